@@ -1,0 +1,107 @@
+# lockstep — build, test, run.
+#
+#   make            build build/lockstep (and the CUDA engine where nvcc is found)
+#   make run        the main job: the audit on the default model and data
+#   make test       install what is missing, build, run every test
+#   make bench      the speed and memory figures the issues ask for
+#   make CUDA=0     build without the CUDA engine
+#
+# Numerics: -ffp-contract=off (no FMA contraction in our code), no
+# fast-math, no -march=native; nvcc --fmad=false and no --use_fast_math.
+
+CC      ?= gcc
+OPT     ?= -O2
+CFLAGS  ?=
+BUILD   ?= build
+CUDA_HOME ?= $(shell d=$$(dirname $$(dirname $$(command -v nvcc 2>/dev/null || echo /usr/local/cuda/bin/nvcc))); echo $$d)
+NVCC    ?= $(CUDA_HOME)/bin/nvcc
+
+NUMFLAGS := -ffp-contract=off -fno-fast-math
+BASEFLAGS := -std=c11 -D_GNU_SOURCE -Wall -Wextra -Wno-unused-parameter -fopenmp -MMD -MP -Isrc -Ireference $(NUMFLAGS)
+LDLIBS  := -ldnnl -lmpfr -lgmp -lz -lm -lpthread -fopenmp
+
+# CUDA is built when nvcc and cuDNN are found, unless CUDA=0.
+ifeq ($(CUDA),0)
+  HAVE_CUDA := 0
+  CUDA_WHY := disabled with CUDA=0
+else
+  ifneq ($(wildcard $(NVCC)),)
+    ifneq ($(wildcard $(CUDA_HOME)/include/cudnn.h),)
+      HAVE_CUDA := 1
+    else
+      HAVE_CUDA := 0
+      CUDA_WHY := cudnn.h not found under $(CUDA_HOME)/include
+    endif
+  else
+    HAVE_CUDA := 0
+    CUDA_WHY := nvcc not found
+  endif
+endif
+
+SRC_C   := $(filter-out src/main.c,$(wildcard src/*.c)) $(wildcard reference/*.c)
+CUDA_C  := $(wildcard src/cuda/*.c)
+CUDA_CU := $(wildcard src/cuda/*.cu)
+TEST_C  := $(wildcard tests/test_*.c)
+
+ifeq ($(HAVE_CUDA),1)
+  BASEFLAGS += -DLS_HAVE_CUDA=1 -I$(CUDA_HOME)/include
+  # cudart loads the driver itself at run time; never link -lcuda (a stub on
+  # the library path would make the binary fail to start without a driver).
+  LDLIBS += -L$(CUDA_HOME)/lib64 -Wl,-rpath,$(CUDA_HOME)/lib64 -lcudnn -lcublas -lcudart -lstdc++
+  NVFLAGS := -O2 --fmad=false -std=c++17 -Isrc -Ireference \
+             -gencode arch=compute_80,code=sm_80 -gencode arch=compute_90,code=sm_90 \
+             -gencode arch=compute_90,code=compute_90 -Xcompiler -fPIC,-ffp-contract=off
+  OBJ_CUDA := $(CUDA_C:%.c=$(BUILD)/%.o) $(CUDA_CU:%.cu=$(BUILD)/%.cu.o)
+  CUDA_MSG := ✓ cuda ($(NVCC))
+else
+  BASEFLAGS += -DLS_HAVE_CUDA=0
+  OBJ_CUDA :=
+  CUDA_MSG := ✗ cuda: $(CUDA_WHY)
+endif
+
+ALLCFLAGS := $(BASEFLAGS) $(OPT) $(CFLAGS)
+OBJ  := $(SRC_C:%.c=$(BUILD)/%.o) $(OBJ_CUDA)
+BINS := $(BUILD)/lockstep
+TESTS := $(TEST_C:tests/%.c=$(BUILD)/tests/%)
+
+.PHONY: all deps run test bench clean announce
+all: announce $(BINS)
+
+announce:
+	@echo "$(CUDA_MSG)"
+
+# Install what is missing (apt, as root); a no-op when everything is there.
+deps:
+	@bash scripts/install-deps.sh
+
+$(BUILD)/%.o: %.c
+	@mkdir -p $(dir $@)
+	$(CC) $(ALLCFLAGS) -c $< -o $@
+
+$(BUILD)/%.cu.o: %.cu
+	@mkdir -p $(dir $@)
+	$(NVCC) $(NVFLAGS) -c $< -o $@
+
+$(BUILD)/lockstep: $(BUILD)/src/main.o $(OBJ)
+	$(CC) -o $@ $^ $(LDLIBS)
+
+$(BUILD)/tests/%: $(BUILD)/tests/%.o $(OBJ)
+	@mkdir -p $(dir $@)
+	$(CC) -o $@ $^ $(LDLIBS) -lcmocka
+
+run: deps
+	@$(MAKE) --no-print-directory all
+	bash scripts/run-main.sh
+
+test: deps
+	@$(MAKE) --no-print-directory all $(TESTS)
+	bash scripts/run-tests.sh $(TESTS)
+
+bench: deps
+	@$(MAKE) --no-print-directory all
+	bash scripts/bench.sh
+
+clean:
+	rm -rf $(BUILD)
+
+-include $(shell find $(BUILD) -name '*.d' 2>/dev/null)

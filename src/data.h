@@ -1,0 +1,49 @@
+/*
+ * data.h — IDX image/label sets (MNIST, FashionMNIST), gzip or plain.
+ *
+ * Files are read through zlib's gz* interface, which reads plain files
+ * unchanged, and fully validated: magic 0x00000803 (images, u8, 3 dims) and
+ * 0x00000801 (labels, u8, 1 dim), big-endian dimensions, exact byte count
+ * (a short or over-long file is an error), equal image and label counts,
+ * every label below the class count.  Images stay bytes; conversion to fp32
+ * happens per batch as x / 255.0f, one value everywhere.
+ *
+ * Not here: augmentation, normalisation (the write-ups use none).
+ */
+#ifndef LS_DATA_H
+#define LS_DATA_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#define DATA_DEFAULT_DIR "/usr/share/datasets/fashion-mnist"
+
+typedef struct {
+    size_t n;
+    int rows, cols;
+    uint8_t *images; /* n * rows * cols */
+    uint8_t *labels; /* n */
+    char images_path[512], labels_path[512];
+    uint32_t images_crc, labels_crc; /* crc32 of the decompressed files */
+} idx_set;
+
+typedef struct {
+    idx_set train, test;
+    char dir[512];
+} dataset;
+
+/* Load one images/labels pair.  Errors name the file and the problem. */
+int idx_load(idx_set *s, const char *images_path, const char *labels_path, int n_classes);
+void idx_free(idx_set *s);
+
+/* Load DIR/{train,t10k}-{images-idx3,labels-idx1}-ubyte[.gz] (the .gz is
+ * tried first, then the plain name). */
+int dataset_load(dataset *d, const char *dir, int n_classes);
+void dataset_free(dataset *d);
+
+/* Convert samples idx[0..n-1] of `s` to fp32 (x / 255.0f) into x, labels
+ * into y.  idx NULL means samples first..first+n-1. */
+void data_make_batch(const idx_set *s, const uint32_t *idx, size_t first, size_t n,
+                     float *x, int32_t *y);
+
+#endif

@@ -1,0 +1,169 @@
+/*
+ * engine.h — the engine interface: one table of function pointers per
+ * numeric path (cpu/oneDNN, cuda/cuDNN+cuBLAS, reference/MPFR), in the
+ * spirit of ggml's backend table.  Callers never touch the table: they use
+ * the engine_* wrappers below, which check optional entries and keep the
+ * per-layer timing.
+ *
+ * Calls are layer-level because lockstep compares layer by layer and because
+ * isolated mode feeds each layer the leader's input.  The data flow of one
+ * training step, for layers 0..L-1:
+ *
+ *   set_batch(x, labels, step)        x is (n, C, H, W) fp32, already x/255
+ *   forward_layer(l, training)  l = 0..L-1: ACT[l] = f_l(ACT[l-1]), ACT[-1] = x
+ *   loss()                            LOSS = mean softmax-CE(ACT[L-1], labels),
+ *                                     DACT[L-1] = (softmax - onehot) / n
+ *   backward_layer(l)           l = L-1..0: GRADS of layer l from DACT[l] and
+ *                                     ACT[l-1]; DACT[l-1] too, except for l == 0
+ *   update(adam, t)                   Adam step t (1-based) on PARAMS, ADAM_M, ADAM_V
+ *
+ * Tensors are read and written in plain layouts (NCHW, OIHW, (out, in)),
+ * whatever the engine keeps internally.  PARAMS, GRADS, ADAM_M and ADAM_V
+ * are whole flat buffers in model.h's layout.
+ *
+ * Not here: comparison, scheduling of engines, process isolation
+ * (lockstep.c and remote.c do those).
+ */
+#ifndef LS_ENGINE_H
+#define LS_ENGINE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "model.h"
+
+typedef enum {
+    TENSOR_INPUT,  /* (n, C, H, W); layer ignored */
+    TENSOR_ACT,    /* output of `layer`, (n, out_size) */
+    TENSOR_DACT,   /* dLoss/d(output of `layer`), (n, out_size) */
+    TENSOR_PARAMS, /* flat, n_params; layer ignored */
+    TENSOR_GRADS,
+    TENSOR_ADAM_M,
+    TENSOR_ADAM_V,
+    TENSOR_LOSS,   /* one value, the batch-mean loss */
+} tensor_kind;
+
+typedef struct {
+    tensor_kind kind;
+    int layer;
+} tensor_id;
+
+/* Number of floats in a tensor for a batch of n. */
+size_t tensor_numel(const model *m, tensor_id t, size_t n);
+const char *tensor_kind_name(tensor_kind k);
+
+/* Adam with PyTorch's formula.  The host turns the step-dependent scalars
+ * into fp32 once (adam_scalars), so every engine applies the same fp32
+ * constants in the same order:
+ *     m = b1 * m + (1 - b1) * g
+ *     v = b2 * v + (1 - b2) * g * g
+ *     p = p - step_size * m / (sqrt(v) / bc2_sqrt + eps)
+ * with step_size = lr / (1 - b1^t) and bc2_sqrt = sqrt(1 - b2^t) (both
+ * computed in double, rounded to fp32 once). */
+typedef struct {
+    double lr, beta1, beta2, eps;
+} adam_cfg;
+
+typedef struct {
+    float beta1, one_minus_beta1, beta2, one_minus_beta2;
+    float step_size, bc2_sqrt, eps;
+} adam_scalars;
+
+adam_scalars adam_make_scalars(const adam_cfg *cfg, int t);
+adam_cfg adam_default(void); /* lr 1e-3, betas 0.9/0.999, eps 1e-8 */
+
+/* Per-layer timing kept by the wrappers (seconds, summed, and call counts). */
+enum { DIR_FWD, DIR_BWD, DIR_N };
+typedef struct {
+    double layer_s[MODEL_MAX_LAYERS][DIR_N];
+    long layer_calls[MODEL_MAX_LAYERS][DIR_N];
+    double loss_s, update_s, set_batch_s, get_s, set_s;
+} engine_timing;
+
+typedef struct engine engine;
+
+typedef struct engine_i {
+    const char *name; /* "cpu", "cuda", "reference" */
+    /* A JSON object (malloc'd, caller frees): library versions, ISA,
+     * threads, math modes, per-layer algorithms.  NULL on failure. */
+    char *(*describe)(engine *e);
+    int (*set_batch)(engine *e, const float *x, const int32_t *labels, size_t n, uint64_t step);
+    int (*forward_layer)(engine *e, int layer, int training);
+    int (*loss)(engine *e, float *loss_out);
+    int (*backward_layer)(engine *e, int layer);
+    int (*update)(engine *e, const adam_scalars *a);
+    int (*get_tensor)(engine *e, tensor_id t, float *out);
+    int (*set_tensor)(engine *e, tensor_id t, const float *in);
+    /* optional: read a tensor as double (the reference's full value); the
+     * wrapper converts get_tensor's floats when NULL */
+    int (*get_tensor_f64)(engine *e, tensor_id t, double *out);
+    /* optional: wait until queued work is done (device engines) */
+    int (*synchronize)(engine *e);
+    void (*free)(engine *e);
+} engine_i;
+
+#define ENGINE_MAX_KNOBS 8
+
+/* "cpu:threads=1:algo=winograd" → name "cpu", knobs threads=1, algo=winograd. */
+typedef struct {
+    char spec[128]; /* the whole text as given */
+    char name[32];
+    int n_knobs;
+    char key[ENGINE_MAX_KNOBS][32];
+    char val[ENGINE_MAX_KNOBS][64];
+} engine_spec;
+
+int engine_spec_parse(engine_spec *s, const char *text);
+/* The knob's value, or `def` when absent. */
+const char *engine_spec_get(const engine_spec *s, const char *key, const char *def);
+/* Fails with a message naming the first knob not in `allowed` (NULL-terminated). */
+int engine_spec_check(const engine_spec *s, const char *const *allowed);
+
+struct engine {
+    const engine_i *iface;
+    void *ctx;
+    const model *m;
+    size_t max_batch;
+    size_t batch;     /* n of the current batch */
+    uint64_t seed;    /* for dropout masks */
+    engine_spec spec;
+    engine_timing timing;
+    int time_layers;  /* when set, wrappers synchronize around timed calls */
+};
+
+typedef struct {
+    uint64_t seed;      /* dropout stream key */
+    size_t max_batch;
+} engine_opts;
+
+/* Create an engine from its spec text.  Unknown names or knobs, and engines
+ * that cannot run here, fail with a message (LS_EUNAVAIL: "cuda:
+ * unavailable (reason)").  The model must outlive the engine. */
+int engine_create(engine **out, const char *spec_text, const model *m, const engine_opts *o);
+void engine_free(engine *e);
+
+/* Constructors, one per engine (engine_create dispatches on the name). */
+int engine_cpu_create(engine *e, const engine_spec *s);
+int engine_cuda_create(engine *e, const engine_spec *s);
+int engine_reference_create(engine *e, const engine_spec *s);
+
+/* Wrappers: check arguments, time, forward to the table. */
+char *engine_describe(engine *e);
+int engine_set_params(engine *e, const float *params); /* PARAMS, zero GRADS/M/V */
+int engine_set_batch(engine *e, const float *x, const int32_t *labels, size_t n, uint64_t step);
+int engine_forward_layer(engine *e, int layer, int training);
+int engine_loss(engine *e, float *loss_out);
+int engine_backward_layer(engine *e, int layer);
+int engine_update(engine *e, const adam_cfg *cfg, int t);
+int engine_get_tensor(engine *e, tensor_id t, float *out);
+int engine_get_tensor_f64(engine *e, tensor_id t, double *out);
+int engine_set_tensor(engine *e, tensor_id t, const float *in);
+int engine_synchronize(engine *e);
+
+/* Whole-step helpers built on the wrappers. */
+int engine_forward(engine *e, int training);          /* all layers */
+int engine_backward(engine *e);                       /* all layers, last to first */
+int engine_train_step(engine *e, const float *x, const int32_t *labels, size_t n,
+                      uint64_t step, const adam_cfg *cfg, int t, float *loss_out);
+
+#endif

@@ -42,6 +42,7 @@ SRC_C   := $(filter-out src/main.c,$(wildcard src/*.c)) $(wildcard reference/*.c
 CUDA_C  := $(wildcard src/cuda/*.c)
 CUDA_CU := $(wildcard src/cuda/*.cu)
 TEST_C  := $(wildcard tests/test_*.c)
+BENCH_C := $(wildcard tests/bench_*.c)
 
 ifeq ($(HAVE_CUDA),1)
   BASEFLAGS += -DLS_HAVE_CUDA=1 -I$(CUDA_HOME)/include
@@ -63,9 +64,12 @@ ALLCFLAGS := $(BASEFLAGS) $(OPT) $(CFLAGS)
 OBJ  := $(SRC_C:%.c=$(BUILD)/%.o) $(OBJ_CUDA)
 BINS := $(BUILD)/lockstep
 TESTS := $(TEST_C:tests/%.c=$(BUILD)/tests/%)
+BENCHES := $(BENCH_C:tests/%.c=$(BUILD)/tests/%)
 
-.PHONY: all deps run test bench clean announce
+.PHONY: all deps run test bench clean announce tests benches
 all: announce $(BINS)
+tests: $(TESTS)
+benches: $(BENCHES)
 
 announce:
 	@echo "$(CUDA_MSG)"
@@ -98,7 +102,7 @@ test: deps
 	bash scripts/run-tests.sh $(TESTS)
 
 bench: deps
-	@$(MAKE) --no-print-directory all
+	@$(MAKE) --no-print-directory all $(BENCHES)
 	bash scripts/bench.sh
 
 clean:

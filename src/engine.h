@@ -67,6 +67,8 @@ typedef struct {
 typedef struct {
     float beta1, one_minus_beta1, beta2, one_minus_beta2;
     float step_size, bc2_sqrt, eps;
+    adam_cfg cfg; /* the exact settings and step, for engines (the MPFR */
+    int t;        /* reference) that evaluate Adam in higher precision  */
 } adam_scalars;
 
 adam_scalars adam_make_scalars(const adam_cfg *cfg, int t);

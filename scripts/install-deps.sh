@@ -1,0 +1,24 @@
+#!/usr/bin/env bash
+# install-deps.sh — install what lockstep needs and is missing, with apt-get.
+# Idempotent: when every package is present it does nothing and needs no
+# network.  The CUDA toolkit is not installed here (it is large and not in
+# Debian's main archive); the build uses it when nvcc and cuDNN are found.
+set -euo pipefail
+pkgs=(libdnnl-dev libmpfr-dev libgmp-dev libcmocka-dev zlib1g-dev dataset-fashion-mnist pkg-config)
+missing=()
+for p in "${pkgs[@]}"; do
+    dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+[ ${#missing[@]} -eq 0 ] && exit 0
+echo "install-deps: installing ${missing[*]}"
+if [ "$(id -u)" -ne 0 ]; then
+    if command -v sudo >/dev/null 2>&1; then SUDO=sudo; else
+        echo "install-deps: missing ${missing[*]} and not root (no sudo): install them with apt-get" >&2
+        exit 1
+    fi
+else
+    SUDO=
+fi
+export DEBIAN_FRONTEND=noninteractive
+$SUDO apt-get update -qq
+$SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}"

@@ -1,0 +1,294 @@
+/*
+ * engine.c — what every engine shares: tensor sizes, Adam's scalars, engine
+ * spec parsing ("cpu:threads=1:algo=winograd"), creation by name, and the
+ * thin wrappers through which every caller reaches an engine's table.  The
+ * wrappers check arguments, keep per-layer wall-clock timing and convert
+ * floats to doubles for engines without a double read-out.
+ */
+#include "engine.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "util.h"
+
+size_t tensor_numel(const model *m, tensor_id t, size_t n) {
+    switch (t.kind) {
+    case TENSOR_INPUT: return n * (size_t)m->in_c * m->in_h * m->in_w;
+    case TENSOR_ACT:
+    case TENSOR_DACT:
+        if (t.layer < 0 || t.layer >= m->n_layers) return 0;
+        return n * layer_out_size(&m->layers[t.layer]);
+    case TENSOR_PARAMS:
+    case TENSOR_GRADS:
+    case TENSOR_ADAM_M:
+    case TENSOR_ADAM_V: return m->n_params;
+    case TENSOR_LOSS: return 1;
+    }
+    return 0;
+}
+
+const char *tensor_kind_name(tensor_kind k) {
+    static const char *names[] = {"input", "act", "dact", "params", "grads", "adam_m", "adam_v", "loss"};
+    return (unsigned)k < LS_ARRAY_LEN(names) ? names[k] : "?";
+}
+
+adam_cfg adam_default(void) {
+    adam_cfg c = {1e-3, 0.9, 0.999, 1e-8};
+    return c;
+}
+
+adam_scalars adam_make_scalars(const adam_cfg *c, int t) {
+    adam_scalars a;
+    a.beta1 = (float)c->beta1;
+    a.beta2 = (float)c->beta2;
+    /* PyTorch computes 1 - beta in Python floats (double) and applies it in
+     * fp32; we do the same, rounding each constant once. */
+    a.one_minus_beta1 = (float)(1.0 - c->beta1);
+    a.one_minus_beta2 = (float)(1.0 - c->beta2);
+    double bc1 = 1.0 - pow(c->beta1, (double)t);
+    double bc2 = 1.0 - pow(c->beta2, (double)t);
+    a.step_size = (float)(c->lr / bc1);
+    a.bc2_sqrt = (float)sqrt(bc2);
+    a.eps = (float)c->eps;
+    a.cfg = *c;
+    a.t = t;
+    return a;
+}
+
+/* ---- engine specs ------------------------------------------------------ */
+
+int engine_spec_parse(engine_spec *s, const char *text) {
+    memset(s, 0, sizeof *s);
+    if (!text || !*text) return ls_err(LS_EINVAL, "empty engine name");
+    if (strlen(text) >= sizeof s->spec) return ls_err(LS_EINVAL, "engine spec too long: '%s'", text);
+    snprintf(s->spec, sizeof s->spec, "%s", text);
+    char buf[128];
+    snprintf(buf, sizeof buf, "%s", text);
+    char *save = NULL;
+    char *tok = strtok_r(buf, ":", &save);
+    if (!tok || strlen(tok) >= sizeof s->name) return ls_err(LS_EINVAL, "bad engine spec '%s'", text);
+    snprintf(s->name, sizeof s->name, "%s", tok);
+    while ((tok = strtok_r(NULL, ":", &save))) {
+        char *eq = strchr(tok, '=');
+        if (!eq || eq == tok || !eq[1])
+            return ls_err(LS_EINVAL, "engine spec '%s': knob '%s' is not KEY=VALUE", text, tok);
+        if (s->n_knobs >= ENGINE_MAX_KNOBS) return ls_err(LS_EINVAL, "engine spec '%s': too many knobs", text);
+        *eq = 0;
+        if (strlen(tok) >= sizeof s->key[0] || strlen(eq + 1) >= sizeof s->val[0])
+            return ls_err(LS_EINVAL, "engine spec '%s': knob too long", text);
+        for (int i = 0; i < s->n_knobs; i++)
+            if (strcmp(s->key[i], tok) == 0) return ls_err(LS_EINVAL, "engine spec '%s': knob '%s' given twice", text, tok);
+        snprintf(s->key[s->n_knobs], sizeof s->key[0], "%s", tok);
+        snprintf(s->val[s->n_knobs], sizeof s->val[0], "%s", eq + 1);
+        s->n_knobs++;
+    }
+    return LS_OK;
+}
+
+const char *engine_spec_get(const engine_spec *s, const char *key, const char *def) {
+    for (int i = 0; i < s->n_knobs; i++)
+        if (strcmp(s->key[i], key) == 0) return s->val[i];
+    return def;
+}
+
+int engine_spec_check(const engine_spec *s, const char *const *allowed) {
+    for (int i = 0; i < s->n_knobs; i++) {
+        int ok = 0;
+        for (const char *const *a = allowed; *a; a++)
+            if (strcmp(*a, s->key[i]) == 0) ok = 1;
+        if (!ok) {
+            char list[256] = "";
+            for (const char *const *a = allowed; *a; a++) {
+                strncat(list, *a, sizeof list - strlen(list) - 2);
+                if (a[1]) strncat(list, ", ", sizeof list - strlen(list) - 1);
+            }
+            return ls_err(LS_EINVAL, "engine %s: unknown knob '%s' (known: %s)", s->spec, s->key[i], list);
+        }
+    }
+    return LS_OK;
+}
+
+/* ---- creation ---------------------------------------------------------- */
+
+int engine_create(engine **out, const char *spec_text, const model *m, const engine_opts *o) {
+    *out = NULL;
+    engine *e = ls_calloc(1, sizeof *e);
+    if (!e) return LS_ENOMEM;
+    int rc = engine_spec_parse(&e->spec, spec_text);
+    if (rc) goto fail;
+    e->m = m;
+    e->max_batch = o->max_batch;
+    e->seed = o->seed;
+    if (o->max_batch == 0) {
+        rc = ls_err(LS_EINVAL, "engine %s: batch size must be positive", spec_text);
+        goto fail;
+    }
+    if (strcmp(e->spec.name, "cpu") == 0) {
+        rc = engine_cpu_create(e, &e->spec);
+    } else if (strcmp(e->spec.name, "reference") == 0 || strcmp(e->spec.name, "ref") == 0) {
+        rc = engine_reference_create(e, &e->spec);
+    } else if (strcmp(e->spec.name, "cuda") == 0) {
+#if LS_HAVE_CUDA
+        rc = engine_cuda_create(e, &e->spec);
+#else
+        rc = ls_err(LS_EUNAVAIL, "cuda: unavailable (built without CUDA: no nvcc/cuDNN at build time, or make CUDA=0)");
+#endif
+    } else {
+        rc = ls_err(LS_EINVAL, "unknown engine '%s' (known: cpu, reference, cuda)", e->spec.name);
+    }
+    if (rc) goto fail;
+    *out = e;
+    return LS_OK;
+fail:
+    free(e);
+    return rc;
+}
+
+void engine_free(engine *e) {
+    if (!e) return;
+    if (e->iface && e->iface->free) e->iface->free(e);
+    free(e);
+}
+
+/* ---- wrappers ---------------------------------------------------------- */
+
+static int check_layer(engine *e, int l) {
+    if (l < 0 || l >= e->m->n_layers) return ls_err(LS_EINVAL, "%s: layer %d out of range", e->spec.spec, l);
+    return LS_OK;
+}
+
+static int check_tensor(engine *e, tensor_id t) {
+    if (t.kind == TENSOR_ACT || t.kind == TENSOR_DACT) return check_layer(e, t.layer);
+    if ((unsigned)t.kind > TENSOR_LOSS) return ls_err(LS_EINVAL, "%s: bad tensor kind %d", e->spec.spec, (int)t.kind);
+    return LS_OK;
+}
+
+/* Time a call; with time_layers set the engine is synchronized first so a
+ * device engine's queued work is charged to the right layer. */
+#define TIMED(e, acc, call)                                  \
+    do {                                                     \
+        double t0_ = ls_now();                               \
+        rc = (call);                                         \
+        if (rc == 0 && (e)->time_layers) rc = engine_synchronize(e); \
+        (acc) += ls_now() - t0_;                             \
+    } while (0)
+
+char *engine_describe(engine *e) { return e->iface->describe ? e->iface->describe(e) : NULL; }
+
+int engine_set_params(engine *e, const float *params) {
+    int rc = engine_set_tensor(e, (tensor_id){TENSOR_PARAMS, 0}, params);
+    if (rc) return rc;
+    float *zero = ls_calloc(e->m->n_params, sizeof *zero);
+    if (!zero) return LS_ENOMEM;
+    tensor_kind ks[3] = {TENSOR_GRADS, TENSOR_ADAM_M, TENSOR_ADAM_V};
+    for (int i = 0; i < 3 && rc == 0; i++) rc = engine_set_tensor(e, (tensor_id){ks[i], 0}, zero);
+    free(zero);
+    return rc;
+}
+
+int engine_set_batch(engine *e, const float *x, const int32_t *labels, size_t n, uint64_t step) {
+    if (n == 0 || n > e->max_batch)
+        return ls_err(LS_EINVAL, "%s: batch of %zu outside 1..%zu", e->spec.spec, n, e->max_batch);
+    for (size_t i = 0; i < n; i++)
+        if (labels[i] < 0 || labels[i] >= e->m->n_classes)
+            return ls_err(LS_EINVAL, "%s: label %d of sample %zu outside 0..%d", e->spec.spec, labels[i], i,
+                          e->m->n_classes - 1);
+    int rc;
+    TIMED(e, e->timing.set_batch_s, e->iface->set_batch(e, x, labels, n, step));
+    if (rc == 0) e->batch = n;
+    return rc;
+}
+
+int engine_forward_layer(engine *e, int l, int training) {
+    int rc = check_layer(e, l);
+    if (rc) return rc;
+    TIMED(e, e->timing.layer_s[l][DIR_FWD], e->iface->forward_layer(e, l, training));
+    e->timing.layer_calls[l][DIR_FWD]++;
+    return rc;
+}
+
+int engine_loss(engine *e, float *loss_out) {
+    int rc;
+    float tmp;
+    TIMED(e, e->timing.loss_s, e->iface->loss(e, loss_out ? loss_out : &tmp));
+    return rc;
+}
+
+int engine_backward_layer(engine *e, int l) {
+    int rc = check_layer(e, l);
+    if (rc) return rc;
+    TIMED(e, e->timing.layer_s[l][DIR_BWD], e->iface->backward_layer(e, l));
+    e->timing.layer_calls[l][DIR_BWD]++;
+    return rc;
+}
+
+int engine_update(engine *e, const adam_cfg *cfg, int t) {
+    if (t < 1) return ls_err(LS_EINVAL, "%s: Adam step must be >= 1, got %d", e->spec.spec, t);
+    adam_scalars a = adam_make_scalars(cfg, t);
+    int rc;
+    TIMED(e, e->timing.update_s, e->iface->update(e, &a));
+    return rc;
+}
+
+int engine_get_tensor(engine *e, tensor_id t, float *out) {
+    int rc = check_tensor(e, t);
+    if (rc) return rc;
+    TIMED(e, e->timing.get_s, e->iface->get_tensor(e, t, out));
+    return rc;
+}
+
+int engine_get_tensor_f64(engine *e, tensor_id t, double *out) {
+    int rc = check_tensor(e, t);
+    if (rc) return rc;
+    if (e->iface->get_tensor_f64) {
+        TIMED(e, e->timing.get_s, e->iface->get_tensor_f64(e, t, out));
+        return rc;
+    }
+    size_t n = tensor_numel(e->m, t, e->batch);
+    float *tmp = ls_malloc(n * sizeof *tmp);
+    if (!tmp) return LS_ENOMEM;
+    rc = engine_get_tensor(e, t, tmp);
+    if (rc == 0)
+        for (size_t i = 0; i < n; i++) out[i] = tmp[i];
+    free(tmp);
+    return rc;
+}
+
+int engine_set_tensor(engine *e, tensor_id t, const float *in) {
+    int rc = check_tensor(e, t);
+    if (rc) return rc;
+    if (t.kind == TENSOR_LOSS) return ls_err(LS_EINVAL, "%s: the loss cannot be set", e->spec.spec);
+    TIMED(e, e->timing.set_s, e->iface->set_tensor(e, t, in));
+    return rc;
+}
+
+int engine_synchronize(engine *e) { return e->iface->synchronize ? e->iface->synchronize(e) : LS_OK; }
+
+int engine_forward(engine *e, int training) {
+    for (int l = 0; l < e->m->n_layers; l++) {
+        int rc = engine_forward_layer(e, l, training);
+        if (rc) return rc;
+    }
+    return LS_OK;
+}
+
+int engine_backward(engine *e) {
+    for (int l = e->m->n_layers - 1; l >= 0; l--) {
+        int rc = engine_backward_layer(e, l);
+        if (rc) return rc;
+    }
+    return LS_OK;
+}
+
+int engine_train_step(engine *e, const float *x, const int32_t *labels, size_t n, uint64_t step,
+                      const adam_cfg *cfg, int t, float *loss_out) {
+    int rc = engine_set_batch(e, x, labels, n, step);
+    if (!rc) rc = engine_forward(e, 1);
+    if (!rc) rc = engine_loss(e, loss_out);
+    if (!rc) rc = engine_backward(e);
+    if (!rc) rc = engine_update(e, cfg, t);
+    return rc;
+}

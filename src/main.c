@@ -1,0 +1,189 @@
+/*
+ * main.c — the lockstep command line.  Parses options, calls the job, maps
+ * errors to exit codes: 0 success, 1 a check failed (golden regression),
+ * 2 bad usage or unusable input (and any other error, with its message).
+ * This is the only file that calls exit() (through returning from main).
+ */
+#include <errno.h>
+#include <limits.h>
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "engine.h"
+#include "model.h"
+#include "train.h"
+#include "util.h"
+
+#ifndef LS_VERSION
+#define LS_VERSION "0.1.0"
+#endif
+
+static void usage(FILE *f) {
+    fprintf(f,
+            "lockstep %s — train one seeded CNN on several numeric paths and audit how they differ\n"
+            "\n"
+            "usage:\n"
+            "  lockstep train [options]      train one engine, print per-epoch results\n"
+            "  lockstep model [--model M]    print a model's layers and parameter count\n"
+            "  lockstep --help | --version\n"
+            "\n"
+            "options (train):\n"
+            "  --engine SPEC       engine and knobs, e.g. cpu, cpu:threads=1:algo=winograd,\n"
+            "                      reference, reference:mode=fp32cr:prec=256, cuda:math=tf32 (default cpu)\n"
+            "  --model M           smallcnn (default), mnist-convnet, or a spec file (see README)\n"
+            "  --data DIR          IDX directory with {train,t10k}-{images-idx3,labels-idx1}-ubyte[.gz]\n"
+            "                      (default %s)\n"
+            "  --epochs N          epochs (default 3)\n"
+            "  --batch N           batch size (default 256)\n"
+            "  --lr X              Adam learning rate (default 1e-3; betas 0.9/0.999, eps 1e-8)\n"
+            "  --seed N            seed of every random stream (default 42)\n"
+            "  --threads N         threads for cpu/reference engines (adds threads=N to the spec)\n"
+            "  --limit-train N     use only the first N training images\n"
+            "  --limit-test N      evaluate on only the first N test images\n"
+            "  --steps N           stop after N training steps, print each step's loss and time\n"
+            "                      (no evaluation of a run cut short)\n"
+            "  --ref-mode MODE     shorthand for reference:mode=MODE (exact or fp32cr)\n"
+            "  --ref-prec P        shorthand for reference:prec=P (bits, default 128)\n"
+            "  --json FILE         also write the results as one JSON document\n"
+            "\n"
+            "exit status: 0 ok, 1 a check failed, 2 bad usage or unusable input\n",
+            LS_VERSION, DATA_DEFAULT_DIR);
+}
+
+static int parse_long(const char *opt, const char *s, long lo, long hi, long *out) {
+    char *end;
+    errno = 0;
+    long v = strtol(s, &end, 10);
+    if (errno || *end || end == s || v < lo || v > hi) {
+        fprintf(stderr, "lockstep: %s: expected an integer in %ld..%ld, got '%s'\n", opt, lo, hi, s);
+        return -1;
+    }
+    *out = v;
+    return 0;
+}
+
+static int parse_double(const char *opt, const char *s, double lo, double hi, double *out) {
+    char *end;
+    errno = 0;
+    double v = strtod(s, &end);
+    if (errno || *end || end == s || !(v >= lo && v <= hi)) {
+        fprintf(stderr, "lockstep: %s: expected a number in [%g, %g], got '%s'\n", opt, lo, hi, s);
+        return -1;
+    }
+    *out = v;
+    return 0;
+}
+
+enum {
+    OPT_ENGINE = 1000, OPT_MODEL, OPT_DATA, OPT_EPOCHS, OPT_BATCH, OPT_LR, OPT_SEED, OPT_THREADS,
+    OPT_LIMIT_TRAIN, OPT_LIMIT_TEST, OPT_STEPS, OPT_JSON, OPT_REF_MODE, OPT_REF_PREC, OPT_HELP,
+};
+
+static const struct option TRAIN_OPTS[] = {
+    {"engine", required_argument, 0, OPT_ENGINE},       {"model", required_argument, 0, OPT_MODEL},
+    {"data", required_argument, 0, OPT_DATA},           {"epochs", required_argument, 0, OPT_EPOCHS},
+    {"batch", required_argument, 0, OPT_BATCH},         {"lr", required_argument, 0, OPT_LR},
+    {"seed", required_argument, 0, OPT_SEED},           {"threads", required_argument, 0, OPT_THREADS},
+    {"limit-train", required_argument, 0, OPT_LIMIT_TRAIN}, {"limit-test", required_argument, 0, OPT_LIMIT_TEST},
+    {"steps", required_argument, 0, OPT_STEPS},         {"json", required_argument, 0, OPT_JSON},
+    {"ref-mode", required_argument, 0, OPT_REF_MODE},   {"ref-prec", required_argument, 0, OPT_REF_PREC},
+    {"help", no_argument, 0, OPT_HELP},                 {0, 0, 0, 0},
+};
+
+static int cmd_train(int argc, char **argv) {
+    run_cfg c;
+    run_cfg_default(&c);
+    c.progress = isatty(2);
+    const char *ref_mode = NULL;
+    long ref_prec = 0, v;
+    int o;
+    optind = 1;
+    opterr = 0;
+    int li = 0;
+    while ((o = getopt_long(argc, argv, ":", TRAIN_OPTS, &li)) != -1) {
+        char name[40];
+        snprintf(name, sizeof name, "--%s", TRAIN_OPTS[li].name);
+        switch (o) {
+        case OPT_ENGINE: c.engine = optarg; break;
+        case OPT_MODEL: c.model = optarg; break;
+        case OPT_DATA: c.data_dir = optarg; break;
+        case OPT_EPOCHS: if (parse_long(name, optarg, 1, 1000, &v)) return 2; c.epochs = (int)v; break;
+        case OPT_BATCH: if (parse_long(name, optarg, 1, 65536, &v)) return 2; c.batch = (size_t)v; break;
+        case OPT_LR: if (parse_double(name, optarg, 0, 10, &c.adam.lr)) return 2; break;
+        case OPT_SEED: if (parse_long(name, optarg, 0, LONG_MAX, &v)) return 2; c.seed = (uint64_t)v; break;
+        case OPT_THREADS: if (parse_long(name, optarg, 1, 256, &v)) return 2; c.threads = (int)v; break;
+        case OPT_LIMIT_TRAIN: if (parse_long(name, optarg, 1, LONG_MAX, &v)) return 2; c.limit_train = (size_t)v; break;
+        case OPT_LIMIT_TEST: if (parse_long(name, optarg, 1, LONG_MAX, &v)) return 2; c.limit_test = (size_t)v; break;
+        case OPT_STEPS: if (parse_long(name, optarg, 0, LONG_MAX, &v)) return 2; c.max_steps = v; c.print_steps = 1; break;
+        case OPT_JSON: c.json_path = optarg; break;
+        case OPT_REF_MODE: ref_mode = optarg; break;
+        case OPT_REF_PREC: if (parse_long(name, optarg, 24, 1 << 20, &v)) return 2; ref_prec = v; break;
+        case OPT_HELP: usage(stdout); return 0;
+        case ':': fprintf(stderr, "lockstep train: option %s needs a value\n", argv[optind - 1]); return 2;
+        default: fprintf(stderr, "lockstep train: unknown option '%s' (see lockstep --help)\n", argv[optind - 1]); return 2;
+        }
+    }
+    if (optind < argc) {
+        fprintf(stderr, "lockstep train: unexpected argument '%s'\n", argv[optind]);
+        return 2;
+    }
+    char spec[256];
+    if (ref_mode || ref_prec) {
+        if (strncmp(c.engine, "reference", 9) != 0) {
+            fprintf(stderr, "lockstep train: --ref-mode/--ref-prec apply to --engine reference only\n");
+            return 2;
+        }
+        int n = snprintf(spec, sizeof spec, "%s", c.engine);
+        if (ref_mode) n += snprintf(spec + n, sizeof spec - n, ":mode=%s", ref_mode);
+        if (ref_prec) snprintf(spec + n, sizeof spec - n, ":prec=%ld", ref_prec);
+        c.engine = spec;
+    }
+    int rc = train_run(&c);
+    if (rc) {
+        fprintf(stderr, "lockstep train: %s\n", ls_errmsg());
+        return 2;
+    }
+    return 0;
+}
+
+static int cmd_model(int argc, char **argv) {
+    const char *name = "smallcnn";
+    for (int i = 1; i < argc; i++) {
+        if (strcmp(argv[i], "--model") == 0 && i + 1 < argc) name = argv[++i];
+        else {
+            fprintf(stderr, "lockstep model: unknown argument '%s'\n", argv[i]);
+            return 2;
+        }
+    }
+    model m;
+    if (model_build(&m, name)) {
+        fprintf(stderr, "lockstep model: %s\n", ls_errmsg());
+        return 2;
+    }
+    model_print(&m, stdout);
+    printf("spec: %s\n", m.spec);
+    return 0;
+}
+
+int main(int argc, char **argv) {
+    if (argc < 2) {
+        usage(stderr);
+        return 2;
+    }
+    const char *cmd = argv[1];
+    if (strcmp(cmd, "--help") == 0 || strcmp(cmd, "-h") == 0 || strcmp(cmd, "help") == 0) {
+        usage(stdout);
+        return 0;
+    }
+    if (strcmp(cmd, "--version") == 0) {
+        printf("lockstep %s\n", LS_VERSION);
+        return 0;
+    }
+    if (strcmp(cmd, "train") == 0) return cmd_train(argc - 1, argv + 1);
+    if (strcmp(cmd, "model") == 0) return cmd_model(argc - 1, argv + 1);
+    fprintf(stderr, "lockstep: unknown command '%s' (see lockstep --help)\n", cmd);
+    return 2;
+}

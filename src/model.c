@@ -1,0 +1,289 @@
+/*
+ * model.c — built-in models, the text spec parser, the flat parameter table
+ * and PyTorch-style initialisation.  See model.h.
+ */
+#include "model.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "rng.h"
+#include "util.h"
+
+static const char SMALLCNN_SPEC[] =
+    "input 1 28 28; conv 16 3 pad 1; relu; maxpool; conv 32 3 pad 1; relu; maxpool; "
+    "flatten; dense 64; relu; dense 10";
+static const char MNIST_CONVNET_SPEC[] =
+    "input 1 28 28; conv 32 3; relu; maxpool; conv 64 3; relu; maxpool; "
+    "flatten; dropout 0.5; dense 10";
+
+/* Register a weight or bias tensor for layer li and return its index. */
+static int add_tensor(model *m, int li, int is_bias, int ndim, const int *shape, int fan_in) {
+    model_tensor *t = &m->tensors[m->n_tensors];
+    char lname[sizeof m->layers[0].name];
+    memcpy(lname, m->layers[li].name, sizeof lname);
+    snprintf(t->name, sizeof t->name, "%s.%s", lname, is_bias ? "bias" : "weight");
+    t->offset = m->n_params;
+    t->layer = li;
+    t->is_bias = is_bias;
+    t->ndim = ndim;
+    t->numel = 1;
+    for (int d = 0; d < 4; d++) t->shape[d] = d < ndim ? shape[d] : 1;
+    for (int d = 0; d < ndim; d++) t->numel *= (size_t)shape[d];
+    t->fan_in = fan_in;
+    m->n_params += t->numel;
+    return m->n_tensors++;
+}
+
+/* Split the next statement off *p: up to ';' or newline, '#' comments out. */
+static int next_statement(const char **p, char *out, size_t cap, int *line) {
+    while (**p) {
+        size_t n = 0;
+        int in_comment = 0;
+        while (**p && **p != ';' && **p != '\n') {
+            if (**p == '#') in_comment = 1;
+            if (!in_comment && n + 1 < cap) out[n++] = **p;
+            (*p)++;
+        }
+        int was_newline = **p == '\n';
+        if (**p) (*p)++;
+        out[n] = 0;
+        /* trim */
+        char *a = out;
+        while (*a && isspace((unsigned char)*a)) a++;
+        if (a != out) memmove(out, a, strlen(a) + 1);
+        size_t len = strlen(out);
+        while (len > 0 && isspace((unsigned char)out[len - 1])) out[--len] = 0;
+        if (len > 0) {
+            if (was_newline) (*line)++;
+            return 1;
+        }
+        if (was_newline) (*line)++;
+    }
+    return 0;
+}
+
+static int parse_int(const char *tok, int lo, int hi, int *out) {
+    if (!tok) return -1;
+    char *end;
+    errno = 0;
+    long v = strtol(tok, &end, 10);
+    if (errno || *end || end == tok || v < lo || v > hi) return -1;
+    *out = (int)v;
+    return 0;
+}
+
+int model_parse_spec(model *m, const char *text, const char *src) {
+    memset(m, 0, sizeof *m);
+    m->in_c = 1;
+    m->in_h = 28;
+    m->in_w = 28;
+    int c = 1, h = 28, w = 28, spatial = 1;
+    int n_conv = 0, n_relu = 0, n_pool = 0, n_dense = 0, n_drop = 0, n_flat = 0;
+    const char *p = text;
+    char stmt[256];
+    int line = 1, stmt_line = 1;
+    size_t spec_len = 0;
+    while (1) {
+        stmt_line = line;
+        if (!next_statement(&p, stmt, sizeof stmt, &line)) break;
+        char buf[256];
+        snprintf(buf, sizeof buf, "%s", stmt);
+        char *tok[8] = {0};
+        int nt = 0;
+        for (char *s = strtok(buf, " \t\r"); s && nt < 8; s = strtok(NULL, " \t\r")) tok[nt++] = s;
+        if (nt == 0) continue;
+        if (strcmp(tok[0], "input") == 0) {
+            if (m->n_layers > 0)
+                return ls_err(LS_EINVAL, "%s:%d: 'input' must come before the layers", src, stmt_line);
+            if (nt != 4 || parse_int(tok[1], 1, 4096, &c) || parse_int(tok[2], 1, 4096, &h) ||
+                parse_int(tok[3], 1, 4096, &w))
+                return ls_err(LS_EINVAL, "%s:%d: expected 'input C H W' with positive sizes, got '%s'",
+                              src, stmt_line, stmt);
+            m->in_c = c;
+            m->in_h = h;
+            m->in_w = w;
+        } else {
+            if (m->n_layers >= MODEL_MAX_LAYERS)
+                return ls_err(LS_EINVAL, "%s:%d: more than %d layers", src, stmt_line, MODEL_MAX_LAYERS);
+            layer *l = &m->layers[m->n_layers];
+            memset(l, 0, sizeof *l);
+            l->in_c = c;
+            l->in_h = h;
+            l->in_w = w;
+            l->w_tensor = l->b_tensor = -1;
+            if (strcmp(tok[0], "conv") == 0) {
+                int oc, k, pad = 0;
+                if (!(nt == 3 || (nt == 5 && strcmp(tok[3], "pad") == 0)) || parse_int(tok[1], 1, 65536, &oc) ||
+                    parse_int(tok[2], 1, 64, &k) || (nt == 5 && parse_int(tok[4], 0, 64, &pad)))
+                    return ls_err(LS_EINVAL, "%s:%d: expected 'conv OUT_CHANNELS KERNEL [pad P]', got '%s'",
+                                  src, stmt_line, stmt);
+                if (!spatial)
+                    return ls_err(LS_EINVAL, "%s:%d: conv needs a spatial input, but the input here is flat (%d features)",
+                                  src, stmt_line, c * h * w);
+                int oh = h + 2 * pad - k + 1, ow = w + 2 * pad - k + 1;
+                if (oh < 1 || ow < 1)
+                    return ls_err(LS_EINVAL, "%s:%d: impossible shape: conv %dx%d pad %d on a %dx%d input gives %dx%d",
+                                  src, stmt_line, k, k, pad, h, w, oh, ow);
+                l->kind = LAYER_CONV;
+                l->k = k;
+                l->pad = pad;
+                snprintf(l->name, sizeof l->name, "conv%d", ++n_conv);
+                c = oc;
+                h = oh;
+                w = ow;
+            } else if (strcmp(tok[0], "relu") == 0 && nt == 1) {
+                l->kind = LAYER_RELU;
+                snprintf(l->name, sizeof l->name, "relu%d", ++n_relu);
+            } else if (strcmp(tok[0], "maxpool") == 0 && nt == 1) {
+                if (!spatial)
+                    return ls_err(LS_EINVAL, "%s:%d: maxpool needs a spatial input, but the input here is flat", src, stmt_line);
+                if (h < 2 || w < 2)
+                    return ls_err(LS_EINVAL, "%s:%d: impossible shape: maxpool 2x2 on a %dx%d input", src, stmt_line, h, w);
+                l->kind = LAYER_MAXPOOL;
+                snprintf(l->name, sizeof l->name, "pool%d", ++n_pool);
+                h /= 2;
+                w /= 2;
+            } else if (strcmp(tok[0], "flatten") == 0 && nt == 1) {
+                l->kind = LAYER_FLATTEN;
+                n_flat++;
+                if (n_flat == 1) snprintf(l->name, sizeof l->name, "flatten");
+                else snprintf(l->name, sizeof l->name, "flatten%d", n_flat % 100);
+                c = c * h * w;
+                h = w = 1;
+                spatial = 0;
+            } else if (strcmp(tok[0], "dense") == 0) {
+                int out;
+                if (nt != 2 || parse_int(tok[1], 1, 1 << 20, &out))
+                    return ls_err(LS_EINVAL, "%s:%d: expected 'dense OUT_FEATURES', got '%s'", src, stmt_line, stmt);
+                l->kind = LAYER_DENSE;
+                snprintf(l->name, sizeof l->name, "fc%d", ++n_dense);
+                /* a dense layer reads its NCHW input as flat features */
+                l->in_c = c * h * w;
+                l->in_h = l->in_w = 1;
+                c = out;
+                h = w = 1;
+                spatial = 0;
+            } else if (strcmp(tok[0], "dropout") == 0) {
+                char *end;
+                double pv = nt == 2 ? strtod(tok[1], &end) : -1;
+                if (nt != 2 || *end || !(pv >= 0.0 && pv < 1.0))
+                    return ls_err(LS_EINVAL, "%s:%d: expected 'dropout P' with 0 <= P < 1, got '%s'", src, stmt_line, stmt);
+                l->kind = LAYER_DROPOUT;
+                l->p = (float)pv;
+                snprintf(l->name, sizeof l->name, "drop%d", ++n_drop);
+            } else {
+                return ls_err(LS_EINVAL,
+                              "%s:%d: unknown layer '%s' (known: input, conv, relu, maxpool, flatten, dense, dropout)",
+                              src, stmt_line, stmt);
+            }
+            l->out_c = c;
+            l->out_h = h;
+            l->out_w = w;
+            m->n_layers++;
+        }
+        if (strcmp(tok[0], "input") == 0) continue;
+        int n = snprintf(m->spec + spec_len, sizeof m->spec - spec_len, "%s%s", spec_len ? "; " : "", stmt);
+        if (n < 0 || (size_t)n >= sizeof m->spec - spec_len)
+            return ls_err(LS_EINVAL, "%s: model spec longer than %zu characters", src, sizeof m->spec);
+        spec_len += (size_t)n;
+    }
+    if (m->n_layers == 0) return ls_err(LS_EINVAL, "%s: no layers", src);
+    const layer *last = &m->layers[m->n_layers - 1];
+    if (last->kind != LAYER_DENSE)
+        return ls_err(LS_EINVAL, "%s: the last layer must be 'dense N' (the logits), not %s", src, last->name);
+    if (last->out_c < 2) return ls_err(LS_EINVAL, "%s: the logits layer needs at least 2 classes", src);
+    m->n_classes = last->out_c;
+    /* spec's own "input" line first */
+    char full[1024];
+    int n = snprintf(full, sizeof full, "input %d %d %d; %s", m->in_c, m->in_h, m->in_w, m->spec);
+    if (n < 0 || (size_t)n >= sizeof full) return ls_err(LS_EINVAL, "%s: model spec too long", src);
+    memcpy(m->spec, full, sizeof m->spec);
+    /* parameter table, layer order, weight then bias */
+    for (int i = 0; i < m->n_layers; i++) {
+        layer *l = &m->layers[i];
+        if (l->kind == LAYER_CONV) {
+            int ws[4] = {l->out_c, l->in_c, l->k, l->k}, bs[1] = {l->out_c};
+            int fan = l->in_c * l->k * l->k;
+            l->w_tensor = add_tensor(m, i, 0, 4, ws, fan);
+            l->b_tensor = add_tensor(m, i, 1, 1, bs, fan);
+        } else if (l->kind == LAYER_DENSE) {
+            int ws[2] = {l->out_c, l->in_c}, bs[1] = {l->out_c};
+            l->w_tensor = add_tensor(m, i, 0, 2, ws, l->in_c);
+            l->b_tensor = add_tensor(m, i, 1, 1, bs, l->in_c);
+        }
+    }
+    const char *base = strrchr(src, '/');
+    snprintf(m->name, sizeof m->name, "%s", base ? base + 1 : src);
+    return LS_OK;
+}
+
+int model_build(model *m, const char *name_or_path) {
+    if (strcmp(name_or_path, "smallcnn") == 0 || strcmp(name_or_path, "mnist-convnet") == 0) {
+        const char *spec = name_or_path[0] == 's' ? SMALLCNN_SPEC : MNIST_CONVNET_SPEC;
+        int rc = model_parse_spec(m, spec, name_or_path);
+        if (rc == 0) snprintf(m->name, sizeof m->name, "%s", name_or_path);
+        return rc;
+    }
+    FILE *f = fopen(name_or_path, "rb");
+    if (!f)
+        return ls_err(LS_EIO, "%s: not a built-in model (smallcnn, mnist-convnet) and cannot open it as a spec file: %s",
+                      name_or_path, strerror(errno));
+    char text[8192];
+    size_t n = fread(text, 1, sizeof text - 1, f);
+    int rd_err = ferror(f), more = !feof(f) && fgetc(f) != EOF;
+    fclose(f);
+    if (rd_err) return ls_err(LS_EIO, "%s: read error", name_or_path);
+    if (more) return ls_err(LS_EINVAL, "%s: spec file larger than %zu bytes", name_or_path, sizeof text - 1);
+    text[n] = 0;
+    if (memchr(text, 0, n)) return ls_err(LS_EFORMAT, "%s: not a text file (contains NUL bytes)", name_or_path);
+    return model_parse_spec(m, text, name_or_path);
+}
+
+int model_first_param_layer(const model *m) {
+    for (int i = 0; i < m->n_layers; i++)
+        if (m->layers[i].w_tensor >= 0) return i;
+    return -1;
+}
+
+void model_init_params(const model *m, float *params, uint64_t seed) {
+    for (int ti = 0; ti < m->n_tensors; ti++) {
+        const model_tensor *t = &m->tensors[ti];
+        /* bound rounded to fp32 once; u*2-1 is exact for u = k*2^-24, and
+         * the product is one rounding: the same value on every machine */
+        float bound = (float)(1.0 / sqrt((double)t->fan_in));
+        float *p = params + t->offset;
+        for (size_t i = 0; i < t->numel; i++) {
+            float u = rng_uniform(seed, (uint32_t)i, (uint32_t)ti, 0, RNG_STREAM_INIT);
+            p[i] = (u * 2.0f - 1.0f) * bound;
+        }
+    }
+}
+
+uint64_t model_hash(const model *m) {
+    uint64_t h = 1469598103934665603ull;
+    for (const unsigned char *s = (const unsigned char *)m->spec; *s; s++) {
+        h ^= *s;
+        h *= 1099511628211ull;
+    }
+    return h;
+}
+
+void model_print(const model *m, void *file) {
+    FILE *f = file;
+    fprintf(f, "model %s: %zu parameters, input %dx%dx%d, %d classes\n", m->name, m->n_params, m->in_c, m->in_h,
+            m->in_w, m->n_classes);
+    for (int i = 0; i < m->n_layers; i++) {
+        const layer *l = &m->layers[i];
+        size_t np = 0;
+        if (l->w_tensor >= 0) np = m->tensors[l->w_tensor].numel + m->tensors[l->b_tensor].numel;
+        fprintf(f, "  %2d %-8s -> %4d x %3d x %3d", i, l->name, l->out_c, l->out_h, l->out_w);
+        if (np) fprintf(f, "   %zu params", np);
+        if (l->kind == LAYER_DROPOUT) fprintf(f, "   p=%g", (double)l->p);
+        fprintf(f, "\n");
+    }
+}

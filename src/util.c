@@ -1,0 +1,177 @@
+/*
+ * util.c — errors, clocks, atomic file writes, a string buffer for JSON,
+ * and the ULP distance.  See util.h.
+ */
+#include "util.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <time.h>
+#include <unistd.h>
+
+static _Thread_local char err_buf[1024];
+
+int ls_err(int code, const char *fmt, ...) {
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(err_buf, sizeof err_buf, fmt, ap);
+    va_end(ap);
+    return code;
+}
+
+const char *ls_errmsg(void) { return err_buf; }
+void ls_err_clear(void) { err_buf[0] = 0; }
+
+double ls_now(void) {
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+size_t ls_peak_rss(void) {
+    struct rusage ru;
+    if (getrusage(RUSAGE_SELF, &ru) != 0) return 0;
+    return (size_t)ru.ru_maxrss * 1024; /* Linux reports KiB */
+}
+
+void *ls_malloc(size_t n) {
+    void *p = malloc(n ? n : 1);
+    if (!p) ls_err(LS_ENOMEM, "out of memory allocating %zu bytes", n);
+    return p;
+}
+
+void *ls_calloc(size_t n, size_t size) {
+    void *p = calloc(n ? n : 1, size ? size : 1);
+    if (!p) ls_err(LS_ENOMEM, "out of memory allocating %zu x %zu bytes", n, size);
+    return p;
+}
+
+int ls_write_file_atomic(const char *path, const void *data, size_t len) {
+    char tmp[4096];
+    int n = snprintf(tmp, sizeof tmp, "%s.tmp.%ld", path, (long)getpid());
+    if (n < 0 || (size_t)n >= sizeof tmp) return ls_err(LS_EINVAL, "%s: path too long", path);
+    int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    if (fd < 0) return ls_err(LS_EIO, "%s: cannot create: %s", tmp, strerror(errno));
+    const char *p = data;
+    size_t left = len;
+    while (left > 0) {
+        ssize_t w = write(fd, p, left);
+        if (w < 0) {
+            if (errno == EINTR) continue;
+            int e = errno;
+            close(fd);
+            unlink(tmp);
+            return ls_err(LS_EIO, "%s: write failed: %s", tmp, strerror(e));
+        }
+        p += w;
+        left -= (size_t)w;
+    }
+    if (fsync(fd) != 0 || close(fd) != 0) {
+        unlink(tmp);
+        return ls_err(LS_EIO, "%s: cannot flush: %s", tmp, strerror(errno));
+    }
+    if (rename(tmp, path) != 0) {
+        int e = errno;
+        unlink(tmp);
+        return ls_err(LS_EIO, "%s: cannot rename into place: %s", path, strerror(e));
+    }
+    return LS_OK;
+}
+
+/* ---- lsbuf ---------------------------------------------------------- */
+
+void lsbuf_init(lsbuf *b) { memset(b, 0, sizeof *b); }
+
+void lsbuf_free(lsbuf *b) {
+    free(b->s);
+    memset(b, 0, sizeof *b);
+}
+
+static int lsbuf_reserve(lsbuf *b, size_t extra) {
+    if (b->failed) return -1;
+    if (b->len + extra + 1 <= b->cap) return 0;
+    size_t cap = b->cap ? b->cap : 256;
+    while (cap < b->len + extra + 1) cap *= 2;
+    char *s = realloc(b->s, cap);
+    if (!s) {
+        b->failed = 1;
+        return -1;
+    }
+    b->s = s;
+    b->cap = cap;
+    return 0;
+}
+
+void lsbuf_put(lsbuf *b, const char *s, size_t n) {
+    if (lsbuf_reserve(b, n) != 0) return;
+    memcpy(b->s + b->len, s, n);
+    b->len += n;
+    b->s[b->len] = 0;
+}
+
+void lsbuf_printf(lsbuf *b, const char *fmt, ...) {
+    va_list ap;
+    va_start(ap, fmt);
+    int n = vsnprintf(NULL, 0, fmt, ap);
+    va_end(ap);
+    if (n < 0 || lsbuf_reserve(b, (size_t)n) != 0) return;
+    va_start(ap, fmt);
+    vsnprintf(b->s + b->len, (size_t)n + 1, fmt, ap);
+    va_end(ap);
+    b->len += (size_t)n;
+}
+
+void lsbuf_json_str(lsbuf *b, const char *s) {
+    lsbuf_put(b, "\"", 1);
+    for (const unsigned char *p = (const unsigned char *)(s ? s : ""); *p; p++) {
+        switch (*p) {
+        case '"': lsbuf_put(b, "\\\"", 2); break;
+        case '\\': lsbuf_put(b, "\\\\", 2); break;
+        case '\n': lsbuf_put(b, "\\n", 2); break;
+        case '\t': lsbuf_put(b, "\\t", 2); break;
+        case '\r': lsbuf_put(b, "\\r", 2); break;
+        default:
+            if (*p < 0x20) lsbuf_printf(b, "\\u%04x", *p);
+            else lsbuf_put(b, (const char *)p, 1);
+        }
+    }
+    lsbuf_put(b, "\"", 1);
+}
+
+void lsbuf_json_num(lsbuf *b, double v) {
+    if (!isfinite(v)) {
+        lsbuf_put(b, "null", 4);
+        return;
+    }
+    char tmp[40];
+    /* %.17g round-trips a double; try shorter first for readability */
+    for (int prec = 6; prec <= 17; prec++) {
+        snprintf(tmp, sizeof tmp, "%.*g", prec, v);
+        if (strtod(tmp, NULL) == v) break;
+    }
+    lsbuf_put(b, tmp, strlen(tmp));
+}
+
+/* ---- ULP distance --------------------------------------------------- */
+
+/* Map a float's bits to an integer line on which adjacent floats differ by
+ * one: negative floats are mirrored so that -0 and +0 both land on 0. */
+static int64_t float_line(float f) {
+    uint32_t u;
+    memcpy(&u, &f, sizeof u);
+    if (u & 0x80000000u) return -(int64_t)(u & 0x7fffffffu);
+    return (int64_t)u;
+}
+
+uint32_t ls_ulp_dist(float a, float b) {
+    if (isnan(a) || isnan(b)) return UINT32_MAX;
+    int64_t d = float_line(a) - float_line(b);
+    if (d < 0) d = -d;
+    return d > (int64_t)UINT32_MAX ? UINT32_MAX : (uint32_t)d;
+}

@@ -39,30 +39,28 @@ static int add_tensor(model *m, int li, int is_bias, int ndim, const int *shape,
     return m->n_tensors++;
 }
 
-/* Split the next statement off *p: up to ';' or newline, '#' comments out. */
-static int next_statement(const char **p, char *out, size_t cap, int *line) {
+/* Split the next non-empty statement off *p (up to ';' or a newline, '#'
+ * starts a comment to the end of the line), trimmed, into out; *line counts
+ * newlines consumed and *stmt_line gets the statement's own line. */
+static int next_statement(const char **p, char *out, size_t cap, int *line, int *stmt_line) {
     while (**p) {
         size_t n = 0;
         int in_comment = 0;
+        *stmt_line = *line;
         while (**p && **p != ';' && **p != '\n') {
             if (**p == '#') in_comment = 1;
             if (!in_comment && n + 1 < cap) out[n++] = **p;
             (*p)++;
         }
-        int was_newline = **p == '\n';
+        if (**p == '\n') (*line)++;
         if (**p) (*p)++;
         out[n] = 0;
-        /* trim */
         char *a = out;
         while (*a && isspace((unsigned char)*a)) a++;
         if (a != out) memmove(out, a, strlen(a) + 1);
         size_t len = strlen(out);
         while (len > 0 && isspace((unsigned char)out[len - 1])) out[--len] = 0;
-        if (len > 0) {
-            if (was_newline) (*line)++;
-            return 1;
-        }
-        if (was_newline) (*line)++;
+        if (len > 0) return 1;
     }
     return 0;
 }
@@ -89,8 +87,7 @@ int model_parse_spec(model *m, const char *text, const char *src) {
     int line = 1, stmt_line = 1;
     size_t spec_len = 0;
     while (1) {
-        stmt_line = line;
-        if (!next_statement(&p, stmt, sizeof stmt, &line)) break;
+        if (!next_statement(&p, stmt, sizeof stmt, &line, &stmt_line)) break;
         char buf[256];
         snprintf(buf, sizeof buf, "%s", stmt);
         char *tok[8] = {0};

@@ -168,12 +168,12 @@ static int check_tensor(engine *e, tensor_id t) {
 
 /* Time a call; with time_layers set the engine is synchronized first so a
  * device engine's queued work is charged to the right layer. */
-#define TIMED(e, acc, call)                                  \
-    do {                                                     \
-        double t0_ = ls_now();                               \
-        rc = (call);                                         \
+#define TIMED(e, acc, call)                                          \
+    do {                                                             \
+        double t0_ = ls_now();                                       \
+        rc = (call);                                                 \
         if (rc == 0 && (e)->time_layers) rc = engine_synchronize(e); \
-        (acc) += ls_now() - t0_;                             \
+        if (!(e)->timed_inside) (acc) += ls_now() - t0_;             \
     } while (0)
 
 char *engine_describe(engine *e) { return e->iface->describe ? e->iface->describe(e) : NULL; }

@@ -131,6 +131,9 @@ struct engine {
     engine_spec spec;
     engine_timing timing;
     int time_layers;  /* when set, wrappers synchronize around timed calls */
+    int timed_inside; /* when set, the implementation keeps `timing` itself
+                       * (remote engines: the child times the real calls,
+                       * so the IPC round trip is not charged to a layer) */
 };
 
 typedef struct {

@@ -1,0 +1,39 @@
+/*
+ * remote.h — an engine that runs in its own child process.
+ *
+ * Some engine knobs are process-global: oneDNN's maximum ISA can be set
+ * only before its first primitive is created, OpenMP's thread count is per
+ * process, and CUDA must not be initialised before a fork.  So the lockstep
+ * driver runs every engine variant in a child process of its own, created
+ * by fork() before the parent touches oneDNN, MPFR threads or CUDA, and
+ * reaches it through this proxy, which implements the engine table:
+ *
+ *   parent (driver)                      child (one engine variant)
+ *   engine_forward_layer(proxy, l) --->  socketpair: {op, layer, ...}
+ *                                        engine_forward_layer(real, l)
+ *                                  <---  {rc, seconds in the call, message}
+ *   tensors, the batch, describe()  <->  one MAP_SHARED region per child
+ *
+ * The child times each real call itself (the proxy sets timed_inside), so
+ * layer timings exclude the round trip; remote_fetch_stats() copies the
+ * child's timing table and peak RSS to the parent.  A child that dies is
+ * reported ("engine X: child process died: signal 11") and never hangs the
+ * parent: every read is checked and EOF is an error.
+ *
+ * Not here: scheduling (the driver calls engines one at a time, so timings
+ * do not compete for the two cores).
+ */
+#ifndef LS_REMOTE_H
+#define LS_REMOTE_H
+
+#include "engine.h"
+
+/* Fork a child that creates engine `spec` and serves it.  On failure the
+ * child's message is returned (e.g. "cuda: unavailable (...)", LS_EUNAVAIL)
+ * and no engine is left behind. */
+int remote_engine_create(engine **out, const char *spec, const model *m, const engine_opts *o);
+
+/* Copy the child's timing table and peak RSS (bytes) into the proxy. */
+int remote_fetch_stats(engine *e, size_t *peak_rss);
+
+#endif

@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "engine.h"
+#include "lockstep.h"
 #include "model.h"
 #include "train.h"
 #include "util.h"
@@ -27,6 +28,7 @@ static void usage(FILE *f) {
             "\n"
             "usage:\n"
             "  lockstep train [options]      train one engine, print per-epoch results\n"
+            "  lockstep audit [options]      train several engines in lockstep and compare them\n"
             "  lockstep model [--model M]    print a model's layers and parameter count\n"
             "  lockstep --help | --version\n"
             "\n"
@@ -48,6 +50,16 @@ static void usage(FILE *f) {
             "  --ref-mode MODE     shorthand for reference:mode=MODE (exact or fp32cr)\n"
             "  --ref-prec P        shorthand for reference:prec=P (bits, default 128)\n"
             "  --json FILE         also write the results as one JSON document\n"
+            "\n"
+            "options (audit; the train options above apply too, except --engine/--json):\n"
+            "  --engines LIST      comma-separated engine specs (default reference,cpu,cpu:threads=1,cuda);\n"
+            "                      an engine that cannot run here (cuda without a GPU) is listed as skipped\n"
+            "  --mode M            free (default), sync or isolated\n"
+            "  --ref-steps N       reference engines run steps 1..N (default 2)\n"
+            "  --audit-every K     full comparison and a reference shadow step every K steps (default 50)\n"
+            "  --repeat R          1 (default) or 2: every engine twice, run-to-run determinism per tensor\n"
+            "  --no-eval           skip the test-set evaluation after each epoch\n"
+            "  --out DIR           write DIR/steps.jsonl and DIR/run.json\n"
             "\n"
             "exit status: 0 ok, 1 a check failed, 2 bad usage or unusable input\n",
             LS_VERSION, DATA_DEFAULT_DIR);
@@ -80,6 +92,7 @@ static int parse_double(const char *opt, const char *s, double lo, double hi, do
 enum {
     OPT_ENGINE = 1000, OPT_MODEL, OPT_DATA, OPT_EPOCHS, OPT_BATCH, OPT_LR, OPT_SEED, OPT_THREADS,
     OPT_LIMIT_TRAIN, OPT_LIMIT_TEST, OPT_STEPS, OPT_JSON, OPT_REF_MODE, OPT_REF_PREC, OPT_HELP,
+    OPT_ENGINES, OPT_MODE, OPT_REF_STEPS, OPT_AUDIT_EVERY, OPT_REPEAT, OPT_OUT, OPT_NO_EVAL,
 };
 
 static const struct option TRAIN_OPTS[] = {
@@ -90,60 +103,114 @@ static const struct option TRAIN_OPTS[] = {
     {"limit-train", required_argument, 0, OPT_LIMIT_TRAIN}, {"limit-test", required_argument, 0, OPT_LIMIT_TEST},
     {"steps", required_argument, 0, OPT_STEPS},         {"json", required_argument, 0, OPT_JSON},
     {"ref-mode", required_argument, 0, OPT_REF_MODE},   {"ref-prec", required_argument, 0, OPT_REF_PREC},
-    {"help", no_argument, 0, OPT_HELP},                 {0, 0, 0, 0},
+    {"help", no_argument, 0, OPT_HELP},                 {"engines", required_argument, 0, OPT_ENGINES},
+    {"mode", required_argument, 0, OPT_MODE},           {"ref-steps", required_argument, 0, OPT_REF_STEPS},
+    {"audit-every", required_argument, 0, OPT_AUDIT_EVERY}, {"repeat", required_argument, 0, OPT_REPEAT},
+    {"out", required_argument, 0, OPT_OUT},             {"no-eval", no_argument, 0, OPT_NO_EVAL},
+    {0, 0, 0, 0},
 };
+
+/* Parse the options of `train` (audit == NULL) or `audit`.  Returns -1 to
+ * go on, else the exit status. */
+static int parse_opts(int argc, char **argv, const char *cmd, run_cfg *c, audit_cfg *au) {
+    const char *ref_mode = NULL;
+    long ref_prec = 0, v;
+    int o, li = 0;
+    static char spec[1024];
+    optind = 1;
+    opterr = 0;
+    while ((o = getopt_long(argc, argv, ":", TRAIN_OPTS, &li)) != -1) {
+        char name[40];
+        snprintf(name, sizeof name, "--%s", o >= OPT_ENGINE && o != ':' && o != '?' ? TRAIN_OPTS[li].name : "");
+        int audit_only = o >= OPT_ENGINES, train_only = o == OPT_ENGINE || o == OPT_JSON;
+        if ((audit_only && !au) || (train_only && au)) {
+            fprintf(stderr, "lockstep %s: option %s is not for this command (see lockstep --help)\n", cmd, name);
+            return 2;
+        }
+        switch (o) {
+        case OPT_ENGINE: c->engine = optarg; break;
+        case OPT_MODEL: c->model = optarg; break;
+        case OPT_DATA: c->data_dir = optarg; break;
+        case OPT_EPOCHS: if (parse_long(name, optarg, 1, 1000, &v)) return 2; c->epochs = (int)v; break;
+        case OPT_BATCH: if (parse_long(name, optarg, 1, 65536, &v)) return 2; c->batch = (size_t)v; break;
+        case OPT_LR: if (parse_double(name, optarg, 0, 10, &c->adam.lr)) return 2; break;
+        case OPT_SEED: if (parse_long(name, optarg, 0, LONG_MAX, &v)) return 2; c->seed = (uint64_t)v; break;
+        case OPT_THREADS: if (parse_long(name, optarg, 1, 256, &v)) return 2; c->threads = (int)v; break;
+        case OPT_LIMIT_TRAIN: if (parse_long(name, optarg, 1, LONG_MAX, &v)) return 2; c->limit_train = (size_t)v; break;
+        case OPT_LIMIT_TEST: if (parse_long(name, optarg, 1, LONG_MAX, &v)) return 2; c->limit_test = (size_t)v; break;
+        case OPT_STEPS: if (parse_long(name, optarg, 0, LONG_MAX, &v)) return 2; c->max_steps = v; c->print_steps = !au; break;
+        case OPT_JSON: c->json_path = optarg; break;
+        case OPT_REF_MODE: ref_mode = optarg; break;
+        case OPT_REF_PREC: if (parse_long(name, optarg, 24, 1 << 20, &v)) return 2; ref_prec = v; break;
+        case OPT_HELP: usage(stdout); return 0;
+        case OPT_ENGINES: au->engines = optarg; break;
+        case OPT_MODE: if (lockstep_mode_parse(optarg, &au->mode)) { fprintf(stderr, "lockstep audit: --mode: %s\n", ls_errmsg()); return 2; } break;
+        case OPT_REF_STEPS: if (parse_long(name, optarg, 0, LONG_MAX, &v)) return 2; au->ref_steps = v; break;
+        case OPT_AUDIT_EVERY: if (parse_long(name, optarg, 0, LONG_MAX, &v)) return 2; au->audit_every = v; break;
+        case OPT_REPEAT: if (parse_long(name, optarg, 1, 2, &v)) return 2; au->repeat = (int)v; break;
+        case OPT_OUT: au->out_dir = optarg; break;
+        case OPT_NO_EVAL: au->eval = 0; break;
+        case ':': fprintf(stderr, "lockstep %s: option %s needs a value\n", cmd, argv[optind - 1]); return 2;
+        default: fprintf(stderr, "lockstep %s: unknown option '%s' (see lockstep --help)\n", cmd, argv[optind - 1]); return 2;
+        }
+    }
+    if (optind < argc) {
+        fprintf(stderr, "lockstep %s: unexpected argument '%s'\n", cmd, argv[optind]);
+        return 2;
+    }
+    if (ref_mode || ref_prec) {
+        /* shorthand knobs for every reference engine named */
+        if (!au && strncmp(c->engine, "reference", 9) != 0) {
+            fprintf(stderr, "lockstep %s: --ref-mode/--ref-prec apply to reference engines only\n", cmd);
+            return 2;
+        }
+        const char *list = au ? au->engines : c->engine;
+        char outl[1024] = "";
+        char tmp[1024];
+        snprintf(tmp, sizeof tmp, "%s", list);
+        char *save = NULL;
+        for (char *t = strtok_r(tmp, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
+            size_t n = strlen(outl);
+            n += snprintf(outl + n, sizeof outl - n, "%s%s", n ? "," : "", t);
+            if (strncmp(t, "reference", 9) == 0) {
+                if (ref_mode && !strstr(t, "mode=")) n += snprintf(outl + n, sizeof outl - n, ":mode=%s", ref_mode);
+                if (ref_prec && !strstr(t, "prec=")) snprintf(outl + n, sizeof outl - n, ":prec=%ld", ref_prec);
+            }
+        }
+        static char lists[1024];
+        snprintf(lists, sizeof lists, "%s", outl);
+        if (au) au->engines = lists;
+        else {
+            snprintf(spec, sizeof spec, "%s", lists);
+            c->engine = spec;
+        }
+    }
+    return -1;
+}
 
 static int cmd_train(int argc, char **argv) {
     run_cfg c;
     run_cfg_default(&c);
     c.progress = isatty(2);
-    const char *ref_mode = NULL;
-    long ref_prec = 0, v;
-    int o;
-    optind = 1;
-    opterr = 0;
-    int li = 0;
-    while ((o = getopt_long(argc, argv, ":", TRAIN_OPTS, &li)) != -1) {
-        char name[40];
-        snprintf(name, sizeof name, "--%s", TRAIN_OPTS[li].name);
-        switch (o) {
-        case OPT_ENGINE: c.engine = optarg; break;
-        case OPT_MODEL: c.model = optarg; break;
-        case OPT_DATA: c.data_dir = optarg; break;
-        case OPT_EPOCHS: if (parse_long(name, optarg, 1, 1000, &v)) return 2; c.epochs = (int)v; break;
-        case OPT_BATCH: if (parse_long(name, optarg, 1, 65536, &v)) return 2; c.batch = (size_t)v; break;
-        case OPT_LR: if (parse_double(name, optarg, 0, 10, &c.adam.lr)) return 2; break;
-        case OPT_SEED: if (parse_long(name, optarg, 0, LONG_MAX, &v)) return 2; c.seed = (uint64_t)v; break;
-        case OPT_THREADS: if (parse_long(name, optarg, 1, 256, &v)) return 2; c.threads = (int)v; break;
-        case OPT_LIMIT_TRAIN: if (parse_long(name, optarg, 1, LONG_MAX, &v)) return 2; c.limit_train = (size_t)v; break;
-        case OPT_LIMIT_TEST: if (parse_long(name, optarg, 1, LONG_MAX, &v)) return 2; c.limit_test = (size_t)v; break;
-        case OPT_STEPS: if (parse_long(name, optarg, 0, LONG_MAX, &v)) return 2; c.max_steps = v; c.print_steps = 1; break;
-        case OPT_JSON: c.json_path = optarg; break;
-        case OPT_REF_MODE: ref_mode = optarg; break;
-        case OPT_REF_PREC: if (parse_long(name, optarg, 24, 1 << 20, &v)) return 2; ref_prec = v; break;
-        case OPT_HELP: usage(stdout); return 0;
-        case ':': fprintf(stderr, "lockstep train: option %s needs a value\n", argv[optind - 1]); return 2;
-        default: fprintf(stderr, "lockstep train: unknown option '%s' (see lockstep --help)\n", argv[optind - 1]); return 2;
-        }
-    }
-    if (optind < argc) {
-        fprintf(stderr, "lockstep train: unexpected argument '%s'\n", argv[optind]);
-        return 2;
-    }
-    char spec[256];
-    if (ref_mode || ref_prec) {
-        if (strncmp(c.engine, "reference", 9) != 0) {
-            fprintf(stderr, "lockstep train: --ref-mode/--ref-prec apply to --engine reference only\n");
-            return 2;
-        }
-        int n = snprintf(spec, sizeof spec, "%s", c.engine);
-        if (ref_mode) n += snprintf(spec + n, sizeof spec - n, ":mode=%s", ref_mode);
-        if (ref_prec) snprintf(spec + n, sizeof spec - n, ":prec=%ld", ref_prec);
-        c.engine = spec;
-    }
+    int st = parse_opts(argc, argv, "train", &c, NULL);
+    if (st >= 0) return st;
     int rc = train_run(&c);
     if (rc) {
         fprintf(stderr, "lockstep train: %s\n", ls_errmsg());
+        return 2;
+    }
+    return 0;
+}
+
+static int cmd_audit(int argc, char **argv) {
+    audit_cfg a;
+    audit_cfg_default(&a);
+    a.run.progress = isatty(2);
+    int st = parse_opts(argc, argv, "audit", &a.run, &a);
+    if (st >= 0) return st;
+    int rc = audit_run(&a, NULL);
+    if (rc) {
+        fprintf(stderr, "lockstep audit: %s\n", ls_errmsg());
         return 2;
     }
     return 0;
@@ -183,6 +250,7 @@ int main(int argc, char **argv) {
         return 0;
     }
     if (strcmp(cmd, "train") == 0) return cmd_train(argc - 1, argv + 1);
+    if (strcmp(cmd, "audit") == 0) return cmd_audit(argc - 1, argv + 1);
     if (strcmp(cmd, "model") == 0) return cmd_model(argc - 1, argv + 1);
     fprintf(stderr, "lockstep: unknown command '%s' (see lockstep --help)\n", cmd);
     return 2;

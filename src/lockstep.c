@@ -1,0 +1,1038 @@
+/*
+ * lockstep.c — the audit driver.  See lockstep.h for the modes and the
+ * schedule.  Engines are called one at a time, layer by layer, so their
+ * timings do not compete for the cores; each runs in its own process.
+ *
+ * Comparison direction: in every pair the reference side `a` is the MPFR
+ * engine when one of the two is (its double read-out is compared with
+ * compare_f64), else the engine listed first.  Bounds (compare.h) are
+ * computed only in isolated mode, where every engine consumed the same fp32
+ * inputs, and only for pairs whose reference side is an MPFR engine; they
+ * are the a-priori bound of an fp32 evaluation in any order of the exact
+ * result from those inputs.  Layers whose fp32 result is exact (ReLU,
+ * max-pool, flatten) get a bound of 0: any error there is infinitely over.
+ */
+#include "lockstep.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "remote.h"
+#include "rng.h"
+
+const char *lockstep_mode_name(lockstep_mode m) {
+    return m == MODE_SYNC ? "sync" : m == MODE_ISOLATED ? "isolated" : "free";
+}
+
+int lockstep_mode_parse(const char *s, lockstep_mode *out) {
+    if (strcmp(s, "free") == 0) *out = MODE_FREE;
+    else if (strcmp(s, "sync") == 0) *out = MODE_SYNC;
+    else if (strcmp(s, "isolated") == 0) *out = MODE_ISOLATED;
+    else return ls_err(LS_EINVAL, "unknown mode '%s' (free, sync, isolated)", s);
+    return LS_OK;
+}
+
+void audit_cfg_default(audit_cfg *c) {
+    memset(c, 0, sizeof *c);
+    run_cfg_default(&c->run);
+    c->engines = "reference,cpu,cpu:threads=1,cuda";
+    c->mode = MODE_FREE;
+    c->ref_steps = 2;
+    c->audit_every = 50;
+    c->repeat = 1;
+    c->eval = 1;
+    c->out = stdout;
+}
+
+enum { PH_FWD, PH_LOSS, PH_BWD, PH_UPD };
+static const char *const PHASE_NAME[] = {"forward", "loss", "backward", "update"};
+
+typedef struct {
+    tensor_kind kind;
+    int layer;       /* for ACT/DACT */
+    size_t off, len; /* slice of a flat buffer (params/grads/m/v); len 0: whole tensor */
+} slot_def;
+
+typedef struct {
+    audit_cfg cfg;
+    model m;
+    dataset ds;
+    audit_result *r;
+    engine *e[AUDIT_MAX_ENGINES];
+    int active[AUDIT_MAX_ENGINES];
+    float *fb[AUDIT_MAX_ENGINES];  /* per-engine fetched tensor (fp32) */
+    double *db[AUDIT_MAX_ENGINES]; /* per reference engine: the double read-out */
+    float *lead;                   /* the leader's tensor rounded to fp32 */
+    float *pf;                     /* the leader's parameters (rounded) this step */
+    float *x;                      /* the batch */
+    int32_t *y;
+    double *bound, *bound2;
+    size_t maxf;
+    slot_def slot[AUDIT_MAX_SLOTS];
+    int slot_act[MODEL_MAX_LAYERS], slot_dact[MODEL_MAX_LAYERS], slot_loss;
+    int slot_grad[MODEL_MAX_TENSORS], slot_param[MODEL_MAX_TENSORS], slot_m[MODEL_MAX_TENSORS],
+        slot_v[MODEL_MAX_TENSORS];
+    FILE *jsonl;
+    char jsonl_path[1024], jsonl_tmp[1100];
+    lsbuf line;
+    long step;
+    int epoch;
+    double t_compare;
+} audit;
+
+/* ---- setup ----------------------------------------------------------- */
+
+static int add_slot(audit *A, const char *name, int phase, tensor_kind k, int layer, size_t off, size_t len) {
+    audit_result *r = A->r;
+    if (r->n_slots >= AUDIT_MAX_SLOTS) return ls_err(LS_EINVAL, "model too large for the audit's slot table");
+    int s = r->n_slots++;
+    snprintf(r->slot_name[s], sizeof r->slot_name[s], "%s", name);
+    snprintf(r->slot_phase[s], sizeof r->slot_phase[s], "%s", PHASE_NAME[phase]);
+    A->slot[s] = (slot_def){k, layer, off, len};
+    return s;
+}
+
+static int make_slots(audit *A) {
+    const model *m = &A->m;
+    char nm[64];
+    for (int l = 0; l < m->n_layers; l++) {
+        snprintf(nm, sizeof nm, "%s.act", m->layers[l].name);
+        if ((A->slot_act[l] = add_slot(A, nm, PH_FWD, TENSOR_ACT, l, 0, 0)) < 0) return A->slot_act[l];
+    }
+    if ((A->slot_loss = add_slot(A, "loss", PH_LOSS, TENSOR_LOSS, 0, 0, 0)) < 0) return A->slot_loss;
+    for (int l = m->n_layers - 1; l >= 0; l--) {
+        snprintf(nm, sizeof nm, "%s.dact", m->layers[l].name);
+        int s = add_slot(A, nm, l == m->n_layers - 1 ? PH_LOSS : PH_BWD, TENSOR_DACT, l, 0, 0);
+        if (s < 0) return s;
+        A->slot_dact[l] = s;
+        const layer *ly = &m->layers[l];
+        if (ly->w_tensor >= 0) {
+            int ts[2] = {ly->w_tensor, ly->b_tensor};
+            for (int i = 0; i < 2; i++) {
+                const model_tensor *t = &m->tensors[ts[i]];
+                snprintf(nm, sizeof nm, "%s.grad", t->name);
+                if ((A->slot_grad[ts[i]] = add_slot(A, nm, PH_BWD, TENSOR_GRADS, l, t->offset, t->numel)) < 0)
+                    return -1;
+            }
+        }
+    }
+    for (int ti = 0; ti < m->n_tensors; ti++) {
+        const model_tensor *t = &m->tensors[ti];
+        if ((A->slot_param[ti] = add_slot(A, t->name, PH_UPD, TENSOR_PARAMS, t->layer, t->offset, t->numel)) < 0)
+            return -1;
+        snprintf(nm, sizeof nm, "%s.adam_m", t->name);
+        if ((A->slot_m[ti] = add_slot(A, nm, PH_UPD, TENSOR_ADAM_M, t->layer, t->offset, t->numel)) < 0) return -1;
+        snprintf(nm, sizeof nm, "%s.adam_v", t->name);
+        if ((A->slot_v[ti] = add_slot(A, nm, PH_UPD, TENSOR_ADAM_V, t->layer, t->offset, t->numel)) < 0) return -1;
+    }
+    return LS_OK;
+}
+
+/* Split the engine list, expand repeats, create every engine in a child. */
+static int make_engines(audit *A) {
+    audit_result *r = A->r;
+    char list[1024];
+    if (strlen(A->cfg.engines) >= sizeof list) return ls_err(LS_EINVAL, "--engines list too long");
+    snprintf(list, sizeof list, "%s", A->cfg.engines);
+    char *save = NULL;
+    int n_first = 0;
+    for (char *tok = strtok_r(list, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+        while (*tok == ' ') tok++;
+        if (!*tok) continue;
+        for (int rep = 0; rep < A->cfg.repeat; rep++) {
+            if (r->n_engines >= AUDIT_MAX_ENGINES)
+                return ls_err(LS_EINVAL, "too many engines (at most %d, repeats included)", AUDIT_MAX_ENGINES);
+            audit_engine *ae = &r->eng[r->n_engines];
+            memset(ae, 0, sizeof *ae);
+            spec_with_threads(ae->spec, sizeof ae->spec, tok, A->cfg.run.threads);
+            if (rep == 0) snprintf(ae->label, sizeof ae->label, "%s", tok);
+            else snprintf(ae->label, sizeof ae->label, "%s#%d", tok, rep + 1);
+            ae->repeat_of = rep == 0 ? -1 : r->n_engines - rep;
+            engine_spec sp;
+            int rc = engine_spec_parse(&sp, ae->spec);
+            if (rc) return rc;
+            ae->is_ref = strcmp(sp.name, "reference") == 0 || strcmp(sp.name, "ref") == 0;
+            for (int k = 0; k < r->n_engines; k++)
+                if (strcmp(r->eng[k].label, ae->label) == 0)
+                    return ls_err(LS_EINVAL, "engine '%s' listed twice (use --repeat 2 for determinism)", ae->label);
+            r->n_engines++;
+            n_first += rep == 0;
+        }
+    }
+    if (r->n_engines == 0) return ls_err(LS_EINVAL, "--engines: no engine given");
+    engine_opts eo = {A->cfg.run.seed, A->cfg.run.batch};
+    int n_avail = 0;
+    for (int i = 0; i < r->n_engines; i++) {
+        audit_engine *ae = &r->eng[i];
+        int rc = remote_engine_create(&A->e[i], ae->spec, &A->m, &eo);
+        if (rc == LS_EUNAVAIL) {
+            snprintf(ae->skip_reason, sizeof ae->skip_reason, "%s", ls_errmsg());
+            continue;
+        }
+        if (rc) return ls_err(rc, "engine %s: %s", ae->label, ls_errmsg());
+        ae->available = 1;
+        ae->describe = engine_describe(A->e[i]);
+        n_avail++;
+    }
+    if (n_avail == 0) return ls_err(LS_EUNAVAIL, "no engine could run here");
+    /* pairs among available engines */
+    for (int i = 0; i < r->n_engines; i++)
+        for (int j = i + 1; j < r->n_engines; j++) {
+            if (!r->eng[i].available || !r->eng[j].available) continue;
+            audit_pair *p = &r->pair[r->n_pairs++];
+            memset(p, 0, sizeof *p);
+            int swap = r->eng[j].is_ref && !r->eng[i].is_ref;
+            p->a = swap ? j : i;
+            p->b = swap ? i : j;
+            for (int s = 0; s < AUDIT_MAX_SLOTS; s++) {
+                p->slot[s].max_bound_ratio = -1;
+                p->slot[s].min_frac_equal = 1;
+            }
+        }
+    return LS_OK;
+}
+
+/* ---- comparison --------------------------------------------------------- */
+
+static int fetch(audit *A, int i, tensor_id t) {
+    int rc = engine_get_tensor(A->e[i], t, A->fb[i]);
+    if (!rc && A->r->eng[i].is_ref) rc = engine_get_tensor_f64(A->e[i], t, A->db[i]);
+    return rc;
+}
+
+static int fetch_all(audit *A, tensor_id t) {
+    for (int i = 0; i < A->r->n_engines; i++)
+        if (A->active[i]) {
+            int rc = fetch(A, i, t);
+            if (rc) return ls_err(rc, "engine %s: %s", A->r->eng[i].label, ls_errmsg());
+        }
+    return LS_OK;
+}
+
+static void json_line_begin(audit *A, const char *a, const char *b, const char *tensor, const char *phase) {
+    lsbuf *l = &A->line;
+    l->len = 0;
+    if (l->s) l->s[0] = 0;
+    lsbuf_printf(l, "{\"step\": %ld, \"epoch\": %d, \"mode\": \"%s\", \"a\": ", A->step, A->epoch + 1,
+                 lockstep_mode_name(A->cfg.mode));
+    lsbuf_json_str(l, a);
+    lsbuf_printf(l, ", \"b\": ");
+    lsbuf_json_str(l, b);
+    lsbuf_printf(l, ", \"tensor\": ");
+    lsbuf_json_str(l, tensor);
+    lsbuf_printf(l, ", \"phase\": \"%s\", \"stats\": ", phase);
+}
+
+static void json_line_end(audit *A) {
+    lsbuf_printf(&A->line, "}\n");
+    if (A->jsonl && !A->line.failed) fwrite(A->line.s, 1, A->line.len, A->jsonl);
+    A->r->jsonl_lines++;
+}
+
+/* Compare slot s (data already fetched into fb/db) for every active pair;
+ * bound (per element of the slice) is used for pairs with a reference a. */
+static void compare_slot(audit *A, int s, const double *bound) {
+    audit_result *r = A->r;
+    const slot_def *d = &A->slot[s];
+    size_t off = d->off, n = d->len;
+    if (n == 0) n = tensor_numel(&A->m, (tensor_id){d->kind, d->layer}, A->e[0] ? A->cfg.run.batch : 0);
+    for (int pi = 0; pi < r->n_pairs; pi++) {
+        audit_pair *p = &r->pair[pi];
+        if (!A->active[p->a] || !A->active[p->b]) continue;
+        size_t nn = d->len ? d->len : tensor_numel(&A->m, (tensor_id){d->kind, d->layer}, A->e[p->b]->batch);
+        compare_stats st;
+        if (r->eng[p->a].is_ref)
+            compare_f64(&st, A->db[p->a] + off, A->fb[p->b] + off, nn, bound);
+        else
+            compare_f32(&st, A->fb[p->a] + off, A->fb[p->b] + off, nn, NULL);
+        audit_slot_stats *ss = &p->slot[s];
+        ss->n_steps++;
+        if (st.max_abs > ss->max_abs || isnan(st.max_abs)) ss->max_abs = st.max_abs;
+        if (st.max_rel > ss->max_rel || isnan(st.max_rel)) ss->max_rel = st.max_rel;
+        if (st.max_ulp > ss->max_ulp || isnan(st.max_ulp)) {
+            ss->max_ulp = st.max_ulp;
+            ss->worst_step = A->step;
+        }
+        if (st.has_bound && (st.max_bound_ratio > ss->max_bound_ratio || isnan(st.max_bound_ratio)))
+            ss->max_bound_ratio = st.max_bound_ratio;
+        if (st.frac_equal < ss->min_frac_equal) ss->min_frac_equal = st.frac_equal;
+        if (st.n_equal < st.n && ss->first_unequal_step == 0) ss->first_unequal_step = A->step;
+        json_line_begin(A, r->eng[p->a].label, r->eng[p->b].label, r->slot_name[s], r->slot_phase[s]);
+        compare_stats_json(&A->line, &st);
+        json_line_end(A);
+    }
+    (void)n;
+}
+
+/* Fetch a whole tensor from every active engine and compare slot s. */
+static int fetch_compare(audit *A, int s, const double *bound) {
+    const slot_def *d = &A->slot[s];
+    int rc = fetch_all(A, (tensor_id){d->kind, d->layer});
+    if (!rc) compare_slot(A, s, bound);
+    return rc;
+}
+
+/* The leader: the first active reference engine, else the first active one. */
+static int leader(const audit *A) {
+    for (int i = 0; i < A->r->n_engines; i++)
+        if (A->active[i] && A->r->eng[i].is_ref) return i;
+    for (int i = 0; i < A->r->n_engines; i++)
+        if (A->active[i]) return i;
+    return -1;
+}
+
+/* Set tensor t on every active engine to the leader's value rounded to fp32
+ * (the leader included, so every engine consumes exactly the same floats);
+ * the values are left in A->lead. */
+static int broadcast(audit *A, tensor_id t) {
+    int L = leader(A);
+    int rc = engine_get_tensor(A->e[L], t, A->lead);
+    if (rc) return ls_err(rc, "engine %s: %s", A->r->eng[L].label, ls_errmsg());
+    for (int i = 0; i < A->r->n_engines; i++)
+        if (A->active[i] && (rc = engine_set_tensor(A->e[i], t, A->lead)))
+            return ls_err(rc, "engine %s: %s", A->r->eng[i].label, ls_errmsg());
+    return LS_OK;
+}
+
+/* Copy the optimizer state (params, m, v) of engine `from` to engine `to`. */
+static int copy_state(audit *A, int from, int to) {
+    tensor_kind ks[3] = {TENSOR_PARAMS, TENSOR_ADAM_M, TENSOR_ADAM_V};
+    for (int k = 0; k < 3; k++) {
+        tensor_id t = {ks[k], 0};
+        int rc = engine_get_tensor(A->e[from], t, A->lead);
+        if (!rc) rc = engine_set_tensor(A->e[to], t, A->lead);
+        if (rc) return rc;
+    }
+    return LS_OK;
+}
+
+/* ---- bounds (isolated mode) ------------------------------------------ */
+
+/* Bound of layer l's forward output given its fp32 input x and params pf. */
+static void bound_forward(audit *A, int l, const float *x, size_t n) {
+    const layer *ly = &A->m.layers[l];
+    const float *pf = A->pf;
+    size_t out = n * layer_out_size(ly);
+    if (ly->kind == LAYER_CONV) {
+        const model_tensor *w = &A->m.tensors[ly->w_tensor], *b = &A->m.tensors[ly->b_tensor];
+        compare_bound_conv_fwd(A->bound, x, pf + w->offset, pf + b->offset, n, ly->in_c, ly->in_h, ly->in_w,
+                               ly->out_c, ly->k, ly->pad);
+    } else if (ly->kind == LAYER_DENSE) {
+        const model_tensor *w = &A->m.tensors[ly->w_tensor], *b = &A->m.tensors[ly->b_tensor];
+        compare_bound_dense_fwd(A->bound, x, pf + w->offset, pf + b->offset, n, ly->in_c, ly->out_c);
+    } else if (ly->kind == LAYER_DROPOUT) {
+        /* one multiply by 1/(1-p): half an ulp of the result */
+        const double *ref = A->db[leader(A)];
+        for (size_t i = 0; i < out; i++) A->bound[i] = 0x1p-24 * fabs(ref[i]);
+    } else {
+        memset(A->bound, 0, out * sizeof *A->bound); /* exact in fp32 */
+    }
+}
+
+/* ---- one step ---------------------------------------------------------- */
+
+static int step_once(audit *A, size_t nb, int full) {
+    audit_result *r = A->r;
+    const model *m = &A->m;
+    int E = r->n_engines, rc = 0, L = m->n_layers;
+    int iso = full && A->cfg.mode == MODE_ISOLATED;
+    int with_ref = 0;
+    for (int i = 0; i < E; i++) with_ref |= A->active[i] && r->eng[i].is_ref;
+    double t0;
+#define CALL_ALL(expr)                                                                    \
+    for (int i = 0; i < E; i++) {                                                         \
+        if (!A->active[i]) continue;                                                      \
+        double tc_ = ls_now();                                                            \
+        engine *e = A->e[i];                                                              \
+        rc = (expr);                                                                      \
+        r->eng[i].train_s[A->epoch] += ls_now() - tc_;                                    \
+        if (rc) return ls_err(rc, "engine %s, step %ld: %s", r->eng[i].label, A->step, ls_errmsg()); \
+    }
+#define CMP_BEGIN t0 = ls_now()
+#define CMP_END A->t_compare += ls_now() - t0
+
+    /* reference shadows start from the fp32 leader's state */
+    if (A->step > A->cfg.ref_steps) {
+        int lead32 = -1;
+        for (int i = 0; i < E && lead32 < 0; i++)
+            if (A->active[i] && !r->eng[i].is_ref) lead32 = i;
+        for (int i = 0; i < E && lead32 >= 0; i++)
+            if (A->active[i] && r->eng[i].is_ref && (rc = copy_state(A, lead32, i)))
+                return ls_err(rc, "engine %s: shadow sync: %s", r->eng[i].label, ls_errmsg());
+    }
+    CMP_BEGIN;
+    if (full && A->cfg.mode != MODE_FREE) {
+        tensor_kind ks[3] = {TENSOR_PARAMS, TENSOR_ADAM_M, TENSOR_ADAM_V};
+        for (int k = 0; k < 3; k++)
+            if ((rc = broadcast(A, (tensor_id){ks[k], 0}))) return rc;
+    }
+    if (iso && with_ref) {
+        int ld = leader(A);
+        if ((rc = engine_get_tensor(A->e[ld], (tensor_id){TENSOR_PARAMS, 0}, A->pf))) return rc;
+    }
+    CMP_END;
+    CALL_ALL(engine_set_batch(e, A->x, A->y, nb, (uint64_t)A->step));
+    int bounded = iso && with_ref;
+    /* forward */
+    for (int l = 0; l < L; l++) {
+        const float *xin = A->x;
+        CMP_BEGIN;
+        if (iso && l > 0) {
+            if ((rc = broadcast(A, (tensor_id){TENSOR_ACT, l - 1}))) return rc;
+            xin = A->lead;
+        }
+        CMP_END;
+        CALL_ALL(engine_forward_layer(e, l, 1));
+        if (full) {
+            CMP_BEGIN;
+            if ((rc = fetch_all(A, (tensor_id){TENSOR_ACT, l}))) return rc;
+            if (bounded) bound_forward(A, l, xin, nb);
+            compare_slot(A, A->slot_act[l], bounded ? A->bound : NULL);
+            CMP_END;
+        }
+    }
+    /* loss */
+    CMP_BEGIN;
+    if (iso && (rc = broadcast(A, (tensor_id){TENSOR_ACT, L - 1}))) return rc;
+    CMP_END;
+    float losses[AUDIT_MAX_ENGINES];
+    CALL_ALL(engine_loss(e, &losses[i]));
+    if (full) {
+        CMP_BEGIN;
+        if ((rc = fetch_compare(A, A->slot_loss, NULL))) return rc;
+        if ((rc = fetch_compare(A, A->slot_dact[L - 1], NULL))) return rc;
+        CMP_END;
+    }
+    /* backward */
+    for (int l = L - 1; l >= 0; l--) {
+        const layer *ly = &m->layers[l];
+        CMP_BEGIN;
+        if (iso && (rc = broadcast(A, (tensor_id){TENSOR_DACT, l}))) return rc;
+        CMP_END;
+        CALL_ALL(engine_backward_layer(e, l));
+        if (!full) continue;
+        CMP_BEGIN;
+        /* bounds need dy (the broadcast DACT[l], in A->lead) and x (the
+         * layer's input, the leader's ACT[l-1] or the batch) */
+        float *dy = NULL, *xin = A->x;
+        if (bounded) {
+            size_t nd = nb * layer_out_size(ly);
+            dy = malloc(nd * sizeof *dy);
+            if (!dy) return ls_err(LS_ENOMEM, "out of memory");
+            memcpy(dy, A->lead, nd * sizeof *dy);
+            if (l > 0) {
+                int ld = leader(A);
+                if ((rc = engine_get_tensor(A->e[ld], (tensor_id){TENSOR_ACT, l - 1}, A->lead))) {
+                    free(dy);
+                    return rc;
+                }
+                xin = A->lead;
+            }
+        }
+        if (l > 0) {
+            if ((rc = fetch_all(A, (tensor_id){TENSOR_DACT, l - 1}))) {
+                free(dy);
+                return rc;
+            }
+            if (bounded) {
+                size_t ni = nb * layer_in_size(ly);
+                if (ly->kind == LAYER_CONV)
+                    compare_bound_conv_bwd_data(A->bound, dy, A->pf + m->tensors[ly->w_tensor].offset, nb, ly->in_c,
+                                                ly->in_h, ly->in_w, ly->out_c, ly->k, ly->pad);
+                else if (ly->kind == LAYER_DENSE)
+                    compare_bound_dense_bwd_data(A->bound, dy, A->pf + m->tensors[ly->w_tensor].offset, nb, ly->in_c,
+                                                 ly->out_c);
+                else if (ly->kind == LAYER_DROPOUT)
+                    for (size_t i = 0; i < ni; i++) A->bound[i] = 0x1p-24 * fabs(A->db[leader(A)][i]);
+                else
+                    memset(A->bound, 0, ni * sizeof *A->bound);
+            }
+            compare_slot(A, A->slot_dact[l - 1], bounded ? A->bound : NULL);
+        }
+        if (ly->w_tensor >= 0) {
+            rc = fetch_all(A, (tensor_id){TENSOR_GRADS, 0});
+            if (rc) {
+                free(dy);
+                return rc;
+            }
+            const model_tensor *wt = &m->tensors[ly->w_tensor], *bt = &m->tensors[ly->b_tensor];
+            double *bw = NULL, *bb = NULL;
+            if (bounded) {
+                bw = A->bound;
+                bb = A->bound2;
+                if (ly->kind == LAYER_CONV)
+                    compare_bound_conv_bwd_weights(bw, bb, xin, dy, nb, ly->in_c, ly->in_h, ly->in_w, ly->out_c, ly->k,
+                                                   ly->pad);
+                else
+                    compare_bound_dense_bwd_weights(bw, bb, xin, dy, nb, ly->in_c, ly->out_c);
+            }
+            /* compare_slot indexes the bound from 0 for the slice */
+            compare_slot(A, A->slot_grad[ly->w_tensor], bw);
+            compare_slot(A, A->slot_grad[ly->b_tensor], bb);
+            (void)wt;
+            (void)bt;
+        }
+        free(dy);
+        CMP_END;
+    }
+    /* update */
+    CMP_BEGIN;
+    if (iso && (rc = broadcast(A, (tensor_id){TENSOR_GRADS, 0}))) return rc;
+    CMP_END;
+    CALL_ALL(engine_update(e, &A->cfg.run.adam, (int)A->step));
+    /* every step: parameters of every pair (digest and norms) */
+    CMP_BEGIN;
+    if ((rc = fetch_all(A, (tensor_id){TENSOR_PARAMS, 0}))) return rc;
+    for (int pi = 0; pi < r->n_pairs; pi++) {
+        audit_pair *p = &r->pair[pi];
+        if (!A->active[p->a] || !A->active[p->b]) continue;
+        compare_stats st;
+        if (r->eng[p->a].is_ref) compare_f64(&st, A->db[p->a], A->fb[p->b], m->n_params, NULL);
+        else compare_f32(&st, A->fb[p->a], A->fb[p->b], m->n_params, NULL);
+        p->param_rel_l2[A->step - 1] = st.rel_l2;
+        p->param_max_ulp[A->step - 1] = st.max_ulp;
+        p->loss_diff[A->step - 1] = fabs((double)losses[p->a] - (double)losses[p->b]);
+        if (st.n_equal < st.n && p->first_diff_step == 0) p->first_diff_step = A->step;
+        if (!full) {
+            json_line_begin(A, r->eng[p->a].label, r->eng[p->b].label, "params", "step");
+            compare_stats_json(&A->line, &st);
+            json_line_end(A);
+        }
+    }
+    if (full) {
+        for (int ti = 0; ti < m->n_tensors; ti++) compare_slot(A, A->slot_param[ti], NULL);
+        if ((rc = fetch_all(A, (tensor_id){TENSOR_ADAM_M, 0}))) return rc;
+        for (int ti = 0; ti < m->n_tensors; ti++) compare_slot(A, A->slot_m[ti], NULL);
+        if ((rc = fetch_all(A, (tensor_id){TENSOR_ADAM_V, 0}))) return rc;
+        for (int ti = 0; ti < m->n_tensors; ti++) compare_slot(A, A->slot_v[ti], NULL);
+    }
+    CMP_END;
+    for (int i = 0; i < E; i++) r->eng[i].steps_run += A->active[i];
+    return LS_OK;
+#undef CALL_ALL
+#undef CMP_BEGIN
+#undef CMP_END
+}
+
+/* ---- outputs ----------------------------------------------------------- */
+
+static void json_slot(lsbuf *b, const audit_result *r, const audit_slot_stats *ss, int s) {
+    lsbuf_printf(b, "{\"tensor\": ");
+    lsbuf_json_str(b, r->slot_name[s]);
+    lsbuf_printf(b, ", \"phase\": \"%s\", \"steps\": %ld, \"max_abs\": ", r->slot_phase[s], ss->n_steps);
+    lsbuf_json_num(b, ss->max_abs);
+    lsbuf_printf(b, ", \"max_rel\": ");
+    lsbuf_json_num(b, ss->max_rel);
+    lsbuf_printf(b, ", \"max_ulp\": ");
+    lsbuf_json_num(b, ss->max_ulp);
+    lsbuf_printf(b, ", \"max_bound_ratio\": ");
+    if (ss->max_bound_ratio < 0) lsbuf_printf(b, "null");
+    else lsbuf_json_num(b, ss->max_bound_ratio);
+    lsbuf_printf(b, ", \"min_frac_equal\": ");
+    lsbuf_json_num(b, ss->min_frac_equal);
+    lsbuf_printf(b, ", \"worst_step\": %ld, \"first_unequal_step\": %ld}", ss->worst_step, ss->first_unequal_step);
+}
+
+static int write_run_json(audit *A, const char *path) {
+    audit_result *r = A->r;
+    const audit_cfg *c = &A->cfg;
+    const model *m = &A->m;
+    lsbuf b;
+    lsbuf_init(&b);
+    char nb[16];
+    lsbuf_printf(&b, "{\n  \"tool\": \"lockstep\", \"command\": \"audit\",\n  \"config\": {\"model\": ");
+    lsbuf_json_str(&b, m->name);
+    lsbuf_printf(&b, ", \"model_spec\": ");
+    lsbuf_json_str(&b, m->spec);
+    lsbuf_printf(&b, ", \"params\": %zu, \"data\": ", m->n_params);
+    lsbuf_json_str(&b, c->run.data_dir);
+    lsbuf_printf(&b, ", \"data_crc32\": {\"train_images\": \"%08x\", \"train_labels\": \"%08x\", \"test_images\": \"%08x\", "
+                     "\"test_labels\": \"%08x\"}",
+                 A->ds.train.images_crc, A->ds.train.labels_crc, A->ds.test.images_crc, A->ds.test.labels_crc);
+    lsbuf_printf(&b, ", \"mode\": \"%s\", \"epochs\": %d, \"batch\": %zu, \"lr\": ", lockstep_mode_name(c->mode),
+                 c->run.epochs, c->run.batch);
+    lsbuf_json_num(&b, c->run.adam.lr);
+    lsbuf_printf(&b, ", \"seed\": %llu, \"limit_train\": %zu, \"ref_steps\": %ld, \"audit_every\": %ld, \"repeat\": %d, "
+                     "\"engines\": ",
+                 (unsigned long long)c->run.seed, c->run.limit_train, c->ref_steps, c->audit_every, c->repeat);
+    lsbuf_json_str(&b, c->engines);
+    lsbuf_printf(&b, ", \"compiler\": ");
+    lsbuf_json_str(&b, "gcc " __VERSION__);
+    lsbuf_printf(&b, ", \"cflags\": ");
+#ifdef LS_CFLAGS
+    lsbuf_json_str(&b, LS_CFLAGS);
+#else
+    lsbuf_json_str(&b, "");
+#endif
+    lsbuf_printf(&b, "},\n  \"engines\": [");
+    for (int i = 0; i < r->n_engines; i++) {
+        const audit_engine *ae = &r->eng[i];
+        lsbuf_printf(&b, "%s\n    {\"label\": ", i ? "," : "");
+        lsbuf_json_str(&b, ae->label);
+        lsbuf_printf(&b, ", \"spec\": ");
+        lsbuf_json_str(&b, ae->spec);
+        lsbuf_printf(&b, ", \"available\": %s", ae->available ? "true" : "false");
+        if (!ae->available) {
+            lsbuf_printf(&b, ", \"skipped\": ");
+            lsbuf_json_str(&b, ae->skip_reason);
+            lsbuf_printf(&b, "}");
+            continue;
+        }
+        lsbuf_printf(&b, ", \"reference\": %s, \"steps_run\": %ld, \"describe\": %s", ae->is_ref ? "true" : "false",
+                     ae->steps_run, ae->describe && ae->describe[0] == '{' ? ae->describe : "null");
+        lsbuf_printf(&b, ", \"epochs\": [");
+        for (int ep = 0; ep < r->epochs_done; ep++) {
+            lsbuf_printf(&b, "%s{\"epoch\": %d, \"train_seconds\": ", ep ? ", " : "", ep + 1);
+            lsbuf_json_num(&b, ae->train_s[ep]);
+            lsbuf_printf(&b, ", \"images\": %zu, \"images_per_s\": ", ae->images[ep]);
+            lsbuf_json_num(&b, ae->train_s[ep] > 0 ? ae->images[ep] / ae->train_s[ep] : NAN);
+            lsbuf_printf(&b, ", \"test_accuracy\": ");
+            lsbuf_json_num(&b, ae->test_acc[ep]);
+            lsbuf_printf(&b, ", \"test_loss\": ");
+            lsbuf_json_num(&b, ae->test_loss[ep]);
+            lsbuf_printf(&b, "}");
+        }
+        lsbuf_printf(&b, "], \"epoch_seconds_cold\": ");
+        lsbuf_json_num(&b, r->epochs_done ? ae->train_s[0] : NAN);
+        double warm = NAN;
+        if (r->epochs_done > 1) {
+            warm = 0;
+            for (int ep = 1; ep < r->epochs_done; ep++) warm += ae->train_s[ep];
+            warm /= r->epochs_done - 1;
+        }
+        lsbuf_printf(&b, ", \"epoch_seconds_warm_mean\": ");
+        lsbuf_json_num(&b, warm);
+        lsbuf_printf(&b, ", \"peak_rss_bytes\": %zu, \"timing\": {\"layers\": [", ae->peak_rss);
+        for (int l = 0; l < m->n_layers; l++) {
+            lsbuf_printf(&b, "%s{\"layer\": ", l ? ", " : "");
+            lsbuf_json_str(&b, m->layers[l].name);
+            lsbuf_printf(&b, ", \"forward_s\": ");
+            lsbuf_json_num(&b, ae->timing.layer_s[l][DIR_FWD]);
+            lsbuf_printf(&b, ", \"forward_calls\": %ld, \"backward_s\": ", ae->timing.layer_calls[l][DIR_FWD]);
+            lsbuf_json_num(&b, ae->timing.layer_s[l][DIR_BWD]);
+            lsbuf_printf(&b, ", \"backward_calls\": %ld}", ae->timing.layer_calls[l][DIR_BWD]);
+        }
+        lsbuf_printf(&b, "], \"loss_s\": ");
+        lsbuf_json_num(&b, ae->timing.loss_s);
+        lsbuf_printf(&b, ", \"update_s\": ");
+        lsbuf_json_num(&b, ae->timing.update_s);
+        lsbuf_printf(&b, ", \"set_batch_s\": ");
+        lsbuf_json_num(&b, ae->timing.set_batch_s);
+        lsbuf_printf(&b, ", \"get_tensor_s\": ");
+        lsbuf_json_num(&b, ae->timing.get_s);
+        lsbuf_printf(&b, ", \"set_tensor_s\": ");
+        lsbuf_json_num(&b, ae->timing.set_s);
+        lsbuf_printf(&b, "}");
+        if (ae->confusion) {
+            int C = m->n_classes;
+            lsbuf_printf(&b, ", \"per_class_accuracy\": {");
+            for (int k = 0; k < C; k++) {
+                long tot = 0;
+                for (int j = 0; j < C; j++) tot += ae->confusion[(size_t)k * C + j];
+                lsbuf_printf(&b, "%s", k ? ", " : "");
+                lsbuf_json_str(&b, class_name(c->run.data_dir, C, k, nb, sizeof nb));
+                lsbuf_printf(&b, ": ");
+                lsbuf_json_num(&b, tot ? (double)ae->confusion[(size_t)k * C + k] / tot : NAN);
+            }
+            lsbuf_printf(&b, "}, \"confusion\": [");
+            for (int k = 0; k < C; k++) {
+                lsbuf_printf(&b, "%s[", k ? ", " : "");
+                for (int j = 0; j < C; j++) lsbuf_printf(&b, "%s%ld", j ? ", " : "", ae->confusion[(size_t)k * C + j]);
+                lsbuf_printf(&b, "]");
+            }
+            lsbuf_printf(&b, "]");
+        }
+        lsbuf_printf(&b, "}");
+    }
+    lsbuf_printf(&b, "\n  ],\n  \"pairs\": [");
+    for (int pi = 0; pi < r->n_pairs; pi++) {
+        const audit_pair *p = &r->pair[pi];
+        lsbuf_printf(&b, "%s\n    {\"a\": ", pi ? "," : "");
+        lsbuf_json_str(&b, r->eng[p->a].label);
+        lsbuf_printf(&b, ", \"b\": ");
+        lsbuf_json_str(&b, r->eng[p->b].label);
+        int is_repeat = r->eng[p->b].repeat_of == p->a || r->eng[p->a].repeat_of == p->b;
+        lsbuf_printf(&b, ", \"repeat_pair\": %s, \"first_param_diff_step\": %ld", is_repeat ? "true" : "false",
+                     p->first_diff_step);
+        if (is_repeat) {
+            int det = p->first_diff_step == 0;
+            for (int s = 0; s < r->n_slots; s++)
+                if (p->slot[s].n_steps && p->slot[s].min_frac_equal < 1) det = 0;
+            lsbuf_printf(&b, ", \"bitwise_deterministic\": %s", det ? "true" : "false");
+        }
+        if (!r->eng[p->a].is_ref && !r->eng[p->b].is_ref) {
+            lsbuf_printf(&b, ", \"test_predictions_differing\": [");
+            for (int ep = 0; ep < r->epochs_done; ep++) lsbuf_printf(&b, "%s%ld", ep ? ", " : "", p->disagree[ep]);
+            lsbuf_printf(&b, "]");
+        }
+        lsbuf_printf(&b, ", \"tensors\": [");
+        int first = 1;
+        for (int s = 0; s < r->n_slots; s++) {
+            if (!p->slot[s].n_steps) continue;
+            lsbuf_printf(&b, "%s\n      ", first ? "" : ",");
+            json_slot(&b, r, &p->slot[s], s);
+            first = 0;
+        }
+        lsbuf_printf(&b, "],\n      \"param_divergence\": [");
+        first = 1;
+        for (long s = 0; s < r->total_steps; s++) {
+            if (isnan(p->param_rel_l2[s])) continue;
+            lsbuf_printf(&b, "%s[%ld, ", first ? "" : ", ", s + 1);
+            lsbuf_json_num(&b, p->param_rel_l2[s]);
+            lsbuf_printf(&b, ", ");
+            lsbuf_json_num(&b, p->param_max_ulp[s]);
+            lsbuf_printf(&b, ", ");
+            lsbuf_json_num(&b, p->loss_diff[s]);
+            lsbuf_printf(&b, "]");
+            first = 0;
+        }
+        lsbuf_printf(&b, "]}");
+    }
+    lsbuf_printf(&b, "\n  ],\n  \"param_divergence_columns\": [\"step\", \"rel_l2\", \"max_ulp\", \"loss_abs_diff\"],\n");
+    lsbuf_printf(&b, "  \"steps\": %ld, \"compare_seconds\": ", r->total_steps);
+    lsbuf_json_num(&b, r->compare_s);
+    lsbuf_printf(&b, ", \"total_seconds\": ");
+    lsbuf_json_num(&b, r->total_s);
+    lsbuf_printf(&b, ", \"driver_peak_rss_bytes\": %zu, \"steps_jsonl_lines\": %ld\n}\n", r->parent_peak_rss,
+                 r->jsonl_lines);
+    int rc = b.failed ? ls_err(LS_ENOMEM, "out of memory building run.json") : ls_write_file_atomic(path, b.s, b.len);
+    lsbuf_free(&b);
+    return rc;
+}
+
+static const char *fmt_ulp(char *buf, size_t cap, double u) {
+    if (isnan(u)) snprintf(buf, cap, "nan");
+    else if (isinf(u)) snprintf(buf, cap, "inf");
+    else if (u == 0) snprintf(buf, cap, "0");
+    else if (u < 0.01) snprintf(buf, cap, "%.1e", u);
+    else if (u < 100) snprintf(buf, cap, "%.2f", u);
+    else snprintf(buf, cap, "%.3g", u);
+    return buf;
+}
+
+static void print_summary(audit *A) {
+    FILE *f = A->cfg.out;
+    if (!f) return;
+    audit_result *r = A->r;
+    const model *m = &A->m;
+    char b1[32], b2[32];
+    fprintf(f, "\n== engines\n");
+    for (int i = 0; i < r->n_engines; i++) {
+        const audit_engine *ae = &r->eng[i];
+        if (!ae->available) fprintf(f, "  %-26s skipped: %s\n", ae->label, ae->skip_reason);
+        else if (ae->is_ref)
+            fprintf(f, "  %-26s ran %ld steps (1..%ld, then one shadow step every %ld)\n", ae->label, ae->steps_run,
+                    A->cfg.ref_steps, A->cfg.audit_every);
+        else fprintf(f, "  %-26s ran %ld steps\n", ae->label, ae->steps_run);
+    }
+    if (r->epochs_done > 0 && A->cfg.eval) {
+        fprintf(f, "\n== test accuracy per epoch (and training time: batch making + forward + loss + backward + update)\n");
+        fprintf(f, "  %-26s", "engine");
+        for (int ep = 0; ep < r->epochs_done; ep++) fprintf(f, "   epoch %d", ep + 1);
+        fprintf(f, "   cold s   warm s   images/s (last)   peak MiB\n");
+        for (int i = 0; i < r->n_engines; i++) {
+            const audit_engine *ae = &r->eng[i];
+            if (!ae->available || ae->is_ref) continue;
+            fprintf(f, "  %-26s", ae->label);
+            for (int ep = 0; ep < r->epochs_done; ep++) fprintf(f, "  %7.2f%%", 100 * ae->test_acc[ep]);
+            int last = r->epochs_done - 1;
+            double warm = r->epochs_done > 1 ? ae->train_s[last] : NAN;
+            fprintf(f, "  %7.2f  %7.2f  %12.0f  %12.1f\n", ae->train_s[0], warm, ae->images[last] / ae->train_s[last],
+                    ae->peak_rss / 1048576.0);
+        }
+        for (int pi = 0; pi < r->n_pairs; pi++) {
+            const audit_pair *p = &r->pair[pi];
+            if (r->eng[p->a].is_ref || r->eng[p->b].is_ref) continue;
+            fprintf(f, "  test images classified differently, %s vs %s:", r->eng[p->a].label, r->eng[p->b].label);
+            for (int ep = 0; ep < r->epochs_done; ep++) fprintf(f, " %ld", p->disagree[ep]);
+            fprintf(f, " (of %zu)\n", A->cfg.run.limit_test && A->cfg.run.limit_test < A->ds.test.n
+                                           ? A->cfg.run.limit_test : A->ds.test.n);
+        }
+    }
+    fprintf(f, "\n== when do engines stop being bitwise equal? (parameters after each step)\n");
+    for (int pi = 0; pi < r->n_pairs; pi++) {
+        const audit_pair *p = &r->pair[pi];
+        long last = -1;
+        for (long s = r->total_steps - 1; s >= 0; s--)
+            if (!isnan(p->param_rel_l2[s])) {
+                last = s;
+                break;
+            }
+        int is_repeat = r->eng[p->b].repeat_of == p->a || r->eng[p->a].repeat_of == p->b;
+        fprintf(f, "  %-24s vs %-24s ", r->eng[p->b].label, r->eng[p->a].label);
+        if (p->first_diff_step == 0) fprintf(f, "bitwise equal at every step compared");
+        else fprintf(f, "first differ after step %ld", p->first_diff_step);
+        if (last >= 0)
+            fprintf(f, "; at step %ld: params rel. L2 %.2e, max %s ulp", last + 1, p->param_rel_l2[last],
+                    fmt_ulp(b1, sizeof b1, p->param_max_ulp[last]));
+        if (is_repeat) fprintf(f, "  [run-to-run determinism]");
+        fprintf(f, "\n");
+    }
+    fprintf(f, "\n== largest divergence per tensor over the audited steps (max ulp; bound ratio where bounded;\n"
+               "   ratio <= 1: consistent with fp32 rounding in some order)\n");
+    for (int pi = 0; pi < r->n_pairs; pi++) {
+        const audit_pair *p = &r->pair[pi];
+        fprintf(f, "  %s vs %s\n", r->eng[p->b].label, r->eng[p->a].label);
+        for (int s = 0; s < r->n_slots; s++) {
+            const audit_slot_stats *ss = &p->slot[s];
+            if (!ss->n_steps) continue;
+            /* keep the table readable: activations, gradients, loss and
+             * parameters; Adam moments are in run.json */
+            if (strstr(r->slot_name[s], ".adam_")) continue;
+            fprintf(f, "    %-20s %-8s max %8s ulp  rel %-9.2e", r->slot_name[s], r->slot_phase[s],
+                    fmt_ulp(b1, sizeof b1, ss->max_ulp), ss->max_rel);
+            if (ss->max_bound_ratio >= 0) fprintf(f, "  bound ratio %-8s", fmt_ulp(b2, sizeof b2, ss->max_bound_ratio));
+            if (ss->first_unequal_step) fprintf(f, "  first unequal at step %ld", ss->first_unequal_step);
+            else fprintf(f, "  bitwise equal");
+            fprintf(f, "\n");
+        }
+    }
+    fprintf(f, "\n== cost\n  comparison %.2f s of %.2f s total; %ld steps; driver peak RSS %.1f MiB\n", r->compare_s,
+            r->total_s, r->total_steps, r->parent_peak_rss / 1048576.0);
+    (void)m;
+}
+
+/* ---- the run ------------------------------------------------------------ */
+
+void audit_result_free(audit_result *r) {
+    for (int i = 0; i < r->n_engines; i++) {
+        free(r->eng[i].describe);
+        free(r->eng[i].confusion);
+        free(r->eng[i].pred);
+    }
+    for (int pi = 0; pi < r->n_pairs; pi++) {
+        free(r->pair[pi].param_rel_l2);
+        free(r->pair[pi].param_max_ulp);
+        free(r->pair[pi].loss_diff);
+    }
+    memset(r, 0, sizeof *r);
+}
+
+int audit_slot(const audit_result *r, const char *name) {
+    for (int s = 0; s < r->n_slots; s++)
+        if (strcmp(r->slot_name[s], name) == 0) return s;
+    return -1;
+}
+
+int audit_pair_index(const audit_result *r, const char *a, const char *b) {
+    for (int pi = 0; pi < r->n_pairs; pi++) {
+        const char *x = r->eng[r->pair[pi].a].label, *y = r->eng[r->pair[pi].b].label;
+        if ((strcmp(x, a) == 0 && strcmp(y, b) == 0) || (strcmp(x, b) == 0 && strcmp(y, a) == 0)) return pi;
+    }
+    return -1;
+}
+
+static int evaluate(audit *A) {
+    audit_result *r = A->r;
+    int ep = A->epoch;
+    for (int i = 0; i < r->n_engines; i++) {
+        audit_engine *ae = &r->eng[i];
+        if (!ae->available || ae->is_ref) continue;
+        eval_result ev;
+        int rc = eval_engine(A->e[i], &A->ds.test, A->cfg.run.limit_test, &ev);
+        if (rc) return ls_err(rc, "engine %s: evaluation: %s", ae->label, ls_errmsg());
+        ae->test_acc[ep] = ev.accuracy;
+        ae->test_loss[ep] = ev.loss;
+        free(ae->confusion);
+        free(ae->pred);
+        ae->confusion = ev.confusion;
+        ae->pred = ev.pred;
+        ev.confusion = NULL;
+        ev.pred = NULL;
+        eval_result_free(&ev);
+    }
+    for (int pi = 0; pi < r->n_pairs; pi++) {
+        audit_pair *p = &r->pair[pi];
+        const audit_engine *a = &r->eng[p->a], *b = &r->eng[p->b];
+        if (!a->pred || !b->pred) continue;
+        size_t n = A->cfg.run.limit_test && A->cfg.run.limit_test < A->ds.test.n ? A->cfg.run.limit_test : A->ds.test.n;
+        long d = 0;
+        for (size_t k = 0; k < n; k++) d += a->pred[k] != b->pred[k];
+        p->disagree[ep] = d;
+    }
+    return LS_OK;
+}
+
+int audit_run(const audit_cfg *cfg, audit_result *res) {
+    audit A;
+    memset(&A, 0, sizeof A);
+    audit_result local;
+    A.cfg = *cfg;
+    A.r = res ? res : &local;
+    memset(A.r, 0, sizeof *A.r);
+    audit_result *r = A.r;
+    lsbuf_init(&A.line);
+    uint32_t *perm = NULL;
+    int rc;
+    double t_start = ls_now();
+    const run_cfg *rc_ = &A.cfg.run;
+    FILE *out = A.cfg.out;
+
+    if (A.cfg.repeat < 1 || A.cfg.repeat > 2) return ls_err(LS_EINVAL, "--repeat must be 1 or 2");
+    if (rc_->epochs < 1 || rc_->epochs > 64) return ls_err(LS_EINVAL, "--epochs must be in 1..64 for an audit");
+    if ((rc = model_build(&A.m, rc_->model))) return rc;
+    if ((rc = dataset_load(&A.ds, rc_->data_dir, A.m.n_classes))) return rc;
+    if (A.ds.train.rows != A.m.in_h || A.ds.train.cols != A.m.in_w || A.m.in_c != 1) {
+        rc = ls_err(LS_EINVAL, "%s: images are %dx%d but model %s expects %dx%dx%d", A.ds.train.images_path,
+                    A.ds.train.rows, A.ds.train.cols, A.m.name, A.m.in_c, A.m.in_h, A.m.in_w);
+        goto done;
+    }
+    if ((rc = make_slots(&A))) goto done;
+    /* children first: nothing in this process has started OpenMP, oneDNN
+     * or CUDA yet, so each child begins clean */
+    if ((rc = make_engines(&A))) goto done;
+
+    size_t n_train = rc_->limit_train && rc_->limit_train < A.ds.train.n ? rc_->limit_train : A.ds.train.n;
+    size_t spe = steps_per_epoch(n_train, rc_->batch);
+    long total = (long)spe * rc_->epochs;
+    if (rc_->max_steps >= 0 && rc_->max_steps < total) total = rc_->max_steps;
+    r->total_steps = total;
+    A.maxf = A.m.n_params;
+    size_t in = (size_t)A.m.in_c * A.m.in_h * A.m.in_w;
+    if (rc_->batch * in > A.maxf) A.maxf = rc_->batch * in;
+    for (int l = 0; l < A.m.n_layers; l++)
+        if (rc_->batch * layer_out_size(&A.m.layers[l]) > A.maxf) A.maxf = rc_->batch * layer_out_size(&A.m.layers[l]);
+    for (int i = 0; i < r->n_engines; i++) {
+        if (!r->eng[i].available) continue;
+        A.fb[i] = ls_malloc(A.maxf * sizeof(float));
+        if (!A.fb[i]) { rc = LS_ENOMEM; goto done; }
+        if (r->eng[i].is_ref && !(A.db[i] = ls_malloc(A.maxf * sizeof(double)))) { rc = LS_ENOMEM; goto done; }
+    }
+    for (int pi = 0; pi < r->n_pairs; pi++) {
+        audit_pair *p = &r->pair[pi];
+        p->param_rel_l2 = ls_malloc((size_t)(total ? total : 1) * sizeof(double));
+        p->param_max_ulp = ls_malloc((size_t)(total ? total : 1) * sizeof(double));
+        p->loss_diff = ls_malloc((size_t)(total ? total : 1) * sizeof(double));
+        if (!p->param_rel_l2 || !p->param_max_ulp || !p->loss_diff) { rc = LS_ENOMEM; goto done; }
+        for (long s = 0; s < total; s++) p->param_rel_l2[s] = p->param_max_ulp[s] = p->loss_diff[s] = NAN;
+    }
+    A.lead = ls_malloc(A.maxf * sizeof(float));
+    A.pf = ls_malloc(A.m.n_params * sizeof(float));
+    A.x = ls_malloc(rc_->batch * in * sizeof(float));
+    A.y = ls_malloc(rc_->batch * sizeof(int32_t));
+    A.bound = ls_malloc(A.maxf * sizeof(double));
+    A.bound2 = ls_malloc(A.maxf * sizeof(double));
+    perm = ls_malloc(n_train * sizeof *perm);
+    if (!A.lead || !A.pf || !A.x || !A.y || !A.bound || !A.bound2 || !perm) { rc = LS_ENOMEM; goto done; }
+
+    if (A.cfg.out_dir) {
+        if (mkdir(A.cfg.out_dir, 0755) != 0 && errno != EEXIST) {
+            rc = ls_err(LS_EIO, "%s: cannot create the output directory: %s", A.cfg.out_dir, strerror(errno));
+            goto done;
+        }
+        snprintf(A.jsonl_path, sizeof A.jsonl_path, "%s/steps.jsonl", A.cfg.out_dir);
+        snprintf(A.jsonl_tmp, sizeof A.jsonl_tmp, "%s.tmp.%ld", A.jsonl_path, (long)getpid());
+        A.jsonl = fopen(A.jsonl_tmp, "w");
+        if (!A.jsonl) {
+            rc = ls_err(LS_EIO, "%s: cannot create: %s", A.jsonl_tmp, strerror(errno));
+            goto done;
+        }
+    }
+
+    /* the same fp32 initial weights everywhere */
+    float *params = ls_malloc(A.m.n_params * sizeof *params);
+    if (!params) { rc = LS_ENOMEM; goto done; }
+    model_init_params(&A.m, params, rc_->seed);
+    for (int i = 0; i < r->n_engines && !rc; i++)
+        if (r->eng[i].available && (rc = engine_set_params(A.e[i], params)))
+            rc = ls_err(rc, "engine %s: %s", r->eng[i].label, ls_errmsg());
+    free(params);
+    if (rc) goto done;
+
+    if (out) {
+        fprintf(out, "lockstep audit: model %s (%zu parameters), mode %s, %d epoch(s) of %zu images, batch %zu, seed %llu\n",
+                A.m.name, A.m.n_params, lockstep_mode_name(A.cfg.mode), rc_->epochs, n_train, rc_->batch,
+                (unsigned long long)rc_->seed);
+        fprintf(out, "  %ld steps; full comparison at steps 1..%ld and every %ld steps; reference runs steps 1..%ld\n",
+                total, A.cfg.ref_steps > 1 ? A.cfg.ref_steps : 1, A.cfg.audit_every, A.cfg.ref_steps);
+        for (int i = 0; i < r->n_engines; i++)
+            fprintf(out, "  engine %-26s %s\n", r->eng[i].label,
+                    r->eng[i].available ? (r->eng[i].describe ? r->eng[i].describe : "") : r->eng[i].skip_reason);
+        fflush(out);
+    }
+
+    for (A.epoch = 0; A.epoch < rc_->epochs && A.step < total; A.epoch++) {
+        rng_shuffle(perm, (uint32_t)n_train, rc_->seed, (uint32_t)A.epoch);
+        for (size_t s = 0; s < spe && A.step < total; s++) {
+            size_t first = s * rc_->batch, nb = n_train - first < rc_->batch ? n_train - first : rc_->batch;
+            double tb = ls_now();
+            data_make_batch(&A.ds.train, perm + first, 0, nb, A.x, A.y);
+            tb = ls_now() - tb;
+            A.step++;
+            int shadow = A.cfg.audit_every > 0 && A.step % A.cfg.audit_every == 0;
+            int full = A.step <= (A.cfg.ref_steps > 1 ? A.cfg.ref_steps : 1) || shadow || A.step == total;
+            for (int i = 0; i < r->n_engines; i++) {
+                A.active[i] = r->eng[i].available && (!r->eng[i].is_ref || A.step <= A.cfg.ref_steps || shadow);
+                if (A.active[i]) {
+                    r->eng[i].train_s[A.epoch] += tb; /* each engine would have made the batch itself */
+                    r->eng[i].images[A.epoch] += nb;
+                }
+            }
+            if ((rc = step_once(&A, nb, full))) goto done;
+            if (rc_->progress)
+                fprintf(stderr, "\r  epoch %d/%d  step %ld/%ld%s   ", A.epoch + 1, rc_->epochs, A.step, total,
+                        full ? "  (full comparison)" : "");
+        }
+        if (rc_->progress) fprintf(stderr, "\r%70s\r", "");
+        r->epochs_done = A.epoch + 1;
+        if (A.cfg.eval && (rc = evaluate(&A))) goto done;
+        if (out && A.cfg.eval) {
+            fprintf(out, "epoch %d:", A.epoch + 1);
+            for (int i = 0; i < r->n_engines; i++)
+                if (r->eng[i].available && !r->eng[i].is_ref)
+                    fprintf(out, "  %s %.2f%% (%.1f s)", r->eng[i].label, 100 * r->eng[i].test_acc[A.epoch],
+                            r->eng[i].train_s[A.epoch]);
+            fprintf(out, "\n");
+            fflush(out);
+        }
+    }
+    for (int i = 0; i < r->n_engines; i++)
+        if (r->eng[i].available && (rc = remote_fetch_stats(A.e[i], &r->eng[i].peak_rss))) goto done;
+    for (int i = 0; i < r->n_engines; i++)
+        if (r->eng[i].available) r->eng[i].timing = A.e[i]->timing;
+    r->compare_s = A.t_compare;
+    r->parent_peak_rss = ls_peak_rss();
+    r->total_s = ls_now() - t_start;
+    print_summary(&A);
+    if (A.cfg.out_dir) {
+        if (fflush(A.jsonl) != 0 || fsync(fileno(A.jsonl)) != 0 || fclose(A.jsonl) != 0) {
+            A.jsonl = NULL;
+            rc = ls_err(LS_EIO, "%s: write failed", A.jsonl_tmp);
+            goto done;
+        }
+        A.jsonl = NULL;
+        if (rename(A.jsonl_tmp, A.jsonl_path) != 0) {
+            rc = ls_err(LS_EIO, "%s: cannot rename into place: %s", A.jsonl_path, strerror(errno));
+            goto done;
+        }
+        char path[1100];
+        snprintf(path, sizeof path, "%s/run.json", A.cfg.out_dir);
+        if ((rc = write_run_json(&A, path))) goto done;
+        if (out) fprintf(out, "  wrote %s/steps.jsonl (%ld lines) and %s\n", A.cfg.out_dir, r->jsonl_lines, path);
+    }
+done:
+    if (A.jsonl) {
+        fclose(A.jsonl);
+        unlink(A.jsonl_tmp);
+    }
+    for (int i = 0; i < AUDIT_MAX_ENGINES; i++) {
+        engine_free(A.e[i]);
+        free(A.fb[i]);
+        free(A.db[i]);
+    }
+    free(A.lead);
+    free(A.pf);
+    free(A.x);
+    free(A.y);
+    free(A.bound);
+    free(A.bound2);
+    free(perm);
+    lsbuf_free(&A.line);
+    dataset_free(&A.ds);
+    if (!res) audit_result_free(&local);
+    return rc;
+}

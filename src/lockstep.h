@@ -1,0 +1,119 @@
+/*
+ * lockstep.h — `lockstep audit`: several engines trained side by side on
+ * the same initial weights, batches and dropout masks, compared layer by
+ * layer (DESIGN.md §3-4).
+ *
+ * Modes:
+ *   free      every engine keeps its own weights: how fast do the
+ *             trajectories separate, and what does it do to accuracy?
+ *   sync      before each fully compared step every engine is set to the
+ *             leader's state rounded to fp32 (the leader too): how much
+ *             error does one step add, with no history?
+ *   isolated  sync, and inside the step each layer's input (forward) and
+ *             output gradient (backward), the loss's logits and the
+ *             update's gradients are the leader's, rounded to fp32, on every
+ *             engine: which layer introduces the error, and is its size
+ *             consistent with fp32 arithmetic (bound ratio <= 1)?
+ * The leader is the first reference engine while it runs, else the first
+ * other engine.  Reference engines run steps 1..ref_steps and, every
+ * audit_every steps after that, one shadow step whose state is first set to
+ * the leader's.  Every step the parameters of every engine pair are
+ * compared (digest and norms: cheap); every tensor is compared on steps
+ * 1..max(ref_steps,1), on every audit_every-th step and on the last step.
+ *
+ * Every engine variant runs in a child process (remote.h).  Outputs, in
+ * out_dir, each written to a temporary name and renamed when complete:
+ * steps.jsonl (one line per step, engine pair and tensor), run.json (the
+ * summary), and a readable summary on stdout.
+ */
+#ifndef LS_LOCKSTEP_H
+#define LS_LOCKSTEP_H
+
+#include <stdio.h>
+
+#include "compare.h"
+#include "train.h"
+
+typedef enum { MODE_FREE, MODE_SYNC, MODE_ISOLATED } lockstep_mode;
+const char *lockstep_mode_name(lockstep_mode m);
+int lockstep_mode_parse(const char *s, lockstep_mode *out);
+
+typedef struct {
+    run_cfg run;          /* model, data, seed, batch, epochs, lr, limits, threads */
+    const char *engines;  /* comma-separated engine specs */
+    lockstep_mode mode;
+    long ref_steps;       /* reference engines run steps 1..ref_steps */
+    long audit_every;     /* full comparison and reference shadow every K steps (0: never) */
+    int repeat;           /* 1, or 2: every engine twice, bitwise determinism per tensor */
+    int eval;             /* evaluate on the test set after each epoch (default 1) */
+    const char *out_dir;  /* NULL: no files */
+    FILE *out;            /* the readable summary (stdout; NULL for none) */
+} audit_cfg;
+
+void audit_cfg_default(audit_cfg *c);
+
+#define AUDIT_MAX_ENGINES 12
+#define AUDIT_MAX_PAIRS (AUDIT_MAX_ENGINES * (AUDIT_MAX_ENGINES - 1) / 2)
+#define AUDIT_MAX_SLOTS 256
+
+/* Worst values of one tensor slot for one pair, over every compared step. */
+typedef struct {
+    long n_steps;            /* steps on which it was compared */
+    double max_abs, max_rel, max_ulp, max_bound_ratio; /* bound ratio -1: never bounded */
+    double min_frac_equal;
+    long worst_step;         /* step of max_ulp */
+    long first_unequal_step; /* 0: bitwise equal whenever compared */
+} audit_slot_stats;
+
+typedef struct {
+    int a, b;                /* engine indices; a is the reference side */
+    long first_diff_step;    /* first step after whose update the params differ bitwise (0: never) */
+    double *param_rel_l2;    /* per step (index step-1), NAN when not both active */
+    double *param_max_ulp;
+    double *loss_diff;       /* |loss_a - loss_b| per step */
+    long disagree[64];       /* test images classified differently, per epoch */
+    audit_slot_stats slot[AUDIT_MAX_SLOTS];
+} audit_pair;
+
+typedef struct {
+    char label[80];          /* the spec, with "#2" for a repeat */
+    char spec[128];
+    int is_ref, available, repeat_of; /* repeat_of: index of the first run, or -1 */
+    char skip_reason[512];
+    char *describe;
+    long steps_run;
+    double train_s[64];      /* per epoch: time in this engine's training calls + batch making */
+    size_t images[64];
+    double test_acc[64], test_loss[64];
+    long *confusion;         /* last epoch, classes x classes */
+    uint8_t *pred;
+    size_t peak_rss;
+    engine_timing timing;    /* from the child */
+} audit_engine;
+
+typedef struct {
+    int n_engines;
+    audit_engine eng[AUDIT_MAX_ENGINES];
+    int n_pairs;
+    audit_pair pair[AUDIT_MAX_PAIRS];
+    int n_slots;
+    char slot_name[AUDIT_MAX_SLOTS][40];
+    char slot_phase[AUDIT_MAX_SLOTS][12]; /* forward, loss, backward, update */
+    long total_steps;
+    int epochs_done;
+    double compare_s, total_s;
+    size_t parent_peak_rss;
+    long jsonl_lines;
+} audit_result;
+
+/* Run the audit.  res may be NULL; otherwise it is filled (free it with
+ * audit_result_free).  Returns 0, or an error with ls_errmsg() set. */
+int audit_run(const audit_cfg *c, audit_result *res);
+void audit_result_free(audit_result *r);
+
+/* Index of a slot by name ("conv1.act", "fc1.weight.grad"), or -1. */
+int audit_slot(const audit_result *r, const char *name);
+/* Index of the pair of engines labelled a and b (either order), or -1. */
+int audit_pair_index(const audit_result *r, const char *a, const char *b);
+
+#endif

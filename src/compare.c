@@ -1,0 +1,430 @@
+/*
+ * compare.c — metrics between a reference and a candidate tensor, and the
+ * a-priori fp32 bounds (see compare.h for the definitions and the maths).
+ *
+ * Every metric is accumulated in one sequential pass in double, in index
+ * order, so the same inputs give the same stats on any machine and thread
+ * count.  The bound helpers are parallel over output elements only; each
+ * element's sum is one thread's, in a fixed order.
+ *
+ * Not here: I/O, allocation, verdicts.
+ */
+#include "compare.h"
+
+#include <float.h>
+#include <math.h>
+#include <string.h>
+
+static const double unit_roundoff = 0x1p-24; /* fp32 u */
+
+enum { CLS_FINITE, CLS_NAN, CLS_PINF, CLS_NINF };
+
+static int value_class(double v) {
+    if (isnan(v)) return CLS_NAN;
+    if (isinf(v)) return v > 0 ? CLS_PINF : CLS_NINF;
+    return CLS_FINITE;
+}
+
+static uint32_t float_bits(float f) {
+    uint32_t u;
+    memcpy(&u, &f, sizeof u);
+    return u;
+}
+
+/* bucket of a whole-step distance: 0 -> 0, [2^(k-1), 2^k) -> k */
+static int ulp_bucket(uint32_t steps) {
+    int k = 0;
+    while (steps) {
+        k++;
+        steps >>= 1;
+    }
+    return k;
+}
+
+double compare_ulp_of(double r) {
+    if (r == 0 || !isfinite(r)) return r == 0 ? 0x1p-149 : ldexp(1.0, 127 - 23);
+    int e;
+    frexp(fabs(r), &e); /* |r| = m 2^e, m in [0.5, 1): floor(log2|r|) = e - 1 */
+    int ex = e - 1;
+    if (ex < -126) ex = -126; /* subnormal range: fixed ULP 2^-149 */
+    if (ex > 127) ex = 127;   /* beyond FLT_MAX: keep the top binade's ULP */
+    return ldexp(1.0, ex - 23);
+}
+
+double compare_ulp_f64(double ref, float cand) {
+    int cr = value_class(ref), cc = value_class(cand);
+    if (cr != CLS_FINITE || cc != CLS_FINITE) return cr == cc ? 0.0 : INFINITY;
+    /* (double)cand - ref: one rounding at 2^-53 relative, far below the
+     * 2^-24 resolution asked of this number */
+    return fabs((double)cand - ref) / compare_ulp_of(ref);
+}
+
+double compare_ulp_f32(float ref, float cand) {
+    int cr = value_class(ref), cc = value_class(cand);
+    if (cr != CLS_FINITE || cc != CLS_FINITE) return cr == cc ? 0.0 : INFINITY;
+    return (double)ls_ulp_dist(ref, cand);
+}
+
+/* Running sums shared by the fp32 and the double paths. */
+typedef struct {
+    double sum_ulp, sum_sq_err, sum_sq_ref, sum_ratio;
+    size_t n_ratio;
+} acc;
+
+static void stats_begin(compare_stats *s, size_t n, const double *bound) {
+    memset(s, 0, sizeof *s);
+    s->n = n;
+    s->first_diff_index = n;
+    s->worst_abs_index = n;
+    s->worst_ulp_index = n;
+    s->first_nonfinite_mismatch = n;
+    s->worst_bound_index = n;
+    s->has_bound = bound != NULL;
+}
+
+/* One element.  r: the reference (exact double, or an fp32 value widened);
+ * rf: the reference as fp32 (identical to r for an fp32 reference);
+ * ulp_real: whether the ULP metric is the real-valued one (double ref). */
+static void stats_element(compare_stats *s, acc *a, size_t i, double r, float rf, float c,
+                          int ulp_real, const double *bound) {
+    int cr = value_class(r), cc = value_class(c);
+    s->ref_nan += cr == CLS_NAN;
+    s->ref_inf += cr == CLS_PINF || cr == CLS_NINF;
+    s->cand_nan += cc == CLS_NAN;
+    s->cand_inf += cc == CLS_PINF || cc == CLS_NINF;
+
+    if (cr != CLS_FINITE || cc != CLS_FINITE) {
+        if (cr == cc) { /* both NaN (payloads ignored) or the same infinity */
+            s->ulp_hist[0]++;
+            s->n_equal++;
+        } else {
+            s->ulp_hist[COMPARE_BUCKET_NONFINITE]++;
+            s->n_nonfinite_mismatch++;
+            if (s->first_nonfinite_mismatch == s->n) s->first_nonfinite_mismatch = i;
+            if (s->first_diff_index == s->n) s->first_diff_index = i;
+        }
+        return;
+    }
+
+    s->n_finite++;
+    int equal = float_bits(rf) == float_bits(c);
+    uint32_t steps = ls_ulp_dist(rf, c);
+    if (equal) {
+        s->n_equal++;
+    } else {
+        if (s->first_diff_index == s->n) s->first_diff_index = i;
+        if (steps == 0) s->n_zero_sign++;
+    }
+    s->ulp_hist[ulp_bucket(steps)]++;
+
+    double err = fabs((double)c - r);
+    double ulp = ulp_real ? err / compare_ulp_of(r) : (double)steps;
+    if (s->worst_abs_index == s->n || err > s->max_abs) {
+        s->max_abs = err;
+        s->worst_abs_index = i;
+    }
+    if (s->worst_ulp_index == s->n || ulp > s->max_ulp) {
+        s->max_ulp = ulp;
+        s->worst_ulp_index = i;
+    }
+    if (r != 0) {
+        double rel = err / fabs(r);
+        if (rel > s->max_rel) s->max_rel = rel;
+    }
+    a->sum_ulp += ulp;
+    a->sum_sq_err += err * err;
+    a->sum_sq_ref += r * r;
+
+    if (bound) {
+        double b = bound[i];
+        double ratio;
+        if (b > 0) {
+            ratio = err / b;
+            a->sum_ratio += ratio;
+            a->n_ratio++;
+        } else {
+            ratio = err == 0 ? 0.0 : INFINITY; /* an exact operation that was not exact */
+        }
+        if (err > b || !(b >= 0)) s->n_over_bound++;
+        if (s->worst_bound_index == s->n || ratio > s->max_bound_ratio) {
+            s->max_bound_ratio = ratio;
+            s->worst_bound_index = i;
+        }
+    }
+}
+
+static void stats_end(compare_stats *s, const acc *a) {
+    s->frac_equal = s->n ? (double)s->n_equal / (double)s->n : 1.0;
+    s->mean_ulp = s->n_finite ? a->sum_ulp / (double)s->n_finite : 0.0;
+    if (a->sum_sq_ref > 0)
+        s->nmse = a->sum_sq_err / a->sum_sq_ref;
+    else
+        s->nmse = a->sum_sq_err == 0 ? 0.0 : INFINITY;
+    s->rel_l2 = sqrt(s->nmse);
+    s->mean_bound_ratio = a->n_ratio ? a->sum_ratio / (double)a->n_ratio : 0.0;
+}
+
+void compare_f32(compare_stats *s, const float *ref, const float *cand, size_t n, const double *bound) {
+    acc a = {0};
+    stats_begin(s, n, bound);
+    for (size_t i = 0; i < n; i++)
+        stats_element(s, &a, i, (double)ref[i], ref[i], cand[i], 0, bound);
+    stats_end(s, &a);
+}
+
+void compare_f64(compare_stats *s, const double *ref, const float *cand, size_t n, const double *bound) {
+    acc a = {0};
+    stats_begin(s, n, bound);
+    for (size_t i = 0; i < n; i++)
+        stats_element(s, &a, i, ref[i], (float)ref[i], cand[i], 1, bound);
+    stats_end(s, &a);
+}
+
+static void json_index(lsbuf *b, const char *key, size_t v, size_t none) {
+    lsbuf_printf(b, ",\"%s\":", key);
+    if (v == none)
+        lsbuf_printf(b, "null");
+    else
+        lsbuf_printf(b, "%zu", v);
+}
+
+static void json_num(lsbuf *b, const char *key, double v) {
+    lsbuf_printf(b, ",\"%s\":", key);
+    lsbuf_json_num(b, v);
+}
+
+void compare_stats_json(lsbuf *b, const compare_stats *s) {
+    lsbuf_printf(b, "{\"n\":%zu,\"n_finite\":%zu", s->n, s->n_finite);
+    json_num(b, "max_abs", s->max_abs);
+    json_num(b, "max_rel", s->max_rel);
+    json_num(b, "max_ulp", s->max_ulp);
+    json_num(b, "mean_ulp", s->mean_ulp);
+    int last = 0;
+    for (int k = 0; k < COMPARE_ULP_BUCKETS; k++)
+        if (s->ulp_hist[k]) last = k;
+    lsbuf_printf(b, ",\"ulp_hist\":[");
+    for (int k = 0; k <= last; k++)
+        lsbuf_printf(b, "%s%llu", k ? "," : "", (unsigned long long)s->ulp_hist[k]);
+    lsbuf_printf(b, "],\"n_equal\":%zu", s->n_equal);
+    json_num(b, "frac_equal", s->frac_equal);
+    lsbuf_printf(b, ",\"n_zero_sign\":%zu", s->n_zero_sign);
+    json_index(b, "first_diff_index", s->first_diff_index, s->n);
+    json_num(b, "nmse", s->nmse);
+    json_num(b, "rel_l2", s->rel_l2);
+    json_index(b, "worst_abs_index", s->worst_abs_index, s->n);
+    json_index(b, "worst_ulp_index", s->worst_ulp_index, s->n);
+    lsbuf_printf(b, ",\"nan\":[%zu,%zu],\"inf\":[%zu,%zu],\"nonfinite_mismatch\":%zu",
+                 s->ref_nan, s->cand_nan, s->ref_inf, s->cand_inf, s->n_nonfinite_mismatch);
+    json_index(b, "first_nonfinite_mismatch", s->first_nonfinite_mismatch, s->n);
+    if (s->has_bound) {
+        lsbuf_printf(b, ",\"bound\":{\"max_ratio\":");
+        /* an infinite ratio (error where the bound is 0) is not JSON: say so */
+        if (isinf(s->max_bound_ratio))
+            lsbuf_printf(b, "\"inf\"");
+        else
+            lsbuf_json_num(b, s->max_bound_ratio);
+        lsbuf_printf(b, ",\"mean_ratio\":");
+        lsbuf_json_num(b, s->mean_bound_ratio);
+        lsbuf_printf(b, ",\"worst_index\":");
+        if (s->worst_bound_index == s->n)
+            lsbuf_printf(b, "null");
+        else
+            lsbuf_printf(b, "%zu", s->worst_bound_index);
+        lsbuf_printf(b, ",\"n_over\":%zu}", s->n_over_bound);
+    }
+    lsbuf_printf(b, "}");
+}
+
+/* ---- bounds ----------------------------------------------------------- */
+
+double compare_gamma(size_t k) {
+    double ku = (double)k * unit_roundoff;
+    if (ku >= 1) return INFINITY;
+    return ku / (1 - ku);
+}
+
+double compare_bound_dot(const float *a, const float *b, size_t k) {
+    double s = 0;
+    for (size_t i = 0; i < k; i++)
+        s += fabs((double)a[i] * (double)b[i]);
+    return compare_gamma(k) * s;
+}
+
+/* The range of kernel taps p with 0 <= y + p - pad < h, as [lo, hi). */
+static void tap_range(size_t y, size_t pad, size_t k, size_t h, size_t *lo, size_t *hi) {
+    /* signed arithmetic on small sizes: y, pad, k, h all fit in long */
+    long l = (long)pad - (long)y, u = (long)h + (long)pad - (long)y;
+    if (l < 0) l = 0;
+    if (u > (long)k) u = (long)k;
+    if (u < l) u = l;
+    *lo = (size_t)l;
+    *hi = (size_t)u;
+}
+
+void compare_bound_conv_fwd(double *bound, const float *x, const float *wt, const float *bias,
+                            size_t n, size_t c, size_t h, size_t w, size_t oc, size_t k, size_t pad) {
+    size_t oh = h + 2 * pad - k + 1, ow = w + 2 * pad - k + 1;
+    double g = compare_gamma(c * k * k + (bias ? 1 : 0));
+    // x is (n,c,h,w), wt is (oc,c,k,k), bound is (n,oc,oh,ow)
+#pragma omp parallel for collapse(2) schedule(static)
+    for (size_t ni = 0; ni < n; ni++) {
+        for (size_t o = 0; o < oc; o++) {
+            for (size_t y = 0; y < oh; y++) {
+                size_t p0, p1;
+                tap_range(y, pad, k, h, &p0, &p1);
+                for (size_t xo = 0; xo < ow; xo++) {
+                    size_t q0, q1;
+                    tap_range(xo, pad, k, w, &q0, &q1);
+                    double s = bias ? fabs((double)bias[o]) : 0.0;
+                    for (size_t i = 0; i < c; i++) {
+                        const float *xp = x + ((ni * c + i) * h) * w;
+                        const float *wp = wt + ((o * c + i) * k) * k;
+                        for (size_t p = p0; p < p1; p++)
+                            for (size_t q = q0; q < q1; q++)
+                                s += fabs((double)wp[p * k + q] * (double)xp[(y + p - pad) * w + (xo + q - pad)]);
+                    }
+                    bound[((ni * oc + o) * oh + y) * ow + xo] = g * s;
+                }
+            }
+        }
+    }
+}
+
+void compare_bound_conv_bwd_data(double *bound, const float *dy, const float *wt,
+                                 size_t n, size_t c, size_t h, size_t w, size_t oc, size_t k, size_t pad) {
+    size_t oh = h + 2 * pad - k + 1, ow = w + 2 * pad - k + 1;
+    double g = compare_gamma(oc * k * k);
+    // dy is (n,oc,oh,ow), wt is (oc,c,k,k), bound is (n,c,h,w)
+    // dx[n,i,yy,xx] = sum_{o,p,q} wt[o,i,p,q] * dy[n,o,yy-p+pad,xx-q+pad]
+#pragma omp parallel for collapse(2) schedule(static)
+    for (size_t ni = 0; ni < n; ni++) {
+        for (size_t i = 0; i < c; i++) {
+            for (size_t yy = 0; yy < h; yy++) {
+                for (size_t xx = 0; xx < w; xx++) {
+                    double s = 0;
+                    for (size_t o = 0; o < oc; o++) {
+                        const float *dp = dy + ((ni * oc + o) * oh) * ow;
+                        const float *wp = wt + ((o * c + i) * k) * k;
+                        for (size_t p = 0; p < k; p++) {
+                            long y = (long)yy - (long)p + (long)pad;
+                            if (y < 0 || y >= (long)oh) continue;
+                            for (size_t q = 0; q < k; q++) {
+                                long xo = (long)xx - (long)q + (long)pad;
+                                if (xo < 0 || xo >= (long)ow) continue;
+                                s += fabs((double)wp[p * k + q] * (double)dp[(size_t)y * ow + (size_t)xo]);
+                            }
+                        }
+                    }
+                    bound[((ni * c + i) * h + yy) * w + xx] = g * s;
+                }
+            }
+        }
+    }
+}
+
+void compare_bound_conv_bwd_weights(double *bound_dw, double *bound_db, const float *x, const float *dy,
+                                    size_t n, size_t c, size_t h, size_t w, size_t oc, size_t k, size_t pad) {
+    size_t oh = h + 2 * pad - k + 1, ow = w + 2 * pad - k + 1;
+    size_t kk = n * oh * ow;
+    double g = compare_gamma(kk);
+    // x is (n,c,h,w), dy is (n,oc,oh,ow), bound_dw is (oc,c,k,k)
+#pragma omp parallel for collapse(2) schedule(static)
+    for (size_t o = 0; o < oc; o++) {
+        for (size_t i = 0; i < c; i++) {
+            for (size_t p = 0; p < k; p++) {
+                size_t y0, y1; /* output rows whose input row y + p - pad is inside */
+                {
+                    long l = (long)pad - (long)p, u = (long)h + (long)pad - (long)p;
+                    if (l < 0) l = 0;
+                    if (u > (long)oh) u = (long)oh;
+                    if (u < l) u = l;
+                    y0 = (size_t)l;
+                    y1 = (size_t)u;
+                }
+                for (size_t q = 0; q < k; q++) {
+                    long l = (long)pad - (long)q, u = (long)w + (long)pad - (long)q;
+                    if (l < 0) l = 0;
+                    if (u > (long)ow) u = (long)ow;
+                    if (u < l) u = l;
+                    size_t x0 = (size_t)l, x1 = (size_t)u;
+                    double s = 0;
+                    for (size_t ni = 0; ni < n; ni++) {
+                        const float *dp = dy + ((ni * oc + o) * oh) * ow;
+                        const float *xp = x + ((ni * c + i) * h) * w;
+                        for (size_t y = y0; y < y1; y++)
+                            for (size_t xo = x0; xo < x1; xo++)
+                                s += fabs((double)dp[y * ow + xo] * (double)xp[(y + p - pad) * w + (xo + q - pad)]);
+                    }
+                    bound_dw[((o * c + i) * k + p) * k + q] = g * s;
+                }
+            }
+        }
+    }
+    if (bound_db) {
+        double gb = compare_gamma(kk ? kk - 1 : 0);
+        for (size_t o = 0; o < oc; o++) {
+            double s = 0;
+            for (size_t ni = 0; ni < n; ni++) {
+                const float *dp = dy + ((ni * oc + o) * oh) * ow;
+                for (size_t j = 0; j < oh * ow; j++)
+                    s += fabs((double)dp[j]);
+            }
+            bound_db[o] = gb * s;
+        }
+    }
+}
+
+void compare_bound_dense_fwd(double *bound, const float *x, const float *wt, const float *bias,
+                             size_t n, size_t in, size_t out) {
+    double g = compare_gamma(in + (bias ? 1 : 0));
+    // x is (n,in), wt is (out,in), bound is (n,out)
+#pragma omp parallel for collapse(2) schedule(static)
+    for (size_t ni = 0; ni < n; ni++) {
+        for (size_t o = 0; o < out; o++) {
+            const float *xp = x + ni * in, *wp = wt + o * in;
+            double s = bias ? fabs((double)bias[o]) : 0.0;
+            for (size_t i = 0; i < in; i++)
+                s += fabs((double)wp[i] * (double)xp[i]);
+            bound[ni * out + o] = g * s;
+        }
+    }
+}
+
+void compare_bound_dense_bwd_data(double *bound, const float *dy, const float *wt,
+                                  size_t n, size_t in, size_t out) {
+    double g = compare_gamma(out);
+    // dy is (n,out), wt is (out,in), bound is (n,in)
+#pragma omp parallel for collapse(2) schedule(static)
+    for (size_t ni = 0; ni < n; ni++) {
+        for (size_t i = 0; i < in; i++) {
+            double s = 0;
+            for (size_t o = 0; o < out; o++)
+                s += fabs((double)wt[o * in + i] * (double)dy[ni * out + o]);
+            bound[ni * in + i] = g * s;
+        }
+    }
+}
+
+void compare_bound_dense_bwd_weights(double *bound_dw, double *bound_db, const float *x, const float *dy,
+                                     size_t n, size_t in, size_t out) {
+    double g = compare_gamma(n);
+    // x is (n,in), dy is (n,out), bound_dw is (out,in)
+#pragma omp parallel for collapse(2) schedule(static)
+    for (size_t o = 0; o < out; o++) {
+        for (size_t i = 0; i < in; i++) {
+            double s = 0;
+            for (size_t ni = 0; ni < n; ni++)
+                s += fabs((double)dy[ni * out + o] * (double)x[ni * in + i]);
+            bound_dw[o * in + i] = g * s;
+        }
+    }
+    if (bound_db) {
+        double gb = compare_gamma(n ? n - 1 : 0);
+        for (size_t o = 0; o < out; o++) {
+            double s = 0;
+            for (size_t ni = 0; ni < n; ni++)
+                s += fabs((double)dy[ni * out + o]);
+            bound_db[o] = gb * s;
+        }
+    }
+}

@@ -1,0 +1,141 @@
+/*
+ * compare.h — pure metrics between a reference tensor and a candidate fp32
+ * tensor, and the a-priori fp32 error bounds they are judged against.
+ *
+ * The reference is either fp32 (another engine, a golden file) or double
+ * (the MPFR engine's read-out, resolved far below one fp32 ULP).  One call
+ * fills a compare_stats: max abs / rel error, ULP distance (max, mean,
+ * histogram by powers of two), fraction bitwise equal, NMSE, relative L2
+ * error, worst indices, NaN/Inf counts, and — when the caller passes a
+ * per-element bound — the bound ratio |cand - ref| / bound[i].
+ *
+ * Bounds (compare_bound_*): the standard worst-case bound of an fp32 dot
+ * product of length K evaluated in ANY summation order (Higham, Accuracy and
+ * Stability of Numerical Algorithms, 2nd ed., §3.1, eq. 3.5):
+ *
+ *     |fl(sum_k a_k b_k) - sum_k a_k b_k|  <=  gamma_K * sum_k |a_k| |b_k|,
+ *     gamma_K = K u / (1 - K u),   u = 2^-24 (fp32 unit roundoff).
+ *
+ * Each product is rounded once and each term passes through at most K-1
+ * additions, whatever the tree, so K roundings in all.  A bias is one more
+ * term (b * 1, exact product): K+1.  A plain sum of K terms (bias gradients)
+ * has only K-1 roundings: gamma_{K-1} * sum |t_k|.  Bound ratio <= 1 reads
+ * "consistent with fp32 rounding in some order"; >> 1 reads "reduced
+ * precision (TF32), an approximate algorithm (Winograd, FFT), or a bug".
+ * Inputs must be the fp32 values the layer actually consumed (isolated mode:
+ * the leader's values rounded to fp32); the bound says nothing about error
+ * inherited from earlier layers.
+ *
+ * Not here: I/O (compare_stats_json appends to a caller's lsbuf, nothing
+ * more), choosing what to compare, tolerances and verdicts (golden.c and
+ * lockstep.c decide those).
+ */
+#ifndef LS_COMPARE_H
+#define LS_COMPARE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "util.h"
+
+/* ULP histogram: bucket 0 = ULP distance 0 (bitwise equal, or +0 vs -0),
+ * bucket k (1..32) = distance in [2^(k-1), 2^k), bucket 33 = a non-finite
+ * mismatch (one side NaN/Inf and the other not, or different infinities).
+ * The histogram counts whole fp32 steps between the candidate and the
+ * reference rounded to fp32 (for an fp32 reference: the reference itself),
+ * so "bucket 0" means "the candidate is the correctly rounded value". */
+#define COMPARE_ULP_BUCKETS 34
+#define COMPARE_BUCKET_NONFINITE 33
+
+typedef struct {
+    size_t n;                /* elements compared */
+    size_t n_finite;         /* pairs where both sides are finite: every error metric below is over these */
+    double max_abs;          /* max |cand - ref| */
+    double max_rel;          /* max |cand - ref| / |ref| over ref != 0 (a ref of 0 shows in max_abs/ULP) */
+    double max_ulp;          /* fp32 ULPs: integer steps (fp32 ref) or real, at ref's magnitude (double ref) */
+    double mean_ulp;
+    uint64_t ulp_hist[COMPARE_ULP_BUCKETS];
+    size_t n_equal;          /* bitwise equal to ref (double ref: to ref rounded to fp32); both NaN counts as equal */
+    double frac_equal;       /* n_equal / n (1 when n == 0) */
+    size_t n_zero_sign;      /* +0 vs -0 pairs: ULP distance 0 but not bitwise equal */
+    size_t first_diff_index; /* first index not bitwise equal; n when none */
+    double nmse;             /* sum (c-r)^2 / sum r^2 (0/0 = 0, x/0 = inf) */
+    double rel_l2;           /* sqrt(nmse) */
+    size_t worst_abs_index;  /* argmax |c - r| (first on ties); n when no finite pair */
+    size_t worst_ulp_index;  /* argmax ULP distance */
+    size_t ref_nan, ref_inf, cand_nan, cand_inf;
+    size_t n_nonfinite_mismatch;
+    size_t first_nonfinite_mismatch; /* n when none */
+    /* against a bound, when one was given */
+    int has_bound;
+    double max_bound_ratio;  /* max |c - r| / bound[i]; inf when some bound is 0 and the error is not */
+    double mean_bound_ratio; /* over finite pairs with bound[i] > 0 */
+    size_t worst_bound_index;
+    size_t n_over_bound;     /* elements with |c - r| > bound[i] */
+} compare_stats;
+
+/* Compare cand against an fp32 or a double reference.  bound may be NULL;
+ * otherwise bound[i] >= 0 is the a-priori bound for element i.  Pure:
+ * deterministic, sequential, no allocation, no I/O. */
+void compare_f32(compare_stats *s, const float *ref, const float *cand, size_t n, const double *bound);
+void compare_f64(compare_stats *s, const double *ref, const float *cand, size_t n, const double *bound);
+
+/* One element's ULP distance.  f32: whole steps between the two floats
+ * (ls_ulp_dist: 0 for +0/-0, UINT32_MAX when either is NaN).  f64: |c - r|
+ * in units of the fp32 ULP at |r|'s magnitude, 2^(max(e,-126) - 23) with
+ * e = floor(log2 |r|) (r = 0 uses the subnormal ULP 2^-149), as a real
+ * number, so sub-ULP errors show; inf when either side is not finite and the
+ * two are not the same NaN/Inf class. */
+double compare_ulp_f32(float ref, float cand);
+double compare_ulp_f64(double ref, float cand);
+/* The fp32 ULP at r's magnitude (the unit used by compare_ulp_f64). */
+double compare_ulp_of(double r);
+
+/* Append the stats as one JSON object (no newline) to b.  Non-finite
+ * numbers become null (lsbuf_json_num); the histogram is written up to its
+ * last non-zero bucket. */
+void compare_stats_json(lsbuf *b, const compare_stats *s);
+
+/* ---- a-priori fp32 bounds -------------------------------------------
+ * gamma_K = K u / (1 - K u), u = 2^-24; inf when K u >= 1.  Each helper
+ * writes one bound per output element (double, so the bound itself is not
+ * a source of error: the products of two floats are exact in double and the
+ * sum of |terms| carries relative error < K * 2^-53, negligible next to
+ * gamma_K).  Loops over output elements run under OpenMP; each element is
+ * summed by one thread in a fixed order, so results do not depend on the
+ * thread count.  Layouts: NCHW activations, OIHW conv weights, (out, in)
+ * dense weights, stride 1, square kernel k, zero padding pad,
+ * oh = h + 2 pad - k + 1. */
+double compare_gamma(size_t k);
+
+/* One dot product of length k: gamma_k * sum |a_i||b_i|. */
+double compare_bound_dot(const float *a, const float *b, size_t k);
+
+/* conv forward: y = conv(x, wt) + bias.  K = c*k*k (+1 with a bias).
+ * bound (n, oc, oh, ow); x (n, c, h, w); wt (oc, c, k, k); bias (oc) or NULL.
+ * Padded taps contribute |0| to the sum; K stays c*k*k (a valid, slightly
+ * loose count: an implementation may add the zeros, exactly). */
+void compare_bound_conv_fwd(double *bound, const float *x, const float *wt, const float *bias,
+                            size_t n, size_t c, size_t h, size_t w, size_t oc, size_t k, size_t pad);
+/* conv backward-data: dx = conv_transpose(dy, wt).  K = oc*k*k.
+ * bound (n, c, h, w); dy (n, oc, oh, ow); wt (oc, c, k, k). */
+void compare_bound_conv_bwd_data(double *bound, const float *dy, const float *wt,
+                                 size_t n, size_t c, size_t h, size_t w, size_t oc, size_t k, size_t pad);
+/* conv backward-weights: dw[o,i,p,q] = sum_{n,y,x} dy[n,o,y,x] * x[n,i,y+p-pad,x+q-pad],
+ * K = n*oh*ow; db[o] = sum_{n,y,x} dy[n,o,y,x], a plain sum: gamma_{K-1} * sum |dy|.
+ * bound_dw (oc, c, k, k); bound_db (oc) or NULL; x (n, c, h, w); dy (n, oc, oh, ow). */
+void compare_bound_conv_bwd_weights(double *bound_dw, double *bound_db, const float *x, const float *dy,
+                                    size_t n, size_t c, size_t h, size_t w, size_t oc, size_t k, size_t pad);
+/* dense forward: y = x wt^T + bias.  K = in (+1 with a bias).
+ * bound (n, out); x (n, in); wt (out, in); bias (out) or NULL. */
+void compare_bound_dense_fwd(double *bound, const float *x, const float *wt, const float *bias,
+                             size_t n, size_t in, size_t out);
+/* dense backward-data: dx = dy wt.  K = out.  bound (n, in); dy (n, out). */
+void compare_bound_dense_bwd_data(double *bound, const float *dy, const float *wt,
+                                  size_t n, size_t in, size_t out);
+/* dense backward-weights: dw = dy^T x, K = n; db = column sums of dy,
+ * gamma_{n-1} * sum |dy|.  bound_dw (out, in); bound_db (out) or NULL. */
+void compare_bound_dense_bwd_weights(double *bound_dw, double *bound_db, const float *x, const float *dy,
+                                     size_t n, size_t in, size_t out);
+
+#endif

@@ -1,0 +1,535 @@
+/*
+ * test_compare.c — the metrics and bounds of src/compare.c on constructed
+ * cases whose answers are known exactly: ULP distances built bit by bit,
+ * errors that are powers of two, NaN/Inf/signed-zero/subnormal corner
+ * cases, worst indices and ties, the bound ratio on real fp32 dot products
+ * (<= 1) and on a TF32-like computation (>> 1), and every bound helper
+ * against an independent naive loop.
+ *
+ * Most assertions are exact: the values are chosen so that every double
+ * operation in the metric is exact (powers of two, small integers).  Where
+ * not, the tolerance is stated next to the assertion.
+ *
+ * Not here: golden-file policies (test_golden.c), engines.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <float.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "compare.h"
+#include "util.h"
+
+static float from_bits(uint32_t u) {
+    float f;
+    memcpy(&f, &u, 4);
+    return f;
+}
+static uint32_t to_bits(float f) {
+    uint32_t u;
+    memcpy(&u, &f, 4);
+    return u;
+}
+
+/* A small deterministic generator for test data (not the project's Philox:
+ * these tests must not depend on it). */
+static uint64_t g_lcg = 88172645463325252ull;
+static double rnd01(void) {
+    g_lcg ^= g_lcg << 13;
+    g_lcg ^= g_lcg >> 7;
+    g_lcg ^= g_lcg << 17;
+    return (double)(g_lcg >> 11) * 0x1p-53;
+}
+static float rnd_sym(void) { return (float)(2 * rnd01() - 1); }
+
+/* ---- basic metrics ------------------------------------------------------ */
+
+static void test_identical(void **state) {
+    float a[5] = {1, -2, 0, 3.5f, 1e-40f};
+    compare_stats s;
+    compare_f32(&s, a, a, 5, NULL);
+    assert_int_equal(s.n, 5);
+    assert_int_equal(s.n_equal, 5);
+    assert_true(s.frac_equal == 1.0);
+    assert_int_equal(s.ulp_hist[0], 5);
+    assert_true(s.max_abs == 0 && s.max_ulp == 0 && s.nmse == 0 && s.rel_l2 == 0);
+    assert_int_equal(s.first_diff_index, 5); /* n: no difference */
+    assert_int_equal(s.has_bound, 0);
+}
+
+static void test_known_errors(void **state) {
+    /* ref {1, 2, 3, 4}; cand: index 1 three ULPs up, index 3 eight ULPs down.
+     * ULP in [2,4) is 2^-22, so the errors are 3*2^-22 and 8*2^-22 = 2^-19,
+     * all exact in double. */
+    float ref[4] = {1, 2, 3, 4};
+    float cand[4] = {1, from_bits(to_bits(2.0f) + 3), 3, from_bits(to_bits(4.0f) - 8)};
+    compare_stats s;
+    compare_f32(&s, ref, cand, 4, NULL);
+    assert_true(s.max_ulp == 8);
+    assert_true(s.mean_ulp == 11.0 / 4);
+    assert_true(s.max_abs == 0x1p-19);
+    assert_true(s.max_rel == 0x1p-21); /* 2^-19 / 4 */
+    assert_int_equal(s.worst_abs_index, 3);
+    assert_int_equal(s.worst_ulp_index, 3);
+    assert_int_equal(s.first_diff_index, 1);
+    assert_int_equal(s.n_equal, 2);
+    assert_true(s.frac_equal == 0.5);
+    /* histogram: 0 -> bucket 0 (twice), 3 -> bucket 2 = [2,4), 8 -> bucket 4 = [8,16) */
+    uint64_t want[COMPARE_ULP_BUCKETS] = {2, 0, 1, 0, 1};
+    assert_memory_equal(s.ulp_hist, want, sizeof want);
+}
+
+static void test_histogram_edges(void **state) {
+    /* distances 1, 2, 3, 4, 7, 8, 2^23 built from +0 (bits 0), and FLT_MAX vs -FLT_MAX:
+     * 2 * 0x7f7fffff = 0xfefffffe >= 2^31, the top finite bucket 32 */
+    uint32_t d[7] = {1, 2, 3, 4, 7, 8, 1u << 23};
+    int bucket[7] = {1, 2, 2, 3, 3, 4, 24};
+    float ref[8], cand[8];
+    for (int i = 0; i < 7; i++) {
+        ref[i] = 0.0f;
+        cand[i] = from_bits(d[i]);
+    }
+    ref[7] = -FLT_MAX;
+    cand[7] = FLT_MAX;
+    compare_stats s;
+    compare_f32(&s, ref, cand, 8, NULL);
+    uint64_t want[COMPARE_ULP_BUCKETS] = {0};
+    for (int i = 0; i < 7; i++) want[bucket[i]]++;
+    want[32]++;
+    assert_memory_equal(s.ulp_hist, want, sizeof want);
+    assert_true(s.max_ulp == (double)0xfefffffeu);
+    assert_int_equal(s.worst_ulp_index, 7);
+    assert_true(isinf(s.max_abs) == 0 && s.max_abs == 2.0 * FLT_MAX);
+}
+
+static void test_nan_inf(void **state) {
+    float nan = NAN, inf = INFINITY;
+    float ref[7] = {nan, inf, 1, 2, -inf, nan, 5};
+    float cand[7] = {nan, inf, nan, inf, inf, 3, 5.5f};
+    compare_stats s;
+    compare_f32(&s, ref, cand, 7, NULL);
+    assert_int_equal(s.ref_nan, 2);
+    assert_int_equal(s.ref_inf, 2);
+    assert_int_equal(s.cand_nan, 2);
+    assert_int_equal(s.cand_inf, 3);
+    /* agree: 0 (NaN/NaN), 1 (inf/inf); mismatch: 2, 3, 4 (-inf vs inf), 5 */
+    assert_int_equal(s.n_nonfinite_mismatch, 4);
+    assert_int_equal(s.first_nonfinite_mismatch, 2);
+    assert_int_equal(s.ulp_hist[COMPARE_BUCKET_NONFINITE], 4);
+    assert_int_equal(s.ulp_hist[0], 2);
+    assert_int_equal(s.n_equal, 2);
+    assert_int_equal(s.first_diff_index, 2);
+    /* the error metrics cover only the one finite pair, 5 vs 5.5 */
+    assert_int_equal(s.n_finite, 1);
+    assert_true(s.max_abs == 0.5);
+    assert_true(s.max_rel == 0.1);  /* 0.5 / 5: one correctly rounded division on both sides */
+    assert_int_equal(s.worst_abs_index, 6);
+    assert_true(s.max_ulp == 0.5 * 0x1p21); /* ULP of [4,8) is 2^-21 */
+    assert_true(!isnan(s.nmse) && !isnan(s.mean_ulp));
+
+    /* the same through a double reference */
+    double dref[7];
+    for (int i = 0; i < 7; i++) dref[i] = ref[i];
+    compare_stats t;
+    compare_f64(&t, dref, cand, 7, NULL);
+    assert_int_equal(t.n_nonfinite_mismatch, 4);
+    assert_int_equal(t.n_equal, 2);
+    assert_true(t.max_ulp == 0.5 * 0x1p21);
+    assert_true(isinf(compare_ulp_f64(1.0, NAN)) && compare_ulp_f64(NAN, NAN) == 0);
+    assert_true(isinf(compare_ulp_f32(INFINITY, -INFINITY)) && compare_ulp_f32(-INFINITY, -INFINITY) == 0);
+}
+
+static void test_signed_zeros(void **state) {
+    float ref[3] = {0.0f, -0.0f, 0.0f};
+    float cand[3] = {-0.0f, -0.0f, 0.0f};
+    compare_stats s;
+    compare_f32(&s, ref, cand, 3, NULL);
+    assert_int_equal(s.n_equal, 2);      /* +0 vs -0 is not bitwise equal ... */
+    assert_int_equal(s.n_zero_sign, 1);  /* ... but counted here */
+    assert_int_equal(s.ulp_hist[0], 3);  /* and 0 ULPs apart */
+    assert_int_equal(s.first_diff_index, 0);
+    assert_true(s.max_abs == 0 && s.max_ulp == 0);
+    assert_true(s.nmse == 0); /* 0/0 reads as 0 */
+}
+
+static void test_subnormals(void **state) {
+    /* fp32: smallest subnormal vs twice it (1 step); FLT_MIN vs the largest
+     * subnormal (1 step across the normal/subnormal border) */
+    float ref[2] = {0x1p-149f, FLT_MIN};
+    float cand[2] = {0x1p-148f, from_bits(to_bits(FLT_MIN) - 1)};
+    compare_stats s;
+    compare_f32(&s, ref, cand, 2, NULL);
+    assert_true(s.max_ulp == 1);
+    assert_int_equal(s.ulp_hist[1], 2);
+    assert_true(s.max_abs == 0x1p-149);
+
+    /* double reference 2^-150 rounds (tie to even) to +0 in fp32: a candidate
+     * of 0 is "bitwise equal" and 0.5 subnormal ULPs away; 3*2^-150 rounds to
+     * 2^-148 (tie to even): candidate 2^-149 is 1 step from it, 0.5 ULP away */
+    double dref[2] = {0x1p-150, 3 * 0x1p-150};
+    float dc[2] = {0.0f, 0x1p-149f};
+    compare_f64(&s, dref, dc, 2, NULL);
+    assert_int_equal(s.n_equal, 1);
+    assert_int_equal(s.ulp_hist[0], 1);
+    assert_int_equal(s.ulp_hist[1], 1);
+    assert_true(s.max_ulp == 0.5 && s.mean_ulp == 0.5);
+    assert_true(compare_ulp_of(0.0) == 0x1p-149 && compare_ulp_of(1e-40) == 0x1p-149);
+    assert_true(compare_ulp_of(0x1p-126) == 0x1p-149 && compare_ulp_of(0x1p-125) == 0x1p-148);
+    assert_true(compare_ulp_f64(0.0, 0x1p-149f) == 1.0);
+}
+
+static void test_double_reference_subulp(void **state) {
+    /* ref 1 + 2^-26: fp32 1.0 is its rounding (bitwise equal), 1/8 ULP away;
+     * 1 + 2^-23 is one step from that rounding, 7/8 ULP away.
+     * ref 2 - 2^-30 sits in [1,2) (ULP 2^-23) and rounds to 2.0f: 2^-7 ULP. */
+    double ref[3] = {1 + 0x1p-26, 1 + 0x1p-26, 2 - 0x1p-30};
+    float cand[3] = {1.0f, 1.0f + 0x1p-23f, 2.0f};
+    compare_stats s;
+    compare_f64(&s, ref, cand, 3, NULL);
+    assert_int_equal(s.n_equal, 2);
+    assert_int_equal(s.ulp_hist[0], 2);
+    assert_int_equal(s.ulp_hist[1], 1);
+    assert_true(s.max_ulp == 0.875);
+    assert_int_equal(s.worst_ulp_index, 1);
+    assert_true(s.mean_ulp == (0.125 + 0.875 + 0x1p-7) / 3); /* same three-term sum in the same order */
+    assert_true(s.max_abs == 0x1p-23 - 0x1p-26);
+}
+
+static void test_norms_and_ties(void **state) {
+    /* ref {3, 4}, cand {3, 4.5}: sum err^2 = 0.25, sum ref^2 = 25 */
+    float ref[4] = {3, 4, -1, -1};
+    float cand[4] = {3, 4.5f, -1.5f, -1};
+    compare_stats s;
+    compare_f32(&s, ref, cand, 2, NULL);
+    assert_true(s.nmse == 0.25 / 25); /* the same single correctly rounded division */
+    assert_true(s.rel_l2 == sqrt(0.25 / 25));
+    /* ties: index 1 and 2 both have |err| 0.5: the first wins */
+    compare_f32(&s, ref, cand, 4, NULL);
+    assert_int_equal(s.worst_abs_index, 1);
+    assert_true(s.max_rel == 0.5); /* 0.5 / 1 at index 2 */
+
+    /* zero reference: excluded from max_rel, seen by max_abs; nmse x/0 = inf */
+    float z[2] = {0, 0}, c[2] = {0, 1e-30f};
+    compare_f32(&s, z, c, 2, NULL);
+    assert_true(s.max_rel == 0);
+    assert_true(s.max_abs == (double)1e-30f);
+    assert_true(isinf(s.nmse));
+
+    /* n == 0 */
+    compare_f32(&s, z, c, 0, NULL);
+    assert_true(s.frac_equal == 1.0 && s.max_abs == 0);
+    assert_int_equal(s.worst_abs_index, 0);
+}
+
+/* ---- bounds ------------------------------------------------------------- */
+
+static void test_gamma(void **state) {
+    double u = 0x1p-24;
+    assert_true(compare_gamma(0) == 0);
+    assert_true(compare_gamma(1) == u / (1 - u));
+    assert_true(compare_gamma(144) == 144 * u / (1 - 144 * u));
+    assert_true(isinf(compare_gamma((size_t)1 << 24)));
+}
+
+/* fp32 dot products summed left to right (what a naive fp32 engine does),
+ * against a double reference: the bound must hold, ratio <= 1. */
+static void test_bound_ratio_fp32_dot(void **state) {
+    enum { N = 200, K = 1000 };
+    float *a = malloc(sizeof(float) * N * K), *b = malloc(sizeof(float) * K);
+    float cand[N];
+    double ref[N], bound[N];
+    for (int j = 0; j < K; j++) b[j] = rnd_sym();
+    for (int i = 0; i < N; i++) {
+        float acc = 0;
+        double exact = 0;
+        for (int j = 0; j < K; j++) {
+            a[i * K + j] = rnd_sym();
+            acc = acc + a[i * K + j] * b[j];
+            /* products exact in double; the double sum's own error is < K 2^-53
+             * relative to sum|ab|, 2^-29 of the fp32 bound: negligible */
+            exact += (double)a[i * K + j] * (double)b[j];
+        }
+        cand[i] = acc;
+        ref[i] = exact;
+        bound[i] = compare_bound_dot(a + i * K, b, K);
+    }
+    compare_stats s;
+    compare_f64(&s, ref, cand, N, bound);
+    assert_int_equal(s.has_bound, 1);
+    assert_int_equal(s.n_over_bound, 0);
+    assert_true(s.max_bound_ratio <= 1.0);
+    /* and the test is not empty: fp32 summation did make errors */
+    assert_true(s.max_abs > 0 && s.max_bound_ratio > 0);
+    free(a);
+    free(b);
+}
+
+/* Keep 11 significant bits (TF32's 10 stored + 1), round to nearest. */
+static float to_tf32(float x) {
+    uint32_t u = to_bits(x);
+    u = (u + 0x1000u) & ~0x1fffu;
+    return from_bits(u);
+}
+
+/* A TF32-like dot (inputs rounded to 11 bits, as tensor cores do): relative
+ * error ~2^-11 per input, far above gamma_16 ~ 2^-20: ratios >> 1. */
+static void test_bound_ratio_tf32(void **state) {
+    enum { N = 64, K = 16 };
+    float a[N * K], b[K], cand[N];
+    double ref[N], bound[N];
+    for (int j = 0; j < K; j++) b[j] = (float)(0.5 + rnd01()); /* positive: no cancellation */
+    for (int i = 0; i < N; i++) {
+        float acc = 0;
+        double exact = 0;
+        for (int j = 0; j < K; j++) {
+            a[i * K + j] = (float)(0.5 + rnd01());
+            acc = acc + to_tf32(a[i * K + j]) * to_tf32(b[j]);
+            exact += (double)a[i * K + j] * (double)b[j];
+        }
+        cand[i] = acc;
+        ref[i] = exact;
+        bound[i] = compare_bound_dot(a + i * K, b, K);
+    }
+    compare_stats s;
+    compare_f64(&s, ref, cand, N, bound);
+    /* expected ratio ~ 2^-12 / gamma_16 ~ 2^-12 / 2^-20 = 256 (random-walk
+     * errors make it smaller, rarely below 1/8 of that): 16 is far from
+     * both 1 and the typical value */
+    assert_true(s.max_bound_ratio > 16);
+    assert_true(s.n_over_bound > N / 2);
+    assert_true(s.mean_bound_ratio > 1);
+}
+
+static void test_bound_zero(void **state) {
+    /* bound 0 (an exact operation, e.g. ReLU): no error -> ratio 0, any error -> inf */
+    float ref[3] = {1, 2, 3}, cand[3] = {1, 2, from_bits(to_bits(3.0f) + 1)};
+    double bound[3] = {0, 0, 0};
+    compare_stats s;
+    compare_f32(&s, ref, cand, 2, bound);
+    assert_true(s.max_bound_ratio == 0 && s.n_over_bound == 0);
+    compare_f32(&s, ref, cand, 3, bound);
+    assert_true(isinf(s.max_bound_ratio));
+    assert_int_equal(s.n_over_bound, 1);
+    assert_int_equal(s.worst_bound_index, 2);
+}
+
+/* conv fwd on all ones, by hand: 3x3 input, 2 channels, 3x3 kernel, pad 1,
+ * bias -0.5: sums are 2*4+0.5 (corners), 2*6+0.5 (edges), 2*9+0.5 (centre);
+ * K = 2*9 + 1. */
+static void test_bound_conv_by_hand(void **state) {
+    float x[18], w[18], bias[1] = {-0.5f};
+    for (int i = 0; i < 18; i++) x[i] = w[i] = 1;
+    double bound[9];
+    compare_bound_conv_fwd(bound, x, w, bias, 1, 2, 3, 3, 1, 3, 1);
+    double g = compare_gamma(19);
+    double want[9] = {8.5, 12.5, 8.5, 12.5, 18.5, 12.5, 8.5, 12.5, 8.5};
+    for (int i = 0; i < 9; i++) assert_true(bound[i] == g * want[i]);
+    /* backward-weights for the top-left tap, dy all ones on the 3x3 output:
+     * the tap sees input rows/cols 0..1 only: 4 products, K = n*oh*ow = 9 */
+    double bdw[18], bdb[1];
+    compare_bound_conv_bwd_weights(bdw, bdb, x, x, 1, 2, 3, 3, 1, 3, 1);
+    assert_true(bdw[0] == compare_gamma(9) * 4);
+    assert_true(bdw[4] == compare_gamma(9) * 9); /* centre tap sees all 9 */
+    assert_true(bdb[0] == compare_gamma(8) * 9); /* plain sum of 9 terms: gamma_8 */
+}
+
+/* Naive bound loops written the obvious way (bounds-checked taps), used to
+ * check the helpers' indexing on asymmetric data.  Both sum positive terms
+ * in double; the orders may differ, so they agree to K * 2^-53 relative:
+ * 1e-12 is far above that (K <= 2^11 here) and far below any indexing error
+ * (whole terms of relative size >= 1e-4). */
+static double naive_conv_fwd(const float *x, const float *w, const float *b, int c, int h, int wd, int k, int pad,
+                             int ni, int o, int y, int xo) {
+    double s = b ? fabs(b[o]) : 0;
+    for (int i = 0; i < c; i++)
+        for (int p = 0; p < k; p++)
+            for (int q = 0; q < k; q++) {
+                int iy = y + p - pad, ix = xo + q - pad;
+                if (iy < 0 || iy >= h || ix < 0 || ix >= wd) continue;
+                s += fabs((double)w[((o * c + i) * k + p) * k + q] * x[((ni * c + i) * h + iy) * wd + ix]);
+            }
+    return s;
+}
+
+static void assert_close(double got, double want) {
+    if (!(fabs(got - want) <= 1e-12 * fabs(want))) fail_msg("bound %.17g, naive %.17g", got, want);
+}
+
+static void test_bound_conv_vs_naive(void **state) {
+    const int n = 2, c = 3, h = 5, wd = 4, oc = 2;
+    int cases[3][2] = {{3, 1}, {3, 0}, {2, 1}}; /* (k, pad) */
+    for (int cs = 0; cs < 3; cs++) {
+        int k = cases[cs][0], pad = cases[cs][1];
+        int oh = h + 2 * pad - k + 1, ow = wd + 2 * pad - k + 1;
+        float x[2 * 3 * 5 * 4], w[2 * 3 * 3 * 3], b[2], dy[2 * 2 * 6 * 5];
+        for (size_t i = 0; i < LS_ARRAY_LEN(x); i++) x[i] = rnd_sym();
+        for (size_t i = 0; i < LS_ARRAY_LEN(w); i++) w[i] = rnd_sym();
+        for (size_t i = 0; i < LS_ARRAY_LEN(dy); i++) dy[i] = rnd_sym();
+        b[0] = 0.25f;
+        b[1] = -0.75f;
+        double bf[2 * 2 * 6 * 5], bd[2 * 3 * 5 * 4], bw[2 * 3 * 3 * 3], bb[2];
+        compare_bound_conv_fwd(bf, x, w, b, n, c, h, wd, oc, k, pad);
+        compare_bound_conv_bwd_data(bd, dy, w, n, c, h, wd, oc, k, pad);
+        compare_bound_conv_bwd_weights(bw, bb, x, dy, n, c, h, wd, oc, k, pad);
+        double gf = compare_gamma(c * k * k + 1), gd = compare_gamma(oc * k * k), gw = compare_gamma(n * oh * ow);
+        for (int ni = 0; ni < n; ni++)
+            for (int o = 0; o < oc; o++)
+                for (int y = 0; y < oh; y++)
+                    for (int xo = 0; xo < ow; xo++)
+                        assert_close(bf[((ni * oc + o) * oh + y) * ow + xo],
+                                     gf * naive_conv_fwd(x, w, b, c, h, wd, k, pad, ni, o, y, xo));
+        /* backward-data: dx[n,i,yy,xx] = sum_{o,p,q} w[o,i,p,q] dy[n,o,yy-p+pad,xx-q+pad] */
+        for (int ni = 0; ni < n; ni++)
+            for (int i = 0; i < c; i++)
+                for (int yy = 0; yy < h; yy++)
+                    for (int xx = 0; xx < wd; xx++) {
+                        double s = 0;
+                        for (int o = 0; o < oc; o++)
+                            for (int p = 0; p < k; p++)
+                                for (int q = 0; q < k; q++) {
+                                    int y = yy - p + pad, xo = xx - q + pad;
+                                    if (y < 0 || y >= oh || xo < 0 || xo >= ow) continue;
+                                    s += fabs((double)w[((o * c + i) * k + p) * k + q] *
+                                              dy[((ni * oc + o) * oh + y) * ow + xo]);
+                                }
+                        assert_close(bd[((ni * c + i) * h + yy) * wd + xx], gd * s);
+                    }
+        /* backward-weights and bias */
+        for (int o = 0; o < oc; o++) {
+            double sb = 0;
+            for (int ni = 0; ni < n; ni++)
+                for (int j = 0; j < oh * ow; j++) sb += fabs(dy[(ni * oc + o) * oh * ow + j]);
+            assert_close(bb[o], compare_gamma(n * oh * ow - 1) * sb);
+            for (int i = 0; i < c; i++)
+                for (int p = 0; p < k; p++)
+                    for (int q = 0; q < k; q++) {
+                        double s = 0;
+                        for (int ni = 0; ni < n; ni++)
+                            for (int y = 0; y < oh; y++)
+                                for (int xo = 0; xo < ow; xo++) {
+                                    int iy = y + p - pad, ix = xo + q - pad;
+                                    if (iy < 0 || iy >= h || ix < 0 || ix >= wd) continue;
+                                    s += fabs((double)dy[((ni * oc + o) * oh + y) * ow + xo] *
+                                              x[((ni * c + i) * h + iy) * wd + ix]);
+                                }
+                        assert_close(bw[((o * c + i) * k + p) * k + q], gw * s);
+                    }
+        }
+    }
+}
+
+static void test_bound_dense_vs_naive(void **state) {
+    enum { n = 3, in = 7, out = 5 };
+    float x[n * in], w[out * in], b[out], dy[n * out];
+    for (int i = 0; i < n * in; i++) x[i] = rnd_sym();
+    for (int i = 0; i < out * in; i++) w[i] = rnd_sym();
+    for (int i = 0; i < out; i++) b[i] = rnd_sym();
+    for (int i = 0; i < n * out; i++) dy[i] = rnd_sym();
+    double bf[n * out], bf0[n * out], bd[n * in], bw[out * in], bb[out];
+    compare_bound_dense_fwd(bf, x, w, b, n, in, out);
+    compare_bound_dense_fwd(bf0, x, w, NULL, n, in, out);
+    compare_bound_dense_bwd_data(bd, dy, w, n, in, out);
+    compare_bound_dense_bwd_weights(bw, bb, x, dy, n, in, out);
+    for (int ni = 0; ni < n; ni++)
+        for (int o = 0; o < out; o++) {
+            double s = 0;
+            for (int i = 0; i < in; i++) s += fabs((double)w[o * in + i] * x[ni * in + i]);
+            assert_close(bf0[ni * out + o], compare_gamma(in) * s);
+            assert_close(bf[ni * out + o], compare_gamma(in + 1) * (s + fabs(b[o])));
+        }
+    for (int ni = 0; ni < n; ni++)
+        for (int i = 0; i < in; i++) {
+            double s = 0;
+            for (int o = 0; o < out; o++) s += fabs((double)w[o * in + i] * dy[ni * out + o]);
+            assert_close(bd[ni * in + i], compare_gamma(out) * s);
+        }
+    for (int o = 0; o < out; o++) {
+        double sb = 0;
+        for (int ni = 0; ni < n; ni++) sb += fabs(dy[ni * out + o]);
+        assert_close(bb[o], compare_gamma(n - 1) * sb);
+        for (int i = 0; i < in; i++) {
+            double s = 0;
+            for (int ni = 0; ni < n; ni++) s += fabs((double)dy[ni * out + o] * x[ni * in + i]);
+            assert_close(bw[o * in + i], compare_gamma(n) * s);
+        }
+    }
+}
+
+/* An fp32 convolution computed naively (one order) must sit inside the
+ * bound of its double reference: the helper's K and indexing are right. */
+static void test_bound_holds_for_fp32_conv(void **state) {
+    enum { n = 2, c = 4, h = 6, wd = 6, oc = 3, k = 3, pad = 1, oh = 6, ow = 6 };
+    float x[n * c * h * wd], w[oc * c * k * k], b[oc], y[n * oc * oh * ow];
+    double ref[n * oc * oh * ow], bound[n * oc * oh * ow];
+    for (int i = 0; i < n * c * h * wd; i++) x[i] = rnd_sym();
+    for (int i = 0; i < oc * c * k * k; i++) w[i] = rnd_sym();
+    for (int i = 0; i < oc; i++) b[i] = rnd_sym();
+    for (int ni = 0; ni < n; ni++)
+        for (int o = 0; o < oc; o++)
+            for (int yy = 0; yy < oh; yy++)
+                for (int xx = 0; xx < ow; xx++) {
+                    float acc = b[o];
+                    double e = b[o];
+                    for (int i = 0; i < c; i++)
+                        for (int p = 0; p < k; p++)
+                            for (int q = 0; q < k; q++) {
+                                int iy = yy + p - pad, ix = xx + q - pad;
+                                if (iy < 0 || iy >= h || ix < 0 || ix >= wd) continue;
+                                float wv = w[((o * c + i) * k + p) * k + q], xv = x[((ni * c + i) * h + iy) * wd + ix];
+                                acc = acc + wv * xv;
+                                e += (double)wv * xv; /* exact products; double sum error negligible (see above) */
+                            }
+                    y[((ni * oc + o) * oh + yy) * ow + xx] = acc;
+                    ref[((ni * oc + o) * oh + yy) * ow + xx] = e;
+                }
+    compare_bound_conv_fwd(bound, x, w, b, n, c, h, wd, oc, k, pad);
+    compare_stats s;
+    compare_f64(&s, ref, y, n * oc * oh * ow, bound);
+    assert_int_equal(s.n_over_bound, 0);
+    assert_true(s.max_bound_ratio <= 1 && s.max_bound_ratio > 0);
+}
+
+/* ---- JSON ----------------------------------------------------------------- */
+
+static void test_json(void **state) {
+    float ref[4] = {1, 2, 3, 4};
+    float cand[4] = {1, from_bits(to_bits(2.0f) + 3), 3, from_bits(to_bits(4.0f) - 8)};
+    double bound[4] = {1, 1, 1, 0};
+    compare_stats s;
+    compare_f32(&s, ref, cand, 4, bound);
+    lsbuf b;
+    lsbuf_init(&b);
+    compare_stats_json(&b, &s);
+    assert_false(b.failed);
+    assert_non_null(strstr(b.s, "\"n\":4,"));
+    assert_non_null(strstr(b.s, "\"max_ulp\":8,"));
+    assert_non_null(strstr(b.s, "\"ulp_hist\":[2,0,1,0,1],"));
+    assert_non_null(strstr(b.s, "\"worst_ulp_index\":3,"));
+    assert_non_null(strstr(b.s, "\"bound\":{\"max_ratio\":\"inf\""));
+    assert_non_null(strstr(b.s, "\"n_over\":1}"));
+    assert_null(strchr(b.s, '\n'));
+    assert_true(b.s[0] == '{' && b.s[b.len - 1] == '}');
+    lsbuf_free(&b);
+}
+
+int main(void) {
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_identical),           cmocka_unit_test(test_known_errors),
+        cmocka_unit_test(test_histogram_edges),     cmocka_unit_test(test_nan_inf),
+        cmocka_unit_test(test_signed_zeros),        cmocka_unit_test(test_subnormals),
+        cmocka_unit_test(test_double_reference_subulp), cmocka_unit_test(test_norms_and_ties),
+        cmocka_unit_test(test_gamma),               cmocka_unit_test(test_bound_ratio_fp32_dot),
+        cmocka_unit_test(test_bound_ratio_tf32),    cmocka_unit_test(test_bound_zero),
+        cmocka_unit_test(test_bound_conv_by_hand),  cmocka_unit_test(test_bound_conv_vs_naive),
+        cmocka_unit_test(test_bound_dense_vs_naive), cmocka_unit_test(test_bound_holds_for_fp32_conv),
+        cmocka_unit_test(test_json),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,1072 @@
+/*
+ * engine_cpu.c — the cpu engine: oneDNN 2.6 (v2 C API) primitives for
+ * convolution, inner product, ReLU and max-pool, forward and backward, plus
+ * our own OpenMP loops for dropout, softmax cross-entropy and Adam built on
+ * ops_elem.h (the same per-element code as the CUDA kernels).
+ *
+ * Layouts.  Parameters, gradients and Adam state are the flat plain buffers
+ * of model.h, so Adam and get/set are plain loops.  Activations may live in
+ * the layouts the primitives prefer (layout=blocked, the default: usually
+ * nChw16c after the first convolution); get_tensor/set_tensor reorder to and
+ * from plain NCHW / (n, features).  Weights are reordered into a primitive's
+ * preferred layout lazily, once per parameter change, and weight gradients
+ * back into the flat buffer after each backward-weights call.  Reorders only
+ * move bits, so nothing here changes a value.
+ *
+ * Batches.  Primitives are built per batch size ("plans"): the max_batch plan
+ * at creation (it also sizes every buffer, allocated once), others lazily on
+ * set_batch (the last, partial batch of an epoch; evaluation).  At most
+ * PLAN_MAX plans live; the max_batch one is never evicted.  Every plan binds
+ * the same buffers, so a step allocates nothing.
+ *
+ * Threads.  oneDNN fixes its thread count when a primitive is created, so
+ * omp_set_num_threads(threads) comes first in every entry point.  Results
+ * change with threads, ISA and algorithm; with all three fixed they are
+ * bitwise reproducible (our own loops are element-wise or summed serially).
+ *
+ * Not here: comparison, timing (engine.c's wrappers), data loading.
+ */
+#include "engine.h"
+
+#include <omp.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <oneapi/dnnl/dnnl.h>
+#include <oneapi/dnnl/dnnl_debug.h>
+
+#include "ops_elem.h"
+#include "util.h"
+
+#define PLAN_MAX 4
+
+/* Every oneDNN call goes through this: file:line, the call and oneDNN's
+ * status text, then the function's one cleanup label (needs `int rc`). */
+#define CHECK_DNNL(call)                                                                              \
+    do {                                                                                              \
+        dnnl_status_t st_ = (call);                                                                   \
+        if (st_ != dnnl_success) {                                                                    \
+            rc = ls_err(LS_ELIB, "cpu: %s:%d: %s: %s", __FILE__, __LINE__, #call, dnnl_status2str(st_)); \
+            goto cleanup;                                                                             \
+        }                                                                                             \
+    } while (0)
+
+typedef struct {
+    dnnl_primitive_desc_t pd;
+    dnnl_primitive_t p;
+    dnnl_memory_t scratch; /* bound to the shared scratchpad; NULL if none needed */
+} cprim;
+
+/* A weight argument in the layout one primitive wants: the user's plain
+ * memory itself when the layouts agree (buf NULL), else an own buffer plus
+ * a reorder (user -> own for weights, own -> user for weight gradients). */
+typedef struct {
+    dnnl_memory_t mem;
+    float *buf;
+    dnnl_primitive_t reorder;
+    uint64_t ver; /* params version the buffer holds (weights only) */
+} warg;
+
+typedef struct {
+    int alias;     /* FLATTEN: ACT and DACT are the input's own memories */
+    int need_dsrc; /* backward computes DACT of the input (not for the image) */
+    dnnl_memory_desc_t md, plain_md;
+    int is_plain;
+    dnnl_memory_t act, dact; /* dact NULL when the input is the image */
+    dnnl_memory_t ws;        /* max-pool workspace */
+    cprim fwd, bwd_data, bwd_w;
+    dnnl_memory_t w_user, b_user, dw_user, db_user; /* views of PARAMS / GRADS */
+    warg w_fwd, w_bwd, dw;
+    dnnl_memory_t user;                        /* plain_md, handle set per call */
+    dnnl_primitive_t to_plain, from_plain;     /* NULL when is_plain */
+    dnnl_memory_t tmp_plain;                   /* dropout backward into a blocked DACT */
+    char alg[64];                              /* conv algorithm actually used */
+} player;
+
+typedef struct {
+    size_t n;
+    uint64_t last_used;
+    dnnl_memory_desc_t in_md;
+    dnnl_memory_t input;
+    player L[MODEL_MAX_LAYERS];
+} plan;
+
+typedef struct {
+    int threads, portable, blocked;
+    dnnl_alg_kind_t alg;
+    char algo_name[16], isa_req[32];
+    const model *m;
+    dnnl_engine_t eng;
+    dnnl_stream_t stream;
+    dnnl_primitive_attr_t attr;
+    /* buffers, allocated once from the max_batch plan */
+    float *x;
+    int32_t *labels;
+    float *act_buf[MODEL_MAX_LAYERS], *dact_buf[MODEL_MAX_LAYERS], *ws_buf[MODEL_MAX_LAYERS];
+    size_t act_cap[MODEL_MAX_LAYERS], dact_cap[MODEL_MAX_LAYERS], ws_cap[MODEL_MAX_LAYERS];
+    float *plain_buf; /* n * largest layer, for dropout into blocked layouts */
+    size_t plain_cap;
+    void *scratch_buf;
+    size_t scratch_cap;
+    float *row_loss;
+    float *params, *grads, *adam_m, *adam_v;
+    uint64_t params_ver;
+    float loss;
+    uint64_t step;
+    plan plans[PLAN_MAX];
+    int n_plans;
+    plan *cur;
+    uint64_t clock;
+} cpu_ctx;
+
+static void *alloc_aligned(size_t bytes) {
+    size_t b = (bytes + 63) / 64 * 64;
+    void *p = aligned_alloc(64, b ? b : 64);
+    if (!p) ls_err(LS_ENOMEM, "cpu: out of memory (%zu bytes)", bytes);
+    else memset(p, 0, b ? b : 64);
+    return p;
+}
+
+static int plain_tag(int ndims) {
+    switch (ndims) {
+    case 1: return dnnl_a;
+    case 2: return dnnl_ab;
+    case 3: return dnnl_abc;
+    default: return dnnl_abcd;
+    }
+}
+
+static size_t md_floats(const dnnl_memory_desc_t *md) {
+    size_t n = 1;
+    for (int i = 0; i < md->ndims; i++) n *= (size_t)md->dims[i];
+    return n;
+}
+
+/* ---- primitives ---------------------------------------------------------- */
+
+static int scratch_rebind(cpu_ctx *c) {
+    int rc = 0;
+    for (int i = 0; i < c->n_plans; i++) {
+        plan *P = &c->plans[i];
+        for (int l = 0; l < MODEL_MAX_LAYERS; l++) {
+            cprim *ps[3] = {&P->L[l].fwd, &P->L[l].bwd_data, &P->L[l].bwd_w};
+            for (int k = 0; k < 3; k++)
+                if (ps[k]->scratch) CHECK_DNNL(dnnl_memory_set_data_handle(ps[k]->scratch, c->scratch_buf));
+        }
+    }
+cleanup:
+    return rc;
+}
+
+/* Make the primitive of `p->pd` and bind its scratchpad (user mode: one
+ * shared buffer, grown only while plans are built, never during a step). */
+static int cprim_finish(cpu_ctx *c, cprim *p) {
+    int rc = 0;
+    CHECK_DNNL(dnnl_primitive_create(&p->p, p->pd));
+    const dnnl_memory_desc_t *smd = dnnl_primitive_desc_query_md(p->pd, dnnl_query_scratchpad_md, 0);
+    size_t sz = smd ? dnnl_memory_desc_get_size(smd) : 0;
+    if (sz == 0) return 0;
+    if (sz > c->scratch_cap) {
+        void *nb = alloc_aligned(sz);
+        if (!nb) return LS_ENOMEM;
+        free(c->scratch_buf);
+        c->scratch_buf = nb;
+        c->scratch_cap = sz;
+        rc = scratch_rebind(c);
+        if (rc) return rc;
+    }
+    CHECK_DNNL(dnnl_memory_create(&p->scratch, smd, c->eng, c->scratch_buf));
+cleanup:
+    return rc;
+}
+
+static void cprim_free(cprim *p) {
+    if (p->p) dnnl_primitive_destroy(p->p);
+    if (p->pd) dnnl_primitive_desc_destroy(p->pd);
+    if (p->scratch) dnnl_memory_destroy(p->scratch);
+    memset(p, 0, sizeof *p);
+}
+
+static int exec(cpu_ctx *c, cprim *p, int nargs, dnnl_exec_arg_t *args) {
+    int rc = 0;
+    if (p->scratch) args[nargs++] = (dnnl_exec_arg_t){DNNL_ARG_SCRATCHPAD, p->scratch};
+    CHECK_DNNL(dnnl_primitive_execute(p->p, c->stream, nargs, args));
+    CHECK_DNNL(dnnl_stream_wait(c->stream));
+cleanup:
+    return rc;
+}
+
+static int reorder(cpu_ctx *c, dnnl_primitive_t r, dnnl_memory_t from, dnnl_memory_t to) {
+    int rc = 0;
+    dnnl_exec_arg_t a[2] = {{DNNL_ARG_FROM, from}, {DNNL_ARG_TO, to}};
+    CHECK_DNNL(dnnl_primitive_execute(r, c->stream, 2, a));
+    CHECK_DNNL(dnnl_stream_wait(c->stream));
+cleanup:
+    return rc;
+}
+
+static int make_reorder(cpu_ctx *c, dnnl_primitive_t *r, const dnnl_memory_desc_t *from,
+                        const dnnl_memory_desc_t *to) {
+    int rc = 0;
+    dnnl_primitive_desc_t pd = NULL;
+    CHECK_DNNL(dnnl_reorder_primitive_desc_create(&pd, from, c->eng, to, c->eng, NULL));
+    CHECK_DNNL(dnnl_primitive_create(r, pd));
+cleanup:
+    if (pd) dnnl_primitive_desc_destroy(pd);
+    return rc;
+}
+
+/* Bind a weight (or weight-gradient) argument of the layout `want`. */
+static int warg_bind(cpu_ctx *c, warg *w, const dnnl_memory_desc_t *want, dnnl_memory_t user,
+                     int to_user) {
+    int rc = 0;
+    const dnnl_memory_desc_t *umd;
+    CHECK_DNNL(dnnl_memory_get_memory_desc(user, &umd));
+    if (dnnl_memory_desc_equal(want, umd)) {
+        w->mem = user;
+        return 0;
+    }
+    w->buf = alloc_aligned(dnnl_memory_desc_get_size(want));
+    if (!w->buf) return LS_ENOMEM;
+    CHECK_DNNL(dnnl_memory_create(&w->mem, want, c->eng, w->buf));
+    rc = to_user ? make_reorder(c, &w->reorder, want, umd) : make_reorder(c, &w->reorder, umd, want);
+cleanup:
+    return rc;
+}
+
+static void warg_free(warg *w) {
+    if (w->buf) {
+        if (w->mem) dnnl_memory_destroy(w->mem);
+        free(w->buf);
+    }
+    if (w->reorder) dnnl_primitive_destroy(w->reorder);
+    memset(w, 0, sizeof *w);
+}
+
+static int warg_refresh(cpu_ctx *c, warg *w, dnnl_memory_t user) {
+    if (!w->reorder || w->ver == c->params_ver) return 0;
+    int rc = reorder(c, w->reorder, user, w->mem);
+    if (rc == 0) w->ver = c->params_ver;
+    return rc;
+}
+
+/* A memory on one of the engine's buffers; the first (max_batch) plan sizes
+ * the buffer, later plans must fit in it. */
+static int bind_buf(cpu_ctx *c, float **buf, size_t *cap, const dnnl_memory_desc_t *md, dnnl_memory_t *mem,
+                    const char *what, int l) {
+    int rc = 0;
+    size_t sz = dnnl_memory_desc_get_size(md);
+    if (!*buf) {
+        *buf = alloc_aligned(sz);
+        if (!*buf) return LS_ENOMEM;
+        *cap = sz;
+    } else if (sz > *cap) {
+        return ls_err(LS_ELIB, "cpu: layer %d %s needs %zu bytes in this batch size's layout, more than the %zu "
+                      "of the max-batch layout", l, what, sz, *cap);
+    }
+    CHECK_DNNL(dnnl_memory_create(mem, md, c->eng, *buf));
+cleanup:
+    return rc;
+}
+
+static void plan_free(plan *P) {
+    for (int l = 0; l < MODEL_MAX_LAYERS; l++) {
+        player *L = &P->L[l];
+        cprim_free(&L->fwd);
+        cprim_free(&L->bwd_data);
+        cprim_free(&L->bwd_w);
+        warg_free(&L->w_fwd);
+        warg_free(&L->w_bwd);
+        warg_free(&L->dw);
+        dnnl_memory_t ms[] = {L->ws, L->w_user, L->b_user, L->dw_user, L->db_user, L->tmp_plain};
+        for (size_t i = 0; i < LS_ARRAY_LEN(ms); i++)
+            if (ms[i]) dnnl_memory_destroy(ms[i]);
+        if (!L->alias) {
+            if (L->act) dnnl_memory_destroy(L->act);
+            if (L->dact) dnnl_memory_destroy(L->dact);
+            if (L->user) dnnl_memory_destroy(L->user);
+            if (L->to_plain) dnnl_primitive_destroy(L->to_plain);
+            if (L->from_plain) dnnl_primitive_destroy(L->from_plain);
+        }
+    }
+    if (P->input) dnnl_memory_destroy(P->input);
+    memset(P, 0, sizeof *P);
+}
+
+/* ---- building a plan (all primitives for one batch size) ----------------- */
+
+/* The buffer behind layer l's ACT (or DACT), through FLATTEN aliases;
+ * l == -1 (or an alias of it) is the batch itself, which has no DACT. */
+static float *act_ptr(cpu_ctx *c, const plan *P, int l) {
+    while (l >= 0 && P->L[l].alias) l--;
+    return l < 0 ? c->x : c->act_buf[l];
+}
+static float *dact_ptr(cpu_ctx *c, const plan *P, int l) {
+    while (l >= 0 && P->L[l].alias) l--;
+    return l < 0 ? NULL : c->dact_buf[l];
+}
+
+/* Layer l's ACT/DACT layout is `md`: bind the buffers, and the reorders
+ * that get/set_tensor use when the layout is not plain. */
+static int set_layout(cpu_ctx *c, plan *P, int l, const dnnl_memory_desc_t *md) {
+    int rc = 0;
+    player *L = &P->L[l];
+    L->md = *md;
+    CHECK_DNNL(dnnl_memory_desc_init_by_tag(&L->plain_md, md->ndims, md->dims, dnnl_f32, plain_tag(md->ndims)));
+    L->is_plain = dnnl_memory_desc_equal(&L->md, &L->plain_md);
+    rc = bind_buf(c, &c->act_buf[l], &c->act_cap[l], md, &L->act, "activation", l);
+    if (!rc) rc = bind_buf(c, &c->dact_buf[l], &c->dact_cap[l], md, &L->dact, "activation gradient", l);
+    if (rc) return rc;
+    CHECK_DNNL(dnnl_memory_create(&L->user, &L->plain_md, c->eng, DNNL_MEMORY_NONE));
+    if (!L->is_plain) {
+        rc = make_reorder(c, &L->to_plain, &L->md, &L->plain_md);
+        if (!rc) rc = make_reorder(c, &L->from_plain, &L->plain_md, &L->md);
+    }
+cleanup:
+    return rc;
+}
+
+/* Views of this layer's weight and bias in PARAMS and GRADS (plain). */
+static int bind_params(cpu_ctx *c, player *L, const layer *ly, const dnnl_memory_desc_t *wu_md) {
+    int rc = 0;
+    const model_tensor *tw = &c->m->tensors[ly->w_tensor], *tb = &c->m->tensors[ly->b_tensor];
+    dnnl_memory_desc_t b_md;
+    dnnl_dims_t bd = {ly->out_c};
+    CHECK_DNNL(dnnl_memory_desc_init_by_tag(&b_md, 1, bd, dnnl_f32, dnnl_a));
+    CHECK_DNNL(dnnl_memory_create(&L->w_user, wu_md, c->eng, c->params + tw->offset));
+    CHECK_DNNL(dnnl_memory_create(&L->b_user, &b_md, c->eng, c->params + tb->offset));
+    CHECK_DNNL(dnnl_memory_create(&L->dw_user, wu_md, c->eng, c->grads + tw->offset));
+    CHECK_DNNL(dnnl_memory_create(&L->db_user, &b_md, c->eng, c->grads + tb->offset));
+cleanup:
+    return rc;
+}
+
+static const dnnl_memory_desc_t *qmd(const cprim *p, dnnl_query_t q) {
+    return dnnl_primitive_desc_query_md(p->pd, q, 0);
+}
+
+/* Convolution (k x k, stride 1, pad p, bias) or inner product (bias):
+ * forward, backward-weights (with the bias gradient) and, unless the input
+ * is the image, backward-data. */
+static int build_linear(cpu_ctx *c, plan *P, int l, const dnnl_memory_desc_t *smd) {
+    int rc = 0;
+    const layer *ly = &c->m->layers[l];
+    player *L = &P->L[l];
+    int conv = ly->kind == LAYER_CONV;
+    dnnl_dim_t n = (dnnl_dim_t)P->n;
+    dnnl_memory_desc_t w_md, wu_md, b_md, d_md;
+    dnnl_dims_t wd, bd = {ly->out_c}, st = {1, 1}, pad = {ly->pad, ly->pad};
+    int wnd;
+    if (conv) {
+        wnd = 4;
+        wd[0] = ly->out_c; wd[1] = ly->in_c; wd[2] = ly->k; wd[3] = ly->k;
+        dnnl_dims_t dd = {n, ly->out_c, ly->out_h, ly->out_w};
+        CHECK_DNNL(dnnl_memory_desc_init_by_tag(&d_md, 4, dd, dnnl_f32, c->blocked ? dnnl_format_tag_any : dnnl_nchw));
+    } else {
+        /* the inner product reads its input in whatever shape it comes
+         * (N,C,H,W or N,F); weights (out, in) are OIHW of the same C,H,W */
+        wnd = smd->ndims;
+        wd[0] = ly->out_c;
+        for (int i = 1; i < wnd; i++) wd[i] = smd->dims[i];
+        dnnl_dims_t dd = {n, ly->out_c};
+        CHECK_DNNL(dnnl_memory_desc_init_by_tag(&d_md, 2, dd, dnnl_f32, dnnl_ab)); /* logits stay plain */
+    }
+    CHECK_DNNL(dnnl_memory_desc_init_by_tag(&wu_md, wnd, wd, dnnl_f32, plain_tag(wnd)));
+    CHECK_DNNL(dnnl_memory_desc_init_by_tag(&w_md, wnd, wd, dnnl_f32, c->blocked ? dnnl_format_tag_any : plain_tag(wnd)));
+    CHECK_DNNL(dnnl_memory_desc_init_by_tag(&b_md, 1, bd, dnnl_f32, dnnl_a));
+    rc = bind_params(c, L, ly, &wu_md);
+    if (rc) return rc;
+
+    if (conv) {
+        dnnl_alg_kind_t alg = c->alg;
+        dnnl_convolution_desc_t fd, bdd, bwd;
+        CHECK_DNNL(dnnl_convolution_forward_desc_init(&fd, dnnl_forward_training, alg, smd, &w_md, &b_md, &d_md,
+                                                      st, pad, pad));
+        if (alg == dnnl_convolution_winograd &&
+            dnnl_primitive_desc_create(&L->fwd.pd, &fd, c->attr, c->eng, NULL) != dnnl_success) {
+            /* Winograd covers only some shapes (not 1-channel inputs, say):
+             * this layer runs direct, and describe() says so */
+            L->fwd.pd = NULL;
+            alg = dnnl_convolution_direct;
+            snprintf(L->alg, sizeof L->alg, "direct (winograd unimplemented here)");
+            CHECK_DNNL(dnnl_convolution_forward_desc_init(&fd, dnnl_forward_training, alg, smd, &w_md, &b_md,
+                                                          &d_md, st, pad, pad));
+        }
+        if (!L->fwd.pd) CHECK_DNNL(dnnl_primitive_desc_create(&L->fwd.pd, &fd, c->attr, c->eng, NULL));
+        rc = set_layout(c, P, l, qmd(&L->fwd, dnnl_query_dst_md));
+        if (rc) return rc;
+        CHECK_DNNL(dnnl_convolution_backward_weights_desc_init(&bwd, alg, smd, &w_md, &b_md, &L->md, st, pad, pad));
+        CHECK_DNNL(dnnl_primitive_desc_create(&L->bwd_w.pd, &bwd, c->attr, c->eng, L->fwd.pd));
+        if (L->need_dsrc) {
+            CHECK_DNNL(dnnl_convolution_backward_data_desc_init(&bdd, alg, smd, &w_md, &L->md, st, pad, pad));
+            CHECK_DNNL(dnnl_primitive_desc_create(&L->bwd_data.pd, &bdd, c->attr, c->eng, L->fwd.pd));
+        }
+    } else {
+        dnnl_inner_product_desc_t fd, bdd, bwd;
+        CHECK_DNNL(dnnl_inner_product_forward_desc_init(&fd, dnnl_forward_training, smd, &w_md, &b_md, &d_md));
+        CHECK_DNNL(dnnl_primitive_desc_create(&L->fwd.pd, &fd, c->attr, c->eng, NULL));
+        rc = set_layout(c, P, l, qmd(&L->fwd, dnnl_query_dst_md));
+        if (rc) return rc;
+        CHECK_DNNL(dnnl_inner_product_backward_weights_desc_init(&bwd, smd, &w_md, &b_md, &L->md));
+        CHECK_DNNL(dnnl_primitive_desc_create(&L->bwd_w.pd, &bwd, c->attr, c->eng, L->fwd.pd));
+        if (L->need_dsrc) {
+            CHECK_DNNL(dnnl_inner_product_backward_data_desc_init(&bdd, smd, &w_md, &L->md));
+            CHECK_DNNL(dnnl_primitive_desc_create(&L->bwd_data.pd, &bdd, c->attr, c->eng, L->fwd.pd));
+        }
+    }
+    if ((rc = cprim_finish(c, &L->fwd)) || (rc = cprim_finish(c, &L->bwd_w))) return rc;
+    if ((rc = warg_bind(c, &L->w_fwd, qmd(&L->fwd, dnnl_query_weights_md), L->w_user, 0))) return rc;
+    if ((rc = warg_bind(c, &L->dw, qmd(&L->bwd_w, dnnl_query_diff_weights_md), L->dw_user, 1))) return rc;
+    if (L->need_dsrc) {
+        if ((rc = cprim_finish(c, &L->bwd_data))) return rc;
+        rc = warg_bind(c, &L->w_bwd, qmd(&L->bwd_data, dnnl_query_weights_md), L->w_user, 0);
+    }
+cleanup:
+    return rc;
+}
+
+static int build_relu(cpu_ctx *c, plan *P, int l, const dnnl_memory_desc_t *smd) {
+    int rc = 0;
+    player *L = &P->L[l];
+    dnnl_eltwise_desc_t fd, bd;
+    CHECK_DNNL(dnnl_eltwise_forward_desc_init(&fd, dnnl_forward_training, dnnl_eltwise_relu, smd, 0.0f, 0.0f));
+    CHECK_DNNL(dnnl_primitive_desc_create(&L->fwd.pd, &fd, c->attr, c->eng, NULL));
+    if ((rc = set_layout(c, P, l, qmd(&L->fwd, dnnl_query_dst_md))) || (rc = cprim_finish(c, &L->fwd))) return rc;
+    if (L->need_dsrc) {
+        /* dx = dy where x > 0, else 0 (x = the ReLU's input) */
+        CHECK_DNNL(dnnl_eltwise_backward_desc_init(&bd, dnnl_eltwise_relu, smd, smd, 0.0f, 0.0f));
+        CHECK_DNNL(dnnl_primitive_desc_create(&L->bwd_data.pd, &bd, c->attr, c->eng, L->fwd.pd));
+        rc = cprim_finish(c, &L->bwd_data);
+    }
+cleanup:
+    return rc;
+}
+
+static int build_pool(cpu_ctx *c, plan *P, int l, const dnnl_memory_desc_t *smd) {
+    int rc = 0;
+    const layer *ly = &c->m->layers[l];
+    player *L = &P->L[l];
+    dnnl_dims_t dd = {(dnnl_dim_t)P->n, ly->out_c, ly->out_h, ly->out_w}, k = {2, 2}, st = {2, 2}, pad = {0, 0};
+    /* floor mode: an odd last row or column is simply never read; oneDNN's
+     * shape check (in - 2) / 2 + 1 == out divides with truncation too */
+    dnnl_dims_t pad_r = {0, 0};
+    dnnl_memory_desc_t d_md;
+    dnnl_pooling_desc_t fd, bd;
+    CHECK_DNNL(dnnl_memory_desc_init_by_tag(&d_md, 4, dd, dnnl_f32, c->blocked ? dnnl_format_tag_any : dnnl_nchw));
+    CHECK_DNNL(dnnl_pooling_forward_desc_init(&fd, dnnl_forward_training, dnnl_pooling_max, smd, &d_md, st, k, pad,
+                                              pad_r));
+    CHECK_DNNL(dnnl_primitive_desc_create(&L->fwd.pd, &fd, c->attr, c->eng, NULL));
+    if ((rc = set_layout(c, P, l, qmd(&L->fwd, dnnl_query_dst_md))) || (rc = cprim_finish(c, &L->fwd))) return rc;
+    rc = bind_buf(c, &c->ws_buf[l], &c->ws_cap[l], qmd(&L->fwd, dnnl_query_workspace_md), &L->ws, "workspace", l);
+    if (rc) return rc;
+    if (L->need_dsrc) {
+        CHECK_DNNL(dnnl_pooling_backward_desc_init(&bd, dnnl_pooling_max, smd, &L->md, st, k, pad, pad_r));
+        CHECK_DNNL(dnnl_primitive_desc_create(&L->bwd_data.pd, &bd, c->attr, c->eng, L->fwd.pd));
+        rc = cprim_finish(c, &L->bwd_data);
+    }
+cleanup:
+    return rc;
+}
+
+/* Dropout keeps plain (n, size) order, the order its mask is keyed by. */
+static int build_dropout(cpu_ctx *c, plan *P, int l, const dnnl_memory_desc_t *smd) {
+    int rc = 0;
+    player *L = &P->L[l];
+    dnnl_memory_desc_t pmd;
+    CHECK_DNNL(dnnl_memory_desc_init_by_tag(&pmd, smd->ndims, smd->dims, dnnl_f32, plain_tag(smd->ndims)));
+    if ((rc = set_layout(c, P, l, &pmd))) return rc;
+    if (L->need_dsrc && !P->L[l - 1].is_plain) {
+        if (c->plain_cap < dnnl_memory_desc_get_size(&pmd))
+            return ls_err(LS_ELIB, "cpu: layer %d: dropout scratch too small", l);
+        CHECK_DNNL(dnnl_memory_create(&L->tmp_plain, &pmd, c->eng, c->plain_buf));
+    }
+cleanup:
+    return rc;
+}
+
+static int plan_build(cpu_ctx *c, plan *P, size_t n) {
+    int rc = 0;
+    const model *m = c->m;
+    P->n = n;
+    omp_set_num_threads(c->threads);
+    dnnl_dims_t id = {(dnnl_dim_t)n, m->in_c, m->in_h, m->in_w};
+    CHECK_DNNL(dnnl_memory_desc_init_by_tag(&P->in_md, 4, id, dnnl_f32, dnnl_nchw));
+    CHECK_DNNL(dnnl_memory_create(&P->input, &P->in_md, c->eng, c->x));
+    for (int l = 0; l < m->n_layers && rc == 0; l++) {
+        player *L = &P->L[l];
+        L->need_dsrc = l > 0 && P->L[l - 1].dact != NULL;
+        const dnnl_memory_desc_t *smd = l ? &P->L[l - 1].md : &P->in_md;
+        switch (m->layers[l].kind) {
+        case LAYER_CONV:
+        case LAYER_DENSE: rc = build_linear(c, P, l, smd); break;
+        case LAYER_RELU: rc = build_relu(c, P, l, smd); break;
+        case LAYER_MAXPOOL: rc = build_pool(c, P, l, smd); break;
+        case LAYER_DROPOUT: rc = build_dropout(c, P, l, smd); break;
+        case LAYER_FLATTEN:
+            /* a no-op: the same memory, read as (n, features) by whoever
+             * comes next (the inner product takes 4-D input directly) */
+            L->alias = 1;
+            if (l > 0) {
+                player *S = &P->L[l - 1];
+                L->md = S->md; L->plain_md = S->plain_md; L->is_plain = S->is_plain;
+                L->act = S->act; L->dact = S->dact; L->user = S->user;
+                L->to_plain = S->to_plain; L->from_plain = S->from_plain;
+            } else {
+                L->md = L->plain_md = P->in_md;
+                L->is_plain = 1;
+                L->act = P->input;
+            }
+            break;
+        }
+    }
+cleanup:
+    return rc;
+}
+
+/* The plan for batch size n: cached, or built (evicting the least recently
+ * used one, never the max_batch plan in slot 0). */
+static int plan_get(cpu_ctx *c, size_t n, plan **out) {
+    int rc;
+    for (int i = 0; i < c->n_plans; i++)
+        if (c->plans[i].n == n) {
+            *out = &c->plans[i];
+            return 0;
+        }
+    int k;
+    if (c->n_plans < PLAN_MAX) {
+        k = c->n_plans++;
+    } else {
+        k = 1;
+        for (int i = 2; i < PLAN_MAX; i++)
+            if (c->plans[i].last_used < c->plans[k].last_used) k = i;
+        if (c->cur == &c->plans[k]) c->cur = NULL;
+        plan_free(&c->plans[k]);
+    }
+    rc = plan_build(c, &c->plans[k], n);
+    if (rc) {
+        plan_free(&c->plans[k]);
+        if (k == c->n_plans - 1) c->n_plans--;
+        else c->plans[k].n = 0; /* an empty slot; never matches a batch size */
+        return rc;
+    }
+    *out = &c->plans[k];
+    return 0;
+}
+
+/* ---- the engine table ------------------------------------------------------ */
+
+static cpu_ctx *ctx_of(engine *e) {
+    cpu_ctx *c = e->ctx;
+    omp_set_num_threads(c->threads); /* oneDNN and our loops both read it */
+    return c;
+}
+
+static int need_batch(cpu_ctx *c) {
+    return c->cur ? 0 : ls_err(LS_EINVAL, "cpu: no batch set (call set_batch first)");
+}
+
+static int cpu_set_batch(engine *e, const float *x, const int32_t *labels, size_t n, uint64_t step) {
+    cpu_ctx *c = ctx_of(e);
+    plan *P;
+    int rc = plan_get(c, n, &P);
+    if (rc) return rc;
+    const model *m = c->m;
+    memcpy(c->x, x, n * (size_t)m->in_c * m->in_h * m->in_w * sizeof *c->x);
+    memcpy(c->labels, labels, n * sizeof *labels);
+    c->step = step;
+    c->cur = P;
+    P->last_used = ++c->clock;
+    e->batch = n;
+    return 0;
+}
+
+static int cpu_forward_layer(engine *e, int l, int training) {
+    cpu_ctx *c = ctx_of(e);
+    int rc = need_batch(c);
+    if (rc) return rc;
+    plan *P = c->cur;
+    player *L = &P->L[l];
+    const layer *ly = &c->m->layers[l];
+    dnnl_memory_t sact = l ? P->L[l - 1].act : P->input;
+    dnnl_exec_arg_t a[8];
+    switch (ly->kind) {
+    case LAYER_CONV:
+    case LAYER_DENSE:
+        /* {N, C, H, W} (x) {O, C, k, k} + b -> {N, O, OH, OW}; dense: {N, in} (x) {out, in} + b -> {N, out} */
+        if ((rc = warg_refresh(c, &L->w_fwd, L->w_user))) return rc;
+        a[0] = (dnnl_exec_arg_t){DNNL_ARG_SRC, sact};
+        a[1] = (dnnl_exec_arg_t){DNNL_ARG_WEIGHTS, L->w_fwd.mem};
+        a[2] = (dnnl_exec_arg_t){DNNL_ARG_BIAS, L->b_user};
+        a[3] = (dnnl_exec_arg_t){DNNL_ARG_DST, L->act};
+        return exec(c, &L->fwd, 4, a);
+    case LAYER_RELU:
+        a[0] = (dnnl_exec_arg_t){DNNL_ARG_SRC, sact};
+        a[1] = (dnnl_exec_arg_t){DNNL_ARG_DST, L->act};
+        return exec(c, &L->fwd, 2, a);
+    case LAYER_MAXPOOL:
+        /* training or not, the same primitive (and so the same bits); the
+         * workspace keeps each window's arg-max for the backward pass */
+        a[0] = (dnnl_exec_arg_t){DNNL_ARG_SRC, sact};
+        a[1] = (dnnl_exec_arg_t){DNNL_ARG_DST, L->act};
+        a[2] = (dnnl_exec_arg_t){DNNL_ARG_WORKSPACE, L->ws};
+        return exec(c, &L->fwd, 3, a);
+    case LAYER_FLATTEN: return 0;
+    case LAYER_DROPOUT: {
+        const player *S = l ? &P->L[l - 1] : NULL;
+        const float *src = act_ptr(c, P, l - 1);
+        float *dst = c->act_buf[l];
+        if (S && !S->is_plain) {
+            if ((rc = reorder(c, S->to_plain, S->act, L->act))) return rc;
+            src = dst;
+        }
+        ptrdiff_t cnt = (ptrdiff_t)md_floats(&L->md);
+        float p = ly->p, scale = (float)(1.0 / (1.0 - (double)ly->p));
+        uint64_t seed = e->seed;
+        uint32_t step = (uint32_t)c->step;
+#pragma omp parallel for schedule(static)
+        for (ptrdiff_t i = 0; i < cnt; i++)
+            dst[i] = training ? ops_dropout_fwd(src[i], seed, step, (uint32_t)l, (uint32_t)i, p, scale) : src[i];
+        return 0;
+    }
+    }
+    return ls_err(LS_EINVAL, "cpu: layer %d: unknown kind", l);
+}
+
+static int cpu_loss(engine *e, float *loss_out) {
+    cpu_ctx *c = ctx_of(e);
+    int rc = need_batch(c);
+    if (rc) return rc;
+    plan *P = c->cur;
+    int last = c->m->n_layers - 1, nc = c->m->n_classes, portable = c->portable;
+    ptrdiff_t n = (ptrdiff_t)P->n;
+    const float *z = act_ptr(c, P, last);
+    float *dz = dact_ptr(c, P, last); /* the last layer is dense: plain (n, classes) */
+    const int32_t *y = c->labels;
+    float *rl = c->row_loss;
+    float inv_n = 1.0f / (float)n;
+#pragma omp parallel for schedule(static)
+    for (ptrdiff_t i = 0; i < n; i++)
+        rl[i] = ops_softmax_xent_row(z + i * nc, nc, y[i], inv_n, portable, dz + i * nc);
+    /* rows summed in order, in double, so the threads cannot change it */
+    double acc = 0.0;
+    for (ptrdiff_t i = 0; i < n; i++) acc += (double)rl[i];
+    c->loss = (float)(acc / (double)n);
+    *loss_out = c->loss;
+    return 0;
+}
+
+static int cpu_backward_layer(engine *e, int l) {
+    cpu_ctx *c = ctx_of(e);
+    int rc = need_batch(c);
+    if (rc) return rc;
+    plan *P = c->cur;
+    player *L = &P->L[l];
+    const layer *ly = &c->m->layers[l];
+    dnnl_memory_t sact = l ? P->L[l - 1].act : P->input;
+    dnnl_memory_t sdact = l ? P->L[l - 1].dact : NULL;
+    dnnl_exec_arg_t a[8];
+    switch (ly->kind) {
+    case LAYER_CONV:
+    case LAYER_DENSE:
+        /* GRADS of this layer are overwritten (=, not +=) */
+        a[0] = (dnnl_exec_arg_t){DNNL_ARG_SRC, sact};
+        a[1] = (dnnl_exec_arg_t){DNNL_ARG_DIFF_DST, L->dact};
+        a[2] = (dnnl_exec_arg_t){DNNL_ARG_DIFF_WEIGHTS, L->dw.mem};
+        a[3] = (dnnl_exec_arg_t){DNNL_ARG_DIFF_BIAS, L->db_user};
+        if ((rc = exec(c, &L->bwd_w, 4, a))) return rc;
+        if (L->dw.reorder && (rc = reorder(c, L->dw.reorder, L->dw.mem, L->dw_user))) return rc;
+        if (!L->need_dsrc) return 0;
+        if ((rc = warg_refresh(c, &L->w_bwd, L->w_user))) return rc;
+        a[0] = (dnnl_exec_arg_t){DNNL_ARG_DIFF_DST, L->dact};
+        a[1] = (dnnl_exec_arg_t){DNNL_ARG_WEIGHTS, L->w_bwd.mem};
+        a[2] = (dnnl_exec_arg_t){DNNL_ARG_DIFF_SRC, sdact};
+        return exec(c, &L->bwd_data, 3, a);
+    case LAYER_RELU:
+        if (!L->need_dsrc) return 0;
+        a[0] = (dnnl_exec_arg_t){DNNL_ARG_SRC, sact};
+        a[1] = (dnnl_exec_arg_t){DNNL_ARG_DIFF_DST, L->dact};
+        a[2] = (dnnl_exec_arg_t){DNNL_ARG_DIFF_SRC, sdact};
+        return exec(c, &L->bwd_data, 3, a);
+    case LAYER_MAXPOOL:
+        if (!L->need_dsrc) return 0;
+        a[0] = (dnnl_exec_arg_t){DNNL_ARG_DIFF_DST, L->dact};
+        a[1] = (dnnl_exec_arg_t){DNNL_ARG_WORKSPACE, L->ws};
+        a[2] = (dnnl_exec_arg_t){DNNL_ARG_DIFF_SRC, sdact};
+        return exec(c, &L->bwd_data, 3, a);
+    case LAYER_FLATTEN: return 0; /* DACT is the input's DACT already */
+    case LAYER_DROPOUT: {
+        if (!L->need_dsrc) return 0;
+        const player *S = &P->L[l - 1];
+        const float *dy = c->dact_buf[l];
+        float *dx = S->is_plain ? dact_ptr(c, P, l - 1) : c->plain_buf;
+        ptrdiff_t cnt = (ptrdiff_t)md_floats(&L->md);
+        float p = ly->p, scale = (float)(1.0 / (1.0 - (double)ly->p));
+        uint64_t seed = e->seed;
+        uint32_t step = (uint32_t)c->step;
+#pragma omp parallel for schedule(static)
+        for (ptrdiff_t i = 0; i < cnt; i++)
+            dx[i] = ops_dropout_bwd(dy[i], seed, step, (uint32_t)l, (uint32_t)i, p, scale);
+        if (!S->is_plain) return reorder(c, S->from_plain, L->tmp_plain, S->dact);
+        return 0;
+    }
+    }
+    return ls_err(LS_EINVAL, "cpu: layer %d: unknown kind", l);
+}
+
+static int cpu_update(engine *e, const adam_scalars *s) {
+    cpu_ctx *c = ctx_of(e);
+    float *p = c->params, *m = c->adam_m, *v = c->adam_v;
+    const float *g = c->grads;
+    ptrdiff_t n = (ptrdiff_t)c->m->n_params;
+    adam_scalars a = *s;
+#pragma omp parallel for schedule(static)
+    for (ptrdiff_t i = 0; i < n; i++)
+        ops_adam_elem(p + i, m + i, v + i, g[i], a.beta1, a.one_minus_beta1, a.beta2, a.one_minus_beta2,
+                      a.step_size, a.bc2_sqrt, a.eps);
+    c->params_ver++; /* weights in blocked layouts are refreshed on next use */
+    return 0;
+}
+
+/* ACT/DACT of layer l to or from plain layout (to_user: engine -> out). */
+static int act_io(cpu_ctx *c, int l, int grad, float *user, int to_user) {
+    int rc = 0;
+    plan *P = c->cur;
+    player *L = &P->L[l];
+    dnnl_memory_t mem = grad ? L->dact : L->act;
+    size_t bytes = md_floats(&L->md) * sizeof(float);
+    if (!mem) { /* the DACT of an alias of the image: never computed */
+        if (to_user) memset(user, 0, bytes);
+        return 0;
+    }
+    if (L->is_plain) {
+        float *buf = grad ? dact_ptr(c, P, l) : act_ptr(c, P, l);
+        if (to_user) memcpy(user, buf, bytes);
+        else memcpy(buf, user, bytes);
+        return 0;
+    }
+    CHECK_DNNL(dnnl_memory_set_data_handle(L->user, user));
+    rc = to_user ? reorder(c, L->to_plain, mem, L->user) : reorder(c, L->from_plain, L->user, mem);
+cleanup:
+    return rc;
+}
+
+static float *flat_buf(cpu_ctx *c, tensor_kind k) {
+    switch (k) {
+    case TENSOR_PARAMS: return c->params;
+    case TENSOR_GRADS: return c->grads;
+    case TENSOR_ADAM_M: return c->adam_m;
+    case TENSOR_ADAM_V: return c->adam_v;
+    default: return NULL;
+    }
+}
+
+static int cpu_get_tensor(engine *e, tensor_id t, float *out) {
+    cpu_ctx *c = ctx_of(e);
+    int rc;
+    switch (t.kind) {
+    case TENSOR_INPUT:
+        if ((rc = need_batch(c))) return rc;
+        memcpy(out, c->x, tensor_numel(c->m, t, c->cur->n) * sizeof *out);
+        return 0;
+    case TENSOR_ACT:
+    case TENSOR_DACT:
+        if ((rc = need_batch(c))) return rc;
+        return act_io(c, t.layer, t.kind == TENSOR_DACT, out, 1);
+    case TENSOR_LOSS: *out = c->loss; return 0;
+    default: memcpy(out, flat_buf(c, t.kind), c->m->n_params * sizeof *out); return 0;
+    }
+}
+
+static int cpu_set_tensor(engine *e, tensor_id t, const float *in) {
+    cpu_ctx *c = ctx_of(e);
+    int rc;
+    switch (t.kind) {
+    case TENSOR_INPUT:
+        if ((rc = need_batch(c))) return rc;
+        memcpy(c->x, in, tensor_numel(c->m, t, c->cur->n) * sizeof *in);
+        return 0;
+    case TENSOR_ACT:
+    case TENSOR_DACT:
+        if ((rc = need_batch(c))) return rc;
+        return act_io(c, t.layer, t.kind == TENSOR_DACT, (float *)in, 0); /* read only */
+    case TENSOR_LOSS: c->loss = *in; return 0;
+    default:
+        memcpy(flat_buf(c, t.kind), in, c->m->n_params * sizeof *in);
+        if (t.kind == TENSOR_PARAMS) c->params_ver++;
+        return 0;
+    }
+}
+
+static int cpu_synchronize(engine *e) {
+    cpu_ctx *c = e->ctx;
+    int rc = 0;
+    CHECK_DNNL(dnnl_stream_wait(c->stream));
+cleanup:
+    return rc;
+}
+
+static const char *impl_str(const cprim *p) {
+    const char *s = NULL;
+    if (!p->pd || dnnl_primitive_desc_query(p->pd, dnnl_query_impl_info_str, 0, &s) != dnnl_success) return NULL;
+    return s;
+}
+
+static const char *conv_alg(const cprim *p) {
+    const dnnl_convolution_desc_t *d = NULL;
+    if (!p->pd || dnnl_primitive_desc_query(p->pd, dnnl_query_convolution_d, 0, &d) != dnnl_success || !d)
+        return NULL;
+    return dnnl_alg_kind2str(d->alg_kind);
+}
+
+static void json_str_or_null(lsbuf *b, const char *s) {
+    if (s) lsbuf_json_str(b, s);
+    else lsbuf_printf(b, "null");
+}
+
+static char *cpu_describe(engine *e) {
+    cpu_ctx *c = e->ctx;
+    const dnnl_version_t *v = dnnl_version();
+    dnnl_fpmath_mode_t fm = dnnl_fpmath_mode_strict;
+    dnnl_get_default_fpmath_mode(&fm);
+    const plan *P = &c->plans[0]; /* the max_batch plan, always built */
+    lsbuf b;
+    lsbuf_init(&b);
+    lsbuf_printf(&b, "{\"engine\":\"cpu\",\"library\":\"oneDNN\",\"version\":\"%d.%d.%d\",\"git_hash\":", v->major,
+                 v->minor, v->patch);
+    lsbuf_json_str(&b, v->hash ? v->hash : "");
+    lsbuf_printf(&b, ",\"cpu_runtime\":\"%s\",\"isa\":", dnnl_runtime2str(v->cpu_runtime));
+    lsbuf_json_str(&b, dnnl_cpu_isa2str(dnnl_get_effective_cpu_isa()));
+    lsbuf_printf(&b, ",\"isa_requested\":");
+    lsbuf_json_str(&b, c->isa_req[0] ? c->isa_req : "default");
+    lsbuf_printf(&b, ",\"threads\":%d,\"fpmath\":\"%s\",\"algo\":\"%s\",\"layout\":\"%s\",\"math\":\"%s\"",
+                 c->threads, dnnl_fpmath_mode2str(fm), c->algo_name, c->blocked ? "blocked" : "plain",
+                 c->portable ? "portable" : "vendor");
+    lsbuf_printf(&b, ",\"batch\":%zu,\"batch_sizes_built\":[", P->n);
+    for (int i = 0; i < c->n_plans; i++) lsbuf_printf(&b, "%s%zu", i ? "," : "", c->plans[i].n);
+    lsbuf_printf(&b, "],\"layers\":[");
+    for (int l = 0; l < c->m->n_layers; l++) {
+        const layer *ly = &c->m->layers[l];
+        const player *L = &P->L[l];
+        static const char *kinds[] = {"conv", "relu", "maxpool", "flatten", "dense", "dropout"};
+        lsbuf_printf(&b, "%s{\"layer\":%d,\"name\":", l ? "," : "", l);
+        lsbuf_json_str(&b, ly->name);
+        lsbuf_printf(&b, ",\"kind\":\"%s\"", kinds[ly->kind]);
+        if (ly->kind == LAYER_DROPOUT) {
+            lsbuf_printf(&b, ",\"fwd\":\"lockstep:ops_dropout_fwd\",\"bwd_data\":\"lockstep:ops_dropout_bwd\"}");
+            continue;
+        }
+        if (ly->kind == LAYER_FLATTEN) {
+            lsbuf_printf(&b, ",\"fwd\":\"none (same memory)\"}");
+            continue;
+        }
+        lsbuf_printf(&b, ",\"fwd\":");
+        json_str_or_null(&b, impl_str(&L->fwd));
+        lsbuf_printf(&b, ",\"bwd_data\":");
+        json_str_or_null(&b, impl_str(&L->bwd_data));
+        if (ly->kind == LAYER_CONV || ly->kind == LAYER_DENSE) {
+            lsbuf_printf(&b, ",\"bwd_weights\":");
+            json_str_or_null(&b, impl_str(&L->bwd_w));
+        }
+        if (ly->kind == LAYER_CONV) {
+            lsbuf_printf(&b, ",\"alg\":{\"fwd\":");
+            json_str_or_null(&b, conv_alg(&L->fwd));
+            lsbuf_printf(&b, ",\"bwd_data\":");
+            json_str_or_null(&b, conv_alg(&L->bwd_data));
+            lsbuf_printf(&b, ",\"bwd_weights\":");
+            json_str_or_null(&b, conv_alg(&L->bwd_w));
+            lsbuf_printf(&b, "}");
+            if (L->alg[0]) {
+                lsbuf_printf(&b, ",\"note\":");
+                lsbuf_json_str(&b, L->alg);
+            }
+        }
+        if (!L->is_plain) {
+            lsbuf_printf(&b, ",\"layout\":");
+            json_str_or_null(&b, L->md.format_kind == dnnl_blocked ? "blocked" : "other");
+        }
+        lsbuf_printf(&b, "}");
+    }
+    lsbuf_printf(&b, "],\"loss\":\"lockstep:ops_softmax_xent_row\",\"optimizer\":\"lockstep:ops_adam_elem\"}");
+    if (b.failed) {
+        lsbuf_free(&b);
+        ls_err(LS_ENOMEM, "cpu: out of memory in describe");
+        return NULL;
+    }
+    return b.s;
+}
+
+static void ctx_free(cpu_ctx *c) {
+    if (!c) return;
+    for (int i = 0; i < PLAN_MAX; i++) plan_free(&c->plans[i]);
+    for (int l = 0; l < MODEL_MAX_LAYERS; l++) {
+        free(c->act_buf[l]);
+        free(c->dact_buf[l]);
+        free(c->ws_buf[l]);
+    }
+    free(c->x);
+    free(c->labels);
+    free(c->plain_buf);
+    free(c->scratch_buf);
+    free(c->row_loss);
+    free(c->params);
+    free(c->grads);
+    free(c->adam_m);
+    free(c->adam_v);
+    if (c->attr) dnnl_primitive_attr_destroy(c->attr);
+    if (c->stream) dnnl_stream_destroy(c->stream);
+    if (c->eng) dnnl_engine_destroy(c->eng);
+    free(c);
+}
+
+static void cpu_free(engine *e) {
+    ctx_free(e->ctx);
+    e->ctx = NULL;
+}
+
+static const engine_i cpu_iface = {
+    /* .name           = */ "cpu",
+    /* .describe       = */ cpu_describe,
+    /* .set_batch      = */ cpu_set_batch,
+    /* .forward_layer  = */ cpu_forward_layer,
+    /* .loss           = */ cpu_loss,
+    /* .backward_layer = */ cpu_backward_layer,
+    /* .update         = */ cpu_update,
+    /* .get_tensor     = */ cpu_get_tensor,
+    /* .set_tensor     = */ cpu_set_tensor,
+    /* .get_tensor_f64 = */ NULL,
+    /* .synchronize    = */ cpu_synchronize,
+    /* .free           = */ cpu_free,
+};
+
+/* ---- creation ------------------------------------------------------------------ */
+
+static const struct {
+    const char *name;
+    dnnl_cpu_isa_t isa;
+} isa_names[] = {
+    {"all", dnnl_cpu_isa_all},
+    {"sse41", dnnl_cpu_isa_sse41},
+    {"avx", dnnl_cpu_isa_avx},
+    {"avx2", dnnl_cpu_isa_avx2},
+    {"avx2_vnni", dnnl_cpu_isa_avx2_vnni},
+    {"avx512_core", dnnl_cpu_isa_avx512_core},
+    {"avx512_core_vnni", dnnl_cpu_isa_avx512_core_vnni},
+    {"avx512_core_bf16", dnnl_cpu_isa_avx512_core_bf16},
+    {"avx512_core_amx", dnnl_cpu_isa_avx512_core_amx},
+};
+
+/* The ISA cap is process-global and settable once, before oneDNN's first
+ * primitive; a second engine may ask for the same cap again, nothing else. */
+static int apply_isa(const char *name) {
+    static int applied = -1; /* index into isa_names */
+    int k = -1;
+    for (size_t i = 0; i < LS_ARRAY_LEN(isa_names); i++)
+        if (strcmp(isa_names[i].name, name) == 0) k = (int)i;
+    if (k < 0)
+        return ls_err(LS_EINVAL, "cpu: unknown isa '%s' (known: all, sse41, avx, avx2, avx2_vnni, avx512_core, "
+                      "avx512_core_vnni, avx512_core_bf16, avx512_core_amx)", name);
+    if (applied == k) return 0;
+    if (applied >= 0 || dnnl_set_max_cpu_isa(isa_names[k].isa) != dnnl_success)
+        return ls_err(LS_EUNAVAIL, "cpu: unavailable (isa=%s cannot be applied: oneDNN sets its ISA cap once per "
+                      "process, before its first primitive; this process already runs with %s)", name,
+                      dnnl_cpu_isa2str(dnnl_get_effective_cpu_isa()));
+    applied = k;
+    dnnl_cpu_isa_t eff = dnnl_get_effective_cpu_isa();
+    if (isa_names[k].isa != dnnl_cpu_isa_all && eff != isa_names[k].isa)
+        return ls_err(LS_EUNAVAIL, "cpu: unavailable (isa=%s: this CPU only reaches %s)", name, dnnl_cpu_isa2str(eff));
+    return 0;
+}
+
+int engine_cpu_create(engine *e, const engine_spec *s) {
+    static const char *const knobs[] = {"threads", "algo", "isa", "math", "layout", NULL};
+    int rc = engine_spec_check(s, knobs);
+    if (rc) return rc;
+    const model *m = e->m;
+    cpu_ctx *c = ls_calloc(1, sizeof *c);
+    if (!c) return LS_ENOMEM;
+    c->m = m;
+    c->params_ver = 1;
+
+    int procs = omp_get_num_procs();
+    c->threads = procs < 2 ? procs : 2;
+    const char *tv = engine_spec_get(s, "threads", NULL);
+    if (tv) {
+        char *end;
+        long t = strtol(tv, &end, 10);
+        if (*end || t < 1 || t > 1024) {
+            rc = ls_err(LS_EINVAL, "cpu: threads=%s is not a count from 1 to 1024", tv);
+            goto cleanup;
+        }
+        c->threads = (int)t;
+    }
+    const char *algo = engine_spec_get(s, "algo", "direct");
+    if (strcmp(algo, "direct") == 0) c->alg = dnnl_convolution_direct;
+    else if (strcmp(algo, "winograd") == 0) c->alg = dnnl_convolution_winograd;
+    else if (strcmp(algo, "auto") == 0) c->alg = dnnl_convolution_auto;
+    else {
+        rc = ls_err(LS_EINVAL, "cpu: algo=%s (known: direct, winograd, auto)", algo);
+        goto cleanup;
+    }
+    snprintf(c->algo_name, sizeof c->algo_name, "%s", algo);
+    const char *math = engine_spec_get(s, "math", "vendor");
+    if (strcmp(math, "vendor") == 0) c->portable = 0;
+    else if (strcmp(math, "portable") == 0) c->portable = 1;
+    else {
+        rc = ls_err(LS_EINVAL, "cpu: math=%s (known: vendor, portable)", math);
+        goto cleanup;
+    }
+    const char *layout = engine_spec_get(s, "layout", "blocked");
+    if (strcmp(layout, "blocked") == 0) c->blocked = 1;
+    else if (strcmp(layout, "plain") == 0) c->blocked = 0;
+    else {
+        rc = ls_err(LS_EINVAL, "cpu: layout=%s (known: blocked, plain)", layout);
+        goto cleanup;
+    }
+    const char *isa = engine_spec_get(s, "isa", NULL);
+    if (isa) {
+        snprintf(c->isa_req, sizeof c->isa_req, "%s", isa);
+        if ((rc = apply_isa(isa))) goto cleanup;
+    }
+
+    omp_set_num_threads(c->threads);
+    /* strict is oneDNN's default; set it anyway, globally and per primitive,
+     * so no implicit down-conversion can ever be enabled by the environment */
+    CHECK_DNNL(dnnl_set_default_fpmath_mode(dnnl_fpmath_mode_strict));
+    CHECK_DNNL(dnnl_engine_create(&c->eng, dnnl_cpu, 0));
+    CHECK_DNNL(dnnl_stream_create(&c->stream, c->eng, dnnl_stream_default_flags));
+    CHECK_DNNL(dnnl_primitive_attr_create(&c->attr));
+    CHECK_DNNL(dnnl_primitive_attr_set_fpmath_mode(c->attr, dnnl_fpmath_mode_strict));
+    CHECK_DNNL(dnnl_primitive_attr_set_scratchpad_mode(c->attr, dnnl_scratchpad_mode_user));
+
+    size_t nb = e->max_batch, np = m->n_params, in = (size_t)m->in_c * m->in_h * m->in_w, widest = in;
+    int has_dropout = 0;
+    for (int l = 0; l < m->n_layers; l++) {
+        if (layer_out_size(&m->layers[l]) > widest) widest = layer_out_size(&m->layers[l]);
+        if (m->layers[l].kind == LAYER_DROPOUT) has_dropout = 1;
+    }
+    c->x = alloc_aligned(nb * in * sizeof(float));
+    c->labels = alloc_aligned(nb * sizeof(int32_t));
+    c->row_loss = alloc_aligned(nb * sizeof(float));
+    c->params = alloc_aligned(np * sizeof(float));
+    c->grads = alloc_aligned(np * sizeof(float));
+    c->adam_m = alloc_aligned(np * sizeof(float));
+    c->adam_v = alloc_aligned(np * sizeof(float));
+    if (has_dropout) {
+        c->plain_cap = nb * widest * sizeof(float);
+        c->plain_buf = alloc_aligned(c->plain_cap);
+    }
+    if (!c->x || !c->labels || !c->row_loss || !c->params || !c->grads || !c->adam_m || !c->adam_v ||
+        (has_dropout && !c->plain_buf)) {
+        rc = LS_ENOMEM;
+        goto cleanup;
+    }
+    plan *P;
+    if ((rc = plan_get(c, nb, &P))) goto cleanup;
+    e->iface = &cpu_iface;
+    e->ctx = c;
+    return 0;
+cleanup:
+    ctx_free(c);
+    return rc;
+}

@@ -38,8 +38,11 @@ else
   endif
 endif
 
-SRC_C   := $(filter-out src/main.c,$(wildcard src/*.c)) $(wildcard reference/*.c)
-CUDA_C  := $(wildcard src/cuda/*.c)
+# src/cuda/*_policy.c is the CUDA engine's host logic with no CUDA header:
+# built (and unit-tested) in every build, CUDA or not.
+CUDA_HOST_C := $(wildcard src/cuda/*_policy.c)
+SRC_C   := $(filter-out src/main.c,$(wildcard src/*.c)) $(wildcard reference/*.c) $(CUDA_HOST_C)
+CUDA_C  := $(filter-out $(CUDA_HOST_C),$(wildcard src/cuda/*.c))
 CUDA_CU := $(wildcard src/cuda/*.cu)
 TEST_C  := $(wildcard tests/test_*.c)
 BENCH_C := $(wildcard tests/bench_*.c)

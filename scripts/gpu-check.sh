@@ -1,0 +1,180 @@
+#!/usr/bin/env bash
+# gpu-check.sh — on a machine with an NVIDIA GPU and the CUDA toolkit: build,
+# run the CUDA engine's device tests, measure training throughput and peak
+# device memory, run a short audit, and print the key numbers.  Aims at
+# under 5 minutes on an H200, build included.
+#
+# The GPU machine may have no network and may lack Debian's -dev packages:
+#   - scripts/install-deps.sh is tried (60 s at most); if it cannot install,
+#   - .gpu-carry/debs/*.deb (made here by scripts/gpu-prep.sh and carried
+#     along) are unpacked into /tmp/lsdeps and used through CPATH,
+#     LIBRARY_PATH and LD_LIBRARY_PATH (never unpacked into /);
+#   - cuDNN is taken from $CUDA_HOME/include, else from pip's nvidia-cudnn
+#     package, through a private CUDA_HOME of symlinks (/tmp/ls-cuda);
+#   - FashionMNIST from /usr/share/datasets/fashion-mnist, else
+#     .gpu-carry/fashion-mnist, else a synthetic IDX set of the same shape
+#     (throughput is the same; accuracy then means nothing).
+# Output: everything on stdout, logs and JSON under $OUT (or build/gpu-check).
+# Exit status: 0 when the build and the device tests pass, 1 otherwise.
+# Not here: installing drivers or toolkits; changing GPU settings.
+set -u
+cd "$(dirname "$0")/.."
+T0=$(date +%s)
+OUTDIR=${OUT:-build/gpu-check}
+mkdir -p "$OUTDIR"
+say() { printf '== [%3ss] %s\n' "$(( $(date +%s) - T0 ))" "$*"; }
+status=0
+
+say "machine"
+nvidia-smi --query-gpu=name,driver_version,memory.total,clocks.max.sm --format=csv,noheader 2>&1 | head -4
+command -v nvcc >/dev/null && nvcc --version | tail -2 | head -1
+nproc
+
+# ---- dependencies -----------------------------------------------------------
+have_hdr() { echo "#include <$1>" | gcc -E -x c - >/dev/null 2>&1; }
+if [ -f scripts/install-deps.sh ]; then
+    timeout 60 bash scripts/install-deps.sh >"$OUTDIR/install-deps.log" 2>&1 ||
+        say "install-deps.sh failed (no network?): $(tail -1 "$OUTDIR/install-deps.log")"
+fi
+if ! have_hdr oneapi/dnnl/dnnl.h || ! have_hdr mpfr.h || ! have_hdr cmocka.h; then
+    if ls .gpu-carry/debs/*.deb >/dev/null 2>&1; then
+        say "unpacking carried .debs into /tmp/lsdeps"
+        for f in .gpu-carry/debs/*.deb; do dpkg -x "$f" /tmp/lsdeps; done
+        ML=/tmp/lsdeps/usr/lib/x86_64-linux-gnu
+        export CPATH=/tmp/lsdeps/usr/include:/tmp/lsdeps/usr/include/x86_64-linux-gnu${CPATH:+:$CPATH}
+        export LIBRARY_PATH=$ML${LIBRARY_PATH:+:$LIBRARY_PATH}
+        export LD_LIBRARY_PATH=$ML${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
+    fi
+fi
+for h in oneapi/dnnl/dnnl.h mpfr.h cmocka.h zlib.h; do
+    have_hdr "$h" || { say "MISSING header $h: run scripts/gpu-prep.sh on a networked machine and carry .gpu-carry"; status=1; }
+done
+[ $status -ne 0 ] && { say "cannot build here"; exit 1; }
+
+# CUDA toolkit and cuDNN
+NVCC_BIN=$(command -v nvcc || echo /usr/local/cuda/bin/nvcc)
+REAL_CUDA=$(dirname "$(dirname "$(readlink -f "$NVCC_BIN")")")
+MAKE_CUDA=(NVCC="$NVCC_BIN" CUDA_HOME="$REAL_CUDA")
+if [ ! -f "$REAL_CUDA/include/cudnn.h" ]; then
+    CUDNN_DIR=$(python3 -c 'import nvidia.cudnn as m; print(list(m.__path__)[0])' 2>/dev/null || true)
+    if [ -n "$CUDNN_DIR" ] && [ -f "$CUDNN_DIR/include/cudnn.h" ]; then
+        say "cuDNN from pip: $CUDNN_DIR; private CUDA_HOME /tmp/ls-cuda"
+        rm -rf /tmp/ls-cuda && mkdir -p /tmp/ls-cuda/include /tmp/ls-cuda/lib64
+        ln -s "$REAL_CUDA/bin" /tmp/ls-cuda/bin
+        for f in "$REAL_CUDA"/include/* "$CUDNN_DIR"/include/*; do ln -sf "$f" /tmp/ls-cuda/include/; done
+        for f in "$REAL_CUDA"/lib64/* "$CUDNN_DIR"/lib/*; do ln -sf "$f" /tmp/ls-cuda/lib64/; done
+        # pip ships only versioned names: give the linker -lcudnn / -lcublas
+        for lib in cudnn cublas cublasLt cudart; do
+            if [ ! -e /tmp/ls-cuda/lib64/lib$lib.so ]; then
+                v=$(ls /tmp/ls-cuda/lib64/lib$lib.so.* 2>/dev/null | head -1)
+                [ -n "$v" ] && ln -sf "$v" /tmp/ls-cuda/lib64/lib$lib.so
+            fi
+        done
+        MAKE_CUDA=(NVCC="$NVCC_BIN" CUDA_HOME=/tmp/ls-cuda)
+        export LD_LIBRARY_PATH=/tmp/ls-cuda/lib64${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
+    else
+        say "cuDNN not found (no $REAL_CUDA/include/cudnn.h, no pip nvidia-cudnn)"
+    fi
+fi
+
+# ---- build ------------------------------------------------------------------
+say "build"
+if ! make -j"$(nproc)" "${MAKE_CUDA[@]}" all build/tests/test_cuda >"$OUTDIR/build.log" 2>&1; then
+    tail -30 "$OUTDIR/build.log"
+    say "BUILD FAILED"
+    exit 1
+fi
+grep -E "cuda" "$OUTDIR/build.log" | grep -E "✓|✗" | head -1
+
+# ---- device tests -----------------------------------------------------------
+say "device tests (build/tests/test_cuda)"
+if timeout 120 build/tests/test_cuda >"$OUTDIR/test_cuda.log" 2>&1; then
+    say "test_cuda: PASS"
+else
+    status=1
+    say "test_cuda: FAIL"
+fi
+grep -E "^\[ *(OK|FAILED|SKIPPED|ERROR|LINE) *\]|skipped:|cuda - cpu|device .* vs" "$OUTDIR/test_cuda.log" | head -40
+if grep -q "SKIPPED \] test_dev" "$OUTDIR/test_cuda.log"; then
+    say "WARNING: device tests were skipped — no usable device?"
+    status=1
+fi
+
+# ---- data -------------------------------------------------------------------
+DATA=""
+for d in /usr/share/datasets/fashion-mnist .gpu-carry/fashion-mnist; do
+    [ -e "$d/train-images-idx3-ubyte.gz" ] || [ -e "$d/train-images-idx3-ubyte" ] && { DATA=$d; break; }
+done
+if [ -z "$DATA" ]; then
+    DATA=/tmp/ls-synth
+    say "no FashionMNIST here: synthetic IDX set in $DATA (throughput only; accuracy meaningless)"
+    mkdir -p $DATA
+    python3 - "$DATA" <<'EOF'
+import gzip, os, struct, sys
+d = sys.argv[1]
+for name, n in (("train", 60000), ("t10k", 10000)):
+    with gzip.open(f"{d}/{name}-images-idx3-ubyte.gz", "wb", compresslevel=1) as f:
+        f.write(struct.pack(">IIII", 0x803, n, 28, 28)); f.write(os.urandom(n * 784))
+    with gzip.open(f"{d}/{name}-labels-idx1-ubyte.gz", "wb", compresslevel=1) as f:
+        f.write(struct.pack(">II", 0x801, n)); f.write(bytes(b % 10 for b in os.urandom(n)))
+EOF
+fi
+
+# ---- throughput and memory ------------------------------------------------------
+summ() { # file.json label
+    python3 - "$1" "$2" <<'EOF'
+import json, sys
+j = json.load(open(sys.argv[1]))
+eng = j.get("engine", {}) or {}
+mem = eng.get("memory", {})
+for e in j.get("epochs", []):
+    print(f"  {sys.argv[2]} epoch {e.get('epoch')}: {e.get('seconds', 0):.3f} s, "
+          f"{e.get('images_per_s', 0):,.0f} images/s (target 33,038), "
+          f"test acc {100 * (e.get('test_accuracy') or 0):.2f}%")
+if mem:
+    pk = mem.get("allocated_peak_bytes", 0) / 2**20
+    print(f"  {sys.argv[2]} peak allocated {pk:.1f} MiB (target <= 116.5 MiB); device used by the process "
+          f"{(mem.get('device_used_now_bytes', 0) - mem.get('device_used_before_bytes', 0)) / 2**20:.0f} MiB "
+          f"over the context ({mem.get('libraries_and_context_bytes', 0) / 2**20:.0f} MiB libraries)")
+for k in ("device", "driver_version", "runtime_version", "cudnn_version", "cublas_version", "math", "algo_policy"):
+    if k in eng: print(f"  {k}: {eng[k]}")
+for p in eng.get("plans", [])[:1]:
+    for l in p.get("layers", []):
+        if "fwd" in l:
+            print("  " + l["layer"] + ": " + ", ".join(
+                f"{d}={l[d]['algo']}/{l[d]['math']}/{'det' if l[d]['deterministic'] else 'nondet'}"
+                for d in ("fwd", "bwd_data", "bwd_filter") if l.get(d)))
+t = eng.get("device_timing", {})
+if t.get("layers"):
+    s = sorted(t["layers"], key=lambda l: -(l["fwd_ms"] + l["bwd_ms"]))[:4]
+    print("  device time, top layers: " + ", ".join(
+        f"{l['layer']} {l['fwd_ms'] / max(l['fwd_calls'], 1):.3f}+{l['bwd_ms'] / max(l['bwd_calls'], 1):.3f} ms"
+        for l in s))
+EOF
+}
+for spec in cuda:math=fma cuda:math=tf32:algo=fast; do
+    say "throughput: train --engine $spec --epochs 3 (batch 256)"
+    js="$OUTDIR/train-${spec//[:=]/_}.json"
+    if timeout 150 build/lockstep train --engine "$spec" --epochs 3 --batch 256 --data "$DATA" \
+        --json "$js" >"$OUTDIR/train-${spec//[:=]/_}.log" 2>&1; then
+        summ "$js" "$spec"
+    else
+        status=1
+        tail -5 "$OUTDIR/train-${spec//[:=]/_}.log"
+    fi
+done
+
+# ---- short audit --------------------------------------------------------------
+if build/lockstep audit --help >/dev/null 2>&1 || build/lockstep --help 2>&1 | grep -q "lockstep audit"; then
+    say "audit: reference, cpu, cuda:math=fma, cuda:math=tf32 on 512 images"
+    timeout 150 build/lockstep audit --engines reference,cpu,cuda:math=fma,cuda:math=tf32 \
+        --limit-train 512 --epochs 1 --data "$DATA" --out "$OUTDIR/audit" >"$OUTDIR/audit.log" 2>&1
+    rc=$?
+    tail -40 "$OUTDIR/audit.log"
+    say "audit exit status $rc"
+else
+    say "audit: this build has no 'audit' command yet; skipped"
+fi
+
+say "done in $(( $(date +%s) - T0 )) s; logs in $OUTDIR"
+exit $status

@@ -1,0 +1,228 @@
+/*
+ * cuda_policy.c — host-side decisions of the CUDA engine (knobs, algorithm
+ * choice, descriptor shapes, launch geometry, error hints) in plain C.
+ * See cuda_policy.h.  Not here: any CUDA, cuDNN or cuBLAS call, so that
+ * this file builds and is tested with CUDA=0 as well.
+ */
+#include "cuda/cuda_policy.h"
+
+#include <errno.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "util.h"
+
+int cp_opts_parse(cp_opts *o, const engine_spec *s) {
+    static const char *const allowed[] = {"math", "algo", "pool", "expm", "conv",
+                                          "ws", "device", "timing", NULL};
+    int rc = engine_spec_check(s, allowed);
+    if (rc) return rc;
+    memset(o, 0, sizeof *o);
+
+    const char *v = engine_spec_get(s, "math", "fma");
+    if (!strcmp(v, "fma")) o->math = CP_MODE_FMA;
+    else if (!strcmp(v, "tf32")) o->math = CP_MODE_TF32;
+    else return ls_err(LS_EINVAL, "cuda: math=%s: expected fma or tf32", v);
+
+    v = engine_spec_get(s, "algo", "det");
+    if (!strcmp(v, "det")) o->algo = CP_ALGO_DET;
+    else if (!strcmp(v, "fast")) o->algo = CP_ALGO_FAST;
+    else return ls_err(LS_EINVAL, "cuda: algo=%s: expected det or fast", v);
+
+    v = engine_spec_get(s, "pool", o->algo == CP_ALGO_DET ? "det" : "fast");
+    if (!strcmp(v, "det")) o->pool_det = 1;
+    else if (!strcmp(v, "fast")) o->pool_det = 0;
+    else return ls_err(LS_EINVAL, "cuda: pool=%s: expected det or fast", v);
+
+    v = engine_spec_get(s, "expm", "vendor");
+    if (!strcmp(v, "vendor")) o->portable_exp = 0;
+    else if (!strcmp(v, "portable")) o->portable_exp = 1;
+    else return ls_err(LS_EINVAL, "cuda: expm=%s: expected vendor or portable", v);
+
+    v = engine_spec_get(s, "conv", "any");
+    if (!strcmp(v, "any")) o->gemm_only = 0;
+    else if (!strcmp(v, "gemm")) o->gemm_only = 1;
+    else return ls_err(LS_EINVAL, "cuda: conv=%s: expected any or gemm", v);
+
+    char *end;
+    v = engine_spec_get(s, "ws", "64");
+    errno = 0;
+    unsigned long mib = strtoul(v, &end, 10);
+    if (errno || end == v || *end || v[0] == '-' || mib > 65536)
+        return ls_err(LS_EINVAL, "cuda: ws=%s: expected a workspace limit in MiB, 0..65536", v);
+    o->ws_limit = (size_t)mib << 20;
+
+    v = engine_spec_get(s, "device", "0");
+    errno = 0;
+    long dev = strtol(v, &end, 10);
+    if (errno || end == v || *end || dev < 0 || dev > 1024)
+        return ls_err(LS_EINVAL, "cuda: device=%s: expected a device index", v);
+    o->device = (int)dev;
+
+    v = engine_spec_get(s, "timing", "1");
+    if (!strcmp(v, "1")) o->timing = 1;
+    else if (!strcmp(v, "0")) o->timing = 0;
+    else return ls_err(LS_EINVAL, "cuda: timing=%s: expected 1 or 0", v);
+    return 0;
+}
+
+/* ---- algorithms ------------------------------------------------------ */
+
+static const char *const fwd_names[] = {
+    "IMPLICIT_GEMM", "IMPLICIT_PRECOMP_GEMM", "GEMM", "DIRECT",
+    "FFT", "FFT_TILING", "WINOGRAD", "WINOGRAD_NONFUSED"};
+static const char *const bwd_data_names[] = {
+    "ALGO_0", "ALGO_1", "FFT", "FFT_TILING", "WINOGRAD", "WINOGRAD_NONFUSED"};
+static const char *const bwd_filter_names[] = {
+    "ALGO_0", "ALGO_1", "FFT", "ALGO_3", "WINOGRAD", "WINOGRAD_NONFUSED", "FFT_TILING"};
+
+const char *cp_algo_name(int dir, int algo) {
+    if (algo < 0) return "?";
+    switch (dir) {
+    case CP_CONV_FWD:
+        return (size_t)algo < LS_ARRAY_LEN(fwd_names) ? fwd_names[algo] : "?";
+    case CP_CONV_BWD_DATA:
+        return (size_t)algo < LS_ARRAY_LEN(bwd_data_names) ? bwd_data_names[algo] : "?";
+    case CP_CONV_BWD_FILTER:
+        return (size_t)algo < LS_ARRAY_LEN(bwd_filter_names) ? bwd_filter_names[algo] : "?";
+    default:
+        return "?";
+    }
+}
+
+int cp_algo_is_transform(int dir, int algo) {
+    const char *n = cp_algo_name(dir, algo);
+    return !strncmp(n, "FFT", 3) || !strncmp(n, "WINOGRAD", 8);
+}
+
+const char *cp_math_name(int math) {
+    switch (math) {
+    case CP_MATH_DEFAULT: return "DEFAULT_MATH";
+    case CP_MATH_TENSOR_OP: return "TENSOR_OP_MATH";
+    case CP_MATH_TENSOR_OP_CONVERT: return "TENSOR_OP_MATH_ALLOW_CONVERSION";
+    case CP_MATH_FMA: return "FMA_MATH";
+    default: return "?";
+    }
+}
+
+const char *cp_dir_name(int dir) {
+    switch (dir) {
+    case CP_CONV_FWD: return "fwd";
+    case CP_CONV_BWD_DATA: return "bwd_data";
+    case CP_CONV_BWD_FILTER: return "bwd_filter";
+    default: return "?";
+    }
+}
+
+int cp_pick_algo(const cp_algo_cand *c, int n, int dir, const cp_opts *o, int timed,
+                 char *why, size_t why_len) {
+    int best = -1;
+    int r_status = 0, r_mem = 0, r_det = 0, r_math = 0, r_transform = 0;
+    for (int i = 0; i < n; i++) {
+        if (c[i].status != 0) { r_status++; continue; }
+        if (c[i].memory > o->ws_limit) { r_mem++; continue; }
+        if (o->algo == CP_ALGO_DET && c[i].deterministic != 1) { r_det++; continue; }
+        if (o->math == CP_MODE_FMA ? c[i].math != CP_MATH_FMA
+                                   : c[i].math == CP_MATH_TENSOR_OP_CONVERT) {
+            r_math++;
+            continue;
+        }
+        if (o->gemm_only && cp_algo_is_transform(dir, c[i].algo)) { r_transform++; continue; }
+        if (best < 0) { best = i; continue; }
+        /* strictly smaller time wins, so ties keep cuDNN's order */
+        if (timed && o->algo == CP_ALGO_FAST && c[i].time_ms >= 0.0f &&
+            (c[best].time_ms < 0.0f || c[i].time_ms < c[best].time_ms))
+            best = i;
+    }
+    if (best < 0 && why && why_len)
+        snprintf(why, why_len,
+                 "no usable %s algorithm among %d candidates (rejected: %d failed status, "
+                 "%d over the %zu MiB workspace limit, %d non-deterministic, %d wrong math type, "
+                 "%d FFT/Winograd)",
+                 cp_dir_name(dir), n, r_status, r_mem, o->ws_limit >> 20, r_det, r_math,
+                 r_transform);
+    return best;
+}
+
+/* ---- shapes ---------------------------------------------------------- */
+
+static int fits_int(size_t v) { return v <= (size_t)INT_MAX; }
+
+int cp_layer_dims(cp_dims *d, const layer *l, size_t n) {
+    memset(d, 0, sizeof *d);
+    if (n == 0 || !fits_int(n)) return ls_err(LS_EINVAL, "cuda: %s: batch %zu out of range", l->name, n);
+    size_t in = layer_in_size(l), out = layer_out_size(l);
+    /* cuDNN's 4-d descriptors take int dimensions and int strides: the
+     * whole tensor's element count must fit an int. */
+    if (!fits_int(in) || !fits_int(out) || in > (size_t)INT_MAX / n || out > (size_t)INT_MAX / n)
+        return ls_err(LS_EINVAL, "cuda: %s: batch %zu makes a tensor larger than cuDNN's 2^31 elements",
+                      l->name, n);
+    d->x[0] = d->y[0] = (int)n;
+    d->x[1] = l->in_c; d->x[2] = l->in_h; d->x[3] = l->in_w;
+    d->y[1] = l->out_c; d->y[2] = l->out_h; d->y[3] = l->out_w;
+    d->x_numel = n * in;
+    d->y_numel = n * out;
+    switch (l->kind) {
+    case LAYER_CONV: {
+        if (l->k < 1 || l->pad < 0)
+            return ls_err(LS_EINVAL, "cuda: %s: bad kernel %d or padding %d", l->name, l->k, l->pad);
+        int oh = l->in_h + 2 * l->pad - l->k + 1, ow = l->in_w + 2 * l->pad - l->k + 1;
+        if (oh != l->out_h || ow != l->out_w)
+            return ls_err(LS_EINVAL, "cuda: %s: model says %dx%d output, stride-1 convolution gives %dx%d",
+                          l->name, l->out_h, l->out_w, oh, ow);
+        d->w[0] = l->out_c; d->w[1] = l->in_c; d->w[2] = l->k; d->w[3] = l->k;
+        d->pad = l->pad;
+        d->w_numel = (size_t)l->out_c * l->in_c * l->k * l->k;
+        break;
+    }
+    case LAYER_MAXPOOL:
+        if (l->out_c != l->in_c || l->out_h != l->in_h / 2 || l->out_w != l->in_w / 2)
+            return ls_err(LS_EINVAL, "cuda: %s: model's pooled shape %dx%dx%d is not floor(%dx%dx%d / 2)",
+                          l->name, l->out_c, l->out_h, l->out_w, l->in_c, l->in_h, l->in_w);
+        break;
+    case LAYER_DENSE:
+        /* (n, features) viewed as (n, features, 1, 1) */
+        d->x[1] = (int)in; d->x[2] = d->x[3] = 1;
+        d->y[1] = (int)out; d->y[2] = d->y[3] = 1;
+        d->w[0] = (int)out; d->w[1] = (int)in; d->w[2] = d->w[3] = 1;
+        d->w_numel = in * out;
+        break;
+    case LAYER_RELU:
+    case LAYER_DROPOUT:
+    case LAYER_FLATTEN:
+        if (in != out)
+            return ls_err(LS_EINVAL, "cuda: %s: element-wise layer changes the size (%zu -> %zu)",
+                          l->name, in, out);
+        break;
+    default:
+        return ls_err(LS_EINVAL, "cuda: %s: unknown layer kind %d", l->name, (int)l->kind);
+    }
+    return 0;
+}
+
+unsigned cp_grid_blocks(size_t count, unsigned threads, unsigned max_blocks) {
+    if (count == 0 || threads == 0) return 0;
+    size_t b = count / threads + (count % threads != 0);
+    if (max_blocks == 0) max_blocks = 1;
+    return b > max_blocks ? max_blocks : (unsigned)b;
+}
+
+const char *cp_cuda_hint(int e) {
+    switch (e) {
+    case 35: return "no NVIDIA driver is loaded, or it is older than this CUDA runtime";
+    case 34: return "the CUDA driver found is a stub library, not a real driver";
+    case 100: return "the driver sees no CUDA-capable device";
+    case 101: return "no device with that index (check the device= knob and CUDA_VISIBLE_DEVICES)";
+    case 46: return "every device is busy or in exclusive-process mode";
+    case 3: return "the driver failed to initialise (check dmesg and nvidia-smi)";
+    case 2: return "out of device memory";
+    case 209: return "this binary has no code for this GPU's architecture (built for sm_80, sm_90 and compute_90 PTX)";
+    case 222: return "the driver is too old for this binary's PTX";
+    case 802: return "the system is not ready (fabric manager not running?)";
+    case 803: return "driver and kernel-module versions differ; reboot or reinstall the driver";
+    case 804: return "forward-compatibility is not supported on this device";
+    default: return NULL;
+    }
+}

@@ -1,0 +1,112 @@
+/*
+ * cuda_policy.h — the host-side decisions of the CUDA engine, in plain C
+ * with no CUDA header, so that they are unit-tested on every machine
+ * (tests/test_cuda.c), GPU or not.
+ *
+ *   - knobs:       cuda:math=fma|tf32:algo=det|fast:expm=vendor|portable:...
+ *   - algorithm:   pick one cuDNN convolution algorithm from the candidate
+ *                  list the library returned (heuristics or timed Find),
+ *                  filtered on status, determinism, math type and workspace;
+ *   - shapes:      the 4-d descriptor dimensions of every layer for a batch
+ *                  of n, checked against the model and against cuDNN's int
+ *                  limits;
+ *   - geometry:    grid sizes for the element-wise kernels;
+ *   - messages:    an actionable hint for the CUDA runtime errors a user
+ *                  meets when there is no usable device.
+ *
+ * The enum values mirror cuDNN's (cudnn_graph.h, cudnn_ops.h), so the engine
+ * converts by cast; engine_cuda.c checks that they agree at compile time.
+ * Not here: any CUDA, cuDNN or cuBLAS call.
+ */
+#ifndef LS_CUDA_POLICY_H
+#define LS_CUDA_POLICY_H
+
+#include <stddef.h>
+
+#include "engine.h"
+#include "model.h"
+
+/* cudnnMathType_t values. */
+enum {
+    CP_MATH_DEFAULT = 0,          /* TF32 permitted on Ampere and newer */
+    CP_MATH_TENSOR_OP = 1,        /* tensor cores, no down-conversion (TF32 for fp32) */
+    CP_MATH_TENSOR_OP_CONVERT = 2,/* tensor cores, fp32 may be converted to fp16 */
+    CP_MATH_FMA = 3,              /* FMA instructions only: true fp32 */
+};
+
+/* Directions of a convolution. */
+enum { CP_CONV_FWD, CP_CONV_BWD_DATA, CP_CONV_BWD_FILTER, CP_CONV_N };
+
+typedef enum { CP_MODE_FMA, CP_MODE_TF32 } cp_math_mode;
+typedef enum { CP_ALGO_DET, CP_ALGO_FAST } cp_algo_policy;
+
+typedef struct {
+    cp_math_mode math;     /* math=fma (default) | tf32 */
+    cp_algo_policy algo;   /* algo=det (default) | fast */
+    int pool_det;          /* pool=det | fast; default follows algo */
+    int portable_exp;      /* expm=vendor (default) | portable */
+    int gemm_only;         /* conv=any (default) | gemm: refuse FFT and Winograd */
+    size_t ws_limit;       /* ws=MiB, per convolution call; default 64 MiB */
+    int device;            /* device=N, default 0 */
+    int timing;            /* timing=1 (default) | 0: CUDA events per layer */
+} cp_opts;
+
+/* Parse and check the knobs of a "cuda:..." spec.  LS_EINVAL with a message
+ * naming the knob for anything unknown or out of range. */
+int cp_opts_parse(cp_opts *o, const engine_spec *s);
+
+/* One entry of cuDNN's cudnnConvolution*AlgoPerf_t, as plain ints. */
+typedef struct {
+    int algo;
+    int status;        /* cudnnStatus_t, 0 = success */
+    float time_ms;     /* Find only; heuristics leave -1 */
+    size_t memory;     /* workspace bytes */
+    int deterministic; /* cudnnDeterminism_t: 1 deterministic */
+    int math;          /* cudnnMathType_t */
+} cp_algo_cand;
+
+/* Pick the index of the candidate to use, or -1 with `why` (if not NULL,
+ * `why_len` bytes) telling how many candidates each rule rejected.
+ *   - status must be success, memory <= ws_limit;
+ *   - det: only deterministic candidates;
+ *   - fma: only CP_MATH_FMA; tf32: anything but CP_MATH_TENSOR_OP_CONVERT
+ *     (fp16 down-conversion is not TF32 and is never asked for);
+ *   - gemm_only: FFT and Winograd algorithms refused;
+ *   - among the rest: `timed` (the list came from a Find, times measured)
+ *     and policy fast → the smallest time, ties to the earlier; otherwise
+ *     the first, i.e. cuDNN's own ranking (timing runs are never used to
+ *     choose when reproducibility was asked for). */
+int cp_pick_algo(const cp_algo_cand *c, int n, int dir, const cp_opts *o, int timed,
+                 char *why, size_t why_len);
+
+/* cuDNN's name for an algorithm of a direction ("IMPLICIT_PRECOMP_GEMM",
+ * "ALGO_1", "WINOGRAD_NONFUSED"...); "?" when out of range. */
+const char *cp_algo_name(int dir, int algo);
+/* 1 for FFT and Winograd algorithms: they do not compute the convolution
+ * as sums of products, so their error is not bounded like a dot product's. */
+int cp_algo_is_transform(int dir, int algo);
+const char *cp_math_name(int math);
+const char *cp_dir_name(int dir);
+
+/* 4-d shapes of one layer for a batch of n (NCHW; dense as (n, f, 1, 1)). */
+typedef struct {
+    int x[4], y[4];  /* input and output, n c h w */
+    int w[4];        /* conv filter k c r s; dense (out, in, 1, 1) */
+    int pad;
+    size_t x_numel, y_numel, w_numel;
+} cp_dims;
+
+/* Fill d for layer l and batch n; checks that the model's output shape is
+ * what cuDNN will compute (conv: h + 2p - k + 1; maxpool 2x2/2: floor(h/2))
+ * and that every count fits cuDNN's int dimensions.  LS_EINVAL otherwise. */
+int cp_layer_dims(cp_dims *d, const layer *l, size_t n);
+
+/* Blocks for a grid-stride kernel over `count` elements with `threads` per
+ * block, at most max_blocks; 0 when count is 0 (launch nothing). */
+unsigned cp_grid_blocks(size_t count, unsigned threads, unsigned max_blocks);
+
+/* What a user can do about a cudaError_t met while looking for a device
+ * (35: no driver, 100: no device, ...), or NULL when there is no advice. */
+const char *cp_cuda_hint(int cuda_error);
+
+#endif

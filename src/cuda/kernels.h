@@ -1,0 +1,60 @@
+/*
+ * kernels.h — launchers for lockstep's own CUDA kernels (kernels.cu):
+ * bias add and bias gradient, ReLU, dropout, softmax cross-entropy, the
+ * batch-mean loss and Adam.  Each per-element body is the function of
+ * ops_elem.h that the C engine calls, compiled with --fmad=false, so the
+ * same inputs give the same bits as on the CPU.  Reductions run in a fixed
+ * order (no float atomics): the same inputs give the same bits on every run.
+ *
+ * Every launcher enqueues on `stream` and returns cudaGetLastError() as an
+ * int (0 = success); nothing here synchronises.  Counts of 0 launch nothing.
+ * Not here: memory management, descriptors, cuDNN/cuBLAS calls.
+ */
+#ifndef LS_CUDA_KERNELS_H
+#define LS_CUDA_KERNELS_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include <cuda_runtime_api.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* y (n,c,hw) += b (c), in place; dense layers pass hw = 1. */
+int lk_bias_add(cudaStream_t s, float *y, const float *b, size_t n, size_t c, size_t hw);
+/* db (c) = sum over n and hw of dy (n,c,hw); one block per channel, each
+ * thread a strided partial sum in index order, then a fixed binary tree. */
+int lk_bias_grad(cudaStream_t s, float *db, const float *dy, size_t n, size_t c, size_t hw);
+/* y = x > 0 ? x : +0 (count elements). */
+int lk_relu_fwd(cudaStream_t s, float *y, const float *x, size_t count);
+/* dx = y > 0 ? dy : +0, y the forward output. */
+int lk_relu_bwd(cudaStream_t s, float *dx, const float *dy, const float *y, size_t count);
+/* ops_dropout_fwd/bwd over a (n, size) tensor of `count` elements, element
+ * index = flat index (count must be < 2^32; the engine checks). */
+int lk_dropout_fwd(cudaStream_t s, float *y, const float *x, size_t count, uint64_t seed,
+                   uint32_t step, uint32_t layer, float p, float scale);
+int lk_dropout_bwd(cudaStream_t s, float *dx, const float *dy, size_t count, uint64_t seed,
+                   uint32_t step, uint32_t layer, float p, float scale);
+/* ops_softmax_xent_row for rows 0..n-1 of z (n,c): dz (n,c), row_loss (n). */
+int lk_softmax_xent(cudaStream_t s, float *dz, float *row_loss, const float *z,
+                    const int32_t *labels, size_t n, int c, float inv_n, int portable);
+/* *loss = (float)((sum of row_loss[0..n-1] in double, in row order) / n),
+ * by one thread. */
+int lk_loss_mean(cudaStream_t s, float *loss, const float *row_loss, size_t n);
+/* ops_adam_elem over count elements. */
+int lk_adam(cudaStream_t s, float *p, float *m, float *v, const float *g, size_t count,
+            float b1, float omb1, float b2, float omb2, float step_size, float bc2_sqrt, float eps);
+/* y = x / 255.0f from bytes (device-resident data sets). */
+int lk_u8_to_f32(cudaStream_t s, float *y, const uint8_t *x, size_t count);
+
+/* For tests: the vendor and portable exp/log of ops_elem.h on the device. */
+int lk_test_expf_logf(cudaStream_t s, float *exp_out, float *log_out, const float *x,
+                      size_t count, int portable);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

@@ -1,0 +1,740 @@
+/*
+ * test_cuda.c — the CUDA engine.
+ *
+ * Host part, run on every machine (GPU or not, CUDA build or not): knob
+ * parsing, the algorithm policy over hand-made candidate lists, algorithm
+ * names against cuDNN's enums, descriptor shapes of SmallCNN, launch
+ * geometry, error hints, and the "cuda: unavailable (...)" path.
+ *
+ * Device part, which calls skip() with the reason when there is no usable
+ * device (or the build has no CUDA): our element-wise kernels bitwise equal
+ * to the C code on the same inputs; SmallCNN layer by layer against the cpu
+ * engine, each layer fed the cpu engine's input (so each comparison sees
+ * one layer's rounding only) within the fp32 bound; a few training steps
+ * that lower the loss and repeat bit for bit.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <cmocka.h>
+#include <math.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cuda/cuda_policy.h"
+#include "engine.h"
+#include "model.h"
+#include "ops_elem.h"
+#include "rng.h"
+#include "util.h"
+
+#if LS_HAVE_CUDA
+#include <cuda_runtime_api.h>
+#include <cudnn.h>
+
+#include "cuda/kernels.h"
+#endif
+
+#define U32 0x1p-24 /* fp32 unit roundoff */
+
+static engine_spec spec_of(const char *text) {
+    engine_spec s;
+    int rc = engine_spec_parse(&s, text);
+    if (rc) fail_msg("%s: %s", text, ls_errmsg());
+    return s;
+}
+
+/* ---- knobs ------------------------------------------------------------ */
+
+static void test_opts(void **st) {
+    cp_opts o;
+    engine_spec s = spec_of("cuda");
+    assert_int_equal(cp_opts_parse(&o, &s), 0);
+    assert_int_equal(o.math, CP_MODE_FMA);
+    assert_int_equal(o.algo, CP_ALGO_DET);
+    assert_int_equal(o.pool_det, 1);
+    assert_int_equal(o.portable_exp, 0);
+    assert_int_equal(o.gemm_only, 0);
+    assert_true(o.ws_limit == (size_t)64 << 20);
+    assert_int_equal(o.timing, 1);
+
+    s = spec_of("cuda:math=tf32:algo=fast:expm=portable:conv=gemm:ws=8:timing=0");
+    assert_int_equal(cp_opts_parse(&o, &s), 0);
+    assert_int_equal(o.math, CP_MODE_TF32);
+    assert_int_equal(o.algo, CP_ALGO_FAST);
+    assert_int_equal(o.pool_det, 0); /* follows algo */
+    assert_int_equal(o.portable_exp, 1);
+    assert_int_equal(o.gemm_only, 1);
+    assert_true(o.ws_limit == (size_t)8 << 20);
+    assert_int_equal(o.timing, 0);
+
+    s = spec_of("cuda:algo=fast:pool=det");
+    assert_int_equal(cp_opts_parse(&o, &s), 0);
+    assert_int_equal(o.pool_det, 1);
+
+    static const char *bad[][2] = {
+        {"cuda:math=fp16", "math=fp16"}, {"cuda:algo=fastest", "algo=fastest"},
+        {"cuda:expm=glibc", "expm=glibc"}, {"cuda:ws=-1", "ws=-1"}, {"cuda:ws=12MiB", "ws=12MiB"},
+        {"cuda:device=x", "device=x"}, {"cuda:pool=maybe", "pool=maybe"}, {"cuda:threads=2", "threads"},
+    };
+    for (size_t i = 0; i < LS_ARRAY_LEN(bad); i++) {
+        s = spec_of(bad[i][0]);
+        assert_int_equal(cp_opts_parse(&o, &s), LS_EINVAL);
+        if (!strstr(ls_errmsg(), bad[i][1])) fail_msg("%s: message '%s' does not name %s", bad[i][0], ls_errmsg(), bad[i][1]);
+    }
+}
+
+/* ---- algorithm policy ------------------------------------------------- */
+
+/* A candidate list shaped like cuDNN's: ranked, mixed determinism and math
+ * types, one failed, one too big. */
+static const cp_algo_cand CANDS[] = {
+    /* algo status time  memory  det math */
+    {0, 0, 0.50f, 0, 0, CP_MATH_FMA},                  /* 0: non-deterministic */
+    {1, 0, 0.40f, 1024, 1, CP_MATH_DEFAULT},           /* 1: TF32 allowed */
+    {1, 3, 0.10f, 0, 1, CP_MATH_FMA},                  /* 2: failed status */
+    {7, 0, 0.20f, (size_t)1 << 30, 1, CP_MATH_FMA},    /* 3: 1 GiB workspace */
+    {6, 0, 0.30f, 4096, 1, CP_MATH_FMA},               /* 4: Winograd, fits */
+    {1, 0, 0.35f, 2048, 1, CP_MATH_FMA},               /* 5: precomp GEMM */
+    {1, 0, 0.05f, 0, 1, CP_MATH_TENSOR_OP_CONVERT},    /* 6: fp16 conversion */
+    {2, 0, 0.30f, 0, 1, CP_MATH_FMA},                  /* 7: GEMM, ties with 4 */
+};
+
+static cp_opts opts(cp_math_mode math, cp_algo_policy algo, int gemm_only) {
+    cp_opts o;
+    memset(&o, 0, sizeof o);
+    o.math = math;
+    o.algo = algo;
+    o.gemm_only = gemm_only;
+    o.ws_limit = (size_t)64 << 20;
+    return o;
+}
+
+static void test_pick(void **st) {
+    int n = (int)LS_ARRAY_LEN(CANDS);
+    cp_opts o;
+    char why[320];
+    /* det + fma: first deterministic FMA candidate that succeeded and fits */
+    o = opts(CP_MODE_FMA, CP_ALGO_DET, 0);
+    assert_int_equal(cp_pick_algo(CANDS, n, CP_CONV_FWD, &o, 0, why, sizeof why), 4);
+    /* the same list from a timed Find changes nothing under det */
+    assert_int_equal(cp_pick_algo(CANDS, n, CP_CONV_FWD, &o, 1, why, sizeof why), 4);
+    /* conv=gemm refuses the Winograd entry */
+    o = opts(CP_MODE_FMA, CP_ALGO_DET, 1);
+    assert_int_equal(cp_pick_algo(CANDS, n, CP_CONV_FWD, &o, 0, why, sizeof why), 5);
+    /* det + tf32: DEFAULT math is acceptable, so the ranking's entry 1 */
+    o = opts(CP_MODE_TF32, CP_ALGO_DET, 0);
+    assert_int_equal(cp_pick_algo(CANDS, n, CP_CONV_FWD, &o, 0, why, sizeof why), 1);
+    /* fast + fma, timed: the fastest allowed FMA entry; 0 (non-deterministic,
+     * 0.50) loses to 4 (0.30), and 7 ties with 4 so the earlier stays */
+    o = opts(CP_MODE_FMA, CP_ALGO_FAST, 0);
+    assert_int_equal(cp_pick_algo(CANDS, n, CP_CONV_FWD, &o, 1, why, sizeof why), 4);
+    /* fast + fma from heuristics (no times): cuDNN's first allowed entry */
+    assert_int_equal(cp_pick_algo(CANDS, n, CP_CONV_FWD, &o, 0, why, sizeof why), 0);
+    /* fast + tf32, timed: 6 (0.05) is fp16 conversion, never allowed; 2
+     * (0.10) failed; 3 (0.20) is over the workspace limit; of 1 (0.40),
+     * 5 (0.35), 4 (0.30) and 7 (0.30), 4 wins the tie by coming first */
+    o = opts(CP_MODE_TF32, CP_ALGO_FAST, 0);
+    assert_int_equal(cp_pick_algo(CANDS, n, CP_CONV_FWD, &o, 1, why, sizeof why), 4);
+    /* a bigger workspace limit lets entry 3 (0.20) win */
+    o.ws_limit = (size_t)2 << 30;
+    assert_int_equal(cp_pick_algo(CANDS, n, CP_CONV_FWD, &o, 1, why, sizeof why), 3);
+    /* nothing acceptable: -1 and a reason that counts each rejection */
+    o = opts(CP_MODE_FMA, CP_ALGO_DET, 0);
+    const cp_algo_cand none[] = {{0, 0, -1.0f, 0, 0, CP_MATH_FMA}, {1, 0, -1.0f, 0, 1, CP_MATH_DEFAULT},
+                                 {1, 9, -1.0f, 0, 1, CP_MATH_FMA}};
+    assert_int_equal(cp_pick_algo(none, 3, CP_CONV_BWD_FILTER, &o, 0, why, sizeof why), -1);
+    assert_non_null(strstr(why, "bwd_filter"));
+    assert_non_null(strstr(why, "1 failed status"));
+    assert_non_null(strstr(why, "1 non-deterministic"));
+    assert_non_null(strstr(why, "1 wrong math type"));
+    assert_int_equal(cp_pick_algo(NULL, 0, CP_CONV_FWD, &o, 0, NULL, 0), -1);
+}
+
+static void test_algo_names(void **st) {
+    assert_string_equal(cp_algo_name(CP_CONV_FWD, 1), "IMPLICIT_PRECOMP_GEMM");
+    assert_string_equal(cp_algo_name(CP_CONV_BWD_FILTER, 3), "ALGO_3");
+    assert_string_equal(cp_algo_name(CP_CONV_BWD_DATA, 5), "WINOGRAD_NONFUSED");
+    assert_string_equal(cp_algo_name(CP_CONV_FWD, 8), "?");
+    assert_string_equal(cp_algo_name(CP_CONV_FWD, -1), "?");
+    assert_string_equal(cp_algo_name(7, 0), "?");
+    /* transforms: FFT and Winograd, never the GEMM family */
+    int fwd_t[] = {0, 0, 0, 0, 1, 1, 1, 1}, bd_t[] = {0, 0, 1, 1, 1, 1}, bf_t[] = {0, 0, 1, 0, 1, 1, 1};
+    for (int a = 0; a < 8; a++) assert_int_equal(cp_algo_is_transform(CP_CONV_FWD, a), fwd_t[a]);
+    for (int a = 0; a < 6; a++) assert_int_equal(cp_algo_is_transform(CP_CONV_BWD_DATA, a), bd_t[a]);
+    for (int a = 0; a < 7; a++) assert_int_equal(cp_algo_is_transform(CP_CONV_BWD_FILTER, a), bf_t[a]);
+    assert_string_equal(cp_math_name(CP_MATH_FMA), "FMA_MATH");
+#if LS_HAVE_CUDA
+    /* our tables against the cuDNN headers this build uses */
+    assert_int_equal(CUDNN_CONVOLUTION_FWD_ALGO_COUNT, 8);
+    assert_int_equal(CUDNN_CONVOLUTION_BWD_DATA_ALGO_COUNT, 6);
+    assert_int_equal(CUDNN_CONVOLUTION_BWD_FILTER_ALGO_COUNT, 7);
+    assert_string_equal(cp_algo_name(CP_CONV_FWD, CUDNN_CONVOLUTION_FWD_ALGO_WINOGRAD_NONFUSED), "WINOGRAD_NONFUSED");
+    assert_string_equal(cp_algo_name(CP_CONV_FWD, CUDNN_CONVOLUTION_FWD_ALGO_DIRECT), "DIRECT");
+    assert_string_equal(cp_algo_name(CP_CONV_BWD_DATA, CUDNN_CONVOLUTION_BWD_DATA_ALGO_FFT_TILING), "FFT_TILING");
+    assert_string_equal(cp_algo_name(CP_CONV_BWD_FILTER, CUDNN_CONVOLUTION_BWD_FILTER_ALGO_FFT_TILING), "FFT_TILING");
+    assert_int_equal(CP_MATH_FMA, CUDNN_FMA_MATH);
+    assert_int_equal(CP_MATH_DEFAULT, CUDNN_DEFAULT_MATH);
+#endif
+}
+
+/* ---- shapes, geometry, hints ------------------------------------------ */
+
+static void test_dims_smallcnn(void **st) {
+    model m;
+    assert_int_equal(model_build(&m, "smallcnn"), 0);
+    const size_t n = 256;
+    /* conv1 conv relu pool conv relu pool flatten fc1 relu fc2 */
+    struct { const char *name; int x[4], y[4], w[4], pad; } want[] = {
+        {"conv1", {256, 1, 28, 28}, {256, 16, 28, 28}, {16, 1, 3, 3}, 1},
+        {"pool1", {256, 16, 28, 28}, {256, 16, 14, 14}, {0, 0, 0, 0}, 0},
+        {"conv2", {256, 16, 14, 14}, {256, 32, 14, 14}, {32, 16, 3, 3}, 1},
+        {"pool2", {256, 32, 14, 14}, {256, 32, 7, 7}, {0, 0, 0, 0}, 0},
+        {"fc1", {256, 1568, 1, 1}, {256, 64, 1, 1}, {64, 1568, 1, 1}, 0},
+        {"fc2", {256, 64, 1, 1}, {256, 10, 1, 1}, {10, 64, 1, 1}, 0},
+    };
+    int found = 0;
+    for (int l = 0; l < m.n_layers; l++) {
+        cp_dims d;
+        if (cp_layer_dims(&d, &m.layers[l], n)) fail_msg("%s: %s", m.layers[l].name, ls_errmsg());
+        assert_true(d.x_numel == n * layer_in_size(&m.layers[l]));
+        assert_true(d.y_numel == n * layer_out_size(&m.layers[l]));
+        for (size_t i = 0; i < LS_ARRAY_LEN(want); i++) {
+            if (strcmp(want[i].name, m.layers[l].name)) continue;
+            found++;
+            assert_memory_equal(d.x, want[i].x, sizeof d.x);
+            assert_memory_equal(d.y, want[i].y, sizeof d.y);
+            assert_memory_equal(d.w, want[i].w, sizeof d.w);
+            assert_int_equal(d.pad, want[i].pad);
+        }
+    }
+    assert_int_equal(found, (int)LS_ARRAY_LEN(want));
+    cp_dims d;
+    /* conv1's output of 12,544 floats per sample: 2^31 / 12544 = 171,196 */
+    assert_int_equal(cp_layer_dims(&d, &m.layers[0], 171196), 0);
+    assert_int_equal(cp_layer_dims(&d, &m.layers[0], 171197), LS_EINVAL);
+    assert_non_null(strstr(ls_errmsg(), "2^31"));
+    assert_int_equal(cp_layer_dims(&d, &m.layers[0], 0), LS_EINVAL);
+    /* a shape cuDNN would not compute */
+    layer bad = m.layers[0];
+    bad.out_h = 27;
+    assert_int_equal(cp_layer_dims(&d, &bad, 4), LS_EINVAL);
+    assert_non_null(strstr(ls_errmsg(), "conv1"));
+    layer badpool = m.layers[2];
+    assert_int_equal(badpool.kind, LAYER_MAXPOOL);
+    badpool.out_w = 15;
+    assert_int_equal(cp_layer_dims(&d, &badpool, 4), LS_EINVAL);
+}
+
+static void test_grid(void **st) {
+    assert_int_equal(cp_grid_blocks(0, 256, 4096), 0);
+    assert_int_equal(cp_grid_blocks(1, 256, 4096), 1);
+    assert_int_equal(cp_grid_blocks(256, 256, 4096), 1);
+    assert_int_equal(cp_grid_blocks(257, 256, 4096), 2);
+    assert_int_equal(cp_grid_blocks((size_t)256 * 4096, 256, 4096), 4096);
+    assert_int_equal(cp_grid_blocks((size_t)256 * 4096 + 1, 256, 4096), 4096); /* grid-stride covers the rest */
+    assert_int_equal(cp_grid_blocks((size_t)1 << 40, 256, 4096), 4096);
+    assert_int_equal(cp_grid_blocks(10, 0, 4096), 0);
+}
+
+static void test_hints(void **st) {
+    assert_non_null(strstr(cp_cuda_hint(35), "driver"));
+    assert_non_null(strstr(cp_cuda_hint(100), "no CUDA-capable device"));
+    assert_non_null(strstr(cp_cuda_hint(209), "sm_80"));
+    assert_null(cp_cuda_hint(0));
+    assert_null(cp_cuda_hint(12345));
+}
+
+/* ---- the engine, with or without a device ----------------------------- */
+
+/* NULL when a device can be used, else why not (for skip messages). */
+static const char *no_device(void) {
+#if LS_HAVE_CUDA
+    static char why[256];
+    int count = 0;
+    cudaError_t e = cudaGetDeviceCount(&count);
+    if (e != cudaSuccess) {
+        snprintf(why, sizeof why, "no usable CUDA device (cudaGetDeviceCount: %s)", cudaGetErrorName(e));
+        return why;
+    }
+    if (count == 0) return "no CUDA device";
+    return NULL;
+#else
+    return "built without CUDA (LS_HAVE_CUDA=0)";
+#endif
+}
+
+static void test_create_or_unavailable(void **st) {
+    model m;
+    assert_int_equal(model_build(&m, "smallcnn"), 0);
+    engine_opts eo = {42, 64};
+    engine *e = NULL;
+    int rc = engine_create(&e, "cuda", &m, &eo);
+    if (no_device()) {
+        /* the message a user sees: "cuda: unavailable (reason)" */
+        assert_int_equal(rc, LS_EUNAVAIL);
+        assert_null(e);
+        assert_true(strncmp(ls_errmsg(), "cuda: unavailable (", 19) == 0);
+        assert_true(ls_errmsg()[strlen(ls_errmsg()) - 1] == ')');
+    } else {
+        if (rc) fail_msg("%s", ls_errmsg());
+        char *d = engine_describe(e);
+        assert_non_null(d);
+        assert_non_null(strstr(d, "\"compute_capability\""));
+        assert_non_null(strstr(d, "\"cudnn_version\""));
+        assert_non_null(strstr(d, "\"FMA_MATH\""));
+        assert_null(strstr(d, "TENSOR_OP_MATH\"")); /* fma: no tensor-core math anywhere */
+        free(d);
+        engine_free(e);
+    }
+#if LS_HAVE_CUDA
+    /* knob errors are reported whether or not there is a device (a build
+     * without CUDA reports only that, whatever the knobs) */
+    rc = engine_create(&e, "cuda:math=fp64", &m, &eo);
+    assert_int_equal(rc, LS_EINVAL);
+    assert_non_null(strstr(ls_errmsg(), "math=fp64"));
+#else
+    rc = engine_create(&e, "cuda:math=fp64", &m, &eo);
+    assert_int_equal(rc, LS_EUNAVAIL);
+    assert_non_null(strstr(ls_errmsg(), "built without CUDA"));
+#endif
+}
+
+#if LS_HAVE_CUDA
+/* ---- device: element-wise kernels bitwise equal to the C code ---------- */
+
+#define DEV(call)                                                                   \
+    do {                                                                            \
+        int e_ = (int)(call);                                                       \
+        if (e_) fail_msg("%s:%d: %s: %s", __FILE__, __LINE__, #call,                \
+                         cudaGetErrorString((cudaError_t)e_));                      \
+    } while (0)
+
+static float *dput(const void *h, size_t bytes) {
+    void *d = NULL;
+    DEV(cudaMalloc(&d, bytes ? bytes : 4));
+    if (bytes) DEV(cudaMemcpy(d, h, bytes, cudaMemcpyHostToDevice));
+    return d;
+}
+
+static void dget(void *h, const void *d, size_t bytes) {
+    DEV(cudaDeviceSynchronize());
+    DEV(cudaMemcpy(h, d, bytes, cudaMemcpyDeviceToHost));
+}
+
+static void fill(float *x, size_t n, uint32_t tag, float lo, float hi) {
+    for (size_t i = 0; i < n; i++)
+        x[i] = lo + (hi - lo) * rng_uniform(7, (uint32_t)i, tag, 0, RNG_STREAM_PERTURB);
+}
+
+static void expect_bitwise(const char *what, const float *a, const float *b, size_t n) {
+    for (size_t i = 0; i < n; i++) {
+        uint32_t ua, ub;
+        memcpy(&ua, &a[i], 4);
+        memcpy(&ub, &b[i], 4);
+        if (ua != ub) fail_msg("%s[%zu]: device %.9g (0x%08x) vs C %.9g (0x%08x)", what, i, (double)a[i], ua,
+                               (double)b[i], ub);
+    }
+}
+
+/* For engine against engine: equal values, +0 and -0 counted equal (a
+ * library may produce -0 where we produce +0, e.g. ReLU as x * 0). */
+static void expect_same_values(const char *what, const float *a, const float *b, size_t n) {
+    for (size_t i = 0; i < n; i++)
+        if (!(a[i] == b[i]) && !(isnan(a[i]) && isnan(b[i])))
+            fail_msg("%s[%zu]: cuda %.9g vs cpu %.9g", what, i, (double)a[i], (double)b[i]);
+}
+
+static void test_dev_elementwise(void **st) {
+    const char *why = no_device();
+    if (why) { print_message("skipped: %s\n", why); skip(); }
+    const size_t N = 100003; /* not a multiple of the block size */
+    float *x = malloc(N * 4), *dy = malloc(N * 4), *want = malloc(N * 4), *got = malloc(N * 4);
+    fill(x, N, 1, -2.0f, 2.0f);
+    fill(dy, N, 2, -1.0f, 1.0f);
+    x[0] = 0.0f; x[1] = -0.0f;
+    float *dx_ = dput(x, N * 4), *ddy = dput(dy, N * 4), *dout = dput(NULL, N * 4);
+
+    /* ReLU: a selection, exact on both sides */
+    DEV(lk_relu_fwd(0, dout, dx_, N));
+    dget(got, dout, N * 4);
+    for (size_t i = 0; i < N; i++) want[i] = x[i] > 0.0f ? x[i] : 0.0f;
+    expect_bitwise("relu_fwd", got, want, N);
+    DEV(lk_relu_bwd(0, dout, ddy, dx_, N));
+    dget(got, dout, N * 4);
+    for (size_t i = 0; i < N; i++) want[i] = x[i] > 0.0f ? dy[i] : 0.0f;
+    expect_bitwise("relu_bwd", got, want, N);
+
+    /* dropout: the same Philox mask and one product */
+    float p = 0.3f, scale = (float)(1.0 / (1.0 - (double)p));
+    DEV(lk_dropout_fwd(0, dout, dx_, N, 42, 17, 5, p, scale));
+    dget(got, dout, N * 4);
+    for (size_t i = 0; i < N; i++) want[i] = ops_dropout_fwd(x[i], 42, 17, 5, (uint32_t)i, p, scale);
+    expect_bitwise("dropout_fwd", got, want, N);
+    DEV(lk_dropout_bwd(0, dout, ddy, N, 42, 17, 5, p, scale));
+    dget(got, dout, N * 4);
+    for (size_t i = 0; i < N; i++) want[i] = ops_dropout_bwd(dy[i], 42, 17, 5, (uint32_t)i, p, scale);
+    expect_bitwise("dropout_bwd", got, want, N);
+
+    /* bias add: one addition per element; (n, c, hw) = (7, 13, N/91) */
+    size_t bn = 7, bc = 13, bhw = N / 91, bcount = bn * bc * bhw;
+    float b[13];
+    fill(b, 13, 3, -0.5f, 0.5f);
+    float *db = dput(b, sizeof b);
+    DEV(cudaMemcpy(dout, x, bcount * 4, cudaMemcpyHostToDevice));
+    DEV(lk_bias_add(0, dout, db, bn, bc, bhw));
+    dget(got, dout, bcount * 4);
+    for (size_t i = 0; i < bcount; i++) want[i] = x[i] + b[(i / bhw) % bc];
+    expect_bitwise("bias_add", got, want, bcount);
+
+    /* bias gradient: a float sum of n*hw terms in a fixed order.  Any order
+     * of summing K terms errs by at most (K-1) u sum|t| (Higham 4.2); ours
+     * is <= ceil(K/256) sequential adds then 8 tree levels, well inside. */
+    DEV(lk_bias_grad(0, db, ddy, bn, bc, bhw));
+    float gb[13], gb2[13];
+    dget(gb, db, sizeof gb);
+    for (size_t c = 0; c < bc; c++) {
+        double s = 0.0, sa = 0.0;
+        for (size_t i = 0; i < bn; i++)
+            for (size_t j = 0; j < bhw; j++) {
+                s += dy[(i * bc + c) * bhw + j];
+                sa += fabs(dy[(i * bc + c) * bhw + j]);
+            }
+        double K = (double)(bn * bhw);
+        if (fabs(gb[c] - s) > (K - 1) * U32 * sa) fail_msg("bias_grad[%zu] %.9g vs %.12g", c, (double)gb[c], s);
+    }
+    /* and the same bits on a second run: no atomics */
+    DEV(lk_bias_grad(0, db, ddy, bn, bc, bhw));
+    dget(gb2, db, sizeof gb2);
+    expect_bitwise("bias_grad rerun", gb2, gb, bc);
+
+    /* Adam: the same 15 IEEE operations in the same order */
+    float *pm = malloc(N * 4), *mm = malloc(N * 4), *vm = malloc(N * 4);
+    fill(pm, N, 4, -1.0f, 1.0f);
+    fill(mm, N, 5, -0.01f, 0.01f);
+    fill(vm, N, 6, 0.0f, 1e-4f);
+    float *dp = dput(pm, N * 4), *dm = dput(mm, N * 4), *dv = dput(vm, N * 4);
+    adam_cfg cfg = adam_default();
+    adam_scalars a = adam_make_scalars(&cfg, 3);
+    DEV(lk_adam(0, dp, dm, dv, ddy, N, a.beta1, a.one_minus_beta1, a.beta2, a.one_minus_beta2, a.step_size,
+                a.bc2_sqrt, a.eps));
+    for (size_t i = 0; i < N; i++)
+        ops_adam_elem(&pm[i], &mm[i], &vm[i], dy[i], a.beta1, a.one_minus_beta1, a.beta2, a.one_minus_beta2,
+                      a.step_size, a.bc2_sqrt, a.eps);
+    dget(got, dp, N * 4);
+    expect_bitwise("adam p", got, pm, N);
+    dget(got, dm, N * 4);
+    expect_bitwise("adam m", got, mm, N);
+    dget(got, dv, N * 4);
+    expect_bitwise("adam v", got, vm, N);
+
+    /* softmax cross-entropy, portable exp/log: bitwise; vendor: CUDA's expf
+     * is within 2 ulp and logf within 1 ulp (CUDA C Programming Guide,
+     * maths functions), glibc's within 1: the probabilities then differ by
+     * a few ulps, the loss by a few ulps of its size. */
+    const size_t rows = 1000;
+    const int C = 10;
+    int32_t lab[1000];
+    for (size_t i = 0; i < rows; i++) lab[i] = (int32_t)(rng_u32(7, (uint32_t)i, 9, 0, RNG_STREAM_PERTURB) % C);
+    int32_t *dlab = (int32_t *)dput(lab, sizeof lab);
+    float *drl = dput(NULL, rows * 4), *dloss = dput(NULL, 4);
+    float *rl = malloc(rows * 4), *dz = malloc(rows * C * 4);
+    for (int portable = 1; portable >= 0; portable--) {
+        float inv_n = 1.0f / (float)rows;
+        DEV(lk_softmax_xent(0, dout, drl, ddy, dlab, rows, C, inv_n, portable));
+        DEV(lk_loss_mean(0, dloss, drl, rows));
+        double acc = 0.0;
+        for (size_t i = 0; i < rows; i++) {
+            rl[i] = ops_softmax_xent_row(dy + i * C, C, lab[i], inv_n, portable, dz + i * C);
+            acc += (double)rl[i];
+        }
+        float loss = (float)(acc / (double)rows), gloss;
+        dget(got, dout, rows * C * 4);
+        dget(&gloss, dloss, 4);
+        if (portable) {
+            expect_bitwise("softmax dz (portable)", got, dz, rows * C);
+            assert_true(gloss == loss);
+        } else {
+            /* dz = (e_j / s - [j==y]) / n: 2 ulp from exp, ~2 from the sum and
+             * division; 8 ulps of the row's largest |dz| covers it */
+            for (size_t i = 0; i < rows * C; i++) {
+                double tol = 8 * U32 * (1.0 * inv_n);
+                if (fabs(got[i] - dz[i]) > tol) fail_msg("softmax dz[%zu] %.9g vs %.9g", i, (double)got[i], (double)dz[i]);
+            }
+            /* loss values ~2.3; each row's log differs by <= a few ulps */
+            assert_true(fabs(gloss - loss) <= 8 * U32 * fabs(loss));
+        }
+    }
+
+    /* portable exp/log on their own, bitwise: exp over [-100, 89] (both
+     * ends of the range, underflow and overflow included), log over
+     * positives 2^-126..2^127 */
+    float *ex = malloc(N * 4), *lg = malloc(N * 4);
+    float *dlg = dput(NULL, N * 4);
+    fill(x, N, 10, -100.0f, 89.0f);
+    DEV(cudaMemcpy(dx_, x, N * 4, cudaMemcpyHostToDevice));
+    DEV(lk_test_expf_logf(0, dout, dlg, dx_, N, 1));
+    dget(ex, dout, N * 4);
+    for (size_t i = 0; i < N; i++) want[i] = ops_portable_expf(x[i]);
+    expect_bitwise("portable expf", ex, want, N);
+    fill(x, N, 13, 1.0f, 2.0f);
+    for (size_t i = 0; i < N; i++) x[i] = ldexpf(x[i], (int)(i % 253) - 126);
+    DEV(cudaMemcpy(dx_, x, N * 4, cudaMemcpyHostToDevice));
+    DEV(lk_test_expf_logf(0, dout, dlg, dx_, N, 1));
+    dget(lg, dlg, N * 4);
+    for (size_t i = 0; i < N; i++) want[i] = ops_portable_logf(x[i]);
+    expect_bitwise("portable logf", lg, want, N);
+
+    cudaFree(dx_); cudaFree(ddy); cudaFree(dout); cudaFree(db); cudaFree(dp); cudaFree(dm); cudaFree(dv);
+    cudaFree(dlab); cudaFree(drl); cudaFree(dloss); cudaFree(dlg);
+    free(x); free(dy); free(want); free(got); free(pm); free(mm); free(vm); free(rl); free(dz); free(ex); free(lg);
+}
+
+/* ---- device: SmallCNN layer by layer against the cpu engine ------------- */
+
+static float maxabs(const float *x, size_t n) {
+    float m = 0.0f;
+    for (size_t i = 0; i < n; i++) m = fabsf(x[i]) > m ? fabsf(x[i]) : m;
+    return m;
+}
+
+static void expect_close(const char *what, const float *a, const float *b, size_t n, double tol) {
+    double worst = 0.0;
+    size_t wi = 0;
+    for (size_t i = 0; i < n; i++) {
+        double d = fabs((double)a[i] - (double)b[i]);
+        if (!(d <= worst)) { worst = d; wi = i; }
+    }
+    if (!(worst <= tol))
+        fail_msg("%s: |cuda - cpu| = %.3g at %zu (%.9g vs %.9g) > bound %.3g", what, worst, wi, (double)a[wi],
+                 (double)b[wi], tol);
+}
+
+/* Per output, the largest sum_j |w_ij| over the rows of a weight matrix
+ * viewed as (rows, cols) with the given strides: conv forward sums over
+ * (ic, r, s) per oc; backward-data over (oc, r, s) per ic. */
+static double max_row_abs(const float *w, int rows, int cols, int inner, int by_out) {
+    /* w is (rows_o, cols_i, inner) = OIHW with inner = k*k (dense: 1) */
+    double best = 0.0;
+    int outer = by_out ? rows : cols;
+    for (int o = 0; o < outer; o++) {
+        double s = 0.0;
+        int other = by_out ? cols : rows;
+        for (int i = 0; i < other; i++)
+            for (int k = 0; k < inner; k++) {
+                size_t idx = by_out ? ((size_t)o * cols + i) * inner + k : ((size_t)i * cols + o) * inner + k;
+                s += fabs(w[idx]);
+            }
+        best = s > best ? s : best;
+    }
+    return best;
+}
+
+static void test_dev_vs_cpu(void **st) {
+    const char *why = no_device();
+    if (why) { print_message("skipped: %s\n", why); skip(); }
+    model m;
+    assert_int_equal(model_build(&m, "smallcnn"), 0);
+    const size_t n = 16;
+    engine_opts eo = {42, n};
+    engine *cpu = NULL, *gpu = NULL;
+    if (engine_create(&cpu, "cpu:threads=1:math=portable", &m, &eo)) fail_msg("cpu: %s", ls_errmsg());
+    if (engine_create(&gpu, "cuda:math=fma:algo=det:expm=portable", &m, &eo)) fail_msg("cuda: %s", ls_errmsg());
+    float *params = malloc(m.n_params * 4);
+    model_init_params(&m, params, 42);
+    assert_int_equal(engine_set_params(cpu, params), 0);
+    assert_int_equal(engine_set_params(gpu, params), 0);
+    size_t in = (size_t)m.in_c * m.in_h * m.in_w, big = n * in;
+    for (int l = 0; l < m.n_layers; l++)
+        if (n * layer_out_size(&m.layers[l]) > big) big = n * layer_out_size(&m.layers[l]);
+    float *x = malloc(n * in * 4), *a = malloc(big * 4), *b = malloc(big * 4), *prev = malloc(big * 4);
+    int32_t y[16];
+    fill(x, n * in, 11, 0.0f, 1.0f);
+    for (size_t i = 0; i < n; i++) y[i] = (int32_t)(i % 10);
+    assert_int_equal(engine_set_batch(cpu, x, y, n, 1), 0);
+    assert_int_equal(engine_set_batch(gpu, x, y, n, 1), 0);
+
+    /* forward, each cuda layer fed the cpu's input.  For a dot product of
+     * length K plus a bias, any fp32 evaluation order errs from the exact
+     * value by at most gamma_{K+1} (sum|w||x| + |b|), gamma_k = k u / (1 - k u)
+     * (Higham 3.1); two engines differ by at most twice that.  sum|w||x| <=
+     * max|x| * max over outputs of sum|w|. */
+    memcpy(prev, x, n * in * 4);
+    for (int l = 0; l < m.n_layers; l++) {
+        const layer *ly = &m.layers[l];
+        size_t cnt = n * layer_out_size(ly), icnt = n * layer_in_size(ly);
+        tensor_id tin = l ? (tensor_id){TENSOR_ACT, l - 1} : (tensor_id){TENSOR_INPUT, 0};
+        assert_int_equal(engine_set_tensor(gpu, tin, prev), 0);
+        assert_int_equal(engine_forward_layer(cpu, l, 1), 0);
+        assert_int_equal(engine_forward_layer(gpu, l, 1), 0);
+        assert_int_equal(engine_get_tensor(cpu, (tensor_id){TENSOR_ACT, l}, a), 0);
+        assert_int_equal(engine_get_tensor(gpu, (tensor_id){TENSOR_ACT, l}, b), 0);
+        if (ly->kind == LAYER_CONV || ly->kind == LAYER_DENSE) {
+            const model_tensor *wt = &m.tensors[ly->w_tensor], *bt = &m.tensors[ly->b_tensor];
+            int inner = ly->kind == LAYER_CONV ? ly->k * ly->k : 1;
+            int cols = ly->kind == LAYER_CONV ? ly->in_c : (int)layer_in_size(ly);
+            int rows = ly->kind == LAYER_CONV ? ly->out_c : (int)layer_out_size(ly);
+            double K = (double)cols * inner + 1;
+            double g = K * U32 / (1 - K * U32);
+            double tol = 2 * g * (maxabs(prev, icnt) * max_row_abs(params + wt->offset, rows, cols, inner, 1) +
+                                  maxabs(params + bt->offset, bt->numel));
+            expect_close(ly->name, b, a, cnt, tol);
+        } else {
+            /* ReLU, max-pool and flatten select or copy: equal values */
+            expect_same_values(ly->name, b, a, cnt);
+        }
+        memcpy(prev, a, cnt * 4);
+    }
+    /* the loss with portable exp/log on both, from the same logits: the
+     * same operations, bitwise */
+    float lc, lg;
+    int L = m.n_layers;
+    assert_int_equal(engine_get_tensor(cpu, (tensor_id){TENSOR_ACT, L - 1}, a), 0);
+    assert_int_equal(engine_set_tensor(gpu, (tensor_id){TENSOR_ACT, L - 1}, a), 0);
+    assert_int_equal(engine_loss(cpu, &lc), 0);
+    assert_int_equal(engine_loss(gpu, &lg), 0);
+    assert_true(lc == lg);
+    assert_int_equal(engine_get_tensor(cpu, (tensor_id){TENSOR_DACT, L - 1}, a), 0);
+    assert_int_equal(engine_get_tensor(gpu, (tensor_id){TENSOR_DACT, L - 1}, b), 0);
+    expect_bitwise("dlogits", b, a, n * 10);
+
+    /* backward, each cuda layer fed the cpu's output gradient */
+    float *gc = malloc(m.n_params * 4), *gg = malloc(m.n_params * 4), *act_in = malloc(big * 4);
+    for (int l = L - 1; l >= 0; l--) {
+        const layer *ly = &m.layers[l];
+        size_t cnt = n * layer_out_size(ly), icnt = n * layer_in_size(ly);
+        assert_int_equal(engine_get_tensor(cpu, (tensor_id){TENSOR_DACT, l}, a), 0);
+        assert_int_equal(engine_set_tensor(gpu, (tensor_id){TENSOR_DACT, l}, a), 0);
+        float dymax = maxabs(a, cnt);
+        assert_int_equal(engine_backward_layer(cpu, l), 0);
+        assert_int_equal(engine_backward_layer(gpu, l), 0);
+        if (ly->kind == LAYER_CONV || ly->kind == LAYER_DENSE) {
+            const model_tensor *wt = &m.tensors[ly->w_tensor], *bt = &m.tensors[ly->b_tensor];
+            tensor_id tin = l ? (tensor_id){TENSOR_ACT, l - 1} : (tensor_id){TENSOR_INPUT, 0};
+            assert_int_equal(engine_get_tensor(cpu, tin, act_in), 0);
+            assert_int_equal(engine_get_tensor(cpu, (tensor_id){TENSOR_GRADS, 0}, gc), 0);
+            assert_int_equal(engine_get_tensor(gpu, (tensor_id){TENSOR_GRADS, 0}, gg), 0);
+            /* dW: sums over the batch and the output positions, K = n*oh*ow
+             * terms each |dy||x| <= max|dy| max|x|; db: K terms of |dy| */
+            double K = (double)n * ly->out_h * ly->out_w;
+            double g = K * U32 / (1 - K * U32);
+            char what[64];
+            snprintf(what, sizeof what, "%s dW", ly->name);
+            expect_close(what, gg + wt->offset, gc + wt->offset, wt->numel, 2 * g * K * dymax * maxabs(act_in, icnt));
+            snprintf(what, sizeof what, "%s db", ly->name);
+            expect_close(what, gg + bt->offset, gc + bt->offset, bt->numel, 2 * g * K * dymax);
+            if (l > 0) {
+                int inner = ly->kind == LAYER_CONV ? ly->k * ly->k : 1;
+                int cols = ly->kind == LAYER_CONV ? ly->in_c : (int)layer_in_size(ly);
+                int rows = ly->kind == LAYER_CONV ? ly->out_c : (int)layer_out_size(ly);
+                double Kd = (double)rows * inner;
+                double gd = Kd * U32 / (1 - Kd * U32);
+                assert_int_equal(engine_get_tensor(cpu, (tensor_id){TENSOR_DACT, l - 1}, a), 0);
+                assert_int_equal(engine_get_tensor(gpu, (tensor_id){TENSOR_DACT, l - 1}, b), 0);
+                snprintf(what, sizeof what, "%s dx", ly->name);
+                expect_close(what, b, a, icnt, 2 * gd * dymax * max_row_abs(params + wt->offset, rows, cols, inner, 0));
+            }
+        } else if (l > 0) {
+            assert_int_equal(engine_get_tensor(cpu, (tensor_id){TENSOR_DACT, l - 1}, a), 0);
+            assert_int_equal(engine_get_tensor(gpu, (tensor_id){TENSOR_DACT, l - 1}, b), 0);
+            /* ReLU and flatten are selections/copies: equal values.
+             * Max-pool routes each gradient to its window's arg-max; windows
+             * whose maximum is tied (all four inputs 0 after a ReLU) may
+             * route it to different zeros, which the ReLU's backward then
+             * drops: compare only where the pool's input is non-zero. */
+            if (ly->kind == LAYER_MAXPOOL) {
+                assert_int_equal(engine_get_tensor(cpu, (tensor_id){TENSOR_ACT, l - 1}, act_in), 0);
+                for (size_t i = 0; i < icnt; i++)
+                    if (act_in[i] == 0.0f) a[i] = b[i] = 0.0f;
+            }
+            expect_same_values(ly->name, b, a, icnt);
+        }
+    }
+    engine_free(cpu);
+    engine_free(gpu);
+    free(params); free(x); free(a); free(b); free(prev); free(gc); free(gg); free(act_in);
+}
+
+/* ---- device: training steps ------------------------------------------- */
+
+static void train_steps(const char *spec, int steps, float *losses, float *final_params) {
+    model m;
+    assert_int_equal(model_build(&m, "smallcnn"), 0);
+    const size_t n = 64;
+    engine_opts eo = {42, n};
+    engine *e = NULL;
+    if (engine_create(&e, spec, &m, &eo)) fail_msg("%s: %s", spec, ls_errmsg());
+    float *params = malloc(m.n_params * 4), *x = malloc(n * 784 * 4);
+    int32_t y[64];
+    model_init_params(&m, params, 42);
+    assert_int_equal(engine_set_params(e, params), 0);
+    /* one fixed batch: a few steps must fit it better */
+    fill(x, n * 784, 12, 0.0f, 1.0f);
+    for (size_t i = 0; i < n; i++) y[i] = (int32_t)(i % 10);
+    adam_cfg cfg = adam_default();
+    for (int t = 1; t <= steps; t++) {
+        /* the last step with a partial batch, to exercise a second plan */
+        size_t nb = t == steps ? 40 : n;
+        if (engine_train_step(e, x, y, nb, (uint64_t)t, &cfg, t, &losses[t - 1])) fail_msg("%s", ls_errmsg());
+    }
+    assert_int_equal(engine_get_tensor(e, (tensor_id){TENSOR_PARAMS, 0}, final_params), 0);
+    char *d = engine_describe(e);
+    assert_non_null(d);
+    assert_non_null(strstr(d, "\"batch\":40"));
+    free(d);
+    engine_free(e);
+    free(params);
+    free(x);
+}
+
+static void test_dev_train(void **st) {
+    const char *why = no_device();
+    if (why) { print_message("skipped: %s\n", why); skip(); }
+    model m;
+    assert_int_equal(model_build(&m, "smallcnn"), 0);
+    enum { STEPS = 8 };
+    float l1[STEPS], l2[STEPS];
+    float *p1 = malloc(m.n_params * 4), *p2 = malloc(m.n_params * 4);
+    train_steps("cuda:math=fma:algo=det", STEPS, l1, p1);
+    for (int i = 0; i < STEPS; i++) assert_true(isfinite(l1[i]));
+    /* random labels on random images: the loss starts near ln 10 = 2.30 and
+     * 7 Adam steps on the same batch must lower it */
+    assert_true(l1[0] > 2.0f && l1[0] < 2.6f);
+    assert_true(l1[STEPS - 2] < l1[0]);
+    /* det: a second engine repeats every bit */
+    train_steps("cuda:math=fma:algo=det", STEPS, l2, p2);
+    assert_memory_equal(l1, l2, sizeof l1);
+    assert_memory_equal(p1, p2, m.n_params * 4);
+    /* tf32 trains too (its numbers differ; the audit measures by how much) */
+    train_steps("cuda:math=tf32:algo=fast", STEPS, l2, p2);
+    assert_true(l2[STEPS - 2] < l2[0]);
+    free(p1);
+    free(p2);
+}
+#else
+/* For engine against engine: equal values, +0 and -0 counted equal (a
+ * library may produce -0 where we produce +0, e.g. ReLU as x * 0). */
+static void expect_same_values(const char *what, const float *a, const float *b, size_t n) {
+    for (size_t i = 0; i < n; i++)
+        if (!(a[i] == b[i]) && !(isnan(a[i]) && isnan(b[i])))
+            fail_msg("%s[%zu]: cuda %.9g vs cpu %.9g", what, i, (double)a[i], (double)b[i]);
+}
+
+static void test_dev_elementwise(void **st) { print_message("skipped: %s\n", no_device()); skip(); }
+static void test_dev_vs_cpu(void **st) { print_message("skipped: %s\n", no_device()); skip(); }
+static void test_dev_train(void **st) { print_message("skipped: %s\n", no_device()); skip(); }
+#endif
+
+int main(void) {
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_opts),          cmocka_unit_test(test_pick),
+        cmocka_unit_test(test_algo_names),    cmocka_unit_test(test_dims_smallcnn),
+        cmocka_unit_test(test_grid),          cmocka_unit_test(test_hints),
+        cmocka_unit_test(test_create_or_unavailable),
+        cmocka_unit_test(test_dev_elementwise), cmocka_unit_test(test_dev_vs_cpu),
+        cmocka_unit_test(test_dev_train),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}

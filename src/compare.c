@@ -250,16 +250,29 @@ double compare_bound_dot(const float *a, const float *b, size_t k) {
     return compare_gamma(k) * s;
 }
 
-/* The range of kernel taps p with 0 <= y + p - pad < h, as [lo, hi). */
-static void tap_range(size_t y, size_t pad, size_t k, size_t h, size_t *lo, size_t *hi) {
-    /* signed arithmetic on small sizes: y, pad, k, h all fit in long */
-    long l = (long)pad - (long)y, u = (long)h + (long)pad - (long)y;
+/* [lo, hi): the output positions y in [0, out) whose input y + p - pad
+ * lies in [0, in), for kernel tap p. */
+static void valid_range(size_t p, size_t pad, size_t in, size_t out, size_t *lo, size_t *hi) {
+    long l = (long)pad - (long)p, u = (long)in + (long)pad - (long)p;
     if (l < 0) l = 0;
-    if (u > (long)k) u = (long)k;
+    if (u > (long)out) u = (long)out;
     if (u < l) u = l;
     *lo = (size_t)l;
     *hi = (size_t)u;
 }
+
+/*
+ * Speed: the sums are all of positive terms, so any fixed order is as good
+ * as any other; the loops below are arranged for the machine, not for the
+ * formula.  Forward and backward-data accumulate a whole output plane per
+ * (tap, channel) — an element-wise multiply-add along contiguous rows, which
+ * the compiler vectorizes without reassociating anything — and
+ * backward-weights / dense forward use four interleaved partial sums to
+ * break the add latency chain.  Each element's order depends only on the
+ * shapes, never on the thread count.  SmallCNN conv2 at batch 256 (231 M
+ * terms per direction) was ~0.4-0.5 s per direction on one core in the
+ * straightforward form.
+ */
 
 void compare_bound_conv_fwd(double *bound, const float *x, const float *wt, const float *bias,
                             size_t n, size_t c, size_t h, size_t w, size_t oc, size_t k, size_t pad) {
@@ -269,23 +282,28 @@ void compare_bound_conv_fwd(double *bound, const float *x, const float *wt, cons
 #pragma omp parallel for collapse(2) schedule(static)
     for (size_t ni = 0; ni < n; ni++) {
         for (size_t o = 0; o < oc; o++) {
-            for (size_t y = 0; y < oh; y++) {
-                size_t p0, p1;
-                tap_range(y, pad, k, h, &p0, &p1);
-                for (size_t xo = 0; xo < ow; xo++) {
-                    size_t q0, q1;
-                    tap_range(xo, pad, k, w, &q0, &q1);
-                    double s = bias ? fabs((double)bias[o]) : 0.0;
-                    for (size_t i = 0; i < c; i++) {
-                        const float *xp = x + ((ni * c + i) * h) * w;
-                        const float *wp = wt + ((o * c + i) * k) * k;
-                        for (size_t p = p0; p < p1; p++)
-                            for (size_t q = q0; q < q1; q++)
-                                s += fabs((double)wp[p * k + q] * (double)xp[(y + p - pad) * w + (xo + q - pad)]);
+            double *plane = bound + (ni * oc + o) * oh * ow;
+            double b0 = bias ? fabs((double)bias[o]) : 0.0;
+            for (size_t j = 0; j < oh * ow; j++) plane[j] = b0;
+            for (size_t i = 0; i < c; i++) {
+                const float *xp = x + (ni * c + i) * h * w;
+                const float *wp = wt + (o * c + i) * k * k;
+                for (size_t p = 0; p < k; p++) {
+                    size_t y0, y1;
+                    valid_range(p, pad, h, oh, &y0, &y1);
+                    for (size_t q = 0; q < k; q++) {
+                        size_t x0, x1;
+                        valid_range(q, pad, w, ow, &x0, &x1);
+                        double a = fabs((double)wp[p * k + q]);
+                        for (size_t y = y0; y < y1; y++) {
+                            double *po = plane + y * ow;
+                            const float *pi = xp + (y + p - pad) * w; /* input row y + p - pad */
+                            for (size_t xo = x0; xo < x1; xo++) po[xo] += a * fabs((double)pi[xo + q - pad]);
+                        }
                     }
-                    bound[((ni * oc + o) * oh + y) * ow + xo] = g * s;
                 }
             }
+            for (size_t j = 0; j < oh * ow; j++) plane[j] *= g;
         }
     }
 }
@@ -299,27 +317,43 @@ void compare_bound_conv_bwd_data(double *bound, const float *dy, const float *wt
 #pragma omp parallel for collapse(2) schedule(static)
     for (size_t ni = 0; ni < n; ni++) {
         for (size_t i = 0; i < c; i++) {
-            for (size_t yy = 0; yy < h; yy++) {
-                for (size_t xx = 0; xx < w; xx++) {
-                    double s = 0;
-                    for (size_t o = 0; o < oc; o++) {
-                        const float *dp = dy + ((ni * oc + o) * oh) * ow;
-                        const float *wp = wt + ((o * c + i) * k) * k;
-                        for (size_t p = 0; p < k; p++) {
-                            long y = (long)yy - (long)p + (long)pad;
-                            if (y < 0 || y >= (long)oh) continue;
-                            for (size_t q = 0; q < k; q++) {
-                                long xo = (long)xx - (long)q + (long)pad;
-                                if (xo < 0 || xo >= (long)ow) continue;
-                                s += fabs((double)wp[p * k + q] * (double)dp[(size_t)y * ow + (size_t)xo]);
-                            }
+            double *plane = bound + (ni * c + i) * h * w;
+            for (size_t j = 0; j < h * w; j++) plane[j] = 0;
+            for (size_t o = 0; o < oc; o++) {
+                const float *dp = dy + (ni * oc + o) * oh * ow;
+                const float *wp = wt + (o * c + i) * k * k;
+                for (size_t p = 0; p < k; p++) {
+                    size_t y0, y1; /* output rows y whose input row yy = y + p - pad is inside */
+                    valid_range(p, pad, h, oh, &y0, &y1);
+                    for (size_t q = 0; q < k; q++) {
+                        size_t x0, x1;
+                        valid_range(q, pad, w, ow, &x0, &x1);
+                        double a = fabs((double)wp[p * k + q]);
+                        for (size_t y = y0; y < y1; y++) {
+                            double *pi = plane + (y + p - pad) * w; /* dx row y + p - pad */
+                            const float *po = dp + y * ow;
+                            for (size_t xo = x0; xo < x1; xo++) pi[xo + q - pad] += a * fabs((double)po[xo]);
                         }
                     }
-                    bound[((ni * c + i) * h + yy) * w + xx] = g * s;
                 }
             }
+            for (size_t j = 0; j < h * w; j++) plane[j] *= g;
         }
     }
+}
+
+/* sum |a[j] b[j]| over j < m with four interleaved partial sums */
+static double abs_dot4(const float *a, const float *b, size_t m) {
+    double s0 = 0, s1 = 0, s2 = 0, s3 = 0;
+    size_t j = 0;
+    for (; j + 4 <= m; j += 4) {
+        s0 += fabs((double)a[j] * (double)b[j]);
+        s1 += fabs((double)a[j + 1] * (double)b[j + 1]);
+        s2 += fabs((double)a[j + 2] * (double)b[j + 2]);
+        s3 += fabs((double)a[j + 3] * (double)b[j + 3]);
+    }
+    for (; j < m; j++) s0 += fabs((double)a[j] * (double)b[j]);
+    return (s0 + s1) + (s2 + s3);
 }
 
 void compare_bound_conv_bwd_weights(double *bound_dw, double *bound_db, const float *x, const float *dy,
@@ -332,28 +366,17 @@ void compare_bound_conv_bwd_weights(double *bound_dw, double *bound_db, const fl
     for (size_t o = 0; o < oc; o++) {
         for (size_t i = 0; i < c; i++) {
             for (size_t p = 0; p < k; p++) {
-                size_t y0, y1; /* output rows whose input row y + p - pad is inside */
-                {
-                    long l = (long)pad - (long)p, u = (long)h + (long)pad - (long)p;
-                    if (l < 0) l = 0;
-                    if (u > (long)oh) u = (long)oh;
-                    if (u < l) u = l;
-                    y0 = (size_t)l;
-                    y1 = (size_t)u;
-                }
+                size_t y0, y1;
+                valid_range(p, pad, h, oh, &y0, &y1);
                 for (size_t q = 0; q < k; q++) {
-                    long l = (long)pad - (long)q, u = (long)w + (long)pad - (long)q;
-                    if (l < 0) l = 0;
-                    if (u > (long)ow) u = (long)ow;
-                    if (u < l) u = l;
-                    size_t x0 = (size_t)l, x1 = (size_t)u;
+                    size_t x0, x1;
+                    valid_range(q, pad, w, ow, &x0, &x1);
                     double s = 0;
                     for (size_t ni = 0; ni < n; ni++) {
-                        const float *dp = dy + ((ni * oc + o) * oh) * ow;
-                        const float *xp = x + ((ni * c + i) * h) * w;
+                        const float *dp = dy + (ni * oc + o) * oh * ow;
+                        const float *xp = x + (ni * c + i) * h * w;
                         for (size_t y = y0; y < y1; y++)
-                            for (size_t xo = x0; xo < x1; xo++)
-                                s += fabs((double)dp[y * ow + xo] * (double)xp[(y + p - pad) * w + (xo + q - pad)]);
+                            s += abs_dot4(dp + y * ow + x0, xp + (y + p - pad) * w + x0 + q - pad, x1 - x0);
                     }
                     bound_dw[((o * c + i) * k + p) * k + q] = g * s;
                 }
@@ -366,8 +389,7 @@ void compare_bound_conv_bwd_weights(double *bound_dw, double *bound_db, const fl
             double s = 0;
             for (size_t ni = 0; ni < n; ni++) {
                 const float *dp = dy + ((ni * oc + o) * oh) * ow;
-                for (size_t j = 0; j < oh * ow; j++)
-                    s += fabs((double)dp[j]);
+                for (size_t j = 0; j < oh * ow; j++) s += fabs((double)dp[j]);
             }
             bound_db[o] = gb * s;
         }
@@ -381,10 +403,8 @@ void compare_bound_dense_fwd(double *bound, const float *x, const float *wt, con
 #pragma omp parallel for collapse(2) schedule(static)
     for (size_t ni = 0; ni < n; ni++) {
         for (size_t o = 0; o < out; o++) {
-            const float *xp = x + ni * in, *wp = wt + o * in;
-            double s = bias ? fabs((double)bias[o]) : 0.0;
-            for (size_t i = 0; i < in; i++)
-                s += fabs((double)wp[i] * (double)xp[i]);
+            double s = abs_dot4(wt + o * in, x + ni * in, in);
+            if (bias) s += fabs((double)bias[o]);
             bound[ni * out + o] = g * s;
         }
     }
@@ -394,14 +414,16 @@ void compare_bound_dense_bwd_data(double *bound, const float *dy, const float *w
                                   size_t n, size_t in, size_t out) {
     double g = compare_gamma(out);
     // dy is (n,out), wt is (out,in), bound is (n,in)
-#pragma omp parallel for collapse(2) schedule(static)
+#pragma omp parallel for schedule(static)
     for (size_t ni = 0; ni < n; ni++) {
-        for (size_t i = 0; i < in; i++) {
-            double s = 0;
-            for (size_t o = 0; o < out; o++)
-                s += fabs((double)wt[o * in + i] * (double)dy[ni * out + o]);
-            bound[ni * in + i] = g * s;
+        double *row = bound + ni * in;
+        for (size_t i = 0; i < in; i++) row[i] = 0;
+        for (size_t o = 0; o < out; o++) {
+            double a = fabs((double)dy[ni * out + o]);
+            const float *wp = wt + o * in;
+            for (size_t i = 0; i < in; i++) row[i] += a * fabs((double)wp[i]);
         }
+        for (size_t i = 0; i < in; i++) row[i] *= g;
     }
 }
 
@@ -409,21 +431,22 @@ void compare_bound_dense_bwd_weights(double *bound_dw, double *bound_db, const f
                                      size_t n, size_t in, size_t out) {
     double g = compare_gamma(n);
     // x is (n,in), dy is (n,out), bound_dw is (out,in)
-#pragma omp parallel for collapse(2) schedule(static)
+#pragma omp parallel for schedule(static)
     for (size_t o = 0; o < out; o++) {
-        for (size_t i = 0; i < in; i++) {
-            double s = 0;
-            for (size_t ni = 0; ni < n; ni++)
-                s += fabs((double)dy[ni * out + o] * (double)x[ni * in + i]);
-            bound_dw[o * in + i] = g * s;
+        double *row = bound_dw + o * in;
+        for (size_t i = 0; i < in; i++) row[i] = 0;
+        for (size_t ni = 0; ni < n; ni++) {
+            double a = fabs((double)dy[ni * out + o]);
+            const float *xp = x + ni * in;
+            for (size_t i = 0; i < in; i++) row[i] += a * fabs((double)xp[i]);
         }
+        for (size_t i = 0; i < in; i++) row[i] *= g;
     }
     if (bound_db) {
         double gb = compare_gamma(n ? n - 1 : 0);
         for (size_t o = 0; o < out; o++) {
             double s = 0;
-            for (size_t ni = 0; ni < n; ni++)
-                s += fabs((double)dy[ni * out + o]);
+            for (size_t ni = 0; ni < n; ni++) s += fabs((double)dy[ni * out + o]);
             bound_db[o] = gb * s;
         }
     }

@@ -20,6 +20,7 @@
 
 #include <float.h>
 #include <math.h>
+#include <omp.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -496,6 +497,27 @@ static void test_bound_holds_for_fp32_conv(void **state) {
     assert_true(s.max_bound_ratio <= 1 && s.max_bound_ratio > 0);
 }
 
+/* The bounds do not depend on the thread count (each element is one
+ * thread's sum, in an order fixed by the shapes): bitwise equal. */
+static void test_bound_thread_independent(void **state) {
+    enum { n = 4, c = 3, h = 7, wd = 5, oc = 5, k = 3, pad = 1 };
+    float x[n * c * h * wd], w[oc * c * k * k], b[oc], dy[n * oc * h * wd];
+    for (int i = 0; i < n * c * h * wd; i++) x[i] = rnd_sym();
+    for (int i = 0; i < oc * c * k * k; i++) w[i] = rnd_sym();
+    for (int i = 0; i < oc; i++) b[i] = rnd_sym();
+    for (int i = 0; i < n * oc * h * wd; i++) dy[i] = rnd_sym();
+    static double r[2][3][n * oc * h * wd];
+    int saved = omp_get_max_threads();
+    for (int t = 0; t < 2; t++) {
+        omp_set_num_threads(t + 1);
+        compare_bound_conv_fwd(r[t][0], x, w, b, n, c, h, wd, oc, k, pad);
+        compare_bound_conv_bwd_data(r[t][1], dy, w, n, c, h, wd, oc, k, pad);
+        compare_bound_conv_bwd_weights(r[t][2], r[t][2] + oc * c * k * k, x, dy, n, c, h, wd, oc, k, pad);
+    }
+    omp_set_num_threads(saved);
+    assert_memory_equal(r[0], r[1], sizeof r[0]);
+}
+
 /* ---- JSON ----------------------------------------------------------------- */
 
 static void test_json(void **state) {
@@ -529,6 +551,7 @@ int main(void) {
         cmocka_unit_test(test_bound_ratio_tf32),    cmocka_unit_test(test_bound_zero),
         cmocka_unit_test(test_bound_conv_by_hand),  cmocka_unit_test(test_bound_conv_vs_naive),
         cmocka_unit_test(test_bound_dense_vs_naive), cmocka_unit_test(test_bound_holds_for_fp32_conv),
+        cmocka_unit_test(test_bound_thread_independent),
         cmocka_unit_test(test_json),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

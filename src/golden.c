@@ -23,6 +23,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 #include <zlib.h>
 
@@ -688,6 +689,11 @@ int golden_read(golden_file **out, const char *path) {
     }
     snprintf(gf->path, sizeof gf->path, "%s", path);
     golden_prov_init(&gf->prov);
+    struct stat st;
+    if (fstat(fileno(f), &st) != 0 || !S_ISREG(st.st_mode)) {
+        rc = ls_err(LS_EIO, "%s: not a regular file", path);
+        goto cleanup;
+    }
     if (fseek(f, 0, SEEK_END) != 0) {
         rc = ls_err(LS_EIO, "%s: cannot seek: %s", path, strerror(errno));
         goto cleanup;

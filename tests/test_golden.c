@@ -383,6 +383,9 @@ static void test_missing(void **state) {
     assert_int_equal(rc, LS_EIO);
     assert_int_equal(golden_verdict(rc), GOLDEN_UNUSABLE);
     assert_non_null(strstr(ls_errmsg(), p));
+    /* a directory is not a golden file either */
+    assert_int_equal(golden_read(&gf, g_dir), LS_EIO);
+    assert_non_null(strstr(ls_errmsg(), "not a regular file"));
 }
 
 static void test_truncation(void **state) {

@@ -580,10 +580,9 @@ static void real_batch(size_t first, size_t n, float *x, int32_t *y) {
  * test_kulisch_adversarial checks bit for bit against mpfr_sum. */
 static int same_cr(float a, float b) { return bits_of(a) == bits_of(b) || (a == 0 && b == 0); }
 
-static void test_fp32cr_layers_equal_mpfr(void **st) {
-    if (!g_have_data) skip();
+static void layers_equal_mpfr(const char *model_name) {
     model m;
-    assert_int_equal(model_build(&m, "smallcnn"), 0);
+    assert_int_equal(model_build(&m, model_name), 0);
     enum { N = 3 };
     float *x = malloc(N * 784 * sizeof *x), *params = malloc(m.n_params * sizeof *params);
     int32_t y[N];
@@ -595,7 +594,7 @@ static void test_fp32cr_layers_equal_mpfr(void **st) {
     assert_int_equal(engine_set_params(X, params), 0);
     assert_int_equal(engine_set_batch(F, x, y, N, 1), 0);
     assert_int_equal(engine_set_batch(X, x, y, N, 1), 0);
-    size_t big = N * 16 * 784;
+    size_t big = N * 32 * 784;
     float *a = malloc(big * sizeof *a), *b = malloc(big * sizeof *b);
     float *ga = malloc(m.n_params * sizeof *ga), *gb = malloc(m.n_params * sizeof *gb);
     for (int l = 0; l < m.n_layers; l++) {
@@ -658,11 +657,18 @@ static void test_fp32cr_layers_equal_mpfr(void **st) {
         if (bits_of(p2) != bits_of(pn[i]) || bits_of(m2) != bits_of(mn[i]) || bits_of(v2) != bits_of(vn[i]))
             fail_msg("adam [%zu]: %a %a %a vs MPFR %a %a %a", i, pn[i], mn[i], vn[i], p2, m2, v2);
     }
-    printf("      fp32cr == MPFR correctly rounded: %d layers forward and backward, loss, %zu gradients, Adam\n", L,
-           m.n_params);
+    printf("      %s: fp32cr == MPFR correctly rounded: %d layers forward and backward, loss, %zu gradients, Adam\n",
+           model_name, L, m.n_params);
     engine_free(F);
     engine_free(X);
     free(x); free(params); free(a); free(b); free(ga); free(gb); free(pn); free(mn); free(vn);
+}
+
+/* smallcnn, and mnist-convnet for unpadded convolutions and dropout */
+static void test_fp32cr_layers_equal_mpfr(void **st) {
+    if (!g_have_data) skip();
+    layers_equal_mpfr("smallcnn");
+    layers_equal_mpfr("mnist-convnet");
 }
 
 /* max_i |a_i - b_i| / max_i |b_i| as a power of two (-inf when equal) */
@@ -931,6 +937,45 @@ static void test_cpu_within_bound(void **st) {
     free(x); free(params); free(in); free(yc); free(yr); free(ri);
 }
 
+/* Max-pool ties: the reference routes the gradient to the first maximum of
+ * the window in row-major order; oneDNN (the cpu engine) must route the
+ * same way on windows with 2-, 3- and 4-way ties (zeros after ReLU too). */
+static void test_maxpool_ties_match_cpu(void **st) {
+    model m;
+    assert_int_equal(model_parse_spec(&m, "input 2 4 4; relu; maxpool; flatten; dense 3", "ties"), 0);
+    const float xin[32] = {1, 1, 2, 2, 1, 1, 2, 0, 0, 0, 3, 3, 0, 0, 3, 3,
+                           -1, -1, 5, 4, -2, -3, 5, 5, 7, 1, 0, 2, 1, 7, 2, 0};
+    float *params = malloc(m.n_params * sizeof *params);
+    model_init_params(&m, params, 3);
+    int32_t y[1] = {2};
+    engine *C = NULL;
+    engine_opts o = {42, 1};
+    if (engine_create(&C, "cpu:threads=1", &m, &o)) skip();
+    engine *R = make_engine("reference:mode=fp32cr:threads=1", &m, 1);
+    float gc[32], gr[32];
+    engine *E[2] = {C, R};
+    float *G[2] = {gc, gr};
+    for (int k = 0; k < 2; k++) {
+        float loss;
+        assert_int_equal(engine_set_params(E[k], params), 0);
+        assert_int_equal(engine_set_batch(E[k], xin, y, 1, 0), 0);
+        assert_int_equal(engine_forward(E[k], 1), 0);
+        assert_int_equal(engine_loss(E[k], &loss), 0);
+        assert_int_equal(engine_backward(E[k]), 0);
+        assert_int_equal(engine_get_tensor(E[k], (tensor_id){TENSOR_DACT, 0}, G[k]), 0);
+    }
+    /* the routing: the same elements receive a gradient (the values
+     * themselves differ in the last bits: the dense layer's backward-data
+     * before the pool is rounded differently) */
+    for (int i = 0; i < 32; i++)
+        if ((gc[i] != 0) != (gr[i] != 0)) fail_msg("pool gradient [%d]: cpu %a, reference %a", i, gc[i], gr[i]);
+    /* and the routing is the first maximum: window (0,0) is all ones */
+    assert_true(gr[0] != 0 && gr[1] == 0 && gr[4] == 0 && gr[5] == 0);
+    engine_free(C);
+    engine_free(R);
+    free(params);
+}
+
 static void test_knobs(void **st) {
     model m;
     assert_int_equal(model_build(&m, "smallcnn"), 0);
@@ -962,6 +1007,7 @@ int main(void) {
         cmocka_unit_test(test_hand_conv),
         cmocka_unit_test(test_hand_dense_softmax),
         cmocka_unit_test(test_knobs),
+        cmocka_unit_test(test_maxpool_ties_match_cpu),
         cmocka_unit_test(test_fp32cr_layers_equal_mpfr),
         cmocka_unit_test(test_prec_doubling),
         cmocka_unit_test(test_finite_differences),

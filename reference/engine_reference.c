@@ -1085,12 +1085,16 @@ static char *ref_describe(engine *e) {
     lsbuf_init(&b);
     lsbuf_printf(&b, "{\"name\": \"reference\", \"mode\": \"%s\", ", c->mode == REF_EXACT ? "exact" : "fp32cr");
     if (c->mode == REF_EXACT)
-        lsbuf_printf(&b, "\"prec_bits\": %ld, \"accumulator_bits\": %ld, ", (long)c->prec, (long)c->prec + 64);
+        lsbuf_printf(&b, "\"prec_bits\": %ld, \"accumulator_bits\": %ld, ", (long)c->prec,
+                     c->fast ? 256L : (long)c->prec + 64);
     lsbuf_printf(&b, "\"threads\": %d, \"mpfr\": \"%s\", \"gmp\": \"%s\", \"rounding\": ", c->threads,
                  mpfr_get_version(), gmp_version);
-    lsbuf_json_str(&b, c->mode == REF_EXACT
-                           ? "MPFR round-to-nearest at prec bits; dot products in a prec+64-bit mpfr_fma accumulator"
-                           : "every output the correctly rounded fp32 (RN-even) of the exact result of its fp32 inputs");
+    lsbuf_json_str(&b, c->mode == REF_FP32CR
+                           ? "every output the correctly rounded fp32 (RN-even) of the exact result of its fp32 inputs"
+                           : c->fast ? "MPFR round-to-nearest at prec bits; dot products of exact products in a 256-bit "
+                                       "fixed-point window (error < 2^-214 of the largest term), rounded once"
+                                     : "MPFR round-to-nearest at prec bits; dot products in a prec+64-bit mpfr_fma "
+                                       "accumulator, rounded once");
     lsbuf_printf(&b, ", \"maxpool_ties\": \"first maximum, row-major\"}");
     if (b.failed) {
         lsbuf_free(&b);
@@ -1188,6 +1192,10 @@ int engine_reference_create(engine *e, const engine_spec *s) {
     if (parse_int(engine_spec_get(s, "threads", "2"), 1, 1024, &threads))
         return ls_err(LS_EINVAL, "reference: threads must be an integer in 1..1024, got '%s'",
                       engine_spec_get(s, "threads", ""));
+    /* MPFR keeps its exponent range, flags and caches per thread only when
+     * built thread-safe (TLS); otherwise the engine must stay on one thread */
+    if (threads > 1 && !mpfr_buildopt_tls_p())
+        return ls_err(LS_EUNAVAIL, "reference: this MPFR is not thread-safe (no TLS); use threads=1");
     int md;
     if (strcmp(mode, "exact") == 0) md = REF_EXACT;
     else if (strcmp(mode, "fp32cr") == 0) md = REF_FP32CR;

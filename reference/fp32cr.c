@@ -142,7 +142,9 @@ void fcr_adam(float *p, float *m, float *v, float g, const adam_scalars *s) {
     float vn;
     {
         double sd = (double)s->beta2 * (double)*v + (double)s->one_minus_beta2 * ((double)g * (double)g);
-        if (!(sd > 0.0 && isfinite(sd)) ||
+        if (sd == 0.0 && *v == 0 && !signbit(*v))
+            vn = 0.0f; /* both terms are +0 (g*g is +0 even for g = -0): the sum is +0 */
+        else if (!(sd > 0.0 && isfinite(sd)) ||
             !decided(sd * (1.0 - 0x1p-49), sd * (1.0 + 0x1p-49), &vn))
             vn = fcr_adam_v_mpfr(*v, g, s->beta2, s->one_minus_beta2);
     }

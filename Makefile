@@ -18,7 +18,7 @@ NVCC    ?= $(CUDA_HOME)/bin/nvcc
 
 NUMFLAGS := -ffp-contract=off -fno-fast-math
 BASEFLAGS := -std=c11 -D_GNU_SOURCE -Wall -Wextra -Wno-unused-parameter -fopenmp -MMD -MP -Isrc -Ireference $(NUMFLAGS)
-LDLIBS  := -ldnnl -lmpfr -lgmp -lz -lm -lpthread -fopenmp
+LDLIBS  := -ldnnl -lmpfr -lgmp -lz -lm -lpthread -ldl -fopenmp -rdynamic
 
 # CUDA is built when nvcc and cuDNN are found, unless CUDA=0.
 ifeq ($(CUDA),0)
@@ -49,28 +49,35 @@ BENCH_C := $(wildcard tests/bench_*.c)
 
 ifeq ($(HAVE_CUDA),1)
   BASEFLAGS += -DLS_HAVE_CUDA=1 -I$(CUDA_HOME)/include
-  # cudart loads the driver itself at run time; never link -lcuda (a stub on
-  # the library path would make the binary fail to start without a driver).
-  LDLIBS += -L$(CUDA_HOME)/lib64 -Wl,-rpath,$(CUDA_HOME)/lib64 -lcudnn -lcublas -lcudart -lstdc++
+  # The CUDA engine is a shared object, build/liblockstep_cuda.so, loaded
+  # with dlopen only when a cuda engine is asked for: the cuDNN/cuBLAS
+  # libraries cost ~150 MiB of resident memory just by being loaded, which
+  # a cpu-only run must not pay.  The executables export their symbols
+  # (-rdynamic) for the engine to use.  cudart loads the driver itself at
+  # run time; never link -lcuda (a stub on the library path would make the
+  # binary fail to start without a driver).
+  CUDA_LIBS := -L$(CUDA_HOME)/lib64 -Wl,-rpath,$(CUDA_HOME)/lib64 -lcudnn -lcublas -lcudart -lstdc++
   NVFLAGS := -O2 --fmad=false -std=c++17 -Isrc -Ireference \
              -gencode arch=compute_80,code=sm_80 -gencode arch=compute_90,code=sm_90 \
              -gencode arch=compute_90,code=compute_90 -Xcompiler -fPIC,-ffp-contract=off
   OBJ_CUDA := $(CUDA_C:%.c=$(BUILD)/%.o) $(CUDA_CU:%.cu=$(BUILD)/%.cu.o)
+  CUDA_SO := $(BUILD)/liblockstep_cuda.so
   CUDA_MSG := ✓ cuda ($(NVCC))
 else
   BASEFLAGS += -DLS_HAVE_CUDA=0
   OBJ_CUDA :=
+  CUDA_SO :=
   CUDA_MSG := ✗ cuda: $(CUDA_WHY)
 endif
 
 ALLCFLAGS := $(BASEFLAGS) $(OPT) $(CFLAGS)
-OBJ  := $(SRC_C:%.c=$(BUILD)/%.o) $(OBJ_CUDA)
+OBJ  := $(SRC_C:%.c=$(BUILD)/%.o)
 BINS := $(BUILD)/lockstep
 TESTS := $(TEST_C:tests/%.c=$(BUILD)/tests/%)
 BENCHES := $(BENCH_C:tests/%.c=$(BUILD)/tests/%)
 
 .PHONY: all deps run test bench clean announce tests benches
-all: announce $(BINS)
+all: announce $(BINS) $(CUDA_SO)
 tests: $(TESTS)
 benches: $(BENCHES)
 
@@ -89,12 +96,30 @@ $(BUILD)/%.cu.o: %.cu
 	@mkdir -p $(dir $@)
 	$(NVCC) $(NVFLAGS) -c $< -o $@
 
+# compare.c runs in the audit's parent process, which forks the engines:
+# it must not start an OpenMP thread pool there (a forked child inherits
+# libgomp's idea of a pool whose threads it does not have, and its first
+# parallel region hangs), so it is built without OpenMP.  Its loops are
+# reductions in a fixed order; vectorizing them does not reorder sums.
+$(BUILD)/src/compare.o: ALLCFLAGS := $(filter-out -fopenmp,$(ALLCFLAGS)) -Wno-unknown-pragmas -fvect-cost-model=dynamic
+
+$(OBJ_CUDA): ALLCFLAGS += -fPIC
+
 $(BUILD)/lockstep: $(BUILD)/src/main.o $(OBJ)
 	$(CC) -o $@ $^ $(LDLIBS)
 
+$(CUDA_SO): $(OBJ_CUDA)
+	$(CC) -shared -o $@ $^ $(CUDA_LIBS)
+
 $(BUILD)/tests/%: $(BUILD)/tests/%.o $(OBJ)
 	@mkdir -p $(dir $@)
-	$(CC) -o $@ $^ $(LDLIBS) -lcmocka
+	$(CC) -o $@ $(filter %.o,$^) $(LDLIBS) -lcmocka
+
+# the CUDA test calls the kernels and the runtime directly
+ifeq ($(HAVE_CUDA),1)
+$(BUILD)/tests/test_cuda: $(CUDA_SO)
+$(BUILD)/tests/test_cuda: LDLIBS += $(CUDA_SO) $(CUDA_LIBS)
+endif
 
 run: deps
 	@$(MAKE) --no-print-directory all

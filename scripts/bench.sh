@@ -1,0 +1,42 @@
+#!/usr/bin/env bash
+# bench.sh — the speed, memory and accuracy figures the issues ask for
+# (`make bench`).  Run it on an otherwise idle machine: these 2 cores are
+# shared and the numbers are wall-clock.  Each figure is printed with the
+# command that produced it.  Needs python3 only to read the JSON outputs.
+set -uo pipefail
+cd "$(dirname "$0")/.."
+B=./build/lockstep
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+json() { python3 -c "import json,sys; d=json.load(open('$1')); print($2)"; }
+
+echo "== 1. foundation (issue 2): 3 epochs of the default setup on the cpu engine, 2 threads"
+echo "   $B train --engine cpu --threads 2 --json $tmp/train.json"
+/usr/bin/time -v $B train --engine cpu --threads 2 --json "$tmp/train.json" > "$tmp/train.log" 2> "$tmp/train.time"
+grep -E '^epoch' "$tmp/train.log"
+json "$tmp/train.json" "'   final test accuracy %.2f%% (target >= 86%%)' % (100*d['epochs'][-1]['test_accuracy'])"
+json "$tmp/train.json" "'   steady-state throughput: epoch 2 %.0f, epoch 3 %.0f images/s (target >= 12,000)' % (d['epochs'][1]['images_per_s'], d['epochs'][2]['images_per_s'])"
+rss=$(awk -F: '/Maximum resident set size/ {gsub(/ /,"",$2); print $2}' "$tmp/train.time")
+echo "   peak resident memory: $((rss / 1024)) MiB (target <= 300 MiB)"
+
+if [ -x build/tests/bench_reference ]; then
+    echo
+    echo "== 2. reference engine (issue 3): one SmallCNN training step, batch 256, 2 threads"
+    echo "   build/tests/bench_reference"
+    build/tests/bench_reference
+fi
+
+echo
+echo "== 3. audit overhead (issue 4): cpu engines only, free mode, full comparison every 50 steps,"
+echo "   against the same trainings run one after another without comparison (1 epoch each, 3 rounds, medians)"
+for r in 1 2 3; do
+    s=$(date +%s.%N)
+    $B audit --engines cpu,cpu:threads=1 --ref-steps 0 --audit-every 50 --epochs 1 > "$tmp/audit.log"
+    e=$(date +%s.%N)
+    $B train --engine cpu --epochs 1 > /dev/null
+    $B train --engine cpu:threads=1 --epochs 1 > /dev/null
+    f=$(date +%s.%N)
+    echo "$s $e $f" | awk '{printf "   round: audit %.2f s, trainings %.2f s, ratio %.3f\n", $2-$1, $3-$2, ($2-$1)/($3-$2)}' | tee -a "$tmp/rounds"
+done
+awk '{gsub(/,/,""); a[NR]=$3; t[NR]=$6; r[NR]=$9} END {n=asort(a); asort(t); asort(r); printf "   median: audit %.2f s, trainings %.2f s, ratio %.3f (target <= 1.3)\n", a[2], t[2], r[2]}' "$tmp/rounds"
+grep -E 'comparison' "$tmp/audit.log" | sed 's/^/   last audit: /'

@@ -1,0 +1,236 @@
+/*
+ * test_lockstep.c — the audit end to end on a small slice of real
+ * FashionMNIST: output structure, run-to-run determinism, isolated-mode
+ * bound ratios against the MPFR reference, and free vs sync divergence.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <cmocka.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "lockstep.h"
+
+static int have_data(void) {
+    return access(DATA_DEFAULT_DIR "/train-images-idx3-ubyte.gz", R_OK) == 0;
+}
+
+static void small_cfg(audit_cfg *c, const char *engines, lockstep_mode mode, size_t batch, size_t n_train) {
+    audit_cfg_default(c);
+    c->engines = engines;
+    c->mode = mode;
+    c->run.batch = batch;
+    c->run.limit_train = n_train;
+    c->run.limit_test = 512;
+    c->run.epochs = 1;
+    c->run.threads = 0;
+    c->out = NULL;
+}
+
+static char *slurp(const char *path, size_t *len) {
+    FILE *f = fopen(path, "rb");
+    if (!f) return NULL;
+    fseek(f, 0, SEEK_END);
+    long n = ftell(f);
+    fseek(f, 0, SEEK_SET);
+    char *s = malloc((size_t)n + 1);
+    size_t got = fread(s, 1, (size_t)n, f);
+    fclose(f);
+    s[got] = 0;
+    if (len) *len = got;
+    return s;
+}
+
+/* The MPFR reference in isolated mode: every layer of the cpu engine is fed
+ * the reference's input rounded to fp32, so its error must lie within the
+ * a-priori fp32 bound (gamma_K * sum |w||x|, compare.h) of the exact result
+ * — a bound ratio above 1 would mean something other than fp32 rounding in
+ * some order (reduced precision, Winograd, a bug).  The same holds for the
+ * backward products (data and weight gradients), bounded the same way. */
+static void test_isolated_bounds(void **st) {
+    if (!have_data()) skip();
+    audit_cfg c;
+    small_cfg(&c, "reference,cpu,cpu:threads=1", MODE_ISOLATED, 16, 32);
+    c.ref_steps = 2;
+    c.eval = 0;
+    audit_result r;
+    int rc = audit_run(&c, &r);
+    if (rc) fail_msg("audit: %s", ls_errmsg());
+    const char *cands[] = {"cpu", "cpu:threads=1"};
+    for (int k = 0; k < 2; k++) {
+        int pi = audit_pair_index(&r, "reference", cands[k]);
+        assert_true(pi >= 0);
+        const audit_pair *p = &r.pair[pi];
+        assert_string_equal(r.eng[p->a].label, "reference"); /* the reference side */
+        for (int s = 0; s < r.n_slots; s++) {
+            const audit_slot_stats *ss = &p->slot[s];
+            int is_fwd = strcmp(r.slot_phase[s], "forward") == 0;
+            int is_bwd = strcmp(r.slot_phase[s], "backward") == 0;
+            if (!is_fwd && !is_bwd) continue;
+            assert_int_equal(ss->n_steps, 2);
+            if (ss->max_bound_ratio < 0) fail_msg("%s vs reference: %s has no bound", cands[k], r.slot_name[s]);
+            if (!(ss->max_bound_ratio <= 1.0))
+                fail_msg("%s vs reference: %s bound ratio %g > 1", cands[k], r.slot_name[s], ss->max_bound_ratio);
+        }
+        /* ReLU and max-pool are exact in fp32: given the same input the
+         * cpu engine must produce the reference's values bit for bit */
+        int s = audit_slot(&r, "pool1.act");
+        assert_true(s >= 0);
+        assert_true(p->slot[s].min_frac_equal == 1.0);
+    }
+    audit_result_free(&r);
+}
+
+/* --repeat 2: the same engine twice is bitwise equal on every tensor. */
+static void test_repeat_determinism(void **st) {
+    if (!have_data()) skip();
+    char dir[] = "/tmp/lockstep-test-XXXXXX";
+    assert_non_null(mkdtemp(dir));
+    audit_cfg c;
+    small_cfg(&c, "cpu,cpu:threads=1", MODE_FREE, 64, 256);
+    c.repeat = 2;
+    c.ref_steps = 0;
+    c.audit_every = 2;
+    c.out_dir = dir;
+    audit_result r;
+    int rc = audit_run(&c, &r);
+    if (rc) fail_msg("audit: %s", ls_errmsg());
+    assert_int_equal(r.n_engines, 4);
+    assert_int_equal(r.total_steps, 4);
+    const char *pairs[2][2] = {{"cpu", "cpu#2"}, {"cpu:threads=1", "cpu:threads=1#2"}};
+    for (int k = 0; k < 2; k++) {
+        int pi = audit_pair_index(&r, pairs[k][0], pairs[k][1]);
+        assert_true(pi >= 0);
+        const audit_pair *p = &r.pair[pi];
+        assert_int_equal(p->first_diff_step, 0);
+        int compared = 0;
+        for (int s = 0; s < r.n_slots; s++) {
+            if (!p->slot[s].n_steps) continue;
+            compared++;
+            if (p->slot[s].min_frac_equal != 1.0) fail_msg("%s: %s not bitwise equal", pairs[k][0], r.slot_name[s]);
+        }
+        assert_int_equal(compared, r.n_slots);
+        for (long s = 0; s < r.total_steps; s++) assert_true(p->param_rel_l2[s] == 0.0);
+    }
+    /* outputs: both files complete, no temporary left behind */
+    char path[256];
+    size_t len;
+    snprintf(path, sizeof path, "%s/steps.jsonl", dir);
+    char *txt = slurp(path, &len);
+    assert_non_null(txt);
+    long lines = 0;
+    for (size_t i = 0; i < len; i++) lines += txt[i] == '\n';
+    assert_int_equal(lines, r.jsonl_lines);
+    assert_true(strncmp(txt, "{\"step\": 1,", 11) == 0);
+    free(txt);
+    snprintf(path, sizeof path, "%s/run.json", dir);
+    txt = slurp(path, &len);
+    assert_non_null(txt);
+    assert_non_null(strstr(txt, "\"bitwise_deterministic\": true"));
+    assert_non_null(strstr(txt, "\"test_accuracy\""));
+    assert_non_null(strstr(txt, "\"forward_s\""));
+    assert_true(len > 2 && txt[len - 2] == '}');
+    free(txt);
+    char cmd[300];
+    snprintf(cmd, sizeof cmd, "ls %s | grep -c tmp", dir);
+    FILE *pp = popen(cmd, "r");
+    int ntmp = -1;
+    assert_int_equal(fscanf(pp, "%d", &ntmp), 1);
+    pclose(pp);
+    assert_int_equal(ntmp, 0);
+    snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
+    assert_int_equal(system(cmd), 0);
+    audit_result_free(&r);
+}
+
+/* free vs sync: with 2 threads and with 1 the cpu engine rounds the weight
+ * gradients' batch reductions differently, so the two drift apart.  In free
+ * mode the difference accumulates; in sync mode both restart every step
+ * from the leader's state, so the difference after each step stays at the
+ * one-step level. */
+static void test_free_grows_sync_does_not(void **st) {
+    if (!have_data()) skip();
+    audit_cfg c;
+    double last_free = 0, first_free = 0, max_sync = 0, first_sync = 0;
+    for (int mode = 0; mode < 2; mode++) {
+        small_cfg(&c, "cpu,cpu:threads=1", mode ? MODE_SYNC : MODE_FREE, 64, 640);
+        c.ref_steps = 0;
+        c.audit_every = 1;
+        c.eval = 0;
+        audit_result r;
+        int rc = audit_run(&c, &r);
+        if (rc) fail_msg("audit: %s", ls_errmsg());
+        assert_int_equal(r.total_steps, 10);
+        const audit_pair *p = &r.pair[0];
+        for (long s = 0; s < r.total_steps; s++) {
+            assert_false(isnan(p->param_rel_l2[s]));
+            if (mode) max_sync = fmax(max_sync, p->param_rel_l2[s]);
+        }
+        if (mode) first_sync = p->param_rel_l2[0];
+        else {
+            first_free = p->param_rel_l2[0];
+            last_free = p->param_rel_l2[r.total_steps - 1];
+        }
+        audit_result_free(&r);
+    }
+    print_message("free: step 1 %.3g, step 10 %.3g; sync: step 1 %.3g, max %.3g\n", first_free, last_free, first_sync,
+                  max_sync);
+    /* step 1 is the same computation in both modes */
+    assert_true(first_free == first_sync);
+    assert_true(first_free > 0);
+    /* growth: ten steps of accumulated drift are well above any one step */
+    assert_true(last_free > 4 * max_sync);
+    assert_true(last_free > 4 * first_free);
+}
+
+static void test_bad_engines(void **st) {
+    if (!have_data()) skip();
+    audit_cfg c;
+    small_cfg(&c, "cpu,warp", MODE_FREE, 16, 32);
+    audit_result r;
+    assert_int_not_equal(audit_run(&c, &r), 0);
+    assert_non_null(strstr(ls_errmsg(), "warp"));
+    small_cfg(&c, "cpu,cpu:bogus=1", MODE_FREE, 16, 32);
+    assert_int_not_equal(audit_run(&c, &r), 0);
+    assert_non_null(strstr(ls_errmsg(), "bogus"));
+    small_cfg(&c, "cpu,cpu", MODE_FREE, 16, 32);
+    assert_int_not_equal(audit_run(&c, &r), 0);
+    assert_non_null(strstr(ls_errmsg(), "twice"));
+}
+
+/* cuda is listed as skipped with its reason when it cannot run, and the
+ * audit goes on with the rest. */
+static void test_cuda_skipped_or_run(void **st) {
+    if (!have_data()) skip();
+    audit_cfg c;
+    small_cfg(&c, "cpu,cuda", MODE_FREE, 16, 32);
+    c.eval = 0;
+    c.ref_steps = 0;
+    audit_result r;
+    int rc = audit_run(&c, &r);
+    if (rc) fail_msg("audit: %s", ls_errmsg());
+    assert_int_equal(r.n_engines, 2);
+    assert_true(r.eng[0].available);
+    if (!r.eng[1].available) {
+        assert_non_null(strstr(r.eng[1].skip_reason, "cuda: unavailable ("));
+        assert_int_equal(r.n_pairs, 0);
+    } else {
+        assert_int_equal(r.n_pairs, 1);
+    }
+    assert_int_equal(r.eng[0].steps_run, 2);
+    audit_result_free(&r);
+}
+
+int main(void) {
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_isolated_bounds),         cmocka_unit_test(test_repeat_determinism),
+        cmocka_unit_test(test_free_grows_sync_does_not), cmocka_unit_test(test_bad_engines),
+        cmocka_unit_test(test_cuda_skipped_or_run),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -81,6 +81,7 @@ typedef struct {
     lsbuf line;
     long step;
     int epoch;
+    int shadow_src; /* in a shadow step: the engine the references were set from, else -1 */
     double t_compare;
 } audit;
 
@@ -233,6 +234,21 @@ static void json_line_end(audit *A) {
     A->r->jsonl_lines++;
 }
 
+/* Whether pair p is compared this step.  In a free-mode shadow step the
+ * references start from one engine's state (shadow_src): comparing them
+ * with any other engine would mix that engine's accumulated drift into a
+ * one-step comparison, so such pairs are left out. */
+static int pair_live(const audit *A, const audit_pair *p) {
+    const audit_result *r = A->r;
+    if (!A->active[p->a] || !A->active[p->b]) return 0;
+    if (A->shadow_src >= 0 && A->cfg.mode == MODE_FREE) {
+        int ra = r->eng[p->a].is_ref, rb = r->eng[p->b].is_ref;
+        if (ra && !rb && p->b != A->shadow_src) return 0;
+        if (rb && !ra && p->a != A->shadow_src) return 0;
+    }
+    return 1;
+}
+
 /* Compare slot s (data already fetched into fb/db) for every active pair;
  * bound (per element of the slice) is used for pairs with a reference a. */
 static void compare_slot(audit *A, int s, const double *bound) {
@@ -242,7 +258,7 @@ static void compare_slot(audit *A, int s, const double *bound) {
     if (n == 0) n = tensor_numel(&A->m, (tensor_id){d->kind, d->layer}, A->e[0] ? A->cfg.run.batch : 0);
     for (int pi = 0; pi < r->n_pairs; pi++) {
         audit_pair *p = &r->pair[pi];
-        if (!A->active[p->a] || !A->active[p->b]) continue;
+        if (!pair_live(A, p)) continue;
         size_t nn = d->len ? d->len : tensor_numel(&A->m, (tensor_id){d->kind, d->layer}, A->e[p->b]->batch);
         compare_stats st;
         if (r->eng[p->a].is_ref)
@@ -253,6 +269,7 @@ static void compare_slot(audit *A, int s, const double *bound) {
         ss->n_steps++;
         if (st.max_abs > ss->max_abs || isnan(st.max_abs)) ss->max_abs = st.max_abs;
         if (st.max_rel > ss->max_rel || isnan(st.max_rel)) ss->max_rel = st.max_rel;
+        if (st.rel_l2 > ss->max_rel_l2 || isnan(st.rel_l2)) ss->max_rel_l2 = st.rel_l2;
         if (st.max_ulp > ss->max_ulp || isnan(st.max_ulp)) {
             ss->max_ulp = st.max_ulp;
             ss->worst_step = A->step;
@@ -356,6 +373,7 @@ static int step_once(audit *A, size_t nb, int full) {
 #define CMP_END A->t_compare += ls_now() - t0
 
     /* reference shadows start from the fp32 leader's state */
+    A->shadow_src = -1;
     if (A->step > A->cfg.ref_steps) {
         int lead32 = -1;
         for (int i = 0; i < E && lead32 < 0; i++)
@@ -363,6 +381,7 @@ static int step_once(audit *A, size_t nb, int full) {
         for (int i = 0; i < E && lead32 >= 0; i++)
             if (A->active[i] && r->eng[i].is_ref && (rc = copy_state(A, lead32, i)))
                 return ls_err(rc, "engine %s: shadow sync: %s", r->eng[i].label, ls_errmsg());
+        A->shadow_src = lead32;
     }
     CMP_BEGIN;
     if (full && A->cfg.mode != MODE_FREE) {
@@ -489,7 +508,7 @@ static int step_once(audit *A, size_t nb, int full) {
     if ((rc = fetch_all(A, (tensor_id){TENSOR_PARAMS, 0}))) return rc;
     for (int pi = 0; pi < r->n_pairs; pi++) {
         audit_pair *p = &r->pair[pi];
-        if (!A->active[p->a] || !A->active[p->b]) continue;
+        if (!pair_live(A, p)) continue;
         compare_stats st;
         if (r->eng[p->a].is_ref) compare_f64(&st, A->db[p->a], A->fb[p->b], m->n_params, NULL);
         else compare_f32(&st, A->fb[p->a], A->fb[p->b], m->n_params, NULL);
@@ -527,6 +546,8 @@ static void json_slot(lsbuf *b, const audit_result *r, const audit_slot_stats *s
     lsbuf_json_num(b, ss->max_abs);
     lsbuf_printf(b, ", \"max_rel\": ");
     lsbuf_json_num(b, ss->max_rel);
+    lsbuf_printf(b, ", \"max_rel_l2\": ");
+    lsbuf_json_num(b, ss->max_rel_l2);
     lsbuf_printf(b, ", \"max_ulp\": ");
     lsbuf_json_num(b, ss->max_ulp);
     lsbuf_printf(b, ", \"max_bound_ratio\": ");
@@ -560,6 +581,8 @@ static int write_run_json(audit *A, const char *path) {
                      "\"engines\": ",
                  (unsigned long long)c->run.seed, c->run.limit_train, c->ref_steps, c->audit_every, c->repeat);
     lsbuf_json_str(&b, c->engines);
+    lsbuf_printf(&b, ", \"omp_wait_policy\": ");
+    lsbuf_json_str(&b, getenv("OMP_WAIT_POLICY") ? getenv("OMP_WAIT_POLICY") : "default (active)");
     lsbuf_printf(&b, ", \"compiler\": ");
     lsbuf_json_str(&b, "gcc " __VERSION__);
     lsbuf_printf(&b, ", \"cflags\": ");
@@ -772,8 +795,11 @@ static void print_summary(audit *A) {
         if (is_repeat) fprintf(f, "  [run-to-run determinism]");
         fprintf(f, "\n");
     }
-    fprintf(f, "\n== largest divergence per tensor over the audited steps (max ulp; bound ratio where bounded;\n"
-               "   ratio <= 1: consistent with fp32 rounding in some order)\n");
+    fprintf(f, "\n== largest divergence per tensor over the fully compared steps: normwise relative L2 error,\n"
+               "   max ULP distance (at the reference's magnitude; huge where the reference is ~0), and in\n"
+               "   isolated mode the bound ratio (<= 1: consistent with fp32 rounding in some order).\n"
+               "   Reference pairs in free mode: steps 1..%ld, and shadow steps against the engine the\n"
+               "   shadow started from.\n", A->cfg.ref_steps);
     for (int pi = 0; pi < r->n_pairs; pi++) {
         const audit_pair *p = &r->pair[pi];
         fprintf(f, "  %s vs %s\n", r->eng[p->b].label, r->eng[p->a].label);
@@ -783,8 +809,8 @@ static void print_summary(audit *A) {
             /* keep the table readable: activations, gradients, loss and
              * parameters; Adam moments are in run.json */
             if (strstr(r->slot_name[s], ".adam_")) continue;
-            fprintf(f, "    %-20s %-8s max %8s ulp  rel %-9.2e", r->slot_name[s], r->slot_phase[s],
-                    fmt_ulp(b1, sizeof b1, ss->max_ulp), ss->max_rel);
+            fprintf(f, "    %-20s %-8s rel L2 %-8.2e max %8s ulp", r->slot_name[s], r->slot_phase[s], ss->max_rel_l2,
+                    fmt_ulp(b1, sizeof b1, ss->max_ulp));
             if (ss->max_bound_ratio >= 0) fprintf(f, "  bound ratio %-8s", fmt_ulp(b2, sizeof b2, ss->max_bound_ratio));
             if (ss->first_unequal_step) fprintf(f, "  first unequal at step %ld", ss->first_unequal_step);
             else fprintf(f, "  bitwise equal");
@@ -949,6 +975,8 @@ int audit_run(const audit_cfg *cfg, audit_result *res) {
                 (unsigned long long)rc_->seed);
         fprintf(out, "  %ld steps; full comparison at steps 1..%ld and every %ld steps; reference runs steps 1..%ld\n",
                 total, A.cfg.ref_steps > 1 ? A.cfg.ref_steps : 1, A.cfg.audit_every, A.cfg.ref_steps);
+        fprintf(out, "  each engine runs in its own process; OMP_WAIT_POLICY=%s\n",
+                getenv("OMP_WAIT_POLICY") ? getenv("OMP_WAIT_POLICY") : "(unset: active)");
         for (int i = 0; i < r->n_engines; i++)
             fprintf(out, "  engine %-26s %s\n", r->eng[i].label,
                     r->eng[i].available ? (r->eng[i].describe ? r->eng[i].describe : "") : r->eng[i].skip_reason);

@@ -59,7 +59,7 @@ void audit_cfg_default(audit_cfg *c);
 /* Worst values of one tensor slot for one pair, over every compared step. */
 typedef struct {
     long n_steps;            /* steps on which it was compared */
-    double max_abs, max_rel, max_ulp, max_bound_ratio; /* bound ratio -1: never bounded */
+    double max_abs, max_rel, max_rel_l2, max_ulp, max_bound_ratio; /* bound ratio -1: never bounded */
     double min_frac_equal;
     long worst_step;         /* step of max_ulp */
     long first_unequal_step; /* 0: bitwise equal whenever compared */

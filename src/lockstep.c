@@ -156,6 +156,24 @@ static int make_engines(audit *A) {
             engine_spec sp;
             int rc = engine_spec_parse(&sp, ae->spec);
             if (rc) return rc;
+            /* perturb=K is the driver's knob, not the engine's: start this
+             * engine from the initial weights moved by K ulps each, in a
+             * random direction — the noise floor against which a
+             * difference between engines is judged */
+            const char *pk = engine_spec_get(&sp, "perturb", NULL);
+            if (pk) {
+                char *end;
+                long k = strtol(pk, &end, 10);
+                if (*end || k < 1 || k > 1000000)
+                    return ls_err(LS_EINVAL, "engine %s: perturb=K needs an integer K in 1..1000000 (ulps)", tok);
+                ae->perturb_ulps = (int)k;
+                char rebuilt[128];
+                int n = snprintf(rebuilt, sizeof rebuilt, "%s", sp.name);
+                for (int q = 0; q < sp.n_knobs; q++)
+                    if (strcmp(sp.key[q], "perturb") != 0)
+                        n += snprintf(rebuilt + n, sizeof rebuilt - n, ":%s=%s", sp.key[q], sp.val[q]);
+                snprintf(ae->spec, sizeof ae->spec, "%s", rebuilt);
+            }
             ae->is_ref = strcmp(sp.name, "reference") == 0 || strcmp(sp.name, "ref") == 0;
             for (int k = 0; k < r->n_engines; k++)
                 if (strcmp(r->eng[k].label, ae->label) == 0)
@@ -963,9 +981,27 @@ int audit_run(const audit_cfg *cfg, audit_result *res) {
     float *params = ls_malloc(A.m.n_params * sizeof *params);
     if (!params) { rc = LS_ENOMEM; goto done; }
     model_init_params(&A.m, params, rc_->seed);
-    for (int i = 0; i < r->n_engines && !rc; i++)
-        if (r->eng[i].available && (rc = engine_set_params(A.e[i], params)))
-            rc = ls_err(rc, "engine %s: %s", r->eng[i].label, ls_errmsg());
+    float *moved = ls_malloc(A.m.n_params * sizeof *moved);
+    if (!moved) {
+        free(params);
+        rc = LS_ENOMEM;
+        goto done;
+    }
+    for (int i = 0; i < r->n_engines && !rc; i++) {
+        if (!r->eng[i].available) continue;
+        const float *p0 = params;
+        if (r->eng[i].perturb_ulps) {
+            for (size_t k = 0; k < A.m.n_params; k++) {
+                int up = rng_u32(rc_->seed, (uint32_t)k, (uint32_t)i, 0, RNG_STREAM_PERTURB) & 1;
+                float v = params[k];
+                for (int u = 0; u < r->eng[i].perturb_ulps; u++) v = nextafterf(v, up ? INFINITY : -INFINITY);
+                moved[k] = v;
+            }
+            p0 = moved;
+        }
+        if ((rc = engine_set_params(A.e[i], p0))) rc = ls_err(rc, "engine %s: %s", r->eng[i].label, ls_errmsg());
+    }
+    free(moved);
     free(params);
     if (rc) goto done;
 

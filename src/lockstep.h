@@ -21,6 +21,12 @@
  * compared (digest and norms: cheap); every tensor is compared on steps
  * 1..max(ref_steps,1), on every audit_every-th step and on the last step.
  *
+ * The driver's own knob perturb=K (e.g. "cpu:perturb=1") starts that engine
+ * from the initial weights moved K ulps each in a Philox-chosen direction:
+ * pairing it with the unperturbed engine measures the noise floor — how
+ * far the same engine drifts, and how many test predictions flip, from a
+ * difference no larger than one rounding.
+ *
  * Every engine variant runs in a child process (remote.h).  Outputs, in
  * out_dir, each written to a temporary name and renamed when complete:
  * steps.jsonl (one line per step, engine pair and tensor), run.json (the
@@ -79,6 +85,7 @@ typedef struct {
     char label[80];          /* the spec, with "#2" for a repeat */
     char spec[128];
     int is_ref, available, repeat_of; /* repeat_of: index of the first run, or -1 */
+    int perturb_ulps;        /* perturb=K: initial weights moved K ulps each (0: none) */
     char skip_reason[512];
     char *describe;
     long steps_run;

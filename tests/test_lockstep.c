@@ -201,6 +201,32 @@ static void test_bad_engines(void **st) {
     small_cfg(&c, "cpu,cpu", MODE_FREE, 16, 32);
     assert_int_not_equal(audit_run(&c, &r), 0);
     assert_non_null(strstr(ls_errmsg(), "twice"));
+    small_cfg(&c, "cpu,cpu:perturb=0", MODE_FREE, 16, 32);
+    assert_int_not_equal(audit_run(&c, &r), 0);
+    assert_non_null(strstr(ls_errmsg(), "perturb"));
+}
+
+/* perturb=1: the same engine from initial weights one ulp away differs from
+ * the first step on, and the driver's knob is not passed to the engine. */
+static void test_perturb_noise_floor(void **st) {
+    if (!have_data()) skip();
+    audit_cfg c;
+    small_cfg(&c, "cpu:threads=1,cpu:threads=1:perturb=1", MODE_FREE, 16, 32);
+    c.eval = 0;
+    c.ref_steps = 0;
+    audit_result r;
+    int rc = audit_run(&c, &r);
+    if (rc) fail_msg("audit: %s", ls_errmsg());
+    assert_int_equal(r.eng[1].perturb_ulps, 1);
+    assert_string_equal(r.eng[1].spec, "cpu:threads=1");
+    assert_string_equal(r.eng[1].label, "cpu:threads=1:perturb=1");
+    const audit_pair *p = &r.pair[0];
+    assert_int_equal(p->first_diff_step, 1);
+    /* one ulp is a relative change of 2^-24..2^-23 per weight, and one step
+     * of Adam moves every weight by ~lr: the relative L2 difference after
+     * step 1 is of the order of 2^-24, and certainly not zero */
+    assert_true(p->param_rel_l2[0] > 1e-9 && p->param_rel_l2[0] < 1e-5);
+    audit_result_free(&r);
 }
 
 /* cuda is listed as skipped with its reason when it cannot run, and the
@@ -230,7 +256,7 @@ int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_isolated_bounds),         cmocka_unit_test(test_repeat_determinism),
         cmocka_unit_test(test_free_grows_sync_does_not), cmocka_unit_test(test_bad_engines),
-        cmocka_unit_test(test_cuda_skipped_or_run),
+        cmocka_unit_test(test_cuda_skipped_or_run),     cmocka_unit_test(test_perturb_noise_floor),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

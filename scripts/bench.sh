@@ -38,5 +38,10 @@ for r in 1 2 3; do
     f=$(date +%s.%N)
     echo "$s $e $f" | awk '{printf "   round: audit %.2f s, trainings %.2f s, ratio %.3f\n", $2-$1, $3-$2, ($2-$1)/($3-$2)}' | tee -a "$tmp/rounds"
 done
-awk '{gsub(/,/,""); a[NR]=$3; t[NR]=$6; r[NR]=$9} END {n=asort(a); asort(t); asort(r); printf "   median: audit %.2f s, trainings %.2f s, ratio %.3f (target <= 1.3)\n", a[2], t[2], r[2]}' "$tmp/rounds"
+python3 - "$tmp/rounds" <<'PY'
+import re, statistics, sys
+rows = [list(map(float, re.findall(r"[0-9.]+", l)))[:3] for l in open(sys.argv[1])]
+a, t, r = (statistics.median(c) for c in zip(*rows))
+print(f"   median: audit {a:.2f} s, trainings {t:.2f} s, ratio {r:.3f} (target <= 1.3)")
+PY
 grep -E 'comparison' "$tmp/audit.log" | sed 's/^/   last audit: /'

@@ -13,8 +13,10 @@ id="audit-$(date -u +%Y%m%d-%H%M%S)"
 out="reports/$id"
 mkdir -p reports
 engines="${LOCKSTEP_ENGINES:-reference,cpu,cpu:threads=1,cpu:perturb=1,cuda}"
+tmp="reports/.$id.summary.tmp"
+trap 'rm -f "$tmp"' EXIT
 echo "lockstep: main job -> $out"
 ./build/lockstep audit --engines "$engines" --ref-steps 2 --audit-every 100 --out "$out" "$@" \
-    | tee "reports/.$id.summary.tmp"
-mv "reports/.$id.summary.tmp" "$out/summary.txt"
+    | tee "$tmp"
+mv "$tmp" "$out/summary.txt"
 echo "report directory: $out"

@@ -13,6 +13,8 @@
 #include <unistd.h>
 
 #include "engine.h"
+#include "golden.h"
+#include "golden_cli.h"
 #include "lockstep.h"
 #include "model.h"
 #include "train.h"
@@ -30,6 +32,10 @@ static void usage(FILE *f) {
             "  lockstep train [options]      train one engine, print per-epoch results\n"
             "  lockstep audit [options]      train several engines in lockstep and compare them\n"
             "  lockstep model [--model M]    print a model's layers and parameter count\n"
+            "  lockstep golden record --out FILE [options]   pin one engine's first steps in a golden file\n"
+            "  lockstep golden check FILE [--engine E] [--policy P] [--data DIR]\n"
+            "                                replay a golden file and compare (exit 0 pass, 1 regression,\n"
+            "                                2 unusable input)\n"
             "  lockstep --help | --version\n"
             "\n"
             "options (train):\n"
@@ -60,6 +66,17 @@ static void usage(FILE *f) {
             "  --repeat R          1 (default) or 2: every engine twice, run-to-run determinism per tensor\n"
             "  --no-eval           skip the test-set evaluation after each epoch\n"
             "  --out DIR           write DIR/steps.jsonl and DIR/run.json\n"
+            "\n"
+            "options (golden record; the train options --engine --model --data --seed --batch --lr\n"
+            "         --threads --limit-train --limit-test --ref-mode --ref-prec apply):\n"
+            "  --out FILE          the golden file to write (required)\n"
+            "  --steps S           training steps to pin (default 1); defaults differ from train:\n"
+            "                      batch 4, limit-train 512, limit-test 256 (smallcnn: ~1.7 MB)\n"
+            "options (golden check):\n"
+            "  --engine SPEC       replay with this engine (default: the file's engine.spec)\n"
+            "  --policy P          auto (default: exact when libraries, ISA, threads and algorithms\n"
+            "                      match the file's, else bound), exact, ulp:N, bound, bound:N\n"
+            "  --data DIR          the IDX directory (default: the file's; crc32s must match)\n"
             "\n"
             "exit status: 0 ok, 1 a check failed, 2 bad usage or unusable input\n",
             LS_VERSION, DATA_DEFAULT_DIR);
@@ -235,6 +252,72 @@ static int cmd_model(int argc, char **argv) {
     return 0;
 }
 
+/* `golden record`: the train options plus --out; --json/--epochs do not apply. */
+static int cmd_golden_record(int argc, char **argv) {
+    golden_record_cfg g;
+    golden_record_cfg_default(&g);
+    g.out = stdout;
+    char **av = calloc((size_t)argc + 1, sizeof *av);
+    if (!av) return 2;
+    int ac = 0;
+    for (int i = 0; i < argc; i++) {
+        if (strcmp(argv[i], "--out") == 0 && i + 1 < argc) g.out_path = argv[++i];
+        else if (strncmp(argv[i], "--out=", 6) == 0) g.out_path = argv[i] + 6;
+        else if (strncmp(argv[i], "--json", 6) == 0 || strncmp(argv[i], "--epochs", 8) == 0) {
+            fprintf(stderr, "lockstep golden record: option %s is not for this command (see lockstep --help)\n", argv[i]);
+            free(av);
+            return 2;
+        } else av[ac++] = argv[i];
+    }
+    int st = parse_opts(ac, av, "golden record", &g.run, NULL);
+    free(av);
+    if (st >= 0) return st;
+    if (g.run.max_steps >= 0) g.steps = g.run.max_steps;
+    if (!g.out_path) {
+        fprintf(stderr, "lockstep golden record: --out FILE is required\n");
+        return 2;
+    }
+    if (golden_record_run(&g)) {
+        fprintf(stderr, "lockstep golden record: %s\n", ls_errmsg());
+        return 2;
+    }
+    return 0;
+}
+
+static int cmd_golden_check(int argc, char **argv) {
+    golden_check_cfg g;
+    golden_check_cfg_default(&g);
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i];
+        const char **dst = strcmp(a, "--engine") == 0 ? &g.engine : strcmp(a, "--policy") == 0 ? &g.policy
+                         : strcmp(a, "--data") == 0 ? &g.data_dir : NULL;
+        if (dst) {
+            if (i + 1 >= argc) {
+                fprintf(stderr, "lockstep golden check: option %s needs a value\n", a);
+                return 2;
+            }
+            *dst = argv[++i];
+        } else if (a[0] == '-' || g.path) {
+            fprintf(stderr, "lockstep golden check: unexpected argument '%s' (see lockstep --help)\n", a);
+            return 2;
+        } else {
+            g.path = a;
+        }
+    }
+    if (!g.path) {
+        fprintf(stderr, "lockstep golden check: which golden file? (lockstep golden check FILE)\n");
+        return 2;
+    }
+    return golden_check_run(&g);
+}
+
+static int cmd_golden(int argc, char **argv) {
+    if (argc >= 2 && strcmp(argv[1], "record") == 0) return cmd_golden_record(argc - 1, argv + 1);
+    if (argc >= 2 && strcmp(argv[1], "check") == 0) return cmd_golden_check(argc - 1, argv + 1);
+    fprintf(stderr, "lockstep golden: want 'record' or 'check' (see lockstep --help)\n");
+    return 2;
+}
+
 int main(int argc, char **argv) {
     if (argc < 2) {
         usage(stderr);
@@ -265,6 +348,7 @@ int main(int argc, char **argv) {
         return cmd_audit(argc - 1, argv + 1);
     }
     if (strcmp(cmd, "model") == 0) return cmd_model(argc - 1, argv + 1);
+    if (strcmp(cmd, "golden") == 0) return cmd_golden(argc - 1, argv + 1);
     fprintf(stderr, "lockstep: unknown command '%s' (see lockstep --help)\n", cmd);
     return 2;
 }

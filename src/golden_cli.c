@@ -1,0 +1,1169 @@
+/*
+ * golden_cli.c — `lockstep golden record` and `lockstep golden check`
+ * (golden_cli.h): which tensors a golden pins, the provenance it carries,
+ * and the isolated replay that judges a new build against it.
+ *
+ * Records, per step k = 1..S, in this order: ACT of every layer (layer l,
+ * name = layer name, shape (n, C, H, W) or (n, features)); LOSS (layer -1,
+ * a scalar); DACT of every layer, last to first; then per parameter tensor
+ * (layer = its layer, name "conv1.weight") GRADS, then PARAMS, ADAM_M and
+ * ADAM_V after the update.  After step S: LOGITS (n_test, classes) and
+ * PREDICTIONS (n_test), both at step S, layer -1, of the final weights.
+ * PARAMS/M/V are kept for every step because step k+1's isolated replay
+ * starts from exactly that state (step 1 starts from the seeded initial
+ * weights, which need no record).
+ *
+ * Tolerances under `bound` (each a per-side bound: golden and new are each
+ * within it of the exact result of the values consumed; golden.c passes
+ * |new - golden| <= 2 * bound):
+ *   conv/dense forward, backward-data, backward-weights: compare.h's gamma_K
+ *     bounds from the golden's recorded inputs;
+ *   relu, max-pool, flatten (both ways): 0, they are exact in fp32;
+ *   dropout: x * scale with scale = fl(1/(1-p)): 2 roundings, 2u |y|;
+ *   loss, softmax DACT, Adam's m, v and parameters: the running error
+ *     bounds derived at loss_bounds() and adam_bounds() below;
+ *   test logits: the forward error propagated through the network
+ *     (eval_bound_layer), predictions: a flip is accepted only where the
+ *     golden's two logits are within those errors of a tie.
+ */
+#include "golden_cli.h"
+
+#include <float.h>
+#include <gnu/libc-version.h>
+#include <math.h>
+#include <mpfr.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <zlib.h>
+
+#include <oneapi/dnnl/dnnl.h>
+
+#include "compare.h"
+#include "golden.h"
+#include "rng.h"
+
+#ifndef LS_VERSION
+#define LS_VERSION "0.1.0"
+#endif
+/* The build may pass its flags (-DLS_BUILD_CFLAGS="\"...\""); otherwise the
+ * file says so rather than guess. */
+#ifndef LS_BUILD_CFLAGS
+#define LS_BUILD_CFLAGS "unknown (not passed by the build)"
+#endif
+
+#define U32 0x1p-24 /* fp32 unit roundoff */
+
+/* ---- small helpers ------------------------------------------------------ */
+
+static void say(FILE *f, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void say(FILE *f, const char *fmt, ...) {
+    if (!f) return;
+    va_list ap;
+    va_start(ap, fmt);
+    vfprintf(f, fmt, ap);
+    va_end(ap);
+    fflush(f);
+}
+
+/* The value of "key" in a JSON text (first occurrence between p and end):
+ * a string's contents (escapes kept as is), or the bare token (number,
+ * true, null); "{" for an object (and *obj points at it).  Ad hoc, for the
+ * engines' own describe() output only.  Returns 0 when found. */
+static int json_value(const char *p, const char *end, const char *key, char *out, size_t cap, const char **obj) {
+    char pat[80];
+    snprintf(pat, sizeof pat, "\"%s\"", key);
+    size_t pl = strlen(pat);
+    for (const char *s = p; s && s + pl <= end; s++) {
+        s = strstr(s, pat);
+        if (!s || s + pl > end) return -1;
+        const char *q = s + pl;
+        while (q < end && *q == ' ') q++;
+        if (q >= end || *q != ':') continue;
+        q++;
+        while (q < end && *q == ' ') q++;
+        size_t n = 0;
+        if (q < end && *q == '"') {
+            q++;
+            while (q < end && *q != '"') {
+                if (*q == '\\' && q + 1 < end) {
+                    if (n + 2 < cap) out[n++] = *q;
+                    q++;
+                }
+                if (n + 1 < cap) out[n++] = *q;
+                q++;
+            }
+        } else if (q < end && *q == '{') {
+            if (obj) *obj = q;
+            if (cap > 1) out[n++] = '{';
+        } else {
+            while (q < end && *q != ',' && *q != '}' && *q != ']' && *q != ' ')
+                if (n + 1 < cap) out[n++] = *q++;
+                else q++;
+        }
+        out[n] = 0;
+        return 0;
+    }
+    return -1;
+}
+
+/* "model name" from /proc/cpuinfo, or "unknown". */
+static void cpu_model(char *out, size_t cap) {
+    snprintf(out, cap, "unknown");
+    FILE *f = fopen("/proc/cpuinfo", "r");
+    if (!f) return;
+    char line[512];
+    while (fgets(line, sizeof line, f)) {
+        if (strncmp(line, "model name", 10) != 0) continue;
+        char *c = strchr(line, ':');
+        if (!c) break;
+        c++;
+        while (*c == ' ' || *c == '\t') c++;
+        c[strcspn(c, "\n")] = 0;
+        snprintf(out, cap, "%s", c);
+        break;
+    }
+    fclose(f);
+}
+
+/* The commit of the checkout the executable was built in (it lives in
+ * build/ or build/tests/ of the checkout), "+dirty" when the tree has
+ * changes; "unknown" when not a checkout or git is missing. */
+static void git_commit(char *out, size_t cap) {
+    snprintf(out, cap, "unknown");
+    char exe[512];
+    ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
+    if (n <= 0) return;
+    exe[n] = 0;
+    char *sl = strrchr(exe, '/');
+    if (!sl) return;
+    *sl = 0;
+    for (const char *c = exe; *c; c++)
+        if (*c == '\'' || *c == '\\') return; /* keep the shell command simple and safe */
+    char cmd[700];
+    snprintf(cmd, sizeof cmd,
+             "cd '%s' 2>/dev/null && git rev-parse HEAD 2>/dev/null && "
+             "(git status --porcelain --untracked-files=no 2>/dev/null | head -c 1)",
+             exe);
+    FILE *p = popen(cmd, "r");
+    if (!p) return;
+    char line[128] = "", dirty[8] = "";
+    if (fgets(line, sizeof line, p)) {
+        line[strcspn(line, "\n")] = 0;
+        if (fgets(dirty, sizeof dirty, p) == NULL) dirty[0] = 0;
+    }
+    pclose(p);
+    if (strlen(line) == 40) snprintf(out, cap, "%s%s", line, dirty[0] ? "+dirty" : "");
+}
+
+/* "train-images-idx3-ubyte" from ".../train-images-idx3-ubyte.gz" */
+static void data_key_name(char *out, size_t cap, const char *path) {
+    const char *b = strrchr(path, '/');
+    b = b ? b + 1 : path;
+    snprintf(out, cap, "%s", b);
+    size_t l = strlen(out);
+    if (l > 3 && strcmp(out + l - 3, ".gz") == 0) out[l - 3] = 0;
+}
+
+static int prov_setf(golden_prov *p, const char *key, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+static int prov_setf(golden_prov *p, const char *key, const char *fmt, ...) {
+    char v[512];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(v, sizeof v, fmt, ap);
+    va_end(ap);
+    return golden_prov_set(p, key, v);
+}
+
+/* Per-layer algorithms from describe(): cpu's {"layer":N,"name":"conv1",
+ * "fwd":"jit:...","bwd_data":...,"alg":{"fwd":"convolution_direct",...}}
+ * and cuda's {"layer":"conv1","fwd":{"algo":"..."},...} -> algo.conv1.fwd
+ * = "jit:avx512_core/convolution_direct"; also joined into
+ * engine.algorithms. */
+static int prov_algorithms(golden_prov *p, const char *desc) {
+    static const char *const dirs[] = {"fwd", "bwd_data", "bwd_weights", "bwd_filter"};
+    const char *end = desc + strlen(desc);
+    const char *s = strstr(desc, "\"layers\":[");
+    lsbuf all;
+    lsbuf_init(&all);
+    int rc = 0;
+    const char *seg = s ? strstr(s, "\"layer\":") : NULL;
+    while (seg && !rc) {
+        const char *next = strstr(seg + 1, "\"layer\":");
+        const char *segend = next ? next : end;
+        char name[64], v[160], key[160];
+        if (json_value(seg, segend, "layer", name, sizeof name, NULL)) break;
+        if (name[0] >= '0' && name[0] <= '9' && json_value(seg, segend, "name", name, sizeof name, NULL)) break;
+        for (size_t d = 0; d < LS_ARRAY_LEN(dirs) && !rc; d++) {
+            const char *obj = NULL;
+            if (json_value(seg, segend, dirs[d], v, sizeof v, &obj) || strcmp(v, "null") == 0) continue;
+            if (strcmp(v, "{") == 0 && (!obj || json_value(obj, segend, "algo", v, sizeof v, NULL))) continue;
+            const char *alg = strstr(seg, "\"alg\":{");
+            char a[80];
+            if (alg && alg < segend && json_value(alg, segend, dirs[d], a, sizeof a, NULL) == 0 &&
+                strcmp(a, "null") != 0) {
+                size_t l = strlen(v);
+                snprintf(v + l, sizeof v - l, "/%s", a);
+            }
+            snprintf(key, sizeof key, "algo.%s.%s", name, dirs[d]);
+            rc = golden_prov_set(p, key, v);
+            lsbuf_printf(&all, "%s%s.%s=%s", all.len ? ";" : "", name, dirs[d], v);
+        }
+        seg = next;
+    }
+    if (!rc && all.len) rc = golden_prov_set(p, "engine.algorithms", all.failed ? "?" : all.s);
+    lsbuf_free(&all);
+    return rc;
+}
+
+/* Everything that says where a golden (or a replay) came from.  `c` holds
+ * the run settings, `spec` the engine spec actually created. */
+static int build_prov(golden_prov *p, const run_cfg *c, long steps, const model *m, const dataset *ds, engine *e,
+                      const char *spec) {
+    char buf[256];
+    int rc = 0;
+    const dnnl_version_t *dv = dnnl_version();
+    rc |= golden_prov_set(p, "lockstep.version", LS_VERSION);
+    git_commit(buf, sizeof buf);
+    rc |= golden_prov_set(p, "lockstep.commit", buf);
+#if defined(__clang__)
+    rc |= prov_setf(p, "compiler", "clang %s", __VERSION__);
+#elif defined(__GNUC__)
+    rc |= prov_setf(p, "compiler", "gcc %s", __VERSION__);
+#else
+    rc |= golden_prov_set(p, "compiler", "unknown");
+#endif
+    rc |= golden_prov_set(p, "cflags", LS_BUILD_CFLAGS);
+    rc |= prov_setf(p, "lib.onednn", "%d.%d.%d", dv->major, dv->minor, dv->patch);
+    rc |= golden_prov_set(p, "lib.mpfr", mpfr_get_version());
+    rc |= golden_prov_set(p, "lib.gmp", gmp_version);
+    rc |= golden_prov_set(p, "lib.zlib", zlibVersion());
+    rc |= golden_prov_set(p, "lib.glibc", gnu_get_libc_version());
+    cpu_model(buf, sizeof buf);
+    rc |= golden_prov_set(p, "cpu.model", buf);
+    if (rc) return rc;
+
+    char *desc = engine_describe(e);
+    if (!desc) return ls_err(LS_ELIB, "engine %s: describe() failed", spec);
+    const char *dend = desc + strlen(desc);
+    char v[160];
+    if (!json_value(desc, dend, "isa", v, sizeof v, NULL)) rc |= golden_prov_set(p, "cpu.isa", v);
+    if (!json_value(desc, dend, "threads", v, sizeof v, NULL)) rc |= golden_prov_set(p, "threads", v);
+    /* CUDA libraries, when the engine reports them */
+    if (!json_value(desc, dend, "cudnn_version", v, sizeof v, NULL)) rc |= golden_prov_set(p, "lib.cudnn", v);
+    if (!json_value(desc, dend, "cublas_version", v, sizeof v, NULL)) rc |= golden_prov_set(p, "lib.cublas", v);
+    if (!json_value(desc, dend, "runtime_version", v, sizeof v, NULL)) rc |= golden_prov_set(p, "lib.cudart", v);
+    /* math modes: cpu fpmath + vendor/portable; reference mode; cuda math + exp */
+    lsbuf mb;
+    lsbuf_init(&mb);
+    static const char *const math_keys[] = {"fpmath", "math", "mode", "expm", "prec_bits"};
+    for (size_t i = 0; i < LS_ARRAY_LEN(math_keys); i++)
+        if (!json_value(desc, dend, math_keys[i], v, sizeof v, NULL))
+            lsbuf_printf(&mb, "%s%s=%s", mb.len ? "," : "", math_keys[i], v);
+    if (mb.len) rc |= golden_prov_set(p, "engine.math", mb.failed ? "?" : mb.s);
+    lsbuf_free(&mb);
+    rc |= golden_prov_set(p, "engine.spec", spec);
+    rc |= golden_prov_set(p, "engine.name", e->iface->name);
+    rc |= golden_prov_set(p, "engine.describe", desc);
+    if (!rc) rc = prov_algorithms(p, desc);
+    free(desc);
+    if (rc) return rc;
+
+    rc |= golden_prov_set(p, "model.name", m->name);
+    rc |= golden_prov_set(p, "model.spec", m->spec);
+    rc |= prov_setf(p, "model.hash", "%016llx", (unsigned long long)model_hash(m));
+    rc |= prov_setf(p, "model.params", "%zu", m->n_params);
+    rc |= prov_setf(p, "seed", "%llu", (unsigned long long)c->seed);
+    rc |= prov_setf(p, "batch", "%zu", c->batch);
+    rc |= prov_setf(p, "lr", "%.17g", c->adam.lr);
+    rc |= prov_setf(p, "adam.beta1", "%.17g", c->adam.beta1);
+    rc |= prov_setf(p, "adam.beta2", "%.17g", c->adam.beta2);
+    rc |= prov_setf(p, "adam.eps", "%.17g", c->adam.eps);
+    rc |= prov_setf(p, "steps", "%ld", steps);
+    rc |= prov_setf(p, "limit_train", "%zu", c->limit_train < ds->train.n && c->limit_train ? c->limit_train : ds->train.n);
+    rc |= prov_setf(p, "limit_test", "%zu", c->limit_test < ds->test.n && c->limit_test ? c->limit_test : ds->test.n);
+    rc |= golden_prov_set(p, "data.dir", c->data_dir);
+    const idx_set *sets[2] = {&ds->train, &ds->test};
+    for (int i = 0; i < 2 && !rc; i++) {
+        const idx_set *s = sets[i];
+        char nm[128], key[200];
+        data_key_name(nm, sizeof nm, s->images_path);
+        snprintf(key, sizeof key, "data.%s.crc32", nm);
+        rc |= prov_setf(p, key, "%08x", (unsigned)s->images_crc);
+        snprintf(key, sizeof key, "data.%s.bytes", nm);
+        rc |= prov_setf(p, key, "%zu", 16 + s->n * (size_t)s->rows * s->cols);
+        data_key_name(nm, sizeof nm, s->labels_path);
+        snprintf(key, sizeof key, "data.%s.crc32", nm);
+        rc |= prov_setf(p, key, "%08x", (unsigned)s->labels_crc);
+        snprintf(key, sizeof key, "data.%s.bytes", nm);
+        rc |= prov_setf(p, key, "%zu", 8 + s->n);
+    }
+    return rc;
+}
+
+/* ---- the run both jobs share ---------------------------------------------- */
+
+typedef struct {
+    model m;
+    dataset ds;
+    engine *e;
+    char spec[256];
+    size_t B, in, n_train, n_test, widest;
+    uint32_t *perm;
+    long perm_epoch;
+    float *x, *params, *tmp;
+    int32_t *y;
+} run_state;
+
+static void run_state_free(run_state *r) {
+    engine_free(r->e);
+    dataset_free(&r->ds);
+    free(r->perm);
+    free(r->x);
+    free(r->y);
+    free(r->params);
+    free(r->tmp);
+    memset(r, 0, sizeof *r);
+}
+
+/* Load the data, create the engine (model already in r->m), allocate. */
+static int run_state_open(run_state *r, const run_cfg *c, const char *spec_text) {
+    int rc;
+    r->perm_epoch = -1;
+    if (!r->ds.train.n && (rc = dataset_load(&r->ds, c->data_dir, r->m.n_classes))) return rc;
+    if (r->ds.train.rows != r->m.in_h || r->ds.train.cols != r->m.in_w || r->m.in_c != 1)
+        return ls_err(LS_EINVAL, "%s: images are %dx%d but model %s expects %dx%dx%d", r->ds.train.images_path,
+                      r->ds.train.rows, r->ds.train.cols, r->m.name, r->m.in_c, r->m.in_h, r->m.in_w);
+    spec_with_threads(r->spec, sizeof r->spec, spec_text, c->threads);
+    engine_opts eo = {c->seed, c->batch};
+    if ((rc = engine_create(&r->e, r->spec, &r->m, &eo))) return rc;
+    r->B = c->batch;
+    r->in = (size_t)r->m.in_c * r->m.in_h * r->m.in_w;
+    r->n_train = c->limit_train && c->limit_train < r->ds.train.n ? c->limit_train : r->ds.train.n;
+    r->n_test = c->limit_test && c->limit_test < r->ds.test.n ? c->limit_test : r->ds.test.n;
+    r->widest = r->in;
+    for (int l = 0; l < r->m.n_layers; l++)
+        if (layer_out_size(&r->m.layers[l]) > r->widest) r->widest = layer_out_size(&r->m.layers[l]);
+    size_t big = r->B * r->widest > r->m.n_params ? r->B * r->widest : r->m.n_params;
+    if (r->n_test * (size_t)r->m.n_classes > big) big = r->n_test * (size_t)r->m.n_classes;
+    r->perm = ls_malloc(r->n_train * sizeof *r->perm);
+    r->x = ls_malloc(r->B * r->in * sizeof *r->x);
+    r->y = ls_malloc(r->B * sizeof *r->y);
+    r->params = ls_malloc(r->m.n_params * sizeof *r->params);
+    r->tmp = ls_malloc(big * sizeof *r->tmp);
+    if (!r->perm || !r->x || !r->y || !r->params || !r->tmp) return LS_ENOMEM;
+    model_init_params(&r->m, r->params, c->seed);
+    return engine_set_params(r->e, r->params);
+}
+
+/* The batch of training step k (1-based), as `lockstep train` makes it. */
+static size_t run_batch(run_state *r, const run_cfg *c, long k) {
+    size_t spe = steps_per_epoch(r->n_train, r->B);
+    long epoch = (k - 1) / (long)spe;
+    size_t s = (size_t)((k - 1) % (long)spe);
+    if (epoch != r->perm_epoch) {
+        rng_shuffle(r->perm, (uint32_t)r->n_train, c->seed, (uint32_t)epoch);
+        r->perm_epoch = epoch;
+    }
+    size_t first = s * r->B, nb = r->n_train - first < r->B ? r->n_train - first : r->B;
+    data_make_batch(&r->ds.train, r->perm + first, 0, nb, r->x, r->y);
+    return nb;
+}
+
+/* shape of ACT/DACT of layer l for a batch of nb */
+static int act_shape(const layer *ly, size_t nb, size_t *shape) {
+    shape[0] = nb;
+    if (ly->out_h == 1 && ly->out_w == 1) {
+        shape[1] = (size_t)ly->out_c;
+        return 2;
+    }
+    shape[1] = (size_t)ly->out_c;
+    shape[2] = (size_t)ly->out_h;
+    shape[3] = (size_t)ly->out_w;
+    return 4;
+}
+
+static int tensor_shape(const model_tensor *t, size_t *shape) {
+    for (int i = 0; i < t->ndim; i++) shape[i] = (size_t)t->shape[i];
+    return t->ndim;
+}
+
+/* argmax with the first maximum on ties (strict >), as eval_engine does */
+static int argmax_row(const float *z, int C) {
+    int best = 0;
+    for (int j = 1; j < C; j++)
+        if (z[j] > z[best]) best = j;
+    return best;
+}
+
+/* ---- record ------------------------------------------------------------- */
+
+void golden_record_cfg_default(golden_record_cfg *c) {
+    memset(c, 0, sizeof *c);
+    run_cfg_default(&c->run);
+    c->run.batch = 4;
+    c->run.limit_train = 512;
+    c->run.limit_test = 256;
+    c->run.epochs = 1;
+    c->steps = 1;
+}
+
+int golden_record_run(const golden_record_cfg *c) {
+    run_state r;
+    memset(&r, 0, sizeof r);
+    golden_prov prov;
+    golden_prov_init(&prov);
+    golden_writer *w = NULL;
+    int rc;
+    double t0 = ls_now();
+    if (c->steps < 1) return ls_err(LS_EINVAL, "golden record: --steps must be at least 1");
+    if (!c->out_path || !*c->out_path) return ls_err(LS_EINVAL, "golden record: --out FILE is required");
+    if ((rc = model_build(&r.m, c->run.model))) return rc;
+    if ((rc = run_state_open(&r, &c->run, c->run.engine))) goto done;
+    if ((rc = build_prov(&prov, &c->run, c->steps, &r.m, &r.ds, r.e, r.spec))) goto done;
+    if ((rc = golden_writer_open(&w, c->out_path, &prov))) goto done;
+    say(c->out, "golden record: %s, engine %s, %ld step(s) of batch %zu, %zu test images -> %s\n", r.m.name, r.spec,
+        c->steps, r.B, r.n_test, c->out_path);
+
+    const model *m = &r.m;
+    int L = m->n_layers;
+    size_t shape[4];
+    for (long k = 1; k <= c->steps; k++) {
+        uint32_t st = (uint32_t)k;
+        size_t nb = run_batch(&r, &c->run, k);
+        if ((rc = engine_set_batch(r.e, r.x, r.y, nb, (uint64_t)k))) goto done;
+        for (int l = 0; l < L; l++) {
+            const layer *ly = &m->layers[l];
+            int nd = act_shape(ly, nb, shape);
+            if ((rc = engine_forward_layer(r.e, l, 1))) goto done;
+            if ((rc = engine_get_tensor(r.e, (tensor_id){TENSOR_ACT, l}, r.tmp))) goto done;
+            if ((rc = golden_writer_add(w, st, l, TENSOR_ACT, ly->name, nd, shape, r.tmp))) goto done;
+        }
+        float loss;
+        if ((rc = engine_loss(r.e, &loss))) goto done;
+        if (!isfinite(loss)) {
+            rc = ls_err(LS_EINVAL, "golden record: loss is %g at step %ld: nothing worth pinning", (double)loss, k);
+            goto done;
+        }
+        if ((rc = golden_writer_add(w, st, -1, TENSOR_LOSS, "", 0, NULL, &loss))) goto done;
+        if ((rc = engine_get_tensor(r.e, (tensor_id){TENSOR_DACT, L - 1}, r.tmp))) goto done;
+        int nd = act_shape(&m->layers[L - 1], nb, shape);
+        if ((rc = golden_writer_add(w, st, L - 1, TENSOR_DACT, m->layers[L - 1].name, nd, shape, r.tmp))) goto done;
+        for (int l = L - 1; l >= 0; l--) {
+            if ((rc = engine_backward_layer(r.e, l))) goto done;
+            if (l == 0) break;
+            const layer *lp = &m->layers[l - 1];
+            nd = act_shape(lp, nb, shape);
+            if ((rc = engine_get_tensor(r.e, (tensor_id){TENSOR_DACT, l - 1}, r.tmp))) goto done;
+            if ((rc = golden_writer_add(w, st, l - 1, TENSOR_DACT, lp->name, nd, shape, r.tmp))) goto done;
+        }
+        if ((rc = engine_get_tensor(r.e, (tensor_id){TENSOR_GRADS, 0}, r.tmp))) goto done;
+        for (int t = 0; t < m->n_tensors; t++) {
+            const model_tensor *mt = &m->tensors[t];
+            nd = tensor_shape(mt, shape);
+            if ((rc = golden_writer_add(w, st, mt->layer, TENSOR_GRADS, mt->name, nd, shape, r.tmp + mt->offset)))
+                goto done;
+        }
+        if ((rc = engine_update(r.e, &c->run.adam, (int)k))) goto done;
+        tensor_kind ks[3] = {TENSOR_PARAMS, TENSOR_ADAM_M, TENSOR_ADAM_V};
+        for (int q = 0; q < 3; q++) {
+            if ((rc = engine_get_tensor(r.e, (tensor_id){ks[q], 0}, r.tmp))) goto done;
+            for (int t = 0; t < m->n_tensors; t++) {
+                const model_tensor *mt = &m->tensors[t];
+                nd = tensor_shape(mt, shape);
+                if ((rc = golden_writer_add(w, st, mt->layer, ks[q], mt->name, nd, shape, r.tmp + mt->offset)))
+                    goto done;
+            }
+        }
+        say(c->out, "  step %ld  loss %.9g\n", k, (double)loss);
+    }
+    /* the final weights on the test slice: logits and predictions */
+    {
+        int C = m->n_classes;
+        float *logits = ls_malloc(r.n_test * (size_t)C * sizeof *logits);
+        float *pred = ls_malloc(r.n_test * sizeof *pred);
+        size_t correct = 0;
+        if (!logits || !pred) rc = LS_ENOMEM;
+        for (size_t s = 0; s < r.n_test && !rc; s += r.B) {
+            size_t nb = r.n_test - s < r.B ? r.n_test - s : r.B;
+            data_make_batch(&r.ds.test, NULL, s, nb, r.x, r.y);
+            rc = engine_set_batch(r.e, r.x, r.y, nb, 0);
+            if (!rc) rc = engine_forward(r.e, 0);
+            if (!rc) rc = engine_get_tensor(r.e, (tensor_id){TENSOR_ACT, L - 1}, logits + s * C);
+            for (size_t i = 0; i < nb && !rc; i++) {
+                int b = argmax_row(logits + (s + i) * C, C);
+                pred[s + i] = (float)b;
+                correct += b == r.y[i];
+            }
+        }
+        size_t sh[2] = {r.n_test, (size_t)C};
+        if (!rc) rc = golden_writer_add(w, (uint32_t)c->steps, -1, GOLDEN_KIND_LOGITS, "", 2, sh, logits);
+        if (!rc) rc = golden_writer_add(w, (uint32_t)c->steps, -1, GOLDEN_KIND_PREDICTIONS, "", 1, sh, pred);
+        free(logits);
+        free(pred);
+        if (rc) goto done;
+        say(c->out, "  test slice: %zu / %zu correct\n", correct, r.n_test);
+    }
+    rc = golden_writer_close(w, 1);
+    w = NULL;
+    if (rc) goto done;
+    {
+        FILE *f = fopen(c->out_path, "rb");
+        long sz = -1;
+        if (f && fseek(f, 0, SEEK_END) == 0) sz = ftell(f);
+        if (f) fclose(f);
+        say(c->out, "wrote %s (%ld bytes) in %.2f s\n", c->out_path, sz, ls_now() - t0);
+    }
+done:
+    if (w) golden_writer_close(w, 0);
+    golden_prov_free(&prov);
+    run_state_free(&r);
+    return rc;
+}
+
+/* ---- check: bounds that compare.h does not provide ------------------------ */
+
+/* Softmax cross-entropy from the golden logits z (n, C) and labels y:
+ * per-side bounds on the batch loss and on every dz.  A running error
+ * analysis of ops_elem.h's order (max; fl(z_j - mx); exp; a sum; one log;
+ * divisions) that also covers any other order and the correctly rounded
+ * reference.  Per row, a_j = |z_j - mx|, e_j = exp(z_j - mx), u = 2^-24:
+ *   fl(z_j - mx) errs by <= u a_j, which exp turns into a relative u a_j;
+ *   exp itself: <= 2 ULP = 4u relative (CUDA's expf: 2 ULP; glibc's: < 1);
+ *   err(e_j) <= e_j (4u + u a_j)
+ *   s = sum e_j (positive terms, any order): err(s) <= sum err(e_j) + gamma_{C-1} s
+ *   ls = log s (s >= 1, the max term is exp(0) = 1): err <= 2u |ls| + err(s)/s
+ *     (logf: <= 1 ULP = 2u relative)
+ *   t = z_y - mx: u |t|;  r = ls - t: u |r| + err(ls) + err(t)
+ *   loss = (1/n) sum r (any order, then a division): sum err(r)/n + gamma_n sum|r|/n + u |loss|
+ *   p_j = e_j / s: p_j (err(e_j)/e_j + err(s)/s + u);  d = p_j - [j = y]: err(p_j) + u |d|
+ *   dz = d * fl(1/n) (or d / n): err(d)/n + 2u |dz|
+ * First-order terms only; the O(u^2) rest is covered by the 1% margin. */
+static int loss_bounds(const float *z, const int32_t *y, size_t n, int C, double *bound_loss, double *bound_dz) {
+    double sum_err_r = 0, sum_abs_r = 0, u = U32;
+    double *e = malloc(2 * (size_t)C * sizeof *e), *ee = e ? e + C : NULL;
+    if (!e) return ls_err(LS_ENOMEM, "out of memory");
+    for (size_t i = 0; i < n; i++) {
+        const float *zr = z + i * C;
+        double mx = zr[0];
+        for (int j = 1; j < C; j++) mx = zr[j] > mx ? zr[j] : mx;
+        double s = 0, es = 0;
+        for (int j = 0; j < C; j++) {
+            double a = fabs((double)zr[j] - mx);
+            e[j] = exp((double)zr[j] - mx);
+            ee[j] = e[j] * (4 * u + u * a);
+            s += e[j];
+            es += ee[j];
+        }
+        es += compare_gamma((size_t)(C > 1 ? C - 1 : 1)) * s;
+        double ls = log(s), els = 2 * u * fabs(ls) + es / s;
+        double t = (double)zr[y[i]] - mx, r = ls - t;
+        double er = u * fabs(r) + els + u * fabs(t);
+        sum_err_r += er;
+        sum_abs_r += fabs(r);
+        for (int j = 0; j < C; j++) {
+            double p = e[j] / s;
+            double ep = p * (ee[j] / e[j] + es / s + u);
+            double d = p - (j == y[i] ? 1.0 : 0.0);
+            double ed = ep + u * fabs(d);
+            bound_dz[i * C + j] = 1.01 * (ed / (double)n + 2 * u * fabs(d) / (double)n) + 0x1p-140;
+        }
+    }
+    free(e);
+    double loss = sum_abs_r / (double)n; /* r >= 0 up to rounding */
+    *bound_loss = 1.01 * (sum_err_r / (double)n + compare_gamma(n) * sum_abs_r / (double)n + u * loss) + 0x1p-140;
+    return 0;
+}
+
+/* Adam per element, from the state the step started from (p, m, v), the
+ * golden's gradient g and the fp32 scalars every engine receives.
+ * ops_elem_adam's order, each line one rounding (u relative):
+ *   mn = fl(fl(b1 m) + fl(omb1 g)):        em = 2u (|b1 m| + |omb1 g|)
+ *   vn = fl(fl(b2 v) + fl(omb2 fl(g g))):  ev = 3u (|b2 v| + omb2 g^2)
+ *   sq = sqrt(vn):     err <= u sq + min(sqrt(ev), ev / (2 sq))   (sqrt is 1/2-Hoelder)
+ *   den = sq / bc + eps: err(sq)/bc + u sq/bc + u den
+ *   q = mn / den:      em/den + |q| err(den)/den + u |q|
+ *   upd = step * q:    step err(q) + u |upd|
+ *   p' = p - upd:      err(upd) + u |p'|
+ * A correctly rounded engine (fp32cr) errs by u |result| on each stored
+ * value, within the same bounds.  1% margin for the O(u^2) terms; 2^-140
+ * absolute for subnormal results, where relative error models fail. */
+static void adam_bounds(const float *p, const float *m, const float *v, const float *g, size_t n,
+                        const adam_scalars *a, double *bp, double *bm, double *bv) {
+    double u = U32;
+    for (size_t i = 0; i < n; i++) {
+        double b1m = fabs((double)a->beta1 * m[i]), o1g = fabs((double)a->one_minus_beta1 * g[i]);
+        double b2v = fabs((double)a->beta2 * v[i]), o2g = (double)a->one_minus_beta2 * (double)g[i] * g[i];
+        double mn = (double)a->beta1 * m[i] + (double)a->one_minus_beta1 * g[i];
+        double vn = b2v + o2g;
+        double em = 2 * u * (b1m + o1g), ev = 3 * u * (b2v + o2g);
+        double sq = sqrt(vn);
+        double esq = u * sq + (sq > 0 ? fmin(sqrt(ev), ev / (2 * sq)) : sqrt(ev));
+        double bc = a->bc2_sqrt, den = sq / bc + a->eps;
+        double eden = esq / bc + u * sq / bc + u * den;
+        double q = mn / den;
+        double eq = em / den + fabs(q) * eden / den + u * fabs(q);
+        double upd = (double)a->step_size * q;
+        double eupd = (double)a->step_size * eq + u * fabs(upd);
+        double pn = (double)p[i] - upd;
+        bp[i] = 1.01 * (eupd + u * fabs(pn)) + 0x1p-140;
+        bm[i] = 1.01 * em + 0x1p-140;
+        bv[i] = 1.01 * ev + 0x1p-140;
+    }
+}
+
+/* ---- check ------------------------------------------------------------------ */
+
+typedef struct {
+    char label[96];
+    size_t n, n_fail;
+    double max_ulp, max_abs, max_ratio; /* max_ratio: |diff| / tolerance, -1 when unbounded */
+} sum_row;
+
+typedef struct {
+    const golden_check_cfg *cfg;
+    golden_file *gf;
+    char *seen;
+    golden_policy pol;
+    int bounded;
+    sum_row *rows;
+    size_t n_rows, cap_rows;
+    size_t n_fail_rec, n_fail_el, n_values, n_shown;
+} checker;
+
+/* The record (step, layer, kind, name), marked as replayed; NULL (and an
+ * error message) when the golden lacks it. */
+static const golden_record *need(checker *K, uint32_t step, int32_t layer, unsigned kind, const char *name) {
+    const golden_file *gf = K->gf;
+    for (size_t i = 0; i < gf->n_records; i++) {
+        const golden_record *r = &gf->records[i];
+        if (r->step == step && r->layer == layer && r->kind == kind && strcmp(r->name, name) == 0) {
+            K->seen[i] = 1;
+            return r;
+        }
+    }
+    char kb[16];
+    ls_err(LS_EFORMAT, "%s: no record for step %u layer %d %s%s%s%s: the file does not hold what its provenance "
+           "says it holds", gf->path, (unsigned)step, (int)layer, golden_kind_name(kind, kb), name[0] ? " (" : "",
+           name, name[0] ? ")" : "");
+    return NULL;
+}
+
+/* Compare one record: shape, then values under the policy; print the first
+ * mismatches; keep the summary row.  LS_EFORMAT for a shape mismatch. */
+static int judge(checker *K, const golden_record *r, const float *cur, int ndim, const size_t *shape,
+                 const double *bound) {
+    char lab[96];
+    golden_record_label(r, lab, sizeof lab);
+    int same = r->ndim == ndim;
+    for (int i = 0; same && i < ndim; i++) same = r->shape[i] == shape[i];
+    if (!same)
+        return ls_err(LS_EFORMAT, "%s: %s has shape [%zu %zu %zu %zu] (%d dims), the replay gives [%zu %zu %zu %zu]",
+                      K->gf->path, lab, r->shape[0], r->shape[1], r->shape[2], r->shape[3], r->ndim,
+                      ndim > 0 ? shape[0] : 0, ndim > 1 ? shape[1] : 0, ndim > 2 ? shape[2] : 0,
+                      ndim > 3 ? shape[3] : 0);
+    golden_result res;
+    int rc = golden_compare_record(&res, r, cur, r->count, &K->pol, bound);
+    if (rc) return rc;
+    if (K->n_rows == K->cap_rows) {
+        size_t cap = K->cap_rows ? 2 * K->cap_rows : 64;
+        sum_row *nr = realloc(K->rows, cap * sizeof *nr);
+        if (!nr) return ls_err(LS_ENOMEM, "out of memory");
+        K->rows = nr;
+        K->cap_rows = cap;
+    }
+    sum_row *row = &K->rows[K->n_rows++];
+    snprintf(row->label, sizeof row->label, "%s", lab);
+    row->n = r->count;
+    row->n_fail = res.n_fail;
+    row->max_ulp = res.stats.max_ulp;
+    row->max_abs = res.stats.max_abs;
+    row->max_ratio = res.stats.has_bound ? res.stats.max_bound_ratio / K->pol.bound_scale : -1;
+    K->n_values += r->count;
+    if (!res.pass) {
+        if (K->n_fail_rec == 0) say(K->cfg->out, "first mismatches:\n");
+        K->n_fail_rec++;
+        K->n_fail_el += res.n_fail;
+        for (size_t i = 0; i < res.n_shown && K->n_shown < (size_t)K->cfg->max_shown; i++) {
+            lsbuf b;
+            lsbuf_init(&b);
+            golden_mismatch_str(&b, r, &res.shown[i]);
+            say(K->cfg->out, "  %s\n", b.failed ? "?" : b.s);
+            lsbuf_free(&b);
+            K->n_shown++;
+        }
+    }
+    return 0;
+}
+
+static void print_table(checker *K) {
+    FILE *f = K->cfg->out;
+    if (!f) return;
+    say(f, "\nper-tensor summary (%s):\n  %-44s %9s %8s %10s %11s %9s\n", K->bounded ? "ratio = max |diff| / tolerance" : "",
+        "record", "values", "failed", "max ULP", "max |diff|", "ratio");
+    for (size_t i = 0; i < K->n_rows; i++) {
+        const sum_row *r = &K->rows[i];
+        char ratio[32] = "-";
+        if (r->max_ratio >= 0) snprintf(ratio, sizeof ratio, "%.3g", r->max_ratio);
+        char ulp[32];
+        if (isinf(r->max_ulp)) snprintf(ulp, sizeof ulp, "inf");
+        else snprintf(ulp, sizeof ulp, "%.0f", r->max_ulp);
+        say(f, "%s %-44s %9zu %8zu %10s %11.3g %9s\n", r->n_fail ? "!" : " ", r->label, r->n, r->n_fail, ulp, r->max_abs,
+            ratio);
+    }
+}
+
+/* Forward error propagated through one layer of the eval pass: err_out
+ * from err_in (per element of the layer's input), the engine's own input x
+ * and the golden parameters pf.  For y = W x + b computed in fp32 from an
+ * input within err_in of the exact one:
+ *   |fl(W x~ + b) - (W x + b)| <= |W| err_in + gamma_{K+1} (|W||x~| + |b|),
+ * exact in the sense of a bound (not first order).  relu and flatten are
+ * 1-Lipschitz elementwise; a 2x2 max is 1-Lipschitz in the max norm of its
+ * window; dropout is the identity in evaluation. */
+static void eval_bound_layer(const model *m, int l, const float *pf, const float *x, const double *err_in,
+                             double *err_out, float *errf, double *tmp, size_t n) {
+    const layer *ly = &m->layers[l];
+    size_t ni = n * layer_in_size(ly), no = n * layer_out_size(ly);
+    if (ly->kind == LAYER_CONV || ly->kind == LAYER_DENSE) {
+        for (size_t i = 0; i < ni; i++) {
+            float f = (float)err_in[i];
+            errf[i] = (double)f < err_in[i] ? nextafterf(f, INFINITY) : f; /* rounded up */
+        }
+        const float *w = pf + m->tensors[ly->w_tensor].offset, *b = pf + m->tensors[ly->b_tensor].offset;
+        size_t K;
+        if (ly->kind == LAYER_CONV) {
+            K = (size_t)ly->in_c * ly->k * ly->k;
+            compare_bound_conv_fwd(err_out, x, w, b, n, ly->in_c, ly->in_h, ly->in_w, ly->out_c, ly->k, ly->pad);
+            compare_bound_conv_fwd(tmp, errf, w, NULL, n, ly->in_c, ly->in_h, ly->in_w, ly->out_c, ly->k, ly->pad);
+        } else {
+            K = (size_t)ly->in_c;
+            compare_bound_dense_fwd(err_out, x, w, b, n, ly->in_c, ly->out_c);
+            compare_bound_dense_fwd(tmp, errf, w, NULL, n, ly->in_c, ly->out_c);
+        }
+        double g = compare_gamma(K);
+        for (size_t i = 0; i < no; i++) err_out[i] += (tmp[i] / g) * (1 + 0x1p-40);
+    } else if (ly->kind == LAYER_MAXPOOL) {
+        size_t C = (size_t)ly->in_c, H = (size_t)ly->in_h, W = (size_t)ly->in_w, OH = (size_t)ly->out_h,
+               OW = (size_t)ly->out_w;
+        for (size_t nc = 0; nc < n * C; nc++)
+            for (size_t i = 0; i < OH; i++)
+                for (size_t j = 0; j < OW; j++) {
+                    const double *e0 = err_in + nc * H * W + 2 * i * W + 2 * j;
+                    double mx = fmax(fmax(e0[0], e0[1]), fmax(e0[W], e0[W + 1]));
+                    err_out[nc * OH * OW + i * OW + j] = mx;
+                }
+    } else {
+        memcpy(err_out, err_in, no * sizeof *err_out);
+    }
+}
+
+/* provenance helpers for the check: a required unsigned number */
+static int prov_num(const golden_file *gf, const char *key, double lo, double hi, double *out) {
+    const char *v = golden_provenance_get(gf, key);
+    if (!v) return ls_err(LS_EFORMAT, "%s: provenance has no \"%s\": not a run lockstep can replay", gf->path, key);
+    char *end;
+    double d = strtod(v, &end);
+    if (end == v || *end || !(d >= lo && d <= hi))
+        return ls_err(LS_EFORMAT, "%s: provenance \"%s\" = \"%s\" is not a number in [%g, %g]", gf->path, key, v, lo, hi);
+    *out = d;
+    return 0;
+}
+
+void golden_check_cfg_default(golden_check_cfg *c) {
+    memset(c, 0, sizeof *c);
+    c->policy = "auto";
+    c->max_shown = 10;
+    c->out = stdout;
+    c->err = stderr;
+}
+
+/* Assemble a flat buffer (PARAMS, M, V or GRADS) from the per-tensor
+ * records of a step. */
+static int gather_flat(checker *K, const model *m, uint32_t step, unsigned kind, float *flat) {
+    for (int t = 0; t < m->n_tensors; t++) {
+        const model_tensor *mt = &m->tensors[t];
+        const golden_record *r = need(K, step, mt->layer, kind, mt->name);
+        if (!r) return LS_EFORMAT;
+        if (r->count != mt->numel)
+            return ls_err(LS_EFORMAT, "%s: step %u %s has %zu values, the model's tensor %zu", K->gf->path,
+                          (unsigned)step, mt->name, r->count, mt->numel);
+        memcpy(flat + mt->offset, r->values, mt->numel * sizeof *flat);
+    }
+    return 0;
+}
+
+static int check_replay(checker *K, run_state *R, const run_cfg *c, long steps) {
+    const model *m = &R->m;
+    int L = m->n_layers, rc = 0;
+    size_t np = m->n_params, act_max = R->B * R->widest;
+    size_t dmax = act_max > np ? act_max : np;
+    float *pf = ls_malloc(np * sizeof *pf), *pm = ls_calloc(np, sizeof *pm), *pv = ls_calloc(np, sizeof *pv);
+    float *gg = ls_malloc(np * sizeof *gg), *errf = ls_malloc(act_max * sizeof *errf);
+    float *actbuf[2] = {ls_malloc(act_max * sizeof(float)), ls_malloc(act_max * sizeof(float))};
+    double *bound = ls_malloc(dmax * sizeof *bound), *bound2 = ls_malloc(dmax * sizeof *bound2);
+    double *bound3 = ls_malloc(dmax * sizeof *bound3);
+    double *err[2] = {ls_malloc(act_max * sizeof(double)), ls_malloc(act_max * sizeof(double))};
+    double *lb = NULL, *pb = NULL;
+    float *logits = NULL, *pred = NULL;
+    if (!pf || !pm || !pv || !gg || !errf || !actbuf[0] || !actbuf[1] || !bound || !bound2 || !bound3 || !err[0] ||
+        !err[1]) {
+        rc = LS_ENOMEM;
+        goto done;
+    }
+    memcpy(pf, R->params, np * sizeof *pf); /* step 1 starts from the seeded weights, m = v = 0 */
+    size_t shape[4];
+    const golden_record *g;
+#define NEED(st, ly, kind, name) \
+    if (!(g = need(K, (st), (ly), (kind), (name)))) { rc = LS_EFORMAT; goto done; }
+#define TRY(call) \
+    if ((rc = (call))) goto done;
+
+    for (long k = 1; k <= steps; k++) {
+        uint32_t st = (uint32_t)k;
+        if (k > 1) {
+            TRY(gather_flat(K, m, st - 1, TENSOR_PARAMS, pf));
+            TRY(gather_flat(K, m, st - 1, TENSOR_ADAM_M, pm));
+            TRY(gather_flat(K, m, st - 1, TENSOR_ADAM_V, pv));
+            TRY(engine_set_tensor(R->e, (tensor_id){TENSOR_PARAMS, 0}, pf));
+            TRY(engine_set_tensor(R->e, (tensor_id){TENSOR_ADAM_M, 0}, pm));
+            TRY(engine_set_tensor(R->e, (tensor_id){TENSOR_ADAM_V, 0}, pv));
+        }
+        size_t nb = run_batch(R, c, k);
+        TRY(engine_set_batch(R->e, R->x, R->y, nb, (uint64_t)k));
+        /* forward: layer l consumes the golden's ACT[l-1] */
+        for (int l = 0; l < L; l++) {
+            const layer *ly = &m->layers[l];
+            const float *xin = R->x;
+            if (l > 0) {
+                NEED(st, l - 1, TENSOR_ACT, m->layers[l - 1].name);
+                if (g->count != nb * layer_in_size(ly)) {
+                    rc = ls_err(LS_EFORMAT, "%s: step %u %s act has %zu values, the replay's batch needs %zu",
+                                K->gf->path, (unsigned)st, m->layers[l - 1].name, g->count, nb * layer_in_size(ly));
+                    goto done;
+                }
+                TRY(engine_set_tensor(R->e, (tensor_id){TENSOR_ACT, l - 1}, g->values));
+                xin = g->values;
+            }
+            TRY(engine_forward_layer(R->e, l, 1));
+            TRY(engine_get_tensor(R->e, (tensor_id){TENSOR_ACT, l}, R->tmp));
+            NEED(st, l, TENSOR_ACT, ly->name);
+            const golden_record *gout = g;
+            double *bd = NULL;
+            if (K->bounded) {
+                size_t no = nb * layer_out_size(ly);
+                bd = bound;
+                if (ly->kind == LAYER_CONV)
+                    compare_bound_conv_fwd(bd, xin, pf + m->tensors[ly->w_tensor].offset,
+                                           pf + m->tensors[ly->b_tensor].offset, nb, ly->in_c, ly->in_h, ly->in_w,
+                                           ly->out_c, ly->k, ly->pad);
+                else if (ly->kind == LAYER_DENSE)
+                    compare_bound_dense_fwd(bd, xin, pf + m->tensors[ly->w_tensor].offset,
+                                            pf + m->tensors[ly->b_tensor].offset, nb, ly->in_c, ly->out_c);
+                else if (ly->kind == LAYER_DROPOUT)
+                    for (size_t i = 0; i < no && i < gout->count; i++) bd[i] = 2 * U32 * fabs((double)gout->values[i]);
+                else
+                    memset(bd, 0, no * sizeof *bd); /* relu, max-pool, flatten: exact */
+            }
+            TRY(judge(K, gout, R->tmp, act_shape(ly, nb, shape), shape, bd));
+        }
+        /* loss on the golden's logits */
+        NEED(st, L - 1, TENSOR_ACT, m->layers[L - 1].name);
+        const golden_record *glogit = g;
+        TRY(engine_set_tensor(R->e, (tensor_id){TENSOR_ACT, L - 1}, glogit->values));
+        float loss;
+        TRY(engine_loss(R->e, &loss));
+        double lbound = 0;
+        if (K->bounded) TRY(loss_bounds(glogit->values, R->y, nb, m->n_classes, &lbound, bound));
+        NEED(st, -1, TENSOR_LOSS, "");
+        TRY(judge(K, g, &loss, 0, shape, K->bounded ? &lbound : NULL));
+        TRY(engine_get_tensor(R->e, (tensor_id){TENSOR_DACT, L - 1}, R->tmp));
+        NEED(st, L - 1, TENSOR_DACT, m->layers[L - 1].name);
+        TRY(judge(K, g, R->tmp, act_shape(&m->layers[L - 1], nb, shape), shape, K->bounded ? bound : NULL));
+        /* backward: layer l consumes the golden's DACT[l] (and ACT[l-1]) */
+        for (int l = L - 1; l >= 0; l--) {
+            const layer *ly = &m->layers[l];
+            NEED(st, l, TENSOR_DACT, ly->name);
+            const float *dy = g->values;
+            TRY(engine_set_tensor(R->e, (tensor_id){TENSOR_DACT, l}, dy));
+            TRY(engine_backward_layer(R->e, l));
+            if (l == 0) break;
+            const layer *lp = &m->layers[l - 1];
+            TRY(engine_get_tensor(R->e, (tensor_id){TENSOR_DACT, l - 1}, R->tmp));
+            NEED(st, l - 1, TENSOR_DACT, lp->name);
+            const golden_record *gdx = g;
+            double *bd = NULL;
+            if (K->bounded) {
+                size_t ni = nb * layer_in_size(ly);
+                bd = bound;
+                if (ly->kind == LAYER_CONV)
+                    compare_bound_conv_bwd_data(bd, dy, pf + m->tensors[ly->w_tensor].offset, nb, ly->in_c, ly->in_h,
+                                                ly->in_w, ly->out_c, ly->k, ly->pad);
+                else if (ly->kind == LAYER_DENSE)
+                    compare_bound_dense_bwd_data(bd, dy, pf + m->tensors[ly->w_tensor].offset, nb, ly->in_c,
+                                                 ly->out_c);
+                else if (ly->kind == LAYER_DROPOUT)
+                    for (size_t i = 0; i < ni && i < gdx->count; i++) bd[i] = 2 * U32 * fabs((double)gdx->values[i]);
+                else
+                    memset(bd, 0, ni * sizeof *bd); /* relu, max-pool, flatten: exact */
+            }
+            TRY(judge(K, gdx, R->tmp, act_shape(lp, nb, shape), shape, bd));
+        }
+        /* gradients, each from the golden's ACT[l-1] (or the batch) and DACT[l] */
+        TRY(engine_get_tensor(R->e, (tensor_id){TENSOR_GRADS, 0}, R->tmp));
+        for (int l = 0; l < L; l++) {
+            const layer *ly = &m->layers[l];
+            if (ly->w_tensor < 0) continue;
+            const model_tensor *wt = &m->tensors[ly->w_tensor], *bt = &m->tensors[ly->b_tensor];
+            double *bw = NULL, *bb = NULL;
+            if (K->bounded) {
+                const float *xin = R->x;
+                if (l > 0) {
+                    NEED(st, l - 1, TENSOR_ACT, m->layers[l - 1].name);
+                    xin = g->values;
+                }
+                NEED(st, l, TENSOR_DACT, ly->name);
+                bw = bound;
+                bb = bound2;
+                if (ly->kind == LAYER_CONV)
+                    compare_bound_conv_bwd_weights(bw, bb, xin, g->values, nb, ly->in_c, ly->in_h, ly->in_w, ly->out_c,
+                                                   ly->k, ly->pad);
+                else
+                    compare_bound_dense_bwd_weights(bw, bb, xin, g->values, nb, ly->in_c, ly->out_c);
+            }
+            NEED(st, l, TENSOR_GRADS, wt->name);
+            TRY(judge(K, g, R->tmp + wt->offset, tensor_shape(wt, shape), shape, bw));
+            NEED(st, l, TENSOR_GRADS, bt->name);
+            TRY(judge(K, g, R->tmp + bt->offset, tensor_shape(bt, shape), shape, bb));
+        }
+        /* the update consumes the golden's gradients */
+        TRY(gather_flat(K, m, st, TENSOR_GRADS, gg));
+        TRY(engine_set_tensor(R->e, (tensor_id){TENSOR_GRADS, 0}, gg));
+        TRY(engine_update(R->e, &c->adam, (int)k));
+        if (K->bounded) {
+            adam_scalars as = adam_make_scalars(&c->adam, (int)k);
+            adam_bounds(pf, pm, pv, gg, np, &as, bound, bound2, bound3);
+        }
+        tensor_kind ks[3] = {TENSOR_PARAMS, TENSOR_ADAM_M, TENSOR_ADAM_V};
+        double *kb[3] = {bound, bound2, bound3};
+        for (int q = 0; q < 3; q++) {
+            TRY(engine_get_tensor(R->e, (tensor_id){ks[q], 0}, R->tmp));
+            for (int t = 0; t < m->n_tensors; t++) {
+                const model_tensor *mt = &m->tensors[t];
+                NEED(st, mt->layer, ks[q], mt->name);
+                TRY(judge(K, g, R->tmp + mt->offset, tensor_shape(mt, shape), shape,
+                          K->bounded ? kb[q] + mt->offset : NULL));
+            }
+        }
+    }
+    /* evaluation of the golden's final weights on the test slice */
+    {
+        uint32_t st = (uint32_t)steps;
+        int C = m->n_classes;
+        TRY(gather_flat(K, m, st, TENSOR_PARAMS, pf));
+        TRY(engine_set_tensor(R->e, (tensor_id){TENSOR_PARAMS, 0}, pf));
+        NEED(st, -1, GOLDEN_KIND_LOGITS, "");
+        const golden_record *gl = g;
+        NEED(st, -1, GOLDEN_KIND_PREDICTIONS, "");
+        const golden_record *gp = g;
+        if (gl->count != R->n_test * (size_t)C || gp->count != R->n_test) {
+            rc = ls_err(LS_EFORMAT, "%s: %zu logits and %zu predictions for %zu test images of %d classes", K->gf->path,
+                        gl->count, gp->count, R->n_test, C);
+            goto done;
+        }
+        logits = ls_malloc(gl->count * sizeof *logits);
+        pred = ls_malloc(gp->count * sizeof *pred);
+        lb = ls_calloc(gl->count, sizeof *lb);
+        pb = ls_calloc(gp->count, sizeof *pb);
+        if (!logits || !pred || !lb || !pb) {
+            rc = LS_ENOMEM;
+            goto done;
+        }
+        for (size_t s = 0; s < R->n_test; s += R->B) {
+            size_t nb = R->n_test - s < R->B ? R->n_test - s : R->B;
+            data_make_batch(&R->ds.test, NULL, s, nb, R->x, R->y);
+            TRY(engine_set_batch(R->e, R->x, R->y, nb, 0));
+            const float *xin = R->x;
+            int cur = 0;
+            if (K->bounded) memset(err[0], 0, nb * R->in * sizeof(double)); /* x/255 is the same everywhere */
+            for (int l = 0; l < L; l++) {
+                TRY(engine_forward_layer(R->e, l, 0));
+                if (!K->bounded) continue;
+                TRY(engine_get_tensor(R->e, (tensor_id){TENSOR_ACT, l}, actbuf[l & 1]));
+                eval_bound_layer(m, l, pf, xin, err[cur], err[!cur], errf, bound, nb);
+                cur = !cur;
+                xin = actbuf[l & 1];
+            }
+            TRY(engine_get_tensor(R->e, (tensor_id){TENSOR_ACT, L - 1}, logits + s * C));
+            for (size_t i = 0; i < nb; i++) {
+                const float *zn = logits + (s + i) * C, *zg = gl->values + (s + i) * C;
+                int b = argmax_row(zn, C), a = (int)gp->values[s + i];
+                pred[s + i] = (float)b;
+                if (!K->bounded) continue;
+                const double *e = err[cur] + i * C;
+                for (int j = 0; j < C; j++) lb[(s + i) * C + j] = 1.01 * e[j];
+                /* a flip is plausible only where the golden's two logits are
+                 * within the errors of both sides of a tie */
+                if (a >= 0 && a < C && b != a)
+                    pb[s + i] = (double)zg[a] - (double)zg[b] <= 2.02 * (e[a] + e[b]) ? (double)C : 0.0;
+            }
+        }
+        size_t sh[2] = {R->n_test, (size_t)C};
+        TRY(judge(K, gl, logits, 2, sh, K->bounded ? lb : NULL));
+        TRY(judge(K, gp, pred, 1, sh, K->bounded ? pb : NULL));
+    }
+    for (size_t i = 0; i < K->gf->n_records; i++)
+        if (!K->seen[i]) {
+            char lab[96];
+            golden_record_label(&K->gf->records[i], lab, sizeof lab);
+            rc = ls_err(LS_EFORMAT, "%s: record %zu (%s) is not part of the run its provenance describes",
+                        K->gf->path, i, lab);
+            goto done;
+        }
+#undef NEED
+#undef TRY
+done:
+    free(pf);
+    free(pm);
+    free(pv);
+    free(gg);
+    free(errf);
+    free(actbuf[0]);
+    free(actbuf[1]);
+    free(bound);
+    free(bound2);
+    free(bound3);
+    free(err[0]);
+    free(err[1]);
+    free(lb);
+    free(pb);
+    free(logits);
+    free(pred);
+    return rc;
+}
+
+int golden_check_run(const golden_check_cfg *cfg) {
+    checker K;
+    memset(&K, 0, sizeof K);
+    K.cfg = cfg;
+    run_state R;
+    memset(&R, 0, sizeof R);
+    golden_prov cur;
+    golden_prov_init(&cur);
+    run_cfg c;
+    run_cfg_default(&c);
+    int rc;
+    double t0 = ls_now(), v;
+    long steps = 0;
+    char engine_spec_buf[256];
+
+    if ((rc = golden_read(&K.gf, cfg->path))) goto done;
+    golden_file *gf = K.gf;
+    K.seen = ls_calloc(gf->n_records ? gf->n_records : 1, 1);
+    if (!K.seen) {
+        rc = LS_ENOMEM;
+        goto done;
+    }
+    golden_policy asked;
+    if ((rc = golden_policy_parse(&asked, cfg->policy ? cfg->policy : "auto"))) {
+        rc = LS_EINVAL;
+        goto done;
+    }
+    /* the configuration, from the provenance */
+    const char *spec_text = golden_provenance_get(gf, "model.spec");
+    const char *mname = golden_provenance_get(gf, "model.name");
+    const char *mhash = golden_provenance_get(gf, "model.hash");
+    const char *espec = golden_provenance_get(gf, "engine.spec");
+    const char *ddir = golden_provenance_get(gf, "data.dir");
+    if (!spec_text || !mname || !mhash || !espec || !ddir) {
+        rc = ls_err(LS_EFORMAT, "%s: provenance lacks model.spec, model.name, model.hash, engine.spec or data.dir: "
+                    "not a golden `lockstep golden record` wrote", gf->path);
+        goto done;
+    }
+    if ((rc = model_parse_spec(&R.m, spec_text, mname))) {
+        rc = ls_err(LS_EFORMAT, "%s: model.spec: %s", gf->path, ls_errmsg());
+        goto done;
+    }
+    snprintf(R.m.name, sizeof R.m.name, "%s", mname);
+    char hb[32];
+    snprintf(hb, sizeof hb, "%016llx", (unsigned long long)model_hash(&R.m));
+    if (strcmp(hb, mhash) != 0) {
+        rc = ls_err(LS_EFORMAT, "%s: model.spec hashes to %s, the file says %s", gf->path, hb, mhash);
+        goto done;
+    }
+    if ((rc = prov_num(gf, "seed", 0, 18446744073709551615.0, &v))) goto done;
+    c.seed = strtoull(golden_provenance_get(gf, "seed"), NULL, 10);
+    if ((rc = prov_num(gf, "batch", 1, 65536, &v))) goto done;
+    c.batch = (size_t)v;
+    if ((rc = prov_num(gf, "lr", 0, 10, &c.adam.lr))) goto done;
+    if ((rc = prov_num(gf, "adam.beta1", 0, 1, &c.adam.beta1))) goto done;
+    if ((rc = prov_num(gf, "adam.beta2", 0, 1, &c.adam.beta2))) goto done;
+    if ((rc = prov_num(gf, "adam.eps", 0, 1, &c.adam.eps))) goto done;
+    if ((rc = prov_num(gf, "steps", 1, 1e6, &v))) goto done;
+    steps = (long)v;
+    if ((rc = prov_num(gf, "limit_train", 1, 1e9, &v))) goto done;
+    c.limit_train = (size_t)v;
+    if ((rc = prov_num(gf, "limit_test", 1, 1e9, &v))) goto done;
+    c.limit_test = (size_t)v;
+    c.data_dir = cfg->data_dir ? cfg->data_dir : ddir;
+    snprintf(engine_spec_buf, sizeof engine_spec_buf, "%s", cfg->engine ? cfg->engine : espec);
+    c.engine = engine_spec_buf;
+
+    /* the data must be what the golden was made from */
+    if ((rc = dataset_load(&R.ds, c.data_dir, R.m.n_classes))) goto done;
+    {
+        const idx_set *sets[2] = {&R.ds.train, &R.ds.test};
+        for (int i = 0; i < 2; i++) {
+            const char *paths[2] = {sets[i]->images_path, sets[i]->labels_path};
+            uint32_t crcs[2] = {sets[i]->images_crc, sets[i]->labels_crc};
+            for (int j = 0; j < 2; j++) {
+                char nm[128], key[200], now[16];
+                data_key_name(nm, sizeof nm, paths[j]);
+                snprintf(key, sizeof key, "data.%s.crc32", nm);
+                snprintf(now, sizeof now, "%08x", (unsigned)crcs[j]);
+                const char *was = golden_provenance_get(gf, key);
+                if (!was) {
+                    rc = ls_err(LS_EFORMAT, "%s: no recorded digest for %s (key %s)", gf->path, paths[j], key);
+                    goto done;
+                }
+                if (strcmp(was, now) != 0) {
+                    rc = ls_err(LS_EFORMAT, "%s: crc32 %s, but the golden was recorded on data with crc32 %s: "
+                                "not the same data (use --data DIR to point at it)", paths[j], now, was);
+                    goto done;
+                }
+            }
+        }
+    }
+    if ((rc = run_state_open(&R, &c, c.engine))) goto done;
+    if ((rc = build_prov(&cur, &c, steps, &R.m, &R.ds, R.e, R.spec))) goto done;
+    char reason[1024], pb[32];
+    golden_policy_resolve(&K.pol, &asked, &gf->prov, &cur, reason, sizeof reason);
+    K.bounded = K.pol.kind == GOLDEN_POLICY_BOUND;
+    say(cfg->out, "golden check %s: %s, engine %s (recorded with %s), %ld step(s) of batch %zu, %zu test images\n",
+        gf->path, R.m.name, R.spec, espec, steps, R.B, R.n_test);
+    say(cfg->out, "policy %s — %s\n", golden_policy_str(&K.pol, pb, sizeof pb), reason);
+    say(cfg->out, "data %s: the 4 files match their recorded crc32\n", c.data_dir);
+
+    rc = check_replay(&K, &R, &c, steps);
+    if (rc) goto done;
+    print_table(&K);
+    if (K.n_fail_rec) {
+        say(cfg->out, "\nREGRESSION: %zu of %zu values in %zu of %zu records outside policy %s (%.2f s)\n",
+            K.n_fail_el, K.n_values, K.n_fail_rec, K.n_rows, golden_policy_str(&K.pol, pb, sizeof pb),
+            ls_now() - t0);
+        rc = ls_err(LS_EMISMATCH, "%s: %zu values in %zu records differ under policy %s", gf->path, K.n_fail_el,
+                    K.n_fail_rec, golden_policy_str(&K.pol, pb, sizeof pb));
+    } else {
+        say(cfg->out, "\nPASS: %zu records, %zu values, policy %s (%.2f s)\n", K.n_rows, K.n_values,
+            golden_policy_str(&K.pol, pb, sizeof pb), ls_now() - t0);
+    }
+done:
+    if (rc && rc != LS_EMISMATCH) say(cfg->err, "lockstep golden check: %s\n", ls_errmsg());
+    golden_prov_free(&cur);
+    run_state_free(&R);
+    golden_file_free(K.gf);
+    free(K.seen);
+    free(K.rows);
+    return golden_verdict(rc);
+}

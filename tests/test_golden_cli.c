@@ -1,0 +1,359 @@
+/*
+ * test_golden_cli.c — `lockstep golden record` and `golden check`
+ * (src/golden_cli.c) end to end, on a slice of real FashionMNIST, through
+ * the same job functions main() calls, with their output captured:
+ *   - round trips record -> check pass for the cpu engine and the fp32cr
+ *     reference, over two steps (so the replay of step 2 starts from the
+ *     golden's recorded state);
+ *   - one value moved by one ULP (a copy re-written with the writer API, so
+ *     every checksum is valid) is a regression naming step, layer, tensor
+ *     and index;
+ *   - truncation at each sixteenth, flipped bytes, wrong magic, wrong
+ *     version, a missing file: unusable (exit 2), never a pass;
+ *   - a provenance mismatch (lib.onednn) switches auto to bound and says so;
+ *   - data whose crc32 differs from the recorded one is unusable;
+ *   - the bound policy's tolerances hold across engines: a cpu golden
+ *     replayed by the fp32cr reference passes under bound (each side is a
+ *     valid fp32 evaluation, so a failure would mean a wrong bound);
+ *   - the committed goldens pass: ref-fp32cr under exact, cpu under auto.
+ * No numeric tolerance is chosen here: the policies carry them (golden.c,
+ * golden_cli.c), and every comparison in this file is an exit status or a
+ * message.
+ *
+ * Not here: the file format's own damage cases (test_golden.c).
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "golden.h"
+#include "golden_cli.h"
+#include "util.h"
+
+static char g_dir[64];
+static char g_cpu[128], g_ref[128]; /* two-step goldens recorded by the fixture */
+static char g_committed[2][600];     /* golden/cpu.lsg, golden/ref-fp32cr.lsg */
+static int g_have_data;
+
+/* ---- helpers ------------------------------------------------------------------ */
+
+/* Run the check job with output captured into *text (caller frees). */
+static int run_check(const char *path, const char *engine, const char *policy, char **text) {
+    golden_check_cfg c;
+    golden_check_cfg_default(&c);
+    c.path = path;
+    c.engine = engine;
+    c.policy = policy;
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&buf, &len);
+    assert_non_null(f);
+    c.out = c.err = f;
+    int rc = golden_check_run(&c);
+    fclose(f);
+    if (text) *text = buf;
+    else free(buf);
+    return rc;
+}
+
+static int record(const char *path, const char *engine, long steps, size_t batch, size_t limit_test) {
+    golden_record_cfg c;
+    golden_record_cfg_default(&c);
+    c.run.engine = engine;
+    c.run.batch = batch;
+    c.run.limit_train = 64;
+    c.run.limit_test = limit_test;
+    c.steps = steps;
+    c.out_path = path;
+    c.out = NULL;
+    return golden_record_run(&c);
+}
+
+/* Re-write golden `src` to `dst` through the writer API: provenance key
+ * `key` set to `val` (when key is not NULL), and value `index` of the first
+ * record matching (step, layer, kind) moved one ULP up (when step > 0). */
+static void rewrite(const char *src, const char *dst, const char *key, const char *val, uint32_t step, int32_t layer,
+                    unsigned kind, size_t index) {
+    golden_file *gf;
+    assert_int_equal(golden_read(&gf, src), 0);
+    golden_prov p;
+    golden_prov_init(&p);
+    for (size_t i = 0; i < gf->prov.n; i++) assert_int_equal(golden_prov_set(&p, gf->prov.key[i], gf->prov.val[i]), 0);
+    if (key) assert_int_equal(golden_prov_set(&p, key, val), 0);
+    golden_writer *w;
+    assert_int_equal(golden_writer_open(&w, dst, &p), 0);
+    int done = 0;
+    for (size_t i = 0; i < gf->n_records; i++) {
+        const golden_record *r = &gf->records[i];
+        float *v = malloc((r->count ? r->count : 1) * sizeof *v);
+        assert_non_null(v);
+        memcpy(v, r->values, r->count * sizeof *v);
+        if (step && !done && r->step == step && r->layer == layer && r->kind == kind) {
+            assert_true(index < r->count);
+            v[index] = nextafterf(v[index], INFINITY);
+            done = 1;
+        }
+        assert_int_equal(golden_writer_add(w, r->step, r->layer, r->kind, r->name, r->ndim, r->shape, v), 0);
+        free(v);
+    }
+    assert_int_equal(golden_writer_close(w, 1), 0);
+    assert_true(done || !step);
+    golden_prov_free(&p);
+    golden_file_free(gf);
+}
+
+static unsigned char *slurp(const char *path, size_t *len) {
+    FILE *f = fopen(path, "rb");
+    assert_non_null(f);
+    fseek(f, 0, SEEK_END);
+    long n = ftell(f);
+    fseek(f, 0, SEEK_SET);
+    unsigned char *b = malloc((size_t)n + 1);
+    assert_non_null(b);
+    assert_int_equal(fread(b, 1, (size_t)n, f), (size_t)n);
+    fclose(f);
+    *len = (size_t)n;
+    return b;
+}
+
+static void spit(const char *path, const unsigned char *b, size_t n) {
+    FILE *f = fopen(path, "wb");
+    assert_non_null(f);
+    assert_int_equal(fwrite(b, 1, n, f), n);
+    fclose(f);
+}
+
+/* golden/NAME from the working directory (make test runs from the
+ * checkout), else relative to this executable (build/tests/). */
+static void committed_path(char *out, size_t cap, const char *name) {
+    snprintf(out, cap, "golden/%s", name);
+    if (access(out, R_OK) == 0) return;
+    char exe[512];
+    ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
+    if (n > 0) {
+        exe[n] = 0;
+        char *s = strrchr(exe, '/');
+        if (s) *s = 0;
+        snprintf(out, cap, "%s/../../golden/%s", exe, name);
+    }
+}
+
+/* ---- fixtures ----------------------------------------------------------------- */
+
+static int setup(void **state) {
+    (void)state;
+    g_have_data = access("/usr/share/datasets/fashion-mnist/train-images-idx3-ubyte.gz", R_OK) == 0 ||
+                  access("/usr/share/datasets/fashion-mnist/train-images-idx3-ubyte", R_OK) == 0;
+    snprintf(g_dir, sizeof g_dir, "/tmp/lsg_cli_XXXXXX");
+    if (!mkdtemp(g_dir)) return -1;
+    snprintf(g_cpu, sizeof g_cpu, "%s/cpu.lsg", g_dir);
+    snprintf(g_ref, sizeof g_ref, "%s/ref.lsg", g_dir);
+    committed_path(g_committed[0], sizeof g_committed[0], "cpu.lsg");
+    committed_path(g_committed[1], sizeof g_committed[1], "ref-fp32cr.lsg");
+    if (!g_have_data) return 0;
+    /* two steps of batch 2 and 16 test images: small, and step 2 starts from
+     * the recorded state of step 1 */
+    if (record(g_cpu, "cpu:threads=1", 2, 2, 16)) {
+        fprintf(stderr, "record cpu: %s\n", ls_errmsg());
+        return -1;
+    }
+    if (record(g_ref, "reference:mode=fp32cr:threads=1", 2, 2, 16)) {
+        fprintf(stderr, "record reference: %s\n", ls_errmsg());
+        return -1;
+    }
+    return 0;
+}
+
+static int teardown(void **state) {
+    (void)state;
+    char cmd[128];
+    snprintf(cmd, sizeof cmd, "rm -rf '%s'", g_dir);
+    return system(cmd) == 0 ? 0 : -1;
+}
+
+#define NEED_DATA()                                                                          \
+    do {                                                                                     \
+        if (!g_have_data) {                                                                  \
+            print_message("FashionMNIST not installed (dataset-fashion-mnist): skipped\n");  \
+            skip();                                                                          \
+        }                                                                                    \
+    } while (0)
+
+/* ---- tests -------------------------------------------------------------------- */
+
+static void test_roundtrip_cpu(void **state) {
+    (void)state;
+    NEED_DATA();
+    char *out;
+    assert_int_equal(run_check(g_cpu, NULL, "auto", &out), GOLDEN_PASS);
+    assert_non_null(strstr(out, "auto → exact"));
+    assert_non_null(strstr(out, "PASS"));
+    /* two steps: both were replayed and compared */
+    assert_non_null(strstr(out, "step 2 layer 9 (fc2.bias) adam_v"));
+    free(out);
+}
+
+static void test_roundtrip_reference(void **state) {
+    (void)state;
+    NEED_DATA();
+    char *out;
+    assert_int_equal(run_check(g_ref, NULL, "exact", &out), GOLDEN_PASS);
+    assert_non_null(strstr(out, "policy exact (asked)"));
+    free(out);
+}
+
+static void test_one_ulp_is_regression(void **state) {
+    (void)state;
+    NEED_DATA();
+    char bad[160], *out;
+    /* step 1, layer 3 (conv2), act, index 5 */
+    snprintf(bad, sizeof bad, "%s/ulp_act.lsg", g_dir);
+    rewrite(g_cpu, bad, NULL, NULL, 1, 3, 1 /* act */, 5);
+    assert_int_equal(run_check(bad, NULL, "exact", &out), GOLDEN_REGRESSION);
+    assert_non_null(strstr(out, "step 1 layer 3 (conv2) act [5]"));
+    assert_non_null(strstr(out, "1 ULP"));
+    assert_non_null(strstr(out, "REGRESSION"));
+    free(out);
+    /* a value of step 2's update: step 2 is compared too */
+    snprintf(bad, sizeof bad, "%s/ulp_params.lsg", g_dir);
+    rewrite(g_cpu, bad, NULL, NULL, 2, 7, 3 /* params */, 123);
+    assert_int_equal(run_check(bad, NULL, "auto", &out), GOLDEN_REGRESSION);
+    assert_non_null(strstr(out, "step 2 layer 7 (fc1.weight) params [123]"));
+    free(out);
+    /* ulp:1 lets exactly that one ULP through */
+    assert_int_equal(run_check(bad, NULL, "ulp:1", &out), GOLDEN_PASS);
+    free(out);
+}
+
+static void test_damage_is_unusable(void **state) {
+    (void)state;
+    NEED_DATA();
+    size_t n;
+    unsigned char *b = slurp(g_cpu, &n);
+    char bad[160], *out;
+    snprintf(bad, sizeof bad, "%s/damaged.lsg", g_dir);
+    /* truncation at each sixteenth (0 included: an empty file) */
+    for (int k = 0; k < 16; k++) {
+        spit(bad, b, n * (size_t)k / 16);
+        assert_int_equal(run_check(bad, NULL, "auto", &out), GOLDEN_UNUSABLE);
+        assert_non_null(strstr(out, "damaged.lsg"));
+        free(out);
+    }
+    /* flipped bytes: header, provenance, record stream (several places), footer */
+    size_t at[] = {3, 20, 40, 300, n / 3, n / 2, 2 * n / 3, n - 30, n - 10, n - 1};
+    for (size_t i = 0; i < LS_ARRAY_LEN(at); i++) {
+        b[at[i]] ^= 0x5a;
+        spit(bad, b, n);
+        b[at[i]] ^= 0x5a;
+        assert_int_equal(run_check(bad, NULL, "auto", &out), GOLDEN_UNUSABLE);
+        free(out);
+    }
+    /* wrong magic */
+    b[1] = 'X';
+    spit(bad, b, n);
+    b[1] = 'L';
+    assert_int_equal(run_check(bad, NULL, "auto", &out), GOLDEN_UNUSABLE);
+    assert_non_null(strstr(out, "magic"));
+    free(out);
+    /* wrong version */
+    b[8] = 2;
+    spit(bad, b, n);
+    b[8] = 1;
+    assert_int_equal(run_check(bad, NULL, "auto", &out), GOLDEN_UNUSABLE);
+    assert_non_null(strstr(out, "version"));
+    free(out);
+    /* missing */
+    snprintf(bad, sizeof bad, "%s/missing.lsg", g_dir);
+    assert_int_equal(run_check(bad, NULL, "auto", &out), GOLDEN_UNUSABLE);
+    free(out);
+    /* a bad policy is a usage error, not a pass */
+    assert_int_equal(run_check(g_cpu, NULL, "sloppy", &out), GOLDEN_UNUSABLE);
+    free(out);
+    free(b);
+}
+
+static void test_provenance_mismatch_switches_to_bound(void **state) {
+    (void)state;
+    NEED_DATA();
+    char other[160], *out;
+    snprintf(other, sizeof other, "%s/onednn.lsg", g_dir);
+    rewrite(g_cpu, other, "lib.onednn", "9.9.9", 0, 0, 0, 0);
+    assert_int_equal(run_check(other, NULL, "auto", &out), GOLDEN_PASS);
+    assert_non_null(strstr(out, "auto → bound"));
+    assert_non_null(strstr(out, "oneDNN version differs: 9.9.9 vs"));
+    free(out);
+}
+
+static void test_data_crc_mismatch_is_unusable(void **state) {
+    (void)state;
+    NEED_DATA();
+    char other[160], *out;
+    snprintf(other, sizeof other, "%s/data.lsg", g_dir);
+    rewrite(g_cpu, other, "data.t10k-images-idx3-ubyte.crc32", "01234567", 0, 0, 0, 0);
+    assert_int_equal(run_check(other, NULL, "auto", &out), GOLDEN_UNUSABLE);
+    assert_non_null(strstr(out, "t10k-images-idx3-ubyte"));
+    assert_non_null(strstr(out, "01234567"));
+    free(out);
+}
+
+static void test_bound_holds_across_engines(void **state) {
+    (void)state;
+    NEED_DATA();
+    char *out;
+    /* the cpu golden replayed by the correctly rounded reference, and the
+     * reference golden by the cpu engine: different summation orders, each
+     * within the a-priori fp32 bound of the exact result */
+    int rc = run_check(g_cpu, "reference:mode=fp32cr:threads=1", "bound", &out);
+    if (rc != GOLDEN_PASS) print_message("%s\n", out);
+    assert_int_equal(rc, GOLDEN_PASS);
+    free(out);
+    rc = run_check(g_ref, "cpu:threads=1", "bound", &out);
+    if (rc != GOLDEN_PASS) print_message("%s\n", out);
+    assert_int_equal(rc, GOLDEN_PASS);
+    /* and exact does see that they differ */
+    free(out);
+    assert_int_equal(run_check(g_ref, "cpu:threads=1", "exact", &out), GOLDEN_REGRESSION);
+    free(out);
+}
+
+static void test_committed_goldens_pass(void **state) {
+    (void)state;
+    NEED_DATA();
+    char *out;
+    struct stat sb;
+    for (int i = 0; i < 2; i++) {
+        assert_int_equal(stat(g_committed[i], &sb), 0);
+        assert_true(sb.st_size <= 2 * 1024 * 1024); /* the size limit */
+    }
+    int rc = run_check(g_committed[1], NULL, "exact", &out);
+    if (rc != GOLDEN_PASS) print_message("%s\n", out);
+    assert_int_equal(rc, GOLDEN_PASS);
+    free(out);
+    rc = run_check(g_committed[0], NULL, "auto", &out);
+    if (rc != GOLDEN_PASS) print_message("%s\n", out);
+    assert_int_equal(rc, GOLDEN_PASS);
+    free(out);
+}
+
+int main(void) {
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_roundtrip_cpu),
+        cmocka_unit_test(test_roundtrip_reference),
+        cmocka_unit_test(test_one_ulp_is_regression),
+        cmocka_unit_test(test_damage_is_unusable),
+        cmocka_unit_test(test_provenance_mismatch_switches_to_bound),
+        cmocka_unit_test(test_data_crc_mismatch_is_unusable),
+        cmocka_unit_test(test_bound_holds_across_engines),
+        cmocka_unit_test(test_committed_goldens_pass),
+    };
+    return cmocka_run_group_tests(tests, setup, teardown);
+}

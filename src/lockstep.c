@@ -21,7 +21,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "explain.h"
 #include "remote.h"
+#include "report.h"
 #include "rng.h"
 
 const char *lockstep_mode_name(lockstep_mode m) {
@@ -604,8 +606,8 @@ static int write_run_json(audit *A, const char *path) {
     lsbuf_printf(&b, ", \"compiler\": ");
     lsbuf_json_str(&b, "gcc " __VERSION__);
     lsbuf_printf(&b, ", \"cflags\": ");
-#ifdef LS_CFLAGS
-    lsbuf_json_str(&b, LS_CFLAGS);
+#ifdef LS_BUILD_CFLAGS
+    lsbuf_json_str(&b, LS_BUILD_CFLAGS);
 #else
     lsbuf_json_str(&b, "");
 #endif
@@ -835,6 +837,7 @@ static void print_summary(audit *A) {
             fprintf(f, "\n");
         }
     }
+    explain_print(f, r, m);
     fprintf(f, "\n== cost\n  comparison %.2f s of %.2f s total; %ld steps; driver peak RSS %.1f MiB\n", r->compare_s,
             r->total_s, r->total_steps, r->parent_peak_rss / 1048576.0);
     (void)m;
@@ -1076,7 +1079,9 @@ int audit_run(const audit_cfg *cfg, audit_result *res) {
         char path[1100];
         snprintf(path, sizeof path, "%s/run.json", A.cfg.out_dir);
         if ((rc = write_run_json(&A, path))) goto done;
-        if (out) fprintf(out, "  wrote %s/steps.jsonl (%ld lines) and %s\n", A.cfg.out_dir, r->jsonl_lines, path);
+        if ((rc = report_write(A.cfg.out_dir, &A.cfg, &A.m, &A.ds, r))) goto done;
+        if (out) fprintf(out, "  wrote %s/steps.jsonl (%ld lines), %s and report.md/report.html\n", A.cfg.out_dir,
+                         r->jsonl_lines, path);
     }
 done:
     if (A.jsonl) {

@@ -1,0 +1,1112 @@
+/*
+ * explain.c — the rules of explain.h over an audit_result.
+ *
+ * Everything here reads numbers the audit already measured and the
+ * engines' descriptions; nothing is re-run.  Two kinds of fact are used:
+ *   - settings: the spec knobs, overridden by what describe() reports was
+ *     actually used (threads, ISA, algorithm, math mode, ...), so that two
+ *     engines can be said to differ "only in threads";
+ *   - per-layer kernels: describe()'s per-layer entries, searched for
+ *     transform algorithms (Winograd, FFT) and TF32.
+ * The JSON reader below is the minimum for describe() texts: objects,
+ * arrays, strings, scalars; it never allocates.
+ *
+ * Not here: I/O beyond explain_print, any threshold but "bound ratio > 1"
+ * (the a-priori bound holds for fp32 in ANY order, so > 1 is not rounding).
+ */
+#include "explain.h"
+
+#include <ctype.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "engine.h"
+
+/* ---- a minimal JSON reader ---------------------------------------------- */
+
+static const char *jws(const char *s) {
+    while (*s == ' ' || *s == '\n' || *s == '\t' || *s == '\r') s++;
+    return s;
+}
+
+/* s at '"': the character after the closing quote, or NULL. */
+static const char *jskip_string(const char *s) {
+    for (s++; *s; s++) {
+        if (*s == '\\') {
+            if (!s[1]) return NULL;
+            s++;
+        } else if (*s == '"') {
+            return s + 1;
+        }
+    }
+    return NULL;
+}
+
+/* The character after the value starting at s, or NULL. */
+static const char *jskip_value(const char *s) {
+    s = jws(s);
+    if (*s == '"') return jskip_string(s);
+    if (*s == '{' || *s == '[') {
+        int depth = 0;
+        while (*s) {
+            if (*s == '"') {
+                if (!(s = jskip_string(s))) return NULL;
+                continue;
+            }
+            if (*s == '{' || *s == '[') depth++;
+            else if ((*s == '}' || *s == ']') && --depth == 0) return s + 1;
+            s++;
+        }
+        return NULL;
+    }
+    const char *p = s;
+    while (*p && *p != ',' && *p != '}' && *p != ']' && !isspace((unsigned char)*p)) p++;
+    return p == s ? NULL : p;
+}
+
+/* The value of member `key` of the object at s, or NULL. */
+static const char *jmember(const char *s, const char *key) {
+    if (!s) return NULL;
+    s = jws(s);
+    if (*s != '{') return NULL;
+    s++;
+    size_t kl = strlen(key);
+    for (;;) {
+        s = jws(s);
+        if (*s != '"') return NULL;
+        const char *k = s + 1, *e = jskip_string(s);
+        if (!e) return NULL;
+        s = jws(e);
+        if (*s != ':') return NULL;
+        s = jws(s + 1);
+        if ((size_t)(e - 1 - k) == kl && memcmp(k, key, kl) == 0) return s;
+        if (!(s = jskip_value(s))) return NULL;
+        s = jws(s);
+        if (*s != ',') return NULL;
+        s++;
+    }
+}
+
+/* Element i of the array at s, or NULL. */
+static const char *jelem(const char *s, int i) {
+    if (!s) return NULL;
+    s = jws(s);
+    if (*s != '[') return NULL;
+    s = jws(s + 1);
+    if (*s == ']') return NULL;
+    for (int k = 0;; k++) {
+        if (k == i) return s;
+        if (!(s = jskip_value(s))) return NULL;
+        s = jws(s);
+        if (*s != ',') return NULL;
+        s = jws(s + 1);
+    }
+}
+
+/* A scalar value as text (strings unescaped; \u escapes become '?'). */
+static int jscalar(const char *v, char *buf, size_t cap) {
+    if (!v || cap == 0) return -1;
+    buf[0] = 0;
+    if (*v == '{' || *v == '[') return -1;
+    size_t n = 0;
+    if (*v == '"') {
+        for (v++; *v && *v != '"'; v++) {
+            char c = *v;
+            if (c == '\\') {
+                v++;
+                c = *v == 'n' ? '\n' : *v == 't' ? '\t' : *v == 'u' ? '?' : *v;
+                if (*v == 'u')
+                    for (int k = 0; k < 4 && v[1]; k++) v++;
+                if (!*v) return -1;
+            }
+            if (n + 1 < cap) buf[n++] = c;
+        }
+        if (*v != '"') return -1;
+        buf[n] = 0;
+        return 0;
+    }
+    const char *e = jskip_value(v);
+    if (!e) return -1;
+    for (; v < e && n + 1 < cap; v++) buf[n++] = *v;
+    buf[n] = 0;
+    return 0;
+}
+
+int explain_json_get(const char *json, const char *key, char *buf, size_t cap) {
+    if (cap) buf[0] = 0;
+    return jscalar(jmember(json, key), buf, cap);
+}
+
+/* ---- small helpers ------------------------------------------------------- */
+
+static const char *fnum(char *buf, size_t cap, double v) {
+    if (isnan(v)) snprintf(buf, cap, "nan");
+    else if (isinf(v)) snprintf(buf, cap, "inf");
+    else if (v == 0) snprintf(buf, cap, "0");
+    else if (fabs(v) < 0.01 || fabs(v) >= 1e5) snprintf(buf, cap, "%.2e", v);
+    else if (fabs(v) < 100) snprintf(buf, cap, "%.3g", v);
+    else snprintf(buf, cap, "%.0f", v);
+    return buf;
+}
+
+/* snprintf appended to a fixed buffer. */
+static void cat(char *dst, size_t cap, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+static void cat(char *dst, size_t cap, const char *fmt, ...) {
+    size_t n = strlen(dst);
+    if (n + 1 >= cap) return;
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(dst + n, cap - n, fmt, ap);
+    va_end(ap);
+}
+
+static int is_repeat_pair(const audit_result *r, const audit_pair *p) {
+    return r->eng[p->b].repeat_of == p->a || r->eng[p->a].repeat_of == p->b;
+}
+
+/* The first slot that differs, by step and then phase order (the slot
+ * table is in phase order: forward, loss, backward from the last layer,
+ * update); -1 when every compared tensor was bitwise equal. */
+static int first_diff_slot(const audit_result *r, const audit_pair *p) {
+    int best = -1;
+    for (int s = 0; s < r->n_slots; s++) {
+        const audit_slot_stats *ss = &p->slot[s];
+        if (!ss->n_steps || !ss->first_unequal_step) continue;
+        if (best < 0 || ss->first_unequal_step < p->slot[best].first_unequal_step) best = s;
+    }
+    return best;
+}
+
+static int pair_equal(const audit_result *r, const audit_pair *p) {
+    return p->first_diff_step == 0 && first_diff_slot(r, p) < 0;
+}
+
+static long pair_compared(const audit_result *r, const audit_pair *p, long *n_tensor_cmp) {
+    long steps = 0, cmp = 0;
+    for (long s = 0; s < r->total_steps; s++) steps += p->param_rel_l2 && !isnan(p->param_rel_l2[s]);
+    for (int s = 0; s < r->n_slots; s++) cmp += p->slot[s].n_steps;
+    *n_tensor_cmp = cmp;
+    return steps;
+}
+
+/* Layer index whose name is the prefix of `name` up to the first '.'. */
+static int layer_of(const model *m, const char *name) {
+    const char *dot = strchr(name, '.');
+    size_t n = dot ? (size_t)(dot - name) : strlen(name);
+    for (int l = 0; l < m->n_layers; l++)
+        if (strlen(m->layers[l].name) == n && strncmp(m->layers[l].name, name, n) == 0) return l;
+    return -1;
+}
+
+static int ends_with(const char *s, const char *suf) {
+    size_t a = strlen(s), b = strlen(suf);
+    return a >= b && strcmp(s + a - b, suf) == 0;
+}
+
+/* The layer that computed slot s; *how: 0 forward, 1 backward-data,
+ * 2 backward-weights, 3 loss, 4 update.  -1 for the loss value itself. */
+static int slot_layer(const audit_result *r, const model *m, int s, int *how) {
+    const char *nm = r->slot_name[s];
+    int l = layer_of(m, nm);
+    *how = 3;
+    if (strcmp(nm, "loss") == 0) return -1;
+    if (ends_with(nm, ".act")) {
+        *how = 0;
+        return l;
+    }
+    if (ends_with(nm, ".dact")) {
+        if (l == m->n_layers - 1) {
+            *how = 3;
+            return l;
+        }
+        *how = 1;
+        return l >= 0 ? l + 1 : -1;
+    }
+    if (ends_with(nm, ".grad")) {
+        *how = 2;
+        return l;
+    }
+    *how = 4;
+    return l;
+}
+
+const char *explain_slot_origin(const audit_result *r, const model *m, int s, char *buf, size_t cap) {
+    int how, l = slot_layer(r, m, s, &how);
+    static const char *const HOW[] = {"forward", "backward-data", "backward-weights", "loss: softmax cross-entropy",
+                                      "Adam update"};
+    if (l < 0) snprintf(buf, cap, "loss (softmax cross-entropy)");
+    else snprintf(buf, cap, "%s (%s)", m->layers[l].name, HOW[how]);
+    return buf;
+}
+
+/* ---- engine facts ------------------------------------------------------ */
+
+#define FACTS_MAX 16
+typedef struct {
+    char kind[32];
+    int n;
+    char key[FACTS_MAX][24];
+    char val[FACTS_MAX][80];
+} facts;
+
+static void facts_set(facts *f, const char *k, const char *v) {
+    for (int i = 0; i < f->n; i++)
+        if (strcmp(f->key[i], k) == 0) {
+            snprintf(f->val[i], sizeof f->val[i], "%s", v);
+            return;
+        }
+    if (f->n >= FACTS_MAX) return;
+    snprintf(f->key[f->n], sizeof f->key[f->n], "%s", k);
+    snprintf(f->val[f->n], sizeof f->val[f->n], "%s", v);
+    f->n++;
+}
+
+static const char *facts_get(const facts *f, const char *k) {
+    for (int i = 0; i < f->n; i++)
+        if (strcmp(f->key[i], k) == 0) return f->val[i];
+    return "";
+}
+
+/* Settings that change numerics: the spec's knobs, then what describe()
+ * says was used under the same knob names (describe wins: "algo=auto" is
+ * a request, the per-layer kernels are the answer). */
+static void engine_facts(facts *f, const audit_engine *ae) {
+    memset(f, 0, sizeof *f);
+    engine_spec sp;
+    if (engine_spec_parse(&sp, ae->spec) == 0) {
+        snprintf(f->kind, sizeof f->kind, "%s", strcmp(sp.name, "ref") == 0 ? "reference" : sp.name);
+        for (int i = 0; i < sp.n_knobs; i++)
+            if (strcmp(sp.key[i], "timing") != 0) facts_set(f, sp.key[i], sp.val[i]);
+    }
+    if (ae->perturb_ulps) {
+        char k[16];
+        snprintf(k, sizeof k, "%d", ae->perturb_ulps);
+        facts_set(f, "perturb", k);
+    }
+    const char *d = ae->describe;
+    if (!d || d[0] != '{') return;
+    /* knob name <- describe key, per kind */
+    static const char *const CPU[][2] = {{"threads", "threads"}, {"algo", "algo"}, {"isa", "isa"},
+                                         {"math", "math"},       {"layout", "layout"}, {"fpmath", "fpmath"}};
+    static const char *const CUDA[][2] = {{"math", "math"},           {"algo", "algo_policy"}, {"pool", "pool_mode"},
+                                          {"expm", "expm"},           {"conv", "conv_algos"},
+                                          {"tf32_override", "env_NVIDIA_TF32_OVERRIDE"}};
+    static const char *const REF[][2] = {{"mode", "mode"}, {"prec", "prec_bits"}, {"threads", "threads"}};
+    const char *const(*map)[2] = NULL;
+    size_t n = 0;
+    if (strcmp(f->kind, "cpu") == 0) map = CPU, n = LS_ARRAY_LEN(CPU);
+    else if (strcmp(f->kind, "cuda") == 0) map = CUDA, n = LS_ARRAY_LEN(CUDA);
+    else if (strcmp(f->kind, "reference") == 0) map = REF, n = LS_ARRAY_LEN(REF);
+    char v[80];
+    for (size_t i = 0; i < n; i++)
+        if (explain_json_get(d, map[i][1], v, sizeof v) == 0 && strcmp(v, "null") != 0) facts_set(f, map[i][0], v);
+}
+
+/* Knobs whose values differ, as "threads (2 vs 1), algo (...)"; returns
+ * the count and the first differing key in *first. */
+static int facts_diff(const facts *x, const facts *y, char *out, size_t cap, const char **first) {
+    int n = 0;
+    out[0] = 0;
+    *first = NULL;
+    const facts *fs[2] = {x, y};
+    for (int w = 0; w < 2; w++)
+        for (int i = 0; i < fs[w]->n; i++) {
+            const char *k = fs[w]->key[i];
+            if (w == 1 && facts_get(x, k)[0]) continue; /* seen from x */
+            const char *a = facts_get(x, k), *b = facts_get(y, k);
+            if (strcmp(a, b) == 0) continue;
+            cat(out, cap, "%s%s (%s vs %s)", n ? ", " : "", k, a[0] ? a : "default", b[0] ? b : "default");
+            if (!*first) *first = k;
+            n++;
+        }
+    return n;
+}
+
+/* The describe() entry of a layer: top-level "layers" (cpu) or the first
+ * plan's "layers" (cuda), matched on "name" or "layer". */
+static const char *describe_layer(const char *d, const char *name) {
+    if (!d) return NULL;
+    const char *arrs[2] = {jmember(d, "layers"), jmember(jelem(jmember(d, "plans"), 0), "layers")};
+    char v[64];
+    for (int a = 0; a < 2; a++)
+        for (int i = 0;; i++) {
+            const char *e = jelem(arrs[a], i);
+            if (!e) break;
+            if ((explain_json_get(e, "name", v, sizeof v) == 0 || explain_json_get(e, "layer", v, sizeof v) == 0) &&
+                strcmp(v, name) == 0)
+                return e;
+        }
+    return NULL;
+}
+
+static int has_ci(const char *s, const char *sub) {
+    for (; *s; s++) {
+        size_t k = 0;
+        while (sub[k] && tolower((unsigned char)s[k]) == tolower((unsigned char)sub[k])) k++;
+        if (!sub[k]) return 1;
+    }
+    return 0;
+}
+
+/* Transform algorithms (Winograd, FFT) a layer uses per describe(), as
+ * "fwd jit_wino_4x3:avx512_core, ..." into out; returns how many. */
+static int layer_transforms(const char *d, const char *layer_name, char *out, size_t cap) {
+    out[0] = 0;
+    const char *e = describe_layer(d, layer_name);
+    if (!e) return 0;
+    static const char *const DIRS[] = {"fwd", "bwd_data", "bwd_weights", "bwd_filter", "forward", "backward_data",
+                                       "backward_filter"};
+    int n = 0;
+    char v[96];
+    for (size_t i = 0; i < LS_ARRAY_LEN(DIRS); i++) {
+        const char *m = jmember(e, DIRS[i]);
+        if (!m) continue;
+        if (*m == '{') { /* cuda: {"algo": ..., "transform": true} */
+            char t[16];
+            if (explain_json_get(m, "transform", t, sizeof t) == 0 && strcmp(t, "true") == 0 &&
+                explain_json_get(m, "algo", v, sizeof v) == 0) {
+                cat(out, cap, "%s%s %s", n ? ", " : "", DIRS[i], v);
+                n++;
+            }
+        } else if (jscalar(m, v, sizeof v) == 0 && (has_ci(v, "wino") || has_ci(v, "fft"))) {
+            cat(out, cap, "%s%s %s", n ? ", " : "", DIRS[i], v);
+            n++;
+        }
+    }
+    return n;
+}
+
+int explain_layer_kernels(const char *d, const char *layer_name, char *out, size_t cap) {
+    if (cap) out[0] = 0;
+    const char *e = describe_layer(d, layer_name);
+    if (!e) return 0;
+    static const char *const DIRS[] = {"fwd", "bwd_data", "bwd_weights", "bwd_filter"};
+    int n = 0;
+    char v[96];
+    for (size_t i = 0; i < LS_ARRAY_LEN(DIRS); i++) {
+        const char *m = jmember(e, DIRS[i]);
+        if (!m) continue;
+        if (*m == '{') {
+            if (explain_json_get(m, "algo", v, sizeof v) != 0) continue;
+        } else if (jscalar(m, v, sizeof v) != 0 || strcmp(v, "null") == 0) {
+            continue;
+        }
+        cat(out, cap, "%s%s %s", n ? "; " : "", DIRS[i], v);
+        n++;
+    }
+    if (n == 0 && explain_json_get(e, "library", v, sizeof v) == 0) { /* cuda dense: one library call */
+        char mm[48];
+        cat(out, cap, "%s", v);
+        if (explain_json_get(e, "math", mm, sizeof mm) == 0) cat(out, cap, " (%s)", mm);
+        n = 1;
+    }
+    return n;
+}
+
+static int uses_tf32(const facts *f) {
+    return strcmp(f->kind, "cuda") == 0 && strcmp(facts_get(f, "math"), "tf32") == 0 &&
+           strcmp(facts_get(f, "tf32_override"), "0") != 0;
+}
+
+/* ---- the list ------------------------------------------------------------ */
+
+static explain_finding *add(explain_list *l, const char *rule, explain_severity sev) {
+    if (l->n == l->cap) {
+        int cap = l->cap ? 2 * l->cap : 16;
+        explain_finding *f = realloc(l->f, (size_t)cap * sizeof *f);
+        if (!f) return NULL;
+        l->f = f;
+        l->cap = cap;
+    }
+    explain_finding *f = &l->f[l->n++];
+    memset(f, 0, sizeof *f);
+    snprintf(f->rule, sizeof f->rule, "%s", rule);
+    f->severity = sev;
+    f->pair = -1;
+    return f;
+}
+
+static void set_pair(explain_finding *f, const audit_result *r, int pi) {
+    f->pair = pi;
+    snprintf(f->a, sizeof f->a, "%s", r->eng[r->pair[pi].a].label);
+    snprintf(f->b, sizeof f->b, "%s", r->eng[r->pair[pi].b].label);
+}
+
+static void set_slot(explain_finding *f, const audit_result *r, const model *m, int s) {
+    if (s < 0) return;
+    snprintf(f->tensor, sizeof f->tensor, "%s", r->slot_name[s]);
+    explain_slot_origin(r, m, s, f->layer, sizeof f->layer);
+}
+
+/* The pair (reference, engine e), or -1. */
+static int ref_pair_of(const audit_result *r, int e) {
+    for (int pi = 0; pi < r->n_pairs; pi++)
+        if (r->eng[r->pair[pi].a].is_ref && r->pair[pi].b == e) return pi;
+    return -1;
+}
+
+/* "vs reference: X ratio a, Y ratio b (both <= 1: ...)" for slot s, or a
+ * note that no bound was computed. */
+static void bound_evidence(char *ev, size_t cap, const audit_result *r, int s, int ea, int eb) {
+    char b1[32];
+    int es[2] = {ea, eb}, n = 0, all_le1 = 1;
+    for (int k = 0; k < 2; k++) {
+        int pi = ref_pair_of(r, es[k]);
+        if (pi < 0 || r->pair[pi].slot[s].max_bound_ratio < 0) continue;
+        double q = r->pair[pi].slot[s].max_bound_ratio;
+        cat(ev, cap, "%s %s bound ratio vs %s %s", n ? ";" : " At this tensor,", r->eng[es[k]].label,
+            r->eng[r->pair[pi].a].label, fnum(b1, sizeof b1, q));
+        all_le1 &= q <= 1;
+        n++;
+    }
+    if (n == 2 && all_le1)
+        cat(ev, cap, " (both <= 1: at this tensor both are consistent with fp32 rounding in some order).");
+    else if (n > 0)
+        cat(ev, cap, ".");
+    else
+        cat(ev, cap, " No bound ratio for this tensor (bounds are computed only in --mode isolated with a reference "
+                     "engine), so whether each side is consistent with fp32 rounding was not checked here.");
+}
+
+/* Both engines' parameter drift from the reference at the last step where
+ * both were compared with it: which side is closer to exact arithmetic. */
+static void ref_drift_evidence(char *ev, size_t cap, const audit_result *r, int ea, int eb) {
+    int pa = ref_pair_of(r, ea), pb = ref_pair_of(r, eb);
+    if (pa < 0 || pb < 0 || !r->pair[pa].param_rel_l2 || !r->pair[pb].param_rel_l2) return;
+    /* isolated mode (the pairs carry bounds): the update consumed the
+     * leader's gradients, so the parameters say nothing about the engines */
+    for (int s = 0; s < r->n_slots; s++)
+        if (r->pair[pa].slot[s].max_bound_ratio >= 0 || r->pair[pb].slot[s].max_bound_ratio >= 0) return;
+    const double *x = r->pair[pa].param_rel_l2, *y = r->pair[pb].param_rel_l2;
+    for (long k = r->total_steps - 1; k >= 0; k--) {
+        if (isnan(x[k]) || isnan(y[k])) continue;
+        char b1[32], b2[32];
+        cat(ev, cap, " Parameters after step %ld vs %s (rel. L2): %s %s, %s %s", k + 1,
+            r->eng[r->pair[pa].a].label, r->eng[ea].label, fnum(b1, sizeof b1, x[k]), r->eng[eb].label,
+            fnum(b2, sizeof b2, y[k]));
+        if (x[k] > 0 && y[k] > 0) {
+            double q = y[k] / x[k];
+            cat(ev, cap, " (%.2gx).", q);
+        } else {
+            cat(ev, cap, ".");
+        }
+        return;
+    }
+}
+
+/* Pair divergence figures: first step, first tensor, its worst ULP. */
+static void divergence_evidence(char *ev, size_t cap, const audit_result *r, const model *m, const audit_pair *p,
+                                int s) {
+    char b1[32], b2[32], org[64];
+    if (s >= 0) {
+        const audit_slot_stats *ss = &p->slot[s];
+        cat(ev, cap,
+            "First unequal at step %ld in %s, computed by %s: the first tensor in phase order (forward, loss, "
+            "backward, update) to differ at that step. Over the %ld compared steps: normwise rel. L2 error up to "
+            "%s, max %s ULP (at step %ld), as few as %.4g%% of elements bitwise equal.",
+            ss->first_unequal_step, r->slot_name[s], explain_slot_origin(r, m, s, org, sizeof org), ss->n_steps,
+            fnum(b2, sizeof b2, ss->max_rel_l2), fnum(b1, sizeof b1, ss->max_ulp), ss->worst_step,
+            100 * ss->min_frac_equal);
+    } else if (p->first_diff_step) {
+        cat(ev, cap,
+            "The parameters first differ after step %ld, a step that was not fully compared, so the first tensor "
+            "is unknown (compare every step with --audit-every 1 to find it).",
+            p->first_diff_step);
+    }
+    long last = -1;
+    for (long k = r->total_steps - 1; k >= 0 && p->param_rel_l2; k--)
+        if (!isnan(p->param_rel_l2[k])) {
+            last = k;
+            break;
+        }
+    if (last >= 0)
+        cat(ev, cap, " Parameters after step %ld: rel. L2 difference %s, max %s ULP.", last + 1,
+            fnum(b1, sizeof b1, p->param_rel_l2[last]), fnum(b2, sizeof b2, p->param_max_ulp[last]));
+}
+
+/* ---- rules ---------------------------------------------------------------- */
+
+/* Two engines that differ only in the driver's perturb=K knob. */
+static int is_noise_pair(const audit_result *r, const audit_pair *p) {
+    const audit_engine *ea = &r->eng[p->a], *eb = &r->eng[p->b];
+    if (ea->is_ref || eb->is_ref || (ea->perturb_ulps == 0) == (eb->perturb_ulps == 0)) return 0;
+    facts fa, fb;
+    engine_facts(&fa, ea);
+    engine_facts(&fb, eb);
+    char diff[200];
+    const char *k;
+    return strcmp(fa.kind, fb.kind) == 0 && facts_diff(&fa, &fb, diff, sizeof diff, &k) == 1 &&
+           strcmp(k, "perturb") == 0;
+}
+
+static int rule_skipped(explain_list *L, const audit_result *r) {
+    for (int i = 0; i < r->n_engines; i++) {
+        const audit_engine *ae = &r->eng[i];
+        if (ae->available) continue;
+        explain_finding *f = add(L, "not-measured", EXPLAIN_INFO);
+        if (!f) return LS_ENOMEM;
+        snprintf(f->a, sizeof f->a, "%s", ae->label);
+        snprintf(f->title, sizeof f->title, "%s did not run: nothing about it was measured", ae->label);
+        snprintf(f->cause, sizeof f->cause, "%s", ae->skip_reason);
+        snprintf(f->evidence, sizeof f->evidence, "The engine reported itself unavailable when it was created.");
+        snprintf(f->fix, sizeof f->fix, "Run the audit where %s can run (for cuda: a machine with an NVIDIA GPU "
+                                        "and driver).", ae->label);
+    }
+    return LS_OK;
+}
+
+static int rule_determinism(explain_list *L, const audit_result *r, const model *m) {
+    for (int pi = 0; pi < r->n_pairs; pi++) {
+        const audit_pair *p = &r->pair[pi];
+        if (!is_repeat_pair(r, p)) continue;
+        const audit_engine *ea = &r->eng[p->a], *eb = &r->eng[p->b];
+        long ncmp, nst = pair_compared(r, p, &ncmp);
+        if (pair_equal(r, p)) {
+            explain_finding *f = add(L, "deterministic", EXPLAIN_OK);
+            if (!f) return LS_ENOMEM;
+            set_pair(f, r, pi);
+            snprintf(f->title, sizeof f->title, "%s is bitwise deterministic run to run", ea->label);
+            snprintf(f->cause, sizeof f->cause, "Two runs of the same spec in separate processes gave identical "
+                                                "bits.");
+            snprintf(f->evidence, sizeof f->evidence,
+                     "%s vs %s: parameters bitwise equal after each of %ld steps, and %ld tensor comparisons all "
+                     "bitwise equal.",
+                     ea->label, eb->label, nst, ncmp);
+            snprintf(f->fix, sizeof f->fix, "Nothing to fix. This holds for this machine, thread count and batch "
+                                            "size; it was not measured elsewhere.");
+            continue;
+        }
+        int s = first_diff_slot(r, p);
+        if (ea->perturb_ulps || eb->perturb_ulps) {
+            explain_finding *f = add(L, "not-measured", EXPLAIN_INFO);
+            if (!f) return LS_ENOMEM;
+            set_pair(f, r, pi);
+            snprintf(f->title, sizeof f->title, "%s vs %s: not a determinism check (perturbed starts)", ea->label,
+                     eb->label);
+            snprintf(f->cause, sizeof f->cause,
+                     "Both runs start from initial weights moved by perturb=%d, and the driver may draw each run's "
+                     "direction separately, so a difference here says nothing about determinism.",
+                     ea->perturb_ulps ? ea->perturb_ulps : eb->perturb_ulps);
+            divergence_evidence(f->evidence, sizeof f->evidence, r, m, p, s);
+            snprintf(f->fix, sizeof f->fix, "Judge determinism on the unperturbed repeats.");
+            continue;
+        }
+        explain_finding *f = add(L, "nondeterminism", EXPLAIN_PROBLEM);
+        if (!f) return LS_ENOMEM;
+        set_pair(f, r, pi);
+        set_slot(f, r, m, s);
+        f->step = s >= 0 ? p->slot[s].first_unequal_step : p->first_diff_step;
+        snprintf(f->title, sizeof f->title, "%s is NOT bitwise deterministic: two runs differ first in %s", ea->label,
+                 s >= 0 ? r->slot_name[s] : "the parameters");
+        divergence_evidence(f->evidence, sizeof f->evidence, r, m, p, s);
+        facts fa;
+        engine_facts(&fa, ea);
+        /* did the two runs pick different kernels? */
+        char ka[200] = "", kb[200] = "";
+        int differs = 0;
+        for (int l = 0; l < m->n_layers && !differs; l++) {
+            const char *la = describe_layer(ea->describe, m->layers[l].name),
+                       *lb = describe_layer(eb->describe, m->layers[l].name);
+            static const char *const DIRS[] = {"fwd", "bwd_data", "bwd_weights", "bwd_filter"};
+            for (size_t d = 0; d < LS_ARRAY_LEN(DIRS) && !differs; d++) {
+                const char *ma = jmember(la, DIRS[d]), *mb = jmember(lb, DIRS[d]);
+                char va[96] = "", vb[96] = "";
+                if (ma && *ma == '{') explain_json_get(ma, "algo", va, sizeof va);
+                else if (ma) jscalar(ma, va, sizeof va);
+                if (mb && *mb == '{') explain_json_get(mb, "algo", vb, sizeof vb);
+                else if (mb) jscalar(mb, vb, sizeof vb);
+                if (strcmp(va, vb) != 0) {
+                    differs = 1;
+                    snprintf(ka, sizeof ka, "%s %s %s", m->layers[l].name, DIRS[d], va);
+                    snprintf(kb, sizeof kb, "%s", vb);
+                }
+            }
+        }
+        if (differs)
+            cat(f->evidence, sizeof f->evidence, " The two runs chose different kernels: %s in one, %s in the other.",
+                ka, kb);
+        if (strcmp(fa.kind, "cuda") == 0 && strcmp(facts_get(&fa, "algo"), "det") != 0) {
+            snprintf(f->cause, sizeof f->cause,
+                     "Consistent with non-deterministic GPU algorithms: with algo=%s cuDNN's algorithms are chosen by "
+                     "timing (cudnnFind, which can pick differently run to run) and may use atomic additions, whose "
+                     "order varies; cuBLAS atomics and non-deterministic max-pool backward are allowed too.",
+                     facts_get(&fa, "algo")[0] ? facts_get(&fa, "algo") : "fast");
+            snprintf(f->fix, sizeof f->fix, "Use cuda:algo=det (deterministic algorithms chosen by heuristics, no "
+                                            "atomics, deterministic max-pool).");
+        } else if (strcmp(fa.kind, "cpu") == 0 && atoi(facts_get(&fa, "threads")) > 1) {
+            snprintf(f->cause, sizeof f->cause,
+                     "Not identified. Candidates: run-to-run variation in how work is split across %s OpenMP threads "
+                     "(reductions combined in a different order), or a kernel that is not reproducible.",
+                     facts_get(&fa, "threads"));
+            snprintf(f->fix, sizeof f->fix, "Try threads=1 for %s; if the runs then match, the thread split is the "
+                                            "cause.", ea->label);
+        } else {
+            snprintf(f->cause, sizeof f->cause,
+                     "Not explained by the engine's settings (%s was expected to be deterministic here): a bug, an "
+                     "uninitialised value, or a library path that is not reproducible.",
+                     ea->label);
+            snprintf(f->fix, sizeof f->fix, "Report it with the first tensor named above; bisect by layer with "
+                                            "--mode isolated --repeat 2.");
+        }
+    }
+    return LS_OK;
+}
+
+/* One finding per (reference pair, layer) with a bound ratio > 1; one
+ * "within-bound" finding per reference pair whose ratios are all <= 1. */
+static int rule_bounds(explain_list *L, const audit_result *r, const model *m) {
+    char b1[32], org[64];
+    for (int pi = 0; pi < r->n_pairs; pi++) {
+        const audit_pair *p = &r->pair[pi];
+        /* a repeat's findings would repeat its first run's (determinism is
+         * rule_determinism's business) */
+        if (!r->eng[p->a].is_ref || r->eng[p->b].repeat_of >= 0) continue;
+        const audit_engine *eb = &r->eng[p->b];
+        facts fb;
+        engine_facts(&fb, eb);
+        int n_bounded = 0, worst = -1;
+        int done_layer[MODEL_MAX_LAYERS + 1] = {0};
+        for (int s = 0; s < r->n_slots; s++) {
+            const audit_slot_stats *ss = &p->slot[s];
+            if (!ss->n_steps || ss->max_bound_ratio < 0) continue;
+            n_bounded++;
+            double q = ss->max_bound_ratio;
+            if (worst < 0 || !(q <= p->slot[worst].max_bound_ratio)) worst = s;
+            if (q <= 1) continue;
+            int how, l = slot_layer(r, m, s, &how);
+            if (done_layer[l + 1]) continue;
+            done_layer[l + 1] = 1;
+            explain_finding *f = NULL;
+            char tr[300];
+            const char *lname = l >= 0 ? m->layers[l].name : "loss";
+            layer_kind kind = l >= 0 ? m->layers[l].kind : LAYER_FLATTEN;
+            int transform = l >= 0 && layer_transforms(eb->describe, lname, tr, sizeof tr) > 0;
+            int tf32 = uses_tf32(&fb) && (kind == LAYER_CONV || kind == LAYER_DENSE);
+            if (transform) {
+                f = add(L, "approximate-algorithm", EXPLAIN_PROBLEM);
+                if (!f) return LS_ENOMEM;
+                snprintf(f->cause, sizeof f->cause,
+                         "Approximate algorithm: %s runs %s with a transform algorithm (%s). Winograd/FFT "
+                         "convolutions compute the products in a transformed basis whose constants amplify rounding, "
+                         "so their error is not bounded by the dot-product bound of fp32 arithmetic in any order.",
+                         eb->label, lname, tr);
+                snprintf(f->fix, sizeof f->fix, "%s", strcmp(fb.kind, "cuda") == 0
+                                                          ? "Use cuda:conv=gemm (refuse FFT and Winograd) or "
+                                                            "cuda:algo=det."
+                                                          : "Use algo=direct (cpu:algo=direct).");
+            } else if (tf32) {
+                f = add(L, "reduced-precision", EXPLAIN_PROBLEM);
+                if (!f) return LS_ENOMEM;
+                snprintf(f->cause, sizeof f->cause,
+                         "Reduced precision: %s runs with math=tf32, so %s's products round their inputs to TF32 "
+                         "(10-bit mantissa, unit roundoff 2^-11 instead of fp32's 2^-24); errors up to ~2^13 times "
+                         "the fp32 bound are expected.",
+                         eb->label, lname);
+                snprintf(f->fix, sizeof f->fix, "Use cuda:math=fma (no TF32 tensor-core math).");
+            } else {
+                f = add(L, "bound-exceeded", EXPLAIN_PROBLEM);
+                if (!f) return LS_ENOMEM;
+                if (kind == LAYER_MAXPOOL && how == 1)
+                    snprintf(f->cause, sizeof f->cause,
+                             "Max-pool backward is exact in fp32, so any difference is routing: consistent with a "
+                             "different tie rule (which of equal maxima receives the gradient) in %s than in the "
+                             "reference.",
+                             eb->label);
+                else if (kind == LAYER_CONV || kind == LAYER_DENSE)
+                    snprintf(f->cause, sizeof f->cause,
+                             "Not consistent with fp32 rounding in any order, and %s's description names neither a "
+                             "transform algorithm nor TF32 for %s: a bug, or a reduced-precision or approximate path "
+                             "the library does not report.",
+                             eb->label, lname);
+                else
+                    snprintf(f->cause, sizeof f->cause,
+                             "%s is exact (or a single rounding) in fp32 given the same input, yet %s differs from "
+                             "the reference: a bug in this layer of %s.",
+                             lname, eb->label, eb->label);
+                snprintf(f->fix, sizeof f->fix, "Ablate %s's knobs one at a time on this layer (--mode isolated), "
+                                                "and report it with the tensor named here.", eb->label);
+            }
+            set_pair(f, r, pi);
+            set_slot(f, r, m, s);
+            f->step = ss->worst_step;
+            snprintf(f->title, sizeof f->title, "%s: %s error exceeds the fp32 bound (ratio %s) in %s", eb->label,
+                     lname, fnum(b1, sizeof b1, q), r->slot_name[s]);
+            cat(f->evidence, sizeof f->evidence, "Bound ratio (error / a-priori fp32 bound, any summation order) vs %s:",
+                r->eng[p->a].label);
+            int listed = 0;
+            for (int t = 0; t < r->n_slots; t++) {
+                int how2, l2 = slot_layer(r, m, t, &how2);
+                const audit_slot_stats *st = &p->slot[t];
+                if (l2 != l || !st->n_steps || st->max_bound_ratio < 0) continue;
+                char b2[32];
+                cat(f->evidence, sizeof f->evidence, "%s %s %s (%s ULP)", listed ? ";" : "", r->slot_name[t],
+                    fnum(b1, sizeof b1, st->max_bound_ratio), fnum(b2, sizeof b2, st->max_ulp));
+                listed++;
+            }
+            cat(f->evidence, sizeof f->evidence, ". Ratio <= 1 reads consistent with fp32 rounding; > 1 cannot be "
+                                                 "fp32 rounding in any order.");
+            if (isinf(q))
+                cat(f->evidence, sizeof f->evidence,
+                    " An infinite ratio means an element whose bound is 0 (every product in its sum is exactly 0, or "
+                    "the layer is exact) came out different from the exact value.");
+        }
+        if (n_bounded > 0 && worst >= 0 && p->slot[worst].max_bound_ratio <= 1) {
+            explain_finding *f = add(L, "within-bound", EXPLAIN_OK);
+            if (!f) return LS_ENOMEM;
+            set_pair(f, r, pi);
+            set_slot(f, r, m, worst);
+            snprintf(f->title, sizeof f->title, "%s: every bounded tensor is within the fp32 bound (max ratio %s)",
+                     eb->label, fnum(b1, sizeof b1, p->slot[worst].max_bound_ratio));
+            snprintf(f->cause, sizeof f->cause,
+                     "Given the same fp32 inputs as the exact reference (isolated mode), each layer's error is within "
+                     "the worst-case bound of fp32 arithmetic in some summation order.");
+            snprintf(f->evidence, sizeof f->evidence,
+                     "%d tensors bounded; the largest ratio is %s at %s (%s). The bound covers one layer given its "
+                     "inputs, not error accumulated over steps.",
+                     n_bounded, fnum(b1, sizeof b1, p->slot[worst].max_bound_ratio), r->slot_name[worst],
+                     explain_slot_origin(r, m, worst, org, sizeof org));
+            snprintf(f->fix, sizeof f->fix, "Nothing to fix: the differences from the reference are fp32 rounding.");
+        }
+    }
+    return LS_OK;
+}
+
+/* Forward equal, loss (or the softmax gradient) differs: the exp/log. */
+static int vendor_math_case(const audit_result *r, const audit_pair *p, int s) {
+    if (s < 0 || strcmp(r->slot_phase[s], "loss") != 0) return 0;
+    long st = p->slot[s].first_unequal_step;
+    for (int t = 0; t < r->n_slots; t++)
+        if (strcmp(r->slot_phase[t], "forward") == 0 && p->slot[t].n_steps && p->slot[t].first_unequal_step &&
+            p->slot[t].first_unequal_step <= st)
+            return 0;
+    return 1;
+}
+
+static const char *math_knob(const facts *f) { return strcmp(f->kind, "cuda") == 0 ? "expm" : "math"; }
+
+static int rule_pairs(explain_list *L, const audit_result *r, const model *m) {
+    char b1[32];
+    for (int pi = 0; pi < r->n_pairs; pi++) {
+        const audit_pair *p = &r->pair[pi];
+        const audit_engine *ea = &r->eng[p->a], *eb = &r->eng[p->b];
+        if (ea->is_ref || eb->is_ref || ea->repeat_of >= 0 || eb->repeat_of >= 0) continue;
+        /* a perturbed engine is a yardstick for its own twin only */
+        if ((ea->perturb_ulps || eb->perturb_ulps) && !is_noise_pair(r, p)) continue;
+        facts fa, fb;
+        engine_facts(&fa, ea);
+        engine_facts(&fb, eb);
+        char diff[400];
+        const char *knob = NULL;
+        int same_kind = strcmp(fa.kind, fb.kind) == 0;
+        int nd = same_kind ? facts_diff(&fa, &fb, diff, sizeof diff, &knob) : 0;
+        long ncmp, nst = pair_compared(r, p, &ncmp);
+        if (pair_equal(r, p)) {
+            explain_finding *f = add(L, "bitwise-equal", EXPLAIN_OK);
+            if (!f) return LS_ENOMEM;
+            set_pair(f, r, pi);
+            snprintf(f->title, sizeof f->title, "%s and %s are bitwise equal: interchangeable bit for bit on this run",
+                     ea->label, eb->label);
+            snprintf(f->cause, sizeof f->cause, "%s%s", nd ? "They differ in " : "They differ in no numeric setting.",
+                     nd ? diff : "");
+            if (nd) cat(f->cause, sizeof f->cause, ", which did not change a single bit here.");
+            snprintf(f->evidence, sizeof f->evidence,
+                     "Parameters bitwise equal after each of %ld steps; %ld tensor comparisons, all bitwise equal.",
+                     nst, ncmp);
+            snprintf(f->fix, sizeof f->fix, "Nothing to fix. Measured for this model, batch size and machine only.");
+            continue;
+        }
+        int s = first_diff_slot(r, p);
+        explain_finding *f;
+        if (vendor_math_case(r, p, s)) {
+            int both_portable = strcmp(facts_get(&fa, math_knob(&fa)), "portable") == 0 &&
+                                strcmp(facts_get(&fb, math_knob(&fb)), "portable") == 0;
+            f = add(L, "vendor-math", both_portable ? EXPLAIN_PROBLEM : EXPLAIN_CAUSE);
+            if (!f) return LS_ENOMEM;
+            snprintf(f->title, sizeof f->title, "%s vs %s: equal forward, different loss: exp/log", ea->label,
+                     eb->label);
+            if (both_portable)
+                snprintf(f->cause, sizeof f->cause,
+                         "Unexpected: both engines use the portable exp/log and the same loss code (ops_elem.h) on "
+                         "bitwise-equal logits, so the loss should be bitwise equal: a bug.");
+            else
+                snprintf(f->cause, sizeof f->cause,
+                         "Every forward activation, the logits included, was bitwise equal, and the loss and its "
+                         "gradient are the same lockstep code in every engine; what differs is the exp/log it calls. "
+                         "Consistent with vendor math functions (%s: %s=%s, %s: %s=%s) that round differently.",
+                         ea->label, math_knob(&fa), facts_get(&fa, math_knob(&fa))[0] ? facts_get(&fa, math_knob(&fa)) : "vendor",
+                         eb->label, math_knob(&fb), facts_get(&fb, math_knob(&fb))[0] ? facts_get(&fb, math_knob(&fb)) : "vendor");
+            snprintf(f->fix, sizeof f->fix, "Use the portable exp/log on both: math=portable (cpu), expm=portable "
+                                            "(cuda).");
+        } else if (same_kind && nd == 1) {
+            f = add(L, "knob", EXPLAIN_CAUSE);
+            if (!f) return LS_ENOMEM;
+            snprintf(f->title, sizeof f->title, "%s vs %s differ only in %s", ea->label, eb->label, knob);
+            const char *va = facts_get(&fa, knob), *vb = facts_get(&fb, knob);
+            int grad = s >= 0 && ends_with(r->slot_name[s], ".grad");
+            if (strcmp(knob, "perturb") == 0) {
+                snprintf(f->rule, sizeof f->rule, "noise-floor");
+                f->severity = EXPLAIN_INFO;
+                snprintf(f->title, sizeof f->title, "Noise floor: %s vs %s (same engine, initial weights moved by "
+                                                    "%s ULP)", ea->label, eb->label, va[0] ? va : vb);
+                snprintf(f->cause, sizeof f->cause,
+                         "The same engine started from initial weights that differ by at most a few roundings: how "
+                         "far training amplifies a difference no larger than fp32 rounding. Differences between "
+                         "engines of this size are indistinguishable from rounding noise.");
+                snprintf(f->fix, sizeof f->fix, "Nothing to fix: this is the yardstick for the other pairs.");
+            } else if (strcmp(knob, "threads") == 0) {
+                snprintf(f->cause, sizeof f->cause,
+                         "Different summation order: with threads=%s vs %s the library splits its reductions "
+                         "differently across threads and adds the partial sums in another order; fp32 addition is "
+                         "not associative, so the last bits differ.%s",
+                         va, vb,
+                         grad ? " The first tensor to differ is a gradient, a reduction over the whole batch: "
+                                "consistent with the batch reduction of the weight gradient being split across "
+                                "threads."
+                              : "");
+                snprintf(f->fix, sizeof f->fix, "Use the same thread count on both (threads=%s, say) to get the same "
+                                                "bits; it is an ordering difference, not an error.", va);
+            } else if (strcmp(knob, "algo") == 0 && strcmp(fa.kind, "cpu") == 0) {
+                char tr[300] = "";
+                const audit_engine *w = strstr(va, "wino") || strcmp(va, "auto") == 0 ? ea : eb;
+                int ho, l = s >= 0 ? slot_layer(r, m, s, &ho) : -1;
+                int t = l >= 0 && layer_transforms(w->describe, m->layers[l].name, tr, sizeof tr) > 0;
+                snprintf(f->cause, sizeof f->cause, "Different convolution algorithm (algo=%s vs %s).", va, vb);
+                if (t)
+                    cat(f->cause, sizeof f->cause, " Per its description %s runs %s as: %s.", w->label,
+                        m->layers[l].name, tr);
+                cat(f->cause, sizeof f->cause,
+                    " Winograd computes a convolution from transformed tiles: fewer multiplications, but the "
+                    "transforms amplify rounding, so it is an approximate algorithm whose error is not covered by the "
+                    "fp32 dot-product bound (see the bound ratios against the reference, where measured).");
+                snprintf(f->fix, sizeof f->fix, "Use algo=direct on both.");
+            } else if (strcmp(knob, "math") == 0 && strcmp(fa.kind, "cuda") == 0) {
+                snprintf(f->cause, sizeof f->cause,
+                         "Different math mode (math=%s vs %s): TF32 rounds the inputs of convolution and dense "
+                         "products to a 10-bit mantissa (unit roundoff 2^-11 vs 2^-24): reduced precision.",
+                         va, vb);
+                snprintf(f->fix, sizeof f->fix, "Use cuda:math=fma on both.");
+            } else if (strcmp(knob, "math") == 0 || strcmp(knob, "expm") == 0) {
+                snprintf(f->cause, sizeof f->cause,
+                         "Different exp/log in the loss (%s=%s vs %s): vendor and portable functions round "
+                         "differently by up to an ULP.",
+                         knob, va, vb);
+                snprintf(f->fix, sizeof f->fix, "Use %s=portable on both.", knob);
+            } else if (strcmp(knob, "algo") == 0) {
+                snprintf(f->cause, sizeof f->cause,
+                         "Different algorithm policy (algo=%s vs %s): different cuDNN algorithms sum in different "
+                         "orders (and 'fast' may pick transform algorithms or atomics).",
+                         va, vb);
+                snprintf(f->fix, sizeof f->fix, "Use algo=det on both.");
+            } else {
+                snprintf(f->cause, sizeof f->cause,
+                         "Different %s (%s vs %s): the library picks other kernels (vector width, blocking), so "
+                         "products are summed in another order.",
+                         knob, va, vb);
+                snprintf(f->fix, sizeof f->fix, "Use the same %s on both.", knob);
+            }
+        } else {
+            f = add(L, "divergence", EXPLAIN_CAUSE);
+            if (!f) return LS_ENOMEM;
+            snprintf(f->title, sizeof f->title, "%s vs %s: first differ in %s", ea->label, eb->label,
+                     s >= 0 ? r->slot_name[s] : "the parameters");
+            if (!same_kind)
+                snprintf(f->cause, sizeof f->cause,
+                         "Different libraries (%s vs %s): different kernels, blockings and summation orders. Which "
+                         "side is closer to exact arithmetic is answered by the bound ratios against the reference.",
+                         fa.kind, fb.kind);
+            else if (nd > 1)
+                snprintf(f->cause, sizeof f->cause,
+                         "They differ in %d settings (%s): this run cannot attribute the difference to one of them.",
+                         nd, diff);
+            else
+                snprintf(f->cause, sizeof f->cause,
+                         "Same kind and no numeric setting differs, yet the bits differ: consistent with "
+                         "run-to-run non-determinism (check with --repeat 2).");
+            snprintf(f->fix, sizeof f->fix, "%s", nd > 1 ? "Ablate one knob at a time: add engines that differ in "
+                                                           "exactly one setting."
+                                                         : "Judge each engine against the reference in --mode "
+                                                           "isolated; align the settings that differ.");
+        }
+        set_pair(f, r, pi);
+        set_slot(f, r, m, s);
+        f->step = s >= 0 ? p->slot[s].first_unequal_step : p->first_diff_step;
+        divergence_evidence(f->evidence, sizeof f->evidence, r, m, p, s);
+        if (s >= 0) bound_evidence(f->evidence, sizeof f->evidence, r, s, p->a, p->b);
+        ref_drift_evidence(f->evidence, sizeof f->evidence, r, p->a, p->b);
+        (void)b1;
+    }
+    return LS_OK;
+}
+
+/* Free mode with a reference: no bound ratios at all. */
+static int rule_unbounded(explain_list *L, const audit_result *r) {
+    int have_ref = 0, bounded = 0;
+    for (int i = 0; i < r->n_engines; i++) have_ref |= r->eng[i].is_ref && r->eng[i].available;
+    for (int pi = 0; pi < r->n_pairs; pi++)
+        for (int s = 0; s < r->n_slots; s++) bounded |= r->pair[pi].slot[s].max_bound_ratio >= 0;
+    if (bounded) return LS_OK;
+    explain_finding *f = add(L, "not-measured", EXPLAIN_INFO);
+    if (!f) return LS_ENOMEM;
+    if (have_ref) {
+        snprintf(f->title, sizeof f->title, "No bound ratios: whether each engine's error is fp32 rounding was not "
+                                            "checked");
+        snprintf(f->cause, sizeof f->cause, "Bounds are computed only in isolated mode, where every engine consumes "
+                                            "the same fp32 inputs as the reference; this run was not isolated.");
+        snprintf(f->fix, sizeof f->fix, "Run lockstep audit --mode isolated with the reference engine.");
+    } else {
+        snprintf(f->title, sizeof f->title, "No reference engine: errors were not judged against exact arithmetic");
+        snprintf(f->cause, sizeof f->cause, "Without the MPFR reference the engines can only be compared with each "
+                                            "other: a difference says nothing about which side is right.");
+        snprintf(f->fix, sizeof f->fix, "Add reference to --engines, with --mode isolated.");
+    }
+    snprintf(f->evidence, sizeof f->evidence, "No tensor of any pair carries a bound ratio.");
+    return LS_OK;
+}
+
+static int rule_accuracy(explain_list *L, const audit_result *r, const model *m) {
+    int ep = r->epochs_done - 1;
+    if (ep < 0) return LS_OK;
+    size_t n_test = 0;
+    int C = m->n_classes;
+    for (int i = 0; i < r->n_engines && !n_test; i++)
+        if (r->eng[i].confusion)
+            for (int k = 0; k < C * C; k++) n_test += (size_t)r->eng[i].confusion[k];
+    if (!n_test) {
+        explain_finding *f = add(L, "not-measured", EXPLAIN_INFO);
+        if (!f) return LS_ENOMEM;
+        snprintf(f->title, sizeof f->title, "Test accuracy was not measured (no evaluation)");
+        snprintf(f->cause, sizeof f->cause, "The audit ran without evaluation (--no-eval), or no fp32 engine ran.");
+        snprintf(f->evidence, sizeof f->evidence, "No engine has a confusion matrix.");
+        snprintf(f->fix, sizeof f->fix, "Run without --no-eval to compare accuracy.");
+        return LS_OK;
+    }
+    /* the noise floor: pairs that differ only by perturb=K */
+    long d0 = -1, g0 = 0;
+    char floor_name[200] = "";
+    for (int pi = 0; pi < r->n_pairs; pi++) {
+        const audit_pair *p = &r->pair[pi];
+        if (!is_noise_pair(r, p) || !r->eng[p->a].confusion || !r->eng[p->b].confusion) continue;
+        long ca = lround(r->eng[p->a].test_acc[ep] * n_test), cb = lround(r->eng[p->b].test_acc[ep] * n_test);
+        if (p->disagree[ep] > d0) {
+            d0 = p->disagree[ep];
+            g0 = labs(ca - cb);
+            snprintf(floor_name, sizeof floor_name, "%s vs %s", r->eng[p->a].label, r->eng[p->b].label);
+        }
+    }
+    int n_pairs = 0, n_zero = 0;
+    char names[400] = "";
+    for (int pi = 0; pi < r->n_pairs; pi++) {
+        const audit_pair *p = &r->pair[pi];
+        if (r->eng[p->a].is_ref || r->eng[p->b].is_ref || !r->eng[p->a].confusion || !r->eng[p->b].confusion)
+            continue;
+        if (r->eng[p->a].repeat_of >= 0 || r->eng[p->b].repeat_of >= 0) continue; /* see rule_determinism */
+        if ((r->eng[p->a].perturb_ulps || r->eng[p->b].perturb_ulps) && !is_noise_pair(r, p)) continue;
+        n_pairs++;
+        if (p->disagree[ep] == 0) {
+            n_zero++;
+            if (n_zero <= 6)
+                cat(names, sizeof names, "%s%s = %s", n_zero > 1 ? "; " : "", r->eng[p->a].label, r->eng[p->b].label);
+            continue;
+        }
+        const audit_engine *ea = &r->eng[p->a], *eb = &r->eng[p->b];
+        long d = p->disagree[ep];
+        long ca = lround(ea->test_acc[ep] * n_test), cb = lround(eb->test_acc[ep] * n_test);
+        long g = labs(ca - cb);
+        double sd = sqrt((double)d);
+        explain_finding *f = add(L, "accuracy-gap", EXPLAIN_INFO);
+        if (!f) return LS_ENOMEM;
+        set_pair(f, r, pi);
+        snprintf(f->title, sizeof f->title, "%s vs %s: accuracy gap of %ld test images (%.2f points), %ld images "
+                                            "classified differently",
+                 ea->label, eb->label, g, 100.0 * g / n_test, d);
+        snprintf(f->cause, sizeof f->cause,
+                 "The gap is the net of the %ld images the two engines classify differently (each flip moves the "
+                 "count by at most one, so |gap| <= %ld). If each flip were equally likely to favour either engine, "
+                 "the net would scatter with a standard deviation of at most sqrt(%ld) = %.1f images (McNemar's "
+                 "argument); the gap is %s 2 sigma. That is a statement about this one run.",
+                 d, d, d, sd, (double)g <= 2 * sd ? "within" : "beyond");
+        snprintf(f->evidence, sizeof f->evidence,
+                 "After epoch %d: %s %.2f%% (%ld of %zu), %s %.2f%% (%ld of %zu); %ld test images classified "
+                 "differently.",
+                 ep + 1, ea->label, 100 * ea->test_acc[ep], ca, n_test, eb->label, 100 * eb->test_acc[ep], cb, n_test,
+                 d);
+        if (d0 >= 0 && !is_noise_pair(r, p))
+            cat(f->evidence, sizeof f->evidence,
+                " Noise floor (%s, the same engine from weights moved by a few ULP): %ld images classified "
+                "differently, gap %ld. This pair's %ld flips are %s that floor (one sample of it: one seed).",
+                floor_name, d0, g0, d, d <= d0 ? "within" : "above");
+        if (is_noise_pair(r, p))
+            snprintf(f->fix, sizeof f->fix,
+                     "Nothing to fix: this is the noise floor. Not measured: the spread over seeds (other --seed "
+                     "values), and whether the flipped images were near ties (logit margins are not recorded).");
+        else
+            snprintf(f->fix, sizeof f->fix,
+                     "Not measured here: the spread of accuracy over seeds (rerun with other --seed values),%s and "
+                     "whether the flipped images were near ties (logit margins are not recorded). With one seed a "
+                     "gap inside the seed-to-seed spread is noise.",
+                     d0 >= 0 ? "" : " the flips a 1-ULP perturbation of one engine causes (add e.g. cpu:perturb=1),");
+    }
+    if (n_zero > 0) {
+        explain_finding *f = add(L, "accuracy-gap", EXPLAIN_OK);
+        if (!f) return LS_ENOMEM;
+        snprintf(f->title, sizeof f->title, "%s: identical predictions on all %zu test images after epoch %d",
+                 n_zero == n_pairs ? "Every fp32 engine pair" : "Some engine pairs", n_test, ep + 1);
+        snprintf(f->cause, sizeof f->cause, "The parameter differences did not move any test prediction across a "
+                                            "class boundary.");
+        snprintf(f->evidence, sizeof f->evidence, "0 images classified differently in %d pair(s): %s%s.", n_zero,
+                 names, n_zero > 6 ? "; ..." : "");
+        snprintf(f->fix, sizeof f->fix,
+                 "Nothing to fix. Not measured: whether longer training or another seed changes this.");
+    }
+    return LS_OK;
+}
+
+int explain_run(explain_list *out, const audit_result *r, const model *m) {
+    memset(out, 0, sizeof *out);
+    int rc = rule_skipped(out, r);
+    if (!rc) rc = rule_determinism(out, r, m);
+    if (!rc) rc = rule_bounds(out, r, m);
+    if (!rc) rc = rule_pairs(out, r, m);
+    if (!rc) rc = rule_unbounded(out, r);
+    if (!rc) rc = rule_accuracy(out, r, m);
+    if (rc) {
+        explain_list_free(out);
+        return ls_err(LS_ENOMEM, "explain: out of memory");
+    }
+    /* stable sort by severity: insertion order is rule order */
+    for (int i = 1; i < out->n; i++) {
+        explain_finding t = out->f[i];
+        int j = i - 1;
+        while (j >= 0 && out->f[j].severity > t.severity) {
+            out->f[j + 1] = out->f[j];
+            j--;
+        }
+        out->f[j + 1] = t;
+    }
+    return LS_OK;
+}
+
+void explain_list_free(explain_list *l) {
+    free(l->f);
+    memset(l, 0, sizeof *l);
+}
+
+void explain_print(FILE *f, const audit_result *r, const model *m) {
+    if (!f) return;
+    explain_list L;
+    if (explain_run(&L, r, m)) {
+        fprintf(f, "\n== findings: %s\n", ls_errmsg());
+        return;
+    }
+    static const char *const SEV[] = {"PROBLEM", "cause", "ok", "info"};
+    fprintf(f, "\n== findings (why the engines differ)\n");
+    for (int i = 0; i < L.n; i++) {
+        const explain_finding *x = &L.f[i];
+        fprintf(f, "  [%s] %s\n", SEV[x->severity], x->title);
+        if (x->layer[0]) fprintf(f, "      where:    %s, %s\n", x->tensor, x->layer);
+        fprintf(f, "      cause:    %s\n      evidence: %s\n      fix:      %s\n", x->cause, x->evidence, x->fix);
+    }
+    explain_list_free(&L);
+}

@@ -1,0 +1,95 @@
+/*
+ * explain.h — rules over an audit's metrics and the engines' own
+ * descriptions that say, pair by pair, WHY two engines disagree, with the
+ * numbers that support it and how to remove it (DESIGN.md §5).
+ *
+ * Pure: the rules read an audit_result (lockstep.h), the engines' spec
+ * strings and describe() JSON in it, and the model's layer list; they write
+ * a list of findings and nothing else (explain_print is the only I/O).
+ *
+ * Rules, in the order a reader needs them:
+ *   not-measured         an engine was skipped: nothing about it was measured
+ *   nondeterminism       a --repeat 2 pair (same spec twice) is not bitwise equal
+ *   deterministic        a --repeat 2 pair is bitwise equal at every comparison
+ *   bound-exceeded       vs the MPFR reference, a layer's error exceeds the
+ *                        a-priori fp32 bound (ratio > 1): not fp32 rounding in
+ *                        any order; the cause is named from the engine's own
+ *                        description (Winograd/FFT transform -> approximate
+ *                        algorithm, TF32 -> reduced precision, else unexplained)
+ *   within-bound         vs the reference every bounded tensor is <= 1
+ *   knob                 two engines of one kind that differ in one knob:
+ *                        threads (reduction order), algo (approximate
+ *                        algorithm), math (exp/log, TF32), isa, layout ...;
+ *                        the first tensor that differs, by phase order, at the
+ *                        first step that differs
+ *   vendor-math          forward equal but loss / softmax gradient differ
+ *   divergence           any other pair: where it first differs
+ *   bitwise-equal        a pair of different specs equal at every comparison
+ *   accuracy-gap         final test accuracy gap vs images classified
+ *                        differently, and what was NOT measured
+ * Wording rule: a finding never claims more than its evidence; causes read
+ * "consistent with" when the data narrow a cause down without proving it.
+ *
+ * Not here: running anything (ablations are suggested, not run), files
+ * (report.c writes them), thresholds other than the bound ratio's 1.
+ */
+#ifndef LS_EXPLAIN_H
+#define LS_EXPLAIN_H
+
+#include <stdio.h>
+
+#include "lockstep.h"
+#include "model.h"
+
+typedef enum {
+    EXPLAIN_PROBLEM = 0, /* an error not explained by fp32 rounding, or non-determinism */
+    EXPLAIN_CAUSE = 1,   /* a difference, explained */
+    EXPLAIN_OK = 2,      /* bitwise equal, within bound, deterministic */
+    EXPLAIN_INFO = 3,    /* accuracy, what was not measured */
+} explain_severity;
+
+typedef struct {
+    char rule[24];          /* "knob", "bound-exceeded", ... (see above) */
+    explain_severity severity;
+    int pair;               /* index into audit_result.pair, or -1 */
+    char a[80], b[80];      /* engine labels ("" when not about a pair) */
+    char layer[48];         /* "conv2 (backward-weights)", or "" */
+    char tensor[40];        /* "conv2.weight.grad", or "" */
+    long step;              /* first step concerned, 0 when none */
+    char title[200];        /* one line */
+    char cause[700];
+    char evidence[1200];
+    char fix[400];
+} explain_finding;
+
+typedef struct {
+    int n, cap;
+    explain_finding *f;
+} explain_list;
+
+/* Apply every rule to r (m: the audited model, for layer names and roles).
+ * Findings are ordered by severity (problems first), then by rule order.
+ * Returns 0, or LS_ENOMEM. */
+int explain_run(explain_list *out, const audit_result *r, const model *m);
+void explain_list_free(explain_list *l);
+
+/* The findings as readable text (run + print + free). */
+void explain_print(FILE *f, const audit_result *r, const model *m);
+
+/* The layer that produced slot s, and how ("conv2 (forward)", "conv2
+ * (backward-data)", "fc2 (loss: softmax cross-entropy)", "conv1 (Adam
+ * update)"), into buf; returns buf.  Exposed for the report. */
+const char *explain_slot_origin(const audit_result *r, const model *m, int s, char *buf, size_t cap);
+
+/* Top-level member `key` of a JSON object text as a C string (strings
+ * unescaped, numbers/true/false as written), into buf.  Returns 0, or -1
+ * when absent, not a scalar, or the text is malformed.  For the report's
+ * environment table. */
+int explain_json_get(const char *json, const char *key, char *buf, size_t cap);
+
+/* The kernels describe() names for one layer, "fwd K; bwd_data K; ...",
+ * into buf (cpu: layers[]; cuda: the first plan's layers[], algo names).
+ * Returns how many directions were found (0: the layer is not described). */
+int explain_layer_kernels(const char *describe, const char *layer_name, char *buf, size_t cap);
+
+#endif

@@ -1,0 +1,970 @@
+/*
+ * report.c — report.md and report.html for an audit (see report.h).
+ *
+ * Both files come from one walk over the sections through a tiny "doc"
+ * layer (heading, paragraph, table, finding, raw SVG) that escapes for the
+ * target format, so the two always say the same thing; the charts exist in
+ * the HTML only (the markdown points to it and carries the numbers as
+ * tables).  Charts are hand-written SVG: a log-y line chart of the
+ * parameter divergence per step, and grouped bar charts (time per layer,
+ * max ULP per layer).
+ *
+ * Not here: measuring or interpreting (lockstep.c, explain.c).
+ */
+#include "report.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "explain.h"
+
+/* ---- escaping ---------------------------------------------------------- */
+
+void report_html_escape(lsbuf *b, const char *s) {
+    for (const char *p = s ? s : ""; *p; p++) {
+        switch (*p) {
+        case '&': lsbuf_put(b, "&amp;", 5); break;
+        case '<': lsbuf_put(b, "&lt;", 4); break;
+        case '>': lsbuf_put(b, "&gt;", 4); break;
+        case '"': lsbuf_put(b, "&quot;", 6); break;
+        case '\'': lsbuf_put(b, "&#39;", 5); break;
+        default: lsbuf_put(b, p, 1);
+        }
+    }
+}
+
+/* Markdown (CommonMark): backslash what could start emphasis, code, links
+ * or end a table cell; an entity for '<' where it could open an HTML tag
+ * and for '&' where it could form an entity; newlines become spaces.  An
+ * intraword '_' cannot open emphasis, so "cpu_isa_avx512" stays as is. */
+static int md_word(char c) { return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9'); }
+
+static void md_escape(lsbuf *b, const char *s) {
+    const char *p0 = s ? s : "";
+    for (const char *p = p0; *p; p++) {
+        char prev = p > p0 ? p[-1] : ' ', next = p[1];
+        switch (*p) {
+        case '_':
+            if (md_word(prev) && md_word(next)) lsbuf_put(b, p, 1);
+            else lsbuf_put(b, "\\_", 2);
+            break;
+        case '\\': case '`': case '*': case '[': case ']': case '|':
+            lsbuf_put(b, "\\", 1);
+            lsbuf_put(b, p, 1);
+            break;
+        case '<':
+            if (md_word(next) || next == '/' || next == '!' || next == '?') lsbuf_put(b, "&lt;", 4);
+            else lsbuf_put(b, p, 1);
+            break;
+        case '&':
+            if (md_word(next) || next == '#') lsbuf_put(b, "&amp;", 5);
+            else lsbuf_put(b, p, 1);
+            break;
+        case '\n': case '\r': lsbuf_put(b, " ", 1); break;
+        default: lsbuf_put(b, p, 1);
+        }
+    }
+}
+
+/* ---- the doc layer ------------------------------------------------------ */
+
+typedef struct {
+    lsbuf b;
+    int html;
+    int ncols; /* of the open table */
+} doc;
+
+static void esc(doc *d, const char *s) {
+    if (d->html) report_html_escape(&d->b, s);
+    else md_escape(&d->b, s);
+}
+
+static void raw(doc *d, const char *s) { lsbuf_put(&d->b, s, strlen(s)); }
+
+static void rawf(doc *d, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void rawf(doc *d, const char *fmt, ...) {
+    char tmp[1024];
+    va_list ap;
+    va_start(ap, fmt);
+    int n = vsnprintf(tmp, sizeof tmp, fmt, ap);
+    va_end(ap);
+    if (n < 0) return;
+    if ((size_t)n < sizeof tmp) {
+        lsbuf_put(&d->b, tmp, (size_t)n);
+        return;
+    }
+    char *big = malloc((size_t)n + 1);
+    if (!big) {
+        d->b.failed = 1;
+        return;
+    }
+    va_start(ap, fmt);
+    vsnprintf(big, (size_t)n + 1, fmt, ap);
+    va_end(ap);
+    lsbuf_put(&d->b, big, (size_t)n);
+    free(big);
+}
+
+static void heading(doc *d, int level, const char *id, const char *text) {
+    if (d->html) {
+        rawf(d, "<h%d id=\"%s\">", level, id);
+        esc(d, text);
+        rawf(d, "</h%d>\n", level);
+    } else {
+        rawf(d, "\n%.*s ", level, "######");
+        esc(d, text);
+        raw(d, "\n\n");
+    }
+}
+
+/* A paragraph of escaped text (printf-style). */
+static void para(doc *d, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void para(doc *d, const char *fmt, ...) {
+    char tmp[2048];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(tmp, sizeof tmp, fmt, ap);
+    va_end(ap);
+    raw(d, d->html ? "<p>" : "");
+    esc(d, tmp);
+    raw(d, d->html ? "</p>\n" : "\n\n");
+}
+
+static void table_begin(doc *d, int ncols, const char *const *head) {
+    d->ncols = ncols;
+    if (d->html) {
+        raw(d, "<table><thead><tr>");
+        for (int i = 0; i < ncols; i++) {
+            raw(d, "<th>");
+            esc(d, head[i]);
+            raw(d, "</th>");
+        }
+        raw(d, "</tr></thead><tbody>\n");
+    } else {
+        raw(d, "|");
+        for (int i = 0; i < ncols; i++) {
+            raw(d, " ");
+            esc(d, head[i]);
+            raw(d, " |");
+        }
+        raw(d, "\n|");
+        for (int i = 0; i < ncols; i++) raw(d, " --- |");
+        raw(d, "\n");
+    }
+}
+
+static void table_row(doc *d, const char *const *cell) {
+    raw(d, d->html ? "<tr>" : "|");
+    for (int i = 0; i < d->ncols; i++) {
+        raw(d, d->html ? "<td>" : " ");
+        esc(d, cell[i] ? cell[i] : "");
+        raw(d, d->html ? "</td>" : " |");
+    }
+    raw(d, d->html ? "</tr>\n" : "\n");
+}
+
+static void table_end(doc *d) { raw(d, d->html ? "</tbody></table>\n" : "\n"); }
+
+/* ---- number formatting ------------------------------------------------- */
+
+static const char *fnum(char *buf, size_t cap, double v) {
+    if (isnan(v)) snprintf(buf, cap, "–");
+    else if (isinf(v)) snprintf(buf, cap, "inf");
+    else if (v == 0) snprintf(buf, cap, "0");
+    else if (fabs(v) < 0.01 || fabs(v) >= 1e5) snprintf(buf, cap, "%.2e", v);
+    else if (fabs(v) < 100) snprintf(buf, cap, "%.3g", v);
+    else snprintf(buf, cap, "%.0f", v);
+    return buf;
+}
+
+static const char *dget(const char *json, const char *key, char *buf, size_t cap) {
+    if (!json || explain_json_get(json, key, buf, cap) != 0 || strcmp(buf, "null") == 0) buf[0] = 0;
+    return buf;
+}
+
+/* ---- SVG charts --------------------------------------------------------- */
+
+static const char *const COLORS[] = {"#1f77b4", "#d62728", "#2ca02c", "#ff7f0e", "#9467bd",
+                                     "#8c564b", "#e377c2", "#17becf", "#7f7f7f", "#bcbd22"};
+#define N_COLORS ((int)LS_ARRAY_LEN(COLORS))
+
+/* Decade range [lo, hi] (powers of ten) covering the positive finite values. */
+static int log_range(const double *v, size_t n, int *lo, int *hi) {
+    double mn = INFINITY, mx = 0;
+    for (size_t i = 0; i < n; i++)
+        if (isfinite(v[i]) && v[i] > 0) {
+            if (v[i] < mn) mn = v[i];
+            if (v[i] > mx) mx = v[i];
+        }
+    if (mx == 0) return 0;
+    *lo = (int)floor(log10(mn));
+    *hi = (int)ceil(log10(mx));
+    if (*hi == *lo) (*hi)++;
+    return 1;
+}
+
+static void svg_legend(doc *d, int x, int y, const char *const *names, int n) {
+    for (int i = 0; i < n; i++) {
+        int yy = y + 16 * i;
+        rawf(d, "<rect x=\"%d\" y=\"%d\" width=\"12\" height=\"12\" fill=\"%s\"/>", x, yy - 10, COLORS[i % N_COLORS]);
+        rawf(d, "<text x=\"%d\" y=\"%d\">", x + 18, yy);
+        esc(d, names[i]);
+        raw(d, "</text>\n");
+    }
+}
+
+/* Line chart, log y: series k has points (x[k][i], y[k][i]) for i < n[k]
+ * (y NAN: no point; y 0: drawn on a separate "0" row under the axis).
+ * Segments join consecutive x only (a gap in x is a gap in the line). */
+static void svg_line_log(doc *d, const char *title, const char *ylabel, int ns, const char *const *names,
+                         double *const *y, long n) {
+    const int W = 900, left = 70, right = 240, top = 30, PH = 260, bottom = 60;
+    const int H = top + PH + bottom, PW = W - left - right;
+    /* range over every series */
+    int lo = 0, hi = 1, any = 0;
+    for (int k = 0; k < ns; k++) {
+        int a, b;
+        if (log_range(y[k], (size_t)n, &a, &b)) {
+            if (!any || a < lo) lo = a;
+            if (!any || b > hi) hi = b;
+            any = 1;
+        }
+    }
+    rawf(d, "<figure><svg class=\"chart\" viewBox=\"0 0 %d %d\" width=\"%d\" height=\"%d\" role=\"img\">", W, H, W, H);
+    raw(d, "<title>");
+    esc(d, title);
+    raw(d, "</title>\n");
+    rawf(d, "<rect x=\"%d\" y=\"%d\" width=\"%d\" height=\"%d\" class=\"plot\"/>\n", left, top, PW, PH);
+    double xmax = n > 1 ? (double)n : 2;
+#define XP(step) (left + (double)PW * ((step) - 1) / (xmax - 1))
+#define YP(v) (top + PH - (double)PH * (log10(v) - lo) / (hi - lo))
+    const double yzero = top + PH + 14;
+    int de = (hi - lo + 7) / 8; /* at most ~8 labelled decades */
+    for (int e = lo; e <= hi; e += de) {
+        double yy = YP(pow(10, e));
+        rawf(d, "<line x1=\"%d\" x2=\"%d\" y1=\"%.1f\" y2=\"%.1f\" class=\"grid\"/>", left, left + PW, yy, yy);
+        rawf(d, "<text x=\"%d\" y=\"%.1f\" text-anchor=\"end\">1e%d</text>\n", left - 6, yy + 4, e);
+    }
+    rawf(d, "<text x=\"%d\" y=\"%.1f\" text-anchor=\"end\">0</text>\n", left - 6, yzero + 4);
+    /* x ticks: about 8 */
+    long stepx = n > 8 ? (n + 7) / 8 : 1;
+    for (long s = 1; s <= n; s += stepx) {
+        double xx = XP(s);
+        rawf(d, "<line x1=\"%.1f\" x2=\"%.1f\" y1=\"%d\" y2=\"%d\" class=\"grid\"/>", xx, xx, top, top + PH);
+        rawf(d, "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"middle\">%ld</text>\n", xx, yzero + 22, s);
+    }
+    rawf(d, "<text x=\"%d\" y=\"%d\" text-anchor=\"middle\">step</text>", left + PW / 2, H - 8);
+    rawf(d, "<text x=\"14\" y=\"%d\" text-anchor=\"middle\" transform=\"rotate(-90 14 %d)\">", top + PH / 2,
+         top + PH / 2);
+    esc(d, ylabel);
+    raw(d, "</text>\n");
+    for (int k = 0; k < ns; k++) {
+        const char *col = COLORS[k % N_COLORS];
+        double px = 0, py = 0;
+        int have = 0;
+        for (long i = 0; i < n; i++) {
+            double v = y[k][i];
+            if (isnan(v) || v < 0 || (isinf(v))) {
+                have = 0;
+                continue;
+            }
+            double xx = XP(i + 1), yy = v > 0 && any ? YP(v) : yzero;
+            if (have)
+                rawf(d, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"%s\" stroke-width=\"1.5\"/>",
+                     px, py, xx, yy, col);
+            if (n <= 200) rawf(d, "<circle cx=\"%.1f\" cy=\"%.1f\" r=\"2.5\" fill=\"%s\"/>", xx, yy, col);
+            px = xx;
+            py = yy;
+            have = 1;
+        }
+        raw(d, "\n");
+    }
+#undef XP
+#undef YP
+    svg_legend(d, left + PW + 16, top + 12, names, ns);
+    raw(d, "</svg><figcaption>");
+    esc(d, title);
+    raw(d, "</figcaption></figure>\n");
+}
+
+/* Grouped bars: category c, series k, value v[k * nc + c] (NAN: none).
+ * log_y: decades, zeros drawn as a dot on the baseline. */
+static void svg_bars(doc *d, const char *title, const char *ylabel, int nc, const char *const *cats, int ns,
+                     const char *const *names, const double *v, int log_y) {
+    const int left = 70, right = 240, top = 30, PH = 240, bottom = 70;
+    int group = ns * 12 + 14;
+    if (group < 40) group = 40;
+    int PW = nc * group;
+    if (PW < 400) PW = 400;
+    int W = left + PW + right, H = top + PH + bottom;
+    double vmax = 0;
+    int lo = 0, hi = 1, any = log_y ? log_range(v, (size_t)(nc * ns), &lo, &hi) : 0;
+    for (int i = 0; i < nc * ns; i++)
+        if (isfinite(v[i]) && v[i] > vmax) vmax = v[i];
+    if (!log_y) {
+        /* a round top: 1, 2 or 5 times a power of ten */
+        double p = vmax > 0 ? pow(10, floor(log10(vmax))) : 1;
+        vmax = vmax <= p ? p : vmax <= 2 * p ? 2 * p : vmax <= 5 * p ? 5 * p : 10 * p;
+    }
+    rawf(d, "<figure><svg class=\"chart\" viewBox=\"0 0 %d %d\" width=\"%d\" height=\"%d\" role=\"img\">", W, H, W, H);
+    raw(d, "<title>");
+    esc(d, title);
+    raw(d, "</title>\n");
+    rawf(d, "<rect x=\"%d\" y=\"%d\" width=\"%d\" height=\"%d\" class=\"plot\"/>\n", left, top, PW, PH);
+    if (log_y && any) {
+        int de = (hi - lo + 7) / 8; /* at most ~8 labelled decades */
+        for (int e = lo; e <= hi; e += de) {
+            double yy = top + PH - (double)PH * (e - lo) / (hi - lo);
+            rawf(d, "<line x1=\"%d\" x2=\"%d\" y1=\"%.1f\" y2=\"%.1f\" class=\"grid\"/>", left, left + PW, yy, yy);
+            rawf(d, "<text x=\"%d\" y=\"%.1f\" text-anchor=\"end\">1e%d</text>\n", left - 6, yy + 4, e);
+        }
+    } else if (!log_y) {
+        for (int t = 0; t <= 4; t++) {
+            double val = vmax * t / 4, yy = top + PH - (double)PH * t / 4;
+            char b1[32];
+            rawf(d, "<line x1=\"%d\" x2=\"%d\" y1=\"%.1f\" y2=\"%.1f\" class=\"grid\"/>", left, left + PW, yy, yy);
+            rawf(d, "<text x=\"%d\" y=\"%.1f\" text-anchor=\"end\">%s</text>\n", left - 6, yy + 4,
+                 fnum(b1, sizeof b1, val));
+        }
+    }
+    rawf(d, "<text x=\"14\" y=\"%d\" text-anchor=\"middle\" transform=\"rotate(-90 14 %d)\">", top + PH / 2,
+         top + PH / 2);
+    esc(d, ylabel);
+    raw(d, "</text>\n");
+    double gw = (double)PW / nc, bw = (gw - 10) / ns;
+    for (int c = 0; c < nc; c++) {
+        double gx = left + gw * c + 5;
+        rawf(d, "<text x=\"%.1f\" y=\"%d\" text-anchor=\"end\" transform=\"rotate(-35 %.1f %d)\">", gx + gw / 2,
+             top + PH + 16, gx + gw / 2, top + PH + 16);
+        esc(d, cats[c]);
+        raw(d, "</text>\n");
+        for (int k = 0; k < ns; k++) {
+            double val = v[k * nc + c];
+            if (!isfinite(val) || val < 0) continue;
+            double h;
+            if (log_y) h = val > 0 && any ? (double)PH * (log10(val) - lo) / (hi - lo) : 0;
+            else h = vmax > 0 ? (double)PH * val / vmax : 0;
+            if (h < 0) h = 0;
+            double x = gx + bw * k;
+            char b1[32];
+            if (h > 0)
+                rawf(d, "<rect x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%.1f\" fill=\"%s\"><title>", x,
+                     top + PH - h, bw > 1 ? bw - 1 : bw, h, COLORS[k % N_COLORS]);
+            else
+                rawf(d, "<circle cx=\"%.1f\" cy=\"%d\" r=\"2.5\" fill=\"%s\"><title>", x + bw / 2, top + PH - 3,
+                     COLORS[k % N_COLORS]);
+            esc(d, names[k]);
+            raw(d, " · ");
+            esc(d, cats[c]);
+            rawf(d, ": %s</title>%s\n", fnum(b1, sizeof b1, val), h > 0 ? "</rect>" : "</circle>");
+        }
+    }
+    svg_legend(d, left + PW + 16, top + 12, names, ns);
+    raw(d, "</svg><figcaption>");
+    esc(d, title);
+    raw(d, "</figcaption></figure>\n");
+}
+
+/* ---- sections ------------------------------------------------------------ */
+
+typedef struct {
+    const audit_cfg *c;
+    const model *m;
+    const dataset *ds;
+    const audit_result *r;
+    const explain_list *L;
+} ctx;
+
+static const char *engine_kind(const audit_engine *ae, char *buf, size_t cap) {
+    engine_spec sp;
+    if (engine_spec_parse(&sp, ae->spec) == 0) snprintf(buf, cap, "%s", sp.name);
+    else snprintf(buf, cap, "?");
+    return buf;
+}
+
+static void sec_header(doc *d, const ctx *x) {
+    const audit_cfg *c = x->c;
+    const audit_result *r = x->r;
+    if (d->html) {
+        raw(d, "<h1>lockstep audit report</h1>\n");
+    } else {
+        raw(d, "# lockstep audit report\n\n");
+    }
+    para(d, "Model %s, mode %s, %d epoch(s) run, batch %zu, seed %llu, %ld steps. Engines: %s.", x->m->name,
+         lockstep_mode_name(c->mode), r->epochs_done, c->run.batch, (unsigned long long)c->run.seed, r->total_steps,
+         c->engines);
+    if (d->html)
+        raw(d, "<p class=\"toc\"><a href=\"#env\">Environment</a> · <a href=\"#verdicts\">Verdicts</a> · "
+               "<a href=\"#evidence\">Evidence</a></p>\n");
+    else
+        raw(d, "Charts are in report.html; every number shown in them is also in the tables below and in "
+               "run.json.\n\n");
+}
+
+static void sec_environment(doc *d, const ctx *x) {
+    const audit_result *r = x->r;
+    const model *m = x->m;
+    const audit_cfg *c = x->c;
+    char k[32], t1[160], t2[160], t3[96], t4[160], t5[200], v1[64], v2[64], v3[64], v4[64];
+    heading(d, 2, "env", "Environment");
+    static const char *const H[] = {"Engine", "Kind", "Status", "Library versions", "ISA / device", "Threads",
+                                    "Math", "Algorithms"};
+    table_begin(d, 8, H);
+    for (int i = 0; i < r->n_engines; i++) {
+        const audit_engine *ae = &r->eng[i];
+        const char *js = ae->describe;
+        engine_kind(ae, k, sizeof k);
+        t1[0] = t2[0] = t3[0] = t4[0] = t5[0] = 0;
+        char status[600];
+        if (!ae->available) snprintf(status, sizeof status, "skipped: %s", ae->skip_reason);
+        else if (ae->is_ref) snprintf(status, sizeof status, "ran %ld steps", ae->steps_run);
+        else snprintf(status, sizeof status, "ran %ld steps", ae->steps_run);
+        if (ae->available && js) {
+            if (strcmp(k, "cpu") == 0) {
+                snprintf(t1, sizeof t1, "%s %s (%s)", dget(js, "library", v1, sizeof v1),
+                         dget(js, "version", v2, sizeof v2), dget(js, "cpu_runtime", v3, sizeof v3));
+                snprintf(t2, sizeof t2, "%s", dget(js, "isa", v1, sizeof v1));
+                snprintf(t3, sizeof t3, "%s", dget(js, "threads", v1, sizeof v1));
+                snprintf(t4, sizeof t4, "fpmath %s; exp/log %s", dget(js, "fpmath", v1, sizeof v1),
+                         dget(js, "math", v2, sizeof v2));
+                snprintf(t5, sizeof t5, "conv %s; layout %s", dget(js, "algo", v1, sizeof v1),
+                         dget(js, "layout", v2, sizeof v2));
+            } else if (strcmp(k, "cuda") == 0) {
+                snprintf(t1, sizeof t1, "cuDNN %s, cuBLAS %s, runtime %s, driver %s",
+                         dget(js, "cudnn_version", v1, sizeof v1), dget(js, "cublas_version", v2, sizeof v2),
+                         dget(js, "runtime_version", v3, sizeof v3), dget(js, "driver_version", v4, sizeof v4));
+                /* the device is a nested object */
+                char dn[96] = "", cc[16] = "";
+                const char *dev = strstr(js, "\"device\":{");
+                if (dev) {
+                    dget(dev + 9, "name", dn, sizeof dn);
+                    dget(dev + 9, "compute_capability", cc, sizeof cc);
+                }
+                snprintf(t2, sizeof t2, "%s (cc %s)", dn, cc);
+                snprintf(t3, sizeof t3, "–");
+                snprintf(t4, sizeof t4, "%s (cuBLAS %s); exp %s", dget(js, "math", v1, sizeof v1),
+                         dget(js, "cublas_math", v2, sizeof v2), dget(js, "expm", v3, sizeof v3));
+                snprintf(t5, sizeof t5, "policy %s; conv %s; pool %s", dget(js, "algo_policy", v1, sizeof v1),
+                         dget(js, "conv_algos", v2, sizeof v2), dget(js, "pool_mode", v3, sizeof v3));
+            } else if (strcmp(k, "reference") == 0 || strcmp(k, "ref") == 0) {
+                snprintf(t1, sizeof t1, "MPFR %s, GMP %s", dget(js, "mpfr", v1, sizeof v1),
+                         dget(js, "gmp", v2, sizeof v2));
+                snprintf(t2, sizeof t2, "host");
+                snprintf(t3, sizeof t3, "%s", dget(js, "threads", v1, sizeof v1));
+                snprintf(t4, sizeof t4, "%s, %s bits", dget(js, "mode", v1, sizeof v1),
+                         dget(js, "prec_bits", v2, sizeof v2));
+                snprintf(t5, sizeof t5, "exact dot products; max-pool ties: %s",
+                         dget(js, "maxpool_ties", v1, sizeof v1));
+            }
+        }
+        const char *cells[] = {ae->label, k, status, t1, t2, t3, t4, t5};
+        table_row(d, cells);
+    }
+    table_end(d);
+
+    /* kernels per layer, for the engines that report them */
+    int cols[AUDIT_MAX_ENGINES], nk = 0;
+    for (int i = 0; i < r->n_engines; i++) {
+        const char *js = r->eng[i].available ? r->eng[i].describe : NULL;
+        if (js && (strstr(js, "\"layers\"") || strstr(js, "\"plans\""))) cols[nk++] = i;
+    }
+    if (nk > 0) {
+        heading(d, 3, "kernels", "Kernels per layer (from each engine's description)");
+        const char *head[AUDIT_MAX_ENGINES + 1];
+        head[0] = "Layer";
+        for (int j = 0; j < nk; j++) head[j + 1] = r->eng[cols[j]].label;
+        table_begin(d, nk + 1, head);
+        static char cellbuf[AUDIT_MAX_ENGINES][400];
+        for (int l = 0; l < m->n_layers; l++) {
+            const char *cells[AUDIT_MAX_ENGINES + 1];
+            int anyk = 0;
+            cells[0] = m->layers[l].name;
+            for (int j = 0; j < nk; j++) {
+                char *cb = cellbuf[j];
+                cb[0] = 0;
+                if (explain_layer_kernels(r->eng[cols[j]].describe, m->layers[l].name, cb, sizeof cellbuf[j]) > 0)
+                    anyk = 1;
+            }
+            for (int j = 0; j < nk; j++) cells[j + 1] = cellbuf[j];
+            if (anyk) table_row(d, cells);
+        }
+        table_end(d);
+    }
+
+    heading(d, 3, "build", "Build, model, data and run settings");
+    static const char *const H2[] = {"Item", "Value"};
+    table_begin(d, 2, H2);
+    char v[1200];
+    const char *row[2];
+#define ROW(name, ...)                          \
+    do {                                        \
+        snprintf(v, sizeof v, __VA_ARGS__);     \
+        row[0] = name;                          \
+        row[1] = v;                             \
+        table_row(d, row);                      \
+    } while (0)
+    ROW("compiler", "gcc %s", __VERSION__);
+#ifdef LS_CFLAGS
+    ROW("flags", "%s", LS_CFLAGS);
+#endif
+#ifdef __FAST_MATH__
+    ROW("fast-math", "ON (this build is not numerically honest)");
+#else
+    ROW("fast-math", "off (checked at compile time; the Makefile sets -ffp-contract=off -fno-fast-math, nvcc "
+                     "--fmad=false)");
+#endif
+#ifdef __OPTIMIZE__
+    ROW("optimization", "on");
+#else
+    ROW("optimization", "off");
+#endif
+    ROW("model", "%s, %zu parameters", m->name, m->n_params);
+    ROW("model spec", "%s", m->spec);
+    if (x->ds) {
+        const dataset *ds = x->ds;
+        ROW("data", "%s", ds->dir[0] ? ds->dir : c->run.data_dir ? c->run.data_dir : "");
+        ROW("data crc32", "train images %08x, train labels %08x, test images %08x, test labels %08x",
+            ds->train.images_crc, ds->train.labels_crc, ds->test.images_crc, ds->test.labels_crc);
+        size_t ntr = c->run.limit_train && c->run.limit_train < ds->train.n ? c->run.limit_train : ds->train.n;
+        size_t nte = c->run.limit_test && c->run.limit_test < ds->test.n ? c->run.limit_test : ds->test.n;
+        ROW("images used", "%zu training, %zu test", ntr, nte);
+    } else {
+        ROW("data", "%s (provenance not recorded)", c->run.data_dir ? c->run.data_dir : "");
+    }
+    ROW("mode", "%s", lockstep_mode_name(c->mode));
+    ROW("seed, batch, epochs", "%llu, %zu, %d (%d run)", (unsigned long long)c->run.seed, c->run.batch,
+        c->run.epochs, r->epochs_done);
+    ROW("optimizer", "Adam lr %g, betas %g/%g, eps %g", c->run.adam.lr, c->run.adam.beta1, c->run.adam.beta2,
+        c->run.adam.eps);
+    ROW("audit plan", "reference steps 1..%ld, full comparison every %ld steps, repeat %d, evaluation %s",
+        c->ref_steps, c->audit_every, c->repeat, c->eval ? "on" : "off");
+#undef ROW
+    table_end(d);
+}
+
+static void finding_block(doc *d, const explain_finding *f) {
+    static const char *const SEV[] = {"problem", "cause", "ok", "info"};
+    static const char *const SEVT[] = {"PROBLEM", "CAUSE", "OK", "INFO"};
+    const char *lab[] = {"Where", "Cause", "Evidence", "Fix"};
+    char where[200];
+    snprintf(where, sizeof where, "%s%s%s", f->tensor, f->tensor[0] && f->layer[0] ? ", computed by " : "",
+             f->layer);
+    const char *val[] = {where, f->cause, f->evidence, f->fix};
+    if (d->html) {
+        rawf(d, "<div class=\"finding %s\"><div class=\"ft\"><span class=\"tag\">%s</span> ", SEV[f->severity],
+             SEVT[f->severity]);
+        esc(d, f->title);
+        raw(d, "</div><dl>");
+        for (int i = 0; i < 4; i++) {
+            if (!val[i][0]) continue;
+            rawf(d, "<dt>%s</dt><dd>", lab[i]);
+            esc(d, val[i]);
+            raw(d, "</dd>");
+        }
+        raw(d, "</dl></div>\n");
+    } else {
+        rawf(d, "- **%s** — ", SEVT[f->severity]);
+        esc(d, f->title);
+        raw(d, "\n");
+        for (int i = 0; i < 4; i++) {
+            if (!val[i][0]) continue;
+            rawf(d, "  - *%s:* ", lab[i]);
+            esc(d, val[i]);
+            raw(d, "\n");
+        }
+    }
+}
+
+static void sec_verdicts(doc *d, const ctx *x) {
+    const audit_result *r = x->r;
+    char b1[32], b2[32], b3[32], c1[120], c2[120], c3[160], c4[64], c5[64], c6[64], c7[64];
+    heading(d, 2, "verdicts", "Verdicts");
+    heading(d, 3, "findings", "Findings");
+    if (x->L && x->L->n) {
+        for (int i = 0; i < x->L->n; i++) finding_block(d, &x->L->f[i]);
+        if (!d->html) raw(d, "\n");
+    } else {
+        para(d, "No findings (the explanation rules could not run).");
+    }
+    heading(d, 3, "pairs", "Engine pairs");
+    static const char *const H[] = {"Pair",          "Kind",       "Parameters",          "First tensor to differ",
+                                    "Params rel. L2 (last)", "Max bound ratio", "Test images differing (last epoch)"};
+    table_begin(d, 7, H);
+    for (int pi = 0; pi < r->n_pairs; pi++) {
+        const audit_pair *p = &r->pair[pi];
+        const audit_engine *ea = &r->eng[p->a], *eb = &r->eng[p->b];
+        int rep = eb->repeat_of == p->a || ea->repeat_of == p->b;
+        snprintf(c1, sizeof c1, "%s vs %s", eb->label, ea->label);
+        const char *kind = rep ? "run-to-run determinism" : ea->is_ref ? "vs exact reference" : "engine vs engine";
+        if (p->first_diff_step) snprintf(c2, sizeof c2, "first differ after step %ld", p->first_diff_step);
+        else snprintf(c2, sizeof c2, "bitwise equal at every step");
+        int fs = -1;
+        double mb = -1;
+        for (int s = 0; s < r->n_slots; s++) {
+            const audit_slot_stats *ss = &p->slot[s];
+            if (!ss->n_steps) continue;
+            if (ss->first_unequal_step && (fs < 0 || ss->first_unequal_step < p->slot[fs].first_unequal_step)) fs = s;
+            if (ss->max_bound_ratio >= 0 && (mb < 0 || !(ss->max_bound_ratio <= mb))) mb = ss->max_bound_ratio;
+        }
+        if (fs >= 0) snprintf(c3, sizeof c3, "%s (step %ld)", r->slot_name[fs], p->slot[fs].first_unequal_step);
+        else snprintf(c3, sizeof c3, "none");
+        long last = -1;
+        for (long s = r->total_steps - 1; s >= 0 && p->param_rel_l2; s--)
+            if (!isnan(p->param_rel_l2[s])) {
+                last = s;
+                break;
+            }
+        if (last >= 0) snprintf(c4, sizeof c4, "%s (step %ld)", fnum(b1, sizeof b1, p->param_rel_l2[last]), last + 1);
+        else snprintf(c4, sizeof c4, "–");
+        snprintf(c5, sizeof c5, "%s", mb >= 0 ? fnum(b2, sizeof b2, mb) : "not bounded");
+        if (!ea->is_ref && !eb->is_ref && r->epochs_done > 0 && ea->pred && eb->pred)
+            snprintf(c6, sizeof c6, "%ld", p->disagree[r->epochs_done - 1]);
+        else snprintf(c6, sizeof c6, "–");
+        (void)b3;
+        (void)c7;
+        const char *cells[] = {c1, kind, c2, c3, c4, c5, c6};
+        table_row(d, cells);
+    }
+    table_end(d);
+}
+
+static void sec_accuracy(doc *d, const ctx *x) {
+    const audit_result *r = x->r;
+    heading(d, 3, "accuracy", "Test accuracy per epoch");
+    if (r->epochs_done == 0 || !x->c->eval) {
+        para(d, "Not measured (evaluation off or no epoch completed).");
+        return;
+    }
+    const char *head[66];
+    char hb[64][24];
+    head[0] = "Engine";
+    for (int ep = 0; ep < r->epochs_done; ep++) {
+        snprintf(hb[ep], sizeof hb[ep], "epoch %d", ep + 1);
+        head[ep + 1] = hb[ep];
+    }
+    table_begin(d, r->epochs_done + 1, head);
+    static char cb[64][48];
+    for (int i = 0; i < r->n_engines; i++) {
+        const audit_engine *ae = &r->eng[i];
+        if (!ae->available || ae->is_ref) continue;
+        const char *cells[66];
+        cells[0] = ae->label;
+        for (int ep = 0; ep < r->epochs_done; ep++) {
+            snprintf(cb[ep], sizeof cb[ep], "%.2f%% (loss %.4f)", 100 * ae->test_acc[ep], ae->test_loss[ep]);
+            cells[ep + 1] = cb[ep];
+        }
+        table_row(d, cells);
+    }
+    table_end(d);
+}
+
+static void sec_timing(doc *d, const ctx *x) {
+    const audit_result *r = x->r;
+    const model *m = x->m;
+    char c1[32], c2[32], c3[32], c4[32], c5[32], c6[32];
+    heading(d, 3, "timing", "Time and memory");
+    para(d, "Training time per epoch counts batch making and this engine's forward, loss, backward and update calls "
+            "(in its own process); comparison is counted separately. Cold = epoch 1, warm = mean of later epochs.");
+    static const char *const H[] = {"Engine", "Epoch cold s", "Epoch warm s", "Images/s (last epoch)",
+                                    "Peak RSS MiB", "Loss s", "Update s"};
+    table_begin(d, 7, H);
+    for (int i = 0; i < r->n_engines; i++) {
+        const audit_engine *ae = &r->eng[i];
+        if (!ae->available) continue;
+        int ne = r->epochs_done, last = ne - 1;
+        double warm = NAN;
+        if (ne > 1) {
+            warm = 0;
+            for (int ep = 1; ep < ne; ep++) warm += ae->train_s[ep];
+            warm /= ne - 1;
+        }
+        snprintf(c1, sizeof c1, "%.3f", ne ? ae->train_s[0] : NAN);
+        snprintf(c2, sizeof c2, "%s", isnan(warm) ? "–" : (snprintf(c6, sizeof c6, "%.3f", warm), c6));
+        snprintf(c3, sizeof c3, "%.0f", ne && ae->train_s[last] > 0 ? ae->images[last] / ae->train_s[last] : NAN);
+        snprintf(c4, sizeof c4, "%.1f", ae->peak_rss / 1048576.0);
+        snprintf(c5, sizeof c5, "%.3f", ae->timing.loss_s);
+        char c7[32];
+        snprintf(c7, sizeof c7, "%.3f", ae->timing.update_s);
+        const char *cells[] = {ae->label, c1, c2, c3, c4, c5, c7};
+        table_row(d, cells);
+    }
+    table_end(d);
+    para(d, "Comparison cost: %.2f s of %.2f s total (%.0f%%); driver peak RSS %.1f MiB; %ld lines in steps.jsonl.",
+         r->compare_s, r->total_s, r->total_s > 0 ? 100 * r->compare_s / r->total_s : 0.0,
+         r->parent_peak_rss / 1048576.0, r->jsonl_lines);
+
+    /* per-layer mean time per call, ms */
+    int eng[AUDIT_MAX_ENGINES], ne = 0;
+    for (int i = 0; i < r->n_engines; i++)
+        if (r->eng[i].available) eng[ne++] = i;
+    if (ne == 0) return;
+    heading(d, 4, "layer-time", "Time per layer call (ms, mean over calls)");
+    const char *head[2 * AUDIT_MAX_ENGINES + 1];
+    static char hb[2 * AUDIT_MAX_ENGINES][100];
+    head[0] = "Layer";
+    for (int j = 0; j < ne; j++) {
+        snprintf(hb[2 * j], sizeof hb[0], "%s fwd", r->eng[eng[j]].label);
+        snprintf(hb[2 * j + 1], sizeof hb[0], "%s bwd", r->eng[eng[j]].label);
+        head[2 * j + 1] = hb[2 * j];
+        head[2 * j + 2] = hb[2 * j + 1];
+    }
+    table_begin(d, 2 * ne + 1, head);
+    double *fw = calloc((size_t)ne * m->n_layers, sizeof *fw), *bw = calloc((size_t)ne * m->n_layers, sizeof *bw);
+    if (!fw || !bw) {
+        free(fw);
+        free(bw);
+        d->b.failed = 1;
+        return;
+    }
+    static char cb[2 * AUDIT_MAX_ENGINES][32];
+    for (int l = 0; l < m->n_layers; l++) {
+        const char *cells[2 * AUDIT_MAX_ENGINES + 1];
+        cells[0] = m->layers[l].name;
+        for (int j = 0; j < ne; j++) {
+            const engine_timing *t = &r->eng[eng[j]].timing;
+            for (int dir = 0; dir < 2; dir++) {
+                long n = t->layer_calls[l][dir];
+                double ms = n ? 1e3 * t->layer_s[l][dir] / n : NAN;
+                (dir ? bw : fw)[(size_t)j * m->n_layers + l] = ms;
+                snprintf(cb[2 * j + dir], sizeof cb[0], "%s", isnan(ms) ? "–" : (snprintf(c1, sizeof c1, "%.3f", ms), c1));
+                cells[2 * j + 1 + dir] = cb[2 * j + dir];
+            }
+        }
+        table_row(d, cells);
+    }
+    table_end(d);
+    if (d->html) {
+        /* bars for the fp32 engines (the reference is orders of magnitude slower) */
+        const char *names[AUDIT_MAX_ENGINES], *cats[MODEL_MAX_LAYERS];
+        int ns = 0;
+        double *fv = calloc((size_t)ne * m->n_layers, sizeof *fv), *bv = calloc((size_t)ne * m->n_layers, sizeof *bv);
+        if (fv && bv) {
+            for (int j = 0; j < ne; j++) {
+                if (r->eng[eng[j]].is_ref) continue;
+                names[ns] = r->eng[eng[j]].label;
+                for (int l = 0; l < m->n_layers; l++) {
+                    fv[(size_t)ns * m->n_layers + l] = fw[(size_t)j * m->n_layers + l];
+                    bv[(size_t)ns * m->n_layers + l] = bw[(size_t)j * m->n_layers + l];
+                }
+                ns++;
+            }
+            for (int l = 0; l < m->n_layers; l++) cats[l] = m->layers[l].name;
+            if (ns > 0) {
+                svg_bars(d, "Forward time per layer call, ms (fp32 engines; the reference is in the table)",
+                         "ms per call", m->n_layers, cats, ns, names, fv, 0);
+                svg_bars(d, "Backward time per layer call, ms (fp32 engines)", "ms per call", m->n_layers, cats, ns,
+                         names, bv, 0);
+            }
+        } else {
+            d->b.failed = 1;
+        }
+        free(fv);
+        free(bv);
+    }
+    free(fw);
+    free(bw);
+}
+
+static void sec_divergence(doc *d, const ctx *x) {
+    const audit_result *r = x->r;
+    const model *m = x->m;
+    heading(d, 3, "divergence", "Parameter divergence per step");
+    para(d, "Relative L2 difference of all parameters after each step, for every engine pair. Against the "
+            "reference only on the steps it ran: its first steps (accumulated error), then shadow steps that start "
+            "from one fp32 engine's state (one step's error, not accumulated). Zero (bitwise equal) is drawn on the "
+            "row under the axis.");
+    if (r->n_pairs == 0 || r->total_steps == 0) {
+        para(d, "No pair to show.");
+        return;
+    }
+    const char *names[AUDIT_MAX_PAIRS];
+    double *ys[AUDIT_MAX_PAIRS];
+    static char nb[AUDIT_MAX_PAIRS][170];
+    for (int pi = 0; pi < r->n_pairs; pi++) {
+        snprintf(nb[pi], sizeof nb[pi], "%s vs %s", r->eng[r->pair[pi].b].label, r->eng[r->pair[pi].a].label);
+        names[pi] = nb[pi];
+        ys[pi] = r->pair[pi].param_rel_l2;
+    }
+    if (d->html && r->pair[0].param_rel_l2)
+        svg_line_log(d, "Parameters: relative L2 difference per step (log scale)", "rel. L2 difference", r->n_pairs,
+                     names, ys, r->total_steps);
+    /* the numbers, sampled: every step up to 20, else about 20 rows */
+    long stride = r->total_steps > 20 ? (r->total_steps + 19) / 20 : 1;
+    const char *head[AUDIT_MAX_PAIRS + 1];
+    head[0] = "Step";
+    for (int pi = 0; pi < r->n_pairs; pi++) head[pi + 1] = names[pi];
+    table_begin(d, r->n_pairs + 1, head);
+    static char cb[AUDIT_MAX_PAIRS + 1][32];
+    for (long s = 0; s < r->total_steps; s++) {
+        if (s % stride != 0 && s != r->total_steps - 1) continue;
+        const char *cells[AUDIT_MAX_PAIRS + 1];
+        snprintf(cb[0], sizeof cb[0], "%ld", s + 1);
+        cells[0] = cb[0];
+        for (int pi = 0; pi < r->n_pairs; pi++) {
+            double v = r->pair[pi].param_rel_l2 ? r->pair[pi].param_rel_l2[s] : NAN;
+            fnum(cb[pi + 1], sizeof cb[0], v);
+            cells[pi + 1] = cb[pi + 1];
+        }
+        table_row(d, cells);
+    }
+    table_end(d);
+
+    /* max ULP per layer (forward and backward tensors, by the layer that computed them) */
+    heading(d, 3, "ulp-layer", "Max ULP per layer");
+    para(d, "Largest ULP distance over the compared steps among the tensors each layer computed (forward output, "
+            "backward-data, weight and bias gradients). ULP distances near zero crossings are large by nature; the "
+            "bound ratio in the tables below is the scale-aware measure.");
+    int nl = m->n_layers;
+    double *v = malloc((size_t)r->n_pairs * (nl + 1) * sizeof *v);
+    if (!v) {
+        d->b.failed = 1;
+        return;
+    }
+    for (size_t i = 0; i < (size_t)r->n_pairs * (nl + 1); i++) v[i] = NAN;
+    for (int pi = 0; pi < r->n_pairs; pi++)
+        for (int s = 0; s < r->n_slots; s++) {
+            const audit_slot_stats *ss = &r->pair[pi].slot[s];
+            if (!ss->n_steps || strcmp(r->slot_phase[s], "update") == 0) continue;
+            char org[64];
+            explain_slot_origin(r, m, s, org, sizeof org);
+            int l = nl; /* loss */
+            for (int k = 0; k < nl; k++) {
+                size_t len = strlen(m->layers[k].name);
+                if (strncmp(org, m->layers[k].name, len) == 0 && org[len] == ' ') l = k;
+            }
+            double *cell = &v[(size_t)pi * (nl + 1) + l];
+            if (isnan(*cell) || ss->max_ulp > *cell || isnan(ss->max_ulp)) *cell = ss->max_ulp;
+        }
+    const char *cats[MODEL_MAX_LAYERS + 1];
+    for (int l = 0; l < nl; l++) cats[l] = m->layers[l].name;
+    cats[nl] = "loss";
+    if (d->html)
+        svg_bars(d, "Max ULP distance per layer and pair (log scale; a dot on the baseline: 0)", "max ULP", nl + 1,
+                 cats, r->n_pairs, names, v, 1);
+    const char *head2[MODEL_MAX_LAYERS + 2];
+    head2[0] = "Pair";
+    for (int l = 0; l <= nl; l++) head2[l + 1] = cats[l];
+    table_begin(d, nl + 2, head2);
+    static char cb2[MODEL_MAX_LAYERS + 2][32];
+    for (int pi = 0; pi < r->n_pairs; pi++) {
+        const char *cells[MODEL_MAX_LAYERS + 2];
+        cells[0] = names[pi];
+        for (int l = 0; l <= nl; l++) {
+            fnum(cb2[l], sizeof cb2[l], v[(size_t)pi * (nl + 1) + l]);
+            cells[l + 1] = cb2[l];
+        }
+        table_row(d, cells);
+    }
+    table_end(d);
+    free(v);
+}
+
+static void sec_tensors(doc *d, const ctx *x) {
+    const audit_result *r = x->r;
+    const model *m = x->m;
+    char c1[32], c2[32], c3[32], c4[32], c5[32], c6[32], org[64];
+    heading(d, 3, "tensors", "Worst divergence per tensor");
+    para(d, "Per pair, over every compared step: normwise relative L2 error, max ULP, max relative error, max bound ratio (error / a-priori fp32 "
+            "bound; <= 1 reads consistent with fp32 rounding in some order; bounds exist only in isolated mode against "
+            "the reference), smallest fraction of bitwise-equal elements, and the first step with a difference. Adam "
+            "moments are in run.json.");
+    static const char *const H[] = {"Tensor",      "Computed by", "Steps",       "Rel. L2 (normwise)", "Max ULP",
+                                    "Max rel. err.", "Bound ratio", "Min % equal", "First unequal step"};
+    for (int pi = 0; pi < r->n_pairs; pi++) {
+        const audit_pair *p = &r->pair[pi];
+        char t[200];
+        snprintf(t, sizeof t, "%s vs %s", r->eng[p->b].label, r->eng[p->a].label);
+        heading(d, 4, "pair", t);
+        table_begin(d, 9, H);
+        for (int s = 0; s < r->n_slots; s++) {
+            const audit_slot_stats *ss = &p->slot[s];
+            if (!ss->n_steps || strstr(r->slot_name[s], ".adam_")) continue;
+            snprintf(c1, sizeof c1, "%ld", ss->n_steps);
+            fnum(c2, sizeof c2, ss->max_ulp);
+            fnum(c3, sizeof c3, ss->max_rel);
+            if (ss->max_bound_ratio >= 0) fnum(c4, sizeof c4, ss->max_bound_ratio);
+            else snprintf(c4, sizeof c4, "–");
+            snprintf(c5, sizeof c5, "%.4g", 100 * ss->min_frac_equal);
+            if (ss->first_unequal_step) snprintf(c6, sizeof c6, "%ld", ss->first_unequal_step);
+            else snprintf(c6, sizeof c6, "bitwise equal");
+            char c7[32];
+            fnum(c7, sizeof c7, ss->max_rel_l2);
+            const char *cells[] = {r->slot_name[s], explain_slot_origin(r, m, s, org, sizeof org), c1, c7, c2, c3, c4,
+                                   c5, c6};
+            table_row(d, cells);
+        }
+        table_end(d);
+    }
+}
+
+static const char CSS[] =
+    "body{font:14px/1.45 system-ui,-apple-system,'Segoe UI',Roboto,sans-serif;max-width:1200px;margin:1.5em auto;"
+    "padding:0 1em;color:#222}"
+    "h1{font-size:1.6em;margin-bottom:.2em}h2{border-bottom:2px solid #ddd;padding-bottom:.2em;margin-top:1.8em}"
+    "h4{margin-bottom:.3em}"
+    "table{border-collapse:collapse;margin:.6em 0 1.2em;font-size:12.5px}"
+    "th,td{border:1px solid #ccc;padding:3px 7px;text-align:left;vertical-align:top}"
+    "th{background:#f2f4f7}tr:nth-child(even) td{background:#fafafa}"
+    ".finding{border-left:5px solid #999;background:#fafafa;margin:.7em 0;padding:.4em .8em}"
+    ".finding.problem{border-color:#d62728;background:#fff5f5}.finding.cause{border-color:#ff7f0e}"
+    ".finding.ok{border-color:#2ca02c;background:#f6fff6}.finding.info{border-color:#1f77b4}"
+    ".ft{font-weight:600}.tag{font-size:11px;padding:1px 6px;border-radius:3px;background:#555;color:#fff;"
+    "margin-right:.4em}.problem .tag{background:#d62728}.cause .tag{background:#e07000}.ok .tag{background:#2ca02c}"
+    ".info .tag{background:#1f77b4}"
+    "dl{display:grid;grid-template-columns:6.5em 1fr;gap:2px 10px;margin:.4em 0}dt{color:#666}dd{margin:0}"
+    "svg.chart{max-width:100%;height:auto;font:11px sans-serif;background:#fff}"
+    "svg .plot{fill:none;stroke:#999}svg .grid{stroke:#e4e4e4}"
+    "figure{margin:.8em 0}figcaption{color:#555;font-size:12px}"
+    ".toc{color:#555}";
+
+static int build(doc *d, const ctx *x) {
+    if (d->html) {
+        raw(d, "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">\n"
+               "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n<title>lockstep audit: ");
+        esc(d, x->m->name);
+        raw(d, "</title>\n<style>");
+        raw(d, CSS);
+        raw(d, "</style></head><body>\n");
+    }
+    sec_header(d, x);
+    sec_environment(d, x);
+    sec_verdicts(d, x);
+    heading(d, 2, "evidence", "Evidence");
+    sec_accuracy(d, x);
+    sec_timing(d, x);
+    sec_divergence(d, x);
+    sec_tensors(d, x);
+    para(d, "Files beside this report: run.json (the summary as JSON), steps.jsonl (one line per compared tensor).");
+    if (d->html) raw(d, "</body></html>\n");
+    return d->b.failed ? LS_ENOMEM : LS_OK;
+}
+
+int report_write(const char *dir, const audit_cfg *c, const model *m, const dataset *ds, const audit_result *r) {
+    struct stat st;
+    if (!dir || stat(dir, &st) != 0) return ls_err(LS_EIO, "%s: report directory: %s", dir ? dir : "(null)",
+                                                   strerror(errno));
+    if (!S_ISDIR(st.st_mode)) return ls_err(LS_EIO, "%s: report directory: not a directory", dir);
+    explain_list L;
+    int have_l = explain_run(&L, r, m) == 0;
+    ctx x = {c, m, ds, r, have_l ? &L : NULL};
+    int rc = LS_OK;
+    static const char *const NAMES[2] = {"report.md", "report.html"};
+    for (int h = 0; h < 2 && !rc; h++) {
+        doc d;
+        memset(&d, 0, sizeof d);
+        lsbuf_init(&d.b);
+        d.html = h;
+        char path[1200];
+        snprintf(path, sizeof path, "%s/%s", dir, NAMES[h]);
+        if (build(&d, &x)) rc = ls_err(LS_ENOMEM, "%s: out of memory building the report", path);
+        else if ((rc = ls_write_file_atomic(path, d.b.s, d.b.len)))
+            rc = ls_err(rc, "report: %s", ls_errmsg());
+        lsbuf_free(&d.b);
+    }
+    if (have_l) explain_list_free(&L);
+    return rc;
+}

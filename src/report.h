@@ -1,0 +1,38 @@
+/*
+ * report.h — the audit's human-readable report (DESIGN.md §7):
+ * OUT/report.md and OUT/report.html, one self-contained HTML file (inline
+ * CSS and hand-written inline SVG charts, no scripts, no external
+ * resources: it opens offline in any browser).
+ *
+ * Order: environment first (engines with library versions, ISA, threads,
+ * math modes, algorithms from their describe() JSON; kernels per layer;
+ * compiler and flags; model; data crc32s; run settings), verdicts second
+ * (explain.h's findings, then one line per engine pair), evidence after
+ * (accuracy per epoch, timing with per-layer bars, the parameter divergence
+ * per step on a log axis, max ULP per layer, the per-tensor worst
+ * divergence tables).
+ *
+ * Every text that comes from outside (engine labels and specs, describe
+ * strings, skip reasons, model and data names) is escaped for its format.
+ * Each file is built in memory and written with ls_write_file_atomic: a
+ * reader never sees a half-written report, and no temporary stays behind.
+ *
+ * Not here: the numbers themselves (lockstep.c measures, explain.c
+ * interprets), run.json and steps.jsonl (lockstep.c writes them).
+ */
+#ifndef LS_REPORT_H
+#define LS_REPORT_H
+
+#include "data.h"
+#include "lockstep.h"
+#include "model.h"
+
+/* Write dir/report.md and dir/report.html.  ds may be NULL (no data
+ * provenance then).  dir must exist.  Returns 0, or LS_EIO / LS_ENOMEM with
+ * ls_errmsg() naming the path. */
+int report_write(const char *dir, const audit_cfg *c, const model *m, const dataset *ds, const audit_result *r);
+
+/* Append s to b escaped for HTML text and attribute values (& < > " '). */
+void report_html_escape(lsbuf *b, const char *s);
+
+#endif

@@ -1,0 +1,537 @@
+/*
+ * test_report.c — the explanation rules (explain.c) and the report files
+ * (report.c) on constructed audit results: no engine runs, every number is
+ * chosen, so each finding the rules must (and must not) produce is known.
+ *
+ * Rules: a threads-only cpu pair whose first difference is a weight
+ * gradient gives the reduction-order finding; a bound ratio of 50 on a
+ * Winograd conv gives the approximate-algorithm finding naming the layer,
+ * on a TF32 cuda dense layer the reduced-precision one, and with no
+ * explaining description a plain "bound-exceeded" that claims no cause; a
+ * bitwise-equal pair reads "interchangeable"; a non-deterministic repeat
+ * pair names its first tensor; equal forward + different loss gives the
+ * exp/log finding; the accuracy rule states the flips, the McNemar bound
+ * and what was not measured.  Report: both files written and complete, in
+ * the DESIGN §7 order, with SVG, a hostile engine label escaped, no
+ * temporary left, and failing writes reported with the path.
+ *
+ * No tolerances: every assertion is on text or on exact integers.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <cmocka.h>
+
+#include <dirent.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "explain.h"
+#include "report.h"
+
+/* ---- a constructed audit -------------------------------------------------- */
+
+static const char *const SLOTS[][2] = {
+    {"conv1.act", "forward"},          {"relu1.act", "forward"},         {"pool1.act", "forward"},
+    {"conv2.act", "forward"},          {"fc1.act", "forward"},           {"fc2.act", "forward"},
+    {"loss", "loss"},                  {"fc2.dact", "loss"},             {"fc2.weight.grad", "backward"},
+    {"fc1.weight.grad", "backward"},   {"conv2.weight.grad", "backward"}, {"conv2.bias.grad", "backward"},
+    {"pool1.dact", "backward"},        {"conv1.weight.grad", "backward"}, {"conv2.weight", "update"},
+};
+
+static model M;
+
+static audit_result *new_result(void) {
+    assert_int_equal(model_build(&M, "smallcnn"), 0);
+    audit_result *r = calloc(1, sizeof *r);
+    assert_non_null(r);
+    r->n_slots = (int)LS_ARRAY_LEN(SLOTS);
+    for (int s = 0; s < r->n_slots; s++) {
+        snprintf(r->slot_name[s], sizeof r->slot_name[s], "%s", SLOTS[s][0]);
+        snprintf(r->slot_phase[s], sizeof r->slot_phase[s], "%s", SLOTS[s][1]);
+    }
+    r->total_steps = 4;
+    return r;
+}
+
+static int add_engine(audit_result *r, const char *label, const char *spec, const char *describe, int is_ref) {
+    int i = r->n_engines++;
+    audit_engine *e = &r->eng[i];
+    snprintf(e->label, sizeof e->label, "%s", label);
+    snprintf(e->spec, sizeof e->spec, "%s", spec);
+    e->is_ref = is_ref;
+    e->available = 1;
+    e->repeat_of = -1;
+    e->describe = describe ? strdup(describe) : NULL;
+    e->steps_run = is_ref ? 2 : 4;
+    return i;
+}
+
+/* A pair, every slot compared on 2 steps and bitwise equal, parameters
+ * equal at every step: callers then add the differences they test. */
+static audit_pair *add_pair(audit_result *r, int a, int b) {
+    audit_pair *p = &r->pair[r->n_pairs++];
+    p->a = a;
+    p->b = b;
+    p->param_rel_l2 = malloc(4 * sizeof(double));
+    p->param_max_ulp = malloc(4 * sizeof(double));
+    p->loss_diff = malloc(4 * sizeof(double));
+    for (int k = 0; k < 4; k++) p->param_rel_l2[k] = p->param_max_ulp[k] = p->loss_diff[k] = 0;
+    for (int s = 0; s < AUDIT_MAX_SLOTS; s++) {
+        p->slot[s].max_bound_ratio = -1;
+        p->slot[s].min_frac_equal = 1;
+        p->slot[s].n_steps = s < r->n_slots ? 2 : 0;
+    }
+    return p;
+}
+
+/* Make slot `name` of pair p differ from step `step` on. */
+static void differ(audit_result *r, audit_pair *p, const char *name, long step, double ulp) {
+    int s = audit_slot(r, name);
+    assert_true(s >= 0);
+    p->slot[s].first_unequal_step = step;
+    p->slot[s].max_ulp = ulp;
+    p->slot[s].max_rel = ulp * 0x1p-24;
+    p->slot[s].worst_step = step;
+    p->slot[s].min_frac_equal = 0.5;
+    if (!p->first_diff_step || p->first_diff_step > step) p->first_diff_step = step;
+    for (long k = step - 1; k < r->total_steps; k++) {
+        p->param_rel_l2[k] = 1e-7 * (k + 1);
+        p->param_max_ulp[k] = 3;
+    }
+}
+
+static const explain_finding *find(const explain_list *L, const char *rule, const char *a, const char *b) {
+    for (int i = 0; i < L->n; i++) {
+        const explain_finding *f = &L->f[i];
+        if (strcmp(f->rule, rule) != 0) continue;
+        if (a && !((strcmp(f->a, a) == 0 && strcmp(f->b, b) == 0) || (strcmp(f->a, b) == 0 && strcmp(f->b, a) == 0)))
+            continue;
+        return f;
+    }
+    return NULL;
+}
+
+static void free_result(audit_result *r) {
+    audit_result_free(r);
+    free(r);
+}
+
+#define CPU_DESC(threads, algo, conv2_fwd)                                                                       \
+    "{\"engine\":\"cpu\",\"library\":\"oneDNN\",\"version\":\"2.6.3\",\"isa\":\"cpu_isa_avx512_core\","         \
+    "\"threads\":" threads ",\"fpmath\":\"fpmath_mode_strict\",\"algo\":\"" algo "\",\"layout\":\"blocked\","     \
+    "\"math\":\"vendor\",\"layers\":[{\"layer\":0,\"name\":\"conv1\",\"kind\":\"conv\",\"fwd\":\"jit:avx512_core\"," \
+    "\"bwd_data\":null},{\"layer\":3,\"name\":\"conv2\",\"kind\":\"conv\",\"fwd\":\"" conv2_fwd "\","             \
+    "\"alg\":{\"fwd\":\"x\"}}]}"
+
+static const char *REF_DESC = "{\"name\": \"reference\", \"mode\": \"exact\", \"prec_bits\": 128, \"threads\": 1, "
+                              "\"mpfr\": \"4.2.0\", \"gmp\": \"6.2.1\"}";
+
+/* ---- rules ------------------------------------------------------------- */
+
+/* (a) threads only: first difference a weight gradient at step 1; both
+ * bounded <= 1 against the reference. */
+static void test_threads_reduction_order(void **st) {
+    audit_result *r = new_result();
+    int ref = add_engine(r, "reference", "reference", REF_DESC, 1);
+    int c2 = add_engine(r, "cpu", "cpu", CPU_DESC("2", "direct", "jit:avx512_core"), 0);
+    int c1 = add_engine(r, "cpu:threads=1", "cpu:threads=1", CPU_DESC("1", "direct", "jit:avx512_core"), 0);
+    audit_pair *p = add_pair(r, c2, c1);
+    differ(r, p, "conv2.weight.grad", 1, 4096);
+    differ(r, p, "conv2.act", 2, 100); /* later, in the forward: not the first */
+    int s = audit_slot(r, "conv2.weight.grad");
+    audit_pair *r2 = add_pair(r, ref, c2), *r1 = add_pair(r, ref, c1);
+    r2->slot[s].max_bound_ratio = 0.125;
+    r1->slot[s].max_bound_ratio = 0.25;
+    differ(r, r2, "conv2.weight.grad", 1, 10);
+    differ(r, r1, "conv2.weight.grad", 1, 10);
+    explain_list L;
+    assert_int_equal(explain_run(&L, r, &M), 0);
+    const explain_finding *f = find(&L, "knob", "cpu", "cpu:threads=1");
+    assert_non_null(f);
+    assert_string_equal(f->tensor, "conv2.weight.grad");
+    assert_string_equal(f->layer, "conv2 (backward-weights)");
+    assert_int_equal(f->step, 1);
+    assert_non_null(strstr(f->title, "only in threads"));
+    assert_non_null(strstr(f->cause, "summation order"));
+    assert_non_null(strstr(f->cause, "batch reduction"));
+    assert_non_null(strstr(f->evidence, "First unequal at step 1 in conv2.weight.grad"));
+    assert_non_null(strstr(f->evidence, "0.125"));
+    assert_non_null(strstr(f->evidence, "0.25"));
+    assert_non_null(strstr(f->evidence, "both <= 1"));
+    assert_non_null(strstr(f->fix, "same thread count"));
+    /* nothing here exceeds a bound, so no problem finding may appear */
+    for (int i = 0; i < L.n; i++) assert_int_not_equal(L.f[i].severity, EXPLAIN_PROBLEM);
+    /* the reference pairs are within bound */
+    assert_non_null(find(&L, "within-bound", "reference", "cpu"));
+    explain_list_free(&L);
+    free_result(r);
+}
+
+/* (b) ratio 50 on a Winograd conv; (c) ratio 50 on a TF32 dense layer;
+ * and ratio 50 where nothing in the description explains it. */
+static void test_bound_exceeded_causes(void **st) {
+    audit_result *r = new_result();
+    int ref = add_engine(r, "reference", "reference", REF_DESC, 1);
+    int w = add_engine(r, "cpu:algo=winograd", "cpu:algo=winograd",
+                       CPU_DESC("2", "winograd", "jit_wino_4x3:avx512_core"), 0);
+    int cu = add_engine(r, "cuda:math=tf32", "cuda:math=tf32",
+                        "{\"name\":\"cuda\",\"math\":\"tf32\",\"algo_policy\":\"det\",\"expm\":\"vendor\","
+                        "\"env_NVIDIA_TF32_OVERRIDE\":null,\"plans\":[{\"batch\":32,\"layers\":[{\"layer\":\"fc1\","
+                        "\"library\":\"cublasSgemm\",\"math\":\"TF32_TENSOR_OP_MATH\"}]}]}",
+                        0);
+    int plain = add_engine(r, "cpu", "cpu", CPU_DESC("2", "direct", "jit:avx512_core"), 0);
+    audit_pair *pw = add_pair(r, ref, w), *pc = add_pair(r, ref, cu), *pp = add_pair(r, ref, plain);
+    int sc = audit_slot(r, "conv2.act"), sf = audit_slot(r, "fc1.act");
+    differ(r, pw, "conv2.act", 1, 1e5);
+    pw->slot[sc].max_bound_ratio = 50;
+    differ(r, pc, "fc1.act", 1, 1e5);
+    pc->slot[sf].max_bound_ratio = 50;
+    differ(r, pp, "conv2.act", 1, 1e5);
+    pp->slot[sc].max_bound_ratio = 50;
+    explain_list L;
+    assert_int_equal(explain_run(&L, r, &M), 0);
+
+    const explain_finding *f = find(&L, "approximate-algorithm", "reference", "cpu:algo=winograd");
+    assert_non_null(f);
+    assert_int_equal(f->severity, EXPLAIN_PROBLEM);
+    assert_string_equal(f->layer, "conv2 (forward)");
+    assert_non_null(strstr(f->title, "conv2"));
+    assert_non_null(strstr(f->cause, "jit_wino_4x3"));
+    assert_non_null(strstr(f->evidence, "conv2.act 50"));
+    assert_non_null(strstr(f->fix, "algo=direct"));
+
+    f = find(&L, "reduced-precision", "reference", "cuda:math=tf32");
+    assert_non_null(f);
+    assert_string_equal(f->layer, "fc1 (forward)");
+    assert_non_null(strstr(f->cause, "TF32"));
+    assert_non_null(strstr(f->fix, "math=fma"));
+
+    /* no transform, no TF32: the rule names no cause it cannot support */
+    f = find(&L, "bound-exceeded", "reference", "cpu");
+    assert_non_null(f);
+    assert_null(strstr(f->cause, "Winograd"));
+    assert_null(strstr(f->cause, "Reduced precision"));
+    assert_non_null(strstr(f->cause, "does not report"));
+    /* the pairs with a problem do not get a within-bound finding */
+    assert_null(find(&L, "within-bound", NULL, NULL));
+    /* problems come first */
+    assert_int_equal(L.f[0].severity, EXPLAIN_PROBLEM);
+    explain_list_free(&L);
+    free_result(r);
+}
+
+/* (e) bitwise equal; (d) a non-deterministic repeat; (f) exp/log. */
+static void test_equal_repeat_vendor_math(void **st) {
+    audit_result *r = new_result();
+    int a = add_engine(r, "cpu", "cpu", CPU_DESC("1", "direct", "jit:avx512_core"), 0);
+    int b = add_engine(r, "cpu:layout=plain", "cpu:layout=plain", NULL, 0);
+    add_pair(r, a, b);
+    int g1 = add_engine(r, "cuda:algo=fast", "cuda:algo=fast",
+                        "{\"name\":\"cuda\",\"math\":\"fma\",\"algo_policy\":\"fast\",\"expm\":\"vendor\"}", 0);
+    int g2 = add_engine(r, "cuda:algo=fast#2", "cuda:algo=fast",
+                        "{\"name\":\"cuda\",\"math\":\"fma\",\"algo_policy\":\"fast\",\"expm\":\"vendor\"}", 0);
+    r->eng[g2].repeat_of = g1;
+    audit_pair *pr = add_pair(r, g1, g2);
+    differ(r, pr, "conv2.weight.grad", 3, 2);
+    int g3 = add_engine(r, "cuda", "cuda", "{\"name\":\"cuda\",\"math\":\"fma\",\"algo_policy\":\"det\","
+                                           "\"expm\":\"vendor\"}", 0);
+    audit_pair *pv = add_pair(r, a, g3);
+    differ(r, pv, "loss", 1, 1);
+    differ(r, pv, "fc2.dact", 1, 1);
+    differ(r, pv, "conv2.act", 2, 1); /* the forward differs only later */
+    explain_list L;
+    assert_int_equal(explain_run(&L, r, &M), 0);
+
+    const explain_finding *f = find(&L, "bitwise-equal", "cpu", "cpu:layout=plain");
+    assert_non_null(f);
+    assert_int_equal(f->severity, EXPLAIN_OK);
+    assert_non_null(strstr(f->title, "interchangeable"));
+
+    f = find(&L, "nondeterminism", "cuda:algo=fast", "cuda:algo=fast#2");
+    assert_non_null(f);
+    assert_string_equal(f->tensor, "conv2.weight.grad");
+    assert_int_equal(f->step, 3);
+    assert_non_null(strstr(f->fix, "algo=det"));
+    assert_null(find(&L, "knob", "cuda:algo=fast", "cuda:algo=fast#2")); /* a repeat is not a knob pair */
+
+    f = find(&L, "vendor-math", "cpu", "cuda");
+    assert_non_null(f);
+    assert_string_equal(f->tensor, "loss");
+    assert_non_null(strstr(f->fix, "math=portable"));
+    assert_non_null(strstr(f->fix, "expm=portable"));
+    explain_list_free(&L);
+    free_result(r);
+}
+
+/* (g) accuracy: 30 flips, a gap of 10 images out of 1000; a perturb=1
+ * pair gives the noise floor (12 flips). */
+static void test_accuracy_gap(void **st) {
+    audit_result *r = new_result();
+    r->epochs_done = 1;
+    int a = add_engine(r, "cpu", "cpu", NULL, 0);
+    int b = add_engine(r, "cuda", "cuda", NULL, 0);
+    int c = add_engine(r, "cpu:perturb=1", "cpu", NULL, 0);
+    r->eng[c].perturb_ulps = 1;
+    int C = M.n_classes;
+    for (int i = 0; i < 3; i++) {
+        r->eng[i].confusion = calloc((size_t)C * C, sizeof(long));
+        r->eng[i].confusion[0] = 1000; /* 1000 test images */
+    }
+    r->eng[a].test_acc[0] = 0.850;
+    r->eng[b].test_acc[0] = 0.840;
+    r->eng[c].test_acc[0] = 0.848;
+    audit_pair *p = add_pair(r, a, b);
+    differ(r, p, "conv1.act", 1, 5);
+    p->disagree[0] = 30;
+    audit_pair *q = add_pair(r, a, c);
+    differ(r, q, "conv2.weight", 1, 1);
+    q->disagree[0] = 12;
+    add_pair(r, b, c)->disagree[0] = 0; /* equal predictions, however unlikely */
+    explain_list L;
+    assert_int_equal(explain_run(&L, r, &M), 0);
+    const explain_finding *f = find(&L, "accuracy-gap", "cpu", "cuda");
+    assert_non_null(f);
+    assert_non_null(strstr(f->title, "10 test images"));
+    assert_non_null(strstr(f->title, "30 images classified differently"));
+    assert_non_null(strstr(f->cause, "sqrt(30) = 5.5"));
+    assert_non_null(strstr(f->cause, "within 2 sigma")); /* 10 <= 2 * 5.48 */
+    assert_non_null(strstr(f->evidence, "850 of 1000"));
+    assert_non_null(strstr(f->evidence, "Noise floor"));
+    assert_non_null(strstr(f->evidence, "above that floor")); /* 30 > 12 */
+    assert_non_null(strstr(f->fix, "Not measured"));
+    assert_non_null(strstr(f->fix, "seed"));
+    /* the perturbation pair is read as the noise floor, not as a mystery */
+    assert_non_null(find(&L, "noise-floor", "cpu", "cpu:perturb=1"));
+    assert_null(find(&L, "divergence", "cpu", "cpu:perturb=1"));
+    explain_list_free(&L);
+    free_result(r);
+}
+
+/* --repeat 2 doubles every engine: the threads finding must appear once
+ * (not once per combination of repeats), the repeats are read as
+ * determinism checks, and the repeat of a perturbed engine — which may
+ * start from another perturbation — is not called non-deterministic. */
+static void test_repeats_not_duplicated(void **st) {
+    audit_result *r = new_result();
+    int a = add_engine(r, "cpu:threads=1", "cpu:threads=1", CPU_DESC("1", "direct", "jit:avx512_core"), 0);
+    int a2 = add_engine(r, "cpu:threads=1#2", "cpu:threads=1", CPU_DESC("1", "direct", "jit:avx512_core"), 0);
+    int b = add_engine(r, "cpu", "cpu", CPU_DESC("2", "direct", "jit:avx512_core"), 0);
+    int b2 = add_engine(r, "cpu#2", "cpu", CPU_DESC("2", "direct", "jit:avx512_core"), 0);
+    int c = add_engine(r, "cpu:perturb=1", "cpu", CPU_DESC("2", "direct", "jit:avx512_core"), 0);
+    int c2 = add_engine(r, "cpu:perturb=1#2", "cpu", CPU_DESC("2", "direct", "jit:avx512_core"), 0);
+    r->eng[a2].repeat_of = a;
+    r->eng[b2].repeat_of = b;
+    r->eng[c2].repeat_of = c;
+    r->eng[c].perturb_ulps = r->eng[c2].perturb_ulps = 1;
+    add_pair(r, a, a2);
+    add_pair(r, b, b2);
+    differ(r, add_pair(r, c, c2), "conv1.act", 1, 7);
+    int xs[2] = {a, a2}, ys[2] = {b, b2};
+    for (int i = 0; i < 2; i++)
+        for (int j = 0; j < 2; j++) differ(r, add_pair(r, xs[i], ys[j]), "conv2.weight.grad", 1, 64);
+    differ(r, add_pair(r, b, c), "conv1.act", 1, 3);
+    differ(r, add_pair(r, a, c), "conv1.act", 1, 3); /* threads and perturb: no finding of its own */
+    explain_list L;
+    assert_int_equal(explain_run(&L, r, &M), 0);
+    int knob = 0, det = 0, noise = 0;
+    for (int i = 0; i < L.n; i++) {
+        knob += strcmp(L.f[i].rule, "knob") == 0;
+        det += strcmp(L.f[i].rule, "deterministic") == 0;
+        noise += strcmp(L.f[i].rule, "noise-floor") == 0;
+        assert_string_not_equal(L.f[i].rule, "nondeterminism");
+        assert_string_not_equal(L.f[i].rule, "divergence");
+    }
+    assert_int_equal(knob, 1);
+    assert_int_equal(det, 2);
+    assert_int_equal(noise, 1);
+    assert_non_null(find(&L, "not-measured", "cpu:perturb=1", "cpu:perturb=1#2"));
+    explain_list_free(&L);
+    free_result(r);
+}
+
+static void test_json_reader(void **st) {
+    char v[64];
+    const char *j = "{\"a\": {\"x\": [1, \"}\"], \"b\": 2}, \"b\" : \"q\\\"z\", \"n\": 3.5e-1, \"t\": true}";
+    assert_int_equal(explain_json_get(j, "b", v, sizeof v), 0);
+    assert_string_equal(v, "q\"z"); /* the top-level b, not a.b */
+    assert_int_equal(explain_json_get(j, "n", v, sizeof v), 0);
+    assert_string_equal(v, "3.5e-1");
+    assert_int_equal(explain_json_get(j, "t", v, sizeof v), 0);
+    assert_string_equal(v, "true");
+    assert_int_equal(explain_json_get(j, "a", v, sizeof v), -1); /* not a scalar */
+    assert_int_equal(explain_json_get(j, "zz", v, sizeof v), -1);
+    assert_int_equal(explain_json_get("{\"a\": \"unterminated", "a", v, sizeof v), -1);
+    assert_int_equal(explain_json_get("not json", "a", v, sizeof v), -1);
+    char k[200];
+    assert_int_equal(explain_layer_kernels(CPU_DESC("1", "winograd", "jit_wino_4x3:avx512_core"), "conv2", k,
+                                           sizeof k),
+                     1);
+    assert_string_equal(k, "fwd jit_wino_4x3:avx512_core");
+}
+
+/* ---- report files --------------------------------------------------------- */
+
+static char *slurp(const char *path) {
+    FILE *f = fopen(path, "rb");
+    if (!f) return NULL;
+    fseek(f, 0, SEEK_END);
+    long n = ftell(f);
+    fseek(f, 0, SEEK_SET);
+    char *s = malloc((size_t)n + 1);
+    size_t got = fread(s, 1, (size_t)n, f);
+    fclose(f);
+    s[got] = 0;
+    return s;
+}
+
+static int count_entries(const char *dir, const char *substr) {
+    DIR *d = opendir(dir);
+    if (!d) return -1;
+    int n = 0;
+    struct dirent *e;
+    while ((e = readdir(d)))
+        if (strstr(e->d_name, substr)) n++;
+    closedir(d);
+    return n;
+}
+
+static const char *HOSTILE = "<script>alert(\"x\")</script>&'|*";
+
+static audit_result *report_result(audit_cfg *c) {
+    audit_result *r = new_result();
+    r->epochs_done = 1;
+    int ref = add_engine(r, "reference", "reference", REF_DESC, 1);
+    int a = add_engine(r, "cpu", "cpu", CPU_DESC("2", "direct", "jit:avx512_core"), 0);
+    int h = add_engine(r, HOSTILE, "cpu:threads=1", CPU_DESC("1", "direct", "jit:avx512_core"), 0);
+    int u = add_engine(r, "cuda", "cuda", NULL, 0);
+    r->eng[u].available = 0;
+    snprintf(r->eng[u].skip_reason, sizeof r->eng[u].skip_reason, "cuda: unavailable (no <driver>)");
+    for (int i = 1; i < 3; i++) {
+        r->eng[i].train_s[0] = 1.5;
+        r->eng[i].images[0] = 1024;
+        r->eng[i].test_acc[0] = 0.5;
+        r->eng[i].timing.layer_s[0][0] = 0.01 * i;
+        r->eng[i].timing.layer_calls[0][0] = 4;
+    }
+    audit_pair *p = add_pair(r, a, h);
+    differ(r, p, "conv2.weight.grad", 1, 300);
+    audit_pair *q = add_pair(r, ref, a);
+    differ(r, q, "conv1.act", 1, 2);
+    q->param_rel_l2[2] = q->param_rel_l2[3] = NAN; /* the reference ran 2 steps */
+    audit_cfg_default(c);
+    c->engines = "reference,cpu,cpu:threads=1,cuda";
+    c->out = NULL;
+    return r;
+}
+
+static void make_tmpdir(char *dir, size_t cap) {
+    snprintf(dir, cap, "/tmp/ls_test_report_XXXXXX");
+    assert_non_null(mkdtemp(dir));
+}
+
+static void rm_dir(const char *dir) {
+    char cmd[600];
+    snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
+    assert_int_equal(system(cmd), 0);
+}
+
+static void test_report_files(void **st) {
+    audit_cfg c;
+    audit_result *r = report_result(&c);
+    char dir[64], path[128];
+    make_tmpdir(dir, sizeof dir);
+    int rc = report_write(dir, &c, &M, NULL, r);
+    if (rc) fail_msg("report_write: %s", ls_errmsg());
+    assert_int_equal(count_entries(dir, ".tmp"), 0); /* no temporary left */
+
+    snprintf(path, sizeof path, "%s/report.html", dir);
+    char *h = slurp(path);
+    assert_non_null(h);
+    assert_true(strncmp(h, "<!DOCTYPE html>", 15) == 0);
+    assert_non_null(strstr(h, "</html>\n")); /* complete */
+    const char *env = strstr(h, "id=\"env\""), *ver = strstr(h, "id=\"verdicts\""), *evd = strstr(h, "id=\"evidence\"");
+    assert_true(env && ver && evd && env < ver && ver < evd); /* DESIGN §7 order */
+    assert_non_null(strstr(h, "<svg"));
+    assert_non_null(strstr(h, "Parameters: relative L2 difference per step"));
+    assert_non_null(strstr(h, "Max ULP distance per layer"));
+    /* self-contained: nothing fetched from elsewhere */
+    assert_null(strstr(h, "src=\""));
+    assert_null(strstr(h, "href=\"http"));
+    assert_null(strstr(h, "<script"));
+    assert_non_null(strstr(h, "&lt;script&gt;alert(&quot;x&quot;)&lt;/script&gt;&amp;&#39;"));
+    assert_non_null(strstr(h, "no &lt;driver&gt;"));
+    assert_non_null(strstr(h, "oneDNN 2.6.3"));
+    assert_non_null(strstr(h, "only in threads")); /* a finding made it in */
+    free(h);
+
+    snprintf(path, sizeof path, "%s/report.md", dir);
+    char *md = slurp(path);
+    assert_non_null(md);
+    const char *e1 = strstr(md, "## Environment"), *e2 = strstr(md, "## Verdicts"), *e3 = strstr(md, "## Evidence");
+    assert_true(e1 && e2 && e3 && e1 < e2 && e2 < e3);
+    assert_null(strstr(md, "<script"));
+    assert_null(strstr(md, "</script"));
+    assert_non_null(strstr(md, "&lt;script>alert(\"x\")&lt;/script>&'\\|\\*")); /* tags, cells, emphasis */
+    assert_non_null(strstr(md, "Files beside this report")); /* complete */
+    free(md);
+    rm_dir(dir);
+    free_result(r);
+}
+
+static void test_report_write_failures(void **st) {
+    audit_cfg c;
+    audit_result *r = report_result(&c);
+    char dir[64], path[128];
+    make_tmpdir(dir, sizeof dir);
+
+    /* the "directory" is a file */
+    snprintf(path, sizeof path, "%s/plainfile", dir);
+    FILE *f = fopen(path, "w");
+    assert_non_null(f);
+    fclose(f);
+    assert_int_equal(report_write(path, &c, &M, NULL, r), LS_EIO);
+    assert_non_null(strstr(ls_errmsg(), path));
+
+    /* the directory does not exist */
+    snprintf(path, sizeof path, "%s/missing", dir);
+    assert_int_equal(report_write(path, &c, &M, NULL, r), LS_EIO);
+    assert_non_null(strstr(ls_errmsg(), path));
+
+    /* report.html cannot be renamed into place (a directory holds its name):
+     * the error names it and no temporary stays behind */
+    snprintf(path, sizeof path, "%s/report.html", dir);
+    assert_int_equal(mkdir(path, 0755), 0);
+    char sub[160];
+    snprintf(sub, sizeof sub, "%s/x", path);
+    assert_int_equal(mkdir(sub, 0755), 0); /* non-empty: rename(2) over it fails even as root */
+    assert_int_equal(report_write(dir, &c, &M, NULL, r), LS_EIO);
+    assert_non_null(strstr(ls_errmsg(), "report.html"));
+    assert_int_equal(count_entries(dir, ".tmp"), 0);
+
+    /* an unwritable directory (meaningless as root, who may write anyway) */
+    if (geteuid() != 0) {
+        char ro[128];
+        snprintf(ro, sizeof ro, "%s/ro", dir);
+        assert_int_equal(mkdir(ro, 0555), 0);
+        assert_int_equal(report_write(ro, &c, &M, NULL, r), LS_EIO);
+        assert_non_null(strstr(ls_errmsg(), ro));
+    }
+    rm_dir(dir);
+    free_result(r);
+}
+
+int main(void) {
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_threads_reduction_order), cmocka_unit_test(test_bound_exceeded_causes),
+        cmocka_unit_test(test_equal_repeat_vendor_math), cmocka_unit_test(test_accuracy_gap),
+        cmocka_unit_test(test_repeats_not_duplicated),    cmocka_unit_test(test_json_reader),
+        cmocka_unit_test(test_report_files),
+        cmocka_unit_test(test_report_write_failures),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -106,7 +106,7 @@ $(BUILD)/src/compare.o: ALLCFLAGS := $(filter-out -fopenmp,$(ALLCFLAGS)) -Wno-un
 $(OBJ_CUDA): ALLCFLAGS += -fPIC
 
 # the compiler flags that change numbers, recorded in run.json and goldens
-$(BUILD)/src/golden_cli.o $(BUILD)/src/lockstep.o: ALLCFLAGS += -DLS_BUILD_CFLAGS='"$(OPT) $(NUMFLAGS) $(CFLAGS)"'
+$(BUILD)/src/golden_cli.o $(BUILD)/src/lockstep.o $(BUILD)/src/report.o: ALLCFLAGS += -DLS_BUILD_CFLAGS='"$(OPT) $(NUMFLAGS) $(CFLAGS)"'
 
 
 $(BUILD)/lockstep: $(BUILD)/src/main.o $(OBJ)

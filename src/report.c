@@ -508,14 +508,15 @@ static void sec_environment(doc *d, const ctx *x) {
         table_row(d, row);                      \
     } while (0)
     ROW("compiler", "gcc %s", __VERSION__);
-#ifdef LS_CFLAGS
-    ROW("flags", "%s", LS_CFLAGS);
+#ifdef LS_BUILD_CFLAGS
+    ROW("flags (numerics)", "%s", LS_BUILD_CFLAGS);
+#else
+    ROW("flags (numerics)", "not passed by the build");
 #endif
 #ifdef __FAST_MATH__
     ROW("fast-math", "ON (this build is not numerically honest)");
 #else
-    ROW("fast-math", "off (checked at compile time; the Makefile sets -ffp-contract=off -fno-fast-math, nvcc "
-                     "--fmad=false)");
+    ROW("fast-math", "off (checked at compile time: __FAST_MATH__ is not defined)");
 #endif
 #ifdef __OPTIMIZE__
     ROW("optimization", "on");

@@ -995,7 +995,10 @@ int audit_run(const audit_cfg *cfg, audit_result *res) {
         const float *p0 = params;
         if (r->eng[i].perturb_ulps) {
             for (size_t k = 0; k < A.m.n_params; k++) {
-                int up = rng_u32(rc_->seed, (uint32_t)k, (uint32_t)i, 0, RNG_STREAM_PERTURB) & 1;
+                /* keyed by the first run's index, so a --repeat copy starts
+                 * from the same perturbed weights */
+                int base = r->eng[i].repeat_of >= 0 ? r->eng[i].repeat_of : i;
+                int up = rng_u32(rc_->seed, (uint32_t)k, (uint32_t)base, 0, RNG_STREAM_PERTURB) & 1;
                 float v = params[k];
                 for (int u = 0; u < r->eng[i].perturb_ulps; u++) v = nextafterf(v, up ? INFINITY : -INFINITY);
                 moved[k] = v;

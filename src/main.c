@@ -219,12 +219,42 @@ static int cmd_train(int argc, char **argv) {
     return 0;
 }
 
-static int cmd_audit(int argc, char **argv) {
+/* Engines of the list that run OpenMP with more than one thread. */
+static int multithreaded_engines(const audit_cfg *a) {
+    char list[1024], spec[256];
+    snprintf(list, sizeof list, "%s", a->engines);
+    int n = 0;
+    char *save = NULL;
+    for (char *t = strtok_r(list, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
+        engine_spec s;
+        spec_with_threads(spec, sizeof spec, t, a->run.threads);
+        if (engine_spec_parse(&s, spec) != 0) continue;
+        if (strcmp(s.name, "cpu") != 0 && strcmp(s.name, "reference") != 0 && strcmp(s.name, "ref") != 0) continue;
+        if (atoi(engine_spec_get(&s, "threads", "2")) > 1) n += a->repeat;
+    }
+    return n;
+}
+
+static int cmd_audit(int argc, char **argv, char **full_argv) {
     audit_cfg a;
     audit_cfg_default(&a);
     a.run.progress = isatty(2);
     int st = parse_opts(argc, argv, "audit", &a.run, &a);
     if (st >= 0) return st;
+    /* The engines take turns layer by layer, each in its own process.
+     * OpenMP's worker threads spin for a while after each parallel region;
+     * with two or more multi-threaded engines, the idle one's spinning
+     * threads steal the cores from the one whose turn it is (measured: a
+     * 2-thread epoch 3x slower with three engines), so they must sleep at
+     * once (passive).  With at most one, spinning costs nobody and waking
+     * sleeping threads would cost that engine ~25% (measured), so they
+     * spin (active).  The policy is read when libgomp starts: set it and
+     * start again.  A policy the user set wins. */
+    if (!getenv("OMP_WAIT_POLICY")) {
+        setenv("OMP_WAIT_POLICY", multithreaded_engines(&a) >= 2 ? "passive" : "active", 1);
+        execv("/proc/self/exe", full_argv);
+        /* exec failed: carry on with the default policy */
+    }
     int rc = audit_run(&a, NULL);
     if (rc) {
         fprintf(stderr, "lockstep audit: %s\n", ls_errmsg());
@@ -333,20 +363,7 @@ int main(int argc, char **argv) {
         return 0;
     }
     if (strcmp(cmd, "train") == 0) return cmd_train(argc - 1, argv + 1);
-    if (strcmp(cmd, "audit") == 0) {
-        /* The audit's engines take turns layer by layer, each in its own
-         * process.  With OpenMP's default (active) wait policy an engine's
-         * idle worker threads keep spinning after each parallel region and
-         * steal the cores from the engine whose turn it is (measured: a
-         * 2-thread cpu epoch 5x slower).  The policy is read when libgomp
-         * starts, so set it and start again; a policy the user set wins. */
-        if (!getenv("OMP_WAIT_POLICY")) {
-            setenv("OMP_WAIT_POLICY", "passive", 1);
-            execv("/proc/self/exe", argv);
-            /* exec failed: carry on with the active policy */
-        }
-        return cmd_audit(argc - 1, argv + 1);
-    }
+    if (strcmp(cmd, "audit") == 0) return cmd_audit(argc - 1, argv + 1, argv);
     if (strcmp(cmd, "model") == 0) return cmd_model(argc - 1, argv + 1);
     if (strcmp(cmd, "golden") == 0) return cmd_golden(argc - 1, argv + 1);
     fprintf(stderr, "lockstep: unknown command '%s' (see lockstep --help)\n", cmd);

@@ -141,15 +141,7 @@ int explain_json_get(const char *json, const char *key, char *buf, size_t cap) {
 
 /* ---- small helpers ------------------------------------------------------- */
 
-static const char *fnum(char *buf, size_t cap, double v) {
-    if (isnan(v)) snprintf(buf, cap, "nan");
-    else if (isinf(v)) snprintf(buf, cap, "inf");
-    else if (v == 0) snprintf(buf, cap, "0");
-    else if (fabs(v) < 0.01 || fabs(v) >= 1e5) snprintf(buf, cap, "%.2e", v);
-    else if (fabs(v) < 100) snprintf(buf, cap, "%.3g", v);
-    else snprintf(buf, cap, "%.0f", v);
-    return buf;
-}
+static const char *fnum(char *buf, size_t cap, double v) { return ls_fmt_num(buf, cap, v, "nan"); }
 
 /* snprintf appended to a fixed buffer. */
 static void cat(char *dst, size_t cap, const char *fmt, ...) __attribute__((format(printf, 3, 4)));

@@ -681,13 +681,8 @@ static int write_run_json(audit *A, const char *path) {
                 lsbuf_printf(&b, ": ");
                 lsbuf_json_num(&b, tot ? (double)ae->confusion[(size_t)k * C + k] / tot : NAN);
             }
-            lsbuf_printf(&b, "}, \"confusion\": [");
-            for (int k = 0; k < C; k++) {
-                lsbuf_printf(&b, "%s[", k ? ", " : "");
-                for (int j = 0; j < C; j++) lsbuf_printf(&b, "%s%ld", j ? ", " : "", ae->confusion[(size_t)k * C + j]);
-                lsbuf_printf(&b, "]");
-            }
-            lsbuf_printf(&b, "]");
+            lsbuf_printf(&b, "}, \"confusion\": ");
+            lsbuf_json_matrix_long(&b, ae->confusion, C, C);
         }
         lsbuf_printf(&b, "}");
     }
@@ -747,15 +742,7 @@ static int write_run_json(audit *A, const char *path) {
     return rc;
 }
 
-static const char *fmt_ulp(char *buf, size_t cap, double u) {
-    if (isnan(u)) snprintf(buf, cap, "nan");
-    else if (isinf(u)) snprintf(buf, cap, "inf");
-    else if (u == 0) snprintf(buf, cap, "0");
-    else if (u < 0.01) snprintf(buf, cap, "%.1e", u);
-    else if (u < 100) snprintf(buf, cap, "%.2f", u);
-    else snprintf(buf, cap, "%.3g", u);
-    return buf;
-}
+static const char *fmt_ulp(char *buf, size_t cap, double u) { return ls_fmt_num(buf, cap, u, "nan"); }
 
 static void print_summary(audit *A) {
     FILE *f = A->cfg.out;

@@ -171,15 +171,7 @@ static void table_end(doc *d) { raw(d, d->html ? "</tbody></table>\n" : "\n"); }
 
 /* ---- number formatting ------------------------------------------------- */
 
-static const char *fnum(char *buf, size_t cap, double v) {
-    if (isnan(v)) snprintf(buf, cap, "–");
-    else if (isinf(v)) snprintf(buf, cap, "inf");
-    else if (v == 0) snprintf(buf, cap, "0");
-    else if (fabs(v) < 0.01 || fabs(v) >= 1e5) snprintf(buf, cap, "%.2e", v);
-    else if (fabs(v) < 100) snprintf(buf, cap, "%.3g", v);
-    else snprintf(buf, cap, "%.0f", v);
-    return buf;
-}
+static const char *fnum(char *buf, size_t cap, double v) { return ls_fmt_num(buf, cap, v, "–"); }
 
 static const char *dget(const char *json, const char *key, char *buf, size_t cap) {
     if (!json || explain_json_get(json, key, buf, cap) != 0 || strcmp(buf, "null") == 0) buf[0] = 0;

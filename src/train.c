@@ -173,13 +173,9 @@ static int write_json(const run_cfg *c, const model *m, const char *engine_json,
             if (k) lsbuf_printf(&b, ", ");
             lsbuf_json_num(&b, tot ? (double)r->confusion[(size_t)k * C + k] / tot : 0.0);
         }
-        lsbuf_printf(&b, "],\n  \"confusion\": [");
-        for (int k = 0; k < C; k++) {
-            lsbuf_printf(&b, "%s[", k ? ", " : "");
-            for (int j = 0; j < C; j++) lsbuf_printf(&b, "%s%ld", j ? ", " : "", r->confusion[(size_t)k * C + j]);
-            lsbuf_printf(&b, "]");
-        }
-        lsbuf_printf(&b, "],\n");
+        lsbuf_printf(&b, "],\n  \"confusion\": ");
+        lsbuf_json_matrix_long(&b, r->confusion, C, C);
+        lsbuf_printf(&b, ",\n");
     }
     lsbuf_printf(&b, "  \"total_seconds\": ");
     lsbuf_json_num(&b, total_s);

@@ -158,6 +158,26 @@ void lsbuf_json_num(lsbuf *b, double v) {
     lsbuf_put(b, tmp, strlen(tmp));
 }
 
+void lsbuf_json_matrix_long(lsbuf *b, const long *m, int rows, int cols) {
+    lsbuf_put(b, "[", 1);
+    for (int k = 0; k < rows; k++) {
+        lsbuf_printf(b, "%s[", k ? ", " : "");
+        for (int j = 0; j < cols; j++) lsbuf_printf(b, "%s%ld", j ? ", " : "", m[(size_t)k * cols + j]);
+        lsbuf_put(b, "]", 1);
+    }
+    lsbuf_put(b, "]", 1);
+}
+
+const char *ls_fmt_num(char *buf, size_t cap, double v, const char *nan_text) {
+    if (isnan(v)) snprintf(buf, cap, "%s", nan_text);
+    else if (isinf(v)) snprintf(buf, cap, "%sinf", v < 0 ? "-" : "");
+    else if (v == 0) snprintf(buf, cap, "0");
+    else if (fabs(v) < 0.01 || fabs(v) >= 1e5) snprintf(buf, cap, "%.2e", v);
+    else if (fabs(v) < 100) snprintf(buf, cap, "%.3g", v);
+    else snprintf(buf, cap, "%.0f", v);
+    return buf;
+}
+
 /* ---- ULP distance --------------------------------------------------- */
 
 /* Map a float's bits to an integer line on which adjacent floats differ by

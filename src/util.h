@@ -60,6 +60,13 @@ void lsbuf_json_str(lsbuf *b, const char *s);
 /* Append a double as JSON: shortest round-trip text, or null for NaN/Inf. */
 void lsbuf_json_num(lsbuf *b, double v);
 
+/* Append a rows x cols matrix of longs as a JSON array of arrays. */
+void lsbuf_json_matrix_long(lsbuf *b, const long *m, int rows, int cols);
+
+/* A number for people: "0", "inf", 3 significant digits in [0.01, 100),
+ * an integer in [100, 1e5), else %.2e.  NaN prints as `nan_text`. */
+const char *ls_fmt_num(char *buf, size_t cap, double v, const char *nan_text);
+
 /* ULP distance between two floats (0 when bitwise equal; +0 and -0 are 0
  * apart; NaN anywhere gives UINT32_MAX). */
 uint32_t ls_ulp_dist(float a, float b);

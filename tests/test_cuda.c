@@ -716,7 +716,7 @@ static void test_dev_train(void **st) {
 #else
 /* For engine against engine: equal values, +0 and -0 counted equal (a
  * library may produce -0 where we produce +0, e.g. ReLU as x * 0). */
-static void expect_same_values(const char *what, const float *a, const float *b, size_t n) {
+__attribute__((unused)) static void expect_same_values(const char *what, const float *a, const float *b, size_t n) {
     for (size_t i = 0; i < n; i++)
         if (!(a[i] == b[i]) && !(isnan(a[i]) && isnan(b[i])))
             fail_msg("%s[%zu]: cuda %.9g vs cpu %.9g", what, i, (double)a[i], (double)b[i]);

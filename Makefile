@@ -7,7 +7,7 @@
 #   make CUDA=0     build without the CUDA engine
 #
 # Numerics: -ffp-contract=off (no FMA contraction in our code), no
-# fast-math, no -march=native; nvcc --fmad=false and no --use_fast_math.
+# fast math of any kind, no tuning for the build host's CPU; nvcc --fmad=false.
 
 CC      ?= gcc
 OPT     ?= -O2

@@ -52,7 +52,7 @@ static void usage(FILE *f) {
             "  --limit-train N     use only the first N training images\n"
             "  --limit-test N      evaluate on only the first N test images\n"
             "  --steps N           stop after N training steps, print each step's loss and time\n"
-            "                      (no evaluation of a run cut short)\n"
+            "                      (and skip the test-set evaluation: a probe, e.g. of the reference)\n"
             "  --ref-mode MODE     shorthand for reference:mode=MODE (exact or fp32cr)\n"
             "  --ref-prec P        shorthand for reference:prec=P (bits, default 128)\n"
             "  --json FILE         also write the results as one JSON document\n"

@@ -274,9 +274,9 @@ int train_run(const run_cfg *c) {
         double secs = ls_now() - t0;
         if (images == 0) break;
         eval_result_free(&ev);
-        int evaluated = !done_steps;
-        /* A run cut short by --steps is a probe (of the reference engine,
-         * typically, whose evaluation would take minutes): no evaluation. */
+        /* A run with --steps is a probe (of the reference engine, typically,
+         * whose evaluation of the test set takes minutes): no evaluation. */
+        int evaluated = c->max_steps < 0;
         if (evaluated && (rc = eval_engine(e, &ds.test, c->limit_test, &ev))) goto done;
         epoch_stats *p = &ep[n_ep++];
         p->epoch = epoch + 1;
@@ -291,8 +291,8 @@ int train_run(const run_cfg *c) {
             printf("epoch %d: %7.3f s  %8.0f images/s  train loss %.4f  test loss %.4f  test accuracy %.2f%%\n",
                    p->epoch, p->seconds, p->images_per_s, p->train_loss, p->test_loss, 100.0 * p->test_accuracy);
         else
-            printf("epoch %d: %7.3f s  %8.0f images/s  train loss %.4f  (stopped by --steps after %zu steps; "
-                   "no evaluation)\n", p->epoch, p->seconds, p->images_per_s, p->train_loss, s);
+            printf("epoch %d: %7.3f s  %8.0f images/s  train loss %.4f  (%zu steps; no evaluation with --steps)\n",
+                   p->epoch, p->seconds, p->images_per_s, p->train_loss, s);
         fflush(stdout);
     }
     if (ev.confusion) print_confusion(stdout, c, &ev);

@@ -164,17 +164,25 @@ for spec in cuda:math=fma cuda:math=tf32:algo=fast; do
     fi
 done
 
-# ---- short audit --------------------------------------------------------------
-if build/lockstep audit --help >/dev/null 2>&1 || build/lockstep --help 2>&1 | grep -q "lockstep audit"; then
-    say "audit: reference, cpu, cuda:math=fma, cuda:math=tf32 on 512 images"
-    timeout 150 build/lockstep audit --engines reference,cpu,cuda:math=fma,cuda:math=tf32 \
-        --limit-train 512 --epochs 1 --data "$DATA" --out "$OUTDIR/audit" >"$OUTDIR/audit.log" 2>&1
-    rc=$?
-    tail -40 "$OUTDIR/audit.log"
-    say "audit exit status $rc"
-else
-    say "audit: this build has no 'audit' command yet; skipped"
-fi
+# ---- short audits ---------------------------------------------------------------
+# isolated mode: every engine fed the reference's inputs, so each layer's
+# error is judged against the a-priori fp32 bound (fma: ratio <= 1 expected;
+# tf32: far above 1).  Then a free-mode audit of the same engines.
+say "audit (isolated): reference, cpu, cuda:math=fma, cuda:math=tf32; 2 steps of batch 64"
+timeout 150 build/lockstep audit --engines reference:threads=8,cpu,cuda:math=fma,cuda:math=tf32 --mode isolated \
+    --batch 64 --limit-train 128 --epochs 1 --ref-steps 2 --no-eval --data "$DATA" \
+    --out "$OUTDIR/audit-isolated" >"$OUTDIR/audit-isolated.log" 2>&1
+rc=$?
+grep -E "bound ratio|\[problem\]|\[cause\]|skipped|where:|evidence:" "$OUTDIR/audit-isolated.log" | head -60
+say "isolated audit exit status $rc"
+[ $rc -eq 0 ] || status=1
+say "audit (free): reference, cpu, cuda:math=fma, cuda:math=tf32 on 512 images"
+timeout 150 build/lockstep audit --engines reference:threads=8,cpu,cuda:math=fma,cuda:math=tf32 \
+    --limit-train 512 --epochs 1 --data "$DATA" --out "$OUTDIR/audit" >"$OUTDIR/audit.log" 2>&1
+rc=$?
+tail -40 "$OUTDIR/audit.log"
+say "free audit exit status $rc"
+[ $rc -eq 0 ] || status=1
 
 say "done in $(( $(date +%s) - T0 )) s; logs in $OUTDIR"
 exit $status

@@ -36,6 +36,7 @@
 #include <oneapi/dnnl/dnnl.h>
 #include <oneapi/dnnl/dnnl_debug.h>
 
+#include "cpu_pool.h"
 #include "ops_elem.h"
 #include "util.h"
 
@@ -82,6 +83,8 @@ typedef struct {
     dnnl_primitive_t to_plain, from_plain;     /* NULL when is_plain */
     dnnl_memory_t tmp_plain;                   /* dropout backward into a blocked DACT */
     char alg[64];                              /* conv algorithm actually used */
+    int fused;                                 /* ReLU l + max-pool l+1 run as one (cpu_pool.h) */
+    cpu_pool_geom pg;                          /* the max-pool's shape, when fused */
 } player;
 
 typedef struct {
@@ -114,6 +117,23 @@ typedef struct {
     uint64_t params_ver;
     float loss;
     uint64_t step;
+    /* Fused ReLU + max-pool pairs (fuse=on).  The ReLU's ACT and DACT are
+     * not written in a training step; each is kept as a rule and written
+     * only when somebody reads it (get_tensor) or is about to overwrite what
+     * it is computed from:
+     *   act_lazy[r]:  ACT[r] is relu(ACT[r-1]) (oneDNN's eltwise computes it)
+     *   dact_lazy[r]: DACT[r] is the max-pool backward of DACT[r+1]
+     *   mask_ok[q]:   pool q's pidx holds ReLU pass bits of the current
+     *                 ACT[q-2], so the ReLU backward needs neither buffer.
+     * Per layer, not per plan: the buffers are shared by every plan.
+     * The one liberty: between forward_layer(r-1) and forward_layer(r) (or
+     * backward_layer(q+1) and backward_layer(q)) the lazy tensor already
+     * follows the new input; a separate engine would still hold the old
+     * value there.  No caller reads a layer's output before running it. */
+    int fuse;
+    uint8_t *pidx[MODEL_MAX_LAYERS];
+    size_t pidx_cap[MODEL_MAX_LAYERS];
+    unsigned char act_lazy[MODEL_MAX_LAYERS], dact_lazy[MODEL_MAX_LAYERS], mask_ok[MODEL_MAX_LAYERS];
     plan plans[PLAN_MAX];
     int n_plans;
     plan *cur;
@@ -509,6 +529,51 @@ cleanup:
     return rc;
 }
 
+/* The channel block of a 4-D activation layout: 16 or 8 for nChw16c /
+ * nChw8c, 1 for plain NCHW, 0 for anything cpu_pool.c does not walk. */
+static size_t md_block(const dnnl_memory_desc_t *md) {
+    static const struct {
+        dnnl_format_tag_t tag;
+        size_t blk;
+    } tags[] = {{dnnl_nChw16c, 16}, {dnnl_nChw8c, 8}, {dnnl_nchw, 1}};
+    if (md->ndims != 4 || md->data_type != dnnl_f32) return 0;
+    for (size_t i = 0; i < LS_ARRAY_LEN(tags); i++) {
+        dnnl_memory_desc_t t;
+        if (dnnl_memory_desc_init_by_tag(&t, 4, md->dims, dnnl_f32, tags[i].tag) == dnnl_success &&
+            dnnl_memory_desc_equal(&t, md))
+            return tags[i].blk;
+    }
+    return 0;
+}
+
+/* Mark the ReLU + max-pool pairs this plan runs fused: both activations in
+ * the same nChw{16,8}c or NCHW layout.  The arg-max buffer is sized by the
+ * first (max_batch) plan; a pair that would not fit stays separate. */
+static int plan_fuse(cpu_ctx *c, plan *P) {
+    const model *m = c->m;
+    for (int l = 0; l + 1 < m->n_layers; l++) {
+        const layer *q = &m->layers[l + 1];
+        if (m->layers[l].kind != LAYER_RELU || q->kind != LAYER_MAXPOOL) continue;
+        player *R = &P->L[l], *Q = &P->L[l + 1];
+        size_t blk = md_block(&R->md);
+        if (!blk || md_block(&Q->md) != blk) continue;
+        cpu_pool_geom g = {P->n, ((size_t)q->out_c + blk - 1) / blk, blk, (size_t)R->md.dims[2],
+                           (size_t)R->md.dims[3], (size_t)q->out_h, (size_t)q->out_w};
+        if (g.oh != g.h / 2 || g.ow != g.w / 2) continue;
+        size_t need = g.n * g.cb * g.blk * g.oh * g.ow;
+        if (!c->pidx[l + 1]) {
+            c->pidx[l + 1] = alloc_aligned(need);
+            if (!c->pidx[l + 1]) return LS_ENOMEM;
+            c->pidx_cap[l + 1] = need;
+        } else if (need > c->pidx_cap[l + 1]) {
+            continue;
+        }
+        Q->pg = g;
+        R->fused = Q->fused = 1;
+    }
+    return 0;
+}
+
 static int plan_build(cpu_ctx *c, plan *P, size_t n) {
     int rc = 0;
     const model *m = c->m;
@@ -544,6 +609,7 @@ static int plan_build(cpu_ctx *c, plan *P, size_t n) {
             break;
         }
     }
+    if (rc == 0 && c->fuse) rc = plan_fuse(c, P);
 cleanup:
     return rc;
 }
@@ -590,11 +656,75 @@ static int need_batch(cpu_ctx *c) {
     return c->cur ? 0 : ls_err(LS_EINVAL, "cpu: no batch set (call set_batch first)");
 }
 
+/* ---- fused ReLU + max-pool: writing the lazy tensors (see cpu_ctx) -------- */
+
+/* Layer l through FLATTEN aliases to the layer that owns its buffers;
+ * -1 is the image. */
+static int owner(const plan *P, int l) {
+    while (l >= 0 && P->L[l].alias) l--;
+    return l;
+}
+
+static int is_fused(const cpu_ctx *c, int l, layer_kind k) {
+    return l >= 0 && l < c->m->n_layers && c->cur->L[l].fused && c->m->layers[l].kind == k;
+}
+
+/* ACT[r] = relu(ACT[r-1]) by the oneDNN primitive a separate ReLU runs. */
+static int act_materialize(cpu_ctx *c, int r) {
+    if (!c->act_lazy[r]) return 0;
+    plan *P = c->cur;
+    dnnl_exec_arg_t a[3] = {{DNNL_ARG_SRC, r ? P->L[r - 1].act : P->input}, {DNNL_ARG_DST, P->L[r].act}};
+    int rc = exec(c, &P->L[r].fwd, 2, a);
+    if (rc == 0) c->act_lazy[r] = 0;
+    return rc;
+}
+
+/* DACT[r] = max-pool backward of DACT[r+1] (the pool's own gradient). */
+static int dact_materialize(cpu_ctx *c, int r) {
+    if (!c->dact_lazy[r]) return 0;
+    cpu_pool_bwd(c->dact_buf[r], c->dact_buf[r + 1], c->pidx[r + 1], 0, &c->cur->L[r + 1].pg);
+    c->dact_lazy[r] = 0;
+    return 0;
+}
+
+/* ACT of owner b (-1: the image) is about to change.  From set_tensor
+ * (materialize != 0) a lazy ReLU of it is written first, so it keeps the
+ * value it had; either way the pool's pass bits no longer describe it. */
+static int before_act_write(cpu_ctx *c, int b, int materialize) {
+    for (int r = 0; r < c->m->n_layers; r++) {
+        if (!is_fused(c, r, LAYER_RELU) || owner(c->cur, r - 1) != b) continue;
+        int rc = materialize ? act_materialize(c, r) : 0;
+        if (rc) return rc;
+        c->mask_ok[r + 1] = 0;
+    }
+    return 0;
+}
+
+/* DACT of owner b is about to be set: a lazy ReLU gradient made from it is
+ * written first. */
+static int before_dact_write(cpu_ctx *c, int b) {
+    return is_fused(c, b, LAYER_MAXPOOL) ? dact_materialize(c, b - 1) : 0;
+}
+
+/* Before the current plan is left: every lazy tensor written, by its rules. */
+static int materialize_all(cpu_ctx *c) {
+    for (int r = 0; r < c->m->n_layers; r++) {
+        if (!is_fused(c, r, LAYER_RELU)) continue;
+        int rc = act_materialize(c, r);
+        if (!rc) rc = dact_materialize(c, r);
+        if (rc) return rc;
+    }
+    memset(c->mask_ok, 0, sizeof c->mask_ok);
+    return 0;
+}
+
 static int cpu_set_batch(engine *e, const float *x, const int32_t *labels, size_t n, uint64_t step) {
     cpu_ctx *c = ctx_of(e);
     plan *P;
     int rc = plan_get(c, n, &P);
     if (rc) return rc;
+    if (c->cur && c->cur != P && (rc = materialize_all(c))) return rc;
+    if (c->cur == P && (rc = before_act_write(c, -1, 0))) return rc;
     const model *m = c->m;
     memcpy(c->x, x, n * (size_t)m->in_c * m->in_h * m->in_w * sizeof *c->x);
     memcpy(c->labels, labels, n * sizeof *labels);
@@ -614,6 +744,20 @@ static int cpu_forward_layer(engine *e, int l, int training) {
     const layer *ly = &c->m->layers[l];
     dnnl_memory_t sact = l ? P->L[l - 1].act : P->input;
     dnnl_exec_arg_t a[8];
+    if (ly->kind != LAYER_FLATTEN && (rc = before_act_write(c, l, 0))) return rc;
+    if (L->fused && ly->kind == LAYER_RELU) {
+        c->act_lazy[l] = 1; /* the max-pool after it does the work */
+        return 0;
+    }
+    if (L->fused) {
+        /* {N, C, H, W} -> {N, C, H/2, W/2}: the max-pool of relu(ACT[l-2])
+         * while the ReLU is lazy, else of the ReLU's ACT as it was set */
+        int lazy = c->act_lazy[l - 1];
+        const float *src = lazy ? act_ptr(c, P, l - 2) : c->act_buf[l - 1];
+        cpu_pool_fwd(c->act_buf[l], c->pidx[l], src, lazy, &L->pg);
+        c->mask_ok[l] = (unsigned char)lazy;
+        return 0;
+    }
     switch (ly->kind) {
     case LAYER_CONV:
     case LAYER_DENSE:
@@ -709,12 +853,23 @@ static int cpu_backward_layer(engine *e, int l) {
         return exec(c, &L->bwd_data, 3, a);
     case LAYER_RELU:
         if (!L->need_dsrc) return 0;
+        if (L->fused && c->dact_lazy[l] && c->mask_ok[l + 1]) {
+            /* max-pool and ReLU backward in one pass: DACT[l-1] from the
+             * pool's gradient and arg-max bits; DACT[l] stays lazy */
+            cpu_pool_bwd(dact_ptr(c, P, l - 1), c->dact_buf[l + 1], c->pidx[l + 1], 1, &P->L[l + 1].pg);
+            return 0;
+        }
+        if ((rc = dact_materialize(c, l))) return rc;
         a[0] = (dnnl_exec_arg_t){DNNL_ARG_SRC, sact};
         a[1] = (dnnl_exec_arg_t){DNNL_ARG_DIFF_DST, L->dact};
         a[2] = (dnnl_exec_arg_t){DNNL_ARG_DIFF_SRC, sdact};
         return exec(c, &L->bwd_data, 3, a);
     case LAYER_MAXPOOL:
         if (!L->need_dsrc) return 0;
+        if (L->fused) {
+            c->dact_lazy[l - 1] = 1; /* written by the ReLU's backward, or when read */
+            return 0;
+        }
         a[0] = (dnnl_exec_arg_t){DNNL_ARG_DIFF_DST, L->dact};
         a[1] = (dnnl_exec_arg_t){DNNL_ARG_WORKSPACE, L->ws};
         a[2] = (dnnl_exec_arg_t){DNNL_ARG_DIFF_SRC, sdact};
@@ -797,9 +952,13 @@ static int cpu_get_tensor(engine *e, tensor_id t, float *out) {
         memcpy(out, c->x, tensor_numel(c->m, t, c->cur->n) * sizeof *out);
         return 0;
     case TENSOR_ACT:
-    case TENSOR_DACT:
+    case TENSOR_DACT: {
         if ((rc = need_batch(c))) return rc;
-        return act_io(c, t.layer, t.kind == TENSOR_DACT, out, 1);
+        int b = owner(c->cur, t.layer);
+        if (is_fused(c, b, LAYER_RELU))
+            rc = t.kind == TENSOR_ACT ? act_materialize(c, b) : dact_materialize(c, b);
+        return rc ? rc : act_io(c, t.layer, t.kind == TENSOR_DACT, out, 1);
+    }
     case TENSOR_LOSS: *out = c->loss; return 0;
     default: memcpy(out, flat_buf(c, t.kind), c->m->n_params * sizeof *out); return 0;
     }
@@ -810,13 +969,21 @@ static int cpu_set_tensor(engine *e, tensor_id t, const float *in) {
     int rc;
     switch (t.kind) {
     case TENSOR_INPUT:
-        if ((rc = need_batch(c))) return rc;
+        if ((rc = need_batch(c)) || (rc = before_act_write(c, -1, 1))) return rc;
         memcpy(c->x, in, tensor_numel(c->m, t, c->cur->n) * sizeof *in);
         return 0;
     case TENSOR_ACT:
-    case TENSOR_DACT:
+    case TENSOR_DACT: {
         if ((rc = need_batch(c))) return rc;
-        return act_io(c, t.layer, t.kind == TENSOR_DACT, (float *)in, 0); /* read only */
+        int b = owner(c->cur, t.layer), grad = t.kind == TENSOR_DACT;
+        if ((rc = grad ? before_dact_write(c, b) : before_act_write(c, b, 1))) return rc;
+        if ((rc = act_io(c, t.layer, grad, (float *)in, 0))) return rc; /* in is only read */
+        if (is_fused(c, b, LAYER_RELU)) {
+            if (grad) c->dact_lazy[b] = 0;
+            else c->act_lazy[b] = 0;
+        }
+        return 0;
+    }
     case TENSOR_LOSS: c->loss = *in; return 0;
     default:
         memcpy(flat_buf(c, t.kind), in, c->m->n_params * sizeof *in);
@@ -869,6 +1036,7 @@ static char *cpu_describe(engine *e) {
     lsbuf_printf(&b, ",\"threads\":%d,\"fpmath\":\"%s\",\"algo\":\"%s\",\"layout\":\"%s\",\"math\":\"%s\"",
                  c->threads, dnnl_fpmath_mode2str(fm), c->algo_name, c->blocked ? "blocked" : "plain",
                  c->portable ? "portable" : "vendor");
+    lsbuf_printf(&b, ",\"fuse\":\"%s\"", c->fuse ? "on" : "off");
     lsbuf_printf(&b, ",\"batch\":%zu,\"batch_sizes_built\":[", P->n);
     for (int i = 0; i < c->n_plans; i++) lsbuf_printf(&b, "%s%zu", i ? "," : "", c->plans[i].n);
     lsbuf_printf(&b, "],\"layers\":[");
@@ -886,6 +1054,13 @@ static char *cpu_describe(engine *e) {
         if (ly->kind == LAYER_FLATTEN) {
             lsbuf_printf(&b, ",\"fwd\":\"none (same memory)\"}");
             continue;
+        }
+        if (L->fused) {
+            /* what runs in a step; the oneDNN primitive below is what
+             * writes a ReLU's lazy ACT when it is read */
+            lsbuf_printf(&b, ",\"fused\":\"%s\"", ly->kind == LAYER_RELU
+                         ? "with the next max-pool (lockstep:cpu_pool_fwd/bwd)"
+                         : "with the ReLU before (lockstep:cpu_pool_fwd/bwd)");
         }
         lsbuf_printf(&b, ",\"fwd\":");
         json_str_or_null(&b, impl_str(&L->fwd));
@@ -930,6 +1105,7 @@ static void ctx_free(cpu_ctx *c) {
         free(c->act_buf[l]);
         free(c->dact_buf[l]);
         free(c->ws_buf[l]);
+        free(c->pidx[l]);
     }
     free(c->x);
     free(c->labels);
@@ -1006,7 +1182,7 @@ static int apply_isa(const char *name) {
 }
 
 int engine_cpu_create(engine *e, const engine_spec *s) {
-    static const char *const knobs[] = {"threads", "algo", "isa", "math", "layout", NULL};
+    static const char *const knobs[] = {"threads", "algo", "isa", "math", "layout", "fuse", NULL};
     int rc = engine_spec_check(s, knobs);
     if (rc) return rc;
     const model *m = e->m;
@@ -1048,6 +1224,15 @@ int engine_cpu_create(engine *e, const engine_spec *s) {
     else if (strcmp(layout, "plain") == 0) c->blocked = 0;
     else {
         rc = ls_err(LS_EINVAL, "cpu: layout=%s (known: blocked, plain)", layout);
+        goto cleanup;
+    }
+    /* on: ReLU + max-pool pairs run as one pass (cpu_pool.h); the same
+     * bits as off, which runs oneDNN's two primitives */
+    const char *fuse = engine_spec_get(s, "fuse", "on");
+    if (strcmp(fuse, "on") == 0) c->fuse = 1;
+    else if (strcmp(fuse, "off") == 0) c->fuse = 0;
+    else {
+        rc = ls_err(LS_EINVAL, "cpu: fuse=%s (known: on, off)", fuse);
         goto cleanup;
     }
     const char *isa = engine_spec_get(s, "isa", NULL);

@@ -69,6 +69,11 @@ int main(int argc, char **argv) {
                1e3 * e->timing.layer_s[l][DIR_BWD] / steps);
     printf("  set_batch %.3f ms  loss %.3f ms  update %.3f ms\n", 1e3 * e->timing.set_batch_s / steps,
            1e3 * e->timing.loss_s / steps, 1e3 * e->timing.update_s / steps);
+    char *d = engine_describe(e);
+    if (d && strstr(d, "\"fused\""))
+        printf("  (ReLU + max-pool pairs run fused: a pair's forward is charged to the pool, its backward to the "
+               "ReLU)\n");
+    free(d);
     engine_free(e);
     free(x);
     free(p);

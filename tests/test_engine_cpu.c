@@ -26,11 +26,13 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <cmocka.h>
+#include <float.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "cpu_pool.h"
 #include "engine.h"
 #include "model.h"
 #include "ops_elem.h"
@@ -791,6 +793,194 @@ static void test_roundtrip(void **st) {
     setup_free(&S);
 }
 
+/* ---- fused ReLU + max-pool: the same bits as oneDNN's two primitives --------- */
+
+/* Every ACT and DACT of every layer, the loss and GRADS: bitwise equal. */
+static void expect_same_tensors(engine *a, engine *b, const char *when) {
+    const model *m = a->m;
+    for (int k = TENSOR_ACT; k <= TENSOR_GRADS; k++)
+        for (int l = 0; l < ((k == TENSOR_ACT || k == TENSOR_DACT) ? m->n_layers : 1); l++) {
+            if (k == TENSOR_PARAMS) continue;
+            float *x = get_t(a, (tensor_kind)k, l), *y = get_t(b, (tensor_kind)k, l);
+            size_t cnt = tensor_numel(m, (tensor_id){(tensor_kind)k, l}, a->batch);
+            if (memcmp(x, y, cnt * sizeof *x)) {
+                size_t i = 0;
+                while (((uint32_t *)x)[i] == ((uint32_t *)y)[i]) i++;
+                fprintf(stderr, "  %s: %s[%d] differs at %zu: %a (off) vs %a (on)\n", when,
+                        tensor_kind_name((tensor_kind)k), l, i, x[i], y[i]);
+            }
+            assert_memory_equal(x, y, cnt * sizeof *x);
+            free(x);
+            free(y);
+        }
+}
+
+/* Values that make every rule of cpu_pool.h matter: ties (a small palette),
+ * +0 and -0, NaN, infinities, -FLT_MAX, subnormals, negatives. */
+static void fill_nasty(float *a, size_t n, uint64_t seed, uint32_t tag) {
+    static const float pal[] = {1.0f, -1.0f, 0.0f, -0.0f, 2.0f, 0.5f, -2.0f, 0x1p-149f, -0x1p-149f, -FLT_MAX,
+                                FLT_MAX, INFINITY, -INFINITY, NAN, 3.0f, -0.5f};
+    for (size_t i = 0; i < n; i++) {
+        uint32_t r = rng_u32(seed, (uint32_t)i, tag, 3, 1);
+        a[i] = (r & 3) == 0 ? (float)(r >> 8) * 0x1p-20f - 8.0f : pal[(r >> 2) % LS_ARRAY_LEN(pal)];
+    }
+}
+
+static void set_both(engine *a, engine *b, tensor_kind k, int l, const float *v) {
+    assert_int_equal(engine_set_tensor(a, (tensor_id){k, l}, v), 0);
+    assert_int_equal(engine_set_tensor(b, (tensor_id){k, l}, v), 0);
+}
+
+static void fuse_case(const char *spec_text, const char *name, const char *knobs, size_t n) {
+    model m;
+    int rc = spec_text ? model_parse_spec(&m, spec_text, "test") : model_build(&m, name);
+    assert_int_equal(rc, 0);
+    char sa[96], sb[96];
+    snprintf(sa, sizeof sa, "cpu:%s:fuse=off", knobs);
+    snprintf(sb, sizeof sb, "cpu:%s:fuse=on", knobs);
+    engine *a = make_engine(&m, sa, n), *b = make_engine(&m, sb, n);
+    char *d = engine_describe(b);
+    if (!strstr(d, "\"fused\"")) fprintf(stderr, "nothing fused in %s: %s\n", sb, d);
+    assert_non_null(strstr(d, "\"fused\"")); /* else this test compares nothing new */
+    free(d);
+    size_t in = (size_t)m.in_c * m.in_h * m.in_w;
+    float *x = malloc(n * in * sizeof *x), *p = malloc(m.n_params * sizeof *p);
+    int32_t *y = malloc(n * sizeof *y);
+    model_init_params(&m, p, 77);
+    assert_int_equal(engine_set_params(a, p), 0);
+    assert_int_equal(engine_set_params(b, p), 0);
+    adam_cfg cfg = adam_default();
+
+    /* three training steps, compared after each: forward, loss, backward,
+     * then the update they feed */
+    for (int s = 0; s < 3; s++) {
+        fill_uniform(x, n * in, 90 + (uint64_t)s, 1, 0.0f, 1.0f);
+        for (size_t i = 0; i < n; i++) y[i] = (int32_t)((i * 7 + (size_t)s) % (size_t)m.n_classes);
+        float la, lb;
+        assert_int_equal(engine_train_step(a, x, y, n, (uint64_t)s, &cfg, s + 1, &la), 0);
+        assert_int_equal(engine_train_step(b, x, y, n, (uint64_t)s, &cfg, s + 1, &lb), 0);
+        assert_memory_equal(&la, &lb, sizeof la);
+        float *pa = get_t(a, TENSOR_PARAMS, 0), *pb = get_t(b, TENSOR_PARAMS, 0);
+        assert_memory_equal(pa, pb, m.n_params * sizeof *pa);
+        free(pa);
+        free(pb);
+    }
+    assert_int_equal(engine_set_batch(a, x, y, n, 9), 0);
+    assert_int_equal(engine_set_batch(b, x, y, n, 9), 0);
+    assert_int_equal(engine_forward(a, 1), 0);
+    assert_int_equal(engine_forward(b, 1), 0);
+    float la, lb;
+    assert_int_equal(engine_loss(a, &la), 0);
+    assert_int_equal(engine_loss(b, &lb), 0);
+    assert_int_equal(engine_backward(a), 0);
+    assert_int_equal(engine_backward(b), 0);
+    expect_same_tensors(a, b, "a training step");
+
+    /* each pair alone on nasty values, the way isolated replay drives it */
+    for (int r = 1; r + 1 < m.n_layers; r++) {
+        if (m.layers[r].kind != LAYER_RELU || m.layers[r + 1].kind != LAYER_MAXPOOL) continue;
+        size_t ci = tensor_numel(&m, (tensor_id){TENSOR_ACT, r}, n);
+        size_t co = tensor_numel(&m, (tensor_id){TENSOR_ACT, r + 1}, n);
+        float *v = malloc(ci * sizeof *v), *g = malloc(co * sizeof *g), *gi = malloc(ci * sizeof *gi);
+        fill_nasty(v, ci, 5, (uint32_t)r);
+        fill_nasty(g, co, 6, (uint32_t)r);
+        fill_nasty(gi, ci, 7, (uint32_t)r);
+        /* (1) the fused path: the ReLU's input set, both layers run forward
+         * and backward, then every tensor read */
+        set_both(a, b, TENSOR_ACT, r - 1, v);
+        for (int l = r; l <= r + 1; l++) {
+            assert_int_equal(engine_forward_layer(a, l, 1), 0);
+            assert_int_equal(engine_forward_layer(b, l, 1), 0);
+        }
+        set_both(a, b, TENSOR_DACT, r + 1, g);
+        for (int l = r + 1; l >= r; l--) {
+            assert_int_equal(engine_backward_layer(a, l), 0);
+            assert_int_equal(engine_backward_layer(b, l), 0);
+        }
+        expect_same_tensors(a, b, "relu+pool on nasty values");
+        /* (2) the pool fed a ReLU output set from outside (NaN, -inf and
+         * all), and the ReLU backward fed its own DACT and input */
+        set_both(a, b, TENSOR_ACT, r, v);
+        assert_int_equal(engine_forward_layer(a, r + 1, 1), 0);
+        assert_int_equal(engine_forward_layer(b, r + 1, 1), 0);
+        set_both(a, b, TENSOR_DACT, r + 1, g);
+        assert_int_equal(engine_backward_layer(a, r + 1), 0);
+        assert_int_equal(engine_backward_layer(b, r + 1), 0);
+        float *da = get_t(a, TENSOR_DACT, r), *db = get_t(b, TENSOR_DACT, r);
+        assert_memory_equal(da, db, ci * sizeof *da);
+        free(da);
+        free(db);
+        set_both(a, b, TENSOR_ACT, r - 1, gi);
+        set_both(a, b, TENSOR_DACT, r, v);
+        assert_int_equal(engine_backward_layer(a, r), 0);
+        assert_int_equal(engine_backward_layer(b, r), 0);
+        expect_same_tensors(a, b, "pool and relu fed from outside");
+        free(v);
+        free(g);
+        free(gi);
+    }
+    engine_free(a);
+    engine_free(b);
+    free(x);
+    free(p);
+    free(y);
+}
+
+/* cpu_pool.c's three paths (AVX-512F, AVX2, scalar) give the same bits on
+ * nasty values, in nChw16c and nChw8c, even and odd sizes.  The scalar
+ * path is the rules as written; test_fuse_bitwise holds the path this CPU
+ * takes to oneDNN's own primitives. */
+static void test_cpu_pool_paths(void **st) {
+    const cpu_pool_geom geoms[] = {{3, 2, 16, 6, 8, 3, 4}, {2, 3, 8, 7, 5, 3, 2}, {2, 1, 16, 5, 5, 2, 2}};
+    const char *paths[] = {"avx512f", "avx2"};
+    for (size_t gi = 0; gi < LS_ARRAY_LEN(geoms); gi++) {
+        const cpu_pool_geom *g = &geoms[gi];
+        size_t ni = g->n * g->cb * g->blk * g->h * g->w, no = g->n * g->cb * g->blk * g->oh * g->ow;
+        float *in = malloc(ni * sizeof *in), *dout = malloc(no * sizeof *dout);
+        fill_nasty(in, ni, 11, (uint32_t)gi);
+        fill_nasty(dout, no, 12, (uint32_t)gi);
+        float *ref_o = malloc(no * sizeof *ref_o), *ref_d[2], *o = malloc(no * sizeof *o), *dd = malloc(ni * sizeof *dd);
+        uint8_t *ref_ix = malloc(no), *ix = malloc(no);
+        assert_int_equal(cpu_pool_force_isa("scalar"), 0);
+        cpu_pool_fwd(ref_o, ref_ix, in, 1, g);
+        for (int relu = 0; relu < 2; relu++) {
+            ref_d[relu] = malloc(ni * sizeof *dd);
+            memset(ref_d[relu], 0x7f, ni * sizeof *dd); /* every element must be written */
+            cpu_pool_bwd(ref_d[relu], dout, ref_ix, relu, g);
+        }
+        for (size_t pi = 0; pi < LS_ARRAY_LEN(paths); pi++) {
+            if (cpu_pool_force_isa(paths[pi])) {
+                printf("  %s: not on this CPU, not compared\n", paths[pi]);
+                continue;
+            }
+            cpu_pool_fwd(o, ix, in, 1, g);
+            assert_memory_equal(o, ref_o, no * sizeof *o);
+            assert_memory_equal(ix, ref_ix, no);
+            for (int relu = 0; relu < 2; relu++) {
+                memset(dd, 0x7f, ni * sizeof *dd);
+                cpu_pool_bwd(dd, dout, ix, relu, g);
+                assert_memory_equal(dd, ref_d[relu], ni * sizeof *dd);
+            }
+            printf("  %s = scalar: blk %zu, %zux%zu -> %zux%zu\n", paths[pi], g->blk, g->h, g->w, g->oh, g->ow);
+        }
+        /* leave the fastest path on, as the engine would pick it */
+        assert_true(cpu_pool_force_isa("avx512f") == 0 || cpu_pool_force_isa("avx2") == 0 ||
+                    cpu_pool_force_isa("scalar") == 0);
+        free(in); free(dout); free(ref_o); free(ref_d[0]); free(ref_d[1]); free(o); free(dd); free(ref_ix); free(ix);
+    }
+}
+
+/* fuse=on must be a speed knob only.  SmallCNN (nChw16c), 2 threads; odd
+ * sizes with a channel count that fills no block; 8 channels; plain NCHW. */
+static void test_fuse_bitwise(void **st) {
+    fuse_case(NULL, "smallcnn", "threads=2", 6);
+    fuse_case("input 3 9 9; conv 5 3 pad 1; relu; maxpool; conv 6 2; relu; maxpool; flatten; dense 4", NULL,
+              "threads=1", 5);
+    fuse_case("input 2 8 8; conv 8 3 pad 1; relu; maxpool; flatten; dense 3", NULL, "threads=1", 4);
+    fuse_case("input 3 9 9; conv 5 3 pad 1; relu; maxpool; conv 6 2; relu; maxpool; flatten; dense 4", NULL,
+              "threads=1:layout=plain", 5);
+}
+
 /* ---- Adam, knobs, describe ----------------------------------------------------- */
 
 static void test_adam_bitwise(void **st) {
@@ -884,6 +1074,8 @@ int main(void) {
         cmocka_unit_test(test_roundtrip),
         cmocka_unit_test(test_adam_bitwise),
         cmocka_unit_test(test_knobs_and_describe),
+        cmocka_unit_test(test_fuse_bitwise),
+        cmocka_unit_test(test_cpu_pool_paths),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

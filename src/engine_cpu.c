@@ -1056,11 +1056,19 @@ static char *cpu_describe(engine *e) {
             continue;
         }
         if (L->fused) {
-            /* what runs in a step; the oneDNN primitive below is what
-             * writes a ReLU's lazy ACT when it is read */
-            lsbuf_printf(&b, ",\"fused\":\"%s\"", ly->kind == LAYER_RELU
-                         ? "with the next max-pool (lockstep:cpu_pool_fwd/bwd)"
-                         : "with the ReLU before (lockstep:cpu_pool_fwd/bwd)");
+            /* what runs in a step is ours; oneDNN's primitives write a
+             * ReLU's lazy ACT (eltwise) and serve fuse=off */
+            const char *other = ly->kind == LAYER_RELU ? c->m->layers[l + 1].name : c->m->layers[l - 1].name;
+            lsbuf_printf(&b, ",\"fused\":");
+            json_str_or_null(&b, other);
+            lsbuf_printf(&b, ",\"fwd\":\"lockstep:cpu_pool_fwd:%s\",\"bwd_data\":\"lockstep:cpu_pool_bwd:%s\"",
+                         cpu_pool_isa(), cpu_pool_isa());
+            if (ly->kind == LAYER_RELU) {
+                lsbuf_printf(&b, ",\"fwd_when_read\":");
+                json_str_or_null(&b, impl_str(&L->fwd));
+            }
+            lsbuf_printf(&b, "%s}", L->is_plain ? "" : ",\"layout\":\"blocked\"");
+            continue;
         }
         lsbuf_printf(&b, ",\"fwd\":");
         json_str_or_null(&b, impl_str(&L->fwd));

@@ -4,6 +4,11 @@
  * our own OpenMP loops for dropout, softmax cross-entropy and Adam built on
  * ops_elem.h (the same per-element code as the CUDA kernels).
  *
+ * Fusion (fuse=on, the default).  A ReLU followed by a max-pool runs as one
+ * pass of cpu_pool.c, forward and backward, with the bits of oneDNN's two
+ * primitives; the ReLU's ACT and DACT are then written only on demand (see
+ * the lazy flags in cpu_ctx).  fuse=off runs the primitives.
+ *
  * Layouts.  Parameters, gradients and Adam state are the flat plain buffers
  * of model.h, so Adam and get/set are plain loops.  Activations may live in
  * the layouts the primitives prefer (layout=blocked, the default: usually

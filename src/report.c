@@ -730,6 +730,12 @@ static void sec_timing(doc *d, const ctx *x) {
         table_row(d, cells);
     }
     table_end(d);
+    int fused = 0;
+    for (int j = 0; j < ne; j++)
+        if (r->eng[eng[j]].describe && strstr(r->eng[eng[j]].describe, "\"fused\":")) fused = 1;
+    if (fused)
+        para(d, "Fused layers (a cpu engine's ReLU + max-pool pairs, fuse=on, one pass each way): the pair's forward "
+                "time is charged to the max-pool, its backward time to the ReLU.");
     if (d->html) {
         /* bars for the fp32 engines (the reference is orders of magnitude slower) */
         const char *names[AUDIT_MAX_ENGINES], *cats[MODEL_MAX_LAYERS];

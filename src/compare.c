@@ -77,40 +77,20 @@ static void stats_begin(compare_stats *s, size_t n, const double *bound) {
     s->has_bound = bound != NULL;
 }
 
-/* One element.  r: the reference (exact double, or an fp32 value widened);
- * rf: the reference as fp32 (identical to r for an fp32 reference);
- * ulp_real: whether the ULP metric is the real-valued one (double ref). */
-static inline __attribute__((always_inline)) void stats_element(compare_stats *s, acc *a, size_t i, double r, float rf, float c,
-                          int ulp_real, const double *bound) {
-    int cr = value_class(r), cc = value_class(c);
-    s->ref_nan += cr == CLS_NAN;
-    s->ref_inf += cr == CLS_PINF || cr == CLS_NINF;
-    s->cand_nan += cc == CLS_NAN;
-    s->cand_inf += cc == CLS_PINF || cc == CLS_NINF;
-
-    if (cr != CLS_FINITE || cc != CLS_FINITE) {
-        if (cr == cc) { /* both NaN (payloads ignored) or the same infinity */
-            s->ulp_hist[0]++;
-            s->n_equal++;
-        } else {
-            s->ulp_hist[COMPARE_BUCKET_NONFINITE]++;
-            s->n_nonfinite_mismatch++;
-            if (s->first_nonfinite_mismatch == s->n) s->first_nonfinite_mismatch = i;
-            if (s->first_diff_index == s->n) s->first_diff_index = i;
-        }
-        return;
-    }
-
+/* One element with reference and candidate both finite: equal (bitwise),
+ * steps (the fp32 ULP distance); the counts go to hist (s->ulp_hist, or a
+ * caller's private copy). */
+static inline __attribute__((always_inline)) void stats_finite(compare_stats *s, acc *a, uint64_t *hist, size_t i,
+                                                               double r, float c, int equal, uint32_t steps,
+                                                               int ulp_real, const double *bound) {
     s->n_finite++;
-    int equal = float_bits(rf) == float_bits(c);
-    uint32_t steps = ls_ulp_dist(rf, c);
     if (equal) {
         s->n_equal++;
     } else {
         if (s->first_diff_index == s->n) s->first_diff_index = i;
         if (steps == 0) s->n_zero_sign++;
     }
-    s->ulp_hist[ulp_bucket(steps)]++;
+    hist[ulp_bucket(steps)]++;
 
     double err = fabs((double)c - r);
     double ulp = ulp_real ? err / compare_ulp_of(r) : (double)steps;
@@ -148,60 +128,45 @@ static inline __attribute__((always_inline)) void stats_element(compare_stats *s
     }
 }
 
+/* One element.  r: the reference (exact double, or an fp32 value widened);
+ * rf: the reference as fp32 (identical to r for an fp32 reference);
+ * ulp_real: whether the ULP metric is the real-valued one (double ref). */
+static inline __attribute__((always_inline)) void stats_element(compare_stats *s, acc *a, size_t i, double r, float rf, float c,
+                          int ulp_real, const double *bound) {
+    int cr = value_class(r), cc = value_class(c);
+    s->ref_nan += cr == CLS_NAN;
+    s->ref_inf += cr == CLS_PINF || cr == CLS_NINF;
+    s->cand_nan += cc == CLS_NAN;
+    s->cand_inf += cc == CLS_PINF || cc == CLS_NINF;
+
+    if (cr != CLS_FINITE || cc != CLS_FINITE) {
+        if (cr == cc) { /* both NaN (payloads ignored) or the same infinity */
+            s->ulp_hist[0]++;
+            s->n_equal++;
+        } else {
+            s->ulp_hist[COMPARE_BUCKET_NONFINITE]++;
+            s->n_nonfinite_mismatch++;
+            if (s->first_nonfinite_mismatch == s->n) s->first_nonfinite_mismatch = i;
+            if (s->first_diff_index == s->n) s->first_diff_index = i;
+        }
+        return;
+    }
+
+    stats_finite(s, a, s->ulp_hist, i, r, c, float_bits(rf) == float_bits(c), ls_ulp_dist(rf, c), ulp_real, bound);
+}
+
 /* stats_element for an fp32 reference with both values finite, the common
  * case, in the same operations and the same order (so the same stats): the
  * classification is two bit tests and the ULP distance is inline. */
 static inline __attribute__((always_inline)) void stats_finite_f32(compare_stats *s, acc *a, uint64_t *hist,
                                                                    size_t i, uint32_t rb, uint32_t cb, float rf,
                                                                    float c, const double *bound) {
-    s->n_finite++;
     /* ls_ulp_dist: both on one integer line, -0 and +0 at 0; two finite
      * floats are at most 2 * 0x7f7fffff < 2^32 apart */
     int64_t lr = (rb & 0x80000000u) ? -(int64_t)(rb & 0x7fffffffu) : (int64_t)rb;
     int64_t lc = (cb & 0x80000000u) ? -(int64_t)(cb & 0x7fffffffu) : (int64_t)cb;
     uint32_t steps = (uint32_t)(lr > lc ? lr - lc : lc - lr);
-    if (rb == cb) {
-        s->n_equal++;
-    } else {
-        if (s->first_diff_index == s->n) s->first_diff_index = i;
-        if (steps == 0) s->n_zero_sign++;
-    }
-    hist[ulp_bucket(steps)]++;
-
-    double r = (double)rf;
-    double err = fabs((double)c - r);
-    double ulp = (double)steps;
-    if (s->worst_abs_index == s->n || err > s->max_abs) {
-        s->max_abs = err;
-        s->worst_abs_index = i;
-    }
-    if (s->worst_ulp_index == s->n || ulp > s->max_ulp) {
-        s->max_ulp = ulp;
-        s->worst_ulp_index = i;
-    }
-    if (r != 0 && err > 0) {
-        double rel = err / fabs(r);
-        if (rel > s->max_rel) s->max_rel = rel;
-    }
-    a->sum_ulp += ulp;
-    a->sum_sq_err += err * err;
-    a->sum_sq_ref += r * r;
-    if (bound) {
-        double b = bound[i];
-        double ratio;
-        if (b > 0) {
-            ratio = err / b;
-            a->sum_ratio += ratio;
-            a->n_ratio++;
-        } else {
-            ratio = err == 0 ? 0.0 : INFINITY;
-        }
-        if (err > b || !(b >= 0)) s->n_over_bound++;
-        if (s->worst_bound_index == s->n || ratio > s->max_bound_ratio) {
-            s->max_bound_ratio = ratio;
-            s->worst_bound_index = i;
-        }
-    }
+    stats_finite(s, a, hist, i, (double)rf, c, rb == cb, steps, 0, bound);
 }
 
 static void stats_end(compare_stats *s, const acc *a) {

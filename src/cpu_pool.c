@@ -118,7 +118,8 @@ __attribute__((target("avx512f"))) static void bwd_plane_avx512(float *s, const 
                                                                int relu, const cpu_pool_geom *g) {
     const size_t W = g->w;
     const __m512 zero = _mm512_setzero_ps();
-    const __m512i pos = _mm512_set1_epi32((int)CPU_POOL_POS_MASK), pass_bit = _mm512_set1_epi32((int)CPU_POOL_RELU_PASS);
+    const __m512i pos = _mm512_set1_epi32((int)CPU_POOL_POS_MASK);
+    const __m512i pass_bit = _mm512_set1_epi32((int)CPU_POOL_RELU_PASS);
     const __m512i q0 = _mm512_setzero_si512(), q1 = _mm512_set1_epi32(1), q2 = _mm512_set1_epi32(2);
     for (size_t oh = 0; oh < g->oh; oh++)
         for (size_t ow = 0; ow < g->ow; ow++) {
@@ -177,7 +178,8 @@ __attribute__((target("avx2"))) static void bwd_plane_avx2(float *s, const float
                                                           const cpu_pool_geom *g) {
     const size_t B = g->blk, W = g->w;
     const __m256 zero = _mm256_setzero_ps();
-    const __m256i pos = _mm256_set1_epi32((int)CPU_POOL_POS_MASK), pass_bit = _mm256_set1_epi32((int)CPU_POOL_RELU_PASS);
+    const __m256i pos = _mm256_set1_epi32((int)CPU_POOL_POS_MASK);
+    const __m256i pass_bit = _mm256_set1_epi32((int)CPU_POOL_RELU_PASS);
     const __m256i q0 = _mm256_setzero_si256(), q1 = _mm256_set1_epi32(1), q2 = _mm256_set1_epi32(2);
     for (size_t oh = 0; oh < g->oh; oh++)
         for (size_t ow = 0; ow < g->ow; ow++)

@@ -1194,6 +1194,21 @@ static int apply_isa(const char *name) {
     return 0;
 }
 
+/* Knob `key` (def when absent) as its index in `names` (NULL-terminated);
+ * any other value is an error that lists the choices. */
+static int knob_choice(const engine_spec *s, const char *key, const char *def, const char *const *names, int *out) {
+    const char *v = engine_spec_get(s, key, def);
+    char known[128] = "";
+    for (int i = 0; names[i]; i++) {
+        if (strcmp(v, names[i]) == 0) {
+            *out = i;
+            return 0;
+        }
+        snprintf(known + strlen(known), sizeof known - strlen(known), "%s%s", i ? ", " : "", names[i]);
+    }
+    return ls_err(LS_EINVAL, "cpu: %s=%s (known: %s)", key, v, known);
+}
+
 int engine_cpu_create(engine *e, const engine_spec *s) {
     static const char *const knobs[] = {"threads", "algo", "isa", "math", "layout", "fuse", NULL};
     int rc = engine_spec_check(s, knobs);
@@ -1216,38 +1231,21 @@ int engine_cpu_create(engine *e, const engine_spec *s) {
         }
         c->threads = (int)t;
     }
-    const char *algo = engine_spec_get(s, "algo", "direct");
-    if (strcmp(algo, "direct") == 0) c->alg = dnnl_convolution_direct;
-    else if (strcmp(algo, "winograd") == 0) c->alg = dnnl_convolution_winograd;
-    else if (strcmp(algo, "auto") == 0) c->alg = dnnl_convolution_auto;
-    else {
-        rc = ls_err(LS_EINVAL, "cpu: algo=%s (known: direct, winograd, auto)", algo);
-        goto cleanup;
-    }
-    snprintf(c->algo_name, sizeof c->algo_name, "%s", algo);
-    const char *math = engine_spec_get(s, "math", "vendor");
-    if (strcmp(math, "vendor") == 0) c->portable = 0;
-    else if (strcmp(math, "portable") == 0) c->portable = 1;
-    else {
-        rc = ls_err(LS_EINVAL, "cpu: math=%s (known: vendor, portable)", math);
-        goto cleanup;
-    }
-    const char *layout = engine_spec_get(s, "layout", "blocked");
-    if (strcmp(layout, "blocked") == 0) c->blocked = 1;
-    else if (strcmp(layout, "plain") == 0) c->blocked = 0;
-    else {
-        rc = ls_err(LS_EINVAL, "cpu: layout=%s (known: blocked, plain)", layout);
-        goto cleanup;
-    }
-    /* on: ReLU + max-pool pairs run as one pass (cpu_pool.h); the same
+    static const char *const algos[] = {"direct", "winograd", "auto", NULL};
+    static const dnnl_alg_kind_t alg_kinds[] = {dnnl_convolution_direct, dnnl_convolution_winograd,
+                                                dnnl_convolution_auto};
+    static const char *const maths[] = {"vendor", "portable", NULL}, *const layouts[] = {"plain", "blocked", NULL};
+    /* fuse=on: ReLU + max-pool pairs run as one pass (cpu_pool.h); the same
      * bits as off, which runs oneDNN's two primitives */
-    const char *fuse = engine_spec_get(s, "fuse", "on");
-    if (strcmp(fuse, "on") == 0) c->fuse = 1;
-    else if (strcmp(fuse, "off") == 0) c->fuse = 0;
-    else {
-        rc = ls_err(LS_EINVAL, "cpu: fuse=%s (known: on, off)", fuse);
+    static const char *const fuses[] = {"off", "on", NULL};
+    int ai;
+    if ((rc = knob_choice(s, "algo", "direct", algos, &ai)) ||
+        (rc = knob_choice(s, "math", "vendor", maths, &c->portable)) ||
+        (rc = knob_choice(s, "layout", "blocked", layouts, &c->blocked)) ||
+        (rc = knob_choice(s, "fuse", "on", fuses, &c->fuse)))
         goto cleanup;
-    }
+    c->alg = alg_kinds[ai];
+    snprintf(c->algo_name, sizeof c->algo_name, "%s", algos[ai]);
     const char *isa = engine_spec_get(s, "isa", NULL);
     if (isa) {
         snprintf(c->isa_req, sizeof c->isa_req, "%s", isa);

@@ -840,7 +840,7 @@ static void fuse_case(const char *spec_text, const char *name, const char *knobs
     snprintf(sb, sizeof sb, "cpu:%s:fuse=on", knobs);
     engine *a = make_engine(&m, sa, n), *b = make_engine(&m, sb, n);
     char *d = engine_describe(b);
-    if (!strstr(d, "\"fused\"") || !strstr(d, "lockstep:cpu_pool_fwd")) fprintf(stderr, "nothing fused in %s: %s\n", sb, d);
+    if (!strstr(d, "lockstep:cpu_pool_fwd")) fprintf(stderr, "nothing fused in %s: %s\n", sb, d);
     assert_non_null(strstr(d, "lockstep:cpu_pool_fwd")); /* else this test compares nothing new */
     free(d);
     size_t in = (size_t)m.in_c * m.in_h * m.in_w;

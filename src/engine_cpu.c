@@ -1250,6 +1250,11 @@ int engine_cpu_create(engine *e, const engine_spec *s) {
     if (isa) {
         snprintf(c->isa_req, sizeof c->isa_req, "%s", isa);
         if ((rc = apply_isa(isa))) goto cleanup;
+        /* our fused kernels keep under the same cap (process-global too);
+         * not for the bits, which no path changes, but so that an isa=avx2
+         * run executes what an AVX2 machine would */
+        if (strncmp(isa, "avx2", 4) == 0) cpu_pool_force_isa("avx2");
+        else if (strcmp(isa, "sse41") == 0 || strcmp(isa, "avx") == 0) cpu_pool_force_isa("scalar");
     }
 
     omp_set_num_threads(c->threads);

@@ -375,7 +375,7 @@ int golden_writer_add(golden_writer *w, uint32_t step, int32_t layer, unsigned k
     h[11] = (unsigned char)nlen;
     for (int d = 0; d < ndim; d++) put_u32(h + 12 + 4 * d, (uint32_t)shape[d]);
     put_u32(h + 28, crc);
-    memcpy(h + RECORD_HEAD_BYTES, name, nlen);
+    if (nlen) memcpy(h + RECORD_HEAD_BYTES, name, nlen); /* name may be NULL when nameless */
     rc = writer_deflate(w, h, RECORD_HEAD_BYTES + nlen, Z_NO_FLUSH);
     for (size_t i = 0; !rc && i < count; i += CHUNK / 4) {
         size_t m = count - i < CHUNK / 4 ? count - i : CHUNK / 4;

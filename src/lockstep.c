@@ -1092,6 +1092,6 @@ done:
     free(perm);
     lsbuf_free(&A.line);
     dataset_free(&A.ds);
-    if (!res) audit_result_free(&local);
+    if (!res || rc) audit_result_free(r); /* on failure nothing is left for the caller to free */
     return rc;
 }

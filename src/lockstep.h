@@ -114,7 +114,8 @@ typedef struct {
 } audit_result;
 
 /* Run the audit.  res may be NULL; otherwise it is filled (free it with
- * audit_result_free).  Returns 0, or an error with ls_errmsg() set. */
+ * audit_result_free).  Returns 0, or an error with ls_errmsg() set; after
+ * an error res is left zeroed, with nothing to free. */
 int audit_run(const audit_cfg *c, audit_result *res);
 void audit_result_free(audit_result *r);
 

@@ -19,6 +19,14 @@ json "$tmp/train.json" "'   steady-state throughput: epoch 2 %.0f, epoch 3 %.0f 
 rss=$(awk -F: '/Maximum resident set size/ {gsub(/ /,"",$2); print $2}' "$tmp/train.time")
 echo "   peak resident memory: $((rss / 1024)) MiB (target <= 300 MiB)"
 
+if [ -x build/tests/bench_cpu ]; then
+    echo
+    echo "   one training step, batch 256, 2 threads, median of 60 (per-layer times below it):"
+    echo "   build/tests/bench_cpu cpu 256 60; build/tests/bench_cpu cpu:fuse=off 256 60"
+    build/tests/bench_cpu cpu 256 60 | sed 's/^/   /'
+    build/tests/bench_cpu cpu:fuse=off 256 60 | head -1 | sed 's/^/   /'
+fi
+
 if [ -x build/tests/bench_reference ]; then
     echo
     echo "== 2. reference engine (issue 3): one SmallCNN training step, batch 256, 2 threads"

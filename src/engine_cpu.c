@@ -134,11 +134,34 @@ typedef struct {
      * The one liberty: between forward_layer(r-1) and forward_layer(r) (or
      * backward_layer(q+1) and backward_layer(q)) the lazy tensor already
      * follows the new input; a separate engine would still hold the old
-     * value there.  No caller reads a layer's output before running it. */
+     * value there.  No caller reads a layer's output before running it.
+     *
+     * Written or not, the rule may still hold, and then the pair runs fused
+     * (the kernel it trains with) even when its tensors come from outside,
+     * as in isolated replay, which reads each ReLU tensor (writing it) and
+     * sets it back to the leader's value before the next layer runs:
+     *   act_rule[r]:  ACT[r] is relu(ACT[r-1]) of the current ACT[r-1], so
+     *                 the max-pool may read ACT[r-1] and apply the ReLU
+     *   dact_rule[r]: DACT[r] is the max-pool backward of the current
+     *                 DACT[r+1] through the current pidx, so the ReLU's
+     *                 backward may start from DACT[r+1]
+     * A set that keeps a rule (the value is, bit for bit, what the rule
+     * gives) keeps the fused path; one that breaks it sends that layer to
+     * the separate path (the scalar pool without the ReLU, oneDNN's ReLU
+     * backward) and is counted in other_path[r][0 (ACT) or 1 (DACT)], which
+     * describe() reports: what was compared there is not the kernel that
+     * trains.  Every other tensor a set can reach (the input, PARAMS read
+     * through the blocked weight copies, GRADS, ADAM_M/V) is consumed by the
+     * same code whether it was set or computed: the weight copies are
+     * refreshed by params_ver, which set and update bump alike. */
     int fuse;
     uint8_t *pidx[MODEL_MAX_LAYERS];
     size_t pidx_cap[MODEL_MAX_LAYERS];
     unsigned char act_lazy[MODEL_MAX_LAYERS], dact_lazy[MODEL_MAX_LAYERS], mask_ok[MODEL_MAX_LAYERS];
+    unsigned char act_rule[MODEL_MAX_LAYERS], dact_rule[MODEL_MAX_LAYERS];
+    long other_path[MODEL_MAX_LAYERS][2];
+    float *check_buf; /* plain (n, size): a set value against its rule */
+    size_t check_cap;
     plan plans[PLAN_MAX];
     int n_plans;
     plan *cur;
@@ -694,21 +717,43 @@ static int dact_materialize(cpu_ctx *c, int r) {
 
 /* ACT of owner b (-1: the image) is about to change.  From set_tensor
  * (materialize != 0) a lazy ReLU of it is written first, so it keeps the
- * value it had; either way the pool's pass bits no longer describe it. */
+ * value it had; either way the pool's pass bits no longer describe it, and
+ * a written ReLU ACT no longer follows the rule (a lazy one does: the
+ * liberty above). */
 static int before_act_write(cpu_ctx *c, int b, int materialize) {
     for (int r = 0; r < c->m->n_layers; r++) {
         if (!is_fused(c, r, LAYER_RELU) || owner(c->cur, r - 1) != b) continue;
         int rc = materialize ? act_materialize(c, r) : 0;
         if (rc) return rc;
+        if (!c->act_lazy[r]) c->act_rule[r] = 0;
         c->mask_ok[r + 1] = 0;
     }
     return 0;
 }
 
 /* DACT of owner b is about to be set: a lazy ReLU gradient made from it is
- * written first. */
+ * written first, and no longer follows its rule. */
 static int before_dact_write(cpu_ctx *c, int b) {
-    return is_fused(c, b, LAYER_MAXPOOL) ? dact_materialize(c, b - 1) : 0;
+    if (!is_fused(c, b, LAYER_MAXPOOL)) return 0;
+    c->dact_rule[b - 1] = 0;
+    return dact_materialize(c, b - 1);
+}
+
+static int act_io(cpu_ctx *c, int l, int grad, float *user, int to_user);
+
+/* Whether `in` (plain) is, bit for bit, ACT (grad 0) or DACT (grad 1) of
+ * the fused ReLU r as its rule defines it now; writes the lazy tensor to
+ * read it.  A NaN payload or a -0 the rule would not give is a difference:
+ * the training kernel is used only for exactly the values it would make. */
+static int rule_holds(cpu_ctx *c, int r, int grad, const float *in, int *holds) {
+    *holds = 0;
+    if (!(grad ? c->dact_rule[r] : c->act_rule[r])) return 0;
+    int rc = grad ? dact_materialize(c, r) : act_materialize(c, r);
+    size_t bytes = md_floats(&c->cur->L[r].md) * sizeof(float);
+    if (rc || bytes > c->check_cap) return rc;
+    if ((rc = act_io(c, r, grad, c->check_buf, 1))) return rc;
+    *holds = memcmp(c->check_buf, in, bytes) == 0;
+    return 0;
 }
 
 /* Before the current plan is left: every lazy tensor written, by its rules. */
@@ -720,6 +765,8 @@ static int materialize_all(cpu_ctx *c) {
         if (rc) return rc;
     }
     memset(c->mask_ok, 0, sizeof c->mask_ok);
+    memset(c->act_rule, 0, sizeof c->act_rule);
+    memset(c->dact_rule, 0, sizeof c->dact_rule);
     return 0;
 }
 
@@ -751,16 +798,19 @@ static int cpu_forward_layer(engine *e, int l, int training) {
     dnnl_exec_arg_t a[8];
     if (ly->kind != LAYER_FLATTEN && (rc = before_act_write(c, l, 0))) return rc;
     if (L->fused && ly->kind == LAYER_RELU) {
-        c->act_lazy[l] = 1; /* the max-pool after it does the work */
+        c->act_lazy[l] = c->act_rule[l] = 1; /* the max-pool after it does the work */
         return 0;
     }
     if (L->fused) {
         /* {N, C, H, W} -> {N, C, H/2, W/2}: the max-pool of relu(ACT[l-2])
-         * while the ReLU is lazy, else of the ReLU's ACT as it was set */
-        int lazy = c->act_lazy[l - 1];
-        const float *src = lazy ? act_ptr(c, P, l - 2) : c->act_buf[l - 1];
-        cpu_pool_fwd(c->act_buf[l], c->pidx[l], src, lazy, &L->pg);
-        c->mask_ok[l] = (unsigned char)lazy;
+         * while the ReLU's ACT follows its rule, else of that ACT as it was
+         * set; new arg-maxes: a ReLU gradient made from the old ones no
+         * longer follows its rule */
+        int rule = c->act_rule[l - 1];
+        const float *src = rule ? act_ptr(c, P, l - 2) : c->act_buf[l - 1];
+        cpu_pool_fwd(c->act_buf[l], c->pidx[l], src, rule, &L->pg);
+        c->mask_ok[l] = (unsigned char)rule;
+        c->dact_rule[l - 1] = 0;
         return 0;
     }
     switch (ly->kind) {
@@ -858,7 +908,7 @@ static int cpu_backward_layer(engine *e, int l) {
         return exec(c, &L->bwd_data, 3, a);
     case LAYER_RELU:
         if (!L->need_dsrc) return 0;
-        if (L->fused && c->dact_lazy[l] && c->mask_ok[l + 1]) {
+        if (L->fused && c->dact_rule[l] && c->mask_ok[l + 1]) {
             /* max-pool and ReLU backward in one pass: DACT[l-1] from the
              * pool's gradient and arg-max bits; DACT[l] stays lazy */
             cpu_pool_bwd(dact_ptr(c, P, l - 1), c->dact_buf[l + 1], c->pidx[l + 1], 1, &P->L[l + 1].pg);
@@ -872,7 +922,7 @@ static int cpu_backward_layer(engine *e, int l) {
     case LAYER_MAXPOOL:
         if (!L->need_dsrc) return 0;
         if (L->fused) {
-            c->dact_lazy[l - 1] = 1; /* written by the ReLU's backward, or when read */
+            c->dact_lazy[l - 1] = c->dact_rule[l - 1] = 1; /* written by the ReLU's backward, or when read */
             return 0;
         }
         a[0] = (dnnl_exec_arg_t){DNNL_ARG_DIFF_DST, L->dact};
@@ -982,12 +1032,17 @@ static int cpu_set_tensor(engine *e, tensor_id t, const float *in) {
         if ((rc = need_batch(c))) return rc;
         int b = owner(c->cur, t.layer), grad = t.kind == TENSOR_DACT;
         if ((rc = grad ? before_dact_write(c, b) : before_act_write(c, b, 1))) return rc;
-        if ((rc = act_io(c, t.layer, grad, (float *)in, 0))) return rc; /* in is only read */
         if (is_fused(c, b, LAYER_RELU)) {
-            if (grad) c->dact_lazy[b] = 0;
-            else c->act_lazy[b] = 0;
+            /* the value its rule gives: already in place, and the pair
+             * keeps running fused; any other: written, and off the rule */
+            int holds;
+            if ((rc = rule_holds(c, b, grad, in, &holds))) return rc;
+            if (holds) return 0;
+            c->other_path[b][grad]++;
+            if (grad) c->dact_lazy[b] = c->dact_rule[b] = 0;
+            else c->act_lazy[b] = c->act_rule[b] = 0;
         }
-        return 0;
+        return act_io(c, t.layer, grad, (float *)in, 0); /* in is only read */
     }
     case TENSOR_LOSS: c->loss = *in; return 0;
     default:
@@ -1102,7 +1157,19 @@ static char *cpu_describe(engine *e) {
         }
         lsbuf_printf(&b, "}");
     }
-    lsbuf_printf(&b, "],\"loss\":\"lockstep:ops_softmax_xent_row\",\"optimizer\":\"lockstep:ops_adam_elem\"}");
+    /* sets from outside that broke a fused ReLU's rule, so the layers
+     * around it ran another kernel than training's (see cpu_ctx) */
+    lsbuf_printf(&b, "],\"other_path\":{");
+    int first = 1;
+    for (int r = 0; r < c->m->n_layers; r++) {
+        if (!P->L[r].fused || c->m->layers[r].kind != LAYER_RELU) continue;
+        for (int g = 0; g < 2; g++) {
+            lsbuf_printf(&b, "%s\"%s.%s\":%ld", first ? "" : ",", c->m->layers[r].name, g ? "dact" : "act",
+                         c->other_path[r][g]);
+            first = 0;
+        }
+    }
+    lsbuf_printf(&b, "},\"loss\":\"lockstep:ops_softmax_xent_row\",\"optimizer\":\"lockstep:ops_adam_elem\"}");
     if (b.failed) {
         lsbuf_free(&b);
         ls_err(LS_ENOMEM, "cpu: out of memory in describe");
@@ -1123,6 +1190,7 @@ static void ctx_free(cpu_ctx *c) {
     free(c->x);
     free(c->labels);
     free(c->plain_buf);
+    free(c->check_buf);
     free(c->scratch_buf);
     free(c->row_loss);
     free(c->params);
@@ -1284,8 +1352,12 @@ int engine_cpu_create(engine *e, const engine_spec *s) {
         c->plain_cap = nb * widest * sizeof(float);
         c->plain_buf = alloc_aligned(c->plain_cap);
     }
+    if (c->fuse) {
+        c->check_cap = nb * widest * sizeof(float);
+        c->check_buf = alloc_aligned(c->check_cap);
+    }
     if (!c->x || !c->labels || !c->row_loss || !c->params || !c->grads || !c->adam_m || !c->adam_v ||
-        (has_dropout && !c->plain_buf)) {
+        (has_dropout && !c->plain_buf) || (c->fuse && !c->check_buf)) {
         rc = LS_ENOMEM;
         goto cleanup;
     }

@@ -926,6 +926,91 @@ static void fuse_case(const char *spec_text, const char *name, const char *knobs
     free(y);
 }
 
+/* The count describe() gives under "other_path" for `key` ("relu1.act"). */
+static long other_path_count(engine *e, const char *key) {
+    char *d = engine_describe(e), pat[64];
+    assert_non_null(d);
+    snprintf(pat, sizeof pat, "\"%s\":", key);
+    const char *o = strstr(d, "\"other_path\":{");
+    assert_non_null(o);
+    const char *k = strstr(o, pat);
+    assert_non_null(k);
+    long v = strtol(k + strlen(pat), NULL, 10);
+    free(d);
+    return v;
+}
+
+/* Isolated replay (lockstep.c step_once) reads every layer's output and
+ * sets it back, as the leader's value, before the next layer runs.  The
+ * fused ReLU + max-pool must keep running as in training when the value set
+ * is the one its rule gives: describe() counts no set off the rule, and the
+ * bits are oneDNN's separate primitives' (fuse=off) as in training.  A set
+ * that breaks the rule (one element moved) must be counted, and the pair
+ * must then compute from the value set, like the separate layers do. */
+static void test_isolated_replay_fused(void **st) {
+    model m;
+    assert_int_equal(model_build(&m, "smallcnn"), 0);
+    size_t n = 8, in = (size_t)m.in_c * m.in_h * m.in_w;
+    engine *a = make_engine(&m, "cpu:fuse=off", n), *b = make_engine(&m, "cpu:fuse=on", n);
+    float *x = malloc(n * in * sizeof *x), *p = malloc(m.n_params * sizeof *p);
+    int32_t *y = malloc(n * sizeof *y);
+    fill_uniform(x, n * in, 31, 1, 0.0f, 1.0f);
+    for (size_t i = 0; i < n; i++) y[i] = (int32_t)(i % (size_t)m.n_classes);
+    model_init_params(&m, p, 31);
+    assert_int_equal(engine_set_params(a, p), 0);
+    assert_int_equal(engine_set_params(b, p), 0);
+    for (int step = 1; step <= 2; step++) {
+        assert_int_equal(engine_set_batch(a, x, y, n, (uint64_t)step), 0);
+        assert_int_equal(engine_set_batch(b, x, y, n, (uint64_t)step), 0);
+        for (int l = 0; l < m.n_layers; l++) {
+            if (l > 0) {
+                float *v = get_t(a, TENSOR_ACT, l - 1), *w = get_t(b, TENSOR_ACT, l - 1);
+                assert_memory_equal(v, w, tensor_numel(&m, (tensor_id){TENSOR_ACT, l - 1}, n) * sizeof *v);
+                set_both(a, b, TENSOR_ACT, l - 1, v);
+                free(v);
+                free(w);
+            }
+            assert_int_equal(engine_forward_layer(a, l, 1), 0);
+            assert_int_equal(engine_forward_layer(b, l, 1), 0);
+        }
+        float la, lb;
+        assert_int_equal(engine_loss(a, &la), 0);
+        assert_int_equal(engine_loss(b, &lb), 0);
+        for (int l = m.n_layers - 1; l >= 0; l--) {
+            float *v = get_t(a, TENSOR_DACT, l);
+            set_both(a, b, TENSOR_DACT, l, v);
+            free(v);
+            assert_int_equal(engine_backward_layer(a, l), 0);
+            assert_int_equal(engine_backward_layer(b, l), 0);
+        }
+        expect_same_tensors(a, b, "isolated replay");
+        assert_int_equal(engine_update(a, &(adam_cfg){1e-3, 0.9, 0.999, 1e-8}, step), 0);
+        assert_int_equal(engine_update(b, &(adam_cfg){1e-3, 0.9, 0.999, 1e-8}, step), 0);
+    }
+    const char *keys[] = {"relu1.act", "relu1.dact", "relu2.act", "relu2.dact"};
+    for (size_t k = 0; k < LS_ARRAY_LEN(keys); k++) assert_int_equal(other_path_count(b, keys[k]), 0);
+
+    /* relu1's ACT set off its rule: counted, and pool1 computes from it */
+    int r = 1;
+    assert_int_equal(m.layers[r].kind, LAYER_RELU);
+    float *v = get_t(b, TENSOR_ACT, r);
+    v[3] = v[3] + 1.0f; /* relu of anything is never this where it was +0, and never x + 1 */
+    set_both(a, b, TENSOR_ACT, r, v);
+    assert_int_equal(engine_forward_layer(a, r + 1, 1), 0);
+    assert_int_equal(engine_forward_layer(b, r + 1, 1), 0);
+    float *pa = get_t(a, TENSOR_ACT, r + 1), *pb = get_t(b, TENSOR_ACT, r + 1);
+    assert_memory_equal(pa, pb, tensor_numel(&m, (tensor_id){TENSOR_ACT, r + 1}, n) * sizeof *pa);
+    assert_int_equal(other_path_count(b, "relu1.act"), 1);
+    free(v);
+    free(pa);
+    free(pb);
+    engine_free(a);
+    engine_free(b);
+    free(x);
+    free(p);
+    free(y);
+}
+
 /* cpu_pool.c's three paths (AVX-512F, AVX2, scalar) give the same bits on
  * nasty values, in nChw16c and nChw8c, even and odd sizes.  The scalar
  * path is the rules as written; test_fuse_bitwise holds the path this CPU
@@ -1076,6 +1161,7 @@ int main(void) {
         cmocka_unit_test(test_knobs_and_describe),
         cmocka_unit_test(test_fuse_bitwise),
         cmocka_unit_test(test_cpu_pool_paths),
+        cmocka_unit_test(test_isolated_replay_fused),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

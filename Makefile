@@ -4,6 +4,7 @@
 #   make run        the main job: the audit on the default model and data
 #   make test       install what is missing, build, run every test
 #   make bench      the speed and memory figures the issues ask for
+#   make mutants    the checker tested by mutation: the zoo of cpu faults, the score
 #   make CUDA=0     build without the CUDA engine
 #
 # Numerics: -ffp-contract=off (no FMA contraction in our code), no
@@ -76,7 +77,7 @@ BINS := $(BUILD)/lockstep
 TESTS := $(TEST_C:tests/%.c=$(BUILD)/tests/%)
 BENCHES := $(BENCH_C:tests/%.c=$(BUILD)/tests/%)
 
-.PHONY: all deps run test bench clean announce tests benches
+.PHONY: all deps run test bench clean announce tests benches mutants
 all: announce $(BINS) $(CUDA_SO)
 tests: $(TESTS)
 benches: $(BENCHES)
@@ -129,6 +130,30 @@ ifeq ($(HAVE_CUDA),1)
 $(BUILD)/tests/test_cuda: $(CUDA_SO)
 $(BUILD)/tests/test_cuda: LDLIBS += $(CUDA_SO) $(CUDA_LIBS)
 endif
+
+# The mutation zoo (src/cpu_faults.h): the cpu engine compiled a second
+# time with its faults switched in, linked into build/lockstep-faults and
+# test_mutants only.  build/lockstep never contains a fault.
+FAULT_SRC  := src/engine_cpu.c src/cpu_pool.c
+OBJ_FAULTS := $(filter-out $(FAULT_SRC:%.c=$(BUILD)/%.o),$(OBJ)) $(FAULT_SRC:%.c=$(BUILD)/faults/%.o)
+
+$(BUILD)/faults/%.o: %.c
+	@mkdir -p $(dir $@)
+	$(CC) $(ALLCFLAGS) -DLS_FAULTS=1 -c $< -o $@
+
+$(BUILD)/faults/src/engine_cpu.o: ALLCFLAGS += -fno-math-errno
+
+$(BUILD)/lockstep-faults: $(BUILD)/src/main.o $(OBJ_FAULTS)
+	$(CC) -o $@ $^ $(LDLIBS)
+
+$(BUILD)/tests/test_mutants: $(BUILD)/tests/test_mutants.o $(OBJ_FAULTS)
+	@mkdir -p $(dir $@)
+	$(CC) -o $@ $(filter %.o,$^) $(LDLIBS) -lcmocka
+
+# every fault of the zoo audited, every legal variant too: the mutation score
+mutants:
+	@$(MAKE) --no-print-directory all $(BUILD)/lockstep-faults
+	bash scripts/mutants.sh
 
 run: deps
 	@$(MAKE) --no-print-directory all

@@ -16,7 +16,10 @@
 #include "cpu_pool.h"
 
 #include <float.h>
+#include <stdlib.h>
 #include <string.h>
+
+#include "cpu_faults.h"
 
 /* ---- the rules, one element at a time ------------------------------------ */
 
@@ -276,14 +279,69 @@ static void bwd_plane(float *s, const float *d, const uint8_t *ix, int relu, con
     bwd_plane_scalar(s, d, ix, relu, g);
 }
 
+#if LS_FAULTS
+/* ---- the zoo's faults in this kernel (cpu_faults.h), test builds only ----
+ * Applied after the correct pass, per plane, in the scalar form of the
+ * rules, so every ISA path carries the same fault. */
+
+static void fault_fwd_plane(float *d, uint8_t *ix, const float *s, int relu, const cpu_pool_geom *g) {
+    const size_t B = g->blk, W = g->w;
+    for (size_t oh = 0; oh < g->oh; oh++)
+        for (size_t ow = 0; ow < g->ow; ow++)
+            for (size_t c = 0; c < B; c++) {
+                const float *r0 = s + (2 * oh * W + 2 * ow) * B + c, *r1 = r0 + W * B;
+                float x[4] = {r0[0], r0[B], r1[0], r1[B]};
+                size_t o = (oh * g->ow + ow) * B + c;
+                if (cpu_fault_cur == CPU_FAULT_FUSED_RELU_NEG_WINDOW && relu && x[0] < 0 && x[1] < 0 && x[2] < 0 &&
+                    x[3] < 0) {
+                    float m = x[0];
+                    for (int q = 1; q < 4; q++) m = x[q] > m ? x[q] : m;
+                    d[o] = m;
+                } else if (cpu_fault_cur == CPU_FAULT_FUSED_RELU_PASS_ELEM0 && relu) {
+                    ix[o] = (uint8_t)((ix[o] & CPU_POOL_POS_MASK) | (x[0] > 0 ? CPU_POOL_RELU_PASS : 0u));
+                } else if (cpu_fault_cur == CPU_FAULT_POOL_TIE_LAST) {
+                    unsigned last = 0;
+                    for (unsigned q = 0; q < 4; q++)
+                        if ((relu ? relu_fwd(x[q]) : x[q]) == d[o]) last = q;
+                    unsigned pass = relu && !(x[last] <= 0.0f) ? CPU_POOL_RELU_PASS : 0u;
+                    ix[o] = (uint8_t)(last | pass);
+                }
+            }
+}
+
+static void fault_pool_fwd(float *out, uint8_t *idx, const float *in, int relu, const cpu_pool_geom *g) {
+    const size_t isz = g->h * g->w * g->blk, osz = g->oh * g->ow * g->blk, planes = g->n * g->cb;
+    if (cpu_fault_cur != CPU_FAULT_FUSED_RELU_NEG_WINDOW && cpu_fault_cur != CPU_FAULT_FUSED_RELU_PASS_ELEM0 &&
+        cpu_fault_cur != CPU_FAULT_POOL_TIE_LAST)
+        return;
+    for (size_t pl = 0; pl < planes; pl++) fault_fwd_plane(out + pl * osz, idx + pl * osz, in + pl * isz, relu, g);
+}
+
+/* pool_grad_next: the gradient goes to the element after the arg-max */
+static void fault_pool_bwd(float *din, const float *dout, const uint8_t *idx, int relu, const cpu_pool_geom *g) {
+    if (cpu_fault_cur != CPU_FAULT_POOL_GRAD_NEXT) return;
+    const size_t isz = g->h * g->w * g->blk, osz = g->oh * g->ow * g->blk, planes = g->n * g->cb;
+    for (size_t pl = 0; pl < planes; pl++) {
+        uint8_t *ix = malloc(osz);
+        if (!ix) return;
+        for (size_t o = 0; o < osz; o++)
+            ix[o] = (uint8_t)((idx[pl * osz + o] & ~CPU_POOL_POS_MASK) | ((idx[pl * osz + o] + 1) & CPU_POOL_POS_MASK));
+        bwd_plane_scalar(din + pl * isz, dout + pl * osz, ix, relu, g);
+        free(ix);
+    }
+}
+#endif
+
 void cpu_pool_fwd(float *out, uint8_t *idx, const float *in, int relu, const cpu_pool_geom *g) {
     const size_t isz = g->h * g->w * g->blk, osz = g->oh * g->ow * g->blk, planes = g->n * g->cb;
 #pragma omp parallel for schedule(static)
     for (size_t pl = 0; pl < planes; pl++) fwd_plane(out + pl * osz, idx + pl * osz, in + pl * isz, relu, g);
+    CPU_FAULT_ONLY(fault_pool_fwd(out, idx, in, relu, g);)
 }
 
 void cpu_pool_bwd(float *din, const float *dout, const uint8_t *idx, int relu, const cpu_pool_geom *g) {
     const size_t isz = g->h * g->w * g->blk, osz = g->oh * g->ow * g->blk, planes = g->n * g->cb;
 #pragma omp parallel for schedule(static)
     for (size_t pl = 0; pl < planes; pl++) bwd_plane(din + pl * isz, dout + pl * osz, idx + pl * osz, relu, g);
+    CPU_FAULT_ONLY(fault_pool_bwd(din, dout, idx, relu, g);)
 }

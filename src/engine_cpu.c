@@ -41,6 +41,7 @@
 #include <oneapi/dnnl/dnnl.h>
 #include <oneapi/dnnl/dnnl_debug.h>
 
+#include "cpu_faults.h"
 #include "cpu_pool.h"
 #include "ops_elem.h"
 #include "util.h"
@@ -166,6 +167,7 @@ typedef struct {
     int n_plans;
     plan *cur;
     uint64_t clock;
+    CPU_FAULT_ONLY(void *fault;) /* the zoo's fault_state (cpu_faults.h) */
 } cpu_ctx;
 
 static void *alloc_aligned(size_t bytes) {
@@ -677,6 +679,7 @@ static int plan_get(cpu_ctx *c, size_t n, plan **out) {
 static cpu_ctx *ctx_of(engine *e) {
     cpu_ctx *c = e->ctx;
     omp_set_num_threads(c->threads); /* oneDNN and our loops both read it */
+    CPU_FAULT_ONLY(cpu_fault_cur = c->fault ? *(int *)c->fault : 0;)
     return c;
 }
 
@@ -1178,6 +1181,8 @@ static char *cpu_describe(engine *e) {
     return b.s;
 }
 
+CPU_FAULT_ONLY(static void fault_free(void *p);)
+
 static void ctx_free(cpu_ctx *c) {
     if (!c) return;
     for (int i = 0; i < PLAN_MAX; i++) plan_free(&c->plans[i]);
@@ -1197,6 +1202,7 @@ static void ctx_free(cpu_ctx *c) {
     free(c->grads);
     free(c->adam_m);
     free(c->adam_v);
+    CPU_FAULT_ONLY(fault_free(c->fault);)
     if (c->attr) dnnl_primitive_attr_destroy(c->attr);
     if (c->stream) dnnl_stream_destroy(c->stream);
     if (c->eng) dnnl_engine_destroy(c->eng);
@@ -1208,16 +1214,329 @@ static void cpu_free(engine *e) {
     e->ctx = NULL;
 }
 
+#if LS_FAULTS
+/* ---- the mutation zoo (cpu_faults.h): test builds only ----------------------
+ * Each fault wraps one entry of the table below: the correct call runs, and
+ * the fault edits its result (in plain layout, through act_io), or edits
+ * its input around it, or replaces it (Adam).  Nothing here is compiled
+ * into build/lockstep. */
+
+int cpu_fault_cur;
+
+#define FAULT_NAME_(id, name, ...) name,
+static const char *const fault_names[CPU_FAULT_COUNT] = {"none", CPU_FAULT_LIST(FAULT_NAME_)};
+#undef FAULT_NAME_
+
+typedef struct {
+    int id;             /* first: ctx_of reads it as an int */
+    float *a, *b;       /* plain scratch, max_batch * widest layer */
+    float *p_copy, *m_copy, *v_copy; /* copies set_tensor refreshes (state faults) */
+    float *dw_save;
+    uint8_t *pidx_save[MODEL_MAX_LAYERS];
+    int bwd_seen[MODEL_MAX_LAYERS];
+} fault_state;
+
+static int fault_layer(const cpu_ctx *c, int l, const char *name) {
+    return l >= 0 && l < c->m->n_layers && strcmp(c->m->layers[l].name, name) == 0;
+}
+
+static void fault_free(void *p) {
+    fault_state *F = p;
+    if (!F) return;
+    free(F->a);
+    free(F->b);
+    free(F->p_copy);
+    free(F->m_copy);
+    free(F->v_copy);
+    free(F->dw_save);
+    for (int l = 0; l < MODEL_MAX_LAYERS; l++) free(F->pidx_save[l]);
+    free(F);
+}
+
+static int fault_init(cpu_ctx *c, const engine_spec *s, size_t max_batch) {
+    const char *v = engine_spec_get(s, "fault", NULL);
+    if (!v) return 0;
+    int id = 0;
+    for (int i = 1; i < CPU_FAULT_COUNT; i++)
+        if (strcmp(v, fault_names[i]) == 0) id = i;
+    if (!id) return ls_err(LS_EINVAL, "cpu: unknown fault '%s' (the zoo is in src/cpu_faults.h)", v);
+    size_t widest = (size_t)c->m->in_c * c->m->in_h * c->m->in_w, np = c->m->n_params;
+    for (int l = 0; l < c->m->n_layers; l++)
+        if (layer_out_size(&c->m->layers[l]) > widest) widest = layer_out_size(&c->m->layers[l]);
+    fault_state *F = ls_calloc(1, sizeof *F);
+    if (!F) return LS_ENOMEM;
+    F->id = id;
+    F->a = alloc_aligned(max_batch * widest * sizeof(float));
+    F->b = alloc_aligned(max_batch * widest * sizeof(float));
+    F->p_copy = alloc_aligned(np * sizeof(float));
+    F->m_copy = alloc_aligned(np * sizeof(float));
+    F->v_copy = alloc_aligned(np * sizeof(float));
+    F->dw_save = alloc_aligned(np * sizeof(float));
+    if (!F->a || !F->b || !F->p_copy || !F->m_copy || !F->v_copy || !F->dw_save) {
+        fault_free(F);
+        return LS_ENOMEM;
+    }
+    c->fault = F;
+    return 0;
+}
+
+/* The weights of layer l edited in place (shift: w[i] = w[i+1]; rotate:
+ * each k x k kernel turned 180 degrees), or restored from `save`; the
+ * weight copies are refreshed either way. */
+static void fault_edit_weights(cpu_ctx *c, int l, int how, float *save) {
+    const layer *ly = &c->m->layers[l];
+    const model_tensor *t = &c->m->tensors[ly->w_tensor];
+    float *w = c->params + t->offset;
+    if (how == 0) {
+        memcpy(w, save, t->numel * sizeof *w);
+    } else {
+        memcpy(save, w, t->numel * sizeof *w);
+        if (how == 1) {
+            for (size_t i = 0; i < t->numel; i++) w[i] = save[(i + 1) % t->numel];
+        } else {
+            size_t kk = (size_t)ly->k * ly->k;
+            for (size_t i = 0; i < t->numel; i++) w[i] = save[i / kk * kk + (kk - 1 - i % kk)];
+        }
+    }
+    c->params_ver++;
+}
+
+static int fault_forward_layer(engine *e, int l, int training) {
+    cpu_ctx *c = ctx_of(e);
+    fault_state *F = c->fault;
+    if (!F || !c->cur) return cpu_forward_layer(e, l, training);
+    plan *P = c->cur;
+    const layer *ly = &c->m->layers[l];
+    size_t n = P->n, cnt = n * layer_out_size(ly);
+    int id = F->id, rc;
+    if (id == CPU_FAULT_CONV1_WEIGHT_SHIFTED && fault_layer(c, l, "conv1")) {
+        fault_edit_weights(c, l, 1, F->dw_save);
+        rc = cpu_forward_layer(e, l, training);
+        fault_edit_weights(c, l, 0, F->dw_save);
+        return rc;
+    }
+    if (id == CPU_FAULT_STATE_BIAS_COPY_STALE && ly->b_tensor >= 0) {
+        const model_tensor *t = &c->m->tensors[ly->b_tensor];
+        float *b = c->params + t->offset;
+        memcpy(F->dw_save, b, t->numel * sizeof *b);
+        memcpy(b, F->p_copy + t->offset, t->numel * sizeof *b);
+        rc = cpu_forward_layer(e, l, training);
+        memcpy(b, F->dw_save, t->numel * sizeof *b);
+        return rc;
+    }
+    if ((rc = cpu_forward_layer(e, l, training))) return rc;
+    player *L = &P->L[l];
+    if (id == CPU_FAULT_STATE_PIDX_REUSED && L->fused && ly->kind == LAYER_MAXPOOL) {
+        size_t bytes = L->pg.n * L->pg.cb * L->pg.blk * L->pg.oh * L->pg.ow;
+        if (!F->pidx_save[l]) {
+            F->pidx_save[l] = malloc(c->pidx_cap[l]);
+            if (!F->pidx_save[l]) return LS_ENOMEM;
+            memcpy(F->pidx_save[l], c->pidx[l], bytes);
+        } else {
+            memcpy(c->pidx[l], F->pidx_save[l], bytes);
+        }
+        return 0;
+    }
+    if (id == CPU_FAULT_STATE_LAZY_ACT_STALE && L->fused && ly->kind == LAYER_RELU) {
+        c->act_lazy[l] = 0; /* the rule still holds for the pool; the buffer is old */
+        return 0;
+    }
+    const float *bias = ly->b_tensor >= 0 ? c->params + c->m->tensors[ly->b_tensor].offset : NULL;
+    float *a = F->a, *x = F->b;
+    int edit = 1;
+    if (id == CPU_FAULT_CONV1_BIAS_TWICE && fault_layer(c, l, "conv1")) {
+        if ((rc = act_io(c, l, 0, a, 1))) return rc;
+        size_t hw = (size_t)ly->out_h * ly->out_w;
+        for (size_t i = 0; i < cnt; i++) a[i] = a[i] + bias[i / hw % (size_t)ly->out_c];
+    } else if (id == CPU_FAULT_FC2_BIAS_SCALED && fault_layer(c, l, "fc2")) {
+        if ((rc = act_io(c, l, 0, a, 1))) return rc;
+        for (size_t i = 0; i < cnt; i++) a[i] = a[i] + bias[i % (size_t)ly->out_c] * 0x1p-10f;
+    } else if (id == CPU_FAULT_FC1_OUT_1ULP && fault_layer(c, l, "fc1")) {
+        if ((rc = act_io(c, l, 0, a, 1))) return rc;
+        for (size_t i = 0; i < cnt; i++) a[i] = nextafterf(a[i], INFINITY);
+    } else if (id == CPU_FAULT_RELU3_NEG_ZERO && fault_layer(c, l, "relu3") && !L->fused) {
+        if ((rc = act_io(c, l, 0, a, 1)) || (rc = act_io(c, l - 1, 0, x, 1))) return rc;
+        for (size_t i = 0; i < cnt; i++)
+            if (x[i] < 0) a[i] = -0.0f;
+    } else if (id == CPU_FAULT_DROPOUT_SCALE_OFF && ly->kind == LAYER_DROPOUT && training) {
+        if ((rc = act_io(c, l, 0, a, 1))) return rc;
+        for (size_t i = 0; i < cnt; i++) a[i] = (float)((double)a[i] * (1.0 + 0x1p-12));
+    } else if (id == CPU_FAULT_DROPOUT_SCALE_1_OVER_P && ly->kind == LAYER_DROPOUT && training) {
+        if ((rc = act_io(c, l - 1, 0, x, 1))) return rc;
+        float inv_p = (float)(1.0 / (double)ly->p);
+        for (size_t i = 0; i < cnt; i++)
+            a[i] = ops_dropout_fwd(x[i], e->seed, (uint32_t)c->step, (uint32_t)l, (uint32_t)i, ly->p, inv_p);
+    } else {
+        edit = 0;
+    }
+    return edit ? act_io(c, l, 0, a, 0) : 0;
+}
+
+/* softmax_exp_off: ops_softmax_xent_row with exp of class 0 scaled */
+static float fault_xent_row(const float *z, int nc, int y, float inv_n, float *dz) {
+    float mx = z[0];
+    for (int j = 1; j < nc; j++) mx = z[j] > mx ? z[j] : mx;
+    float s = 0.0f;
+    for (int j = 0; j < nc; j++) {
+        float ex = expf(z[j] - mx);
+        if (j == 0) ex = (float)((double)ex * (1.0 + 0x1p-12));
+        dz[j] = ex;
+        s = s + ex;
+    }
+    for (int j = 0; j < nc; j++) dz[j] = (dz[j] / s - (j == y ? 1.0f : 0.0f)) * inv_n;
+    return logf(s) - (z[y] - mx);
+}
+
+static int fault_loss(engine *e, float *loss_out) {
+    cpu_ctx *c = ctx_of(e);
+    fault_state *F = c->fault;
+    int rc = cpu_loss(e, loss_out);
+    if (rc || !F) return rc;
+    plan *P = c->cur;
+    int last = c->m->n_layers - 1, nc = c->m->n_classes;
+    size_t n = P->n;
+    const float *z = act_ptr(c, P, last);
+    float *dz = dact_ptr(c, P, last);
+    if (F->id == CPU_FAULT_LOSS_MEAN_N_MINUS_1 || F->id == CPU_FAULT_SOFTMAX_EXP_OFF) {
+        int nm1 = F->id == CPU_FAULT_LOSS_MEAN_N_MINUS_1;
+        double div = nm1 ? (double)n - 1.0 : (double)n, acc = 0.0;
+        float inv = (float)(1.0 / div);
+        for (size_t i = 0; i < n; i++)
+            acc += nm1 ? (double)ops_softmax_xent_row(z + i * nc, nc, c->labels[i], inv, c->portable, dz + i * nc)
+                       : (double)fault_xent_row(z + i * nc, nc, c->labels[i], inv, dz + i * nc);
+        c->loss = *loss_out = (float)(acc / div);
+    } else if (F->id == CPU_FAULT_LOSS_GRAD_17ULP) {
+        for (size_t i = 0; i < n * (size_t)nc; i++) dz[i] = (float)((double)dz[i] * (1.0 + 17 * 0x1p-24));
+    }
+    return 0;
+}
+
+static int fault_backward_layer(engine *e, int l) {
+    cpu_ctx *c = ctx_of(e);
+    fault_state *F = c->fault;
+    if (!F || !c->cur) return cpu_backward_layer(e, l);
+    plan *P = c->cur;
+    const layer *ly = &c->m->layers[l];
+    int id = F->id, rc;
+    if (id == CPU_FAULT_CONV2_BWD_DATA_UNFLIPPED && fault_layer(c, l, "conv2")) {
+        /* backward-weights reads no weights: only backward-data sees them */
+        fault_edit_weights(c, l, 2, F->dw_save);
+        rc = cpu_backward_layer(e, l);
+        fault_edit_weights(c, l, 0, F->dw_save);
+        return rc;
+    }
+    if (id == CPU_FAULT_STATE_DW_FLAT_STALE && fault_layer(c, l, "conv2")) {
+        const model_tensor *t = &c->m->tensors[ly->w_tensor];
+        float *g = c->grads + t->offset;
+        int seen = F->bwd_seen[l];
+        memcpy(F->dw_save, g, t->numel * sizeof *g);
+        rc = cpu_backward_layer(e, l);
+        if (seen) memcpy(g, F->dw_save, t->numel * sizeof *g);
+        F->bwd_seen[l] = 1;
+        return rc;
+    }
+    if ((rc = cpu_backward_layer(e, l))) return rc;
+    if (id == CPU_FAULT_CONV2_DB_TWICE && fault_layer(c, l, "conv2")) {
+        const model_tensor *t = &c->m->tensors[ly->b_tensor];
+        for (size_t i = 0; i < t->numel; i++) c->grads[t->offset + i] *= 2.0f;
+    } else if (id == CPU_FAULT_FC2_DW_ROWS_SWAPPED && fault_layer(c, l, "fc2")) {
+        const model_tensor *t = &c->m->tensors[ly->w_tensor];
+        size_t in = t->numel / (size_t)ly->out_c;
+        float *g = c->grads + t->offset;
+        for (size_t i = 0; i < in; i++) {
+            float tmp = g[i];
+            g[i] = g[in + i];
+            g[in + i] = tmp;
+        }
+    } else if (id == CPU_FAULT_DROPOUT_MASK_WRONG_STEP && ly->kind == LAYER_DROPOUT && P->L[l].need_dsrc) {
+        size_t cnt = P->n * layer_out_size(ly);
+        float scale = (float)(1.0 / (1.0 - (double)ly->p));
+        if ((rc = act_io(c, l, 1, F->a, 1))) return rc;
+        for (size_t i = 0; i < cnt; i++)
+            F->b[i] = ops_dropout_bwd(F->a[i], e->seed, (uint32_t)c->step + 1, (uint32_t)l, (uint32_t)i, ly->p, scale);
+        return act_io(c, l - 1, 1, F->b, 0);
+    } else if (id == CPU_FAULT_STATE_LAZY_DACT_STALE && P->L[l].fused && ly->kind == LAYER_MAXPOOL) {
+        c->dact_lazy[l - 1] = 0; /* the rule still holds for the ReLU; the buffer is old */
+    }
+    return 0;
+}
+
+static int fault_update(engine *e, const adam_scalars *s) {
+    cpu_ctx *c = ctx_of(e);
+    fault_state *F = c->fault;
+    if (!F) return cpu_update(e, s);
+    int id = F->id;
+    size_t np = c->m->n_params;
+    adam_scalars a = *s;
+    int custom = 1;
+    switch (id) {
+    case CPU_FAULT_ADAM_BETAS_SWAPPED:
+        a.beta1 = s->beta2, a.one_minus_beta1 = s->one_minus_beta2;
+        a.beta2 = s->beta1, a.one_minus_beta2 = s->one_minus_beta1;
+        break;
+    case CPU_FAULT_ADAM_BETA1_OFF:
+        a.beta1 = s->beta1 * (1.0f + 0x1p-10f);
+        a.one_minus_beta1 = 1.0f - a.beta1;
+        break;
+    case CPU_FAULT_ADAM_NO_BIAS_CORRECTION:
+        a.step_size = (float)s->cfg.lr;
+        a.bc2_sqrt = 1.0f;
+        break;
+    case CPU_FAULT_ADAM_EPS_IN_SQRT:
+        for (size_t i = 0; i < np; i++) {
+            float g = c->grads[i];
+            float mn = a.beta1 * c->adam_m[i] + a.one_minus_beta1 * g;
+            float vn = a.beta2 * c->adam_v[i] + a.one_minus_beta2 * (g * g);
+            float den = sqrtf(vn + a.eps) / a.bc2_sqrt;
+            c->params[i] = c->params[i] - a.step_size * (mn / den);
+            c->adam_m[i] = mn;
+            c->adam_v[i] = vn;
+        }
+        c->params_ver++;
+        return 0;
+    case CPU_FAULT_STATE_ADAM_M_COPY: memcpy(c->adam_m, F->m_copy, np * sizeof(float)); break;
+    case CPU_FAULT_STATE_ADAM_V_COPY: memcpy(c->adam_v, F->v_copy, np * sizeof(float)); break;
+    default: custom = 0;
+    }
+    (void)custom;
+    int rc = cpu_update(e, &a);
+    if (rc) return rc;
+    if (id == CPU_FAULT_STATE_WEIGHTS_STALE) {
+        c->params_ver--; /* the copies hold what they held: they look current */
+    } else if (id == CPU_FAULT_STATE_FC1_COPY_STALE) {
+        for (int i = 0; i < c->n_plans; i++)
+            for (int l = 0; l < c->m->n_layers; l++)
+                if (fault_layer(c, l, "fc1")) {
+                    c->plans[i].L[l].w_fwd.ver = c->params_ver;
+                    c->plans[i].L[l].w_bwd.ver = c->params_ver;
+                }
+    }
+    return 0;
+}
+
+static int fault_set_tensor(engine *e, tensor_id t, const float *in) {
+    cpu_ctx *c = ctx_of(e);
+    fault_state *F = c->fault;
+    int rc = cpu_set_tensor(e, t, in);
+    if (rc || !F) return rc;
+    size_t bytes = c->m->n_params * sizeof(float);
+    if (t.kind == TENSOR_PARAMS) memcpy(F->p_copy, in, bytes);
+    if (t.kind == TENSOR_ADAM_M) memcpy(F->m_copy, in, bytes);
+    if (t.kind == TENSOR_ADAM_V) memcpy(F->v_copy, in, bytes);
+    return 0;
+}
+#endif
+
 static const engine_i cpu_iface = {
     /* .name           = */ "cpu",
     /* .describe       = */ cpu_describe,
     /* .set_batch      = */ cpu_set_batch,
-    /* .forward_layer  = */ cpu_forward_layer,
-    /* .loss           = */ cpu_loss,
-    /* .backward_layer = */ cpu_backward_layer,
-    /* .update         = */ cpu_update,
+    /* .forward_layer  = */ CPU_FAULT_PICK(cpu_forward_layer, fault_forward_layer),
+    /* .loss           = */ CPU_FAULT_PICK(cpu_loss, fault_loss),
+    /* .backward_layer = */ CPU_FAULT_PICK(cpu_backward_layer, fault_backward_layer),
+    /* .update         = */ CPU_FAULT_PICK(cpu_update, fault_update),
     /* .get_tensor     = */ cpu_get_tensor,
-    /* .set_tensor     = */ cpu_set_tensor,
+    /* .set_tensor     = */ CPU_FAULT_PICK(cpu_set_tensor, fault_set_tensor),
     /* .get_tensor_f64 = */ NULL,
     /* .synchronize    = */ cpu_synchronize,
     /* .free           = */ cpu_free,
@@ -1278,7 +1597,7 @@ static int knob_choice(const engine_spec *s, const char *key, const char *def, c
 }
 
 int engine_cpu_create(engine *e, const engine_spec *s) {
-    static const char *const knobs[] = {"threads", "algo", "isa", "math", "layout", "fuse", NULL};
+    static const char *const knobs[] = {"threads", "algo", "isa", "math", "layout", "fuse", CPU_FAULT_ONLY("fault",) NULL};
     int rc = engine_spec_check(s, knobs);
     if (rc) return rc;
     const model *m = e->m;
@@ -1363,6 +1682,7 @@ int engine_cpu_create(engine *e, const engine_spec *s) {
     }
     plan *P;
     if ((rc = plan_get(c, nb, &P))) goto cleanup;
+    CPU_FAULT_ONLY(if ((rc = fault_init(c, s, nb))) goto cleanup;)
     e->iface = &cpu_iface;
     e->ctx = c;
     return 0;

@@ -18,10 +18,15 @@
 static _Thread_local char err_buf[1024];
 
 int ls_err(int code, const char *fmt, ...) {
+    /* callers wrap the last message: ls_err(rc, "engine %s: %s", label,
+     * ls_errmsg()) passes err_buf itself, so format into a copy first
+     * (vsnprintf from and into the same buffer is undefined) */
+    char tmp[sizeof err_buf];
     va_list ap;
     va_start(ap, fmt);
-    vsnprintf(err_buf, sizeof err_buf, fmt, ap);
+    vsnprintf(tmp, sizeof tmp, fmt, ap);
     va_end(ap);
+    memcpy(err_buf, tmp, sizeof err_buf);
     return code;
 }
 

@@ -1,0 +1,153 @@
+/*
+ * cpu_faults.h — the mutation zoo: deliberate faults in single operations
+ * (and in the state) of the cpu engine, to test the checker, not the
+ * engine.  `make mutants` (scripts/mutants.sh) audits each one and prints
+ * which mode flags it.
+ *
+ * Test builds only.  engine_cpu.c and cpu_pool.c are compiled a second time
+ * with -DLS_FAULTS=1 into build/lockstep-faults and the test programs that
+ * need them; there, and only there, the cpu engine accepts a knob
+ * fault=NAME that switches one fault on.  In the user build every hook
+ * below expands to nothing and the knob is unknown, so the object code of
+ * build/lockstep does not contain a single fault.
+ *
+ * One row per fault: the name the knob takes; "op" (an operation computes
+ * a wrong value) or "state" (what the engine trains with is not what it
+ * reports, or is not refreshed: issue 15); the layers a finding may name
+ * for it ('|'-separated: the layer that computes the first wrong tensor,
+ * or the layer that tensor is named after); the phase that first goes
+ * wrong; the model it needs (dropout lives only in mnist-convnet);
+ * whether its effect exceeds the bound of the operation it breaks
+ * (CPU_FAULT_DETECT) or is provably within it (CPU_FAULT_BELOW); what it
+ * does; and why it is, or is not, detectable.
+ *
+ * Not here: the hooks themselves (engine_cpu.c's fault block, the per-plane
+ * ones in cpu_pool.c) and the judging (scripts/mutants.sh).
+ */
+#ifndef LS_CPU_FAULTS_H
+#define LS_CPU_FAULTS_H
+
+#ifndef LS_FAULTS
+#define LS_FAULTS 0
+#endif
+
+enum { CPU_FAULT_BELOW = 0, CPU_FAULT_DETECT = 1 };
+
+/* X(ID, name, class, layers, phase, model, expect, does, why) */
+#define CPU_FAULT_LIST(X)                                                                                              \
+    X(CONV1_BIAS_TWICE, "conv1_bias_twice", "op", "conv1", "forward", "smallcnn", CPU_FAULT_DETECT,                   \
+      "conv1 forward adds its bias twice",                                                                             \
+      "the extra |b| (up to 1/3) is ~1e6 times the gamma_K bound of a 9-term dot product")                             \
+    X(CONV1_WEIGHT_SHIFTED, "conv1_weight_shifted", "op", "conv1", "forward", "smallcnn", CPU_FAULT_DETECT,           \
+      "conv1 forward reads weight i+1 for weight i (a shifted index; the last wraps)",                                \
+      "another dot product altogether: errors of the order of the output itself")                                      \
+    X(FC2_BIAS_SCALED, "fc2_bias_scaled", "op", "fc2", "forward", "smallcnn", CPU_FAULT_DETECT,                       \
+      "fc2 forward adds b*(1+2^-10) for b",                                                                            \
+      "2^-10|b| against gamma_65 (sum|w x| + |b|) ~ 2^-18 (...): over the bound where sum|w x| < 256|b|")              \
+    X(FC1_OUT_1ULP, "fc1_out_1ulp", "op", "fc1", "forward", "smallcnn", CPU_FAULT_BELOW,                              \
+      "every fc1 output moved one ulp up",                                                                             \
+      "1 ulp of y is <= 2^-23 |y| <= 2^-23 (sum|w x| + |b|), 2/1569 of the gamma_1569 bound: "                         \
+      "a worst-case bound cannot tell it from rounding")                                                               \
+    X(FUSED_RELU_NEG_WINDOW, "fused_relu_neg_window", "op", "relu1|pool1|relu2|pool2", "forward", "smallcnn",        \
+      CPU_FAULT_DETECT,                                                                                                \
+      "the fused ReLU+max-pool training kernel outputs a window's maximum instead of +0 when all four are negative",  \
+      "max-pool and ReLU are exact: any wrong value is a violation (a training-path kernel: isolated mode sees it "   \
+      "only if it replays the fused kernel)")                                                                          \
+    X(FUSED_RELU_PASS_ELEM0, "fused_relu_pass_elem0", "op", "relu1|relu2|pool1|pool2|conv1|conv2", "backward",        \
+      "smallcnn", CPU_FAULT_DETECT,                                                                                    \
+      "the fused kernel takes the ReLU's pass bit from the window's first element, not its arg-max",                  \
+      "ReLU backward is exact: gradients appear or vanish at whole elements")                                          \
+    X(RELU3_NEG_ZERO, "relu3_neg_zero", "op", "relu3", "forward", "smallcnn", CPU_FAULT_DETECT,                       \
+      "relu3 (oneDNN eltwise) returns -0 for negative inputs, as x * (x > 0) would",                                  \
+      "ReLU is exact to the bit: relu(x) is +0 for x <= 0 (a bitwise rule sees the sign; a value compare does not)")  \
+    X(POOL_TIE_LAST, "pool_tie_last", "op", "pool1|pool2|relu1|relu2", "backward", "smallcnn", CPU_FAULT_DETECT,      \
+      "max-pool picks the last of tied maxima instead of the first",                                                   \
+      "the value is the same; the gradient goes to another element, and at step 1 most pool1 windows tie")            \
+    X(POOL_GRAD_NEXT, "pool_grad_next", "op", "pool1|pool2|relu1|relu2", "backward", "smallcnn", CPU_FAULT_DETECT,    \
+      "max-pool backward routes each gradient to the window element after the arg-max",                                \
+      "routing is exact: whole gradients land on wrong elements")                                                      \
+    X(SOFTMAX_EXP_OFF, "softmax_exp_off", "op", "fc2|loss", "loss", "smallcnn", CPU_FAULT_DETECT,                     \
+      "softmax takes exp(z_0 - max) * (1 + 2^-12) for class 0",                                                        \
+      "a 2^-12 relative error in p_0 and the sum, ~2000 ulps, against a few-ulp softmax bound")                        \
+    X(LOSS_MEAN_N_MINUS_1, "loss_mean_n_minus_1", "op", "fc2|loss", "loss", "smallcnn", CPU_FAULT_DETECT,             \
+      "the batch mean divides by n - 1 (loss and its gradient)",                                                       \
+      "a relative error of 1/(n-1), 1/15 at batch 16")                                                                 \
+    X(LOSS_GRAD_17ULP, "loss_grad_17ulp", "op", "fc2|loss", "loss", "smallcnn", CPU_FAULT_DETECT,                     \
+      "the loss gradient is scaled by 1 + 17*2^-24 everywhere",                                                        \
+      "17 half-ulps of relative error on every element, over the few-ulp bound of (softmax - onehot) / n")             \
+    X(ADAM_EPS_IN_SQRT, "adam_eps_in_sqrt", "op", "conv1|conv2|fc1|fc2", "update", "smallcnn", CPU_FAULT_DETECT,      \
+      "Adam adds eps inside the square root: sqrt(v + eps) / bc2 for sqrt(v) / bc2 + eps",                            \
+      "sqrt(1e-8) = 1e-4 in the denominator against ~1e-3: a 10% change of the step")                                  \
+    X(ADAM_BETAS_SWAPPED, "adam_betas_swapped", "op", "conv1|conv2|fc1|fc2", "update", "smallcnn", CPU_FAULT_DETECT,  \
+      "Adam uses beta2 for m and beta1 for v",                                                                         \
+      "m and v off by tens of percent")                                                                                \
+    X(ADAM_BETA1_OFF, "adam_beta1_off", "op", "conv1|conv2|fc1|fc2", "update", "smallcnn", CPU_FAULT_DETECT,          \
+      "Adam's beta1 is 0.9 * (1 + 2^-10)",                                                                             \
+      "m off by ~1e-3 relative (1 - b1 moves by 1%), thousands of ulps")                                              \
+    X(ADAM_NO_BIAS_CORRECTION, "adam_no_bias_correction", "op", "conv1|conv2|fc1|fc2", "update", "smallcnn",          \
+      CPU_FAULT_DETECT, "Adam skips both bias corrections (step_size = lr, bc2 = 1)",                                  \
+      "the step is (1 - b1^t) / sqrt(1 - b2^t) times too large: ~3x at t = 1")                                         \
+    X(DROPOUT_SCALE_OFF, "dropout_scale_off", "op", "drop1", "forward", "mnist-convnet", CPU_FAULT_DETECT,            \
+      "dropout forward scales by (1/(1-p)) * (1 + 2^-12)",                                                             \
+      "one multiply is good to half an ulp; this is 2^-12 relative, ~2000 ulps")                                       \
+    X(DROPOUT_SCALE_1_OVER_P, "dropout_scale_1_over_p", "op", "drop1", "forward", "mnist-convnet", CPU_FAULT_BELOW,   \
+      "dropout scales by 1/p instead of 1/(1-p)",                                                                      \
+      "provably no effect at p = 0.5 (1/p == 1/(1-p)); a fault only for other p, which the zoo's models do not use")  \
+    X(DROPOUT_MASK_WRONG_STEP, "dropout_mask_wrong_step", "op", "drop1", "backward", "mnist-convnet",                 \
+      CPU_FAULT_DETECT, "dropout backward draws the mask of step + 1",                                                 \
+      "the mask decides whole elements: half the gradient lands where forward dropped")                                \
+    X(CONV2_BWD_DATA_UNFLIPPED, "conv2_bwd_data_unflipped", "op", "conv2|pool1", "backward", "smallcnn",              \
+      CPU_FAULT_DETECT, "conv2 backward-data uses each 3x3 kernel rotated by 180 degrees (a wrong reorder)",          \
+      "another correlation altogether: errors of the order of the gradient")                                           \
+    X(CONV2_DB_TWICE, "conv2_db_twice", "op", "conv2", "backward", "smallcnn", CPU_FAULT_DETECT,                      \
+      "conv2's bias gradient is doubled", "a relative error of 1")                                                     \
+    X(FC2_DW_ROWS_SWAPPED, "fc2_dw_rows_swapped", "op", "fc2", "backward", "smallcnn", CPU_FAULT_DETECT,              \
+      "fc2's weight gradient has rows 0 and 1 swapped (a transposed index)", "whole rows of another output")          \
+    X(STATE_WEIGHTS_STALE, "state_weights_stale", "state", "conv1|conv2|fc1", "forward", "smallcnn",                  \
+      CPU_FAULT_DETECT,                                                                                                \
+      "update does not bump params_ver: the blocked-layout weight copies keep the old weights (set_tensor refreshes)", \
+      "step 2's forward runs on step 1's weights, a change of ~lr: far over the forward bound")                        \
+    X(STATE_FC1_COPY_STALE, "state_fc1_copy_stale", "state", "fc1", "forward", "smallcnn", CPU_FAULT_DETECT,          \
+      "fc1's reordered weight copy (shared by forward and backward-data) is refreshed only by set_tensor",            \
+      "fc1 computes with the previous weights: a change of ~lr")                                                       \
+    X(STATE_BIAS_COPY_STALE, "state_bias_copy_stale", "state", "conv1|conv2|fc1|fc2", "forward", "smallcnn",          \
+      CPU_FAULT_DETECT, "forward reads biases from a copy that set_tensor refreshes and update does not",             \
+      "biases a step old: a change of ~lr in every output")                                                            \
+    X(STATE_ADAM_M_COPY, "state_adam_m_copy", "state", "conv1|conv2|fc1|fc2", "update", "smallcnn", CPU_FAULT_DETECT, \
+      "update reads m from a copy that set_tensor refreshes and update does not write",                                \
+      "step 2 uses m = 0: m and the step off by 10%")                                                                  \
+    X(STATE_ADAM_V_COPY, "state_adam_v_copy", "state", "conv1|conv2|fc1|fc2", "update", "smallcnn", CPU_FAULT_DETECT, \
+      "update reads v from a copy that set_tensor refreshes and update does not write",                                \
+      "step 2 uses v = 0: v off by ~0.1%, the step by ~5%")                                                            \
+    X(STATE_PIDX_REUSED, "state_pidx_reused", "state", "pool1|pool2|relu1|relu2|conv1|conv2", "backward", "smallcnn", \
+      CPU_FAULT_DETECT, "the fused pool's arg-max bytes (pidx) are those of the first forward of the run",            \
+      "from step 2 gradients are routed by another batch's arg-maxes")                                                 \
+    X(STATE_LAZY_ACT_STALE, "state_lazy_act_stale", "state", "relu1|relu2", "forward", "smallcnn", CPU_FAULT_DETECT,  \
+      "a fused ReLU's ACT is not marked lazy by a new forward: reading it returns the last value written",           \
+      "reported ACT is another input's ReLU (training itself is right)")                                               \
+    X(STATE_LAZY_DACT_STALE, "state_lazy_dact_stale", "state", "relu1|relu2|pool1|pool2", "backward", "smallcnn",     \
+      CPU_FAULT_DETECT,                                                                                                \
+      "a fused ReLU's DACT is not marked lazy by the pool's backward: reading it returns the last value written",    \
+      "reported DACT is another step's (training itself is right)")                                                    \
+    X(STATE_DW_FLAT_STALE, "state_dw_flat_stale", "state", "conv2", "backward", "smallcnn", CPU_FAULT_DETECT,         \
+      "conv2's weight gradient reaches the flat GRADS buffer only on the first backward",                              \
+      "from step 2 the update and the report use step 1's gradient")
+
+#define CPU_FAULT_ENUM_(id, ...) CPU_FAULT_##id,
+enum { CPU_FAULT_NONE = 0, CPU_FAULT_LIST(CPU_FAULT_ENUM_) CPU_FAULT_COUNT };
+#undef CPU_FAULT_ENUM_
+
+/* Hooks: the statement in the fault build, nothing in the user build. */
+#if LS_FAULTS
+#define CPU_FAULT_ONLY(...) __VA_ARGS__
+#define CPU_FAULT_PICK(user, test) test
+/* the fault of the engine whose call is running (engine_cpu.c's ctx_of sets
+ * it; every engine runs in its own process in an audit, and the calls of
+ * one process are serial) */
+extern int cpu_fault_cur;
+#else
+#define CPU_FAULT_ONLY(...)
+#define CPU_FAULT_PICK(user, test) user
+#endif
+
+#endif

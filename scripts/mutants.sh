@@ -1,0 +1,279 @@
+#!/usr/bin/env bash
+# mutants.sh — test the checker by mutation (`make mutants`).
+#
+# For every fault of the zoo (src/cpu_faults.h) it runs a small audit of
+# the faulted cpu engine against the reference in each mode (free, sync,
+# isolated, and the default mode `audit` picks), and for every legal
+# variant of the cpu engine (threads, ISA caps, layout, fuse, algorithm,
+# math, a repeated run) the same; then prints the table: fault, what it
+# breaks, expected (detectable / below its bound and why), which modes
+# flagged it, whether the first PROBLEM named the right layer and phase;
+# and the mutation score (detectable faults flagged, with the right layer
+# and phase, by the default audit / detectable faults) and the false
+# PROBLEMs on legal variants.  Exit 0 only for 100% and 0 false PROBLEMs.
+#
+# Judging: run.json's "findings" (severity "problem", engine a or b the
+# faulted one, "layer", "phase", "step").  A run.json without findings (a
+# driver older than the verdict model) is judged from pairs[].tensors[] of
+# isolated runs: a forward or backward tensor over its bound (ratio > 1, or
+# any difference where the bound is 0) is a PROBLEM at that step, phase and
+# the layer that computed it; other modes then flag nothing.
+#
+# Environment: LOCKSTEP_FAULTS (binary, default build/lockstep-faults),
+# MUTANTS_ONLY (comma-separated fault or variant names), MUTANTS_MODES
+# (default "free sync isolated default"), MUTANTS_OUT (keep the runs there),
+# MUTANTS_JOBS (parallel audits, default 2), DATA (the IDX directory).
+# Needs python3 to read the JSON.
+set -u
+cd "$(dirname "$0")/.."
+BIN=${LOCKSTEP_FAULTS:-build/lockstep-faults}
+MODES=${MUTANTS_MODES:-free sync isolated default}
+JOBS=${MUTANTS_JOBS:-2}
+ONLY=${MUTANTS_ONLY:-}
+[ -x "$BIN" ] || { echo "mutants: $BIN not built (make $BIN)" >&2; exit 2; }
+OUT=${MUTANTS_OUT:-$(mktemp -d /tmp/lockstep-mutants.XXXXXX)}
+mkdir -p "$OUT"
+DATA_ARG=()
+[ -n "${DATA:-}" ] && DATA_ARG=(--data "$DATA")
+# small enough for a few seconds per audit; 2 steps so that state carried
+# from step 1 to step 2 (stale copies, reused arg-maxes) is exercised
+COMMON=(--limit-train 64 --batch 16 --steps 2 --no-eval "${DATA_ARG[@]}")
+
+# the zoo, one line per fault, tab-separated: name class layers phase model expect does why
+python3 - src/cpu_faults.h >"$OUT/zoo.txt" <<'PY'
+import re, sys
+src = open(sys.argv[1]).read()
+body = src[src.index("#define CPU_FAULT_LIST(X)"):src.index("#define CPU_FAULT_ENUM_")]
+body = body.replace("\\\n", " ")
+def rows(text):
+    """the argument lists of X(...), split at top-level commas"""
+    i = 0
+    while True:
+        i = text.find("X(", i + 1)
+        if i < 0:
+            return
+        args, cur, depth, instr, j = [], "", 0, False, i + 2
+        while True:
+            ch = text[j]
+            if instr:
+                cur += ch
+                if ch == "\\":
+                    cur += text[j + 1]; j += 1
+                elif ch == '"':
+                    instr = False
+            elif ch == '"':
+                instr = True; cur += ch
+            elif ch == "(":
+                depth += 1; cur += ch
+            elif ch == ")" and depth:
+                depth -= 1; cur += ch
+            elif ch == ")":
+                args.append(cur.strip()); break
+            elif ch == ",":
+                args.append(cur.strip()); cur = ""
+            else:
+                cur += ch
+            j += 1
+        i = j
+        yield args
+strs = lambda s: "".join(re.findall(r'"((?:[^"\\]|\\.)*)"', s))
+for a in rows(body[len("#define CPU_FAULT_LIST(X)"):]):
+    name, cls, layers, phase, model = (strs(x) for x in a[1:6])
+    expect = "detectable" if "DETECT" in a[6] else "below"
+    print("\t".join([name, cls, layers.replace("|", "/"), phase, model, expect, strs(a[7]), strs(a[8])]))
+PY
+n_zoo=$(wc -l <"$OUT/zoo.txt")
+[ "$n_zoo" -ge 12 ] || { echo "mutants: could not read the zoo from src/cpu_faults.h ($n_zoo rows)" >&2; exit 2; }
+
+# legal variants: name|model|engine spec (or extra flags after a ';')
+cat >"$OUT/legal.txt" <<'EOF'
+cpu|smallcnn|cpu
+threads=1|smallcnn|cpu:threads=1
+isa=avx2|smallcnn|cpu:isa=avx2
+isa=avx512_core|smallcnn|cpu:isa=avx512_core
+layout=plain|smallcnn|cpu:layout=plain
+fuse=off|smallcnn|cpu:fuse=off
+algo=direct|smallcnn|cpu:algo=direct
+math=portable|smallcnn|cpu:math=portable
+repeat=2|smallcnn|cpu;--repeat 2
+mnist-convnet|mnist-convnet|cpu
+EOF
+
+want() { [ -z "$ONLY" ] || [[ ",$ONLY," == *",$1,"* ]]; }
+
+# one audit: kind name model spec mode [extra flags]
+jobs_file="$OUT/jobs.txt"
+: >"$jobs_file"
+while IFS=$'\t' read -r name cls layers phase model expect does why; do
+    want "$name" || continue
+    for mode in $MODES; do
+        echo "fault|$name|$model|cpu:fault=$name|$mode|" >>"$jobs_file"
+    done
+done <"$OUT/zoo.txt"
+while IFS='|' read -r name model spec; do
+    want "$name" || continue
+    extra=""
+    if [[ "$spec" == *";"* ]]; then extra=${spec#*;}; spec=${spec%%;*}; fi
+    for mode in $MODES; do
+        echo "legal|$name|$model|$spec|$mode|$extra" >>"$jobs_file"
+    done
+done <"$OUT/legal.txt"
+
+run_one() {
+    IFS='|' read -r kind name model spec mode extra <<<"$1"
+    dir="$OUT/$kind/$name/$mode"
+    mkdir -p "$dir"
+    margs=()
+    [ "$mode" != default ] && margs=(--mode "$mode")
+    s=$(date +%s.%N)
+    # shellcheck disable=SC2086
+    "$BIN" audit --model "$model" --engines "reference,$spec" "${margs[@]}" "${COMMON[@]}" $extra \
+        --out "$dir" >"$dir/console.txt" 2>&1
+    echo "$? $(awk -v a="$s" -v b="$(date +%s.%N)" 'BEGIN{printf "%.1f", b-a}')" >"$dir/rc"
+}
+export -f run_one
+export OUT BIN
+COMMON_STR="${COMMON[*]}"
+export COMMON_STR
+t0=$(date +%s)
+n_jobs=$(wc -l <"$jobs_file")
+echo "mutants: $n_jobs audits ($n_zoo faults in the zoo; modes: $MODES), $JOBS at a time, in $OUT"
+# COMMON is an array: hand it to the subshells through a string
+sed 's/^//' "$jobs_file" | xargs -P "$JOBS" -I{} bash -c 'COMMON=($COMMON_STR); run_one "$@"' _ {}
+wall=$(( $(date +%s) - t0 ))
+
+python3 - "$OUT" "$MODES" "$wall" <<'PY'
+import json, os, sys
+out, modes, wall = sys.argv[1], sys.argv[2].split(), int(sys.argv[3])
+PH = {"forward": 0, "loss": 1, "backward": 2, "update": 3}
+
+def layer_of(tensor):
+    return tensor.split(".")[0]
+
+def problems(run, label, mode):
+    """[(step, phase, order, layer, tensor, ratio)] of PROBLEMs involving engine
+    `label`; order is the tensor's place in the step (pairs list tensors in
+    the order they are computed), so min() is the first wrong tensor."""
+    res, order = [], {}
+    for p in run.get("pairs", []):
+        for t in p["tensors"]:
+            order.setdefault(t["tensor"], len(order))
+    if "findings" in run:
+        for f in run["findings"]:
+            if f.get("severity") != "problem":
+                continue
+            if label not in (f.get("a"), f.get("b")) and not label.startswith(str(f.get("b") or "")):
+                continue
+            res.append((f.get("step") or 0, PH.get(f.get("phase"), 9), order.get(f.get("tensor"), 999),
+                        f.get("layer") or "", f.get("phase") or "", f.get("tensor") or "", f.get("ratio")))
+        return res
+    # no findings: the bound ratios, which only isolated mode computes (an
+    # exact layer's bound is 0: any difference is an infinite ratio, null
+    # in the JSON); a DACT is named after the layer whose backward made it
+    if mode != "isolated":
+        return res
+    layers = [t[:-4] for t in order if t.endswith(".act")]
+    def producer(tensor):
+        base = layer_of(tensor)
+        if tensor.endswith(".dact") and base in layers and layers.index(base) + 1 < len(layers):
+            return layers[layers.index(base) + 1]
+        return base
+    for p in run.get("pairs", []):
+        if label not in (p["a"], p["b"]):
+            continue
+        for t in p["tensors"]:
+            r = t.get("max_bound_ratio")
+            if t["phase"] not in ("forward", "backward"):
+                continue
+            if (r is not None and r > 1) or ((r is None or r == 0) and t["max_abs"] > 0):
+                res.append((t.get("first_unequal_step") or 0, PH.get(t["phase"], 9), order[t["tensor"]],
+                            producer(t["tensor"]), t["phase"], t["tensor"], r))
+    return res
+
+def judge(kind, name, mode, label):
+    d = os.path.join(out, kind, name, mode)
+    try:
+        rc, secs = open(os.path.join(d, "rc")).read().split()
+        run = json.load(open(os.path.join(d, "run.json")))
+    except (OSError, ValueError):
+        return None, [], 0.0, "no run.json (see %s/console.txt)" % d
+    return int(rc), problems(run, label, mode), float(secs), "findings" if "findings" in run else "pairs"
+
+zoo = [l.rstrip("\n").split("\t") for l in open(os.path.join(out, "zoo.txt"))]
+legal = [l.rstrip("\n").split("|") for l in open(os.path.join(out, "legal.txt"))]
+short = {"free": "free", "sync": "sync", "isolated": "iso", "default": "dflt"}
+# the score is the default audit's (what `make run` runs), else the last mode's
+score_mode = "default" if "default" in modes else modes[-1]
+judged_by = set()
+secs_all = []
+det = det_ok = below_flagged = 0
+rows = []
+for name, cls, layers, phase, model, expect, does, why in zoo:
+    if not os.path.isdir(os.path.join(out, "fault", name)):
+        continue
+    label = "cpu:fault=" + name
+    caught, named = [], ""
+    for mode in modes:
+        rc, probs, secs, how = judge("fault", name, mode, label)
+        if rc is None:
+            caught.append(short[mode] + "?")
+            continue
+        judged_by.add(how)
+        secs_all.append(secs)
+        if probs:
+            caught.append(short[mode])
+            if mode == score_mode:
+                first = min(probs)
+                ok = first[3] in layers.split("/") and first[4] == phase
+                named = "%s %s (%s) %s" % (first[3], first[4], first[5], "ok" if ok else "WRONG")
+    flagged_default = any(c == short[score_mode] for c in caught)
+    if expect == "detectable":
+        det += 1
+        if flagged_default and named.endswith(" ok"):
+            det_ok += 1
+    elif caught:
+        below_flagged += 1
+    exp = "detect" if expect == "detectable" else "below"
+    rows.append((name, cls, "%s %s" % (layers, phase), exp, " ".join(caught) or "-", named or "-", why))
+
+print()
+print("%-26s %-5s %-44s %-6s %-22s %s" % ("fault", "class", "breaks (layer phase)", "expect", "caught by",
+                                          "first PROBLEM (%s)" % short[score_mode]))
+for r in rows:
+    print("%-26s %-5s %-44s %-6s %-22s %s" % r[:6])
+print()
+for r in rows:
+    if r[3] == "below":
+        print("below its bound: %s — %s" % (r[0], r[6]))
+
+false_p = 0
+print()
+print("%-16s %s" % ("legal variant", "PROBLEMs per mode"))
+for name, model, spec in legal:
+    if not os.path.isdir(os.path.join(out, "legal", name)):
+        continue
+    spec = spec.split(";")[0]
+    cells = []
+    for mode in modes:
+        rc, probs, secs, how = judge("legal", name, mode, spec)
+        if rc is None:
+            cells.append("%s:?" % short[mode])
+            false_p += 1
+            continue
+        judged_by.add(how)
+        secs_all.append(secs)
+        false_p += len(probs) > 0
+        cells.append("%s:%s" % (short[mode], "PROBLEM " + ",".join(sorted({p[5] for p in probs}))[:60] if probs else "ok"))
+    print("%-16s %s" % (name, "  ".join(cells)))
+
+print()
+print("judged from: %s" % ", ".join(sorted(judged_by)))
+if secs_all:
+    print("audits: %d, %.1f s each on average (max %.1f s); wall %d s" %
+          (len(secs_all), sum(secs_all) / len(secs_all), max(secs_all), wall))
+score = 100.0 * det_ok / det if det else 100.0
+print("mutation score: %d of %d detectable faults flagged by the %s audit with the right layer and phase (%.0f%%)"
+      % (det_ok, det, score_mode if score_mode != "default" else "default", score))
+print("false PROBLEMs on legal variants: %d; below-bound faults flagged anyway: %d" % (false_p, below_flagged))
+sys.exit(0 if det_ok == det and false_p == 0 else 1)
+PY

@@ -455,7 +455,7 @@ static void test_report_files(void **st) {
     assert_true(strncmp(h, "<!DOCTYPE html>", 15) == 0);
     assert_non_null(strstr(h, "</html>\n")); /* complete */
     const char *env = strstr(h, "id=\"env\""), *ver = strstr(h, "id=\"verdicts\""), *evd = strstr(h, "id=\"evidence\"");
-    assert_true(env && ver && evd && env < ver && ver < evd); /* DESIGN §7 order */
+    assert_true(env && ver && evd && ver < evd && evd < env); /* DESIGN §7: verdicts, evidence, environment last */
     assert_non_null(strstr(h, "<svg"));
     assert_non_null(strstr(h, "Parameters: relative L2 difference per step"));
     assert_non_null(strstr(h, "Max ULP distance per layer"));

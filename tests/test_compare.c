@@ -186,6 +186,44 @@ static void test_percentiles(void **state) {
     assert_true(s.p50_ulp == 0 && !s.p50_ulp_bound && s.max_ulp == 0);
 }
 
+static int cmp_u32(const void *a, const void *b) {
+    uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+    return (x > y) - (x < y);
+}
+
+/* Percentiles and max against sorted distances, on random data that
+ * spreads over the exact and the binade bins (double reference). */
+static void test_percentiles_vs_sorted(void **state) {
+    enum { N = 5000 };
+    static double ref[N];
+    static float cand[N];
+    static uint32_t d[N];
+    for (int i = 0; i < N; i++) {
+        ref[i] = rnd_sym() * 10;
+        /* steps 0..~2^20 with a heavy head: k = floor(2^(20 u^3)) - 1 */
+        double u = rnd01();
+        int k = (int)ldexp(1.0, (int)(20 * u * u * u)) - 1;
+        cand[i] = from_bits(to_bits((float)ref[i]) + (uint32_t)k); /* away from zero: k steps */
+        d[i] = (uint32_t)k;
+    }
+    compare_stats s;
+    compare_f64(&s, ref, cand, N, NULL);
+    qsort(d, N, sizeof d[0], cmp_u32);
+    double want50 = d[(N + 1) / 2 - 1], want99 = d[(99 * N + 99) / 100 - 1]; /* nearest rank */
+    assert_true(s.max_ulp == d[N - 1]);
+    double got[2] = {s.p50_ulp, s.p99_ulp}, want[2] = {want50, want99};
+    int bnd[2] = {s.p50_ulp_bound, s.p99_ulp_bound};
+    for (int q = 0; q < 2; q++) {
+        if (want[q] < 64) {
+            assert_true(got[q] == want[q] && !bnd[q]);
+        } else {
+            /* a bound: above the true value, below twice it, never above the max */
+            assert_true(bnd[q] && got[q] >= want[q] && got[q] <= 2 * want[q] && got[q] <= s.max_ulp);
+        }
+    }
+    assert_true(want50 < 64 && want99 >= 64); /* both branches ran */
+}
+
 /* zero vs non-zero counts, and the scale fields over the bitwise-equal
  * fast path (elements after the first difference). */
 static void test_zero_counts_and_scale(void **state) {
@@ -694,6 +732,7 @@ int main(void) {
         cmocka_unit_test(test_identical),           cmocka_unit_test(test_known_errors),
         cmocka_unit_test(test_histogram_edges),     cmocka_unit_test(test_nan_inf),
         cmocka_unit_test(test_ordinal_distance),    cmocka_unit_test(test_percentiles),
+        cmocka_unit_test(test_percentiles_vs_sorted),
         cmocka_unit_test(test_zero_counts_and_scale), cmocka_unit_test(test_element_strings),
         cmocka_unit_test(test_signed_zeros),        cmocka_unit_test(test_subnormals),
         cmocka_unit_test(test_double_reference_subulp), cmocka_unit_test(test_norms_and_ties),

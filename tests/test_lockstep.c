@@ -198,9 +198,19 @@ static void test_bad_engines(void **st) {
     small_cfg(&c, "cpu,cpu:bogus=1", MODE_FREE, 16, 32);
     assert_int_not_equal(audit_run(&c, &r), 0);
     assert_non_null(strstr(ls_errmsg(), "bogus"));
+    /* listed twice with --repeat 2 is ambiguous; listed twice alone is a
+     * repeat of that engine (determinism for one engine) */
     small_cfg(&c, "cpu,cpu", MODE_FREE, 16, 32);
+    c.repeat = 2;
     assert_int_not_equal(audit_run(&c, &r), 0);
     assert_non_null(strstr(ls_errmsg(), "twice"));
+    small_cfg(&c, "cpu:threads=1,cpu:threads=1", MODE_FREE, 16, 32);
+    c.eval = 0;
+    c.run.max_steps = 2;
+    if (audit_run(&c, &r)) fail_msg("audit: %s", ls_errmsg());
+    assert_string_equal(r.eng[1].label, "cpu:threads=1#2");
+    assert_int_equal(r.eng[1].repeat_of, 0);
+    audit_result_free(&r);
     small_cfg(&c, "cpu,cpu:perturb=0", MODE_FREE, 16, 32);
     assert_int_not_equal(audit_run(&c, &r), 0);
     assert_non_null(strstr(ls_errmsg(), "perturb"));

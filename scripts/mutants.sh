@@ -3,7 +3,8 @@
 #
 # For every fault of the zoo (src/cpu_faults.h) it runs a small audit of
 # the faulted cpu engine against the reference in each mode (free, sync,
-# isolated, and the default mode `audit` picks), and for every legal
+# isolated, attrib: --attribution-steps 2, and default: what `make run`
+# runs), and for every legal
 # variant of the cpu engine (threads, ISA caps, layout, fuse, algorithm,
 # math, a repeated run) the same; then prints the table: fault, what it
 # breaks, expected (detectable / below its bound and why), which modes
@@ -21,13 +22,14 @@
 #
 # Environment: LOCKSTEP_FAULTS (binary, default build/lockstep-faults),
 # MUTANTS_ONLY (comma-separated fault or variant names), MUTANTS_MODES
-# (default "free sync isolated default"), MUTANTS_OUT (keep the runs there),
-# MUTANTS_JOBS (parallel audits, default 2), DATA (the IDX directory).
+# (default "free sync isolated attrib default"), MUTANTS_OUT (keep the runs there),
+# MUTANTS_JOBS (parallel audits, default 2), MUTANTS_REJUDGE=1 (judge the
+# runs already in MUTANTS_OUT again, run nothing), DATA (the IDX directory).
 # Needs python3 to read the JSON.
 set -u
 cd "$(dirname "$0")/.."
 BIN=${LOCKSTEP_FAULTS:-build/lockstep-faults}
-MODES=${MUTANTS_MODES:-free sync isolated default}
+MODES=${MUTANTS_MODES:-free sync isolated attrib default}
 JOBS=${MUTANTS_JOBS:-2}
 ONLY=${MUTANTS_ONLY:-}
 [ -x "$BIN" ] || { echo "mutants: $BIN not built (make $BIN)" >&2; exit 2; }
@@ -123,8 +125,14 @@ run_one() {
     IFS='|' read -r kind name model spec mode extra <<<"$1"
     dir="$OUT/$kind/$name/$mode"
     mkdir -p "$dir"
-    margs=()
-    [ "$mode" != default ] && margs=(--mode "$mode")
+    # default: what `make run` (scripts/run-main.sh) runs, the driver's
+    # defaults but for the engines; attrib: an isolated attribution phase
+    # over both steps, then the free drift phase
+    case "$mode" in
+        default) margs=(--ref-steps 2 --audit-every 100) ;;
+        attrib) margs=(--attribution-steps 2) ;;
+        *) margs=(--mode "$mode") ;;
+    esac
     s=$(date +%s.%N)
     # shellcheck disable=SC2086
     "$BIN" audit --model "$model" --engines "reference,$spec" "${margs[@]}" "${COMMON[@]}" $extra \
@@ -139,13 +147,13 @@ t0=$(date +%s)
 n_jobs=$(wc -l <"$jobs_file")
 echo "mutants: $n_jobs audits ($n_zoo faults in the zoo; modes: $MODES), $JOBS at a time, in $OUT"
 # COMMON is an array: hand it to the subshells through a string
-sed 's/^//' "$jobs_file" | xargs -P "$JOBS" -I{} bash -c 'COMMON=($COMMON_STR); run_one "$@"' _ {}
+[ -n "${MUTANTS_REJUDGE:-}" ] || xargs -P "$JOBS" -I{} bash -c 'COMMON=($COMMON_STR); run_one "$@"' _ {} <"$jobs_file"
 wall=$(( $(date +%s) - t0 ))
 
 python3 - "$OUT" "$MODES" "$wall" <<'PY'
 import json, os, sys
 out, modes, wall = sys.argv[1], sys.argv[2].split(), int(sys.argv[3])
-PH = {"forward": 0, "loss": 1, "backward": 2, "update": 3}
+PH = {"forward": 0, "loss": 1, "backward": 2, "update": 3, "state": 4}
 
 def layer_of(tensor):
     return tensor.split(".")[0]
@@ -164,8 +172,10 @@ def problems(run, label, mode):
                 continue
             if label is not None and label not in (f.get("a"), f.get("b")):
                 continue
+            # a state round-trip finding names a tensor and no layer
+            lay = f.get("layer") or layer_of(f.get("tensor") or "")
             res.append((f.get("step") or 0, PH.get(f.get("phase"), 9), order.get(f.get("tensor"), 999),
-                        f.get("layer") or "", f.get("phase") or "", f.get("tensor") or "", f.get("ratio")))
+                        lay, f.get("phase") or "", f.get("tensor") or "", f.get("ratio")))
         return res
     # no findings: the bound ratios, which only isolated mode computes (an
     # exact layer's bound is 0: any difference is an infinite ratio, null
@@ -201,13 +211,14 @@ def judge(kind, name, mode, label):
 
 zoo = [l.rstrip("\n").split("\t") for l in open(os.path.join(out, "zoo.txt"))]
 legal = [l.rstrip("\n").split("|") for l in open(os.path.join(out, "legal.txt"))]
-short = {"free": "free", "sync": "sync", "isolated": "iso", "default": "dflt"}
+short = {"free": "free", "sync": "sync", "isolated": "iso", "attrib": "attr", "default": "dflt"}
 # the score is the default audit's (what `make run` runs), else the last mode's
 score_mode = "default" if "default" in modes else modes[-1]
 judged_by = set()
 secs_all = []
 det = det_ok = below_flagged = 0
 rows = []
+per_mode = {m: [0, 0] for m in modes}  # detectable faults flagged, and named right
 for name, cls, layers, phase, model, expect, does, why in zoo:
     if not os.path.isdir(os.path.join(out, "fault", name)):
         continue
@@ -222,15 +233,19 @@ for name, cls, layers, phase, model, expect, does, why in zoo:
         secs_all.append(secs)
         if probs:
             caught.append(short[mode])
-            if mode == score_mode:
-                first = min(probs)
-                ok = first[3] in layers.split("/") and first[4] == phase
-                named = "%s %s (%s) %s" % (first[3], first[4], first[5], "ok" if ok else "WRONG")
-    flagged_default = any(c == short[score_mode] for c in caught)
+            first = min(probs)
+            # a state fault is named right by the state round-trip check
+            # (phase "state") at a tensor of a layer it touches
+            ok = first[3] in layers.split("/") and (first[4] == phase or (cls == "state" and first[4] == "state"))
+            if expect == "detectable":
+                per_mode[mode][0] += 1
+                per_mode[mode][1] += ok
+            # the score mode's first PROBLEM, else the first mode's that flagged it
+            if mode == score_mode or not named:
+                named = "%s%s %s (%s) %s" % ("" if mode == score_mode else short[mode] + ": ", first[3], first[4],
+                                            first[5], "ok" if ok else "WRONG")
     if expect == "detectable":
         det += 1
-        if flagged_default and named.endswith(" ok"):
-            det_ok += 1
     elif caught:
         below_flagged += 1
     exp = "detect" if expect == "detectable" else "below"
@@ -238,7 +253,7 @@ for name, cls, layers, phase, model, expect, does, why in zoo:
 
 print()
 print("%-26s %-5s %-44s %-6s %-22s %s" % ("fault", "class", "breaks (layer phase)", "expect", "caught by",
-                                          "first PROBLEM (%s)" % short[score_mode]))
+                                          "first PROBLEM (%s, else the first mode that flags it)" % short[score_mode]))
 for r in rows:
     print("%-26s %-5s %-44s %-6s %-22s %s" % r[:6])
 print()
@@ -271,7 +286,11 @@ print("judged from: %s" % ", ".join(sorted(judged_by)))
 if secs_all:
     print("audits: %d, %.1f s each on average (max %.1f s); wall %d s" %
           (len(secs_all), sum(secs_all) / len(secs_all), max(secs_all), wall))
+det_ok = per_mode[score_mode][1]
 score = 100.0 * det_ok / det if det else 100.0
+for m in modes:
+    print("  %-8s flags %2d of %d detectable faults, %2d of them at the right layer and phase" %
+          (m, per_mode[m][0], det, per_mode[m][1]))
 print("mutation score: %d of %d detectable faults flagged by the %s audit with the right layer and phase (%.0f%%)"
       % (det_ok, det, score_mode if score_mode != "default" else "default", score))
 print("false PROBLEMs on legal variants: %d; below-bound faults flagged anyway: %d" % (false_p, below_flagged))

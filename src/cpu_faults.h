@@ -73,8 +73,8 @@ enum { CPU_FAULT_BELOW = 0, CPU_FAULT_DETECT = 1 };
       "the batch mean divides by n - 1 (loss and its gradient)",                                                       \
       "a relative error of 1/(n-1), 1/15 at batch 16")                                                                 \
     X(LOSS_GRAD_17ULP, "loss_grad_17ulp", "op", "fc2|loss", "loss", "smallcnn", CPU_FAULT_DETECT,                     \
-      "the loss gradient is scaled by 1 + 17*2^-24 everywhere",                                                        \
-      "17 half-ulps of relative error on every element, over the few-ulp bound of (softmax - onehot) / n")             \
+      "the loss gradient is scaled by 1 + 17*2^-23 (17 ulps) everywhere",                                              \
+      "34u relative on every element; the bound of the label's element, p - 1 with p << 1, is ~5u |dz|")              \
     X(ADAM_EPS_IN_SQRT, "adam_eps_in_sqrt", "op", "conv1|conv2|fc1|fc2", "update", "smallcnn", CPU_FAULT_DETECT,      \
       "Adam adds eps inside the square root: sqrt(v + eps) / bc2 for sqrt(v) / bc2 + eps",                            \
       "sqrt(1e-8) = 1e-4 in the denominator against ~1e-3: a 10% change of the step")                                  \

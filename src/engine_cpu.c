@@ -1406,7 +1406,7 @@ static int fault_loss(engine *e, float *loss_out) {
                        : (double)fault_xent_row(z + i * nc, nc, c->labels[i], inv, dz + i * nc);
         c->loss = *loss_out = (float)(acc / div);
     } else if (F->id == CPU_FAULT_LOSS_GRAD_17ULP) {
-        for (size_t i = 0; i < n * (size_t)nc; i++) dz[i] = (float)((double)dz[i] * (1.0 + 17 * 0x1p-24));
+        for (size_t i = 0; i < n * (size_t)nc; i++) dz[i] = (float)((double)dz[i] * (1.0 + 17 * 0x1p-23));
     }
     return 0;
 }

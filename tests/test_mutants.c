@@ -14,9 +14,9 @@
  *   - a fault in a bounded operation is caught at its layer and phase;
  *   - a fault provably within its bound is not flagged;
  *   - legal variants (one thread, fuse=off) are not flagged.
- * "Flagged" is what the audit's bound ratios say (compare.h): a forward or
- * backward tensor whose error exceeds its bound (ratio > 1; for an exact
- * operation the bound is 0, so any difference is an infinite ratio).
+ * "Flagged" is what the audit's checks say (bounds.h): a tensor with
+ * elements over their bound (for an exact operation the bound is 0: any
+ * difference), which is a PROBLEM and makes --fail-on problem exit 1.
  * Skipped without the data set.
  */
 #include <setjmp.h>
@@ -36,8 +36,9 @@ static int have_data(void) {
     return access(DATA_DEFAULT_DIR "/train-images-idx3-ubyte.gz", R_OK) == 0;
 }
 
-/* The first slot (in the order the step computes them) whose bound the
- * pair (reference, engine) exceeded, or -1; its step in *step. */
+/* The first slot (the step's own order breaks ties) in which the pair
+ * (reference, engine) had elements over their bound, or -1; its step in
+ * *step. */
 static int first_problem(const audit_result *r, const char *engine, long *step) {
     int pi = audit_pair_index(r, "reference", engine);
     assert_true(pi >= 0);
@@ -45,20 +46,17 @@ static int first_problem(const audit_result *r, const char *engine, long *step) 
     int best = -1;
     long best_step = 0;
     for (int s = 0; s < r->n_slots; s++) {
-        if (strcmp(r->slot_phase[s], "forward") && strcmp(r->slot_phase[s], "backward")) continue;
         const audit_slot_stats *ss = &p->slot[s];
-        double q = ss->max_bound_ratio;
-        int over = q > 1.0 || isnan(q) || (q == 0.0 && ss->max_abs > 0.0);
-        if (q < 0.0 || !over) continue; /* unbounded (never compared with a bound) or within */
-        long st = ss->first_unequal_step;
-        if (best < 0 || st < best_step) best = s, best_step = st;
+        if (ss->n_over <= 0) continue;
+        if (best < 0 || ss->first_over_step < best_step) best = s, best_step = ss->first_over_step;
     }
     if (step) *step = best_step;
     return best;
 }
 
-/* Audit reference + `engine` in isolated mode; the first slot over its
- * bound (-1: none). */
+/* Audit reference + `engine` in isolated mode with --fail-on problem; the
+ * first slot over its bound (-1: none), and whether the gate (exit 1) and
+ * the slots agree. */
 static int audit_one(const char *engine, char *name, size_t cap) {
     char engines[160];
     snprintf(engines, sizeof engines, "reference,%s", engine);
@@ -70,6 +68,7 @@ static int audit_one(const char *engine, char *name, size_t cap) {
     c.run.limit_train = 32;
     c.run.epochs = 1;
     c.eval = 0;
+    c.fail_on = AUDIT_FAIL_PROBLEM;
     c.out = NULL;
     audit_result r;
     int rc = audit_run(&c, &r);
@@ -77,8 +76,11 @@ static int audit_one(const char *engine, char *name, size_t cap) {
     long step = 0;
     int s = first_problem(&r, engine, &step);
     snprintf(name, cap, "%s", s >= 0 ? r.slot_name[s] : "");
-    if (s >= 0) printf("  %-36s first over its bound: %s (%s, step %ld)\n", engine, r.slot_name[s], r.slot_phase[s], step);
-    else printf("  %-36s nothing over its bound\n", engine);
+    if (s >= 0) printf("  %-36s first over its bound: %s (%s, step %ld); %d problem(s)\n", engine, r.slot_name[s],
+                       r.slot_phase[s], step, r.problems);
+    else printf("  %-36s nothing over its bound; %d problem(s)\n", engine, r.problems);
+    /* a tensor over its bound is a PROBLEM, and --fail-on problem exits 1 */
+    if ((s >= 0) != (r.gate == 1)) fail_msg("%s: gate %d but first slot over its bound %d", engine, r.gate, s);
     audit_result_free(&r);
     return s;
 }

@@ -24,7 +24,9 @@
 #include "explain.h"
 #include "remote.h"
 #include "report.h"
+#include "order.h"
 #include "rng.h"
+#include "safetensors.h"
 
 const char *lockstep_mode_name(lockstep_mode m) {
     return m == MODE_SYNC ? "sync" : m == MODE_ISOLATED ? "isolated" : "free";
@@ -901,6 +903,8 @@ int audit_run(const audit_cfg *cfg, audit_result *res) {
     audit_result *r = A.r;
     lsbuf_init(&A.line);
     uint32_t *perm = NULL;
+    batch_order ord;
+    memset(&ord, 0, sizeof ord);
     int rc;
     double t_start = ls_now();
     const run_cfg *rc_ = &A.cfg.run;
@@ -970,7 +974,10 @@ int audit_run(const audit_cfg *cfg, audit_result *res) {
     /* the same fp32 initial weights everywhere */
     float *params = ls_malloc(A.m.n_params * sizeof *params);
     if (!params) { rc = LS_ENOMEM; goto done; }
-    model_init_params(&A.m, params, rc_->seed);
+    if ((rc = st_init_params(&A.m, rc_->init_path, rc_->seed, params))) {
+        free(params);
+        goto done;
+    }
     float *moved = ls_malloc(A.m.n_params * sizeof *moved);
     if (!moved) {
         free(params);
@@ -1013,7 +1020,7 @@ int audit_run(const audit_cfg *cfg, audit_result *res) {
     }
 
     for (A.epoch = 0; A.epoch < rc_->epochs && A.step < total; A.epoch++) {
-        rng_shuffle(perm, (uint32_t)n_train, rc_->seed, (uint32_t)A.epoch);
+        if ((rc = order_fill(&ord, rc_->order_path, perm, n_train, rc_->seed, A.epoch))) goto done;
         for (size_t s = 0; s < spe && A.step < total; s++) {
             size_t first = s * rc_->batch, nb = n_train - first < rc_->batch ? n_train - first : rc_->batch;
             double tb = ls_now();
@@ -1090,6 +1097,7 @@ done:
     free(A.bound);
     free(A.bound2);
     free(perm);
+    order_free(&ord);
     lsbuf_free(&A.line);
     dataset_free(&A.ds);
     if (!res || rc) audit_result_free(r); /* on failure nothing is left for the caller to free */

@@ -56,6 +56,13 @@ static void usage(FILE *f) {
             "  --ref-mode MODE     shorthand for reference:mode=MODE (exact or fp32cr)\n"
             "  --ref-prec P        shorthand for reference:prec=P (bits, default 128)\n"
             "  --json FILE         also write the results as one JSON document\n"
+            "  --init FILE         start from these weights (safetensors, F32, PyTorch names: conv1.weight, ...\n"
+            "                      or nn.Sequential's 0.weight, ...; see README) instead of the seeded draw\n"
+            "                      (train, audit, golden record)\n"
+            "  --order FILE        batch order: .npy int64 (epochs, n) or text, one epoch per line, each a\n"
+            "                      permutation of 0..n-1 (train, audit, golden record; default: Philox shuffle)\n"
+            "  --save FILE         write the final weights as safetensors (train)\n"
+            "  --save-optimizer    with --save: the Adam moments and step count too\n"
             "\n"
             "options (audit; the train options above apply too, except --engine/--json):\n"
             "  --engines LIST      comma-separated engine specs (default reference,cpu,cpu:threads=1,cuda);\n"
@@ -111,6 +118,7 @@ static int parse_double(const char *opt, const char *s, double lo, double hi, do
 enum {
     OPT_ENGINE = 1000, OPT_MODEL, OPT_DATA, OPT_EPOCHS, OPT_BATCH, OPT_LR, OPT_SEED, OPT_THREADS,
     OPT_LIMIT_TRAIN, OPT_LIMIT_TEST, OPT_STEPS, OPT_JSON, OPT_REF_MODE, OPT_REF_PREC, OPT_HELP,
+    OPT_INIT, OPT_ORDER, OPT_SAVE, OPT_SAVE_OPT,
     OPT_ENGINES, OPT_MODE, OPT_REF_STEPS, OPT_AUDIT_EVERY, OPT_REPEAT, OPT_OUT, OPT_NO_EVAL,
 };
 
@@ -126,6 +134,8 @@ static const struct option TRAIN_OPTS[] = {
     {"mode", required_argument, 0, OPT_MODE},           {"ref-steps", required_argument, 0, OPT_REF_STEPS},
     {"audit-every", required_argument, 0, OPT_AUDIT_EVERY}, {"repeat", required_argument, 0, OPT_REPEAT},
     {"out", required_argument, 0, OPT_OUT},             {"no-eval", no_argument, 0, OPT_NO_EVAL},
+    {"init", required_argument, 0, OPT_INIT},           {"order", required_argument, 0, OPT_ORDER},
+    {"save", required_argument, 0, OPT_SAVE},           {"save-optimizer", no_argument, 0, OPT_SAVE_OPT},
     {0, 0, 0, 0},
 };
 
@@ -141,7 +151,7 @@ static int parse_opts(int argc, char **argv, const char *cmd, run_cfg *c, audit_
     while ((o = getopt_long(argc, argv, ":", TRAIN_OPTS, &li)) != -1) {
         char name[40];
         snprintf(name, sizeof name, "--%s", o >= OPT_ENGINE && o != ':' && o != '?' ? TRAIN_OPTS[li].name : "");
-        int audit_only = o >= OPT_ENGINES, train_only = o == OPT_ENGINE || o == OPT_JSON;
+        int audit_only = o >= OPT_ENGINES, train_only = o == OPT_ENGINE || o == OPT_JSON || o == OPT_SAVE || o == OPT_SAVE_OPT;
         if ((audit_only && !au) || (train_only && au)) {
             fprintf(stderr, "lockstep %s: option %s is not for this command (see lockstep --help)\n", cmd, name);
             return 2;
@@ -169,12 +179,20 @@ static int parse_opts(int argc, char **argv, const char *cmd, run_cfg *c, audit_
         case OPT_REPEAT: if (parse_long(name, optarg, 1, 2, &v)) return 2; au->repeat = (int)v; break;
         case OPT_OUT: au->out_dir = optarg; break;
         case OPT_NO_EVAL: au->eval = 0; break;
+        case OPT_INIT: c->init_path = optarg; break;
+        case OPT_ORDER: c->order_path = optarg; break;
+        case OPT_SAVE: c->save_path = optarg; break;
+        case OPT_SAVE_OPT: c->save_optimizer = 1; break;
         case ':': fprintf(stderr, "lockstep %s: option %s needs a value\n", cmd, argv[optind - 1]); return 2;
         default: fprintf(stderr, "lockstep %s: unknown option '%s' (see lockstep --help)\n", cmd, argv[optind - 1]); return 2;
         }
     }
     if (optind < argc) {
         fprintf(stderr, "lockstep %s: unexpected argument '%s'\n", cmd, argv[optind]);
+        return 2;
+    }
+    if (c->save_optimizer && !c->save_path) {
+        fprintf(stderr, "lockstep %s: --save-optimizer needs --save FILE.safetensors\n", cmd);
         return 2;
     }
     if (ref_mode || ref_prec) {
@@ -295,7 +313,8 @@ static int cmd_golden_record(int argc, char **argv) {
     for (int i = 0; i < argc; i++) {
         if (strcmp(argv[i], "--out") == 0 && i + 1 < argc) g.out_path = argv[++i];
         else if (strncmp(argv[i], "--out=", 6) == 0) g.out_path = argv[i] + 6;
-        else if (strncmp(argv[i], "--json", 6) == 0 || strncmp(argv[i], "--epochs", 8) == 0) {
+        else if (strncmp(argv[i], "--json", 6) == 0 || strncmp(argv[i], "--epochs", 8) == 0 ||
+                 strncmp(argv[i], "--save", 6) == 0) {
             fprintf(stderr, "lockstep golden record: option %s is not for this command (see lockstep --help)\n", argv[i]);
             free(av);
             return 2;

@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "engine.h"
+#include "export.h"
 #include "golden.h"
 #include "golden_cli.h"
 #include "lockstep.h"
@@ -36,6 +37,12 @@ static void usage(FILE *f) {
             "  lockstep golden check FILE [--engine E] [--policy P] [--data DIR]\n"
             "                                replay a golden file and compare (exit 0 pass, 1 regression,\n"
             "                                2 unusable input)\n"
+            "  lockstep export FILE.lsg --step S --out OUT.safetensors\n"
+            "  lockstep export --engine SPEC --step S --out OUT.safetensors [train options]\n"
+            "                                one step's tensors (input, labels, act, dact, grad, params, Adam\n"
+            "                                m/v) as safetensors, named stepS/conv2/act, stepS/conv2.weight/grad,\n"
+            "                                ...: from a golden file, or replayed live (a reference engine's as\n"
+            "                                float64)\n"
             "  lockstep --help | --version\n"
             "\n"
             "options (train):\n"
@@ -362,6 +369,58 @@ static int cmd_golden_check(int argc, char **argv) {
     return golden_check_run(&g);
 }
 
+/* `export SOURCE --step S --out F` or `export --engine SPEC --step S --out F
+ * [train options]` (a live replay). */
+static int cmd_export(int argc, char **argv) {
+    export_cfg x;
+    export_cfg_default(&x);
+    x.out = stdout;
+    char **av = calloc((size_t)argc + 1, sizeof *av);
+    if (!av) return 2;
+    int ac = 0, st = -1;
+    long v;
+    av[ac++] = argv[0];
+    for (int i = 1; i < argc && st < 0; i++) {
+        const char *a = argv[i];
+        /* --step is taken here before getopt sees it: getopt_long would
+         * read it as an abbreviation of --steps */
+        if ((strcmp(a, "--step") == 0 || strcmp(a, "--out") == 0) && i + 1 >= argc) {
+            fprintf(stderr, "lockstep export: option %s needs a value\n", a);
+            st = 2;
+        } else if (strcmp(a, "--step") == 0) {
+            if (parse_long("--step", argv[++i], 1, LONG_MAX, &v)) st = 2;
+            x.step = v;
+        } else if (strcmp(a, "--out") == 0) {
+            x.out_path = argv[++i];
+        } else if (strncmp(a, "--json", 6) == 0 || strncmp(a, "--save", 6) == 0 || strncmp(a, "--steps", 7) == 0 ||
+                   strncmp(a, "--epochs", 8) == 0) {
+            fprintf(stderr, "lockstep export: option %s is not for this command (see lockstep --help)\n", a);
+            st = 2;
+        } else if (a[0] != '-' && i == 1) {
+            x.source = a;
+        } else {
+            av[ac++] = argv[i];
+        }
+    }
+    if (st < 0 && x.source && ac > 1) {
+        fprintf(stderr, "lockstep export: %s: a file source takes only --step and --out (train options are for a "
+                "live replay, without a file)\n", av[1]);
+        st = 2;
+    }
+    if (st < 0) st = parse_opts(ac, av, "export", &x.run, NULL);
+    free(av);
+    if (st >= 0) return st;
+    if (!x.out_path) {
+        fprintf(stderr, "lockstep export: --out FILE.safetensors is required\n");
+        return 2;
+    }
+    if (export_run(&x)) {
+        fprintf(stderr, "lockstep export: %s\n", ls_errmsg());
+        return 2;
+    }
+    return 0;
+}
+
 static int cmd_golden(int argc, char **argv) {
     if (argc >= 2 && strcmp(argv[1], "record") == 0) return cmd_golden_record(argc - 1, argv + 1);
     if (argc >= 2 && strcmp(argv[1], "check") == 0) return cmd_golden_check(argc - 1, argv + 1);
@@ -387,6 +446,7 @@ int main(int argc, char **argv) {
     if (strcmp(cmd, "audit") == 0) return cmd_audit(argc - 1, argv + 1, argv);
     if (strcmp(cmd, "model") == 0) return cmd_model(argc - 1, argv + 1);
     if (strcmp(cmd, "golden") == 0) return cmd_golden(argc - 1, argv + 1);
+    if (strcmp(cmd, "export") == 0) return cmd_export(argc - 1, argv + 1);
     fprintf(stderr, "lockstep: unknown command '%s' (see lockstep --help)\n", cmd);
     return 2;
 }

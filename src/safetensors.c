@@ -99,10 +99,14 @@ static int parse_entry(st_tensor *t, const char *name, const json_t *v, size_t d
         if (numel > data_len) numel = (uint64_t)data_len + 1; /* saturate: the size check below fails */
     }
     uint64_t b, e;
-    if (!json_is_array(off) || json_array_size(off) != 2 || json_u64(json_array_get(off, 0), data_len, &b) ||
-        json_u64(json_array_get(off, 1), data_len, &e))
-        return ls_err(LS_EFORMAT, "%s: tensor \"%s\": data_offsets must be [begin, end] within the %zu data bytes",
-                      fn, name, data_len);
+    if (!json_is_array(off) || json_array_size(off) != 2 || json_u64(json_array_get(off, 0), INT64_MAX, &b) ||
+        json_u64(json_array_get(off, 1), INT64_MAX, &e))
+        return ls_err(LS_EFORMAT, "%s: tensor \"%s\": data_offsets must be [begin, end], two non-negative integers",
+                      fn, name);
+    if (e > data_len || b > data_len)
+        return ls_err(LS_EFORMAT, "%s: tensor \"%s\": data_offsets [%llu, %llu] run past the %zu data bytes of the "
+                      "file: truncated, or offsets out of range", fn, name, (unsigned long long)b,
+                      (unsigned long long)e, data_len);
     if (b > e) return ls_err(LS_EFORMAT, "%s: tensor \"%s\": data_offsets begin %llu > end %llu", fn, name,
                              (unsigned long long)b, (unsigned long long)e);
     if (numel * DTYPE_SIZES[t->dtype] != e - b)

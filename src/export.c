@@ -10,6 +10,7 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <zlib.h>
 
 #include "data.h"
 #include "engine.h"
@@ -38,6 +39,116 @@ static int act_shape(const layer *ly, size_t nb, size_t *shape) {
 }
 
 /* ---- from a golden file -------------------------------------------------- */
+
+static int prov_size(const golden_file *gf, const char *key, size_t *out) {
+    const char *v = golden_provenance_get(gf, key);
+    char *end;
+    if (!v) return -1;
+    errno = 0;
+    unsigned long long x = strtoull(v, &end, 10);
+    if (errno || *end || end == v) return -1;
+    *out = (size_t)x;
+    return 0;
+}
+
+/* crc32 of a whole file, or -1 when it cannot be read */
+static int file_crc(const char *path, uint32_t *out) {
+    FILE *f = fopen(path, "rb");
+    if (!f) return -1;
+    unsigned char b[65536];
+    uLong crc = crc32(0L, Z_NULL, 0);
+    size_t n;
+    while ((n = fread(b, 1, sizeof b, f)) > 0) crc = crc32(crc, b, (uInt)n);
+    int bad = ferror(f);
+    fclose(f);
+    *out = (uint32_t)crc;
+    return bad ? -1 : 0;
+}
+
+/* A golden holds no inputs: rebuild step S's batch from its provenance (the
+ * data directory, verified by the recorded crc32s, the seed or the --order
+ * file, batch and slice), as `golden check` would.  Returns 0 with
+ * why[0] != 0 when it cannot (the export goes on without input/labels),
+ * else an error of the writer. */
+static int golden_batch(const golden_file *gf, long S, st_writer *w, char *why, size_t why_cap) {
+    model m;
+    dataset ds;
+    memset(&ds, 0, sizeof ds);
+    batch_order ord;
+    memset(&ord, 0, sizeof ord);
+    float *x = NULL;
+    int32_t *y = NULL;
+    int64_t *y64 = NULL;
+    uint32_t *perm = NULL;
+    int rc = 0;
+    size_t B, limit, seed;
+    why[0] = 0;
+    const char *spec = golden_provenance_get(gf, "model.spec"), *dir = golden_provenance_get(gf, "data.dir");
+    const char *ofile = golden_provenance_get(gf, "order.file"), *ocrc = golden_provenance_get(gf, "order.crc32");
+    if (!spec || !dir || prov_size(gf, "batch", &B) || prov_size(gf, "limit_train", &limit) ||
+        prov_size(gf, "seed", &seed) || B == 0 || limit == 0) {
+        snprintf(why, why_cap, "the provenance lacks model.spec, data.dir, batch, limit_train or seed");
+        return 0;
+    }
+    if (model_parse_spec(&m, spec, "model.spec") || dataset_load(&ds, dir, m.n_classes)) {
+        snprintf(why, why_cap, "%s", ls_errmsg());
+        goto done;
+    }
+    const idx_set *t = &ds.train;
+    const char *paths[2] = {t->images_path, t->labels_path};
+    uint32_t crcs[2] = {t->images_crc, t->labels_crc};
+    for (int i = 0; i < 2 && !why[0]; i++) {
+        const char *b = strrchr(paths[i], '/');
+        char key[600], now[16];
+        snprintf(key, sizeof key, "data.%s", b ? b + 1 : paths[i]);
+        size_t kl = strlen(key);
+        if (kl > 3 && strcmp(key + kl - 3, ".gz") == 0) key[kl - 3] = 0;
+        strcat(key, ".crc32");
+        snprintf(now, sizeof now, "%08x", (unsigned)crcs[i]);
+        const char *was = golden_provenance_get(gf, key);
+        if (!was || strcmp(was, now) != 0) snprintf(why, why_cap, "%s is not the file the golden was made from", paths[i]);
+    }
+    if (!why[0] && ofile) {
+        uint32_t c;
+        char now[16];
+        if (file_crc(ofile, &c) == 0) snprintf(now, sizeof now, "%08x", (unsigned)c);
+        if (!ocrc || file_crc(ofile, &c) || strcmp(now, ocrc) != 0)
+            snprintf(why, why_cap, "the --order file %s is missing or changed", ofile);
+    }
+    if (why[0]) goto done;
+    size_t n_train = limit < t->n ? limit : t->n, in = (size_t)m.in_c * m.in_h * m.in_w;
+    size_t spe = steps_per_epoch(n_train, B);
+    long epoch = (S - 1) / (long)spe;
+    size_t s = (size_t)((S - 1) % (long)spe), first = s * B, nb = n_train - first < B ? n_train - first : B;
+    x = ls_malloc(B * in * sizeof *x);
+    y = ls_malloc(B * sizeof *y);
+    y64 = ls_malloc(B * sizeof *y64);
+    perm = ls_malloc(n_train * sizeof *perm);
+    if (!x || !y || !y64 || !perm) {
+        rc = LS_ENOMEM;
+        goto done;
+    }
+    if (order_fill(&ord, ofile, perm, n_train, (uint64_t)seed, (int)epoch)) {
+        snprintf(why, why_cap, "%s", ls_errmsg());
+        goto done;
+    }
+    data_make_batch(t, perm + first, 0, nb, x, y);
+    for (size_t i = 0; i < nb; i++) y64[i] = y[i];
+    char name[64];
+    size_t ish[4] = {nb, (size_t)m.in_c, (size_t)m.in_h, (size_t)m.in_w};
+    snprintf(name, sizeof name, "step%ld/input", S);
+    rc = st_writer_add(w, name, ST_F32, 4, ish, x);
+    snprintf(name, sizeof name, "step%ld/labels", S);
+    if (!rc) rc = st_writer_add(w, name, ST_I64, 1, &nb, y64);
+done:
+    order_free(&ord);
+    dataset_free(&ds);
+    free(x);
+    free(y);
+    free(y64);
+    free(perm);
+    return rc;
+}
 
 static int export_golden(const export_cfg *c, st_writer *w) {
     golden_file *gf = NULL;
@@ -80,6 +191,16 @@ static int export_golden(const export_cfg *c, st_writer *w) {
         for (size_t i = 0; i < gf->n_records; i++)
             if ((long)gf->records[i].step > last) last = (long)gf->records[i].step;
         rc = ls_err(LS_EINVAL, "%s: no tensors of step %ld (the file holds steps 1..%ld)", c->source, S, last);
+    }
+    if (!rc && !golden_find(gf, (uint32_t)S, -1, TENSOR_INPUT)) {
+        char why[700];
+        rc = golden_batch(gf, S, w, why, sizeof why);
+        if (!rc && why[0]) {
+            char msg[800];
+            snprintf(msg, sizeof msg, "not exported: %s", why);
+            rc = st_writer_meta(w, "lockstep.input", msg);
+            if (c->out) fprintf(c->out, "export: step %ld input and labels %s\n", S, msg);
+        }
     }
     const char *keys[] = {"engine.spec", "model.name", "model.spec", "seed", "batch", "lr", "init.file", "order.file"};
     for (size_t i = 0; i < LS_ARRAY_LEN(keys) && !rc; i++) {

@@ -15,8 +15,10 @@
  *
  * Names, for step S (layer names as `lockstep model` prints them; parameter
  * names as in safetensors.h):
- *   stepS/input              (n, C, H, W) the batch, x/255 in fp32      [live]
- *   stepS/labels             (n) int64                                  [live]
+ *   stepS/input              (n, C, H, W) the batch, x/255 in fp32 (a golden holds
+ *                            no inputs: rebuilt from its provenance when the data
+ *                            and --order file match their crc32s)
+ *   stepS/labels             (n) int64
  *   stepS/<layer>/act        the layer's output, (n, C, H, W) or (n, F)
  *   stepS/loss               () the batch-mean cross-entropy
  *   stepS/<layer>/dact       dLoss/d(the layer's output)

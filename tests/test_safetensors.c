@@ -363,7 +363,8 @@ static void test_cli_roundtrip(void **st) {
     assert_int_equal(sh("grep -q 'order.txt: each epoch lists 256 indices but the run uses 128' %s", out), 0);
 }
 
-/* export from a golden equals the live replay of the same engine, bit for bit */
+/* export from a golden equals the live replay of the same engine, bit for
+ * bit, its batch included */
 static void test_cli_export(void **st) {
     if (!have_data()) skip();
     const char *d = g_dir;
@@ -386,8 +387,9 @@ static void test_cli_export(void **st) {
         if (t->end - t->begin != g.t[i].end - g.t[i].begin || memcmp(t->data, g.t[i].data, t->end - t->begin))
             fail_msg("%s differs between the golden and the live replay", t->name);
     }
-    /* 10 acts, loss, 10 dacts, 8 params x (grad, value, m, v) */
-    assert_int_equal(common, 10 + 1 + 10 + 32);
+    /* input and labels (rebuilt from the golden's provenance), 10 acts,
+     * loss, 10 dacts, 8 params x (grad, value, m, v) */
+    assert_int_equal(common, 2 + 10 + 1 + 10 + 32);
     assert_non_null(st_find(&l, "step2/conv2.weight/grad"));
     assert_non_null(st_find(&l, "step2/input"));
     assert_int_equal(st_find(&l, "step2/labels")->dtype, ST_I64);

@@ -24,7 +24,6 @@ static const unsigned char GOLDEN_MAGIC[8] = {0x89, 'L', 'S', 'G', '\r', '\n', 0
 void export_cfg_default(export_cfg *c) {
     memset(c, 0, sizeof *c);
     run_cfg_default(&c->run);
-    c->run.epochs = 1000; /* as many as step S needs */
     c->step = 1;
 }
 

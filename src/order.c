@@ -11,6 +11,7 @@
 #include "order.h"
 
 #include <ctype.h>
+#include <stdint.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -87,7 +88,7 @@ int npy_parse_i64(const void *buf, size_t len, const char *fn, int64_t **vals, s
     *rows = nd == 2 ? (size_t)dims[0] : 1;
     *cols = (size_t)dims[nd - 1];
     size_t count = *rows * *cols;
-    if (*rows && count / *rows != *cols) return ls_err(LS_EFORMAT, "%s: .npy shape too large", fn);
+    if ((*rows && count / *rows != *cols) || count > SIZE_MAX / 8) return ls_err(LS_EFORMAT, "%s: .npy shape too large", fn);
     size_t data = off + hl;
     if (len - data != count * esize)
         return ls_err(LS_EFORMAT, "%s: .npy data is %zu bytes, shape and dtype need %zu: %s", fn, len - data,

@@ -363,6 +363,30 @@ static void test_cli_roundtrip(void **st) {
     assert_int_equal(sh("grep -q 'order.txt: each epoch lists 256 indices but the run uses 128' %s", out), 0);
 }
 
+/* a golden recorded with --init/--order replays from the same files and
+ * refuses a changed one; an audit takes both */
+static void test_cli_golden_audit(void **st) {
+    if (!have_data()) skip();
+    const char *d = g_dir;
+    char out[PATH_MAX];
+    snprintf(out, sizeof out, "%s/out.txt", d);
+    assert_int_equal(sh("%s train --limit-train 64 --batch 8 --steps 0 --seed 5 --save %s/i5.st >/dev/null", g_bin, d), 0);
+    FILE *f = fopen(out, "w");
+    for (int i = 0; i < 64; i++) fprintf(f, "%d ", (i * 37) % 64); /* 37 is prime to 64: a permutation */
+    fclose(f);
+    assert_int_equal(sh("cp %s %s/o64.txt", out, d), 0);
+    assert_int_equal(sh("%s golden record --out %s/gi.lsg --steps 2 --batch 8 --limit-train 64 --limit-test 16 "
+                        "--engine cpu:threads=1 --init %s/i5.st --order %s/o64.txt >/dev/null", g_bin, d, d, d), 0);
+    assert_int_equal(sh("%s golden check %s/gi.lsg > %s 2>&1", g_bin, d, out), 0);
+    assert_int_equal(sh("grep -q '^PASS' %s", out), 0);
+    /* the audit runs from the same files: its run must start where the golden's did */
+    assert_int_equal(sh("%s audit --engines cpu:threads=1,reference --ref-steps 1 --limit-train 64 --limit-test 16 "
+                        "--batch 8 --epochs 1 --no-eval --init %s/i5.st --order %s/o64.txt > %s 2>&1", g_bin, d, d, out), 0);
+    assert_int_equal(sh("printf x >> %s/o64.txt", d), 0);
+    assert_int_equal(sh("%s golden check %s/gi.lsg > %s 2>&1", g_bin, d, out), 2);
+    assert_int_equal(sh("grep -q 'recorded with --order .*o64.txt of crc32' %s", out), 0);
+}
+
 /* export from a golden equals the live replay of the same engine, bit for
  * bit, its batch included */
 static void test_cli_export(void **st) {
@@ -467,7 +491,8 @@ int main(void) {
         cmocka_unit_test(test_parse_valid),   cmocka_unit_test(test_parse_malformed),
         cmocka_unit_test(test_writer_roundtrip), cmocka_unit_test(test_params),
         cmocka_unit_test(test_order_parse),   cmocka_unit_test(test_cli_roundtrip),
-        cmocka_unit_test(test_cli_export),    cmocka_unit_test(test_numpy_check),
+        cmocka_unit_test(test_cli_golden_audit), cmocka_unit_test(test_cli_export),
+        cmocka_unit_test(test_numpy_check),
         cmocka_unit_test(test_torch_roundtrip),
     };
     return cmocka_run_group_tests(tests, setup, teardown);

@@ -462,8 +462,8 @@ static void bound_evidence(char *ev, size_t cap, const audit_result *r, int s, i
     else if (n > 0)
         cat(ev, cap, ".");
     else
-        cat(ev, cap, " No bound ratio for this tensor (bounds are computed only in --mode isolated with a reference "
-                     "engine), so whether each side is consistent with fp32 rounding was not checked here.");
+            cat(ev, cap, " No bound ratio for this tensor (bounds apply at isolated steps and shadow replays with a "
+                     "reference engine), so whether each side is consistent with fp32 rounding was not checked here.");
 }
 
 /* Both engines' parameter drift from the reference at the last step where
@@ -949,14 +949,16 @@ static int rule_unbounded(explain_list *L, const audit_result *r) {
     if (have_ref) {
         snprintf(f->title, sizeof f->title, "No bound ratios: whether each engine's error is fp32 rounding was not "
                                             "checked");
-        snprintf(f->cause, sizeof f->cause, "Bounds are computed only in isolated mode, where every engine consumes "
-                                            "the same fp32 inputs as the reference; this run was not isolated.");
-        snprintf(f->fix, sizeof f->fix, "Run lockstep audit --mode isolated with the reference engine.");
+        snprintf(f->cause, sizeof f->cause, "Bounds apply where the reference consumed exactly an engine's fp32 inputs: "
+                                            "isolated steps (the attribution phase) and free-mode shadow replays; "
+                                            "this run had neither.");
+        snprintf(f->fix, sizeof f->fix, "Run lockstep audit --attribution-steps 2 (the default main job), or "
+                                        "--mode isolated, or give --audit-every K for shadow replays.");
     } else {
         snprintf(f->title, sizeof f->title, "No reference engine: errors were not judged against exact arithmetic");
         snprintf(f->cause, sizeof f->cause, "Without the MPFR reference the engines can only be compared with each "
                                             "other: a difference says nothing about which side is right.");
-        snprintf(f->fix, sizeof f->fix, "Add reference to --engines, with --mode isolated.");
+        snprintf(f->fix, sizeof f->fix, "Add reference to --engines, with --attribution-steps 2.");
     }
     snprintf(f->evidence, sizeof f->evidence, "No tensor of any pair carries a bound ratio.");
     return LS_OK;

@@ -417,6 +417,7 @@ static explain_finding *add(explain_list *l, const char *rule, explain_severity 
     snprintf(f->rule, sizeof f->rule, "%s", rule);
     f->severity = sev;
     f->pair = -1;
+    f->ratio = NAN;
     return f;
 }
 
@@ -429,7 +430,10 @@ static void set_pair(explain_finding *f, const audit_result *r, int pi) {
 static void set_slot(explain_finding *f, const audit_result *r, const model *m, int s) {
     if (s < 0) return;
     snprintf(f->tensor, sizeof f->tensor, "%s", r->slot_name[s]);
+    snprintf(f->phase, sizeof f->phase, "%s", r->slot_phase[s]);
     explain_slot_origin(r, m, s, f->layer, sizeof f->layer);
+    int how, l = slot_layer(r, m, s, &how);
+    snprintf(f->layer_name, sizeof f->layer_name, "%s", l >= 0 ? m->layers[l].name : "loss");
 }
 
 /* The pair (reference, engine e), or -1. */
@@ -458,8 +462,8 @@ static void bound_evidence(char *ev, size_t cap, const audit_result *r, int s, i
     else if (n > 0)
         cat(ev, cap, ".");
     else
-        cat(ev, cap, " No bound ratio for this tensor (bounds are computed only in --mode isolated with a reference "
-                     "engine), so whether each side is consistent with fp32 rounding was not checked here.");
+            cat(ev, cap, " No bound ratio for this tensor (bounds apply at isolated steps and shadow replays with a "
+                     "reference engine), so whether each side is consistent with fp32 rounding was not checked here.");
 }
 
 /* Both engines' parameter drift from the reference at the last step where
@@ -722,7 +726,8 @@ static int rule_bounds(explain_list *L, const audit_result *r, const model *m) {
             }
             set_pair(f, r, pi);
             set_slot(f, r, m, s);
-            f->step = ss->worst_step;
+            f->step = ss->worst_ratio_step ? ss->worst_ratio_step : ss->worst_step;
+            f->ratio = q;
             snprintf(f->title, sizeof f->title, "%s: %s error exceeds the fp32 bound (ratio %s) in %s", eb->label,
                      lname, fnum(b1, sizeof b1, q), r->slot_name[s]);
             cat(f->evidence, sizeof f->evidence, "Bound ratio (error / a-priori fp32 bound, any summation order) vs %s:",
@@ -944,14 +949,16 @@ static int rule_unbounded(explain_list *L, const audit_result *r) {
     if (have_ref) {
         snprintf(f->title, sizeof f->title, "No bound ratios: whether each engine's error is fp32 rounding was not "
                                             "checked");
-        snprintf(f->cause, sizeof f->cause, "Bounds are computed only in isolated mode, where every engine consumes "
-                                            "the same fp32 inputs as the reference; this run was not isolated.");
-        snprintf(f->fix, sizeof f->fix, "Run lockstep audit --mode isolated with the reference engine.");
+        snprintf(f->cause, sizeof f->cause, "Bounds apply where the reference consumed exactly an engine's fp32 inputs: "
+                                            "isolated steps (the attribution phase) and free-mode shadow replays; "
+                                            "this run had neither.");
+        snprintf(f->fix, sizeof f->fix, "Run lockstep audit --attribution-steps 2 (the default main job), or "
+                                        "--mode isolated, or give --audit-every K for shadow replays.");
     } else {
         snprintf(f->title, sizeof f->title, "No reference engine: errors were not judged against exact arithmetic");
         snprintf(f->cause, sizeof f->cause, "Without the MPFR reference the engines can only be compared with each "
                                             "other: a difference says nothing about which side is right.");
-        snprintf(f->fix, sizeof f->fix, "Add reference to --engines, with --mode isolated.");
+        snprintf(f->fix, sizeof f->fix, "Add reference to --engines, with --attribution-steps 2.");
     }
     snprintf(f->evidence, sizeof f->evidence, "No tensor of any pair carries a bound ratio.");
     return LS_OK;
@@ -960,6 +967,19 @@ static int rule_unbounded(explain_list *L, const audit_result *r) {
 static int rule_accuracy(explain_list *L, const audit_result *r, const model *m) {
     int ep = r->epochs_done - 1;
     if (ep < 0) return LS_OK;
+    if (r->drift_mode != MODE_FREE) {
+        /* engines reset to the leader's weights at every compared step
+         * predict alike by construction: no finding about agreement */
+        explain_finding *f = add(L, "not-measured", EXPLAIN_INFO);
+        if (!f) return LS_ENOMEM;
+        snprintf(f->title, sizeof f->title, "Prediction agreement not judged: the engines were synced to the same "
+                                            "weights (%s mode)", r->drift_mode == MODE_SYNC ? "sync" : "isolated");
+        snprintf(f->cause, sizeof f->cause, "Agreement between engines reset to one state is an artifact.");
+        snprintf(f->evidence, sizeof f->evidence, "The drift phase ran in %s mode.",
+                 r->drift_mode == MODE_SYNC ? "sync" : "isolated");
+        snprintf(f->fix, sizeof f->fix, "Compare accuracy in free mode (the default drift phase).");
+        return LS_OK;
+    }
     size_t n_test = 0;
     int C = m->n_classes;
     for (int i = 0; i < r->n_engines && !n_test; i++)
@@ -1055,11 +1075,315 @@ static int rule_accuracy(explain_list *L, const audit_result *r, const model *m)
     return LS_OK;
 }
 
+/* ---- state round-trip, noise band, coverage ------------------------------ */
+
+static int rule_roundtrip(explain_list *L, const audit_result *r) {
+    for (int i = 0; i < r->n_engines; i++) {
+        const audit_engine *ae = &r->eng[i];
+        if (!ae->available || ae->is_ref || !ae->rt_fail_step) continue;
+        explain_finding *f = add(L, "state-roundtrip", EXPLAIN_PROBLEM);
+        if (!f) return LS_ENOMEM;
+        snprintf(f->a, sizeof f->a, "%s", ae->label);
+        snprintf(f->tensor, sizeof f->tensor, "%s", ae->rt_first);
+        snprintf(f->phase, sizeof f->phase, "state");
+        f->step = ae->rt_fail_step;
+        snprintf(f->title, sizeof f->title, "%s: the state it trains with is not the state it reports (first: %s, "
+                                            "after step %ld)", ae->label, ae->rt_first, ae->rt_fail_step);
+        snprintf(f->cause, sizeof f->cause,
+                 "A probe step from the engine's own state and the same probe after setting back the state it "
+                 "reports (parameters, Adam m and v) give different results, while two probes from the set state "
+                 "agree bit for bit: something %s computes with — a weight copy in another layout, a cache, a lazily "
+                 "written tensor, optimizer state kept elsewhere — is stale or inconsistent.",
+                 ae->label);
+        snprintf(f->evidence, sizeof f->evidence,
+                 "%ld round-trip check(s), the first mismatch after step %ld; the first tensor whose digest differs "
+                 "is %s. Sync and isolated modes cannot see this class: setting the state refreshes the copies.",
+                 ae->rt_checks, ae->rt_fail_step, ae->rt_first);
+        snprintf(f->fix, sizeof f->fix, "A bug in %s's state handling: find the copy of %s that update() does not "
+                                        "refresh.", ae->label, ae->rt_first);
+    }
+    return LS_OK;
+}
+
+/* The noise-floor pair for engine e: (E, E:perturb=K) with E == e's base
+ * spec, or -1. */
+static int floor_pair_for(const audit_result *r, int e) {
+    for (int pi = 0; pi < r->n_pairs; pi++) {
+        const audit_pair *p = &r->pair[pi];
+        if (is_noise_pair(r, p) && (p->a == e || p->b == e)) return pi;
+    }
+    for (int pi = 0; pi < r->n_pairs; pi++)
+        if (is_noise_pair(r, &r->pair[pi])) return pi;
+    return -1;
+}
+
+#define BAND_FACTOR 100.0 /* "orders of magnitude": two */
+#define BAND_RUN 3        /* consecutive steps */
+
+/* Distance of pair p over steps against the noise floor's: the first step
+ * of BAND_RUN consecutive steps where it exceeds BAND_FACTOR times the
+ * floor (0: never; -1: no floor pair), and the largest ratio. */
+static long band_exit(const audit_result *r, const audit_pair *p, double *factor) {
+    *factor = NAN;
+    if (r->eng[p->a].is_ref || r->eng[p->b].is_ref || is_noise_pair(r, p) || is_repeat_pair(r, p)) return -1;
+    if (!p->param_rel_l2) return -1;
+    int fp = floor_pair_for(r, p->a);
+    if (fp < 0) fp = floor_pair_for(r, p->b);
+    if (fp < 0) return -1;
+    const double *fl = r->pair[fp].param_rel_l2, *x = p->param_rel_l2;
+    long run = 0, exit_step = 0;
+    double worst = 0;
+    for (long k = 0; k < r->total_steps; k++) {
+        if (isnan(fl[k]) || isnan(x[k])) continue;
+        double q = fl[k] > 0 ? x[k] / fl[k] : (x[k] > 0 ? INFINITY : 0);
+        if (q > worst || isnan(q)) worst = q;
+        run = q > BAND_FACTOR ? run + 1 : 0;
+        if (run == BAND_RUN && !exit_step) exit_step = k + 2 - BAND_RUN;
+    }
+    *factor = worst;
+    return exit_step;
+}
+
+static int rule_band(explain_list *L, const audit_result *r) {
+    char b1[32];
+    for (int pi = 0; pi < r->n_pairs; pi++) {
+        const audit_pair *p = &r->pair[pi];
+        double q;
+        long st = band_exit(r, p, &q);
+        if (st <= 0) continue;
+        explain_finding *f = add(L, "noise-band", EXPLAIN_PROBLEM);
+        if (!f) return LS_ENOMEM;
+        set_pair(f, r, pi);
+        f->step = st;
+        f->ratio = q;
+        snprintf(f->phase, sizeof f->phase, "drift");
+        snprintf(f->title, sizeof f->title, "%s and %s separate far faster than the noise floor (from step %ld, up to "
+                                            "%sx the floor)", r->eng[p->a].label, r->eng[p->b].label, st,
+                 fnum(b1, sizeof b1, q));
+        snprintf(f->cause, sizeof f->cause,
+                 "Rounding differences between correct engines grow like the 1-ULP perturbation of one engine (the "
+                 "noise floor); this pair's parameter distance exceeded %gx the floor's on %d consecutive steps: one "
+                 "of the two computes something else, independent of any bound.",
+                 BAND_FACTOR, BAND_RUN);
+        snprintf(f->evidence, sizeof f->evidence,
+                 "Relative L2 distance of the parameters after each step, this pair vs the perturb=K pair; the ratio "
+                 "reached %s, first above %g at step %ld.",
+                 fnum(b1, sizeof b1, q), BAND_FACTOR, st);
+        snprintf(f->fix, sizeof f->fix, "Look at the engines' verdicts against the reference and their state "
+                                        "round-trip checks: one of them names the operation.");
+    }
+    return LS_OK;
+}
+
+/* Tensors compared with a reference at a check step without a rule. */
+static int rule_unchecked(explain_list *L, const audit_result *r, const model *m) {
+    for (int pi = 0; pi < r->n_pairs; pi++) {
+        const audit_pair *p = &r->pair[pi];
+        if (!r->eng[p->a].is_ref || r->eng[p->b].repeat_of >= 0) continue;
+        int n = 0, first = -1;
+        for (int s = 0; s < r->n_slots; s++)
+            if (p->slot[s].n_check_steps > p->slot[s].n_bounded) {
+                if (first < 0) first = s;
+                n++;
+            }
+        if (!n) continue;
+        explain_finding *f = add(L, "unchecked", EXPLAIN_INFO);
+        if (!f) return LS_ENOMEM;
+        set_pair(f, r, pi);
+        set_slot(f, r, m, first);
+        snprintf(f->title, sizeof f->title, "%s: %d tensor(s) compared with %s have no bound: unchecked, not ok",
+                 r->eng[p->b].label, n, r->eng[p->a].label);
+        snprintf(f->cause, sizeof f->cause, "No bound or exactness rule covers them (bounds.h).");
+        snprintf(f->evidence, sizeof f->evidence, "First: %s.", r->slot_name[first]);
+        snprintf(f->fix, sizeof f->fix, "Add a rule to bounds.c for this operation.");
+    }
+    return LS_OK;
+}
+
+/* A gradient whose error is mostly carried by a few flipped decisions. */
+static int rule_decisions(explain_list *L, const audit_result *r, const model *m) {
+    char b1[32], nm[64];
+    for (int pi = 0; pi < r->n_pairs; pi++) {
+        const audit_pair *p = &r->pair[pi];
+        if (r->eng[p->b].repeat_of >= 0 || r->eng[p->a].repeat_of >= 0) continue;
+        for (int s = 0; s < r->n_slots; s++) {
+            const audit_slot_stats *ss = &p->slot[s];
+            if (!(ss->flip_err_share >= 0.5) || !ends_with(r->slot_name[s], ".dact")) continue;
+            int l = layer_of(m, r->slot_name[s]);
+            if (l < 0 || l + 1 >= m->n_layers) continue;
+            const layer *q = &m->layers[l + 1];
+            snprintf(nm, sizeof nm, "%s.act", q->name);
+            int qs = audit_slot(r, nm);
+            if (qs < 0) continue;
+            const audit_slot_stats *qs_ = &p->slot[qs];
+            explain_finding *f = add(L, "decision-flips", EXPLAIN_CAUSE);
+            if (!f) return LS_ENOMEM;
+            set_pair(f, r, pi);
+            set_slot(f, r, m, s);
+            f->ratio = ss->flip_err_share;
+            const char *what = q->kind == LAYER_MAXPOOL ? "window(s) chose another maximum"
+                                                        : "ReLU input(s) changed sign";
+            snprintf(f->title, sizeof f->title, "%s vs %s: %s%% of %s's squared error in %ld element(s): %ld %s %s "
+                                                "(%ld near-ties)",
+                     r->eng[p->b].label, r->eng[p->a].label, fnum(b1, sizeof b1, 100 * ss->flip_err_share),
+                     r->slot_name[s], ss->flip_elems, qs_->flips, q->name, what, qs_->near_ties);
+            snprintf(f->cause, sizeof f->cause,
+                     "%s is exact, but it routes the gradient by a discrete decision; where the two engines' inputs "
+                     "differ by rounding, %ld %s, and each sends a whole gradient value elsewhere. A few such flips "
+                     "carry most of the error of %s.",
+                     q->name, qs_->flips, what, r->slot_name[s]);
+            snprintf(f->evidence, sizeof f->evidence,
+                     "Over the compared steps: %ld decisions compared at %s, %ld flipped, %ld of them near-ties (the "
+                     "reference's gap within the inputs' difference, or under 1 ULP). The flipped elements carry %s%% "
+                     "of the squared error of %s.",
+                     qs_->decisions, q->name, qs_->flips, qs_->near_ties, fnum(b1, sizeof b1, 100 * ss->flip_err_share),
+                     r->slot_name[s]);
+            snprintf(f->fix, sizeof f->fix, "%s", qs_->near_ties == qs_->flips
+                                                      ? "Nothing to fix: near-ties decided by rounding."
+                                                      : "Flips that are not near-ties are not explained by rounding "
+                                                        "of the inputs: look at the layer before.");
+        }
+    }
+    return LS_OK;
+}
+
+/* ---- verdicts -------------------------------------------------------------- */
+
+void explain_verdicts(verdict_table *v, const audit_result *r, const model *m) {
+    memset(v, 0, sizeof *v);
+    char b1[32], org[64];
+    for (int i = 0; i < r->n_engines; i++) {
+        const audit_engine *ae = &r->eng[i];
+        if (ae->is_ref || ae->repeat_of >= 0) continue;
+        engine_verdict *ev = &v->e[v->n_eng++];
+        ev->engine = i;
+        ev->ref = -1;
+        ev->worst_slot = -1;
+        if (!ae->available) {
+            snprintf(ev->verdict, sizeof ev->verdict, "skipped");
+            snprintf(ev->detail, sizeof ev->detail, "%s", ae->skip_reason);
+            continue;
+        }
+        for (int pi = 0; pi < r->n_pairs && ev->ref < 0; pi++) {
+            const audit_pair *p = &r->pair[pi];
+            if (p->b != i || !r->eng[p->a].is_ref) continue;
+            int any = 0;
+            for (int s = 0; s < r->n_slots; s++) any |= p->slot[s].n_check_steps > 0;
+            if (!any) continue;
+            ev->ref = p->a;
+            for (int s = 0; s < r->n_slots; s++) {
+                const audit_slot_stats *ss = &p->slot[s];
+                if (!ss->n_check_steps) continue;
+                ev->n_compared++;
+                if (ss->n_check_steps > ev->check_steps) ev->check_steps = ss->n_check_steps;
+                ev->flips += ss->flips;
+                ev->near_ties += ss->near_ties;
+                if (ss->n_bounded < ss->n_check_steps) continue;
+                ev->n_bounded++;
+                if (ev->worst_slot < 0 || !(ss->max_bound_ratio <= ev->worst_ratio)) {
+                    ev->worst_slot = s;
+                    ev->worst_ratio = ss->max_bound_ratio;
+                    ev->worst_step = ss->worst_ratio_step;
+                }
+            }
+        }
+        if (ae->rt_fail_step) {
+            snprintf(ev->verdict, sizeof ev->verdict, "state mismatch");
+            ev->problem = 1;
+            snprintf(ev->detail, sizeof ev->detail, "trains with another state than it reports (%s, step %ld)",
+                     ae->rt_first, ae->rt_fail_step);
+        } else if (ev->ref < 0) {
+            snprintf(ev->verdict, sizeof ev->verdict, "unchecked");
+            ev->unchecked = 1;
+            snprintf(ev->detail, sizeof ev->detail, "no step was checked against a reference");
+        } else if (ev->worst_slot >= 0 && !(ev->worst_ratio <= 1)) {
+            snprintf(ev->verdict, sizeof ev->verdict, "EXCEEDS bound");
+            ev->problem = 1;
+            snprintf(ev->detail, sizeof ev->detail, "%s, %s: ratio %s at step %ld", r->slot_name[ev->worst_slot],
+                     explain_slot_origin(r, m, ev->worst_slot, org, sizeof org), fnum(b1, sizeof b1, ev->worst_ratio),
+                     ev->worst_step);
+        } else if (ev->n_bounded < ev->n_compared) {
+            snprintf(ev->verdict, sizeof ev->verdict, "unchecked (partly)");
+            ev->unchecked = 1;
+            snprintf(ev->detail, sizeof ev->detail, "%d of %d tensors have no rule", ev->n_compared - ev->n_bounded,
+                     ev->n_compared);
+        } else {
+            snprintf(ev->verdict, sizeof ev->verdict, "within bound");
+            if (ev->worst_slot >= 0)
+                snprintf(ev->detail, sizeof ev->detail, "worst ratio %s (%s)", fnum(b1, sizeof b1, ev->worst_ratio),
+                         r->slot_name[ev->worst_slot]);
+        }
+        v->problems += ev->problem;
+        v->unchecked += ev->unchecked;
+    }
+    int ep = r->epochs_done - 1;
+    size_t n_test = 0;
+    for (int i = 0; i < r->n_engines && !n_test && ep >= 0; i++)
+        if (r->eng[i].confusion)
+            for (int k = 0; k < m->n_classes * m->n_classes; k++) n_test += (size_t)r->eng[i].confusion[k];
+    for (int pi = 0; pi < r->n_pairs; pi++) {
+        const audit_pair *p = &r->pair[pi];
+        if (r->eng[p->a].is_ref || r->eng[p->b].is_ref) continue;
+        pair_verdict *pv = &v->p[v->n_pair++];
+        pv->pair = pi;
+        pv->first_diff_step = p->first_diff_step;
+        pv->first_slot = first_diff_slot(r, p);
+        pv->end_rel_l2 = NAN;
+        for (long k = r->total_steps - 1; k >= 0 && p->param_rel_l2; k--)
+            if (!isnan(p->param_rel_l2[k])) {
+                pv->end_rel_l2 = p->param_rel_l2[k];
+                break;
+            }
+        pv->flips = -1;
+        pv->acc_gap = NAN;
+        if (ep >= 0 && n_test && r->drift_mode == MODE_FREE && r->eng[p->a].confusion && r->eng[p->b].confusion) {
+            pv->flips = p->disagree[ep];
+            pv->acc_gap = 100 * (r->eng[p->a].test_acc[ep] - r->eng[p->b].test_acc[ep]);
+        }
+        pv->band_exit_step = band_exit(r, p, &pv->band_factor);
+        int eq = pair_equal(r, p);
+        const engine_verdict *va = NULL, *vb = NULL;
+        for (int k = 0; k < v->n_eng; k++) {
+            int e = v->e[k].engine;
+            int ia = r->eng[p->a].repeat_of >= 0 ? r->eng[p->a].repeat_of : p->a;
+            int ib = r->eng[p->b].repeat_of >= 0 ? r->eng[p->b].repeat_of : p->b;
+            if (e == ia) va = &v->e[k];
+            if (e == ib) vb = &v->e[k];
+        }
+        if (is_repeat_pair(r, p)) {
+            if (eq) snprintf(pv->verdict, sizeof pv->verdict, "deterministic");
+            else {
+                snprintf(pv->verdict, sizeof pv->verdict, "NONDETERMINISTIC");
+                pv->nondet = 1;
+            }
+        } else if (eq) {
+            snprintf(pv->verdict, sizeof pv->verdict, "bitwise identical");
+        } else if (pv->band_exit_step > 0) {
+            snprintf(pv->verdict, sizeof pv->verdict, "BEYOND noise floor");
+            pv->problem = 1;
+        } else if (is_noise_pair(r, p)) {
+            snprintf(pv->verdict, sizeof pv->verdict, "noise floor");
+        } else if (va && vb && (va->problem || vb->problem)) {
+            snprintf(pv->verdict, sizeof pv->verdict, "beyond bound");
+        } else if (va && vb && va->ref >= 0 && vb->ref >= 0 && !va->unchecked && !vb->unchecked) {
+            snprintf(pv->verdict, sizeof pv->verdict, "ordering only");
+        } else {
+            snprintf(pv->verdict, sizeof pv->verdict, "differs (not judged)");
+        }
+        v->problems += pv->problem;
+        v->nondet += pv->nondet;
+    }
+}
+
 int explain_run(explain_list *out, const audit_result *r, const model *m) {
     memset(out, 0, sizeof *out);
     int rc = rule_skipped(out, r);
     if (!rc) rc = rule_determinism(out, r, m);
+    if (!rc) rc = rule_roundtrip(out, r);
     if (!rc) rc = rule_bounds(out, r, m);
+    if (!rc) rc = rule_band(out, r);
+    if (!rc) rc = rule_unchecked(out, r, m);
+    if (!rc) rc = rule_decisions(out, r, m);
     if (!rc) rc = rule_pairs(out, r, m);
     if (!rc) rc = rule_unbounded(out, r);
     if (!rc) rc = rule_accuracy(out, r, m);

@@ -79,6 +79,13 @@ static void usage(FILE *f) {
             "  --audit-every K     full comparison and a reference shadow step every K steps (default 50)\n"
             "  --repeat R          1 (default) or 2: every engine twice, run-to-run determinism per tensor\n"
             "  --no-eval           skip the test-set evaluation after each epoch\n"
+            "  --attribution-steps K  first K steps in isolated mode with the reference (every operation\n"
+            "                      judged by its bound), then every engine restarts from the initial\n"
+            "                      state for the drift phase in --mode (default 0: no attribution phase)\n"
+            "  --no-roundtrip      skip the state round-trip check of each fp32 engine at compared steps\n"
+            "  --fail-on LIST      exit 1 when the audit finds a problem, an unchecked engine or\n"
+            "                      nondeterminism (LIST: problem,unchecked,nondeterminism)\n"
+            "  --verbose           print every table and finding, not only the verdicts\n"
             "  --out DIR           write DIR/steps.jsonl, DIR/run.json, DIR/report.md, DIR/report.html\n"
             "  an engine in the list may carry perturb=K (e.g. cpu:perturb=1): the same engine from\n"
             "  initial weights moved K ulps each, the noise floor other differences are judged against\n"
@@ -94,7 +101,7 @@ static void usage(FILE *f) {
             "                      match the file's, else bound), exact, ulp:N, bound, bound:N\n"
             "  --data DIR          the IDX directory (default: the file's; crc32s must match)\n"
             "\n"
-            "exit status: 0 ok, 1 a check failed, 2 bad usage or unusable input\n",
+            "exit status: 0 ok, 1 a check failed (golden regression, audit --fail-on), 2 bad usage or unusable input\n",
             LS_VERSION, DATA_DEFAULT_DIR);
 }
 
@@ -127,6 +134,7 @@ enum {
     OPT_LIMIT_TRAIN, OPT_LIMIT_TEST, OPT_STEPS, OPT_JSON, OPT_REF_MODE, OPT_REF_PREC, OPT_HELP,
     OPT_INIT, OPT_ORDER, OPT_SAVE, OPT_SAVE_OPT,
     OPT_ENGINES, OPT_MODE, OPT_REF_STEPS, OPT_AUDIT_EVERY, OPT_REPEAT, OPT_OUT, OPT_NO_EVAL,
+    OPT_ATTR_STEPS, OPT_NO_ROUNDTRIP, OPT_VERBOSE, OPT_FAIL_ON,
 };
 
 static const struct option TRAIN_OPTS[] = {
@@ -143,6 +151,8 @@ static const struct option TRAIN_OPTS[] = {
     {"out", required_argument, 0, OPT_OUT},             {"no-eval", no_argument, 0, OPT_NO_EVAL},
     {"init", required_argument, 0, OPT_INIT},           {"order", required_argument, 0, OPT_ORDER},
     {"save", required_argument, 0, OPT_SAVE},           {"save-optimizer", no_argument, 0, OPT_SAVE_OPT},
+    {"attribution-steps", required_argument, 0, OPT_ATTR_STEPS}, {"no-roundtrip", no_argument, 0, OPT_NO_ROUNDTRIP},
+    {"verbose", no_argument, 0, OPT_VERBOSE},           {"fail-on", required_argument, 0, OPT_FAIL_ON},
     {0, 0, 0, 0},
 };
 
@@ -190,6 +200,15 @@ static int parse_opts(int argc, char **argv, const char *cmd, run_cfg *c, audit_
         case OPT_ORDER: c->order_path = optarg; break;
         case OPT_SAVE: c->save_path = optarg; break;
         case OPT_SAVE_OPT: c->save_optimizer = 1; break;
+        case OPT_ATTR_STEPS: if (parse_long(name, optarg, 0, 1000000, &v)) return 2; au->attribution_steps = v; break;
+        case OPT_NO_ROUNDTRIP: au->roundtrip = 0; break;
+        case OPT_VERBOSE: au->verbose = 1; break;
+        case OPT_FAIL_ON:
+            if (audit_fail_on_parse(optarg, &au->fail_on)) {
+                fprintf(stderr, "lockstep audit: %s\n", ls_errmsg());
+                return 2;
+            }
+            break;
         case ':': fprintf(stderr, "lockstep %s: option %s needs a value\n", cmd, argv[optind - 1]); return 2;
         default: fprintf(stderr, "lockstep %s: unknown option '%s' (see lockstep --help)\n", cmd, argv[optind - 1]); return 2;
         }
@@ -282,12 +301,15 @@ static int cmd_audit(int argc, char **argv, char **full_argv) {
         execv("/proc/self/exe", full_argv);
         /* exec failed: carry on with the default policy */
     }
-    int rc = audit_run(&a, NULL);
+    audit_result res;
+    int rc = audit_run(&a, &res);
     if (rc) {
         fprintf(stderr, "lockstep audit: %s\n", ls_errmsg());
         return 2;
     }
-    return 0;
+    int gate = res.gate;
+    audit_result_free(&res);
+    return gate ? 1 : 0;
 }
 
 static int cmd_model(int argc, char **argv) {

@@ -1224,20 +1224,21 @@ static int rule_decisions(explain_list *L, const audit_result *r, const model *m
             const char *what = q->kind == LAYER_MAXPOOL ? "window(s) chose another maximum"
                                                         : "ReLU input(s) changed sign";
             snprintf(f->title, sizeof f->title, "%s vs %s: %s%% of %s's squared error in %ld element(s): %ld %s %s "
-                                                "(%ld near-ties)",
+                                                "(%ld within 1 ULP)",
                      r->eng[p->b].label, r->eng[p->a].label, fnum(b1, sizeof b1, 100 * ss->flip_err_share),
-                     r->slot_name[s], ss->flip_elems, qs_->flips, q->name, what, qs_->near_ties);
+                     r->slot_name[s], ss->flip_elems, qs_->flips, q->name, what, qs_->sub_ulp);
             snprintf(f->cause, sizeof f->cause,
                      "%s is exact, but it routes the gradient by a discrete decision; where the two engines' inputs "
                      "differ by rounding, %ld %s, and each sends a whole gradient value elsewhere. A few such flips "
                      "carry most of the error of %s.",
                      q->name, qs_->flips, what, r->slot_name[s]);
             snprintf(f->evidence, sizeof f->evidence,
-                     "Over the compared steps: %ld decisions compared at %s, %ld flipped, %ld of them near-ties (the "
-                     "reference's gap within the inputs' difference, or under 1 ULP). The flipped elements carry %s%% "
-                     "of the squared error of %s.",
-                     qs_->decisions, q->name, qs_->flips, qs_->near_ties, fnum(b1, sizeof b1, 100 * ss->flip_err_share),
-                     r->slot_name[s]);
+                     "Over the compared steps: %ld decisions compared at %s, %ld flipped; in %ld of them the "
+                     "reference's gap was at most 1 fp32 ULP (fp32 cannot even represent the difference), and %ld are "
+                     "explained by the two engines' input differences. The flipped elements carry %s%% of the squared "
+                     "error of %s.",
+                     qs_->decisions, q->name, qs_->flips, qs_->sub_ulp, qs_->near_ties,
+                     fnum(b1, sizeof b1, 100 * ss->flip_err_share), r->slot_name[s]);
             snprintf(f->fix, sizeof f->fix, "%s", qs_->near_ties == qs_->flips
                                                       ? "Nothing to fix: near-ties decided by rounding."
                                                       : "Flips that are not near-ties are not explained by rounding "

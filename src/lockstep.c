@@ -355,6 +355,7 @@ static void decisions_of(audit *A, int pi, int s, size_t nn) {
         ts->decisions += (long)ds.n_decisions;
         ts->flips += (long)ds.n_flips;
         ts->near_ties += (long)ds.n_near_ties;
+        ts->sub_ulp += (long)ds.n_sub_ulp;
         A->flipmask_step[pi][q] = ds.n_flips ? A->step : 0;
         lsbuf_printf(&A->line, ", \"decisions_next\": {\"layer\": ");
         lsbuf_json_str(&A->line, ly->name);
@@ -370,6 +371,7 @@ static void decisions_of(audit *A, int pi, int s, size_t nn) {
         ss->decisions += (long)ds.n_decisions;
         ss->flips += (long)ds.n_flips;
         ss->near_ties += (long)ds.n_near_ties;
+        ss->sub_ulp += (long)ds.n_sub_ulp;
         lsbuf_printf(&A->line, ", \"predictions\": ");
         decision_stats_json(&A->line, &ds);
     } else if (d->kind == TENSOR_DACT && d->layer + 1 < L) {
@@ -827,8 +829,8 @@ static void json_slot(lsbuf *b, const audit_result *r, const audit_slot_stats *s
         lsbuf_json_num(b, ss->worst_cand);
         lsbuf_printf(b, ", \"worst_bound\": ");
         lsbuf_json_num(b, ss->worst_bound);
-        lsbuf_printf(b, ", \"decisions\": %ld, \"flips\": %ld, \"near_ties\": %ld, \"flip_err_share\": ", ss->decisions,
-                     ss->flips, ss->near_ties);
+        lsbuf_printf(b, ", \"decisions\": %ld, \"flips\": %ld, \"near_ties\": %ld, \"sub_ulp\": %ld, \"flip_err_share\": ",
+                     ss->decisions, ss->flips, ss->near_ties, ss->sub_ulp);
         lsbuf_json_num(b, ss->flip_err_share);
         lsbuf_printf(b, ", \"flip_elements\": %ld}", ss->flip_elems);
     }

@@ -22,6 +22,7 @@
 #include <unistd.h>
 
 #include "bounds.h"
+#include "decisions.h"
 #include "explain.h"
 #include "remote.h"
 #include "report.h"
@@ -113,6 +114,11 @@ typedef struct {
     float *pm, *pv;         /* the fed engine's Adam state at the start of the step */
     double *bound3, *bound_tmp;
     double loss_bound;
+    /* per pair and decision layer: the elements of flipped decisions
+     * (ReLU signs, max-pool windows) this step, for the error share of the
+     * gradient they route; allocated when a flip is first seen */
+    uint8_t *flipmask[AUDIT_MAX_PAIRS][MODEL_MAX_LAYERS];
+    long flipmask_step[AUDIT_MAX_PAIRS][MODEL_MAX_LAYERS];
 } audit;
 
 /* ---- setup ----------------------------------------------------------- */
@@ -308,6 +314,81 @@ static int pair_live(const audit *A, const audit_pair *p) {
     return 1;
 }
 
+/* Discrete decisions around slot s for pair pi (the data fetched for s is
+ * in fb/db), appended to the jsonl line:
+ *   s = ACT[l] and layer l+1 is a ReLU or a max-pool: the decisions layer
+ *     l+1 takes on that input (sign, arg-max), counted on ACT[l+1]'s slot,
+ *     with the elements of flipped decisions kept for the gradient;
+ *   s = ACT[L-1], the logits: predicted classes of the batch;
+ *   s = DACT[l] and layer l+1's decisions flipped this step: the share of
+ *     the squared error those elements carry.
+ * A near-tie is a flip whose reference gap is within the inputs' observed
+ * difference (or 1 ULP): explained by the inputs, not by the layer. */
+static void decisions_of(audit *A, int pi, int s, size_t nn) {
+    audit_result *r = A->r;
+    audit_pair *p = &r->pair[pi];
+    const slot_def *d = &A->slot[s];
+    const model *m = &A->m;
+    int is_ref = r->eng[p->a].is_ref, L = m->n_layers;
+    const float *cand = A->fb[p->b] + d->off;
+    if (d->kind == TENSOR_ACT && d->layer + 1 < L) {
+        int q = d->layer + 1;
+        const layer *ly = &m->layers[q];
+        if (ly->kind != LAYER_RELU && ly->kind != LAYER_MAXPOOL) return;
+        uint8_t *mask = A->flipmask[pi][q];
+        if (!mask) mask = A->flipmask[pi][q] = malloc(A->maxf);
+        if (!mask) return; /* the counts need no mask: share left unknown */
+        decision_stats ds;
+        size_t nb = A->e[p->b]->batch;
+        if (ly->kind == LAYER_RELU) {
+            if (is_ref) decision_relu_f64(&ds, A->db[p->a], cand, nn, NULL, mask);
+            else decision_relu_f32(&ds, A->fb[p->a], cand, nn, NULL, mask);
+        } else {
+            if (is_ref)
+                decision_maxpool_f64(&ds, A->db[p->a], cand, nb, ly->in_c, ly->in_h, ly->in_w, NULL, mask);
+            else
+                decision_maxpool_f32(&ds, A->fb[p->a], cand, nb, ly->in_c, ly->in_h, ly->in_w, NULL, mask);
+        }
+        audit_slot_stats *ts = &p->slot[A->slot_act[q]];
+        ts->decisions += (long)ds.n_decisions;
+        ts->flips += (long)ds.n_flips;
+        ts->near_ties += (long)ds.n_near_ties;
+        A->flipmask_step[pi][q] = ds.n_flips ? A->step : 0;
+        lsbuf_printf(&A->line, ", \"decisions_next\": {\"layer\": ");
+        lsbuf_json_str(&A->line, ly->name);
+        lsbuf_printf(&A->line, ", \"stats\": ");
+        decision_stats_json(&A->line, &ds);
+        lsbuf_printf(&A->line, "}");
+    } else if (d->kind == TENSOR_ACT && d->layer == L - 1) {
+        decision_stats ds;
+        size_t nb = A->e[p->b]->batch;
+        if (is_ref) decision_argmax_f64(&ds, A->db[p->a], cand, nb, (size_t)m->n_classes, NULL, NULL);
+        else decision_argmax_f32(&ds, A->fb[p->a], cand, nb, (size_t)m->n_classes, NULL, NULL);
+        audit_slot_stats *ss = &p->slot[s];
+        ss->decisions += (long)ds.n_decisions;
+        ss->flips += (long)ds.n_flips;
+        ss->near_ties += (long)ds.n_near_ties;
+        lsbuf_printf(&A->line, ", \"predictions\": ");
+        decision_stats_json(&A->line, &ds);
+    } else if (d->kind == TENSOR_DACT && d->layer + 1 < L) {
+        int q = d->layer + 1;
+        if (!A->flipmask[pi][q] || A->flipmask_step[pi][q] != A->step) return;
+        decision_share sh;
+        if (is_ref) decision_share_f64(&sh, A->db[p->a], cand, A->flipmask[pi][q], nn);
+        else decision_share_f32(&sh, A->fb[p->a], cand, A->flipmask[pi][q], nn);
+        audit_slot_stats *ss = &p->slot[s];
+        if (sh.share > ss->flip_err_share) {
+            ss->flip_err_share = sh.share;
+            ss->flip_elems = (long)sh.n_masked;
+        }
+        lsbuf_printf(&A->line, ", \"flip_share\": {\"layer\": ");
+        lsbuf_json_str(&A->line, m->layers[q].name);
+        lsbuf_printf(&A->line, ", \"share\": ");
+        decision_share_json(&A->line, &sh);
+        lsbuf_printf(&A->line, "}");
+    }
+}
+
 /* Compare slot s (data already fetched into fb/db) for every active pair;
  * bound (per element of the slice) is used for pairs with a reference a.
  * At a bounded step every comparison with a reference is a check: with a
@@ -364,6 +445,7 @@ static void compare_slot(audit *A, int s, const double *bound) {
         if (st.n_equal < st.n && ss->first_unequal_step == 0) ss->first_unequal_step = A->step;
         json_line_begin(A, r->eng[p->a].label, r->eng[p->b].label, r->slot_name[s], r->slot_phase[s]);
         compare_stats_json(&A->line, &st);
+        decisions_of(A, pi, s, nn);
         json_line_end(A);
     }
 }
@@ -1491,6 +1573,8 @@ done:
     free(A.bound2);
     free(A.bound3);
     free(A.bound_tmp);
+    for (int pi = 0; pi < AUDIT_MAX_PAIRS; pi++)
+        for (int l = 0; l < MODEL_MAX_LAYERS; l++) free(A.flipmask[pi][l]);
     free(A.pm);
     free(A.pv);
     free(perm);

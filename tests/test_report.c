@@ -455,7 +455,7 @@ static void test_report_files(void **st) {
     assert_true(strncmp(h, "<!DOCTYPE html>", 15) == 0);
     assert_non_null(strstr(h, "</html>\n")); /* complete */
     const char *env = strstr(h, "id=\"env\""), *ver = strstr(h, "id=\"verdicts\""), *evd = strstr(h, "id=\"evidence\"");
-    assert_true(env && ver && evd && env < ver && ver < evd); /* DESIGN §7 order */
+    assert_true(env && ver && evd && ver < evd && evd < env); /* DESIGN §7: verdicts, evidence, environment last */
     assert_non_null(strstr(h, "<svg"));
     assert_non_null(strstr(h, "Parameters: relative L2 difference per step"));
     assert_non_null(strstr(h, "Max ULP distance per layer"));
@@ -473,7 +473,7 @@ static void test_report_files(void **st) {
     char *md = slurp(path);
     assert_non_null(md);
     const char *e1 = strstr(md, "## Environment"), *e2 = strstr(md, "## Verdicts"), *e3 = strstr(md, "## Evidence");
-    assert_true(e1 && e2 && e3 && e1 < e2 && e2 < e3);
+    assert_true(e1 && e2 && e3 && e2 < e3 && e3 < e1);
     assert_null(strstr(md, "<script"));
     assert_null(strstr(md, "</script"));
     assert_non_null(strstr(md, "&lt;script>alert(\"x\")&lt;/script>&'\\|\\*")); /* tags, cells, emphasis */

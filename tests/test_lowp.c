@@ -5,13 +5,17 @@
  * delicate (subnormals, the smallest normals, 1.0's binade, the largest
  * finite binade); hand-made cases for ties, the rounding boundary, carries
  * into the next binade and to inf, ±0, ±inf and NaN; bf16 RNE against
- * oneDNN's own f32 -> bf16 reorder; and the bound factor of lowp.h on dot
- * products whose error is known to be close to the worst case.
+ * oneDNN's own f32 -> bf16 reorder; the bound factor of lowp.h on dot
+ * products whose error is known to be close to the worst case; and the
+ * twins themselves: cpu:tf32=on against reference:tf32=on (and both against
+ * a double loop written here), cpu:dtype=bf16 against the exact reference
+ * within the bf16 bound, their knobs and describe() keys.
  *
  * Rounding results are compared bit for bit (tolerance 0: rounding is a
- * function with one right answer).
+ * function with one right answer).  Engine results are compared per
+ * element with the bound each assertion names.
  *
- * Not here: the engines' use of the rounding (test_engine_cpu.c,
+ * Not here: the fp32 engines' own checks (test_engine_cpu.c,
  * test_reference.c).
  */
 #include <setjmp.h>
@@ -28,7 +32,9 @@
 
 #include <oneapi/dnnl/dnnl.h>
 
+#include "engine.h"
 #include "lowp.h"
+#include "model.h"
 #include "util.h"
 
 static float fb(uint32_t u) {
@@ -333,6 +339,298 @@ static void test_bound_factor_holds(void **state) {
                   gamma_k(K));
 }
 
+
+/* ---- the twins ---------------------------------------------------------------
+ * SmallCNN, batch 8.  conv1 forward runs on the batch itself, so every engine
+ * has the same fp32 inputs; fc2's backward is fed the same ACT[relu3] and
+ * DACT[fc2] in every engine (set_tensor), the isolated mode's way. */
+
+enum { TB = 8 };
+
+typedef struct {
+    model m;
+    float *params, *x, *a8, *dy9; /* a8: ACT of relu3 (TB, 64); dy9: DACT of fc2 (TB, 10) */
+    int32_t labels[TB];
+} twin_fix;
+
+static uint64_t tw_rng = 2024;
+static double tw_uniform(void) {
+    tw_rng ^= tw_rng << 13, tw_rng ^= tw_rng >> 7, tw_rng ^= tw_rng << 17;
+    return (double)(tw_rng >> 11) * 0x1p-53;
+}
+
+static int twin_setup(void **state) {
+    twin_fix *f = calloc(1, sizeof *f);
+    if (!f || model_build(&f->m, "smallcnn")) return -1;
+    f->params = malloc(f->m.n_params * sizeof(float));
+    f->x = malloc(TB * 784 * sizeof(float));
+    f->a8 = malloc(TB * 64 * sizeof(float));
+    f->dy9 = malloc(TB * 10 * sizeof(float));
+    if (!f->params || !f->x || !f->a8 || !f->dy9) return -1;
+    model_init_params(&f->m, f->params, 42);
+    /* pixels k/255 as the data loader makes them (most not TF32 numbers),
+     * a fifth of them 0 like the background */
+    for (int i = 0; i < TB * 784; i++) f->x[i] = tw_uniform() < 0.2 ? 0.0f : (float)(int)(tw_uniform() * 256) / 255.0f;
+    for (int i = 0; i < TB * 64; i++) f->a8[i] = tw_uniform() < 0.3 ? 0.0f : (float)tw_uniform();
+    for (int i = 0; i < TB * 10; i++) f->dy9[i] = (float)(tw_uniform() - 0.5) / TB;
+    for (int i = 0; i < TB; i++) f->labels[i] = i % 10;
+    *state = f;
+    return 0;
+}
+
+static int twin_teardown(void **state) {
+    twin_fix *f = *state;
+    free(f->params);
+    free(f->x);
+    free(f->a8);
+    free(f->dy9);
+    free(f);
+    return 0;
+}
+
+/* The engine, fed the fixture: params, batch, conv1 forward, and fc2's
+ * backward from the fixture's a8 and dy9.  NULL (and *rc) when it cannot be
+ * created. */
+static engine *twin_run(twin_fix *f, const char *spec, int *rc) {
+    engine *e = NULL;
+    engine_opts o = {42, TB};
+    if ((*rc = engine_create(&e, spec, &f->m, &o))) return NULL;
+    int L = f->m.n_layers;
+    assert_int_equal(engine_set_params(e, f->params), 0);
+    assert_int_equal(engine_set_batch(e, f->x, f->labels, TB, 1), 0);
+    assert_int_equal(engine_forward_layer(e, 0, 1), 0);
+    assert_int_equal(engine_set_tensor(e, (tensor_id){TENSOR_ACT, L - 2}, f->a8), 0);
+    assert_int_equal(engine_set_tensor(e, (tensor_id){TENSOR_DACT, L - 1}, f->dy9), 0);
+    assert_int_equal(engine_backward_layer(e, L - 1), 0);
+    return e;
+}
+
+/* What the twin tests read back: conv1's ACT, fc2's weight and bias
+ * gradients and DACT of relu3, as double. */
+typedef struct {
+    double act0[TB * 16 * 784], dw[640], db[10], dx[TB * 64];
+} twin_out;
+
+static void twin_read(engine *e, const model *m, twin_out *r) {
+    size_t np = m->n_params;
+    double *g = malloc(np * sizeof *g);
+    assert_non_null(g);
+    int L = m->n_layers;
+    assert_int_equal(engine_get_tensor_f64(e, (tensor_id){TENSOR_ACT, 0}, r->act0), 0);
+    assert_int_equal(engine_get_tensor_f64(e, (tensor_id){TENSOR_DACT, L - 2}, r->dx), 0);
+    assert_int_equal(engine_get_tensor_f64(e, (tensor_id){TENSOR_GRADS, 0}, g), 0);
+    const layer *fc2 = &m->layers[L - 1];
+    memcpy(r->dw, g + m->tensors[fc2->w_tensor].offset, 640 * sizeof *g);
+    memcpy(r->db, g + m->tensors[fc2->b_tensor].offset, 10 * sizeof *g);
+    free(g);
+}
+
+/* The same quantities in double from the fixture, with operands passed
+ * through rnd (identity, TF32 or bf16 rounding; the bias gradient never
+ * rounded), and S = sum |a||b| (of the operands as given to the products)
+ * for each, for the bounds.  conv1: K = 9 + 1 (bias); dw: K = TB;
+ * db: TB - 1 additions; dx: K = 10.  The double sums err by < K 2^-53 S. */
+typedef float (*rnd_fn)(float);
+static float r_id(float v) { return v; }
+static float r_tf32(float v) { return lowp_round_tf32(v, LOWP_RNA); }
+static float r_bf16(float v) { return lowp_round_bf16(v, LOWP_RNE); }
+
+static void twin_expect(const twin_fix *f, rnd_fn rnd, twin_out *v, twin_out *S) {
+    const model *m = &f->m;
+    const float *w1 = f->params + m->tensors[m->layers[0].w_tensor].offset;
+    const float *b1 = f->params + m->tensors[m->layers[0].b_tensor].offset;
+    const float *w9 = f->params + m->tensors[m->layers[m->n_layers - 1].w_tensor].offset;
+    for (int s = 0; s < TB; s++)
+        for (int o = 0; o < 16; o++)
+            for (int y = 0; y < 28; y++)
+                for (int x = 0; x < 28; x++) {
+                    double acc = b1[o], sa = fabs(b1[o]);
+                    for (int p = 0; p < 3; p++)
+                        for (int q = 0; q < 3; q++) {
+                            int iy = y + p - 1, ix = x + q - 1;
+                            if (iy < 0 || iy >= 28 || ix < 0 || ix >= 28) continue;
+                            double t = (double)rnd(f->x[s * 784 + iy * 28 + ix]) * rnd(w1[o * 9 + p * 3 + q]);
+                            acc += t;
+                            sa += fabs(t);
+                        }
+                    size_t i = ((size_t)(s * 16 + o) * 28 + y) * 28 + x;
+                    v->act0[i] = acc;
+                    S->act0[i] = sa;
+                }
+    for (int o = 0; o < 10; o++) {
+        double acc = 0, sa = 0;
+        for (int s = 0; s < TB; s++) {
+            acc += f->dy9[s * 10 + o];
+            sa += fabs(f->dy9[s * 10 + o]);
+        }
+        v->db[o] = acc;
+        S->db[o] = sa;
+        for (int i = 0; i < 64; i++) {
+            acc = sa = 0;
+            for (int s = 0; s < TB; s++) {
+                double t = (double)rnd(f->dy9[s * 10 + o]) * rnd(f->a8[s * 64 + i]);
+                acc += t;
+                sa += fabs(t);
+            }
+            v->dw[o * 64 + i] = acc;
+            S->dw[o * 64 + i] = sa;
+        }
+    }
+    for (int s = 0; s < TB; s++)
+        for (int i = 0; i < 64; i++) {
+            double acc = 0, sa = 0;
+            for (int o = 0; o < 10; o++) {
+                double t = (double)rnd(f->dy9[s * 10 + o]) * rnd(w9[o * 64 + i]);
+                acc += t;
+                sa += fabs(t);
+            }
+            v->dx[s * 64 + i] = acc;
+            S->dx[s * 64 + i] = sa;
+        }
+}
+
+/* max over i of |c[i] - r[i]| / (scale * S[i]) (0/0 counts 0, x/0 inf). */
+static double worst_ratio(const double *c, const double *r, const double *S, size_t n, double scale) {
+    double w = 0;
+    for (size_t i = 0; i < n; i++) {
+        double e = fabs(c[i] - r[i]), b = scale * S[i];
+        double q = e == 0 ? 0 : b == 0 ? INFINITY : e / b;
+        if (q > w) w = q;
+    }
+    return w;
+}
+
+/* cpu:tf32=on against the ideal TF32 engine: only fp32 accumulation apart,
+ * so within gamma_K * S~ (S~ of the TF32 operands); the ideal engine itself
+ * within 2^-45 S~ of the double loop (its one rounding at 128 bits, plus
+ * the loop's own K 2^-53); and beyond the fp32 bound of the unrounded
+ * products somewhere (or the rounding did not happen). */
+static void test_cpu_tf32_twin(void **state) {
+    twin_fix *f = *state;
+    int rc;
+    static twin_out c, r, v, S, v0, S0;
+    engine *ec = twin_run(f, "cpu:threads=1:tf32=on", &rc), *er = twin_run(f, "reference:threads=1:tf32=on", &rc);
+    assert_non_null(ec);
+    assert_non_null(er);
+    twin_read(ec, &f->m, &c);
+    twin_read(er, &f->m, &r);
+    twin_expect(f, r_tf32, &v, &S);
+    twin_expect(f, r_id, &v0, &S0);
+    const size_t na = TB * 16 * 784;
+    double g10 = 10 * 0x1p-24 / (1 - 10 * 0x1p-24), gtb = TB * 0x1p-24 / (1 - TB * 0x1p-24);
+    assert_true(worst_ratio(r.act0, v.act0, S.act0, na, 0x1p-45) <= 1);
+    assert_true(worst_ratio(r.dw, v.dw, S.dw, 640, 0x1p-45) <= 1);
+    assert_true(worst_ratio(r.db, v.db, S.db, 10, 0x1p-45) <= 1); /* from the unrounded dy */
+    assert_true(worst_ratio(r.dx, v.dx, S.dx, TB * 64, 0x1p-45) <= 1);
+    double q[4] = {worst_ratio(c.act0, r.act0, S.act0, na, g10), worst_ratio(c.dw, r.dw, S.dw, 640, gtb),
+                   worst_ratio(c.db, r.db, S.db, 10, gtb), worst_ratio(c.dx, r.dx, S.dx, TB * 64, g10)};
+    print_message("cpu:tf32=on vs reference:tf32=on, ratio to gamma_K S~: conv1 %.3g, fc2.dw %.3g, fc2.db %.3g, "
+                  "relu3.dact %.3g\n", q[0], q[1], q[2], q[3]);
+    for (int i = 0; i < 4; i++) assert_true(q[i] <= 1);
+    /* the rounding happened: conv1 and fc2.dw beyond the fp32 bound of
+     * the unrounded operands, the bias gradient not (fp32 sum of dy) */
+    assert_true(worst_ratio(c.act0, v0.act0, S0.act0, na, g10) > 10);
+    assert_true(worst_ratio(c.dw, v0.dw, S0.dw, 640, gtb) > 10);
+    assert_true(worst_ratio(c.db, v0.db, S0.db, 10, gtb) <= 1);
+    /* master weights and the activation fc2 read are left as they were */
+    float *p = malloc(f->m.n_params * sizeof *p), a8[TB * 64];
+    assert_non_null(p);
+    assert_int_equal(engine_get_tensor(ec, (tensor_id){TENSOR_PARAMS, 0}, p), 0);
+    assert_memory_equal(p, f->params, f->m.n_params * sizeof *p);
+    assert_int_equal(engine_get_tensor(ec, (tensor_id){TENSOR_ACT, f->m.n_layers - 2}, a8), 0);
+    assert_memory_equal(a8, f->a8, sizeof a8);
+    free(p);
+    char *d = engine_describe(ec);
+    assert_non_null(d);
+    assert_non_null(strstr(d, "\"tf32\":\"on\""));
+    assert_non_null(strstr(d, "\"tf32round\":\"rna\""));
+    free(d);
+    d = engine_describe(er);
+    assert_non_null(strstr(d, "\"tf32\": \"on\""));
+    free(d);
+    engine_free(ec);
+    engine_free(er);
+}
+
+/* cpu:dtype=bf16 against the exact fp32 reference: within the bf16 bound
+ * lowp_bound_factor(K, 2^-8) * gamma_K * S (S of the unrounded operands;
+ * the bias gradient is a sum of bf16 dy: K - 1 additions), beyond the fp32
+ * bound somewhere, and within gamma_K S~ + 2^-45 S~ of the double loop on
+ * RNE-rounded operands (oneDNN's conversion, test_bf16_matches_onednn). */
+static void test_cpu_bf16_twin(void **state) {
+    twin_fix *f = *state;
+    int rc;
+    static twin_out c, r, vb, Sb;
+    engine *ec = twin_run(f, "cpu:threads=1:dtype=bf16", &rc);
+    if (!ec) {
+        assert_int_equal(rc, LS_EUNAVAIL);
+        assert_non_null(strstr(ls_errmsg(), "cpu:dtype=bf16: unavailable ("));
+        skip(); /* no avx512_bf16 on this CPU: the engine says so, as it must */
+    }
+    engine *er = twin_run(f, "reference:threads=1", &rc);
+    assert_non_null(er);
+    twin_read(ec, &f->m, &c);
+    twin_read(er, &f->m, &r);
+    static twin_out v0, S0;
+    twin_expect(f, r_id, &v0, &S0);
+    twin_expect(f, r_bf16, &vb, &Sb);
+    const size_t na = TB * 16 * 784;
+    double u = LOWP_U_BF16, g10 = 10 * 0x1p-24 / (1 - 10 * 0x1p-24), gtb = TB * 0x1p-24 / (1 - TB * 0x1p-24),
+           gtb1 = (TB - 1) * 0x1p-24 / (1 - (TB - 1) * 0x1p-24);
+    double q[4] = {worst_ratio(c.act0, r.act0, S0.act0, na, lowp_bound_factor(10, u) * g10),
+                   worst_ratio(c.dw, r.dw, S0.dw, 640, lowp_bound_factor(TB, u) * gtb),
+                   worst_ratio(c.db, r.db, S0.db, 10, lowp_bound_factor(TB - 1, u) * gtb1),
+                   worst_ratio(c.dx, r.dx, S0.dx, TB * 64, lowp_bound_factor(10, u) * g10)};
+    print_message("cpu:dtype=bf16 vs reference, ratio to the bf16 bound: conv1 %.3g, fc2.dw %.3g, fc2.db %.3g, "
+                  "relu3.dact %.3g\n", q[0], q[1], q[2], q[3]);
+    for (int i = 0; i < 4; i++) assert_true(q[i] <= 1);
+    assert_true(worst_ratio(c.act0, r.act0, S0.act0, na, g10) > 10);
+    assert_true(worst_ratio(c.act0, vb.act0, Sb.act0, na, g10 + 0x1p-45) <= 1);
+    assert_true(worst_ratio(c.dx, vb.dx, Sb.dx, TB * 64, g10 + 0x1p-45) <= 1);
+    float *p = malloc(f->m.n_params * sizeof *p);
+    assert_non_null(p);
+    assert_int_equal(engine_get_tensor(ec, (tensor_id){TENSOR_PARAMS, 0}, p), 0);
+    assert_memory_equal(p, f->params, f->m.n_params * sizeof *p); /* fp32 master weights untouched */
+    free(p);
+    char *d = engine_describe(ec);
+    assert_non_null(strstr(d, "\"dtype\":\"bf16\""));
+    assert_non_null(strstr(d, "bf16")); /* the kernels' names */
+    free(d);
+    engine_free(ec);
+    engine_free(er);
+}
+
+static void test_twin_knobs(void **state) {
+    twin_fix *f = *state;
+    engine *e = NULL;
+    engine_opts o = {42, TB};
+    static const struct {
+        const char *spec, *msg;
+    } bad[] = {
+        {"cpu:tf32round=rne", "tf32round=rne needs tf32=on"},
+        {"cpu:tf32=yes", "tf32=yes"},
+        {"cpu:tf32=on:tf32round=up", "tf32round=up (known: rna, rne, rz)"},
+        {"cpu:tf32=on:dtype=bf16", "exclude each other"},
+        {"cpu:dtype=f16", "dtype=f16"},
+        {"reference:tf32=1", "tf32 must be on or off"},
+        {"reference:tf32round=rz", "needs tf32=on"},
+    };
+    for (size_t i = 0; i < LS_ARRAY_LEN(bad); i++) {
+        assert_int_equal(engine_create(&e, bad[i].spec, &f->m, &o), LS_EINVAL);
+        if (!strstr(ls_errmsg(), bad[i].msg)) fail_msg("%s: '%s' lacks '%s'", bad[i].spec, ls_errmsg(), bad[i].msg);
+    }
+    assert_int_equal(engine_create(&e, "cpu:threads=1:tf32=on:tf32round=rz", &f->m, &o), 0);
+    char *d = engine_describe(e);
+    assert_non_null(strstr(d, "\"tf32round\":\"rz\""));
+    free(d);
+    engine_free(e);
+    assert_int_equal(engine_create(&e, "cpu:threads=1", &f->m, &o), 0);
+    d = engine_describe(e);
+    assert_non_null(strstr(d, "\"tf32\":\"off\",\"dtype\":\"f32\""));
+    free(d);
+    engine_free(e);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_ties_and_boundaries),
@@ -343,6 +641,9 @@ int main(void) {
         cmocka_unit_test(test_bf16_matches_onednn),
         cmocka_unit_test(test_bound_factor_values),
         cmocka_unit_test(test_bound_factor_holds),
+        cmocka_unit_test_setup_teardown(test_cpu_tf32_twin, twin_setup, twin_teardown),
+        cmocka_unit_test_setup_teardown(test_cpu_bf16_twin, twin_setup, twin_teardown),
+        cmocka_unit_test_setup_teardown(test_twin_knobs, twin_setup, twin_teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -24,7 +24,7 @@
  * PLAN_MAX plans live; the max_batch one is never evicted.  Every plan binds
  * the same buffers, so a step allocates nothing.
  *
- * Reduced-precision twins (issue 12; the lowp_* functions near the end).
+ * Reduced-precision twins (issue 12; the lowp_* functions after build_linear).
  * tf32=on rounds the inputs of every convolution and inner product
  * (forward x and w, backward-data dy and w, backward-weights x and dy) to
  * TF32 (lowp.h, tf32round=rna|rne|rz) into engine-owned copies, then runs
@@ -89,6 +89,14 @@ typedef struct {
     uint64_t ver; /* params version the buffer holds (weights only) */
 } warg;
 
+/* The operand slots of a tf32 / bf16 linear layer (player.lp_mem).  tf32
+ * rounds keeping the layout, so backward-weights refills and reads LP_SRC
+ * and backward-data reads LP_DY; bf16 gives each primitive's bf16 operand
+ * its own slot (the layouts the primitives chose may differ), and its
+ * weights go through the warg reorders (f32 plain -> bf16 blocked) instead
+ * of LP_W / LP_WB. */
+enum { LP_SRC, LP_SRC_W, LP_DY, LP_DY_D, LP_W, LP_WB, LP_NSLOT };
+
 typedef struct {
     int alias;     /* FLATTEN: ACT and DACT are the input's own memories */
     int need_dsrc; /* backward computes DACT of the input (not for the image) */
@@ -109,8 +117,8 @@ typedef struct {
      * for bf16, the f32 -> bf16 reorders that fill them; for tf32, slot
      * LP_DY_D is dy in plain layout for the bias gradient (when the layout
      * is blocked), lp_reo[LP_DY_D] the reorder that writes it */
-    dnnl_memory_t lp_mem[6];
-    dnnl_primitive_t lp_reo[6];
+    dnnl_memory_t lp_mem[LP_NSLOT];
+    dnnl_primitive_t lp_reo[LP_NSLOT];
 } player;
 
 typedef struct {
@@ -169,8 +177,8 @@ typedef struct {
      * by the max_batch plan and shared by every plan like act_buf */
     int tf32, bf16;
     lowp_round tf32_mode;
-    float *lp_buf[MODEL_MAX_LAYERS][6];
-    size_t lp_cap[MODEL_MAX_LAYERS][6];
+    float *lp_buf[MODEL_MAX_LAYERS][LP_NSLOT];
+    size_t lp_cap[MODEL_MAX_LAYERS][LP_NSLOT];
 } cpu_ctx;
 
 static void *alloc_aligned(size_t bytes) {
@@ -322,13 +330,6 @@ static int bind_buf(cpu_ctx *c, float **buf, size_t *cap, const dnnl_memory_desc
 cleanup:
     return rc;
 }
-
-/* The operand slots of a tf32 / bf16 linear layer (player.lp_mem).  tf32
- * rounds in place of the layout, so backward-weights reads LP_SRC's copy and
- * backward-data LP_DY's; bf16 gives each primitive's bf16 operand its own
- * slot (the layouts the primitives chose may differ), and its weights go
- * through the warg reorders (f32 plain -> bf16 blocked) instead of LP_W. */
-enum { LP_SRC, LP_SRC_W, LP_DY, LP_DY_D, LP_W, LP_WB, LP_NSLOT };
 
 static void lowp_player_free(player *L) {
     for (int k = 0; k < LP_NSLOT; k++) {

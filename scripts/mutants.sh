@@ -3,8 +3,8 @@
 #
 # For every fault of the zoo (src/cpu_faults.h) it runs a small audit of
 # the faulted cpu engine against the reference in each mode (free, sync,
-# isolated, attrib: --attribution-steps 2, and default: what `make run`
-# runs), and for every legal
+# isolated, and default: what `make run` runs; optionally attrib), and for
+# every legal
 # variant of the cpu engine (threads, ISA caps, layout, fuse, algorithm,
 # math, a repeated run) the same; then prints the table: fault, what it
 # breaks, expected (detectable / below its bound and why), which modes
@@ -22,14 +22,14 @@
 #
 # Environment: LOCKSTEP_FAULTS (binary, default build/lockstep-faults),
 # MUTANTS_ONLY (comma-separated fault or variant names), MUTANTS_MODES
-# (default "free sync isolated attrib default"), MUTANTS_OUT (keep the runs there),
+# (default "free sync isolated default"; also "attrib"), MUTANTS_OUT (keep the runs there),
 # MUTANTS_JOBS (parallel audits, default 2), MUTANTS_REJUDGE=1 (judge the
 # runs already in MUTANTS_OUT again, run nothing), DATA (the IDX directory).
 # Needs python3 to read the JSON.
 set -u
 cd "$(dirname "$0")/.."
 BIN=${LOCKSTEP_FAULTS:-build/lockstep-faults}
-MODES=${MUTANTS_MODES:-free sync isolated attrib default}
+MODES=${MUTANTS_MODES:-free sync isolated default}
 JOBS=${MUTANTS_JOBS:-2}
 ONLY=${MUTANTS_ONLY:-}
 [ -x "$BIN" ] || { echo "mutants: $BIN not built (make $BIN)" >&2; exit 2; }
@@ -125,11 +125,11 @@ run_one() {
     IFS='|' read -r kind name model spec mode extra <<<"$1"
     dir="$OUT/$kind/$name/$mode"
     mkdir -p "$dir"
-    # default: what `make run` (scripts/run-main.sh) runs, the driver's
-    # defaults but for the engines; attrib: an isolated attribution phase
-    # over both steps, then the free drift phase
+    # default: what `make run` runs (keep in step with scripts/run-main.sh:
+    # an isolated attribution phase over both steps, then the free drift
+    # phase); attrib: the same with the reference in the drift phase too
     case "$mode" in
-        default) margs=(--ref-steps 2 --audit-every 100) ;;
+        default) margs=(--attribution-steps 2 --ref-steps 0 --audit-every 100) ;;
         attrib) margs=(--attribution-steps 2) ;;
         *) margs=(--mode "$mode") ;;
     esac

@@ -22,10 +22,13 @@
 #include <unistd.h>
 
 #include "bounds.h"
+#include "decisions.h"
 #include "explain.h"
 #include "remote.h"
 #include "report.h"
+#include "order.h"
 #include "rng.h"
+#include "safetensors.h"
 
 const char *lockstep_mode_name(lockstep_mode m) {
     return m == MODE_SYNC ? "sync" : m == MODE_ISOLATED ? "isolated" : "free";
@@ -113,6 +116,11 @@ typedef struct {
     float *pm, *pv;         /* the fed engine's Adam state at the start of the step */
     double *bound3, *bound_tmp;
     double loss_bound;
+    /* per pair and decision layer: the elements of flipped decisions
+     * (ReLU signs, max-pool windows) this step, for the error share of the
+     * gradient they route; allocated when a flip is first seen */
+    uint8_t *flipmask[AUDIT_MAX_PAIRS][MODEL_MAX_LAYERS];
+    long flipmask_step[AUDIT_MAX_PAIRS][MODEL_MAX_LAYERS];
 } audit;
 
 /* ---- setup ----------------------------------------------------------- */
@@ -308,6 +316,83 @@ static int pair_live(const audit *A, const audit_pair *p) {
     return 1;
 }
 
+/* Discrete decisions around slot s for pair pi (the data fetched for s is
+ * in fb/db), appended to the jsonl line:
+ *   s = ACT[l] and layer l+1 is a ReLU or a max-pool: the decisions layer
+ *     l+1 takes on that input (sign, arg-max), counted on ACT[l+1]'s slot,
+ *     with the elements of flipped decisions kept for the gradient;
+ *   s = ACT[L-1], the logits: predicted classes of the batch;
+ *   s = DACT[l] and layer l+1's decisions flipped this step: the share of
+ *     the squared error those elements carry.
+ * A near-tie is a flip whose reference gap is within the inputs' observed
+ * difference (or 1 ULP): explained by the inputs, not by the layer. */
+static void decisions_of(audit *A, int pi, int s, size_t nn) {
+    audit_result *r = A->r;
+    audit_pair *p = &r->pair[pi];
+    const slot_def *d = &A->slot[s];
+    const model *m = &A->m;
+    int is_ref = r->eng[p->a].is_ref, L = m->n_layers;
+    const float *cand = A->fb[p->b] + d->off;
+    if (d->kind == TENSOR_ACT && d->layer + 1 < L) {
+        int q = d->layer + 1;
+        const layer *ly = &m->layers[q];
+        if (ly->kind != LAYER_RELU && ly->kind != LAYER_MAXPOOL) return;
+        uint8_t *mask = A->flipmask[pi][q];
+        if (!mask) mask = A->flipmask[pi][q] = malloc(A->maxf);
+        if (!mask) return; /* the counts need no mask: share left unknown */
+        decision_stats ds;
+        size_t nb = A->e[p->b]->batch;
+        if (ly->kind == LAYER_RELU) {
+            if (is_ref) decision_relu_f64(&ds, A->db[p->a], cand, nn, NULL, mask);
+            else decision_relu_f32(&ds, A->fb[p->a], cand, nn, NULL, mask);
+        } else {
+            if (is_ref)
+                decision_maxpool_f64(&ds, A->db[p->a], cand, nb, ly->in_c, ly->in_h, ly->in_w, NULL, mask);
+            else
+                decision_maxpool_f32(&ds, A->fb[p->a], cand, nb, ly->in_c, ly->in_h, ly->in_w, NULL, mask);
+        }
+        audit_slot_stats *ts = &p->slot[A->slot_act[q]];
+        ts->decisions += (long)ds.n_decisions;
+        ts->flips += (long)ds.n_flips;
+        ts->near_ties += (long)ds.n_near_ties;
+        ts->sub_ulp += (long)ds.n_sub_ulp;
+        A->flipmask_step[pi][q] = ds.n_flips ? A->step : 0;
+        lsbuf_printf(&A->line, ", \"decisions_next\": {\"layer\": ");
+        lsbuf_json_str(&A->line, ly->name);
+        lsbuf_printf(&A->line, ", \"stats\": ");
+        decision_stats_json(&A->line, &ds);
+        lsbuf_printf(&A->line, "}");
+    } else if (d->kind == TENSOR_ACT && d->layer == L - 1) {
+        decision_stats ds;
+        size_t nb = A->e[p->b]->batch;
+        if (is_ref) decision_argmax_f64(&ds, A->db[p->a], cand, nb, (size_t)m->n_classes, NULL, NULL);
+        else decision_argmax_f32(&ds, A->fb[p->a], cand, nb, (size_t)m->n_classes, NULL, NULL);
+        audit_slot_stats *ss = &p->slot[s];
+        ss->decisions += (long)ds.n_decisions;
+        ss->flips += (long)ds.n_flips;
+        ss->near_ties += (long)ds.n_near_ties;
+        ss->sub_ulp += (long)ds.n_sub_ulp;
+        lsbuf_printf(&A->line, ", \"predictions\": ");
+        decision_stats_json(&A->line, &ds);
+    } else if (d->kind == TENSOR_DACT && d->layer + 1 < L) {
+        int q = d->layer + 1;
+        if (!A->flipmask[pi][q] || A->flipmask_step[pi][q] != A->step) return;
+        decision_share sh;
+        if (is_ref) decision_share_f64(&sh, A->db[p->a], cand, A->flipmask[pi][q], nn);
+        else decision_share_f32(&sh, A->fb[p->a], cand, A->flipmask[pi][q], nn);
+        audit_slot_stats *ss = &p->slot[s];
+        if (sh.share > ss->flip_err_share) {
+            ss->flip_err_share = sh.share;
+            ss->flip_elems = (long)sh.n_masked;
+        }
+        lsbuf_printf(&A->line, ", \"flip_share\": {\"layer\": ");
+        lsbuf_json_str(&A->line, m->layers[q].name);
+        lsbuf_printf(&A->line, ", \"share\": ");
+        decision_share_json(&A->line, &sh);
+        lsbuf_printf(&A->line, "}");
+    }
+}
+
 /* Compare slot s (data already fetched into fb/db) for every active pair;
  * bound (per element of the slice) is used for pairs with a reference a.
  * At a bounded step every comparison with a reference is a check: with a
@@ -364,6 +449,7 @@ static void compare_slot(audit *A, int s, const double *bound) {
         if (st.n_equal < st.n && ss->first_unequal_step == 0) ss->first_unequal_step = A->step;
         json_line_begin(A, r->eng[p->a].label, r->eng[p->b].label, r->slot_name[s], r->slot_phase[s]);
         compare_stats_json(&A->line, &st);
+        decisions_of(A, pi, s, nn);
         json_line_end(A);
     }
 }
@@ -743,8 +829,8 @@ static void json_slot(lsbuf *b, const audit_result *r, const audit_slot_stats *s
         lsbuf_json_num(b, ss->worst_cand);
         lsbuf_printf(b, ", \"worst_bound\": ");
         lsbuf_json_num(b, ss->worst_bound);
-        lsbuf_printf(b, ", \"decisions\": %ld, \"flips\": %ld, \"near_ties\": %ld, \"flip_err_share\": ", ss->decisions,
-                     ss->flips, ss->near_ties);
+        lsbuf_printf(b, ", \"decisions\": %ld, \"flips\": %ld, \"near_ties\": %ld, \"sub_ulp\": %ld, \"flip_err_share\": ",
+                     ss->decisions, ss->flips, ss->near_ties, ss->sub_ulp);
         lsbuf_json_num(b, ss->flip_err_share);
         lsbuf_printf(b, ", \"flip_elements\": %ld}", ss->flip_elems);
     }
@@ -1174,7 +1260,7 @@ static int set_initial(audit *A) {
         free(moved);
         return LS_ENOMEM;
     }
-    model_init_params(&A->m, params, rc_->seed);
+    rc = st_init_params(&A->m, rc_->init_path, rc_->seed, params); /* --init, else the seeded draw */
     for (int i = 0; i < r->n_engines && !rc; i++) {
         if (!r->eng[i].available) continue;
         const float *p0 = params;
@@ -1267,6 +1353,8 @@ int audit_run(const audit_cfg *cfg, audit_result *res) {
     audit_result *r = A.r;
     lsbuf_init(&A.line);
     uint32_t *perm = NULL;
+    batch_order ord;
+    memset(&ord, 0, sizeof ord);
     int rc;
     double t_start = ls_now();
     const run_cfg *rc_ = &A.cfg.run;
@@ -1375,7 +1463,7 @@ int audit_run(const audit_cfg *cfg, audit_result *res) {
         long K = A.cfg.attribution_steps < (long)spe ? A.cfg.attribution_steps : (long)spe;
         A.in_attr = 1;
         A.mode_now = MODE_ISOLATED;
-        rng_shuffle(perm, (uint32_t)n_train, rc_->seed, 0);
+        if ((rc = order_fill(&ord, rc_->order_path, perm, n_train, rc_->seed, 0))) goto done;
         for (long s = 0; s < K; s++) {
             size_t first = (size_t)s * rc_->batch, nb = n_train - first < rc_->batch ? n_train - first : rc_->batch;
             data_make_batch(&A.ds.train, perm + first, 0, nb, A.x, A.y);
@@ -1393,7 +1481,7 @@ int audit_run(const audit_cfg *cfg, audit_result *res) {
     }
     A.mode_now = A.cfg.mode;
     for (A.epoch = 0; A.epoch < rc_->epochs && A.step < total; A.epoch++) {
-        rng_shuffle(perm, (uint32_t)n_train, rc_->seed, (uint32_t)A.epoch);
+        if ((rc = order_fill(&ord, rc_->order_path, perm, n_train, rc_->seed, A.epoch))) goto done;
         for (size_t s = 0; s < spe && A.step < total; s++) {
             size_t first = s * rc_->batch, nb = n_train - first < rc_->batch ? n_train - first : rc_->batch;
             double tb = ls_now();
@@ -1491,9 +1579,12 @@ done:
     free(A.bound2);
     free(A.bound3);
     free(A.bound_tmp);
+    for (int pi = 0; pi < AUDIT_MAX_PAIRS; pi++)
+        for (int l = 0; l < MODEL_MAX_LAYERS; l++) free(A.flipmask[pi][l]);
     free(A.pm);
     free(A.pv);
     free(perm);
+    order_free(&ord);
     lsbuf_free(&A.line);
     dataset_free(&A.ds);
     if (!res || rc) audit_result_free(r); /* on failure nothing is left for the caller to free */

@@ -219,6 +219,7 @@ secs_all = []
 det = det_ok = below_flagged = 0
 rows = []
 per_mode = {m: [0, 0] for m in modes}  # detectable faults flagged, and named right
+tsv = []
 for name, cls, layers, phase, model, expect, does, why in zoo:
     if not os.path.isdir(os.path.join(out, "fault", name)):
         continue
@@ -250,12 +251,15 @@ for name, cls, layers, phase, model, expect, does, why in zoo:
         below_flagged += 1
     exp = "detect" if expect == "detectable" else "below"
     rows.append((name, cls, "%s %s" % (layers, phase), exp, " ".join(caught) or "-", named or "-", why))
+    tsv.append("\t".join([name, cls, layers, phase, expect, does, why, " ".join(caught) or "-", named or "-"]))
 
+# the same table for the README (results.tsv: one fault a line)
+open(os.path.join(out, "results.tsv"), "w").write("".join(l + "\n" for l in tsv))
 print()
-print("%-26s %-5s %-44s %-6s %-22s %s" % ("fault", "class", "breaks (layer phase)", "expect", "caught by",
+print("%-26s %-5s %-44s %-6s %-23s %s" % ("fault", "class", "breaks (layer phase)", "expect", "caught by",
                                           "first PROBLEM (%s, else the first mode that flags it)" % short[score_mode]))
 for r in rows:
-    print("%-26s %-5s %-44s %-6s %-22s %s" % r[:6])
+    print("%-26s %-5s %-44s %-6s %-23s %s" % r[:6])
 print()
 for r in rows:
     if r[3] == "below":

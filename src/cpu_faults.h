@@ -43,7 +43,7 @@ enum { CPU_FAULT_BELOW = 0, CPU_FAULT_DETECT = 1 };
       "another dot product altogether: errors of the order of the output itself")                                      \
     X(FC2_BIAS_SCALED, "fc2_bias_scaled", "op", "fc2", "forward", "smallcnn", CPU_FAULT_DETECT,                       \
       "fc2 forward adds b*(1+2^-10) for b",                                                                            \
-      "2^-10|b| against gamma_65 (sum|w x| + |b|) ~ 2^-18 (...): over the bound where sum|w x| < 256|b|")              \
+      "2^-10 |b| against the bound gamma_65 (sum|w x| + |b|), gamma_65 ~ 2^-18: over it wherever sum|w x| < 256 |b|")              \
     X(FC1_OUT_1ULP, "fc1_out_1ulp", "op", "fc1", "forward", "smallcnn", CPU_FAULT_BELOW,                              \
       "every fc1 output moved one ulp up",                                                                             \
       "1 ulp of y is <= 2^-23 |y| <= 2^-23 (sum|w x| + |b|), 2/1569 of the gamma_1569 bound: "                         \

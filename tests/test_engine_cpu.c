@@ -926,6 +926,19 @@ static void fuse_case(const char *spec_text, const char *name, const char *knobs
     free(y);
 }
 
+/* The mutation zoo's knob exists only in the test build (-DLS_FAULTS=1,
+ * build/lockstep-faults): this program links the user build's engine, which
+ * must refuse fault= as an unknown knob. */
+static void test_no_fault_knob(void **st) {
+    model m;
+    assert_int_equal(model_build(&m, "smallcnn"), 0);
+    engine *e = NULL;
+    engine_opts o = {1, 4};
+    assert_int_not_equal(engine_create(&e, "cpu:fault=conv1_bias_twice", &m, &o), 0);
+    assert_null(e);
+    assert_non_null(strstr(ls_errmsg(), "unknown knob 'fault'"));
+}
+
 /* The count describe() gives under "other_path" for `key` ("relu1.act"). */
 static long other_path_count(engine *e, const char *key) {
     char *d = engine_describe(e), pat[64];
@@ -1162,6 +1175,7 @@ int main(void) {
         cmocka_unit_test(test_fuse_bitwise),
         cmocka_unit_test(test_cpu_pool_paths),
         cmocka_unit_test(test_isolated_replay_fused),
+        cmocka_unit_test(test_no_fault_knob),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -29,7 +29,9 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "engine.h"
 #include "lockstep.h"
+#include "model.h"
 #include "util.h"
 
 static int have_data(void) {
@@ -120,10 +122,26 @@ static void test_not_flagged(void **st) {
     }
 }
 
+/* The test build takes fault=NAME for the names of src/cpu_faults.h only:
+ * another name is an error that says where the zoo is.  Runs last: it
+ * creates an engine in this process, which starts OpenMP threads, and the
+ * audits above fork their engines from a process that has none. */
+static void test_unknown_fault(void **st) {
+    model m;
+    assert_int_equal(model_build(&m, "smallcnn"), 0);
+    engine *e = NULL;
+    engine_opts o = {1, 4};
+    assert_int_not_equal(engine_create(&e, "cpu:fault=no_such_fault", &m, &o), 0);
+    assert_non_null(strstr(ls_errmsg(), "unknown fault 'no_such_fault'"));
+    assert_int_equal(engine_create(&e, "cpu:fault=pool_tie_last", &m, &o), 0);
+    engine_free(e);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_faults_caught),
         cmocka_unit_test(test_not_flagged),
+        cmocka_unit_test(test_unknown_fault),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -109,7 +109,8 @@ jobs_file="$OUT/jobs.txt"
 while IFS=$'\t' read -r name cls layers phase model expect does why; do
     want "$name" || continue
     for mode in $MODES; do
-        echo "fault|$name|$model|cpu:fault=$name|$mode|" >>"$jobs_file"
+        # the model field may carry audit options after the model's name
+        echo "fault|$name|${model%% *}|cpu:fault=$name|$mode|$([[ "$model" == *" "* ]] && echo "${model#* }")" >>"$jobs_file"
     done
 done <"$OUT/zoo.txt"
 while IFS='|' read -r name model spec; do
@@ -253,8 +254,21 @@ for name, cls, layers, phase, model, expect, does, why in zoo:
     rows.append((name, cls, "%s %s" % (layers, phase), exp, " ".join(caught) or "-", named or "-", why))
     tsv.append("\t".join([name, cls, layers, phase, expect, does, why, " ".join(caught) or "-", named or "-"]))
 
-# the same table for the README (results.tsv: one fault a line)
+# the same table for scripts (results.tsv: one fault a line) and for the
+# README (zoo.md, a markdown table)
 open(os.path.join(out, "results.tsv"), "w").write("".join(l + "\n" for l in tsv))
+long_name = {"free": "free", "sync": "sync", "iso": "isolated", "attr": "attrib", "dflt": "default"}
+md = ["| fault | what it breaks | layer, phase | expected | flagged by (measured) | first PROBLEM, %s audit |"
+      % score_mode, "|---|---|---|---|---|---|"]
+for l in tsv:
+    name, cls, layers, phase, expect, does, why, caught, first = l.split("\t")
+    esc = lambda t: t.replace("|", "\\|")
+    exp = "detectable" if expect == "detectable" else "**below its bound**: " + esc(why)
+    caught = " ".join(long_name.get(c, c) for c in caught.split()) if caught != "-" else "—"
+    first = first.replace(" ok", " ✓").replace(" WRONG", " ✗ wrong layer") if first != "-" else "—"
+    md.append("| `%s`%s | %s | %s, %s | %s | %s | %s |" % (name, " (state)" if cls == "state" else "", esc(does),
+              layers, phase, exp, caught, first))
+open(os.path.join(out, "zoo.md"), "w").write("\n".join(md) + "\n")
 print()
 print("%-26s %-5s %-44s %-6s %-23s %s" % ("fault", "class", "breaks (layer phase)", "expect", "caught by",
                                           "first PROBLEM (%s, else the first mode that flags it)" % short[score_mode]))

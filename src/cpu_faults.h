@@ -16,7 +16,9 @@
  * reports, or is not refreshed: issue 15); the layers a finding may name
  * for it ('|'-separated: the layer that computes the first wrong tensor,
  * or the layer that tensor is named after); the phase that first goes
- * wrong; the model it needs (dropout lives only in mnist-convnet);
+ * wrong; the model it needs (dropout lives only in mnist-convnet), then any
+ * audit options it needs (a late fault needs more steps, a partial-batch
+ * fault a last batch that is partial);
  * whether its effect exceeds the bound of the operation it breaks
  * (CPU_FAULT_DETECT) or is provably within it (CPU_FAULT_BELOW); what it
  * does; and why it is, or is not, detectable.
@@ -33,7 +35,7 @@
 
 enum { CPU_FAULT_BELOW = 0, CPU_FAULT_DETECT = 1 };
 
-/* X(ID, name, class, layers, phase, model, expect, does, why) */
+/* X(ID, name, class, layers, phase, "model [audit options]", expect, does, why) */
 #define CPU_FAULT_LIST(X)                                                                                              \
     X(CONV1_BIAS_TWICE, "conv1_bias_twice", "op", "conv1", "forward", "smallcnn", CPU_FAULT_DETECT,                   \
       "conv1 forward adds its bias twice",                                                                             \
@@ -87,6 +89,14 @@ enum { CPU_FAULT_BELOW = 0, CPU_FAULT_DETECT = 1 };
     X(ADAM_NO_BIAS_CORRECTION, "adam_no_bias_correction", "op", "conv1|conv2|fc1|fc2", "update", "smallcnn",          \
       CPU_FAULT_DETECT, "Adam skips both bias corrections (step_size = lr, bc2 = 1)",                                  \
       "the step is (1 - b1^t) / sqrt(1 - b2^t) times too large: ~3x at t = 1")                                         \
+    X(ADAM_LATE_NO_BIAS_CORRECTION, "adam_late_no_bias_correction", "op", "conv1|conv2|fc1|fc2", "update",            \
+      "smallcnn --steps 4 --audit-every 3", CPU_FAULT_DETECT,                                                          \
+      "from step 3 on, Adam skips both bias corrections (a fault after the attribution phase)",                       \
+      "~2x too large a step at t = 3; only a bounded replay after the attribution phase (a shadow step) can see it")  \
+    X(CONV2_PARTIAL_BATCH_BIAS, "conv2_partial_batch_bias", "op", "conv2", "forward",                                 \
+      "smallcnn --limit-train 72 --steps 5", CPU_FAULT_DETECT,                                                         \
+      "conv2 adds its bias twice in batches smaller than max_batch (the last, partial batch: its own primitives)",     \
+      "as conv1_bias_twice, but only in the plan of the last batch of an epoch (here step 5, 8 of 16 images)")        \
     X(DROPOUT_SCALE_OFF, "dropout_scale_off", "op", "drop1", "forward", "mnist-convnet", CPU_FAULT_DETECT,            \
       "dropout forward scales by (1/(1-p)) * (1 + 2^-12)",                                                             \
       "one multiply is good to half an ulp; this is 2^-12 relative, ~2000 ulps")                                       \

@@ -1589,7 +1589,8 @@ static int fault_forward_layer(engine *e, int l, int training) {
     const float *bias = ly->b_tensor >= 0 ? c->params + c->m->tensors[ly->b_tensor].offset : NULL;
     float *a = F->a, *x = F->b;
     int edit = 1;
-    if (id == CPU_FAULT_CONV1_BIAS_TWICE && fault_layer(c, l, "conv1")) {
+    if ((id == CPU_FAULT_CONV1_BIAS_TWICE && fault_layer(c, l, "conv1")) ||
+        (id == CPU_FAULT_CONV2_PARTIAL_BATCH_BIAS && fault_layer(c, l, "conv2") && n < e->max_batch)) {
         if ((rc = act_io(c, l, 0, a, 1))) return rc;
         size_t hw = (size_t)ly->out_h * ly->out_w;
         for (size_t i = 0; i < cnt; i++) a[i] = a[i] + bias[i / hw % (size_t)ly->out_c];
@@ -1723,6 +1724,9 @@ static int fault_update(engine *e, const adam_scalars *s) {
         a.beta1 = s->beta1 * (1.0f + 0x1p-10f);
         a.one_minus_beta1 = 1.0f - a.beta1;
         break;
+    case CPU_FAULT_ADAM_LATE_NO_BIAS_CORRECTION:
+        if (s->t < 3) break;
+        /* fall through */
     case CPU_FAULT_ADAM_NO_BIAS_CORRECTION:
         a.step_size = (float)s->cfg.lr;
         a.bc2_sqrt = 1.0f;

@@ -128,9 +128,10 @@ run_one() {
     mkdir -p "$dir"
     # default: what `make run` runs (keep in step with scripts/run-main.sh:
     # an isolated attribution phase over both steps, then the free drift
-    # phase); attrib: the same with the reference in the drift phase too
+    # phase, and the CI gate: exit 1 on a PROBLEM); attrib: the same with the
+# reference in the drift phase too
     case "$mode" in
-        default) margs=(--attribution-steps 2 --ref-steps 0 --audit-every 100) ;;
+        default) margs=(--attribution-steps 2 --ref-steps 0 --audit-every 100 --fail-on problem) ;;
         attrib) margs=(--attribution-steps 2) ;;
         *) margs=(--mode "$mode") ;;
     esac
@@ -176,7 +177,7 @@ def problems(run, label, mode):
             # a state round-trip finding names a tensor and no layer
             lay = f.get("layer") or layer_of(f.get("tensor") or "")
             res.append((f.get("step") or 0, PH.get(f.get("phase"), 9), order.get(f.get("tensor"), 999),
-                        lay, f.get("phase") or "", f.get("tensor") or "", f.get("ratio")))
+                        lay, f.get("phase") or "", f.get("tensor") or "", f.get("ratio"), f.get("rule") or ""))
         return res
     # no findings: the bound ratios, which only isolated mode computes (an
     # exact layer's bound is 0: any difference is an infinite ratio, null
@@ -198,8 +199,12 @@ def problems(run, label, mode):
                 continue
             if (r is not None and r > 1) or ((r is None or r == 0) and t["max_abs"] > 0):
                 res.append((t.get("first_unequal_step") or 0, PH.get(t["phase"], 9), order[t["tensor"]],
-                            producer(t["tensor"]), t["phase"], t["tensor"], r))
+                            producer(t["tensor"]), t["phase"], t["tensor"], r, "bound"))
     return res
+
+def gated(probs):
+    """whether --fail-on problem should exit 1: nondeterminism has a gate of its own"""
+    return any(p[7] != "nondeterminism" for p in probs)
 
 def judge(kind, name, mode, label):
     d = os.path.join(out, kind, name, mode)
@@ -220,6 +225,7 @@ secs_all = []
 det = det_ok = below_flagged = 0
 rows = []
 per_mode = {m: [0, 0] for m in modes}  # detectable faults flagged, and named right
+gate_bad = []  # default audits whose --fail-on problem exit status disagrees with the findings
 tsv = []
 for name, cls, layers, phase, model, expect, does, why in zoo:
     if not os.path.isdir(os.path.join(out, "fault", name)):
@@ -233,6 +239,8 @@ for name, cls, layers, phase, model, expect, does, why in zoo:
             continue
         judged_by.add(how)
         secs_all.append(secs)
+        if mode == "default" and (rc == 1) != gated(probs):
+            gate_bad.append("%s (exit %d, %d PROBLEMs)" % (name, rc, len(probs)))
         if probs:
             caught.append(short[mode])
             first = min(probs)
@@ -296,6 +304,8 @@ for name, model, spec in legal:
         judged_by.add(how)
         secs_all.append(secs)
         false_p += len(probs) > 0
+        if mode == "default" and (rc == 1) != gated(probs):
+            gate_bad.append("%s (exit %d, %d PROBLEMs)" % (name, rc, len(probs)))
         cells.append("%s:%s" % (short[mode], "PROBLEM " + ",".join(sorted({p[5] for p in probs}))[:60] if probs else "ok"))
     print("%-16s %s" % (name, "  ".join(cells)))
 
@@ -312,5 +322,8 @@ for m in modes:
 print("mutation score: %d of %d detectable faults flagged by the %s audit with the right layer and phase (%.0f%%)"
       % (det_ok, det, score_mode if score_mode != "default" else "default", score))
 print("false PROBLEMs on legal variants: %d; below-bound faults flagged anyway: %d" % (false_p, below_flagged))
-sys.exit(0 if det_ok == det and false_p == 0 else 1)
+if "default" in modes:
+    print("--fail-on problem: exit 1 exactly when a PROBLEM was found, in %s" %
+          ("every default audit" if not gate_bad else "all but: " + ", ".join(gate_bad)))
+sys.exit(0 if det_ok == det and false_p == 0 and not gate_bad else 1)
 PY

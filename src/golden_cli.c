@@ -298,6 +298,11 @@ static int build_prov(golden_prov *p, const run_cfg *c, long steps, const model 
     return rc;
 }
 
+int golden_build_provenance(golden_prov *p, const run_cfg *c, long steps, const model *m, const dataset *ds,
+                            engine *e, const char *spec) {
+    return build_prov(p, c, steps, m, ds, e, spec);
+}
+
 /* ---- the run both jobs share ---------------------------------------------- */
 
 typedef struct {

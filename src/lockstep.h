@@ -50,6 +50,8 @@ typedef struct {
     lockstep_mode mode;
     long ref_steps;       /* reference engines run steps 1..ref_steps */
     long audit_every;     /* full comparison and reference shadow every K steps (0: never) */
+    int ref_steps_set, audit_every_set; /* given on the command line: a recorded engine's plan
+                                         * (recorded:PATH) must then agree, else it is adopted */
     int repeat;           /* 1, or 2: every engine twice, bitwise determinism per tensor */
     int eval;             /* evaluate on the test set after each epoch (default 1) */
     long attribution_steps; /* K > 0 (and a reference listed): first an attribution phase, K steps
@@ -115,6 +117,7 @@ typedef struct {
     long rt_checks, rt_fail_step, rt_nondet;
     char rt_first[48];       /* the first tensor that differed */
     char skip_reason[512];
+    int recorded;            /* a recording (recorded:PATH): played back, free mode only */
     char *describe;
     long steps_run;
     double train_s[64];      /* per epoch: time in this engine's training calls + batch making */

@@ -910,6 +910,14 @@ int golden_check_run(const golden_check_cfg *cfg) {
         rc = LS_EINVAL;
         goto done;
     }
+    {
+        const char *kind = golden_provenance_get(gf, "kind");
+        if (kind && strcmp(kind, "recording") == 0) {
+            rc = ls_err(LS_EFORMAT, "%s: a recording, not a golden file: audit it as an engine "
+                        "(lockstep audit --engines reference,cpu,recorded:%s)", gf->path, gf->path);
+            goto done;
+        }
+    }
     /* the configuration, from the provenance */
     const char *spec_text = golden_provenance_get(gf, "model.spec");
     const char *mname = golden_provenance_get(gf, "model.name");

@@ -488,6 +488,10 @@ int recording_record_run(const recording_cfg *c) {
     if ((rc = engine_create(&e, spec, &m, &eo))) goto done;
     R.e = e;
     R.m = &m;
+    /* per-layer timing is part of the recording: a device engine is
+     * synchronized after each timed call, so that its queued work is
+     * charged to the layer that queued it (no-op for host engines) */
+    e->time_layers = 1;
 
     size_t n_train = rc_->limit_train && rc_->limit_train < ds.train.n ? rc_->limit_train : ds.train.n;
     size_t n_test = rc_->limit_test && rc_->limit_test < ds.test.n ? rc_->limit_test : ds.test.n;

@@ -522,7 +522,17 @@ int recording_record_run(const recording_cfg *c) {
     if ((rc = golden_build_provenance(&prov, rc_, total, &m, &ds, e, spec))) goto done;
     desc = engine_describe(e);
     if ((rc = add_plan_prov(&prov, c, total, desc))) goto done;
-    if ((rc = golden_writer_open(&R.w, c->out_path, &prov))) goto done;
+    /* the signals wait while the temporary file is created and its name
+     * handed to the handler: no window in which it could be left behind */
+    sigset_t block, prev;
+    sigemptyset(&block);
+    for (int i = 0; i < 3; i++) sigaddset(&block, sigs[i]);
+    sigprocmask(SIG_BLOCK, &block, &prev);
+    rc = golden_writer_open(&R.w, c->out_path, &prov);
+    if (rc) {
+        sigprocmask(SIG_SETMASK, &prev, NULL);
+        goto done;
+    }
     snprintf(g_tmp_path, sizeof g_tmp_path, "%s", golden_writer_tmp_path(R.w));
     g_tmp_set = 1;
     for (int i = 0; i < 3; i++) {
@@ -533,6 +543,7 @@ int recording_record_run(const recording_cfg *c) {
         sigaction(sigs[i], &sa, &old[i]);
     }
     handlers = 1;
+    sigprocmask(SIG_SETMASK, &prev, NULL);
     if (c->out)
         fprintf(c->out, "record %s: %s, %s, %d epoch(s) of %zu images, batch %zu, seed %llu, %ld steps, full at %s\n",
                 c->out_path, spec, m.name, rc_->epochs, n_train, rc_->batch, (unsigned long long)rc_->seed, total,
@@ -675,9 +686,14 @@ int recording_record_run(const recording_cfg *c) {
         size_t nt = 4 * (size_t)L + 6;
         if ((rc = golden_writer_add(R.w, (uint32_t)step, -1, GOLDEN_KIND_TIMING, "", 1, &nt, tv))) goto done;
     }
-    g_tmp_set = 0; /* from here on close() owns the file */
+    /* committing: signals wait until the file is complete under its name */
+    sigprocmask(SIG_BLOCK, &block, NULL);
+    g_tmp_set = 0;
     rc = golden_writer_close(R.w, 1);
     R.w = NULL;
+    for (int i = 0; i < 3; i++) sigaction(sigs[i], &old[i], NULL);
+    handlers = 0;
+    sigprocmask(SIG_SETMASK, &prev, NULL);
     if (rc) goto done;
     if (c->out) fprintf(c->out, "wrote %s (%ld steps, %.1f s)\n", c->out_path, step, ls_now() - t_start);
 
@@ -685,8 +701,8 @@ done:
     if (R.w) {
         char msg[1024];
         snprintf(msg, sizeof msg, "%s", ls_errmsg());
+        golden_writer_close(R.w, 0); /* removes the temporary file */
         g_tmp_set = 0;
-        golden_writer_close(R.w, 0);
         ls_err(rc, "%s", msg);
     }
     if (handlers)

@@ -7,7 +7,8 @@
  *     the state before step 1, and per-step digests and norms that match
  *     the recorded parameters;
  *   - corruption and truncation: every cut and a flipped byte are errors,
- *     never a recording; a golden is not a recording;
+ *     never a recording; a golden is not a recording; a recording
+ *     interrupted by SIGINT leaves no file behind, temporary or final;
  *   - playback: a wrong batch, a tensor asked out of phase or at a step
  *     without it, and set_tensor of another value are clear errors;
  *   - mismatch: a recording audited with another seed, batch, model,
@@ -33,6 +34,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <dirent.h>
+#include <signal.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -215,6 +218,50 @@ static void test_corruption_truncation(void **st) {
     assert_non_null(strstr(ls_errmsg(), "truncated"));
 }
 
+/* Files in dir whose name starts with prefix. */
+static int count_files(const char *dir, const char *prefix) {
+    DIR *d = opendir(dir);
+    if (!d) return -1;
+    int n = 0;
+    struct dirent *de;
+    while ((de = readdir(d)))
+        if (strncmp(de->d_name, prefix, strlen(prefix)) == 0) n++;
+    closedir(d);
+    return n;
+}
+
+static void test_interrupted(void **st) {
+    NEED_RECORDING();
+    char dir[] = "/tmp/lockstep-int-XXXXXX", path[64];
+    assert_non_null(mkdtemp(dir));
+    snprintf(path, sizeof path, "%s/int.lsr", dir);
+    pid_t pid = fork();
+    assert_true(pid >= 0);
+    if (pid == 0) {
+        recording_cfg c;
+        recording_cfg_default(&c);
+        plan_cfg(&c.run);
+        c.run.engine = "cpu:threads=1";
+        c.run.limit_train = 1024; /* long enough to be caught writing */
+        c.audit_every = 2;
+        c.out_path = path;
+        _exit(recording_record_run(&c) ? 1 : 0);
+    }
+    /* wait until the temporary file exists (the writer is open), then stop it */
+    int seen = 0;
+    for (int i = 0; i < 400 && !seen; i++) {
+        seen = count_files(dir, "int.lsr.tmp.") == 1;
+        if (!seen) usleep(50000);
+    }
+    kill(pid, SIGINT);
+    int status = 0;
+    waitpid(pid, &status, 0);
+    if (!seen) fail_msg("the recording's temporary file never appeared");
+    assert_true(WIFSIGNALED(status) && WTERMSIG(status) == SIGINT);
+    assert_int_equal(count_files(dir, "int.lsr"), 0); /* neither int.lsr nor int.lsr.tmp.PID */
+    rmdir(dir);
+}
+
 /* The engine table over the recording, by hand: step 1 and step 3. */
 static void test_playback(void **st) {
     NEED_RECORDING();
@@ -375,6 +422,7 @@ int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_format_round_trip),
         cmocka_unit_test(test_corruption_truncation),
+        cmocka_unit_test(test_interrupted),
         cmocka_unit_test(test_playback),
         cmocka_unit_test(test_mismatch_refused),
         cmocka_unit_test(test_audit_equals_live),

@@ -107,14 +107,47 @@ bound_rule bounds_rule_of(const model *m, tensor_kind kind, int layer, char *des
     return BOUND_RULE_NONE;
 }
 
-/* Dropout scales by s = fl(1/(1-p)): s = (1/(1-p))(1 + d1) and the product
- * is rounded once more, so |fl(x s) - x/(1-p)| <= (2u + u^2) |x|/(1-p);
- * (1 + 2^-20) covers the u^2 term.  A dropped element is 0 on both sides
- * when the masks agree; a mask mismatch errs by |x|/(1-p), far over. */
+/* Dropout scales by s = fl(1/(1-p)) (the engines round 1/(1-p) in double,
+ * then to fp32: relative error <= u (1 + 2^-29)) and the product is rounded
+ * once more, so |fl(x s) - x/(1-p)| <= (2u + u^2) |x|/(1-p); (1 + 2^-20)
+ * covers the u^2 term and the double rounding.
+ * Two cases the relative model misses (found by tests/test_bounds.c):
+ *   - 1/(1-p) a power of two 2^k (p = 0, 0.5, 0.75, ...): s is exact and
+ *     x 2^k (k >= 0) is exact, subnormal x included: the rule is bitwise,
+ *     bound 0 — an engine one ULP off is caught, not excused by 2u |y|;
+ *   - a result in the subnormal range: the product's rounding is absolute,
+ *     up to half the subnormal step 2^-150, whatever |x|; a nonzero x gets
+ *     that absolute term (a zero x gives an exact 0, bound 0).
+ * A dropped element is 0 on both sides when the masks agree; a mask
+ * mismatch errs by |x|/(1-p), far over. */
 static void dropout_bound(double *bound, const float *x, size_t cnt, float p) {
-    double scale = 1.0 / (1.0 - (double)p);
+    double omp = 1.0 - (double)p; /* exact: p is fp32 in [0, 1) */
+    int e;
+    if (frexp(omp, &e) == 0.5) {
+        memset(bound, 0, cnt * sizeof *bound);
+        return;
+    }
+    double scale = 1.0 / omp;
     double f = 2 * U32 * (1 + 0x1p-20) * scale;
-    for (size_t i = 0; i < cnt; i++) bound[i] = f * fabs((double)x[i]);
+    for (size_t i = 0; i < cnt; i++) bound[i] = x[i] != 0 ? f * fabs((double)x[i]) + 0x1p-150 : 0.0;
+}
+
+/* Products that underflow.  The gamma_K bound assumes fl(a b) = a b (1 + d),
+ * which fails when |a b| < 2^-126: the product is then rounded to the
+ * subnormal grid, an absolute error up to 2^-150 with no relative bound
+ * (tests/test_bounds.c measured ratio ~900 with products near 2^-150).
+ * Sums never underflow with error (two fp32 values whose exact sum is
+ * below 2^-126 are multiples of 2^-149 and so is the sum: exact), and an
+ * FMA rounds once, with the same absolute 2^-150 when its result is
+ * subnormal.  So each of the K terms adds at most 2^-150, carried through
+ * at most K-1 later additions, each a factor (1 + u): in all
+ * K 2^-150 (1 + gamma_K) <= K 2^-149 (K u < 1/2).  Only where
+ * sum |a||b| > 0, i.e. bound > 0: an all-zero dot product is exactly 0
+ * and keeps bound 0 (any error is an infinite ratio). */
+static void add_underflow(double *bound, size_t cnt, size_t K) {
+    double a = (double)K * 0x1p-149;
+    for (size_t i = 0; i < cnt; i++)
+        if (bound[i] > 0) bound[i] += a;
 }
 
 void bounds_forward(double *bound, const model *m, int l, const float *pf, const float *x, size_t n) {
@@ -124,9 +157,11 @@ void bounds_forward(double *bound, const model *m, int l, const float *pf, const
         const model_tensor *w = &m->tensors[ly->w_tensor], *b = &m->tensors[ly->b_tensor];
         compare_bound_conv_fwd(bound, x, pf + w->offset, pf + b->offset, n, ly->in_c, ly->in_h, ly->in_w, ly->out_c,
                                ly->k, ly->pad);
+        add_underflow(bound, out, (size_t)ly->in_c * ly->k * ly->k + 1);
     } else if (ly->kind == LAYER_DENSE) {
         const model_tensor *w = &m->tensors[ly->w_tensor], *b = &m->tensors[ly->b_tensor];
         compare_bound_dense_fwd(bound, x, pf + w->offset, pf + b->offset, n, ly->in_c, ly->out_c);
+        add_underflow(bound, out, (size_t)ly->in_c + 1);
     } else if (ly->kind == LAYER_DROPOUT) {
         dropout_bound(bound, x, out, ly->p);
     } else {
@@ -137,12 +172,14 @@ void bounds_forward(double *bound, const model *m, int l, const float *pf, const
 void bounds_backward_data(double *bound, const model *m, int l, const float *pf, const float *dy, size_t n) {
     const layer *ly = &m->layers[l];
     size_t ni = n * layer_in_size(ly);
-    if (ly->kind == LAYER_CONV)
+    if (ly->kind == LAYER_CONV) {
         compare_bound_conv_bwd_data(bound, dy, pf + m->tensors[ly->w_tensor].offset, n, ly->in_c, ly->in_h, ly->in_w,
                                     ly->out_c, ly->k, ly->pad);
-    else if (ly->kind == LAYER_DENSE)
+        add_underflow(bound, ni, (size_t)ly->out_c * ly->k * ly->k);
+    } else if (ly->kind == LAYER_DENSE) {
         compare_bound_dense_bwd_data(bound, dy, pf + m->tensors[ly->w_tensor].offset, n, ly->in_c, ly->out_c);
-    else if (ly->kind == LAYER_DROPOUT)
+        add_underflow(bound, ni, (size_t)ly->out_c);
+    } else if (ly->kind == LAYER_DROPOUT)
         dropout_bound(bound, dy, ni, ly->p); /* same shape both ways */
     else
         memset(bound, 0, ni * sizeof *bound); /* relu, max-pool, flatten: exact */
@@ -151,11 +188,15 @@ void bounds_backward_data(double *bound, const model *m, int l, const float *pf,
 void bounds_backward_weights(double *bound_w, double *bound_b, const model *m, int l, const float *x,
                              const float *dy, size_t n) {
     const layer *ly = &m->layers[l];
-    if (ly->kind == LAYER_CONV)
+    /* the bias gradient is a plain sum (no products): no underflow term */
+    if (ly->kind == LAYER_CONV) {
         compare_bound_conv_bwd_weights(bound_w, bound_b, x, dy, n, ly->in_c, ly->in_h, ly->in_w, ly->out_c, ly->k,
                                        ly->pad);
-    else if (ly->kind == LAYER_DENSE)
+        add_underflow(bound_w, m->tensors[ly->w_tensor].numel, n * (size_t)ly->out_h * ly->out_w);
+    } else if (ly->kind == LAYER_DENSE) {
         compare_bound_dense_bwd_weights(bound_w, bound_b, x, dy, n, ly->in_c, ly->out_c);
+        add_underflow(bound_w, m->tensors[ly->w_tensor].numel, n);
+    }
 }
 
 /* Softmax cross-entropy from the logits z (n, C) and labels y: per-side
@@ -186,9 +227,9 @@ int bounds_loss(const float *z, const int32_t *y, size_t n, int C, double *bound
         for (int j = 0; j < C; j++) {
             double a = fabs((double)zr[j] - mx);
             e[j] = exp((double)zr[j] - mx);
-            ee[j] = e[j] * (4 * u + u * a);
+            ee[j] = 4 * u + u * a; /* err(e_j) / e_j, kept relative: e_j may be 0 in double */
             s += e[j];
-            es += ee[j];
+            es += e[j] * ee[j];
         }
         es += compare_gamma((size_t)(C > 1 ? C - 1 : 1)) * s;
         double ls = log(s), els = 2 * u * fabs(ls) + es / s;
@@ -198,7 +239,10 @@ int bounds_loss(const float *z, const int32_t *y, size_t n, int C, double *bound
         sum_abs_r += fabs(r);
         for (int j = 0; j < C; j++) {
             double p = e[j] / s;
-            double ep = p * (ee[j] / e[j] + es / s + u);
+            /* relative, not ee/e: for z_j - mx < -745 exp() is 0 in double and
+             * ee/e was 0/0, a NaN bound (found by tests/test_bounds.c); then
+             * p = 0, and the fp32 p_j (0, or subnormal) is within 2^-140 */
+            double ep = p * (ee[j] + es / s + u);
             double d = p - (j == y[i] ? 1.0 : 0.0);
             double ed = ep + u * fabs(d);
             bound_dz[i * C + j] = 1.01 * (ed / (double)n + 2 * u * fabs(d) / (double)n) + 0x1p-140;
@@ -227,24 +271,37 @@ int bounds_loss(const float *z, const int32_t *y, size_t n, int C, double *bound
  * each of b1, omb1, b2, omb2, bc, eps and step is off by <= u relative, one
  * more u on each term it multiplies:
  *   em: 3u (...), ev: 4u (...), err(den) += u sq/bc + u eps, err(upd) += u |upd|.
- * 1% margin for the O(u^2) terms; 2^-140 absolute for subnormal results. */
+ * 1% margin for the O(u^2) terms.
+ * Underflow (found by tests/test_bounds.c: a subnormal gradient at t = 1
+ * gave ratio 2.5): a product or quotient whose result is below 2^-126 is
+ * rounded on the subnormal grid, an absolute error up to eta = 2^-150
+ * that no relative term covers, and Adam *amplifies* it: m' = omb1 g of a
+ * tiny g carries eta, and q = m'/den divides it by den >= eps ~ 1e-8,
+ * then step_size multiplies, so the parameter can be off by
+ * ~step eta / eps >> 2^-140.  Each rounding that can underflow adds its eta
+ * where it happens and the running bound carries it on: m1, m2 (2 eta in
+ * em); gg, v2, v1 (3 eta in ev; the sqrt of a nonnegative float never
+ * underflows); sq / bc, q, upd (one eta each).  Additions and the final
+ * subtraction never underflow with error (their exact result, when
+ * subnormal, is representable).  2^-140 absolute stays on every stored
+ * value as a margin for the subnormal storage of p', m', v'. */
 void bounds_adam(const float *p, const float *m, const float *v, const float *g, size_t n, const adam_scalars *a,
                  int vs_exact, double *bp, double *bm, double *bv) {
-    double u = U32, k = vs_exact ? 1.0 : 0.0;
+    double u = U32, k = vs_exact ? 1.0 : 0.0, eta = 0x1p-150;
     for (size_t i = 0; i < n; i++) {
         double b1m = fabs((double)a->beta1 * m[i]), o1g = fabs((double)a->one_minus_beta1 * g[i]);
         double b2v = fabs((double)a->beta2 * v[i]), o2g = (double)a->one_minus_beta2 * (double)g[i] * g[i];
         double mn = (double)a->beta1 * m[i] + (double)a->one_minus_beta1 * g[i];
         double vn = b2v + o2g;
-        double em = (2 + k) * u * (b1m + o1g), ev = (3 + k) * u * (b2v + o2g);
+        double em = (2 + k) * u * (b1m + o1g) + 2 * eta, ev = (3 + k) * u * (b2v + o2g) + 3 * eta;
         double sq = sqrt(vn);
         double esq = u * sq + (sq > 0 ? fmin(sqrt(ev), ev / (2 * sq)) : sqrt(ev));
         double bc = a->bc2_sqrt, den = sq / bc + a->eps;
-        double eden = esq / bc + u * sq / bc + u * den + k * u * (sq / bc + a->eps);
+        double eden = esq / bc + u * sq / bc + eta + u * den + k * u * (sq / bc + a->eps);
         double q = mn / den;
-        double eq = em / den + fabs(q) * eden / den + u * fabs(q);
+        double eq = em / den + fabs(q) * eden / den + u * fabs(q) + eta;
         double upd = (double)a->step_size * q;
-        double eupd = (double)a->step_size * eq + (1 + k) * u * fabs(upd);
+        double eupd = (double)a->step_size * eq + (1 + k) * u * fabs(upd) + eta;
         double pn = (double)p[i] - upd;
         bp[i] = 1.01 * (eupd + u * fabs(pn)) + 0x1p-140;
         bm[i] = 1.01 * em + 0x1p-140;
@@ -282,6 +339,7 @@ void bounds_eval_layer(const model *m, int l, const float *pf, const float *x, c
         }
         double g = compare_gamma(K);
         for (size_t i = 0; i < no; i++) err_out[i] += (tmp[i] / g) * (1 + 0x1p-40);
+        add_underflow(err_out, no, K + 1); /* products of x~ and W that underflow */
     } else if (ly->kind == LAYER_MAXPOOL) {
         size_t C = (size_t)ly->in_c, H = (size_t)ly->in_h, W = (size_t)ly->in_w, OH = (size_t)ly->out_h,
                OW = (size_t)ly->out_w;

@@ -233,7 +233,7 @@ static int rec_set_tensor(engine *e, tensor_id t, const float *in) {
                   "only (set_tensor %s at step %ld differs from the recording%s)", path_of(e),
                   tensor_kind_name(t.kind), c->step,
                   first < n && t.kind == TENSOR_PARAMS && c->step == 0
-                      ? "; at step 0 these are the initial weights: recorded with another seed or model?"
+                      ? "; at step 0 these are the initial weights: recorded with another seed, model or --init?"
                       : "");
 }
 

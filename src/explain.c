@@ -462,8 +462,8 @@ static void bound_evidence(char *ev, size_t cap, const audit_result *r, int s, i
     else if (n > 0)
         cat(ev, cap, ".");
     else
-        cat(ev, cap, " No bound ratio for this tensor (bounds are computed only in --mode isolated with a reference "
-                     "engine), so whether each side is consistent with fp32 rounding was not checked here.");
+            cat(ev, cap, " No bound ratio for this tensor (bounds apply at isolated steps and shadow replays with a "
+                     "reference engine), so whether each side is consistent with fp32 rounding was not checked here.");
 }
 
 /* Both engines' parameter drift from the reference at the last step where
@@ -949,14 +949,16 @@ static int rule_unbounded(explain_list *L, const audit_result *r) {
     if (have_ref) {
         snprintf(f->title, sizeof f->title, "No bound ratios: whether each engine's error is fp32 rounding was not "
                                             "checked");
-        snprintf(f->cause, sizeof f->cause, "Bounds are computed only in isolated mode, where every engine consumes "
-                                            "the same fp32 inputs as the reference; this run was not isolated.");
-        snprintf(f->fix, sizeof f->fix, "Run lockstep audit --mode isolated with the reference engine.");
+        snprintf(f->cause, sizeof f->cause, "Bounds apply where the reference consumed exactly an engine's fp32 inputs: "
+                                            "isolated steps (the attribution phase) and free-mode shadow replays; "
+                                            "this run had neither.");
+        snprintf(f->fix, sizeof f->fix, "Run lockstep audit --attribution-steps 2 (the default main job), or "
+                                        "--mode isolated, or give --audit-every K for shadow replays.");
     } else {
         snprintf(f->title, sizeof f->title, "No reference engine: errors were not judged against exact arithmetic");
         snprintf(f->cause, sizeof f->cause, "Without the MPFR reference the engines can only be compared with each "
                                             "other: a difference says nothing about which side is right.");
-        snprintf(f->fix, sizeof f->fix, "Add reference to --engines, with --mode isolated.");
+        snprintf(f->fix, sizeof f->fix, "Add reference to --engines, with --attribution-steps 2.");
     }
     snprintf(f->evidence, sizeof f->evidence, "No tensor of any pair carries a bound ratio.");
     return LS_OK;
@@ -1222,20 +1224,21 @@ static int rule_decisions(explain_list *L, const audit_result *r, const model *m
             const char *what = q->kind == LAYER_MAXPOOL ? "window(s) chose another maximum"
                                                         : "ReLU input(s) changed sign";
             snprintf(f->title, sizeof f->title, "%s vs %s: %s%% of %s's squared error in %ld element(s): %ld %s %s "
-                                                "(%ld near-ties)",
+                                                "(%ld within 1 ULP)",
                      r->eng[p->b].label, r->eng[p->a].label, fnum(b1, sizeof b1, 100 * ss->flip_err_share),
-                     r->slot_name[s], ss->flip_elems, qs_->flips, q->name, what, qs_->near_ties);
+                     r->slot_name[s], ss->flip_elems, qs_->flips, q->name, what, qs_->sub_ulp);
             snprintf(f->cause, sizeof f->cause,
                      "%s is exact, but it routes the gradient by a discrete decision; where the two engines' inputs "
                      "differ by rounding, %ld %s, and each sends a whole gradient value elsewhere. A few such flips "
                      "carry most of the error of %s.",
                      q->name, qs_->flips, what, r->slot_name[s]);
             snprintf(f->evidence, sizeof f->evidence,
-                     "Over the compared steps: %ld decisions compared at %s, %ld flipped, %ld of them near-ties (the "
-                     "reference's gap within the inputs' difference, or under 1 ULP). The flipped elements carry %s%% "
-                     "of the squared error of %s.",
-                     qs_->decisions, q->name, qs_->flips, qs_->near_ties, fnum(b1, sizeof b1, 100 * ss->flip_err_share),
-                     r->slot_name[s]);
+                     "Over the compared steps: %ld decisions compared at %s, %ld flipped; in %ld of them the "
+                     "reference's gap was at most 1 fp32 ULP (fp32 cannot even represent the difference), and %ld are "
+                     "explained by the two engines' input differences. The flipped elements carry %s%% of the squared "
+                     "error of %s.",
+                     qs_->decisions, q->name, qs_->flips, qs_->sub_ulp, qs_->near_ties,
+                     fnum(b1, sizeof b1, 100 * ss->flip_err_share), r->slot_name[s]);
             snprintf(f->fix, sizeof f->fix, "%s", qs_->near_ties == qs_->flips
                                                       ? "Nothing to fix: near-ties decided by rounding."
                                                       : "Flips that are not near-ties are not explained by rounding "

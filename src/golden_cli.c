@@ -25,6 +25,7 @@
  */
 #include "golden_cli.h"
 
+#include <errno.h>
 #include <float.h>
 #include <gnu/libc-version.h>
 #include <math.h>
@@ -34,6 +35,9 @@
 #include <string.h>
 #include <unistd.h>
 #include <zlib.h>
+
+#include "order.h"
+#include "safetensors.h"
 
 #include <oneapi/dnnl/dnnl.h>
 
@@ -215,6 +219,21 @@ static int prov_algorithms(golden_prov *p, const char *desc) {
 
 /* Everything that says where a golden (or a replay) came from.  `c` holds
  * the run settings, `spec` the engine spec actually created. */
+/* crc32 of a whole file (zlib's), for the --init/--order provenance */
+static int file_crc32(const char *path, uint32_t *out) {
+    FILE *f = fopen(path, "rb");
+    if (!f) return ls_err(LS_EIO, "%s: cannot open: %s", path, strerror(errno));
+    unsigned char buf[65536];
+    uLong crc = crc32(0L, Z_NULL, 0);
+    size_t n;
+    while ((n = fread(buf, 1, sizeof buf, f)) > 0) crc = crc32(crc, buf, (uInt)n);
+    int bad = ferror(f);
+    fclose(f);
+    if (bad) return ls_err(LS_EIO, "%s: read error", path);
+    *out = (uint32_t)crc;
+    return LS_OK;
+}
+
 static int build_prov(golden_prov *p, const run_cfg *c, long steps, const model *m, const dataset *ds, engine *e,
                       const char *spec) {
     char buf[256];
@@ -280,6 +299,19 @@ static int build_prov(golden_prov *p, const run_cfg *c, long steps, const model 
     rc |= prov_setf(p, "limit_train", "%zu", c->limit_train < ds->train.n && c->limit_train ? c->limit_train : ds->train.n);
     rc |= prov_setf(p, "limit_test", "%zu", c->limit_test < ds->test.n && c->limit_test ? c->limit_test : ds->test.n);
     rc |= golden_prov_set(p, "data.dir", c->data_dir);
+    /* a run started from --init weights or fed a --order is replayed from
+     * the same files: their paths and digests, checked by `golden check` */
+    const char *files[2][2] = {{"init", c->init_path}, {"order", c->order_path}};
+    for (int i = 0; i < 2 && !rc; i++) {
+        if (!files[i][1]) continue;
+        char key[32];
+        uint32_t crc;
+        if ((rc = file_crc32(files[i][1], &crc))) return rc;
+        snprintf(key, sizeof key, "%s.file", files[i][0]);
+        rc |= golden_prov_set(p, key, files[i][1]);
+        snprintf(key, sizeof key, "%s.crc32", files[i][0]);
+        rc |= prov_setf(p, key, "%08x", (unsigned)crc);
+    }
     const idx_set *sets[2] = {&ds->train, &ds->test};
     for (int i = 0; i < 2 && !rc; i++) {
         const idx_set *s = sets[i];
@@ -313,6 +345,7 @@ typedef struct {
     size_t B, in, n_train, n_test, widest;
     uint32_t *perm;
     long perm_epoch;
+    batch_order ord;
     float *x, *params, *tmp;
     int32_t *y;
 } run_state;
@@ -321,6 +354,7 @@ static void run_state_free(run_state *r) {
     engine_free(r->e);
     dataset_free(&r->ds);
     free(r->perm);
+    order_free(&r->ord);
     free(r->x);
     free(r->y);
     free(r->params);
@@ -354,22 +388,24 @@ static int run_state_open(run_state *r, const run_cfg *c, const char *spec_text)
     r->params = ls_malloc(r->m.n_params * sizeof *r->params);
     r->tmp = ls_malloc(big * sizeof *r->tmp);
     if (!r->perm || !r->x || !r->y || !r->params || !r->tmp) return LS_ENOMEM;
-    model_init_params(&r->m, r->params, c->seed);
+    if ((rc = st_init_params(&r->m, c->init_path, c->seed, r->params))) return rc;
     return engine_set_params(r->e, r->params);
 }
 
 /* The batch of training step k (1-based), as `lockstep train` makes it. */
-static size_t run_batch(run_state *r, const run_cfg *c, long k) {
+static int run_batch(run_state *r, const run_cfg *c, long k, size_t *nb_out) {
     size_t spe = steps_per_epoch(r->n_train, r->B);
     long epoch = (k - 1) / (long)spe;
     size_t s = (size_t)((k - 1) % (long)spe);
     if (epoch != r->perm_epoch) {
-        rng_shuffle(r->perm, (uint32_t)r->n_train, c->seed, (uint32_t)epoch);
+        int rc = order_fill(&r->ord, c->order_path, r->perm, r->n_train, c->seed, (int)epoch);
+        if (rc) return rc;
         r->perm_epoch = epoch;
     }
     size_t first = s * r->B, nb = r->n_train - first < r->B ? r->n_train - first : r->B;
     data_make_batch(&r->ds.train, r->perm + first, 0, nb, r->x, r->y);
-    return nb;
+    *nb_out = nb;
+    return LS_OK;
 }
 
 /* shape of ACT/DACT of layer l for a batch of nb */
@@ -432,7 +468,8 @@ int golden_record_run(const golden_record_cfg *c) {
     size_t shape[4];
     for (long k = 1; k <= c->steps; k++) {
         uint32_t st = (uint32_t)k;
-        size_t nb = run_batch(&r, &c->run, k);
+        size_t nb;
+        if ((rc = run_batch(&r, &c->run, k, &nb))) goto done;
         if ((rc = engine_set_batch(r.e, r.x, r.y, nb, (uint64_t)k))) goto done;
         for (int l = 0; l < L; l++) {
             const layer *ly = &m->layers[l];
@@ -695,7 +732,8 @@ static int check_replay(checker *K, run_state *R, const run_cfg *c, long steps) 
             TRY(engine_set_tensor(R->e, (tensor_id){TENSOR_ADAM_M, 0}, pm));
             TRY(engine_set_tensor(R->e, (tensor_id){TENSOR_ADAM_V, 0}, pv));
         }
-        size_t nb = run_batch(R, c, k);
+        size_t nb;
+        TRY(run_batch(R, c, k, &nb));
         TRY(engine_set_batch(R->e, R->x, R->y, nb, (uint64_t)k));
         /* forward: layer l consumes the golden's ACT[l-1] */
         for (int l = 0; l < L; l++) {
@@ -955,6 +993,38 @@ int golden_check_run(const golden_check_cfg *cfg) {
     if ((rc = prov_num(gf, "limit_test", 1, 1e9, &v))) goto done;
     c.limit_test = (size_t)v;
     c.data_dir = cfg->data_dir ? cfg->data_dir : ddir;
+    {
+        /* the --init weights and --order the golden was recorded with: the
+         * same files, by digest */
+        const char *kinds[2] = {"init", "order"};
+        const char **dst[2] = {&c.init_path, &c.order_path};
+        for (int i = 0; i < 2; i++) {
+            char key[32];
+            snprintf(key, sizeof key, "%s.file", kinds[i]);
+            const char *file = golden_provenance_get(gf, key);
+            snprintf(key, sizeof key, "%s.crc32", kinds[i]);
+            const char *want = golden_provenance_get(gf, key);
+            if (!file) continue;
+            uint32_t crc;
+            char now[16];
+            if (!want) {
+                rc = ls_err(LS_EFORMAT, "%s: provenance has %s.file but no %s.crc32", gf->path, kinds[i], kinds[i]);
+                goto done;
+            }
+            if ((rc = file_crc32(file, &crc))) {
+                rc = ls_err(rc, "%s: recorded with --%s %s, which cannot be read here: %s", gf->path, kinds[i], file,
+                            ls_errmsg());
+                goto done;
+            }
+            snprintf(now, sizeof now, "%08x", (unsigned)crc);
+            if (strcmp(now, want) != 0) {
+                rc = ls_err(LS_EFORMAT, "%s: recorded with --%s %s of crc32 %s; that file now has crc32 %s", gf->path,
+                            kinds[i], file, want, now);
+                goto done;
+            }
+            *dst[i] = file;
+        }
+    }
     snprintf(engine_spec_buf, sizeof engine_spec_buf, "%s", cfg->engine ? cfg->engine : espec);
     c.engine = engine_spec_buf;
 

@@ -27,7 +27,9 @@
 #include "recording.h"
 #include "remote.h"
 #include "report.h"
+#include "order.h"
 #include "rng.h"
+#include "safetensors.h"
 
 const char *lockstep_mode_name(lockstep_mode m) {
     return m == MODE_SYNC ? "sync" : m == MODE_ISOLATED ? "isolated" : "free";
@@ -368,6 +370,7 @@ static void decisions_of(audit *A, int pi, int s, size_t nn) {
         ts->decisions += (long)ds.n_decisions;
         ts->flips += (long)ds.n_flips;
         ts->near_ties += (long)ds.n_near_ties;
+        ts->sub_ulp += (long)ds.n_sub_ulp;
         A->flipmask_step[pi][q] = ds.n_flips ? A->step : 0;
         lsbuf_printf(&A->line, ", \"decisions_next\": {\"layer\": ");
         lsbuf_json_str(&A->line, ly->name);
@@ -383,6 +386,7 @@ static void decisions_of(audit *A, int pi, int s, size_t nn) {
         ss->decisions += (long)ds.n_decisions;
         ss->flips += (long)ds.n_flips;
         ss->near_ties += (long)ds.n_near_ties;
+        ss->sub_ulp += (long)ds.n_sub_ulp;
         lsbuf_printf(&A->line, ", \"predictions\": ");
         decision_stats_json(&A->line, &ds);
     } else if (d->kind == TENSOR_DACT && d->layer + 1 < L) {
@@ -878,8 +882,8 @@ static void json_slot(lsbuf *b, const audit_result *r, const audit_slot_stats *s
         lsbuf_json_num(b, ss->worst_cand);
         lsbuf_printf(b, ", \"worst_bound\": ");
         lsbuf_json_num(b, ss->worst_bound);
-        lsbuf_printf(b, ", \"decisions\": %ld, \"flips\": %ld, \"near_ties\": %ld, \"flip_err_share\": ", ss->decisions,
-                     ss->flips, ss->near_ties);
+        lsbuf_printf(b, ", \"decisions\": %ld, \"flips\": %ld, \"near_ties\": %ld, \"sub_ulp\": %ld, \"flip_err_share\": ",
+                     ss->decisions, ss->flips, ss->near_ties, ss->sub_ulp);
         lsbuf_json_num(b, ss->flip_err_share);
         lsbuf_printf(b, ", \"flip_elements\": %ld}", ss->flip_elems);
     }
@@ -1330,7 +1334,7 @@ static int set_initial(audit *A) {
         free(moved);
         return LS_ENOMEM;
     }
-    model_init_params(&A->m, params, rc_->seed);
+    rc = st_init_params(&A->m, rc_->init_path, rc_->seed, params); /* --init, else the seeded draw */
     for (int i = 0; i < r->n_engines && !rc; i++) {
         if (!r->eng[i].available) continue;
         const float *p0 = params;
@@ -1425,6 +1429,8 @@ int audit_run(const audit_cfg *cfg, audit_result *res) {
     audit_result *r = A.r;
     lsbuf_init(&A.line);
     uint32_t *perm = NULL;
+    batch_order ord;
+    memset(&ord, 0, sizeof ord);
     int rc;
     double t_start = ls_now();
     const run_cfg *rc_ = &A.cfg.run;
@@ -1538,7 +1544,7 @@ int audit_run(const audit_cfg *cfg, audit_result *res) {
         long K = A.cfg.attribution_steps < (long)spe ? A.cfg.attribution_steps : (long)spe;
         A.in_attr = 1;
         A.mode_now = MODE_ISOLATED;
-        rng_shuffle(perm, (uint32_t)n_train, rc_->seed, 0);
+        if ((rc = order_fill(&ord, rc_->order_path, perm, n_train, rc_->seed, 0))) goto done;
         for (long s = 0; s < K; s++) {
             size_t first = (size_t)s * rc_->batch, nb = n_train - first < rc_->batch ? n_train - first : rc_->batch;
             data_make_batch(&A.ds.train, perm + first, 0, nb, A.x, A.y);
@@ -1557,7 +1563,7 @@ int audit_run(const audit_cfg *cfg, audit_result *res) {
     }
     A.mode_now = A.cfg.mode;
     for (A.epoch = 0; A.epoch < rc_->epochs && A.step < total; A.epoch++) {
-        rng_shuffle(perm, (uint32_t)n_train, rc_->seed, (uint32_t)A.epoch);
+        if ((rc = order_fill(&ord, rc_->order_path, perm, n_train, rc_->seed, A.epoch))) goto done;
         for (size_t s = 0; s < spe && A.step < total; s++) {
             size_t first = s * rc_->batch, nb = n_train - first < rc_->batch ? n_train - first : rc_->batch;
             double tb = ls_now();
@@ -1674,6 +1680,7 @@ done:
     free(A.pm);
     free(A.pv);
     free(perm);
+    order_free(&ord);
     lsbuf_free(&A.line);
     dataset_free(&A.ds);
     if (!res || rc) audit_result_free(r); /* on failure nothing is left for the caller to free */

@@ -91,7 +91,7 @@ typedef struct {
     double worst_ref, worst_cand, worst_bound; /* at the largest bound ratio */
     /* discrete decisions on this tensor's layer (ReLU signs, arg-maxes,
      * dropout masks, predictions), summed over compared steps */
-    long decisions, flips, near_ties;
+    long decisions, flips, near_ties, sub_ulp; /* sub_ulp: flips whose reference gap is <= 1 ULP */
     double flip_err_share;   /* largest share of the squared error carried by flipped decisions */
     long flip_elems;         /* elements carrying that share */
 } audit_slot_stats;

@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "engine.h"
+#include "export.h"
 #include "golden.h"
 #include "golden_cli.h"
 #include "lockstep.h"
@@ -39,6 +40,12 @@ static void usage(FILE *f) {
             "  lockstep golden check FILE [--engine E] [--policy P] [--data DIR]\n"
             "                                replay a golden file and compare (exit 0 pass, 1 regression,\n"
             "                                2 unusable input)\n"
+            "  lockstep export FILE.lsg --step S --out OUT.safetensors\n"
+            "  lockstep export --engine SPEC --step S --out OUT.safetensors [train options]\n"
+            "                                one step's tensors (input, labels, act, dact, grad, params, Adam\n"
+            "                                m/v) as safetensors, named stepS/conv2/act, stepS/conv2.weight/grad,\n"
+            "                                ...: from a golden file, or replayed live (a reference engine's as\n"
+            "                                float64)\n"
             "  lockstep --help | --version\n"
             "\n"
             "options (train):\n"
@@ -59,6 +66,13 @@ static void usage(FILE *f) {
             "  --ref-mode MODE     shorthand for reference:mode=MODE (exact or fp32cr)\n"
             "  --ref-prec P        shorthand for reference:prec=P (bits, default 128)\n"
             "  --json FILE         also write the results as one JSON document\n"
+            "  --init FILE         start from these weights (safetensors, F32, PyTorch names: conv1.weight, ...\n"
+            "                      or nn.Sequential's 0.weight, ...; see README) instead of the seeded draw\n"
+            "                      (train, audit, golden record, record)\n"
+            "  --order FILE        batch order: .npy int64 (epochs, n) or text, one epoch per line, each a\n"
+            "                      permutation of 0..n-1 (train, audit, golden record, record; default: Philox shuffle)\n"
+            "  --save FILE         write the final weights as safetensors (train)\n"
+            "  --save-optimizer    with --save: the Adam moments and step count too\n"
             "\n"
             "options (audit; the train options above apply too, except --engine/--json):\n"
             "  --engines LIST      comma-separated engine specs (default reference,cpu,cpu:threads=1,cuda);\n"
@@ -87,7 +101,7 @@ static void usage(FILE *f) {
             "  --out FILE          the golden file to write (required)\n"
             "  --steps S           training steps to pin (default 1); defaults differ from train:\n"
             "                      batch 4, limit-train 512, limit-test 256 (smallcnn: ~1.7 MB)\n"
-            "options (record; the train options apply, --json excepted):\n"
+            "options (record; the train options apply, --json and --save excepted):\n"
             "  --out FILE          the recording to write (required; written atomically)\n"
             "  --audit-every K     the audit plan: every tensor recorded at steps 1..N, every K-th and\n"
             "  --ref-steps N       the last (defaults 50 and 2, the audit's)\n"
@@ -128,6 +142,7 @@ static int parse_double(const char *opt, const char *s, double lo, double hi, do
 enum {
     OPT_ENGINE = 1000, OPT_MODEL, OPT_DATA, OPT_EPOCHS, OPT_BATCH, OPT_LR, OPT_SEED, OPT_THREADS,
     OPT_LIMIT_TRAIN, OPT_LIMIT_TEST, OPT_STEPS, OPT_JSON, OPT_REF_MODE, OPT_REF_PREC, OPT_HELP,
+    OPT_INIT, OPT_ORDER, OPT_SAVE, OPT_SAVE_OPT,
     OPT_ENGINES, OPT_MODE, OPT_REF_STEPS, OPT_AUDIT_EVERY, OPT_REPEAT, OPT_OUT, OPT_NO_EVAL,
     OPT_ATTR_STEPS, OPT_NO_ROUNDTRIP, OPT_VERBOSE, OPT_FAIL_ON,
 };
@@ -144,6 +159,8 @@ static const struct option TRAIN_OPTS[] = {
     {"mode", required_argument, 0, OPT_MODE},           {"ref-steps", required_argument, 0, OPT_REF_STEPS},
     {"audit-every", required_argument, 0, OPT_AUDIT_EVERY}, {"repeat", required_argument, 0, OPT_REPEAT},
     {"out", required_argument, 0, OPT_OUT},             {"no-eval", no_argument, 0, OPT_NO_EVAL},
+    {"init", required_argument, 0, OPT_INIT},           {"order", required_argument, 0, OPT_ORDER},
+    {"save", required_argument, 0, OPT_SAVE},           {"save-optimizer", no_argument, 0, OPT_SAVE_OPT},
     {"attribution-steps", required_argument, 0, OPT_ATTR_STEPS}, {"no-roundtrip", no_argument, 0, OPT_NO_ROUNDTRIP},
     {"verbose", no_argument, 0, OPT_VERBOSE},           {"fail-on", required_argument, 0, OPT_FAIL_ON},
     {0, 0, 0, 0},
@@ -161,7 +178,7 @@ static int parse_opts(int argc, char **argv, const char *cmd, run_cfg *c, audit_
     while ((o = getopt_long(argc, argv, ":", TRAIN_OPTS, &li)) != -1) {
         char name[40];
         snprintf(name, sizeof name, "--%s", o >= OPT_ENGINE && o != ':' && o != '?' ? TRAIN_OPTS[li].name : "");
-        int audit_only = o >= OPT_ENGINES, train_only = o == OPT_ENGINE || o == OPT_JSON;
+        int audit_only = o >= OPT_ENGINES, train_only = o == OPT_ENGINE || o == OPT_JSON || o == OPT_SAVE || o == OPT_SAVE_OPT;
         if ((audit_only && !au) || (train_only && au)) {
             fprintf(stderr, "lockstep %s: option %s is not for this command (see lockstep --help)\n", cmd, name);
             return 2;
@@ -189,6 +206,10 @@ static int parse_opts(int argc, char **argv, const char *cmd, run_cfg *c, audit_
         case OPT_REPEAT: if (parse_long(name, optarg, 1, 2, &v)) return 2; au->repeat = (int)v; break;
         case OPT_OUT: au->out_dir = optarg; break;
         case OPT_NO_EVAL: au->eval = 0; break;
+        case OPT_INIT: c->init_path = optarg; break;
+        case OPT_ORDER: c->order_path = optarg; break;
+        case OPT_SAVE: c->save_path = optarg; break;
+        case OPT_SAVE_OPT: c->save_optimizer = 1; break;
         case OPT_ATTR_STEPS: if (parse_long(name, optarg, 0, 1000000, &v)) return 2; au->attribution_steps = v; break;
         case OPT_NO_ROUNDTRIP: au->roundtrip = 0; break;
         case OPT_VERBOSE: au->verbose = 1; break;
@@ -204,6 +225,10 @@ static int parse_opts(int argc, char **argv, const char *cmd, run_cfg *c, audit_
     }
     if (optind < argc) {
         fprintf(stderr, "lockstep %s: unexpected argument '%s'\n", cmd, argv[optind]);
+        return 2;
+    }
+    if (c->save_optimizer && !c->save_path) {
+        fprintf(stderr, "lockstep %s: --save-optimizer needs --save FILE.safetensors\n", cmd);
         return 2;
     }
     if (ref_mode || ref_prec) {
@@ -327,7 +352,8 @@ static int cmd_golden_record(int argc, char **argv) {
     for (int i = 0; i < argc; i++) {
         if (strcmp(argv[i], "--out") == 0 && i + 1 < argc) g.out_path = argv[++i];
         else if (strncmp(argv[i], "--out=", 6) == 0) g.out_path = argv[i] + 6;
-        else if (strncmp(argv[i], "--json", 6) == 0 || strncmp(argv[i], "--epochs", 8) == 0) {
+        else if (strncmp(argv[i], "--json", 6) == 0 || strncmp(argv[i], "--epochs", 8) == 0 ||
+                 strncmp(argv[i], "--save", 6) == 0) {
             fprintf(stderr, "lockstep golden record: option %s is not for this command (see lockstep --help)\n", argv[i]);
             free(av);
             return 2;
@@ -369,7 +395,7 @@ static int cmd_record(int argc, char **argv) {
             }
             if (a[2] == 'a') g.audit_every = v;
             else g.ref_steps = v;
-        } else if (strncmp(a, "--json", 6) == 0) {
+        } else if (strncmp(a, "--json", 6) == 0 || strncmp(a, "--save", 6) == 0) {
             fprintf(stderr, "lockstep record: option %s is not for this command (see lockstep --help)\n", a);
             free(av);
             return 2;
@@ -417,6 +443,58 @@ static int cmd_golden_check(int argc, char **argv) {
     return golden_check_run(&g);
 }
 
+/* `export SOURCE --step S --out F` or `export --engine SPEC --step S --out F
+ * [train options]` (a live replay). */
+static int cmd_export(int argc, char **argv) {
+    export_cfg x;
+    export_cfg_default(&x);
+    x.out = stdout;
+    char **av = calloc((size_t)argc + 1, sizeof *av);
+    if (!av) return 2;
+    int ac = 0, st = -1;
+    long v;
+    av[ac++] = argv[0];
+    for (int i = 1; i < argc && st < 0; i++) {
+        const char *a = argv[i];
+        /* --step is taken here before getopt sees it: getopt_long would
+         * read it as an abbreviation of --steps */
+        if ((strcmp(a, "--step") == 0 || strcmp(a, "--out") == 0) && i + 1 >= argc) {
+            fprintf(stderr, "lockstep export: option %s needs a value\n", a);
+            st = 2;
+        } else if (strcmp(a, "--step") == 0) {
+            if (parse_long("--step", argv[++i], 1, LONG_MAX, &v)) st = 2;
+            x.step = v;
+        } else if (strcmp(a, "--out") == 0) {
+            x.out_path = argv[++i];
+        } else if (strncmp(a, "--json", 6) == 0 || strncmp(a, "--save", 6) == 0 || strncmp(a, "--steps", 7) == 0 ||
+                   strncmp(a, "--epochs", 8) == 0) {
+            fprintf(stderr, "lockstep export: option %s is not for this command (see lockstep --help)\n", a);
+            st = 2;
+        } else if (a[0] != '-' && i == 1) {
+            x.source = a;
+        } else {
+            av[ac++] = argv[i];
+        }
+    }
+    if (st < 0 && x.source && ac > 1) {
+        fprintf(stderr, "lockstep export: %s: a file source takes only --step and --out (train options are for a "
+                "live replay, without a file)\n", av[1]);
+        st = 2;
+    }
+    if (st < 0) st = parse_opts(ac, av, "export", &x.run, NULL);
+    free(av);
+    if (st >= 0) return st;
+    if (!x.out_path) {
+        fprintf(stderr, "lockstep export: --out FILE.safetensors is required\n");
+        return 2;
+    }
+    if (export_run(&x)) {
+        fprintf(stderr, "lockstep export: %s\n", ls_errmsg());
+        return 2;
+    }
+    return 0;
+}
+
 static int cmd_golden(int argc, char **argv) {
     if (argc >= 2 && strcmp(argv[1], "record") == 0) return cmd_golden_record(argc - 1, argv + 1);
     if (argc >= 2 && strcmp(argv[1], "check") == 0) return cmd_golden_check(argc - 1, argv + 1);
@@ -443,6 +521,7 @@ int main(int argc, char **argv) {
     if (strcmp(cmd, "model") == 0) return cmd_model(argc - 1, argv + 1);
     if (strcmp(cmd, "golden") == 0) return cmd_golden(argc - 1, argv + 1);
     if (strcmp(cmd, "record") == 0) return cmd_record(argc - 1, argv + 1);
+    if (strcmp(cmd, "export") == 0) return cmd_export(argc - 1, argv + 1);
     fprintf(stderr, "lockstep: unknown command '%s' (see lockstep --help)\n", cmd);
     return 2;
 }

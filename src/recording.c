@@ -3,8 +3,9 @@
  * recording_open() reads, validates and indexes one, and the audit asks
  * whether a recording belongs to the run it is about to do.
  *
- * The writer follows the audit's own schedule exactly — the same shuffled
- * batches (rng_shuffle per epoch, data_make_batch), the same calls in the
+ * The writer follows the audit's own schedule exactly — the same initial
+ * weights (st_init_params: --init, else the seeded draw), the same batches
+ * (order_fill per epoch: --order, else the Philox shuffle; data_make_batch), the same calls in the
  * same order (set_batch with the step as dropout key, forward_layer with
  * training on, loss, backward_layer last to first, update with Adam step
  * t = step), and an evaluation of the test slice after every epoch — so
@@ -30,8 +31,11 @@
 #include <time.h>
 #include <unistd.h>
 
+#include <zlib.h>
+
 #include "golden_cli.h"
-#include "rng.h"
+#include "order.h"
+#include "safetensors.h"
 
 enum { STEP_FIELDS = 12, EPOCH_FIELDS = 5 };
 
@@ -213,6 +217,21 @@ static void data_key_name(char *out, size_t cap, const char *path) {
     if (l > 3 && strcmp(out + l - 3, ".gz") == 0) out[l - 3] = 0;
 }
 
+/* crc32 of a whole file (zlib's), as golden_build_provenance records it */
+static int file_crc32(const char *path, uint32_t *out) {
+    FILE *f = fopen(path, "rb");
+    if (!f) return ls_err(LS_EIO, "%s: cannot open: %s", path, strerror(errno));
+    unsigned char buf[65536];
+    uLong crc = crc32(0L, Z_NULL, 0);
+    size_t n;
+    while ((n = fread(buf, 1, sizeof buf, f)) > 0) crc = crc32(crc, buf, (uInt)n);
+    int bad = ferror(f);
+    fclose(f);
+    if (bad) return ls_err(LS_EIO, "%s: read error", path);
+    *out = (uint32_t)crc;
+    return 0;
+}
+
 static int field_differs(const recording *r, const char *field, const char *was, const char *now) {
     return ls_err(LS_EINVAL, "recorded:%s: recorded with %s %s, this run has %s %s (field: %s)", r->path, field, was,
                   field, now, field);
@@ -284,6 +303,29 @@ int recording_check_run(const recording *r, const run_cfg *c, const model *m, co
                 return ls_err(LS_EINVAL, "recorded:%s: recorded on data %s with %s, this run's %s has %s (field: data)",
                               r->path, nm, was, paths[j], nw);
             }
+        }
+    }
+    /* --init weights and --order files: the same ones, by digest */
+    const char *files[2][2] = {{"init", c->init_path}, {"order", c->order_path}};
+    for (int i = 0; i < 2; i++) {
+        char key[32];
+        snprintf(key, sizeof key, "%s.crc32", files[i][0]);
+        const char *v = golden_provenance_get(r->gf, key);
+        if (!v && !files[i][1]) continue;
+        if (!files[i][1]) return field_differs(r, files[i][0], v, "(none: the seeded default)");
+        if (!v) {
+            snprintf(now, sizeof now, "%.80s", files[i][1]);
+            return field_differs(r, files[i][0], "(none: the seeded default)", now);
+        }
+        uint32_t crc;
+        int rc = file_crc32(files[i][1], &crc);
+        if (rc) return rc;
+        snprintf(now, sizeof now, "%08x", (unsigned)crc);
+        if (strcmp(v, now) != 0) {
+            snprintf(was, sizeof was, "a file of crc32 %s", v);
+            char nw[256];
+            snprintf(nw, sizeof nw, "%.80s of crc32 %s", files[i][1], now);
+            return field_differs(r, files[i][0], was, nw);
         }
     }
     if (r->total_steps != total_steps) {
@@ -460,6 +502,8 @@ int recording_record_run(const recording_cfg *c) {
     rec_writer R;
     memset(&R, 0, sizeof R);
     uint32_t *perm = NULL;
+    batch_order ord;
+    memset(&ord, 0, sizeof ord);
     float *x = NULL, *logits = NULL, *vals = NULL;
     int32_t *y = NULL;
     char *desc = NULL;
@@ -516,7 +560,7 @@ int recording_record_run(const recording_cfg *c) {
         rc = LS_ENOMEM;
         goto done;
     }
-    model_init_params(&m, R.buf, rc_->seed);
+    if ((rc = st_init_params(&m, rc_->init_path, rc_->seed, R.buf))) goto done; /* --init, else the seeded draw */
     if ((rc = engine_set_params(e, R.buf))) goto done;
 
     if ((rc = golden_build_provenance(&prov, rc_, total, &m, &ds, e, spec))) goto done;
@@ -554,7 +598,7 @@ int recording_record_run(const recording_cfg *c) {
     for (int ep = 0; ep < rc_->epochs && step < total; ep++) {
         double train_s = 0;
         size_t images = 0;
-        rng_shuffle(perm, (uint32_t)n_train, rc_->seed, (uint32_t)ep);
+        if ((rc = order_fill(&ord, rc_->order_path, perm, n_train, rc_->seed, ep))) goto done;
         for (size_t s = 0; s < spe && step < total; s++) {
             size_t first = s * rc_->batch, nb = n_train - first < rc_->batch ? n_train - first : rc_->batch;
             double t0 = ls_now();
@@ -709,6 +753,7 @@ done:
         for (int i = 0; i < 3; i++) sigaction(sigs[i], &old[i], NULL);
     free(desc);
     golden_prov_free(&prov);
+    order_free(&ord);
     engine_free(e);
     dataset_free(&ds);
     free(perm);

@@ -9,19 +9,23 @@
  * Three inputs: an fp32 reference with every element equal (the fast path),
  * an fp32 reference with two thirds of the elements a few ULPs off (engine
  * vs engine after a few steps), and a double reference whose fp32 candidate
- * is the rounded value plus 0..3 ULPs (engine vs the MPFR reference).
- * The decisions run on the same double reference and its candidate: ReLU
- * signs, 2x2 max-pool arg-maxes (with the flipped-window mask) and the
- * error share of that mask.  Prints the median of REPS runs in ns per
- * (input) element.  Run it alone: the
- * machine's cores are shared and the figures are wall-clock.
+ * is the rounded value plus 0..3 ULPs (engine vs the MPFR reference).  The
+ * decisions run on the same double reference and its candidate after a
+ * ReLU: ReLU signs, 2x2 max-pool arg-maxes (with the flipped-window mask)
+ * and the error share of that mask.
  *
- * Not here: correctness (tests/test_compare.c).
+ * Prints the median of REPS runs in ns per (input) element, in this
+ * thread's CPU time (CLOCK_THREAD_CPUTIME_ID): the machine's cores are
+ * shared, and other processes disturb CPU time much less than the wall
+ * clock (through the caches only).  Still, run it alone.
+ *
+ * Not here: correctness (tests/test_compare.c, tests/test_decisions.c).
  */
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "compare.h"
 #include "decisions.h"
@@ -33,6 +37,12 @@ static uint64_t next_u64(void) {
     g_x ^= g_x >> 7;
     g_x ^= g_x << 17;
     return g_x;
+}
+
+static double cpu_now(void) {
+    struct timespec ts;
+    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
 }
 
 static int cmp_d(const void *a, const void *b) {
@@ -70,7 +80,7 @@ static double median_ns(bench_case c, const float *rf, const double *rd, const f
     decision_share sh = {0};
     volatile double sink = 0;
     for (int r = 0; r < reps; r++) {
-        double t0 = ls_now();
+        double t0 = cpu_now();
         switch (c) {
         case CASE_F32_EQUAL: compare_f32(&s, rf, ceq, n, NULL); break;
         case CASE_F32_MIXED: compare_f32(&s, rf, cand, n, NULL); break;
@@ -81,7 +91,7 @@ static double median_ns(bench_case c, const float *rf, const double *rd, const f
         case CASE_POOL_F64: decision_maxpool_f64(&d, rd, cand, 256, 16, 28, 28, NULL, g_mask); break;
         case CASE_SHARE_F64: decision_share_f64(&sh, rd, cand, g_mask, n); break;
         }
-        t[r] = (ls_now() - t0) * 1e9 / (double)n;
+        t[r] = (cpu_now() - t0) * 1e9 / (double)n;
         sink += s.max_abs + (double)d.n_flips + sh.share;
     }
     (void)sink;

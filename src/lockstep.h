@@ -27,7 +27,13 @@
  * far the same engine drifts, and how many test predictions flip, from a
  * difference no larger than one rounding.
  *
- * Every engine variant runs in a child process (remote.h).  Outputs, in
+ * A recording (recorded:PATH, recording.h) takes part in free mode only:
+ * its plan (audit_every, ref_steps) is adopted, a recording of another run
+ * is refused naming the field, it sits out the attribution phase and the
+ * round-trip check, and its evaluation and timing come from the file.
+ *
+ * Every engine variant runs in a child process (remote.h), recordings
+ * excepted (in this process: no global state, and the driver reads them).  Outputs, in
  * out_dir, each written to a temporary name and renamed when complete:
  * steps.jsonl (one line per step, engine pair and tensor), run.json (the
  * summary), and a readable summary on stdout.

@@ -1379,6 +1379,7 @@ int audit_run(const audit_cfg *cfg, audit_result *res) {
     long total = (long)spe * rc_->epochs;
     if (rc_->max_steps >= 0 && rc_->max_steps < total) total = rc_->max_steps;
     r->total_steps = total;
+    r->batch = rc_->batch;
     A.maxf = A.m.n_params;
     size_t in = (size_t)A.m.in_c * A.m.in_h * A.m.in_w;
     if (rc_->batch * in > A.maxf) A.maxf = rc_->batch * in;

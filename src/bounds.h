@@ -6,13 +6,15 @@
  * Every compared tensor is covered by exactly one rule:
  *   DOT      conv and dense forward, backward-data and backward-weights
  *            (bias add included): an fp32 dot product of length K in any
- *            order, |err| <= gamma_K sum |a||b| (compare.h derives it);
+ *            order, |err| <= gamma_K sum |a||b| (compare.h derives it),
+ *            plus K 2^-149 where products can fall below 2^-126;
  *   SUM      bias gradients: a plain sum of K terms, gamma_{K-1} sum |t|;
  *   EXACT    ReLU, max-pool, flatten (both directions): fp32 gives the exact
  *            result, so the value must be bitwise the reference's and the
  *            decision (ReLU sign, arg-max with the first-maximum tie rule)
  *            the same; dropout: the same mask, and x * fl(1/(1-p)) within
- *            2u |y| (exact when 1-p is a power of two);
+ *            2u |y| + 2^-150, bitwise (bound 0) when 1/(1-p) is a power of
+ *            two, where the scaling is exact;
  *   DERIVED  softmax cross-entropy loss and its logit gradient, Adam's m, v
  *            and parameters: running error bounds of the fp32 formulas in
  *            ops_elem.h, derived below (bounds_loss, bounds_adam);
@@ -63,7 +65,7 @@ bound_rule bounds_rule_of(const model *m, tensor_kind kind, int layer, char *des
 
 /* Forward output of layer l, n samples: bound (n, out_size) from the fp32
  * input x (n, in_size) and the flat fp32 parameters pf.  EXACT layers get 0
- * (dropout: 2u |x| / (1-p)). */
+ * (dropout: 2u |x| / (1-p) + 2^-150, or 0 when the scale is a power of two). */
 void bounds_forward(double *bound, const model *m, int l, const float *pf, const float *x, size_t n);
 
 /* DACT[l-1] from DACT[l] = dy (n, out_size) through layer l: bound

@@ -1455,6 +1455,7 @@ int audit_run(const audit_cfg *cfg, audit_result *res) {
     long total = (long)spe * rc_->epochs;
     if (rc_->max_steps >= 0 && rc_->max_steps < total) total = rc_->max_steps;
     r->total_steps = total;
+    r->batch = rc_->batch;
     for (int i = 0; i < r->n_engines; i++) {
         const recording *rec = r->eng[i].available ? engine_recorded_get(A.e[i]) : NULL;
         if (rec && ((rc = recording_check_run(rec, rc_, &A.m, &A.ds, total)) || (rc = adopt_plan(&A, rec))))

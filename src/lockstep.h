@@ -144,6 +144,7 @@ typedef struct {
     char slot_name[AUDIT_MAX_SLOTS][40];
     char slot_phase[AUDIT_MAX_SLOTS][12]; /* forward, loss, backward, update */
     long total_steps;
+    size_t batch;            /* the run's batch size (bounds' K for weight gradients) */
     long attribution_steps;  /* steps of the attribution phase run (0: none) */
     int epochs_done;
     int drift_mode;          /* lockstep_mode of the drift phase (the run's mode) */

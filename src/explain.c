@@ -269,7 +269,14 @@ static const char *facts_get(const facts *f, const char *k) {
 static void engine_facts(facts *f, const audit_engine *ae) {
     memset(f, 0, sizeof *f);
     engine_spec sp;
-    if (engine_spec_parse(&sp, ae->spec) == 0) {
+    /* a recording speaks for the engine it recorded: its spec is in the
+     * description ("recording": {"engine.spec": ...}) */
+    char orig[128];
+    const char *spec = ae->spec;
+    if (strncmp(spec, "recorded:", 9) == 0 &&
+        jscalar(jmember(jmember(ae->describe, "recording"), "engine.spec"), orig, sizeof orig) == 0)
+        spec = orig;
+    if (engine_spec_parse(&sp, spec) == 0) {
         snprintf(f->kind, sizeof f->kind, "%s", strcmp(sp.name, "ref") == 0 ? "reference" : sp.name);
         for (int i = 0; i < sp.n_knobs; i++)
             if (strcmp(sp.key[i], "timing") != 0) facts_set(f, sp.key[i], sp.val[i]);

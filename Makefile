@@ -89,11 +89,20 @@ announce:
 deps:
 	@bash scripts/install-deps.sh
 
-$(BUILD)/%.o: %.c
+# Objects depend on the flags they were built with (CUDA on or off, OPT,
+# CFLAGS): a stamp named by a hash of the flags, so switching CUDA=0 and back
+# rebuilds instead of linking objects that disagree.
+FLAGS_STAMP := $(BUILD)/.flags-$(shell printf '%s' '$(ALLCFLAGS) $(NVFLAGS)' | cksum | cut -d' ' -f1)
+$(FLAGS_STAMP):
+	@mkdir -p $(BUILD)
+	@rm -f $(BUILD)/.flags-*
+	@touch $@
+
+$(BUILD)/%.o: %.c $(FLAGS_STAMP)
 	@mkdir -p $(dir $@)
 	$(CC) $(ALLCFLAGS) -c $< -o $@
 
-$(BUILD)/%.cu.o: %.cu
+$(BUILD)/%.cu.o: %.cu $(FLAGS_STAMP)
 	@mkdir -p $(dir $@)
 	$(NVCC) $(NVFLAGS) -c $< -o $@
 

@@ -16,6 +16,8 @@
  */
 #include "explain.h"
 
+#include "lowp.h"
+
 #include <ctype.h>
 #include <math.h>
 #include <stdarg.h>
@@ -267,7 +269,14 @@ static const char *facts_get(const facts *f, const char *k) {
 static void engine_facts(facts *f, const audit_engine *ae) {
     memset(f, 0, sizeof *f);
     engine_spec sp;
-    if (engine_spec_parse(&sp, ae->spec) == 0) {
+    /* a recording speaks for the engine it recorded: its spec is in the
+     * description ("recording": {"engine.spec": ...}) */
+    char orig[128];
+    const char *spec = ae->spec;
+    if (strncmp(spec, "recorded:", 9) == 0 &&
+        jscalar(jmember(jmember(ae->describe, "recording"), "engine.spec"), orig, sizeof orig) == 0)
+        spec = orig;
+    if (engine_spec_parse(&sp, spec) == 0) {
         snprintf(f->kind, sizeof f->kind, "%s", strcmp(sp.name, "ref") == 0 ? "reference" : sp.name);
         for (int i = 0; i < sp.n_knobs; i++)
             if (strcmp(sp.key[i], "timing") != 0) facts_set(f, sp.key[i], sp.val[i]);
@@ -280,8 +289,9 @@ static void engine_facts(facts *f, const audit_engine *ae) {
     const char *d = ae->describe;
     if (!d || d[0] != '{') return;
     /* knob name <- describe key, per kind */
-    static const char *const CPU[][2] = {{"threads", "threads"}, {"algo", "algo"}, {"isa", "isa"},
-                                         {"math", "math"},       {"layout", "layout"}, {"fpmath", "fpmath"}};
+    static const char *const CPU[][2] = {{"threads", "threads"}, {"algo", "algo"},     {"isa", "isa"},
+                                         {"math", "math"},       {"layout", "layout"}, {"fpmath", "fpmath"},
+                                         {"tf32", "tf32"},       {"dtype", "dtype"}};
     static const char *const CUDA[][2] = {{"math", "math"},           {"algo", "algo_policy"}, {"pool", "pool_mode"},
                                           {"expm", "expm"},           {"conv", "conv_algos"},
                                           {"tf32_override", "env_NVIDIA_TF32_OVERRIDE"}};
@@ -652,6 +662,103 @@ static int rule_determinism(explain_list *L, const audit_result *r, const model 
 
 /* One finding per (reference pair, layer) with a bound ratio > 1; one
  * "within-bound" finding per reference pair whose ratios are all <= 1. */
+/* ---- signatures: which arithmetic explains an error beyond the fp32 bound ----
+ * A dot product whose inputs were rounded to a precision with unit roundoff
+ * u_in before exact products and fp32 accumulation errs by at most
+ * lowp_bound_factor(K, u_in) times the fp32 bound (lowp.h derives it).  So
+ * an engine whose every product tensor lies within that scaled bound, and
+ * whose every other tensor (exact operations, loss, Adam: fp32 in any such
+ * engine) within its own, has the error pattern of that arithmetic. */
+typedef struct {
+    const char *name;
+    double u;
+    int bias_rounded; /* bias gradients summed from rounded dy (bf16) or not (TF32: an fp32 sum) */
+} lowp_kind;
+static const lowp_kind LOWP_KINDS[] = {
+    {"TF32 (inputs rounded to nearest, 10-bit mantissa)", 0x1p-11, 0},
+    {"TF32 (inputs truncated, 10-bit mantissa)", 0x1p-10, 0},
+    {"bf16 (inputs rounded to nearest, 7-bit mantissa)", 0x1p-8, 1},
+};
+
+/* K of slot s's dot product (0: not a dot product), and whether it is a
+ * bias gradient (a sum). */
+static size_t slot_dot_k(const audit_result *r, const model *m, int s, int *is_bias_grad) {
+    int how, l = slot_layer(r, m, s, &how);
+    *is_bias_grad = 0;
+    if (l < 0) return 0;
+    const layer *ly = &m->layers[l];
+    int conv = ly->kind == LAYER_CONV, dense = ly->kind == LAYER_DENSE;
+    if (!conv && !dense) return 0;
+    if (how == 0) return conv ? (size_t)ly->in_c * ly->k * ly->k + 1 : (size_t)ly->in_c + 1;
+    if (how == 1) return conv ? (size_t)ly->out_c * ly->k * ly->k : (size_t)ly->out_c;
+    if (how == 2) {
+        *is_bias_grad = ends_with(r->slot_name[s], ".bias.grad");
+        size_t k = r->batch * (size_t)ly->out_h * ly->out_w;
+        return *is_bias_grad ? (k > 1 ? k - 1 : 1) : k;
+    }
+    return 0;
+}
+
+/* The first LOWP_KINDS entry whose scaled bounds hold every bounded tensor
+ * of pair p (-1: none), with the largest scaled ratio. */
+static int lowp_signature(const audit_result *r, const model *m, const audit_pair *p, double *worst) {
+    for (int k = 0; k < (int)LS_ARRAY_LEN(LOWP_KINDS); k++) {
+        double w = 0;
+        int ok = 1, n_dot = 0, n_dot_over = 0;
+        for (int s = 0; s < r->n_slots && ok; s++) {
+            const audit_slot_stats *ss = &p->slot[s];
+            if (!ss->n_bounded || ss->max_bound_ratio < 0) continue;
+            int bias;
+            size_t K = slot_dot_k(r, m, s, &bias);
+            double f = K && (!bias || LOWP_KINDS[k].bias_rounded) ? lowp_bound_factor(K, LOWP_KINDS[k].u) : 1.0;
+            double q = ss->max_bound_ratio / f;
+            if (!(q <= 1)) ok = 0;
+            if (K && f > 1) {
+                n_dot++;
+                n_dot_over += ss->max_bound_ratio > 1;
+            }
+            if (q > w) w = q;
+        }
+        /* reduced-precision inputs touch every product: most product
+         * tensors must show it (a bug in one layer that happens to stay
+         * under the TF32 bound is not a signature) */
+        if (ok && n_dot_over > 0 && 2 * n_dot_over >= n_dot) {
+            *worst = w;
+            return k;
+        }
+    }
+    return -1;
+}
+
+/* A twin in the audit (an engine whose spec asks for reduced precision)
+ * whose per-tensor bound ratios match pair p's within 1.3x on every product
+ * tensor both exceed the fp32 bound on: -1 when none. */
+static int matching_twin(const audit_result *r, const model *m, int pi, double *spread) {
+    const audit_pair *p = &r->pair[pi];
+    for (int qi = 0; qi < r->n_pairs; qi++) {
+        const audit_pair *q = &r->pair[qi];
+        if (qi == pi || q->a != p->a || q->b == p->b) continue;
+        const char *sp = r->eng[q->b].spec;
+        if (!strstr(sp, "tf32=on") && !strstr(sp, "dtype=bf16")) continue;
+        double worst = 1;
+        int n = 0;
+        for (int s = 0; s < r->n_slots; s++) {
+            int bias;
+            if (!slot_dot_k(r, m, s, &bias)) continue;
+            double x = p->slot[s].max_bound_ratio, y = q->slot[s].max_bound_ratio;
+            if (!(x > 1) || !(y > 1)) continue;
+            double f = x > y ? x / y : y / x;
+            if (f > worst) worst = f;
+            n++;
+        }
+        if (n > 0 && worst <= 1.3) {
+            *spread = worst;
+            return q->b;
+        }
+    }
+    return -1;
+}
+
 static int rule_bounds(explain_list *L, const audit_result *r, const model *m) {
     char b1[32], org[64];
     for (int pi = 0; pi < r->n_pairs; pi++) {
@@ -664,6 +771,7 @@ static int rule_bounds(explain_list *L, const audit_result *r, const model *m) {
         engine_facts(&fb, eb);
         int n_bounded = 0, worst = -1;
         int done_layer[MODEL_MAX_LAYERS + 1] = {0};
+        int sig_done = 0;
         for (int s = 0; s < r->n_slots; s++) {
             const audit_slot_stats *ss = &p->slot[s];
             if (!ss->n_steps || ss->max_bound_ratio < 0) continue;
@@ -679,7 +787,11 @@ static int rule_bounds(explain_list *L, const audit_result *r, const model *m) {
             const char *lname = l >= 0 ? m->layers[l].name : "loss";
             layer_kind kind = l >= 0 ? m->layers[l].kind : LAYER_FLATTEN;
             int transform = l >= 0 && layer_transforms(eb->describe, lname, tr, sizeof tr) > 0;
-            int tf32 = uses_tf32(&fb) && (kind == LAYER_CONV || kind == LAYER_DENSE);
+            double sig_w = 0, twin_spread = 0;
+            int sig = transform ? -1 : lowp_signature(r, m, p, &sig_w);
+            if (sig >= 0 && sig_done) continue; /* one finding names the arithmetic for the whole engine */
+            sig_done |= sig >= 0;
+            int twin = sig >= 0 ? matching_twin(r, m, pi, &twin_spread) : -1;
             if (transform) {
                 f = add(L, "approximate-algorithm", EXPLAIN_PROBLEM);
                 if (!f) return LS_ENOMEM;
@@ -692,15 +804,29 @@ static int rule_bounds(explain_list *L, const audit_result *r, const model *m) {
                                                           ? "Use cuda:conv=gemm (refuse FFT and Winograd) or "
                                                             "cuda:algo=det."
                                                           : "Use algo=direct (cpu:algo=direct).");
-            } else if (tf32) {
+            } else if (sig >= 0) {
+                /* evidence first: the error pattern; the knob only corroborates */
                 f = add(L, "reduced-precision", EXPLAIN_PROBLEM);
                 if (!f) return LS_ENOMEM;
+                int knob_tf32 = uses_tf32(&fb) || strcmp(facts_get(&fb, "tf32"), "on") == 0;
+                int knob_bf16 = strcmp(facts_get(&fb, "dtype"), "bf16") == 0;
                 snprintf(f->cause, sizeof f->cause,
-                         "Reduced precision: %s runs with math=tf32, so %s's products round their inputs to TF32 "
-                         "(10-bit mantissa, unit roundoff 2^-11 instead of fp32's 2^-24); errors up to ~2^13 times "
-                         "the fp32 bound are expected.",
-                         eb->label, lname);
-                snprintf(f->fix, sizeof f->fix, "Use cuda:math=fma (no TF32 tensor-core math).");
+                         "Reduced precision, by signature: every product tensor of %s lies within the bound of %s "
+                         "arithmetic (largest ratio to that bound %s), some exceed the fp32 bound, and every exact, "
+                         "loss and Adam tensor is within its fp32 rule: the error pattern of products whose inputs "
+                         "were rounded to fewer mantissa bits, accumulated in fp32.",
+                         eb->label, LOWP_KINDS[sig].name, fnum(b1, sizeof b1, sig_w));
+                if (twin >= 0)
+                    cat(f->cause, sizeof f->cause, " Its per-tensor error matches the twin %s within %.2fx.",
+                        r->eng[twin].label, twin_spread);
+                cat(f->cause, sizeof f->cause, " %s",
+                    knob_tf32 ? "Its description agrees: TF32 math is on."
+                    : knob_bf16 ? "Its description agrees: bf16 data."
+                                : "Its description names no reduced precision: a path the library does not report.");
+                snprintf(f->fix, sizeof f->fix, "%s", strcmp(fb.kind, "cuda") == 0
+                                                          ? "Use cuda:math=fma (no TF32 tensor-core math); check "
+                                                            "NVIDIA_TF32_OVERRIDE."
+                                                          : "Use fp32 throughout (tf32=off, dtype=f32).");
             } else {
                 f = add(L, "bound-exceeded", EXPLAIN_PROBLEM);
                 if (!f) return LS_ENOMEM;
@@ -728,8 +854,13 @@ static int rule_bounds(explain_list *L, const audit_result *r, const model *m) {
             set_slot(f, r, m, s);
             f->step = ss->worst_ratio_step ? ss->worst_ratio_step : ss->worst_step;
             f->ratio = q;
-            snprintf(f->title, sizeof f->title, "%s: %s error exceeds the fp32 bound (ratio %s) in %s", eb->label,
-                     lname, fnum(b1, sizeof b1, q), r->slot_name[s]);
+            if (strcmp(f->rule, "reduced-precision") == 0)
+                snprintf(f->title, sizeof f->title, "%s: exceeds the fp32 bound (ratio %s in %s), with the error "
+                                                    "signature of %s", eb->label, fnum(b1, sizeof b1, q),
+                         r->slot_name[s], sig_w >= 0 && strstr(f->cause, "bf16 (") ? "bf16" : "TF32");
+            else
+                snprintf(f->title, sizeof f->title, "%s: %s error exceeds the fp32 bound (ratio %s) in %s", eb->label,
+                         lname, fnum(b1, sizeof b1, q), r->slot_name[s]);
             cat(f->evidence, sizeof f->evidence, "Bound ratio (error / a-priori fp32 bound, any summation order) vs %s:",
                 r->eng[p->a].label);
             int listed = 0;
@@ -884,6 +1015,13 @@ static int rule_pairs(explain_list *L, const audit_result *r, const model *m) {
                          "products to a 10-bit mantissa (unit roundoff 2^-11 vs 2^-24): reduced precision.",
                          va, vb);
                 snprintf(f->fix, sizeof f->fix, "Use cuda:math=fma on both.");
+            } else if (strcmp(knob, "tf32") == 0 || strcmp(knob, "dtype") == 0) {
+                snprintf(f->cause, sizeof f->cause,
+                         "Reduced precision (%s=%s vs %s): one side rounds the inputs of every convolution and dense "
+                         "product to %s before fp32 accumulation; whether each side's error is that arithmetic is "
+                         "answered by its signature against the reference.",
+                         knob, va, vb, strcmp(knob, "tf32") == 0 ? "TF32 (10-bit mantissa)" : "bf16 (7-bit mantissa)");
+                snprintf(f->fix, sizeof f->fix, "Use fp32 on both (tf32=off, dtype=f32).");
             } else if (strcmp(knob, "math") == 0 || strcmp(knob, "expm") == 0) {
                 snprintf(f->cause, sizeof f->cause,
                          "Different exp/log in the loss (%s=%s vs %s): vendor and portable functions round "

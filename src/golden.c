@@ -183,6 +183,11 @@ const char *golden_kind_name(unsigned kind, char buf[16]) {
     if (kind <= TENSOR_LOSS) return tensor_kind_name((tensor_kind)kind);
     if (kind == GOLDEN_KIND_PREDICTIONS) return "predictions";
     if (kind == GOLDEN_KIND_LOGITS) return "logits";
+    if (kind == GOLDEN_KIND_STEP) return "step";
+    if (kind == GOLDEN_KIND_LABELS) return "labels";
+    if (kind == GOLDEN_KIND_BATCH_INDEX) return "batch_index";
+    if (kind == GOLDEN_KIND_EPOCH) return "epoch";
+    if (kind == GOLDEN_KIND_TIMING) return "timing";
     snprintf(buf, 16, "kind%u", kind);
     return buf;
 }
@@ -322,6 +327,8 @@ cleanup:
     *out = w;
     return 0;
 }
+
+const char *golden_writer_tmp_path(const golden_writer *w) { return w->tmp; }
 
 int golden_writer_add(golden_writer *w, uint32_t step, int32_t layer, unsigned kind, const char *name,
                       int ndim, const size_t *shape, const float *values) {

@@ -330,6 +330,11 @@ static int build_prov(golden_prov *p, const run_cfg *c, long steps, const model 
     return rc;
 }
 
+int golden_build_provenance(golden_prov *p, const run_cfg *c, long steps, const model *m, const dataset *ds,
+                            engine *e, const char *spec) {
+    return build_prov(p, c, steps, m, ds, e, spec);
+}
+
 /* ---- the run both jobs share ---------------------------------------------- */
 
 typedef struct {
@@ -942,6 +947,14 @@ int golden_check_run(const golden_check_cfg *cfg) {
     if ((rc = golden_policy_parse(&asked, cfg->policy ? cfg->policy : "auto"))) {
         rc = LS_EINVAL;
         goto done;
+    }
+    {
+        const char *kind = golden_provenance_get(gf, "kind");
+        if (kind && strcmp(kind, "recording") == 0) {
+            rc = ls_err(LS_EFORMAT, "%s: a recording, not a golden file: audit it as an engine "
+                        "(lockstep audit --engines reference,cpu,recorded:%s)", gf->path, gf->path);
+            goto done;
+        }
     }
     /* the configuration, from the provenance */
     const char *spec_text = golden_provenance_get(gf, "model.spec");

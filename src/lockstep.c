@@ -24,6 +24,7 @@
 #include "bounds.h"
 #include "decisions.h"
 #include "explain.h"
+#include "recording.h"
 #include "remote.h"
 #include "report.h"
 #include "order.h"
@@ -113,6 +114,7 @@ typedef struct {
     int feed_src;           /* engine whose layer inputs are fed (-1: none) */
     int feed_all;           /* fed to every engine (isolated) or to the references only (shadow replay) */
     int n_shadows;          /* shadow replays so far (the source rotates over the fp32 engines) */
+    const char *plan_from;  /* the recording whose plan the audit adopted (NULL: none) */
     float *pm, *pv;         /* the fed engine's Adam state at the start of the step */
     double *bound3, *bound_tmp;
     double loss_bound;
@@ -187,7 +189,12 @@ static int make_engines(audit *A) {
                 return ls_err(LS_EINVAL, "too many engines (at most %d, repeats included)", AUDIT_MAX_ENGINES);
             audit_engine *ae = &r->eng[r->n_engines];
             memset(ae, 0, sizeof *ae);
-            spec_with_threads(ae->spec, sizeof ae->spec, tok, A->cfg.run.threads);
+            /* a recording's spec is a path: no threads knob appended */
+            ae->recorded = strncmp(tok, "recorded:", 9) == 0;
+            if (ae->recorded && strlen(tok) >= sizeof ae->spec)
+                return ls_err(LS_EINVAL, "engine %s: path too long (at most %zu characters)", tok, sizeof ae->spec - 10);
+            if (ae->recorded) snprintf(ae->spec, sizeof ae->spec, "%s", tok);
+            else spec_with_threads(ae->spec, sizeof ae->spec, tok, A->cfg.run.threads);
             if (rep == 0) snprintf(ae->label, sizeof ae->label, "%s", tok);
             else snprintf(ae->label, sizeof ae->label, "%s#%d", tok, rep + 1);
             ae->repeat_of = rep == 0 ? -1 : r->n_engines - rep;
@@ -235,7 +242,15 @@ static int make_engines(audit *A) {
     int n_avail = 0;
     for (int i = 0; i < r->n_engines; i++) {
         audit_engine *ae = &r->eng[i];
-        int rc = remote_engine_create(&A->e[i], ae->spec, &A->m, &eo);
+        if (ae->recorded && A->cfg.mode != MODE_FREE) {
+            snprintf(ae->skip_reason, sizeof ae->skip_reason, "recorded: takes part in free mode only (--mode %s sets "
+                     "other values into every engine, which a recording cannot follow)", lockstep_mode_name(A->cfg.mode));
+            continue;
+        }
+        /* a recording runs in this process: it has no process-global state,
+         * and the driver reads its plan, logits and timing directly */
+        int rc = ae->recorded ? engine_create(&A->e[i], ae->spec, &A->m, &eo)
+                              : remote_engine_create(&A->e[i], ae->spec, &A->m, &eo);
         if (rc == LS_EUNAVAIL) {
             snprintf(ae->skip_reason, sizeof ae->skip_reason, "%s", ls_errmsg());
             continue;
@@ -515,6 +530,32 @@ static int copy_state(audit *A, int from, int to) {
 
 /* ---- one step ---------------------------------------------------------- */
 
+/* Pair p at a step where one side is a recording without its parameters:
+ * compare the parameters' digests (the recorded one, and FNV-1a of the
+ * live side's fetched fp32 values) — equal means bitwise equal (rel. L2 0,
+ * 0 ulp); unequal marks the first differing step and leaves the norms
+ * unknown (NAN).  A reference side has no fp32 digest: nothing but the
+ * loss is compared then. */
+static void digest_pair(audit *A, audit_pair *p, const float *losses) {
+    audit_result *r = A->r;
+    if (A->in_attr) return;
+    p->loss_diff[A->step - 1] = fabs((double)losses[p->a] - (double)losses[p->b]);
+    if (r->eng[p->a].is_ref || r->eng[p->b].is_ref) return;
+    uint64_t d[2];
+    int side[2] = {p->a, p->b};
+    for (int k = 0; k < 2; k++) {
+        const recording *rec = r->eng[side[k]].recorded ? engine_recorded_get(A->e[side[k]]) : NULL;
+        d[k] = rec ? rec->steps[A->step].params_digest
+                   : recording_digest(A->fb[side[k]], A->m.n_params * sizeof(float), 0);
+    }
+    if (d[0] == d[1]) {
+        p->param_rel_l2[A->step - 1] = 0;
+        p->param_max_ulp[A->step - 1] = 0;
+    } else if (p->first_diff_step == 0) {
+        p->first_diff_step = A->step;
+    }
+}
+
 static int step_once(audit *A, size_t nb, int full) {
     audit_result *r = A->r;
     const model *m = &A->m;
@@ -544,8 +585,12 @@ static int step_once(audit *A, size_t nb, int full) {
         int n32 = 0, pick = -1;
         for (int i = 0; i < E; i++) n32 += A->active[i] && !r->eng[i].is_ref;
         int want = n32 ? A->n_shadows % n32 : 0;
-        for (int i = 0, k = 0; i < E && pick < 0; i++)
-            if (A->active[i] && !r->eng[i].is_ref && k++ == want) pick = i;
+        /* recordings first in the rotation: a recording's inputs exist only
+         * at its plan's steps, so with few shadow steps it must not be the
+         * engine left out (a live one can be audited again at any time) */
+        for (int pass = 0, k = 0; pass < 2 && pick < 0; pass++)
+            for (int i = 0; i < E && pick < 0; i++)
+                if (A->active[i] && !r->eng[i].is_ref && r->eng[i].recorded == !pass && k++ == want) pick = i;
         A->n_shadows++;
         for (int i = 0; i < E && pick >= 0; i++)
             if (A->active[i] && r->eng[i].is_ref && (rc = copy_state(A, pick, i)))
@@ -662,12 +707,20 @@ static int step_once(audit *A, size_t nb, int full) {
     }
     CMP_END;
     CALL_ALL(engine_update(e, &A->cfg.run.adam, (int)A->step));
-    /* every step: parameters of every pair (digest and norms) */
+    /* every step: parameters of every pair (digest and norms); a recording
+     * holds its parameters only at fully compared steps, elsewhere their
+     * digest (pairs with it: bitwise equal or not, nothing more) */
     CMP_BEGIN;
-    if ((rc = fetch_all(A, (tensor_id){TENSOR_PARAMS, 0}))) return rc;
+    for (int i = 0; i < E; i++)
+        if (A->active[i] && !(r->eng[i].recorded && !full) && (rc = fetch(A, i, (tensor_id){TENSOR_PARAMS, 0})))
+            return ls_err(rc, "engine %s: %s", r->eng[i].label, ls_errmsg());
     for (int pi = 0; pi < r->n_pairs; pi++) {
         audit_pair *p = &r->pair[pi];
         if (!pair_live(A, p)) continue;
+        if (!full && (r->eng[p->a].recorded || r->eng[p->b].recorded)) {
+            digest_pair(A, p, losses);
+            continue;
+        }
         compare_stats st;
         if (r->eng[p->a].is_ref) compare_f64(&st, A->db[p->a], A->fb[p->b], m->n_params, NULL);
         else compare_f32(&st, A->fb[p->a], A->fb[p->b], m->n_params, NULL);
@@ -763,7 +816,7 @@ static int roundtrip(audit *A, size_t nb) {
     }
     for (int i = 0; i < r->n_engines && !rc; i++) {
         audit_engine *ae = &r->eng[i];
-        if (!A->active[i] || ae->is_ref) continue;
+        if (!A->active[i] || ae->is_ref || ae->recorded) continue; /* a recording's state is the file */
         long step = A->step + 1;
         if ((rc = engine_get_tensor(A->e[i], (tensor_id){TENSOR_PARAMS, 0}, A->pf)) ||
             (rc = engine_get_tensor(A->e[i], (tensor_id){TENSOR_ADAM_M, 0}, A->pm)) ||
@@ -1247,6 +1300,27 @@ static void print_summary(audit *A) {
 
 /* ---- the run ------------------------------------------------------------ */
 
+/* A recording holds every tensor only at its plan's steps, so the audit
+ * runs that plan: its --audit-every and --ref-steps are adopted, unless
+ * given on the command line (or by another recording) otherwise. */
+static int adopt_plan(audit *A, const recording *rec) {
+    const char *why = A->plan_from ? A->plan_from : "given on the command line";
+    if (rec->audit_every != A->cfg.audit_every) {
+        if (A->cfg.audit_every_set || A->plan_from)
+            return ls_err(LS_EINVAL, "recorded:%s: recorded with audit_every %ld, this audit has %ld (%s) "
+                          "(field: audit_every)", rec->path, rec->audit_every, A->cfg.audit_every, why);
+        A->cfg.audit_every = rec->audit_every;
+    }
+    if (rec->ref_steps != A->cfg.ref_steps) {
+        if (A->cfg.ref_steps_set || A->plan_from)
+            return ls_err(LS_EINVAL, "recorded:%s: recorded with ref_steps %ld, this audit has %ld (%s) "
+                          "(field: ref_steps)", rec->path, rec->ref_steps, A->cfg.ref_steps, why);
+        A->cfg.ref_steps = rec->ref_steps;
+    }
+    if (!A->plan_from) A->plan_from = rec->path;
+    return LS_OK;
+}
+
 /* Every engine to the same fp32 initial weights, m = v = 0 (perturb=K
  * engines: those weights moved K ulps each).  Called before each phase. */
 static int set_initial(audit *A) {
@@ -1319,7 +1393,9 @@ static int evaluate(audit *A) {
         audit_engine *ae = &r->eng[i];
         if (!ae->available || ae->is_ref) continue;
         eval_result ev;
-        int rc = eval_engine(A->e[i], &A->ds.test, A->cfg.run.limit_test, &ev);
+        /* a recording's accuracy and predictions: from its recorded logits */
+        int rc = ae->recorded ? recording_eval(engine_recorded_get(A->e[i]), ep, &A->ds.test, A->cfg.run.limit_test, &ev)
+                              : eval_engine(A->e[i], &A->ds.test, A->cfg.run.limit_test, &ev);
         if (rc) return ls_err(rc, "engine %s: evaluation: %s", ae->label, ls_errmsg());
         ae->test_acc[ep] = ev.accuracy;
         ae->test_loss[ep] = ev.loss;
@@ -1379,6 +1455,12 @@ int audit_run(const audit_cfg *cfg, audit_result *res) {
     long total = (long)spe * rc_->epochs;
     if (rc_->max_steps >= 0 && rc_->max_steps < total) total = rc_->max_steps;
     r->total_steps = total;
+    r->batch = rc_->batch;
+    for (int i = 0; i < r->n_engines; i++) {
+        const recording *rec = r->eng[i].available ? engine_recorded_get(A.e[i]) : NULL;
+        if (rec && ((rc = recording_check_run(rec, rc_, &A.m, &A.ds, total)) || (rc = adopt_plan(&A, rec))))
+            goto done;
+    }
     A.maxf = A.m.n_params;
     size_t in = (size_t)A.m.in_c * A.m.in_h * A.m.in_w;
     if (rc_->batch * in > A.maxf) A.maxf = rc_->batch * in;
@@ -1468,7 +1550,8 @@ int audit_run(const audit_cfg *cfg, audit_result *res) {
             size_t first = (size_t)s * rc_->batch, nb = n_train - first < rc_->batch ? n_train - first : rc_->batch;
             data_make_batch(&A.ds.train, perm + first, 0, nb, A.x, A.y);
             A.step = s + 1;
-            for (int i = 0; i < r->n_engines; i++) A.active[i] = r->eng[i].available;
+            /* a recording cannot be fed another engine's inputs */
+            for (int i = 0; i < r->n_engines; i++) A.active[i] = r->eng[i].available && !r->eng[i].recorded;
             if ((rc = step_once(&A, nb, 1))) goto done;
             if (rc_->progress) fprintf(stderr, "\r  attribution step %ld/%ld   ", A.step, K);
         }
@@ -1508,6 +1591,14 @@ int audit_run(const audit_cfg *cfg, audit_result *res) {
                         full ? "  (full comparison)" : "");
         }
         if (rc_->progress) fprintf(stderr, "\r%70s\r", "");
+        for (int i = 0; i < r->n_engines; i++) {
+            /* a recording's training time is the recorded one, not playback's */
+            const recording *rec = r->eng[i].available ? engine_recorded_get(A.e[i]) : NULL;
+            if (rec && A.epoch < rec->epochs_run) {
+                r->eng[i].train_s[A.epoch] = rec->ep[A.epoch].train_s;
+                r->eng[i].images[A.epoch] = rec->ep[A.epoch].images;
+            }
+        }
         r->epochs_done = A.epoch + 1;
         if (A.cfg.eval && (rc = evaluate(&A))) goto done;
         if (out && A.cfg.eval) {
@@ -1520,10 +1611,16 @@ int audit_run(const audit_cfg *cfg, audit_result *res) {
             fflush(out);
         }
     }
-    for (int i = 0; i < r->n_engines; i++)
-        if (r->eng[i].available && (rc = remote_fetch_stats(A.e[i], &r->eng[i].peak_rss))) goto done;
-    for (int i = 0; i < r->n_engines; i++)
-        if (r->eng[i].available) r->eng[i].timing = A.e[i]->timing;
+    for (int i = 0; i < r->n_engines; i++) {
+        const recording *rec = r->eng[i].available ? engine_recorded_get(A.e[i]) : NULL;
+        if (rec) { /* timing and memory as recorded on the machine that ran it */
+            r->eng[i].peak_rss = rec->peak_rss;
+            r->eng[i].timing = rec->timing;
+        } else if (r->eng[i].available) {
+            if ((rc = remote_fetch_stats(A.e[i], &r->eng[i].peak_rss))) goto done;
+            r->eng[i].timing = A.e[i]->timing;
+        }
+    }
     r->compare_s = A.t_compare;
     r->parent_peak_rss = ls_peak_rss();
     r->total_s = ls_now() - t_start;

@@ -27,7 +27,13 @@
  * far the same engine drifts, and how many test predictions flip, from a
  * difference no larger than one rounding.
  *
- * Every engine variant runs in a child process (remote.h).  Outputs, in
+ * A recording (recorded:PATH, recording.h) takes part in free mode only:
+ * its plan (audit_every, ref_steps) is adopted, a recording of another run
+ * is refused naming the field, it sits out the attribution phase and the
+ * round-trip check, and its evaluation and timing come from the file.
+ *
+ * Every engine variant runs in a child process (remote.h), recordings
+ * excepted (in this process: no global state, and the driver reads them).  Outputs, in
  * out_dir, each written to a temporary name and renamed when complete:
  * steps.jsonl (one line per step, engine pair and tensor), run.json (the
  * summary), and a readable summary on stdout.
@@ -50,6 +56,8 @@ typedef struct {
     lockstep_mode mode;
     long ref_steps;       /* reference engines run steps 1..ref_steps */
     long audit_every;     /* full comparison and reference shadow every K steps (0: never) */
+    int ref_steps_set, audit_every_set; /* given on the command line: a recorded engine's plan
+                                         * (recorded:PATH) must then agree, else it is adopted */
     int repeat;           /* 1, or 2: every engine twice, bitwise determinism per tensor */
     int eval;             /* evaluate on the test set after each epoch (default 1) */
     long attribution_steps; /* K > 0 (and a reference listed): first an attribution phase, K steps
@@ -115,6 +123,7 @@ typedef struct {
     long rt_checks, rt_fail_step, rt_nondet;
     char rt_first[48];       /* the first tensor that differed */
     char skip_reason[512];
+    int recorded;            /* a recording (recorded:PATH): played back, free mode only */
     char *describe;
     long steps_run;
     double train_s[64];      /* per epoch: time in this engine's training calls + batch making */
@@ -135,6 +144,7 @@ typedef struct {
     char slot_name[AUDIT_MAX_SLOTS][40];
     char slot_phase[AUDIT_MAX_SLOTS][12]; /* forward, loss, backward, update */
     long total_steps;
+    size_t batch;            /* the run's batch size (bounds' K for weight gradients) */
     long attribution_steps;  /* steps of the attribution phase run (0: none) */
     int epochs_done;
     int drift_mode;          /* lockstep_mode of the drift phase (the run's mode) */

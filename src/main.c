@@ -18,6 +18,7 @@
 #include "golden_cli.h"
 #include "lockstep.h"
 #include "model.h"
+#include "recording.h"
 #include "train.h"
 #include "util.h"
 
@@ -34,6 +35,8 @@ static void usage(FILE *f) {
             "  lockstep audit [options]      train several engines in lockstep and compare them\n"
             "  lockstep model [--model M]    print a model's layers and parameter count\n"
             "  lockstep golden record --out FILE [options]   pin one engine's first steps in a golden file\n"
+            "  lockstep record --engine SPEC --out FILE [options]  record one engine's whole run, to audit\n"
+            "                                it elsewhere as the engine recorded:FILE\n"
             "  lockstep golden check FILE [--engine E] [--policy P] [--data DIR]\n"
             "                                replay a golden file and compare (exit 0 pass, 1 regression,\n"
             "                                2 unusable input)\n"
@@ -65,9 +68,9 @@ static void usage(FILE *f) {
             "  --json FILE         also write the results as one JSON document\n"
             "  --init FILE         start from these weights (safetensors, F32, PyTorch names: conv1.weight, ...\n"
             "                      or nn.Sequential's 0.weight, ...; see README) instead of the seeded draw\n"
-            "                      (train, audit, golden record)\n"
+            "                      (train, audit, golden record, record)\n"
             "  --order FILE        batch order: .npy int64 (epochs, n) or text, one epoch per line, each a\n"
-            "                      permutation of 0..n-1 (train, audit, golden record; default: Philox shuffle)\n"
+            "                      permutation of 0..n-1 (train, audit, golden record, record; default: Philox shuffle)\n"
             "  --save FILE         write the final weights as safetensors (train)\n"
             "  --save-optimizer    with --save: the Adam moments and step count too\n"
             "\n"
@@ -87,6 +90,9 @@ static void usage(FILE *f) {
             "                      nondeterminism (LIST: problem,unchecked,nondeterminism)\n"
             "  --verbose           print every table and finding, not only the verdicts\n"
             "  --out DIR           write DIR/steps.jsonl, DIR/run.json, DIR/report.md, DIR/report.html\n"
+            "  recorded:FILE in the list: a recording (lockstep record) as an engine, free mode only; the\n"
+            "  audit adopts its plan (--audit-every, --ref-steps) and refuses one made with another model,\n"
+            "  seed, batch, epochs, limits, optimizer or data\n"
             "  an engine in the list may carry perturb=K (e.g. cpu:perturb=1): the same engine from\n"
             "  initial weights moved K ulps each, the noise floor other differences are judged against\n"
             "\n"
@@ -95,6 +101,10 @@ static void usage(FILE *f) {
             "  --out FILE          the golden file to write (required)\n"
             "  --steps S           training steps to pin (default 1); defaults differ from train:\n"
             "                      batch 4, limit-train 512, limit-test 256 (smallcnn: ~1.7 MB)\n"
+            "options (record; the train options apply, --json and --save excepted):\n"
+            "  --out FILE          the recording to write (required; written atomically)\n"
+            "  --audit-every K     the audit plan: every tensor recorded at steps 1..N, every K-th and\n"
+            "  --ref-steps N       the last (defaults 50 and 2, the audit's)\n"
             "options (golden check):\n"
             "  --engine SPEC       replay with this engine (default: the file's engine.spec)\n"
             "  --policy P          auto (default: exact when libraries, ISA, threads and algorithms\n"
@@ -191,8 +201,8 @@ static int parse_opts(int argc, char **argv, const char *cmd, run_cfg *c, audit_
         case OPT_HELP: usage(stdout); return 0;
         case OPT_ENGINES: au->engines = optarg; break;
         case OPT_MODE: if (lockstep_mode_parse(optarg, &au->mode)) { fprintf(stderr, "lockstep audit: --mode: %s\n", ls_errmsg()); return 2; } break;
-        case OPT_REF_STEPS: if (parse_long(name, optarg, 0, LONG_MAX, &v)) return 2; au->ref_steps = v; break;
-        case OPT_AUDIT_EVERY: if (parse_long(name, optarg, 0, LONG_MAX, &v)) return 2; au->audit_every = v; break;
+        case OPT_REF_STEPS: if (parse_long(name, optarg, 0, LONG_MAX, &v)) return 2; au->ref_steps = v; au->ref_steps_set = 1; break;
+        case OPT_AUDIT_EVERY: if (parse_long(name, optarg, 0, LONG_MAX, &v)) return 2; au->audit_every = v; au->audit_every_set = 1; break;
         case OPT_REPEAT: if (parse_long(name, optarg, 1, 2, &v)) return 2; au->repeat = (int)v; break;
         case OPT_OUT: au->out_dir = optarg; break;
         case OPT_NO_EVAL: au->eval = 0; break;
@@ -364,6 +374,48 @@ static int cmd_golden_record(int argc, char **argv) {
     return 0;
 }
 
+/* `record`: the train options plus --out, --audit-every and --ref-steps. */
+static int cmd_record(int argc, char **argv) {
+    recording_cfg g;
+    recording_cfg_default(&g);
+    g.out = stdout;
+    g.run.progress = isatty(2);
+    char **av = calloc((size_t)argc + 1, sizeof *av);
+    if (!av) return 2;
+    int ac = 0;
+    long v;
+    for (int i = 0; i < argc; i++) {
+        const char *a = argv[i];
+        int has = i + 1 < argc;
+        if (strcmp(a, "--out") == 0 && has) g.out_path = argv[++i];
+        else if ((strcmp(a, "--audit-every") == 0 || strcmp(a, "--ref-steps") == 0) && has) {
+            if (parse_long(a, argv[++i], 0, LONG_MAX, &v)) {
+                free(av);
+                return 2;
+            }
+            if (a[2] == 'a') g.audit_every = v;
+            else g.ref_steps = v;
+        } else if (strncmp(a, "--json", 6) == 0 || strncmp(a, "--save", 6) == 0) {
+            fprintf(stderr, "lockstep record: option %s is not for this command (see lockstep --help)\n", a);
+            free(av);
+            return 2;
+        } else av[ac++] = argv[i];
+    }
+    int st = parse_opts(ac, av, "record", &g.run, NULL);
+    free(av);
+    if (st >= 0) return st;
+    g.run.print_steps = 0;
+    if (!g.out_path) {
+        fprintf(stderr, "lockstep record: --out FILE is required\n");
+        return 2;
+    }
+    if (recording_record_run(&g)) {
+        fprintf(stderr, "lockstep record: %s\n", ls_errmsg());
+        return 2;
+    }
+    return 0;
+}
+
 static int cmd_golden_check(int argc, char **argv) {
     golden_check_cfg g;
     golden_check_cfg_default(&g);
@@ -468,6 +520,7 @@ int main(int argc, char **argv) {
     if (strcmp(cmd, "audit") == 0) return cmd_audit(argc - 1, argv + 1, argv);
     if (strcmp(cmd, "model") == 0) return cmd_model(argc - 1, argv + 1);
     if (strcmp(cmd, "golden") == 0) return cmd_golden(argc - 1, argv + 1);
+    if (strcmp(cmd, "record") == 0) return cmd_record(argc - 1, argv + 1);
     if (strcmp(cmd, "export") == 0) return cmd_export(argc - 1, argv + 1);
     fprintf(stderr, "lockstep: unknown command '%s' (see lockstep --help)\n", cmd);
     return 2;

@@ -18,9 +18,9 @@
 static _Thread_local char err_buf[1024];
 
 int ls_err(int code, const char *fmt, ...) {
-    /* callers wrap the last message: ls_err(rc, "engine %s: %s", label,
-     * ls_errmsg()) passes err_buf itself, so format into a copy first
-     * (vsnprintf from and into the same buffer is undefined) */
+    /* format into a copy first: callers wrap the previous message,
+     * ls_err(rc, "engine %s: %s", name, ls_errmsg()), and vsnprintf's
+     * source and destination must not overlap */
     char tmp[sizeof err_buf];
     va_list ap;
     va_start(ap, fmt);

@@ -146,7 +146,7 @@ endif
 FAULT_SRC  := src/engine_cpu.c src/cpu_pool.c
 OBJ_FAULTS := $(filter-out $(FAULT_SRC:%.c=$(BUILD)/%.o),$(OBJ)) $(FAULT_SRC:%.c=$(BUILD)/faults/%.o)
 
-$(BUILD)/faults/%.o: %.c
+$(BUILD)/faults/%.o: %.c $(FLAGS_STAMP)
 	@mkdir -p $(dir $@)
 	$(CC) $(ALLCFLAGS) -DLS_FAULTS=1 -c $< -o $@
 

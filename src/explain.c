@@ -1386,6 +1386,26 @@ static int rule_decisions(explain_list *L, const audit_result *r, const model *m
     return LS_OK;
 }
 
+/* Tensors checked on another kernel than the one that trains. */
+static int rule_other_path(explain_list *L, const audit_result *r) {
+    for (int i = 0; i < r->n_engines; i++) {
+        const audit_engine *ae = &r->eng[i];
+        if (!ae->available || !ae->other_path[0]) continue;
+        explain_finding *f = add(L, "other-path", EXPLAIN_INFO);
+        if (!f) return LS_ENOMEM;
+        snprintf(f->a, sizeof f->a, "%s", ae->label);
+        snprintf(f->title, sizeof f->title, "%s: the layers after %s were checked on another path than training's",
+                 ae->label, ae->other_path);
+        snprintf(f->cause, sizeof f->cause,
+                 "When these tensors were set from outside (isolated mode), their values did not follow the rule "
+                 "the fused training kernel computes them by, so the next layer ran on the engine's separate "
+                 "kernel: that check judged the separate kernel, not the fused one.");
+        snprintf(f->evidence, sizeof f->evidence, "The engine's own count (describe(): other_path).");
+        snprintf(f->fix, sizeof f->fix, "The earlier layer's output differs from the leader's: see its finding.");
+    }
+    return LS_OK;
+}
+
 /* ---- verdicts -------------------------------------------------------------- */
 
 void explain_verdicts(verdict_table *v, const audit_result *r, const model *m) {
@@ -1509,7 +1529,9 @@ void explain_verdicts(verdict_table *v, const audit_result *r, const model *m) {
         } else {
             snprintf(pv->verdict, sizeof pv->verdict, "differs (not judged)");
         }
-        v->problems += pv->problem;
+        /* non-determinism is a problem for a tool that pins results; it is
+         * also counted apart (--fail-on nondeterminism alone) */
+        v->problems += pv->problem || pv->nondet;
         v->nondet += pv->nondet;
     }
 }
@@ -1523,6 +1545,7 @@ int explain_run(explain_list *out, const audit_result *r, const model *m) {
     if (!rc) rc = rule_band(out, r);
     if (!rc) rc = rule_unchecked(out, r, m);
     if (!rc) rc = rule_decisions(out, r, m);
+    if (!rc) rc = rule_other_path(out, r);
     if (!rc) rc = rule_pairs(out, r, m);
     if (!rc) rc = rule_unbounded(out, r);
     if (!rc) rc = rule_accuracy(out, r, m);

@@ -80,6 +80,7 @@ typedef struct {
     tensor_kind kind;
     int layer;       /* for ACT/DACT */
     size_t off, len; /* slice of a flat buffer (params/grads/m/v); len 0: whole tensor */
+    int exact;       /* a forward EXACT rule (bounds.h): the bits must match, the sign of a zero included */
 } slot_def;
 
 typedef struct {
@@ -133,7 +134,12 @@ static int add_slot(audit *A, const char *name, int phase, tensor_kind k, int la
     int s = r->n_slots++;
     snprintf(r->slot_name[s], sizeof r->slot_name[s], "%s", name);
     snprintf(r->slot_phase[s], sizeof r->slot_phase[s], "%s", PHASE_NAME[phase]);
-    A->slot[s] = (slot_def){k, layer, off, len};
+    A->slot[s] = (slot_def){k, layer, off, len, 0};
+    /* forward only: relu(x <= 0) is +0 by the rule every engine and the
+     * reference follow; going backward the sign of an exact zero gradient
+     * (g * 0 keeps g's sign, or a +0 written) is the library's choice and
+     * carries no value */
+    if (k == TENSOR_ACT) A->slot[s].exact = bounds_rule_of(&A->m, k, layer, NULL, 0) == BOUND_RULE_EXACT;
     return s;
 }
 
@@ -323,7 +329,7 @@ static void json_line_end(audit *A) {
 static int pair_live(const audit *A, const audit_pair *p) {
     const audit_result *r = A->r;
     if (!A->active[p->a] || !A->active[p->b]) return 0;
-    if (A->shadow_src >= 0 && A->mode_now == MODE_FREE) {
+    if (A->shadow_src >= 0 && A->mode_now != MODE_ISOLATED) {
         int ra = r->eng[p->a].is_ref, rb = r->eng[p->b].is_ref;
         if (ra && !rb && p->b != A->shadow_src) return 0;
         if (rb && !ra && p->a != A->shadow_src) return 0;
@@ -430,10 +436,21 @@ static void compare_slot(audit *A, int s, const double *bound) {
             for (size_t i = 0; i < nn; i++) A->bound_tmp[i] = bd[i] + 0x1p-24 * fabs(rv[i]);
             bd = A->bound_tmp;
         }
-        if (is_ref)
+        if (is_ref && r->eng[p->b].is_ref)
+            /* two references (a repeat): compare what each reads out as
+             * fp32; their doubles carry more than either rounds to */
+            compare_f32(&st, A->fb[p->a] + off, A->fb[p->b] + off, nn, NULL);
+        else if (is_ref)
             compare_f64(&st, A->db[p->a] + off, A->fb[p->b] + off, nn, bd);
         else
             compare_f32(&st, A->fb[p->a] + off, A->fb[p->b] + off, nn, NULL);
+        if (bd && d->exact && st.n_zero_sign) {
+            /* an exact operation owes the same bits: a zero of the other
+             * sign is a different result (relu(-0) must be +0) */
+            st.n_over_bound += st.n_zero_sign;
+            st.max_bound_ratio = INFINITY;
+            st.worst_bound_index = st.first_diff_index < nn ? st.first_diff_index : 0;
+        }
         audit_slot_stats *ss = &p->slot[s];
         ss->n_steps++;
         if (st.max_abs > ss->max_abs || isnan(st.max_abs)) ss->max_abs = st.max_abs;
@@ -600,7 +617,7 @@ static int step_once(audit *A, size_t nb, int full) {
     /* who feeds whom: isolated mode feeds every engine the leader's inputs;
      * a free-mode shadow step feeds the references the shadowed engine's */
     A->feed_all = iso;
-    A->feed_src = iso ? leader(A) : (full && mode == MODE_FREE && A->shadow_src >= 0 ? A->shadow_src : -1);
+    A->feed_src = iso ? leader(A) : (full && mode != MODE_ISOLATED && A->shadow_src >= 0 ? A->shadow_src : -1);
     int feeding = A->feed_src >= 0;
     A->bounded_step = feeding && with_ref && (iso ? r->eng[A->feed_src].is_ref : 1);
     int bounded = A->bounded_step;
@@ -722,7 +739,7 @@ static int step_once(audit *A, size_t nb, int full) {
             continue;
         }
         compare_stats st;
-        if (r->eng[p->a].is_ref) compare_f64(&st, A->db[p->a], A->fb[p->b], m->n_params, NULL);
+        if (r->eng[p->a].is_ref && !r->eng[p->b].is_ref) compare_f64(&st, A->db[p->a], A->fb[p->b], m->n_params, NULL);
         else compare_f32(&st, A->fb[p->a], A->fb[p->b], m->n_params, NULL);
         if (!A->in_attr) {
             p->param_rel_l2[A->step - 1] = st.rel_l2;
@@ -766,20 +783,41 @@ static uint64_t fnv64(const float *v, size_t n) {
     return h;
 }
 
-/* One probe step of engine i on the current batch (as step `step`), and a
- * digest per model tensor of the parameters, m and v it leaves, plus the
- * loss. */
+/* One probe step of engine i on the current batch (as step `step`), with
+ * a digest of everything it computes, in compute order: each layer's ACT,
+ * the loss, the gradients per model tensor, then the parameters, m and v it
+ * leaves.  The first digest that differs between two probes names where
+ * they part (a stale fc1 weight copy shows first at fc1.act). */
+static size_t probe_len(const model *m) { return (size_t)m->n_layers + 1 + 4 * (size_t)m->n_tensors; }
+
+static void probe_name(const model *m, size_t k, char *buf, size_t cap) {
+    size_t L = (size_t)m->n_layers, T = (size_t)m->n_tensors;
+    static const char *const what[4] = {".grad", "", ".adam_m", ".adam_v"};
+    if (k < L) snprintf(buf, cap, "%s.act", m->layers[k].name);
+    else if (k == L) snprintf(buf, cap, "loss");
+    else snprintf(buf, cap, "%s%s", m->tensors[(k - L - 1) % T].name, what[(k - L - 1) / T]);
+}
+
 static int probe(audit *A, int i, size_t nb, long step, uint64_t *dig, float *buf) {
     const model *m = &A->m;
+    engine *e = A->e[i];
+    size_t L = (size_t)m->n_layers, T = (size_t)m->n_tensors, k = 0;
     float loss;
-    int rc = engine_train_step(A->e[i], A->x, A->y, nb, (uint64_t)step, &A->cfg.run.adam, (int)step, &loss);
-    tensor_kind ks[3] = {TENSOR_PARAMS, TENSOR_ADAM_M, TENSOR_ADAM_V};
-    for (int k = 0; k < 3 && !rc; k++) {
-        rc = engine_get_tensor(A->e[i], (tensor_id){ks[k], 0}, buf);
-        for (int t = 0; t < m->n_tensors && !rc; t++)
-            dig[k * m->n_tensors + t] = fnv64(buf + m->tensors[t].offset, m->tensors[t].numel);
+    int rc = engine_set_batch(e, A->x, A->y, nb, (uint64_t)step);
+    for (size_t l = 0; l < L && !rc; l++) {
+        rc = engine_forward_layer(e, (int)l, 1);
+        if (!rc) rc = engine_get_tensor(e, (tensor_id){TENSOR_ACT, (int)l}, A->lead);
+        if (!rc) dig[k++] = fnv64(A->lead, tensor_numel(m, (tensor_id){TENSOR_ACT, (int)l}, nb));
     }
-    dig[3 * m->n_tensors] = fnv64(&loss, 1);
+    if (!rc) rc = engine_loss(e, &loss);
+    if (!rc) dig[k++] = fnv64(&loss, 1);
+    if (!rc) rc = engine_backward(e);
+    tensor_kind ks[4] = {TENSOR_GRADS, TENSOR_PARAMS, TENSOR_ADAM_M, TENSOR_ADAM_V};
+    for (int q = 0; q < 4 && !rc; q++) {
+        if (q == 1) rc = engine_update(e, &A->cfg.run.adam, (int)step);
+        if (!rc) rc = engine_get_tensor(e, (tensor_id){ks[q], 0}, buf);
+        for (size_t t = 0; t < T && !rc; t++) dig[k++] = fnv64(buf + m->tensors[t].offset, m->tensors[t].numel);
+    }
     return rc;
 }
 
@@ -805,7 +843,7 @@ static int set_state(audit *A, int i, const float *p, const float *mm, const flo
 static int roundtrip(audit *A, size_t nb) {
     audit_result *r = A->r;
     const model *m = &A->m;
-    size_t nd = 3 * (size_t)m->n_tensors + 1;
+    size_t nd = probe_len(m);
     uint64_t *d = malloc(3 * nd * sizeof *d);
     float *buf = ls_malloc(m->n_params * sizeof *buf);
     int rc = 0;
@@ -838,11 +876,7 @@ static int roundtrip(audit *A, size_t nb) {
             if (d[k] == d[nd + k]) continue;
             if (!ae->rt_fail_step) {
                 ae->rt_fail_step = A->step;
-                static const char *const what[3] = {"", ".adam_m", ".adam_v"};
-                if (k == nd - 1) snprintf(ae->rt_first, sizeof ae->rt_first, "loss");
-                else
-                    snprintf(ae->rt_first, sizeof ae->rt_first, "%s%s", m->tensors[k % m->n_tensors].name,
-                             what[k / m->n_tensors]);
+                probe_name(m, k, ae->rt_first, sizeof ae->rt_first);
             }
             break;
         }
@@ -1300,6 +1334,33 @@ static void print_summary(audit *A) {
 
 /* ---- the run ------------------------------------------------------------ */
 
+/* After the run: which tensors an engine, when they were set from outside,
+ * could not feed to the kernel it trains with (the cpu engine's describe()
+ * "other_path": {"relu1.act": N, ...}); those checks judged another path. */
+static void other_paths(audit_engine *ae, engine *e) {
+    char *d = engine_describe(e);
+    const char *p = d ? strstr(d, "\"other_path\"") : NULL;
+    ae->other_path[0] = 0;
+    if (p && (p = strchr(p, '{'))) {
+        size_t n = 0;
+        for (p++; *p && *p != '}';) {
+            const char *k = strchr(p, '"');
+            if (!k) break;
+            const char *ke = strchr(k + 1, '"');
+            if (!ke) break;
+            const char *v = strchr(ke, ':');
+            if (!v) break;
+            long cnt = strtol(v + 1, (char **)&p, 10);
+            if (cnt > 0 && n + (size_t)(ke - k) + 4 < sizeof ae->other_path)
+                n += (size_t)snprintf(ae->other_path + n, sizeof ae->other_path - n, "%s%.*s", n ? ", " : "",
+                                      (int)(ke - k - 1), k + 1);
+            while (*p == ',' || *p == ' ') p++;
+        }
+    }
+    free(d);
+}
+
+
 /* A recording holds every tensor only at its plan's steps, so the audit
  * runs that plan: its --audit-every and --ref-steps are adopted, unless
  * given on the command line (or by another recording) otherwise. */
@@ -1571,7 +1632,9 @@ int audit_run(const audit_cfg *cfg, audit_result *res) {
             data_make_batch(&A.ds.train, perm + first, 0, nb, A.x, A.y);
             tb = ls_now() - tb;
             A.step++;
-            int shadow = A.cfg.audit_every > 0 && A.step % A.cfg.audit_every == 0;
+            /* shadows every K steps, and at every partial batch (the last
+             * of an epoch: plans for other batch sizes are other code) */
+            int shadow = A.cfg.audit_every > 0 && (A.step % A.cfg.audit_every == 0 || nb < rc_->batch);
             int full = A.step <= (A.cfg.ref_steps > 1 ? A.cfg.ref_steps : 1) || shadow || A.step == total;
             for (int i = 0; i < r->n_engines; i++) {
                 A.active[i] = r->eng[i].available && (!r->eng[i].is_ref || A.step <= A.cfg.ref_steps || shadow);
@@ -1619,6 +1682,7 @@ int audit_run(const audit_cfg *cfg, audit_result *res) {
         } else if (r->eng[i].available) {
             if ((rc = remote_fetch_stats(A.e[i], &r->eng[i].peak_rss))) goto done;
             r->eng[i].timing = A.e[i]->timing;
+            if (!r->eng[i].is_ref) other_paths(&r->eng[i], A.e[i]);
         }
     }
     r->compare_s = A.t_compare;

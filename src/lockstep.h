@@ -122,6 +122,8 @@ typedef struct {
      * from the state it reports, set back through set_tensor */
     long rt_checks, rt_fail_step, rt_nondet;
     char rt_first[48];       /* the first tensor that differed */
+    char other_path[160];    /* tensors whose next layer ran on another kernel than training's when
+                              * set from outside (describe()'s "other_path"), "" when none */
     char skip_reason[512];
     int recorded;            /* a recording (recorded:PATH): played back, free mode only */
     char *describe;

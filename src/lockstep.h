@@ -25,7 +25,9 @@
  * from the initial weights moved K ulps each in a Philox-chosen direction:
  * pairing it with the unperturbed engine measures the noise floor — how
  * far the same engine drifts, and how many test predictions flip, from a
- * difference no larger than one rounding.
+ * difference no larger than one rounding.  A second driver knob, draw=D
+ * (default 0), picks another direction for the same seed: K draws of the
+ * noise floor are perturb=1:draw=0..K-1.
  *
  * Every engine variant runs in a child process (remote.h).  Outputs, in
  * out_dir, each written to a temporary name and renamed when complete:
@@ -38,6 +40,7 @@
 #include <stdio.h>
 
 #include "compare.h"
+#include "stats.h"
 #include "train.h"
 
 typedef enum { MODE_FREE, MODE_SYNC, MODE_ISOLATED } lockstep_mode;
@@ -78,6 +81,11 @@ typedef struct {
     double *param_max_ulp;
     double *loss_diff;       /* |loss_a - loss_b| per step */
     long disagree[64];       /* test images classified differently, per epoch */
+    /* exact McNemar per epoch between two non-reference engines (b: a right,
+     * b wrong), overall and per true class (mcnemar_class[epoch * n_classes
+     * + k]; NULL until evaluated) */
+    stats_mcnemar mcnemar[64];
+    stats_mcnemar *mcnemar_class;
     audit_slot_stats slot[AUDIT_MAX_SLOTS];
 } audit_pair;
 
@@ -86,6 +94,7 @@ typedef struct {
     char spec[128];
     int is_ref, available, repeat_of; /* repeat_of: index of the first run, or -1 */
     int perturb_ulps;        /* perturb=K: initial weights moved K ulps each (0: none) */
+    int perturb_draw;        /* draw=D: which random direction (0: the default one) */
     char skip_reason[512];
     char *describe;
     long steps_run;
@@ -93,7 +102,9 @@ typedef struct {
     size_t images[64];
     double test_acc[64], test_loss[64];
     long *confusion;         /* last epoch, classes x classes */
-    uint8_t *pred;
+    uint8_t *pred;           /* last epoch */
+    uint8_t *pred_epoch;     /* every epoch: [epoch * n_test + image] */
+    float *logits;           /* last epoch: n_test x n_classes */
     size_t peak_rss;
     engine_timing timing;    /* from the child */
 } audit_engine;
@@ -108,6 +119,9 @@ typedef struct {
     char slot_phase[AUDIT_MAX_SLOTS][12]; /* forward, loss, backward, update */
     long total_steps;
     int epochs_done;
+    size_t n_test;           /* test images evaluated (after --limit-test) */
+    int n_classes;
+    uint8_t *test_labels;    /* n_test, when evaluated */
     double compare_s, total_s;
     size_t parent_peak_rss;
     long jsonl_lines;

@@ -57,6 +57,10 @@ typedef struct {
     int eval;             /* evaluate on the test set after each epoch (default 1) */
     const char *out_dir;  /* NULL: no files */
     FILE *out;            /* the readable summary (stdout; NULL for none) */
+    /* the seed loop after the audit (seeds.h; audit_run ignores these) */
+    int seeds;            /* 0: none */
+    int jobs;             /* audits at once */
+    int floor_draws;      /* extra noise-floor draws at the first seed */
 } audit_cfg;
 
 void audit_cfg_default(audit_cfg *c);

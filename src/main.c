@@ -16,6 +16,7 @@
 #include "golden.h"
 #include "golden_cli.h"
 #include "lockstep.h"
+#include "seeds.h"
 #include "model.h"
 #include "train.h"
 #include "util.h"
@@ -66,8 +67,14 @@ static void usage(FILE *f) {
             "  --repeat R          1 (default) or 2: every engine twice, run-to-run determinism per tensor\n"
             "  --no-eval           skip the test-set evaluation after each epoch\n"
             "  --out DIR           write DIR/steps.jsonl, DIR/run.json, DIR/report.md, DIR/report.html\n"
+            "  --seeds N           then repeat the drift phase (free, no reference, evaluated) for seeds\n"
+            "                      S..S+N-1: accuracy spread, paired gaps with a verdict, McNemar per\n"
+            "                      seed, the noise floor drawn once per seed (DIR/seeds.json with --out)\n"
+            "  --jobs J            audits of the seed loop run J at a time (default 1)\n"
+            "  --floor-draws K     K more noise-floor draws at seed S (default 0)\n"
             "  an engine in the list may carry perturb=K (e.g. cpu:perturb=1): the same engine from\n"
-            "  initial weights moved K ulps each, the noise floor other differences are judged against\n"
+            "  initial weights moved K ulps each, the noise floor other differences are judged against;\n"
+            "  draw=D (e.g. cpu:perturb=1:draw=3) picks another random direction for the same seed\n"
             "\n"
             "options (golden record; the train options --engine --model --data --seed --batch --lr\n"
             "         --threads --limit-train --limit-test --ref-mode --ref-prec apply):\n"
@@ -112,6 +119,7 @@ enum {
     OPT_ENGINE = 1000, OPT_MODEL, OPT_DATA, OPT_EPOCHS, OPT_BATCH, OPT_LR, OPT_SEED, OPT_THREADS,
     OPT_LIMIT_TRAIN, OPT_LIMIT_TEST, OPT_STEPS, OPT_JSON, OPT_REF_MODE, OPT_REF_PREC, OPT_HELP,
     OPT_ENGINES, OPT_MODE, OPT_REF_STEPS, OPT_AUDIT_EVERY, OPT_REPEAT, OPT_OUT, OPT_NO_EVAL,
+    OPT_SEEDS, OPT_JOBS, OPT_FLOOR_DRAWS,
 };
 
 static const struct option TRAIN_OPTS[] = {
@@ -126,6 +134,8 @@ static const struct option TRAIN_OPTS[] = {
     {"mode", required_argument, 0, OPT_MODE},           {"ref-steps", required_argument, 0, OPT_REF_STEPS},
     {"audit-every", required_argument, 0, OPT_AUDIT_EVERY}, {"repeat", required_argument, 0, OPT_REPEAT},
     {"out", required_argument, 0, OPT_OUT},             {"no-eval", no_argument, 0, OPT_NO_EVAL},
+    {"seeds", required_argument, 0, OPT_SEEDS},         {"jobs", required_argument, 0, OPT_JOBS},
+    {"floor-draws", required_argument, 0, OPT_FLOOR_DRAWS},
     {0, 0, 0, 0},
 };
 
@@ -169,6 +179,9 @@ static int parse_opts(int argc, char **argv, const char *cmd, run_cfg *c, audit_
         case OPT_REPEAT: if (parse_long(name, optarg, 1, 2, &v)) return 2; au->repeat = (int)v; break;
         case OPT_OUT: au->out_dir = optarg; break;
         case OPT_NO_EVAL: au->eval = 0; break;
+        case OPT_SEEDS: if (parse_long(name, optarg, 1, SEEDS_MAX, &v)) return 2; au->seeds = (int)v; break;
+        case OPT_JOBS: if (parse_long(name, optarg, 1, 64, &v)) return 2; au->jobs = (int)v; break;
+        case OPT_FLOOR_DRAWS: if (parse_long(name, optarg, 0, SEEDS_MAX, &v)) return 2; au->floor_draws = (int)v; break;
         case ':': fprintf(stderr, "lockstep %s: option %s needs a value\n", cmd, argv[optind - 1]); return 2;
         default: fprintf(stderr, "lockstep %s: unknown option '%s' (see lockstep --help)\n", cmd, argv[optind - 1]); return 2;
         }
@@ -237,6 +250,36 @@ static int multithreaded_engines(const audit_cfg *a) {
     return n;
 }
 
+/* The seed loop after the main audit (its engines' processes are gone, and
+ * the audit started no thread here, so forking is safe): the table on
+ * stdout and, with --out, DIR/seeds.json. */
+static int run_seeds(const audit_cfg *a) {
+    seeds_cfg sc = {a->seeds, a->jobs > 0 ? a->jobs : 1, a->floor_draws};
+    seeds_result *sr = ls_malloc(sizeof *sr); /* ~10 MB: not on the stack */
+    if (!sr) return LS_ENOMEM;
+    int rc = seeds_run(a, &sc, sr);
+    if (rc) {
+        free(sr);
+        return rc;
+    }
+    seeds_print(a->out, sr);
+    if (a->out_dir) {
+        lsbuf b;
+        lsbuf_init(&b);
+        lsbuf_printf(&b, "{");
+        seeds_json(&b, sr);
+        lsbuf_printf(&b, "}\n");
+        char path[1100];
+        snprintf(path, sizeof path, "%s/seeds.json", a->out_dir);
+        rc = b.failed ? ls_err(LS_ENOMEM, "out of memory building %s", path) : ls_write_file_atomic(path, b.s, b.len);
+        lsbuf_free(&b);
+        if (!rc && a->out) fprintf(a->out, "  wrote %s\n", path);
+    }
+    seeds_result_free(sr);
+    free(sr);
+    return rc;
+}
+
 static int cmd_audit(int argc, char **argv, char **full_argv) {
     audit_cfg a;
     audit_cfg_default(&a);
@@ -259,6 +302,10 @@ static int cmd_audit(int argc, char **argv, char **full_argv) {
     }
     int rc = audit_run(&a, NULL);
     if (rc) {
+        fprintf(stderr, "lockstep audit: %s\n", ls_errmsg());
+        return 2;
+    }
+    if (a.seeds > 0 && (rc = run_seeds(&a))) {
         fprintf(stderr, "lockstep audit: %s\n", ls_errmsg());
         return 2;
     }

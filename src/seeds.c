@@ -20,6 +20,8 @@
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
+#include <sys/time.h>
 #include <sys/wait.h>
 #include <dirent.h>
 #include <unistd.h>
@@ -45,7 +47,7 @@ typedef struct {
 typedef struct {
     int rc;
     char msg[512];
-    double wall;
+    double wall, cpu;
     int n_eng, epochs, C;
     size_t n_test;
     long total_steps;
@@ -115,6 +117,8 @@ static void get_str(reader *r, char *out, size_t cap) {
     out[r->bad ? 0 : n] = 0;
 }
 
+static double tv_s(struct timeval t) { return (double)t.tv_sec + 1e-6 * (double)t.tv_usec; }
+
 /* Run one audit and write its numbers (or its error) to fd. */
 static void child_run(const audit_cfg *base, const job_def *j, int fd) {
     audit_cfg c = *base;
@@ -142,6 +146,13 @@ static void child_run(const audit_cfg *base, const job_def *j, int fd) {
     put_i64(&b, rc);
     put_str(&b, rc ? ls_errmsg() : "");
     put_f64(&b, ls_now() - t0);
+    /* CPU time of this audit: its own and its engine processes' (all
+     * reaped by audit_run), the cost that does not depend on how busy
+     * the machine is */
+    struct rusage ru_self, ru_kids;
+    getrusage(RUSAGE_SELF, &ru_self);
+    getrusage(RUSAGE_CHILDREN, &ru_kids);
+    put_f64(&b, tv_s(ru_self.ru_utime) + tv_s(ru_self.ru_stime) + tv_s(ru_kids.ru_utime) + tv_s(ru_kids.ru_stime));
     if (!rc) {
         int E = r.epochs_done, C = r.n_classes;
         size_t n = r.n_test;
@@ -195,6 +206,7 @@ static int parse_job(const char *buf, size_t len, job_out *o) {
     o->rc = (int)get_i64(&r);
     get_str(&r, o->msg, sizeof o->msg);
     o->wall = get_f64(&r);
+    o->cpu = get_f64(&r);
     if (!r.bad && o->rc == 0) {
         o->n_eng = (int)get_i64(&r);
         o->epochs = (int)get_i64(&r);
@@ -677,6 +689,7 @@ int seeds_run(const audit_cfg *base, const seeds_cfg *sc, seeds_result *out) {
                 failed_job = j;
             }
             out->job_s[j] = jo[j].wall;
+            out->job_cpu_s[j] = jo[j].cpu;
         }
     }
     out->wall_s = ls_now() - t0;
@@ -713,8 +726,11 @@ void seeds_print(FILE *f, const seeds_result *r) {
     if (!f || r->n_seeds < 1) return;
     int last = r->epochs - 1, N = r->n_seeds;
     char b1[32], b2[32], b3[32], b4[32];
-    fprintf(f, "\n== seeds: %d seed(s) %llu..%llu, %d job(s) at once, %.1f s; noise floor: %s vs itself moved 1 ulp, %d draw(s)\n",
-            N, (unsigned long long)r->seed0, (unsigned long long)(r->seed0 + (uint64_t)N - 1), r->jobs, r->wall_s,
+    double cpu = 0;
+    for (int j = 0; j < N; j++) cpu += r->job_cpu_s[j] / N;
+    fprintf(f, "\n== seeds: %d seed(s) %llu..%llu, %d at once, %.1f s (CPU %.1f s per seed); noise floor: %s moved 1 ulp, "
+               "%d draw(s)\n",
+            N, (unsigned long long)r->seed0, (unsigned long long)(r->seed0 + (uint64_t)N - 1), r->jobs, r->wall_s, cpu,
             r->floor_engine, r->n_draws);
     fprintf(f, "  %-28s accuracy after epoch %d over seeds: mean  sd  [min, max] (points)\n", "engine", r->epochs);
     for (int i = 0; i < r->n_engines; i++) {
@@ -752,8 +768,8 @@ void seeds_print(FILE *f, const seeds_result *r) {
             }
         if (p->band_exit[0] < 0) snprintf(exits, sizeof exits, "no band");
         else if (n_exit) snprintf(exits, sizeof exits, "from step %ld in %d/%d seeds", first_exit, n_exit, N);
-        fprintf(f, "    McNemar seed %llu: b %ld c %ld p %.3g (p over seeds %.3g..%.3g); flips %ld, within the floor in %d/%d "
-                   "seeds; near-tie flips %ld/%ld; rel L2 e-fold %.0f steps, leaves band: %s\n",
+        fprintf(f, "    McNemar seed %llu: b %ld c %ld p %.3g (over seeds %.3g..%.3g); flips %ld, within floor in %d/%d; "
+                   "near-tie flips %ld/%ld; e-fold %.0f steps, leaves band: %s\n",
                 (unsigned long long)r->seed0, m->b, m->c, m->p, pmin, pmax, p->flips[0][last], p->flips_within, N,
                 p->near_tie_flips, p->total_flips, isnan(p->rate_median) || p->rate_median <= 0 ? INFINITY : 1 / p->rate_median,
                 exits);
@@ -784,6 +800,11 @@ void seeds_json(lsbuf *b, const seeds_result *r) {
     for (int j = 0; j < N + r->n_draws_extra; j++) {
         lsbuf_printf(b, "%s", j ? ", " : "");
         lsbuf_json_num(b, r->job_s[j]);
+    }
+    lsbuf_printf(b, "], \"job_cpu_seconds\": [");
+    for (int j = 0; j < N + r->n_draws_extra; j++) {
+        lsbuf_printf(b, "%s", j ? ", " : "");
+        lsbuf_json_num(b, r->job_cpu_s[j]);
     }
     lsbuf_printf(b, "],\n    \"engines\": [");
     for (int i = 0; i < r->n_engines; i++) {

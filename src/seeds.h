@@ -106,6 +106,7 @@ typedef struct {
     char floor_engine[80];      /* the engine whose perturbed copy gives the floor ("" if none) */
     double wall_s;              /* the whole loop */
     double job_s[2 * SEEDS_MAX]; /* each audit's wall time in its child */
+    double job_cpu_s[2 * SEEDS_MAX]; /* and its CPU time, engine processes included */
 } seeds_result;
 
 /* seeds_result is large (~10 MB of fixed tables): allocate it on the heap. */

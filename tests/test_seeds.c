@@ -138,10 +138,83 @@ static void test_failure_reported(void **st) {
     free(r);
 }
 
+
+/* The audit's own per-epoch McNemar and seeds_pair_json: b and c recounted
+ * here from the kept predictions and labels (exact integers), the per-class
+ * counts summing to the overall ones, the last epoch's kept predictions
+ * equal to the last row of every epoch's, and draw=D moving the initial
+ * weights in another direction than draw 0. */
+static void test_audit_pair_stats(void **st) {
+    (void)st;
+    if (!have_data()) skip();
+    audit_cfg c;
+    small_cfg(&c, "cpu:threads=1,cpu:threads=1:perturb=1");
+    c.run.epochs = 2;
+    c.run.limit_train = 256;
+    audit_result r;
+    int rc = audit_run(&c, &r);
+    if (rc) fail_msg("audit_run: %s", ls_errmsg());
+    assert_int_equal(r.n_test, 256);
+    assert_int_equal(r.n_classes, 10);
+    assert_int_equal(r.n_pairs, 1);
+    const audit_pair *p = &r.pair[0];
+    const audit_engine *a = &r.eng[p->a], *b = &r.eng[p->b];
+    assert_non_null(a->logits);
+    assert_memory_equal(a->pred, a->pred_epoch + 256, 256);
+    for (int ep = 0; ep < 2; ep++) {
+        long nb = 0, nc = 0, cb = 0, cc = 0, d = 0;
+        for (int k = 0; k < 256; k++) {
+            uint8_t pa = a->pred_epoch[ep * 256 + k], pb = b->pred_epoch[ep * 256 + k], y = r.test_labels[k];
+            nb += pa == y && pb != y;
+            nc += pa != y && pb == y;
+            d += pa != pb;
+        }
+        for (int k = 0; k < 10; k++) {
+            cb += p->mcnemar_class[ep * 10 + k].b;
+            cc += p->mcnemar_class[ep * 10 + k].c;
+        }
+        assert_int_equal(p->mcnemar[ep].b, nb);
+        assert_int_equal(p->mcnemar[ep].c, nc);
+        assert_int_equal(cb, nb);
+        assert_int_equal(cc, nc);
+        assert_int_equal(p->disagree[ep], d);
+        assert_true(p->mcnemar[ep].p == stats_mcnemar_p(nb, nc));
+    }
+    lsbuf js;
+    lsbuf_init(&js);
+    seeds_pair_json(&js, &r, 0, DATA_DEFAULT_DIR);
+    char want[64];
+    snprintf(want, sizeof want, "{\"mcnemar\": [{\"b\": %ld, \"c\": %ld", p->mcnemar[0].b, p->mcnemar[0].c);
+    assert_non_null(strstr(js.s, want));
+    assert_non_null(strstr(js.s, "\"Shirt\""));
+    assert_non_null(strstr(js.s, "\"margins_last_epoch\": {\"flipped_a\""));
+    assert_non_null(strstr(js.s, "\"param_rel_l2_growth\""));
+    lsbuf_free(&js);
+    double d0 = p->param_rel_l2[0];
+    audit_result_free(&r);
+
+    /* another direction: the distance after step 1 changes */
+    small_cfg(&c, "cpu:threads=1,cpu:threads=1:perturb=1:draw=5");
+    c.run.epochs = 2;
+    c.run.limit_train = 256; /* the same first batch as above */
+    c.run.max_steps = 1;
+    c.eval = 0;
+    rc = audit_run(&c, &r);
+    if (rc) fail_msg("audit_run: %s", ls_errmsg());
+    assert_true(r.pair[0].param_rel_l2[0] > 0 && r.pair[0].param_rel_l2[0] != d0);
+    assert_int_equal(r.eng[1].perturb_draw, 5);
+    assert_string_equal(r.eng[1].spec, "cpu:threads=1");
+    audit_result_free(&r);
+    small_cfg(&c, "cpu:threads=1,cpu:threads=1:draw=5");
+    assert_int_equal(audit_run(&c, &r), LS_EINVAL);
+    assert_non_null(strstr(ls_errmsg(), "draw=D goes with perturb=K"));
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_identical_indistinguishable),
         cmocka_unit_test(test_failure_reported),
+        cmocka_unit_test(test_audit_pair_stats),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -253,11 +253,11 @@ static int multithreaded_engines(const audit_cfg *a) {
 /* The seed loop after the main audit (its engines' processes are gone, and
  * the audit started no thread here, so forking is safe): the table on
  * stdout and, with --out, DIR/seeds.json. */
-static int run_seeds(const audit_cfg *a) {
+static int run_seeds(const audit_cfg *a, const audit_result *main_run) {
     seeds_cfg sc = {a->seeds, a->jobs > 0 ? a->jobs : 1, a->floor_draws};
     seeds_result *sr = ls_malloc(sizeof *sr); /* ~10 MB: not on the stack */
     if (!sr) return LS_ENOMEM;
-    int rc = seeds_run(a, &sc, sr);
+    int rc = seeds_run(a, &sc, main_run, sr);
     if (rc) {
         free(sr);
         return rc;
@@ -300,14 +300,26 @@ static int cmd_audit(int argc, char **argv, char **full_argv) {
         execv("/proc/self/exe", full_argv);
         /* exec failed: carry on with the default policy */
     }
-    int rc = audit_run(&a, NULL);
+    /* with a seed loop, the audit's result becomes its first seed */
+    audit_result *res = a.seeds > 0 ? ls_malloc(sizeof *res) : NULL;
+    if (a.seeds > 0 && !res) {
+        fprintf(stderr, "lockstep audit: out of memory\n");
+        return 2;
+    }
+    int rc = audit_run(&a, res);
     if (rc) {
+        free(res);
         fprintf(stderr, "lockstep audit: %s\n", ls_errmsg());
         return 2;
     }
-    if (a.seeds > 0 && (rc = run_seeds(&a))) {
-        fprintf(stderr, "lockstep audit: %s\n", ls_errmsg());
-        return 2;
+    if (res) {
+        rc = run_seeds(&a, res);
+        audit_result_free(res);
+        free(res);
+        if (rc) {
+            fprintf(stderr, "lockstep audit: %s\n", ls_errmsg());
+            return 2;
+        }
     }
     return 0;
 }

@@ -119,6 +119,53 @@ static void get_str(reader *r, char *out, size_t cap) {
 
 static double tv_s(struct timeval t) { return (double)t.tv_sec + 1e-6 * (double)t.tv_usec; }
 
+/* The message of one audit: r's engines map[0..n_map-1] (indices into
+ * r->eng, -1: absent) in that order, and the pairs among them with their
+ * indices translated to positions in map.  r NULL: only the error. */
+static void put_result(lsbuf *b, int rc, const char *msg, double wall, double cpu, const audit_result *r, const int *map,
+                       int n_map) {
+    uint32_t magic = SEEDS_MAGIC;
+    put(b, &magic, sizeof magic);
+    put_i64(b, rc);
+    put_str(b, msg);
+    put_f64(b, wall);
+    put_f64(b, cpu);
+    if (!rc && r) {
+        int E = r->epochs_done, C = r->n_classes;
+        size_t n = r->n_test;
+        put_i64(b, n_map);
+        put_i64(b, E);
+        put_i64(b, (int64_t)n);
+        put_i64(b, C);
+        put_i64(b, r->total_steps);
+        put(b, r->test_labels, n);
+        for (int t = 0; t < n_map; t++) {
+            const audit_engine *ae = map[t] >= 0 ? &r->eng[map[t]] : NULL;
+            int ok = ae && ae->available && ae->pred_epoch && ae->logits;
+            put_i64(b, ok);
+            put_i64(b, ae ? ae->perturb_ulps : 0);
+            put_str(b, ae ? ae->spec : "");
+            if (!ok) continue;
+            put(b, ae->test_acc, (size_t)E * sizeof(double));
+            put(b, ae->pred_epoch, (size_t)E * n);
+            put(b, ae->logits, n * (size_t)C * sizeof(float));
+        }
+        int pos[AUDIT_MAX_ENGINES], np = 0;
+        for (int i = 0; i < AUDIT_MAX_ENGINES; i++) pos[i] = -1;
+        for (int t = 0; t < n_map; t++)
+            if (map[t] >= 0) pos[map[t]] = t;
+        for (int pi = 0; pi < r->n_pairs; pi++) np += pos[r->pair[pi].a] >= 0 && pos[r->pair[pi].b] >= 0;
+        put_i64(b, np);
+        for (int pi = 0; pi < r->n_pairs; pi++) {
+            if (pos[r->pair[pi].a] < 0 || pos[r->pair[pi].b] < 0) continue;
+            put_i64(b, pos[r->pair[pi].a]);
+            put_i64(b, pos[r->pair[pi].b]);
+            put(b, r->pair[pi].param_rel_l2, (size_t)r->total_steps * sizeof(double));
+        }
+    }
+    put(b, &magic, sizeof magic);
+}
+
 /* Run one audit and write its numbers (or its error) to fd. */
 static void child_run(const audit_cfg *base, const job_def *j, int fd) {
     audit_cfg c = *base;
@@ -139,49 +186,19 @@ static void child_run(const audit_cfg *base, const job_def *j, int fd) {
     audit_result r;
     double t0 = ls_now();
     int rc = audit_run(&c, &r);
-    lsbuf b;
-    lsbuf_init(&b);
-    uint32_t magic = SEEDS_MAGIC;
-    put(&b, &magic, sizeof magic);
-    put_i64(&b, rc);
-    put_str(&b, rc ? ls_errmsg() : "");
-    put_f64(&b, ls_now() - t0);
     /* CPU time of this audit: its own and its engine processes' (all
-     * reaped by audit_run), the cost that does not depend on how busy
-     * the machine is */
+     * reaped by audit_run): what the audit costs however busy the
+     * machine is (but spinning OpenMP threads count) */
     struct rusage ru_self, ru_kids;
     getrusage(RUSAGE_SELF, &ru_self);
     getrusage(RUSAGE_CHILDREN, &ru_kids);
-    put_f64(&b, tv_s(ru_self.ru_utime) + tv_s(ru_self.ru_stime) + tv_s(ru_kids.ru_utime) + tv_s(ru_kids.ru_stime));
-    if (!rc) {
-        int E = r.epochs_done, C = r.n_classes;
-        size_t n = r.n_test;
-        put_i64(&b, r.n_engines);
-        put_i64(&b, E);
-        put_i64(&b, (int64_t)n);
-        put_i64(&b, C);
-        put_i64(&b, r.total_steps);
-        put(&b, r.test_labels, n);
-        for (int i = 0; i < r.n_engines; i++) {
-            const audit_engine *ae = &r.eng[i];
-            int ok = ae->available && ae->pred_epoch && ae->logits;
-            put_i64(&b, ok);
-            put_i64(&b, ae->perturb_ulps);
-            put_str(&b, ae->spec);
-            if (!ok) continue;
-            put(&b, ae->test_acc, (size_t)E * sizeof(double));
-            put(&b, ae->pred_epoch, (size_t)E * n);
-            put(&b, ae->logits, n * (size_t)C * sizeof(float));
-        }
-        put_i64(&b, r.n_pairs);
-        for (int pi = 0; pi < r.n_pairs; pi++) {
-            put_i64(&b, r.pair[pi].a);
-            put_i64(&b, r.pair[pi].b);
-            put(&b, r.pair[pi].param_rel_l2, (size_t)r.total_steps * sizeof(double));
-        }
-        audit_result_free(&r);
-    }
-    put(&b, &magic, sizeof magic);
+    double cpu = tv_s(ru_self.ru_utime) + tv_s(ru_self.ru_stime) + tv_s(ru_kids.ru_utime) + tv_s(ru_kids.ru_stime);
+    lsbuf b;
+    lsbuf_init(&b);
+    int map[AUDIT_MAX_ENGINES];
+    for (int i = 0; i < AUDIT_MAX_ENGINES; i++) map[i] = i;
+    put_result(&b, rc, rc ? ls_errmsg() : "", ls_now() - t0, cpu, rc ? NULL : &r, map, rc ? 0 : r.n_engines);
+    if (!rc) audit_result_free(&r);
     const char *p = b.s;
     size_t left = b.failed ? 0 : b.len;
     while (left) {
@@ -557,7 +574,7 @@ static int start_job(const audit_cfg *base, const job_def *jd, running_job *rj, 
     return LS_OK;
 }
 
-int seeds_run(const audit_cfg *base, const seeds_cfg *sc, seeds_result *out) {
+int seeds_run(const audit_cfg *base, const seeds_cfg *sc, const audit_result *prior, seeds_result *out) {
     memset(out, 0, sizeof *out);
     int N = sc->n_seeds, K = sc->floor_draws, J = sc->jobs;
     if (N < 1 || N > SEEDS_MAX) return ls_err(LS_EINVAL, "--seeds must be in 1..%d", SEEDS_MAX);
@@ -638,6 +655,35 @@ int seeds_run(const audit_cfg *base, const seeds_cfg *sc, seeds_result *out) {
     out->seed0 = base->run.seed;
     double t0 = ls_now();
     int next = 0, n_running = 0;
+    /* Seed s0 is the main audit's own drift when that audit trained these
+     * engines freely over the same run: in free mode the reference
+     * engines' shadow steps copy state *to* the references, never from
+     * them, so the other engines' trajectories do not depend on whether a
+     * reference ran.  Its perturbed engine keeps the direction the main
+     * audit drew (a different one from the loop's, which is all a draw
+     * needs). */
+    if (prior && base->mode == MODE_FREE && base->repeat == 1 && base->eval && base->run.max_steps < 0 &&
+        prior->epochs_done == base->run.epochs && prior->test_labels) {
+        int map[AUDIT_MAX_ENGINES], ok = 1;
+        for (int t = 0; t < n_tok && ok; t++) {
+            map[t] = -1;
+            for (int i = 0; i < prior->n_engines; i++)
+                if (strcmp(prior->eng[i].label, tokens[t]) == 0 && prior->eng[i].available) map[t] = i;
+            ok = map[t] >= 0;
+        }
+        if (ok) {
+            lsbuf b;
+            lsbuf_init(&b);
+            put_result(&b, 0, "", prior->total_s, NAN, prior, map, n_tok);
+            rc = b.failed ? ls_err(LS_ENOMEM, "out of memory") : parse_job(b.s, b.len, &jo[0]);
+            lsbuf_free(&b);
+            if (rc) goto done;
+            out->job_s[0] = prior->total_s;
+            out->job_cpu_s[0] = NAN;
+            out->seed0_from_audit = 1;
+            next = 1;
+        }
+    }
     while ((next < n_jobs && failed_job < 0) || n_running > 0) {
         while (n_running < J && next < n_jobs && failed_job < 0) {
             if ((rc = start_job(base, &jd[next], &rj[next], rj, n_jobs))) {
@@ -727,10 +773,16 @@ void seeds_print(FILE *f, const seeds_result *r) {
     int last = r->epochs - 1, N = r->n_seeds;
     char b1[32], b2[32], b3[32], b4[32];
     double cpu = 0;
-    for (int j = 0; j < N; j++) cpu += r->job_cpu_s[j] / N;
-    fprintf(f, "\n== seeds: %d seed(s) %llu..%llu, %d at once, %.1f s (CPU %.1f s per seed); noise floor: %s moved 1 ulp, "
+    int nc = 0;
+    for (int j = 0; j < N; j++)
+        if (!isnan(r->job_cpu_s[j])) {
+            cpu += r->job_cpu_s[j];
+            nc++;
+        }
+    fprintf(f, "\n== seeds: %d seed(s) %llu..%llu%s, %d at once, %.1f s (CPU %.1f s per audit); noise floor: %s moved 1 ulp, "
                "%d draw(s)\n",
-            N, (unsigned long long)r->seed0, (unsigned long long)(r->seed0 + (uint64_t)N - 1), r->jobs, r->wall_s, cpu,
+            N, (unsigned long long)r->seed0, (unsigned long long)(r->seed0 + (uint64_t)N - 1),
+            r->seed0_from_audit ? " (the first from the audit above)" : "", r->jobs, r->wall_s, nc ? cpu / nc : NAN,
             r->floor_engine, r->n_draws);
     fprintf(f, "  %-28s accuracy after epoch %d over seeds: mean  sd  [min, max] (points)\n", "engine", r->epochs);
     for (int i = 0; i < r->n_engines; i++) {
@@ -792,9 +844,9 @@ static void json_curve(lsbuf *b, const double *v, long n) {
 
 void seeds_json(lsbuf *b, const seeds_result *r) {
     int N = r->n_seeds, E = r->epochs, C = r->n_classes;
-    lsbuf_printf(b, "\"seeds\": {\"n\": %d, \"first_seed\": %llu, \"jobs\": %d, \"epochs\": %d, \"test_images\": %zu, "
-                    "\"wall_seconds\": ",
-                 N, (unsigned long long)r->seed0, r->jobs, E, r->n_test);
+    lsbuf_printf(b, "\"seeds\": {\"n\": %d, \"first_seed\": %llu, \"first_seed_from_audit\": %s, \"jobs\": %d, \"epochs\": %d, "
+                    "\"test_images\": %zu, \"wall_seconds\": ",
+                 N, (unsigned long long)r->seed0, r->seed0_from_audit ? "true" : "false", r->jobs, E, r->n_test);
     lsbuf_json_num(b, r->wall_s);
     lsbuf_printf(b, ", \"job_seconds\": [");
     for (int j = 0; j < N + r->n_draws_extra; j++) {

@@ -90,6 +90,7 @@ typedef struct {
 typedef struct {
     int n_seeds, n_draws_extra, jobs, epochs;
     uint64_t seed0;
+    int seed0_from_audit;       /* seed s0 is the main audit's run (prior), not re-run */
     long total_steps;
     size_t n_test;
     int n_classes;
@@ -106,7 +107,7 @@ typedef struct {
     char floor_engine[80];      /* the engine whose perturbed copy gives the floor ("" if none) */
     double wall_s;              /* the whole loop */
     double job_s[2 * SEEDS_MAX]; /* each audit's wall time in its child */
-    double job_cpu_s[2 * SEEDS_MAX]; /* and its CPU time, engine processes included */
+    double job_cpu_s[2 * SEEDS_MAX]; /* and its CPU time, engine processes included (NaN: not run here) */
 } seeds_result;
 
 /* seeds_result is large (~10 MB of fixed tables): allocate it on the heap. */
@@ -115,9 +116,12 @@ typedef struct {
  * rest of *base — model, data, batch, epochs, lr, limits, threads — as
  * given; mode free, repeat 1, evaluation on).  If no engine of the list is
  * perturbed, "<first engine>:perturb=1" is added as the floor.  out is
- * filled (free with seeds_result_free).  Returns 0, or an error with
- * ls_errmsg() set (out then holds nothing to free). */
-int seeds_run(const audit_cfg *base, const seeds_cfg *sc, seeds_result *out);
+ * filled (free with seeds_result_free).  prior (may be NULL): the main
+ * audit of *base, already run; when it trained every engine of the loop in
+ * free mode with evaluation over the whole run, it is taken as seed s0
+ * instead of running that seed again (out->seed0_from_audit).  Returns 0,
+ * or an error with ls_errmsg() set (out then holds nothing to free). */
+int seeds_run(const audit_cfg *base, const seeds_cfg *sc, const audit_result *prior, seeds_result *out);
 void seeds_result_free(seeds_result *r);
 
 /* A compact table (at most ~10 lines for three engines): accuracy spread

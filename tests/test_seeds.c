@@ -44,7 +44,7 @@ static void test_identical_indistinguishable(void **st) {
     seeds_cfg sc = {2, 2, 1};
     seeds_result *r = calloc(1, sizeof *r);
     assert_non_null(r);
-    int rc = seeds_run(&c, &sc, r);
+    int rc = seeds_run(&c, &sc, NULL, r);
     if (rc) fail_msg("seeds_run: %s", ls_errmsg());
     assert_int_equal(r->n_seeds, 2);
     assert_int_equal(r->n_engines, 3); /* the two, and the added floor copy */
@@ -120,7 +120,7 @@ static void test_failure_reported(void **st) {
     c.run.data_dir = "/nonexistent/lockstep-data";
     seeds_cfg sc = {2, 1, 0};
     seeds_result *r = calloc(1, sizeof *r);
-    int rc = seeds_run(&c, &sc, r);
+    int rc = seeds_run(&c, &sc, NULL, r);
     assert_true(rc < 0);
     assert_non_null(strstr(ls_errmsg(), "seed 42"));
     assert_non_null(strstr(ls_errmsg(), "/nonexistent/lockstep-data"));
@@ -128,12 +128,12 @@ static void test_failure_reported(void **st) {
     free(r);
     /* bad arguments before any fork */
     sc.n_seeds = 0;
-    assert_int_equal(seeds_run(&c, &sc, r = calloc(1, sizeof *r)), LS_EINVAL);
+    assert_int_equal(seeds_run(&c, &sc, NULL, r = calloc(1, sizeof *r)), LS_EINVAL);
     free(r);
     small_cfg(&c, "reference");
     sc.n_seeds = 1;
     r = calloc(1, sizeof *r);
-    assert_int_equal(seeds_run(&c, &sc, r), LS_EINVAL);
+    assert_int_equal(seeds_run(&c, &sc, NULL, r), LS_EINVAL);
     assert_non_null(strstr(ls_errmsg(), "no engine"));
     free(r);
 }
@@ -210,11 +210,54 @@ static void test_audit_pair_stats(void **st) {
     assert_non_null(strstr(ls_errmsg(), "draw=D goes with perturb=K"));
 }
 
+/* The main audit taken as seed s0: its numbers are used as they are (the
+ * same bits), the loop runs only the other seeds, and a prior that cannot
+ * stand for seed s0 (a sync-mode audit) is ignored. */
+static void test_prior_is_seed0(void **st) {
+    (void)st;
+    if (!have_data()) skip();
+    audit_cfg c;
+    small_cfg(&c, "cpu:threads=1,cpu:threads=1:perturb=1");
+    c.ref_steps = 0;
+    c.audit_every = 0;
+    audit_result *pr = calloc(1, sizeof *pr);
+    int rc = audit_run(&c, pr);
+    if (rc) fail_msg("audit_run: %s", ls_errmsg());
+    seeds_cfg sc = {2, 1, 0};
+    seeds_result *r = calloc(1, sizeof *r);
+    rc = seeds_run(&c, &sc, pr, r);
+    if (rc) fail_msg("seeds_run: %s", ls_errmsg());
+    assert_int_equal(r->seed0_from_audit, 1);
+    assert_true(isnan(r->job_cpu_s[0]) && r->job_cpu_s[1] > 0);
+    assert_true(r->eng[0].acc[0][0] == pr->eng[0].test_acc[0]);
+    assert_true(r->eng[1].acc[0][0] == pr->eng[1].test_acc[0]);
+    assert_memory_equal(r->eng[1].pred[0], pr->eng[1].pred_epoch, 256);
+    assert_int_equal(r->n_pairs, 1);
+    assert_true(r->pair[0].floor_pair);
+    assert_int_equal(r->pair[0].flips[0][0], pr->pair[0].disagree[0]);
+    for (long t = 0; t < r->total_steps; t++)
+        assert_true(r->pair[0].rel_l2[0][t] == pr->pair[0].param_rel_l2[t]);
+    assert_int_equal(r->n_draws, 2);
+    seeds_result_free(r);
+    /* an audit in sync mode did not train the engines freely: not used */
+    c.mode = MODE_SYNC;
+    sc.n_seeds = 1;
+    rc = seeds_run(&c, &sc, pr, r);
+    if (rc) fail_msg("seeds_run: %s", ls_errmsg());
+    assert_int_equal(r->seed0_from_audit, 0);
+    assert_true(r->job_cpu_s[0] > 0);
+    seeds_result_free(r);
+    free(r);
+    audit_result_free(pr);
+    free(pr);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_identical_indistinguishable),
         cmocka_unit_test(test_failure_reported),
         cmocka_unit_test(test_audit_pair_stats),
+        cmocka_unit_test(test_prior_is_seed0),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

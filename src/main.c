@@ -238,15 +238,20 @@ static int cmd_train(int argc, char **argv) {
 static int multithreaded_engines(const audit_cfg *a) {
     char list[1024], spec[256];
     snprintf(list, sizeof list, "%s", a->engines);
-    int n = 0;
+    int n = 0, perturbed = 0, first_mt = -1;
     char *save = NULL;
     for (char *t = strtok_r(list, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
         engine_spec s;
         spec_with_threads(spec, sizeof spec, t, a->run.threads);
         if (engine_spec_parse(&s, spec) != 0) continue;
-        if (strcmp(s.name, "cpu") != 0 && strcmp(s.name, "reference") != 0 && strcmp(s.name, "ref") != 0) continue;
-        if (atoi(engine_spec_get(&s, "threads", "2")) > 1) n += a->repeat;
+        int is_ref = strcmp(s.name, "reference") == 0 || strcmp(s.name, "ref") == 0;
+        perturbed |= engine_spec_get(&s, "perturb", NULL) != NULL;
+        int mt = (strcmp(s.name, "cpu") == 0 || is_ref) && atoi(engine_spec_get(&s, "threads", "2")) > 1;
+        if (first_mt < 0 && !is_ref) first_mt = mt;
+        n += mt * a->repeat;
     }
+    /* the seed loop adds "<first engine>:perturb=1" when none is perturbed */
+    if (a->seeds > 0 && !perturbed && first_mt > 0) n++;
     return n;
 }
 
@@ -296,7 +301,10 @@ static int cmd_audit(int argc, char **argv, char **full_argv) {
      * spin (active).  The policy is read when libgomp starts: set it and
      * start again.  A policy the user set wins. */
     if (!getenv("OMP_WAIT_POLICY")) {
-        setenv("OMP_WAIT_POLICY", multithreaded_engines(&a) >= 2 ? "passive" : "active", 1);
+        /* a seed loop with --jobs J > 1 runs J audits at once: their
+         * multi-threaded engines compete like two in one audit */
+        int mt = multithreaded_engines(&a) * (a.seeds > 0 && a.jobs > 1 ? a.jobs : 1);
+        setenv("OMP_WAIT_POLICY", mt >= 2 ? "passive" : "active", 1);
         execv("/proc/self/exe", full_argv);
         /* exec failed: carry on with the default policy */
     }

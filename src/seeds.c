@@ -450,6 +450,21 @@ static int aggregate(seeds_result *R, job_out *jo, int n_jobs, char tokens[][256
                 stats_paired_of(&p->paired[ep], va, vb, N);
             }
             stats_seed_verdict(p->verdict, sizeof p->verdict, &p->paired[last], ea->label, eb->label);
+            /* a t-interval over a few seeds is fooled 5% of the time by
+             * design, more when the sd of three gaps happens to be small:
+             * say too whether the gap is larger than what moving one
+             * engine's weights by 1 ulp does */
+            p->beyond_floor = -1;
+            if (R->n_draws > 0 && !isnan(p->paired[last].mean)) {
+                p->beyond_floor = fabs(p->paired[last].mean) > R->floor_gap.max;
+                if (p->paired[last].indistinguishable == 0) {
+                    size_t len = strlen(p->verdict);
+                    snprintf(p->verdict + len, sizeof p->verdict - len, p->beyond_floor
+                                 ? "; beyond the noise floor (|gap| max %.2f points over %d draws)"
+                                 : "; but within the noise floor (|gap| up to %.2f points over %d draws)",
+                             100 * R->floor_gap.max, R->n_draws);
+                }
+            }
             /* against the floor */
             p->flips_p_emp_min = p->flips_p_emp_max = NAN;
             for (int s = 0; s < N && R->n_draws; s++) {
@@ -910,7 +925,8 @@ void seeds_json(lsbuf *b, const seeds_result *r) {
         lsbuf_json_str(b, r->eng[p->a].label);
         lsbuf_printf(b, ", \"b\": ");
         lsbuf_json_str(b, r->eng[p->b].label);
-        lsbuf_printf(b, ", \"floor_pair\": %s, \"verdict\": ", p->floor_pair ? "true" : "false");
+        lsbuf_printf(b, ", \"floor_pair\": %s, \"gap_beyond_floor\": %s, \"verdict\": ", p->floor_pair ? "true" : "false",
+                     p->beyond_floor < 0 ? "null" : p->beyond_floor ? "true" : "false");
         lsbuf_json_str(b, p->floor_pair ? "a noise-floor draw" : p->verdict);
         lsbuf_printf(b, ", \"paired\": [");
         for (int ep = 0; ep < E; ep++) {

@@ -71,7 +71,8 @@ typedef struct {
     stats_mcnemar mcnemar[SEEDS_MAX][SEEDS_MAX_EPOCHS];
     stats_mcnemar *mcnemar_class[SEEDS_MAX];         /* last epoch, per true class (n_classes each) */
     stats_paired paired[SEEDS_MAX_EPOCHS];            /* acc_a - acc_b over seeds, per epoch */
-    char verdict[320];          /* last epoch, stats_seed_verdict */
+    char verdict[400];          /* last epoch: stats_seed_verdict, and when "better", whether beyond the floor */
+    int beyond_floor;           /* |mean paired gap| > the floor's largest |gap| (1), not (0), no floor (-1) */
     /* last epoch against the noise floor */
     int flips_within, gap_within; /* seeds whose flips / |gap| lie within the floor (of n_seeds) */
     double flips_p_emp_max;     /* the largest empirical p over seeds (most floor-like) */

@@ -339,8 +339,8 @@ const char *stats_seed_verdict(char *buf, size_t cap, const stats_paired *p, con
                  a, b, 100 * p->mean, 100 * p->half_width, p->n, 100 * p->half_width, p->n);
     } else {
         const char *better = p->mean > 0 ? a : b;
-        snprintf(buf, cap, "%s better by %.2f +- %.2f points (paired over %d seeds)", better, 100 * fabs(p->mean),
-                 100 * p->half_width, p->n);
+        snprintf(buf, cap, "%s vs %s: %s better by %.2f +- %.2f points (paired over %d seeds)", a, b, better,
+                 100 * fabs(p->mean), 100 * p->half_width, p->n);
     }
     return buf;
 }

@@ -160,11 +160,12 @@ typedef struct {
 
 void stats_paired_of(stats_paired *p, const double *acc_a, const double *acc_b, int n);
 
-/* The verdict in words, written to buf: "indistinguishable (paired gap
- * +0.03 +- 0.12 points over 5 seeds; smallest detectable gap 0.12 points)"
- * or "A better by 0.31 +- 0.10 points (paired over 5 seeds)" with the
- * engines' labels.  Accuracies are fractions; points are percent.  n < 2:
- * "one seed: no verdict (--seeds N >= 2)".  Returns buf. */
+/* The verdict in words, written to buf: "A vs B: indistinguishable (paired
+ * gap +0.03 +- 0.12 points over 5 seeds; a gap under 0.12 points cannot be
+ * told from zero with 5 seeds)" or "A vs B: A better by 0.31 +- 0.10 points
+ * (paired over 5 seeds)", with the engines' labels; +- is the 95%
+ * half-width.  Accuracies are fractions; points are percent.  n < 2:
+ * "A vs B: one seed, no verdict (needs --seeds N >= 2)".  Returns buf. */
 const char *stats_seed_verdict(char *buf, size_t cap, const stats_paired *p, const char *a, const char *b);
 
 /* ---- noise floor with a spread ----------------------------------------- */

@@ -63,6 +63,7 @@ static void test_identical_indistinguishable(void **st) {
     assert_int_equal(p->paired[0].indistinguishable, 1);
     assert_true(p->paired[0].mean == 0 && p->paired[0].sd == 0);
     assert_non_null(strstr(p->verdict, "indistinguishable"));
+    assert_int_equal(p->beyond_floor, 0); /* a zero gap is never beyond the floor */
     for (int s = 0; s < 2; s++) {
         assert_int_equal(p->flips[s][0], 0);
         assert_int_equal(p->mcnemar[s][0].b + p->mcnemar[s][0].c, 0);

@@ -212,16 +212,24 @@ static int make_engines(audit *A) {
              * random direction — the noise floor against which a
              * difference between engines is judged */
             const char *pk = engine_spec_get(&sp, "perturb", NULL);
+            const char *dk = engine_spec_get(&sp, "draw", NULL);
+            if (dk && !pk) return ls_err(LS_EINVAL, "engine %s: draw=D goes with perturb=K", tok);
             if (pk) {
                 char *end;
                 long k = strtol(pk, &end, 10);
                 if (*end || k < 1 || k > 1000000)
                     return ls_err(LS_EINVAL, "engine %s: perturb=K needs an integer K in 1..1000000 (ulps)", tok);
                 ae->perturb_ulps = (int)k;
+                if (dk) {
+                    long d = strtol(dk, &end, 10);
+                    if (*end || d < 0 || d > 1000000)
+                        return ls_err(LS_EINVAL, "engine %s: draw=D needs an integer D in 0..1000000", tok);
+                    ae->perturb_draw = (int)d;
+                }
                 char rebuilt[128];
                 int n = snprintf(rebuilt, sizeof rebuilt, "%s", sp.name);
                 for (int q = 0; q < sp.n_knobs; q++)
-                    if (strcmp(sp.key[q], "perturb") != 0)
+                    if (strcmp(sp.key[q], "perturb") != 0 && strcmp(sp.key[q], "draw") != 0)
                         n += snprintf(rebuilt + n, sizeof rebuilt - n, ":%s=%s", sp.key[q], sp.val[q]);
                 snprintf(ae->spec, sizeof ae->spec, "%s", rebuilt);
             }
@@ -1404,7 +1412,9 @@ static int set_initial(audit *A) {
                 /* keyed by the first run's index, so a --repeat copy starts
                  * from the same perturbed weights */
                 int base = r->eng[i].repeat_of >= 0 ? r->eng[i].repeat_of : i;
-                int up = rng_u32(rc_->seed, (uint32_t)k, (uint32_t)base, 0, RNG_STREAM_PERTURB) & 1;
+                /* draw 0 is the direction used before draws existed */
+                int up = rng_u32(rc_->seed, (uint32_t)k, (uint32_t)base, (uint32_t)r->eng[i].perturb_draw,
+                                 RNG_STREAM_PERTURB) & 1;
                 float v = params[k];
                 for (int u = 0; u < r->eng[i].perturb_ulps; u++) v = nextafterf(v, up ? INFINITY : -INFINITY);
                 moved[k] = v;
@@ -1424,8 +1434,12 @@ void audit_result_free(audit_result *r) {
         free(r->eng[i].describe);
         free(r->eng[i].confusion);
         free(r->eng[i].pred);
+        free(r->eng[i].pred_epoch);
+        free(r->eng[i].logits);
     }
+    free(r->test_labels);
     for (int pi = 0; pi < r->n_pairs; pi++) {
+        free(r->pair[pi].mcnemar_class);
         free(r->pair[pi].param_rel_l2);
         free(r->pair[pi].param_max_ulp);
         free(r->pair[pi].loss_diff);
@@ -1447,35 +1461,57 @@ int audit_pair_index(const audit_result *r, const char *a, const char *b) {
     return -1;
 }
 
+/* Evaluate every non-reference engine on the test set; keep its
+ * predictions of every epoch and the last epoch's logits (for margins), and
+ * fill each pair's disagreement count and exact McNemar test (overall and
+ * per class) for this epoch. */
 static int evaluate(audit *A) {
     audit_result *r = A->r;
-    int ep = A->epoch;
+    int ep = A->epoch, C = A->m.n_classes;
+    size_t n = A->cfg.run.limit_test && A->cfg.run.limit_test < A->ds.test.n ? A->cfg.run.limit_test : A->ds.test.n;
+    int E = A->cfg.run.epochs;
+    if (!r->test_labels) {
+        if (!(r->test_labels = ls_malloc(n ? n : 1))) return LS_ENOMEM;
+        memcpy(r->test_labels, A->ds.test.labels, n);
+        r->n_test = n;
+        r->n_classes = C;
+    }
     for (int i = 0; i < r->n_engines; i++) {
         audit_engine *ae = &r->eng[i];
         if (!ae->available || ae->is_ref) continue;
         eval_result ev;
         /* a recording's accuracy and predictions: from its recorded logits */
         int rc = ae->recorded ? recording_eval(engine_recorded_get(A->e[i]), ep, &A->ds.test, A->cfg.run.limit_test, &ev)
-                              : eval_engine(A->e[i], &A->ds.test, A->cfg.run.limit_test, &ev);
+                              : eval_engine_logits(A->e[i], &A->ds.test, A->cfg.run.limit_test, &ev);
         if (rc) return ls_err(rc, "engine %s: evaluation: %s", ae->label, ls_errmsg());
+        if (!ae->pred_epoch && !(ae->pred_epoch = ls_calloc((size_t)E * (n ? n : 1), 1))) {
+            eval_result_free(&ev);
+            return LS_ENOMEM;
+        }
+        memcpy(ae->pred_epoch + (size_t)ep * n, ev.pred, n);
         ae->test_acc[ep] = ev.accuracy;
         ae->test_loss[ep] = ev.loss;
         free(ae->confusion);
         free(ae->pred);
+        free(ae->logits);
         ae->confusion = ev.confusion;
         ae->pred = ev.pred;
+        ae->logits = ev.logits;
         ev.confusion = NULL;
         ev.pred = NULL;
+        ev.logits = NULL;
         eval_result_free(&ev);
     }
     for (int pi = 0; pi < r->n_pairs; pi++) {
         audit_pair *p = &r->pair[pi];
         const audit_engine *a = &r->eng[p->a], *b = &r->eng[p->b];
         if (!a->pred || !b->pred) continue;
-        size_t n = A->cfg.run.limit_test && A->cfg.run.limit_test < A->ds.test.n ? A->cfg.run.limit_test : A->ds.test.n;
         long d = 0;
         for (size_t k = 0; k < n; k++) d += a->pred[k] != b->pred[k];
         p->disagree[ep] = d;
+        if (!p->mcnemar_class && !(p->mcnemar_class = ls_calloc((size_t)E * C, sizeof *p->mcnemar_class)))
+            return LS_ENOMEM;
+        stats_mcnemar_fill(&p->mcnemar[ep], p->mcnemar_class + (size_t)ep * C, a->pred, b->pred, r->test_labels, n, C);
     }
     return LS_OK;
 }
@@ -1483,9 +1519,11 @@ static int evaluate(audit *A) {
 int audit_run(const audit_cfg *cfg, audit_result *res) {
     audit A;
     memset(&A, 0, sizeof A);
-    audit_result local;
+    /* the result is megabytes (a slot table per pair): never on the stack */
+    audit_result *local = res ? NULL : ls_malloc(sizeof *local);
+    if (!res && !local) return LS_ENOMEM;
     A.cfg = *cfg;
-    A.r = res ? res : &local;
+    A.r = res ? res : local;
     memset(A.r, 0, sizeof *A.r);
     audit_result *r = A.r;
     lsbuf_init(&A.line);
@@ -1497,10 +1535,16 @@ int audit_run(const audit_cfg *cfg, audit_result *res) {
     const run_cfg *rc_ = &A.cfg.run;
     FILE *out = A.cfg.out;
 
-    if (A.cfg.repeat < 1 || A.cfg.repeat > 2) return ls_err(LS_EINVAL, "--repeat must be 1 or 2");
-    if (rc_->epochs < 1 || rc_->epochs > 64) return ls_err(LS_EINVAL, "--epochs must be in 1..64 for an audit");
-    if ((rc = model_build(&A.m, rc_->model))) return rc;
-    if ((rc = dataset_load(&A.ds, rc_->data_dir, A.m.n_classes))) return rc;
+    if (A.cfg.repeat < 1 || A.cfg.repeat > 2) {
+        rc = ls_err(LS_EINVAL, "--repeat must be 1 or 2");
+        goto done;
+    }
+    if (rc_->epochs < 1 || rc_->epochs > 64) {
+        rc = ls_err(LS_EINVAL, "--epochs must be in 1..64 for an audit");
+        goto done;
+    }
+    if ((rc = model_build(&A.m, rc_->model))) goto done;
+    if ((rc = dataset_load(&A.ds, rc_->data_dir, A.m.n_classes))) goto done;
     if (A.ds.train.rows != A.m.in_h || A.ds.train.cols != A.m.in_w || A.m.in_c != 1) {
         rc = ls_err(LS_EINVAL, "%s: images are %dx%d but model %s expects %dx%dx%d", A.ds.train.images_path,
                     A.ds.train.rows, A.ds.train.cols, A.m.name, A.m.in_c, A.m.in_h, A.m.in_w);
@@ -1749,5 +1793,6 @@ done:
     lsbuf_free(&A.line);
     dataset_free(&A.ds);
     if (!res || rc) audit_result_free(r); /* on failure nothing is left for the caller to free */
+    free(local);
     return rc;
 }

@@ -25,7 +25,9 @@
  * from the initial weights moved K ulps each in a Philox-chosen direction:
  * pairing it with the unperturbed engine measures the noise floor — how
  * far the same engine drifts, and how many test predictions flip, from a
- * difference no larger than one rounding.
+ * difference no larger than one rounding.  A second driver knob, draw=D
+ * (default 0), picks another direction for the same seed: K draws of the
+ * noise floor are perturb=1:draw=0..K-1.
  *
  * A recording (recorded:PATH, recording.h) takes part in free mode only:
  * its plan (audit_every, ref_steps) is adopted, a recording of another run
@@ -44,6 +46,7 @@
 #include <stdio.h>
 
 #include "compare.h"
+#include "stats.h"
 #include "train.h"
 
 typedef enum { MODE_FREE, MODE_SYNC, MODE_ISOLATED } lockstep_mode;
@@ -68,6 +71,10 @@ typedef struct {
     unsigned fail_on;     /* AUDIT_FAIL_* bits: what makes `audit` exit 1 */
     const char *out_dir;  /* NULL: no files */
     FILE *out;            /* the readable summary (stdout; NULL for none) */
+    /* the seed loop after the audit (seeds.h; audit_run ignores these) */
+    int seeds;            /* 0: none */
+    int jobs;             /* audits at once */
+    int floor_draws;      /* extra noise-floor draws at the first seed */
 } audit_cfg;
 
 void audit_cfg_default(audit_cfg *c);
@@ -109,6 +116,11 @@ typedef struct {
     double *param_max_ulp;
     double *loss_diff;       /* |loss_a - loss_b| per step */
     long disagree[64];       /* test images classified differently, per epoch */
+    /* exact McNemar per epoch between two non-reference engines (b: a right,
+     * b wrong), overall and per true class (mcnemar_class[epoch * n_classes
+     * + k]; NULL until evaluated) */
+    stats_mcnemar mcnemar[64];
+    stats_mcnemar *mcnemar_class;
     audit_slot_stats slot[AUDIT_MAX_SLOTS];
 } audit_pair;
 
@@ -124,6 +136,7 @@ typedef struct {
     char rt_first[48];       /* the first tensor that differed */
     char other_path[160];    /* tensors whose next layer ran on another kernel than training's when
                               * set from outside (describe()'s "other_path"), "" when none */
+    int perturb_draw;        /* draw=D: which random direction (0: the default one) */
     char skip_reason[512];
     int recorded;            /* a recording (recorded:PATH): played back, free mode only */
     char *describe;
@@ -132,7 +145,9 @@ typedef struct {
     size_t images[64];
     double test_acc[64], test_loss[64];
     long *confusion;         /* last epoch, classes x classes */
-    uint8_t *pred;
+    uint8_t *pred;           /* last epoch */
+    uint8_t *pred_epoch;     /* every epoch: [epoch * n_test + image] */
+    float *logits;           /* last epoch: n_test x n_classes */
     size_t peak_rss;
     engine_timing timing;    /* from the child */
 } audit_engine;
@@ -150,6 +165,9 @@ typedef struct {
     long attribution_steps;  /* steps of the attribution phase run (0: none) */
     int epochs_done;
     int drift_mode;          /* lockstep_mode of the drift phase (the run's mode) */
+    size_t n_test;           /* test images evaluated (after --limit-test) */
+    int n_classes;
+    uint8_t *test_labels;    /* n_test, when evaluated */
     double compare_s, total_s;
     int problems, unchecked, nondet; /* the verdict table's counts */
     int gate;                /* 1 when cfg.fail_on matched: `audit` exits 1 */

@@ -17,6 +17,7 @@
 #include "golden.h"
 #include "golden_cli.h"
 #include "lockstep.h"
+#include "seeds.h"
 #include "model.h"
 #include "recording.h"
 #include "train.h"
@@ -93,8 +94,14 @@ static void usage(FILE *f) {
             "  recorded:FILE in the list: a recording (lockstep record) as an engine, free mode only; the\n"
             "  audit adopts its plan (--audit-every, --ref-steps) and refuses one made with another model,\n"
             "  seed, batch, epochs, limits, optimizer or data\n"
+            "  --seeds N           then repeat the drift phase (free, no reference, evaluated) for seeds\n"
+            "                      S..S+N-1: accuracy spread, paired gaps with a verdict, McNemar per\n"
+            "                      seed, the noise floor drawn once per seed (DIR/seeds.json with --out)\n"
+            "  --jobs J            audits of the seed loop run J at a time (default 1)\n"
+            "  --floor-draws K     K more noise-floor draws at seed S (default 0)\n"
             "  an engine in the list may carry perturb=K (e.g. cpu:perturb=1): the same engine from\n"
-            "  initial weights moved K ulps each, the noise floor other differences are judged against\n"
+            "  initial weights moved K ulps each, the noise floor other differences are judged against;\n"
+            "  draw=D (e.g. cpu:perturb=1:draw=3) picks another random direction for the same seed\n"
             "\n"
             "options (golden record; the train options --engine --model --data --seed --batch --lr\n"
             "         --threads --limit-train --limit-test --ref-mode --ref-prec apply):\n"
@@ -145,6 +152,7 @@ enum {
     OPT_INIT, OPT_ORDER, OPT_SAVE, OPT_SAVE_OPT,
     OPT_ENGINES, OPT_MODE, OPT_REF_STEPS, OPT_AUDIT_EVERY, OPT_REPEAT, OPT_OUT, OPT_NO_EVAL,
     OPT_ATTR_STEPS, OPT_NO_ROUNDTRIP, OPT_VERBOSE, OPT_FAIL_ON,
+    OPT_SEEDS, OPT_JOBS, OPT_FLOOR_DRAWS,
 };
 
 static const struct option TRAIN_OPTS[] = {
@@ -163,6 +171,8 @@ static const struct option TRAIN_OPTS[] = {
     {"save", required_argument, 0, OPT_SAVE},           {"save-optimizer", no_argument, 0, OPT_SAVE_OPT},
     {"attribution-steps", required_argument, 0, OPT_ATTR_STEPS}, {"no-roundtrip", no_argument, 0, OPT_NO_ROUNDTRIP},
     {"verbose", no_argument, 0, OPT_VERBOSE},           {"fail-on", required_argument, 0, OPT_FAIL_ON},
+    {"seeds", required_argument, 0, OPT_SEEDS},         {"jobs", required_argument, 0, OPT_JOBS},
+    {"floor-draws", required_argument, 0, OPT_FLOOR_DRAWS},
     {0, 0, 0, 0},
 };
 
@@ -219,6 +229,9 @@ static int parse_opts(int argc, char **argv, const char *cmd, run_cfg *c, audit_
                 return 2;
             }
             break;
+        case OPT_SEEDS: if (parse_long(name, optarg, 1, SEEDS_MAX, &v)) return 2; au->seeds = (int)v; break;
+        case OPT_JOBS: if (parse_long(name, optarg, 1, 64, &v)) return 2; au->jobs = (int)v; break;
+        case OPT_FLOOR_DRAWS: if (parse_long(name, optarg, 0, SEEDS_MAX, &v)) return 2; au->floor_draws = (int)v; break;
         case ':': fprintf(stderr, "lockstep %s: option %s needs a value\n", cmd, argv[optind - 1]); return 2;
         default: fprintf(stderr, "lockstep %s: unknown option '%s' (see lockstep --help)\n", cmd, argv[optind - 1]); return 2;
         }
@@ -279,16 +292,51 @@ static int cmd_train(int argc, char **argv) {
 static int multithreaded_engines(const audit_cfg *a) {
     char list[1024], spec[256];
     snprintf(list, sizeof list, "%s", a->engines);
-    int n = 0;
+    int n = 0, perturbed = 0, first_mt = -1;
     char *save = NULL;
     for (char *t = strtok_r(list, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
         engine_spec s;
         spec_with_threads(spec, sizeof spec, t, a->run.threads);
         if (engine_spec_parse(&s, spec) != 0) continue;
-        if (strcmp(s.name, "cpu") != 0 && strcmp(s.name, "reference") != 0 && strcmp(s.name, "ref") != 0) continue;
-        if (atoi(engine_spec_get(&s, "threads", "2")) > 1) n += a->repeat;
+        int is_ref = strcmp(s.name, "reference") == 0 || strcmp(s.name, "ref") == 0;
+        perturbed |= engine_spec_get(&s, "perturb", NULL) != NULL;
+        int mt = (strcmp(s.name, "cpu") == 0 || is_ref) && atoi(engine_spec_get(&s, "threads", "2")) > 1;
+        if (first_mt < 0 && !is_ref) first_mt = mt;
+        n += mt * a->repeat;
     }
+    /* the seed loop adds "<first engine>:perturb=1" when none is perturbed */
+    if (a->seeds > 0 && !perturbed && first_mt > 0) n++;
     return n;
+}
+
+/* The seed loop after the main audit (its engines' processes are gone, and
+ * the audit started no thread here, so forking is safe): the table on
+ * stdout and, with --out, DIR/seeds.json. */
+static int run_seeds(const audit_cfg *a, const audit_result *main_run) {
+    seeds_cfg sc = {a->seeds, a->jobs > 0 ? a->jobs : 1, a->floor_draws};
+    seeds_result *sr = ls_malloc(sizeof *sr); /* ~10 MB: not on the stack */
+    if (!sr) return LS_ENOMEM;
+    int rc = seeds_run(a, &sc, main_run, sr);
+    if (rc) {
+        free(sr);
+        return rc;
+    }
+    seeds_print(a->out, sr);
+    if (a->out_dir) {
+        lsbuf b;
+        lsbuf_init(&b);
+        lsbuf_printf(&b, "{");
+        seeds_json(&b, sr);
+        lsbuf_printf(&b, "}\n");
+        char path[1100];
+        snprintf(path, sizeof path, "%s/seeds.json", a->out_dir);
+        rc = b.failed ? ls_err(LS_ENOMEM, "out of memory building %s", path) : ls_write_file_atomic(path, b.s, b.len);
+        lsbuf_free(&b);
+        if (!rc && a->out) fprintf(a->out, "  wrote %s\n", path);
+    }
+    seeds_result_free(sr);
+    free(sr);
+    return rc;
 }
 
 static int cmd_audit(int argc, char **argv, char **full_argv) {
@@ -307,18 +355,37 @@ static int cmd_audit(int argc, char **argv, char **full_argv) {
      * spin (active).  The policy is read when libgomp starts: set it and
      * start again.  A policy the user set wins. */
     if (!getenv("OMP_WAIT_POLICY")) {
-        setenv("OMP_WAIT_POLICY", multithreaded_engines(&a) >= 2 ? "passive" : "active", 1);
+        /* a seed loop with --jobs J > 1 runs J audits at once: their
+         * multi-threaded engines compete like two in one audit */
+        int mt = multithreaded_engines(&a) * (a.seeds > 0 && a.jobs > 1 ? a.jobs : 1);
+        setenv("OMP_WAIT_POLICY", mt >= 2 ? "passive" : "active", 1);
         execv("/proc/self/exe", full_argv);
         /* exec failed: carry on with the default policy */
     }
-    audit_result res;
-    int rc = audit_run(&a, &res);
+    /* with a seed loop, the audit's result becomes its first seed */
+    audit_result *res = ls_malloc(sizeof *res);
+    if (!res) {
+        fprintf(stderr, "lockstep audit: out of memory\n");
+        return 2;
+    }
+    int rc = audit_run(&a, res);
     if (rc) {
+        free(res);
         fprintf(stderr, "lockstep audit: %s\n", ls_errmsg());
         return 2;
     }
-    int gate = res.gate;
-    audit_result_free(&res);
+    int gate = res->gate;
+    if (a.seeds > 0) {
+        rc = run_seeds(&a, res);
+        if (rc) {
+            audit_result_free(res);
+            free(res);
+            fprintf(stderr, "lockstep audit: %s\n", ls_errmsg());
+            return 2;
+        }
+    }
+    audit_result_free(res);
+    free(res);
     return gate ? 1 : 0;
 }
 

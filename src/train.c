@@ -49,10 +49,11 @@ void spec_with_threads(char *out, size_t cap, const char *spec, int threads) {
 void eval_result_free(eval_result *r) {
     free(r->confusion);
     free(r->pred);
+    free(r->logits);
     memset(r, 0, sizeof *r);
 }
 
-int eval_engine(engine *e, const idx_set *test, size_t limit, eval_result *r) {
+static int eval_run(engine *e, const idx_set *test, size_t limit, int keep_logits, eval_result *r) {
     const model *m = e->m;
     size_t n = limit && limit < test->n ? limit : test->n;
     size_t B = e->max_batch, in = (size_t)m->in_c * m->in_h * m->in_w;
@@ -62,6 +63,10 @@ int eval_engine(engine *e, const idx_set *test, size_t limit, eval_result *r) {
     r->n_classes = C;
     r->confusion = ls_calloc((size_t)C * C, sizeof *r->confusion);
     r->pred = ls_calloc(n, 1);
+    if (keep_logits && !(r->logits = ls_malloc(n * (size_t)C * sizeof *r->logits))) {
+        eval_result_free(r);
+        return LS_ENOMEM;
+    }
     float *x = ls_malloc(B * in * sizeof *x);
     int32_t *y = ls_malloc(B * sizeof *y);
     float *logits = ls_malloc(B * (size_t)C * sizeof *logits);
@@ -79,6 +84,7 @@ int eval_engine(engine *e, const idx_set *test, size_t limit, eval_result *r) {
         if (!rc) rc = engine_forward(e, 0);
         if (!rc) rc = engine_get_tensor(e, (tensor_id){TENSOR_ACT, L - 1}, logits);
         if (rc) goto done;
+        if (r->logits) memcpy(r->logits + s * C, logits, nb * (size_t)C * sizeof *logits);
         for (size_t i = 0; i < nb; i++) {
             const float *z = logits + i * C;
             int best = 0;
@@ -102,6 +108,14 @@ done:
     free(logits);
     if (rc) eval_result_free(r);
     return rc;
+}
+
+int eval_engine(engine *e, const idx_set *test, size_t limit, eval_result *r) {
+    return eval_run(e, test, limit, 0, r);
+}
+
+int eval_engine_logits(engine *e, const idx_set *test, size_t limit, eval_result *r) {
+    return eval_run(e, test, limit, 1, r);
 }
 
 static void print_confusion(FILE *f, const run_cfg *c, const eval_result *r) {

@@ -50,11 +50,16 @@ typedef struct {
     int n_classes;
     long *confusion;       /* n_classes x n_classes, row = true class */
     uint8_t *pred;         /* n predictions */
+    float *logits;         /* n x n_classes, row-major; NULL unless asked (eval_engine_logits) */
 } eval_result;
 
 void eval_result_free(eval_result *r);
 /* Forward the whole test set (training = 0) in batches of e->max_batch. */
 int eval_engine(engine *e, const idx_set *test, size_t limit, eval_result *r);
+/* The same, keeping every image's logits in r->logits (n x C floats):
+ * what the audit needs for top-two margins (stats.h).  `train` does not
+ * ask, so it holds no more than one batch of logits. */
+int eval_engine_logits(engine *e, const idx_set *test, size_t limit, eval_result *r);
 
 typedef struct {
     int epoch;

@@ -1,0 +1,1100 @@
+/*
+ * seeds.c — the seed loop and its statistics.  See seeds.h.
+ *
+ * Each audit of the loop runs in a child process (fork, then audit_run,
+ * which forks the engine processes in turn) and writes its numbers to a
+ * pipe in a small binary form: the same executable reads them, so the
+ * layout is this file's private business; a magic word and the length
+ * checks catch a child that died half-way.  The parent reads every running
+ * child's pipe with poll(), so no child blocks on a full pipe while the
+ * parent waits on another.  A child ends with _exit(): it is a copy of
+ * this process doing one job, not a function returning to a caller.
+ *
+ * Not here: the statistics themselves (stats.c), the audit (lockstep.c).
+ */
+#include "seeds.h"
+
+#include <errno.h>
+#include <math.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <sys/time.h>
+#include <sys/wait.h>
+#include <dirent.h>
+#include <unistd.h>
+
+#define SEEDS_MAGIC 0x3153534cu /* "LSS1" */
+
+/* ---- the jobs ------------------------------------------------------------ */
+
+typedef struct {
+    uint64_t seed;
+    int floor_only;          /* an extra noise-floor draw at seed s0 */
+    char engines[1024];
+} job_def;
+
+typedef struct {
+    int available, perturb;
+    char spec[128];
+    double acc[SEEDS_MAX_EPOCHS];
+    uint8_t *pred;           /* epochs x n_test */
+    double *margin;          /* n_test */
+} job_engine;
+
+typedef struct {
+    int rc;
+    char msg[512];
+    double wall, cpu;
+    int n_eng, epochs, C;
+    size_t n_test;
+    long total_steps;
+    uint8_t *labels;
+    job_engine e[AUDIT_MAX_ENGINES];
+    int n_pairs;
+    struct {
+        int a, b;
+        double *rel_l2;
+    } p[AUDIT_MAX_PAIRS];
+} job_out;
+
+static void job_out_free(job_out *o) {
+    free(o->labels);
+    for (int i = 0; i < AUDIT_MAX_ENGINES; i++) {
+        free(o->e[i].pred);
+        free(o->e[i].margin);
+    }
+    for (int i = 0; i < AUDIT_MAX_PAIRS; i++) free(o->p[i].rel_l2);
+    memset(o, 0, sizeof *o);
+}
+
+/* ---- the child's message ------------------------------------------------- */
+
+static void put(lsbuf *b, const void *p, size_t n) { lsbuf_put(b, p, n); }
+static void put_i64(lsbuf *b, int64_t v) { put(b, &v, sizeof v); }
+static void put_f64(lsbuf *b, double v) { put(b, &v, sizeof v); }
+static void put_str(lsbuf *b, const char *s) {
+    put_i64(b, (int64_t)strlen(s));
+    put(b, s, strlen(s));
+}
+
+typedef struct {
+    const char *p;
+    size_t n, pos;
+    int bad;
+} reader;
+
+static int get(reader *r, void *out, size_t n) {
+    if (r->bad || n > r->n - r->pos) {
+        r->bad = 1;
+        memset(out, 0, n);
+        return -1;
+    }
+    memcpy(out, r->p + r->pos, n);
+    r->pos += n;
+    return 0;
+}
+static int64_t get_i64(reader *r) {
+    int64_t v = 0;
+    get(r, &v, sizeof v);
+    return v;
+}
+static double get_f64(reader *r) {
+    double v = 0;
+    get(r, &v, sizeof v);
+    return v;
+}
+static void get_str(reader *r, char *out, size_t cap) {
+    int64_t n = get_i64(r);
+    if (n < 0 || (size_t)n >= cap) {
+        r->bad = 1;
+        out[0] = 0;
+        return;
+    }
+    get(r, out, (size_t)n);
+    out[r->bad ? 0 : n] = 0;
+}
+
+static double tv_s(struct timeval t) { return (double)t.tv_sec + 1e-6 * (double)t.tv_usec; }
+
+/* The message of one audit: r's engines map[0..n_map-1] (indices into
+ * r->eng, -1: absent) in that order, and the pairs among them with their
+ * indices translated to positions in map.  r NULL: only the error. */
+static void put_result(lsbuf *b, int rc, const char *msg, double wall, double cpu, const audit_result *r, const int *map,
+                       int n_map) {
+    uint32_t magic = SEEDS_MAGIC;
+    put(b, &magic, sizeof magic);
+    put_i64(b, rc);
+    put_str(b, msg);
+    put_f64(b, wall);
+    put_f64(b, cpu);
+    if (!rc && r) {
+        int E = r->epochs_done, C = r->n_classes;
+        size_t n = r->n_test;
+        put_i64(b, n_map);
+        put_i64(b, E);
+        put_i64(b, (int64_t)n);
+        put_i64(b, C);
+        put_i64(b, r->total_steps);
+        put(b, r->test_labels, n);
+        for (int t = 0; t < n_map; t++) {
+            const audit_engine *ae = map[t] >= 0 ? &r->eng[map[t]] : NULL;
+            int ok = ae && ae->available && ae->pred_epoch && ae->logits;
+            put_i64(b, ok);
+            put_i64(b, ae ? ae->perturb_ulps : 0);
+            put_str(b, ae ? ae->spec : "");
+            if (!ok) continue;
+            put(b, ae->test_acc, (size_t)E * sizeof(double));
+            put(b, ae->pred_epoch, (size_t)E * n);
+            put(b, ae->logits, n * (size_t)C * sizeof(float));
+        }
+        int pos[AUDIT_MAX_ENGINES], np = 0;
+        for (int i = 0; i < AUDIT_MAX_ENGINES; i++) pos[i] = -1;
+        for (int t = 0; t < n_map; t++)
+            if (map[t] >= 0) pos[map[t]] = t;
+        for (int pi = 0; pi < r->n_pairs; pi++) np += pos[r->pair[pi].a] >= 0 && pos[r->pair[pi].b] >= 0;
+        put_i64(b, np);
+        for (int pi = 0; pi < r->n_pairs; pi++) {
+            if (pos[r->pair[pi].a] < 0 || pos[r->pair[pi].b] < 0) continue;
+            put_i64(b, pos[r->pair[pi].a]);
+            put_i64(b, pos[r->pair[pi].b]);
+            put(b, r->pair[pi].param_rel_l2, (size_t)r->total_steps * sizeof(double));
+        }
+    }
+    put(b, &magic, sizeof magic);
+}
+
+/* Run one audit and write its numbers (or its error) to fd. */
+static void child_run(const audit_cfg *base, const job_def *j, int fd) {
+    audit_cfg c = *base;
+    c.run.seed = j->seed;
+    c.engines = j->engines;
+    c.mode = MODE_FREE;
+    c.repeat = 1;
+    c.eval = 1;
+    c.out = NULL;
+    c.out_dir = NULL;
+    /* no reference here, and full comparisons only at steps 1 and last:
+     * the per-step parameter distance is all the loop needs */
+    c.ref_steps = 0;
+    c.audit_every = 0;
+    c.run.progress = 0;
+    c.run.print_steps = 0;
+    c.run.max_steps = -1;
+    /* the result is megabytes (a slot table per pair): not on the stack */
+    audit_result *rp = ls_calloc(1, sizeof *rp);
+    double t0 = ls_now();
+    int rc = rp ? audit_run(&c, rp) : LS_ENOMEM;
+    audit_result *rr = rp;
+    /* CPU time of this audit: its own and its engine processes' (all
+     * reaped by audit_run): what the audit costs however busy the
+     * machine is (but spinning OpenMP threads count) */
+    struct rusage ru_self, ru_kids;
+    getrusage(RUSAGE_SELF, &ru_self);
+    getrusage(RUSAGE_CHILDREN, &ru_kids);
+    double cpu = tv_s(ru_self.ru_utime) + tv_s(ru_self.ru_stime) + tv_s(ru_kids.ru_utime) + tv_s(ru_kids.ru_stime);
+    lsbuf b;
+    lsbuf_init(&b);
+    int map[AUDIT_MAX_ENGINES];
+    for (int i = 0; i < AUDIT_MAX_ENGINES; i++) map[i] = i;
+    put_result(&b, rc, rc ? ls_errmsg() : "", ls_now() - t0, cpu, rc ? NULL : rr, map, rc ? 0 : rr->n_engines);
+    if (!rc) audit_result_free(rr);
+    free(rp);
+    const char *p = b.s;
+    size_t left = b.failed ? 0 : b.len;
+    while (left) {
+        ssize_t w = write(fd, p, left);
+        if (w < 0 && errno == EINTR) continue;
+        if (w <= 0) break;
+        p += w;
+        left -= (size_t)w;
+    }
+    lsbuf_free(&b);
+}
+
+/* Parse a child's message into o; margins are computed here and the
+ * logits dropped.  Returns 0 or an error (a truncated message: the child
+ * died). */
+static int parse_job(const char *buf, size_t len, job_out *o) {
+    memset(o, 0, sizeof *o);
+    reader r = {buf, len, 0, 0};
+    uint32_t magic = 0;
+    get(&r, &magic, sizeof magic);
+    if (r.bad || magic != SEEDS_MAGIC) return ls_err(LS_EIO, "no result (the process died before writing one)");
+    o->rc = (int)get_i64(&r);
+    get_str(&r, o->msg, sizeof o->msg);
+    o->wall = get_f64(&r);
+    o->cpu = get_f64(&r);
+    if (!r.bad && o->rc == 0) {
+        o->n_eng = (int)get_i64(&r);
+        o->epochs = (int)get_i64(&r);
+        o->n_test = (size_t)get_i64(&r);
+        o->C = (int)get_i64(&r);
+        o->total_steps = (long)get_i64(&r);
+        if (r.bad || o->n_eng < 1 || o->n_eng > AUDIT_MAX_ENGINES || o->epochs < 1 || o->epochs > SEEDS_MAX_EPOCHS ||
+            o->C < 2 || o->C > 256 || o->n_test > len || o->total_steps < 0 || (size_t)o->total_steps > len)
+            return ls_err(LS_EFORMAT, "a malformed result");
+        size_t n = o->n_test;
+        if (!(o->labels = ls_malloc(n ? n : 1))) return LS_ENOMEM;
+        get(&r, o->labels, n);
+        float *logits = NULL;
+        for (int i = 0; i < o->n_eng && !r.bad; i++) {
+            job_engine *e = &o->e[i];
+            e->available = (int)get_i64(&r);
+            e->perturb = (int)get_i64(&r);
+            get_str(&r, e->spec, sizeof e->spec);
+            if (!e->available) continue;
+            get(&r, e->acc, (size_t)o->epochs * sizeof(double));
+            e->pred = ls_malloc((size_t)o->epochs * n + 1);
+            e->margin = ls_malloc((n ? n : 1) * sizeof(double));
+            if (!logits) logits = ls_malloc((n ? n : 1) * (size_t)o->C * sizeof(float));
+            if (!e->pred || !e->margin || !logits) {
+                free(logits);
+                return LS_ENOMEM;
+            }
+            get(&r, e->pred, (size_t)o->epochs * n);
+            get(&r, logits, n * (size_t)o->C * sizeof(float));
+            if (!r.bad) stats_margins(e->margin, logits, n, o->C);
+        }
+        free(logits);
+        o->n_pairs = (int)get_i64(&r);
+        if (o->n_pairs < 0 || o->n_pairs > AUDIT_MAX_PAIRS) r.bad = 1;
+        for (int pi = 0; pi < o->n_pairs && !r.bad; pi++) {
+            o->p[pi].a = (int)get_i64(&r);
+            o->p[pi].b = (int)get_i64(&r);
+            if (!(o->p[pi].rel_l2 = ls_malloc(((size_t)o->total_steps + 1) * sizeof(double)))) return LS_ENOMEM;
+            get(&r, o->p[pi].rel_l2, (size_t)o->total_steps * sizeof(double));
+        }
+    }
+    get(&r, &magic, sizeof magic);
+    if (r.bad || magic != SEEDS_MAGIC) return ls_err(LS_EFORMAT, "a truncated result (the process died while writing)");
+    return LS_OK;
+}
+
+/* ---- the engine list ----------------------------------------------------- */
+
+static int is_reference(const char *tok) {
+    engine_spec s;
+    if (engine_spec_parse(&s, tok) != 0) return 0;
+    return strcmp(s.name, "reference") == 0 || strcmp(s.name, "ref") == 0;
+}
+
+/* tok without its perturb= and draw= knobs */
+static void strip_perturb(char *out, size_t cap, const char *tok) {
+    engine_spec s;
+    if (engine_spec_parse(&s, tok) != 0) {
+        snprintf(out, cap, "%s", tok);
+        return;
+    }
+    int n = snprintf(out, cap, "%s", s.name);
+    for (int q = 0; q < s.n_knobs && n >= 0 && (size_t)n < cap; q++)
+        if (strcmp(s.key[q], "perturb") != 0 && strcmp(s.key[q], "draw") != 0)
+            n += snprintf(out + n, cap - (size_t)n, ":%s=%s", s.key[q], s.val[q]);
+}
+
+/* Threads of this process (from /proc/self/task), or 0 if unknown. */
+static int thread_count(void) {
+    DIR *d = opendir("/proc/self/task");
+    if (!d) return 0;
+    int n = 0;
+    struct dirent *de;
+    while ((de = readdir(d)))
+        if (de->d_name[0] != '.') n++;
+    closedir(d);
+    return n;
+}
+
+/* ---- aggregation --------------------------------------------------------- */
+
+static int cmp_double(const void *x, const void *y) {
+    double a = *(const double *)x, b = *(const double *)y;
+    return (a > b) - (a < b);
+}
+
+static double median_of(double *v, int n) {
+    if (n < 1) return NAN;
+    double s[SEEDS_MAX];
+    int m = 0;
+    for (int i = 0; i < n; i++)
+        if (!isnan(v[i])) s[m++] = v[i];
+    if (!m) return NAN;
+    for (int i = 1; i < m; i++)
+        for (int j = i; j > 0 && s[j - 1] > s[j]; j--) {
+            double t = s[j];
+            s[j] = s[j - 1];
+            s[j - 1] = t;
+        }
+    return m % 2 ? s[m / 2] : (s[m / 2 - 1] + s[m / 2]) / 2;
+}
+
+static int is_floor_pair(const job_out *o, int a, int b) {
+    return strcmp(o->e[a].spec, o->e[b].spec) == 0 && (o->e[a].perturb > 0) != (o->e[b].perturb > 0);
+}
+
+static const double *job_curve(const job_out *o, int a, int b) {
+    for (int pi = 0; pi < o->n_pairs; pi++)
+        if ((o->p[pi].a == a && o->p[pi].b == b) || (o->p[pi].a == b && o->p[pi].b == a)) return o->p[pi].rel_l2;
+    return NULL;
+}
+
+static int aggregate(seeds_result *R, job_out *jo, int n_jobs, char tokens[][256], int n_tok) {
+    int N = R->n_seeds;
+    const job_out *j0 = &jo[0];
+    R->epochs = j0->epochs;
+    R->n_test = j0->n_test;
+    R->n_classes = j0->C;
+    R->total_steps = j0->total_steps;
+    for (int j = 1; j < n_jobs; j++)
+        if (jo[j].epochs != R->epochs || jo[j].n_test != R->n_test || jo[j].total_steps != R->total_steps)
+            return ls_err(LS_EINVAL, "seed loop: the audits disagree on epochs, steps or test images");
+    size_t n = R->n_test;
+    int E = R->epochs, last = E - 1, C = R->n_classes;
+    long T = R->total_steps;
+    R->labels = jo[0].labels;
+    jo[0].labels = NULL;
+    /* the noise floor: every floor pair of every job, last epoch (before
+     * the engines below take the predictions over) */
+    const double *curves[2 * SEEDS_MAX * 4];
+    int n_curves = 0;
+    R->n_draws = 0;
+    for (int j = 0; j < n_jobs; j++) {
+        const job_out *o = &jo[j];
+        for (int a = 0; a < o->n_eng; a++)
+            for (int b = a + 1; b < o->n_eng; b++) {
+                if (!o->e[a].available || !o->e[b].available || !is_floor_pair(o, a, b)) continue;
+                if (R->n_draws >= 2 * SEEDS_MAX) continue;
+                long fl = 0;
+                for (size_t k = 0; k < n; k++) fl += o->e[a].pred[(size_t)last * n + k] != o->e[b].pred[(size_t)last * n + k];
+                R->floor_flips_draw[R->n_draws] = (double)fl;
+                R->floor_gap_draw[R->n_draws] = fabs(o->e[a].acc[last] - o->e[b].acc[last]);
+                R->n_draws++;
+                const double *cv = job_curve(o, a, b);
+                if (cv && n_curves < (int)LS_ARRAY_LEN(curves)) curves[n_curves++] = cv;
+            }
+    }
+    /* engines: the seed jobs list the tokens in order */
+    R->n_engines = n_tok;
+    for (int i = 0; i < n_tok; i++) {
+        seeds_engine *se = &R->eng[i];
+        snprintf(se->label, sizeof se->label, "%s", tokens[i]);
+        se->perturbed = j0->e[i].perturb > 0;
+        se->available = 1;
+        for (int s = 0; s < N; s++) se->available &= jo[s].e[i].available;
+        if (!se->available) continue;
+        for (int s = 0; s < N; s++) {
+            memcpy(se->acc[s], jo[s].e[i].acc, (size_t)E * sizeof(double));
+            se->pred[s] = jo[s].e[i].pred;
+            se->margin[s] = jo[s].e[i].margin;
+            jo[s].e[i].pred = NULL;
+            jo[s].e[i].margin = NULL;
+        }
+        for (int ep = 0; ep < E; ep++) {
+            double v[SEEDS_MAX];
+            for (int s = 0; s < N; s++) v[s] = se->acc[s][ep];
+            stats_spread_of(&se->spread[ep], v, N);
+        }
+    }
+    stats_floor_of(&R->floor_flips, R->floor_flips_draw, R->n_draws);
+    stats_floor_of(&R->floor_gap, R->floor_gap_draw, R->n_draws);
+    if (!(R->band_lo = ls_malloc(((size_t)T + 1) * sizeof(double))) ||
+        !(R->band_hi = ls_malloc(((size_t)T + 1) * sizeof(double))))
+        return LS_ENOMEM;
+    if (n_curves) stats_band(R->band_lo, R->band_hi, curves, n_curves, (size_t)T);
+    else
+        for (long s = 0; s < T; s++) R->band_lo[s] = R->band_hi[s] = NAN;
+
+    /* pairs among the engines that ran in every seed */
+    double *scratch = ls_malloc(((size_t)N * n + 1) * sizeof(double));
+    double *pool_a = ls_malloc(((size_t)N * n + 1) * sizeof(double));
+    double *pool_b = ls_malloc(((size_t)N * n + 1) * sizeof(double));
+    double *pool_r = ls_malloc(((size_t)N * n + 1) * sizeof(double));
+    double *all_a = ls_malloc(((size_t)N * n + 1) * sizeof(double));
+    double *sorted = ls_malloc((n + 1) * sizeof(double));
+    long *steps = ls_malloc(((size_t)T + 1) * sizeof(long));
+    int rc = LS_OK;
+    if (!scratch || !pool_a || !pool_b || !pool_r || !all_a || !sorted || !steps) {
+        rc = LS_ENOMEM;
+        goto done;
+    }
+    for (long t = 0; t < T; t++) steps[t] = t + 1;
+    R->n_pairs = 0;
+    for (int a = 0; a < n_tok; a++)
+        for (int b = a + 1; b < n_tok; b++) {
+            if (!R->eng[a].available || !R->eng[b].available) continue;
+            seeds_pair *p = &R->pair[R->n_pairs++];
+            memset(p, 0, sizeof *p);
+            p->a = a;
+            p->b = b;
+            p->floor_pair = is_floor_pair(j0, a, b);
+            const seeds_engine *ea = &R->eng[a], *eb = &R->eng[b];
+            for (int s = 0; s < N; s++) {
+                for (int ep = 0; ep < E; ep++) {
+                    const uint8_t *pa = ea->pred[s] + (size_t)ep * n, *pb = eb->pred[s] + (size_t)ep * n;
+                    long fl = 0;
+                    for (size_t k = 0; k < n; k++) fl += pa[k] != pb[k];
+                    p->flips[s][ep] = fl;
+                    int want_class = ep == last;
+                    if (want_class && !(p->mcnemar_class[s] = ls_calloc((size_t)C, sizeof(stats_mcnemar)))) {
+                        rc = LS_ENOMEM;
+                        goto done;
+                    }
+                    stats_mcnemar_fill(&p->mcnemar[s][ep], want_class ? p->mcnemar_class[s] : NULL, pa, pb, R->labels,
+                                       n, C);
+                }
+            }
+            for (int ep = 0; ep < E; ep++) {
+                double va[SEEDS_MAX], vb[SEEDS_MAX];
+                for (int s = 0; s < N; s++) {
+                    va[s] = ea->acc[s][ep];
+                    vb[s] = eb->acc[s][ep];
+                }
+                stats_paired_of(&p->paired[ep], va, vb, N);
+            }
+            stats_seed_verdict(p->verdict, sizeof p->verdict, &p->paired[last], ea->label, eb->label);
+            /* a t-interval over a few seeds is fooled 5% of the time by
+             * design, more when the sd of three gaps happens to be small:
+             * say too whether the gap is larger than what moving one
+             * engine's weights by 1 ulp does */
+            p->beyond_floor = -1;
+            if (R->n_draws > 0 && !isnan(p->paired[last].mean)) {
+                p->beyond_floor = fabs(p->paired[last].mean) > R->floor_gap.max;
+                if (p->paired[last].indistinguishable == 0) {
+                    size_t len = strlen(p->verdict);
+                    snprintf(p->verdict + len, sizeof p->verdict - len, p->beyond_floor
+                                 ? "; beyond the noise floor (|gap| max %.2f points over %d draws)"
+                                 : "; but within the noise floor (|gap| up to %.2f points over %d draws)",
+                             100 * R->floor_gap.max, R->n_draws);
+                }
+            }
+            /* against the floor */
+            p->flips_p_emp_min = p->flips_p_emp_max = NAN;
+            for (int s = 0; s < N && R->n_draws; s++) {
+                double pe;
+                p->flips_within += stats_floor_within(R->floor_flips_draw, R->n_draws, (double)p->flips[s][last], &pe) == 1;
+                if (isnan(p->flips_p_emp_min) || pe < p->flips_p_emp_min) p->flips_p_emp_min = pe;
+                if (isnan(p->flips_p_emp_max) || pe > p->flips_p_emp_max) p->flips_p_emp_max = pe;
+                p->gap_within += stats_floor_within(R->floor_gap_draw, R->n_draws, fabs(ea->acc[s][last] - eb->acc[s][last]),
+                                                    NULL) == 1;
+            }
+            /* margins of the last epoch's flips, pooled over seeds; each
+             * flip's rank among its own seed's margins on engine a */
+            size_t nf = 0, na = 0;
+            for (int s = 0; s < N; s++) {
+                const uint8_t *pa = ea->pred[s] + (size_t)last * n, *pb = eb->pred[s] + (size_t)last * n;
+                size_t ns = 0;
+                for (size_t k = 0; k < n; k++) {
+                    all_a[na++] = ea->margin[s][k];
+                    if (!isnan(ea->margin[s][k])) sorted[ns++] = ea->margin[s][k];
+                }
+                qsort(sorted, ns, sizeof *sorted, cmp_double);
+                for (size_t k = 0; k < n; k++) {
+                    if (pa[k] == pb[k]) continue;
+                    pool_a[nf] = ea->margin[s][k];
+                    pool_b[nf] = eb->margin[s][k];
+                    stats_margin_ranks(&pool_r[nf], &pool_a[nf], 1, sorted, ns);
+                    nf++;
+                }
+            }
+            stats_summarize(&p->margin_flip_a, pool_a, nf, scratch);
+            stats_summarize(&p->margin_flip_b, pool_b, nf, scratch);
+            stats_summarize(&p->margin_all_a, all_a, na, scratch);
+            stats_summarize(&p->flip_rank_a, pool_r, nf, scratch);
+            p->total_flips = (long)nf;
+            p->near_tie_flips = (long)stats_count_below(pool_r, nf, SEEDS_NEAR_TIE_RANK);
+            /* divergence per seed: growth fit and exit from the floor band */
+            double rates[SEEDS_MAX];
+            for (int s = 0; s < N; s++) {
+                p->band_exit[s] = -1;
+                rates[s] = NAN;
+                for (int pi = 0; pi < jo[s].n_pairs; pi++)
+                    if ((jo[s].p[pi].a == a && jo[s].p[pi].b == b) || (jo[s].p[pi].a == b && jo[s].p[pi].b == a)) {
+                        p->rel_l2[s] = jo[s].p[pi].rel_l2;
+                        if (!p->floor_pair) jo[s].p[pi].rel_l2 = NULL; /* floor curves stay: the band points at them */
+                        else if (!(p->rel_l2[s] = ls_malloc(((size_t)T + 1) * sizeof(double)))) {
+                            rc = LS_ENOMEM;
+                            goto done;
+                        } else
+                            memcpy(p->rel_l2[s], jo[s].p[pi].rel_l2, (size_t)T * sizeof(double));
+                        break;
+                    }
+                if (!p->rel_l2[s]) continue;
+                stats_growth_fit(&p->growth[s], steps, p->rel_l2[s], (size_t)T, 1, -1);
+                rates[s] = p->growth[s].rate;
+                if (n_curves && !p->floor_pair) {
+                    long e = stats_band_exit(p->rel_l2[s], R->band_hi, (size_t)T, STATS_BAND_FACTOR, STATS_BAND_RUN);
+                    p->band_exit[s] = e < 0 ? 0 : e + 1;
+                }
+            }
+            p->rate_median = median_of(rates, N);
+        }
+done:
+    free(scratch);
+    free(pool_a);
+    free(pool_b);
+    free(pool_r);
+    free(all_a);
+    free(sorted);
+    free(steps);
+    return rc;
+}
+
+/* ---- the loop ------------------------------------------------------------ */
+
+void seeds_result_free(seeds_result *r) {
+    for (int i = 0; i < r->n_engines; i++)
+        for (int s = 0; s < SEEDS_MAX; s++) {
+            free(r->eng[i].pred[s]);
+            free(r->eng[i].margin[s]);
+        }
+    for (int pi = 0; pi < r->n_pairs; pi++)
+        for (int s = 0; s < SEEDS_MAX; s++) {
+            free(r->pair[pi].rel_l2[s]);
+            free(r->pair[pi].mcnemar_class[s]);
+        }
+    free(r->labels);
+    free(r->band_lo);
+    free(r->band_hi);
+    memset(r, 0, sizeof *r);
+}
+
+typedef struct {
+    pid_t pid;
+    int fd;
+    lsbuf buf;
+} running_job;
+
+/* Start job j: a child that runs it and writes to a pipe. */
+static int start_job(const audit_cfg *base, const job_def *jd, running_job *rj, const running_job *all, int n_all) {
+    int fds[2];
+    if (pipe(fds) != 0) return ls_err(LS_EIO, "seed loop: pipe: %s", strerror(errno));
+    fflush(NULL);
+    pid_t pid = fork();
+    if (pid < 0) {
+        close(fds[0]);
+        close(fds[1]);
+        return ls_err(LS_EIO, "seed loop: fork: %s", strerror(errno));
+    }
+    if (pid == 0) {
+        close(fds[0]);
+        for (int i = 0; i < n_all; i++)
+            if (all[i].pid > 0) close(all[i].fd); /* the other jobs' pipes are not ours */
+        signal(SIGINT, SIG_IGN); /* the parent decides when we stop */
+        child_run(base, jd, fds[1]);
+        close(fds[1]);
+        _exit(0);
+    }
+    close(fds[1]);
+    rj->pid = pid;
+    rj->fd = fds[0];
+    lsbuf_init(&rj->buf);
+    return LS_OK;
+}
+
+int seeds_run(const audit_cfg *base, const seeds_cfg *sc, const audit_result *prior, seeds_result *out) {
+    memset(out, 0, sizeof *out);
+    int N = sc->n_seeds, K = sc->floor_draws, J = sc->jobs;
+    if (N < 1 || N > SEEDS_MAX) return ls_err(LS_EINVAL, "--seeds must be in 1..%d", SEEDS_MAX);
+    if (K < 0 || N + K > 2 * SEEDS_MAX) return ls_err(LS_EINVAL, "--floor-draws must be in 0..%d", 2 * SEEDS_MAX - N);
+    if (J < 1 || J > 64) return ls_err(LS_EINVAL, "--jobs must be in 1..64");
+    if (base->run.epochs < 1 || base->run.epochs > SEEDS_MAX_EPOCHS)
+        return ls_err(LS_EINVAL, "--epochs must be in 1..%d for the seed loop", SEEDS_MAX_EPOCHS);
+    int nt = thread_count();
+    if (nt > 1)
+        return ls_err(LS_EINVAL, "seed loop: cannot fork audits from a process already running %d threads "
+                      "(run the seed loop before anything starts a thread pool)", nt);
+    /* the non-reference engines of the list, in order */
+    char tokens[AUDIT_MAX_ENGINES][256];
+    int n_tok = 0, floor_tok = -1;
+    char list[1024];
+    if (strlen(base->engines) >= sizeof list) return ls_err(LS_EINVAL, "--engines list too long");
+    snprintf(list, sizeof list, "%s", base->engines);
+    char *save = NULL;
+    for (char *t = strtok_r(list, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
+        while (*t == ' ') t++;
+        if (!*t || is_reference(t)) continue;
+        if (n_tok >= AUDIT_MAX_ENGINES - 1) return ls_err(LS_EINVAL, "seed loop: too many engines");
+        snprintf(tokens[n_tok], sizeof tokens[n_tok], "%s", t);
+        engine_spec sp;
+        if (engine_spec_parse(&sp, t) == 0 && engine_spec_get(&sp, "perturb", NULL) && floor_tok < 0) floor_tok = n_tok;
+        n_tok++;
+    }
+    if (n_tok == 0) return ls_err(LS_EINVAL, "seed loop: no engine that trains whole epochs in --engines");
+    if (floor_tok < 0) {
+        /* no noise floor listed: the first engine moved 1 ulp */
+        char first[256];
+        snprintf(first, sizeof first, "%s", tokens[0]);
+        snprintf(tokens[n_tok], sizeof tokens[n_tok], "%.200s:perturb=1", first);
+        floor_tok = n_tok++;
+    }
+    char partner[256];
+    strip_perturb(partner, sizeof partner, tokens[floor_tok]);
+    snprintf(out->floor_engine, sizeof out->floor_engine, "%.79s", partner);
+
+    /* jobs: N seeds, then K extra floor draws at the first seed.  Seed job i
+     * draws direction i; floor job k draws N + k: all directions differ. */
+    int n_jobs = N + K;
+    job_def *jd = ls_calloc((size_t)n_jobs, sizeof *jd);
+    job_out *jo = ls_calloc((size_t)n_jobs, sizeof *jo);
+    running_job *rj = ls_calloc((size_t)n_jobs, sizeof *rj);
+    struct pollfd *pf = ls_calloc((size_t)n_jobs, sizeof *pf);
+    int *pf_job = ls_calloc((size_t)n_jobs, sizeof *pf_job);
+    int rc = LS_OK, failed_job = -1;
+    if (!jd || !jo || !rj || !pf || !pf_job) {
+        rc = LS_ENOMEM;
+        goto done;
+    }
+    for (int j = 0; j < n_jobs; j++) {
+        job_def *d = &jd[j];
+        int draw = j;
+        d->seed = base->run.seed + (uint64_t)(j < N ? j : 0);
+        d->floor_only = j >= N;
+        size_t len = 0;
+        for (int t = 0; t < n_tok; t++) {
+            if (d->floor_only && t != floor_tok) continue;
+            if (d->floor_only && len == 0)
+                len += (size_t)snprintf(d->engines + len, sizeof d->engines - len, "%s,", partner);
+            engine_spec sp;
+            int pert = engine_spec_parse(&sp, tokens[t]) == 0 && engine_spec_get(&sp, "perturb", NULL);
+            int has_draw = pert && engine_spec_get(&sp, "draw", NULL);
+            len += (size_t)snprintf(d->engines + len, sizeof d->engines - len, "%s%s", len && d->engines[len - 1] != ',' ? "," : "",
+                                    tokens[t]);
+            if (pert && !has_draw) len += (size_t)snprintf(d->engines + len, sizeof d->engines - len, ":draw=%d", draw);
+            if (len >= sizeof d->engines) {
+                rc = ls_err(LS_EINVAL, "seed loop: engine list too long");
+                goto done;
+            }
+        }
+    }
+    out->n_seeds = N;
+    out->n_draws_extra = K;
+    out->jobs = J;
+    out->seed0 = base->run.seed;
+    double t0 = ls_now();
+    int next = 0, n_running = 0;
+    /* Seed s0 is the main audit's own drift when that audit trained these
+     * engines freely over the same run: in free mode the reference
+     * engines' shadow steps copy state *to* the references, never from
+     * them, so the other engines' trajectories do not depend on whether a
+     * reference ran.  Its perturbed engine keeps the direction the main
+     * audit drew (a different one from the loop's, which is all a draw
+     * needs). */
+    if (prior && base->mode == MODE_FREE && base->repeat == 1 && base->eval && base->run.max_steps < 0 &&
+        prior->epochs_done == base->run.epochs && prior->test_labels) {
+        int map[AUDIT_MAX_ENGINES], ok = 1;
+        for (int t = 0; t < n_tok && ok; t++) {
+            map[t] = -1;
+            for (int i = 0; i < prior->n_engines; i++)
+                if (strcmp(prior->eng[i].label, tokens[t]) == 0 && prior->eng[i].available) map[t] = i;
+            ok = map[t] >= 0;
+        }
+        if (ok) {
+            lsbuf b;
+            lsbuf_init(&b);
+            put_result(&b, 0, "", prior->total_s, NAN, prior, map, n_tok);
+            rc = b.failed ? ls_err(LS_ENOMEM, "out of memory") : parse_job(b.s, b.len, &jo[0]);
+            lsbuf_free(&b);
+            if (rc) goto done;
+            out->job_s[0] = prior->total_s;
+            out->job_cpu_s[0] = NAN;
+            out->seed0_from_audit = 1;
+            next = 1;
+        }
+    }
+    while ((next < n_jobs && failed_job < 0) || n_running > 0) {
+        while (n_running < J && next < n_jobs && failed_job < 0) {
+            if ((rc = start_job(base, &jd[next], &rj[next], rj, n_jobs))) {
+                failed_job = next;
+                break;
+            }
+            next++;
+            n_running++;
+        }
+        int np = 0;
+        for (int j = 0; j < next; j++)
+            if (rj[j].pid > 0) {
+                pf[np] = (struct pollfd){.fd = rj[j].fd, .events = POLLIN};
+                pf_job[np++] = j;
+            }
+        if (np == 0) break;
+        if (poll(pf, (nfds_t)np, -1) < 0) {
+            if (errno == EINTR) continue;
+            rc = ls_err(LS_EIO, "seed loop: poll: %s", strerror(errno));
+            break;
+        }
+        for (int q = 0; q < np; q++) {
+            if (!(pf[q].revents & (POLLIN | POLLHUP | POLLERR))) continue;
+            running_job *r = &rj[pf_job[q]];
+            char chunk[65536];
+            ssize_t got = read(r->fd, chunk, sizeof chunk);
+            if (got < 0 && errno == EINTR) continue;
+            if (got > 0) {
+                lsbuf_put(&r->buf, chunk, (size_t)got);
+                continue;
+            }
+            /* EOF (or a read error): the child is done */
+            close(r->fd);
+            int status = 0;
+            while (waitpid(r->pid, &status, 0) < 0 && errno == EINTR) {
+            }
+            r->pid = 0;
+            n_running--;
+            int j = pf_job[q];
+            int prc = r->buf.failed ? ls_err(LS_ENOMEM, "out of memory") : parse_job(r->buf.s, r->buf.len, &jo[j]);
+            lsbuf_free(&r->buf);
+            if (!prc && jo[j].rc) prc = ls_err(jo[j].rc, "%s", jo[j].msg);
+            if (prc && failed_job < 0) {
+                char why[600];
+                snprintf(why, sizeof why, "%s", ls_errmsg());
+                if (WIFSIGNALED(status)) snprintf(why, sizeof why, "the process died: signal %d", WTERMSIG(status));
+                rc = ls_err(prc, "seed loop, seed %llu%s: %s", (unsigned long long)jd[j].seed,
+                            jd[j].floor_only ? " (noise-floor draw)" : "", why);
+                failed_job = j;
+            }
+            out->job_s[j] = jo[j].wall;
+            out->job_cpu_s[j] = jo[j].cpu;
+        }
+    }
+    out->wall_s = ls_now() - t0;
+    if (failed_job >= 0 && !rc) rc = LS_EIO;
+    if (!rc) rc = aggregate(out, jo, n_jobs, tokens, n_tok);
+done:
+    for (int j = 0; jo && rj && j < n_jobs; j++) {
+        if (rj[j].pid > 0) {
+            kill(rj[j].pid, SIGTERM);
+            close(rj[j].fd);
+            waitpid(rj[j].pid, NULL, 0);
+            lsbuf_free(&rj[j].buf);
+        }
+        job_out_free(&jo[j]);
+    }
+    free(jd);
+    free(jo);
+    free(rj);
+    free(pf);
+    free(pf_job);
+    if (rc) seeds_result_free(out);
+    return rc;
+}
+
+/* ---- output -------------------------------------------------------------- */
+
+static const char *pct(char *buf, size_t cap, double v) {
+    if (isnan(v)) snprintf(buf, cap, "-");
+    else snprintf(buf, cap, "%.2f", 100 * v);
+    return buf;
+}
+
+void seeds_print(FILE *f, const seeds_result *r) {
+    if (!f || r->n_seeds < 1) return;
+    int last = r->epochs - 1, N = r->n_seeds;
+    char b1[32], b2[32], b3[32], b4[32];
+    double cpu = 0;
+    int nc = 0;
+    for (int j = 0; j < N; j++)
+        if (!isnan(r->job_cpu_s[j])) {
+            cpu += r->job_cpu_s[j];
+            nc++;
+        }
+    fprintf(f, "\n== seeds: %d seed(s) %llu..%llu%s, %d at once, %.1f s (CPU %.1f s per audit); noise floor: %s moved 1 ulp, "
+               "%d draw(s)\n",
+            N, (unsigned long long)r->seed0, (unsigned long long)(r->seed0 + (uint64_t)N - 1),
+            r->seed0_from_audit ? " (the first from the audit above)" : "", r->jobs, r->wall_s, nc ? cpu / nc : NAN,
+            r->floor_engine, r->n_draws);
+    fprintf(f, "  %-28s accuracy after epoch %d over seeds: mean  sd  [min, max] (points)\n", "engine", r->epochs);
+    for (int i = 0; i < r->n_engines; i++) {
+        const seeds_engine *e = &r->eng[i];
+        if (!e->available) {
+            fprintf(f, "  %-28s did not run in every seed\n", e->label);
+            continue;
+        }
+        const stats_spread *s = &e->spread[last];
+        fprintf(f, "  %-28s %s%%  %s  [%s, %s]\n", e->label, pct(b1, sizeof b1, s->mean), pct(b2, sizeof b2, s->sd),
+                pct(b3, sizeof b3, s->min), pct(b4, sizeof b4, s->max));
+    }
+    if (r->n_draws)
+        fprintf(f, "  noise floor (%d draws): flips mean %.1f, max %.0f; |gap| mean %s, max %s points\n", r->n_draws,
+                r->floor_flips.mean, r->floor_flips.max, pct(b1, sizeof b1, r->floor_gap.mean),
+                pct(b2, sizeof b2, r->floor_gap.max));
+    for (int pi = 0; pi < r->n_pairs; pi++) {
+        const seeds_pair *p = &r->pair[pi];
+        if (p->floor_pair) continue;
+        fprintf(f, "  %s\n", p->verdict);
+        const stats_mcnemar *m = &p->mcnemar[0][last];
+        double pmin = NAN, pmax = NAN;
+        for (int s = 0; s < N; s++) {
+            double v = p->mcnemar[s][last].p;
+            if (isnan(pmin) || v < pmin) pmin = v;
+            if (isnan(pmax) || v > pmax) pmax = v;
+        }
+        char exits[64] = "never";
+        int n_exit = 0;
+        long first_exit = 0;
+        for (int s = 0; s < N; s++)
+            if (p->band_exit[s] > 0) {
+                n_exit++;
+                if (!first_exit || p->band_exit[s] < first_exit) first_exit = p->band_exit[s];
+            }
+        if (p->band_exit[0] < 0) snprintf(exits, sizeof exits, "no band");
+        else if (n_exit) snprintf(exits, sizeof exits, "from step %ld in %d/%d seeds", first_exit, n_exit, N);
+        fprintf(f, "    McNemar seed %llu: b %ld c %ld p %.3g (over seeds %.3g..%.3g); flips %ld, within floor in %d/%d; "
+                   "near-tie flips %ld/%ld; e-fold %.0f steps, leaves band: %s\n",
+                (unsigned long long)r->seed0, m->b, m->c, m->p, pmin, pmax, p->flips[0][last], p->flips_within, N,
+                p->near_tie_flips, p->total_flips, isnan(p->rate_median) || p->rate_median <= 0 ? INFINITY : 1 / p->rate_median,
+                exits);
+    }
+}
+
+static void json_curve(lsbuf *b, const double *v, long n) {
+    /* [[step, value], ...] over the finite values only */
+    lsbuf_printf(b, "[");
+    int first = 1;
+    for (long s = 0; v && s < n; s++) {
+        if (!isfinite(v[s])) continue;
+        lsbuf_printf(b, "%s[%ld, ", first ? "" : ", ", s + 1);
+        lsbuf_json_num(b, v[s]);
+        lsbuf_printf(b, "]");
+        first = 0;
+    }
+    lsbuf_printf(b, "]");
+}
+
+void seeds_json(lsbuf *b, const seeds_result *r) {
+    int N = r->n_seeds, E = r->epochs, C = r->n_classes;
+    lsbuf_printf(b, "\"seeds\": {\"n\": %d, \"first_seed\": %llu, \"first_seed_from_audit\": %s, \"jobs\": %d, \"epochs\": %d, "
+                    "\"test_images\": %zu, \"wall_seconds\": ",
+                 N, (unsigned long long)r->seed0, r->seed0_from_audit ? "true" : "false", r->jobs, E, r->n_test);
+    lsbuf_json_num(b, r->wall_s);
+    lsbuf_printf(b, ", \"job_seconds\": [");
+    for (int j = 0; j < N + r->n_draws_extra; j++) {
+        lsbuf_printf(b, "%s", j ? ", " : "");
+        lsbuf_json_num(b, r->job_s[j]);
+    }
+    lsbuf_printf(b, "], \"job_cpu_seconds\": [");
+    for (int j = 0; j < N + r->n_draws_extra; j++) {
+        lsbuf_printf(b, "%s", j ? ", " : "");
+        lsbuf_json_num(b, r->job_cpu_s[j]);
+    }
+    lsbuf_printf(b, "],\n    \"engines\": [");
+    for (int i = 0; i < r->n_engines; i++) {
+        const seeds_engine *e = &r->eng[i];
+        lsbuf_printf(b, "%s\n      {\"label\": ", i ? "," : "");
+        lsbuf_json_str(b, e->label);
+        lsbuf_printf(b, ", \"perturbed\": %s, \"available\": %s", e->perturbed ? "true" : "false",
+                     e->available ? "true" : "false");
+        if (e->available) {
+            lsbuf_printf(b, ", \"accuracy\": [");
+            for (int s = 0; s < N; s++) {
+                lsbuf_printf(b, "%s[", s ? ", " : "");
+                for (int ep = 0; ep < E; ep++) {
+                    lsbuf_printf(b, "%s", ep ? ", " : "");
+                    lsbuf_json_num(b, e->acc[s][ep]);
+                }
+                lsbuf_printf(b, "]");
+            }
+            lsbuf_printf(b, "], \"spread\": [");
+            for (int ep = 0; ep < E; ep++) {
+                lsbuf_printf(b, "%s", ep ? ", " : "");
+                stats_spread_json(b, &e->spread[ep]);
+            }
+            lsbuf_printf(b, "]");
+        }
+        lsbuf_printf(b, "}");
+    }
+    lsbuf_printf(b, "],\n    \"noise_floor\": {\"engine\": ");
+    lsbuf_json_str(b, r->floor_engine);
+    lsbuf_printf(b, ", \"perturb_ulps\": 1, \"draws\": %d, \"flips\": [", r->n_draws);
+    for (int d = 0; d < r->n_draws; d++) lsbuf_printf(b, "%s%.0f", d ? ", " : "", r->floor_flips_draw[d]);
+    lsbuf_printf(b, "], \"abs_gap\": [");
+    for (int d = 0; d < r->n_draws; d++) {
+        lsbuf_printf(b, "%s", d ? ", " : "");
+        lsbuf_json_num(b, r->floor_gap_draw[d]);
+    }
+    lsbuf_printf(b, "], \"flips_stats\": ");
+    stats_floor_json(b, &r->floor_flips);
+    lsbuf_printf(b, ", \"abs_gap_stats\": ");
+    stats_floor_json(b, &r->floor_gap);
+    lsbuf_printf(b, ", \"band_factor\": ");
+    lsbuf_json_num(b, STATS_BAND_FACTOR);
+    lsbuf_printf(b, ", \"band_run\": %d, \"band_lo\": ", STATS_BAND_RUN);
+    json_curve(b, r->band_lo, r->total_steps);
+    lsbuf_printf(b, ", \"band_hi\": ");
+    json_curve(b, r->band_hi, r->total_steps);
+    lsbuf_printf(b, "},\n    \"pairs\": [");
+    for (int pi = 0; pi < r->n_pairs; pi++) {
+        const seeds_pair *p = &r->pair[pi];
+        lsbuf_printf(b, "%s\n      {\"a\": ", pi ? "," : "");
+        lsbuf_json_str(b, r->eng[p->a].label);
+        lsbuf_printf(b, ", \"b\": ");
+        lsbuf_json_str(b, r->eng[p->b].label);
+        lsbuf_printf(b, ", \"floor_pair\": %s, \"gap_beyond_floor\": %s, \"verdict\": ", p->floor_pair ? "true" : "false",
+                     p->beyond_floor < 0 ? "null" : p->beyond_floor ? "true" : "false");
+        lsbuf_json_str(b, p->floor_pair ? "a noise-floor draw" : p->verdict);
+        lsbuf_printf(b, ", \"paired\": [");
+        for (int ep = 0; ep < E; ep++) {
+            lsbuf_printf(b, "%s", ep ? ", " : "");
+            stats_paired_json(b, &p->paired[ep]);
+        }
+        lsbuf_printf(b, "],\n       \"flips\": [");
+        for (int s = 0; s < N; s++) {
+            lsbuf_printf(b, "%s[", s ? ", " : "");
+            for (int ep = 0; ep < E; ep++) lsbuf_printf(b, "%s%ld", ep ? ", " : "", p->flips[s][ep]);
+            lsbuf_printf(b, "]");
+        }
+        lsbuf_printf(b, "], \"mcnemar\": [");
+        for (int s = 0; s < N; s++) {
+            lsbuf_printf(b, "%s[", s ? ", " : "");
+            for (int ep = 0; ep < E; ep++) {
+                lsbuf_printf(b, "%s", ep ? ", " : "");
+                stats_mcnemar_json(b, &p->mcnemar[s][ep]);
+            }
+            lsbuf_printf(b, "]");
+        }
+        lsbuf_printf(b, "],\n       \"mcnemar_per_class_last_epoch\": [");
+        for (int s = 0; s < N; s++) {
+            lsbuf_printf(b, "%s[", s ? ", " : "");
+            for (int k = 0; k < C && p->mcnemar_class[s]; k++) {
+                lsbuf_printf(b, "%s", k ? ", " : "");
+                stats_mcnemar_json(b, &p->mcnemar_class[s][k]);
+            }
+            lsbuf_printf(b, "]");
+        }
+        lsbuf_printf(b, "],\n       \"vs_floor\": {\"flips_within_seeds\": %d, \"abs_gap_within_seeds\": %d, \"flips_p_emp_min\": ",
+                     p->flips_within, p->gap_within);
+        lsbuf_json_num(b, p->flips_p_emp_min);
+        lsbuf_printf(b, ", \"flips_p_emp_max\": ");
+        lsbuf_json_num(b, p->flips_p_emp_max);
+        lsbuf_printf(b, "},\n       \"margins_last_epoch\": {\"flipped_a\": ");
+        stats_summary_json(b, &p->margin_flip_a);
+        lsbuf_printf(b, ", \"flipped_b\": ");
+        stats_summary_json(b, &p->margin_flip_b);
+        lsbuf_printf(b, ", \"all_a\": ");
+        stats_summary_json(b, &p->margin_all_a);
+        lsbuf_printf(b, ", \"flip_rank_a\": ");
+        stats_summary_json(b, &p->flip_rank_a);
+        lsbuf_printf(b, ", \"near_tie_rank\": ");
+        lsbuf_json_num(b, SEEDS_NEAR_TIE_RANK);
+        lsbuf_printf(b, ", \"near_tie_flips\": %ld, \"flips\": %ld},\n       \"divergence\": {\"rate_median_per_step\": ",
+                     p->near_tie_flips, p->total_flips);
+        lsbuf_json_num(b, p->rate_median);
+        lsbuf_printf(b, ", \"band_exit_step\": [");
+        for (int s = 0; s < N; s++) lsbuf_printf(b, "%s%ld", s ? ", " : "", p->band_exit[s]);
+        lsbuf_printf(b, "], \"growth\": [");
+        for (int s = 0; s < N; s++) {
+            lsbuf_printf(b, "%s", s ? ", " : "");
+            stats_growth_json(b, &p->growth[s]);
+        }
+        lsbuf_printf(b, "], \"rel_l2\": [");
+        for (int s = 0; s < N; s++) {
+            lsbuf_printf(b, "%s", s ? ", " : "");
+            json_curve(b, p->rel_l2[s], r->total_steps);
+        }
+        lsbuf_printf(b, "]}}");
+    }
+    lsbuf_printf(b, "]}");
+}
+
+void seeds_pair_json(lsbuf *b, const audit_result *r, int pair, const char *data_dir) {
+    const audit_pair *p = &r->pair[pair];
+    const audit_engine *ea = &r->eng[p->a], *eb = &r->eng[p->b];
+    if (ea->is_ref || eb->is_ref || !ea->pred || !eb->pred || !r->test_labels) {
+        lsbuf_printf(b, "null");
+        return;
+    }
+    size_t n = r->n_test;
+    int C = r->n_classes, E = r->epochs_done;
+    char nb[16];
+    lsbuf_printf(b, "{\"mcnemar\": [");
+    for (int ep = 0; ep < E; ep++) {
+        lsbuf_printf(b, "%s", ep ? ", " : "");
+        stats_mcnemar_json(b, &p->mcnemar[ep]);
+    }
+    lsbuf_printf(b, "], \"classes\": [");
+    for (int k = 0; k < C; k++) {
+        lsbuf_printf(b, "%s", k ? ", " : "");
+        lsbuf_json_str(b, class_name(data_dir, C, k, nb, sizeof nb));
+    }
+    lsbuf_printf(b, "], \"mcnemar_per_class\": [");
+    for (int ep = 0; ep < E && p->mcnemar_class; ep++) {
+        lsbuf_printf(b, "%s[", ep ? ", " : "");
+        for (int k = 0; k < C; k++) {
+            lsbuf_printf(b, "%s", k ? ", " : "");
+            stats_mcnemar_json(b, &p->mcnemar_class[(size_t)ep * C + k]);
+        }
+        lsbuf_printf(b, "]");
+    }
+    lsbuf_printf(b, "]");
+    /* margins of the last epoch */
+    double *ma = ls_malloc((n + 1) * sizeof(double)), *mb = ls_malloc((n + 1) * sizeof(double));
+    double *scratch = ls_malloc((n + 1) * sizeof(double)), *sorted = ls_malloc((n + 1) * sizeof(double));
+    double *fa = ls_malloc((n + 1) * sizeof(double)), *fb = ls_malloc((n + 1) * sizeof(double));
+    double *rk = ls_malloc((n + 1) * sizeof(double));
+    stats_flip *fl = ls_malloc((n + 1) * sizeof *fl);
+    if (ma && mb && scratch && sorted && fa && fb && rk && fl && ea->logits && eb->logits) {
+        stats_margins(ma, ea->logits, n, C);
+        stats_margins(mb, eb->logits, n, C);
+        size_t nf = stats_flips(fl, ea->pred, eb->pred, r->test_labels, ma, mb, n);
+        size_t ns = 0;
+        for (size_t k = 0; k < n; k++)
+            if (!isnan(ma[k])) sorted[ns++] = ma[k];
+        qsort(sorted, ns, sizeof *sorted, cmp_double);
+        for (size_t k = 0; k < nf; k++) {
+            fa[k] = fl[k].margin_a;
+            fb[k] = fl[k].margin_b;
+        }
+        stats_margin_ranks(rk, fa, nf, sorted, ns);
+        stats_summary s;
+        lsbuf_printf(b, ", \"margins_last_epoch\": {\"flipped_a\": ");
+        stats_summarize(&s, fa, nf, scratch);
+        stats_summary_json(b, &s);
+        lsbuf_printf(b, ", \"flipped_b\": ");
+        stats_summarize(&s, fb, nf, scratch);
+        stats_summary_json(b, &s);
+        lsbuf_printf(b, ", \"all_a\": ");
+        stats_summarize(&s, ma, n, scratch);
+        stats_summary_json(b, &s);
+        lsbuf_printf(b, ", \"all_b\": ");
+        stats_summarize(&s, mb, n, scratch);
+        stats_summary_json(b, &s);
+        lsbuf_printf(b, ", \"flip_rank_a\": ");
+        stats_summarize(&s, rk, nf, scratch);
+        stats_summary_json(b, &s);
+        lsbuf_printf(b, ", \"near_tie_rank\": ");
+        lsbuf_json_num(b, SEEDS_NEAR_TIE_RANK);
+        lsbuf_printf(b, ", \"near_tie_flips\": %zu, \"flips\": [", stats_count_below(rk, nf, SEEDS_NEAR_TIE_RANK));
+        for (size_t k = 0; k < nf; k++) {
+            lsbuf_printf(b, "%s{\"image\": %u, \"label\": %d, \"pred_a\": %d, \"pred_b\": %d, \"margin_a\": ", k ? ", " : "",
+                         fl[k].index, fl[k].label, fl[k].pred_a, fl[k].pred_b);
+            lsbuf_json_num(b, fl[k].margin_a);
+            lsbuf_printf(b, ", \"margin_b\": ");
+            lsbuf_json_num(b, fl[k].margin_b);
+            lsbuf_printf(b, ", \"rank_a\": ");
+            lsbuf_json_num(b, rk[k]);
+            lsbuf_printf(b, "}");
+        }
+        lsbuf_printf(b, "]}");
+    } else {
+        lsbuf_printf(b, ", \"margins_last_epoch\": null");
+    }
+    free(ma);
+    free(mb);
+    free(scratch);
+    free(sorted);
+    free(fa);
+    free(fb);
+    free(rk);
+    free(fl);
+    /* growth of the parameter distance over the whole run */
+    long T = r->total_steps;
+    long *steps = ls_malloc(((size_t)T + 1) * sizeof(long));
+    stats_growth g;
+    if (steps) {
+        for (long s = 0; s < T; s++) steps[s] = s + 1;
+        stats_growth_fit(&g, steps, p->param_rel_l2, (size_t)T, 1, -1);
+        lsbuf_printf(b, ", \"param_rel_l2_growth\": ");
+        stats_growth_json(b, &g);
+        free(steps);
+    }
+    lsbuf_printf(b, "}");
+}

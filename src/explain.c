@@ -1343,7 +1343,9 @@ static int rule_decisions(explain_list *L, const audit_result *r, const model *m
     char b1[32], nm[64];
     for (int pi = 0; pi < r->n_pairs; pi++) {
         const audit_pair *p = &r->pair[pi];
+        /* the engines' own differences: not repeats, not the noise floor's copies */
         if (r->eng[p->b].repeat_of >= 0 || r->eng[p->a].repeat_of >= 0) continue;
+        if (r->eng[p->a].perturb_ulps || r->eng[p->b].perturb_ulps) continue;
         for (int s = 0; s < r->n_slots; s++) {
             const audit_slot_stats *ss = &p->slot[s];
             if (!(ss->flip_err_share >= 0.5) || !ends_with(r->slot_name[s], ".dact")) continue;

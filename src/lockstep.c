@@ -29,6 +29,7 @@
 #include "report.h"
 #include "order.h"
 #include "rng.h"
+#include "seeds.h"
 #include "safetensors.h"
 
 const char *lockstep_mode_name(lockstep_mode m) {
@@ -1177,6 +1178,26 @@ static int write_run_json(audit *A, const char *path) {
     }
     lsbuf_printf(&b, "\n  ],\n  \"param_divergence_columns\": [\"step\", \"rel_l2\", \"max_ulp\", \"loss_abs_diff\"],\n");
     json_verdicts(&b, A);
+    /* is the gap real: exact McNemar per epoch and class, logit margins of
+     * the flipped images, divergence growth, per pair of this run; and the
+     * seed loop's spread and verdicts when it ran */
+    lsbuf_printf(&b, "  \"significance\": [");
+    for (int pi = 0, first = 1; pi < r->n_pairs; pi++) {
+        if (r->eng[r->pair[pi].a].is_ref || r->eng[r->pair[pi].b].is_ref) continue;
+        lsbuf_printf(&b, "%s\n    {\"a\": ", first ? "" : ",");
+        lsbuf_json_str(&b, r->eng[r->pair[pi].a].label);
+        lsbuf_printf(&b, ", \"b\": ");
+        lsbuf_json_str(&b, r->eng[r->pair[pi].b].label);
+        lsbuf_printf(&b, ", \"stats\": ");
+        seeds_pair_json(&b, r, pi, c->run.data_dir);
+        lsbuf_printf(&b, "}");
+        first = 0;
+    }
+    lsbuf_printf(&b, "],\n");
+    if (r->seeds) {
+        seeds_json(&b, r->seeds);
+        lsbuf_printf(&b, ",\n");
+    }
     lsbuf_printf(&b, "  \"steps\": %ld, \"compare_seconds\": ", r->total_steps);
     lsbuf_json_num(&b, r->compare_s);
     lsbuf_printf(&b, ", \"total_seconds\": ");
@@ -1222,9 +1243,21 @@ static void print_verdicts(audit *A, const verdict_table *v, const explain_list 
         fprintf(f, "\nengine pairs (drift: %s, %ld steps%s):\n", lockstep_mode_name(r->drift_mode), r->total_steps,
                 r->epochs_done ? ", test flips and accuracy gap after the last epoch" : "");
         fprintf(f, "  %-40s %-20s %-28s %-9s %s\n", "pair", "verdict", "first differs", "params", "flips / gap");
+        int hidden = 0;
         for (int k = 0; k < v->n_pair; k++) {
             const pair_verdict *pv = &v->p[k];
             const audit_pair *p = &r->pair[pv->pair];
+            /* one screen: a repeat copy shows only against its original,
+             * a perturbed engine only against the engine it perturbs */
+            const audit_engine *ea = &r->eng[p->a], *eb = &r->eng[p->b];
+            int rep_a = ea->repeat_of >= 0, rep_b = eb->repeat_of >= 0;
+            int derived = (rep_a && ea->repeat_of != p->b) || (rep_b && eb->repeat_of != p->a) ||
+                          ((ea->perturb_ulps || eb->perturb_ulps) && strcmp(pv->verdict, "noise floor") != 0 &&
+                           !pv->problem);
+            if (derived && !A->cfg.verbose) {
+                hidden++;
+                continue;
+            }
             char nm[96], fd[64] = "never", tail[48] = "-";
             snprintf(nm, sizeof nm, "%s vs %s", r->eng[p->a].label, r->eng[p->b].label);
             if (pv->first_slot >= 0)
@@ -1236,7 +1269,9 @@ static void print_verdicts(audit *A, const verdict_table *v, const explain_list 
             fprintf(f, "  %-40s %-20s %-28s %-9s %s\n", nm, pv->verdict, fd,
                     isnan(pv->end_rel_l2) ? "-" : ls_fmt_num(b1, sizeof b1, pv->end_rel_l2, "-"), tail);
         }
+        if (hidden) fprintf(f, "  (%d more pair(s) of repeat and perturbed copies: --verbose, report.md)\n", hidden);
     }
+    if (r->seeds) seeds_print(f, r->seeds);
     int shown = 0, more = 0;
     for (int i = 0; i < L->n; i++) {
         const explain_finding *x = &L->f[i];
@@ -1430,6 +1465,10 @@ static int set_initial(audit *A) {
 
 
 void audit_result_free(audit_result *r) {
+    if (r->seeds) {
+        seeds_result_free(r->seeds);
+        free(r->seeds);
+    }
     for (int i = 0; i < r->n_engines; i++) {
         free(r->eng[i].describe);
         free(r->eng[i].confusion);
@@ -1731,6 +1770,21 @@ int audit_run(const audit_cfg *cfg, audit_result *res) {
     }
     r->compare_s = A.t_compare;
     r->parent_peak_rss = ls_peak_rss();
+    /* is the gap real?  the drift phase again for more seeds (this run is
+     * the first), in child processes; its verdicts join this run's */
+    if (A.cfg.seeds > 0 && A.cfg.eval && r->epochs_done > 0) {
+        seeds_cfg sc = {A.cfg.seeds, A.cfg.jobs > 0 ? A.cfg.jobs : 1, A.cfg.floor_draws};
+        if (!(r->seeds = ls_calloc(1, sizeof *r->seeds))) {
+            rc = LS_ENOMEM;
+            goto done;
+        }
+        if ((rc = seeds_run(&A.cfg, &sc, r, r->seeds))) {
+            free(r->seeds);
+            r->seeds = NULL;
+            rc = ls_err(rc, "seed loop: %s", ls_errmsg());
+            goto done;
+        }
+    }
     r->total_s = ls_now() - t_start;
     {
         verdict_table vt;

@@ -170,6 +170,7 @@ typedef struct {
     uint8_t *test_labels;    /* n_test, when evaluated */
     double compare_s, total_s;
     int problems, unchecked, nondet; /* the verdict table's counts */
+    struct seeds_result *seeds; /* the seed loop's result (cfg.seeds > 0), owned; NULL when none */
     int gate;                /* 1 when cfg.fail_on matched: `audit` exits 1 */
     size_t parent_peak_rss;
     long jsonl_lines;

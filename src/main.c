@@ -312,32 +312,6 @@ static int multithreaded_engines(const audit_cfg *a) {
 /* The seed loop after the main audit (its engines' processes are gone, and
  * the audit started no thread here, so forking is safe): the table on
  * stdout and, with --out, DIR/seeds.json. */
-static int run_seeds(const audit_cfg *a, const audit_result *main_run) {
-    seeds_cfg sc = {a->seeds, a->jobs > 0 ? a->jobs : 1, a->floor_draws};
-    seeds_result *sr = ls_malloc(sizeof *sr); /* ~10 MB: not on the stack */
-    if (!sr) return LS_ENOMEM;
-    int rc = seeds_run(a, &sc, main_run, sr);
-    if (rc) {
-        free(sr);
-        return rc;
-    }
-    seeds_print(a->out, sr);
-    if (a->out_dir) {
-        lsbuf b;
-        lsbuf_init(&b);
-        lsbuf_printf(&b, "{");
-        seeds_json(&b, sr);
-        lsbuf_printf(&b, "}\n");
-        char path[1100];
-        snprintf(path, sizeof path, "%s/seeds.json", a->out_dir);
-        rc = b.failed ? ls_err(LS_ENOMEM, "out of memory building %s", path) : ls_write_file_atomic(path, b.s, b.len);
-        lsbuf_free(&b);
-        if (!rc && a->out) fprintf(a->out, "  wrote %s\n", path);
-    }
-    seeds_result_free(sr);
-    free(sr);
-    return rc;
-}
 
 static int cmd_audit(int argc, char **argv, char **full_argv) {
     audit_cfg a;
@@ -375,15 +349,6 @@ static int cmd_audit(int argc, char **argv, char **full_argv) {
         return 2;
     }
     int gate = res->gate;
-    if (a.seeds > 0) {
-        rc = run_seeds(&a, res);
-        if (rc) {
-            audit_result_free(res);
-            free(res);
-            fprintf(stderr, "lockstep audit: %s\n", ls_errmsg());
-            return 2;
-        }
-    }
     audit_result_free(res);
     free(res);
     return gate ? 1 : 0;

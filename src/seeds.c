@@ -180,6 +180,13 @@ static void child_run(const audit_cfg *base, const job_def *j, int fd) {
      * the per-step parameter distance is all the loop needs */
     c.ref_steps = 0;
     c.audit_every = 0;
+    /* the drift phase only: no seed loop of its own (the audit runs the
+     * loop from inside), no attribution, no round trip, no gate */
+    c.seeds = 0;
+    c.attribution_steps = 0;
+    c.roundtrip = 0;
+    c.verbose = 0;
+    c.fail_on = 0;
     c.run.progress = 0;
     c.run.print_steps = 0;
     c.run.max_steps = -1;
@@ -614,6 +621,11 @@ int seeds_run(const audit_cfg *base, const seeds_cfg *sc, const audit_result *pr
     for (char *t = strtok_r(list, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
         while (*t == ' ') t++;
         if (!*t || is_reference(t)) continue;
+        /* an engine listed twice is a determinism check, not another
+         * engine: the seed loop trains it once */
+        int dup = 0;
+        for (int k = 0; k < n_tok && !dup; k++) dup = strcmp(tokens[k], t) == 0;
+        if (dup) continue;
         if (n_tok >= AUDIT_MAX_ENGINES - 1) return ls_err(LS_EINVAL, "seed loop: too many engines");
         snprintf(tokens[n_tok], sizeof tokens[n_tok], "%s", t);
         engine_spec sp;

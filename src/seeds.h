@@ -88,7 +88,7 @@ typedef struct {
     long band_exit[SEEDS_MAX];  /* first step (1-based) out of the floor band, 0: never, -1: no band */
 } seeds_pair;
 
-typedef struct {
+typedef struct seeds_result {
     int n_seeds, n_draws_extra, jobs, epochs;
     uint64_t seed0;
     int seed0_from_audit;       /* seed s0 is the main audit's run (prior), not re-run */

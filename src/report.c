@@ -21,6 +21,7 @@
 #include <sys/stat.h>
 
 #include "explain.h"
+#include "seeds.h"
 
 /* ---- escaping ---------------------------------------------------------- */
 
@@ -572,6 +573,170 @@ static void finding_block(doc *d, const explain_finding *f) {
     }
 }
 
+/* ---- is the gap real? (the seed loop, McNemar, margins, the noise band) ---- */
+
+static const char *pct_pt(char *buf, size_t cap, double frac) {
+    snprintf(buf, cap, "%.2f", 100 * frac);
+    return buf;
+}
+
+/* The answer in words, first: per pair of the seed loop (or, without one,
+ * per fp32 pair of this run), the gap, its exact p-value, the spread over
+ * seeds, the near-tie flips, the verdict. */
+static void sec_gap(doc *d, const ctx *x) {
+    const audit_result *r = x->r;
+    const seeds_result *S = r->seeds;
+    char b1[32], b2[32], b3[32], b4[32];
+    heading(d, 2, "gap", "Is the gap real?");
+    int ep = r->epochs_done - 1;
+    if (ep < 0 || r->drift_mode != MODE_FREE) {
+        para(d, "Not measured: no epoch was evaluated in free mode.");
+        return;
+    }
+    if (!S) {
+        for (int pi = 0; pi < r->n_pairs; pi++) {
+            const audit_pair *p = &r->pair[pi];
+            const audit_engine *ea = &r->eng[p->a], *eb = &r->eng[p->b];
+            if (ea->is_ref || eb->is_ref || eb->repeat_of >= 0 || ea->repeat_of >= 0) continue;
+            const stats_mcnemar *mc = &p->mcnemar[ep];
+            para(d, "%s vs %s after epoch %d: %s%% vs %s%% (%+.2f points); %ld images classified differently (b = %ld "
+                    "right only on %s, c = %ld right only on %s), exact McNemar p = %.3g. One seed only: the spread "
+                    "over seeds was not measured (audit --seeds N).",
+                 ea->label, eb->label, ep + 1, pct_pt(b1, sizeof b1, ea->test_acc[ep]),
+                 pct_pt(b2, sizeof b2, eb->test_acc[ep]), 100 * (ea->test_acc[ep] - eb->test_acc[ep]), p->disagree[ep],
+                 mc->b, ea->label, mc->c, eb->label, mc->p);
+        }
+        return;
+    }
+    int last = S->epochs - 1, N = S->n_seeds;
+    for (int pi = 0; pi < S->n_pairs; pi++) {
+        const seeds_pair *p = &S->pair[pi];
+        if (p->floor_pair) continue;
+        const seeds_engine *ea = &S->eng[p->a], *eb = &S->eng[p->b];
+        const stats_mcnemar *m0 = &p->mcnemar[0][last];
+        const stats_paired *pd = &p->paired[last];
+        para(d, "%s. At seed %llu after epoch %d: %s %s%%, %s %s%%; %ld images classified differently (b = %ld, "
+                "c = %ld), exact McNemar p = %.3g. Over %d seeds the paired gap is %+.2f ± %.2f points (95%% t-interval; "
+                "accuracy sd over seeds %s points); %ld of %ld flipped images sit at near-tie margins (rank below %.0f%% "
+                "of all images' margins); the noise floor (%s moved 1 ulp, %d draws) flips %.1f images on average, at "
+                "most %.0f, and this pair's flips lie within it in %d of %d seeds.",
+             p->verdict, (unsigned long long)S->seed0, last + 1, ea->label, pct_pt(b1, sizeof b1, ea->acc[0][last]),
+             eb->label, pct_pt(b2, sizeof b2, eb->acc[0][last]), p->flips[0][last], m0->b, m0->c, m0->p, N,
+             100 * pd->mean, 100 * pd->half_width, pct_pt(b3, sizeof b3, ea->spread[last].sd), p->near_tie_flips,
+             p->total_flips, 100 * SEEDS_NEAR_TIE_RANK, S->floor_engine, S->n_draws, S->floor_flips.mean,
+             S->floor_flips.max, p->flips_within, N);
+    }
+    /* accuracy per seed per engine: the dot plot's numbers */
+    heading(d, 3, "seeds", "Accuracy per seed");
+    {
+        const char *head[2 + SEEDS_MAX];
+        static char hb[SEEDS_MAX][24];
+        head[0] = "Engine";
+        for (int sd = 0; sd < N; sd++) {
+            snprintf(hb[sd], sizeof hb[sd], "seed %llu", (unsigned long long)(S->seed0 + (uint64_t)sd));
+            head[1 + sd] = hb[sd];
+        }
+        head[1 + N] = "mean ± sd [min, max]";
+        table_begin(d, N + 2, head);
+        static char cb[SEEDS_MAX + 1][128];
+        for (int i = 0; i < S->n_engines; i++) {
+            const seeds_engine *e = &S->eng[i];
+            if (!e->available) continue;
+            const char *cells[2 + SEEDS_MAX];
+            cells[0] = e->label;
+            for (int sd = 0; sd < N; sd++) {
+                pct_pt(cb[sd], sizeof cb[sd], e->acc[sd][last]);
+                cells[1 + sd] = cb[sd];
+            }
+            const stats_spread *sp = &e->spread[last];
+            snprintf(cb[N], sizeof cb[N], "%s ± %s [%s, %s]", pct_pt(b1, sizeof b1, sp->mean),
+                     pct_pt(b2, sizeof b2, sp->sd), pct_pt(b3, sizeof b3, sp->min), pct_pt(b4, sizeof b4, sp->max));
+            cells[1 + N] = cb[N];
+            table_row(d, cells);
+        }
+        table_end(d);
+        if (d->html) {
+            /* a dot plot as bars per seed: categories seeds, one series per engine */
+            const char *names[AUDIT_MAX_ENGINES];
+            double v[SEEDS_MAX * AUDIT_MAX_ENGINES];
+            const char *cats[SEEDS_MAX];
+            int ns = 0;
+            for (int i = 0; i < S->n_engines; i++)
+                if (S->eng[i].available) names[ns++] = S->eng[i].label;
+            for (int sd = 0; sd < N; sd++) {
+                cats[sd] = hb[sd];
+                for (int i = 0, k = 0; i < S->n_engines; i++)
+                    if (S->eng[i].available) v[sd * ns + k++] = 100 * S->eng[i].acc[sd][last];
+            }
+            svg_bars(d, "Test accuracy per seed and engine (%), last epoch", "accuracy %", N, cats, ns, names, v, 0);
+        }
+    }
+    /* McNemar per seed, and margins of flipped vs all images */
+    heading(d, 3, "mcnemar", "Exact McNemar per seed, and the margins of the flipped images");
+    static const char *const H[] = {"Pair", "Seed", "Flips", "b (a right)", "c (b right)", "exact p",
+                                    "flipped: median margin (a)", "all: median margin (a)"};
+    table_begin(d, 8, H);
+    for (int pi = 0; pi < S->n_pairs; pi++) {
+        const seeds_pair *p = &S->pair[pi];
+        if (p->floor_pair) continue;
+        char nm[180], c1[24], c2[24], c3[24], c4[24], c5[24], c6[64], c7[64];
+        snprintf(nm, sizeof nm, "%s vs %s", S->eng[p->a].label, S->eng[p->b].label);
+        for (int sd = 0; sd < N; sd++) {
+            const stats_mcnemar *mc = &p->mcnemar[sd][last];
+            snprintf(c1, sizeof c1, "%llu", (unsigned long long)(S->seed0 + (uint64_t)sd));
+            snprintf(c2, sizeof c2, "%ld", p->flips[sd][last]);
+            snprintf(c3, sizeof c3, "%ld", mc->b);
+            snprintf(c4, sizeof c4, "%ld", mc->c);
+            snprintf(c5, sizeof c5, "%.3g", mc->p);
+            snprintf(c6, sizeof c6, "%s", sd == 0 ? fnum(b1, sizeof b1, p->margin_flip_a.median) : "(pooled above)");
+            snprintf(c7, sizeof c7, "%s", sd == 0 ? fnum(b2, sizeof b2, p->margin_all_a.median) : "");
+            const char *cells[] = {sd == 0 ? nm : "", c1, c2, c3, c4, c5, c6, c7};
+            table_row(d, cells);
+        }
+    }
+    table_end(d);
+    /* divergence growth against the noise band (seed s0) */
+    heading(d, 3, "band", "Divergence growth against the noise band");
+    if (S->band_hi && S->total_steps > 0) {
+        static const char *const HB[] = {"Pair", "e-fold (steps, median over seeds)", "Leaves the band (factor 2)"};
+        table_begin(d, 3, HB);
+        const char *names[AUDIT_MAX_PAIRS + 2];
+        double *ys[AUDIT_MAX_PAIRS + 2];
+        static char nb[AUDIT_MAX_PAIRS][180];
+        int ns = 0;
+        names[ns] = "noise band (max)";
+        ys[ns++] = S->band_hi;
+        names[ns] = "noise band (min)";
+        ys[ns++] = S->band_lo;
+        for (int pi = 0; pi < S->n_pairs; pi++) {
+            const seeds_pair *p = &S->pair[pi];
+            if (p->floor_pair || !p->rel_l2[0]) continue;
+            snprintf(nb[pi], sizeof nb[pi], "%s vs %s", S->eng[p->a].label, S->eng[p->b].label);
+            names[ns] = nb[pi];
+            ys[ns++] = p->rel_l2[0];
+            char c1[64], c2[96];
+            snprintf(c1, sizeof c1, "%s", p->rate_median > 0 ? fnum(b1, sizeof b1, 1 / p->rate_median) : "no growth");
+            int n_exit = 0;
+            long first = 0;
+            for (int sd = 0; sd < N; sd++)
+                if (p->band_exit[sd] > 0) {
+                    n_exit++;
+                    if (!first || p->band_exit[sd] < first) first = p->band_exit[sd];
+                }
+            if (n_exit) snprintf(c2, sizeof c2, "from step %ld in %d of %d seeds", first, n_exit, N);
+            else snprintf(c2, sizeof c2, "never");
+            const char *cells[] = {nb[pi], c1, c2};
+            table_row(d, cells);
+        }
+        table_end(d);
+        if (d->html)
+            svg_line_log(d, "Parameters: relative L2 distance per step, seed s0, against the noise band",
+                         "rel. L2", ns, names, ys, S->total_steps);
+    } else {
+        para(d, "No noise band (no perturbed engine ran).");
+    }
+}
+
 static void sec_verdicts(doc *d, const ctx *x) {
     const audit_result *r = x->r;
     char b1[32], b2[32], b3[32], c1[120], c2[120], c3[160], c4[64], c5[64], c6[64], c7[64];
@@ -978,6 +1143,7 @@ static int build(doc *d, const ctx *x) {
     }
     sec_header(d, x);
     sec_verdicts(d, x);
+    sec_gap(d, x);
     heading(d, 2, "evidence", "Evidence");
     sec_accuracy(d, x);
     sec_timing(d, x);

@@ -638,7 +638,7 @@ static void sec_gap(doc *d, const ctx *x) {
         }
         head[1 + N] = "mean ± sd [min, max]";
         table_begin(d, N + 2, head);
-        static char cb[SEEDS_MAX + 1][128];
+        static char cb[SEEDS_MAX + 1][160];
         for (int i = 0; i < S->n_engines; i++) {
             const seeds_engine *e = &S->eng[i];
             if (!e->available) continue;

@@ -16,6 +16,7 @@
 
 #include <errno.h>
 #include <math.h>
+#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -85,7 +86,35 @@ typedef struct {
     int epoch;
     int shadow_src; /* in a shadow step: the engine the references were set from, else -1 */
     double t_compare;
+    int died;       /* an engine's process died during this step: the step is abandoned */
+    int write_errno; /* first write error on steps.jsonl (the run stops at the step's end) */
 } audit;
+
+/* Engine i's call failed.  If its process is gone (remote.h), mark it
+ * failed — from here on the audit goes on without it, as it does without
+ * an engine that cannot run — and return 1; else 0: a real error. */
+static int engine_gone(audit *A, int i) {
+    audit_engine *ae = &A->r->eng[i];
+    if (ae->failed) return 1;
+    const char *why = A->e[i] ? remote_engine_dead(A->e[i]) : NULL;
+    if (!why) return 0;
+    ae->failed = 1;
+    ae->failed_step = A->step;
+    snprintf(ae->fail_reason, sizeof ae->fail_reason, "died at step %ld (%s)", A->step, why);
+    A->active[i] = 0;
+    A->died = 1;
+    A->r->n_failed++;
+    fprintf(stderr, "lockstep audit: engine %s %s; going on with the other engines\n", ae->label, ae->fail_reason);
+    return 1;
+}
+
+/* After a failed step: mark every engine whose process is gone; returns
+ * whether any died in this step (then the step is abandoned, not the run). */
+static int sweep_dead(audit *A) {
+    for (int i = 0; i < A->r->n_engines; i++)
+        if (A->r->eng[i].available) engine_gone(A, i);
+    return A->died;
+}
 
 /* ---- setup ----------------------------------------------------------- */
 
@@ -194,7 +223,7 @@ static int make_engines(audit *A) {
             snprintf(ae->skip_reason, sizeof ae->skip_reason, "%s", ls_errmsg());
             continue;
         }
-        if (rc) return ls_err(rc, "engine %s: %s", ae->label, ls_errmsg());
+        if (rc) return ls_err_prefix(rc, "engine %s", ae->label);
         ae->available = 1;
         ae->describe = engine_describe(A->e[i]);
         n_avail++;
@@ -229,7 +258,7 @@ static int fetch_all(audit *A, tensor_id t) {
     for (int i = 0; i < A->r->n_engines; i++)
         if (A->active[i]) {
             int rc = fetch(A, i, t);
-            if (rc) return ls_err(rc, "engine %s: %s", A->r->eng[i].label, ls_errmsg());
+            if (rc) return ls_err_prefix(rc, "engine %s", A->r->eng[i].label);
         }
     return LS_OK;
 }
@@ -250,7 +279,9 @@ static void json_line_begin(audit *A, const char *a, const char *b, const char *
 
 static void json_line_end(audit *A) {
     lsbuf_printf(&A->line, "}\n");
-    if (A->jsonl && !A->line.failed) fwrite(A->line.s, 1, A->line.len, A->jsonl);
+    /* a full disk shows here (at a buffer flush) or at the step's fflush */
+    if (A->jsonl && !A->line.failed && fwrite(A->line.s, 1, A->line.len, A->jsonl) != A->line.len && !A->write_errno)
+        A->write_errno = errno ? errno : EIO;
     A->r->jsonl_lines++;
 }
 
@@ -328,10 +359,10 @@ static int leader(const audit *A) {
 static int broadcast(audit *A, tensor_id t) {
     int L = leader(A);
     int rc = engine_get_tensor(A->e[L], t, A->lead);
-    if (rc) return ls_err(rc, "engine %s: %s", A->r->eng[L].label, ls_errmsg());
+    if (rc) return ls_err_prefix(rc, "engine %s", A->r->eng[L].label);
     for (int i = 0; i < A->r->n_engines; i++)
         if (A->active[i] && (rc = engine_set_tensor(A->e[i], t, A->lead)))
-            return ls_err(rc, "engine %s: %s", A->r->eng[i].label, ls_errmsg());
+            return ls_err_prefix(rc, "engine %s", A->r->eng[i].label);
     return LS_OK;
 }
 
@@ -387,20 +418,23 @@ static int step_once(audit *A, size_t nb, int full) {
         engine *e = A->e[i];                                                              \
         rc = (expr);                                                                      \
         r->eng[i].train_s[A->epoch] += ls_now() - tc_;                                    \
-        if (rc) return ls_err(rc, "engine %s, step %ld: %s", r->eng[i].label, A->step, ls_errmsg()); \
-    }
+        if (rc && engine_gone(A, i)) continue; /* the others still do this call */        \
+        if (rc) return ls_err_prefix(rc, "engine %s, step %ld", r->eng[i].label, A->step); \
+    }                                                                                     \
+    if (A->died) return ls_err(LS_ELIB, "step %ld abandoned: an engine died", A->step);
 #define CMP_BEGIN t0 = ls_now()
 #define CMP_END A->t_compare += ls_now() - t0
 
     /* reference shadows start from the fp32 leader's state */
     A->shadow_src = -1;
+    A->died = 0;
     if (A->step > A->cfg.ref_steps) {
         int lead32 = -1;
         for (int i = 0; i < E && lead32 < 0; i++)
             if (A->active[i] && !r->eng[i].is_ref) lead32 = i;
         for (int i = 0; i < E && lead32 >= 0; i++)
             if (A->active[i] && r->eng[i].is_ref && (rc = copy_state(A, lead32, i)))
-                return ls_err(rc, "engine %s: shadow sync: %s", r->eng[i].label, ls_errmsg());
+                return ls_err_prefix(rc, "engine %s: shadow sync", r->eng[i].label);
         A->shadow_src = lead32;
     }
     CMP_BEGIN;
@@ -625,6 +659,11 @@ static int write_run_json(audit *A, const char *path) {
             lsbuf_printf(&b, "}");
             continue;
         }
+        if (ae->failed) {
+            lsbuf_printf(&b, ", \"failed\": ");
+            lsbuf_json_str(&b, ae->fail_reason);
+            lsbuf_printf(&b, ", \"failed_step\": %ld", ae->failed_step);
+        }
         lsbuf_printf(&b, ", \"reference\": %s, \"steps_run\": %ld, \"describe\": %s", ae->is_ref ? "true" : "false",
                      ae->steps_run, ae->describe && ae->describe[0] == '{' ? ae->describe : "null");
         lsbuf_printf(&b, ", \"epochs\": [");
@@ -731,7 +770,9 @@ static int write_run_json(audit *A, const char *path) {
         lsbuf_printf(&b, "]}");
     }
     lsbuf_printf(&b, "\n  ],\n  \"param_divergence_columns\": [\"step\", \"rel_l2\", \"max_ulp\", \"loss_abs_diff\"],\n");
-    lsbuf_printf(&b, "  \"steps\": %ld, \"compare_seconds\": ", r->total_steps);
+    lsbuf_printf(&b, "  \"steps\": %ld, \"interrupted\": %s, \"steps_completed\": %ld, \"engines_failed\": %d, "
+                     "\"compare_seconds\": ", r->total_steps, r->interrupted ? "true" : "false",
+                 r->interrupted ? r->interrupted_step : A->step, r->n_failed);
     lsbuf_json_num(&b, r->compare_s);
     lsbuf_printf(&b, ", \"total_seconds\": ");
     lsbuf_json_num(&b, r->total_s);
@@ -830,7 +871,54 @@ static void print_summary(audit *A) {
     (void)m;
 }
 
+/* Engines whose process died, and an interruption: after the summary, so
+ * that a reader of a partial run sees at once what it does not cover. */
+static void print_failures(audit *A) {
+    FILE *f = A->cfg.out;
+    const audit_result *r = A->r;
+    if (!f || (!r->n_failed && !r->interrupted)) return;
+    fprintf(f, "\n== failures\n");
+    for (int i = 0; i < r->n_engines; i++)
+        if (r->eng[i].failed)
+            fprintf(f, "  engine %s FAILED: %s; left out from then on (it ran %ld steps)\n", r->eng[i].label,
+                    r->eng[i].fail_reason, r->eng[i].steps_run);
+    if (r->interrupted)
+        fprintf(f, "  INTERRUPTED at step %ld of %ld by signal %d (%s): everything above covers steps 1..%ld only\n",
+                r->interrupted_step, r->total_steps, r->interrupted, strsignal(r->interrupted), r->interrupted_step);
+}
+
+/* Engines still running (available and not failed). */
+static int alive_engines(const audit *A) {
+    int n = 0;
+    for (int i = 0; i < A->r->n_engines; i++) n += A->r->eng[i].available && !A->r->eng[i].failed;
+    return n;
+}
+
 /* ---- the run ------------------------------------------------------------ */
+
+/* Refuse a batch whose buffers cannot fit (e.g. --batch 65536 on
+ * smallcnn: ~11 GiB of activations per copy) before forking anything.  Per
+ * engine process: activations and their gradients and a workspace (3
+ * copies) and the shared region (the largest tensor in doubles); in the
+ * driver: one fp32 fetch buffer per engine and 3 double buffers (the
+ * reference read-out, two bounds).  An estimate, not an exact count. */
+static int check_audit_memory(const audit *A) {
+    const model *m = &A->m;
+    size_t B = A->cfg.run.batch, acts = (size_t)m->in_c * m->in_h * m->in_w, widest = acts;
+    for (int l = 0; l < m->n_layers; l++) {
+        acts += layer_out_size(&m->layers[l]);
+        if (layer_out_size(&m->layers[l]) > widest) widest = layer_out_size(&m->layers[l]);
+    }
+    size_t maxf = B * widest > m->n_params ? B * widest : m->n_params;
+    size_t E = 1;
+    for (const char *p = A->cfg.engines; *p; p++) E += *p == ',';
+    E *= (size_t)(A->cfg.repeat > 0 ? A->cfg.repeat : 1);
+    double bytes = (double)E * (3.0 * B * acts * 4 + 4.0 * m->n_params * 4 + maxf * 8.0) +
+                   (double)E * maxf * 4 + 3.0 * maxf * 8;
+    char what[160];
+    snprintf(what, sizeof what, "an audit of %zu engine(s) on model %s at batch %zu", E, m->name, B);
+    return ls_check_memory(bytes > 1e19 ? (size_t)-1 : (size_t)bytes, what);
+}
 
 void audit_result_free(audit_result *r) {
     for (int i = 0; i < r->n_engines; i++) {
@@ -865,10 +953,11 @@ static int evaluate(audit *A) {
     int ep = A->epoch;
     for (int i = 0; i < r->n_engines; i++) {
         audit_engine *ae = &r->eng[i];
-        if (!ae->available || ae->is_ref) continue;
+        if (!ae->available || ae->is_ref || ae->failed) continue;
         eval_result ev;
         int rc = eval_engine(A->e[i], &A->ds.test, A->cfg.run.limit_test, &ev);
-        if (rc) return ls_err(rc, "engine %s: evaluation: %s", ae->label, ls_errmsg());
+        if (rc && engine_gone(A, i)) continue;
+        if (rc) return ls_err_prefix(rc, "engine %s: evaluation", ae->label);
         ae->test_acc[ep] = ev.accuracy;
         ae->test_loss[ep] = ev.loss;
         free(ae->confusion);
@@ -882,7 +971,7 @@ static int evaluate(audit *A) {
     for (int pi = 0; pi < r->n_pairs; pi++) {
         audit_pair *p = &r->pair[pi];
         const audit_engine *a = &r->eng[p->a], *b = &r->eng[p->b];
-        if (!a->pred || !b->pred) continue;
+        if (!a->pred || !b->pred || a->failed || b->failed) continue;
         size_t n = A->cfg.run.limit_test && A->cfg.run.limit_test < A->ds.test.n ? A->cfg.run.limit_test : A->ds.test.n;
         long d = 0;
         for (size_t k = 0; k < n; k++) d += a->pred[k] != b->pred[k];
@@ -909,7 +998,8 @@ int audit_run(const audit_cfg *cfg, audit_result *res) {
     if (A.cfg.repeat < 1 || A.cfg.repeat > 2) return ls_err(LS_EINVAL, "--repeat must be 1 or 2");
     if (rc_->epochs < 1 || rc_->epochs > 64) return ls_err(LS_EINVAL, "--epochs must be in 1..64 for an audit");
     if ((rc = model_build(&A.m, rc_->model))) return rc;
-    if ((rc = dataset_load(&A.ds, rc_->data_dir, A.m.n_classes))) return rc;
+    if ((rc = check_audit_memory(&A))) return rc;
+    if ((rc = dataset_load_shape(&A.ds, rc_->data_dir, A.m.n_classes, A.m.in_h, A.m.in_w))) return rc;
     if (A.ds.train.rows != A.m.in_h || A.ds.train.cols != A.m.in_w || A.m.in_c != 1) {
         rc = ls_err(LS_EINVAL, "%s: images are %dx%d but model %s expects %dx%dx%d", A.ds.train.images_path,
                     A.ds.train.rows, A.ds.train.cols, A.m.name, A.m.in_c, A.m.in_h, A.m.in_w);
@@ -960,11 +1050,16 @@ int audit_run(const audit_cfg *cfg, audit_result *res) {
         }
         snprintf(A.jsonl_path, sizeof A.jsonl_path, "%s/steps.jsonl", A.cfg.out_dir);
         snprintf(A.jsonl_tmp, sizeof A.jsonl_tmp, "%s.tmp.%ld", A.jsonl_path, (long)getpid());
-        A.jsonl = fopen(A.jsonl_tmp, "w");
+        char rj[1100];
+        snprintf(rj, sizeof rj, "%s/run.json", A.cfg.out_dir);
+        if ((rc = ls_check_output_path(A.jsonl_path)) || (rc = ls_check_output_path(rj))) goto done;
+        unlink(A.jsonl_tmp); /* "x": never write through what was left under the temporary name */
+        A.jsonl = fopen(A.jsonl_tmp, "wx");
         if (!A.jsonl) {
             rc = ls_err(LS_EIO, "%s: cannot create: %s", A.jsonl_tmp, strerror(errno));
             goto done;
         }
+        ls_tmp_register(A.jsonl_tmp);
     }
 
     /* the same fp32 initial weights everywhere */
@@ -992,7 +1087,7 @@ int audit_run(const audit_cfg *cfg, audit_result *res) {
             }
             p0 = moved;
         }
-        if ((rc = engine_set_params(A.e[i], p0))) rc = ls_err(rc, "engine %s: %s", r->eng[i].label, ls_errmsg());
+        if ((rc = engine_set_params(A.e[i], p0))) rc = ls_err_prefix(rc, "engine %s", r->eng[i].label);
     }
     free(moved);
     free(params);
@@ -1015,6 +1110,7 @@ int audit_run(const audit_cfg *cfg, audit_result *res) {
     for (A.epoch = 0; A.epoch < rc_->epochs && A.step < total; A.epoch++) {
         rng_shuffle(perm, (uint32_t)n_train, rc_->seed, (uint32_t)A.epoch);
         for (size_t s = 0; s < spe && A.step < total; s++) {
+            if (ls_stop_signal()) break; /* at a step boundary */
             size_t first = s * rc_->batch, nb = n_train - first < rc_->batch ? n_train - first : rc_->batch;
             double tb = ls_now();
             data_make_batch(&A.ds.train, perm + first, 0, nb, A.x, A.y);
@@ -1023,18 +1119,37 @@ int audit_run(const audit_cfg *cfg, audit_result *res) {
             int shadow = A.cfg.audit_every > 0 && A.step % A.cfg.audit_every == 0;
             int full = A.step <= (A.cfg.ref_steps > 1 ? A.cfg.ref_steps : 1) || shadow || A.step == total;
             for (int i = 0; i < r->n_engines; i++) {
-                A.active[i] = r->eng[i].available && (!r->eng[i].is_ref || A.step <= A.cfg.ref_steps || shadow);
+                A.active[i] = r->eng[i].available && !r->eng[i].failed &&
+                              (!r->eng[i].is_ref || A.step <= A.cfg.ref_steps || shadow);
                 if (A.active[i]) {
                     r->eng[i].train_s[A.epoch] += tb; /* each engine would have made the batch itself */
                     r->eng[i].images[A.epoch] += nb;
                 }
             }
-            if ((rc = step_once(&A, nb, full))) goto done;
+            if ((rc = step_once(&A, nb, full))) {
+                /* a dead engine abandons this step, not the run */
+                if (!sweep_dead(&A)) goto done;
+                rc = 0;
+            }
+            if (A.jsonl && !A.write_errno && fflush(A.jsonl) != 0) A.write_errno = errno ? errno : EIO;
+            if (A.write_errno) {
+                rc = ls_err(LS_EIO, "%s: write failed at step %ld: %s (the run is stopped)", A.jsonl_tmp, A.step,
+                            strerror(A.write_errno));
+                goto done;
+            }
+            if (alive_engines(&A) == 0) break;
             if (rc_->progress)
                 fprintf(stderr, "\r  epoch %d/%d  step %ld/%ld%s   ", A.epoch + 1, rc_->epochs, A.step, total,
                         full ? "  (full comparison)" : "");
         }
         if (rc_->progress) fprintf(stderr, "\r%70s\r", "");
+        if (ls_stop_signal()) {
+            /* stop at this step boundary; what ran is still worth reading */
+            r->interrupted = ls_stop_signal();
+            r->interrupted_step = A.step;
+            break;
+        }
+        if (alive_engines(&A) == 0) break;
         r->epochs_done = A.epoch + 1;
         if (A.cfg.eval && (rc = evaluate(&A))) goto done;
         if (out && A.cfg.eval) {
@@ -1048,24 +1163,37 @@ int audit_run(const audit_cfg *cfg, audit_result *res) {
         }
     }
     for (int i = 0; i < r->n_engines; i++)
-        if (r->eng[i].available && (rc = remote_fetch_stats(A.e[i], &r->eng[i].peak_rss))) goto done;
+        if (r->eng[i].available && !r->eng[i].failed && (rc = remote_fetch_stats(A.e[i], &r->eng[i].peak_rss))) {
+            if (!engine_gone(&A, i)) goto done;
+            rc = 0;
+        }
     for (int i = 0; i < r->n_engines; i++)
         if (r->eng[i].available) r->eng[i].timing = A.e[i]->timing;
     r->compare_s = A.t_compare;
     r->parent_peak_rss = ls_peak_rss();
     r->total_s = ls_now() - t_start;
     print_summary(&A);
+    print_failures(&A);
     if (A.cfg.out_dir) {
-        if (fflush(A.jsonl) != 0 || fsync(fileno(A.jsonl)) != 0 || fclose(A.jsonl) != 0) {
-            A.jsonl = NULL;
-            rc = ls_err(LS_EIO, "%s: write failed", A.jsonl_tmp);
-            goto done;
+        int bad = fflush(A.jsonl) != 0 || fsync(fileno(A.jsonl)) != 0, e = errno;
+        if (fclose(A.jsonl) != 0 && !bad) {
+            bad = 1;
+            e = errno;
         }
         A.jsonl = NULL;
-        if (rename(A.jsonl_tmp, A.jsonl_path) != 0) {
-            rc = ls_err(LS_EIO, "%s: cannot rename into place: %s", A.jsonl_path, strerror(errno));
+        if (bad) {
+            unlink(A.jsonl_tmp);
+            ls_tmp_unregister(A.jsonl_tmp);
+            rc = ls_err(LS_EIO, "%s: write failed: %s", A.jsonl_tmp, strerror(e));
             goto done;
         }
+        if (rename(A.jsonl_tmp, A.jsonl_path) != 0) {
+            rc = ls_err(LS_EIO, "%s: cannot rename into place: %s", A.jsonl_path, strerror(errno));
+            unlink(A.jsonl_tmp);
+            ls_tmp_unregister(A.jsonl_tmp);
+            goto done;
+        }
+        ls_tmp_unregister(A.jsonl_tmp);
         char path[1100];
         snprintf(path, sizeof path, "%s/run.json", A.cfg.out_dir);
         if ((rc = write_run_json(&A, path))) goto done;
@@ -1077,6 +1205,7 @@ done:
     if (A.jsonl) {
         fclose(A.jsonl);
         unlink(A.jsonl_tmp);
+        ls_tmp_unregister(A.jsonl_tmp);
     }
     for (int i = 0; i < AUDIT_MAX_ENGINES; i++) {
         engine_free(A.e[i]);

@@ -961,7 +961,7 @@ int report_write(const char *dir, const audit_cfg *c, const model *m, const data
         snprintf(path, sizeof path, "%s/%s", dir, NAMES[h]);
         if (build(&d, &x)) rc = ls_err(LS_ENOMEM, "%s: out of memory building the report", path);
         else if ((rc = ls_write_file_atomic(path, d.b.s, d.b.len)))
-            rc = ls_err(rc, "report: %s", ls_errmsg());
+            rc = ls_err_prefix(rc, "report");
         lsbuf_free(&d.b);
     }
     if (have_l) explain_list_free(&L);

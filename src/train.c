@@ -201,7 +201,7 @@ int train_run(const run_cfg *c) {
     double t_start = ls_now();
 
     if ((rc = model_build(&m, c->model))) return rc;
-    if ((rc = dataset_load(&ds, c->data_dir, m.n_classes))) return rc;
+    if ((rc = dataset_load_shape(&ds, c->data_dir, m.n_classes, m.in_h, m.in_w))) return rc;
     if (ds.train.rows != m.in_h || ds.train.cols != m.in_w || m.in_c != 1) {
         rc = ls_err(LS_EINVAL, "%s: images are %dx%d but model %s expects %dx%dx%d", ds.train.images_path,
                     ds.train.rows, ds.train.cols, m.name, m.in_c, m.in_h, m.in_w);

@@ -100,7 +100,8 @@ static int engine_gone(audit *A, int i) {
     if (!why) return 0;
     ae->failed = 1;
     ae->failed_step = A->step;
-    snprintf(ae->fail_reason, sizeof ae->fail_reason, "died at step %ld (%s)", A->step, why);
+    snprintf(ae->fail_reason, sizeof ae->fail_reason, "%s at step %ld (%s)",
+             strncmp(why, "no reply", 8) == 0 ? "stopped answering" : "died", A->step, why);
     A->active[i] = 0;
     A->died = 1;
     A->r->n_failed++;

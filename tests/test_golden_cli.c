@@ -305,6 +305,51 @@ static void test_data_crc_mismatch_is_unusable(void **state) {
     free(out);
 }
 
+/* Copy golden src to dst with value `index` of the first record of `kind`
+ * replaced by v. */
+static void rewrite_set(const char *src, const char *dst, unsigned kind, size_t index, float v) {
+    golden_file *gf;
+    assert_int_equal(golden_read(&gf, src), 0);
+    golden_writer *w;
+    assert_int_equal(golden_writer_open(&w, dst, &gf->prov), 0);
+    int done = 0;
+    for (size_t i = 0; i < gf->n_records; i++) {
+        const golden_record *r = &gf->records[i];
+        float *vals = malloc((r->count ? r->count : 1) * sizeof *vals);
+        assert_non_null(vals);
+        memcpy(vals, r->values, r->count * sizeof *vals);
+        if (!done && r->kind == kind) {
+            assert_true(index < r->count);
+            vals[index] = v;
+            done = 1;
+        }
+        assert_int_equal(golden_writer_add(w, r->step, r->layer, r->kind, r->name, r->ndim, r->shape, vals), 0);
+        free(vals);
+    }
+    assert_int_equal(golden_writer_close(w, 1), 0);
+    assert_true(done);
+    golden_file_free(gf);
+}
+
+/* A stored prediction that is no class (NaN, 1e30, -1, 2.5): converting it
+ * to int was undefined behaviour; now the file is unusable, with the value. */
+static void test_bad_prediction_is_unusable(void **state) {
+    (void)state;
+    NEED_DATA();
+    char bad[160], *out;
+    snprintf(bad, sizeof bad, "%s/pred.lsg", g_dir);
+    const float vals[4] = {NAN, 1e30f, -1.0f, 2.5f};
+    const char *shown[4] = {"value nan", "value 1e+30", "value -1", "value 2.5"};
+    for (int i = 0; i < 4; i++) {
+        rewrite_set(g_cpu, bad, GOLDEN_KIND_PREDICTIONS, 3, vals[i]);
+        assert_int_equal(run_check(bad, NULL, "auto", &out), GOLDEN_UNUSABLE);
+        if (!strstr(out, shown[i])) print_message("%s\n", out);
+        assert_non_null(strstr(out, shown[i]));
+        assert_non_null(strstr(out, "at test image 3 is not a class in 0..9"));
+        free(out);
+    }
+}
+
 static void test_bound_holds_across_engines(void **state) {
     (void)state;
     NEED_DATA();
@@ -353,6 +398,7 @@ int main(void) {
         cmocka_unit_test(test_provenance_mismatch_switches_to_bound),
         cmocka_unit_test(test_data_crc_mismatch_is_unusable),
         cmocka_unit_test(test_bound_holds_across_engines),
+        cmocka_unit_test(test_bad_prediction_is_unusable),
         cmocka_unit_test(test_committed_goldens_pass),
     };
     return cmocka_run_group_tests(tests, setup, teardown);

@@ -111,7 +111,8 @@ $(BUILD)/%.cu.o: %.cu
 # libgomp's idea of a pool whose threads it does not have, and its first
 # parallel region hangs), so it is built without OpenMP.  Its loops are
 # reductions in a fixed order; vectorizing them does not reorder sums.
-$(BUILD)/src/compare.o: ALLCFLAGS := $(filter-out -fopenmp,$(ALLCFLAGS)) -Wno-unknown-pragmas -fvect-cost-model=dynamic
+VECT_COST ?= -fvect-cost-model=dynamic
+$(BUILD)/src/compare.o: ALLCFLAGS := $(filter-out -fopenmp,$(ALLCFLAGS)) -Wno-unknown-pragmas $(VECT_COST)
 
 $(OBJ_CUDA): ALLCFLAGS += -fPIC
 
@@ -180,7 +181,7 @@ FUZZ_SECONDS ?= 60
 FUZZ_SAN := -fsanitize=fuzzer-no-link,address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined
 FUZZ_BINS := $(FUZZ_C:tests/fuzz/%.c=$(FUZZ_BUILD)/%)
 fuzz:
-	@$(MAKE) --no-print-directory BUILD=$(FUZZ_BUILD) CC=$(FUZZ_CC) CUDA=0 SANFLAGS='$(FUZZ_SAN)' \
+	@$(MAKE) --no-print-directory BUILD=$(FUZZ_BUILD) CC=$(FUZZ_CC) CUDA=0 SANFLAGS='$(FUZZ_SAN)' VECT_COST= \
 	    CFLAGS='-Wno-unknown-pragmas -Wno-unknown-warning-option' fuzz-bins
 fuzz-bins: $(FUZZ_BINS)
 $(FUZZ_BUILD)/fuzz_%: $(FUZZ_BUILD)/tests/fuzz/fuzz_%.o $(OBJ)

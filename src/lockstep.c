@@ -90,6 +90,15 @@ typedef struct {
     int write_errno; /* first write error on steps.jsonl (the run stops at the step's end) */
 } audit;
 
+/* Put the engine's label (and ctx, e.g. "step 5") in front of the current
+ * message: "engine cpu, step 5: ...".  remote.c's own errors already name
+ * the engine ("engine cpu: child process died ..."): those get only ctx,
+ * never "engine cpu: engine cpu: ...". */
+static int engine_err(int rc, const char *label, const char *ctx) {
+    if (strncmp(ls_errmsg(), "engine ", 7) == 0) return ctx[0] ? ls_err_prefix(rc, "%s", ctx) : rc;
+    return ls_err_prefix(rc, "engine %s%s%s", label, ctx[0] ? ", " : "", ctx);
+}
+
 /* Engine i's call failed.  If its process is gone (remote.h), mark it
  * failed — from here on the audit goes on without it, as it does without
  * an engine that cannot run — and return 1; else 0: a real error. */
@@ -224,7 +233,7 @@ static int make_engines(audit *A) {
             snprintf(ae->skip_reason, sizeof ae->skip_reason, "%s", ls_errmsg());
             continue;
         }
-        if (rc) return ls_err_prefix(rc, "engine %s", ae->label);
+        if (rc) return engine_err(rc, ae->label, "");
         ae->available = 1;
         ae->describe = engine_describe(A->e[i]);
         n_avail++;
@@ -259,7 +268,7 @@ static int fetch_all(audit *A, tensor_id t) {
     for (int i = 0; i < A->r->n_engines; i++)
         if (A->active[i]) {
             int rc = fetch(A, i, t);
-            if (rc) return ls_err_prefix(rc, "engine %s", A->r->eng[i].label);
+            if (rc) return engine_err(rc, A->r->eng[i].label, "");
         }
     return LS_OK;
 }
@@ -360,10 +369,10 @@ static int leader(const audit *A) {
 static int broadcast(audit *A, tensor_id t) {
     int L = leader(A);
     int rc = engine_get_tensor(A->e[L], t, A->lead);
-    if (rc) return ls_err_prefix(rc, "engine %s", A->r->eng[L].label);
+    if (rc) return engine_err(rc, A->r->eng[L].label, "");
     for (int i = 0; i < A->r->n_engines; i++)
         if (A->active[i] && (rc = engine_set_tensor(A->e[i], t, A->lead)))
-            return ls_err_prefix(rc, "engine %s", A->r->eng[i].label);
+            return engine_err(rc, A->r->eng[i].label, "");
     return LS_OK;
 }
 
@@ -420,7 +429,11 @@ static int step_once(audit *A, size_t nb, int full) {
         rc = (expr);                                                                      \
         r->eng[i].train_s[A->epoch] += ls_now() - tc_;                                    \
         if (rc && engine_gone(A, i)) continue; /* the others still do this call */        \
-        if (rc) return ls_err_prefix(rc, "engine %s, step %ld", r->eng[i].label, A->step); \
+        if (rc) {                                                                         \
+            char ctx_[32];                                                                \
+            snprintf(ctx_, sizeof ctx_, "step %ld", A->step);                             \
+            return engine_err(rc, r->eng[i].label, ctx_);                                 \
+        }                                                                                 \
     }                                                                                     \
     if (A->died) return ls_err(LS_ELIB, "step %ld abandoned: an engine died", A->step);
 #define CMP_BEGIN t0 = ls_now()
@@ -435,7 +448,7 @@ static int step_once(audit *A, size_t nb, int full) {
             if (A->active[i] && !r->eng[i].is_ref) lead32 = i;
         for (int i = 0; i < E && lead32 >= 0; i++)
             if (A->active[i] && r->eng[i].is_ref && (rc = copy_state(A, lead32, i)))
-                return ls_err_prefix(rc, "engine %s: shadow sync", r->eng[i].label);
+                return engine_err(rc, r->eng[i].label, "shadow sync");
         A->shadow_src = lead32;
     }
     CMP_BEGIN;
@@ -958,7 +971,7 @@ static int evaluate(audit *A) {
         eval_result ev;
         int rc = eval_engine(A->e[i], &A->ds.test, A->cfg.run.limit_test, &ev);
         if (rc && engine_gone(A, i)) continue;
-        if (rc) return ls_err_prefix(rc, "engine %s: evaluation", ae->label);
+        if (rc) return engine_err(rc, ae->label, "evaluation");
         ae->test_acc[ep] = ev.accuracy;
         ae->test_loss[ep] = ev.loss;
         free(ae->confusion);
@@ -1088,7 +1101,7 @@ int audit_run(const audit_cfg *cfg, audit_result *res) {
             }
             p0 = moved;
         }
-        if ((rc = engine_set_params(A.e[i], p0))) rc = ls_err_prefix(rc, "engine %s", r->eng[i].label);
+        if ((rc = engine_set_params(A.e[i], p0))) rc = engine_err(rc, r->eng[i].label, "");
     }
     free(moved);
     free(params);

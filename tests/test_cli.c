@@ -155,6 +155,12 @@ static void test_hardening_inputs(void **st) {
     expect(args, 2, "needs about");
     assert_int_not_equal(access("/tmp/ls_cli_never.lsg", F_OK), 0);
     unlink(p);
+    /* context is prepended once, whole ("engine bogus: engine bogus: ..." and
+     * "step 2: ocess died" came from formatting the error buffer into itself) */
+    expect("audit --engines cpu,bogus --limit-train 64 --batch 32 --epochs 1", 2,
+           "lockstep audit: engine bogus: unknown engine 'bogus' (known:");
+    run("audit --engines cpu,bogus --limit-train 64 --batch 32 --epochs 1", out, sizeof out);
+    assert_null(strstr(out, "engine bogus: engine bogus"));
 }
 
 /* FIFOs as inputs blocked forever in open(); FIFOs, devices and symlinks

@@ -153,6 +153,8 @@ static void test_hardening_inputs(void **st) {
     expect(args, 2, "needs about");
     snprintf(args, sizeof args, "audit --engines cpu --model %s --batch 65536 --epochs 1", p);
     expect(args, 2, "needs about");
+    snprintf(args, sizeof args, "train --model %s --batch 65536 --epochs 1", p);
+    expect(args, 2, "needs about");
     assert_int_not_equal(access("/tmp/ls_cli_never.lsg", F_OK), 0);
     unlink(p);
     /* context is prepended once, whole ("engine bogus: engine bogus: ..." and

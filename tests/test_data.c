@@ -264,6 +264,35 @@ static void test_truncated_data(void **state) {
 
 /* A gzip stream cut in the middle, and one missing only its 8-byte trailer
  * (crc32 + length): both are truncated files, never a success. */
+/* A ~1 KB .gz declaring 16384 images of 256x256 (1 GiB) cost that GiB
+ * before any check: now the model's shape is checked first, and without a
+ * shape the file's size bounds what it can hold (deflate: at most 1032x). */
+static void test_shape_checked_before_allocating(void **state) {
+    size_t body = 1u << 20;
+    uint8_t *raw = calloc(1, 16 + body);
+    assert_non_null(raw);
+    put_be32(raw, 0x00000803);
+    put_be32(raw + 4, 16384);
+    put_be32(raw + 8, 256);
+    put_be32(raw + 12, 256);
+    const char *ip = write_gz("bomb-images.gz", raw, 16 + body);
+    free(raw);
+    const char *lp = good_labels_plain();
+    idx_set s;
+    int rc = idx_load_shape(&s, ip, lp, 10, 28, 28);
+    print_message("  %s\n", ls_errmsg());
+    assert_int_equal(rc, LS_EFORMAT);
+    assert_non_null(strstr(ls_errmsg(), "images are 256x256 but the model expects 28x28"));
+    assert_zeroed(&s);
+    expect_fail(ip, lp, 10, LS_EFORMAT, ip, "announces 1073741824 bytes of pixel data, more than a");
+    /* a plain file: bounded by its own size, with the usual wording */
+    bytes im = make_images(0x00000803, GN, GR, GC);
+    put_be32(im.b + 4, 1000000);
+    const char *pp = write_plain("plain-overcount", im.b, im.len);
+    expect_fail(pp, lp, 10, LS_EFORMAT, pp, "truncated: expected");
+    free(im.b);
+}
+
 static void test_truncated_gzip(void **state) {
     bytes im = make_images(0x00000803, 200, 28, 28); /* big enough that a cut lands inside the data */
     const char *lp = good_labels_plain();
@@ -602,7 +631,7 @@ int main(void) {
         cmocka_unit_test(test_empty_file),         cmocka_unit_test(test_missing_file),
         cmocka_unit_test(test_long_path),          cmocka_unit_test(test_dataset_other_sizes),
         cmocka_unit_test(test_dataset_missing),    cmocka_unit_test(test_fashion_mnist),
-        cmocka_unit_test(test_make_batch),
+        cmocka_unit_test(test_make_batch),         cmocka_unit_test(test_shape_checked_before_allocating),
     };
     return cmocka_run_group_tests(tests, group_setup, group_teardown);
 }

@@ -350,6 +350,24 @@ static void test_bad_prediction_is_unusable(void **state) {
     }
 }
 
+/* A golden whose provenance says batch 65536 made golden check allocate
+ * 21 GB; now the replay's memory is estimated first (smallcnn: ~1.1 MB per
+ * image, ~74 GB) and refused with the figure.  On a machine with that much
+ * memory the replay is legitimate: skipped there. */
+static void test_huge_batch_refused(void **state) {
+    (void)state;
+    NEED_DATA();
+    if (ls_phys_mem() == 0 || ls_phys_mem() > (size_t)60 << 30) skip();
+    char big[160], *out;
+    snprintf(big, sizeof big, "%s/batch.lsg", g_dir);
+    rewrite(g_cpu, big, "batch", "65536", 0, 0, 0, 0);
+    double t0 = ls_now();
+    assert_int_equal(run_check(big, NULL, "auto", &out), GOLDEN_UNUSABLE);
+    print_message("  %.2f s: %s", ls_now() - t0, out);
+    assert_non_null(strstr(out, "a replay of model smallcnn at batch 65536 needs about"));
+    free(out);
+}
+
 static void test_bound_holds_across_engines(void **state) {
     (void)state;
     NEED_DATA();
@@ -399,6 +417,7 @@ int main(void) {
         cmocka_unit_test(test_data_crc_mismatch_is_unusable),
         cmocka_unit_test(test_bound_holds_across_engines),
         cmocka_unit_test(test_bad_prediction_is_unusable),
+        cmocka_unit_test(test_huge_batch_refused),
         cmocka_unit_test(test_committed_goldens_pass),
     };
     return cmocka_run_group_tests(tests, setup, teardown);

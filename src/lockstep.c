@@ -109,8 +109,10 @@ static int engine_gone(audit *A, int i) {
     if (!why) return 0;
     ae->failed = 1;
     ae->failed_step = A->step;
-    snprintf(ae->fail_reason, sizeof ae->fail_reason, "%s at step %ld (%s)",
-             strncmp(why, "no reply", 8) == 0 ? "stopped answering" : "died", A->step, why);
+    char when[48] = "before the first step";
+    if (A->step > 0) snprintf(when, sizeof when, "at step %ld", A->step);
+    snprintf(ae->fail_reason, sizeof ae->fail_reason, "%s %s (%s)",
+             strncmp(why, "no reply", 8) == 0 ? "stopped answering" : "died", when, why);
     A->active[i] = 0;
     A->died = 1;
     A->r->n_failed++;
@@ -1101,7 +1103,7 @@ int audit_run(const audit_cfg *cfg, audit_result *res) {
             }
             p0 = moved;
         }
-        if ((rc = engine_set_params(A.e[i], p0))) rc = engine_err(rc, r->eng[i].label, "");
+        if ((rc = engine_set_params(A.e[i], p0))) rc = engine_gone(&A, i) ? 0 : engine_err(rc, r->eng[i].label, "");
     }
     free(moved);
     free(params);

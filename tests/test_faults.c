@@ -235,6 +235,11 @@ static void test_engine_killed_at_random_step(void **st) {
             assert_non_null(strstr(json, "\"failed\": \"died at step"));
             assert_non_null(strstr(json, "\"engines_failed\": 1"));
             free(json);
+            snprintf(rj, sizeof rj, "%s/report.md", out);
+            char *md = slurp(rj);
+            assert_non_null(md);
+            assert_non_null(strstr(md, "FAILED: died"));
+            free(md);
         }
         free(text);
     }
@@ -269,6 +274,11 @@ static void test_audit_interrupted(void **st) {
         assert_non_null(json);
         assert_non_null(strstr(json, "\"interrupted\": true"));
         free(json);
+        snprintf(rj, sizeof rj, "%s/report.md", out);
+        char *md = slurp(rj);
+        assert_non_null(md);
+        assert_non_null(strstr(md, "INTERRUPTED by signal"));
+        free(md);
         free(text);
     }
 }

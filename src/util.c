@@ -77,7 +77,7 @@ int ls_check_output_path(const char *path) {
     struct stat st;
     if (lstat(path, &st) != 0) return LS_OK; /* absent (or unreachable: open says why) */
     if (S_ISREG(st.st_mode)) return LS_OK;
-    return ls_err(LS_EINVAL, "%s: is %s, not a regular file: refusing to replace it (outputs are written to a "
+    return ls_err(LS_EIO, "%s: is %s, not a regular file: refusing to replace it (outputs are written to a "
                   "temporary file and renamed into place; give a regular file or a new name)", path,
                   node_kind(st.st_mode));
 }

@@ -53,7 +53,7 @@ void *ls_calloc(size_t n, size_t size);
  * ls_check_output_path). */
 int ls_write_file_atomic(const char *path, const void *data, size_t len);
 
-/* 0 if `path` does not exist or is a regular file; else LS_EINVAL with
+/* 0 if `path` does not exist or is a regular file; else LS_EIO with
  * "PATH: is a FIFO (...)": a rename over a symlink, FIFO or device would
  * replace that node (as root, --json /dev/null would replace /dev/null), so
  * every output of the tool is refused there rather than written through. */

@@ -86,7 +86,7 @@ TESTS := $(TEST_C:tests/%.c=$(BUILD)/tests/%)
 REPLAYS := $(FUZZ_C:tests/fuzz/%.c=$(BUILD)/tests/replay_%)
 BENCHES := $(BENCH_C:tests/%.c=$(BUILD)/tests/%)
 
-.PHONY: all deps run test bench clean announce tests benches test-sanitize fuzz fuzz-smoke
+.PHONY: all deps run test bench clean announce tests benches test-sanitize fuzz fuzz-bins fuzz-smoke
 all: announce $(BINS) $(CUDA_SO)
 tests: $(TESTS) $(REPLAYS)
 benches: $(BENCHES)

@@ -22,7 +22,6 @@ enum {
     LS_ELIB = -5,      /* a library call (oneDNN, MPFR, CUDA, zlib) failed */
     LS_EUNAVAIL = -6,  /* an engine cannot run here (no device, ...) */
     LS_EMISMATCH = -7, /* a comparison failed (golden check) */
-    LS_EINTR = -8,     /* stopped by SIGINT/SIGTERM (ls_stop_signal() says which) */
 };
 
 /* Set the thread's error message (printf-style); returns `code` so that

@@ -24,7 +24,7 @@ NVCC    ?= $(CUDA_HOME)/bin/nvcc
 
 NUMFLAGS := -ffp-contract=off -fno-fast-math
 BASEFLAGS := -std=c11 -D_GNU_SOURCE -Wall -Wextra -Wno-unused-parameter -fopenmp -MMD -MP -Isrc -Ireference $(NUMFLAGS)
-LDLIBS  := -ldnnl -lmpfr -lgmp -lz -lm -lpthread -ldl -fopenmp -rdynamic $(SANFLAGS)
+LDLIBS  := -ldnnl -lmpfr -lgmp -ljansson -lz -lm -lpthread -ldl -fopenmp -rdynamic $(SANFLAGS)
 
 # CUDA is built when nvcc and cuDNN are found, unless CUDA=0.
 ifeq ($(CUDA),0)
@@ -98,11 +98,20 @@ announce:
 deps:
 	@bash scripts/install-deps.sh
 
-$(BUILD)/%.o: %.c
+# Objects depend on the flags they were built with (CUDA on or off, OPT,
+# CFLAGS): a stamp named by a hash of the flags, so switching CUDA=0 and back
+# rebuilds instead of linking objects that disagree.
+FLAGS_STAMP := $(BUILD)/.flags-$(shell printf '%s' '$(ALLCFLAGS) $(NVFLAGS)' | cksum | cut -d' ' -f1)
+$(FLAGS_STAMP):
+	@mkdir -p $(BUILD)
+	@rm -f $(BUILD)/.flags-*
+	@touch $@
+
+$(BUILD)/%.o: %.c $(FLAGS_STAMP)
 	@mkdir -p $(dir $@)
 	$(CC) $(ALLCFLAGS) -c $< -o $@
 
-$(BUILD)/%.cu.o: %.cu
+$(BUILD)/%.cu.o: %.cu $(FLAGS_STAMP)
 	@mkdir -p $(dir $@)
 	$(NVCC) $(NVFLAGS) -c $< -o $@
 

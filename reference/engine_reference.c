@@ -14,6 +14,16 @@
  *           rounded fp32 value of the exact result of that operation's fp32
  *           inputs (dot products through kulisch.h, the rest fp32cr.h).
  *
+ * tf32=on (tf32round=rna|rne|rz, default rna as cpu:tf32=on, lowp.h): the
+ * ideal TF32 engine.  The operands of every conv / dense product (forward x
+ * and w, backward-data dy and w, backward-weights x and dy) are rounded to
+ * TF32 first — in exact mode the stored value is rounded to fp32 (what a
+ * TF32 engine is given) and then to TF32 — and the products and sums of
+ * those operands are exact, rounded once as the mode says.  The bias
+ * gradient is summed from the unrounded dy (as cpu:tf32=on and cuDNN: a
+ * sum, not a tensor-core product).  Against it, a TF32 engine's own error
+ * is fp32 accumulation only.
+ *
  * Layer semantics are those of every engine (engine.h, model.h): conv k x k
  * stride 1 zero pad + bias; ReLU (derivative 0 at 0, taken from the layer's
  * input); maxpool 2x2 stride 2 floor, whose backward routes the gradient to
@@ -42,6 +52,7 @@
 #include "engine_reference.h"
 #include "fp32cr.h"
 #include "kulisch.h"
+#include "lowp.h"
 #include "ops_elem.h"
 #include "rng.h"
 #include "util.h"
@@ -121,6 +132,12 @@ typedef struct {
     int32_t **xcnt;
     xq *xnz;           /* nonzero dy lists, as nz (counts in nzc) */
     mpz_t *z;          /* per thread scratch for xacc_get */
+    /* tf32=on: TF32-rounded operand copies (fp32cr: tx, tdy, tw; exact:
+     * the same as mpvecs), tw / mtw indexed like the parameters */
+    int tf32;
+    lowp_round tf32_mode;
+    float *tx, *tdy, *tw;
+    mpvec mtx, mtdy, mtw;
 } ref_ctx;
 
 static ref_ctx *ctx_of(engine *e) { return (ref_ctx *)e->ctx; }
@@ -694,6 +711,60 @@ static int xk_conv_bwd_weights(ref_ctx *c, __mpfr_struct *dw, __mpfr_struct *db,
 }
 
 /* ============================================================================
+ * tf32=on: rounded operand copies and the bias gradient of the unrounded dy
+ * ========================================================================== */
+
+/* dst := TF32 of the fp32 value of src (exact mode: the stored value is
+ * rounded to fp32 first, as a TF32 engine would hold it). */
+static void mp_round_tf32(ref_ctx *c, __mpfr_struct *dst, const __mpfr_struct *src, size_t n) {
+#pragma omp parallel for num_threads(c->threads) schedule(static)
+    for (long i = 0; i < (long)n; i++)
+        mpfr_set_flt(&dst[i], lowp_round_tf32(mpfr_get_flt(&src[i], MPFR_RNDN), c->tf32_mode), MPFR_RNDN);
+}
+
+/* db (O) = correctly rounded fp32 of the exact sum of dy over samples and
+ * positions.  400 bits hold any sum of fewer than 2^90 floats exactly
+ * (2^-149 .. 2^128 spans 277 bits), so the one rounding is mpfr_get_flt's.
+ * Sign of an exact zero: -0 only when every term is -0 (the IEEE rule the
+ * kernels above follow). */
+static void cr_bias_sum(ref_ctx *c, float *db, const float *dy, conv_shape s) {
+    size_t P = (size_t)s.OH * s.OW;
+#pragma omp parallel for num_threads(c->threads) schedule(static)
+    for (int o = 0; o < s.O; o++) {
+        mpfr_t acc;
+        mpfr_init2(acc, 400);
+        mpfr_set_zero(acc, 1);
+        int neg = 1;
+        for (int n = 0; n < s.N; n++) {
+            const float *r = dy + ((size_t)n * s.O + o) * P;
+            for (size_t p = 0; p < P; p++) {
+                neg = neg && r[p] == 0 && signbit(r[p]);
+                if (r[p] != 0) mpfr_add_d(acc, acc, (double)r[p], MPFR_RNDN);
+            }
+        }
+        db[o] = mpfr_zero_p(acc) ? (neg ? -0.0f : 0.0f) : mpfr_get_flt(acc, MPFR_RNDN);
+        mpfr_clear(acc);
+    }
+}
+
+/* db (O) = sum of dy at prec bits (prec + 64-bit accumulator, rounded once,
+ * as mp_conv_bwd_weights' bias jobs). */
+static void mp_bias_sum(ref_ctx *c, __mpfr_struct *db, const mpvec *dy, conv_shape s) {
+    size_t P = (size_t)s.OH * s.OW;
+#pragma omp parallel for num_threads(c->threads) schedule(static)
+    for (int o = 0; o < s.O; o++) {
+        mpfr_ptr acc = c->acc[omp_get_thread_num()];
+        mpfr_set_zero(acc, 1);
+        for (int n = 0; n < s.N; n++) {
+            const __mpfr_struct *r = dy->v + ((size_t)n * s.O + o) * P;
+            for (size_t p = 0; p < P; p++)
+                if (!mpfr_zero_p(&r[p])) mpfr_add(acc, acc, &r[p], MPFR_RNDN);
+        }
+        mpfr_set(&db[o], acc, MPFR_RNDN);
+    }
+}
+
+/* ============================================================================
  * engine entries
  * ========================================================================== */
 
@@ -732,7 +803,14 @@ static int ref_forward_layer(engine *e, int li, int training) {
         case LAYER_CONV:
         case LAYER_DENSE: {
             const model_tensor *tw = &e->m->tensors[l->w_tensor], *tb = &e->m->tensors[l->b_tensor];
-            cr_conv_fwd(c, y, x, c->params + tw->offset, c->params + tb->offset, shape_of(l, N));
+            const float *w = c->params + tw->offset;
+            if (c->tf32) {
+                lowp_round_tf32_array(c->tx, x, N * isz, c->tf32_mode);
+                lowp_round_tf32_array(c->tw + tw->offset, w, tw->numel, c->tf32_mode);
+                x = c->tx;
+                w = c->tw + tw->offset;
+            }
+            cr_conv_fwd(c, y, x, w, c->params + tb->offset, shape_of(l, N));
             break;
         }
         case LAYER_RELU:
@@ -776,6 +854,12 @@ static int ref_forward_layer(engine *e, int li, int training) {
     case LAYER_DENSE: {
         const model_tensor *tw = &e->m->tensors[l->w_tensor], *tb = &e->m->tensors[l->b_tensor];
         const __mpfr_struct *w = c->mparams.v + tw->offset, *b = c->mparams.v + tb->offset;
+        if (c->tf32) {
+            mp_round_tf32(c, c->mtx.v, x->v, N * isz);
+            mp_round_tf32(c, c->mtw.v + tw->offset, w, tw->numel);
+            x = &c->mtx;
+            w = c->mtw.v + tw->offset;
+        }
         if (!c->fast || xk_conv_fwd(c, y, x, w, b, shape_of(l, N))) mp_conv_fwd(c, y, x, w, b, shape_of(l, N));
         break;
     }
@@ -885,8 +969,18 @@ static int ref_backward_layer(engine *e, int li) {
         case LAYER_DENSE: {
             const model_tensor *tw = &e->m->tensors[l->w_tensor], *tb = &e->m->tensors[l->b_tensor];
             conv_shape s = shape_of(l, N);
+            const float *w = c->params + tw->offset, *dy0 = dy;
+            if (c->tf32) {
+                lowp_round_tf32_array(c->tx, x, ni, c->tf32_mode);
+                lowp_round_tf32_array(c->tdy, dy, N * layer_out_size(l), c->tf32_mode);
+                lowp_round_tf32_array(c->tw + tw->offset, w, tw->numel, c->tf32_mode);
+                x = c->tx;
+                dy = c->tdy;
+                w = c->tw + tw->offset;
+            }
             cr_conv_bwd_weights(c, c->grads + tw->offset, c->grads + tb->offset, dy, x, s);
-            if (need_dx) cr_conv_bwd_data(c, dx, dy, c->params + tw->offset, s);
+            if (c->tf32) cr_bias_sum(c, c->grads + tb->offset, dy0, s);
+            if (need_dx) cr_conv_bwd_data(c, dx, dy, w, s);
             break;
         }
         case LAYER_RELU:
@@ -934,7 +1028,17 @@ static int ref_backward_layer(engine *e, int li) {
         conv_shape s = shape_of(l, N);
         __mpfr_struct *dw = c->mgrads.v + tw->offset, *db = c->mgrads.v + tb->offset;
         const __mpfr_struct *w = c->mparams.v + tw->offset;
+        const mpvec *dy0 = dy;
+        if (c->tf32) {
+            mp_round_tf32(c, c->mtx.v, x->v, ni);
+            mp_round_tf32(c, c->mtdy.v, dy->v, N * layer_out_size(l));
+            mp_round_tf32(c, c->mtw.v + tw->offset, w, tw->numel);
+            x = &c->mtx;
+            dy = &c->mtdy;
+            w = c->mtw.v + tw->offset;
+        }
         if (!c->fast || xk_conv_bwd_weights(c, dw, db, dy, x, s)) mp_conv_bwd_weights(c, dw, db, dy, x, s);
+        if (c->tf32) mp_bias_sum(c, db, dy0, s);
         if (need_dx && (!c->fast || xk_conv_bwd_data(c, dx, dy, w, s))) mp_conv_bwd_data(c, dx, dy, w, s);
         break;
     }
@@ -1095,6 +1199,10 @@ static char *ref_describe(engine *e) {
                                        "fixed-point window (error < 2^-214 of the largest term), rounded once"
                                      : "MPFR round-to-nearest at prec bits; dot products in a prec+64-bit mpfr_fma "
                                        "accumulator, rounded once");
+    lsbuf_printf(&b, ", \"tf32\": \"%s\"", c->tf32 ? "on" : "off");
+    if (c->tf32)
+        lsbuf_printf(&b, ", \"tf32round\": \"%s\", \"tf32_operands\": \"conv/dense x, w, dy rounded to TF32 "
+                     "(exact mode: via fp32); bias gradient from the unrounded dy\"", lowp_round_name(c->tf32_mode));
     lsbuf_printf(&b, ", \"maxpool_ties\": \"first maximum, row-major\"}");
     if (b.failed) {
         lsbuf_free(&b);
@@ -1135,6 +1243,12 @@ static void ref_free(engine *e) {
     mpvec_free(&c->mam);
     mpvec_free(&c->mav);
     mpvec_free(&c->mloss);
+    free(c->tx);
+    free(c->tdy);
+    free(c->tw);
+    mpvec_free(&c->mtx);
+    mpvec_free(&c->mtdy);
+    mpvec_free(&c->mtw);
     if (c->acc)
         for (int t = 0; t < c->threads; t++) mpfr_clears(c->acc[t], c->tmp[t], c->tmp2[t], (mpfr_ptr)0);
     free(c->acc);
@@ -1181,7 +1295,7 @@ static int parse_int(const char *s, long lo, long hi, long *out) {
 }
 
 int engine_reference_create(engine *e, const engine_spec *s) {
-    static const char *const allowed[] = {"mode", "prec", "threads", NULL};
+    static const char *const allowed[] = {"mode", "prec", "threads", "tf32", "tf32round", NULL};
     int rc = engine_spec_check(s, allowed);
     if (rc) return rc;
     const char *mode = engine_spec_get(s, "mode", "exact");
@@ -1200,6 +1314,13 @@ int engine_reference_create(engine *e, const engine_spec *s) {
     if (strcmp(mode, "exact") == 0) md = REF_EXACT;
     else if (strcmp(mode, "fp32cr") == 0) md = REF_FP32CR;
     else return ls_err(LS_EINVAL, "reference: mode must be exact or fp32cr, got '%s'", mode);
+    const char *tf = engine_spec_get(s, "tf32", "off"), *tr = engine_spec_get(s, "tf32round", NULL);
+    if (strcmp(tf, "on") != 0 && strcmp(tf, "off") != 0)
+        return ls_err(LS_EINVAL, "reference: tf32 must be on or off, got '%s'", tf);
+    int tf32 = strcmp(tf, "on") == 0;
+    lowp_round tmode = LOWP_RNA;
+    if (tr && !tf32) return ls_err(LS_EINVAL, "reference: tf32round=%s needs tf32=on", tr);
+    if (tr && (rc = lowp_round_parse(tr, "reference: tf32round", &tmode))) return rc;
 
     const model *m = e->m;
     ref_ctx *c = ls_calloc(1, sizeof *c);
@@ -1207,6 +1328,8 @@ int engine_reference_create(engine *e, const engine_spec *s) {
     e->ctx = c;
     e->iface = &reference_iface;
     c->mode = md;
+    c->tf32 = tf32;
+    c->tf32_mode = tmode;
     c->prec = prec;
     c->threads = (int)threads;
     c->L = m->n_layers;
@@ -1252,6 +1375,9 @@ int engine_reference_create(engine *e, const engine_spec *s) {
             c->dact[i] = ls_calloc(sz, sizeof(float));
             if (!c->act[i] || !c->dact[i]) goto nomem;
         }
+        if (tf32 && (!(c->tx = ls_malloc(maxsz * sizeof(float))) || !(c->tdy = ls_malloc(maxsz * sizeof(float))) ||
+                     !(c->tw = ls_calloc(m->n_params, sizeof(float)))))
+            goto nomem;
     } else {
         if (mpvec_init(&c->mx, nx, prec) || mpvec_init(&c->mparams, m->n_params, prec) ||
             mpvec_init(&c->mgrads, m->n_params, prec) || mpvec_init(&c->mam, m->n_params, prec) ||
@@ -1261,6 +1387,9 @@ int engine_reference_create(engine *e, const engine_spec *s) {
             size_t sz = B * layer_out_size(&m->layers[i]);
             if (mpvec_init(&c->mact[i], sz, prec) || mpvec_init(&c->mdact[i], sz, prec)) goto nomem;
         }
+        if (tf32 && (mpvec_init(&c->mtx, maxsz, prec) || mpvec_init(&c->mtdy, maxsz, prec) ||
+                     mpvec_init(&c->mtw, m->n_params, prec)))
+            goto nomem;
         c->acc = ls_calloc((size_t)threads, sizeof(mpfr_t));
         c->tmp = ls_calloc((size_t)threads, sizeof(mpfr_t));
         c->tmp2 = ls_calloc((size_t)threads, sizeof(mpfr_t));

@@ -53,3 +53,10 @@ a, t, r = (statistics.median(c) for c in zip(*rows))
 print(f"   median: audit {a:.2f} s, trainings {t:.2f} s, ratio {r:.3f} (target <= 1.3)")
 PY
 grep -E 'comparison' "$tmp/audit.log" | sed 's/^/   last audit: /'
+
+if [ -x build/tests/bench_compare ]; then
+    echo
+    echo "== 4. cost of the comparison itself: metrics and decision counts per element, SmallCNN-sized tensor"
+    echo "   build/tests/bench_compare 9"
+    build/tests/bench_compare 9 | sed 's/^/   /'
+fi

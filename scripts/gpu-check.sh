@@ -14,15 +14,30 @@
 #   - FashionMNIST from /usr/share/datasets/fashion-mnist, else
 #     .gpu-carry/fashion-mnist, else a synthetic IDX set of the same shape
 #     (throughput is the same; accuracy then means nothing).
-# Output: everything on stdout, logs and JSON under $OUT (or build/gpu-check).
+# Recordings: `lockstep record` of the cuda engine in its main variants
+# (cuda:math=fma:algo=det, cuda:math=tf32, cuda:algo=fast) on a small plan
+# (REC_PLAN below, ~13 MB each), to be audited back on a CPU machine:
+#     lockstep audit --engines reference,cpu,recorded:DIR/cuda-tf32.lsr  + REC_PLAN
+# (the audit adopts the recording's --audit-every/--ref-steps; the data must
+# be the same FashionMNIST files: a recording of the synthetic set is refused).
+# Output: everything on stdout; into $OUT when set (else reports/gpu-check):
+# the three recordings, summary.txt (this stdout) and measurements.tar.gz
+# (build, test, throughput and audit logs, JSON and reports from
+# build/gpu-check) — five files, within what a device run brings back.
 # Exit status: 0 when the build and the device tests pass, 1 otherwise.
 # Not here: installing drivers or toolkits; changing GPU settings.
 set -u
 cd "$(dirname "$0")/.."
 T0=$(date +%s)
-OUTDIR=${OUT:-build/gpu-check}
-mkdir -p "$OUTDIR"
+OUTDIR=build/gpu-check          # logs and measurements, packed at the end
+DEST=${OUT:-reports/gpu-check}  # what is kept: recordings, summary, measurements
+rm -rf "$OUTDIR" && mkdir -p "$OUTDIR" "$DEST"
 say() { printf '== [%3ss] %s\n' "$(( $(date +%s) - T0 ))" "$*"; }
+# the plan of the recordings: small enough to come back from a device run
+# (<= 16 MiB a file) and to be audited with the reference on a laptop
+REC_PLAN=(--batch 16 --limit-train 512 --epochs 1 --limit-test 1000 --audit-every 16 --ref-steps 1)
+
+main() {
 status=0
 
 say "machine"
@@ -49,7 +64,7 @@ fi
 for h in oneapi/dnnl/dnnl.h mpfr.h cmocka.h zlib.h; do
     have_hdr "$h" || { say "MISSING header $h: run scripts/gpu-prep.sh on a networked machine and carry .gpu-carry"; status=1; }
 done
-[ $status -ne 0 ] && { say "cannot build here"; exit 1; }
+[ $status -ne 0 ] && { say "cannot build here"; return 1; }
 
 # CUDA toolkit and cuDNN
 NVCC_BIN=$(command -v nvcc || echo /usr/local/cuda/bin/nvcc)
@@ -82,7 +97,7 @@ say "build"
 if ! make -j"$(nproc)" "${MAKE_CUDA[@]}" all build/tests/test_cuda >"$OUTDIR/build.log" 2>&1; then
     tail -30 "$OUTDIR/build.log"
     say "BUILD FAILED"
-    exit 1
+    return 1
 fi
 grep -E "cuda" "$OUTDIR/build.log" | grep -E "✓|✗" | head -1
 
@@ -119,6 +134,20 @@ for name, n in (("train", 60000), ("t10k", 10000)):
         f.write(struct.pack(">II", 0x801, n)); f.write(bytes(b % 10 for b in os.urandom(n)))
 EOF
 fi
+
+# ---- recordings ------------------------------------------------------------------
+for spec in cuda:math=fma:algo=det cuda:math=tf32 cuda:algo=fast; do
+    name=cuda-$(echo "${spec#cuda:}" | sed 's/math=//; s/algo=//; s/:/-/g')
+    say "record $spec -> $DEST/$name.lsr (${REC_PLAN[*]})"
+    if timeout 90 build/lockstep record --engine "$spec" --out "$DEST/$name.lsr" --data "$DATA" "${REC_PLAN[@]}" \
+        >"$OUTDIR/record-$name.log" 2>&1; then
+        tail -2 "$OUTDIR/record-$name.log"
+    else
+        status=1
+        tail -5 "$OUTDIR/record-$name.log"
+    fi
+done
+case "$DATA" in /tmp/ls-synth) say "WARNING: recordings of the synthetic data set: an audit on FashionMNIST refuses them";; esac
 
 # ---- throughput and memory ------------------------------------------------------
 summ() { # file.json label
@@ -184,5 +213,17 @@ tail -40 "$OUTDIR/audit.log"
 say "free audit exit status $rc"
 [ $rc -eq 0 ] || status=1
 
-say "done in $(( $(date +%s) - T0 )) s; logs in $OUTDIR"
-exit $status
+say "to audit the recordings on a CPU machine (same FashionMNIST files):"
+for f in "$DEST"/cuda-*.lsr; do
+    [ -e "$f" ] && echo "  build/lockstep audit --engines reference,cpu,recorded:$f ${REC_PLAN[*]}"
+done
+say "done in $(( $(date +%s) - T0 )) s; logs in $OUTDIR, kept in $DEST"
+return $status
+}
+
+main 2>&1 | tee "$OUTDIR/summary.txt"
+status=${PIPESTATUS[0]}
+cp "$OUTDIR/summary.txt" "$DEST/summary.txt"
+tar czf "$DEST/measurements.tar.gz" -C "$(dirname "$OUTDIR")" "$(basename "$OUTDIR")" ||
+    echo "gpu-check: could not pack $OUTDIR into $DEST/measurements.tar.gz"
+exit "$status"

@@ -1,22 +1,34 @@
 #!/usr/bin/env bash
 # run-main.sh — the main job (`make run`): the lockstep audit of the default
 # setup — SmallCNN on FashionMNIST, write-up B's training (batch 256, 3
-# epochs, Adam 1e-3, seed 42) — with the MPFR reference for the first steps
-# and as a shadow every 100 steps, the oneDNN engine with 2 threads, with 1,
-# and with 2 threads from initial weights 1 ulp away (the noise floor), and
-# CUDA where a GPU is present (listed as skipped otherwise).
-# Results: reports/<run-id>/{steps.jsonl,run.json} and the summary on stdout
-# (also saved as reports/<run-id>/summary.txt).
+# epochs, Adam 1e-3, seed 42) — in two phases:
+#   attribution  the first 2 steps in isolated mode with the exact MPFR
+#                reference: every operation of every engine judged by its
+#                bound or exactness rule;
+#   drift        free mode, the whole training from the initial weights, with
+#                a reference shadow replay every 100 steps (the reference fed
+#                one engine's own inputs: its operations judged again, on its
+#                own trajectory) and a state round-trip check of every engine.
+# Engines: oneDNN with 2 threads (twice: run-to-run determinism), with 1
+# thread, with 2 threads from initial weights 1 ulp away (the noise floor),
+# and CUDA where a GPU is present (listed as skipped otherwise).
+# Exit status: 1 when the audit finds a problem (--fail-on problem).
+# Results: reports/<run-id>/{report.md,report.html,run.json,steps.jsonl} and
+# the verdict screen on stdout (also saved as reports/<run-id>/summary.txt).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 id="audit-$(date -u +%Y%m%d-%H%M%S)"
 out="reports/$id"
 mkdir -p reports
-engines="${LOCKSTEP_ENGINES:-reference,cpu,cpu:threads=1,cpu:perturb=1,cuda}"
+engines="${LOCKSTEP_ENGINES:-reference,cpu,cpu,cpu:threads=1,cpu:perturb=1,cuda}"
 tmp="reports/.$id.summary.tmp"
 trap 'rm -f "$tmp"' EXIT
 echo "lockstep: main job -> $out"
-./build/lockstep audit --engines "$engines" --ref-steps 2 --audit-every 100 --out "$out" "$@" \
+set +e
+./build/lockstep audit --engines "$engines" --attribution-steps 2 --ref-steps 0 --audit-every 100 \
+    --fail-on problem --out "$out" "$@" \
     | tee "$tmp"
-mv "$tmp" "$out/summary.txt"
-echo "report directory: $out"
+st=${PIPESTATUS[0]}
+set -e
+if [ -d "$out" ]; then mv "$tmp" "$out/summary.txt"; echo "report directory: $out"; fi
+exit "$st"

@@ -13,6 +13,7 @@
 
 #include <float.h>
 #include <math.h>
+#include <stdio.h>
 #include <string.h>
 
 static const double unit_roundoff = 0x1p-24; /* fp32 u */
@@ -31,9 +32,32 @@ static uint32_t float_bits(float f) {
     return u;
 }
 
-/* bucket of a whole-step distance: 0 -> 0, [2^(k-1), 2^k) -> k */
-static int ulp_bucket(uint32_t steps) {
-    return steps ? 32 - __builtin_clz(steps) : 0;
+/* Histogram bin of a whole-step distance: 0..63 exactly, then one bin per
+ * binade [2^k, 2^(k+1)), k = 6..31, at 64 + k - 6 (a select, no branch). */
+static inline int ulp_bin(uint32_t steps) {
+    int wide = 58 + (31 - __builtin_clz(steps | 1));
+    return steps < COMPARE_ULP_EXACT ? (int)steps : wide;
+}
+
+void compare_ulp_bin_range(int bin, uint64_t *lo, uint64_t *hi) {
+    if (bin < COMPARE_ULP_EXACT) {
+        *lo = *hi = (uint64_t)bin;
+        return;
+    }
+    int k = bin - 58;
+    *lo = (uint64_t)1 << k;
+    *hi = ((uint64_t)1 << (k + 1)) - 1;
+}
+
+/* The ordinal distance of two float bit patterns: each mapped onto one
+ * integer line (sign-magnitude to two's complement, so -0 and +0 both land
+ * on 0 and the order of the line is the order of the reals); infinities are
+ * the next points past +-FLT_MAX.  Any two non-NaN floats are at most
+ * 2 * 0x7f800000 < 2^32 apart. */
+static inline uint32_t ordinal_dist(uint32_t rb, uint32_t cb) {
+    int64_t lr = (rb & 0x80000000u) ? -(int64_t)(rb & 0x7fffffffu) : (int64_t)rb;
+    int64_t lc = (cb & 0x80000000u) ? -(int64_t)(cb & 0x7fffffffu) : (int64_t)cb;
+    return (uint32_t)(lr > lc ? lr - lc : lc - lr);
 }
 
 double compare_ulp_of(double r) {
@@ -46,24 +70,24 @@ double compare_ulp_of(double r) {
     return ldexp(1.0, ex - 23);
 }
 
-double compare_ulp_f64(double ref, float cand) {
-    int cr = value_class(ref), cc = value_class(cand);
-    if (cr != CLS_FINITE || cc != CLS_FINITE) return cr == cc ? 0.0 : INFINITY;
-    /* (double)cand - ref: one rounding at 2^-53 relative, far below the
-     * 2^-24 resolution asked of this number */
-    return fabs((double)cand - ref) / compare_ulp_of(ref);
-}
-
 double compare_ulp_f32(float ref, float cand) {
     int cr = value_class(ref), cc = value_class(cand);
     if (cr != CLS_FINITE || cc != CLS_FINITE) return cr == cc ? 0.0 : INFINITY;
-    return (double)ls_ulp_dist(ref, cand);
+    return (double)ordinal_dist(float_bits(ref), float_bits(cand));
 }
 
-/* Running sums shared by the fp32 and the double paths. */
+double compare_ulp_f64(double ref, float cand) {
+    int cr = value_class(ref), cc = value_class(cand);
+    if (cr != CLS_FINITE || cc != CLS_FINITE) return cr == cc ? 0.0 : INFINITY;
+    /* a finite double beyond FLT_MAX rounds to inf: one step past FLT_MAX */
+    return (double)ordinal_dist(float_bits((float)ref), float_bits(cand));
+}
+
+/* Running sums and maxima shared by the fp32 and the double paths. */
 typedef struct {
-    double sum_ulp, sum_sq_err, sum_sq_ref, sum_ratio;
+    double sum_sq_err, sum_sq_ref, sum_ratio, max_abs_ref;
     size_t n_ratio;
+    uint32_t max_steps;
 } acc;
 
 static void stats_begin(compare_stats *s, size_t n, const double *bound) {
@@ -77,36 +101,45 @@ static void stats_begin(compare_stats *s, size_t n, const double *bound) {
     s->has_bound = bound != NULL;
 }
 
-/* One element with reference and candidate both finite: equal (bitwise),
- * steps (the fp32 ULP distance); the counts go to hist (s->ulp_hist, or a
- * caller's private copy). */
+/* One element with reference and candidate both finite.  r: the reference
+ * (exact double, or an fp32 value widened); rb: the bits of r rounded to
+ * fp32; c, cb: the candidate and its bits; the bin count goes to hist
+ * (s->ulp_hist, or a caller's private copy). */
 static inline __attribute__((always_inline)) void stats_finite(compare_stats *s, acc *a, uint64_t *hist, size_t i,
-                                                               double r, float c, int equal, uint32_t steps,
-                                                               int ulp_real, const double *bound) {
+                                                               double r, uint32_t rb, float c, uint32_t cb,
+                                                               const double *bound) {
+    uint32_t steps = ordinal_dist(rb, cb);
     s->n_finite++;
-    if (equal) {
-        s->n_equal++;
-    } else {
+    if (rb != cb) {
         if (s->first_diff_index == s->n) s->first_diff_index = i;
         if (steps == 0) s->n_zero_sign++;
+        /* zero vs non-zero, on the magnitude bits (sign shifted out): a
+         * branch that is rarely taken, cheaper than two counts per element */
+        uint32_t rm = rb << 1, cm = cb << 1;
+        if ((rm == 0) != (cm == 0)) {
+            s->n_ref_zero_cand_nonzero += rm == 0;
+            s->n_ref_nonzero_cand_zero += cm == 0;
+        }
+    } else {
+        s->n_equal++;
     }
-    hist[ulp_bucket(steps)]++;
+    hist[ulp_bin(steps)]++;
 
     double err = fabs((double)c - r);
-    double ulp = ulp_real ? err / compare_ulp_of(r) : (double)steps;
+    double ar = fabs(r);
+    a->max_abs_ref = ar > a->max_abs_ref ? ar : a->max_abs_ref;
     if (s->worst_abs_index == s->n || err > s->max_abs) {
         s->max_abs = err;
         s->worst_abs_index = i;
     }
-    if (s->worst_ulp_index == s->n || ulp > s->max_ulp) {
-        s->max_ulp = ulp;
+    if (s->worst_ulp_index == s->n || steps > a->max_steps) {
+        a->max_steps = steps;
         s->worst_ulp_index = i;
     }
     if (r != 0 && err > 0) {
-        double rel = err / fabs(r);
+        double rel = err / ar;
         if (rel > s->max_rel) s->max_rel = rel;
     }
-    a->sum_ulp += ulp;
     a->sum_sq_err += err * err;
     a->sum_sq_ref += r * r;
 
@@ -128,56 +161,77 @@ static inline __attribute__((always_inline)) void stats_finite(compare_stats *s,
     }
 }
 
-/* One element.  r: the reference (exact double, or an fp32 value widened);
- * rf: the reference as fp32 (identical to r for an fp32 reference);
- * ulp_real: whether the ULP metric is the real-valued one (double ref). */
-static inline __attribute__((always_inline)) void stats_element(compare_stats *s, acc *a, size_t i, double r, float rf, float c,
-                          int ulp_real, const double *bound) {
-    int cr = value_class(r), cc = value_class(c);
+/* One element with at least one side NaN or Inf.  Counted, and kept out of
+ * every error metric. */
+static void stats_nonfinite(compare_stats *s, size_t i, int cr, int cc) {
+    if (cr == cc) { /* both NaN (payloads ignored) or the same infinity */
+        s->n_equal++;
+    } else {
+        s->ulp_hist[COMPARE_BIN_NONFINITE]++;
+        s->n_nonfinite_mismatch++;
+        if (s->first_nonfinite_mismatch == s->n) s->first_nonfinite_mismatch = i;
+        if (s->first_diff_index == s->n) s->first_diff_index = i;
+    }
+}
+
+static inline __attribute__((always_inline)) void count_classes(compare_stats *s, int cr, int cc) {
     s->ref_nan += cr == CLS_NAN;
     s->ref_inf += cr == CLS_PINF || cr == CLS_NINF;
     s->cand_nan += cc == CLS_NAN;
     s->cand_inf += cc == CLS_PINF || cc == CLS_NINF;
-
-    if (cr != CLS_FINITE || cc != CLS_FINITE) {
-        if (cr == cc) { /* both NaN (payloads ignored) or the same infinity */
-            s->ulp_hist[0]++;
-            s->n_equal++;
-        } else {
-            s->ulp_hist[COMPARE_BUCKET_NONFINITE]++;
-            s->n_nonfinite_mismatch++;
-            if (s->first_nonfinite_mismatch == s->n) s->first_nonfinite_mismatch = i;
-            if (s->first_diff_index == s->n) s->first_diff_index = i;
-        }
-        return;
-    }
-
-    stats_finite(s, a, s->ulp_hist, i, r, c, float_bits(rf) == float_bits(c), ls_ulp_dist(rf, c), ulp_real, bound);
 }
 
-/* stats_element for an fp32 reference with both values finite, the common
- * case, in the same operations and the same order (so the same stats): the
- * classification is two bit tests and the ULP distance is inline. */
-static inline __attribute__((always_inline)) void stats_finite_f32(compare_stats *s, acc *a, uint64_t *hist,
-                                                                   size_t i, uint32_t rb, uint32_t cb, float rf,
-                                                                   float c, const double *bound) {
-    /* ls_ulp_dist: both on one integer line, -0 and +0 at 0; two finite
-     * floats are at most 2 * 0x7f7fffff < 2^32 apart */
-    int64_t lr = (rb & 0x80000000u) ? -(int64_t)(rb & 0x7fffffffu) : (int64_t)rb;
-    int64_t lc = (cb & 0x80000000u) ? -(int64_t)(cb & 0x7fffffffu) : (int64_t)cb;
-    uint32_t steps = (uint32_t)(lr > lc ? lr - lc : lc - lr);
-    stats_finite(s, a, hist, i, (double)rf, c, rb == cb, steps, 0, bound);
+/* Nearest-rank percentile q/100 of the distance over the finite pairs:
+ * the smallest d with #(distance <= d) >= ceil(q N / 100).  From the
+ * histogram: exact below 64, else the upper end 2^(k+1) of the bin (every
+ * distance in the bin is < 2^(k+1)). */
+static void ulp_percentile(const compare_stats *s, unsigned q, double *v, int *is_bound) {
+    *v = 0;
+    *is_bound = 0;
+    if (s->n_finite == 0) return;
+    uint64_t rank = ((uint64_t)s->n_finite * q + 99) / 100, cum = 0;
+    if (rank == 0) rank = 1;
+    for (int k = 0; k < COMPARE_BIN_NONFINITE; k++) {
+        cum += s->ulp_hist[k];
+        if (cum >= rank) {
+            uint64_t lo, hi;
+            compare_ulp_bin_range(k, &lo, &hi);
+            *v = (double)hi + (lo == hi ? 0.0 : 1.0);
+            *is_bound = lo != hi;
+            /* the maximum is exact: never report a bound above it */
+            if (*is_bound && *v > s->max_ulp) {
+                *v = s->max_ulp;
+                *is_bound = lo != (uint64_t)s->max_ulp;
+            }
+            return;
+        }
+    }
 }
 
 static void stats_end(compare_stats *s, const acc *a) {
     s->frac_equal = s->n ? (double)s->n_equal / (double)s->n : 1.0;
-    s->mean_ulp = s->n_finite ? a->sum_ulp / (double)s->n_finite : 0.0;
+    s->max_ulp = (double)a->max_steps;
     if (a->sum_sq_ref > 0)
         s->nmse = a->sum_sq_err / a->sum_sq_ref;
     else
         s->nmse = a->sum_sq_err == 0 ? 0.0 : INFINITY;
     s->rel_l2 = sqrt(s->nmse);
+    s->max_abs_ref = a->max_abs_ref;
+    if (a->max_abs_ref > 0)
+        s->rel_to_max = s->max_abs / a->max_abs_ref;
+    else
+        s->rel_to_max = s->max_abs == 0 ? 0.0 : INFINITY;
+    s->scale_ulp = s->max_abs / compare_ulp_of(a->max_abs_ref);
     s->mean_bound_ratio = a->n_ratio ? a->sum_ratio / (double)a->n_ratio : 0.0;
+    ulp_percentile(s, 50, &s->p50_ulp, &s->p50_ulp_bound);
+    ulp_percentile(s, 99, &s->p99_ulp, &s->p99_ulp_bound);
+}
+
+/* Add the private histograms (element i counted in hist[i % 4]: neighbours
+ * mostly fall in one bin, and one counter would make every element wait for
+ * the previous increment). */
+static void add_hists(compare_stats *s, uint64_t hist[4][COMPARE_ULP_BINS]) {
+    for (int k = 0; k < COMPARE_ULP_BINS; k++) s->ulp_hist[k] += hist[0][k] + hist[1][k] + hist[2][k] + hist[3][k];
 }
 
 void compare_f32(compare_stats *out, const float *ref, const float *cand, size_t n, const double *bound) {
@@ -185,23 +239,23 @@ void compare_f32(compare_stats *out, const float *ref, const float *cand, size_t
     compare_stats st, *s = &st; /* a local copy the compiler can keep in registers */
     stats_begin(s, n, bound);
     /* Elements bitwise equal to the reference and finite change nothing but
-     * counts and the sum of squares once the worst-index fields are set:
-     * count them here in registers (the audit compares tens of millions of
-     * elements per step), the rest go through stats_element.  Their squares
-     * are summed apart and added at the end: still one fixed order. */
+     * counts, the sum of squares and max |ref| once the worst-index fields
+     * are set: count them here in registers (the audit compares tens of
+     * millions of elements per step), the rest go through stats_finite.
+     * Their squares are summed apart and added at the end: still one fixed
+     * order. */
     size_t fast = 0, fast_ratio = 0, fast_over = 0;
-    /* four histograms, element i in i % 4, added up at the end: neighbours
-     * mostly fall in one bucket, and one counter would make every element
-     * wait for the previous increment */
-    uint64_t hist[4][COMPARE_ULP_BUCKETS] = {{0}};
-    double fast_sq = 0;
+    uint64_t hist[4][COMPARE_ULP_BINS] = {{0}};
+    double fast_sq = 0, fast_max = 0;
     int ready = 0;
     for (size_t i = 0; i < n; i++) {
         uint32_t rb = float_bits(ref[i]), cb = float_bits(cand[i]);
         int finite = (rb & 0x7f800000u) != 0x7f800000u && (cb & 0x7f800000u) != 0x7f800000u;
         if (ready && rb == cb && finite) {
+            double r = ref[i];
             fast++;
-            fast_sq += (double)ref[i] * (double)ref[i];
+            fast_sq += r * r;
+            fast_max = fabs(r) > fast_max ? fabs(r) : fast_max;
             if (bound) {
                 double b = bound[i];
                 if (b > 0) fast_ratio++;
@@ -209,18 +263,23 @@ void compare_f32(compare_stats *out, const float *ref, const float *cand, size_t
             }
             continue;
         }
-        if (finite) stats_finite_f32(s, &a, hist[i & 3], i, rb, cb, ref[i], cand[i], bound);
-        else stats_element(s, &a, i, (double)ref[i], ref[i], cand[i], 0, bound);
+        if (finite) {
+            stats_finite(s, &a, hist[i & 3], i, (double)ref[i], rb, cand[i], cb, bound);
+        } else {
+            int cr = value_class(ref[i]), cc = value_class(cand[i]);
+            count_classes(s, cr, cc);
+            stats_nonfinite(s, i, cr, cc);
+        }
         ready = s->worst_abs_index != n && s->worst_ulp_index != n && (!bound || s->worst_bound_index != n);
     }
     s->n_finite += fast;
     s->n_equal += fast;
-    s->ulp_hist[0] += fast;
-    for (int k = 0; k < COMPARE_ULP_BUCKETS; k++)
-        s->ulp_hist[k] += hist[0][k] + hist[1][k] + hist[2][k] + hist[3][k];
+    hist[0][0] += fast;
+    add_hists(s, hist);
     s->n_over_bound += fast_over;
     a.n_ratio += fast_ratio;
     a.sum_sq_ref += fast_sq;
+    if (fast_max > a.max_abs_ref) a.max_abs_ref = fast_max;
     stats_end(s, &a);
     *out = st;
 }
@@ -229,11 +288,83 @@ void compare_f64(compare_stats *out, const double *ref, const float *cand, size_
     acc a = {0};
     compare_stats st, *s = &st;
     stats_begin(s, n, bound);
-    for (size_t i = 0; i < n; i++)
-        stats_element(s, &a, i, ref[i], (float)ref[i], cand[i], 1, bound);
+    uint64_t hist[4][COMPARE_ULP_BINS] = {{0}};
+    for (size_t i = 0; i < n; i++) {
+        double r = ref[i];
+        float c = cand[i];
+        uint64_t r64;
+        memcpy(&r64, &r, sizeof r64);
+        uint32_t cb = float_bits(c);
+        if ((r64 & 0x7ff0000000000000ull) != 0x7ff0000000000000ull && (cb & 0x7f800000u) != 0x7f800000u) {
+            float rf = (float)r; /* round to nearest: the value an exact fp32 operation returns */
+            stats_finite(s, &a, hist[i & 3], i, r, float_bits(rf), c, cb, bound);
+        } else {
+            int cr = value_class(r), cc = value_class(c);
+            count_classes(s, cr, cc);
+            stats_nonfinite(s, i, cr, cc);
+        }
+    }
+    add_hists(s, hist);
     stats_end(s, &a);
     *out = st;
 }
+
+const char *compare_ulp_pct_str(char *buf, size_t len, double v, int bound) {
+    int e;
+    if (bound && v >= 1 && frexp(v, &e) == 0.5)
+        snprintf(buf, len, "<= 2^%d", e - 1);
+    else
+        snprintf(buf, len, "%s%.0f", bound ? "<= " : "", v);
+    return buf;
+}
+
+/* ---- one element ---------------------------------------------------------- */
+
+void compare_coords_str(lsbuf *b, size_t index, int ndim, const size_t *shape, const char *const *names) {
+    size_t total = 1;
+    for (int d = 0; d < ndim; d++) total *= shape[d];
+    if (ndim <= 0 || index >= total) {
+        lsbuf_printf(b, "[%zu]", index);
+        return;
+    }
+    size_t co[16];
+    if (ndim > 16) ndim = 16;
+    for (int d = ndim - 1; d >= 0; d--) {
+        co[d] = shape[d] ? index % shape[d] : 0;
+        index = shape[d] ? index / shape[d] : 0;
+    }
+    lsbuf_printf(b, "[");
+    for (int d = 0; d < ndim; d++) {
+        if (names)
+            lsbuf_printf(b, "%s%s=%zu", d ? " " : "", names[d], co[d]);
+        else
+            lsbuf_printf(b, "%s%zu", d ? "," : "", co[d]);
+    }
+    lsbuf_printf(b, "]");
+}
+
+const char *const *compare_dim_names(int ndim, int is_param) {
+    static const char *const act[4][4] = {{"n"}, {"n", "features"}, {"n", "c", "w"}, {"n", "c", "h", "w"}};
+    static const char *const par[4][4] = {{"out"}, {"out", "in"}, {"out", "in", "k"}, {"out", "in", "kh", "kw"}};
+    if (ndim < 1 || ndim > 4) return NULL;
+    return is_param ? par[ndim - 1] : act[ndim - 1];
+}
+
+void compare_pair_str(lsbuf *b, const char *ref_name, double ref, int ref_is_f32, const char *cand_name,
+                      float cand) {
+    if (ref_is_f32)
+        lsbuf_printf(b, "%s %.9g (0x%08x), ", ref_name, ref, (unsigned)float_bits((float)ref));
+    else
+        lsbuf_printf(b, "%s %.17g, ", ref_name, ref);
+    lsbuf_printf(b, "%s %.9g (0x%08x), ", cand_name, (double)cand, (unsigned)float_bits(cand));
+    double u = ref_is_f32 ? compare_ulp_f32((float)ref, cand) : compare_ulp_f64(ref, cand);
+    if (isinf(u))
+        lsbuf_printf(b, "NaN/Inf mismatch");
+    else
+        lsbuf_printf(b, "%.0f ULP", u);
+}
+
+/* ---- JSON ----------------------------------------------------------------- */
 
 static void json_index(lsbuf *b, const char *key, size_t v, size_t none) {
     lsbuf_printf(b, ",\"%s\":", key);
@@ -251,18 +382,29 @@ static void json_num(lsbuf *b, const char *key, double v) {
 void compare_stats_json(lsbuf *b, const compare_stats *s) {
     lsbuf_printf(b, "{\"n\":%zu,\"n_finite\":%zu", s->n, s->n_finite);
     json_num(b, "max_abs", s->max_abs);
+    json_num(b, "max_abs_ref", s->max_abs_ref);
+    json_num(b, "rel_to_max", s->rel_to_max);
+    json_num(b, "scale_ulp", s->scale_ulp);
     json_num(b, "max_rel", s->max_rel);
     json_num(b, "max_ulp", s->max_ulp);
-    json_num(b, "mean_ulp", s->mean_ulp);
-    int last = 0;
-    for (int k = 0; k < COMPARE_ULP_BUCKETS; k++)
-        if (s->ulp_hist[k]) last = k;
+    json_num(b, "p50_ulp", s->p50_ulp);
+    lsbuf_printf(b, ",\"p50_ulp_bound\":%s", s->p50_ulp_bound ? "true" : "false");
+    json_num(b, "p99_ulp", s->p99_ulp);
+    lsbuf_printf(b, ",\"p99_ulp_bound\":%s", s->p99_ulp_bound ? "true" : "false");
     lsbuf_printf(b, ",\"ulp_hist\":[");
-    for (int k = 0; k <= last; k++)
-        lsbuf_printf(b, "%s%llu", k ? "," : "", (unsigned long long)s->ulp_hist[k]);
+    int first = 1;
+    for (int k = 0; k < COMPARE_BIN_NONFINITE; k++) {
+        if (!s->ulp_hist[k]) continue;
+        uint64_t lo, hi;
+        compare_ulp_bin_range(k, &lo, &hi);
+        lsbuf_printf(b, "%s[%llu,%llu,%llu]", first ? "" : ",", (unsigned long long)lo, (unsigned long long)hi,
+                     (unsigned long long)s->ulp_hist[k]);
+        first = 0;
+    }
     lsbuf_printf(b, "],\"n_equal\":%zu", s->n_equal);
     json_num(b, "frac_equal", s->frac_equal);
-    lsbuf_printf(b, ",\"n_zero_sign\":%zu", s->n_zero_sign);
+    lsbuf_printf(b, ",\"n_zero_sign\":%zu,\"ref_zero_cand_nonzero\":%zu,\"ref_nonzero_cand_zero\":%zu",
+                 s->n_zero_sign, s->n_ref_zero_cand_nonzero, s->n_ref_nonzero_cand_zero);
     json_index(b, "first_diff_index", s->first_diff_index, s->n);
     json_num(b, "nmse", s->nmse);
     json_num(b, "rel_l2", s->rel_l2);

@@ -4,10 +4,12 @@
  *
  * The reference is either fp32 (another engine, a golden file) or double
  * (the MPFR engine's read-out, resolved far below one fp32 ULP).  One call
- * fills a compare_stats: max abs / rel error, ULP distance (max, mean,
- * histogram by powers of two), fraction bitwise equal, NMSE, relative L2
- * error, worst indices, NaN/Inf counts, and — when the caller passes a
- * per-element bound — the bound ratio |cand - ref| / bound[i].
+ * fills a compare_stats: max abs error and the headline max|c-r| / max|r|,
+ * max rel error, ULP distance (ordinal: p50 / p99 / max, histogram), fraction
+ * bitwise equal, zero-vs-nonzero counts, NMSE, relative L2 error, worst
+ * indices, NaN/Inf counts, and — when the caller passes a per-element bound
+ * — the bound ratio |cand - ref| / bound[i].  Helpers print one element
+ * with its coordinates and both values.
  *
  * Bounds (compare_bound_*): the standard worst-case bound of an fp32 dot
  * product of length K evaluated in ANY summation order (Higham, Accuracy and
@@ -38,31 +40,50 @@
 
 #include "util.h"
 
-/* ULP histogram: bucket 0 = ULP distance 0 (bitwise equal, or +0 vs -0),
- * bucket k (1..32) = distance in [2^(k-1), 2^k), bucket 33 = a non-finite
- * mismatch (one side NaN/Inf and the other not, or different infinities).
- * The histogram counts whole fp32 steps between the candidate and the
- * reference rounded to fp32 (for an fp32 reference: the reference itself),
- * so "bucket 0" means "the candidate is the correctly rounded value". */
-#define COMPARE_ULP_BUCKETS 34
-#define COMPARE_BUCKET_NONFINITE 33
+/* ULP distance: the ordinal distance between two fp32 values, i.e. how many
+ * representable floats one must step over to get from one to the other
+ * (whole steps; two finite floats are at most 2 * 0x7f7fffff < 2^32 - 1
+ * apart; +0 and -0 are at distance 0, counted apart in n_zero_sign).
+ * Against a double reference the distance is taken from the reference
+ * rounded to nearest fp32 — so 0 reads "the candidate is the correctly
+ * rounded value" — and the sub-ULP resolution lives in scale_ulp instead.
+ *
+ * Histogram of the distance over finite pairs: bins 0..63 count distances
+ * 0..63 exactly; bin 64 + (k - 6), k = 6..31, counts distances in
+ * [2^k, 2^(k+1)); bin COMPARE_BIN_NONFINITE counts non-finite mismatches
+ * (one side NaN/Inf and the other not, or different infinities).  Pairs
+ * that agree on being NaN or the same infinity are in no bin (they are in
+ * n_equal).  So bins 0..89 sum to n_finite. */
+#define COMPARE_ULP_EXACT 64
+#define COMPARE_ULP_BINS 91
+#define COMPARE_BIN_NONFINITE 90
 
 typedef struct {
     size_t n;                /* elements compared */
     size_t n_finite;         /* pairs where both sides are finite: every error metric below is over these */
     double max_abs;          /* max |cand - ref| */
+    double max_abs_ref;      /* max |ref|: the tensor's scale */
+    double rel_to_max;       /* max_abs / max_abs_ref, the headline error (0/0 = 0, x/0 = inf) */
+    double scale_ulp;        /* max_abs in fp32 ULPs at max_abs_ref (compare_ulp_of): "error in ULPs of the
+                              * tensor's scale"; real-valued, so sub-ULP errors against a double reference show */
     double max_rel;          /* max |cand - ref| / |ref| over ref != 0 (a ref of 0 shows in max_abs/ULP) */
-    double max_ulp;          /* fp32 ULPs: integer steps (fp32 ref) or real, at ref's magnitude (double ref) */
-    double mean_ulp;
-    uint64_t ulp_hist[COMPARE_ULP_BUCKETS];
+    double max_ulp;          /* max ULP distance (whole steps, an integer <= 2^32 - 1) */
+    double p50_ulp, p99_ulp; /* nearest-rank percentiles of the ULP distance: the exact value when it falls in
+                              * an exact bin (< 64), else the upper end 2^(k+1) of its binade, or max_ulp when
+                              * that is smaller (see *_bound) */
+    int p50_ulp_bound;       /* 1: p50_ulp is only an upper bound ("<= 2^k"), 0: exact */
+    int p99_ulp_bound;
+    uint64_t ulp_hist[COMPARE_ULP_BINS];
     size_t n_equal;          /* bitwise equal to ref (double ref: to ref rounded to fp32); both NaN counts as equal */
     double frac_equal;       /* n_equal / n (1 when n == 0) */
     size_t n_zero_sign;      /* +0 vs -0 pairs: ULP distance 0 but not bitwise equal */
+    size_t n_ref_zero_cand_nonzero; /* finite pairs, ref == 0 (double ref: rounded to fp32) and cand != 0 */
+    size_t n_ref_nonzero_cand_zero; /* finite pairs, ref != 0 (double ref: rounded to fp32) and cand == 0 */
     size_t first_diff_index; /* first index not bitwise equal; n when none */
     double nmse;             /* sum (c-r)^2 / sum r^2 (0/0 = 0, x/0 = inf) */
     double rel_l2;           /* sqrt(nmse) */
     size_t worst_abs_index;  /* argmax |c - r| (first on ties); n when no finite pair */
-    size_t worst_ulp_index;  /* argmax ULP distance */
+    size_t worst_ulp_index;  /* argmax ULP distance (first on ties) */
     size_t ref_nan, ref_inf, cand_nan, cand_inf;
     size_t n_nonfinite_mismatch;
     size_t first_nonfinite_mismatch; /* n when none */
@@ -80,20 +101,42 @@ typedef struct {
 void compare_f32(compare_stats *s, const float *ref, const float *cand, size_t n, const double *bound);
 void compare_f64(compare_stats *s, const double *ref, const float *cand, size_t n, const double *bound);
 
-/* One element's ULP distance.  f32: whole steps between the two floats
- * (ls_ulp_dist: 0 for +0/-0, UINT32_MAX when either is NaN).  f64: |c - r|
- * in units of the fp32 ULP at |r|'s magnitude, 2^(max(e,-126) - 23) with
- * e = floor(log2 |r|) (r = 0 uses the subnormal ULP 2^-149), as a real
- * number, so sub-ULP errors show; inf when either side is not finite and the
- * two are not the same NaN/Inf class. */
+/* One element's ULP distance, whole steps (see above): f32 between the two
+ * floats, f64 between the reference rounded to fp32 and the candidate.  0
+ * when both are NaN or the same infinity; inf for any other non-finite
+ * pair. */
 double compare_ulp_f32(float ref, float cand);
 double compare_ulp_f64(double ref, float cand);
-/* The fp32 ULP at r's magnitude (the unit used by compare_ulp_f64). */
+/* The fp32 ULP at r's magnitude, 2^(max(e,-126) - 23) with e = floor(log2 |r|)
+ * (r = 0: the subnormal ULP 2^-149): the unit of scale_ulp. */
 double compare_ulp_of(double r);
+/* The distances a histogram bin holds, [*lo, *hi] inclusive (bin < COMPARE_BIN_NONFINITE). */
+void compare_ulp_bin_range(int bin, uint64_t *lo, uint64_t *hi);
+/* A percentile for people: "3", or "<= 2^21" when it is only a bound
+ * (bound != 0); NUL-terminated, truncated to len. */
+const char *compare_ulp_pct_str(char *buf, size_t len, double v, int bound);
+
+/* ---- one element, for messages ---------------------------------------
+ * Coordinates of a flat (row-major) index in a shape of ndim dims, named:
+ * "[n=3 c=12 h=5 w=7]", or "[3,12,5,7]" when names is NULL, or "[index]"
+ * when ndim <= 0 or index is outside the shape.  names: ndim strings. */
+void compare_coords_str(lsbuf *b, size_t index, int ndim, const size_t *shape, const char *const *names);
+/* Dimension names for a tensor of ndim (1..4) dims: activations and their
+ * gradients (n, c, h, w) / (n, features) / (n); parameters (out, in, kh, kw)
+ * / (out, in) / (out).  NULL for other ndim. */
+const char *const *compare_dim_names(int ndim, int is_param);
+/* Both values of one element and their distance:
+ *   "ref 0.123456791 (0x3dfcd6ea), cand 0.123456784 (0x3dfcd6e9), 1 ULP"
+ * ref_name/cand_name label the two sides ("golden", "new"); a double
+ * reference (ref_is_f32 = 0) prints %.17g with no bits, and the distance is
+ * from its fp32 rounding; a non-finite mismatch prints "NaN/Inf mismatch". */
+void compare_pair_str(lsbuf *b, const char *ref_name, double ref, int ref_is_f32, const char *cand_name,
+                      float cand);
 
 /* Append the stats as one JSON object (no newline) to b.  Non-finite
- * numbers become null (lsbuf_json_num); the histogram is written up to its
- * last non-zero bucket. */
+ * numbers become null (lsbuf_json_num).  The histogram is sparse:
+ * "ulp_hist":[[lo,hi,count],...] for the non-empty bins (distances lo..hi
+ * inclusive), the non-finite bin is "nonfinite_mismatch". */
 void compare_stats_json(lsbuf *b, const compare_stats *s);
 
 /* ---- a-priori fp32 bounds -------------------------------------------

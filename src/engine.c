@@ -69,6 +69,12 @@ int engine_spec_parse(engine_spec *s, const char *text) {
     if (!text || !*text) return ls_err(LS_EINVAL, "empty engine name");
     if (strlen(text) >= sizeof s->spec) return ls_err(LS_EINVAL, "engine spec too long: '%s'", text);
     snprintf(s->spec, sizeof s->spec, "%s", text);
+    /* "recorded:PATH": the rest is a path, taken whole (it may hold ':' or
+     * '='); the recorded engine reads it from s->spec */
+    if (strncmp(text, "recorded:", 9) == 0) {
+        snprintf(s->name, sizeof s->name, "recorded");
+        return LS_OK;
+    }
     char buf[128];
     snprintf(buf, sizeof buf, "%s", text);
     char *save = NULL;
@@ -176,8 +182,10 @@ int engine_create(engine **out, const char *spec_text, const model *m, const eng
 #else
         rc = ls_err(LS_EUNAVAIL, "cuda: unavailable (built without CUDA: no nvcc/cuDNN at build time, or make CUDA=0)");
 #endif
+    } else if (strcmp(e->spec.name, "recorded") == 0) {
+        rc = engine_recorded_create(e, &e->spec);
     } else {
-        rc = ls_err(LS_EINVAL, "unknown engine '%s' (known: cpu, reference, cuda)", e->spec.name);
+        rc = ls_err(LS_EINVAL, "unknown engine '%s' (known: cpu, reference, cuda, recorded:PATH)", e->spec.name);
     }
     if (rc) goto fail;
     *out = e;

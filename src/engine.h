@@ -106,7 +106,8 @@ typedef struct engine_i {
 
 #define ENGINE_MAX_KNOBS 8
 
-/* "cpu:threads=1:algo=winograd" → name "cpu", knobs threads=1, algo=winograd. */
+/* "cpu:threads=1:algo=winograd" → name "cpu", knobs threads=1, algo=winograd.
+ * "recorded:PATH" → name "recorded", no knobs (the path is the rest of spec). */
 typedef struct {
     char spec[128]; /* the whole text as given */
     char name[32];
@@ -151,6 +152,9 @@ void engine_free(engine *e);
 int engine_cpu_create(engine *e, const engine_spec *s);
 int engine_cuda_create(engine *e, const engine_spec *s);
 int engine_reference_create(engine *e, const engine_spec *s);
+/* "recorded:PATH" (the whole rest of the spec is the path, no knobs): a
+ * recording played back (engine_recorded.c, recording.h) */
+int engine_recorded_create(engine *e, const engine_spec *s);
 
 /* Wrappers: check arguments, time, forward to the table. */
 char *engine_describe(engine *e);

@@ -24,6 +24,20 @@
  * PLAN_MAX plans live; the max_batch one is never evicted.  Every plan binds
  * the same buffers, so a step allocates nothing.
  *
+ * Reduced-precision twins (issue 12; the lowp_* functions after build_linear).
+ * tf32=on rounds the inputs of every convolution and inner product
+ * (forward x and w, backward-data dy and w, backward-weights x and dy) to
+ * TF32 (lowp.h, tf32round=rna|rne|rz) into engine-owned copies, then runs
+ * the same fp32 primitives: the products of 11-bit significands are exact
+ * in fp32 and the sums stay fp32, the arithmetic of tensor-core TF32.  The
+ * bias gradient is an fp32 reduction of the unrounded dy, as cuDNN's and
+ * PyTorch's (a sum, not a tensor-core product).  dtype=bf16 builds oneDNN's
+ * bf16 primitives instead (bf16 src, weights and diff_dst, fp32 dst, bias,
+ * diff_weights and accumulation) and converts fp32 activations, gradients
+ * and weights to bf16 copies by reorder (round to nearest even) before each
+ * call.  The master weights, the activations other layers read and every
+ * tensor get/set_tensor speak stay fp32 and unrounded in both.
+ *
  * Threads.  oneDNN fixes its thread count when a primitive is created, so
  * omp_set_num_threads(threads) comes first in every entry point.  Results
  * change with threads, ISA and algorithm; with all three fixed they are
@@ -42,6 +56,7 @@
 #include <oneapi/dnnl/dnnl_debug.h>
 
 #include "cpu_pool.h"
+#include "lowp.h"
 #include "ops_elem.h"
 #include "util.h"
 
@@ -74,6 +89,14 @@ typedef struct {
     uint64_t ver; /* params version the buffer holds (weights only) */
 } warg;
 
+/* The operand slots of a tf32 / bf16 linear layer (player.lp_mem).  tf32
+ * rounds keeping the layout, so backward-weights refills and reads LP_SRC
+ * and backward-data reads LP_DY; bf16 gives each primitive's bf16 operand
+ * its own slot (the layouts the primitives chose may differ), and its
+ * weights go through the warg reorders (f32 plain -> bf16 blocked) instead
+ * of LP_W / LP_WB. */
+enum { LP_SRC, LP_SRC_W, LP_DY, LP_DY_D, LP_W, LP_WB, LP_NSLOT };
+
 typedef struct {
     int alias;     /* FLATTEN: ACT and DACT are the input's own memories */
     int need_dsrc; /* backward computes DACT of the input (not for the image) */
@@ -90,6 +113,12 @@ typedef struct {
     char alg[64];                              /* conv algorithm actually used */
     int fused;                                 /* ReLU l + max-pool l+1 run as one (cpu_pool.h) */
     cpu_pool_geom pg;                          /* the max-pool's shape, when fused */
+    /* tf32=on / dtype=bf16: the rounded operand copies (LP_* slots) and,
+     * for bf16, the f32 -> bf16 reorders that fill them; for tf32, slot
+     * LP_DY_D is dy in plain layout for the bias gradient (when the layout
+     * is blocked), lp_reo[LP_DY_D] the reorder that writes it */
+    dnnl_memory_t lp_mem[LP_NSLOT];
+    dnnl_primitive_t lp_reo[LP_NSLOT];
 } player;
 
 typedef struct {
@@ -143,6 +172,13 @@ typedef struct {
     int n_plans;
     plan *cur;
     uint64_t clock;
+    /* reduced-precision twins: tf32=on (rounding tf32_mode) or dtype=bf16;
+     * lp_buf holds the rounded copies, one per layer and LP_* slot, sized
+     * by the max_batch plan and shared by every plan like act_buf */
+    int tf32, bf16;
+    lowp_round tf32_mode;
+    float *lp_buf[MODEL_MAX_LAYERS][LP_NSLOT];
+    size_t lp_cap[MODEL_MAX_LAYERS][LP_NSLOT];
 } cpu_ctx;
 
 static void *alloc_aligned(size_t bytes) {
@@ -295,9 +331,17 @@ cleanup:
     return rc;
 }
 
+static void lowp_player_free(player *L) {
+    for (int k = 0; k < LP_NSLOT; k++) {
+        if (L->lp_mem[k]) dnnl_memory_destroy(L->lp_mem[k]);
+        if (L->lp_reo[k]) dnnl_primitive_destroy(L->lp_reo[k]);
+    }
+}
+
 static void plan_free(plan *P) {
     for (int l = 0; l < MODEL_MAX_LAYERS; l++) {
         player *L = &P->L[l];
+        lowp_player_free(L);
         cprim_free(&L->fwd);
         cprim_free(&L->bwd_data);
         cprim_free(&L->bwd_w);
@@ -475,6 +519,198 @@ cleanup:
     return rc;
 }
 
+/* ---- reduced-precision twins: tf32=on, dtype=bf16 ------------------------ */
+
+/* Slot k of layer l on the engine's lowp buffer, in layout `md`. */
+static int lowp_slot(cpu_ctx *c, player *L, int l, int k, const dnnl_memory_desc_t *md) {
+    return bind_buf(c, &c->lp_buf[l][k], &c->lp_cap[l][k], md, &L->lp_mem[k], "reduced-precision copy", l);
+}
+
+/* tf32=on, after build_linear: slots for the rounded copies (the layouts of
+ * the originals), and a plain copy of dy for the bias gradient when dy is
+ * blocked (oneDNN 2.6's reduction primitive runs its reference code on
+ * nChw16c: ~30 ms a step for conv1 at batch 256; a reorder and a loop are
+ * ~1 ms). */
+static int lowp_bind_tf32(cpu_ctx *c, plan *P, int l, const dnnl_memory_desc_t *smd) {
+    int rc;
+    player *L = &P->L[l];
+    if ((rc = lowp_slot(c, L, l, LP_SRC, smd)) || (rc = lowp_slot(c, L, l, LP_DY, &L->md)) ||
+        (rc = lowp_slot(c, L, l, LP_W, qmd(&L->fwd, dnnl_query_weights_md))))
+        return rc;
+    if (L->need_dsrc && (rc = lowp_slot(c, L, l, LP_WB, qmd(&L->bwd_data, dnnl_query_weights_md)))) return rc;
+    if (L->is_plain) return 0;
+    if ((rc = lowp_slot(c, L, l, LP_DY_D, &L->plain_md))) return rc;
+    return make_reorder(c, &L->lp_reo[LP_DY_D], &L->md, &L->plain_md);
+}
+
+/* tf32=on: db[o] = sum over samples and positions of the unrounded dy, in
+ * fp32, samples then positions in order, one channel per thread (the same
+ * bits whatever the thread count).  It replaces the sum the
+ * backward-weights primitive formed from the rounded dy: cuDNN's and
+ * PyTorch's bias gradient is an fp32 reduction, not a tensor-core product. */
+static int lowp_bias_grad(cpu_ctx *c, plan *P, int l) {
+    player *L = &P->L[l];
+    const layer *ly = &c->m->layers[l];
+    const float *dy = c->dact_buf[l];
+    if (!L->is_plain) {
+        int rc = reorder(c, L->lp_reo[LP_DY_D], L->dact, L->lp_mem[LP_DY_D]);
+        if (rc) return rc;
+        dy = c->lp_buf[l][LP_DY_D];
+    }
+    ptrdiff_t oc = ly->out_c;
+    size_t n = P->n, pos = layer_out_size(ly) / (size_t)ly->out_c;
+    float *db = c->grads + c->m->tensors[ly->b_tensor].offset;
+#pragma omp parallel for schedule(static)
+    for (ptrdiff_t o = 0; o < oc; o++) {
+        float acc = 0.0f;
+        for (size_t i = 0; i < n; i++) {
+            const float *r = dy + (i * (size_t)oc + (size_t)o) * pos;
+            for (size_t p = 0; p < pos; p++) acc += r[p];
+        }
+        db[o] = acc;
+    }
+    return 0;
+}
+
+/* dtype=bf16: build_linear with oneDNN's bf16 primitives.  src, weights and
+ * diff_dst bf16; dst, bias, diff_src, diff_weights and diff_bias f32 (the
+ * activations and gradients the other layers and Adam read stay fp32).
+ * Convolutions run direct whatever algo says (describe() notes it). */
+static int build_linear_bf16(cpu_ctx *c, plan *P, int l, const dnnl_memory_desc_t *smd) {
+    int rc = 0;
+    const layer *ly = &c->m->layers[l];
+    player *L = &P->L[l];
+    int conv = ly->kind == LAYER_CONV;
+    dnnl_dim_t n = (dnnl_dim_t)P->n;
+    dnnl_memory_desc_t s_bf, w_bf, wu_md, dw_md, b_md, d_md, dy_bf;
+    dnnl_dims_t wd, bd = {ly->out_c}, st = {1, 1}, pad = {ly->pad, ly->pad};
+    int wnd = conv ? 4 : smd->ndims;
+    wd[0] = ly->out_c;
+    if (conv) {
+        wd[1] = ly->in_c; wd[2] = ly->k; wd[3] = ly->k;
+        dnnl_dims_t dd = {n, ly->out_c, ly->out_h, ly->out_w};
+        CHECK_DNNL(dnnl_memory_desc_init_by_tag(&d_md, 4, dd, dnnl_f32, c->blocked ? dnnl_format_tag_any : dnnl_nchw));
+    } else {
+        for (int i = 1; i < wnd; i++) wd[i] = smd->dims[i];
+        dnnl_dims_t dd = {n, ly->out_c};
+        CHECK_DNNL(dnnl_memory_desc_init_by_tag(&d_md, 2, dd, dnnl_f32, dnnl_ab));
+    }
+    CHECK_DNNL(dnnl_memory_desc_init_by_tag(&s_bf, smd->ndims, smd->dims, dnnl_bf16, dnnl_format_tag_any));
+    CHECK_DNNL(dnnl_memory_desc_init_by_tag(&wu_md, wnd, wd, dnnl_f32, plain_tag(wnd)));
+    CHECK_DNNL(dnnl_memory_desc_init_by_tag(&w_bf, wnd, wd, dnnl_bf16, dnnl_format_tag_any));
+    CHECK_DNNL(dnnl_memory_desc_init_by_tag(&dw_md, wnd, wd, dnnl_f32, dnnl_format_tag_any));
+    CHECK_DNNL(dnnl_memory_desc_init_by_tag(&b_md, 1, bd, dnnl_f32, dnnl_a));
+    if ((rc = bind_params(c, L, ly, &wu_md))) return rc;
+    if (conv) {
+        dnnl_convolution_desc_t fd, bdd, bwd;
+        if (c->alg != dnnl_convolution_direct) snprintf(L->alg, sizeof L->alg, "direct (dtype=bf16)");
+        CHECK_DNNL(dnnl_convolution_forward_desc_init(&fd, dnnl_forward_training, dnnl_convolution_direct, &s_bf, &w_bf,
+                                                      &b_md, &d_md, st, pad, pad));
+        CHECK_DNNL(dnnl_primitive_desc_create(&L->fwd.pd, &fd, c->attr, c->eng, NULL));
+        if ((rc = set_layout(c, P, l, qmd(&L->fwd, dnnl_query_dst_md)))) return rc;
+        CHECK_DNNL(dnnl_memory_desc_init_by_tag(&dy_bf, 4, L->md.dims, dnnl_bf16, dnnl_format_tag_any));
+        CHECK_DNNL(dnnl_convolution_backward_weights_desc_init(&bwd, dnnl_convolution_direct, &s_bf, &dw_md, &b_md,
+                                                               &dy_bf, st, pad, pad));
+        CHECK_DNNL(dnnl_primitive_desc_create(&L->bwd_w.pd, &bwd, c->attr, c->eng, L->fwd.pd));
+        if (L->need_dsrc) {
+            CHECK_DNNL(dnnl_convolution_backward_data_desc_init(&bdd, dnnl_convolution_direct, smd, &w_bf, &dy_bf, st,
+                                                                pad, pad));
+            CHECK_DNNL(dnnl_primitive_desc_create(&L->bwd_data.pd, &bdd, c->attr, c->eng, L->fwd.pd));
+        }
+    } else {
+        dnnl_inner_product_desc_t fd, bdd, bwd;
+        CHECK_DNNL(dnnl_inner_product_forward_desc_init(&fd, dnnl_forward_training, &s_bf, &w_bf, &b_md, &d_md));
+        CHECK_DNNL(dnnl_primitive_desc_create(&L->fwd.pd, &fd, c->attr, c->eng, NULL));
+        if ((rc = set_layout(c, P, l, qmd(&L->fwd, dnnl_query_dst_md)))) return rc;
+        CHECK_DNNL(dnnl_memory_desc_init_by_tag(&dy_bf, 2, L->md.dims, dnnl_bf16, dnnl_format_tag_any));
+        CHECK_DNNL(dnnl_inner_product_backward_weights_desc_init(&bwd, &s_bf, &dw_md, &b_md, &dy_bf));
+        CHECK_DNNL(dnnl_primitive_desc_create(&L->bwd_w.pd, &bwd, c->attr, c->eng, L->fwd.pd));
+        if (L->need_dsrc) {
+            CHECK_DNNL(dnnl_inner_product_backward_data_desc_init(&bdd, smd, &w_bf, &dy_bf));
+            CHECK_DNNL(dnnl_primitive_desc_create(&L->bwd_data.pd, &bdd, c->attr, c->eng, L->fwd.pd));
+        }
+    }
+    if ((rc = cprim_finish(c, &L->fwd)) || (rc = cprim_finish(c, &L->bwd_w))) return rc;
+    /* weights: the warg reorder converts the flat fp32 master copy to bf16
+     * in the primitive's layout, once per parameter change */
+    if ((rc = warg_bind(c, &L->w_fwd, qmd(&L->fwd, dnnl_query_weights_md), L->w_user, 0))) return rc;
+    if ((rc = warg_bind(c, &L->dw, qmd(&L->bwd_w, dnnl_query_diff_weights_md), L->dw_user, 1))) return rc;
+    /* activations and dy: a bf16 copy per primitive, filled by reorder */
+    const dnnl_memory_desc_t *ms[4] = {qmd(&L->fwd, dnnl_query_src_md), qmd(&L->bwd_w, dnnl_query_src_md),
+                                       qmd(&L->bwd_w, dnnl_query_diff_dst_md), NULL};
+    const dnnl_memory_desc_t *from[4] = {smd, smd, &L->md, &L->md};
+    if (L->need_dsrc) {
+        if ((rc = cprim_finish(c, &L->bwd_data))) return rc;
+        const dnnl_memory_desc_t *bwm = qmd(&L->bwd_data, dnnl_query_weights_md);
+        if (!dnnl_memory_desc_equal(bwm, qmd(&L->fwd, dnnl_query_weights_md)) &&
+            (rc = warg_bind(c, &L->w_bwd, bwm, L->w_user, 0)))
+            return rc;
+        ms[3] = qmd(&L->bwd_data, dnnl_query_diff_dst_md);
+    }
+    for (int k = LP_SRC; k <= LP_DY_D; k++) {
+        if (!ms[k]) continue;
+        if ((rc = lowp_slot(c, L, l, k, ms[k])) || (rc = make_reorder(c, &L->lp_reo[k], from[k], ms[k]))) return rc;
+    }
+cleanup:
+    return rc;
+}
+
+/* Slot k := the reduced-precision copy of `from` (fp32): bf16 by the
+ * slot's reorder, tf32 by rounding element by element in the same layout
+ * (a blocked layout's padding is zeros and rounds to zeros). */
+static int lowp_fill(cpu_ctx *c, player *L, int l, int k, dnnl_memory_t from) {
+    int rc = 0;
+    if (c->bf16) return reorder(c, L->lp_reo[k], from, L->lp_mem[k]);
+    void *src;
+    const dnnl_memory_desc_t *md;
+    CHECK_DNNL(dnnl_memory_get_data_handle(from, &src));
+    CHECK_DNNL(dnnl_memory_get_memory_desc(L->lp_mem[k], &md));
+    lowp_round_tf32_array(c->lp_buf[l][k], src, dnnl_memory_desc_get_size(md) / sizeof(float), c->tf32_mode);
+cleanup:
+    return rc;
+}
+
+/* Forward of a conv / dense layer on reduced-precision operands. */
+static int lowp_linear_fwd(cpu_ctx *c, plan *P, int l, dnnl_memory_t sact) {
+    player *L = &P->L[l];
+    int rc = warg_refresh(c, &L->w_fwd, L->w_user);
+    dnnl_memory_t w = L->w_fwd.mem;
+    if (rc || (rc = lowp_fill(c, L, l, LP_SRC, sact))) return rc;
+    if (c->tf32) {
+        if ((rc = lowp_fill(c, L, l, LP_W, w))) return rc;
+        w = L->lp_mem[LP_W];
+    }
+    dnnl_exec_arg_t a[5] = {{DNNL_ARG_SRC, L->lp_mem[LP_SRC]}, {DNNL_ARG_WEIGHTS, w}, {DNNL_ARG_BIAS, L->b_user},
+                            {DNNL_ARG_DST, L->act}};
+    return exec(c, &L->fwd, 4, a);
+}
+
+/* Backward (weights, bias, and data unless the input is the image). */
+static int lowp_linear_bwd(cpu_ctx *c, plan *P, int l, dnnl_memory_t sact, dnnl_memory_t sdact) {
+    player *L = &P->L[l];
+    int ks = c->bf16 ? LP_SRC_W : LP_SRC, kd = c->bf16 ? LP_DY_D : LP_DY, rc;
+    if ((rc = lowp_fill(c, L, l, ks, sact)) || (rc = lowp_fill(c, L, l, LP_DY, L->dact))) return rc;
+    dnnl_exec_arg_t a[5] = {{DNNL_ARG_SRC, L->lp_mem[ks]}, {DNNL_ARG_DIFF_DST, L->lp_mem[LP_DY]},
+                            {DNNL_ARG_DIFF_WEIGHTS, L->dw.mem}, {DNNL_ARG_DIFF_BIAS, L->db_user}};
+    if ((rc = exec(c, &L->bwd_w, 4, a))) return rc;
+    if (L->dw.reorder && (rc = reorder(c, L->dw.reorder, L->dw.mem, L->dw_user))) return rc;
+    if (c->tf32 && (rc = lowp_bias_grad(c, P, l))) return rc;
+    if (!L->need_dsrc) return 0;
+    warg *wb = L->w_bwd.mem ? &L->w_bwd : &L->w_fwd;
+    if ((rc = warg_refresh(c, wb, L->w_user))) return rc;
+    dnnl_memory_t w = wb->mem;
+    if (c->tf32) {
+        if ((rc = lowp_fill(c, L, l, LP_WB, w))) return rc;
+        w = L->lp_mem[LP_WB];
+    } else if ((rc = lowp_fill(c, L, l, kd, L->dact))) {
+        return rc;
+    }
+    a[0] = (dnnl_exec_arg_t){DNNL_ARG_DIFF_DST, L->lp_mem[kd]};
+    a[1] = (dnnl_exec_arg_t){DNNL_ARG_WEIGHTS, w};
+    a[2] = (dnnl_exec_arg_t){DNNL_ARG_DIFF_SRC, sdact};
+    return exec(c, &L->bwd_data, 3, a);
+}
+
 static int build_relu(cpu_ctx *c, plan *P, int l, const dnnl_memory_desc_t *smd) {
     int rc = 0;
     player *L = &P->L[l];
@@ -593,7 +829,10 @@ static int plan_build(cpu_ctx *c, plan *P, size_t n) {
         const dnnl_memory_desc_t *smd = l ? &P->L[l - 1].md : &P->in_md;
         switch (m->layers[l].kind) {
         case LAYER_CONV:
-        case LAYER_DENSE: rc = build_linear(c, P, l, smd); break;
+        case LAYER_DENSE:
+            rc = c->bf16 ? build_linear_bf16(c, P, l, smd) : build_linear(c, P, l, smd);
+            if (rc == 0 && c->tf32) rc = lowp_bind_tf32(c, P, l, smd);
+            break;
         case LAYER_RELU: rc = build_relu(c, P, l, smd); break;
         case LAYER_MAXPOOL: rc = build_pool(c, P, l, smd); break;
         case LAYER_DROPOUT: rc = build_dropout(c, P, l, smd); break;
@@ -767,6 +1006,7 @@ static int cpu_forward_layer(engine *e, int l, int training) {
     case LAYER_CONV:
     case LAYER_DENSE:
         /* {N, C, H, W} (x) {O, C, k, k} + b -> {N, O, OH, OW}; dense: {N, in} (x) {out, in} + b -> {N, out} */
+        if (c->tf32 || c->bf16) return lowp_linear_fwd(c, P, l, sact);
         if ((rc = warg_refresh(c, &L->w_fwd, L->w_user))) return rc;
         a[0] = (dnnl_exec_arg_t){DNNL_ARG_SRC, sact};
         a[1] = (dnnl_exec_arg_t){DNNL_ARG_WEIGHTS, L->w_fwd.mem};
@@ -843,6 +1083,7 @@ static int cpu_backward_layer(engine *e, int l) {
     case LAYER_CONV:
     case LAYER_DENSE:
         /* GRADS of this layer are overwritten (=, not +=) */
+        if (c->tf32 || c->bf16) return lowp_linear_bwd(c, P, l, sact, sdact);
         a[0] = (dnnl_exec_arg_t){DNNL_ARG_SRC, sact};
         a[1] = (dnnl_exec_arg_t){DNNL_ARG_DIFF_DST, L->dact};
         a[2] = (dnnl_exec_arg_t){DNNL_ARG_DIFF_WEIGHTS, L->dw.mem};
@@ -1042,6 +1283,8 @@ static char *cpu_describe(engine *e) {
                  c->threads, dnnl_fpmath_mode2str(fm), c->algo_name, c->blocked ? "blocked" : "plain",
                  c->portable ? "portable" : "vendor");
     lsbuf_printf(&b, ",\"fuse\":\"%s\"", c->fuse ? "on" : "off");
+    lsbuf_printf(&b, ",\"tf32\":\"%s\",\"dtype\":\"%s\"", c->tf32 ? "on" : "off", c->bf16 ? "bf16" : "f32");
+    if (c->tf32) lsbuf_printf(&b, ",\"tf32round\":\"%s\"", lowp_round_name(c->tf32_mode));
     lsbuf_printf(&b, ",\"batch\":%zu,\"batch_sizes_built\":[", P->n);
     for (int i = 0; i < c->n_plans; i++) lsbuf_printf(&b, "%s%zu", i ? "," : "", c->plans[i].n);
     lsbuf_printf(&b, "],\"layers\":[");
@@ -1082,6 +1325,7 @@ static char *cpu_describe(engine *e) {
         if (ly->kind == LAYER_CONV || ly->kind == LAYER_DENSE) {
             lsbuf_printf(&b, ",\"bwd_weights\":");
             json_str_or_null(&b, impl_str(&L->bwd_w));
+            if (c->tf32) lsbuf_printf(&b, ",\"bwd_bias\":\"lockstep:fp32 sum of the unrounded dy\"");
         }
         if (ly->kind == LAYER_CONV) {
             lsbuf_printf(&b, ",\"alg\":{\"fwd\":");
@@ -1119,6 +1363,7 @@ static void ctx_free(cpu_ctx *c) {
         free(c->dact_buf[l]);
         free(c->ws_buf[l]);
         free(c->pidx[l]);
+        for (int k = 0; k < LP_NSLOT; k++) free(c->lp_buf[l][k]);
     }
     free(c->x);
     free(c->labels);
@@ -1209,8 +1454,35 @@ static int knob_choice(const engine_spec *s, const char *key, const char *def, c
     return ls_err(LS_EINVAL, "cpu: %s=%s (known: %s)", key, v, known);
 }
 
+/* tf32=off|on, tf32round=rna|rne|rz (default rna: what NVIDIA's libraries
+ * do as far as we could find, lowp.c), dtype=f32|bf16. */
+static int lowp_knobs(cpu_ctx *c, const engine_spec *s) {
+    static const char *const offon[] = {"off", "on", NULL}, *const dtypes[] = {"f32", "bf16", NULL};
+    int rc;
+    if ((rc = knob_choice(s, "tf32", "off", offon, &c->tf32)) || (rc = knob_choice(s, "dtype", "f32", dtypes, &c->bf16)))
+        return rc;
+    const char *rm = engine_spec_get(s, "tf32round", NULL);
+    c->tf32_mode = LOWP_RNA;
+    if (rm && !c->tf32) return ls_err(LS_EINVAL, "cpu: tf32round=%s needs tf32=on", rm);
+    if (rm && (rc = lowp_round_parse(rm, "cpu: tf32round", &c->tf32_mode))) return rc;
+    if (c->tf32 && c->bf16) return ls_err(LS_EINVAL, "cpu: tf32=on and dtype=bf16 exclude each other");
+    return 0;
+}
+
+/* oneDNN's bf16 kernels need AVX512_BF16 (or AMX); without it 2.6 would
+ * emulate or fall back to reference code, which is not the arithmetic of a
+ * bf16 machine that the twin stands for. */
+static int lowp_check_bf16(void) {
+    dnnl_cpu_isa_t eff = dnnl_get_effective_cpu_isa();
+    if ((eff & dnnl_cpu_isa_avx512_core_bf16) != dnnl_cpu_isa_avx512_core_bf16)
+        return ls_err(LS_EUNAVAIL, "cpu:dtype=bf16: unavailable (oneDNN runs with %s here; its bf16 kernels need "
+                      "avx512_core_bf16, the avx512_bf16 instructions)", dnnl_cpu_isa2str(eff));
+    return 0;
+}
+
 int engine_cpu_create(engine *e, const engine_spec *s) {
-    static const char *const knobs[] = {"threads", "algo", "isa", "math", "layout", "fuse", NULL};
+    static const char *const knobs[] = {"threads", "algo", "isa", "math", "layout", "fuse", "tf32", "tf32round", "dtype",
+                                        NULL};
     int rc = engine_spec_check(s, knobs);
     if (rc) return rc;
     const model *m = e->m;
@@ -1246,6 +1518,7 @@ int engine_cpu_create(engine *e, const engine_spec *s) {
         goto cleanup;
     c->alg = alg_kinds[ai];
     snprintf(c->algo_name, sizeof c->algo_name, "%s", algos[ai]);
+    if ((rc = lowp_knobs(c, s))) goto cleanup;
     const char *isa = engine_spec_get(s, "isa", NULL);
     if (isa) {
         snprintf(c->isa_req, sizeof c->isa_req, "%s", isa);
@@ -1256,6 +1529,8 @@ int engine_cpu_create(engine *e, const engine_spec *s) {
         if (strncmp(isa, "avx2", 4) == 0) cpu_pool_force_isa("avx2");
         else if (strcmp(isa, "sse41") == 0 || strcmp(isa, "avx") == 0) cpu_pool_force_isa("scalar");
     }
+
+    if (c->bf16 && (rc = lowp_check_bf16())) goto cleanup;
 
     omp_set_num_threads(c->threads);
     /* strict is oneDNN's default; set it anyway, globally and per primitive,

@@ -16,6 +16,8 @@
  */
 #include "explain.h"
 
+#include "lowp.h"
+
 #include <ctype.h>
 #include <math.h>
 #include <stdarg.h>
@@ -267,7 +269,14 @@ static const char *facts_get(const facts *f, const char *k) {
 static void engine_facts(facts *f, const audit_engine *ae) {
     memset(f, 0, sizeof *f);
     engine_spec sp;
-    if (engine_spec_parse(&sp, ae->spec) == 0) {
+    /* a recording speaks for the engine it recorded: its spec is in the
+     * description ("recording": {"engine.spec": ...}) */
+    char orig[128];
+    const char *spec = ae->spec;
+    if (strncmp(spec, "recorded:", 9) == 0 &&
+        jscalar(jmember(jmember(ae->describe, "recording"), "engine.spec"), orig, sizeof orig) == 0)
+        spec = orig;
+    if (engine_spec_parse(&sp, spec) == 0) {
         snprintf(f->kind, sizeof f->kind, "%s", strcmp(sp.name, "ref") == 0 ? "reference" : sp.name);
         for (int i = 0; i < sp.n_knobs; i++)
             if (strcmp(sp.key[i], "timing") != 0) facts_set(f, sp.key[i], sp.val[i]);
@@ -280,8 +289,9 @@ static void engine_facts(facts *f, const audit_engine *ae) {
     const char *d = ae->describe;
     if (!d || d[0] != '{') return;
     /* knob name <- describe key, per kind */
-    static const char *const CPU[][2] = {{"threads", "threads"}, {"algo", "algo"}, {"isa", "isa"},
-                                         {"math", "math"},       {"layout", "layout"}, {"fpmath", "fpmath"}};
+    static const char *const CPU[][2] = {{"threads", "threads"}, {"algo", "algo"},     {"isa", "isa"},
+                                         {"math", "math"},       {"layout", "layout"}, {"fpmath", "fpmath"},
+                                         {"tf32", "tf32"},       {"dtype", "dtype"}};
     static const char *const CUDA[][2] = {{"math", "math"},           {"algo", "algo_policy"}, {"pool", "pool_mode"},
                                           {"expm", "expm"},           {"conv", "conv_algos"},
                                           {"tf32_override", "env_NVIDIA_TF32_OVERRIDE"}};
@@ -417,6 +427,7 @@ static explain_finding *add(explain_list *l, const char *rule, explain_severity 
     snprintf(f->rule, sizeof f->rule, "%s", rule);
     f->severity = sev;
     f->pair = -1;
+    f->ratio = NAN;
     return f;
 }
 
@@ -429,7 +440,10 @@ static void set_pair(explain_finding *f, const audit_result *r, int pi) {
 static void set_slot(explain_finding *f, const audit_result *r, const model *m, int s) {
     if (s < 0) return;
     snprintf(f->tensor, sizeof f->tensor, "%s", r->slot_name[s]);
+    snprintf(f->phase, sizeof f->phase, "%s", r->slot_phase[s]);
     explain_slot_origin(r, m, s, f->layer, sizeof f->layer);
+    int how, l = slot_layer(r, m, s, &how);
+    snprintf(f->layer_name, sizeof f->layer_name, "%s", l >= 0 ? m->layers[l].name : "loss");
 }
 
 /* The pair (reference, engine e), or -1. */
@@ -458,8 +472,8 @@ static void bound_evidence(char *ev, size_t cap, const audit_result *r, int s, i
     else if (n > 0)
         cat(ev, cap, ".");
     else
-        cat(ev, cap, " No bound ratio for this tensor (bounds are computed only in --mode isolated with a reference "
-                     "engine), so whether each side is consistent with fp32 rounding was not checked here.");
+            cat(ev, cap, " No bound ratio for this tensor (bounds apply at isolated steps and shadow replays with a "
+                     "reference engine), so whether each side is consistent with fp32 rounding was not checked here.");
 }
 
 /* Both engines' parameter drift from the reference at the last step where
@@ -648,6 +662,103 @@ static int rule_determinism(explain_list *L, const audit_result *r, const model 
 
 /* One finding per (reference pair, layer) with a bound ratio > 1; one
  * "within-bound" finding per reference pair whose ratios are all <= 1. */
+/* ---- signatures: which arithmetic explains an error beyond the fp32 bound ----
+ * A dot product whose inputs were rounded to a precision with unit roundoff
+ * u_in before exact products and fp32 accumulation errs by at most
+ * lowp_bound_factor(K, u_in) times the fp32 bound (lowp.h derives it).  So
+ * an engine whose every product tensor lies within that scaled bound, and
+ * whose every other tensor (exact operations, loss, Adam: fp32 in any such
+ * engine) within its own, has the error pattern of that arithmetic. */
+typedef struct {
+    const char *name;
+    double u;
+    int bias_rounded; /* bias gradients summed from rounded dy (bf16) or not (TF32: an fp32 sum) */
+} lowp_kind;
+static const lowp_kind LOWP_KINDS[] = {
+    {"TF32 (inputs rounded to nearest, 10-bit mantissa)", 0x1p-11, 0},
+    {"TF32 (inputs truncated, 10-bit mantissa)", 0x1p-10, 0},
+    {"bf16 (inputs rounded to nearest, 7-bit mantissa)", 0x1p-8, 1},
+};
+
+/* K of slot s's dot product (0: not a dot product), and whether it is a
+ * bias gradient (a sum). */
+static size_t slot_dot_k(const audit_result *r, const model *m, int s, int *is_bias_grad) {
+    int how, l = slot_layer(r, m, s, &how);
+    *is_bias_grad = 0;
+    if (l < 0) return 0;
+    const layer *ly = &m->layers[l];
+    int conv = ly->kind == LAYER_CONV, dense = ly->kind == LAYER_DENSE;
+    if (!conv && !dense) return 0;
+    if (how == 0) return conv ? (size_t)ly->in_c * ly->k * ly->k + 1 : (size_t)ly->in_c + 1;
+    if (how == 1) return conv ? (size_t)ly->out_c * ly->k * ly->k : (size_t)ly->out_c;
+    if (how == 2) {
+        *is_bias_grad = ends_with(r->slot_name[s], ".bias.grad");
+        size_t k = r->batch * (size_t)ly->out_h * ly->out_w;
+        return *is_bias_grad ? (k > 1 ? k - 1 : 1) : k;
+    }
+    return 0;
+}
+
+/* The first LOWP_KINDS entry whose scaled bounds hold every bounded tensor
+ * of pair p (-1: none), with the largest scaled ratio. */
+static int lowp_signature(const audit_result *r, const model *m, const audit_pair *p, double *worst) {
+    for (int k = 0; k < (int)LS_ARRAY_LEN(LOWP_KINDS); k++) {
+        double w = 0;
+        int ok = 1, n_dot = 0, n_dot_over = 0;
+        for (int s = 0; s < r->n_slots && ok; s++) {
+            const audit_slot_stats *ss = &p->slot[s];
+            if (!ss->n_bounded || ss->max_bound_ratio < 0) continue;
+            int bias;
+            size_t K = slot_dot_k(r, m, s, &bias);
+            double f = K && (!bias || LOWP_KINDS[k].bias_rounded) ? lowp_bound_factor(K, LOWP_KINDS[k].u) : 1.0;
+            double q = ss->max_bound_ratio / f;
+            if (!(q <= 1)) ok = 0;
+            if (K && f > 1) {
+                n_dot++;
+                n_dot_over += ss->max_bound_ratio > 1;
+            }
+            if (q > w) w = q;
+        }
+        /* reduced-precision inputs touch every product: most product
+         * tensors must show it (a bug in one layer that happens to stay
+         * under the TF32 bound is not a signature) */
+        if (ok && n_dot_over > 0 && 2 * n_dot_over >= n_dot) {
+            *worst = w;
+            return k;
+        }
+    }
+    return -1;
+}
+
+/* A twin in the audit (an engine whose spec asks for reduced precision)
+ * whose per-tensor bound ratios match pair p's within 1.3x on every product
+ * tensor both exceed the fp32 bound on: -1 when none. */
+static int matching_twin(const audit_result *r, const model *m, int pi, double *spread) {
+    const audit_pair *p = &r->pair[pi];
+    for (int qi = 0; qi < r->n_pairs; qi++) {
+        const audit_pair *q = &r->pair[qi];
+        if (qi == pi || q->a != p->a || q->b == p->b) continue;
+        const char *sp = r->eng[q->b].spec;
+        if (!strstr(sp, "tf32=on") && !strstr(sp, "dtype=bf16")) continue;
+        double worst = 1;
+        int n = 0;
+        for (int s = 0; s < r->n_slots; s++) {
+            int bias;
+            if (!slot_dot_k(r, m, s, &bias)) continue;
+            double x = p->slot[s].max_bound_ratio, y = q->slot[s].max_bound_ratio;
+            if (!(x > 1) || !(y > 1)) continue;
+            double f = x > y ? x / y : y / x;
+            if (f > worst) worst = f;
+            n++;
+        }
+        if (n > 0 && worst <= 1.3) {
+            *spread = worst;
+            return q->b;
+        }
+    }
+    return -1;
+}
+
 static int rule_bounds(explain_list *L, const audit_result *r, const model *m) {
     char b1[32], org[64];
     for (int pi = 0; pi < r->n_pairs; pi++) {
@@ -660,6 +771,7 @@ static int rule_bounds(explain_list *L, const audit_result *r, const model *m) {
         engine_facts(&fb, eb);
         int n_bounded = 0, worst = -1;
         int done_layer[MODEL_MAX_LAYERS + 1] = {0};
+        int sig_done = 0;
         for (int s = 0; s < r->n_slots; s++) {
             const audit_slot_stats *ss = &p->slot[s];
             if (!ss->n_steps || ss->max_bound_ratio < 0) continue;
@@ -675,7 +787,11 @@ static int rule_bounds(explain_list *L, const audit_result *r, const model *m) {
             const char *lname = l >= 0 ? m->layers[l].name : "loss";
             layer_kind kind = l >= 0 ? m->layers[l].kind : LAYER_FLATTEN;
             int transform = l >= 0 && layer_transforms(eb->describe, lname, tr, sizeof tr) > 0;
-            int tf32 = uses_tf32(&fb) && (kind == LAYER_CONV || kind == LAYER_DENSE);
+            double sig_w = 0, twin_spread = 0;
+            int sig = transform ? -1 : lowp_signature(r, m, p, &sig_w);
+            if (sig >= 0 && sig_done) continue; /* one finding names the arithmetic for the whole engine */
+            sig_done |= sig >= 0;
+            int twin = sig >= 0 ? matching_twin(r, m, pi, &twin_spread) : -1;
             if (transform) {
                 f = add(L, "approximate-algorithm", EXPLAIN_PROBLEM);
                 if (!f) return LS_ENOMEM;
@@ -688,15 +804,29 @@ static int rule_bounds(explain_list *L, const audit_result *r, const model *m) {
                                                           ? "Use cuda:conv=gemm (refuse FFT and Winograd) or "
                                                             "cuda:algo=det."
                                                           : "Use algo=direct (cpu:algo=direct).");
-            } else if (tf32) {
+            } else if (sig >= 0) {
+                /* evidence first: the error pattern; the knob only corroborates */
                 f = add(L, "reduced-precision", EXPLAIN_PROBLEM);
                 if (!f) return LS_ENOMEM;
+                int knob_tf32 = uses_tf32(&fb) || strcmp(facts_get(&fb, "tf32"), "on") == 0;
+                int knob_bf16 = strcmp(facts_get(&fb, "dtype"), "bf16") == 0;
                 snprintf(f->cause, sizeof f->cause,
-                         "Reduced precision: %s runs with math=tf32, so %s's products round their inputs to TF32 "
-                         "(10-bit mantissa, unit roundoff 2^-11 instead of fp32's 2^-24); errors up to ~2^13 times "
-                         "the fp32 bound are expected.",
-                         eb->label, lname);
-                snprintf(f->fix, sizeof f->fix, "Use cuda:math=fma (no TF32 tensor-core math).");
+                         "Reduced precision, by signature: every product tensor of %s lies within the bound of %s "
+                         "arithmetic (largest ratio to that bound %s), some exceed the fp32 bound, and every exact, "
+                         "loss and Adam tensor is within its fp32 rule: the error pattern of products whose inputs "
+                         "were rounded to fewer mantissa bits, accumulated in fp32.",
+                         eb->label, LOWP_KINDS[sig].name, fnum(b1, sizeof b1, sig_w));
+                if (twin >= 0)
+                    cat(f->cause, sizeof f->cause, " Its per-tensor error matches the twin %s within %.2fx.",
+                        r->eng[twin].label, twin_spread);
+                cat(f->cause, sizeof f->cause, " %s",
+                    knob_tf32 ? "Its description agrees: TF32 math is on."
+                    : knob_bf16 ? "Its description agrees: bf16 data."
+                                : "Its description names no reduced precision: a path the library does not report.");
+                snprintf(f->fix, sizeof f->fix, "%s", strcmp(fb.kind, "cuda") == 0
+                                                          ? "Use cuda:math=fma (no TF32 tensor-core math); check "
+                                                            "NVIDIA_TF32_OVERRIDE."
+                                                          : "Use fp32 throughout (tf32=off, dtype=f32).");
             } else {
                 f = add(L, "bound-exceeded", EXPLAIN_PROBLEM);
                 if (!f) return LS_ENOMEM;
@@ -722,9 +852,15 @@ static int rule_bounds(explain_list *L, const audit_result *r, const model *m) {
             }
             set_pair(f, r, pi);
             set_slot(f, r, m, s);
-            f->step = ss->worst_step;
-            snprintf(f->title, sizeof f->title, "%s: %s error exceeds the fp32 bound (ratio %s) in %s", eb->label,
-                     lname, fnum(b1, sizeof b1, q), r->slot_name[s]);
+            f->step = ss->worst_ratio_step ? ss->worst_ratio_step : ss->worst_step;
+            f->ratio = q;
+            if (strcmp(f->rule, "reduced-precision") == 0)
+                snprintf(f->title, sizeof f->title, "%s: exceeds the fp32 bound (ratio %s in %s), with the error "
+                                                    "signature of %s", eb->label, fnum(b1, sizeof b1, q),
+                         r->slot_name[s], sig_w >= 0 && strstr(f->cause, "bf16 (") ? "bf16" : "TF32");
+            else
+                snprintf(f->title, sizeof f->title, "%s: %s error exceeds the fp32 bound (ratio %s) in %s", eb->label,
+                         lname, fnum(b1, sizeof b1, q), r->slot_name[s]);
             cat(f->evidence, sizeof f->evidence, "Bound ratio (error / a-priori fp32 bound, any summation order) vs %s:",
                 r->eng[p->a].label);
             int listed = 0;
@@ -879,6 +1015,13 @@ static int rule_pairs(explain_list *L, const audit_result *r, const model *m) {
                          "products to a 10-bit mantissa (unit roundoff 2^-11 vs 2^-24): reduced precision.",
                          va, vb);
                 snprintf(f->fix, sizeof f->fix, "Use cuda:math=fma on both.");
+            } else if (strcmp(knob, "tf32") == 0 || strcmp(knob, "dtype") == 0) {
+                snprintf(f->cause, sizeof f->cause,
+                         "Reduced precision (%s=%s vs %s): one side rounds the inputs of every convolution and dense "
+                         "product to %s before fp32 accumulation; whether each side's error is that arithmetic is "
+                         "answered by its signature against the reference.",
+                         knob, va, vb, strcmp(knob, "tf32") == 0 ? "TF32 (10-bit mantissa)" : "bf16 (7-bit mantissa)");
+                snprintf(f->fix, sizeof f->fix, "Use fp32 on both (tf32=off, dtype=f32).");
             } else if (strcmp(knob, "math") == 0 || strcmp(knob, "expm") == 0) {
                 snprintf(f->cause, sizeof f->cause,
                          "Different exp/log in the loss (%s=%s vs %s): vendor and portable functions round "
@@ -944,14 +1087,16 @@ static int rule_unbounded(explain_list *L, const audit_result *r) {
     if (have_ref) {
         snprintf(f->title, sizeof f->title, "No bound ratios: whether each engine's error is fp32 rounding was not "
                                             "checked");
-        snprintf(f->cause, sizeof f->cause, "Bounds are computed only in isolated mode, where every engine consumes "
-                                            "the same fp32 inputs as the reference; this run was not isolated.");
-        snprintf(f->fix, sizeof f->fix, "Run lockstep audit --mode isolated with the reference engine.");
+        snprintf(f->cause, sizeof f->cause, "Bounds apply where the reference consumed exactly an engine's fp32 inputs: "
+                                            "isolated steps (the attribution phase) and free-mode shadow replays; "
+                                            "this run had neither.");
+        snprintf(f->fix, sizeof f->fix, "Run lockstep audit --attribution-steps 2 (the default main job), or "
+                                        "--mode isolated, or give --audit-every K for shadow replays.");
     } else {
         snprintf(f->title, sizeof f->title, "No reference engine: errors were not judged against exact arithmetic");
         snprintf(f->cause, sizeof f->cause, "Without the MPFR reference the engines can only be compared with each "
                                             "other: a difference says nothing about which side is right.");
-        snprintf(f->fix, sizeof f->fix, "Add reference to --engines, with --mode isolated.");
+        snprintf(f->fix, sizeof f->fix, "Add reference to --engines, with --attribution-steps 2.");
     }
     snprintf(f->evidence, sizeof f->evidence, "No tensor of any pair carries a bound ratio.");
     return LS_OK;
@@ -960,6 +1105,19 @@ static int rule_unbounded(explain_list *L, const audit_result *r) {
 static int rule_accuracy(explain_list *L, const audit_result *r, const model *m) {
     int ep = r->epochs_done - 1;
     if (ep < 0) return LS_OK;
+    if (r->drift_mode != MODE_FREE) {
+        /* engines reset to the leader's weights at every compared step
+         * predict alike by construction: no finding about agreement */
+        explain_finding *f = add(L, "not-measured", EXPLAIN_INFO);
+        if (!f) return LS_ENOMEM;
+        snprintf(f->title, sizeof f->title, "Prediction agreement not judged: the engines were synced to the same "
+                                            "weights (%s mode)", r->drift_mode == MODE_SYNC ? "sync" : "isolated");
+        snprintf(f->cause, sizeof f->cause, "Agreement between engines reset to one state is an artifact.");
+        snprintf(f->evidence, sizeof f->evidence, "The drift phase ran in %s mode.",
+                 r->drift_mode == MODE_SYNC ? "sync" : "isolated");
+        snprintf(f->fix, sizeof f->fix, "Compare accuracy in free mode (the default drift phase).");
+        return LS_OK;
+    }
     size_t n_test = 0;
     int C = m->n_classes;
     for (int i = 0; i < r->n_engines && !n_test; i++)
@@ -1055,11 +1213,316 @@ static int rule_accuracy(explain_list *L, const audit_result *r, const model *m)
     return LS_OK;
 }
 
+/* ---- state round-trip, noise band, coverage ------------------------------ */
+
+static int rule_roundtrip(explain_list *L, const audit_result *r) {
+    for (int i = 0; i < r->n_engines; i++) {
+        const audit_engine *ae = &r->eng[i];
+        if (!ae->available || ae->is_ref || !ae->rt_fail_step) continue;
+        explain_finding *f = add(L, "state-roundtrip", EXPLAIN_PROBLEM);
+        if (!f) return LS_ENOMEM;
+        snprintf(f->a, sizeof f->a, "%s", ae->label);
+        snprintf(f->tensor, sizeof f->tensor, "%s", ae->rt_first);
+        snprintf(f->phase, sizeof f->phase, "state");
+        f->step = ae->rt_fail_step;
+        snprintf(f->title, sizeof f->title, "%s: the state it trains with is not the state it reports (first: %s, "
+                                            "after step %ld)", ae->label, ae->rt_first, ae->rt_fail_step);
+        snprintf(f->cause, sizeof f->cause,
+                 "A probe step from the engine's own state and the same probe after setting back the state it "
+                 "reports (parameters, Adam m and v) give different results, while two probes from the set state "
+                 "agree bit for bit: something %s computes with — a weight copy in another layout, a cache, a lazily "
+                 "written tensor, optimizer state kept elsewhere — is stale or inconsistent.",
+                 ae->label);
+        snprintf(f->evidence, sizeof f->evidence,
+                 "%ld round-trip check(s), the first mismatch after step %ld; the first tensor whose digest differs "
+                 "is %s. Sync and isolated modes cannot see this class: setting the state refreshes the copies.",
+                 ae->rt_checks, ae->rt_fail_step, ae->rt_first);
+        snprintf(f->fix, sizeof f->fix, "A bug in %s's state handling: find the copy of %s that update() does not "
+                                        "refresh.", ae->label, ae->rt_first);
+    }
+    return LS_OK;
+}
+
+/* The noise-floor pair for engine e: (E, E:perturb=K) with E == e's base
+ * spec, or -1. */
+static int floor_pair_for(const audit_result *r, int e) {
+    for (int pi = 0; pi < r->n_pairs; pi++) {
+        const audit_pair *p = &r->pair[pi];
+        if (is_noise_pair(r, p) && (p->a == e || p->b == e)) return pi;
+    }
+    for (int pi = 0; pi < r->n_pairs; pi++)
+        if (is_noise_pair(r, &r->pair[pi])) return pi;
+    return -1;
+}
+
+#define BAND_FACTOR 100.0 /* "orders of magnitude": two */
+#define BAND_RUN 3        /* consecutive steps */
+
+/* Distance of pair p over steps against the noise floor's: the first step
+ * of BAND_RUN consecutive steps where it exceeds BAND_FACTOR times the
+ * floor (0: never; -1: no floor pair), and the largest ratio. */
+static long band_exit(const audit_result *r, const audit_pair *p, double *factor) {
+    *factor = NAN;
+    if (r->eng[p->a].is_ref || r->eng[p->b].is_ref || is_noise_pair(r, p) || is_repeat_pair(r, p)) return -1;
+    if (!p->param_rel_l2) return -1;
+    int fp = floor_pair_for(r, p->a);
+    if (fp < 0) fp = floor_pair_for(r, p->b);
+    if (fp < 0) return -1;
+    const double *fl = r->pair[fp].param_rel_l2, *x = p->param_rel_l2;
+    long run = 0, exit_step = 0;
+    double worst = 0;
+    for (long k = 0; k < r->total_steps; k++) {
+        if (isnan(fl[k]) || isnan(x[k])) continue;
+        double q = fl[k] > 0 ? x[k] / fl[k] : (x[k] > 0 ? INFINITY : 0);
+        if (q > worst || isnan(q)) worst = q;
+        run = q > BAND_FACTOR ? run + 1 : 0;
+        if (run == BAND_RUN && !exit_step) exit_step = k + 2 - BAND_RUN;
+    }
+    *factor = worst;
+    return exit_step;
+}
+
+static int rule_band(explain_list *L, const audit_result *r) {
+    char b1[32];
+    for (int pi = 0; pi < r->n_pairs; pi++) {
+        const audit_pair *p = &r->pair[pi];
+        double q;
+        long st = band_exit(r, p, &q);
+        if (st <= 0) continue;
+        explain_finding *f = add(L, "noise-band", EXPLAIN_PROBLEM);
+        if (!f) return LS_ENOMEM;
+        set_pair(f, r, pi);
+        f->step = st;
+        f->ratio = q;
+        snprintf(f->phase, sizeof f->phase, "drift");
+        snprintf(f->title, sizeof f->title, "%s and %s separate far faster than the noise floor (from step %ld, up to "
+                                            "%sx the floor)", r->eng[p->a].label, r->eng[p->b].label, st,
+                 fnum(b1, sizeof b1, q));
+        snprintf(f->cause, sizeof f->cause,
+                 "Rounding differences between correct engines grow like the 1-ULP perturbation of one engine (the "
+                 "noise floor); this pair's parameter distance exceeded %gx the floor's on %d consecutive steps: one "
+                 "of the two computes something else, independent of any bound.",
+                 BAND_FACTOR, BAND_RUN);
+        snprintf(f->evidence, sizeof f->evidence,
+                 "Relative L2 distance of the parameters after each step, this pair vs the perturb=K pair; the ratio "
+                 "reached %s, first above %g at step %ld.",
+                 fnum(b1, sizeof b1, q), BAND_FACTOR, st);
+        snprintf(f->fix, sizeof f->fix, "Look at the engines' verdicts against the reference and their state "
+                                        "round-trip checks: one of them names the operation.");
+    }
+    return LS_OK;
+}
+
+/* Tensors compared with a reference at a check step without a rule. */
+static int rule_unchecked(explain_list *L, const audit_result *r, const model *m) {
+    for (int pi = 0; pi < r->n_pairs; pi++) {
+        const audit_pair *p = &r->pair[pi];
+        if (!r->eng[p->a].is_ref || r->eng[p->b].repeat_of >= 0) continue;
+        int n = 0, first = -1;
+        for (int s = 0; s < r->n_slots; s++)
+            if (p->slot[s].n_check_steps > p->slot[s].n_bounded) {
+                if (first < 0) first = s;
+                n++;
+            }
+        if (!n) continue;
+        explain_finding *f = add(L, "unchecked", EXPLAIN_INFO);
+        if (!f) return LS_ENOMEM;
+        set_pair(f, r, pi);
+        set_slot(f, r, m, first);
+        snprintf(f->title, sizeof f->title, "%s: %d tensor(s) compared with %s have no bound: unchecked, not ok",
+                 r->eng[p->b].label, n, r->eng[p->a].label);
+        snprintf(f->cause, sizeof f->cause, "No bound or exactness rule covers them (bounds.h).");
+        snprintf(f->evidence, sizeof f->evidence, "First: %s.", r->slot_name[first]);
+        snprintf(f->fix, sizeof f->fix, "Add a rule to bounds.c for this operation.");
+    }
+    return LS_OK;
+}
+
+/* A gradient whose error is mostly carried by a few flipped decisions. */
+static int rule_decisions(explain_list *L, const audit_result *r, const model *m) {
+    char b1[32], nm[64];
+    for (int pi = 0; pi < r->n_pairs; pi++) {
+        const audit_pair *p = &r->pair[pi];
+        if (r->eng[p->b].repeat_of >= 0 || r->eng[p->a].repeat_of >= 0) continue;
+        for (int s = 0; s < r->n_slots; s++) {
+            const audit_slot_stats *ss = &p->slot[s];
+            if (!(ss->flip_err_share >= 0.5) || !ends_with(r->slot_name[s], ".dact")) continue;
+            int l = layer_of(m, r->slot_name[s]);
+            if (l < 0 || l + 1 >= m->n_layers) continue;
+            const layer *q = &m->layers[l + 1];
+            snprintf(nm, sizeof nm, "%s.act", q->name);
+            int qs = audit_slot(r, nm);
+            if (qs < 0) continue;
+            const audit_slot_stats *qs_ = &p->slot[qs];
+            explain_finding *f = add(L, "decision-flips", EXPLAIN_CAUSE);
+            if (!f) return LS_ENOMEM;
+            set_pair(f, r, pi);
+            set_slot(f, r, m, s);
+            f->ratio = ss->flip_err_share;
+            const char *what = q->kind == LAYER_MAXPOOL ? "window(s) chose another maximum"
+                                                        : "ReLU input(s) changed sign";
+            snprintf(f->title, sizeof f->title, "%s vs %s: %s%% of %s's squared error in %ld element(s): %ld %s %s "
+                                                "(%ld within 1 ULP)",
+                     r->eng[p->b].label, r->eng[p->a].label, fnum(b1, sizeof b1, 100 * ss->flip_err_share),
+                     r->slot_name[s], ss->flip_elems, qs_->flips, q->name, what, qs_->sub_ulp);
+            snprintf(f->cause, sizeof f->cause,
+                     "%s is exact, but it routes the gradient by a discrete decision; where the two engines' inputs "
+                     "differ by rounding, %ld %s, and each sends a whole gradient value elsewhere. A few such flips "
+                     "carry most of the error of %s.",
+                     q->name, qs_->flips, what, r->slot_name[s]);
+            snprintf(f->evidence, sizeof f->evidence,
+                     "Over the compared steps: %ld decisions compared at %s, %ld flipped; in %ld of them the "
+                     "reference's gap was at most 1 fp32 ULP (fp32 cannot even represent the difference), and %ld are "
+                     "explained by the two engines' input differences. The flipped elements carry %s%% of the squared "
+                     "error of %s.",
+                     qs_->decisions, q->name, qs_->flips, qs_->sub_ulp, qs_->near_ties,
+                     fnum(b1, sizeof b1, 100 * ss->flip_err_share), r->slot_name[s]);
+            snprintf(f->fix, sizeof f->fix, "%s", qs_->near_ties == qs_->flips
+                                                      ? "Nothing to fix: near-ties decided by rounding."
+                                                      : "Flips that are not near-ties are not explained by rounding "
+                                                        "of the inputs: look at the layer before.");
+        }
+    }
+    return LS_OK;
+}
+
+/* ---- verdicts -------------------------------------------------------------- */
+
+void explain_verdicts(verdict_table *v, const audit_result *r, const model *m) {
+    memset(v, 0, sizeof *v);
+    char b1[32], org[64];
+    for (int i = 0; i < r->n_engines; i++) {
+        const audit_engine *ae = &r->eng[i];
+        if (ae->is_ref || ae->repeat_of >= 0) continue;
+        engine_verdict *ev = &v->e[v->n_eng++];
+        ev->engine = i;
+        ev->ref = -1;
+        ev->worst_slot = -1;
+        if (!ae->available) {
+            snprintf(ev->verdict, sizeof ev->verdict, "skipped");
+            snprintf(ev->detail, sizeof ev->detail, "%s", ae->skip_reason);
+            continue;
+        }
+        for (int pi = 0; pi < r->n_pairs && ev->ref < 0; pi++) {
+            const audit_pair *p = &r->pair[pi];
+            if (p->b != i || !r->eng[p->a].is_ref) continue;
+            int any = 0;
+            for (int s = 0; s < r->n_slots; s++) any |= p->slot[s].n_check_steps > 0;
+            if (!any) continue;
+            ev->ref = p->a;
+            for (int s = 0; s < r->n_slots; s++) {
+                const audit_slot_stats *ss = &p->slot[s];
+                if (!ss->n_check_steps) continue;
+                ev->n_compared++;
+                if (ss->n_check_steps > ev->check_steps) ev->check_steps = ss->n_check_steps;
+                ev->flips += ss->flips;
+                ev->near_ties += ss->near_ties;
+                if (ss->n_bounded < ss->n_check_steps) continue;
+                ev->n_bounded++;
+                if (ev->worst_slot < 0 || !(ss->max_bound_ratio <= ev->worst_ratio)) {
+                    ev->worst_slot = s;
+                    ev->worst_ratio = ss->max_bound_ratio;
+                    ev->worst_step = ss->worst_ratio_step;
+                }
+            }
+        }
+        if (ae->rt_fail_step) {
+            snprintf(ev->verdict, sizeof ev->verdict, "state mismatch");
+            ev->problem = 1;
+            snprintf(ev->detail, sizeof ev->detail, "trains with another state than it reports (%s, step %ld)",
+                     ae->rt_first, ae->rt_fail_step);
+        } else if (ev->ref < 0) {
+            snprintf(ev->verdict, sizeof ev->verdict, "unchecked");
+            ev->unchecked = 1;
+            snprintf(ev->detail, sizeof ev->detail, "no step was checked against a reference");
+        } else if (ev->worst_slot >= 0 && !(ev->worst_ratio <= 1)) {
+            snprintf(ev->verdict, sizeof ev->verdict, "EXCEEDS bound");
+            ev->problem = 1;
+            snprintf(ev->detail, sizeof ev->detail, "%s, %s: ratio %s at step %ld", r->slot_name[ev->worst_slot],
+                     explain_slot_origin(r, m, ev->worst_slot, org, sizeof org), fnum(b1, sizeof b1, ev->worst_ratio),
+                     ev->worst_step);
+        } else if (ev->n_bounded < ev->n_compared) {
+            snprintf(ev->verdict, sizeof ev->verdict, "unchecked (partly)");
+            ev->unchecked = 1;
+            snprintf(ev->detail, sizeof ev->detail, "%d of %d tensors have no rule", ev->n_compared - ev->n_bounded,
+                     ev->n_compared);
+        } else {
+            snprintf(ev->verdict, sizeof ev->verdict, "within bound");
+            if (ev->worst_slot >= 0)
+                snprintf(ev->detail, sizeof ev->detail, "worst ratio %s (%s)", fnum(b1, sizeof b1, ev->worst_ratio),
+                         r->slot_name[ev->worst_slot]);
+        }
+        v->problems += ev->problem;
+        v->unchecked += ev->unchecked;
+    }
+    int ep = r->epochs_done - 1;
+    size_t n_test = 0;
+    for (int i = 0; i < r->n_engines && !n_test && ep >= 0; i++)
+        if (r->eng[i].confusion)
+            for (int k = 0; k < m->n_classes * m->n_classes; k++) n_test += (size_t)r->eng[i].confusion[k];
+    for (int pi = 0; pi < r->n_pairs; pi++) {
+        const audit_pair *p = &r->pair[pi];
+        if (r->eng[p->a].is_ref || r->eng[p->b].is_ref) continue;
+        pair_verdict *pv = &v->p[v->n_pair++];
+        pv->pair = pi;
+        pv->first_diff_step = p->first_diff_step;
+        pv->first_slot = first_diff_slot(r, p);
+        pv->end_rel_l2 = NAN;
+        for (long k = r->total_steps - 1; k >= 0 && p->param_rel_l2; k--)
+            if (!isnan(p->param_rel_l2[k])) {
+                pv->end_rel_l2 = p->param_rel_l2[k];
+                break;
+            }
+        pv->flips = -1;
+        pv->acc_gap = NAN;
+        if (ep >= 0 && n_test && r->drift_mode == MODE_FREE && r->eng[p->a].confusion && r->eng[p->b].confusion) {
+            pv->flips = p->disagree[ep];
+            pv->acc_gap = 100 * (r->eng[p->a].test_acc[ep] - r->eng[p->b].test_acc[ep]);
+        }
+        pv->band_exit_step = band_exit(r, p, &pv->band_factor);
+        int eq = pair_equal(r, p);
+        const engine_verdict *va = NULL, *vb = NULL;
+        for (int k = 0; k < v->n_eng; k++) {
+            int e = v->e[k].engine;
+            int ia = r->eng[p->a].repeat_of >= 0 ? r->eng[p->a].repeat_of : p->a;
+            int ib = r->eng[p->b].repeat_of >= 0 ? r->eng[p->b].repeat_of : p->b;
+            if (e == ia) va = &v->e[k];
+            if (e == ib) vb = &v->e[k];
+        }
+        if (is_repeat_pair(r, p)) {
+            if (eq) snprintf(pv->verdict, sizeof pv->verdict, "deterministic");
+            else {
+                snprintf(pv->verdict, sizeof pv->verdict, "NONDETERMINISTIC");
+                pv->nondet = 1;
+            }
+        } else if (eq) {
+            snprintf(pv->verdict, sizeof pv->verdict, "bitwise identical");
+        } else if (pv->band_exit_step > 0) {
+            snprintf(pv->verdict, sizeof pv->verdict, "BEYOND noise floor");
+            pv->problem = 1;
+        } else if (is_noise_pair(r, p)) {
+            snprintf(pv->verdict, sizeof pv->verdict, "noise floor");
+        } else if (va && vb && (va->problem || vb->problem)) {
+            snprintf(pv->verdict, sizeof pv->verdict, "beyond bound");
+        } else if (va && vb && va->ref >= 0 && vb->ref >= 0 && !va->unchecked && !vb->unchecked) {
+            snprintf(pv->verdict, sizeof pv->verdict, "ordering only");
+        } else {
+            snprintf(pv->verdict, sizeof pv->verdict, "differs (not judged)");
+        }
+        v->problems += pv->problem;
+        v->nondet += pv->nondet;
+    }
+}
+
 int explain_run(explain_list *out, const audit_result *r, const model *m) {
     memset(out, 0, sizeof *out);
     int rc = rule_skipped(out, r);
     if (!rc) rc = rule_determinism(out, r, m);
+    if (!rc) rc = rule_roundtrip(out, r);
     if (!rc) rc = rule_bounds(out, r, m);
+    if (!rc) rc = rule_band(out, r);
+    if (!rc) rc = rule_unchecked(out, r, m);
+    if (!rc) rc = rule_decisions(out, r, m);
     if (!rc) rc = rule_pairs(out, r, m);
     if (!rc) rc = rule_unbounded(out, r);
     if (!rc) rc = rule_accuracy(out, r, m);

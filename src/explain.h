@@ -54,8 +54,11 @@ typedef struct {
     int pair;               /* index into audit_result.pair, or -1 */
     char a[80], b[80];      /* engine labels ("" when not about a pair) */
     char layer[48];         /* "conv2 (backward-weights)", or "" */
+    char layer_name[16];    /* "conv2" (the layer that computed the tensor), or "" */
+    char phase[12];         /* "forward", "loss", "backward", "update", or "" */
     char tensor[40];        /* "conv2.weight.grad", or "" */
     long step;              /* first step concerned, 0 when none */
+    double ratio;           /* the bound ratio (or growth factor) the finding rests on; NAN when none */
     char title[200];        /* one line */
     char cause[700];
     char evidence[1200];
@@ -66,6 +69,51 @@ typedef struct {
     int n, cap;
     explain_finding *f;
 } explain_list;
+
+/* ---- verdicts: the first thing a user reads -------------------------------
+ * Per engine vs the reference: "within bound" (every tensor compared at a
+ * check step judged, each within its bound or exact), "exceeds bound"
+ * (where, by how much), "unchecked" (compared but with no rule, or never
+ * checked), "state mismatch" (the state round-trip failed).  Per engine
+ * pair: "bitwise identical", "ordering only" (they differ, and both are
+ * within bound vs the reference), "beyond bound", "nondeterministic" (a
+ * repeat pair not bitwise equal), "deterministic" (a repeat pair bitwise
+ * equal), "noise floor" (the perturb=K pair), "differs (not judged)". */
+typedef struct {
+    int engine, ref;            /* indices; ref -1 when no reference judged it */
+    char verdict[24];
+    int problem, unchecked;     /* counts toward --fail-on */
+    int n_compared, n_bounded;  /* tensors compared at check steps; of which judged by a rule */
+    long check_steps;           /* steps on which it was checked */
+    int worst_slot;             /* -1 when none */
+    double worst_ratio;
+    long worst_step;
+    long flips, near_ties;      /* discrete decisions flipped at check steps */
+    char detail[200];
+} engine_verdict;
+
+typedef struct {
+    int pair;
+    char verdict[28];
+    int problem, nondet;
+    long first_diff_step;       /* 0: never */
+    int first_slot;             /* -1 when none */
+    double end_rel_l2;          /* parameters after the last compared step; NAN when none */
+    long flips;                 /* test images classified differently after the last epoch, -1 when not measured */
+    double acc_gap;             /* points, a - b; NAN when not measured */
+    long band_exit_step;        /* left the noise-floor band at this step (0: never, -1: no floor) */
+    double band_factor;         /* largest distance / floor ratio */
+} pair_verdict;
+
+typedef struct {
+    int n_eng;
+    engine_verdict e[AUDIT_MAX_ENGINES];
+    int n_pair;
+    pair_verdict p[AUDIT_MAX_PAIRS];
+    int problems, unchecked, nondet;
+} verdict_table;
+
+void explain_verdicts(verdict_table *v, const audit_result *r, const model *m);
 
 /* Apply every rule to r (m: the audited model, for layer names and roles).
  * Findings are ordered by severity (problems first), then by rule order.

@@ -183,6 +183,11 @@ const char *golden_kind_name(unsigned kind, char buf[16]) {
     if (kind <= TENSOR_LOSS) return tensor_kind_name((tensor_kind)kind);
     if (kind == GOLDEN_KIND_PREDICTIONS) return "predictions";
     if (kind == GOLDEN_KIND_LOGITS) return "logits";
+    if (kind == GOLDEN_KIND_STEP) return "step";
+    if (kind == GOLDEN_KIND_LABELS) return "labels";
+    if (kind == GOLDEN_KIND_BATCH_INDEX) return "batch_index";
+    if (kind == GOLDEN_KIND_EPOCH) return "epoch";
+    if (kind == GOLDEN_KIND_TIMING) return "timing";
     snprintf(buf, 16, "kind%u", kind);
     return buf;
 }
@@ -328,6 +333,8 @@ cleanup:
     *out = w;
     return 0;
 }
+
+const char *golden_writer_tmp_path(const golden_writer *w) { return w->tmp; }
 
 int golden_writer_add(golden_writer *w, uint32_t step, int32_t layer, unsigned kind, const char *name,
                       int ndim, const size_t *shape, const float *values) {
@@ -929,16 +936,15 @@ int golden_compare_record(golden_result *res, const golden_record *rec, const fl
 
 void golden_mismatch_str(lsbuf *b, const golden_record *rec, const golden_mismatch *m) {
     char lab[128];
-    uint32_t gb, cb;
-    memcpy(&gb, &m->golden, 4);
-    memcpy(&cb, &m->current, 4);
     golden_record_label(rec, lab, sizeof lab);
-    lsbuf_printf(b, "%s [%zu]: golden %.9g (0x%08x), new %.9g (0x%08x), ", lab, m->index, (double)m->golden,
-                 (unsigned)gb, (double)m->current, (unsigned)cb);
-    if (isinf(m->ulp))
-        lsbuf_printf(b, "NaN/Inf mismatch");
-    else
-        lsbuf_printf(b, "%.0f ULP", m->ulp);
+    lsbuf_printf(b, "%s ", lab);
+    /* parameters, their gradients and Adam's state are (out, in, ...);
+     * everything else the golden file holds is (n, ...) */
+    int is_param = rec->kind == TENSOR_PARAMS || rec->kind == TENSOR_GRADS || rec->kind == TENSOR_ADAM_M ||
+                   rec->kind == TENSOR_ADAM_V;
+    compare_coords_str(b, m->index, rec->ndim, rec->shape, compare_dim_names(rec->ndim, is_param));
+    lsbuf_printf(b, ": ");
+    compare_pair_str(b, "golden", (double)m->golden, 1, "new", m->current);
     if (m->bound > 0) lsbuf_printf(b, " (|diff| %.3g > tolerance %.3g)", fabs((double)m->current - m->golden), m->bound);
 }
 

@@ -41,6 +41,13 @@ enum { GOLDEN_PASS = 0, GOLDEN_REGRESSION = 1, GOLDEN_UNUSABLE = 2 };
 enum {
     GOLDEN_KIND_PREDICTIONS = 64, /* test-set predicted class per image, as fp32 integers */
     GOLDEN_KIND_LOGITS = 65,      /* test-set logits (n, classes) */
+    /* recording-only kinds (a recording: provenance "kind" = "recording";
+     * recording.h says what each holds) */
+    GOLDEN_KIND_STEP = 66,        /* per step: loss, parameter norm and digest, batch digest */
+    GOLDEN_KIND_LABELS = 67,      /* a batch's labels, as fp32 integers */
+    GOLDEN_KIND_BATCH_INDEX = 68, /* a batch's training-set indices, as fp32 integers */
+    GOLDEN_KIND_EPOCH = 69,       /* per epoch: train seconds, images, test accuracy and loss */
+    GOLDEN_KIND_TIMING = 70,      /* per-layer timing of the whole run (engine_timing) */
 };
 /* "act", "grads", ..., "predictions"; "kind<N>" for an unknown code
  * (written into a caller buffer of at least 16 bytes). */
@@ -83,6 +90,9 @@ int golden_writer_add(golden_writer *w, uint32_t step, int32_t layer, unsigned k
  * commit = 0 (or any earlier error): remove the temporary file.  Always
  * frees w; returns the first error met, 0 when committed. */
 int golden_writer_close(golden_writer *w, int commit);
+/* The temporary file's name ("path.tmp.PID"), e.g. for a signal handler
+ * that must remove it when the run is interrupted. */
+const char *golden_writer_tmp_path(const golden_writer *w);
 
 /* ---- reading ---------------------------------------------------------- */
 typedef struct {

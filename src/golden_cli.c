@@ -15,19 +15,17 @@
  *
  * Tolerances under `bound` (each a per-side bound: golden and new are each
  * within it of the exact result of the values consumed; golden.c passes
- * |new - golden| <= 2 * bound):
- *   conv/dense forward, backward-data, backward-weights: compare.h's gamma_K
- *     bounds from the golden's recorded inputs;
- *   relu, max-pool, flatten (both ways): 0, they are exact in fp32;
- *   dropout: x * scale with scale = fl(1/(1-p)): 2 roundings, 2u |y|;
- *   loss, softmax DACT, Adam's m, v and parameters: the running error
- *     bounds derived at loss_bounds() and adam_bounds() below;
- *   test logits: the forward error propagated through the network
- *     (eval_bound_layer), predictions: a flip is accepted only where the
- *     golden's two logits are within those errors of a tie.
+ * |new - golden| <= 2 * bound) are bounds.h's, the same module the audit
+ * judges by: gamma_K dot products for conv/dense (from the golden's
+ * recorded inputs), 0 for relu, max-pool and flatten, 2u |y| for dropout,
+ * the derived loss/softmax and Adam bounds, and for the test logits the
+ * forward error propagated through the network (bounds_eval_layer);
+ * predictions: a flip is accepted only where the golden's two logits are
+ * within those errors of a tie.
  */
 #include "golden_cli.h"
 
+#include <errno.h>
 #include <float.h>
 #include <gnu/libc-version.h>
 #include <math.h>
@@ -38,8 +36,12 @@
 #include <unistd.h>
 #include <zlib.h>
 
+#include "order.h"
+#include "safetensors.h"
+
 #include <oneapi/dnnl/dnnl.h>
 
+#include "bounds.h"
 #include "compare.h"
 #include "golden.h"
 #include "rng.h"
@@ -52,8 +54,6 @@
 #ifndef LS_BUILD_CFLAGS
 #define LS_BUILD_CFLAGS "unknown (not passed by the build)"
 #endif
-
-#define U32 0x1p-24 /* fp32 unit roundoff */
 
 /* ---- small helpers ------------------------------------------------------ */
 
@@ -219,6 +219,21 @@ static int prov_algorithms(golden_prov *p, const char *desc) {
 
 /* Everything that says where a golden (or a replay) came from.  `c` holds
  * the run settings, `spec` the engine spec actually created. */
+/* crc32 of a whole file (zlib's), for the --init/--order provenance */
+static int file_crc32(const char *path, uint32_t *out) {
+    FILE *f = fopen(path, "rb");
+    if (!f) return ls_err(LS_EIO, "%s: cannot open: %s", path, strerror(errno));
+    unsigned char buf[65536];
+    uLong crc = crc32(0L, Z_NULL, 0);
+    size_t n;
+    while ((n = fread(buf, 1, sizeof buf, f)) > 0) crc = crc32(crc, buf, (uInt)n);
+    int bad = ferror(f);
+    fclose(f);
+    if (bad) return ls_err(LS_EIO, "%s: read error", path);
+    *out = (uint32_t)crc;
+    return LS_OK;
+}
+
 static int build_prov(golden_prov *p, const run_cfg *c, long steps, const model *m, const dataset *ds, engine *e,
                       const char *spec) {
     char buf[256];
@@ -284,6 +299,19 @@ static int build_prov(golden_prov *p, const run_cfg *c, long steps, const model 
     rc |= prov_setf(p, "limit_train", "%zu", c->limit_train < ds->train.n && c->limit_train ? c->limit_train : ds->train.n);
     rc |= prov_setf(p, "limit_test", "%zu", c->limit_test < ds->test.n && c->limit_test ? c->limit_test : ds->test.n);
     rc |= golden_prov_set(p, "data.dir", c->data_dir);
+    /* a run started from --init weights or fed a --order is replayed from
+     * the same files: their paths and digests, checked by `golden check` */
+    const char *files[2][2] = {{"init", c->init_path}, {"order", c->order_path}};
+    for (int i = 0; i < 2 && !rc; i++) {
+        if (!files[i][1]) continue;
+        char key[32];
+        uint32_t crc;
+        if ((rc = file_crc32(files[i][1], &crc))) return rc;
+        snprintf(key, sizeof key, "%s.file", files[i][0]);
+        rc |= golden_prov_set(p, key, files[i][1]);
+        snprintf(key, sizeof key, "%s.crc32", files[i][0]);
+        rc |= prov_setf(p, key, "%08x", (unsigned)crc);
+    }
     const idx_set *sets[2] = {&ds->train, &ds->test};
     for (int i = 0; i < 2 && !rc; i++) {
         const idx_set *s = sets[i];
@@ -302,6 +330,11 @@ static int build_prov(golden_prov *p, const run_cfg *c, long steps, const model 
     return rc;
 }
 
+int golden_build_provenance(golden_prov *p, const run_cfg *c, long steps, const model *m, const dataset *ds,
+                            engine *e, const char *spec) {
+    return build_prov(p, c, steps, m, ds, e, spec);
+}
+
 /* ---- the run both jobs share ---------------------------------------------- */
 
 typedef struct {
@@ -312,6 +345,7 @@ typedef struct {
     size_t B, in, n_train, n_test, widest;
     uint32_t *perm;
     long perm_epoch;
+    batch_order ord;
     float *x, *params, *tmp;
     int32_t *y;
 } run_state;
@@ -320,6 +354,7 @@ static void run_state_free(run_state *r) {
     engine_free(r->e);
     dataset_free(&r->ds);
     free(r->perm);
+    order_free(&r->ord);
     free(r->x);
     free(r->y);
     free(r->params);
@@ -368,22 +403,24 @@ static int run_state_open(run_state *r, const run_cfg *c, const char *spec_text)
     r->params = ls_malloc(r->m.n_params * sizeof *r->params);
     r->tmp = ls_malloc(big * sizeof *r->tmp);
     if (!r->perm || !r->x || !r->y || !r->params || !r->tmp) return LS_ENOMEM;
-    model_init_params(&r->m, r->params, c->seed);
+    if ((rc = st_init_params(&r->m, c->init_path, c->seed, r->params))) return rc;
     return engine_set_params(r->e, r->params);
 }
 
 /* The batch of training step k (1-based), as `lockstep train` makes it. */
-static size_t run_batch(run_state *r, const run_cfg *c, long k) {
+static int run_batch(run_state *r, const run_cfg *c, long k, size_t *nb_out) {
     size_t spe = steps_per_epoch(r->n_train, r->B);
     long epoch = (k - 1) / (long)spe;
     size_t s = (size_t)((k - 1) % (long)spe);
     if (epoch != r->perm_epoch) {
-        rng_shuffle(r->perm, (uint32_t)r->n_train, c->seed, (uint32_t)epoch);
+        int rc = order_fill(&r->ord, c->order_path, r->perm, r->n_train, c->seed, (int)epoch);
+        if (rc) return rc;
         r->perm_epoch = epoch;
     }
     size_t first = s * r->B, nb = r->n_train - first < r->B ? r->n_train - first : r->B;
     data_make_batch(&r->ds.train, r->perm + first, 0, nb, r->x, r->y);
-    return nb;
+    *nb_out = nb;
+    return LS_OK;
 }
 
 /* shape of ACT/DACT of layer l for a batch of nb */
@@ -446,7 +483,8 @@ int golden_record_run(const golden_record_cfg *c) {
     size_t shape[4];
     for (long k = 1; k <= c->steps; k++) {
         uint32_t st = (uint32_t)k;
-        size_t nb = run_batch(&r, &c->run, k);
+        size_t nb;
+        if ((rc = run_batch(&r, &c->run, k, &nb))) goto done;
         if ((rc = engine_set_batch(r.e, r.x, r.y, nb, (uint64_t)k))) goto done;
         for (int l = 0; l < L; l++) {
             const layer *ly = &m->layers[l];
@@ -535,97 +573,6 @@ done:
     golden_prov_free(&prov);
     run_state_free(&r);
     return rc;
-}
-
-/* ---- check: bounds that compare.h does not provide ------------------------ */
-
-/* Softmax cross-entropy from the golden logits z (n, C) and labels y:
- * per-side bounds on the batch loss and on every dz.  A running error
- * analysis of ops_elem.h's order (max; fl(z_j - mx); exp; a sum; one log;
- * divisions) that also covers any other order and the correctly rounded
- * reference.  Per row, a_j = |z_j - mx|, e_j = exp(z_j - mx), u = 2^-24:
- *   fl(z_j - mx) errs by <= u a_j, which exp turns into a relative u a_j;
- *   exp itself: <= 2 ULP = 4u relative (CUDA's expf: 2 ULP; glibc's: < 1);
- *   err(e_j) <= e_j (4u + u a_j)
- *   s = sum e_j (positive terms, any order): err(s) <= sum err(e_j) + gamma_{C-1} s
- *   ls = log s (s >= 1, the max term is exp(0) = 1): err <= 2u |ls| + err(s)/s
- *     (logf: <= 1 ULP = 2u relative)
- *   t = z_y - mx: u |t|;  r = ls - t: u |r| + err(ls) + err(t)
- *   loss = (1/n) sum r (any order, then a division): sum err(r)/n + gamma_n sum|r|/n + u |loss|
- *   p_j = e_j / s: p_j (err(e_j)/e_j + err(s)/s + u);  d = p_j - [j = y]: err(p_j) + u |d|
- *   dz = d * fl(1/n) (or d / n): err(d)/n + 2u |dz|
- * First-order terms only; the O(u^2) rest is covered by the 1% margin. */
-static int loss_bounds(const float *z, const int32_t *y, size_t n, int C, double *bound_loss, double *bound_dz) {
-    double sum_err_r = 0, sum_abs_r = 0, u = U32;
-    double *e = malloc(2 * (size_t)C * sizeof *e), *ee = e ? e + C : NULL;
-    if (!e) return ls_err(LS_ENOMEM, "out of memory");
-    for (size_t i = 0; i < n; i++) {
-        const float *zr = z + i * C;
-        double mx = zr[0];
-        for (int j = 1; j < C; j++) mx = zr[j] > mx ? zr[j] : mx;
-        double s = 0, es = 0;
-        for (int j = 0; j < C; j++) {
-            double a = fabs((double)zr[j] - mx);
-            e[j] = exp((double)zr[j] - mx);
-            ee[j] = e[j] * (4 * u + u * a);
-            s += e[j];
-            es += ee[j];
-        }
-        es += compare_gamma((size_t)(C > 1 ? C - 1 : 1)) * s;
-        double ls = log(s), els = 2 * u * fabs(ls) + es / s;
-        double t = (double)zr[y[i]] - mx, r = ls - t;
-        double er = u * fabs(r) + els + u * fabs(t);
-        sum_err_r += er;
-        sum_abs_r += fabs(r);
-        for (int j = 0; j < C; j++) {
-            double p = e[j] / s;
-            double ep = p * (ee[j] / e[j] + es / s + u);
-            double d = p - (j == y[i] ? 1.0 : 0.0);
-            double ed = ep + u * fabs(d);
-            bound_dz[i * C + j] = 1.01 * (ed / (double)n + 2 * u * fabs(d) / (double)n) + 0x1p-140;
-        }
-    }
-    free(e);
-    double loss = sum_abs_r / (double)n; /* r >= 0 up to rounding */
-    *bound_loss = 1.01 * (sum_err_r / (double)n + compare_gamma(n) * sum_abs_r / (double)n + u * loss) + 0x1p-140;
-    return 0;
-}
-
-/* Adam per element, from the state the step started from (p, m, v), the
- * golden's gradient g and the fp32 scalars every engine receives.
- * ops_elem_adam's order, each line one rounding (u relative):
- *   mn = fl(fl(b1 m) + fl(omb1 g)):        em = 2u (|b1 m| + |omb1 g|)
- *   vn = fl(fl(b2 v) + fl(omb2 fl(g g))):  ev = 3u (|b2 v| + omb2 g^2)
- *   sq = sqrt(vn):     err <= u sq + min(sqrt(ev), ev / (2 sq))   (sqrt is 1/2-Hoelder)
- *   den = sq / bc + eps: err(sq)/bc + u sq/bc + u den
- *   q = mn / den:      em/den + |q| err(den)/den + u |q|
- *   upd = step * q:    step err(q) + u |upd|
- *   p' = p - upd:      err(upd) + u |p'|
- * A correctly rounded engine (fp32cr) errs by u |result| on each stored
- * value, within the same bounds.  1% margin for the O(u^2) terms; 2^-140
- * absolute for subnormal results, where relative error models fail. */
-static void adam_bounds(const float *p, const float *m, const float *v, const float *g, size_t n,
-                        const adam_scalars *a, double *bp, double *bm, double *bv) {
-    double u = U32;
-    for (size_t i = 0; i < n; i++) {
-        double b1m = fabs((double)a->beta1 * m[i]), o1g = fabs((double)a->one_minus_beta1 * g[i]);
-        double b2v = fabs((double)a->beta2 * v[i]), o2g = (double)a->one_minus_beta2 * (double)g[i] * g[i];
-        double mn = (double)a->beta1 * m[i] + (double)a->one_minus_beta1 * g[i];
-        double vn = b2v + o2g;
-        double em = 2 * u * (b1m + o1g), ev = 3 * u * (b2v + o2g);
-        double sq = sqrt(vn);
-        double esq = u * sq + (sq > 0 ? fmin(sqrt(ev), ev / (2 * sq)) : sqrt(ev));
-        double bc = a->bc2_sqrt, den = sq / bc + a->eps;
-        double eden = esq / bc + u * sq / bc + u * den;
-        double q = mn / den;
-        double eq = em / den + fabs(q) * eden / den + u * fabs(q);
-        double upd = (double)a->step_size * q;
-        double eupd = (double)a->step_size * eq + u * fabs(upd);
-        double pn = (double)p[i] - upd;
-        bp[i] = 1.01 * (eupd + u * fabs(pn)) + 0x1p-140;
-        bm[i] = 1.01 * em + 0x1p-140;
-        bv[i] = 1.01 * ev + 0x1p-140;
-    }
 }
 
 /* ---- check ------------------------------------------------------------------ */
@@ -729,51 +676,6 @@ static void print_table(checker *K) {
     }
 }
 
-/* Forward error propagated through one layer of the eval pass: err_out
- * from err_in (per element of the layer's input), the engine's own input x
- * and the golden parameters pf.  For y = W x + b computed in fp32 from an
- * input within err_in of the exact one:
- *   |fl(W x~ + b) - (W x + b)| <= |W| err_in + gamma_{K+1} (|W||x~| + |b|),
- * exact in the sense of a bound (not first order).  relu and flatten are
- * 1-Lipschitz elementwise; a 2x2 max is 1-Lipschitz in the max norm of its
- * window; dropout is the identity in evaluation. */
-static void eval_bound_layer(const model *m, int l, const float *pf, const float *x, const double *err_in,
-                             double *err_out, float *errf, double *tmp, size_t n) {
-    const layer *ly = &m->layers[l];
-    size_t ni = n * layer_in_size(ly), no = n * layer_out_size(ly);
-    if (ly->kind == LAYER_CONV || ly->kind == LAYER_DENSE) {
-        for (size_t i = 0; i < ni; i++) {
-            float f = (float)err_in[i];
-            errf[i] = (double)f < err_in[i] ? nextafterf(f, INFINITY) : f; /* rounded up */
-        }
-        const float *w = pf + m->tensors[ly->w_tensor].offset, *b = pf + m->tensors[ly->b_tensor].offset;
-        size_t K;
-        if (ly->kind == LAYER_CONV) {
-            K = (size_t)ly->in_c * ly->k * ly->k;
-            compare_bound_conv_fwd(err_out, x, w, b, n, ly->in_c, ly->in_h, ly->in_w, ly->out_c, ly->k, ly->pad);
-            compare_bound_conv_fwd(tmp, errf, w, NULL, n, ly->in_c, ly->in_h, ly->in_w, ly->out_c, ly->k, ly->pad);
-        } else {
-            K = (size_t)ly->in_c;
-            compare_bound_dense_fwd(err_out, x, w, b, n, ly->in_c, ly->out_c);
-            compare_bound_dense_fwd(tmp, errf, w, NULL, n, ly->in_c, ly->out_c);
-        }
-        double g = compare_gamma(K);
-        for (size_t i = 0; i < no; i++) err_out[i] += (tmp[i] / g) * (1 + 0x1p-40);
-    } else if (ly->kind == LAYER_MAXPOOL) {
-        size_t C = (size_t)ly->in_c, H = (size_t)ly->in_h, W = (size_t)ly->in_w, OH = (size_t)ly->out_h,
-               OW = (size_t)ly->out_w;
-        for (size_t nc = 0; nc < n * C; nc++)
-            for (size_t i = 0; i < OH; i++)
-                for (size_t j = 0; j < OW; j++) {
-                    const double *e0 = err_in + nc * H * W + 2 * i * W + 2 * j;
-                    double mx = fmax(fmax(e0[0], e0[1]), fmax(e0[W], e0[W + 1]));
-                    err_out[nc * OH * OW + i * OW + j] = mx;
-                }
-    } else {
-        memcpy(err_out, err_in, no * sizeof *err_out);
-    }
-}
-
 /* provenance helpers for the check: a required unsigned number */
 static int prov_num(const golden_file *gf, const char *key, double lo, double hi, double *out) {
     const char *v = golden_provenance_get(gf, key);
@@ -845,7 +747,8 @@ static int check_replay(checker *K, run_state *R, const run_cfg *c, long steps) 
             TRY(engine_set_tensor(R->e, (tensor_id){TENSOR_ADAM_M, 0}, pm));
             TRY(engine_set_tensor(R->e, (tensor_id){TENSOR_ADAM_V, 0}, pv));
         }
-        size_t nb = run_batch(R, c, k);
+        size_t nb;
+        TRY(run_batch(R, c, k, &nb));
         TRY(engine_set_batch(R->e, R->x, R->y, nb, (uint64_t)k));
         /* forward: layer l consumes the golden's ACT[l-1] */
         for (int l = 0; l < L; l++) {
@@ -867,19 +770,8 @@ static int check_replay(checker *K, run_state *R, const run_cfg *c, long steps) 
             const golden_record *gout = g;
             double *bd = NULL;
             if (K->bounded) {
-                size_t no = nb * layer_out_size(ly);
                 bd = bound;
-                if (ly->kind == LAYER_CONV)
-                    compare_bound_conv_fwd(bd, xin, pf + m->tensors[ly->w_tensor].offset,
-                                           pf + m->tensors[ly->b_tensor].offset, nb, ly->in_c, ly->in_h, ly->in_w,
-                                           ly->out_c, ly->k, ly->pad);
-                else if (ly->kind == LAYER_DENSE)
-                    compare_bound_dense_fwd(bd, xin, pf + m->tensors[ly->w_tensor].offset,
-                                            pf + m->tensors[ly->b_tensor].offset, nb, ly->in_c, ly->out_c);
-                else if (ly->kind == LAYER_DROPOUT)
-                    for (size_t i = 0; i < no && i < gout->count; i++) bd[i] = 2 * U32 * fabs((double)gout->values[i]);
-                else
-                    memset(bd, 0, no * sizeof *bd); /* relu, max-pool, flatten: exact */
+                bounds_forward(bd, m, l, pf, xin, nb);
             }
             TRY(judge(K, gout, R->tmp, act_shape(ly, nb, shape), shape, bd));
         }
@@ -890,7 +782,7 @@ static int check_replay(checker *K, run_state *R, const run_cfg *c, long steps) 
         float loss;
         TRY(engine_loss(R->e, &loss));
         double lbound = 0;
-        if (K->bounded) TRY(loss_bounds(glogit->values, R->y, nb, m->n_classes, &lbound, bound));
+        if (K->bounded) TRY(bounds_loss(glogit->values, R->y, nb, m->n_classes, &lbound, bound));
         NEED(st, -1, TENSOR_LOSS, "");
         TRY(judge(K, g, &loss, 0, shape, K->bounded ? &lbound : NULL));
         TRY(engine_get_tensor(R->e, (tensor_id){TENSOR_DACT, L - 1}, R->tmp));
@@ -910,18 +802,8 @@ static int check_replay(checker *K, run_state *R, const run_cfg *c, long steps) 
             const golden_record *gdx = g;
             double *bd = NULL;
             if (K->bounded) {
-                size_t ni = nb * layer_in_size(ly);
                 bd = bound;
-                if (ly->kind == LAYER_CONV)
-                    compare_bound_conv_bwd_data(bd, dy, pf + m->tensors[ly->w_tensor].offset, nb, ly->in_c, ly->in_h,
-                                                ly->in_w, ly->out_c, ly->k, ly->pad);
-                else if (ly->kind == LAYER_DENSE)
-                    compare_bound_dense_bwd_data(bd, dy, pf + m->tensors[ly->w_tensor].offset, nb, ly->in_c,
-                                                 ly->out_c);
-                else if (ly->kind == LAYER_DROPOUT)
-                    for (size_t i = 0; i < ni && i < gdx->count; i++) bd[i] = 2 * U32 * fabs((double)gdx->values[i]);
-                else
-                    memset(bd, 0, ni * sizeof *bd); /* relu, max-pool, flatten: exact */
+                bounds_backward_data(bd, m, l, pf, dy, nb);
             }
             TRY(judge(K, gdx, R->tmp, act_shape(lp, nb, shape), shape, bd));
         }
@@ -941,11 +823,7 @@ static int check_replay(checker *K, run_state *R, const run_cfg *c, long steps) 
                 NEED(st, l, TENSOR_DACT, ly->name);
                 bw = bound;
                 bb = bound2;
-                if (ly->kind == LAYER_CONV)
-                    compare_bound_conv_bwd_weights(bw, bb, xin, g->values, nb, ly->in_c, ly->in_h, ly->in_w, ly->out_c,
-                                                   ly->k, ly->pad);
-                else
-                    compare_bound_dense_bwd_weights(bw, bb, xin, g->values, nb, ly->in_c, ly->out_c);
+                bounds_backward_weights(bw, bb, m, l, xin, g->values, nb);
             }
             NEED(st, l, TENSOR_GRADS, wt->name);
             TRY(judge(K, g, R->tmp + wt->offset, tensor_shape(wt, shape), shape, bw));
@@ -958,7 +836,7 @@ static int check_replay(checker *K, run_state *R, const run_cfg *c, long steps) 
         TRY(engine_update(R->e, &c->adam, (int)k));
         if (K->bounded) {
             adam_scalars as = adam_make_scalars(&c->adam, (int)k);
-            adam_bounds(pf, pm, pv, gg, np, &as, bound, bound2, bound3);
+            bounds_adam(pf, pm, pv, gg, np, &as, 0, bound, bound2, bound3);
         }
         tensor_kind ks[3] = {TENSOR_PARAMS, TENSOR_ADAM_M, TENSOR_ADAM_V};
         double *kb[3] = {bound, bound2, bound3};
@@ -1006,7 +884,7 @@ static int check_replay(checker *K, run_state *R, const run_cfg *c, long steps) 
                 TRY(engine_forward_layer(R->e, l, 0));
                 if (!K->bounded) continue;
                 TRY(engine_get_tensor(R->e, (tensor_id){TENSOR_ACT, l}, actbuf[l & 1]));
-                eval_bound_layer(m, l, pf, xin, err[cur], err[!cur], errf, bound, nb);
+                bounds_eval_layer(m, l, pf, xin, err[cur], err[!cur], errf, bound, nb);
                 cur = !cur;
                 xin = actbuf[l & 1];
             }
@@ -1094,6 +972,14 @@ int golden_check_run(const golden_check_cfg *cfg) {
         rc = LS_EINVAL;
         goto done;
     }
+    {
+        const char *kind = golden_provenance_get(gf, "kind");
+        if (kind && strcmp(kind, "recording") == 0) {
+            rc = ls_err(LS_EFORMAT, "%s: a recording, not a golden file: audit it as an engine "
+                        "(lockstep audit --engines reference,cpu,recorded:%s)", gf->path, gf->path);
+            goto done;
+        }
+    }
     /* the configuration, from the provenance */
     const char *spec_text = golden_provenance_get(gf, "model.spec");
     const char *mname = golden_provenance_get(gf, "model.name");
@@ -1131,6 +1017,38 @@ int golden_check_run(const golden_check_cfg *cfg) {
     if ((rc = prov_num(gf, "limit_test", 1, 1e9, &v))) goto done;
     c.limit_test = (size_t)v;
     c.data_dir = cfg->data_dir ? cfg->data_dir : ddir;
+    {
+        /* the --init weights and --order the golden was recorded with: the
+         * same files, by digest */
+        const char *kinds[2] = {"init", "order"};
+        const char **dst[2] = {&c.init_path, &c.order_path};
+        for (int i = 0; i < 2; i++) {
+            char key[32];
+            snprintf(key, sizeof key, "%s.file", kinds[i]);
+            const char *file = golden_provenance_get(gf, key);
+            snprintf(key, sizeof key, "%s.crc32", kinds[i]);
+            const char *want = golden_provenance_get(gf, key);
+            if (!file) continue;
+            uint32_t crc;
+            char now[16];
+            if (!want) {
+                rc = ls_err(LS_EFORMAT, "%s: provenance has %s.file but no %s.crc32", gf->path, kinds[i], kinds[i]);
+                goto done;
+            }
+            if ((rc = file_crc32(file, &crc))) {
+                rc = ls_err(rc, "%s: recorded with --%s %s, which cannot be read here: %s", gf->path, kinds[i], file,
+                            ls_errmsg());
+                goto done;
+            }
+            snprintf(now, sizeof now, "%08x", (unsigned)crc);
+            if (strcmp(now, want) != 0) {
+                rc = ls_err(LS_EFORMAT, "%s: recorded with --%s %s of crc32 %s; that file now has crc32 %s", gf->path,
+                            kinds[i], file, want, now);
+                goto done;
+            }
+            *dst[i] = file;
+        }
+    }
     snprintf(engine_spec_buf, sizeof engine_spec_buf, "%s", cfg->engine ? cfg->engine : espec);
     c.engine = engine_spec_buf;
 

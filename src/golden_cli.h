@@ -28,6 +28,7 @@
 
 #include <stdio.h>
 
+#include "golden.h"
 #include "train.h"
 
 typedef struct {
@@ -61,5 +62,12 @@ void golden_check_cfg_default(golden_check_cfg *c);
 /* Returns the exit status: GOLDEN_PASS 0, GOLDEN_REGRESSION 1,
  * GOLDEN_UNUSABLE 2 (the reason is printed to err and kept in ls_errmsg()). */
 int golden_check_run(const golden_check_cfg *c);
+
+/* The provenance a golden carries (program, compiler, flags, libraries,
+ * CPU, ISA, threads, engine spec, describe() and per-layer algorithms,
+ * model, run settings with `steps`, data digests), for engine e created
+ * from `spec` under settings c; `lockstep record` starts from it too. */
+int golden_build_provenance(golden_prov *p, const run_cfg *c, long steps, const model *m, const dataset *ds,
+                            engine *e, const char *spec);
 
 #endif

@@ -22,10 +22,15 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "bounds.h"
+#include "decisions.h"
 #include "explain.h"
+#include "recording.h"
 #include "remote.h"
 #include "report.h"
+#include "order.h"
 #include "rng.h"
+#include "safetensors.h"
 
 const char *lockstep_mode_name(lockstep_mode m) {
     return m == MODE_SYNC ? "sync" : m == MODE_ISOLATED ? "isolated" : "free";
@@ -39,6 +44,23 @@ int lockstep_mode_parse(const char *s, lockstep_mode *out) {
     return LS_OK;
 }
 
+int audit_fail_on_parse(const char *s, unsigned *out) {
+    char buf[128];
+    if (strlen(s) >= sizeof buf) return ls_err(LS_EINVAL, "--fail-on: value too long");
+    snprintf(buf, sizeof buf, "%s", s);
+    unsigned bits = 0;
+    char *save = NULL;
+    for (char *t = strtok_r(buf, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
+        if (strcmp(t, "problem") == 0) bits |= AUDIT_FAIL_PROBLEM;
+        else if (strcmp(t, "unchecked") == 0) bits |= AUDIT_FAIL_UNCHECKED;
+        else if (strcmp(t, "nondeterminism") == 0) bits |= AUDIT_FAIL_NONDET;
+        else if (strcmp(t, "none") == 0) bits = 0;
+        else return ls_err(LS_EINVAL, "--fail-on: unknown condition '%s' (problem, unchecked, nondeterminism, none)", t);
+    }
+    *out = bits;
+    return LS_OK;
+}
+
 void audit_cfg_default(audit_cfg *c) {
     memset(c, 0, sizeof *c);
     run_cfg_default(&c->run);
@@ -48,6 +70,7 @@ void audit_cfg_default(audit_cfg *c) {
     c->audit_every = 50;
     c->repeat = 1;
     c->eval = 1;
+    c->roundtrip = 1;
     c->out = stdout;
 }
 
@@ -88,6 +111,21 @@ typedef struct {
     double t_compare;
     int died;       /* an engine's process died during this step: the step is abandoned */
     int write_errno; /* first write error on steps.jsonl (the run stops at the step's end) */
+    lockstep_mode mode_now; /* isolated in the attribution phase, else cfg.mode */
+    int in_attr;            /* in the attribution phase */
+    int bounded_step;       /* this step's comparisons with a reference are checks */
+    int feed_src;           /* engine whose layer inputs are fed (-1: none) */
+    int feed_all;           /* fed to every engine (isolated) or to the references only (shadow replay) */
+    int n_shadows;          /* shadow replays so far (the source rotates over the fp32 engines) */
+    const char *plan_from;  /* the recording whose plan the audit adopted (NULL: none) */
+    float *pm, *pv;         /* the fed engine's Adam state at the start of the step */
+    double *bound3, *bound_tmp;
+    double loss_bound;
+    /* per pair and decision layer: the elements of flipped decisions
+     * (ReLU signs, max-pool windows) this step, for the error share of the
+     * gradient they route; allocated when a flip is first seen */
+    uint8_t *flipmask[AUDIT_MAX_PAIRS][MODEL_MAX_LAYERS];
+    long flipmask_step[AUDIT_MAX_PAIRS][MODEL_MAX_LAYERS];
 } audit;
 
 /* Put the engine's label (and ctx, e.g. "step 5") in front of the current
@@ -192,7 +230,12 @@ static int make_engines(audit *A) {
                 return ls_err(LS_EINVAL, "too many engines (at most %d, repeats included)", AUDIT_MAX_ENGINES);
             audit_engine *ae = &r->eng[r->n_engines];
             memset(ae, 0, sizeof *ae);
-            spec_with_threads(ae->spec, sizeof ae->spec, tok, A->cfg.run.threads);
+            /* a recording's spec is a path: no threads knob appended */
+            ae->recorded = strncmp(tok, "recorded:", 9) == 0;
+            if (ae->recorded && strlen(tok) >= sizeof ae->spec)
+                return ls_err(LS_EINVAL, "engine %s: path too long (at most %zu characters)", tok, sizeof ae->spec - 10);
+            if (ae->recorded) snprintf(ae->spec, sizeof ae->spec, "%s", tok);
+            else spec_with_threads(ae->spec, sizeof ae->spec, tok, A->cfg.run.threads);
             if (rep == 0) snprintf(ae->label, sizeof ae->label, "%s", tok);
             else snprintf(ae->label, sizeof ae->label, "%s#%d", tok, rep + 1);
             ae->repeat_of = rep == 0 ? -1 : r->n_engines - rep;
@@ -218,9 +261,19 @@ static int make_engines(audit *A) {
                 snprintf(ae->spec, sizeof ae->spec, "%s", rebuilt);
             }
             ae->is_ref = strcmp(sp.name, "reference") == 0 || strcmp(sp.name, "ref") == 0;
-            for (int k = 0; k < r->n_engines; k++)
-                if (strcmp(r->eng[k].label, ae->label) == 0)
-                    return ls_err(LS_EINVAL, "engine '%s' listed twice (use --repeat 2 for determinism)", ae->label);
+            ae->ref_fp32cr = ae->is_ref && strcmp(engine_spec_get(&sp, "mode", "exact"), "fp32cr") == 0;
+            /* an engine listed twice is a repeat of its first listing: run
+             * to run determinism for that engine alone */
+            for (int k = 0; k < r->n_engines; k++) {
+                if (strcmp(r->eng[k].label, ae->label) != 0) continue;
+                if (A->cfg.repeat > 1)
+                    return ls_err(LS_EINVAL, "engine '%s' listed twice with --repeat 2", ae->label);
+                int copies = 1;
+                for (int q = 0; q < r->n_engines; q++) copies += r->eng[q].repeat_of == k;
+                snprintf(ae->label, sizeof ae->label, "%s#%d", tok, copies + 1);
+                ae->repeat_of = k;
+                break;
+            }
             r->n_engines++;
             n_first += rep == 0;
         }
@@ -230,7 +283,15 @@ static int make_engines(audit *A) {
     int n_avail = 0;
     for (int i = 0; i < r->n_engines; i++) {
         audit_engine *ae = &r->eng[i];
-        int rc = remote_engine_create(&A->e[i], ae->spec, &A->m, &eo);
+        if (ae->recorded && A->cfg.mode != MODE_FREE) {
+            snprintf(ae->skip_reason, sizeof ae->skip_reason, "recorded: takes part in free mode only (--mode %s sets "
+                     "other values into every engine, which a recording cannot follow)", lockstep_mode_name(A->cfg.mode));
+            continue;
+        }
+        /* a recording runs in this process: it has no process-global state,
+         * and the driver reads its plan, logits and timing directly */
+        int rc = ae->recorded ? engine_create(&A->e[i], ae->spec, &A->m, &eo)
+                              : remote_engine_create(&A->e[i], ae->spec, &A->m, &eo);
         if (rc == LS_EUNAVAIL) {
             snprintf(ae->skip_reason, sizeof ae->skip_reason, "%s", ls_errmsg());
             continue;
@@ -279,8 +340,9 @@ static void json_line_begin(audit *A, const char *a, const char *b, const char *
     lsbuf *l = &A->line;
     l->len = 0;
     if (l->s) l->s[0] = 0;
-    lsbuf_printf(l, "{\"step\": %ld, \"epoch\": %d, \"mode\": \"%s\", \"a\": ", A->step, A->epoch + 1,
-                 lockstep_mode_name(A->cfg.mode));
+    lsbuf_printf(l, "{\"step\": %ld, \"epoch\": %d, \"phase_of_run\": \"%s\", \"mode\": \"%s\", \"check\": %s, "
+                    "\"a\": ", A->step, A->epoch + 1, A->in_attr ? "attribution" : "drift",
+                 lockstep_mode_name(A->mode_now), A->bounded_step ? "true" : "false");
     lsbuf_json_str(l, a);
     lsbuf_printf(l, ", \"b\": ");
     lsbuf_json_str(l, b);
@@ -304,7 +366,7 @@ static void json_line_end(audit *A) {
 static int pair_live(const audit *A, const audit_pair *p) {
     const audit_result *r = A->r;
     if (!A->active[p->a] || !A->active[p->b]) return 0;
-    if (A->shadow_src >= 0 && A->cfg.mode == MODE_FREE) {
+    if (A->shadow_src >= 0 && A->mode_now == MODE_FREE) {
         int ra = r->eng[p->a].is_ref, rb = r->eng[p->b].is_ref;
         if (ra && !rb && p->b != A->shadow_src) return 0;
         if (rb && !ra && p->a != A->shadow_src) return 0;
@@ -312,20 +374,107 @@ static int pair_live(const audit *A, const audit_pair *p) {
     return 1;
 }
 
+/* Discrete decisions around slot s for pair pi (the data fetched for s is
+ * in fb/db), appended to the jsonl line:
+ *   s = ACT[l] and layer l+1 is a ReLU or a max-pool: the decisions layer
+ *     l+1 takes on that input (sign, arg-max), counted on ACT[l+1]'s slot,
+ *     with the elements of flipped decisions kept for the gradient;
+ *   s = ACT[L-1], the logits: predicted classes of the batch;
+ *   s = DACT[l] and layer l+1's decisions flipped this step: the share of
+ *     the squared error those elements carry.
+ * A near-tie is a flip whose reference gap is within the inputs' observed
+ * difference (or 1 ULP): explained by the inputs, not by the layer. */
+static void decisions_of(audit *A, int pi, int s, size_t nn) {
+    audit_result *r = A->r;
+    audit_pair *p = &r->pair[pi];
+    const slot_def *d = &A->slot[s];
+    const model *m = &A->m;
+    int is_ref = r->eng[p->a].is_ref, L = m->n_layers;
+    const float *cand = A->fb[p->b] + d->off;
+    if (d->kind == TENSOR_ACT && d->layer + 1 < L) {
+        int q = d->layer + 1;
+        const layer *ly = &m->layers[q];
+        if (ly->kind != LAYER_RELU && ly->kind != LAYER_MAXPOOL) return;
+        uint8_t *mask = A->flipmask[pi][q];
+        if (!mask) mask = A->flipmask[pi][q] = malloc(A->maxf);
+        if (!mask) return; /* the counts need no mask: share left unknown */
+        decision_stats ds;
+        size_t nb = A->e[p->b]->batch;
+        if (ly->kind == LAYER_RELU) {
+            if (is_ref) decision_relu_f64(&ds, A->db[p->a], cand, nn, NULL, mask);
+            else decision_relu_f32(&ds, A->fb[p->a], cand, nn, NULL, mask);
+        } else {
+            if (is_ref)
+                decision_maxpool_f64(&ds, A->db[p->a], cand, nb, ly->in_c, ly->in_h, ly->in_w, NULL, mask);
+            else
+                decision_maxpool_f32(&ds, A->fb[p->a], cand, nb, ly->in_c, ly->in_h, ly->in_w, NULL, mask);
+        }
+        audit_slot_stats *ts = &p->slot[A->slot_act[q]];
+        ts->decisions += (long)ds.n_decisions;
+        ts->flips += (long)ds.n_flips;
+        ts->near_ties += (long)ds.n_near_ties;
+        ts->sub_ulp += (long)ds.n_sub_ulp;
+        A->flipmask_step[pi][q] = ds.n_flips ? A->step : 0;
+        lsbuf_printf(&A->line, ", \"decisions_next\": {\"layer\": ");
+        lsbuf_json_str(&A->line, ly->name);
+        lsbuf_printf(&A->line, ", \"stats\": ");
+        decision_stats_json(&A->line, &ds);
+        lsbuf_printf(&A->line, "}");
+    } else if (d->kind == TENSOR_ACT && d->layer == L - 1) {
+        decision_stats ds;
+        size_t nb = A->e[p->b]->batch;
+        if (is_ref) decision_argmax_f64(&ds, A->db[p->a], cand, nb, (size_t)m->n_classes, NULL, NULL);
+        else decision_argmax_f32(&ds, A->fb[p->a], cand, nb, (size_t)m->n_classes, NULL, NULL);
+        audit_slot_stats *ss = &p->slot[s];
+        ss->decisions += (long)ds.n_decisions;
+        ss->flips += (long)ds.n_flips;
+        ss->near_ties += (long)ds.n_near_ties;
+        ss->sub_ulp += (long)ds.n_sub_ulp;
+        lsbuf_printf(&A->line, ", \"predictions\": ");
+        decision_stats_json(&A->line, &ds);
+    } else if (d->kind == TENSOR_DACT && d->layer + 1 < L) {
+        int q = d->layer + 1;
+        if (!A->flipmask[pi][q] || A->flipmask_step[pi][q] != A->step) return;
+        decision_share sh;
+        if (is_ref) decision_share_f64(&sh, A->db[p->a], cand, A->flipmask[pi][q], nn);
+        else decision_share_f32(&sh, A->fb[p->a], cand, A->flipmask[pi][q], nn);
+        audit_slot_stats *ss = &p->slot[s];
+        if (sh.share > ss->flip_err_share) {
+            ss->flip_err_share = sh.share;
+            ss->flip_elems = (long)sh.n_masked;
+        }
+        lsbuf_printf(&A->line, ", \"flip_share\": {\"layer\": ");
+        lsbuf_json_str(&A->line, m->layers[q].name);
+        lsbuf_printf(&A->line, ", \"share\": ");
+        decision_share_json(&A->line, &sh);
+        lsbuf_printf(&A->line, "}");
+    }
+}
+
 /* Compare slot s (data already fetched into fb/db) for every active pair;
- * bound (per element of the slice) is used for pairs with a reference a. */
+ * bound (per element of the slice) is used for pairs with a reference a.
+ * At a bounded step every comparison with a reference is a check: with a
+ * bound (or an exactness rule, bound 0) it is judged, without one it is
+ * counted as unchecked. */
 static void compare_slot(audit *A, int s, const double *bound) {
     audit_result *r = A->r;
     const slot_def *d = &A->slot[s];
-    size_t off = d->off, n = d->len;
-    if (n == 0) n = tensor_numel(&A->m, (tensor_id){d->kind, d->layer}, A->e[0] ? A->cfg.run.batch : 0);
+    size_t off = d->off;
     for (int pi = 0; pi < r->n_pairs; pi++) {
         audit_pair *p = &r->pair[pi];
         if (!pair_live(A, p)) continue;
         size_t nn = d->len ? d->len : tensor_numel(&A->m, (tensor_id){d->kind, d->layer}, A->e[p->b]->batch);
         compare_stats st;
-        if (r->eng[p->a].is_ref)
-            compare_f64(&st, A->db[p->a] + off, A->fb[p->b] + off, nn, bound);
+        int is_ref = r->eng[p->a].is_ref;
+        const double *bd = is_ref && A->bounded_step ? bound : NULL;
+        if (bd && r->eng[p->a].ref_fp32cr) {
+            /* an fp32cr reference rounds each value once: u |ref| more */
+            const double *rv = A->db[p->a] + off;
+            for (size_t i = 0; i < nn; i++) A->bound_tmp[i] = bd[i] + 0x1p-24 * fabs(rv[i]);
+            bd = A->bound_tmp;
+        }
+        if (is_ref)
+            compare_f64(&st, A->db[p->a] + off, A->fb[p->b] + off, nn, bd);
         else
             compare_f32(&st, A->fb[p->a] + off, A->fb[p->b] + off, nn, NULL);
         audit_slot_stats *ss = &p->slot[s];
@@ -337,15 +486,30 @@ static void compare_slot(audit *A, int s, const double *bound) {
             ss->max_ulp = st.max_ulp;
             ss->worst_step = A->step;
         }
-        if (st.has_bound && (st.max_bound_ratio > ss->max_bound_ratio || isnan(st.max_bound_ratio)))
-            ss->max_bound_ratio = st.max_bound_ratio;
+        if (is_ref && A->bounded_step) {
+            ss->n_check_steps++;
+            if (st.has_bound) {
+                ss->n_bounded++;
+                ss->n_over += (long)st.n_over_bound;
+                if (st.n_over_bound && !ss->first_over_step) ss->first_over_step = A->step;
+                if (st.max_bound_ratio > ss->max_bound_ratio || isnan(st.max_bound_ratio)) {
+                    ss->max_bound_ratio = st.max_bound_ratio;
+                    ss->worst_ratio_step = A->step;
+                    size_t wi = st.worst_bound_index < nn ? st.worst_bound_index : 0;
+                    ss->worst_ratio_index = wi;
+                    ss->worst_ref = A->db[p->a][off + wi];
+                    ss->worst_cand = A->fb[p->b][off + wi];
+                    ss->worst_bound = bd[wi];
+                }
+            }
+        }
         if (st.frac_equal < ss->min_frac_equal) ss->min_frac_equal = st.frac_equal;
         if (st.n_equal < st.n && ss->first_unequal_step == 0) ss->first_unequal_step = A->step;
         json_line_begin(A, r->eng[p->a].label, r->eng[p->b].label, r->slot_name[s], r->slot_phase[s]);
         compare_stats_json(&A->line, &st);
+        decisions_of(A, pi, s, nn);
         json_line_end(A);
     }
-    (void)n;
 }
 
 /* Fetch a whole tensor from every active engine and compare slot s. */
@@ -378,6 +542,23 @@ static int broadcast(audit *A, tensor_id t) {
     return LS_OK;
 }
 
+/* Feed tensor t before the operation that consumes it.  Isolated mode: the
+ * leader's value to every engine (broadcast).  A free-mode shadow replay:
+ * the shadowed fp32 engine's own value to the references only — that
+ * engine runs untouched, and the references compute the exact result of
+ * exactly what it consumed, so its every operation can be judged by its
+ * bound without disturbing its trajectory.  The fed values are left in
+ * A->lead. */
+static int feed(audit *A, tensor_id t) {
+    if (A->feed_all) return broadcast(A, t);
+    int S = A->feed_src, rc = engine_get_tensor(A->e[S], t, A->lead);
+    if (rc) return engine_err(rc, A->r->eng[S].label, "");
+    for (int i = 0; i < A->r->n_engines; i++)
+        if (A->active[i] && A->r->eng[i].is_ref && (rc = engine_set_tensor(A->e[i], t, A->lead)))
+            return engine_err(rc, A->r->eng[i].label, "");
+    return LS_OK;
+}
+
 /* Copy the optimizer state (params, m, v) of engine `from` to engine `to`. */
 static int copy_state(audit *A, int from, int to) {
     tensor_kind ks[3] = {TENSOR_PARAMS, TENSOR_ADAM_M, TENSOR_ADAM_V};
@@ -390,36 +571,40 @@ static int copy_state(audit *A, int from, int to) {
     return LS_OK;
 }
 
-/* ---- bounds (isolated mode) ------------------------------------------ */
+/* ---- one step ---------------------------------------------------------- */
 
-/* Bound of layer l's forward output given its fp32 input x and params pf. */
-static void bound_forward(audit *A, int l, const float *x, size_t n) {
-    const layer *ly = &A->m.layers[l];
-    const float *pf = A->pf;
-    size_t out = n * layer_out_size(ly);
-    if (ly->kind == LAYER_CONV) {
-        const model_tensor *w = &A->m.tensors[ly->w_tensor], *b = &A->m.tensors[ly->b_tensor];
-        compare_bound_conv_fwd(A->bound, x, pf + w->offset, pf + b->offset, n, ly->in_c, ly->in_h, ly->in_w,
-                               ly->out_c, ly->k, ly->pad);
-    } else if (ly->kind == LAYER_DENSE) {
-        const model_tensor *w = &A->m.tensors[ly->w_tensor], *b = &A->m.tensors[ly->b_tensor];
-        compare_bound_dense_fwd(A->bound, x, pf + w->offset, pf + b->offset, n, ly->in_c, ly->out_c);
-    } else if (ly->kind == LAYER_DROPOUT) {
-        /* one multiply by 1/(1-p): half an ulp of the result */
-        const double *ref = A->db[leader(A)];
-        for (size_t i = 0; i < out; i++) A->bound[i] = 0x1p-24 * fabs(ref[i]);
-    } else {
-        memset(A->bound, 0, out * sizeof *A->bound); /* exact in fp32 */
+/* Pair p at a step where one side is a recording without its parameters:
+ * compare the parameters' digests (the recorded one, and FNV-1a of the
+ * live side's fetched fp32 values) — equal means bitwise equal (rel. L2 0,
+ * 0 ulp); unequal marks the first differing step and leaves the norms
+ * unknown (NAN).  A reference side has no fp32 digest: nothing but the
+ * loss is compared then. */
+static void digest_pair(audit *A, audit_pair *p, const float *losses) {
+    audit_result *r = A->r;
+    if (A->in_attr) return;
+    p->loss_diff[A->step - 1] = fabs((double)losses[p->a] - (double)losses[p->b]);
+    if (r->eng[p->a].is_ref || r->eng[p->b].is_ref) return;
+    uint64_t d[2];
+    int side[2] = {p->a, p->b};
+    for (int k = 0; k < 2; k++) {
+        const recording *rec = r->eng[side[k]].recorded ? engine_recorded_get(A->e[side[k]]) : NULL;
+        d[k] = rec ? rec->steps[A->step].params_digest
+                   : recording_digest(A->fb[side[k]], A->m.n_params * sizeof(float), 0);
+    }
+    if (d[0] == d[1]) {
+        p->param_rel_l2[A->step - 1] = 0;
+        p->param_max_ulp[A->step - 1] = 0;
+    } else if (p->first_diff_step == 0) {
+        p->first_diff_step = A->step;
     }
 }
-
-/* ---- one step ---------------------------------------------------------- */
 
 static int step_once(audit *A, size_t nb, int full) {
     audit_result *r = A->r;
     const model *m = &A->m;
     int E = r->n_engines, rc = 0, L = m->n_layers;
-    int iso = full && A->cfg.mode == MODE_ISOLATED;
+    lockstep_mode mode = A->mode_now;
+    int iso = full && mode == MODE_ISOLATED;
     int with_ref = 0;
     for (int i = 0; i < E; i++) with_ref |= A->active[i] && r->eng[i].is_ref;
     double t0;
@@ -441,151 +626,160 @@ static int step_once(audit *A, size_t nb, int full) {
 #define CMP_BEGIN t0 = ls_now()
 #define CMP_END A->t_compare += ls_now() - t0
 
-    /* reference shadows start from the fp32 leader's state */
+    /* reference shadows start from one fp32 engine's state; the engine
+     * shadowed rotates over the fp32 engines, so that every engine's own
+     * state path is replayed by the exact reference in turn */
     A->shadow_src = -1;
     A->died = 0;
-    if (A->step > A->cfg.ref_steps) {
-        int lead32 = -1;
-        for (int i = 0; i < E && lead32 < 0; i++)
-            if (A->active[i] && !r->eng[i].is_ref) lead32 = i;
-        for (int i = 0; i < E && lead32 >= 0; i++)
-            if (A->active[i] && r->eng[i].is_ref && (rc = copy_state(A, lead32, i)))
+    if (!A->in_attr && A->step > A->cfg.ref_steps && with_ref) {
+        int n32 = 0, pick = -1;
+        for (int i = 0; i < E; i++) n32 += A->active[i] && !r->eng[i].is_ref;
+        int want = n32 ? A->n_shadows % n32 : 0;
+        /* recordings first in the rotation: a recording's inputs exist only
+         * at its plan's steps, so with few shadow steps it must not be the
+         * engine left out (a live one can be audited again at any time) */
+        for (int pass = 0, k = 0; pass < 2 && pick < 0; pass++)
+            for (int i = 0; i < E && pick < 0; i++)
+                if (A->active[i] && !r->eng[i].is_ref && r->eng[i].recorded == !pass && k++ == want) pick = i;
+        A->n_shadows++;
+        for (int i = 0; i < E && pick >= 0; i++)
+            if (A->active[i] && r->eng[i].is_ref && (rc = copy_state(A, pick, i)))
                 return engine_err(rc, r->eng[i].label, "shadow sync");
-        A->shadow_src = lead32;
+        A->shadow_src = pick;
     }
+    /* who feeds whom: isolated mode feeds every engine the leader's inputs;
+     * a free-mode shadow step feeds the references the shadowed engine's */
+    A->feed_all = iso;
+    A->feed_src = iso ? leader(A) : (full && mode == MODE_FREE && A->shadow_src >= 0 ? A->shadow_src : -1);
+    int feeding = A->feed_src >= 0;
+    A->bounded_step = feeding && with_ref && (iso ? r->eng[A->feed_src].is_ref : 1);
+    int bounded = A->bounded_step;
     CMP_BEGIN;
-    if (full && A->cfg.mode != MODE_FREE) {
+    if (full && mode != MODE_FREE) {
         tensor_kind ks[3] = {TENSOR_PARAMS, TENSOR_ADAM_M, TENSOR_ADAM_V};
         for (int k = 0; k < 3; k++)
             if ((rc = broadcast(A, (tensor_id){ks[k], 0}))) return rc;
     }
-    if (iso && with_ref) {
-        int ld = leader(A);
-        if ((rc = engine_get_tensor(A->e[ld], (tensor_id){TENSOR_PARAMS, 0}, A->pf))) return rc;
+    if (bounded) {
+        /* the state the step starts from, as the fed engines consume it */
+        int S = A->feed_src;
+        if ((rc = engine_get_tensor(A->e[S], (tensor_id){TENSOR_PARAMS, 0}, A->pf)) ||
+            (rc = engine_get_tensor(A->e[S], (tensor_id){TENSOR_ADAM_M, 0}, A->pm)) ||
+            (rc = engine_get_tensor(A->e[S], (tensor_id){TENSOR_ADAM_V, 0}, A->pv)))
+            return engine_err(rc, r->eng[S].label, "");
     }
     CMP_END;
     CALL_ALL(engine_set_batch(e, A->x, A->y, nb, (uint64_t)A->step));
-    int bounded = iso && with_ref;
     /* forward */
     for (int l = 0; l < L; l++) {
         const float *xin = A->x;
         CMP_BEGIN;
-        if (iso && l > 0) {
-            if ((rc = broadcast(A, (tensor_id){TENSOR_ACT, l - 1}))) return rc;
+        if (feeding && l > 0) {
+            if ((rc = feed(A, (tensor_id){TENSOR_ACT, l - 1}))) return rc;
             xin = A->lead;
         }
         CMP_END;
         CALL_ALL(engine_forward_layer(e, l, 1));
         if (full) {
             CMP_BEGIN;
+            if (bounded) bounds_forward(A->bound, m, l, A->pf, xin, nb);
             if ((rc = fetch_all(A, (tensor_id){TENSOR_ACT, l}))) return rc;
-            if (bounded) bound_forward(A, l, xin, nb);
             compare_slot(A, A->slot_act[l], bounded ? A->bound : NULL);
             CMP_END;
         }
     }
     /* loss */
     CMP_BEGIN;
-    if (iso && (rc = broadcast(A, (tensor_id){TENSOR_ACT, L - 1}))) return rc;
+    if (feeding && (rc = feed(A, (tensor_id){TENSOR_ACT, L - 1}))) return rc;
+    if (bounded && (rc = bounds_loss(A->lead, A->y, nb, m->n_classes, &A->loss_bound, A->bound))) return rc;
     CMP_END;
     float losses[AUDIT_MAX_ENGINES];
     CALL_ALL(engine_loss(e, &losses[i]));
     if (full) {
         CMP_BEGIN;
-        if ((rc = fetch_compare(A, A->slot_loss, NULL))) return rc;
-        if ((rc = fetch_compare(A, A->slot_dact[L - 1], NULL))) return rc;
+        if ((rc = fetch_compare(A, A->slot_loss, bounded ? &A->loss_bound : NULL))) return rc;
+        if ((rc = fetch_compare(A, A->slot_dact[L - 1], bounded ? A->bound : NULL))) return rc;
         CMP_END;
     }
     /* backward */
     for (int l = L - 1; l >= 0; l--) {
         const layer *ly = &m->layers[l];
         CMP_BEGIN;
-        if (iso && (rc = broadcast(A, (tensor_id){TENSOR_DACT, l}))) return rc;
+        if (feeding && (rc = feed(A, (tensor_id){TENSOR_DACT, l}))) return rc;
         CMP_END;
         CALL_ALL(engine_backward_layer(e, l));
         if (!full) continue;
         CMP_BEGIN;
-        /* bounds need dy (the broadcast DACT[l], in A->lead) and x (the
-         * layer's input, the leader's ACT[l-1] or the batch) */
-        float *dy = NULL, *xin = A->x;
+        /* bounds need dy (the fed DACT[l], in A->lead) and x (the layer's
+         * input: the fed engine's ACT[l-1], or the batch) */
+        float *dy = NULL;
         if (bounded) {
             size_t nd = nb * layer_out_size(ly);
             dy = malloc(nd * sizeof *dy);
             if (!dy) return ls_err(LS_ENOMEM, "out of memory");
             memcpy(dy, A->lead, nd * sizeof *dy);
-            if (l > 0) {
-                int ld = leader(A);
-                if ((rc = engine_get_tensor(A->e[ld], (tensor_id){TENSOR_ACT, l - 1}, A->lead))) {
-                    free(dy);
-                    return rc;
-                }
-                xin = A->lead;
-            }
         }
         if (l > 0) {
             if ((rc = fetch_all(A, (tensor_id){TENSOR_DACT, l - 1}))) {
                 free(dy);
                 return rc;
             }
-            if (bounded) {
-                size_t ni = nb * layer_in_size(ly);
-                if (ly->kind == LAYER_CONV)
-                    compare_bound_conv_bwd_data(A->bound, dy, A->pf + m->tensors[ly->w_tensor].offset, nb, ly->in_c,
-                                                ly->in_h, ly->in_w, ly->out_c, ly->k, ly->pad);
-                else if (ly->kind == LAYER_DENSE)
-                    compare_bound_dense_bwd_data(A->bound, dy, A->pf + m->tensors[ly->w_tensor].offset, nb, ly->in_c,
-                                                 ly->out_c);
-                else if (ly->kind == LAYER_DROPOUT)
-                    for (size_t i = 0; i < ni; i++) A->bound[i] = 0x1p-24 * fabs(A->db[leader(A)][i]);
-                else
-                    memset(A->bound, 0, ni * sizeof *A->bound);
-            }
+            if (bounded) bounds_backward_data(A->bound, m, l, A->pf, dy, nb);
             compare_slot(A, A->slot_dact[l - 1], bounded ? A->bound : NULL);
         }
         if (ly->w_tensor >= 0) {
-            rc = fetch_all(A, (tensor_id){TENSOR_GRADS, 0});
-            if (rc) {
+            const float *xin = A->x;
+            if (bounded && l > 0) {
+                if ((rc = engine_get_tensor(A->e[A->feed_src], (tensor_id){TENSOR_ACT, l - 1}, A->lead))) {
+                    free(dy);
+                    return rc;
+                }
+                xin = A->lead;
+            }
+            if (bounded) bounds_backward_weights(A->bound, A->bound2, m, l, xin, dy, nb);
+            if ((rc = fetch_all(A, (tensor_id){TENSOR_GRADS, 0}))) {
                 free(dy);
                 return rc;
             }
-            const model_tensor *wt = &m->tensors[ly->w_tensor], *bt = &m->tensors[ly->b_tensor];
-            double *bw = NULL, *bb = NULL;
-            if (bounded) {
-                bw = A->bound;
-                bb = A->bound2;
-                if (ly->kind == LAYER_CONV)
-                    compare_bound_conv_bwd_weights(bw, bb, xin, dy, nb, ly->in_c, ly->in_h, ly->in_w, ly->out_c, ly->k,
-                                                   ly->pad);
-                else
-                    compare_bound_dense_bwd_weights(bw, bb, xin, dy, nb, ly->in_c, ly->out_c);
-            }
             /* compare_slot indexes the bound from 0 for the slice */
-            compare_slot(A, A->slot_grad[ly->w_tensor], bw);
-            compare_slot(A, A->slot_grad[ly->b_tensor], bb);
-            (void)wt;
-            (void)bt;
+            compare_slot(A, A->slot_grad[ly->w_tensor], bounded ? A->bound : NULL);
+            compare_slot(A, A->slot_grad[ly->b_tensor], bounded ? A->bound2 : NULL);
         }
         free(dy);
         CMP_END;
     }
     /* update */
     CMP_BEGIN;
-    if (iso && (rc = broadcast(A, (tensor_id){TENSOR_GRADS, 0}))) return rc;
+    if (feeding && (rc = feed(A, (tensor_id){TENSOR_GRADS, 0}))) return rc;
+    if (bounded) {
+        adam_scalars as = adam_make_scalars(&A->cfg.run.adam, (int)A->step);
+        bounds_adam(A->pf, A->pm, A->pv, A->lead, m->n_params, &as, 1, A->bound, A->bound2, A->bound3);
+    }
     CMP_END;
     CALL_ALL(engine_update(e, &A->cfg.run.adam, (int)A->step));
-    /* every step: parameters of every pair (digest and norms) */
+    /* every step: parameters of every pair (digest and norms); a recording
+     * holds its parameters only at fully compared steps, elsewhere their
+     * digest (pairs with it: bitwise equal or not, nothing more) */
     CMP_BEGIN;
-    if ((rc = fetch_all(A, (tensor_id){TENSOR_PARAMS, 0}))) return rc;
+    for (int i = 0; i < E; i++)
+        if (A->active[i] && !(r->eng[i].recorded && !full) && (rc = fetch(A, i, (tensor_id){TENSOR_PARAMS, 0})))
+            return engine_err(rc, r->eng[i].label, "");
     for (int pi = 0; pi < r->n_pairs; pi++) {
         audit_pair *p = &r->pair[pi];
         if (!pair_live(A, p)) continue;
+        if (!full && (r->eng[p->a].recorded || r->eng[p->b].recorded)) {
+            digest_pair(A, p, losses);
+            continue;
+        }
         compare_stats st;
         if (r->eng[p->a].is_ref) compare_f64(&st, A->db[p->a], A->fb[p->b], m->n_params, NULL);
         else compare_f32(&st, A->fb[p->a], A->fb[p->b], m->n_params, NULL);
-        p->param_rel_l2[A->step - 1] = st.rel_l2;
-        p->param_max_ulp[A->step - 1] = st.max_ulp;
-        p->loss_diff[A->step - 1] = fabs((double)losses[p->a] - (double)losses[p->b]);
-        if (st.n_equal < st.n && p->first_diff_step == 0) p->first_diff_step = A->step;
+        if (!A->in_attr) {
+            p->param_rel_l2[A->step - 1] = st.rel_l2;
+            p->param_max_ulp[A->step - 1] = st.max_ulp;
+            p->loss_diff[A->step - 1] = fabs((double)losses[p->a] - (double)losses[p->b]);
+            if (st.n_equal < st.n && p->first_diff_step == 0) p->first_diff_step = A->step;
+        }
         if (!full) {
             json_line_begin(A, r->eng[p->a].label, r->eng[p->b].label, "params", "step");
             compare_stats_json(&A->line, &st);
@@ -593,18 +787,120 @@ static int step_once(audit *A, size_t nb, int full) {
         }
     }
     if (full) {
-        for (int ti = 0; ti < m->n_tensors; ti++) compare_slot(A, A->slot_param[ti], NULL);
+        for (int ti = 0; ti < m->n_tensors; ti++) {
+            const model_tensor *t = &m->tensors[ti];
+            compare_slot(A, A->slot_param[ti], bounded ? A->bound + t->offset : NULL);
+        }
         if ((rc = fetch_all(A, (tensor_id){TENSOR_ADAM_M, 0}))) return rc;
-        for (int ti = 0; ti < m->n_tensors; ti++) compare_slot(A, A->slot_m[ti], NULL);
+        for (int ti = 0; ti < m->n_tensors; ti++)
+            compare_slot(A, A->slot_m[ti], bounded ? A->bound2 + m->tensors[ti].offset : NULL);
         if ((rc = fetch_all(A, (tensor_id){TENSOR_ADAM_V, 0}))) return rc;
-        for (int ti = 0; ti < m->n_tensors; ti++) compare_slot(A, A->slot_v[ti], NULL);
+        for (int ti = 0; ti < m->n_tensors; ti++)
+            compare_slot(A, A->slot_v[ti], bounded ? A->bound3 + m->tensors[ti].offset : NULL);
     }
+    A->bounded_step = 0;
     CMP_END;
     for (int i = 0; i < E; i++) r->eng[i].steps_run += A->active[i];
     return LS_OK;
 #undef CALL_ALL
 #undef CMP_BEGIN
 #undef CMP_END
+}
+
+/* ---- state round-trip -------------------------------------------------- */
+
+static uint64_t fnv64(const float *v, size_t n) {
+    uint64_t h = 1469598103934665603ull;
+    const unsigned char *b = (const unsigned char *)v;
+    for (size_t i = 0; i < n * sizeof *v; i++) h = (h ^ b[i]) * 1099511628211ull;
+    return h;
+}
+
+/* One probe step of engine i on the current batch (as step `step`), and a
+ * digest per model tensor of the parameters, m and v it leaves, plus the
+ * loss. */
+static int probe(audit *A, int i, size_t nb, long step, uint64_t *dig, float *buf) {
+    const model *m = &A->m;
+    float loss;
+    int rc = engine_train_step(A->e[i], A->x, A->y, nb, (uint64_t)step, &A->cfg.run.adam, (int)step, &loss);
+    tensor_kind ks[3] = {TENSOR_PARAMS, TENSOR_ADAM_M, TENSOR_ADAM_V};
+    for (int k = 0; k < 3 && !rc; k++) {
+        rc = engine_get_tensor(A->e[i], (tensor_id){ks[k], 0}, buf);
+        for (int t = 0; t < m->n_tensors && !rc; t++)
+            dig[k * m->n_tensors + t] = fnv64(buf + m->tensors[t].offset, m->tensors[t].numel);
+    }
+    dig[3 * m->n_tensors] = fnv64(&loss, 1);
+    return rc;
+}
+
+static int set_state(audit *A, int i, const float *p, const float *mm, const float *v) {
+    int rc = engine_set_tensor(A->e[i], (tensor_id){TENSOR_PARAMS, 0}, p);
+    if (!rc) rc = engine_set_tensor(A->e[i], (tensor_id){TENSOR_ADAM_M, 0}, mm);
+    if (!rc) rc = engine_set_tensor(A->e[i], (tensor_id){TENSOR_ADAM_V, 0}, v);
+    return rc;
+}
+
+/* The state an engine trains with must be the state it reports.  From the
+ * state as it is, one probe step (the next step's Adam t and dropout key,
+ * on the current batch); then the state read out (PARAMS, ADAM_M, ADAM_V)
+ * is set back through set_tensor — which refreshes every internal copy,
+ * layout, cache — and the same probe runs twice more.  The two probes from
+ * the set state agree bitwise for a deterministic engine; if they do and
+ * the probe from the engine's own state does not, something the engine
+ * computes with (a blocked weight copy, a cached layout, a lazily
+ * materialised tensor, optimizer state on a device) is not what it
+ * reports.  Finally the state read out is set back, so a correct engine
+ * continues exactly where it was.  Costs three training steps per engine
+ * per check. */
+static int roundtrip(audit *A, size_t nb) {
+    audit_result *r = A->r;
+    const model *m = &A->m;
+    size_t nd = 3 * (size_t)m->n_tensors + 1;
+    uint64_t *d = malloc(3 * nd * sizeof *d);
+    float *buf = ls_malloc(m->n_params * sizeof *buf);
+    int rc = 0;
+    if (!d || !buf) {
+        free(d);
+        free(buf);
+        return ls_err(LS_ENOMEM, "out of memory");
+    }
+    for (int i = 0; i < r->n_engines && !rc; i++) {
+        audit_engine *ae = &r->eng[i];
+        if (!A->active[i] || ae->is_ref || ae->recorded) continue; /* a recording's state is the file */
+        long step = A->step + 1;
+        if ((rc = engine_get_tensor(A->e[i], (tensor_id){TENSOR_PARAMS, 0}, A->pf)) ||
+            (rc = engine_get_tensor(A->e[i], (tensor_id){TENSOR_ADAM_M, 0}, A->pm)) ||
+            (rc = engine_get_tensor(A->e[i], (tensor_id){TENSOR_ADAM_V, 0}, A->pv)))
+            break;
+        if ((rc = probe(A, i, nb, step, d, buf))) break;
+        for (int k = 1; k < 3 && !rc; k++) {
+            rc = set_state(A, i, A->pf, A->pm, A->pv);
+            if (!rc) rc = probe(A, i, nb, step, d + k * nd, buf);
+        }
+        if (!rc) rc = set_state(A, i, A->pf, A->pm, A->pv);
+        if (rc) break;
+        ae->rt_checks++;
+        if (memcmp(d + nd, d + 2 * nd, nd * sizeof *d) != 0) {
+            ae->rt_nondet++; /* the check needs a deterministic engine */
+            continue;
+        }
+        for (size_t k = 0; k < nd; k++) {
+            if (d[k] == d[nd + k]) continue;
+            if (!ae->rt_fail_step) {
+                ae->rt_fail_step = A->step;
+                static const char *const what[3] = {"", ".adam_m", ".adam_v"};
+                if (k == nd - 1) snprintf(ae->rt_first, sizeof ae->rt_first, "loss");
+                else
+                    snprintf(ae->rt_first, sizeof ae->rt_first, "%s%s", m->tensors[k % m->n_tensors].name,
+                             what[k / m->n_tensors]);
+            }
+            break;
+        }
+    }
+    if (rc) rc = ls_err_prefix(rc, "state round-trip check");
+    free(d);
+    free(buf);
+    return rc;
 }
 
 /* ---- outputs ----------------------------------------------------------- */
@@ -625,7 +921,114 @@ static void json_slot(lsbuf *b, const audit_result *r, const audit_slot_stats *s
     else lsbuf_json_num(b, ss->max_bound_ratio);
     lsbuf_printf(b, ", \"min_frac_equal\": ");
     lsbuf_json_num(b, ss->min_frac_equal);
-    lsbuf_printf(b, ", \"worst_step\": %ld, \"first_unequal_step\": %ld}", ss->worst_step, ss->first_unequal_step);
+    lsbuf_printf(b, ", \"worst_step\": %ld, \"first_unequal_step\": %ld", ss->worst_step, ss->first_unequal_step);
+    if (ss->n_check_steps) {
+        lsbuf_printf(b, ", \"check\": {\"steps\": %ld, \"bounded_steps\": %ld, \"elements_over_bound\": %ld, "
+                        "\"first_over_step\": %ld, \"worst_ratio_step\": %ld, \"worst_index\": %zu, \"worst_ref\": ",
+                     ss->n_check_steps, ss->n_bounded, ss->n_over, ss->first_over_step, ss->worst_ratio_step,
+                     ss->worst_ratio_index);
+        lsbuf_json_num(b, ss->worst_ref);
+        lsbuf_printf(b, ", \"worst_cand\": ");
+        lsbuf_json_num(b, ss->worst_cand);
+        lsbuf_printf(b, ", \"worst_bound\": ");
+        lsbuf_json_num(b, ss->worst_bound);
+        lsbuf_printf(b, ", \"decisions\": %ld, \"flips\": %ld, \"near_ties\": %ld, \"sub_ulp\": %ld, \"flip_err_share\": ",
+                     ss->decisions, ss->flips, ss->near_ties, ss->sub_ulp);
+        lsbuf_json_num(b, ss->flip_err_share);
+        lsbuf_printf(b, ", \"flip_elements\": %ld}", ss->flip_elems);
+    }
+    lsbuf_printf(b, "}");
+}
+
+/* run.json's "verdict", "verdicts" and "findings": structured, so that a
+ * script can assert on them. */
+static void json_verdicts(lsbuf *b, audit *A) {
+    audit_result *r = A->r;
+    verdict_table v;
+    explain_verdicts(&v, r, &A->m);
+    lsbuf_printf(b, "  \"attribution_steps\": %ld, \"shadow_replays\": %d, \"drift_mode\": \"%s\",\n",
+                 r->attribution_steps, A->n_shadows, lockstep_mode_name(r->drift_mode));
+    lsbuf_printf(b, "  \"verdict\": {\"problems\": %d, \"unchecked\": %d, \"nondeterministic\": %d, \"gate\": %s},\n",
+                 v.problems, v.unchecked, v.nondet, r->gate ? "true" : "false");
+    lsbuf_printf(b, "  \"verdicts\": {\"engines\": [");
+    for (int k = 0; k < v.n_eng; k++) {
+        const engine_verdict *ev = &v.e[k];
+        lsbuf_printf(b, "%s\n    {\"engine\": ", k ? "," : "");
+        lsbuf_json_str(b, r->eng[ev->engine].label);
+        lsbuf_printf(b, ", \"vs\": ");
+        if (ev->ref >= 0) lsbuf_json_str(b, r->eng[ev->ref].label);
+        else lsbuf_printf(b, "null");
+        lsbuf_printf(b, ", \"verdict\": ");
+        lsbuf_json_str(b, ev->verdict);
+        lsbuf_printf(b, ", \"problem\": %s, \"unchecked\": %s, \"compared\": %d, \"bounded\": %d, \"check_steps\": %ld, "
+                        "\"worst_tensor\": ", ev->problem ? "true" : "false", ev->unchecked ? "true" : "false",
+                     ev->n_compared, ev->n_bounded, ev->check_steps);
+        if (ev->worst_slot >= 0) lsbuf_json_str(b, r->slot_name[ev->worst_slot]);
+        else lsbuf_printf(b, "null");
+        lsbuf_printf(b, ", \"worst_ratio\": ");
+        lsbuf_json_num(b, ev->worst_slot >= 0 ? ev->worst_ratio : NAN);
+        lsbuf_printf(b, ", \"worst_step\": %ld, \"decision_flips\": %ld, \"near_ties\": %ld, \"roundtrip_checks\": %ld, "
+                        "\"detail\": ", ev->worst_step, ev->flips, ev->near_ties, r->eng[ev->engine].rt_checks);
+        lsbuf_json_str(b, ev->detail);
+        lsbuf_printf(b, "}");
+    }
+    lsbuf_printf(b, "],\n    \"pairs\": [");
+    for (int k = 0; k < v.n_pair; k++) {
+        const pair_verdict *pv = &v.p[k];
+        const audit_pair *p = &r->pair[pv->pair];
+        lsbuf_printf(b, "%s\n    {\"a\": ", k ? "," : "");
+        lsbuf_json_str(b, r->eng[p->a].label);
+        lsbuf_printf(b, ", \"b\": ");
+        lsbuf_json_str(b, r->eng[p->b].label);
+        lsbuf_printf(b, ", \"verdict\": ");
+        lsbuf_json_str(b, pv->verdict);
+        lsbuf_printf(b, ", \"problem\": %s, \"nondeterministic\": %s, \"first_diff_step\": %ld, \"first_tensor\": ",
+                     pv->problem ? "true" : "false", pv->nondet ? "true" : "false", pv->first_diff_step);
+        if (pv->first_slot >= 0) lsbuf_json_str(b, r->slot_name[pv->first_slot]);
+        else lsbuf_printf(b, "null");
+        lsbuf_printf(b, ", \"params_rel_l2_end\": ");
+        lsbuf_json_num(b, pv->end_rel_l2);
+        lsbuf_printf(b, ", \"test_flips\": %ld, \"accuracy_gap_points\": ", pv->flips);
+        lsbuf_json_num(b, pv->acc_gap);
+        lsbuf_printf(b, ", \"noise_band_exit_step\": %ld, \"noise_band_factor\": ", pv->band_exit_step);
+        lsbuf_json_num(b, pv->band_factor);
+        lsbuf_printf(b, "}");
+    }
+    lsbuf_printf(b, "]},\n  \"findings\": [");
+    explain_list L;
+    if (explain_run(&L, r, &A->m) == 0) {
+        static const char *const SEV[] = {"problem", "cause", "ok", "info"};
+        for (int i = 0; i < L.n; i++) {
+            const explain_finding *x = &L.f[i];
+            lsbuf_printf(b, "%s\n    {\"rule\": ", i ? "," : "");
+            lsbuf_json_str(b, x->rule);
+            lsbuf_printf(b, ", \"severity\": \"%s\", \"a\": ", SEV[x->severity]);
+            lsbuf_json_str(b, x->a);
+            lsbuf_printf(b, ", \"b\": ");
+            lsbuf_json_str(b, x->b);
+            lsbuf_printf(b, ", \"layer\": ");
+            lsbuf_json_str(b, x->layer_name);
+            lsbuf_printf(b, ", \"origin\": ");
+            lsbuf_json_str(b, x->layer);
+            lsbuf_printf(b, ", \"phase\": ");
+            lsbuf_json_str(b, x->phase);
+            lsbuf_printf(b, ", \"tensor\": ");
+            lsbuf_json_str(b, x->tensor);
+            lsbuf_printf(b, ", \"step\": %ld, \"ratio\": ", x->step);
+            lsbuf_json_num(b, x->ratio);
+            lsbuf_printf(b, ", \"title\": ");
+            lsbuf_json_str(b, x->title);
+            lsbuf_printf(b, ", \"cause\": ");
+            lsbuf_json_str(b, x->cause);
+            lsbuf_printf(b, ", \"evidence\": ");
+            lsbuf_json_str(b, x->evidence);
+            lsbuf_printf(b, ", \"fix\": ");
+            lsbuf_json_str(b, x->fix);
+            lsbuf_printf(b, "}");
+        }
+        explain_list_free(&L);
+    }
+    lsbuf_printf(b, "],\n");
 }
 
 static int write_run_json(audit *A, const char *path) {
@@ -786,6 +1189,7 @@ static int write_run_json(audit *A, const char *path) {
         lsbuf_printf(&b, "]}");
     }
     lsbuf_printf(&b, "\n  ],\n  \"param_divergence_columns\": [\"step\", \"rel_l2\", \"max_ulp\", \"loss_abs_diff\"],\n");
+    json_verdicts(&b, A);
     lsbuf_printf(&b, "  \"steps\": %ld, \"interrupted\": %s, \"steps_completed\": %ld, \"engines_failed\": %d, "
                      "\"compare_seconds\": ", r->total_steps, r->interrupted ? "true" : "false",
                  r->interrupted ? r->interrupted_step : A->step, r->n_failed);
@@ -800,6 +1204,70 @@ static int write_run_json(audit *A, const char *path) {
 }
 
 static const char *fmt_ulp(char *buf, size_t cap, double u) { return ls_fmt_num(buf, cap, u, "nan"); }
+
+static void print_verdicts(audit *A, const verdict_table *v, const explain_list *L) {
+    FILE *f = A->cfg.out;
+    if (!f) return;
+    audit_result *r = A->r;
+    char b1[32], b2[32];
+    fprintf(f, "\n");
+    if (v->problems)
+        fprintf(f, "VERDICT: PROBLEM — %d problem(s) not explained by fp32 rounding (below; evidence: --verbose, "
+                   "report.md)\n", v->problems);
+    else if (v->unchecked)
+        fprintf(f, "VERDICT: no problem found, but %d engine(s) not fully checked (unchecked is not ok)\n",
+                v->unchecked);
+    else
+        fprintf(f, "VERDICT: ok — every difference is consistent with fp32 rounding (coverage below)\n");
+    const char *refl = NULL;
+    for (int i = 0; i < r->n_engines && !refl; i++)
+        if (r->eng[i].is_ref && r->eng[i].available) refl = r->eng[i].label;
+    fprintf(f, "\nengines vs the reference%s%s%s (checks: %ld attribution step(s), %ld shadow replay(s)):\n",
+            refl ? " (" : "", refl ? refl : "", refl ? ")" : "", r->attribution_steps, (long)A->n_shadows);
+    fprintf(f, "  %-24s %-20s %-9s %s\n", "engine", "verdict", "coverage", "detail");
+    for (int k = 0; k < v->n_eng; k++) {
+        const engine_verdict *ev = &v->e[k];
+        char cov[24] = "-";
+        if (ev->n_compared) snprintf(cov, sizeof cov, "%d/%d", ev->n_bounded, ev->n_compared);
+        fprintf(f, "  %-24s %-20s %-9s %s", r->eng[ev->engine].label, ev->verdict, cov, ev->detail);
+        if (ev->flips) fprintf(f, "; %ld decision(s) flipped", ev->flips);
+        fprintf(f, "\n");
+    }
+    if (v->n_pair) {
+        fprintf(f, "\nengine pairs (drift: %s, %ld steps%s):\n", lockstep_mode_name(r->drift_mode), r->total_steps,
+                r->epochs_done ? ", test flips and accuracy gap after the last epoch" : "");
+        fprintf(f, "  %-40s %-20s %-28s %-9s %s\n", "pair", "verdict", "first differs", "params", "flips / gap");
+        for (int k = 0; k < v->n_pair; k++) {
+            const pair_verdict *pv = &v->p[k];
+            const audit_pair *p = &r->pair[pv->pair];
+            char nm[96], fd[64] = "never", tail[48] = "-";
+            snprintf(nm, sizeof nm, "%s vs %s", r->eng[p->a].label, r->eng[p->b].label);
+            if (pv->first_slot >= 0)
+                snprintf(fd, sizeof fd, "step %ld %s", p->slot[pv->first_slot].first_unequal_step,
+                         r->slot_name[pv->first_slot]);
+            else if (pv->first_diff_step)
+                snprintf(fd, sizeof fd, "after step %ld", pv->first_diff_step);
+            if (pv->flips >= 0) snprintf(tail, sizeof tail, "%ld / %+.2f pt", pv->flips, pv->acc_gap);
+            fprintf(f, "  %-40s %-20s %-28s %-9s %s\n", nm, pv->verdict, fd,
+                    isnan(pv->end_rel_l2) ? "-" : ls_fmt_num(b1, sizeof b1, pv->end_rel_l2, "-"), tail);
+        }
+    }
+    int shown = 0, more = 0;
+    for (int i = 0; i < L->n; i++) {
+        const explain_finding *x = &L->f[i];
+        if (x->severity > EXPLAIN_CAUSE) continue;
+        if (shown >= 8) {
+            more++;
+            continue;
+        }
+        if (!shown) fprintf(f, "\nfindings:\n");
+        fprintf(f, "  [%s] %s\n", x->severity == EXPLAIN_PROBLEM ? "PROBLEM" : "cause", x->title);
+        shown++;
+    }
+    if (more) fprintf(f, "  ... and %d more (--verbose, report.md)\n", more);
+    fprintf(f, "\ncost: comparison and checks %s s of %s s\n", ls_fmt_num(b1, sizeof b1, r->compare_s, "-"),
+            ls_fmt_num(b2, sizeof b2, r->total_s, "-"));
+}
 
 static void print_summary(audit *A) {
     FILE *f = A->cfg.out;
@@ -936,6 +1404,64 @@ static int check_audit_memory(const audit *A) {
     return ls_check_memory(bytes > 1e19 ? (size_t)-1 : (size_t)bytes, what);
 }
 
+/* A recording holds every tensor only at its plan's steps, so the audit
+ * runs that plan: its --audit-every and --ref-steps are adopted, unless
+ * given on the command line (or by another recording) otherwise. */
+static int adopt_plan(audit *A, const recording *rec) {
+    const char *why = A->plan_from ? A->plan_from : "given on the command line";
+    if (rec->audit_every != A->cfg.audit_every) {
+        if (A->cfg.audit_every_set || A->plan_from)
+            return ls_err(LS_EINVAL, "recorded:%s: recorded with audit_every %ld, this audit has %ld (%s) "
+                          "(field: audit_every)", rec->path, rec->audit_every, A->cfg.audit_every, why);
+        A->cfg.audit_every = rec->audit_every;
+    }
+    if (rec->ref_steps != A->cfg.ref_steps) {
+        if (A->cfg.ref_steps_set || A->plan_from)
+            return ls_err(LS_EINVAL, "recorded:%s: recorded with ref_steps %ld, this audit has %ld (%s) "
+                          "(field: ref_steps)", rec->path, rec->ref_steps, A->cfg.ref_steps, why);
+        A->cfg.ref_steps = rec->ref_steps;
+    }
+    if (!A->plan_from) A->plan_from = rec->path;
+    return LS_OK;
+}
+
+/* Every engine to the same fp32 initial weights, m = v = 0 (perturb=K
+ * engines: those weights moved K ulps each).  Called before each phase. */
+static int set_initial(audit *A) {
+    audit_result *r = A->r;
+    const run_cfg *rc_ = &A->cfg.run;
+    int rc = 0;
+    float *params = ls_malloc(A->m.n_params * sizeof *params);
+    float *moved = ls_malloc(A->m.n_params * sizeof *moved);
+    if (!params || !moved) {
+        free(params);
+        free(moved);
+        return LS_ENOMEM;
+    }
+    rc = st_init_params(&A->m, rc_->init_path, rc_->seed, params); /* --init, else the seeded draw */
+    for (int i = 0; i < r->n_engines && !rc; i++) {
+        if (!r->eng[i].available) continue;
+        const float *p0 = params;
+        if (r->eng[i].perturb_ulps) {
+            for (size_t k = 0; k < A->m.n_params; k++) {
+                /* keyed by the first run's index, so a --repeat copy starts
+                 * from the same perturbed weights */
+                int base = r->eng[i].repeat_of >= 0 ? r->eng[i].repeat_of : i;
+                int up = rng_u32(rc_->seed, (uint32_t)k, (uint32_t)base, 0, RNG_STREAM_PERTURB) & 1;
+                float v = params[k];
+                for (int u = 0; u < r->eng[i].perturb_ulps; u++) v = nextafterf(v, up ? INFINITY : -INFINITY);
+                moved[k] = v;
+            }
+            p0 = moved;
+        }
+        if ((rc = engine_set_params(A->e[i], p0))) rc = engine_gone(A, i) ? 0 : engine_err(rc, r->eng[i].label, "");
+    }
+    free(moved);
+    free(params);
+    return rc;
+}
+
+
 void audit_result_free(audit_result *r) {
     for (int i = 0; i < r->n_engines; i++) {
         free(r->eng[i].describe);
@@ -971,7 +1497,9 @@ static int evaluate(audit *A) {
         audit_engine *ae = &r->eng[i];
         if (!ae->available || ae->is_ref || ae->failed) continue;
         eval_result ev;
-        int rc = eval_engine(A->e[i], &A->ds.test, A->cfg.run.limit_test, &ev);
+        /* a recording's accuracy and predictions: from its recorded logits */
+        int rc = ae->recorded ? recording_eval(engine_recorded_get(A->e[i]), ep, &A->ds.test, A->cfg.run.limit_test, &ev)
+                              : eval_engine(A->e[i], &A->ds.test, A->cfg.run.limit_test, &ev);
         if (rc && engine_gone(A, i)) continue;
         if (rc) return engine_err(rc, ae->label, "evaluation");
         ae->test_acc[ep] = ev.accuracy;
@@ -1006,6 +1534,8 @@ int audit_run(const audit_cfg *cfg, audit_result *res) {
     audit_result *r = A.r;
     lsbuf_init(&A.line);
     uint32_t *perm = NULL;
+    batch_order ord;
+    memset(&ord, 0, sizeof ord);
     int rc;
     double t_start = ls_now();
     const run_cfg *rc_ = &A.cfg.run;
@@ -1031,6 +1561,12 @@ int audit_run(const audit_cfg *cfg, audit_result *res) {
     long total = (long)spe * rc_->epochs;
     if (rc_->max_steps >= 0 && rc_->max_steps < total) total = rc_->max_steps;
     r->total_steps = total;
+    r->batch = rc_->batch;
+    for (int i = 0; i < r->n_engines; i++) {
+        const recording *rec = r->eng[i].available ? engine_recorded_get(A.e[i]) : NULL;
+        if (rec && ((rc = recording_check_run(rec, rc_, &A.m, &A.ds, total)) || (rc = adopt_plan(&A, rec))))
+            goto done;
+    }
     A.maxf = A.m.n_params;
     size_t in = (size_t)A.m.in_c * A.m.in_h * A.m.in_w;
     if (rc_->batch * in > A.maxf) A.maxf = rc_->batch * in;
@@ -1056,8 +1592,16 @@ int audit_run(const audit_cfg *cfg, audit_result *res) {
     A.y = ls_malloc(rc_->batch * sizeof(int32_t));
     A.bound = ls_malloc(A.maxf * sizeof(double));
     A.bound2 = ls_malloc(A.maxf * sizeof(double));
+    A.bound3 = ls_malloc(A.maxf * sizeof(double));
+    A.bound_tmp = ls_malloc(A.maxf * sizeof(double));
+    A.pm = ls_malloc(A.m.n_params * sizeof(float));
+    A.pv = ls_malloc(A.m.n_params * sizeof(float));
     perm = ls_malloc(n_train * sizeof *perm);
-    if (!A.lead || !A.pf || !A.x || !A.y || !A.bound || !A.bound2 || !perm) { rc = LS_ENOMEM; goto done; }
+    if (!A.lead || !A.pf || !A.x || !A.y || !A.bound || !A.bound2 || !A.bound3 || !A.bound_tmp || !A.pm || !A.pv ||
+        !perm) {
+        rc = LS_ENOMEM;
+        goto done;
+    }
 
     if (A.cfg.out_dir) {
         if (mkdir(A.cfg.out_dir, 0755) != 0 && errno != EEXIST) {
@@ -1078,53 +1622,65 @@ int audit_run(const audit_cfg *cfg, audit_result *res) {
         ls_tmp_register(A.jsonl_tmp);
     }
 
-    /* the same fp32 initial weights everywhere */
-    float *params = ls_malloc(A.m.n_params * sizeof *params);
-    if (!params) { rc = LS_ENOMEM; goto done; }
-    model_init_params(&A.m, params, rc_->seed);
-    float *moved = ls_malloc(A.m.n_params * sizeof *moved);
-    if (!moved) {
-        free(params);
-        rc = LS_ENOMEM;
-        goto done;
-    }
-    for (int i = 0; i < r->n_engines && !rc; i++) {
-        if (!r->eng[i].available) continue;
-        const float *p0 = params;
-        if (r->eng[i].perturb_ulps) {
-            for (size_t k = 0; k < A.m.n_params; k++) {
-                /* keyed by the first run's index, so a --repeat copy starts
-                 * from the same perturbed weights */
-                int base = r->eng[i].repeat_of >= 0 ? r->eng[i].repeat_of : i;
-                int up = rng_u32(rc_->seed, (uint32_t)k, (uint32_t)base, 0, RNG_STREAM_PERTURB) & 1;
-                float v = params[k];
-                for (int u = 0; u < r->eng[i].perturb_ulps; u++) v = nextafterf(v, up ? INFINITY : -INFINITY);
-                moved[k] = v;
-            }
-            p0 = moved;
-        }
-        if ((rc = engine_set_params(A.e[i], p0))) rc = engine_gone(&A, i) ? 0 : engine_err(rc, r->eng[i].label, "");
-    }
-    free(moved);
-    free(params);
-    if (rc) goto done;
+    if ((rc = set_initial(&A))) goto done;
 
     if (out) {
-        fprintf(out, "lockstep audit: model %s (%zu parameters), mode %s, %d epoch(s) of %zu images, batch %zu, seed %llu\n",
-                A.m.name, A.m.n_params, lockstep_mode_name(A.cfg.mode), rc_->epochs, n_train, rc_->batch,
-                (unsigned long long)rc_->seed);
-        fprintf(out, "  %ld steps; full comparison at steps 1..%ld and every %ld steps; reference runs steps 1..%ld\n",
-                total, A.cfg.ref_steps > 1 ? A.cfg.ref_steps : 1, A.cfg.audit_every, A.cfg.ref_steps);
-        fprintf(out, "  each engine runs in its own process; OMP_WAIT_POLICY=%s\n",
-                getenv("OMP_WAIT_POLICY") ? getenv("OMP_WAIT_POLICY") : "(unset: active)");
-        for (int i = 0; i < r->n_engines; i++)
-            fprintf(out, "  engine %-26s %s\n", r->eng[i].label,
-                    r->eng[i].available ? (r->eng[i].describe ? r->eng[i].describe : "") : r->eng[i].skip_reason);
+        fprintf(out, "lockstep audit: %s (%zu parameters), %d epoch(s) of %zu images, batch %zu, seed %llu\n",
+                A.m.name, A.m.n_params, rc_->epochs, n_train, rc_->batch, (unsigned long long)rc_->seed);
+        if (A.cfg.attribution_steps > 0)
+            fprintf(out, "  attribution: isolated, %ld step(s) with the reference; drift: %s, %ld steps\n",
+                    A.cfg.attribution_steps, lockstep_mode_name(A.cfg.mode), total);
+        else
+            fprintf(out, "  mode %s, %ld steps\n", lockstep_mode_name(A.cfg.mode), total);
+        if (A.cfg.verbose) {
+            fprintf(out, "  full comparison at steps 1..%ld and every %ld steps; reference runs steps 1..%ld\n",
+                    A.cfg.ref_steps > 1 ? A.cfg.ref_steps : 1, A.cfg.audit_every, A.cfg.ref_steps);
+            fprintf(out, "  each engine runs in its own process; OMP_WAIT_POLICY=%s\n",
+                    getenv("OMP_WAIT_POLICY") ? getenv("OMP_WAIT_POLICY") : "(unset: active)");
+            for (int i = 0; i < r->n_engines; i++)
+                fprintf(out, "  engine %-26s %s\n", r->eng[i].label,
+                        r->eng[i].available ? (r->eng[i].describe ? r->eng[i].describe : "")
+                                            : r->eng[i].skip_reason);
+        }
         fflush(out);
     }
 
+    /* attribution: the first K batches in isolated mode with the reference,
+     * every engine fed the reference's inputs (rounded to fp32) so that each
+     * operation is judged by its own bound; then everyone back to the
+     * initial state for the drift phase */
+    int have_ref = 0;
+    for (int i = 0; i < r->n_engines; i++) have_ref |= r->eng[i].available && r->eng[i].is_ref;
+    r->drift_mode = A.cfg.mode;
+    if (A.cfg.attribution_steps > 0 && have_ref) {
+        long K = A.cfg.attribution_steps < (long)spe ? A.cfg.attribution_steps : (long)spe;
+        A.in_attr = 1;
+        A.mode_now = MODE_ISOLATED;
+        if ((rc = order_fill(&ord, rc_->order_path, perm, n_train, rc_->seed, 0))) goto done;
+        for (long s = 0; s < K; s++) {
+            size_t first = (size_t)s * rc_->batch, nb = n_train - first < rc_->batch ? n_train - first : rc_->batch;
+            data_make_batch(&A.ds.train, perm + first, 0, nb, A.x, A.y);
+            A.step = s + 1;
+            /* a recording cannot be fed another engine's inputs */
+            for (int i = 0; i < r->n_engines; i++)
+                A.active[i] = r->eng[i].available && !r->eng[i].recorded && !r->eng[i].failed;
+            if (ls_stop_signal()) break; /* at a step boundary */
+            if ((rc = step_once(&A, nb, 1))) {
+                if (!sweep_dead(&A)) goto done; /* a dead engine abandons the step, not the run */
+                rc = 0;
+            }
+            if (rc_->progress) fprintf(stderr, "\r  attribution step %ld/%ld   ", A.step, K);
+        }
+        r->attribution_steps = K;
+        for (int i = 0; i < r->n_engines; i++) r->eng[i].train_s[0] = 0; /* drift timing only */
+        for (int i = 0; i < r->n_engines; i++) r->eng[i].images[0] = 0;
+        A.step = 0;
+        A.in_attr = 0;
+        if ((rc = set_initial(&A))) goto done;
+    }
+    A.mode_now = A.cfg.mode;
     for (A.epoch = 0; A.epoch < rc_->epochs && A.step < total; A.epoch++) {
-        rng_shuffle(perm, (uint32_t)n_train, rc_->seed, (uint32_t)A.epoch);
+        if ((rc = order_fill(&ord, rc_->order_path, perm, n_train, rc_->seed, A.epoch))) goto done;
         for (size_t s = 0; s < spe && A.step < total; s++) {
             if (ls_stop_signal()) break; /* at a step boundary */
             size_t first = s * rc_->batch, nb = n_train - first < rc_->batch ? n_train - first : rc_->batch;
@@ -1146,6 +1702,10 @@ int audit_run(const audit_cfg *cfg, audit_result *res) {
                 /* a dead engine abandons this step, not the run */
                 if (!sweep_dead(&A)) goto done;
                 rc = 0;
+            } else if (full && A.cfg.roundtrip) {
+                double tr = ls_now();
+                if ((rc = roundtrip(&A, nb))) goto done;
+                A.t_compare += ls_now() - tr;
             }
             if (A.jsonl && !A.write_errno && fflush(A.jsonl) != 0) A.write_errno = errno ? errno : EIO;
             if (A.write_errno) {
@@ -1166,6 +1726,14 @@ int audit_run(const audit_cfg *cfg, audit_result *res) {
             break;
         }
         if (alive_engines(&A) == 0) break;
+        for (int i = 0; i < r->n_engines; i++) {
+            /* a recording's training time is the recorded one, not playback's */
+            const recording *rec = r->eng[i].available ? engine_recorded_get(A.e[i]) : NULL;
+            if (rec && A.epoch < rec->epochs_run) {
+                r->eng[i].train_s[A.epoch] = rec->ep[A.epoch].train_s;
+                r->eng[i].images[A.epoch] = rec->ep[A.epoch].images;
+            }
+        }
         r->epochs_done = A.epoch + 1;
         if (A.cfg.eval && (rc = evaluate(&A))) goto done;
         if (out && A.cfg.eval) {
@@ -1178,17 +1746,40 @@ int audit_run(const audit_cfg *cfg, audit_result *res) {
             fflush(out);
         }
     }
-    for (int i = 0; i < r->n_engines; i++)
-        if (r->eng[i].available && !r->eng[i].failed && (rc = remote_fetch_stats(A.e[i], &r->eng[i].peak_rss))) {
-            if (!engine_gone(&A, i)) goto done;
-            rc = 0;
+    for (int i = 0; i < r->n_engines; i++) {
+        const recording *rec = r->eng[i].available ? engine_recorded_get(A.e[i]) : NULL;
+        if (rec) { /* timing and memory as recorded on the machine that ran it */
+            r->eng[i].peak_rss = rec->peak_rss;
+            r->eng[i].timing = rec->timing;
+        } else if (r->eng[i].available && !r->eng[i].failed) {
+            if ((rc = remote_fetch_stats(A.e[i], &r->eng[i].peak_rss))) {
+                if (!engine_gone(&A, i)) goto done;
+                rc = 0;
+            }
+            r->eng[i].timing = A.e[i]->timing;
+        } else if (r->eng[i].available) {
+            r->eng[i].timing = A.e[i]->timing;
         }
-    for (int i = 0; i < r->n_engines; i++)
-        if (r->eng[i].available) r->eng[i].timing = A.e[i]->timing;
+    }
     r->compare_s = A.t_compare;
     r->parent_peak_rss = ls_peak_rss();
     r->total_s = ls_now() - t_start;
-    print_summary(&A);
+    {
+        verdict_table vt;
+        explain_verdicts(&vt, r, &A.m);
+        r->problems = vt.problems;
+        r->unchecked = vt.unchecked;
+        r->nondet = vt.nondet;
+        r->gate = ((A.cfg.fail_on & AUDIT_FAIL_PROBLEM) && vt.problems) ||
+                  ((A.cfg.fail_on & AUDIT_FAIL_UNCHECKED) && vt.unchecked) ||
+                  ((A.cfg.fail_on & AUDIT_FAIL_NONDET) && vt.nondet);
+        if (A.cfg.verbose) print_summary(&A);
+        explain_list L;
+        if (explain_run(&L, r, &A.m) == 0) {
+            print_verdicts(&A, &vt, &L);
+            explain_list_free(&L);
+        }
+    }
     print_failures(&A);
     if (A.cfg.out_dir) {
         int bad = fflush(A.jsonl) != 0 || fsync(fileno(A.jsonl)) != 0, e = errno;
@@ -1234,7 +1825,14 @@ done:
     free(A.y);
     free(A.bound);
     free(A.bound2);
+    free(A.bound3);
+    free(A.bound_tmp);
+    for (int pi = 0; pi < AUDIT_MAX_PAIRS; pi++)
+        for (int l = 0; l < MODEL_MAX_LAYERS; l++) free(A.flipmask[pi][l]);
+    free(A.pm);
+    free(A.pv);
     free(perm);
+    order_free(&ord);
     lsbuf_free(&A.line);
     dataset_free(&A.ds);
     if (!res || rc) audit_result_free(r); /* on failure nothing is left for the caller to free */

@@ -27,7 +27,13 @@
  * far the same engine drifts, and how many test predictions flip, from a
  * difference no larger than one rounding.
  *
- * Every engine variant runs in a child process (remote.h).  Outputs, in
+ * A recording (recorded:PATH, recording.h) takes part in free mode only:
+ * its plan (audit_every, ref_steps) is adopted, a recording of another run
+ * is refused naming the field, it sits out the attribution phase and the
+ * round-trip check, and its evaluation and timing come from the file.
+ *
+ * Every engine variant runs in a child process (remote.h), recordings
+ * excepted (in this process: no global state, and the driver reads them).  Outputs, in
  * out_dir, each written to a temporary name and renamed when complete:
  * steps.jsonl (one line per step, engine pair and tensor), run.json (the
  * summary), and a readable summary on stdout.
@@ -50,13 +56,25 @@ typedef struct {
     lockstep_mode mode;
     long ref_steps;       /* reference engines run steps 1..ref_steps */
     long audit_every;     /* full comparison and reference shadow every K steps (0: never) */
+    int ref_steps_set, audit_every_set; /* given on the command line: a recorded engine's plan
+                                         * (recorded:PATH) must then agree, else it is adopted */
     int repeat;           /* 1, or 2: every engine twice, bitwise determinism per tensor */
     int eval;             /* evaluate on the test set after each epoch (default 1) */
+    long attribution_steps; /* K > 0 (and a reference listed): first an attribution phase, K steps
+                             * in isolated mode, then every engine is reset to the initial state
+                             * and the run (the drift phase, in `mode`) starts from step 1 */
+    int roundtrip;        /* state round-trip check of every fp32 engine at fully compared steps */
+    int verbose;          /* the whole evidence on stdout, not only the verdict screen */
+    unsigned fail_on;     /* AUDIT_FAIL_* bits: what makes `audit` exit 1 */
     const char *out_dir;  /* NULL: no files */
     FILE *out;            /* the readable summary (stdout; NULL for none) */
 } audit_cfg;
 
 void audit_cfg_default(audit_cfg *c);
+
+enum { AUDIT_FAIL_PROBLEM = 1u, AUDIT_FAIL_UNCHECKED = 2u, AUDIT_FAIL_NONDET = 4u };
+/* "problem", "unchecked", "nondeterminism", comma-separated, into bits. */
+int audit_fail_on_parse(const char *s, unsigned *out);
 
 #define AUDIT_MAX_ENGINES 12
 #define AUDIT_MAX_PAIRS (AUDIT_MAX_ENGINES * (AUDIT_MAX_ENGINES - 1) / 2)
@@ -69,6 +87,19 @@ typedef struct {
     double min_frac_equal;
     long worst_step;         /* step of max_ulp */
     long first_unequal_step; /* 0: bitwise equal whenever compared */
+    /* checks (pairs with a reference side, at bounded steps: attribution and
+     * free-mode shadow replays), where every compared tensor is judged */
+    long n_check_steps;      /* compared at a bounded step */
+    long n_bounded;          /* ... of which with a bound or exactness rule (the rest: unchecked) */
+    long n_over;             /* elements over their bound, summed over steps */
+    long first_over_step, worst_ratio_step; /* 0: none */
+    size_t worst_ratio_index;
+    double worst_ref, worst_cand, worst_bound; /* at the largest bound ratio */
+    /* discrete decisions on this tensor's layer (ReLU signs, arg-maxes,
+     * dropout masks, predictions), summed over compared steps */
+    long decisions, flips, near_ties, sub_ulp; /* sub_ulp: flips whose reference gap is <= 1 ULP */
+    double flip_err_share;   /* largest share of the squared error carried by flipped decisions */
+    long flip_elems;         /* elements carrying that share */
 } audit_slot_stats;
 
 typedef struct {
@@ -86,7 +117,13 @@ typedef struct {
     char spec[128];
     int is_ref, available, repeat_of; /* repeat_of: index of the first run, or -1 */
     int perturb_ulps;        /* perturb=K: initial weights moved K ulps each (0: none) */
+    int ref_fp32cr;          /* a reference in fp32cr mode: its own values are rounded (u |ref| each) */
+    /* state round-trip checks: a probe step from the engine's own state vs
+     * from the state it reports, set back through set_tensor */
+    long rt_checks, rt_fail_step, rt_nondet;
+    char rt_first[48];       /* the first tensor that differed */
     char skip_reason[512];
+    int recorded;            /* a recording (recorded:PATH): played back, free mode only */
     char *describe;
     long steps_run;
     double train_s[64];      /* per epoch: time in this engine's training calls + batch making */
@@ -110,8 +147,13 @@ typedef struct {
     char slot_name[AUDIT_MAX_SLOTS][40];
     char slot_phase[AUDIT_MAX_SLOTS][12]; /* forward, loss, backward, update */
     long total_steps;
+    size_t batch;            /* the run's batch size (bounds' K for weight gradients) */
+    long attribution_steps;  /* steps of the attribution phase run (0: none) */
     int epochs_done;
+    int drift_mode;          /* lockstep_mode of the drift phase (the run's mode) */
     double compare_s, total_s;
+    int problems, unchecked, nondet; /* the verdict table's counts */
+    int gate;                /* 1 when cfg.fail_on matched: `audit` exits 1 */
     size_t parent_peak_rss;
     long jsonl_lines;
     int n_failed;            /* engines whose process died during the run */

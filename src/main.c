@@ -15,11 +15,13 @@
 #include <unistd.h>
 
 #include "engine.h"
+#include "export.h"
 #include "golden.h"
 #include "golden_cli.h"
 #include "lockstep.h"
 #include "model.h"
 #include "remote.h"
+#include "recording.h"
 #include "train.h"
 #include "util.h"
 
@@ -36,9 +38,17 @@ static void usage(FILE *f) {
             "  lockstep audit [options]      train several engines in lockstep and compare them\n"
             "  lockstep model [--model M]    print a model's layers and parameter count\n"
             "  lockstep golden record --out FILE [options]   pin one engine's first steps in a golden file\n"
+            "  lockstep record --engine SPEC --out FILE [options]  record one engine's whole run, to audit\n"
+            "                                it elsewhere as the engine recorded:FILE\n"
             "  lockstep golden check FILE [--engine E] [--policy P] [--data DIR]\n"
             "                                replay a golden file and compare (exit 0 pass, 1 regression,\n"
             "                                2 unusable input)\n"
+            "  lockstep export FILE.lsg --step S --out OUT.safetensors\n"
+            "  lockstep export --engine SPEC --step S --out OUT.safetensors [train options]\n"
+            "                                one step's tensors (input, labels, act, dact, grad, params, Adam\n"
+            "                                m/v) as safetensors, named stepS/conv2/act, stepS/conv2.weight/grad,\n"
+            "                                ...: from a golden file, or replayed live (a reference engine's as\n"
+            "                                float64)\n"
             "  lockstep --help | --version\n"
             "\n"
             "options (train):\n"
@@ -59,6 +69,13 @@ static void usage(FILE *f) {
             "  --ref-mode MODE     shorthand for reference:mode=MODE (exact or fp32cr)\n"
             "  --ref-prec P        shorthand for reference:prec=P (bits, default 128)\n"
             "  --json FILE         also write the results as one JSON document\n"
+            "  --init FILE         start from these weights (safetensors, F32, PyTorch names: conv1.weight, ...\n"
+            "                      or nn.Sequential's 0.weight, ...; see README) instead of the seeded draw\n"
+            "                      (train, audit, golden record, record)\n"
+            "  --order FILE        batch order: .npy int64 (epochs, n) or text, one epoch per line, each a\n"
+            "                      permutation of 0..n-1 (train, audit, golden record, record; default: Philox shuffle)\n"
+            "  --save FILE         write the final weights as safetensors (train)\n"
+            "  --save-optimizer    with --save: the Adam moments and step count too\n"
             "\n"
             "options (audit; the train options above apply too, except --engine/--json):\n"
             "  --engines LIST      comma-separated engine specs (default reference,cpu,cpu:threads=1,cuda);\n"
@@ -68,10 +85,20 @@ static void usage(FILE *f) {
             "  --audit-every K     full comparison and a reference shadow step every K steps (default 50)\n"
             "  --repeat R          1 (default) or 2: every engine twice, run-to-run determinism per tensor\n"
             "  --no-eval           skip the test-set evaluation after each epoch\n"
+            "  --attribution-steps K  first K steps in isolated mode with the reference (every operation\n"
+            "                      judged by its bound), then every engine restarts from the initial\n"
+            "                      state for the drift phase in --mode (default 0: no attribution phase)\n"
+            "  --no-roundtrip      skip the state round-trip check of each fp32 engine at compared steps\n"
+            "  --fail-on LIST      exit 1 when the audit finds a problem, an unchecked engine or\n"
+            "                      nondeterminism (LIST: problem,unchecked,nondeterminism)\n"
+            "  --verbose           print every table and finding, not only the verdicts\n"
             "  --out DIR           write DIR/steps.jsonl, DIR/run.json, DIR/report.md, DIR/report.html\n"
             "  --engine-timeout S  an engine call with no reply in S seconds (a hung or stopped engine\n"
             "                      process) kills that engine, which is then reported failed (default 600;\n"
             "                      0: wait forever)\n"
+            "  recorded:FILE in the list: a recording (lockstep record) as an engine, free mode only; the\n"
+            "  audit adopts its plan (--audit-every, --ref-steps) and refuses one made with another model,\n"
+            "  seed, batch, epochs, limits, optimizer or data\n"
             "  an engine in the list may carry perturb=K (e.g. cpu:perturb=1): the same engine from\n"
             "  initial weights moved K ulps each, the noise floor other differences are judged against\n"
             "\n"
@@ -80,15 +107,19 @@ static void usage(FILE *f) {
             "  --out FILE          the golden file to write (required)\n"
             "  --steps S           training steps to pin (default 1); defaults differ from train:\n"
             "                      batch 4, limit-train 512, limit-test 256 (smallcnn: ~1.7 MB)\n"
+            "options (record; the train options apply, --json and --save excepted):\n"
+            "  --out FILE          the recording to write (required; written atomically)\n"
+            "  --audit-every K     the audit plan: every tensor recorded at steps 1..N, every K-th and\n"
+            "  --ref-steps N       the last (defaults 50 and 2, the audit's)\n"
             "options (golden check):\n"
             "  --engine SPEC       replay with this engine (default: the file's engine.spec)\n"
             "  --policy P          auto (default: exact when libraries, ISA, threads and algorithms\n"
             "                      match the file's, else bound), exact, ulp:N, bound, bound:N\n"
             "  --data DIR          the IDX directory (default: the file's; crc32s must match)\n"
             "\n"
-            "exit status: 0 ok, 1 a check failed, 2 bad usage or unusable input, or an engine process\n"
-            "died during an audit (the report marks it failed); 130/143 an audit stopped by SIGINT/SIGTERM\n"
-            "(its partial report is written, marked interrupted)\n",
+            "exit status: 0 ok, 1 a check failed (golden regression, audit --fail-on), 2 bad usage or unusable input,\n"
+            "or an engine process died during an audit (the report marks it failed); 130/143 an audit stopped by\n"
+            "SIGINT/SIGTERM (its partial report is written, marked interrupted)\n",
             LS_VERSION, DATA_DEFAULT_DIR);
 }
 
@@ -119,7 +150,9 @@ static int parse_double(const char *opt, const char *s, double lo, double hi, do
 enum {
     OPT_ENGINE = 1000, OPT_MODEL, OPT_DATA, OPT_EPOCHS, OPT_BATCH, OPT_LR, OPT_SEED, OPT_THREADS,
     OPT_LIMIT_TRAIN, OPT_LIMIT_TEST, OPT_STEPS, OPT_JSON, OPT_REF_MODE, OPT_REF_PREC, OPT_HELP,
-    OPT_ENGINES, OPT_MODE, OPT_REF_STEPS, OPT_AUDIT_EVERY, OPT_REPEAT, OPT_OUT, OPT_NO_EVAL, OPT_ENGINE_TIMEOUT,
+    OPT_INIT, OPT_ORDER, OPT_SAVE, OPT_SAVE_OPT,
+    OPT_ENGINES, OPT_MODE, OPT_REF_STEPS, OPT_AUDIT_EVERY, OPT_REPEAT, OPT_OUT, OPT_NO_EVAL,
+    OPT_ATTR_STEPS, OPT_NO_ROUNDTRIP, OPT_VERBOSE, OPT_FAIL_ON, OPT_ENGINE_TIMEOUT,
 };
 
 static const struct option TRAIN_OPTS[] = {
@@ -134,6 +167,10 @@ static const struct option TRAIN_OPTS[] = {
     {"mode", required_argument, 0, OPT_MODE},           {"ref-steps", required_argument, 0, OPT_REF_STEPS},
     {"audit-every", required_argument, 0, OPT_AUDIT_EVERY}, {"repeat", required_argument, 0, OPT_REPEAT},
     {"out", required_argument, 0, OPT_OUT},             {"no-eval", no_argument, 0, OPT_NO_EVAL},
+    {"init", required_argument, 0, OPT_INIT},           {"order", required_argument, 0, OPT_ORDER},
+    {"save", required_argument, 0, OPT_SAVE},           {"save-optimizer", no_argument, 0, OPT_SAVE_OPT},
+    {"attribution-steps", required_argument, 0, OPT_ATTR_STEPS}, {"no-roundtrip", no_argument, 0, OPT_NO_ROUNDTRIP},
+    {"verbose", no_argument, 0, OPT_VERBOSE},           {"fail-on", required_argument, 0, OPT_FAIL_ON},
     {"engine-timeout", required_argument, 0, OPT_ENGINE_TIMEOUT},
     {0, 0, 0, 0},
 };
@@ -164,7 +201,7 @@ static int parse_opts(int argc, char **argv, const char *cmd, run_cfg *c, audit_
     while ((o = getopt_long(argc, argv, ":", TRAIN_OPTS, &li)) != -1) {
         char name[40];
         snprintf(name, sizeof name, "--%s", o >= OPT_ENGINE && o != ':' && o != '?' ? TRAIN_OPTS[li].name : "");
-        int audit_only = o >= OPT_ENGINES, train_only = o == OPT_ENGINE || o == OPT_JSON;
+        int audit_only = o >= OPT_ENGINES, train_only = o == OPT_ENGINE || o == OPT_JSON || o == OPT_SAVE || o == OPT_SAVE_OPT;
         if ((audit_only && !au) || (train_only && au)) {
             fprintf(stderr, "lockstep %s: option %s is not for this command (see lockstep --help)\n", cmd, name);
             return 2;
@@ -187,8 +224,8 @@ static int parse_opts(int argc, char **argv, const char *cmd, run_cfg *c, audit_
         case OPT_HELP: usage(stdout); return 0;
         case OPT_ENGINES: au->engines = optarg; break;
         case OPT_MODE: if (lockstep_mode_parse(optarg, &au->mode)) { fprintf(stderr, "lockstep audit: --mode: %s\n", ls_errmsg()); return 2; } break;
-        case OPT_REF_STEPS: if (parse_long(name, optarg, 0, LONG_MAX, &v)) return 2; au->ref_steps = v; break;
-        case OPT_AUDIT_EVERY: if (parse_long(name, optarg, 0, LONG_MAX, &v)) return 2; au->audit_every = v; break;
+        case OPT_REF_STEPS: if (parse_long(name, optarg, 0, LONG_MAX, &v)) return 2; au->ref_steps = v; au->ref_steps_set = 1; break;
+        case OPT_AUDIT_EVERY: if (parse_long(name, optarg, 0, LONG_MAX, &v)) return 2; au->audit_every = v; au->audit_every_set = 1; break;
         case OPT_REPEAT: if (parse_long(name, optarg, 1, 2, &v)) return 2; au->repeat = (int)v; break;
         case OPT_OUT: au->out_dir = optarg; break;
         case OPT_NO_EVAL: au->eval = 0; break;
@@ -198,12 +235,29 @@ static int parse_opts(int argc, char **argv, const char *cmd, run_cfg *c, audit_
             remote_set_timeout(t);
             break;
         }
+        case OPT_INIT: c->init_path = optarg; break;
+        case OPT_ORDER: c->order_path = optarg; break;
+        case OPT_SAVE: c->save_path = optarg; break;
+        case OPT_SAVE_OPT: c->save_optimizer = 1; break;
+        case OPT_ATTR_STEPS: if (parse_long(name, optarg, 0, 1000000, &v)) return 2; au->attribution_steps = v; break;
+        case OPT_NO_ROUNDTRIP: au->roundtrip = 0; break;
+        case OPT_VERBOSE: au->verbose = 1; break;
+        case OPT_FAIL_ON:
+            if (audit_fail_on_parse(optarg, &au->fail_on)) {
+                fprintf(stderr, "lockstep audit: %s\n", ls_errmsg());
+                return 2;
+            }
+            break;
         case ':': fprintf(stderr, "lockstep %s: option %s needs a value\n", cmd, argv[optind - 1]); return 2;
         default: fprintf(stderr, "lockstep %s: unknown option '%s' (see lockstep --help)\n", cmd, argv[optind - 1]); return 2;
         }
     }
     if (optind < argc) {
         fprintf(stderr, "lockstep %s: unexpected argument '%s'\n", cmd, argv[optind]);
+        return 2;
+    }
+    if (c->save_optimizer && !c->save_path) {
+        fprintf(stderr, "lockstep %s: --save-optimizer needs --save FILE.safetensors\n", cmd);
         return 2;
     }
     if (ref_mode || ref_prec) {
@@ -312,7 +366,7 @@ static int cmd_audit(int argc, char **argv, char **full_argv) {
         if (ls_stop_signal()) return 128 + ls_stop_signal();
         return 2;
     }
-    int status = 0;
+    int status = res.gate ? 1 : 0;
     for (int i = 0; i < res.n_engines; i++)
         if (res.eng[i].failed) {
             fprintf(stderr, "lockstep audit: engine %s %s; the report marks it failed\n", res.eng[i].label,
@@ -358,7 +412,8 @@ static int cmd_golden_record(int argc, char **argv) {
     for (int i = 0; i < argc; i++) {
         if (strcmp(argv[i], "--out") == 0 && i + 1 < argc) g.out_path = argv[++i];
         else if (strncmp(argv[i], "--out=", 6) == 0) g.out_path = argv[i] + 6;
-        else if (strncmp(argv[i], "--json", 6) == 0 || strncmp(argv[i], "--epochs", 8) == 0) {
+        else if (strncmp(argv[i], "--json", 6) == 0 || strncmp(argv[i], "--epochs", 8) == 0 ||
+                 strncmp(argv[i], "--save", 6) == 0) {
             fprintf(stderr, "lockstep golden record: option %s is not for this command (see lockstep --help)\n", argv[i]);
             free(av);
             return 2;
@@ -375,6 +430,48 @@ static int cmd_golden_record(int argc, char **argv) {
     }
     if (golden_record_run(&g)) {
         fprintf(stderr, "lockstep golden record: %s\n", ls_errmsg());
+        return 2;
+    }
+    return 0;
+}
+
+/* `record`: the train options plus --out, --audit-every and --ref-steps. */
+static int cmd_record(int argc, char **argv) {
+    recording_cfg g;
+    recording_cfg_default(&g);
+    g.out = stdout;
+    g.run.progress = isatty(2);
+    char **av = calloc((size_t)argc + 1, sizeof *av);
+    if (!av) return 2;
+    int ac = 0;
+    long v;
+    for (int i = 0; i < argc; i++) {
+        const char *a = argv[i];
+        int has = i + 1 < argc;
+        if (strcmp(a, "--out") == 0 && has) g.out_path = argv[++i];
+        else if ((strcmp(a, "--audit-every") == 0 || strcmp(a, "--ref-steps") == 0) && has) {
+            if (parse_long(a, argv[++i], 0, LONG_MAX, &v)) {
+                free(av);
+                return 2;
+            }
+            if (a[2] == 'a') g.audit_every = v;
+            else g.ref_steps = v;
+        } else if (strncmp(a, "--json", 6) == 0 || strncmp(a, "--save", 6) == 0) {
+            fprintf(stderr, "lockstep record: option %s is not for this command (see lockstep --help)\n", a);
+            free(av);
+            return 2;
+        } else av[ac++] = argv[i];
+    }
+    int st = parse_opts(ac, av, "record", &g.run, NULL);
+    free(av);
+    if (st >= 0) return st;
+    g.run.print_steps = 0;
+    if (!g.out_path) {
+        fprintf(stderr, "lockstep record: --out FILE is required\n");
+        return 2;
+    }
+    if (recording_record_run(&g)) {
+        fprintf(stderr, "lockstep record: %s\n", ls_errmsg());
         return 2;
     }
     return 0;
@@ -405,6 +502,58 @@ static int cmd_golden_check(int argc, char **argv) {
         return 2;
     }
     return golden_check_run(&g);
+}
+
+/* `export SOURCE --step S --out F` or `export --engine SPEC --step S --out F
+ * [train options]` (a live replay). */
+static int cmd_export(int argc, char **argv) {
+    export_cfg x;
+    export_cfg_default(&x);
+    x.out = stdout;
+    char **av = calloc((size_t)argc + 1, sizeof *av);
+    if (!av) return 2;
+    int ac = 0, st = -1;
+    long v;
+    av[ac++] = argv[0];
+    for (int i = 1; i < argc && st < 0; i++) {
+        const char *a = argv[i];
+        /* --step is taken here before getopt sees it: getopt_long would
+         * read it as an abbreviation of --steps */
+        if ((strcmp(a, "--step") == 0 || strcmp(a, "--out") == 0) && i + 1 >= argc) {
+            fprintf(stderr, "lockstep export: option %s needs a value\n", a);
+            st = 2;
+        } else if (strcmp(a, "--step") == 0) {
+            if (parse_long("--step", argv[++i], 1, LONG_MAX, &v)) st = 2;
+            x.step = v;
+        } else if (strcmp(a, "--out") == 0) {
+            x.out_path = argv[++i];
+        } else if (strncmp(a, "--json", 6) == 0 || strncmp(a, "--save", 6) == 0 || strncmp(a, "--steps", 7) == 0 ||
+                   strncmp(a, "--epochs", 8) == 0) {
+            fprintf(stderr, "lockstep export: option %s is not for this command (see lockstep --help)\n", a);
+            st = 2;
+        } else if (a[0] != '-' && i == 1) {
+            x.source = a;
+        } else {
+            av[ac++] = argv[i];
+        }
+    }
+    if (st < 0 && x.source && ac > 1) {
+        fprintf(stderr, "lockstep export: %s: a file source takes only --step and --out (train options are for a "
+                "live replay, without a file)\n", av[1]);
+        st = 2;
+    }
+    if (st < 0) st = parse_opts(ac, av, "export", &x.run, NULL);
+    free(av);
+    if (st >= 0) return st;
+    if (!x.out_path) {
+        fprintf(stderr, "lockstep export: --out FILE.safetensors is required\n");
+        return 2;
+    }
+    if (export_run(&x)) {
+        fprintf(stderr, "lockstep export: %s\n", ls_errmsg());
+        return 2;
+    }
+    return 0;
 }
 
 static int cmd_golden(int argc, char **argv) {
@@ -450,6 +599,8 @@ static int dispatch(int argc, char **argv) {
     if (strcmp(cmd, "audit") == 0) return cmd_audit(argc - 1, argv + 1, argv);
     if (strcmp(cmd, "model") == 0) return cmd_model(argc - 1, argv + 1);
     if (strcmp(cmd, "golden") == 0) return cmd_golden(argc - 1, argv + 1);
+    if (strcmp(cmd, "record") == 0) return cmd_record(argc - 1, argv + 1);
+    if (strcmp(cmd, "export") == 0) return cmd_export(argc - 1, argv + 1);
     fprintf(stderr, "lockstep: unknown command '%s' (see lockstep --help)\n", cmd);
     return 2;
 }

@@ -584,6 +584,53 @@ static void sec_verdicts(doc *d, const ctx *x) {
     const audit_result *r = x->r;
     char b1[32], b2[32], b3[32], c1[120], c2[120], c3[160], c4[64], c5[64], c6[64], c7[64];
     heading(d, 2, "verdicts", "Verdicts");
+    verdict_table vt;
+    explain_verdicts(&vt, r, x->m);
+    if (vt.problems)
+        para(d, "PROBLEM: %d problem(s) not explained by fp32 rounding; the findings below name them.", vt.problems);
+    else if (vt.unchecked)
+        para(d, "No problem found, but %d engine(s) were not fully checked: unchecked is not ok.", vt.unchecked);
+    else
+        para(d, "OK: every difference is consistent with fp32 rounding, over the coverage stated below.");
+    para(d, "Checks: %ld attribution step(s) in isolated mode, and free-mode shadow replays (the reference fed one "
+            "engine's own inputs); coverage = tensors judged by a bound or an exactness rule / tensors compared.",
+         r->attribution_steps);
+    {
+        static const char *const H[] = {"Engine", "Verdict vs the reference", "Coverage", "Worst bound ratio",
+                                        "Decisions flipped", "Detail"};
+        table_begin(d, 6, H);
+        for (int k = 0; k < vt.n_eng; k++) {
+            const engine_verdict *ev = &vt.e[k];
+            char cov[32] = "–", wr[64] = "–", fl[32] = "–";
+            if (ev->n_compared) snprintf(cov, sizeof cov, "%d of %d", ev->n_bounded, ev->n_compared);
+            if (ev->worst_slot >= 0)
+                snprintf(wr, sizeof wr, "%s (%s, step %ld)", fnum(b1, sizeof b1, ev->worst_ratio),
+                         r->slot_name[ev->worst_slot], ev->worst_step);
+            if (ev->n_compared) snprintf(fl, sizeof fl, "%ld (%ld near-ties)", ev->flips, ev->near_ties);
+            const char *cells[] = {r->eng[ev->engine].label, ev->verdict, cov, wr, fl, ev->detail};
+            table_row(d, cells);
+        }
+        table_end(d);
+        static const char *const H2[] = {"Pair", "Verdict", "First differs", "Params rel. L2 (end)",
+                                         "Test flips (last epoch)", "Accuracy gap (points)"};
+        table_begin(d, 6, H2);
+        for (int k = 0; k < vt.n_pair; k++) {
+            const pair_verdict *pv = &vt.p[k];
+            const audit_pair *p = &r->pair[pv->pair];
+            char nm[180], fd[96] = "never", e1[32] = "–", e2[32] = "–", e3[32] = "–";
+            snprintf(nm, sizeof nm, "%s vs %s", r->eng[p->a].label, r->eng[p->b].label);
+            if (pv->first_slot >= 0)
+                snprintf(fd, sizeof fd, "step %ld, %s", p->slot[pv->first_slot].first_unequal_step,
+                         r->slot_name[pv->first_slot]);
+            else if (pv->first_diff_step) snprintf(fd, sizeof fd, "after step %ld", pv->first_diff_step);
+            if (!isnan(pv->end_rel_l2)) fnum(e1, sizeof e1, pv->end_rel_l2);
+            if (pv->flips >= 0) snprintf(e2, sizeof e2, "%ld", pv->flips);
+            if (!isnan(pv->acc_gap)) snprintf(e3, sizeof e3, "%+.2f", pv->acc_gap);
+            const char *cells[] = {nm, pv->verdict, fd, e1, e2, e3};
+            table_row(d, cells);
+        }
+        table_end(d);
+    }
     heading(d, 3, "findings", "Findings");
     if (x->L && x->L->n) {
         for (int i = 0; i < x->L->n; i++) finding_block(d, &x->L->f[i]);
@@ -938,13 +985,13 @@ static int build(doc *d, const ctx *x) {
         raw(d, "</style></head><body>\n");
     }
     sec_header(d, x);
-    sec_environment(d, x);
     sec_verdicts(d, x);
     heading(d, 2, "evidence", "Evidence");
     sec_accuracy(d, x);
     sec_timing(d, x);
     sec_divergence(d, x);
     sec_tensors(d, x);
+    sec_environment(d, x);
     para(d, "Files beside this report: run.json (the summary as JSON), steps.jsonl (one line per compared tensor).");
     if (d->html) raw(d, "</body></html>\n");
     return d->b.failed ? LS_ENOMEM : LS_OK;

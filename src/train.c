@@ -14,7 +14,9 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "order.h"
 #include "rng.h"
+#include "safetensors.h"
 
 void run_cfg_default(run_cfg *c) {
     memset(c, 0, sizeof *c);
@@ -185,6 +187,26 @@ static int write_json(const run_cfg *c, const model *m, const char *engine_json,
     return rc;
 }
 
+/* --save: the engine's final weights (and with --save-optimizer its Adam
+ * state after `steps` updates); params is scratch of n_params floats. */
+static int save_weights(const run_cfg *c, const model *m, engine *e, float *params, long steps) {
+    float *am = NULL, *av = NULL;
+    int rc = engine_get_tensor(e, (tensor_id){TENSOR_PARAMS, 0}, params);
+    if (!rc && c->save_optimizer) {
+        am = ls_malloc(m->n_params * sizeof *am);
+        av = ls_malloc(m->n_params * sizeof *av);
+        rc = !am || !av ? LS_ENOMEM : engine_get_tensor(e, (tensor_id){TENSOR_ADAM_M, 0}, am);
+        if (!rc) rc = engine_get_tensor(e, (tensor_id){TENSOR_ADAM_V, 0}, av);
+    }
+    if (!rc) {
+        st_optim opt = {am, av, steps, c->adam};
+        rc = st_save_params(m, c->save_path, params, c->save_optimizer ? &opt : NULL);
+    }
+    free(am);
+    free(av);
+    return rc;
+}
+
 int train_run(const run_cfg *c) {
     model m;
     dataset ds;
@@ -193,6 +215,8 @@ int train_run(const run_cfg *c) {
     float *params = NULL, *x = NULL;
     int32_t *y = NULL;
     uint32_t *perm = NULL;
+    batch_order ord;
+    memset(&ord, 0, sizeof ord);
     char *desc = NULL;
     eval_result ev;
     memset(&ev, 0, sizeof ev);
@@ -236,7 +260,7 @@ int train_run(const run_cfg *c) {
         rc = LS_ENOMEM;
         goto done;
     }
-    model_init_params(&m, params, c->seed);
+    if ((rc = st_init_params(&m, c->init_path, c->seed, params))) goto done;
     if ((rc = engine_set_params(e, params))) goto done;
     desc = engine_describe(e);
 
@@ -251,7 +275,8 @@ int train_run(const run_cfg *c) {
     int done_steps = 0;
     for (int epoch = 0; epoch < c->epochs && !done_steps; epoch++) {
         double t0 = ls_now();
-        rng_shuffle(perm, (uint32_t)n_train, c->seed, (uint32_t)epoch);
+        if (c->max_steps >= 0 && step >= c->max_steps) break; /* before asking the order for an epoch not run */
+        if ((rc = order_fill(&ord, c->order_path, perm, n_train, c->seed, epoch))) goto done;
         size_t nsteps = steps_per_epoch(n_train, c->batch), images = 0;
         double loss_sum = 0;
         size_t s;
@@ -308,11 +333,16 @@ int train_run(const run_cfg *c) {
     }
     if (ev.confusion) print_confusion(stdout, c, &ev);
     printf("\npeak resident memory: %.1f MiB; total %.2f s\n", ls_peak_rss() / 1048576.0, ls_now() - t_start);
+    if (c->save_path) {
+        if ((rc = save_weights(c, &m, e, params, step))) goto done;
+        printf("wrote %s\n", c->save_path);
+    }
     if (c->json_path) {
         if ((rc = write_json(c, &m, desc, ep, n_ep, ev.confusion ? &ev : NULL, ls_now() - t_start))) goto done;
         printf("wrote %s\n", c->json_path);
     }
 done:
+    order_free(&ord);
     eval_result_free(&ev);
     free(desc);
     engine_free(e);

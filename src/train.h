@@ -31,6 +31,10 @@ typedef struct {
     const char *json_path;   /* NULL: none */
     int progress;            /* progress line on stderr */
     int print_steps;         /* a line per step (loss, seconds) */
+    const char *init_path;   /* --init: initial weights (safetensors); NULL: seeded draw */
+    const char *order_path;  /* --order: batch order (.npy or text); NULL: Philox shuffle */
+    const char *save_path;   /* --save: final weights (safetensors); NULL: none */
+    int save_optimizer;      /* --save-optimizer: Adam m, v and step in the --save file too */
 } run_cfg;
 
 void run_cfg_default(run_cfg *c);

@@ -20,10 +20,15 @@
 static _Thread_local char err_buf[1024];
 
 int ls_err(int code, const char *fmt, ...) {
+    /* format into a copy first: callers wrap the previous message,
+     * ls_err(rc, "engine %s: %s", name, ls_errmsg()), and vsnprintf's
+     * source and destination must not overlap */
+    char tmp[sizeof err_buf];
     va_list ap;
     va_start(ap, fmt);
-    vsnprintf(err_buf, sizeof err_buf, fmt, ap);
+    vsnprintf(tmp, sizeof tmp, fmt, ap);
     va_end(ap);
+    memcpy(err_buf, tmp, sizeof err_buf);
     return code;
 }
 

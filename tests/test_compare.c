@@ -74,24 +74,30 @@ static void test_known_errors(void **state) {
     compare_stats s;
     compare_f32(&s, ref, cand, 4, NULL);
     assert_true(s.max_ulp == 8);
-    assert_true(s.mean_ulp == 11.0 / 4);
+    /* distances {0, 3, 0, 8}: nearest rank ceil(0.5*4) = 2 -> 0, ceil(0.99*4) = 4 -> 8, both exact */
+    assert_true(s.p50_ulp == 0 && s.p99_ulp == 8);
+    assert_false(s.p50_ulp_bound || s.p99_ulp_bound);
     assert_true(s.max_abs == 0x1p-19);
+    /* the headline: 2^-19 / max|ref| 4 = 2^-21; in ULPs of 4 (2^-21): 4 */
+    assert_true(s.max_abs_ref == 4 && s.rel_to_max == 0x1p-21 && s.scale_ulp == 4);
     assert_true(s.max_rel == 0x1p-21); /* 2^-19 / 4 */
     assert_int_equal(s.worst_abs_index, 3);
     assert_int_equal(s.worst_ulp_index, 3);
     assert_int_equal(s.first_diff_index, 1);
     assert_int_equal(s.n_equal, 2);
     assert_true(s.frac_equal == 0.5);
-    /* histogram: 0 -> bucket 0 (twice), 3 -> bucket 2 = [2,4), 8 -> bucket 4 = [8,16) */
-    uint64_t want[COMPARE_ULP_BUCKETS] = {2, 0, 1, 0, 1};
+    /* histogram: exact bins below 64 */
+    uint64_t want[COMPARE_ULP_BINS] = {[0] = 2, [3] = 1, [8] = 1};
     assert_memory_equal(s.ulp_hist, want, sizeof want);
 }
 
 static void test_histogram_edges(void **state) {
-    /* distances 1, 2, 3, 4, 7, 8, 2^23 built from +0 (bits 0), and FLT_MAX vs -FLT_MAX:
-     * 2 * 0x7f7fffff = 0xfefffffe >= 2^31, the top finite bucket 32 */
-    uint32_t d[7] = {1, 2, 3, 4, 7, 8, 1u << 23};
-    int bucket[7] = {1, 2, 2, 3, 3, 4, 24};
+    /* distances 1, 2, 63, 64, 127, 128, 2^23 built from +0 (bits 0), and
+     * FLT_MAX vs -FLT_MAX: 2 * 0x7f7fffff = 0xfefffffe >= 2^31, the top
+     * binade's bin 64 + 31 - 6 = 89.  Exact bins up to 63, then [64,127] is
+     * bin 64, [128,255] bin 65, [2^23, 2^24) bin 64 + 23 - 6 = 81. */
+    uint32_t d[7] = {1, 2, 63, 64, 127, 128, 1u << 23};
+    int bucket[7] = {1, 2, 63, 64, 64, 65, 81};
     float ref[8], cand[8];
     for (int i = 0; i < 7; i++) {
         ref[i] = 0.0f;
@@ -101,13 +107,183 @@ static void test_histogram_edges(void **state) {
     cand[7] = FLT_MAX;
     compare_stats s;
     compare_f32(&s, ref, cand, 8, NULL);
-    uint64_t want[COMPARE_ULP_BUCKETS] = {0};
+    uint64_t want[COMPARE_ULP_BINS] = {0};
     for (int i = 0; i < 7; i++) want[bucket[i]]++;
-    want[32]++;
+    want[89]++;
     assert_memory_equal(s.ulp_hist, want, sizeof want);
     assert_true(s.max_ulp == (double)0xfefffffeu);
     assert_int_equal(s.worst_ulp_index, 7);
     assert_true(isinf(s.max_abs) == 0 && s.max_abs == 2.0 * FLT_MAX);
+    /* 8 distances, nearest rank 4 -> 64, in the bin [64,127]: "<= 128";
+     * rank 8 -> the top binade, whose upper end 2^32 is above the exact
+     * max: the max it is (still a bound: the bin holds [2^31, max]) */
+    assert_true(s.p50_ulp == 128 && s.p50_ulp_bound);
+    assert_true(s.p99_ulp == (double)0xfefffffeu && s.p99_ulp_bound);
+    uint64_t lo, hi;
+    compare_ulp_bin_range(64, &lo, &hi);
+    assert_true(lo == 64 && hi == 127);
+    compare_ulp_bin_range(89, &lo, &hi);
+    assert_true(lo == 1ull << 31 && hi == 0xffffffffull);
+    compare_ulp_bin_range(63, &lo, &hi);
+    assert_true(lo == 63 && hi == 63);
+}
+
+/* Ordinal distance across zero and from a zero reference: the "4e40 ULP"
+ * of a real-valued ULP at a ~0 reference becomes a count of floats. */
+static void test_ordinal_distance(void **state) {
+    /* -2^-149 (bits 0x80000001) to +2^-149: over -0/+0 (one point), 2 steps */
+    assert_true(compare_ulp_f32(-0x1p-149f, 0x1p-149f) == 2);
+    assert_true(compare_ulp_f32(-0.0f, 0.0f) == 0);
+    /* 0 to 1.0f: every float in [0, 1): 0x3f800000 of them */
+    assert_true(compare_ulp_f32(0.0f, 1.0f) == (double)0x3f800000u);
+    assert_true(compare_ulp_f64(1e-42, 1.0f) == (double)(0x3f800000u - to_bits((float)1e-42)));
+    assert_true(compare_ulp_f64(0.0, -1.0f) == (double)0x3f800000u);
+    /* FLT_MAX to inf is one step on the line, but a non-finite mismatch */
+    assert_true(isinf(compare_ulp_f32(FLT_MAX, INFINITY)));
+    /* a finite double reference beyond FLT_MAX against an inf candidate: a
+     * non-finite mismatch (the reference is finite), whatever its rounding */
+    assert_true(isinf(compare_ulp_f64(1e39, INFINITY)));
+
+    double ref[2] = {1e-42, 2.0};
+    float cand[2] = {1e-7f, 2.0f};
+    compare_stats s;
+    compare_f64(&s, ref, cand, 2, NULL);
+    assert_true(s.max_ulp < 0x1p32 && s.max_ulp == (double)(to_bits(1e-7f) - to_bits((float)1e-42)));
+    assert_int_equal(s.worst_ulp_index, 0);
+    /* the headline stays readable: 1e-7 against a scale of 2 */
+    assert_true(fabs(s.rel_to_max - ((double)1e-7f - 1e-42) / 2) <= 1e-16 * s.rel_to_max); /* one rounding each */
+    assert_true(s.scale_ulp == ((double)1e-7f - 1e-42) / 0x1p-22);                          /* ULP of [2,4): 2^-22 */
+    assert_int_equal(s.n_ref_zero_cand_nonzero, 0); /* 1e-42 rounds to a subnormal, not to 0 */
+}
+
+/* Percentiles from the histogram: exact below 64, the binade's upper end
+ * above, never above the exact maximum. */
+static void test_percentiles(void **state) {
+    enum { N = 100 };
+    float ref[N], cand[N];
+    for (int i = 0; i < N; i++) ref[i] = 1.0f;
+    /* 97 at 5 ULPs, 2 at 600 (bin [512,1023]), 1 at 5000 */
+    for (int i = 0; i < N; i++) cand[i] = from_bits(to_bits(1.0f) + (i < 97 ? 5 : i < 99 ? 600 : 5000));
+    compare_stats s;
+    compare_f32(&s, ref, cand, N, NULL);
+    assert_true(s.p50_ulp == 5 && !s.p50_ulp_bound);
+    assert_true(s.p99_ulp == 1024 && s.p99_ulp_bound); /* rank 99 lies in [512,1023]: "<= 2^10" */
+    assert_true(s.max_ulp == 5000);
+    char buf[32];
+    assert_string_equal(compare_ulp_pct_str(buf, sizeof buf, s.p99_ulp, s.p99_ulp_bound), "<= 2^10");
+    assert_string_equal(compare_ulp_pct_str(buf, sizeof buf, s.p50_ulp, s.p50_ulp_bound), "5");
+    /* every distance 1000: rank 50 in [512,1023], capped by the max */
+    for (int i = 0; i < N; i++) cand[i] = from_bits(to_bits(1.0f) + 1000);
+    compare_f32(&s, ref, cand, N, NULL);
+    assert_true(s.p50_ulp == 1000 && s.p50_ulp_bound && s.max_ulp == 1000);
+    assert_string_equal(compare_ulp_pct_str(buf, sizeof buf, s.p50_ulp, s.p50_ulp_bound), "<= 1000");
+    /* one element: both percentiles are it */
+    compare_f32(&s, ref, cand, 1, NULL);
+    assert_true(s.p50_ulp == 1000 && s.p99_ulp == 1000);
+    /* no finite pair: 0, exact */
+    float nan = NAN;
+    compare_f32(&s, &nan, &nan, 1, NULL);
+    assert_true(s.p50_ulp == 0 && !s.p50_ulp_bound && s.max_ulp == 0);
+}
+
+static int cmp_u32(const void *a, const void *b) {
+    uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+    return (x > y) - (x < y);
+}
+
+/* Percentiles and max against sorted distances, on random data that
+ * spreads over the exact and the binade bins (double reference). */
+static void test_percentiles_vs_sorted(void **state) {
+    enum { N = 5000 };
+    static double ref[N];
+    static float cand[N];
+    static uint32_t d[N];
+    for (int i = 0; i < N; i++) {
+        ref[i] = rnd_sym() * 10;
+        /* steps 0..~2^20 with a heavy head: k = floor(2^(20 u^3)) - 1 */
+        double u = rnd01();
+        int k = (int)ldexp(1.0, (int)(20 * u * u * u)) - 1;
+        cand[i] = from_bits(to_bits((float)ref[i]) + (uint32_t)k); /* away from zero: k steps */
+        d[i] = (uint32_t)k;
+    }
+    compare_stats s;
+    compare_f64(&s, ref, cand, N, NULL);
+    qsort(d, N, sizeof d[0], cmp_u32);
+    double want50 = d[(N + 1) / 2 - 1], want99 = d[(99 * N + 99) / 100 - 1]; /* nearest rank */
+    assert_true(s.max_ulp == d[N - 1]);
+    double got[2] = {s.p50_ulp, s.p99_ulp}, want[2] = {want50, want99};
+    int bnd[2] = {s.p50_ulp_bound, s.p99_ulp_bound};
+    for (int q = 0; q < 2; q++) {
+        if (want[q] < 64) {
+            assert_true(got[q] == want[q] && !bnd[q]);
+        } else {
+            /* a bound: above the true value, below twice it, never above the max */
+            assert_true(bnd[q] && got[q] >= want[q] && got[q] <= 2 * want[q] && got[q] <= s.max_ulp);
+        }
+    }
+    assert_true(want50 < 64 && want99 >= 64); /* both branches ran */
+}
+
+/* zero vs non-zero counts, and the scale fields over the bitwise-equal
+ * fast path (elements after the first difference). */
+static void test_zero_counts_and_scale(void **state) {
+    float ref[7] = {0.0f, 0.0f, 1, 2, -0.0f, 3, -1000};
+    float cand[7] = {1e-30f, -0.0f, 0.0f, 2, 0.0f, -0.0f, -1000};
+    compare_stats s;
+    compare_f32(&s, ref, cand, 7, NULL);
+    assert_int_equal(s.n_ref_zero_cand_nonzero, 1); /* index 0 */
+    assert_int_equal(s.n_ref_nonzero_cand_zero, 2); /* 2 and 5 */
+    assert_int_equal(s.n_zero_sign, 2);             /* 1 and 4 */
+    assert_true(s.max_abs_ref == 1000);             /* index 6, bitwise equal, on the fast path */
+    assert_true(s.max_abs == 3 && s.rel_to_max == 3.0 / 1000);
+    /* double reference: zero-ness of its fp32 rounding (1e-50 rounds to 0) */
+    double dref[3] = {1e-50, 1e-50, 0.5};
+    float dc[3] = {0.0f, 0x1p-149f, 0.0f};
+    compare_f64(&s, dref, dc, 3, NULL);
+    assert_int_equal(s.n_ref_zero_cand_nonzero, 1);
+    assert_int_equal(s.n_ref_nonzero_cand_zero, 1);
+    assert_int_equal(s.n_equal, 1);
+    /* all-zero reference: any error is infinitely large relative to it */
+    float z[2] = {0, 0}, c[2] = {0, 1e-30f};
+    compare_f32(&s, z, c, 2, NULL);
+    assert_true(isinf(s.rel_to_max) && s.max_abs_ref == 0);
+    compare_f32(&s, z, z, 2, NULL);
+    assert_true(s.rel_to_max == 0 && s.scale_ulp == 0);
+}
+
+/* The worst element for people: coordinates and both values. */
+static void test_element_strings(void **state) {
+    lsbuf b;
+    lsbuf_init(&b);
+    size_t shape[4] = {256, 16, 28, 28};
+    size_t idx = ((3 * 16 + 12) * 28 + 5) * 28 + 7;
+    compare_coords_str(&b, idx, 4, shape, compare_dim_names(4, 0));
+    assert_string_equal(b.s, "[n=3 c=12 h=5 w=7]");
+    b.len = 0;
+    b.s[0] = 0;
+    compare_coords_str(&b, idx, 4, shape, NULL);
+    assert_string_equal(b.s, "[3,12,5,7]");
+    b.len = 0;
+    b.s[0] = 0;
+    size_t wshape[2] = {64, 1568};
+    compare_coords_str(&b, 2 * 1568 + 100, 2, wshape, compare_dim_names(2, 1));
+    assert_string_equal(b.s, "[out=2 in=100]");
+    b.len = 0;
+    b.s[0] = 0;
+    compare_coords_str(&b, 64 * 1568, 2, wshape, compare_dim_names(2, 1)); /* outside: flat */
+    assert_string_equal(b.s, "[100352]");
+    b.len = 0;
+    b.s[0] = 0;
+    compare_pair_str(&b, "ref", 1.0, 1, "cand", from_bits(0x3f800001u));
+    assert_string_equal(b.s, "ref 1 (0x3f800000), cand 1.00000012 (0x3f800001), 1 ULP");
+    b.len = 0;
+    b.s[0] = 0;
+    compare_pair_str(&b, "ref", 0.1, 0, "cand", NAN);
+    assert_non_null(strstr(b.s, "ref 0.10000000000000001, cand nan"));
+    assert_non_null(strstr(b.s, "NaN/Inf mismatch"));
+    assert_false(b.failed);
+    lsbuf_free(&b);
+    assert_null(compare_dim_names(5, 0));
 }
 
 static void test_nan_inf(void **state) {
@@ -123,8 +299,8 @@ static void test_nan_inf(void **state) {
     /* agree: 0 (NaN/NaN), 1 (inf/inf); mismatch: 2, 3, 4 (-inf vs inf), 5 */
     assert_int_equal(s.n_nonfinite_mismatch, 4);
     assert_int_equal(s.first_nonfinite_mismatch, 2);
-    assert_int_equal(s.ulp_hist[COMPARE_BUCKET_NONFINITE], 4);
-    assert_int_equal(s.ulp_hist[0], 2);
+    assert_int_equal(s.ulp_hist[COMPARE_BIN_NONFINITE], 4);
+    assert_int_equal(s.ulp_hist[0], 0); /* the agreeing non-finite pairs are in no bin */
     assert_int_equal(s.n_equal, 2);
     assert_int_equal(s.first_diff_index, 2);
     /* the error metrics cover only the one finite pair, 5 vs 5.5 */
@@ -132,8 +308,8 @@ static void test_nan_inf(void **state) {
     assert_true(s.max_abs == 0.5);
     assert_true(s.max_rel == 0.1);  /* 0.5 / 5: one correctly rounded division on both sides */
     assert_int_equal(s.worst_abs_index, 6);
-    assert_true(s.max_ulp == 0.5 * 0x1p21); /* ULP of [4,8) is 2^-21 */
-    assert_true(!isnan(s.nmse) && !isnan(s.mean_ulp));
+    assert_true(s.max_ulp == 0x1p20); /* 0.5 / (ULP of [4,8), 2^-21) whole steps */
+    assert_true(!isnan(s.nmse) && !isnan(s.p50_ulp));
 
     /* the same through a double reference */
     double dref[7];
@@ -142,7 +318,7 @@ static void test_nan_inf(void **state) {
     compare_f64(&t, dref, cand, 7, NULL);
     assert_int_equal(t.n_nonfinite_mismatch, 4);
     assert_int_equal(t.n_equal, 2);
-    assert_true(t.max_ulp == 0.5 * 0x1p21);
+    assert_true(t.max_ulp == 0x1p20);
     assert_true(isinf(compare_ulp_f64(1.0, NAN)) && compare_ulp_f64(NAN, NAN) == 0);
     assert_true(isinf(compare_ulp_f32(INFINITY, -INFINITY)) && compare_ulp_f32(-INFINITY, -INFINITY) == 0);
 }
@@ -180,16 +356,21 @@ static void test_subnormals(void **state) {
     assert_int_equal(s.n_equal, 1);
     assert_int_equal(s.ulp_hist[0], 1);
     assert_int_equal(s.ulp_hist[1], 1);
-    assert_true(s.max_ulp == 0.5 && s.mean_ulp == 0.5);
+    assert_true(s.max_ulp == 1);
+    /* both errors are 2^-150, against max|ref| 3*2^-150 (ULP 2^-149): half a ULP of scale */
+    assert_true(s.max_abs == 0x1p-150 && s.scale_ulp == 0.5);
     assert_true(compare_ulp_of(0.0) == 0x1p-149 && compare_ulp_of(1e-40) == 0x1p-149);
     assert_true(compare_ulp_of(0x1p-126) == 0x1p-149 && compare_ulp_of(0x1p-125) == 0x1p-148);
     assert_true(compare_ulp_f64(0.0, 0x1p-149f) == 1.0);
+    assert_true(compare_ulp_f64(0x1p-150, 0x1p-149f) == 1.0); /* 2^-150 rounds to 0 (tie to even) */
 }
 
 static void test_double_reference_subulp(void **state) {
-    /* ref 1 + 2^-26: fp32 1.0 is its rounding (bitwise equal), 1/8 ULP away;
-     * 1 + 2^-23 is one step from that rounding, 7/8 ULP away.
-     * ref 2 - 2^-30 sits in [1,2) (ULP 2^-23) and rounds to 2.0f: 2^-7 ULP. */
+    /* ref 1 + 2^-26: fp32 1.0 is its rounding (bitwise equal, 0 steps);
+     * 1 + 2^-23 is one step from that rounding, 7/8 ULP away from the exact value.
+     * ref 2 - 2^-30 sits in [1,2) (ULP 2^-23) and rounds to 2.0f: 0 steps.
+     * The sub-ULP resolution is in scale_ulp: max|diff| 7*2^-26 in ULPs of
+     * max|ref| = 2 - 2^-30 (binade [1,2), ULP 2^-23) = 7/8. */
     double ref[3] = {1 + 0x1p-26, 1 + 0x1p-26, 2 - 0x1p-30};
     float cand[3] = {1.0f, 1.0f + 0x1p-23f, 2.0f};
     compare_stats s;
@@ -197,10 +378,11 @@ static void test_double_reference_subulp(void **state) {
     assert_int_equal(s.n_equal, 2);
     assert_int_equal(s.ulp_hist[0], 2);
     assert_int_equal(s.ulp_hist[1], 1);
-    assert_true(s.max_ulp == 0.875);
+    assert_true(s.max_ulp == 1);
     assert_int_equal(s.worst_ulp_index, 1);
-    assert_true(s.mean_ulp == (0.125 + 0.875 + 0x1p-7) / 3); /* same three-term sum in the same order */
     assert_true(s.max_abs == 0x1p-23 - 0x1p-26);
+    assert_true(s.scale_ulp == 0.875);
+    assert_true(s.p50_ulp == 0 && s.p99_ulp == 1);
 }
 
 static void test_norms_and_ties(void **state) {
@@ -532,7 +714,11 @@ static void test_json(void **state) {
     assert_false(b.failed);
     assert_non_null(strstr(b.s, "\"n\":4,"));
     assert_non_null(strstr(b.s, "\"max_ulp\":8,"));
-    assert_non_null(strstr(b.s, "\"ulp_hist\":[2,0,1,0,1],"));
+    assert_non_null(strstr(b.s, "\"p50_ulp\":0,\"p50_ulp_bound\":false,\"p99_ulp\":8,\"p99_ulp_bound\":false,"));
+    assert_non_null(strstr(b.s, "\"ulp_hist\":[[0,0,2],[3,3,1],[8,8,1]],"));
+    assert_non_null(strstr(b.s, "\"max_abs_ref\":4,"));
+    assert_non_null(strstr(b.s, "\"scale_ulp\":4,"));
+    assert_non_null(strstr(b.s, "\"ref_zero_cand_nonzero\":0,\"ref_nonzero_cand_zero\":0,"));
     assert_non_null(strstr(b.s, "\"worst_ulp_index\":3,"));
     assert_non_null(strstr(b.s, "\"bound\":{\"max_ratio\":\"inf\""));
     assert_non_null(strstr(b.s, "\"n_over\":1}"));
@@ -545,6 +731,9 @@ int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_identical),           cmocka_unit_test(test_known_errors),
         cmocka_unit_test(test_histogram_edges),     cmocka_unit_test(test_nan_inf),
+        cmocka_unit_test(test_ordinal_distance),    cmocka_unit_test(test_percentiles),
+        cmocka_unit_test(test_percentiles_vs_sorted),
+        cmocka_unit_test(test_zero_counts_and_scale), cmocka_unit_test(test_element_strings),
         cmocka_unit_test(test_signed_zeros),        cmocka_unit_test(test_subnormals),
         cmocka_unit_test(test_double_reference_subulp), cmocka_unit_test(test_norms_and_ties),
         cmocka_unit_test(test_gamma),               cmocka_unit_test(test_bound_ratio_fp32_dot),

@@ -315,9 +315,10 @@ static void test_one_ulp_regression(void **state) {
     golden_mismatch_str(&b, r, &res.shown[0]);
     char want[200];
     uint32_t gb, cb;
+    /* flat index 123 of (4, 16, 3, 3): 0*144 + 13*9 + 2*3 + 0 */
     memcpy(&gb, &r->values[123], 4);
     memcpy(&cb, &cur[123], 4);
-    snprintf(want, sizeof want, "step 1 layer 2 (conv2) act [123]: golden %.9g (0x%08x), new %.9g (0x%08x), 1 ULP",
+    snprintf(want, sizeof want, "step 1 layer 2 (conv2) act [n=0 c=13 h=2 w=0]: golden %.9g (0x%08x), new %.9g (0x%08x), 1 ULP",
              (double)r->values[123], (unsigned)gb, (double)cur[123], (unsigned)cb);
     assert_string_equal(b.s, want);
     lsbuf_free(&b);

@@ -215,19 +215,20 @@ static void test_one_ulp_is_regression(void **state) {
     (void)state;
     NEED_DATA();
     char bad[160], *out;
-    /* step 1, layer 3 (conv2), act, index 5 */
+    /* step 1, layer 3 (conv2), act, index 5: (n, c, h, w) = (0, 0, 0, 5) */
     snprintf(bad, sizeof bad, "%s/ulp_act.lsg", g_dir);
     rewrite(g_cpu, bad, NULL, NULL, 1, 3, 1 /* act */, 5);
     assert_int_equal(run_check(bad, NULL, "exact", &out), GOLDEN_REGRESSION);
-    assert_non_null(strstr(out, "step 1 layer 3 (conv2) act [5]"));
+    assert_non_null(strstr(out, "step 1 layer 3 (conv2) act [n=0 c=0 h=0 w=5]"));
     assert_non_null(strstr(out, "1 ULP"));
     assert_non_null(strstr(out, "REGRESSION"));
     free(out);
-    /* a value of step 2's update: step 2 is compared too */
+    /* a value of step 2's update: step 2 is compared too; fc1.weight is
+     * (out, in) with in > 123 */
     snprintf(bad, sizeof bad, "%s/ulp_params.lsg", g_dir);
     rewrite(g_cpu, bad, NULL, NULL, 2, 7, 3 /* params */, 123);
     assert_int_equal(run_check(bad, NULL, "auto", &out), GOLDEN_REGRESSION);
-    assert_non_null(strstr(out, "step 2 layer 7 (fc1.weight) params [123]"));
+    assert_non_null(strstr(out, "step 2 layer 7 (fc1.weight) params [out=0 in=123]"));
     free(out);
     /* ulp:1 lets exactly that one ULP through */
     assert_int_equal(run_check(bad, NULL, "ulp:1", &out), GOLDEN_PASS);

@@ -14,6 +14,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "explain.h"
 #include "lockstep.h"
 
 static int have_data(void) {
@@ -198,12 +199,70 @@ static void test_bad_engines(void **st) {
     small_cfg(&c, "cpu,cpu:bogus=1", MODE_FREE, 16, 32);
     assert_int_not_equal(audit_run(&c, &r), 0);
     assert_non_null(strstr(ls_errmsg(), "bogus"));
+    /* listed twice with --repeat 2 is ambiguous; listed twice alone is a
+     * repeat of that engine (determinism for one engine) */
     small_cfg(&c, "cpu,cpu", MODE_FREE, 16, 32);
+    c.repeat = 2;
     assert_int_not_equal(audit_run(&c, &r), 0);
     assert_non_null(strstr(ls_errmsg(), "twice"));
+    small_cfg(&c, "cpu:threads=1,cpu:threads=1", MODE_FREE, 16, 32);
+    c.eval = 0;
+    c.run.max_steps = 2;
+    if (audit_run(&c, &r)) fail_msg("audit: %s", ls_errmsg());
+    assert_string_equal(r.eng[1].label, "cpu:threads=1#2");
+    assert_int_equal(r.eng[1].repeat_of, 0);
+    audit_result_free(&r);
     small_cfg(&c, "cpu,cpu:perturb=0", MODE_FREE, 16, 32);
     assert_int_not_equal(audit_run(&c, &r), 0);
     assert_non_null(strstr(ls_errmsg(), "perturb"));
+}
+
+
+/* The verdict model end to end: an attribution phase (isolated, with the
+ * reference) judges every compared tensor of every engine by a bound or an
+ * exactness rule — coverage complete, verdict within bound — while an
+ * approximate algorithm (Winograd) exceeds the fp32 bound and trips the
+ * gate; the state round-trip check runs in the drift phase and passes for
+ * correct engines. */
+static void test_verdicts_and_gate(void **st) {
+    if (!have_data()) skip();
+    audit_cfg c;
+    small_cfg(&c, "reference,cpu:threads=1,cpu:threads=1:algo=winograd", MODE_FREE, 16, 64);
+    c.attribution_steps = 1;
+    c.ref_steps = 0;
+    c.audit_every = 2;
+    c.eval = 0;
+    c.fail_on = AUDIT_FAIL_PROBLEM;
+    audit_result r;
+    if (audit_run(&c, &r)) fail_msg("audit: %s", ls_errmsg());
+    model m;
+    assert_int_equal(model_build(&m, "smallcnn"), 0);
+    verdict_table v;
+    explain_verdicts(&v, &r, &m);
+    assert_int_equal(v.n_eng, 2);
+    const engine_verdict *ok = &v.e[0], *wino = &v.e[1];
+    assert_string_equal(r.eng[ok->engine].label, "cpu:threads=1");
+    assert_string_equal(ok->verdict, "within bound");
+    assert_true(ok->n_compared > 40 && ok->n_bounded == ok->n_compared); /* every tensor judged */
+    assert_true(ok->worst_ratio <= 1.0);
+    assert_string_equal(wino->verdict, "EXCEEDS bound");
+    assert_true(wino->problem && wino->worst_ratio > 1.0);
+    assert_int_equal(r.gate, 1);
+    assert_true(r.eng[1].rt_checks > 0 && r.eng[1].rt_fail_step == 0); /* round trip ran, and passed */
+    audit_result_free(&r);
+    /* without the gate the same audit exits clean */
+    c.fail_on = 0;
+    small_cfg(&c, "reference,cpu:threads=1", MODE_FREE, 16, 64);
+    c.attribution_steps = 1;
+    c.ref_steps = 0;
+    c.audit_every = 2;
+    c.eval = 0;
+    c.fail_on = AUDIT_FAIL_PROBLEM | AUDIT_FAIL_UNCHECKED;
+    if (audit_run(&c, &r)) fail_msg("audit: %s", ls_errmsg());
+    assert_int_equal(r.gate, 0);
+    assert_int_equal(r.problems, 0);
+    assert_int_equal(r.unchecked, 0);
+    audit_result_free(&r);
 }
 
 /* perturb=1: the same engine from initial weights one ulp away differs from
@@ -257,6 +316,7 @@ int main(void) {
         cmocka_unit_test(test_isolated_bounds),         cmocka_unit_test(test_repeat_determinism),
         cmocka_unit_test(test_free_grows_sync_does_not), cmocka_unit_test(test_bad_engines),
         cmocka_unit_test(test_cuda_skipped_or_run),     cmocka_unit_test(test_perturb_noise_floor),
+        cmocka_unit_test(test_verdicts_and_gate),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -189,8 +189,12 @@ static void test_bound_exceeded_causes(void **st) {
     int sc = audit_slot(r, "conv2.act"), sf = audit_slot(r, "fc1.act");
     differ(r, pw, "conv2.act", 1, 1e5);
     pw->slot[sc].max_bound_ratio = 50;
+    /* the TF32 engine: every product tensor over the fp32 bound and within
+     * the TF32 bound (fc1 forward, K = 1569: TF32 allows ~11.4x the fp32
+     * bound), every other tensor within its fp32 rule — the signature */
     differ(r, pc, "fc1.act", 1, 1e5);
-    pc->slot[sf].max_bound_ratio = 50;
+    pc->slot[sf].max_bound_ratio = 5;
+    pc->slot[sf].n_bounded = pc->slot[sf].n_check_steps = 1;
     differ(r, pp, "conv2.act", 1, 1e5);
     pp->slot[sc].max_bound_ratio = 50;
     explain_list L;
@@ -208,7 +212,9 @@ static void test_bound_exceeded_causes(void **st) {
     f = find(&L, "reduced-precision", "reference", "cuda:math=tf32");
     assert_non_null(f);
     assert_string_equal(f->layer, "fc1 (forward)");
+    assert_non_null(strstr(f->cause, "by signature"));
     assert_non_null(strstr(f->cause, "TF32"));
+    assert_non_null(strstr(f->cause, "description agrees"));
     assert_non_null(strstr(f->fix, "math=fma"));
 
     /* no transform, no TF32: the rule names no cause it cannot support */
@@ -221,6 +227,38 @@ static void test_bound_exceeded_causes(void **st) {
     assert_null(find(&L, "within-bound", NULL, NULL));
     /* problems come first */
     assert_int_equal(L.f[0].severity, EXPLAIN_PROBLEM);
+    explain_list_free(&L);
+    free_result(r);
+}
+
+
+/* The TF32 explanation comes from evidence, not from the knob: an engine
+ * that says math=tf32 but whose error is beyond even the TF32 bound is a
+ * bound-exceeded problem with no TF32 cause; and an engine that says
+ * nothing but has the TF32 error pattern is named reduced precision. */
+static void test_tf32_by_signature_not_knob(void **st) {
+    audit_result *r = new_result();
+    int ref = add_engine(r, "reference", "reference", REF_DESC, 1);
+    int cu = add_engine(r, "cuda:math=tf32", "cuda:math=tf32",
+                        "{\"name\":\"cuda\",\"math\":\"tf32\",\"algo_policy\":\"det\",\"expm\":\"vendor\"}", 0);
+    int plain = add_engine(r, "cpu", "cpu", CPU_DESC("2", "direct", "jit:avx512_core"), 0);
+    audit_pair *pc = add_pair(r, ref, cu), *pp = add_pair(r, ref, plain);
+    int sf = audit_slot(r, "fc1.act");
+    differ(r, pc, "fc1.act", 1, 1e5);
+    pc->slot[sf].max_bound_ratio = 5000; /* K = 1569: TF32 allows ~11.4x, bf16 ~92x */
+    pc->slot[sf].n_bounded = pc->slot[sf].n_check_steps = 1;
+    differ(r, pp, "fc1.act", 1, 1e5);
+    pp->slot[sf].max_bound_ratio = 5;
+    pp->slot[sf].n_bounded = pp->slot[sf].n_check_steps = 1;
+    explain_list L;
+    assert_int_equal(explain_run(&L, r, &M), 0);
+    assert_null(find(&L, "reduced-precision", "reference", "cuda:math=tf32"));
+    const explain_finding *f = find(&L, "bound-exceeded", "reference", "cuda:math=tf32");
+    assert_non_null(f);
+    assert_null(strstr(f->cause, "Reduced precision"));
+    f = find(&L, "reduced-precision", "reference", "cpu");
+    assert_non_null(f);
+    assert_non_null(strstr(f->cause, "names no reduced precision"));
     explain_list_free(&L);
     free_result(r);
 }
@@ -455,7 +493,7 @@ static void test_report_files(void **st) {
     assert_true(strncmp(h, "<!DOCTYPE html>", 15) == 0);
     assert_non_null(strstr(h, "</html>\n")); /* complete */
     const char *env = strstr(h, "id=\"env\""), *ver = strstr(h, "id=\"verdicts\""), *evd = strstr(h, "id=\"evidence\"");
-    assert_true(env && ver && evd && env < ver && ver < evd); /* DESIGN §7 order */
+    assert_true(env && ver && evd && ver < evd && evd < env); /* DESIGN §7: verdicts, evidence, environment last */
     assert_non_null(strstr(h, "<svg"));
     assert_non_null(strstr(h, "Parameters: relative L2 difference per step"));
     assert_non_null(strstr(h, "Max ULP distance per layer"));
@@ -473,7 +511,7 @@ static void test_report_files(void **st) {
     char *md = slurp(path);
     assert_non_null(md);
     const char *e1 = strstr(md, "## Environment"), *e2 = strstr(md, "## Verdicts"), *e3 = strstr(md, "## Evidence");
-    assert_true(e1 && e2 && e3 && e1 < e2 && e2 < e3);
+    assert_true(e1 && e2 && e3 && e2 < e3 && e3 < e1);
     assert_null(strstr(md, "<script"));
     assert_null(strstr(md, "</script"));
     assert_non_null(strstr(md, "&lt;script>alert(\"x\")&lt;/script>&'\\|\\*")); /* tags, cells, emphasis */
@@ -527,7 +565,7 @@ static void test_report_write_failures(void **st) {
 
 int main(void) {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_threads_reduction_order), cmocka_unit_test(test_bound_exceeded_causes),
+        cmocka_unit_test(test_threads_reduction_order), cmocka_unit_test(test_bound_exceeded_causes), cmocka_unit_test(test_tf32_by_signature_not_knob),
         cmocka_unit_test(test_equal_repeat_vendor_math), cmocka_unit_test(test_accuracy_gap),
         cmocka_unit_test(test_repeats_not_duplicated),    cmocka_unit_test(test_json_reader),
         cmocka_unit_test(test_report_files),

@@ -1,0 +1,356 @@
+/*
+ * bounds.c — per-operation a-priori fp32 bounds and exactness rules
+ * (bounds.h).  The dot-product bounds themselves are compare.h's; this file
+ * dispatches on the layer kind, and derives the bounds of the operations
+ * that are not dot products: softmax cross-entropy, Adam, dropout, and the
+ * evaluation pass's propagated error.
+ *
+ * The model throughout: fl(a op b) = (a op b)(1 + d), |d| <= u = 2^-24, for
+ * + - * / and sqrt (IEEE, correctly rounded); exp and log within the ULPs
+ * stated where they are used.  Terms of order u^2 are covered by a 1%
+ * margin; an absolute 2^-140 covers subnormal results, where relative error
+ * models fail (an fp32 subnormal step is 2^-149).
+ *
+ * Not here: comparing, verdicts, I/O.
+ */
+#include "bounds.h"
+
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "compare.h"
+#include "util.h"
+
+#define U32 0x1p-24 /* fp32 unit roundoff */
+
+const char *bound_rule_name(bound_rule r) {
+    switch (r) {
+    case BOUND_RULE_DOT: return "dot";
+    case BOUND_RULE_SUM: return "sum";
+    case BOUND_RULE_EXACT: return "exact";
+    case BOUND_RULE_DERIVED: return "derived";
+    case BOUND_RULE_PROPAGATED: return "propagated";
+    default: return "unchecked";
+    }
+}
+
+static void say(char *desc, size_t cap, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+static void say(char *desc, size_t cap, const char *fmt, ...) {
+    if (!desc || !cap) return;
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(desc, cap, fmt, ap);
+    va_end(ap);
+}
+
+/* The rule for the output of layer l going forward (ACT[l]) or for the
+ * input gradient it produces going backward (DACT[l-1]). */
+static bound_rule layer_rule(const layer *ly, int backward, char *desc, size_t cap) {
+    switch (ly->kind) {
+    case LAYER_CONV:
+        if (backward) say(desc, cap, "gamma_K dot product (backward-data), K = %d", ly->out_c * ly->k * ly->k);
+        else say(desc, cap, "gamma_K dot product + bias, K = %d", ly->in_c * ly->k * ly->k + 1);
+        return BOUND_RULE_DOT;
+    case LAYER_DENSE:
+        if (backward) say(desc, cap, "gamma_K dot product (backward-data), K = %d", ly->out_c);
+        else say(desc, cap, "gamma_K dot product + bias, K = %d", ly->in_c + 1);
+        return BOUND_RULE_DOT;
+    case LAYER_RELU:
+        say(desc, cap, "exact: bitwise equal, same sign decisions (relu(x) = x > 0 ? x : +0)");
+        return BOUND_RULE_EXACT;
+    case LAYER_MAXPOOL:
+        say(desc, cap, "exact: bitwise equal, same arg-max (first maximum wins)");
+        return BOUND_RULE_EXACT;
+    case LAYER_FLATTEN: say(desc, cap, "exact: bitwise equal (a copy)"); return BOUND_RULE_EXACT;
+    case LAYER_DROPOUT:
+        say(desc, cap, "exact mask; x * fl(1/(1-p)) within 2u |y|");
+        return BOUND_RULE_EXACT;
+    }
+    say(desc, cap, "no rule");
+    return BOUND_RULE_NONE;
+}
+
+bound_rule bounds_rule_of(const model *m, tensor_kind kind, int layer, char *desc, size_t cap) {
+    int L = m->n_layers;
+    switch (kind) {
+    case TENSOR_ACT:
+        if (layer < 0 || layer >= L) break;
+        return layer_rule(&m->layers[layer], 0, desc, cap);
+    case TENSOR_DACT:
+        if (layer < 0 || layer >= L) break;
+        if (layer == L - 1) {
+            say(desc, cap, "derived: softmax cross-entropy gradient (running error bound)");
+            return BOUND_RULE_DERIVED;
+        }
+        return layer_rule(&m->layers[layer + 1], 1, desc, cap);
+    case TENSOR_LOSS: say(desc, cap, "derived: softmax cross-entropy (running error bound)"); return BOUND_RULE_DERIVED;
+    case TENSOR_GRADS:
+        if (layer < 0 || layer >= m->n_tensors) break;
+        if (m->tensors[layer].is_bias) {
+            say(desc, cap, "gamma_{K-1} sum, K = batch x output positions");
+            return BOUND_RULE_SUM;
+        }
+        say(desc, cap, "gamma_K dot product (backward-weights), K = batch x output positions");
+        return BOUND_RULE_DOT;
+    case TENSOR_PARAMS:
+    case TENSOR_ADAM_M:
+    case TENSOR_ADAM_V:
+        if (layer < 0 || layer >= m->n_tensors) break;
+        say(desc, cap, "derived: Adam's fp32 formula (running error bound)");
+        return BOUND_RULE_DERIVED;
+    case TENSOR_INPUT: say(desc, cap, "exact: the same fp32 batch"); return BOUND_RULE_EXACT;
+    }
+    say(desc, cap, "no rule");
+    return BOUND_RULE_NONE;
+}
+
+/* Dropout scales by s = fl(1/(1-p)) (the engines round 1/(1-p) in double,
+ * then to fp32: relative error <= u (1 + 2^-29)) and the product is rounded
+ * once more, so |fl(x s) - x/(1-p)| <= (2u + u^2) |x|/(1-p); (1 + 2^-20)
+ * covers the u^2 term and the double rounding.
+ * Two cases the relative model misses (found by tests/test_bounds.c):
+ *   - 1/(1-p) a power of two 2^k (p = 0, 0.5, 0.75, ...): s is exact and
+ *     x 2^k (k >= 0) is exact, subnormal x included: the rule is bitwise,
+ *     bound 0 — an engine one ULP off is caught, not excused by 2u |y|;
+ *   - a result in the subnormal range: the product's rounding is absolute,
+ *     up to half the subnormal step 2^-150, whatever |x|; a nonzero x gets
+ *     that absolute term (a zero x gives an exact 0, bound 0).
+ * A dropped element is 0 on both sides when the masks agree; a mask
+ * mismatch errs by |x|/(1-p), far over. */
+static void dropout_bound(double *bound, const float *x, size_t cnt, float p) {
+    double omp = 1.0 - (double)p; /* exact: p is fp32 in [0, 1) */
+    int e;
+    if (frexp(omp, &e) == 0.5) {
+        memset(bound, 0, cnt * sizeof *bound);
+        return;
+    }
+    double scale = 1.0 / omp;
+    double f = 2 * U32 * (1 + 0x1p-20) * scale;
+    for (size_t i = 0; i < cnt; i++) bound[i] = x[i] != 0 ? f * fabs((double)x[i]) + 0x1p-150 : 0.0;
+}
+
+/* Products that underflow.  The gamma_K bound assumes fl(a b) = a b (1 + d),
+ * which fails when |a b| < 2^-126: the product is then rounded to the
+ * subnormal grid, an absolute error up to 2^-150 with no relative bound
+ * (tests/test_bounds.c measured ratio ~900 with products near 2^-150).
+ * Sums never underflow with error (two fp32 values whose exact sum is
+ * below 2^-126 are multiples of 2^-149 and so is the sum: exact), and an
+ * FMA rounds once, with the same absolute 2^-150 when its result is
+ * subnormal.  So each of the K terms adds at most 2^-150, carried through
+ * at most K-1 later additions, each a factor (1 + u): in all
+ * K 2^-150 (1 + gamma_K) <= K 2^-149 (K u < 1/2).  Only where
+ * sum |a||b| > 0, i.e. bound > 0: an all-zero dot product is exactly 0
+ * and keeps bound 0 (any error is an infinite ratio). */
+static void add_underflow(double *bound, size_t cnt, size_t K) {
+    double a = (double)K * 0x1p-149;
+    for (size_t i = 0; i < cnt; i++)
+        if (bound[i] > 0) bound[i] += a;
+}
+
+void bounds_forward(double *bound, const model *m, int l, const float *pf, const float *x, size_t n) {
+    const layer *ly = &m->layers[l];
+    size_t out = n * layer_out_size(ly);
+    if (ly->kind == LAYER_CONV) {
+        const model_tensor *w = &m->tensors[ly->w_tensor], *b = &m->tensors[ly->b_tensor];
+        compare_bound_conv_fwd(bound, x, pf + w->offset, pf + b->offset, n, ly->in_c, ly->in_h, ly->in_w, ly->out_c,
+                               ly->k, ly->pad);
+        add_underflow(bound, out, (size_t)ly->in_c * ly->k * ly->k + 1);
+    } else if (ly->kind == LAYER_DENSE) {
+        const model_tensor *w = &m->tensors[ly->w_tensor], *b = &m->tensors[ly->b_tensor];
+        compare_bound_dense_fwd(bound, x, pf + w->offset, pf + b->offset, n, ly->in_c, ly->out_c);
+        add_underflow(bound, out, (size_t)ly->in_c + 1);
+    } else if (ly->kind == LAYER_DROPOUT) {
+        dropout_bound(bound, x, out, ly->p);
+    } else {
+        memset(bound, 0, out * sizeof *bound); /* relu, max-pool, flatten: exact in fp32 */
+    }
+}
+
+void bounds_backward_data(double *bound, const model *m, int l, const float *pf, const float *dy, size_t n) {
+    const layer *ly = &m->layers[l];
+    size_t ni = n * layer_in_size(ly);
+    if (ly->kind == LAYER_CONV) {
+        compare_bound_conv_bwd_data(bound, dy, pf + m->tensors[ly->w_tensor].offset, n, ly->in_c, ly->in_h, ly->in_w,
+                                    ly->out_c, ly->k, ly->pad);
+        add_underflow(bound, ni, (size_t)ly->out_c * ly->k * ly->k);
+    } else if (ly->kind == LAYER_DENSE) {
+        compare_bound_dense_bwd_data(bound, dy, pf + m->tensors[ly->w_tensor].offset, n, ly->in_c, ly->out_c);
+        add_underflow(bound, ni, (size_t)ly->out_c);
+    } else if (ly->kind == LAYER_DROPOUT)
+        dropout_bound(bound, dy, ni, ly->p); /* same shape both ways */
+    else
+        memset(bound, 0, ni * sizeof *bound); /* relu, max-pool, flatten: exact */
+}
+
+void bounds_backward_weights(double *bound_w, double *bound_b, const model *m, int l, const float *x,
+                             const float *dy, size_t n) {
+    const layer *ly = &m->layers[l];
+    /* the bias gradient is a plain sum (no products): no underflow term */
+    if (ly->kind == LAYER_CONV) {
+        compare_bound_conv_bwd_weights(bound_w, bound_b, x, dy, n, ly->in_c, ly->in_h, ly->in_w, ly->out_c, ly->k,
+                                       ly->pad);
+        add_underflow(bound_w, m->tensors[ly->w_tensor].numel, n * (size_t)ly->out_h * ly->out_w);
+    } else if (ly->kind == LAYER_DENSE) {
+        compare_bound_dense_bwd_weights(bound_w, bound_b, x, dy, n, ly->in_c, ly->out_c);
+        add_underflow(bound_w, m->tensors[ly->w_tensor].numel, n);
+    }
+}
+
+/* Softmax cross-entropy from the logits z (n, C) and labels y: per-side
+ * bounds on the batch loss and on every dz.  A running error analysis of
+ * ops_elem.h's order (max; fl(z_j - mx); exp; a sum; one log; divisions)
+ * that also covers any other order and the correctly rounded reference.
+ * Per row, a_j = |z_j - mx|, e_j = exp(z_j - mx), u = 2^-24:
+ *   fl(z_j - mx) errs by <= u a_j, which exp turns into a relative u a_j;
+ *   exp itself: <= 2 ULP = 4u relative (CUDA's expf: 2 ULP; glibc's: < 1);
+ *   err(e_j) <= e_j (4u + u a_j)
+ *   s = sum e_j (positive terms, any order): err(s) <= sum err(e_j) + gamma_{C-1} s
+ *   ls = log s (s >= 1, the max term is exp(0) = 1): err <= 2u |ls| + err(s)/s
+ *     (logf: <= 1 ULP = 2u relative)
+ *   t = z_y - mx: u |t|;  r = ls - t: u |r| + err(ls) + err(t)
+ *   loss = (1/n) sum r (any order, then a division): sum err(r)/n + gamma_n sum|r|/n + u |loss|
+ *   p_j = e_j / s: p_j (err(e_j)/e_j + err(s)/s + u);  d = p_j - [j = y]: err(p_j) + u |d|
+ *   dz = d * fl(1/n) (or d / n): err(d)/n + 2u |dz|
+ * First-order terms only; the O(u^2) rest is covered by the 1% margin. */
+int bounds_loss(const float *z, const int32_t *y, size_t n, int C, double *bound_loss, double *bound_dz) {
+    double sum_err_r = 0, sum_abs_r = 0, u = U32;
+    double *e = malloc(2 * (size_t)C * sizeof *e), *ee = e ? e + C : NULL;
+    if (!e) return ls_err(LS_ENOMEM, "out of memory");
+    for (size_t i = 0; i < n; i++) {
+        const float *zr = z + i * C;
+        double mx = zr[0];
+        for (int j = 1; j < C; j++) mx = zr[j] > mx ? zr[j] : mx;
+        double s = 0, es = 0;
+        for (int j = 0; j < C; j++) {
+            double a = fabs((double)zr[j] - mx);
+            e[j] = exp((double)zr[j] - mx);
+            ee[j] = 4 * u + u * a; /* err(e_j) / e_j, kept relative: e_j may be 0 in double */
+            s += e[j];
+            es += e[j] * ee[j];
+        }
+        es += compare_gamma((size_t)(C > 1 ? C - 1 : 1)) * s;
+        double ls = log(s), els = 2 * u * fabs(ls) + es / s;
+        double t = (double)zr[y[i]] - mx, r = ls - t;
+        double er = u * fabs(r) + els + u * fabs(t);
+        sum_err_r += er;
+        sum_abs_r += fabs(r);
+        for (int j = 0; j < C; j++) {
+            double p = e[j] / s;
+            /* relative, not ee/e: for z_j - mx < -745 exp() is 0 in double and
+             * ee/e was 0/0, a NaN bound (found by tests/test_bounds.c); then
+             * p = 0, and the fp32 p_j (0, or subnormal) is within 2^-140 */
+            double ep = p * (ee[j] + es / s + u);
+            double d = p - (j == y[i] ? 1.0 : 0.0);
+            double ed = ep + u * fabs(d);
+            bound_dz[i * C + j] = 1.01 * (ed / (double)n + 2 * u * fabs(d) / (double)n) + 0x1p-140;
+        }
+    }
+    free(e);
+    double loss = sum_abs_r / (double)n; /* r >= 0 up to rounding */
+    *bound_loss = 1.01 * (sum_err_r / (double)n + compare_gamma(n) * sum_abs_r / (double)n + u * loss) + 0x1p-140;
+    return 0;
+}
+
+/* Adam per element, from the state the step started from (p, m, v), the
+ * gradient g and the fp32 scalars every engine receives.
+ * ops_elem_adam's order, each line one rounding (u relative):
+ *   mn = fl(fl(b1 m) + fl(omb1 g)):        em = 2u (|b1 m| + |omb1 g|)
+ *   vn = fl(fl(b2 v) + fl(omb2 fl(g g))):  ev = 3u (|b2 v| + omb2 g^2)
+ *   sq = sqrt(vn):     err <= u sq + min(sqrt(ev), ev / (2 sq))   (sqrt is 1/2-Hoelder)
+ *   den = sq / bc + eps: err(sq)/bc + u sq/bc + u den
+ *   q = mn / den:      em/den + |q| err(den)/den + u |q|
+ *   upd = step * q:    step err(q) + u |upd|
+ *   p' = p - upd:      err(upd) + u |p'|
+ * A correctly rounded engine (fp32cr) errs by u |result| on each stored
+ * value, within the same bounds.
+ * vs_exact: the exact reference uses the double settings, while fp32
+ * engines use each constant rounded once to fp32 (b1 = fl(0.9) etc.):
+ * each of b1, omb1, b2, omb2, bc, eps and step is off by <= u relative, one
+ * more u on each term it multiplies:
+ *   em: 3u (...), ev: 4u (...), err(den) += u sq/bc + u eps, err(upd) += u |upd|.
+ * 1% margin for the O(u^2) terms.
+ * Underflow (found by tests/test_bounds.c: a subnormal gradient at t = 1
+ * gave ratio 2.5): a product or quotient whose result is below 2^-126 is
+ * rounded on the subnormal grid, an absolute error up to eta = 2^-150
+ * that no relative term covers, and Adam *amplifies* it: m' = omb1 g of a
+ * tiny g carries eta, and q = m'/den divides it by den >= eps ~ 1e-8,
+ * then step_size multiplies, so the parameter can be off by
+ * ~step eta / eps >> 2^-140.  Each rounding that can underflow adds its eta
+ * where it happens and the running bound carries it on: m1, m2 (2 eta in
+ * em); gg, v2, v1 (3 eta in ev; the sqrt of a nonnegative float never
+ * underflows); sq / bc, q, upd (one eta each).  Additions and the final
+ * subtraction never underflow with error (their exact result, when
+ * subnormal, is representable).  2^-140 absolute stays on every stored
+ * value as a margin for the subnormal storage of p', m', v'. */
+void bounds_adam(const float *p, const float *m, const float *v, const float *g, size_t n, const adam_scalars *a,
+                 int vs_exact, double *bp, double *bm, double *bv) {
+    double u = U32, k = vs_exact ? 1.0 : 0.0, eta = 0x1p-150;
+    for (size_t i = 0; i < n; i++) {
+        double b1m = fabs((double)a->beta1 * m[i]), o1g = fabs((double)a->one_minus_beta1 * g[i]);
+        double b2v = fabs((double)a->beta2 * v[i]), o2g = (double)a->one_minus_beta2 * (double)g[i] * g[i];
+        double mn = (double)a->beta1 * m[i] + (double)a->one_minus_beta1 * g[i];
+        double vn = b2v + o2g;
+        double em = (2 + k) * u * (b1m + o1g) + 2 * eta, ev = (3 + k) * u * (b2v + o2g) + 3 * eta;
+        double sq = sqrt(vn);
+        double esq = u * sq + (sq > 0 ? fmin(sqrt(ev), ev / (2 * sq)) : sqrt(ev));
+        double bc = a->bc2_sqrt, den = sq / bc + a->eps;
+        double eden = esq / bc + u * sq / bc + eta + u * den + k * u * (sq / bc + a->eps);
+        double q = mn / den;
+        double eq = em / den + fabs(q) * eden / den + u * fabs(q) + eta;
+        double upd = (double)a->step_size * q;
+        double eupd = (double)a->step_size * eq + (1 + k) * u * fabs(upd) + eta;
+        double pn = (double)p[i] - upd;
+        bp[i] = 1.01 * (eupd + u * fabs(pn)) + 0x1p-140;
+        bm[i] = 1.01 * em + 0x1p-140;
+        bv[i] = 1.01 * ev + 0x1p-140;
+    }
+}
+
+/* Forward error propagated through one layer of the eval pass: err_out
+ * from err_in (per element of the layer's input), the engine's own input x
+ * and the parameters pf.  For y = W x + b computed in fp32 from an input
+ * within err_in of the exact one:
+ *   |fl(W x~ + b) - (W x + b)| <= |W| err_in + gamma_{K+1} (|W||x~| + |b|),
+ * exact in the sense of a bound (not first order).  relu and flatten are
+ * 1-Lipschitz elementwise; a 2x2 max is 1-Lipschitz in the max norm of its
+ * window; dropout is the identity in evaluation. */
+void bounds_eval_layer(const model *m, int l, const float *pf, const float *x, const double *err_in, double *err_out,
+                       float *errf, double *tmp, size_t n) {
+    const layer *ly = &m->layers[l];
+    size_t ni = n * layer_in_size(ly), no = n * layer_out_size(ly);
+    if (ly->kind == LAYER_CONV || ly->kind == LAYER_DENSE) {
+        for (size_t i = 0; i < ni; i++) {
+            float f = (float)err_in[i];
+            errf[i] = (double)f < err_in[i] ? nextafterf(f, INFINITY) : f; /* rounded up */
+        }
+        const float *w = pf + m->tensors[ly->w_tensor].offset, *b = pf + m->tensors[ly->b_tensor].offset;
+        size_t K;
+        if (ly->kind == LAYER_CONV) {
+            K = (size_t)ly->in_c * ly->k * ly->k;
+            compare_bound_conv_fwd(err_out, x, w, b, n, ly->in_c, ly->in_h, ly->in_w, ly->out_c, ly->k, ly->pad);
+            compare_bound_conv_fwd(tmp, errf, w, NULL, n, ly->in_c, ly->in_h, ly->in_w, ly->out_c, ly->k, ly->pad);
+        } else {
+            K = (size_t)ly->in_c;
+            compare_bound_dense_fwd(err_out, x, w, b, n, ly->in_c, ly->out_c);
+            compare_bound_dense_fwd(tmp, errf, w, NULL, n, ly->in_c, ly->out_c);
+        }
+        double g = compare_gamma(K);
+        for (size_t i = 0; i < no; i++) err_out[i] += (tmp[i] / g) * (1 + 0x1p-40);
+        add_underflow(err_out, no, K + 1); /* products of x~ and W that underflow */
+    } else if (ly->kind == LAYER_MAXPOOL) {
+        size_t C = (size_t)ly->in_c, H = (size_t)ly->in_h, W = (size_t)ly->in_w, OH = (size_t)ly->out_h,
+               OW = (size_t)ly->out_w;
+        for (size_t nc = 0; nc < n * C; nc++)
+            for (size_t i = 0; i < OH; i++)
+                for (size_t j = 0; j < OW; j++) {
+                    const double *e0 = err_in + nc * H * W + 2 * i * W + 2 * j;
+                    double mx = fmax(fmax(e0[0], e0[1]), fmax(e0[W], e0[W + 1]));
+                    err_out[nc * OH * OW + i * OW + j] = mx;
+                }
+    } else {
+        memcpy(err_out, err_in, no * sizeof *err_out);
+    }
+}

@@ -1,0 +1,294 @@
+/*
+ * engine_recorded.c — `recorded:PATH`: a recording (recording.h) played
+ * back through the engine table, so that a run made on another machine
+ * takes part in an audit as if it ran here.
+ *
+ * Nothing is computed.  set_batch(step) checks that the batch is the one
+ * the recording was made with (its FNV-1a digest of pixels and labels) and
+ * positions on that step; forward_layer, loss, backward_layer and update
+ * only advance a phase pointer (in the order a training step makes the
+ * calls), and get_tensor returns the recorded value for the current step
+ * and phase: PARAMS, ADAM_M and ADAM_V before update() are the state the
+ * step started from (recorded at step k-1), after it the state it left.
+ * A tensor the recording does not hold at this step (the recording keeps
+ * every tensor only at the plan's fully compared steps) is a clear
+ * LS_EINVAL, never a made-up value.
+ *
+ * set_tensor cannot change a recording: a value equal to the recorded one
+ * (bit for bit) is accepted as a no-op — the audit sets every engine to the
+ * seeded initial weights, which checks that the recording started there —
+ * anything else fails.  So a recorded engine takes part in free mode only:
+ * sync and isolated modes set other values into every engine.
+ *
+ * The spec is "recorded:" followed by the path, taken verbatim (it may
+ * contain ':' or '='; engine_spec_parse keeps it whole, no knobs).
+ *
+ * Not here: reading and validating the file (recording.c), deciding
+ * whether it belongs to an audit's run (recording_check_run, called by
+ * lockstep.c), evaluation (the audit reads the recorded logits).
+ */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "engine.h"
+#include "recording.h"
+
+typedef struct {
+    recording *rec;
+    long step;      /* the step positioned on (0: before the first) */
+    int in_step;    /* set_batch(step) done, update() not yet */
+    int fwd_done;   /* layers forwarded in this step */
+    int loss_done;
+    int bwd_low;    /* lowest layer whose backward ran in this step (L: none) */
+} rec_ctx;
+
+static const engine_i RECORDED_IFACE;
+
+const recording *engine_recorded_get(const engine *e) {
+    return e && e->iface == &RECORDED_IFACE ? ((const rec_ctx *)e->ctx)->rec : NULL;
+}
+
+static const char *path_of(const engine *e) { return ((const rec_ctx *)e->ctx)->rec->path; }
+
+/* describe(): the recorded engine's own describe() with "recorded": true
+ * and where and when it ran. */
+static char *rec_describe(engine *e) {
+    const rec_ctx *c = e->ctx;
+    const golden_file *gf = c->rec->gf;
+    const char *d = golden_provenance_get(gf, "engine.describe");
+    lsbuf b;
+    lsbuf_init(&b);
+    lsbuf_printf(&b, "{\"recorded\": true, \"recording\": {\"path\": ");
+    lsbuf_json_str(&b, c->rec->path);
+    static const char *const keys[] = {"engine.spec", "host.cpu", "host.os", "gpu.name", "gpu.driver", "date",
+                                       "lockstep.version", "lockstep.commit", "compiler", "cflags"};
+    for (size_t i = 0; i < LS_ARRAY_LEN(keys); i++) {
+        const char *v = golden_provenance_get(gf, keys[i]);
+        if (!v) continue;
+        lsbuf_printf(&b, ", ");
+        lsbuf_json_str(&b, keys[i]);
+        lsbuf_printf(&b, ": ");
+        lsbuf_json_str(&b, v);
+    }
+    lsbuf_printf(&b, ", \"full_steps\": ");
+    lsbuf_json_str(&b, c->rec->full_steps);
+    lsbuf_printf(&b, "}");
+    /* the recorded object's members follow ours */
+    if (d && d[0] == '{') {
+        const char *p = d + 1;
+        while (*p == ' ' || *p == '\n') p++;
+        if (*p != '}') lsbuf_printf(&b, ", %s", p);
+        else lsbuf_printf(&b, "}");
+    } else {
+        lsbuf_printf(&b, "}");
+    }
+    if (b.failed) {
+        lsbuf_free(&b);
+        return NULL;
+    }
+    return b.s;
+}
+
+static int rec_set_batch(engine *e, const float *x, const int32_t *labels, size_t n, uint64_t step) {
+    rec_ctx *c = e->ctx;
+    const recording *r = c->rec;
+    if (step == 0)
+        return ls_err(LS_EINVAL, "recorded:%s: a recording cannot evaluate new inputs (its test-set logits are in the "
+                      "file; the audit reads them)", r->path);
+    if ((long)step > r->total_steps)
+        return ls_err(LS_EINVAL, "recorded:%s: step %llu, but the recording has %ld steps", r->path,
+                      (unsigned long long)step, r->total_steps);
+    const recording_step *s = &r->steps[step];
+    size_t in = (size_t)e->m->in_c * e->m->in_h * e->m->in_w;
+    if (n != s->batch)
+        return ls_err(LS_EINVAL, "recorded:%s: step %llu: a batch of %zu, the recording's has %zu (field: batch)",
+                      r->path, (unsigned long long)step, n, s->batch);
+    if (recording_batch_digest(x, labels, n, in) != s->batch_digest)
+        return ls_err(LS_EINVAL, "recorded:%s: step %llu: the batch (pixels and labels) differs from the recorded one: "
+                      "not the same data, shuffle or batch (field: data)", r->path, (unsigned long long)step);
+    c->step = (long)step;
+    c->in_step = 1;
+    c->fwd_done = c->loss_done = 0;
+    c->bwd_low = e->m->n_layers;
+    return 0;
+}
+
+static int out_of_order(engine *e, const char *what) {
+    rec_ctx *c = e->ctx;
+    return ls_err(LS_EINVAL, "recorded:%s: %s out of order at step %ld (a recording replays a training step's calls "
+                  "in order)", path_of(e), what, c->step);
+}
+
+static int rec_forward_layer(engine *e, int layer, int training) {
+    rec_ctx *c = e->ctx;
+    if (!training)
+        return ls_err(LS_EINVAL, "recorded:%s: a recording cannot evaluate new inputs (inference forward)", path_of(e));
+    if (!c->in_step || layer != c->fwd_done) return out_of_order(e, "forward_layer");
+    c->fwd_done++;
+    return 0;
+}
+
+static int rec_loss(engine *e, float *loss_out) {
+    rec_ctx *c = e->ctx;
+    if (!c->in_step || c->fwd_done != e->m->n_layers) return out_of_order(e, "loss");
+    c->loss_done = 1;
+    *loss_out = c->rec->steps[c->step].loss;
+    return 0;
+}
+
+static int rec_backward_layer(engine *e, int layer) {
+    rec_ctx *c = e->ctx;
+    if (!c->in_step || !c->loss_done || layer != c->bwd_low - 1) return out_of_order(e, "backward_layer");
+    c->bwd_low = layer;
+    return 0;
+}
+
+static int rec_update(engine *e, const adam_scalars *a) {
+    rec_ctx *c = e->ctx;
+    if (!c->in_step || c->bwd_low != 0) return out_of_order(e, "update");
+    if (a->t != c->step)
+        return ls_err(LS_EINVAL, "recorded:%s: Adam step %d at step %ld: the recording's Adam step is the step",
+                      path_of(e), a->t, c->step);
+    c->in_step = 0;
+    return 0;
+}
+
+/* The record behind tensor t at the current position, or an error that
+ * says why there is none. */
+static int locate(engine *e, tensor_id t, const golden_record **out) {
+    rec_ctx *c = e->ctx;
+    const recording *r = c->rec;
+    int L = e->m->n_layers;
+    long step = c->step;
+    int layer = -1;
+    const char *early = NULL;
+    switch (t.kind) {
+    case TENSOR_PARAMS:
+    case TENSOR_ADAM_M:
+    case TENSOR_ADAM_V:
+        if (c->in_step) step--; /* before update(): the state the step started from */
+        break;
+    case TENSOR_ACT:
+        layer = t.layer;
+        if (c->in_step && c->fwd_done <= t.layer) early = "before its layer ran";
+        break;
+    case TENSOR_DACT:
+        layer = t.layer;
+        if (c->in_step && !(c->loss_done && (t.layer == L - 1 || c->bwd_low <= t.layer + 1)))
+            early = "before it was computed";
+        break;
+    case TENSOR_GRADS:
+        if (c->in_step && c->bwd_low == L) early = "before the backward pass";
+        break;
+    case TENSOR_LOSS:
+        if (c->in_step && !c->loss_done) early = "before the loss";
+        break;
+    case TENSOR_INPUT: break;
+    }
+    if (early)
+        return ls_err(LS_EINVAL, "recorded:%s: step %ld: %s asked for %s", r->path, step, tensor_kind_name(t.kind),
+                      early);
+    const golden_record *g = step >= 0 ? recording_find(r, step, layer, (unsigned)t.kind) : NULL;
+    if (!g) {
+        char lay[64] = "";
+        if (layer >= 0) snprintf(lay, sizeof lay, " of layer %d (%s)", layer, e->m->layers[layer].name);
+        return ls_err(LS_EINVAL, "recorded:%s: step %ld has no recorded %s%s (full tensors are recorded at steps %s "
+                      "only)", r->path, step, tensor_kind_name(t.kind), lay, r->full_steps);
+    }
+    size_t want = tensor_numel(e->m, t, t.kind == TENSOR_PARAMS || t.kind == TENSOR_GRADS || t.kind == TENSOR_ADAM_M ||
+                                               t.kind == TENSOR_ADAM_V || t.kind == TENSOR_LOSS
+                                           ? 1
+                                           : r->steps[step > 0 ? step : 1].batch);
+    if (g->count != want)
+        return ls_err(LS_EFORMAT, "recorded:%s: step %ld %s: %zu values recorded, the model needs %zu", r->path, step,
+                      tensor_kind_name(t.kind), g->count, want);
+    *out = g;
+    return 0;
+}
+
+static int rec_get_tensor(engine *e, tensor_id t, float *out) {
+    const golden_record *g;
+    int rc = locate(e, t, &g);
+    if (rc) return rc;
+    memcpy(out, g->values, g->count * sizeof *out);
+    return 0;
+}
+
+static int rec_set_tensor(engine *e, tensor_id t, const float *in) {
+    rec_ctx *c = e->ctx;
+    size_t n = tensor_numel(e->m, t, e->batch);
+    /* an engine starts with zero gradients: engine_set_params says so */
+    if (t.kind == TENSOR_GRADS && c->step == 0 && !c->in_step) {
+        int zero = 1;
+        for (size_t i = 0; i < n && zero; i++) zero = in[i] == 0 && !signbit(in[i]);
+        if (zero) return 0;
+    }
+    const golden_record *g;
+    if (locate(e, t, &g) == 0 && g->count == n && memcmp(g->values, in, n * sizeof *in) == 0) return 0;
+    size_t first = 0;
+    if (locate(e, t, &g) == 0 && g->count == n)
+        while (first < n && memcmp(&g->values[first], &in[first], sizeof *in) == 0) first++;
+    return ls_err(LS_EINVAL, "recorded:%s: a recording cannot be re-run: recorded engines take part in free mode "
+                  "only (set_tensor %s at step %ld differs from the recording%s)", path_of(e),
+                  tensor_kind_name(t.kind), c->step,
+                  first < n && t.kind == TENSOR_PARAMS && c->step == 0
+                      ? "; at step 0 these are the initial weights: recorded with another seed, model or --init?"
+                      : "");
+}
+
+static void rec_free(engine *e) {
+    rec_ctx *c = e->ctx;
+    if (!c) return;
+    recording_free(c->rec);
+    free(c);
+    e->ctx = NULL;
+}
+
+static const engine_i RECORDED_IFACE = {
+    /* .name = */ "recorded",
+    /* .describe = */ rec_describe,
+    /* .set_batch = */ rec_set_batch,
+    /* .forward_layer = */ rec_forward_layer,
+    /* .loss = */ rec_loss,
+    /* .backward_layer = */ rec_backward_layer,
+    /* .update = */ rec_update,
+    /* .get_tensor = */ rec_get_tensor,
+    /* .set_tensor = */ rec_set_tensor,
+    /* .get_tensor_f64 = */ NULL,
+    /* .synchronize = */ NULL,
+    /* .free = */ rec_free,
+};
+
+int engine_recorded_create(engine *e, const engine_spec *s) {
+    const char *path = s->spec + 9; /* after "recorded:" */
+    if (strncmp(s->spec, "recorded:", 9) != 0 || !*path)
+        return ls_err(LS_EINVAL, "engine %s: want recorded:PATH (the recording written by `lockstep record`)", s->spec);
+    rec_ctx *c = ls_calloc(1, sizeof *c);
+    if (!c) return LS_ENOMEM;
+    int rc = recording_open(&c->rec, path);
+    if (rc) {
+        free(c);
+        return rc;
+    }
+    const recording *r = c->rec;
+    char now[32];
+    snprintf(now, sizeof now, "%016llx", (unsigned long long)model_hash(e->m));
+    const char *mh = golden_provenance_get(r->gf, "model.hash");
+    if (!mh || strcmp(mh, now) != 0) {
+        const char *mn = golden_provenance_get(r->gf, "model.name");
+        rc = ls_err(LS_EINVAL, "recorded with model %s (hash %s), this run has model %s (hash %s) (field: model)",
+                    mn ? mn : "?", mh ? mh : "?", e->m->name, now);
+    } else if (r->batch > e->max_batch) {
+        rc = ls_err(LS_EINVAL, "recorded with batch %zu, this run has batch %zu (field: batch)", r->batch,
+                    e->max_batch);
+    }
+    if (rc) {
+        recording_free(c->rec);
+        free(c);
+        return rc;
+    }
+    e->iface = &RECORDED_IFACE;
+    e->ctx = c;
+    return 0;
+}

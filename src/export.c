@@ -1,0 +1,391 @@
+/*
+ * export.c — `lockstep export`: one step's tensors as safetensors.  See
+ * export.h for the names and the two sources.
+ *
+ * Not here: comparing anything (the user does that, in numpy or PyTorch).
+ */
+#include "export.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <zlib.h>
+
+#include "data.h"
+#include "engine.h"
+#include "golden.h"
+#include "model.h"
+#include "order.h"
+#include "safetensors.h"
+
+static const unsigned char GOLDEN_MAGIC[8] = {0x89, 'L', 'S', 'G', '\r', '\n', 0x1a, '\n'};
+
+void export_cfg_default(export_cfg *c) {
+    memset(c, 0, sizeof *c);
+    run_cfg_default(&c->run);
+    c->step = 1;
+}
+
+/* shape of ACT/DACT of a layer for a batch of nb, as PyTorch has it */
+static int act_shape(const layer *ly, size_t nb, size_t *shape) {
+    shape[0] = nb;
+    shape[1] = (size_t)ly->out_c;
+    if (ly->out_h == 1 && ly->out_w == 1) return 2;
+    shape[2] = (size_t)ly->out_h;
+    shape[3] = (size_t)ly->out_w;
+    return 4;
+}
+
+/* ---- from a golden file -------------------------------------------------- */
+
+static int prov_size(const golden_file *gf, const char *key, size_t *out) {
+    const char *v = golden_provenance_get(gf, key);
+    char *end;
+    if (!v) return -1;
+    errno = 0;
+    unsigned long long x = strtoull(v, &end, 10);
+    if (errno || *end || end == v) return -1;
+    *out = (size_t)x;
+    return 0;
+}
+
+/* crc32 of a whole file, or -1 when it cannot be read */
+static int file_crc(const char *path, uint32_t *out) {
+    FILE *f = fopen(path, "rb");
+    if (!f) return -1;
+    unsigned char b[65536];
+    uLong crc = crc32(0L, Z_NULL, 0);
+    size_t n;
+    while ((n = fread(b, 1, sizeof b, f)) > 0) crc = crc32(crc, b, (uInt)n);
+    int bad = ferror(f);
+    fclose(f);
+    *out = (uint32_t)crc;
+    return bad ? -1 : 0;
+}
+
+/* A golden holds no inputs: rebuild step S's batch from its provenance (the
+ * data directory, verified by the recorded crc32s, the seed or the --order
+ * file, batch and slice), as `golden check` would.  Returns 0 with
+ * why[0] != 0 when it cannot (the export goes on without input/labels),
+ * else an error of the writer. */
+static int golden_batch(const golden_file *gf, long S, st_writer *w, char *why, size_t why_cap) {
+    model m;
+    dataset ds;
+    memset(&ds, 0, sizeof ds);
+    batch_order ord;
+    memset(&ord, 0, sizeof ord);
+    float *x = NULL;
+    int32_t *y = NULL;
+    int64_t *y64 = NULL;
+    uint32_t *perm = NULL;
+    int rc = 0;
+    size_t B, limit, seed;
+    why[0] = 0;
+    const char *spec = golden_provenance_get(gf, "model.spec"), *dir = golden_provenance_get(gf, "data.dir");
+    const char *ofile = golden_provenance_get(gf, "order.file"), *ocrc = golden_provenance_get(gf, "order.crc32");
+    if (!spec || !dir || prov_size(gf, "batch", &B) || prov_size(gf, "limit_train", &limit) ||
+        prov_size(gf, "seed", &seed) || B == 0 || limit == 0) {
+        snprintf(why, why_cap, "the provenance lacks model.spec, data.dir, batch, limit_train or seed");
+        return 0;
+    }
+    if (model_parse_spec(&m, spec, "model.spec") || dataset_load(&ds, dir, m.n_classes)) {
+        snprintf(why, why_cap, "%s", ls_errmsg());
+        goto done;
+    }
+    const idx_set *t = &ds.train;
+    const char *paths[2] = {t->images_path, t->labels_path};
+    uint32_t crcs[2] = {t->images_crc, t->labels_crc};
+    for (int i = 0; i < 2 && !why[0]; i++) {
+        const char *b = strrchr(paths[i], '/');
+        char key[600], now[16];
+        snprintf(key, sizeof key, "data.%s", b ? b + 1 : paths[i]);
+        size_t kl = strlen(key);
+        if (kl > 3 && strcmp(key + kl - 3, ".gz") == 0) key[kl - 3] = 0;
+        strcat(key, ".crc32");
+        snprintf(now, sizeof now, "%08x", (unsigned)crcs[i]);
+        const char *was = golden_provenance_get(gf, key);
+        if (!was || strcmp(was, now) != 0) snprintf(why, why_cap, "%s is not the file the golden was made from", paths[i]);
+    }
+    if (!why[0] && ofile) {
+        uint32_t c;
+        char now[16];
+        if (file_crc(ofile, &c) == 0) snprintf(now, sizeof now, "%08x", (unsigned)c);
+        if (!ocrc || file_crc(ofile, &c) || strcmp(now, ocrc) != 0)
+            snprintf(why, why_cap, "the --order file %s is missing or changed", ofile);
+    }
+    if (why[0]) goto done;
+    size_t n_train = limit < t->n ? limit : t->n, in = (size_t)m.in_c * m.in_h * m.in_w;
+    size_t spe = steps_per_epoch(n_train, B);
+    long epoch = (S - 1) / (long)spe;
+    size_t s = (size_t)((S - 1) % (long)spe), first = s * B, nb = n_train - first < B ? n_train - first : B;
+    x = ls_malloc(B * in * sizeof *x);
+    y = ls_malloc(B * sizeof *y);
+    y64 = ls_malloc(B * sizeof *y64);
+    perm = ls_malloc(n_train * sizeof *perm);
+    if (!x || !y || !y64 || !perm) {
+        rc = LS_ENOMEM;
+        goto done;
+    }
+    if (order_fill(&ord, ofile, perm, n_train, (uint64_t)seed, (int)epoch)) {
+        snprintf(why, why_cap, "%s", ls_errmsg());
+        goto done;
+    }
+    data_make_batch(t, perm + first, 0, nb, x, y);
+    for (size_t i = 0; i < nb; i++) y64[i] = y[i];
+    char name[64];
+    size_t ish[4] = {nb, (size_t)m.in_c, (size_t)m.in_h, (size_t)m.in_w};
+    snprintf(name, sizeof name, "step%ld/input", S);
+    rc = st_writer_add(w, name, ST_F32, 4, ish, x);
+    snprintf(name, sizeof name, "step%ld/labels", S);
+    if (!rc) rc = st_writer_add(w, name, ST_I64, 1, &nb, y64);
+done:
+    order_free(&ord);
+    dataset_free(&ds);
+    free(x);
+    free(y);
+    free(y64);
+    free(perm);
+    return rc;
+}
+
+static int export_golden(const export_cfg *c, st_writer *w) {
+    golden_file *gf = NULL;
+    int rc = golden_read(&gf, c->source);
+    if (rc) return rc;
+    char name[320], kb[16];
+    size_t n = 0;
+    long S = c->step;
+    for (size_t i = 0; i < gf->n_records && !rc; i++) {
+        const golden_record *r = &gf->records[i];
+        if (r->step != (uint32_t)S) continue;
+        switch (r->kind) {
+        case TENSOR_INPUT: snprintf(name, sizeof name, "step%ld/input", S); break;
+        case TENSOR_ACT: snprintf(name, sizeof name, "step%ld/%s/act", S, r->name); break;
+        case TENSOR_DACT: snprintf(name, sizeof name, "step%ld/%s/dact", S, r->name); break;
+        case TENSOR_LOSS: snprintf(name, sizeof name, "step%ld/loss", S); break;
+        case TENSOR_GRADS: snprintf(name, sizeof name, "step%ld/%s/grad", S, r->name); break;
+        case TENSOR_PARAMS: snprintf(name, sizeof name, "step%ld/%s", S, r->name); break;
+        case TENSOR_ADAM_M: snprintf(name, sizeof name, "step%ld/%s/adam_m", S, r->name); break;
+        case TENSOR_ADAM_V: snprintf(name, sizeof name, "step%ld/%s/adam_v", S, r->name); break;
+        case GOLDEN_KIND_LOGITS: snprintf(name, sizeof name, "step%ld/test/logits", S); break;
+        case GOLDEN_KIND_PREDICTIONS: snprintf(name, sizeof name, "step%ld/test/predictions", S); break;
+        default: snprintf(name, sizeof name, "step%ld/layer%d/%s", S, (int)r->layer, golden_kind_name(r->kind, kb));
+        }
+        /* a 1-D record whose count differs from its shape (predictions
+         * carry the logits' shape): write the count */
+        size_t sh[GOLDEN_MAX_NDIM];
+        int nd = r->ndim;
+        size_t prod = 1;
+        for (int d = 0; d < nd; d++) prod *= (sh[d] = r->shape[d]);
+        if (prod != r->count) {
+            nd = 1;
+            sh[0] = r->count;
+        }
+        rc = st_writer_add(w, name, ST_F32, nd, sh, r->values);
+        n++;
+    }
+    if (!rc && n == 0) {
+        long last = 0;
+        for (size_t i = 0; i < gf->n_records; i++)
+            if ((long)gf->records[i].step > last) last = (long)gf->records[i].step;
+        rc = ls_err(LS_EINVAL, "%s: no tensors of step %ld (the file holds steps 1..%ld)", c->source, S, last);
+    }
+    if (!rc && !golden_find(gf, (uint32_t)S, -1, TENSOR_INPUT)) {
+        char why[700];
+        rc = golden_batch(gf, S, w, why, sizeof why);
+        if (!rc && why[0]) {
+            char msg[800];
+            snprintf(msg, sizeof msg, "not exported: %s", why);
+            rc = st_writer_meta(w, "lockstep.input", msg);
+            if (c->out) fprintf(c->out, "export: step %ld input and labels %s\n", S, msg);
+        }
+    }
+    const char *keys[] = {"engine.spec", "model.name", "model.spec", "seed", "batch", "lr", "init.file", "order.file"};
+    for (size_t i = 0; i < LS_ARRAY_LEN(keys) && !rc; i++) {
+        const char *v = golden_provenance_get(gf, keys[i]);
+        if (v) {
+            snprintf(name, sizeof name, "lockstep.%s", keys[i]);
+            rc = st_writer_meta(w, name, v);
+        }
+    }
+    golden_file_free(gf);
+    return rc;
+}
+
+/* ---- live ------------------------------------------------------------------ */
+
+/* Read tensor t of engine e into w as name: float64 from a reference engine,
+ * else the fp32 bits.  buf holds numel doubles. */
+static int put(st_writer *w, engine *e, int f64, tensor_id t, size_t off, const char *name, int nd, const size_t *sh,
+               double *buf) {
+    int rc;
+    if (f64) {
+        if ((rc = engine_get_tensor_f64(e, t, buf))) return rc;
+        return st_writer_add(w, name, ST_F64, nd, sh, buf + off);
+    }
+    if ((rc = engine_get_tensor(e, t, (float *)buf))) return rc;
+    return st_writer_add(w, name, ST_F32, nd, sh, (float *)buf + off);
+}
+
+static int export_live(const export_cfg *c, st_writer *w, char *spec, size_t spec_cap) {
+    const run_cfg *rc_ = &c->run;
+    model m;
+    dataset ds;
+    memset(&ds, 0, sizeof ds);
+    batch_order ord;
+    memset(&ord, 0, sizeof ord);
+    engine *e = NULL;
+    float *params = NULL, *x = NULL;
+    int32_t *y = NULL;
+    int64_t *y64 = NULL;
+    uint32_t *perm = NULL;
+    double *buf = NULL;
+    int rc;
+    if ((rc = model_build(&m, rc_->model))) return rc;
+    if ((rc = dataset_load(&ds, rc_->data_dir, m.n_classes))) return rc;
+    if (ds.train.rows != m.in_h || ds.train.cols != m.in_w || m.in_c != 1) {
+        rc = ls_err(LS_EINVAL, "%s: images are %dx%d but model %s expects %dx%dx%d", ds.train.images_path,
+                    ds.train.rows, ds.train.cols, m.name, m.in_c, m.in_h, m.in_w);
+        goto done;
+    }
+    spec_with_threads(spec, spec_cap, rc_->engine, rc_->threads);
+    engine_opts eo = {rc_->seed, rc_->batch};
+    if ((rc = engine_create(&e, spec, &m, &eo))) goto done;
+    int f64 = e->iface->get_tensor_f64 != NULL;
+    size_t n_train = rc_->limit_train && rc_->limit_train < ds.train.n ? rc_->limit_train : ds.train.n;
+    size_t in = (size_t)m.in_c * m.in_h * m.in_w, B = rc_->batch, widest = in;
+    for (int l = 0; l < m.n_layers; l++)
+        if (layer_out_size(&m.layers[l]) > widest) widest = layer_out_size(&m.layers[l]);
+    size_t big = B * widest > m.n_params ? B * widest : m.n_params;
+    params = ls_malloc(m.n_params * sizeof *params);
+    x = ls_malloc(B * in * sizeof *x);
+    y = ls_malloc(B * sizeof *y);
+    y64 = ls_malloc(B * sizeof *y64);
+    perm = ls_malloc(n_train * sizeof *perm);
+    buf = ls_malloc(big * sizeof *buf);
+    if (!params || !x || !y || !y64 || !perm || !buf) {
+        rc = LS_ENOMEM;
+        goto done;
+    }
+    if ((rc = st_init_params(&m, rc_->init_path, rc_->seed, params))) goto done;
+    if ((rc = engine_set_params(e, params))) goto done;
+    size_t spe = steps_per_epoch(n_train, B);
+    long S = c->step;
+    float loss;
+    for (long k = 1; k <= S; k++) {
+        long epoch = (k - 1) / (long)spe;
+        size_t s = (size_t)((k - 1) % (long)spe);
+        if (s == 0 && (rc = order_fill(&ord, rc_->order_path, perm, n_train, rc_->seed, (int)epoch))) goto done;
+        size_t first = s * B, nb = n_train - first < B ? n_train - first : B;
+        data_make_batch(&ds.train, perm + first, 0, nb, x, y);
+        if (k < S) {
+            if ((rc = engine_train_step(e, x, y, nb, (uint64_t)k, &rc_->adam, (int)k, &loss))) goto done;
+            if (!isfinite(loss)) {
+                rc = ls_err(LS_EINVAL, "training diverged: loss is %g at step %ld (engine %s)", (double)loss, k, spec);
+                goto done;
+            }
+            continue;
+        }
+        /* step S, layer by layer, each tensor read when it is current */
+        char name[320];
+        size_t sh[4];
+        int L = m.n_layers, nd;
+        if ((rc = engine_set_batch(e, x, y, nb, (uint64_t)k))) goto done;
+        size_t ish[4] = {nb, (size_t)m.in_c, (size_t)m.in_h, (size_t)m.in_w};
+        snprintf(name, sizeof name, "step%ld/input", S);
+        if ((rc = st_writer_add(w, name, ST_F32, 4, ish, x))) goto done;
+        for (size_t i = 0; i < nb; i++) y64[i] = y[i];
+        snprintf(name, sizeof name, "step%ld/labels", S);
+        if ((rc = st_writer_add(w, name, ST_I64, 1, &nb, y64))) goto done;
+        for (int l = 0; l < L; l++) {
+            if ((rc = engine_forward_layer(e, l, 1))) goto done;
+            nd = act_shape(&m.layers[l], nb, sh);
+            snprintf(name, sizeof name, "step%ld/%s/act", S, m.layers[l].name);
+            if ((rc = put(w, e, f64, (tensor_id){TENSOR_ACT, l}, 0, name, nd, sh, buf))) goto done;
+        }
+        if ((rc = engine_loss(e, &loss))) goto done;
+        snprintf(name, sizeof name, "step%ld/loss", S);
+        if ((rc = put(w, e, f64, (tensor_id){TENSOR_LOSS, 0}, 0, name, 0, sh, buf))) goto done;
+        nd = act_shape(&m.layers[L - 1], nb, sh);
+        snprintf(name, sizeof name, "step%ld/%s/dact", S, m.layers[L - 1].name);
+        if ((rc = put(w, e, f64, (tensor_id){TENSOR_DACT, L - 1}, 0, name, nd, sh, buf))) goto done;
+        for (int l = L - 1; l >= 1; l--) {
+            if ((rc = engine_backward_layer(e, l))) goto done;
+            nd = act_shape(&m.layers[l - 1], nb, sh);
+            snprintf(name, sizeof name, "step%ld/%s/dact", S, m.layers[l - 1].name);
+            if ((rc = put(w, e, f64, (tensor_id){TENSOR_DACT, l - 1}, 0, name, nd, sh, buf))) goto done;
+        }
+        if ((rc = engine_backward_layer(e, 0))) goto done;
+        static const struct { tensor_kind kind; const char *suffix; } per_param[] = {
+            {TENSOR_GRADS, "/grad"}, {TENSOR_PARAMS, ""}, {TENSOR_ADAM_M, "/adam_m"}, {TENSOR_ADAM_V, "/adam_v"}};
+        for (size_t q = 0; q < LS_ARRAY_LEN(per_param); q++) {
+            if (per_param[q].kind == TENSOR_PARAMS && (rc = engine_update(e, &rc_->adam, (int)k))) goto done;
+            for (int ti = 0; ti < m.n_tensors; ti++) {
+                const model_tensor *mt = &m.tensors[ti];
+                for (int d = 0; d < mt->ndim; d++) sh[d] = (size_t)mt->shape[d];
+                snprintf(name, sizeof name, "step%ld/%s%s", S, mt->name, per_param[q].suffix);
+                /* the flat buffer is read once per kind; put() re-reads it per
+                 * tensor only to keep one code path: cheap next to a step */
+                if ((rc = put(w, e, f64, (tensor_id){per_param[q].kind, 0}, mt->offset, name, mt->ndim, sh, buf)))
+                    goto done;
+            }
+        }
+    }
+    rc = st_writer_meta(w, "lockstep.engine.spec", spec);
+    if (!rc) rc = st_writer_meta(w, "lockstep.values", f64 ? "float64: the engine's full values" : "float32: the engine's bits");
+    if (!rc) rc = st_writer_meta(w, "lockstep.model.spec", m.spec);
+    char num[64];
+    snprintf(num, sizeof num, "%llu", (unsigned long long)rc_->seed);
+    if (!rc) rc = st_writer_meta(w, "lockstep.seed", num);
+    snprintf(num, sizeof num, "%zu", B);
+    if (!rc) rc = st_writer_meta(w, "lockstep.batch", num);
+    if (!rc && rc_->init_path) rc = st_writer_meta(w, "lockstep.init.file", rc_->init_path);
+    if (!rc && rc_->order_path) rc = st_writer_meta(w, "lockstep.order.file", rc_->order_path);
+done:
+    engine_free(e);
+    order_free(&ord);
+    dataset_free(&ds);
+    free(params);
+    free(x);
+    free(y);
+    free(y64);
+    free(perm);
+    free(buf);
+    return rc;
+}
+
+int export_run(const export_cfg *c) {
+    if (c->step < 1) return ls_err(LS_EINVAL, "export: --step must be at least 1");
+    if (!c->out_path || !*c->out_path) return ls_err(LS_EINVAL, "export: --out FILE.safetensors is required");
+    st_writer *w;
+    int rc = st_writer_new(&w);
+    if (rc) return rc;
+    char spec[256] = "", num[32];
+    if (c->source) {
+        unsigned char magic[8] = {0};
+        FILE *f = fopen(c->source, "rb");
+        if (!f) {
+            rc = ls_err(LS_EIO, "%s: cannot open: %s", c->source, strerror(errno));
+            goto done;
+        }
+        size_t got = fread(magic, 1, sizeof magic, f);
+        fclose(f);
+        if (got == sizeof magic && memcmp(magic, GOLDEN_MAGIC, sizeof magic) == 0) rc = export_golden(c, w);
+        else
+            rc = ls_err(LS_EFORMAT, "%s: not a lockstep golden file or recording (no \\x89LSG magic); for a live "
+                        "replay, give --engine SPEC and the train options instead of a file", c->source);
+        if (!rc) rc = st_writer_meta(w, "lockstep.source", c->source);
+    } else {
+        rc = export_live(c, w, spec, sizeof spec);
+        if (!rc) rc = st_writer_meta(w, "lockstep.source", "live");
+    }
+    snprintf(num, sizeof num, "%ld", c->step);
+    if (!rc) rc = st_writer_meta(w, "lockstep.step", num);
+    if (!rc) rc = st_writer_write(w, c->out_path);
+    if (!rc && c->out)
+        fprintf(c->out, "export: step %ld of %s -> %s\n", c->step, c->source ? c->source : spec, c->out_path);
+done:
+    st_writer_free(w);
+    return rc;
+}

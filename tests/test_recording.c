@@ -1,0 +1,431 @@
+/*
+ * test_recording.c — recordings (src/recording.c) and the recorded engine
+ * (src/engine_recorded.c) end to end, on a slice of real FashionMNIST:
+ *   - the format round trip: a recording of cpu:threads=1 (8 steps, batch
+ *     8, full at 1,2,4,8) reads back with its plan, a step record per
+ *     step, tensors at the full steps only, the seeded initial weights as
+ *     the state before step 1, and per-step digests and norms that match
+ *     the recorded parameters;
+ *   - corruption and truncation: every cut and a flipped byte are errors,
+ *     never a recording; a golden is not a recording; a recording
+ *     interrupted by SIGINT leaves no file behind, temporary or final;
+ *   - playback: a wrong batch, a tensor asked out of phase or at a step
+ *     without it, and set_tensor of another value are clear errors;
+ *   - mismatch: a recording audited with another seed, batch, model,
+ *     epochs or a conflicting --audit-every is refused naming the field;
+ *   - the audit: reference, the live cpu:threads=1 and the recording side
+ *     by side — the recording is bitwise equal to the live engine at every
+ *     compared tensor and step (and by digest at every other step), it is
+ *     shadowed by the reference, and its verdict is the live engine's.
+ * Tolerances: none but one — the per-step L2 norm is stored in fp32, so it
+ * is checked to 2^-23 relative (one rounding of a double sum); everything
+ * else is bitwise or an error code.
+ *
+ * The recording is made in a child process (fork before anything here
+ * starts OpenMP), because the audit forks its engines afterwards and a
+ * forked child must not inherit a started OpenMP pool.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <dirent.h>
+#include <signal.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "explain.h"
+#include "lockstep.h"
+#include "recording.h"
+#include "rng.h"
+
+static char g_dir[64], g_path[128], g_spec[160];
+static int g_ok;
+
+enum { BATCH = 8, N_TRAIN = 64, N_TEST = 64, EVERY = 4 };
+
+static int have_data(void) { return access(DATA_DEFAULT_DIR "/train-images-idx3-ubyte.gz", R_OK) == 0; }
+
+static void plan_cfg(run_cfg *c) {
+    run_cfg_default(c);
+    c->batch = BATCH;
+    c->limit_train = N_TRAIN;
+    c->limit_test = N_TEST;
+    c->epochs = 1;
+    c->threads = 0;
+    c->progress = 0;
+}
+
+static int group_setup(void **st) {
+    if (!have_data()) return 0;
+    snprintf(g_dir, sizeof g_dir, "/tmp/lockstep-rec-XXXXXX");
+    if (!mkdtemp(g_dir)) return -1;
+    snprintf(g_path, sizeof g_path, "%s/cpu1.lsr", g_dir);
+    snprintf(g_spec, sizeof g_spec, "recorded:%s", g_path);
+    pid_t pid = fork();
+    if (pid < 0) return -1;
+    if (pid == 0) {
+        recording_cfg c;
+        recording_cfg_default(&c);
+        plan_cfg(&c.run);
+        c.run.engine = "cpu:threads=1";
+        c.audit_every = EVERY;
+        c.ref_steps = 2;
+        c.out_path = g_path;
+        int rc = recording_record_run(&c);
+        if (rc) fprintf(stderr, "record: %s\n", ls_errmsg());
+        _exit(rc ? 1 : 0);
+    }
+    int status = 0;
+    waitpid(pid, &status, 0);
+    g_ok = WIFEXITED(status) && WEXITSTATUS(status) == 0;
+    return 0;
+}
+
+static int group_teardown(void **st) {
+    if (g_dir[0]) {
+        char cmd[128];
+        snprintf(cmd, sizeof cmd, "rm -rf '%s'", g_dir);
+        if (system(cmd) != 0) return -1;
+    }
+    return 0;
+}
+
+#define NEED_RECORDING()                                   \
+    do {                                                   \
+        if (!have_data()) skip();                          \
+        if (!g_ok) fail_msg("the recording was not made"); \
+    } while (0)
+
+static void test_format_round_trip(void **st) {
+    NEED_RECORDING();
+    recording *r;
+    if (recording_open(&r, g_path)) fail_msg("%s", ls_errmsg());
+    assert_string_equal(golden_provenance_get(r->gf, "kind"), "recording");
+    assert_string_equal(golden_provenance_get(r->gf, "engine.spec"), "cpu:threads=1");
+    assert_non_null(golden_provenance_get(r->gf, "host.os"));
+    assert_non_null(golden_provenance_get(r->gf, "date"));
+    assert_non_null(golden_provenance_get(r->gf, "engine.describe"));
+    assert_int_equal(r->total_steps, N_TRAIN / BATCH);
+    assert_int_equal(r->audit_every, EVERY);
+    assert_int_equal(r->ref_steps, 2);
+    assert_int_equal(r->batch, BATCH);
+    assert_int_equal(r->epochs_run, 1);
+    assert_string_equal(r->full_steps, "1,2,4,8");
+    model m;
+    assert_int_equal(model_build(&m, "smallcnn"), 0);
+    /* the state before step 1 is the seeded initial weights, m = v = 0 */
+    float *p0 = malloc(m.n_params * sizeof *p0);
+    model_init_params(&m, p0, 42);
+    const golden_record *g = recording_find(r, 0, -1, TENSOR_PARAMS);
+    assert_non_null(g);
+    assert_int_equal(g->count, m.n_params);
+    assert_memory_equal(g->values, p0, m.n_params * sizeof *p0);
+    g = recording_find(r, 0, -1, TENSOR_ADAM_V);
+    assert_non_null(g);
+    for (size_t i = 0; i < g->count; i++) assert_true(g->values[i] == 0.0f);
+    /* tensors at full steps only; the state before step 4 at step 3 */
+    for (long k = 1; k <= r->total_steps; k++) {
+        int full = k == 1 || k == 2 || k == 4 || k == 8;
+        assert_int_equal(r->steps[k].full, full);
+        assert_int_equal(recording_find(r, k, 0, TENSOR_ACT) != NULL, full);
+        assert_int_equal(recording_find(r, k, 1, TENSOR_DACT) != NULL, full);
+        assert_int_equal(r->steps[k].batch, BATCH);
+    }
+    assert_non_null(recording_find(r, 3, -1, TENSOR_PARAMS));
+    assert_null(recording_find(r, 5, -1, TENSOR_PARAMS));
+    /* the step record's digest and norm are those of the recorded parameters */
+    for (long k = 1; k <= r->total_steps; k++) {
+        if (!r->steps[k].full) continue;
+        g = recording_find(r, k, -1, TENSOR_PARAMS);
+        assert_true(recording_digest(g->values, g->count * sizeof(float), 0) == r->steps[k].params_digest);
+        double ss = 0;
+        for (size_t i = 0; i < g->count; i++) ss += (double)g->values[i] * g->values[i];
+        /* stored as fp32: one rounding, |rel| <= 2^-24; 2^-23 leaves room for the sum's */
+        assert_true(fabs(r->steps[k].params_l2 - sqrt(ss)) <= 0x1p-23 * sqrt(ss));
+        /* and the loss is the LOSS record */
+        g = recording_find(r, k, -1, TENSOR_LOSS);
+        assert_true(g && g->values[0] == r->steps[k].loss);
+    }
+    /* timing and the epoch's logits */
+    assert_true(r->has_timing);
+    assert_true(r->timing.layer_calls[0][DIR_FWD] >= r->total_steps);
+    g = recording_find(r, r->ep[0].end_step, -1, GOLDEN_KIND_LOGITS);
+    assert_non_null(g);
+    assert_int_equal(g->shape[0], N_TEST);
+    free(p0);
+    recording_free(r);
+}
+
+static void copy_prefix(const char *from, const char *to, long n, long flip_at) {
+    FILE *f = fopen(from, "rb"), *o = fopen(to, "wb");
+    assert_true(f && o);
+    int c;
+    long i = 0;
+    while ((n < 0 || i < n) && (c = fgetc(f)) != EOF) {
+        if (i == flip_at) c ^= 0x10;
+        fputc(c, o);
+        i++;
+    }
+    fclose(f);
+    fclose(o);
+}
+
+static void test_corruption_truncation(void **st) {
+    NEED_RECORDING();
+    struct stat sb;
+    assert_int_equal(stat(g_path, &sb), 0);
+    long size = (long)sb.st_size;
+    char bad[192];
+    snprintf(bad, sizeof bad, "%s/bad.lsr", g_dir);
+    recording *r = NULL;
+    for (int k = 0; k < 16; k++) {
+        long cut = size * k / 16 + (k == 0 ? 3 : 0);
+        copy_prefix(g_path, bad, cut, -1);
+        int rc = recording_open(&r, bad);
+        if (rc == 0) fail_msg("a recording cut to %ld of %ld bytes was accepted", cut, size);
+        assert_true(rc == LS_EFORMAT || rc == LS_EIO);
+        assert_null(r);
+    }
+    long flips[] = {9, 40, size / 3, size / 2, size - 10};
+    for (size_t k = 0; k < LS_ARRAY_LEN(flips); k++) {
+        copy_prefix(g_path, bad, -1, flips[k]);
+        int rc = recording_open(&r, bad);
+        if (rc == 0) fail_msg("a recording with byte %ld flipped was accepted", flips[k]);
+        assert_int_equal(rc, LS_EFORMAT);
+    }
+    /* a golden file is not a recording */
+    if (access("golden/cpu.lsg", R_OK) == 0) {
+        assert_int_equal(recording_open(&r, "golden/cpu.lsg"), LS_EFORMAT);
+        assert_non_null(strstr(ls_errmsg(), "not a recording"));
+    }
+    /* and as an engine, corruption is an error at audit start (exit 2) */
+    copy_prefix(g_path, bad, size / 2, -1);
+    audit_cfg c;
+    audit_cfg_default(&c);
+    plan_cfg(&c.run);
+    char spec[224];
+    snprintf(spec, sizeof spec, "recorded:%s", bad);
+    c.engines = spec;
+    c.out = NULL;
+    assert_int_equal(audit_run(&c, NULL), LS_EFORMAT);
+    assert_non_null(strstr(ls_errmsg(), "truncated"));
+}
+
+/* Files in dir whose name starts with prefix. */
+static int count_files(const char *dir, const char *prefix) {
+    DIR *d = opendir(dir);
+    if (!d) return -1;
+    int n = 0;
+    struct dirent *de;
+    while ((de = readdir(d)))
+        if (strncmp(de->d_name, prefix, strlen(prefix)) == 0) n++;
+    closedir(d);
+    return n;
+}
+
+static void test_interrupted(void **st) {
+    NEED_RECORDING();
+    char dir[] = "/tmp/lockstep-int-XXXXXX", path[64];
+    assert_non_null(mkdtemp(dir));
+    snprintf(path, sizeof path, "%s/int.lsr", dir);
+    pid_t pid = fork();
+    assert_true(pid >= 0);
+    if (pid == 0) {
+        recording_cfg c;
+        recording_cfg_default(&c);
+        plan_cfg(&c.run);
+        c.run.engine = "cpu:threads=1";
+        c.run.limit_train = 1024; /* long enough to be caught writing */
+        c.audit_every = 2;
+        c.out_path = path;
+        _exit(recording_record_run(&c) ? 1 : 0);
+    }
+    /* wait until the temporary file exists (the writer is open), then stop it */
+    int seen = 0;
+    for (int i = 0; i < 400 && !seen; i++) {
+        seen = count_files(dir, "int.lsr.tmp.") == 1;
+        if (!seen) usleep(50000);
+    }
+    kill(pid, SIGINT);
+    int status = 0;
+    waitpid(pid, &status, 0);
+    if (!seen) fail_msg("the recording's temporary file never appeared");
+    assert_true(WIFSIGNALED(status) && WTERMSIG(status) == SIGINT);
+    assert_int_equal(count_files(dir, "int.lsr"), 0); /* neither int.lsr nor int.lsr.tmp.PID */
+    rmdir(dir);
+}
+
+/* The engine table over the recording, by hand: step 1 and step 3. */
+static void test_playback(void **st) {
+    NEED_RECORDING();
+    model m;
+    dataset ds;
+    assert_int_equal(model_build(&m, "smallcnn"), 0);
+    assert_int_equal(dataset_load(&ds, DATA_DEFAULT_DIR, m.n_classes), 0);
+    engine_opts eo = {42, BATCH};
+    engine *e;
+    if (engine_create(&e, g_spec, &m, &eo)) fail_msg("%s", ls_errmsg());
+    assert_non_null(engine_recorded_get(e));
+    char *d = engine_describe(e);
+    assert_non_null(d);
+    assert_non_null(strstr(d, "\"recorded\": true"));
+    assert_non_null(strstr(d, "oneDNN"));
+    free(d);
+    size_t in = (size_t)m.in_c * m.in_h * m.in_w;
+    uint32_t perm[N_TRAIN];
+    float *x = malloc(BATCH * in * sizeof *x), *buf = malloc(m.n_params * sizeof *buf);
+    int32_t y[BATCH];
+    rng_shuffle(perm, N_TRAIN, 42, 0);
+    /* the wrong batch (step 2's) for step 1 */
+    data_make_batch(&ds.train, perm + BATCH, 0, BATCH, x, y);
+    assert_int_equal(engine_set_batch(e, x, y, BATCH, 1), LS_EINVAL);
+    assert_non_null(strstr(ls_errmsg(), "differs from the recorded one"));
+    data_make_batch(&ds.train, perm, 0, BATCH, x, y);
+    assert_int_equal(engine_set_batch(e, x, y, BATCH, 1), 0);
+    /* before update(): the state the step started from (the initial one) */
+    assert_int_equal(engine_get_tensor(e, (tensor_id){TENSOR_PARAMS, 0}, buf), 0);
+    float *p0 = malloc(m.n_params * sizeof *p0);
+    model_init_params(&m, p0, 42);
+    assert_memory_equal(buf, p0, m.n_params * sizeof *p0);
+    assert_int_equal(engine_get_tensor(e, (tensor_id){TENSOR_ACT, 0}, buf), LS_EINVAL); /* not yet computed */
+    assert_int_equal(engine_train_step(e, x, y, BATCH, 1, &(adam_cfg){1e-3, 0.9, 0.999, 1e-8}, 1, NULL), 0);
+    assert_int_equal(engine_get_tensor(e, (tensor_id){TENSOR_ACT, 0}, buf), 0);
+    assert_int_equal(engine_get_tensor(e, (tensor_id){TENSOR_PARAMS, 0}, buf), 0);
+    const recording *r = engine_recorded_get(e);
+    assert_true(recording_digest(buf, m.n_params * sizeof *buf, 0) == r->steps[1].params_digest);
+    /* set_tensor: the same value is a no-op, another one an error */
+    assert_int_equal(engine_set_tensor(e, (tensor_id){TENSOR_PARAMS, 0}, buf), 0);
+    buf[7] = nextafterf(buf[7], 1.0f);
+    assert_int_equal(engine_set_tensor(e, (tensor_id){TENSOR_PARAMS, 0}, buf), LS_EINVAL);
+    assert_non_null(strstr(ls_errmsg(), "cannot be re-run"));
+    /* step 3 is not a full step: its loss is there, its tensors are not */
+    data_make_batch(&ds.train, perm + 2 * BATCH, 0, BATCH, x, y);
+    assert_int_equal(engine_set_batch(e, x, y, BATCH, 3), 0);
+    assert_int_equal(engine_forward_layer(e, 0, 1), 0);
+    assert_int_equal(engine_get_tensor(e, (tensor_id){TENSOR_ACT, 0}, buf), LS_EINVAL);
+    assert_non_null(strstr(ls_errmsg(), "has no recorded act"));
+    assert_int_equal(engine_backward_layer(e, 0), LS_EINVAL); /* out of order */
+    /* evaluation of new inputs is not something a recording can do */
+    assert_int_equal(engine_set_batch(e, x, y, BATCH, 0), LS_EINVAL);
+    free(p0);
+    free(x);
+    free(buf);
+    engine_free(e);
+    dataset_free(&ds);
+}
+
+/* An audit of the recording alone with one setting changed: refused at
+ * the start, the message naming the field. */
+static void refused(void (*change)(audit_cfg *), const char *field) {
+    audit_cfg c;
+    audit_cfg_default(&c);
+    plan_cfg(&c.run);
+    c.engines = g_spec;
+    c.out = NULL;
+    change(&c);
+    int rc = audit_run(&c, NULL);
+    if (rc == 0) fail_msg("a recording audited with another %s was accepted", field);
+    assert_int_equal(rc, LS_EINVAL);
+    char want[64];
+    snprintf(want, sizeof want, "(field: %s)", field);
+    if (!strstr(ls_errmsg(), want)) fail_msg("message does not name %s: %s", field, ls_errmsg());
+}
+static void other_seed(audit_cfg *c) { c->run.seed = 7; }
+static void other_batch(audit_cfg *c) { c->run.batch = 4; }
+static void other_model(audit_cfg *c) { c->run.model = "mnist-convnet"; }
+static void other_epochs(audit_cfg *c) { c->run.epochs = 2; }
+static void other_plan(audit_cfg *c) {
+    c->audit_every = 3;
+    c->audit_every_set = 1;
+}
+
+static void test_mismatch_refused(void **st) {
+    NEED_RECORDING();
+    refused(other_seed, "seed");
+    refused(other_batch, "batch");
+    refused(other_model, "model");
+    refused(other_epochs, "epochs");
+    refused(other_plan, "audit_every");
+    /* and a recorded engine in sync mode is skipped, not run */
+    audit_cfg c;
+    audit_cfg_default(&c);
+    plan_cfg(&c.run);
+    c.engines = g_spec;
+    c.mode = MODE_SYNC;
+    c.out = NULL;
+    assert_int_equal(audit_run(&c, NULL), LS_EUNAVAIL);
+}
+
+/* The acceptance: the recording against the same engine live. */
+static void test_audit_equals_live(void **st) {
+    NEED_RECORDING();
+    char engines[256];
+    snprintf(engines, sizeof engines, "reference,cpu:threads=1,%s", g_spec);
+    audit_cfg c;
+    audit_cfg_default(&c);
+    plan_cfg(&c.run);
+    c.engines = engines;
+    c.out = NULL; /* the plan (audit_every 4, ref_steps 2) comes from the recording */
+    audit_result r;
+    if (audit_run(&c, &r)) fail_msg("audit: %s", ls_errmsg());
+    int live = -1, rec = -1;
+    for (int i = 0; i < r.n_engines; i++) {
+        if (strcmp(r.eng[i].label, "cpu:threads=1") == 0) live = i;
+        if (strcmp(r.eng[i].label, g_spec) == 0) rec = i;
+    }
+    assert_true(live >= 0 && rec >= 0);
+    assert_true(r.eng[rec].available && r.eng[rec].recorded);
+    int pi = audit_pair_index(&r, "cpu:threads=1", g_spec);
+    assert_true(pi >= 0);
+    const audit_pair *p = &r.pair[pi];
+    assert_int_equal(p->first_diff_step, 0);
+    for (int s = 0; s < r.n_slots; s++) {
+        /* every tensor compared at each of the 4 full steps, bitwise equal */
+        if (p->slot[s].n_steps != 4) fail_msg("%s compared at %ld steps, want 4", r.slot_name[s], p->slot[s].n_steps);
+        if (p->slot[s].min_frac_equal != 1.0) fail_msg("%s: recording differs from the live engine", r.slot_name[s]);
+    }
+    for (long s = 0; s < r.total_steps; s++) {
+        assert_true(p->param_rel_l2[s] == 0.0); /* full steps by value, the others by digest */
+        assert_true(p->loss_diff[s] == 0.0);
+    }
+    assert_true(r.eng[rec].test_acc[0] == r.eng[live].test_acc[0]);
+    assert_memory_equal(r.eng[rec].pred, r.eng[live].pred, N_TEST);
+    assert_int_equal(p->disagree[0], 0);
+    /* the timing is the recording's */
+    assert_true(r.eng[rec].timing.layer_calls[0][DIR_FWD] >= r.total_steps);
+    /* verdicts: the recording was shadowed by the reference, and judged as the live engine was */
+    model m;
+    assert_int_equal(model_build(&m, "smallcnn"), 0);
+    verdict_table v;
+    explain_verdicts(&v, &r, &m);
+    const engine_verdict *vl = NULL, *vr = NULL;
+    for (int k = 0; k < v.n_eng; k++) {
+        if (v.e[k].engine == live) vl = &v.e[k];
+        if (v.e[k].engine == rec) vr = &v.e[k];
+    }
+    assert_true(vl && vr);
+    assert_true(vr->check_steps >= 1);
+    assert_true(vl->check_steps >= 1);
+    assert_string_equal(vr->verdict, vl->verdict);
+    assert_int_equal(vr->problem, vl->problem);
+    audit_result_free(&r);
+}
+
+int main(void) {
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_format_round_trip),
+        cmocka_unit_test(test_corruption_truncation),
+        cmocka_unit_test(test_interrupted),
+        cmocka_unit_test(test_playback),
+        cmocka_unit_test(test_mismatch_refused),
+        cmocka_unit_test(test_audit_equals_live),
+    };
+    return cmocka_run_group_tests(tests, group_setup, group_teardown);
+}

@@ -1704,7 +1704,8 @@ int audit_run(const audit_cfg *cfg, audit_result *res) {
                 rc = 0;
             } else if (full && A.cfg.roundtrip) {
                 double tr = ls_now();
-                if ((rc = roundtrip(&A, nb))) goto done;
+                if ((rc = roundtrip(&A, nb)) && !sweep_dead(&A)) goto done;
+                rc = 0;
                 A.t_compare += ls_now() - tr;
             }
             if (A.jsonl && !A.write_errno && fflush(A.jsonl) != 0) A.write_errno = errno ? errno : EIO;

@@ -6,6 +6,9 @@
 #   make bench      the speed and memory figures the issues ask for
 #   make mutants    the checker tested by mutation: the zoo of cpu faults, the score
 #   make CUDA=0     build without the CUDA engine
+#   make test-sanitize  the suite under ASan+UBSan (build-asan/; make test runs it too)
+#   make fuzz       libFuzzer harnesses tests/fuzz/fuzz_*.c (clang), build/fuzz/
+#   make fuzz-smoke each harness for FUZZ_SECONDS (60) from its corpus
 #
 # Numerics: -ffp-contract=off (no FMA contraction in our code), no
 # fast math of any kind, no tuning for the build host's CPU; nvcc --fmad=false.
@@ -14,12 +17,15 @@ CC      ?= gcc
 OPT     ?= -O2
 CFLAGS  ?=
 BUILD   ?= build
+# compiled into every object and linked into every program (the sanitizer
+# and fuzz builds set it; it is not recorded as a numerics flag)
+SANFLAGS ?=
 CUDA_HOME ?= $(shell d=$$(dirname $$(dirname $$(command -v nvcc 2>/dev/null || echo /usr/local/cuda/bin/nvcc))); echo $$d)
 NVCC    ?= $(CUDA_HOME)/bin/nvcc
 
 NUMFLAGS := -ffp-contract=off -fno-fast-math
 BASEFLAGS := -std=c11 -D_GNU_SOURCE -Wall -Wextra -Wno-unused-parameter -fopenmp -MMD -MP -Isrc -Ireference $(NUMFLAGS)
-LDLIBS  := -ldnnl -lmpfr -lgmp -ljansson -lz -lm -lpthread -ldl -fopenmp -rdynamic
+LDLIBS  := -ldnnl -lmpfr -lgmp -ljansson -lz -lm -lpthread -ldl -fopenmp -rdynamic $(SANFLAGS)
 
 # CUDA is built when nvcc and cuDNN are found, unless CUDA=0.
 ifeq ($(CUDA),0)
@@ -46,6 +52,8 @@ SRC_C   := $(filter-out src/main.c,$(wildcard src/*.c)) $(wildcard reference/*.c
 CUDA_C  := $(filter-out $(CUDA_HOST_C),$(wildcard src/cuda/*.c))
 CUDA_CU := $(wildcard src/cuda/*.cu)
 TEST_C  := $(wildcard tests/test_*.c)
+# fuzz targets: tests/fuzz/fuzz_NAME.c and tests/fuzz/corpus/NAME/ (fuzz.h)
+FUZZ_C  := $(wildcard tests/fuzz/fuzz_*.c)
 BENCH_C := $(wildcard tests/bench_*.c)
 
 ifeq ($(HAVE_CUDA),1)
@@ -71,15 +79,17 @@ else
   CUDA_MSG := ✗ cuda: $(CUDA_WHY)
 endif
 
-ALLCFLAGS := $(BASEFLAGS) $(OPT) $(CFLAGS)
+ALLCFLAGS := $(BASEFLAGS) $(OPT) $(CFLAGS) $(SANFLAGS)
 OBJ  := $(SRC_C:%.c=$(BUILD)/%.o)
 BINS := $(BUILD)/lockstep
 TESTS := $(TEST_C:tests/%.c=$(BUILD)/tests/%)
+# every committed fuzz corpus replayed through its harness (gcc; CMocka)
+REPLAYS := $(FUZZ_C:tests/fuzz/%.c=$(BUILD)/tests/replay_%)
 BENCHES := $(BENCH_C:tests/%.c=$(BUILD)/tests/%)
 
-.PHONY: all deps run test bench clean announce tests benches mutants
+.PHONY: all deps run test bench clean announce tests benches mutants test-sanitize fuzz fuzz-bins fuzz-smoke
 all: announce $(BINS) $(CUDA_SO)
-tests: $(TESTS)
+tests: $(TESTS) $(REPLAYS)
 benches: $(BENCHES)
 
 announce:
@@ -111,7 +121,8 @@ $(BUILD)/%.cu.o: %.cu $(FLAGS_STAMP)
 # libgomp's idea of a pool whose threads it does not have, and its first
 # parallel region hangs), so it is built without OpenMP.  Its loops are
 # reductions in a fixed order; vectorizing them does not reorder sums.
-$(BUILD)/src/compare.o: ALLCFLAGS := $(filter-out -fopenmp,$(ALLCFLAGS)) -Wno-unknown-pragmas -fvect-cost-model=dynamic
+VECT_COST ?= -fvect-cost-model=dynamic
+$(BUILD)/src/compare.o: ALLCFLAGS := $(filter-out -fopenmp,$(ALLCFLAGS)) -Wno-unknown-pragmas $(VECT_COST)
 
 $(OBJ_CUDA): ALLCFLAGS += -fPIC
 
@@ -133,6 +144,11 @@ $(CUDA_SO): $(OBJ_CUDA)
 $(BUILD)/tests/%: $(BUILD)/tests/%.o $(OBJ)
 	@mkdir -p $(dir $@)
 	$(CC) -o $@ $(filter %.o,$^) $(LDLIBS) -lcmocka
+
+$(BUILD)/tests/replay_fuzz_%: $(BUILD)/tests/fuzz/fuzz_%.o $(BUILD)/tests/fuzz/replay_main.o $(OBJ)
+	@mkdir -p $(dir $@)
+	$(CC) -o $@ $(filter %.o,$^) $(LDLIBS) -lcmocka
+$(BUILD)/tests/fuzz/replay_main.o: ALLCFLAGS += -DLS_SRCDIR='"$(CURDIR)"'
 
 # the CUDA test calls the kernels and the runtime directly
 ifeq ($(HAVE_CUDA),1)
@@ -169,14 +185,53 @@ run: deps
 	bash scripts/run-main.sh
 
 test: deps
-	@$(MAKE) --no-print-directory all $(TESTS)
-	bash scripts/run-tests.sh $(TESTS)
+	@$(MAKE) --no-print-directory all $(TESTS) $(REPLAYS)
+	bash scripts/run-tests.sh $(TESTS) $(REPLAYS)
+	@$(MAKE) --no-print-directory test-sanitize
 
-bench: deps
-	@$(MAKE) --no-print-directory all $(BENCHES)
-	bash scripts/bench.sh
+# The suite again, built with AddressSanitizer and UndefinedBehaviorSanitizer
+# (gcc, CUDA=0: the CUDA engine is not instrumented).  Any report fails the
+# test program that triggered it: UBSan aborts on the first error, ASan on
+# any memory error.  Leak checking is off: libgomp and oneDNN keep their
+# thread pools and JIT kernels until exit by design, and the engine
+# children end with _exit(), so LeakSanitizer would report only those.
+# a sibling of build/, not inside it: tests find the repository (scripts/,
+# golden/) two levels above their program, build/tests/test_x
+ASAN_BUILD ?= build-asan
+SANITIZE := -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined
+# OMP_WAIT_POLICY=passive: the audit tests run several OpenMP engine
+# processes in turn; spinning idle workers on a loaded 2-core machine made
+# one run of test_lockstep take 550 s instead of ~50 s under ASan (the wait
+# policy changes no value).
+ASAN_ENV := ASAN_OPTIONS=detect_leaks=0:abort_on_error=1:allocator_may_return_null=1 \
+            UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 OMP_WAIT_POLICY=passive
+test-sanitize:
+	@$(MAKE) --no-print-directory BUILD=$(ASAN_BUILD) CUDA=0 SANFLAGS='$(SANITIZE)' all tests
+	$(ASAN_ENV) bash scripts/run-tests.sh $(TEST_C:tests/%.c=$(ASAN_BUILD)/tests/%) \
+	    $(FUZZ_C:tests/fuzz/%.c=$(ASAN_BUILD)/tests/replay_%)
 
-clean:
-	rm -rf $(BUILD)
-
--include $(shell find $(BUILD) -name '*.d' 2>/dev/null)
+# libFuzzer: every src/ object built by clang with the fuzzer's coverage
+# hooks and ASan+UBSan, then one binary per harness.  make fuzz-smoke runs
+# each from a scratch copy of its corpus for FUZZ_SECONDS and fails on any
+# crash; the crash input is left as build/fuzz/crash-* (commit it under
+# tests/fuzz/corpus/NAME/ once fixed: make test replays it from then on).
+FUZZ_BUILD ?= build/fuzz
+FUZZ_CC ?= clang
+FUZZ_SECONDS ?= 60
+FUZZ_SAN := -fsanitize=fuzzer-no-link,address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined
+FUZZ_BINS := $(FUZZ_C:tests/fuzz/%.c=$(FUZZ_BUILD)/%)
+fuzz:
+	@$(MAKE) --no-print-directory BUILD=$(FUZZ_BUILD) CC=$(FUZZ_CC) CUDA=0 SANFLAGS='$(FUZZ_SAN)' VECT_COST= \
+	    CFLAGS='-Wno-unknown-pragmas -Wno-unknown-warning-option' fuzz-bins
+fuzz-bins: $(FUZZ_BINS)
+$(FUZZ_BUILD)/fuzz_%: $(FUZZ_BUILD)/tests/fuzz/fuzz_%.o $(OBJ)
+	$(CC) -fsanitize=fuzzer -o $@ $^ $(LDLIBS)
+fuzz-smoke: fuzz
+	@for b in $(FUZZ_BINS); do n=$${b##*/fuzz_}; w=$(FUZZ_BUILD)/work/$$n; \
+	    rm -rf $$w; mkdir -p $$w; cp tests/fuzz/corpus/$$n/* $$w/; \
+	    echo "== fuzz $$n: $(FUZZ_SECONDS) s"; rc=0; \
+	    $(ASAN_ENV) $$b -max_total_time=$(FUZZ_SECONDS) -rss_limit_mb=2048 -malloc_limit_mb=1024 -timeout=10 \
+	        -artifact_prefix=$(FUZZ_BUILD)/ -print_final_stats=1 $$w > $$w.log 2>&1 || rc=$$?; \
+	    grep -E '^(#[0-9]+.*DONE|stat::number_of_executed_units|stat::peak_rss_mb|==[0-9]+==ERROR|SUMMARY)' $$w.log; \
+	    if [ $$rc -ne 0 ]; then tail -40 $$w.log; echo "fuzz $$n: FAILED (exit $$rc; see $(FUZZ_BUILD)/crash-*)"; exit 1; fi; \
+	done

@@ -4,7 +4,7 @@
  * One reader, read_idx(), handles both kinds of file through zlib's gz*
  * interface (gzread passes plain files through unchanged).  It checks, in
  * this order, and stops at the first problem with a message that names the
- * file: the file opens; it is not empty; the 4-byte magic (00 00 08 NDIMS:
+ * file: the file opens and is a regular file (a FIFO would block); it is not empty; the 4-byte magic (00 00 08 NDIMS:
  * unsigned bytes, the dimension count the caller expects); the big-endian
  * dimensions; the data is exactly prod(dims) bytes (a short file says
  * "truncated: expected N bytes of ..., got M"; one more byte is "trailing
@@ -61,6 +61,7 @@ static const char *gz_why(gzFile gz, const char *path, int *errnum) {
     if (e == Z_OK || !msg) return "";
     size_t n = strlen(path);
     if (strncmp(msg, path, n) == 0 && msg[n] == ':' && msg[n + 1] == ' ') msg += n + 2;
+    else if (strncmp(msg, "<fd:", 4) == 0 && strstr(msg, ">: ")) msg = strstr(msg, ">: ") + 3; /* gzdopen's name */
     return msg;
 }
 
@@ -115,20 +116,27 @@ static const char *zerr_kind(int code) { return code == LS_EIO ? "read error" : 
  *   LS_ENOMEM   the data does not fit in memory
  * On error out->data is NULL and nothing is left open.
  */
-static int read_idx(idx_raw *out, const char *path, int ndims, const char *what) {
+static int read_idx(idx_raw *out, const char *path, int ndims, const char *what, int want_rows, int want_cols) {
     memset(out, 0, sizeof *out);
     char note[160];
     const char *why;
     int rc = LS_OK, zc;
     uint8_t *data = NULL;
 
+    /* a FIFO or device is refused before anything blocks on it */
+    size_t file_size = 0;
+    int fd = ls_open_regular(path, &file_size);
+    if (fd < 0) return fd;
     errno = 0;
-    gzFile gz = gzopen(path, "rb");
+    gzFile gz = gzdopen(fd, "rb");
     if (!gz) {
-        /* gzopen sets errno for OS failures; 0 means zlib itself failed (memory). */
-        if (errno == 0) return ls_err(LS_ENOMEM, "%s: cannot open: out of memory in zlib", path);
-        return ls_err(LS_EIO, "%s: cannot open: %s", path, strerror(errno));
+        /* gzdopen sets errno for OS failures; 0 means zlib itself failed (memory). */
+        int e = errno;
+        close(fd);
+        if (e == 0) return ls_err(LS_ENOMEM, "%s: cannot open: out of memory in zlib", path);
+        return ls_err(LS_EIO, "%s: cannot open: %s", path, strerror(e));
     }
+    int is_gzip = !gzdirect(gz);
     /* A larger buffer than zlib's 8 KiB default: the real files are 26-47 MB
      * decompressed, read in one pass. Failure only costs speed. */
     (void)gzbuffer(gz, 1u << 17);
@@ -197,6 +205,26 @@ static int read_idx(idx_raw *out, const char *path, int ndims, const char *what)
     }
     if (out->dims[0] == 0) {
         rc = ls_err(LS_EFORMAT, "%s: the header says 0 samples", path);
+        goto cleanup;
+    }
+    /* Before allocating: the image shape the model expects (a 1 MB .gz that
+     * declares 16384 256x256 images would cost 1 GiB before any later
+     * check), and what the file can possibly hold — its own size when
+     * plain, 1032x its size when gzipped (deflate's largest ratio: 258
+     * bytes per 2-bit code). */
+    if (ndims == 3 && want_rows > 0 && (out->dims[1] != (uint32_t)want_rows || out->dims[2] != (uint32_t)want_cols)) {
+        rc = ls_err(LS_EFORMAT, "%s: images are %ux%u but the model expects %dx%d", path, out->dims[1], out->dims[2],
+                    want_rows, want_cols);
+        goto cleanup;
+    }
+    if (!is_gzip && len > file_size - (4 + dim_bytes)) {
+        rc = ls_err(LS_EFORMAT, "%s: truncated: expected %zu bytes of %s, got %zu", path, len, what,
+                    file_size - (4 + dim_bytes));
+        goto cleanup;
+    }
+    if (is_gzip && (double)len > 1032.0 * (double)file_size) {
+        rc = ls_err(LS_EFORMAT, "%s: truncated: the header announces %zu bytes of %s, more than a %zu-byte gzip file "
+                    "can hold (at most 1032x its size)", path, len, what, file_size);
         goto cleanup;
     }
 
@@ -277,19 +305,20 @@ static int copy_path(char *dst, size_t cap, const char *src) {
  * 1..256, path too long), or read_idx()'s codes, or LS_EFORMAT for
  * inconsistent files (counts differ, a label out of range).
  */
-int idx_load(idx_set *s, const char *images_path, const char *labels_path, int n_classes) {
+int idx_load_shape(idx_set *s, const char *images_path, const char *labels_path, int n_classes, int rows, int cols) {
     memset(s, 0, sizeof *s);
     if (!images_path || !labels_path) return ls_err(LS_EINVAL, "idx_load: NULL path");
     /* Labels are single bytes: more than 256 classes cannot be represented. */
     if (n_classes < 1 || n_classes > 256)
-        return ls_err(LS_EINVAL, "idx_load: n_classes = %d, expected 1..256", n_classes);
+        return ls_err(LS_EINVAL, "%s: the model has %d classes; IDX labels are single bytes, so 1..256", labels_path,
+                      n_classes);
     int rc = copy_path(s->images_path, sizeof s->images_path, images_path);
     if (rc) return rc;
     rc = copy_path(s->labels_path, sizeof s->labels_path, labels_path);
     if (rc) goto fail;
 
     idx_raw im, lb;
-    rc = read_idx(&im, images_path, 3, "pixel data");
+    rc = read_idx(&im, images_path, 3, "pixel data", rows, cols);
     if (rc) goto fail;
     s->images = im.data;
     s->images_crc = im.crc;
@@ -297,7 +326,7 @@ int idx_load(idx_set *s, const char *images_path, const char *labels_path, int n
     s->rows = (int)im.dims[1];
     s->cols = (int)im.dims[2];
 
-    rc = read_idx(&lb, labels_path, 1, "label data");
+    rc = read_idx(&lb, labels_path, 1, "label data", 0, 0);
     if (rc) goto fail;
     s->labels = lb.data;
     s->labels_crc = lb.crc;
@@ -320,6 +349,10 @@ fail:
     return rc;
 }
 
+int idx_load(idx_set *s, const char *images_path, const char *labels_path, int n_classes) {
+    return idx_load_shape(s, images_path, labels_path, n_classes, 0, 0);
+}
+
 void idx_free(idx_set *s) {
     if (!s) return;
     free(s->images);
@@ -340,7 +373,7 @@ static int pick_path(char *dst, size_t cap, const char *dir, const char *base) {
     return ls_err(LS_EIO, "%s: cannot open: %s (tried %s.gz, then %s)", dst, strerror(e), base, base);
 }
 
-static int load_pair(idx_set *s, const char *dir, const char *prefix, int n_classes) {
+static int load_pair(idx_set *s, const char *dir, const char *prefix, int n_classes, int rows, int cols) {
     char ip[512], lp[512], base[64];
     snprintf(base, sizeof base, "%s-images-idx3-ubyte", prefix);
     int rc = pick_path(ip, sizeof ip, dir, base);
@@ -348,17 +381,19 @@ static int load_pair(idx_set *s, const char *dir, const char *prefix, int n_clas
     snprintf(base, sizeof base, "%s-labels-idx1-ubyte", prefix);
     rc = pick_path(lp, sizeof lp, dir, base);
     if (rc) return rc;
-    return idx_load(s, ip, lp, n_classes);
+    return idx_load_shape(s, ip, lp, n_classes, rows, cols);
 }
 
-int dataset_load(dataset *d, const char *dir, int n_classes) {
+int dataset_load(dataset *d, const char *dir, int n_classes) { return dataset_load_shape(d, dir, n_classes, 0, 0); }
+
+int dataset_load_shape(dataset *d, const char *dir, int n_classes, int rows, int cols) {
     memset(d, 0, sizeof *d);
     if (!dir) dir = DATA_DEFAULT_DIR;
     int rc = copy_path(d->dir, sizeof d->dir, dir);
     if (rc) return rc;
-    rc = load_pair(&d->train, dir, "train", n_classes);
+    rc = load_pair(&d->train, dir, "train", n_classes, rows, cols);
     if (rc) goto fail;
-    rc = load_pair(&d->test, dir, "t10k", n_classes);
+    rc = load_pair(&d->test, dir, "t10k", n_classes, rows, cols);
     if (rc) goto fail;
     if (d->train.rows != d->test.rows || d->train.cols != d->test.cols) {
         rc = ls_err(LS_EFORMAT, "%s: training images are %dx%d but test images (%s) are %dx%d", d->train.images_path,

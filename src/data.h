@@ -34,11 +34,16 @@ typedef struct {
 
 /* Load one images/labels pair.  Errors name the file and the problem. */
 int idx_load(idx_set *s, const char *images_path, const char *labels_path, int n_classes);
+/* The same, refusing images that are not rows x cols before allocating
+ * anything for them (rows 0: any shape). */
+int idx_load_shape(idx_set *s, const char *images_path, const char *labels_path, int n_classes, int rows, int cols);
 void idx_free(idx_set *s);
 
 /* Load DIR/{train,t10k}-{images-idx3,labels-idx1}-ubyte[.gz] (the .gz is
  * tried first, then the plain name). */
 int dataset_load(dataset *d, const char *dir, int n_classes);
+/* The same, for a model whose input is rows x cols (0: any). */
+int dataset_load_shape(dataset *d, const char *dir, int n_classes, int rows, int cols);
 void dataset_free(dataset *d);
 
 /* Convert samples idx[0..n-1] of `s` to fp32 (x / 255.0f) into x, labels

@@ -303,12 +303,18 @@ int golden_writer_open(golden_writer **out, const char *path, const golden_prov 
         goto cleanup;
     }
 
-    /* w+: close() reads the file back to compute the checksum */
-    w->f = fopen(w->tmp, "w+b");
+    /* the target must be a regular file or new: the rename at close
+     * would replace a FIFO, device or symlink */
+    if ((rc = ls_check_output_path(path))) goto cleanup;
+    /* w+: close() reads the file back to compute the checksum; x: never
+     * write through what was left under the temporary name */
+    remove(w->tmp);
+    w->f = fopen(w->tmp, "w+bx");
     if (!w->f) {
         rc = ls_err(LS_EIO, "%s: cannot create: %s", w->tmp, strerror(errno));
         goto cleanup;
     }
+    ls_tmp_register(w->tmp); /* removed if SIGINT/SIGTERM kill the recording */
     rc = writer_put(w, hb.s, hb.len);
     if (rc) goto cleanup;
     CHECK_Z(deflateInit(&w->z, Z_DEFAULT_COMPRESSION));
@@ -457,6 +463,7 @@ int golden_writer_close(golden_writer *w, int commit) {
         }
     }
     if (commit && !w->f && !rc) rc = ls_err(LS_EINVAL, "golden writer was never opened");
+    if (w->tmp) ls_tmp_unregister(w->tmp);
     free(w->path);
     free(w->tmp);
     free(w);
@@ -687,8 +694,14 @@ int golden_read(golden_file **out, const char *path) {
     int rc = 0;
     unsigned char *buf = NULL;
     *out = NULL;
-    FILE *f = fopen(path, "rb");
-    if (!f) return ls_err(LS_EIO, "%s: cannot open: %s", path, strerror(errno));
+    /* a FIFO or device is refused before anything blocks on it */
+    int fd = ls_open_regular(path, NULL);
+    if (fd < 0) return fd;
+    FILE *f = fdopen(fd, "rb");
+    if (!f) {
+        close(fd);
+        return ls_err(LS_ENOMEM, "%s: fdopen: %s", path, strerror(errno));
+    }
     golden_file *gf = ls_calloc(1, sizeof *gf);
     if (!gf) {
         fclose(f);

@@ -366,7 +366,22 @@ static void run_state_free(run_state *r) {
 static int run_state_open(run_state *r, const run_cfg *c, const char *spec_text) {
     int rc;
     r->perm_epoch = -1;
-    if (!r->ds.train.n && (rc = dataset_load(&r->ds, c->data_dir, r->m.n_classes))) return rc;
+    /* refuse a batch that cannot fit before allocating (a golden with batch
+     * 65536 made golden check allocate 21 GB): the engine's activations,
+     * their gradients and a workspace (3 copies), and the checker's bound
+     * buffers (about 6 doubles per value of the widest layer) */
+    {
+        size_t acts = (size_t)r->m.in_c * r->m.in_h * r->m.in_w, wid = acts;
+        for (int l = 0; l < r->m.n_layers; l++) {
+            acts += layer_out_size(&r->m.layers[l]);
+            if (layer_out_size(&r->m.layers[l]) > wid) wid = layer_out_size(&r->m.layers[l]);
+        }
+        double bytes = (double)c->batch * (3.0 * acts * 4 + 6.0 * wid * 8) + 8.0 * r->m.n_params * 4;
+        char what[160];
+        snprintf(what, sizeof what, "a replay of model %s at batch %zu", r->m.name, c->batch);
+        if ((rc = ls_check_memory(bytes > 1e19 ? (size_t)-1 : (size_t)bytes, what))) return rc;
+    }
+    if (!r->ds.train.n && (rc = dataset_load_shape(&r->ds, c->data_dir, r->m.n_classes, r->m.in_h, r->m.in_w))) return rc;
     if (r->ds.train.rows != r->m.in_h || r->ds.train.cols != r->m.in_w || r->m.in_c != 1)
         return ls_err(LS_EINVAL, "%s: images are %dx%d but model %s expects %dx%dx%d", r->ds.train.images_path,
                       r->ds.train.rows, r->ds.train.cols, r->m.name, r->m.in_c, r->m.in_h, r->m.in_w);
@@ -876,7 +891,16 @@ static int check_replay(checker *K, run_state *R, const run_cfg *c, long steps) 
             TRY(engine_get_tensor(R->e, (tensor_id){TENSOR_ACT, L - 1}, logits + s * C));
             for (size_t i = 0; i < nb; i++) {
                 const float *zn = logits + (s + i) * C, *zg = gl->values + (s + i) * C;
-                int b = argmax_row(zn, C), a = (int)gp->values[s + i];
+                /* the golden's prediction is a class index stored as a float:
+                 * checked before the conversion (a NaN or 1e30 converted
+                 * to int is undefined behaviour) */
+                float ga = gp->values[s + i];
+                if (!(ga >= 0 && ga < (float)C && ga == floorf(ga))) {
+                    rc = ls_err(LS_EFORMAT, "%s: step %u predictions: value %g at test image %zu is not a class in 0..%d",
+                                K->gf->path, st, (double)ga, s + i, C - 1);
+                    goto done;
+                }
+                int b = argmax_row(zn, C), a = (int)ga;
                 pred[s + i] = (float)b;
                 if (!K->bounded) continue;
                 const double *e = err[cur] + i * C;
@@ -968,7 +992,7 @@ int golden_check_run(const golden_check_cfg *cfg) {
         goto done;
     }
     if ((rc = model_parse_spec(&R.m, spec_text, mname))) {
-        rc = ls_err(LS_EFORMAT, "%s: model.spec: %s", gf->path, ls_errmsg());
+        rc = ls_err_prefix(LS_EFORMAT, "%s: model.spec", gf->path);
         goto done;
     }
     snprintf(R.m.name, sizeof R.m.name, "%s", mname);
@@ -1029,7 +1053,7 @@ int golden_check_run(const golden_check_cfg *cfg) {
     c.engine = engine_spec_buf;
 
     /* the data must be what the golden was made from */
-    if ((rc = dataset_load(&R.ds, c.data_dir, R.m.n_classes))) goto done;
+    if ((rc = dataset_load_shape(&R.ds, c.data_dir, R.m.n_classes, R.m.in_h, R.m.in_w))) goto done;
     {
         const idx_set *sets[2] = {&R.ds.train, &R.ds.test};
         for (int i = 0; i < 2; i++) {

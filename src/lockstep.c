@@ -16,6 +16,7 @@
 
 #include <errno.h>
 #include <math.h>
+#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -110,6 +111,8 @@ typedef struct {
     int epoch;
     int shadow_src; /* in a shadow step: the engine the references were set from, else -1 */
     double t_compare;
+    int died;       /* an engine's process died during this step: the step is abandoned */
+    int write_errno; /* first write error on steps.jsonl (the run stops at the step's end) */
     lockstep_mode mode_now; /* isolated in the attribution phase, else cfg.mode */
     int in_attr;            /* in the attribution phase */
     int bounded_step;       /* this step's comparisons with a reference are checks */
@@ -126,6 +129,44 @@ typedef struct {
     uint8_t *flipmask[AUDIT_MAX_PAIRS][MODEL_MAX_LAYERS];
     long flipmask_step[AUDIT_MAX_PAIRS][MODEL_MAX_LAYERS];
 } audit;
+
+/* Put the engine's label (and ctx, e.g. "step 5") in front of the current
+ * message: "engine cpu, step 5: ...".  remote.c's own errors already name
+ * the engine ("engine cpu: child process died ..."): those get only ctx,
+ * never "engine cpu: engine cpu: ...". */
+static int engine_err(int rc, const char *label, const char *ctx) {
+    if (strncmp(ls_errmsg(), "engine ", 7) == 0) return ctx[0] ? ls_err_prefix(rc, "%s", ctx) : rc;
+    return ls_err_prefix(rc, "engine %s%s%s", label, ctx[0] ? ", " : "", ctx);
+}
+
+/* Engine i's call failed.  If its process is gone (remote.h), mark it
+ * failed — from here on the audit goes on without it, as it does without
+ * an engine that cannot run — and return 1; else 0: a real error. */
+static int engine_gone(audit *A, int i) {
+    audit_engine *ae = &A->r->eng[i];
+    if (ae->failed) return 1;
+    const char *why = A->e[i] ? remote_engine_dead(A->e[i]) : NULL;
+    if (!why) return 0;
+    ae->failed = 1;
+    ae->failed_step = A->step;
+    char when[48] = "before the first step";
+    if (A->step > 0) snprintf(when, sizeof when, "at step %ld", A->step);
+    snprintf(ae->fail_reason, sizeof ae->fail_reason, "%s %s (%s)",
+             strncmp(why, "no reply", 8) == 0 ? "stopped answering" : "died", when, why);
+    A->active[i] = 0;
+    A->died = 1;
+    A->r->n_failed++;
+    fprintf(stderr, "lockstep audit: engine %s %s; going on with the other engines\n", ae->label, ae->fail_reason);
+    return 1;
+}
+
+/* After a failed step: mark every engine whose process is gone; returns
+ * whether any died in this step (then the step is abandoned, not the run). */
+static int sweep_dead(audit *A) {
+    for (int i = 0; i < A->r->n_engines; i++)
+        if (A->r->eng[i].available) engine_gone(A, i);
+    return A->died;
+}
 
 /* ---- setup ----------------------------------------------------------- */
 
@@ -270,7 +311,7 @@ static int make_engines(audit *A) {
             snprintf(ae->skip_reason, sizeof ae->skip_reason, "%s", ls_errmsg());
             continue;
         }
-        if (rc) return ls_err(rc, "engine %s: %s", ae->label, ls_errmsg());
+        if (rc) return engine_err(rc, ae->label, "");
         ae->available = 1;
         ae->describe = engine_describe(A->e[i]);
         n_avail++;
@@ -305,7 +346,7 @@ static int fetch_all(audit *A, tensor_id t) {
     for (int i = 0; i < A->r->n_engines; i++)
         if (A->active[i]) {
             int rc = fetch(A, i, t);
-            if (rc) return ls_err(rc, "engine %s: %s", A->r->eng[i].label, ls_errmsg());
+            if (rc) return engine_err(rc, A->r->eng[i].label, "");
         }
     return LS_OK;
 }
@@ -327,7 +368,9 @@ static void json_line_begin(audit *A, const char *a, const char *b, const char *
 
 static void json_line_end(audit *A) {
     lsbuf_printf(&A->line, "}\n");
-    if (A->jsonl && !A->line.failed) fwrite(A->line.s, 1, A->line.len, A->jsonl);
+    /* a full disk shows here (at a buffer flush) or at the step's fflush */
+    if (A->jsonl && !A->line.failed && fwrite(A->line.s, 1, A->line.len, A->jsonl) != A->line.len && !A->write_errno)
+        A->write_errno = errno ? errno : EIO;
     A->r->jsonl_lines++;
 }
 
@@ -518,10 +561,10 @@ static int leader(const audit *A) {
 static int broadcast(audit *A, tensor_id t) {
     int L = leader(A);
     int rc = engine_get_tensor(A->e[L], t, A->lead);
-    if (rc) return ls_err(rc, "engine %s: %s", A->r->eng[L].label, ls_errmsg());
+    if (rc) return engine_err(rc, A->r->eng[L].label, "");
     for (int i = 0; i < A->r->n_engines; i++)
         if (A->active[i] && (rc = engine_set_tensor(A->e[i], t, A->lead)))
-            return ls_err(rc, "engine %s: %s", A->r->eng[i].label, ls_errmsg());
+            return engine_err(rc, A->r->eng[i].label, "");
     return LS_OK;
 }
 
@@ -535,10 +578,10 @@ static int broadcast(audit *A, tensor_id t) {
 static int feed(audit *A, tensor_id t) {
     if (A->feed_all) return broadcast(A, t);
     int S = A->feed_src, rc = engine_get_tensor(A->e[S], t, A->lead);
-    if (rc) return ls_err(rc, "engine %s: %s", A->r->eng[S].label, ls_errmsg());
+    if (rc) return engine_err(rc, A->r->eng[S].label, "");
     for (int i = 0; i < A->r->n_engines; i++)
         if (A->active[i] && A->r->eng[i].is_ref && (rc = engine_set_tensor(A->e[i], t, A->lead)))
-            return ls_err(rc, "engine %s: %s", A->r->eng[i].label, ls_errmsg());
+            return engine_err(rc, A->r->eng[i].label, "");
     return LS_OK;
 }
 
@@ -598,8 +641,14 @@ static int step_once(audit *A, size_t nb, int full) {
         engine *e = A->e[i];                                                              \
         rc = (expr);                                                                      \
         r->eng[i].train_s[A->epoch] += ls_now() - tc_;                                    \
-        if (rc) return ls_err(rc, "engine %s, step %ld: %s", r->eng[i].label, A->step, ls_errmsg()); \
-    }
+        if (rc && engine_gone(A, i)) continue; /* the others still do this call */        \
+        if (rc) {                                                                         \
+            char ctx_[32];                                                                \
+            snprintf(ctx_, sizeof ctx_, "step %ld", A->step);                             \
+            return engine_err(rc, r->eng[i].label, ctx_);                                 \
+        }                                                                                 \
+    }                                                                                     \
+    if (A->died) return ls_err(LS_ELIB, "step %ld abandoned: an engine died", A->step);
 #define CMP_BEGIN t0 = ls_now()
 #define CMP_END A->t_compare += ls_now() - t0
 
@@ -607,6 +656,7 @@ static int step_once(audit *A, size_t nb, int full) {
      * shadowed rotates over the fp32 engines, so that every engine's own
      * state path is replayed by the exact reference in turn */
     A->shadow_src = -1;
+    A->died = 0;
     if (!A->in_attr && A->step > A->cfg.ref_steps && with_ref) {
         int n32 = 0, pick = -1;
         for (int i = 0; i < E; i++) n32 += A->active[i] && !r->eng[i].is_ref;
@@ -620,7 +670,7 @@ static int step_once(audit *A, size_t nb, int full) {
         A->n_shadows++;
         for (int i = 0; i < E && pick >= 0; i++)
             if (A->active[i] && r->eng[i].is_ref && (rc = copy_state(A, pick, i)))
-                return ls_err(rc, "engine %s: shadow sync: %s", r->eng[i].label, ls_errmsg());
+                return engine_err(rc, r->eng[i].label, "shadow sync");
         A->shadow_src = pick;
     }
     /* who feeds whom: isolated mode feeds every engine the leader's inputs;
@@ -642,7 +692,7 @@ static int step_once(audit *A, size_t nb, int full) {
         if ((rc = engine_get_tensor(A->e[S], (tensor_id){TENSOR_PARAMS, 0}, A->pf)) ||
             (rc = engine_get_tensor(A->e[S], (tensor_id){TENSOR_ADAM_M, 0}, A->pm)) ||
             (rc = engine_get_tensor(A->e[S], (tensor_id){TENSOR_ADAM_V, 0}, A->pv)))
-            return ls_err(rc, "engine %s: %s", r->eng[S].label, ls_errmsg());
+            return engine_err(rc, r->eng[S].label, "");
     }
     CMP_END;
     CALL_ALL(engine_set_batch(e, A->x, A->y, nb, (uint64_t)A->step));
@@ -739,7 +789,7 @@ static int step_once(audit *A, size_t nb, int full) {
     CMP_BEGIN;
     for (int i = 0; i < E; i++)
         if (A->active[i] && !(r->eng[i].recorded && !full) && (rc = fetch(A, i, (tensor_id){TENSOR_PARAMS, 0})))
-            return ls_err(rc, "engine %s: %s", r->eng[i].label, ls_errmsg());
+            return engine_err(rc, r->eng[i].label, "");
     for (int pi = 0; pi < r->n_pairs; pi++) {
         audit_pair *p = &r->pair[pi];
         if (!pair_live(A, p)) continue;
@@ -890,7 +940,7 @@ static int roundtrip(audit *A, size_t nb) {
             break;
         }
     }
-    if (rc) rc = ls_err(rc, "state round-trip check: %s", ls_errmsg());
+    if (rc) rc = ls_err_prefix(rc, "state round-trip check");
     free(d);
     free(buf);
     return rc;
@@ -1071,6 +1121,11 @@ static int write_run_json(audit *A, const char *path) {
             lsbuf_printf(&b, "}");
             continue;
         }
+        if (ae->failed) {
+            lsbuf_printf(&b, ", \"failed\": ");
+            lsbuf_json_str(&b, ae->fail_reason);
+            lsbuf_printf(&b, ", \"failed_step\": %ld", ae->failed_step);
+        }
         lsbuf_printf(&b, ", \"reference\": %s, \"steps_run\": %ld, \"describe\": %s", ae->is_ref ? "true" : "false",
                      ae->steps_run, ae->describe && ae->describe[0] == '{' ? ae->describe : "null");
         lsbuf_printf(&b, ", \"epochs\": [");
@@ -1198,7 +1253,9 @@ static int write_run_json(audit *A, const char *path) {
         seeds_json(&b, r->seeds);
         lsbuf_printf(&b, ",\n");
     }
-    lsbuf_printf(&b, "  \"steps\": %ld, \"compare_seconds\": ", r->total_steps);
+    lsbuf_printf(&b, "  \"steps\": %ld, \"interrupted\": %s, \"steps_completed\": %ld, \"engines_failed\": %d, "
+                     "\"compare_seconds\": ", r->total_steps, r->interrupted ? "true" : "false",
+                 r->interrupted ? r->interrupted_step : A->step, r->n_failed);
     lsbuf_json_num(&b, r->compare_s);
     lsbuf_printf(&b, ", \"total_seconds\": ");
     lsbuf_json_num(&b, r->total_s);
@@ -1375,6 +1432,29 @@ static void print_summary(audit *A) {
     (void)m;
 }
 
+/* Engines whose process died, and an interruption: after the summary, so
+ * that a reader of a partial run sees at once what it does not cover. */
+static void print_failures(audit *A) {
+    FILE *f = A->cfg.out;
+    const audit_result *r = A->r;
+    if (!f || (!r->n_failed && !r->interrupted)) return;
+    fprintf(f, "\n== failures\n");
+    for (int i = 0; i < r->n_engines; i++)
+        if (r->eng[i].failed)
+            fprintf(f, "  engine %s FAILED: %s; left out from then on (it ran %ld steps)\n", r->eng[i].label,
+                    r->eng[i].fail_reason, r->eng[i].steps_run);
+    if (r->interrupted)
+        fprintf(f, "  INTERRUPTED at step %ld of %ld by signal %d (%s): everything above covers steps 1..%ld only\n",
+                r->interrupted_step, r->total_steps, r->interrupted, strsignal(r->interrupted), r->interrupted_step);
+}
+
+/* Engines still running (available and not failed). */
+static int alive_engines(const audit *A) {
+    int n = 0;
+    for (int i = 0; i < A->r->n_engines; i++) n += A->r->eng[i].available && !A->r->eng[i].failed;
+    return n;
+}
+
 /* ---- the run ------------------------------------------------------------ */
 
 /* After the run: which tensors an engine, when they were set from outside,
@@ -1403,6 +1483,30 @@ static void other_paths(audit_engine *ae, engine *e) {
     free(d);
 }
 
+
+/* Refuse a batch whose buffers cannot fit (e.g. --batch 65536 on
+ * smallcnn: ~11 GiB of activations per copy) before forking anything.  Per
+ * engine process: activations and their gradients and a workspace (3
+ * copies) and the shared region (the largest tensor in doubles); in the
+ * driver: one fp32 fetch buffer per engine and 3 double buffers (the
+ * reference read-out, two bounds).  An estimate, not an exact count. */
+static int check_audit_memory(const audit *A) {
+    const model *m = &A->m;
+    size_t B = A->cfg.run.batch, acts = (size_t)m->in_c * m->in_h * m->in_w, widest = acts;
+    for (int l = 0; l < m->n_layers; l++) {
+        acts += layer_out_size(&m->layers[l]);
+        if (layer_out_size(&m->layers[l]) > widest) widest = layer_out_size(&m->layers[l]);
+    }
+    size_t maxf = B * widest > m->n_params ? B * widest : m->n_params;
+    size_t E = 1;
+    for (const char *p = A->cfg.engines; *p; p++) E += *p == ',';
+    E *= (size_t)(A->cfg.repeat > 0 ? A->cfg.repeat : 1);
+    double bytes = (double)E * (3.0 * B * acts * 4 + 4.0 * m->n_params * 4 + maxf * 8.0) +
+                   (double)E * maxf * 4 + 3.0 * maxf * 8;
+    char what[160];
+    snprintf(what, sizeof what, "an audit of %zu engine(s) on model %s at batch %zu", E, m->name, B);
+    return ls_check_memory(bytes > 1e19 ? (size_t)-1 : (size_t)bytes, what);
+}
 
 /* A recording holds every tensor only at its plan's steps, so the audit
  * runs that plan: its --audit-every and --ref-steps are adopted, unless
@@ -1456,7 +1560,7 @@ static int set_initial(audit *A) {
             }
             p0 = moved;
         }
-        if ((rc = engine_set_params(A->e[i], p0))) rc = ls_err(rc, "engine %s: %s", r->eng[i].label, ls_errmsg());
+        if ((rc = engine_set_params(A->e[i], p0))) rc = engine_gone(A, i) ? 0 : engine_err(rc, r->eng[i].label, "");
     }
     free(moved);
     free(params);
@@ -1517,12 +1621,13 @@ static int evaluate(audit *A) {
     }
     for (int i = 0; i < r->n_engines; i++) {
         audit_engine *ae = &r->eng[i];
-        if (!ae->available || ae->is_ref) continue;
+        if (!ae->available || ae->is_ref || ae->failed) continue;
         eval_result ev;
         /* a recording's accuracy and predictions: from its recorded logits */
         int rc = ae->recorded ? recording_eval(engine_recorded_get(A->e[i]), ep, &A->ds.test, A->cfg.run.limit_test, &ev)
                               : eval_engine_logits(A->e[i], &A->ds.test, A->cfg.run.limit_test, &ev);
-        if (rc) return ls_err(rc, "engine %s: evaluation: %s", ae->label, ls_errmsg());
+        if (rc && engine_gone(A, i)) continue;
+        if (rc) return engine_err(rc, ae->label, "evaluation");
         if (!ae->pred_epoch && !(ae->pred_epoch = ls_calloc((size_t)E * (n ? n : 1), 1))) {
             eval_result_free(&ev);
             return LS_ENOMEM;
@@ -1544,7 +1649,7 @@ static int evaluate(audit *A) {
     for (int pi = 0; pi < r->n_pairs; pi++) {
         audit_pair *p = &r->pair[pi];
         const audit_engine *a = &r->eng[p->a], *b = &r->eng[p->b];
-        if (!a->pred || !b->pred) continue;
+        if (!a->pred || !b->pred || a->failed || b->failed) continue;
         long d = 0;
         for (size_t k = 0; k < n; k++) d += a->pred[k] != b->pred[k];
         p->disagree[ep] = d;
@@ -1583,7 +1688,8 @@ int audit_run(const audit_cfg *cfg, audit_result *res) {
         goto done;
     }
     if ((rc = model_build(&A.m, rc_->model))) goto done;
-    if ((rc = dataset_load(&A.ds, rc_->data_dir, A.m.n_classes))) goto done;
+    if ((rc = check_audit_memory(&A))) goto done;
+    if ((rc = dataset_load_shape(&A.ds, rc_->data_dir, A.m.n_classes, A.m.in_h, A.m.in_w))) goto done;
     if (A.ds.train.rows != A.m.in_h || A.ds.train.cols != A.m.in_w || A.m.in_c != 1) {
         rc = ls_err(LS_EINVAL, "%s: images are %dx%d but model %s expects %dx%dx%d", A.ds.train.images_path,
                     A.ds.train.rows, A.ds.train.cols, A.m.name, A.m.in_c, A.m.in_h, A.m.in_w);
@@ -1648,11 +1754,16 @@ int audit_run(const audit_cfg *cfg, audit_result *res) {
         }
         snprintf(A.jsonl_path, sizeof A.jsonl_path, "%s/steps.jsonl", A.cfg.out_dir);
         snprintf(A.jsonl_tmp, sizeof A.jsonl_tmp, "%s.tmp.%ld", A.jsonl_path, (long)getpid());
-        A.jsonl = fopen(A.jsonl_tmp, "w");
+        char rj[1100];
+        snprintf(rj, sizeof rj, "%s/run.json", A.cfg.out_dir);
+        if ((rc = ls_check_output_path(A.jsonl_path)) || (rc = ls_check_output_path(rj))) goto done;
+        unlink(A.jsonl_tmp); /* "x": never write through what was left under the temporary name */
+        A.jsonl = fopen(A.jsonl_tmp, "wx");
         if (!A.jsonl) {
             rc = ls_err(LS_EIO, "%s: cannot create: %s", A.jsonl_tmp, strerror(errno));
             goto done;
         }
+        ls_tmp_register(A.jsonl_tmp);
     }
 
     if ((rc = set_initial(&A))) goto done;
@@ -1695,8 +1806,13 @@ int audit_run(const audit_cfg *cfg, audit_result *res) {
             data_make_batch(&A.ds.train, perm + first, 0, nb, A.x, A.y);
             A.step = s + 1;
             /* a recording cannot be fed another engine's inputs */
-            for (int i = 0; i < r->n_engines; i++) A.active[i] = r->eng[i].available && !r->eng[i].recorded;
-            if ((rc = step_once(&A, nb, 1))) goto done;
+            for (int i = 0; i < r->n_engines; i++)
+                A.active[i] = r->eng[i].available && !r->eng[i].recorded && !r->eng[i].failed;
+            if (ls_stop_signal()) break; /* at a step boundary */
+            if ((rc = step_once(&A, nb, 1))) {
+                if (!sweep_dead(&A)) goto done; /* a dead engine abandons the step, not the run */
+                rc = 0;
+            }
             if (rc_->progress) fprintf(stderr, "\r  attribution step %ld/%ld   ", A.step, K);
         }
         r->attribution_steps = K;
@@ -1710,6 +1826,7 @@ int audit_run(const audit_cfg *cfg, audit_result *res) {
     for (A.epoch = 0; A.epoch < rc_->epochs && A.step < total; A.epoch++) {
         if ((rc = order_fill(&ord, rc_->order_path, perm, n_train, rc_->seed, A.epoch))) goto done;
         for (size_t s = 0; s < spe && A.step < total; s++) {
+            if (ls_stop_signal()) break; /* at a step boundary */
             size_t first = s * rc_->batch, nb = n_train - first < rc_->batch ? n_train - first : rc_->batch;
             double tb = ls_now();
             data_make_batch(&A.ds.train, perm + first, 0, nb, A.x, A.y);
@@ -1720,23 +1837,42 @@ int audit_run(const audit_cfg *cfg, audit_result *res) {
             int shadow = A.cfg.audit_every > 0 && (A.step % A.cfg.audit_every == 0 || nb < rc_->batch);
             int full = A.step <= (A.cfg.ref_steps > 1 ? A.cfg.ref_steps : 1) || shadow || A.step == total;
             for (int i = 0; i < r->n_engines; i++) {
-                A.active[i] = r->eng[i].available && (!r->eng[i].is_ref || A.step <= A.cfg.ref_steps || shadow);
+                A.active[i] = r->eng[i].available && !r->eng[i].failed &&
+                              (!r->eng[i].is_ref || A.step <= A.cfg.ref_steps || shadow);
                 if (A.active[i]) {
                     r->eng[i].train_s[A.epoch] += tb; /* each engine would have made the batch itself */
                     r->eng[i].images[A.epoch] += nb;
                 }
             }
-            if ((rc = step_once(&A, nb, full))) goto done;
-            if (full && A.cfg.roundtrip) {
+            if ((rc = step_once(&A, nb, full))) {
+                /* a dead engine abandons this step, not the run */
+                if (!sweep_dead(&A)) goto done;
+                rc = 0;
+            } else if (full && A.cfg.roundtrip) {
                 double tr = ls_now();
-                if ((rc = roundtrip(&A, nb))) goto done;
+                if ((rc = roundtrip(&A, nb)) && !sweep_dead(&A)) goto done;
+                rc = 0;
                 A.t_compare += ls_now() - tr;
             }
+            if (A.jsonl && !A.write_errno && fflush(A.jsonl) != 0) A.write_errno = errno ? errno : EIO;
+            if (A.write_errno) {
+                rc = ls_err(LS_EIO, "%s: write failed at step %ld: %s (the run is stopped)", A.jsonl_tmp, A.step,
+                            strerror(A.write_errno));
+                goto done;
+            }
+            if (alive_engines(&A) == 0) break;
             if (rc_->progress)
                 fprintf(stderr, "\r  epoch %d/%d  step %ld/%ld%s   ", A.epoch + 1, rc_->epochs, A.step, total,
                         full ? "  (full comparison)" : "");
         }
         if (rc_->progress) fprintf(stderr, "\r%70s\r", "");
+        if (ls_stop_signal()) {
+            /* stop at this step boundary; what ran is still worth reading */
+            r->interrupted = ls_stop_signal();
+            r->interrupted_step = A.step;
+            break;
+        }
+        if (alive_engines(&A) == 0) break;
         for (int i = 0; i < r->n_engines; i++) {
             /* a recording's training time is the recorded one, not playback's */
             const recording *rec = r->eng[i].available ? engine_recorded_get(A.e[i]) : NULL;
@@ -1762,8 +1898,13 @@ int audit_run(const audit_cfg *cfg, audit_result *res) {
         if (rec) { /* timing and memory as recorded on the machine that ran it */
             r->eng[i].peak_rss = rec->peak_rss;
             r->eng[i].timing = rec->timing;
+        } else if (r->eng[i].available && !r->eng[i].failed) {
+            if ((rc = remote_fetch_stats(A.e[i], &r->eng[i].peak_rss))) {
+                if (!engine_gone(&A, i)) goto done;
+                rc = 0;
+            }
+            r->eng[i].timing = A.e[i]->timing;
         } else if (r->eng[i].available) {
-            if ((rc = remote_fetch_stats(A.e[i], &r->eng[i].peak_rss))) goto done;
             r->eng[i].timing = A.e[i]->timing;
             if (!r->eng[i].is_ref) other_paths(&r->eng[i], A.e[i]);
         }
@@ -1772,7 +1913,7 @@ int audit_run(const audit_cfg *cfg, audit_result *res) {
     r->parent_peak_rss = ls_peak_rss();
     /* is the gap real?  the drift phase again for more seeds (this run is
      * the first), in child processes; its verdicts join this run's */
-    if (A.cfg.seeds > 0 && A.cfg.eval && r->epochs_done > 0) {
+    if (A.cfg.seeds > 0 && A.cfg.eval && r->epochs_done > 0 && !r->interrupted && !ls_stop_signal()) {
         seeds_cfg sc = {A.cfg.seeds, A.cfg.jobs > 0 ? A.cfg.jobs : 1, A.cfg.floor_draws};
         if (!(r->seeds = ls_calloc(1, sizeof *r->seeds))) {
             rc = LS_ENOMEM;
@@ -1802,17 +1943,27 @@ int audit_run(const audit_cfg *cfg, audit_result *res) {
             explain_list_free(&L);
         }
     }
+    print_failures(&A);
     if (A.cfg.out_dir) {
-        if (fflush(A.jsonl) != 0 || fsync(fileno(A.jsonl)) != 0 || fclose(A.jsonl) != 0) {
-            A.jsonl = NULL;
-            rc = ls_err(LS_EIO, "%s: write failed", A.jsonl_tmp);
-            goto done;
+        int bad = fflush(A.jsonl) != 0 || fsync(fileno(A.jsonl)) != 0, e = errno;
+        if (fclose(A.jsonl) != 0 && !bad) {
+            bad = 1;
+            e = errno;
         }
         A.jsonl = NULL;
-        if (rename(A.jsonl_tmp, A.jsonl_path) != 0) {
-            rc = ls_err(LS_EIO, "%s: cannot rename into place: %s", A.jsonl_path, strerror(errno));
+        if (bad) {
+            unlink(A.jsonl_tmp);
+            ls_tmp_unregister(A.jsonl_tmp);
+            rc = ls_err(LS_EIO, "%s: write failed: %s", A.jsonl_tmp, strerror(e));
             goto done;
         }
+        if (rename(A.jsonl_tmp, A.jsonl_path) != 0) {
+            rc = ls_err(LS_EIO, "%s: cannot rename into place: %s", A.jsonl_path, strerror(errno));
+            unlink(A.jsonl_tmp);
+            ls_tmp_unregister(A.jsonl_tmp);
+            goto done;
+        }
+        ls_tmp_unregister(A.jsonl_tmp);
         char path[1100];
         snprintf(path, sizeof path, "%s/run.json", A.cfg.out_dir);
         if ((rc = write_run_json(&A, path))) goto done;
@@ -1824,6 +1975,7 @@ done:
     if (A.jsonl) {
         fclose(A.jsonl);
         unlink(A.jsonl_tmp);
+        ls_tmp_unregister(A.jsonl_tmp);
     }
     for (int i = 0; i < AUDIT_MAX_ENGINES; i++) {
         engine_free(A.e[i]);

@@ -150,6 +150,9 @@ typedef struct {
     float *logits;           /* last epoch: n_test x n_classes */
     size_t peak_rss;
     engine_timing timing;    /* from the child */
+    int failed;              /* its process died (or hung) during the run: left out from failed_step on */
+    long failed_step;
+    char fail_reason[256];   /* "died at step 2 (signal 9, Killed)" */
 } audit_engine;
 
 typedef struct {
@@ -174,11 +177,20 @@ typedef struct {
     int gate;                /* 1 when cfg.fail_on matched: `audit` exits 1 */
     size_t parent_peak_rss;
     long jsonl_lines;
+    int n_failed;            /* engines whose process died during the run */
+    int interrupted;         /* the signal (SIGINT/SIGTERM) that stopped the run early, else 0 */
+    long interrupted_step;   /* the last step completed before it stopped */
 } audit_result;
 
 /* Run the audit.  res may be NULL; otherwise it is filled (free it with
  * audit_result_free).  Returns 0, or an error with ls_errmsg() set; after
- * an error res is left zeroed, with nothing to free. */
+ * an error res is left zeroed, with nothing to free.
+ * Returning 0 means the outputs were written, which they also are when an
+ * engine's process died (the audit goes on with the others; res->n_failed,
+ * the engine's `failed` and fail_reason, "failed" in run.json) and when
+ * SIGINT/SIGTERM stopped the run at a step boundary (res->interrupted, if
+ * ls_signals_install(1) was called; "interrupted": true in run.json): the
+ * caller turns those into exit statuses. */
 int audit_run(const audit_cfg *c, audit_result *res);
 void audit_result_free(audit_result *r);
 

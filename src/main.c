@@ -7,6 +7,8 @@
 #include <errno.h>
 #include <limits.h>
 #include <getopt.h>
+#include <signal.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -19,6 +21,7 @@
 #include "lockstep.h"
 #include "seeds.h"
 #include "model.h"
+#include "remote.h"
 #include "recording.h"
 #include "train.h"
 #include "util.h"
@@ -91,6 +94,9 @@ static void usage(FILE *f) {
             "                      nondeterminism (LIST: problem,unchecked,nondeterminism)\n"
             "  --verbose           print every table and finding, not only the verdicts\n"
             "  --out DIR           write DIR/steps.jsonl, DIR/run.json, DIR/report.md, DIR/report.html\n"
+            "  --engine-timeout S  an engine call with no reply in S seconds (a hung or stopped engine\n"
+            "                      process) kills that engine, which is then reported failed (default 600;\n"
+            "                      0: wait forever)\n"
             "  recorded:FILE in the list: a recording (lockstep record) as an engine, free mode only; the\n"
             "  audit adopts its plan (--audit-every, --ref-steps) and refuses one made with another model,\n"
             "  seed, batch, epochs, limits, optimizer or data\n"
@@ -118,7 +124,9 @@ static void usage(FILE *f) {
             "                      match the file's, else bound), exact, ulp:N, bound, bound:N\n"
             "  --data DIR          the IDX directory (default: the file's; crc32s must match)\n"
             "\n"
-            "exit status: 0 ok, 1 a check failed (golden regression, audit --fail-on), 2 bad usage or unusable input\n",
+            "exit status: 0 ok, 1 a check failed (golden regression, audit --fail-on), 2 bad usage or unusable input,\n"
+            "or an engine process died during an audit (the report marks it failed); 130/143 an audit stopped by\n"
+            "SIGINT/SIGTERM (its partial report is written, marked interrupted)\n",
             LS_VERSION, DATA_DEFAULT_DIR);
 }
 
@@ -152,7 +160,7 @@ enum {
     OPT_INIT, OPT_ORDER, OPT_SAVE, OPT_SAVE_OPT,
     OPT_ENGINES, OPT_MODE, OPT_REF_STEPS, OPT_AUDIT_EVERY, OPT_REPEAT, OPT_OUT, OPT_NO_EVAL,
     OPT_ATTR_STEPS, OPT_NO_ROUNDTRIP, OPT_VERBOSE, OPT_FAIL_ON,
-    OPT_SEEDS, OPT_JOBS, OPT_FLOOR_DRAWS,
+    OPT_SEEDS, OPT_JOBS, OPT_FLOOR_DRAWS, OPT_ENGINE_TIMEOUT,
 };
 
 static const struct option TRAIN_OPTS[] = {
@@ -173,8 +181,23 @@ static const struct option TRAIN_OPTS[] = {
     {"verbose", no_argument, 0, OPT_VERBOSE},           {"fail-on", required_argument, 0, OPT_FAIL_ON},
     {"seeds", required_argument, 0, OPT_SEEDS},         {"jobs", required_argument, 0, OPT_JOBS},
     {"floor-draws", required_argument, 0, OPT_FLOOR_DRAWS},
+    {"engine-timeout", required_argument, 0, OPT_ENGINE_TIMEOUT},
     {0, 0, 0, 0},
 };
+
+/* Append printf-style to buf (cap bytes, *n used); -1 when it does not
+ * fit (nothing is cut silently: the caller refuses the input). */
+static int append(char *buf, size_t cap, size_t *n, const char *fmt, ...) __attribute__((format(printf, 4, 5)));
+static int append(char *buf, size_t cap, size_t *n, const char *fmt, ...) {
+    if (*n >= cap) return -1;
+    va_list ap;
+    va_start(ap, fmt);
+    int k = vsnprintf(buf + *n, cap - *n, fmt, ap);
+    va_end(ap);
+    if (k < 0 || (size_t)k >= cap - *n) return -1;
+    *n += (size_t)k;
+    return 0;
+}
 
 /* Parse the options of `train` (audit == NULL) or `audit`.  Returns -1 to
  * go on, else the exit status. */
@@ -216,6 +239,12 @@ static int parse_opts(int argc, char **argv, const char *cmd, run_cfg *c, audit_
         case OPT_REPEAT: if (parse_long(name, optarg, 1, 2, &v)) return 2; au->repeat = (int)v; break;
         case OPT_OUT: au->out_dir = optarg; break;
         case OPT_NO_EVAL: au->eval = 0; break;
+        case OPT_ENGINE_TIMEOUT: {
+            double t;
+            if (parse_double(name, optarg, 0, 1e7, &t)) return 2;
+            remote_set_timeout(t);
+            break;
+        }
         case OPT_INIT: c->init_path = optarg; break;
         case OPT_ORDER: c->order_path = optarg; break;
         case OPT_SAVE: c->save_path = optarg; break;
@@ -253,14 +282,24 @@ static int parse_opts(int argc, char **argv, const char *cmd, run_cfg *c, audit_
         const char *list = au ? au->engines : c->engine;
         char outl[1024] = "";
         char tmp[1024];
+        size_t n = 0;
+        if (strlen(list) >= sizeof tmp) {
+            fprintf(stderr, "lockstep %s: %s: engine list longer than %zu characters\n", cmd, au ? "--engines" : "--engine",
+                    sizeof tmp - 1);
+            return 2;
+        }
         snprintf(tmp, sizeof tmp, "%s", list);
         char *save = NULL;
         for (char *t = strtok_r(tmp, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
-            size_t n = strlen(outl);
-            n += snprintf(outl + n, sizeof outl - n, "%s%s", n ? "," : "", t);
-            if (strncmp(t, "reference", 9) == 0) {
-                if (ref_mode && !strstr(t, "mode=")) n += snprintf(outl + n, sizeof outl - n, ":mode=%s", ref_mode);
-                if (ref_prec && !strstr(t, "prec=")) snprintf(outl + n, sizeof outl - n, ":prec=%ld", ref_prec);
+            int bad = append(outl, sizeof outl, &n, "%s%s", n ? "," : "", t);
+            if (!bad && strncmp(t, "reference", 9) == 0) {
+                if (ref_mode && !strstr(t, "mode=")) bad |= append(outl, sizeof outl, &n, ":mode=%s", ref_mode);
+                if (ref_prec && !strstr(t, "prec=")) bad |= append(outl, sizeof outl, &n, ":prec=%ld", ref_prec);
+            }
+            if (bad) {
+                fprintf(stderr, "lockstep %s: --ref-mode/--ref-prec: the engine list they make is longer than %zu "
+                        "characters\n", cmd, sizeof outl - 1);
+                return 2;
             }
         }
         static char lists[1024];
@@ -280,6 +319,12 @@ static int cmd_train(int argc, char **argv) {
     c.progress = isatty(2);
     int st = parse_opts(argc, argv, "train", &c, NULL);
     if (st >= 0) return st;
+    /* refuse a --json that cannot be written before training, not after */
+    if (c.json_path && ls_check_output_path(c.json_path)) {
+        fprintf(stderr, "lockstep train: --json %s\n", ls_errmsg());
+        return 2;
+    }
+    ls_signals_install(0); /* SIGINT/SIGTERM: remove the temporary files and die */
     int rc = train_run(&c);
     if (rc) {
         fprintf(stderr, "lockstep train: %s\n", ls_errmsg());
@@ -336,7 +381,11 @@ static int cmd_audit(int argc, char **argv, char **full_argv) {
         execv("/proc/self/exe", full_argv);
         /* exec failed: carry on with the default policy */
     }
-    /* with a seed loop, the audit's result becomes its first seed */
+    /* the first SIGINT/SIGTERM stops the audit at the next step boundary
+     * with a partial report; a second one kills it (temporary files removed) */
+    ls_signals_install(1);
+    /* with a seed loop, the audit's result becomes its first seed; it is
+     * megabytes: on the heap */
     audit_result *res = ls_malloc(sizeof *res);
     if (!res) {
         fprintf(stderr, "lockstep audit: out of memory\n");
@@ -346,12 +395,24 @@ static int cmd_audit(int argc, char **argv, char **full_argv) {
     if (rc) {
         free(res);
         fprintf(stderr, "lockstep audit: %s\n", ls_errmsg());
+        if (ls_stop_signal()) return 128 + ls_stop_signal();
         return 2;
     }
-    int gate = res->gate;
+    int status = res->gate ? 1 : 0;
+    for (int i = 0; i < res->n_engines; i++)
+        if (res->eng[i].failed) {
+            fprintf(stderr, "lockstep audit: engine %s %s; the report marks it failed\n", res->eng[i].label,
+                    res->eng[i].fail_reason);
+            status = 2;
+        }
+    if (res->interrupted) {
+        fprintf(stderr, "lockstep audit: interrupted by signal %d (%s) after step %ld; the partial report is marked "
+                "interrupted\n", res->interrupted, strsignal(res->interrupted), res->interrupted_step);
+        status = 128 + res->interrupted;
+    }
     audit_result_free(res);
     free(res);
-    return gate ? 1 : 0;
+    return status;
 }
 
 static int cmd_model(int argc, char **argv) {
@@ -394,6 +455,7 @@ static int cmd_golden_record(int argc, char **argv) {
     int st = parse_opts(ac, av, "golden record", &g.run, NULL);
     free(av);
     if (st >= 0) return st;
+    ls_signals_install(0); /* SIGINT/SIGTERM: remove OUT.tmp.PID and die */
     if (g.run.max_steps >= 0) g.steps = g.run.max_steps;
     if (!g.out_path) {
         fprintf(stderr, "lockstep golden record: --out FILE is required\n");
@@ -534,7 +596,25 @@ static int cmd_golden(int argc, char **argv) {
     return 2;
 }
 
-int main(int argc, char **argv) {
+static int dispatch(int argc, char **argv);
+
+/* A verdict that never reached its reader must not look like success:
+ * `golden check g.lsg > /dev/full` printed PASS into nothing and exited 0. */
+static int finish_stdout(int status) {
+    int bad = fflush(stdout) != 0 || ferror(stdout);
+    int e = errno;
+    if (fclose(stdout) != 0 && !bad) {
+        bad = 1;
+        e = errno;
+    }
+    if (!bad) return status;
+    fprintf(stderr, "lockstep: error writing standard output: %s\n", e ? strerror(e) : "a write failed");
+    return status ? status : 2;
+}
+
+int main(int argc, char **argv) { return finish_stdout(dispatch(argc, argv)); }
+
+static int dispatch(int argc, char **argv) {
     if (argc < 2) {
         usage(stderr);
         return 2;

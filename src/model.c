@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "rng.h"
 #include "util.h"
@@ -39,19 +40,32 @@ static int add_tensor(model *m, int li, int is_bias, int ndim, const int *shape,
     return m->n_tensors++;
 }
 
+/* Size caps, so that every size fits an int and a run can be held in
+ * memory: a per-sample tensor (input or a layer's output) of at most 2^26
+ * values (256 MiB of fp32 per image), at most 2^30 parameters (4 GiB of
+ * fp32; Adam keeps three more copies). */
+#define MODEL_MAX_VALUES (1ll << 26)
+#define MODEL_MAX_PARAMS (1ll << 30)
+
 /* Split the next non-empty statement off *p (up to ';' or a newline, '#'
  * starts a comment to the end of the line), trimmed, into out; *line counts
- * newlines consumed and *stmt_line gets the statement's own line. */
+ * newlines consumed and *stmt_line gets the statement's own line.  Returns
+ * 1, 0 at the end, or -1 when the statement does not fit in cap (it is
+ * refused, never cut: "conv 16 3<250 spaces>pad 1" is not "conv 16 3"). */
 static int next_statement(const char **p, char *out, size_t cap, int *line, int *stmt_line) {
     while (**p) {
         size_t n = 0;
-        int in_comment = 0;
+        int in_comment = 0, too_long = 0;
         *stmt_line = *line;
         while (**p && **p != ';' && **p != '\n') {
             if (**p == '#') in_comment = 1;
-            if (!in_comment && n + 1 < cap) out[n++] = **p;
+            if (!in_comment) {
+                if (n + 1 < cap) out[n++] = **p;
+                else too_long = 1;
+            }
             (*p)++;
         }
+        if (too_long) return -1;
         if (**p == '\n') (*line)++;
         if (**p) (*p)++;
         out[n] = 0;
@@ -87,7 +101,10 @@ int model_parse_spec(model *m, const char *text, const char *src) {
     int line = 1, stmt_line = 1;
     size_t spec_len = 0;
     while (1) {
-        if (!next_statement(&p, stmt, sizeof stmt, &line, &stmt_line)) break;
+        int ns = next_statement(&p, stmt, sizeof stmt, &line, &stmt_line);
+        if (ns < 0)
+            return ls_err(LS_EINVAL, "%s:%d: statement longer than %zu characters", src, stmt_line, sizeof stmt - 1);
+        if (ns == 0) break;
         char buf[256];
         snprintf(buf, sizeof buf, "%s", stmt);
         char *tok[8] = {0};
@@ -101,6 +118,9 @@ int model_parse_spec(model *m, const char *text, const char *src) {
                 parse_int(tok[3], 1, 4096, &w))
                 return ls_err(LS_EINVAL, "%s:%d: expected 'input C H W' with positive sizes, got '%s'",
                               src, stmt_line, stmt);
+            if ((long long)c * h * w > MODEL_MAX_VALUES)
+                return ls_err(LS_EINVAL, "%s:%d: input %dx%dx%d is %lld values per image, more than the cap of %lld "
+                              "(256 MiB of fp32)", src, stmt_line, c, h, w, (long long)c * h * w, MODEL_MAX_VALUES);
             m->in_c = c;
             m->in_h = h;
             m->in_w = w;
@@ -126,6 +146,14 @@ int model_parse_spec(model *m, const char *text, const char *src) {
                 if (oh < 1 || ow < 1)
                     return ls_err(LS_EINVAL, "%s:%d: impossible shape: conv %dx%d pad %d on a %dx%d input gives %dx%d",
                                   src, stmt_line, k, k, pad, h, w, oh, ow);
+                /* sizes in 64 bits: 65536 channels of 4096x4096 wrap an int */
+                long long outv = (long long)oc * oh * ow, wv = (long long)oc * c * k * k;
+                if (outv > MODEL_MAX_VALUES)
+                    return ls_err(LS_EINVAL, "%s:%d: conv output %dx%dx%d is %lld values per image, more than the cap "
+                                  "of %lld (256 MiB of fp32)", src, stmt_line, oc, oh, ow, outv, MODEL_MAX_VALUES);
+                if (wv > MODEL_MAX_PARAMS)
+                    return ls_err(LS_EINVAL, "%s:%d: conv weights %dx%dx%dx%d are %lld values, more than the cap of "
+                                  "%lld parameters", src, stmt_line, oc, c, k, k, wv, MODEL_MAX_PARAMS);
                 l->kind = LAYER_CONV;
                 l->k = k;
                 l->pad = pad;
@@ -157,6 +185,10 @@ int model_parse_spec(model *m, const char *text, const char *src) {
                 int out;
                 if (nt != 2 || parse_int(tok[1], 1, 1 << 20, &out))
                     return ls_err(LS_EINVAL, "%s:%d: expected 'dense OUT_FEATURES', got '%s'", src, stmt_line, stmt);
+                long long wv = (long long)out * c * h * w;
+                if (wv > MODEL_MAX_PARAMS)
+                    return ls_err(LS_EINVAL, "%s:%d: dense %d on %lld features is %lld weights, more than the cap of "
+                                  "%lld parameters", src, stmt_line, out, (long long)c * h * w, wv, MODEL_MAX_PARAMS);
                 l->kind = LAYER_DENSE;
                 snprintf(l->name, sizeof l->name, "fc%d", ++n_dense);
                 /* a dense layer reads its NCHW input as flat features */
@@ -168,10 +200,14 @@ int model_parse_spec(model *m, const char *text, const char *src) {
             } else if (strcmp(tok[0], "dropout") == 0) {
                 char *end;
                 double pv = nt == 2 ? strtod(tok[1], &end) : -1;
-                if (nt != 2 || *end || !(pv >= 0.0 && pv < 1.0))
-                    return ls_err(LS_EINVAL, "%s:%d: expected 'dropout P' with 0 <= P < 1, got '%s'", src, stmt_line, stmt);
+                /* checked as stored: 0.99999999 rounds to the float 1.0,
+                 * which would drop every activation */
+                float pf = (float)pv;
+                if (nt != 2 || *end || !(pv >= 0.0 && pv < 1.0) || !(pf < 1.0f))
+                    return ls_err(LS_EINVAL, "%s:%d: expected 'dropout P' with 0 <= P < 1 (as a float: P <= 1 - 2^-24), "
+                                  "got '%s'", src, stmt_line, stmt);
                 l->kind = LAYER_DROPOUT;
-                l->p = (float)pv;
+                l->p = pf;
                 snprintf(l->name, sizeof l->name, "drop%d", ++n_drop);
             } else {
                 return ls_err(LS_EINVAL,
@@ -200,7 +236,17 @@ int model_parse_spec(model *m, const char *text, const char *src) {
     int n = snprintf(full, sizeof full, "input %d %d %d; %s", m->in_c, m->in_h, m->in_w, m->spec);
     if (n < 0 || (size_t)n >= sizeof full) return ls_err(LS_EINVAL, "%s: model spec too long", src);
     memcpy(m->spec, full, sizeof m->spec);
-    /* parameter table, layer order, weight then bias */
+    /* parameter table, layer order, weight then bias; every tensor is
+     * below the cap (checked above), their sum is checked here */
+    long long total = 0;
+    for (int i = 0; i < m->n_layers; i++) {
+        const layer *l = &m->layers[i];
+        if (l->kind == LAYER_CONV) total += (long long)l->out_c * l->in_c * l->k * l->k + l->out_c;
+        else if (l->kind == LAYER_DENSE) total += (long long)l->out_c * l->in_c + l->out_c;
+    }
+    if (total > MODEL_MAX_PARAMS)
+        return ls_err(LS_EINVAL, "%s: %lld parameters, more than the cap of %lld (4 GiB of fp32)", src, total,
+                      MODEL_MAX_PARAMS);
     for (int i = 0; i < m->n_layers; i++) {
         layer *l = &m->layers[i];
         if (l->kind == LAYER_CONV) {
@@ -226,10 +272,15 @@ int model_build(model *m, const char *name_or_path) {
         if (rc == 0) snprintf(m->name, sizeof m->name, "%s", name_or_path);
         return rc;
     }
-    FILE *f = fopen(name_or_path, "rb");
-    if (!f)
-        return ls_err(LS_EIO, "%s: not a built-in model (smallcnn, mnist-convnet) and cannot open it as a spec file: %s",
-                      name_or_path, strerror(errno));
+    /* a FIFO or device is refused before anything blocks on it */
+    int fd = ls_open_regular(name_or_path, NULL);
+    if (fd < 0)
+        return ls_err_prefix(fd, "not a built-in model (smallcnn, mnist-convnet) and not usable as a spec file");
+    FILE *f = fdopen(fd, "rb");
+    if (!f) {
+        close(fd);
+        return ls_err(LS_ENOMEM, "%s: fdopen: %s", name_or_path, strerror(errno));
+    }
     char text[8192];
     size_t n = fread(text, 1, sizeof text - 1, f);
     int rd_err = ferror(f), more = !feof(f) && fgetc(f) != EOF;

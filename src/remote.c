@@ -7,6 +7,7 @@
 
 #include <dirent.h>
 #include <errno.h>
+#include <poll.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -48,12 +49,22 @@ typedef struct {
     size_t shm_len;
     size_t tensor_bytes, x_off, y_off;
     int dead;
+    char why[160];    /* when dead: "signal 9, Killed", "exit status 3", ... */
 } rctx;
 
+static const engine_i REMOTE_IFACE;
+
+/* seconds one call may take before the child is declared hung (0: no limit) */
+static double g_timeout_s = REMOTE_DEFAULT_TIMEOUT_S;
+
+void remote_set_timeout(double seconds) { g_timeout_s = seconds > 0 ? seconds : 0; }
+
+/* send() with MSG_NOSIGNAL: writing to the socket of a child that died
+ * must be an error (EPIPE), not a SIGPIPE that kills the whole audit. */
 static int write_all(int fd, const void *p, size_t n) {
     const char *c = p;
     while (n) {
-        ssize_t w = write(fd, c, n);
+        ssize_t w = send(fd, c, n, MSG_NOSIGNAL);
         if (w < 0 && errno == EINTR) continue;
         if (w <= 0) return -1;
         c += w;
@@ -149,21 +160,78 @@ static void serve(int fd, rctx *c, const char *spec, const model *m, const engin
 
 /* ---- the proxy ------------------------------------------------------- */
 
+/* Wait until the child's reply can be read, at most g_timeout_s.  Returns
+ * 0 when readable (or at EOF), 1 on timeout. */
+static int wait_reply(rctx *c) {
+    double t0 = ls_now();
+    for (;;) {
+        struct pollfd pf = {.fd = c->fd, .events = POLLIN};
+        int ms = 1000;
+        if (g_timeout_s > 0) {
+            double left = g_timeout_s - (ls_now() - t0);
+            if (left <= 0) return 1;
+            if (left < 1) ms = (int)(left * 1000) + 1;
+        }
+        int r = poll(&pf, 1, ms);
+        if (r > 0) return 0;
+        if (r < 0 && errno != EINTR) return 0; /* let read() report it */
+    }
+}
+
+/* The child is gone or useless: reap it (killing it if it still runs)
+ * and say why in c->why. */
+static void reap(rctx *c, const char *fallback) {
+    int st = 0;
+    pid_t r = 0;
+    c->dead = 1;
+    /* a child that closed its socket is usually exiting: give it a moment */
+    for (int i = 0; i < 100 && (r = waitpid(c->pid, &st, WNOHANG)) == 0; i++) usleep(10000);
+    if (r == c->pid) {
+        if (WIFSIGNALED(st)) snprintf(c->why, sizeof c->why, "signal %d, %s", WTERMSIG(st), strsignal(WTERMSIG(st)));
+        else if (WIFEXITED(st)) snprintf(c->why, sizeof c->why, "exit status %d", WEXITSTATUS(st));
+        else snprintf(c->why, sizeof c->why, "%s", fallback);
+        return;
+    }
+    kill(c->pid, SIGKILL);
+    waitpid(c->pid, NULL, 0);
+    snprintf(c->why, sizeof c->why, "%s; killed it", fallback);
+}
+
 static int call(engine *e, rcmd *cmd, rreply *rep) {
     rctx *c = e->ctx;
-    if (c->dead) return ls_err(LS_ELIB, "engine %s: its process is gone", e->spec.spec);
-    if (write_all(c->fd, cmd, sizeof *cmd) || read_all(c->fd, rep, sizeof *rep)) {
+    if (c->dead) return ls_err(LS_ELIB, "engine %s: its process is gone (%s)", e->spec.spec, c->why);
+    if (write_all(c->fd, cmd, sizeof *cmd)) {
+        reap(c, "its connection is closed");
+        return ls_err(LS_ELIB, "engine %s: child process died (%s)", e->spec.spec, c->why);
+    }
+    if (wait_reply(c)) {
+        /* a stopped (SIGSTOP) or hung child would block us forever */
+        int st = 0, stopped = waitpid(c->pid, &st, WNOHANG | WUNTRACED) == c->pid && WIFSTOPPED(st);
+        char fb[128];
+        snprintf(fb, sizeof fb, "no reply within %g s%s", g_timeout_s,
+                 stopped ? " (the child process is stopped)" : "");
+        kill(c->pid, SIGKILL);
+        waitpid(c->pid, NULL, 0);
         c->dead = 1;
-        int st = 0;
-        char why[64] = "closed its connection";
-        if (waitpid(c->pid, &st, 0) == c->pid) {
-            if (WIFSIGNALED(st)) snprintf(why, sizeof why, "died: signal %d (%s)", WTERMSIG(st), strsignal(WTERMSIG(st)));
-            else if (WIFEXITED(st)) snprintf(why, sizeof why, "exited with status %d", WEXITSTATUS(st));
-        }
-        return ls_err(LS_ELIB, "engine %s: child process %s", e->spec.spec, why);
+        snprintf(c->why, sizeof c->why, "%s; killed it", fb);
+        return ls_err(LS_ELIB, "engine %s: %s (--engine-timeout)", e->spec.spec, c->why);
+    }
+    if (read_all(c->fd, rep, sizeof *rep)) {
+        reap(c, "closed its connection");
+        return ls_err(LS_ELIB, "engine %s: child process died (%s)", e->spec.spec, c->why);
     }
     if (rep->rc) return ls_err(rep->rc, "%s", rep->msg);
     return LS_OK;
+}
+
+const char *remote_engine_dead(const engine *e) {
+    const rctx *c = e && e->iface == &REMOTE_IFACE ? e->ctx : NULL;
+    return c && c->dead ? c->why : NULL;
+}
+
+long remote_engine_pid(const engine *e) {
+    const rctx *c = e && e->iface == &REMOTE_IFACE ? e->ctx : NULL;
+    return c ? (long)c->pid : -1;
 }
 
 static int simple(engine *e, int op, int layer, int training, int kind) {
@@ -322,6 +390,7 @@ int remote_engine_create(engine **out, const char *spec, const model *m, const e
     if (pid == 0) {
         close(sv[0]);
         signal(SIGINT, SIG_IGN); /* the parent decides when we stop */
+        signal(SIGTERM, SIG_DFL);
         serve(sv[1], c, spec, m, o);
         _exit(0);
     }
@@ -332,10 +401,9 @@ int remote_engine_create(engine **out, const char *spec, const model *m, const e
     e->ctx = c;
     e->iface = &REMOTE_IFACE;
     rreply rep;
-    if (read_all(c->fd, &rep, sizeof rep)) {
-        rc = ls_err(LS_ELIB, "engine %s: child process failed while creating the engine", spec);
-        c->dead = 1;
-        waitpid(pid, NULL, 0);
+    if (wait_reply(c) || read_all(c->fd, &rep, sizeof rep)) {
+        reap(c, "no reply");
+        rc = ls_err(LS_ELIB, "engine %s: child process failed while creating the engine (%s)", spec, c->why);
         goto fail_child;
     }
     if (rep.rc) {

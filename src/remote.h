@@ -17,8 +17,10 @@
  * The child times each real call itself (the proxy sets timed_inside), so
  * layer timings exclude the round trip; remote_fetch_stats() copies the
  * child's timing table and peak RSS to the parent.  A child that dies is
- * reported ("engine X: child process died: signal 11") and never hangs the
- * parent: every read is checked and EOF is an error.
+ * reported ("engine X: child process died (signal 11, Segmentation fault)")
+ * and never hangs or kills the parent: every read is checked and EOF is an
+ * error, writes use MSG_NOSIGNAL (no SIGPIPE), and a call with no reply
+ * within the timeout (remote_set_timeout) kills the child.
  *
  * Not here: scheduling (the driver calls engines one at a time, so timings
  * do not compete for the two cores).
@@ -35,5 +37,19 @@ int remote_engine_create(engine **out, const char *spec, const model *m, const e
 
 /* Copy the child's timing table and peak RSS (bytes) into the proxy. */
 int remote_fetch_stats(engine *e, size_t *peak_rss);
+
+/* NULL while the child serves; once a call found it gone, why ("signal 9,
+ * Killed", "exit status 1", "no reply within 600 s ...; killed it").  Also
+ * NULL for an engine that is not a remote proxy. */
+const char *remote_engine_dead(const engine *e);
+
+/* The child's process id (for tests that kill it), or -1. */
+long remote_engine_pid(const engine *e);
+
+/* A call with no reply within `seconds` (a stopped or hung child) kills
+ * the child and fails with a message; 0 means wait forever.  Process-wide,
+ * default REMOTE_DEFAULT_TIMEOUT_S; set before the run. */
+#define REMOTE_DEFAULT_TIMEOUT_S 600.0
+void remote_set_timeout(double seconds);
 
 #endif

@@ -390,6 +390,13 @@ static void sec_header(doc *d, const ctx *x) {
     para(d, "Model %s, mode %s, %d epoch(s) run, batch %zu, seed %llu, %ld steps. Engines: %s.", x->m->name,
          lockstep_mode_name(c->mode), r->epochs_done, c->run.batch, (unsigned long long)c->run.seed, r->total_steps,
          c->engines);
+    /* a partial run says so before anything else is read */
+    if (r->interrupted)
+        para(d, "INTERRUPTED by signal %d after step %ld of %ld: everything below covers steps 1..%ld only.",
+             r->interrupted, r->interrupted_step, r->total_steps, r->interrupted_step);
+    for (int i = 0; i < r->n_engines; i++)
+        if (r->eng[i].failed)
+            para(d, "Engine %s FAILED: %s; it is left out from then on.", r->eng[i].label, r->eng[i].fail_reason);
     if (d->html)
         raw(d, "<p class=\"toc\"><a href=\"#env\">Environment</a> · <a href=\"#verdicts\">Verdicts</a> · "
                "<a href=\"#evidence\">Evidence</a></p>\n");
@@ -414,6 +421,7 @@ static void sec_environment(doc *d, const ctx *x) {
         t1[0] = t2[0] = t3[0] = t4[0] = t5[0] = 0;
         char status[600];
         if (!ae->available) snprintf(status, sizeof status, "skipped: %s", ae->skip_reason);
+        else if (ae->failed) snprintf(status, sizeof status, "FAILED: %s", ae->fail_reason);
         else if (ae->is_ref) snprintf(status, sizeof status, "ran %ld steps", ae->steps_run);
         else snprintf(status, sizeof status, "ran %ld steps", ae->steps_run);
         if (ae->available && js) {
@@ -1174,7 +1182,7 @@ int report_write(const char *dir, const audit_cfg *c, const model *m, const data
         snprintf(path, sizeof path, "%s/%s", dir, NAMES[h]);
         if (build(&d, &x)) rc = ls_err(LS_ENOMEM, "%s: out of memory building the report", path);
         else if ((rc = ls_write_file_atomic(path, d.b.s, d.b.len)))
-            rc = ls_err(rc, "report: %s", ls_errmsg());
+            rc = ls_err_prefix(rc, "report");
         lsbuf_free(&d.b);
     }
     if (have_l) explain_list_free(&L);

@@ -239,7 +239,18 @@ int train_run(const run_cfg *c) {
     double t_start = ls_now();
 
     if ((rc = model_build(&m, c->model))) return rc;
-    if ((rc = dataset_load(&ds, c->data_dir, m.n_classes))) return rc;
+    {
+        /* refuse a batch that cannot fit before allocating: the engine's
+         * activations, their gradients and a workspace (3 copies), and
+         * parameters, gradients and Adam's moments (4 copies) */
+        size_t acts = (size_t)m.in_c * m.in_h * m.in_w;
+        for (int l = 0; l < m.n_layers; l++) acts += layer_out_size(&m.layers[l]);
+        double bytes = 3.0 * c->batch * acts * 4 + 4.0 * m.n_params * 4;
+        char what[160];
+        snprintf(what, sizeof what, "training model %s at batch %zu", m.name, c->batch);
+        if ((rc = ls_check_memory(bytes > 1e19 ? (size_t)-1 : (size_t)bytes, what))) return rc;
+    }
+    if ((rc = dataset_load_shape(&ds, c->data_dir, m.n_classes, m.in_h, m.in_w))) return rc;
     if (ds.train.rows != m.in_h || ds.train.cols != m.in_w || m.in_c != 1) {
         rc = ls_err(LS_EINVAL, "%s: images are %dx%d but model %s expects %dx%dx%d", ds.train.images_path,
                     ds.train.rows, ds.train.cols, m.name, m.in_c, m.in_h, m.in_w);

@@ -7,11 +7,13 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <math.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -27,6 +29,20 @@ int ls_err(int code, const char *fmt, ...) {
     vsnprintf(tmp, sizeof tmp, fmt, ap);
     va_end(ap);
     memcpy(err_buf, tmp, sizeof err_buf);
+    return code;
+}
+
+int ls_err_prefix(int code, const char *fmt, ...) {
+    /* the old message is copied out first: formatting err_buf into itself
+     * is undefined behaviour (seen as "step 2: ocess died") */
+    char old[sizeof err_buf];
+    memcpy(old, err_buf, sizeof old);
+    va_list ap;
+    va_start(ap, fmt);
+    int n = vsnprintf(err_buf, sizeof err_buf, fmt, ap);
+    va_end(ap);
+    if (n < 0) n = 0;
+    if ((size_t)n < sizeof err_buf) snprintf(err_buf + n, sizeof err_buf - (size_t)n, ": %s", old);
     return code;
 }
 
@@ -57,12 +73,128 @@ void *ls_calloc(size_t n, size_t size) {
     return p;
 }
 
+static const char *node_kind(mode_t m) {
+    return S_ISLNK(m) ? "a symbolic link" : S_ISFIFO(m) ? "a FIFO" : S_ISCHR(m) ? "a character device"
+         : S_ISBLK(m) ? "a block device" : S_ISSOCK(m) ? "a socket" : S_ISDIR(m) ? "a directory" : "not a regular file";
+}
+
+int ls_check_output_path(const char *path) {
+    struct stat st;
+    if (lstat(path, &st) != 0) return LS_OK; /* absent (or unreachable: open says why) */
+    if (S_ISREG(st.st_mode)) return LS_OK;
+    return ls_err(LS_EIO, "%s: is %s, not a regular file: refusing to replace it (outputs are written to a "
+                  "temporary file and renamed into place; give a regular file or a new name)", path,
+                  node_kind(st.st_mode));
+}
+
+int ls_open_regular(const char *path, size_t *size) {
+    /* O_NONBLOCK: opening a FIFO for reading would otherwise wait for a
+     * writer forever */
+    int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+    if (fd < 0) return ls_err(errno == ENOMEM ? LS_ENOMEM : LS_EIO, "%s: cannot open: %s", path, strerror(errno));
+    struct stat st;
+    if (fstat(fd, &st) != 0) {
+        int e = errno;
+        close(fd);
+        return ls_err(LS_EIO, "%s: cannot stat: %s", path, strerror(e));
+    }
+    if (!S_ISREG(st.st_mode)) {
+        close(fd);
+        return ls_err(LS_EIO, "%s: is %s, not a regular file", path, node_kind(st.st_mode));
+    }
+    int fl = fcntl(fd, F_GETFL);
+    if (fl >= 0) fcntl(fd, F_SETFL, fl & ~O_NONBLOCK);
+    if (size) *size = (size_t)st.st_size;
+    return fd;
+}
+
+size_t ls_phys_mem(void) {
+    long pages = sysconf(_SC_PHYS_PAGES), psz = sysconf(_SC_PAGESIZE);
+    if (pages <= 0 || psz <= 0) return 0;
+    return (size_t)pages * (size_t)psz;
+}
+
+int ls_check_memory(size_t bytes, const char *what) {
+    size_t phys = ls_phys_mem();
+    if (phys == 0 || bytes <= phys) return LS_OK;
+    return ls_err(LS_ENOMEM, "%s needs about %.1f GiB, more than the %.1f GiB of memory of this machine", what,
+                  bytes / 1073741824.0, phys / 1073741824.0);
+}
+
+/* ---- signals and temporary files ------------------------------------ */
+
+#define TMP_SLOTS 16
+static char tmp_path[TMP_SLOTS][4096];
+static volatile sig_atomic_t tmp_used[TMP_SLOTS];
+static volatile sig_atomic_t stop_sig;
+static volatile sig_atomic_t cooperative_mode;
+static pid_t owner_pid;
+
+void ls_tmp_register(const char *path) {
+    size_t n = strlen(path);
+    if (n >= sizeof tmp_path[0]) return;
+    for (int i = 0; i < TMP_SLOTS; i++)
+        if (!tmp_used[i]) {
+            memcpy(tmp_path[i], path, n + 1);
+            tmp_used[i] = 1; /* set last: the handler reads only complete paths */
+            return;
+        }
+}
+
+void ls_tmp_unregister(const char *path) {
+    for (int i = 0; i < TMP_SLOTS; i++)
+        if (tmp_used[i] && strcmp(tmp_path[i], path) == 0) {
+            tmp_used[i] = 0;
+            return;
+        }
+}
+
+/* Only async-signal-safe calls here: getpid, unlink, signal, raise. */
+static void on_signal(int sig) {
+    if (getpid() != owner_pid) { /* a forked child: its parent owns the files */
+        signal(sig, SIG_DFL);
+        raise(sig);
+        return;
+    }
+    if (cooperative_mode && !stop_sig) {
+        stop_sig = sig;
+        return;
+    }
+    for (int i = 0; i < TMP_SLOTS; i++)
+        if (tmp_used[i]) unlink(tmp_path[i]);
+    signal(sig, SIG_DFL);
+    raise(sig);
+}
+
+void ls_signals_install(int cooperative) {
+    owner_pid = getpid();
+    cooperative_mode = cooperative;
+    stop_sig = 0;
+    struct sigaction sa;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = on_signal;
+    sigemptyset(&sa.sa_mask);
+    /* SA_RESTART: reads and waits in progress go on; the program looks at
+     * ls_stop_signal() at its safe points (poll() returns EINTR anyway) */
+    sa.sa_flags = SA_RESTART;
+    sigaction(SIGINT, &sa, NULL);
+    sigaction(SIGTERM, &sa, NULL);
+}
+
+int ls_stop_signal(void) { return stop_sig; }
+
 int ls_write_file_atomic(const char *path, const void *data, size_t len) {
     char tmp[4096];
     int n = snprintf(tmp, sizeof tmp, "%s.tmp.%ld", path, (long)getpid());
     if (n < 0 || (size_t)n >= sizeof tmp) return ls_err(LS_EINVAL, "%s: path too long", path);
-    int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    int rc = ls_check_output_path(path);
+    if (rc) return rc;
+    /* O_EXCL after removing a stale temporary of ours: never write through
+     * a symlink or FIFO someone left under the temporary name */
+    unlink(tmp);
+    int fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
     if (fd < 0) return ls_err(LS_EIO, "%s: cannot create: %s", tmp, strerror(errno));
+    ls_tmp_register(tmp);
     const char *p = data;
     size_t left = len;
     while (left > 0) {
@@ -72,20 +204,29 @@ int ls_write_file_atomic(const char *path, const void *data, size_t len) {
             int e = errno;
             close(fd);
             unlink(tmp);
+            ls_tmp_unregister(tmp);
             return ls_err(LS_EIO, "%s: write failed: %s", tmp, strerror(e));
         }
         p += w;
         left -= (size_t)w;
     }
-    if (fsync(fd) != 0 || close(fd) != 0) {
+    int bad = fsync(fd) != 0, e = errno;
+    if (close(fd) != 0 && !bad) {
+        bad = 1;
+        e = errno;
+    }
+    if (bad) {
         unlink(tmp);
-        return ls_err(LS_EIO, "%s: cannot flush: %s", tmp, strerror(errno));
+        ls_tmp_unregister(tmp);
+        return ls_err(LS_EIO, "%s: cannot flush: %s", tmp, strerror(e));
     }
     if (rename(tmp, path) != 0) {
         int e = errno;
         unlink(tmp);
+        ls_tmp_unregister(tmp);
         return ls_err(LS_EIO, "%s: cannot rename into place: %s", path, strerror(e));
     }
+    ls_tmp_unregister(tmp);
     return LS_OK;
 }
 

@@ -27,6 +27,10 @@ enum {
 /* Set the thread's error message (printf-style); returns `code` so that
  * `return ls_err(LS_EIO, "%s: cannot open", path);` reads naturally. */
 int ls_err(int code, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* Prepend "context: " to the current message (the context printf-style):
+ * `return ls_err_prefix(rc, "engine %s", name);`.  Use this, never
+ * ls_err(rc, "...: %s", ls_errmsg()), which formats the buffer into itself. */
+int ls_err_prefix(int code, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 /* The last message set on this thread ("" if none). */
 const char *ls_errmsg(void);
 void ls_err_clear(void);
@@ -42,8 +46,45 @@ void *ls_malloc(size_t n);
 void *ls_calloc(size_t n, size_t size);
 
 /* Write `len` bytes to `path` atomically: to "path.tmp.PID", fsync, rename.
- * Nothing half-written is ever left under `path`. */
+ * Nothing half-written is ever left under `path`; the temporary is removed
+ * on every error and (ls_tmp_register) when SIGINT/SIGTERM kill us.  A
+ * `path` that exists and is not a regular file is refused (see
+ * ls_check_output_path). */
 int ls_write_file_atomic(const char *path, const void *data, size_t len);
+
+/* 0 if `path` does not exist or is a regular file; else LS_EIO with
+ * "PATH: is a FIFO (...)": a rename over a symlink, FIFO or device would
+ * replace that node (as root, --json /dev/null would replace /dev/null), so
+ * every output of the tool is refused there rather than written through. */
+int ls_check_output_path(const char *path);
+
+/* open(path, O_RDONLY) for an input that must be a regular file: a FIFO or
+ * device is refused before anything blocks on it (the open is non-blocking,
+ * then checked with fstat).  Returns the descriptor (blocking again), or a
+ * negative LS_E* code with "PATH: cannot open: ..." or "PATH: not a regular
+ * file (a FIFO)".  `size` (may be NULL) gets the file's size. */
+int ls_open_regular(const char *path, size_t *size);
+
+/* Physical memory of this machine in bytes (0 if unknown). */
+size_t ls_phys_mem(void);
+/* LS_ENOMEM with "WHAT needs about X GiB, more than the Y GiB of memory of
+ * this machine" when `bytes` exceeds physical memory, else 0: a run that
+ * cannot fit is refused up front, not half-way by the kernel. */
+int ls_check_memory(size_t bytes, const char *what);
+
+/* ---- signals and temporary files --------------------------------------
+ * ls_signals_install() sets handlers for SIGINT and SIGTERM.  cooperative:
+ * the first signal only records itself (ls_stop_signal()) and the program
+ * stops at its next safe point; a second one, or any when not cooperative,
+ * removes every registered temporary file and dies of the signal (so the
+ * shell sees 130/143).  Only the installing process acts on the registry:
+ * a forked engine child never removes its parent's files. */
+void ls_signals_install(int cooperative);
+int ls_stop_signal(void); /* 0, or the signal received */
+/* A temporary file to remove if a signal kills the process (copied; at
+ * most 16 at a time, paths under 4096 bytes; extra ones are not tracked). */
+void ls_tmp_register(const char *path);
+void ls_tmp_unregister(const char *path);
 
 /* A growable string buffer used to build JSON and reports. */
 typedef struct {

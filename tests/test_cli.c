@@ -11,8 +11,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
+
+#define DATA_DIR_CHECK "/usr/share/datasets/fashion-mnist/train-images-idx3-ubyte.gz"
 
 static char g_bin[PATH_MAX];
 
@@ -20,7 +23,8 @@ static char g_bin[PATH_MAX];
  * and leaves the output in out. */
 static int run(const char *args, char *out, size_t cap) {
     char cmd[PATH_MAX + 512];
-    snprintf(cmd, sizeof cmd, "%s %s 2>&1 </dev/null", g_bin, args);
+    /* timeout: a regression that blocks (a FIFO) fails instead of hanging */
+    snprintf(cmd, sizeof cmd, "timeout 60 %s %s 2>&1 </dev/null", g_bin, args);
     FILE *p = popen(cmd, "r");
     assert_non_null(p);
     size_t n = fread(out, 1, cap - 1, p);
@@ -86,10 +90,169 @@ static void test_bad_inputs(void **st) {
     else assert_int_equal(rc, 0);
 }
 
+/* Write text to a new file under /tmp; returns its path (static buffer
+ * per slot). */
+static const char *tmp_text(int slot, const char *text) {
+    static char paths[8][64];
+    snprintf(paths[slot], sizeof paths[slot], "/tmp/ls_cli_hard%dXXXXXX", slot);
+    int fd = mkstemp(paths[slot]);
+    assert_true(fd >= 0);
+    assert_int_equal(write(fd, text, strlen(text)), (ssize_t)strlen(text));
+    close(fd);
+    return paths[slot];
+}
+
+/* Issue 14's bad inputs, each of which once crashed, hung, overflowed or
+ * passed silently: exit 2 and a message naming the problem. */
+static void test_hardening_inputs(void **st) {
+    char args[4096], needle[512];
+    /* a 1100-character --ref-mode overflowed parse_opts' 1024-byte buffer */
+    char *big = malloc(1200);
+    memset(big, 'A', 1100);
+    big[1100] = 0;
+    snprintf(args, sizeof args, "train --engine reference --ref-mode %s --ref-prec 64", big);
+    expect(args, 2, "longer than 1023 characters");
+    free(big);
+    /* ~60 reference engines with a --ref-prec each */
+    /* (600 characters of list, 1080 once each gets ":prec=64") */
+    size_t n = (size_t)snprintf(args, sizeof args, "audit --ref-prec 64 --engines reference");
+    for (int i = 1; i < 60; i++) n += (size_t)snprintf(args + n, sizeof args - n, ",reference");
+    expect(args, 2, "longer than 1023 characters");
+    /* c*h*w wrapped a signed int: "flatten -> 0", a wrong parameter count, exit 0 */
+    const char *p = tmp_text(0, "input 1 4096 4096\nconv 65536 1\nflatten\ndense 10\n");
+    snprintf(args, sizeof args, "model --model %s", p);
+    snprintf(needle, sizeof needle, "%s:2: conv output 65536x4096x4096 is 1099511627776 values per image", p);
+    expect(args, 2, needle);
+    unlink(p);
+    /* a statement over 255 characters was cut ("conv 16 3" without its pad) */
+    char line[400];
+    snprintf(line, sizeof line, "input 1 28 28\nconv 16 3%250spad 1\nflatten\ndense 10\n", "");
+    p = tmp_text(1, line);
+    snprintf(args, sizeof args, "model --model %s", p);
+    snprintf(needle, sizeof needle, "%s:2: statement longer than 255 characters", p);
+    expect(args, 2, needle);
+    unlink(p);
+    /* 0.99999999 was stored as p = 1: every activation dropped */
+    p = tmp_text(2, "input 1 28 28\nflatten\ndropout 0.99999999\ndense 10\n");
+    snprintf(args, sizeof args, "model --model %s", p);
+    snprintf(needle, sizeof needle, "%s:3: expected 'dropout P' with 0 <= P < 1", p);
+    expect(args, 2, needle);
+    unlink(p);
+    /* dense 300: the message named an internal function ("idx_load: n_classes = 300") */
+    p = tmp_text(3, "input 1 28 28\nflatten\ndense 300\n");
+    snprintf(args, sizeof args, "train --model %s --epochs 1 --limit-train 16", p);
+    expect(args, 2, "the model has 300 classes; IDX labels are single bytes, so 1..256");
+    char out[8192];
+    run(args, out, sizeof out);
+    assert_null(strstr(out, "idx_load"));
+    unlink(p);
+    /* a batch whose buffers cannot fit is refused with the figure, before
+     * anything is allocated (a 4096-channel conv: ~2.6 TB at batch 65536) */
+    p = tmp_text(4, "input 1 28 28\nconv 4096 3 pad 1\nflatten\ndense 10\n");
+    snprintf(args, sizeof args, "golden record --out /tmp/ls_cli_never.lsg --model %s --batch 65536", p);
+    expect(args, 2, "needs about");
+    snprintf(args, sizeof args, "audit --engines cpu --model %s --batch 65536 --epochs 1", p);
+    expect(args, 2, "needs about");
+    snprintf(args, sizeof args, "train --model %s --batch 65536 --epochs 1", p);
+    expect(args, 2, "needs about");
+    assert_int_not_equal(access("/tmp/ls_cli_never.lsg", F_OK), 0);
+    unlink(p);
+    /* context is prepended once, whole ("engine bogus: engine bogus: ..." and
+     * "step 2: ocess died" came from formatting the error buffer into itself) */
+    expect("audit --engines cpu,bogus --limit-train 64 --batch 32 --epochs 1", 2,
+           "lockstep audit: engine bogus: unknown engine 'bogus' (known:");
+    run("audit --engines cpu,bogus --limit-train 64 --batch 32 --epochs 1", out, sizeof out);
+    assert_null(strstr(out, "engine bogus: engine bogus"));
+}
+
+/* FIFOs as inputs blocked forever in open(); FIFOs, devices and symlinks
+ * as outputs were replaced by regular files. */
+static void test_special_files(void **st) {
+    char dir[] = "/tmp/ls_cli_fifoXXXXXX";
+    assert_non_null(mkdtemp(dir));
+    char fifo[128], args[1024], needle[256], link[128], target[128];
+    snprintf(fifo, sizeof fifo, "%s/fifo", dir);
+    assert_int_equal(mkfifo(fifo, 0600), 0);
+    /* inputs: a regression hangs; timeout turns that into exit 124 */
+    snprintf(needle, sizeof needle, "%s: is a FIFO, not a regular file", fifo);
+    snprintf(args, sizeof args, "golden check %s", fifo);
+    expect(args, 2, needle);
+    snprintf(args, sizeof args, "model --model %s", fifo);
+    expect(args, 2, needle);
+    char ddir[160], path[200];
+    snprintf(ddir, sizeof ddir, "%s/data", dir);
+    assert_int_equal(mkdir(ddir, 0700), 0);
+    const char *names[4] = {"train-images-idx3-ubyte", "train-labels-idx1-ubyte", "t10k-images-idx3-ubyte",
+                            "t10k-labels-idx1-ubyte"};
+    for (int i = 0; i < 4; i++) {
+        snprintf(path, sizeof path, "%s/%s", ddir, names[i]);
+        assert_int_equal(mkfifo(path, 0600), 0);
+    }
+    snprintf(args, sizeof args, "train --data %s --epochs 1", ddir);
+    snprintf(needle, sizeof needle, "%s/train-images-idx3-ubyte: is a FIFO", ddir);
+    expect(args, 2, needle);
+    /* outputs */
+    snprintf(args, sizeof args, "train --limit-train 16 --limit-test 16 --batch 16 --epochs 1 --json %s", fifo);
+    expect(args, 2, "is a FIFO, not a regular file: refusing to replace it");
+    expect("train --limit-train 16 --limit-test 16 --batch 16 --epochs 1 --json /dev/null", 2,
+           "/dev/null: is a character device");
+    snprintf(target, sizeof target, "%s/target", dir);
+    snprintf(link, sizeof link, "%s/link.lsg", dir);
+    assert_int_equal(symlink(target, link), 0);
+    snprintf(args, sizeof args, "golden record --out %s", link);
+    expect(args, 2, "is a symbolic link");
+    snprintf(args, sizeof args, "golden record --out %s", fifo);
+    expect(args, 2, "is a FIFO");
+    char odir[160];
+    snprintf(odir, sizeof odir, "%s/out", dir);
+    assert_int_equal(mkdir(odir, 0700), 0);
+    snprintf(path, sizeof path, "%s/run.json", odir);
+    assert_int_equal(mkfifo(path, 0600), 0);
+    snprintf(args, sizeof args, "audit --engines cpu --limit-train 16 --batch 16 --epochs 1 --no-eval --out %s", odir);
+    expect(args, 2, "run.json: is a FIFO");
+    /* still what they were */
+    struct stat s;
+    assert_int_equal(lstat(fifo, &s), 0);
+    assert_true(S_ISFIFO(s.st_mode));
+    assert_int_equal(lstat(link, &s), 0);
+    assert_true(S_ISLNK(s.st_mode));
+    assert_int_equal(lstat(path, &s), 0);
+    assert_true(S_ISFIFO(s.st_mode));
+    assert_int_equal(stat("/dev/null", &s), 0);
+    assert_true(S_ISCHR(s.st_mode));
+    snprintf(args, sizeof args, "rm -rf %s", dir);
+    assert_int_equal(system(args), 0);
+}
+
+/* A verdict written into a full stdout was lost and the exit status said
+ * success. */
+static void test_stdout_write_error(void **st) {
+    const char *cases[2] = {"--help", "golden check golden/cpu.lsg"};
+    for (int i = 0; i < 2; i++) {
+        /* golden/cpu.lsg from the repository root (make test's directory) */
+        if (i == 1 && (access("golden/cpu.lsg", R_OK) != 0 || access(DATA_DIR_CHECK, R_OK) != 0)) continue;
+        char cmd[PATH_MAX + 128], out[8192];
+        /* stderr to the pipe, then stdout to the full device */
+        snprintf(cmd, sizeof cmd, "timeout 120 %s %s 2>&1 >/dev/full </dev/null", g_bin, cases[i]);
+        FILE *p = popen(cmd, "r");
+        assert_non_null(p);
+        size_t n = fread(out, 1, sizeof out - 1, p);
+        out[n] = 0;
+        int st2 = pclose(p);
+        print_message("  %s >/dev/full: exit %d: %s", cases[i], WEXITSTATUS(st2), out);
+        assert_true(WIFEXITED(st2));
+        assert_int_equal(WEXITSTATUS(st2), 2);
+        assert_non_null(strstr(out, "error writing standard output: No space left on device"));
+    }
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_usage_errors),
         cmocka_unit_test(test_bad_inputs),
+        cmocka_unit_test(test_hardening_inputs),
+        cmocka_unit_test(test_special_files),
+        cmocka_unit_test(test_stdout_write_error),
     };
     return cmocka_run_group_tests(tests, setup, NULL);
 }

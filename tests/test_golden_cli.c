@@ -306,6 +306,69 @@ static void test_data_crc_mismatch_is_unusable(void **state) {
     free(out);
 }
 
+/* Copy golden src to dst with value `index` of the first record of `kind`
+ * replaced by v. */
+static void rewrite_set(const char *src, const char *dst, unsigned kind, size_t index, float v) {
+    golden_file *gf;
+    assert_int_equal(golden_read(&gf, src), 0);
+    golden_writer *w;
+    assert_int_equal(golden_writer_open(&w, dst, &gf->prov), 0);
+    int done = 0;
+    for (size_t i = 0; i < gf->n_records; i++) {
+        const golden_record *r = &gf->records[i];
+        float *vals = malloc((r->count ? r->count : 1) * sizeof *vals);
+        assert_non_null(vals);
+        memcpy(vals, r->values, r->count * sizeof *vals);
+        if (!done && r->kind == kind) {
+            assert_true(index < r->count);
+            vals[index] = v;
+            done = 1;
+        }
+        assert_int_equal(golden_writer_add(w, r->step, r->layer, r->kind, r->name, r->ndim, r->shape, vals), 0);
+        free(vals);
+    }
+    assert_int_equal(golden_writer_close(w, 1), 0);
+    assert_true(done);
+    golden_file_free(gf);
+}
+
+/* A stored prediction that is no class (NaN, 1e30, -1, 2.5): converting it
+ * to int was undefined behaviour; now the file is unusable, with the value. */
+static void test_bad_prediction_is_unusable(void **state) {
+    (void)state;
+    NEED_DATA();
+    char bad[160], *out;
+    snprintf(bad, sizeof bad, "%s/pred.lsg", g_dir);
+    const float vals[4] = {NAN, 1e30f, -1.0f, 2.5f};
+    const char *shown[4] = {"value nan", "value 1e+30", "value -1", "value 2.5"};
+    for (int i = 0; i < 4; i++) {
+        rewrite_set(g_cpu, bad, GOLDEN_KIND_PREDICTIONS, 3, vals[i]);
+        assert_int_equal(run_check(bad, NULL, "auto", &out), GOLDEN_UNUSABLE);
+        if (!strstr(out, shown[i])) print_message("%s\n", out);
+        assert_non_null(strstr(out, shown[i]));
+        assert_non_null(strstr(out, "at test image 3 is not a class in 0..9"));
+        free(out);
+    }
+}
+
+/* A golden whose provenance says batch 65536 made golden check allocate
+ * 21 GB; now the replay's memory is estimated first (smallcnn: ~1.1 MB per
+ * image, ~74 GB) and refused with the figure.  On a machine with that much
+ * memory the replay is legitimate: skipped there. */
+static void test_huge_batch_refused(void **state) {
+    (void)state;
+    NEED_DATA();
+    if (ls_phys_mem() == 0 || ls_phys_mem() > (size_t)60 << 30) skip();
+    char big[160], *out;
+    snprintf(big, sizeof big, "%s/batch.lsg", g_dir);
+    rewrite(g_cpu, big, "batch", "65536", 0, 0, 0, 0);
+    double t0 = ls_now();
+    assert_int_equal(run_check(big, NULL, "auto", &out), GOLDEN_UNUSABLE);
+    print_message("  %.2f s: %s", ls_now() - t0, out);
+    assert_non_null(strstr(out, "a replay of model smallcnn at batch 65536 needs about"));
+    free(out);
+}
+
 static void test_bound_holds_across_engines(void **state) {
     (void)state;
     NEED_DATA();
@@ -354,6 +417,8 @@ int main(void) {
         cmocka_unit_test(test_provenance_mismatch_switches_to_bound),
         cmocka_unit_test(test_data_crc_mismatch_is_unusable),
         cmocka_unit_test(test_bound_holds_across_engines),
+        cmocka_unit_test(test_bad_prediction_is_unusable),
+        cmocka_unit_test(test_huge_batch_refused),
         cmocka_unit_test(test_committed_goldens_pass),
     };
     return cmocka_run_group_tests(tests, setup, teardown);

@@ -13,8 +13,11 @@
  * tensors lie inside the buffer, tile the data section exactly, and have
  * byte lengths equal to prod(shape) * dtype size — the promises safetensors.h
  * makes.  The first byte picks the target so one corpus serves all three.
- * Standalone: written before the shared tests/fuzz pattern existed.
+ * In the shared pattern (fuzz.h): `make fuzz` builds it, `make test`
+ * replays tests/fuzz/corpus/safetensors/.
  */
+#include "fuzz.h"
+
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -28,7 +31,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     size_t n = size - 1;
     if (data[0] % 3 == 0) {
         st_file f;
-        if (st_parse(&f, p, n, "fuzz") == 0) {
+        fuzz_last_rc = st_parse(&f, p, n, "fuzz");
+        if (fuzz_last_rc == 0) {
             size_t covered = 0;
             for (size_t i = 0; i < f.n; i++) {
                 const st_tensor *t = &f.t[i];
@@ -48,6 +52,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
         size_t rows = 0, cols = 0;
         int rc = data[0] % 3 == 1 ? npy_parse_i64(p, n, "fuzz", &v, &rows, &cols)
                                   : order_parse_text((const char *)p, n, "fuzz", &v, &rows, &cols);
+        fuzz_last_rc = rc;
         if (rc == 0) {
             volatile int64_t sink = 0;
             for (size_t i = 0; i < rows * cols; i++) sink += v[i]; /* every value readable */

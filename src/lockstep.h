@@ -172,6 +172,7 @@ typedef struct {
     int n_classes;
     uint8_t *test_labels;    /* n_test, when evaluated */
     double compare_s, total_s;
+    double roundtrip_s;      /* of compare_s: the state round-trip checks */
     int problems, unchecked, nondet; /* the verdict table's counts */
     struct seeds_result *seeds; /* the seed loop's result (cfg.seeds > 0), owned; NULL when none */
     int gate;                /* 1 when cfg.fail_on matched: `audit` exits 1 */

@@ -9,6 +9,9 @@
 #                a reference shadow replay every 100 steps (the reference fed
 #                one engine's own inputs: its operations judged again, on its
 #                own trajectory) and a state round-trip check of every engine.
+# Then the drift phase again for seeds 43 and 44 (two at a time): the
+# spread over seeds, paired gaps, exact McNemar, logit margins, the noise
+# floor drawn once per seed.
 # Engines: oneDNN with 2 threads (twice: run-to-run determinism), with 1
 # thread, with 2 threads from initial weights 1 ulp away (the noise floor),
 # and CUDA where a GPU is present (listed as skipped otherwise).
@@ -26,7 +29,7 @@ trap 'rm -f "$tmp"' EXIT
 echo "lockstep: main job -> $out"
 set +e
 ./build/lockstep audit --engines "$engines" --attribution-steps 2 --ref-steps 0 --audit-every 100 \
-    --fail-on problem --out "$out" "$@" \
+    --seeds 3 --jobs 2 --fail-on problem --out "$out" "$@" \
     | tee "$tmp"
 st=${PIPESTATUS[0]}
 set -e

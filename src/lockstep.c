@@ -1257,6 +1257,8 @@ static int write_run_json(audit *A, const char *path) {
                      "\"compare_seconds\": ", r->total_steps, r->interrupted ? "true" : "false",
                  r->interrupted ? r->interrupted_step : A->step, r->n_failed);
     lsbuf_json_num(&b, r->compare_s);
+    lsbuf_printf(&b, ", \"roundtrip_seconds\": ");
+    lsbuf_json_num(&b, r->roundtrip_s);
     lsbuf_printf(&b, ", \"total_seconds\": ");
     lsbuf_json_num(&b, r->total_s);
     lsbuf_printf(&b, ", \"driver_peak_rss_bytes\": %zu, \"steps_jsonl_lines\": %ld\n}\n", r->parent_peak_rss,
@@ -1342,7 +1344,9 @@ static void print_verdicts(audit *A, const verdict_table *v, const explain_list 
         shown++;
     }
     if (more) fprintf(f, "  ... and %d more (--verbose, report.md)\n", more);
-    fprintf(f, "\ncost: comparison and checks %s s of %s s\n", ls_fmt_num(b1, sizeof b1, r->compare_s, "-"),
+    char b3[32];
+    fprintf(f, "\ncost: comparison and checks %s s (state round trip %s s) of %s s\n",
+            ls_fmt_num(b1, sizeof b1, r->compare_s, "-"), ls_fmt_num(b3, sizeof b3, r->roundtrip_s, "-"),
             ls_fmt_num(b2, sizeof b2, r->total_s, "-"));
 }
 
@@ -1853,6 +1857,7 @@ int audit_run(const audit_cfg *cfg, audit_result *res) {
                 if ((rc = roundtrip(&A, nb)) && !sweep_dead(&A)) goto done;
                 rc = 0;
                 A.t_compare += ls_now() - tr;
+                r->roundtrip_s += ls_now() - tr;
             }
             if (A.jsonl && !A.write_errno && fflush(A.jsonl) != 0) A.write_errno = errno ? errno : EIO;
             if (A.write_errno) {

@@ -1097,6 +1097,13 @@ static int write_run_json(audit *A, const char *path) {
                      "\"engines\": ",
                  (unsigned long long)c->run.seed, c->run.limit_train, c->ref_steps, c->audit_every, c->repeat);
     lsbuf_json_str(&b, c->engines);
+    lsbuf_printf(&b, ", \"attribution_steps\": %ld, \"fail_on\": %u, \"seeds\": %d, \"init\": ", c->attribution_steps,
+                 c->fail_on, c->seeds);
+    if (c->run.init_path) lsbuf_json_str(&b, c->run.init_path);
+    else lsbuf_printf(&b, "null");
+    lsbuf_printf(&b, ", \"order\": ");
+    if (c->run.order_path) lsbuf_json_str(&b, c->run.order_path);
+    else lsbuf_printf(&b, "null");
     lsbuf_printf(&b, ", \"omp_wait_policy\": ");
     lsbuf_json_str(&b, getenv("OMP_WAIT_POLICY") ? getenv("OMP_WAIT_POLICY") : "default (active)");
     lsbuf_printf(&b, ", \"compiler\": ");

@@ -219,21 +219,6 @@ static int prov_algorithms(golden_prov *p, const char *desc) {
 
 /* Everything that says where a golden (or a replay) came from.  `c` holds
  * the run settings, `spec` the engine spec actually created. */
-/* crc32 of a whole file (zlib's), for the --init/--order provenance */
-static int file_crc32(const char *path, uint32_t *out) {
-    FILE *f = fopen(path, "rb");
-    if (!f) return ls_err(LS_EIO, "%s: cannot open: %s", path, strerror(errno));
-    unsigned char buf[65536];
-    uLong crc = crc32(0L, Z_NULL, 0);
-    size_t n;
-    while ((n = fread(buf, 1, sizeof buf, f)) > 0) crc = crc32(crc, buf, (uInt)n);
-    int bad = ferror(f);
-    fclose(f);
-    if (bad) return ls_err(LS_EIO, "%s: read error", path);
-    *out = (uint32_t)crc;
-    return LS_OK;
-}
-
 static int build_prov(golden_prov *p, const run_cfg *c, long steps, const model *m, const dataset *ds, engine *e,
                       const char *spec) {
     char buf[256];
@@ -306,7 +291,7 @@ static int build_prov(golden_prov *p, const run_cfg *c, long steps, const model 
         if (!files[i][1]) continue;
         char key[32];
         uint32_t crc;
-        if ((rc = file_crc32(files[i][1], &crc))) return rc;
+        if ((rc = ls_file_crc32(files[i][1], &crc))) return rc;
         snprintf(key, sizeof key, "%s.file", files[i][0]);
         rc |= golden_prov_set(p, key, files[i][1]);
         snprintf(key, sizeof key, "%s.crc32", files[i][0]);
@@ -1035,7 +1020,7 @@ int golden_check_run(const golden_check_cfg *cfg) {
                 rc = ls_err(LS_EFORMAT, "%s: provenance has %s.file but no %s.crc32", gf->path, kinds[i], kinds[i]);
                 goto done;
             }
-            if ((rc = file_crc32(file, &crc))) {
+            if ((rc = ls_file_crc32(file, &crc))) {
                 rc = ls_err(rc, "%s: recorded with --%s %s, which cannot be read here: %s", gf->path, kinds[i], file,
                             ls_errmsg());
                 goto done;

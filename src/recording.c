@@ -217,20 +217,6 @@ static void data_key_name(char *out, size_t cap, const char *path) {
     if (l > 3 && strcmp(out + l - 3, ".gz") == 0) out[l - 3] = 0;
 }
 
-/* crc32 of a whole file (zlib's), as golden_build_provenance records it */
-static int file_crc32(const char *path, uint32_t *out) {
-    FILE *f = fopen(path, "rb");
-    if (!f) return ls_err(LS_EIO, "%s: cannot open: %s", path, strerror(errno));
-    unsigned char buf[65536];
-    uLong crc = crc32(0L, Z_NULL, 0);
-    size_t n;
-    while ((n = fread(buf, 1, sizeof buf, f)) > 0) crc = crc32(crc, buf, (uInt)n);
-    int bad = ferror(f);
-    fclose(f);
-    if (bad) return ls_err(LS_EIO, "%s: read error", path);
-    *out = (uint32_t)crc;
-    return 0;
-}
 
 static int field_differs(const recording *r, const char *field, const char *was, const char *now) {
     return ls_err(LS_EINVAL, "recorded:%s: recorded with %s %s, this run has %s %s (field: %s)", r->path, field, was,
@@ -318,7 +304,7 @@ int recording_check_run(const recording *r, const run_cfg *c, const model *m, co
             return field_differs(r, files[i][0], "(none: the seeded default)", now);
         }
         uint32_t crc;
-        int rc = file_crc32(files[i][1], &crc);
+        int rc = ls_file_crc32(files[i][1], &crc);
         if (rc) return rc;
         snprintf(now, sizeof now, "%08x", (unsigned)crc);
         if (strcmp(v, now) != 0) {

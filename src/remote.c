@@ -5,7 +5,6 @@
  */
 #include "remote.h"
 
-#include <dirent.h>
 #include <errno.h>
 #include <poll.h>
 #include <signal.h>
@@ -330,17 +329,6 @@ static const engine_i REMOTE_IFACE = {
     /* .free           = */ r_free,
 };
 
-/* Threads of this process (from /proc/self/task), or 0 if unknown. */
-static int thread_count(void) {
-    DIR *d = opendir("/proc/self/task");
-    if (!d) return 0;
-    int n = 0;
-    struct dirent *de;
-    while ((de = readdir(d)))
-        if (de->d_name[0] != '.') n++;
-    closedir(d);
-    return n;
-}
 
 int remote_engine_create(engine **out, const char *spec, const model *m, const engine_opts *o) {
     *out = NULL;
@@ -348,7 +336,7 @@ int remote_engine_create(engine **out, const char *spec, const model *m, const e
      * running inherits the pool's bookkeeping but not its threads, and its
      * first parallel region waits for them forever.  Refuse instead of
      * hanging: engines must be created before the parent starts threads. */
-    int nt = thread_count();
+    int nt = ls_thread_count();
     if (nt > 1)
         return ls_err(LS_EINVAL, "engine %s: cannot fork an engine process from a process already running %d threads "
                       "(create the engines before anything starts a thread pool)", spec, nt);

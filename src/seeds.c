@@ -23,7 +23,6 @@
 #include <sys/resource.h>
 #include <sys/time.h>
 #include <sys/wait.h>
-#include <dirent.h>
 #include <unistd.h>
 
 #define SEEDS_MAGIC 0x3153534cu /* "LSS1" */
@@ -301,17 +300,6 @@ static void strip_perturb(char *out, size_t cap, const char *tok) {
             n += snprintf(out + n, cap - (size_t)n, ":%s=%s", s.key[q], s.val[q]);
 }
 
-/* Threads of this process (from /proc/self/task), or 0 if unknown. */
-static int thread_count(void) {
-    DIR *d = opendir("/proc/self/task");
-    if (!d) return 0;
-    int n = 0;
-    struct dirent *de;
-    while ((de = readdir(d)))
-        if (de->d_name[0] != '.') n++;
-    closedir(d);
-    return n;
-}
 
 /* ---- aggregation --------------------------------------------------------- */
 
@@ -607,7 +595,7 @@ int seeds_run(const audit_cfg *base, const seeds_cfg *sc, const audit_result *pr
     if (J < 1 || J > 64) return ls_err(LS_EINVAL, "--jobs must be in 1..64");
     if (base->run.epochs < 1 || base->run.epochs > SEEDS_MAX_EPOCHS)
         return ls_err(LS_EINVAL, "--epochs must be in 1..%d for the seed loop", SEEDS_MAX_EPOCHS);
-    int nt = thread_count();
+    int nt = ls_thread_count();
     if (nt > 1)
         return ls_err(LS_EINVAL, "seed loop: cannot fork audits from a process already running %d threads "
                       "(run the seed loop before anything starts a thread pool)", nt);

@@ -4,6 +4,8 @@
  */
 #include "util.h"
 
+#include <dirent.h>
+
 #include <errno.h>
 #include <fcntl.h>
 #include <math.h>
@@ -16,6 +18,7 @@
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
+#include <zlib.h>
 
 static _Thread_local char err_buf[1024];
 
@@ -340,4 +343,29 @@ uint32_t ls_ulp_dist(float a, float b) {
     int64_t d = float_line(a) - float_line(b);
     if (d < 0) d = -d;
     return d > (int64_t)UINT32_MAX ? UINT32_MAX : (uint32_t)d;
+}
+
+int ls_file_crc32(const char *path, uint32_t *out) {
+    FILE *f = fopen(path, "rb");
+    if (!f) return ls_err(LS_EIO, "%s: cannot open: %s", path, strerror(errno));
+    unsigned char buf[65536];
+    uLong crc = crc32(0L, Z_NULL, 0);
+    size_t n;
+    while ((n = fread(buf, 1, sizeof buf, f)) > 0) crc = crc32(crc, buf, (uInt)n);
+    int bad = ferror(f);
+    fclose(f);
+    if (bad) return ls_err(LS_EIO, "%s: read error", path);
+    *out = (uint32_t)crc;
+    return LS_OK;
+}
+
+int ls_thread_count(void) {
+    DIR *d = opendir("/proc/self/task");
+    if (!d) return 0;
+    int n = 0;
+    struct dirent *de;
+    while ((de = readdir(d)))
+        if (de->d_name[0] != '.') n++;
+    closedir(d);
+    return n;
 }

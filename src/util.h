@@ -112,6 +112,13 @@ const char *ls_fmt_num(char *buf, size_t cap, double v, const char *nan_text);
  * apart; NaN anywhere gives UINT32_MAX). */
 uint32_t ls_ulp_dist(float a, float b);
 
+/* crc32 (zlib's) of a whole file: provenance of --init/--order files. */
+int ls_file_crc32(const char *path, uint32_t *out);
+
+/* Threads of this process (from /proc/self/task), or 0 if unknown: a fork
+ * from a process already running a thread pool would hang its children. */
+int ls_thread_count(void);
+
 #define LS_ARRAY_LEN(a) (sizeof(a) / sizeof((a)[0]))
 
 #endif

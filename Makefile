@@ -235,3 +235,6 @@ fuzz-smoke: fuzz
 	    grep -E '^(#[0-9]+.*DONE|stat::number_of_executed_units|stat::peak_rss_mb|==[0-9]+==ERROR|SUMMARY)' $$w.log; \
 	    if [ $$rc -ne 0 ]; then tail -40 $$w.log; echo "fuzz $$n: FAILED (exit $$rc; see $(FUZZ_BUILD)/crash-*)"; exit 1; fi; \
 	done
+
+# header dependencies (-MMD): a changed header rebuilds what includes it
+-include $(shell find $(BUILD) -name '*.d' 2>/dev/null)

@@ -33,5 +33,5 @@ set +e
     | tee "$tmp"
 st=${PIPESTATUS[0]}
 set -e
-if [ -d "$out" ]; then mv "$tmp" "$out/summary.txt"; echo "report directory: $out"; fi
+if [ -d "$out" ]; then mv "$tmp" "$out/summary.txt"; fi
 exit "$st"

@@ -1980,8 +1980,9 @@ int audit_run(const audit_cfg *cfg, audit_result *res) {
         snprintf(path, sizeof path, "%s/run.json", A.cfg.out_dir);
         if ((rc = write_run_json(&A, path))) goto done;
         if ((rc = report_write(A.cfg.out_dir, &A.cfg, &A.m, &A.ds, r))) goto done;
-        if (out) fprintf(out, "  wrote %s/steps.jsonl (%ld lines), %s and report.md/report.html\n", A.cfg.out_dir,
-                         r->jsonl_lines, path);
+        if (out)
+            fprintf(out, "report: %s/report.md and report.html (evidence), run.json, steps.jsonl (%ld lines)\n",
+                    A.cfg.out_dir, r->jsonl_lines);
     }
 done:
     if (A.jsonl) {

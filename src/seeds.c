@@ -805,10 +805,7 @@ void seeds_print(FILE *f, const seeds_result *r) {
     fprintf(f, "  %-28s accuracy after epoch %d over seeds: mean  sd  [min, max] (points)\n", "engine", r->epochs);
     for (int i = 0; i < r->n_engines; i++) {
         const seeds_engine *e = &r->eng[i];
-        if (!e->available) {
-            fprintf(f, "  %-28s did not run in every seed\n", e->label);
-            continue;
-        }
+        if (!e->available) continue; /* skipped engines are listed with the verdicts */
         const stats_spread *s = &e->spread[last];
         fprintf(f, "  %-28s %s%%  %s  [%s, %s]\n", e->label, pct(b1, sizeof b1, s->mean), pct(b2, sizeof b2, s->sd),
                 pct(b3, sizeof b3, s->min), pct(b4, sizeof b4, s->max));
@@ -819,7 +816,8 @@ void seeds_print(FILE *f, const seeds_result *r) {
                 pct(b2, sizeof b2, r->floor_gap.max));
     for (int pi = 0; pi < r->n_pairs; pi++) {
         const seeds_pair *p = &r->pair[pi];
-        if (p->floor_pair) continue;
+        /* the perturbed copy is the floor's: judged against, not judged (seeds.json has every pair) */
+        if (p->floor_pair || r->eng[p->a].perturbed || r->eng[p->b].perturbed) continue;
         fprintf(f, "  %s\n", p->verdict);
         const stats_mcnemar *m = &p->mcnemar[0][last];
         double pmin = NAN, pmax = NAN;

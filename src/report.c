@@ -703,6 +703,78 @@ static void sec_gap(doc *d, const ctx *x) {
         }
     }
     table_end(d);
+    /* histogram of logit margins on engine a, last epoch, pooled over
+     * seeds: the images the pair classifies differently vs all images.  A
+     * flip at margin 1e-4 is rounding meeting a near-tie; at 3 it is not. */
+    heading(d, 3, "margins", "Margins of flipped images vs all images");
+    {
+        enum { NB = 8 };
+        static const char *const cats[NB] = {"< 1e-4", "1e-4..1e-3", "1e-3..0.01", "0.01..0.1",
+                                             "0.1..0.3", "0.3..1",    "1..3",       ">= 3"};
+        static const double edge[NB - 1] = {1e-4, 1e-3, 1e-2, 0.1, 0.3, 1, 3};
+        static const char *const HM[] = {"Pair", "Images", "< 1e-4", "1e-4..1e-3", "1e-3..0.01", "0.01..0.1",
+                                         "0.1..0.3", "0.3..1", "1..3", ">= 3"};
+        table_begin(d, 2 + NB, HM);
+        int charted = 0;
+        for (int pi = 0; pi < S->n_pairs; pi++) {
+            const seeds_pair *p = &S->pair[pi];
+            if (p->floor_pair) continue;
+            const seeds_engine *ea = &S->eng[p->a], *eb = &S->eng[p->b];
+            long hf[NB] = {0}, ha[NB] = {0}, nf = 0, na = 0;
+            size_t n = S->n_test;
+            for (int sd = 0; sd < N; sd++) {
+                if (!ea->margin[sd] || !ea->pred[sd] || !eb->pred[sd]) continue;
+                const uint8_t *pa = ea->pred[sd] + (size_t)last * n, *pb = eb->pred[sd] + (size_t)last * n;
+                for (size_t k = 0; k < n; k++) {
+                    double mg = ea->margin[sd][k];
+                    if (isnan(mg)) continue;
+                    int bin = 0;
+                    while (bin < NB - 1 && mg >= edge[bin]) bin++;
+                    ha[bin]++;
+                    na++;
+                    if (pa[k] != pb[k]) {
+                        hf[bin]++;
+                        nf++;
+                    }
+                }
+            }
+            char nm[180], c0[32], cf[NB][32], cl[NB][32];
+            snprintf(nm, sizeof nm, "%s vs %s: flipped", ea->label, eb->label);
+            snprintf(c0, sizeof c0, "%ld", nf);
+            const char *row[2 + NB] = {nm, c0};
+            for (int k = 0; k < NB; k++) {
+                snprintf(cf[k], sizeof cf[k], "%.1f%%", nf ? 100.0 * hf[k] / nf : 0.0);
+                row[2 + k] = cf[k];
+            }
+            table_row(d, row);
+            char nm2[180], c1[32];
+            snprintf(nm2, sizeof nm2, "%s: all images", ea->label);
+            snprintf(c1, sizeof c1, "%ld", na);
+            const char *row2[2 + NB] = {nm2, c1};
+            for (int k = 0; k < NB; k++) {
+                snprintf(cl[k], sizeof cl[k], "%.1f%%", na ? 100.0 * ha[k] / na : 0.0);
+                row2[2 + k] = cl[k];
+            }
+            table_row(d, row2);
+            if (d->html && !charted && nf > 0) {
+                /* the first pair judged: percent of images per margin bin */
+                double v[NB * 2];
+                for (int k = 0; k < NB; k++) {
+                    v[2 * k] = 100.0 * hf[k] / nf;
+                    v[2 * k + 1] = na ? 100.0 * ha[k] / na : 0;
+                }
+                static char t[240];
+                snprintf(t, sizeof t, "Top-two logit margin on %s, last epoch, all seeds: flipped (vs %s) and all images (%%)",
+                         ea->label, eb->label);
+                const char *names[2] = {"flipped images", "all images"};
+                table_end(d);
+                svg_bars(d, t, "% of images", NB, cats, 2, names, v, 0);
+                table_begin(d, 2 + NB, HM);
+                charted = 1;
+            }
+        }
+        table_end(d);
+    }
     /* divergence growth against the noise band (seed s0) */
     heading(d, 3, "band", "Divergence growth against the noise band");
     if (S->band_hi && S->total_steps > 0) {

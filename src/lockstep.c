@@ -1923,6 +1923,35 @@ int audit_run(const audit_cfg *cfg, audit_result *res) {
     }
     r->compare_s = A.t_compare;
     r->parent_peak_rss = ls_peak_rss();
+    /* --save: each trained engine's final weights; with more than one, the
+     * engine's label goes into the name (w.safetensors -> w.cpu_threads=1.safetensors) */
+    if (A.cfg.run.save_path && !r->interrupted) {
+        int n_save = 0;
+        for (int i = 0; i < r->n_engines; i++) {
+            const audit_engine *ae = &r->eng[i];
+            n_save += ae->available && !ae->is_ref && !ae->recorded && ae->repeat_of < 0 && !ae->failed;
+        }
+        for (int i = 0; i < r->n_engines && !rc; i++) {
+            const audit_engine *ae = &r->eng[i];
+            if (!ae->available || ae->is_ref || ae->recorded || ae->repeat_of >= 0 || ae->failed) continue;
+            char path[1200];
+            const char *sp = A.cfg.run.save_path, *dot = strrchr(sp, '.');
+            if (n_save == 1) snprintf(path, sizeof path, "%s", sp);
+            else {
+                char lab[96];
+                size_t k = 0;
+                for (const char *q = ae->label; *q && k + 1 < sizeof lab; q++) lab[k++] = *q == ':' ? '_' : *q;
+                lab[k] = 0;
+                int stem = dot && !strchr(dot, '/') ? (int)(dot - sp) : (int)strlen(sp);
+                snprintf(path, sizeof path, "%.*s.%s%s", stem, sp, lab, dot && !strchr(dot, '/') ? dot : ".safetensors");
+            }
+            if ((rc = train_save_weights(&A.cfg.run, &A.m, A.e[i], path, A.pf, r->total_steps)))
+                rc = ls_err_prefix(rc, "--save %s", path);
+            else if (out)
+                fprintf(out, "  saved %s's weights to %s\n", ae->label, path);
+        }
+        if (rc) goto done;
+    }
     /* is the gap real?  the drift phase again for more seeds (this run is
      * the first), in child processes; its verdicts join this run's */
     if (A.cfg.seeds > 0 && A.cfg.eval && r->epochs_done > 0 && !r->interrupted && !ls_stop_signal()) {

@@ -75,7 +75,8 @@ static void usage(FILE *f) {
             "                      (train, audit, golden record, record)\n"
             "  --order FILE        batch order: .npy int64 (epochs, n) or text, one epoch per line, each a\n"
             "                      permutation of 0..n-1 (train, audit, golden record, record; default: Philox shuffle)\n"
-            "  --save FILE         write the final weights as safetensors (train)\n"
+            "  --save FILE         write the final weights as safetensors (train; audit: each trained\n"
+            "                      engine, its label in the name when there are several)\n"
             "  --save-optimizer    with --save: the Adam moments and step count too\n"
             "\n"
             "options (audit; the train options above apply too, except --engine/--json):\n"
@@ -211,7 +212,7 @@ static int parse_opts(int argc, char **argv, const char *cmd, run_cfg *c, audit_
     while ((o = getopt_long(argc, argv, ":", TRAIN_OPTS, &li)) != -1) {
         char name[40];
         snprintf(name, sizeof name, "--%s", o >= OPT_ENGINE && o != ':' && o != '?' ? TRAIN_OPTS[li].name : "");
-        int audit_only = o >= OPT_ENGINES, train_only = o == OPT_ENGINE || o == OPT_JSON || o == OPT_SAVE || o == OPT_SAVE_OPT;
+        int audit_only = o >= OPT_ENGINES, train_only = o == OPT_ENGINE || o == OPT_JSON;
         if ((audit_only && !au) || (train_only && au)) {
             fprintf(stderr, "lockstep %s: option %s is not for this command (see lockstep --help)\n", cmd, name);
             return 2;

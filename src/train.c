@@ -203,7 +203,7 @@ static int write_json(const run_cfg *c, const model *m, const char *engine_json,
 
 /* --save: the engine's final weights (and with --save-optimizer its Adam
  * state after `steps` updates); params is scratch of n_params floats. */
-static int save_weights(const run_cfg *c, const model *m, engine *e, float *params, long steps) {
+int train_save_weights(const run_cfg *c, const model *m, engine *e, const char *path, float *params, long steps) {
     float *am = NULL, *av = NULL;
     int rc = engine_get_tensor(e, (tensor_id){TENSOR_PARAMS, 0}, params);
     if (!rc && c->save_optimizer) {
@@ -214,7 +214,7 @@ static int save_weights(const run_cfg *c, const model *m, engine *e, float *para
     }
     if (!rc) {
         st_optim opt = {am, av, steps, c->adam};
-        rc = st_save_params(m, c->save_path, params, c->save_optimizer ? &opt : NULL);
+        rc = st_save_params(m, path, params, c->save_optimizer ? &opt : NULL);
     }
     free(am);
     free(av);
@@ -348,7 +348,7 @@ int train_run(const run_cfg *c) {
     if (ev.confusion) print_confusion(stdout, c, &ev);
     printf("\npeak resident memory: %.1f MiB; total %.2f s\n", ls_peak_rss() / 1048576.0, ls_now() - t_start);
     if (c->save_path) {
-        if ((rc = save_weights(c, &m, e, params, step))) goto done;
+        if ((rc = train_save_weights(c, &m, e, c->save_path, params, step))) goto done;
         printf("wrote %s\n", c->save_path);
     }
     if (c->json_path) {

@@ -73,6 +73,11 @@ static inline size_t steps_per_epoch(size_t n, size_t batch) { return (n + batch
 /* Add threads=N to an engine spec unless it has a threads knob already. */
 void spec_with_threads(char *out, size_t cap, const char *spec, int threads);
 
+/* --save: engine e's weights (and with c->save_optimizer its Adam m, v and
+ * the step count) to path as safetensors, atomically; params is scratch of
+ * n_params floats. */
+int train_save_weights(const run_cfg *c, const model *m, engine *e, const char *path, float *params, long steps);
+
 /* `lockstep train`: returns 0, or an error code with ls_errmsg() set. */
 int train_run(const run_cfg *c);
 

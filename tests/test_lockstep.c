@@ -16,6 +16,7 @@
 
 #include "explain.h"
 #include "lockstep.h"
+#include "safetensors.h"
 
 static int have_data(void) {
     return access(DATA_DEFAULT_DIR "/train-images-idx3-ubyte.gz", R_OK) == 0;
@@ -311,12 +312,48 @@ static void test_cuda_skipped_or_run(void **st) {
     audit_result_free(&r);
 }
 
+/* audit --save: every trained engine's final weights, the label in the
+ * name when there are several; fuse=on and fuse=off train to the same bits,
+ * so the two files hold the same weights, and --init from one of them is
+ * those weights bit for bit. */
+static void test_audit_save(void **st) {
+    if (!have_data()) skip();
+    char dir[] = "/tmp/lockstep-save-XXXXXX";
+    assert_non_null(mkdtemp(dir));
+    char base[128], p1[160], p2[160];
+    snprintf(base, sizeof base, "%s/w.safetensors", dir);
+    snprintf(p1, sizeof p1, "%s/w.cpu_threads=1.safetensors", dir);
+    snprintf(p2, sizeof p2, "%s/w.cpu_threads=1_fuse=off.safetensors", dir);
+    audit_cfg c;
+    small_cfg(&c, "cpu:threads=1,cpu:threads=1:fuse=off", MODE_FREE, 16, 32);
+    c.eval = 0;
+    c.run.save_path = base;
+    audit_result r;
+    if (audit_run(&c, &r)) fail_msg("audit: %s", ls_errmsg());
+    audit_result_free(&r);
+    model m;
+    assert_int_equal(model_build(&m, "smallcnn"), 0);
+    float *a = malloc(m.n_params * sizeof *a), *b = malloc(m.n_params * sizeof *b);
+    assert_int_equal(st_init_params(&m, p1, 42, a), 0);
+    assert_int_equal(st_init_params(&m, p2, 42, b), 0);
+    assert_memory_equal(a, b, m.n_params * sizeof *a);
+    float *s0 = malloc(m.n_params * sizeof *s0);
+    model_init_params(&m, s0, 42);
+    assert_true(memcmp(a, s0, m.n_params * sizeof *a) != 0); /* trained: not the initial weights */
+    free(a);
+    free(b);
+    free(s0);
+    unlink(p1);
+    unlink(p2);
+    rmdir(dir);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_isolated_bounds),         cmocka_unit_test(test_repeat_determinism),
         cmocka_unit_test(test_free_grows_sync_does_not), cmocka_unit_test(test_bad_engines),
         cmocka_unit_test(test_cuda_skipped_or_run),     cmocka_unit_test(test_perturb_noise_floor),
-        cmocka_unit_test(test_verdicts_and_gate),
+        cmocka_unit_test(test_verdicts_and_gate),         cmocka_unit_test(test_audit_save),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

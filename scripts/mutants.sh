@@ -128,8 +128,10 @@ run_one() {
     mkdir -p "$dir"
     # default: what `make run` runs (keep in step with scripts/run-main.sh:
     # an isolated attribution phase over both steps, then the free drift
-    # phase, and the CI gate: exit 1 on a PROBLEM); attrib: the same with the
-# reference in the drift phase too
+    # phase, and the CI gate: exit 1 on a PROBLEM; make run's seed loop is
+    # left out: it re-trains reference-free copies and makes no PROBLEM
+    # verdict, only the significance tables); attrib: the same with the
+    # reference in the drift phase too
     case "$mode" in
         default) margs=(--attribution-steps 2 --ref-steps 0 --audit-every 100 --fail-on problem) ;;
         attrib) margs=(--attribution-steps 2) ;;

@@ -62,6 +62,12 @@ static void test_usage_errors(void **st) {
     expect("train --mode free", 2, "not for this command");
     expect("audit --mode wobble", 2, "unknown mode 'wobble'");
     expect("audit --repeat 3", 2, "--repeat");
+    /* the verdict model's options */
+    expect("audit --fail-on problems", 2, "unknown condition 'problems'");
+    expect("audit --fail-on problem,bogus", 2, "unknown condition 'bogus'");
+    expect("audit --attribution-steps -1", 2, "--attribution-steps");
+    expect("audit --seeds 0", 2, "--seeds");
+    expect("train --fail-on problem", 2, "not for this command");
     expect("--help", 0, "lockstep audit");
 }
 

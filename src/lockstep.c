@@ -1339,7 +1339,8 @@ static void print_verdicts(audit *A, const verdict_table *v, const explain_list 
     }
     if (r->seeds) seeds_print(f, r->seeds);
     int shown = 0, more = 0;
-    for (int i = 0; i < L->n; i++) {
+    /* --verbose printed every finding in full already (print_summary) */
+    for (int i = 0; i < L->n && !A->cfg.verbose; i++) {
         const explain_finding *x = &L->f[i];
         if (x->severity > EXPLAIN_CAUSE) continue;
         if (shown >= 8) {

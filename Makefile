@@ -24,7 +24,7 @@ CUDA_HOME ?= $(shell d=$$(dirname $$(dirname $$(command -v nvcc 2>/dev/null || e
 NVCC    ?= $(CUDA_HOME)/bin/nvcc
 
 NUMFLAGS := -ffp-contract=off -fno-fast-math
-BASEFLAGS := -std=c11 -D_GNU_SOURCE -Wall -Wextra -Wno-unused-parameter -fopenmp -MMD -MP -Isrc -Ireference $(NUMFLAGS)
+BASEFLAGS := -std=c11 -D_GNU_SOURCE -Wall -Wextra -Wno-unused-parameter -fopenmp -MMD -MP -Isrc -Isrc/base -Isrc/formats -Isrc/model -Isrc/engines -Isrc/engines/cpu -Isrc/checks -Isrc/audit -Isrc/report -Isrc/commands -Ireference $(NUMFLAGS)
 LDLIBS  := -ldnnl -lmpfr -lgmp -ljansson -lz -lm -lpthread -ldl -fopenmp -rdynamic $(SANFLAGS)
 
 # CUDA is built when nvcc and cuDNN are found, unless CUDA=0.
@@ -45,12 +45,12 @@ else
   endif
 endif
 
-# src/cuda/*_policy.c is the CUDA engine's host logic with no CUDA header:
+# src/engines/cuda/*_policy.c is the CUDA engine's host logic with no CUDA header:
 # built (and unit-tested) in every build, CUDA or not.
-CUDA_HOST_C := $(wildcard src/cuda/*_policy.c)
-SRC_C   := $(filter-out src/main.c,$(wildcard src/*.c)) $(wildcard reference/*.c) $(CUDA_HOST_C)
-CUDA_C  := $(filter-out $(CUDA_HOST_C),$(wildcard src/cuda/*.c))
-CUDA_CU := $(wildcard src/cuda/*.cu)
+CUDA_HOST_C := $(wildcard src/engines/cuda/*_policy.c)
+SRC_C   := $(filter-out src/commands/main.c,$(wildcard src/*/*.c src/engines/cpu/*.c)) $(wildcard reference/*.c) $(CUDA_HOST_C)
+CUDA_C  := $(filter-out $(CUDA_HOST_C),$(wildcard src/engines/cuda/*.c))
+CUDA_CU := $(wildcard src/engines/cuda/*.cu)
 TEST_C  := $(wildcard tests/test_*.c)
 # fuzz targets: tests/fuzz/fuzz_NAME.c and tests/fuzz/corpus/NAME/ (fuzz.h)
 FUZZ_C  := $(wildcard tests/fuzz/fuzz_*.c)
@@ -66,7 +66,7 @@ ifeq ($(HAVE_CUDA),1)
   # run time; never link -lcuda (a stub on the library path would make the
   # binary fail to start without a driver).
   CUDA_LIBS := -L$(CUDA_HOME)/lib64 -Wl,-rpath,$(CUDA_HOME)/lib64 -lcudnn -lcublas -lcudart -lstdc++
-  NVFLAGS := -O2 --fmad=false -std=c++17 -Isrc -Ireference \
+  NVFLAGS := -O2 --fmad=false -std=c++17 -Isrc -Isrc/base -Isrc/formats -Isrc/model -Isrc/engines -Isrc/engines/cpu -Isrc/checks -Isrc/audit -Isrc/report -Isrc/commands -Ireference \
              -gencode arch=compute_80,code=sm_80 -gencode arch=compute_90,code=sm_90 \
              -gencode arch=compute_90,code=compute_90 -Xcompiler -fPIC,-ffp-contract=off
   OBJ_CUDA := $(CUDA_C:%.c=$(BUILD)/%.o) $(CUDA_CU:%.cu=$(BUILD)/%.cu.o)
@@ -116,26 +116,26 @@ $(BUILD)/%.cu.o: %.cu $(FLAGS_STAMP)
 	@mkdir -p $(dir $@)
 	$(NVCC) $(NVFLAGS) -c $< -o $@
 
-# compare.c runs in the audit's parent process, which forks the engines:
+# src/checks/compare.c runs in the audit's parent process, which forks the engines:
 # it must not start an OpenMP thread pool there (a forked child inherits
 # libgomp's idea of a pool whose threads it does not have, and its first
 # parallel region hangs), so it is built without OpenMP.  Its loops are
 # reductions in a fixed order; vectorizing them does not reorder sums.
 VECT_COST ?= -fvect-cost-model=dynamic
-$(BUILD)/src/compare.o: ALLCFLAGS := $(filter-out -fopenmp,$(ALLCFLAGS)) -Wno-unknown-pragmas $(VECT_COST)
+$(BUILD)/src/checks/compare.o: ALLCFLAGS := $(filter-out -fopenmp,$(ALLCFLAGS)) -Wno-unknown-pragmas $(VECT_COST)
 
 $(OBJ_CUDA): ALLCFLAGS += -fPIC
 
 # The cpu engine's Adam loop vectorizes only when sqrtf needs no errno
 # branch.  -fno-math-errno changes no value: sqrtf is correctly rounded
 # either way, and nothing here reads errno after a math call.
-$(BUILD)/src/engine_cpu.o: ALLCFLAGS += -fno-math-errno
+$(BUILD)/src/engines/cpu/engine_cpu.o: ALLCFLAGS += -fno-math-errno
 
 # the compiler flags that change numbers, recorded in run.json and goldens
-$(BUILD)/src/golden_cli.o $(BUILD)/src/lockstep.o $(BUILD)/src/report.o: ALLCFLAGS += -DLS_BUILD_CFLAGS='"$(OPT) $(NUMFLAGS) $(CFLAGS)"'
+$(BUILD)/src/commands/golden_cli.o $(BUILD)/src/audit/lockstep.o $(BUILD)/src/report/report.o: ALLCFLAGS += -DLS_BUILD_CFLAGS='"$(OPT) $(NUMFLAGS) $(CFLAGS)"'
 
 
-$(BUILD)/lockstep: $(BUILD)/src/main.o $(OBJ)
+$(BUILD)/lockstep: $(BUILD)/src/commands/main.o $(OBJ)
 	$(CC) -o $@ $^ $(LDLIBS)
 
 $(CUDA_SO): $(OBJ_CUDA)
@@ -156,19 +156,19 @@ $(BUILD)/tests/test_cuda: $(CUDA_SO)
 $(BUILD)/tests/test_cuda: LDLIBS += $(CUDA_SO) $(CUDA_LIBS)
 endif
 
-# The mutation zoo (src/cpu_faults.h): the cpu engine compiled a second
+# The mutation zoo (src/engines/cpu/cpu_faults.h): the cpu engine compiled a second
 # time with its faults switched in, linked into build/lockstep-faults and
 # test_mutants only.  build/lockstep never contains a fault.
-FAULT_SRC  := src/engine_cpu.c src/cpu_pool.c
+FAULT_SRC  := src/engines/cpu/engine_cpu.c src/engines/cpu/cpu_pool.c
 OBJ_FAULTS := $(filter-out $(FAULT_SRC:%.c=$(BUILD)/%.o),$(OBJ)) $(FAULT_SRC:%.c=$(BUILD)/faults/%.o)
 
 $(BUILD)/faults/%.o: %.c $(FLAGS_STAMP)
 	@mkdir -p $(dir $@)
 	$(CC) $(ALLCFLAGS) -DLS_FAULTS=1 -c $< -o $@
 
-$(BUILD)/faults/src/engine_cpu.o: ALLCFLAGS += -fno-math-errno
+$(BUILD)/faults/src/engines/cpu/engine_cpu.o: ALLCFLAGS += -fno-math-errno
 
-$(BUILD)/lockstep-faults: $(BUILD)/src/main.o $(OBJ_FAULTS)
+$(BUILD)/lockstep-faults: $(BUILD)/src/commands/main.o $(OBJ_FAULTS)
 	$(CC) -o $@ $^ $(LDLIBS)
 
 $(BUILD)/tests/test_mutants: $(BUILD)/tests/test_mutants.o $(OBJ_FAULTS)

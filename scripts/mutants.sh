@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # mutants.sh — test the checker by mutation (`make mutants`).
 #
-# For every fault of the zoo (src/cpu_faults.h) it runs a small audit of
+# For every fault of the zoo (src/engines/cpu/cpu_faults.h) it runs a small audit of
 # the faulted cpu engine against the reference in each mode (free, sync,
 # isolated, and default: what `make run` runs; optionally attrib), and for
 # every legal
@@ -42,7 +42,7 @@ DATA_ARG=()
 COMMON=(--limit-train 64 --batch 16 --steps 2 --no-eval "${DATA_ARG[@]}")
 
 # the zoo, one line per fault, tab-separated: name class layers phase model expect does why
-python3 - src/cpu_faults.h >"$OUT/zoo.txt" <<'PY'
+python3 - src/engines/cpu/cpu_faults.h >"$OUT/zoo.txt" <<'PY'
 import re, sys
 src = open(sys.argv[1]).read()
 body = src[src.index("#define CPU_FAULT_LIST(X)"):src.index("#define CPU_FAULT_ENUM_")]
@@ -85,7 +85,7 @@ for a in rows(body[len("#define CPU_FAULT_LIST(X)"):]):
     print("\t".join([name, cls, layers.replace("|", "/"), phase, model, expect, strs(a[7]), strs(a[8])]))
 PY
 n_zoo=$(wc -l <"$OUT/zoo.txt")
-[ "$n_zoo" -ge 12 ] || { echo "mutants: could not read the zoo from src/cpu_faults.h ($n_zoo rows)" >&2; exit 2; }
+[ "$n_zoo" -ge 12 ] || { echo "mutants: could not read the zoo from src/engines/cpu/cpu_faults.h ($n_zoo rows)" >&2; exit 2; }
 
 # legal variants: name|model|engine spec (or extra flags after a ';')
 cat >"$OUT/legal.txt" <<'EOF'

@@ -1,6 +1,6 @@
 /*
  * test_mutants.c — the small version of `make mutants`, run by `make test`:
- * a few faults of the zoo (src/cpu_faults.h) and two legal variants of the
+ * a few faults of the zoo (src/engines/cpu/cpu_faults.h) and two legal variants of the
  * cpu engine, each audited against the MPFR reference in isolated mode on
  * 32 FashionMNIST images (batch 16, 2 steps).  Linked against the cpu
  * engine built with -DLS_FAULTS=1 (the Makefile's OBJ_FAULTS), never
@@ -122,7 +122,7 @@ static void test_not_flagged(void **st) {
     }
 }
 
-/* The test build takes fault=NAME for the names of src/cpu_faults.h only:
+/* The test build takes fault=NAME for the names of src/engines/cpu/cpu_faults.h only:
  * another name is an error that says where the zoo is.  Runs last: it
  * creates an engine in this process, which starts OpenMP threads, and the
  * audits above fork their engines from a process that has none. */

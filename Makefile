@@ -24,7 +24,7 @@ CUDA_HOME ?= $(shell d=$$(dirname $$(dirname $$(command -v nvcc 2>/dev/null || e
 NVCC    ?= $(CUDA_HOME)/bin/nvcc
 
 NUMFLAGS := -ffp-contract=off -fno-fast-math
-BASEFLAGS := -std=c11 -D_GNU_SOURCE -Wall -Wextra -Wno-unused-parameter -fopenmp -MMD -MP -Isrc -Isrc/base -Isrc/formats -Isrc/model -Isrc/engines -Isrc/engines/cpu -Isrc/checks -Isrc/audit -Isrc/report -Isrc/commands -Ireference $(NUMFLAGS)
+BASEFLAGS := -std=c11 -D_GNU_SOURCE -Wall -Wextra -Wno-unused-parameter -fopenmp -MMD -MP -Isrc -Ireference $(NUMFLAGS)
 LDLIBS  := -ldnnl -lmpfr -lgmp -ljansson -lz -lm -lpthread -ldl -fopenmp -rdynamic $(SANFLAGS)
 
 # CUDA is built when nvcc and cuDNN are found, unless CUDA=0.
@@ -66,7 +66,7 @@ ifeq ($(HAVE_CUDA),1)
   # run time; never link -lcuda (a stub on the library path would make the
   # binary fail to start without a driver).
   CUDA_LIBS := -L$(CUDA_HOME)/lib64 -Wl,-rpath,$(CUDA_HOME)/lib64 -lcudnn -lcublas -lcudart -lstdc++
-  NVFLAGS := -O2 --fmad=false -std=c++17 -Isrc -Isrc/base -Isrc/formats -Isrc/model -Isrc/engines -Isrc/engines/cpu -Isrc/checks -Isrc/audit -Isrc/report -Isrc/commands -Ireference \
+  NVFLAGS := -O2 --fmad=false -std=c++17 -Isrc -Ireference \
              -gencode arch=compute_80,code=sm_80 -gencode arch=compute_90,code=sm_90 \
              -gencode arch=compute_90,code=compute_90 -Xcompiler -fPIC,-ffp-contract=off
   OBJ_CUDA := $(CUDA_C:%.c=$(BUILD)/%.o) $(CUDA_CU:%.cu=$(BUILD)/%.cu.o)
@@ -132,7 +132,7 @@ $(OBJ_CUDA): ALLCFLAGS += -fPIC
 $(BUILD)/src/engines/cpu/engine_cpu.o: ALLCFLAGS += -fno-math-errno
 
 # the compiler flags that change numbers, recorded in run.json and goldens
-$(BUILD)/src/commands/golden_cli.o $(BUILD)/src/audit/lockstep.o $(BUILD)/src/report/report.o: ALLCFLAGS += -DLS_BUILD_CFLAGS='"$(OPT) $(NUMFLAGS) $(CFLAGS)"'
+$(BUILD)/src/commands/golden_cli.o $(BUILD)/src/audit/driver.o $(BUILD)/src/report/report.o: ALLCFLAGS += -DLS_BUILD_CFLAGS='"$(OPT) $(NUMFLAGS) $(CFLAGS)"'
 
 
 $(BUILD)/lockstep: $(BUILD)/src/commands/main.o $(OBJ)

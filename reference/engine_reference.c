@@ -48,14 +48,14 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "engine.h"
+#include "engines/engine.h"
 #include "engine_reference.h"
 #include "fp32cr.h"
 #include "kulisch.h"
-#include "lowp.h"
-#include "ops_elem.h"
-#include "rng.h"
-#include "util.h"
+#include "base/lowp.h"
+#include "base/ops_elem.h"
+#include "base/rng.h"
+#include "base/util.h"
 #include "xacc.h"
 
 enum { REF_EXACT, REF_FP32CR };

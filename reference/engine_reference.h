@@ -16,7 +16,7 @@
 
 #include <mpfr.h>
 
-#include "engine.h"
+#include "engines/engine.h"
 
 /* The MPFR storage of tensor t of a reference engine in exact mode: *n
  * elements (for the current batch), writable in place (values keep the

@@ -17,7 +17,7 @@
 
 #include "fp32cr.h"
 #include "kulisch.h"
-#include "util.h"
+#include "base/util.h"
 
 #define ZIV_PREC0 64
 #define ZIV_PREC_MAX 8192

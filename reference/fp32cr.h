@@ -30,7 +30,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "engine.h"
+#include "engines/engine.h"
 
 /* RN(x / (1 - p)), 0 <= p < 1. */
 float fcr_dropout_scale(float x, float p);

@@ -27,9 +27,9 @@
 #include <string.h>
 #include <time.h>
 
-#include "compare.h"
-#include "decisions.h"
-#include "util.h"
+#include "checks/compare.h"
+#include "checks/decisions.h"
+#include "base/util.h"
 
 static uint64_t g_x = 0x9e3779b97f4a7c15ull;
 static uint64_t next_u64(void) {

@@ -13,9 +13,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "engine.h"
-#include "model.h"
-#include "util.h"
+#include "engines/engine.h"
+#include "model/model.h"
+#include "base/util.h"
 
 static int cmp_d(const void *a, const void *b) {
     double x = *(const double *)a, y = *(const double *)b;

@@ -25,11 +25,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "data.h"
-#include "engine.h"
+#include "formats/data.h"
+#include "engines/engine.h"
 #include "kulisch.h"
-#include "model.h"
-#include "util.h"
+#include "model/model.h"
+#include "base/util.h"
 
 static int cmp_d(const void *a, const void *b) {
     double x = *(const double *)a, y = *(const double *)b;

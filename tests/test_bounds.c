@@ -56,13 +56,13 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "bounds.h"
-#include "compare.h"
-#include "engine.h"
+#include "checks/bounds.h"
+#include "checks/compare.h"
+#include "engines/engine.h"
 #include "fp32cr.h"
-#include "model.h"
-#include "ops_elem.h"
-#include "rng.h"
+#include "model/model.h"
+#include "base/ops_elem.h"
+#include "base/rng.h"
 
 #define U32 0x1p-24
 

@@ -25,8 +25,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "compare.h"
-#include "util.h"
+#include "checks/compare.h"
+#include "base/util.h"
 
 static float from_bits(uint32_t u) {
     float f;

@@ -23,18 +23,18 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cuda/cuda_policy.h"
-#include "engine.h"
-#include "model.h"
-#include "ops_elem.h"
-#include "rng.h"
-#include "util.h"
+#include "engines/cuda/cuda_policy.h"
+#include "engines/engine.h"
+#include "model/model.h"
+#include "base/ops_elem.h"
+#include "base/rng.h"
+#include "base/util.h"
 
 #if LS_HAVE_CUDA
 #include <cuda_runtime_api.h>
 #include <cudnn.h>
 
-#include "cuda/kernels.h"
+#include "engines/cuda/kernels.h"
 #endif
 
 #define U32 0x1p-24 /* fp32 unit roundoff */

@@ -24,8 +24,8 @@
 #include <unistd.h>
 #include <zlib.h>
 
-#include "data.h"
-#include "util.h"
+#include "formats/data.h"
+#include "base/util.h"
 
 static char g_dir[64];
 

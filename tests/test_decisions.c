@@ -23,8 +23,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "decisions.h"
-#include "util.h"
+#include "checks/decisions.h"
+#include "base/util.h"
 
 static float up(float f, int k) { /* k fp32 steps away from zero */
     uint32_t u;

@@ -32,12 +32,12 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cpu_pool.h"
-#include "engine.h"
-#include "model.h"
-#include "ops_elem.h"
-#include "rng.h"
-#include "util.h"
+#include "engines/cpu/cpu_pool.h"
+#include "engines/engine.h"
+#include "model/model.h"
+#include "base/ops_elem.h"
+#include "base/rng.h"
+#include "base/util.h"
 
 #define U32 0x1p-24
 #define U64 0x1p-52 /* 2u of double: a margin for the reference's own roundings */
@@ -953,7 +953,7 @@ static long other_path_count(engine *e, const char *key) {
     return v;
 }
 
-/* Isolated replay (lockstep.c step_once) reads every layer's output and
+/* Isolated replay (audit/driver.c step_once) reads every layer's output and
  * sets it back, as the leader's value, before the next layer runs.  The
  * fused ReLU + max-pool must keep running as in training when the value set
  * is the one its rule gives: describe() counts no set off the rule, and the

@@ -29,10 +29,10 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "data.h"
-#include "model.h"
-#include "remote.h"
-#include "util.h"
+#include "formats/data.h"
+#include "model/model.h"
+#include "engines/remote.h"
+#include "base/util.h"
 
 static char g_bin[PATH_MAX];
 static char g_dir[64];

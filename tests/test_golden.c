@@ -30,8 +30,8 @@
 #include <unistd.h>
 #include <zlib.h>
 
-#include "golden.h"
-#include "util.h"
+#include "formats/golden.h"
+#include "base/util.h"
 
 static char g_dir[64];
 static char g_good[128]; /* a committed sample file, written once */

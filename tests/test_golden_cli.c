@@ -35,9 +35,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "golden.h"
-#include "golden_cli.h"
-#include "util.h"
+#include "formats/golden.h"
+#include "commands/golden_cli.h"
+#include "base/util.h"
 
 static char g_dir[64];
 static char g_cpu[128], g_ref[128]; /* two-step goldens recorded by the fixture */

@@ -14,9 +14,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "explain.h"
-#include "lockstep.h"
-#include "safetensors.h"
+#include "audit/explain.h"
+#include "audit/audit.h"
+#include "formats/safetensors.h"
 
 static int have_data(void) {
     return access(DATA_DEFAULT_DIR "/train-images-idx3-ubyte.gz", R_OK) == 0;

@@ -32,10 +32,10 @@
 
 #include <oneapi/dnnl/dnnl.h>
 
-#include "engine.h"
-#include "lowp.h"
-#include "model.h"
-#include "util.h"
+#include "engines/engine.h"
+#include "base/lowp.h"
+#include "model/model.h"
+#include "base/util.h"
 
 static float fb(uint32_t u) {
     float f;

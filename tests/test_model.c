@@ -12,9 +12,9 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "engine.h"
-#include "model.h"
-#include "util.h"
+#include "engines/engine.h"
+#include "model/model.h"
+#include "base/util.h"
 
 static void test_builtin_counts(void **st) {
     model m;

@@ -29,10 +29,10 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "engine.h"
-#include "lockstep.h"
-#include "model.h"
-#include "util.h"
+#include "engines/engine.h"
+#include "audit/audit.h"
+#include "model/model.h"
+#include "base/util.h"
 
 static int have_data(void) {
     return access(DATA_DEFAULT_DIR "/train-images-idx3-ubyte.gz", R_OK) == 0;

@@ -13,9 +13,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "engine.h"
-#include "ops_elem.h"
-#include "util.h"
+#include "engines/engine.h"
+#include "base/ops_elem.h"
+#include "base/util.h"
 
 static void adam_apply(float *p, float *m, float *v, float g, const adam_scalars *a) {
     ops_adam_elem(p, m, v, g, a->beta1, a->one_minus_beta1, a->beta2, a->one_minus_beta2, a->step_size, a->bc2_sqrt,

@@ -40,10 +40,10 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "explain.h"
-#include "lockstep.h"
-#include "recording.h"
-#include "rng.h"
+#include "audit/explain.h"
+#include "audit/audit.h"
+#include "formats/recording.h"
+#include "base/rng.h"
 
 static char g_dir[64], g_path[128], g_spec[160];
 static int g_ok;

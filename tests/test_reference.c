@@ -35,13 +35,13 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "data.h"
-#include "engine.h"
+#include "formats/data.h"
+#include "engines/engine.h"
 #include "engine_reference.h"
 #include "fp32cr.h"
 #include "kulisch.h"
-#include "model.h"
-#include "util.h"
+#include "model/model.h"
+#include "base/util.h"
 #include "xacc.h"
 
 /* ---- helpers --------------------------------------------------------------- */

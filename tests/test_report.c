@@ -30,8 +30,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "explain.h"
-#include "report.h"
+#include "audit/explain.h"
+#include "report/report.h"
 
 /* ---- a constructed audit -------------------------------------------------- */
 

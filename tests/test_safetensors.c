@@ -22,12 +22,12 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "data.h"
-#include "model.h"
-#include "order.h"
-#include "rng.h"
-#include "safetensors.h"
-#include "util.h"
+#include "formats/data.h"
+#include "model/model.h"
+#include "formats/order.h"
+#include "base/rng.h"
+#include "formats/safetensors.h"
+#include "base/util.h"
 
 static char g_bin[PATH_MAX], g_root[PATH_MAX], g_dir[] = "/tmp/ls_st_testXXXXXX";
 

@@ -15,7 +15,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "seeds.h"
+#include "audit/seeds.h"
 
 static int have_data(void) { return access(DATA_DEFAULT_DIR "/train-images-idx3-ubyte.gz", R_OK) == 0; }
 

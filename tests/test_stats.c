@@ -13,7 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "stats.h"
+#include "base/stats.h"
 
 #define ASSERT_NEAR(x, y, tol)                                                                     \
     do {                                                                                           \

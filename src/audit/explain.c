@@ -14,9 +14,9 @@
  * Not here: I/O beyond explain_print, any threshold but "bound ratio > 1"
  * (the a-priori bound holds for fp32 in ANY order, so > 1 is not rounding).
  */
-#include "explain.h"
+#include "audit/explain.h"
 
-#include "lowp.h"
+#include "base/lowp.h"
 
 #include <ctype.h>
 #include <math.h>
@@ -24,7 +24,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "engine.h"
+#include "engines/engine.h"
 
 /* ---- a minimal JSON reader ---------------------------------------------- */
 

@@ -3,7 +3,7 @@
  * descriptions that say, pair by pair, WHY two engines disagree, with the
  * numbers that support it and how to remove it (DESIGN.md §5).
  *
- * Pure: the rules read an audit_result (lockstep.h), the engines' spec
+ * Pure: the rules read an audit_result (audit/audit.h), the engines' spec
  * strings and describe() JSON in it, and the model's layer list; they write
  * a list of findings and nothing else (explain_print is the only I/O).
  *
@@ -38,8 +38,8 @@
 
 #include <stdio.h>
 
-#include "lockstep.h"
-#include "model.h"
+#include "audit/audit.h"
+#include "model/model.h"
 
 typedef enum {
     EXPLAIN_PROBLEM = 0, /* an error not explained by fp32 rounding, or non-determinism */

@@ -10,9 +10,9 @@
  * parent waits on another.  A child ends with _exit(): it is a copy of
  * this process doing one job, not a function returning to a caller.
  *
- * Not here: the statistics themselves (stats.c), the audit (lockstep.c).
+ * Not here: the statistics themselves (stats.c), the audit (audit/driver.c).
  */
-#include "seeds.h"
+#include "audit/seeds.h"
 
 #include <errno.h>
 #include <math.h>

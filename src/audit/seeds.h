@@ -38,8 +38,8 @@
 
 #include <stdio.h>
 
-#include "lockstep.h"
-#include "stats.h"
+#include "audit/audit.h"
+#include "base/stats.h"
 
 #define SEEDS_MAX 64          /* seeds, and floor draws */
 #define SEEDS_MAX_EPOCHS 64

@@ -38,13 +38,13 @@
  *
  * Not here: the engines, the fp32 bounds (compare.c).
  */
-#include "lowp.h"
+#include "base/lowp.h"
 
 #include <math.h>
 #include <stdint.h>
 #include <string.h>
 
-#include "util.h"
+#include "base/util.h"
 
 static uint32_t bits_of(float x) {
     uint32_t u;

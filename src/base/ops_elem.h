@@ -22,7 +22,7 @@
 #include <math.h>
 #include <stdint.h>
 
-#include "rng.h"
+#include "base/rng.h"
 
 /* ---- dropout --------------------------------------------------------- */
 

@@ -5,7 +5,7 @@
  * Not here: any stateful generator; every draw is a pure function of
  * (seed, counter).
  */
-#include "rng.h"
+#include "base/rng.h"
 
 /*
  * Fisher-Yates in Durstenfeld's in-place, downward form.  The exact draw

@@ -3,10 +3,10 @@
  * caller owns; the one sort (quantiles) runs on scratch space the caller
  * passes in.
  *
- * Not here: where the numbers come from (lockstep.c, seeds.c) or how they
+ * Not here: where the numbers come from (audit/driver.c, seeds.c) or how they
  * are shown (report.c, seeds_print).
  */
-#include "stats.h"
+#include "base/stats.h"
 
 #include <math.h>
 #include <stdio.h>

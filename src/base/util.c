@@ -2,7 +2,7 @@
  * util.c — errors, clocks, atomic file writes, a string buffer for JSON,
  * and the ULP distance.  See util.h.
  */
-#include "util.h"
+#include "base/util.h"
 
 #include <dirent.h>
 

@@ -13,7 +13,7 @@
  *
  * Not here: comparing, verdicts, I/O.
  */
-#include "bounds.h"
+#include "checks/bounds.h"
 
 #include <math.h>
 #include <stdarg.h>
@@ -21,8 +21,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "compare.h"
-#include "util.h"
+#include "checks/compare.h"
+#include "base/util.h"
 
 #define U32 0x1p-24 /* fp32 unit roundoff */
 

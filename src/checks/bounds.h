@@ -1,7 +1,7 @@
 /*
  * bounds.h — the a-priori error bound, or the exactness rule, of every
  * operation a training step performs: the one module the audit
- * (lockstep.c) and the golden check (golden_cli.c) both judge by.
+ * (audit/driver.c) and the golden check (golden_cli.c) both judge by.
  *
  * Every compared tensor is covered by exactly one rule:
  *   DOT      conv and dense forward, backward-data and backward-weights
@@ -34,7 +34,7 @@
  * cover the rounding of its constants to fp32 (beta1 = 0.9 is not a float;
  * the reference uses the double settings exactly).
  *
- * Not here: comparing (compare.h), deciding verdicts (lockstep.c,
+ * Not here: comparing (compare.h), deciding verdicts (audit/driver.c,
  * explain.c), I/O.
  */
 #ifndef LS_BOUNDS_H
@@ -43,8 +43,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "engine.h"
-#include "model.h"
+#include "engines/engine.h"
+#include "model/model.h"
 
 typedef enum {
     BOUND_RULE_NONE = 0, /* unchecked */

@@ -9,7 +9,7 @@
  *
  * Not here: I/O, allocation, verdicts.
  */
-#include "compare.h"
+#include "checks/compare.h"
 
 #include <float.h>
 #include <math.h>

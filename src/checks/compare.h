@@ -30,7 +30,7 @@
  *
  * Not here: I/O (compare_stats_json appends to a caller's lsbuf, nothing
  * more), choosing what to compare, tolerances and verdicts (golden.c and
- * lockstep.c decide those).
+ * audit/driver.c decide those).
  */
 #ifndef LS_COMPARE_H
 #define LS_COMPARE_H
@@ -38,7 +38,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "util.h"
+#include "base/util.h"
 
 /* ULP distance: the ordinal distance between two fp32 values, i.e. how many
  * representable floats one must step over to get from one to the other

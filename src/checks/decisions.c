@@ -17,13 +17,13 @@
  * Not here: I/O beyond appending JSON to a caller's buffer, allocation,
  * verdicts.
  */
-#include "decisions.h"
+#include "checks/decisions.h"
 
 #include <float.h>
 #include <math.h>
 #include <string.h>
 
-#include "compare.h"
+#include "checks/compare.h"
 
 #define ALWAYS_INLINE static inline __attribute__((always_inline))
 

@@ -46,7 +46,7 @@
  * 1 at every input element of a flipped decision and 0 elsewhere.
  *
  * Not here: bounds (compare.h), choosing what to compare or when a count is
- * a problem (lockstep.c, explain.c).
+ * a problem (audit/driver.c, explain.c).
  */
 #ifndef LS_DECISIONS_H
 #define LS_DECISIONS_H
@@ -54,7 +54,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "util.h"
+#include "base/util.h"
 
 #define DECISION_NONE ((size_t)-1)
 

@@ -4,7 +4,7 @@
  *
  * Not here: comparing anything (the user does that, in numpy or PyTorch).
  */
-#include "export.h"
+#include "commands/export.h"
 
 #include <errno.h>
 #include <math.h>
@@ -12,12 +12,12 @@
 #include <string.h>
 #include <zlib.h>
 
-#include "data.h"
-#include "engine.h"
-#include "golden.h"
-#include "model.h"
-#include "order.h"
-#include "safetensors.h"
+#include "formats/data.h"
+#include "engines/engine.h"
+#include "formats/golden.h"
+#include "model/model.h"
+#include "formats/order.h"
+#include "formats/safetensors.h"
 
 static const unsigned char GOLDEN_MAGIC[8] = {0x89, 'L', 'S', 'G', '\r', '\n', 0x1a, '\n'};
 

@@ -36,7 +36,7 @@
 
 #include <stdio.h>
 
-#include "train.h"
+#include "commands/train.h"
 
 typedef struct {
     run_cfg run;          /* live: engine, model, data, seed, batch, lr, threads, limits, init, order */

@@ -23,7 +23,7 @@
  * predictions: a flip is accepted only where the golden's two logits are
  * within those errors of a tie.
  */
-#include "golden_cli.h"
+#include "commands/golden_cli.h"
 
 #include <errno.h>
 #include <float.h>
@@ -36,15 +36,15 @@
 #include <unistd.h>
 #include <zlib.h>
 
-#include "order.h"
-#include "safetensors.h"
+#include "formats/order.h"
+#include "formats/safetensors.h"
 
 #include <oneapi/dnnl/dnnl.h>
 
-#include "bounds.h"
-#include "compare.h"
-#include "golden.h"
-#include "rng.h"
+#include "checks/bounds.h"
+#include "checks/compare.h"
+#include "formats/golden.h"
+#include "base/rng.h"
 
 #ifndef LS_VERSION
 #define LS_VERSION "0.1.0"

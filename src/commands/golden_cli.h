@@ -28,8 +28,8 @@
 
 #include <stdio.h>
 
-#include "golden.h"
-#include "train.h"
+#include "formats/golden.h"
+#include "commands/train.h"
 
 typedef struct {
     run_cfg run;          /* engine, model, data, seed, batch, lr, threads, limits */

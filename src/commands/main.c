@@ -14,17 +14,17 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "engine.h"
-#include "export.h"
-#include "golden.h"
-#include "golden_cli.h"
-#include "lockstep.h"
-#include "seeds.h"
-#include "model.h"
-#include "remote.h"
-#include "recording.h"
-#include "train.h"
-#include "util.h"
+#include "engines/engine.h"
+#include "commands/export.h"
+#include "formats/golden.h"
+#include "commands/golden_cli.h"
+#include "audit/audit.h"
+#include "audit/seeds.h"
+#include "model/model.h"
+#include "engines/remote.h"
+#include "formats/recording.h"
+#include "commands/train.h"
+#include "base/util.h"
 
 #ifndef LS_VERSION
 #define LS_VERSION "0.1.0"

@@ -6,7 +6,7 @@
  * backward and the Adam step, as in write-up B; evaluation is excluded.
  * Every number printed is also in the JSON summary.
  */
-#include "train.h"
+#include "commands/train.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -14,9 +14,9 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "order.h"
-#include "rng.h"
-#include "safetensors.h"
+#include "formats/order.h"
+#include "base/rng.h"
+#include "formats/safetensors.h"
 
 void run_cfg_default(run_cfg *c) {
     memset(c, 0, sizeof *c);

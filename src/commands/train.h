@@ -3,7 +3,7 @@
  * and the pieces of it (run configuration, batches in shuffled order,
  * evaluation, the JSON summary) that the lockstep driver reuses.
  *
- * Not here: comparing engines (lockstep.c).
+ * Not here: comparing engines (audit/driver.c).
  */
 #ifndef LS_TRAIN_H
 #define LS_TRAIN_H
@@ -11,10 +11,10 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "data.h"
-#include "engine.h"
-#include "model.h"
-#include "util.h"
+#include "formats/data.h"
+#include "engines/engine.h"
+#include "model/model.h"
+#include "base/util.h"
 
 typedef struct {
     const char *model;       /* "smallcnn", "mnist-convnet" or a spec file */

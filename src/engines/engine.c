@@ -5,7 +5,7 @@
  * wrappers check arguments, keep per-layer wall-clock timing and convert
  * floats to doubles for engines without a double read-out.
  */
-#include "engine.h"
+#include "engines/engine.h"
 
 #include <dlfcn.h>
 #include <limits.h>
@@ -14,7 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "util.h"
+#include "base/util.h"
 
 #include <unistd.h>
 

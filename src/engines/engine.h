@@ -22,7 +22,7 @@
  * are whole flat buffers in model.h's layout.
  *
  * Not here: comparison, scheduling of engines, process isolation
- * (lockstep.c and remote.c do those).
+ * (audit/driver.c and remote.c do those).
  */
 #ifndef LS_ENGINE_H
 #define LS_ENGINE_H
@@ -30,7 +30,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "model.h"
+#include "model/model.h"
 
 typedef enum {
     TENSOR_INPUT,  /* (n, C, H, W); layer ignored */

@@ -25,14 +25,14 @@
  *
  * Not here: reading and validating the file (recording.c), deciding
  * whether it belongs to an audit's run (recording_check_run, called by
- * lockstep.c), evaluation (the audit reads the recorded logits).
+ * audit/driver.c), evaluation (the audit reads the recorded logits).
  */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "engine.h"
-#include "recording.h"
+#include "engines/engine.h"
+#include "formats/recording.h"
 
 typedef struct {
     recording *rec;

@@ -3,7 +3,7 @@
  * See remote.h for why.  The child ends with _exit(): it is a separate
  * process serving one engine, not a function returning to a caller.
  */
-#include "remote.h"
+#include "engines/remote.h"
 
 #include <errno.h>
 #include <poll.h>
@@ -16,7 +16,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "util.h"
+#include "base/util.h"
 
 enum {
     OP_DESCRIBE = 1, OP_SET_BATCH, OP_FORWARD, OP_LOSS, OP_BACKWARD, OP_UPDATE,

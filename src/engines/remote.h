@@ -28,7 +28,7 @@
 #ifndef LS_REMOTE_H
 #define LS_REMOTE_H
 
-#include "engine.h"
+#include "engines/engine.h"
 
 /* Fork a child that creates engine `spec` and serves it.  On failure the
  * child's message is returned (e.g. "cuda: unavailable (...)", LS_EUNAVAIL)

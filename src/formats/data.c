@@ -21,8 +21,8 @@
  * Not here: augmentation, normalisation (the write-ups use none), formats
  * other than unsigned-byte IDX (the 0x09..0x0E element types are refused).
  */
-#include "data.h"
-#include "util.h"
+#include "formats/data.h"
+#include "base/util.h"
 
 #include <assert.h>
 #include <errno.h>

@@ -15,7 +15,7 @@
  *
  * Not here: which tensors a run records, running engines, printing.
  */
-#include "golden.h"
+#include "formats/golden.h"
 
 #include <errno.h>
 #include <limits.h>
@@ -27,7 +27,7 @@
 #include <unistd.h>
 #include <zlib.h>
 
-#include "engine.h"
+#include "engines/engine.h"
 
 static const unsigned char golden_magic[8] = {0x89, 'L', 'S', 'G', '\r', '\n', 0x1a, '\n'};
 static const unsigned char footer_magic[4] = {'L', 'S', 'G', 'F'};

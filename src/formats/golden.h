@@ -26,8 +26,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "compare.h"
-#include "util.h"
+#include "checks/compare.h"
+#include "base/util.h"
 
 #define GOLDEN_VERSION 1
 #define GOLDEN_MAX_NDIM 4

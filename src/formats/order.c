@@ -8,7 +8,7 @@
  * Python: it reads those three keys' values by their fixed spelling, which
  * is all numpy.save ever writes.
  */
-#include "order.h"
+#include "formats/order.h"
 
 #include <ctype.h>
 #include <stdint.h>
@@ -17,8 +17,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "rng.h"
-#include "util.h"
+#include "base/rng.h"
+#include "base/util.h"
 
 /* the value text after 'key': in the header dict, or NULL */
 static const char *dict_value(const char *h, size_t hl, const char *key) {

@@ -18,9 +18,9 @@
  * record stream carries nothing but ordinary floats.
  *
  * Not here: the container's bytes (golden.c), the engine table over a
- * recording (engine_recorded.c), the audit's use of it (lockstep.c).
+ * recording (engine_recorded.c), the audit's use of it (audit/driver.c).
  */
-#include "recording.h"
+#include "formats/recording.h"
 
 #include <errno.h>
 #include <math.h>
@@ -33,9 +33,9 @@
 
 #include <zlib.h>
 
-#include "golden_cli.h"
-#include "order.h"
-#include "safetensors.h"
+#include "commands/golden_cli.h"
+#include "formats/order.h"
+#include "formats/safetensors.h"
 
 enum { STEP_FIELDS = 12, EPOCH_FIELDS = 5 };
 

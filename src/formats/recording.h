@@ -26,7 +26,7 @@
  *   the end      a TIMING record (engine_timing and peak RSS)
  *
  * Not here: the engine table over a recording (engine_recorded.c), the
- * audit's use of it (lockstep.c), the container's bytes (golden.c).
+ * audit's use of it (audit/driver.c), the container's bytes (golden.c).
  */
 #ifndef LS_RECORDING_H
 #define LS_RECORDING_H
@@ -34,8 +34,8 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#include "golden.h"
-#include "train.h"
+#include "formats/golden.h"
+#include "commands/train.h"
 
 /* One STEP record, decoded. */
 typedef struct {

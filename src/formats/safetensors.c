@@ -11,7 +11,7 @@
  *
  * Not here: what tensors mean beyond parameters (export.c).
  */
-#include "safetensors.h"
+#include "formats/safetensors.h"
 
 #include <errno.h>
 #include <jansson.h>
@@ -20,7 +20,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "util.h"
+#include "base/util.h"
 
 #if !defined(__BYTE_ORDER__) || __BYTE_ORDER__ != __ORDER_LITTLE_ENDIAN__
 #error "safetensors.c copies little-endian values as they are: port the byte order first"

@@ -43,8 +43,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "engine.h"
-#include "model.h"
+#include "engines/engine.h"
+#include "model/model.h"
 
 #define ST_MAX_NDIM 8
 #define ST_MAX_HEADER ((size_t)100 << 20) /* the Python package's own limit */

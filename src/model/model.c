@@ -2,7 +2,7 @@
  * model.c — built-in models, the text spec parser, the flat parameter table
  * and PyTorch-style initialisation.  See model.h.
  */
-#include "model.h"
+#include "model/model.h"
 
 #include <ctype.h>
 #include <errno.h>
@@ -12,8 +12,8 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "rng.h"
-#include "util.h"
+#include "base/rng.h"
+#include "base/util.h"
 
 static const char SMALLCNN_SPEC[] =
     "input 1 28 28; conv 16 3 pad 1; relu; maxpool; conv 32 3 pad 1; relu; maxpool; "

@@ -9,9 +9,9 @@
  * parameter divergence per step, and grouped bar charts (time per layer,
  * max ULP per layer).
  *
- * Not here: measuring or interpreting (lockstep.c, explain.c).
+ * Not here: measuring or interpreting (audit/driver.c, explain.c).
  */
-#include "report.h"
+#include "report/report.h"
 
 #include <errno.h>
 #include <math.h>
@@ -20,8 +20,8 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "explain.h"
-#include "seeds.h"
+#include "audit/explain.h"
+#include "audit/seeds.h"
 
 /* ---- escaping ---------------------------------------------------------- */
 

@@ -17,15 +17,15 @@
  * Each file is built in memory and written with ls_write_file_atomic: a
  * reader never sees a half-written report, and no temporary stays behind.
  *
- * Not here: the numbers themselves (lockstep.c measures, explain.c
- * interprets), run.json and steps.jsonl (lockstep.c writes them).
+ * Not here: the numbers themselves (audit/driver.c measures, explain.c
+ * interprets), run.json and steps.jsonl (audit/driver.c writes them).
  */
 #ifndef LS_REPORT_H
 #define LS_REPORT_H
 
-#include "data.h"
-#include "lockstep.h"
-#include "model.h"
+#include "formats/data.h"
+#include "audit/audit.h"
+#include "model/model.h"
 
 /* Write dir/report.md and dir/report.html.  ds may be NULL (no data
  * provenance then).  dir must exist.  Returns 0, or LS_EIO / LS_ENOMEM with

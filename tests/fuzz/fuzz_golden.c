@@ -14,7 +14,7 @@
 #include <string.h>
 #include <zlib.h>
 
-#include "golden.h"
+#include "formats/golden.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     static uint8_t buf[1 << 20];

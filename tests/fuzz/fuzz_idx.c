@@ -8,7 +8,7 @@
  */
 #include "fuzz.h"
 
-#include "data.h"
+#include "formats/data.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     if (size < 3) return 0;

@@ -9,7 +9,7 @@
 #include <string.h>
 #include <zlib.h>
 
-#include "data.h"
+#include "formats/data.h"
 
 /* gzip-compress src into a malloc'd buffer; returns its length (0: failed) */
 static size_t gzip_bytes(const uint8_t *src, size_t n, uint8_t **out) {

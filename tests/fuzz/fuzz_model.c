@@ -7,7 +7,7 @@
 
 #include <string.h>
 
-#include "model.h"
+#include "model/model.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     static char text[8192];

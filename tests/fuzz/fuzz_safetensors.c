@@ -22,8 +22,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "order.h"
-#include "safetensors.h"
+#include "formats/order.h"
+#include "formats/safetensors.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     if (size < 1) return 0;

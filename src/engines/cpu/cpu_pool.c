@@ -13,13 +13,13 @@
  * rules one element at a time.  Which path runs changes no bit: nothing
  * here rounds (the one product, g * 0 or g * 1, is exact).
  */
-#include "cpu_pool.h"
+#include "engines/cpu/cpu_pool.h"
 
 #include <float.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "cpu_faults.h"
+#include "engines/cpu/cpu_faults.h"
 
 /* ---- the rules, one element at a time ------------------------------------ */
 

@@ -45,7 +45,7 @@
  *
  * Not here: comparison, timing (engine.c's wrappers), data loading.
  */
-#include "engine.h"
+#include "engines/engine.h"
 
 #include <omp.h>
 #include <stdio.h>
@@ -55,11 +55,11 @@
 #include <oneapi/dnnl/dnnl.h>
 #include <oneapi/dnnl/dnnl_debug.h>
 
-#include "cpu_faults.h"
-#include "cpu_pool.h"
-#include "lowp.h"
-#include "ops_elem.h"
-#include "util.h"
+#include "engines/cpu/cpu_faults.h"
+#include "engines/cpu/cpu_pool.h"
+#include "base/lowp.h"
+#include "base/ops_elem.h"
+#include "base/util.h"
 
 #define PLAN_MAX 4
 

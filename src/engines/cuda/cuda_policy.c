@@ -4,7 +4,7 @@
  * See cuda_policy.h.  Not here: any CUDA, cuDNN or cuBLAS call, so that
  * this file builds and is tested with CUDA=0 as well.
  */
-#include "cuda/cuda_policy.h"
+#include "engines/cuda/cuda_policy.h"
 
 #include <errno.h>
 #include <limits.h>
@@ -12,7 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "util.h"
+#include "base/util.h"
 
 int cp_opts_parse(cp_opts *o, const engine_spec *s) {
     static const char *const allowed[] = {"math", "algo", "pool", "expm", "conv",

@@ -23,8 +23,8 @@
 
 #include <stddef.h>
 
-#include "engine.h"
-#include "model.h"
+#include "engines/engine.h"
+#include "model/model.h"
 
 /* cudnnMathType_t values. */
 enum {

@@ -28,7 +28,7 @@
  * it.  Per-layer device times are CUDA events around each call, read back
  * one step later, when they have long completed.
  *
- * Not here: choosing what to compare (lockstep.c), the host-side policy
+ * Not here: choosing what to compare (audit/driver.c), the host-side policy
  * (cuda_policy.c), the kernels (kernels.cu).
  */
 #include <stdio.h>
@@ -39,11 +39,11 @@
 #include <cuda_runtime.h>
 #include <cudnn.h>
 
-#include "cuda/cuda_policy.h"
-#include "cuda/kernels.h"
-#include "engine.h"
-#include "model.h"
-#include "util.h"
+#include "engines/cuda/cuda_policy.h"
+#include "engines/cuda/kernels.h"
+#include "engines/engine.h"
+#include "model/model.h"
+#include "base/util.h"
 
 _Static_assert(CP_MATH_DEFAULT == (int)CUDNN_DEFAULT_MATH && CP_MATH_TENSOR_OP == (int)CUDNN_TENSOR_OP_MATH &&
                    CP_MATH_TENSOR_OP_CONVERT == (int)CUDNN_TENSOR_OP_MATH_ALLOW_CONVERSION &&

@@ -12,10 +12,10 @@
 #include <cuda_runtime.h>
 
 extern "C" {
-#include "cuda/cuda_policy.h"
-#include "ops_elem.h"
+#include "engines/cuda/cuda_policy.h"
+#include "base/ops_elem.h"
 }
-#include "cuda/kernels.h"
+#include "engines/cuda/kernels.h"
 
 /* 256 threads per block; at most 4096 blocks, the grid-stride loop does the
  * rest (an H200 holds 132 SMs x 2048 threads ~ 1,000 blocks of 256). */

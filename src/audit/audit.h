@@ -1,5 +1,5 @@
 /*
- * lockstep.h — `lockstep audit`: several engines trained side by side on
+ * audit/audit.h — `lockstep audit`: several engines trained side by side on
  * the same initial weights, batches and dropout masks, compared layer by
  * layer (DESIGN.md §3-4).
  *
@@ -45,9 +45,9 @@
 
 #include <stdio.h>
 
-#include "compare.h"
-#include "stats.h"
-#include "train.h"
+#include "checks/compare.h"
+#include "base/stats.h"
+#include "commands/train.h"
 
 typedef enum { MODE_FREE, MODE_SYNC, MODE_ISOLATED } lockstep_mode;
 const char *lockstep_mode_name(lockstep_mode m);

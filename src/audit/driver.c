@@ -1,5 +1,5 @@
 /*
- * lockstep.c — the audit driver.  See lockstep.h for the modes and the
+ * audit/driver.c — the audit driver.  See audit/audit.h for the modes and the
  * schedule.  Engines are called one at a time, layer by layer, so their
  * timings do not compete for the cores; each runs in its own process.
  *
@@ -12,7 +12,7 @@
  * result from those inputs.  Layers whose fp32 result is exact (ReLU,
  * max-pool, flatten) get a bound of 0: any error there is infinitely over.
  */
-#include "lockstep.h"
+#include "audit/audit.h"
 
 #include <errno.h>
 #include <math.h>
@@ -22,16 +22,16 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "bounds.h"
-#include "decisions.h"
-#include "explain.h"
-#include "recording.h"
-#include "remote.h"
-#include "report.h"
-#include "order.h"
-#include "rng.h"
-#include "seeds.h"
-#include "safetensors.h"
+#include "checks/bounds.h"
+#include "checks/decisions.h"
+#include "audit/explain.h"
+#include "formats/recording.h"
+#include "engines/remote.h"
+#include "report/report.h"
+#include "formats/order.h"
+#include "base/rng.h"
+#include "audit/seeds.h"
+#include "formats/safetensors.h"
 
 const char *lockstep_mode_name(lockstep_mode m) {
     return m == MODE_SYNC ? "sync" : m == MODE_ISOLATED ? "isolated" : "free";

@@ -49,6 +49,7 @@
 #include <string.h>
 
 #include "engines/engine.h"
+#include "engines/registry.h"
 #include "engine_reference.h"
 #include "fp32cr.h"
 #include "kulisch.h"

@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "engines/engine.h"
+#include "engines/registry.h"
 #include "model/model.h"
 #include "base/util.h"
 

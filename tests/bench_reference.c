@@ -27,6 +27,7 @@
 
 #include "formats/data.h"
 #include "engines/engine.h"
+#include "engines/registry.h"
 #include "kulisch.h"
 #include "model/model.h"
 #include "base/util.h"

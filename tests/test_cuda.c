@@ -25,6 +25,7 @@
 
 #include "engines/cuda/cuda_policy.h"
 #include "engines/engine.h"
+#include "engines/registry.h"
 #include "model/model.h"
 #include "base/ops_elem.h"
 #include "base/rng.h"

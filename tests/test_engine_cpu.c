@@ -34,6 +34,7 @@
 
 #include "engines/cpu/cpu_pool.h"
 #include "engines/engine.h"
+#include "engines/registry.h"
 #include "model/model.h"
 #include "base/ops_elem.h"
 #include "base/rng.h"

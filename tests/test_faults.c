@@ -33,6 +33,7 @@
 #include "model/model.h"
 #include "engines/remote.h"
 #include "base/util.h"
+#include "engines/registry.h"
 
 static char g_bin[PATH_MAX];
 static char g_dir[64];

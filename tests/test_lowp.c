@@ -33,6 +33,7 @@
 #include <oneapi/dnnl/dnnl.h>
 
 #include "engines/engine.h"
+#include "engines/registry.h"
 #include "base/lowp.h"
 #include "model/model.h"
 #include "base/util.h"

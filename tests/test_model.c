@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "engines/engine.h"
+#include "engines/registry.h"
 #include "model/model.h"
 #include "base/util.h"
 

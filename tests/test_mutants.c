@@ -30,6 +30,7 @@
 #include <unistd.h>
 
 #include "engines/engine.h"
+#include "engines/registry.h"
 #include "audit/audit.h"
 #include "model/model.h"
 #include "base/util.h"

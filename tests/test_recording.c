@@ -44,6 +44,7 @@
 #include "audit/audit.h"
 #include "formats/recording.h"
 #include "base/rng.h"
+#include "engines/registry.h"
 
 static char g_dir[64], g_path[128], g_spec[160];
 static int g_ok;

@@ -37,6 +37,7 @@
 
 #include "formats/data.h"
 #include "engines/engine.h"
+#include "engines/registry.h"
 #include "engine_reference.h"
 #include "fp32cr.h"
 #include "kulisch.h"

@@ -32,6 +32,7 @@
 #include "base/rng.h"
 #include "audit/seeds.h"
 #include "formats/safetensors.h"
+#include "engines/registry.h"
 
 const char *lockstep_mode_name(lockstep_mode m) {
     return m == MODE_SYNC ? "sync" : m == MODE_ISOLATED ? "isolated" : "free";

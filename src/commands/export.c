@@ -14,6 +14,7 @@
 
 #include "formats/data.h"
 #include "engines/engine.h"
+#include "engines/registry.h"
 #include "formats/golden.h"
 #include "model/model.h"
 #include "formats/order.h"

@@ -45,6 +45,7 @@
 #include "checks/compare.h"
 #include "formats/golden.h"
 #include "base/rng.h"
+#include "engines/registry.h"
 
 #ifndef LS_VERSION
 #define LS_VERSION "0.1.0"

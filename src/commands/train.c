@@ -17,6 +17,7 @@
 #include "formats/order.h"
 #include "base/rng.h"
 #include "formats/safetensors.h"
+#include "engines/registry.h"
 
 void run_cfg_default(run_cfg *c) {
     memset(c, 0, sizeof *c);

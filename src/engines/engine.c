@@ -1,14 +1,12 @@
 /*
- * engine.c — what every engine shares: tensor sizes, Adam's scalars, engine
- * spec parsing ("cpu:threads=1:algo=winograd"), creation by name, and the
- * thin wrappers through which every caller reaches an engine's table.  The
+ * engine.c — what every engine shares: engine spec parsing
+ * ("cpu:threads=1:algo=winograd"), freeing, and the thin wrappers
+ * through which every caller reaches an engine's table.  The
  * wrappers check arguments, keep per-layer wall-clock timing and convert
  * floats to doubles for engines without a double read-out.
  */
 #include "engines/engine.h"
 
-#include <dlfcn.h>
-#include <limits.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -17,50 +15,6 @@
 #include "base/util.h"
 
 #include <unistd.h>
-
-size_t tensor_numel(const model *m, tensor_id t, size_t n) {
-    switch (t.kind) {
-    case TENSOR_INPUT: return n * (size_t)m->in_c * m->in_h * m->in_w;
-    case TENSOR_ACT:
-    case TENSOR_DACT:
-        if (t.layer < 0 || t.layer >= m->n_layers) return 0;
-        return n * layer_out_size(&m->layers[t.layer]);
-    case TENSOR_PARAMS:
-    case TENSOR_GRADS:
-    case TENSOR_ADAM_M:
-    case TENSOR_ADAM_V: return m->n_params;
-    case TENSOR_LOSS: return 1;
-    }
-    return 0;
-}
-
-const char *tensor_kind_name(tensor_kind k) {
-    static const char *names[] = {"input", "act", "dact", "params", "grads", "adam_m", "adam_v", "loss"};
-    return (unsigned)k < LS_ARRAY_LEN(names) ? names[k] : "?";
-}
-
-adam_cfg adam_default(void) {
-    adam_cfg c = {1e-3, 0.9, 0.999, 1e-8};
-    return c;
-}
-
-adam_scalars adam_make_scalars(const adam_cfg *c, int t) {
-    adam_scalars a;
-    a.beta1 = (float)c->beta1;
-    a.beta2 = (float)c->beta2;
-    /* PyTorch computes 1 - beta in Python floats (double) and applies it in
-     * fp32; we do the same, rounding each constant once. */
-    a.one_minus_beta1 = (float)(1.0 - c->beta1);
-    a.one_minus_beta2 = (float)(1.0 - c->beta2);
-    double bc1 = 1.0 - pow(c->beta1, (double)t);
-    double bc2 = 1.0 - pow(c->beta2, (double)t);
-    a.step_size = (float)(c->lr / bc1);
-    a.bc2_sqrt = (float)sqrt(bc2);
-    a.eps = (float)c->eps;
-    a.cfg = *c;
-    a.t = t;
-    return a;
-}
 
 /* ---- engine specs ------------------------------------------------------ */
 
@@ -122,78 +76,6 @@ int engine_spec_check(const engine_spec *s, const char *const *allowed) {
 }
 
 /* ---- creation ---------------------------------------------------------- */
-
-#if LS_HAVE_CUDA
-/* The CUDA engine lives in liblockstep_cuda.so next to the executable (or
- * one directory up, for the test programs in build/tests/), or where
- * $LOCKSTEP_CUDA_LIB says; it is loaded on first use so that runs without a
- * cuda engine never map the cuDNN and cuBLAS libraries. */
-static int cuda_create(engine *e, const engine_spec *s) {
-    typedef int (*create_fn)(engine *, const engine_spec *);
-    static create_fn fn;
-    if (!fn) {
-        char exe[PATH_MAX], cand[3][PATH_MAX + 64];
-        int nc = 0;
-        const char *env = getenv("LOCKSTEP_CUDA_LIB");
-        if (env && *env) snprintf(cand[nc++], sizeof cand[0], "%s", env);
-        ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
-        if (n > 0) {
-            exe[n] = 0;
-            char *slash = strrchr(exe, '/');
-            if (slash) *slash = 0;
-            snprintf(cand[nc++], sizeof cand[0], "%s/liblockstep_cuda.so", exe);
-            snprintf(cand[nc++], sizeof cand[0], "%s/../liblockstep_cuda.so", exe);
-        }
-        char why[512] = "liblockstep_cuda.so not found next to the executable";
-        void *h = NULL;
-        for (int i = 0; i < nc && !h; i++) {
-            if (access(cand[i], R_OK) != 0) continue;
-            h = dlopen(cand[i], RTLD_NOW | RTLD_LOCAL);
-            if (!h) snprintf(why, sizeof why, "cannot load %.300s: %.180s", cand[i], dlerror());
-        }
-        if (!h) return ls_err(LS_EUNAVAIL, "cuda: unavailable (%s)", why);
-        fn = (create_fn)dlsym(h, "engine_cuda_create");
-        if (!fn) return ls_err(LS_EUNAVAIL, "cuda: unavailable (engine_cuda_create missing from the CUDA library)");
-    }
-    return fn(e, s);
-}
-#endif
-
-int engine_create(engine **out, const char *spec_text, const model *m, const engine_opts *o) {
-    *out = NULL;
-    engine *e = ls_calloc(1, sizeof *e);
-    if (!e) return LS_ENOMEM;
-    int rc = engine_spec_parse(&e->spec, spec_text);
-    if (rc) goto fail;
-    e->m = m;
-    e->max_batch = o->max_batch;
-    e->seed = o->seed;
-    if (o->max_batch == 0) {
-        rc = ls_err(LS_EINVAL, "engine %s: batch size must be positive", spec_text);
-        goto fail;
-    }
-    if (strcmp(e->spec.name, "cpu") == 0) {
-        rc = engine_cpu_create(e, &e->spec);
-    } else if (strcmp(e->spec.name, "reference") == 0 || strcmp(e->spec.name, "ref") == 0) {
-        rc = engine_reference_create(e, &e->spec);
-    } else if (strcmp(e->spec.name, "cuda") == 0) {
-#if LS_HAVE_CUDA
-        rc = cuda_create(e, &e->spec);
-#else
-        rc = ls_err(LS_EUNAVAIL, "cuda: unavailable (built without CUDA: no nvcc/cuDNN at build time, or make CUDA=0)");
-#endif
-    } else if (strcmp(e->spec.name, "recorded") == 0) {
-        rc = engine_recorded_create(e, &e->spec);
-    } else {
-        rc = ls_err(LS_EINVAL, "unknown engine '%s' (known: cpu, reference, cuda, recorded:PATH)", e->spec.name);
-    }
-    if (rc) goto fail;
-    *out = e;
-    return LS_OK;
-fail:
-    free(e);
-    return rc;
-}
 
 void engine_free(engine *e) {
     if (!e) return;

@@ -31,48 +31,7 @@
 #include <stdint.h>
 
 #include "model/model.h"
-
-typedef enum {
-    TENSOR_INPUT,  /* (n, C, H, W); layer ignored */
-    TENSOR_ACT,    /* output of `layer`, (n, out_size) */
-    TENSOR_DACT,   /* dLoss/d(output of `layer`), (n, out_size) */
-    TENSOR_PARAMS, /* flat, n_params; layer ignored */
-    TENSOR_GRADS,
-    TENSOR_ADAM_M,
-    TENSOR_ADAM_V,
-    TENSOR_LOSS,   /* one value, the batch-mean loss */
-} tensor_kind;
-
-typedef struct {
-    tensor_kind kind;
-    int layer;
-} tensor_id;
-
-/* Number of floats in a tensor for a batch of n. */
-size_t tensor_numel(const model *m, tensor_id t, size_t n);
-const char *tensor_kind_name(tensor_kind k);
-
-/* Adam with PyTorch's formula.  The host turns the step-dependent scalars
- * into fp32 once (adam_scalars), so every engine applies the same fp32
- * constants in the same order:
- *     m = b1 * m + (1 - b1) * g
- *     v = b2 * v + (1 - b2) * g * g
- *     p = p - step_size * m / (sqrt(v) / bc2_sqrt + eps)
- * with step_size = lr / (1 - b1^t) and bc2_sqrt = sqrt(1 - b2^t) (both
- * computed in double, rounded to fp32 once). */
-typedef struct {
-    double lr, beta1, beta2, eps;
-} adam_cfg;
-
-typedef struct {
-    float beta1, one_minus_beta1, beta2, one_minus_beta2;
-    float step_size, bc2_sqrt, eps;
-    adam_cfg cfg; /* the exact settings and step, for engines (the MPFR */
-    int t;        /* reference) that evaluate Adam in higher precision  */
-} adam_scalars;
-
-adam_scalars adam_make_scalars(const adam_cfg *cfg, int t);
-adam_cfg adam_default(void); /* lr 1e-3, betas 0.9/0.999, eps 1e-8 */
+#include "model/tensor.h"
 
 /* Per-layer timing kept by the wrappers (seconds, summed, and call counts). */
 enum { DIR_FWD, DIR_BWD, DIR_N };
@@ -142,19 +101,7 @@ typedef struct {
     size_t max_batch;
 } engine_opts;
 
-/* Create an engine from its spec text.  Unknown names or knobs, and engines
- * that cannot run here, fail with a message (LS_EUNAVAIL: "cuda:
- * unavailable (reason)").  The model must outlive the engine. */
-int engine_create(engine **out, const char *spec_text, const model *m, const engine_opts *o);
 void engine_free(engine *e);
-
-/* Constructors, one per engine (engine_create dispatches on the name). */
-int engine_cpu_create(engine *e, const engine_spec *s);
-int engine_cuda_create(engine *e, const engine_spec *s);
-int engine_reference_create(engine *e, const engine_spec *s);
-/* "recorded:PATH" (the whole rest of the spec is the path, no knobs): a
- * recording played back (engine_recorded.c, recording.h) */
-int engine_recorded_create(engine *e, const engine_spec *s);
 
 /* Wrappers: check arguments, time, forward to the table. */
 char *engine_describe(engine *e);

@@ -32,6 +32,7 @@
 #include <string.h>
 
 #include "engines/engine.h"
+#include "engines/registry.h"
 #include "formats/recording.h"
 
 typedef struct {

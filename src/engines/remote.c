@@ -17,6 +17,7 @@
 #include <unistd.h>
 
 #include "base/util.h"
+#include "engines/registry.h"
 
 enum {
     OP_DESCRIBE = 1, OP_SET_BATCH, OP_FORWARD, OP_LOSS, OP_BACKWARD, OP_UPDATE,

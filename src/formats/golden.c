@@ -27,7 +27,7 @@
 #include <unistd.h>
 #include <zlib.h>
 
-#include "engines/engine.h"
+#include "model/tensor.h"
 
 static const unsigned char golden_magic[8] = {0x89, 'L', 'S', 'G', '\r', '\n', 0x1a, '\n'};
 static const unsigned char footer_magic[4] = {'L', 'S', 'G', 'F'};

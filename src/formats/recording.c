@@ -36,6 +36,7 @@
 #include "commands/golden_cli.h"
 #include "formats/order.h"
 #include "formats/safetensors.h"
+#include "engines/registry.h"
 
 enum { STEP_FIELDS = 12, EPOCH_FIELDS = 5 };
 

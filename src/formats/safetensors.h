@@ -43,7 +43,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "engines/engine.h"
+#include "model/tensor.h"
 #include "model/model.h"
 
 #define ST_MAX_NDIM 8

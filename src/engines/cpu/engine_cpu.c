@@ -46,6 +46,7 @@
  * Not here: comparison, timing (engine.c's wrappers), data loading.
  */
 #include "engines/engine.h"
+#include "engines/registry.h"
 
 #include <omp.h>
 #include <stdio.h>

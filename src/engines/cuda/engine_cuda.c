@@ -42,6 +42,7 @@
 #include "engines/cuda/cuda_policy.h"
 #include "engines/cuda/kernels.h"
 #include "engines/engine.h"
+#include "engines/registry.h"
 #include "model/model.h"
 #include "base/util.h"
 

@@ -1,0 +1,24 @@
+/*
+ * registry.h — engines by name: the one place that knows every engine
+ * (cpu, cuda, reference, recorded).  Everything else reaches an engine
+ * through engine.h's table and wrappers only.
+ */
+#ifndef LS_REGISTRY_H
+#define LS_REGISTRY_H
+
+#include "engines/engine.h"
+
+/* Create an engine from its spec text.  Unknown names or knobs, and engines
+ * that cannot run here, fail with a message (LS_EUNAVAIL: "cuda:
+ * unavailable (reason)").  The model must outlive the engine. */
+int engine_create(engine **out, const char *spec_text, const model *m, const engine_opts *o);
+
+/* Constructors, one per engine (engine_create dispatches on the name). */
+int engine_cpu_create(engine *e, const engine_spec *s);
+int engine_cuda_create(engine *e, const engine_spec *s);
+int engine_reference_create(engine *e, const engine_spec *s);
+/* "recorded:PATH" (the whole rest of the spec is the path, no knobs): a
+ * recording played back (engine_recorded.c, recording.h) */
+int engine_recorded_create(engine *e, const engine_spec *s);
+
+#endif

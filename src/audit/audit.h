@@ -47,7 +47,7 @@
 
 #include "checks/compare.h"
 #include "base/stats.h"
-#include "commands/train.h"
+#include "engines/run.h"
 
 typedef enum { MODE_FREE, MODE_SYNC, MODE_ISOLATED } lockstep_mode;
 const char *lockstep_mode_name(lockstep_mode m);

@@ -25,7 +25,7 @@
 #include "checks/bounds.h"
 #include "checks/decisions.h"
 #include "audit/explain.h"
-#include "formats/recording.h"
+#include "engines/recorded.h"
 #include "engines/remote.h"
 #include "report/report.h"
 #include "formats/order.h"

@@ -36,7 +36,7 @@
 
 #include <stdio.h>
 
-#include "commands/train.h"
+#include "engines/run.h"
 
 typedef struct {
     run_cfg run;          /* live: engine, model, data, seed, batch, lr, threads, limits, init, order */

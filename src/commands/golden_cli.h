@@ -29,7 +29,7 @@
 #include <stdio.h>
 
 #include "formats/golden.h"
-#include "commands/train.h"
+#include "engines/run.h"
 
 typedef struct {
     run_cfg run;          /* engine, model, data, seed, batch, lr, threads, limits */

@@ -22,7 +22,8 @@
 #include "audit/seeds.h"
 #include "model/model.h"
 #include "engines/remote.h"
-#include "formats/recording.h"
+#include "engines/recorded.h"
+#include "commands/record.h"
 #include "commands/train.h"
 #include "base/util.h"
 

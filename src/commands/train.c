@@ -19,106 +19,6 @@
 #include "formats/safetensors.h"
 #include "engines/registry.h"
 
-void run_cfg_default(run_cfg *c) {
-    memset(c, 0, sizeof *c);
-    c->model = "smallcnn";
-    c->data_dir = DATA_DEFAULT_DIR;
-    c->engine = "cpu";
-    c->epochs = 3;
-    c->batch = 256;
-    c->adam = adam_default();
-    c->seed = 42;
-    c->max_steps = -1;
-}
-
-static const char *const FASHION_NAMES[10] = {"T-shirt/top", "Trouser", "Pullover", "Dress", "Coat",
-                                              "Sandal",      "Shirt",   "Sneaker",  "Bag",   "Ankle boot"};
-
-const char *class_name(const char *data_dir, int n_classes, int k, char *buf, size_t cap) {
-    if (n_classes == 10 && data_dir && strstr(data_dir, "fashion")) return FASHION_NAMES[k];
-    snprintf(buf, cap, "%d", k);
-    return buf;
-}
-
-void spec_with_threads(char *out, size_t cap, const char *spec, int threads) {
-    if (threads > 0 && !strstr(spec, "threads=") && strncmp(spec, "cuda", 4) != 0)
-        snprintf(out, cap, "%s:threads=%d", spec, threads);
-    else
-        snprintf(out, cap, "%s", spec);
-}
-
-void eval_result_free(eval_result *r) {
-    free(r->confusion);
-    free(r->pred);
-    free(r->logits);
-    memset(r, 0, sizeof *r);
-}
-
-static int eval_run(engine *e, const idx_set *test, size_t limit, int keep_logits, eval_result *r) {
-    const model *m = e->m;
-    size_t n = limit && limit < test->n ? limit : test->n;
-    size_t B = e->max_batch, in = (size_t)m->in_c * m->in_h * m->in_w;
-    int C = m->n_classes, L = m->n_layers;
-    memset(r, 0, sizeof *r);
-    r->n = n;
-    r->n_classes = C;
-    r->confusion = ls_calloc((size_t)C * C, sizeof *r->confusion);
-    r->pred = ls_calloc(n, 1);
-    if (keep_logits && !(r->logits = ls_malloc(n * (size_t)C * sizeof *r->logits))) {
-        eval_result_free(r);
-        return LS_ENOMEM;
-    }
-    float *x = ls_malloc(B * in * sizeof *x);
-    int32_t *y = ls_malloc(B * sizeof *y);
-    float *logits = ls_malloc(B * (size_t)C * sizeof *logits);
-    int rc = LS_OK;
-    if (!r->confusion || !r->pred || !x || !y || !logits) {
-        rc = LS_ENOMEM;
-        goto done;
-    }
-    double loss_sum = 0;
-    size_t correct = 0;
-    for (size_t s = 0; s < n; s += B) {
-        size_t nb = n - s < B ? n - s : B;
-        data_make_batch(test, NULL, s, nb, x, y);
-        rc = engine_set_batch(e, x, y, nb, 0);
-        if (!rc) rc = engine_forward(e, 0);
-        if (!rc) rc = engine_get_tensor(e, (tensor_id){TENSOR_ACT, L - 1}, logits);
-        if (rc) goto done;
-        if (r->logits) memcpy(r->logits + s * C, logits, nb * (size_t)C * sizeof *logits);
-        for (size_t i = 0; i < nb; i++) {
-            const float *z = logits + i * C;
-            int best = 0;
-            double mx = z[0];
-            for (int j = 1; j < C; j++)
-                if (z[j] > z[best]) best = j;
-            for (int j = 1; j < C; j++) mx = z[j] > mx ? z[j] : mx;
-            double se = 0;
-            for (int j = 0; j < C; j++) se += exp((double)z[j] - mx);
-            loss_sum += log(se) + mx - (double)z[y[i]];
-            r->pred[s + i] = (uint8_t)best;
-            r->confusion[(size_t)y[i] * C + best]++;
-            correct += best == y[i];
-        }
-    }
-    r->loss = loss_sum / (double)n;
-    r->accuracy = (double)correct / (double)n;
-done:
-    free(x);
-    free(y);
-    free(logits);
-    if (rc) eval_result_free(r);
-    return rc;
-}
-
-int eval_engine(engine *e, const idx_set *test, size_t limit, eval_result *r) {
-    return eval_run(e, test, limit, 0, r);
-}
-
-int eval_engine_logits(engine *e, const idx_set *test, size_t limit, eval_result *r) {
-    return eval_run(e, test, limit, 1, r);
-}
-
 static void print_confusion(FILE *f, const run_cfg *c, const eval_result *r) {
     char b1[16];
     int C = r->n_classes;
@@ -199,26 +99,6 @@ static int write_json(const run_cfg *c, const model *m, const char *engine_json,
     lsbuf_printf(&b, ",\n  \"peak_rss_bytes\": %zu\n}\n", ls_peak_rss());
     int rc = b.failed ? ls_err(LS_ENOMEM, "out of memory building JSON") : ls_write_file_atomic(c->json_path, b.s, b.len);
     lsbuf_free(&b);
-    return rc;
-}
-
-/* --save: the engine's final weights (and with --save-optimizer its Adam
- * state after `steps` updates); params is scratch of n_params floats. */
-int train_save_weights(const run_cfg *c, const model *m, engine *e, const char *path, float *params, long steps) {
-    float *am = NULL, *av = NULL;
-    int rc = engine_get_tensor(e, (tensor_id){TENSOR_PARAMS, 0}, params);
-    if (!rc && c->save_optimizer) {
-        am = ls_malloc(m->n_params * sizeof *am);
-        av = ls_malloc(m->n_params * sizeof *av);
-        rc = !am || !av ? LS_ENOMEM : engine_get_tensor(e, (tensor_id){TENSOR_ADAM_M, 0}, am);
-        if (!rc) rc = engine_get_tensor(e, (tensor_id){TENSOR_ADAM_V, 0}, av);
-    }
-    if (!rc) {
-        st_optim opt = {am, av, steps, c->adam};
-        rc = st_save_params(m, path, params, c->save_optimizer ? &opt : NULL);
-    }
-    free(am);
-    free(av);
     return rc;
 }
 

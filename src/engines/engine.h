@@ -33,13 +33,6 @@
 #include "model/model.h"
 #include "model/tensor.h"
 
-/* Per-layer timing kept by the wrappers (seconds, summed, and call counts). */
-enum { DIR_FWD, DIR_BWD, DIR_N };
-typedef struct {
-    double layer_s[MODEL_MAX_LAYERS][DIR_N];
-    long layer_calls[MODEL_MAX_LAYERS][DIR_N];
-    double loss_s, update_s, set_batch_s, get_s, set_s;
-} engine_timing;
 
 typedef struct engine engine;
 

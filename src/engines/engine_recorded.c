@@ -33,7 +33,7 @@
 
 #include "engines/engine.h"
 #include "engines/registry.h"
-#include "formats/recording.h"
+#include "engines/recorded.h"
 
 typedef struct {
     recording *rec;
@@ -291,5 +291,162 @@ int engine_recorded_create(engine *e, const engine_spec *s) {
     }
     e->iface = &RECORDED_IFACE;
     e->ctx = c;
+    return 0;
+}
+
+/* "train-images-idx3-ubyte" from ".../train-images-idx3-ubyte.gz" (the
+ * provenance key golden_build_provenance uses) */
+static void data_key_name(char *out, size_t cap, const char *path) {
+    const char *b = strrchr(path, '/');
+    b = b ? b + 1 : path;
+    snprintf(out, cap, "%s", b);
+    size_t l = strlen(out);
+    if (l > 3 && strcmp(out + l - 3, ".gz") == 0) out[l - 3] = 0;
+}
+
+static int field_differs(const recording *r, const char *field, const char *was, const char *now) {
+    return ls_err(LS_EINVAL, "recorded:%s: recorded with %s %s, this run has %s %s (field: %s)", r->path, field, was,
+                  field, now, field);
+}
+
+int recording_check_run(const recording *r, const run_cfg *c, const model *m, const dataset *ds, long total_steps) {
+    char now[96], was[160];
+    const char *mh = golden_provenance_get(r->gf, "model.hash");
+    snprintf(now, sizeof now, "%016llx", (unsigned long long)model_hash(m));
+    if (!mh || strcmp(mh, now) != 0) {
+        const char *mn = golden_provenance_get(r->gf, "model.name");
+        snprintf(was, sizeof was, "%s (hash %s)", mn ? mn : "?", mh ? mh : "?");
+        char nw[200];
+        snprintf(nw, sizeof nw, "%s (hash %s)", m->name, now);
+        return field_differs(r, "model", was, nw);
+    }
+    if (r->seed != c->seed) {
+        snprintf(was, sizeof was, "%llu", (unsigned long long)r->seed);
+        snprintf(now, sizeof now, "%llu", (unsigned long long)c->seed);
+        return field_differs(r, "seed", was, now);
+    }
+    if (r->batch != c->batch) {
+        snprintf(was, sizeof was, "%zu", r->batch);
+        snprintf(now, sizeof now, "%zu", c->batch);
+        return field_differs(r, "batch", was, now);
+    }
+    if (r->epochs != c->epochs) {
+        snprintf(was, sizeof was, "%d", r->epochs);
+        snprintf(now, sizeof now, "%d", c->epochs);
+        return field_differs(r, "epochs", was, now);
+    }
+    size_t lt = c->limit_train && c->limit_train < ds->train.n ? c->limit_train : ds->train.n;
+    if (r->limit_train != lt) {
+        snprintf(was, sizeof was, "%zu", r->limit_train);
+        snprintf(now, sizeof now, "%zu", lt);
+        return field_differs(r, "limit_train", was, now);
+    }
+    size_t ls = c->limit_test && c->limit_test < ds->test.n ? c->limit_test : ds->test.n;
+    if (r->limit_test != ls) {
+        snprintf(was, sizeof was, "%zu", r->limit_test);
+        snprintf(now, sizeof now, "%zu", ls);
+        return field_differs(r, "limit_test", was, now);
+    }
+    /* the optimizer: the same doubles, compared as the text %.17g gives */
+    const struct {
+        const char *key;
+        double v;
+    } opt[] = {{"lr", c->adam.lr}, {"adam.beta1", c->adam.beta1}, {"adam.beta2", c->adam.beta2},
+               {"adam.eps", c->adam.eps}};
+    for (size_t i = 0; i < LS_ARRAY_LEN(opt); i++) {
+        const char *v = golden_provenance_get(r->gf, opt[i].key);
+        snprintf(now, sizeof now, "%.17g", opt[i].v);
+        if (!v || strcmp(v, now) != 0) return field_differs(r, opt[i].key, v ? v : "(absent)", now);
+    }
+    const idx_set *sets[2] = {&ds->train, &ds->test};
+    for (int i = 0; i < 2; i++) {
+        const char *paths[2] = {sets[i]->images_path, sets[i]->labels_path};
+        uint32_t crcs[2] = {sets[i]->images_crc, sets[i]->labels_crc};
+        for (int j = 0; j < 2; j++) {
+            char nm[128], key[200];
+            data_key_name(nm, sizeof nm, paths[j]);
+            snprintf(key, sizeof key, "data.%s.crc32", nm);
+            snprintf(now, sizeof now, "%08x", (unsigned)crcs[j]);
+            const char *v = golden_provenance_get(r->gf, key);
+            if (!v || strcmp(v, now) != 0) {
+                snprintf(was, sizeof was, "crc32 %s", v ? v : "(absent)");
+                char nw[128];
+                snprintf(nw, sizeof nw, "crc32 %s", now);
+                return ls_err(LS_EINVAL, "recorded:%s: recorded on data %s with %s, this run's %s has %s (field: data)",
+                              r->path, nm, was, paths[j], nw);
+            }
+        }
+    }
+    /* --init weights and --order files: the same ones, by digest */
+    const char *files[2][2] = {{"init", c->init_path}, {"order", c->order_path}};
+    for (int i = 0; i < 2; i++) {
+        char key[32];
+        snprintf(key, sizeof key, "%s.crc32", files[i][0]);
+        const char *v = golden_provenance_get(r->gf, key);
+        if (!v && !files[i][1]) continue;
+        if (!files[i][1]) return field_differs(r, files[i][0], v, "(none: the seeded default)");
+        if (!v) {
+            snprintf(now, sizeof now, "%.80s", files[i][1]);
+            return field_differs(r, files[i][0], "(none: the seeded default)", now);
+        }
+        uint32_t crc;
+        int rc = ls_file_crc32(files[i][1], &crc);
+        if (rc) return rc;
+        snprintf(now, sizeof now, "%08x", (unsigned)crc);
+        if (strcmp(v, now) != 0) {
+            snprintf(was, sizeof was, "a file of crc32 %s", v);
+            char nw[256];
+            snprintf(nw, sizeof nw, "%.80s of crc32 %s", files[i][1], now);
+            return field_differs(r, files[i][0], was, nw);
+        }
+    }
+    if (r->total_steps != total_steps) {
+        snprintf(was, sizeof was, "%ld", r->total_steps);
+        snprintf(now, sizeof now, "%ld", total_steps);
+        return field_differs(r, "steps", was, now);
+    }
+    return 0;
+}
+
+int recording_eval(const recording *r, int ep, const idx_set *test, size_t limit, eval_result *out) {
+    memset(out, 0, sizeof *out);
+    size_t n = limit && limit < test->n ? limit : test->n;
+    if (ep < 0 || ep >= r->epochs_run) return ls_err(LS_EINVAL, "recorded:%s: no epoch %d", r->path, ep + 1);
+    const golden_record *g = recording_find(r, r->ep[ep].end_step, -1, GOLDEN_KIND_LOGITS);
+    if (!g || g->ndim != 2 || g->shape[0] != n)
+        return ls_err(LS_EFORMAT, "recorded:%s: epoch %d: no logits for the %zu test images", r->path, ep + 1, n);
+    int C = (int)g->shape[1];
+    out->n = n;
+    out->n_classes = C;
+    out->confusion = ls_calloc((size_t)C * C, sizeof *out->confusion);
+    out->pred = ls_calloc(n ? n : 1, 1);
+    if (!out->confusion || !out->pred) {
+        eval_result_free(out);
+        return LS_ENOMEM;
+    }
+    /* eval_engine's arithmetic, line for line, on the recorded logits */
+    double loss_sum = 0;
+    size_t correct = 0;
+    for (size_t i = 0; i < n; i++) {
+        const float *z = g->values + i * C;
+        int y = test->labels[i];
+        if (y < 0 || y >= C) {
+            eval_result_free(out);
+            return ls_err(LS_EINVAL, "%s: label %d of test image %zu outside 0..%d", test->labels_path, y, i, C - 1);
+        }
+        int best = 0;
+        double mx = z[0];
+        for (int j = 1; j < C; j++)
+            if (z[j] > z[best]) best = j;
+        for (int j = 1; j < C; j++) mx = z[j] > mx ? z[j] : mx;
+        double se = 0;
+        for (int j = 0; j < C; j++) se += exp((double)z[j] - mx);
+        loss_sum += log(se) + mx - (double)z[y];
+        out->pred[i] = (uint8_t)best;
+        out->confusion[(size_t)y * C + best]++;
+        correct += best == y;
+    }
+    out->loss = loss_sum / (double)n;
+    out->accuracy = (double)correct / (double)n;
     return 0;
 }

@@ -35,7 +35,8 @@
 #include <stdio.h>
 
 #include "formats/golden.h"
-#include "commands/train.h"
+#include "model/model.h"
+#include "model/tensor.h"
 
 /* One STEP record, decoded. */
 typedef struct {
@@ -74,6 +75,10 @@ typedef struct {
 uint64_t recording_digest(const void *bytes, size_t n, uint64_t h);
 /* FNV-1a 64 of a batch: its n*in pixel floats, then its n labels (int32). */
 uint64_t recording_batch_digest(const float *x, const int32_t *y, size_t n, size_t in);
+/* A 64-bit digest as four floats of 16 bits each (exact in fp32), as STEP
+ * records store it; _get fails (-1) on a value that is not one. */
+void recording_digest_put(float *v, uint64_t d);
+int recording_digest_get(const float *v, uint64_t *d);
 /* The audit plan's fully compared steps: 1..max(ref_steps,1), every
  * audit_every-th (audit_every > 0), and the last. */
 int recording_is_full_step(long step, long total, long ref_steps, long audit_every);
@@ -87,35 +92,8 @@ void recording_free(recording *r);
 /* The record of (step, layer, kind), or NULL. */
 const golden_record *recording_find(const recording *r, long step, int layer, unsigned kind);
 
-/* Whether this recording was made with the run an audit is about to do.
- * total_steps: the audit's step count.  LS_EINVAL with a message naming
- * the first field that differs ("recorded:PATH: recorded with seed 7, this
- * run has seed 42 (field: seed)"). */
-int recording_check_run(const recording *r, const run_cfg *c, const model *m, const dataset *ds,
-                        long total_steps);
 
-/* Accuracy, loss, confusion and predictions of epoch ep (0-based) from
- * the recorded logits and the test set's labels, computed exactly as
- * eval_engine() does from an engine's logits. */
-int recording_eval(const recording *r, int ep, const idx_set *test, size_t limit, eval_result *out);
 
-/* The recording behind a `recorded:PATH` engine, or NULL for any other
- * engine (engine_recorded.c). */
-const recording *engine_recorded_get(const engine *e);
 
-/* ---- `lockstep record` --------------------------------------------------- */
-typedef struct {
-    run_cfg run;          /* engine, model, data, seed, batch, epochs, lr, limits, threads, --steps */
-    long audit_every;     /* the plan: full steps every K (default 50, the audit's) */
-    long ref_steps;       /* ... and 1..ref_steps (default 2, the audit's) */
-    const char *out_path;
-    FILE *out;            /* progress (NULL: none) */
-} recording_cfg;
-
-void recording_cfg_default(recording_cfg *c);
-/* Train c->run.engine in this process and write the recording atomically
- * (a temporary file renamed into place; removed on error and on SIGINT,
- * SIGTERM or SIGHUP).  Returns 0 or an error with ls_errmsg() set. */
-int recording_record_run(const recording_cfg *c);
 
 #endif

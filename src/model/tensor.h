@@ -56,4 +56,12 @@ typedef struct {
 adam_scalars adam_make_scalars(const adam_cfg *cfg, int t);
 adam_cfg adam_default(void); /* lr 1e-3, betas 0.9/0.999, eps 1e-8 */
 
+/* Per-layer timing kept by the engine wrappers and stored in recordings (seconds, summed, and call counts). */
+enum { DIR_FWD, DIR_BWD, DIR_N };
+typedef struct {
+    double layer_s[MODEL_MAX_LAYERS][DIR_N];
+    long layer_calls[MODEL_MAX_LAYERS][DIR_N];
+    double loss_s, update_s, set_batch_s, get_s, set_s;
+} engine_timing;
+
 #endif

@@ -1,0 +1,29 @@
+/*
+ * recorded.h — a recording as an engine (`recorded:PATH`,
+ * engines/engine_recorded.c): the recording behind such an engine, whether
+ * it was made with the run an audit is about to do, and its evaluation
+ * from the recorded logits.
+ */
+#ifndef LS_RECORDED_H
+#define LS_RECORDED_H
+
+#include "engines/run.h"
+#include "formats/recording.h"
+
+/* The recording behind a `recorded:PATH` engine, or NULL for any other
+ * engine (engine_recorded.c). */
+const recording *engine_recorded_get(const engine *e);
+
+/* Whether this recording was made with the run an audit is about to do.
+ * total_steps: the audit's step count.  LS_EINVAL with a message naming
+ * the first field that differs ("recorded:PATH: recorded with seed 7, this
+ * run has seed 42 (field: seed)"). */
+int recording_check_run(const recording *r, const run_cfg *c, const model *m, const dataset *ds,
+                        long total_steps);
+
+/* Accuracy, loss, confusion and predictions of epoch ep (0-based) from
+ * the recorded logits and the test set's labels, computed exactly as
+ * eval_engine() does from an engine's logits. */
+int recording_eval(const recording *r, int ep, const idx_set *test, size_t limit, eval_result *out);
+
+#endif

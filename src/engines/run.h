@@ -1,0 +1,84 @@
+/*
+ * run.h — one engine over the data: the run's configuration (model, data,
+ * seed, batch, epochs, Adam, limits, --init/--order/--save), evaluation on
+ * the test set, and weights saved to safetensors.  Every command that
+ * trains builds on these.
+ *
+ * Not here: the `train` command (commands/train.c), comparing engines
+ * (audit/driver.c).
+ */
+#ifndef LS_RUN_H
+#define LS_RUN_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "formats/data.h"
+#include "engines/engine.h"
+#include "model/model.h"
+#include "base/util.h"
+
+typedef struct {
+    const char *model;       /* "smallcnn", "mnist-convnet" or a spec file */
+    const char *data_dir;    /* IDX directory */
+    const char *engine;      /* engine spec for `train` */
+    int epochs;
+    size_t batch;
+    adam_cfg adam;
+    uint64_t seed;
+    int threads;             /* 0: engine default; else added as threads=N */
+    size_t limit_train;      /* 0: all */
+    size_t limit_test;       /* 0: all */
+    long max_steps;          /* -1: all; else stop after this many steps */
+    const char *json_path;   /* NULL: none */
+    int progress;            /* progress line on stderr */
+    int print_steps;         /* a line per step (loss, seconds) */
+    const char *init_path;   /* --init: initial weights (safetensors); NULL: seeded draw */
+    const char *order_path;  /* --order: batch order (.npy or text); NULL: Philox shuffle */
+    const char *save_path;   /* --save: final weights (safetensors); NULL: none */
+    int save_optimizer;      /* --save-optimizer: Adam m, v and step in the --save file too */
+} run_cfg;
+
+void run_cfg_default(run_cfg *c);
+
+/* Class names for a data set (FashionMNIST's when the directory says
+ * fashion and there are 10 classes; else "0", "1", ...). */
+const char *class_name(const char *data_dir, int n_classes, int k, char *buf, size_t cap);
+
+typedef struct {
+    double loss;           /* mean cross-entropy, computed in double from the logits */
+    double accuracy;
+    size_t n;
+    int n_classes;
+    long *confusion;       /* n_classes x n_classes, row = true class */
+    uint8_t *pred;         /* n predictions */
+    float *logits;         /* n x n_classes, row-major; NULL unless asked (eval_engine_logits) */
+} eval_result;
+
+void eval_result_free(eval_result *r);
+/* Forward the whole test set (training = 0) in batches of e->max_batch. */
+int eval_engine(engine *e, const idx_set *test, size_t limit, eval_result *r);
+/* The same, keeping every image's logits in r->logits (n x C floats):
+ * what the audit needs for top-two margins (stats.h).  `train` does not
+ * ask, so it holds no more than one batch of logits. */
+int eval_engine_logits(engine *e, const idx_set *test, size_t limit, eval_result *r);
+
+typedef struct {
+    int epoch;
+    double seconds, images_per_s, train_loss, test_loss, test_accuracy;
+    size_t steps, images;
+} epoch_stats;
+
+/* Steps per epoch for n samples (the last batch may be partial). */
+static inline size_t steps_per_epoch(size_t n, size_t batch) { return (n + batch - 1) / batch; }
+
+/* Add threads=N to an engine spec unless it has a threads knob already. */
+void spec_with_threads(char *out, size_t cap, const char *spec, int threads);
+
+/* --save: engine e's weights (and with c->save_optimizer its Adam m, v and
+ * the step count) to path as safetensors, atomically; params is scratch of
+ * n_params floats. */
+int train_save_weights(const run_cfg *c, const model *m, engine *e, const char *path, float *params, long steps);
+
+
+#endif

@@ -31,6 +31,7 @@
 #include <zlib.h>
 
 #include "formats/golden.h"
+#include "checks/golden_check.h"
 #include "base/util.h"
 
 static char g_dir[64];

@@ -42,7 +42,8 @@
 
 #include "audit/explain.h"
 #include "audit/audit.h"
-#include "formats/recording.h"
+#include "engines/recorded.h"
+#include "commands/record.h"
 #include "base/rng.h"
 #include "engines/registry.h"
 

@@ -44,6 +44,7 @@
 #include "checks/bounds.h"
 #include "checks/compare.h"
 #include "formats/golden.h"
+#include "checks/golden_check.h"
 #include "base/rng.h"
 #include "engines/registry.h"
 

@@ -18,7 +18,7 @@
  * data not matching the recorded digests, a replay whose shapes differ).
  *
  * Not here: running engines, choosing which tensors to record, computing
- * bounds (compare.h), printing (callers print the strings built here).
+ * tolerance policies and comparing records (checks/golden_check.h), printing (callers print the strings built here).
  */
 #ifndef LS_GOLDEN_H
 #define LS_GOLDEN_H
@@ -26,7 +26,6 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "checks/compare.h"
 #include "base/util.h"
 
 #define GOLDEN_VERSION 1
@@ -126,65 +125,6 @@ const char *golden_provenance_get(const golden_file *gf, const char *key);
 const golden_record *golden_find(const golden_file *gf, uint32_t step, int32_t layer, unsigned kind);
 /* "step 3 layer 2 (conv2) act" — for messages. */
 void golden_record_label(const golden_record *r, char *buf, size_t len);
-
-/* ---- policies --------------------------------------------------------- */
-typedef enum {
-    GOLDEN_POLICY_AUTO,
-    GOLDEN_POLICY_EXACT, /* bitwise (NaN = NaN, +0 != -0) */
-    GOLDEN_POLICY_ULP,   /* fp32 steps <= ulp */
-    GOLDEN_POLICY_BOUND, /* |new - golden| <= bound_scale * bound[i]; tensors without a bound: steps <= ulp */
-} golden_policy_kind;
-
-typedef struct {
-    golden_policy_kind kind;
-    uint32_t ulp;       /* ULP: the tolerance; BOUND: the fallback for tensors without a bound */
-    double bound_scale; /* BOUND: 2 — golden and new are each within bound of the exact value */
-} golden_policy;
-
-/* "auto", "exact", "ulp:N" (N a decimal count), "bound" or "bound:N" (N:
- * ULP fallback for tensors passed without a bound; default 0 = bitwise).
- * LS_EINVAL with a message otherwise. */
-int golden_policy_parse(golden_policy *p, const char *text);
-/* "exact", "ulp:4", "bound", "bound:2", "auto" into buf. */
-const char *golden_policy_str(const golden_policy *p, char *buf, size_t len);
-
-/* Decide the policy to use.  A policy other than auto is used as asked
- * ("policy exact (asked)").  auto: exact when every bit-relevant key
- * (lib.*, algo.*, cpu.isa, threads, engine.spec, engine.algorithms,
- * engine.math) has the same value in the recorded and the current
- * provenance (absent on both sides counts as equal), else bound, and the
- * reason lists every difference:
- *   "auto -> bound: oneDNN version differs: 2.6.3 vs 3.0; threads differs: 2 vs 1"
- * reason is always written (NUL-terminated, truncated to len). */
-void golden_policy_resolve(golden_policy *out, const golden_policy *asked, const golden_prov *recorded,
-                           const golden_prov *current, char *reason, size_t len);
-
-/* ---- comparing one record --------------------------------------------- */
-typedef struct {
-    size_t index;
-    float golden, current;
-    double ulp; /* compare_ulp_f32(golden, current): inf for a NaN/Inf mismatch */
-    double bound; /* the tolerance bound at this index (BOUND policy), else 0 */
-} golden_mismatch;
-
-typedef struct {
-    int pass;
-    size_t n_fail;                           /* elements outside the tolerance */
-    size_t n_shown;                          /* first min(n_fail, GOLDEN_MAX_SHOWN) */
-    golden_mismatch shown[GOLDEN_MAX_SHOWN]; /* in index order */
-    compare_stats stats;                     /* current vs golden (as reference), with the bound if any */
-} golden_result;
-
-/* Compare `current` (n values) with rec under a resolved policy (not AUTO).
- * bound: per-element bounds (n values) or NULL; used only by BOUND.
- * Returns 0 (see res->pass) or LS_EINVAL when n differs from rec->count or
- * the policy is AUTO (message names the record). */
-int golden_compare_record(golden_result *res, const golden_record *rec, const float *current, size_t n,
-                          const golden_policy *pol, const double *bound);
-
-/* "step 3 layer 2 (conv2) act [1234]: golden 0.123456791 (0x3dfcd6ea), new 0.123456784 (0x3dfcd6e9), 1 ULP"
- * appended to b (no newline). */
-void golden_mismatch_str(lsbuf *b, const golden_record *rec, const golden_mismatch *m);
 
 /* The exit code for an error code from any golden step: 0 -> GOLDEN_PASS,
  * LS_EMISMATCH -> GOLDEN_REGRESSION, anything else -> GOLDEN_UNUSABLE. */

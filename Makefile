@@ -132,7 +132,7 @@ $(OBJ_CUDA): ALLCFLAGS += -fPIC
 $(BUILD)/src/engines/cpu/engine_cpu.o: ALLCFLAGS += -fno-math-errno
 
 # the compiler flags that change numbers, recorded in run.json and goldens
-$(BUILD)/src/commands/golden_cli.o $(BUILD)/src/audit/driver.o $(BUILD)/src/report/report.o: ALLCFLAGS += -DLS_BUILD_CFLAGS='"$(OPT) $(NUMFLAGS) $(CFLAGS)"'
+$(BUILD)/src/commands/golden_cli.o $(BUILD)/src/report/run_json.o $(BUILD)/src/report/report.o: ALLCFLAGS += -DLS_BUILD_CFLAGS='"$(OPT) $(NUMFLAGS) $(CFLAGS)"'
 
 
 $(BUILD)/lockstep: $(BUILD)/src/commands/main.o $(OBJ)

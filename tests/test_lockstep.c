@@ -16,6 +16,7 @@
 
 #include "audit/explain.h"
 #include "audit/audit.h"
+#include "commands/audit_cmd.h"
 #include "formats/safetensors.h"
 
 static int have_data(void) {

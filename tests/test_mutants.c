@@ -32,6 +32,7 @@
 #include "engines/engine.h"
 #include "engines/registry.h"
 #include "audit/audit.h"
+#include "commands/audit_cmd.h"
 #include "model/model.h"
 #include "base/util.h"
 

@@ -42,6 +42,7 @@
 
 #include "audit/explain.h"
 #include "audit/audit.h"
+#include "commands/audit_cmd.h"
 #include "engines/recorded.h"
 #include "commands/record.h"
 #include "base/rng.h"

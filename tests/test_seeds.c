@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "audit/seeds.h"
+#include "commands/audit_cmd.h"
 
 static int have_data(void) { return access(DATA_DEFAULT_DIR "/train-images-idx3-ubyte.gz", R_OK) == 0; }
 

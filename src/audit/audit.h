@@ -181,18 +181,24 @@ typedef struct {
     int n_failed;            /* engines whose process died during the run */
     int interrupted;         /* the signal (SIGINT/SIGTERM) that stopped the run early, else 0 */
     long interrupted_step;   /* the last step completed before it stopped */
+    /* for the commands layer, after the driver has freed its engines */
+    audit_cfg cfg;           /* the effective configuration (a recording's plan adopted) */
+    model m;
+    dataset ds;              /* owned: freed by audit_result_free */
+    long n_shadows;          /* shadow replays run */
+    long last_step;          /* the last step run */
+    char jsonl_path[1024];   /* steps.jsonl (with cfg.out_dir), complete under jsonl_tmp */
+    char jsonl_tmp[1100];    /* until the command renames it into place; "" when none */
 } audit_result;
 
-/* Run the audit.  res may be NULL; otherwise it is filled (free it with
- * audit_result_free).  Returns 0, or an error with ls_errmsg() set; after
- * an error res is left zeroed, with nothing to free.
- * Returning 0 means the outputs were written, which they also are when an
- * engine's process died (the audit goes on with the others; res->n_failed,
- * the engine's `failed` and fail_reason, "failed" in run.json) and when
- * SIGINT/SIGTERM stopped the run at a step boundary (res->interrupted, if
- * ls_signals_install(1) was called; "interrupted": true in run.json): the
- * caller turns those into exit statuses. */
-int audit_run(const audit_cfg *c, audit_result *res);
+/* The driver: set up the engines, run the attribution phase and the drift
+ * phase (training with every comparison, evaluation, round trips, shadow
+ * replays), and fill res (the caller frees it with audit_result_free).
+ * It writes steps.jsonl (under res->jsonl_tmp) and --save files, nothing
+ * else: the seed loop, the verdicts and the report are the commands
+ * layer's (commands/audit_cmd.h: audit_run does all of it).  Returns 0 or
+ * an error with ls_errmsg() set; after an error res is zeroed. */
+int audit_drive(const audit_cfg *c, audit_result *res);
 void audit_result_free(audit_result *r);
 
 /* Index of a slot by name ("conv1.act", "fc1.weight.grad"), or -1. */

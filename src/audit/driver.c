@@ -25,12 +25,11 @@
 #include "checks/bounds.h"
 #include "checks/decisions.h"
 #include "audit/explain.h"
+#include "audit/seeds.h"
 #include "engines/recorded.h"
 #include "engines/remote.h"
-#include "report/report.h"
 #include "formats/order.h"
 #include "base/rng.h"
-#include "audit/seeds.h"
 #include "formats/safetensors.h"
 #include "engines/registry.h"
 
@@ -947,521 +946,6 @@ static int roundtrip(audit *A, size_t nb) {
     return rc;
 }
 
-/* ---- outputs ----------------------------------------------------------- */
-
-static void json_slot(lsbuf *b, const audit_result *r, const audit_slot_stats *ss, int s) {
-    lsbuf_printf(b, "{\"tensor\": ");
-    lsbuf_json_str(b, r->slot_name[s]);
-    lsbuf_printf(b, ", \"phase\": \"%s\", \"steps\": %ld, \"max_abs\": ", r->slot_phase[s], ss->n_steps);
-    lsbuf_json_num(b, ss->max_abs);
-    lsbuf_printf(b, ", \"max_rel\": ");
-    lsbuf_json_num(b, ss->max_rel);
-    lsbuf_printf(b, ", \"max_rel_l2\": ");
-    lsbuf_json_num(b, ss->max_rel_l2);
-    lsbuf_printf(b, ", \"max_ulp\": ");
-    lsbuf_json_num(b, ss->max_ulp);
-    lsbuf_printf(b, ", \"max_bound_ratio\": ");
-    if (ss->max_bound_ratio < 0) lsbuf_printf(b, "null");
-    else lsbuf_json_num(b, ss->max_bound_ratio);
-    lsbuf_printf(b, ", \"min_frac_equal\": ");
-    lsbuf_json_num(b, ss->min_frac_equal);
-    lsbuf_printf(b, ", \"worst_step\": %ld, \"first_unequal_step\": %ld", ss->worst_step, ss->first_unequal_step);
-    if (ss->n_check_steps) {
-        lsbuf_printf(b, ", \"check\": {\"steps\": %ld, \"bounded_steps\": %ld, \"elements_over_bound\": %ld, "
-                        "\"first_over_step\": %ld, \"worst_ratio_step\": %ld, \"worst_index\": %zu, \"worst_ref\": ",
-                     ss->n_check_steps, ss->n_bounded, ss->n_over, ss->first_over_step, ss->worst_ratio_step,
-                     ss->worst_ratio_index);
-        lsbuf_json_num(b, ss->worst_ref);
-        lsbuf_printf(b, ", \"worst_cand\": ");
-        lsbuf_json_num(b, ss->worst_cand);
-        lsbuf_printf(b, ", \"worst_bound\": ");
-        lsbuf_json_num(b, ss->worst_bound);
-        lsbuf_printf(b, ", \"decisions\": %ld, \"flips\": %ld, \"near_ties\": %ld, \"sub_ulp\": %ld, \"flip_err_share\": ",
-                     ss->decisions, ss->flips, ss->near_ties, ss->sub_ulp);
-        lsbuf_json_num(b, ss->flip_err_share);
-        lsbuf_printf(b, ", \"flip_elements\": %ld}", ss->flip_elems);
-    }
-    lsbuf_printf(b, "}");
-}
-
-/* run.json's "verdict", "verdicts" and "findings": structured, so that a
- * script can assert on them. */
-static void json_verdicts(lsbuf *b, audit *A) {
-    audit_result *r = A->r;
-    verdict_table v;
-    explain_verdicts(&v, r, &A->m);
-    lsbuf_printf(b, "  \"attribution_steps\": %ld, \"shadow_replays\": %d, \"drift_mode\": \"%s\",\n",
-                 r->attribution_steps, A->n_shadows, lockstep_mode_name(r->drift_mode));
-    lsbuf_printf(b, "  \"verdict\": {\"problems\": %d, \"unchecked\": %d, \"nondeterministic\": %d, \"gate\": %s},\n",
-                 v.problems, v.unchecked, v.nondet, r->gate ? "true" : "false");
-    lsbuf_printf(b, "  \"verdicts\": {\"engines\": [");
-    for (int k = 0; k < v.n_eng; k++) {
-        const engine_verdict *ev = &v.e[k];
-        lsbuf_printf(b, "%s\n    {\"engine\": ", k ? "," : "");
-        lsbuf_json_str(b, r->eng[ev->engine].label);
-        lsbuf_printf(b, ", \"vs\": ");
-        if (ev->ref >= 0) lsbuf_json_str(b, r->eng[ev->ref].label);
-        else lsbuf_printf(b, "null");
-        lsbuf_printf(b, ", \"verdict\": ");
-        lsbuf_json_str(b, ev->verdict);
-        lsbuf_printf(b, ", \"problem\": %s, \"unchecked\": %s, \"compared\": %d, \"bounded\": %d, \"check_steps\": %ld, "
-                        "\"worst_tensor\": ", ev->problem ? "true" : "false", ev->unchecked ? "true" : "false",
-                     ev->n_compared, ev->n_bounded, ev->check_steps);
-        if (ev->worst_slot >= 0) lsbuf_json_str(b, r->slot_name[ev->worst_slot]);
-        else lsbuf_printf(b, "null");
-        lsbuf_printf(b, ", \"worst_ratio\": ");
-        lsbuf_json_num(b, ev->worst_slot >= 0 ? ev->worst_ratio : NAN);
-        lsbuf_printf(b, ", \"worst_step\": %ld, \"decision_flips\": %ld, \"near_ties\": %ld, \"roundtrip_checks\": %ld, "
-                        "\"detail\": ", ev->worst_step, ev->flips, ev->near_ties, r->eng[ev->engine].rt_checks);
-        lsbuf_json_str(b, ev->detail);
-        lsbuf_printf(b, "}");
-    }
-    lsbuf_printf(b, "],\n    \"pairs\": [");
-    for (int k = 0; k < v.n_pair; k++) {
-        const pair_verdict *pv = &v.p[k];
-        const audit_pair *p = &r->pair[pv->pair];
-        lsbuf_printf(b, "%s\n    {\"a\": ", k ? "," : "");
-        lsbuf_json_str(b, r->eng[p->a].label);
-        lsbuf_printf(b, ", \"b\": ");
-        lsbuf_json_str(b, r->eng[p->b].label);
-        lsbuf_printf(b, ", \"verdict\": ");
-        lsbuf_json_str(b, pv->verdict);
-        lsbuf_printf(b, ", \"problem\": %s, \"nondeterministic\": %s, \"first_diff_step\": %ld, \"first_tensor\": ",
-                     pv->problem ? "true" : "false", pv->nondet ? "true" : "false", pv->first_diff_step);
-        if (pv->first_slot >= 0) lsbuf_json_str(b, r->slot_name[pv->first_slot]);
-        else lsbuf_printf(b, "null");
-        lsbuf_printf(b, ", \"params_rel_l2_end\": ");
-        lsbuf_json_num(b, pv->end_rel_l2);
-        lsbuf_printf(b, ", \"test_flips\": %ld, \"accuracy_gap_points\": ", pv->flips);
-        lsbuf_json_num(b, pv->acc_gap);
-        lsbuf_printf(b, ", \"noise_band_exit_step\": %ld, \"noise_band_factor\": ", pv->band_exit_step);
-        lsbuf_json_num(b, pv->band_factor);
-        lsbuf_printf(b, "}");
-    }
-    lsbuf_printf(b, "]},\n  \"findings\": [");
-    explain_list L;
-    if (explain_run(&L, r, &A->m) == 0) {
-        static const char *const SEV[] = {"problem", "cause", "ok", "info"};
-        for (int i = 0; i < L.n; i++) {
-            const explain_finding *x = &L.f[i];
-            lsbuf_printf(b, "%s\n    {\"rule\": ", i ? "," : "");
-            lsbuf_json_str(b, x->rule);
-            lsbuf_printf(b, ", \"severity\": \"%s\", \"a\": ", SEV[x->severity]);
-            lsbuf_json_str(b, x->a);
-            lsbuf_printf(b, ", \"b\": ");
-            lsbuf_json_str(b, x->b);
-            lsbuf_printf(b, ", \"layer\": ");
-            lsbuf_json_str(b, x->layer_name);
-            lsbuf_printf(b, ", \"origin\": ");
-            lsbuf_json_str(b, x->layer);
-            lsbuf_printf(b, ", \"phase\": ");
-            lsbuf_json_str(b, x->phase);
-            lsbuf_printf(b, ", \"tensor\": ");
-            lsbuf_json_str(b, x->tensor);
-            lsbuf_printf(b, ", \"step\": %ld, \"ratio\": ", x->step);
-            lsbuf_json_num(b, x->ratio);
-            lsbuf_printf(b, ", \"title\": ");
-            lsbuf_json_str(b, x->title);
-            lsbuf_printf(b, ", \"cause\": ");
-            lsbuf_json_str(b, x->cause);
-            lsbuf_printf(b, ", \"evidence\": ");
-            lsbuf_json_str(b, x->evidence);
-            lsbuf_printf(b, ", \"fix\": ");
-            lsbuf_json_str(b, x->fix);
-            lsbuf_printf(b, "}");
-        }
-        explain_list_free(&L);
-    }
-    lsbuf_printf(b, "],\n");
-}
-
-static int write_run_json(audit *A, const char *path) {
-    audit_result *r = A->r;
-    const audit_cfg *c = &A->cfg;
-    const model *m = &A->m;
-    lsbuf b;
-    lsbuf_init(&b);
-    char nb[16];
-    lsbuf_printf(&b, "{\n  \"tool\": \"lockstep\", \"command\": \"audit\",\n  \"config\": {\"model\": ");
-    lsbuf_json_str(&b, m->name);
-    lsbuf_printf(&b, ", \"model_spec\": ");
-    lsbuf_json_str(&b, m->spec);
-    lsbuf_printf(&b, ", \"params\": %zu, \"data\": ", m->n_params);
-    lsbuf_json_str(&b, c->run.data_dir);
-    lsbuf_printf(&b, ", \"data_crc32\": {\"train_images\": \"%08x\", \"train_labels\": \"%08x\", \"test_images\": \"%08x\", "
-                     "\"test_labels\": \"%08x\"}",
-                 A->ds.train.images_crc, A->ds.train.labels_crc, A->ds.test.images_crc, A->ds.test.labels_crc);
-    lsbuf_printf(&b, ", \"mode\": \"%s\", \"epochs\": %d, \"batch\": %zu, \"lr\": ", lockstep_mode_name(c->mode),
-                 c->run.epochs, c->run.batch);
-    lsbuf_json_num(&b, c->run.adam.lr);
-    lsbuf_printf(&b, ", \"seed\": %llu, \"limit_train\": %zu, \"ref_steps\": %ld, \"audit_every\": %ld, \"repeat\": %d, "
-                     "\"engines\": ",
-                 (unsigned long long)c->run.seed, c->run.limit_train, c->ref_steps, c->audit_every, c->repeat);
-    lsbuf_json_str(&b, c->engines);
-    lsbuf_printf(&b, ", \"attribution_steps\": %ld, \"fail_on\": %u, \"seeds\": %d, \"init\": ", c->attribution_steps,
-                 c->fail_on, c->seeds);
-    if (c->run.init_path) lsbuf_json_str(&b, c->run.init_path);
-    else lsbuf_printf(&b, "null");
-    lsbuf_printf(&b, ", \"order\": ");
-    if (c->run.order_path) lsbuf_json_str(&b, c->run.order_path);
-    else lsbuf_printf(&b, "null");
-    lsbuf_printf(&b, ", \"omp_wait_policy\": ");
-    lsbuf_json_str(&b, getenv("OMP_WAIT_POLICY") ? getenv("OMP_WAIT_POLICY") : "default (active)");
-    lsbuf_printf(&b, ", \"compiler\": ");
-    lsbuf_json_str(&b, "gcc " __VERSION__);
-    lsbuf_printf(&b, ", \"cflags\": ");
-#ifdef LS_BUILD_CFLAGS
-    lsbuf_json_str(&b, LS_BUILD_CFLAGS);
-#else
-    lsbuf_json_str(&b, "");
-#endif
-    lsbuf_printf(&b, "},\n  \"engines\": [");
-    for (int i = 0; i < r->n_engines; i++) {
-        const audit_engine *ae = &r->eng[i];
-        lsbuf_printf(&b, "%s\n    {\"label\": ", i ? "," : "");
-        lsbuf_json_str(&b, ae->label);
-        lsbuf_printf(&b, ", \"spec\": ");
-        lsbuf_json_str(&b, ae->spec);
-        lsbuf_printf(&b, ", \"available\": %s", ae->available ? "true" : "false");
-        if (!ae->available) {
-            lsbuf_printf(&b, ", \"skipped\": ");
-            lsbuf_json_str(&b, ae->skip_reason);
-            lsbuf_printf(&b, "}");
-            continue;
-        }
-        if (ae->failed) {
-            lsbuf_printf(&b, ", \"failed\": ");
-            lsbuf_json_str(&b, ae->fail_reason);
-            lsbuf_printf(&b, ", \"failed_step\": %ld", ae->failed_step);
-        }
-        lsbuf_printf(&b, ", \"reference\": %s, \"steps_run\": %ld, \"describe\": %s", ae->is_ref ? "true" : "false",
-                     ae->steps_run, ae->describe && ae->describe[0] == '{' ? ae->describe : "null");
-        lsbuf_printf(&b, ", \"epochs\": [");
-        for (int ep = 0; ep < r->epochs_done; ep++) {
-            lsbuf_printf(&b, "%s{\"epoch\": %d, \"train_seconds\": ", ep ? ", " : "", ep + 1);
-            lsbuf_json_num(&b, ae->train_s[ep]);
-            lsbuf_printf(&b, ", \"images\": %zu, \"images_per_s\": ", ae->images[ep]);
-            lsbuf_json_num(&b, ae->train_s[ep] > 0 ? ae->images[ep] / ae->train_s[ep] : NAN);
-            lsbuf_printf(&b, ", \"test_accuracy\": ");
-            lsbuf_json_num(&b, ae->test_acc[ep]);
-            lsbuf_printf(&b, ", \"test_loss\": ");
-            lsbuf_json_num(&b, ae->test_loss[ep]);
-            lsbuf_printf(&b, "}");
-        }
-        lsbuf_printf(&b, "], \"epoch_seconds_cold\": ");
-        lsbuf_json_num(&b, r->epochs_done ? ae->train_s[0] : NAN);
-        double warm = NAN;
-        if (r->epochs_done > 1) {
-            warm = 0;
-            for (int ep = 1; ep < r->epochs_done; ep++) warm += ae->train_s[ep];
-            warm /= r->epochs_done - 1;
-        }
-        lsbuf_printf(&b, ", \"epoch_seconds_warm_mean\": ");
-        lsbuf_json_num(&b, warm);
-        lsbuf_printf(&b, ", \"peak_rss_bytes\": %zu, \"timing\": {\"layers\": [", ae->peak_rss);
-        for (int l = 0; l < m->n_layers; l++) {
-            lsbuf_printf(&b, "%s{\"layer\": ", l ? ", " : "");
-            lsbuf_json_str(&b, m->layers[l].name);
-            lsbuf_printf(&b, ", \"forward_s\": ");
-            lsbuf_json_num(&b, ae->timing.layer_s[l][DIR_FWD]);
-            lsbuf_printf(&b, ", \"forward_calls\": %ld, \"backward_s\": ", ae->timing.layer_calls[l][DIR_FWD]);
-            lsbuf_json_num(&b, ae->timing.layer_s[l][DIR_BWD]);
-            lsbuf_printf(&b, ", \"backward_calls\": %ld}", ae->timing.layer_calls[l][DIR_BWD]);
-        }
-        lsbuf_printf(&b, "], \"loss_s\": ");
-        lsbuf_json_num(&b, ae->timing.loss_s);
-        lsbuf_printf(&b, ", \"update_s\": ");
-        lsbuf_json_num(&b, ae->timing.update_s);
-        lsbuf_printf(&b, ", \"set_batch_s\": ");
-        lsbuf_json_num(&b, ae->timing.set_batch_s);
-        lsbuf_printf(&b, ", \"get_tensor_s\": ");
-        lsbuf_json_num(&b, ae->timing.get_s);
-        lsbuf_printf(&b, ", \"set_tensor_s\": ");
-        lsbuf_json_num(&b, ae->timing.set_s);
-        lsbuf_printf(&b, "}");
-        if (ae->confusion) {
-            int C = m->n_classes;
-            lsbuf_printf(&b, ", \"per_class_accuracy\": {");
-            for (int k = 0; k < C; k++) {
-                long tot = 0;
-                for (int j = 0; j < C; j++) tot += ae->confusion[(size_t)k * C + j];
-                lsbuf_printf(&b, "%s", k ? ", " : "");
-                lsbuf_json_str(&b, class_name(c->run.data_dir, C, k, nb, sizeof nb));
-                lsbuf_printf(&b, ": ");
-                lsbuf_json_num(&b, tot ? (double)ae->confusion[(size_t)k * C + k] / tot : NAN);
-            }
-            lsbuf_printf(&b, "}, \"confusion\": ");
-            lsbuf_json_matrix_long(&b, ae->confusion, C, C);
-        }
-        lsbuf_printf(&b, "}");
-    }
-    lsbuf_printf(&b, "\n  ],\n  \"pairs\": [");
-    for (int pi = 0; pi < r->n_pairs; pi++) {
-        const audit_pair *p = &r->pair[pi];
-        lsbuf_printf(&b, "%s\n    {\"a\": ", pi ? "," : "");
-        lsbuf_json_str(&b, r->eng[p->a].label);
-        lsbuf_printf(&b, ", \"b\": ");
-        lsbuf_json_str(&b, r->eng[p->b].label);
-        int is_repeat = r->eng[p->b].repeat_of == p->a || r->eng[p->a].repeat_of == p->b;
-        lsbuf_printf(&b, ", \"repeat_pair\": %s, \"first_param_diff_step\": %ld", is_repeat ? "true" : "false",
-                     p->first_diff_step);
-        if (is_repeat) {
-            int det = p->first_diff_step == 0;
-            for (int s = 0; s < r->n_slots; s++)
-                if (p->slot[s].n_steps && p->slot[s].min_frac_equal < 1) det = 0;
-            lsbuf_printf(&b, ", \"bitwise_deterministic\": %s", det ? "true" : "false");
-        }
-        if (!r->eng[p->a].is_ref && !r->eng[p->b].is_ref) {
-            lsbuf_printf(&b, ", \"test_predictions_differing\": [");
-            for (int ep = 0; ep < r->epochs_done; ep++) lsbuf_printf(&b, "%s%ld", ep ? ", " : "", p->disagree[ep]);
-            lsbuf_printf(&b, "]");
-        }
-        lsbuf_printf(&b, ", \"tensors\": [");
-        int first = 1;
-        for (int s = 0; s < r->n_slots; s++) {
-            if (!p->slot[s].n_steps) continue;
-            lsbuf_printf(&b, "%s\n      ", first ? "" : ",");
-            json_slot(&b, r, &p->slot[s], s);
-            first = 0;
-        }
-        lsbuf_printf(&b, "],\n      \"param_divergence\": [");
-        first = 1;
-        for (long s = 0; s < r->total_steps; s++) {
-            if (isnan(p->param_rel_l2[s])) continue;
-            lsbuf_printf(&b, "%s[%ld, ", first ? "" : ", ", s + 1);
-            lsbuf_json_num(&b, p->param_rel_l2[s]);
-            lsbuf_printf(&b, ", ");
-            lsbuf_json_num(&b, p->param_max_ulp[s]);
-            lsbuf_printf(&b, ", ");
-            lsbuf_json_num(&b, p->loss_diff[s]);
-            lsbuf_printf(&b, "]");
-            first = 0;
-        }
-        lsbuf_printf(&b, "]}");
-    }
-    lsbuf_printf(&b, "\n  ],\n  \"param_divergence_columns\": [\"step\", \"rel_l2\", \"max_ulp\", \"loss_abs_diff\"],\n");
-    json_verdicts(&b, A);
-    /* is the gap real: exact McNemar per epoch and class, logit margins of
-     * the flipped images, divergence growth, per pair of this run; and the
-     * seed loop's spread and verdicts when it ran */
-    lsbuf_printf(&b, "  \"significance\": [");
-    for (int pi = 0, first = 1; pi < r->n_pairs; pi++) {
-        if (r->eng[r->pair[pi].a].is_ref || r->eng[r->pair[pi].b].is_ref) continue;
-        lsbuf_printf(&b, "%s\n    {\"a\": ", first ? "" : ",");
-        lsbuf_json_str(&b, r->eng[r->pair[pi].a].label);
-        lsbuf_printf(&b, ", \"b\": ");
-        lsbuf_json_str(&b, r->eng[r->pair[pi].b].label);
-        lsbuf_printf(&b, ", \"stats\": ");
-        seeds_pair_json(&b, r, pi, c->run.data_dir);
-        lsbuf_printf(&b, "}");
-        first = 0;
-    }
-    lsbuf_printf(&b, "],\n");
-    if (r->seeds) {
-        seeds_json(&b, r->seeds);
-        lsbuf_printf(&b, ",\n");
-    }
-    lsbuf_printf(&b, "  \"steps\": %ld, \"interrupted\": %s, \"steps_completed\": %ld, \"engines_failed\": %d, "
-                     "\"compare_seconds\": ", r->total_steps, r->interrupted ? "true" : "false",
-                 r->interrupted ? r->interrupted_step : A->step, r->n_failed);
-    lsbuf_json_num(&b, r->compare_s);
-    lsbuf_printf(&b, ", \"roundtrip_seconds\": ");
-    lsbuf_json_num(&b, r->roundtrip_s);
-    lsbuf_printf(&b, ", \"total_seconds\": ");
-    lsbuf_json_num(&b, r->total_s);
-    lsbuf_printf(&b, ", \"driver_peak_rss_bytes\": %zu, \"steps_jsonl_lines\": %ld\n}\n", r->parent_peak_rss,
-                 r->jsonl_lines);
-    int rc = b.failed ? ls_err(LS_ENOMEM, "out of memory building run.json") : ls_write_file_atomic(path, b.s, b.len);
-    lsbuf_free(&b);
-    return rc;
-}
-
-static const char *fmt_ulp(char *buf, size_t cap, double u) { return ls_fmt_num(buf, cap, u, "nan"); }
-
-static void print_verdicts(audit *A, const verdict_table *v, const explain_list *L) {
-    FILE *f = A->cfg.out;
-    if (!f) return;
-    audit_result *r = A->r;
-    char b1[32], b2[32];
-    fprintf(f, "\n");
-    if (v->problems)
-        fprintf(f, "VERDICT: PROBLEM — %d problem(s) not explained by fp32 rounding (below; evidence: --verbose, "
-                   "report.md)\n", v->problems);
-    else if (v->unchecked)
-        fprintf(f, "VERDICT: no problem found, but %d engine(s) not fully checked (unchecked is not ok)\n",
-                v->unchecked);
-    else
-        fprintf(f, "VERDICT: ok — every difference is consistent with fp32 rounding (coverage below)\n");
-    const char *refl = NULL;
-    for (int i = 0; i < r->n_engines && !refl; i++)
-        if (r->eng[i].is_ref && r->eng[i].available) refl = r->eng[i].label;
-    fprintf(f, "\nengines vs the reference%s%s%s (checks: %ld attribution step(s), %ld shadow replay(s)):\n",
-            refl ? " (" : "", refl ? refl : "", refl ? ")" : "", r->attribution_steps, (long)A->n_shadows);
-    fprintf(f, "  %-24s %-20s %-9s %s\n", "engine", "verdict", "coverage", "detail");
-    for (int k = 0; k < v->n_eng; k++) {
-        const engine_verdict *ev = &v->e[k];
-        char cov[24] = "-";
-        if (ev->n_compared) snprintf(cov, sizeof cov, "%d/%d", ev->n_bounded, ev->n_compared);
-        fprintf(f, "  %-24s %-20s %-9s %s", r->eng[ev->engine].label, ev->verdict, cov, ev->detail);
-        if (ev->flips) fprintf(f, "; %ld decision(s) flipped", ev->flips);
-        fprintf(f, "\n");
-    }
-    if (v->n_pair) {
-        fprintf(f, "\nengine pairs (drift: %s, %ld steps%s):\n", lockstep_mode_name(r->drift_mode), r->total_steps,
-                r->epochs_done ? ", test flips and accuracy gap after the last epoch" : "");
-        fprintf(f, "  %-40s %-20s %-28s %-9s %s\n", "pair", "verdict", "first differs", "params", "flips / gap");
-        int hidden = 0;
-        for (int k = 0; k < v->n_pair; k++) {
-            const pair_verdict *pv = &v->p[k];
-            const audit_pair *p = &r->pair[pv->pair];
-            /* one screen: a repeat copy shows only against its original,
-             * a perturbed engine only against the engine it perturbs */
-            const audit_engine *ea = &r->eng[p->a], *eb = &r->eng[p->b];
-            int rep_a = ea->repeat_of >= 0, rep_b = eb->repeat_of >= 0;
-            int derived = (rep_a && ea->repeat_of != p->b) || (rep_b && eb->repeat_of != p->a) ||
-                          ((ea->perturb_ulps || eb->perturb_ulps) && strcmp(pv->verdict, "noise floor") != 0 &&
-                           !pv->problem);
-            if (derived && !A->cfg.verbose) {
-                hidden++;
-                continue;
-            }
-            char nm[96], fd[64] = "never", tail[48] = "-";
-            snprintf(nm, sizeof nm, "%s vs %s", r->eng[p->a].label, r->eng[p->b].label);
-            if (pv->first_slot >= 0)
-                snprintf(fd, sizeof fd, "step %ld %s", p->slot[pv->first_slot].first_unequal_step,
-                         r->slot_name[pv->first_slot]);
-            else if (pv->first_diff_step)
-                snprintf(fd, sizeof fd, "after step %ld", pv->first_diff_step);
-            if (pv->flips >= 0) snprintf(tail, sizeof tail, "%ld / %+.2f pt", pv->flips, pv->acc_gap);
-            fprintf(f, "  %-40s %-20s %-28s %-9s %s\n", nm, pv->verdict, fd,
-                    isnan(pv->end_rel_l2) ? "-" : ls_fmt_num(b1, sizeof b1, pv->end_rel_l2, "-"), tail);
-        }
-        if (hidden) fprintf(f, "  (%d more pair(s) of repeat and perturbed copies: --verbose, report.md)\n", hidden);
-    }
-    if (r->seeds) seeds_print(f, r->seeds);
-    int shown = 0, more = 0;
-    /* --verbose printed every finding in full already (print_summary) */
-    for (int i = 0; i < L->n && !A->cfg.verbose; i++) {
-        const explain_finding *x = &L->f[i];
-        if (x->severity > EXPLAIN_CAUSE) continue;
-        if (shown >= 8) {
-            more++;
-            continue;
-        }
-        if (!shown) fprintf(f, "\nfindings:\n");
-        fprintf(f, "  [%s] %s\n", x->severity == EXPLAIN_PROBLEM ? "PROBLEM" : "cause", x->title);
-        shown++;
-    }
-    if (more) fprintf(f, "  ... and %d more (--verbose, report.md)\n", more);
-    char b3[32];
-    fprintf(f, "\ncost: comparison and checks %s s (state round trip %s s) of %s s\n",
-            ls_fmt_num(b1, sizeof b1, r->compare_s, "-"), ls_fmt_num(b3, sizeof b3, r->roundtrip_s, "-"),
-            ls_fmt_num(b2, sizeof b2, r->total_s, "-"));
-}
-
-static void print_summary(audit *A) {
-    FILE *f = A->cfg.out;
-    if (!f) return;
-    audit_result *r = A->r;
-    const model *m = &A->m;
-    char b1[32], b2[32];
-    fprintf(f, "\n== engines\n");
-    for (int i = 0; i < r->n_engines; i++) {
-        const audit_engine *ae = &r->eng[i];
-        if (!ae->available) fprintf(f, "  %-26s skipped: %s\n", ae->label, ae->skip_reason);
-        else if (ae->is_ref)
-            fprintf(f, "  %-26s ran %ld steps (1..%ld, then one shadow step every %ld)\n", ae->label, ae->steps_run,
-                    A->cfg.ref_steps, A->cfg.audit_every);
-        else fprintf(f, "  %-26s ran %ld steps\n", ae->label, ae->steps_run);
-    }
-    if (r->epochs_done > 0 && A->cfg.eval) {
-        fprintf(f, "\n== test accuracy per epoch (and training time: batch making + forward + loss + backward + update)\n");
-        fprintf(f, "  %-26s", "engine");
-        for (int ep = 0; ep < r->epochs_done; ep++) fprintf(f, "   epoch %d", ep + 1);
-        fprintf(f, "   cold s   warm s   images/s (last)   peak MiB\n");
-        for (int i = 0; i < r->n_engines; i++) {
-            const audit_engine *ae = &r->eng[i];
-            if (!ae->available || ae->is_ref) continue;
-            fprintf(f, "  %-26s", ae->label);
-            for (int ep = 0; ep < r->epochs_done; ep++) fprintf(f, "  %7.2f%%", 100 * ae->test_acc[ep]);
-            int last = r->epochs_done - 1;
-            double warm = r->epochs_done > 1 ? ae->train_s[last] : NAN;
-            fprintf(f, "  %7.2f  %7.2f  %12.0f  %12.1f\n", ae->train_s[0], warm, ae->images[last] / ae->train_s[last],
-                    ae->peak_rss / 1048576.0);
-        }
-        for (int pi = 0; pi < r->n_pairs; pi++) {
-            const audit_pair *p = &r->pair[pi];
-            if (r->eng[p->a].is_ref || r->eng[p->b].is_ref) continue;
-            fprintf(f, "  test images classified differently, %s vs %s:", r->eng[p->a].label, r->eng[p->b].label);
-            for (int ep = 0; ep < r->epochs_done; ep++) fprintf(f, " %ld", p->disagree[ep]);
-            fprintf(f, " (of %zu)\n", A->cfg.run.limit_test && A->cfg.run.limit_test < A->ds.test.n
-                                           ? A->cfg.run.limit_test : A->ds.test.n);
-        }
-    }
-    fprintf(f, "\n== when do engines stop being bitwise equal? (parameters after each step)\n");
-    for (int pi = 0; pi < r->n_pairs; pi++) {
-        const audit_pair *p = &r->pair[pi];
-        long last = -1;
-        for (long s = r->total_steps - 1; s >= 0; s--)
-            if (!isnan(p->param_rel_l2[s])) {
-                last = s;
-                break;
-            }
-        int is_repeat = r->eng[p->b].repeat_of == p->a || r->eng[p->a].repeat_of == p->b;
-        fprintf(f, "  %-24s vs %-24s ", r->eng[p->b].label, r->eng[p->a].label);
-        if (p->first_diff_step == 0) fprintf(f, "bitwise equal at every step compared");
-        else fprintf(f, "first differ after step %ld", p->first_diff_step);
-        if (last >= 0)
-            fprintf(f, "; at step %ld: params rel. L2 %.2e, max %s ulp", last + 1, p->param_rel_l2[last],
-                    fmt_ulp(b1, sizeof b1, p->param_max_ulp[last]));
-        if (is_repeat) fprintf(f, "  [run-to-run determinism]");
-        fprintf(f, "\n");
-    }
-    fprintf(f, "\n== largest divergence per tensor over the fully compared steps: normwise relative L2 error,\n"
-               "   max ULP distance (at the reference's magnitude; huge where the reference is ~0), and in\n"
-               "   isolated mode the bound ratio (<= 1: consistent with fp32 rounding in some order).\n"
-               "   Reference pairs in free mode: steps 1..%ld, and shadow steps against the engine the\n"
-               "   shadow started from.\n", A->cfg.ref_steps);
-    for (int pi = 0; pi < r->n_pairs; pi++) {
-        const audit_pair *p = &r->pair[pi];
-        fprintf(f, "  %s vs %s\n", r->eng[p->b].label, r->eng[p->a].label);
-        for (int s = 0; s < r->n_slots; s++) {
-            const audit_slot_stats *ss = &p->slot[s];
-            if (!ss->n_steps) continue;
-            /* keep the table readable: activations, gradients, loss and
-             * parameters; Adam moments are in run.json */
-            if (strstr(r->slot_name[s], ".adam_")) continue;
-            fprintf(f, "    %-20s %-8s rel L2 %-8.2e max %8s ulp", r->slot_name[s], r->slot_phase[s], ss->max_rel_l2,
-                    fmt_ulp(b1, sizeof b1, ss->max_ulp));
-            if (ss->max_bound_ratio >= 0) fprintf(f, "  bound ratio %-8s", fmt_ulp(b2, sizeof b2, ss->max_bound_ratio));
-            if (ss->first_unequal_step) fprintf(f, "  first unequal at step %ld", ss->first_unequal_step);
-            else fprintf(f, "  bitwise equal");
-            fprintf(f, "\n");
-        }
-    }
-    explain_print(f, r, m);
-    fprintf(f, "\n== cost\n  comparison %.2f s of %.2f s total; %ld steps; driver peak RSS %.1f MiB\n", r->compare_s,
-            r->total_s, r->total_steps, r->parent_peak_rss / 1048576.0);
-    (void)m;
-}
-
-/* Engines whose process died, and an interruption: after the summary, so
- * that a reader of a partial run sees at once what it does not cover. */
-static void print_failures(audit *A) {
-    FILE *f = A->cfg.out;
-    const audit_result *r = A->r;
-    if (!f || (!r->n_failed && !r->interrupted)) return;
-    fprintf(f, "\n== failures\n");
-    for (int i = 0; i < r->n_engines; i++)
-        if (r->eng[i].failed)
-            fprintf(f, "  engine %s FAILED: %s; left out from then on (it ran %ld steps)\n", r->eng[i].label,
-                    r->eng[i].fail_reason, r->eng[i].steps_run);
-    if (r->interrupted)
-        fprintf(f, "  INTERRUPTED at step %ld of %ld by signal %d (%s): everything above covers steps 1..%ld only\n",
-                r->interrupted_step, r->total_steps, r->interrupted, strsignal(r->interrupted), r->interrupted_step);
-}
-
-/* Engines still running (available and not failed). */
 static int alive_engines(const audit *A) {
     int n = 0;
     for (int i = 0; i < A->r->n_engines; i++) n += A->r->eng[i].available && !A->r->eng[i].failed;
@@ -1600,6 +1084,7 @@ void audit_result_free(audit_result *r) {
         free(r->pair[pi].param_max_ulp);
         free(r->pair[pi].loss_diff);
     }
+    dataset_free(&r->ds);
     memset(r, 0, sizeof *r);
 }
 
@@ -1673,7 +1158,7 @@ static int evaluate(audit *A) {
     return LS_OK;
 }
 
-int audit_run(const audit_cfg *cfg, audit_result *res) {
+int audit_drive(const audit_cfg *cfg, audit_result *res) {
     audit A;
     memset(&A, 0, sizeof A);
     /* the result is megabytes (a slot table per pair): never on the stack */
@@ -1954,39 +1439,15 @@ int audit_run(const audit_cfg *cfg, audit_result *res) {
         }
         if (rc) goto done;
     }
-    /* is the gap real?  the drift phase again for more seeds (this run is
-     * the first), in child processes; its verdicts join this run's */
-    if (A.cfg.seeds > 0 && A.cfg.eval && r->epochs_done > 0 && !r->interrupted && !ls_stop_signal()) {
-        seeds_cfg sc = {A.cfg.seeds, A.cfg.jobs > 0 ? A.cfg.jobs : 1, A.cfg.floor_draws};
-        if (!(r->seeds = ls_calloc(1, sizeof *r->seeds))) {
-            rc = LS_ENOMEM;
-            goto done;
-        }
-        if ((rc = seeds_run(&A.cfg, &sc, r, r->seeds))) {
-            free(r->seeds);
-            r->seeds = NULL;
-            rc = ls_err(rc, "seed loop: %s", ls_errmsg());
-            goto done;
-        }
-    }
     r->total_s = ls_now() - t_start;
-    {
-        verdict_table vt;
-        explain_verdicts(&vt, r, &A.m);
-        r->problems = vt.problems;
-        r->unchecked = vt.unchecked;
-        r->nondet = vt.nondet;
-        r->gate = ((A.cfg.fail_on & AUDIT_FAIL_PROBLEM) && vt.problems) ||
-                  ((A.cfg.fail_on & AUDIT_FAIL_UNCHECKED) && vt.unchecked) ||
-                  ((A.cfg.fail_on & AUDIT_FAIL_NONDET) && vt.nondet);
-        if (A.cfg.verbose) print_summary(&A);
-        explain_list L;
-        if (explain_run(&L, r, &A.m) == 0) {
-            print_verdicts(&A, &vt, &L);
-            explain_list_free(&L);
-        }
-    }
-    print_failures(&A);
+    /* what the commands layer needs after the engines are gone: the
+     * effective configuration (a recording's plan may have been adopted),
+     * the model, the data, and steps.jsonl complete under its temporary
+     * name (renamed into place with the rest of the report set) */
+    r->cfg = A.cfg;
+    r->m = A.m;
+    r->n_shadows = A.n_shadows;
+    r->last_step = A.step;
     if (A.cfg.out_dir) {
         int bad = fflush(A.jsonl) != 0 || fsync(fileno(A.jsonl)) != 0, e = errno;
         if (fclose(A.jsonl) != 0 && !bad) {
@@ -2000,21 +1461,11 @@ int audit_run(const audit_cfg *cfg, audit_result *res) {
             rc = ls_err(LS_EIO, "%s: write failed: %s", A.jsonl_tmp, strerror(e));
             goto done;
         }
-        if (rename(A.jsonl_tmp, A.jsonl_path) != 0) {
-            rc = ls_err(LS_EIO, "%s: cannot rename into place: %s", A.jsonl_path, strerror(errno));
-            unlink(A.jsonl_tmp);
-            ls_tmp_unregister(A.jsonl_tmp);
-            goto done;
-        }
-        ls_tmp_unregister(A.jsonl_tmp);
-        char path[1100];
-        snprintf(path, sizeof path, "%s/run.json", A.cfg.out_dir);
-        if ((rc = write_run_json(&A, path))) goto done;
-        if ((rc = report_write(A.cfg.out_dir, &A.cfg, &A.m, &A.ds, r))) goto done;
-        if (out)
-            fprintf(out, "report: %s/report.md and report.html (evidence), run.json, steps.jsonl (%ld lines)\n",
-                    A.cfg.out_dir, r->jsonl_lines);
+        snprintf(r->jsonl_path, sizeof r->jsonl_path, "%s", A.jsonl_path);
+        snprintf(r->jsonl_tmp, sizeof r->jsonl_tmp, "%s", A.jsonl_tmp);
     }
+    r->ds = A.ds;
+    memset(&A.ds, 0, sizeof A.ds);
 done:
     if (A.jsonl) {
         fclose(A.jsonl);

@@ -1,7 +1,7 @@
 /*
  * seeds.c — the seed loop and its statistics.  See seeds.h.
  *
- * Each audit of the loop runs in a child process (fork, then audit_run,
+ * Each audit of the loop runs in a child process (fork, then audit_drive,
  * which forks the engine processes in turn) and writes its numbers to a
  * pipe in a small binary form: the same executable reads them, so the
  * layout is this file's private business; a magic word and the length
@@ -192,10 +192,10 @@ static void child_run(const audit_cfg *base, const job_def *j, int fd) {
     /* the result is megabytes (a slot table per pair): not on the stack */
     audit_result *rp = ls_calloc(1, sizeof *rp);
     double t0 = ls_now();
-    int rc = rp ? audit_run(&c, rp) : LS_ENOMEM;
+    int rc = rp ? audit_drive(&c, rp) : LS_ENOMEM;
     audit_result *rr = rp;
     /* CPU time of this audit: its own and its engine processes' (all
-     * reaped by audit_run): what the audit costs however busy the
+     * reaped by audit_drive): what the audit costs however busy the
      * machine is (but spinning OpenMP threads count) */
     struct rusage ru_self, ru_kids;
     getrusage(RUSAGE_SELF, &ru_self);
@@ -536,23 +536,6 @@ done:
 }
 
 /* ---- the loop ------------------------------------------------------------ */
-
-void seeds_result_free(seeds_result *r) {
-    for (int i = 0; i < r->n_engines; i++)
-        for (int s = 0; s < SEEDS_MAX; s++) {
-            free(r->eng[i].pred[s]);
-            free(r->eng[i].margin[s]);
-        }
-    for (int pi = 0; pi < r->n_pairs; pi++)
-        for (int s = 0; s < SEEDS_MAX; s++) {
-            free(r->pair[pi].rel_l2[s]);
-            free(r->pair[pi].mcnemar_class[s]);
-        }
-    free(r->labels);
-    free(r->band_lo);
-    free(r->band_hi);
-    memset(r, 0, sizeof *r);
-}
 
 typedef struct {
     pid_t pid;

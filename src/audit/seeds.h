@@ -23,11 +23,11 @@
  *     band (stats_band_exit).
  *
  * Processes: seeds_run forks one child per audit, at most `jobs` at a
- * time; each child runs audit_run (which forks its engine processes) and
+ * time; each child runs audit_drive (which forks its engine processes) and
  * sends its numbers back through a pipe.  Like remote_engine_create, it
  * must be called before this process starts any thread (OpenMP, oneDNN,
  * MPFR threads): a child forked from a threaded process can hang.
- * seeds_run refuses in that case.  The audit itself (audit_run) starts no
+ * seeds_run refuses in that case.  The audit itself (audit_drive) starts no
  * thread in its own process, so seeds_run may follow it.
  *
  * Not here: the main audit's report (report.c places seeds_print and

@@ -19,6 +19,7 @@
 #include "formats/golden.h"
 #include "commands/golden_cli.h"
 #include "audit/audit.h"
+#include "commands/audit_cmd.h"
 #include "audit/seeds.h"
 #include "model/model.h"
 #include "engines/remote.h"

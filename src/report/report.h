@@ -26,6 +26,7 @@
 #include "formats/data.h"
 #include "audit/audit.h"
 #include "model/model.h"
+#include "audit/explain.h"
 
 /* Write dir/report.md and dir/report.html.  ds may be NULL (no data
  * provenance then).  dir must exist.  Returns 0, or LS_EIO / LS_ENOMEM with
@@ -34,5 +35,14 @@ int report_write(const char *dir, const audit_cfg *c, const model *m, const data
 
 /* Append s to b escaped for HTML text and attribute values (& < > " '). */
 void report_html_escape(lsbuf *b, const char *s);
+
+/* run.json at path (atomically): the verdicts, findings and figures of R. */
+int report_write_run_json(audit_result *R, const char *path);
+
+/* The console: the verdict screen (verdicts, findings), the per-tensor
+ * summary (--verbose) and failed engines, to R->cfg.out (NULL: nothing). */
+void report_print_verdicts(audit_result *R, const verdict_table *v, const explain_list *L);
+void report_print_summary(audit_result *R);
+void report_print_failures(audit_result *R);
 
 #endif

@@ -1,0 +1,204 @@
+/*
+ * console.c — the audit on the terminal: the verdict screen (one screen by
+ * default, the findings in full with --verbose), the per-tensor summary
+ * and the failed engines, all from the audit's result.
+ */
+#include "report/report.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "audit/explain.h"
+#include "audit/seeds.h"
+#include "base/util.h"
+#include "checks/bounds.h"
+
+static const char *fmt_ulp(char *buf, size_t cap, double u) { return ls_fmt_num(buf, cap, u, "nan"); }
+
+void report_print_verdicts(audit_result *R, const verdict_table *v, const explain_list *L) {
+    FILE *f = R->cfg.out;
+    if (!f) return;
+    audit_result *r = R;
+    char b1[32], b2[32];
+    fprintf(f, "\n");
+    if (v->problems)
+        fprintf(f, "VERDICT: PROBLEM — %d problem(s) not explained by fp32 rounding (below; evidence: --verbose, "
+                   "report.md)\n", v->problems);
+    else if (v->unchecked)
+        fprintf(f, "VERDICT: no problem found, but %d engine(s) not fully checked (unchecked is not ok)\n",
+                v->unchecked);
+    else
+        fprintf(f, "VERDICT: ok — every difference is consistent with fp32 rounding (coverage below)\n");
+    const char *refl = NULL;
+    for (int i = 0; i < r->n_engines && !refl; i++)
+        if (r->eng[i].is_ref && r->eng[i].available) refl = r->eng[i].label;
+    fprintf(f, "\nengines vs the reference%s%s%s (checks: %ld attribution step(s), %ld shadow replay(s)):\n",
+            refl ? " (" : "", refl ? refl : "", refl ? ")" : "", r->attribution_steps, (long)R->n_shadows);
+    fprintf(f, "  %-24s %-20s %-9s %s\n", "engine", "verdict", "coverage", "detail");
+    for (int k = 0; k < v->n_eng; k++) {
+        const engine_verdict *ev = &v->e[k];
+        char cov[24] = "-";
+        if (ev->n_compared) snprintf(cov, sizeof cov, "%d/%d", ev->n_bounded, ev->n_compared);
+        fprintf(f, "  %-24s %-20s %-9s %s", r->eng[ev->engine].label, ev->verdict, cov, ev->detail);
+        if (ev->flips) fprintf(f, "; %ld decision(s) flipped", ev->flips);
+        fprintf(f, "\n");
+    }
+    if (v->n_pair) {
+        fprintf(f, "\nengine pairs (drift: %s, %ld steps%s):\n", lockstep_mode_name(r->drift_mode), r->total_steps,
+                r->epochs_done ? ", test flips and accuracy gap after the last epoch" : "");
+        fprintf(f, "  %-40s %-20s %-28s %-9s %s\n", "pair", "verdict", "first differs", "params", "flips / gap");
+        int hidden = 0;
+        for (int k = 0; k < v->n_pair; k++) {
+            const pair_verdict *pv = &v->p[k];
+            const audit_pair *p = &r->pair[pv->pair];
+            /* one screen: a repeat copy shows only against its original,
+             * a perturbed engine only against the engine it perturbs */
+            const audit_engine *ea = &r->eng[p->a], *eb = &r->eng[p->b];
+            int rep_a = ea->repeat_of >= 0, rep_b = eb->repeat_of >= 0;
+            int derived = (rep_a && ea->repeat_of != p->b) || (rep_b && eb->repeat_of != p->a) ||
+                          ((ea->perturb_ulps || eb->perturb_ulps) && strcmp(pv->verdict, "noise floor") != 0 &&
+                           !pv->problem);
+            if (derived && !R->cfg.verbose) {
+                hidden++;
+                continue;
+            }
+            char nm[96], fd[64] = "never", tail[48] = "-";
+            snprintf(nm, sizeof nm, "%s vs %s", r->eng[p->a].label, r->eng[p->b].label);
+            if (pv->first_slot >= 0)
+                snprintf(fd, sizeof fd, "step %ld %s", p->slot[pv->first_slot].first_unequal_step,
+                         r->slot_name[pv->first_slot]);
+            else if (pv->first_diff_step)
+                snprintf(fd, sizeof fd, "after step %ld", pv->first_diff_step);
+            if (pv->flips >= 0) snprintf(tail, sizeof tail, "%ld / %+.2f pt", pv->flips, pv->acc_gap);
+            fprintf(f, "  %-40s %-20s %-28s %-9s %s\n", nm, pv->verdict, fd,
+                    isnan(pv->end_rel_l2) ? "-" : ls_fmt_num(b1, sizeof b1, pv->end_rel_l2, "-"), tail);
+        }
+        if (hidden) fprintf(f, "  (%d more pair(s) of repeat and perturbed copies: --verbose, report.md)\n", hidden);
+    }
+    if (r->seeds) seeds_print(f, r->seeds);
+    int shown = 0, more = 0;
+    /* --verbose printed every finding in full already (print_summary) */
+    for (int i = 0; i < L->n && !R->cfg.verbose; i++) {
+        const explain_finding *x = &L->f[i];
+        if (x->severity > EXPLAIN_CAUSE) continue;
+        if (shown >= 8) {
+            more++;
+            continue;
+        }
+        if (!shown) fprintf(f, "\nfindings:\n");
+        fprintf(f, "  [%s] %s\n", x->severity == EXPLAIN_PROBLEM ? "PROBLEM" : "cause", x->title);
+        shown++;
+    }
+    if (more) fprintf(f, "  ... and %d more (--verbose, report.md)\n", more);
+    char b3[32];
+    fprintf(f, "\ncost: comparison and checks %s s (state round trip %s s) of %s s\n",
+            ls_fmt_num(b1, sizeof b1, r->compare_s, "-"), ls_fmt_num(b3, sizeof b3, r->roundtrip_s, "-"),
+            ls_fmt_num(b2, sizeof b2, r->total_s, "-"));
+}
+
+void report_print_summary(audit_result *R) {
+    FILE *f = R->cfg.out;
+    if (!f) return;
+    audit_result *r = R;
+    const model *m = &R->m;
+    char b1[32], b2[32];
+    fprintf(f, "\n== engines\n");
+    for (int i = 0; i < r->n_engines; i++) {
+        const audit_engine *ae = &r->eng[i];
+        if (!ae->available) fprintf(f, "  %-26s skipped: %s\n", ae->label, ae->skip_reason);
+        else if (ae->is_ref)
+            fprintf(f, "  %-26s ran %ld steps (1..%ld, then one shadow step every %ld)\n", ae->label, ae->steps_run,
+                    R->cfg.ref_steps, R->cfg.audit_every);
+        else fprintf(f, "  %-26s ran %ld steps\n", ae->label, ae->steps_run);
+    }
+    if (r->epochs_done > 0 && R->cfg.eval) {
+        fprintf(f, "\n== test accuracy per epoch (and training time: batch making + forward + loss + backward + update)\n");
+        fprintf(f, "  %-26s", "engine");
+        for (int ep = 0; ep < r->epochs_done; ep++) fprintf(f, "   epoch %d", ep + 1);
+        fprintf(f, "   cold s   warm s   images/s (last)   peak MiB\n");
+        for (int i = 0; i < r->n_engines; i++) {
+            const audit_engine *ae = &r->eng[i];
+            if (!ae->available || ae->is_ref) continue;
+            fprintf(f, "  %-26s", ae->label);
+            for (int ep = 0; ep < r->epochs_done; ep++) fprintf(f, "  %7.2f%%", 100 * ae->test_acc[ep]);
+            int last = r->epochs_done - 1;
+            double warm = r->epochs_done > 1 ? ae->train_s[last] : NAN;
+            fprintf(f, "  %7.2f  %7.2f  %12.0f  %12.1f\n", ae->train_s[0], warm, ae->images[last] / ae->train_s[last],
+                    ae->peak_rss / 1048576.0);
+        }
+        for (int pi = 0; pi < r->n_pairs; pi++) {
+            const audit_pair *p = &r->pair[pi];
+            if (r->eng[p->a].is_ref || r->eng[p->b].is_ref) continue;
+            fprintf(f, "  test images classified differently, %s vs %s:", r->eng[p->a].label, r->eng[p->b].label);
+            for (int ep = 0; ep < r->epochs_done; ep++) fprintf(f, " %ld", p->disagree[ep]);
+            fprintf(f, " (of %zu)\n", R->cfg.run.limit_test && R->cfg.run.limit_test < R->ds.test.n
+                                           ? R->cfg.run.limit_test : R->ds.test.n);
+        }
+    }
+    fprintf(f, "\n== when do engines stop being bitwise equal? (parameters after each step)\n");
+    for (int pi = 0; pi < r->n_pairs; pi++) {
+        const audit_pair *p = &r->pair[pi];
+        long last = -1;
+        for (long s = r->total_steps - 1; s >= 0; s--)
+            if (!isnan(p->param_rel_l2[s])) {
+                last = s;
+                break;
+            }
+        int is_repeat = r->eng[p->b].repeat_of == p->a || r->eng[p->a].repeat_of == p->b;
+        fprintf(f, "  %-24s vs %-24s ", r->eng[p->b].label, r->eng[p->a].label);
+        if (p->first_diff_step == 0) fprintf(f, "bitwise equal at every step compared");
+        else fprintf(f, "first differ after step %ld", p->first_diff_step);
+        if (last >= 0)
+            fprintf(f, "; at step %ld: params rel. L2 %.2e, max %s ulp", last + 1, p->param_rel_l2[last],
+                    fmt_ulp(b1, sizeof b1, p->param_max_ulp[last]));
+        if (is_repeat) fprintf(f, "  [run-to-run determinism]");
+        fprintf(f, "\n");
+    }
+    fprintf(f, "\n== largest divergence per tensor over the fully compared steps: normwise relative L2 error,\n"
+               "   max ULP distance (at the reference's magnitude; huge where the reference is ~0), and in\n"
+               "   isolated mode the bound ratio (<= 1: consistent with fp32 rounding in some order).\n"
+               "   Reference pairs in free mode: steps 1..%ld, and shadow steps against the engine the\n"
+               "   shadow started from.\n", R->cfg.ref_steps);
+    for (int pi = 0; pi < r->n_pairs; pi++) {
+        const audit_pair *p = &r->pair[pi];
+        fprintf(f, "  %s vs %s\n", r->eng[p->b].label, r->eng[p->a].label);
+        for (int s = 0; s < r->n_slots; s++) {
+            const audit_slot_stats *ss = &p->slot[s];
+            if (!ss->n_steps) continue;
+            /* keep the table readable: activations, gradients, loss and
+             * parameters; Adam moments are in run.json */
+            if (strstr(r->slot_name[s], ".adam_")) continue;
+            fprintf(f, "    %-20s %-8s rel L2 %-8.2e max %8s ulp", r->slot_name[s], r->slot_phase[s], ss->max_rel_l2,
+                    fmt_ulp(b1, sizeof b1, ss->max_ulp));
+            if (ss->max_bound_ratio >= 0) fprintf(f, "  bound ratio %-8s", fmt_ulp(b2, sizeof b2, ss->max_bound_ratio));
+            if (ss->first_unequal_step) fprintf(f, "  first unequal at step %ld", ss->first_unequal_step);
+            else fprintf(f, "  bitwise equal");
+            fprintf(f, "\n");
+        }
+    }
+    explain_print(f, r, m);
+    fprintf(f, "\n== cost\n  comparison %.2f s of %.2f s total; %ld steps; driver peak RSS %.1f MiB\n", r->compare_s,
+            r->total_s, r->total_steps, r->parent_peak_rss / 1048576.0);
+    (void)m;
+}
+
+/* Engines whose process died, and an interruption: after the summary, so
+ * that a reader of a partial run sees at once what it does not cover. */
+void report_print_failures(audit_result *R) {
+    FILE *f = R->cfg.out;
+    const audit_result *r = R;
+    if (!f || (!r->n_failed && !r->interrupted)) return;
+    fprintf(f, "\n== failures\n");
+    for (int i = 0; i < r->n_engines; i++)
+        if (r->eng[i].failed)
+            fprintf(f, "  engine %s FAILED: %s; left out from then on (it ran %ld steps)\n", r->eng[i].label,
+                    r->eng[i].fail_reason, r->eng[i].steps_run);
+    if (r->interrupted)
+        fprintf(f, "  INTERRUPTED at step %ld of %ld by signal %d (%s): everything above covers steps 1..%ld only\n",
+                r->interrupted_step, r->total_steps, r->interrupted, strsignal(r->interrupted), r->interrupted_step);
+}
+
+/* Engines still running (available and not failed). */

@@ -2,7 +2,7 @@
 #
 #   make            build build/lockstep (and the CUDA engine where nvcc is found)
 #   make run        the main job: the audit on the default model and data
-#   make test       install what is missing, build, run every test
+#   make test       install what is missing, check the layers, build, run every test
 #   make bench      the speed and memory figures the issues ask for
 #   make mutants    the checker tested by mutation: the zoo of cpu faults, the score
 #   make CUDA=0     build without the CUDA engine
@@ -185,6 +185,7 @@ run: deps
 	bash scripts/run-main.sh
 
 test: deps
+	python3 scripts/check-layers.py
 	@$(MAKE) --no-print-directory all $(TESTS) $(REPLAYS)
 	bash scripts/run-tests.sh $(TESTS) $(REPLAYS)
 	@$(MAKE) --no-print-directory test-sanitize

@@ -79,8 +79,9 @@ typedef struct {
 
 void audit_cfg_default(audit_cfg *c);
 
-enum { AUDIT_FAIL_PROBLEM = 1u, AUDIT_FAIL_UNCHECKED = 2u, AUDIT_FAIL_NONDET = 4u };
-/* "problem", "unchecked", "nondeterminism", comma-separated, into bits. */
+enum { AUDIT_FAIL_PROBLEM = 1u, AUDIT_FAIL_UNCHECKED = 2u, AUDIT_FAIL_NONDET = 4u, AUDIT_FAIL_INCOMPLETE = 8u };
+/* "problem", "unchecked", "nondeterminism", "incomplete" (an engine listed
+ * did not run), comma-separated, into bits. */
 int audit_fail_on_parse(const char *s, unsigned *out);
 
 #define AUDIT_MAX_ENGINES 12
@@ -174,6 +175,7 @@ typedef struct {
     double compare_s, total_s;
     double roundtrip_s;      /* of compare_s: the state round-trip checks */
     int problems, unchecked, nondet; /* the verdict table's counts */
+    int incomplete;          /* engines listed that did not run (or died), +1 when interrupted */
     struct seeds_result *seeds; /* the seed loop's result (cfg.seeds > 0), owned; NULL when none */
     int gate;                /* 1 when cfg.fail_on matched: `audit` exits 1 */
     size_t parent_peak_rss;

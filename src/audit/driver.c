@@ -55,8 +55,9 @@ int audit_fail_on_parse(const char *s, unsigned *out) {
         if (strcmp(t, "problem") == 0) bits |= AUDIT_FAIL_PROBLEM;
         else if (strcmp(t, "unchecked") == 0) bits |= AUDIT_FAIL_UNCHECKED;
         else if (strcmp(t, "nondeterminism") == 0) bits |= AUDIT_FAIL_NONDET;
+        else if (strcmp(t, "incomplete") == 0) bits |= AUDIT_FAIL_INCOMPLETE;
         else if (strcmp(t, "none") == 0) bits = 0;
-        else return ls_err(LS_EINVAL, "--fail-on: unknown condition '%s' (problem, unchecked, nondeterminism, none)", t);
+        else return ls_err(LS_EINVAL, "--fail-on: unknown condition '%s' (problem, unchecked, nondeterminism, incomplete, none)", t);
     }
     *out = bits;
     return LS_OK;

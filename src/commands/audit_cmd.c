@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "audit/explain.h"
+#include "audit/headline.h"
 #include "audit/seeds.h"
 #include "base/util.h"
 #include "report/report.h"
@@ -40,7 +41,11 @@ static void verdicts(audit_result *r) {
     r->problems = vt.problems;
     r->unchecked = vt.unchecked;
     r->nondet = vt.nondet;
+    headline h;
+    headline_make(&h, r, &vt);
+    r->incomplete = h.n_missing + (r->interrupted != 0);
     r->gate = ((c->fail_on & AUDIT_FAIL_PROBLEM) && vt.problems) ||
+              ((c->fail_on & AUDIT_FAIL_INCOMPLETE) && r->incomplete) ||
               ((c->fail_on & AUDIT_FAIL_UNCHECKED) && vt.unchecked) ||
               ((c->fail_on & AUDIT_FAIL_NONDET) && vt.nondet);
     if (c->verbose) report_print_summary(r);

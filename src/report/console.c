@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "audit/explain.h"
+#include "audit/headline.h"
 #include "audit/seeds.h"
 #include "base/util.h"
 #include "checks/bounds.h"
@@ -24,14 +25,13 @@ void report_print_verdicts(audit_result *R, const verdict_table *v, const explai
     audit_result *r = R;
     char b1[32], b2[32];
     fprintf(f, "\n");
-    if (v->problems)
-        fprintf(f, "VERDICT: PROBLEM — %d problem(s) not explained by fp32 rounding (below; evidence: --verbose, "
-                   "report.md)\n", v->problems);
-    else if (v->unchecked)
-        fprintf(f, "VERDICT: no problem found, but %d engine(s) not fully checked (unchecked is not ok)\n",
-                v->unchecked);
-    else
-        fprintf(f, "VERDICT: ok — every difference is consistent with fp32 rounding (coverage below)\n");
+    headline h;
+    headline_make(&h, r, v);
+    fprintf(f, "%s\n", h.line);
+    /* every engine not run, its reason on one line, then the way out */
+    for (int k = 0; k < h.n_missing && (h.n_missing > 1 || h.kind != HEADLINE_INCOMPLETE); k++)
+        fprintf(f, "  %s was not run: %s\n", r->eng[h.missing[k]].label, h.short_reason[h.missing[k]]);
+    if (h.next[0]) fprintf(f, "%s\n", h.next);
     const char *refl = NULL;
     for (int i = 0; i < r->n_engines && !refl; i++)
         if (r->eng[i].is_ref && r->eng[i].available) refl = r->eng[i].label;
@@ -42,7 +42,9 @@ void report_print_verdicts(audit_result *R, const verdict_table *v, const explai
         const engine_verdict *ev = &v->e[k];
         char cov[24] = "-";
         if (ev->n_compared) snprintf(cov, sizeof cov, "%d/%d", ev->n_bounded, ev->n_compared);
-        fprintf(f, "  %-24s %-20s %-9s %s", r->eng[ev->engine].label, ev->verdict, cov, ev->detail);
+        const char *detail = ev->detail;
+        if (!r->eng[ev->engine].available) detail = h.short_reason[ev->engine];
+        fprintf(f, "  %-24s %-20s %-9s %s", r->eng[ev->engine].label, ev->verdict, cov, detail);
         if (ev->flips) fprintf(f, "; %ld decision(s) flipped", ev->flips);
         fprintf(f, "\n");
     }

@@ -151,6 +151,7 @@ typedef struct {
     float *logits;           /* last epoch: n_test x n_classes */
     size_t peak_rss;
     engine_timing timing;    /* from the child */
+    engine_timing_samples *tsamples; /* per-call spread from the child (owned; NULL: none, e.g. recorded) */
     int failed;              /* its process died (or hung) during the run: left out from failed_step on */
     long failed_step;
     char fail_reason[256];   /* "died at step 2 (signal 9, Killed)" */

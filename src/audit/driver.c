@@ -848,7 +848,7 @@ static int step_params(audit *A, int full, const float *losses) {
         }
         if (!full) {
             json_line_begin(A, r->eng[p->a].label, r->eng[p->b].label, "params", "step");
-            compare_stats_json(&A->line, &st);
+            compare_stats_json_opt(&A->line, &st, 0); /* every step: no histogram (fully compared steps have it) */
             json_line_end(A);
         }
     }
@@ -1145,6 +1145,7 @@ void audit_result_free(audit_result *r) {
         free(r->eng[i].pred);
         free(r->eng[i].pred_epoch);
         free(r->eng[i].logits);
+        free(r->eng[i].tsamples);
     }
     free(r->test_labels);
     for (int pi = 0; pi < r->n_pairs; pi++) {
@@ -1495,6 +1496,8 @@ static int collect_engine_stats(audit *A) {
         } else if (r->eng[i].available && !r->eng[i].failed) {
             if ((rc = remote_fetch_stats(A->e[i], &r->eng[i].peak_rss)) && !engine_gone(A, i)) return rc;
             r->eng[i].timing = A->e[i]->timing;
+            if (!rc && A->e[i]->samples && (r->eng[i].tsamples = malloc(sizeof *r->eng[i].tsamples)))
+                memcpy(r->eng[i].tsamples, A->e[i]->samples, sizeof *r->eng[i].tsamples);
         } else if (r->eng[i].available) {
             r->eng[i].timing = A->e[i]->timing;
             if (!r->eng[i].is_ref) other_paths(&r->eng[i], A->e[i]);

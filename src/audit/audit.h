@@ -37,7 +37,7 @@
  * Every engine variant runs in a child process (remote.h), recordings
  * excepted (in this process: no global state, and the driver reads them).  Outputs, in
  * out_dir, each written to a temporary name and renamed when complete:
- * steps.jsonl (one line per step, engine pair and tensor), run.json (the
+ * steps.jsonl.gz (one line per step, engine pair and tensor), run.json (the
  * summary), and a readable summary on stdout.
  */
 #ifndef LS_LOCKSTEP_H
@@ -190,14 +190,14 @@ typedef struct {
     dataset ds;              /* owned: freed by audit_result_free */
     long n_shadows;          /* shadow replays run */
     long last_step;          /* the last step run */
-    char jsonl_path[1024];   /* steps.jsonl (with cfg.out_dir), complete under jsonl_tmp */
+    char jsonl_path[1024];   /* steps.jsonl.gz (with cfg.out_dir), complete under jsonl_tmp */
     char jsonl_tmp[1100];    /* until the command renames it into place; "" when none */
 } audit_result;
 
 /* The driver: set up the engines, run the attribution phase and the drift
  * phase (training with every comparison, evaluation, round trips, shadow
  * replays), and fill res (the caller frees it with audit_result_free).
- * It writes steps.jsonl (under res->jsonl_tmp) and --save files, nothing
+ * It writes steps.jsonl.gz (under res->jsonl_tmp) and --save files, nothing
  * else: the seed loop, the verdicts and the report are the commands
  * layer's (commands/audit_cmd.h: audit_run does all of it).  Returns 0 or
  * an error with ls_errmsg() set; after an error res is zeroed. */

@@ -57,7 +57,7 @@ static void verdicts(audit_result *r) {
     report_print_failures(r);
 }
 
-/* steps.jsonl into place, then run.json, report.md and report.html. */
+/* steps.jsonl.gz into place, then run.json, report.md and report.html. */
 static int report_set(audit_result *r) {
     const audit_cfg *c = &r->cfg;
     if (!c->out_dir) return 0;
@@ -70,7 +70,7 @@ static int report_set(audit_result *r) {
     int rc = report_write_run_json(r, path);
     if (!rc) rc = report_write(c->out_dir, c, &r->m, &r->ds, r);
     if (!rc && c->out)
-        fprintf(c->out, "report: %s/report.md and report.html (evidence), run.json, steps.jsonl (%ld lines)\n",
+        fprintf(c->out, "report: %s/report.md and report.html (evidence), run.json, steps.jsonl.gz (%ld lines; zcat to read)\n",
                 c->out_dir, r->jsonl_lines);
     return rc;
 }

@@ -97,7 +97,7 @@ static void usage(FILE *f) {
             "                      nondeterminism or a listed engine that did not run\n"
             "                      (LIST: problem,unchecked,nondeterminism,incomplete)\n"
             "  --verbose           print every table and finding, not only the verdicts\n"
-            "  --out DIR           write DIR/steps.jsonl, DIR/run.json, DIR/report.md, DIR/report.html\n"
+            "  --out DIR           write DIR/steps.jsonl.gz, DIR/run.json, DIR/report.md, DIR/report.html\n"
             "  --engine-timeout S  an engine call with no reply in S seconds (a hung or stopped engine\n"
             "                      process) kills that engine, which is then reported failed (default 600;\n"
             "                      0: wait forever)\n"

@@ -332,10 +332,13 @@ void stats_paired_of(stats_paired *p, const double *acc_a, const double *acc_b, 
 const char *stats_seed_verdict(char *buf, size_t cap, const stats_paired *p, const char *a, const char *b) {
     if (p->n < 2 || p->indistinguishable < 0) {
         snprintf(buf, cap, "%s vs %s: one seed, no verdict (needs --seeds N >= 2)", a, b);
+    } else if (p->indistinguishable && p->mean == 0 && p->half_width == 0) {
+        /* every seed gave both engines the same accuracy: no spread to test against */
+        snprintf(buf, cap, "%s vs %s: indistinguishable: the same test accuracy in every one of %d seeds (gap exactly 0)", a, b, p->n);
     } else if (p->indistinguishable) {
         snprintf(buf, cap,
-                 "%s vs %s: indistinguishable (paired gap %+.2f +- %.2f points over %d seeds; "
-                 "a gap under %.2f points cannot be told from zero with %d seeds)",
+                 "%s vs %s: indistinguishable (paired gap %+.2f +- %.2f points over %d seeds, 95%% "
+                 "interval; a real gap smaller than %.2f points would go unseen with %d seeds)",
                  a, b, 100 * p->mean, 100 * p->half_width, p->n, 100 * p->half_width, p->n);
     } else {
         const char *better = p->mean > 0 ? a : b;

@@ -88,7 +88,8 @@ static void next_step(headline *h, const audit_result *r) {
     for (int i = 0; i < r->n_engines && n < sizeof ran; i++) {
         const audit_engine *ae = &r->eng[i];
         if (!ae->available || ae->failed || ae->repeat_of >= 0) continue;
-        int w = snprintf(ran + n, sizeof ran - n, "%s%s", n ? "," : "", ae->spec);
+        /* the label: a driver knob (perturb=1) is not in the spec */
+        int w = snprintf(ran + n, sizeof ran - n, "%s%s", n ? "," : "", ae->label);
         if (w < 0) break;
         n += (size_t)w;
     }

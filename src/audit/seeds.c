@@ -1096,7 +1096,25 @@ static void seeds_json_pair_tests(lsbuf *b, const seeds_result *r, const seeds_p
         }
         lsbuf_printf(b, "]");
     }
-    lsbuf_printf(b, "]");
+    /* one test per class is C tests: Holm-adjusted p per seed; and the
+     * caveat that McNemar treats images as independent trials, which two
+     * trainings sharing weights, batches and rounding do not make them */
+    lsbuf_printf(b, "],\n       \"mcnemar_per_class_holm_p\": [");
+    for (int s = 0; s < N; s++) {
+        double pv[256], adj[256];
+        int n = 0;
+        for (int k = 0; k < C && k < 256 && p->mcnemar_class[s]; k++) pv[n++] = p->mcnemar_class[s][k].p;
+        stats_holm(pv, n, adj);
+        lsbuf_printf(b, "%s[", s ? ", " : "");
+        for (int k = 0; k < n; k++) {
+            lsbuf_printf(b, "%s", k ? ", " : "");
+            lsbuf_json_num(b, adj[k]);
+        }
+        lsbuf_printf(b, "]");
+    }
+    lsbuf_printf(b, "], \"mcnemar_caveat\": \"exact McNemar assumes the test images are independent trials; "
+                    "two trainings from the same start are not independent per image, so p-values (per class "
+                    "above all) are too small: read them against the noise floor pair, which gets the same p\"");
 }
 
 /* a pair's "vs_floor" and "margins_last_epoch" */

@@ -436,3 +436,25 @@ void stats_floor_json(lsbuf *b, const stats_floor *f) {
     kv(b, ", ", "max", f->max);
     lsbuf_printf(b, "}");
 }
+
+/* ---- multiple testing --------------------------------------------------- */
+
+void stats_holm(const double *p, int m, double *adj) {
+    int idx[256];
+    if (m > 256) m = 256;
+    for (int i = 0; i < m; i++) idx[i] = i;
+    for (int i = 1; i < m; i++) /* insertion sort by p: m is the class count */
+        for (int j = i; j > 0 && p[idx[j]] < p[idx[j - 1]]; j--) {
+            int t = idx[j];
+            idx[j] = idx[j - 1];
+            idx[j - 1] = t;
+        }
+    double run = 0;
+    for (int k = 0; k < m; k++) {
+        double v = (m - k) * p[idx[k]];
+        if (v > 1) v = 1;
+        if (v < run) v = run; /* step-down: adjusted p never decreases */
+        run = v;
+        adj[idx[k]] = v;
+    }
+}

@@ -1607,8 +1607,8 @@ static void engine_verdict_words(engine_verdict *ev, const audit_result *r, cons
     } else {
         snprintf(ev->verdict, sizeof ev->verdict, "within bound");
         if (ev->worst_slot >= 0)
-            snprintf(ev->detail, sizeof ev->detail, "worst ratio %s (%s)", fnum(b1, sizeof b1, ev->worst_ratio),
-                     r->slot_name[ev->worst_slot]);
+            snprintf(ev->detail, sizeof ev->detail, "largest error %s of the fp32 bound (%s)",
+                     fnum(b1, sizeof b1, ev->worst_ratio), r->slot_name[ev->worst_slot]);
     }
 }
 

@@ -182,9 +182,12 @@ void report_print_summary(audit_result *R) {
     for (int i = 0; i < r->n_engines; i++) {
         const audit_engine *ae = &r->eng[i];
         if (!ae->available) fprintf(f, "  %-26s skipped: %s\n", ae->label, ae->skip_reason);
-        else if (ae->is_ref)
+        else if (ae->is_ref && R->cfg.ref_steps > 0)
             fprintf(f, "  %-26s ran %ld steps (1..%ld, then one shadow step every %ld)\n", ae->label, ae->steps_run,
                     R->cfg.ref_steps, R->cfg.audit_every);
+        else if (ae->is_ref)
+            fprintf(f, "  %-26s ran %ld steps (%ld attribution step(s), then one shadow step every %ld)\n", ae->label,
+                    ae->steps_run, r->attribution_steps, R->cfg.audit_every);
         else fprintf(f, "  %-26s ran %ld steps\n", ae->label, ae->steps_run);
     }
     if (r->epochs_done > 0 && R->cfg.eval) {
@@ -233,8 +236,9 @@ void report_print_summary(audit_result *R) {
     fprintf(f, "\n== largest divergence per tensor over the fully compared steps: normwise relative L2 error,\n"
                "   max ULP distance (at the reference's magnitude; huge where the reference is ~0), and in\n"
                "   isolated mode the bound ratio (<= 1: consistent with fp32 rounding in some order).\n"
-               "   Reference pairs in free mode: steps 1..%ld, and shadow steps against the engine the\n"
-               "   shadow started from.\n", R->cfg.ref_steps);
+               "   Reference pairs in free mode: %s%ld%s, and shadow steps against the engine the\n"
+               "   shadow started from.\n", R->cfg.ref_steps > 0 ? "steps 1.." : "", R->cfg.ref_steps > 0 ? R->cfg.ref_steps : r->attribution_steps,
+            R->cfg.ref_steps > 0 ? "" : " attribution step(s)");
     for (int pi = 0; pi < r->n_pairs; pi++) {
         const audit_pair *p = &r->pair[pi];
         fprintf(f, "  %s vs %s\n", r->eng[p->b].label, r->eng[p->a].label);

@@ -1318,7 +1318,10 @@ static void sec_tensors(doc *d, const ctx *x) {
             fnum(c3, sizeof c3, ss->max_rel);
             if (ss->max_bound_ratio >= 0) fnum(c4, sizeof c4, ss->max_bound_ratio);
             else snprintf(c4, sizeof c4, "–");
-            snprintf(c5, sizeof c5, "%.4g", 100 * ss->min_frac_equal);
+            /* unequal bits at ULP distance 0: only the sign of a zero differs */
+            if (ss->min_frac_equal < 1 && ss->max_ulp == 0)
+                snprintf(c5, sizeof c5, "%.4g (rest: +0 vs -0)", 100 * ss->min_frac_equal);
+            else snprintf(c5, sizeof c5, "%.4g", 100 * ss->min_frac_equal);
             if (ss->first_unequal_step) snprintf(c6, sizeof c6, "%ld", ss->first_unequal_step);
             else snprintf(c6, sizeof c6, "bitwise equal");
             char c7[32];

@@ -915,7 +915,17 @@ static void verdict_box(doc *d, const ctx *x, const verdict_table *vt) {
     raw(d, d->html ? "<p>" : "> ");
     esc(d, what);
     raw(d, d->html ? "</p>" : "\n>\n");
+    /* the root cause first: a problem, else a finding that names why two
+     * engines differ (a knob, an algorithm, reduced precision), else the
+     * first cause; decision flips are consequences of those */
     const explain_finding *top = NULL;
+    static const char *const ROOT[] = {"knob", "approximate-algorithm", "reduced-precision", "vendor-math",
+                                       "divergence"};
+    for (int i = 0; x->L && i < x->L->n && !top; i++)
+        if (x->L->f[i].severity == EXPLAIN_PROBLEM) top = &x->L->f[i];
+    for (size_t k = 0; k < sizeof ROOT / sizeof ROOT[0] && !top; k++)
+        for (int i = 0; x->L && i < x->L->n && !top; i++)
+            if (strcmp(x->L->f[i].rule, ROOT[k]) == 0) top = &x->L->f[i];
     for (int i = 0; x->L && i < x->L->n && !top; i++)
         if (x->L->f[i].severity <= EXPLAIN_CAUSE) top = &x->L->f[i];
     char found[900];
@@ -924,6 +934,16 @@ static void verdict_box(doc *d, const ctx *x, const verdict_table *vt) {
     raw(d, d->html ? "<p>" : "> ");
     esc(d, found);
     raw(d, d->html ? "</p>" : "\n>\n");
+    const seeds_result *S = r->seeds;
+    for (int pi = 0; S && pi < S->n_pairs; pi++) {
+        const seeds_pair *p = &S->pair[pi];
+        if (p->floor_pair || S->eng[p->a].perturbed || S->eng[p->b].perturbed) continue;
+        char acc[600];
+        snprintf(acc, sizeof acc, "Accuracy over %d seeds: %s.", S->n_seeds, p->verdict);
+        raw(d, d->html ? "<p>" : "> ");
+        esc(d, acc);
+        raw(d, d->html ? "</p>" : "\n>\n");
+    }
     if (top && top->fix[0]) {
         raw(d, d->html ? "<p>To change: " : "> To change: ");
         esc(d, top->fix);
@@ -943,8 +963,8 @@ static void sec_verdicts(doc *d, const ctx *x) {
             "engine's own inputs); coverage = tensors judged by a bound or an exactness rule / tensors compared.",
          r->attribution_steps);
     {
-        static const char *const H[] = {"Engine", "Verdict vs the reference", "Coverage", "Worst bound ratio",
-                                        "Decisions flipped", "Detail"};
+        static const char *const H[] = {"Engine", "Verdict vs the exact reference", "Coverage (judged / compared)",
+                                        "Largest error / fp32 bound", "ReLU/max-pool choices flipped", "Detail"};
         table_begin(d, 6, H);
         for (int k = 0; k < vt.n_eng; k++) {
             const engine_verdict *ev = &vt.e[k];
@@ -958,17 +978,21 @@ static void sec_verdicts(doc *d, const ctx *x) {
             table_row(d, cells);
         }
         table_end(d);
-        static const char *const H2[] = {"Pair", "Verdict", "First differs", "Params rel. L2 (end)",
-                                         "Test flips (last epoch)", "Accuracy gap (points)"};
+        static const char *const H2[] = {"Pair", "Verdict", "Weights first differ (every step) / first tensor (sampled)",
+                                         "Weights apart (rel. L2, end)", "Test images flipped (last epoch)",
+                                         "Accuracy gap (points)"};
         table_begin(d, 6, H2);
         for (int k = 0; k < vt.n_pair; k++) {
             const pair_verdict *pv = &vt.p[k];
             const audit_pair *p = &r->pair[pv->pair];
             char nm[180], fd[96] = "never", e1[32] = "–", e2[32] = "–", e3[32] = "–";
             snprintf(nm, sizeof nm, "%s vs %s", r->eng[p->a].label, r->eng[p->b].label);
-            if (pv->first_slot >= 0)
-                snprintf(fd, sizeof fd, "step %ld, %s", p->slot[pv->first_slot].first_unequal_step,
-                         r->slot_name[pv->first_slot]);
+            if (pv->first_diff_step && pv->first_slot >= 0)
+                snprintf(fd, sizeof fd, "after step %ld / %s, compared at step %ld", pv->first_diff_step,
+                         r->slot_name[pv->first_slot], p->slot[pv->first_slot].first_unequal_step);
+            else if (pv->first_slot >= 0)
+                snprintf(fd, sizeof fd, "never / %s, compared at step %ld", r->slot_name[pv->first_slot],
+                         p->slot[pv->first_slot].first_unequal_step);
             else if (pv->first_diff_step) snprintf(fd, sizeof fd, "after step %ld", pv->first_diff_step);
             if (!isnan(pv->end_rel_l2)) fnum(e1, sizeof e1, pv->end_rel_l2);
             if (pv->flips >= 0) snprintf(e2, sizeof e2, "%ld", pv->flips);

@@ -15,7 +15,7 @@
  * (the a-priori bound holds for fp32 in ANY order, so > 1 is not rounding).
  */
 #include "audit/explain.h"
-#include "audit/headline.h"
+#include "audit/reason.h"
 
 #include "base/lowp.h"
 

@@ -17,6 +17,7 @@
 
 #include "audit/audit.h"
 #include "audit/explain.h"
+#include "audit/reason.h"
 
 typedef enum { HEADLINE_PROBLEM, HEADLINE_INCOMPLETE, HEADLINE_UNCHECKED, HEADLINE_OK, HEADLINE_N } headline_kind;
 
@@ -36,10 +37,6 @@ typedef struct {
 /* The headline of r from its verdict table. */
 void headline_make(headline *h, const audit_result *r, const verdict_table *v);
 
-/* The reason an engine did not run, in at most cap-1 (<= 100) characters,
- * cut at a word, never mid-word: the plain-words hint when the full reason
- * has one ("...; no NVIDIA driver is loaded ..."), else its start. */
-void headline_short_reason(const char *full, char *buf, size_t cap);
 
 /* The kind's name as --fail-on and run.json spell it ("problem",
  * "incomplete", "unchecked", "ok"). */

@@ -22,7 +22,6 @@
 
 #include "audit/explain.h"
 #include "audit/seeds.h"
-#include "audit/seeds_bins.h"
 #include "audit/headline.h"
 #include "report/figures.h"
 

@@ -45,6 +45,7 @@
  *
  * Not here: comparison, timing (engine.c's wrappers), data loading.
  */
+#include "engines/checksums.h"
 #include "engines/engine.h"
 #include "engines/registry.h"
 
@@ -1790,6 +1791,7 @@ static const engine_i cpu_iface = {
     /* .get_tensor_f64 = */ NULL,
     /* .synchronize    = */ cpu_synchronize,
     /* .free           = */ cpu_free,
+    /* .checksums      = */ engine_checksums_host, /* host memory: computed in place */
 };
 
 /* ---- creation ------------------------------------------------------------------ */

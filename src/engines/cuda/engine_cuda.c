@@ -876,6 +876,7 @@ static const engine_i cuda_iface = {
     /* .get_tensor_f64 = */ NULL,
     /* .synchronize = */ cu_synchronize,
     /* .free = */ cu_free,
+    /* .checksums = */ NULL,
 };
 
 /* "cuda: unavailable (...)" for a CUDA error met while finding the device. */

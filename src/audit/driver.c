@@ -24,6 +24,7 @@
 
 #include "checks/bounds.h"
 #include "checks/decisions.h"
+#include "audit/every_step.h"
 #include "audit/explain.h"
 #include "audit/seeds.h"
 #include "engines/recorded.h"
@@ -72,6 +73,10 @@ void audit_cfg_default(audit_cfg *c) {
     c->repeat = 1;
     c->eval = 1;
     c->roundtrip = 1;
+    c->checksums = 1;
+    /* a reference listed attributes by default: the first steps judged
+     * per element in isolation (without one the phase does not run) */
+    c->attribution_steps = 2;
     c->out = stdout;
 }
 
@@ -121,6 +126,7 @@ typedef struct {
     int n_shadows;          /* shadow replays so far (the source rotates over the fp32 engines) */
     const char *plan_from;  /* the recording whose plan the audit adopted (NULL: none) */
     float *pm, *pv;         /* the fed engine's Adam state at the start of the step */
+    double *ck_vec;         /* an engine's checksum vector (engines/checksums.h) */
     double *bound3, *bound_tmp;
     double loss_bound;
     /* per pair and decision layer: the elements of flipped decisions
@@ -567,9 +573,11 @@ static int broadcast(audit *A, tensor_id t) {
     int L = leader(A);
     int rc = engine_get_tensor(A->e[L], t, A->lead);
     if (rc) return engine_err(rc, A->r->eng[L].label, "");
-    for (int i = 0; i < A->r->n_engines; i++)
+    for (int i = 0; i < A->r->n_engines; i++) {
         if (A->active[i] && (rc = engine_set_tensor(A->e[i], t, A->lead)))
             return engine_err(rc, A->r->eng[i].label, "");
+        if (A->active[i] && t.kind >= TENSOR_PARAMS) every_step_break_chain(&A->r->eng[i]);
+    }
     return LS_OK;
 }
 
@@ -599,6 +607,7 @@ static int copy_state(audit *A, int from, int to) {
         if (!rc) rc = engine_set_tensor(A->e[to], t, A->lead);
         if (rc) return rc;
     }
+    every_step_break_chain(&A->r->eng[to]);
     return LS_OK;
 }
 
@@ -863,6 +872,30 @@ static int step_params(audit *A, int full, const float *losses) {
     return 0;
 }
 
+/* The every-step checksums of every active engine at a stage (STEP after
+ * backward, UPDATE after the update), except engines fed another
+ * engine's inputs this step (isolated mode, the references of a shadow
+ * replay): their layers' outputs and inputs are not one computation, and
+ * those steps are judged per element instead. */
+static int step_checksums(audit *A, size_t nb, int stage) {
+    audit_result *r = A->r;
+    if (!A->cfg.checksums) return 0;
+    for (int i = 0; i < r->n_engines; i++) {
+        audit_engine *ae = &r->eng[i];
+        if (!A->active[i] || ae->is_ref || !ae->ck_have) continue;
+        int fed = A->feed_src >= 0 && i != A->feed_src && A->feed_all;
+        if (fed) {
+            if (stage == CK_STAGE_STEP && !A->in_attr) ae->ck_skipped++; /* attribution: counted apart */
+            every_step_break_chain(ae);
+            continue;
+        }
+        int rc = every_step_stage(A->e[i], ae, &A->m, stage, nb, A->y, A->in_attr ? 0 : A->step, A->epoch, A->ck_vec);
+        if (rc && engine_gone(A, i)) continue;
+        if (rc) return engine_err(rc, ae->label, "checksums");
+    }
+    return 0;
+}
+
 /* One training step of every active engine, in lockstep: batch, forward,
  * loss, backward, update, then the parameters compared.  full: every
  * tensor compared (bounded when a reference judges the step). */
@@ -888,7 +921,8 @@ static int step_once(audit *A, size_t nb, int full) {
     CALL_ALL(A, engine_set_batch(e, A->x, A->y, nb, (uint64_t)A->step));
     float losses[AUDIT_MAX_ENGINES];
     if ((rc = step_forward(A, nb, full)) || (rc = step_loss(A, nb, full, losses)) ||
-        (rc = step_backward(A, nb, full)) || (rc = step_update(A)))
+        (rc = step_backward(A, nb, full)) || (rc = step_checksums(A, nb, CK_STAGE_STEP)) || (rc = step_update(A)) ||
+        (rc = step_checksums(A, nb, CK_STAGE_UPDATE)))
         return rc;
     {
         CMP_BEGIN(A);
@@ -952,6 +986,7 @@ static int set_state(audit *A, int i, const float *p, const float *mm, const flo
     int rc = engine_set_tensor(A->e[i], (tensor_id){TENSOR_PARAMS, 0}, p);
     if (!rc) rc = engine_set_tensor(A->e[i], (tensor_id){TENSOR_ADAM_M, 0}, mm);
     if (!rc) rc = engine_set_tensor(A->e[i], (tensor_id){TENSOR_ADAM_V, 0}, v);
+    every_step_break_chain(&A->r->eng[i]);
     return rc;
 }
 
@@ -1126,6 +1161,7 @@ static int set_initial(audit *A) {
             p0 = moved;
         }
         if ((rc = engine_set_params(A->e[i], p0))) rc = engine_gone(A, i) ? 0 : engine_err(rc, r->eng[i].label, "");
+        every_step_break_chain(&r->eng[i]);
     }
     free(moved);
     free(params);
@@ -1144,6 +1180,7 @@ void audit_result_free(audit_result *r) {
         free(r->eng[i].pred);
         free(r->eng[i].pred_epoch);
         free(r->eng[i].logits);
+        free(r->eng[i].ck_step_ratio);
     }
     free(r->test_labels);
     for (int pi = 0; pi < r->n_pairs; pi++) {
@@ -1170,6 +1207,19 @@ int audit_pair_index(const audit_result *r, const char *a, const char *b) {
     return -1;
 }
 
+/* Every evaluation batch's checksums (inference mode: dropout must be the
+ * identity), and continuity with the last update's state. */
+typedef struct {
+    audit *A;
+    audit_engine *ae;
+    int unused;
+} eval_ck;
+
+static int eval_checksums(void *ctx, engine *e, const int32_t *labels, size_t n) {
+    eval_ck *c = ctx;
+    return every_step_stage(e, c->ae, &c->A->m, CK_STAGE_EVAL, n, labels, 0, c->A->epoch, c->A->ck_vec);
+}
+
 /* Evaluate every non-reference engine on the test set; keep its
  * predictions of every epoch and the last epoch's logits (for margins), and
  * fill each pair's disagreement count and exact McNemar test (overall and
@@ -1190,8 +1240,13 @@ static int evaluate(audit *A) {
         if (!ae->available || ae->is_ref || ae->failed) continue;
         eval_result ev;
         /* a recording's accuracy and predictions: from its recorded logits */
+        eval_ck ck = {A, ae, 0};
+        long b0 = ae->ck_eval_batches;
         int rc = ae->recorded ? recording_eval(engine_recorded_get(A->e[i]), ep, &A->ds.test, A->cfg.run.limit_test, &ev)
-                              : eval_engine_logits(A->e[i], &A->ds.test, A->cfg.run.limit_test, &ev);
+                              : eval_engine_hooked(A->e[i], &A->ds.test, A->cfg.run.limit_test,
+                                                   A->cfg.checksums && ae->ck_have ? eval_checksums : NULL, &ck, &ev);
+        if (!rc && ae->ck_have && A->cfg.checksums && ae->ck_eval_batches - b0 == (long)((n + A->cfg.run.batch - 1) / A->cfg.run.batch))
+            ae->ck_eval_epochs++;
         if (rc && engine_gone(A, i)) continue;
         if (rc) return engine_err(rc, ae->label, "evaluation");
         if (!ae->pred_epoch && !(ae->pred_epoch = ls_calloc((size_t)E * (n ? n : 1), 1))) {
@@ -1296,6 +1351,11 @@ static int alloc_buffers(audit *A) {
     A->pm = ls_malloc(A->m.n_params * sizeof(float));
     A->pv = ls_malloc(A->m.n_params * sizeof(float));
     A->perm = ls_malloc(A->n_train * sizeof *A->perm);
+    ck_layout ckl;
+    ck_layout_make(&ckl, &A->m, rc_->batch);
+    if (!(A->ck_vec = ls_malloc(ckl.total * sizeof *A->ck_vec))) return LS_ENOMEM;
+    for (int i = 0; i < r->n_engines; i++)
+        if (r->eng[i].available && !r->eng[i].is_ref && every_step_init(&r->eng[i], total)) return LS_ENOMEM;
     if (!A->lead || !A->pf || !A->x || !A->y || !A->bound || !A->bound2 || !A->bound3 || !A->bound_tmp || !A->pm ||
         !A->pv || !A->perm)
         return LS_ENOMEM;
@@ -1595,6 +1655,7 @@ static void audit_free(audit *A) {
     free(A->pm);
     free(A->pv);
     free(A->perm);
+    free(A->ck_vec);
     order_free(&A->ord);
     lsbuf_free(&A->line);
     dataset_free(&A->ds);

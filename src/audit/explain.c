@@ -1215,6 +1215,48 @@ static int rule_accuracy(explain_list *L, const audit_result *r, const model *m)
 
 /* ---- state round-trip, noise band, coverage ------------------------------ */
 
+/* Every-step checksums (checks/checksums.h): a relation or re-check that
+ * does not hold on an engine's own tensors is a fault of that engine at
+ * that step, whatever the other engines did (they may share it). */
+static int rule_checksums(explain_list *L, const audit_result *r, const model *m) {
+    char b1[32];
+    for (int i = 0; i < r->n_engines; i++) {
+        const audit_engine *ae = &r->eng[i];
+        if (!ae->available || ae->is_ref || !ae->ck_viol_checks) continue;
+        explain_finding *f = add(L, "checksum", EXPLAIN_PROBLEM);
+        if (!f) return LS_ENOMEM;
+        const ck_violation *v = &ae->ck_first;
+        snprintf(f->a, sizeof f->a, "%s", ae->label);
+        if (v->layer >= 0 && v->layer < m->n_layers) {
+            snprintf(f->layer_name, sizeof f->layer_name, "%s", m->layers[v->layer].name);
+            snprintf(f->layer, sizeof f->layer, "%s (%s)", m->layers[v->layer].name, ck_phase_label(v->phase));
+        }
+        snprintf(f->phase, sizeof f->phase, "%s", v->phase == CKP_EVAL ? "evaluation" : ck_phase_label(v->phase));
+        f->step = ae->ck_first_step > 0 ? ae->ck_first_step : 0;
+        f->ratio = v->ratio;
+        char where[48];
+        if (ae->ck_first_eval_epoch) snprintf(where, sizeof where, "the evaluation after epoch %d", ae->ck_first_eval_epoch);
+        else snprintf(where, sizeof where, "step %ld", ae->ck_first_step);
+        snprintf(f->title, sizeof f->title, "%s: every-step checksum violated at %s, %s %s: ratio %s to its bound",
+                 ae->label, where, f->layer[0] ? m->layers[v->layer].name : "state", ck_phase_label(v->phase),
+                 fnum(b1, sizeof b1, v->ratio));
+        snprintf(f->cause, sizeof f->cause,
+                 "On %s's own tensors, %s. A relation's tolerance is the sum of the per-element fp32 bounds of "
+                 "the outputs it sums (checks/bounds.c, bounds_ck_tol), so no fp32 rounding in any order exceeds it; "
+                 "exact re-checks (ReLU, max-pool, dropout, Adam) and continuity (the state a step computes with "
+                 "is the state the last update reported) allow no difference at all.",
+                 ae->label, v->what);
+        snprintf(f->evidence, sizeof f->evidence,
+                 "%ld of %ld training step(s) and %ld evaluation batch(es) judged, %ld with a violation; %ld "
+                 "relations and re-checks in all; the first violation: %s (ratio %s).",
+                 ae->ck_steps, ae->ck_steps + ae->ck_skipped, ae->ck_eval_batches, ae->ck_viol_checks,
+                 ae->ck_relations, v->what, fnum(b1, sizeof b1, v->ratio));
+        snprintf(f->fix, sizeof f->fix, "A fault in %s at %s: the operation named computed a value that its own "
+                                        "inputs do not give.", ae->label, where);
+    }
+    return LS_OK;
+}
+
 static int rule_roundtrip(explain_list *L, const audit_result *r) {
     for (int i = 0; i < r->n_engines; i++) {
         const audit_engine *ae = &r->eng[i];
@@ -1448,7 +1490,15 @@ void explain_verdicts(verdict_table *v, const audit_result *r, const model *m) {
                 }
             }
         }
-        if (ae->rt_fail_step) {
+        if (ae->ck_viol_checks) {
+            snprintf(ev->verdict, sizeof ev->verdict, "CHECKSUM violated");
+            ev->problem = 1;
+            char where[32];
+            if (ae->ck_first_eval_epoch) snprintf(where, sizeof where, "evaluation, epoch %d", ae->ck_first_eval_epoch);
+            else snprintf(where, sizeof where, "step %ld", ae->ck_first_step);
+            snprintf(ev->detail, sizeof ev->detail, "%s, %s: ratio %s (%ld check(s) violated)", where,
+                     ck_phase_label(ae->ck_first.phase), fnum(b1, sizeof b1, ae->ck_first.ratio), ae->ck_viol_checks);
+        } else if (ae->rt_fail_step) {
             snprintf(ev->verdict, sizeof ev->verdict, "state mismatch");
             ev->problem = 1;
             snprintf(ev->detail, sizeof ev->detail, "trains with another state than it reports (%s, step %ld)",
@@ -1542,6 +1592,7 @@ int explain_run(explain_list *out, const audit_result *r, const model *m) {
     memset(out, 0, sizeof *out);
     int rc = rule_skipped(out, r);
     if (!rc) rc = rule_determinism(out, r, m);
+    if (!rc) rc = rule_checksums(out, r, m);
     if (!rc) rc = rule_roundtrip(out, r);
     if (!rc) rc = rule_bounds(out, r, m);
     if (!rc) rc = rule_band(out, r);

@@ -24,10 +24,11 @@ void ck_verdict_init(ck_verdict *v) {
 
 static void note(ck_verdict *o, ck_phase ph, int layer, double ratio, double count, const char *what) {
     o->n_relations++;
-    if (ratio > o->worst_ratio || (ratio != ratio)) {
+    if (ratio > o->worst_ratio || (ratio != ratio) || !o->worst_what[0]) {
         o->worst_ratio = ratio != ratio ? INFINITY : ratio;
         o->worst_layer = layer;
         o->worst_phase = ph;
+        snprintf(o->worst_what, sizeof o->worst_what, "%s", what);
     }
     if (!(ratio <= 1.0)) {
         if (o->n_viol < CK_MAX_VIOL) {

@@ -37,6 +37,7 @@ typedef struct {
     double worst_ratio;   /* over every relation judged (a failed exact re-check: INFINITY) */
     int worst_layer;
     ck_phase worst_phase;
+    char worst_what[96];  /* the worst check, in words */
     long n_relations;     /* relations and re-checks judged */
     int n_viol;           /* violations (only the first CK_MAX_VIOL kept) */
     ck_violation v[CK_MAX_VIOL];

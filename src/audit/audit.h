@@ -173,6 +173,15 @@ typedef struct {
     double ck_dig[3];        /* the digests the last update reported */
     int ck_chain;            /* ck_dig is what the next step must compute with */
     double ck_s;             /* seconds in the checksum op and its judging */
+    /* evaluation vs the reference (last epoch): the reference's logits from
+     * this engine's weights for the first ev_ref_images test images,
+     * against the engine's, bounded by the propagated forward error */
+    long ev_ref_images;      /* 0: not measured (ev_ref_why) */
+    char ev_ref_why[96];
+    int ev_ref_epoch;        /* 1-based */
+    double ev_ref_worst;     /* worst |z - z_ref| / propagated bound */
+    long ev_ref_over;        /* logits over their bound */
+    long ev_ref_pred_diff;   /* images whose predicted class differs from the reference's */
     int failed;              /* its process died (or hung) during the run: left out from failed_step on */
     long failed_step;
     char fail_reason[256];   /* "died at step 2 (signal 9, Killed)" */

@@ -1220,6 +1220,87 @@ static int eval_checksums(void *ctx, engine *e, const int32_t *labels, size_t n)
     return every_step_stage(e, c->ae, &c->A->m, CK_STAGE_EVAL, n, labels, 0, c->A->epoch, c->A->ck_vec);
 }
 
+enum { EVAL_REF_IMAGES = 256 };
+
+/* One batch of the evaluation-vs-reference check: engine i and reference
+ * R forward the same test images in inference mode with engine i's
+ * weights (already set on R, in A->pf); the engine's logits against the
+ * reference's, each within the forward error propagated through the
+ * network from the engine's own layer inputs (bounds_eval_layer). */
+static int eval_ref_batch(audit *A, int i, int R, size_t nb, audit_engine *ae) {
+    const model *m = &A->m;
+    int rc, L = m->n_layers, C = m->n_classes;
+    engine *e = A->e[i];
+    if ((rc = engine_set_batch(e, A->x, A->y, nb, 0)) || (rc = engine_forward(e, 0)) ||
+        (rc = engine_set_batch(A->e[R], A->x, A->y, nb, 0)) || (rc = engine_forward(A->e[R], 0)))
+        return rc;
+    double *err = A->bound, *err2 = A->bound2;
+    memset(err, 0, nb * (size_t)m->in_c * m->in_h * m->in_w * sizeof *err); /* the same fp32 images: exact */
+    for (int l = 0; l < L; l++) {
+        const float *xin = A->x;
+        if (l > 0) {
+            if ((rc = engine_get_tensor(e, (tensor_id){TENSOR_ACT, l - 1}, A->fb[i]))) return rc;
+            xin = A->fb[i];
+        }
+        bounds_eval_layer(m, l, A->pf, xin, err, err2, A->lead, A->bound3, nb);
+        double *t = err;
+        err = err2, err2 = t;
+    }
+    if ((rc = engine_get_tensor(e, (tensor_id){TENSOR_ACT, L - 1}, A->fb[i])) ||
+        (rc = engine_get_tensor_f64(A->e[R], (tensor_id){TENSOR_ACT, L - 1}, A->db[R])))
+        return rc;
+    for (size_t k = 0; k < nb; k++) {
+        int bz = 0, br = 0;
+        for (int j = 0; j < C; j++) {
+            size_t q = k * C + j;
+            double d = fabs((double)A->fb[i][q] - A->db[R][q]);
+            double ratio = err[q] > 0 ? d / err[q] : (d == 0 ? 0 : INFINITY);
+            if (ratio > ae->ev_ref_worst || ratio != ratio) ae->ev_ref_worst = ratio != ratio ? INFINITY : ratio;
+            ae->ev_ref_over += ratio > 1;
+            if (A->fb[i][q] > A->fb[i][k * C + bz]) bz = j;
+            if (A->db[R][q] > A->db[R][k * C + br]) br = j;
+        }
+        ae->ev_ref_pred_diff += bz != br;
+    }
+    ae->ev_ref_images += (long)nb;
+    return 0;
+}
+
+/* The last epoch: each fp32 engine's evaluation against the reference on
+ * the first EVAL_REF_IMAGES test images (all when fewer), from the
+ * engine's own weights.  The reference's state is not needed afterwards. */
+static int eval_vs_reference(audit *A) {
+    audit_result *r = A->r;
+    int R = -1;
+    for (int i = 0; i < r->n_engines && R < 0; i++)
+        if (r->eng[i].available && r->eng[i].is_ref && !r->eng[i].failed && !r->eng[i].ref_fp32cr) R = i;
+    size_t n = r->n_test < EVAL_REF_IMAGES ? r->n_test : EVAL_REF_IMAGES, B = A->cfg.run.batch;
+    for (int i = 0; i < r->n_engines; i++) {
+        audit_engine *ae = &r->eng[i];
+        if (!ae->available || ae->is_ref || ae->failed) continue;
+        ae->ev_ref_images = 0, ae->ev_ref_worst = 0, ae->ev_ref_over = 0, ae->ev_ref_pred_diff = 0;
+        ae->ev_ref_epoch = A->epoch + 1;
+        const char *why = R < 0 ? "no exact reference listed" : ae->recorded ? "a recording: its layer inputs are not kept"
+                        : strstr(ae->spec, "tf32=on") || strstr(ae->spec, "dtype=bf16") || strstr(ae->spec, "math=tf32")
+                            ? "reduced precision: the propagated bound is fp32's" : NULL;
+        if (why) {
+            snprintf(ae->ev_ref_why, sizeof ae->ev_ref_why, "%s", why);
+            continue;
+        }
+        int rc = engine_get_tensor(A->e[i], (tensor_id){TENSOR_PARAMS, 0}, A->pf);
+        if (!rc) rc = engine_set_tensor(A->e[R], (tensor_id){TENSOR_PARAMS, 0}, A->pf);
+        for (size_t s = 0; s < n && !rc; s += B) {
+            size_t nb = n - s < B ? n - s : B;
+            data_make_batch(&A->ds.test, NULL, s, nb, A->x, A->y);
+            rc = eval_ref_batch(A, i, R, nb, ae);
+        }
+        every_step_break_chain(&r->eng[R]);
+        if (rc && (engine_gone(A, i) || engine_gone(A, R))) continue;
+        if (rc) return engine_err(rc, ae->label, "evaluation vs the reference");
+    }
+    return 0;
+}
+
 /* Evaluate every non-reference engine on the test set; keep its
  * predictions of every epoch and the last epoch's logits (for margins), and
  * fill each pair's disagreement count and exact McNemar test (overall and
@@ -1278,6 +1359,7 @@ static int evaluate(audit *A) {
             return LS_ENOMEM;
         stats_mcnemar_fill(&p->mcnemar[ep], p->mcnemar_class + (size_t)ep * C, a->pred, b->pred, r->test_labels, n, C);
     }
+    if (ep == A->cfg.run.epochs - 1 && A->cfg.checksums) return eval_vs_reference(A);
     return LS_OK;
 }
 

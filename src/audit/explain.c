@@ -1257,6 +1257,34 @@ static int rule_checksums(explain_list *L, const audit_result *r, const model *m
     return LS_OK;
 }
 
+/* The evaluation against the reference: the engine's logits from its
+ * own weights vs the exact reference's, bounded by the forward error
+ * propagated through the network. */
+static int rule_eval_ref(explain_list *L, const audit_result *r) {
+    char b1[32];
+    for (int i = 0; i < r->n_engines; i++) {
+        const audit_engine *ae = &r->eng[i];
+        if (!ae->available || ae->is_ref || !ae->ev_ref_images) continue;
+        int bad = !(ae->ev_ref_worst <= 1);
+        explain_finding *f = add(L, "eval-vs-reference", bad ? EXPLAIN_PROBLEM : EXPLAIN_OK);
+        if (!f) return LS_ENOMEM;
+        snprintf(f->a, sizeof f->a, "%s", ae->label);
+        snprintf(f->phase, sizeof f->phase, "evaluation");
+        f->ratio = ae->ev_ref_worst;
+        snprintf(f->title, sizeof f->title, "%s: evaluation after epoch %d %s the reference's (%ld test images: worst "
+                 "logit ratio %s to the propagated bound, %ld prediction(s) differ)", ae->label, ae->ev_ref_epoch,
+                 bad ? "EXCEEDS the bound against" : "within the bound of", ae->ev_ref_images,
+                 fnum(b1, sizeof b1, ae->ev_ref_worst), ae->ev_ref_pred_diff);
+        snprintf(f->cause, sizeof f->cause, "%s", bad ? "The logits the engine reports for evaluation are not what "
+                 "fp32 rounding of its own weights and inputs allows: its evaluation path computes something else "
+                 "(training mode, another kernel, a stale copy)." : "The accuracy it reports is trusted to this extent.");
+        snprintf(f->evidence, sizeof f->evidence, "%ld of %ld logits over their bound (bounds_eval_layer, the "
+                 "forward error propagated from the engine's own layer inputs).", ae->ev_ref_over,
+                 ae->ev_ref_images * r->n_classes);
+    }
+    return LS_OK;
+}
+
 static int rule_roundtrip(explain_list *L, const audit_result *r) {
     for (int i = 0; i < r->n_engines; i++) {
         const audit_engine *ae = &r->eng[i];
@@ -1498,6 +1526,12 @@ void explain_verdicts(verdict_table *v, const audit_result *r, const model *m) {
             else snprintf(where, sizeof where, "step %ld", ae->ck_first_step);
             snprintf(ev->detail, sizeof ev->detail, "%s, %s: ratio %s (%ld check(s) violated)", where,
                      ck_phase_label(ae->ck_first.phase), fnum(b1, sizeof b1, ae->ck_first.ratio), ae->ck_viol_checks);
+        } else if (ae->ev_ref_images && !(ae->ev_ref_worst <= 1)) {
+            snprintf(ev->verdict, sizeof ev->verdict, "EVAL exceeds bound");
+            ev->problem = 1;
+            snprintf(ev->detail, sizeof ev->detail, "logits vs the reference after epoch %d: ratio %s, %ld of %ld "
+                     "images predicted differently", ae->ev_ref_epoch, fnum(b1, sizeof b1, ae->ev_ref_worst),
+                     ae->ev_ref_pred_diff, ae->ev_ref_images);
         } else if (ae->rt_fail_step) {
             snprintf(ev->verdict, sizeof ev->verdict, "state mismatch");
             ev->problem = 1;
@@ -1593,6 +1627,7 @@ int explain_run(explain_list *out, const audit_result *r, const model *m) {
     int rc = rule_skipped(out, r);
     if (!rc) rc = rule_determinism(out, r, m);
     if (!rc) rc = rule_checksums(out, r, m);
+    if (!rc) rc = rule_eval_ref(out, r);
     if (!rc) rc = rule_roundtrip(out, r);
     if (!rc) rc = rule_bounds(out, r, m);
     if (!rc) rc = rule_band(out, r);

@@ -40,6 +40,12 @@ void report_print_coverage(FILE *f, const audit_result *r, const verdict_table *
         if (ae->ck_have && r->cfg.checksums && ae->ck_relations)
             fprintf(f, "\n  %-24s   worst checksum ratio %s: %s", "", ls_fmt_num(b1, sizeof b1, ae->ck_worst, "-"),
                     ae->ck_worst_what);
+        if (ae->ev_ref_images)
+            fprintf(f, "\n  %-24s   evaluation vs the reference (epoch %d, %ld images): worst logit ratio %s, %ld "
+                       "prediction(s) differ", "", ae->ev_ref_epoch, ae->ev_ref_images,
+                    ls_fmt_num(b1, sizeof b1, ae->ev_ref_worst, "-"), ae->ev_ref_pred_diff);
+        else if (ae->ev_ref_why[0])
+            fprintf(f, "\n  %-24s   evaluation vs the reference: not measured (%s)", "", ae->ev_ref_why);
         fprintf(f, "\n");
     }
     if (r->attribution_steps == 0)

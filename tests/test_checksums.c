@@ -270,8 +270,9 @@ static void test_fault_exact_and_continuity(void **s) {
     ck_verdict c;
     ck_verdict_init(&c);
     checksums_continuity(&f.m, f.post + f.L.digest_off, f.vec, N, &c);
-    assert_int_equal(c.n_viol, 1);
+    assert_int_equal(c.n_viol, 1); /* the one tensor whose weight moved */
     assert_int_equal(c.v[0].phase, CKP_UPDATE);
+    assert_int_equal(c.v[0].layer, f.m.tensors[0].layer); /* p[7] lies in the first tensor */
     teardown(&f);
 }
 

@@ -170,7 +170,7 @@ typedef struct {
     char ck_worst_what[96];
     float *ck_step_ratio;    /* per drift step (index step-1): the worst ratio there; NAN: not judged */
     long ck_total;           /* its length */
-    double ck_dig[3];        /* the digests the last update reported */
+    double ck_dig[3 * MODEL_MAX_TENSORS]; /* the digests the last update reported */
     int ck_chain;            /* ck_dig is what the next step must compute with */
     double ck_s;             /* seconds in the checksum op and its judging */
     /* evaluation vs the reference (last epoch): the reference's logits from

@@ -71,7 +71,7 @@ int every_step_stage(engine *e, audit_engine *ae, const model *m, int stage, siz
     ck_layout_make(&L, m, n);
     if (stage != CK_STAGE_UPDATE && ae->ck_chain) checksums_continuity(m, ae->ck_dig, vec, n, &v);
     if (stage == CK_STAGE_UPDATE) {
-        memcpy(ae->ck_dig, vec + L.digest_off, sizeof ae->ck_dig);
+        memcpy(ae->ck_dig, vec + L.digest_off, 3 * (size_t)m->n_tensors * sizeof *ae->ck_dig);
         ae->ck_chain = 1;
     }
     int eval = stage == CK_STAGE_EVAL;

@@ -1231,7 +1231,7 @@ static int rule_checksums(explain_list *L, const audit_result *r, const model *m
             snprintf(f->layer_name, sizeof f->layer_name, "%s", m->layers[v->layer].name);
             snprintf(f->layer, sizeof f->layer, "%s (%s)", m->layers[v->layer].name, ck_phase_label(v->phase));
         }
-        snprintf(f->phase, sizeof f->phase, "%s", v->phase == CKP_EVAL ? "evaluation" : ck_phase_label(v->phase));
+        snprintf(f->phase, sizeof f->phase, "%s", ck_phase_coarse(v->phase));
         f->step = ae->ck_first_step > 0 ? ae->ck_first_step : 0;
         f->ratio = v->ratio;
         char where[48];
@@ -1270,6 +1270,8 @@ static int rule_eval_ref(explain_list *L, const audit_result *r) {
         if (!f) return LS_ENOMEM;
         snprintf(f->a, sizeof f->a, "%s", ae->label);
         snprintf(f->phase, sizeof f->phase, "evaluation");
+        snprintf(f->layer_name, sizeof f->layer_name, "%s", r->m.layers[r->m.n_layers - 1].name); /* the logits */
+        f->step = r->total_steps; /* after the last step: a checksum finding of an evaluation sorts first */
         f->ratio = ae->ev_ref_worst;
         snprintf(f->title, sizeof f->title, "%s: evaluation after epoch %d %s the reference's (%ld test images: worst "
                  "logit ratio %s to the propagated bound, %ld prediction(s) differ)", ae->label, ae->ev_ref_epoch,

@@ -13,7 +13,12 @@
 #include "checks/bounds.h"
 
 const char *ck_phase_label(ck_phase p) {
-    static const char *const n[] = {"forward", "backward-data", "backward-weights", "update", "evaluation"};
+    static const char *const n[] = {"forward", "backward-data", "backward-weights", "update", "evaluation", "loss"};
+    return p < CKP_N ? n[p] : "?";
+}
+
+const char *ck_phase_coarse(ck_phase p) {
+    static const char *const n[] = {"forward", "backward", "backward", "update", "evaluation", "loss"};
     return p < CKP_N ? n[p] : "?";
 }
 
@@ -116,8 +121,8 @@ static int judge_loss(const model *m, const ck_layout *L, const double *vec, siz
     double ql = fabs(b[0] - acc / (double)n) / (bl + 0x1p-40 * fabs(acc / (double)n));
     free(z), free(bdz);
     if (rc) return rc;
-    note(o, CKP_FORWARD, m->n_layers - 1, ql, 0, "loss (softmax cross-entropy) re-done from the logits");
-    note(o, CKP_BWD_DATA, m->n_layers - 1, worst, 0, "loss gradient dz re-done from the logits");
+    note(o, CKP_LOSS, m->n_layers - 1, ql, 0, "loss (softmax cross-entropy) re-done from the logits");
+    note(o, CKP_LOSS, m->n_layers - 1, worst, 0, "loss gradient dz re-done from the logits");
     return LS_OK;
 }
 
@@ -157,12 +162,13 @@ void checksums_continuity(const model *m, const double *prev_digest, const doubl
     ck_layout L;
     ck_layout_make(&L, m, n);
     int eval = (int)vec[0] == CK_STAGE_EVAL;
-    static const char *const names[3] = {"parameters", "Adam m", "Adam v"};
-    for (int i = 0; i < (eval ? 1 : 3); i++) {
-        int same = ck_get_u64(prev_digest + i) == ck_get_u64(vec + L.digest_off + i);
-        char what[96];
-        snprintf(what, sizeof what, "continuity: the %s this %s computed with are not those reported after the last update",
-                 names[i], eval ? "evaluation" : "step");
-        note(out, eval ? CKP_EVAL : CKP_UPDATE, -1, same ? 0.0 : INFINITY, same ? 0 : 1, what);
-    }
+    static const char *const names[3] = {"values", "Adam m", "Adam v"};
+    for (int t = 0; t < m->n_tensors; t++)
+        for (int i = 0; i < (eval ? 1 : 3); i++) {
+            int same = ck_get_u64(prev_digest + 3 * t + i) == ck_get_u64(vec + L.digest_off + 3 * t + i);
+            char what[96];
+            snprintf(what, sizeof what, "continuity: %s %s this %s computed with are not those the last update reported",
+                     m->tensors[t].name, names[i], eval ? "evaluation" : "step");
+            note(out, eval ? CKP_EVAL : CKP_UPDATE, m->tensors[t].layer, same ? 0.0 : INFINITY, same ? 0 : 1, what);
+        }
 }

@@ -20,9 +20,11 @@
 #include "model/model.h"
 
 typedef enum {
-    CKP_FORWARD, CKP_BWD_DATA, CKP_BWD_WEIGHTS, CKP_UPDATE, CKP_EVAL, CKP_N
+    CKP_FORWARD, CKP_BWD_DATA, CKP_BWD_WEIGHTS, CKP_UPDATE, CKP_EVAL, CKP_LOSS, CKP_N
 } ck_phase;
-const char *ck_phase_label(ck_phase p); /* "forward", ..., "evaluation" */
+const char *ck_phase_label(ck_phase p); /* "forward", ..., "evaluation", "loss" */
+/* The step phase it belongs to: "forward", "loss", "backward", "update", "evaluation". */
+const char *ck_phase_coarse(ck_phase p);
 
 typedef struct {
     ck_phase phase;
@@ -53,8 +55,8 @@ int checksums_judge(const model *m, const double *vec, size_t n, const int32_t *
 
 /* Continuity: the digests of the state this stage computed with (vec of a
  * STEP or EVAL stage) against those the engine reported after the last
- * update (prev: the DIGEST block of that UPDATE vector, 3 u64 slots).
- * EVAL vectors carry PARAMS only. */
+ * update (prev: the DIGEST block of that UPDATE vector, 3 u64 slots per
+ * model tensor).  EVAL vectors carry PARAMS only. */
 void checksums_continuity(const model *m, const double *prev_digest, const double *vec, size_t n,
                           ck_verdict *out);
 

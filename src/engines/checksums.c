@@ -68,7 +68,7 @@ void ck_layout_make(ck_layout *L, const model *m, size_t n) {
     L->adam_off = at;
     at += 2 * (size_t)m->n_tensors;
     L->digest_off = at;
-    at += 3;
+    at += 3 * (size_t)m->n_tensors;
     L->total = at;
 }
 
@@ -359,10 +359,14 @@ static void layers_all(engine *e, ck_state *S, const ck_layout *L, int backward,
     }
 }
 
+/* Per model tensor: PARAMS, ADAM_M, ADAM_V digests at out[3 t + 0, 1, 2]. */
 static void digests(const model *m, const float *p, const float *mm, const float *v, double *out) {
-    ck_put_u64(out, ck_digest(p, m->n_params));
-    if (mm) ck_put_u64(out + 1, ck_digest(mm, m->n_params));
-    if (v) ck_put_u64(out + 2, ck_digest(v, m->n_params));
+    for (int t = 0; t < m->n_tensors; t++) {
+        const model_tensor *T = &m->tensors[t];
+        ck_put_u64(out + 3 * t, ck_digest(p + T->offset, T->numel));
+        if (mm) ck_put_u64(out + 3 * t + 1, ck_digest(mm + T->offset, T->numel));
+        if (v) ck_put_u64(out + 3 * t + 2, ck_digest(v + T->offset, T->numel));
+    }
 }
 
 /* ops_adam_elem re-done from the snapshot (the step's p, m, v) and the

@@ -15,8 +15,9 @@
  * Then LOSS: [loss, logits z (n, classes), dz (n, classes)] (small: the
  * loss and its gradient are re-done from z on the host), ADAM: per model tensor
  * 2 doubles (elements of p, m, v not equal to ops_adam_elem re-done from
- * the step's own p, m, v, g; the largest |difference|), DIGEST: 3 u64
- * (stored in doubles' bits) of PARAMS, ADAM_M, ADAM_V.
+ * the step's own p, m, v, g; the largest |difference|), DIGEST: per
+ * model tensor 3 u64 (stored in doubles' bits) of its PARAMS, ADAM_M,
+ * ADAM_V slices.
  *
  * Stages (what the call covers; other blocks are 0):
  *   CK_STAGE_STEP   after loss and backward, before update: FWD, BWD_*,

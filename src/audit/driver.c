@@ -1434,8 +1434,10 @@ static int alloc_buffers(audit *A) {
     ck_layout ckl;
     ck_layout_make(&ckl, &A->m, rc_->batch);
     if (!(A->ck_vec = ls_malloc(ckl.total * sizeof *A->ck_vec))) return LS_ENOMEM;
-    for (int i = 0; i < r->n_engines; i++)
+    for (int i = 0; i < r->n_engines; i++) {
         if (r->eng[i].available && !r->eng[i].is_ref && every_step_init(&r->eng[i], total)) return LS_ENOMEM;
+        if (r->eng[i].is_ref) snprintf(r->eng[i].ck_none, sizeof r->eng[i].ck_none, "a reference: it judges the others");
+    }
     if (!A->lead || !A->pf || !A->x || !A->y || !A->bound || !A->bound2 || !A->bound3 || !A->bound_tmp || !A->pm ||
         !A->pv || !A->perm)
         return LS_ENOMEM;

@@ -86,6 +86,13 @@ static void json_checksums(lsbuf *b, const audit_result *r, const audit_engine *
         lsbuf_json_str(b, ae->ck_first.what);
         lsbuf_printf(b, "}");
     }
+    lsbuf_printf(b, ", \"eval_vs_reference\": {\"images\": %ld, \"epoch\": %d, \"worst_ratio\": ", ae->ev_ref_images,
+                 ae->ev_ref_epoch);
+    lsbuf_json_num(b, ae->ev_ref_images ? ae->ev_ref_worst : NAN);
+    lsbuf_printf(b, ", \"logits_over\": %ld, \"predictions_differ\": %ld, \"why_not\": ", ae->ev_ref_over,
+                 ae->ev_ref_pred_diff);
+    lsbuf_json_str(b, ae->ev_ref_why);
+    lsbuf_printf(b, "}");
     lsbuf_printf(b, ", \"worst_ratio_per_step\": [");
     for (long k = 0; k < ae->ck_total && ae->ck_step_ratio; k++) {
         if (k) lsbuf_printf(b, ",");

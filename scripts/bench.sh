@@ -57,6 +57,10 @@ grep -E 'comparison' "$tmp/audit.log" | sed 's/^/   last audit: /'
 echo
 echo "== 3b. every-step checksums (issue 19): cpu engines only, free mode, 1 epoch, no evaluation, no round trip;"
 echo "   the same audit with the checks on and off (--no-checksums), 3 rounds each, medians of the wall time"
+if [ -x build/tests/bench_checksums ]; then
+    echo "   build/tests/bench_checksums cpu 256 10   (one process: a training step vs the STEP and UPDATE vectors)"
+    build/tests/bench_checksums cpu 256 10 | sed 's/^/   /'
+fi
 for r in 1 2 3; do
     for ck in on off; do
         flag=""; [ "$ck" = off ] && flag="--no-checksums"

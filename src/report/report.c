@@ -819,7 +819,8 @@ static void gap_band(doc *d, const seeds_result *S) {
     int N = S->n_seeds;
     heading(d, 3, "band", "Divergence growth against the noise band");
     if (S->band_hi && S->total_steps > 0) {
-        static const char *const HB[] = {"Pair", "e-fold (steps, median over seeds)", "Leaves the band (factor 2)"};
+        static const char *const HB[] = {"Pair", "e-fold: steps to grow x2.72 (median over seeds; fit quality)",
+                                         "Leaves the noise band (factor 2)"};
         table_begin(d, 3, HB);
         const char *names[AUDIT_MAX_PAIRS + 2];
         double *ys[AUDIT_MAX_PAIRS + 2];
@@ -836,7 +837,16 @@ static void gap_band(doc *d, const seeds_result *S) {
             names[ns] = nb[pi];
             ys[ns++] = p->rel_l2[0];
             char c1[64], c2[96];
-            snprintf(c1, sizeof c1, "%s", p->rate_median > 0 ? fnum(b1, sizeof b1, 1 / p->rate_median) : "no growth");
+            /* the fitted rate with its fit quality: mean r² of the per-seed log-linear fits */
+            double r2 = 0;
+            int nr = 0;
+            for (int sd = 0; sd < N; sd++)
+                if (!isnan(p->growth[sd].r2)) r2 += p->growth[sd].r2, nr++;
+            char b2[32];
+            if (p->rate_median > 0)
+                snprintf(c1, sizeof c1, "%s (fit r² %s)", fnum(b1, sizeof b1, 1 / p->rate_median),
+                         nr ? fnum(b2, sizeof b2, r2 / nr) : "–");
+            else snprintf(c1, sizeof c1, "no growth");
             int n_exit = 0;
             long first = 0;
             for (int sd = 0; sd < N; sd++)

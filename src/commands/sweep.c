@@ -1043,28 +1043,30 @@ static void merge_machines(lsbuf *md, const sweep_plan *p, const task_status *ts
                 snprintf(nodes + strlen(nodes), sizeof nodes - strlen(nodes), "%s%s", nodes[0] ? ", " : "", nd);
         }
         lsbuf_printf(md, "| nodes (task wrapper) | %s | %d |\n", nodes[0] ? nodes : "?", nt);
-        for (size_t q = 0; q < LS_ARRAY_LEN(PROV_KEYS); q++) {
-            char vals[4][256];
-            int nv = 0, cnt[4] = {0};
-            for (int k = 0; k < nt; k++) {
-                char rec[PATH_MAX];
-                task_rec_path(rec, sizeof rec, p, id0 + k);
-                golden_file *gf = NULL;
-                if (golden_read(&gf, rec) != 0) continue;
+        enum { NK = LS_ARRAY_LEN(PROV_KEYS), NV = 4 };
+        char vals[NK][NV][256];
+        int nv[NK] = {0}, cnt[NK][NV] = {{0}};
+        /* each recording read once (they are tens of MB): every key from it */
+        for (int k = 0; k < nt; k++) {
+            char rec[PATH_MAX];
+            task_rec_path(rec, sizeof rec, p, id0 + k);
+            golden_file *gf = NULL;
+            if (golden_read(&gf, rec) != 0) continue;
+            for (size_t q = 0; q < NK; q++) {
                 const char *v = golden_provenance_get(gf, PROV_KEYS[q]);
-                /* threads are the engine's, not the machine's: keep per engine */
-                if (v) {
-                    int j = 0;
-                    while (j < nv && strcmp(vals[j], v)) j++;
-                    if (j == nv && nv < 4) snprintf(vals[nv++], sizeof vals[0], "%.255s", v);
-                    if (j < 4) cnt[j]++;
-                }
-                golden_file_free(gf);
+                if (!v) continue;
+                int j = 0;
+                while (j < nv[q] && strcmp(vals[q][j], v)) j++;
+                if (j == nv[q] && nv[q] < NV) snprintf(vals[q][nv[q]++], 256, "%.255s", v);
+                if (j < NV) cnt[q][j]++;
             }
-            for (int j = 0; j < nv; j++)
-                lsbuf_printf(md, "| %s | %s | %d%s |\n", PROV_KEYS[q], vals[j], cnt[j],
-                             nv > 1 && strcmp(PROV_KEYS[q], "threads") ? " **(differs within the partition)**" : "");
+            golden_file_free(gf);
         }
+        for (size_t q = 0; q < NK; q++)
+            for (int j = 0; j < nv[q]; j++)
+                /* threads are the engine's, not the machine's: they may differ */
+                lsbuf_printf(md, "| %s | %s | %d%s |\n", PROV_KEYS[q], vals[q][j], cnt[q][j],
+                             nv[q] > 1 && strcmp(PROV_KEYS[q], "threads") ? " **(differs within the partition)**" : "");
         lsbuf_printf(md, "\n");
         id0 += nt;
     }
@@ -1176,6 +1178,22 @@ static int merge_audits(const sweep_plan *p, const char *tmp, lsbuf *md, lsbuf *
     uint64_t seeds[SWEEP_MAX_SEEDS];
     int rc = runs && map ? 0 : LS_ENOMEM;
     lsbuf_printf(md, "\n## Verdicts per seed (reference + every recording of the seed, free mode, shadow replays)\n");
+    /* the reference shadows one recording per shadow step, in turn: with
+     * fewer shadow steps than recordings some stay unchecked (and say so) */
+    long total = 0, shadows = 0;
+    for (int e = 0; e < p->epochs; e++) {
+        long n_train = p->limit_train, spe = (n_train + p->batch - 1) / p->batch;
+        for (long k = 0; k < spe; k++) {
+            total++;
+            int partial = k == spe - 1 && n_train % p->batch;
+            shadows += total > p->ref_steps && ((p->audit_every > 0 && total % p->audit_every == 0) || partial);
+        }
+    }
+    if (p->limit_train && shadows < n_eng)
+        lsbuf_printf(md, "\nNote: %ld shadow replay(s) per seed (steps after %ld, every %ld-th) for %d recordings: "
+                     "%ld recording(s) per seed are not replayed by the reference and stay unchecked (lower "
+                     "--audit-every or train longer).\n", shadows, p->ref_steps, p->audit_every, n_eng,
+                     n_eng - shadows);
     for (int s = 0; s < p->n_seeds && !rc; s++) {
         seeds[s] = (uint64_t)p->seed[s];
         char list[2048] = "reference", odir[PATH_MAX];

@@ -243,6 +243,10 @@ static void test_slurm_end_to_end(void **st) {
     assert_non_null(strstr(out, "8 to run"));
     array_of(d1, 0, job, sizeof job);
     assert_true(job[0]);
+    /* while it runs, --status asks Slurm about what the folder does not hold yet */
+    assert_int_equal(sh(out, sizeof out, "%s sweep --status %s", g_bin, d1), 0);
+    assert_true(strstr(out, "pending") != NULL || strstr(out, "running") != NULL);
+    assert_non_null(strstr(out, "Slurm: "));
     int found = 0;
     for (int i = 0; i < 600 && !found; i++) {
         snprintf(path, sizeof path, "%s/rec/cpu-a/cpu", d1);

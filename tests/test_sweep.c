@@ -1,6 +1,9 @@
 /*
  * test_sweep.c — `lockstep sweep` (src/commands/sweep.c) end to end, with
  * build/lockstep as a user runs it:
+ *   - resources: --dry-run shows --gres=gpu:1 for cuda, --cpus-per-task=N
+ *     for threads=N, one array per (partition, resources), the merge's
+ *     afterany dependency on every array;
  *   - bad input: a malformed --on, a reference engine, no folder: exit 2
  *     naming the problem; a different plan in an existing folder is refused
  *     naming the field (batch), and the folder's plan is left as it was;
@@ -133,6 +136,12 @@ static void test_bad_input(void **st) {
     assert_int_equal(sh(out, sizeof out, "%s sweep --local --on cpu-a=cpu", g_bin), 2);
     assert_non_null(strstr(out, "--dir"));
     assert_int_equal(sh(out, sizeof out, "%s sweep --status %s/nothing-here", g_bin, g_tmp), 2);
+    /* resources follow from the engine: a GPU for cuda, the cores of threads=N (no Slurm needed to see it) */
+    assert_int_equal(sh(out, sizeof out, "%s sweep --slurm --dry-run --on gpu-x=cuda,cpu:threads=3 --seeds 42,43 "
+                        "--limit-train 64 --dir %s/dry", g_bin, g_tmp), 0);
+    assert_non_null(strstr(out, "--partition=gpu-x --array=0,1 --cpus-per-task=1 --gres=gpu:1"));
+    assert_non_null(strstr(out, "--partition=gpu-x --array=2,3 --cpus-per-task=3 --output="));
+    assert_non_null(strstr(out, "--dependency=afterany:DRYRUN1:DRYRUN2"));
     /* a plan, then another plan in the same folder */
     char plan[PATH_MAX], before[4096], after[4096];
     snprintf(plan, sizeof plan, "%s/p1/plan.json", g_tmp);

@@ -45,7 +45,7 @@ static void usage(FILE *f) {
             "  lockstep record --engine SPEC --out FILE [options]  record one engine's whole run, to audit\n"
             "                                it elsewhere as the engine recorded:FILE\n"
             "  lockstep sweep --on PARTITION=ENGINE[,ENGINE...] [--on ...] --seeds 42,43|N --dir DIR\n"
-            "                 [--slurm [--wait] [--time T] | --local --jobs J] [record's run options]\n"
+            "                 [--slurm [--wait] [--time T] [--dry-run] | --local --jobs J] [record's run options]\n"
             "                                record every (machine, engine, seed) as Slurm job arrays (or local\n"
             "                                processes), then audit the recordings per seed with the reference\n"
             "                                and judge the gaps over seeds, per machine (DIR/report/); the same\n"

@@ -838,8 +838,17 @@ static int write_script(const char *path, const char *body) {
 }
 
 /* sbatch ARGS...; the job id into job. */
-static int sbatch(char **argv, char *job, size_t cap) {
+static int sbatch(char **argv, char *job, size_t cap, FILE *dry) {
     char out[4096];
+    if (dry) {
+        /* --dry-run: what would be submitted, and a stand-in job id */
+        static int n_dry;
+        fprintf(dry, "sweep: would run:");
+        for (int i = 0; argv[i]; i++) fprintf(dry, " %s", argv[i]);
+        fprintf(dry, "\n");
+        snprintf(job, cap, "DRYRUN%d", ++n_dry);
+        return 0;
+    }
     int st = run_capture(argv, out, sizeof out);
     if (st != 0) return ls_err(LS_EIO, "sbatch failed (status %d): %s", st, out);
     size_t n = strspn(out, "0123456789");
@@ -909,9 +918,10 @@ static int slurm_submit(const sweep_plan *p, const char *dir, const task_status 
         argv[k++] = a_out;
         argv[k++] = a_script;
         argv[k] = NULL;
-        if ((rc = sbatch(argv, job, sizeof job))) return rc;
-        if ((rc = append_line(jobs, "array %s %s %s\n", job, p->partition[t.machine], list))) return rc;
-        if (c->out) fprintf(c->out, "sweep: submitted job array %s on %s: tasks %s (%d cpus%s each)\n", job,
+        if ((rc = sbatch(argv, job, sizeof job, c->dry_run ? c->out : NULL))) return rc;
+        if (!c->dry_run && (rc = append_line(jobs, "array %s %s %s\n", job, p->partition[t.machine], list))) return rc;
+        if (c->out) fprintf(c->out, "sweep: %s job array %s on %s: tasks %s (%d cpus%s each)\n",
+                            c->dry_run ? "would submit" : "submitted", job,
                             p->partition[t.machine], list, cpus, gpus ? ", 1 gpu" : "");
         dl += (size_t)snprintf(dep + dl, sizeof dep - dl, ":%s", job);
     }
@@ -928,7 +938,11 @@ static int slurm_submit(const sweep_plan *p, const char *dir, const task_status 
     char *argv[] = {"sbatch", "--parsable", "--job-name=lockstep-sweep-merge", a_part, "--cpus-per-task=1",
                     a_out, strchr(dep, ':') ? a_dep : a_script, a_script, NULL};
     if (!strchr(dep, ':')) argv[7] = NULL;
-    if ((rc = sbatch(argv, merge_job, mcap))) return rc;
+    if ((rc = sbatch(argv, merge_job, mcap, c->dry_run ? c->out : NULL))) return rc;
+    if (c->dry_run) {
+        merge_job[0] = 0; /* nothing to wait for */
+        return 0;
+    }
     if ((rc = append_line(jobs, "merge %s\n", merge_job))) return rc;
     if (c->out) fprintf(c->out, "sweep: merge job %s (%s)\n", merge_job, strchr(dep, ':') ? dep : "no dependency");
     return 0;
@@ -1494,6 +1508,7 @@ int sweep_split_args(sweep_cfg *c, int argc, char **argv, char **rest, int *n_re
         } else if (!strcmp(a, "--slurm")) c->backend = SWEEP_SLURM;
         else if (!strcmp(a, "--local")) c->backend = SWEEP_LOCAL;
         else if (!strcmp(a, "--wait")) c->wait = 1;
+        else if (!strcmp(a, "--dry-run")) c->dry_run = 1;
         else if (!strncmp(a, "--engine", 8) || !strncmp(a, "--json", 6) || !strncmp(a, "--save", 6) ||
                  !strncmp(a, "--init", 6) || !strncmp(a, "--order", 7) || !strncmp(a, "--steps", 7) ||
                  !strncmp(a, "--ref-", 6)) {
@@ -1564,7 +1579,7 @@ static int submit(const sweep_cfg *c, const char *dir, sweep_plan *p) {
     task_status *ts = ls_calloc((size_t)n, sizeof *ts);
     slurm_view *v = ls_malloc(sizeof *v);
     rc = ts && v ? 0 : LS_ENOMEM;
-    int slurm = c->backend == SWEEP_SLURM || (c->backend == SWEEP_AUTO && on_path("sbatch"));
+    int slurm = c->backend == SWEEP_SLURM || (c->backend == SWEEP_AUTO && on_path("sbatch")) || c->dry_run;
     if (!rc) statuses(p, dir, v, ts);
     int todo = 0;
     for (int id = 0; !rc && id < n; id++) todo += ts[id].st != TS_DONE;

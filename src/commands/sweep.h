@@ -44,6 +44,8 @@ typedef struct {
     sweep_backend backend;  /* AUTO: Slurm when sbatch is on PATH */
     int jobs;               /* local backend: tasks at once */
     int wait;               /* Slurm: wait for the merge job, then print its verdict */
+    int dry_run;            /* Slurm: print the sbatch commands instead of running them
+                             * (the plan and the job scripts are written) */
     const char *dir;
     int task;               /* SWEEP_TASK: the task number */
     const char *on[SWEEP_MAX_MACHINES]; /* "PARTITION=ENGINE[,ENGINE...]" */

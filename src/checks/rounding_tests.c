@@ -1,0 +1,85 @@
+/*
+ * rounding_tests.c — the sharper tier's per-element ratio and the
+ * per-tensor sign and mean-square tests (rounding_tests.h derives them).
+ */
+#include "checks/rounding_tests.h"
+
+#include <math.h>
+#include <string.h>
+
+static void begin(rounding_stats *st, double alpha) {
+    memset(st, 0, sizeof *st);
+    st->max_sharp_ratio = -1;
+    st->sign_limit = sqrt(2 * log(4 / alpha));
+    st->sign_p = st->ms_p = 1;
+}
+
+/* One element: err = cand - ref, judged against its sharp bound, and its
+ * clipped z^2 added when the aggregate model applies. */
+static void element(rounding_stats *st, size_t i, double err, double r, double worst, double f, double sdf,
+                    double ref_u, double *sum_z2, double *c2max) {
+    if (!(worst > 0) || !isfinite(err)) return;
+    st->n++;
+    double sharp = f * worst + ref_u * fabs(r);
+    double q = fabs(err) / sharp;
+    if (q > st->max_sharp_ratio) {
+        st->max_sharp_ratio = q;
+        st->worst_sharp_index = i;
+    }
+    st->n_over_sharp += q > 1;
+    if (sdf <= 0) return;
+    if (err > 0) st->n_pos++;
+    else if (err < 0) st->n_neg++;
+    if (err != 0 && (err > 0) == (r > 0) && r != 0) st->n_away++;
+    double sd = hypot(sdf * worst, ref_u * r);
+    double c2 = (sharp / sd) * (sharp / sd), z2 = (err / sd) * (err / sd);
+    *sum_z2 += z2 < c2 ? z2 : c2;
+    if (c2 > *c2max) *c2max = c2;
+}
+
+/* The aggregate statistics from the counts.  c2max: the largest clip, the
+ * range Hoeffding's bound needs (every z^2 term lies in [0, c2max]). */
+static void finish(rounding_stats *st, double sum_z2, double c2max, double alpha) {
+    if (!st->aggregate || !st->n) return;
+    double m = (double)(st->n_pos + st->n_neg);
+    if (m > 0) {
+        double S = (double)st->n_pos - (double)st->n_neg, A = 2 * (double)st->n_away - m;
+        st->sign_z = S / sqrt(m);
+        st->away_z = A / sqrt(m);
+        double w = fmax(fabs(S), fabs(A));
+        st->sign_p = fmin(1.0, 4 * exp(-w * w / (2 * m)));
+    }
+    double n = (double)st->n, L = log(1 / alpha);
+    st->ms = sum_z2 / n;
+    /* Bernstein's t at alpha: n t^2 = 2 L c^2 (1 + t/3), the positive root */
+    double qa = n, qb = -2 * L * c2max / 3, qc = -2 * L * c2max;
+    st->ms_limit = 1 + (-qb + sqrt(qb * qb - 4 * qa * qc)) / (2 * qa);
+    if (st->ms > 1 && c2max > 0) {
+        double t = st->ms - 1;
+        st->ms_p = fmin(1.0, exp(-n * t * t / (2 * c2max * (1 + t / 3))));
+    }
+    st->bias_score = fmax(fabs(st->sign_z), fabs(st->away_z)) / st->sign_limit;
+    st->scale_score = st->ms / st->ms_limit;
+    st->bias_fail = st->bias_score >= 1;
+    st->scale_fail = st->scale_score >= 1;
+}
+
+void rounding_test_f64(rounding_stats *st, const double *ref, const float *cand, const double *worst, size_t n,
+                       double sharp_factor, double sd_factor, double ref_u, double alpha) {
+    begin(st, alpha);
+    st->aggregate = sd_factor > 0;
+    double sum_z2 = 0, c2max = 0;
+    for (size_t i = 0; i < n; i++)
+        element(st, i, (double)cand[i] - ref[i], ref[i], worst[i], sharp_factor, sd_factor, ref_u, &sum_z2, &c2max);
+    finish(st, sum_z2, c2max, alpha);
+}
+
+void rounding_test_d(rounding_stats *st, const double *ref, const double *cand, const double *worst, size_t n,
+                     double sharp_factor, double sd_factor, double ref_u, double alpha) {
+    begin(st, alpha);
+    st->aggregate = sd_factor > 0;
+    double sum_z2 = 0, c2max = 0;
+    for (size_t i = 0; i < n; i++)
+        element(st, i, cand[i] - ref[i], ref[i], worst[i], sharp_factor, sd_factor, ref_u, &sum_z2, &c2max);
+    finish(st, sum_z2, c2max, alpha);
+}

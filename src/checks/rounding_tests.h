@@ -1,0 +1,74 @@
+/*
+ * rounding_tests.h — the sharper tier's judgement of one tensor against the
+ * exact reference (bounds.h: "the sharper, probabilistic tier"): per
+ * element, the ratio of the error to the sharp bound; per tensor, two
+ * aggregate tests of the signed errors against what independent mean-zero
+ * rounding errors allow.
+ *
+ *   bias   two sign tests: under the model the first-order error of an
+ *          element is sum_k delta_k s_k with independent, symmetric delta_k
+ *          (given the data), so it is positive as often as negative, and
+ *          away from zero (sign(err) = sign(ref)) as often as toward it.
+ *          Among the m elements with a nonzero error, S = n_pos - n_neg
+ *          (an additive shift: +1 ulp) and A = n_away - n_toward (a
+ *          relative one: y (1 + 2^-k), truncation toward zero);
+ *          Hoeffding: P(|S| >= t) <= 2 exp(-t^2 / (2m)), the same for A;
+ *          each at alpha / 2.
+ *          It ignores magnitudes, so the heavy tail of errors in ulps that
+ *          near-zero outputs (cancellation) give cannot trip it, and a
+ *          systematic shift of one ulp, which moves every element that was
+ *          within an ulp, is seen at once.  Why a sign test and not a mean:
+ *          a mean of err/bound is dominated by the few large normalised
+ *          errors; the sign of each counts once.
+ *   scale  a mean square: z_i = err_i / sigma_i with sigma_i
+ *          (bounds_sd_factor) a bound on the element's RMS error, so
+ *          E[z_i^2] <= 1; clipped at c^2 = (sharp_i / sigma_i)^2 (an element
+ *          beyond the sharp bound is the per-element test's), Hoeffding over
+ *          the n independent elements, Bernstein (each term in [0, c^2],
+ *          variance <= E[z^4] <= c^2 E[z^2] <= c^2):
+ *          P(mean >= 1 + t) <= exp(-n t^2 / (2 c^2 (1 + t/3))).
+ * Thresholds: both at false-alarm probability alpha per tensor and check
+ * (bounds.h: BOUNDS_SHARP_ALPHA_TEST).  Elements with a worst-case bound of
+ * 0 (exact results) and non-finite pairs are the worst-case tier's, not
+ * counted here.  The errors of different elements are different roundings:
+ * independent under the model (it is the model that is tested).
+ *
+ * Pure: no allocation, no I/O.
+ */
+#ifndef LS_ROUNDING_TESTS_H
+#define LS_ROUNDING_TESTS_H
+
+#include <stddef.h>
+
+typedef struct {
+    size_t n;                 /* elements judged (worst-case bound > 0, finite) */
+    double max_sharp_ratio;   /* max |err| / sharp bound (-1: none judged) */
+    size_t worst_sharp_index;
+    size_t n_over_sharp;      /* elements over the sharp bound */
+    int aggregate;            /* 1 when the aggregate tests ran (a reduction rule) */
+    size_t n_pos, n_neg;      /* signs of the nonzero errors */
+    size_t n_away;            /* ... of which away from zero (sign of the error = sign of ref) */
+    double sign_z;            /* S / sqrt(m), S = n_pos - n_neg, m = n_pos + n_neg (0 when m = 0) */
+    double away_z;            /* A / sqrt(m), A = n_away - (m - n_away) */
+    double sign_limit;        /* |sign_z| or |away_z| >= sign_limit fails: sqrt(2 ln(4 / alpha)) */
+    double sign_p;            /* Hoeffding's bound on P(max(|S|,|A|) >= observed) under the model (1 when none) */
+    double ms;                /* mean of min(z^2, c^2) */
+    double ms_limit;          /* ms >= ms_limit fails: 1 + t, t Bernstein's at alpha */
+    double ms_p;              /* P(mean >= observed) bound (1 when ms <= 1) */
+    double bias_score, scale_score; /* max(|sign_z|, |away_z|) / sign_limit, ms / ms_limit: >= 1 fails */
+    int bias_fail, scale_fail;
+} rounding_stats;
+
+/* Judge cand against the exact ref, element i with worst-case bound
+ * worst[i] (>= 0): sharp bound sharp_factor x worst[i] + ref_u |ref[i]|,
+ * sigma_i^2 = (sd_factor x worst[i])^2 + (ref_u ref[i])^2 (ref_u: the
+ * reference's own rounding, u for an fp32cr reference, else 0).
+ * sd_factor 0: no aggregate tests (per-element ratio only). */
+void rounding_test_f64(rounding_stats *st, const double *ref, const float *cand, const double *worst, size_t n,
+                       double sharp_factor, double sd_factor, double ref_u, double alpha);
+
+/* The same on double candidates (the tests' simulations, a golden's doubles). */
+void rounding_test_d(rounding_stats *st, const double *ref, const double *cand, const double *worst, size_t n,
+                     double sharp_factor, double sd_factor, double ref_u, double alpha);
+
+#endif

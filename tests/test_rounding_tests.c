@@ -106,7 +106,7 @@ static void eval(dot_case *c, int order, const float *b) {
 
 static void judge(const dot_case *c, rounding_stats *st) {
     rounding_test_d(st, c->exact, c->cand, c->worst, c->n, bounds_sharp_factor(BOUND_RULE_DOT, c->K),
-                    bounds_sd_factor(BOUND_RULE_DOT, c->K), 0, BOUNDS_SHARP_ALPHA_TEST);
+                    bounds_sd_factor(BOUND_RULE_DOT, c->K), 0, BOUNDS_SHARP_ALPHA_TEST, NULL, 0, 64, 64);
 }
 
 static double worst_ratio(const dot_case *c) {

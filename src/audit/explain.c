@@ -17,6 +17,7 @@
 #include "audit/explain.h"
 
 #include "base/lowp.h"
+#include "checks/bounds.h"
 
 #include <ctype.h>
 #include <math.h>
@@ -901,6 +902,133 @@ static int rule_bounds(explain_list *L, const audit_result *r, const model *m) {
     return LS_OK;
 }
 
+/* The largest failing sharp-tier test of one slot: score (statistic over
+ * its limit, >= 1 when failing; 0 when none failed), which test, its
+ * probability. */
+static double sharp_failure(const audit_slot_stats *ss, const char **test, double *p) {
+    double best = 0;
+    *test = "";
+    *p = 1;
+    if (!ss->n_suspect) return 0;
+    if (ss->n_over_sharp && ss->max_sharp_ratio > best) {
+        best = ss->max_sharp_ratio;
+        *test = "sharp bound";
+        *p = ss->sharp_alarm;
+    }
+    if (ss->max_bias_score >= 1 && ss->max_bias_score > best) {
+        best = ss->max_bias_score;
+        *test = "bias (sign test)";
+        *p = ss->bias_p;
+    }
+    if (ss->max_scale_score >= 1 && ss->max_scale_score > best) {
+        best = ss->max_scale_score;
+        *test = "scale (mean square)";
+        *p = ss->scale_p;
+    }
+    return best;
+}
+
+/* ---- the sharper tier: SUSPECT ---------------------------------------------
+ * What reduced precision in ONE operation looks like to the sharper tier:
+ * its operands rounded to u_in (TF32: 2^-11) add sum_i a_i b_i (e_ai + e_bi)
+ * to the dot product, |e| <= u_in, independent: by Hoeffding within
+ * lambda 2 u_in sqrt(sum (a_i b_i)^2) <= lambda 2 u_in S, i.e. a ratio to
+ * the fp32 worst case gamma_K S of up to ~2 lambda u_in / (K u) =
+ * 2 lambda 2^13 / K, and unbiased in sign (round to nearest).  So an
+ * operation whose error fails the scale test or the sharp bound, with no
+ * bias, while staying within the fp32 worst case, has the signature of
+ * reduced-precision operands in that operation; a bias (sign test) is a
+ * systematic shift instead (one ulp up, a scaled constant). */
+static const char REDUCED_FIX[] =
+    "Turn reduced precision off for this operation: PyTorch torch.backends.cuda.matmul.allow_tf32 = False and "
+    "torch.backends.cudnn.allow_tf32 = False (convolutions default to TF32 in PyTorch); env NVIDIA_TF32_OVERRIDE=0; "
+    "cuDNN math type CUDNN_DEFAULT_MATH, cuBLAS CUBLAS_DEFAULT_MATH (not CUBLAS_TF32_TENSOR_OP_MATH); in lockstep "
+    "cuda:math=fma, cpu:tf32=off, dtype=f32.";
+
+static void suspect_text(explain_finding *f, const audit_result *r, const model *m, const audit_pair *p, int s,
+                         const char *test, double score, double prob) {
+    const audit_slot_stats *ss = &p->slot[s];
+    const audit_engine *eb = &r->eng[p->b];
+    char b1[32], b2[32], b3[32], org[64];
+    int bias, how, l = slot_layer(r, m, s, &how);
+    size_t K = slot_dot_k(r, m, s, &bias);
+    const char *op = how == 0 ? "forward" : how == 1 ? "backward-data" : how == 2 ? "backward-weights" : "";
+    int lowp = K && !bias && strcmp(test, "bias (sign test)") != 0 && ss->max_bias_score < 1 && op[0];
+    explain_slot_origin(r, m, s, org, sizeof org);
+    snprintf(f->rule, sizeof f->rule, "%s", lowp ? "suspect-reduced-precision" : "suspect");
+    if (lowp)
+        snprintf(f->title, sizeof f->title, "%s: %s %s consistent with reduced precision (TF32/bf16 operands) in %s "
+                 "(SUSPECT: %s x%s its limit)", eb->label, l >= 0 ? m->layers[l].name : "", op, r->slot_name[s],
+                 test, fnum(b1, sizeof b1, score));
+    else
+        snprintf(f->title, sizeof f->title, "%s: %s beyond what fp32 rounding does in practice, within the worst case "
+                 "(SUSPECT: %s x%s its limit)", eb->label, r->slot_name[s], test, fnum(b1, sizeof b1, score));
+    if (lowp)
+        snprintf(f->cause, sizeof f->cause,
+                 "%s (%s) errs more than independent fp32 roundings do (sharper tier), unbiased in sign and within "
+                 "the fp32 worst case: the signature of its operands rounded to fewer mantissa bits (TF32, 10 bits; "
+                 "bf16, 7) in this one operation, as cuDNN/cuBLAS do when TF32 is allowed. Consistent with, not "
+                 "proven: any unbiased extra error of this size reads the same.",
+                 r->slot_name[s], org);
+    else if (strcmp(test, "bias (sign test)") == 0)
+        snprintf(f->cause, sizeof f->cause,
+                 "The errors of %s (%s) are systematic: %.1f%% of the nonzero errors are positive (sign z %s) and "
+                 "the away-from-zero z is %s, where independent roundings give 50%% and |z| below %.1f. A shift of "
+                 "every element (one ulp, a scaled constant) stays within the worst case but not this.",
+                 r->slot_name[s], org, 100 * ss->bias_share_pos, fnum(b1, sizeof b1, ss->bias_sign_z),
+                 fnum(b2, sizeof b2, ss->bias_away_z), sqrt(2 * log(4 / BOUNDS_SHARP_ALPHA_TEST)));
+    else
+        snprintf(f->cause, sizeof f->cause,
+                 "The error of %s (%s) is larger than independent mean-zero fp32 roundings produce (Higham & Mary's "
+                 "probabilistic bound, or the mean square), though within the proven worst case: a fault or a "
+                 "reduced-precision path that the worst case cannot tell from rounding.",
+                 r->slot_name[s], org);
+    snprintf(f->evidence, sizeof f->evidence,
+             "vs %s at step %ld: ratio to the sharp bound %s (factor %s of the worst case; per-element false alarm "
+             "%.1e), ratio to the worst-case bound %s; sign test max score %s (z %s, away z %s, p <= %.1e); mean "
+             "square %s of limit %s (p <= %.1e); %ld of %ld checks failed. Failing test: %s, p <= %.1e under "
+             "independent rounding.",
+             r->eng[p->a].label, ss->first_suspect_step, fnum(b1, sizeof b1, ss->max_sharp_ratio),
+             fnum(b2, sizeof b2, ss->sharp_factor), ss->sharp_alarm, fnum(b3, sizeof b3, ss->max_bound_ratio),
+             fnum(b1, sizeof b1, ss->max_bias_score), fnum(b2, sizeof b2, ss->bias_sign_z),
+             fnum(b3, sizeof b3, ss->bias_away_z), ss->bias_p, fnum(b1, sizeof b1, ss->scale_ms),
+             fnum(b2, sizeof b2, ss->scale_limit), ss->scale_p, ss->n_suspect, ss->n_sharp, test, prob);
+    if (lowp) snprintf(f->fix, sizeof f->fix, "%s", REDUCED_FIX);
+    else
+        snprintf(f->fix, sizeof f->fix, "Ablate %s's knobs one at a time on this layer (--mode isolated); a "
+                 "systematic error is a bug even when it is small.", eb->label);
+}
+
+/* One SUSPECT finding per (reference pair, tensor) whose sharper tier
+ * failed while every tensor of the layer is within its worst case
+ * (a layer over its worst case is rule_bounds' PROBLEM already). */
+static int rule_suspect(explain_list *L, const audit_result *r, const model *m) {
+    for (int pi = 0; pi < r->n_pairs; pi++) {
+        const audit_pair *p = &r->pair[pi];
+        if (!r->eng[p->a].is_ref || r->eng[p->b].repeat_of >= 0) continue;
+        for (int s = 0; s < r->n_slots; s++) {
+            const audit_slot_stats *ss = &p->slot[s];
+            const char *test;
+            double prob, score = sharp_failure(ss, &test, &prob);
+            if (score < 1 || !(ss->max_bound_ratio <= 1)) continue;
+            int how, l = slot_layer(r, m, s, &how), over = 0;
+            for (int t = 0; t < r->n_slots && l >= 0; t++) {
+                int how2;
+                over |= slot_layer(r, m, t, &how2) == l && p->slot[t].max_bound_ratio > 1;
+            }
+            if (over) continue;
+            explain_finding *f = add(L, "suspect", EXPLAIN_SUSPECT);
+            if (!f) return LS_ENOMEM;
+            set_pair(f, r, pi);
+            set_slot(f, r, m, s);
+            f->step = ss->first_suspect_step;
+            f->ratio = ss->max_sharp_ratio;
+            suspect_text(f, r, m, p, s, test, score, prob);
+        }
+    }
+    return LS_OK;
+}
+
 /* Forward equal, loss (or the softmax gradient) differs: the exp/log. */
 static int vendor_math_case(const audit_result *r, const audit_pair *p, int s) {
     if (s < 0 || strcmp(r->slot_phase[s], "loss") != 0) return 0;
@@ -1410,6 +1538,27 @@ static int rule_other_path(explain_list *L, const audit_result *r) {
 
 /* ---- verdicts -------------------------------------------------------------- */
 
+/* The engine's most significant sharp-tier failure over the pair's slots
+ * (none: suspect_slot stays -1). */
+static void verdict_suspect(engine_verdict *ev, const audit_pair *p, const audit_result *r) {
+    ev->suspect_slot = -1;
+    double best = 0;
+    for (int s = 0; s < r->n_slots; s++) {
+        const audit_slot_stats *ss = &p->slot[s];
+        const char *t;
+        double pr, sc = sharp_failure(ss, &t, &pr);
+        if (sc < 1 || sc <= best) continue;
+        best = sc;
+        ev->suspect_slot = s;
+        ev->suspect_step = ss->first_suspect_step;
+        snprintf(ev->suspect_test, sizeof ev->suspect_test, "%s", t);
+        ev->suspect_sharp_ratio = ss->max_sharp_ratio;
+        ev->suspect_worst_ratio = ss->max_bound_ratio;
+        ev->suspect_score = sc;
+        ev->suspect_p = pr;
+    }
+}
+
 void explain_verdicts(verdict_table *v, const audit_result *r, const model *m) {
     memset(v, 0, sizeof *v);
     char b1[32], org[64];
@@ -1425,6 +1574,7 @@ void explain_verdicts(verdict_table *v, const audit_result *r, const model *m) {
             snprintf(ev->detail, sizeof ev->detail, "%s", ae->skip_reason);
             continue;
         }
+        ev->suspect_slot = -1;
         for (int pi = 0; pi < r->n_pairs && ev->ref < 0; pi++) {
             const audit_pair *p = &r->pair[pi];
             if (p->b != i || !r->eng[p->a].is_ref) continue;
@@ -1432,6 +1582,7 @@ void explain_verdicts(verdict_table *v, const audit_result *r, const model *m) {
             for (int s = 0; s < r->n_slots; s++) any |= p->slot[s].n_check_steps > 0;
             if (!any) continue;
             ev->ref = p->a;
+            verdict_suspect(ev, p, r);
             for (int s = 0; s < r->n_slots; s++) {
                 const audit_slot_stats *ss = &p->slot[s];
                 if (!ss->n_check_steps) continue;
@@ -1463,6 +1614,18 @@ void explain_verdicts(verdict_table *v, const audit_result *r, const model *m) {
             snprintf(ev->detail, sizeof ev->detail, "%s, %s: ratio %s at step %ld", r->slot_name[ev->worst_slot],
                      explain_slot_origin(r, m, ev->worst_slot, org, sizeof org), fnum(b1, sizeof b1, ev->worst_ratio),
                      ev->worst_step);
+        } else if (ev->suspect_slot >= 0) {
+            snprintf(ev->verdict, sizeof ev->verdict, "SUSPECT");
+            ev->suspect = 1;
+            char b2[32], b3[32];
+            char test[24];
+            snprintf(test, sizeof test, "%s", ev->suspect_test);
+            snprintf(ev->detail, sizeof ev->detail, "%s, %s: %s failed (x%s its limit, p <= %.1e), sharp ratio %s, "
+                     "worst-case ratio %s, step %ld",
+                     r->slot_name[ev->suspect_slot], explain_slot_origin(r, m, ev->suspect_slot, org, sizeof org),
+                     test, fnum(b1, sizeof b1, ev->suspect_score), ev->suspect_p,
+                     fnum(b2, sizeof b2, ev->suspect_sharp_ratio), fnum(b3, sizeof b3, ev->suspect_worst_ratio),
+                     ev->suspect_step);
         } else if (ev->n_bounded < ev->n_compared) {
             snprintf(ev->verdict, sizeof ev->verdict, "unchecked (partly)");
             ev->unchecked = 1;
@@ -1476,6 +1639,7 @@ void explain_verdicts(verdict_table *v, const audit_result *r, const model *m) {
         }
         v->problems += ev->problem;
         v->unchecked += ev->unchecked;
+        v->suspects += ev->suspect;
     }
     int ep = r->epochs_done - 1;
     size_t n_test = 0;
@@ -1544,6 +1708,7 @@ int explain_run(explain_list *out, const audit_result *r, const model *m) {
     if (!rc) rc = rule_determinism(out, r, m);
     if (!rc) rc = rule_roundtrip(out, r);
     if (!rc) rc = rule_bounds(out, r, m);
+    if (!rc) rc = rule_suspect(out, r, m);
     if (!rc) rc = rule_band(out, r);
     if (!rc) rc = rule_unchecked(out, r, m);
     if (!rc) rc = rule_decisions(out, r, m);
@@ -1580,7 +1745,7 @@ void explain_print(FILE *f, const audit_result *r, const model *m) {
         fprintf(f, "\n== findings: %s\n", ls_errmsg());
         return;
     }
-    static const char *const SEV[] = {"PROBLEM", "cause", "ok", "info"};
+    static const char *const SEV[] = {"PROBLEM", "SUSPECT", "cause", "ok", "info"};
     fprintf(f, "\n== findings (why the engines differ)\n");
     for (int i = 0; i < L.n; i++) {
         const explain_finding *x = &L.f[i];

@@ -430,3 +430,21 @@ double bounds_sd_factor(bound_rule r, size_t K) {
     double nr = r == BOUND_RULE_DOT ? 2.0 * (double)K - 1 : (double)K - 1;
     return sqrt(nr) * U32 * (1 + g) / g;
 }
+
+void bounds_cluster_of(const model *m, tensor_kind kind, int idx, size_t *cdiv, size_t *cmod) {
+    *cdiv = 1;
+    *cmod = 0;
+    if (kind == TENSOR_ACT || kind == TENSOR_DACT) {
+        if (idx < 0 || idx >= m->n_layers) return;
+        const layer *ly = &m->layers[idx];
+        *cdiv = (size_t)ly->out_h * ly->out_w;
+        *cmod = (size_t)ly->out_c;
+    } else if (kind == TENSOR_GRADS || kind == TENSOR_PARAMS || kind == TENSOR_ADAM_M || kind == TENSOR_ADAM_V) {
+        if (idx < 0 || idx >= m->n_tensors) return;
+        const model_tensor *t = &m->tensors[idx];
+        const layer *ly = &m->layers[t->layer];
+        size_t rows = (size_t)ly->out_c;
+        *cmod = rows;
+        *cdiv = rows && !t->is_bias ? t->numel / rows : 1;
+    }
+}

@@ -159,5 +159,10 @@ void bounds_sharpen(double *sharp, const double *worst, size_t n, bound_rule r, 
  * the rules without an aggregate model (the few-operation DERIVED rules
  * carry systematic terms: the exact reference's 0.9 is not fl(0.9)). */
 double bounds_sd_factor(bound_rule r, size_t K);
+/* The output channel of element i of tensor (kind, idx) is (i / *cdiv) %
+ * *cmod (NCHW activations and their gradients: the channel; (O, ...)
+ * weights and their gradients: the output row): the clusters of the sign
+ * tests' robust variance (rounding_tests.h).  *cmod 0 for other tensors. */
+void bounds_cluster_of(const model *m, tensor_kind kind, int idx, size_t *cdiv, size_t *cmod);
 
 #endif

@@ -8,16 +8,35 @@
 #include <string.h>
 
 static void begin(rounding_stats *st, double alpha) {
-    memset(st, 0, sizeof *st);
+    memset(st, 0, sizeof *st); /* the cluster sums included */
     st->max_sharp_ratio = -1;
     st->sign_limit = sqrt(2 * log(4 / alpha));
     st->sign_p = st->ms_p = 1;
 }
 
+/* 1 when (r, c) was seen before in this tensor (linear probing; key 0 is
+ * the empty word).  No hash table: every element is new. */
+static int seen(uint64_t *h, size_t cap, double r, double c) {
+    if (!h) return 0;
+    uint64_t a, b;
+    memcpy(&a, &r, 8);
+    memcpy(&b, &c, 8);
+    uint64_t k = (a ^ (b * 0x9E3779B97F4A7C15ull)) * 0xBF58476D1CE4E5B9ull;
+    k ^= k >> 31;
+    if (!k) k = 1;
+    for (size_t i = (size_t)k & (cap - 1);; i = (i + 1) & (cap - 1)) {
+        if (h[i] == k) return 1;
+        if (!h[i]) {
+            h[i] = k;
+            return 0;
+        }
+    }
+}
+
 /* One element: err = cand - ref, judged against its sharp bound, and its
  * clipped z^2 added when the aggregate model applies. */
 static void element(rounding_stats *st, size_t i, double err, double r, double worst, double f, double sdf,
-                    double ref_u, double *sum_z2, double *c2max) {
+                    double ref_u, double *sum_z2, double *c2max, int dup, size_t c) {
     if (!(worst > 0) || !isfinite(err)) return;
     st->n++;
     double sharp = f * worst + ref_u * fabs(r);
@@ -27,10 +46,17 @@ static void element(rounding_stats *st, size_t i, double err, double r, double w
         st->worst_sharp_index = i;
     }
     st->n_over_sharp += q > 1;
-    if (sdf <= 0) return;
-    if (err > 0) st->n_pos++;
-    else if (err < 0) st->n_neg++;
-    if (err != 0 && (err > 0) == (r > 0) && r != 0) st->n_away++;
+    if (sdf <= 0 || dup) return;
+    st->n_distinct++;
+    if (err != 0) {
+        int pos = err > 0, away = r != 0 && pos == (r > 0);
+        st->n_pos += pos;
+        st->n_neg += !pos;
+        st->n_away += away;
+        st->cs[c] += pos ? 1 : -1;
+        st->ca[c] += away ? 1 : -1;
+        st->cm[c]++;
+    }
     double sd = hypot(sdf * worst, ref_u * r);
     double c2 = (sharp / sd) * (sharp / sd), z2 = (err / sd) * (err / sd);
     *sum_z2 += z2 < c2 ? z2 : c2;
@@ -40,16 +66,28 @@ static void element(rounding_stats *st, size_t i, double err, double r, double w
 /* The aggregate statistics from the counts.  c2max: the largest clip, the
  * range Hoeffding's bound needs (every z^2 term lies in [0, c2max]). */
 static void finish(rounding_stats *st, double sum_z2, double c2max, double alpha) {
-    if (!st->aggregate || !st->n) return;
+    if (!st->aggregate || !st->n_distinct) return;
     double m = (double)(st->n_pos + st->n_neg);
     if (m > 0) {
         double S = (double)st->n_pos - (double)st->n_neg, A = 2 * (double)st->n_away - m;
-        st->sign_z = S / sqrt(m);
-        st->away_z = A / sqrt(m);
-        double w = fmax(fabs(S), fabs(A));
-        st->sign_p = fmin(1.0, 4 * exp(-w * w / (2 * m)));
+        double vs = 0, va = 0, C = 0;
+        for (int c = 0; c < RT_CLUSTERS; c++) {
+            if (!st->cm[c]) continue;
+            double share = st->cm[c] / m, ds = st->cs[c] - share * S, da = st->ca[c] - share * A;
+            vs += ds * ds;
+            va += da * da;
+            C++;
+        }
+        vs = C > 1 ? fmax(m, C / (C - 1) * vs) : m;
+        va = C > 1 ? fmax(m, C / (C - 1) * va) : m;
+        st->design_s = vs / m;
+        st->design_a = va / m;
+        st->sign_z = S / sqrt(vs);
+        st->away_z = A / sqrt(va);
+        double w = fmax(fabs(st->sign_z), fabs(st->away_z));
+        st->sign_p = fmin(1.0, 4 * exp(-w * w / 2));
     }
-    double n = (double)st->n, L = log(1 / alpha);
+    double n = (double)st->n_distinct, L = log(1 / alpha);
     st->ms = sum_z2 / n;
     /* Bernstein's t at alpha: n t^2 = 2 L c^2 (1 + t/3), the positive root */
     double qa = n, qb = -2 * L * c2max / 3, qc = -2 * L * c2max;
@@ -65,21 +103,34 @@ static void finish(rounding_stats *st, double sum_z2, double c2max, double alpha
 }
 
 void rounding_test_f64(rounding_stats *st, const double *ref, const float *cand, const double *worst, size_t n,
-                       double sharp_factor, double sd_factor, double ref_u, double alpha) {
+                       double sharp_factor, double sd_factor, double ref_u, double alpha, uint64_t *hash,
+                       size_t hash_cap, size_t cdiv, size_t cmod) {
     begin(st, alpha);
     st->aggregate = sd_factor > 0;
     double sum_z2 = 0, c2max = 0;
-    for (size_t i = 0; i < n; i++)
-        element(st, i, (double)cand[i] - ref[i], ref[i], worst[i], sharp_factor, sd_factor, ref_u, &sum_z2, &c2max);
+    if (hash && st->aggregate) memset(hash, 0, hash_cap * sizeof *hash);
+    else hash = NULL;
+    for (size_t i = 0; i < n; i++) {
+        int dup = hash && worst[i] > 0 && seen(hash, hash_cap, ref[i], (double)cand[i]);
+        size_t c = cmod > 1 ? (i / cdiv) % cmod % RT_CLUSTERS : 0;
+        element(st, i, (double)cand[i] - ref[i], ref[i], worst[i], sharp_factor, sd_factor, ref_u, &sum_z2, &c2max,
+                dup, c);
+    }
     finish(st, sum_z2, c2max, alpha);
 }
 
 void rounding_test_d(rounding_stats *st, const double *ref, const double *cand, const double *worst, size_t n,
-                     double sharp_factor, double sd_factor, double ref_u, double alpha) {
+                     double sharp_factor, double sd_factor, double ref_u, double alpha, uint64_t *hash,
+                     size_t hash_cap, size_t cdiv, size_t cmod) {
     begin(st, alpha);
     st->aggregate = sd_factor > 0;
     double sum_z2 = 0, c2max = 0;
-    for (size_t i = 0; i < n; i++)
-        element(st, i, cand[i] - ref[i], ref[i], worst[i], sharp_factor, sd_factor, ref_u, &sum_z2, &c2max);
+    if (hash && st->aggregate) memset(hash, 0, hash_cap * sizeof *hash);
+    else hash = NULL;
+    for (size_t i = 0; i < n; i++) {
+        int dup = hash && worst[i] > 0 && seen(hash, hash_cap, ref[i], cand[i]);
+        size_t c = cmod > 1 ? (i / cdiv) % cmod % RT_CLUSTERS : 0;
+        element(st, i, cand[i] - ref[i], ref[i], worst[i], sharp_factor, sd_factor, ref_u, &sum_z2, &c2max, dup, c);
+    }
     finish(st, sum_z2, c2max, alpha);
 }

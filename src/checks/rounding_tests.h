@@ -27,6 +27,28 @@
  *          the n independent elements, Bernstein (each term in [0, c^2],
  *          variance <= E[z^4] <= c^2 E[z^2] <= c^2):
  *          P(mean >= 1 + t) <= exp(-n t^2 / (2 c^2 (1 + t/3))).
+ * Duplicates: real tensors hold many copies of one computation (MNIST's
+ * blank background: every conv output over it is the same dot product of
+ * the same operands, with the same rounding error); they are one rounding,
+ * not many, and counting them apart breaks the independence the tests
+ * assume (measured: conv2.act of smallcnn at step 1, sign z 14 with the
+ * copies, on a legal engine).  The aggregate tests therefore count each
+ * distinct (reference, candidate) pair once (a hash set in caller scratch).
+ * Shared roundings: distinct elements may still share a rounded
+ * intermediate (the same partial sum over a blank region, the same
+ * product w x of a repeated pixel value), so their errors are dependent,
+ * and dependence within one output channel (one weight set) is what the
+ * data give: measured on a legal engine, conv1.act and conv2.act of
+ * smallcnn reach sign z -6.7 and 7.5 counted as independent.  The sign
+ * tests therefore use a cluster-robust variance, clusters the output
+ * channels (cluster = (i / cdiv) % cmod, folded to RT_CLUSTERS):
+ *   var(S) = max(m, C/(C-1) sum_c (S_c - m_c S/m)^2),
+ * the between-channel spread of the per-channel sums about their share of
+ * S (so a shift common to every channel, the fault, does not inflate it),
+ * never below the independent m.  With it the stated alpha holds for
+ * channels that are independent of each other, dependence within one
+ * allowed (asymptotically in C: with few channels it is an approximation,
+ * which the legal variants' measured margin backs, README).
  * Thresholds: both at false-alarm probability alpha per tensor and check
  * (bounds.h: BOUNDS_SHARP_ALPHA_TEST).  Elements with a worst-case bound of
  * 0 (exact results) and non-finite pairs are the worst-case tier's, not
@@ -39,17 +61,23 @@
 #define LS_ROUNDING_TESTS_H
 
 #include <stddef.h>
+#include <stdint.h>
+
+#define RT_CLUSTERS 1024
 
 typedef struct {
+    int32_t cs[RT_CLUSTERS], ca[RT_CLUSTERS], cm[RT_CLUSTERS]; /* per cluster: S, A, m (scratch) */
     size_t n;                 /* elements judged (worst-case bound > 0, finite) */
+    size_t n_distinct;        /* ... of which distinct (ref, cand) pairs: the aggregate tests' sample */
     double max_sharp_ratio;   /* max |err| / sharp bound (-1: none judged) */
     size_t worst_sharp_index;
     size_t n_over_sharp;      /* elements over the sharp bound */
     int aggregate;            /* 1 when the aggregate tests ran (a reduction rule) */
     size_t n_pos, n_neg;      /* signs of the nonzero errors */
     size_t n_away;            /* ... of which away from zero (sign of the error = sign of ref) */
-    double sign_z;            /* S / sqrt(m), S = n_pos - n_neg, m = n_pos + n_neg (0 when m = 0) */
-    double away_z;            /* A / sqrt(m), A = n_away - (m - n_away) */
+    double sign_z;            /* S / sqrt(var S), S = n_pos - n_neg, m = n_pos + n_neg (0 when m = 0) */
+    double away_z;            /* A / sqrt(var A), A = n_away - (m - n_away) */
+    double design_s, design_a; /* var / m: the clusters' variance inflation (>= 1) */
     double sign_limit;        /* |sign_z| or |away_z| >= sign_limit fails: sqrt(2 ln(4 / alpha)) */
     double sign_p;            /* Hoeffding's bound on P(max(|S|,|A|) >= observed) under the model (1 when none) */
     double ms;                /* mean of min(z^2, c^2) */
@@ -63,12 +91,18 @@ typedef struct {
  * worst[i] (>= 0): sharp bound sharp_factor x worst[i] + ref_u |ref[i]|,
  * sigma_i^2 = (sd_factor x worst[i])^2 + (ref_u ref[i])^2 (ref_u: the
  * reference's own rounding, u for an fp32cr reference, else 0).
- * sd_factor 0: no aggregate tests (per-element ratio only). */
+ * sd_factor 0: no aggregate tests (per-element ratio only).
+ * hash: caller scratch of hash_cap words (a power of two >= 2 n), for the
+ * duplicates; NULL counts every element.  cdiv, cmod: element i's cluster
+ * (output channel) is (i / cdiv) % cmod; cmod 0 or 1: one cluster (then
+ * the independent variance m). */
 void rounding_test_f64(rounding_stats *st, const double *ref, const float *cand, const double *worst, size_t n,
-                       double sharp_factor, double sd_factor, double ref_u, double alpha);
+                       double sharp_factor, double sd_factor, double ref_u, double alpha, uint64_t *hash,
+                       size_t hash_cap, size_t cdiv, size_t cmod);
 
 /* The same on double candidates (the tests' simulations, a golden's doubles). */
 void rounding_test_d(rounding_stats *st, const double *ref, const double *cand, const double *worst, size_t n,
-                     double sharp_factor, double sd_factor, double ref_u, double alpha);
+                     double sharp_factor, double sd_factor, double ref_u, double alpha, uint64_t *hash,
+                     size_t hash_cap, size_t cdiv, size_t cmod);
 
 #endif

@@ -40,7 +40,9 @@ static void verdicts(audit_result *r) {
     r->problems = vt.problems;
     r->unchecked = vt.unchecked;
     r->nondet = vt.nondet;
+    r->suspects = vt.suspects;
     r->gate = ((c->fail_on & AUDIT_FAIL_PROBLEM) && vt.problems) ||
+              ((c->fail_on & AUDIT_FAIL_SUSPECT) && vt.suspects) ||
               ((c->fail_on & AUDIT_FAIL_UNCHECKED) && vt.unchecked) ||
               ((c->fail_on & AUDIT_FAIL_NONDET) && vt.nondet);
     if (c->verbose) report_print_summary(r);

@@ -27,11 +27,15 @@ void report_print_verdicts(audit_result *R, const verdict_table *v, const explai
     if (v->problems)
         fprintf(f, "VERDICT: PROBLEM — %d problem(s) not explained by fp32 rounding (below; evidence: --verbose, "
                    "report.md)\n", v->problems);
+    else if (v->suspects)
+        fprintf(f, "VERDICT: SUSPECT — %d engine(s) within the fp32 worst case but beyond what fp32 rounding does in "
+                   "practice (below; --fail-on suspect)\n", v->suspects);
     else if (v->unchecked)
         fprintf(f, "VERDICT: no problem found, but %d engine(s) not fully checked (unchecked is not ok)\n",
                 v->unchecked);
     else
-        fprintf(f, "VERDICT: ok — every difference is consistent with fp32 rounding (coverage below)\n");
+        fprintf(f, "VERDICT: ok — every difference is consistent with fp32 rounding, worst case and sharper tier "
+                   "(coverage below)\n");
     const char *refl = NULL;
     for (int i = 0; i < r->n_engines && !refl; i++)
         if (r->eng[i].is_ref && r->eng[i].available) refl = r->eng[i].label;
@@ -89,7 +93,7 @@ void report_print_verdicts(audit_result *R, const verdict_table *v, const explai
             continue;
         }
         if (!shown) fprintf(f, "\nfindings:\n");
-        fprintf(f, "  [%s] %s\n", x->severity == EXPLAIN_PROBLEM ? "PROBLEM" : "cause", x->title);
+        fprintf(f, "  [%s] %s\n", x->severity == EXPLAIN_PROBLEM ? "PROBLEM" : x->severity == EXPLAIN_SUSPECT ? "SUSPECT" : "cause", x->title);
         shown++;
     }
     if (more) fprintf(f, "  ... and %d more (--verbose, report.md)\n", more);

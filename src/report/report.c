@@ -549,8 +549,8 @@ static void sec_environment(doc *d, const ctx *x) {
 }
 
 static void finding_block(doc *d, const explain_finding *f) {
-    static const char *const SEV[] = {"problem", "cause", "ok", "info"};
-    static const char *const SEVT[] = {"PROBLEM", "CAUSE", "OK", "INFO"};
+    static const char *const SEV[] = {"problem", "suspect", "cause", "ok", "info"};
+    static const char *const SEVT[] = {"PROBLEM", "SUSPECT", "CAUSE", "OK", "INFO"};
     const char *lab[] = {"Where", "Cause", "Evidence", "Fix"};
     char where[200];
     snprintf(where, sizeof where, "%s%s%s", f->tensor, f->tensor[0] && f->layer[0] ? ", computed by " : "",

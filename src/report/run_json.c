@@ -48,7 +48,34 @@ static void json_slot(lsbuf *b, const audit_result *r, const audit_slot_stats *s
         lsbuf_printf(b, ", \"decisions\": %ld, \"flips\": %ld, \"near_ties\": %ld, \"sub_ulp\": %ld, \"flip_err_share\": ",
                      ss->decisions, ss->flips, ss->near_ties, ss->sub_ulp);
         lsbuf_json_num(b, ss->flip_err_share);
-        lsbuf_printf(b, ", \"flip_elements\": %ld}", ss->flip_elems);
+        lsbuf_printf(b, ", \"flip_elements\": %ld", ss->flip_elems);
+        if (ss->n_sharp) {
+            /* the sharper tier (checks/bounds.h, rounding_tests.h) */
+            lsbuf_printf(b, ", \"sharp\": {\"checks\": %ld, \"aggregate_checks\": %ld, \"max_ratio\": ",
+                         ss->n_sharp, ss->n_aggregate);
+            lsbuf_json_num(b, ss->max_sharp_ratio);
+            lsbuf_printf(b, ", \"factor\": ");
+            lsbuf_json_num(b, ss->sharp_factor);
+            lsbuf_printf(b, ", \"alarm_per_element\": ");
+            lsbuf_json_num(b, ss->sharp_alarm);
+            lsbuf_printf(b, ", \"elements_over\": %ld, \"bias_score\": ", ss->n_over_sharp);
+            lsbuf_json_num(b, ss->max_bias_score);
+            lsbuf_printf(b, ", \"sign_z\": ");
+            lsbuf_json_num(b, ss->bias_sign_z);
+            lsbuf_printf(b, ", \"away_z\": ");
+            lsbuf_json_num(b, ss->bias_away_z);
+            lsbuf_printf(b, ", \"bias_p\": ");
+            lsbuf_json_num(b, ss->bias_p);
+            lsbuf_printf(b, ", \"scale_score\": ");
+            lsbuf_json_num(b, ss->max_scale_score);
+            lsbuf_printf(b, ", \"mean_square\": ");
+            lsbuf_json_num(b, ss->scale_ms);
+            lsbuf_printf(b, ", \"ms_limit\": ");
+            lsbuf_json_num(b, ss->scale_limit);
+            lsbuf_printf(b, ", \"suspect_checks\": %ld, \"first_suspect_step\": %ld}", ss->n_suspect,
+                         ss->first_suspect_step);
+        }
+        lsbuf_printf(b, "}");
     }
     lsbuf_printf(b, "}");
 }
@@ -61,8 +88,9 @@ static void json_verdicts(lsbuf *b, audit_result *R) {
     explain_verdicts(&v, r, &R->m);
     lsbuf_printf(b, "  \"attribution_steps\": %ld, \"shadow_replays\": %ld, \"drift_mode\": \"%s\",\n",
                  r->attribution_steps, R->n_shadows, lockstep_mode_name(r->drift_mode));
-    lsbuf_printf(b, "  \"verdict\": {\"problems\": %d, \"unchecked\": %d, \"nondeterministic\": %d, \"gate\": %s},\n",
-                 v.problems, v.unchecked, v.nondet, r->gate ? "true" : "false");
+    lsbuf_printf(b, "  \"verdict\": {\"problems\": %d, \"unchecked\": %d, \"nondeterministic\": %d, \"suspects\": %d, "
+                    "\"gate\": %s},\n",
+                 v.problems, v.unchecked, v.nondet, v.suspects, r->gate ? "true" : "false");
     lsbuf_printf(b, "  \"verdicts\": {\"engines\": [");
     for (int k = 0; k < v.n_eng; k++) {
         const engine_verdict *ev = &v.e[k];
@@ -83,6 +111,22 @@ static void json_verdicts(lsbuf *b, audit_result *R) {
         lsbuf_printf(b, ", \"worst_step\": %ld, \"decision_flips\": %ld, \"near_ties\": %ld, \"roundtrip_checks\": %ld, "
                         "\"detail\": ", ev->worst_step, ev->flips, ev->near_ties, r->eng[ev->engine].rt_checks);
         lsbuf_json_str(b, ev->detail);
+        lsbuf_printf(b, ", \"suspect\": %s", ev->suspect ? "true" : "false");
+        if (ev->suspect_slot >= 0) {
+            lsbuf_printf(b, ", \"suspect_detail\": {\"tensor\": ");
+            lsbuf_json_str(b, r->slot_name[ev->suspect_slot]);
+            lsbuf_printf(b, ", \"test\": ");
+            lsbuf_json_str(b, ev->suspect_test);
+            lsbuf_printf(b, ", \"step\": %ld, \"sharp_ratio\": ", ev->suspect_step);
+            lsbuf_json_num(b, ev->suspect_sharp_ratio);
+            lsbuf_printf(b, ", \"worst_case_ratio\": ");
+            lsbuf_json_num(b, ev->suspect_worst_ratio);
+            lsbuf_printf(b, ", \"score\": ");
+            lsbuf_json_num(b, ev->suspect_score);
+            lsbuf_printf(b, ", \"p\": ");
+            lsbuf_json_num(b, ev->suspect_p);
+            lsbuf_printf(b, "}");
+        }
         lsbuf_printf(b, "}");
     }
     lsbuf_printf(b, "],\n    \"pairs\": [");
@@ -110,7 +154,7 @@ static void json_verdicts(lsbuf *b, audit_result *R) {
     lsbuf_printf(b, "]},\n  \"findings\": [");
     explain_list L;
     if (explain_run(&L, r, &R->m) == 0) {
-        static const char *const SEV[] = {"problem", "cause", "ok", "info"};
+        static const char *const SEV[] = {"problem", "suspect", "cause", "ok", "info"};
         for (int i = 0; i < L.n; i++) {
             const explain_finding *x = &L.f[i];
             lsbuf_printf(b, "%s\n    {\"rule\": ", i ? "," : "");

@@ -760,6 +760,28 @@ static int matching_twin(const audit_result *r, const model *m, int pi, double *
     return -1;
 }
 
+static const char REDUCED_FIX[] =
+    "Turn reduced precision off for this operation: PyTorch torch.backends.cuda.matmul.allow_tf32 = False and "
+    "torch.backends.cudnn.allow_tf32 = False (convolutions default to TF32 in PyTorch); env NVIDIA_TF32_OVERRIDE=0; "
+    "cuDNN math type CUDNN_DEFAULT_MATH, cuBLAS CUBLAS_DEFAULT_MATH (not CUBLAS_TF32_TENSOR_OP_MATH); in lockstep "
+    "cuda:math=fma, cpu:tf32=off, dtype=f32.";
+
+/* One operation's error over its fp32 bound (ratio q) that TF32 or bf16
+ * operands in that operation alone explain: a product tensor (not a bias
+ * sum), q within lowp_bound_factor(K, u_in) (lowp.h), no bias in sign (the
+ * sign tests, when they ran: round to nearest is unbiased).  The name of
+ * the precision into lp ("TF32 (or bf16)", "bf16"); 0 when it does not fit. */
+static int one_op_lowp(const audit_result *r, const model *m, const audit_slot_stats *ss, int s, double q, char *lp,
+                       size_t cap) {
+    int bias;
+    size_t K = slot_dot_k(r, m, s, &bias);
+    if (!K || bias || !isfinite(q) || (ss->n_aggregate && ss->max_bias_score >= 1)) return 0;
+    if (q <= lowp_bound_factor(K, 0x1p-11)) snprintf(lp, cap, "TF32 (or bf16)");
+    else if (q <= lowp_bound_factor(K, 0x1p-8)) snprintf(lp, cap, "bf16");
+    else return 0;
+    return 1;
+}
+
 static int rule_bounds(explain_list *L, const audit_result *r, const model *m) {
     char b1[32], org[64];
     for (int pi = 0; pi < r->n_pairs; pi++) {
@@ -775,6 +797,7 @@ static int rule_bounds(explain_list *L, const audit_result *r, const model *m) {
         int sig_done = 0;
         for (int s = 0; s < r->n_slots; s++) {
             const audit_slot_stats *ss = &p->slot[s];
+            char lp[24] = "";
             if (!ss->n_steps || ss->max_bound_ratio < 0) continue;
             n_bounded++;
             double q = ss->max_bound_ratio;
@@ -837,7 +860,18 @@ static int rule_bounds(explain_list *L, const audit_result *r, const model *m) {
                              "different tie rule (which of equal maxima receives the gradient) in %s than in the "
                              "reference.",
                              eb->label);
-                else if (kind == LAYER_CONV || kind == LAYER_DENSE)
+                else if ((kind == LAYER_CONV || kind == LAYER_DENSE) && one_op_lowp(r, m, ss, s, q, lp, sizeof lp)) {
+                    snprintf(f->rule, sizeof f->rule, "reduced-precision-op");
+                    snprintf(f->cause, sizeof f->cause,
+                             "Not fp32 rounding in any order, but within what %s operands give in this one operation, "
+                             "%s, unbiased in sign (the sign tests pass), while the other operations of the layer stay "
+                             "within their fp32 bounds: consistent with %s's %s running in reduced precision (as "
+                             "cuDNN/cuBLAS do when TF32 is allowed), though %s's description names none.",
+                             lp, r->slot_name[s], lname, how == 0 ? "forward" : how == 1 ? "backward-data"
+                                                                                          : "backward-weights",
+                             eb->label);
+                    snprintf(f->fix, sizeof f->fix, "%s", REDUCED_FIX);
+                } else if (kind == LAYER_CONV || kind == LAYER_DENSE)
                     snprintf(f->cause, sizeof f->cause,
                              "Not consistent with fp32 rounding in any order, and %s's description names neither a "
                              "transform algorithm nor TF32 for %s: a bug, or a reduced-precision or approximate path "
@@ -848,14 +882,20 @@ static int rule_bounds(explain_list *L, const audit_result *r, const model *m) {
                              "%s is exact (or a single rounding) in fp32 given the same input, yet %s differs from "
                              "the reference: a bug in this layer of %s.",
                              lname, eb->label, eb->label);
-                snprintf(f->fix, sizeof f->fix, "Ablate %s's knobs one at a time on this layer (--mode isolated), "
-                                                "and report it with the tensor named here.", eb->label);
+                if (strcmp(f->rule, "reduced-precision-op") != 0)
+                    snprintf(f->fix, sizeof f->fix, "Ablate %s's knobs one at a time on this layer (--mode isolated), "
+                                                    "and report it with the tensor named here.", eb->label);
             }
             set_pair(f, r, pi);
             set_slot(f, r, m, s);
             f->step = ss->worst_ratio_step ? ss->worst_ratio_step : ss->worst_step;
             f->ratio = q;
-            if (strcmp(f->rule, "reduced-precision") == 0)
+            if (strcmp(f->rule, "reduced-precision-op") == 0)
+                snprintf(f->title, sizeof f->title, "%s: %s %s exceeds the fp32 bound (ratio %s in %s), consistent "
+                         "with %s operands in that operation", eb->label, lname,
+                         how == 0 ? "forward" : how == 1 ? "backward-data" : "backward-weights", fnum(b1, sizeof b1, q),
+                         r->slot_name[s], lp);
+            else if (strcmp(f->rule, "reduced-precision") == 0)
                 snprintf(f->title, sizeof f->title, "%s: exceeds the fp32 bound (ratio %s in %s), with the error "
                                                     "signature of %s", eb->label, fnum(b1, sizeof b1, q),
                          r->slot_name[s], sig_w >= 0 && strstr(f->cause, "bf16 (") ? "bf16" : "TF32");
@@ -939,12 +979,6 @@ static double sharp_failure(const audit_slot_stats *ss, const char **test, doubl
  * bias, while staying within the fp32 worst case, has the signature of
  * reduced-precision operands in that operation; a bias (sign test) is a
  * systematic shift instead (one ulp up, a scaled constant). */
-static const char REDUCED_FIX[] =
-    "Turn reduced precision off for this operation: PyTorch torch.backends.cuda.matmul.allow_tf32 = False and "
-    "torch.backends.cudnn.allow_tf32 = False (convolutions default to TF32 in PyTorch); env NVIDIA_TF32_OVERRIDE=0; "
-    "cuDNN math type CUDNN_DEFAULT_MATH, cuBLAS CUBLAS_DEFAULT_MATH (not CUBLAS_TF32_TENSOR_OP_MATH); in lockstep "
-    "cuda:math=fma, cpu:tf32=off, dtype=f32.";
-
 static void suspect_text(explain_finding *f, const audit_result *r, const model *m, const audit_pair *p, int s,
                          const char *test, double score, double prob) {
     const audit_slot_stats *ss = &p->slot[s];

@@ -134,3 +134,20 @@ void rounding_test_d(rounding_stats *st, const double *ref, const double *cand, 
     }
     finish(st, sum_z2, c2max, alpha);
 }
+
+void rounding_test_f32(rounding_stats *st, const float *ref, const float *cand, const double *worst, size_t n,
+                       double sharp_factor, double sd_factor, double alpha, uint64_t *hash, size_t hash_cap,
+                       size_t cdiv, size_t cmod) {
+    begin(st, alpha);
+    st->aggregate = sd_factor > 0;
+    double sum_z2 = 0, c2max = 0;
+    if (hash && st->aggregate) memset(hash, 0, hash_cap * sizeof *hash);
+    else hash = NULL;
+    for (size_t i = 0; i < n; i++) {
+        double r = ref[i], c = cand[i];
+        int dup = hash && worst[i] > 0 && seen(hash, hash_cap, r, c);
+        size_t cl = cmod > 1 ? (i / cdiv) % cmod % RT_CLUSTERS : 0;
+        element(st, i, c - r, r, worst[i], sharp_factor, sd_factor, 0, &sum_z2, &c2max, dup, cl);
+    }
+    finish(st, sum_z2, c2max, alpha);
+}

@@ -100,7 +100,15 @@ void rounding_test_f64(rounding_stats *st, const double *ref, const float *cand,
                        double sharp_factor, double sd_factor, double ref_u, double alpha, uint64_t *hash,
                        size_t hash_cap, size_t cdiv, size_t cmod);
 
-/* The same on double candidates (the tests' simulations, a golden's doubles). */
+/* The same with an fp32 ref: a golden file's values (golden_cli.c), where
+ * both sides are fp32 evaluations: pass twice the per-side factors (each
+ * side within its sharp bound of the exact value: the difference within
+ * the sum, false alarm at most twice; sigma of the difference <= 2 sigma). */
+void rounding_test_f32(rounding_stats *st, const float *ref, const float *cand, const double *worst, size_t n,
+                       double sharp_factor, double sd_factor, double alpha, uint64_t *hash, size_t hash_cap,
+                       size_t cdiv, size_t cmod);
+
+/* The same on double candidates (the tests' simulations). */
 void rounding_test_d(rounding_stats *st, const double *ref, const double *cand, const double *worst, size_t n,
                      double sharp_factor, double sd_factor, double ref_u, double alpha, uint64_t *hash,
                      size_t hash_cap, size_t cdiv, size_t cmod);

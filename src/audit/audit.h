@@ -192,6 +192,7 @@ typedef struct {
     uint8_t *test_labels;    /* n_test, when evaluated */
     double compare_s, total_s;
     double roundtrip_s;      /* of compare_s: the state round-trip checks */
+    double sharp_s;          /* of compare_s: the sharper tier (its tests; its bounds are the worst case's x factor) */
     int problems, unchecked, nondet; /* the verdict table's counts */
     int suspects;            /* engines SUSPECT (sharper tier) and not PROBLEM */
     struct seeds_result *seeds; /* the seed loop's result (cfg.seeds > 0), owned; NULL when none */

@@ -115,6 +115,7 @@ typedef struct {
     int epoch;
     int shadow_src; /* in a shadow step: the engine the references were set from, else -1 */
     double t_compare;
+    double t_sharp;  /* of t_compare: the sharper tier (sharp_check) */
     int died;       /* an engine's process died during this step: the step is abandoned */
     int write_errno; /* first write error on steps.jsonl (the run stops at the step's end) */
     lockstep_mode mode_now; /* isolated in the attribution phase, else cfg.mode */
@@ -622,9 +623,12 @@ static void compare_slot(audit *A, int s, const double *bound) {
         if (st.n_equal < st.n && ss->first_unequal_step == 0) ss->first_unequal_step = A->step;
         json_line_begin(A, r->eng[p->a].label, r->eng[p->b].label, r->slot_name[s], r->slot_phase[s]);
         compare_stats_json(&A->line, &st);
-        if (bd && is_ref && !r->eng[p->b].is_ref && A->sharp)
+        if (bd && is_ref && !r->eng[p->b].is_ref && A->sharp) {
+            double t0 = ls_now();
             sharp_check(A, ss, d, A->db[p->a] + off, A->fb[p->b] + off, bound, nn, r->eng[p->a].ref_fp32cr,
                         A->e[p->b]->batch);
+            A->t_sharp += ls_now() - t0;
+        }
         decisions_of(A, pi, s, nn);
         json_line_end(A);
     }
@@ -1587,6 +1591,7 @@ static int collect_engine_stats(audit *A) {
         }
     }
     r->compare_s = A->t_compare;
+    r->sharp_s = A->t_sharp;
     r->parent_peak_rss = ls_peak_rss();
     return 0;
 }

@@ -769,13 +769,14 @@ static const char REDUCED_FIX[] =
 /* One operation's error over its fp32 bound (ratio q) that TF32 or bf16
  * operands in that operation alone explain: a product tensor (not a bias
  * sum), q within lowp_bound_factor(K, u_in) (lowp.h), no bias in sign (the
- * sign tests, when they ran: round to nearest is unbiased).  The name of
+ * sign tests ran and passed: round to nearest is unbiased; without them
+ * there is no evidence for it).  The name of
  * the precision into lp ("TF32 (or bf16)", "bf16"); 0 when it does not fit. */
 static int one_op_lowp(const audit_result *r, const model *m, const audit_slot_stats *ss, int s, double q, char *lp,
                        size_t cap) {
     int bias;
     size_t K = slot_dot_k(r, m, s, &bias);
-    if (!K || bias || !isfinite(q) || (ss->n_aggregate && ss->max_bias_score >= 1)) return 0;
+    if (!K || bias || !isfinite(q) || !ss->n_aggregate || ss->max_bias_score >= 1) return 0;
     if (q <= lowp_bound_factor(K, 0x1p-11)) snprintf(lp, cap, "TF32 (or bf16)");
     else if (q <= lowp_bound_factor(K, 0x1p-8)) snprintf(lp, cap, "bf16");
     else return 0;

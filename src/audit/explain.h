@@ -36,7 +36,8 @@
  * "consistent with" when the data narrow a cause down without proving it.
  *
  * Not here: running anything (ablations are suggested, not run), files
- * (report.c writes them), thresholds other than the bound ratio's 1.
+ * (report.c writes them), thresholds other than the bound ratio's 1 and the
+ * sharper tier's (checks/bounds.h, rounding_tests.h: a score of 1).
  */
 #ifndef LS_EXPLAIN_H
 #define LS_EXPLAIN_H

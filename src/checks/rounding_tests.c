@@ -33,10 +33,40 @@ static int seen(uint64_t *h, size_t cap, double r, double c) {
     }
 }
 
+/* The part of the caller's table this tensor uses: the smallest power of
+ * two >= 2n (not the whole scratch: clearing a table sized for the largest
+ * tensor on every small one cost 30% of the comparison time), cleared; 0
+ * when there is none, too small, or no aggregate test. */
+static size_t table_cap(uint64_t *hash, size_t hash_cap, size_t n, int aggregate) {
+    if (!hash || !aggregate) return 0;
+    if (n > RT_SAMPLE) n = RT_SAMPLE + RT_SAMPLE / 8; /* the sample's size, with room for its spread */
+    size_t cap = 1;
+    while (cap < 2 * n) cap *= 2;
+    if (cap > hash_cap) return 0;
+    memset(hash, 0, cap * sizeof *hash);
+    return cap;
+}
+
+/* Whether element i is in the aggregate tests' sample: all of them up to
+ * RT_SAMPLE elements, else each with probability RT_SAMPLE / n by a hash of
+ * its index (fixed, independent of the values: the sample is as random as
+ * the tests need, and the same on every run). */
+static uint64_t sample_thr(size_t n) {
+    return n <= RT_SAMPLE ? UINT64_MAX : (uint64_t)((double)RT_SAMPLE / (double)n * 0x1p64);
+}
+static int sampled(size_t i, uint64_t thr) {
+    if (thr == UINT64_MAX) return 1;
+    uint64_t h = ((uint64_t)i + 0x9E3779B97F4A7C15ull) * 0xBF58476D1CE4E5B9ull;
+    h ^= h >> 31;
+    h *= 0x94D049BB133111EBull;
+    h ^= h >> 29;
+    return h < thr;
+}
+
 /* One element: err = cand - ref, judged against its sharp bound, and its
  * clipped z^2 added when the aggregate model applies. */
 static void element(rounding_stats *st, size_t i, double err, double r, double worst, double f, double sdf,
-                    double ref_u, double *sum_z2, double *c2max, int dup, size_t c) {
+                    double ref_u, double *sum_z2, double *c2max, int dup, size_t c, int take) {
     if (!(worst > 0) || !isfinite(err)) return;
     st->n++;
     double sharp = f * worst + ref_u * fabs(r);
@@ -46,7 +76,7 @@ static void element(rounding_stats *st, size_t i, double err, double r, double w
         st->worst_sharp_index = i;
     }
     st->n_over_sharp += q > 1;
-    if (sdf <= 0 || dup) return;
+    if (sdf <= 0 || dup || !take) return;
     st->n_distinct++;
     if (err != 0) {
         int pos = err > 0, away = r != 0 && pos == (r > 0);
@@ -57,7 +87,7 @@ static void element(rounding_stats *st, size_t i, double err, double r, double w
         st->ca[c] += away ? 1 : -1;
         st->cm[c]++;
     }
-    double sd = hypot(sdf * worst, ref_u * r);
+    double sd = ref_u == 0 ? sdf * worst : sqrt(sdf * worst * sdf * worst + ref_u * r * ref_u * r);
     double c2 = (sharp / sd) * (sharp / sd), z2 = (err / sd) * (err / sd);
     *sum_z2 += z2 < c2 ? z2 : c2;
     if (c2 > *c2max) *c2max = c2;
@@ -108,13 +138,15 @@ void rounding_test_f64(rounding_stats *st, const double *ref, const float *cand,
     begin(st, alpha);
     st->aggregate = sd_factor > 0;
     double sum_z2 = 0, c2max = 0;
-    if (hash && st->aggregate) memset(hash, 0, hash_cap * sizeof *hash);
-    else hash = NULL;
+    hash_cap = table_cap(hash, hash_cap, n, st->aggregate);
+    if (!hash_cap) hash = NULL;
+    uint64_t thr = sample_thr(n);
     for (size_t i = 0; i < n; i++) {
-        int dup = hash && worst[i] > 0 && seen(hash, hash_cap, ref[i], (double)cand[i]);
+        int take = sampled(i, thr);
+        int dup = take && hash && worst[i] > 0 && seen(hash, hash_cap, ref[i], (double)cand[i]);
         size_t c = cmod > 1 ? (i / cdiv) % cmod % RT_CLUSTERS : 0;
         element(st, i, (double)cand[i] - ref[i], ref[i], worst[i], sharp_factor, sd_factor, ref_u, &sum_z2, &c2max,
-                dup, c);
+                dup, c, take);
     }
     finish(st, sum_z2, c2max, alpha);
 }
@@ -125,12 +157,15 @@ void rounding_test_d(rounding_stats *st, const double *ref, const double *cand, 
     begin(st, alpha);
     st->aggregate = sd_factor > 0;
     double sum_z2 = 0, c2max = 0;
-    if (hash && st->aggregate) memset(hash, 0, hash_cap * sizeof *hash);
-    else hash = NULL;
+    hash_cap = table_cap(hash, hash_cap, n, st->aggregate);
+    if (!hash_cap) hash = NULL;
+    uint64_t thr = sample_thr(n);
     for (size_t i = 0; i < n; i++) {
-        int dup = hash && worst[i] > 0 && seen(hash, hash_cap, ref[i], cand[i]);
+        int take = sampled(i, thr);
+        int dup = take && hash && worst[i] > 0 && seen(hash, hash_cap, ref[i], cand[i]);
         size_t c = cmod > 1 ? (i / cdiv) % cmod % RT_CLUSTERS : 0;
-        element(st, i, cand[i] - ref[i], ref[i], worst[i], sharp_factor, sd_factor, ref_u, &sum_z2, &c2max, dup, c);
+        element(st, i, cand[i] - ref[i], ref[i], worst[i], sharp_factor, sd_factor, ref_u, &sum_z2, &c2max, dup, c,
+                take);
     }
     finish(st, sum_z2, c2max, alpha);
 }
@@ -141,13 +176,15 @@ void rounding_test_f32(rounding_stats *st, const float *ref, const float *cand, 
     begin(st, alpha);
     st->aggregate = sd_factor > 0;
     double sum_z2 = 0, c2max = 0;
-    if (hash && st->aggregate) memset(hash, 0, hash_cap * sizeof *hash);
-    else hash = NULL;
+    hash_cap = table_cap(hash, hash_cap, n, st->aggregate);
+    if (!hash_cap) hash = NULL;
+    uint64_t thr = sample_thr(n);
     for (size_t i = 0; i < n; i++) {
         double r = ref[i], c = cand[i];
-        int dup = hash && worst[i] > 0 && seen(hash, hash_cap, r, c);
+        int take = sampled(i, thr);
+        int dup = take && hash && worst[i] > 0 && seen(hash, hash_cap, r, c);
         size_t cl = cmod > 1 ? (i / cdiv) % cmod % RT_CLUSTERS : 0;
-        element(st, i, c - r, r, worst[i], sharp_factor, sd_factor, 0, &sum_z2, &c2max, dup, cl);
+        element(st, i, c - r, r, worst[i], sharp_factor, sd_factor, 0, &sum_z2, &c2max, dup, cl, take);
     }
     finish(st, sum_z2, c2max, alpha);
 }

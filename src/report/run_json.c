@@ -380,6 +380,8 @@ int report_write_run_json(audit_result *R, const char *path) {
     lsbuf_json_num(&b, r->compare_s);
     lsbuf_printf(&b, ", \"roundtrip_seconds\": ");
     lsbuf_json_num(&b, r->roundtrip_s);
+    lsbuf_printf(&b, ", \"sharp_seconds\": ");
+    lsbuf_json_num(&b, r->sharp_s);
     lsbuf_printf(&b, ", \"total_seconds\": ");
     lsbuf_json_num(&b, r->total_s);
     lsbuf_printf(&b, ", \"driver_peak_rss_bytes\": %zu, \"steps_jsonl_lines\": %ld\n}\n", r->parent_peak_rss,

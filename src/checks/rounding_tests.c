@@ -1,17 +1,23 @@
 /*
  * rounding_tests.c — the sharper tier's per-element ratio and the
  * per-tensor sign and mean-square tests (rounding_tests.h derives them).
+ *
+ * Two passes, for cost (the audit runs this on every compared tensor):
+ * the per-element ratio over every element, a tight loop; the aggregate
+ * tests over the sample only (at most RT_SAMPLE elements in blocks spread
+ * over the tensor: sample_stride).
  */
 #include "checks/rounding_tests.h"
 
 #include <math.h>
 #include <string.h>
 
-static void begin(rounding_stats *st, double alpha) {
+static void begin(rounding_stats *st, double alpha, double sd_factor) {
     memset(st, 0, sizeof *st); /* the cluster sums included */
     st->max_sharp_ratio = -1;
     st->sign_limit = sqrt(2 * log(4 / alpha));
     st->sign_p = st->ms_p = 1;
+    st->aggregate = sd_factor > 0;
 }
 
 /* 1 when (r, c) was seen before in this tensor (linear probing; key 0 is
@@ -23,6 +29,8 @@ static int seen(uint64_t *h, size_t cap, double r, double c) {
     memcpy(&b, &c, 8);
     uint64_t k = (a ^ (b * 0x9E3779B97F4A7C15ull)) * 0xBF58476D1CE4E5B9ull;
     k ^= k >> 31;
+    k *= 0x94D049BB133111EBull;
+    k ^= k >> 29;
     if (!k) k = 1;
     for (size_t i = (size_t)k & (cap - 1);; i = (i + 1) & (cap - 1)) {
         if (h[i] == k) return 1;
@@ -33,50 +41,59 @@ static int seen(uint64_t *h, size_t cap, double r, double c) {
     }
 }
 
-/* The part of the caller's table this tensor uses: the smallest power of
- * two >= 2n (not the whole scratch: clearing a table sized for the largest
- * tensor on every small one cost 30% of the comparison time), cleared; 0
- * when there is none, too small, or no aggregate test. */
-static size_t table_cap(uint64_t *hash, size_t hash_cap, size_t n, int aggregate) {
-    if (!hash || !aggregate) return 0;
-    if (n > RT_SAMPLE) n = RT_SAMPLE + RT_SAMPLE / 8; /* the sample's size, with room for its spread */
+/* The part of the caller's table the sample uses: the smallest power of
+ * two >= 2m, cleared (clearing a table sized for the largest tensor on
+ * every tensor cost 30% of the comparison time); 0 when there is none or
+ * it is too small. */
+static size_t table_cap(uint64_t *hash, size_t hash_cap, size_t m) {
+    if (!hash) return 0;
     size_t cap = 1;
-    while (cap < 2 * n) cap *= 2;
+    while (cap < 2 * m) cap *= 2;
     if (cap > hash_cap) return 0;
     memset(hash, 0, cap * sizeof *hash);
     return cap;
 }
 
-/* Whether element i is in the aggregate tests' sample: all of them up to
- * RT_SAMPLE elements, else each with probability RT_SAMPLE / n by a hash of
- * its index (fixed, independent of the values: the sample is as random as
- * the tests need, and the same on every run). */
-static uint64_t sample_thr(size_t n) {
-    return n <= RT_SAMPLE ? UINT64_MAX : (uint64_t)((double)RT_SAMPLE / (double)n * 0x1p64);
-}
-static int sampled(size_t i, uint64_t thr) {
-    if (thr == UINT64_MAX) return 1;
-    uint64_t h = ((uint64_t)i + 0x9E3779B97F4A7C15ull) * 0xBF58476D1CE4E5B9ull;
-    h ^= h >> 31;
-    h *= 0x94D049BB133111EBull;
-    h ^= h >> 29;
-    return h < thr;
+static size_t gcd(size_t a, size_t b) {
+    while (b) {
+        size_t t = a % b;
+        a = b;
+        b = t;
+    }
+    return a;
 }
 
-/* One element: err = cand - ref, judged against its sharp bound, and its
- * clipped z^2 added when the aggregate model applies. */
-static void element(rounding_stats *st, size_t i, double err, double r, double worst, double f, double sdf,
-                    double ref_u, double *sum_z2, double *c2max, int dup, size_t c, int take) {
+/* The sample: every element when n <= RT_SAMPLE, else RT_SAMPLE / RT_BLOCK
+ * blocks of RT_BLOCK contiguous elements (cache lines, not one miss per
+ * element: strided single elements cost ~240 ns each), block b = k x
+ * stride mod (n / RT_BLOCK), stride the integer nearest 0.618 of the block
+ * count that is coprime to it: distinct blocks spread evenly over channels
+ * and positions.  *stride 0: every element. */
+#define RT_BLOCK 64
+static size_t sample_stride(size_t n) {
+    if (n <= RT_SAMPLE) return 0;
+    size_t nb = n / RT_BLOCK, s = (size_t)((double)nb * 0.6180339887498949);
+    if (s < 1) s = 1;
+    while (gcd(s, nb) != 1) s++;
+    return s;
+}
+
+/* Pass 1, every element: the ratio of |err| to its sharp bound (a division
+ * only for a new maximum). */
+static void per_element(rounding_stats *st, size_t i, double err, double r, double worst, double f, double ref_u) {
     if (!(worst > 0) || !isfinite(err)) return;
     st->n++;
-    double sharp = f * worst + ref_u * fabs(r);
-    double q = fabs(err) / sharp;
-    if (q > st->max_sharp_ratio) {
-        st->max_sharp_ratio = q;
+    double sharp = f * worst + ref_u * fabs(r), e = fabs(err);
+    if (e > st->max_sharp_ratio * sharp) {
+        st->max_sharp_ratio = e / sharp;
         st->worst_sharp_index = i;
     }
-    st->n_over_sharp += q > 1;
-    if (sdf <= 0 || dup || !take) return;
+    st->n_over_sharp += e > sharp;
+}
+
+/* Pass 2, one sampled element: signs per cluster, clipped z^2. */
+static void sampled(rounding_stats *st, double err, double r, double worst, double f, double sdf, double ref_u,
+                    size_t c, double *sum_z2, double *c2max) {
     st->n_distinct++;
     if (err != 0) {
         int pos = err > 0, away = r != 0 && pos == (r > 0);
@@ -87,6 +104,7 @@ static void element(rounding_stats *st, size_t i, double err, double r, double w
         st->ca[c] += away ? 1 : -1;
         st->cm[c]++;
     }
+    double sharp = f * worst + ref_u * fabs(r);
     double sd = ref_u == 0 ? sdf * worst : sqrt(sdf * worst * sdf * worst + ref_u * r * ref_u * r);
     double c2 = (sharp / sd) * (sharp / sd), z2 = (err / sd) * (err / sd);
     *sum_z2 += z2 < c2 ? z2 : c2;
@@ -94,7 +112,7 @@ static void element(rounding_stats *st, size_t i, double err, double r, double w
 }
 
 /* The aggregate statistics from the counts.  c2max: the largest clip, the
- * range Hoeffding's bound needs (every z^2 term lies in [0, c2max]). */
+ * range Bernstein's bound needs (every z^2 term lies in [0, c2max]). */
 static void finish(rounding_stats *st, double sum_z2, double c2max, double alpha) {
     if (!st->aggregate || !st->n_distinct) return;
     double m = (double)(st->n_pos + st->n_neg);
@@ -132,59 +150,52 @@ static void finish(rounding_stats *st, double sum_z2, double c2max, double alpha
     st->scale_fail = st->scale_score >= 1;
 }
 
+/* One body for the three element types: REF(i), CAND(i) give doubles. */
+#define ROUNDING_TEST_BODY(REF, CAND, REF_U)                                                                        \
+    do {                                                                                                               \
+        begin(st, alpha, sd_factor);                                                                                   \
+        for (size_t i = 0; i < n; i++) per_element(st, i, CAND(i) - REF(i), REF(i), worst[i], sharp_factor, REF_U);   \
+        if (!st->aggregate || !st->n) break;                                                                           \
+        size_t m = n < RT_SAMPLE ? n : RT_SAMPLE, stride = sample_stride(n), nblk = n / RT_BLOCK, b = 0;           \
+        size_t cap = table_cap(hash, hash_cap, m);                                                                     \
+        double sum_z2 = 0, c2max = 0;                                                                                  \
+        for (size_t k = 0; k < m; k++) {                                                                               \
+            size_t i = stride ? b * RT_BLOCK + k % RT_BLOCK : k;                                                       \
+            if (stride && k % RT_BLOCK == RT_BLOCK - 1) b = (b + stride) % nblk;                                       \
+            double r = REF(i), c = CAND(i), err = c - r;                                                               \
+            if (!(worst[i] > 0) || !isfinite(err) || (cap && seen(hash, cap, r, c))) continue;                        \
+            size_t cl = cmod > 1 ? (i / cdiv) % cmod % RT_CLUSTERS : 0;                                                \
+            sampled(st, err, r, worst[i], sharp_factor, sd_factor, REF_U, cl, &sum_z2, &c2max);                       \
+        }                                                                                                              \
+        finish(st, sum_z2, c2max, alpha);                                                                              \
+    } while (0)
+
 void rounding_test_f64(rounding_stats *st, const double *ref, const float *cand, const double *worst, size_t n,
                        double sharp_factor, double sd_factor, double ref_u, double alpha, uint64_t *hash,
                        size_t hash_cap, size_t cdiv, size_t cmod) {
-    begin(st, alpha);
-    st->aggregate = sd_factor > 0;
-    double sum_z2 = 0, c2max = 0;
-    hash_cap = table_cap(hash, hash_cap, n, st->aggregate);
-    if (!hash_cap) hash = NULL;
-    uint64_t thr = sample_thr(n);
-    for (size_t i = 0; i < n; i++) {
-        int take = sampled(i, thr);
-        int dup = take && hash && worst[i] > 0 && seen(hash, hash_cap, ref[i], (double)cand[i]);
-        size_t c = cmod > 1 ? (i / cdiv) % cmod % RT_CLUSTERS : 0;
-        element(st, i, (double)cand[i] - ref[i], ref[i], worst[i], sharp_factor, sd_factor, ref_u, &sum_z2, &c2max,
-                dup, c, take);
-    }
-    finish(st, sum_z2, c2max, alpha);
+#define R_(i) ref[i]
+#define C_(i) (double)cand[i]
+    ROUNDING_TEST_BODY(R_, C_, ref_u);
+#undef R_
+#undef C_
 }
 
 void rounding_test_d(rounding_stats *st, const double *ref, const double *cand, const double *worst, size_t n,
                      double sharp_factor, double sd_factor, double ref_u, double alpha, uint64_t *hash,
                      size_t hash_cap, size_t cdiv, size_t cmod) {
-    begin(st, alpha);
-    st->aggregate = sd_factor > 0;
-    double sum_z2 = 0, c2max = 0;
-    hash_cap = table_cap(hash, hash_cap, n, st->aggregate);
-    if (!hash_cap) hash = NULL;
-    uint64_t thr = sample_thr(n);
-    for (size_t i = 0; i < n; i++) {
-        int take = sampled(i, thr);
-        int dup = take && hash && worst[i] > 0 && seen(hash, hash_cap, ref[i], cand[i]);
-        size_t c = cmod > 1 ? (i / cdiv) % cmod % RT_CLUSTERS : 0;
-        element(st, i, cand[i] - ref[i], ref[i], worst[i], sharp_factor, sd_factor, ref_u, &sum_z2, &c2max, dup, c,
-                take);
-    }
-    finish(st, sum_z2, c2max, alpha);
+#define R_(i) ref[i]
+#define C_(i) cand[i]
+    ROUNDING_TEST_BODY(R_, C_, ref_u);
+#undef R_
+#undef C_
 }
 
 void rounding_test_f32(rounding_stats *st, const float *ref, const float *cand, const double *worst, size_t n,
                        double sharp_factor, double sd_factor, double alpha, uint64_t *hash, size_t hash_cap,
                        size_t cdiv, size_t cmod) {
-    begin(st, alpha);
-    st->aggregate = sd_factor > 0;
-    double sum_z2 = 0, c2max = 0;
-    hash_cap = table_cap(hash, hash_cap, n, st->aggregate);
-    if (!hash_cap) hash = NULL;
-    uint64_t thr = sample_thr(n);
-    for (size_t i = 0; i < n; i++) {
-        double r = ref[i], c = cand[i];
-        int take = sampled(i, thr);
-        int dup = take && hash && worst[i] > 0 && seen(hash, hash_cap, r, c);
-        size_t cl = cmod > 1 ? (i / cdiv) % cmod % RT_CLUSTERS : 0;
-        element(st, i, c - r, r, worst[i], sharp_factor, sd_factor, 0, &sum_z2, &c2max, dup, cl, take);
-    }
-    finish(st, sum_z2, c2max, alpha);
+#define R_(i) (double)ref[i]
+#define C_(i) (double)cand[i]
+    ROUNDING_TEST_BODY(R_, C_, 0.0);
+#undef R_
+#undef C_
 }

@@ -64,11 +64,12 @@
 #include <stdint.h>
 
 #define RT_CLUSTERS 1024
-/* The aggregate tests judge at most ~RT_SAMPLE elements per tensor, a
- * fixed pseudo-random subset by index (the per-element sharp ratio sees
- * every element): a duplicate set larger than the caches cost ~100 ns an
- * element, 30% of `make run`'s comparison time; 2^16 elements keep the sign
- * test's standard error at 0.4% (times the measured design effect). */
+/* The aggregate tests judge at most RT_SAMPLE elements per tensor, a
+ * fixed subset spread over it (1024 blocks of 64 contiguous elements,
+ * rounding_tests.c; the per-element sharp ratio sees every element): over
+ * all elements the duplicate set cost ~100 ns an element, 30% of an
+ * audit's comparison time; 2^16 elements keep the sign test's standard
+ * error at 0.4% (times the measured design effect). */
 #define RT_SAMPLE 65536
 
 typedef struct {
@@ -99,7 +100,7 @@ typedef struct {
  * reference's own rounding, u for an fp32cr reference, else 0).
  * sd_factor 0: no aggregate tests (per-element ratio only).
  * hash: caller scratch of hash_cap words (a power of two >= 2 min(n,
- * 1.125 RT_SAMPLE)), for the
+ * RT_SAMPLE)), for the
  * duplicates; NULL counts every element.  cdiv, cmod: element i's cluster
  * (output channel) is (i / cdiv) % cmod; cmod 0 or 1: one cluster (then
  * the independent variance m). */

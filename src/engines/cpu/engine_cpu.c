@@ -45,6 +45,7 @@
  *
  * Not here: comparison, timing (engine.c's wrappers), data loading.
  */
+#include "engines/checksums.h"
 #include "engines/engine.h"
 #include "engines/registry.h"
 
@@ -1481,6 +1482,8 @@ typedef struct {
     uint8_t *pidx_save[MODEL_MAX_LAYERS];
     int bwd_seen[MODEL_MAX_LAYERS];
     double rel;         /* the *_rel faults' 2^-k (knob fault_k) */
+    int evaluated;      /* an inference forward ran since the last training step (an epoch ended) */
+    int corrupted;      /* the one-off corruption happened */
 } fault_state;
 
 static int fault_layer(const cpu_ctx *c, int l, const char *name) {
@@ -1561,6 +1564,31 @@ static void fault_edit_weights(cpu_ctx *c, int l, int how, float *save) {
     c->params_ver++;
 }
 
+/* At the first layer of a training forward: the epoch-start and between-
+ * step faults (Adam state re-created after an evaluation; one weight's
+ * sign flipped before step 8). */
+static int fault_step_start(cpu_ctx *c, fault_state *F, int l, int training) {
+    if (l != 0) return 0;
+    if (!training) {
+        F->evaluated = 1;
+        return 0;
+    }
+    if (F->id == CPU_FAULT_ADAM_RESET_EPOCH && F->evaluated) {
+        memset(c->adam_m, 0, c->m->n_params * sizeof(float));
+        memset(c->adam_v, 0, c->m->n_params * sizeof(float));
+    }
+    F->evaluated = 0;
+    if (F->id == CPU_FAULT_WEIGHT_CORRUPT_ONCE && c->step == 8 && !F->corrupted)
+        for (int k = 0; k < c->m->n_layers; k++)
+            if (fault_layer(c, k, "fc1")) {
+                float *w = c->params + c->m->tensors[c->m->layers[k].w_tensor].offset;
+                w[3] = -w[3];
+                c->params_ver++; /* the blocked copies follow: what is corrupted is the weight itself */
+                F->corrupted = 1;
+            }
+    return 0;
+}
+
 static int fault_forward_layer(engine *e, int l, int training) {
     cpu_ctx *c = ctx_of(e);
     fault_state *F = c->fault;
@@ -1569,6 +1597,8 @@ static int fault_forward_layer(engine *e, int l, int training) {
     const layer *ly = &c->m->layers[l];
     size_t n = P->n, cnt = n * layer_out_size(ly);
     int id = F->id, rc;
+    if ((rc = fault_step_start(c, F, l, training))) return rc;
+    if (id == CPU_FAULT_EVAL_DROPOUT_ON && !training && ly->kind == LAYER_DROPOUT) return cpu_forward_layer(e, l, 1);
     int how = id == CPU_FAULT_CONV1_WEIGHT_SHIFTED && fault_layer(c, l, "conv1")  ? 1
               : id == CPU_FAULT_CONV2_FWD_W_TF32 && fault_layer(c, l, "conv2") ? 3
               : id == CPU_FAULT_FC1_FWD_W_BF16 && fault_layer(c, l, "fc1")     ? 4
@@ -1608,7 +1638,13 @@ static int fault_forward_layer(engine *e, int l, int training) {
     const float *bias = ly->b_tensor >= 0 ? c->params + c->m->tensors[ly->b_tensor].offset : NULL;
     float *a = F->a, *x = F->b;
     int edit = 1;
-    if ((id == CPU_FAULT_CONV1_BIAS_TWICE && fault_layer(c, l, "conv1")) ||
+    if (id == CPU_FAULT_ACT_CORRUPT_ONCE && training && c->step == 7 && fault_layer(c, l, "conv2")) {
+        if ((rc = act_io(c, l, 0, a, 1))) return rc;
+        size_t big = 0;
+        for (size_t i = 1; i < (size_t)ly->out_h * ly->out_w; i++) big = fabsf(a[i]) > fabsf(a[big]) ? i : big;
+        a[big] *= 2.0f;
+    } else if ((id == CPU_FAULT_CONV1_BIAS_TWICE && fault_layer(c, l, "conv1")) ||
+        (id == CPU_FAULT_EVAL_FC2_BIAS_TWICE && !training && fault_layer(c, l, "fc2")) ||
         (id == CPU_FAULT_CONV2_PARTIAL_BATCH_BIAS && fault_layer(c, l, "conv2") && n < e->max_batch)) {
         if ((rc = act_io(c, l, 0, a, 1))) return rc;
         size_t hw = (size_t)ly->out_h * ly->out_w;
@@ -1736,7 +1772,13 @@ static int fault_backward_layer(engine *e, int l) {
             c->grads[tw->offset + i] = (float)((double)c->grads[tw->offset + i] * (1.0 + F->rel));
         return 0;
     }
-    if (id == CPU_FAULT_CONV2_DB_TWICE && fault_layer(c, l, "conv2")) {
+    if (id == CPU_FAULT_GRAD_CORRUPT_ONCE && c->step == 7 && fault_layer(c, l, "fc1")) {
+        const model_tensor *t = &c->m->tensors[ly->w_tensor];
+        float *g = c->grads + t->offset;
+        size_t big = 0;
+        for (size_t i = 1; i < t->numel; i++) big = fabsf(g[i]) > fabsf(g[big]) ? i : big;
+        g[big] *= 2.0f;
+    } else if (id == CPU_FAULT_CONV2_DB_TWICE && fault_layer(c, l, "conv2")) {
         const model_tensor *t = &c->m->tensors[ly->b_tensor];
         for (size_t i = 0; i < t->numel; i++) c->grads[t->offset + i] *= 2.0f;
     } else if (id == CPU_FAULT_FC2_DW_ROWS_SWAPPED && fault_layer(c, l, "fc2")) {
@@ -1847,6 +1889,7 @@ static const engine_i cpu_iface = {
     /* .get_tensor_f64 = */ NULL,
     /* .synchronize    = */ cpu_synchronize,
     /* .free           = */ cpu_free,
+    /* .checksums      = */ engine_checksums_host, /* host memory: computed in place */
 };
 
 /* ---- creation ------------------------------------------------------------------ */

@@ -20,6 +20,14 @@
 # any difference where the bound is 0) is a PROBLEM at that step, phase and
 # the layer that computed it; other modes then flag nothing.
 #
+# Two tiers (issue 24): a fault expected CPU_FAULT_SUSPECT is within its
+# worst-case bound and must be flagged by the sharper tier (a SUSPECT or a
+# PROBLEM finding at the right layer and phase); legal variants must give
+# neither PROBLEM nor SUSPECT.  The sensitivity sweep (MUTANTS_SWEEP=0 turns
+# it off) audits the 2^-k family (*_rel faults, fault_k=10..20) in isolated
+# mode and writes sensitivity.md: per tensor kind, the smallest
+# perturbation each tier detects, with the 1-ulp, TF32 and bf16 faults.
+#
 # Environment: LOCKSTEP_FAULTS (binary, default build/lockstep-faults),
 # MUTANTS_ONLY (comma-separated fault or variant names), MUTANTS_MODES
 # (default "free sync isolated default"; also "attrib"), MUTANTS_OUT (keep the runs there),
@@ -81,7 +89,7 @@ def rows(text):
 strs = lambda s: "".join(re.findall(r'"((?:[^"\\]|\\.)*)"', s))
 for a in rows(body[len("#define CPU_FAULT_LIST(X)"):]):
     name, cls, layers, phase, model = (strs(x) for x in a[1:6])
-    expect = "detectable" if "DETECT" in a[6] else "below"
+    expect = "detectable" if "DETECT" in a[6] else "suspect" if "SUSPECT" in a[6] else "below"
     print("\t".join([name, cls, layers.replace("|", "/"), phase, model, expect, strs(a[7]), strs(a[8])]))
 PY
 n_zoo=$(wc -l <"$OUT/zoo.txt")
@@ -98,6 +106,8 @@ fuse=off|smallcnn|cpu:fuse=off
 algo=direct|smallcnn|cpu:algo=direct
 math=portable|smallcnn|cpu:math=portable
 repeat=2|smallcnn|cpu;--repeat 2
+perturb=1|smallcnn|cpu:perturb=1
+ref=fp32cr|smallcnn|=reference:mode=fp32cr,cpu
 mnist-convnet|mnist-convnet|cpu
 EOF
 
@@ -121,6 +131,16 @@ while IFS='|' read -r name model spec; do
         echo "legal|$name|$model|$spec|$mode|$extra" >>"$jobs_file"
     done
 done <"$OUT/legal.txt"
+# the sensitivity sweep: the *_rel faults at 2^-k, k = 10..20, isolated
+if [ "${MUTANTS_SWEEP:-1}" != 0 ]; then
+    while IFS=$'\t' read -r name cls layers phase model expect does why; do
+        [[ "$name" == *_rel ]] || continue
+        want "$name" || continue
+        for k in 10 11 12 13 14 15 16 17 18 19 20; do
+            echo "sweep|$name@$k|${model%% *}|cpu:fault=$name:fault_k=$k|isolated|" >>"$jobs_file"
+        done
+    done <"$OUT/zoo.txt"
+fi
 
 run_one() {
     IFS='|' read -r kind name model spec mode extra <<<"$1"
@@ -138,8 +158,10 @@ run_one() {
         *) margs=(--mode "$mode") ;;
     esac
     s=$(date +%s.%N)
+    engines="reference,$spec"
+    [[ "$spec" == =* ]] && engines=${spec#=} # a whole engine list (the reference's own fp32cr mode)
     # shellcheck disable=SC2086
-    "$BIN" audit --model "$model" --engines "reference,$spec" "${margs[@]}" "${COMMON[@]}" $extra \
+    "$BIN" audit --model "$model" --engines "$engines" "${margs[@]}" "${COMMON[@]}" $extra \
         --out "$dir" >"$dir/console.txt" 2>&1
     echo "$? $(awk -v a="$s" -v b="$(date +%s.%N)" 'BEGIN{printf "%.1f", b-a}')" >"$dir/rc"
 }
@@ -204,6 +226,29 @@ def problems(run, label, mode):
                             producer(t["tensor"]), t["phase"], t["tensor"], r, "bound"))
     return res
 
+def suspects(run, label):
+    """the SUSPECT findings (the sharper tier) involving engine `label`
+    (None: any), in problems()' tuple form"""
+    res, order = [], {}
+    for p in run.get("pairs", []):
+        for t in p["tensors"]:
+            order.setdefault(t["tensor"], len(order))
+    for f in run.get("findings", []):
+        if f.get("severity") != "suspect":
+            continue
+        if label is not None and label not in (f.get("a"), f.get("b")):
+            continue
+        lay = f.get("layer") or layer_of(f.get("tensor") or "")
+        res.append((f.get("step") or 0, PH.get(f.get("phase"), 9), order.get(f.get("tensor"), 999),
+                    lay, f.get("phase") or "", f.get("tensor") or "", f.get("ratio"), f.get("rule") or ""))
+    return res
+
+def run_of(kind, name, mode):
+    try:
+        return json.load(open(os.path.join(out, kind, name, mode, "run.json")))
+    except (OSError, ValueError):
+        return None
+
 def gated(probs):
     """whether --fail-on problem should exit 1: nondeterminism has a gate of its own"""
     return any(p[7] != "nondeterminism" for p in probs)
@@ -217,6 +262,44 @@ def judge(kind, name, mode, label):
         return None, [], 0.0, "no run.json (see %s/console.txt)" % d
     return int(rc), problems(run, label, mode), float(secs), "findings" if "findings" in run else "pairs"
 
+KINDS = [  # tensor kind: (2^-k fault, 1-ulp fault, TF32 fault, bf16 fault)
+    ("forward (conv2.act, fc1.act)", "conv2_fwd_rel", "fc1_out_1ulp", "conv2_fwd_w_tf32", "fc1_fwd_w_bf16"),
+    ("backward-data (pool1.dact)", "conv2_dx_rel", "conv2_dx_1ulp", "conv2_dx_w_tf32", None),
+    ("backward-weights (conv2/fc1 .weight.grad)", "conv2_dw_rel", "fc1_dw_1ulp", "conv2_dw_x_tf32", None),
+    ("update (Adam m)", "adam_m_rel", "adam_m_1ulp", None, None),
+    ("loss (fc2.dact)", "loss_grad_rel", "loss_grad_1ulp", None, None),
+]
+
+def sweep_tier(name, k):
+    run = run_of("sweep", "%s@%d" % (name, k), "isolated")
+    if run is None:
+        return None
+    label = "cpu:fault=%s:fault_k=%d" % (name, k)
+    if problems(run, label, "isolated"):
+        return "PROBLEM"
+    return "SUSPECT" if suspects(run, label) else "-"
+
+def sensitivity(tiers):
+    """README's table: per tensor kind, the smallest 2^-k each tier detects
+    (isolated audits of the sweep), and the tier of the 1-ulp/TF32/bf16 faults"""
+    if not os.path.isdir(os.path.join(out, "sweep")):
+        return ""
+    lines = ["| tensor kind | worst-case tier (PROBLEM) detects 2^-k down to | sharper tier (SUSPECT or PROBLEM) "
+             "down to | +1 ulp | TF32 operands | bf16 operands |", "|---|---|---|---|---|---|"]
+    for kind, rel, ulp, tf, bf in KINDS:
+        worst = sharp = None
+        for k in range(10, 21):
+            t = sweep_tier(rel, k)
+            # the smallest perturbation detected at every larger one too
+            if t == "PROBLEM" and (worst or 9) == k - 1:
+                worst = k
+            if t in ("PROBLEM", "SUSPECT") and (sharp or 9) == k - 1:
+                sharp = k
+        cell = lambda k: ("2^-%d" % k + (" (every k swept)" if k == 20 else "")) if k else "not at 2^-10"
+        name = lambda f: ("%s (`%s`)" % (tiers.get(f, "?"), f)) if f else "—"
+        lines.append("| %s | %s | %s | %s | %s | %s |" % (kind, cell(worst), cell(sharp), name(ulp), name(tf), name(bf)))
+    return "\n".join(lines) + "\n"
+
 zoo = [l.rstrip("\n").split("\t") for l in open(os.path.join(out, "zoo.txt"))]
 legal = [l.rstrip("\n").split("|") for l in open(os.path.join(out, "legal.txt"))]
 short = {"free": "free", "sync": "sync", "isolated": "iso", "attrib": "attr", "default": "dflt"}
@@ -225,6 +308,9 @@ score_mode = "default" if "default" in modes else modes[-1]
 judged_by = set()
 secs_all = []
 det = det_ok = below_flagged = 0
+sus_n = sus_ok = 0
+sus_missed = []
+tiers = {}
 rows = []
 per_mode = {m: [0, 0] for m in modes}  # detectable faults flagged, and named right
 gate_bad = []  # default audits whose --fail-on problem exit status disagrees with the findings
@@ -233,12 +319,23 @@ for name, cls, layers, phase, model, expect, does, why in zoo:
     if not os.path.isdir(os.path.join(out, "fault", name)):
         continue
     label = "cpu:fault=" + name
-    caught, named = [], ""
+    caught, named, tier = [], "", "-"
     for mode in modes:
         rc, probs, secs, how = judge("fault", name, mode, label)
         if rc is None:
             caught.append(short[mode] + "?")
             continue
+        if mode == score_mode:
+            run = run_of("fault", name, mode) or {}
+            sus = suspects(run, label)
+            tier = "PROBLEM" if probs else "SUSPECT" if sus else "-"
+            if expect == "suspect":
+                sus_n += 1
+                hit = min(probs or sus) if (probs or sus) else None
+                if hit and hit[3] in layers.split("/") and hit[4] == phase:
+                    sus_ok += 1
+                else:
+                    sus_missed.append(name)
         judged_by.add(how)
         secs_all.append(secs)
         if mode == "default" and (rc == 1) != gated(probs):
@@ -258,38 +355,40 @@ for name, cls, layers, phase, model, expect, does, why in zoo:
                                             first[5], "ok" if ok else "WRONG")
     if expect == "detectable":
         det += 1
-    elif caught:
+    elif caught and expect == "below":
         below_flagged += 1
-    exp = "detect" if expect == "detectable" else "below"
-    rows.append((name, cls, "%s %s" % (layers, phase), exp, " ".join(caught) or "-", named or "-", why))
-    tsv.append("\t".join([name, cls, layers, phase, expect, does, why, " ".join(caught) or "-", named or "-"]))
+    exp = {"detectable": "detect", "suspect": "sharp"}.get(expect, "below")
+    tiers[name] = tier
+    rows.append((name, cls, "%s %s" % (layers, phase), exp, " ".join(caught) or "-", tier, named or "-", why))
+    tsv.append("\t".join([name, cls, layers, phase, expect, does, why, " ".join(caught) or "-", named or "-", tier]))
 
 # the same table for scripts (results.tsv: one fault a line) and for the
 # README (zoo.md, a markdown table)
 open(os.path.join(out, "results.tsv"), "w").write("".join(l + "\n" for l in tsv))
 long_name = {"free": "free", "sync": "sync", "iso": "isolated", "attr": "attrib", "dflt": "default"}
-md = ["| fault | what it breaks | layer, phase | expected | flagged by (measured) | first PROBLEM, %s audit |"
-      % score_mode, "|---|---|---|---|---|---|"]
+md = ["| fault | what it breaks | layer, phase | expected | flagged by (measured) | first PROBLEM, %s audit | tier |"
+      % score_mode, "|---|---|---|---|---|---|---|"]
 for l in tsv:
-    name, cls, layers, phase, expect, does, why, caught, first = l.split("\t")
+    name, cls, layers, phase, expect, does, why, caught, first, tier = l.split("\t")
     esc = lambda t: t.replace("|", "\\|")
-    exp = "detectable" if expect == "detectable" else "**below its bound**: " + esc(why)
+    exp = ("detectable" if expect == "detectable" else "**within its worst case, sharper tier**: " + esc(why)
+           if expect == "suspect" else "**below its bound**: " + esc(why))
     caught = " ".join(long_name.get(c, c) for c in caught.split()) if caught != "-" else "—"
     first = first.replace(" ok", " ✓").replace(" WRONG", " ✗ wrong layer") if first != "-" else "—"
-    md.append("| `%s`%s | %s | %s, %s | %s | %s | %s |" % (name, " (state)" if cls == "state" else "", esc(does),
-              layers, phase, exp, caught, first))
+    md.append("| `%s`%s | %s | %s, %s | %s | %s | %s | %s |" % (name, " (state)" if cls == "state" else "", esc(does),
+              layers, phase, exp, caught, first, tier))
 open(os.path.join(out, "zoo.md"), "w").write("\n".join(md) + "\n")
 print()
-print("%-26s %-5s %-44s %-6s %-23s %s" % ("fault", "class", "breaks (layer phase)", "expect", "caught by",
-                                          "first PROBLEM (%s, else the first mode that flags it)" % short[score_mode]))
+print("%-28s %-5s %-40s %-6s %-20s %-8s %s" % ("fault", "class", "breaks (layer phase)", "expect", "caught by",
+                                          "tier", "first PROBLEM (%s, else the first mode that flags it)" % short[score_mode]))
 for r in rows:
-    print("%-26s %-5s %-44s %-6s %-23s %s" % r[:6])
+    print("%-28s %-5s %-40s %-6s %-20s %-8s %s" % r[:7])
 print()
 for r in rows:
     if r[3] == "below":
-        print("below its bound: %s — %s" % (r[0], r[6]))
+        print("below its bound: %s — %s" % (r[0], r[7]))
 
-false_p = 0
+false_p = false_s = 0
 print()
 print("%-16s %s" % ("legal variant", "PROBLEMs per mode"))
 for name, model, spec in legal:
@@ -306,9 +405,12 @@ for name, model, spec in legal:
         judged_by.add(how)
         secs_all.append(secs)
         false_p += len(probs) > 0
+        sus = suspects(run_of("legal", name, mode) or {}, None)
+        false_s += len(sus) > 0
         if mode == "default" and (rc == 1) != gated(probs):
             gate_bad.append("%s (exit %d, %d PROBLEMs)" % (name, rc, len(probs)))
-        cells.append("%s:%s" % (short[mode], "PROBLEM " + ",".join(sorted({p[5] for p in probs}))[:60] if probs else "ok"))
+        cells.append("%s:%s" % (short[mode], "PROBLEM " + ",".join(sorted({p[5] for p in probs}))[:60] if probs
+                                else "SUSPECT " + ",".join(sorted({p[5] for p in sus}))[:60] if sus else "ok"))
     print("%-16s %s" % (name, "  ".join(cells)))
 
 print()
@@ -324,8 +426,16 @@ for m in modes:
 print("mutation score: %d of %d detectable faults flagged by the %s audit with the right layer and phase (%.0f%%)"
       % (det_ok, det, score_mode if score_mode != "default" else "default", score))
 print("false PROBLEMs on legal variants: %d; below-bound faults flagged anyway: %d" % (false_p, below_flagged))
+print("sharper tier: %d of %d faults within their worst case flagged (SUSPECT or PROBLEM) by the %s audit at the "
+      "right layer and phase%s; false SUSPECTs on legal variants: %d (audits with any)" %
+      (sus_ok, sus_n, score_mode, (" (missed: " + ", ".join(sus_missed) + ")") if sus_missed else "", false_s))
+sens = sensitivity(tiers)
+if sens:
+    open(os.path.join(out, "sensitivity.md"), "w").write(sens)
+    print()
+    print(sens)
 if "default" in modes:
     print("--fail-on problem: exit 1 exactly when a PROBLEM was found, in %s" %
           ("every default audit" if not gate_bad else "all but: " + ", ".join(gate_bad)))
-sys.exit(0 if det_ok == det and false_p == 0 and not gate_bad else 1)
+sys.exit(0 if det_ok == det and false_p == 0 and false_s == 0 and sus_ok == sus_n and not gate_bad else 1)
 PY

@@ -379,10 +379,16 @@ static void test_bound_holds_across_engines(void **state) {
     int rc = run_check(g_cpu, "reference:mode=fp32cr:threads=1", "bound", &out);
     if (rc != GOLDEN_PASS) print_message("%s\n", out);
     assert_int_equal(rc, GOLDEN_PASS);
+    /* legal reorderings: no false alarm of the sharper tier either (issue 24) */
+    if (strstr(out, "SUSPECT")) print_message("%s\n", out);
+    assert_null(strstr(out, "SUSPECT"));
+    assert_non_null(strstr(out, "sharp"));
     free(out);
     rc = run_check(g_ref, "cpu:threads=1", "bound", &out);
     if (rc != GOLDEN_PASS) print_message("%s\n", out);
     assert_int_equal(rc, GOLDEN_PASS);
+    if (strstr(out, "SUSPECT")) print_message("%s\n", out);
+    assert_null(strstr(out, "SUSPECT"));
     /* and exact does see that they differ */
     free(out);
     assert_int_equal(run_check(g_ref, "cpu:threads=1", "exact", &out), GOLDEN_REGRESSION);

@@ -13,7 +13,11 @@
  *     without the ReLU, the ReLU backward was oneDNN's);
  *   - a fault in a bounded operation is caught at its layer and phase;
  *   - a fault provably within its bound is not flagged;
- *   - legal variants (one thread, fuse=off) are not flagged.
+ *   - legal variants (one thread, fuse=off) are not flagged;
+ *   - the sharper tier (issue 24): faults within their worst case (one ulp
+ *     up in fc1's forward, in conv2's backward-data) are SUSPECT at their
+ *     tensor, and --fail-on suspect exits 1 for them; the legal variants
+ *     are not SUSPECT.
  * "Flagged" is what the audit's checks say (bounds.h): a tensor with
  * elements over their bound (for an exact operation the bound is 0: any
  * difference), which is a PROBLEM and makes --fail-on problem exit 1.
@@ -61,7 +65,8 @@ static int first_problem(const audit_result *r, const char *engine, long *step) 
 /* Audit reference + `engine` in isolated mode with --fail-on problem; the
  * first slot over its bound (-1: none), and whether the gate (exit 1) and
  * the slots agree. */
-static int audit_one(const char *engine, char *name, size_t cap) {
+static int audit_one_sus(const char *engine, char *name, size_t cap, unsigned fail_on, int *suspects, char *sus,
+                         size_t scap, int *gate) {
     char engines[160];
     snprintf(engines, sizeof engines, "reference,%s", engine);
     audit_cfg c;
@@ -72,7 +77,7 @@ static int audit_one(const char *engine, char *name, size_t cap) {
     c.run.limit_train = 32;
     c.run.epochs = 1;
     c.eval = 0;
-    c.fail_on = AUDIT_FAIL_PROBLEM;
+    c.fail_on = fail_on;
     c.out = NULL;
     audit_result r;
     int rc = audit_run(&c, &r);
@@ -84,9 +89,53 @@ static int audit_one(const char *engine, char *name, size_t cap) {
                        r.slot_phase[s], step, r.problems);
     else printf("  %-36s nothing over its bound; %d problem(s)\n", engine, r.problems);
     /* a tensor over its bound is a PROBLEM, and --fail-on problem exits 1 */
-    if ((s >= 0) != (r.gate == 1)) fail_msg("%s: gate %d but first slot over its bound %d", engine, r.gate, s);
+    if (fail_on == AUDIT_FAIL_PROBLEM && (s >= 0) != (r.gate == 1))
+        fail_msg("%s: gate %d but first slot over its bound %d", engine, r.gate, s);
+    *suspects = r.suspects;
+    *gate = r.gate;
+    if (sus) {
+        /* the SUSPECT tensor with the most failing checks */
+        int pi = audit_pair_index(&r, "reference", engine), best = -1;
+        for (int t = 0; t < r.n_slots && pi >= 0; t++)
+            if (r.pair[pi].slot[t].n_suspect && (best < 0 || r.pair[pi].slot[t].n_suspect > r.pair[pi].slot[best].n_suspect))
+                best = t;
+        snprintf(sus, scap, "%s", best >= 0 ? r.slot_name[best] : "");
+        printf("  %-36s %d SUSPECT engine(s)%s%s\n", engine, r.suspects, best >= 0 ? ", most at " : "", sus);
+    }
     audit_result_free(&r);
     return s;
+}
+
+static int audit_one(const char *engine, char *name, size_t cap) {
+    int sus, gate;
+    return audit_one_sus(engine, name, cap, AUDIT_FAIL_PROBLEM, &sus, NULL, 0, &gate);
+}
+
+/* The sharper tier: within the worst case but a shift that independent
+ * rounding does not make; and no false alarm on legal variants. */
+static void test_sharp_tier(void **st) {
+    if (!have_data()) skip();
+    static const struct {
+        const char *engine, *tensor; /* tensor "": must not be SUSPECT */
+    } cases[] = {
+        {"cpu:fault=fc1_out_1ulp", "fc1.act"},
+        {"cpu:fault=conv2_dx_1ulp", "pool1.dact"},
+        {"cpu:threads=1", ""},
+        {"cpu:fuse=off", ""},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        char got[64], sus[64];
+        int n_sus, gate;
+        int s = audit_one_sus(cases[i].engine, got, sizeof got, AUDIT_FAIL_SUSPECT, &n_sus, sus, sizeof sus, &gate);
+        if (s >= 0) fail_msg("%s: over its worst-case bound at %s", cases[i].engine, got);
+        if (cases[i].tensor[0]) {
+            if (n_sus != 1 || strcmp(sus, cases[i].tensor))
+                fail_msg("%s: %d SUSPECT, at '%s', expected %s", cases[i].engine, n_sus, sus, cases[i].tensor);
+            if (gate != 1) fail_msg("%s: --fail-on suspect did not gate", cases[i].engine);
+        } else if (n_sus || gate) {
+            fail_msg("%s: legal, yet SUSPECT at %s", cases[i].engine, sus);
+        }
+    }
 }
 
 /* Faults that must be flagged, at the tensor the faulted layer computes
@@ -143,6 +192,7 @@ int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_faults_caught),
         cmocka_unit_test(test_not_flagged),
+        cmocka_unit_test(test_sharp_tier),
         cmocka_unit_test(test_unknown_fault),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

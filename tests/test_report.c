@@ -232,6 +232,65 @@ static void test_bound_exceeded_causes(void **st) {
 }
 
 
+/* The sharper tier (issue 24): within every worst-case bound, a failed
+ * sign test is a SUSPECT verdict and finding at that tensor; an unbiased
+ * excess in one product operation is named as reduced precision in that
+ * operation, with the fix in the user's terms; --fail-on suspect's count. */
+static void test_suspect_verdict(void **st) {
+    audit_result *r = new_result();
+    int ref = add_engine(r, "reference", "reference", REF_DESC, 1);
+    int a = add_engine(r, "cpu", "cpu", CPU_DESC("2", "direct", "jit:avx512_core"), 0);
+    int b = add_engine(r, "cpu:x", "cpu:x", CPU_DESC("2", "direct", "jit:avx512_core"), 0);
+    audit_pair *pa = add_pair(r, ref, a), *pb = add_pair(r, ref, b);
+    int sf = audit_slot(r, "fc1.act"), sw = audit_slot(r, "conv2.weight.grad");
+    r->batch = 16; /* K of the weight gradient: batch x positions */
+    differ(r, pa, "fc1.act", 1, 3);
+    audit_slot_stats *ss = &pa->slot[sf];
+    ss->max_bound_ratio = 0.001;
+    ss->n_bounded = ss->n_check_steps = 1;
+    ss->n_sharp = ss->n_aggregate = ss->n_suspect = 1;
+    ss->first_suspect_step = 1;
+    ss->max_sharp_ratio = 0.004;
+    ss->max_bias_score = 2.0; /* the sign test failed: a shift */
+    ss->bias_share_pos = 0.9;
+    ss->bias_p = 1e-30;
+    differ(r, pb, "conv2.weight.grad", 1, 30);
+    ss = &pb->slot[sw];
+    ss->max_bound_ratio = 0.2;
+    ss->n_bounded = ss->n_check_steps = 1;
+    ss->n_sharp = ss->n_aggregate = ss->n_suspect = 1;
+    ss->first_suspect_step = 1;
+    ss->max_sharp_ratio = 1.5; /* over the sharp bound, unbiased */
+    ss->n_over_sharp = 3;
+    ss->sharp_alarm = 1e-16;
+    ss->max_bias_score = 0.2;
+    verdict_table v;
+    explain_verdicts(&v, r, &M);
+    assert_int_equal(v.problems, 0);
+    assert_int_equal(v.suspects, 2);
+    for (int k = 0; k < v.n_eng; k++) {
+        assert_string_equal(v.e[k].verdict, "SUSPECT");
+        assert_non_null(strstr(v.e[k].detail, v.e[k].engine == a ? "fc1.act" : "conv2.weight.grad"));
+    }
+    explain_list L;
+    assert_int_equal(explain_run(&L, r, &M), 0);
+    const explain_finding *f = find(&L, "suspect", "reference", "cpu");
+    assert_non_null(f);
+    assert_int_equal(f->severity, EXPLAIN_SUSPECT);
+    assert_string_equal(f->tensor, "fc1.act");
+    assert_non_null(strstr(f->cause, "90.0% of the nonzero errors are positive"));
+    f = find(&L, "suspect-reduced-precision", "reference", "cpu:x");
+    assert_non_null(f);
+    assert_string_equal(f->layer, "conv2 (backward-weights)");
+    assert_non_null(strstr(f->title, "conv2 backward-weights"));
+    assert_non_null(strstr(f->fix, "torch.backends.cudnn.allow_tf32 = False"));
+    assert_non_null(strstr(f->fix, "NVIDIA_TF32_OVERRIDE=0"));
+    /* SUSPECT comes before causes and oks, after problems (none here) */
+    assert_int_equal(L.f[0].severity, EXPLAIN_SUSPECT);
+    explain_list_free(&L);
+    free_result(r);
+}
+
 /* The TF32 explanation comes from evidence, not from the knob: an engine
  * that says math=tf32 but whose error is beyond even the TF32 bound is a
  * bound-exceeded problem with no TF32 cause; and an engine that says
@@ -568,7 +627,8 @@ static void test_report_write_failures(void **st) {
 
 int main(void) {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_threads_reduction_order), cmocka_unit_test(test_bound_exceeded_causes), cmocka_unit_test(test_tf32_by_signature_not_knob),
+        cmocka_unit_test(test_threads_reduction_order), cmocka_unit_test(test_bound_exceeded_causes),
+        cmocka_unit_test(test_suspect_verdict), cmocka_unit_test(test_tf32_by_signature_not_knob),
         cmocka_unit_test(test_equal_repeat_vendor_math), cmocka_unit_test(test_accuracy_gap),
         cmocka_unit_test(test_repeats_not_duplicated),    cmocka_unit_test(test_json_reader),
         cmocka_unit_test(test_report_files),

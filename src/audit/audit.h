@@ -81,9 +81,15 @@ typedef struct {
 
 void audit_cfg_default(audit_cfg *c);
 
-enum { AUDIT_FAIL_PROBLEM = 1u, AUDIT_FAIL_UNCHECKED = 2u, AUDIT_FAIL_NONDET = 4u, AUDIT_FAIL_INCOMPLETE = 8u };
+enum {
+    AUDIT_FAIL_PROBLEM = 1u,
+    AUDIT_FAIL_UNCHECKED = 2u,
+    AUDIT_FAIL_NONDET = 4u,
+    AUDIT_FAIL_INCOMPLETE = 8u,
+    AUDIT_FAIL_SUSPECT = 16u,
+};
 /* "problem", "unchecked", "nondeterminism", "incomplete" (an engine listed
- * did not run), comma-separated, into bits. */
+ * did not run), "suspect" (sharper tier), comma-separated, into bits. */
 int audit_fail_on_parse(const char *s, unsigned *out);
 
 #define AUDIT_MAX_ENGINES 12
@@ -105,6 +111,25 @@ typedef struct {
     long first_over_step, worst_ratio_step; /* 0: none */
     size_t worst_ratio_index;
     double worst_ref, worst_cand, worst_bound; /* at the largest bound ratio */
+    /* the sharper, probabilistic tier (checks/bounds.h, rounding_tests.h) at
+     * the same checks: per element the ratio to the sharp bound, per tensor
+     * and check the sign tests (bias) and the mean square (scale); any of
+     * them failing at a check is SUSPECT (within the worst case, beyond what
+     * independent rounding errors do) */
+    long n_sharp;            /* checks judged on this tier (a bounded check with a rule > 0) */
+    long n_aggregate;        /* ... of which with the aggregate tests (reductions: DOT, SUM) */
+    double max_sharp_ratio;  /* -1: never */
+    long worst_sharp_step;
+    long n_over_sharp;       /* elements over the sharp bound, summed over checks */
+    double sharp_factor;     /* sharp / worst at the worst check (bounds_sharp_factor) */
+    double sharp_alarm;      /* its per-element false-alarm probability (0: the tiers coincide) */
+    double max_bias_score, max_scale_score; /* >= 1: failed (rounding_tests.h) */
+    long bias_step, scale_step;
+    double bias_sign_z, bias_away_z, bias_p;       /* at the largest bias score */
+    double bias_share_pos;                         /* n_pos / (n_pos + n_neg) there */
+    double scale_ms, scale_limit, scale_p;         /* at the largest scale score */
+    long n_suspect;          /* checks at which a sharp test failed */
+    long first_suspect_step; /* 0: none */
     /* discrete decisions on this tensor's layer (ReLU signs, arg-maxes,
      * dropout masks, predictions), summed over compared steps */
     long decisions, flips, near_ties, sub_ulp; /* sub_ulp: flips whose reference gap is <= 1 ULP */
@@ -207,8 +232,10 @@ typedef struct {
     uint8_t *test_labels;    /* n_test, when evaluated */
     double compare_s, total_s;
     double roundtrip_s;      /* of compare_s: the state round-trip checks */
+    double sharp_s;          /* of compare_s: the sharper tier (its tests; its bounds are the worst case's x factor) */
     int problems, unchecked, nondet; /* the verdict table's counts */
     int incomplete;          /* engines listed that did not run (or died), +1 when interrupted */
+    int suspects;            /* engines SUSPECT (sharper tier) and not PROBLEM */
     struct seeds_result *seeds; /* the seed loop's result (cfg.seeds > 0), owned; NULL when none */
     int gate;                /* 1 when cfg.fail_on matched: `audit` exits 1 */
     size_t parent_peak_rss;

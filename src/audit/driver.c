@@ -26,6 +26,7 @@
 
 #include "checks/bounds.h"
 #include "checks/decisions.h"
+#include "checks/rounding_tests.h"
 #include "audit/every_step.h"
 #include "audit/explain.h"
 #include "audit/seeds.h"
@@ -59,8 +60,11 @@ int audit_fail_on_parse(const char *s, unsigned *out) {
         else if (strcmp(t, "unchecked") == 0) bits |= AUDIT_FAIL_UNCHECKED;
         else if (strcmp(t, "nondeterminism") == 0) bits |= AUDIT_FAIL_NONDET;
         else if (strcmp(t, "incomplete") == 0) bits |= AUDIT_FAIL_INCOMPLETE;
+        else if (strcmp(t, "suspect") == 0) bits |= AUDIT_FAIL_SUSPECT;
         else if (strcmp(t, "none") == 0) bits = 0;
-        else return ls_err(LS_EINVAL, "--fail-on: unknown condition '%s' (problem, unchecked, nondeterminism, incomplete, none)", t);
+        else
+            return ls_err(LS_EINVAL,
+                          "--fail-on: unknown condition '%s' (problem, unchecked, nondeterminism, incomplete, suspect, none)", t);
     }
     *out = bits;
     return LS_OK;
@@ -88,6 +92,8 @@ typedef struct {
     int layer;       /* for ACT/DACT */
     size_t off, len; /* slice of a flat buffer (params/grads/m/v); len 0: whole tensor */
     int exact;       /* a forward EXACT rule (bounds.h): the bits must match, the sign of a zero included */
+    bound_rule rule; /* the rule that covers it (bounds_rule_of) */
+    int ridx;        /* the index bounds_rule_of / bounds_K_of take: the layer, or the model tensor */
 } slot_def;
 
 typedef struct {
@@ -117,6 +123,7 @@ typedef struct {
     int epoch;
     int shadow_src; /* in a shadow step: the engine the references were set from, else -1 */
     double t_compare;
+    double t_sharp;  /* of t_compare: the sharper tier (sharp_check) */
     int died;       /* an engine's process died during this step: the step is abandoned */
     int write_errno; /* first write error on steps.jsonl (the run stops at the step's end) */
     lockstep_mode mode_now; /* isolated in the attribution phase, else cfg.mode */
@@ -130,6 +137,9 @@ typedef struct {
     double *ck_vec;         /* an engine's checksum vector (engines/checksums.h) */
     double *bound3, *bound_tmp;
     double loss_bound;
+    uint64_t *sharp_hash;   /* scratch of the sharper tier's duplicate set (rounding_tests.h), lazily */
+    size_t sharp_hash_cap;
+    int sharp;              /* the sharper tier runs (LOCKSTEP_SHARP=0 turns it off, to measure its cost) */
     /* per pair and decision layer: the elements of flipped decisions
      * (ReLU signs, max-pool windows) this step, for the error share of the
      * gradient they route; allocated when a flip is first seen */
@@ -188,7 +198,7 @@ static int add_slot(audit *A, const char *name, int phase, tensor_kind k, int la
     int s = r->n_slots++;
     snprintf(r->slot_name[s], sizeof r->slot_name[s], "%s", name);
     snprintf(r->slot_phase[s], sizeof r->slot_phase[s], "%s", PHASE_NAME[phase]);
-    A->slot[s] = (slot_def){k, layer, off, len, 0};
+    A->slot[s] = (slot_def){k, layer, off, len, 0, bounds_rule_of(&A->m, k, layer, NULL, 0), layer};
     /* forward only: relu(x <= 0) is +0 by the rule every engine and the
      * reference follow; going backward the sign of an exact zero gradient
      * (g * 0 keeps g's sign, or a +0 written) is the library's choice and
@@ -200,6 +210,8 @@ static int add_slot(audit *A, const char *name, int phase, tensor_kind k, int la
 static int make_slots(audit *A) {
     const model *m = &A->m;
     char nm[64];
+    const char *sharp = getenv("LOCKSTEP_SHARP"); /* "0": the sharper tier off, to measure its cost */
+    A->sharp = !(sharp && strcmp(sharp, "0") == 0);
     for (int l = 0; l < m->n_layers; l++) {
         snprintf(nm, sizeof nm, "%s.act", m->layers[l].name);
         if ((A->slot_act[l] = add_slot(A, nm, PH_FWD, TENSOR_ACT, l, 0, 0)) < 0) return A->slot_act[l];
@@ -218,6 +230,9 @@ static int make_slots(audit *A) {
                 snprintf(nm, sizeof nm, "%s.grad", t->name);
                 if ((A->slot_grad[ts[i]] = add_slot(A, nm, PH_BWD, TENSOR_GRADS, l, t->offset, t->numel)) < 0)
                     return -1;
+                slot_def *sd = &A->slot[A->slot_grad[ts[i]]];
+                sd->ridx = ts[i]; /* the rules of gradients are per model tensor */
+                sd->rule = bounds_rule_of(m, TENSOR_GRADS, ts[i], NULL, 0);
             }
         }
     }
@@ -340,6 +355,7 @@ static int make_engines(audit *A) {
             p->b = swap ? i : j;
             for (int s = 0; s < AUDIT_MAX_SLOTS; s++) {
                 p->slot[s].max_bound_ratio = -1;
+                p->slot[s].max_sharp_ratio = -1;
                 p->slot[s].min_frac_equal = 1;
             }
         }
@@ -480,6 +496,77 @@ static void decisions_of(audit *A, int pi, int s, size_t nn) {
     }
 }
 
+/* The sharper tier on slot s for pair p at a check (rounding_tests.h):
+ * worst is the worst-case bound per element (before an fp32cr reference's
+ * own rounding, which enters as ref_u); results folded into ss and one
+ * "sharp" member appended to the jsonl line. */
+static void sharp_check(audit *A, audit_slot_stats *ss, const slot_def *d, const double *ref, const float *cand,
+                        const double *worst, size_t nn, int ref_fp32cr, size_t batch) {
+    size_t K = bounds_K_of(&A->m, d->kind, d->ridx, batch);
+    double f = bounds_sharp_factor(d->rule, K), sdf = bounds_sd_factor(d->rule, K);
+    if (!A->sharp_hash) {
+        size_t cap = 1;
+        while (cap < 2 * A->maxf) cap *= 2;
+        A->sharp_hash = malloc(cap * sizeof *A->sharp_hash);
+        A->sharp_hash_cap = A->sharp_hash ? cap : 0;
+    }
+    static rounding_stats rs; /* 12 KiB of cluster sums: not on the stack; the audit is single-threaded */
+    size_t cdiv, cmod;
+    bounds_cluster_of(&A->m, d->kind, d->ridx, &cdiv, &cmod);
+    rounding_test_f64(&rs, ref, cand, worst, nn, f, sdf, ref_fp32cr ? 0x1p-24 : 0.0, BOUNDS_SHARP_ALPHA_TEST,
+                      A->sharp_hash, A->sharp_hash_cap, cdiv, cmod);
+    if (!rs.n) return;
+    ss->n_sharp++;
+    ss->n_aggregate += rs.aggregate;
+    ss->n_over_sharp += (long)rs.n_over_sharp;
+    if (rs.max_sharp_ratio > ss->max_sharp_ratio) {
+        ss->max_sharp_ratio = rs.max_sharp_ratio;
+        ss->worst_sharp_step = A->step;
+        ss->sharp_factor = f;
+        ss->sharp_alarm = bounds_sharp_alarm(d->rule, K);
+    }
+    if (rs.aggregate && rs.bias_score > ss->max_bias_score) {
+        ss->max_bias_score = rs.bias_score;
+        ss->bias_step = A->step;
+        ss->bias_sign_z = rs.sign_z;
+        ss->bias_away_z = rs.away_z;
+        ss->bias_p = rs.sign_p;
+        double m = (double)(rs.n_pos + rs.n_neg);
+        ss->bias_share_pos = m > 0 ? (double)rs.n_pos / m : 0.5;
+    }
+    if (rs.aggregate && rs.scale_score > ss->max_scale_score) {
+        ss->max_scale_score = rs.scale_score;
+        ss->scale_step = A->step;
+        ss->scale_ms = rs.ms;
+        ss->scale_limit = rs.ms_limit;
+        ss->scale_p = rs.ms_p;
+    }
+    if (rs.n_over_sharp || rs.bias_fail || rs.scale_fail) {
+        ss->n_suspect++;
+        if (!ss->first_suspect_step) ss->first_suspect_step = A->step;
+    }
+    lsbuf_printf(&A->line, ", \"sharp\": {\"factor\": ");
+    lsbuf_json_num(&A->line, f);
+    lsbuf_printf(&A->line, ", \"max_ratio\": ");
+    lsbuf_json_num(&A->line, rs.max_sharp_ratio);
+    lsbuf_printf(&A->line, ", \"n_over\": %zu, \"n_distinct\": %zu, \"design_s\": %.3g, \"design_a\": %.3g",
+                 rs.n_over_sharp, rs.n_distinct, rs.design_s, rs.design_a);
+    if (rs.aggregate) {
+        lsbuf_printf(&A->line, ", \"n_pos\": %zu, \"n_neg\": %zu, \"n_away\": %zu, \"sign_z\": ", rs.n_pos,
+                     rs.n_neg, rs.n_away);
+        lsbuf_json_num(&A->line, rs.sign_z);
+        lsbuf_printf(&A->line, ", \"away_z\": ");
+        lsbuf_json_num(&A->line, rs.away_z);
+        lsbuf_printf(&A->line, ", \"sign_limit\": ");
+        lsbuf_json_num(&A->line, rs.sign_limit);
+        lsbuf_printf(&A->line, ", \"mean_square\": ");
+        lsbuf_json_num(&A->line, rs.ms);
+        lsbuf_printf(&A->line, ", \"ms_limit\": ");
+        lsbuf_json_num(&A->line, rs.ms_limit);
+    }
+    lsbuf_printf(&A->line, "}");
+}
+
 /* Compare slot s (data already fetched into fb/db) for every active pair;
  * bound (per element of the slice) is used for pairs with a reference a.
  * At a bounded step every comparison with a reference is a check: with a
@@ -547,6 +634,12 @@ static void compare_slot(audit *A, int s, const double *bound) {
         if (st.n_equal < st.n && ss->first_unequal_step == 0) ss->first_unequal_step = A->step;
         json_line_begin(A, r->eng[p->a].label, r->eng[p->b].label, r->slot_name[s], r->slot_phase[s]);
         compare_stats_json(&A->line, &st);
+        if (bd && is_ref && !r->eng[p->b].is_ref && A->sharp) {
+            double t0 = ls_now();
+            sharp_check(A, ss, d, A->db[p->a] + off, A->fb[p->b] + off, bound, nn, r->eng[p->a].ref_fp32cr,
+                        A->e[p->b]->batch);
+            A->t_sharp += ls_now() - t0;
+        }
         decisions_of(A, pi, s, nn);
         json_line_end(A);
     }
@@ -1662,6 +1755,7 @@ static int collect_engine_stats(audit *A) {
         }
     }
     r->compare_s = A->t_compare;
+    r->sharp_s = A->t_sharp;
     r->parent_peak_rss = ls_peak_rss();
     return 0;
 }
@@ -1753,6 +1847,7 @@ static void audit_free(audit *A) {
     free(A->bound2);
     free(A->bound3);
     free(A->bound_tmp);
+    free(A->sharp_hash);
     for (int pi = 0; pi < AUDIT_MAX_PAIRS; pi++)
         for (int l = 0; l < MODEL_MAX_LAYERS; l++) free(A->flipmask[pi][l]);
     free(A->pm);

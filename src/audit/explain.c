@@ -18,6 +18,7 @@
 #include "audit/reason.h"
 
 #include "base/lowp.h"
+#include "checks/bounds.h"
 
 #include <ctype.h>
 #include <math.h>
@@ -770,6 +771,29 @@ static int matching_twin(const audit_result *r, const model *m, int pi, double *
     return -1;
 }
 
+static const char REDUCED_FIX[] =
+    "Turn reduced precision off for this operation: PyTorch torch.backends.cuda.matmul.allow_tf32 = False and "
+    "torch.backends.cudnn.allow_tf32 = False (convolutions default to TF32 in PyTorch); env NVIDIA_TF32_OVERRIDE=0; "
+    "cuDNN math type CUDNN_DEFAULT_MATH, cuBLAS CUBLAS_DEFAULT_MATH (not CUBLAS_TF32_TENSOR_OP_MATH); in lockstep "
+    "cuda:math=fma, cpu:tf32=off, dtype=f32.";
+
+/* One operation's error over its fp32 bound (ratio q) that TF32 or bf16
+ * operands in that operation alone explain: a product tensor (not a bias
+ * sum), q within lowp_bound_factor(K, u_in) (lowp.h), no bias in sign (the
+ * sign tests ran and passed: round to nearest is unbiased; without them
+ * there is no evidence for it).  The name of
+ * the precision into lp ("TF32 (or bf16)", "bf16"); 0 when it does not fit. */
+static int one_op_lowp(const audit_result *r, const model *m, const audit_slot_stats *ss, int s, double q, char *lp,
+                       size_t cap) {
+    int bias;
+    size_t K = slot_dot_k(r, m, s, &bias);
+    if (!K || bias || !isfinite(q) || !ss->n_aggregate || ss->max_bias_score >= 1) return 0;
+    if (q <= lowp_bound_factor(K, 0x1p-11)) snprintf(lp, cap, "TF32 (or bf16)");
+    else if (q <= lowp_bound_factor(K, 0x1p-8)) snprintf(lp, cap, "bf16");
+    else return 0;
+    return 1;
+}
+
 /* bound exceeded, explained by a transform (Winograd/FFT) algorithm */
 static explain_finding *bound_transform(explain_list *L, const audit_engine *eb, const facts *fb, const char *lname,
                                         const char *tr) {
@@ -823,11 +847,29 @@ static explain_finding *bound_lowp(explain_list *L, const audit_result *r, const
     return f;
 }
 
-/* bound exceeded with no explanation in the engine's description */
-static explain_finding *bound_unexplained(explain_list *L, const audit_engine *eb, layer_kind kind, int how,
-                                          const char *lname) {
+static const char *const OP_NAME[] = {"forward", "backward-data", "backward-weights"};
+
+/* bound exceeded with no explanation in the engine's description; an
+ * excess that TF32/bf16 operands in this one operation explain
+ * (one_op_lowp) is named so, with the fix in the user's terms */
+static explain_finding *bound_unexplained(explain_list *L, const audit_result *r, const model *m, int s,
+                                          const audit_slot_stats *ss, const audit_engine *eb, layer_kind kind,
+                                          int how, const char *lname) {
     explain_finding *f = add(L, "bound-exceeded", EXPLAIN_PROBLEM);
     if (!f) return NULL;
+    char lp[24] = "";
+    if ((kind == LAYER_CONV || kind == LAYER_DENSE) && how <= 2 &&
+        one_op_lowp(r, m, ss, s, ss->max_bound_ratio, lp, sizeof lp)) {
+        snprintf(f->rule, sizeof f->rule, "reduced-precision-op");
+        snprintf(f->cause, sizeof f->cause,
+                 "Not fp32 rounding in any order, but within what %s operands give in this one operation, %s, "
+                 "unbiased in sign (the sign tests pass), while the other operations of the layer stay within "
+                 "their fp32 bounds: consistent with %s's %s running in reduced precision (as cuDNN/cuBLAS do "
+                 "when TF32 is allowed), though %s's description names none.",
+                 lp, r->slot_name[s], lname, OP_NAME[how], eb->label);
+        snprintf(f->fix, sizeof f->fix, "%s", REDUCED_FIX);
+        return f;
+    }
     if (kind == LAYER_MAXPOOL && how == 1)
         snprintf(f->cause, sizeof f->cause,
                  "Max-pool backward is exact in fp32, so any difference is routing: consistent with a "
@@ -876,7 +918,13 @@ static void bound_finish(explain_finding *f, const audit_result *r, const model 
     set_slot(f, r, m, s);
     f->step = ss->worst_ratio_step ? ss->worst_ratio_step : ss->worst_step;
     f->ratio = q;
-    if (strcmp(f->rule, "reduced-precision") == 0)
+    char lp[24] = "";
+    int how;
+    slot_layer(r, m, s, &how);
+    if (strcmp(f->rule, "reduced-precision-op") == 0 && how <= 2 && one_op_lowp(r, m, ss, s, q, lp, sizeof lp))
+        snprintf(f->title, sizeof f->title, "%s: %s %s: error %s (in %s), consistent with %s operands in that "
+                 "operation", eb->label, lname, OP_NAME[how], ratio_words(rw, sizeof rw, q), r->slot_name[s], lp);
+    else if (strcmp(f->rule, "reduced-precision") == 0)
         snprintf(f->title, sizeof f->title, "%s: error %s (in %s), with the error signature of %s", eb->label,
                  ratio_words(rw, sizeof rw, q), r->slot_name[s],
                  sig_w >= 0 && strstr(f->cause, "bf16 (") ? "bf16" : "TF32");
@@ -962,7 +1010,7 @@ static int rule_bounds_pair(explain_list *L, const audit_result *r, const model 
         int twin = sig >= 0 ? matching_twin(r, m, pi, &twin_spread) : -1;
         if (transform) f = bound_transform(L, eb, &fb, lname, tr);
         else if (sig >= 0) f = bound_lowp(L, r, eb, &fb, sig, sig_w, twin, twin_spread);
-        else f = bound_unexplained(L, eb, kind, how, lname);
+        else f = bound_unexplained(L, r, m, s, ss, eb, kind, how, lname);
         if (!f) return LS_ENOMEM;
         bound_finish(f, r, m, pi, s, l, sig_w);
     }
@@ -979,6 +1027,127 @@ static int rule_bounds(explain_list *L, const audit_result *r, const model *m) {
         if (!r->eng[p->a].is_ref || r->eng[p->b].repeat_of >= 0) continue;
         int rc = rule_bounds_pair(L, r, m, pi);
         if (rc) return rc;
+    }
+    return LS_OK;
+}
+
+/* The largest failing sharp-tier test of one slot: score (statistic over
+ * its limit, >= 1 when failing; 0 when none failed), which test, its
+ * probability. */
+static double sharp_failure(const audit_slot_stats *ss, const char **test, double *p) {
+    double best = 0;
+    *test = "";
+    *p = 1;
+    if (!ss->n_suspect) return 0;
+    if (ss->n_over_sharp && ss->max_sharp_ratio > best) {
+        best = ss->max_sharp_ratio;
+        *test = "sharp bound";
+        *p = ss->sharp_alarm;
+    }
+    if (ss->max_bias_score >= 1 && ss->max_bias_score > best) {
+        best = ss->max_bias_score;
+        *test = "bias (sign test)";
+        *p = ss->bias_p;
+    }
+    if (ss->max_scale_score >= 1 && ss->max_scale_score > best) {
+        best = ss->max_scale_score;
+        *test = "scale (mean square)";
+        *p = ss->scale_p;
+    }
+    return best;
+}
+
+/* ---- the sharper tier: SUSPECT ---------------------------------------------
+ * What reduced precision in ONE operation looks like to the sharper tier:
+ * its operands rounded to u_in (TF32: 2^-11) add sum_i a_i b_i (e_ai + e_bi)
+ * to the dot product, |e| <= u_in, independent: by Hoeffding within
+ * lambda 2 u_in sqrt(sum (a_i b_i)^2) <= lambda 2 u_in S, i.e. a ratio to
+ * the fp32 worst case gamma_K S of up to ~2 lambda u_in / (K u) =
+ * 2 lambda 2^13 / K, and unbiased in sign (round to nearest).  So an
+ * operation whose error fails the scale test or the sharp bound, with no
+ * bias, while staying within the fp32 worst case, has the signature of
+ * reduced-precision operands in that operation; a bias (sign test) is a
+ * systematic shift instead (one ulp up, a scaled constant). */
+static void suspect_text(explain_finding *f, const audit_result *r, const model *m, const audit_pair *p, int s,
+                         const char *test, double score, double prob) {
+    const audit_slot_stats *ss = &p->slot[s];
+    const audit_engine *eb = &r->eng[p->b];
+    char b1[32], b2[32], b3[32], org[64];
+    int bias, how, l = slot_layer(r, m, s, &how);
+    size_t K = slot_dot_k(r, m, s, &bias);
+    const char *op = how == 0 ? "forward" : how == 1 ? "backward-data" : how == 2 ? "backward-weights" : "";
+    int lowp = K && !bias && strcmp(test, "bias (sign test)") != 0 && ss->max_bias_score < 1 && op[0];
+    explain_slot_origin(r, m, s, org, sizeof org);
+    snprintf(f->rule, sizeof f->rule, "%s", lowp ? "suspect-reduced-precision" : "suspect");
+    if (lowp)
+        snprintf(f->title, sizeof f->title, "%s: %s %s consistent with reduced precision (TF32/bf16 operands) in %s "
+                 "(SUSPECT: %s x%s its limit)", eb->label, l >= 0 ? m->layers[l].name : "", op, r->slot_name[s],
+                 test, fnum(b1, sizeof b1, score));
+    else
+        snprintf(f->title, sizeof f->title, "%s: %s beyond what fp32 rounding does in practice, within the worst case "
+                 "(SUSPECT: %s x%s its limit)", eb->label, r->slot_name[s], test, fnum(b1, sizeof b1, score));
+    if (lowp)
+        snprintf(f->cause, sizeof f->cause,
+                 "%s (%s) errs more than independent fp32 roundings do (sharper tier), unbiased in sign and within "
+                 "the fp32 worst case: the signature of its operands rounded to fewer mantissa bits (TF32, 10 bits; "
+                 "bf16, 7) in this one operation, as cuDNN/cuBLAS do when TF32 is allowed. Consistent with, not "
+                 "proven: any unbiased extra error of this size reads the same.",
+                 r->slot_name[s], org);
+    else if (strcmp(test, "bias (sign test)") == 0)
+        snprintf(f->cause, sizeof f->cause,
+                 "The errors of %s (%s) are systematic: %.1f%% of the nonzero errors are positive (sign z %s) and "
+                 "the away-from-zero z is %s, where independent roundings give 50%% and |z| below %.1f. A shift of "
+                 "every element (one ulp, a scaled constant) stays within the worst case but not this.",
+                 r->slot_name[s], org, 100 * ss->bias_share_pos, fnum(b1, sizeof b1, ss->bias_sign_z),
+                 fnum(b2, sizeof b2, ss->bias_away_z), sqrt(2 * log(4 / BOUNDS_SHARP_ALPHA_TEST)));
+    else
+        snprintf(f->cause, sizeof f->cause,
+                 "The error of %s (%s) is larger than independent mean-zero fp32 roundings produce (Higham & Mary's "
+                 "probabilistic bound, or the mean square), though within the proven worst case: a fault or a "
+                 "reduced-precision path that the worst case cannot tell from rounding.",
+                 r->slot_name[s], org);
+    snprintf(f->evidence, sizeof f->evidence,
+             "vs %s at step %ld: ratio to the sharp bound %s (factor %s of the worst case; per-element false alarm "
+             "%.1e), ratio to the worst-case bound %s; sign test max score %s (z %s, away z %s, p <= %.1e); mean "
+             "square %s of limit %s (p <= %.1e); %ld of %ld checks failed. Failing test: %s, p <= %.1e under "
+             "independent rounding.",
+             r->eng[p->a].label, ss->first_suspect_step, fnum(b1, sizeof b1, ss->max_sharp_ratio),
+             fnum(b2, sizeof b2, ss->sharp_factor), ss->sharp_alarm, fnum(b3, sizeof b3, ss->max_bound_ratio),
+             fnum(b1, sizeof b1, ss->max_bias_score), fnum(b2, sizeof b2, ss->bias_sign_z),
+             fnum(b3, sizeof b3, ss->bias_away_z), ss->bias_p, fnum(b1, sizeof b1, ss->scale_ms),
+             fnum(b2, sizeof b2, ss->scale_limit), ss->scale_p, ss->n_suspect, ss->n_sharp, test, prob);
+    if (lowp) snprintf(f->fix, sizeof f->fix, "%s", REDUCED_FIX);
+    else
+        snprintf(f->fix, sizeof f->fix, "Ablate %s's knobs one at a time on this layer (--mode isolated); a "
+                 "systematic error is a bug even when it is small.", eb->label);
+}
+
+/* One SUSPECT finding per (reference pair, tensor) whose sharper tier
+ * failed while every tensor of the layer is within its worst case
+ * (a layer over its worst case is rule_bounds' PROBLEM already). */
+static int rule_suspect(explain_list *L, const audit_result *r, const model *m) {
+    for (int pi = 0; pi < r->n_pairs; pi++) {
+        const audit_pair *p = &r->pair[pi];
+        if (!r->eng[p->a].is_ref || r->eng[p->b].repeat_of >= 0) continue;
+        for (int s = 0; s < r->n_slots; s++) {
+            const audit_slot_stats *ss = &p->slot[s];
+            const char *test;
+            double prob, score = sharp_failure(ss, &test, &prob);
+            if (score < 1 || !(ss->max_bound_ratio <= 1)) continue;
+            int how, l = slot_layer(r, m, s, &how), over = 0;
+            for (int t = 0; t < r->n_slots && l >= 0; t++) {
+                int how2;
+                over |= slot_layer(r, m, t, &how2) == l && p->slot[t].max_bound_ratio > 1;
+            }
+            if (over) continue;
+            explain_finding *f = add(L, "suspect", EXPLAIN_SUSPECT);
+            if (!f) return LS_ENOMEM;
+            set_pair(f, r, pi);
+            set_slot(f, r, m, s);
+            f->step = ss->first_suspect_step;
+            f->ratio = ss->max_sharp_ratio;
+            suspect_text(f, r, m, p, s, test, score, prob);
+        }
     }
     return LS_OK;
 }
@@ -1627,6 +1796,27 @@ static int rule_other_path(explain_list *L, const audit_result *r) {
 
 /* The engine's checks against its reference: the first reference pair
  * with checked steps; counts, flips and the worst bound ratio over it. */
+/* The engine's most significant sharp-tier failure over the pair's slots
+ * (none: suspect_slot stays -1). */
+static void verdict_suspect(engine_verdict *ev, const audit_pair *p, const audit_result *r) {
+    ev->suspect_slot = -1;
+    double best = 0;
+    for (int s = 0; s < r->n_slots; s++) {
+        const audit_slot_stats *ss = &p->slot[s];
+        const char *t;
+        double pr, sc = sharp_failure(ss, &t, &pr);
+        if (sc < 1 || sc <= best) continue;
+        best = sc;
+        ev->suspect_slot = s;
+        ev->suspect_step = ss->first_suspect_step;
+        snprintf(ev->suspect_test, sizeof ev->suspect_test, "%s", t);
+        ev->suspect_sharp_ratio = ss->max_sharp_ratio;
+        ev->suspect_worst_ratio = ss->max_bound_ratio;
+        ev->suspect_score = sc;
+        ev->suspect_p = pr;
+    }
+}
+
 static void engine_checks(engine_verdict *ev, const audit_result *r, int i) {
     for (int pi = 0; pi < r->n_pairs && ev->ref < 0; pi++) {
         const audit_pair *p = &r->pair[pi];
@@ -1635,6 +1825,7 @@ static void engine_checks(engine_verdict *ev, const audit_result *r, int i) {
         for (int s = 0; s < r->n_slots; s++) any |= p->slot[s].n_check_steps > 0;
         if (!any) continue;
         ev->ref = p->a;
+        verdict_suspect(ev, p, r);
         for (int s = 0; s < r->n_slots; s++) {
             const audit_slot_stats *ss = &p->slot[s];
             if (!ss->n_check_steps) continue;
@@ -1685,6 +1876,18 @@ static void engine_verdict_words(engine_verdict *ev, const audit_result *r, cons
         snprintf(ev->detail, sizeof ev->detail, "%s, %s: ratio %s at step %ld", r->slot_name[ev->worst_slot],
                  explain_slot_origin(r, m, ev->worst_slot, org, sizeof org), fnum(b1, sizeof b1, ev->worst_ratio),
                  ev->worst_step);
+    } else if (ev->suspect_slot >= 0) {
+        snprintf(ev->verdict, sizeof ev->verdict, "SUSPECT");
+        ev->suspect = 1;
+        char b2[32], b3[32];
+        char test[24];
+        snprintf(test, sizeof test, "%s", ev->suspect_test);
+        snprintf(ev->detail, sizeof ev->detail, "%s, %s: %s failed (x%s its limit, p <= %.1e), sharp ratio %s, "
+                 "worst-case ratio %s, step %ld",
+                 r->slot_name[ev->suspect_slot], explain_slot_origin(r, m, ev->suspect_slot, org, sizeof org),
+                 test, fnum(b1, sizeof b1, ev->suspect_score), ev->suspect_p,
+                 fnum(b2, sizeof b2, ev->suspect_sharp_ratio), fnum(b3, sizeof b3, ev->suspect_worst_ratio),
+                 ev->suspect_step);
     } else if (ev->n_bounded < ev->n_compared) {
         snprintf(ev->verdict, sizeof ev->verdict, "unchecked (partly)");
         ev->unchecked = 1;
@@ -1759,6 +1962,7 @@ void explain_verdicts(verdict_table *v, const audit_result *r, const model *m) {
         ev->engine = i;
         ev->ref = -1;
         ev->worst_slot = -1;
+        ev->suspect_slot = -1;
         if (!ae->available) {
             snprintf(ev->verdict, sizeof ev->verdict, "skipped");
             headline_short_reason(ae->skip_reason, ev->detail, sizeof ev->detail); /* whole in run.json's engines[].skipped */
@@ -1768,6 +1972,7 @@ void explain_verdicts(verdict_table *v, const audit_result *r, const model *m) {
         engine_verdict_words(ev, r, m, ae);
         v->problems += ev->problem;
         v->unchecked += ev->unchecked;
+        v->suspects += ev->suspect;
     }
     int ep = r->epochs_done - 1;
     size_t n_test = 0;
@@ -1794,6 +1999,7 @@ int explain_run(explain_list *out, const audit_result *r, const model *m) {
     if (!rc) rc = rule_eval_ref(out, r);
     if (!rc) rc = rule_roundtrip(out, r);
     if (!rc) rc = rule_bounds(out, r, m);
+    if (!rc) rc = rule_suspect(out, r, m);
     if (!rc) rc = rule_band(out, r);
     if (!rc) rc = rule_unchecked(out, r, m);
     if (!rc) rc = rule_decisions(out, r, m);
@@ -1830,7 +2036,7 @@ void explain_print(FILE *f, const audit_result *r, const model *m) {
         fprintf(f, "\n== findings: %s\n", ls_errmsg());
         return;
     }
-    static const char *const SEV[] = {"PROBLEM", "cause", "ok", "info"};
+    static const char *const SEV[] = {"PROBLEM", "SUSPECT", "cause", "ok", "info"};
     fprintf(f, "\n== findings (why the engines differ)\n");
     for (int i = 0; i < L.n; i++) {
         const explain_finding *x = &L.f[i];

@@ -17,6 +17,11 @@
  *                        description (Winograd/FFT transform -> approximate
  *                        algorithm, TF32 -> reduced precision, else unexplained)
  *   within-bound         vs the reference every bounded tensor is <= 1
+ *   suspect              within every worst-case bound, but beyond the
+ *                        sharper tier (bounds.h): a per-element sharp
+ *                        bound, a sign test or the mean square failed;
+ *                        "reduced precision in operation X" when the pattern
+ *                        matches TF32/bf16 in one operation
  *   knob                 two engines of one kind that differ in one knob:
  *                        threads (reduction order), algo (approximate
  *                        algorithm), math (exp/log, TF32), isa, layout ...;
@@ -31,7 +36,8 @@
  * "consistent with" when the data narrow a cause down without proving it.
  *
  * Not here: running anything (ablations are suggested, not run), files
- * (report.c writes them), thresholds other than the bound ratio's 1.
+ * (report.c writes them), thresholds other than the bound ratio's 1 and the
+ * sharper tier's (checks/bounds.h, rounding_tests.h: a score of 1).
  */
 #ifndef LS_EXPLAIN_H
 #define LS_EXPLAIN_H
@@ -43,13 +49,14 @@
 
 typedef enum {
     EXPLAIN_PROBLEM = 0, /* an error not explained by fp32 rounding, or non-determinism */
-    EXPLAIN_CAUSE = 1,   /* a difference, explained */
-    EXPLAIN_OK = 2,      /* bitwise equal, within bound, deterministic */
-    EXPLAIN_INFO = 3,    /* accuracy, what was not measured */
+    EXPLAIN_SUSPECT = 1, /* within the worst-case bound, beyond what fp32 rounding does in practice */
+    EXPLAIN_CAUSE = 2,   /* a difference, explained */
+    EXPLAIN_OK = 3,      /* bitwise equal, within bound, deterministic */
+    EXPLAIN_INFO = 4,    /* accuracy, what was not measured */
 } explain_severity;
 
 typedef struct {
-    char rule[24];          /* "knob", "bound-exceeded", ... (see above) */
+    char rule[32];          /* "knob", "bound-exceeded", ... (see above) */
     explain_severity severity;
     int pair;               /* index into audit_result.pair, or -1 */
     char a[80], b[80];      /* engine labels ("" when not about a pair) */
@@ -89,6 +96,16 @@ typedef struct {
     double worst_ratio;
     long worst_step;
     long flips, near_ties;      /* discrete decisions flipped at check steps */
+    /* the sharper tier (checks/bounds.h): within every worst-case bound, but
+     * a per-element sharp bound, a sign test or the mean square failed */
+    int suspect;
+    int suspect_slot;           /* -1 when none */
+    long suspect_step;
+    char suspect_test[24];      /* "sharp bound", "bias (sign test)", "scale (mean square)" */
+    double suspect_sharp_ratio; /* the tensor's worst ratio to the sharp bound */
+    double suspect_worst_ratio; /* ... and to the worst-case bound */
+    double suspect_score;       /* the failing test's statistic / its limit (>= 1) */
+    double suspect_p;           /* the false-alarm probability of what was seen, under the model */
     char detail[200];
 } engine_verdict;
 
@@ -111,6 +128,7 @@ typedef struct {
     int n_pair;
     pair_verdict p[AUDIT_MAX_PAIRS];
     int problems, unchecked, nondet;
+    int suspects;               /* engines SUSPECT (and not PROBLEM) */
 } verdict_table;
 
 void explain_verdicts(verdict_table *v, const audit_result *r, const model *m);

@@ -14,6 +14,7 @@ typedef struct {
 /* One row per kind, most severe first: the order is the precedence. */
 static const kind_row KINDS[HEADLINE_N] = {
     {HEADLINE_PROBLEM, "problem", "PROBLEM", "v-problem"},
+    {HEADLINE_SUSPECT, "suspect", "SUSPECT", "v-suspect"},
     {HEADLINE_INCOMPLETE, "incomplete", "incomplete", "v-incomplete"},
     {HEADLINE_UNCHECKED, "unchecked", "not fully checked", "v-unchecked"},
     {HEADLINE_OK, "ok", "ok", "v-ok"},
@@ -69,6 +70,7 @@ void headline_make(headline *h, const audit_result *r, const verdict_table *v) {
     memset(h, 0, sizeof *h);
     missing_engines(h, r);
     headline_kind k = v->problems ? HEADLINE_PROBLEM
+                      : v->suspects ? HEADLINE_SUSPECT
                       : (h->n_missing || r->interrupted) ? HEADLINE_INCOMPLETE
                       : v->unchecked ? HEADLINE_UNCHECKED : HEADLINE_OK;
     h->kind = k;
@@ -80,6 +82,11 @@ void headline_make(headline *h, const audit_result *r, const verdict_table *v) {
     case HEADLINE_PROBLEM:
         snprintf(h->line, sizeof h->line, "VERDICT: PROBLEM — %d difference(s) not explained by fp32 rounding "
                                           "(below: where, why, what to change)", v->problems);
+        break;
+    case HEADLINE_SUSPECT:
+        snprintf(h->line, sizeof h->line, "VERDICT: SUSPECT — %d engine(s) within the fp32 worst case but beyond "
+                                          "what fp32 rounding does in practice (below; --fail-on suspect)",
+                 v->suspects);
         break;
     case HEADLINE_INCOMPLETE:
         if (h->n_missing == 1)
@@ -97,7 +104,7 @@ void headline_make(headline *h, const audit_result *r, const verdict_table *v) {
         break;
     default:
         snprintf(h->line, sizeof h->line, "VERDICT: ok — every engine listed ran, and every difference is "
-                                          "consistent with fp32 rounding (coverage below)");
+                                          "consistent with fp32 rounding, worst case and sharper tier (coverage below)");
     }
     next_step(h, r);
 }

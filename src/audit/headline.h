@@ -5,6 +5,8 @@
  *
  * Kinds, most severe first (the first that applies wins):
  *   PROBLEM     a difference not explained by fp32 rounding (or nondeterminism)
+ *   SUSPECT     within the fp32 worst case, beyond what fp32 rounding does in
+ *               practice (the sharper tier, checks/bounds.h)
  *   incomplete  an engine that was listed did not run (unavailable, or its
  *               process died), or the run was interrupted: what was asked
  *               for was not compared, so it cannot be "ok"
@@ -19,13 +21,13 @@
 #include "audit/explain.h"
 #include "audit/reason.h"
 
-typedef enum { HEADLINE_PROBLEM, HEADLINE_INCOMPLETE, HEADLINE_UNCHECKED, HEADLINE_OK, HEADLINE_N } headline_kind;
+typedef enum { HEADLINE_PROBLEM, HEADLINE_SUSPECT, HEADLINE_INCOMPLETE, HEADLINE_UNCHECKED, HEADLINE_OK, HEADLINE_N } headline_kind;
 
 #define HEADLINE_SHORT 101 /* a reason on the first screen: <= 100 characters */
 
 typedef struct {
     headline_kind kind;
-    const char *word;           /* "PROBLEM", "incomplete", "not fully checked", "ok" */
+    const char *word;           /* "PROBLEM", "SUSPECT", "incomplete", "not fully checked", "ok" */
     const char *css;            /* the HTML class of the verdict box */
     char line[400];             /* "VERDICT: incomplete — cuda was not run: <short reason>" */
     char next[400];             /* the next step, one line ("" when none) */

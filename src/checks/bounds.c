@@ -356,6 +356,100 @@ void bounds_eval_layer(const model *m, int l, const float *pf, const float *x, c
     }
 }
 
+/* ---- the sharper tier (bounds.h derives it) ---------------------------- */
+
+size_t bounds_K_of(const model *m, tensor_kind kind, int idx, size_t n) {
+    int L = m->n_layers;
+    if ((kind == TENSOR_ACT || kind == TENSOR_DACT) && (idx < 0 || idx >= L)) return 0;
+    if (kind == TENSOR_ACT) {
+        const layer *ly = &m->layers[idx];
+        if (ly->kind == LAYER_CONV) return (size_t)ly->in_c * ly->k * ly->k + 1;
+        if (ly->kind == LAYER_DENSE) return (size_t)ly->in_c + 1;
+        return 0;
+    }
+    if (kind == TENSOR_DACT) {
+        if (idx == L - 1) return 0; /* the loss gradient: derived */
+        const layer *ly = &m->layers[idx + 1];
+        if (ly->kind == LAYER_CONV) return (size_t)ly->out_c * ly->k * ly->k;
+        if (ly->kind == LAYER_DENSE) return (size_t)ly->out_c;
+        return 0;
+    }
+    if (kind == TENSOR_GRADS) {
+        if (idx < 0 || idx >= m->n_tensors) return 0;
+        const layer *ly = &m->layers[m->tensors[idx].layer];
+        if (ly->kind == LAYER_CONV) return n * (size_t)ly->out_h * ly->out_w;
+        if (ly->kind == LAYER_DENSE) return n;
+    }
+    return 0;
+}
+
+double bounds_sharp_lambda(size_t K) {
+    double k = K > 1 ? (double)K : 1.0;
+    return sqrt(2 * log(2 * k / BOUNDS_SHARP_ALPHA_ELEM)) / (1 - U32);
+}
+
+/* n, the gamma index of the rule's worst case: gamma_K for DOT,
+ * gamma_{K-1} for SUM; 0 when the rule is not a reduction. */
+static size_t gamma_n(bound_rule r, size_t K) {
+    if (r == BOUND_RULE_DOT) return K;
+    if (r == BOUND_RULE_SUM) return K > 1 ? K - 1 : 0;
+    return 0;
+}
+
+/* gamma~_n(lambda) / gamma_n, at most 1; expm1 keeps the small argument's
+ * digits. */
+static double sharp_ratio(size_t n, double lambda) {
+    if (n < 2) return 1.0;
+    double g = compare_gamma(n);
+    if (!isfinite(g)) return 1.0; /* K u >= 1: no worst case either */
+    double gt = expm1(lambda * sqrt((double)n) * U32 + (double)n * U32 * U32 / (1 - U32));
+    return gt < g ? gt / g : 1.0;
+}
+
+double bounds_sharp_factor(bound_rule r, size_t K) {
+    size_t n = gamma_n(r, K);
+    return n ? sharp_ratio(n, bounds_sharp_lambda(K)) : 1.0;
+}
+
+double bounds_sharp_alarm(bound_rule r, size_t K) {
+    size_t n = gamma_n(r, K);
+    if (!n || bounds_sharp_factor(r, K) >= 1.0) return 0.0;
+    double l = bounds_sharp_lambda(K) * (1 - U32);
+    return fmin(1.0, 2 * (double)n * exp(-l * l / 2));
+}
+
+void bounds_sharpen(double *sharp, const double *worst, size_t n, bound_rule r, size_t K) {
+    double f = bounds_sharp_factor(r, K);
+    for (size_t i = 0; i < n; i++) sharp[i] = f * worst[i];
+}
+
+double bounds_sd_factor(bound_rule r, size_t K) {
+    size_t n = gamma_n(r, K);
+    if (!n) return 0.0;
+    double g = compare_gamma(n);
+    if (!isfinite(g)) return 0.0;
+    double nr = r == BOUND_RULE_DOT ? 2.0 * (double)K - 1 : (double)K - 1;
+    return sqrt(nr) * U32 * (1 + g) / g;
+}
+
+void bounds_cluster_of(const model *m, tensor_kind kind, int idx, size_t *cdiv, size_t *cmod) {
+    *cdiv = 1;
+    *cmod = 0;
+    if (kind == TENSOR_ACT || kind == TENSOR_DACT) {
+        if (idx < 0 || idx >= m->n_layers) return;
+        const layer *ly = &m->layers[idx];
+        *cdiv = (size_t)ly->out_h * ly->out_w;
+        *cmod = (size_t)ly->out_c;
+    } else if (kind == TENSOR_GRADS || kind == TENSOR_PARAMS || kind == TENSOR_ADAM_M || kind == TENSOR_ADAM_V) {
+        if (idx < 0 || idx >= m->n_tensors) return;
+        const model_tensor *t = &m->tensors[idx];
+        const layer *ly = &m->layers[t->layer];
+        size_t rows = (size_t)ly->out_c;
+        *cmod = rows;
+        *cdiv = rows && !t->is_bias ? t->numel / rows : 1;
+    }
+}
+
 /* ---- every-step checksum relations ----------------------------------------
  * A relation (engines/checksums.c) sums P outputs y^_p of one operation and
  * compares that with the operation's linear map applied to summed inputs:

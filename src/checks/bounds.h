@@ -95,7 +95,75 @@ void bounds_adam(const float *p, const float *m, const float *v, const float *g,
 void bounds_eval_layer(const model *m, int l, const float *pf, const float *x, const double *err_in, double *err_out,
                        float *errf, double *tmp, size_t n);
 
-#endif
+/* ---- the sharper, probabilistic tier (issue 24) ------------------------
+ * The bounds above are proven worst cases: exceeding one is a PROBLEM.  In
+ * the long reductions they are loose by sqrt(K) and more, so a fault can
+ * hide under them.  The second tier models the rounding errors as Higham
+ * & Mary (SIAM J. Sci. Comput. 41(5), 2019) do: each rounding's relative
+ * error delta is independent of the others and mean-zero (|delta| <= u).
+ * Then for a reduction of n roundings per term (DOT: K products and K-1
+ * additions, any order, FMA or not; SUM: K-1 additions)
+ *   |err| <= gamma~_n(lambda) sum |a||b|,
+ *   gamma~_n(lambda) = exp(lambda sqrt(n) u + n u^2 / (1 - u)) - 1,
+ * failing with probability <= 2 n exp(-lambda^2 (1-u)^2 / 2) per element
+ * (their Theorem 4.6 with the union bound over the n theta's).
+ * sharp bound = bounds_sharp_factor(rule, K) x worst-case bound, where
+ * factor = min(1, gamma~_n(lambda) / gamma_n); the same factor scales the
+ * underflow term K 2^-149: the K subnormal roundings are mean-zero and
+ * bounded by 2^-150, so Hoeffding gives lambda sqrt(K) 2^-150 with the same
+ * probability, which the scaled term covers.
+ * lambda is chosen per K so that the per-element false-alarm probability
+ * is BOUNDS_SHARP_ALPHA_ELEM = BOUNDS_SHARP_ALPHA_RUN / BOUNDS_SHARP_RUN_ELEMS:
+ *   lambda(K) = sqrt(2 ln(2 K / alpha_elem)) / (1 - u),
+ * 8.9 at K = 10, 9.7 at K = 1e4, 10.1 at K = 1e6.  The run count assumed,
+ * 1e10 element checks (elements x checked steps x tensors x engines), is
+ * ~100 times the main job's (make run: ~1.2e6 elements per step and
+ * engine x ~12 checked steps x 5 engines ~ 7e7), so a whole run of the
+ * main job false-alarms with probability <= 1e-6 on this tier.
+ * The tiers coincide (factor 1) where lambda^2 >= n, i.e. K <~ 90 (conv1
+ * forward, fc2 backward-data, small bias sums), and for the few-operation
+ * rules: DERIVED (loss, Adam: 2..7 roundings per value, where
+ * lambda sqrt(n) u > n u) keeps its worst case, EXACT stays bitwise,
+ * PROPAGATED (evaluation) stays worst case (not a single reduction).
+ * The model is an assumption, not a theorem about a given engine: exceeding
+ * this tier is SUSPECT ("beyond what fp32 rounding does in practice, within
+ * what it could do in the worst case"), never PROBLEM. */
+#define BOUNDS_SHARP_ALPHA_RUN 1e-6
+#define BOUNDS_SHARP_RUN_ELEMS 1e10
+#define BOUNDS_SHARP_ALPHA_ELEM (BOUNDS_SHARP_ALPHA_RUN / BOUNDS_SHARP_RUN_ELEMS)
+/* The aggregate tests (checks/rounding_tests.h): per tensor, per check,
+ * false-alarm probability; 1e4 tests per run assumed (~40 reduction
+ * tensors x 2 tests x ~12 checked steps x 5 engines = 4.8e3). */
+#define BOUNDS_SHARP_ALPHA_TEST 1e-10
+
+/* The number of rounded terms K of rule r for tensor (kind, idx) of model
+ * m at batch n: DOT forward in_c k k + 1 (dense in_c + 1), backward-data
+ * out_c k k (dense out_c), backward-weights n out_h out_w (dense n); SUM n
+ * out_h out_w (dense n) terms.  idx as in bounds_rule_of.  0 for the other
+ * rules (no reduction). */
+size_t bounds_K_of(const model *m, tensor_kind kind, int idx, size_t n);
+double bounds_sharp_lambda(size_t K);
+/* sharp = factor x worst (1 for EXACT, DERIVED, PROPAGATED, NONE, K < 2). */
+double bounds_sharp_factor(bound_rule r, size_t K);
+/* The per-element probability that independent mean-zero rounding errors
+ * exceed the sharp bound: 2 n exp(-lambda^2 (1-u)^2 / 2) (0 when the tiers
+ * coincide: then the worst case is proven). */
+double bounds_sharp_alarm(bound_rule r, size_t K);
+/* sharp[i] = factor x worst[i], i < n (sharp == worst allowed). */
+void bounds_sharpen(double *sharp, const double *worst, size_t n, bound_rule r, size_t K);
+/* sigma = sd_factor x worst: a bound on the root-mean-square error of an
+ * element under the same model, E[err^2] <= u^2 sum_k s_k^2 over the
+ * n_r roundings (each |s_k| <= S (1 + gamma_K)):
+ *   sigma = sqrt(n_r) u (1 + gamma_n) S, S = worst / gamma_n,
+ * n_r = 2K - 1 for DOT (K products, K - 1 sums), K - 1 for SUM.  0 for
+ * the rules without an aggregate model (the few-operation DERIVED rules
+ * carry systematic terms: the exact reference's 0.9 is not fl(0.9)). */
+double bounds_sd_factor(bound_rule r, size_t K);
+/* The output channel of element i of tensor (kind, idx) is (i / *cdiv) %
+ * *cmod (NCHW activations and their gradients: the channel; (O, ...)
+ * weights and their gradients: the output row): the clusters of the sign
+ * tests' robust variance (rounding_tests.h).  *cmod 0 for other tensors. */
+void bounds_cluster_of(const model *m, tensor_kind kind, int idx, size_t *cdiv, size_t *cmod);
 
 /* ---- every-step checksum relations (engines/checksums.h) ----------------
  * A relation sums P outputs of one conv/dense operation and compares the
@@ -110,3 +178,5 @@ void bounds_eval_layer(const model *m, int l, const float *pf, const float *x, c
  * 2^-8): the fp32 tolerance times lowp_bound_factor(K, u_in). */
 int bounds_ck_shape(const model *m, int l, int phase, size_t n, size_t *K, size_t *P, int *is_sum);
 double bounds_ck_tol(size_t K, size_t P, int is_sum, double A, double Y, double u_in);
+
+#endif

@@ -44,8 +44,10 @@ static void verdicts(audit_result *r) {
     headline h;
     headline_make(&h, r, &vt);
     r->incomplete = h.n_missing + (r->interrupted != 0);
+    r->suspects = vt.suspects;
     r->gate = ((c->fail_on & AUDIT_FAIL_PROBLEM) && vt.problems) ||
               ((c->fail_on & AUDIT_FAIL_INCOMPLETE) && r->incomplete) ||
+              ((c->fail_on & AUDIT_FAIL_SUSPECT) && vt.suspects) ||
               ((c->fail_on & AUDIT_FAIL_UNCHECKED) && vt.unchecked) ||
               ((c->fail_on & AUDIT_FAIL_NONDET) && vt.nondet);
     if (c->verbose) report_print_summary(r);

@@ -197,15 +197,16 @@ void report_print_verdicts(audit_result *R, const verdict_table *v, const explai
             continue;
         }
         if (!shown) fprintf(f, "\nfindings:\n");
-        fprintf(f, "  [%s] %s\n", x->severity == EXPLAIN_PROBLEM ? "PROBLEM" : "cause", x->title);
+        fprintf(f, "  [%s] %s\n", x->severity == EXPLAIN_PROBLEM ? "PROBLEM" : x->severity == EXPLAIN_SUSPECT ? "SUSPECT" : "cause", x->title);
         shown++;
     }
     if (more) fprintf(f, "  ... and %d more (--verbose, report.md)\n", more);
     print_top_layers(f, r, &R->m);
     char b3[32];
-    fprintf(f, "\ncost: comparison and checks %s s (state round trip %s s) of %s s\n",
+    char b4[32];
+    fprintf(f, "\ncost: comparison and checks %s s (state round trip %s s, sharper tier %s s) of %s s\n",
             ls_fmt_num(b1, sizeof b1, r->compare_s, "-"), ls_fmt_num(b3, sizeof b3, r->roundtrip_s, "-"),
-            ls_fmt_num(b2, sizeof b2, r->total_s, "-"));
+            ls_fmt_num(b4, sizeof b4, r->sharp_s, "-"), ls_fmt_num(b2, sizeof b2, r->total_s, "-"));
 }
 
 void report_print_summary(audit_result *R) {

@@ -620,8 +620,8 @@ static void sec_environment(doc *d, const ctx *x) {
 }
 
 static void finding_block(doc *d, const explain_finding *f) {
-    static const char *const SEV[] = {"problem", "cause", "ok", "info"};
-    static const char *const SEVT[] = {"PROBLEM", "CAUSE", "OK", "INFO"};
+    static const char *const SEV[] = {"problem", "suspect", "cause", "ok", "info"};
+    static const char *const SEVT[] = {"PROBLEM", "SUSPECT", "CAUSE", "OK", "INFO"};
     const char *lab[] = {"Where", "Cause", "Evidence", "Fix"};
     char where[200];
     snprintf(where, sizeof where, "%s%s%s", f->tensor, f->tensor[0] && f->layer[0] ? ", computed by " : "",
@@ -1432,6 +1432,55 @@ static void sec_tensors(doc *d, const ctx *x) {
     }
 }
 
+/* The sharper tier (checks/bounds.h): per tensor vs the reference, the
+ * ratio to each tier and the aggregate tests' scores: how much margin the
+ * check has on this model (a score >= 1 is SUSPECT). */
+static void sec_sharp(doc *d, const ctx *x) {
+    const audit_result *r = x->r;
+    int any = 0;
+    for (int pi = 0; pi < r->n_pairs && !any; pi++)
+        for (int s = 0; s < r->n_slots; s++) any |= r->pair[pi].slot[s].n_sharp > 0;
+    if (!any) return;
+    heading(d, 3, "sharp", "Sharper tier: margin per tensor");
+    para(d, "Per tensor vs the exact reference, at the checked steps: the worst ratio of the error to the worst-case "
+            "bound (> 1: PROBLEM) and to the sharper, probabilistic bound (Higham & Mary's lambda sqrt(K) u, "
+            "per-element false alarm <= 1e-16), the sign tests' and the mean square's largest score (statistic / "
+            "its limit, per-check false alarm <= 1e-10); any of them >= 1 within the worst case is SUSPECT. "
+            "Few-operation rules (loss, Adam) keep their worst case: there the two ratios coincide.");
+    static const char *const H[] = {"Tensor", "Checks", "Worst-case ratio", "Sharp factor", "Sharp ratio",
+                                    "Bias score", "Scale score", "SUSPECT checks"};
+    char c1[32], c2[32], c3[32], c4[32], c5[32], c6[32], c7[32];
+    for (int pi = 0; pi < r->n_pairs; pi++) {
+        const audit_pair *p = &r->pair[pi];
+        int rows = 0;
+        for (int s = 0; s < r->n_slots; s++) rows += p->slot[s].n_sharp > 0;
+        if (!rows) continue;
+        char t[200];
+        snprintf(t, sizeof t, "%s vs %s", r->eng[p->b].label, r->eng[p->a].label);
+        heading(d, 4, "pair", t);
+        table_begin(d, 8, H);
+        for (int s = 0; s < r->n_slots; s++) {
+            const audit_slot_stats *ss = &p->slot[s];
+            if (!ss->n_sharp) continue;
+            snprintf(c1, sizeof c1, "%ld", ss->n_sharp);
+            fnum(c2, sizeof c2, ss->max_bound_ratio);
+            fnum(c3, sizeof c3, ss->sharp_factor);
+            fnum(c4, sizeof c4, ss->max_sharp_ratio);
+            if (ss->n_aggregate) {
+                fnum(c5, sizeof c5, ss->max_bias_score);
+                fnum(c6, sizeof c6, ss->max_scale_score);
+            } else {
+                snprintf(c5, sizeof c5, "–");
+                snprintf(c6, sizeof c6, "–");
+            }
+            snprintf(c7, sizeof c7, "%ld", ss->n_suspect);
+            const char *cells[] = {r->slot_name[s], c1, c2, c3, c4, c5, c6, c7};
+            table_row(d, cells);
+        }
+        table_end(d);
+    }
+}
+
 static const char CSS[] =
     "body{font:14px/1.45 system-ui,-apple-system,'Segoe UI',Roboto,sans-serif;max-width:1200px;margin:1.5em auto;"
     "padding:0 1em;color:#222}"
@@ -1443,6 +1492,7 @@ static const char CSS[] =
     ".finding{border-left:5px solid #999;background:#fafafa;margin:.7em 0;padding:.4em .8em}"
     ".finding.problem{border-color:#d62728;background:#fff5f5}.finding.cause{border-color:#ff7f0e}"
     ".finding.ok{border-color:#2ca02c;background:#f6fff6}.finding.info{border-color:#1f77b4}"
+    ".finding.suspect{border-color:#bcbd22;background:#fffff0}.suspect .tag{background:#9a9a10}"
     ".ft{font-weight:600}.tag{font-size:11px;padding:1px 6px;border-radius:3px;background:#555;color:#fff;"
     "margin-right:.4em}.problem .tag{background:#d62728}.cause .tag{background:#e07000}.ok .tag{background:#2ca02c}"
     ".info .tag{background:#1f77b4}"
@@ -1454,7 +1504,7 @@ static const char CSS[] =
     ".verdict{border-left:8px solid #999;background:#f7f7f7;padding:.5em 1em;margin:1em 0}"
     ".verdict .vline{font-size:1.25em;font-weight:700;margin:.3em 0}"
     ".v-ok{border-color:#2ca02c;background:#f3fbf3}.v-problem{border-color:#d62728;background:#fff3f3}"
-    ".v-incomplete{border-color:#e0a000;background:#fffaf0}.v-unchecked{border-color:#e0a000;background:#fffaf0}"
+    ".v-suspect{border-color:#e0a000;background:#fffaf0}.v-incomplete{border-color:#e0a000;background:#fffaf0}.v-unchecked{border-color:#e0a000;background:#fffaf0}"
     "details{margin:.6em 0;border:1px solid #ddd;border-radius:4px;padding:.2em .8em}"
     "summary{cursor:pointer;font-weight:600;font-size:1.1em;padding:.3em 0}";
 
@@ -1528,6 +1578,7 @@ static int build(doc *d, const ctx *x) {
     fold_end(d);
     fold_begin(d, "Every tensor, per engine pair");
     sec_tensors(d, x);
+    sec_sharp(d, x);
     fold_end(d);
     fold_begin(d, "Environment: engines, libraries, kernels, build, threads");
     sec_environment(d, x);

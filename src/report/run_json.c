@@ -50,7 +50,34 @@ static void json_slot(lsbuf *b, const audit_result *r, const audit_slot_stats *s
         lsbuf_printf(b, ", \"decisions\": %ld, \"flips\": %ld, \"near_ties\": %ld, \"sub_ulp\": %ld, \"flip_err_share\": ",
                      ss->decisions, ss->flips, ss->near_ties, ss->sub_ulp);
         lsbuf_json_num(b, ss->flip_err_share);
-        lsbuf_printf(b, ", \"flip_elements\": %ld}", ss->flip_elems);
+        lsbuf_printf(b, ", \"flip_elements\": %ld", ss->flip_elems);
+        if (ss->n_sharp) {
+            /* the sharper tier (checks/bounds.h, rounding_tests.h) */
+            lsbuf_printf(b, ", \"sharp\": {\"checks\": %ld, \"aggregate_checks\": %ld, \"max_ratio\": ",
+                         ss->n_sharp, ss->n_aggregate);
+            lsbuf_json_num(b, ss->max_sharp_ratio);
+            lsbuf_printf(b, ", \"factor\": ");
+            lsbuf_json_num(b, ss->sharp_factor);
+            lsbuf_printf(b, ", \"alarm_per_element\": ");
+            lsbuf_json_num(b, ss->sharp_alarm);
+            lsbuf_printf(b, ", \"elements_over\": %ld, \"bias_score\": ", ss->n_over_sharp);
+            lsbuf_json_num(b, ss->max_bias_score);
+            lsbuf_printf(b, ", \"sign_z\": ");
+            lsbuf_json_num(b, ss->bias_sign_z);
+            lsbuf_printf(b, ", \"away_z\": ");
+            lsbuf_json_num(b, ss->bias_away_z);
+            lsbuf_printf(b, ", \"bias_p\": ");
+            lsbuf_json_num(b, ss->bias_p);
+            lsbuf_printf(b, ", \"scale_score\": ");
+            lsbuf_json_num(b, ss->max_scale_score);
+            lsbuf_printf(b, ", \"mean_square\": ");
+            lsbuf_json_num(b, ss->scale_ms);
+            lsbuf_printf(b, ", \"ms_limit\": ");
+            lsbuf_json_num(b, ss->scale_limit);
+            lsbuf_printf(b, ", \"suspect_checks\": %ld, \"first_suspect_step\": %ld}", ss->n_suspect,
+                         ss->first_suspect_step);
+        }
+        lsbuf_printf(b, "}");
     }
     lsbuf_printf(b, "}");
 }
@@ -74,6 +101,23 @@ static void json_engine_verdict(lsbuf *b, const audit_result *r, const engine_ve
     lsbuf_printf(b, ", \"worst_step\": %ld, \"decision_flips\": %ld, \"near_ties\": %ld, \"roundtrip_checks\": %ld, "
                     "\"detail\": ", ev->worst_step, ev->flips, ev->near_ties, r->eng[ev->engine].rt_checks);
     lsbuf_json_str(b, ev->detail);
+    lsbuf_printf(b, ", \"suspect\": %s", ev->suspect ? "true" : "false");
+    if (ev->suspect_slot >= 0) {
+        /* the sharper tier's verdict (explain.h) */
+        lsbuf_printf(b, ", \"suspect_detail\": {\"tensor\": ");
+        lsbuf_json_str(b, r->slot_name[ev->suspect_slot]);
+        lsbuf_printf(b, ", \"test\": ");
+        lsbuf_json_str(b, ev->suspect_test);
+        lsbuf_printf(b, ", \"step\": %ld, \"sharp_ratio\": ", ev->suspect_step);
+        lsbuf_json_num(b, ev->suspect_sharp_ratio);
+        lsbuf_printf(b, ", \"worst_case_ratio\": ");
+        lsbuf_json_num(b, ev->suspect_worst_ratio);
+        lsbuf_printf(b, ", \"score\": ");
+        lsbuf_json_num(b, ev->suspect_score);
+        lsbuf_printf(b, ", \"p\": ");
+        lsbuf_json_num(b, ev->suspect_p);
+        lsbuf_printf(b, "}");
+    }
     lsbuf_printf(b, "}");
 }
 
@@ -101,7 +145,7 @@ static void json_pair_verdict(lsbuf *b, const audit_result *r, const pair_verdic
 
 /* one entry of run.json's "findings" (i: its place in the list). */
 static void json_finding(lsbuf *b, const explain_finding *x, int i) {
-    static const char *const SEV[] = {"problem", "cause", "ok", "info"};
+    static const char *const SEV[] = {"problem", "suspect", "cause", "ok", "info"};
     lsbuf_printf(b, "%s\n    {\"rule\": ", i ? "," : "");
     lsbuf_json_str(b, x->rule);
     lsbuf_printf(b, ", \"severity\": \"%s\", \"a\": ", SEV[x->severity]);
@@ -186,8 +230,9 @@ static void json_verdicts(lsbuf *b, audit_result *R) {
     headline h;
     headline_make(&h, r, &v);
     lsbuf_printf(b, "  \"verdict\": {\"kind\": \"%s\", \"problems\": %d, \"unchecked\": %d, \"nondeterministic\": %d, "
-                    "\"not_run\": %d, \"gate\": %s},\n",
-                 headline_kind_name(h.kind), v.problems, v.unchecked, v.nondet, h.n_missing, r->gate ? "true" : "false");
+                    "\"not_run\": %d, \"suspects\": %d, \"gate\": %s},\n",
+                 headline_kind_name(h.kind), v.problems, v.unchecked, v.nondet, h.n_missing, v.suspects,
+                 r->gate ? "true" : "false");
     lsbuf_printf(b, "  \"verdict_kind\": \"%s\", \"headline\": ", headline_kind_name(h.kind));
     lsbuf_json_str(b, h.line);
     lsbuf_printf(b, ", \"next_step\": ");
@@ -459,6 +504,8 @@ static void json_totals(lsbuf *b, const audit_result *R) {
     lsbuf_json_num(b, r->compare_s);
     lsbuf_printf(b, ", \"roundtrip_seconds\": ");
     lsbuf_json_num(b, r->roundtrip_s);
+    lsbuf_printf(b, ", \"sharp_seconds\": ");
+    lsbuf_json_num(b, r->sharp_s);
     lsbuf_printf(b, ", \"total_seconds\": ");
     lsbuf_json_num(b, r->total_s);
     lsbuf_printf(b, ", \"driver_peak_rss_bytes\": %zu, \"steps_jsonl_lines\": %ld\n}\n", r->parent_peak_rss,

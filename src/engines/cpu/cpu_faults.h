@@ -20,8 +20,13 @@
  * audit options it needs (a late fault needs more steps, a partial-batch
  * fault a last batch that is partial);
  * whether its effect exceeds the bound of the operation it breaks
- * (CPU_FAULT_DETECT) or is provably within it (CPU_FAULT_BELOW); what it
+ * (CPU_FAULT_DETECT), is within that worst case but beyond what independent
+ * fp32 roundings do, the sharper tier's SUSPECT (CPU_FAULT_SUSPECT, issue
+ * 24: checks/bounds.h), or is provably within it (CPU_FAULT_BELOW); what it
  * does; and why it is, or is not, detectable.
+ * The *_rel faults are a family: the knob fault_k=K (default 16) sets the
+ * relative perturbation 2^-K; `make mutants` sweeps K = 10..20 for the
+ * sensitivity table (README).
  *
  * Not here: the hooks themselves (engine_cpu.c's fault block, the per-plane
  * ones in cpu_pool.c) and the judging (scripts/mutants.sh).
@@ -33,7 +38,7 @@
 #define LS_FAULTS 0
 #endif
 
-enum { CPU_FAULT_BELOW = 0, CPU_FAULT_DETECT = 1 };
+enum { CPU_FAULT_BELOW = 0, CPU_FAULT_DETECT = 1, CPU_FAULT_SUSPECT = 2 };
 
 /* The run the one-off and evaluation faults ask for (their model field,
  * written out: scripts/mutants.sh reads the rows as text): two epochs of
@@ -53,10 +58,46 @@ enum { CPU_FAULT_BELOW = 0, CPU_FAULT_DETECT = 1 };
     X(FC2_BIAS_SCALED, "fc2_bias_scaled", "op", "fc2", "forward", "smallcnn", CPU_FAULT_DETECT,                       \
       "fc2 forward adds b*(1+2^-10) for b",                                                                            \
       "2^-10 |b| against the bound gamma_65 (sum|w x| + |b|), gamma_65 ~ 2^-18: over it wherever sum|w x| < 256 |b|")              \
-    X(FC1_OUT_1ULP, "fc1_out_1ulp", "op", "fc1", "forward", "smallcnn", CPU_FAULT_BELOW,                              \
+    X(FC1_OUT_1ULP, "fc1_out_1ulp", "op", "fc1", "forward", "smallcnn", CPU_FAULT_SUSPECT,                            \
       "every fc1 output moved one ulp up",                                                                             \
       "1 ulp of y is <= 2^-23 |y| <= 2^-23 (sum|w x| + |b|), 2/1569 of the gamma_1569 bound: "                         \
-      "a worst-case bound cannot tell it from rounding")                                                               \
+      "a worst-case bound cannot tell it from rounding; the sign test sees the shift")                                 \
+    X(CONV2_FWD_W_TF32, "conv2_fwd_w_tf32", "op", "conv2", "forward", "smallcnn", CPU_FAULT_DETECT,                   \
+      "conv2 forward multiplies by its weights rounded to TF32 (10-bit mantissa, to nearest)",                        \
+      "2^-11 relative per weight against gamma_145 ~ 2^-17: over the worst case (measured 17.7), named TF32 by op")   \
+    X(FC1_FWD_W_BF16, "fc1_fwd_w_bf16", "op", "fc1", "forward", "smallcnn", CPU_FAULT_DETECT,                         \
+      "fc1 forward multiplies by its weights rounded to bf16 (7-bit mantissa, to nearest)",                           \
+      "2^-8 relative per weight: ~2^-8 |y| against gamma_1569 ~ 2^-13 of sum|w x|, over it where little cancels")     \
+    X(CONV2_DX_W_TF32, "conv2_dx_w_tf32", "op", "conv2|pool1", "backward", "smallcnn", CPU_FAULT_DETECT,              \
+      "conv2 backward-data multiplies by its weights rounded to TF32 (forward and backward-weights are right)",        \
+      "as conv2_fwd_w_tf32 for the K = 144 products of backward-data (measured 14.5)")                                 \
+    X(CONV2_DW_X_TF32, "conv2_dw_x_tf32", "op", "conv2", "backward", "smallcnn", CPU_FAULT_SUSPECT,                   \
+      "conv2 backward-weights reads its input x rounded to TF32 (backward-data reads no x: only it sees it)",          \
+      "2^-11 relative per x, K = batch x 196 products: hidden 100-fold under gamma_K, not under the sharp tier")       \
+    X(CONV2_DX_1ULP, "conv2_dx_1ulp", "op", "conv2|pool1", "backward", "smallcnn", CPU_FAULT_SUSPECT,                 \
+      "every element of conv2's input gradient (backward-data) moved one ulp up",                                      \
+      "one ulp against gamma_144 sum|w dy|: within the worst case; a shift the sign test sees")                        \
+    X(FC1_DW_1ULP, "fc1_dw_1ulp", "op", "fc1", "backward", "smallcnn", CPU_FAULT_SUSPECT,                             \
+      "every element of fc1's weight gradient (backward-weights) moved one ulp up",                                    \
+      "one ulp against gamma_batch sum|x dy|: within the worst case; a shift the sign test sees")                      \
+    X(LOSS_GRAD_1ULP, "loss_grad_1ulp", "op", "fc2|loss", "loss", "smallcnn", CPU_FAULT_BELOW,                        \
+      "every element of the loss gradient moved one ulp up",                                                           \
+      "a derived rule keeps its worst case (a few ulps per element) and no sign test: fl(1/n) is one rounding "       \
+      "shared by every element, a legal bias; one ulp stays within both")                                              \
+    X(ADAM_M_1ULP, "adam_m_1ulp", "op", "conv1|conv2|fc1|fc2", "update", "smallcnn", CPU_FAULT_DETECT,                \
+      "every Adam first moment m moved one ulp up after the update",                                                   \
+      "m' = b1 m + (1-b1) g has a 2-3u bound: one ulp (2u at most) is at its edge; a derived rule, worst case only")   \
+    X(CONV2_FWD_REL, "conv2_fwd_rel", "op", "conv2", "forward", "smallcnn", CPU_FAULT_SUSPECT,                        \
+      "conv2 forward outputs scaled by 1 + 2^-k (fault_k=K, default 16)",                                               \
+      "a relative shift: the away-from-zero sign test sees it from ~1 ulp on (measured per k: make mutants)")          \
+    X(CONV2_DX_REL, "conv2_dx_rel", "op", "conv2|pool1", "backward", "smallcnn", CPU_FAULT_SUSPECT,                   \
+      "conv2 backward-data outputs scaled by 1 + 2^-k", "as conv2_fwd_rel, for backward-data")                        \
+    X(CONV2_DW_REL, "conv2_dw_rel", "op", "conv2", "backward", "smallcnn", CPU_FAULT_SUSPECT,                         \
+      "conv2 weight gradient scaled by 1 + 2^-k", "as conv2_fwd_rel, for backward-weights")                           \
+    X(LOSS_GRAD_REL, "loss_grad_rel", "op", "fc2|loss", "loss", "smallcnn", CPU_FAULT_DETECT,                         \
+      "the loss gradient scaled by 1 + 2^-k", "a derived rule (worst case only): seen from a few ulps (make mutants)")  \
+    X(ADAM_M_REL, "adam_m_rel", "op", "conv1|conv2|fc1|fc2", "update", "smallcnn", CPU_FAULT_DETECT,                  \
+      "Adam's m scaled by 1 + 2^-k after the update", "a derived rule (worst case only): m's bound is ~3u")            \
     X(FUSED_RELU_NEG_WINDOW, "fused_relu_neg_window", "op", "relu1|pool1|relu2|pool2", "forward", "smallcnn",        \
       CPU_FAULT_DETECT,                                                                                                \
       "the fused ReLU+max-pool training kernel outputs a window's maximum instead of +0 when all four are negative",  \

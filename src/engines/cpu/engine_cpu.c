@@ -1481,6 +1481,7 @@ typedef struct {
     float *dw_save;
     uint8_t *pidx_save[MODEL_MAX_LAYERS];
     int bwd_seen[MODEL_MAX_LAYERS];
+    double rel;         /* the *_rel faults' 2^-k (knob fault_k) */
     int evaluated;      /* an inference forward ran since the last training step (an epoch ended) */
     int corrupted;      /* the one-off corruption happened */
 } fault_state;
@@ -1515,6 +1516,14 @@ static int fault_init(cpu_ctx *c, const engine_spec *s, size_t max_batch) {
     fault_state *F = ls_calloc(1, sizeof *F);
     if (!F) return LS_ENOMEM;
     F->id = id;
+    const char *k = engine_spec_get(s, "fault_k", "16");
+    char *end;
+    long kv = strtol(k, &end, 10);
+    if (*end || kv < 1 || kv > 60) {
+        fault_free(F);
+        return ls_err(LS_EINVAL, "cpu: fault_k=%s: an integer 1..60 (the relative perturbation 2^-k)", k);
+    }
+    F->rel = ldexp(1.0, (int)-kv);
     F->a = alloc_aligned(max_batch * widest * sizeof(float));
     F->b = alloc_aligned(max_batch * widest * sizeof(float));
     F->p_copy = alloc_aligned(np * sizeof(float));
@@ -1530,7 +1539,8 @@ static int fault_init(cpu_ctx *c, const engine_spec *s, size_t max_batch) {
 }
 
 /* The weights of layer l edited in place (shift: w[i] = w[i+1]; rotate:
- * each k x k kernel turned 180 degrees), or restored from `save`; the
+ * each k x k kernel turned 180 degrees; 3: rounded to TF32, 4: to bf16),
+ * or restored from `save`; the
  * weight copies are refreshed either way. */
 static void fault_edit_weights(cpu_ctx *c, int l, int how, float *save) {
     const layer *ly = &c->m->layers[l];
@@ -1542,6 +1552,10 @@ static void fault_edit_weights(cpu_ctx *c, int l, int how, float *save) {
         memcpy(save, w, t->numel * sizeof *w);
         if (how == 1) {
             for (size_t i = 0; i < t->numel; i++) w[i] = save[(i + 1) % t->numel];
+        } else if (how == 3) {
+            for (size_t i = 0; i < t->numel; i++) w[i] = lowp_round_tf32(save[i], LOWP_RNE);
+        } else if (how == 4) {
+            for (size_t i = 0; i < t->numel; i++) w[i] = lowp_round_bf16(save[i], LOWP_RNE);
         } else {
             size_t kk = (size_t)ly->k * ly->k;
             for (size_t i = 0; i < t->numel; i++) w[i] = save[i / kk * kk + (kk - 1 - i % kk)];
@@ -1585,8 +1599,12 @@ static int fault_forward_layer(engine *e, int l, int training) {
     int id = F->id, rc;
     if ((rc = fault_step_start(c, F, l, training))) return rc;
     if (id == CPU_FAULT_EVAL_DROPOUT_ON && !training && ly->kind == LAYER_DROPOUT) return cpu_forward_layer(e, l, 1);
-    if (id == CPU_FAULT_CONV1_WEIGHT_SHIFTED && fault_layer(c, l, "conv1")) {
-        fault_edit_weights(c, l, 1, F->dw_save);
+    int how = id == CPU_FAULT_CONV1_WEIGHT_SHIFTED && fault_layer(c, l, "conv1")  ? 1
+              : id == CPU_FAULT_CONV2_FWD_W_TF32 && fault_layer(c, l, "conv2") ? 3
+              : id == CPU_FAULT_FC1_FWD_W_BF16 && fault_layer(c, l, "fc1")     ? 4
+                                                                                : 0;
+    if (how) {
+        fault_edit_weights(c, l, how, F->dw_save);
         rc = cpu_forward_layer(e, l, training);
         fault_edit_weights(c, l, 0, F->dw_save);
         return rc;
@@ -1637,6 +1655,9 @@ static int fault_forward_layer(engine *e, int l, int training) {
     } else if (id == CPU_FAULT_FC1_OUT_1ULP && fault_layer(c, l, "fc1")) {
         if ((rc = act_io(c, l, 0, a, 1))) return rc;
         for (size_t i = 0; i < cnt; i++) a[i] = nextafterf(a[i], INFINITY);
+    } else if (id == CPU_FAULT_CONV2_FWD_REL && fault_layer(c, l, "conv2")) {
+        if ((rc = act_io(c, l, 0, a, 1))) return rc;
+        for (size_t i = 0; i < cnt; i++) a[i] = (float)((double)a[i] * (1.0 + F->rel));
     } else if (id == CPU_FAULT_RELU3_NEG_ZERO && fault_layer(c, l, "relu3") && !L->fused) {
         if ((rc = act_io(c, l, 0, a, 1)) || (rc = act_io(c, l - 1, 0, x, 1))) return rc;
         for (size_t i = 0; i < cnt; i++)
@@ -1690,6 +1711,10 @@ static int fault_loss(engine *e, float *loss_out) {
         c->loss = *loss_out = (float)(acc / div);
     } else if (F->id == CPU_FAULT_LOSS_GRAD_17ULP) {
         for (size_t i = 0; i < n * (size_t)nc; i++) dz[i] = (float)((double)dz[i] * (1.0 + 17 * 0x1p-23));
+    } else if (F->id == CPU_FAULT_LOSS_GRAD_1ULP) {
+        for (size_t i = 0; i < n * (size_t)nc; i++) dz[i] = nextafterf(dz[i], INFINITY);
+    } else if (F->id == CPU_FAULT_LOSS_GRAD_REL) {
+        for (size_t i = 0; i < n * (size_t)nc; i++) dz[i] = (float)((double)dz[i] * (1.0 + F->rel));
     }
     return 0;
 }
@@ -1701,9 +1726,9 @@ static int fault_backward_layer(engine *e, int l) {
     plan *P = c->cur;
     const layer *ly = &c->m->layers[l];
     int id = F->id, rc;
-    if (id == CPU_FAULT_CONV2_BWD_DATA_UNFLIPPED && fault_layer(c, l, "conv2")) {
+    if ((id == CPU_FAULT_CONV2_BWD_DATA_UNFLIPPED || id == CPU_FAULT_CONV2_DX_W_TF32) && fault_layer(c, l, "conv2")) {
         /* backward-weights reads no weights: only backward-data sees them */
-        fault_edit_weights(c, l, 2, F->dw_save);
+        fault_edit_weights(c, l, id == CPU_FAULT_CONV2_DX_W_TF32 ? 3 : 2, F->dw_save);
         rc = cpu_backward_layer(e, l);
         fault_edit_weights(c, l, 0, F->dw_save);
         return rc;
@@ -1718,7 +1743,35 @@ static int fault_backward_layer(engine *e, int l) {
         F->bwd_seen[l] = 1;
         return rc;
     }
+    if (id == CPU_FAULT_CONV2_DW_X_TF32 && fault_layer(c, l, "conv2")) {
+        /* backward-data reads no x: only backward-weights sees it rounded */
+        size_t cnt = P->n * layer_in_size(ly);
+        if ((rc = act_io(c, l - 1, 0, F->a, 1))) return rc;
+        lowp_round_tf32_array(F->b, F->a, cnt, LOWP_RNE);
+        if ((rc = act_io(c, l - 1, 0, F->b, 0))) return rc;
+        rc = cpu_backward_layer(e, l);
+        int rc2 = act_io(c, l - 1, 0, F->a, 0);
+        return rc ? rc : rc2;
+    }
     if ((rc = cpu_backward_layer(e, l))) return rc;
+    const model_tensor *tw = ly->w_tensor >= 0 ? &c->m->tensors[ly->w_tensor] : NULL;
+    if ((id == CPU_FAULT_CONV2_DX_1ULP || id == CPU_FAULT_CONV2_DX_REL) && fault_layer(c, l, "conv2")) {
+        size_t cnt = P->n * layer_in_size(ly);
+        if ((rc = act_io(c, l - 1, 1, F->a, 1))) return rc;
+        for (size_t i = 0; i < cnt; i++)
+            F->a[i] = id == CPU_FAULT_CONV2_DX_1ULP ? nextafterf(F->a[i], INFINITY)
+                                                    : (float)((double)F->a[i] * (1.0 + F->rel));
+        return act_io(c, l - 1, 1, F->a, 0);
+    }
+    if (id == CPU_FAULT_FC1_DW_1ULP && fault_layer(c, l, "fc1")) {
+        for (size_t i = 0; i < tw->numel; i++) c->grads[tw->offset + i] = nextafterf(c->grads[tw->offset + i], INFINITY);
+        return 0;
+    }
+    if (id == CPU_FAULT_CONV2_DW_REL && fault_layer(c, l, "conv2")) {
+        for (size_t i = 0; i < tw->numel; i++)
+            c->grads[tw->offset + i] = (float)((double)c->grads[tw->offset + i] * (1.0 + F->rel));
+        return 0;
+    }
     if (id == CPU_FAULT_GRAD_CORRUPT_ONCE && c->step == 7 && fault_layer(c, l, "fc1")) {
         const model_tensor *t = &c->m->tensors[ly->w_tensor];
         float *g = c->grads + t->offset;
@@ -1793,7 +1846,11 @@ static int fault_update(engine *e, const adam_scalars *s) {
     (void)custom;
     int rc = cpu_update(e, &a);
     if (rc) return rc;
-    if (id == CPU_FAULT_STATE_WEIGHTS_STALE) {
+    if (id == CPU_FAULT_ADAM_M_1ULP || id == CPU_FAULT_ADAM_M_REL) {
+        for (size_t i = 0; i < np; i++)
+            c->adam_m[i] = id == CPU_FAULT_ADAM_M_1ULP ? nextafterf(c->adam_m[i], INFINITY)
+                                                       : (float)((double)c->adam_m[i] * (1.0 + F->rel));
+    } else if (id == CPU_FAULT_STATE_WEIGHTS_STALE) {
         c->params_ver--; /* the copies hold what they held: they look current */
     } else if (id == CPU_FAULT_STATE_FC1_COPY_STALE) {
         for (int i = 0; i < c->n_plans; i++)
@@ -1917,7 +1974,7 @@ static int lowp_check_bf16(void) {
 
 int engine_cpu_create(engine *e, const engine_spec *s) {
     static const char *const knobs[] = {"threads", "algo", "isa", "math", "layout", "fuse", "tf32", "tf32round", "dtype",
-                                        CPU_FAULT_ONLY("fault",) NULL};
+                                        CPU_FAULT_ONLY("fault", "fault_k",) NULL};
     int rc = engine_spec_check(s, knobs);
     if (rc) return rc;
     const model *m = e->m;

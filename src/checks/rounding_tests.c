@@ -1,0 +1,201 @@
+/*
+ * rounding_tests.c — the sharper tier's per-element ratio and the
+ * per-tensor sign and mean-square tests (rounding_tests.h derives them).
+ *
+ * Two passes, for cost (the audit runs this on every compared tensor):
+ * the per-element ratio over every element, a tight loop; the aggregate
+ * tests over the sample only (at most RT_SAMPLE elements in blocks spread
+ * over the tensor: sample_stride).
+ */
+#include "checks/rounding_tests.h"
+
+#include <math.h>
+#include <string.h>
+
+static void begin(rounding_stats *st, double alpha, double sd_factor) {
+    memset(st, 0, sizeof *st); /* the cluster sums included */
+    st->max_sharp_ratio = -1;
+    st->sign_limit = sqrt(2 * log(4 / alpha));
+    st->sign_p = st->ms_p = 1;
+    st->aggregate = sd_factor > 0;
+}
+
+/* 1 when (r, c) was seen before in this tensor (linear probing; key 0 is
+ * the empty word).  No hash table: every element is new. */
+static int seen(uint64_t *h, size_t cap, double r, double c) {
+    if (!h) return 0;
+    uint64_t a, b;
+    memcpy(&a, &r, 8);
+    memcpy(&b, &c, 8);
+    uint64_t k = (a ^ (b * 0x9E3779B97F4A7C15ull)) * 0xBF58476D1CE4E5B9ull;
+    k ^= k >> 31;
+    k *= 0x94D049BB133111EBull;
+    k ^= k >> 29;
+    if (!k) k = 1;
+    for (size_t i = (size_t)k & (cap - 1);; i = (i + 1) & (cap - 1)) {
+        if (h[i] == k) return 1;
+        if (!h[i]) {
+            h[i] = k;
+            return 0;
+        }
+    }
+}
+
+/* The part of the caller's table the sample uses: the smallest power of
+ * two >= 2m, cleared (clearing a table sized for the largest tensor on
+ * every tensor cost 30% of the comparison time); 0 when there is none or
+ * it is too small. */
+static size_t table_cap(uint64_t *hash, size_t hash_cap, size_t m) {
+    if (!hash) return 0;
+    size_t cap = 1;
+    while (cap < 2 * m) cap *= 2;
+    if (cap > hash_cap) return 0;
+    memset(hash, 0, cap * sizeof *hash);
+    return cap;
+}
+
+static size_t gcd(size_t a, size_t b) {
+    while (b) {
+        size_t t = a % b;
+        a = b;
+        b = t;
+    }
+    return a;
+}
+
+/* The sample: every element when n <= RT_SAMPLE, else RT_SAMPLE / RT_BLOCK
+ * blocks of RT_BLOCK contiguous elements (cache lines, not one miss per
+ * element: strided single elements cost ~240 ns each), block b = k x
+ * stride mod (n / RT_BLOCK), stride the integer nearest 0.618 of the block
+ * count that is coprime to it: distinct blocks spread evenly over channels
+ * and positions.  *stride 0: every element. */
+#define RT_BLOCK 64
+static size_t sample_stride(size_t n) {
+    if (n <= RT_SAMPLE) return 0;
+    size_t nb = n / RT_BLOCK, s = (size_t)((double)nb * 0.6180339887498949);
+    if (s < 1) s = 1;
+    while (gcd(s, nb) != 1) s++;
+    return s;
+}
+
+/* Pass 1, every element: the ratio of |err| to its sharp bound (a division
+ * only for a new maximum). */
+static void per_element(rounding_stats *st, size_t i, double err, double r, double worst, double f, double ref_u) {
+    if (!(worst > 0) || !isfinite(err)) return;
+    st->n++;
+    double sharp = f * worst + ref_u * fabs(r), e = fabs(err);
+    if (e > st->max_sharp_ratio * sharp) {
+        st->max_sharp_ratio = e / sharp;
+        st->worst_sharp_index = i;
+    }
+    st->n_over_sharp += e > sharp;
+}
+
+/* Pass 2, one sampled element: signs per cluster, clipped z^2. */
+static void sampled(rounding_stats *st, double err, double r, double worst, double f, double sdf, double ref_u,
+                    size_t c, double *sum_z2, double *c2max) {
+    st->n_distinct++;
+    if (err != 0) {
+        int pos = err > 0, away = r != 0 && pos == (r > 0);
+        st->n_pos += pos;
+        st->n_neg += !pos;
+        st->n_away += away;
+        st->cs[c] += pos ? 1 : -1;
+        st->ca[c] += away ? 1 : -1;
+        st->cm[c]++;
+    }
+    double sharp = f * worst + ref_u * fabs(r);
+    double sd = ref_u == 0 ? sdf * worst : sqrt(sdf * worst * sdf * worst + ref_u * r * ref_u * r);
+    double c2 = (sharp / sd) * (sharp / sd), z2 = (err / sd) * (err / sd);
+    *sum_z2 += z2 < c2 ? z2 : c2;
+    if (c2 > *c2max) *c2max = c2;
+}
+
+/* The aggregate statistics from the counts.  c2max: the largest clip, the
+ * range Bernstein's bound needs (every z^2 term lies in [0, c2max]). */
+static void finish(rounding_stats *st, double sum_z2, double c2max, double alpha) {
+    if (!st->aggregate || !st->n_distinct) return;
+    double m = (double)(st->n_pos + st->n_neg);
+    if (m > 0) {
+        double S = (double)st->n_pos - (double)st->n_neg, A = 2 * (double)st->n_away - m;
+        double vs = 0, va = 0, C = 0;
+        for (int c = 0; c < RT_CLUSTERS; c++) {
+            if (!st->cm[c]) continue;
+            double share = st->cm[c] / m, ds = st->cs[c] - share * S, da = st->ca[c] - share * A;
+            vs += ds * ds;
+            va += da * da;
+            C++;
+        }
+        vs = C > 1 ? fmax(m, C / (C - 1) * vs) : m;
+        va = C > 1 ? fmax(m, C / (C - 1) * va) : m;
+        st->design_s = vs / m;
+        st->design_a = va / m;
+        st->sign_z = S / sqrt(vs);
+        st->away_z = A / sqrt(va);
+        double w = fmax(fabs(st->sign_z), fabs(st->away_z));
+        st->sign_p = fmin(1.0, 4 * exp(-w * w / 2));
+    }
+    double n = (double)st->n_distinct, L = log(1 / alpha);
+    st->ms = sum_z2 / n;
+    /* Bernstein's t at alpha: n t^2 = 2 L c^2 (1 + t/3), the positive root */
+    double qa = n, qb = -2 * L * c2max / 3, qc = -2 * L * c2max;
+    st->ms_limit = 1 + (-qb + sqrt(qb * qb - 4 * qa * qc)) / (2 * qa);
+    if (st->ms > 1 && c2max > 0) {
+        double t = st->ms - 1;
+        st->ms_p = fmin(1.0, exp(-n * t * t / (2 * c2max * (1 + t / 3))));
+    }
+    st->bias_score = fmax(fabs(st->sign_z), fabs(st->away_z)) / st->sign_limit;
+    st->scale_score = st->ms / st->ms_limit;
+    st->bias_fail = st->bias_score >= 1;
+    st->scale_fail = st->scale_score >= 1;
+}
+
+/* One body for the three element types: REF(i), CAND(i) give doubles. */
+#define ROUNDING_TEST_BODY(REF, CAND, REF_U)                                                                        \
+    do {                                                                                                               \
+        begin(st, alpha, sd_factor);                                                                                   \
+        for (size_t i = 0; i < n; i++) per_element(st, i, CAND(i) - REF(i), REF(i), worst[i], sharp_factor, REF_U);   \
+        if (!st->aggregate || !st->n) break;                                                                           \
+        size_t m = n < RT_SAMPLE ? n : RT_SAMPLE, stride = sample_stride(n), nblk = n / RT_BLOCK, b = 0;           \
+        size_t cap = table_cap(hash, hash_cap, m);                                                                     \
+        double sum_z2 = 0, c2max = 0;                                                                                  \
+        for (size_t k = 0; k < m; k++) {                                                                               \
+            size_t i = stride ? b * RT_BLOCK + k % RT_BLOCK : k;                                                       \
+            if (stride && k % RT_BLOCK == RT_BLOCK - 1) b = (b + stride) % nblk;                                       \
+            double r = REF(i), c = CAND(i), err = c - r;                                                               \
+            if (!(worst[i] > 0) || !isfinite(err) || (cap && seen(hash, cap, r, c))) continue;                        \
+            size_t cl = cmod > 1 ? (i / cdiv) % cmod % RT_CLUSTERS : 0;                                                \
+            sampled(st, err, r, worst[i], sharp_factor, sd_factor, REF_U, cl, &sum_z2, &c2max);                       \
+        }                                                                                                              \
+        finish(st, sum_z2, c2max, alpha);                                                                              \
+    } while (0)
+
+void rounding_test_f64(rounding_stats *st, const double *ref, const float *cand, const double *worst, size_t n,
+                       double sharp_factor, double sd_factor, double ref_u, double alpha, uint64_t *hash,
+                       size_t hash_cap, size_t cdiv, size_t cmod) {
+#define R_(i) ref[i]
+#define C_(i) (double)cand[i]
+    ROUNDING_TEST_BODY(R_, C_, ref_u);
+#undef R_
+#undef C_
+}
+
+void rounding_test_d(rounding_stats *st, const double *ref, const double *cand, const double *worst, size_t n,
+                     double sharp_factor, double sd_factor, double ref_u, double alpha, uint64_t *hash,
+                     size_t hash_cap, size_t cdiv, size_t cmod) {
+#define R_(i) ref[i]
+#define C_(i) cand[i]
+    ROUNDING_TEST_BODY(R_, C_, ref_u);
+#undef R_
+#undef C_
+}
+
+void rounding_test_f32(rounding_stats *st, const float *ref, const float *cand, const double *worst, size_t n,
+                       double sharp_factor, double sd_factor, double alpha, uint64_t *hash, size_t hash_cap,
+                       size_t cdiv, size_t cmod) {
+#define R_(i) (double)ref[i]
+#define C_(i) (double)cand[i]
+    ROUNDING_TEST_BODY(R_, C_, 0.0);
+#undef R_
+#undef C_
+}

@@ -1,0 +1,124 @@
+/*
+ * rounding_tests.h — the sharper tier's judgement of one tensor against the
+ * exact reference (bounds.h: "the sharper, probabilistic tier"): per
+ * element, the ratio of the error to the sharp bound; per tensor, two
+ * aggregate tests of the signed errors against what independent mean-zero
+ * rounding errors allow.
+ *
+ *   bias   two sign tests: under the model the first-order error of an
+ *          element is sum_k delta_k s_k with independent, symmetric delta_k
+ *          (given the data), so it is positive as often as negative, and
+ *          away from zero (sign(err) = sign(ref)) as often as toward it.
+ *          Among the m elements with a nonzero error, S = n_pos - n_neg
+ *          (an additive shift: +1 ulp) and A = n_away - n_toward (a
+ *          relative one: y (1 + 2^-k), truncation toward zero);
+ *          Hoeffding: P(|S| >= t) <= 2 exp(-t^2 / (2m)), the same for A;
+ *          each at alpha / 2.
+ *          It ignores magnitudes, so the heavy tail of errors in ulps that
+ *          near-zero outputs (cancellation) give cannot trip it, and a
+ *          systematic shift of one ulp, which moves every element that was
+ *          within an ulp, is seen at once.  Why a sign test and not a mean:
+ *          a mean of err/bound is dominated by the few large normalised
+ *          errors; the sign of each counts once.
+ *   scale  a mean square: z_i = err_i / sigma_i with sigma_i
+ *          (bounds_sd_factor) a bound on the element's RMS error, so
+ *          E[z_i^2] <= 1; clipped at c^2 = (sharp_i / sigma_i)^2 (an element
+ *          beyond the sharp bound is the per-element test's), Hoeffding over
+ *          the n independent elements, Bernstein (each term in [0, c^2],
+ *          variance <= E[z^4] <= c^2 E[z^2] <= c^2):
+ *          P(mean >= 1 + t) <= exp(-n t^2 / (2 c^2 (1 + t/3))).
+ * Duplicates: real tensors hold many copies of one computation (MNIST's
+ * blank background: every conv output over it is the same dot product of
+ * the same operands, with the same rounding error); they are one rounding,
+ * not many, and counting them apart breaks the independence the tests
+ * assume (measured: conv2.act of smallcnn at step 1, sign z 14 with the
+ * copies, on a legal engine).  The aggregate tests therefore count each
+ * distinct (reference, candidate) pair once (a hash set in caller scratch).
+ * Shared roundings: distinct elements may still share a rounded
+ * intermediate (the same partial sum over a blank region, the same
+ * product w x of a repeated pixel value), so their errors are dependent,
+ * and dependence within one output channel (one weight set) is what the
+ * data give: measured on a legal engine, conv1.act and conv2.act of
+ * smallcnn reach sign z -6.7 and 7.5 counted as independent.  The sign
+ * tests therefore use a cluster-robust variance, clusters the output
+ * channels (cluster = (i / cdiv) % cmod, folded to RT_CLUSTERS):
+ *   var(S) = max(m, C/(C-1) sum_c (S_c - m_c S/m)^2),
+ * the between-channel spread of the per-channel sums about their share of
+ * S (so a shift common to every channel, the fault, does not inflate it),
+ * never below the independent m.  With it the stated alpha holds for
+ * channels that are independent of each other, dependence within one
+ * allowed (asymptotically in C: with few channels it is an approximation,
+ * which the legal variants' measured margin backs, README).
+ * Thresholds: both at false-alarm probability alpha per tensor and check
+ * (bounds.h: BOUNDS_SHARP_ALPHA_TEST).  Elements with a worst-case bound of
+ * 0 (exact results) and non-finite pairs are the worst-case tier's, not
+ * counted here.  The errors of different elements are different roundings:
+ * independent under the model (it is the model that is tested).
+ *
+ * Pure: no allocation, no I/O.
+ */
+#ifndef LS_ROUNDING_TESTS_H
+#define LS_ROUNDING_TESTS_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#define RT_CLUSTERS 1024
+/* The aggregate tests judge at most RT_SAMPLE elements per tensor, a
+ * fixed subset spread over it (1024 blocks of 64 contiguous elements,
+ * rounding_tests.c; the per-element sharp ratio sees every element): over
+ * all elements the duplicate set cost ~100 ns an element, 30% of an
+ * audit's comparison time; 2^16 elements keep the sign test's standard
+ * error at 0.4% (times the measured design effect). */
+#define RT_SAMPLE 65536
+
+typedef struct {
+    int32_t cs[RT_CLUSTERS], ca[RT_CLUSTERS], cm[RT_CLUSTERS]; /* per cluster: S, A, m (scratch) */
+    size_t n;                 /* elements judged (worst-case bound > 0, finite) */
+    size_t n_distinct;        /* ... of which in the sample and distinct (ref, cand) pairs: the aggregate tests' */
+    double max_sharp_ratio;   /* max |err| / sharp bound (-1: none judged) */
+    size_t worst_sharp_index;
+    size_t n_over_sharp;      /* elements over the sharp bound */
+    int aggregate;            /* 1 when the aggregate tests ran (a reduction rule) */
+    size_t n_pos, n_neg;      /* signs of the nonzero errors */
+    size_t n_away;            /* ... of which away from zero (sign of the error = sign of ref) */
+    double sign_z;            /* S / sqrt(var S), S = n_pos - n_neg, m = n_pos + n_neg (0 when m = 0) */
+    double away_z;            /* A / sqrt(var A), A = n_away - (m - n_away) */
+    double design_s, design_a; /* var / m: the clusters' variance inflation (>= 1) */
+    double sign_limit;        /* |sign_z| or |away_z| >= sign_limit fails: sqrt(2 ln(4 / alpha)) */
+    double sign_p;            /* Hoeffding's bound on P(max(|S|,|A|) >= observed) under the model (1 when none) */
+    double ms;                /* mean of min(z^2, c^2) */
+    double ms_limit;          /* ms >= ms_limit fails: 1 + t, t Bernstein's at alpha */
+    double ms_p;              /* P(mean >= observed) bound (1 when ms <= 1) */
+    double bias_score, scale_score; /* max(|sign_z|, |away_z|) / sign_limit, ms / ms_limit: >= 1 fails */
+    int bias_fail, scale_fail;
+} rounding_stats;
+
+/* Judge cand against the exact ref, element i with worst-case bound
+ * worst[i] (>= 0): sharp bound sharp_factor x worst[i] + ref_u |ref[i]|,
+ * sigma_i^2 = (sd_factor x worst[i])^2 + (ref_u ref[i])^2 (ref_u: the
+ * reference's own rounding, u for an fp32cr reference, else 0).
+ * sd_factor 0: no aggregate tests (per-element ratio only).
+ * hash: caller scratch of hash_cap words (a power of two >= 2 min(n,
+ * RT_SAMPLE)), for the
+ * duplicates; NULL counts every element.  cdiv, cmod: element i's cluster
+ * (output channel) is (i / cdiv) % cmod; cmod 0 or 1: one cluster (then
+ * the independent variance m). */
+void rounding_test_f64(rounding_stats *st, const double *ref, const float *cand, const double *worst, size_t n,
+                       double sharp_factor, double sd_factor, double ref_u, double alpha, uint64_t *hash,
+                       size_t hash_cap, size_t cdiv, size_t cmod);
+
+/* The same with an fp32 ref: a golden file's values (golden_cli.c), where
+ * both sides are fp32 evaluations: pass twice the per-side factors (each
+ * side within its sharp bound of the exact value: the difference within
+ * the sum, false alarm at most twice; sigma of the difference <= 2 sigma). */
+void rounding_test_f32(rounding_stats *st, const float *ref, const float *cand, const double *worst, size_t n,
+                       double sharp_factor, double sd_factor, double alpha, uint64_t *hash, size_t hash_cap,
+                       size_t cdiv, size_t cmod);
+
+/* The same on double candidates (the tests' simulations). */
+void rounding_test_d(rounding_stats *st, const double *ref, const double *cand, const double *worst, size_t n,
+                     double sharp_factor, double sd_factor, double ref_u, double alpha, uint64_t *hash,
+                     size_t hash_cap, size_t cdiv, size_t cmod);
+
+#endif

@@ -1,0 +1,268 @@
+/*
+ * test_rounding_tests.c — the sharper tier (checks/bounds.h "the sharper,
+ * probabilistic tier", checks/rounding_tests.h): legal fp32 evaluations
+ * pass it, faults a worst-case bound cannot see fail it.
+ *
+ * Data: n dot products of length K (a dense layer: a (n, K) times b (K)),
+ * mixed-sign or non-negative inputs.  Legal evaluations: plain fp32 loops
+ * in five orders (forward, reverse, pairwise, 8 blocked lanes, FMA
+ * forward).  Exact values: products of two floats are exact in double,
+ * summed with TwoSum (double-double, relative error ~2^-100 of sum |ab|:
+ * invisible next to u = 2^-24).  Worst-case bound: gamma_K sum |a||b|.
+ *   legal        no alarm on any tier over 5 orders x 2 data kinds x 10 trials
+ *                (scores printed: the margin)
+ *   +1 ulp       every output one ulp up: bias test fails
+ *   TF32         both operands rounded to TF32 (10-bit mantissa): scale or
+ *                per-element sharp test fails, worst case does not
+ *   2^-k         relative perturbation y (1 + 2^-k): the bias test fails for
+ *                every k whose shift exceeds 4 x the median rounding error
+ *                (relative), measured on the legal forward loop; the k's
+ *                caught are printed
+ *   factors      the tiers coincide for short sums and DERIVED rules; the
+ *                sharp factor and alarm probability are what bounds.h states
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <cmocka.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "base/lowp.h"
+#include "checks/bounds.h"
+#include "checks/compare.h"
+#include "checks/rounding_tests.h"
+
+#define N_OUT 4096
+#define K_LEN 256
+
+static uint64_t g_lcg;
+static double urand(void) {
+    g_lcg = g_lcg * 6364136223846793005ull + 1442695040888963407ull;
+    return (double)(g_lcg >> 11) * 0x1p-53;
+}
+
+typedef struct {
+    float *a, *b;     /* a: n x K, b: K (n K <= N_OUT K_LEN) */
+    double *exact, *worst, *cand;
+    size_t n, K;
+} dot_case;
+
+static void make_case(dot_case *c, int nonneg) {
+    size_t N_OUT_ = c->n, K_LEN_ = c->K;
+    for (size_t i = 0; i < N_OUT_ * K_LEN_; i++) c->a[i] = (float)(nonneg ? urand() : 2 * urand() - 1);
+    for (size_t k = 0; k < K_LEN_; k++) c->b[k] = (float)(2 * urand() - 1) * (nonneg ? 1.0f : 0.5f);
+    if (nonneg)
+        for (size_t k = 0; k < K_LEN_; k++) c->b[k] = fabsf(c->b[k]);
+    double g = compare_gamma(K_LEN_);
+    for (size_t i = 0; i < N_OUT_; i++) {
+        double hi = 0, lo = 0, s = 0;
+        for (size_t k = 0; k < K_LEN_; k++) {
+            double p = (double)c->a[i * K_LEN_ + k] * c->b[k]; /* exact */
+            double t = hi + p, bp = t - hi;
+            lo += (hi - (t - bp)) + (p - bp); /* TwoSum */
+            hi = t;
+            s += fabs(p);
+        }
+        c->exact[i] = hi + lo;
+        c->worst[i] = g * s + (double)K_LEN_ * 0x1p-149;
+    }
+}
+
+static float dot_order(const float *a, const float *b, int K, int order) {
+    float s = 0;
+    switch (order) {
+    case 0:
+        for (int k = 0; k < K; k++) s += a[k] * b[k];
+        return s;
+    case 1:
+        for (int k = K - 1; k >= 0; k--) s += a[k] * b[k];
+        return s;
+    case 2: {
+        float t[8192];
+        for (int k = 0; k < K; k++) t[k] = a[k] * b[k];
+        for (int w = 1; w < K; w *= 2)
+            for (int k = 0; k + w < K; k += 2 * w) t[k] += t[k + w];
+        return t[0];
+    }
+    case 3: {
+        float l[8] = {0};
+        for (int k = 0; k < K; k++) l[k % 8] += a[k] * b[k];
+        return ((l[0] + l[4]) + (l[1] + l[5])) + ((l[2] + l[6]) + (l[3] + l[7]));
+    }
+    default:
+        for (int k = 0; k < K; k++) s = fmaf(a[k], b[k], s);
+        return s;
+    }
+}
+
+static void eval(dot_case *c, int order, const float *b) {
+    for (size_t i = 0; i < c->n; i++) c->cand[i] = dot_order(c->a + i * c->K, b, (int)c->K, order);
+}
+
+static void judge(const dot_case *c, rounding_stats *st) {
+    rounding_test_d(st, c->exact, c->cand, c->worst, c->n, bounds_sharp_factor(BOUND_RULE_DOT, c->K),
+                    bounds_sd_factor(BOUND_RULE_DOT, c->K), 0, BOUNDS_SHARP_ALPHA_TEST, NULL, 0, 64, 64);
+}
+
+static double worst_ratio(const dot_case *c) {
+    double w = 0;
+    for (size_t i = 0; i < c->n; i++) w = fmax(w, fabs(c->cand[i] - c->exact[i]) / c->worst[i]);
+    return w;
+}
+
+static int setup(void **state) {
+    dot_case *c = calloc(1, sizeof *c);
+    c->a = malloc(sizeof(float) * N_OUT * K_LEN);
+    c->b = malloc(sizeof(float) * 8192);
+    c->exact = malloc(sizeof(double) * N_OUT);
+    c->worst = malloc(sizeof(double) * N_OUT);
+    c->cand = malloc(sizeof(double) * N_OUT);
+    c->n = N_OUT;
+    c->K = K_LEN;
+    g_lcg = 0x9E3779B97F4A7C15ull;
+    *state = c;
+    return 0;
+}
+
+static int teardown(void **state) {
+    dot_case *c = *state;
+    free(c->a), free(c->b), free(c->exact), free(c->worst), free(c->cand), free(c);
+    return 0;
+}
+
+static void test_legal_orders_no_alarm(void **state) {
+    dot_case *c = *state;
+    double mx_sharp = 0, mx_bias = 0, mx_scale = 0;
+    for (int kind = 0; kind < 2; kind++)
+        for (int trial = 0; trial < 10; trial++) {
+            make_case(c, kind);
+            for (int order = 0; order < 5; order++) {
+                eval(c, order, c->b);
+                rounding_stats st;
+                judge(c, &st);
+                assert_int_equal(st.n, N_OUT);
+                assert_true(st.aggregate);
+                assert_int_equal(st.n_over_sharp, 0);
+                assert_false(st.bias_fail);
+                assert_false(st.scale_fail);
+                mx_sharp = fmax(mx_sharp, st.max_sharp_ratio);
+                mx_bias = fmax(mx_bias, st.bias_score);
+                mx_scale = fmax(mx_scale, st.scale_score);
+            }
+        }
+    printf("legal (5 orders x 2 kinds x 10 trials, K=%d, n=%d): max sharp ratio %.3g, bias score %.3g, "
+           "scale score %.3g (alarm at 1)\n",
+           K_LEN, N_OUT, mx_sharp, mx_bias, mx_scale);
+}
+
+static void test_one_ulp_up_fails(void **state) {
+    dot_case *c = *state;
+    for (int kind = 0; kind < 2; kind++) {
+        make_case(c, kind);
+        eval(c, 0, c->b);
+        for (size_t i = 0; i < c->n; i++) c->cand[i] = nextafterf((float)c->cand[i], INFINITY);
+        rounding_stats st;
+        judge(c, &st);
+        printf("+1 ulp (%s): worst-case ratio %.3g, sign z %.3g (limit %.3g), p <= %.2g\n",
+               kind ? "non-negative" : "mixed", worst_ratio(c), st.sign_z, st.sign_limit, st.sign_p);
+        assert_true(worst_ratio(c) < 1);
+        assert_true(st.bias_fail);
+    }
+}
+
+static void test_tf32_operand_fails(void **state) {
+    dot_case *c = *state;
+    float *bt = malloc(sizeof(float) * 8192);
+    /* TF32 hides under the worst case only in long reductions (lowp.h's
+     * factor ~ 2^-10 / (K u) + 1): K = 8192, as a weight gradient's */
+    c->n = 512;
+    c->K = 2048;
+    for (int kind = 0; kind < 2; kind++) {
+        make_case(c, kind);
+        for (size_t k = 0; k < c->K; k++) bt[k] = lowp_round_tf32(c->b[k], LOWP_RNE);
+        lowp_round_tf32_array(c->a, c->a, c->n * c->K, LOWP_RNE); /* exact stays the fp32 inputs' */
+        eval(c, 3, bt);
+        rounding_stats st;
+        judge(c, &st);
+        printf("TF32 a, b (%s, K=%zu): worst-case ratio %.3g, sharp ratio %.3g, mean square %.3g (limit %.3g), "
+               "sign z %.3g, away z %.3g\n",
+               kind ? "non-negative" : "mixed", c->K, worst_ratio(c), st.max_sharp_ratio, st.ms, st.ms_limit,
+               st.sign_z, st.away_z);
+        assert_true(worst_ratio(c) < 1);
+        assert_true(st.n_over_sharp > 0 || st.scale_fail || st.bias_fail);
+    }
+    free(bt);
+}
+
+static int cmp_d(const void *x, const void *y) {
+    double a = *(const double *)x, b = *(const double *)y;
+    return a < b ? -1 : a > b;
+}
+
+static void test_relative_perturbation(void **state) {
+    dot_case *c = *state;
+    double *rel = malloc(sizeof(double) * N_OUT);
+    for (int kind = 0; kind < 2; kind++) {
+        make_case(c, kind);
+        eval(c, 0, c->b);
+        for (size_t i = 0; i < c->n; i++) rel[i] = fabs(c->cand[i] - c->exact[i]) / fmax(fabs(c->exact[i]), 1e-300);
+        qsort(rel, c->n, sizeof *rel, cmp_d);
+        double med = rel[c->n / 2];
+        int smallest = 9;
+        for (int k = 10; k <= 26; k++) {
+            eval(c, 0, c->b);
+            for (size_t i = 0; i < c->n; i++) c->cand[i] = (float)(c->cand[i] * (1 + ldexp(1, -k)));
+            rounding_stats st;
+            judge(c, &st);
+            int caught = st.bias_fail || st.scale_fail || st.n_over_sharp;
+            if (caught && smallest == k - 1) smallest = k;
+            printf("  k=%d: sign z %.3g away z %.3g scale %.3g sharp %.3g%s\n", k, st.sign_z, st.away_z, st.scale_score, st.max_sharp_ratio,
+                   caught ? " caught" : "");
+            if (ldexp(1, -k) >= 4 * med) assert_true(caught);
+        }
+        printf("2^-k (%s): median relative rounding error %.3g = 2^%.1f; caught down to 2^-%d\n",
+               kind ? "non-negative" : "mixed", med, log2(med), smallest);
+    }
+    free(rel);
+}
+
+static void test_factors(void **state) {
+    (void)state;
+    /* short sums and few-operation rules: the tiers coincide */
+    assert_true(bounds_sharp_factor(BOUND_RULE_DOT, 10) == 1.0);
+    assert_true(bounds_sharp_alarm(BOUND_RULE_DOT, 10) == 0.0);
+    assert_true(bounds_sharp_factor(BOUND_RULE_DERIVED, 100000) == 1.0);
+    assert_true(bounds_sharp_factor(BOUND_RULE_EXACT, 100000) == 1.0);
+    assert_true(bounds_sd_factor(BOUND_RULE_DERIVED, 100000) == 0.0);
+    size_t Ks[] = {10, 100, 1569, 6400, 50176};
+    for (size_t i = 0; i < sizeof Ks / sizeof *Ks; i++) {
+        size_t K = Ks[i];
+        double f = bounds_sharp_factor(BOUND_RULE_DOT, K), l = bounds_sharp_lambda(K);
+        double approx = l / sqrt((double)K); /* gamma~ ~ lambda sqrt(K) u, gamma ~ K u */
+        printf("K=%zu: lambda %.3f, sharp factor %.4g (lambda/sqrt(K) %.4g), alarm/elem %.2g, sd factor %.4g\n", K, l,
+               f, approx, bounds_sharp_alarm(BOUND_RULE_DOT, K), bounds_sd_factor(BOUND_RULE_DOT, K));
+        assert_true(f <= 1.0);
+        if (approx < 1) {
+            assert_true(fabs(f / approx - 1) < 0.01);
+            assert_true(bounds_sharp_alarm(BOUND_RULE_DOT, K) <= BOUNDS_SHARP_ALPHA_ELEM * 1.0001);
+        }
+    }
+    /* the model's size: K = 1569 in the zoo's fc1 (issue text) */
+    assert_true(bounds_sharp_factor(BOUND_RULE_DOT, 1569) < 0.3);
+}
+
+int main(void) {
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_factors),
+        cmocka_unit_test_setup_teardown(test_legal_orders_no_alarm, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_one_ulp_up_fails, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_tf32_operand_fails, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_relative_perturbation, setup, teardown),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -234,8 +234,9 @@ done:
 
 int st_read(st_file *out, const char *path) {
     memset(out, 0, sizeof *out);
-    FILE *f = fopen(path, "rb");
-    if (!f) return ls_err(LS_EIO, "%s: cannot open: %s", path, strerror(errno));
+    int orc;
+    FILE *f = ls_fopen_regular(path, &orc); /* a FIFO would block: refused before any read */
+    if (!f) return orc;
     struct stat sb;
     if (fstat(fileno(f), &sb) != 0 || !S_ISREG(sb.st_mode)) {
         fclose(f);

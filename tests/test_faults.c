@@ -491,12 +491,63 @@ static void test_group_sigterm_main_run(void **st) {
     free(text);
 }
 
+/* The same signal after the main run finished, during `--seeds 2 --jobs 2`:
+ * on b56b585 "seed loop: no result (the process died before writing one)",
+ * exit 143 and --out left empty.  Now the main run's full report is
+ * written, marked interrupted (in the seed loop), 143, no engine failed. */
+static void test_group_sigterm_seed_loop(void **st) {
+    if (!have_data()) skip();
+    char out[128], log[160];
+    snprintf(out, sizeof out, "%s/grpseeds", g_dir);
+    snprintf(log, sizeof log, "%s/grpseeds.log", g_dir);
+    char *argv[] = {"lockstep", AUDIT_ARGS(out), "--seeds", "2", "--jobs", "2", NULL};
+    pid_t p = spawn_group(log, argv);
+    long engines[4], kids[8];
+    int ne = 0;
+    for (int i = 0; i < 500 && ne < 2; i++) {
+        sleep_s(0.01);
+        ne = children(p, engines, 4);
+    }
+    assert_int_equal(ne, 2);
+    /* a child that is not one of the main run's engines: the seed loop's */
+    int seed_child = 0;
+    for (int i = 0; i < 6000 && !seed_child; i++) {
+        sleep_s(0.01);
+        int nk = children(p, kids, 8);
+        for (int k = 0; k < nk; k++) seed_child |= kids[k] != engines[0] && kids[k] != engines[1];
+    }
+    assert_true(seed_child);
+    sleep_s(0.2);
+    kill(-p, SIGTERM);
+    int status;
+    assert_int_equal(waitpid(p, &status, 0), p);
+    char *text = slurp(log);
+    if (!WIFEXITED(status) || WEXITSTATUS(status) != 143)
+        fail_msg("want exit 143; %s %d:\n%s", WIFEXITED(status) ? "exit" : "signal",
+                 WIFEXITED(status) ? WEXITSTATUS(status) : WTERMSIG(status), text);
+    if (strstr(text, "FAILED") || strstr(text, "no result")) fail_msg("an engine or job was blamed:\n%s", text);
+    assert_non_null(strstr(text, "INTERRUPTED in the seed loop"));
+    char rj[200];
+    snprintf(rj, sizeof rj, "%s/run.json", out);
+    char *json = slurp(rj);
+    if (!json) fail_msg("no run.json: the main run's report was lost:\n%s", text);
+    assert_non_null(strstr(json, "\"interrupted\": true"));
+    assert_non_null(strstr(json, "\"engines_failed\": 0"));
+    assert_non_null(strstr(json, "\"steps_completed\": 64"));
+    assert_true(exists(out, "steps.jsonl") && exists(out, "report.md") && exists(out, "report.html"));
+    assert_false(exists(out, "INCOMPLETE"));
+    assert_int_equal(count_tmp(out), 0);
+    free(json);
+    free(text);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_dead_child_is_an_error_not_sigpipe),
         cmocka_unit_test(test_full_disk_report_set),
         cmocka_unit_test(test_one_writer_per_folder),
         cmocka_unit_test(test_group_sigterm_main_run),
+        cmocka_unit_test(test_group_sigterm_seed_loop),
         cmocka_unit_test(test_stopped_child_times_out),
         cmocka_unit_test(test_engine_killed_at_random_step),
         cmocka_unit_test(test_audit_interrupted),

@@ -118,13 +118,27 @@ static void out_release(const audit_cfg *c, out_guard *g, int ok) {
  * first), in child processes; its verdicts join this run's. */
 static int seed_loop(audit_result *r) {
     const audit_cfg *c = &r->cfg;
-    if (!(c->seeds > 0 && c->eval && r->epochs_done > 0 && !r->interrupted && !ls_stop_signal())) return 0;
+    if (!(c->seeds > 0 && c->eval && r->epochs_done > 0 && !r->interrupted)) return 0;
+    if (ls_stop_signal()) { /* asked to stop between the main run and the loop */
+        r->interrupted = ls_stop_signal();
+        r->interrupted_step = r->total_steps;
+        r->interrupted_seeds = 1;
+        return 0;
+    }
     seeds_cfg sc = {c->seeds, c->jobs > 0 ? c->jobs : 1, c->floor_draws};
     if (!(r->seeds = ls_calloc(1, sizeof *r->seeds))) return LS_ENOMEM;
     int rc = seeds_run(c, &sc, r, r->seeds);
     if (rc) {
         free(r->seeds);
         r->seeds = NULL;
+        /* stopped by the user (SIGINT/SIGTERM, to us or to the whole group):
+         * the main run is complete and is reported, marked interrupted */
+        if (ls_stop_signal()) {
+            r->interrupted = ls_stop_signal();
+            r->interrupted_step = r->total_steps;
+            r->interrupted_seeds = 1;
+            return 0;
+        }
         return ls_err(rc, "seed loop: %s", ls_errmsg());
     }
     return 0;

@@ -16,6 +16,7 @@
 #include <errno.h>
 #include <jansson.h>
 #include <stdio.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -429,6 +430,14 @@ int st_load_params(const model *m, const char *path, float *params) {
             goto done;
         }
         st_tensor_copy(t, params + mt->offset);
+        /* weights from another program: a NaN or infinity would be trained
+         * from and reported as the engines' drift */
+        for (size_t k = 0; k < mt->numel; k++)
+            if (!isfinite(params[mt->offset + k])) {
+                rc = ls_err(LS_EFORMAT, "%s: tensor \"%s\": value %zu is %g: initial weights must be finite (field: %s)",
+                            path, nm, k, (double)params[mt->offset + k], nm);
+                goto done;
+            }
         used++;
     }
     for (size_t i = 0; i < f.n; i++) {

@@ -18,6 +18,12 @@
  *   number pos.
  * The model is built from the recording's own model.spec.  ok-* seeds are
  * untouched recordings (no edit): they must validate.
+ *
+ * libFuzzer's mutations go to the edit script only (LLVMFuzzerCustomMutator
+ * below): mutating the 68 KB recording itself would almost always break its
+ * container, which fuzz_golden already covers, and never reach the checks
+ * of contents this target is for.  The corpus has a seed with 16 edits so
+ * that -max_len leaves room for a full script.
  */
 #include "fuzz.h"
 
@@ -115,6 +121,28 @@ static int rewrite(const golden_file *gf, const edit *ed, int n_ed, const char *
     free(v);
     int crc = golden_writer_close(w, rc == 0);
     return rc ? rc : crc;
+}
+
+/* libFuzzer's own mutator; weak, so the replay build (gcc, no libFuzzer)
+ * links without it: it never calls the custom mutator. */
+size_t LLVMFuzzerMutate(uint8_t *data, size_t size, size_t max_size) __attribute__((weak));
+size_t LLVMFuzzerCustomMutator(uint8_t *data, size_t size, size_t max_size, unsigned int seed);
+
+size_t LLVMFuzzerCustomMutator(uint8_t *data, size_t size, size_t max_size, unsigned int seed) {
+    (void)seed;
+    if (!LLVMFuzzerMutate) return size;
+    size_t script = size ? 1 + (size_t)(data[0] % (MAX_EDITS + 1)) * EDIT_BYTES : 0;
+    if (script == 0 || size < script) return LLVMFuzzerMutate(data, size, max_size);
+    uint8_t s[1 + MAX_EDITS * EDIT_BYTES];
+    memcpy(s, data, script);
+    size_t ns = LLVMFuzzerMutate(s, script, sizeof s);
+    size_t sl = 1 + (size_t)(s[0] % (MAX_EDITS + 1)) * EDIT_BYTES;
+    if (ns < sl) memset(s + ns, 0, sl - ns);
+    size_t rest = size - script;
+    if (sl + rest > max_size) return size; /* no room: this round leaves the input as it was */
+    memmove(data + sl, data + script, rest);
+    memcpy(data, s, sl);
+    return sl + rest;
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {

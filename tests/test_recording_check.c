@@ -331,12 +331,30 @@ static void test_default_plan_shadowed(void **st) {
     assert_non_null(strstr(out, "within bound"));
 }
 
+/* A recording whose epochs end with a partial batch (60 images in batches
+ * of 8, 2 epochs): the audit shadowed every partial batch, a step the
+ * recording's plan does not hold in full, and stopped with "step 7 has no
+ * recorded params".  Now the recording's plan is the audit's there too. */
+static void test_partial_batch_recording(void **st) {
+    NEED();
+    char path[160], args[1024], out[16384], slice[320];
+    snprintf(path, sizeof path, "%s/partial.lsr", g_dir);
+    snprintf(slice, sizeof slice, "%.*s --batch 8 --limit-train 60 --limit-test 16 --epochs 2",
+             (int)(strstr(SLICE, " --batch") - SLICE), SLICE);
+    snprintf(args, sizeof args, "record --engine cpu:threads=1 --out %s %s", path, slice);
+    if (run(args, out, sizeof out) != 0) fail_msg("record: %s", out);
+    snprintf(args, sizeof args, "audit --engines reference,recorded:%s %s", path, slice);
+    int rc = run(args, out, sizeof out);
+    if (rc != 0 || !strstr(out, "within bound")) fail_msg("exit %d:\n%s", rc, out);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_impossible_contents_refused),
         cmocka_unit_test(test_pixel_against_data),
         cmocka_unit_test(test_untouched_audits_the_same),
         cmocka_unit_test(test_default_plan_shadowed),
+        cmocka_unit_test(test_partial_batch_recording),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }

@@ -1437,7 +1437,12 @@ static int drift_step(audit *A, size_t s) {
     A->step++;
     /* shadows every K steps, and at every partial batch (the last of an
      * epoch: plans for other batch sizes are other code) */
-    int shadow = A->cfg.audit_every > 0 && (A->step % A->cfg.audit_every == 0 || nb < rc_->batch);
+    /* (not at a partial batch when a recording takes part: its tensors
+     * exist at its plan's steps only, which has no such rule — the audit
+     * stopped there with "step 7 has no recorded params") */
+    int with_rec = 0;
+    for (int i = 0; i < r->n_engines; i++) with_rec |= r->eng[i].available && r->eng[i].recorded && !r->eng[i].failed;
+    int shadow = A->cfg.audit_every > 0 && (A->step % A->cfg.audit_every == 0 || (nb < rc_->batch && !with_rec));
     shadow |= recording_owes_shadow(A);
     int full = A->step <= (A->cfg.ref_steps > 1 ? A->cfg.ref_steps : 1) || shadow || A->step == A->total;
     for (int i = 0; i < r->n_engines; i++) {

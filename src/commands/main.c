@@ -204,6 +204,22 @@ static int append(char *buf, size_t cap, size_t *n, const char *fmt, ...) {
 
 /* Parse the options of `train` (audit == NULL) or `audit`.  Returns -1 to
  * go on, else the exit status. */
+/* --init and --order: their type before anything else runs (a FIFO would
+ * block the run forever; a directory would read as "read error"). */
+static int check_input_files(const char *cmd, const run_cfg *c) {
+    const char *inputs[2] = {c->init_path, c->order_path};
+    for (int i = 0; i < 2; i++) {
+        if (!inputs[i]) continue;
+        int fd = ls_open_regular(inputs[i], NULL);
+        if (fd < 0) {
+            fprintf(stderr, "lockstep %s: %s %s\n", cmd, i ? "--order:" : "--init:", ls_errmsg());
+            return 2;
+        }
+        close(fd);
+    }
+    return 0;
+}
+
 static int parse_opts(int argc, char **argv, const char *cmd, run_cfg *c, audit_cfg *au) {
     const char *ref_mode = NULL;
     long ref_prec = 0, v;
@@ -279,18 +295,7 @@ static int parse_opts(int argc, char **argv, const char *cmd, run_cfg *c, audit_
         fprintf(stderr, "lockstep %s: unexpected argument '%s'\n", cmd, argv[optind]);
         return 2;
     }
-    /* input files: their type before anything else runs (a FIFO would
-     * block the run forever; a directory would read as "read error") */
-    const char *inputs[2] = {c->init_path, c->order_path};
-    for (int i = 0; i < 2; i++) {
-        if (!inputs[i]) continue;
-        int fd = ls_open_regular(inputs[i], NULL);
-        if (fd < 0) {
-            fprintf(stderr, "lockstep %s: %s %s\n", cmd, i ? "--order:" : "--init:", ls_errmsg());
-            return 2;
-        }
-        close(fd);
-    }
+    if (check_input_files(cmd, c)) return 2;
     if (c->save_optimizer && !c->save_path) {
         fprintf(stderr, "lockstep %s: --save-optimizer needs --save FILE.safetensors\n", cmd);
         return 2;

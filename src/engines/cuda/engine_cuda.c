@@ -701,6 +701,78 @@ static void json_kv_str(lsbuf *b, const char *k, const char *v, int comma) {
     if (comma) lsbuf_put(b, ",", 1);
 }
 
+/* describe()'s "plans": per batch size, each conv/dense layer's library
+ * call, algorithm per direction, math mode and workspace. */
+static void describe_plans(lsbuf *b, const cuda_ctx *c, const model *m) {
+    lsbuf_put(b, "\"plans\":[", 9);
+    int first_plan = 1;
+    for (int i = 0; i < N_PLANS; i++) {
+        const cuda_plan *p = &c->plans[i];
+        if (!p->n) continue;
+        if (!first_plan) lsbuf_put(b, ",", 1);
+        first_plan = 0;
+        lsbuf_printf(b, "{\"batch\":%zu,\"layers\":[", p->n);
+        int first = 1;
+        for (int l = 0; l < m->n_layers; l++) {
+            const layer *ly = &m->layers[l];
+            if (ly->kind != LAYER_CONV && ly->kind != LAYER_DENSE) continue;
+            if (!first) lsbuf_put(b, ",", 1);
+            first = 0;
+            lsbuf_put(b, "{", 1);
+            json_kv_str(b, "layer", ly->name, 1);
+            if (ly->kind == LAYER_DENSE) {
+                json_kv_str(b, "library", "cublasSgemm", 1);
+                json_kv_str(b, "math", c->o.math == CP_MODE_FMA ? "PEDANTIC_MATH" : "TF32_TENSOR_OP_MATH", 0);
+                lsbuf_put(b, "}", 1);
+                continue;
+            }
+            json_kv_str(b, "library", "cudnnConvolution", 1);
+            for (int d = 0; d < CP_CONV_N; d++) {
+                const conv_choice *ch = &p->pick[l][d];
+                lsbuf_json_str(b, cp_dir_name(d));
+                if (!ch->used) {
+                    lsbuf_put(b, ":null", 5);
+                } else {
+                    lsbuf_printf(b, ":{\"algo\":\"%s\",\"id\":%d,\"deterministic\":%s,\"math\":\"%s\","
+                                     "\"transform\":%s,\"workspace_bytes\":%zu,\"find_ms\":",
+                                 cp_algo_name(d, ch->algo), ch->algo, ch->deterministic == 1 ? "true" : "false",
+                                 cp_math_name(ch->math), cp_algo_is_transform(d, ch->algo) ? "true" : "false",
+                                 ch->ws);
+                    if (ch->time_ms >= 0.0f) lsbuf_json_num(b, ch->time_ms);
+                    else lsbuf_put(b, "null", 4);
+                    lsbuf_put(b, "}", 1);
+                }
+                if (d + 1 < CP_CONV_N) lsbuf_put(b, ",", 1);
+            }
+            lsbuf_put(b, "}", 1);
+        }
+        lsbuf_put(b, "]}", 2);
+    }
+    lsbuf_put(b, "],", 2);
+
+}
+
+/* describe()'s "device_timing": cudaEvent times per layer, loss, update. */
+static void describe_timing(lsbuf *b, const cuda_ctx *c, const model *m) {
+    lsbuf_printf(b, "\"device_timing\":{\"source\":\"cudaEvent\",\"enabled\":%s,\"layers\":[",
+                 c->o.timing ? "true" : "false");
+    for (int l = 0; l < m->n_layers; l++) {
+        if (l) lsbuf_put(b, ",", 1);
+        lsbuf_put(b, "{", 1);
+        json_kv_str(b, "layer", m->layers[l].name, 1);
+        lsbuf_put(b, "\"fwd_ms\":", 9);
+        lsbuf_json_num(b, c->dev_ms[l][DIR_FWD]);
+        lsbuf_printf(b, ",\"fwd_calls\":%ld,\"bwd_ms\":", c->dev_calls[l][DIR_FWD]);
+        lsbuf_json_num(b, c->dev_ms[l][DIR_BWD]);
+        lsbuf_printf(b, ",\"bwd_calls\":%ld}", c->dev_calls[l][DIR_BWD]);
+    }
+    lsbuf_put(b, "],\"loss_ms\":", 12);
+    lsbuf_json_num(b, c->misc_ms[0]);
+    lsbuf_printf(b, ",\"loss_calls\":%ld,\"update_ms\":", c->misc_calls[0]);
+    lsbuf_json_num(b, c->misc_ms[1]);
+    lsbuf_printf(b, ",\"update_calls\":%ld}}", c->misc_calls[1]);
+}
+
 static char *cu_describe(engine *e) {
     cuda_ctx *c = e->ctx;
     const model *m = e->m;
@@ -742,52 +814,7 @@ static char *cu_describe(engine *e) {
     json_kv_str(&b, "nvcc_flags", "-O2 --fmad=false (no --use_fast_math)", 1);
     lsbuf_printf(&b, "\"workspace_limit_bytes\":%zu,\"workspace_bytes\":%zu,", c->o.ws_limit, c->ws_size);
 
-    lsbuf_put(&b, "\"plans\":[", 9);
-    int first_plan = 1;
-    for (int i = 0; i < N_PLANS; i++) {
-        const cuda_plan *p = &c->plans[i];
-        if (!p->n) continue;
-        if (!first_plan) lsbuf_put(&b, ",", 1);
-        first_plan = 0;
-        lsbuf_printf(&b, "{\"batch\":%zu,\"layers\":[", p->n);
-        int first = 1;
-        for (int l = 0; l < m->n_layers; l++) {
-            const layer *ly = &m->layers[l];
-            if (ly->kind != LAYER_CONV && ly->kind != LAYER_DENSE) continue;
-            if (!first) lsbuf_put(&b, ",", 1);
-            first = 0;
-            lsbuf_put(&b, "{", 1);
-            json_kv_str(&b, "layer", ly->name, 1);
-            if (ly->kind == LAYER_DENSE) {
-                json_kv_str(&b, "library", "cublasSgemm", 1);
-                json_kv_str(&b, "math", c->o.math == CP_MODE_FMA ? "PEDANTIC_MATH" : "TF32_TENSOR_OP_MATH", 0);
-                lsbuf_put(&b, "}", 1);
-                continue;
-            }
-            json_kv_str(&b, "library", "cudnnConvolution", 1);
-            for (int d = 0; d < CP_CONV_N; d++) {
-                const conv_choice *ch = &p->pick[l][d];
-                lsbuf_json_str(&b, cp_dir_name(d));
-                if (!ch->used) {
-                    lsbuf_put(&b, ":null", 5);
-                } else {
-                    lsbuf_printf(&b, ":{\"algo\":\"%s\",\"id\":%d,\"deterministic\":%s,\"math\":\"%s\","
-                                     "\"transform\":%s,\"workspace_bytes\":%zu,\"find_ms\":",
-                                 cp_algo_name(d, ch->algo), ch->algo, ch->deterministic == 1 ? "true" : "false",
-                                 cp_math_name(ch->math), cp_algo_is_transform(d, ch->algo) ? "true" : "false",
-                                 ch->ws);
-                    if (ch->time_ms >= 0.0f) lsbuf_json_num(&b, ch->time_ms);
-                    else lsbuf_put(&b, "null", 4);
-                    lsbuf_put(&b, "}", 1);
-                }
-                if (d + 1 < CP_CONV_N) lsbuf_put(&b, ",", 1);
-            }
-            lsbuf_put(&b, "}", 1);
-        }
-        lsbuf_put(&b, "]}", 2);
-    }
-    lsbuf_put(&b, "],", 2);
-
+    describe_plans(&b, c, m);
     size_t used_now = mtotal - mfree;
     lsbuf_printf(&b,
                  "\"memory\":{\"allocated_bytes\":%zu,\"allocated_peak_bytes\":%zu,"
@@ -796,23 +823,7 @@ static char *cu_describe(engine *e) {
                  c->alloc_bytes, c->alloc_peak, c->used_before, c->used_after, used_now,
                  used_now > c->used_before + c->alloc_bytes ? used_now - c->used_before - c->alloc_bytes : 0);
 
-    lsbuf_printf(&b, "\"device_timing\":{\"source\":\"cudaEvent\",\"enabled\":%s,\"layers\":[",
-                 c->o.timing ? "true" : "false");
-    for (int l = 0; l < m->n_layers; l++) {
-        if (l) lsbuf_put(&b, ",", 1);
-        lsbuf_put(&b, "{", 1);
-        json_kv_str(&b, "layer", m->layers[l].name, 1);
-        lsbuf_put(&b, "\"fwd_ms\":", 9);
-        lsbuf_json_num(&b, c->dev_ms[l][DIR_FWD]);
-        lsbuf_printf(&b, ",\"fwd_calls\":%ld,\"bwd_ms\":", c->dev_calls[l][DIR_FWD]);
-        lsbuf_json_num(&b, c->dev_ms[l][DIR_BWD]);
-        lsbuf_printf(&b, ",\"bwd_calls\":%ld}", c->dev_calls[l][DIR_BWD]);
-    }
-    lsbuf_put(&b, "],\"loss_ms\":", 12);
-    lsbuf_json_num(&b, c->misc_ms[0]);
-    lsbuf_printf(&b, ",\"loss_calls\":%ld,\"update_ms\":", c->misc_calls[0]);
-    lsbuf_json_num(&b, c->misc_ms[1]);
-    lsbuf_printf(&b, ",\"update_calls\":%ld}}", c->misc_calls[1]);
+    describe_timing(&b, c, m);
     if (b.failed) {
         lsbuf_free(&b);
         ls_err(LS_ENOMEM, "cuda: describe: out of memory");
@@ -885,43 +896,11 @@ static int unavailable(const char *call, cudaError_t err) {
                   cudaGetErrorString(err), hint ? "; " : "", hint ? hint : "");
 }
 
-int engine_cuda_create(engine *e, const engine_spec *s) {
+/* The device's properties and versions, the stream, the cuDNN and cuBLAS
+ * handles with their math and atomics modes, the pooling descriptor. */
+static int create_handles(cuda_ctx *c, const cp_opts *op) {
     int rc = 0;
-    const model *m = e->m;
-    cuda_ctx *c = NULL;
-    cp_opts o;
-    rc = cp_opts_parse(&o, s);
-    if (rc) return rc;
-    if (m->n_layers < 1 || e->max_batch == 0)
-        return ls_err(LS_EINVAL, "cuda: empty model or max_batch 0");
-    if (m->layers[m->n_layers - 1].kind != LAYER_DENSE ||
-        (int)layer_out_size(&m->layers[m->n_layers - 1]) != m->n_classes)
-        return ls_err(LS_EINVAL, "cuda: the last layer must be a dense layer giving %d logits", m->n_classes);
-
-    /* Find the device first: without one, say why and touch nothing else.
-     * cudaGetDeviceCount leaves `count` unwritten on failure. */
-    int count = 0;
-    cudaError_t err = cudaGetDeviceCount(&count);
-    if (err != cudaSuccess) return unavailable("cudaGetDeviceCount", err);
-    if (count == 0) return ls_err(LS_EUNAVAIL, "cuda: unavailable (the driver reports no CUDA device)");
-    if (o.device >= count)
-        return ls_err(LS_EUNAVAIL, "cuda: unavailable (device=%d but only %d device%s)", o.device, count,
-                      count == 1 ? "" : "s");
-    err = cudaSetDevice(o.device);
-    if (err != cudaSuccess) return unavailable("cudaSetDevice", err);
-    size_t mfree = 0, mtotal = 0;
-    err = cudaMemGetInfo(&mfree, &mtotal); /* creates the context */
-    if (err != cudaSuccess) return unavailable("cudaMemGetInfo", err);
-
-    c = calloc(1, sizeof *c);
-    if (!c) return ls_err(LS_ENOMEM, "cuda: out of host memory");
-    e->ctx = c;
-    e->iface = &cuda_iface;
-    c->o = o;
-    c->device = o.device;
-    c->mem_total = mtotal;
-    c->used_before = mtotal - mfree;
-
+    cp_opts o = *op;
     struct cudaDeviceProp prop;
     CHECK_CUDA(cudaGetDeviceProperties(&prop, o.device));
     snprintf(c->dev_name, sizeof c->dev_name, "%s", prop.name);
@@ -948,6 +927,15 @@ int engine_cuda_create(engine *e, const engine_spec *s) {
     CHECK_CUDNN(cudnnSetPooling2dDescriptor(c->pool, o.pool_det ? CUDNN_POOLING_MAX_DETERMINISTIC : CUDNN_POOLING_MAX,
                                             CUDNN_PROPAGATE_NAN, 2, 2, 0, 0, 2, 2));
 
+done:
+    return rc;
+}
+
+/* Per-layer descriptors and buffers, the flat parameter/gradient/Adam
+ * buffers, the batch staging area and the timing events. */
+static int alloc_buffers(engine *e, cuda_ctx *c) {
+    int rc = 0;
+    const model *m = e->m;
     size_t in = (size_t)m->in_c * m->in_h * m->in_w;
     size_t np = m->n_params * sizeof(float);
     for (int l = 0; l < m->n_layers; l++) {
@@ -995,6 +983,51 @@ int engine_cuda_create(engine *e, const engine_spec *s) {
     for (int k = 0; k < 2; k++)
         for (int j = 0; j < 2; j++) CHECK_CUDA(cudaEventCreate(&c->ev_misc[k][j]));
     c->events_made = 1;
+
+done:
+    return rc;
+}
+
+int engine_cuda_create(engine *e, const engine_spec *s) {
+    int rc = 0;
+    const model *m = e->m;
+    cuda_ctx *c = NULL;
+    cp_opts o;
+    rc = cp_opts_parse(&o, s);
+    if (rc) return rc;
+    if (m->n_layers < 1 || e->max_batch == 0)
+        return ls_err(LS_EINVAL, "cuda: empty model or max_batch 0");
+    if (m->layers[m->n_layers - 1].kind != LAYER_DENSE ||
+        (int)layer_out_size(&m->layers[m->n_layers - 1]) != m->n_classes)
+        return ls_err(LS_EINVAL, "cuda: the last layer must be a dense layer giving %d logits", m->n_classes);
+
+    /* Find the device first: without one, say why and touch nothing else.
+     * cudaGetDeviceCount leaves `count` unwritten on failure. */
+    int count = 0;
+    cudaError_t err = cudaGetDeviceCount(&count);
+    if (err != cudaSuccess) return unavailable("cudaGetDeviceCount", err);
+    if (count == 0) return ls_err(LS_EUNAVAIL, "cuda: unavailable (the driver reports no CUDA device)");
+    if (o.device >= count)
+        return ls_err(LS_EUNAVAIL, "cuda: unavailable (device=%d but only %d device%s)", o.device, count,
+                      count == 1 ? "" : "s");
+    err = cudaSetDevice(o.device);
+    if (err != cudaSuccess) return unavailable("cudaSetDevice", err);
+    size_t mfree = 0, mtotal = 0;
+    err = cudaMemGetInfo(&mfree, &mtotal); /* creates the context */
+    if (err != cudaSuccess) return unavailable("cudaMemGetInfo", err);
+
+    c = calloc(1, sizeof *c);
+    if (!c) return ls_err(LS_ENOMEM, "cuda: out of host memory");
+    e->ctx = c;
+    e->iface = &cuda_iface;
+    c->o = o;
+    c->device = o.device;
+    c->mem_total = mtotal;
+    c->used_before = mtotal - mfree;
+
+    if ((rc = create_handles(c, &o))) goto done;
+
+    if ((rc = alloc_buffers(e, c))) goto done;
 
     /* The max_batch plan lives in slot 0 and is never evicted. */
     rc = plan_build(e, c, &c->plans[0], e->max_batch);

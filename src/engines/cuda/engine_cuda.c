@@ -39,6 +39,7 @@
 #include <cuda_runtime.h>
 #include <cudnn.h>
 
+#include "engines/checksums.h"
 #include "engines/cuda/cuda_policy.h"
 #include "engines/cuda/kernels.h"
 #include "engines/engine.h"
@@ -145,6 +146,13 @@ typedef struct {
     size_t n;            /* current batch */
     uint64_t step;
     float dropout_scale[MODEL_MAX_LAYERS];
+
+    /* every-step checksums: the vector and scratch on the device, and the
+     * snapshot of the state a step computed with (for the Adam re-check) */
+    double *ck_vec, *ck_s, *ck_sa;
+    size_t ck_vec_bytes, ck_s_bytes;
+    float *ck_p0, *ck_m0, *ck_v0;
+    int ck_snap;
 
     /* timing: [layer][dir][start/end], plus loss and update */
     cudaEvent_t ev[MODEL_MAX_LAYERS][DIR_N][2];
@@ -691,6 +699,168 @@ done:
     return rc;
 }
 
+/* ---- every-step checksums -------------------------------------------------
+ * The vector of engines/checksums.h computed on the device by kernels.cu's
+ * lk_ck_* (base/checksum_ops.h's bodies, as the host implementation); only
+ * the vector (and the loss block's n x classes logits and gradient) comes
+ * back.  Which blocks a stage computes and the scratch sizes are
+ * cuda_policy.c's (cp_ck_*, unit-tested). */
+
+static int ck_alloc(engine *e, cuda_ctx *c, const ck_layout *Lmax) {
+    int rc = 0;
+    size_t np = e->m->n_params * sizeof(float);
+    if (c->ck_vec) return 0;
+    c->ck_vec_bytes = Lmax->total * sizeof(double);
+    c->ck_s_bytes = cp_ck_scratch(e->m, e->max_batch) * sizeof(double);
+    if ((rc = dev_alloc(c, (void **)&c->ck_vec, c->ck_vec_bytes)) || (rc = dev_alloc(c, (void **)&c->ck_s, c->ck_s_bytes)) ||
+        (rc = dev_alloc(c, (void **)&c->ck_sa, c->ck_s_bytes)) || (rc = dev_alloc(c, (void **)&c->ck_p0, np)) ||
+        (rc = dev_alloc(c, (void **)&c->ck_m0, np)) || (rc = dev_alloc(c, (void **)&c->ck_v0, np)))
+        return rc;
+    return 0;
+}
+
+static int ck_conv(cuda_ctx *c, const layer *ly, int l, const ck_layout *L, int stage, const float *w, const float *b,
+                   const float *dw, const float *db, size_t n) {
+    int rc = 0;
+    ck_conv_dims d = {ly->in_c, ly->in_h, ly->in_w, ly->out_c, ly->out_h, ly->out_w, ly->k, ly->pad};
+    const float *x = l ? c->act[l - 1] : c->input;
+    double *v = c->ck_vec;
+    CHECK_LK(lk_ck_window(c->stream, c->ck_s, c->ck_sa, x, &d, n * (size_t)d.c, 0));
+    CHECK_LK(lk_ck_conv_fwd(c->stream, v + L->off[l][CK_FWD], c->act[l], w, b, c->ck_s, c->ck_sa, &d, n));
+    if (!cp_ck_wants(stage, CK_BWD_W)) return 0;
+    if (L->cnt[l][CK_BWD_DATA]) {
+        CHECK_LK(lk_ck_window(c->stream, c->ck_s, c->ck_sa, c->dact[l], &d, n * (size_t)d.oc, 1));
+        CHECK_LK(lk_ck_conv_bwd_data(c->stream, v + L->off[l][CK_BWD_DATA], c->dact[l - 1], w, c->ck_s, c->ck_sa, &d, n));
+    }
+    CHECK_LK(lk_ck_conv_z(c->stream, c->ck_s, c->ck_sa, x, &d, n));
+    CHECK_LK(lk_ck_conv_bwd_w(c->stream, v + L->off[l][CK_BWD_W], v + L->off[l][CK_BWD_B], dw, db, c->dact[l], c->ck_s,
+                              c->ck_sa, &d, n));
+done:
+    return rc;
+}
+
+static int ck_dense(cuda_ctx *c, const layer *ly, int l, const ck_layout *L, int stage, const float *w, const float *b,
+                    const float *dw, const float *db, size_t n) {
+    int rc = 0;
+    size_t in = (size_t)ly->in_c, out = (size_t)ly->out_c;
+    const float *x = l ? c->act[l - 1] : c->input;
+    double *v = c->ck_vec;
+    CHECK_LK(lk_ck_sums(c->stream, c->ck_s, c->ck_sa, x, n, in, 0));
+    CHECK_LK(lk_ck_dense(c->stream, v + L->off[l][CK_FWD], NULL, w, b, c->act[l], NULL, c->ck_s, c->ck_sa, n, in, out, 0));
+    if (!cp_ck_wants(stage, CK_BWD_W)) return 0;
+    if (L->cnt[l][CK_BWD_DATA]) {
+        CHECK_LK(lk_ck_sums(c->stream, c->ck_s, c->ck_sa, c->dact[l], n, out, 0));
+        CHECK_LK(lk_ck_dense(c->stream, v + L->off[l][CK_BWD_DATA], NULL, w, NULL, c->dact[l - 1], NULL, c->ck_s,
+                             c->ck_sa, n, in, out, 1));
+    }
+    CHECK_LK(lk_ck_sums(c->stream, c->ck_s, c->ck_sa, x, n, in, 1));
+    CHECK_LK(lk_ck_dense(c->stream, v + L->off[l][CK_BWD_W], v + L->off[l][CK_BWD_B], NULL, db, dw, c->dact[l], c->ck_s,
+                         c->ck_sa, n, in, out, 2));
+done:
+    return rc;
+}
+
+static int ck_elem(engine *e, cuda_ctx *c, const layer *ly, int l, const ck_layout *L, int stage, size_t n) {
+    int rc = 0;
+    int kind = cp_ck_elem_kind(ly), training = stage == CK_STAGE_STEP;
+    const float *x = l ? c->act[l - 1] : c->input;
+    size_t cnt = n * layer_out_size(ly);
+    for (int bwd = 0; bwd < 2; bwd++) {
+        if (bwd && (!cp_ck_wants(stage, CK_BWD_DATA) || !L->cnt[l][CK_BWD_DATA])) break;
+        double *bad = c->ck_vec + L->off[l][bwd ? CK_BWD_DATA : CK_FWD];
+        const float *dy = bwd ? c->dact[l] : NULL, *dx = bwd ? c->dact[l - 1] : NULL;
+        if (kind == 3)
+            CHECK_LK(lk_ck_pool(c->stream, bad, x, c->act[l], dy, dx, n * (size_t)ly->in_c, ly->in_h, ly->in_w, ly->out_h,
+                                ly->out_w, bwd));
+        else
+            CHECK_LK(lk_ck_elem(c->stream, bad, kind, bwd, training, x, c->act[l], dy, dx, cnt, e->seed,
+                                (uint32_t)c->step, (uint32_t)l, ly->p, c->dropout_scale[l]));
+    }
+done:
+    return rc;
+}
+
+static int ck_digests(engine *e, cuda_ctx *c, const ck_layout *L, const float *p, const float *m, const float *v) {
+    int rc = 0;
+    for (int t = 0; t < e->m->n_tensors; t++) {
+        const model_tensor *T = &e->m->tensors[t];
+        double *slot = c->ck_vec + L->digest_off + 3 * t;
+        CHECK_LK(lk_ck_digest(c->stream, slot, p + T->offset, T->numel));
+        if (m) CHECK_LK(lk_ck_digest(c->stream, slot + 1, m + T->offset, T->numel));
+        if (v) CHECK_LK(lk_ck_digest(c->stream, slot + 2, v + T->offset, T->numel));
+    }
+done:
+    return rc;
+}
+
+static int ck_update(engine *e, cuda_ctx *c, const ck_layout *L) {
+    int rc = 0;
+    const adam_scalars *a = &e->last_adam;
+    if (!c->ck_snap) return ls_err(LS_EINVAL, "%s: checksums after an update with no step before", e->spec.spec);
+    for (int t = 0; t < e->m->n_tensors; t++) {
+        const model_tensor *T = &e->m->tensors[t];
+        size_t o = T->offset;
+        CHECK_LK(lk_ck_adam(c->stream, c->ck_vec + L->adam_off + 2 * t, c->ck_p0 + o, c->ck_m0 + o, c->ck_v0 + o,
+                            c->grads + o, c->params + o, c->adam_m + o, c->adam_v + o, T->numel, a->beta1,
+                            a->one_minus_beta1, a->beta2, a->one_minus_beta2, a->step_size, a->bc2_sqrt, a->eps));
+    }
+    c->ck_snap = 0;
+    rc = ck_digests(e, c, L, c->params, c->adam_m, c->adam_v);
+done:
+    return rc;
+}
+
+static int cu_checksums(engine *e, int stage, double *out) {
+    cuda_ctx *c = e->ctx;
+    const model *m = e->m;
+    int rc = 0;
+    size_t n = c->n ? c->n : e->max_batch, np = m->n_params * sizeof(float);
+    ck_layout L, Lmax;
+    ck_layout_make(&L, m, n);
+    ck_layout_make(&Lmax, m, e->max_batch);
+    if ((rc = ck_alloc(e, c, &Lmax))) return rc;
+    CHECK_CUDA(cudaMemsetAsync(c->ck_vec, 0, L.total * sizeof(double), c->stream));
+    if (stage == CK_STAGE_UPDATE) {
+        if ((rc = ck_update(e, c, &L))) return rc;
+    } else {
+        for (int l = 0; l < m->n_layers && !rc; l++) {
+            const layer *ly = &m->layers[l];
+            if (ly->kind != LAYER_CONV && ly->kind != LAYER_DENSE) {
+                rc = ck_elem(e, c, ly, l, &L, stage, n);
+                continue;
+            }
+            size_t wo = m->tensors[ly->w_tensor].offset, bo = m->tensors[ly->b_tensor].offset;
+            rc = (ly->kind == LAYER_CONV ? ck_conv : ck_dense)(c, ly, l, &L, stage, c->params + wo, c->params + bo,
+                                                              c->grads + wo, c->grads + bo, n);
+        }
+        if (rc) return rc;
+        int step = stage == CK_STAGE_STEP;
+        if ((rc = ck_digests(e, c, &L, c->params, step ? c->adam_m : NULL, step ? c->adam_v : NULL))) return rc;
+        if (step) {
+            CHECK_CUDA(cudaMemcpyAsync(c->ck_p0, c->params, np, cudaMemcpyDeviceToDevice, c->stream));
+            CHECK_CUDA(cudaMemcpyAsync(c->ck_m0, c->adam_m, np, cudaMemcpyDeviceToDevice, c->stream));
+            CHECK_CUDA(cudaMemcpyAsync(c->ck_v0, c->adam_v, np, cudaMemcpyDeviceToDevice, c->stream));
+            c->ck_snap = 1;
+        }
+    }
+    CHECK_CUDA(cudaMemcpyAsync(out, c->ck_vec, L.total * sizeof(double), cudaMemcpyDeviceToHost, c->stream));
+    CHECK_CUDA(cudaStreamSynchronize(c->stream));
+    out[0] = stage, out[1] = (double)n, out[2] = (double)c->step;
+    if (stage == CK_STAGE_STEP) { /* the loss block: n x classes logits and gradient, small */
+        size_t nz = n * (size_t)m->n_classes;
+        float *z = malloc(2 * nz * sizeof *z), loss = 0;
+        if (!z) return ls_err(LS_ENOMEM, "out of memory");
+        rc = cu_get_tensor(e, (tensor_id){TENSOR_ACT, m->n_layers - 1}, z);
+        if (!rc) rc = cu_get_tensor(e, (tensor_id){TENSOR_DACT, m->n_layers - 1}, z + nz);
+        if (!rc) rc = cu_get_tensor(e, (tensor_id){TENSOR_LOSS, 0}, &loss);
+        out[L.loss_off] = loss;
+        for (size_t i = 0; i < 2 * nz && !rc; i++) out[L.loss_off + 1 + i] = z[i];
+        free(z);
+    }
+done:
+    return rc;
+}
+
 /* ---- describe ------------------------------------------------------------ */
 
 static void json_kv_str(lsbuf *b, const char *k, const char *v, int comma) {
@@ -858,6 +1028,12 @@ static void cu_free(engine *e) {
     dev_free(c, (void **)&c->grads, np);
     dev_free(c, (void **)&c->adam_m, np);
     dev_free(c, (void **)&c->adam_v, np);
+    dev_free(c, (void **)&c->ck_vec, c->ck_vec_bytes);
+    dev_free(c, (void **)&c->ck_s, c->ck_s_bytes);
+    dev_free(c, (void **)&c->ck_sa, c->ck_s_bytes);
+    dev_free(c, (void **)&c->ck_p0, c->ck_p0 ? np : 0);
+    dev_free(c, (void **)&c->ck_m0, c->ck_m0 ? np : 0);
+    dev_free(c, (void **)&c->ck_v0, c->ck_v0 ? np : 0);
     size_t in = (size_t)e->m->in_c * e->m->in_h * e->m->in_w;
     dev_free(c, (void **)&c->input, e->max_batch * in * sizeof(float));
     dev_free(c, (void **)&c->labels, e->max_batch * sizeof(int32_t));
@@ -887,6 +1063,7 @@ static const engine_i cuda_iface = {
     /* .get_tensor_f64 = */ NULL,
     /* .synchronize = */ cu_synchronize,
     /* .free = */ cu_free,
+    /* .checksums = */ cu_checksums,
 };
 
 /* "cuda: unavailable (...)" for a CUDA error met while finding the device. */

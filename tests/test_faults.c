@@ -174,7 +174,7 @@ static void test_stopped_child_times_out(void **st) {
 
 /* ---- an audit whose engine dies, is interrupted, or fills the disk ------- */
 
-/* Until the audit has run its first step: its steps.jsonl.tmp.PID in
+/* Until the audit has run its first step: its steps.jsonl.gz.tmp.PID in
  * out_dir is no longer empty (step 1 is fully compared: several KB of
  * lines, more than stdio buffers).  At most 60 s. */
 static void wait_for_steps(const char *out_dir) {
@@ -183,7 +183,7 @@ static void wait_for_steps(const char *out_dir) {
         struct dirent *de;
         int ready = 0;
         while (d && (de = readdir(d)))
-            if (strncmp(de->d_name, "steps.jsonl.tmp.", 16) == 0) {
+            if (strncmp(de->d_name, "steps.jsonl.gz.tmp.", 19) == 0) {
                 char p[400];
                 struct stat sb;
                 snprintf(p, sizeof p, "%s/%s", out_dir, de->d_name);
@@ -394,7 +394,7 @@ static void test_full_disk_report_set(void **st) {
         struct stat sb;
         int present = stat(out, &sb) == 0;
         int marked = present && exists(out, "INCOMPLETE");
-        int all = present && exists(out, "steps.jsonl") && exists(out, "run.json") && exists(out, "report.md") &&
+        int all = present && exists(out, "steps.jsonl.gz") && exists(out, "run.json") && exists(out, "report.md") &&
                   exists(out, "report.html");
         print_message("  %3d KiB: exit %d, --out %s\n", sizes[i], rc,
                       !present ? "absent" : marked ? "marked INCOMPLETE" : all ? "whole" : "PARTIAL, UNMARKED");
@@ -534,7 +534,7 @@ static void test_group_sigterm_seed_loop(void **st) {
     assert_non_null(strstr(json, "\"interrupted\": true"));
     assert_non_null(strstr(json, "\"engines_failed\": 0"));
     assert_non_null(strstr(json, "\"steps_completed\": 64"));
-    assert_true(exists(out, "steps.jsonl") && exists(out, "report.md") && exists(out, "report.html"));
+    assert_true(exists(out, "steps.jsonl.gz") && exists(out, "report.md") && exists(out, "report.html"));
     assert_false(exists(out, "INCOMPLETE"));
     assert_int_equal(count_tmp(out), 0);
     free(json);

@@ -13,6 +13,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #define DATA_DIR_CHECK "/usr/share/datasets/fashion-mnist/train-images-idx3-ubyte.gz"
@@ -38,6 +39,12 @@ static void expect(const char *args, int code, const char *needle) {
     int rc = run(args, out, sizeof out);
     if (rc != code) fail_msg("lockstep %s: exit %d, expected %d; output:\n%s", args, rc, code, out);
     if (needle && !strstr(out, needle)) fail_msg("lockstep %s: output lacks '%s':\n%s", args, needle, out);
+}
+
+static double ls_now_for_test(void) {
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
 }
 
 static int setup(void **st) {
@@ -173,6 +180,36 @@ static void test_hardening_inputs(void **st) {
 
 /* FIFOs as inputs blocked forever in open(); FIFOs, devices and symlinks
  * as outputs were replaced by regular files. */
+/* Issue 25: --init and --order on a FIFO blocked forever; on a directory
+ * --order said "read error"; a duplicated option silently took the last
+ * value; train's banner printed the whole test set under --limit-test. */
+static void test_input_types_and_options(void **st) {
+    char dir[] = "/tmp/ls_cli_typesXXXXXX";
+    assert_non_null(mkdtemp(dir));
+    char fifo[128], args[1024], needle[256];
+    snprintf(fifo, sizeof fifo, "%s/fifo", dir);
+    assert_int_equal(mkfifo(fifo, 0600), 0);
+    const char *cmds[] = {"train --epochs 1 --limit-train 64 --batch 32", "audit --engines cpu --epochs 1 --limit-train 64 --batch 32"};
+    for (int k = 0; k < 2; k++)
+        for (int i = 0; i < 2; i++) {
+            const char *opt = i ? "--order" : "--init";
+            snprintf(args, sizeof args, "%s %s %s", cmds[k], opt, fifo);
+            snprintf(needle, sizeof needle, "%s: %s: not a regular file (a FIFO)", opt, fifo);
+            double t0 = ls_now_for_test();
+            expect(args, 2, needle);
+            double dt = ls_now_for_test() - t0;
+            if (dt > 1.0) fail_msg("lockstep %s: %.2f s to refuse a FIFO, want under a second", args, dt);
+            snprintf(args, sizeof args, "%s %s %s", cmds[k], opt, dir);
+            snprintf(needle, sizeof needle, "%s: %s: not a regular file (a directory)", opt, dir);
+            expect(args, 2, needle);
+        }
+    expect("train --epochs 2 --epochs 1 --limit-train 64", 2, "option --epochs given twice");
+    expect("audit --engines cpu --engines reference --limit-train 64", 2, "option --engines given twice");
+    expect("train --epochs 1 --limit-train 64 --limit-test 200 --batch 64", 0, "64 train (of 60000), 200 test (of 10000)");
+    snprintf(args, sizeof args, "rm -rf %s", dir);
+    assert_int_equal(system(args), 0);
+}
+
 static void test_special_files(void **st) {
     char dir[] = "/tmp/ls_cli_fifoXXXXXX";
     assert_non_null(mkdtemp(dir));
@@ -180,7 +217,7 @@ static void test_special_files(void **st) {
     snprintf(fifo, sizeof fifo, "%s/fifo", dir);
     assert_int_equal(mkfifo(fifo, 0600), 0);
     /* inputs: a regression hangs; timeout turns that into exit 124 */
-    snprintf(needle, sizeof needle, "%s: is a FIFO, not a regular file", fifo);
+    snprintf(needle, sizeof needle, "%s: not a regular file (a FIFO)", fifo);
     snprintf(args, sizeof args, "golden check %s", fifo);
     expect(args, 2, needle);
     snprintf(args, sizeof args, "model --model %s", fifo);
@@ -195,7 +232,7 @@ static void test_special_files(void **st) {
         assert_int_equal(mkfifo(path, 0600), 0);
     }
     snprintf(args, sizeof args, "train --data %s --epochs 1", ddir);
-    snprintf(needle, sizeof needle, "%s/train-images-idx3-ubyte: is a FIFO", ddir);
+    snprintf(needle, sizeof needle, "%s/train-images-idx3-ubyte: not a regular file (a FIFO)", ddir);
     expect(args, 2, needle);
     /* outputs */
     snprintf(args, sizeof args, "train --limit-train 16 --limit-test 16 --batch 16 --epochs 1 --json %s", fifo);
@@ -258,6 +295,7 @@ int main(void) {
         cmocka_unit_test(test_bad_inputs),
         cmocka_unit_test(test_hardening_inputs),
         cmocka_unit_test(test_special_files),
+        cmocka_unit_test(test_input_types_and_options),
         cmocka_unit_test(test_stdout_write_error),
     };
     return cmocka_run_group_tests(tests, setup, NULL);

@@ -467,7 +467,7 @@ static void test_missing_file(void **state) {
     const char *lp2 = fx_path("no-such-labels");
     expect_fail(ip2, lp2, 10, LS_EIO, lp2, "No such file");
     /* a directory is not a file */
-    expect_fail(g_dir, lp, 10, LS_EIO, g_dir, "is a directory, not a regular file");
+    expect_fail(g_dir, lp, 10, LS_EIO, g_dir, "not a regular file (a directory)");
     free(im.b);
 }
 

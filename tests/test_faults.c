@@ -353,9 +353,201 @@ static void test_golden_record_interrupted(void **st) {
     assert_int_equal(count_tmp(g_dir), 0);
 }
 
+
+/* ---- issue 25: report sets whole or marked, one writer, group signals ---- */
+
+static int exists(const char *dir, const char *name) {
+    char p[400];
+    snprintf(p, sizeof p, "%s/%s", dir, name);
+    return access(p, F_OK) == 0;
+}
+
+#define SMALL_AUDIT "--engines cpu:threads=1 --limit-train 256 --limit-test 100 --batch 64 --epochs 1"
+
+/* A full disk, for real: a tmpfs of N KiB (root only: skipped otherwise),
+ * for N from "not even the marker fits" to "everything fits".  At every
+ * size, --out is absent, or whole (the four files, no marker), or marked
+ * INCOMPLETE; and some size must fail in the middle of the set (run.json
+ * written, report.html not), or the sweep proved nothing.  On b56b585 the
+ * middle sizes left run.json and steps.jsonl without the reports, unmarked.
+ * (A tmpfs, not ulimit -f: the limit must be on the folder, across files,
+ * as a full disk is; ulimit -f limits each file by itself.) */
+static void test_full_disk_report_set(void **st) {
+    if (!have_data()) skip();
+    char mnt[128], cmd[PATH_MAX + 512], out[160];
+    snprintf(mnt, sizeof mnt, "%s/tmpfs", g_dir);
+    assert_int_equal(mkdir(mnt, 0700), 0);
+    snprintf(cmd, sizeof cmd, "mount -t tmpfs -o size=4k tmpfs %s 2>/dev/null && umount %s", mnt, mnt);
+    if (geteuid() != 0 || system(cmd) != 0) {
+        print_message("skipped: cannot mount a tmpfs here (needs root)\n");
+        skip();
+    }
+    int sizes[] = {4, 8, 16, 24, 32, 40, 64};
+    int partial = 0, whole = 0;
+    snprintf(out, sizeof out, "%s/out", mnt);
+    for (size_t i = 0; i < sizeof sizes / sizeof *sizes; i++) {
+        snprintf(cmd, sizeof cmd, "mount -t tmpfs -o size=%dk tmpfs %s", sizes[i], mnt);
+        assert_int_equal(system(cmd), 0);
+        snprintf(cmd, sizeof cmd, "%s audit " SMALL_AUDIT " --out %s >/dev/null 2>&1", g_bin, out);
+        int st2 = system(cmd);
+        int rc = WIFEXITED(st2) ? WEXITSTATUS(st2) : -1;
+        struct stat sb;
+        int present = stat(out, &sb) == 0;
+        int marked = present && exists(out, "INCOMPLETE");
+        int all = present && exists(out, "steps.jsonl.gz") && exists(out, "run.json") && exists(out, "report.md") &&
+                  exists(out, "report.html");
+        print_message("  %3d KiB: exit %d, --out %s\n", sizes[i], rc,
+                      !present ? "absent" : marked ? "marked INCOMPLETE" : all ? "whole" : "PARTIAL, UNMARKED");
+        if (rc == 0 && (!all || marked)) fail_msg("%d KiB: exit 0 but the set is not whole", sizes[i]);
+        if (rc != 0 && present && !marked) fail_msg("%d KiB: exit %d and --out neither absent nor marked", sizes[i], rc);
+        partial += marked && exists(out, "run.json") && !exists(out, "report.html");
+        whole += rc == 0;
+        assert_int_equal(count_tmp(out), 0);
+        snprintf(cmd, sizeof cmd, "umount %s", mnt);
+        assert_int_equal(system(cmd), 0);
+    }
+    assert_true(partial > 0);
+    assert_true(whole > 0);
+}
+
+/* Two audits into one --out: the second is refused at once, naming the
+ * lock; the first completes whole. */
+static void test_one_writer_per_folder(void **st) {
+    if (!have_data()) skip();
+    char out[128], log[160], cmd[PATH_MAX + 512], text[4096];
+    snprintf(out, sizeof out, "%s/shared", g_dir);
+    snprintf(log, sizeof log, "%s/first.log", g_dir);
+    char *argv[] = {"lockstep", "audit", "--engines", "cpu:threads=1", "--limit-train", "1024", "--limit-test", "100",
+                    "--batch", "32", "--epochs", "1", "--out", out, NULL};
+    pid_t p = spawn(log, argv);
+    /* the marker is written once the lock is held */
+    for (int i = 0; i < 3000 && !exists(out, "INCOMPLETE"); i++) sleep_s(0.01);
+    assert_true(exists(out, "INCOMPLETE"));
+    snprintf(cmd, sizeof cmd, "%s audit " SMALL_AUDIT " --out %s 2>&1", g_bin, out);
+    FILE *f = popen(cmd, "r");
+    size_t n = fread(text, 1, sizeof text - 1, f);
+    text[n] = 0;
+    int st2 = pclose(f);
+    int status;
+    assert_int_equal(waitpid(p, &status, 0), p);
+    if (!WIFEXITED(st2) || WEXITSTATUS(st2) != 2 || !strstr(text, "in use by another audit"))
+        fail_msg("the second audit into %s was not refused:\n%s", out, text);
+    char pid[32];
+    snprintf(pid, sizeof pid, "pid %d", (int)p);
+    assert_non_null(strstr(text, pid));
+    assert_true(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+    assert_true(exists(out, "report.html") && !exists(out, "INCOMPLETE"));
+}
+
+/* Start `lockstep ARGS...` as the leader of its own process group (as a
+ * shell job, `timeout` or a Slurm step runs it). */
+static pid_t spawn_group(const char *log, char *const argv[]) {
+    pid_t p = fork();
+    if (p == 0) {
+        setpgid(0, 0);
+        FILE *f = freopen(log, "w", stdout);
+        if (!f) _exit(127);
+        dup2(1, 2);
+        execv(g_bin, argv);
+        _exit(127);
+    }
+    setpgid(p, p);
+    return p;
+}
+
+/* SIGTERM to the whole process group during the main run (what timeout,
+ * scancel and container runtimes send): interrupted, 143, and no engine
+ * failed.  On b56b585 both engine children died of the signal too and the
+ * report said "FAILED: died at step N (signal 15)" for each. */
+static void test_group_sigterm_main_run(void **st) {
+    if (!have_data()) skip();
+    char out[128], log[160];
+    snprintf(out, sizeof out, "%s/grp", g_dir);
+    snprintf(log, sizeof log, "%s/grp.log", g_dir);
+    char *argv[] = {"lockstep", AUDIT_ARGS(out), NULL};
+    pid_t p = spawn_group(log, argv);
+    long kids[4];
+    for (int i = 0; i < 200 && children(p, kids, 4) < 2; i++) sleep_s(0.01);
+    wait_for_steps(out);
+    sleep_s(0.3 * rand() / (double)RAND_MAX);
+    kill(-p, SIGTERM);
+    int status;
+    assert_int_equal(waitpid(p, &status, 0), p);
+    char *text = slurp(log);
+    if (!WIFEXITED(status) || WEXITSTATUS(status) != 143)
+        fail_msg("want exit 143; %s %d:\n%s", WIFEXITED(status) ? "exit" : "signal",
+                 WIFEXITED(status) ? WEXITSTATUS(status) : WTERMSIG(status), text);
+    if (strstr(text, "FAILED") || strstr(text, "died at step")) fail_msg("an engine was blamed:\n%s", text);
+    assert_non_null(strstr(text, "INTERRUPTED at step"));
+    char rj[200];
+    snprintf(rj, sizeof rj, "%s/run.json", out);
+    char *json = slurp(rj);
+    assert_non_null(json);
+    assert_non_null(strstr(json, "\"interrupted\": true"));
+    assert_non_null(strstr(json, "\"engines_failed\": 0"));
+    assert_false(exists(out, "INCOMPLETE"));
+    assert_int_equal(count_tmp(out), 0);
+    free(json);
+    free(text);
+}
+
+/* The same signal after the main run finished, during `--seeds 2 --jobs 2`:
+ * on b56b585 "seed loop: no result (the process died before writing one)",
+ * exit 143 and --out left empty.  Now the main run's full report is
+ * written, marked interrupted (in the seed loop), 143, no engine failed. */
+static void test_group_sigterm_seed_loop(void **st) {
+    if (!have_data()) skip();
+    char out[128], log[160];
+    snprintf(out, sizeof out, "%s/grpseeds", g_dir);
+    snprintf(log, sizeof log, "%s/grpseeds.log", g_dir);
+    char *argv[] = {"lockstep", AUDIT_ARGS(out), "--seeds", "2", "--jobs", "2", NULL};
+    pid_t p = spawn_group(log, argv);
+    long engines[4], kids[8];
+    int ne = 0;
+    for (int i = 0; i < 500 && ne < 2; i++) {
+        sleep_s(0.01);
+        ne = children(p, engines, 4);
+    }
+    assert_int_equal(ne, 2);
+    /* a child that is not one of the main run's engines: the seed loop's */
+    int seed_child = 0;
+    for (int i = 0; i < 6000 && !seed_child; i++) {
+        sleep_s(0.01);
+        int nk = children(p, kids, 8);
+        for (int k = 0; k < nk; k++) seed_child |= kids[k] != engines[0] && kids[k] != engines[1];
+    }
+    assert_true(seed_child);
+    sleep_s(0.2);
+    kill(-p, SIGTERM);
+    int status;
+    assert_int_equal(waitpid(p, &status, 0), p);
+    char *text = slurp(log);
+    if (!WIFEXITED(status) || WEXITSTATUS(status) != 143)
+        fail_msg("want exit 143; %s %d:\n%s", WIFEXITED(status) ? "exit" : "signal",
+                 WIFEXITED(status) ? WEXITSTATUS(status) : WTERMSIG(status), text);
+    if (strstr(text, "FAILED") || strstr(text, "no result")) fail_msg("an engine or job was blamed:\n%s", text);
+    assert_non_null(strstr(text, "INTERRUPTED in the seed loop"));
+    char rj[200];
+    snprintf(rj, sizeof rj, "%s/run.json", out);
+    char *json = slurp(rj);
+    if (!json) fail_msg("no run.json: the main run's report was lost:\n%s", text);
+    assert_non_null(strstr(json, "\"interrupted\": true"));
+    assert_non_null(strstr(json, "\"engines_failed\": 0"));
+    assert_non_null(strstr(json, "\"steps_completed\": 64"));
+    assert_true(exists(out, "steps.jsonl.gz") && exists(out, "report.md") && exists(out, "report.html"));
+    assert_false(exists(out, "INCOMPLETE"));
+    assert_int_equal(count_tmp(out), 0);
+    free(json);
+    free(text);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_dead_child_is_an_error_not_sigpipe),
+        cmocka_unit_test(test_full_disk_report_set),
+        cmocka_unit_test(test_one_writer_per_folder),
+        cmocka_unit_test(test_group_sigterm_main_run),
+        cmocka_unit_test(test_group_sigterm_seed_loop),
         cmocka_unit_test(test_stopped_child_times_out),
         cmocka_unit_test(test_engine_killed_at_random_step),
         cmocka_unit_test(test_audit_interrupted),

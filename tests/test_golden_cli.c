@@ -351,6 +351,24 @@ static void test_bad_prediction_is_unusable(void **state) {
     }
 }
 
+/* Issue 25: a golden holding a NaN or infinity read as a regression (exit
+ * 1); now it is unusable (exit 2), naming the record and the field. */
+static void test_nonfinite_golden_is_unusable(void **state) {
+    (void)state;
+    NEED_DATA();
+    char bad[160], *out;
+    snprintf(bad, sizeof bad, "%s/nan.lsg", g_dir);
+    const unsigned kinds[3] = {TENSOR_ACT, TENSOR_PARAMS, GOLDEN_KIND_LOGITS};
+    const float vals[3] = {NAN, INFINITY, -INFINITY};
+    for (int i = 0; i < 3; i++) {
+        rewrite_set(g_cpu, bad, kinds[i], 2, vals[i]);
+        assert_int_equal(run_check(bad, NULL, "auto", &out), GOLDEN_UNUSABLE);
+        if (!strstr(out, "field values: value 2 is") || !strstr(out, "a golden holds finite values"))
+            fail_msg("kind %u: %s", kinds[i], out);
+        free(out);
+    }
+}
+
 /* A golden whose provenance says batch 65536 made golden check allocate
  * 21 GB; now the replay's memory is estimated first (smallcnn: ~1.1 MB per
  * image, ~74 GB) and refused with the figure.  On a machine with that much
@@ -424,6 +442,7 @@ int main(void) {
         cmocka_unit_test(test_data_crc_mismatch_is_unusable),
         cmocka_unit_test(test_bound_holds_across_engines),
         cmocka_unit_test(test_bad_prediction_is_unusable),
+        cmocka_unit_test(test_nonfinite_golden_is_unusable),
         cmocka_unit_test(test_huge_batch_refused),
         cmocka_unit_test(test_committed_goldens_pass),
     };

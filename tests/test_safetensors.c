@@ -218,6 +218,19 @@ static void test_params(void **st) {
         if (!strstr(ls_errmsg(), cases[c].needle) || !strstr(ls_errmsg(), path))
             fail_msg("case %zu: message '%s' lacks '%s' or the path", c, ls_errmsg(), cases[c].needle);
     }
+    /* issue 25: a NaN or infinity in the weights is refused, naming the tensor */
+    const float bad[2] = {NAN, -INFINITY};
+    for (int k = 0; k < 2; k++) {
+        float keep = p[m.tensors[3].offset + 5];
+        p[m.tensors[3].offset + 5] = bad[k];
+        assert_int_equal(st_save_params(&m, path, p, NULL), 0);
+        p[m.tensors[3].offset + 5] = keep;
+        assert_int_equal(st_load_params(&m, path, q), LS_EFORMAT);
+        char want[96];
+        snprintf(want, sizeof want, "\"%s\": value 5 is", m.tensors[3].name);
+        if (!strstr(ls_errmsg(), want) || !strstr(ls_errmsg(), "must be finite"))
+            fail_msg("non-finite weight: message '%s' lacks '%s'", ls_errmsg(), want);
+    }
     free(p);
     free(q);
 }

@@ -243,6 +243,7 @@ typedef struct {
     int n_failed;            /* engines whose process died during the run */
     int interrupted;         /* the signal (SIGINT/SIGTERM) that stopped the run early, else 0 */
     long interrupted_step;   /* the last step completed before it stopped */
+    int interrupted_seeds;   /* the stop came in the seed loop: the main run is whole, the seeds are not in */
     /* for the commands layer, after the driver has freed its engines */
     audit_cfg cfg;           /* the effective configuration (a recording's plan adopted) */
     model m;

@@ -132,6 +132,8 @@ typedef struct {
     int feed_src;           /* engine whose layer inputs are fed (-1: none) */
     int feed_all;           /* fed to every engine (isolated) or to the references only (shadow replay) */
     int n_shadows;          /* shadow replays so far (the source rotates over the fp32 engines) */
+    int shadowed[AUDIT_MAX_ENGINES]; /* shadow replays started from engine i's state */
+    int force_pick;         /* this step's shadow must start from this recording (-1: the rotation) */
     const char *plan_from;  /* the recording whose plan the audit adopted (NULL: none) */
     float *pm, *pv;         /* the fed engine's Adam state at the start of the step */
     double *ck_vec;         /* an engine's checksum vector (engines/checksums.h) */
@@ -760,6 +762,41 @@ static void digest_pair(audit *A, audit_pair *p, const float *losses) {
 #define CMP_BEGIN(A) double t0_ = ls_now()
 #define CMP_END(A) ((A)->t_compare += ls_now() - t0_)
 
+/* Whether engine i can be the source of a shadow at this step: a live
+ * engine always, a recording at the steps its plan holds in full only
+ * (its state before the step and every tensor of it). */
+static int recorded_full(const audit *A, int i) {
+    const recording *rec = A->r->eng[i].recorded ? engine_recorded_get(A->e[i]) : NULL;
+    return !rec || (A->step <= rec->total_steps && rec->steps[A->step].full);
+}
+
+/* Every recording is shadowed at least once whatever its plan (with
+ * audit_every 50 over 8 steps the rotation never reaches it, and a
+ * recording never checked is a result never checked): when the full
+ * steps left are no more than the recordings not yet shadowed, this step
+ * is a shadow from one of them.  Sets A->force_pick; 1 when forced. */
+static int recording_owes_shadow(audit *A) {
+    audit_result *r = A->r;
+    A->force_pick = -1;
+    if (A->in_attr || A->step <= A->cfg.ref_steps) return 0;
+    int owed = 0, first = -1, have_ref = 0;
+    for (int i = 0; i < r->n_engines; i++) {
+        have_ref |= r->eng[i].available && r->eng[i].is_ref && !r->eng[i].failed;
+        if (!r->eng[i].available || !r->eng[i].recorded || r->eng[i].failed || A->shadowed[i] || !recorded_full(A, i))
+            continue;
+        owed++;
+        if (first < 0) first = i;
+    }
+    if (!owed || !have_ref) return 0;
+    /* the plan's full steps from this one to the last: multiples of
+     * audit_every, and the last step */
+    long ae = A->cfg.audit_every, k = A->step, T = A->total;
+    long left = (ae > 0 ? T / ae - (k - 1) / ae : 0) + (ae <= 0 || T % ae ? 1 : 0);
+    if (owed < left) return 0;
+    A->force_pick = first;
+    return 1;
+}
+
 /* Reference shadows start from one fp32 engine's state; the engine
  * shadowed rotates over the fp32 engines, so that every engine's own state
  * path is replayed by the exact reference in turn. */
@@ -777,6 +814,9 @@ static int shadow_setup(audit *A, int with_ref) {
     for (int pass = 0, k = 0; pass < 2 && pick < 0; pass++)
         for (int i = 0; i < E && pick < 0; i++)
             if (A->active[i] && !r->eng[i].is_ref && r->eng[i].recorded == !pass && k++ == want) pick = i;
+    if (A->force_pick >= 0) pick = A->force_pick;
+    A->force_pick = -1;
+    if (pick >= 0) A->shadowed[pick]++;
     A->n_shadows++;
     for (int i = 0; i < E && pick >= 0; i++)
         if (A->active[i] && r->eng[i].is_ref && (rc = copy_state(A, pick, i)))
@@ -1647,7 +1687,13 @@ static int drift_step(audit *A, size_t s) {
     A->step++;
     /* shadows every K steps, and at every partial batch (the last of an
      * epoch: plans for other batch sizes are other code) */
-    int shadow = A->cfg.audit_every > 0 && (A->step % A->cfg.audit_every == 0 || nb < rc_->batch);
+    /* (not at a partial batch when a recording takes part: its tensors
+     * exist at its plan's steps only, which has no such rule — the audit
+     * stopped there with "step 7 has no recorded params") */
+    int with_rec = 0;
+    for (int i = 0; i < r->n_engines; i++) with_rec |= r->eng[i].available && r->eng[i].recorded && !r->eng[i].failed;
+    int shadow = A->cfg.audit_every > 0 && (A->step % A->cfg.audit_every == 0 || (nb < rc_->batch && !with_rec));
+    shadow |= recording_owes_shadow(A);
     int full = A->step <= (A->cfg.ref_steps > 1 ? A->cfg.ref_steps : 1) || shadow || A->step == A->total;
     for (int i = 0; i < r->n_engines; i++) {
         A->active[i] = r->eng[i].available && !r->eng[i].failed &&
@@ -1862,6 +1908,7 @@ static void audit_free(audit *A) {
 int audit_drive(const audit_cfg *cfg, audit_result *res) {
     audit A;
     memset(&A, 0, sizeof A);
+    A.force_pick = -1;
     /* the result is megabytes (a slot table per pair): never on the stack */
     audit_result *local = res ? NULL : ls_malloc(sizeof *local);
     if (!res && !local) return LS_ENOMEM;

@@ -18,6 +18,7 @@
 #include <math.h>
 #include <poll.h>
 #include <signal.h>
+#include <sys/prctl.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
@@ -617,7 +618,7 @@ static int start_job(const audit_cfg *base, const job_def *jd, running_job *rj, 
     int fds[2];
     if (pipe(fds) != 0) return ls_err(LS_EIO, "seed loop: pipe: %s", strerror(errno));
     fflush(NULL);
-    pid_t pid = fork();
+    pid_t parent = getpid(), pid = fork();
     if (pid < 0) {
         close(fds[0]);
         close(fds[1]);
@@ -627,7 +628,14 @@ static int start_job(const audit_cfg *base, const job_def *jd, running_job *rj, 
         close(fds[0]);
         for (int i = 0; i < n_all; i++)
             if (all[i].pid > 0) close(all[i].fd); /* the other jobs' pipes are not ours */
-        signal(SIGINT, SIG_IGN); /* the parent decides when we stop */
+        /* the parent decides when we stop: SIGINT or SIGTERM to the whole
+         * group (timeout, scancel) is the user's stop, which the parent turns
+         * into a report marked interrupted; it ends us with SIGKILL, and if
+         * it dies first the kernel does */
+        signal(SIGINT, SIG_IGN);
+        signal(SIGTERM, SIG_IGN);
+        prctl(PR_SET_PDEATHSIG, SIGKILL);
+        if (getppid() != parent) _exit(0);
         child_run(base, jd, fds[1]);
         close(fds[1]);
         _exit(0);
@@ -806,6 +814,8 @@ static int run_jobs(const job_set *js, int next, int J, seeds_result *out, int *
     struct pollfd *pf = js->pf;
     int *pf_job = js->pf_job;
     while ((next < n_jobs && *failed_job < 0) || n_running > 0) {
+        if (ls_stop_signal()) /* the caller reports the main run, marked interrupted */
+            return ls_err(LS_EIO, "stopped by signal %d", ls_stop_signal());
         while (n_running < J && next < n_jobs && *failed_job < 0) {
             if ((rc = start_job(js->base, &js->jd[next], &rj[next], rj, n_jobs))) {
                 *failed_job = next;
@@ -881,7 +891,7 @@ int seeds_run(const audit_cfg *base, const seeds_cfg *sc, const audit_result *pr
 done:
     for (int j = 0; jo && rj && j < n_jobs; j++) {
         if (rj[j].pid > 0) {
-            kill(rj[j].pid, SIGTERM);
+            kill(rj[j].pid, SIGKILL); /* they ignore SIGTERM (start_job) */
             close(rj[j].fd);
             waitpid(rj[j].pid, NULL, 0);
             lsbuf_free(&rj[j].buf);

@@ -103,7 +103,7 @@ int ls_open_regular(const char *path, size_t *size) {
     }
     if (!S_ISREG(st.st_mode)) {
         close(fd);
-        return ls_err(LS_EIO, "%s: is %s, not a regular file", path, node_kind(st.st_mode));
+        return ls_err(LS_EIO, "%s: not a regular file (%s)", path, node_kind(st.st_mode));
     }
     int fl = fcntl(fd, F_GETFL);
     if (fl >= 0) fcntl(fd, F_SETFL, fl & ~O_NONBLOCK);
@@ -345,9 +345,22 @@ uint32_t ls_ulp_dist(float a, float b) {
     return d > (int64_t)UINT32_MAX ? UINT32_MAX : (uint32_t)d;
 }
 
+FILE *ls_fopen_regular(const char *path, int *rc) {
+    int fd = ls_open_regular(path, NULL);
+    *rc = fd < 0 ? fd : LS_OK;
+    if (fd < 0) return NULL;
+    FILE *f = fdopen(fd, "rb");
+    if (!f) {
+        close(fd);
+        *rc = ls_err(LS_ENOMEM, "%s: fdopen: %s", path, strerror(errno));
+    }
+    return f;
+}
+
 int ls_file_crc32(const char *path, uint32_t *out) {
-    FILE *f = fopen(path, "rb");
-    if (!f) return ls_err(LS_EIO, "%s: cannot open: %s", path, strerror(errno));
+    int rc;
+    FILE *f = ls_fopen_regular(path, &rc); /* a FIFO would block the digest forever */
+    if (!f) return rc;
     unsigned char buf[65536];
     uLong crc = crc32(0L, Z_NULL, 0);
     size_t n;

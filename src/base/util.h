@@ -12,6 +12,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 enum {
     LS_OK = 0,
@@ -64,6 +65,8 @@ int ls_check_output_path(const char *path);
  * negative LS_E* code with "PATH: cannot open: ..." or "PATH: not a regular
  * file (a FIFO)".  `size` (may be NULL) gets the file's size. */
 int ls_open_regular(const char *path, size_t *size);
+/* The same as a FILE (mode "rb"); NULL with *rc the error. */
+FILE *ls_fopen_regular(const char *path, int *rc);
 
 /* Physical memory of this machine in bytes (0 if unknown). */
 size_t ls_phys_mem(void);

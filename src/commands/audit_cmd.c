@@ -6,9 +6,13 @@
 #include "commands/audit_cmd.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
+#include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "audit/explain.h"
@@ -17,17 +21,125 @@
 #include "base/util.h"
 #include "report/report.h"
 
+/* ---- --out: one writer, and a set that is whole or marked incomplete ----
+ *
+ * The report set is written into --out itself, not into a folder beside
+ * it renamed into place: steps.jsonl streams into --out for the whole run
+ * (it is what a user or a sweep tails), rename(2) cannot replace a
+ * non-empty folder (a previous report set, or files others keep there) in
+ * one step, and the lock must stay on one inode for the whole run.  So:
+ *   - OUT/.lock is flock()ed (LOCK_EX|LOCK_NB) for the whole audit: a
+ *     second audit into the same folder is refused at once, naming the
+ *     pid that holds it;
+ *   - OUT/INCOMPLETE is written before anything else (while the disk still
+ *     has room: a marker that cannot be written refuses the run) and
+ *     removed only after the last file of the set is renamed into place.
+ *     A full disk, a crash or a kill at any moment leaves the folder
+ *     absent, or whole, or explicitly marked incomplete; each file in it
+ *     is whole by itself (temporary name + rename).
+ * A run refused before it wrote anything takes its marker, lock and (if
+ * it made it) the folder away again. */
+#define OUT_MARKER "INCOMPLETE"
+#define OUT_LOCK ".lock"
+
+typedef struct {
+    int fd;          /* the lock, -1: none */
+    int made_dir;    /* this run created --out */
+    int had_marker;  /* OUT/INCOMPLETE was there before (an earlier run failed) */
+    int set_started; /* the first file of the set was renamed into place */
+} out_guard;
+
+static void out_path(char *buf, size_t cap, const char *dir, const char *name) {
+    snprintf(buf, cap, "%s/%s", dir, name);
+}
+
+static int out_lock(const audit_cfg *c, out_guard *g) {
+    char p[1200];
+    g->fd = -1;
+    if (!c->out_dir) return 0;
+    if (mkdir(c->out_dir, 0755) == 0) g->made_dir = 1;
+    else if (errno != EEXIST)
+        return ls_err(LS_EIO, "%s: cannot create the output directory: %s", c->out_dir, strerror(errno));
+    out_path(p, sizeof p, c->out_dir, OUT_LOCK);
+    if ((g->fd = open(p, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0644)) < 0)
+        return ls_err(LS_EIO, "%s: cannot create the lock of the output directory: %s", p, strerror(errno));
+    if (flock(g->fd, LOCK_EX | LOCK_NB) != 0) {
+        char who[32] = "";
+        ssize_t n = pread(g->fd, who, sizeof who - 1, 0);
+        who[n > 0 ? n : 0] = 0;
+        who[strcspn(who, "\n")] = 0;
+        int e = errno;
+        close(g->fd);
+        g->fd = -1;
+        return ls_err(LS_EIO, "%s: in use by another audit (%s%s holds %s): one writer per output folder; give "
+                      "another --out or wait for it%s", c->out_dir, who[0] ? "pid " : "", who[0] ? who : "a process",
+                      OUT_LOCK, e == EWOULDBLOCK ? "" : " (flock failed)");
+    }
+    char pid[32];
+    int n = snprintf(pid, sizeof pid, "%ld\n", (long)getpid());
+    if (ftruncate(g->fd, 0) != 0 || pwrite(g->fd, pid, (size_t)n, 0) != n) { /* only for the message above */
+    }
+    out_path(p, sizeof p, c->out_dir, OUT_MARKER);
+    g->had_marker = access(p, F_OK) == 0;
+    char text[256];
+    time_t t = time(NULL);
+    struct tm tm;
+    gmtime_r(&t, &tm);
+    n = snprintf(text, sizeof text, "lockstep audit (pid %ld) began writing this report set at ", (long)getpid());
+    strftime(text + n, sizeof text - (size_t)n, "%Y-%m-%dT%H:%M:%SZ", &tm);
+    snprintf(text + strlen(text), sizeof text - strlen(text),
+             ".\nWhile this file exists the set is incomplete: do not read it as a result.\n");
+    return ls_write_file_atomic(p, text, strlen(text));
+}
+
+/* ok: the whole set is in place: the marker goes, last.  Otherwise the
+ * marker stays, unless nothing was written (then the folder is as it was). */
+static void out_release(const audit_cfg *c, out_guard *g, int ok) {
+    if (g->fd < 0) return;
+    char p[1200];
+    out_path(p, sizeof p, c->out_dir, OUT_MARKER);
+    if (ok || (!g->set_started && !g->had_marker)) {
+        unlink(p);
+        int d = open(c->out_dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+        if (d >= 0) {
+            fsync(d); /* the removal is the commit: make it durable */
+            close(d);
+        }
+    }
+    if (!ok && !g->set_started && g->made_dir) {
+        out_path(p, sizeof p, c->out_dir, OUT_LOCK);
+        unlink(p);
+        rmdir(c->out_dir); /* only if empty: nothing else of ours is there */
+    }
+    close(g->fd);
+    g->fd = -1;
+}
+
 /* Is the gap real?  The drift phase again for more seeds (this run is the
  * first), in child processes; its verdicts join this run's. */
 static int seed_loop(audit_result *r) {
     const audit_cfg *c = &r->cfg;
-    if (!(c->seeds > 0 && c->eval && r->epochs_done > 0 && !r->interrupted && !ls_stop_signal())) return 0;
+    if (!(c->seeds > 0 && c->eval && r->epochs_done > 0 && !r->interrupted)) return 0;
+    if (ls_stop_signal()) { /* asked to stop between the main run and the loop */
+        r->interrupted = ls_stop_signal();
+        r->interrupted_step = r->total_steps;
+        r->interrupted_seeds = 1;
+        return 0;
+    }
     seeds_cfg sc = {c->seeds, c->jobs > 0 ? c->jobs : 1, c->floor_draws};
     if (!(r->seeds = ls_calloc(1, sizeof *r->seeds))) return LS_ENOMEM;
     int rc = seeds_run(c, &sc, r, r->seeds);
     if (rc) {
         free(r->seeds);
         r->seeds = NULL;
+        /* stopped by the user (SIGINT/SIGTERM, to us or to the whole group):
+         * the main run is complete and is reported, marked interrupted */
+        if (ls_stop_signal()) {
+            r->interrupted = ls_stop_signal();
+            r->interrupted_step = r->total_steps;
+            r->interrupted_seeds = 1;
+            return 0;
+        }
         return ls_err(rc, "seed loop: %s", ls_errmsg());
     }
     return 0;
@@ -60,9 +172,10 @@ static void verdicts(audit_result *r) {
 }
 
 /* steps.jsonl.gz into place, then run.json, report.md and report.html. */
-static int report_set(audit_result *r) {
+static int report_set(audit_result *r, out_guard *g) {
     const audit_cfg *c = &r->cfg;
     if (!c->out_dir) return 0;
+    g->set_started = 1;
     if (rename(r->jsonl_tmp, r->jsonl_path) != 0)
         return ls_err(LS_EIO, "%s: cannot rename into place: %s", r->jsonl_path, strerror(errno));
     ls_tmp_unregister(r->jsonl_tmp);
@@ -83,16 +196,20 @@ int audit_run(const audit_cfg *cfg, audit_result *res) {
     if (!res && !local) return LS_ENOMEM;
     audit_result *r = res ? res : local;
     double t0 = ls_now();
-    int rc = audit_drive(cfg, r);
+    out_guard g = {-1, 0, 0, 0};
+    int rc = out_lock(cfg, &g);
+    if (!rc) rc = audit_drive(cfg, r);
     if (rc) {
+        out_release(cfg, &g, 0);
         free(local);
         return rc;
     }
     if (!(rc = seed_loop(r))) {
         r->total_s = ls_now() - t0;
         verdicts(r);
-        rc = report_set(r);
+        rc = report_set(r, &g);
     }
+    out_release(cfg, &g, rc == 0);
     if (r->jsonl_tmp[0]) { /* not renamed into place: nothing half-written is left */
         unlink(r->jsonl_tmp);
         ls_tmp_unregister(r->jsonl_tmp);

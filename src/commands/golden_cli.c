@@ -1076,6 +1076,31 @@ done:
     return rc;
 }
 
+/* A golden's contents as data (issue 25): finite values (a NaN would read
+ * as a regression, exit 1, instead of an unusable file, exit 2) and one
+ * record per (step, layer, kind, name) (a second one was silently ignored). */
+static int check_contents(const golden_file *gf) {
+    char lab[128];
+    for (size_t i = 0; i < gf->n_records; i++) {
+        const golden_record *g = &gf->records[i];
+        /* (predictions have their own check: a class in 0..C-1, at the image) */
+        for (size_t k = 0; g->kind != GOLDEN_KIND_PREDICTIONS && k < g->count; k++)
+            if (!isfinite(g->values[k])) {
+                golden_record_label(g, lab, sizeof lab);
+                return ls_err(LS_EFORMAT, "%s: record %s: field values: value %zu is %g: a golden holds finite values",
+                              gf->path, lab, k, (double)g->values[k]);
+            }
+        for (size_t j = 0; j < i; j++)
+            if (gf->records[j].step == g->step && gf->records[j].layer == g->layer && gf->records[j].kind == g->kind &&
+                strcmp(gf->records[j].name, g->name) == 0) {
+                golden_record_label(g, lab, sizeof lab);
+                return ls_err(LS_EFORMAT, "%s: record %s: field step: recorded twice (records %zu and %zu)", gf->path,
+                              lab, j, i);
+            }
+    }
+    return 0;
+}
+
 /* Read the golden, refuse a recording, and parse the asked policy. */
 static int check_open(checker *K, const golden_check_cfg *cfg, golden_policy *asked) {
     int rc;
@@ -1088,7 +1113,7 @@ static int check_open(checker *K, const golden_check_cfg *cfg, golden_policy *as
     if (kind && strcmp(kind, "recording") == 0)
         return ls_err(LS_EFORMAT, "%s: a recording, not a golden file: audit it as an engine "
                       "(lockstep audit --engines reference,cpu,recorded:%s)", gf->path, gf->path);
-    return 0;
+    return check_contents(gf);
 }
 
 /* the --init weights and --order the golden was recorded with: the same

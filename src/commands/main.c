@@ -217,16 +217,39 @@ static int append(char *buf, size_t cap, size_t *n, const char *fmt, ...) {
 
 /* Parse the options of `train` (audit == NULL) or `audit`.  Returns -1 to
  * go on, else the exit status. */
+/* --init and --order: their type before anything else runs (a FIFO would
+ * block the run forever; a directory would read as "read error"). */
+static int check_input_files(const char *cmd, const run_cfg *c) {
+    const char *inputs[2] = {c->init_path, c->order_path};
+    for (int i = 0; i < 2; i++) {
+        if (!inputs[i]) continue;
+        int fd = ls_open_regular(inputs[i], NULL);
+        if (fd < 0) {
+            fprintf(stderr, "lockstep %s: %s %s\n", cmd, i ? "--order:" : "--init:", ls_errmsg());
+            return 2;
+        }
+        close(fd);
+    }
+    return 0;
+}
+
 static int parse_opts(int argc, char **argv, const char *cmd, run_cfg *c, audit_cfg *au) {
     const char *ref_mode = NULL;
     long ref_prec = 0, v;
     int o, li = 0;
     static char spec[1024];
+    unsigned char seen[256] = {0}; /* options given so far, by code - OPT_ENGINE */
     optind = 1;
     opterr = 0;
     while ((o = getopt_long(argc, argv, ":", TRAIN_OPTS, &li)) != -1) {
         char name[40];
         snprintf(name, sizeof name, "--%s", o >= OPT_ENGINE && o != ':' && o != '?' ? TRAIN_OPTS[li].name : "");
+        /* `--epochs 2 --epochs 1` silently ran 1 epoch: a second value is
+         * refused, never a quiet override */
+        if (o >= OPT_ENGINE && o - OPT_ENGINE < (int)sizeof seen && seen[o - OPT_ENGINE]++) {
+            fprintf(stderr, "lockstep %s: option %s given twice (give each option once)\n", cmd, name);
+            return 2;
+        }
         int audit_only = o >= OPT_ENGINES, train_only = o == OPT_ENGINE || o == OPT_JSON;
         if ((audit_only && !au) || (train_only && au)) {
             fprintf(stderr, "lockstep %s: option %s is not for this command (see lockstep --help)\n", cmd, name);
@@ -287,6 +310,7 @@ static int parse_opts(int argc, char **argv, const char *cmd, run_cfg *c, audit_
         fprintf(stderr, "lockstep %s: unexpected argument '%s'\n", cmd, argv[optind]);
         return 2;
     }
+    if (check_input_files(cmd, c)) return 2;
     if (c->save_optimizer && !c->save_path) {
         fprintf(stderr, "lockstep %s: --save-optimizer needs --save FILE.safetensors\n", cmd);
         return 2;

@@ -160,8 +160,11 @@ int train_run(const run_cfg *c) {
     desc = engine_describe(e);
 
     printf("lockstep train: model %s (%zu parameters), engine %s\n", m.name, m.n_params, spec);
-    printf("  data %s: %zu train (of %zu), %zu test; batch %zu, %d epochs, Adam lr %g betas (%g, %g) eps %g, seed %llu\n",
-           c->data_dir, n_train, ds.train.n, ds.test.n, c->batch, c->epochs, c->adam.lr, c->adam.beta1,
+    /* the test images evaluated (after --limit-test), as the train count is */
+    size_t n_test = c->limit_test && c->limit_test < ds.test.n ? c->limit_test : ds.test.n;
+    printf("  data %s: %zu train (of %zu), %zu test (of %zu); batch %zu, %d epochs, Adam lr %g betas (%g, %g) eps %g, "
+           "seed %llu\n",
+           c->data_dir, n_train, ds.train.n, n_test, ds.test.n, c->batch, c->epochs, c->adam.lr, c->adam.beta1,
            c->adam.beta2, c->adam.eps, (unsigned long long)c->seed);
     if (desc) printf("  engine: %s\n", desc);
     fflush(stdout);

@@ -284,6 +284,8 @@ int engine_recorded_create(engine *e, const engine_spec *s) {
     } else if (r->batch > e->max_batch) {
         rc = ls_err(LS_EINVAL, "recorded with batch %zu, this run has batch %zu (field: batch)", r->batch,
                     e->max_batch);
+    } else {
+        rc = recording_validate(r, e->m); /* the contents, before any of it is read */
     }
     if (rc) {
         recording_free(c->rec);
@@ -406,7 +408,8 @@ int recording_check_run(const recording *r, const run_cfg *c, const model *m, co
         snprintf(now, sizeof now, "%ld", total_steps);
         return field_differs(r, "steps", was, now);
     }
-    return 0;
+    /* the recorded inputs are this run's data */
+    return recording_check_data(r, &ds->train);
 }
 
 int recording_eval(const recording *r, int ep, const idx_set *test, size_t limit, eval_result *out) {

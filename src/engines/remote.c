@@ -8,6 +8,7 @@
 #include <errno.h>
 #include <poll.h>
 #include <signal.h>
+#include <sys/prctl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -398,15 +399,23 @@ int remote_engine_create(engine **out, const char *spec, const model *m, const e
         goto fail;
     }
     fflush(NULL);
-    pid_t pid = fork();
+    pid_t parent = getpid(), pid = fork();
     if (pid < 0) {
         rc = ls_err(LS_EIO, "engine %s: fork: %s", spec, strerror(errno));
         goto fail;
     }
     if (pid == 0) {
         close(sv[0]);
-        signal(SIGINT, SIG_IGN); /* the parent decides when we stop */
-        signal(SIGTERM, SIG_DFL);
+        /* the parent decides when we stop: a SIGINT or SIGTERM sent to the
+         * whole process group (Ctrl-C, `timeout`, Slurm's scancel, container
+         * runtimes) is the user stopping the audit, not this engine failing,
+         * so it must not kill us before the parent reaches a step boundary;
+         * the parent ends us with OP_QUIT, or SIGKILL, and if it dies first
+         * the kernel kills us (PDEATHSIG) */
+        signal(SIGINT, SIG_IGN);
+        signal(SIGTERM, SIG_IGN);
+        prctl(PR_SET_PDEATHSIG, SIGKILL);
+        if (getppid() != parent) _exit(0); /* the parent died before prctl */
         serve(sv[1], c, spec, m, o);
         _exit(0);
     }

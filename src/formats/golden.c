@@ -229,7 +229,7 @@ static int writer_deflate(golden_writer *w, const unsigned char *p, size_t n, in
         uInt len = n > (size_t)UINT_MAX ? UINT_MAX : (uInt)n;
         w->z.next_in = (Bytef *)p;
         w->z.avail_in = len;
-        p += len;
+        if (len) p += len; /* p is NULL when there is nothing to feed (the final flush) */
         n -= len;
         int f = n ? Z_NO_FLUSH : flush;
         int zr;

@@ -179,8 +179,9 @@ int order_parse_text(const char *text, size_t len, const char *fn, int64_t **val
 int order_load(batch_order *o, const char *path, size_t n_train) {
     memset(o, 0, sizeof *o);
     snprintf(o->path, sizeof o->path, "%s", path);
-    FILE *f = fopen(path, "rb");
-    if (!f) return ls_err(LS_EIO, "%s: cannot open the batch order: %s", path, strerror(errno));
+    int orc;
+    FILE *f = ls_fopen_regular(path, &orc); /* a FIFO blocks, a directory reads as "read error" */
+    if (!f) return orc;
     size_t cap = 1 << 16, len = 0;
     char *buf = malloc(cap);
     while (buf) {

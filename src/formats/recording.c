@@ -76,6 +76,11 @@ void recording_free(recording *r) {
     free(r);
 }
 
+/* A recorded count as an integer: a value out of range (negative, NaN,
+ * 1e30) converted directly would be undefined behaviour; it becomes 0 here
+ * and recording_validate refuses the record, naming it. */
+static double as_count(float x) { return x >= 0 && x < 1e15f ? (double)x : 0; }
+
 /* A provenance number in [lo, hi]; LS_EFORMAT naming the key otherwise. */
 static int prov_long(const recording *r, const char *key, long lo, long hi, long *out) {
     const char *v = golden_provenance_get(r->gf, key);
@@ -167,7 +172,7 @@ int recording_open(recording **out, const char *path) {
             recording_epoch *re = &r->ep[(int)e];
             re->end_step = g->step;
             re->train_s = g->values[1];
-            re->images = (size_t)g->values[2];
+            re->images = (size_t)as_count(g->values[2]);
             re->test_acc = g->values[3];
             re->test_loss = g->values[4];
         } else if (g->kind == GOLDEN_KIND_TIMING && g->count >= 6 && (g->count - 6) % 4 == 0 &&
@@ -175,9 +180,9 @@ int recording_open(recording **out, const char *path) {
             size_t L = (g->count - 6) / 4;
             for (size_t l = 0; l < L; l++) {
                 r->timing.layer_s[l][DIR_FWD] = g->values[4 * l];
-                r->timing.layer_calls[l][DIR_FWD] = (long)g->values[4 * l + 1];
+                r->timing.layer_calls[l][DIR_FWD] = (long)as_count(g->values[4 * l + 1]);
                 r->timing.layer_s[l][DIR_BWD] = g->values[4 * l + 2];
-                r->timing.layer_calls[l][DIR_BWD] = (long)g->values[4 * l + 3];
+                r->timing.layer_calls[l][DIR_BWD] = (long)as_count(g->values[4 * l + 3]);
             }
             const float *t = g->values + 4 * L;
             r->timing.loss_s = t[0];
@@ -185,7 +190,7 @@ int recording_open(recording **out, const char *path) {
             r->timing.set_batch_s = t[2];
             r->timing.get_s = t[3];
             r->timing.set_s = t[4];
-            r->peak_rss = (size_t)((double)t[5] * 1048576.0);
+            r->peak_rss = (size_t)(as_count(t[5]) * 1048576.0);
             r->has_timing = 1;
         }
     }

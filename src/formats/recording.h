@@ -34,6 +34,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "formats/data.h"
 #include "formats/golden.h"
 #include "model/model.h"
 #include "model/tensor.h"
@@ -88,6 +89,17 @@ int recording_is_full_step(long step, long total, long ref_steps, long audit_eve
  * not a recording, a missing plan key, a missing STEP record, ... */
 int recording_open(recording **out, const char *path);
 void recording_free(recording *r);
+
+/* The contents as data (recording_check.c): every record against the plan
+ * and the model m (shapes, steps, classes, finite values, digests, one
+ * record per (step, layer, kind), ...).  Call after recording_open and
+ * before any value is used; LS_EFORMAT "PATH: record step K KIND: field
+ * F: problem". */
+int recording_validate(const recording *r, const model *m);
+/* The recorded inputs against the data the audit holds: every full step's
+ * INPUT and LABELS are the training set's at its BATCH_INDEX.  After
+ * recording_validate. */
+int recording_check_data(const recording *r, const idx_set *train);
 
 /* The record of (step, layer, kind), or NULL. */
 const golden_record *recording_find(const recording *r, long step, int layer, unsigned kind);

@@ -16,6 +16,7 @@
 #include <errno.h>
 #include <jansson.h>
 #include <stdio.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -234,8 +235,9 @@ done:
 
 int st_read(st_file *out, const char *path) {
     memset(out, 0, sizeof *out);
-    FILE *f = fopen(path, "rb");
-    if (!f) return ls_err(LS_EIO, "%s: cannot open: %s", path, strerror(errno));
+    int orc;
+    FILE *f = ls_fopen_regular(path, &orc); /* a FIFO would block: refused before any read */
+    if (!f) return orc;
     struct stat sb;
     if (fstat(fileno(f), &sb) != 0 || !S_ISREG(sb.st_mode)) {
         fclose(f);
@@ -428,6 +430,14 @@ int st_load_params(const model *m, const char *path, float *params) {
             goto done;
         }
         st_tensor_copy(t, params + mt->offset);
+        /* weights from another program: a NaN or infinity would be trained
+         * from and reported as the engines' drift */
+        for (size_t k = 0; k < mt->numel; k++)
+            if (!isfinite(params[mt->offset + k])) {
+                rc = ls_err(LS_EFORMAT, "%s: tensor \"%s\": value %zu is %g: initial weights must be finite (field: %s)",
+                            path, nm, k, (double)params[mt->offset + k], nm);
+                goto done;
+            }
         used++;
     }
     for (size_t i = 0; i < f.n; i++) {

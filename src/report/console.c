@@ -310,7 +310,10 @@ void report_print_failures(audit_result *R) {
         if (r->eng[i].failed)
             fprintf(f, "  engine %s FAILED: %s; left out from then on (it ran %ld steps)\n", r->eng[i].label,
                     r->eng[i].fail_reason, r->eng[i].steps_run);
-    if (r->interrupted)
+    if (r->interrupted && r->interrupted_seeds)
+        fprintf(f, "  INTERRUPTED in the seed loop by signal %d (%s): the main run (all %ld steps) is above; the seed "
+                "loop's results are not\n", r->interrupted, strsignal(r->interrupted), r->interrupted_step);
+    else if (r->interrupted)
         fprintf(f, "  INTERRUPTED at step %ld of %ld by signal %d (%s): everything above covers steps 1..%ld only\n",
                 r->interrupted_step, r->total_steps, r->interrupted, strsignal(r->interrupted), r->interrupted_step);
 }

@@ -418,7 +418,10 @@ static void sec_header(doc *d, const ctx *x) {
          lockstep_mode_name(c->mode), r->epochs_done, c->run.batch, (unsigned long long)c->run.seed, r->total_steps,
          c->engines);
     /* a partial run says so before anything else is read */
-    if (r->interrupted)
+    if (r->interrupted && r->interrupted_seeds)
+        para(d, "INTERRUPTED by signal %d in the seed loop: the main run below is whole (%ld of %ld steps); the seed "
+             "loop's results are not in this report.", r->interrupted, r->interrupted_step, r->total_steps);
+    else if (r->interrupted)
         para(d, "INTERRUPTED by signal %d after step %ld of %ld: everything below covers steps 1..%ld only.",
              r->interrupted, r->interrupted_step, r->total_steps, r->interrupted_step);
     for (int i = 0; i < r->n_engines; i++)

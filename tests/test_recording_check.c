@@ -1,0 +1,360 @@
+/*
+ * test_recording_check.c — a recording's contents checked as data
+ * (src/formats/recording_check.c, issue 25 items 1 and 2), as a user meets
+ * it: build/lockstep audit --engines reference,recorded:F.
+ *
+ * A recording of cpu:threads=1 (a 3390-parameter model, 8 steps of batch
+ * 8, 64 test images, full at 1,2,4,8) is made once; then each impossible content the attack on
+ * b56b585 found accepted is rebuilt from it with rewrite(): every record
+ * read back, one changed (a value, a shape, a duplicate, a record more),
+ * the file written again by golden.c's writer, so every CRC is valid.
+ * Each must exit 2 with a message naming the file, the record and the
+ * field.  An untouched rewrite is byte for byte the original and audits
+ * the same.  And the audit shadows a recording made with the default plan
+ * (audit_every 50 over 8 steps: no multiple of 50 in the run) at least
+ * once (item 2: it used to report 0 shadow replays and "no problem").
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+#include <limits.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "formats/golden.h"
+#include "formats/data.h"
+#include "formats/recording.h"
+
+static char g_bin[PATH_MAX], g_dir[64], g_rec[128], g_dflt[128];
+static int g_ok;
+
+/* a model of 3390 parameters: small files, quick rewrites */
+static const char TINY[] = "input 1 28 28; conv 2 3; relu; maxpool; flatten; dense 10\n";
+static char SLICE[256];
+
+static int have_data(void) { return access(DATA_DEFAULT_DIR "/train-images-idx3-ubyte.gz", R_OK) == 0; }
+
+static int run(const char *args, char *out, size_t cap) {
+    char cmd[PATH_MAX + 1024];
+    snprintf(cmd, sizeof cmd, "timeout 120 %s %s 2>&1 </dev/null", g_bin, args);
+    FILE *p = popen(cmd, "r");
+    if (!p) return -1;
+    size_t n = fread(out, 1, cap - 1, p);
+    out[n] = 0;
+    int st = pclose(p);
+    return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+}
+
+static int setup(void **st) {
+    ssize_t n = readlink("/proc/self/exe", g_bin, sizeof g_bin - 32);
+    if (n <= 0) return -1;
+    g_bin[n] = 0;
+    strcpy(strrchr(g_bin, '/'), "/../lockstep");
+    if (!have_data()) return 0;
+    snprintf(g_dir, sizeof g_dir, "/tmp/ls_reccheck_XXXXXX");
+    if (!mkdtemp(g_dir)) return -1;
+    snprintf(g_rec, sizeof g_rec, "%s/r.lsr", g_dir);
+    snprintf(g_dflt, sizeof g_dflt, "%s/default-plan.lsr", g_dir);
+    char spec[128];
+    snprintf(spec, sizeof spec, "%s/tiny.spec", g_dir);
+    FILE *f = fopen(spec, "w");
+    if (!f || fputs(TINY, f) < 0 || fclose(f) != 0) return -1;
+    snprintf(SLICE, sizeof SLICE, "--model %s --batch 8 --limit-train 64 --limit-test 64 --epochs 1", spec);
+    char args[512], out[8192];
+    snprintf(args, sizeof args, "record --engine cpu:threads=1 --out %s %s --audit-every 4 --ref-steps 2", g_rec, SLICE);
+    g_ok = run(args, out, sizeof out) == 0;
+    snprintf(args, sizeof args, "record --engine cpu:threads=1 --out %s %s", g_dflt, SLICE);
+    g_ok = g_ok && run(args, out, sizeof out) == 0;
+    if (!g_ok) fprintf(stderr, "record failed:\n%s\n", out);
+    return 0;
+}
+
+static int teardown(void **st) {
+    if (g_dir[0]) {
+        char cmd[128];
+        snprintf(cmd, sizeof cmd, "rm -rf '%s'", g_dir);
+        if (system(cmd) != 0) return -1;
+    }
+    return 0;
+}
+
+#define NEED()                                              \
+    do {                                                    \
+        if (!have_data()) skip();                           \
+        if (!g_ok) fail_msg("the recordings were not made"); \
+    } while (0)
+
+/* One record as the rewrite hands it to an edit: everything mutable. */
+typedef struct {
+    uint32_t step;
+    int32_t layer;
+    unsigned kind;
+    char name[GOLDEN_MAX_NAME + 1];
+    int ndim;
+    size_t shape[GOLDEN_MAX_NDIM];
+    float *v;
+    size_t count;
+} rec_edit;
+
+/* An edit: changes r in place; returns 0 keep, 1 drop, 2 keep and write a
+ * second copy with step `dup_step`. */
+typedef struct edit_case edit_case;
+struct edit_case {
+    const char *name;  /* the case */
+    unsigned kind;
+    long step;         /* -1: any */
+    int layer;         /* -2: any */
+    int (*fn)(rec_edit *r, const edit_case *c);
+    double value;
+    size_t at;
+    long dup_step;
+    const char *prov_key, *prov_val;
+    const char *want_record, *want_field; /* what the message must name */
+};
+
+static size_t numel(const rec_edit *r) {
+    size_t n = 1;
+    for (int i = 0; i < r->ndim; i++) n *= r->shape[i];
+    return n;
+}
+
+/* Rewrite `from` into `to` with golden.c's writer, each record passed
+ * through c (NULL: unchanged).  So the CRCs are valid whatever changed. */
+static void rewrite(const char *from, const char *to, const edit_case *c) {
+    golden_file *gf;
+    if (golden_read(&gf, from)) fail_msg("%s", ls_errmsg());
+    golden_prov prov;
+    golden_prov_init(&prov);
+    for (size_t i = 0; i < gf->prov.n; i++) assert_int_equal(golden_prov_set(&prov, gf->prov.key[i], gf->prov.val[i]), 0);
+    if (c && c->prov_key) assert_int_equal(golden_prov_set(&prov, c->prov_key, c->prov_val), 0);
+    golden_writer *w;
+    if (golden_writer_open(&w, to, &prov)) fail_msg("%s", ls_errmsg());
+    int done = 0;
+    for (size_t i = 0; i < gf->n_records; i++) {
+        const golden_record *g = &gf->records[i];
+        rec_edit r = {g->step, g->layer, g->kind, "", g->ndim, {0}, NULL, g->count};
+        snprintf(r.name, sizeof r.name, "%s", g->name);
+        memcpy(r.shape, g->shape, sizeof r.shape);
+        r.v = malloc((g->count + 1) * sizeof *r.v);
+        memcpy(r.v, g->values, g->count * sizeof *r.v);
+        int act = 0;
+        if (c && c->fn && !done && g->kind == c->kind && (c->step < 0 || (long)g->step == c->step) &&
+            (c->layer == -2 || g->layer == c->layer)) {
+            act = c->fn(&r, c);
+            done = 1;
+        }
+        assert_true(numel(&r) <= g->count + 1);
+        if (act != 1)
+            assert_int_equal(golden_writer_add(w, r.step, r.layer, r.kind, r.name, r.ndim, r.shape, r.v), 0);
+        if (act == 2)
+            assert_int_equal(golden_writer_add(w, (uint32_t)c->dup_step, r.layer, r.kind, r.name, r.ndim, r.shape, r.v), 0);
+        free(r.v);
+    }
+    if (c && c->fn && !done) fail_msg("case %s: no record to edit", c->name);
+    assert_int_equal(golden_writer_close(w, 1), 0);
+    golden_prov_free(&prov);
+    golden_file_free(gf);
+}
+
+static int set_value(rec_edit *r, const edit_case *c) {
+    r->v[c->at] = (float)c->value;
+    return 0;
+}
+static int copy_prev(rec_edit *r, const edit_case *c) { /* a duplicated index */
+    r->v[c->at] = r->v[c->at - 1];
+    return 0;
+}
+static int shorten(rec_edit *r, const edit_case *c) { /* shape[0] = at */
+    r->shape[0] = c->at;
+    return 0;
+}
+static int two_d(rec_edit *r, const edit_case *c) {
+    r->ndim = 2;
+    r->shape[1] = r->shape[0];
+    r->shape[0] = 1;
+    return 0;
+}
+static int twice(rec_edit *r, const edit_case *c) { return 2; }
+
+enum { ANY = -2 };
+#define K_LABELS GOLDEN_KIND_LABELS
+#define K_INDEX GOLDEN_KIND_BATCH_INDEX
+#define K_PRED GOLDEN_KIND_PREDICTIONS
+
+/* The attack's 20 impossible contents (batch 8 and 64 test images here
+ * where it had 64 and 200), then the 9 NaN/Inf ones of item 2, then a
+ * pixel changed with the step's digest recomputed to match (only the
+ * data can tell). */
+static const edit_case CASES[] = {
+    {"label 99", K_LABELS, 1, -1, set_value, 99, 0, 0, 0, 0, "step 1 labels", "labels"},
+    {"label -1", K_LABELS, 1, -1, set_value, -1, 3, 0, 0, 0, "step 1 labels", "labels"},
+    {"label NaN", K_LABELS, 2, -1, set_value, NAN, 1, 0, 0, 0, "step 2 labels", "labels"},
+    {"batch index 1e9", K_INDEX, 1, -1, set_value, 1e9, 0, 0, 0, 0, "step 1 batch_index", "batch_index"},
+    {"batch index -1", K_INDEX, 4, -1, set_value, -1, 2, 0, 0, 0, "step 4 batch_index", "batch_index"},
+    {"batch index twice", K_INDEX, 2, -1, copy_prev, 0, 5, 0, 0, 0, "step 2 batch_index", "batch_index"},
+    {"prediction 1e9", K_PRED, 8, -1, set_value, 1e9, 0, 0, 0, 0, "step 8 predictions", "predictions"},
+    {"prediction -1", K_PRED, 8, -1, set_value, -1, 7, 0, 0, 0, "step 8 predictions", "predictions"},
+    {"prediction NaN", K_PRED, 8, -1, set_value, NAN, 9, 0, 0, 0, "step 8 predictions", "predictions"},
+    {"negative epoch time", GOLDEN_KIND_EPOCH, 8, -1, set_value, -1e30, 1, 0, 0, 0, "step 8 epoch", "train_s"},
+    {"3 labels for a batch of 8", K_LABELS, 4, -1, shorten, 0, 3, 0, 0, 0, "step 4 labels", "shape"},
+    {"4 images for 8", TENSOR_INPUT, 2, -1, shorten, 0, 4, 0, 0, 0, "step 2 input", "shape"},
+    {"5 predictions of 64", K_PRED, 8, -1, shorten, 0, 5, 0, 0, 0, "step 8 predictions", "shape"},
+    {"empty timing", GOLDEN_KIND_TIMING, 8, -1, shorten, 0, 0, 0, 0, 0, "step 8 timing", "shape"},
+    {"short timing", GOLDEN_KIND_TIMING, 8, -1, shorten, 0, 5, 0, 0, 0, "step 8 timing", "shape"},
+    {"2-D parameters", TENSOR_PARAMS, 2, -1, two_d, 0, 0, 0, 0, 0, "step 2 params", "shape"},
+    {"a step recorded twice", GOLDEN_KIND_STEP, 3, -1, twice, 0, 0, 3, 0, 0, "step 3 step", "step"},
+    {"step 9 of 8", GOLDEN_KIND_STEP, 8, -1, twice, 0, 0, 9, 0, 0, "step 9 step", "step"},
+    {"provenance steps 9 of 8", 0, 0, 0, NULL, 0, 0, 0, "steps", "9", "provenance steps", "steps"},
+    {"one pixel changed", TENSOR_INPUT, 1, -1, set_value, 0.5, 400, 0, 0, 0, "step 1 input", "input"},
+    /* NaN and infinity in parameters, losses, activations */
+    {"NaN parameter", TENSOR_PARAMS, 2, -1, set_value, NAN, 10, 0, 0, 0, "step 2 params", "params"},
+    {"Inf initial parameter", TENSOR_PARAMS, 0, -1, set_value, INFINITY, 0, 0, 0, 0, "step 0 params", "params"},
+    {"NaN adam_m", TENSOR_ADAM_M, 1, -1, set_value, NAN, 3, 0, 0, 0, "step 1 adam_m", "adam_m"},
+    {"negative adam_v", TENSOR_ADAM_V, 1, -1, set_value, -1, 3, 0, 0, 0, "step 1 adam_v", "adam_v"},
+    {"NaN loss record", TENSOR_LOSS, 4, -1, set_value, NAN, 0, 0, 0, 0, "step 4 loss", "loss"},
+    {"NaN step loss", GOLDEN_KIND_STEP, 5, -1, set_value, NAN, 0, 0, 0, 0, "step 5 step", "loss"},
+    {"NaN activation", TENSOR_ACT, 1, 0, set_value, NAN, 17, 0, 0, 0, "step 1 layer 0", "act"},
+    {"Inf dact", TENSOR_DACT, 2, 1, set_value, -INFINITY, 0, 0, 0, 0, "step 2 layer 1", "dact"},
+    {"NaN gradient", TENSOR_GRADS, 8, -1, set_value, NAN, 100, 0, 0, 0, "step 8 grads", "grads"},
+    {"NaN logit", GOLDEN_KIND_LOGITS, 8, -1, set_value, NAN, 0, 0, 0, 0, "step 8 logits", "logits"},
+};
+
+static void expect_refused(const edit_case *c, const char *path) {
+    char args[512], out[16384], want[160];
+    snprintf(args, sizeof args, "audit --engines recorded:%s %s", path, SLICE);
+    int rc = run(args, out, sizeof out);
+    if (rc != 2) fail_msg("case '%s': exit %d, want 2:\n%s", c->name, rc, out);
+    if (!strstr(out, path)) fail_msg("case '%s': the message does not name the file:\n%s", c->name, out);
+    if (!strstr(out, c->want_record)) fail_msg("case '%s': the message does not name '%s':\n%s", c->name, c->want_record, out);
+    snprintf(want, sizeof want, "field %s", c->want_field);
+    char want2[160];
+    snprintf(want2, sizeof want2, "(field: %s)", c->want_field);
+    if (!strstr(out, want) && !strstr(out, want2))
+        fail_msg("case '%s': the message does not name field %s:\n%s", c->name, c->want_field, out);
+}
+
+static void test_impossible_contents_refused(void **st) {
+    NEED();
+    char bad[192];
+    for (size_t i = 0; i < sizeof CASES / sizeof *CASES; i++) {
+        snprintf(bad, sizeof bad, "%s/case%02zu.lsr", g_dir, i);
+        rewrite(g_rec, bad, &CASES[i]);
+        expect_refused(&CASES[i], bad);
+        print_message("refused: %s\n", CASES[i].name);
+        unlink(bad);
+    }
+}
+
+/* A pixel changed and the step's batch digest recomputed: the file agrees
+ * with itself, only the data the audit holds can tell. */
+static void test_pixel_against_data(void **st) {
+    NEED();
+    /* first pass: the changed INPUT record; its digest needs its labels */
+    golden_file *gf;
+    if (golden_read(&gf, g_rec)) fail_msg("%s", ls_errmsg());
+    const golden_record *x = golden_find(gf, 1, -1, TENSOR_INPUT), *y = golden_find(gf, 1, -1, GOLDEN_KIND_LABELS);
+    assert_true(x && y);
+    float *px = malloc(x->count * sizeof *px);
+    memcpy(px, x->values, x->count * sizeof *px);
+    px[400] = px[400] == 0.5f ? 0.25f : 0.5f;
+    int32_t lab[64];
+    for (size_t i = 0; i < y->count; i++) lab[i] = (int32_t)y->values[i];
+    uint64_t d = recording_batch_digest(px, lab, y->count, x->count / y->count);
+    golden_prov prov;
+    golden_prov_init(&prov);
+    for (size_t i = 0; i < gf->prov.n; i++) golden_prov_set(&prov, gf->prov.key[i], gf->prov.val[i]);
+    char bad[192];
+    snprintf(bad, sizeof bad, "%s/pixel.lsr", g_dir);
+    golden_writer *w;
+    assert_int_equal(golden_writer_open(&w, bad, &prov), 0);
+    for (size_t i = 0; i < gf->n_records; i++) {
+        const golden_record *g = &gf->records[i];
+        const float *v = g->values;
+        float sv[12];
+        if (g == x) v = px;
+        if (g->kind == GOLDEN_KIND_STEP && g->step == 1) {
+            memcpy(sv, g->values, sizeof sv);
+            for (int k = 0; k < 4; k++) sv[6 + k] = (float)((d >> (16 * k)) & 0xffffu);
+            v = sv;
+        }
+        assert_int_equal(golden_writer_add(w, g->step, g->layer, g->kind, g->name, g->ndim, g->shape, v), 0);
+    }
+    assert_int_equal(golden_writer_close(w, 1), 0);
+    golden_prov_free(&prov);
+    golden_file_free(gf);
+    free(px);
+    edit_case c = {"pixel with its digest", 0, 0, 0, NULL, 0, 0, 0, 0, 0, "step 1 input", "input"};
+    expect_refused(&c, bad);
+    char args[512], out[16384];
+    snprintf(args, sizeof args, "audit --engines reference,recorded:%s %s", bad, SLICE);
+    run(args, out, sizeof out);
+    assert_non_null(strstr(out, "the data holds"));
+}
+
+/* The untouched rewrite: the same bytes, and it audits as the original. */
+static void test_untouched_audits_the_same(void **st) {
+    NEED();
+    char same[192], cmd[512];
+    snprintf(same, sizeof same, "%s/same.lsr", g_dir);
+    rewrite(g_rec, same, NULL);
+    snprintf(cmd, sizeof cmd, "cmp -s '%s' '%s'", g_rec, same);
+    assert_int_equal(system(cmd), 0);
+    static char out1[16384], out2[16384];
+    char args[512];
+    snprintf(args, sizeof args, "audit --engines reference,recorded:%s %s", g_rec, SLICE);
+    int rc1 = run(args, out1, sizeof out1);
+    snprintf(args, sizeof args, "audit --engines reference,recorded:%s %s", same, SLICE);
+    int rc2 = run(args, out2, sizeof out2);
+    if (rc1 != 0) fail_msg("the original recording: exit %d\n%s", rc1, out1);
+    assert_int_equal(rc2, rc1);
+    const char *v1 = strstr(out1, "VERDICT"), *v2 = strstr(out2, "VERDICT");
+    assert_true(v1 && v2);
+    assert_memory_equal(v1, v2, strcspn(v1, "\n"));
+}
+
+/* Item 2: the default plan (audit_every 50 over 8 steps) is still shadowed. */
+static void test_default_plan_shadowed(void **st) {
+    NEED();
+    char args[512], out[16384];
+    snprintf(args, sizeof args, "audit --engines reference,recorded:%s %s", g_dflt, SLICE);
+    int rc = run(args, out, sizeof out);
+    if (rc != 0) fail_msg("exit %d:\n%s", rc, out);
+    if (strstr(out, "0 shadow replay(s)") || !strstr(out, "1 shadow replay(s)"))
+        fail_msg("the recording was not shadowed:\n%s", out);
+    if (strstr(out, "unchecked")) fail_msg("the recording is reported unchecked:\n%s", out);
+    assert_non_null(strstr(out, "within bound"));
+}
+
+/* A recording whose epochs end with a partial batch (60 images in batches
+ * of 8, 2 epochs): the audit shadowed every partial batch, a step the
+ * recording's plan does not hold in full, and stopped with "step 7 has no
+ * recorded params".  Now the recording's plan is the audit's there too. */
+static void test_partial_batch_recording(void **st) {
+    NEED();
+    char path[160], args[1024], out[16384], slice[320];
+    snprintf(path, sizeof path, "%s/partial.lsr", g_dir);
+    snprintf(slice, sizeof slice, "%.*s --batch 8 --limit-train 60 --limit-test 16 --epochs 2",
+             (int)(strstr(SLICE, " --batch") - SLICE), SLICE);
+    snprintf(args, sizeof args, "record --engine cpu:threads=1 --out %s %s", path, slice);
+    if (run(args, out, sizeof out) != 0) fail_msg("record: %s", out);
+    snprintf(args, sizeof args, "audit --engines reference,recorded:%s %s", path, slice);
+    int rc = run(args, out, sizeof out);
+    if (rc != 0 || !strstr(out, "within bound")) fail_msg("exit %d:\n%s", rc, out);
+}
+
+int main(void) {
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_impossible_contents_refused),
+        cmocka_unit_test(test_pixel_against_data),
+        cmocka_unit_test(test_untouched_audits_the_same),
+        cmocka_unit_test(test_default_plan_shadowed),
+        cmocka_unit_test(test_partial_batch_recording),
+    };
+    return cmocka_run_group_tests(tests, setup, teardown);
+}

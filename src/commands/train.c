@@ -102,149 +102,194 @@ static int write_json(const run_cfg *c, const model *m, const char *engine_json,
     return rc;
 }
 
-int train_run(const run_cfg *c) {
+/* One training run's state, shared by the helpers of train_run. */
+typedef struct {
+    const run_cfg *c;
     model m;
     dataset ds;
-    memset(&ds, 0, sizeof ds);
-    engine *e = NULL;
-    float *params = NULL, *x = NULL;
-    int32_t *y = NULL;
-    uint32_t *perm = NULL;
+    engine *e;
+    float *params, *x;
+    int32_t *y;
+    uint32_t *perm;
     batch_order ord;
-    memset(&ord, 0, sizeof ord);
-    char *desc = NULL;
-    eval_result ev;
-    memset(&ev, 0, sizeof ev);
-    epoch_stats ep[1024];
-    int n_ep = 0, rc;
-    double t_start = ls_now();
-
-    if ((rc = model_build(&m, c->model))) return rc;
-    {
-        /* refuse a batch that cannot fit before allocating: the engine's
-         * activations, their gradients and a workspace (3 copies), and
-         * parameters, gradients and Adam's moments (4 copies) */
-        size_t acts = (size_t)m.in_c * m.in_h * m.in_w;
-        for (int l = 0; l < m.n_layers; l++) acts += layer_out_size(&m.layers[l]);
-        double bytes = 3.0 * c->batch * acts * 4 + 4.0 * m.n_params * 4;
-        char what[160];
-        snprintf(what, sizeof what, "training model %s at batch %zu", m.name, c->batch);
-        if ((rc = ls_check_memory(bytes > 1e19 ? (size_t)-1 : (size_t)bytes, what))) return rc;
-    }
-    if ((rc = dataset_load_shape(&ds, c->data_dir, m.n_classes, m.in_h, m.in_w))) return rc;
-    if (ds.train.rows != m.in_h || ds.train.cols != m.in_w || m.in_c != 1) {
-        rc = ls_err(LS_EINVAL, "%s: images are %dx%d but model %s expects %dx%dx%d", ds.train.images_path,
-                    ds.train.rows, ds.train.cols, m.name, m.in_c, m.in_h, m.in_w);
-        goto done;
-    }
-    if (c->epochs < 1 || c->epochs > 1024) {
-        rc = ls_err(LS_EINVAL, "--epochs must be in 1..1024");
-        goto done;
-    }
+    size_t n_train;
     char spec[256];
-    spec_with_threads(spec, sizeof spec, c->engine, c->threads);
+    char *desc;
+    long step;
+    epoch_stats ep[1024];
+    int n_ep;
+    eval_result ev;
+} train_ctx;
+
+/* Refuse a batch that cannot fit before allocating: the engine's
+ * activations, their gradients and a workspace (3 copies), and parameters,
+ * gradients and Adam's moments (4 copies). */
+static int train_check_memory(const model *m, size_t batch) {
+    size_t acts = (size_t)m->in_c * m->in_h * m->in_w;
+    for (int l = 0; l < m->n_layers; l++) acts += layer_out_size(&m->layers[l]);
+    double bytes = 3.0 * batch * acts * 4 + 4.0 * m->n_params * 4;
+    char what[160];
+    snprintf(what, sizeof what, "training model %s at batch %zu", m->name, batch);
+    return ls_check_memory(bytes > 1e19 ? (size_t)-1 : (size_t)bytes, what);
+}
+
+/* Model, data, engine, buffers and initial weights. */
+static int train_setup(train_ctx *t) {
+    const run_cfg *c = t->c;
+    int rc;
+    if ((rc = model_build(&t->m, c->model))) return rc;
+    if ((rc = train_check_memory(&t->m, c->batch))) return rc;
+    if ((rc = dataset_load_shape(&t->ds, c->data_dir, t->m.n_classes, t->m.in_h, t->m.in_w))) return rc;
+    const model *m = &t->m;
+    if (t->ds.train.rows != m->in_h || t->ds.train.cols != m->in_w || m->in_c != 1)
+        return ls_err(LS_EINVAL, "%s: images are %dx%d but model %s expects %dx%dx%d", t->ds.train.images_path,
+                      t->ds.train.rows, t->ds.train.cols, m->name, m->in_c, m->in_h, m->in_w);
+    if (c->epochs < 1 || c->epochs > 1024) return ls_err(LS_EINVAL, "--epochs must be in 1..1024");
+    spec_with_threads(t->spec, sizeof t->spec, c->engine, c->threads);
     engine_opts eo = {c->seed, c->batch};
-    if ((rc = engine_create(&e, spec, &m, &eo))) goto done;
-    params = ls_malloc(m.n_params * sizeof *params);
-    size_t n_train = c->limit_train && c->limit_train < ds.train.n ? c->limit_train : ds.train.n;
-    size_t in = (size_t)m.in_c * m.in_h * m.in_w;
-    x = ls_malloc(c->batch * in * sizeof *x);
-    y = ls_malloc(c->batch * sizeof *y);
-    perm = ls_malloc(n_train * sizeof *perm);
-    if (!params || !x || !y || !perm) {
-        rc = LS_ENOMEM;
-        goto done;
-    }
-    if ((rc = st_init_params(&m, c->init_path, c->seed, params))) goto done;
-    if ((rc = engine_set_params(e, params))) goto done;
-    desc = engine_describe(e);
+    if ((rc = engine_create(&t->e, t->spec, m, &eo))) return rc;
+    t->params = ls_malloc(m->n_params * sizeof *t->params);
+    t->n_train = c->limit_train && c->limit_train < t->ds.train.n ? c->limit_train : t->ds.train.n;
+    size_t in = (size_t)m->in_c * m->in_h * m->in_w;
+    t->x = ls_malloc(c->batch * in * sizeof *t->x);
+    t->y = ls_malloc(c->batch * sizeof *t->y);
+    t->perm = ls_malloc(t->n_train * sizeof *t->perm);
+    if (!t->params || !t->x || !t->y || !t->perm) return LS_ENOMEM;
+    if ((rc = st_init_params(m, c->init_path, c->seed, t->params))) return rc;
+    if ((rc = engine_set_params(t->e, t->params))) return rc;
+    t->desc = engine_describe(t->e);
+    return LS_OK;
+}
 
-    printf("lockstep train: model %s (%zu parameters), engine %s\n", m.name, m.n_params, spec);
+static void train_banner(const train_ctx *t) {
+    const run_cfg *c = t->c;
+    printf("lockstep train: model %s (%zu parameters), engine %s\n", t->m.name, t->m.n_params, t->spec);
     printf("  data %s: %zu train (of %zu), %zu test; batch %zu, %d epochs, Adam lr %g betas (%g, %g) eps %g, seed %llu\n",
-           c->data_dir, n_train, ds.train.n, ds.test.n, c->batch, c->epochs, c->adam.lr, c->adam.beta1,
+           c->data_dir, t->n_train, t->ds.train.n, t->ds.test.n, c->batch, c->epochs, c->adam.lr, c->adam.beta1,
            c->adam.beta2, c->adam.eps, (unsigned long long)c->seed);
-    if (desc) printf("  engine: %s\n", desc);
+    if (t->desc) printf("  engine: %s\n", t->desc);
     fflush(stdout);
+}
 
-    long step = 0;
-    int done_steps = 0;
-    for (int epoch = 0; epoch < c->epochs && !done_steps; epoch++) {
-        double t0 = ls_now();
-        if (c->max_steps >= 0 && step >= c->max_steps) break; /* before asking the order for an epoch not run */
-        if ((rc = order_fill(&ord, c->order_path, perm, n_train, c->seed, epoch))) goto done;
-        size_t nsteps = steps_per_epoch(n_train, c->batch), images = 0;
-        double loss_sum = 0;
-        size_t s;
-        for (s = 0; s < nsteps; s++) {
-            if (c->max_steps >= 0 && step >= c->max_steps) {
-                done_steps = 1;
-                break;
-            }
-            size_t first = s * c->batch, nb = n_train - first < c->batch ? n_train - first : c->batch;
-            double ts = ls_now();
-            data_make_batch(&ds.train, perm + first, 0, nb, x, y);
-            float loss;
-            step++;
-            rc = engine_train_step(e, x, y, nb, (uint64_t)step, &c->adam, (int)step, &loss);
-            if (rc) goto done;
-            if (!isfinite(loss)) {
-                rc = ls_err(LS_EINVAL, "training diverged: loss is %g at step %ld (engine %s)", (double)loss, step, spec);
-                goto done;
-            }
-            loss_sum += (double)loss * (double)nb;
-            images += nb;
-            if (c->print_steps) {
-                printf("  step %5ld  loss %.9g  %.3f s\n", step, (double)loss, ls_now() - ts);
-                fflush(stdout);
-            }
-            if (c->progress)
-                fprintf(stderr, "\r  epoch %d/%d  step %zu/%zu  loss %.4f  ", epoch + 1, c->epochs, s + 1, nsteps,
-                        (double)loss);
+/* The steps of one epoch; *stop set when --steps ends the run inside it.
+ * Fills the epoch's images, steps and summed loss. */
+static int train_epoch_steps(train_ctx *t, int epoch, int *stop, size_t *steps, size_t *images, double *loss_sum) {
+    const run_cfg *c = t->c;
+    size_t nsteps = steps_per_epoch(t->n_train, c->batch), s;
+    int rc;
+    for (s = 0; s < nsteps; s++) {
+        if (c->max_steps >= 0 && t->step >= c->max_steps) {
+            *stop = 1;
+            break;
         }
-        if (c->progress) fprintf(stderr, "\r%60s\r", "");
-        double secs = ls_now() - t0;
-        if (images == 0) break;
-        eval_result_free(&ev);
-        /* A run with --steps is a probe (of the reference engine, typically,
-         * whose evaluation of the test set takes minutes): no evaluation. */
-        int evaluated = c->max_steps < 0;
-        if (evaluated && (rc = eval_engine(e, &ds.test, c->limit_test, &ev))) goto done;
-        epoch_stats *p = &ep[n_ep++];
-        p->epoch = epoch + 1;
-        p->seconds = secs;
-        p->steps = s;
-        p->images = images;
-        p->images_per_s = images / secs;
-        p->train_loss = loss_sum / images;
-        p->test_loss = evaluated ? ev.loss : NAN;
-        p->test_accuracy = evaluated ? ev.accuracy : NAN;
-        if (evaluated)
-            printf("epoch %d: %7.3f s  %8.0f images/s  train loss %.4f  test loss %.4f  test accuracy %.2f%%\n",
-                   p->epoch, p->seconds, p->images_per_s, p->train_loss, p->test_loss, 100.0 * p->test_accuracy);
-        else
-            printf("epoch %d: %7.3f s  %8.0f images/s  train loss %.4f  (%zu steps; no evaluation with --steps)\n",
-                   p->epoch, p->seconds, p->images_per_s, p->train_loss, s);
-        fflush(stdout);
+        size_t first = s * c->batch, nb = t->n_train - first < c->batch ? t->n_train - first : c->batch;
+        double ts = ls_now();
+        data_make_batch(&t->ds.train, t->perm + first, 0, nb, t->x, t->y);
+        float loss;
+        t->step++;
+        if ((rc = engine_train_step(t->e, t->x, t->y, nb, (uint64_t)t->step, &c->adam, (int)t->step, &loss)))
+            return rc;
+        if (!isfinite(loss))
+            return ls_err(LS_EINVAL, "training diverged: loss is %g at step %ld (engine %s)", (double)loss, t->step,
+                          t->spec);
+        *loss_sum += (double)loss * (double)nb;
+        *images += nb;
+        if (c->print_steps) {
+            printf("  step %5ld  loss %.9g  %.3f s\n", t->step, (double)loss, ls_now() - ts);
+            fflush(stdout);
+        }
+        if (c->progress)
+            fprintf(stderr, "\r  epoch %d/%d  step %zu/%zu  loss %.4f  ", epoch + 1, c->epochs, s + 1, nsteps,
+                    (double)loss);
     }
-    if (ev.confusion) print_confusion(stdout, c, &ev);
+    *steps = s;
+    return LS_OK;
+}
+
+/* One epoch: its steps, then (without --steps) the test-set evaluation and
+ * its line.  *stop set when the run ends here. */
+static int train_epoch(train_ctx *t, int epoch, int *stop) {
+    const run_cfg *c = t->c;
+    double t0 = ls_now();
+    int rc;
+    if (c->max_steps >= 0 && t->step >= c->max_steps) { /* before asking the order for an epoch not run */
+        *stop = 1;
+        return LS_OK;
+    }
+    if ((rc = order_fill(&t->ord, c->order_path, t->perm, t->n_train, c->seed, epoch))) return rc;
+    size_t s = 0, images = 0;
+    double loss_sum = 0;
+    rc = train_epoch_steps(t, epoch, stop, &s, &images, &loss_sum);
+    if (c->progress) fprintf(stderr, "\r%60s\r", "");
+    if (rc) return rc;
+    double secs = ls_now() - t0;
+    if (images == 0) {
+        *stop = 1;
+        return LS_OK;
+    }
+    eval_result_free(&t->ev);
+    /* A run with --steps is a probe (of the reference engine, typically,
+     * whose evaluation of the test set takes minutes): no evaluation. */
+    int evaluated = c->max_steps < 0;
+    if (evaluated && (rc = eval_engine(t->e, &t->ds.test, c->limit_test, &t->ev))) return rc;
+    epoch_stats *p = &t->ep[t->n_ep++];
+    p->epoch = epoch + 1;
+    p->seconds = secs;
+    p->steps = s;
+    p->images = images;
+    p->images_per_s = images / secs;
+    p->train_loss = loss_sum / images;
+    p->test_loss = evaluated ? t->ev.loss : NAN;
+    p->test_accuracy = evaluated ? t->ev.accuracy : NAN;
+    if (evaluated)
+        printf("epoch %d: %7.3f s  %8.0f images/s  train loss %.4f  test loss %.4f  test accuracy %.2f%%\n",
+               p->epoch, p->seconds, p->images_per_s, p->train_loss, p->test_loss, 100.0 * p->test_accuracy);
+    else
+        printf("epoch %d: %7.3f s  %8.0f images/s  train loss %.4f  (%zu steps; no evaluation with --steps)\n",
+               p->epoch, p->seconds, p->images_per_s, p->train_loss, s);
+    fflush(stdout);
+    return LS_OK;
+}
+
+/* After the last epoch: confusion matrix, --save, --json. */
+static int train_finish(train_ctx *t, double t_start) {
+    const run_cfg *c = t->c;
+    int rc;
+    if (t->ev.confusion) print_confusion(stdout, c, &t->ev);
     printf("\npeak resident memory: %.1f MiB; total %.2f s\n", ls_peak_rss() / 1048576.0, ls_now() - t_start);
     if (c->save_path) {
-        if ((rc = train_save_weights(c, &m, e, c->save_path, params, step))) goto done;
+        if ((rc = train_save_weights(c, &t->m, t->e, c->save_path, t->params, t->step))) return rc;
         printf("wrote %s\n", c->save_path);
     }
     if (c->json_path) {
-        if ((rc = write_json(c, &m, desc, ep, n_ep, ev.confusion ? &ev : NULL, ls_now() - t_start))) goto done;
+        if ((rc = write_json(c, &t->m, t->desc, t->ep, t->n_ep, t->ev.confusion ? &t->ev : NULL, ls_now() - t_start)))
+            return rc;
         printf("wrote %s\n", c->json_path);
     }
-done:
-    order_free(&ord);
-    eval_result_free(&ev);
-    free(desc);
-    engine_free(e);
-    free(params);
-    free(x);
-    free(y);
-    free(perm);
-    dataset_free(&ds);
+    return LS_OK;
+}
+
+int train_run(const run_cfg *c) {
+    train_ctx *t = ls_calloc(1, sizeof *t);
+    if (!t) return LS_ENOMEM;
+    t->c = c;
+    double t_start = ls_now();
+    int rc = train_setup(t);
+    if (!rc) {
+        train_banner(t);
+        int stop = 0;
+        for (int epoch = 0; epoch < c->epochs && !stop && !rc; epoch++) rc = train_epoch(t, epoch, &stop);
+    }
+    if (!rc) rc = train_finish(t, t_start);
+    order_free(&t->ord);
+    eval_result_free(&t->ev);
+    free(t->desc);
+    engine_free(t->e);
+    free(t->params);
+    free(t->x);
+    free(t->y);
+    free(t->perm);
+    dataset_free(&t->ds);
+    free(t);
     return rc;
 }

@@ -39,8 +39,25 @@ static void print_confusion(FILE *f, const run_cfg *c, const eval_result *r) {
     }
 }
 
+/* A step's loss printed so that it reads back as the same number: an fp32
+ * engine's float in 9 digits, the reference's double in 17. */
+static void loss_str(char *buf, size_t cap, double loss, int f64) {
+    snprintf(buf, cap, f64 ? "%.17g" : "%.9g", loss);
+}
+
+static void json_step_losses(lsbuf *b, const double *losses, size_t n, int f64) {
+    char num[40];
+    lsbuf_printf(b, "  \"step_losses_precision\": \"%s\",\n  \"step_losses\": [",
+                 f64 ? "float64 (the reference's double, %.17g)" : "float32 (the engine's float, %.9g)");
+    for (size_t i = 0; i < n; i++) {
+        loss_str(num, sizeof num, losses[i], f64);
+        lsbuf_printf(b, "%s%s", i ? ", " : "", num);
+    }
+    lsbuf_printf(b, "],\n");
+}
+
 static int write_json(const run_cfg *c, const model *m, const char *engine_json, const epoch_stats *ep, int n_ep,
-                      const eval_result *r, double total_s) {
+                      const eval_result *r, double total_s, const double *losses, size_t n_losses, int f64) {
     lsbuf b;
     lsbuf_init(&b);
     char b1[16];
@@ -76,6 +93,7 @@ static int write_json(const run_cfg *c, const model *m, const char *engine_json,
         lsbuf_printf(&b, "}");
     }
     lsbuf_printf(&b, "\n  ],\n");
+    json_step_losses(&b, losses, n_losses, f64);
     if (r && r->confusion) {
         int C = r->n_classes;
         lsbuf_printf(&b, "  \"classes\": [");
@@ -119,6 +137,9 @@ typedef struct {
     epoch_stats ep[1024];
     int n_ep;
     eval_result ev;
+    int loss_f64;            /* the engine has full-precision values (the reference): losses as doubles */
+    double *losses;          /* every step's loss (an fp32 engine's float, exactly) */
+    size_t n_losses, cap_losses;
 } train_ctx;
 
 /* Refuse a batch that cannot fit before allocating: the engine's
@@ -158,6 +179,7 @@ static int train_setup(train_ctx *t) {
     if ((rc = st_init_params(m, c->init_path, c->seed, t->params))) return rc;
     if ((rc = engine_set_params(t->e, t->params))) return rc;
     t->desc = engine_describe(t->e);
+    t->loss_f64 = t->e->iface->get_tensor_f64 != NULL;
     return LS_OK;
 }
 
@@ -169,6 +191,23 @@ static void train_banner(const train_ctx *t) {
            c->adam.beta2, c->adam.eps, (unsigned long long)c->seed);
     if (t->desc) printf("  engine: %s\n", t->desc);
     fflush(stdout);
+}
+
+/* Keep step t->step's loss: the reference's as its double (the fp32 one
+ * engine_train_step returns is that double rounded), else the float. */
+static int train_keep_loss(train_ctx *t, float loss) {
+    double d = loss;
+    int rc;
+    if (t->loss_f64 && (rc = engine_get_tensor_f64(t->e, (tensor_id){TENSOR_LOSS, 0}, &d))) return rc;
+    if (t->n_losses == t->cap_losses) {
+        size_t cap = t->cap_losses ? 2 * t->cap_losses : 1024;
+        double *p = realloc(t->losses, cap * sizeof *p);
+        if (!p) return LS_ENOMEM;
+        t->losses = p;
+        t->cap_losses = cap;
+    }
+    t->losses[t->n_losses++] = d;
+    return LS_OK;
 }
 
 /* The steps of one epoch; *stop set when --steps ends the run inside it.
@@ -189,13 +228,16 @@ static int train_epoch_steps(train_ctx *t, int epoch, int *stop, size_t *steps, 
         t->step++;
         if ((rc = engine_train_step(t->e, t->x, t->y, nb, (uint64_t)t->step, &c->adam, (int)t->step, &loss)))
             return rc;
+        if ((rc = train_keep_loss(t, loss))) return rc;
         if (!isfinite(loss))
             return ls_err(LS_EINVAL, "training diverged: loss is %g at step %ld (engine %s)", (double)loss, t->step,
                           t->spec);
         *loss_sum += (double)loss * (double)nb;
         *images += nb;
         if (c->print_steps) {
-            printf("  step %5ld  loss %.9g  %.3f s\n", t->step, (double)loss, ls_now() - ts);
+            char num[40];
+            loss_str(num, sizeof num, t->losses[t->n_losses - 1], t->loss_f64);
+            printf("  step %5ld  loss %s  %.3f s\n", t->step, num, ls_now() - ts);
             fflush(stdout);
         }
         if (c->progress)
@@ -262,7 +304,8 @@ static int train_finish(train_ctx *t, double t_start) {
         printf("wrote %s\n", c->save_path);
     }
     if (c->json_path) {
-        if ((rc = write_json(c, &t->m, t->desc, t->ep, t->n_ep, t->ev.confusion ? &t->ev : NULL, ls_now() - t_start)))
+        if ((rc = write_json(c, &t->m, t->desc, t->ep, t->n_ep, t->ev.confusion ? &t->ev : NULL, ls_now() - t_start,
+                             t->losses, t->n_losses, t->loss_f64)))
             return rc;
         printf("wrote %s\n", c->json_path);
     }
@@ -289,6 +332,7 @@ int train_run(const run_cfg *c) {
     free(t->x);
     free(t->y);
     free(t->perm);
+    free(t->losses);
     dataset_free(&t->ds);
     free(t);
     return rc;

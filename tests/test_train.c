@@ -90,6 +90,85 @@ static void test_json_losses(void **st) {
     assert_true((double)(float)l[0] != l[0]);
 }
 
+/* Run `lockstep ARGS` in g_dir, stdout and stderr into g_dir/out.txt;
+ * returns the exit status. */
+static int ls(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+static int ls(const char *fmt, ...) {
+    char args[4096];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(args, sizeof args, fmt, ap);
+    va_end(ap);
+    return sh("cd %s && timeout 300 %s %s > out.txt 2>&1", g_dir, g_bin, args);
+}
+
+static void out_has(const char *needle) {
+    if (sh("grep -qF -- '%s' %s/out.txt", needle, g_dir) != 0) {
+        sh("cat %s/out.txt", g_dir);
+        fail_msg("output lacks '%s'", needle);
+    }
+}
+
+#define SMALL "--engine cpu:threads=1 --limit-train 100 --batch 16 --epochs 2 --limit-test 100"
+
+/* A run saved with its Adam state at step k and resumed with --init is the
+ * uninterrupted run bit for bit: inside an epoch (k = 9, 7 steps per epoch)
+ * and at an epoch's end (k = 7), and with dropout (mnist-convnet: masks
+ * keyed by the global step). */
+static void test_resume_bitwise(void **st) {
+    if (!have_data()) skip();
+    assert_int_equal(ls("train " SMALL " --save whole.st"), 0);
+    const long ks[] = {9, 7};
+    for (int i = 0; i < 2; i++) {
+        assert_int_equal(ls("train " SMALL " --steps %ld --save k.st --save-optimizer", ks[i]), 0);
+        assert_int_equal(ls("train " SMALL " --init k.st --save rest.st"), 0);
+        out_has("resuming after step");
+        assert_int_equal(sh("cmp -s %s/whole.st %s/rest.st", g_dir, g_dir), 0);
+    }
+    assert_int_equal(ls("train " SMALL " --model mnist-convnet --save whole.st"), 0);
+    assert_int_equal(ls("train " SMALL " --model mnist-convnet --steps 3 --save k.st --save-optimizer"), 0);
+    assert_int_equal(ls("train " SMALL " --model mnist-convnet --init k.st --steps 10 --save a.st --save-optimizer"), 0);
+    assert_int_equal(ls("train " SMALL " --model mnist-convnet --init a.st --save rest.st"), 0);
+    assert_int_equal(sh("cmp -s %s/whole.st %s/rest.st", g_dir, g_dir), 0);
+    /* without the Adam state the same weights are another run: the check can fail */
+    assert_int_equal(ls("train " SMALL " --steps 9 --save k.st"), 0);
+    assert_int_equal(ls("train " SMALL " --init k.st --steps 5 --save rest.st"), 0);
+    assert_int_equal(ls("train " SMALL " --steps 5 --save whole.st"), 0);
+    assert_int_not_equal(sh("cmp -s %s/whole.st %s/rest.st", g_dir, g_dir), 0);
+}
+
+/* A resume that would continue another run is refused before any step. */
+static void test_resume_refused(void **st) {
+    if (!have_data()) skip();
+    assert_int_equal(ls("train " SMALL " --steps 4 --save k.st --save-optimizer"), 0);
+    assert_int_equal(ls("train " SMALL " --init k.st --lr 2e-3"), 2);
+    out_has("k.st: its Adam state was made with lr 0.001");
+    assert_int_equal(ls("train " SMALL " --init k.st --batch 32"), 2);
+    out_has("saved at step 4 of a run with batch 16 on 100 training images");
+    assert_int_equal(ls("train " SMALL " --init k.st --steps 3"), 2);
+    out_has("already 4 steps trained, but this run ends at step 3");
+    assert_int_equal(sh("grep -q '^  step ' %s/out.txt", g_dir), 1);
+}
+
+/* A one-epoch order file with --epochs 3 fails before the first step. */
+static void test_order_checked_first(void **st) {
+    if (!have_data()) skip();
+    char path[PATH_MAX + 16];
+    snprintf(path, sizeof path, "%s/one.txt", g_dir);
+    FILE *f = fopen(path, "w");
+    assert_non_null(f);
+    for (int i = 0; i < 100; i++) fprintf(f, "%d ", 99 - i);
+    fprintf(f, "\n");
+    fclose(f);
+    assert_int_equal(ls("train --engine cpu:threads=1 --limit-train 100 --batch 16 --limit-test 100 --order one.txt"), 2);
+    out_has("one.txt: the batch order has 1 epoch(s); this run needs 3 (21 steps of 7 per epoch; --epochs N sets how many)");
+    assert_int_equal(sh("grep -q '^epoch 1' %s/out.txt", g_dir), 1);
+    assert_int_equal(ls("train --engine cpu:threads=1 --limit-train 100 --batch 16 --limit-test 100 --order one.txt "
+                        "--epochs 1"), 0);
+    out_has("batch order: one.txt");
+    out_has("weights: seeded draw (seed)");
+}
+
 static int setup(void **st) {
     ssize_t n = readlink("/proc/self/exe", g_bin, sizeof g_bin - 32);
     if (n <= 0) return -1;
@@ -114,6 +193,9 @@ static int teardown(void **st) {
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_json_losses),
+        cmocka_unit_test(test_resume_bitwise),
+        cmocka_unit_test(test_resume_refused),
+        cmocka_unit_test(test_order_checked_first),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }

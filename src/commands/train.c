@@ -137,6 +137,8 @@ typedef struct {
     epoch_stats ep[1024];
     int n_ep;
     eval_result ev;
+    long start_step;         /* steps already taken: 0, or the optim.step of a resumed --init file */
+    long last_step;          /* the plan's last step: epochs x steps per epoch, or --steps */
     int loss_f64;            /* the engine has full-precision values (the reference): losses as doubles */
     double *losses;          /* every step's loss (an fp32 engine's float, exactly) */
     size_t n_losses, cap_losses;
@@ -152,6 +154,62 @@ static int train_check_memory(const model *m, size_t batch) {
     char what[160];
     snprintf(what, sizeof what, "training model %s at batch %zu", m->name, batch);
     return ls_check_memory(bytes > 1e19 ? (size_t)-1 : (size_t)bytes, what);
+}
+
+/* --init from a --save-optimizer file: Adam's moments into the engine and
+ * the run continues after the file's step (the batch order at that
+ * position: epoch step / steps-per-epoch, batch step % steps-per-epoch), so
+ * that it is the uninterrupted run.  The file's Adam settings, batch and
+ * training images must be the run's: another value would continue a
+ * different run. */
+static int train_resume(train_ctx *t) {
+    const run_cfg *c = t->c;
+    if (!c->init_path) return LS_OK;
+    float *am = ls_malloc(t->m.n_params * sizeof *am), *av = ls_malloc(t->m.n_params * sizeof *av);
+    st_optim_in o;
+    int rc = !am || !av ? LS_ENOMEM : st_load_optim(&t->m, c->init_path, am, av, &o);
+    if (rc || !o.present) goto done;
+    const char *names[] = {"lr", "beta1", "beta2", "eps"};
+    const double mine[] = {c->adam.lr, c->adam.beta1, c->adam.beta2, c->adam.eps};
+    const double file[] = {o.cfg.lr, o.cfg.beta1, o.cfg.beta2, o.cfg.eps};
+    for (int i = 0; i < 4 && !rc; i++)
+        if (mine[i] != file[i])
+            rc = ls_err(LS_EINVAL, "%s: its Adam state was made with %s %.17g but this run has %.17g: resuming "
+                        "continues the same run (give the same --lr)", c->init_path, names[i], file[i], mine[i]);
+    if (!rc && o.batch >= 0 && (o.batch != (long)c->batch || o.n_train != (long)t->n_train))
+        rc = ls_err(LS_EINVAL, "%s: saved at step %ld of a run with batch %ld on %ld training images; this run has "
+                    "batch %zu on %zu: its step %ld would be another batch (give the same --batch and --limit-train)",
+                    c->init_path, o.step, o.batch, o.n_train, c->batch, t->n_train, o.step + 1);
+    if (!rc) rc = engine_set_tensor(t->e, (tensor_id){TENSOR_ADAM_M, 0}, am);
+    if (!rc) rc = engine_set_tensor(t->e, (tensor_id){TENSOR_ADAM_V, 0}, av);
+    if (!rc) t->start_step = t->step = o.step;
+done:
+    free(am);
+    free(av);
+    return rc;
+}
+
+/* Everything the plan needs, checked before the first step: the steps to
+ * run, and a --order file holding every epoch they reach (not found out
+ * after an epoch has trained). */
+static int train_check_plan(train_ctx *t) {
+    const run_cfg *c = t->c;
+    long spe = (long)steps_per_epoch(t->n_train, c->batch);
+    t->last_step = (long)c->epochs * spe;
+    if (c->max_steps >= 0 && c->max_steps < t->last_step) t->last_step = c->max_steps;
+    if (t->start_step > t->last_step)
+        return ls_err(LS_EINVAL, "%s: already %ld steps trained, but this run ends at step %ld (%s): nothing to resume",
+                      c->init_path, t->start_step, t->last_step,
+                      c->max_steps >= 0 && c->max_steps < (long)c->epochs * spe ? "--steps" : "--epochs x steps per epoch");
+    if (!c->order_path || t->last_step == t->start_step) return LS_OK;
+    int rc = order_load(&t->ord, c->order_path, t->n_train);
+    if (rc) return rc;
+    long need = (t->last_step + spe - 1) / spe;
+    if ((long)t->ord.epochs < need)
+        return ls_err(LS_EINVAL, "%s: the batch order has %zu epoch(s); this run needs %ld (%ld steps of %ld per epoch%s)",
+                      c->order_path, t->ord.epochs, need, t->last_step, spe,
+                      c->max_steps < 0 ? "; --epochs N sets how many" : "");
+    return LS_OK;
 }
 
 /* Model, data, engine, buffers and initial weights. */
@@ -178,6 +236,8 @@ static int train_setup(train_ctx *t) {
     if (!t->params || !t->x || !t->y || !t->perm) return LS_ENOMEM;
     if ((rc = st_init_params(m, c->init_path, c->seed, t->params))) return rc;
     if ((rc = engine_set_params(t->e, t->params))) return rc;
+    if ((rc = train_resume(t))) return rc;
+    if ((rc = train_check_plan(t))) return rc;
     t->desc = engine_describe(t->e);
     t->loss_f64 = t->e->iface->get_tensor_f64 != NULL;
     return LS_OK;
@@ -189,6 +249,12 @@ static void train_banner(const train_ctx *t) {
     printf("  data %s: %zu train (of %zu), %zu test; batch %zu, %d epochs, Adam lr %g betas (%g, %g) eps %g, seed %llu\n",
            c->data_dir, t->n_train, t->ds.train.n, t->ds.test.n, c->batch, c->epochs, c->adam.lr, c->adam.beta1,
            c->adam.beta2, c->adam.eps, (unsigned long long)c->seed);
+    /* what the seed still decides: say so rather than "seed 42" for draws --init/--order replaced */
+    printf("  weights: %s%s; batch order: %s\n", c->init_path ? "from " : "seeded draw (seed)",
+           c->init_path ? c->init_path : "", c->order_path ? c->order_path : "Philox shuffle (seed)");
+    if (t->start_step)
+        printf("  resuming after step %ld (Adam moments and step from %s): steps %ld..%ld\n", t->start_step,
+               c->init_path, t->start_step + 1, t->last_step);
     if (t->desc) printf("  engine: %s\n", t->desc);
     fflush(stdout);
 }
@@ -216,8 +282,10 @@ static int train_epoch_steps(train_ctx *t, int epoch, int *stop, size_t *steps, 
     const run_cfg *c = t->c;
     size_t nsteps = steps_per_epoch(t->n_train, c->batch), s;
     int rc;
-    for (s = 0; s < nsteps; s++) {
-        if (c->max_steps >= 0 && t->step >= c->max_steps) {
+    /* a resumed run starts inside its epoch, at batch step % nsteps */
+    size_t s0 = (size_t)(t->step - (long)epoch * (long)nsteps);
+    for (s = s0; s < nsteps; s++) {
+        if (t->step >= t->last_step) {
             *stop = 1;
             break;
         }
@@ -244,7 +312,7 @@ static int train_epoch_steps(train_ctx *t, int epoch, int *stop, size_t *steps, 
             fprintf(stderr, "\r  epoch %d/%d  step %zu/%zu  loss %.4f  ", epoch + 1, c->epochs, s + 1, nsteps,
                     (double)loss);
     }
-    *steps = s;
+    *steps = s - s0;
     return LS_OK;
 }
 
@@ -254,7 +322,7 @@ static int train_epoch(train_ctx *t, int epoch, int *stop) {
     const run_cfg *c = t->c;
     double t0 = ls_now();
     int rc;
-    if (c->max_steps >= 0 && t->step >= c->max_steps) { /* before asking the order for an epoch not run */
+    if (t->step >= t->last_step || (c->max_steps >= 0 && t->step >= c->max_steps)) { /* before asking the order for an epoch not run */
         *stop = 1;
         return LS_OK;
     }
@@ -300,7 +368,7 @@ static int train_finish(train_ctx *t, double t_start) {
     if (t->ev.confusion) print_confusion(stdout, c, &t->ev);
     printf("\npeak resident memory: %.1f MiB; total %.2f s\n", ls_peak_rss() / 1048576.0, ls_now() - t_start);
     if (c->save_path) {
-        if ((rc = train_save_weights(c, &t->m, t->e, c->save_path, t->params, t->step))) return rc;
+        if ((rc = train_save_state(c, &t->m, t->e, c->save_path, t->params, t->step, t->n_train))) return rc;
         printf("wrote %s\n", c->save_path);
     }
     if (c->json_path) {
@@ -321,7 +389,8 @@ int train_run(const run_cfg *c) {
     if (!rc) {
         train_banner(t);
         int stop = 0;
-        for (int epoch = 0; epoch < c->epochs && !stop && !rc; epoch++) rc = train_epoch(t, epoch, &stop);
+        int first = (int)(t->step / (long)steps_per_epoch(t->n_train, c->batch));
+        for (int epoch = first; epoch < c->epochs && !stop && !rc; epoch++) rc = train_epoch(t, epoch, &stop);
     }
     if (!rc) rc = train_finish(t, t_start);
     order_free(&t->ord);

@@ -115,6 +115,11 @@ int eval_engine_logits(engine *e, const idx_set *test, size_t limit, eval_result
 /* --save: the engine's final weights (and with --save-optimizer its Adam
  * state after `steps` updates); params is scratch of n_params floats. */
 int train_save_weights(const run_cfg *c, const model *m, engine *e, const char *path, float *params, long steps) {
+    return train_save_state(c, m, e, path, params, steps, 0);
+}
+
+int train_save_state(const run_cfg *c, const model *m, engine *e, const char *path, float *params, long steps,
+                     size_t n_train) {
     float *am = NULL, *av = NULL;
     int rc = engine_get_tensor(e, (tensor_id){TENSOR_PARAMS, 0}, params);
     if (!rc && c->save_optimizer) {
@@ -124,7 +129,7 @@ int train_save_weights(const run_cfg *c, const model *m, engine *e, const char *
         if (!rc) rc = engine_get_tensor(e, (tensor_id){TENSOR_ADAM_V, 0}, av);
     }
     if (!rc) {
-        st_optim opt = {am, av, steps, c->adam};
+        st_optim opt = {am, av, steps, c->adam, n_train ? c->batch : 0, n_train};
         rc = st_save_params(m, path, params, c->save_optimizer ? &opt : NULL);
     }
     free(am);

@@ -79,6 +79,11 @@ void spec_with_threads(char *out, size_t cap, const char *spec, int threads);
  * the step count) to path as safetensors, atomically; params is scratch of
  * n_params floats. */
 int train_save_weights(const run_cfg *c, const model *m, engine *e, const char *path, float *params, long steps);
+/* The same, recording (with --save-optimizer) the batch and the n_train
+ * training images too, so that `train --init` resuming from the file can
+ * check it continues the same plan (n_train 0: not recorded). */
+int train_save_state(const run_cfg *c, const model *m, engine *e, const char *path, float *params, long steps,
+                     size_t n_train);
 
 
 #endif

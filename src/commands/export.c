@@ -314,7 +314,9 @@ static int export_step(st_writer *w, engine *e, const model *m, int f64, live_bu
 
 static int export_live_meta(st_writer *w, const run_cfg *rc_, const model *m, const char *spec, int f64) {
     int rc = st_writer_meta(w, "lockstep.engine.spec", spec);
-    if (!rc) rc = st_writer_meta(w, "lockstep.values", f64 ? "float64: the engine's full values" : "float32: the engine's bits");
+    if (!rc)
+        rc = st_writer_meta(w, "lockstep.values", f64 ? "float64: the engine's full values"
+                                                      : "float32: the engine's bits (a reference's rounded once)");
     if (!rc) rc = st_writer_meta(w, "lockstep.model.spec", m->spec);
     char num[64];
     snprintf(num, sizeof num, "%llu", (unsigned long long)rc_->seed);
@@ -323,6 +325,33 @@ static int export_live_meta(st_writer *w, const run_cfg *rc_, const model *m, co
     if (!rc) rc = st_writer_meta(w, "lockstep.batch", num);
     if (!rc && rc_->init_path) rc = st_writer_meta(w, "lockstep.init.file", rc_->init_path);
     if (!rc && rc_->order_path) rc = st_writer_meta(w, "lockstep.order.file", rc_->order_path);
+    /* where weights and order came from: the seed decides only what --init/--order did not replace */
+    char what[600];
+    snprintf(what, sizeof what, "from %s", rc_->init_path ? rc_->init_path : "");
+    if (!rc) rc = st_writer_meta(w, "lockstep.weights", rc_->init_path ? what : "seeded draw (lockstep.seed)");
+    snprintf(what, sizeof what, "from %s", rc_->order_path ? rc_->order_path : "");
+    if (!rc) rc = st_writer_meta(w, "lockstep.order", rc_->order_path ? what : "Philox shuffle (lockstep.seed)");
+    return rc;
+}
+
+/* --state-dict: the weights after the steps run, under their state_dict
+ * names only; F64 only when asked (and only a reference has such values). */
+static int export_state_dict(const export_cfg *c, st_writer *w, engine *e, const model *m, live_bufs *b, int f64) {
+    int rc, wide = c->f64;
+    if (wide && !f64)
+        return ls_err(LS_EINVAL, "--f64: engine %s keeps fp32 values only (F64 is the reference's full values); "
+                      "leave --f64 out for its F32 bits", e->spec.spec);
+    if ((rc = wide ? engine_get_tensor_f64(e, (tensor_id){TENSOR_PARAMS, 0}, b->buf)
+                   : engine_get_tensor(e, (tensor_id){TENSOR_PARAMS, 0}, b->params)))
+        return rc;
+    for (int ti = 0; ti < m->n_tensors && !rc; ti++) {
+        const model_tensor *mt = &m->tensors[ti];
+        size_t sh[4];
+        for (int d = 0; d < mt->ndim; d++) sh[d] = (size_t)mt->shape[d];
+        rc = wide ? st_writer_add(w, mt->name, ST_F64, mt->ndim, sh, b->buf + mt->offset)
+                  : st_writer_add(w, mt->name, ST_F32, mt->ndim, sh, b->params + mt->offset);
+    }
+    if (!rc) rc = st_writer_meta(w, "format", "pt");
     return rc;
 }
 
@@ -362,7 +391,7 @@ static int export_live(const export_cfg *c, st_writer *w, char *spec, size_t spe
         if (s == 0 && (rc = order_fill(&ord, rc_->order_path, b.perm, n_train, rc_->seed, (int)epoch))) goto done;
         size_t first = s * B, nb = n_train - first < B ? n_train - first : B;
         data_make_batch(&ds.train, b.perm + first, 0, nb, b.x, b.y);
-        if (k == S) {
+        if (k == S && !c->state_dict) {
             rc = export_step(w, e, &m, f64, &b, nb, S, &rc_->adam);
             goto done_steps;
         }
@@ -373,7 +402,8 @@ static int export_live(const export_cfg *c, st_writer *w, char *spec, size_t spe
         }
     }
 done_steps:
-    if (!rc) rc = export_live_meta(w, rc_, &m, spec, f64);
+    if (!rc && c->state_dict) rc = export_state_dict(c, w, e, &m, &b, f64);
+    if (!rc) rc = export_live_meta(w, rc_, &m, spec, c->state_dict ? c->f64 : f64);
 done:
     engine_free(e);
     order_free(&ord);
@@ -383,7 +413,14 @@ done:
 }
 
 int export_run(const export_cfg *c) {
-    if (c->step < 1) return ls_err(LS_EINVAL, "export: --step must be at least 1");
+    if (c->step < (c->state_dict ? 0 : 1))
+        return ls_err(LS_EINVAL, "export: --step must be at least %d", c->state_dict ? 0 : 1);
+    if (c->state_dict && c->source)
+        return ls_err(LS_EINVAL, "export: --state-dict is for a live replay (--engine SPEC + train options), not %s",
+                      c->source);
+    if (c->f64 && !c->state_dict)
+        return ls_err(LS_EINVAL, "export: --f64 goes with --state-dict (a live export of a step already writes a "
+                      "reference's tensors as F64)");
     if (!c->out_path || !*c->out_path) return ls_err(LS_EINVAL, "export: --out FILE.safetensors is required");
     st_writer *w;
     int rc = st_writer_new(&w);

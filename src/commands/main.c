@@ -52,6 +52,9 @@ static void usage(FILE *f) {
             "                                m/v) as safetensors, named stepS/conv2/act, stepS/conv2.weight/grad,\n"
             "                                ...: from a golden file, or replayed live (a reference engine's as\n"
             "                                float64)\n"
+            "  lockstep export --engine SPEC --state-dict [--f64] --step S --out W.safetensors [train options]\n"
+            "                                exactly a PyTorch state_dict of the weights after step S (F32;\n"
+            "                                a reference's full values as F64 with --f64)\n"
             "  lockstep --help | --version\n"
             "\n"
             "options (train):\n"
@@ -559,8 +562,12 @@ static int cmd_export(int argc, char **argv) {
             fprintf(stderr, "lockstep export: option %s needs a value\n", a);
             st = 2;
         } else if (strcmp(a, "--step") == 0) {
-            if (parse_long("--step", argv[++i], 1, LONG_MAX, &v)) st = 2;
+            if (parse_long("--step", argv[++i], 0, LONG_MAX, &v)) st = 2;
             x.step = v;
+        } else if (strcmp(a, "--state-dict") == 0) {
+            x.state_dict = 1;
+        } else if (strcmp(a, "--f64") == 0) {
+            x.f64 = 1;
         } else if (strcmp(a, "--out") == 0) {
             x.out_path = argv[++i];
         } else if (strncmp(a, "--json", 6) == 0 || strncmp(a, "--save", 6) == 0 || strncmp(a, "--steps", 7) == 0 ||

@@ -169,6 +169,66 @@ static void test_order_checked_first(void **st) {
     out_has("weights: seeded draw (seed)");
 }
 
+/* The first n floats of tensor `name` of a safetensors file. */
+static void st_floats(const char *file, const char *name, float *out, size_t n) {
+    char path[PATH_MAX + 64];
+    snprintf(path, sizeof path, "%s/%s", g_dir, file);
+    st_file f;
+    assert_int_equal(st_read(&f, path), 0);
+    const st_tensor *t = st_find(&f, name);
+    if (!t) fail_msg("%s: no tensor %s", path, name);
+    assert_int_equal(t->dtype, ST_F32);
+    assert_true(t->numel >= n);
+    memcpy(out, t->data, n * sizeof *out);
+    st_free(&f);
+}
+
+/* --normalize: every input is torchvision's fp32 (x/255 - mean) / std of
+ * the plain input, one rounding per operation; goldens carry it and replay
+ * it; a recording made with it is refused by an audit without it. */
+static void test_normalize(void **st) {
+    if (!have_data()) skip();
+    const char *o = "--engine cpu:threads=1 --step 1 --batch 16 --limit-train 64";
+    assert_int_equal(ls("export %s --out plain.st", o), 0);
+    assert_int_equal(ls("export %s --normalize 0.2860,0.3530 --out norm.st", o), 0);
+    enum { N = 16 * 784 };
+    float *a = malloc(N * sizeof *a), *b = malloc(N * sizeof *b);
+    assert_non_null(a);
+    assert_non_null(b);
+    st_floats("plain.st", "step1/input", a, N);
+    st_floats("norm.st", "step1/input", b, N);
+    const float mean = (float)0.2860, std = (float)0.3530;
+    size_t nonzero = 0;
+    for (size_t i = 0; i < N; i++) {
+        volatile float d = a[i] - mean; /* two roundings, as sub_ then div_ */
+        float want = d / std;
+        if (memcmp(&want, &b[i], sizeof want) != 0) fail_msg("input %zu: %.9g, want %.9g", i, b[i], want);
+        nonzero += a[i] != 0;
+    }
+    assert_true(nonzero > N / 4);
+    free(a);
+    free(b);
+    assert_int_equal(ls("golden record --out g.lsg --engine cpu:threads=1 --steps 1 --normalize 0.2860,0.3530"), 0);
+    assert_int_equal(ls("golden check g.lsg"), 0);
+    assert_int_equal(ls("export g.lsg --step 1 --out gx.st"), 0);
+    a = malloc(4 * 784 * sizeof *a);
+    b = malloc(4 * 784 * sizeof *b);
+    st_floats("gx.st", "step1/input", a, 4 * 784);
+    assert_int_equal(ls("export --engine cpu:threads=1 --step 1 --batch 4 --limit-train 512 --normalize 0.2860,0.3530 "
+                        "--out lx.st"), 0);
+    st_floats("lx.st", "step1/input", b, 4 * 784);
+    assert_memory_equal(a, b, 4 * 784 * sizeof *a);
+    free(a);
+    free(b);
+    assert_int_equal(ls("record --engine cpu:threads=1 --out r.lsr --limit-train 64 --batch 16 --epochs 1 "
+                        "--limit-test 64 --normalize 0.2860,0.3530"), 0);
+    assert_int_equal(ls("audit --engines cpu:threads=1,recorded:r.lsr --limit-train 64 --batch 16 --epochs 1 "
+                        "--limit-test 64"), 2);
+    out_has("recorded with --normalize 0.286000013,0.352999985, this run has --normalize none");
+    assert_int_equal(ls("train --normalize 0.1,0 --steps 1"), 2);
+    out_has("--normalize: expected MEAN,STD (two finite numbers, STD not 0");
+}
+
 static int setup(void **st) {
     ssize_t n = readlink("/proc/self/exe", g_bin, sizeof g_bin - 32);
     if (n <= 0) return -1;
@@ -196,6 +256,7 @@ int main(void) {
         cmocka_unit_test(test_resume_bitwise),
         cmocka_unit_test(test_resume_refused),
         cmocka_unit_test(test_order_checked_first),
+        cmocka_unit_test(test_normalize),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }

@@ -132,6 +132,17 @@ static int golden_batch(const golden_file *gf, long S, st_writer *w, char *why, 
         snprintf(why, why_cap, "%s", ls_errmsg());
         goto done;
     }
+    {
+        /* the input transform the golden was recorded with */
+        const char *norm = golden_provenance_get(gf, "data.normalize");
+        run_cfg rn;
+        run_cfg_default(&rn);
+        if (norm && strcmp(norm, "none") != 0 && run_parse_normalize(&rn, norm)) {
+            snprintf(why, why_cap, "data.normalize: %s", ls_errmsg());
+            goto done;
+        }
+        run_apply_normalize(&rn, &ds);
+    }
     data_make_batch(t, perm + first, 0, nb, x, y);
     for (size_t i = 0; i < nb; i++) y64[i] = y[i];
     char name[64];
@@ -325,6 +336,9 @@ static int export_live_meta(st_writer *w, const run_cfg *rc_, const model *m, co
     if (!rc) rc = st_writer_meta(w, "lockstep.batch", num);
     if (!rc && rc_->init_path) rc = st_writer_meta(w, "lockstep.init.file", rc_->init_path);
     if (!rc && rc_->order_path) rc = st_writer_meta(w, "lockstep.order.file", rc_->order_path);
+    char norm[64];
+    run_normalize_str(rc_, norm, sizeof norm);
+    if (!rc) rc = st_writer_meta(w, "lockstep.normalize", norm);
     /* where weights and order came from: the seed decides only what --init/--order did not replace */
     char what[600];
     snprintf(what, sizeof what, "from %s", rc_->init_path ? rc_->init_path : "");
@@ -368,6 +382,7 @@ static int export_live(const export_cfg *c, st_writer *w, char *spec, size_t spe
     int rc;
     if ((rc = model_build(&m, rc_->model))) return rc;
     if ((rc = dataset_load(&ds, rc_->data_dir, m.n_classes))) return rc;
+    run_apply_normalize(rc_, &ds);
     if (ds.train.rows != m.in_h || ds.train.cols != m.in_w || m.in_c != 1) {
         rc = ls_err(LS_EINVAL, "%s: images are %dx%d but model %s expects %dx%dx%d", ds.train.images_path,
                     ds.train.rows, ds.train.cols, m.name, m.in_c, m.in_h, m.in_w);

@@ -286,6 +286,9 @@ static int build_prov(golden_prov *p, const run_cfg *c, long steps, const model 
     rc |= prov_setf(p, "limit_train", "%zu", c->limit_train < ds->train.n && c->limit_train ? c->limit_train : ds->train.n);
     rc |= prov_setf(p, "limit_test", "%zu", c->limit_test < ds->test.n && c->limit_test ? c->limit_test : ds->test.n);
     rc |= golden_prov_set(p, "data.dir", c->data_dir);
+    char norm[64]; /* --normalize: the input transform is part of the run */
+    run_normalize_str(c, norm, sizeof norm);
+    rc |= golden_prov_set(p, "data.normalize", norm);
     /* a run started from --init weights or fed a --order is replayed from
      * the same files: their paths and digests, checked by `golden check` */
     const char *files[2][2] = {{"init", c->init_path}, {"order", c->order_path}};
@@ -369,6 +372,7 @@ static int run_state_open(run_state *r, const run_cfg *c, const char *spec_text)
         if ((rc = ls_check_memory(bytes > 1e19 ? (size_t)-1 : (size_t)bytes, what))) return rc;
     }
     if (!r->ds.train.n && (rc = dataset_load_shape(&r->ds, c->data_dir, r->m.n_classes, r->m.in_h, r->m.in_w))) return rc;
+    run_apply_normalize(c, &r->ds);
     if (r->ds.train.rows != r->m.in_h || r->ds.train.cols != r->m.in_w || r->m.in_c != 1)
         return ls_err(LS_EINVAL, "%s: images are %dx%d but model %s expects %dx%dx%d", r->ds.train.images_path,
                       r->ds.train.rows, r->ds.train.cols, r->m.name, r->m.in_c, r->m.in_h, r->m.in_w);
@@ -1004,6 +1008,14 @@ int golden_check_run(const golden_check_cfg *cfg) {
     if ((rc = prov_num(gf, "limit_test", 1, 1e9, &v))) goto done;
     c.limit_test = (size_t)v;
     c.data_dir = cfg->data_dir ? cfg->data_dir : ddir;
+    {
+        /* the input transform it was recorded with (absent in older files: none) */
+        const char *norm = golden_provenance_get(gf, "data.normalize");
+        if (norm && strcmp(norm, "none") != 0 && (rc = run_parse_normalize(&c, norm))) {
+            rc = ls_err_prefix(LS_EFORMAT, "%s: data.normalize", gf->path);
+            goto done;
+        }
+    }
     {
         /* the --init weights and --order the golden was recorded with: the
          * same files, by digest */

@@ -82,7 +82,10 @@ static void usage(FILE *f) {
             "                      permutation of 0..n-1 (train, audit, golden record, record; default: Philox shuffle)\n"
             "  --save FILE         write the final weights as safetensors (train; audit: each trained\n"
             "                      engine, its label in the name when there are several)\n"
-            "  --save-optimizer    with --save: the Adam moments and step count too\n"
+            "  --save-optimizer    with --save: the Adam moments and step count too (train --init FILE\n"
+            "                      then resumes after that step, bit for bit)\n"
+            "  --normalize M,S     torchvision's Normalize((M,), (S,)) after ToTensor, in fp32:\n"
+            "                      (float32(x)/255 - M) / S (train, export, eval, audit, record, golden record)\n"
             "\n"
             "options (audit; the train options above apply too, except --engine/--json):\n"
             "  --engines LIST      comma-separated engine specs (default reference,cpu,cpu:threads=1,cuda);\n"
@@ -163,7 +166,7 @@ static int parse_double(const char *opt, const char *s, double lo, double hi, do
 enum {
     OPT_ENGINE = 1000, OPT_MODEL, OPT_DATA, OPT_EPOCHS, OPT_BATCH, OPT_LR, OPT_SEED, OPT_THREADS,
     OPT_LIMIT_TRAIN, OPT_LIMIT_TEST, OPT_STEPS, OPT_JSON, OPT_REF_MODE, OPT_REF_PREC, OPT_HELP,
-    OPT_INIT, OPT_ORDER, OPT_SAVE, OPT_SAVE_OPT,
+    OPT_INIT, OPT_ORDER, OPT_SAVE, OPT_SAVE_OPT, OPT_NORMALIZE,
     OPT_ENGINES, OPT_MODE, OPT_REF_STEPS, OPT_AUDIT_EVERY, OPT_REPEAT, OPT_OUT, OPT_NO_EVAL,
     OPT_ATTR_STEPS, OPT_NO_ROUNDTRIP, OPT_VERBOSE, OPT_FAIL_ON,
     OPT_SEEDS, OPT_JOBS, OPT_FLOOR_DRAWS, OPT_ENGINE_TIMEOUT,
@@ -188,6 +191,7 @@ static const struct option TRAIN_OPTS[] = {
     {"seeds", required_argument, 0, OPT_SEEDS},         {"jobs", required_argument, 0, OPT_JOBS},
     {"floor-draws", required_argument, 0, OPT_FLOOR_DRAWS},
     {"engine-timeout", required_argument, 0, OPT_ENGINE_TIMEOUT},
+    {"normalize", required_argument, 0, OPT_NORMALIZE},
     {0, 0, 0, 0},
 };
 
@@ -255,6 +259,12 @@ static int parse_opts(int argc, char **argv, const char *cmd, run_cfg *c, audit_
         case OPT_ORDER: c->order_path = optarg; break;
         case OPT_SAVE: c->save_path = optarg; break;
         case OPT_SAVE_OPT: c->save_optimizer = 1; break;
+        case OPT_NORMALIZE:
+            if (run_parse_normalize(c, optarg)) {
+                fprintf(stderr, "lockstep %s: %s\n", cmd, ls_errmsg());
+                return 2;
+            }
+            break;
         case OPT_ATTR_STEPS: if (parse_long(name, optarg, 0, 1000000, &v)) return 2; au->attribution_steps = v; break;
         case OPT_NO_ROUNDTRIP: au->roundtrip = 0; break;
         case OPT_VERBOSE: au->verbose = 1; break;

@@ -161,6 +161,7 @@ int recording_record_run(const recording_cfg *c) {
     if (c->audit_every < 0 || c->ref_steps < 0) return ls_err(LS_EINVAL, "record: --audit-every and --ref-steps must be >= 0");
     if ((rc = model_build(&m, rc_->model))) return rc;
     if ((rc = dataset_load(&ds, rc_->data_dir, m.n_classes))) return rc;
+    run_apply_normalize(rc_, &ds);
     if (ds.train.rows != m.in_h || ds.train.cols != m.in_w || m.in_c != 1) {
         rc = ls_err(LS_EINVAL, "%s: images are %dx%d but model %s expects %dx%dx%d", ds.train.images_path,
                     ds.train.rows, ds.train.cols, m.name, m.in_c, m.in_h, m.in_w);

@@ -75,6 +75,14 @@ static int write_json(const run_cfg *c, const model *m, const char *engine_json,
     lsbuf_json_num(&b, c->adam.beta2);
     lsbuf_printf(&b, ", \"eps\": ");
     lsbuf_json_num(&b, c->adam.eps);
+    char norm[64];
+    run_normalize_str(c, norm, sizeof norm);
+    lsbuf_printf(&b, ", \"normalize\": \"%s\", \"init\": ", norm);
+    if (c->init_path) lsbuf_json_str(&b, c->init_path);
+    else lsbuf_printf(&b, "null");
+    lsbuf_printf(&b, ", \"order\": ");
+    if (c->order_path) lsbuf_json_str(&b, c->order_path);
+    else lsbuf_printf(&b, "null");
     lsbuf_printf(&b, ", \"seed\": %llu, \"limit_train\": %zu, \"max_steps\": %ld},\n  \"engine\": %s,\n",
                  (unsigned long long)c->seed, c->limit_train, c->max_steps, engine_json ? engine_json : "null");
     lsbuf_printf(&b, "  \"epochs\": [");
@@ -219,6 +227,7 @@ static int train_setup(train_ctx *t) {
     if ((rc = model_build(&t->m, c->model))) return rc;
     if ((rc = train_check_memory(&t->m, c->batch))) return rc;
     if ((rc = dataset_load_shape(&t->ds, c->data_dir, t->m.n_classes, t->m.in_h, t->m.in_w))) return rc;
+    run_apply_normalize(c, &t->ds);
     const model *m = &t->m;
     if (t->ds.train.rows != m->in_h || t->ds.train.cols != m->in_w || m->in_c != 1)
         return ls_err(LS_EINVAL, "%s: images are %dx%d but model %s expects %dx%dx%d", t->ds.train.images_path,
@@ -252,6 +261,10 @@ static void train_banner(const train_ctx *t) {
     /* what the seed still decides: say so rather than "seed 42" for draws --init/--order replaced */
     printf("  weights: %s%s; batch order: %s\n", c->init_path ? "from " : "seeded draw (seed)",
            c->init_path ? c->init_path : "", c->order_path ? c->order_path : "Philox shuffle (seed)");
+    char norm[64];
+    run_normalize_str(c, norm, sizeof norm);
+    printf("  input: float32(x)/255%s%s%s\n", c->normalize ? ", then (x - mean) / std with mean,std = " : "",
+           c->normalize ? norm : "", c->normalize ? " (fp32)" : " (no --normalize)");
     if (t->start_step)
         printf("  resuming after step %ld (Adam moments and step from %s): steps %ld..%ld\n", t->start_step,
                c->init_path, t->start_step + 1, t->last_step);

@@ -5,6 +5,7 @@
  */
 #include "engines/run.h"
 
+#include <errno.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -25,6 +26,32 @@ void run_cfg_default(run_cfg *c) {
     c->adam = adam_default();
     c->seed = 42;
     c->max_steps = -1;
+}
+
+int run_parse_normalize(run_cfg *c, const char *text) {
+    char *end;
+    errno = 0;
+    double mean = strtod(text, &end);
+    int ok = !errno && end != text && *end == ',';
+    double std = ok ? strtod(end + 1, &end) : 0;
+    ok = ok && !errno && *end == 0;
+    float fm = (float)mean, fs = (float)std;
+    if (!ok || !isfinite(fm) || !isfinite(fs) || fs == 0.0f)
+        return ls_err(LS_EINVAL, "--normalize: expected MEAN,STD (two finite numbers, STD not 0, e.g. 0.2860,0.3530), "
+                      "got '%s'", text);
+    c->normalize = 1;
+    c->norm_mean = fm;
+    c->norm_std = fs;
+    return LS_OK;
+}
+
+void run_normalize_str(const run_cfg *c, char *buf, size_t cap) {
+    if (c->normalize) snprintf(buf, cap, "%.9g,%.9g", (double)c->norm_mean, (double)c->norm_std);
+    else snprintf(buf, cap, "none");
+}
+
+void run_apply_normalize(const run_cfg *c, dataset *ds) {
+    if (c->normalize) dataset_set_normalize(ds, c->norm_mean, c->norm_std);
 }
 
 const char *class_name(const char *data_dir, int n_classes, int k, char *buf, size_t cap) {

@@ -37,9 +37,20 @@ typedef struct {
     const char *order_path;  /* --order: batch order (.npy or text); NULL: Philox shuffle */
     const char *save_path;   /* --save: final weights (safetensors); NULL: none */
     int save_optimizer;      /* --save-optimizer: Adam m, v and step in the --save file too */
+    int normalize;           /* --normalize MEAN,STD: torchvision's Normalize on every batch */
+    float norm_mean, norm_std; /* rounded to fp32 once, as torch.as_tensor(mean, dtype=float32) does */
 } run_cfg;
 
 void run_cfg_default(run_cfg *c);
+
+/* --normalize's text "MEAN,STD" into c (finite, std not 0: torchvision's
+ * own refusal); LS_EINVAL with a message otherwise. */
+int run_parse_normalize(run_cfg *c, const char *text);
+/* The run's input transform as provenance records it: "MEAN,STD" of the fp32
+ * values in round-trip digits (%.9g), or "none". */
+void run_normalize_str(const run_cfg *c, char *buf, size_t cap);
+/* Apply c's --normalize (if any) to a loaded data set. */
+void run_apply_normalize(const run_cfg *c, dataset *ds);
 
 /* Class names for a data set (FashionMNIST's when the directory says
  * fashion and there are 10 classes; else "0", "1", ...). */

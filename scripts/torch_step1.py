@@ -11,6 +11,8 @@
   * the cpu engine's step-1 loss is PyTorch fp32's, the same float: the
     correctly rounded loss of PyTorch's fp32 logits (F.cross_entropy's own
     fp32 rounding, a few ulps, is printed);
+  * `lockstep eval` of --save'd weights gives PyTorch's predictions image
+    for image on the whole test set;
   * a --save-optimizer file maps onto torch.optim.Adam.state_dict() and
     back bit for bit, and a file written from a torch Adam state resumes in
     `lockstep train --init` (lockstep_to_adam / adam_to_lockstep below).
@@ -188,6 +190,26 @@ def main():
     resumed = r.returncode == 0 and "resuming after step 1" in r.stdout
     print(f"  lockstep train --init <torch Adam state>: {'resumes at step 2' if resumed else 'FAILED: ' + r.stderr.strip()}")
     ok &= resumed
+
+    # lockstep eval of --save'd weights: PyTorch's predictions, image for image, on the whole test set
+    run("train", "--engine", "cpu:threads=1", "--epochs", "1", "--limit-train", "4096", "--batch", "128", "--limit-test",
+        "100", "--init", d + "/init.safetensors", "--data", a.data, "--save", d + "/trained.safetensors",
+        *(["--normalize", a.normalize] if a.normalize else []))
+    run("eval", "--init", d + "/trained.safetensors", "--engine", "cpu:threads=1", "--out", d + "/eval.safetensors",
+        "--data", a.data, *(["--normalize", a.normalize] if a.normalize else []))
+    ev, _ = st_load(d + "/eval.safetensors")
+    net3 = SmallCNN(); tw, _ = st_load(d + "/trained.safetensors")
+    net3.load_state_dict({k: torch.from_numpy(v.copy()) for k, v in tw.items()}, strict=True)
+    timg = idx(a.data + "/t10k-images-idx3-ubyte.gz", 16).reshape(-1, 1, 28, 28)
+    tlab = idx(a.data + "/t10k-labels-idx1-ubyte.gz", 8).astype(np.int64)
+    xt = torch.from_numpy(timg.copy()).to(torch.float32).div(255)
+    if a.normalize: xt = xt.sub_(mean).div_(std)
+    with torch.no_grad(): pt = net3(xt).argmax(1).numpy()
+    pl = ev["predictions"]; differ = np.flatnonzero(pt != pl)
+    acc_t, acc_l = float((pt == tlab).mean()), float((pl == tlab).mean())
+    print(f"  lockstep eval vs PyTorch fp32 on {len(tlab)} test images: accuracy {acc_l:.4%} vs {acc_t:.4%}; "
+          f"predictions differ on {len(differ)} images{' ' + str(differ[:10].tolist()) if len(differ) else ''}")
+    ok &= len(differ) == 0 and np.array_equal(ev["labels"], tlab)
 
     print(f"torch step 1: {'PASS' if ok else 'FAIL'}")
     return 0 if ok else 1

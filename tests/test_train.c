@@ -19,6 +19,7 @@
 #include <unistd.h>
 
 #include "formats/safetensors.h"
+#include "model/model.h"
 #include "base/util.h"
 
 #define DATA "/usr/share/datasets/fashion-mnist"
@@ -229,6 +230,102 @@ static void test_normalize(void **st) {
     out_has("--normalize: expected MEAN,STD (two finite numbers, STD not 0");
 }
 
+/* The number json[key] of a JSON file's top level, or of its first array element under `arr`. */
+static double json_num_at(const char *path, const char *arr, size_t i, const char *key) {
+    json_error_t err;
+    json_t *j = json_load_file(path, 0, &err);
+    if (!j) fail_msg("%s: %s", path, err.text);
+    json_t *o = arr ? json_array_get(json_object_get(j, arr), i) : j;
+    json_t *v = o ? json_object_get(o, key) : NULL;
+    if (!json_is_number(v)) fail_msg("%s: no number %s[%zu].%s", path, arr ? arr : "", i, key);
+    double d = json_number_value(v);
+    json_decref(j);
+    return d;
+}
+
+/* eval of train's --save'd weights: the same loss and accuracy train's own
+ * last evaluation printed (same engine, same batches); several engines:
+ * the logits within the forward bound, the reference's logits F64 in --out. */
+static void test_eval(void **st) {
+    if (!have_data()) skip();
+    assert_int_equal(ls("train --engine cpu:threads=1 --epochs 1 --limit-train 1024 --batch 128 --limit-test 500 "
+                        "--save w.st --json t.json"), 0);
+    assert_int_equal(ls("eval --init w.st --engine cpu:threads=1 --limit-test 500 --batch 128 --json e.json --out e.npy"), 0);
+    char p[PATH_MAX + 32];
+    snprintf(p, sizeof p, "%s/t.json", g_dir);
+    double ta = json_num_at(p, "epochs", 0, "test_accuracy"), tl = json_num_at(p, "epochs", 0, "test_loss");
+    snprintf(p, sizeof p, "%s/e.json", g_dir);
+    assert_true(ta == json_num_at(p, "engines", 0, "accuracy"));
+    assert_true(tl == json_num_at(p, "engines", 0, "test_loss"));
+    assert_int_equal(sh("head -c 80 %s/e.npy | grep -q \"'descr': '<f4', 'fortran_order': False, 'shape': (500, 10)\"",
+                        g_dir), 0);
+    assert_int_equal(sh("test $(stat -c %%s %s/e.npy) -eq $((128 + 500 * 10 * 4))", g_dir), 0);
+    assert_int_equal(sh("test $(stat -c %%s %s/e.predictions.npy) -eq $((128 + 500 * 8))", g_dir), 0);
+    assert_int_equal(ls("eval --init w.st --engines cpu:threads=1,reference --limit-test 40 --batch 20 --json e2.json "
+                        "--out e2.st"), 0);
+    out_has("cpu:threads=1 vs reference: predictions differ on");
+    out_has("0 of 400 over the forward error bound");
+    snprintf(p, sizeof p, "%s/e2.st", g_dir);
+    st_file f;
+    assert_int_equal(st_read(&f, p), 0);
+    const st_tensor *t = st_find(&f, "reference/logits");
+    assert_non_null(t);
+    assert_int_equal(t->dtype, ST_F64);
+    assert_int_equal(t->numel, 400);
+    assert_non_null(st_find(&f, "cpu:threads=1/predictions"));
+    assert_non_null(st_find(&f, "labels"));
+    st_free(&f);
+    /* bad input, before any engine runs */
+    assert_int_equal(ls("eval --engine cpu"), 2);
+    out_has("eval: --init W.safetensors is required");
+    assert_int_equal(ls("eval --init w.st --steps 3"), 2);
+    out_has("option --steps is not for this command");
+    assert_int_equal(ls("eval --init w.st --engines cpu,cpu:threads=1 --limit-test 10 --out x.npy"), 2);
+    out_has("x.npy: .npy holds one engine");
+    assert_int_equal(sh("grep -q '^engine ' %s/out.txt", g_dir), 1); /* refused before any engine ran */
+    assert_int_equal(sh("test -e %s/x.npy", g_dir), 1);
+}
+
+/* export --state-dict: exactly the weights, under their names, F32 unless
+ * --f64 asks for a reference's full values; the same bits as train --save. */
+static void test_state_dict(void **st) {
+    if (!have_data()) skip();
+    const char *o = "--engine cpu:threads=1 --batch 16 --limit-train 64";
+    assert_int_equal(ls("export %s --state-dict --step 3 --out sd.st", o), 0);
+    assert_int_equal(ls("train %s --steps 3 --save tr.st", o), 0);
+    char p[PATH_MAX + 32];
+    float *a = malloc(105866 * sizeof *a), *b = malloc(105866 * sizeof *b);
+    assert_non_null(a);
+    assert_non_null(b);
+    snprintf(p, sizeof p, "%s/sd.st", g_dir);
+    st_file f;
+    assert_int_equal(st_read(&f, p), 0);
+    assert_int_equal(f.n, 8); /* conv1..fc2, weight and bias: nothing else */
+    st_free(&f);
+    model m;
+    assert_int_equal(model_build(&m, "smallcnn"), 0);
+    assert_int_equal(st_load_params(&m, p, a), 0);
+    snprintf(p, sizeof p, "%s/tr.st", g_dir);
+    assert_int_equal(st_load_params(&m, p, b), 0);
+    assert_memory_equal(a, b, m.n_params * sizeof *a);
+    free(a);
+    free(b);
+    assert_int_equal(ls("export --engine reference --batch 8 --limit-train 16 --state-dict --f64 --step 1 --out r64.st"), 0);
+    snprintf(p, sizeof p, "%s/r64.st", g_dir);
+    assert_int_equal(st_read(&f, p), 0);
+    assert_int_equal(f.n, 8);
+    for (size_t i = 0; i < f.n; i++) assert_int_equal(f.t[i].dtype, ST_F64);
+    st_free(&f);
+    /* --init takes F32 only, and says so */
+    assert_int_equal(ls("train --init r64.st --steps 1"), 2);
+    out_has("lockstep starts from fp32 weights (F32)");
+    assert_int_equal(ls("export %s --state-dict --f64 --step 1 --out x.st", o), 2);
+    out_has("--f64: engine cpu:threads=1 keeps fp32 values only");
+    assert_int_equal(ls("export %s --f64 --step 1 --out x.st", o), 2);
+    out_has("--f64 goes with --state-dict");
+    assert_int_equal(sh("test -e %s/x.st", g_dir), 1);
+}
+
 /* a python3 that can import torch and numpy, or NULL */
 static const char *find_torch(void) {
     static const char *cands[] = {"python3", "/usr/bin/python3"};
@@ -283,6 +380,8 @@ int main(void) {
         cmocka_unit_test(test_resume_refused),
         cmocka_unit_test(test_order_checked_first),
         cmocka_unit_test(test_normalize),
+        cmocka_unit_test(test_eval),
+        cmocka_unit_test(test_state_dict),
         cmocka_unit_test(test_torch_step1),
     };
     return cmocka_run_group_tests(tests, setup, teardown);

@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "engines/engine.h"
+#include "commands/eval.h"
 #include "commands/export.h"
 #include "formats/golden.h"
 #include "commands/golden_cli.h"
@@ -55,6 +56,12 @@ static void usage(FILE *f) {
             "  lockstep export --engine SPEC --state-dict [--f64] --step S --out W.safetensors [train options]\n"
             "                                exactly a PyTorch state_dict of the weights after step S (F32;\n"
             "                                a reference's full values as F64 with --f64)\n"
+            "  lockstep eval --init W.safetensors [--engines E1,E2] [--out F.safetensors|F.npy] [--json F]\n"
+            "                                [--model M --data DIR --limit-test N --batch N --normalize M,S]\n"
+            "                                test loss, accuracy, per-class accuracy, confusion matrix of given\n"
+            "                                weights (any engine, the reference included; --engine E for one);\n"
+            "                                with several engines the predictions that differ and the logits\n"
+            "                                against the forward error bound\n"
             "  lockstep --help | --version\n"
             "\n"
             "options (train):\n"
@@ -609,6 +616,51 @@ static int cmd_export(int argc, char **argv) {
     return 0;
 }
 
+/* `eval --init W [--engines LIST] [--out F] [--json F] [train options]` */
+static int cmd_eval(int argc, char **argv) {
+    eval_cfg x;
+    eval_cfg_default(&x);
+    x.out = stdout;
+    char **av = calloc((size_t)argc + 1, sizeof *av);
+    if (!av) return 2;
+    int ac = 0, st = -1;
+    av[ac++] = argv[0];
+    for (int i = 1; i < argc && st < 0; i++) {
+        const char *a = argv[i];
+        if ((strcmp(a, "--engines") == 0 || strcmp(a, "--out") == 0) && i + 1 >= argc) {
+            fprintf(stderr, "lockstep eval: option %s needs a value\n", a);
+            st = 2;
+        } else if (strcmp(a, "--engines") == 0) {
+            x.engines = argv[++i];
+        } else if (strcmp(a, "--out") == 0) {
+            x.out_path = argv[++i];
+        } else if (strncmp(a, "--save", 6) == 0 || strncmp(a, "--steps", 7) == 0 || strncmp(a, "--epochs", 8) == 0 ||
+                   strncmp(a, "--order", 7) == 0 || strncmp(a, "--limit-train", 13) == 0) {
+            fprintf(stderr, "lockstep eval: option %s is not for this command: eval trains nothing (see lockstep "
+                    "--help)\n", a);
+            st = 2;
+        } else {
+            av[ac++] = argv[i];
+        }
+    }
+    if (st < 0) st = parse_opts(ac, av, "eval", &x.run, NULL);
+    free(av);
+    if (st >= 0) return st;
+    x.json_path = x.run.json_path;
+    const char *outs[2] = {x.json_path, x.out_path};
+    for (int i = 0; i < 2; i++)
+        if (outs[i] && ls_check_output_path(outs[i])) {
+            fprintf(stderr, "lockstep eval: %s %s\n", i ? "--out" : "--json", ls_errmsg());
+            return 2;
+        }
+    ls_signals_install(0);
+    if (eval_cmd_run(&x)) {
+        fprintf(stderr, "lockstep eval: %s\n", ls_errmsg());
+        return 2;
+    }
+    return 0;
+}
+
 static int cmd_golden(int argc, char **argv) {
     if (argc >= 2 && strcmp(argv[1], "record") == 0) return cmd_golden_record(argc - 1, argv + 1);
     if (argc >= 2 && strcmp(argv[1], "check") == 0) return cmd_golden_check(argc - 1, argv + 1);
@@ -654,6 +706,7 @@ static int dispatch(int argc, char **argv) {
     if (strcmp(cmd, "golden") == 0) return cmd_golden(argc - 1, argv + 1);
     if (strcmp(cmd, "record") == 0) return cmd_record(argc - 1, argv + 1);
     if (strcmp(cmd, "export") == 0) return cmd_export(argc - 1, argv + 1);
+    if (strcmp(cmd, "eval") == 0) return cmd_eval(argc - 1, argv + 1);
     fprintf(stderr, "lockstep: unknown command '%s' (see lockstep --help)\n", cmd);
     return 2;
 }

@@ -19,26 +19,6 @@
 #include "formats/safetensors.h"
 #include "engines/registry.h"
 
-static void print_confusion(FILE *f, const run_cfg *c, const eval_result *r) {
-    char b1[16];
-    int C = r->n_classes;
-    fprintf(f, "\nper-class test accuracy:\n");
-    for (int k = 0; k < C; k++) {
-        long tot = 0;
-        for (int j = 0; j < C; j++) tot += r->confusion[(size_t)k * C + j];
-        fprintf(f, "  %d %-12s %5ld / %5ld  %6.2f%%\n", k, class_name(c->data_dir, C, k, b1, sizeof b1),
-                r->confusion[(size_t)k * C + k], tot, tot ? 100.0 * r->confusion[(size_t)k * C + k] / tot : 0.0);
-    }
-    fprintf(f, "\nconfusion matrix (rows: true class, columns: predicted):\n%-16s", "");
-    for (int j = 0; j < C; j++) fprintf(f, "%6d", j);
-    fprintf(f, "\n");
-    for (int k = 0; k < C; k++) {
-        fprintf(f, "  %d %-12s  ", k, class_name(c->data_dir, C, k, b1, sizeof b1));
-        for (int j = 0; j < C; j++) fprintf(f, "%6ld", r->confusion[(size_t)k * C + j]);
-        fprintf(f, "\n");
-    }
-}
-
 /* A step's loss printed so that it reads back as the same number: an fp32
  * engine's float in 9 digits, the reference's double in 17. */
 static void loss_str(char *buf, size_t cap, double loss, int f64) {
@@ -378,7 +358,7 @@ static int train_epoch(train_ctx *t, int epoch, int *stop) {
 static int train_finish(train_ctx *t, double t_start) {
     const run_cfg *c = t->c;
     int rc;
-    if (t->ev.confusion) print_confusion(stdout, c, &t->ev);
+    if (t->ev.confusion) eval_print_confusion(stdout, c->data_dir, &t->ev);
     printf("\npeak resident memory: %.1f MiB; total %.2f s\n", ls_peak_rss() / 1048576.0, ls_now() - t_start);
     if (c->save_path) {
         if ((rc = train_save_state(c, &t->m, t->e, c->save_path, t->params, t->step, t->n_train))) return rc;

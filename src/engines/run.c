@@ -74,30 +74,57 @@ void eval_result_free(eval_result *r) {
     memset(r, 0, sizeof *r);
 }
 
+int eval_result_alloc(eval_result *r, size_t n, int C, int keep_logits) {
+    memset(r, 0, sizeof *r);
+    r->n = n;
+    r->n_classes = C;
+    r->confusion = ls_calloc((size_t)C * C, sizeof *r->confusion);
+    r->pred = ls_calloc(n ? n : 1, 1);
+    if (keep_logits) r->logits = ls_malloc((n ? n : 1) * (size_t)C * sizeof *r->logits);
+    if (!r->confusion || !r->pred || (keep_logits && !r->logits)) {
+        eval_result_free(r);
+        return LS_ENOMEM;
+    }
+    return LS_OK;
+}
+
+void eval_add_batch(eval_result *r, const double *z, const int32_t *y, size_t s, size_t nb) {
+    int C = r->n_classes;
+    for (size_t i = 0; i < nb; i++, z += C) {
+        int best = 0;
+        double mx = z[0];
+        for (int j = 1; j < C; j++)
+            if (z[j] > z[best]) best = j;
+        for (int j = 1; j < C; j++) mx = z[j] > mx ? z[j] : mx;
+        double se = 0;
+        for (int j = 0; j < C; j++) se += exp(z[j] - mx);
+        r->loss += log(se) + mx - z[y[i]]; /* a sum until eval_finish */
+        r->pred[s + i] = (uint8_t)best;
+        r->confusion[(size_t)y[i] * C + best]++;
+        r->accuracy += best == y[i];
+    }
+}
+
+void eval_finish(eval_result *r) {
+    r->loss /= (double)r->n;
+    r->accuracy /= (double)r->n;
+}
+
 static int eval_run(engine *e, const idx_set *test, size_t limit, int keep_logits, eval_result *r) {
     const model *m = e->m;
     size_t n = limit && limit < test->n ? limit : test->n;
     size_t B = e->max_batch, in = (size_t)m->in_c * m->in_h * m->in_w;
     int C = m->n_classes, L = m->n_layers;
-    memset(r, 0, sizeof *r);
-    r->n = n;
-    r->n_classes = C;
-    r->confusion = ls_calloc((size_t)C * C, sizeof *r->confusion);
-    r->pred = ls_calloc(n, 1);
-    if (keep_logits && !(r->logits = ls_malloc(n * (size_t)C * sizeof *r->logits))) {
-        eval_result_free(r);
-        return LS_ENOMEM;
-    }
+    int rc = eval_result_alloc(r, n, C, keep_logits);
+    if (rc) return rc;
     float *x = ls_malloc(B * in * sizeof *x);
     int32_t *y = ls_malloc(B * sizeof *y);
     float *logits = ls_malloc(B * (size_t)C * sizeof *logits);
-    int rc = LS_OK;
-    if (!r->confusion || !r->pred || !x || !y || !logits) {
+    double *z = ls_malloc(B * (size_t)C * sizeof *z);
+    if (!x || !y || !logits || !z) {
         rc = LS_ENOMEM;
         goto done;
     }
-    double loss_sum = 0;
-    size_t correct = 0;
     for (size_t s = 0; s < n; s += B) {
         size_t nb = n - s < B ? n - s : B;
         data_make_batch(test, NULL, s, nb, x, y);
@@ -106,29 +133,37 @@ static int eval_run(engine *e, const idx_set *test, size_t limit, int keep_logit
         if (!rc) rc = engine_get_tensor(e, (tensor_id){TENSOR_ACT, L - 1}, logits);
         if (rc) goto done;
         if (r->logits) memcpy(r->logits + s * C, logits, nb * (size_t)C * sizeof *logits);
-        for (size_t i = 0; i < nb; i++) {
-            const float *z = logits + i * C;
-            int best = 0;
-            double mx = z[0];
-            for (int j = 1; j < C; j++)
-                if (z[j] > z[best]) best = j;
-            for (int j = 1; j < C; j++) mx = z[j] > mx ? z[j] : mx;
-            double se = 0;
-            for (int j = 0; j < C; j++) se += exp((double)z[j] - mx);
-            loss_sum += log(se) + mx - (double)z[y[i]];
-            r->pred[s + i] = (uint8_t)best;
-            r->confusion[(size_t)y[i] * C + best]++;
-            correct += best == y[i];
-        }
+        for (size_t i = 0; i < nb * (size_t)C; i++) z[i] = logits[i];
+        eval_add_batch(r, z, y, s, nb);
     }
-    r->loss = loss_sum / (double)n;
-    r->accuracy = (double)correct / (double)n;
+    eval_finish(r);
 done:
     free(x);
     free(y);
     free(logits);
+    free(z);
     if (rc) eval_result_free(r);
     return rc;
+}
+
+void eval_print_confusion(FILE *f, const char *data_dir, const eval_result *r) {
+    char b1[16];
+    int C = r->n_classes;
+    fprintf(f, "\nper-class test accuracy:\n");
+    for (int k = 0; k < C; k++) {
+        long tot = 0;
+        for (int j = 0; j < C; j++) tot += r->confusion[(size_t)k * C + j];
+        fprintf(f, "  %d %-12s %5ld / %5ld  %6.2f%%\n", k, class_name(data_dir, C, k, b1, sizeof b1),
+                r->confusion[(size_t)k * C + k], tot, tot ? 100.0 * r->confusion[(size_t)k * C + k] / tot : 0.0);
+    }
+    fprintf(f, "\nconfusion matrix (rows: true class, columns: predicted):\n%-16s", "");
+    for (int j = 0; j < C; j++) fprintf(f, "%6d", j);
+    fprintf(f, "\n");
+    for (int k = 0; k < C; k++) {
+        fprintf(f, "  %d %-12s  ", k, class_name(data_dir, C, k, b1, sizeof b1));
+        for (int j = 0; j < C; j++) fprintf(f, "%6ld", r->confusion[(size_t)k * C + j]);
+        fprintf(f, "\n");
+    }
 }
 
 int eval_engine(engine *e, const idx_set *test, size_t limit, eval_result *r) {

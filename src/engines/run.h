@@ -12,6 +12,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #include "formats/data.h"
 #include "engines/engine.h"
@@ -67,6 +68,15 @@ typedef struct {
 } eval_result;
 
 void eval_result_free(eval_result *r);
+/* For evaluation loops of their own (lockstep eval): r for n images of C
+ * classes (logits kept when asked); each batch's logits (nb x C, as
+ * doubles: a reference's full values) added at image s — prediction (the
+ * first maximum), confusion, loss in double; eval_finish makes the means. */
+int eval_result_alloc(eval_result *r, size_t n, int C, int keep_logits);
+void eval_add_batch(eval_result *r, const double *z, const int32_t *y, size_t s, size_t nb);
+void eval_finish(eval_result *r);
+/* Per-class accuracy and the confusion matrix, as `train` prints them. */
+void eval_print_confusion(FILE *f, const char *data_dir, const eval_result *r);
 /* Forward the whole test set (training = 0) in batches of e->max_batch. */
 int eval_engine(engine *e, const idx_set *test, size_t limit, eval_result *r);
 /* The same, keeping every image's logits in r->logits (n x C floats):

@@ -187,6 +187,7 @@ run: deps
 test: deps
 	python3 scripts/check-layers.py
 	@$(MAKE) --no-print-directory all $(TESTS) $(REPLAYS)
+	python3 scripts/check-layers.py --objects $(BUILD)
 	bash scripts/run-tests.sh $(TESTS) $(REPLAYS)
 	@$(MAKE) --no-print-directory test-sanitize
 

@@ -956,69 +956,76 @@ static int ref_loss(engine *e, float *loss_out) {
     return rc;
 }
 
-static int ref_backward_layer(engine *e, int li) {
+/* Backward of layer li in fp32cr mode: every gradient the correctly rounded
+ * fp32 value of the exact result of its fp32 inputs. */
+static int cr_backward_layer(engine *e, int li) {
     ref_ctx *c = ctx_of(e);
     const layer *l = &e->m->layers[li];
     size_t N = c->n, ni = N * layer_in_size(l);
     int need_dx = li > 0;
-    if (c->mode == REF_FP32CR) {
-        const float *x = li ? c->act[li - 1] : c->x;
-        const float *dy = c->dact[li];
-        float *dx = li ? c->dact[li - 1] : NULL;
-        switch (l->kind) {
-        case LAYER_CONV:
-        case LAYER_DENSE: {
-            const model_tensor *tw = &e->m->tensors[l->w_tensor], *tb = &e->m->tensors[l->b_tensor];
-            conv_shape s = shape_of(l, N);
-            const float *w = c->params + tw->offset, *dy0 = dy;
-            if (c->tf32) {
-                lowp_round_tf32_array(c->tx, x, ni, c->tf32_mode);
-                lowp_round_tf32_array(c->tdy, dy, N * layer_out_size(l), c->tf32_mode);
-                lowp_round_tf32_array(c->tw + tw->offset, w, tw->numel, c->tf32_mode);
-                x = c->tx;
-                dy = c->tdy;
-                w = c->tw + tw->offset;
-            }
-            cr_conv_bwd_weights(c, c->grads + tw->offset, c->grads + tb->offset, dy, x, s);
-            if (c->tf32) cr_bias_sum(c, c->grads + tb->offset, dy0, s);
-            if (need_dx) cr_conv_bwd_data(c, dx, dy, w, s);
-            break;
+    const float *x = li ? c->act[li - 1] : c->x;
+    const float *dy = c->dact[li];
+    float *dx = li ? c->dact[li - 1] : NULL;
+    switch (l->kind) {
+    case LAYER_CONV:
+    case LAYER_DENSE: {
+        const model_tensor *tw = &e->m->tensors[l->w_tensor], *tb = &e->m->tensors[l->b_tensor];
+        conv_shape s = shape_of(l, N);
+        const float *w = c->params + tw->offset, *dy0 = dy;
+        if (c->tf32) {
+            lowp_round_tf32_array(c->tx, x, ni, c->tf32_mode);
+            lowp_round_tf32_array(c->tdy, dy, N * layer_out_size(l), c->tf32_mode);
+            lowp_round_tf32_array(c->tw + tw->offset, w, tw->numel, c->tf32_mode);
+            x = c->tx;
+            dy = c->tdy;
+            w = c->tw + tw->offset;
         }
-        case LAYER_RELU:
-            if (need_dx)
-                for (size_t i = 0; i < ni; i++) dx[i] = x[i] > 0 ? dy[i] : 0.0f;
-            break;
-        case LAYER_MAXPOOL:
-            if (!need_dx) break;
-            memset(dx, 0, ni * sizeof *dx);
-            for (size_t nc = 0; nc < N * (size_t)l->in_c; nc++)
-                for (int i = 0; i < l->out_h; i++)
-                    for (int j = 0; j < l->out_w; j++) {
-                        size_t b0 = nc * l->in_h * l->in_w + (size_t)(2 * i) * l->in_w + 2 * j;
-                        size_t cand[4] = {b0, b0 + 1, b0 + l->in_w, b0 + l->in_w + 1}, best = cand[0];
-                        for (int q = 1; q < 4; q++)
-                            if (x[cand[q]] > x[best]) best = cand[q];
-                        dx[best] = dy[nc * l->out_h * l->out_w + (size_t)i * l->out_w + j];
-                    }
-            break;
-        case LAYER_FLATTEN:
-            if (need_dx) memcpy(dx, dy, ni * sizeof *dx);
-            break;
-        case LAYER_DROPOUT:
-            if (!need_dx) break;
-            if (!c->training[li]) {
-                memcpy(dx, dy, ni * sizeof *dx);
-                break;
-            }
-#pragma omp parallel for num_threads(c->threads) schedule(static)
-            for (long i = 0; i < (long)ni; i++)
-                dx[i] = rng_dropout_keep(e->seed, (uint32_t)c->step, (uint32_t)li, (uint32_t)i, l->p)
-                            ? fcr_dropout_scale(dy[i], l->p) : 0.0f;
-            break;
-        }
-        return LS_OK;
+        cr_conv_bwd_weights(c, c->grads + tw->offset, c->grads + tb->offset, dy, x, s);
+        if (c->tf32) cr_bias_sum(c, c->grads + tb->offset, dy0, s);
+        if (need_dx) cr_conv_bwd_data(c, dx, dy, w, s);
+        break;
     }
-    /* exact */
+    case LAYER_RELU:
+        if (need_dx)
+            for (size_t i = 0; i < ni; i++) dx[i] = x[i] > 0 ? dy[i] : 0.0f;
+        break;
+    case LAYER_MAXPOOL:
+        if (!need_dx) break;
+        memset(dx, 0, ni * sizeof *dx);
+        for (size_t nc = 0; nc < N * (size_t)l->in_c; nc++)
+            for (int i = 0; i < l->out_h; i++)
+                for (int j = 0; j < l->out_w; j++) {
+                    size_t b0 = nc * l->in_h * l->in_w + (size_t)(2 * i) * l->in_w + 2 * j;
+                    size_t cand[4] = {b0, b0 + 1, b0 + l->in_w, b0 + l->in_w + 1}, best = cand[0];
+                    for (int q = 1; q < 4; q++)
+                        if (x[cand[q]] > x[best]) best = cand[q];
+                    dx[best] = dy[nc * l->out_h * l->out_w + (size_t)i * l->out_w + j];
+                }
+        break;
+    case LAYER_FLATTEN:
+        if (need_dx) memcpy(dx, dy, ni * sizeof *dx);
+        break;
+    case LAYER_DROPOUT:
+        if (!need_dx) break;
+        if (!c->training[li]) {
+            memcpy(dx, dy, ni * sizeof *dx);
+            break;
+        }
+#pragma omp parallel for num_threads(c->threads) schedule(static)
+        for (long i = 0; i < (long)ni; i++)
+            dx[i] = rng_dropout_keep(e->seed, (uint32_t)c->step, (uint32_t)li, (uint32_t)i, l->p)
+                        ? fcr_dropout_scale(dy[i], l->p) : 0.0f;
+        break;
+    }
+    return LS_OK;
+}
+
+/* Backward of layer li in exact mode: MPFR values throughout. */
+static int mp_backward_layer(engine *e, int li) {
+    ref_ctx *c = ctx_of(e);
+    const layer *l = &e->m->layers[li];
+    size_t N = c->n, ni = N * layer_in_size(l);
+    int need_dx = li > 0;
     const mpvec *x = li ? &c->mact[li - 1] : &c->mx;
     const mpvec *dy = &c->mdact[li];
     mpvec *dx = li ? &c->mdact[li - 1] : NULL;
@@ -1082,6 +1089,10 @@ static int ref_backward_layer(engine *e, int li) {
     }
     }
     return LS_OK;
+}
+
+static int ref_backward_layer(engine *e, int li) {
+    return ctx_of(e)->mode == REF_FP32CR ? cr_backward_layer(e, li) : mp_backward_layer(e, li);
 }
 
 static int ref_update(engine *e, const adam_scalars *a) {
@@ -1295,7 +1306,14 @@ static int parse_int(const char *s, long lo, long hi, long *out) {
     return 0;
 }
 
-int engine_reference_create(engine *e, const engine_spec *s) {
+/* The knobs of a reference spec, checked. */
+typedef struct {
+    int md, tf32;
+    lowp_round tmode;
+    long prec, threads;
+} ref_opts;
+
+static int ref_parse_opts(const engine_spec *s, ref_opts *o) {
     static const char *const allowed[] = {"mode", "prec", "threads", "tf32", "tf32round", NULL};
     int rc = engine_spec_check(s, allowed);
     if (rc) return rc;
@@ -1322,6 +1340,102 @@ int engine_reference_create(engine *e, const engine_spec *s) {
     lowp_round tmode = LOWP_RNA;
     if (tr && !tf32) return ls_err(LS_EINVAL, "reference: tf32round=%s needs tf32=on", tr);
     if (tr && (rc = lowp_round_parse(tr, "reference: tf32round", &tmode))) return rc;
+    o->md = md;
+    o->tf32 = tf32;
+    o->tmode = tmode;
+    o->prec = prec;
+    o->threads = threads;
+    return LS_OK;
+}
+
+/* fp32cr mode's buffers: fp32 values, Kulisch operands, per-thread lists
+ * of up to ncol terms.  -1 when out of memory (ref_free() cleans up). */
+static int ref_alloc_fp32cr(ref_ctx *c, const model *m, size_t B, size_t nx, size_t maxsz, size_t ncol, size_t nk,
+                            int tf32, long threads) {
+    c->x = ls_malloc(nx * sizeof *c->x);
+    c->params = ls_calloc(m->n_params, sizeof(float));
+    c->grads = ls_calloc(m->n_params, sizeof(float));
+    c->am = ls_calloc(m->n_params, sizeof(float));
+    c->av = ls_calloc(m->n_params, sizeof(float));
+    c->ka = ls_malloc(nk * sizeof(kfl));
+    c->kb = ls_malloc(nk * sizeof(kfl));
+    c->kc = ls_malloc(nk * sizeof(kfl));
+    c->col = ls_calloc((size_t)threads, sizeof *c->col);
+    c->cnt = ls_calloc((size_t)threads, sizeof *c->cnt);
+    c->nz = ls_malloc(maxsz * sizeof *c->nz);
+    c->nzc = ls_malloc(maxsz * sizeof *c->nzc);
+    if (!c->x || !c->params || !c->grads || !c->am || !c->av || !c->ka || !c->kb || !c->kc || !c->col || !c->cnt ||
+        !c->nz || !c->nzc)
+        return -1;
+    for (int t = 0; t < threads; t++)
+        if (!(c->col[t] = ls_malloc(ncol * sizeof(kq))) || !(c->cnt[t] = ls_malloc(ncol * sizeof(int32_t))))
+            return -1;
+    for (int i = 0; i < m->n_layers; i++) {
+        size_t sz = B * layer_out_size(&m->layers[i]);
+        c->act[i] = ls_calloc(sz, sizeof(float));
+        c->dact[i] = ls_calloc(sz, sizeof(float));
+        if (!c->act[i] || !c->dact[i]) return -1;
+    }
+    if (tf32 && (!(c->tx = ls_malloc(maxsz * sizeof(float))) || !(c->tdy = ls_malloc(maxsz * sizeof(float))) ||
+                 !(c->tw = ls_calloc(m->n_params, sizeof(float)))))
+        return -1;
+    return 0;
+}
+
+/* exact mode's buffers: MPFR vectors of prec bits, per-thread accumulators
+ * and, when prec <= 128, the fixed-point fast path's.  -1 when out of memory
+ * (ref_free() cleans up). */
+static int ref_alloc_exact(ref_ctx *c, const model *m, size_t B, size_t nx, size_t maxsz, size_t ncol, size_t nk,
+                           int tf32, long prec, long threads) {
+    if (mpvec_init(&c->mx, nx, prec) || mpvec_init(&c->mparams, m->n_params, prec) ||
+        mpvec_init(&c->mgrads, m->n_params, prec) || mpvec_init(&c->mam, m->n_params, prec) ||
+        mpvec_init(&c->mav, m->n_params, prec) || mpvec_init(&c->mloss, 1, prec))
+        return -1;
+    for (int i = 0; i < m->n_layers; i++) {
+        size_t sz = B * layer_out_size(&m->layers[i]);
+        if (mpvec_init(&c->mact[i], sz, prec) || mpvec_init(&c->mdact[i], sz, prec)) return -1;
+    }
+    if (tf32 && (mpvec_init(&c->mtx, maxsz, prec) || mpvec_init(&c->mtdy, maxsz, prec) ||
+                 mpvec_init(&c->mtw, m->n_params, prec)))
+        return -1;
+    c->acc = ls_calloc((size_t)threads, sizeof(mpfr_t));
+    c->tmp = ls_calloc((size_t)threads, sizeof(mpfr_t));
+    c->tmp2 = ls_calloc((size_t)threads, sizeof(mpfr_t));
+    if (!c->acc || !c->tmp || !c->tmp2) {
+        free(c->acc);
+        c->acc = NULL;
+        return -1;
+    }
+    for (int t = 0; t < threads; t++) mpfr_inits2(prec + 64, c->acc[t], c->tmp[t], c->tmp2[t], (mpfr_ptr)0);
+    c->fast = prec <= 128;
+    if (c->fast) {
+        c->xa = ls_malloc(nk * sizeof *c->xa);
+        c->xb = ls_malloc(nk * sizeof *c->xb);
+        c->xc = ls_malloc(nk * sizeof *c->xc);
+        c->xnz = ls_malloc(maxsz * sizeof *c->xnz);
+        c->nzc = ls_malloc(maxsz * sizeof *c->nzc);
+        c->xcol = ls_calloc((size_t)threads, sizeof *c->xcol);
+        c->xcnt = ls_calloc((size_t)threads, sizeof *c->xcnt);
+        c->z = ls_calloc((size_t)threads, sizeof *c->z);
+        if (!c->xa || !c->xb || !c->xc || !c->xnz || !c->nzc || !c->xcol || !c->xcnt || !c->z) {
+            free(c->z);
+            c->z = NULL;
+            return -1;
+        }
+        for (int t = 0; t < threads; t++) mpz_init(c->z[t]);
+        for (int t = 0; t < threads; t++)
+            if (!(c->xcol[t] = ls_malloc(ncol * sizeof(xq))) || !(c->xcnt[t] = ls_malloc(ncol * sizeof(int32_t))))
+                return -1;
+    }
+    return 0;
+}
+
+int engine_reference_create(engine *e, const engine_spec *s) {
+    ref_opts o = {0};
+    int rc = ref_parse_opts(s, &o);
+    if (rc) return rc;
+    const int md = o.md, tf32 = o.tf32;
+    const long prec = o.prec, threads = o.threads;
 
     const model *m = e->m;
     ref_ctx *c = ls_calloc(1, sizeof *c);
@@ -1330,7 +1444,7 @@ int engine_reference_create(engine *e, const engine_spec *s) {
     e->iface = &reference_iface;
     c->mode = md;
     c->tf32 = tf32;
-    c->tf32_mode = tmode;
+    c->tf32_mode = o.tmode;
     c->prec = prec;
     c->threads = (int)threads;
     c->L = m->n_layers;
@@ -1351,76 +1465,9 @@ int engine_reference_create(engine *e, const engine_spec *s) {
         if (d > ncol) ncol = d;
     }
     size_t nk = maxsz > m->n_params ? maxsz : m->n_params;
-    if (md == REF_FP32CR) {
-        c->x = ls_malloc(nx * sizeof *c->x);
-        c->params = ls_calloc(m->n_params, sizeof(float));
-        c->grads = ls_calloc(m->n_params, sizeof(float));
-        c->am = ls_calloc(m->n_params, sizeof(float));
-        c->av = ls_calloc(m->n_params, sizeof(float));
-        c->ka = ls_malloc(nk * sizeof(kfl));
-        c->kb = ls_malloc(nk * sizeof(kfl));
-        c->kc = ls_malloc(nk * sizeof(kfl));
-        c->col = ls_calloc((size_t)threads, sizeof *c->col);
-        c->cnt = ls_calloc((size_t)threads, sizeof *c->cnt);
-        c->nz = ls_malloc(maxsz * sizeof *c->nz);
-        c->nzc = ls_malloc(maxsz * sizeof *c->nzc);
-        if (!c->x || !c->params || !c->grads || !c->am || !c->av || !c->ka || !c->kb || !c->kc || !c->col || !c->cnt ||
-            !c->nz || !c->nzc)
-            goto nomem;
-        for (int t = 0; t < threads; t++)
-            if (!(c->col[t] = ls_malloc(ncol * sizeof(kq))) || !(c->cnt[t] = ls_malloc(ncol * sizeof(int32_t))))
-                goto nomem;
-        for (int i = 0; i < m->n_layers; i++) {
-            size_t sz = B * layer_out_size(&m->layers[i]);
-            c->act[i] = ls_calloc(sz, sizeof(float));
-            c->dact[i] = ls_calloc(sz, sizeof(float));
-            if (!c->act[i] || !c->dact[i]) goto nomem;
-        }
-        if (tf32 && (!(c->tx = ls_malloc(maxsz * sizeof(float))) || !(c->tdy = ls_malloc(maxsz * sizeof(float))) ||
-                     !(c->tw = ls_calloc(m->n_params, sizeof(float)))))
-            goto nomem;
-    } else {
-        if (mpvec_init(&c->mx, nx, prec) || mpvec_init(&c->mparams, m->n_params, prec) ||
-            mpvec_init(&c->mgrads, m->n_params, prec) || mpvec_init(&c->mam, m->n_params, prec) ||
-            mpvec_init(&c->mav, m->n_params, prec) || mpvec_init(&c->mloss, 1, prec))
-            goto nomem;
-        for (int i = 0; i < m->n_layers; i++) {
-            size_t sz = B * layer_out_size(&m->layers[i]);
-            if (mpvec_init(&c->mact[i], sz, prec) || mpvec_init(&c->mdact[i], sz, prec)) goto nomem;
-        }
-        if (tf32 && (mpvec_init(&c->mtx, maxsz, prec) || mpvec_init(&c->mtdy, maxsz, prec) ||
-                     mpvec_init(&c->mtw, m->n_params, prec)))
-            goto nomem;
-        c->acc = ls_calloc((size_t)threads, sizeof(mpfr_t));
-        c->tmp = ls_calloc((size_t)threads, sizeof(mpfr_t));
-        c->tmp2 = ls_calloc((size_t)threads, sizeof(mpfr_t));
-        if (!c->acc || !c->tmp || !c->tmp2) {
-            free(c->acc);
-            c->acc = NULL;
-            goto nomem;
-        }
-        for (int t = 0; t < threads; t++) mpfr_inits2(prec + 64, c->acc[t], c->tmp[t], c->tmp2[t], (mpfr_ptr)0);
-        c->fast = prec <= 128;
-        if (c->fast) {
-            c->xa = ls_malloc(nk * sizeof *c->xa);
-            c->xb = ls_malloc(nk * sizeof *c->xb);
-            c->xc = ls_malloc(nk * sizeof *c->xc);
-            c->xnz = ls_malloc(maxsz * sizeof *c->xnz);
-            c->nzc = ls_malloc(maxsz * sizeof *c->nzc);
-            c->xcol = ls_calloc((size_t)threads, sizeof *c->xcol);
-            c->xcnt = ls_calloc((size_t)threads, sizeof *c->xcnt);
-            c->z = ls_calloc((size_t)threads, sizeof *c->z);
-            if (!c->xa || !c->xb || !c->xc || !c->xnz || !c->nzc || !c->xcol || !c->xcnt || !c->z) {
-                free(c->z);
-                c->z = NULL;
-                goto nomem;
-            }
-            for (int t = 0; t < threads; t++) mpz_init(c->z[t]);
-            for (int t = 0; t < threads; t++)
-                if (!(c->xcol[t] = ls_malloc(ncol * sizeof(xq))) || !(c->xcnt[t] = ls_malloc(ncol * sizeof(int32_t))))
-                    goto nomem;
-        }
-    }
+    if (md == REF_FP32CR ? ref_alloc_fp32cr(c, m, B, nx, maxsz, ncol, nk, tf32, threads)
+                         : ref_alloc_exact(c, m, B, nx, maxsz, ncol, nk, tf32, prec, threads))
+        goto nomem;
     return LS_OK;
 nomem:
     ref_free(e);

@@ -1,5 +1,5 @@
 /*
- * test_bounds.c — every bound and exactness rule of src/bounds.c, tested
+ * test_bounds.c — every bound and exactness rule of src/checks/bounds.c, tested
  * against exact results.
  *
  * For each operation:

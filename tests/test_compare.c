@@ -1,5 +1,5 @@
 /*
- * test_compare.c — the metrics and bounds of src/compare.c on constructed
+ * test_compare.c — the metrics and bounds of src/checks/compare.c on constructed
  * cases whose answers are known exactly: ULP distances built bit by bit,
  * errors that are powers of two, NaN/Inf/signed-zero/subnormal corner
  * cases, worst indices and ties, the bound ratio on real fp32 dot products

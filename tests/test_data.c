@@ -1,5 +1,5 @@
 /*
- * test_data.c — the IDX reader (src/data.c) on files made by fixtures in a
+ * test_data.c — the IDX reader (src/formats/data.c) on files made by fixtures in a
  * mkdtemp directory: good plain and gzip files, then every kind of damage
  * the reader must refuse with a message that names the file and the
  * problem; the real FashionMNIST files when installed; data_make_batch.

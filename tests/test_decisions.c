@@ -1,5 +1,5 @@
 /*
- * test_decisions.c — src/decisions.c on constructed cases whose answers
+ * test_decisions.c — src/checks/decisions.c on constructed cases whose answers
  * are known: ReLU at +-0 and NaN, max-pool exact ties, 1-ULP flips and
  * large-gap flips, NaN and -inf windows, odd edges never read, bounds that
  * turn a near-tie into a real flip, dropout masks, predicted classes, the

@@ -1,5 +1,5 @@
 /*
- * test_golden.c — the .lsg writer, reader and policies (src/golden.c), on
+ * test_golden.c — the .lsg writer, reader and policies (src/formats/golden.c), on
  * files made in a mkdtemp directory: a round trip that is bit exact
  * (special values included); a one-ULP change reported as a regression
  * naming step, layer, tensor, index, both values and the distance; every

@@ -1,6 +1,6 @@
 /*
  * test_golden_cli.c — `lockstep golden record` and `golden check`
- * (src/golden_cli.c) end to end, on a slice of real FashionMNIST, through
+ * (src/commands/golden_cli.c) end to end, on a slice of real FashionMNIST, through
  * the same job functions main() calls, with their output captured:
  *   - round trips record -> check pass for the cpu engine and the fp32cr
  *     reference, over two steps (so the replay of step 2 starts from the

@@ -1,5 +1,5 @@
 /*
- * test_lowp.c — TF32 / bf16 rounding (src/lowp.c) against an independent
+ * test_lowp.c — TF32 / bf16 rounding (src/base/lowp.c) against an independent
  * formulation in double arithmetic (the value's quantum, floor, and the
  * tie rule spelled out), exhaustively over whole binades where rounding is
  * delicate (subnormals, the smallest normals, 1.0's binade, the largest

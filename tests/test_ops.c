@@ -1,6 +1,6 @@
 /*
  * test_ops.c — the element-wise code shared by the C and CUDA engines
- * (src/ops_elem.h: Adam, softmax cross-entropy, dropout, portable exp/log)
+ * (src/base/ops_elem.h: Adam, softmax cross-entropy, dropout, portable exp/log)
  * and util.c's ULP distance and JSON helpers.
  */
 #include <setjmp.h>

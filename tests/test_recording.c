@@ -1,6 +1,6 @@
 /*
- * test_recording.c — recordings (src/recording.c) and the recorded engine
- * (src/engine_recorded.c) end to end, on a slice of real FashionMNIST:
+ * test_recording.c — recordings (src/formats/recording.c) and the recorded engine
+ * (src/engines/engine_recorded.c) end to end, on a slice of real FashionMNIST:
  *   - the format round trip: a recording of cpu:threads=1 (8 steps, batch
  *     8, full at 1,2,4,8) reads back with its plan, a step record per
  *     step, tensors at the full steps only, the seeded initial weights as

@@ -1,6 +1,6 @@
 /*
- * test_rng.c — Philox4x32-10 and what lockstep builds on it (src/rng.h,
- * src/rng.c): the published Random123 known answers, the uniform float and
+ * test_rng.c — Philox4x32-10 and what lockstep builds on it (src/base/rng.h,
+ * src/base/rng.c): the published Random123 known answers, the uniform float and
  * integer draws, the per-epoch shuffle, the dropout keep rate.
  *
  * Statistical checks run on fixed seeds, so each is deterministic; the
@@ -170,7 +170,7 @@ static int is_permutation(const uint32_t *p, uint32_t n) {
 
 /* The draw order is part of every run's identity: these permutations were
  * computed by an independent Python implementation of the order documented
- * in src/rng.c (Philox from the algorithm, checked on the known answers,
+ * in src/base/rng.c (Philox from the algorithm, checked on the known answers,
  * j = (x * (i+1)) >> 64 in exact integers, i from n-1 down to 1).  A change
  * in the order, the counter layout or the stream breaks them. */
 static void test_shuffle_pinned(void **state) {

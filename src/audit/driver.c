@@ -128,6 +128,11 @@ typedef struct {
      * gradient they route; allocated when a flip is first seen */
     uint8_t *flipmask[AUDIT_MAX_PAIRS][MODEL_MAX_LAYERS];
     long flipmask_step[AUDIT_MAX_PAIRS][MODEL_MAX_LAYERS];
+    /* the run's shape and batch order */
+    size_t n_train, spe; /* training images, steps per epoch */
+    long total;          /* steps of the drift phase */
+    uint32_t *perm;      /* this epoch's order */
+    batch_order ord;
 } audit;
 
 /* Put the engine's label (and ctx, e.g. "step 5") in front of the current
@@ -625,169 +630,203 @@ static void digest_pair(audit *A, audit_pair *p, const float *losses) {
     }
 }
 
-static int step_once(audit *A, size_t nb, int full) {
-    audit_result *r = A->r;
-    const model *m = &A->m;
-    int E = r->n_engines, rc = 0, L = m->n_layers;
-    lockstep_mode mode = A->mode_now;
-    int iso = full && mode == MODE_ISOLATED;
-    int with_ref = 0;
-    for (int i = 0; i < E; i++) with_ref |= A->active[i] && r->eng[i].is_ref;
-    double t0;
-#define CALL_ALL(expr)                                                                    \
-    for (int i = 0; i < E; i++) {                                                         \
-        if (!A->active[i]) continue;                                                      \
-        double tc_ = ls_now();                                                            \
-        engine *e = A->e[i];                                                              \
-        rc = (expr);                                                                      \
-        r->eng[i].train_s[A->epoch] += ls_now() - tc_;                                    \
-        if (rc && engine_gone(A, i)) continue; /* the others still do this call */        \
-        if (rc) {                                                                         \
-            char ctx_[32];                                                                \
-            snprintf(ctx_, sizeof ctx_, "step %ld", A->step);                             \
-            return engine_err(rc, r->eng[i].label, ctx_);                                 \
+/* Call expr (which may use `e`, the engine, and `i`, its index) on every
+ * active engine, charging the time to the engine's training time.  A dead
+ * engine is dropped and the others still do the call; any other error
+ * returns from the calling function; a death abandons the step. */
+#define CALL_ALL(A, expr)                                                                 \
+    do {                                                                                  \
+        for (int i = 0; i < (A)->r->n_engines; i++) {                                     \
+            if (!(A)->active[i]) continue;                                                \
+            double tc_ = ls_now();                                                        \
+            engine *e = (A)->e[i];                                                        \
+            int rc_ = (expr);                                                             \
+            (A)->r->eng[i].train_s[(A)->epoch] += ls_now() - tc_;                         \
+            if (rc_ && engine_gone((A), i)) continue; /* the others still do this call */ \
+            if (rc_) {                                                                    \
+                char ctx_[32];                                                            \
+                snprintf(ctx_, sizeof ctx_, "step %ld", (A)->step);                       \
+                return engine_err(rc_, (A)->r->eng[i].label, ctx_);                       \
+            }                                                                             \
         }                                                                                 \
-    }                                                                                     \
-    if (A->died) return ls_err(LS_ELIB, "step %ld abandoned: an engine died", A->step);
-#define CMP_BEGIN t0 = ls_now()
-#define CMP_END A->t_compare += ls_now() - t0
+        if ((A)->died) return ls_err(LS_ELIB, "step %ld abandoned: an engine died", (A)->step); \
+    } while (0)
+/* the comparison's own time, kept apart from the engines' */
+#define CMP_BEGIN(A) double t0_ = ls_now()
+#define CMP_END(A) ((A)->t_compare += ls_now() - t0_)
 
-    /* reference shadows start from one fp32 engine's state; the engine
-     * shadowed rotates over the fp32 engines, so that every engine's own
-     * state path is replayed by the exact reference in turn */
+/* Reference shadows start from one fp32 engine's state; the engine
+ * shadowed rotates over the fp32 engines, so that every engine's own state
+ * path is replayed by the exact reference in turn. */
+static int shadow_setup(audit *A, int with_ref) {
+    audit_result *r = A->r;
+    int E = r->n_engines, rc;
     A->shadow_src = -1;
-    A->died = 0;
-    if (!A->in_attr && A->step > A->cfg.ref_steps && with_ref) {
-        int n32 = 0, pick = -1;
-        for (int i = 0; i < E; i++) n32 += A->active[i] && !r->eng[i].is_ref;
-        int want = n32 ? A->n_shadows % n32 : 0;
-        /* recordings first in the rotation: a recording's inputs exist only
-         * at its plan's steps, so with few shadow steps it must not be the
-         * engine left out (a live one can be audited again at any time) */
-        for (int pass = 0, k = 0; pass < 2 && pick < 0; pass++)
-            for (int i = 0; i < E && pick < 0; i++)
-                if (A->active[i] && !r->eng[i].is_ref && r->eng[i].recorded == !pass && k++ == want) pick = i;
-        A->n_shadows++;
-        for (int i = 0; i < E && pick >= 0; i++)
-            if (A->active[i] && r->eng[i].is_ref && (rc = copy_state(A, pick, i)))
-                return engine_err(rc, r->eng[i].label, "shadow sync");
-        A->shadow_src = pick;
-    }
-    /* who feeds whom: isolated mode feeds every engine the leader's inputs;
-     * a free-mode shadow step feeds the references the shadowed engine's */
-    A->feed_all = iso;
-    A->feed_src = iso ? leader(A) : (full && mode != MODE_ISOLATED && A->shadow_src >= 0 ? A->shadow_src : -1);
-    int feeding = A->feed_src >= 0;
-    A->bounded_step = feeding && with_ref && (iso ? r->eng[A->feed_src].is_ref : 1);
-    int bounded = A->bounded_step;
-    CMP_BEGIN;
-    if (full && mode != MODE_FREE) {
+    if (A->in_attr || A->step <= A->cfg.ref_steps || !with_ref) return 0;
+    int n32 = 0, pick = -1;
+    for (int i = 0; i < E; i++) n32 += A->active[i] && !r->eng[i].is_ref;
+    int want = n32 ? A->n_shadows % n32 : 0;
+    /* recordings first in the rotation: a recording's inputs exist only at
+     * its plan's steps, so with few shadow steps it must not be the engine
+     * left out (a live one can be audited again at any time) */
+    for (int pass = 0, k = 0; pass < 2 && pick < 0; pass++)
+        for (int i = 0; i < E && pick < 0; i++)
+            if (A->active[i] && !r->eng[i].is_ref && r->eng[i].recorded == !pass && k++ == want) pick = i;
+    A->n_shadows++;
+    for (int i = 0; i < E && pick >= 0; i++)
+        if (A->active[i] && r->eng[i].is_ref && (rc = copy_state(A, pick, i)))
+            return engine_err(rc, r->eng[i].label, "shadow sync");
+    A->shadow_src = pick;
+    return 0;
+}
+
+/* Before the step: sync and isolated modes give every engine the leader's
+ * state; a bounded step keeps the state the fed engines start from (the
+ * bounds of the update are computed from it). */
+static int step_prepare(audit *A, int full) {
+    int rc = 0;
+    if (full && A->mode_now != MODE_FREE) {
         tensor_kind ks[3] = {TENSOR_PARAMS, TENSOR_ADAM_M, TENSOR_ADAM_V};
         for (int k = 0; k < 3; k++)
             if ((rc = broadcast(A, (tensor_id){ks[k], 0}))) return rc;
     }
-    if (bounded) {
-        /* the state the step starts from, as the fed engines consume it */
+    if (A->bounded_step) {
         int S = A->feed_src;
         if ((rc = engine_get_tensor(A->e[S], (tensor_id){TENSOR_PARAMS, 0}, A->pf)) ||
             (rc = engine_get_tensor(A->e[S], (tensor_id){TENSOR_ADAM_M, 0}, A->pm)) ||
             (rc = engine_get_tensor(A->e[S], (tensor_id){TENSOR_ADAM_V, 0}, A->pv)))
-            return engine_err(rc, r->eng[S].label, "");
+            return engine_err(rc, A->r->eng[S].label, "");
     }
-    CMP_END;
-    CALL_ALL(engine_set_batch(e, A->x, A->y, nb, (uint64_t)A->step));
-    /* forward */
-    for (int l = 0; l < L; l++) {
+    return 0;
+}
+
+/* Forward, layer by layer; on a full step every layer's output compared
+ * (bounded from the input the layer consumed). */
+static int step_forward(audit *A, size_t nb, int full) {
+    const model *m = &A->m;
+    int rc, feeding = A->feed_src >= 0, bounded = A->bounded_step;
+    for (int l = 0; l < m->n_layers; l++) {
         const float *xin = A->x;
-        CMP_BEGIN;
-        if (feeding && l > 0) {
-            if ((rc = feed(A, (tensor_id){TENSOR_ACT, l - 1}))) return rc;
-            xin = A->lead;
+        {
+            CMP_BEGIN(A);
+            if (feeding && l > 0) {
+                if ((rc = feed(A, (tensor_id){TENSOR_ACT, l - 1}))) return rc;
+                xin = A->lead;
+            }
+            CMP_END(A);
         }
-        CMP_END;
-        CALL_ALL(engine_forward_layer(e, l, 1));
+        CALL_ALL(A, engine_forward_layer(e, l, 1));
         if (full) {
-            CMP_BEGIN;
+            CMP_BEGIN(A);
             if (bounded) bounds_forward(A->bound, m, l, A->pf, xin, nb);
             if ((rc = fetch_all(A, (tensor_id){TENSOR_ACT, l}))) return rc;
             compare_slot(A, A->slot_act[l], bounded ? A->bound : NULL);
-            CMP_END;
+            CMP_END(A);
         }
     }
-    /* loss */
-    CMP_BEGIN;
-    if (feeding && (rc = feed(A, (tensor_id){TENSOR_ACT, L - 1}))) return rc;
-    if (bounded && (rc = bounds_loss(A->lead, A->y, nb, m->n_classes, &A->loss_bound, A->bound))) return rc;
-    CMP_END;
-    float losses[AUDIT_MAX_ENGINES];
-    CALL_ALL(engine_loss(e, &losses[i]));
+    return 0;
+}
+
+/* The loss and its logit gradient. */
+static int step_loss(audit *A, size_t nb, int full, float *losses) {
+    const model *m = &A->m;
+    int rc, feeding = A->feed_src >= 0, bounded = A->bounded_step, L = m->n_layers;
+    {
+        CMP_BEGIN(A);
+        if (feeding && (rc = feed(A, (tensor_id){TENSOR_ACT, L - 1}))) return rc;
+        if (bounded && (rc = bounds_loss(A->lead, A->y, nb, m->n_classes, &A->loss_bound, A->bound))) return rc;
+        CMP_END(A);
+    }
+    CALL_ALL(A, engine_loss(e, &losses[i]));
     if (full) {
-        CMP_BEGIN;
+        CMP_BEGIN(A);
         if ((rc = fetch_compare(A, A->slot_loss, bounded ? &A->loss_bound : NULL))) return rc;
         if ((rc = fetch_compare(A, A->slot_dact[L - 1], bounded ? A->bound : NULL))) return rc;
-        CMP_END;
+        CMP_END(A);
     }
-    /* backward */
-    for (int l = L - 1; l >= 0; l--) {
-        const layer *ly = &m->layers[l];
-        CMP_BEGIN;
-        if (feeding && (rc = feed(A, (tensor_id){TENSOR_DACT, l}))) return rc;
-        CMP_END;
-        CALL_ALL(engine_backward_layer(e, l));
+    return 0;
+}
+
+/* Compare layer l's backward outputs (DACT[l-1], its weight and bias
+ * gradients); dy is the fed DACT[l] (bounded steps only, else NULL). */
+static int backward_compare(audit *A, int l, size_t nb, const float *dy) {
+    const model *m = &A->m;
+    const layer *ly = &m->layers[l];
+    int rc, bounded = A->bounded_step;
+    if (l > 0) {
+        if ((rc = fetch_all(A, (tensor_id){TENSOR_DACT, l - 1}))) return rc;
+        if (bounded) bounds_backward_data(A->bound, m, l, A->pf, dy, nb);
+        compare_slot(A, A->slot_dact[l - 1], bounded ? A->bound : NULL);
+    }
+    if (ly->w_tensor < 0) return 0;
+    /* bounds need x, the layer's input: the fed engine's ACT[l-1], or the batch */
+    const float *xin = A->x;
+    if (bounded && l > 0) {
+        if ((rc = engine_get_tensor(A->e[A->feed_src], (tensor_id){TENSOR_ACT, l - 1}, A->lead))) return rc;
+        xin = A->lead;
+    }
+    if (bounded) bounds_backward_weights(A->bound, A->bound2, m, l, xin, dy, nb);
+    if ((rc = fetch_all(A, (tensor_id){TENSOR_GRADS, 0}))) return rc;
+    /* compare_slot indexes the bound from 0 for the slice */
+    compare_slot(A, A->slot_grad[ly->w_tensor], bounded ? A->bound : NULL);
+    compare_slot(A, A->slot_grad[ly->b_tensor], bounded ? A->bound2 : NULL);
+    return 0;
+}
+
+/* Backward, last layer first. */
+static int step_backward(audit *A, size_t nb, int full) {
+    const model *m = &A->m;
+    int rc, feeding = A->feed_src >= 0;
+    for (int l = m->n_layers - 1; l >= 0; l--) {
+        {
+            CMP_BEGIN(A);
+            if (feeding && (rc = feed(A, (tensor_id){TENSOR_DACT, l}))) return rc;
+            CMP_END(A);
+        }
+        CALL_ALL(A, engine_backward_layer(e, l));
         if (!full) continue;
-        CMP_BEGIN;
-        /* bounds need dy (the fed DACT[l], in A->lead) and x (the layer's
-         * input: the fed engine's ACT[l-1], or the batch) */
+        CMP_BEGIN(A);
+        /* the fed DACT[l] (in A->lead) is overwritten by the fetches below */
         float *dy = NULL;
-        if (bounded) {
-            size_t nd = nb * layer_out_size(ly);
-            dy = malloc(nd * sizeof *dy);
-            if (!dy) return ls_err(LS_ENOMEM, "out of memory");
+        if (A->bounded_step) {
+            size_t nd = nb * layer_out_size(&m->layers[l]);
+            if (!(dy = malloc(nd * sizeof *dy))) return ls_err(LS_ENOMEM, "out of memory");
             memcpy(dy, A->lead, nd * sizeof *dy);
         }
-        if (l > 0) {
-            if ((rc = fetch_all(A, (tensor_id){TENSOR_DACT, l - 1}))) {
-                free(dy);
-                return rc;
-            }
-            if (bounded) bounds_backward_data(A->bound, m, l, A->pf, dy, nb);
-            compare_slot(A, A->slot_dact[l - 1], bounded ? A->bound : NULL);
-        }
-        if (ly->w_tensor >= 0) {
-            const float *xin = A->x;
-            if (bounded && l > 0) {
-                if ((rc = engine_get_tensor(A->e[A->feed_src], (tensor_id){TENSOR_ACT, l - 1}, A->lead))) {
-                    free(dy);
-                    return rc;
-                }
-                xin = A->lead;
-            }
-            if (bounded) bounds_backward_weights(A->bound, A->bound2, m, l, xin, dy, nb);
-            if ((rc = fetch_all(A, (tensor_id){TENSOR_GRADS, 0}))) {
-                free(dy);
-                return rc;
-            }
-            /* compare_slot indexes the bound from 0 for the slice */
-            compare_slot(A, A->slot_grad[ly->w_tensor], bounded ? A->bound : NULL);
-            compare_slot(A, A->slot_grad[ly->b_tensor], bounded ? A->bound2 : NULL);
-        }
+        rc = backward_compare(A, l, nb, dy);
         free(dy);
-        CMP_END;
+        CMP_END(A);
+        if (rc) return rc;
     }
-    /* update */
-    CMP_BEGIN;
-    if (feeding && (rc = feed(A, (tensor_id){TENSOR_GRADS, 0}))) return rc;
-    if (bounded) {
-        adam_scalars as = adam_make_scalars(&A->cfg.run.adam, (int)A->step);
-        bounds_adam(A->pf, A->pm, A->pv, A->lead, m->n_params, &as, 1, A->bound, A->bound2, A->bound3);
+    return 0;
+}
+
+/* Adam's update (bounded from the state the fed engine started from). */
+static int step_update(audit *A) {
+    const model *m = &A->m;
+    int rc;
+    {
+        CMP_BEGIN(A);
+        if (A->feed_src >= 0 && (rc = feed(A, (tensor_id){TENSOR_GRADS, 0}))) return rc;
+        if (A->bounded_step) {
+            adam_scalars as = adam_make_scalars(&A->cfg.run.adam, (int)A->step);
+            bounds_adam(A->pf, A->pm, A->pv, A->lead, m->n_params, &as, 1, A->bound, A->bound2, A->bound3);
+        }
+        CMP_END(A);
     }
-    CMP_END;
-    CALL_ALL(engine_update(e, &A->cfg.run.adam, (int)A->step));
-    /* every step: parameters of every pair (digest and norms); a recording
-     * holds its parameters only at fully compared steps, elsewhere their
-     * digest (pairs with it: bitwise equal or not, nothing more) */
-    CMP_BEGIN;
-    for (int i = 0; i < E; i++)
+    CALL_ALL(A, engine_update(e, &A->cfg.run.adam, (int)A->step));
+    return 0;
+}
+
+/* Every step: parameters of every pair (digest and norms); a recording
+ * holds its parameters only at fully compared steps, elsewhere their
+ * digest (pairs with it: bitwise equal or not, nothing more).  A full step
+ * compares the new parameters and Adam state per tensor too. */
+static int step_params(audit *A, int full, const float *losses) {
+    audit_result *r = A->r;
+    const model *m = &A->m;
+    int rc, bounded = A->bounded_step;
+    for (int i = 0; i < r->n_engines; i++)
         if (A->active[i] && !(r->eng[i].recorded && !full) && (rc = fetch(A, i, (tensor_id){TENSOR_PARAMS, 0})))
             return engine_err(rc, r->eng[i].label, "");
     for (int pi = 0; pi < r->n_pairs; pi++) {
@@ -812,25 +851,54 @@ static int step_once(audit *A, size_t nb, int full) {
             json_line_end(A);
         }
     }
-    if (full) {
-        for (int ti = 0; ti < m->n_tensors; ti++) {
-            const model_tensor *t = &m->tensors[ti];
-            compare_slot(A, A->slot_param[ti], bounded ? A->bound + t->offset : NULL);
-        }
-        if ((rc = fetch_all(A, (tensor_id){TENSOR_ADAM_M, 0}))) return rc;
-        for (int ti = 0; ti < m->n_tensors; ti++)
-            compare_slot(A, A->slot_m[ti], bounded ? A->bound2 + m->tensors[ti].offset : NULL);
-        if ((rc = fetch_all(A, (tensor_id){TENSOR_ADAM_V, 0}))) return rc;
-        for (int ti = 0; ti < m->n_tensors; ti++)
-            compare_slot(A, A->slot_v[ti], bounded ? A->bound3 + m->tensors[ti].offset : NULL);
+    if (!full) return 0;
+    for (int ti = 0; ti < m->n_tensors; ti++)
+        compare_slot(A, A->slot_param[ti], bounded ? A->bound + m->tensors[ti].offset : NULL);
+    if ((rc = fetch_all(A, (tensor_id){TENSOR_ADAM_M, 0}))) return rc;
+    for (int ti = 0; ti < m->n_tensors; ti++)
+        compare_slot(A, A->slot_m[ti], bounded ? A->bound2 + m->tensors[ti].offset : NULL);
+    if ((rc = fetch_all(A, (tensor_id){TENSOR_ADAM_V, 0}))) return rc;
+    for (int ti = 0; ti < m->n_tensors; ti++)
+        compare_slot(A, A->slot_v[ti], bounded ? A->bound3 + m->tensors[ti].offset : NULL);
+    return 0;
+}
+
+/* One training step of every active engine, in lockstep: batch, forward,
+ * loss, backward, update, then the parameters compared.  full: every
+ * tensor compared (bounded when a reference judges the step). */
+static int step_once(audit *A, size_t nb, int full) {
+    audit_result *r = A->r;
+    int E = r->n_engines, rc = 0;
+    int iso = full && A->mode_now == MODE_ISOLATED;
+    int with_ref = 0;
+    for (int i = 0; i < E; i++) with_ref |= A->active[i] && r->eng[i].is_ref;
+    A->died = 0;
+    if ((rc = shadow_setup(A, with_ref))) return rc;
+    /* who feeds whom: isolated mode feeds every engine the leader's inputs;
+     * a free-mode shadow step feeds the references the shadowed engine's */
+    A->feed_all = iso;
+    A->feed_src = iso ? leader(A) : (full && A->mode_now != MODE_ISOLATED && A->shadow_src >= 0 ? A->shadow_src : -1);
+    A->bounded_step = A->feed_src >= 0 && with_ref && (iso ? r->eng[A->feed_src].is_ref : 1);
+    {
+        CMP_BEGIN(A);
+        rc = step_prepare(A, full);
+        CMP_END(A);
+        if (rc) return rc;
     }
-    A->bounded_step = 0;
-    CMP_END;
+    CALL_ALL(A, engine_set_batch(e, A->x, A->y, nb, (uint64_t)A->step));
+    float losses[AUDIT_MAX_ENGINES];
+    if ((rc = step_forward(A, nb, full)) || (rc = step_loss(A, nb, full, losses)) ||
+        (rc = step_backward(A, nb, full)) || (rc = step_update(A)))
+        return rc;
+    {
+        CMP_BEGIN(A);
+        rc = step_params(A, full, losses);
+        A->bounded_step = 0;
+        CMP_END(A);
+        if (rc) return rc;
+    }
     for (int i = 0; i < E; i++) r->eng[i].steps_run += A->active[i];
     return LS_OK;
-#undef CALL_ALL
-#undef CMP_BEGIN
-#undef CMP_END
 }
 
 /* ---- state round-trip -------------------------------------------------- */
@@ -1158,6 +1226,381 @@ static int evaluate(audit *A) {
     return LS_OK;
 }
 
+/* Validate the configuration, build the model, load the data, create the
+ * slots and the engines (in child processes), and check every recording
+ * against the run (adopting its plan). */
+static int audit_setup(audit *A) {
+    audit_result *r = A->r;
+    const run_cfg *rc_ = &A->cfg.run;
+    int rc;
+    if (A->cfg.repeat < 1 || A->cfg.repeat > 2) return ls_err(LS_EINVAL, "--repeat must be 1 or 2");
+    if (rc_->epochs < 1 || rc_->epochs > 64) return ls_err(LS_EINVAL, "--epochs must be in 1..64 for an audit");
+    if ((rc = model_build(&A->m, rc_->model))) return rc;
+    if ((rc = check_audit_memory(A))) return rc;
+    if ((rc = dataset_load_shape(&A->ds, rc_->data_dir, A->m.n_classes, A->m.in_h, A->m.in_w))) return rc;
+    run_apply_normalize(rc_, &A->ds);
+    if (A->ds.train.rows != A->m.in_h || A->ds.train.cols != A->m.in_w || A->m.in_c != 1)
+        return ls_err(LS_EINVAL, "%s: images are %dx%d but model %s expects %dx%dx%d", A->ds.train.images_path,
+                      A->ds.train.rows, A->ds.train.cols, A->m.name, A->m.in_c, A->m.in_h, A->m.in_w);
+    if ((rc = make_slots(A))) return rc;
+    /* children first: nothing in this process has started OpenMP, oneDNN
+     * or CUDA yet, so each child begins clean */
+    if ((rc = make_engines(A))) return rc;
+
+    A->n_train = rc_->limit_train && rc_->limit_train < A->ds.train.n ? rc_->limit_train : A->ds.train.n;
+    A->spe = steps_per_epoch(A->n_train, rc_->batch);
+    A->total = (long)A->spe * rc_->epochs;
+    if (rc_->max_steps >= 0 && rc_->max_steps < A->total) A->total = rc_->max_steps;
+    r->total_steps = A->total;
+    r->batch = rc_->batch;
+    for (int i = 0; i < r->n_engines; i++) {
+        const recording *rec = r->eng[i].available ? engine_recorded_get(A->e[i]) : NULL;
+        if (rec && ((rc = recording_check_run(rec, rc_, &A->m, &A->ds, A->total)) || (rc = adopt_plan(A, rec))))
+            return rc;
+    }
+    return 0;
+}
+
+/* The driver's buffers: one tensor per engine, the leader's copies, the
+ * bounds, the per-step pair series, the batch and its order. */
+static int alloc_buffers(audit *A) {
+    audit_result *r = A->r;
+    const run_cfg *rc_ = &A->cfg.run;
+    long total = A->total;
+    A->maxf = A->m.n_params;
+    size_t in = (size_t)A->m.in_c * A->m.in_h * A->m.in_w;
+    if (rc_->batch * in > A->maxf) A->maxf = rc_->batch * in;
+    for (int l = 0; l < A->m.n_layers; l++)
+        if (rc_->batch * layer_out_size(&A->m.layers[l]) > A->maxf)
+            A->maxf = rc_->batch * layer_out_size(&A->m.layers[l]);
+    for (int i = 0; i < r->n_engines; i++) {
+        if (!r->eng[i].available) continue;
+        if (!(A->fb[i] = ls_malloc(A->maxf * sizeof(float)))) return LS_ENOMEM;
+        if (r->eng[i].is_ref && !(A->db[i] = ls_malloc(A->maxf * sizeof(double)))) return LS_ENOMEM;
+    }
+    for (int pi = 0; pi < r->n_pairs; pi++) {
+        audit_pair *p = &r->pair[pi];
+        p->param_rel_l2 = ls_malloc((size_t)(total ? total : 1) * sizeof(double));
+        p->param_max_ulp = ls_malloc((size_t)(total ? total : 1) * sizeof(double));
+        p->loss_diff = ls_malloc((size_t)(total ? total : 1) * sizeof(double));
+        if (!p->param_rel_l2 || !p->param_max_ulp || !p->loss_diff) return LS_ENOMEM;
+        for (long s = 0; s < total; s++) p->param_rel_l2[s] = p->param_max_ulp[s] = p->loss_diff[s] = NAN;
+    }
+    A->lead = ls_malloc(A->maxf * sizeof(float));
+    A->pf = ls_malloc(A->m.n_params * sizeof(float));
+    A->x = ls_malloc(rc_->batch * in * sizeof(float));
+    A->y = ls_malloc(rc_->batch * sizeof(int32_t));
+    A->bound = ls_malloc(A->maxf * sizeof(double));
+    A->bound2 = ls_malloc(A->maxf * sizeof(double));
+    A->bound3 = ls_malloc(A->maxf * sizeof(double));
+    A->bound_tmp = ls_malloc(A->maxf * sizeof(double));
+    A->pm = ls_malloc(A->m.n_params * sizeof(float));
+    A->pv = ls_malloc(A->m.n_params * sizeof(float));
+    A->perm = ls_malloc(A->n_train * sizeof *A->perm);
+    if (!A->lead || !A->pf || !A->x || !A->y || !A->bound || !A->bound2 || !A->bound3 || !A->bound_tmp || !A->pm ||
+        !A->pv || !A->perm)
+        return LS_ENOMEM;
+    return 0;
+}
+
+/* --out: the folder, and steps.jsonl opened under a temporary name. */
+static int open_steps_jsonl(audit *A) {
+    int rc;
+    if (!A->cfg.out_dir) return 0;
+    if (mkdir(A->cfg.out_dir, 0755) != 0 && errno != EEXIST)
+        return ls_err(LS_EIO, "%s: cannot create the output directory: %s", A->cfg.out_dir, strerror(errno));
+    snprintf(A->jsonl_path, sizeof A->jsonl_path, "%s/steps.jsonl", A->cfg.out_dir);
+    snprintf(A->jsonl_tmp, sizeof A->jsonl_tmp, "%s.tmp.%ld", A->jsonl_path, (long)getpid());
+    char rj[1100];
+    snprintf(rj, sizeof rj, "%s/run.json", A->cfg.out_dir);
+    if ((rc = ls_check_output_path(A->jsonl_path)) || (rc = ls_check_output_path(rj))) return rc;
+    unlink(A->jsonl_tmp); /* "x": never write through what was left under the temporary name */
+    A->jsonl = fopen(A->jsonl_tmp, "wx");
+    if (!A->jsonl) return ls_err(LS_EIO, "%s: cannot create: %s", A->jsonl_tmp, strerror(errno));
+    ls_tmp_register(A->jsonl_tmp);
+    return 0;
+}
+
+/* The audit's first lines on the console. */
+static void print_banner(audit *A) {
+    audit_result *r = A->r;
+    const run_cfg *rc_ = &A->cfg.run;
+    FILE *out = A->cfg.out;
+    if (!out) return;
+    fprintf(out, "lockstep audit: %s (%zu parameters), %d epoch(s) of %zu images, batch %zu, seed %llu\n",
+            A->m.name, A->m.n_params, rc_->epochs, A->n_train, rc_->batch, (unsigned long long)rc_->seed);
+    if (A->cfg.attribution_steps > 0)
+        fprintf(out, "  attribution: isolated, %ld step(s) with the reference; drift: %s, %ld steps\n",
+                A->cfg.attribution_steps, lockstep_mode_name(A->cfg.mode), A->total);
+    else
+        fprintf(out, "  mode %s, %ld steps\n", lockstep_mode_name(A->cfg.mode), A->total);
+    if (A->cfg.verbose) {
+        fprintf(out, "  full comparison at steps 1..%ld and every %ld steps; reference runs steps 1..%ld\n",
+                A->cfg.ref_steps > 1 ? A->cfg.ref_steps : 1, A->cfg.audit_every, A->cfg.ref_steps);
+        fprintf(out, "  each engine runs in its own process; OMP_WAIT_POLICY=%s\n",
+                getenv("OMP_WAIT_POLICY") ? getenv("OMP_WAIT_POLICY") : "(unset: active)");
+        for (int i = 0; i < r->n_engines; i++)
+            fprintf(out, "  engine %-26s %s\n", r->eng[i].label,
+                    r->eng[i].available ? (r->eng[i].describe ? r->eng[i].describe : "") : r->eng[i].skip_reason);
+    }
+    fflush(out);
+}
+
+/* Batch s of the current epoch's order into A->x, A->y; its size. */
+static size_t make_batch(audit *A, size_t s) {
+    size_t b = A->cfg.run.batch, first = s * b, nb = A->n_train - first < b ? A->n_train - first : b;
+    data_make_batch(&A->ds.train, A->perm + first, 0, nb, A->x, A->y);
+    return nb;
+}
+
+/* Attribution: the first K batches in isolated mode with the reference,
+ * every engine fed the reference's inputs (rounded to fp32) so that each
+ * operation is judged by its own bound; then everyone back to the initial
+ * state for the drift phase. */
+static int attribution_phase(audit *A) {
+    audit_result *r = A->r;
+    const run_cfg *rc_ = &A->cfg.run;
+    int rc, have_ref = 0;
+    for (int i = 0; i < r->n_engines; i++) have_ref |= r->eng[i].available && r->eng[i].is_ref;
+    r->drift_mode = A->cfg.mode;
+    if (!(A->cfg.attribution_steps > 0 && have_ref)) return 0;
+    long K = A->cfg.attribution_steps < (long)A->spe ? A->cfg.attribution_steps : (long)A->spe;
+    A->in_attr = 1;
+    A->mode_now = MODE_ISOLATED;
+    if ((rc = order_fill(&A->ord, rc_->order_path, A->perm, A->n_train, rc_->seed, 0))) return rc;
+    for (long s = 0; s < K; s++) {
+        size_t nb = make_batch(A, (size_t)s);
+        A->step = s + 1;
+        /* a recording cannot be fed another engine's inputs */
+        for (int i = 0; i < r->n_engines; i++)
+            A->active[i] = r->eng[i].available && !r->eng[i].recorded && !r->eng[i].failed;
+        if (ls_stop_signal()) break; /* at a step boundary */
+        if ((rc = step_once(A, nb, 1)) && !sweep_dead(A)) return rc; /* a dead engine abandons the step, not the run */
+        if (rc_->progress) fprintf(stderr, "\r  attribution step %ld/%ld   ", A->step, K);
+    }
+    r->attribution_steps = K;
+    for (int i = 0; i < r->n_engines; i++) r->eng[i].train_s[0] = 0; /* drift timing only */
+    for (int i = 0; i < r->n_engines; i++) r->eng[i].images[0] = 0;
+    A->step = 0;
+    A->in_attr = 0;
+    return set_initial(A);
+}
+
+/* One step of the drift phase (batch s of the epoch): 0 to go on, 1 when
+ * no engine is left, or an error. */
+static int drift_step(audit *A, size_t s) {
+    audit_result *r = A->r;
+    const run_cfg *rc_ = &A->cfg.run;
+    int rc;
+    double tb = ls_now();
+    size_t nb = make_batch(A, s);
+    tb = ls_now() - tb;
+    A->step++;
+    /* shadows every K steps, and at every partial batch (the last of an
+     * epoch: plans for other batch sizes are other code) */
+    int shadow = A->cfg.audit_every > 0 && (A->step % A->cfg.audit_every == 0 || nb < rc_->batch);
+    int full = A->step <= (A->cfg.ref_steps > 1 ? A->cfg.ref_steps : 1) || shadow || A->step == A->total;
+    for (int i = 0; i < r->n_engines; i++) {
+        A->active[i] = r->eng[i].available && !r->eng[i].failed &&
+                       (!r->eng[i].is_ref || A->step <= A->cfg.ref_steps || shadow);
+        if (A->active[i]) {
+            r->eng[i].train_s[A->epoch] += tb; /* each engine would have made the batch itself */
+            r->eng[i].images[A->epoch] += nb;
+        }
+    }
+    if ((rc = step_once(A, nb, full))) {
+        /* a dead engine abandons this step, not the run */
+        if (!sweep_dead(A)) return rc;
+    } else if (full && A->cfg.roundtrip) {
+        double tr = ls_now();
+        if ((rc = roundtrip(A, nb)) && !sweep_dead(A)) return rc;
+        A->t_compare += ls_now() - tr;
+        r->roundtrip_s += ls_now() - tr;
+    }
+    if (A->jsonl && !A->write_errno && fflush(A->jsonl) != 0) A->write_errno = errno ? errno : EIO;
+    if (A->write_errno)
+        return ls_err(LS_EIO, "%s: write failed at step %ld: %s (the run is stopped)", A->jsonl_tmp, A->step,
+                      strerror(A->write_errno));
+    if (alive_engines(A) == 0) return 1;
+    if (rc_->progress)
+        fprintf(stderr, "\r  epoch %d/%d  step %ld/%ld%s   ", A->epoch + 1, rc_->epochs, A->step, A->total,
+                full ? "  (full comparison)" : "");
+    return 0;
+}
+
+/* The end of a drift epoch: recorded times, evaluation, the epoch line. */
+static int drift_epoch_end(audit *A) {
+    audit_result *r = A->r;
+    FILE *out = A->cfg.out;
+    int rc;
+    for (int i = 0; i < r->n_engines; i++) {
+        /* a recording's training time is the recorded one, not playback's */
+        const recording *rec = r->eng[i].available ? engine_recorded_get(A->e[i]) : NULL;
+        if (rec && A->epoch < rec->epochs_run) {
+            r->eng[i].train_s[A->epoch] = rec->ep[A->epoch].train_s;
+            r->eng[i].images[A->epoch] = rec->ep[A->epoch].images;
+        }
+    }
+    r->epochs_done = A->epoch + 1;
+    if (A->cfg.eval && (rc = evaluate(A))) return rc;
+    if (out && A->cfg.eval) {
+        fprintf(out, "epoch %d:", A->epoch + 1);
+        for (int i = 0; i < r->n_engines; i++)
+            if (r->eng[i].available && !r->eng[i].is_ref)
+                fprintf(out, "  %s %.2f%% (%.1f s)", r->eng[i].label, 100 * r->eng[i].test_acc[A->epoch],
+                        r->eng[i].train_s[A->epoch]);
+        fprintf(out, "\n");
+        fflush(out);
+    }
+    return 0;
+}
+
+/* Drift: the whole training in the run's mode from the initial weights,
+ * evaluated after each epoch; a stop signal ends it at a step boundary. */
+static int drift_phase(audit *A) {
+    audit_result *r = A->r;
+    const run_cfg *rc_ = &A->cfg.run;
+    int rc;
+    A->mode_now = A->cfg.mode;
+    for (A->epoch = 0; A->epoch < rc_->epochs && A->step < A->total; A->epoch++) {
+        if ((rc = order_fill(&A->ord, rc_->order_path, A->perm, A->n_train, rc_->seed, A->epoch))) return rc;
+        for (size_t s = 0; s < A->spe && A->step < A->total; s++) {
+            if (ls_stop_signal()) break; /* at a step boundary */
+            if ((rc = drift_step(A, s)) < 0) return rc;
+            if (rc == 1) break;
+        }
+        if (rc_->progress) fprintf(stderr, "\r%70s\r", "");
+        if (ls_stop_signal()) {
+            /* stop at this step boundary; what ran is still worth reading */
+            r->interrupted = ls_stop_signal();
+            r->interrupted_step = A->step;
+            break;
+        }
+        if (alive_engines(A) == 0) break;
+        if ((rc = drift_epoch_end(A))) return rc;
+    }
+    return 0;
+}
+
+/* Timing and memory per engine: from the child, or as recorded on the
+ * machine that ran a recording. */
+static int collect_engine_stats(audit *A) {
+    audit_result *r = A->r;
+    int rc;
+    for (int i = 0; i < r->n_engines; i++) {
+        const recording *rec = r->eng[i].available ? engine_recorded_get(A->e[i]) : NULL;
+        if (rec) {
+            r->eng[i].peak_rss = rec->peak_rss;
+            r->eng[i].timing = rec->timing;
+        } else if (r->eng[i].available && !r->eng[i].failed) {
+            if ((rc = remote_fetch_stats(A->e[i], &r->eng[i].peak_rss)) && !engine_gone(A, i)) return rc;
+            r->eng[i].timing = A->e[i]->timing;
+        } else if (r->eng[i].available) {
+            r->eng[i].timing = A->e[i]->timing;
+            if (!r->eng[i].is_ref) other_paths(&r->eng[i], A->e[i]);
+        }
+    }
+    r->compare_s = A->t_compare;
+    r->parent_peak_rss = ls_peak_rss();
+    return 0;
+}
+
+/* --save: each trained engine's final weights; with more than one, the
+ * engine's label goes into the name (w.safetensors -> w.cpu_threads=1.safetensors) */
+static int save_weights(audit *A) {
+    audit_result *r = A->r;
+    FILE *out = A->cfg.out;
+    int rc = 0;
+    if (!A->cfg.run.save_path || r->interrupted) return 0;
+    int n_save = 0;
+    for (int i = 0; i < r->n_engines; i++) {
+        const audit_engine *ae = &r->eng[i];
+        n_save += ae->available && !ae->is_ref && !ae->recorded && ae->repeat_of < 0 && !ae->failed;
+    }
+    for (int i = 0; i < r->n_engines && !rc; i++) {
+        const audit_engine *ae = &r->eng[i];
+        if (!ae->available || ae->is_ref || ae->recorded || ae->repeat_of >= 0 || ae->failed) continue;
+        char path[1200];
+        const char *sp = A->cfg.run.save_path, *dot = strrchr(sp, '.');
+        if (n_save == 1) snprintf(path, sizeof path, "%s", sp);
+        else {
+            char lab[96];
+            size_t k = 0;
+            for (const char *q = ae->label; *q && k + 1 < sizeof lab; q++) lab[k++] = *q == ':' ? '_' : *q;
+            lab[k] = 0;
+            int stem = dot && !strchr(dot, '/') ? (int)(dot - sp) : (int)strlen(sp);
+            snprintf(path, sizeof path, "%.*s.%s%s", stem, sp, lab, dot && !strchr(dot, '/') ? dot : ".safetensors");
+        }
+        if ((rc = train_save_weights(&A->cfg.run, &A->m, A->e[i], path, A->pf, r->total_steps)))
+            rc = ls_err_prefix(rc, "--save %s", path);
+        else if (out)
+            fprintf(out, "  saved %s's weights to %s\n", ae->label, path);
+    }
+    return rc;
+}
+
+/* Hand over to the commands layer what it needs after the engines are
+ * gone: the effective configuration (a recording's plan may have been
+ * adopted), the model, the data, and steps.jsonl complete under its
+ * temporary name (renamed into place with the rest of the report set). */
+static int hand_over(audit *A, double t_start) {
+    audit_result *r = A->r;
+    r->total_s = ls_now() - t_start;
+    r->cfg = A->cfg;
+    r->m = A->m;
+    r->n_shadows = A->n_shadows;
+    r->last_step = A->step;
+    if (A->cfg.out_dir) {
+        int bad = fflush(A->jsonl) != 0 || fsync(fileno(A->jsonl)) != 0, e = errno;
+        if (fclose(A->jsonl) != 0 && !bad) {
+            bad = 1;
+            e = errno;
+        }
+        A->jsonl = NULL;
+        if (bad) {
+            unlink(A->jsonl_tmp);
+            ls_tmp_unregister(A->jsonl_tmp);
+            return ls_err(LS_EIO, "%s: write failed: %s", A->jsonl_tmp, strerror(e));
+        }
+        snprintf(r->jsonl_path, sizeof r->jsonl_path, "%s", A->jsonl_path);
+        snprintf(r->jsonl_tmp, sizeof r->jsonl_tmp, "%s", A->jsonl_tmp);
+    }
+    r->ds = A->ds;
+    memset(&A->ds, 0, sizeof A->ds);
+    return 0;
+}
+
+/* Everything the driver holds, on every exit path (the result is the
+ * caller's). */
+static void audit_free(audit *A) {
+    if (A->jsonl) {
+        fclose(A->jsonl);
+        unlink(A->jsonl_tmp);
+        ls_tmp_unregister(A->jsonl_tmp);
+    }
+    for (int i = 0; i < AUDIT_MAX_ENGINES; i++) {
+        engine_free(A->e[i]);
+        free(A->fb[i]);
+        free(A->db[i]);
+    }
+    free(A->lead);
+    free(A->pf);
+    free(A->x);
+    free(A->y);
+    free(A->bound);
+    free(A->bound2);
+    free(A->bound3);
+    free(A->bound_tmp);
+    for (int pi = 0; pi < AUDIT_MAX_PAIRS; pi++)
+        for (int l = 0; l < MODEL_MAX_LAYERS; l++) free(A->flipmask[pi][l]);
+    free(A->pm);
+    free(A->pv);
+    free(A->perm);
+    order_free(&A->ord);
+    lsbuf_free(&A->line);
+    dataset_free(&A->ds);
+}
+
 int audit_drive(const audit_cfg *cfg, audit_result *res) {
     audit A;
     memset(&A, 0, sizeof A);
@@ -1167,334 +1610,19 @@ int audit_drive(const audit_cfg *cfg, audit_result *res) {
     A.cfg = *cfg;
     A.r = res ? res : local;
     memset(A.r, 0, sizeof *A.r);
-    audit_result *r = A.r;
     lsbuf_init(&A.line);
-    uint32_t *perm = NULL;
-    batch_order ord;
-    memset(&ord, 0, sizeof ord);
-    int rc;
     double t_start = ls_now();
-    const run_cfg *rc_ = &A.cfg.run;
-    FILE *out = A.cfg.out;
-
-    if (A.cfg.repeat < 1 || A.cfg.repeat > 2) {
-        rc = ls_err(LS_EINVAL, "--repeat must be 1 or 2");
+    int rc;
+    if ((rc = audit_setup(&A)) || (rc = alloc_buffers(&A)) || (rc = open_steps_jsonl(&A)) || (rc = set_initial(&A)))
         goto done;
-    }
-    if (rc_->epochs < 1 || rc_->epochs > 64) {
-        rc = ls_err(LS_EINVAL, "--epochs must be in 1..64 for an audit");
+    print_banner(&A);
+    if ((rc = attribution_phase(&A)) || (rc = drift_phase(&A)) || (rc = collect_engine_stats(&A)) ||
+        (rc = save_weights(&A)))
         goto done;
-    }
-    if ((rc = model_build(&A.m, rc_->model))) goto done;
-    if ((rc = check_audit_memory(&A))) goto done;
-    if ((rc = dataset_load_shape(&A.ds, rc_->data_dir, A.m.n_classes, A.m.in_h, A.m.in_w))) goto done;
-    run_apply_normalize(rc_, &A.ds);
-    if (A.ds.train.rows != A.m.in_h || A.ds.train.cols != A.m.in_w || A.m.in_c != 1) {
-        rc = ls_err(LS_EINVAL, "%s: images are %dx%d but model %s expects %dx%dx%d", A.ds.train.images_path,
-                    A.ds.train.rows, A.ds.train.cols, A.m.name, A.m.in_c, A.m.in_h, A.m.in_w);
-        goto done;
-    }
-    if ((rc = make_slots(&A))) goto done;
-    /* children first: nothing in this process has started OpenMP, oneDNN
-     * or CUDA yet, so each child begins clean */
-    if ((rc = make_engines(&A))) goto done;
-
-    size_t n_train = rc_->limit_train && rc_->limit_train < A.ds.train.n ? rc_->limit_train : A.ds.train.n;
-    size_t spe = steps_per_epoch(n_train, rc_->batch);
-    long total = (long)spe * rc_->epochs;
-    if (rc_->max_steps >= 0 && rc_->max_steps < total) total = rc_->max_steps;
-    r->total_steps = total;
-    r->batch = rc_->batch;
-    for (int i = 0; i < r->n_engines; i++) {
-        const recording *rec = r->eng[i].available ? engine_recorded_get(A.e[i]) : NULL;
-        if (rec && ((rc = recording_check_run(rec, rc_, &A.m, &A.ds, total)) || (rc = adopt_plan(&A, rec))))
-            goto done;
-    }
-    A.maxf = A.m.n_params;
-    size_t in = (size_t)A.m.in_c * A.m.in_h * A.m.in_w;
-    if (rc_->batch * in > A.maxf) A.maxf = rc_->batch * in;
-    for (int l = 0; l < A.m.n_layers; l++)
-        if (rc_->batch * layer_out_size(&A.m.layers[l]) > A.maxf) A.maxf = rc_->batch * layer_out_size(&A.m.layers[l]);
-    for (int i = 0; i < r->n_engines; i++) {
-        if (!r->eng[i].available) continue;
-        A.fb[i] = ls_malloc(A.maxf * sizeof(float));
-        if (!A.fb[i]) { rc = LS_ENOMEM; goto done; }
-        if (r->eng[i].is_ref && !(A.db[i] = ls_malloc(A.maxf * sizeof(double)))) { rc = LS_ENOMEM; goto done; }
-    }
-    for (int pi = 0; pi < r->n_pairs; pi++) {
-        audit_pair *p = &r->pair[pi];
-        p->param_rel_l2 = ls_malloc((size_t)(total ? total : 1) * sizeof(double));
-        p->param_max_ulp = ls_malloc((size_t)(total ? total : 1) * sizeof(double));
-        p->loss_diff = ls_malloc((size_t)(total ? total : 1) * sizeof(double));
-        if (!p->param_rel_l2 || !p->param_max_ulp || !p->loss_diff) { rc = LS_ENOMEM; goto done; }
-        for (long s = 0; s < total; s++) p->param_rel_l2[s] = p->param_max_ulp[s] = p->loss_diff[s] = NAN;
-    }
-    A.lead = ls_malloc(A.maxf * sizeof(float));
-    A.pf = ls_malloc(A.m.n_params * sizeof(float));
-    A.x = ls_malloc(rc_->batch * in * sizeof(float));
-    A.y = ls_malloc(rc_->batch * sizeof(int32_t));
-    A.bound = ls_malloc(A.maxf * sizeof(double));
-    A.bound2 = ls_malloc(A.maxf * sizeof(double));
-    A.bound3 = ls_malloc(A.maxf * sizeof(double));
-    A.bound_tmp = ls_malloc(A.maxf * sizeof(double));
-    A.pm = ls_malloc(A.m.n_params * sizeof(float));
-    A.pv = ls_malloc(A.m.n_params * sizeof(float));
-    perm = ls_malloc(n_train * sizeof *perm);
-    if (!A.lead || !A.pf || !A.x || !A.y || !A.bound || !A.bound2 || !A.bound3 || !A.bound_tmp || !A.pm || !A.pv ||
-        !perm) {
-        rc = LS_ENOMEM;
-        goto done;
-    }
-
-    if (A.cfg.out_dir) {
-        if (mkdir(A.cfg.out_dir, 0755) != 0 && errno != EEXIST) {
-            rc = ls_err(LS_EIO, "%s: cannot create the output directory: %s", A.cfg.out_dir, strerror(errno));
-            goto done;
-        }
-        snprintf(A.jsonl_path, sizeof A.jsonl_path, "%s/steps.jsonl", A.cfg.out_dir);
-        snprintf(A.jsonl_tmp, sizeof A.jsonl_tmp, "%s.tmp.%ld", A.jsonl_path, (long)getpid());
-        char rj[1100];
-        snprintf(rj, sizeof rj, "%s/run.json", A.cfg.out_dir);
-        if ((rc = ls_check_output_path(A.jsonl_path)) || (rc = ls_check_output_path(rj))) goto done;
-        unlink(A.jsonl_tmp); /* "x": never write through what was left under the temporary name */
-        A.jsonl = fopen(A.jsonl_tmp, "wx");
-        if (!A.jsonl) {
-            rc = ls_err(LS_EIO, "%s: cannot create: %s", A.jsonl_tmp, strerror(errno));
-            goto done;
-        }
-        ls_tmp_register(A.jsonl_tmp);
-    }
-
-    if ((rc = set_initial(&A))) goto done;
-
-    if (out) {
-        fprintf(out, "lockstep audit: %s (%zu parameters), %d epoch(s) of %zu images, batch %zu, seed %llu\n",
-                A.m.name, A.m.n_params, rc_->epochs, n_train, rc_->batch, (unsigned long long)rc_->seed);
-        if (A.cfg.attribution_steps > 0)
-            fprintf(out, "  attribution: isolated, %ld step(s) with the reference; drift: %s, %ld steps\n",
-                    A.cfg.attribution_steps, lockstep_mode_name(A.cfg.mode), total);
-        else
-            fprintf(out, "  mode %s, %ld steps\n", lockstep_mode_name(A.cfg.mode), total);
-        if (A.cfg.verbose) {
-            fprintf(out, "  full comparison at steps 1..%ld and every %ld steps; reference runs steps 1..%ld\n",
-                    A.cfg.ref_steps > 1 ? A.cfg.ref_steps : 1, A.cfg.audit_every, A.cfg.ref_steps);
-            fprintf(out, "  each engine runs in its own process; OMP_WAIT_POLICY=%s\n",
-                    getenv("OMP_WAIT_POLICY") ? getenv("OMP_WAIT_POLICY") : "(unset: active)");
-            for (int i = 0; i < r->n_engines; i++)
-                fprintf(out, "  engine %-26s %s\n", r->eng[i].label,
-                        r->eng[i].available ? (r->eng[i].describe ? r->eng[i].describe : "")
-                                            : r->eng[i].skip_reason);
-        }
-        fflush(out);
-    }
-
-    /* attribution: the first K batches in isolated mode with the reference,
-     * every engine fed the reference's inputs (rounded to fp32) so that each
-     * operation is judged by its own bound; then everyone back to the
-     * initial state for the drift phase */
-    int have_ref = 0;
-    for (int i = 0; i < r->n_engines; i++) have_ref |= r->eng[i].available && r->eng[i].is_ref;
-    r->drift_mode = A.cfg.mode;
-    if (A.cfg.attribution_steps > 0 && have_ref) {
-        long K = A.cfg.attribution_steps < (long)spe ? A.cfg.attribution_steps : (long)spe;
-        A.in_attr = 1;
-        A.mode_now = MODE_ISOLATED;
-        if ((rc = order_fill(&ord, rc_->order_path, perm, n_train, rc_->seed, 0))) goto done;
-        for (long s = 0; s < K; s++) {
-            size_t first = (size_t)s * rc_->batch, nb = n_train - first < rc_->batch ? n_train - first : rc_->batch;
-            data_make_batch(&A.ds.train, perm + first, 0, nb, A.x, A.y);
-            A.step = s + 1;
-            /* a recording cannot be fed another engine's inputs */
-            for (int i = 0; i < r->n_engines; i++)
-                A.active[i] = r->eng[i].available && !r->eng[i].recorded && !r->eng[i].failed;
-            if (ls_stop_signal()) break; /* at a step boundary */
-            if ((rc = step_once(&A, nb, 1))) {
-                if (!sweep_dead(&A)) goto done; /* a dead engine abandons the step, not the run */
-                rc = 0;
-            }
-            if (rc_->progress) fprintf(stderr, "\r  attribution step %ld/%ld   ", A.step, K);
-        }
-        r->attribution_steps = K;
-        for (int i = 0; i < r->n_engines; i++) r->eng[i].train_s[0] = 0; /* drift timing only */
-        for (int i = 0; i < r->n_engines; i++) r->eng[i].images[0] = 0;
-        A.step = 0;
-        A.in_attr = 0;
-        if ((rc = set_initial(&A))) goto done;
-    }
-    A.mode_now = A.cfg.mode;
-    for (A.epoch = 0; A.epoch < rc_->epochs && A.step < total; A.epoch++) {
-        if ((rc = order_fill(&ord, rc_->order_path, perm, n_train, rc_->seed, A.epoch))) goto done;
-        for (size_t s = 0; s < spe && A.step < total; s++) {
-            if (ls_stop_signal()) break; /* at a step boundary */
-            size_t first = s * rc_->batch, nb = n_train - first < rc_->batch ? n_train - first : rc_->batch;
-            double tb = ls_now();
-            data_make_batch(&A.ds.train, perm + first, 0, nb, A.x, A.y);
-            tb = ls_now() - tb;
-            A.step++;
-            /* shadows every K steps, and at every partial batch (the last
-             * of an epoch: plans for other batch sizes are other code) */
-            int shadow = A.cfg.audit_every > 0 && (A.step % A.cfg.audit_every == 0 || nb < rc_->batch);
-            int full = A.step <= (A.cfg.ref_steps > 1 ? A.cfg.ref_steps : 1) || shadow || A.step == total;
-            for (int i = 0; i < r->n_engines; i++) {
-                A.active[i] = r->eng[i].available && !r->eng[i].failed &&
-                              (!r->eng[i].is_ref || A.step <= A.cfg.ref_steps || shadow);
-                if (A.active[i]) {
-                    r->eng[i].train_s[A.epoch] += tb; /* each engine would have made the batch itself */
-                    r->eng[i].images[A.epoch] += nb;
-                }
-            }
-            if ((rc = step_once(&A, nb, full))) {
-                /* a dead engine abandons this step, not the run */
-                if (!sweep_dead(&A)) goto done;
-                rc = 0;
-            } else if (full && A.cfg.roundtrip) {
-                double tr = ls_now();
-                if ((rc = roundtrip(&A, nb)) && !sweep_dead(&A)) goto done;
-                rc = 0;
-                A.t_compare += ls_now() - tr;
-                r->roundtrip_s += ls_now() - tr;
-            }
-            if (A.jsonl && !A.write_errno && fflush(A.jsonl) != 0) A.write_errno = errno ? errno : EIO;
-            if (A.write_errno) {
-                rc = ls_err(LS_EIO, "%s: write failed at step %ld: %s (the run is stopped)", A.jsonl_tmp, A.step,
-                            strerror(A.write_errno));
-                goto done;
-            }
-            if (alive_engines(&A) == 0) break;
-            if (rc_->progress)
-                fprintf(stderr, "\r  epoch %d/%d  step %ld/%ld%s   ", A.epoch + 1, rc_->epochs, A.step, total,
-                        full ? "  (full comparison)" : "");
-        }
-        if (rc_->progress) fprintf(stderr, "\r%70s\r", "");
-        if (ls_stop_signal()) {
-            /* stop at this step boundary; what ran is still worth reading */
-            r->interrupted = ls_stop_signal();
-            r->interrupted_step = A.step;
-            break;
-        }
-        if (alive_engines(&A) == 0) break;
-        for (int i = 0; i < r->n_engines; i++) {
-            /* a recording's training time is the recorded one, not playback's */
-            const recording *rec = r->eng[i].available ? engine_recorded_get(A.e[i]) : NULL;
-            if (rec && A.epoch < rec->epochs_run) {
-                r->eng[i].train_s[A.epoch] = rec->ep[A.epoch].train_s;
-                r->eng[i].images[A.epoch] = rec->ep[A.epoch].images;
-            }
-        }
-        r->epochs_done = A.epoch + 1;
-        if (A.cfg.eval && (rc = evaluate(&A))) goto done;
-        if (out && A.cfg.eval) {
-            fprintf(out, "epoch %d:", A.epoch + 1);
-            for (int i = 0; i < r->n_engines; i++)
-                if (r->eng[i].available && !r->eng[i].is_ref)
-                    fprintf(out, "  %s %.2f%% (%.1f s)", r->eng[i].label, 100 * r->eng[i].test_acc[A.epoch],
-                            r->eng[i].train_s[A.epoch]);
-            fprintf(out, "\n");
-            fflush(out);
-        }
-    }
-    for (int i = 0; i < r->n_engines; i++) {
-        const recording *rec = r->eng[i].available ? engine_recorded_get(A.e[i]) : NULL;
-        if (rec) { /* timing and memory as recorded on the machine that ran it */
-            r->eng[i].peak_rss = rec->peak_rss;
-            r->eng[i].timing = rec->timing;
-        } else if (r->eng[i].available && !r->eng[i].failed) {
-            if ((rc = remote_fetch_stats(A.e[i], &r->eng[i].peak_rss))) {
-                if (!engine_gone(&A, i)) goto done;
-                rc = 0;
-            }
-            r->eng[i].timing = A.e[i]->timing;
-        } else if (r->eng[i].available) {
-            r->eng[i].timing = A.e[i]->timing;
-            if (!r->eng[i].is_ref) other_paths(&r->eng[i], A.e[i]);
-        }
-    }
-    r->compare_s = A.t_compare;
-    r->parent_peak_rss = ls_peak_rss();
-    /* --save: each trained engine's final weights; with more than one, the
-     * engine's label goes into the name (w.safetensors -> w.cpu_threads=1.safetensors) */
-    if (A.cfg.run.save_path && !r->interrupted) {
-        int n_save = 0;
-        for (int i = 0; i < r->n_engines; i++) {
-            const audit_engine *ae = &r->eng[i];
-            n_save += ae->available && !ae->is_ref && !ae->recorded && ae->repeat_of < 0 && !ae->failed;
-        }
-        for (int i = 0; i < r->n_engines && !rc; i++) {
-            const audit_engine *ae = &r->eng[i];
-            if (!ae->available || ae->is_ref || ae->recorded || ae->repeat_of >= 0 || ae->failed) continue;
-            char path[1200];
-            const char *sp = A.cfg.run.save_path, *dot = strrchr(sp, '.');
-            if (n_save == 1) snprintf(path, sizeof path, "%s", sp);
-            else {
-                char lab[96];
-                size_t k = 0;
-                for (const char *q = ae->label; *q && k + 1 < sizeof lab; q++) lab[k++] = *q == ':' ? '_' : *q;
-                lab[k] = 0;
-                int stem = dot && !strchr(dot, '/') ? (int)(dot - sp) : (int)strlen(sp);
-                snprintf(path, sizeof path, "%.*s.%s%s", stem, sp, lab, dot && !strchr(dot, '/') ? dot : ".safetensors");
-            }
-            if ((rc = train_save_weights(&A.cfg.run, &A.m, A.e[i], path, A.pf, r->total_steps)))
-                rc = ls_err_prefix(rc, "--save %s", path);
-            else if (out)
-                fprintf(out, "  saved %s's weights to %s\n", ae->label, path);
-        }
-        if (rc) goto done;
-    }
-    r->total_s = ls_now() - t_start;
-    /* what the commands layer needs after the engines are gone: the
-     * effective configuration (a recording's plan may have been adopted),
-     * the model, the data, and steps.jsonl complete under its temporary
-     * name (renamed into place with the rest of the report set) */
-    r->cfg = A.cfg;
-    r->m = A.m;
-    r->n_shadows = A.n_shadows;
-    r->last_step = A.step;
-    if (A.cfg.out_dir) {
-        int bad = fflush(A.jsonl) != 0 || fsync(fileno(A.jsonl)) != 0, e = errno;
-        if (fclose(A.jsonl) != 0 && !bad) {
-            bad = 1;
-            e = errno;
-        }
-        A.jsonl = NULL;
-        if (bad) {
-            unlink(A.jsonl_tmp);
-            ls_tmp_unregister(A.jsonl_tmp);
-            rc = ls_err(LS_EIO, "%s: write failed: %s", A.jsonl_tmp, strerror(e));
-            goto done;
-        }
-        snprintf(r->jsonl_path, sizeof r->jsonl_path, "%s", A.jsonl_path);
-        snprintf(r->jsonl_tmp, sizeof r->jsonl_tmp, "%s", A.jsonl_tmp);
-    }
-    r->ds = A.ds;
-    memset(&A.ds, 0, sizeof A.ds);
+    rc = hand_over(&A, t_start);
 done:
-    if (A.jsonl) {
-        fclose(A.jsonl);
-        unlink(A.jsonl_tmp);
-        ls_tmp_unregister(A.jsonl_tmp);
-    }
-    for (int i = 0; i < AUDIT_MAX_ENGINES; i++) {
-        engine_free(A.e[i]);
-        free(A.fb[i]);
-        free(A.db[i]);
-    }
-    free(A.lead);
-    free(A.pf);
-    free(A.x);
-    free(A.y);
-    free(A.bound);
-    free(A.bound2);
-    free(A.bound3);
-    free(A.bound_tmp);
-    for (int pi = 0; pi < AUDIT_MAX_PAIRS; pi++)
-        for (int l = 0; l < MODEL_MAX_LAYERS; l++) free(A.flipmask[pi][l]);
-    free(A.pm);
-    free(A.pv);
-    free(perm);
-    order_free(&ord);
-    lsbuf_free(&A.line);
-    dataset_free(&A.ds);
-    if (!res || rc) audit_result_free(r); /* on failure nothing is left for the caller to free */
+    audit_free(&A);
+    if (!res || rc) audit_result_free(A.r); /* on failure nothing is left for the caller to free */
     free(local);
     return rc;
 }

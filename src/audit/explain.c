@@ -759,144 +759,193 @@ static int matching_twin(const audit_result *r, const model *m, int pi, double *
     return -1;
 }
 
-static int rule_bounds(explain_list *L, const audit_result *r, const model *m) {
+/* bound exceeded, explained by a transform (Winograd/FFT) algorithm */
+static explain_finding *bound_transform(explain_list *L, const audit_engine *eb, const facts *fb, const char *lname,
+                                        const char *tr) {
+    explain_finding *f = add(L, "approximate-algorithm", EXPLAIN_PROBLEM);
+    if (!f) return NULL;
+    snprintf(f->cause, sizeof f->cause,
+             "Approximate algorithm: %s runs %s with a transform algorithm (%s). Winograd/FFT "
+             "convolutions compute the products in a transformed basis whose constants amplify rounding, "
+             "so their error is not bounded by the dot-product bound of fp32 arithmetic in any order.",
+             eb->label, lname, tr);
+    snprintf(f->fix, sizeof f->fix, "%s", strcmp(fb->kind, "cuda") == 0
+                                              ? "Use cuda:conv=gemm (refuse FFT and Winograd) or "
+                                                "cuda:algo=det."
+                                              : "Use algo=direct (cpu:algo=direct).");
+    return f;
+}
+
+/* bound exceeded, with the error signature of reduced-precision products */
+static explain_finding *bound_lowp(explain_list *L, const audit_result *r, const audit_engine *eb, const facts *fb,
+                                   int sig, double sig_w, int twin, double twin_spread) {
+    char b1[32];
+    explain_finding *f;
+    /* evidence first: the error pattern; the knob only corroborates */
+    f = add(L, "reduced-precision", EXPLAIN_PROBLEM);
+    if (!f) return NULL;
+    int knob_tf32 = uses_tf32(fb) || strcmp(facts_get(fb, "tf32"), "on") == 0;
+    int knob_bf16 = strcmp(facts_get(fb, "dtype"), "bf16") == 0;
+    snprintf(f->cause, sizeof f->cause,
+             "Reduced precision, by signature: every product tensor of %s lies within the bound of %s "
+             "arithmetic (largest ratio to that bound %s), some exceed the fp32 bound, and every exact, "
+             "loss and Adam tensor is within its fp32 rule: the error pattern of products whose inputs "
+             "were rounded to fewer mantissa bits, accumulated in fp32.",
+             eb->label, LOWP_KINDS[sig].name, fnum(b1, sizeof b1, sig_w));
+    if (twin >= 0)
+        cat(f->cause, sizeof f->cause, " Its per-tensor error matches the twin %s within %.2fx.",
+            r->eng[twin].label, twin_spread);
+    cat(f->cause, sizeof f->cause, " %s",
+        knob_tf32 ? "Its description agrees: TF32 math is on."
+        : knob_bf16 ? "Its description agrees: bf16 data."
+                    : "Its description names no reduced precision: a path the library does not report.");
+    snprintf(f->fix, sizeof f->fix, "%s", strcmp(fb->kind, "cuda") == 0
+                                              ? "Use cuda:math=fma (no TF32 tensor-core math); check "
+                                                "NVIDIA_TF32_OVERRIDE."
+                                              : "Use fp32 throughout (tf32=off, dtype=f32).");
+    return f;
+}
+
+/* bound exceeded with no explanation in the engine's description */
+static explain_finding *bound_unexplained(explain_list *L, const audit_engine *eb, layer_kind kind, int how,
+                                          const char *lname) {
+    explain_finding *f = add(L, "bound-exceeded", EXPLAIN_PROBLEM);
+    if (!f) return NULL;
+    if (kind == LAYER_MAXPOOL && how == 1)
+        snprintf(f->cause, sizeof f->cause,
+                 "Max-pool backward is exact in fp32, so any difference is routing: consistent with a "
+                 "different tie rule (which of equal maxima receives the gradient) in %s than in the "
+                 "reference.",
+                 eb->label);
+    else if (kind == LAYER_CONV || kind == LAYER_DENSE)
+        snprintf(f->cause, sizeof f->cause,
+                 "Not consistent with fp32 rounding in any order, and %s's description names neither a "
+                 "transform algorithm nor TF32 for %s: a bug, or a reduced-precision or approximate path "
+                 "the library does not report.",
+                 eb->label, lname);
+    else
+        snprintf(f->cause, sizeof f->cause,
+                 "%s is exact (or a single rounding) in fp32 given the same input, yet %s differs from "
+                 "the reference: a bug in this layer of %s.",
+                 lname, eb->label, eb->label);
+    snprintf(f->fix, sizeof f->fix, "Ablate %s's knobs one at a time on this layer (--mode isolated), "
+                                    "and report it with the tensor named here.", eb->label);
+    return f;
+}
+
+/* where, when, title and the layer's bound ratios: every bound finding's */
+static void bound_finish(explain_finding *f, const audit_result *r, const model *m, int pi, int s, int l,
+                         double sig_w) {
+    char b1[32];
+    const audit_pair *p = &r->pair[pi];
+    const audit_slot_stats *ss = &p->slot[s];
+    const audit_engine *eb = &r->eng[p->b];
+    const char *lname = l >= 0 ? m->layers[l].name : "loss";
+    double q = ss->max_bound_ratio;
+    set_pair(f, r, pi);
+    set_slot(f, r, m, s);
+    f->step = ss->worst_ratio_step ? ss->worst_ratio_step : ss->worst_step;
+    f->ratio = q;
+    if (strcmp(f->rule, "reduced-precision") == 0)
+        snprintf(f->title, sizeof f->title, "%s: exceeds the fp32 bound (ratio %s in %s), with the error "
+                                            "signature of %s", eb->label, fnum(b1, sizeof b1, q),
+                 r->slot_name[s], sig_w >= 0 && strstr(f->cause, "bf16 (") ? "bf16" : "TF32");
+    else
+        snprintf(f->title, sizeof f->title, "%s: %s error exceeds the fp32 bound (ratio %s) in %s", eb->label,
+                 lname, fnum(b1, sizeof b1, q), r->slot_name[s]);
+    cat(f->evidence, sizeof f->evidence, "Bound ratio (error / a-priori fp32 bound, any summation order) vs %s:",
+        r->eng[p->a].label);
+    int listed = 0;
+    for (int t = 0; t < r->n_slots; t++) {
+        int how2, l2 = slot_layer(r, m, t, &how2);
+        const audit_slot_stats *st = &p->slot[t];
+        if (l2 != l || !st->n_steps || st->max_bound_ratio < 0) continue;
+        char b2[32];
+        cat(f->evidence, sizeof f->evidence, "%s %s %s (%s ULP)", listed ? ";" : "", r->slot_name[t],
+            fnum(b1, sizeof b1, st->max_bound_ratio), fnum(b2, sizeof b2, st->max_ulp));
+        listed++;
+    }
+    cat(f->evidence, sizeof f->evidence, ". Ratio <= 1 reads consistent with fp32 rounding; > 1 cannot be "
+                                         "fp32 rounding in any order.");
+    if (isinf(q))
+        cat(f->evidence, sizeof f->evidence,
+            " An infinite ratio means an element whose bound is 0 (every product in its sum is exactly 0, or "
+            "the layer is exact) came out different from the exact value.");
+}
+
+/* every bounded tensor of the pair within its fp32 bound */
+static int bound_within(explain_list *L, const audit_result *r, const model *m, int pi, int n_bounded, int worst) {
     char b1[32], org[64];
+    const audit_pair *p = &r->pair[pi];
+    const audit_engine *eb = &r->eng[p->b];
+    explain_finding *f = add(L, "within-bound", EXPLAIN_OK);
+    if (!f) return LS_ENOMEM;
+    set_pair(f, r, pi);
+    set_slot(f, r, m, worst);
+    snprintf(f->title, sizeof f->title, "%s: every bounded tensor is within the fp32 bound (max ratio %s)",
+             eb->label, fnum(b1, sizeof b1, p->slot[worst].max_bound_ratio));
+    snprintf(f->cause, sizeof f->cause,
+             "Given the same fp32 inputs as the exact reference (isolated mode), each layer's error is within "
+             "the worst-case bound of fp32 arithmetic in some summation order.");
+    snprintf(f->evidence, sizeof f->evidence,
+             "%d tensors bounded; the largest ratio is %s at %s (%s). The bound covers one layer given its "
+             "inputs, not error accumulated over steps.",
+             n_bounded, fnum(b1, sizeof b1, p->slot[worst].max_bound_ratio), r->slot_name[worst],
+             explain_slot_origin(r, m, worst, org, sizeof org));
+    snprintf(f->fix, sizeof f->fix, "Nothing to fix: the differences from the reference are fp32 rounding.");
+    return LS_OK;
+}
+
+/* One engine against its reference: a finding per layer over the bound
+ * (one for the whole engine when the error has a reduced-precision
+ * signature), or one saying that every bounded tensor is within. */
+static int rule_bounds_pair(explain_list *L, const audit_result *r, const model *m, int pi) {
+    const audit_pair *p = &r->pair[pi];
+    const audit_engine *eb = &r->eng[p->b];
+    facts fb;
+    engine_facts(&fb, eb);
+    int n_bounded = 0, worst = -1;
+    int done_layer[MODEL_MAX_LAYERS + 1] = {0};
+    int sig_done = 0;
+    for (int s = 0; s < r->n_slots; s++) {
+        const audit_slot_stats *ss = &p->slot[s];
+        if (!ss->n_steps || ss->max_bound_ratio < 0) continue;
+        n_bounded++;
+        double q = ss->max_bound_ratio;
+        if (worst < 0 || !(q <= p->slot[worst].max_bound_ratio)) worst = s;
+        if (q <= 1) continue;
+        int how, l = slot_layer(r, m, s, &how);
+        if (done_layer[l + 1]) continue;
+        done_layer[l + 1] = 1;
+        explain_finding *f = NULL;
+        char tr[300];
+        const char *lname = l >= 0 ? m->layers[l].name : "loss";
+        layer_kind kind = l >= 0 ? m->layers[l].kind : LAYER_FLATTEN;
+        int transform = l >= 0 && layer_transforms(eb->describe, lname, tr, sizeof tr) > 0;
+        double sig_w = 0, twin_spread = 0;
+        int sig = transform ? -1 : lowp_signature(r, m, p, &sig_w);
+        if (sig >= 0 && sig_done) continue; /* one finding names the arithmetic for the whole engine */
+        sig_done |= sig >= 0;
+        int twin = sig >= 0 ? matching_twin(r, m, pi, &twin_spread) : -1;
+        if (transform) f = bound_transform(L, eb, &fb, lname, tr);
+        else if (sig >= 0) f = bound_lowp(L, r, eb, &fb, sig, sig_w, twin, twin_spread);
+        else f = bound_unexplained(L, eb, kind, how, lname);
+        if (!f) return LS_ENOMEM;
+        bound_finish(f, r, m, pi, s, l, sig_w);
+    }
+    if (n_bounded > 0 && worst >= 0 && p->slot[worst].max_bound_ratio <= 1)
+        return bound_within(L, r, m, pi, n_bounded, worst);
+    return LS_OK;
+}
+
+static int rule_bounds(explain_list *L, const audit_result *r, const model *m) {
     for (int pi = 0; pi < r->n_pairs; pi++) {
         const audit_pair *p = &r->pair[pi];
         /* a repeat's findings would repeat its first run's (determinism is
          * rule_determinism's business) */
         if (!r->eng[p->a].is_ref || r->eng[p->b].repeat_of >= 0) continue;
-        const audit_engine *eb = &r->eng[p->b];
-        facts fb;
-        engine_facts(&fb, eb);
-        int n_bounded = 0, worst = -1;
-        int done_layer[MODEL_MAX_LAYERS + 1] = {0};
-        int sig_done = 0;
-        for (int s = 0; s < r->n_slots; s++) {
-            const audit_slot_stats *ss = &p->slot[s];
-            if (!ss->n_steps || ss->max_bound_ratio < 0) continue;
-            n_bounded++;
-            double q = ss->max_bound_ratio;
-            if (worst < 0 || !(q <= p->slot[worst].max_bound_ratio)) worst = s;
-            if (q <= 1) continue;
-            int how, l = slot_layer(r, m, s, &how);
-            if (done_layer[l + 1]) continue;
-            done_layer[l + 1] = 1;
-            explain_finding *f = NULL;
-            char tr[300];
-            const char *lname = l >= 0 ? m->layers[l].name : "loss";
-            layer_kind kind = l >= 0 ? m->layers[l].kind : LAYER_FLATTEN;
-            int transform = l >= 0 && layer_transforms(eb->describe, lname, tr, sizeof tr) > 0;
-            double sig_w = 0, twin_spread = 0;
-            int sig = transform ? -1 : lowp_signature(r, m, p, &sig_w);
-            if (sig >= 0 && sig_done) continue; /* one finding names the arithmetic for the whole engine */
-            sig_done |= sig >= 0;
-            int twin = sig >= 0 ? matching_twin(r, m, pi, &twin_spread) : -1;
-            if (transform) {
-                f = add(L, "approximate-algorithm", EXPLAIN_PROBLEM);
-                if (!f) return LS_ENOMEM;
-                snprintf(f->cause, sizeof f->cause,
-                         "Approximate algorithm: %s runs %s with a transform algorithm (%s). Winograd/FFT "
-                         "convolutions compute the products in a transformed basis whose constants amplify rounding, "
-                         "so their error is not bounded by the dot-product bound of fp32 arithmetic in any order.",
-                         eb->label, lname, tr);
-                snprintf(f->fix, sizeof f->fix, "%s", strcmp(fb.kind, "cuda") == 0
-                                                          ? "Use cuda:conv=gemm (refuse FFT and Winograd) or "
-                                                            "cuda:algo=det."
-                                                          : "Use algo=direct (cpu:algo=direct).");
-            } else if (sig >= 0) {
-                /* evidence first: the error pattern; the knob only corroborates */
-                f = add(L, "reduced-precision", EXPLAIN_PROBLEM);
-                if (!f) return LS_ENOMEM;
-                int knob_tf32 = uses_tf32(&fb) || strcmp(facts_get(&fb, "tf32"), "on") == 0;
-                int knob_bf16 = strcmp(facts_get(&fb, "dtype"), "bf16") == 0;
-                snprintf(f->cause, sizeof f->cause,
-                         "Reduced precision, by signature: every product tensor of %s lies within the bound of %s "
-                         "arithmetic (largest ratio to that bound %s), some exceed the fp32 bound, and every exact, "
-                         "loss and Adam tensor is within its fp32 rule: the error pattern of products whose inputs "
-                         "were rounded to fewer mantissa bits, accumulated in fp32.",
-                         eb->label, LOWP_KINDS[sig].name, fnum(b1, sizeof b1, sig_w));
-                if (twin >= 0)
-                    cat(f->cause, sizeof f->cause, " Its per-tensor error matches the twin %s within %.2fx.",
-                        r->eng[twin].label, twin_spread);
-                cat(f->cause, sizeof f->cause, " %s",
-                    knob_tf32 ? "Its description agrees: TF32 math is on."
-                    : knob_bf16 ? "Its description agrees: bf16 data."
-                                : "Its description names no reduced precision: a path the library does not report.");
-                snprintf(f->fix, sizeof f->fix, "%s", strcmp(fb.kind, "cuda") == 0
-                                                          ? "Use cuda:math=fma (no TF32 tensor-core math); check "
-                                                            "NVIDIA_TF32_OVERRIDE."
-                                                          : "Use fp32 throughout (tf32=off, dtype=f32).");
-            } else {
-                f = add(L, "bound-exceeded", EXPLAIN_PROBLEM);
-                if (!f) return LS_ENOMEM;
-                if (kind == LAYER_MAXPOOL && how == 1)
-                    snprintf(f->cause, sizeof f->cause,
-                             "Max-pool backward is exact in fp32, so any difference is routing: consistent with a "
-                             "different tie rule (which of equal maxima receives the gradient) in %s than in the "
-                             "reference.",
-                             eb->label);
-                else if (kind == LAYER_CONV || kind == LAYER_DENSE)
-                    snprintf(f->cause, sizeof f->cause,
-                             "Not consistent with fp32 rounding in any order, and %s's description names neither a "
-                             "transform algorithm nor TF32 for %s: a bug, or a reduced-precision or approximate path "
-                             "the library does not report.",
-                             eb->label, lname);
-                else
-                    snprintf(f->cause, sizeof f->cause,
-                             "%s is exact (or a single rounding) in fp32 given the same input, yet %s differs from "
-                             "the reference: a bug in this layer of %s.",
-                             lname, eb->label, eb->label);
-                snprintf(f->fix, sizeof f->fix, "Ablate %s's knobs one at a time on this layer (--mode isolated), "
-                                                "and report it with the tensor named here.", eb->label);
-            }
-            set_pair(f, r, pi);
-            set_slot(f, r, m, s);
-            f->step = ss->worst_ratio_step ? ss->worst_ratio_step : ss->worst_step;
-            f->ratio = q;
-            if (strcmp(f->rule, "reduced-precision") == 0)
-                snprintf(f->title, sizeof f->title, "%s: exceeds the fp32 bound (ratio %s in %s), with the error "
-                                                    "signature of %s", eb->label, fnum(b1, sizeof b1, q),
-                         r->slot_name[s], sig_w >= 0 && strstr(f->cause, "bf16 (") ? "bf16" : "TF32");
-            else
-                snprintf(f->title, sizeof f->title, "%s: %s error exceeds the fp32 bound (ratio %s) in %s", eb->label,
-                         lname, fnum(b1, sizeof b1, q), r->slot_name[s]);
-            cat(f->evidence, sizeof f->evidence, "Bound ratio (error / a-priori fp32 bound, any summation order) vs %s:",
-                r->eng[p->a].label);
-            int listed = 0;
-            for (int t = 0; t < r->n_slots; t++) {
-                int how2, l2 = slot_layer(r, m, t, &how2);
-                const audit_slot_stats *st = &p->slot[t];
-                if (l2 != l || !st->n_steps || st->max_bound_ratio < 0) continue;
-                char b2[32];
-                cat(f->evidence, sizeof f->evidence, "%s %s %s (%s ULP)", listed ? ";" : "", r->slot_name[t],
-                    fnum(b1, sizeof b1, st->max_bound_ratio), fnum(b2, sizeof b2, st->max_ulp));
-                listed++;
-            }
-            cat(f->evidence, sizeof f->evidence, ". Ratio <= 1 reads consistent with fp32 rounding; > 1 cannot be "
-                                                 "fp32 rounding in any order.");
-            if (isinf(q))
-                cat(f->evidence, sizeof f->evidence,
-                    " An infinite ratio means an element whose bound is 0 (every product in its sum is exactly 0, or "
-                    "the layer is exact) came out different from the exact value.");
-        }
-        if (n_bounded > 0 && worst >= 0 && p->slot[worst].max_bound_ratio <= 1) {
-            explain_finding *f = add(L, "within-bound", EXPLAIN_OK);
-            if (!f) return LS_ENOMEM;
-            set_pair(f, r, pi);
-            set_slot(f, r, m, worst);
-            snprintf(f->title, sizeof f->title, "%s: every bounded tensor is within the fp32 bound (max ratio %s)",
-                     eb->label, fnum(b1, sizeof b1, p->slot[worst].max_bound_ratio));
-            snprintf(f->cause, sizeof f->cause,
-                     "Given the same fp32 inputs as the exact reference (isolated mode), each layer's error is within "
-                     "the worst-case bound of fp32 arithmetic in some summation order.");
-            snprintf(f->evidence, sizeof f->evidence,
-                     "%d tensors bounded; the largest ratio is %s at %s (%s). The bound covers one layer given its "
-                     "inputs, not error accumulated over steps.",
-                     n_bounded, fnum(b1, sizeof b1, p->slot[worst].max_bound_ratio), r->slot_name[worst],
-                     explain_slot_origin(r, m, worst, org, sizeof org));
-            snprintf(f->fix, sizeof f->fix, "Nothing to fix: the differences from the reference are fp32 rounding.");
-        }
+        int rc = rule_bounds_pair(L, r, m, pi);
+        if (rc) return rc;
     }
     return LS_OK;
 }
@@ -914,8 +963,169 @@ static int vendor_math_case(const audit_result *r, const audit_pair *p, int s) {
 
 static const char *math_knob(const facts *f) { return strcmp(f->kind, "cuda") == 0 ? "expm" : "math"; }
 
+/* two engines bitwise equal over the whole run */
+static int pair_equal_finding(explain_list *L, const audit_result *r, int pi, int nd, const char *diff, long nst,
+                              long ncmp) {
+    const audit_pair *p = &r->pair[pi];
+    const audit_engine *ea = &r->eng[p->a], *eb = &r->eng[p->b];
+    explain_finding *f = add(L, "bitwise-equal", EXPLAIN_OK);
+    if (!f) return LS_ENOMEM;
+    set_pair(f, r, pi);
+    snprintf(f->title, sizeof f->title, "%s and %s are bitwise equal: interchangeable bit for bit on this run",
+             ea->label, eb->label);
+    snprintf(f->cause, sizeof f->cause, "%s%s", nd ? "They differ in " : "They differ in no numeric setting.",
+             nd ? diff : "");
+    if (nd) cat(f->cause, sizeof f->cause, ", which did not change a single bit here.");
+    snprintf(f->evidence, sizeof f->evidence,
+             "Parameters bitwise equal after each of %ld steps; %ld tensor comparisons, all bitwise equal.",
+             nst, ncmp);
+    snprintf(f->fix, sizeof f->fix, "Nothing to fix. Measured for this model, batch size and machine only.");
+    return LS_OK;
+}
+
+/* equal forward, different loss: the exp/log they call */
+static explain_finding *pair_vendor_math(explain_list *L, const audit_engine *ea, const audit_engine *eb,
+                                         const facts *fa, const facts *fb) {
+    explain_finding *f;
+    int both_portable = strcmp(facts_get(fa, math_knob(fa)), "portable") == 0 &&
+                        strcmp(facts_get(fb, math_knob(fb)), "portable") == 0;
+    f = add(L, "vendor-math", both_portable ? EXPLAIN_PROBLEM : EXPLAIN_CAUSE);
+    if (!f) return NULL;
+    snprintf(f->title, sizeof f->title, "%s vs %s: equal forward, different loss: exp/log", ea->label,
+             eb->label);
+    if (both_portable)
+        snprintf(f->cause, sizeof f->cause,
+                 "Unexpected: both engines use the portable exp/log and the same loss code (ops_elem.h) on "
+                 "bitwise-equal logits, so the loss should be bitwise equal: a bug.");
+    else
+        snprintf(f->cause, sizeof f->cause,
+                 "Every forward activation, the logits included, was bitwise equal, and the loss and its "
+                 "gradient are the same lockstep code in every engine; what differs is the exp/log it calls. "
+                 "Consistent with vendor math functions (%s: %s=%s, %s: %s=%s) that round differently.",
+                 ea->label, math_knob(fa), facts_get(fa, math_knob(fa))[0] ? facts_get(fa, math_knob(fa)) : "vendor",
+                 eb->label, math_knob(fb), facts_get(fb, math_knob(fb))[0] ? facts_get(fb, math_knob(fb)) : "vendor");
+    snprintf(f->fix, sizeof f->fix, "Use the portable exp/log on both: math=portable (cpu), expm=portable "
+                                    "(cuda).");
+    return f;
+}
+
+/* The cause and fix of a pair that differs in exactly one knob, per knob:
+ * s is the first tensor to differ (-1: none). */
+static void knob_cause(explain_finding *f, const audit_result *r, const model *m, int s, const audit_engine *ea,
+                       const audit_engine *eb, const facts *fa, const char *knob, const char *va, const char *vb,
+                       int grad) {
+    if (strcmp(knob, "perturb") == 0) {
+        snprintf(f->rule, sizeof f->rule, "noise-floor");
+        f->severity = EXPLAIN_INFO;
+        snprintf(f->title, sizeof f->title, "Noise floor: %s vs %s (same engine, initial weights moved by "
+                                            "%s ULP)", ea->label, eb->label, va[0] ? va : vb);
+        snprintf(f->cause, sizeof f->cause,
+                 "The same engine started from initial weights that differ by at most a few roundings: how "
+                 "far training amplifies a difference no larger than fp32 rounding. Differences between "
+                 "engines of this size are indistinguishable from rounding noise.");
+        snprintf(f->fix, sizeof f->fix, "Nothing to fix: this is the yardstick for the other pairs.");
+    } else if (strcmp(knob, "threads") == 0) {
+        snprintf(f->cause, sizeof f->cause,
+                 "Different summation order: with threads=%s vs %s the library splits its reductions "
+                 "differently across threads and adds the partial sums in another order; fp32 addition is "
+                 "not associative, so the last bits differ.%s",
+                 va, vb,
+                 grad ? " The first tensor to differ is a gradient, a reduction over the whole batch: "
+                        "consistent with the batch reduction of the weight gradient being split across "
+                        "threads."
+                      : "");
+        snprintf(f->fix, sizeof f->fix, "Use the same thread count on both (threads=%s, say) to get the same "
+                                        "bits; it is an ordering difference, not an error.", va);
+    } else if (strcmp(knob, "algo") == 0 && strcmp(fa->kind, "cpu") == 0) {
+        char tr[300] = "";
+        const audit_engine *w = strstr(va, "wino") || strcmp(va, "auto") == 0 ? ea : eb;
+        int ho, l = s >= 0 ? slot_layer(r, m, s, &ho) : -1;
+        int t = l >= 0 && layer_transforms(w->describe, m->layers[l].name, tr, sizeof tr) > 0;
+        snprintf(f->cause, sizeof f->cause, "Different convolution algorithm (algo=%s vs %s).", va, vb);
+        if (t)
+            cat(f->cause, sizeof f->cause, " Per its description %s runs %s as: %s.", w->label,
+                m->layers[l].name, tr);
+        cat(f->cause, sizeof f->cause,
+            " Winograd computes a convolution from transformed tiles: fewer multiplications, but the "
+            "transforms amplify rounding, so it is an approximate algorithm whose error is not covered by the "
+            "fp32 dot-product bound (see the bound ratios against the reference, where measured).");
+        snprintf(f->fix, sizeof f->fix, "Use algo=direct on both.");
+    } else if (strcmp(knob, "math") == 0 && strcmp(fa->kind, "cuda") == 0) {
+        snprintf(f->cause, sizeof f->cause,
+                 "Different math mode (math=%s vs %s): TF32 rounds the inputs of convolution and dense "
+                 "products to a 10-bit mantissa (unit roundoff 2^-11 vs 2^-24): reduced precision.",
+                 va, vb);
+        snprintf(f->fix, sizeof f->fix, "Use cuda:math=fma on both.");
+    } else if (strcmp(knob, "tf32") == 0 || strcmp(knob, "dtype") == 0) {
+        snprintf(f->cause, sizeof f->cause,
+                 "Reduced precision (%s=%s vs %s): one side rounds the inputs of every convolution and dense "
+                 "product to %s before fp32 accumulation; whether each side's error is that arithmetic is "
+                 "answered by its signature against the reference.",
+                 knob, va, vb, strcmp(knob, "tf32") == 0 ? "TF32 (10-bit mantissa)" : "bf16 (7-bit mantissa)");
+        snprintf(f->fix, sizeof f->fix, "Use fp32 on both (tf32=off, dtype=f32).");
+    } else if (strcmp(knob, "math") == 0 || strcmp(knob, "expm") == 0) {
+        snprintf(f->cause, sizeof f->cause,
+                 "Different exp/log in the loss (%s=%s vs %s): vendor and portable functions round "
+                 "differently by up to an ULP.",
+                 knob, va, vb);
+        snprintf(f->fix, sizeof f->fix, "Use %s=portable on both.", knob);
+    } else if (strcmp(knob, "algo") == 0) {
+        snprintf(f->cause, sizeof f->cause,
+                 "Different algorithm policy (algo=%s vs %s): different cuDNN algorithms sum in different "
+                 "orders (and 'fast' may pick transform algorithms or atomics).",
+                 va, vb);
+        snprintf(f->fix, sizeof f->fix, "Use algo=det on both.");
+    } else {
+        snprintf(f->cause, sizeof f->cause,
+                 "Different %s (%s vs %s): the library picks other kernels (vector width, blocking), so "
+                 "products are summed in another order.",
+                 knob, va, vb);
+        snprintf(f->fix, sizeof f->fix, "Use the same %s on both.", knob);
+    }
+}
+
+/* two engines of the same kind that differ in one knob */
+static explain_finding *pair_knob(explain_list *L, const audit_result *r, const model *m, int s,
+                                  const audit_engine *ea, const audit_engine *eb, const facts *fa, const facts *fb,
+                                  const char *knob) {
+    explain_finding *f = add(L, "knob", EXPLAIN_CAUSE);
+    if (!f) return NULL;
+    snprintf(f->title, sizeof f->title, "%s vs %s differ only in %s", ea->label, eb->label, knob);
+    const char *va = facts_get(fa, knob), *vb = facts_get(fb, knob);
+    int grad = s >= 0 && ends_with(r->slot_name[s], ".grad");
+    knob_cause(f, r, m, s, ea, eb, fa, knob, va, vb, grad);
+    return f;
+}
+
+/* two engines that differ in more than one way (or in none they report) */
+static explain_finding *pair_divergence(explain_list *L, const audit_result *r, int s, const audit_engine *ea,
+                                        const audit_engine *eb, const facts *fa, const facts *fb, int same_kind,
+                                        int nd, const char *diff) {
+    explain_finding *f = add(L, "divergence", EXPLAIN_CAUSE);
+    if (!f) return NULL;
+    snprintf(f->title, sizeof f->title, "%s vs %s: first differ in %s", ea->label, eb->label,
+             s >= 0 ? r->slot_name[s] : "the parameters");
+    if (!same_kind)
+        snprintf(f->cause, sizeof f->cause,
+                 "Different libraries (%s vs %s): different kernels, blockings and summation orders. Which "
+                 "side is closer to exact arithmetic is answered by the bound ratios against the reference.",
+                 fa->kind, fb->kind);
+    else if (nd > 1)
+        snprintf(f->cause, sizeof f->cause,
+                 "They differ in %d settings (%s): this run cannot attribute the difference to one of them.",
+                 nd, diff);
+    else
+        snprintf(f->cause, sizeof f->cause,
+                 "Same kind and no numeric setting differs, yet the bits differ: consistent with "
+                 "run-to-run non-determinism (check with --repeat 2).");
+    snprintf(f->fix, sizeof f->fix, "%s", nd > 1 ? "Ablate one knob at a time: add engines that differ in "
+                                                   "exactly one setting."
+                                                 : "Judge each engine against the reference in --mode "
+                                                   "isolated; align the settings that differ.");
+    return f;
+}
+
 static int rule_pairs(explain_list *L, const audit_result *r, const model *m) {
-    char b1[32];
     for (int pi = 0; pi < r->n_pairs; pi++) {
         const audit_pair *p = &r->pair[pi];
         const audit_engine *ea = &r->eng[p->a], *eb = &r->eng[p->b];
@@ -931,146 +1141,21 @@ static int rule_pairs(explain_list *L, const audit_result *r, const model *m) {
         int nd = same_kind ? facts_diff(&fa, &fb, diff, sizeof diff, &knob) : 0;
         long ncmp, nst = pair_compared(r, p, &ncmp);
         if (pair_equal(r, p)) {
-            explain_finding *f = add(L, "bitwise-equal", EXPLAIN_OK);
-            if (!f) return LS_ENOMEM;
-            set_pair(f, r, pi);
-            snprintf(f->title, sizeof f->title, "%s and %s are bitwise equal: interchangeable bit for bit on this run",
-                     ea->label, eb->label);
-            snprintf(f->cause, sizeof f->cause, "%s%s", nd ? "They differ in " : "They differ in no numeric setting.",
-                     nd ? diff : "");
-            if (nd) cat(f->cause, sizeof f->cause, ", which did not change a single bit here.");
-            snprintf(f->evidence, sizeof f->evidence,
-                     "Parameters bitwise equal after each of %ld steps; %ld tensor comparisons, all bitwise equal.",
-                     nst, ncmp);
-            snprintf(f->fix, sizeof f->fix, "Nothing to fix. Measured for this model, batch size and machine only.");
+            if (pair_equal_finding(L, r, pi, nd, diff, nst, ncmp)) return LS_ENOMEM;
             continue;
         }
         int s = first_diff_slot(r, p);
         explain_finding *f;
-        if (vendor_math_case(r, p, s)) {
-            int both_portable = strcmp(facts_get(&fa, math_knob(&fa)), "portable") == 0 &&
-                                strcmp(facts_get(&fb, math_knob(&fb)), "portable") == 0;
-            f = add(L, "vendor-math", both_portable ? EXPLAIN_PROBLEM : EXPLAIN_CAUSE);
-            if (!f) return LS_ENOMEM;
-            snprintf(f->title, sizeof f->title, "%s vs %s: equal forward, different loss: exp/log", ea->label,
-                     eb->label);
-            if (both_portable)
-                snprintf(f->cause, sizeof f->cause,
-                         "Unexpected: both engines use the portable exp/log and the same loss code (ops_elem.h) on "
-                         "bitwise-equal logits, so the loss should be bitwise equal: a bug.");
-            else
-                snprintf(f->cause, sizeof f->cause,
-                         "Every forward activation, the logits included, was bitwise equal, and the loss and its "
-                         "gradient are the same lockstep code in every engine; what differs is the exp/log it calls. "
-                         "Consistent with vendor math functions (%s: %s=%s, %s: %s=%s) that round differently.",
-                         ea->label, math_knob(&fa), facts_get(&fa, math_knob(&fa))[0] ? facts_get(&fa, math_knob(&fa)) : "vendor",
-                         eb->label, math_knob(&fb), facts_get(&fb, math_knob(&fb))[0] ? facts_get(&fb, math_knob(&fb)) : "vendor");
-            snprintf(f->fix, sizeof f->fix, "Use the portable exp/log on both: math=portable (cpu), expm=portable "
-                                            "(cuda).");
-        } else if (same_kind && nd == 1) {
-            f = add(L, "knob", EXPLAIN_CAUSE);
-            if (!f) return LS_ENOMEM;
-            snprintf(f->title, sizeof f->title, "%s vs %s differ only in %s", ea->label, eb->label, knob);
-            const char *va = facts_get(&fa, knob), *vb = facts_get(&fb, knob);
-            int grad = s >= 0 && ends_with(r->slot_name[s], ".grad");
-            if (strcmp(knob, "perturb") == 0) {
-                snprintf(f->rule, sizeof f->rule, "noise-floor");
-                f->severity = EXPLAIN_INFO;
-                snprintf(f->title, sizeof f->title, "Noise floor: %s vs %s (same engine, initial weights moved by "
-                                                    "%s ULP)", ea->label, eb->label, va[0] ? va : vb);
-                snprintf(f->cause, sizeof f->cause,
-                         "The same engine started from initial weights that differ by at most a few roundings: how "
-                         "far training amplifies a difference no larger than fp32 rounding. Differences between "
-                         "engines of this size are indistinguishable from rounding noise.");
-                snprintf(f->fix, sizeof f->fix, "Nothing to fix: this is the yardstick for the other pairs.");
-            } else if (strcmp(knob, "threads") == 0) {
-                snprintf(f->cause, sizeof f->cause,
-                         "Different summation order: with threads=%s vs %s the library splits its reductions "
-                         "differently across threads and adds the partial sums in another order; fp32 addition is "
-                         "not associative, so the last bits differ.%s",
-                         va, vb,
-                         grad ? " The first tensor to differ is a gradient, a reduction over the whole batch: "
-                                "consistent with the batch reduction of the weight gradient being split across "
-                                "threads."
-                              : "");
-                snprintf(f->fix, sizeof f->fix, "Use the same thread count on both (threads=%s, say) to get the same "
-                                                "bits; it is an ordering difference, not an error.", va);
-            } else if (strcmp(knob, "algo") == 0 && strcmp(fa.kind, "cpu") == 0) {
-                char tr[300] = "";
-                const audit_engine *w = strstr(va, "wino") || strcmp(va, "auto") == 0 ? ea : eb;
-                int ho, l = s >= 0 ? slot_layer(r, m, s, &ho) : -1;
-                int t = l >= 0 && layer_transforms(w->describe, m->layers[l].name, tr, sizeof tr) > 0;
-                snprintf(f->cause, sizeof f->cause, "Different convolution algorithm (algo=%s vs %s).", va, vb);
-                if (t)
-                    cat(f->cause, sizeof f->cause, " Per its description %s runs %s as: %s.", w->label,
-                        m->layers[l].name, tr);
-                cat(f->cause, sizeof f->cause,
-                    " Winograd computes a convolution from transformed tiles: fewer multiplications, but the "
-                    "transforms amplify rounding, so it is an approximate algorithm whose error is not covered by the "
-                    "fp32 dot-product bound (see the bound ratios against the reference, where measured).");
-                snprintf(f->fix, sizeof f->fix, "Use algo=direct on both.");
-            } else if (strcmp(knob, "math") == 0 && strcmp(fa.kind, "cuda") == 0) {
-                snprintf(f->cause, sizeof f->cause,
-                         "Different math mode (math=%s vs %s): TF32 rounds the inputs of convolution and dense "
-                         "products to a 10-bit mantissa (unit roundoff 2^-11 vs 2^-24): reduced precision.",
-                         va, vb);
-                snprintf(f->fix, sizeof f->fix, "Use cuda:math=fma on both.");
-            } else if (strcmp(knob, "tf32") == 0 || strcmp(knob, "dtype") == 0) {
-                snprintf(f->cause, sizeof f->cause,
-                         "Reduced precision (%s=%s vs %s): one side rounds the inputs of every convolution and dense "
-                         "product to %s before fp32 accumulation; whether each side's error is that arithmetic is "
-                         "answered by its signature against the reference.",
-                         knob, va, vb, strcmp(knob, "tf32") == 0 ? "TF32 (10-bit mantissa)" : "bf16 (7-bit mantissa)");
-                snprintf(f->fix, sizeof f->fix, "Use fp32 on both (tf32=off, dtype=f32).");
-            } else if (strcmp(knob, "math") == 0 || strcmp(knob, "expm") == 0) {
-                snprintf(f->cause, sizeof f->cause,
-                         "Different exp/log in the loss (%s=%s vs %s): vendor and portable functions round "
-                         "differently by up to an ULP.",
-                         knob, va, vb);
-                snprintf(f->fix, sizeof f->fix, "Use %s=portable on both.", knob);
-            } else if (strcmp(knob, "algo") == 0) {
-                snprintf(f->cause, sizeof f->cause,
-                         "Different algorithm policy (algo=%s vs %s): different cuDNN algorithms sum in different "
-                         "orders (and 'fast' may pick transform algorithms or atomics).",
-                         va, vb);
-                snprintf(f->fix, sizeof f->fix, "Use algo=det on both.");
-            } else {
-                snprintf(f->cause, sizeof f->cause,
-                         "Different %s (%s vs %s): the library picks other kernels (vector width, blocking), so "
-                         "products are summed in another order.",
-                         knob, va, vb);
-                snprintf(f->fix, sizeof f->fix, "Use the same %s on both.", knob);
-            }
-        } else {
-            f = add(L, "divergence", EXPLAIN_CAUSE);
-            if (!f) return LS_ENOMEM;
-            snprintf(f->title, sizeof f->title, "%s vs %s: first differ in %s", ea->label, eb->label,
-                     s >= 0 ? r->slot_name[s] : "the parameters");
-            if (!same_kind)
-                snprintf(f->cause, sizeof f->cause,
-                         "Different libraries (%s vs %s): different kernels, blockings and summation orders. Which "
-                         "side is closer to exact arithmetic is answered by the bound ratios against the reference.",
-                         fa.kind, fb.kind);
-            else if (nd > 1)
-                snprintf(f->cause, sizeof f->cause,
-                         "They differ in %d settings (%s): this run cannot attribute the difference to one of them.",
-                         nd, diff);
-            else
-                snprintf(f->cause, sizeof f->cause,
-                         "Same kind and no numeric setting differs, yet the bits differ: consistent with "
-                         "run-to-run non-determinism (check with --repeat 2).");
-            snprintf(f->fix, sizeof f->fix, "%s", nd > 1 ? "Ablate one knob at a time: add engines that differ in "
-                                                           "exactly one setting."
-                                                         : "Judge each engine against the reference in --mode "
-                                                           "isolated; align the settings that differ.");
-        }
+        if (vendor_math_case(r, p, s)) f = pair_vendor_math(L, ea, eb, &fa, &fb);
+        else if (same_kind && nd == 1) f = pair_knob(L, r, m, s, ea, eb, &fa, &fb, knob);
+        else f = pair_divergence(L, r, s, ea, eb, &fa, &fb, same_kind, nd, diff);
+        if (!f) return LS_ENOMEM;
         set_pair(f, r, pi);
         set_slot(f, r, m, s);
         f->step = s >= 0 ? p->slot[s].first_unequal_step : p->first_diff_step;
         divergence_evidence(f->evidence, sizeof f->evidence, r, m, p, s);
         if (s >= 0) bound_evidence(f->evidence, sizeof f->evidence, r, s, p->a, p->b);
         ref_drift_evidence(f->evidence, sizeof f->evidence, r, p->a, p->b);
-        (void)b1;
     }
     return LS_OK;
 }
@@ -1410,9 +1495,119 @@ static int rule_other_path(explain_list *L, const audit_result *r) {
 
 /* ---- verdicts -------------------------------------------------------------- */
 
+/* The engine's checks against its reference: the first reference pair
+ * with checked steps; counts, flips and the worst bound ratio over it. */
+static void engine_checks(engine_verdict *ev, const audit_result *r, int i) {
+    for (int pi = 0; pi < r->n_pairs && ev->ref < 0; pi++) {
+        const audit_pair *p = &r->pair[pi];
+        if (p->b != i || !r->eng[p->a].is_ref) continue;
+        int any = 0;
+        for (int s = 0; s < r->n_slots; s++) any |= p->slot[s].n_check_steps > 0;
+        if (!any) continue;
+        ev->ref = p->a;
+        for (int s = 0; s < r->n_slots; s++) {
+            const audit_slot_stats *ss = &p->slot[s];
+            if (!ss->n_check_steps) continue;
+            ev->n_compared++;
+            if (ss->n_check_steps > ev->check_steps) ev->check_steps = ss->n_check_steps;
+            ev->flips += ss->flips;
+            ev->near_ties += ss->near_ties;
+            if (ss->n_bounded < ss->n_check_steps) continue;
+            ev->n_bounded++;
+            if (ev->worst_slot < 0 || !(ss->max_bound_ratio <= ev->worst_ratio)) {
+                ev->worst_slot = s;
+                ev->worst_ratio = ss->max_bound_ratio;
+                ev->worst_step = ss->worst_ratio_step;
+            }
+        }
+    }
+}
+
+/* the engine's verdict in one word and its detail */
+static void engine_verdict_words(engine_verdict *ev, const audit_result *r, const model *m, const audit_engine *ae) {
+    char b1[32], org[64];
+    if (ae->rt_fail_step) {
+        snprintf(ev->verdict, sizeof ev->verdict, "state mismatch");
+        ev->problem = 1;
+        snprintf(ev->detail, sizeof ev->detail, "trains with another state than it reports (%s, step %ld)",
+                 ae->rt_first, ae->rt_fail_step);
+    } else if (ev->ref < 0) {
+        snprintf(ev->verdict, sizeof ev->verdict, "unchecked");
+        ev->unchecked = 1;
+        snprintf(ev->detail, sizeof ev->detail, "no step was checked against a reference");
+    } else if (ev->worst_slot >= 0 && !(ev->worst_ratio <= 1)) {
+        snprintf(ev->verdict, sizeof ev->verdict, "EXCEEDS bound");
+        ev->problem = 1;
+        snprintf(ev->detail, sizeof ev->detail, "%s, %s: ratio %s at step %ld", r->slot_name[ev->worst_slot],
+                 explain_slot_origin(r, m, ev->worst_slot, org, sizeof org), fnum(b1, sizeof b1, ev->worst_ratio),
+                 ev->worst_step);
+    } else if (ev->n_bounded < ev->n_compared) {
+        snprintf(ev->verdict, sizeof ev->verdict, "unchecked (partly)");
+        ev->unchecked = 1;
+        snprintf(ev->detail, sizeof ev->detail, "%d of %d tensors have no rule", ev->n_compared - ev->n_bounded,
+                 ev->n_compared);
+    } else {
+        snprintf(ev->verdict, sizeof ev->verdict, "within bound");
+        if (ev->worst_slot >= 0)
+            snprintf(ev->detail, sizeof ev->detail, "worst ratio %s (%s)", fnum(b1, sizeof b1, ev->worst_ratio),
+                     r->slot_name[ev->worst_slot]);
+    }
+}
+
+/* One pair of non-reference engines: its figures and its verdict, which
+ * leans on both engines' verdicts (v->e, already filled). */
+static void pair_verdict_of(pair_verdict *pv, const verdict_table *v, const audit_result *r, int pi, int ep,
+                            size_t n_test) {
+    const audit_pair *p = &r->pair[pi];
+    pv->pair = pi;
+    pv->first_diff_step = p->first_diff_step;
+    pv->first_slot = first_diff_slot(r, p);
+    pv->end_rel_l2 = NAN;
+    for (long k = r->total_steps - 1; k >= 0 && p->param_rel_l2; k--)
+        if (!isnan(p->param_rel_l2[k])) {
+            pv->end_rel_l2 = p->param_rel_l2[k];
+            break;
+        }
+    pv->flips = -1;
+    pv->acc_gap = NAN;
+    if (ep >= 0 && n_test && r->drift_mode == MODE_FREE && r->eng[p->a].confusion && r->eng[p->b].confusion) {
+        pv->flips = p->disagree[ep];
+        pv->acc_gap = 100 * (r->eng[p->a].test_acc[ep] - r->eng[p->b].test_acc[ep]);
+    }
+    pv->band_exit_step = band_exit(r, p, &pv->band_factor);
+    int eq = pair_equal(r, p);
+    const engine_verdict *va = NULL, *vb = NULL;
+    for (int k = 0; k < v->n_eng; k++) {
+        int e = v->e[k].engine;
+        int ia = r->eng[p->a].repeat_of >= 0 ? r->eng[p->a].repeat_of : p->a;
+        int ib = r->eng[p->b].repeat_of >= 0 ? r->eng[p->b].repeat_of : p->b;
+        if (e == ia) va = &v->e[k];
+        if (e == ib) vb = &v->e[k];
+    }
+    if (is_repeat_pair(r, p)) {
+        if (eq) snprintf(pv->verdict, sizeof pv->verdict, "deterministic");
+        else {
+            snprintf(pv->verdict, sizeof pv->verdict, "NONDETERMINISTIC");
+            pv->nondet = 1;
+        }
+    } else if (eq) {
+        snprintf(pv->verdict, sizeof pv->verdict, "bitwise identical");
+    } else if (pv->band_exit_step > 0) {
+        snprintf(pv->verdict, sizeof pv->verdict, "BEYOND noise floor");
+        pv->problem = 1;
+    } else if (is_noise_pair(r, p)) {
+        snprintf(pv->verdict, sizeof pv->verdict, "noise floor");
+    } else if (va && vb && (va->problem || vb->problem)) {
+        snprintf(pv->verdict, sizeof pv->verdict, "beyond bound");
+    } else if (va && vb && va->ref >= 0 && vb->ref >= 0 && !va->unchecked && !vb->unchecked) {
+        snprintf(pv->verdict, sizeof pv->verdict, "ordering only");
+    } else {
+        snprintf(pv->verdict, sizeof pv->verdict, "differs (not judged)");
+    }
+}
+
 void explain_verdicts(verdict_table *v, const audit_result *r, const model *m) {
     memset(v, 0, sizeof *v);
-    char b1[32], org[64];
     for (int i = 0; i < r->n_engines; i++) {
         const audit_engine *ae = &r->eng[i];
         if (ae->is_ref || ae->repeat_of >= 0) continue;
@@ -1425,55 +1620,8 @@ void explain_verdicts(verdict_table *v, const audit_result *r, const model *m) {
             snprintf(ev->detail, sizeof ev->detail, "%s", ae->skip_reason);
             continue;
         }
-        for (int pi = 0; pi < r->n_pairs && ev->ref < 0; pi++) {
-            const audit_pair *p = &r->pair[pi];
-            if (p->b != i || !r->eng[p->a].is_ref) continue;
-            int any = 0;
-            for (int s = 0; s < r->n_slots; s++) any |= p->slot[s].n_check_steps > 0;
-            if (!any) continue;
-            ev->ref = p->a;
-            for (int s = 0; s < r->n_slots; s++) {
-                const audit_slot_stats *ss = &p->slot[s];
-                if (!ss->n_check_steps) continue;
-                ev->n_compared++;
-                if (ss->n_check_steps > ev->check_steps) ev->check_steps = ss->n_check_steps;
-                ev->flips += ss->flips;
-                ev->near_ties += ss->near_ties;
-                if (ss->n_bounded < ss->n_check_steps) continue;
-                ev->n_bounded++;
-                if (ev->worst_slot < 0 || !(ss->max_bound_ratio <= ev->worst_ratio)) {
-                    ev->worst_slot = s;
-                    ev->worst_ratio = ss->max_bound_ratio;
-                    ev->worst_step = ss->worst_ratio_step;
-                }
-            }
-        }
-        if (ae->rt_fail_step) {
-            snprintf(ev->verdict, sizeof ev->verdict, "state mismatch");
-            ev->problem = 1;
-            snprintf(ev->detail, sizeof ev->detail, "trains with another state than it reports (%s, step %ld)",
-                     ae->rt_first, ae->rt_fail_step);
-        } else if (ev->ref < 0) {
-            snprintf(ev->verdict, sizeof ev->verdict, "unchecked");
-            ev->unchecked = 1;
-            snprintf(ev->detail, sizeof ev->detail, "no step was checked against a reference");
-        } else if (ev->worst_slot >= 0 && !(ev->worst_ratio <= 1)) {
-            snprintf(ev->verdict, sizeof ev->verdict, "EXCEEDS bound");
-            ev->problem = 1;
-            snprintf(ev->detail, sizeof ev->detail, "%s, %s: ratio %s at step %ld", r->slot_name[ev->worst_slot],
-                     explain_slot_origin(r, m, ev->worst_slot, org, sizeof org), fnum(b1, sizeof b1, ev->worst_ratio),
-                     ev->worst_step);
-        } else if (ev->n_bounded < ev->n_compared) {
-            snprintf(ev->verdict, sizeof ev->verdict, "unchecked (partly)");
-            ev->unchecked = 1;
-            snprintf(ev->detail, sizeof ev->detail, "%d of %d tensors have no rule", ev->n_compared - ev->n_bounded,
-                     ev->n_compared);
-        } else {
-            snprintf(ev->verdict, sizeof ev->verdict, "within bound");
-            if (ev->worst_slot >= 0)
-                snprintf(ev->detail, sizeof ev->detail, "worst ratio %s (%s)", fnum(b1, sizeof b1, ev->worst_ratio),
-                         r->slot_name[ev->worst_slot]);
-        }
+        engine_checks(ev, r, i);
+        engine_verdict_words(ev, r, m, ae);
         v->problems += ev->problem;
         v->unchecked += ev->unchecked;
     }
@@ -1486,51 +1634,7 @@ void explain_verdicts(verdict_table *v, const audit_result *r, const model *m) {
         const audit_pair *p = &r->pair[pi];
         if (r->eng[p->a].is_ref || r->eng[p->b].is_ref) continue;
         pair_verdict *pv = &v->p[v->n_pair++];
-        pv->pair = pi;
-        pv->first_diff_step = p->first_diff_step;
-        pv->first_slot = first_diff_slot(r, p);
-        pv->end_rel_l2 = NAN;
-        for (long k = r->total_steps - 1; k >= 0 && p->param_rel_l2; k--)
-            if (!isnan(p->param_rel_l2[k])) {
-                pv->end_rel_l2 = p->param_rel_l2[k];
-                break;
-            }
-        pv->flips = -1;
-        pv->acc_gap = NAN;
-        if (ep >= 0 && n_test && r->drift_mode == MODE_FREE && r->eng[p->a].confusion && r->eng[p->b].confusion) {
-            pv->flips = p->disagree[ep];
-            pv->acc_gap = 100 * (r->eng[p->a].test_acc[ep] - r->eng[p->b].test_acc[ep]);
-        }
-        pv->band_exit_step = band_exit(r, p, &pv->band_factor);
-        int eq = pair_equal(r, p);
-        const engine_verdict *va = NULL, *vb = NULL;
-        for (int k = 0; k < v->n_eng; k++) {
-            int e = v->e[k].engine;
-            int ia = r->eng[p->a].repeat_of >= 0 ? r->eng[p->a].repeat_of : p->a;
-            int ib = r->eng[p->b].repeat_of >= 0 ? r->eng[p->b].repeat_of : p->b;
-            if (e == ia) va = &v->e[k];
-            if (e == ib) vb = &v->e[k];
-        }
-        if (is_repeat_pair(r, p)) {
-            if (eq) snprintf(pv->verdict, sizeof pv->verdict, "deterministic");
-            else {
-                snprintf(pv->verdict, sizeof pv->verdict, "NONDETERMINISTIC");
-                pv->nondet = 1;
-            }
-        } else if (eq) {
-            snprintf(pv->verdict, sizeof pv->verdict, "bitwise identical");
-        } else if (pv->band_exit_step > 0) {
-            snprintf(pv->verdict, sizeof pv->verdict, "BEYOND noise floor");
-            pv->problem = 1;
-        } else if (is_noise_pair(r, p)) {
-            snprintf(pv->verdict, sizeof pv->verdict, "noise floor");
-        } else if (va && vb && (va->problem || vb->problem)) {
-            snprintf(pv->verdict, sizeof pv->verdict, "beyond bound");
-        } else if (va && vb && va->ref >= 0 && vb->ref >= 0 && !va->unchecked && !vb->unchecked) {
-            snprintf(pv->verdict, sizeof pv->verdict, "ordering only");
-        } else {
-            snprintf(pv->verdict, sizeof pv->verdict, "differs (not judged)");
-        }
+        pair_verdict_of(pv, v, r, pi, ep, n_test);
         /* non-determinism is a problem for a tool that pins results; it is
          * also counted apart (--fail-on nondeterminism alone) */
         v->problems += pv->problem || pv->nondet;

@@ -334,25 +334,19 @@ static const double *job_curve(const job_out *o, int a, int b) {
     return NULL;
 }
 
-static int aggregate(seeds_result *R, job_out *jo, int n_jobs, char tokens[][256], int n_tok) {
-    int N = R->n_seeds;
-    const job_out *j0 = &jo[0];
-    R->epochs = j0->epochs;
-    R->n_test = j0->n_test;
-    R->n_classes = j0->C;
-    R->total_steps = j0->total_steps;
-    for (int j = 1; j < n_jobs; j++)
-        if (jo[j].epochs != R->epochs || jo[j].n_test != R->n_test || jo[j].total_steps != R->total_steps)
-            return ls_err(LS_EINVAL, "seed loop: the audits disagree on epochs, steps or test images");
+/* Scratch for the pair statistics: allocated once for every pair. */
+typedef struct {
+    double *scratch, *pool_a, *pool_b, *pool_r, *all_a, *sorted;
+    long *steps;
+} pair_scratch;
+
+/* The noise floor: every floor pair of every job, last epoch (before the
+ * engines take the predictions over); the floor pairs' divergence curves go
+ * to curves[] for the band. */
+static void agg_floor(seeds_result *R, const job_out *jo, int n_jobs, const double **curves, int max_curves,
+                      int *n_curves) {
     size_t n = R->n_test;
-    int E = R->epochs, last = E - 1, C = R->n_classes;
-    long T = R->total_steps;
-    R->labels = jo[0].labels;
-    jo[0].labels = NULL;
-    /* the noise floor: every floor pair of every job, last epoch (before
-     * the engines below take the predictions over) */
-    const double *curves[2 * SEEDS_MAX * 4];
-    int n_curves = 0;
+    int last = R->epochs - 1;
     R->n_draws = 0;
     for (int j = 0; j < n_jobs; j++) {
         const job_out *o = &jo[j];
@@ -366,10 +360,16 @@ static int aggregate(seeds_result *R, job_out *jo, int n_jobs, char tokens[][256
                 R->floor_gap_draw[R->n_draws] = fabs(o->e[a].acc[last] - o->e[b].acc[last]);
                 R->n_draws++;
                 const double *cv = job_curve(o, a, b);
-                if (cv && n_curves < (int)LS_ARRAY_LEN(curves)) curves[n_curves++] = cv;
+                if (cv && *n_curves < max_curves) curves[(*n_curves)++] = cv;
             }
     }
-    /* engines: the seed jobs list the tokens in order */
+}
+
+/* engines: the seed jobs list the tokens in order; each engine takes its
+ * predictions and margins over from the jobs */
+static void agg_engines(seeds_result *R, job_out *jo, char tokens[][256], int n_tok) {
+    int N = R->n_seeds, E = R->epochs;
+    const job_out *j0 = &jo[0];
     R->n_engines = n_tok;
     for (int i = 0; i < n_tok; i++) {
         seeds_engine *se = &R->eng[i];
@@ -391,6 +391,11 @@ static int aggregate(seeds_result *R, job_out *jo, int n_jobs, char tokens[][256
             stats_spread_of(&se->spread[ep], v, N);
         }
     }
+}
+
+/* the floor's spread and the noise band of the divergence curves */
+static int agg_band(seeds_result *R, const double **curves, int n_curves) {
+    long T = R->total_steps;
     stats_floor_of(&R->floor_flips, R->floor_flips_draw, R->n_draws);
     stats_floor_of(&R->floor_gap, R->floor_gap_draw, R->n_draws);
     if (!(R->band_lo = ls_malloc(((size_t)T + 1) * sizeof(double))) ||
@@ -399,139 +404,203 @@ static int aggregate(seeds_result *R, job_out *jo, int n_jobs, char tokens[][256
     if (n_curves) stats_band(R->band_lo, R->band_hi, curves, n_curves, (size_t)T);
     else
         for (long s = 0; s < T; s++) R->band_lo[s] = R->band_hi[s] = NAN;
+    return LS_OK;
+}
+
+/* flips and exact McNemar per seed and epoch (per class at the last epoch) */
+static int pair_flips(seeds_result *R, seeds_pair *p) {
+    int N = R->n_seeds, E = R->epochs, last = E - 1;
+    size_t n = R->n_test;
+    int C = R->n_classes;
+    const seeds_engine *ea = &R->eng[p->a], *eb = &R->eng[p->b];
+    for (int s = 0; s < N; s++) {
+        for (int ep = 0; ep < E; ep++) {
+            const uint8_t *pa = ea->pred[s] + (size_t)ep * n, *pb = eb->pred[s] + (size_t)ep * n;
+            long fl = 0;
+            for (size_t k = 0; k < n; k++) fl += pa[k] != pb[k];
+            p->flips[s][ep] = fl;
+            int want_class = ep == last;
+            if (want_class && !(p->mcnemar_class[s] = ls_calloc((size_t)C, sizeof(stats_mcnemar))))
+                return LS_ENOMEM;
+            stats_mcnemar_fill(&p->mcnemar[s][ep], want_class ? p->mcnemar_class[s] : NULL, pa, pb, R->labels,
+                               n, C);
+        }
+    }
+    return LS_OK;
+}
+
+/* the paired gap per epoch and the verdict in words */
+static void pair_verdict(seeds_result *R, seeds_pair *p) {
+    int N = R->n_seeds, E = R->epochs, last = E - 1;
+    const seeds_engine *ea = &R->eng[p->a], *eb = &R->eng[p->b];
+    for (int ep = 0; ep < E; ep++) {
+        double va[SEEDS_MAX], vb[SEEDS_MAX];
+        for (int s = 0; s < N; s++) {
+            va[s] = ea->acc[s][ep];
+            vb[s] = eb->acc[s][ep];
+        }
+        stats_paired_of(&p->paired[ep], va, vb, N);
+    }
+    stats_seed_verdict(p->verdict, sizeof p->verdict, &p->paired[last], ea->label, eb->label);
+    /* a t-interval over a few seeds is fooled 5% of the time by
+     * design, more when the sd of three gaps happens to be small:
+     * say too whether the gap is larger than what moving one
+     * engine's weights by 1 ulp does */
+    p->beyond_floor = -1;
+    if (R->n_draws > 0 && !isnan(p->paired[last].mean)) {
+        p->beyond_floor = fabs(p->paired[last].mean) > R->floor_gap.max;
+        if (p->paired[last].indistinguishable == 0) {
+            size_t len = strlen(p->verdict);
+            snprintf(p->verdict + len, sizeof p->verdict - len, p->beyond_floor
+                         ? "; beyond the noise floor (|gap| max %.2f points over %d draws)"
+                         : "; but within the noise floor (|gap| up to %.2f points over %d draws)",
+                     100 * R->floor_gap.max, R->n_draws);
+        }
+    }
+}
+
+/* against the floor: in how many seeds the flips and the gap lie within it */
+static void pair_against_floor(seeds_result *R, seeds_pair *p) {
+    int N = R->n_seeds, last = R->epochs - 1;
+    const seeds_engine *ea = &R->eng[p->a], *eb = &R->eng[p->b];
+    p->flips_p_emp_min = p->flips_p_emp_max = NAN;
+    for (int s = 0; s < N && R->n_draws; s++) {
+        double pe;
+        p->flips_within += stats_floor_within(R->floor_flips_draw, R->n_draws, (double)p->flips[s][last], &pe) == 1;
+        if (isnan(p->flips_p_emp_min) || pe < p->flips_p_emp_min) p->flips_p_emp_min = pe;
+        if (isnan(p->flips_p_emp_max) || pe > p->flips_p_emp_max) p->flips_p_emp_max = pe;
+        p->gap_within += stats_floor_within(R->floor_gap_draw, R->n_draws, fabs(ea->acc[s][last] - eb->acc[s][last]),
+                                            NULL) == 1;
+    }
+}
+
+/* margins of the last epoch's flips, pooled over seeds; each
+ * flip's rank among its own seed's margins on engine a */
+static void pair_margins(seeds_result *R, seeds_pair *p, const pair_scratch *w) {
+    int N = R->n_seeds, last = R->epochs - 1;
+    size_t n = R->n_test;
+    const seeds_engine *ea = &R->eng[p->a], *eb = &R->eng[p->b];
+    double *scratch = w->scratch, *pool_a = w->pool_a, *pool_b = w->pool_b, *pool_r = w->pool_r, *all_a = w->all_a,
+           *sorted = w->sorted;
+    size_t nf = 0, na = 0;
+    for (int s = 0; s < N; s++) {
+        const uint8_t *pa = ea->pred[s] + (size_t)last * n, *pb = eb->pred[s] + (size_t)last * n;
+        size_t ns = 0;
+        for (size_t k = 0; k < n; k++) {
+            all_a[na++] = ea->margin[s][k];
+            if (!isnan(ea->margin[s][k])) sorted[ns++] = ea->margin[s][k];
+        }
+        qsort(sorted, ns, sizeof *sorted, cmp_double);
+        for (size_t k = 0; k < n; k++) {
+            if (pa[k] == pb[k]) continue;
+            pool_a[nf] = ea->margin[s][k];
+            pool_b[nf] = eb->margin[s][k];
+            stats_margin_ranks(&pool_r[nf], &pool_a[nf], 1, sorted, ns);
+            nf++;
+        }
+    }
+    stats_summarize(&p->margin_flip_a, pool_a, nf, scratch);
+    stats_summarize(&p->margin_flip_b, pool_b, nf, scratch);
+    stats_summarize(&p->margin_all_a, all_a, na, scratch);
+    stats_summarize(&p->flip_rank_a, pool_r, nf, scratch);
+    p->total_flips = (long)nf;
+    p->near_tie_flips = (long)stats_count_below(pool_r, nf, SEEDS_NEAR_TIE_RANK);
+}
+
+/* divergence per seed: growth fit and exit from the floor band */
+static int pair_divergence(seeds_result *R, job_out *jo, seeds_pair *p, const long *steps, int n_curves) {
+    int N = R->n_seeds, a = p->a, b = p->b;
+    long T = R->total_steps;
+    double rates[SEEDS_MAX];
+    for (int s = 0; s < N; s++) {
+        p->band_exit[s] = -1;
+        rates[s] = NAN;
+        for (int pi = 0; pi < jo[s].n_pairs; pi++)
+            if ((jo[s].p[pi].a == a && jo[s].p[pi].b == b) || (jo[s].p[pi].a == b && jo[s].p[pi].b == a)) {
+                p->rel_l2[s] = jo[s].p[pi].rel_l2;
+                if (!p->floor_pair) jo[s].p[pi].rel_l2 = NULL; /* floor curves stay: the band points at them */
+                else if (!(p->rel_l2[s] = ls_malloc(((size_t)T + 1) * sizeof(double))))
+                    return LS_ENOMEM;
+                else
+                    memcpy(p->rel_l2[s], jo[s].p[pi].rel_l2, (size_t)T * sizeof(double));
+                break;
+            }
+        if (!p->rel_l2[s]) continue;
+        stats_growth_fit(&p->growth[s], steps, p->rel_l2[s], (size_t)T, 1, -1);
+        rates[s] = p->growth[s].rate;
+        if (n_curves && !p->floor_pair) {
+            long e = stats_band_exit(p->rel_l2[s], R->band_hi, (size_t)T, STATS_BAND_FACTOR, STATS_BAND_RUN);
+            p->band_exit[s] = e < 0 ? 0 : e + 1;
+        }
+    }
+    p->rate_median = median_of(rates, N);
+    return LS_OK;
+}
+
+/* one pair among the engines that ran in every seed */
+static int agg_pair(seeds_result *R, job_out *jo, seeds_pair *p, const pair_scratch *w, int n_curves) {
+    int rc = pair_flips(R, p);
+    if (rc) return rc;
+    pair_verdict(R, p);
+    pair_against_floor(R, p);
+    pair_margins(R, p, w);
+    return pair_divergence(R, jo, p, w->steps, n_curves);
+}
+
+static int aggregate(seeds_result *R, job_out *jo, int n_jobs, char tokens[][256], int n_tok) {
+    int N = R->n_seeds;
+    const job_out *j0 = &jo[0];
+    R->epochs = j0->epochs;
+    R->n_test = j0->n_test;
+    R->n_classes = j0->C;
+    R->total_steps = j0->total_steps;
+    for (int j = 1; j < n_jobs; j++)
+        if (jo[j].epochs != R->epochs || jo[j].n_test != R->n_test || jo[j].total_steps != R->total_steps)
+            return ls_err(LS_EINVAL, "seed loop: the audits disagree on epochs, steps or test images");
+    size_t n = R->n_test;
+    long T = R->total_steps;
+    R->labels = jo[0].labels;
+    jo[0].labels = NULL;
+    const double *curves[2 * SEEDS_MAX * 4];
+    int n_curves = 0;
+    agg_floor(R, jo, n_jobs, curves, (int)LS_ARRAY_LEN(curves), &n_curves);
+    agg_engines(R, jo, tokens, n_tok);
+    if (agg_band(R, curves, n_curves)) return LS_ENOMEM;
 
     /* pairs among the engines that ran in every seed */
-    double *scratch = ls_malloc(((size_t)N * n + 1) * sizeof(double));
-    double *pool_a = ls_malloc(((size_t)N * n + 1) * sizeof(double));
-    double *pool_b = ls_malloc(((size_t)N * n + 1) * sizeof(double));
-    double *pool_r = ls_malloc(((size_t)N * n + 1) * sizeof(double));
-    double *all_a = ls_malloc(((size_t)N * n + 1) * sizeof(double));
-    double *sorted = ls_malloc((n + 1) * sizeof(double));
-    long *steps = ls_malloc(((size_t)T + 1) * sizeof(long));
+    pair_scratch w;
+    w.scratch = ls_malloc(((size_t)N * n + 1) * sizeof(double));
+    w.pool_a = ls_malloc(((size_t)N * n + 1) * sizeof(double));
+    w.pool_b = ls_malloc(((size_t)N * n + 1) * sizeof(double));
+    w.pool_r = ls_malloc(((size_t)N * n + 1) * sizeof(double));
+    w.all_a = ls_malloc(((size_t)N * n + 1) * sizeof(double));
+    w.sorted = ls_malloc((n + 1) * sizeof(double));
+    w.steps = ls_malloc(((size_t)T + 1) * sizeof(long));
     int rc = LS_OK;
-    if (!scratch || !pool_a || !pool_b || !pool_r || !all_a || !sorted || !steps) {
+    if (!w.scratch || !w.pool_a || !w.pool_b || !w.pool_r || !w.all_a || !w.sorted || !w.steps) {
         rc = LS_ENOMEM;
         goto done;
     }
-    for (long t = 0; t < T; t++) steps[t] = t + 1;
+    for (long t = 0; t < T; t++) w.steps[t] = t + 1;
     R->n_pairs = 0;
-    for (int a = 0; a < n_tok; a++)
-        for (int b = a + 1; b < n_tok; b++) {
+    for (int a = 0; a < n_tok && rc == LS_OK; a++)
+        for (int b = a + 1; b < n_tok && rc == LS_OK; b++) {
             if (!R->eng[a].available || !R->eng[b].available) continue;
             seeds_pair *p = &R->pair[R->n_pairs++];
             memset(p, 0, sizeof *p);
             p->a = a;
             p->b = b;
             p->floor_pair = is_floor_pair(j0, a, b);
-            const seeds_engine *ea = &R->eng[a], *eb = &R->eng[b];
-            for (int s = 0; s < N; s++) {
-                for (int ep = 0; ep < E; ep++) {
-                    const uint8_t *pa = ea->pred[s] + (size_t)ep * n, *pb = eb->pred[s] + (size_t)ep * n;
-                    long fl = 0;
-                    for (size_t k = 0; k < n; k++) fl += pa[k] != pb[k];
-                    p->flips[s][ep] = fl;
-                    int want_class = ep == last;
-                    if (want_class && !(p->mcnemar_class[s] = ls_calloc((size_t)C, sizeof(stats_mcnemar)))) {
-                        rc = LS_ENOMEM;
-                        goto done;
-                    }
-                    stats_mcnemar_fill(&p->mcnemar[s][ep], want_class ? p->mcnemar_class[s] : NULL, pa, pb, R->labels,
-                                       n, C);
-                }
-            }
-            for (int ep = 0; ep < E; ep++) {
-                double va[SEEDS_MAX], vb[SEEDS_MAX];
-                for (int s = 0; s < N; s++) {
-                    va[s] = ea->acc[s][ep];
-                    vb[s] = eb->acc[s][ep];
-                }
-                stats_paired_of(&p->paired[ep], va, vb, N);
-            }
-            stats_seed_verdict(p->verdict, sizeof p->verdict, &p->paired[last], ea->label, eb->label);
-            /* a t-interval over a few seeds is fooled 5% of the time by
-             * design, more when the sd of three gaps happens to be small:
-             * say too whether the gap is larger than what moving one
-             * engine's weights by 1 ulp does */
-            p->beyond_floor = -1;
-            if (R->n_draws > 0 && !isnan(p->paired[last].mean)) {
-                p->beyond_floor = fabs(p->paired[last].mean) > R->floor_gap.max;
-                if (p->paired[last].indistinguishable == 0) {
-                    size_t len = strlen(p->verdict);
-                    snprintf(p->verdict + len, sizeof p->verdict - len, p->beyond_floor
-                                 ? "; beyond the noise floor (|gap| max %.2f points over %d draws)"
-                                 : "; but within the noise floor (|gap| up to %.2f points over %d draws)",
-                             100 * R->floor_gap.max, R->n_draws);
-                }
-            }
-            /* against the floor */
-            p->flips_p_emp_min = p->flips_p_emp_max = NAN;
-            for (int s = 0; s < N && R->n_draws; s++) {
-                double pe;
-                p->flips_within += stats_floor_within(R->floor_flips_draw, R->n_draws, (double)p->flips[s][last], &pe) == 1;
-                if (isnan(p->flips_p_emp_min) || pe < p->flips_p_emp_min) p->flips_p_emp_min = pe;
-                if (isnan(p->flips_p_emp_max) || pe > p->flips_p_emp_max) p->flips_p_emp_max = pe;
-                p->gap_within += stats_floor_within(R->floor_gap_draw, R->n_draws, fabs(ea->acc[s][last] - eb->acc[s][last]),
-                                                    NULL) == 1;
-            }
-            /* margins of the last epoch's flips, pooled over seeds; each
-             * flip's rank among its own seed's margins on engine a */
-            size_t nf = 0, na = 0;
-            for (int s = 0; s < N; s++) {
-                const uint8_t *pa = ea->pred[s] + (size_t)last * n, *pb = eb->pred[s] + (size_t)last * n;
-                size_t ns = 0;
-                for (size_t k = 0; k < n; k++) {
-                    all_a[na++] = ea->margin[s][k];
-                    if (!isnan(ea->margin[s][k])) sorted[ns++] = ea->margin[s][k];
-                }
-                qsort(sorted, ns, sizeof *sorted, cmp_double);
-                for (size_t k = 0; k < n; k++) {
-                    if (pa[k] == pb[k]) continue;
-                    pool_a[nf] = ea->margin[s][k];
-                    pool_b[nf] = eb->margin[s][k];
-                    stats_margin_ranks(&pool_r[nf], &pool_a[nf], 1, sorted, ns);
-                    nf++;
-                }
-            }
-            stats_summarize(&p->margin_flip_a, pool_a, nf, scratch);
-            stats_summarize(&p->margin_flip_b, pool_b, nf, scratch);
-            stats_summarize(&p->margin_all_a, all_a, na, scratch);
-            stats_summarize(&p->flip_rank_a, pool_r, nf, scratch);
-            p->total_flips = (long)nf;
-            p->near_tie_flips = (long)stats_count_below(pool_r, nf, SEEDS_NEAR_TIE_RANK);
-            /* divergence per seed: growth fit and exit from the floor band */
-            double rates[SEEDS_MAX];
-            for (int s = 0; s < N; s++) {
-                p->band_exit[s] = -1;
-                rates[s] = NAN;
-                for (int pi = 0; pi < jo[s].n_pairs; pi++)
-                    if ((jo[s].p[pi].a == a && jo[s].p[pi].b == b) || (jo[s].p[pi].a == b && jo[s].p[pi].b == a)) {
-                        p->rel_l2[s] = jo[s].p[pi].rel_l2;
-                        if (!p->floor_pair) jo[s].p[pi].rel_l2 = NULL; /* floor curves stay: the band points at them */
-                        else if (!(p->rel_l2[s] = ls_malloc(((size_t)T + 1) * sizeof(double)))) {
-                            rc = LS_ENOMEM;
-                            goto done;
-                        } else
-                            memcpy(p->rel_l2[s], jo[s].p[pi].rel_l2, (size_t)T * sizeof(double));
-                        break;
-                    }
-                if (!p->rel_l2[s]) continue;
-                stats_growth_fit(&p->growth[s], steps, p->rel_l2[s], (size_t)T, 1, -1);
-                rates[s] = p->growth[s].rate;
-                if (n_curves && !p->floor_pair) {
-                    long e = stats_band_exit(p->rel_l2[s], R->band_hi, (size_t)T, STATS_BAND_FACTOR, STATS_BAND_RUN);
-                    p->band_exit[s] = e < 0 ? 0 : e + 1;
-                }
-            }
-            p->rate_median = median_of(rates, N);
+            rc = agg_pair(R, jo, p, &w, n_curves);
         }
 done:
-    free(scratch);
-    free(pool_a);
-    free(pool_b);
-    free(pool_r);
-    free(all_a);
-    free(sorted);
-    free(steps);
+    free(w.scratch);
+    free(w.pool_a);
+    free(w.pool_b);
+    free(w.pool_r);
+    free(w.all_a);
+    free(w.sorted);
+    free(w.steps);
     return rc;
 }
 
@@ -570,8 +639,8 @@ static int start_job(const audit_cfg *base, const job_def *jd, running_job *rj, 
     return LS_OK;
 }
 
-int seeds_run(const audit_cfg *base, const seeds_cfg *sc, const audit_result *prior, seeds_result *out) {
-    memset(out, 0, sizeof *out);
+/* The seed loop's arguments, checked before anything forks. */
+static int seeds_check_cfg(const audit_cfg *base, const seeds_cfg *sc) {
     int N = sc->n_seeds, K = sc->floor_draws, J = sc->jobs;
     if (N < 1 || N > SEEDS_MAX) return ls_err(LS_EINVAL, "--seeds must be in 1..%d", SEEDS_MAX);
     if (K < 0 || N + K > 2 * SEEDS_MAX) return ls_err(LS_EINVAL, "--floor-draws must be in 0..%d", 2 * SEEDS_MAX - N);
@@ -582,8 +651,14 @@ int seeds_run(const audit_cfg *base, const seeds_cfg *sc, const audit_result *pr
     if (nt > 1)
         return ls_err(LS_EINVAL, "seed loop: cannot fork audits from a process already running %d threads "
                       "(run the seed loop before anything starts a thread pool)", nt);
-    /* the non-reference engines of the list, in order */
-    char tokens[AUDIT_MAX_ENGINES][256];
+    return LS_OK;
+}
+
+/* The non-reference engines of the list, in order, each once, and the
+ * noise-floor engine (the first perturbed one, or the first engine moved
+ * 1 ulp); partner: the floor engine without its perturbation. */
+static int seeds_tokens(const audit_cfg *base, char tokens[][256], int *n_tok_out, int *floor_tok_out,
+                        char *partner, size_t partner_cap) {
     int n_tok = 0, floor_tok = -1;
     char list[1024];
     if (strlen(base->engines) >= sizeof list) return ls_err(LS_EINVAL, "--engines list too long");
@@ -607,27 +682,20 @@ int seeds_run(const audit_cfg *base, const seeds_cfg *sc, const audit_result *pr
     if (floor_tok < 0) {
         /* no noise floor listed: the first engine moved 1 ulp */
         char first[256];
-        snprintf(first, sizeof first, "%s", tokens[0]);
+        snprintf(first, sizeof first, "%.255s", tokens[0]); /* a token holds at most 255 */
         snprintf(tokens[n_tok], sizeof tokens[n_tok], "%.200s:perturb=1", first);
         floor_tok = n_tok++;
     }
-    char partner[256];
-    strip_perturb(partner, sizeof partner, tokens[floor_tok]);
-    snprintf(out->floor_engine, sizeof out->floor_engine, "%.79s", partner);
+    strip_perturb(partner, partner_cap, tokens[floor_tok]);
+    *n_tok_out = n_tok;
+    *floor_tok_out = floor_tok;
+    return LS_OK;
+}
 
-    /* jobs: N seeds, then K extra floor draws at the first seed.  Seed job i
-     * draws direction i; floor job k draws N + k: all directions differ. */
-    int n_jobs = N + K;
-    job_def *jd = ls_calloc((size_t)n_jobs, sizeof *jd);
-    job_out *jo = ls_calloc((size_t)n_jobs, sizeof *jo);
-    running_job *rj = ls_calloc((size_t)n_jobs, sizeof *rj);
-    struct pollfd *pf = ls_calloc((size_t)n_jobs, sizeof *pf);
-    int *pf_job = ls_calloc((size_t)n_jobs, sizeof *pf_job);
-    int rc = LS_OK, failed_job = -1;
-    if (!jd || !jo || !rj || !pf || !pf_job) {
-        rc = LS_ENOMEM;
-        goto done;
-    }
+/* jobs: N seeds, then K extra floor draws at the first seed.  Seed job i
+ * draws direction i; floor job k draws N + k: all directions differ. */
+static int seeds_job_defs(job_def *jd, int n_jobs, int N, const audit_cfg *base, char tokens[][256], int n_tok,
+                          int floor_tok, const char *partner) {
     for (int j = 0; j < n_jobs; j++) {
         job_def *d = &jd[j];
         int draw = j;
@@ -644,25 +712,23 @@ int seeds_run(const audit_cfg *base, const seeds_cfg *sc, const audit_result *pr
             len += (size_t)snprintf(d->engines + len, sizeof d->engines - len, "%s%s", len && d->engines[len - 1] != ',' ? "," : "",
                                     tokens[t]);
             if (pert && !has_draw) len += (size_t)snprintf(d->engines + len, sizeof d->engines - len, ":draw=%d", draw);
-            if (len >= sizeof d->engines) {
-                rc = ls_err(LS_EINVAL, "seed loop: engine list too long");
-                goto done;
-            }
+            if (len >= sizeof d->engines) return ls_err(LS_EINVAL, "seed loop: engine list too long");
         }
     }
-    out->n_seeds = N;
-    out->n_draws_extra = K;
-    out->jobs = J;
-    out->seed0 = base->run.seed;
-    double t0 = ls_now();
-    int next = 0, n_running = 0;
-    /* Seed s0 is the main audit's own drift when that audit trained these
-     * engines freely over the same run: in free mode the reference
-     * engines' shadow steps copy state *to* the references, never from
-     * them, so the other engines' trajectories do not depend on whether a
-     * reference ran.  Its perturbed engine keeps the direction the main
-     * audit drew (a different one from the loop's, which is all a draw
-     * needs). */
+    return LS_OK;
+}
+
+/* Seed s0 is the main audit's own drift when that audit trained these
+ * engines freely over the same run: in free mode the reference
+ * engines' shadow steps copy state *to* the references, never from
+ * them, so the other engines' trajectories do not depend on whether a
+ * reference ran.  Its perturbed engine keeps the direction the main
+ * audit drew (a different one from the loop's, which is all a draw
+ * needs).  *next: 1 when job 0 was taken from the audit, else 0. */
+static int seed0_from_audit(const audit_cfg *base, const audit_result *prior, char tokens[][256], int n_tok,
+                            job_out *jo0, seeds_result *out, int *next) {
+    int rc = LS_OK;
+    *next = 0;
     if (prior && base->mode == MODE_FREE && base->repeat == 1 && base->eval && base->run.max_steps < 0 &&
         prior->epochs_done == base->run.epochs && prior->test_labels) {
         int map[AUDIT_MAX_ENGINES], ok = 1;
@@ -676,19 +742,66 @@ int seeds_run(const audit_cfg *base, const seeds_cfg *sc, const audit_result *pr
             lsbuf b;
             lsbuf_init(&b);
             put_result(&b, 0, "", prior->total_s, NAN, prior, map, n_tok);
-            rc = b.failed ? ls_err(LS_ENOMEM, "out of memory") : parse_job(b.s, b.len, &jo[0]);
+            rc = b.failed ? ls_err(LS_ENOMEM, "out of memory") : parse_job(b.s, b.len, jo0);
             lsbuf_free(&b);
-            if (rc) goto done;
+            if (rc) return rc;
             out->job_s[0] = prior->total_s;
             out->job_cpu_s[0] = NAN;
             out->seed0_from_audit = 1;
-            next = 1;
+            *next = 1;
         }
     }
-    while ((next < n_jobs && failed_job < 0) || n_running > 0) {
-        while (n_running < J && next < n_jobs && failed_job < 0) {
-            if ((rc = start_job(base, &jd[next], &rj[next], rj, n_jobs))) {
-                failed_job = next;
+    return rc;
+}
+
+/* The jobs of one seed loop and their bookkeeping while they run. */
+typedef struct {
+    const audit_cfg *base;
+    job_def *jd;
+    job_out *jo;
+    running_job *rj;
+    struct pollfd *pf;
+    int *pf_job;
+    int n_jobs;
+} job_set;
+
+/* Job j's pipe reached EOF (or a read error): reap the child, parse what it
+ * wrote; the first job that failed names the loop's error. */
+static void job_finished(const job_set *js, int j, seeds_result *out, int *rc, int *failed_job) {
+    running_job *r = &js->rj[j];
+    job_out *jo = js->jo;
+    const job_def *jd = js->jd;
+    close(r->fd);
+    int status = 0;
+    while (waitpid(r->pid, &status, 0) < 0 && errno == EINTR) {
+    }
+    r->pid = 0;
+    int prc = r->buf.failed ? ls_err(LS_ENOMEM, "out of memory") : parse_job(r->buf.s, r->buf.len, &jo[j]);
+    lsbuf_free(&r->buf);
+    if (!prc && jo[j].rc) prc = ls_err(jo[j].rc, "%s", jo[j].msg);
+    if (prc && *failed_job < 0) {
+        char why[600];
+        snprintf(why, sizeof why, "%s", ls_errmsg());
+        if (WIFSIGNALED(status)) snprintf(why, sizeof why, "the process died: signal %d", WTERMSIG(status));
+        *rc = ls_err(prc, "seed loop, seed %llu%s: %s", (unsigned long long)jd[j].seed,
+                     jd[j].floor_only ? " (noise-floor draw)" : "", why);
+        *failed_job = j;
+    }
+    out->job_s[j] = jo[j].wall;
+    out->job_cpu_s[j] = jo[j].cpu;
+}
+
+/* Run jobs next.. with at most J at once, reading every pipe as it fills,
+ * until all are done or one failed. */
+static int run_jobs(const job_set *js, int next, int J, seeds_result *out, int *failed_job) {
+    int rc = LS_OK, n_running = 0, n_jobs = js->n_jobs;
+    running_job *rj = js->rj;
+    struct pollfd *pf = js->pf;
+    int *pf_job = js->pf_job;
+    while ((next < n_jobs && *failed_job < 0) || n_running > 0) {
+        while (n_running < J && next < n_jobs && *failed_job < 0) {
+            if ((rc = start_job(js->base, &js->jd[next], &rj[next], rj, n_jobs))) {
+                *failed_job = next;
                 break;
             }
             next++;
@@ -716,29 +829,45 @@ int seeds_run(const audit_cfg *base, const seeds_cfg *sc, const audit_result *pr
                 lsbuf_put(&r->buf, chunk, (size_t)got);
                 continue;
             }
-            /* EOF (or a read error): the child is done */
-            close(r->fd);
-            int status = 0;
-            while (waitpid(r->pid, &status, 0) < 0 && errno == EINTR) {
-            }
-            r->pid = 0;
             n_running--;
-            int j = pf_job[q];
-            int prc = r->buf.failed ? ls_err(LS_ENOMEM, "out of memory") : parse_job(r->buf.s, r->buf.len, &jo[j]);
-            lsbuf_free(&r->buf);
-            if (!prc && jo[j].rc) prc = ls_err(jo[j].rc, "%s", jo[j].msg);
-            if (prc && failed_job < 0) {
-                char why[600];
-                snprintf(why, sizeof why, "%s", ls_errmsg());
-                if (WIFSIGNALED(status)) snprintf(why, sizeof why, "the process died: signal %d", WTERMSIG(status));
-                rc = ls_err(prc, "seed loop, seed %llu%s: %s", (unsigned long long)jd[j].seed,
-                            jd[j].floor_only ? " (noise-floor draw)" : "", why);
-                failed_job = j;
-            }
-            out->job_s[j] = jo[j].wall;
-            out->job_cpu_s[j] = jo[j].cpu;
+            job_finished(js, pf_job[q], out, &rc, failed_job);
         }
     }
+    return rc;
+}
+
+int seeds_run(const audit_cfg *base, const seeds_cfg *sc, const audit_result *prior, seeds_result *out) {
+    memset(out, 0, sizeof *out);
+    int N = sc->n_seeds, K = sc->floor_draws, J = sc->jobs;
+    int rc = seeds_check_cfg(base, sc);
+    if (rc) return rc;
+    char tokens[AUDIT_MAX_ENGINES][256];
+    char partner[256];
+    int n_tok = 0, floor_tok = -1;
+    if ((rc = seeds_tokens(base, tokens, &n_tok, &floor_tok, partner, sizeof partner))) return rc;
+    snprintf(out->floor_engine, sizeof out->floor_engine, "%.79s", partner);
+
+    int n_jobs = N + K;
+    job_def *jd = ls_calloc((size_t)n_jobs, sizeof *jd);
+    job_out *jo = ls_calloc((size_t)n_jobs, sizeof *jo);
+    running_job *rj = ls_calloc((size_t)n_jobs, sizeof *rj);
+    struct pollfd *pf = ls_calloc((size_t)n_jobs, sizeof *pf);
+    int *pf_job = ls_calloc((size_t)n_jobs, sizeof *pf_job);
+    int failed_job = -1;
+    if (!jd || !jo || !rj || !pf || !pf_job) {
+        rc = LS_ENOMEM;
+        goto done;
+    }
+    if ((rc = seeds_job_defs(jd, n_jobs, N, base, tokens, n_tok, floor_tok, partner))) goto done;
+    out->n_seeds = N;
+    out->n_draws_extra = K;
+    out->jobs = J;
+    out->seed0 = base->run.seed;
+    double t0 = ls_now();
+    int next;
+    if ((rc = seed0_from_audit(base, prior, tokens, n_tok, &jo[0], out, &next))) goto done;
+    const job_set js = {base, jd, jo, rj, pf, pf_job, n_jobs};
+    rc = run_jobs(&js, next, J, out, &failed_job);
     out->wall_s = ls_now() - t0;
     if (failed_job >= 0 && !rc) rc = LS_EIO;
     if (!rc) rc = aggregate(out, jo, n_jobs, tokens, n_tok);
@@ -841,58 +970,49 @@ static void json_curve(lsbuf *b, const double *v, long n) {
     lsbuf_printf(b, "]");
 }
 
-void seeds_json(lsbuf *b, const seeds_result *r) {
-    int N = r->n_seeds, E = r->epochs, C = r->n_classes;
-    lsbuf_printf(b, "\"seeds\": {\"n\": %d, \"first_seed\": %llu, \"first_seed_from_audit\": %s, \"jobs\": %d, \"epochs\": %d, "
-                    "\"test_images\": %zu, \"wall_seconds\": ",
-                 N, (unsigned long long)r->seed0, r->seed0_from_audit ? "true" : "false", r->jobs, E, r->n_test);
-    lsbuf_json_num(b, r->wall_s);
-    lsbuf_printf(b, ", \"job_seconds\": [");
-    for (int j = 0; j < N + r->n_draws_extra; j++) {
-        lsbuf_printf(b, "%s", j ? ", " : "");
-        lsbuf_json_num(b, r->job_s[j]);
+/* [v0, v1, ...]: the one shape every number list of seeds.json has */
+static void json_num_list(lsbuf *b, const double *v, int n) {
+    lsbuf_printf(b, "[");
+    for (int i = 0; i < n; i++) {
+        lsbuf_printf(b, "%s", i ? ", " : "");
+        lsbuf_json_num(b, v[i]);
     }
-    lsbuf_printf(b, "], \"job_cpu_seconds\": [");
-    for (int j = 0; j < N + r->n_draws_extra; j++) {
-        lsbuf_printf(b, "%s", j ? ", " : "");
-        lsbuf_json_num(b, r->job_cpu_s[j]);
-    }
-    lsbuf_printf(b, "],\n    \"engines\": [");
-    for (int i = 0; i < r->n_engines; i++) {
-        const seeds_engine *e = &r->eng[i];
-        lsbuf_printf(b, "%s\n      {\"label\": ", i ? "," : "");
-        lsbuf_json_str(b, e->label);
-        lsbuf_printf(b, ", \"perturbed\": %s, \"available\": %s", e->perturbed ? "true" : "false",
-                     e->available ? "true" : "false");
-        if (e->available) {
-            lsbuf_printf(b, ", \"accuracy\": [");
-            for (int s = 0; s < N; s++) {
-                lsbuf_printf(b, "%s[", s ? ", " : "");
-                for (int ep = 0; ep < E; ep++) {
-                    lsbuf_printf(b, "%s", ep ? ", " : "");
-                    lsbuf_json_num(b, e->acc[s][ep]);
-                }
-                lsbuf_printf(b, "]");
-            }
-            lsbuf_printf(b, "], \"spread\": [");
-            for (int ep = 0; ep < E; ep++) {
-                lsbuf_printf(b, "%s", ep ? ", " : "");
-                stats_spread_json(b, &e->spread[ep]);
-            }
-            lsbuf_printf(b, "]");
+    lsbuf_printf(b, "]");
+}
+
+/* one entry of "seeds"."engines": accuracy per seed and epoch, spread per epoch */
+static void seeds_json_engine(lsbuf *b, const seeds_result *r, int i) {
+    int N = r->n_seeds, E = r->epochs;
+    const seeds_engine *e = &r->eng[i];
+    lsbuf_printf(b, "%s\n      {\"label\": ", i ? "," : "");
+    lsbuf_json_str(b, e->label);
+    lsbuf_printf(b, ", \"perturbed\": %s, \"available\": %s", e->perturbed ? "true" : "false",
+                 e->available ? "true" : "false");
+    if (e->available) {
+        lsbuf_printf(b, ", \"accuracy\": [");
+        for (int s = 0; s < N; s++) {
+            lsbuf_printf(b, "%s", s ? ", " : "");
+            json_num_list(b, e->acc[s], E);
         }
-        lsbuf_printf(b, "}");
+        lsbuf_printf(b, "], \"spread\": [");
+        for (int ep = 0; ep < E; ep++) {
+            lsbuf_printf(b, "%s", ep ? ", " : "");
+            stats_spread_json(b, &e->spread[ep]);
+        }
+        lsbuf_printf(b, "]");
     }
-    lsbuf_printf(b, "],\n    \"noise_floor\": {\"engine\": ");
+    lsbuf_printf(b, "}");
+}
+
+/* "seeds"."noise_floor": the draws, their statistics and the band */
+static void seeds_json_floor(lsbuf *b, const seeds_result *r) {
+    lsbuf_printf(b, "\"noise_floor\": {\"engine\": ");
     lsbuf_json_str(b, r->floor_engine);
     lsbuf_printf(b, ", \"perturb_ulps\": 1, \"draws\": %d, \"flips\": [", r->n_draws);
     for (int d = 0; d < r->n_draws; d++) lsbuf_printf(b, "%s%.0f", d ? ", " : "", r->floor_flips_draw[d]);
-    lsbuf_printf(b, "], \"abs_gap\": [");
-    for (int d = 0; d < r->n_draws; d++) {
-        lsbuf_printf(b, "%s", d ? ", " : "");
-        lsbuf_json_num(b, r->floor_gap_draw[d]);
-    }
-    lsbuf_printf(b, "], \"flips_stats\": ");
+    lsbuf_printf(b, "], \"abs_gap\": ");
+    json_num_list(b, r->floor_gap_draw, r->n_draws);
+    lsbuf_printf(b, ", \"flips_stats\": ");
     stats_floor_json(b, &r->floor_flips);
     lsbuf_printf(b, ", \"abs_gap_stats\": ");
     stats_floor_json(b, &r->floor_gap);
@@ -902,77 +1022,116 @@ void seeds_json(lsbuf *b, const seeds_result *r) {
     json_curve(b, r->band_lo, r->total_steps);
     lsbuf_printf(b, ", \"band_hi\": ");
     json_curve(b, r->band_hi, r->total_steps);
-    lsbuf_printf(b, "},\n    \"pairs\": [");
-    for (int pi = 0; pi < r->n_pairs; pi++) {
-        const seeds_pair *p = &r->pair[pi];
-        lsbuf_printf(b, "%s\n      {\"a\": ", pi ? "," : "");
-        lsbuf_json_str(b, r->eng[p->a].label);
-        lsbuf_printf(b, ", \"b\": ");
-        lsbuf_json_str(b, r->eng[p->b].label);
-        lsbuf_printf(b, ", \"floor_pair\": %s, \"gap_beyond_floor\": %s, \"verdict\": ", p->floor_pair ? "true" : "false",
-                     p->beyond_floor < 0 ? "null" : p->beyond_floor ? "true" : "false");
-        lsbuf_json_str(b, p->floor_pair ? "a noise-floor draw" : p->verdict);
-        lsbuf_printf(b, ", \"paired\": [");
+    lsbuf_printf(b, "}");
+}
+
+/* a pair's "paired", "flips", "mcnemar" and "mcnemar_per_class_last_epoch" */
+static void seeds_json_pair_tests(lsbuf *b, const seeds_result *r, const seeds_pair *p) {
+    int N = r->n_seeds, E = r->epochs, C = r->n_classes;
+    lsbuf_printf(b, ", \"paired\": [");
+    for (int ep = 0; ep < E; ep++) {
+        lsbuf_printf(b, "%s", ep ? ", " : "");
+        stats_paired_json(b, &p->paired[ep]);
+    }
+    lsbuf_printf(b, "],\n       \"flips\": [");
+    for (int s = 0; s < N; s++) {
+        lsbuf_printf(b, "%s[", s ? ", " : "");
+        for (int ep = 0; ep < E; ep++) lsbuf_printf(b, "%s%ld", ep ? ", " : "", p->flips[s][ep]);
+        lsbuf_printf(b, "]");
+    }
+    lsbuf_printf(b, "], \"mcnemar\": [");
+    for (int s = 0; s < N; s++) {
+        lsbuf_printf(b, "%s[", s ? ", " : "");
         for (int ep = 0; ep < E; ep++) {
             lsbuf_printf(b, "%s", ep ? ", " : "");
-            stats_paired_json(b, &p->paired[ep]);
+            stats_mcnemar_json(b, &p->mcnemar[s][ep]);
         }
-        lsbuf_printf(b, "],\n       \"flips\": [");
-        for (int s = 0; s < N; s++) {
-            lsbuf_printf(b, "%s[", s ? ", " : "");
-            for (int ep = 0; ep < E; ep++) lsbuf_printf(b, "%s%ld", ep ? ", " : "", p->flips[s][ep]);
-            lsbuf_printf(b, "]");
-        }
-        lsbuf_printf(b, "], \"mcnemar\": [");
-        for (int s = 0; s < N; s++) {
-            lsbuf_printf(b, "%s[", s ? ", " : "");
-            for (int ep = 0; ep < E; ep++) {
-                lsbuf_printf(b, "%s", ep ? ", " : "");
-                stats_mcnemar_json(b, &p->mcnemar[s][ep]);
-            }
-            lsbuf_printf(b, "]");
-        }
-        lsbuf_printf(b, "],\n       \"mcnemar_per_class_last_epoch\": [");
-        for (int s = 0; s < N; s++) {
-            lsbuf_printf(b, "%s[", s ? ", " : "");
-            for (int k = 0; k < C && p->mcnemar_class[s]; k++) {
-                lsbuf_printf(b, "%s", k ? ", " : "");
-                stats_mcnemar_json(b, &p->mcnemar_class[s][k]);
-            }
-            lsbuf_printf(b, "]");
-        }
-        lsbuf_printf(b, "],\n       \"vs_floor\": {\"flips_within_seeds\": %d, \"abs_gap_within_seeds\": %d, \"flips_p_emp_min\": ",
-                     p->flips_within, p->gap_within);
-        lsbuf_json_num(b, p->flips_p_emp_min);
-        lsbuf_printf(b, ", \"flips_p_emp_max\": ");
-        lsbuf_json_num(b, p->flips_p_emp_max);
-        lsbuf_printf(b, "},\n       \"margins_last_epoch\": {\"flipped_a\": ");
-        stats_summary_json(b, &p->margin_flip_a);
-        lsbuf_printf(b, ", \"flipped_b\": ");
-        stats_summary_json(b, &p->margin_flip_b);
-        lsbuf_printf(b, ", \"all_a\": ");
-        stats_summary_json(b, &p->margin_all_a);
-        lsbuf_printf(b, ", \"flip_rank_a\": ");
-        stats_summary_json(b, &p->flip_rank_a);
-        lsbuf_printf(b, ", \"near_tie_rank\": ");
-        lsbuf_json_num(b, SEEDS_NEAR_TIE_RANK);
-        lsbuf_printf(b, ", \"near_tie_flips\": %ld, \"flips\": %ld},\n       \"divergence\": {\"rate_median_per_step\": ",
-                     p->near_tie_flips, p->total_flips);
-        lsbuf_json_num(b, p->rate_median);
-        lsbuf_printf(b, ", \"band_exit_step\": [");
-        for (int s = 0; s < N; s++) lsbuf_printf(b, "%s%ld", s ? ", " : "", p->band_exit[s]);
-        lsbuf_printf(b, "], \"growth\": [");
-        for (int s = 0; s < N; s++) {
-            lsbuf_printf(b, "%s", s ? ", " : "");
-            stats_growth_json(b, &p->growth[s]);
-        }
-        lsbuf_printf(b, "], \"rel_l2\": [");
-        for (int s = 0; s < N; s++) {
-            lsbuf_printf(b, "%s", s ? ", " : "");
-            json_curve(b, p->rel_l2[s], r->total_steps);
-        }
-        lsbuf_printf(b, "]}}");
+        lsbuf_printf(b, "]");
     }
+    lsbuf_printf(b, "],\n       \"mcnemar_per_class_last_epoch\": [");
+    for (int s = 0; s < N; s++) {
+        lsbuf_printf(b, "%s[", s ? ", " : "");
+        for (int k = 0; k < C && p->mcnemar_class[s]; k++) {
+            lsbuf_printf(b, "%s", k ? ", " : "");
+            stats_mcnemar_json(b, &p->mcnemar_class[s][k]);
+        }
+        lsbuf_printf(b, "]");
+    }
+    lsbuf_printf(b, "]");
+}
+
+/* a pair's "vs_floor" and "margins_last_epoch" */
+static void seeds_json_pair_floor_margins(lsbuf *b, const seeds_pair *p) {
+    lsbuf_printf(b, ",\n       \"vs_floor\": {\"flips_within_seeds\": %d, \"abs_gap_within_seeds\": %d, \"flips_p_emp_min\": ",
+                 p->flips_within, p->gap_within);
+    lsbuf_json_num(b, p->flips_p_emp_min);
+    lsbuf_printf(b, ", \"flips_p_emp_max\": ");
+    lsbuf_json_num(b, p->flips_p_emp_max);
+    lsbuf_printf(b, "},\n       \"margins_last_epoch\": {\"flipped_a\": ");
+    stats_summary_json(b, &p->margin_flip_a);
+    lsbuf_printf(b, ", \"flipped_b\": ");
+    stats_summary_json(b, &p->margin_flip_b);
+    lsbuf_printf(b, ", \"all_a\": ");
+    stats_summary_json(b, &p->margin_all_a);
+    lsbuf_printf(b, ", \"flip_rank_a\": ");
+    stats_summary_json(b, &p->flip_rank_a);
+    lsbuf_printf(b, ", \"near_tie_rank\": ");
+    lsbuf_json_num(b, SEEDS_NEAR_TIE_RANK);
+    lsbuf_printf(b, ", \"near_tie_flips\": %ld, \"flips\": %ld}", p->near_tie_flips, p->total_flips);
+}
+
+/* a pair's "divergence": growth per seed and exit from the noise band */
+static void seeds_json_pair_divergence(lsbuf *b, const seeds_result *r, const seeds_pair *p) {
+    int N = r->n_seeds;
+    lsbuf_printf(b, ",\n       \"divergence\": {\"rate_median_per_step\": ");
+    lsbuf_json_num(b, p->rate_median);
+    lsbuf_printf(b, ", \"band_exit_step\": [");
+    for (int s = 0; s < N; s++) lsbuf_printf(b, "%s%ld", s ? ", " : "", p->band_exit[s]);
+    lsbuf_printf(b, "], \"growth\": [");
+    for (int s = 0; s < N; s++) {
+        lsbuf_printf(b, "%s", s ? ", " : "");
+        stats_growth_json(b, &p->growth[s]);
+    }
+    lsbuf_printf(b, "], \"rel_l2\": [");
+    for (int s = 0; s < N; s++) {
+        lsbuf_printf(b, "%s", s ? ", " : "");
+        json_curve(b, p->rel_l2[s], r->total_steps);
+    }
+    lsbuf_printf(b, "]}");
+}
+
+/* one entry of "seeds"."pairs" */
+static void seeds_json_pair(lsbuf *b, const seeds_result *r, int pi) {
+    const seeds_pair *p = &r->pair[pi];
+    lsbuf_printf(b, "%s\n      {\"a\": ", pi ? "," : "");
+    lsbuf_json_str(b, r->eng[p->a].label);
+    lsbuf_printf(b, ", \"b\": ");
+    lsbuf_json_str(b, r->eng[p->b].label);
+    lsbuf_printf(b, ", \"floor_pair\": %s, \"gap_beyond_floor\": %s, \"verdict\": ", p->floor_pair ? "true" : "false",
+                 p->beyond_floor < 0 ? "null" : p->beyond_floor ? "true" : "false");
+    lsbuf_json_str(b, p->floor_pair ? "a noise-floor draw" : p->verdict);
+    seeds_json_pair_tests(b, r, p);
+    seeds_json_pair_floor_margins(b, p);
+    seeds_json_pair_divergence(b, r, p);
+    lsbuf_printf(b, "}");
+}
+
+void seeds_json(lsbuf *b, const seeds_result *r) {
+    int N = r->n_seeds, E = r->epochs;
+    lsbuf_printf(b, "\"seeds\": {\"n\": %d, \"first_seed\": %llu, \"first_seed_from_audit\": %s, \"jobs\": %d, \"epochs\": %d, "
+                    "\"test_images\": %zu, \"wall_seconds\": ",
+                 N, (unsigned long long)r->seed0, r->seed0_from_audit ? "true" : "false", r->jobs, E, r->n_test);
+    lsbuf_json_num(b, r->wall_s);
+    lsbuf_printf(b, ", \"job_seconds\": ");
+    json_num_list(b, r->job_s, N + r->n_draws_extra);
+    lsbuf_printf(b, ", \"job_cpu_seconds\": ");
+    json_num_list(b, r->job_cpu_s, N + r->n_draws_extra);
+    lsbuf_printf(b, ",\n    \"engines\": [");
+    for (int i = 0; i < r->n_engines; i++) seeds_json_engine(b, r, i);
+    lsbuf_printf(b, "],\n    ");
+    seeds_json_floor(b, r);
+    lsbuf_printf(b, ",\n    \"pairs\": [");
+    for (int pi = 0; pi < r->n_pairs; pi++) seeds_json_pair(b, r, pi);
     lsbuf_printf(b, "]}");
 }
 

@@ -14,7 +14,7 @@
  * weights, which need no record).
  *
  * Tolerances under `bound` (each a per-side bound: golden and new are each
- * within it of the exact result of the values consumed; golden.c passes
+ * within it of the exact result of the values consumed; checks/golden_check.c passes
  * |new - golden| <= 2 * bound) are bounds.h's, the same module the audit
  * judges by: gamma_K dot products for conv/dense (from the golden's
  * recorded inputs), 0 for relu, max-pool and flatten, 2u |y| for dropout,
@@ -702,238 +702,458 @@ static int gather_flat(checker *K, const model *m, uint32_t step, unsigned kind,
     return 0;
 }
 
-static int check_replay(checker *K, run_state *R, const run_cfg *c, long steps) {
-    const model *m = &R->m;
-    int L = m->n_layers, rc = 0;
-    size_t np = m->n_params, act_max = R->B * R->widest;
-    size_t dmax = act_max > np ? act_max : np;
-    float *pf = ls_malloc(np * sizeof *pf), *pm = ls_calloc(np, sizeof *pm), *pv = ls_calloc(np, sizeof *pv);
-    float *gg = ls_malloc(np * sizeof *gg), *errf = ls_malloc(act_max * sizeof *errf);
-    float *actbuf[2] = {ls_malloc(act_max * sizeof(float)), ls_malloc(act_max * sizeof(float))};
-    double *bound = ls_malloc(dmax * sizeof *bound), *bound2 = ls_malloc(dmax * sizeof *bound2);
-    double *bound3 = ls_malloc(dmax * sizeof *bound3);
-    double *err[2] = {ls_malloc(act_max * sizeof(double)), ls_malloc(act_max * sizeof(double))};
-    double *lb = NULL, *pb = NULL;
-    float *logits = NULL, *pred = NULL;
-    if (!pf || !pm || !pv || !gg || !errf || !actbuf[0] || !actbuf[1] || !bound || !bound2 || !bound3 || !err[0] ||
-        !err[1]) {
-        rc = LS_ENOMEM;
-        goto done;
-    }
-    memcpy(pf, R->params, np * sizeof *pf); /* step 1 starts from the seeded weights, m = v = 0 */
+/* The replay's working buffers, owned by check_replay() and freed there on
+ * every path; the helpers below only fill them.  pf/pm/pv: the state the
+ * step starts from; gg: the golden's gradients; bound*: per-value
+ * tolerances; err/errf/actbuf: the forward error of the evaluation; lb/pb,
+ * logits/pred: the evaluation's tolerances and results.  shape is the one
+ * scratch shape every judge() call reads. */
+typedef struct {
+    float *pf, *pm, *pv, *gg, *errf, *actbuf[2];
+    double *bound, *bound2, *bound3, *err[2];
+    double *lb, *pb;
+    float *logits, *pred;
     size_t shape[4];
-    const golden_record *g;
-#define NEED(st, ly, kind, name) \
-    if (!(g = need(K, (st), (ly), (kind), (name)))) { rc = LS_EFORMAT; goto done; }
-#define TRY(call) \
-    if ((rc = (call))) goto done;
+} replay_bufs;
 
-    for (long k = 1; k <= steps; k++) {
-        uint32_t st = (uint32_t)k;
-        if (k > 1) {
-            TRY(gather_flat(K, m, st - 1, TENSOR_PARAMS, pf));
-            TRY(gather_flat(K, m, st - 1, TENSOR_ADAM_M, pm));
-            TRY(gather_flat(K, m, st - 1, TENSOR_ADAM_V, pv));
-            TRY(engine_set_tensor(R->e, (tensor_id){TENSOR_PARAMS, 0}, pf));
-            TRY(engine_set_tensor(R->e, (tensor_id){TENSOR_ADAM_M, 0}, pm));
-            TRY(engine_set_tensor(R->e, (tensor_id){TENSOR_ADAM_V, 0}, pv));
+/* In the helpers a missing record or a failed call ends the replay: rc and
+ * g are each helper's locals. */
+#define NEED(st, ly, kind, name) \
+    if (!(g = need(K, (st), (ly), (kind), (name)))) return LS_EFORMAT;
+#define TRY(call) \
+    if ((rc = (call))) return rc;
+
+/* Step st > 1 starts from the golden's state after step st - 1. */
+static int replay_restore_state(checker *K, run_state *R, replay_bufs *B, uint32_t st) {
+    const model *m = &R->m;
+    int rc;
+    TRY(gather_flat(K, m, st - 1, TENSOR_PARAMS, B->pf));
+    TRY(gather_flat(K, m, st - 1, TENSOR_ADAM_M, B->pm));
+    TRY(gather_flat(K, m, st - 1, TENSOR_ADAM_V, B->pv));
+    TRY(engine_set_tensor(R->e, (tensor_id){TENSOR_PARAMS, 0}, B->pf));
+    TRY(engine_set_tensor(R->e, (tensor_id){TENSOR_ADAM_M, 0}, B->pm));
+    TRY(engine_set_tensor(R->e, (tensor_id){TENSOR_ADAM_V, 0}, B->pv));
+    return 0;
+}
+
+/* forward: layer l consumes the golden's ACT[l-1] */
+static int replay_forward(checker *K, run_state *R, replay_bufs *B, uint32_t st, size_t nb) {
+    const model *m = &R->m;
+    const golden_record *g;
+    int rc;
+    for (int l = 0; l < m->n_layers; l++) {
+        const layer *ly = &m->layers[l];
+        const float *xin = R->x;
+        if (l > 0) {
+            NEED(st, l - 1, TENSOR_ACT, m->layers[l - 1].name);
+            if (g->count != nb * layer_in_size(ly))
+                return ls_err(LS_EFORMAT, "%s: step %u %s act has %zu values, the replay's batch needs %zu",
+                              K->gf->path, (unsigned)st, m->layers[l - 1].name, g->count, nb * layer_in_size(ly));
+            TRY(engine_set_tensor(R->e, (tensor_id){TENSOR_ACT, l - 1}, g->values));
+            xin = g->values;
         }
-        size_t nb;
-        TRY(run_batch(R, c, k, &nb));
-        TRY(engine_set_batch(R->e, R->x, R->y, nb, (uint64_t)k));
-        /* forward: layer l consumes the golden's ACT[l-1] */
-        for (int l = 0; l < L; l++) {
-            const layer *ly = &m->layers[l];
+        TRY(engine_forward_layer(R->e, l, 1));
+        TRY(engine_get_tensor(R->e, (tensor_id){TENSOR_ACT, l}, R->tmp));
+        NEED(st, l, TENSOR_ACT, ly->name);
+        const golden_record *gout = g;
+        double *bd = NULL;
+        if (K->bounded) {
+            bd = B->bound;
+            bounds_forward(bd, m, l, B->pf, xin, nb);
+        }
+        TRY(judge(K, gout, R->tmp, act_shape(ly, nb, B->shape), B->shape, bd));
+    }
+    return 0;
+}
+
+/* loss on the golden's logits, and the logits' gradient */
+static int replay_loss(checker *K, run_state *R, replay_bufs *B, uint32_t st, size_t nb) {
+    const model *m = &R->m;
+    const int L = m->n_layers;
+    const golden_record *g;
+    int rc;
+    NEED(st, L - 1, TENSOR_ACT, m->layers[L - 1].name);
+    const golden_record *glogit = g;
+    TRY(engine_set_tensor(R->e, (tensor_id){TENSOR_ACT, L - 1}, glogit->values));
+    float loss;
+    TRY(engine_loss(R->e, &loss));
+    double lbound = 0;
+    if (K->bounded) TRY(bounds_loss(glogit->values, R->y, nb, m->n_classes, &lbound, B->bound));
+    NEED(st, -1, TENSOR_LOSS, "");
+    TRY(judge(K, g, &loss, 0, B->shape, K->bounded ? &lbound : NULL));
+    TRY(engine_get_tensor(R->e, (tensor_id){TENSOR_DACT, L - 1}, R->tmp));
+    NEED(st, L - 1, TENSOR_DACT, m->layers[L - 1].name);
+    TRY(judge(K, g, R->tmp, act_shape(&m->layers[L - 1], nb, B->shape), B->shape, K->bounded ? B->bound : NULL));
+    return 0;
+}
+
+/* backward: layer l consumes the golden's DACT[l] (and ACT[l-1]) */
+static int replay_backward(checker *K, run_state *R, replay_bufs *B, uint32_t st, size_t nb) {
+    const model *m = &R->m;
+    const golden_record *g;
+    int rc;
+    for (int l = m->n_layers - 1; l >= 0; l--) {
+        const layer *ly = &m->layers[l];
+        NEED(st, l, TENSOR_DACT, ly->name);
+        const float *dy = g->values;
+        TRY(engine_set_tensor(R->e, (tensor_id){TENSOR_DACT, l}, dy));
+        TRY(engine_backward_layer(R->e, l));
+        if (l == 0) break;
+        const layer *lp = &m->layers[l - 1];
+        TRY(engine_get_tensor(R->e, (tensor_id){TENSOR_DACT, l - 1}, R->tmp));
+        NEED(st, l - 1, TENSOR_DACT, lp->name);
+        const golden_record *gdx = g;
+        double *bd = NULL;
+        if (K->bounded) {
+            bd = B->bound;
+            bounds_backward_data(bd, m, l, B->pf, dy, nb);
+        }
+        TRY(judge(K, gdx, R->tmp, act_shape(lp, nb, B->shape), B->shape, bd));
+    }
+    return 0;
+}
+
+/* gradients, each from the golden's ACT[l-1] (or the batch) and DACT[l] */
+static int replay_grads(checker *K, run_state *R, replay_bufs *B, uint32_t st, size_t nb) {
+    const model *m = &R->m;
+    const golden_record *g;
+    int rc;
+    TRY(engine_get_tensor(R->e, (tensor_id){TENSOR_GRADS, 0}, R->tmp));
+    for (int l = 0; l < m->n_layers; l++) {
+        const layer *ly = &m->layers[l];
+        if (ly->w_tensor < 0) continue;
+        const model_tensor *wt = &m->tensors[ly->w_tensor], *bt = &m->tensors[ly->b_tensor];
+        double *bw = NULL, *bb = NULL;
+        if (K->bounded) {
             const float *xin = R->x;
             if (l > 0) {
                 NEED(st, l - 1, TENSOR_ACT, m->layers[l - 1].name);
-                if (g->count != nb * layer_in_size(ly)) {
-                    rc = ls_err(LS_EFORMAT, "%s: step %u %s act has %zu values, the replay's batch needs %zu",
-                                K->gf->path, (unsigned)st, m->layers[l - 1].name, g->count, nb * layer_in_size(ly));
-                    goto done;
-                }
-                TRY(engine_set_tensor(R->e, (tensor_id){TENSOR_ACT, l - 1}, g->values));
                 xin = g->values;
             }
-            TRY(engine_forward_layer(R->e, l, 1));
-            TRY(engine_get_tensor(R->e, (tensor_id){TENSOR_ACT, l}, R->tmp));
-            NEED(st, l, TENSOR_ACT, ly->name);
-            const golden_record *gout = g;
-            double *bd = NULL;
-            if (K->bounded) {
-                bd = bound;
-                bounds_forward(bd, m, l, pf, xin, nb);
-            }
-            TRY(judge(K, gout, R->tmp, act_shape(ly, nb, shape), shape, bd));
-        }
-        /* loss on the golden's logits */
-        NEED(st, L - 1, TENSOR_ACT, m->layers[L - 1].name);
-        const golden_record *glogit = g;
-        TRY(engine_set_tensor(R->e, (tensor_id){TENSOR_ACT, L - 1}, glogit->values));
-        float loss;
-        TRY(engine_loss(R->e, &loss));
-        double lbound = 0;
-        if (K->bounded) TRY(bounds_loss(glogit->values, R->y, nb, m->n_classes, &lbound, bound));
-        NEED(st, -1, TENSOR_LOSS, "");
-        TRY(judge(K, g, &loss, 0, shape, K->bounded ? &lbound : NULL));
-        TRY(engine_get_tensor(R->e, (tensor_id){TENSOR_DACT, L - 1}, R->tmp));
-        NEED(st, L - 1, TENSOR_DACT, m->layers[L - 1].name);
-        TRY(judge(K, g, R->tmp, act_shape(&m->layers[L - 1], nb, shape), shape, K->bounded ? bound : NULL));
-        /* backward: layer l consumes the golden's DACT[l] (and ACT[l-1]) */
-        for (int l = L - 1; l >= 0; l--) {
-            const layer *ly = &m->layers[l];
             NEED(st, l, TENSOR_DACT, ly->name);
-            const float *dy = g->values;
-            TRY(engine_set_tensor(R->e, (tensor_id){TENSOR_DACT, l}, dy));
-            TRY(engine_backward_layer(R->e, l));
-            if (l == 0) break;
-            const layer *lp = &m->layers[l - 1];
-            TRY(engine_get_tensor(R->e, (tensor_id){TENSOR_DACT, l - 1}, R->tmp));
-            NEED(st, l - 1, TENSOR_DACT, lp->name);
-            const golden_record *gdx = g;
-            double *bd = NULL;
-            if (K->bounded) {
-                bd = bound;
-                bounds_backward_data(bd, m, l, pf, dy, nb);
-            }
-            TRY(judge(K, gdx, R->tmp, act_shape(lp, nb, shape), shape, bd));
+            bw = B->bound;
+            bb = B->bound2;
+            bounds_backward_weights(bw, bb, m, l, xin, g->values, nb);
         }
-        /* gradients, each from the golden's ACT[l-1] (or the batch) and DACT[l] */
-        TRY(engine_get_tensor(R->e, (tensor_id){TENSOR_GRADS, 0}, R->tmp));
-        for (int l = 0; l < L; l++) {
-            const layer *ly = &m->layers[l];
-            if (ly->w_tensor < 0) continue;
-            const model_tensor *wt = &m->tensors[ly->w_tensor], *bt = &m->tensors[ly->b_tensor];
-            double *bw = NULL, *bb = NULL;
-            if (K->bounded) {
-                const float *xin = R->x;
-                if (l > 0) {
-                    NEED(st, l - 1, TENSOR_ACT, m->layers[l - 1].name);
-                    xin = g->values;
-                }
-                NEED(st, l, TENSOR_DACT, ly->name);
-                bw = bound;
-                bb = bound2;
-                bounds_backward_weights(bw, bb, m, l, xin, g->values, nb);
-            }
-            NEED(st, l, TENSOR_GRADS, wt->name);
-            TRY(judge(K, g, R->tmp + wt->offset, tensor_shape(wt, shape), shape, bw));
-            NEED(st, l, TENSOR_GRADS, bt->name);
-            TRY(judge(K, g, R->tmp + bt->offset, tensor_shape(bt, shape), shape, bb));
-        }
-        /* the update consumes the golden's gradients */
-        TRY(gather_flat(K, m, st, TENSOR_GRADS, gg));
-        TRY(engine_set_tensor(R->e, (tensor_id){TENSOR_GRADS, 0}, gg));
-        TRY(engine_update(R->e, &c->adam, (int)k));
-        if (K->bounded) {
-            adam_scalars as = adam_make_scalars(&c->adam, (int)k);
-            bounds_adam(pf, pm, pv, gg, np, &as, 0, bound, bound2, bound3);
-        }
-        tensor_kind ks[3] = {TENSOR_PARAMS, TENSOR_ADAM_M, TENSOR_ADAM_V};
-        double *kb[3] = {bound, bound2, bound3};
-        for (int q = 0; q < 3; q++) {
-            TRY(engine_get_tensor(R->e, (tensor_id){ks[q], 0}, R->tmp));
-            for (int t = 0; t < m->n_tensors; t++) {
-                const model_tensor *mt = &m->tensors[t];
-                NEED(st, mt->layer, ks[q], mt->name);
-                TRY(judge(K, g, R->tmp + mt->offset, tensor_shape(mt, shape), shape,
-                          K->bounded ? kb[q] + mt->offset : NULL));
-            }
+        NEED(st, l, TENSOR_GRADS, wt->name);
+        TRY(judge(K, g, R->tmp + wt->offset, tensor_shape(wt, B->shape), B->shape, bw));
+        NEED(st, l, TENSOR_GRADS, bt->name);
+        TRY(judge(K, g, R->tmp + bt->offset, tensor_shape(bt, B->shape), B->shape, bb));
+    }
+    return 0;
+}
+
+/* the update consumes the golden's gradients; PARAMS, M and V after it */
+static int replay_update(checker *K, run_state *R, const run_cfg *c, replay_bufs *B, long k) {
+    const model *m = &R->m;
+    const uint32_t st = (uint32_t)k;
+    const golden_record *g;
+    int rc;
+    TRY(gather_flat(K, m, st, TENSOR_GRADS, B->gg));
+    TRY(engine_set_tensor(R->e, (tensor_id){TENSOR_GRADS, 0}, B->gg));
+    TRY(engine_update(R->e, &c->adam, (int)k));
+    if (K->bounded) {
+        adam_scalars as = adam_make_scalars(&c->adam, (int)k);
+        bounds_adam(B->pf, B->pm, B->pv, B->gg, m->n_params, &as, 0, B->bound, B->bound2, B->bound3);
+    }
+    tensor_kind ks[3] = {TENSOR_PARAMS, TENSOR_ADAM_M, TENSOR_ADAM_V};
+    double *kb[3] = {B->bound, B->bound2, B->bound3};
+    for (int q = 0; q < 3; q++) {
+        TRY(engine_get_tensor(R->e, (tensor_id){ks[q], 0}, R->tmp));
+        for (int t = 0; t < m->n_tensors; t++) {
+            const model_tensor *mt = &m->tensors[t];
+            NEED(st, mt->layer, ks[q], mt->name);
+            TRY(judge(K, g, R->tmp + mt->offset, tensor_shape(mt, B->shape), B->shape,
+                      K->bounded ? kb[q] + mt->offset : NULL));
         }
     }
-    /* evaluation of the golden's final weights on the test slice */
-    {
-        uint32_t st = (uint32_t)steps;
-        int C = m->n_classes;
-        TRY(gather_flat(K, m, st, TENSOR_PARAMS, pf));
-        TRY(engine_set_tensor(R->e, (tensor_id){TENSOR_PARAMS, 0}, pf));
-        NEED(st, -1, GOLDEN_KIND_LOGITS, "");
-        const golden_record *gl = g;
-        NEED(st, -1, GOLDEN_KIND_PREDICTIONS, "");
-        const golden_record *gp = g;
-        if (gl->count != R->n_test * (size_t)C || gp->count != R->n_test) {
-            rc = ls_err(LS_EFORMAT, "%s: %zu logits and %zu predictions for %zu test images of %d classes", K->gf->path,
-                        gl->count, gp->count, R->n_test, C);
-            goto done;
-        }
-        logits = ls_malloc(gl->count * sizeof *logits);
-        pred = ls_malloc(gp->count * sizeof *pred);
-        lb = ls_calloc(gl->count, sizeof *lb);
-        pb = ls_calloc(gp->count, sizeof *pb);
-        if (!logits || !pred || !lb || !pb) {
-            rc = LS_ENOMEM;
-            goto done;
-        }
-        for (size_t s = 0; s < R->n_test; s += R->B) {
-            size_t nb = R->n_test - s < R->B ? R->n_test - s : R->B;
-            data_make_batch(&R->ds.test, NULL, s, nb, R->x, R->y);
-            TRY(engine_set_batch(R->e, R->x, R->y, nb, 0));
-            const float *xin = R->x;
-            int cur = 0;
-            if (K->bounded) memset(err[0], 0, nb * R->in * sizeof(double)); /* x/255 is the same everywhere */
-            for (int l = 0; l < L; l++) {
-                TRY(engine_forward_layer(R->e, l, 0));
-                if (!K->bounded) continue;
-                TRY(engine_get_tensor(R->e, (tensor_id){TENSOR_ACT, l}, actbuf[l & 1]));
-                bounds_eval_layer(m, l, pf, xin, err[cur], err[!cur], errf, bound, nb);
-                cur = !cur;
-                xin = actbuf[l & 1];
-            }
-            TRY(engine_get_tensor(R->e, (tensor_id){TENSOR_ACT, L - 1}, logits + s * C));
-            for (size_t i = 0; i < nb; i++) {
-                const float *zn = logits + (s + i) * C, *zg = gl->values + (s + i) * C;
-                /* the golden's prediction is a class index stored as a float:
-                 * checked before the conversion (a NaN or 1e30 converted
-                 * to int is undefined behaviour) */
-                float ga = gp->values[s + i];
-                if (!(ga >= 0 && ga < (float)C && ga == floorf(ga))) {
-                    rc = ls_err(LS_EFORMAT, "%s: step %u predictions: value %g at test image %zu is not a class in 0..%d",
-                                K->gf->path, st, (double)ga, s + i, C - 1);
-                    goto done;
-                }
-                int b = argmax_row(zn, C), a = (int)ga;
-                pred[s + i] = (float)b;
-                if (!K->bounded) continue;
-                const double *e = err[cur] + i * C;
-                for (int j = 0; j < C; j++) lb[(s + i) * C + j] = 1.01 * e[j];
-                /* a flip is plausible only where the golden's two logits are
-                 * within the errors of both sides of a tie */
-                if (a >= 0 && a < C && b != a)
-                    pb[s + i] = (double)zg[a] - (double)zg[b] <= 2.02 * (e[a] + e[b]) ? (double)C : 0.0;
-            }
-        }
-        size_t sh[2] = {R->n_test, (size_t)C};
-        TRY(judge(K, gl, logits, 2, sh, K->bounded ? lb : NULL));
-        TRY(judge(K, gp, pred, 1, sh, K->bounded ? pb : NULL));
+    return 0;
+}
+
+/* Step k, isolated: from the golden's state, each layer from the golden's
+ * inputs, every result judged against the golden's record. */
+static int replay_step(checker *K, run_state *R, const run_cfg *c, replay_bufs *B, long k) {
+    uint32_t st = (uint32_t)k;
+    int rc;
+    if (k > 1) TRY(replay_restore_state(K, R, B, st));
+    size_t nb;
+    TRY(run_batch(R, c, k, &nb));
+    TRY(engine_set_batch(R->e, R->x, R->y, nb, (uint64_t)k));
+    TRY(replay_forward(K, R, B, st, nb));
+    TRY(replay_loss(K, R, B, st, nb));
+    TRY(replay_backward(K, R, B, st, nb));
+    TRY(replay_grads(K, R, B, st, nb));
+    return replay_update(K, R, c, B, k);
+}
+
+/* One test batch (images s .. s+nb-1) on the golden's final weights: the
+ * logits, the forward error propagated through the network when bounded,
+ * and the predictions, checked against the golden's. */
+static int replay_eval_batch(checker *K, run_state *R, replay_bufs *B, const golden_record *gl,
+                             const golden_record *gp, uint32_t st, size_t s) {
+    const model *m = &R->m;
+    const int L = m->n_layers, C = m->n_classes;
+    int rc;
+    size_t nb = R->n_test - s < R->B ? R->n_test - s : R->B;
+    data_make_batch(&R->ds.test, NULL, s, nb, R->x, R->y);
+    TRY(engine_set_batch(R->e, R->x, R->y, nb, 0));
+    const float *xin = R->x;
+    int cur = 0;
+    if (K->bounded) memset(B->err[0], 0, nb * R->in * sizeof(double)); /* x/255 is the same everywhere */
+    for (int l = 0; l < L; l++) {
+        TRY(engine_forward_layer(R->e, l, 0));
+        if (!K->bounded) continue;
+        TRY(engine_get_tensor(R->e, (tensor_id){TENSOR_ACT, l}, B->actbuf[l & 1]));
+        bounds_eval_layer(m, l, B->pf, xin, B->err[cur], B->err[!cur], B->errf, B->bound, nb);
+        cur = !cur;
+        xin = B->actbuf[l & 1];
     }
+    TRY(engine_get_tensor(R->e, (tensor_id){TENSOR_ACT, L - 1}, B->logits + s * C));
+    for (size_t i = 0; i < nb; i++) {
+        const float *zn = B->logits + (s + i) * C, *zg = gl->values + (s + i) * C;
+        /* the golden's prediction is a class index stored as a float:
+         * checked before the conversion (a NaN or 1e30 converted
+         * to int is undefined behaviour) */
+        float ga = gp->values[s + i];
+        if (!(ga >= 0 && ga < (float)C && ga == floorf(ga)))
+            return ls_err(LS_EFORMAT, "%s: step %u predictions: value %g at test image %zu is not a class in 0..%d",
+                          K->gf->path, st, (double)ga, s + i, C - 1);
+        int b = argmax_row(zn, C), a = (int)ga;
+        B->pred[s + i] = (float)b;
+        if (!K->bounded) continue;
+        const double *e = B->err[cur] + i * C;
+        for (int j = 0; j < C; j++) B->lb[(s + i) * C + j] = 1.01 * e[j];
+        /* a flip is plausible only where the golden's two logits are
+         * within the errors of both sides of a tie */
+        if (a >= 0 && a < C && b != a)
+            B->pb[s + i] = (double)zg[a] - (double)zg[b] <= 2.02 * (e[a] + e[b]) ? (double)C : 0.0;
+    }
+    return 0;
+}
+
+/* evaluation of the golden's final weights on the test slice */
+static int replay_eval(checker *K, run_state *R, replay_bufs *B, long steps) {
+    const model *m = &R->m;
+    uint32_t st = (uint32_t)steps;
+    int C = m->n_classes;
+    const golden_record *g;
+    int rc;
+    TRY(gather_flat(K, m, st, TENSOR_PARAMS, B->pf));
+    TRY(engine_set_tensor(R->e, (tensor_id){TENSOR_PARAMS, 0}, B->pf));
+    NEED(st, -1, GOLDEN_KIND_LOGITS, "");
+    const golden_record *gl = g;
+    NEED(st, -1, GOLDEN_KIND_PREDICTIONS, "");
+    const golden_record *gp = g;
+    if (gl->count != R->n_test * (size_t)C || gp->count != R->n_test)
+        return ls_err(LS_EFORMAT, "%s: %zu logits and %zu predictions for %zu test images of %d classes", K->gf->path,
+                      gl->count, gp->count, R->n_test, C);
+    B->logits = ls_malloc(gl->count * sizeof *B->logits);
+    B->pred = ls_malloc(gp->count * sizeof *B->pred);
+    B->lb = ls_calloc(gl->count, sizeof *B->lb);
+    B->pb = ls_calloc(gp->count, sizeof *B->pb);
+    if (!B->logits || !B->pred || !B->lb || !B->pb) return LS_ENOMEM;
+    for (size_t s = 0; s < R->n_test; s += R->B) TRY(replay_eval_batch(K, R, B, gl, gp, st, s));
+    size_t sh[2] = {R->n_test, (size_t)C};
+    TRY(judge(K, gl, B->logits, 2, sh, K->bounded ? B->lb : NULL));
+    TRY(judge(K, gp, B->pred, 1, sh, K->bounded ? B->pb : NULL));
+    return 0;
+}
+
+#undef NEED
+#undef TRY
+
+/* Every record must have been consumed: one the replay never asked for is
+ * not part of the run the provenance describes. */
+static int check_all_seen(const checker *K) {
     for (size_t i = 0; i < K->gf->n_records; i++)
         if (!K->seen[i]) {
             char lab[96];
             golden_record_label(&K->gf->records[i], lab, sizeof lab);
-            rc = ls_err(LS_EFORMAT, "%s: record %zu (%s) is not part of the run its provenance describes",
-                        K->gf->path, i, lab);
-            goto done;
+            return ls_err(LS_EFORMAT, "%s: record %zu (%s) is not part of the run its provenance describes",
+                          K->gf->path, i, lab);
         }
-#undef NEED
-#undef TRY
+    return 0;
+}
+
+/* The isolated replay: every step from the golden's state, then the final
+ * evaluation, then no record left over. */
+static int check_replay(checker *K, run_state *R, const run_cfg *c, long steps) {
+    const model *m = &R->m;
+    int rc = 0;
+    size_t np = m->n_params, act_max = R->B * R->widest;
+    size_t dmax = act_max > np ? act_max : np;
+    replay_bufs B;
+    memset(&B, 0, sizeof B);
+    B.pf = ls_malloc(np * sizeof *B.pf);
+    B.pm = ls_calloc(np, sizeof *B.pm);
+    B.pv = ls_calloc(np, sizeof *B.pv);
+    B.gg = ls_malloc(np * sizeof *B.gg);
+    B.errf = ls_malloc(act_max * sizeof *B.errf);
+    B.actbuf[0] = ls_malloc(act_max * sizeof(float));
+    B.actbuf[1] = ls_malloc(act_max * sizeof(float));
+    B.bound = ls_malloc(dmax * sizeof *B.bound);
+    B.bound2 = ls_malloc(dmax * sizeof *B.bound2);
+    B.bound3 = ls_malloc(dmax * sizeof *B.bound3);
+    B.err[0] = ls_malloc(act_max * sizeof(double));
+    B.err[1] = ls_malloc(act_max * sizeof(double));
+    if (!B.pf || !B.pm || !B.pv || !B.gg || !B.errf || !B.actbuf[0] || !B.actbuf[1] || !B.bound || !B.bound2 ||
+        !B.bound3 || !B.err[0] || !B.err[1]) {
+        rc = LS_ENOMEM;
+        goto done;
+    }
+    memcpy(B.pf, R->params, np * sizeof *B.pf); /* step 1 starts from the seeded weights, m = v = 0 */
+    for (long k = 1; k <= steps; k++)
+        if ((rc = replay_step(K, R, c, &B, k))) goto done;
+    if ((rc = replay_eval(K, R, &B, steps))) goto done;
+    rc = check_all_seen(K);
 done:
-    free(pf);
-    free(pm);
-    free(pv);
-    free(gg);
-    free(errf);
-    free(actbuf[0]);
-    free(actbuf[1]);
-    free(bound);
-    free(bound2);
-    free(bound3);
-    free(err[0]);
-    free(err[1]);
-    free(lb);
-    free(pb);
-    free(logits);
-    free(pred);
+    free(B.pf);
+    free(B.pm);
+    free(B.pv);
+    free(B.gg);
+    free(B.errf);
+    free(B.actbuf[0]);
+    free(B.actbuf[1]);
+    free(B.bound);
+    free(B.bound2);
+    free(B.bound3);
+    free(B.err[0]);
+    free(B.err[1]);
+    free(B.lb);
+    free(B.pb);
+    free(B.logits);
+    free(B.pred);
     return rc;
+}
+
+/* Read the golden, refuse a recording, and parse the asked policy. */
+static int check_open(checker *K, const golden_check_cfg *cfg, golden_policy *asked) {
+    int rc;
+    if ((rc = golden_read(&K->gf, cfg->path))) return rc;
+    golden_file *gf = K->gf;
+    K->seen = ls_calloc(gf->n_records ? gf->n_records : 1, 1);
+    if (!K->seen) return LS_ENOMEM;
+    if ((rc = golden_policy_parse(asked, cfg->policy ? cfg->policy : "auto"))) return LS_EINVAL;
+    const char *kind = golden_provenance_get(gf, "kind");
+    if (kind && strcmp(kind, "recording") == 0)
+        return ls_err(LS_EFORMAT, "%s: a recording, not a golden file: audit it as an engine "
+                      "(lockstep audit --engines reference,cpu,recorded:%s)", gf->path, gf->path);
+    return 0;
+}
+
+/* the --init weights and --order the golden was recorded with: the same
+ * files, by digest */
+static int check_recorded_files(const golden_file *gf, run_cfg *c) {
+    const char *kinds[2] = {"init", "order"};
+    const char **dst[2] = {&c->init_path, &c->order_path};
+    int rc;
+    for (int i = 0; i < 2; i++) {
+        char key[32];
+        snprintf(key, sizeof key, "%s.file", kinds[i]);
+        const char *file = golden_provenance_get(gf, key);
+        snprintf(key, sizeof key, "%s.crc32", kinds[i]);
+        const char *want = golden_provenance_get(gf, key);
+        if (!file) continue;
+        uint32_t crc;
+        char now[16];
+        if (!want)
+            return ls_err(LS_EFORMAT, "%s: provenance has %s.file but no %s.crc32", gf->path, kinds[i], kinds[i]);
+        if ((rc = ls_file_crc32(file, &crc)))
+            return ls_err(rc, "%s: recorded with --%s %s, which cannot be read here: %s", gf->path, kinds[i], file,
+                          ls_errmsg());
+        snprintf(now, sizeof now, "%08x", (unsigned)crc);
+        if (strcmp(now, want) != 0)
+            return ls_err(LS_EFORMAT, "%s: recorded with --%s %s of crc32 %s; that file now has crc32 %s", gf->path,
+                          kinds[i], file, want, now);
+        *dst[i] = file;
+    }
+    return 0;
+}
+
+/* The configuration, from the provenance: the model (checked against its
+ * hash), the run's numbers, its --init/--order files and the engine (the
+ * golden's unless cfg->engine overrides it, copied into engine_buf). */
+static int check_config(const golden_file *gf, const golden_check_cfg *cfg, model *m, run_cfg *c, long *steps,
+                        char *engine_buf, size_t engine_cap, const char **espec_out) {
+    int rc;
+    double v;
+    const char *spec_text = golden_provenance_get(gf, "model.spec");
+    const char *mname = golden_provenance_get(gf, "model.name");
+    const char *mhash = golden_provenance_get(gf, "model.hash");
+    const char *espec = golden_provenance_get(gf, "engine.spec");
+    const char *ddir = golden_provenance_get(gf, "data.dir");
+    if (!spec_text || !mname || !mhash || !espec || !ddir)
+        return ls_err(LS_EFORMAT, "%s: provenance lacks model.spec, model.name, model.hash, engine.spec or data.dir: "
+                      "not a golden `lockstep golden record` wrote", gf->path);
+    *espec_out = espec;
+    if ((rc = model_parse_spec(m, spec_text, mname))) return ls_err_prefix(LS_EFORMAT, "%s: model.spec", gf->path);
+    snprintf(m->name, sizeof m->name, "%s", mname);
+    char hb[32];
+    snprintf(hb, sizeof hb, "%016llx", (unsigned long long)model_hash(m));
+    if (strcmp(hb, mhash) != 0)
+        return ls_err(LS_EFORMAT, "%s: model.spec hashes to %s, the file says %s", gf->path, hb, mhash);
+    if ((rc = prov_num(gf, "seed", 0, 18446744073709551615.0, &v))) return rc;
+    c->seed = strtoull(golden_provenance_get(gf, "seed"), NULL, 10);
+    if ((rc = prov_num(gf, "batch", 1, 65536, &v))) return rc;
+    c->batch = (size_t)v;
+    if ((rc = prov_num(gf, "lr", 0, 10, &c->adam.lr))) return rc;
+    if ((rc = prov_num(gf, "adam.beta1", 0, 1, &c->adam.beta1))) return rc;
+    if ((rc = prov_num(gf, "adam.beta2", 0, 1, &c->adam.beta2))) return rc;
+    if ((rc = prov_num(gf, "adam.eps", 0, 1, &c->adam.eps))) return rc;
+    if ((rc = prov_num(gf, "steps", 1, 1e6, &v))) return rc;
+    *steps = (long)v;
+    if ((rc = prov_num(gf, "limit_train", 1, 1e9, &v))) return rc;
+    c->limit_train = (size_t)v;
+    if ((rc = prov_num(gf, "limit_test", 1, 1e9, &v))) return rc;
+    c->limit_test = (size_t)v;
+    c->data_dir = cfg->data_dir ? cfg->data_dir : ddir;
+    {
+        /* the input transform it was recorded with (absent in older files: none) */
+        const char *norm = golden_provenance_get(gf, "data.normalize");
+        if (norm && strcmp(norm, "none") != 0 && run_parse_normalize(c, norm))
+            return ls_err_prefix(LS_EFORMAT, "%s: data.normalize", gf->path);
+    }
+    if ((rc = check_recorded_files(gf, c))) return rc;
+    snprintf(engine_buf, engine_cap, "%s", cfg->engine ? cfg->engine : espec);
+    c->engine = engine_buf;
+    return 0;
+}
+
+/* the data must be what the golden was made from: all 4 files by crc32 */
+static int check_data_digests(const golden_file *gf, const dataset *ds) {
+    const idx_set *sets[2] = {&ds->train, &ds->test};
+    for (int i = 0; i < 2; i++) {
+        const char *paths[2] = {sets[i]->images_path, sets[i]->labels_path};
+        uint32_t crcs[2] = {sets[i]->images_crc, sets[i]->labels_crc};
+        for (int j = 0; j < 2; j++) {
+            char nm[128], key[200], now[16];
+            data_key_name(nm, sizeof nm, paths[j]);
+            snprintf(key, sizeof key, "data.%s.crc32", nm);
+            snprintf(now, sizeof now, "%08x", (unsigned)crcs[j]);
+            const char *was = golden_provenance_get(gf, key);
+            if (!was) return ls_err(LS_EFORMAT, "%s: no recorded digest for %s (key %s)", gf->path, paths[j], key);
+            if (strcmp(was, now) != 0)
+                return ls_err(LS_EFORMAT, "%s: crc32 %s, but the golden was recorded on data with crc32 %s: "
+                              "not the same data (use --data DIR to point at it)", paths[j], now, was);
+        }
+    }
+    return 0;
+}
+
+/* The table and the verdict line: PASS, or REGRESSION with LS_EMISMATCH. */
+static int check_summary(checker *K, const golden_check_cfg *cfg, double t0) {
+    char pb[32];
+    print_table(K);
+    if (K->n_fail_rec) {
+        say(cfg->out, "\nREGRESSION: %zu of %zu values in %zu of %zu records outside policy %s (%.2f s)\n",
+            K->n_fail_el, K->n_values, K->n_fail_rec, K->n_rows, golden_policy_str(&K->pol, pb, sizeof pb),
+            ls_now() - t0);
+        return ls_err(LS_EMISMATCH, "%s: %zu values in %zu records differ under policy %s", K->gf->path,
+                      K->n_fail_el, K->n_fail_rec, golden_policy_str(&K->pol, pb, sizeof pb));
+    }
+    say(cfg->out, "\nPASS: %zu records, %zu values, policy %s (%.2f s)\n", K->n_rows, K->n_values,
+        golden_policy_str(&K->pol, pb, sizeof pb), ls_now() - t0);
+    return 0;
 }
 
 int golden_check_run(const golden_check_cfg *cfg) {
@@ -947,135 +1167,18 @@ int golden_check_run(const golden_check_cfg *cfg) {
     run_cfg c;
     run_cfg_default(&c);
     int rc;
-    double t0 = ls_now(), v;
+    double t0 = ls_now();
     long steps = 0;
     char engine_spec_buf[256];
-
-    if ((rc = golden_read(&K.gf, cfg->path))) goto done;
-    golden_file *gf = K.gf;
-    K.seen = ls_calloc(gf->n_records ? gf->n_records : 1, 1);
-    if (!K.seen) {
-        rc = LS_ENOMEM;
-        goto done;
-    }
+    const char *espec = NULL;
     golden_policy asked;
-    if ((rc = golden_policy_parse(&asked, cfg->policy ? cfg->policy : "auto"))) {
-        rc = LS_EINVAL;
-        goto done;
-    }
-    {
-        const char *kind = golden_provenance_get(gf, "kind");
-        if (kind && strcmp(kind, "recording") == 0) {
-            rc = ls_err(LS_EFORMAT, "%s: a recording, not a golden file: audit it as an engine "
-                        "(lockstep audit --engines reference,cpu,recorded:%s)", gf->path, gf->path);
-            goto done;
-        }
-    }
-    /* the configuration, from the provenance */
-    const char *spec_text = golden_provenance_get(gf, "model.spec");
-    const char *mname = golden_provenance_get(gf, "model.name");
-    const char *mhash = golden_provenance_get(gf, "model.hash");
-    const char *espec = golden_provenance_get(gf, "engine.spec");
-    const char *ddir = golden_provenance_get(gf, "data.dir");
-    if (!spec_text || !mname || !mhash || !espec || !ddir) {
-        rc = ls_err(LS_EFORMAT, "%s: provenance lacks model.spec, model.name, model.hash, engine.spec or data.dir: "
-                    "not a golden `lockstep golden record` wrote", gf->path);
-        goto done;
-    }
-    if ((rc = model_parse_spec(&R.m, spec_text, mname))) {
-        rc = ls_err_prefix(LS_EFORMAT, "%s: model.spec", gf->path);
-        goto done;
-    }
-    snprintf(R.m.name, sizeof R.m.name, "%s", mname);
-    char hb[32];
-    snprintf(hb, sizeof hb, "%016llx", (unsigned long long)model_hash(&R.m));
-    if (strcmp(hb, mhash) != 0) {
-        rc = ls_err(LS_EFORMAT, "%s: model.spec hashes to %s, the file says %s", gf->path, hb, mhash);
-        goto done;
-    }
-    if ((rc = prov_num(gf, "seed", 0, 18446744073709551615.0, &v))) goto done;
-    c.seed = strtoull(golden_provenance_get(gf, "seed"), NULL, 10);
-    if ((rc = prov_num(gf, "batch", 1, 65536, &v))) goto done;
-    c.batch = (size_t)v;
-    if ((rc = prov_num(gf, "lr", 0, 10, &c.adam.lr))) goto done;
-    if ((rc = prov_num(gf, "adam.beta1", 0, 1, &c.adam.beta1))) goto done;
-    if ((rc = prov_num(gf, "adam.beta2", 0, 1, &c.adam.beta2))) goto done;
-    if ((rc = prov_num(gf, "adam.eps", 0, 1, &c.adam.eps))) goto done;
-    if ((rc = prov_num(gf, "steps", 1, 1e6, &v))) goto done;
-    steps = (long)v;
-    if ((rc = prov_num(gf, "limit_train", 1, 1e9, &v))) goto done;
-    c.limit_train = (size_t)v;
-    if ((rc = prov_num(gf, "limit_test", 1, 1e9, &v))) goto done;
-    c.limit_test = (size_t)v;
-    c.data_dir = cfg->data_dir ? cfg->data_dir : ddir;
-    {
-        /* the input transform it was recorded with (absent in older files: none) */
-        const char *norm = golden_provenance_get(gf, "data.normalize");
-        if (norm && strcmp(norm, "none") != 0 && (rc = run_parse_normalize(&c, norm))) {
-            rc = ls_err_prefix(LS_EFORMAT, "%s: data.normalize", gf->path);
-            goto done;
-        }
-    }
-    {
-        /* the --init weights and --order the golden was recorded with: the
-         * same files, by digest */
-        const char *kinds[2] = {"init", "order"};
-        const char **dst[2] = {&c.init_path, &c.order_path};
-        for (int i = 0; i < 2; i++) {
-            char key[32];
-            snprintf(key, sizeof key, "%s.file", kinds[i]);
-            const char *file = golden_provenance_get(gf, key);
-            snprintf(key, sizeof key, "%s.crc32", kinds[i]);
-            const char *want = golden_provenance_get(gf, key);
-            if (!file) continue;
-            uint32_t crc;
-            char now[16];
-            if (!want) {
-                rc = ls_err(LS_EFORMAT, "%s: provenance has %s.file but no %s.crc32", gf->path, kinds[i], kinds[i]);
-                goto done;
-            }
-            if ((rc = ls_file_crc32(file, &crc))) {
-                rc = ls_err(rc, "%s: recorded with --%s %s, which cannot be read here: %s", gf->path, kinds[i], file,
-                            ls_errmsg());
-                goto done;
-            }
-            snprintf(now, sizeof now, "%08x", (unsigned)crc);
-            if (strcmp(now, want) != 0) {
-                rc = ls_err(LS_EFORMAT, "%s: recorded with --%s %s of crc32 %s; that file now has crc32 %s", gf->path,
-                            kinds[i], file, want, now);
-                goto done;
-            }
-            *dst[i] = file;
-        }
-    }
-    snprintf(engine_spec_buf, sizeof engine_spec_buf, "%s", cfg->engine ? cfg->engine : espec);
-    c.engine = engine_spec_buf;
 
-    /* the data must be what the golden was made from */
+    if ((rc = check_open(&K, cfg, &asked))) goto done;
+    golden_file *gf = K.gf;
+    if ((rc = check_config(gf, cfg, &R.m, &c, &steps, engine_spec_buf, sizeof engine_spec_buf, &espec))) goto done;
     if ((rc = dataset_load_shape(&R.ds, c.data_dir, R.m.n_classes, R.m.in_h, R.m.in_w))) goto done;
-    {
-        const idx_set *sets[2] = {&R.ds.train, &R.ds.test};
-        for (int i = 0; i < 2; i++) {
-            const char *paths[2] = {sets[i]->images_path, sets[i]->labels_path};
-            uint32_t crcs[2] = {sets[i]->images_crc, sets[i]->labels_crc};
-            for (int j = 0; j < 2; j++) {
-                char nm[128], key[200], now[16];
-                data_key_name(nm, sizeof nm, paths[j]);
-                snprintf(key, sizeof key, "data.%s.crc32", nm);
-                snprintf(now, sizeof now, "%08x", (unsigned)crcs[j]);
-                const char *was = golden_provenance_get(gf, key);
-                if (!was) {
-                    rc = ls_err(LS_EFORMAT, "%s: no recorded digest for %s (key %s)", gf->path, paths[j], key);
-                    goto done;
-                }
-                if (strcmp(was, now) != 0) {
-                    rc = ls_err(LS_EFORMAT, "%s: crc32 %s, but the golden was recorded on data with crc32 %s: "
-                                "not the same data (use --data DIR to point at it)", paths[j], now, was);
-                    goto done;
-                }
-            }
-        }
-    }
+    run_apply_normalize(&c, &R.ds);
+    if ((rc = check_data_digests(gf, &R.ds))) goto done;
     if ((rc = run_state_open(&R, &c, c.engine))) goto done;
     if ((rc = build_prov(&cur, &c, steps, &R.m, &R.ds, R.e, R.spec))) goto done;
     char reason[1024], pb[32];
@@ -1088,17 +1191,7 @@ int golden_check_run(const golden_check_cfg *cfg) {
 
     rc = check_replay(&K, &R, &c, steps);
     if (rc) goto done;
-    print_table(&K);
-    if (K.n_fail_rec) {
-        say(cfg->out, "\nREGRESSION: %zu of %zu values in %zu of %zu records outside policy %s (%.2f s)\n",
-            K.n_fail_el, K.n_values, K.n_fail_rec, K.n_rows, golden_policy_str(&K.pol, pb, sizeof pb),
-            ls_now() - t0);
-        rc = ls_err(LS_EMISMATCH, "%s: %zu values in %zu records differ under policy %s", gf->path, K.n_fail_el,
-                    K.n_fail_rec, golden_policy_str(&K.pol, pb, sizeof pb));
-    } else {
-        say(cfg->out, "\nPASS: %zu records, %zu values, policy %s (%.2f s)\n", K.n_rows, K.n_values,
-            golden_policy_str(&K.pol, pb, sizeof pb), ls_now() - t0);
-    }
+    rc = check_summary(&K, cfg, t0);
 done:
     if (rc && rc != LS_EMISMATCH) say(cfg->err, "lockstep golden check: %s\n", ls_errmsg());
     golden_prov_free(&cur);

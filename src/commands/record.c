@@ -134,277 +134,340 @@ static int put_state(rec_writer *R, long step) {
     return rc;
 }
 
-int recording_record_run(const recording_cfg *c) {
-    const run_cfg *rc_ = &c->run;
+/* Everything one `lockstep record` run holds, so that each phase below can
+ * fail with a plain return and recording_record_run() cleans up once. */
+typedef struct {
+    const recording_cfg *c;
     model m;
     dataset ds;
-    memset(&ds, 0, sizeof ds);
-    engine *e = NULL;
+    engine *e;
     golden_prov prov;
-    golden_prov_init(&prov);
     rec_writer R;
-    memset(&R, 0, sizeof R);
-    uint32_t *perm = NULL;
+    uint32_t *perm;
     batch_order ord;
-    memset(&ord, 0, sizeof ord);
-    float *x = NULL, *logits = NULL, *vals = NULL;
-    int32_t *y = NULL;
-    char *desc = NULL;
+    float *x, *logits, *vals;
+    int32_t *y;
+    char *desc;
     char spec[256];
-    int rc;
-    double t_start = ls_now();
+    size_t n_train, n_test, spe, in, C;
+    long total, step, state_at; /* state_at: the last step whose "after" state is recorded */
     struct sigaction old[3];
-    int sigs[3] = {SIGINT, SIGTERM, SIGHUP}, handlers = 0;
+    int sigs[3], handlers;
+    sigset_t block, prev;
+} record_run;
 
-    if (!c->out_path) return ls_err(LS_EINVAL, "record: --out FILE is required");
-    if (rc_->epochs < 1 || rc_->epochs > 64) return ls_err(LS_EINVAL, "record: --epochs must be in 1..64");
-    if (c->audit_every < 0 || c->ref_steps < 0) return ls_err(LS_EINVAL, "record: --audit-every and --ref-steps must be >= 0");
-    if ((rc = model_build(&m, rc_->model))) return rc;
-    if ((rc = dataset_load(&ds, rc_->data_dir, m.n_classes))) return rc;
-    run_apply_normalize(rc_, &ds);
-    if (ds.train.rows != m.in_h || ds.train.cols != m.in_w || m.in_c != 1) {
-        rc = ls_err(LS_EINVAL, "%s: images are %dx%d but model %s expects %dx%dx%d", ds.train.images_path,
-                    ds.train.rows, ds.train.cols, m.name, m.in_c, m.in_h, m.in_w);
-        goto done;
-    }
-    spec_with_threads(spec, sizeof spec, rc_->engine, rc_->threads);
-    if (strncmp(spec, "recorded:", 9) == 0) {
-        rc = ls_err(LS_EINVAL, "record: a recording cannot be recorded again (engine %s)", spec);
-        goto done;
-    }
+/* The engine on the model's parameters, the plan, and every buffer. */
+static int record_prepare(record_run *r) {
+    const run_cfg *rc_ = &r->c->run;
+    const model *m = &r->m;
+    int rc;
+    if (r->ds.train.rows != m->in_h || r->ds.train.cols != m->in_w || m->in_c != 1)
+        return ls_err(LS_EINVAL, "%s: images are %dx%d but model %s expects %dx%dx%d", r->ds.train.images_path,
+                      r->ds.train.rows, r->ds.train.cols, m->name, m->in_c, m->in_h, m->in_w);
+    spec_with_threads(r->spec, sizeof r->spec, rc_->engine, rc_->threads);
+    if (strncmp(r->spec, "recorded:", 9) == 0)
+        return ls_err(LS_EINVAL, "record: a recording cannot be recorded again (engine %s)", r->spec);
     engine_opts eo = {rc_->seed, rc_->batch};
-    if ((rc = engine_create(&e, spec, &m, &eo))) goto done;
-    R.e = e;
-    R.m = &m;
+    if ((rc = engine_create(&r->e, r->spec, m, &eo))) return rc;
+    r->R.e = r->e;
+    r->R.m = m;
     /* per-layer timing is part of the recording: a device engine is
      * synchronized after each timed call, so that its queued work is
      * charged to the layer that queued it (no-op for host engines) */
-    e->time_layers = 1;
+    r->e->time_layers = 1;
 
-    size_t n_train = rc_->limit_train && rc_->limit_train < ds.train.n ? rc_->limit_train : ds.train.n;
-    size_t n_test = rc_->limit_test && rc_->limit_test < ds.test.n ? rc_->limit_test : ds.test.n;
-    size_t spe = steps_per_epoch(n_train, rc_->batch);
-    long total = (long)spe * rc_->epochs;
-    if (rc_->max_steps >= 0 && rc_->max_steps < total) total = rc_->max_steps;
-    if (total < 1) {
-        rc = ls_err(LS_EINVAL, "record: the plan has no step (--steps 0?)");
-        goto done;
-    }
-    size_t in = (size_t)m.in_c * m.in_h * m.in_w, C = (size_t)m.n_classes, big = m.n_params;
+    r->n_train = rc_->limit_train && rc_->limit_train < r->ds.train.n ? rc_->limit_train : r->ds.train.n;
+    r->n_test = rc_->limit_test && rc_->limit_test < r->ds.test.n ? rc_->limit_test : r->ds.test.n;
+    r->spe = steps_per_epoch(r->n_train, rc_->batch);
+    r->total = (long)r->spe * rc_->epochs;
+    if (rc_->max_steps >= 0 && rc_->max_steps < r->total) r->total = rc_->max_steps;
+    if (r->total < 1) return ls_err(LS_EINVAL, "record: the plan has no step (--steps 0?)");
+    size_t in = (size_t)m->in_c * m->in_h * m->in_w, C = (size_t)m->n_classes, big = m->n_params;
+    r->in = in;
+    r->C = C;
     if (rc_->batch * in > big) big = rc_->batch * in;
-    for (int l = 0; l < m.n_layers; l++)
-        if (rc_->batch * layer_out_size(&m.layers[l]) > big) big = rc_->batch * layer_out_size(&m.layers[l]);
-    perm = ls_malloc(n_train * sizeof *perm);
-    x = ls_malloc(rc_->batch * in * sizeof *x);
-    y = ls_malloc(rc_->batch * sizeof *y);
-    R.buf = ls_malloc(big * sizeof *R.buf);
-    logits = ls_malloc(n_test * C * sizeof *logits);
-    vals = ls_malloc((n_test > rc_->batch ? n_test : rc_->batch) * sizeof *vals);
-    if (!perm || !x || !y || !R.buf || !logits || !vals) {
-        rc = LS_ENOMEM;
-        goto done;
-    }
-    if ((rc = st_init_params(&m, rc_->init_path, rc_->seed, R.buf))) goto done; /* --init, else the seeded draw */
-    if ((rc = engine_set_params(e, R.buf))) goto done;
+    for (int l = 0; l < m->n_layers; l++)
+        if (rc_->batch * layer_out_size(&m->layers[l]) > big) big = rc_->batch * layer_out_size(&m->layers[l]);
+    r->perm = ls_malloc(r->n_train * sizeof *r->perm);
+    r->x = ls_malloc(rc_->batch * in * sizeof *r->x);
+    r->y = ls_malloc(rc_->batch * sizeof *r->y);
+    r->R.buf = ls_malloc(big * sizeof *r->R.buf);
+    r->logits = ls_malloc(r->n_test * C * sizeof *r->logits);
+    r->vals = ls_malloc((r->n_test > rc_->batch ? r->n_test : rc_->batch) * sizeof *r->vals);
+    if (!r->perm || !r->x || !r->y || !r->R.buf || !r->logits || !r->vals) return LS_ENOMEM;
+    if ((rc = st_init_params(m, rc_->init_path, rc_->seed, r->R.buf))) return rc; /* --init, else the seeded draw */
+    return engine_set_params(r->e, r->R.buf);
+}
 
-    if ((rc = golden_build_provenance(&prov, rc_, total, &m, &ds, e, spec))) goto done;
-    desc = engine_describe(e);
-    if ((rc = add_plan_prov(&prov, c, total, desc))) goto done;
+/* The provenance, the writer under its temporary name, the signal handlers
+ * that remove it, and the opening line. */
+static int record_open(record_run *r) {
+    const recording_cfg *c = r->c;
+    const run_cfg *rc_ = &c->run;
+    int rc;
+    if ((rc = golden_build_provenance(&r->prov, rc_, r->total, &r->m, &r->ds, r->e, r->spec))) return rc;
+    r->desc = engine_describe(r->e);
+    if ((rc = add_plan_prov(&r->prov, c, r->total, r->desc))) return rc;
     /* the signals wait while the temporary file is created and its name
      * handed to the handler: no window in which it could be left behind */
-    sigset_t block, prev;
-    sigemptyset(&block);
-    for (int i = 0; i < 3; i++) sigaddset(&block, sigs[i]);
-    sigprocmask(SIG_BLOCK, &block, &prev);
-    rc = golden_writer_open(&R.w, c->out_path, &prov);
+    sigemptyset(&r->block);
+    for (int i = 0; i < 3; i++) sigaddset(&r->block, r->sigs[i]);
+    sigprocmask(SIG_BLOCK, &r->block, &r->prev);
+    rc = golden_writer_open(&r->R.w, c->out_path, &r->prov);
     if (rc) {
-        sigprocmask(SIG_SETMASK, &prev, NULL);
-        goto done;
+        sigprocmask(SIG_SETMASK, &r->prev, NULL);
+        return rc;
     }
-    snprintf(g_tmp_path, sizeof g_tmp_path, "%s", golden_writer_tmp_path(R.w));
+    snprintf(g_tmp_path, sizeof g_tmp_path, "%s", golden_writer_tmp_path(r->R.w));
     g_tmp_set = 1;
     for (int i = 0; i < 3; i++) {
         struct sigaction sa;
         memset(&sa, 0, sizeof sa);
         sa.sa_handler = on_signal;
         sigemptyset(&sa.sa_mask);
-        sigaction(sigs[i], &sa, &old[i]);
+        sigaction(r->sigs[i], &sa, &r->old[i]);
     }
-    handlers = 1;
-    sigprocmask(SIG_SETMASK, &prev, NULL);
+    r->handlers = 1;
+    sigprocmask(SIG_SETMASK, &r->prev, NULL);
     if (c->out)
         fprintf(c->out, "record %s: %s, %s, %d epoch(s) of %zu images, batch %zu, seed %llu, %ld steps, full at %s\n",
-                c->out_path, spec, m.name, rc_->epochs, n_train, rc_->batch, (unsigned long long)rc_->seed, total,
-                golden_prov_get(&prov, "plan.full_steps"));
+                c->out_path, r->spec, r->m.name, rc_->epochs, r->n_train, rc_->batch, (unsigned long long)rc_->seed,
+                r->total, golden_prov_get(&r->prov, "plan.full_steps"));
+    return 0;
+}
 
-    const int L = m.n_layers;
-    long step = 0, state_at = -1; /* the last step whose "after" state is recorded */
-    for (int ep = 0; ep < rc_->epochs && step < total; ep++) {
-        double train_s = 0;
-        size_t images = 0;
-        if ((rc = order_fill(&ord, rc_->order_path, perm, n_train, rc_->seed, ep))) goto done;
-        for (size_t s = 0; s < spe && step < total; s++) {
-            size_t first = s * rc_->batch, nb = n_train - first < rc_->batch ? n_train - first : rc_->batch;
-            double t0 = ls_now();
-            data_make_batch(&ds.train, perm + first, 0, nb, x, y);
-            train_s += ls_now() - t0;
-            step++;
-            int full = recording_is_full_step(step, total, c->ref_steps, c->audit_every);
-            float loss;
+/* One training step (batch s of epoch ep): on a full step the state before,
+ * the batch and every tensor; on every step the loss, the parameters' norm
+ * and digest and the batch's digest.  Time inside the engine adds to
+ * *train_s. */
+static int record_step(record_run *r, int ep, size_t s, double *train_s, size_t *images) {
+    const recording_cfg *c = r->c;
+    const run_cfg *rc_ = &c->run;
+    const model *m = &r->m;
+    engine *e = r->e;
+    rec_writer *R = &r->R;
+    const int L = m->n_layers;
+    int rc = 0;
+    size_t first = s * rc_->batch, nb = r->n_train - first < rc_->batch ? r->n_train - first : rc_->batch;
+    double t0 = ls_now();
+    data_make_batch(&r->ds.train, r->perm + first, 0, nb, r->x, r->y);
+    *train_s += ls_now() - t0;
+    long step = ++r->step;
+    int full = recording_is_full_step(step, r->total, c->ref_steps, c->audit_every);
+    float loss;
 #define TRAIN(call)                      \
     do {                                 \
         double tc_ = ls_now();           \
         rc = (call);                     \
-        train_s += ls_now() - tc_;       \
+        *train_s += ls_now() - tc_;      \
         if (rc) goto step_fail;          \
     } while (0)
 #define PUT(call)                        \
     do {                                 \
         if ((rc = (call))) goto step_fail; \
     } while (0)
-            if (full) {
-                /* the inputs: the state before the step, the batch */
-                if (state_at != step - 1) PUT(put_state(&R, step - 1));
-                size_t sh[4] = {nb, (size_t)m.in_c, (size_t)m.in_h, (size_t)m.in_w};
-                PUT(golden_writer_add(R.w, (uint32_t)step, -1, TENSOR_INPUT, "", 4, sh, x));
-                for (size_t i = 0; i < nb; i++) vals[i] = (float)y[i];
-                PUT(golden_writer_add(R.w, (uint32_t)step, -1, GOLDEN_KIND_LABELS, "", 1, sh, vals));
-                for (size_t i = 0; i < nb; i++) vals[i] = (float)perm[first + i];
-                PUT(golden_writer_add(R.w, (uint32_t)step, -1, GOLDEN_KIND_BATCH_INDEX, "", 1, sh, vals));
-            }
-            TRAIN(engine_set_batch(e, x, y, nb, (uint64_t)step));
-            for (int l = 0; l < L; l++) {
-                TRAIN(engine_forward_layer(e, l, 1));
-                if (full) PUT(put_tensor(&R, step, l, (tensor_id){TENSOR_ACT, l}, nb));
-            }
-            TRAIN(engine_loss(e, &loss));
-            if (full) {
-                PUT(put_tensor(&R, step, -1, (tensor_id){TENSOR_LOSS, 0}, nb));
-                PUT(put_tensor(&R, step, L - 1, (tensor_id){TENSOR_DACT, L - 1}, nb));
-            }
-            for (int l = L - 1; l >= 0; l--) {
-                TRAIN(engine_backward_layer(e, l));
-                if (full && l > 0) PUT(put_tensor(&R, step, l - 1, (tensor_id){TENSOR_DACT, l - 1}, nb));
-            }
-            if (full) PUT(put_tensor(&R, step, -1, (tensor_id){TENSOR_GRADS, 0}, nb));
-            TRAIN(engine_update(e, &rc_->adam, (int)step));
-            images += nb;
-            /* every step: the parameters' norm and digest, the batch's digest */
-            PUT(engine_get_tensor(e, (tensor_id){TENSOR_PARAMS, 0}, R.buf));
-            double ss = 0;
-            for (size_t i = 0; i < m.n_params; i++) ss += (double)R.buf[i] * R.buf[i];
-            float sv[STEP_FIELDS];
-            sv[0] = loss;
-            sv[1] = (float)sqrt(ss);
-            recording_digest_put(sv + 2, recording_digest(R.buf, m.n_params * sizeof *R.buf, 0));
-            recording_digest_put(sv + 6, recording_batch_digest(x, y, nb, in));
-            sv[10] = (float)nb;
-            sv[11] = (float)ep;
-            size_t one = STEP_FIELDS;
-            if (full) {
-                PUT(put_state(&R, step));
-                state_at = step;
-            }
-            PUT(golden_writer_add(R.w, (uint32_t)step, -1, GOLDEN_KIND_STEP, "", 1, &one, sv));
-            if (rc_->progress)
-                fprintf(stderr, "\r  epoch %d/%d  step %ld/%ld%s   ", ep + 1, rc_->epochs, step, total,
-                        full ? "  (recorded in full)" : "");
-            continue;
-        step_fail:
-            rc = ls_err(rc, "engine %s, step %ld: %s", spec, step, ls_errmsg());
-            goto done;
+    if (full) {
+        /* the inputs: the state before the step, the batch */
+        if (r->state_at != step - 1) PUT(put_state(R, step - 1));
+        size_t sh[4] = {nb, (size_t)m->in_c, (size_t)m->in_h, (size_t)m->in_w};
+        PUT(golden_writer_add(R->w, (uint32_t)step, -1, TENSOR_INPUT, "", 4, sh, r->x));
+        for (size_t i = 0; i < nb; i++) r->vals[i] = (float)r->y[i];
+        PUT(golden_writer_add(R->w, (uint32_t)step, -1, GOLDEN_KIND_LABELS, "", 1, sh, r->vals));
+        for (size_t i = 0; i < nb; i++) r->vals[i] = (float)r->perm[first + i];
+        PUT(golden_writer_add(R->w, (uint32_t)step, -1, GOLDEN_KIND_BATCH_INDEX, "", 1, sh, r->vals));
+    }
+    TRAIN(engine_set_batch(e, r->x, r->y, nb, (uint64_t)step));
+    for (int l = 0; l < L; l++) {
+        TRAIN(engine_forward_layer(e, l, 1));
+        if (full) PUT(put_tensor(R, step, l, (tensor_id){TENSOR_ACT, l}, nb));
+    }
+    TRAIN(engine_loss(e, &loss));
+    if (full) {
+        PUT(put_tensor(R, step, -1, (tensor_id){TENSOR_LOSS, 0}, nb));
+        PUT(put_tensor(R, step, L - 1, (tensor_id){TENSOR_DACT, L - 1}, nb));
+    }
+    for (int l = L - 1; l >= 0; l--) {
+        TRAIN(engine_backward_layer(e, l));
+        if (full && l > 0) PUT(put_tensor(R, step, l - 1, (tensor_id){TENSOR_DACT, l - 1}, nb));
+    }
+    if (full) PUT(put_tensor(R, step, -1, (tensor_id){TENSOR_GRADS, 0}, nb));
+    TRAIN(engine_update(e, &rc_->adam, (int)step));
+    *images += nb;
+    /* every step: the parameters' norm and digest, the batch's digest */
+    PUT(engine_get_tensor(e, (tensor_id){TENSOR_PARAMS, 0}, R->buf));
+    double ss = 0;
+    for (size_t i = 0; i < m->n_params; i++) ss += (double)R->buf[i] * R->buf[i];
+    float sv[STEP_FIELDS];
+    sv[0] = loss;
+    sv[1] = (float)sqrt(ss);
+    recording_digest_put(sv + 2, recording_digest(R->buf, m->n_params * sizeof *R->buf, 0));
+    recording_digest_put(sv + 6, recording_batch_digest(r->x, r->y, nb, r->in));
+    sv[10] = (float)nb;
+    sv[11] = (float)ep;
+    size_t one = STEP_FIELDS;
+    if (full) {
+        PUT(put_state(R, step));
+        r->state_at = step;
+    }
+    PUT(golden_writer_add(R->w, (uint32_t)step, -1, GOLDEN_KIND_STEP, "", 1, &one, sv));
+    if (rc_->progress)
+        fprintf(stderr, "\r  epoch %d/%d  step %ld/%ld%s   ", ep + 1, rc_->epochs, step, r->total,
+                full ? "  (recorded in full)" : "");
+    return 0;
+step_fail:
+    return ls_err(rc, "engine %s, step %ld: %s", r->spec, step, ls_errmsg());
 #undef TRAIN
 #undef PUT
-        }
-        if (rc_->progress) fprintf(stderr, "\r%70s\r", "");
-        /* the test slice, as eval_engine() evaluates it, with the logits kept */
-        size_t correct = 0;
-        double loss_sum = 0;
-        for (size_t s = 0; s < n_test; s += rc_->batch) {
-            size_t nb = n_test - s < rc_->batch ? n_test - s : rc_->batch;
-            data_make_batch(&ds.test, NULL, s, nb, x, y);
-            if ((rc = engine_set_batch(e, x, y, nb, 0)) || (rc = engine_forward(e, 0)) ||
-                (rc = engine_get_tensor(e, (tensor_id){TENSOR_ACT, L - 1}, logits + s * C))) {
-                rc = ls_err(rc, "engine %s: evaluation: %s", spec, ls_errmsg());
-                goto done;
-            }
-        }
-        for (size_t i = 0; i < n_test; i++) {
-            const float *z = logits + i * C;
-            int best = 0, yy = ds.test.labels[i];
-            double mx = z[0];
-            for (size_t j = 1; j < C; j++)
-                if (z[j] > z[best]) best = (int)j;
-            for (size_t j = 1; j < C; j++) mx = z[j] > mx ? z[j] : mx;
-            double se = 0;
-            for (size_t j = 0; j < C; j++) se += exp((double)z[j] - mx);
-            loss_sum += log(se) + mx - (double)z[yy];
-            vals[i] = (float)best;
-            correct += best == yy;
-        }
-        size_t sh[2] = {n_test, C};
-        float ev[EPOCH_FIELDS] = {(float)ep, (float)train_s, (float)images, (float)((double)correct / n_test),
-                                  (float)(loss_sum / n_test)};
-        size_t ne = EPOCH_FIELDS;
-        if ((rc = golden_writer_add(R.w, (uint32_t)step, -1, GOLDEN_KIND_LOGITS, "", 2, sh, logits)) ||
-            (rc = golden_writer_add(R.w, (uint32_t)step, -1, GOLDEN_KIND_PREDICTIONS, "", 1, sh, vals)) ||
-            (rc = golden_writer_add(R.w, (uint32_t)step, -1, GOLDEN_KIND_EPOCH, "", 1, &ne, ev)))
-            goto done;
-        if (c->out)
-            fprintf(c->out, "epoch %d: %.3f s training (%.0f images/s), test accuracy %.2f%%, loss %.4f\n", ep + 1,
-                    train_s, train_s > 0 ? images / train_s : 0.0, 100.0 * correct / n_test, loss_sum / n_test);
-    }
-    {
-        /* per-layer timing of the whole run, as the audit reports it */
-        const engine_timing *t = &e->timing;
-        float tv[4 * MODEL_MAX_LAYERS + 6];
-        for (int l = 0; l < L; l++) {
-            tv[4 * l] = (float)t->layer_s[l][DIR_FWD];
-            tv[4 * l + 1] = (float)t->layer_calls[l][DIR_FWD];
-            tv[4 * l + 2] = (float)t->layer_s[l][DIR_BWD];
-            tv[4 * l + 3] = (float)t->layer_calls[l][DIR_BWD];
-        }
-        float *q = tv + 4 * L;
-        q[0] = (float)t->loss_s;
-        q[1] = (float)t->update_s;
-        q[2] = (float)t->set_batch_s;
-        q[3] = (float)t->get_s;
-        q[4] = (float)t->set_s;
-        q[5] = (float)(ls_peak_rss() / 1048576.0);
-        size_t nt = 4 * (size_t)L + 6;
-        if ((rc = golden_writer_add(R.w, (uint32_t)step, -1, GOLDEN_KIND_TIMING, "", 1, &nt, tv))) goto done;
-    }
-    /* committing: signals wait until the file is complete under its name */
-    sigprocmask(SIG_BLOCK, &block, NULL);
-    g_tmp_set = 0;
-    rc = golden_writer_close(R.w, 1);
-    R.w = NULL;
-    for (int i = 0; i < 3; i++) sigaction(sigs[i], &old[i], NULL);
-    handlers = 0;
-    sigprocmask(SIG_SETMASK, &prev, NULL);
-    if (rc) goto done;
-    if (c->out) fprintf(c->out, "wrote %s (%ld steps, %.1f s)\n", c->out_path, step, ls_now() - t_start);
+}
 
-done:
-    if (R.w) {
+/* The training steps of epoch ep, in the order the plan gives. */
+static int record_train_epoch(record_run *r, int ep, double *train_s, size_t *images) {
+    const run_cfg *rc_ = &r->c->run;
+    int rc;
+    if ((rc = order_fill(&r->ord, rc_->order_path, r->perm, r->n_train, rc_->seed, ep))) return rc;
+    for (size_t s = 0; s < r->spe && r->step < r->total; s++)
+        if ((rc = record_step(r, ep, s, train_s, images))) return rc;
+    if (rc_->progress) fprintf(stderr, "\r%70s\r", "");
+    return 0;
+}
+
+/* The test slice after epoch ep, as eval_engine() evaluates it, with the
+ * logits, the predictions and the epoch's summary recorded. */
+static int record_eval_epoch(record_run *r, int ep, double train_s, size_t images) {
+    const recording_cfg *c = r->c;
+    const run_cfg *rc_ = &c->run;
+    engine *e = r->e;
+    const int L = r->m.n_layers;
+    const size_t n_test = r->n_test, C = r->C;
+    int rc;
+    size_t correct = 0;
+    double loss_sum = 0;
+    for (size_t s = 0; s < n_test; s += rc_->batch) {
+        size_t nb = n_test - s < rc_->batch ? n_test - s : rc_->batch;
+        data_make_batch(&r->ds.test, NULL, s, nb, r->x, r->y);
+        if ((rc = engine_set_batch(e, r->x, r->y, nb, 0)) || (rc = engine_forward(e, 0)) ||
+            (rc = engine_get_tensor(e, (tensor_id){TENSOR_ACT, L - 1}, r->logits + s * C)))
+            return ls_err(rc, "engine %s: evaluation: %s", r->spec, ls_errmsg());
+    }
+    for (size_t i = 0; i < n_test; i++) {
+        const float *z = r->logits + i * C;
+        int best = 0, yy = r->ds.test.labels[i];
+        double mx = z[0];
+        for (size_t j = 1; j < C; j++)
+            if (z[j] > z[best]) best = (int)j;
+        for (size_t j = 1; j < C; j++) mx = z[j] > mx ? z[j] : mx;
+        double se = 0;
+        for (size_t j = 0; j < C; j++) se += exp((double)z[j] - mx);
+        loss_sum += log(se) + mx - (double)z[yy];
+        r->vals[i] = (float)best;
+        correct += best == yy;
+    }
+    size_t sh[2] = {n_test, C};
+    float ev[EPOCH_FIELDS] = {(float)ep, (float)train_s, (float)images, (float)((double)correct / n_test),
+                              (float)(loss_sum / n_test)};
+    size_t ne = EPOCH_FIELDS;
+    uint32_t step = (uint32_t)r->step;
+    if ((rc = golden_writer_add(r->R.w, step, -1, GOLDEN_KIND_LOGITS, "", 2, sh, r->logits)) ||
+        (rc = golden_writer_add(r->R.w, step, -1, GOLDEN_KIND_PREDICTIONS, "", 1, sh, r->vals)) ||
+        (rc = golden_writer_add(r->R.w, step, -1, GOLDEN_KIND_EPOCH, "", 1, &ne, ev)))
+        return rc;
+    if (c->out)
+        fprintf(c->out, "epoch %d: %.3f s training (%.0f images/s), test accuracy %.2f%%, loss %.4f\n", ep + 1,
+                train_s, train_s > 0 ? images / train_s : 0.0, 100.0 * correct / n_test, loss_sum / n_test);
+    return 0;
+}
+
+/* Per-layer timing of the whole run, as the audit reports it. */
+static int record_timing(record_run *r) {
+    const engine_timing *t = &r->e->timing;
+    const int L = r->m.n_layers;
+    float tv[4 * MODEL_MAX_LAYERS + 6];
+    for (int l = 0; l < L; l++) {
+        tv[4 * l] = (float)t->layer_s[l][DIR_FWD];
+        tv[4 * l + 1] = (float)t->layer_calls[l][DIR_FWD];
+        tv[4 * l + 2] = (float)t->layer_s[l][DIR_BWD];
+        tv[4 * l + 3] = (float)t->layer_calls[l][DIR_BWD];
+    }
+    float *q = tv + 4 * L;
+    q[0] = (float)t->loss_s;
+    q[1] = (float)t->update_s;
+    q[2] = (float)t->set_batch_s;
+    q[3] = (float)t->get_s;
+    q[4] = (float)t->set_s;
+    q[5] = (float)(ls_peak_rss() / 1048576.0);
+    size_t nt = 4 * (size_t)L + 6;
+    return golden_writer_add(r->R.w, (uint32_t)r->step, -1, GOLDEN_KIND_TIMING, "", 1, &nt, tv);
+}
+
+/* Committing: signals wait until the file is complete under its name. */
+static int record_commit(record_run *r) {
+    sigprocmask(SIG_BLOCK, &r->block, NULL);
+    g_tmp_set = 0;
+    int rc = golden_writer_close(r->R.w, 1);
+    r->R.w = NULL;
+    for (int i = 0; i < 3; i++) sigaction(r->sigs[i], &r->old[i], NULL);
+    r->handlers = 0;
+    sigprocmask(SIG_SETMASK, &r->prev, NULL);
+    return rc;
+}
+
+/* Every exit path: a writer still open is closed, which removes its
+ * temporary file, keeping the first failure's message. */
+static void record_cleanup(record_run *r, int rc) {
+    if (r->R.w) {
         char msg[1024];
         snprintf(msg, sizeof msg, "%s", ls_errmsg());
-        golden_writer_close(R.w, 0); /* removes the temporary file */
+        golden_writer_close(r->R.w, 0); /* removes the temporary file */
         g_tmp_set = 0;
         ls_err(rc, "%s", msg);
     }
-    if (handlers)
-        for (int i = 0; i < 3; i++) sigaction(sigs[i], &old[i], NULL);
-    free(desc);
-    golden_prov_free(&prov);
-    order_free(&ord);
-    engine_free(e);
-    dataset_free(&ds);
-    free(perm);
-    free(x);
-    free(y);
-    free(R.buf);
-    free(logits);
-    free(vals);
+    if (r->handlers)
+        for (int i = 0; i < 3; i++) sigaction(r->sigs[i], &r->old[i], NULL);
+    free(r->desc);
+    golden_prov_free(&r->prov);
+    order_free(&r->ord);
+    engine_free(r->e);
+    dataset_free(&r->ds);
+    free(r->perm);
+    free(r->x);
+    free(r->y);
+    free(r->R.buf);
+    free(r->logits);
+    free(r->vals);
+}
+
+int recording_record_run(const recording_cfg *c) {
+    const run_cfg *rc_ = &c->run;
+    record_run r;
+    memset(&r, 0, sizeof r);
+    r.c = c;
+    r.state_at = -1;
+    r.sigs[0] = SIGINT;
+    r.sigs[1] = SIGTERM;
+    r.sigs[2] = SIGHUP;
+    golden_prov_init(&r.prov);
+    int rc;
+    double t_start = ls_now();
+
+    if (!c->out_path) return ls_err(LS_EINVAL, "record: --out FILE is required");
+    if (rc_->epochs < 1 || rc_->epochs > 64) return ls_err(LS_EINVAL, "record: --epochs must be in 1..64");
+    if (c->audit_every < 0 || c->ref_steps < 0) return ls_err(LS_EINVAL, "record: --audit-every and --ref-steps must be >= 0");
+    if ((rc = model_build(&r.m, rc_->model))) return rc;
+    if ((rc = dataset_load(&r.ds, rc_->data_dir, r.m.n_classes))) return rc;
+    run_apply_normalize(rc_, &r.ds);
+    if ((rc = record_prepare(&r))) goto done;
+    if ((rc = record_open(&r))) goto done;
+    for (int ep = 0; ep < rc_->epochs && r.step < r.total; ep++) {
+        double train_s = 0;
+        size_t images = 0;
+        if ((rc = record_train_epoch(&r, ep, &train_s, &images))) goto done;
+        if ((rc = record_eval_epoch(&r, ep, train_s, images))) goto done;
+    }
+    if ((rc = record_timing(&r))) goto done;
+    if ((rc = record_commit(&r))) goto done;
+    if (c->out) fprintf(c->out, "wrote %s (%ld steps, %.1f s)\n", c->out_path, r.step, ls_now() - t_start);
+
+done:
+    record_cleanup(&r, rc);
     return rc;
 }

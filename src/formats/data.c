@@ -106,6 +106,137 @@ static const char *gz_note(gzFile gz, const char *path, char *buf, size_t cap) {
 
 static const char *zerr_kind(int code) { return code == LS_EIO ? "read error" : "gzip error"; }
 
+/* Open path for reading, plain or gzipped.  A FIFO or device is refused
+ * before anything blocks on it.  On success *gz is open and *file_size is the
+ * size on disk. */
+static int open_idx(gzFile *gz_out, size_t *file_size, const char *path) {
+    int fd = ls_open_regular(path, file_size);
+    if (fd < 0) return fd;
+    errno = 0;
+    gzFile gz = gzdopen(fd, "rb");
+    if (!gz) {
+        /* gzdopen sets errno for OS failures; 0 means zlib itself failed (memory). */
+        int e = errno;
+        close(fd);
+        if (e == 0) return ls_err(LS_ENOMEM, "%s: cannot open: out of memory in zlib", path);
+        return ls_err(LS_EIO, "%s: cannot open: %s", path, strerror(e));
+    }
+    /* A larger buffer than zlib's 8 KiB default: the real files are 26-47 MB
+     * decompressed, read in one pass. Failure only costs speed. */
+    (void)gzbuffer(gz, 1u << 17);
+    *gz_out = gz;
+    return LS_OK;
+}
+
+/* The 4-byte magic (00 00 TYPE NDIMS) into hdr; a wrong one says which part
+ * is wrong. */
+static int read_idx_magic(gzFile gz, const char *path, uint8_t *hdr, int ndims) {
+    char note[160];
+    const char *why;
+    int zc;
+    long long r = gz_read_full(gz, path, hdr, 4, &zc, &why);
+    if (r < 0) return ls_err(zc, "%s: %s: %s", path, zerr_kind(zc), why);
+    if (r == 0 && !gz_note(gz, path, note, sizeof note)[0]) return ls_err(LS_EFORMAT, "%s: empty file", path);
+    if (r < 4)
+        return ls_err(LS_EFORMAT, "%s: truncated: expected a 4-byte IDX magic number, got %lld bytes%s", path, r,
+                      gz_note(gz, path, note, sizeof note));
+    uint32_t magic = be32(hdr);
+    uint32_t want_magic = ndims == 3 ? IDX_MAGIC_IMAGES : IDX_MAGIC_LABELS;
+    if (magic != want_magic) {
+        /* Say which part is wrong: a label file given as images (or the
+         * reverse) differs only in the dimension count. */
+        if (hdr[0] == 0 && hdr[1] == 0 && hdr[2] == 0x08)
+            return ls_err(LS_EFORMAT,
+                          "%s: wrong magic 0x%08x: %d dimensions, expected %d (magic 0x%08x, IDX %s file)", path,
+                          magic, hdr[3], ndims, want_magic, ndims == 3 ? "images" : "labels");
+        else if (hdr[0] == 0 && hdr[1] == 0)
+            return ls_err(LS_EFORMAT,
+                          "%s: wrong magic 0x%08x: element type 0x%02x, expected 0x08 (unsigned byte; magic 0x%08x)",
+                          path, magic, hdr[2], want_magic);
+        else
+            return ls_err(LS_EFORMAT, "%s: wrong magic 0x%08x, expected 0x%08x: not an IDX %s file", path, magic,
+                          want_magic, ndims == 3 ? "images" : "labels");
+    }
+    return LS_OK;
+}
+
+/* The dimensions after the magic (big-endian u32 each) into hdr + 4 and
+ * out->dims, checked against the model's image shape and against what the
+ * file can possibly hold, before anything is allocated.  *len_out: the
+ * payload size the header announces. */
+static int read_idx_dims(idx_raw *out, size_t *len_out, gzFile gz, const char *path, uint8_t *hdr, int ndims,
+                         const char *what, int want_rows, int want_cols, size_t file_size, int is_gzip) {
+    char note[160];
+    const char *why;
+    int zc;
+    size_t dim_bytes = 4 * (size_t)ndims;
+    long long r = gz_read_full(gz, path, hdr + 4, dim_bytes, &zc, &why);
+    if (r < 0) return ls_err(zc, "%s: %s: %s", path, zerr_kind(zc), why);
+    if ((size_t)r < dim_bytes)
+        return ls_err(LS_EFORMAT, "%s: truncated: expected %zu bytes of header after the magic, got %lld%s", path,
+                      dim_bytes, r, gz_note(gz, path, note, sizeof note));
+    size_t len = 1;
+    for (int i = 0; i < ndims; i++) {
+        out->dims[i] = be32(hdr + 4 + 4 * i);
+        len *= out->dims[i]; /* n < 2^32, rows*cols <= 2^24 checked below: no overflow in 64 bits */
+    }
+    out->ndims = ndims;
+    if (ndims == 3) {
+        static const char *side[3] = {"count", "rows", "cols"};
+        for (int i = 1; i < 3; i++)
+            if (out->dims[i] == 0 || out->dims[i] > IDX_MAX_SIDE)
+                return ls_err(LS_EFORMAT, "%s: %s = %u in the header, expected 1..%d", path, side[i], out->dims[i],
+                              IDX_MAX_SIDE);
+    }
+    if (out->dims[0] == 0) return ls_err(LS_EFORMAT, "%s: the header says 0 samples", path);
+    /* Before allocating: the image shape the model expects (a 1 MB .gz that
+     * declares 16384 256x256 images would cost 1 GiB before any later
+     * check), and what the file can possibly hold — its own size when
+     * plain, 1032x its size when gzipped (deflate's largest ratio: 258
+     * bytes per 2-bit code). */
+    if (ndims == 3 && want_rows > 0 && (out->dims[1] != (uint32_t)want_rows || out->dims[2] != (uint32_t)want_cols))
+        return ls_err(LS_EFORMAT, "%s: images are %ux%u but the model expects %dx%d", path, out->dims[1],
+                      out->dims[2], want_rows, want_cols);
+    if (!is_gzip && len > file_size - (4 + dim_bytes))
+        return ls_err(LS_EFORMAT, "%s: truncated: expected %zu bytes of %s, got %zu", path, len, what,
+                      file_size - (4 + dim_bytes));
+    if (is_gzip && (double)len > 1032.0 * (double)file_size)
+        return ls_err(LS_EFORMAT, "%s: truncated: the header announces %zu bytes of %s, more than a %zu-byte gzip "
+                      "file can hold (at most 1032x its size)", path, len, what, file_size);
+    *len_out = len;
+    return LS_OK;
+}
+
+/* Exactly len payload bytes into data, then nothing more: no trailing data,
+ * and a clean end of the gzip stream. */
+static int read_idx_payload(gzFile gz, const char *path, uint8_t *data, size_t len, const char *what) {
+    char note[160];
+    const char *why;
+    int zc;
+    long long r = gz_read_full(gz, path, data, len, &zc, &why);
+    if (r < 0) return ls_err(zc, "%s: %s: %s", path, zerr_kind(zc), why);
+    if ((size_t)r < len)
+        return ls_err(LS_EFORMAT, "%s: truncated: expected %zu bytes of %s, got %lld%s", path, len, what, r,
+                      gz_note(gz, path, note, sizeof note));
+    /* Anything after the data is an error: a header that undercounts is as
+     * wrong as one that overcounts.  (zlib itself ignores junk after the
+     * last complete gzip member; that junk is not part of the contents.) */
+    uint8_t extra[64];
+    r = gz_read_full(gz, path, extra, sizeof extra, &zc, &why);
+    if (r < 0) return ls_err(zc, "%s: %s: %s", path, zerr_kind(zc), why);
+    if (r > 0)
+        return ls_err(LS_EFORMAT, "%s: trailing data: more than the %zu bytes of %s the header announces", path, len,
+                      what);
+    /* A clean end must also be a clean end of the gzip stream (its crc and
+     * length trailer checked): gzread reports a missing trailer as
+     * Z_BUF_ERROR ("unexpected end of file") with no short count. */
+    int zerr;
+    why = gz_why(gz, path, &zerr);
+    if (zerr != Z_OK)
+        return ls_err(LS_EFORMAT, "%s: gzip error: %s (the stream ends without its trailer)", path, why);
+    return LS_OK;
+}
+
 /*
  * Read one IDX file of unsigned bytes with `ndims` dimensions.
  * `what` names the payload in messages ("pixel data", "label data").
@@ -118,157 +249,29 @@ static const char *zerr_kind(int code) { return code == LS_EIO ? "read error" : 
  */
 static int read_idx(idx_raw *out, const char *path, int ndims, const char *what, int want_rows, int want_cols) {
     memset(out, 0, sizeof *out);
-    char note[160];
-    const char *why;
-    int rc = LS_OK, zc;
     uint8_t *data = NULL;
-
-    /* a FIFO or device is refused before anything blocks on it */
-    size_t file_size = 0;
-    int fd = ls_open_regular(path, &file_size);
-    if (fd < 0) return fd;
-    errno = 0;
-    gzFile gz = gzdopen(fd, "rb");
-    if (!gz) {
-        /* gzdopen sets errno for OS failures; 0 means zlib itself failed (memory). */
-        int e = errno;
-        close(fd);
-        if (e == 0) return ls_err(LS_ENOMEM, "%s: cannot open: out of memory in zlib", path);
-        return ls_err(LS_EIO, "%s: cannot open: %s", path, strerror(e));
-    }
+    size_t file_size = 0, len = 0;
+    gzFile gz = NULL;
+    int rc = open_idx(&gz, &file_size, path);
+    if (rc) return rc;
     int is_gzip = !gzdirect(gz);
-    /* A larger buffer than zlib's 8 KiB default: the real files are 26-47 MB
-     * decompressed, read in one pass. Failure only costs speed. */
-    (void)gzbuffer(gz, 1u << 17);
 
-    /* Magic: 00 00 TYPE NDIMS. */
     uint8_t hdr[4 + 4 * 3];
-    long long r = gz_read_full(gz, path, hdr, 4, &zc, &why);
-    if (r < 0) {
-        rc = ls_err(zc, "%s: %s: %s", path, zerr_kind(zc), why);
-        goto cleanup;
-    }
-    if (r == 0 && !gz_note(gz, path, note, sizeof note)[0]) {
-        rc = ls_err(LS_EFORMAT, "%s: empty file", path);
-        goto cleanup;
-    }
-    if (r < 4) {
-        rc = ls_err(LS_EFORMAT, "%s: truncated: expected a 4-byte IDX magic number, got %lld bytes%s", path, r,
-                    gz_note(gz, path, note, sizeof note));
-        goto cleanup;
-    }
-    uint32_t magic = be32(hdr);
-    uint32_t want_magic = ndims == 3 ? IDX_MAGIC_IMAGES : IDX_MAGIC_LABELS;
-    if (magic != want_magic) {
-        /* Say which part is wrong: a label file given as images (or the
-         * reverse) differs only in the dimension count. */
-        if (hdr[0] == 0 && hdr[1] == 0 && hdr[2] == 0x08)
-            rc = ls_err(LS_EFORMAT,
-                        "%s: wrong magic 0x%08x: %d dimensions, expected %d (magic 0x%08x, IDX %s file)", path,
-                        magic, hdr[3], ndims, want_magic, ndims == 3 ? "images" : "labels");
-        else if (hdr[0] == 0 && hdr[1] == 0)
-            rc = ls_err(LS_EFORMAT,
-                        "%s: wrong magic 0x%08x: element type 0x%02x, expected 0x08 (unsigned byte; magic 0x%08x)",
-                        path, magic, hdr[2], want_magic);
-        else
-            rc = ls_err(LS_EFORMAT, "%s: wrong magic 0x%08x, expected 0x%08x: not an IDX %s file", path, magic,
-                        want_magic, ndims == 3 ? "images" : "labels");
-        goto cleanup;
-    }
-
-    /* Dimensions, big-endian u32 each. */
-    size_t dim_bytes = 4 * (size_t)ndims;
-    r = gz_read_full(gz, path, hdr + 4, dim_bytes, &zc, &why);
-    if (r < 0) {
-        rc = ls_err(zc, "%s: %s: %s", path, zerr_kind(zc), why);
-        goto cleanup;
-    }
-    if ((size_t)r < dim_bytes) {
-        rc = ls_err(LS_EFORMAT, "%s: truncated: expected %zu bytes of header after the magic, got %lld%s", path,
-                    dim_bytes, r, gz_note(gz, path, note, sizeof note));
-        goto cleanup;
-    }
-    size_t len = 1;
-    for (int i = 0; i < ndims; i++) {
-        out->dims[i] = be32(hdr + 4 + 4 * i);
-        len *= out->dims[i]; /* n < 2^32, rows*cols <= 2^24 checked below: no overflow in 64 bits */
-    }
-    out->ndims = ndims;
-    if (ndims == 3) {
-        static const char *side[3] = {"count", "rows", "cols"};
-        for (int i = 1; i < 3; i++)
-            if (out->dims[i] == 0 || out->dims[i] > IDX_MAX_SIDE) {
-                rc = ls_err(LS_EFORMAT, "%s: %s = %u in the header, expected 1..%d", path, side[i], out->dims[i],
-                            IDX_MAX_SIDE);
-                goto cleanup;
-            }
-    }
-    if (out->dims[0] == 0) {
-        rc = ls_err(LS_EFORMAT, "%s: the header says 0 samples", path);
-        goto cleanup;
-    }
-    /* Before allocating: the image shape the model expects (a 1 MB .gz that
-     * declares 16384 256x256 images would cost 1 GiB before any later
-     * check), and what the file can possibly hold — its own size when
-     * plain, 1032x its size when gzipped (deflate's largest ratio: 258
-     * bytes per 2-bit code). */
-    if (ndims == 3 && want_rows > 0 && (out->dims[1] != (uint32_t)want_rows || out->dims[2] != (uint32_t)want_cols)) {
-        rc = ls_err(LS_EFORMAT, "%s: images are %ux%u but the model expects %dx%d", path, out->dims[1], out->dims[2],
-                    want_rows, want_cols);
-        goto cleanup;
-    }
-    if (!is_gzip && len > file_size - (4 + dim_bytes)) {
-        rc = ls_err(LS_EFORMAT, "%s: truncated: expected %zu bytes of %s, got %zu", path, len, what,
-                    file_size - (4 + dim_bytes));
-        goto cleanup;
-    }
-    if (is_gzip && (double)len > 1032.0 * (double)file_size) {
-        rc = ls_err(LS_EFORMAT, "%s: truncated: the header announces %zu bytes of %s, more than a %zu-byte gzip file "
-                    "can hold (at most 1032x its size)", path, len, what, file_size);
-        goto cleanup;
-    }
+    rc = read_idx_magic(gz, path, hdr, ndims);
+    if (rc) goto cleanup;
+    rc = read_idx_dims(out, &len, gz, path, hdr, ndims, what, want_rows, want_cols, file_size, is_gzip);
+    if (rc) goto cleanup;
 
     data = ls_malloc(len);
     if (!data) {
         rc = ls_err(LS_ENOMEM, "%s: cannot allocate %zu bytes of %s", path, len, what);
         goto cleanup;
     }
-    r = gz_read_full(gz, path, data, len, &zc, &why);
-    if (r < 0) {
-        rc = ls_err(zc, "%s: %s: %s", path, zerr_kind(zc), why);
-        goto cleanup;
-    }
-    if ((size_t)r < len) {
-        rc = ls_err(LS_EFORMAT, "%s: truncated: expected %zu bytes of %s, got %lld%s", path, len, what, r,
-                    gz_note(gz, path, note, sizeof note));
-        goto cleanup;
-    }
-    /* Anything after the data is an error: a header that undercounts is as
-     * wrong as one that overcounts.  (zlib itself ignores junk after the
-     * last complete gzip member; that junk is not part of the contents.) */
-    uint8_t extra[64];
-    r = gz_read_full(gz, path, extra, sizeof extra, &zc, &why);
-    if (r < 0) {
-        rc = ls_err(zc, "%s: %s: %s", path, zerr_kind(zc), why);
-        goto cleanup;
-    }
-    if (r > 0) {
-        rc = ls_err(LS_EFORMAT, "%s: trailing data: more than the %zu bytes of %s the header announces", path, len,
-                    what);
-        goto cleanup;
-    }
-    /* A clean end must also be a clean end of the gzip stream (its crc and
-     * length trailer checked): gzread reports a missing trailer as
-     * Z_BUF_ERROR ("unexpected end of file") with no short count. */
-    int zerr;
-    why = gz_why(gz, path, &zerr);
-    if (zerr != Z_OK) {
-        rc = ls_err(LS_EFORMAT, "%s: gzip error: %s (the stream ends without its trailer)", path, why);
-        goto cleanup;
-    }
+    rc = read_idx_payload(gz, path, data, len, what);
+    if (rc) goto cleanup;
 
     uLong crc = crc32_z(0L, Z_NULL, 0);
-    crc = crc32_z(crc, hdr, 4 + dim_bytes);
+    crc = crc32_z(crc, hdr, 4 + 4 * (size_t)ndims);
     crc = crc32_z(crc, data, len);
     out->crc = (uint32_t)crc;
     out->data = data;

@@ -1,5 +1,5 @@
 /*
- * golden.c — the .lsg writer, reader and tolerance policies (golden.h; the
+ * golden.c — the .lsg writer and reader (golden.h; the
  * byte layout is golden/FORMAT.md and this file must agree with it).
  *
  * Integrity, from the outside in: a fixed header with the total file length
@@ -499,14 +499,10 @@ static int parse_prov(golden_prov *prov, const unsigned char *buf, size_t end, u
     return ls_err(LS_EFORMAT, "%s: provenance block malformed near byte %zu: corrupt", path, off);
 }
 
-/* Parse a whole file image.  Every check names the file. */
-static int golden_parse(golden_file *gf, const unsigned char *buf, size_t len, const char *path) {
-    int rc = 0;
-    unsigned char *raw = NULL;
-    z_stream z;
-    int z_open = 0;
-    memset(&z, 0, sizeof z);
-
+/* The fixed header, the footer and the crc over the whole file: on success,
+ * the footer's record count and the inflated size of the record stream. */
+static int parse_frame(const unsigned char *buf, size_t len, const char *path, uint64_t *n_records,
+                       uint64_t *raw_bytes) {
     if (len < 8 || memcmp(buf, golden_magic, 8) != 0) {
         if (len < 8 && memcmp(buf, golden_magic, len) == 0)
             return ls_err(LS_EFORMAT, "%s: truncated: %zu bytes, not even the 8-byte magic", path, len);
@@ -542,26 +538,20 @@ static int golden_parse(golden_file *gf, const unsigned char *buf, size_t len, c
                       stored, computed);
     if (memcmp(ft, footer_magic, 4) != 0 || get_u32(ft + 4) != 0)
         return ls_err(LS_EFORMAT, "%s: footer damaged (bad footer magic)", path);
-    uint64_t n_records = get_u64(ft + 8), raw_bytes = get_u64(ft + 16);
+    *n_records = get_u64(ft + 8);
+    *raw_bytes = get_u64(ft + 16);
+    return 0;
+}
 
-    /* provenance */
-    uint32_t n_prov = get_u32(buf + 24), prov_bytes = get_u32(buf + 28);
-    size_t end_prov = (size_t)HEADER_BYTES + prov_bytes;
-    if ((uint64_t)prov_bytes > len - HEADER_BYTES - FOOTER_BYTES)
-        return ls_err(LS_EFORMAT, "%s: provenance of %u bytes runs past the end of the file: corrupt", path,
-                      prov_bytes);
-    rc = parse_prov(&gf->prov, buf, end_prov, n_prov, path);
-    if (rc) return rc;
+/* Inflate exactly raw_bytes from exactly the zlen bytes at zs into raw, which
+ * has raw_bytes + 1 bytes of room (the extra byte notices a longer stream). */
+static int inflate_stream(unsigned char *raw, uint64_t raw_bytes, const unsigned char *zs, size_t zlen,
+                          const char *path) {
+    int rc = 0;
+    z_stream z;
+    int z_open = 0;
+    memset(&z, 0, sizeof z);
 
-    /* the record stream: inflate exactly raw_bytes from exactly the stream's bytes */
-    const unsigned char *zs = buf + end_prov;
-    size_t zlen = len - FOOTER_BYTES - end_prov;
-    /* deflate expands at most ~1032:1; refuse absurd sizes before allocating */
-    if (raw_bytes / 1100 > zlen || raw_bytes > (uint64_t)SIZE_MAX / 2 || n_records > raw_bytes / RECORD_HEAD_BYTES)
-        return ls_err(LS_EFORMAT, "%s: footer claims %llu records in %llu bytes from a %zu-byte stream: corrupt",
-                      path, (unsigned long long)n_records, (unsigned long long)raw_bytes, zlen);
-    raw = ls_malloc(raw_bytes + 1); /* +1: room to notice a stream longer than recorded */
-    if (!raw) return LS_ENOMEM;
     CHECK_Z(inflateInit(&z));
     z_open = 1;
     z.next_out = raw;
@@ -604,59 +594,67 @@ static int golden_parse(golden_file *gf, const unsigned char *buf, size_t len, c
         goto cleanup;
     }
 
-    /* records */
+cleanup:
+    if (z_open) inflateEnd(&z);
+    return rc;
+}
+
+/* One record's fixed header at h, with left bytes of the stream from h on:
+ * fills r's step, layer, kind, shape and crc; *count values and *name_len
+ * name bytes follow the header, and both are known to fit in left. */
+static int parse_record_head(golden_record *r, const unsigned char *h, size_t left, size_t nrec, const char *path,
+                             size_t *count_out, unsigned *name_len) {
+    if (left < RECORD_HEAD_BYTES)
+        return ls_err(LS_EFORMAT, "%s: record %zu: header cut short: corrupt", path, nrec);
+    r->step = get_u32(h);
+    r->layer = (int32_t)get_u32(h + 4);
+    r->kind = get_u16(h + 8);
+    r->ndim = h[10];
+    unsigned nl = h[11];
+    if (r->ndim > GOLDEN_MAX_NDIM || nl > GOLDEN_MAX_NAME || r->layer < -1)
+        return ls_err(LS_EFORMAT, "%s: record %zu: bad header (ndim %d, name length %u, layer %d): corrupt", path,
+                      nrec, r->ndim, nl, (int)r->layer);
+    size_t count = 1, room = (left - RECORD_HEAD_BYTES) / 4;
+    int bad_shape = 0;
+    for (int d = 0; d < GOLDEN_MAX_NDIM; d++) {
+        uint32_t s = get_u32(h + 12 + 4 * d);
+        if (d >= r->ndim) {
+            bad_shape |= s != 0;
+            continue;
+        }
+        r->shape[d] = s;
+        if (s && count > room / s) bad_shape = 1; /* larger than what is left: no overflow possible */
+        else count *= s;
+    }
+    if (bad_shape || (size_t)nl + 4 * count > left - RECORD_HEAD_BYTES)
+        return ls_err(LS_EFORMAT, "%s: record %zu: shape does not fit the stream: corrupt", path, nrec);
+    r->crc = get_u32(h + 28);
+    *count_out = count;
+    *name_len = nl;
+    return 0;
+}
+
+/* Split the inflated stream into its n_records records: each header, its
+ * printable name and the values whose crc32 it carries, into gf. */
+static int parse_records(golden_file *gf, const unsigned char *raw, uint64_t raw_bytes, uint64_t n_records,
+                         const char *path) {
     gf->values = ls_malloc(raw_bytes / 4 * sizeof(float) + sizeof(float));
     gf->records = ls_calloc(n_records ? n_records : 1, sizeof *gf->records);
-    if (!gf->values || !gf->records) {
-        rc = LS_ENOMEM;
-        goto cleanup;
-    }
+    if (!gf->values || !gf->records) return LS_ENOMEM;
     size_t p = 0, nvals = 0, nrec = 0;
     while (p < raw_bytes) {
-        if (nrec == n_records) {
-            rc = ls_err(LS_EFORMAT, "%s: more records than the %llu the footer says: corrupt", path,
-                        (unsigned long long)n_records);
-            goto cleanup;
-        }
-        if (raw_bytes - p < RECORD_HEAD_BYTES) {
-            rc = ls_err(LS_EFORMAT, "%s: record %zu: header cut short: corrupt", path, nrec);
-            goto cleanup;
-        }
-        const unsigned char *h = raw + p;
+        if (nrec == n_records)
+            return ls_err(LS_EFORMAT, "%s: more records than the %llu the footer says: corrupt", path,
+                          (unsigned long long)n_records);
         golden_record *r = &gf->records[nrec];
-        r->step = get_u32(h);
-        r->layer = (int32_t)get_u32(h + 4);
-        r->kind = get_u16(h + 8);
-        r->ndim = h[10];
-        unsigned nl = h[11];
-        if (r->ndim > GOLDEN_MAX_NDIM || nl > GOLDEN_MAX_NAME || r->layer < -1) {
-            rc = ls_err(LS_EFORMAT, "%s: record %zu: bad header (ndim %d, name length %u, layer %d): corrupt", path,
-                        nrec, r->ndim, nl, (int)r->layer);
-            goto cleanup;
-        }
-        size_t count = 1, room = (raw_bytes - p - RECORD_HEAD_BYTES) / 4;
-        int bad_shape = 0;
-        for (int d = 0; d < GOLDEN_MAX_NDIM; d++) {
-            uint32_t s = get_u32(h + 12 + 4 * d);
-            if (d >= r->ndim) {
-                bad_shape |= s != 0;
-                continue;
-            }
-            r->shape[d] = s;
-            if (s && count > room / s) bad_shape = 1; /* larger than what is left: no overflow possible */
-            else count *= s;
-        }
-        if (bad_shape || (size_t)nl + 4 * count > raw_bytes - p - RECORD_HEAD_BYTES) {
-            rc = ls_err(LS_EFORMAT, "%s: record %zu: shape does not fit the stream: corrupt", path, nrec);
-            goto cleanup;
-        }
-        r->crc = get_u32(h + 28);
+        size_t count = 0;
+        unsigned nl = 0;
+        int rc = parse_record_head(r, raw + p, raw_bytes - p, nrec, path, &count, &nl);
+        if (rc) return rc;
         p += RECORD_HEAD_BYTES;
         for (unsigned i = 0; i < nl; i++) {
-            if (raw[p + i] < 0x20 || raw[p + i] > 0x7e) {
-                rc = ls_err(LS_EFORMAT, "%s: record %zu: name has a non-printable byte: corrupt", path, nrec);
-                goto cleanup;
-            }
+            if (raw[p + i] < 0x20 || raw[p + i] > 0x7e)
+                return ls_err(LS_EFORMAT, "%s: record %zu: name has a non-printable byte: corrupt", path, nrec);
         }
         memcpy(r->name, raw + p, nl);
         r->name[nl] = 0;
@@ -665,9 +663,8 @@ static int golden_parse(golden_file *gf, const unsigned char *buf, size_t len, c
         if (crc != r->crc) {
             char lab[128];
             golden_record_label(r, lab, sizeof lab);
-            rc = ls_err(LS_EFORMAT, "%s: record %zu (%s): value crc32 %08x, stored %08x: corrupt", path, nrec, lab,
-                        crc, r->crc);
-            goto cleanup;
+            return ls_err(LS_EFORMAT, "%s: record %zu (%s): value crc32 %08x, stored %08x: corrupt", path, nrec,
+                          lab, crc, r->crc);
         }
         r->count = count;
         le_to_floats(gf->values + nvals, raw + p, count);
@@ -676,16 +673,41 @@ static int golden_parse(golden_file *gf, const unsigned char *buf, size_t len, c
         p += 4 * count;
         nrec++;
     }
-    if (nrec != n_records) {
-        rc = ls_err(LS_EFORMAT, "%s: %zu records, the footer says %llu: corrupt", path, nrec,
-                    (unsigned long long)n_records);
-        goto cleanup;
-    }
+    if (nrec != n_records)
+        return ls_err(LS_EFORMAT, "%s: %zu records, the footer says %llu: corrupt", path, nrec,
+                      (unsigned long long)n_records);
     gf->n_records = nrec;
     gf->raw_bytes = raw_bytes;
+    return 0;
+}
 
-cleanup:
-    if (z_open) inflateEnd(&z);
+/* Parse a whole file image: the frame, the provenance, the record stream,
+ * the records.  Every check names the file. */
+static int golden_parse(golden_file *gf, const unsigned char *buf, size_t len, const char *path) {
+    uint64_t n_records = 0, raw_bytes = 0;
+    int rc = parse_frame(buf, len, path, &n_records, &raw_bytes);
+    if (rc) return rc;
+
+    /* provenance */
+    uint32_t n_prov = get_u32(buf + 24), prov_bytes = get_u32(buf + 28);
+    size_t end_prov = (size_t)HEADER_BYTES + prov_bytes;
+    if ((uint64_t)prov_bytes > len - HEADER_BYTES - FOOTER_BYTES)
+        return ls_err(LS_EFORMAT, "%s: provenance of %u bytes runs past the end of the file: corrupt", path,
+                      prov_bytes);
+    rc = parse_prov(&gf->prov, buf, end_prov, n_prov, path);
+    if (rc) return rc;
+
+    /* the record stream: inflate exactly raw_bytes from exactly the stream's bytes */
+    const unsigned char *zs = buf + end_prov;
+    size_t zlen = len - FOOTER_BYTES - end_prov;
+    /* deflate expands at most ~1032:1; refuse absurd sizes before allocating */
+    if (raw_bytes / 1100 > zlen || raw_bytes > (uint64_t)SIZE_MAX / 2 || n_records > raw_bytes / RECORD_HEAD_BYTES)
+        return ls_err(LS_EFORMAT, "%s: footer claims %llu records in %llu bytes from a %zu-byte stream: corrupt",
+                      path, (unsigned long long)n_records, (unsigned long long)raw_bytes, zlen);
+    unsigned char *raw = ls_malloc(raw_bytes + 1); /* +1: room to notice a stream longer than recorded */
+    if (!raw) return LS_ENOMEM;
+    rc = inflate_stream(raw, raw_bytes, zs, zlen, path);
+    if (!rc) rc = parse_records(gf, raw, raw_bytes, n_records, path);
     free(raw);
     return rc;
 }

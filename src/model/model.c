@@ -89,142 +89,161 @@ static int parse_int(const char *tok, int lo, int hi, int *out) {
     return 0;
 }
 
-int model_parse_spec(model *m, const char *text, const char *src) {
-    memset(m, 0, sizeof *m);
-    m->in_c = 1;
-    m->in_h = 28;
-    m->in_w = 28;
-    int c = 1, h = 28, w = 28, spatial = 1;
-    int n_conv = 0, n_relu = 0, n_pool = 0, n_dense = 0, n_drop = 0, n_flat = 0;
-    const char *p = text;
-    char stmt[256];
-    int line = 1, stmt_line = 1;
-    size_t spec_len = 0;
-    while (1) {
-        int ns = next_statement(&p, stmt, sizeof stmt, &line, &stmt_line);
-        if (ns < 0)
-            return ls_err(LS_EINVAL, "%s:%d: statement longer than %zu characters", src, stmt_line, sizeof stmt - 1);
-        if (ns == 0) break;
-        char buf[256];
-        snprintf(buf, sizeof buf, "%s", stmt);
-        char *tok[8] = {0};
-        int nt = 0;
-        for (char *s = strtok(buf, " \t\r"); s && nt < 8; s = strtok(NULL, " \t\r")) tok[nt++] = s;
-        if (nt == 0) continue;
-        if (strcmp(tok[0], "input") == 0) {
-            if (m->n_layers > 0)
-                return ls_err(LS_EINVAL, "%s:%d: 'input' must come before the layers", src, stmt_line);
-            if (nt != 4 || parse_int(tok[1], 1, 4096, &c) || parse_int(tok[2], 1, 4096, &h) ||
-                parse_int(tok[3], 1, 4096, &w))
-                return ls_err(LS_EINVAL, "%s:%d: expected 'input C H W' with positive sizes, got '%s'",
-                              src, stmt_line, stmt);
-            if ((long long)c * h * w > MODEL_MAX_VALUES)
-                return ls_err(LS_EINVAL, "%s:%d: input %dx%dx%d is %lld values per image, more than the cap of %lld "
-                              "(256 MiB of fp32)", src, stmt_line, c, h, w, (long long)c * h * w, MODEL_MAX_VALUES);
-            m->in_c = c;
-            m->in_h = h;
-            m->in_w = w;
-        } else {
-            if (m->n_layers >= MODEL_MAX_LAYERS)
-                return ls_err(LS_EINVAL, "%s:%d: more than %d layers", src, stmt_line, MODEL_MAX_LAYERS);
-            layer *l = &m->layers[m->n_layers];
-            memset(l, 0, sizeof *l);
-            l->in_c = c;
-            l->in_h = h;
-            l->in_w = w;
-            l->w_tensor = l->b_tensor = -1;
-            if (strcmp(tok[0], "conv") == 0) {
-                int oc, k, pad = 0;
-                if (!(nt == 3 || (nt == 5 && strcmp(tok[3], "pad") == 0)) || parse_int(tok[1], 1, 65536, &oc) ||
-                    parse_int(tok[2], 1, 64, &k) || (nt == 5 && parse_int(tok[4], 0, 64, &pad)))
-                    return ls_err(LS_EINVAL, "%s:%d: expected 'conv OUT_CHANNELS KERNEL [pad P]', got '%s'",
-                                  src, stmt_line, stmt);
-                if (!spatial)
-                    return ls_err(LS_EINVAL, "%s:%d: conv needs a spatial input, but the input here is flat (%d features)",
-                                  src, stmt_line, c * h * w);
-                int oh = h + 2 * pad - k + 1, ow = w + 2 * pad - k + 1;
-                if (oh < 1 || ow < 1)
-                    return ls_err(LS_EINVAL, "%s:%d: impossible shape: conv %dx%d pad %d on a %dx%d input gives %dx%d",
-                                  src, stmt_line, k, k, pad, h, w, oh, ow);
-                /* sizes in 64 bits: 65536 channels of 4096x4096 wrap an int */
-                long long outv = (long long)oc * oh * ow, wv = (long long)oc * c * k * k;
-                if (outv > MODEL_MAX_VALUES)
-                    return ls_err(LS_EINVAL, "%s:%d: conv output %dx%dx%d is %lld values per image, more than the cap "
-                                  "of %lld (256 MiB of fp32)", src, stmt_line, oc, oh, ow, outv, MODEL_MAX_VALUES);
-                if (wv > MODEL_MAX_PARAMS)
-                    return ls_err(LS_EINVAL, "%s:%d: conv weights %dx%dx%dx%d are %lld values, more than the cap of "
-                                  "%lld parameters", src, stmt_line, oc, c, k, k, wv, MODEL_MAX_PARAMS);
-                l->kind = LAYER_CONV;
-                l->k = k;
-                l->pad = pad;
-                snprintf(l->name, sizeof l->name, "conv%d", ++n_conv);
-                c = oc;
-                h = oh;
-                w = ow;
-            } else if (strcmp(tok[0], "relu") == 0 && nt == 1) {
-                l->kind = LAYER_RELU;
-                snprintf(l->name, sizeof l->name, "relu%d", ++n_relu);
-            } else if (strcmp(tok[0], "maxpool") == 0 && nt == 1) {
-                if (!spatial)
-                    return ls_err(LS_EINVAL, "%s:%d: maxpool needs a spatial input, but the input here is flat", src, stmt_line);
-                if (h < 2 || w < 2)
-                    return ls_err(LS_EINVAL, "%s:%d: impossible shape: maxpool 2x2 on a %dx%d input", src, stmt_line, h, w);
-                l->kind = LAYER_MAXPOOL;
-                snprintf(l->name, sizeof l->name, "pool%d", ++n_pool);
-                h /= 2;
-                w /= 2;
-            } else if (strcmp(tok[0], "flatten") == 0 && nt == 1) {
-                l->kind = LAYER_FLATTEN;
-                n_flat++;
-                if (n_flat == 1) snprintf(l->name, sizeof l->name, "flatten");
-                else snprintf(l->name, sizeof l->name, "flatten%d", n_flat % 100);
-                c = c * h * w;
-                h = w = 1;
-                spatial = 0;
-            } else if (strcmp(tok[0], "dense") == 0) {
-                int out;
-                if (nt != 2 || parse_int(tok[1], 1, 1 << 20, &out))
-                    return ls_err(LS_EINVAL, "%s:%d: expected 'dense OUT_FEATURES', got '%s'", src, stmt_line, stmt);
-                long long wv = (long long)out * c * h * w;
-                if (wv > MODEL_MAX_PARAMS)
-                    return ls_err(LS_EINVAL, "%s:%d: dense %d on %lld features is %lld weights, more than the cap of "
-                                  "%lld parameters", src, stmt_line, out, (long long)c * h * w, wv, MODEL_MAX_PARAMS);
-                l->kind = LAYER_DENSE;
-                snprintf(l->name, sizeof l->name, "fc%d", ++n_dense);
-                /* a dense layer reads its NCHW input as flat features */
-                l->in_c = c * h * w;
-                l->in_h = l->in_w = 1;
-                c = out;
-                h = w = 1;
-                spatial = 0;
-            } else if (strcmp(tok[0], "dropout") == 0) {
-                char *end;
-                double pv = nt == 2 ? strtod(tok[1], &end) : -1;
-                /* checked as stored: 0.99999999 rounds to the float 1.0,
-                 * which would drop every activation */
-                float pf = (float)pv;
-                if (nt != 2 || *end || !(pv >= 0.0 && pv < 1.0) || !(pf < 1.0f))
-                    return ls_err(LS_EINVAL, "%s:%d: expected 'dropout P' with 0 <= P < 1 (as a float: P <= 1 - 2^-24), "
-                                  "got '%s'", src, stmt_line, stmt);
-                l->kind = LAYER_DROPOUT;
-                l->p = pf;
-                snprintf(l->name, sizeof l->name, "drop%d", ++n_drop);
-            } else {
-                return ls_err(LS_EINVAL,
-                              "%s:%d: unknown layer '%s' (known: input, conv, relu, maxpool, flatten, dense, dropout)",
-                              src, stmt_line, stmt);
-            }
-            l->out_c = c;
-            l->out_h = h;
-            l->out_w = w;
-            m->n_layers++;
-        }
-        if (strcmp(tok[0], "input") == 0) continue;
-        int n = snprintf(m->spec + spec_len, sizeof m->spec - spec_len, "%s%s", spec_len ? "; " : "", stmt);
-        if (n < 0 || (size_t)n >= sizeof m->spec - spec_len)
-            return ls_err(LS_EINVAL, "%s: model spec longer than %zu characters", src, sizeof m->spec);
-        spec_len += (size_t)n;
+/* What the parser carries from one statement to the next: the shape flowing
+ * into the next layer and the per-kind counters that number layer names. */
+typedef struct {
+    int c, h, w, spatial;
+    int n_conv, n_relu, n_pool, n_dense, n_drop, n_flat;
+} spec_state;
+
+/* 'input C H W': the image shape; only before the first layer. */
+static int parse_input_stmt(model *m, spec_state *st, char **tok, int nt, const char *stmt, const char *src,
+                            int stmt_line) {
+    int c = st->c, h = st->h, w = st->w;
+    if (m->n_layers > 0) return ls_err(LS_EINVAL, "%s:%d: 'input' must come before the layers", src, stmt_line);
+    if (nt != 4 || parse_int(tok[1], 1, 4096, &c) || parse_int(tok[2], 1, 4096, &h) ||
+        parse_int(tok[3], 1, 4096, &w))
+        return ls_err(LS_EINVAL, "%s:%d: expected 'input C H W' with positive sizes, got '%s'", src, stmt_line, stmt);
+    if ((long long)c * h * w > MODEL_MAX_VALUES)
+        return ls_err(LS_EINVAL, "%s:%d: input %dx%dx%d is %lld values per image, more than the cap of %lld "
+                      "(256 MiB of fp32)", src, stmt_line, c, h, w, (long long)c * h * w, MODEL_MAX_VALUES);
+    st->c = c;
+    st->h = h;
+    st->w = w;
+    m->in_c = c;
+    m->in_h = h;
+    m->in_w = w;
+    return LS_OK;
+}
+
+/* 'conv OUT_CHANNELS KERNEL [pad P]' on a spatial input. */
+static int parse_conv_stmt(layer *l, spec_state *st, char **tok, int nt, const char *stmt, const char *src,
+                           int stmt_line) {
+    int oc, k, pad = 0;
+    int c = st->c, h = st->h, w = st->w;
+    if (!(nt == 3 || (nt == 5 && strcmp(tok[3], "pad") == 0)) || parse_int(tok[1], 1, 65536, &oc) ||
+        parse_int(tok[2], 1, 64, &k) || (nt == 5 && parse_int(tok[4], 0, 64, &pad)))
+        return ls_err(LS_EINVAL, "%s:%d: expected 'conv OUT_CHANNELS KERNEL [pad P]', got '%s'",
+                      src, stmt_line, stmt);
+    if (!st->spatial)
+        return ls_err(LS_EINVAL, "%s:%d: conv needs a spatial input, but the input here is flat (%d features)",
+                      src, stmt_line, c * h * w);
+    int oh = h + 2 * pad - k + 1, ow = w + 2 * pad - k + 1;
+    if (oh < 1 || ow < 1)
+        return ls_err(LS_EINVAL, "%s:%d: impossible shape: conv %dx%d pad %d on a %dx%d input gives %dx%d",
+                      src, stmt_line, k, k, pad, h, w, oh, ow);
+    /* sizes in 64 bits: 65536 channels of 4096x4096 wrap an int */
+    long long outv = (long long)oc * oh * ow, wv = (long long)oc * c * k * k;
+    if (outv > MODEL_MAX_VALUES)
+        return ls_err(LS_EINVAL, "%s:%d: conv output %dx%dx%d is %lld values per image, more than the cap "
+                      "of %lld (256 MiB of fp32)", src, stmt_line, oc, oh, ow, outv, MODEL_MAX_VALUES);
+    if (wv > MODEL_MAX_PARAMS)
+        return ls_err(LS_EINVAL, "%s:%d: conv weights %dx%dx%dx%d are %lld values, more than the cap of "
+                      "%lld parameters", src, stmt_line, oc, c, k, k, wv, MODEL_MAX_PARAMS);
+    l->kind = LAYER_CONV;
+    l->k = k;
+    l->pad = pad;
+    snprintf(l->name, sizeof l->name, "conv%d", ++st->n_conv);
+    st->c = oc;
+    st->h = oh;
+    st->w = ow;
+    return LS_OK;
+}
+
+/* 'dense OUT_FEATURES': reads its input as flat features. */
+static int parse_dense_stmt(layer *l, spec_state *st, char **tok, int nt, const char *stmt, const char *src,
+                            int stmt_line) {
+    int out;
+    int c = st->c, h = st->h, w = st->w;
+    if (nt != 2 || parse_int(tok[1], 1, 1 << 20, &out))
+        return ls_err(LS_EINVAL, "%s:%d: expected 'dense OUT_FEATURES', got '%s'", src, stmt_line, stmt);
+    long long wv = (long long)out * c * h * w;
+    if (wv > MODEL_MAX_PARAMS)
+        return ls_err(LS_EINVAL, "%s:%d: dense %d on %lld features is %lld weights, more than the cap of "
+                      "%lld parameters", src, stmt_line, out, (long long)c * h * w, wv, MODEL_MAX_PARAMS);
+    l->kind = LAYER_DENSE;
+    snprintf(l->name, sizeof l->name, "fc%d", ++st->n_dense);
+    /* a dense layer reads its NCHW input as flat features */
+    l->in_c = c * h * w;
+    l->in_h = l->in_w = 1;
+    st->c = out;
+    st->h = st->w = 1;
+    st->spatial = 0;
+    return LS_OK;
+}
+
+/* 'dropout P' with P checked as the float it is stored as. */
+static int parse_dropout_stmt(layer *l, spec_state *st, char **tok, int nt, const char *stmt, const char *src,
+                              int stmt_line) {
+    char *end;
+    double pv = nt == 2 ? strtod(tok[1], &end) : -1;
+    /* checked as stored: 0.99999999 rounds to the float 1.0,
+     * which would drop every activation */
+    float pf = (float)pv;
+    if (nt != 2 || *end || !(pv >= 0.0 && pv < 1.0) || !(pf < 1.0f))
+        return ls_err(LS_EINVAL, "%s:%d: expected 'dropout P' with 0 <= P < 1 (as a float: P <= 1 - 2^-24), "
+                      "got '%s'", src, stmt_line, stmt);
+    l->kind = LAYER_DROPOUT;
+    l->p = pf;
+    snprintf(l->name, sizeof l->name, "drop%d", ++st->n_drop);
+    return LS_OK;
+}
+
+/* Any statement but 'input': appends one layer to m and moves the shape on. */
+static int parse_layer_stmt(model *m, spec_state *st, char **tok, int nt, const char *stmt, const char *src,
+                            int stmt_line) {
+    if (m->n_layers >= MODEL_MAX_LAYERS)
+        return ls_err(LS_EINVAL, "%s:%d: more than %d layers", src, stmt_line, MODEL_MAX_LAYERS);
+    layer *l = &m->layers[m->n_layers];
+    memset(l, 0, sizeof *l);
+    l->in_c = st->c;
+    l->in_h = st->h;
+    l->in_w = st->w;
+    l->w_tensor = l->b_tensor = -1;
+    int rc = LS_OK;
+    if (strcmp(tok[0], "conv") == 0) {
+        rc = parse_conv_stmt(l, st, tok, nt, stmt, src, stmt_line);
+    } else if (strcmp(tok[0], "relu") == 0 && nt == 1) {
+        l->kind = LAYER_RELU;
+        snprintf(l->name, sizeof l->name, "relu%d", ++st->n_relu);
+    } else if (strcmp(tok[0], "maxpool") == 0 && nt == 1) {
+        if (!st->spatial)
+            return ls_err(LS_EINVAL, "%s:%d: maxpool needs a spatial input, but the input here is flat", src, stmt_line);
+        if (st->h < 2 || st->w < 2)
+            return ls_err(LS_EINVAL, "%s:%d: impossible shape: maxpool 2x2 on a %dx%d input", src, stmt_line, st->h,
+                          st->w);
+        l->kind = LAYER_MAXPOOL;
+        snprintf(l->name, sizeof l->name, "pool%d", ++st->n_pool);
+        st->h /= 2;
+        st->w /= 2;
+    } else if (strcmp(tok[0], "flatten") == 0 && nt == 1) {
+        l->kind = LAYER_FLATTEN;
+        st->n_flat++;
+        if (st->n_flat == 1) snprintf(l->name, sizeof l->name, "flatten");
+        else snprintf(l->name, sizeof l->name, "flatten%d", st->n_flat % 100);
+        st->c = st->c * st->h * st->w;
+        st->h = st->w = 1;
+        st->spatial = 0;
+    } else if (strcmp(tok[0], "dense") == 0) {
+        rc = parse_dense_stmt(l, st, tok, nt, stmt, src, stmt_line);
+    } else if (strcmp(tok[0], "dropout") == 0) {
+        rc = parse_dropout_stmt(l, st, tok, nt, stmt, src, stmt_line);
+    } else {
+        return ls_err(LS_EINVAL,
+                      "%s:%d: unknown layer '%s' (known: input, conv, relu, maxpool, flatten, dense, dropout)",
+                      src, stmt_line, stmt);
     }
+    if (rc) return rc;
+    l->out_c = st->c;
+    l->out_h = st->h;
+    l->out_w = st->w;
+    m->n_layers++;
+    return LS_OK;
+}
+
+/* After the last statement: the logits layer, the spec with its own "input"
+ * line first, the parameter table and the model's name. */
+static int finish_spec(model *m, const char *src) {
     if (m->n_layers == 0) return ls_err(LS_EINVAL, "%s: no layers", src);
     const layer *last = &m->layers[m->n_layers - 1];
     if (last->kind != LAYER_DENSE)
@@ -263,6 +282,40 @@ int model_parse_spec(model *m, const char *text, const char *src) {
     const char *base = strrchr(src, '/');
     snprintf(m->name, sizeof m->name, "%s", base ? base + 1 : src);
     return LS_OK;
+}
+
+int model_parse_spec(model *m, const char *text, const char *src) {
+    memset(m, 0, sizeof *m);
+    m->in_c = 1;
+    m->in_h = 28;
+    m->in_w = 28;
+    spec_state st = {.c = 1, .h = 28, .w = 28, .spatial = 1};
+    const char *p = text;
+    char stmt[256];
+    int line = 1, stmt_line = 1;
+    size_t spec_len = 0;
+    while (1) {
+        int ns = next_statement(&p, stmt, sizeof stmt, &line, &stmt_line);
+        if (ns < 0)
+            return ls_err(LS_EINVAL, "%s:%d: statement longer than %zu characters", src, stmt_line, sizeof stmt - 1);
+        if (ns == 0) break;
+        char buf[256];
+        snprintf(buf, sizeof buf, "%s", stmt);
+        char *tok[8] = {0};
+        int nt = 0;
+        for (char *s = strtok(buf, " \t\r"); s && nt < 8; s = strtok(NULL, " \t\r")) tok[nt++] = s;
+        if (nt == 0) continue;
+        int is_input = strcmp(tok[0], "input") == 0;
+        int rc = is_input ? parse_input_stmt(m, &st, tok, nt, stmt, src, stmt_line)
+                          : parse_layer_stmt(m, &st, tok, nt, stmt, src, stmt_line);
+        if (rc) return rc;
+        if (is_input) continue;
+        int n = snprintf(m->spec + spec_len, sizeof m->spec - spec_len, "%s%s", spec_len ? "; " : "", stmt);
+        if (n < 0 || (size_t)n >= sizeof m->spec - spec_len)
+            return ls_err(LS_EINVAL, "%s: model spec longer than %zu characters", src, sizeof m->spec);
+        spec_len += (size_t)n;
+    }
+    return finish_spec(m, src);
 }
 
 int model_build(model *m, const char *name_or_path) {

@@ -405,69 +405,81 @@ static void sec_header(doc *d, const ctx *x) {
                "run.json.\n\n");
 }
 
-static void sec_environment(doc *d, const ctx *x) {
+/* The environment table's cells for one engine, from its description
+ * (JSON written by the engine's describe): one helper per kind of engine. */
+typedef struct {
+    char lib[160], isa[160], threads[96], math[160], algos[200];
+} env_cells;
+
+static void env_cells_cpu(env_cells *e, const char *js) {
+    char v1[64], v2[64], v3[64];
+    snprintf(e->lib, sizeof e->lib, "%s %s (%s)", dget(js, "library", v1, sizeof v1),
+             dget(js, "version", v2, sizeof v2), dget(js, "cpu_runtime", v3, sizeof v3));
+    snprintf(e->isa, sizeof e->isa, "%s", dget(js, "isa", v1, sizeof v1));
+    snprintf(e->threads, sizeof e->threads, "%s", dget(js, "threads", v1, sizeof v1));
+    snprintf(e->math, sizeof e->math, "fpmath %s; exp/log %s", dget(js, "fpmath", v1, sizeof v1),
+             dget(js, "math", v2, sizeof v2));
+    snprintf(e->algos, sizeof e->algos, "conv %s; layout %s", dget(js, "algo", v1, sizeof v1),
+             dget(js, "layout", v2, sizeof v2));
+}
+
+static void env_cells_cuda(env_cells *e, const char *js) {
+    char v1[64], v2[64], v3[64], v4[64];
+    snprintf(e->lib, sizeof e->lib, "cuDNN %s, cuBLAS %s, runtime %s, driver %s",
+             dget(js, "cudnn_version", v1, sizeof v1), dget(js, "cublas_version", v2, sizeof v2),
+             dget(js, "runtime_version", v3, sizeof v3), dget(js, "driver_version", v4, sizeof v4));
+    /* the device is a nested object */
+    char dn[96] = "", cc[16] = "";
+    const char *dev = strstr(js, "\"device\":{");
+    if (dev) {
+        dget(dev + 9, "name", dn, sizeof dn);
+        dget(dev + 9, "compute_capability", cc, sizeof cc);
+    }
+    snprintf(e->isa, sizeof e->isa, "%s (cc %s)", dn, cc);
+    snprintf(e->threads, sizeof e->threads, "–");
+    snprintf(e->math, sizeof e->math, "%s (cuBLAS %s); exp %s", dget(js, "math", v1, sizeof v1),
+             dget(js, "cublas_math", v2, sizeof v2), dget(js, "expm", v3, sizeof v3));
+    snprintf(e->algos, sizeof e->algos, "policy %s; conv %s; pool %s", dget(js, "algo_policy", v1, sizeof v1),
+             dget(js, "conv_algos", v2, sizeof v2), dget(js, "pool_mode", v3, sizeof v3));
+}
+
+static void env_cells_reference(env_cells *e, const char *js) {
+    char v1[64], v2[64];
+    snprintf(e->lib, sizeof e->lib, "MPFR %s, GMP %s", dget(js, "mpfr", v1, sizeof v1),
+             dget(js, "gmp", v2, sizeof v2));
+    snprintf(e->isa, sizeof e->isa, "host");
+    snprintf(e->threads, sizeof e->threads, "%s", dget(js, "threads", v1, sizeof v1));
+    snprintf(e->math, sizeof e->math, "%s, %s bits", dget(js, "mode", v1, sizeof v1),
+             dget(js, "prec_bits", v2, sizeof v2));
+    snprintf(e->algos, sizeof e->algos, "exact dot products; max-pool ties: %s",
+             dget(js, "maxpool_ties", v1, sizeof v1));
+}
+
+/* one row of the environment table */
+static void env_engine_row(doc *d, const audit_engine *ae) {
+    char k[32];
+    env_cells e;
+    const char *js = ae->describe;
+    engine_kind(ae, k, sizeof k);
+    e.lib[0] = e.isa[0] = e.threads[0] = e.math[0] = e.algos[0] = 0;
+    char status[600];
+    if (!ae->available) snprintf(status, sizeof status, "skipped: %s", ae->skip_reason);
+    else if (ae->failed) snprintf(status, sizeof status, "FAILED: %s", ae->fail_reason);
+    else if (ae->is_ref) snprintf(status, sizeof status, "ran %ld steps", ae->steps_run);
+    else snprintf(status, sizeof status, "ran %ld steps", ae->steps_run);
+    if (ae->available && js) {
+        if (strcmp(k, "cpu") == 0) env_cells_cpu(&e, js);
+        else if (strcmp(k, "cuda") == 0) env_cells_cuda(&e, js);
+        else if (strcmp(k, "reference") == 0 || strcmp(k, "ref") == 0) env_cells_reference(&e, js);
+    }
+    const char *cells[] = {ae->label, k, status, e.lib, e.isa, e.threads, e.math, e.algos};
+    table_row(d, cells);
+}
+
+/* kernels per layer, for the engines that report them */
+static void env_kernels(doc *d, const ctx *x) {
     const audit_result *r = x->r;
     const model *m = x->m;
-    const audit_cfg *c = x->c;
-    char k[32], t1[160], t2[160], t3[96], t4[160], t5[200], v1[64], v2[64], v3[64], v4[64];
-    heading(d, 2, "env", "Environment");
-    static const char *const H[] = {"Engine", "Kind", "Status", "Library versions", "ISA / device", "Threads",
-                                    "Math", "Algorithms"};
-    table_begin(d, 8, H);
-    for (int i = 0; i < r->n_engines; i++) {
-        const audit_engine *ae = &r->eng[i];
-        const char *js = ae->describe;
-        engine_kind(ae, k, sizeof k);
-        t1[0] = t2[0] = t3[0] = t4[0] = t5[0] = 0;
-        char status[600];
-        if (!ae->available) snprintf(status, sizeof status, "skipped: %s", ae->skip_reason);
-        else if (ae->failed) snprintf(status, sizeof status, "FAILED: %s", ae->fail_reason);
-        else if (ae->is_ref) snprintf(status, sizeof status, "ran %ld steps", ae->steps_run);
-        else snprintf(status, sizeof status, "ran %ld steps", ae->steps_run);
-        if (ae->available && js) {
-            if (strcmp(k, "cpu") == 0) {
-                snprintf(t1, sizeof t1, "%s %s (%s)", dget(js, "library", v1, sizeof v1),
-                         dget(js, "version", v2, sizeof v2), dget(js, "cpu_runtime", v3, sizeof v3));
-                snprintf(t2, sizeof t2, "%s", dget(js, "isa", v1, sizeof v1));
-                snprintf(t3, sizeof t3, "%s", dget(js, "threads", v1, sizeof v1));
-                snprintf(t4, sizeof t4, "fpmath %s; exp/log %s", dget(js, "fpmath", v1, sizeof v1),
-                         dget(js, "math", v2, sizeof v2));
-                snprintf(t5, sizeof t5, "conv %s; layout %s", dget(js, "algo", v1, sizeof v1),
-                         dget(js, "layout", v2, sizeof v2));
-            } else if (strcmp(k, "cuda") == 0) {
-                snprintf(t1, sizeof t1, "cuDNN %s, cuBLAS %s, runtime %s, driver %s",
-                         dget(js, "cudnn_version", v1, sizeof v1), dget(js, "cublas_version", v2, sizeof v2),
-                         dget(js, "runtime_version", v3, sizeof v3), dget(js, "driver_version", v4, sizeof v4));
-                /* the device is a nested object */
-                char dn[96] = "", cc[16] = "";
-                const char *dev = strstr(js, "\"device\":{");
-                if (dev) {
-                    dget(dev + 9, "name", dn, sizeof dn);
-                    dget(dev + 9, "compute_capability", cc, sizeof cc);
-                }
-                snprintf(t2, sizeof t2, "%s (cc %s)", dn, cc);
-                snprintf(t3, sizeof t3, "–");
-                snprintf(t4, sizeof t4, "%s (cuBLAS %s); exp %s", dget(js, "math", v1, sizeof v1),
-                         dget(js, "cublas_math", v2, sizeof v2), dget(js, "expm", v3, sizeof v3));
-                snprintf(t5, sizeof t5, "policy %s; conv %s; pool %s", dget(js, "algo_policy", v1, sizeof v1),
-                         dget(js, "conv_algos", v2, sizeof v2), dget(js, "pool_mode", v3, sizeof v3));
-            } else if (strcmp(k, "reference") == 0 || strcmp(k, "ref") == 0) {
-                snprintf(t1, sizeof t1, "MPFR %s, GMP %s", dget(js, "mpfr", v1, sizeof v1),
-                         dget(js, "gmp", v2, sizeof v2));
-                snprintf(t2, sizeof t2, "host");
-                snprintf(t3, sizeof t3, "%s", dget(js, "threads", v1, sizeof v1));
-                snprintf(t4, sizeof t4, "%s, %s bits", dget(js, "mode", v1, sizeof v1),
-                         dget(js, "prec_bits", v2, sizeof v2));
-                snprintf(t5, sizeof t5, "exact dot products; max-pool ties: %s",
-                         dget(js, "maxpool_ties", v1, sizeof v1));
-            }
-        }
-        const char *cells[] = {ae->label, k, status, t1, t2, t3, t4, t5};
-        table_row(d, cells);
-    }
-    table_end(d);
-
-    /* kernels per layer, for the engines that report them */
     int cols[AUDIT_MAX_ENGINES], nk = 0;
     for (int i = 0; i < r->n_engines; i++) {
         const char *js = r->eng[i].available ? r->eng[i].describe : NULL;
@@ -495,7 +507,13 @@ static void sec_environment(doc *d, const ctx *x) {
         }
         table_end(d);
     }
+}
 
+/* build, model, data and run settings: what a rerun needs */
+static void env_build(doc *d, const ctx *x) {
+    const audit_result *r = x->r;
+    const model *m = x->m;
+    const audit_cfg *c = x->c;
     heading(d, 3, "build", "Build, model, data and run settings");
     static const char *const H2[] = {"Item", "Value"};
     table_begin(d, 2, H2);
@@ -548,6 +566,18 @@ static void sec_environment(doc *d, const ctx *x) {
     table_end(d);
 }
 
+static void sec_environment(doc *d, const ctx *x) {
+    const audit_result *r = x->r;
+    heading(d, 2, "env", "Environment");
+    static const char *const H[] = {"Engine", "Kind", "Status", "Library versions", "ISA / device", "Threads",
+                                    "Math", "Algorithms"};
+    table_begin(d, 8, H);
+    for (int i = 0; i < r->n_engines; i++) env_engine_row(d, &r->eng[i]);
+    table_end(d);
+    env_kernels(d, x);
+    env_build(d, x);
+}
+
 static void finding_block(doc *d, const explain_finding *f) {
     static const char *const SEV[] = {"problem", "cause", "ok", "info"};
     static const char *const SEVT[] = {"PROBLEM", "CAUSE", "OK", "INFO"};
@@ -588,34 +618,28 @@ static const char *pct_pt(char *buf, size_t cap, double frac) {
     return buf;
 }
 
-/* The answer in words, first: per pair of the seed loop (or, without one,
- * per fp32 pair of this run), the gap, its exact p-value, the spread over
- * seeds, the near-tie flips, the verdict. */
-static void sec_gap(doc *d, const ctx *x) {
-    const audit_result *r = x->r;
-    const seeds_result *S = r->seeds;
-    char b1[32], b2[32], b3[32], b4[32];
-    heading(d, 2, "gap", "Is the gap real?");
-    int ep = r->epochs_done - 1;
-    if (ep < 0 || r->drift_mode != MODE_FREE) {
-        para(d, "Not measured: no epoch was evaluated in free mode.");
-        return;
+/* Without a seed loop: per fp32 pair of this run, the gap after epoch ep
+ * and its exact McNemar p-value, and the note that the spread was not measured. */
+static void gap_single_seed(doc *d, const audit_result *r, int ep) {
+    char b1[32], b2[32];
+    for (int pi = 0; pi < r->n_pairs; pi++) {
+        const audit_pair *p = &r->pair[pi];
+        const audit_engine *ea = &r->eng[p->a], *eb = &r->eng[p->b];
+        if (ea->is_ref || eb->is_ref || eb->repeat_of >= 0 || ea->repeat_of >= 0) continue;
+        const stats_mcnemar *mc = &p->mcnemar[ep];
+        para(d, "%s vs %s after epoch %d: %s%% vs %s%% (%+.2f points); %ld images classified differently (b = %ld "
+                "right only on %s, c = %ld right only on %s), exact McNemar p = %.3g. One seed only: the spread "
+                "over seeds was not measured (audit --seeds N).",
+             ea->label, eb->label, ep + 1, pct_pt(b1, sizeof b1, ea->test_acc[ep]),
+             pct_pt(b2, sizeof b2, eb->test_acc[ep]), 100 * (ea->test_acc[ep] - eb->test_acc[ep]), p->disagree[ep],
+             mc->b, ea->label, mc->c, eb->label, mc->p);
     }
-    if (!S) {
-        for (int pi = 0; pi < r->n_pairs; pi++) {
-            const audit_pair *p = &r->pair[pi];
-            const audit_engine *ea = &r->eng[p->a], *eb = &r->eng[p->b];
-            if (ea->is_ref || eb->is_ref || eb->repeat_of >= 0 || ea->repeat_of >= 0) continue;
-            const stats_mcnemar *mc = &p->mcnemar[ep];
-            para(d, "%s vs %s after epoch %d: %s%% vs %s%% (%+.2f points); %ld images classified differently (b = %ld "
-                    "right only on %s, c = %ld right only on %s), exact McNemar p = %.3g. One seed only: the spread "
-                    "over seeds was not measured (audit --seeds N).",
-                 ea->label, eb->label, ep + 1, pct_pt(b1, sizeof b1, ea->test_acc[ep]),
-                 pct_pt(b2, sizeof b2, eb->test_acc[ep]), 100 * (ea->test_acc[ep] - eb->test_acc[ep]), p->disagree[ep],
-                 mc->b, ea->label, mc->c, eb->label, mc->p);
-        }
-        return;
-    }
+}
+
+/* The answer in words, per judged pair of the seed loop: the gap, its exact
+ * p-value, the spread over seeds, the near-tie flips, the verdict. */
+static void gap_summary(doc *d, const seeds_result *S) {
+    char b1[32], b2[32], b3[32];
     int last = S->epochs - 1, N = S->n_seeds;
     for (int pi = 0; pi < S->n_pairs; pi++) {
         const seeds_pair *p = &S->pair[pi];
@@ -634,52 +658,60 @@ static void sec_gap(doc *d, const ctx *x) {
              p->total_flips, 100 * SEEDS_NEAR_TIE_RANK, S->floor_engine, S->n_draws, S->floor_flips.mean,
              S->floor_flips.max, p->flips_within, N);
     }
-    /* accuracy per seed per engine: the dot plot's numbers */
+}
+
+/* accuracy per seed per engine: the dot plot's numbers */
+static void gap_accuracy_per_seed(doc *d, const seeds_result *S) {
+    char b1[32], b2[32], b3[32], b4[32];
+    int last = S->epochs - 1, N = S->n_seeds;
     heading(d, 3, "seeds", "Accuracy per seed");
-    {
-        const char *head[2 + SEEDS_MAX];
-        static char hb[SEEDS_MAX][24];
-        head[0] = "Engine";
-        for (int sd = 0; sd < N; sd++) {
-            snprintf(hb[sd], sizeof hb[sd], "seed %llu", (unsigned long long)(S->seed0 + (uint64_t)sd));
-            head[1 + sd] = hb[sd];
-        }
-        head[1 + N] = "mean ± sd [min, max]";
-        table_begin(d, N + 2, head);
-        static char cb[SEEDS_MAX + 1][160];
-        for (int i = 0; i < S->n_engines; i++) {
-            const seeds_engine *e = &S->eng[i];
-            if (!e->available) continue;
-            const char *cells[2 + SEEDS_MAX];
-            cells[0] = e->label;
-            for (int sd = 0; sd < N; sd++) {
-                pct_pt(cb[sd], sizeof cb[sd], e->acc[sd][last]);
-                cells[1 + sd] = cb[sd];
-            }
-            const stats_spread *sp = &e->spread[last];
-            snprintf(cb[N], sizeof cb[N], "%s ± %s [%s, %s]", pct_pt(b1, sizeof b1, sp->mean),
-                     pct_pt(b2, sizeof b2, sp->sd), pct_pt(b3, sizeof b3, sp->min), pct_pt(b4, sizeof b4, sp->max));
-            cells[1 + N] = cb[N];
-            table_row(d, cells);
-        }
-        table_end(d);
-        if (d->html) {
-            /* a dot plot as bars per seed: categories seeds, one series per engine */
-            const char *names[AUDIT_MAX_ENGINES];
-            double v[SEEDS_MAX * AUDIT_MAX_ENGINES];
-            const char *cats[SEEDS_MAX];
-            int ns = 0;
-            for (int i = 0; i < S->n_engines; i++)
-                if (S->eng[i].available) names[ns++] = S->eng[i].label;
-            for (int sd = 0; sd < N; sd++) {
-                cats[sd] = hb[sd];
-                for (int i = 0, k = 0; i < S->n_engines; i++)
-                    if (S->eng[i].available) v[sd * ns + k++] = 100 * S->eng[i].acc[sd][last];
-            }
-            svg_bars(d, "Test accuracy per seed and engine (%), last epoch", "accuracy %", N, cats, ns, names, v, 0);
-        }
+    const char *head[2 + SEEDS_MAX];
+    static char hb[SEEDS_MAX][24];
+    head[0] = "Engine";
+    for (int sd = 0; sd < N; sd++) {
+        snprintf(hb[sd], sizeof hb[sd], "seed %llu", (unsigned long long)(S->seed0 + (uint64_t)sd));
+        head[1 + sd] = hb[sd];
     }
-    /* McNemar per seed, and margins of flipped vs all images */
+    head[1 + N] = "mean ± sd [min, max]";
+    table_begin(d, N + 2, head);
+    static char cb[SEEDS_MAX + 1][160];
+    for (int i = 0; i < S->n_engines; i++) {
+        const seeds_engine *e = &S->eng[i];
+        if (!e->available) continue;
+        const char *cells[2 + SEEDS_MAX];
+        cells[0] = e->label;
+        for (int sd = 0; sd < N; sd++) {
+            pct_pt(cb[sd], sizeof cb[sd], e->acc[sd][last]);
+            cells[1 + sd] = cb[sd];
+        }
+        const stats_spread *sp = &e->spread[last];
+        snprintf(cb[N], sizeof cb[N], "%s ± %s [%s, %s]", pct_pt(b1, sizeof b1, sp->mean),
+                 pct_pt(b2, sizeof b2, sp->sd), pct_pt(b3, sizeof b3, sp->min), pct_pt(b4, sizeof b4, sp->max));
+        cells[1 + N] = cb[N];
+        table_row(d, cells);
+    }
+    table_end(d);
+    if (d->html) {
+        /* a dot plot as bars per seed: categories seeds, one series per engine */
+        const char *names[AUDIT_MAX_ENGINES];
+        double v[SEEDS_MAX * AUDIT_MAX_ENGINES];
+        const char *cats[SEEDS_MAX];
+        int ns = 0;
+        for (int i = 0; i < S->n_engines; i++)
+            if (S->eng[i].available) names[ns++] = S->eng[i].label;
+        for (int sd = 0; sd < N; sd++) {
+            cats[sd] = hb[sd];
+            for (int i = 0, k = 0; i < S->n_engines; i++)
+                if (S->eng[i].available) v[sd * ns + k++] = 100 * S->eng[i].acc[sd][last];
+        }
+        svg_bars(d, "Test accuracy per seed and engine (%), last epoch", "accuracy %", N, cats, ns, names, v, 0);
+    }
+}
+
+/* McNemar per seed, and margins of flipped vs all images */
+static void gap_mcnemar(doc *d, const seeds_result *S) {
+    char b1[32], b2[32];
+    int last = S->epochs - 1, N = S->n_seeds;
     heading(d, 3, "mcnemar", "Exact McNemar per seed, and the margins of the flipped images");
     static const char *const H[] = {"Pair", "Seed", "Flips", "b (a right)", "c (b right)", "exact p",
                                     "flipped: median margin (a)", "all: median margin (a)"};
@@ -703,79 +735,86 @@ static void sec_gap(doc *d, const ctx *x) {
         }
     }
     table_end(d);
-    /* histogram of logit margins on engine a, last epoch, pooled over
-     * seeds: the images the pair classifies differently vs all images.  A
-     * flip at margin 1e-4 is rounding meeting a near-tie; at 3 it is not. */
+}
+
+/* histogram of logit margins on engine a, last epoch, pooled over
+ * seeds: the images the pair classifies differently vs all images.  A
+ * flip at margin 1e-4 is rounding meeting a near-tie; at 3 it is not. */
+static void gap_margins(doc *d, const seeds_result *S) {
+    int last = S->epochs - 1, N = S->n_seeds;
     heading(d, 3, "margins", "Margins of flipped images vs all images");
-    {
-        enum { NB = 8 };
-        static const char *const cats[NB] = {"< 1e-4", "1e-4..1e-3", "1e-3..0.01", "0.01..0.1",
-                                             "0.1..0.3", "0.3..1",    "1..3",       ">= 3"};
-        static const double edge[NB - 1] = {1e-4, 1e-3, 1e-2, 0.1, 0.3, 1, 3};
-        static const char *const HM[] = {"Pair", "Images", "< 1e-4", "1e-4..1e-3", "1e-3..0.01", "0.01..0.1",
-                                         "0.1..0.3", "0.3..1", "1..3", ">= 3"};
-        table_begin(d, 2 + NB, HM);
-        int charted = 0;
-        for (int pi = 0; pi < S->n_pairs; pi++) {
-            const seeds_pair *p = &S->pair[pi];
-            if (p->floor_pair) continue;
-            const seeds_engine *ea = &S->eng[p->a], *eb = &S->eng[p->b];
-            long hf[NB] = {0}, ha[NB] = {0}, nf = 0, na = 0;
-            size_t n = S->n_test;
-            for (int sd = 0; sd < N; sd++) {
-                if (!ea->margin[sd] || !ea->pred[sd] || !eb->pred[sd]) continue;
-                const uint8_t *pa = ea->pred[sd] + (size_t)last * n, *pb = eb->pred[sd] + (size_t)last * n;
-                for (size_t k = 0; k < n; k++) {
-                    double mg = ea->margin[sd][k];
-                    if (isnan(mg)) continue;
-                    int bin = 0;
-                    while (bin < NB - 1 && mg >= edge[bin]) bin++;
-                    ha[bin]++;
-                    na++;
-                    if (pa[k] != pb[k]) {
-                        hf[bin]++;
-                        nf++;
-                    }
+    enum { NB = 8 };
+    static const char *const cats[NB] = {"< 1e-4", "1e-4..1e-3", "1e-3..0.01", "0.01..0.1",
+                                         "0.1..0.3", "0.3..1",    "1..3",       ">= 3"};
+    static const double edge[NB - 1] = {1e-4, 1e-3, 1e-2, 0.1, 0.3, 1, 3};
+    static const char *const HM[] = {"Pair", "Images", "< 1e-4", "1e-4..1e-3", "1e-3..0.01", "0.01..0.1",
+                                     "0.1..0.3", "0.3..1", "1..3", ">= 3"};
+    table_begin(d, 2 + NB, HM);
+    int charted = 0;
+    for (int pi = 0; pi < S->n_pairs; pi++) {
+        const seeds_pair *p = &S->pair[pi];
+        if (p->floor_pair) continue;
+        const seeds_engine *ea = &S->eng[p->a], *eb = &S->eng[p->b];
+        long hf[NB] = {0}, ha[NB] = {0}, nf = 0, na = 0;
+        size_t n = S->n_test;
+        for (int sd = 0; sd < N; sd++) {
+            if (!ea->margin[sd] || !ea->pred[sd] || !eb->pred[sd]) continue;
+            const uint8_t *pa = ea->pred[sd] + (size_t)last * n, *pb = eb->pred[sd] + (size_t)last * n;
+            for (size_t k = 0; k < n; k++) {
+                double mg = ea->margin[sd][k];
+                if (isnan(mg)) continue;
+                int bin = 0;
+                while (bin < NB - 1 && mg >= edge[bin]) bin++;
+                ha[bin]++;
+                na++;
+                if (pa[k] != pb[k]) {
+                    hf[bin]++;
+                    nf++;
                 }
-            }
-            char nm[180], c0[32], cf[NB][32], cl[NB][32];
-            snprintf(nm, sizeof nm, "%s vs %s: flipped", ea->label, eb->label);
-            snprintf(c0, sizeof c0, "%ld", nf);
-            const char *row[2 + NB] = {nm, c0};
-            for (int k = 0; k < NB; k++) {
-                snprintf(cf[k], sizeof cf[k], "%.1f%%", nf ? 100.0 * hf[k] / nf : 0.0);
-                row[2 + k] = cf[k];
-            }
-            table_row(d, row);
-            char nm2[180], c1[32];
-            snprintf(nm2, sizeof nm2, "%s: all images", ea->label);
-            snprintf(c1, sizeof c1, "%ld", na);
-            const char *row2[2 + NB] = {nm2, c1};
-            for (int k = 0; k < NB; k++) {
-                snprintf(cl[k], sizeof cl[k], "%.1f%%", na ? 100.0 * ha[k] / na : 0.0);
-                row2[2 + k] = cl[k];
-            }
-            table_row(d, row2);
-            if (d->html && !charted && nf > 0) {
-                /* the first pair judged: percent of images per margin bin */
-                double v[NB * 2];
-                for (int k = 0; k < NB; k++) {
-                    v[2 * k] = 100.0 * hf[k] / nf;
-                    v[2 * k + 1] = na ? 100.0 * ha[k] / na : 0;
-                }
-                static char t[240];
-                snprintf(t, sizeof t, "Top-two logit margin on %s, last epoch, all seeds: flipped (vs %s) and all images (%%)",
-                         ea->label, eb->label);
-                const char *names[2] = {"flipped images", "all images"};
-                table_end(d);
-                svg_bars(d, t, "% of images", NB, cats, 2, names, v, 0);
-                table_begin(d, 2 + NB, HM);
-                charted = 1;
             }
         }
-        table_end(d);
+        char nm[180], c0[32], cf[NB][32], cl[NB][32];
+        snprintf(nm, sizeof nm, "%s vs %s: flipped", ea->label, eb->label);
+        snprintf(c0, sizeof c0, "%ld", nf);
+        const char *row[2 + NB] = {nm, c0};
+        for (int k = 0; k < NB; k++) {
+            snprintf(cf[k], sizeof cf[k], "%.1f%%", nf ? 100.0 * hf[k] / nf : 0.0);
+            row[2 + k] = cf[k];
+        }
+        table_row(d, row);
+        char nm2[180], c1[32];
+        snprintf(nm2, sizeof nm2, "%s: all images", ea->label);
+        snprintf(c1, sizeof c1, "%ld", na);
+        const char *row2[2 + NB] = {nm2, c1};
+        for (int k = 0; k < NB; k++) {
+            snprintf(cl[k], sizeof cl[k], "%.1f%%", na ? 100.0 * ha[k] / na : 0.0);
+            row2[2 + k] = cl[k];
+        }
+        table_row(d, row2);
+        if (d->html && !charted && nf > 0) {
+            /* the first pair judged: percent of images per margin bin */
+            double v[NB * 2];
+            for (int k = 0; k < NB; k++) {
+                v[2 * k] = 100.0 * hf[k] / nf;
+                v[2 * k + 1] = na ? 100.0 * ha[k] / na : 0;
+            }
+            static char t[240];
+            snprintf(t, sizeof t, "Top-two logit margin on %s, last epoch, all seeds: flipped (vs %s) and all images (%%)",
+                     ea->label, eb->label);
+            const char *names[2] = {"flipped images", "all images"};
+            table_end(d);
+            svg_bars(d, t, "% of images", NB, cats, 2, names, v, 0);
+            table_begin(d, 2 + NB, HM);
+            charted = 1;
+        }
     }
-    /* divergence growth against the noise band (seed s0) */
+    table_end(d);
+}
+
+/* divergence growth against the noise band (seed s0) */
+static void gap_band(doc *d, const seeds_result *S) {
+    char b1[32];
+    int N = S->n_seeds;
     heading(d, 3, "band", "Divergence growth against the noise band");
     if (S->band_hi && S->total_steps > 0) {
         static const char *const HB[] = {"Pair", "e-fold (steps, median over seeds)", "Leaves the band (factor 2)"};
@@ -815,6 +854,28 @@ static void sec_gap(doc *d, const ctx *x) {
     } else {
         para(d, "No noise band (no perturbed engine ran).");
     }
+}
+
+/* Is the gap real: the answer in words first (per pair of the seed loop or,
+ * without one, per fp32 pair of this run), then the evidence per seed. */
+static void sec_gap(doc *d, const ctx *x) {
+    const audit_result *r = x->r;
+    const seeds_result *S = r->seeds;
+    heading(d, 2, "gap", "Is the gap real?");
+    int ep = r->epochs_done - 1;
+    if (ep < 0 || r->drift_mode != MODE_FREE) {
+        para(d, "Not measured: no epoch was evaluated in free mode.");
+        return;
+    }
+    if (!S) {
+        gap_single_seed(d, r, ep);
+        return;
+    }
+    gap_summary(d, S);
+    gap_accuracy_per_seed(d, S);
+    gap_mcnemar(d, S);
+    gap_margins(d, S);
+    gap_band(d, S);
 }
 
 static void sec_verdicts(doc *d, const ctx *x) {

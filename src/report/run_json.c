@@ -53,6 +53,80 @@ static void json_slot(lsbuf *b, const audit_result *r, const audit_slot_stats *s
     lsbuf_printf(b, "}");
 }
 
+/* one entry of run.json's "verdicts"."engines" (k: its place in the list). */
+static void json_engine_verdict(lsbuf *b, const audit_result *r, const engine_verdict *ev, int k) {
+    lsbuf_printf(b, "%s\n    {\"engine\": ", k ? "," : "");
+    lsbuf_json_str(b, r->eng[ev->engine].label);
+    lsbuf_printf(b, ", \"vs\": ");
+    if (ev->ref >= 0) lsbuf_json_str(b, r->eng[ev->ref].label);
+    else lsbuf_printf(b, "null");
+    lsbuf_printf(b, ", \"verdict\": ");
+    lsbuf_json_str(b, ev->verdict);
+    lsbuf_printf(b, ", \"problem\": %s, \"unchecked\": %s, \"compared\": %d, \"bounded\": %d, \"check_steps\": %ld, "
+                    "\"worst_tensor\": ", ev->problem ? "true" : "false", ev->unchecked ? "true" : "false",
+                 ev->n_compared, ev->n_bounded, ev->check_steps);
+    if (ev->worst_slot >= 0) lsbuf_json_str(b, r->slot_name[ev->worst_slot]);
+    else lsbuf_printf(b, "null");
+    lsbuf_printf(b, ", \"worst_ratio\": ");
+    lsbuf_json_num(b, ev->worst_slot >= 0 ? ev->worst_ratio : NAN);
+    lsbuf_printf(b, ", \"worst_step\": %ld, \"decision_flips\": %ld, \"near_ties\": %ld, \"roundtrip_checks\": %ld, "
+                    "\"detail\": ", ev->worst_step, ev->flips, ev->near_ties, r->eng[ev->engine].rt_checks);
+    lsbuf_json_str(b, ev->detail);
+    lsbuf_printf(b, "}");
+}
+
+/* one entry of run.json's "verdicts"."pairs". */
+static void json_pair_verdict(lsbuf *b, const audit_result *r, const pair_verdict *pv, int k) {
+    const audit_pair *p = &r->pair[pv->pair];
+    lsbuf_printf(b, "%s\n    {\"a\": ", k ? "," : "");
+    lsbuf_json_str(b, r->eng[p->a].label);
+    lsbuf_printf(b, ", \"b\": ");
+    lsbuf_json_str(b, r->eng[p->b].label);
+    lsbuf_printf(b, ", \"verdict\": ");
+    lsbuf_json_str(b, pv->verdict);
+    lsbuf_printf(b, ", \"problem\": %s, \"nondeterministic\": %s, \"first_diff_step\": %ld, \"first_tensor\": ",
+                 pv->problem ? "true" : "false", pv->nondet ? "true" : "false", pv->first_diff_step);
+    if (pv->first_slot >= 0) lsbuf_json_str(b, r->slot_name[pv->first_slot]);
+    else lsbuf_printf(b, "null");
+    lsbuf_printf(b, ", \"params_rel_l2_end\": ");
+    lsbuf_json_num(b, pv->end_rel_l2);
+    lsbuf_printf(b, ", \"test_flips\": %ld, \"accuracy_gap_points\": ", pv->flips);
+    lsbuf_json_num(b, pv->acc_gap);
+    lsbuf_printf(b, ", \"noise_band_exit_step\": %ld, \"noise_band_factor\": ", pv->band_exit_step);
+    lsbuf_json_num(b, pv->band_factor);
+    lsbuf_printf(b, "}");
+}
+
+/* one entry of run.json's "findings" (i: its place in the list). */
+static void json_finding(lsbuf *b, const explain_finding *x, int i) {
+    static const char *const SEV[] = {"problem", "cause", "ok", "info"};
+    lsbuf_printf(b, "%s\n    {\"rule\": ", i ? "," : "");
+    lsbuf_json_str(b, x->rule);
+    lsbuf_printf(b, ", \"severity\": \"%s\", \"a\": ", SEV[x->severity]);
+    lsbuf_json_str(b, x->a);
+    lsbuf_printf(b, ", \"b\": ");
+    lsbuf_json_str(b, x->b);
+    lsbuf_printf(b, ", \"layer\": ");
+    lsbuf_json_str(b, x->layer_name);
+    lsbuf_printf(b, ", \"origin\": ");
+    lsbuf_json_str(b, x->layer);
+    lsbuf_printf(b, ", \"phase\": ");
+    lsbuf_json_str(b, x->phase);
+    lsbuf_printf(b, ", \"tensor\": ");
+    lsbuf_json_str(b, x->tensor);
+    lsbuf_printf(b, ", \"step\": %ld, \"ratio\": ", x->step);
+    lsbuf_json_num(b, x->ratio);
+    lsbuf_printf(b, ", \"title\": ");
+    lsbuf_json_str(b, x->title);
+    lsbuf_printf(b, ", \"cause\": ");
+    lsbuf_json_str(b, x->cause);
+    lsbuf_printf(b, ", \"evidence\": ");
+    lsbuf_json_str(b, x->evidence);
+    lsbuf_printf(b, ", \"fix\": ");
+    lsbuf_json_str(b, x->fix);
+    lsbuf_printf(b, "}");
+}
+
 /* run.json's "verdict", "verdicts" and "findings": structured, so that a
  * script can assert on them. */
 static void json_verdicts(lsbuf *b, audit_result *R) {
@@ -64,282 +138,239 @@ static void json_verdicts(lsbuf *b, audit_result *R) {
     lsbuf_printf(b, "  \"verdict\": {\"problems\": %d, \"unchecked\": %d, \"nondeterministic\": %d, \"gate\": %s},\n",
                  v.problems, v.unchecked, v.nondet, r->gate ? "true" : "false");
     lsbuf_printf(b, "  \"verdicts\": {\"engines\": [");
-    for (int k = 0; k < v.n_eng; k++) {
-        const engine_verdict *ev = &v.e[k];
-        lsbuf_printf(b, "%s\n    {\"engine\": ", k ? "," : "");
-        lsbuf_json_str(b, r->eng[ev->engine].label);
-        lsbuf_printf(b, ", \"vs\": ");
-        if (ev->ref >= 0) lsbuf_json_str(b, r->eng[ev->ref].label);
-        else lsbuf_printf(b, "null");
-        lsbuf_printf(b, ", \"verdict\": ");
-        lsbuf_json_str(b, ev->verdict);
-        lsbuf_printf(b, ", \"problem\": %s, \"unchecked\": %s, \"compared\": %d, \"bounded\": %d, \"check_steps\": %ld, "
-                        "\"worst_tensor\": ", ev->problem ? "true" : "false", ev->unchecked ? "true" : "false",
-                     ev->n_compared, ev->n_bounded, ev->check_steps);
-        if (ev->worst_slot >= 0) lsbuf_json_str(b, r->slot_name[ev->worst_slot]);
-        else lsbuf_printf(b, "null");
-        lsbuf_printf(b, ", \"worst_ratio\": ");
-        lsbuf_json_num(b, ev->worst_slot >= 0 ? ev->worst_ratio : NAN);
-        lsbuf_printf(b, ", \"worst_step\": %ld, \"decision_flips\": %ld, \"near_ties\": %ld, \"roundtrip_checks\": %ld, "
-                        "\"detail\": ", ev->worst_step, ev->flips, ev->near_ties, r->eng[ev->engine].rt_checks);
-        lsbuf_json_str(b, ev->detail);
-        lsbuf_printf(b, "}");
-    }
+    for (int k = 0; k < v.n_eng; k++) json_engine_verdict(b, r, &v.e[k], k);
     lsbuf_printf(b, "],\n    \"pairs\": [");
-    for (int k = 0; k < v.n_pair; k++) {
-        const pair_verdict *pv = &v.p[k];
-        const audit_pair *p = &r->pair[pv->pair];
-        lsbuf_printf(b, "%s\n    {\"a\": ", k ? "," : "");
-        lsbuf_json_str(b, r->eng[p->a].label);
-        lsbuf_printf(b, ", \"b\": ");
-        lsbuf_json_str(b, r->eng[p->b].label);
-        lsbuf_printf(b, ", \"verdict\": ");
-        lsbuf_json_str(b, pv->verdict);
-        lsbuf_printf(b, ", \"problem\": %s, \"nondeterministic\": %s, \"first_diff_step\": %ld, \"first_tensor\": ",
-                     pv->problem ? "true" : "false", pv->nondet ? "true" : "false", pv->first_diff_step);
-        if (pv->first_slot >= 0) lsbuf_json_str(b, r->slot_name[pv->first_slot]);
-        else lsbuf_printf(b, "null");
-        lsbuf_printf(b, ", \"params_rel_l2_end\": ");
-        lsbuf_json_num(b, pv->end_rel_l2);
-        lsbuf_printf(b, ", \"test_flips\": %ld, \"accuracy_gap_points\": ", pv->flips);
-        lsbuf_json_num(b, pv->acc_gap);
-        lsbuf_printf(b, ", \"noise_band_exit_step\": %ld, \"noise_band_factor\": ", pv->band_exit_step);
-        lsbuf_json_num(b, pv->band_factor);
-        lsbuf_printf(b, "}");
-    }
+    for (int k = 0; k < v.n_pair; k++) json_pair_verdict(b, r, &v.p[k], k);
     lsbuf_printf(b, "]},\n  \"findings\": [");
     explain_list L;
     if (explain_run(&L, r, &R->m) == 0) {
-        static const char *const SEV[] = {"problem", "cause", "ok", "info"};
-        for (int i = 0; i < L.n; i++) {
-            const explain_finding *x = &L.f[i];
-            lsbuf_printf(b, "%s\n    {\"rule\": ", i ? "," : "");
-            lsbuf_json_str(b, x->rule);
-            lsbuf_printf(b, ", \"severity\": \"%s\", \"a\": ", SEV[x->severity]);
-            lsbuf_json_str(b, x->a);
-            lsbuf_printf(b, ", \"b\": ");
-            lsbuf_json_str(b, x->b);
-            lsbuf_printf(b, ", \"layer\": ");
-            lsbuf_json_str(b, x->layer_name);
-            lsbuf_printf(b, ", \"origin\": ");
-            lsbuf_json_str(b, x->layer);
-            lsbuf_printf(b, ", \"phase\": ");
-            lsbuf_json_str(b, x->phase);
-            lsbuf_printf(b, ", \"tensor\": ");
-            lsbuf_json_str(b, x->tensor);
-            lsbuf_printf(b, ", \"step\": %ld, \"ratio\": ", x->step);
-            lsbuf_json_num(b, x->ratio);
-            lsbuf_printf(b, ", \"title\": ");
-            lsbuf_json_str(b, x->title);
-            lsbuf_printf(b, ", \"cause\": ");
-            lsbuf_json_str(b, x->cause);
-            lsbuf_printf(b, ", \"evidence\": ");
-            lsbuf_json_str(b, x->evidence);
-            lsbuf_printf(b, ", \"fix\": ");
-            lsbuf_json_str(b, x->fix);
-            lsbuf_printf(b, "}");
-        }
+        for (int i = 0; i < L.n; i++) json_finding(b, &L.f[i], i);
         explain_list_free(&L);
     }
     lsbuf_printf(b, "],\n");
 }
 
-int report_write_run_json(audit_result *R, const char *path) {
-    audit_result *r = R;
+/* run.json's "config": what was run, on what data, built how. */
+static void json_config(lsbuf *b, const audit_result *R) {
     const audit_cfg *c = &R->cfg;
     const model *m = &R->m;
-    lsbuf b;
-    lsbuf_init(&b);
-    char nb[16];
-    lsbuf_printf(&b, "{\n  \"tool\": \"lockstep\", \"command\": \"audit\",\n  \"config\": {\"model\": ");
-    lsbuf_json_str(&b, m->name);
-    lsbuf_printf(&b, ", \"model_spec\": ");
-    lsbuf_json_str(&b, m->spec);
-    lsbuf_printf(&b, ", \"params\": %zu, \"data\": ", m->n_params);
-    lsbuf_json_str(&b, c->run.data_dir);
-    lsbuf_printf(&b, ", \"data_crc32\": {\"train_images\": \"%08x\", \"train_labels\": \"%08x\", \"test_images\": \"%08x\", "
+    lsbuf_printf(b, "{\n  \"tool\": \"lockstep\", \"command\": \"audit\",\n  \"config\": {\"model\": ");
+    lsbuf_json_str(b, m->name);
+    lsbuf_printf(b, ", \"model_spec\": ");
+    lsbuf_json_str(b, m->spec);
+    lsbuf_printf(b, ", \"params\": %zu, \"data\": ", m->n_params);
+    lsbuf_json_str(b, c->run.data_dir);
+    lsbuf_printf(b, ", \"data_crc32\": {\"train_images\": \"%08x\", \"train_labels\": \"%08x\", \"test_images\": \"%08x\", "
                      "\"test_labels\": \"%08x\"}",
                  R->ds.train.images_crc, R->ds.train.labels_crc, R->ds.test.images_crc, R->ds.test.labels_crc);
-    lsbuf_printf(&b, ", \"mode\": \"%s\", \"epochs\": %d, \"batch\": %zu, \"lr\": ", lockstep_mode_name(c->mode),
+    lsbuf_printf(b, ", \"mode\": \"%s\", \"epochs\": %d, \"batch\": %zu, \"lr\": ", lockstep_mode_name(c->mode),
                  c->run.epochs, c->run.batch);
-    lsbuf_json_num(&b, c->run.adam.lr);
-    lsbuf_printf(&b, ", \"seed\": %llu, \"limit_train\": %zu, \"ref_steps\": %ld, \"audit_every\": %ld, \"repeat\": %d, "
+    lsbuf_json_num(b, c->run.adam.lr);
+    lsbuf_printf(b, ", \"seed\": %llu, \"limit_train\": %zu, \"ref_steps\": %ld, \"audit_every\": %ld, \"repeat\": %d, "
                      "\"engines\": ",
                  (unsigned long long)c->run.seed, c->run.limit_train, c->ref_steps, c->audit_every, c->repeat);
-    lsbuf_json_str(&b, c->engines);
-    lsbuf_printf(&b, ", \"attribution_steps\": %ld, \"fail_on\": %u, \"seeds\": %d, \"init\": ", c->attribution_steps,
+    lsbuf_json_str(b, c->engines);
+    lsbuf_printf(b, ", \"attribution_steps\": %ld, \"fail_on\": %u, \"seeds\": %d, \"init\": ", c->attribution_steps,
                  c->fail_on, c->seeds);
-    if (c->run.init_path) lsbuf_json_str(&b, c->run.init_path);
-    else lsbuf_printf(&b, "null");
-    lsbuf_printf(&b, ", \"order\": ");
-    if (c->run.order_path) lsbuf_json_str(&b, c->run.order_path);
-    else lsbuf_printf(&b, "null");
-    lsbuf_printf(&b, ", \"omp_wait_policy\": ");
-    lsbuf_json_str(&b, getenv("OMP_WAIT_POLICY") ? getenv("OMP_WAIT_POLICY") : "default (active)");
-    lsbuf_printf(&b, ", \"compiler\": ");
-    lsbuf_json_str(&b, "gcc " __VERSION__);
-    lsbuf_printf(&b, ", \"cflags\": ");
+    if (c->run.init_path) lsbuf_json_str(b, c->run.init_path);
+    else lsbuf_printf(b, "null");
+    lsbuf_printf(b, ", \"order\": ");
+    if (c->run.order_path) lsbuf_json_str(b, c->run.order_path);
+    else lsbuf_printf(b, "null");
+    lsbuf_printf(b, ", \"omp_wait_policy\": ");
+    lsbuf_json_str(b, getenv("OMP_WAIT_POLICY") ? getenv("OMP_WAIT_POLICY") : "default (active)");
+    lsbuf_printf(b, ", \"compiler\": ");
+    lsbuf_json_str(b, "gcc " __VERSION__);
+    lsbuf_printf(b, ", \"cflags\": ");
 #ifdef LS_BUILD_CFLAGS
-    lsbuf_json_str(&b, LS_BUILD_CFLAGS);
+    lsbuf_json_str(b, LS_BUILD_CFLAGS);
 #else
-    lsbuf_json_str(&b, "");
+    lsbuf_json_str(b, "");
 #endif
-    lsbuf_printf(&b, "},\n  \"engines\": [");
-    for (int i = 0; i < r->n_engines; i++) {
-        const audit_engine *ae = &r->eng[i];
-        lsbuf_printf(&b, "%s\n    {\"label\": ", i ? "," : "");
-        lsbuf_json_str(&b, ae->label);
-        lsbuf_printf(&b, ", \"spec\": ");
-        lsbuf_json_str(&b, ae->spec);
-        lsbuf_printf(&b, ", \"available\": %s", ae->available ? "true" : "false");
-        if (!ae->available) {
-            lsbuf_printf(&b, ", \"skipped\": ");
-            lsbuf_json_str(&b, ae->skip_reason);
-            lsbuf_printf(&b, "}");
-            continue;
-        }
-        if (ae->failed) {
-            lsbuf_printf(&b, ", \"failed\": ");
-            lsbuf_json_str(&b, ae->fail_reason);
-            lsbuf_printf(&b, ", \"failed_step\": %ld", ae->failed_step);
-        }
-        lsbuf_printf(&b, ", \"reference\": %s, \"steps_run\": %ld, \"describe\": %s", ae->is_ref ? "true" : "false",
-                     ae->steps_run, ae->describe && ae->describe[0] == '{' ? ae->describe : "null");
-        lsbuf_printf(&b, ", \"epochs\": [");
-        for (int ep = 0; ep < r->epochs_done; ep++) {
-            lsbuf_printf(&b, "%s{\"epoch\": %d, \"train_seconds\": ", ep ? ", " : "", ep + 1);
-            lsbuf_json_num(&b, ae->train_s[ep]);
-            lsbuf_printf(&b, ", \"images\": %zu, \"images_per_s\": ", ae->images[ep]);
-            lsbuf_json_num(&b, ae->train_s[ep] > 0 ? ae->images[ep] / ae->train_s[ep] : NAN);
-            lsbuf_printf(&b, ", \"test_accuracy\": ");
-            lsbuf_json_num(&b, ae->test_acc[ep]);
-            lsbuf_printf(&b, ", \"test_loss\": ");
-            lsbuf_json_num(&b, ae->test_loss[ep]);
-            lsbuf_printf(&b, "}");
-        }
-        lsbuf_printf(&b, "], \"epoch_seconds_cold\": ");
-        lsbuf_json_num(&b, r->epochs_done ? ae->train_s[0] : NAN);
-        double warm = NAN;
-        if (r->epochs_done > 1) {
-            warm = 0;
-            for (int ep = 1; ep < r->epochs_done; ep++) warm += ae->train_s[ep];
-            warm /= r->epochs_done - 1;
-        }
-        lsbuf_printf(&b, ", \"epoch_seconds_warm_mean\": ");
-        lsbuf_json_num(&b, warm);
-        lsbuf_printf(&b, ", \"peak_rss_bytes\": %zu, \"timing\": {\"layers\": [", ae->peak_rss);
-        for (int l = 0; l < m->n_layers; l++) {
-            lsbuf_printf(&b, "%s{\"layer\": ", l ? ", " : "");
-            lsbuf_json_str(&b, m->layers[l].name);
-            lsbuf_printf(&b, ", \"forward_s\": ");
-            lsbuf_json_num(&b, ae->timing.layer_s[l][DIR_FWD]);
-            lsbuf_printf(&b, ", \"forward_calls\": %ld, \"backward_s\": ", ae->timing.layer_calls[l][DIR_FWD]);
-            lsbuf_json_num(&b, ae->timing.layer_s[l][DIR_BWD]);
-            lsbuf_printf(&b, ", \"backward_calls\": %ld}", ae->timing.layer_calls[l][DIR_BWD]);
-        }
-        lsbuf_printf(&b, "], \"loss_s\": ");
-        lsbuf_json_num(&b, ae->timing.loss_s);
-        lsbuf_printf(&b, ", \"update_s\": ");
-        lsbuf_json_num(&b, ae->timing.update_s);
-        lsbuf_printf(&b, ", \"set_batch_s\": ");
-        lsbuf_json_num(&b, ae->timing.set_batch_s);
-        lsbuf_printf(&b, ", \"get_tensor_s\": ");
-        lsbuf_json_num(&b, ae->timing.get_s);
-        lsbuf_printf(&b, ", \"set_tensor_s\": ");
-        lsbuf_json_num(&b, ae->timing.set_s);
-        lsbuf_printf(&b, "}");
-        if (ae->confusion) {
-            int C = m->n_classes;
-            lsbuf_printf(&b, ", \"per_class_accuracy\": {");
-            for (int k = 0; k < C; k++) {
-                long tot = 0;
-                for (int j = 0; j < C; j++) tot += ae->confusion[(size_t)k * C + j];
-                lsbuf_printf(&b, "%s", k ? ", " : "");
-                lsbuf_json_str(&b, class_name(c->run.data_dir, C, k, nb, sizeof nb));
-                lsbuf_printf(&b, ": ");
-                lsbuf_json_num(&b, tot ? (double)ae->confusion[(size_t)k * C + k] / tot : NAN);
-            }
-            lsbuf_printf(&b, "}, \"confusion\": ");
-            lsbuf_json_matrix_long(&b, ae->confusion, C, C);
-        }
-        lsbuf_printf(&b, "}");
+    lsbuf_printf(b, "},\n");
+}
+
+/* one entry of run.json's "engines": identity, epochs, timing, per-class figures. */
+static void json_engine(lsbuf *b, const audit_result *r, int i) {
+    const audit_cfg *c = &r->cfg;
+    const model *m = &r->m;
+    char nb[16];
+    const audit_engine *ae = &r->eng[i];
+    lsbuf_printf(b, "%s\n    {\"label\": ", i ? "," : "");
+    lsbuf_json_str(b, ae->label);
+    lsbuf_printf(b, ", \"spec\": ");
+    lsbuf_json_str(b, ae->spec);
+    lsbuf_printf(b, ", \"available\": %s", ae->available ? "true" : "false");
+    if (!ae->available) {
+        lsbuf_printf(b, ", \"skipped\": ");
+        lsbuf_json_str(b, ae->skip_reason);
+        lsbuf_printf(b, "}");
+        return;
     }
-    lsbuf_printf(&b, "\n  ],\n  \"pairs\": [");
-    for (int pi = 0; pi < r->n_pairs; pi++) {
-        const audit_pair *p = &r->pair[pi];
-        lsbuf_printf(&b, "%s\n    {\"a\": ", pi ? "," : "");
-        lsbuf_json_str(&b, r->eng[p->a].label);
-        lsbuf_printf(&b, ", \"b\": ");
-        lsbuf_json_str(&b, r->eng[p->b].label);
-        int is_repeat = r->eng[p->b].repeat_of == p->a || r->eng[p->a].repeat_of == p->b;
-        lsbuf_printf(&b, ", \"repeat_pair\": %s, \"first_param_diff_step\": %ld", is_repeat ? "true" : "false",
-                     p->first_diff_step);
-        if (is_repeat) {
-            int det = p->first_diff_step == 0;
-            for (int s = 0; s < r->n_slots; s++)
-                if (p->slot[s].n_steps && p->slot[s].min_frac_equal < 1) det = 0;
-            lsbuf_printf(&b, ", \"bitwise_deterministic\": %s", det ? "true" : "false");
-        }
-        if (!r->eng[p->a].is_ref && !r->eng[p->b].is_ref) {
-            lsbuf_printf(&b, ", \"test_predictions_differing\": [");
-            for (int ep = 0; ep < r->epochs_done; ep++) lsbuf_printf(&b, "%s%ld", ep ? ", " : "", p->disagree[ep]);
-            lsbuf_printf(&b, "]");
-        }
-        lsbuf_printf(&b, ", \"tensors\": [");
-        int first = 1;
-        for (int s = 0; s < r->n_slots; s++) {
-            if (!p->slot[s].n_steps) continue;
-            lsbuf_printf(&b, "%s\n      ", first ? "" : ",");
-            json_slot(&b, r, &p->slot[s], s);
-            first = 0;
-        }
-        lsbuf_printf(&b, "],\n      \"param_divergence\": [");
-        first = 1;
-        for (long s = 0; s < r->total_steps; s++) {
-            if (isnan(p->param_rel_l2[s])) continue;
-            lsbuf_printf(&b, "%s[%ld, ", first ? "" : ", ", s + 1);
-            lsbuf_json_num(&b, p->param_rel_l2[s]);
-            lsbuf_printf(&b, ", ");
-            lsbuf_json_num(&b, p->param_max_ulp[s]);
-            lsbuf_printf(&b, ", ");
-            lsbuf_json_num(&b, p->loss_diff[s]);
-            lsbuf_printf(&b, "]");
-            first = 0;
-        }
-        lsbuf_printf(&b, "]}");
+    if (ae->failed) {
+        lsbuf_printf(b, ", \"failed\": ");
+        lsbuf_json_str(b, ae->fail_reason);
+        lsbuf_printf(b, ", \"failed_step\": %ld", ae->failed_step);
     }
-    lsbuf_printf(&b, "\n  ],\n  \"param_divergence_columns\": [\"step\", \"rel_l2\", \"max_ulp\", \"loss_abs_diff\"],\n");
-    json_verdicts(&b, R);
+    lsbuf_printf(b, ", \"reference\": %s, \"steps_run\": %ld, \"describe\": %s", ae->is_ref ? "true" : "false",
+                 ae->steps_run, ae->describe && ae->describe[0] == '{' ? ae->describe : "null");
+    lsbuf_printf(b, ", \"epochs\": [");
+    for (int ep = 0; ep < r->epochs_done; ep++) {
+        lsbuf_printf(b, "%s{\"epoch\": %d, \"train_seconds\": ", ep ? ", " : "", ep + 1);
+        lsbuf_json_num(b, ae->train_s[ep]);
+        lsbuf_printf(b, ", \"images\": %zu, \"images_per_s\": ", ae->images[ep]);
+        lsbuf_json_num(b, ae->train_s[ep] > 0 ? ae->images[ep] / ae->train_s[ep] : NAN);
+        lsbuf_printf(b, ", \"test_accuracy\": ");
+        lsbuf_json_num(b, ae->test_acc[ep]);
+        lsbuf_printf(b, ", \"test_loss\": ");
+        lsbuf_json_num(b, ae->test_loss[ep]);
+        lsbuf_printf(b, "}");
+    }
+    lsbuf_printf(b, "], \"epoch_seconds_cold\": ");
+    lsbuf_json_num(b, r->epochs_done ? ae->train_s[0] : NAN);
+    double warm = NAN;
+    if (r->epochs_done > 1) {
+        warm = 0;
+        for (int ep = 1; ep < r->epochs_done; ep++) warm += ae->train_s[ep];
+        warm /= r->epochs_done - 1;
+    }
+    lsbuf_printf(b, ", \"epoch_seconds_warm_mean\": ");
+    lsbuf_json_num(b, warm);
+    lsbuf_printf(b, ", \"peak_rss_bytes\": %zu, \"timing\": {\"layers\": [", ae->peak_rss);
+    for (int l = 0; l < m->n_layers; l++) {
+        lsbuf_printf(b, "%s{\"layer\": ", l ? ", " : "");
+        lsbuf_json_str(b, m->layers[l].name);
+        lsbuf_printf(b, ", \"forward_s\": ");
+        lsbuf_json_num(b, ae->timing.layer_s[l][DIR_FWD]);
+        lsbuf_printf(b, ", \"forward_calls\": %ld, \"backward_s\": ", ae->timing.layer_calls[l][DIR_FWD]);
+        lsbuf_json_num(b, ae->timing.layer_s[l][DIR_BWD]);
+        lsbuf_printf(b, ", \"backward_calls\": %ld}", ae->timing.layer_calls[l][DIR_BWD]);
+    }
+    lsbuf_printf(b, "], \"loss_s\": ");
+    lsbuf_json_num(b, ae->timing.loss_s);
+    lsbuf_printf(b, ", \"update_s\": ");
+    lsbuf_json_num(b, ae->timing.update_s);
+    lsbuf_printf(b, ", \"set_batch_s\": ");
+    lsbuf_json_num(b, ae->timing.set_batch_s);
+    lsbuf_printf(b, ", \"get_tensor_s\": ");
+    lsbuf_json_num(b, ae->timing.get_s);
+    lsbuf_printf(b, ", \"set_tensor_s\": ");
+    lsbuf_json_num(b, ae->timing.set_s);
+    lsbuf_printf(b, "}");
+    if (ae->confusion) {
+        int C = m->n_classes;
+        lsbuf_printf(b, ", \"per_class_accuracy\": {");
+        for (int k = 0; k < C; k++) {
+            long tot = 0;
+            for (int j = 0; j < C; j++) tot += ae->confusion[(size_t)k * C + j];
+            lsbuf_printf(b, "%s", k ? ", " : "");
+            lsbuf_json_str(b, class_name(c->run.data_dir, C, k, nb, sizeof nb));
+            lsbuf_printf(b, ": ");
+            lsbuf_json_num(b, tot ? (double)ae->confusion[(size_t)k * C + k] / tot : NAN);
+        }
+        lsbuf_printf(b, "}, \"confusion\": ");
+        lsbuf_json_matrix_long(b, ae->confusion, C, C);
+    }
+    lsbuf_printf(b, "}");
+}
+
+/* one entry of run.json's "pairs": per-tensor figures and the parameter divergence curve. */
+static void json_pair(lsbuf *b, const audit_result *r, int pi) {
+    const audit_pair *p = &r->pair[pi];
+    lsbuf_printf(b, "%s\n    {\"a\": ", pi ? "," : "");
+    lsbuf_json_str(b, r->eng[p->a].label);
+    lsbuf_printf(b, ", \"b\": ");
+    lsbuf_json_str(b, r->eng[p->b].label);
+    int is_repeat = r->eng[p->b].repeat_of == p->a || r->eng[p->a].repeat_of == p->b;
+    lsbuf_printf(b, ", \"repeat_pair\": %s, \"first_param_diff_step\": %ld", is_repeat ? "true" : "false",
+                 p->first_diff_step);
+    if (is_repeat) {
+        int det = p->first_diff_step == 0;
+        for (int s = 0; s < r->n_slots; s++)
+            if (p->slot[s].n_steps && p->slot[s].min_frac_equal < 1) det = 0;
+        lsbuf_printf(b, ", \"bitwise_deterministic\": %s", det ? "true" : "false");
+    }
+    if (!r->eng[p->a].is_ref && !r->eng[p->b].is_ref) {
+        lsbuf_printf(b, ", \"test_predictions_differing\": [");
+        for (int ep = 0; ep < r->epochs_done; ep++) lsbuf_printf(b, "%s%ld", ep ? ", " : "", p->disagree[ep]);
+        lsbuf_printf(b, "]");
+    }
+    lsbuf_printf(b, ", \"tensors\": [");
+    int first = 1;
+    for (int s = 0; s < r->n_slots; s++) {
+        if (!p->slot[s].n_steps) continue;
+        lsbuf_printf(b, "%s\n      ", first ? "" : ",");
+        json_slot(b, r, &p->slot[s], s);
+        first = 0;
+    }
+    lsbuf_printf(b, "],\n      \"param_divergence\": [");
+    first = 1;
+    for (long s = 0; s < r->total_steps; s++) {
+        if (isnan(p->param_rel_l2[s])) continue;
+        lsbuf_printf(b, "%s[%ld, ", first ? "" : ", ", s + 1);
+        lsbuf_json_num(b, p->param_rel_l2[s]);
+        lsbuf_printf(b, ", ");
+        lsbuf_json_num(b, p->param_max_ulp[s]);
+        lsbuf_printf(b, ", ");
+        lsbuf_json_num(b, p->loss_diff[s]);
+        lsbuf_printf(b, "]");
+        first = 0;
+    }
+    lsbuf_printf(b, "]}");
+}
+
+/* run.json's "significance" and, when the seed loop ran, "seeds". */
+static void json_significance(lsbuf *b, const audit_result *r) {
+    const audit_cfg *c = &r->cfg;
     /* is the gap real: exact McNemar per epoch and class, logit margins of
      * the flipped images, divergence growth, per pair of this run; and the
      * seed loop's spread and verdicts when it ran */
-    lsbuf_printf(&b, "  \"significance\": [");
+    lsbuf_printf(b, "  \"significance\": [");
     for (int pi = 0, first = 1; pi < r->n_pairs; pi++) {
         if (r->eng[r->pair[pi].a].is_ref || r->eng[r->pair[pi].b].is_ref) continue;
-        lsbuf_printf(&b, "%s\n    {\"a\": ", first ? "" : ",");
-        lsbuf_json_str(&b, r->eng[r->pair[pi].a].label);
-        lsbuf_printf(&b, ", \"b\": ");
-        lsbuf_json_str(&b, r->eng[r->pair[pi].b].label);
-        lsbuf_printf(&b, ", \"stats\": ");
-        seeds_pair_json(&b, r, pi, c->run.data_dir);
-        lsbuf_printf(&b, "}");
+        lsbuf_printf(b, "%s\n    {\"a\": ", first ? "" : ",");
+        lsbuf_json_str(b, r->eng[r->pair[pi].a].label);
+        lsbuf_printf(b, ", \"b\": ");
+        lsbuf_json_str(b, r->eng[r->pair[pi].b].label);
+        lsbuf_printf(b, ", \"stats\": ");
+        seeds_pair_json(b, r, pi, c->run.data_dir);
+        lsbuf_printf(b, "}");
         first = 0;
     }
-    lsbuf_printf(&b, "],\n");
+    lsbuf_printf(b, "],\n");
     if (r->seeds) {
-        seeds_json(&b, r->seeds);
-        lsbuf_printf(&b, ",\n");
+        seeds_json(b, r->seeds);
+        lsbuf_printf(b, ",\n");
     }
-    lsbuf_printf(&b, "  \"steps\": %ld, \"interrupted\": %s, \"steps_completed\": %ld, \"engines_failed\": %d, "
+}
+
+/* run.json's closing totals: steps, interruption, cost. */
+static void json_totals(lsbuf *b, const audit_result *R) {
+    const audit_result *r = R;
+    lsbuf_printf(b, "  \"steps\": %ld, \"interrupted\": %s, \"steps_completed\": %ld, \"engines_failed\": %d, "
                      "\"compare_seconds\": ", r->total_steps, r->interrupted ? "true" : "false",
                  r->interrupted ? r->interrupted_step : R->last_step, r->n_failed);
-    lsbuf_json_num(&b, r->compare_s);
-    lsbuf_printf(&b, ", \"roundtrip_seconds\": ");
-    lsbuf_json_num(&b, r->roundtrip_s);
-    lsbuf_printf(&b, ", \"total_seconds\": ");
-    lsbuf_json_num(&b, r->total_s);
-    lsbuf_printf(&b, ", \"driver_peak_rss_bytes\": %zu, \"steps_jsonl_lines\": %ld\n}\n", r->parent_peak_rss,
+    lsbuf_json_num(b, r->compare_s);
+    lsbuf_printf(b, ", \"roundtrip_seconds\": ");
+    lsbuf_json_num(b, r->roundtrip_s);
+    lsbuf_printf(b, ", \"total_seconds\": ");
+    lsbuf_json_num(b, r->total_s);
+    lsbuf_printf(b, ", \"driver_peak_rss_bytes\": %zu, \"steps_jsonl_lines\": %ld\n}\n", r->parent_peak_rss,
                  r->jsonl_lines);
+}
+
+int report_write_run_json(audit_result *R, const char *path) {
+    lsbuf b;
+    lsbuf_init(&b);
+    json_config(&b, R);
+    lsbuf_printf(&b, "  \"engines\": [");
+    for (int i = 0; i < R->n_engines; i++) json_engine(&b, R, i);
+    lsbuf_printf(&b, "\n  ],\n  \"pairs\": [");
+    for (int pi = 0; pi < R->n_pairs; pi++) json_pair(&b, R, pi);
+    lsbuf_printf(&b, "\n  ],\n  \"param_divergence_columns\": [\"step\", \"rel_l2\", \"max_ulp\", \"loss_abs_diff\"],\n");
+    json_verdicts(&b, R);
+    json_significance(&b, R);
+    json_totals(&b, R);
     int rc = b.failed ? ls_err(LS_ENOMEM, "out of memory building run.json") : ls_write_file_atomic(path, b.s, b.len);
     lsbuf_free(&b);
     return rc;

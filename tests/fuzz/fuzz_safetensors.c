@@ -5,8 +5,8 @@
  *
  * Build (clang):
  *   clang -g -O1 -fsanitize=fuzzer,address,undefined -Isrc -D_GNU_SOURCE \
- *       tests/fuzz/fuzz_safetensors.c src/safetensors.c src/order.c src/util.c \
- *       src/model.c src/rng.c -ljansson -lm -o build/fuzz_safetensors
+ *       tests/fuzz/fuzz_safetensors.c src/formats/safetensors.c src/formats/order.c src/base/util.c \
+ *       src/model/model.c src/base/rng.c -ljansson -lm -o build/fuzz_safetensors
  *   build/fuzz_safetensors -max_total_time=60
  *
  * What it checks beyond "no crash, no sanitizer report": an accepted file's

@@ -226,6 +226,9 @@ static void test_normalize(void **st) {
     assert_int_equal(ls("audit --engines cpu:threads=1,recorded:r.lsr --limit-train 64 --batch 16 --epochs 1 "
                         "--limit-test 64"), 2);
     out_has("recorded with --normalize 0.286000013,0.352999985, this run has --normalize none");
+    assert_int_equal(ls("audit --engines cpu:threads=1 --limit-train 64 --batch 32 --epochs 1 --limit-test 64 "
+                        "--normalize 0.2860,0.3530 --out aud"), 0);
+    assert_int_equal(sh("grep -q '\"normalize\": \"0.286000013,0.352999985\"' %s/aud/run.json", g_dir), 0);
     assert_int_equal(ls("train --normalize 0.1,0 --steps 1"), 2);
     out_has("--normalize: expected MEAN,STD (two finite numbers, STD not 0");
 }

@@ -311,6 +311,14 @@ static void test_state_dict(void **st) {
     snprintf(p, sizeof p, "%s/tr.st", g_dir);
     assert_int_equal(st_load_params(&m, p, b), 0);
     assert_memory_equal(a, b, m.n_params * sizeof *a);
+    /* export resumes from a --save-optimizer file as train does */
+    assert_int_equal(ls("train %s --steps 2 --save k2.st --save-optimizer", o), 0);
+    assert_int_equal(ls("export %s --init k2.st --state-dict --step 3 --out sd2.st", o), 0);
+    snprintf(p, sizeof p, "%s/sd2.st", g_dir);
+    assert_int_equal(st_load_params(&m, p, a), 0);
+    assert_memory_equal(a, b, m.n_params * sizeof *a);
+    assert_int_equal(ls("export %s --init k2.st --step 2 --out x.st", o), 2);
+    out_has("k2.st resumes after step 2: --step must be at least 3");
     free(a);
     free(b);
     assert_int_equal(ls("export --engine reference --batch 8 --limit-train 16 --state-dict --f64 --step 1 --out r64.st"), 0);

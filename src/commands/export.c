@@ -397,13 +397,20 @@ static int export_live(const export_cfg *c, st_writer *w, char *spec, size_t spe
     if ((rc = live_bufs_alloc(&b, &m, B, n_train))) goto done;
     if ((rc = st_init_params(&m, rc_->init_path, rc_->seed, b.params))) goto done;
     if ((rc = engine_set_params(e, b.params))) goto done;
+    long k0 = 0; /* a --save-optimizer file: the run resumes after its step */
+    if ((rc = run_resume(rc_, &m, e, n_train, &k0))) goto done;
     size_t spe = steps_per_epoch(n_train, B);
     long S = c->step;
+    if (S < k0 || (S == k0 && !c->state_dict)) {
+        rc = ls_err(LS_EINVAL, "%s resumes after step %ld: --step must be at least %ld", rc_->init_path, k0,
+                    c->state_dict ? k0 : k0 + 1);
+        goto done;
+    }
     float loss;
-    for (long k = 1; k <= S; k++) {
+    for (long k = k0 + 1; k <= S; k++) {
         long epoch = (k - 1) / (long)spe;
         size_t s = (size_t)((k - 1) % (long)spe);
-        if (s == 0 && (rc = order_fill(&ord, rc_->order_path, b.perm, n_train, rc_->seed, (int)epoch))) goto done;
+        if ((s == 0 || k == k0 + 1) && (rc = order_fill(&ord, rc_->order_path, b.perm, n_train, rc_->seed, (int)epoch))) goto done;
         size_t first = s * B, nb = n_train - first < B ? n_train - first : B;
         data_make_batch(&ds.train, b.perm + first, 0, nb, b.x, b.y);
         if (k == S && !c->state_dict) {

@@ -144,39 +144,6 @@ static int train_check_memory(const model *m, size_t batch) {
     return ls_check_memory(bytes > 1e19 ? (size_t)-1 : (size_t)bytes, what);
 }
 
-/* --init from a --save-optimizer file: Adam's moments into the engine and
- * the run continues after the file's step (the batch order at that
- * position: epoch step / steps-per-epoch, batch step % steps-per-epoch), so
- * that it is the uninterrupted run.  The file's Adam settings, batch and
- * training images must be the run's: another value would continue a
- * different run. */
-static int train_resume(train_ctx *t) {
-    const run_cfg *c = t->c;
-    if (!c->init_path) return LS_OK;
-    float *am = ls_malloc(t->m.n_params * sizeof *am), *av = ls_malloc(t->m.n_params * sizeof *av);
-    st_optim_in o;
-    int rc = !am || !av ? LS_ENOMEM : st_load_optim(&t->m, c->init_path, am, av, &o);
-    if (rc || !o.present) goto done;
-    const char *names[] = {"lr", "beta1", "beta2", "eps"};
-    const double mine[] = {c->adam.lr, c->adam.beta1, c->adam.beta2, c->adam.eps};
-    const double file[] = {o.cfg.lr, o.cfg.beta1, o.cfg.beta2, o.cfg.eps};
-    for (int i = 0; i < 4 && !rc; i++)
-        if (mine[i] != file[i])
-            rc = ls_err(LS_EINVAL, "%s: its Adam state was made with %s %.17g but this run has %.17g: resuming "
-                        "continues the same run (give the same --lr)", c->init_path, names[i], file[i], mine[i]);
-    if (!rc && o.batch >= 0 && (o.batch != (long)c->batch || o.n_train != (long)t->n_train))
-        rc = ls_err(LS_EINVAL, "%s: saved at step %ld of a run with batch %ld on %ld training images; this run has "
-                    "batch %zu on %zu: its step %ld would be another batch (give the same --batch and --limit-train)",
-                    c->init_path, o.step, o.batch, o.n_train, c->batch, t->n_train, o.step + 1);
-    if (!rc) rc = engine_set_tensor(t->e, (tensor_id){TENSOR_ADAM_M, 0}, am);
-    if (!rc) rc = engine_set_tensor(t->e, (tensor_id){TENSOR_ADAM_V, 0}, av);
-    if (!rc) t->start_step = t->step = o.step;
-done:
-    free(am);
-    free(av);
-    return rc;
-}
-
 /* Everything the plan needs, checked before the first step: the steps to
  * run, and a --order file holding every epoch they reach (not found out
  * after an epoch has trained). */
@@ -225,7 +192,8 @@ static int train_setup(train_ctx *t) {
     if (!t->params || !t->x || !t->y || !t->perm) return LS_ENOMEM;
     if ((rc = st_init_params(m, c->init_path, c->seed, t->params))) return rc;
     if ((rc = engine_set_params(t->e, t->params))) return rc;
-    if ((rc = train_resume(t))) return rc;
+    if ((rc = run_resume(c, m, t->e, t->n_train, &t->start_step))) return rc;
+    t->step = t->start_step;
     if ((rc = train_check_plan(t))) return rc;
     t->desc = engine_describe(t->e);
     t->loss_f64 = t->e->iface->get_tensor_f64 != NULL;

@@ -198,3 +198,30 @@ int train_save_state(const run_cfg *c, const model *m, engine *e, const char *pa
     free(av);
     return rc;
 }
+
+int run_resume(const run_cfg *c, const model *m, engine *e, size_t n_train, long *start_step) {
+    *start_step = 0;
+    if (!c->init_path) return LS_OK;
+    float *am = ls_malloc(m->n_params * sizeof *am), *av = ls_malloc(m->n_params * sizeof *av);
+    st_optim_in o;
+    int rc = !am || !av ? LS_ENOMEM : st_load_optim(m, c->init_path, am, av, &o);
+    if (rc || !o.present) goto done;
+    const char *names[] = {"lr", "beta1", "beta2", "eps"};
+    const double mine[] = {c->adam.lr, c->adam.beta1, c->adam.beta2, c->adam.eps};
+    const double file[] = {o.cfg.lr, o.cfg.beta1, o.cfg.beta2, o.cfg.eps};
+    for (int i = 0; i < 4 && !rc; i++)
+        if (mine[i] != file[i])
+            rc = ls_err(LS_EINVAL, "%s: its Adam state was made with %s %.17g but this run has %.17g: resuming "
+                        "continues the same run (give the same --lr)", c->init_path, names[i], file[i], mine[i]);
+    if (!rc && o.batch >= 0 && (o.batch != (long)c->batch || o.n_train != (long)n_train))
+        rc = ls_err(LS_EINVAL, "%s: saved at step %ld of a run with batch %ld on %ld training images; this run has "
+                    "batch %zu on %zu: its step %ld would be another batch (give the same --batch and --limit-train)",
+                    c->init_path, o.step, o.batch, o.n_train, c->batch, n_train, o.step + 1);
+    if (!rc) rc = engine_set_tensor(e, (tensor_id){TENSOR_ADAM_M, 0}, am);
+    if (!rc) rc = engine_set_tensor(e, (tensor_id){TENSOR_ADAM_V, 0}, av);
+    if (!rc) *start_step = o.step;
+done:
+    free(am);
+    free(av);
+    return rc;
+}

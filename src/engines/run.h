@@ -103,6 +103,14 @@ int train_save_weights(const run_cfg *c, const model *m, engine *e, const char *
 /* The same, recording (with --save-optimizer) the batch and the n_train
  * training images too, so that `train --init` resuming from the file can
  * check it continues the same plan (n_train 0: not recorded). */
+/* --init from a --save-optimizer file (after engine_set_params): Adam's
+ * moments into the engine and *start_step = the file's optim.step, so the
+ * run continues at step optim.step + 1 — epoch step / steps-per-epoch,
+ * batch step % steps-per-epoch, Adam's bias corrections at that step: the
+ * uninterrupted run, bit for bit.  The file's Adam settings, batch and
+ * training images must be the run's (else LS_EINVAL: it would continue
+ * another run).  No --init or no optim/ tensors: *start_step = 0. */
+int run_resume(const run_cfg *c, const model *m, engine *e, size_t n_train, long *start_step);
 int train_save_state(const run_cfg *c, const model *m, engine *e, const char *path, float *params, long steps,
                      size_t n_train);
 

@@ -104,6 +104,7 @@ def main():
     ap.add_argument("--n", type=int, default=64); ap.add_argument("--batch", type=int, default=16)
     ap.add_argument("--dir", default="/tmp/lockstep-torch-step1"); ap.add_argument("--tol", type=float, default=1e-12)
     ap.add_argument("--normalize", help="MEAN,STD: torchvision's Normalize((MEAN,), (STD,)) after ToTensor")
+    ap.add_argument("--step1-only", action="store_true", help="only the batch and step-1 checks (no Adam mapping, no eval)")
     a = ap.parse_args()
     os.makedirs(a.dir, exist_ok=True); d = a.dir
     run = lambda *args: subprocess.run([a.lockstep, *args], check=True, stdout=subprocess.DEVNULL)
@@ -176,6 +177,10 @@ def main():
           f"({'the same float' if ulp(lcpu, lcr) == 0 else f'{ulp(lcpu, lcr)} ulp apart'}), "
           f"F.cross_entropy in fp32 {l32!r} ({ulp(lcpu, l32)} ulp from cpu, {ulp(l32, lcr)} from its own exact loss)")
     ok &= ulp(lcpu, lcr) == 0
+
+    if a.step1_only:
+        print(f"torch step 1: {'PASS' if ok else 'FAIL'} (step 1 only)")
+        return 0 if ok else 1
 
     # Adam state both ways
     t, meta = st_load(d + "/cpu1.safetensors")

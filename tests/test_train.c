@@ -56,6 +56,8 @@ static size_t json_doubles(const char *path, const char *key, double *out, size_
     return n;
 }
 
+static double json_num_at(const char *path, const char *arr, size_t i, const char *key);
+
 /* train --json: every step's loss, the cpu engine's as its float (what
  * --steps prints, in round-trip digits), the reference's as its double
  * (not the float it rounds to). */
@@ -87,6 +89,7 @@ static void test_json_losses(void **st) {
     assert_int_equal(sh("%s train --engine reference --steps 1 --limit-train 32 --batch 8 --json %s > /dev/null", g_bin,
                         js), 0);
     assert_int_equal(json_doubles(js, "step_losses", l, 16), 1);
+    assert_true(json_num_at(js, NULL, 0, "step_losses_first_step") == 1);
     /* a double, not a float: the chance that the exact loss is a float is 2^-29 */
     assert_true((double)(float)l[0] != l[0]);
 }
@@ -349,8 +352,9 @@ static const char *find_torch(void) {
  * the batch bitwise, the reference's step 1 against PyTorch float64 to
  * 1e-12 normwise (both evaluate the same mathematics in double or better:
  * measured 1e-16 plain, 2.4e-14 with --normalize), the cpu loss the same
- * float as PyTorch fp32's, Adam state mapped both ways — plain and with
- * torchvision's Normalize((0.2860,), (0.3530,)). */
+ * float as PyTorch fp32's, Adam state mapped both ways, eval's predictions
+ * PyTorch's image for image; then step 1 again with torchvision's
+ * Normalize((0.2860,), (0.3530,)). */
 static void test_torch_step1(void **st) {
     const char *py = find_torch();
     if (!py) {
@@ -359,7 +363,7 @@ static void test_torch_step1(void **st) {
     }
     if (!have_data()) skip();
     assert_int_equal(sh("%s %s/scripts/torch_step1.py --lockstep %s --dir %s/t1 --tol 1e-12", py, g_root, g_bin, g_dir), 0);
-    assert_int_equal(sh("%s %s/scripts/torch_step1.py --lockstep %s --dir %s/t2 --tol 1e-12 --normalize 0.2860,0.3530", py,
+    assert_int_equal(sh("%s %s/scripts/torch_step1.py --lockstep %s --dir %s/t2 --tol 1e-12 --normalize 0.2860,0.3530 --step1-only", py,
                         g_root, g_bin, g_dir), 0);
 }
 

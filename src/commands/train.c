@@ -25,10 +25,11 @@ static void loss_str(char *buf, size_t cap, double loss, int f64) {
     snprintf(buf, cap, f64 ? "%.17g" : "%.9g", loss);
 }
 
-static void json_step_losses(lsbuf *b, const double *losses, size_t n, int f64) {
+static void json_step_losses(lsbuf *b, const double *losses, size_t n, int f64, long first_step) {
     char num[40];
-    lsbuf_printf(b, "  \"step_losses_precision\": \"%s\",\n  \"step_losses\": [",
-                 f64 ? "float64 (the reference's double, %.17g)" : "float32 (the engine's float, %.9g)");
+    /* a resumed run's first loss is that of step optim.step + 1 */
+    lsbuf_printf(b, "  \"step_losses_first_step\": %ld,\n  \"step_losses_precision\": \"%s\",\n  \"step_losses\": [",
+                 first_step, f64 ? "float64 (the reference's double, %.17g)" : "float32 (the engine's float, %.9g)");
     for (size_t i = 0; i < n; i++) {
         loss_str(num, sizeof num, losses[i], f64);
         lsbuf_printf(b, "%s%s", i ? ", " : "", num);
@@ -37,7 +38,8 @@ static void json_step_losses(lsbuf *b, const double *losses, size_t n, int f64) 
 }
 
 static int write_json(const run_cfg *c, const model *m, const char *engine_json, const epoch_stats *ep, int n_ep,
-                      const eval_result *r, double total_s, const double *losses, size_t n_losses, int f64) {
+                      const eval_result *r, double total_s, const double *losses, size_t n_losses, int f64,
+                      long first_step) {
     lsbuf b;
     lsbuf_init(&b);
     char b1[16];
@@ -81,7 +83,7 @@ static int write_json(const run_cfg *c, const model *m, const char *engine_json,
         lsbuf_printf(&b, "}");
     }
     lsbuf_printf(&b, "\n  ],\n");
-    json_step_losses(&b, losses, n_losses, f64);
+    json_step_losses(&b, losses, n_losses, f64, first_step);
     if (r && r->confusion) {
         int C = r->n_classes;
         lsbuf_printf(&b, "  \"classes\": [");
@@ -334,7 +336,7 @@ static int train_finish(train_ctx *t, double t_start) {
     }
     if (c->json_path) {
         if ((rc = write_json(c, &t->m, t->desc, t->ep, t->n_ep, t->ev.confusion ? &t->ev : NULL, ls_now() - t_start,
-                             t->losses, t->n_losses, t->loss_f64)))
+                             t->losses, t->n_losses, t->loss_f64, t->start_step + 1)))
             return rc;
         printf("wrote %s\n", c->json_path);
     }

@@ -54,6 +54,37 @@ print(f"   median: audit {a:.2f} s, trainings {t:.2f} s, ratio {r:.3f} (target <
 PY
 grep -E 'comparison' "$tmp/audit.log" | sed 's/^/   last audit: /'
 
+echo
+echo "== 3b. every-step checksums (issue 19): cpu engines only, free mode, 1 epoch, no evaluation, no round trip;"
+echo "   the same audit with the checks on and off (--no-checksums), 3 rounds each, medians of the wall time"
+if [ -x build/tests/bench_checksums ]; then
+    echo "   build/tests/bench_checksums cpu 256 10   (one process: a training step vs the STEP and UPDATE vectors)"
+    build/tests/bench_checksums cpu 256 10 | sed 's/^/   /'
+fi
+for r in 1 2 3; do
+    for ck in on off; do
+        flag=""; [ "$ck" = off ] && flag="--no-checksums"
+        s=$(date +%s.%N)
+        $B audit --engines cpu,cpu:threads=1 --ref-steps 0 --audit-every 0 --attribution-steps 0 --no-eval \
+            --no-roundtrip --epochs 1 $flag --out "$tmp/ck_$ck" > "$tmp/ck_$ck.log"
+        e=$(date +%s.%N)
+        echo "$ck $s $e" | awk '{printf "%s %.3f\n", $1, $3-$2}' >> "$tmp/ck_rounds"
+    done
+done
+python3 - "$tmp/ck_rounds" "$tmp/ck_on/run.json" <<'PY'
+import json, statistics, sys
+t = {"on": [], "off": []}
+for l in open(sys.argv[1]):
+    k, v = l.split()
+    t[k].append(float(v))
+on, off = statistics.median(t["on"]), statistics.median(t["off"])
+print(f"   checks on {on:.2f} s, off {off:.2f} s (runs: on {t['on']}, off {t['off']}): +{100 * (on / off - 1):.1f}% (target <= 15%)")
+d = json.load(open(sys.argv[2]))
+for e in d.get("engines", []):
+    c = e.get("checksums")
+    if c: print(f"   {e.get('label')}: {c['steps_checked']} steps checked, {c['seconds']:.2f} s in the checksum op and its judging")
+PY
+
 if [ -x build/tests/bench_compare ]; then
     echo
     echo "== 4. cost of the comparison itself: metrics and decision counts per element, SmallCNN-sized tensor"

@@ -213,6 +213,19 @@ tail -40 "$OUTDIR/audit.log"
 say "free audit exit status $rc"
 [ $rc -eq 0 ] || status=1
 
+# every-step checksums on the device (issue 19): the cuda engine computes
+# its checksum vectors where its tensors live; every step and evaluation
+# batch of two epochs (with a partial last batch) must hold them, tf32
+# judged with its declared operand rounding; the coverage lines say so.
+say "audit (every-step checks): cuda:math=fma, cuda:math=tf32, 2 epochs of 1000 images, batch 96"
+timeout 200 build/lockstep audit --engines cuda:math=fma,cuda:math=tf32 --limit-train 1000 --limit-test 500 \
+    --batch 96 --epochs 2 --fail-on problem --data "$DATA" --out "$OUTDIR/audit-checksums" \
+    >"$OUTDIR/audit-checksums.log" 2>&1
+rc=$?
+grep -E "VERDICT|checked by checksums|checksum ratio|CHECKSUM|checksum violated" "$OUTDIR/audit-checksums.log" | head -20
+say "every-step checks audit exit status $rc (0: every step of both engines held its checksums)"
+[ $rc -eq 0 ] || status=1
+
 say "to audit the recordings on a CPU machine (same FashionMNIST files):"
 for f in "$DEST"/cuda-*.lsr; do
     [ -e "$f" ] && echo "  build/lockstep audit --engines reference,cpu,recorded:$f ${REC_PLAN[*]}"

@@ -133,7 +133,7 @@ run_one() {
     # verdict, only the significance tables); attrib: the same with the
     # reference in the drift phase too
     case "$mode" in
-        default) margs=(--attribution-steps 2 --ref-steps 0 --audit-every 100 --fail-on problem) ;;
+        default) margs=(--attribution-steps 2 --ref-steps 0 --audit-every 1000 --fail-on problem) ;;
         attrib) margs=(--attribution-steps 2) ;;
         *) margs=(--mode "$mode") ;;
     esac

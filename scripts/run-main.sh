@@ -5,10 +5,17 @@
 #   attribution  the first 2 steps in isolated mode with the exact MPFR
 #                reference: every operation of every engine judged by its
 #                bound or exactness rule;
-#   drift        free mode, the whole training from the initial weights, with
-#                a reference shadow replay every 100 steps (the reference fed
-#                one engine's own inputs: its operations judged again, on its
-#                own trajectory) and a state round-trip check of every engine.
+#   drift        free mode, the whole training from the initial weights,
+#                every step and every evaluation batch of every engine judged
+#                by its checksums (README: every-step checks), a reference
+#                shadow replay at each epoch's partial last batch (the
+#                reference fed one engine's own inputs: its operations judged
+#                per element again, on its own trajectory, in the plan of the
+#                odd batch size) and at the last step, a state round-trip
+#                check of every engine there, and the last epoch's evaluation
+#                against the reference (256 test images).  The periodic
+#                shadow replays every 100 steps are gone (--audit-every 1000 >
+#                the run's 705 steps): the checksums judge those steps now.
 # Then the drift phase again for seeds 43 and 44 (two at a time): the
 # spread over seeds, paired gaps, exact McNemar, logit margins, the noise
 # floor drawn once per seed.
@@ -28,7 +35,7 @@ tmp="reports/.$id.summary.tmp"
 trap 'rm -f "$tmp"' EXIT
 echo "lockstep: main job -> $out"
 set +e
-./build/lockstep audit --engines "$engines" --attribution-steps 2 --ref-steps 0 --audit-every 100 \
+./build/lockstep audit --engines "$engines" --attribution-steps 2 --ref-steps 0 --audit-every 1000 \
     --seeds 3 --jobs 2 --fail-on problem --out "$out" "$@" \
     | tee "$tmp"
 st=${PIPESTATUS[0]}

@@ -23,6 +23,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "checks/checksums.h"
+#include "engines/checksums.h"
 #include "engines/cuda/cuda_policy.h"
 #include "engines/engine.h"
 #include "engines/registry.h"
@@ -265,6 +267,39 @@ static const char *no_device(void) {
 #else
     return "built without CUDA (LS_HAVE_CUDA=0)";
 #endif
+}
+
+/* The device checksums' host logic: scratch large enough for every
+ * kernel's sums (the values worked out by hand for SmallCNN), the blocks
+ * each stage computes are the ones checks/checksums.c judges, and each
+ * element-wise layer has its kernel. */
+static void test_ck_policy(void **st) {
+    (void)st;
+    model m;
+    assert_int_equal(model_build(&m, "smallcnn"), 0);
+    /* conv1: 256 x 28 x 28 patch sums = 200704 is the largest (conv2: 256 x 32 x 9 = 73728) */
+    assert_int_equal(cp_ck_scratch(&m, 256), 200704);
+    assert_int_equal(cp_ck_scratch(&m, 1), 1568); /* fc1's 1568 inputs */
+    for (int ph = 0; ph < CK_NPHASE; ph++) {
+        assert_true(cp_ck_wants(CK_STAGE_STEP, ph));
+        assert_int_equal(cp_ck_wants(CK_STAGE_EVAL, ph), ph == CK_FWD);
+        assert_false(cp_ck_wants(CK_STAGE_UPDATE, ph));
+    }
+    int kinds[6] = {0};
+    for (int l = 0; l < m.n_layers; l++) {
+        int k = cp_ck_elem_kind(&m.layers[l]);
+        int lin = m.layers[l].kind == LAYER_CONV || m.layers[l].kind == LAYER_DENSE;
+        assert_int_equal(k < 0, lin);
+        if (k >= 0) kinds[k]++;
+    }
+    assert_int_equal(kinds[0], 3); /* relu1..3 */
+    assert_int_equal(kinds[1], 1); /* flatten */
+    assert_int_equal(kinds[3], 2); /* pool1, pool2 */
+    model d;
+    assert_int_equal(model_build(&d, "mnist-convnet"), 0);
+    int drop = 0;
+    for (int l = 0; l < d.n_layers; l++) drop += cp_ck_elem_kind(&d.layers[l]) == 2;
+    assert_int_equal(drop, 1);
 }
 
 static void test_create_or_unavailable(void **st) {
@@ -714,6 +749,61 @@ static void test_dev_train(void **st) {
     free(p1);
     free(p2);
 }
+
+/* The device checksums on a real step: every relation holds, a doubled
+ * activation is caught at its layer, and the update re-check holds. */
+static void test_dev_checksums(void **st) {
+    const char *why = no_device();
+    if (why) { print_message("skipped: %s\n", why); skip(); }
+    model m;
+    assert_int_equal(model_build(&m, "mnist-convnet"), 0);
+    enum { N = 32 };
+    engine_opts o = {.seed = 42, .max_batch = N};
+    engine *e = NULL;
+    assert_int_equal(engine_create(&e, "cuda:math=fma:algo=det", &m, &o), 0);
+    float *p = malloc(m.n_params * 4), *x = malloc(N * 784 * 4);
+    int32_t y[N];
+    for (size_t i = 0; i < N * 784; i++) x[i] = rng_uniform(3, (uint32_t)i, 0, 0, 3);
+    for (int i = 0; i < N; i++) y[i] = i % 10;
+    model_init_params(&m, p, 42);
+    ck_layout L;
+    ck_layout_make(&L, &m, N);
+    double *v = calloc(L.total, sizeof *v);
+    assert_int_equal(engine_set_params(e, p), 0);
+    assert_int_equal(engine_set_batch(e, x, y, N, 1), 0);
+    assert_int_equal(engine_forward(e, 1), 0);
+    assert_int_equal(engine_loss(e, NULL), 0);
+    assert_int_equal(engine_backward(e), 0);
+    assert_int_equal(engine_checksums(e, CK_STAGE_STEP, v), 0);
+    ck_verdict cv;
+    ck_verdict_init(&cv);
+    assert_int_equal(checksums_judge(&m, v, N, y, 0, &cv), 0);
+    if (cv.n_viol) fail_msg("cuda step: %s (ratio %g)", cv.v[0].what, cv.v[0].ratio);
+    adam_cfg a = adam_default();
+    assert_int_equal(engine_update(e, &a, 1), 0);
+    assert_int_equal(engine_checksums(e, CK_STAGE_UPDATE, v), 0);
+    ck_verdict_init(&cv);
+    assert_int_equal(checksums_judge(&m, v, N, y, 0, &cv), 0);
+    if (cv.n_viol) fail_msg("cuda update: %s", cv.v[0].what);
+    /* conv1's output, one element doubled */
+    size_t na = N * layer_out_size(&m.layers[0]);
+    float *act = malloc(na * 4);
+    assert_int_equal(engine_forward(e, 1), 0);
+    assert_int_equal(engine_loss(e, NULL), 0);
+    assert_int_equal(engine_backward(e), 0);
+    assert_int_equal(engine_get_tensor(e, (tensor_id){TENSOR_ACT, 0}, act), 0);
+    size_t big = 0;
+    for (size_t i = 1; i < 784; i++) big = fabsf(act[i]) > fabsf(act[big]) ? i : big;
+    act[big] *= 2;
+    assert_int_equal(engine_set_tensor(e, (tensor_id){TENSOR_ACT, 0}, act), 0);
+    assert_int_equal(engine_checksums(e, CK_STAGE_STEP, v), 0);
+    ck_verdict_init(&cv);
+    assert_int_equal(checksums_judge(&m, v, N, y, 0, &cv), 0);
+    assert_true(cv.n_viol >= 1);
+    assert_int_equal(cv.v[0].layer, 0);
+    engine_free(e);
+    free(p), free(x), free(v), free(act);
+}
 #else
 /* For engine against engine: equal values, +0 and -0 counted equal (a
  * library may produce -0 where we produce +0, e.g. ReLU as x * 0). */
@@ -726,6 +816,7 @@ __attribute__((unused)) static void expect_same_values(const char *what, const f
 static void test_dev_elementwise(void **st) { print_message("skipped: %s\n", no_device()); skip(); }
 static void test_dev_vs_cpu(void **st) { print_message("skipped: %s\n", no_device()); skip(); }
 static void test_dev_train(void **st) { print_message("skipped: %s\n", no_device()); skip(); }
+static void test_dev_checksums(void **st) { print_message("skipped: %s\n", no_device()); skip(); }
 #endif
 
 int main(void) {
@@ -733,9 +824,9 @@ int main(void) {
         cmocka_unit_test(test_opts),          cmocka_unit_test(test_pick),
         cmocka_unit_test(test_algo_names),    cmocka_unit_test(test_dims_smallcnn),
         cmocka_unit_test(test_grid),          cmocka_unit_test(test_hints),
-        cmocka_unit_test(test_create_or_unavailable),
+        cmocka_unit_test(test_ck_policy),     cmocka_unit_test(test_create_or_unavailable),
         cmocka_unit_test(test_dev_elementwise), cmocka_unit_test(test_dev_vs_cpu),
-        cmocka_unit_test(test_dev_train),
+        cmocka_unit_test(test_dev_train),     cmocka_unit_test(test_dev_checksums),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

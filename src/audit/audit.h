@@ -45,6 +45,7 @@
 
 #include <stdio.h>
 
+#include "checks/checksums.h"
 #include "checks/compare.h"
 #include "base/stats.h"
 #include "engines/run.h"
@@ -67,6 +68,7 @@ typedef struct {
                              * in isolated mode, then every engine is reset to the initial state
                              * and the run (the drift phase, in `mode`) starts from step 1 */
     int roundtrip;        /* state round-trip check of every fp32 engine at fully compared steps */
+    int checksums;        /* every-step checksums of every engine that has them (default 1) */
     int verbose;          /* the whole evidence on stdout, not only the verdict screen */
     unsigned fail_on;     /* AUDIT_FAIL_* bits: what makes `audit` exit 1 */
     const char *out_dir;  /* NULL: no files */
@@ -150,6 +152,36 @@ typedef struct {
     float *logits;           /* last epoch: n_test x n_classes */
     size_t peak_rss;
     engine_timing timing;    /* from the child */
+    /* every-step checksums (checks/checksums.h), training steps and
+     * evaluation batches of this engine, in every mode */
+    int ck_have;             /* the engine computes them (0: ck_none says why) */
+    char ck_none[96];
+    long ck_steps;           /* training steps judged by checksums */
+    long ck_skipped;         /* training steps not judged (fed inputs: checked per element instead) */
+    long ck_eval_batches;    /* evaluation batches judged */
+    int ck_eval_epochs;      /* epochs whose whole evaluation was judged */
+    long ck_relations;       /* relations and re-checks judged, in all */
+    long ck_viol_checks;     /* steps or evaluation batches with a violation */
+    long ck_first_step;      /* the first violation's step (0: none, or in an evaluation) */
+    int ck_first_eval_epoch; /* 1-based epoch when the first violation is in an evaluation, else 0 */
+    ck_violation ck_first;
+    double ck_worst;         /* worst ratio to the tolerance over everything judged */
+    long ck_worst_step;
+    char ck_worst_what[96];
+    float *ck_step_ratio;    /* per drift step (index step-1): the worst ratio there; NAN: not judged */
+    long ck_total;           /* its length */
+    double ck_dig[3 * MODEL_MAX_TENSORS]; /* the digests the last update reported */
+    int ck_chain;            /* ck_dig is what the next step must compute with */
+    double ck_s;             /* seconds in the checksum op and its judging */
+    /* evaluation vs the reference (last epoch): the reference's logits from
+     * this engine's weights for the first ev_ref_images test images,
+     * against the engine's, bounded by the propagated forward error */
+    long ev_ref_images;      /* 0: not measured (ev_ref_why) */
+    char ev_ref_why[96];
+    int ev_ref_epoch;        /* 1-based */
+    double ev_ref_worst;     /* worst |z - z_ref| / propagated bound */
+    long ev_ref_over;        /* logits over their bound */
+    long ev_ref_pred_diff;   /* images whose predicted class differs from the reference's */
     int failed;              /* its process died (or hung) during the run: left out from failed_step on */
     long failed_step;
     char fail_reason[256];   /* "died at step 2 (signal 9, Killed)" */

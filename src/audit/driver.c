@@ -24,6 +24,7 @@
 
 #include "checks/bounds.h"
 #include "checks/decisions.h"
+#include "audit/every_step.h"
 #include "audit/explain.h"
 #include "audit/seeds.h"
 #include "engines/recorded.h"
@@ -72,6 +73,7 @@ void audit_cfg_default(audit_cfg *c) {
     c->repeat = 1;
     c->eval = 1;
     c->roundtrip = 1;
+    c->checksums = 1;
     c->out = stdout;
 }
 
@@ -121,6 +123,7 @@ typedef struct {
     int n_shadows;          /* shadow replays so far (the source rotates over the fp32 engines) */
     const char *plan_from;  /* the recording whose plan the audit adopted (NULL: none) */
     float *pm, *pv;         /* the fed engine's Adam state at the start of the step */
+    double *ck_vec;         /* an engine's checksum vector (engines/checksums.h) */
     double *bound3, *bound_tmp;
     double loss_bound;
     /* per pair and decision layer: the elements of flipped decisions
@@ -567,9 +570,11 @@ static int broadcast(audit *A, tensor_id t) {
     int L = leader(A);
     int rc = engine_get_tensor(A->e[L], t, A->lead);
     if (rc) return engine_err(rc, A->r->eng[L].label, "");
-    for (int i = 0; i < A->r->n_engines; i++)
+    for (int i = 0; i < A->r->n_engines; i++) {
         if (A->active[i] && (rc = engine_set_tensor(A->e[i], t, A->lead)))
             return engine_err(rc, A->r->eng[i].label, "");
+        if (A->active[i] && t.kind >= TENSOR_PARAMS) every_step_break_chain(&A->r->eng[i]);
+    }
     return LS_OK;
 }
 
@@ -599,6 +604,7 @@ static int copy_state(audit *A, int from, int to) {
         if (!rc) rc = engine_set_tensor(A->e[to], t, A->lead);
         if (rc) return rc;
     }
+    every_step_break_chain(&A->r->eng[to]);
     return LS_OK;
 }
 
@@ -863,6 +869,30 @@ static int step_params(audit *A, int full, const float *losses) {
     return 0;
 }
 
+/* The every-step checksums of every active engine at a stage (STEP after
+ * backward, UPDATE after the update), except engines fed another
+ * engine's inputs this step (isolated mode, the references of a shadow
+ * replay): their layers' outputs and inputs are not one computation, and
+ * those steps are judged per element instead. */
+static int step_checksums(audit *A, size_t nb, int stage) {
+    audit_result *r = A->r;
+    if (!A->cfg.checksums) return 0;
+    for (int i = 0; i < r->n_engines; i++) {
+        audit_engine *ae = &r->eng[i];
+        if (!A->active[i] || ae->is_ref || !ae->ck_have) continue;
+        int fed = A->feed_src >= 0 && i != A->feed_src && A->feed_all;
+        if (fed) {
+            if (stage == CK_STAGE_STEP && !A->in_attr) ae->ck_skipped++; /* attribution: counted apart */
+            every_step_break_chain(ae);
+            continue;
+        }
+        int rc = every_step_stage(A->e[i], ae, &A->m, stage, nb, A->y, A->in_attr ? 0 : A->step, A->epoch, A->ck_vec);
+        if (rc && engine_gone(A, i)) continue;
+        if (rc) return engine_err(rc, ae->label, "checksums");
+    }
+    return 0;
+}
+
 /* One training step of every active engine, in lockstep: batch, forward,
  * loss, backward, update, then the parameters compared.  full: every
  * tensor compared (bounded when a reference judges the step). */
@@ -888,7 +918,8 @@ static int step_once(audit *A, size_t nb, int full) {
     CALL_ALL(A, engine_set_batch(e, A->x, A->y, nb, (uint64_t)A->step));
     float losses[AUDIT_MAX_ENGINES];
     if ((rc = step_forward(A, nb, full)) || (rc = step_loss(A, nb, full, losses)) ||
-        (rc = step_backward(A, nb, full)) || (rc = step_update(A)))
+        (rc = step_backward(A, nb, full)) || (rc = step_checksums(A, nb, CK_STAGE_STEP)) || (rc = step_update(A)) ||
+        (rc = step_checksums(A, nb, CK_STAGE_UPDATE)))
         return rc;
     {
         CMP_BEGIN(A);
@@ -952,6 +983,8 @@ static int set_state(audit *A, int i, const float *p, const float *mm, const flo
     int rc = engine_set_tensor(A->e[i], (tensor_id){TENSOR_PARAMS, 0}, p);
     if (!rc) rc = engine_set_tensor(A->e[i], (tensor_id){TENSOR_ADAM_M, 0}, mm);
     if (!rc) rc = engine_set_tensor(A->e[i], (tensor_id){TENSOR_ADAM_V, 0}, v);
+    /* the checksum continuity chain holds: the round trip sets back the
+     * state the engine reported after its last update */
     return rc;
 }
 
@@ -1126,6 +1159,7 @@ static int set_initial(audit *A) {
             p0 = moved;
         }
         if ((rc = engine_set_params(A->e[i], p0))) rc = engine_gone(A, i) ? 0 : engine_err(rc, r->eng[i].label, "");
+        every_step_break_chain(&r->eng[i]);
     }
     free(moved);
     free(params);
@@ -1144,6 +1178,7 @@ void audit_result_free(audit_result *r) {
         free(r->eng[i].pred);
         free(r->eng[i].pred_epoch);
         free(r->eng[i].logits);
+        free(r->eng[i].ck_step_ratio);
     }
     free(r->test_labels);
     for (int pi = 0; pi < r->n_pairs; pi++) {
@@ -1170,6 +1205,100 @@ int audit_pair_index(const audit_result *r, const char *a, const char *b) {
     return -1;
 }
 
+/* Every evaluation batch's checksums (inference mode: dropout must be the
+ * identity), and continuity with the last update's state. */
+typedef struct {
+    audit *A;
+    audit_engine *ae;
+    int unused;
+} eval_ck;
+
+static int eval_checksums(void *ctx, engine *e, const int32_t *labels, size_t n) {
+    eval_ck *c = ctx;
+    return every_step_stage(e, c->ae, &c->A->m, CK_STAGE_EVAL, n, labels, 0, c->A->epoch, c->A->ck_vec);
+}
+
+enum { EVAL_REF_IMAGES = 256 };
+
+/* One batch of the evaluation-vs-reference check: engine i and reference
+ * R forward the same test images in inference mode with engine i's
+ * weights (already set on R, in A->pf); the engine's logits against the
+ * reference's, each within the forward error propagated through the
+ * network from the engine's own layer inputs (bounds_eval_layer). */
+static int eval_ref_batch(audit *A, int i, int R, size_t nb, audit_engine *ae) {
+    const model *m = &A->m;
+    int rc, L = m->n_layers, C = m->n_classes;
+    engine *e = A->e[i];
+    if ((rc = engine_set_batch(e, A->x, A->y, nb, 0)) || (rc = engine_forward(e, 0)) ||
+        (rc = engine_set_batch(A->e[R], A->x, A->y, nb, 0)) || (rc = engine_forward(A->e[R], 0)))
+        return rc;
+    double *err = A->bound, *err2 = A->bound2;
+    memset(err, 0, nb * (size_t)m->in_c * m->in_h * m->in_w * sizeof *err); /* the same fp32 images: exact */
+    for (int l = 0; l < L; l++) {
+        const float *xin = A->x;
+        if (l > 0) {
+            if ((rc = engine_get_tensor(e, (tensor_id){TENSOR_ACT, l - 1}, A->fb[i]))) return rc;
+            xin = A->fb[i];
+        }
+        bounds_eval_layer(m, l, A->pf, xin, err, err2, A->lead, A->bound3, nb);
+        double *t = err;
+        err = err2, err2 = t;
+    }
+    if ((rc = engine_get_tensor(e, (tensor_id){TENSOR_ACT, L - 1}, A->fb[i])) ||
+        (rc = engine_get_tensor_f64(A->e[R], (tensor_id){TENSOR_ACT, L - 1}, A->db[R])))
+        return rc;
+    for (size_t k = 0; k < nb; k++) {
+        int bz = 0, br = 0;
+        for (int j = 0; j < C; j++) {
+            size_t q = k * C + j;
+            double d = fabs((double)A->fb[i][q] - A->db[R][q]);
+            double ratio = err[q] > 0 ? d / err[q] : (d == 0 ? 0 : INFINITY);
+            if (ratio > ae->ev_ref_worst || ratio != ratio) ae->ev_ref_worst = ratio != ratio ? INFINITY : ratio;
+            ae->ev_ref_over += ratio > 1;
+            if (A->fb[i][q] > A->fb[i][k * C + bz]) bz = j;
+            if (A->db[R][q] > A->db[R][k * C + br]) br = j;
+        }
+        ae->ev_ref_pred_diff += bz != br;
+    }
+    ae->ev_ref_images += (long)nb;
+    return 0;
+}
+
+/* The last epoch: each fp32 engine's evaluation against the reference on
+ * the first EVAL_REF_IMAGES test images (all when fewer), from the
+ * engine's own weights.  The reference's state is not needed afterwards. */
+static int eval_vs_reference(audit *A) {
+    audit_result *r = A->r;
+    int R = -1;
+    for (int i = 0; i < r->n_engines && R < 0; i++)
+        if (r->eng[i].available && r->eng[i].is_ref && !r->eng[i].failed && !r->eng[i].ref_fp32cr) R = i;
+    size_t n = r->n_test < EVAL_REF_IMAGES ? r->n_test : EVAL_REF_IMAGES, B = A->cfg.run.batch;
+    for (int i = 0; i < r->n_engines; i++) {
+        audit_engine *ae = &r->eng[i];
+        if (!ae->available || ae->is_ref || ae->failed) continue;
+        ae->ev_ref_images = 0, ae->ev_ref_worst = 0, ae->ev_ref_over = 0, ae->ev_ref_pred_diff = 0;
+        ae->ev_ref_epoch = A->epoch + 1;
+        const char *why = R < 0 ? "no exact reference listed" : ae->recorded ? "a recording: its layer inputs are not kept"
+                        : strstr(ae->spec, "tf32=on") || strstr(ae->spec, "dtype=bf16") || strstr(ae->spec, "math=tf32")
+                            ? "reduced precision: the propagated bound is fp32's" : NULL;
+        if (why) {
+            snprintf(ae->ev_ref_why, sizeof ae->ev_ref_why, "%s", why);
+            continue;
+        }
+        int rc = engine_get_tensor(A->e[i], (tensor_id){TENSOR_PARAMS, 0}, A->pf);
+        if (!rc) rc = engine_set_tensor(A->e[R], (tensor_id){TENSOR_PARAMS, 0}, A->pf);
+        for (size_t s = 0; s < n && !rc; s += B) {
+            size_t nb = n - s < B ? n - s : B;
+            data_make_batch(&A->ds.test, NULL, s, nb, A->x, A->y);
+            rc = eval_ref_batch(A, i, R, nb, ae);
+        }
+        every_step_break_chain(&r->eng[R]);
+        if (rc && (engine_gone(A, i) || engine_gone(A, R))) continue;
+        if (rc) return engine_err(rc, ae->label, "evaluation vs the reference");
+    }
+    return 0;
+}
+
 /* Evaluate every non-reference engine on the test set; keep its
  * predictions of every epoch and the last epoch's logits (for margins), and
  * fill each pair's disagreement count and exact McNemar test (overall and
@@ -1190,8 +1319,13 @@ static int evaluate(audit *A) {
         if (!ae->available || ae->is_ref || ae->failed) continue;
         eval_result ev;
         /* a recording's accuracy and predictions: from its recorded logits */
+        eval_ck ck = {A, ae, 0};
+        long b0 = ae->ck_eval_batches;
         int rc = ae->recorded ? recording_eval(engine_recorded_get(A->e[i]), ep, &A->ds.test, A->cfg.run.limit_test, &ev)
-                              : eval_engine_logits(A->e[i], &A->ds.test, A->cfg.run.limit_test, &ev);
+                              : eval_engine_hooked(A->e[i], &A->ds.test, A->cfg.run.limit_test,
+                                                   A->cfg.checksums && ae->ck_have ? eval_checksums : NULL, &ck, &ev);
+        if (!rc && ae->ck_have && A->cfg.checksums && ae->ck_eval_batches - b0 == (long)((n + A->cfg.run.batch - 1) / A->cfg.run.batch))
+            ae->ck_eval_epochs++;
         if (rc && engine_gone(A, i)) continue;
         if (rc) return engine_err(rc, ae->label, "evaluation");
         if (!ae->pred_epoch && !(ae->pred_epoch = ls_calloc((size_t)E * (n ? n : 1), 1))) {
@@ -1223,6 +1357,7 @@ static int evaluate(audit *A) {
             return LS_ENOMEM;
         stats_mcnemar_fill(&p->mcnemar[ep], p->mcnemar_class + (size_t)ep * C, a->pred, b->pred, r->test_labels, n, C);
     }
+    if (ep == A->cfg.run.epochs - 1 && A->cfg.checksums) return eval_vs_reference(A);
     return LS_OK;
 }
 
@@ -1297,6 +1432,13 @@ static int alloc_buffers(audit *A) {
     A->pm = ls_malloc(A->m.n_params * sizeof(float));
     A->pv = ls_malloc(A->m.n_params * sizeof(float));
     A->perm = ls_malloc(A->n_train * sizeof *A->perm);
+    ck_layout ckl;
+    ck_layout_make(&ckl, &A->m, rc_->batch);
+    if (!(A->ck_vec = ls_malloc(ckl.total * sizeof *A->ck_vec))) return LS_ENOMEM;
+    for (int i = 0; i < r->n_engines; i++) {
+        if (r->eng[i].available && !r->eng[i].is_ref && every_step_init(&r->eng[i], total)) return LS_ENOMEM;
+        if (r->eng[i].is_ref) snprintf(r->eng[i].ck_none, sizeof r->eng[i].ck_none, "a reference: it judges the others");
+    }
     if (!A->lead || !A->pf || !A->x || !A->y || !A->bound || !A->bound2 || !A->bound3 || !A->bound_tmp || !A->pm ||
         !A->pv || !A->perm)
         return LS_ENOMEM;
@@ -1596,6 +1738,7 @@ static void audit_free(audit *A) {
     free(A->pm);
     free(A->pv);
     free(A->perm);
+    free(A->ck_vec);
     order_free(&A->ord);
     lsbuf_free(&A->line);
     dataset_free(&A->ds);

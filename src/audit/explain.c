@@ -1300,6 +1300,78 @@ static int rule_accuracy(explain_list *L, const audit_result *r, const model *m)
 
 /* ---- state round-trip, noise band, coverage ------------------------------ */
 
+/* Every-step checksums (checks/checksums.h): a relation or re-check that
+ * does not hold on an engine's own tensors is a fault of that engine at
+ * that step, whatever the other engines did (they may share it). */
+static int rule_checksums(explain_list *L, const audit_result *r, const model *m) {
+    char b1[32];
+    for (int i = 0; i < r->n_engines; i++) {
+        const audit_engine *ae = &r->eng[i];
+        if (!ae->available || ae->is_ref || !ae->ck_viol_checks) continue;
+        explain_finding *f = add(L, "checksum", EXPLAIN_PROBLEM);
+        if (!f) return LS_ENOMEM;
+        const ck_violation *v = &ae->ck_first;
+        snprintf(f->a, sizeof f->a, "%s", ae->label);
+        if (v->layer >= 0 && v->layer < m->n_layers) {
+            snprintf(f->layer_name, sizeof f->layer_name, "%s", m->layers[v->layer].name);
+            snprintf(f->layer, sizeof f->layer, "%s (%s)", m->layers[v->layer].name, ck_phase_label(v->phase));
+        }
+        snprintf(f->phase, sizeof f->phase, "%s", ck_phase_coarse(v->phase));
+        f->step = ae->ck_first_step > 0 ? ae->ck_first_step : 0;
+        f->ratio = v->ratio;
+        char where[48];
+        if (ae->ck_first_eval_epoch) snprintf(where, sizeof where, "the evaluation after epoch %d", ae->ck_first_eval_epoch);
+        else snprintf(where, sizeof where, "step %ld", ae->ck_first_step);
+        snprintf(f->title, sizeof f->title, "%s: every-step checksum violated at %s, %s %s: ratio %s to its bound",
+                 ae->label, where, f->layer[0] ? m->layers[v->layer].name : "state", ck_phase_label(v->phase),
+                 fnum(b1, sizeof b1, v->ratio));
+        snprintf(f->cause, sizeof f->cause,
+                 "On %s's own tensors, %s. A relation's tolerance is the sum of the per-element fp32 bounds of "
+                 "the outputs it sums (checks/bounds.c, bounds_ck_tol), so no fp32 rounding in any order exceeds it; "
+                 "exact re-checks (ReLU, max-pool, dropout, Adam) and continuity (the state a step computes with "
+                 "is the state the last update reported) allow no difference at all.",
+                 ae->label, v->what);
+        snprintf(f->evidence, sizeof f->evidence,
+                 "%ld of %ld training step(s) and %ld evaluation batch(es) judged, %ld with a violation; %ld "
+                 "relations and re-checks in all; the first violation: %s (ratio %s).",
+                 ae->ck_steps, ae->ck_steps + ae->ck_skipped, ae->ck_eval_batches, ae->ck_viol_checks,
+                 ae->ck_relations, v->what, fnum(b1, sizeof b1, v->ratio));
+        snprintf(f->fix, sizeof f->fix, "A fault in %s at %s: the operation named computed a value that its own "
+                                        "inputs do not give.", ae->label, where);
+    }
+    return LS_OK;
+}
+
+/* The evaluation against the reference: the engine's logits from its
+ * own weights vs the exact reference's, bounded by the forward error
+ * propagated through the network. */
+static int rule_eval_ref(explain_list *L, const audit_result *r) {
+    char b1[32];
+    for (int i = 0; i < r->n_engines; i++) {
+        const audit_engine *ae = &r->eng[i];
+        if (!ae->available || ae->is_ref || !ae->ev_ref_images) continue;
+        int bad = !(ae->ev_ref_worst <= 1);
+        explain_finding *f = add(L, "eval-vs-reference", bad ? EXPLAIN_PROBLEM : EXPLAIN_OK);
+        if (!f) return LS_ENOMEM;
+        snprintf(f->a, sizeof f->a, "%s", ae->label);
+        snprintf(f->phase, sizeof f->phase, "evaluation");
+        snprintf(f->layer_name, sizeof f->layer_name, "%s", r->m.layers[r->m.n_layers - 1].name); /* the logits */
+        f->step = r->total_steps; /* after the last step: a checksum finding of an evaluation sorts first */
+        f->ratio = ae->ev_ref_worst;
+        snprintf(f->title, sizeof f->title, "%s: evaluation after epoch %d %s the reference's (%ld test images: worst "
+                 "logit ratio %s to the propagated bound, %ld prediction(s) differ)", ae->label, ae->ev_ref_epoch,
+                 bad ? "EXCEEDS the bound against" : "within the bound of", ae->ev_ref_images,
+                 fnum(b1, sizeof b1, ae->ev_ref_worst), ae->ev_ref_pred_diff);
+        snprintf(f->cause, sizeof f->cause, "%s", bad ? "The logits the engine reports for evaluation are not what "
+                 "fp32 rounding of its own weights and inputs allows: its evaluation path computes something else "
+                 "(training mode, another kernel, a stale copy)." : "The accuracy it reports is trusted to this extent.");
+        snprintf(f->evidence, sizeof f->evidence, "%ld of %ld logits over their bound (bounds_eval_layer, the "
+                 "forward error propagated from the engine's own layer inputs).", ae->ev_ref_over,
+                 ae->ev_ref_images * r->n_classes);
+    }
+    return LS_OK;
+}
+
 static int rule_roundtrip(explain_list *L, const audit_result *r) {
     for (int i = 0; i < r->n_engines; i++) {
         const audit_engine *ae = &r->eng[i];
@@ -1526,7 +1598,21 @@ static void engine_checks(engine_verdict *ev, const audit_result *r, int i) {
 /* the engine's verdict in one word and its detail */
 static void engine_verdict_words(engine_verdict *ev, const audit_result *r, const model *m, const audit_engine *ae) {
     char b1[32], org[64];
-    if (ae->rt_fail_step) {
+    if (ae->ck_viol_checks) {
+        snprintf(ev->verdict, sizeof ev->verdict, "CHECKSUM violated");
+        ev->problem = 1;
+        char where[32];
+        if (ae->ck_first_eval_epoch) snprintf(where, sizeof where, "evaluation, epoch %d", ae->ck_first_eval_epoch);
+        else snprintf(where, sizeof where, "step %ld", ae->ck_first_step);
+        snprintf(ev->detail, sizeof ev->detail, "%s, %s: ratio %s (%ld check(s) violated)", where,
+                 ck_phase_label(ae->ck_first.phase), fnum(b1, sizeof b1, ae->ck_first.ratio), ae->ck_viol_checks);
+    } else if (ae->ev_ref_images && !(ae->ev_ref_worst <= 1)) {
+        snprintf(ev->verdict, sizeof ev->verdict, "EVAL exceeds bound");
+        ev->problem = 1;
+        snprintf(ev->detail, sizeof ev->detail, "logits vs the reference after epoch %d: ratio %s, %ld of %ld "
+                 "images predicted differently", ae->ev_ref_epoch, fnum(b1, sizeof b1, ae->ev_ref_worst),
+                 ae->ev_ref_pred_diff, ae->ev_ref_images);
+    } else if (ae->rt_fail_step) {
         snprintf(ev->verdict, sizeof ev->verdict, "state mismatch");
         ev->problem = 1;
         snprintf(ev->detail, sizeof ev->detail, "trains with another state than it reports (%s, step %ld)",
@@ -1646,6 +1732,8 @@ int explain_run(explain_list *out, const audit_result *r, const model *m) {
     memset(out, 0, sizeof *out);
     int rc = rule_skipped(out, r);
     if (!rc) rc = rule_determinism(out, r, m);
+    if (!rc) rc = rule_checksums(out, r, m);
+    if (!rc) rc = rule_eval_ref(out, r);
     if (!rc) rc = rule_roundtrip(out, r);
     if (!rc) rc = rule_bounds(out, r, m);
     if (!rc) rc = rule_band(out, r);

@@ -22,6 +22,7 @@
 #include <string.h>
 
 #include "checks/compare.h"
+#include "base/lowp.h"
 #include "base/util.h"
 
 #define U32 0x1p-24 /* fp32 unit roundoff */
@@ -353,4 +354,64 @@ void bounds_eval_layer(const model *m, int l, const float *pf, const float *x, c
     } else {
         memcpy(err_out, err_in, no * sizeof *err_out);
     }
+}
+
+/* ---- every-step checksum relations ----------------------------------------
+ * A relation (engines/checksums.c) sums P outputs y^_p of one operation and
+ * compares that with the operation's linear map applied to summed inputs:
+ *   R = sum_p y^_p - rhs,  rhs = sum_t c_t X_t (+ P b),  X_t = sum of inputs,
+ * every sum in double from the engine's own fp32 values.  In exact
+ * arithmetic rhs = sum_p y_p, the exact outputs of the engine's inputs
+ * (linearity: that is the whole point), so
+ *   R_exact = sum_p (y^_p - y_p),  |R_exact| <= sum_p beta_p,
+ * with beta_p the per-element rule of bounds_forward / _backward_data /
+ * _backward_weights: beta_p = gamma_K S_p + K 2^-149 for a dot product
+ * (S_p = sum of |terms| of output p, underflow term of add_underflow),
+ * gamma_{K-1} S_p for a bias-gradient sum.  The checksum code accumulates
+ * exactly sum_p S_p as A (|c_t| times the sums of |inputs|: the same
+ * products, regrouped), so
+ *   |R_exact| <= gamma_K A + P K 2^-149       (dot)
+ *   |R_exact| <= gamma_{K-1} A                (sum).
+ * The double evaluation adds its own rounding: every sum there has at most
+ * P + K + 2 terms on any path (window sums of <= P or K inputs, then a dot
+ * of <= K terms, the lhs of P terms), each term a product of at most one
+ * fp32 coefficient and one double: gamma^64_{2(P+K)+2} (Y + A) covers it
+ * (u64 = 2^-53), and the 1% margin covers A's own double rounding.
+ * With operands rounded to u_in before the products (TF32, bf16), the
+ * per-element bound is lowp_bound_factor(K, u_in) times the fp32 one
+ * (base/lowp.h) with S_p of the unrounded operands, which A is.
+ * What it detects: one output wrong by f beta_q shifts R by f beta_q, so
+ * a single-element fault is seen once f beta_q > sum_p beta_p, i.e.
+ * f > (sum_p beta_p) / beta_q ~ P for outputs of similar magnitude (the
+ * README states P per relation). */
+int bounds_ck_shape(const model *m, int l, int phase, size_t n, size_t *K, size_t *P, int *is_sum) {
+    const layer *ly = &m->layers[l];
+    size_t kk = (size_t)ly->k * ly->k, pos = (size_t)ly->out_h * ly->out_w;
+    *K = *P = 0;
+    *is_sum = 0;
+    if (ly->kind == LAYER_CONV) {
+        switch (phase) {
+        case 0: *K = ly->in_c * kk + 1, *P = pos; break;                                 /* per (sample, channel) */
+        case 1: *K = ly->out_c * kk, *P = (size_t)ly->in_h * ly->in_w; break;            /* per (sample, channel) */
+        case 2: *K = n * pos, *P = ly->in_c * kk; break;                                 /* per output channel */
+        case 3: *K = n * pos, *P = 1, *is_sum = 1; break;
+        }
+    } else if (ly->kind == LAYER_DENSE) {
+        switch (phase) {
+        case 0: *K = (size_t)ly->in_c + 1, *P = n; break;  /* per output: over the batch */
+        case 1: *K = (size_t)ly->out_c, *P = n; break;     /* per input feature: over the batch */
+        case 2: *K = n, *P = (size_t)ly->in_c; break;      /* per output: over the inputs */
+        case 3: *K = n, *P = 1, *is_sum = 1; break;
+        }
+    }
+    return *K ? 1 : 0;
+}
+
+double bounds_ck_tol(size_t K, size_t P, int is_sum, double A, double Y, double u_in) {
+    double g = is_sum ? compare_gamma(K > 1 ? K - 1 : 0) : compare_gamma(K);
+    double t = g * A;
+    if (u_in > 0) t *= is_sum ? lowp_bound_factor(K > 1 ? K - 1 : 1, u_in) : lowp_bound_factor(K, u_in);
+    if (!is_sum) t += (double)P * (double)K * 0x1p-149;
+    double nd = 2.0 * (double)(P + K) + 2, u64 = 0x1p-53;
+    return 1.01 * t + nd * u64 / (1 - nd * u64) * (Y + A);
 }

@@ -96,3 +96,17 @@ void bounds_eval_layer(const model *m, int l, const float *pf, const float *x, c
                        float *errf, double *tmp, size_t n);
 
 #endif
+
+/* ---- every-step checksum relations (engines/checksums.h) ----------------
+ * A relation sums P outputs of one conv/dense operation and compares the
+ * sum with the same linear map applied to summed inputs, both in double
+ * from the engine's own fp32 tensors.  bounds_ck_shape gives, for layer l
+ * and phase (CK_FWD .. CK_BWD_B) at batch n, the K of the per-element rule
+ * the relation's outputs obey (bounds_rule_of's) and P, the outputs each
+ * relation sums; 0 when the layer has no such relation.  bounds_ck_tol
+ * turns the relation's A (the same sum in absolute values) and Y (sum of
+ * |outputs|) into the residual's tolerance; u_in > 0 for an engine that
+ * declares its operands rounded to a narrower format (TF32 2^-10, bf16
+ * 2^-8): the fp32 tolerance times lowp_bound_factor(K, u_in). */
+int bounds_ck_shape(const model *m, int l, int phase, size_t n, size_t *K, size_t *P, int *is_sum);
+double bounds_ck_tol(size_t K, size_t P, int is_sum, double A, double Y, double u_in);

@@ -101,11 +101,13 @@ static void usage(FILE *f) {
             "  --ref-steps N       reference engines run steps 1..N (default 2)\n"
             "  --audit-every K     full comparison and a reference shadow step every K steps (default 50)\n"
             "  --repeat R          1 (default) or 2: every engine twice, run-to-run determinism per tensor\n"
-            "  --no-eval           skip the test-set evaluation after each epoch\n"
+            "  --no-eval           skip the test-set evaluation after each epoch (--eval: do it, the default)\n"
             "  --attribution-steps K  first K steps in isolated mode with the reference (every operation\n"
             "                      judged by its bound), then every engine restarts from the initial\n"
-            "                      state for the drift phase in --mode (default 0: no attribution phase)\n"
+            "                      state for the drift phase in --mode (default 2 when a reference is\n"
+            "                      listed; 0: no attribution phase, reported as less coverage)\n"
             "  --no-roundtrip      skip the state round-trip check of each fp32 engine at compared steps\n"
+            "  --no-checksums      skip the every-step checksums (reported as such; for measuring their cost)\n"
             "  --fail-on LIST      exit 1 when the audit finds a problem, an unchecked engine or\n"
             "                      nondeterminism (LIST: problem,unchecked,nondeterminism)\n"
             "  --verbose           print every table and finding, not only the verdicts\n"
@@ -175,7 +177,7 @@ enum {
     OPT_LIMIT_TRAIN, OPT_LIMIT_TEST, OPT_STEPS, OPT_JSON, OPT_REF_MODE, OPT_REF_PREC, OPT_HELP,
     OPT_INIT, OPT_ORDER, OPT_SAVE, OPT_SAVE_OPT, OPT_NORMALIZE,
     OPT_ENGINES, OPT_MODE, OPT_REF_STEPS, OPT_AUDIT_EVERY, OPT_REPEAT, OPT_OUT, OPT_NO_EVAL,
-    OPT_ATTR_STEPS, OPT_NO_ROUNDTRIP, OPT_VERBOSE, OPT_FAIL_ON,
+    OPT_ATTR_STEPS, OPT_NO_ROUNDTRIP, OPT_NO_CHECKSUMS, OPT_EVAL, OPT_VERBOSE, OPT_FAIL_ON,
     OPT_SEEDS, OPT_JOBS, OPT_FLOOR_DRAWS, OPT_ENGINE_TIMEOUT,
 };
 
@@ -194,6 +196,7 @@ static const struct option TRAIN_OPTS[] = {
     {"init", required_argument, 0, OPT_INIT},           {"order", required_argument, 0, OPT_ORDER},
     {"save", required_argument, 0, OPT_SAVE},           {"save-optimizer", no_argument, 0, OPT_SAVE_OPT},
     {"attribution-steps", required_argument, 0, OPT_ATTR_STEPS}, {"no-roundtrip", no_argument, 0, OPT_NO_ROUNDTRIP},
+    {"no-checksums", no_argument, 0, OPT_NO_CHECKSUMS}, {"eval", no_argument, 0, OPT_EVAL},
     {"verbose", no_argument, 0, OPT_VERBOSE},           {"fail-on", required_argument, 0, OPT_FAIL_ON},
     {"seeds", required_argument, 0, OPT_SEEDS},         {"jobs", required_argument, 0, OPT_JOBS},
     {"floor-draws", required_argument, 0, OPT_FLOOR_DRAWS},
@@ -256,6 +259,7 @@ static int parse_opts(int argc, char **argv, const char *cmd, run_cfg *c, audit_
         case OPT_REPEAT: if (parse_long(name, optarg, 1, 2, &v)) return 2; au->repeat = (int)v; break;
         case OPT_OUT: au->out_dir = optarg; break;
         case OPT_NO_EVAL: au->eval = 0; break;
+        case OPT_EVAL: au->eval = 1; break;
         case OPT_ENGINE_TIMEOUT: {
             double t;
             if (parse_double(name, optarg, 0, 1e7, &t)) return 2;
@@ -274,6 +278,7 @@ static int parse_opts(int argc, char **argv, const char *cmd, run_cfg *c, audit_
             break;
         case OPT_ATTR_STEPS: if (parse_long(name, optarg, 0, 1000000, &v)) return 2; au->attribution_steps = v; break;
         case OPT_NO_ROUNDTRIP: au->roundtrip = 0; break;
+        case OPT_NO_CHECKSUMS: au->checksums = 0; break;
         case OPT_VERBOSE: au->verbose = 1; break;
         case OPT_FAIL_ON:
             if (audit_fail_on_parse(optarg, &au->fail_on)) {
@@ -384,6 +389,9 @@ static int multithreaded_engines(const audit_cfg *a) {
 static int cmd_audit(int argc, char **argv, char **full_argv) {
     audit_cfg a;
     audit_cfg_default(&a);
+    /* a plain `lockstep audit` with a reference listed attributes: its first
+     * steps judged per element in isolation (no reference: no such phase) */
+    a.attribution_steps = 2;
     a.run.progress = isatty(2);
     int st = parse_opts(argc, argv, "audit", &a.run, &a);
     if (st >= 0) return st;

@@ -80,6 +80,7 @@ int engine_spec_check(const engine_spec *s, const char *const *allowed) {
 void engine_free(engine *e) {
     if (!e) return;
     if (e->iface && e->iface->free) e->iface->free(e);
+    if (e->ck_state && e->ck_state_free) e->ck_state_free(e->ck_state);
     free(e);
 }
 
@@ -128,7 +129,10 @@ int engine_set_batch(engine *e, const float *x, const int32_t *labels, size_t n,
                           e->m->n_classes - 1);
     int rc;
     TIMED(e, e->timing.set_batch_s, e->iface->set_batch(e, x, labels, n, step));
-    if (rc == 0) e->batch = n;
+    if (rc == 0) {
+        e->batch = n;
+        e->step = step;
+    }
     return rc;
 }
 
@@ -160,6 +164,7 @@ int engine_update(engine *e, const adam_cfg *cfg, int t) {
     adam_scalars a = adam_make_scalars(cfg, t);
     int rc;
     TIMED(e, e->timing.update_s, e->iface->update(e, &a));
+    e->last_adam = a;
     return rc;
 }
 
@@ -193,6 +198,12 @@ int engine_set_tensor(engine *e, tensor_id t, const float *in) {
     if (t.kind == TENSOR_LOSS) return ls_err(LS_EINVAL, "%s: the loss cannot be set", e->spec.spec);
     TIMED(e, e->timing.set_s, e->iface->set_tensor(e, t, in));
     return rc;
+}
+
+int engine_checksums(engine *e, int stage, double *out) {
+    if (!e->iface->checksums) return ls_err(LS_EUNAVAIL, "%s: no every-step checksums", e->spec.spec);
+    if (stage < CK_STAGE_STEP || stage > CK_STAGE_EVAL) return ls_err(LS_EINVAL, "checksums: bad stage %d", stage);
+    return e->iface->checksums(e, stage, out);
 }
 
 int engine_synchronize(engine *e) { return e->iface->synchronize ? e->iface->synchronize(e) : LS_OK; }

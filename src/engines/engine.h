@@ -36,6 +36,9 @@
 
 typedef struct engine engine;
 
+/* Stages of the every-step checksum vector (engines/checksums.h). */
+enum { CK_STAGE_STEP = 1, CK_STAGE_UPDATE = 2, CK_STAGE_EVAL = 3 };
+
 typedef struct engine_i {
     const char *name; /* "cpu", "cuda", "reference" */
     /* A JSON object (malloc'd, caller frees): library versions, ISA,
@@ -54,6 +57,10 @@ typedef struct engine_i {
     /* optional: wait until queued work is done (device engines) */
     int (*synchronize)(engine *e);
     void (*free)(engine *e);
+    /* optional: the every-step checksum vector of a stage (engines/checksums.h
+     * has the layout), computed where the tensors live; only the small
+     * vector comes back.  NULL: the engine has no every-step checks. */
+    int (*checksums)(engine *e, int stage, double *out);
 } engine_i;
 
 #define ENGINE_MAX_KNOBS 8
@@ -87,6 +94,10 @@ struct engine {
     int timed_inside; /* when set, the implementation keeps `timing` itself
                        * (remote engines: the child times the real calls,
                        * so the IPC round trip is not charged to a layer) */
+    uint64_t step;          /* of the current batch (set_batch), for re-checks */
+    adam_scalars last_adam; /* of the last update, for the Adam re-check */
+    void *ck_state;         /* engines/checksums.c's snapshot and scratch, */
+    void (*ck_state_free)(void *); /* freed by engine_free through this */
 };
 
 typedef struct {
@@ -108,6 +119,9 @@ int engine_get_tensor(engine *e, tensor_id t, float *out);
 int engine_get_tensor_f64(engine *e, tensor_id t, double *out);
 int engine_set_tensor(engine *e, tensor_id t, const float *in);
 int engine_synchronize(engine *e);
+/* The engine's checksum vector of `stage` (engines/checksums.h); LS_EUNAVAIL
+ * when the engine has none. */
+int engine_checksums(engine *e, int stage, double *out);
 
 /* Whole-step helpers built on the wrappers. */
 int engine_forward(engine *e, int training);          /* all layers */

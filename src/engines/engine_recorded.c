@@ -259,6 +259,7 @@ static const engine_i RECORDED_IFACE = {
     /* .get_tensor_f64 = */ NULL,
     /* .synchronize = */ NULL,
     /* .free = */ rec_free,
+    /* .checksums = */ NULL,
 };
 
 int engine_recorded_create(engine *e, const engine_spec *s) {

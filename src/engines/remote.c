@@ -17,11 +17,12 @@
 #include <unistd.h>
 
 #include "base/util.h"
+#include "engines/checksums.h"
 #include "engines/registry.h"
 
 enum {
     OP_DESCRIBE = 1, OP_SET_BATCH, OP_FORWARD, OP_LOSS, OP_BACKWARD, OP_UPDATE,
-    OP_GET, OP_GET_F64, OP_SET, OP_SYNC, OP_STATS, OP_QUIT,
+    OP_GET, OP_GET_F64, OP_SET, OP_SYNC, OP_STATS, OP_QUIT, OP_CHECKSUMS,
 };
 
 typedef struct {
@@ -135,12 +136,14 @@ static void serve(int fd, rctx *c, const char *spec, const model *m, const engin
             double t0 = ls_now();
             rep.rc = e->iface->update(e, &cmd.adam);
             e->timing.update_s += ls_now() - t0;
+            e->last_adam = cmd.adam;
             break;
         }
         case OP_GET: rep.rc = engine_get_tensor(e, t, (float *)shm); break;
         case OP_GET_F64: rep.rc = engine_get_tensor_f64(e, t, (double *)shm); break;
         case OP_SET: rep.rc = engine_set_tensor(e, t, (const float *)shm); break;
         case OP_SYNC: rep.rc = engine_synchronize(e); break;
+        case OP_CHECKSUMS: rep.rc = engine_checksums(e, cmd.layer, (double *)shm); break;
         case OP_STATS:
             memcpy(shm, &e->timing, sizeof e->timing);
             rep.peak_rss = ls_peak_rss();
@@ -300,6 +303,17 @@ static int r_set(engine *e, tensor_id t, const float *in) {
     return simple(e, OP_SET, t.layer, 0, t.kind);
 }
 
+/* Only the small vector crosses: the child computes it next to its tensors. */
+static int r_checksums(engine *e, int stage, double *out) {
+    rctx *c = e->ctx;
+    int rc = simple(e, OP_CHECKSUMS, stage, 0, 0);
+    if (rc) return rc;
+    ck_layout L;
+    ck_layout_make(&L, e->m, e->batch);
+    memcpy(out, c->shm, L.total * sizeof *out);
+    return LS_OK;
+}
+
 static void r_free(engine *e) {
     rctx *c = e->ctx;
     if (!c) return;
@@ -328,6 +342,7 @@ static const engine_i REMOTE_IFACE = {
     /* .get_tensor_f64 = */ r_get_f64,
     /* .synchronize    = */ r_sync,
     /* .free           = */ r_free,
+    /* .checksums      = */ r_checksums,
 };
 
 
@@ -357,6 +372,9 @@ int remote_engine_create(engine **out, const char *spec, const model *m, const e
     size_t floats = max_tensor_floats(m, o->max_batch);
     c->tensor_bytes = floats * sizeof(double);
     if (c->tensor_bytes < 1 << 20) c->tensor_bytes = 1 << 20; /* describe() text */
+    ck_layout ckl;
+    ck_layout_make(&ckl, m, o->max_batch);
+    if (c->tensor_bytes < ckl.total * sizeof(double)) c->tensor_bytes = ckl.total * sizeof(double);
     c->x_off = c->tensor_bytes;
     c->y_off = c->x_off + o->max_batch * (size_t)m->in_c * m->in_h * m->in_w * sizeof(float);
     c->shm_len = c->y_off + o->max_batch * sizeof(int32_t);

@@ -110,7 +110,8 @@ void eval_finish(eval_result *r) {
     r->accuracy /= (double)r->n;
 }
 
-static int eval_run(engine *e, const idx_set *test, size_t limit, int keep_logits, eval_result *r) {
+static int eval_run(engine *e, const idx_set *test, size_t limit, int keep_logits, eval_hook hook, void *hook_ctx,
+                    eval_result *r) {
     const model *m = e->m;
     size_t n = limit && limit < test->n ? limit : test->n;
     size_t B = e->max_batch, in = (size_t)m->in_c * m->in_h * m->in_w;
@@ -130,6 +131,7 @@ static int eval_run(engine *e, const idx_set *test, size_t limit, int keep_logit
         data_make_batch(test, NULL, s, nb, x, y);
         rc = engine_set_batch(e, x, y, nb, 0);
         if (!rc) rc = engine_forward(e, 0);
+        if (!rc && hook) rc = hook(hook_ctx, e, y, nb);
         if (!rc) rc = engine_get_tensor(e, (tensor_id){TENSOR_ACT, L - 1}, logits);
         if (rc) goto done;
         if (r->logits) memcpy(r->logits + s * C, logits, nb * (size_t)C * sizeof *logits);
@@ -167,11 +169,15 @@ void eval_print_confusion(FILE *f, const char *data_dir, const eval_result *r) {
 }
 
 int eval_engine(engine *e, const idx_set *test, size_t limit, eval_result *r) {
-    return eval_run(e, test, limit, 0, r);
+    return eval_run(e, test, limit, 0, NULL, NULL, r);
 }
 
 int eval_engine_logits(engine *e, const idx_set *test, size_t limit, eval_result *r) {
-    return eval_run(e, test, limit, 1, r);
+    return eval_run(e, test, limit, 1, NULL, NULL, r);
+}
+
+int eval_engine_hooked(engine *e, const idx_set *test, size_t limit, eval_hook hook, void *ctx, eval_result *r) {
+    return eval_run(e, test, limit, 1, hook, ctx, r);
 }
 
 /* --save: the engine's final weights (and with --save-optimizer its Adam

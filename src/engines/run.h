@@ -83,6 +83,10 @@ int eval_engine(engine *e, const idx_set *test, size_t limit, eval_result *r);
  * what the audit needs for top-two margins (stats.h).  `train` does not
  * ask, so it holds no more than one batch of logits. */
 int eval_engine_logits(engine *e, const idx_set *test, size_t limit, eval_result *r);
+/* eval_engine_logits, calling hook after each batch's forward (the audit's
+ * every-step checksums of the evaluation); a nonzero return stops it. */
+typedef int (*eval_hook)(void *ctx, engine *e, const int32_t *labels, size_t n);
+int eval_engine_hooked(engine *e, const idx_set *test, size_t limit, eval_hook hook, void *ctx, eval_result *r);
 
 typedef struct {
     int epoch;

@@ -18,6 +18,41 @@
 
 static const char *fmt_ulp(char *buf, size_t cap, double u) { return ls_fmt_num(buf, cap, u, "nan"); }
 
+/* Coverage in steps, per engine: the every-step checksums (training steps
+ * and evaluation epochs) and the per-element checks against the reference. */
+void report_print_coverage(FILE *f, const audit_result *r, const verdict_table *v) {
+    char b1[32];
+    fprintf(f, "\ncoverage in steps:\n");
+    for (int k = 0; k < v->n_eng; k++) {
+        const engine_verdict *ev = &v->e[k];
+        const audit_engine *ae = &r->eng[ev->engine];
+        if (!ae->available) continue;
+        long all = ae->ck_steps + ae->ck_skipped;
+        fprintf(f, "  %-24s ", ae->label);
+        if (!r->cfg.checksums) fprintf(f, "every-step checksums off (--no-checksums)");
+        else if (!ae->ck_have) fprintf(f, "no every-step checksums (%s)", ae->ck_none);
+        else
+            fprintf(f, "%s by checksums (%ld of %ld, evaluation %d of %d epochs)",
+                    ae->ck_steps == all && all ? "every drift step checked" : "drift steps checked", ae->ck_steps,
+                    all, ae->ck_eval_epochs, r->cfg.eval ? r->epochs_done : 0);
+        fprintf(f, "; per-element reference checks at %ld step(s)", ev->check_steps);
+        if (r->attribution_steps) fprintf(f, " (%ld in attribution)", r->attribution_steps);
+        if (ae->ck_have && r->cfg.checksums && ae->ck_relations)
+            fprintf(f, "\n  %-24s   worst checksum ratio %s: %s", "", ls_fmt_num(b1, sizeof b1, ae->ck_worst, "-"),
+                    ae->ck_worst_what);
+        if (ae->ev_ref_images)
+            fprintf(f, "\n  %-24s   evaluation vs the reference (epoch %d, %ld images): worst logit ratio %s, %ld "
+                       "prediction(s) differ", "", ae->ev_ref_epoch, ae->ev_ref_images,
+                    ls_fmt_num(b1, sizeof b1, ae->ev_ref_worst, "-"), ae->ev_ref_pred_diff);
+        else if (ae->ev_ref_why[0])
+            fprintf(f, "\n  %-24s   evaluation vs the reference: not measured (%s)", "", ae->ev_ref_why);
+        fprintf(f, "\n");
+    }
+    if (r->attribution_steps == 0)
+        fprintf(f, "  (no attribution phase: --attribution-steps 0, or no reference — less coverage: no step judged "
+                   "per element in isolation)\n");
+}
+
 void report_print_verdicts(audit_result *R, const verdict_table *v, const explain_list *L) {
     FILE *f = R->cfg.out;
     if (!f) return;
@@ -46,6 +81,7 @@ void report_print_verdicts(audit_result *R, const verdict_table *v, const explai
         if (ev->flips) fprintf(f, "; %ld decision(s) flipped", ev->flips);
         fprintf(f, "\n");
     }
+    report_print_coverage(f, R, v);
     if (v->n_pair) {
         fprintf(f, "\nengine pairs (drift: %s, %ld steps%s):\n", lockstep_mode_name(r->drift_mode), r->total_steps,
                 r->epochs_done ? ", test flips and accuracy gap after the last epoch" : "");

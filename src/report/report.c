@@ -1008,6 +1008,71 @@ static void sec_accuracy(doc *d, const ctx *x) {
     table_end(d);
 }
 
+/* The every-step checksums: coverage, and the worst ratio per step per
+ * engine — the table (worst over blocks of steps) and the chart (every
+ * step) both drawn from audit_engine.ck_step_ratio. */
+static void sec_checksums(doc *d, const ctx *x) {
+    const audit_result *r = x->r;
+    heading(d, 3, "checksums", "Every-step checksums: worst ratio to the bound per step");
+    if (!x->c->checksums) {
+        para(d, "Off (--no-checksums): only the steps compared with the reference were judged.");
+        return;
+    }
+    int ns = 0, idx[AUDIT_MAX_ENGINES];
+    const char *names[AUDIT_MAX_ENGINES];
+    double *y[AUDIT_MAX_ENGINES];
+    long n = 0;
+    for (int i = 0; i < r->n_engines; i++) {
+        const audit_engine *ae = &r->eng[i];
+        if (!ae->available || ae->is_ref) continue;
+        char b1[32];
+        if (!ae->ck_have) para(d, "%s: no every-step checksums (%s).", ae->label, ae->ck_none);
+        else
+            para(d, "%s: %ld of %ld drift steps and %ld evaluation batches (%d epoch(s)) judged, %ld relations and "
+                    "re-checks; worst ratio %s (%s); %ld check(s) violated; %.2f s.",
+                 ae->label, ae->ck_steps, ae->ck_steps + ae->ck_skipped, ae->ck_eval_batches, ae->ck_eval_epochs,
+                 ae->ck_relations, fnum(b1, sizeof b1, ae->ck_worst), ae->ck_worst_what, ae->ck_viol_checks, ae->ck_s);
+        if (!ae->ck_have || !ae->ck_step_ratio || ns >= AUDIT_MAX_ENGINES) continue;
+        idx[ns] = i;
+        names[ns] = ae->label;
+        n = ae->ck_total;
+        ns++;
+    }
+    if (!ns || n <= 0) return;
+    long blk = n > 20 ? (n + 19) / 20 : 1;
+    const char *head[AUDIT_MAX_ENGINES + 1];
+    head[0] = "Steps";
+    for (int k = 0; k < ns; k++) head[k + 1] = names[k];
+    table_begin(d, ns + 1, head);
+    for (long s0 = 0; s0 < n; s0 += blk) {
+        char cb[AUDIT_MAX_ENGINES + 1][40];
+        const char *cells[AUDIT_MAX_ENGINES + 1];
+        long s1 = s0 + blk < n ? s0 + blk : n;
+        snprintf(cb[0], sizeof cb[0], s1 - s0 > 1 ? "%ld–%ld" : "%ld", s0 + 1, s1);
+        cells[0] = cb[0];
+        for (int k = 0; k < ns; k++) {
+            const float *q = r->eng[idx[k]].ck_step_ratio;
+            double w = NAN;
+            for (long t = s0; t < s1; t++)
+                if (!isnan(q[t]) && (isnan(w) || q[t] > w)) w = q[t];
+            fnum(cb[k + 1], sizeof cb[k + 1], w);
+            cells[k + 1] = cb[k + 1];
+        }
+        table_row(d, cells);
+    }
+    table_end(d);
+    if (!d->html) return;
+    for (int k = 0; k < ns; k++) {
+        if (!(y[k] = malloc((size_t)n * sizeof *y[k]))) {
+            for (int j = 0; j < k; j++) free(y[j]);
+            return;
+        }
+        for (long t = 0; t < n; t++) y[k][t] = r->eng[idx[k]].ck_step_ratio[t];
+    }
+    svg_line_log(d, "worst checksum ratio per step (1 = the bound)", "ratio", ns, names, y, n);
+    for (int k = 0; k < ns; k++) free(y[k]);
+}
+
 static void sec_timing(doc *d, const ctx *x) {
     const audit_result *r = x->r;
     const model *m = x->m;
@@ -1287,6 +1352,7 @@ static int build(doc *d, const ctx *x) {
     sec_gap(d, x);
     heading(d, 2, "evidence", "Evidence");
     sec_accuracy(d, x);
+    sec_checksums(d, x);
     sec_timing(d, x);
     sec_divergence(d, x);
     sec_tensors(d, x);

@@ -41,6 +41,8 @@ int report_write_run_json(audit_result *R, const char *path);
 
 /* The console: the verdict screen (verdicts, findings), the per-tensor
  * summary (--verbose) and failed engines, to R->cfg.out (NULL: nothing). */
+/* The coverage lines of the verdict screen (every-step checksums, per-element checks), in steps. */
+void report_print_coverage(FILE *f, const audit_result *r, const verdict_table *v);
 void report_print_verdicts(audit_result *R, const verdict_table *v, const explain_list *L);
 void report_print_summary(audit_result *R);
 void report_print_failures(audit_result *R);

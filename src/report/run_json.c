@@ -129,6 +129,52 @@ static void json_finding(lsbuf *b, const explain_finding *x, int i) {
 
 /* run.json's "verdict", "verdicts" and "findings": structured, so that a
  * script can assert on them. */
+/* The every-step checksums of one engine: coverage in steps, the first
+ * violation, and the worst ratio per drift step (null: not judged). */
+static void json_checksums(lsbuf *b, const audit_result *r, const audit_engine *ae) {
+    lsbuf_printf(b, ", \"checksums\": {\"enabled\": %s, \"available\": %s, \"steps_checked\": %ld, "
+                    "\"steps_fed\": %ld, \"attribution_steps\": %ld, \"eval_batches_checked\": %ld, "
+                    "\"eval_epochs_checked\": %d, \"eval_epochs\": %d, \"relations\": %ld, \"violations\": %ld, "
+                    "\"seconds\": ",
+                 r->cfg.checksums ? "true" : "false", ae->ck_have ? "true" : "false", ae->ck_steps, ae->ck_skipped,
+                 r->attribution_steps, ae->ck_eval_batches, ae->ck_eval_epochs, r->cfg.eval ? r->epochs_done : 0,
+                 ae->ck_relations, ae->ck_viol_checks);
+    lsbuf_json_num(b, ae->ck_s);
+    lsbuf_printf(b, ", \"worst_ratio\": ");
+    lsbuf_json_num(b, ae->ck_relations ? ae->ck_worst : NAN);
+    lsbuf_printf(b, ", \"worst\": ");
+    lsbuf_json_str(b, ae->ck_worst_what);
+    if (!ae->ck_have) {
+        lsbuf_printf(b, ", \"why_not\": ");
+        lsbuf_json_str(b, ae->ck_none);
+    }
+    if (ae->ck_viol_checks) {
+        lsbuf_printf(b, ", \"first_violation\": {\"step\": %ld, \"eval_epoch\": %d, \"phase\": ",
+                     ae->ck_first_step, ae->ck_first_eval_epoch);
+        lsbuf_json_str(b, ck_phase_label(ae->ck_first.phase));
+        lsbuf_printf(b, ", \"layer\": ");
+        lsbuf_json_str(b, ae->ck_first.layer >= 0 && ae->ck_first.layer < r->m.n_layers ? r->m.layers[ae->ck_first.layer].name : "");
+        lsbuf_printf(b, ", \"ratio\": ");
+        lsbuf_json_num(b, ae->ck_first.ratio);
+        lsbuf_printf(b, ", \"what\": ");
+        lsbuf_json_str(b, ae->ck_first.what);
+        lsbuf_printf(b, "}");
+    }
+    lsbuf_printf(b, ", \"eval_vs_reference\": {\"images\": %ld, \"epoch\": %d, \"worst_ratio\": ", ae->ev_ref_images,
+                 ae->ev_ref_epoch);
+    lsbuf_json_num(b, ae->ev_ref_images ? ae->ev_ref_worst : NAN);
+    lsbuf_printf(b, ", \"logits_over\": %ld, \"predictions_differ\": %ld, \"why_not\": ", ae->ev_ref_over,
+                 ae->ev_ref_pred_diff);
+    lsbuf_json_str(b, ae->ev_ref_why);
+    lsbuf_printf(b, "}");
+    lsbuf_printf(b, ", \"worst_ratio_per_step\": [");
+    for (long k = 0; k < ae->ck_total && ae->ck_step_ratio; k++) {
+        if (k) lsbuf_printf(b, ",");
+        lsbuf_json_num(b, ae->ck_step_ratio[k]);
+    }
+    lsbuf_printf(b, "]}");
+}
+
 static void json_verdicts(lsbuf *b, audit_result *R) {
     audit_result *r = R;
     verdict_table v;
@@ -239,6 +285,7 @@ static void json_engine(lsbuf *b, const audit_result *r, int i) {
     }
     lsbuf_printf(b, ", \"epoch_seconds_warm_mean\": ");
     lsbuf_json_num(b, warm);
+    json_checksums(b, r, ae);
     lsbuf_printf(b, ", \"peak_rss_bytes\": %zu, \"timing\": {\"layers\": [", ae->peak_rss);
     for (int l = 0; l < m->n_layers; l++) {
         lsbuf_printf(b, "%s{\"layer\": ", l ? ", " : "");

@@ -35,6 +35,13 @@
 
 enum { CPU_FAULT_BELOW = 0, CPU_FAULT_DETECT = 1 };
 
+/* The run the one-off and evaluation faults ask for (their model field,
+ * written out: scripts/mutants.sh reads the rows as text): two epochs of
+ * 72 images in batches of 16 (5 steps each, the last a partial batch of
+ * 8), evaluation on: steps 1, 2 are attribution, 5 and 10 partial-batch
+ * shadow steps, 10 the last; 7 and 8 are sampled by nothing but the
+ * every-step checks. */
+
 /* X(ID, name, class, layers, phase, "model [audit options]", expect, does, why) */
 #define CPU_FAULT_LIST(X)                                                                                              \
     X(CONV1_BIAS_TWICE, "conv1_bias_twice", "op", "conv1", "forward", "smallcnn", CPU_FAULT_DETECT,                   \
@@ -141,7 +148,25 @@ enum { CPU_FAULT_BELOW = 0, CPU_FAULT_DETECT = 1 };
       "reported DACT is another step's (training itself is right)")                                                    \
     X(STATE_DW_FLAT_STALE, "state_dw_flat_stale", "state", "conv2", "backward", "smallcnn", CPU_FAULT_DETECT,         \
       "conv2's weight gradient reaches the flat GRADS buffer only on the first backward",                              \
-      "from step 2 the update and the report use step 1's gradient")
+      "from step 2 the update and the report use step 1's gradient")                                                  \
+    X(ACT_CORRUPT_ONCE, "act_corrupt_once", "op", "conv2", "forward", "smallcnn --limit-train 72 --limit-test 64 --epochs 2 --steps 10 --eval", CPU_FAULT_DETECT, \
+      "at step 7 only, conv2's largest output of sample 0, channel 0 is doubled (an exponent bit flipped once)",      \
+      "step 7 is no attribution, shadow or last step: only the every-step conv2 forward checksum sees it")            \
+    X(GRAD_CORRUPT_ONCE, "grad_corrupt_once", "op", "fc1", "backward", "smallcnn --limit-train 72 --limit-test 64 --epochs 2 --steps 10 --eval", CPU_FAULT_DETECT, \
+      "at step 7 only, fc1's largest weight gradient is doubled",                                                     \
+      "one step nobody samples: only the every-step fc1 backward-weights checksum sees it")                          \
+    X(WEIGHT_CORRUPT_ONCE, "weight_corrupt_once", "op", "fc1", "update", "smallcnn --limit-train 72 --limit-test 64 --epochs 2 --steps 10 --eval", CPU_FAULT_DETECT, \
+      "before step 8's forward, one fc1 weight has its sign flipped (silent data corruption between two steps)",     \
+      "the step computes with a state the last update did not report: the continuity digest differs")               \
+    X(ADAM_RESET_EPOCH, "adam_reset_epoch", "op", "conv1|conv2|fc1|fc2", "update", "smallcnn --limit-train 72 --limit-test 64 --epochs 2 --steps 10 --eval",   \
+      CPU_FAULT_DETECT, "Adam's m and v are re-created (zeroed) at the first training step after an evaluation (each epoch start)", \
+      "a legal-looking update from a reset state, shared by every engine of a code base: continuity sees the reset")  \
+    X(EVAL_DROPOUT_ON, "eval_dropout_on", "op", "drop1", "evaluation", "mnist-convnet --limit-train 72 --limit-test 64 --epochs 2 --steps 10 --eval",            \
+      CPU_FAULT_DETECT, "evaluation runs dropout as in training (inference mode left off)",                          \
+      "no training step is wrong; the evaluation checksum requires dropout to be the identity")                      \
+    X(EVAL_FC2_BIAS_TWICE, "eval_fc2_bias_twice", "op", "fc2", "evaluation", "smallcnn --limit-train 72 --limit-test 64 --epochs 2 --steps 10 --eval",          \
+      CPU_FAULT_DETECT, "in evaluation only, fc2 adds its bias twice (a wrong eval output)",                         \
+      "training is right: only the evaluation's fc2 forward checksum and the logits vs the reference see it")
 
 #define CPU_FAULT_ENUM_(id, ...) CPU_FAULT_##id,
 enum { CPU_FAULT_NONE = 0, CPU_FAULT_LIST(CPU_FAULT_ENUM_) CPU_FAULT_COUNT };

@@ -45,6 +45,7 @@
  *
  * Not here: comparison, timing (engine.c's wrappers), data loading.
  */
+#include "engines/checksums.h"
 #include "engines/engine.h"
 #include "engines/registry.h"
 
@@ -1480,6 +1481,8 @@ typedef struct {
     float *dw_save;
     uint8_t *pidx_save[MODEL_MAX_LAYERS];
     int bwd_seen[MODEL_MAX_LAYERS];
+    int evaluated;      /* an inference forward ran since the last training step (an epoch ended) */
+    int corrupted;      /* the one-off corruption happened */
 } fault_state;
 
 static int fault_layer(const cpu_ctx *c, int l, const char *name) {
@@ -1547,6 +1550,31 @@ static void fault_edit_weights(cpu_ctx *c, int l, int how, float *save) {
     c->params_ver++;
 }
 
+/* At the first layer of a training forward: the epoch-start and between-
+ * step faults (Adam state re-created after an evaluation; one weight's
+ * sign flipped before step 8). */
+static int fault_step_start(cpu_ctx *c, fault_state *F, int l, int training) {
+    if (l != 0) return 0;
+    if (!training) {
+        F->evaluated = 1;
+        return 0;
+    }
+    if (F->id == CPU_FAULT_ADAM_RESET_EPOCH && F->evaluated) {
+        memset(c->adam_m, 0, c->m->n_params * sizeof(float));
+        memset(c->adam_v, 0, c->m->n_params * sizeof(float));
+    }
+    F->evaluated = 0;
+    if (F->id == CPU_FAULT_WEIGHT_CORRUPT_ONCE && c->step == 8 && !F->corrupted)
+        for (int k = 0; k < c->m->n_layers; k++)
+            if (fault_layer(c, k, "fc1")) {
+                float *w = c->params + c->m->tensors[c->m->layers[k].w_tensor].offset;
+                w[3] = -w[3];
+                c->params_ver++; /* the blocked copies follow: what is corrupted is the weight itself */
+                F->corrupted = 1;
+            }
+    return 0;
+}
+
 static int fault_forward_layer(engine *e, int l, int training) {
     cpu_ctx *c = ctx_of(e);
     fault_state *F = c->fault;
@@ -1555,6 +1583,8 @@ static int fault_forward_layer(engine *e, int l, int training) {
     const layer *ly = &c->m->layers[l];
     size_t n = P->n, cnt = n * layer_out_size(ly);
     int id = F->id, rc;
+    if ((rc = fault_step_start(c, F, l, training))) return rc;
+    if (id == CPU_FAULT_EVAL_DROPOUT_ON && !training && ly->kind == LAYER_DROPOUT) return cpu_forward_layer(e, l, 1);
     if (id == CPU_FAULT_CONV1_WEIGHT_SHIFTED && fault_layer(c, l, "conv1")) {
         fault_edit_weights(c, l, 1, F->dw_save);
         rc = cpu_forward_layer(e, l, training);
@@ -1590,7 +1620,13 @@ static int fault_forward_layer(engine *e, int l, int training) {
     const float *bias = ly->b_tensor >= 0 ? c->params + c->m->tensors[ly->b_tensor].offset : NULL;
     float *a = F->a, *x = F->b;
     int edit = 1;
-    if ((id == CPU_FAULT_CONV1_BIAS_TWICE && fault_layer(c, l, "conv1")) ||
+    if (id == CPU_FAULT_ACT_CORRUPT_ONCE && training && c->step == 7 && fault_layer(c, l, "conv2")) {
+        if ((rc = act_io(c, l, 0, a, 1))) return rc;
+        size_t big = 0;
+        for (size_t i = 1; i < (size_t)ly->out_h * ly->out_w; i++) big = fabsf(a[i]) > fabsf(a[big]) ? i : big;
+        a[big] *= 2.0f;
+    } else if ((id == CPU_FAULT_CONV1_BIAS_TWICE && fault_layer(c, l, "conv1")) ||
+        (id == CPU_FAULT_EVAL_FC2_BIAS_TWICE && !training && fault_layer(c, l, "fc2")) ||
         (id == CPU_FAULT_CONV2_PARTIAL_BATCH_BIAS && fault_layer(c, l, "conv2") && n < e->max_batch)) {
         if ((rc = act_io(c, l, 0, a, 1))) return rc;
         size_t hw = (size_t)ly->out_h * ly->out_w;
@@ -1683,7 +1719,13 @@ static int fault_backward_layer(engine *e, int l) {
         return rc;
     }
     if ((rc = cpu_backward_layer(e, l))) return rc;
-    if (id == CPU_FAULT_CONV2_DB_TWICE && fault_layer(c, l, "conv2")) {
+    if (id == CPU_FAULT_GRAD_CORRUPT_ONCE && c->step == 7 && fault_layer(c, l, "fc1")) {
+        const model_tensor *t = &c->m->tensors[ly->w_tensor];
+        float *g = c->grads + t->offset;
+        size_t big = 0;
+        for (size_t i = 1; i < t->numel; i++) big = fabsf(g[i]) > fabsf(g[big]) ? i : big;
+        g[big] *= 2.0f;
+    } else if (id == CPU_FAULT_CONV2_DB_TWICE && fault_layer(c, l, "conv2")) {
         const model_tensor *t = &c->m->tensors[ly->b_tensor];
         for (size_t i = 0; i < t->numel; i++) c->grads[t->offset + i] *= 2.0f;
     } else if (id == CPU_FAULT_FC2_DW_ROWS_SWAPPED && fault_layer(c, l, "fc2")) {
@@ -1790,6 +1832,7 @@ static const engine_i cpu_iface = {
     /* .get_tensor_f64 = */ NULL,
     /* .synchronize    = */ cpu_synchronize,
     /* .free           = */ cpu_free,
+    /* .checksums      = */ engine_checksums_host, /* host memory: computed in place */
 };
 
 /* ---- creation ------------------------------------------------------------------ */

@@ -6,6 +6,8 @@
  */
 #include "engines/cuda/cuda_policy.h"
 
+#include "engines/checksums.h"
+
 #include <errno.h>
 #include <limits.h>
 #include <stdio.h>
@@ -224,5 +226,38 @@ const char *cp_cuda_hint(int e) {
     case 803: return "driver and kernel-module versions differ; reboot or reinstall the driver";
     case 804: return "forward-compatibility is not supported on this device";
     default: return NULL;
+    }
+}
+
+/* ---- every-step checksums ------------------------------------------------ */
+
+size_t cp_ck_scratch(const model *m, size_t n) {
+    size_t mx = 1;
+    for (int l = 0; l < m->n_layers; l++) {
+        const layer *ly = &m->layers[l];
+        size_t kk = (size_t)ly->k * ly->k, t[3] = {0, 0, 0};
+        if (ly->kind == LAYER_CONV) {
+            t[0] = n * (size_t)ly->in_c * kk, t[1] = n * (size_t)ly->out_c * kk, t[2] = n * (size_t)ly->out_h * ly->out_w;
+        } else if (ly->kind == LAYER_DENSE) {
+            t[0] = (size_t)ly->in_c, t[1] = (size_t)ly->out_c, t[2] = n;
+        }
+        for (int i = 0; i < 3; i++) mx = t[i] > mx ? t[i] : mx;
+    }
+    return mx;
+}
+
+int cp_ck_wants(int stage, int phase) {
+    if (stage == CK_STAGE_STEP) return phase >= CK_FWD && phase < CK_NPHASE;
+    if (stage == CK_STAGE_EVAL) return phase == CK_FWD;
+    return 0;
+}
+
+int cp_ck_elem_kind(const layer *l) {
+    switch (l->kind) {
+    case LAYER_RELU: return 0;
+    case LAYER_FLATTEN: return 1;
+    case LAYER_DROPOUT: return 2;
+    case LAYER_MAXPOOL: return 3;
+    default: return -1;
     }
 }

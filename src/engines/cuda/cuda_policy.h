@@ -109,4 +109,18 @@ unsigned cp_grid_blocks(size_t count, unsigned threads, unsigned max_blocks);
  * (35: no driver, 100: no device, ...), or NULL when there is no advice. */
 const char *cp_cuda_hint(int cuda_error);
 
+/* ---- every-step checksums on the device (engines/checksums.h) ------------
+ * cp_ck_scratch: doubles each of the two scratch arrays (sums, |sums|)
+ * needs for a batch of n: the largest of a conv's n C k k (forward window
+ * sums), n OC k k (backward-data), n OH OW (backward-weights patch sums)
+ * and a dense layer's max(in, out, n).
+ * cp_ck_wants: whether `stage` (CK_STAGE_*) computes block `phase`
+ * (CK_FWD .. CK_BWD_B) of a layer: STEP all, EVAL the forward only,
+ * UPDATE none (its blocks are ADAM and DIGEST).
+ * cp_ck_elem_kind: the element-wise kernel of a layer: 0 ReLU, 1 flatten,
+ * 2 dropout, 3 max-pool; -1 for conv and dense (relations). */
+size_t cp_ck_scratch(const model *m, size_t n);
+int cp_ck_wants(int stage, int phase);
+int cp_ck_elem_kind(const layer *l);
+
 #endif

@@ -39,6 +39,7 @@
 #include <cuda_runtime.h>
 #include <cudnn.h>
 
+#include "engines/checksums.h"
 #include "engines/cuda/cuda_policy.h"
 #include "engines/cuda/kernels.h"
 #include "engines/engine.h"
@@ -145,6 +146,13 @@ typedef struct {
     size_t n;            /* current batch */
     uint64_t step;
     float dropout_scale[MODEL_MAX_LAYERS];
+
+    /* every-step checksums: the vector and scratch on the device, and the
+     * snapshot of the state a step computed with (for the Adam re-check) */
+    double *ck_vec, *ck_s, *ck_sa;
+    size_t ck_vec_bytes, ck_s_bytes;
+    float *ck_p0, *ck_m0, *ck_v0;
+    int ck_snap;
 
     /* timing: [layer][dir][start/end], plus loss and update */
     cudaEvent_t ev[MODEL_MAX_LAYERS][DIR_N][2];
@@ -691,6 +699,168 @@ done:
     return rc;
 }
 
+/* ---- every-step checksums -------------------------------------------------
+ * The vector of engines/checksums.h computed on the device by kernels.cu's
+ * lk_ck_* (base/checksum_ops.h's bodies, as the host implementation); only
+ * the vector (and the loss block's n x classes logits and gradient) comes
+ * back.  Which blocks a stage computes and the scratch sizes are
+ * cuda_policy.c's (cp_ck_*, unit-tested). */
+
+static int ck_alloc(engine *e, cuda_ctx *c, const ck_layout *Lmax) {
+    int rc = 0;
+    size_t np = e->m->n_params * sizeof(float);
+    if (c->ck_vec) return 0;
+    c->ck_vec_bytes = Lmax->total * sizeof(double);
+    c->ck_s_bytes = cp_ck_scratch(e->m, e->max_batch) * sizeof(double);
+    if ((rc = dev_alloc(c, (void **)&c->ck_vec, c->ck_vec_bytes)) || (rc = dev_alloc(c, (void **)&c->ck_s, c->ck_s_bytes)) ||
+        (rc = dev_alloc(c, (void **)&c->ck_sa, c->ck_s_bytes)) || (rc = dev_alloc(c, (void **)&c->ck_p0, np)) ||
+        (rc = dev_alloc(c, (void **)&c->ck_m0, np)) || (rc = dev_alloc(c, (void **)&c->ck_v0, np)))
+        return rc;
+    return 0;
+}
+
+static int ck_conv(cuda_ctx *c, const layer *ly, int l, const ck_layout *L, int stage, const float *w, const float *b,
+                   const float *dw, const float *db, size_t n) {
+    int rc = 0;
+    ck_conv_dims d = {ly->in_c, ly->in_h, ly->in_w, ly->out_c, ly->out_h, ly->out_w, ly->k, ly->pad};
+    const float *x = l ? c->act[l - 1] : c->input;
+    double *v = c->ck_vec;
+    CHECK_LK(lk_ck_window(c->stream, c->ck_s, c->ck_sa, x, &d, n * (size_t)d.c, 0));
+    CHECK_LK(lk_ck_conv_fwd(c->stream, v + L->off[l][CK_FWD], c->act[l], w, b, c->ck_s, c->ck_sa, &d, n));
+    if (!cp_ck_wants(stage, CK_BWD_W)) return 0;
+    if (L->cnt[l][CK_BWD_DATA]) {
+        CHECK_LK(lk_ck_window(c->stream, c->ck_s, c->ck_sa, c->dact[l], &d, n * (size_t)d.oc, 1));
+        CHECK_LK(lk_ck_conv_bwd_data(c->stream, v + L->off[l][CK_BWD_DATA], c->dact[l - 1], w, c->ck_s, c->ck_sa, &d, n));
+    }
+    CHECK_LK(lk_ck_conv_z(c->stream, c->ck_s, c->ck_sa, x, &d, n));
+    CHECK_LK(lk_ck_conv_bwd_w(c->stream, v + L->off[l][CK_BWD_W], v + L->off[l][CK_BWD_B], dw, db, c->dact[l], c->ck_s,
+                              c->ck_sa, &d, n));
+done:
+    return rc;
+}
+
+static int ck_dense(cuda_ctx *c, const layer *ly, int l, const ck_layout *L, int stage, const float *w, const float *b,
+                    const float *dw, const float *db, size_t n) {
+    int rc = 0;
+    size_t in = (size_t)ly->in_c, out = (size_t)ly->out_c;
+    const float *x = l ? c->act[l - 1] : c->input;
+    double *v = c->ck_vec;
+    CHECK_LK(lk_ck_sums(c->stream, c->ck_s, c->ck_sa, x, n, in, 0));
+    CHECK_LK(lk_ck_dense(c->stream, v + L->off[l][CK_FWD], NULL, w, b, c->act[l], NULL, c->ck_s, c->ck_sa, n, in, out, 0));
+    if (!cp_ck_wants(stage, CK_BWD_W)) return 0;
+    if (L->cnt[l][CK_BWD_DATA]) {
+        CHECK_LK(lk_ck_sums(c->stream, c->ck_s, c->ck_sa, c->dact[l], n, out, 0));
+        CHECK_LK(lk_ck_dense(c->stream, v + L->off[l][CK_BWD_DATA], NULL, w, NULL, c->dact[l - 1], NULL, c->ck_s,
+                             c->ck_sa, n, in, out, 1));
+    }
+    CHECK_LK(lk_ck_sums(c->stream, c->ck_s, c->ck_sa, x, n, in, 1));
+    CHECK_LK(lk_ck_dense(c->stream, v + L->off[l][CK_BWD_W], v + L->off[l][CK_BWD_B], NULL, db, dw, c->dact[l], c->ck_s,
+                         c->ck_sa, n, in, out, 2));
+done:
+    return rc;
+}
+
+static int ck_elem(engine *e, cuda_ctx *c, const layer *ly, int l, const ck_layout *L, int stage, size_t n) {
+    int rc = 0;
+    int kind = cp_ck_elem_kind(ly), training = stage == CK_STAGE_STEP;
+    const float *x = l ? c->act[l - 1] : c->input;
+    size_t cnt = n * layer_out_size(ly);
+    for (int bwd = 0; bwd < 2; bwd++) {
+        if (bwd && (!cp_ck_wants(stage, CK_BWD_DATA) || !L->cnt[l][CK_BWD_DATA])) break;
+        double *bad = c->ck_vec + L->off[l][bwd ? CK_BWD_DATA : CK_FWD];
+        const float *dy = bwd ? c->dact[l] : NULL, *dx = bwd ? c->dact[l - 1] : NULL;
+        if (kind == 3)
+            CHECK_LK(lk_ck_pool(c->stream, bad, x, c->act[l], dy, dx, n * (size_t)ly->in_c, ly->in_h, ly->in_w, ly->out_h,
+                                ly->out_w, bwd));
+        else
+            CHECK_LK(lk_ck_elem(c->stream, bad, kind, bwd, training, x, c->act[l], dy, dx, cnt, e->seed,
+                                (uint32_t)c->step, (uint32_t)l, ly->p, c->dropout_scale[l]));
+    }
+done:
+    return rc;
+}
+
+static int ck_digests(engine *e, cuda_ctx *c, const ck_layout *L, const float *p, const float *m, const float *v) {
+    int rc = 0;
+    for (int t = 0; t < e->m->n_tensors; t++) {
+        const model_tensor *T = &e->m->tensors[t];
+        double *slot = c->ck_vec + L->digest_off + 3 * t;
+        CHECK_LK(lk_ck_digest(c->stream, slot, p + T->offset, T->numel));
+        if (m) CHECK_LK(lk_ck_digest(c->stream, slot + 1, m + T->offset, T->numel));
+        if (v) CHECK_LK(lk_ck_digest(c->stream, slot + 2, v + T->offset, T->numel));
+    }
+done:
+    return rc;
+}
+
+static int ck_update(engine *e, cuda_ctx *c, const ck_layout *L) {
+    int rc = 0;
+    const adam_scalars *a = &e->last_adam;
+    if (!c->ck_snap) return ls_err(LS_EINVAL, "%s: checksums after an update with no step before", e->spec.spec);
+    for (int t = 0; t < e->m->n_tensors; t++) {
+        const model_tensor *T = &e->m->tensors[t];
+        size_t o = T->offset;
+        CHECK_LK(lk_ck_adam(c->stream, c->ck_vec + L->adam_off + 2 * t, c->ck_p0 + o, c->ck_m0 + o, c->ck_v0 + o,
+                            c->grads + o, c->params + o, c->adam_m + o, c->adam_v + o, T->numel, a->beta1,
+                            a->one_minus_beta1, a->beta2, a->one_minus_beta2, a->step_size, a->bc2_sqrt, a->eps));
+    }
+    c->ck_snap = 0;
+    rc = ck_digests(e, c, L, c->params, c->adam_m, c->adam_v);
+done:
+    return rc;
+}
+
+static int cu_checksums(engine *e, int stage, double *out) {
+    cuda_ctx *c = e->ctx;
+    const model *m = e->m;
+    int rc = 0;
+    size_t n = c->n ? c->n : e->max_batch, np = m->n_params * sizeof(float);
+    ck_layout L, Lmax;
+    ck_layout_make(&L, m, n);
+    ck_layout_make(&Lmax, m, e->max_batch);
+    if ((rc = ck_alloc(e, c, &Lmax))) return rc;
+    CHECK_CUDA(cudaMemsetAsync(c->ck_vec, 0, L.total * sizeof(double), c->stream));
+    if (stage == CK_STAGE_UPDATE) {
+        if ((rc = ck_update(e, c, &L))) return rc;
+    } else {
+        for (int l = 0; l < m->n_layers && !rc; l++) {
+            const layer *ly = &m->layers[l];
+            if (ly->kind != LAYER_CONV && ly->kind != LAYER_DENSE) {
+                rc = ck_elem(e, c, ly, l, &L, stage, n);
+                continue;
+            }
+            size_t wo = m->tensors[ly->w_tensor].offset, bo = m->tensors[ly->b_tensor].offset;
+            rc = (ly->kind == LAYER_CONV ? ck_conv : ck_dense)(c, ly, l, &L, stage, c->params + wo, c->params + bo,
+                                                              c->grads + wo, c->grads + bo, n);
+        }
+        if (rc) return rc;
+        int step = stage == CK_STAGE_STEP;
+        if ((rc = ck_digests(e, c, &L, c->params, step ? c->adam_m : NULL, step ? c->adam_v : NULL))) return rc;
+        if (step) {
+            CHECK_CUDA(cudaMemcpyAsync(c->ck_p0, c->params, np, cudaMemcpyDeviceToDevice, c->stream));
+            CHECK_CUDA(cudaMemcpyAsync(c->ck_m0, c->adam_m, np, cudaMemcpyDeviceToDevice, c->stream));
+            CHECK_CUDA(cudaMemcpyAsync(c->ck_v0, c->adam_v, np, cudaMemcpyDeviceToDevice, c->stream));
+            c->ck_snap = 1;
+        }
+    }
+    CHECK_CUDA(cudaMemcpyAsync(out, c->ck_vec, L.total * sizeof(double), cudaMemcpyDeviceToHost, c->stream));
+    CHECK_CUDA(cudaStreamSynchronize(c->stream));
+    out[0] = stage, out[1] = (double)n, out[2] = (double)c->step;
+    if (stage == CK_STAGE_STEP) { /* the loss block: n x classes logits and gradient, small */
+        size_t nz = n * (size_t)m->n_classes;
+        float *z = malloc(2 * nz * sizeof *z), loss = 0;
+        if (!z) return ls_err(LS_ENOMEM, "out of memory");
+        rc = cu_get_tensor(e, (tensor_id){TENSOR_ACT, m->n_layers - 1}, z);
+        if (!rc) rc = cu_get_tensor(e, (tensor_id){TENSOR_DACT, m->n_layers - 1}, z + nz);
+        if (!rc) rc = cu_get_tensor(e, (tensor_id){TENSOR_LOSS, 0}, &loss);
+        out[L.loss_off] = loss;
+        for (size_t i = 0; i < 2 * nz && !rc; i++) out[L.loss_off + 1 + i] = z[i];
+        free(z);
+    }
+done:
+    return rc;
+}
+
 /* ---- describe ------------------------------------------------------------ */
 
 static void json_kv_str(lsbuf *b, const char *k, const char *v, int comma) {
@@ -699,6 +869,78 @@ static void json_kv_str(lsbuf *b, const char *k, const char *v, int comma) {
     if (v) lsbuf_json_str(b, v);
     else lsbuf_put(b, "null", 4);
     if (comma) lsbuf_put(b, ",", 1);
+}
+
+/* describe()'s "plans": per batch size, each conv/dense layer's library
+ * call, algorithm per direction, math mode and workspace. */
+static void describe_plans(lsbuf *b, const cuda_ctx *c, const model *m) {
+    lsbuf_put(b, "\"plans\":[", 9);
+    int first_plan = 1;
+    for (int i = 0; i < N_PLANS; i++) {
+        const cuda_plan *p = &c->plans[i];
+        if (!p->n) continue;
+        if (!first_plan) lsbuf_put(b, ",", 1);
+        first_plan = 0;
+        lsbuf_printf(b, "{\"batch\":%zu,\"layers\":[", p->n);
+        int first = 1;
+        for (int l = 0; l < m->n_layers; l++) {
+            const layer *ly = &m->layers[l];
+            if (ly->kind != LAYER_CONV && ly->kind != LAYER_DENSE) continue;
+            if (!first) lsbuf_put(b, ",", 1);
+            first = 0;
+            lsbuf_put(b, "{", 1);
+            json_kv_str(b, "layer", ly->name, 1);
+            if (ly->kind == LAYER_DENSE) {
+                json_kv_str(b, "library", "cublasSgemm", 1);
+                json_kv_str(b, "math", c->o.math == CP_MODE_FMA ? "PEDANTIC_MATH" : "TF32_TENSOR_OP_MATH", 0);
+                lsbuf_put(b, "}", 1);
+                continue;
+            }
+            json_kv_str(b, "library", "cudnnConvolution", 1);
+            for (int d = 0; d < CP_CONV_N; d++) {
+                const conv_choice *ch = &p->pick[l][d];
+                lsbuf_json_str(b, cp_dir_name(d));
+                if (!ch->used) {
+                    lsbuf_put(b, ":null", 5);
+                } else {
+                    lsbuf_printf(b, ":{\"algo\":\"%s\",\"id\":%d,\"deterministic\":%s,\"math\":\"%s\","
+                                     "\"transform\":%s,\"workspace_bytes\":%zu,\"find_ms\":",
+                                 cp_algo_name(d, ch->algo), ch->algo, ch->deterministic == 1 ? "true" : "false",
+                                 cp_math_name(ch->math), cp_algo_is_transform(d, ch->algo) ? "true" : "false",
+                                 ch->ws);
+                    if (ch->time_ms >= 0.0f) lsbuf_json_num(b, ch->time_ms);
+                    else lsbuf_put(b, "null", 4);
+                    lsbuf_put(b, "}", 1);
+                }
+                if (d + 1 < CP_CONV_N) lsbuf_put(b, ",", 1);
+            }
+            lsbuf_put(b, "}", 1);
+        }
+        lsbuf_put(b, "]}", 2);
+    }
+    lsbuf_put(b, "],", 2);
+
+}
+
+/* describe()'s "device_timing": cudaEvent times per layer, loss, update. */
+static void describe_timing(lsbuf *b, const cuda_ctx *c, const model *m) {
+    lsbuf_printf(b, "\"device_timing\":{\"source\":\"cudaEvent\",\"enabled\":%s,\"layers\":[",
+                 c->o.timing ? "true" : "false");
+    for (int l = 0; l < m->n_layers; l++) {
+        if (l) lsbuf_put(b, ",", 1);
+        lsbuf_put(b, "{", 1);
+        json_kv_str(b, "layer", m->layers[l].name, 1);
+        lsbuf_put(b, "\"fwd_ms\":", 9);
+        lsbuf_json_num(b, c->dev_ms[l][DIR_FWD]);
+        lsbuf_printf(b, ",\"fwd_calls\":%ld,\"bwd_ms\":", c->dev_calls[l][DIR_FWD]);
+        lsbuf_json_num(b, c->dev_ms[l][DIR_BWD]);
+        lsbuf_printf(b, ",\"bwd_calls\":%ld}", c->dev_calls[l][DIR_BWD]);
+    }
+    lsbuf_put(b, "],\"loss_ms\":", 12);
+    lsbuf_json_num(b, c->misc_ms[0]);
+    lsbuf_printf(b, ",\"loss_calls\":%ld,\"update_ms\":", c->misc_calls[0]);
+    lsbuf_json_num(b, c->misc_ms[1]);
+    lsbuf_printf(b, ",\"update_calls\":%ld}}", c->misc_calls[1]);
 }
 
 static char *cu_describe(engine *e) {
@@ -742,52 +984,7 @@ static char *cu_describe(engine *e) {
     json_kv_str(&b, "nvcc_flags", "-O2 --fmad=false (no --use_fast_math)", 1);
     lsbuf_printf(&b, "\"workspace_limit_bytes\":%zu,\"workspace_bytes\":%zu,", c->o.ws_limit, c->ws_size);
 
-    lsbuf_put(&b, "\"plans\":[", 9);
-    int first_plan = 1;
-    for (int i = 0; i < N_PLANS; i++) {
-        const cuda_plan *p = &c->plans[i];
-        if (!p->n) continue;
-        if (!first_plan) lsbuf_put(&b, ",", 1);
-        first_plan = 0;
-        lsbuf_printf(&b, "{\"batch\":%zu,\"layers\":[", p->n);
-        int first = 1;
-        for (int l = 0; l < m->n_layers; l++) {
-            const layer *ly = &m->layers[l];
-            if (ly->kind != LAYER_CONV && ly->kind != LAYER_DENSE) continue;
-            if (!first) lsbuf_put(&b, ",", 1);
-            first = 0;
-            lsbuf_put(&b, "{", 1);
-            json_kv_str(&b, "layer", ly->name, 1);
-            if (ly->kind == LAYER_DENSE) {
-                json_kv_str(&b, "library", "cublasSgemm", 1);
-                json_kv_str(&b, "math", c->o.math == CP_MODE_FMA ? "PEDANTIC_MATH" : "TF32_TENSOR_OP_MATH", 0);
-                lsbuf_put(&b, "}", 1);
-                continue;
-            }
-            json_kv_str(&b, "library", "cudnnConvolution", 1);
-            for (int d = 0; d < CP_CONV_N; d++) {
-                const conv_choice *ch = &p->pick[l][d];
-                lsbuf_json_str(&b, cp_dir_name(d));
-                if (!ch->used) {
-                    lsbuf_put(&b, ":null", 5);
-                } else {
-                    lsbuf_printf(&b, ":{\"algo\":\"%s\",\"id\":%d,\"deterministic\":%s,\"math\":\"%s\","
-                                     "\"transform\":%s,\"workspace_bytes\":%zu,\"find_ms\":",
-                                 cp_algo_name(d, ch->algo), ch->algo, ch->deterministic == 1 ? "true" : "false",
-                                 cp_math_name(ch->math), cp_algo_is_transform(d, ch->algo) ? "true" : "false",
-                                 ch->ws);
-                    if (ch->time_ms >= 0.0f) lsbuf_json_num(&b, ch->time_ms);
-                    else lsbuf_put(&b, "null", 4);
-                    lsbuf_put(&b, "}", 1);
-                }
-                if (d + 1 < CP_CONV_N) lsbuf_put(&b, ",", 1);
-            }
-            lsbuf_put(&b, "}", 1);
-        }
-        lsbuf_put(&b, "]}", 2);
-    }
-    lsbuf_put(&b, "],", 2);
-
+    describe_plans(&b, c, m);
     size_t used_now = mtotal - mfree;
     lsbuf_printf(&b,
                  "\"memory\":{\"allocated_bytes\":%zu,\"allocated_peak_bytes\":%zu,"
@@ -796,23 +993,7 @@ static char *cu_describe(engine *e) {
                  c->alloc_bytes, c->alloc_peak, c->used_before, c->used_after, used_now,
                  used_now > c->used_before + c->alloc_bytes ? used_now - c->used_before - c->alloc_bytes : 0);
 
-    lsbuf_printf(&b, "\"device_timing\":{\"source\":\"cudaEvent\",\"enabled\":%s,\"layers\":[",
-                 c->o.timing ? "true" : "false");
-    for (int l = 0; l < m->n_layers; l++) {
-        if (l) lsbuf_put(&b, ",", 1);
-        lsbuf_put(&b, "{", 1);
-        json_kv_str(&b, "layer", m->layers[l].name, 1);
-        lsbuf_put(&b, "\"fwd_ms\":", 9);
-        lsbuf_json_num(&b, c->dev_ms[l][DIR_FWD]);
-        lsbuf_printf(&b, ",\"fwd_calls\":%ld,\"bwd_ms\":", c->dev_calls[l][DIR_FWD]);
-        lsbuf_json_num(&b, c->dev_ms[l][DIR_BWD]);
-        lsbuf_printf(&b, ",\"bwd_calls\":%ld}", c->dev_calls[l][DIR_BWD]);
-    }
-    lsbuf_put(&b, "],\"loss_ms\":", 12);
-    lsbuf_json_num(&b, c->misc_ms[0]);
-    lsbuf_printf(&b, ",\"loss_calls\":%ld,\"update_ms\":", c->misc_calls[0]);
-    lsbuf_json_num(&b, c->misc_ms[1]);
-    lsbuf_printf(&b, ",\"update_calls\":%ld}}", c->misc_calls[1]);
+    describe_timing(&b, c, m);
     if (b.failed) {
         lsbuf_free(&b);
         ls_err(LS_ENOMEM, "cuda: describe: out of memory");
@@ -847,6 +1028,12 @@ static void cu_free(engine *e) {
     dev_free(c, (void **)&c->grads, np);
     dev_free(c, (void **)&c->adam_m, np);
     dev_free(c, (void **)&c->adam_v, np);
+    dev_free(c, (void **)&c->ck_vec, c->ck_vec_bytes);
+    dev_free(c, (void **)&c->ck_s, c->ck_s_bytes);
+    dev_free(c, (void **)&c->ck_sa, c->ck_s_bytes);
+    dev_free(c, (void **)&c->ck_p0, c->ck_p0 ? np : 0);
+    dev_free(c, (void **)&c->ck_m0, c->ck_m0 ? np : 0);
+    dev_free(c, (void **)&c->ck_v0, c->ck_v0 ? np : 0);
     size_t in = (size_t)e->m->in_c * e->m->in_h * e->m->in_w;
     dev_free(c, (void **)&c->input, e->max_batch * in * sizeof(float));
     dev_free(c, (void **)&c->labels, e->max_batch * sizeof(int32_t));
@@ -876,6 +1063,7 @@ static const engine_i cuda_iface = {
     /* .get_tensor_f64 = */ NULL,
     /* .synchronize = */ cu_synchronize,
     /* .free = */ cu_free,
+    /* .checksums = */ cu_checksums,
 };
 
 /* "cuda: unavailable (...)" for a CUDA error met while finding the device. */
@@ -885,43 +1073,11 @@ static int unavailable(const char *call, cudaError_t err) {
                   cudaGetErrorString(err), hint ? "; " : "", hint ? hint : "");
 }
 
-int engine_cuda_create(engine *e, const engine_spec *s) {
+/* The device's properties and versions, the stream, the cuDNN and cuBLAS
+ * handles with their math and atomics modes, the pooling descriptor. */
+static int create_handles(cuda_ctx *c, const cp_opts *op) {
     int rc = 0;
-    const model *m = e->m;
-    cuda_ctx *c = NULL;
-    cp_opts o;
-    rc = cp_opts_parse(&o, s);
-    if (rc) return rc;
-    if (m->n_layers < 1 || e->max_batch == 0)
-        return ls_err(LS_EINVAL, "cuda: empty model or max_batch 0");
-    if (m->layers[m->n_layers - 1].kind != LAYER_DENSE ||
-        (int)layer_out_size(&m->layers[m->n_layers - 1]) != m->n_classes)
-        return ls_err(LS_EINVAL, "cuda: the last layer must be a dense layer giving %d logits", m->n_classes);
-
-    /* Find the device first: without one, say why and touch nothing else.
-     * cudaGetDeviceCount leaves `count` unwritten on failure. */
-    int count = 0;
-    cudaError_t err = cudaGetDeviceCount(&count);
-    if (err != cudaSuccess) return unavailable("cudaGetDeviceCount", err);
-    if (count == 0) return ls_err(LS_EUNAVAIL, "cuda: unavailable (the driver reports no CUDA device)");
-    if (o.device >= count)
-        return ls_err(LS_EUNAVAIL, "cuda: unavailable (device=%d but only %d device%s)", o.device, count,
-                      count == 1 ? "" : "s");
-    err = cudaSetDevice(o.device);
-    if (err != cudaSuccess) return unavailable("cudaSetDevice", err);
-    size_t mfree = 0, mtotal = 0;
-    err = cudaMemGetInfo(&mfree, &mtotal); /* creates the context */
-    if (err != cudaSuccess) return unavailable("cudaMemGetInfo", err);
-
-    c = calloc(1, sizeof *c);
-    if (!c) return ls_err(LS_ENOMEM, "cuda: out of host memory");
-    e->ctx = c;
-    e->iface = &cuda_iface;
-    c->o = o;
-    c->device = o.device;
-    c->mem_total = mtotal;
-    c->used_before = mtotal - mfree;
-
+    cp_opts o = *op;
     struct cudaDeviceProp prop;
     CHECK_CUDA(cudaGetDeviceProperties(&prop, o.device));
     snprintf(c->dev_name, sizeof c->dev_name, "%s", prop.name);
@@ -948,6 +1104,15 @@ int engine_cuda_create(engine *e, const engine_spec *s) {
     CHECK_CUDNN(cudnnSetPooling2dDescriptor(c->pool, o.pool_det ? CUDNN_POOLING_MAX_DETERMINISTIC : CUDNN_POOLING_MAX,
                                             CUDNN_PROPAGATE_NAN, 2, 2, 0, 0, 2, 2));
 
+done:
+    return rc;
+}
+
+/* Per-layer descriptors and buffers, the flat parameter/gradient/Adam
+ * buffers, the batch staging area and the timing events. */
+static int alloc_buffers(engine *e, cuda_ctx *c) {
+    int rc = 0;
+    const model *m = e->m;
     size_t in = (size_t)m->in_c * m->in_h * m->in_w;
     size_t np = m->n_params * sizeof(float);
     for (int l = 0; l < m->n_layers; l++) {
@@ -995,6 +1160,51 @@ int engine_cuda_create(engine *e, const engine_spec *s) {
     for (int k = 0; k < 2; k++)
         for (int j = 0; j < 2; j++) CHECK_CUDA(cudaEventCreate(&c->ev_misc[k][j]));
     c->events_made = 1;
+
+done:
+    return rc;
+}
+
+int engine_cuda_create(engine *e, const engine_spec *s) {
+    int rc = 0;
+    const model *m = e->m;
+    cuda_ctx *c = NULL;
+    cp_opts o;
+    rc = cp_opts_parse(&o, s);
+    if (rc) return rc;
+    if (m->n_layers < 1 || e->max_batch == 0)
+        return ls_err(LS_EINVAL, "cuda: empty model or max_batch 0");
+    if (m->layers[m->n_layers - 1].kind != LAYER_DENSE ||
+        (int)layer_out_size(&m->layers[m->n_layers - 1]) != m->n_classes)
+        return ls_err(LS_EINVAL, "cuda: the last layer must be a dense layer giving %d logits", m->n_classes);
+
+    /* Find the device first: without one, say why and touch nothing else.
+     * cudaGetDeviceCount leaves `count` unwritten on failure. */
+    int count = 0;
+    cudaError_t err = cudaGetDeviceCount(&count);
+    if (err != cudaSuccess) return unavailable("cudaGetDeviceCount", err);
+    if (count == 0) return ls_err(LS_EUNAVAIL, "cuda: unavailable (the driver reports no CUDA device)");
+    if (o.device >= count)
+        return ls_err(LS_EUNAVAIL, "cuda: unavailable (device=%d but only %d device%s)", o.device, count,
+                      count == 1 ? "" : "s");
+    err = cudaSetDevice(o.device);
+    if (err != cudaSuccess) return unavailable("cudaSetDevice", err);
+    size_t mfree = 0, mtotal = 0;
+    err = cudaMemGetInfo(&mfree, &mtotal); /* creates the context */
+    if (err != cudaSuccess) return unavailable("cudaMemGetInfo", err);
+
+    c = calloc(1, sizeof *c);
+    if (!c) return ls_err(LS_ENOMEM, "cuda: out of host memory");
+    e->ctx = c;
+    e->iface = &cuda_iface;
+    c->o = o;
+    c->device = o.device;
+    c->mem_total = mtotal;
+    c->used_before = mtotal - mfree;
+
+    if ((rc = create_handles(c, &o))) goto done;
+
+    if ((rc = alloc_buffers(e, c))) goto done;
 
     /* The max_batch plan lives in slot 0 and is never evicted. */
     rc = plan_build(e, c, &c->plans[0], e->max_batch);

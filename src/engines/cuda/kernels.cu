@@ -14,6 +14,7 @@
 extern "C" {
 #include "engines/cuda/cuda_policy.h"
 #include "base/ops_elem.h"
+#include "base/checksum_ops.h"
 }
 #include "engines/cuda/kernels.h"
 
@@ -195,4 +196,214 @@ extern "C" int lk_u8_to_f32(cudaStream_t s, float *y, const uint8_t *x, size_t c
 extern "C" int lk_test_expf_logf(cudaStream_t s, float *exp_out, float *log_out, const float *x,
                                  size_t count, int portable) {
     LAUNCH(count, k_test_expf_logf, exp_out, log_out, x, count, portable);
+}
+
+/* ---- every-step checksums (base/checksum_ops.h bodies; engines/checksums.h
+ * layout).  Each thread computes one sum or one relation in double, in the
+ * same order as the host implementation; counts and digests are integer
+ * or exact-integer atomics, so the vector does not depend on scheduling. --- */
+
+__global__ void k_ck_window(double *s, double *sa, const float *x, ck_conv_dims d, size_t planes, int dy_mode) {
+    size_t kk = (size_t)d.k * d.k;
+    size_t plane_len = dy_mode ? (size_t)d.oh * d.ow : (size_t)d.h * d.w;
+    GRID_STRIDE(i, planes * kk) {
+        size_t pl = i / kk, t = i % kk;
+        if (dy_mode) ck_window_sum_dy(x + pl * plane_len, &d, (int)(t / d.k), (int)(t % d.k), &s[i], &sa[i]);
+        else ck_window_sum(x + pl * plane_len, &d, (int)(t / d.k), (int)(t % d.k), &s[i], &sa[i]);
+    }
+}
+
+__global__ void k_ck_conv_fwd(double *o, const float *y, const float *w, const float *b, const double *s,
+                              const double *sa, ck_conv_dims d, size_t n) {
+    size_t kk = (size_t)d.k * d.k, ckk = d.c * kk, P = (size_t)d.oh * d.ow;
+    GRID_STRIDE(r, n * d.oc) {
+        size_t i = r / d.oc, oc = r % d.oc;
+        double ls, la, rhs = P * (double)b[oc], a = P * fabs((double)b[oc]);
+        ck_sum(y + r * P, P, 1, &ls, &la);
+        ck_dot_acc(&rhs, &a, w + oc * ckk, 1, s + i * ckk, sa + i * ckk, 1, ckk);
+        o[3 * r] = ls - rhs, o[3 * r + 1] = a, o[3 * r + 2] = la;
+    }
+}
+
+__global__ void k_ck_conv_bwd_data(double *o, const float *dx, const float *w, const double *s, const double *sa,
+                                   ck_conv_dims d, size_t n) {
+    size_t kk = (size_t)d.k * d.k, ckk = d.c * kk, HW = (size_t)d.h * d.w;
+    GRID_STRIDE(r, n * d.c) {
+        size_t i = r / d.c, c = r % d.c;
+        double ls, la, rhs = 0, a = 0;
+        ck_sum(dx + r * HW, HW, 1, &ls, &la);
+        for (int oc = 0; oc < d.oc; oc++)
+            ck_dot_acc(&rhs, &a, w + oc * ckk + c * kk, 1, s + (i * d.oc + oc) * kk, sa + (i * d.oc + oc) * kk, 1, kk);
+        o[3 * r] = ls - rhs, o[3 * r + 1] = a, o[3 * r + 2] = la;
+    }
+}
+
+/* Z[i, p]: the input summed over every element that meets output position p */
+__global__ void k_ck_conv_z(double *z, double *za, const float *x, ck_conv_dims d, size_t n) {
+    size_t P = (size_t)d.oh * d.ow, HW = (size_t)d.h * d.w;
+    GRID_STRIDE(r, n * P) {
+        size_t i = r / P;
+        int oh = (int)(r % P) / d.ow, ow = (int)(r % P) % d.ow;
+        double t = 0, ta = 0;
+        for (int c = 0; c < d.c; c++)
+            for (int kh = 0; kh < d.k; kh++) {
+                int rr = oh + kh - d.pad;
+                if (rr < 0 || rr >= d.h) continue;
+                for (int kw = 0; kw < d.k; kw++) {
+                    int qq = ow + kw - d.pad;
+                    if (qq < 0 || qq >= d.w) continue;
+                    double v = x[(i * d.c + c) * HW + rr * d.w + qq];
+                    t += v, ta += fabs(v);
+                }
+            }
+        z[r] = t, za[r] = ta;
+    }
+}
+
+__global__ void k_ck_conv_bwd_w(double *ow_, double *ob, const float *dw, const float *db, const float *dy,
+                                const double *z, const double *za, ck_conv_dims d, size_t n) {
+    size_t kk = (size_t)d.k * d.k, ckk = d.c * kk, P = (size_t)d.oh * d.ow;
+    GRID_STRIDE(oc, (size_t)d.oc) {
+        double ls, la, rhs = 0, a = 0, bs = 0, ba = 0;
+        ck_sum(dw + oc * ckk, ckk, 1, &ls, &la);
+        for (size_t i = 0; i < n; i++) {
+            double s1, a1;
+            ck_dot_acc(&rhs, &a, dy + (i * d.oc + oc) * P, 1, z + i * P, za + i * P, 1, P);
+            ck_sum(dy + (i * d.oc + oc) * P, P, 1, &s1, &a1);
+            bs += s1, ba += a1;
+        }
+        ow_[3 * oc] = ls - rhs, ow_[3 * oc + 1] = a, ow_[3 * oc + 2] = la;
+        ob[3 * oc] = (double)db[oc] - bs, ob[3 * oc + 1] = ba, ob[3 * oc + 2] = fabs((double)db[oc]);
+    }
+}
+
+/* column sums of a (rows, cols) matrix (stride cols) or row sums */
+__global__ void k_ck_sums(double *s, double *sa, const float *x, size_t rows, size_t cols, int by_row) {
+    GRID_STRIDE(j, by_row ? rows : cols) {
+        if (by_row) ck_sum(x + j * cols, cols, 1, &s[j], &sa[j]);
+        else ck_sum(x + j, rows, cols, &s[j], &sa[j]);
+    }
+}
+
+/* dense relations: mode 0 forward (per output), 1 backward-data (per input),
+ * 2 backward-weights and bias (per output) */
+__global__ void k_ck_dense(double *o, double *ob, const float *w, const float *b, const float *lhs, const float *dy,
+                           const double *s, const double *sa, size_t n, size_t in, size_t out, int mode) {
+    GRID_STRIDE(j, mode == 1 ? in : out) {
+        double ls, la, rhs = 0, a = 0;
+        if (mode == 0) {
+            rhs = n * (double)b[j], a = n * fabs((double)b[j]);
+            ck_sum(lhs + j, n, out, &ls, &la);
+            ck_dot_acc(&rhs, &a, w + j * in, 1, s, sa, 1, in);
+        } else if (mode == 1) {
+            ck_sum(lhs + j, n, in, &ls, &la);
+            ck_dot_acc(&rhs, &a, w + j, in, s, sa, 1, out);
+        } else {
+            double bs, ba;
+            ck_sum(lhs + j * in, in, 1, &ls, &la);
+            ck_dot_acc(&rhs, &a, dy + j, out, s, sa, 1, n);
+            ck_sum(dy + j, n, out, &bs, &ba);
+            ob[3 * j] = (double)b[j] - bs, ob[3 * j + 1] = ba, ob[3 * j + 2] = fabs((double)b[j]);
+        }
+        o[3 * j] = ls - rhs, o[3 * j + 1] = a, o[3 * j + 2] = la;
+    }
+}
+
+/* element-wise re-checks: *bad += elements that differ (exact integers in a double) */
+__global__ void k_ck_elem(double *bad, int kind, int backward, int training, const float *x, const float *y,
+                          const float *dy, const float *dx, size_t count, uint64_t seed, uint32_t step, uint32_t layer,
+                          float p, float scale) {
+    GRID_STRIDE(i, count) {
+        int b;
+        if (kind == 0) b = backward ? ck_relu_bwd_bad(y[i], dy[i], dx[i]) : ck_relu_fwd_bad(x[i], y[i]);
+        else if (kind == 1) b = backward ? ck_bits_differ(dy[i], dx[i]) : ck_bits_differ(x[i], y[i]);
+        else b = backward ? ck_dropout_bwd_bad(dy[i], dx[i], seed, step, layer, (uint32_t)i, p, scale)
+                          : ck_dropout_fwd_bad(x[i], y[i], training, seed, step, layer, (uint32_t)i, p, scale);
+        if (b) atomicAdd(bad, 1.0);
+    }
+}
+
+__global__ void k_ck_pool(double *bad, const float *x, const float *y, const float *dy, const float *dx, size_t planes,
+                          int h, int w, int oh, int ow, int backward) {
+    size_t P = (size_t)oh * ow, HW = (size_t)h * w;
+    GRID_STRIDE(r, planes * HW) {
+        size_t pl = r / HW;
+        int rr = (int)(r % HW) / w, qq = (int)(r % HW) % w;
+        int b = 0;
+        if (rr >= 2 * oh || qq >= 2 * ow) b = backward && ck_bits_differ(0.0f, dx[r]); /* a floor-pooled edge */
+        else if (rr % 2 == 0 && qq % 2 == 0) {
+            size_t o = pl * P + (size_t)(rr / 2) * ow + qq / 2;
+            b = ck_pool_bad(x + pl * HW, w, rr / 2, qq / 2, backward ? 0.0f : y[o], backward ? dx + pl * HW : NULL,
+                            backward ? dy[o] : 0.0f, backward);
+        }
+        if (b) atomicAdd(bad, 1.0);
+    }
+}
+
+__global__ void k_ck_digest(unsigned long long *out, const float *x, size_t count) {
+    GRID_STRIDE(i, count) atomicAdd(out, (unsigned long long)ck_digest_term(x[i], i));
+}
+
+/* Adam re-done from the snapshot; out[0] += elements that differ, out[1]
+ * = the largest |difference| (atomicMax on the bits of a nonnegative
+ * double: their order is the integers' order) */
+__global__ void k_ck_adam(double *out, const float *p0, const float *m0, const float *v0, const float *g,
+                          const float *p, const float *m, const float *v, size_t count, float b1, float omb1,
+                          float b2, float omb2, float step_size, float bc2_sqrt, float eps) {
+    GRID_STRIDE(i, count) {
+        float pp = p0[i], mm = m0[i], vv = v0[i];
+        ops_adam_elem(&pp, &mm, &vv, g[i], b1, omb1, b2, omb2, step_size, bc2_sqrt, eps);
+        if (ck_bits_differ(pp, p[i]) | ck_bits_differ(mm, m[i]) | ck_bits_differ(vv, v[i])) {
+            atomicAdd(out, 1.0);
+            double dd = fmax(fabs((double)pp - p[i]), fmax(fabs((double)mm - m[i]), fabs((double)vv - v[i])));
+            if (dd != dd) dd = 1e300;
+            atomicMax((unsigned long long *)(out + 1), (unsigned long long)__double_as_longlong(dd));
+        }
+    }
+}
+
+extern "C" int lk_ck_window(cudaStream_t s, double *sum, double *asum, const float *x, const ck_conv_dims *d,
+                            size_t planes, int dy_mode) {
+    LAUNCH(planes * d->k * d->k, k_ck_window, sum, asum, x, *d, planes, dy_mode);
+}
+extern "C" int lk_ck_conv_fwd(cudaStream_t s, double *o, const float *y, const float *w, const float *b,
+                              const double *sum, const double *asum, const ck_conv_dims *d, size_t n) {
+    LAUNCH(n * d->oc, k_ck_conv_fwd, o, y, w, b, sum, asum, *d, n);
+}
+extern "C" int lk_ck_conv_bwd_data(cudaStream_t s, double *o, const float *dx, const float *w, const double *sum,
+                                   const double *asum, const ck_conv_dims *d, size_t n) {
+    LAUNCH(n * d->c, k_ck_conv_bwd_data, o, dx, w, sum, asum, *d, n);
+}
+extern "C" int lk_ck_conv_z(cudaStream_t s, double *z, double *za, const float *x, const ck_conv_dims *d, size_t n) {
+    LAUNCH(n * d->oh * d->ow, k_ck_conv_z, z, za, x, *d, n);
+}
+extern "C" int lk_ck_conv_bwd_w(cudaStream_t s, double *ow, double *ob, const float *dw, const float *db,
+                                const float *dy, const double *z, const double *za, const ck_conv_dims *d, size_t n) {
+    LAUNCH((size_t)d->oc, k_ck_conv_bwd_w, ow, ob, dw, db, dy, z, za, *d, n);
+}
+extern "C" int lk_ck_sums(cudaStream_t s, double *sum, double *asum, const float *x, size_t rows, size_t cols,
+                          int by_row) {
+    LAUNCH(by_row ? rows : cols, k_ck_sums, sum, asum, x, rows, cols, by_row);
+}
+extern "C" int lk_ck_dense(cudaStream_t s, double *o, double *ob, const float *w, const float *b, const float *lhs,
+                           const float *dy, const double *sum, const double *asum, size_t n, size_t in, size_t out,
+                           int mode) {
+    LAUNCH(mode == 1 ? in : out, k_ck_dense, o, ob, w, b, lhs, dy, sum, asum, n, in, out, mode);
+}
+extern "C" int lk_ck_elem(cudaStream_t s, double *bad, int kind, int backward, int training, const float *x,
+                          const float *y, const float *dy, const float *dx, size_t count, uint64_t seed, uint32_t step,
+                          uint32_t layer, float p, float scale) {
+    LAUNCH(count, k_ck_elem, bad, kind, backward, training, x, y, dy, dx, count, seed, step, layer, p, scale);
+}
+extern "C" int lk_ck_pool(cudaStream_t s, double *bad, const float *x, const float *y, const float *dy,
+                          const float *dx, size_t planes, int h, int w, int oh, int ow, int backward) {
+    LAUNCH(planes * h * w, k_ck_pool, bad, x, y, dy, dx, planes, h, w, oh, ow, backward);
+}
+extern "C" int lk_ck_digest(cudaStream_t s, double *slot, const float *x, size_t count) {
+    LAUNCH(count, k_ck_digest, (unsigned long long *)slot, x, count);
+}
+extern "C" int lk_ck_adam(cudaStream_t s, double *out, const float *p0, const float *m0, const float *v0,
+                          const float *g, const float *p, const float *m, const float *v, size_t count, float b1,
+                          float omb1, float b2, float omb2, float step_size, float bc2_sqrt, float eps) {
+    LAUNCH(count, k_ck_adam, out, p0, m0, v0, g, p, m, v, count, b1, omb1, b2, omb2, step_size, bc2_sqrt, eps);
 }

@@ -18,6 +18,8 @@
 
 #include <cuda_runtime_api.h>
 
+#include "base/checksum_ops.h"
+
 #ifdef __cplusplus
 extern "C" {
 #endif
@@ -48,6 +50,34 @@ int lk_adam(cudaStream_t s, float *p, float *m, float *v, const float *g, size_t
             float b1, float omb1, float b2, float omb2, float step_size, float bc2_sqrt, float eps);
 /* y = x / 255.0f from bytes (device-resident data sets). */
 int lk_u8_to_f32(cudaStream_t s, float *y, const uint8_t *x, size_t count);
+
+/* ---- every-step checksums (engines/checksums.h's layout; the bodies are
+ * base/checksum_ops.h's, as in the host implementation).  Relation
+ * outputs are 3 doubles (R, A, Y) each; `bad` counters and digest slots
+ * must be zeroed by the caller (they are accumulated with atomics). */
+int lk_ck_window(cudaStream_t s, double *sum, double *asum, const float *x, const ck_conv_dims *d, size_t planes,
+                 int dy_mode);
+int lk_ck_conv_fwd(cudaStream_t s, double *o, const float *y, const float *w, const float *b, const double *sum,
+                   const double *asum, const ck_conv_dims *d, size_t n);
+int lk_ck_conv_bwd_data(cudaStream_t s, double *o, const float *dx, const float *w, const double *sum,
+                        const double *asum, const ck_conv_dims *d, size_t n);
+int lk_ck_conv_z(cudaStream_t s, double *z, double *za, const float *x, const ck_conv_dims *d, size_t n);
+int lk_ck_conv_bwd_w(cudaStream_t s, double *ow, double *ob, const float *dw, const float *db, const float *dy,
+                     const double *z, const double *za, const ck_conv_dims *d, size_t n);
+int lk_ck_sums(cudaStream_t s, double *sum, double *asum, const float *x, size_t rows, size_t cols, int by_row);
+/* mode 0 forward (lhs = y), 1 backward-data (lhs = dx), 2 backward-weights (lhs = dW, b = db, ob the bias block) */
+int lk_ck_dense(cudaStream_t s, double *o, double *ob, const float *w, const float *b, const float *lhs,
+                const float *dy, const double *sum, const double *asum, size_t n, size_t in, size_t out, int mode);
+/* kind 0 ReLU, 1 flatten, 2 dropout */
+int lk_ck_elem(cudaStream_t s, double *bad, int kind, int backward, int training, const float *x, const float *y,
+               const float *dy, const float *dx, size_t count, uint64_t seed, uint32_t step, uint32_t layer, float p,
+               float scale);
+int lk_ck_pool(cudaStream_t s, double *bad, const float *x, const float *y, const float *dy, const float *dx,
+               size_t planes, int h, int w, int oh, int ow, int backward);
+int lk_ck_digest(cudaStream_t s, double *slot, const float *x, size_t count);
+int lk_ck_adam(cudaStream_t s, double *out, const float *p0, const float *m0, const float *v0, const float *g,
+               const float *p, const float *m, const float *v, size_t count, float b1, float omb1, float b2,
+               float omb2, float step_size, float bc2_sqrt, float eps);
 
 /* For tests: the vendor and portable exp/log of ops_elem.h on the device. */
 int lk_test_expf_logf(cudaStream_t s, float *exp_out, float *log_out, const float *x,

@@ -1,0 +1,83 @@
+/*
+ * every_step.c — see every_step.h.
+ */
+#include "audit/every_step.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "base/util.h"
+#include "engines/checksums.h"
+
+int every_step_init(audit_engine *ae, long total) {
+    ae->ck_have = 1;
+    ae->ck_worst = 0;
+    ae->ck_total = total;
+    free(ae->ck_step_ratio);
+    ae->ck_step_ratio = ls_malloc((size_t)(total > 0 ? total : 1) * sizeof *ae->ck_step_ratio);
+    if (!ae->ck_step_ratio) return LS_ENOMEM;
+    for (long k = 0; k < total; k++) ae->ck_step_ratio[k] = NAN;
+    return LS_OK;
+}
+
+void every_step_break_chain(audit_engine *ae) { ae->ck_chain = 0; }
+
+/* Operands an engine declares rounded before its products (bounds_ck_tol's
+ * u_in): the cpu engine's tf32=on (2^-10 covers truncation as well as
+ * rounding to nearest) and dtype=bf16 (2^-8); cuda's math=tf32. */
+static double declared_u_in(const char *spec) {
+    if (strstr(spec, "dtype=bf16")) return 0x1p-8;
+    if (strstr(spec, "tf32=on") || strstr(spec, "math=tf32")) return 0x1p-10;
+    return 0;
+}
+
+static void record(audit_engine *ae, const model *m, const ck_verdict *v, long step, int epoch, int eval) {
+    ae->ck_relations += v->n_relations;
+    if (!eval && step > 0 && step <= ae->ck_total) {
+        float *q = &ae->ck_step_ratio[step - 1];
+        if (isnan(*q) || v->worst_ratio > *q) *q = (float)v->worst_ratio;
+    }
+    if (v->n_relations && (v->worst_ratio > ae->ck_worst || !ae->ck_worst_what[0])) {
+        ae->ck_worst = v->worst_ratio;
+        ae->ck_worst_step = eval ? 0 : step;
+        snprintf(ae->ck_worst_what, sizeof ae->ck_worst_what, "%s", v->worst_what);
+    }
+    if (!v->n_viol) return;
+    ae->ck_viol_checks++;
+    if (ae->ck_first_step || ae->ck_first_eval_epoch) return;
+    ae->ck_first = v->v[0];
+    ae->ck_first_step = step;
+    ae->ck_first_eval_epoch = eval ? epoch + 1 : 0;
+}
+
+int every_step_stage(engine *e, audit_engine *ae, const model *m, int stage, size_t n, const int32_t *y, long step,
+                     int epoch, double *vec) {
+    if (!ae->ck_have) return LS_OK;
+    double t0 = ls_now();
+    int rc = engine_checksums(e, stage, vec);
+    if (rc == LS_EUNAVAIL) {
+        ae->ck_have = 0;
+        snprintf(ae->ck_none, sizeof ae->ck_none, "%s", ls_errmsg());
+        ls_err_clear();
+        return LS_OK;
+    }
+    if (rc) return rc;
+    ck_verdict v;
+    ck_verdict_init(&v);
+    if ((rc = checksums_judge(m, vec, n, y, declared_u_in(ae->spec), &v))) return rc;
+    ck_layout L;
+    ck_layout_make(&L, m, n);
+    if (stage != CK_STAGE_UPDATE && ae->ck_chain) checksums_continuity(m, ae->ck_dig, vec, n, &v);
+    if (stage == CK_STAGE_UPDATE) {
+        memcpy(ae->ck_dig, vec + L.digest_off, 3 * (size_t)m->n_tensors * sizeof *ae->ck_dig);
+        ae->ck_chain = 1;
+    }
+    int eval = stage == CK_STAGE_EVAL;
+    record(ae, m, &v, step, epoch, eval);
+    if (eval) ae->ck_eval_batches++;
+    else if (stage == CK_STAGE_STEP) ae->ck_steps++;
+    ae->ck_s += ls_now() - t0;
+    return LS_OK;
+}

@@ -1,0 +1,30 @@
+/*
+ * every_step.h — the driver's use of the every-step checksums: call an
+ * engine's checksum op at a stage, judge the vector (checks/checksums.c),
+ * keep the continuity chain, and record coverage, the worst ratio per step
+ * and the first violation in the engine's audit_engine.
+ *
+ * Not here: the vectors (engines/checksums.c), tolerances (checks/bounds.c),
+ * verdict wording (explain.c).
+ */
+#ifndef LS_EVERY_STEP_H
+#define LS_EVERY_STEP_H
+
+#include "audit/audit.h"
+
+/* Once per engine before the run: whether it has the op (a probe is not
+ * needed: the first call says), the per-step ratio array for `total`
+ * drift steps.  LS_ENOMEM or 0. */
+int every_step_init(audit_engine *ae, long total);
+/* Judge one stage of engine e: STEP (after backward: labels y), UPDATE
+ * (after update), EVAL (after an inference forward).  step: the drift
+ * step (0 in evaluation), epoch 0-based; vec: scratch of
+ * ck_layout_make(m, max_batch).total doubles.  An engine without the op
+ * is marked once (ck_have 0) and 0 returned; other errors are returned. */
+int every_step_stage(engine *e, audit_engine *ae, const model *m, int stage, size_t n, const int32_t *y, long step,
+                     int epoch, double *vec);
+/* The driver set the engine's state (sync/isolated broadcast, the initial
+ * state, a round trip): the next step starts a new continuity chain. */
+void every_step_break_chain(audit_engine *ae);
+
+#endif

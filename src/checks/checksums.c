@@ -1,0 +1,174 @@
+/*
+ * checksums.c — the judgement of the every-step checksum vectors
+ * (checksums.h).  Tolerances come from checks/bounds.c only.
+ */
+#include "checks/checksums.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "base/util.h"
+#include "checks/bounds.h"
+
+const char *ck_phase_label(ck_phase p) {
+    static const char *const n[] = {"forward", "backward-data", "backward-weights", "update", "evaluation", "loss"};
+    return p < CKP_N ? n[p] : "?";
+}
+
+const char *ck_phase_coarse(ck_phase p) {
+    static const char *const n[] = {"forward", "backward", "backward", "update", "evaluation", "loss"};
+    return p < CKP_N ? n[p] : "?";
+}
+
+void ck_verdict_init(ck_verdict *v) {
+    memset(v, 0, sizeof *v);
+    v->worst_layer = -1;
+}
+
+static void note(ck_verdict *o, ck_phase ph, int layer, double ratio, double count, const char *what) {
+    o->n_relations++;
+    if (ratio > o->worst_ratio || (ratio != ratio) || !o->worst_what[0]) {
+        o->worst_ratio = ratio != ratio ? INFINITY : ratio;
+        o->worst_layer = layer;
+        o->worst_phase = ph;
+        snprintf(o->worst_what, sizeof o->worst_what, "%s", what);
+    }
+    if (!(ratio <= 1.0)) {
+        if (o->n_viol < CK_MAX_VIOL) {
+            ck_violation *v = &o->v[o->n_viol];
+            v->phase = ph;
+            v->layer = layer;
+            v->ratio = ratio != ratio ? INFINITY : ratio;
+            v->count = count;
+            snprintf(v->what, sizeof v->what, "%s", what);
+        }
+        o->n_viol++;
+    }
+}
+
+static const char *unit_name(const layer *ly, int phase) {
+    if (ly->kind == LAYER_CONV)
+        return phase == CK_FWD ? "sample/output channel" : phase == CK_BWD_DATA ? "sample/input channel" : "output channel";
+    return phase == CK_BWD_DATA ? "input feature" : "output";
+}
+
+/* conv/dense relations of layer l, phase ph: the worst one is noted (and
+ * every violating one counted). */
+static void judge_rel(const model *m, const ck_layout *L, const double *vec, size_t n, int l, int ph, ck_phase cph,
+                      double u_in, ck_verdict *o) {
+    const layer *ly = &m->layers[l];
+    size_t K, P, cnt = L->cnt[l][ph];
+    int is_sum;
+    if (!cnt || !bounds_ck_shape(m, l, ph, n, &K, &P, &is_sum)) return;
+    const double *r = vec + L->off[l][ph];
+    double worst = -1;
+    size_t wi = 0, bad = 0;
+    for (size_t i = 0; i < cnt; i++) {
+        double tol = bounds_ck_tol(K, P, is_sum, r[3 * i + 1], r[3 * i + 2], u_in);
+        double q = tol > 0 ? fabs(r[3 * i]) / tol : (r[3 * i] == 0 ? 0 : INFINITY);
+        if (q != q) q = INFINITY;
+        if (q > 1) bad++;
+        if (q > worst) worst = q, wi = i;
+    }
+    char what[96];
+    snprintf(what, sizeof what, "%s %s, %s %zu (%zu of %zu relations over)", ly->name, ck_phase_name(ph),
+             unit_name(ly, ph), wi, bad, cnt);
+    o->n_relations += (long)cnt - 1;
+    note(o, cph, l, worst, 0, what);
+}
+
+static void judge_exact(const model *m, const ck_layout *L, const double *vec, int l, int ph, ck_phase cph,
+                        ck_verdict *o) {
+    if (!L->cnt[l][ph]) return;
+    double bad = vec[L->off[l][ph]];
+    char what[96];
+    snprintf(what, sizeof what, "%s %s: %.0f element(s) not the exact re-computation", m->layers[l].name,
+             ph == CK_FWD ? "forward" : "backward", bad);
+    note(o, cph, l, bad > 0 ? INFINITY : 0.0, bad, what);
+}
+
+/* The loss and dz re-done in double from the engine's logits; each within
+ * its per-side fp32 bound (bounds_loss) plus the double evaluation's own
+ * rounding (a 2^-40 relative margin: a few hundred double roundings). */
+static int judge_loss(const model *m, const ck_layout *L, const double *vec, size_t n, const int32_t *y,
+                      ck_verdict *o) {
+    int C = m->n_classes;
+    size_t nz = n * (size_t)C;
+    const double *b = vec + L->loss_off;
+    float *z = ls_malloc(nz * sizeof *z);
+    double *bdz = ls_malloc(nz * sizeof *bdz);
+    if (!z || !bdz) {
+        free(z), free(bdz);
+        return LS_ENOMEM;
+    }
+    for (size_t i = 0; i < nz; i++) z[i] = (float)b[1 + i];
+    double bl, worst = 0, acc = 0;
+    int rc = bounds_loss(z, y, n, C, &bl, bdz);
+    for (size_t i = 0; i < n && !rc; i++) {
+        const float *zr = z + i * C;
+        double mx = zr[0], s = 0;
+        for (int j = 1; j < C; j++) mx = zr[j] > mx ? zr[j] : mx;
+        for (int j = 0; j < C; j++) s += exp((double)zr[j] - mx);
+        acc += log(s) - ((double)zr[y[i]] - mx);
+        for (int j = 0; j < C; j++) {
+            double d = (exp((double)zr[j] - mx) / s - (j == y[i] ? 1.0 : 0.0)) / (double)n;
+            double q = fabs(b[1 + nz + i * C + j] - d) / (bdz[i * C + j] + 0x1p-40 * fabs(d));
+            worst = q > worst || q != q ? q : worst;
+        }
+    }
+    double ql = fabs(b[0] - acc / (double)n) / (bl + 0x1p-40 * fabs(acc / (double)n));
+    free(z), free(bdz);
+    if (rc) return rc;
+    note(o, CKP_LOSS, m->n_layers - 1, ql, 0, "loss (softmax cross-entropy) re-done from the logits");
+    note(o, CKP_LOSS, m->n_layers - 1, worst, 0, "loss gradient dz re-done from the logits");
+    return LS_OK;
+}
+
+static void judge_adam(const model *m, const ck_layout *L, const double *vec, ck_verdict *o) {
+    for (int t = 0; t < m->n_tensors; t++) {
+        double bad = vec[L->adam_off + 2 * t];
+        char what[96];
+        snprintf(what, sizeof what, "%s Adam re-done from the step's p, m, v, g: %.0f element(s) differ (up to %.3g)",
+                 m->tensors[t].name, bad, vec[L->adam_off + 2 * t + 1]);
+        note(o, CKP_UPDATE, m->tensors[t].layer, bad > 0 ? INFINITY : 0.0, bad, what);
+    }
+}
+
+int checksums_judge(const model *m, const double *vec, size_t n, const int32_t *labels, double u_in,
+                    ck_verdict *out) {
+    ck_layout L;
+    ck_layout_make(&L, m, n);
+    int stage = (int)vec[0];
+    if (stage == CK_STAGE_UPDATE) {
+        judge_adam(m, &L, vec, out);
+        return LS_OK;
+    }
+    int eval = stage == CK_STAGE_EVAL;
+    for (int l = 0; l < m->n_layers; l++) {
+        static const ck_phase map[CK_NPHASE] = {CKP_FORWARD, CKP_BWD_DATA, CKP_BWD_WEIGHTS, CKP_BWD_WEIGHTS};
+        for (int ph = 0; ph < CK_NPHASE; ph++) {
+            if (eval && ph != CK_FWD) continue;
+            ck_phase cph = eval ? CKP_EVAL : map[ph];
+            if (L.is_rel[l]) judge_rel(m, &L, vec, n, l, ph, cph, u_in, out);
+            else if (ph <= CK_BWD_DATA) judge_exact(m, &L, vec, l, ph, cph, out);
+        }
+    }
+    return eval || !labels ? LS_OK : judge_loss(m, &L, vec, n, labels, out);
+}
+
+void checksums_continuity(const model *m, const double *prev_digest, const double *vec, size_t n, ck_verdict *out) {
+    ck_layout L;
+    ck_layout_make(&L, m, n);
+    int eval = (int)vec[0] == CK_STAGE_EVAL;
+    static const char *const names[3] = {"values", "Adam m", "Adam v"};
+    for (int t = 0; t < m->n_tensors; t++)
+        for (int i = 0; i < (eval ? 1 : 3); i++) {
+            int same = ck_get_u64(prev_digest + 3 * t + i) == ck_get_u64(vec + L.digest_off + 3 * t + i);
+            char what[96];
+            snprintf(what, sizeof what, "continuity: %s %s this %s computed with are not those the last update reported",
+                     m->tensors[t].name, names[i], eval ? "evaluation" : "step");
+            note(out, eval ? CKP_EVAL : CKP_UPDATE, m->tensors[t].layer, same ? 0.0 : INFINITY, same ? 0 : 1, what);
+        }
+}

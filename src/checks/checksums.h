@@ -1,0 +1,63 @@
+/*
+ * checksums.h — judging an engine's every-step checksum vector
+ * (engines/checksums.h): each conv/dense relation's residual against its
+ * tolerance (bounds_ck_tol, derived from the per-element rules), each
+ * element-wise re-check (exact), the loss and its gradient re-done in
+ * double from the engine's logits (bounds_loss), the Adam re-check (exact:
+ * the engine's update is ops_adam_elem), and continuity (the state a step
+ * computes with is, bit for bit, the state the engine reported after the
+ * step before).
+ *
+ * Not here: computing the vectors (engines/), verdict wording (audit/explain.c).
+ */
+#ifndef LS_CHECKS_CHECKSUMS_H
+#define LS_CHECKS_CHECKSUMS_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "engines/checksums.h"
+#include "model/model.h"
+
+typedef enum {
+    CKP_FORWARD, CKP_BWD_DATA, CKP_BWD_WEIGHTS, CKP_UPDATE, CKP_EVAL, CKP_LOSS, CKP_N
+} ck_phase;
+const char *ck_phase_label(ck_phase p); /* "forward", ..., "evaluation", "loss" */
+/* The step phase it belongs to: "forward", "loss", "backward", "update", "evaluation". */
+const char *ck_phase_coarse(ck_phase p);
+
+typedef struct {
+    ck_phase phase;
+    int layer;          /* model layer, or -1 (update: see what) */
+    double ratio;       /* |residual| / tolerance; INFINITY: an exact re-check failed */
+    double count;       /* exact re-checks: elements that differ (0 for relations) */
+    char what[96];      /* "conv2 backward-weights, output channel 3", "fc1.weight Adam (p, m, v)" */
+} ck_violation;
+
+#define CK_MAX_VIOL 4
+typedef struct {
+    double worst_ratio;   /* over every relation judged (a failed exact re-check: INFINITY) */
+    int worst_layer;
+    ck_phase worst_phase;
+    char worst_what[96];  /* the worst check, in words */
+    long n_relations;     /* relations and re-checks judged */
+    int n_viol;           /* violations (only the first CK_MAX_VIOL kept) */
+    ck_violation v[CK_MAX_VIOL];
+} ck_verdict;
+
+void ck_verdict_init(ck_verdict *v);
+
+/* Judge vec (ck_layout_make(m, n), stage in vec[0]) of a batch of n with
+ * labels; u_in > 0 for an engine whose conv/dense operands are declared
+ * rounded (bounds_ck_tol).  Accumulates into out.  LS_ENOMEM or 0. */
+int checksums_judge(const model *m, const double *vec, size_t n, const int32_t *labels, double u_in,
+                    ck_verdict *out);
+
+/* Continuity: the digests of the state this stage computed with (vec of a
+ * STEP or EVAL stage) against those the engine reported after the last
+ * update (prev: the DIGEST block of that UPDATE vector, 3 u64 slots per
+ * model tensor).  EVAL vectors carry PARAMS only. */
+void checksums_continuity(const model *m, const double *prev_digest, const double *vec, size_t n,
+                          ck_verdict *out);
+
+#endif

@@ -1,0 +1,64 @@
+/*
+ * checksums.h — the every-step checksum vector of an engine: its layout
+ * (which block holds which layer's relations) and the host implementation
+ * that any engine whose tensors live in host memory uses (the cpu engine,
+ * inside its own process).  The per-element arithmetic is
+ * base/checksum_ops.h's, shared with the CUDA kernels; judging the vector
+ * is checks/checksums.c's.
+ *
+ * A vector is doubles.  Header: [0] stage, [1] batch n, [2] step.  Then,
+ * per layer l, up to four blocks:
+ *   conv/dense: FWD, BWD_DATA (l > 0), BWD_W, BWD_B — relations, 3 doubles
+ *     each (R, A, Y: base/checksum_ops.h's ck_rel);
+ *   relu/max-pool/flatten/dropout: FWD, BWD_DATA (l > 0) — 2 doubles
+ *     (elements that differ from the operation re-done bit for bit, 0).
+ * Then LOSS: [loss, logits z (n, classes), dz (n, classes)] (small: the
+ * loss and its gradient are re-done from z on the host), ADAM: per model tensor
+ * 2 doubles (elements of p, m, v not equal to ops_adam_elem re-done from
+ * the step's own p, m, v, g; the largest |difference|), DIGEST: per
+ * model tensor 3 u64 (stored in doubles' bits) of its PARAMS, ADAM_M,
+ * ADAM_V slices.
+ *
+ * Stages (what the call covers; other blocks are 0):
+ *   CK_STAGE_STEP   after loss and backward, before update: FWD, BWD_*,
+ *                   LOSS, DIGEST of the state the step computed with;
+ *   CK_STAGE_UPDATE after update: ADAM, DIGEST of the new state;
+ *   CK_STAGE_EVAL   after an inference-mode forward: FWD (dropout must be
+ *                   the identity), DIGEST of PARAMS.
+ *
+ * Not here: bounds, verdicts (checks/), IPC (remote.c forwards the call).
+ */
+#ifndef LS_ENGINE_CHECKSUMS_H
+#define LS_ENGINE_CHECKSUMS_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "engines/engine.h"
+
+enum { CK_FWD, CK_BWD_DATA, CK_BWD_W, CK_BWD_B, CK_NPHASE };
+enum { CK_HDR = 3 };
+
+typedef struct {
+    size_t off[MODEL_MAX_LAYERS][CK_NPHASE]; /* in doubles */
+    size_t cnt[MODEL_MAX_LAYERS][CK_NPHASE]; /* relations (or 1 exact block); 0 = none */
+    int is_rel[MODEL_MAX_LAYERS];            /* 3 doubles per entry, else 2 */
+    size_t loss_off, adam_off, digest_off;
+    size_t total; /* doubles */
+} ck_layout;
+
+void ck_layout_make(ck_layout *L, const model *m, size_t n);
+const char *ck_phase_name(int phase); /* "forward", "backward-data", ... */
+uint64_t ck_get_u64(const double *slot);
+void ck_put_u64(double *slot, uint64_t v);
+
+/* The order-independent digest of a float buffer (checksum_ops.h's terms). */
+uint64_t ck_digest(const float *x, size_t n);
+
+/* The host implementation: reads the engine's tensors through its own
+ * table (no timing, no IPC) and fills out (ck_layout_make(m, e->batch)
+ * .total doubles).  Keeps a snapshot of PARAMS/M/V between the STEP and
+ * UPDATE stages in e->ck_state (engine_free frees it). */
+int engine_checksums_host(engine *e, int stage, double *out);
+
+#endif

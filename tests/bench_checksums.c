@@ -1,0 +1,72 @@
+/*
+ * bench_checksums.c — the cost of the every-step checksums against a
+ * training step, in one process (no IPC): the cpu engine, SmallCNN, batch
+ * 256 by default.  Prints medians over R rounds of: a training step, the
+ * STEP-stage vector, the UPDATE-stage vector.
+ *   build/tests/bench_checksums [engine] [batch] [rounds]
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "base/rng.h"
+#include "base/util.h"
+#include "engines/checksums.h"
+#include "engines/registry.h"
+
+static int cmp(const void *a, const void *b) {
+    double x = *(const double *)a, y = *(const double *)b;
+    return x < y ? -1 : x > y;
+}
+
+int main(int argc, char **argv) {
+    const char *spec = argc > 1 ? argv[1] : "cpu";
+    size_t n = argc > 2 ? (size_t)atol(argv[2]) : 256;
+    int R = argc > 3 ? atoi(argv[3]) : 10;
+    if (R < 1 || R > 1000 || n < 1 || n > 4096) return 2;
+    model m;
+    if (model_build(&m, "smallcnn")) return 1;
+    engine_opts o = {.seed = 1, .max_batch = n};
+    engine *e = NULL;
+    if (engine_create(&e, spec, &m, &o)) {
+        fprintf(stderr, "bench_checksums: %s\n", ls_errmsg());
+        return 1;
+    }
+    float *x = malloc(n * 784 * sizeof *x), *p = malloc(m.n_params * sizeof *p);
+    int32_t *y = malloc(n * sizeof *y);
+    ck_layout L;
+    ck_layout_make(&L, &m, n);
+    double *v = malloc(L.total * sizeof *v), *ts = malloc(3 * (size_t)R * sizeof *ts);
+    if (!x || !p || !y || !v || !ts) return 1;
+    for (size_t i = 0; i < n * 784; i++) x[i] = rng_uniform(5, (uint32_t)i, 0, 0, 3);
+    for (size_t i = 0; i < n; i++) y[i] = (int32_t)(i % 10);
+    model_init_params(&m, p, 1);
+    adam_cfg a = adam_default();
+    int rc = engine_set_params(e, p);
+    for (int r = 0; r < R && !rc; r++) {
+        double t0 = ls_now();
+        rc = engine_set_batch(e, x, y, n, (uint64_t)r + 1);
+        if (!rc) rc = engine_forward(e, 1);
+        if (!rc) rc = engine_loss(e, NULL);
+        if (!rc) rc = engine_backward(e);
+        double t1 = ls_now();
+        if (!rc) rc = engine_checksums(e, CK_STAGE_STEP, v);
+        double t2 = ls_now();
+        if (!rc) rc = engine_update(e, &a, r + 1);
+        double t3 = ls_now();
+        if (!rc) rc = engine_checksums(e, CK_STAGE_UPDATE, v);
+        double t4 = ls_now();
+        ts[r] = (t1 - t0) + (t3 - t2), ts[R + r] = t2 - t1, ts[2 * R + r] = t4 - t3;
+    }
+    if (rc) {
+        fprintf(stderr, "bench_checksums: %s\n", ls_errmsg());
+        return 1;
+    }
+    for (int k = 0; k < 3; k++) qsort(ts + k * R, (size_t)R, sizeof *ts, cmp);
+    double st = ts[R / 2], c1 = ts[R + R / 2], c2 = ts[2 * R + R / 2];
+    printf("%s, batch %zu, median of %d: training step %.1f ms, checksums STEP %.1f ms + UPDATE %.1f ms (%.0f%% of the step)\n",
+           spec, n, R, 1e3 * st, 1e3 * c1, 1e3 * c2, 100 * (c1 + c2) / st);
+    engine_free(e);
+    free(x), free(p), free(y), free(v), free(ts);
+    return 0;
+}

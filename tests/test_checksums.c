@@ -1,0 +1,301 @@
+/*
+ * test_checksums.c — the every-step checksum relations (engines/checksums.c,
+ * checks/checksums.c, bounds_ck_*): every relation holds on a real cpu
+ * engine's tensors (training steps, an evaluation pass, continuity across
+ * updates), and a single-element fault of 1.05 P times that element's own
+ * bound (P = the outputs its relation sums; the element's bound at least
+ * the relation's mean bound) is caught, naming layer and phase.  Exact
+ * re-checks (ReLU, max-pool, dropout, Adam) and continuity are caught at
+ * any change of one element.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <cmocka.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "base/rng.h"
+#include "base/util.h"
+#include "checks/bounds.h"
+#include "checks/checksums.h"
+#include "engines/checksums.h"
+#include "engines/registry.h"
+#include "engines/remote.h"
+
+#define N 32
+
+typedef struct {
+    model m;
+    engine *e;
+    float *x, *p;
+    int32_t y[N];
+    double *vec, *post;
+    ck_layout L;
+} fx;
+
+static void make_batch(fx *f, uint64_t step) {
+    size_t in = (size_t)f->m.in_c * f->m.in_h * f->m.in_w;
+    for (size_t i = 0; i < N * in; i++) f->x[i] = rng_uniform(7, (uint32_t)i, (uint32_t)step, 0, 3);
+    for (int i = 0; i < N; i++) f->y[i] = (int32_t)(rng_u32(7, (uint32_t)i, (uint32_t)step, 1, 3) % 10);
+}
+
+static void setup(fx *f, const char *model_name, int remote) {
+    memset(f, 0, sizeof *f);
+    assert_int_equal(model_build(&f->m, model_name), 0);
+    engine_opts o = {.seed = 42, .max_batch = N};
+    if (remote) assert_int_equal(remote_engine_create(&f->e, "cpu", &f->m, &o), 0);
+    else assert_int_equal(engine_create(&f->e, "cpu", &f->m, &o), 0);
+    f->x = malloc(N * (size_t)f->m.in_c * f->m.in_h * f->m.in_w * sizeof *f->x);
+    f->p = malloc(f->m.n_params * sizeof *f->p);
+    ck_layout_make(&f->L, &f->m, N);
+    f->vec = calloc(f->L.total, sizeof *f->vec);
+    f->post = calloc(f->L.total, sizeof *f->post);
+    assert_non_null(f->x), assert_non_null(f->p), assert_non_null(f->vec), assert_non_null(f->post);
+    model_init_params(&f->m, f->p, 42);
+    assert_int_equal(engine_set_params(f->e, f->p), 0);
+}
+
+static void teardown(fx *f) {
+    engine_free(f->e);
+    free(f->x), free(f->p), free(f->vec), free(f->post);
+}
+
+/* forward + loss + backward of step `step`, then the STEP vector */
+static void step_to_checks(fx *f, uint64_t step) {
+    make_batch(f, step);
+    assert_int_equal(engine_set_batch(f->e, f->x, f->y, N, step), 0);
+    assert_int_equal(engine_forward(f->e, 1), 0);
+    assert_int_equal(engine_loss(f->e, NULL), 0);
+    assert_int_equal(engine_backward(f->e), 0);
+    assert_int_equal(engine_checksums(f->e, CK_STAGE_STEP, f->vec), 0);
+}
+
+static ck_verdict judge(fx *f, const double *vec) {
+    ck_verdict v;
+    ck_verdict_init(&v);
+    assert_int_equal(checksums_judge(&f->m, vec, N, f->y, 0, &v), 0);
+    return v;
+}
+
+static void assert_clean(const ck_verdict *v, const char *where) {
+    if (v->n_viol) fprintf(stderr, "%s: %s (ratio %g)\n", where, v->v[0].what, v->v[0].ratio);
+    assert_int_equal(v->n_viol, 0);
+    assert_true(v->n_relations > 0);
+    assert_true(v->worst_ratio <= 1.0);
+}
+
+/* Three training steps and an evaluation: every relation holds, and each
+ * step computes with the state the last update reported. */
+static void run_clean(const char *model_name, int remote) {
+    fx f;
+    setup(&f, model_name, remote);
+    adam_cfg a = adam_default();
+    for (int t = 1; t <= 3; t++) {
+        step_to_checks(&f, (uint64_t)t);
+        ck_verdict v = judge(&f, f.vec);
+        if (t > 1) checksums_continuity(&f.m, f.post + f.L.digest_off, f.vec, N, &v);
+        assert_clean(&v, "step");
+        assert_int_equal(engine_update(f.e, &a, t), 0);
+        assert_int_equal(engine_checksums(f.e, CK_STAGE_UPDATE, f.post), 0);
+        v = judge(&f, f.post);
+        assert_clean(&v, "update");
+    }
+    assert_int_equal(engine_set_batch(f.e, f.x, f.y, N, 99), 0);
+    assert_int_equal(engine_forward(f.e, 0), 0);
+    assert_int_equal(engine_checksums(f.e, CK_STAGE_EVAL, f.vec), 0);
+    ck_verdict v = judge(&f, f.vec);
+    checksums_continuity(&f.m, f.post + f.L.digest_off, f.vec, N, &v);
+    assert_clean(&v, "eval");
+    teardown(&f);
+}
+
+/* through remote.c's IPC first: forking needs a process with no thread pool yet */
+static void test_clean_remote(void **s) { (void)s; run_clean("mnist-convnet", 1); }
+static void test_clean_smallcnn(void **s) { (void)s; run_clean("smallcnn", 0); }
+static void test_clean_convnet(void **s) { (void)s; run_clean("mnist-convnet", 0); }
+
+static int first_layer_of(const model *m, layer_kind k, int from) {
+    for (int l = from; l < m->n_layers; l++)
+        if (m->layers[l].kind == k) return l;
+    return -1;
+}
+
+/* The element of relation `rel` (sample i, channel c of a conv forward)
+ * with the largest bound, and the relation's mean bound. */
+static size_t pick_elem(const double *b, size_t base, size_t P, double *mean) {
+    size_t q = base;
+    double s = 0;
+    for (size_t p = 0; p < P; p++) {
+        s += b[base + p];
+        if (b[base + p] > b[q]) q = base + p;
+    }
+    *mean = s / (double)P;
+    return q;
+}
+
+/* ACT of a conv (forward relation) and of a dense layer: one element
+ * moved by 1.05 P times its bound is caught in that layer's forward. */
+static void fault_forward(fx *f, int l) {
+    const layer *ly = &f->m.layers[l];
+    size_t no = N * layer_out_size(ly), ni = N * layer_in_size(ly);
+    float *x = malloc(ni * 4), *y = malloc(no * 4);
+    double *b = malloc(no * 8);
+    assert_non_null(x), assert_non_null(y), assert_non_null(b);
+    if (l) assert_int_equal(engine_get_tensor(f->e, (tensor_id){TENSOR_ACT, l - 1}, x), 0);
+    else assert_int_equal(engine_get_tensor(f->e, (tensor_id){TENSOR_INPUT, 0}, x), 0);
+    assert_int_equal(engine_get_tensor(f->e, (tensor_id){TENSOR_ACT, l}, y), 0);
+    bounds_forward(b, &f->m, l, f->p, x, N);
+    size_t K, P;
+    int is_sum;
+    assert_true(bounds_ck_shape(&f->m, l, CK_FWD, N, &K, &P, &is_sum));
+    /* conv: relation (sample 1, channel 0) sums positions; dense: (output 3) sums the batch */
+    size_t q;
+    double mean;
+    if (ly->kind == LAYER_CONV) q = pick_elem(b, (size_t)1 * layer_out_size(ly), P, &mean);
+    else {
+        q = 3;
+        mean = 0;
+        for (size_t i = 0; i < N; i++) {
+            mean += b[i * ly->out_c + 3] / N;
+            if (b[i * ly->out_c + 3] > b[q]) q = i * ly->out_c + 3;
+        }
+    }
+    assert_true(b[q] >= mean);
+    y[q] = (float)((double)y[q] + 1.05 * (double)P * b[q]);
+    assert_int_equal(engine_set_tensor(f->e, (tensor_id){TENSOR_ACT, l}, y), 0);
+    assert_int_equal(engine_checksums(f->e, CK_STAGE_STEP, f->vec), 0);
+    ck_verdict v = judge(f, f->vec);
+    assert_true(v.n_viol >= 1);
+    assert_int_equal(v.v[0].layer, l);
+    assert_int_equal(v.v[0].phase, CKP_FORWARD);
+    assert_true(v.v[0].ratio > 1.0);
+    free(x), free(y), free(b);
+}
+
+static void test_fault_forward(void **s) {
+    (void)s;
+    fx f;
+    setup(&f, "mnist-convnet", 0);
+    int conv = first_layer_of(&f.m, LAYER_CONV, 0), dense = first_layer_of(&f.m, LAYER_DENSE, 0);
+    step_to_checks(&f, 1);
+    fault_forward(&f, conv);
+    step_to_checks(&f, 1);
+    fault_forward(&f, dense);
+    teardown(&f);
+}
+
+/* One weight gradient moved by 1.05 P times its bound (P = the gradients a
+ * backward-weights relation sums: C k k for a conv). */
+static void test_fault_weight_grad(void **s) {
+    (void)s;
+    fx f;
+    setup(&f, "mnist-convnet", 0);
+    int l = first_layer_of(&f.m, LAYER_CONV, 1);
+    const layer *ly = &f.m.layers[l];
+    step_to_checks(&f, 1);
+    const model_tensor *W = &f.m.tensors[ly->w_tensor], *B = &f.m.tensors[ly->b_tensor];
+    size_t ni = N * layer_in_size(ly), no = N * layer_out_size(ly);
+    float *x = malloc(ni * 4), *dy = malloc(no * 4), *g = malloc(f.m.n_params * 4);
+    double *bw = malloc(W->numel * 8), *bb = malloc(B->numel * 8);
+    assert_int_equal(engine_get_tensor(f.e, (tensor_id){TENSOR_ACT, l - 1}, x), 0);
+    assert_int_equal(engine_get_tensor(f.e, (tensor_id){TENSOR_DACT, l}, dy), 0);
+    assert_int_equal(engine_get_tensor(f.e, (tensor_id){TENSOR_GRADS, 0}, g), 0);
+    bounds_backward_weights(bw, bb, &f.m, l, x, dy, N);
+    size_t K, P;
+    int is_sum;
+    assert_true(bounds_ck_shape(&f.m, l, CK_BWD_W, N, &K, &P, &is_sum));
+    double mean = 0;
+    size_t q = 0;
+    double best = -1;
+    for (int o = 0; o < ly->out_c; o++) { /* the liveliest channel (a dead one has no bound to scale) */
+        double mo;
+        size_t qo = pick_elem(bw, (size_t)o * P, P, &mo);
+        if (mo > best) best = mo, q = qo, mean = mo;
+    }
+    assert_true(bw[q] > 0 && bw[q] >= mean);
+    g[W->offset + q] = (float)((double)g[W->offset + q] + 1.05 * (double)P * bw[q]);
+    assert_int_equal(engine_set_tensor(f.e, (tensor_id){TENSOR_GRADS, 0}, g), 0);
+    assert_int_equal(engine_checksums(f.e, CK_STAGE_STEP, f.vec), 0);
+    ck_verdict v = judge(&f, f.vec);
+    assert_true(v.n_viol >= 1);
+    assert_int_equal(v.v[0].layer, l);
+    assert_int_equal(v.v[0].phase, CKP_BWD_WEIGHTS);
+    free(x), free(dy), free(g), free(bw), free(bb);
+    teardown(&f);
+}
+
+/* Exact re-checks: one ReLU output off by one ulp; continuity: one weight
+ * off by one ulp after an update; Adam: the state the update starts from
+ * changed after the step's snapshot. */
+static void test_fault_exact_and_continuity(void **s) {
+    (void)s;
+    fx f;
+    setup(&f, "mnist-convnet", 0);
+    adam_cfg a = adam_default();
+    int r = first_layer_of(&f.m, LAYER_RELU, 0);
+    step_to_checks(&f, 1);
+    size_t no = N * layer_out_size(&f.m.layers[r]);
+    float *y = malloc(no * 4);
+    assert_int_equal(engine_get_tensor(f.e, (tensor_id){TENSOR_ACT, r}, y), 0);
+    size_t i = 0;
+    while (y[i] <= 0) i++;
+    y[i] = nextafterf(y[i], INFINITY);
+    assert_int_equal(engine_set_tensor(f.e, (tensor_id){TENSOR_ACT, r}, y), 0);
+    assert_int_equal(engine_checksums(f.e, CK_STAGE_STEP, f.vec), 0);
+    ck_verdict v = judge(&f, f.vec);
+    assert_true(v.n_viol >= 1);
+    assert_int_equal(v.v[0].layer, r);
+    free(y);
+
+    /* Adam: m changed between the snapshot and the update */
+    step_to_checks(&f, 1);
+    float *mm = calloc(f.m.n_params, 4);
+    mm[5] = 1e-3f;
+    assert_int_equal(engine_set_tensor(f.e, (tensor_id){TENSOR_ADAM_M, 0}, mm), 0);
+    assert_int_equal(engine_update(f.e, &a, 1), 0);
+    assert_int_equal(engine_checksums(f.e, CK_STAGE_UPDATE, f.post), 0);
+    v = judge(&f, f.post);
+    assert_true(v.n_viol >= 1);
+    assert_int_equal(v.v[0].phase, CKP_UPDATE);
+    free(mm);
+
+    /* continuity: one weight one ulp off after the update */
+    assert_int_equal(engine_get_tensor(f.e, (tensor_id){TENSOR_PARAMS, 0}, f.p), 0);
+    f.p[7] = nextafterf(f.p[7], INFINITY);
+    assert_int_equal(engine_set_tensor(f.e, (tensor_id){TENSOR_PARAMS, 0}, f.p), 0);
+    step_to_checks(&f, 2);
+    ck_verdict c;
+    ck_verdict_init(&c);
+    checksums_continuity(&f.m, f.post + f.L.digest_off, f.vec, N, &c);
+    assert_int_equal(c.n_viol, 1); /* the one tensor whose weight moved */
+    assert_int_equal(c.v[0].phase, CKP_UPDATE);
+    assert_int_equal(c.v[0].layer, f.m.tensors[0].layer); /* p[7] lies in the first tensor */
+    teardown(&f);
+}
+
+/* The tolerance grows with A and with reduced-precision operands, and is
+ * positive for an all-zero relation only through its underflow term. */
+static void test_tolerance(void **s) {
+    (void)s;
+    double t = bounds_ck_tol(100, 10, 0, 1.0, 1.0, 0);
+    assert_true(t > 100 * 0x1p-24 && t < 1.02 * 100 * 0x1p-24 / (1 - 100 * 0x1p-24) + 1e-12);
+    assert_true(bounds_ck_tol(100, 10, 0, 1.0, 1.0, 0x1p-10) > 10 * t);
+    assert_true(bounds_ck_tol(100, 10, 0, 0, 0, 0) > 0);
+    assert_true(bounds_ck_tol(100, 1, 1, 1.0, 1.0, 0) < t);
+}
+
+int main(void) {
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_clean_remote),
+        cmocka_unit_test(test_tolerance),
+        cmocka_unit_test(test_clean_smallcnn),
+        cmocka_unit_test(test_clean_convnet),
+        cmocka_unit_test(test_fault_forward),
+        cmocka_unit_test(test_fault_weight_grad),
+        cmocka_unit_test(test_fault_exact_and_continuity),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}

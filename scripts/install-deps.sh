@@ -4,7 +4,8 @@
 # network.  The CUDA toolkit is not installed here (it is large and not in
 # Debian's main archive); the build uses it when nvcc and cuDNN are found.
 set -euo pipefail
-pkgs=(libdnnl-dev libmpfr-dev libgmp-dev libcmocka-dev zlib1g-dev libjansson-dev dataset-fashion-mnist pkg-config)
+pkgs=(libdnnl-dev libmpfr-dev libgmp-dev libcmocka-dev zlib1g-dev libjansson-dev dataset-fashion-mnist pkg-config
+      slurm-wlm munge)  # slurm-wlm, munge: the one-node Slurm of test_sweep (scripts/slurm-local.sh)
 missing=()
 for p in "${pkgs[@]}"; do
     dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

@@ -34,7 +34,9 @@ static int run(const char *args, char *out, size_t cap) {
 }
 
 static void expect(const char *args, int code, const char *needle) {
-    char out[8192];
+    /* whole usage text: a shorter buffer closes the pipe early and the
+     * program dies of SIGPIPE (exit 141) instead of exiting 2 */
+    static char out[65536];
     int rc = run(args, out, sizeof out);
     if (rc != code) fail_msg("lockstep %s: exit %d, expected %d; output:\n%s", args, rc, code, out);
     if (needle && !strstr(out, needle)) fail_msg("lockstep %s: output lacks '%s':\n%s", args, needle, out);

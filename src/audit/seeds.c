@@ -890,6 +890,37 @@ done:
     return rc;
 }
 
+int seeds_from_audits(seeds_result *out, const audit_result *const *runs, int n_runs, const uint64_t *seeds,
+                      char labels[][256], int n_eng, int map[][AUDIT_MAX_ENGINES]) {
+    memset(out, 0, sizeof *out);
+    if (n_runs < 1 || n_runs > SEEDS_MAX) return ls_err(LS_EINVAL, "significance: %d seeds (1..%d)", n_runs, SEEDS_MAX);
+    if (n_eng < 1 || n_eng > AUDIT_MAX_ENGINES) return ls_err(LS_EINVAL, "significance: %d engines (1..%d)", n_eng,
+                                                            AUDIT_MAX_ENGINES);
+    job_out *jo = ls_calloc((size_t)n_runs, sizeof *jo);
+    if (!jo) return LS_ENOMEM;
+    int rc = LS_OK;
+    /* each audit through the seed loop's own message, so that these
+     * numbers are read exactly as the loop reads its children's */
+    for (int s = 0; s < n_runs && !rc; s++) {
+        lsbuf b;
+        lsbuf_init(&b);
+        put_result(&b, 0, "", runs[s]->total_s, NAN, runs[s], map[s], n_eng);
+        rc = b.failed ? ls_err(LS_ENOMEM, "out of memory") : parse_job(b.s, b.len, &jo[s]);
+        lsbuf_free(&b);
+        if (rc) rc = ls_err_prefix(rc, "significance, seed %llu", (unsigned long long)seeds[s]);
+        out->job_s[s] = runs[s]->total_s;
+        out->job_cpu_s[s] = NAN;
+    }
+    out->n_seeds = n_runs;
+    out->jobs = 1;
+    out->seed0 = seeds[0];
+    if (!rc) rc = aggregate(out, jo, n_runs, labels, n_eng);
+    for (int s = 0; s < n_runs; s++) job_out_free(&jo[s]);
+    free(jo);
+    if (rc) seeds_result_free(out);
+    return rc;
+}
+
 /* ---- output -------------------------------------------------------------- */
 
 static const char *pct(char *buf, size_t cap, double v) {

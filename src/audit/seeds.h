@@ -125,6 +125,16 @@ typedef struct seeds_result {
 int seeds_run(const audit_cfg *base, const seeds_cfg *sc, const audit_result *prior, seeds_result *out);
 void seeds_result_free(seeds_result *r);
 
+/* The significance section from audits run elsewhere (a sweep's merge:
+ * one audit of recorded engines per seed, commands/sweep.c): the same
+ * statistics as seeds_run's, over n_eng engines named labels[0..n_eng-1]
+ * (e.g. "cpu-a/cpu"), seed i's audit contributing its engines map[i][t]
+ * (an index into runs[i]->eng, -1: absent, which leaves that engine out
+ * of every pair).  No noise floor is drawn (none is listed).  out is
+ * filled (free with seeds_result_free).  Returns 0 or an error. */
+int seeds_from_audits(seeds_result *out, const audit_result *const *runs, int n_runs, const uint64_t *seeds,
+                      char labels[][256], int n_eng, int map[][AUDIT_MAX_ENGINES]);
+
 /* A compact table (at most ~10 lines for three engines): accuracy spread
  * per engine, then per pair the verdict, McNemar, the floor, margins and
  * divergence. */

@@ -26,6 +26,7 @@
 #include "engines/remote.h"
 #include "engines/recorded.h"
 #include "commands/record.h"
+#include "commands/sweep.h"
 #include "commands/train.h"
 #include "base/util.h"
 
@@ -44,6 +45,13 @@ static void usage(FILE *f) {
             "  lockstep golden record --out FILE [options]   pin one engine's first steps in a golden file\n"
             "  lockstep record --engine SPEC --out FILE [options]  record one engine's whole run, to audit\n"
             "                                it elsewhere as the engine recorded:FILE\n"
+            "  lockstep sweep --on PARTITION=ENGINE[,ENGINE...] [--on ...] --seeds 42,43|N --dir DIR\n"
+            "                 [--slurm [--wait] [--time T] [--dry-run] | --local --jobs J] [record's run options]\n"
+            "                                record every (machine, engine, seed) as Slurm job arrays (or local\n"
+            "                                processes), then audit the recordings per seed with the reference\n"
+            "                                and judge the gaps over seeds, per machine (DIR/report/); the same\n"
+            "                                command again runs only what is missing or failed (README: cluster)\n"
+            "  lockstep sweep --status DIR | --merge DIR   each task's state / audit what is there\n"
             "  lockstep golden check FILE [--engine E] [--policy P] [--data DIR]\n"
             "                                replay a golden file and compare (exit 0 pass, 1 regression,\n"
             "                                2 unusable input)\n"
@@ -541,6 +549,19 @@ static int cmd_record(int argc, char **argv) {
     return 0;
 }
 
+/* `sweep`: its own options out (commands/sweep.c), the run options through parse_opts. */
+static int cmd_sweep(int argc, char **argv) {
+    sweep_cfg s;
+    sweep_cfg_default(&s);
+    char **av = calloc((size_t)argc + 1, sizeof *av);
+    int ac = 0;
+    if (!av) return 2;
+    int st = sweep_split_args(&s, argc, argv, av, &ac);
+    if (st < 0) st = parse_opts(ac, av, "sweep", &s.run, NULL);
+    free(av);
+    return st >= 0 ? st : sweep_main(&s);
+}
+
 static int cmd_golden_check(int argc, char **argv) {
     golden_check_cfg g;
     golden_check_cfg_default(&g);
@@ -715,6 +736,7 @@ static int dispatch(int argc, char **argv) {
     if (strcmp(cmd, "record") == 0) return cmd_record(argc - 1, argv + 1);
     if (strcmp(cmd, "export") == 0) return cmd_export(argc - 1, argv + 1);
     if (strcmp(cmd, "eval") == 0) return cmd_eval(argc - 1, argv + 1);
+    if (strcmp(cmd, "sweep") == 0) return cmd_sweep(argc - 1, argv + 1);
     fprintf(stderr, "lockstep: unknown command '%s' (see lockstep --help)\n", cmd);
     return 2;
 }

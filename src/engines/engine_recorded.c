@@ -455,5 +455,12 @@ int recording_eval(const recording *r, int ep, const idx_set *test, size_t limit
     }
     out->loss = loss_sum / (double)n;
     out->accuracy = (double)correct / (double)n;
+    /* the logits too, as eval_engine_logits keeps them: the seed
+     * statistics' margins of a recording (a sweep's merge) need them */
+    if (!(out->logits = ls_malloc((n ? n : 1) * (size_t)C * sizeof *out->logits))) {
+        eval_result_free(out);
+        return LS_ENOMEM;
+    }
+    memcpy(out->logits, g->values, n * (size_t)C * sizeof *out->logits);
     return 0;
 }

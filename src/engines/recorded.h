@@ -23,7 +23,8 @@ int recording_check_run(const recording *r, const run_cfg *c, const model *m, co
 
 /* Accuracy, loss, confusion and predictions of epoch ep (0-based) from
  * the recorded logits and the test set's labels, computed exactly as
- * eval_engine() does from an engine's logits. */
+ * eval_engine() does from an engine's logits; out->logits holds a copy of
+ * those logits (n x classes), as eval_engine_logits() keeps them. */
 int recording_eval(const recording *r, int ep, const idx_set *test, size_t limit, eval_result *out);
 
 #endif

@@ -1,0 +1,1676 @@
+/*
+ * sweep.c — `lockstep sweep`: a plan of (machine, engine, seed) recordings,
+ * run as Slurm job arrays or as local processes, and one merge that audits
+ * them.  See sweep.h for the folder's layout.
+ *
+ * Truth: a recording under rec/ is a finished task (record.c writes it
+ * under a temporary name and renames it only when complete); nothing else
+ * counts as a result.  Slurm (scontrol, while it remembers a job) and the
+ * task wrapper's state file only explain why a recording is missing.
+ *
+ * Every task runs through the same wrapper, `lockstep sweep --task N --dir
+ * DIR`, whichever backend started it: it runs `lockstep record` as a child,
+ * forwards the signals it gets (scancel and a time limit send SIGTERM),
+ * and writes state/N.txt with what happened.  The merge is `lockstep sweep
+ * --merge DIR` on both backends.
+ *
+ * Not here: the audit (commands/audit_cmd.c), the statistics
+ * (audit/seeds.c), the recordings' bytes (formats/recording.c).
+ */
+#include "commands/sweep.h"
+
+#include <ctype.h>
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <math.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/file.h>
+#include <sys/stat.h>
+#include <sys/utsname.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "audit/explain.h"
+#include "audit/seeds.h"
+#include "base/util.h"
+#include "commands/audit_cmd.h"
+#include "engines/engine.h"
+#include "formats/golden.h"
+
+/* Paths here are a realpath()'d folder (< PATH_MAX) plus a short tail; one
+ * that would not fit fails at open() with its name in the message, so
+ * gcc's "may be truncated" warnings on the snprintf()s say nothing new. */
+#pragma GCC diagnostic ignored "-Wformat-truncation"
+
+#define PLAN_MAGIC "lockstep-sweep-plan"
+#define PLAN_VERSION 1
+#define SWEEP_MAX_SEEDS SEEDS_MAX
+#define SWEEP_MAX_TASKS (SWEEP_MAX_MACHINES * SWEEP_MAX_ENGINES * SWEEP_MAX_SEEDS)
+
+/* ---- the plan ------------------------------------------------------------ */
+
+typedef struct {
+    int version;
+    char model[512], data[1024];
+    int epochs, threads;
+    long batch, limit_train, limit_test, audit_every, ref_steps;
+    double lr;
+    int n_seeds;
+    long long seed[SWEEP_MAX_SEEDS];
+    int n_machines;
+    char partition[SWEEP_MAX_MACHINES][64];
+    int n_engines[SWEEP_MAX_MACHINES];
+    char engine[SWEEP_MAX_MACHINES][SWEEP_MAX_ENGINES][96];
+} sweep_plan;
+
+typedef struct {
+    int machine, engine, seed; /* indices into the plan */
+} sweep_task;
+
+static int plan_n_tasks(const sweep_plan *p) {
+    int n = 0;
+    for (int m = 0; m < p->n_machines; m++) n += p->n_engines[m] * p->n_seeds;
+    return n;
+}
+
+static sweep_task plan_task(const sweep_plan *p, int id) {
+    sweep_task t = {0, 0, 0};
+    for (int m = 0; m < p->n_machines; m++) {
+        int k = p->n_engines[m] * p->n_seeds;
+        if (id < k) {
+            t.machine = m;
+            t.engine = id / p->n_seeds;
+            t.seed = id % p->n_seeds;
+            return t;
+        }
+        id -= k;
+    }
+    return t;
+}
+
+/* Names that become folder names and shell words: no quoting needed. */
+static int plain_word(const char *s, const char *extra) {
+    if (!*s) return 0;
+    for (; *s; s++)
+        if (!isalnum((unsigned char)*s) && !strchr("._-", *s) && !(extra && strchr(extra, *s))) return 0;
+    return 1;
+}
+
+static int plan_add_on(sweep_plan *p, const char *on) {
+    const char *eq = strchr(on, '=');
+    if (!eq || eq == on) return ls_err(LS_EINVAL, "--on %s: expected PARTITION=ENGINE[,ENGINE...]", on);
+    if (p->n_machines >= SWEEP_MAX_MACHINES) return ls_err(LS_EINVAL, "--on: at most %d machine types", SWEEP_MAX_MACHINES);
+    int m = p->n_machines;
+    size_t pl = (size_t)(eq - on);
+    if (pl >= sizeof p->partition[m]) return ls_err(LS_EINVAL, "--on %s: partition name too long", on);
+    memcpy(p->partition[m], on, pl);
+    p->partition[m][pl] = 0;
+    if (!plain_word(p->partition[m], NULL))
+        return ls_err(LS_EINVAL, "--on %s: a partition name is letters, digits, '.', '_' and '-'", on);
+    for (int k = 0; k < m; k++)
+        if (strcmp(p->partition[k], p->partition[m]) == 0)
+            return ls_err(LS_EINVAL, "--on: partition %s given twice (list its engines once)", p->partition[m]);
+    char list[1024];
+    snprintf(list, sizeof list, "%s", eq + 1);
+    char *save = NULL;
+    for (char *t = strtok_r(list, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
+        if (p->n_engines[m] >= SWEEP_MAX_ENGINES)
+            return ls_err(LS_EINVAL, "--on %s: at most %d engines per machine", p->partition[m], SWEEP_MAX_ENGINES);
+        engine_spec s;
+        if (strlen(t) >= sizeof p->engine[m][0] || !plain_word(t, ":=") || engine_spec_parse(&s, t) != 0)
+            return ls_err(LS_EINVAL, "--on %s: engine '%s' is not an engine spec (e.g. cpu, cpu:threads=1, cuda)",
+                          p->partition[m], t);
+        if (strcmp(s.name, "reference") == 0 || strcmp(s.name, "ref") == 0 || strcmp(s.name, "recorded") == 0)
+            return ls_err(LS_EINVAL, "--on %s: engine '%s': a sweep records fp32 engines; the merge runs the reference "
+                          "itself", p->partition[m], t);
+        for (int k = 0; k < p->n_engines[m]; k++)
+            if (strcmp(p->engine[m][k], t) == 0)
+                return ls_err(LS_EINVAL, "--on %s: engine %s listed twice", p->partition[m], t);
+        snprintf(p->engine[m][p->n_engines[m]++], sizeof p->engine[m][0], "%s", t);
+    }
+    if (!p->n_engines[m]) return ls_err(LS_EINVAL, "--on %s: no engine", on);
+    p->n_machines++;
+    return 0;
+}
+
+static int plan_seeds(sweep_plan *p, const char *s, long long first) {
+    char *end;
+    if (!strchr(s, ',')) {
+        errno = 0;
+        long n = strtol(s, &end, 10);
+        if (errno || *end || end == s || n < 1 || n > SWEEP_MAX_SEEDS)
+            return ls_err(LS_EINVAL, "--seeds %s: a count in 1..%d, or a list (42,43)", s, SWEEP_MAX_SEEDS);
+        p->n_seeds = (int)n;
+        for (int i = 0; i < n; i++) p->seed[i] = first + i;
+        return 0;
+    }
+    char buf[1024];
+    snprintf(buf, sizeof buf, "%s", s);
+    char *save = NULL;
+    for (char *t = strtok_r(buf, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
+        errno = 0;
+        long long v = strtoll(t, &end, 10);
+        if (errno || *end || end == t || v < 0 || p->n_seeds >= SWEEP_MAX_SEEDS)
+            return ls_err(LS_EINVAL, "--seeds %s: '%s' is not a seed (at most %d non-negative integers)", s, t,
+                          SWEEP_MAX_SEEDS);
+        for (int i = 0; i < p->n_seeds; i++)
+            if (p->seed[i] == v) return ls_err(LS_EINVAL, "--seeds %s: seed %lld given twice", s, v);
+        p->seed[p->n_seeds++] = v;
+    }
+    return 0;
+}
+
+/* A built-in model name, or a spec file made absolute (tasks run elsewhere). */
+static int abs_path(char *out, size_t cap, const char *path, const char *what) {
+    char buf[PATH_MAX];
+    if (!realpath(path, buf)) return ls_err(LS_EIO, "%s %s: %s", what, path, strerror(errno));
+    if (strlen(buf) >= cap || strchr(buf, '"') || strchr(buf, '\\') || strchr(buf, '\''))
+        return ls_err(LS_EINVAL, "%s %s: the path is too long or has quotes", what, path);
+    snprintf(out, cap, "%s", buf);
+    return 0;
+}
+
+static int plan_from_cfg(sweep_plan *p, const sweep_cfg *c) {
+    memset(p, 0, sizeof *p);
+    p->version = PLAN_VERSION;
+    int rc;
+    if (strcmp(c->run.model, "smallcnn") == 0 || strcmp(c->run.model, "mnist-convnet") == 0)
+        snprintf(p->model, sizeof p->model, "%s", c->run.model);
+    else if ((rc = abs_path(p->model, sizeof p->model, c->run.model, "--model"))) return rc;
+    if ((rc = abs_path(p->data, sizeof p->data, c->run.data_dir, "--data"))) return rc;
+    p->epochs = c->run.epochs;
+    p->threads = c->run.threads;
+    p->batch = (long)c->run.batch;
+    p->limit_train = (long)c->run.limit_train;
+    p->limit_test = (long)c->run.limit_test;
+    p->lr = c->run.adam.lr;
+    p->audit_every = c->audit_every;
+    p->ref_steps = c->ref_steps;
+    if (c->n_on < 1) return ls_err(LS_EINVAL, "which machines? --on PARTITION=ENGINE[,ENGINE...] (repeatable)");
+    for (int i = 0; i < c->n_on; i++)
+        if ((rc = plan_add_on(p, c->on[i]))) return rc;
+    return plan_seeds(p, c->seeds ? c->seeds : "1", (long long)c->run.seed);
+}
+
+static void plan_json(lsbuf *b, const sweep_plan *p) {
+    lsbuf_printf(b, "{\n  \"magic\": \"%s\",\n  \"version\": %d,\n", PLAN_MAGIC, p->version);
+    lsbuf_printf(b, "  \"model\": \"%s\",\n  \"data\": \"%s\",\n", p->model, p->data);
+    lsbuf_printf(b, "  \"epochs\": %d,\n  \"batch\": %ld,\n  \"lr\": %.17g,\n", p->epochs, p->batch, p->lr);
+    lsbuf_printf(b, "  \"limit_train\": %ld,\n  \"limit_test\": %ld,\n  \"threads\": %d,\n", p->limit_train,
+                 p->limit_test, p->threads);
+    lsbuf_printf(b, "  \"audit_every\": %ld,\n  \"ref_steps\": %ld,\n  \"seeds\": [", p->audit_every, p->ref_steps);
+    for (int i = 0; i < p->n_seeds; i++) lsbuf_printf(b, "%s%lld", i ? ", " : "", p->seed[i]);
+    lsbuf_printf(b, "],\n  \"machines\": [");
+    for (int m = 0; m < p->n_machines; m++) {
+        lsbuf_printf(b, "%s\"%s=", m ? ", " : "", p->partition[m]);
+        for (int e = 0; e < p->n_engines[m]; e++) lsbuf_printf(b, "%s%s", e ? "," : "", p->engine[m][e]);
+        lsbuf_printf(b, "\"");
+    }
+    lsbuf_printf(b, "]\n}\n");
+}
+
+/* The value text after "key": on one line of plan.json, trailing comma cut. */
+static char *plan_value(char *line, char **key) {
+    char *q = strchr(line, '"');
+    if (!q) return NULL;
+    char *qe = strchr(q + 1, '"');
+    if (!qe || qe[1] != ':') return NULL;
+    *qe = 0;
+    *key = q + 1;
+    char *v = qe + 2;
+    while (*v == ' ') v++;
+    size_t n = strlen(v);
+    while (n && (v[n - 1] == '\n' || v[n - 1] == ' ' || v[n - 1] == '\r')) v[--n] = 0;
+    if (n && v[n - 1] == ',') v[--n] = 0;
+    return v;
+}
+
+static int unquote(char *out, size_t cap, const char *v) {
+    size_t n = strlen(v);
+    if (n < 2 || v[0] != '"' || v[n - 1] != '"' || n - 2 >= cap) return -1;
+    memcpy(out, v + 1, n - 2);
+    out[n - 2] = 0;
+    return strchr(out, '"') || strchr(out, '\\') ? -1 : 0;
+}
+
+static int plan_field(sweep_plan *p, const char *key, char *v, int *magic) {
+    char *end = NULL, s[1200];
+    if (strcmp(key, "magic") == 0) {
+        *magic = unquote(s, sizeof s, v) == 0 && strcmp(s, PLAN_MAGIC) == 0;
+        return *magic ? 0 : -1;
+    }
+    if (strcmp(key, "model") == 0) return unquote(p->model, sizeof p->model, v);
+    if (strcmp(key, "data") == 0) return unquote(p->data, sizeof p->data, v);
+    if (strcmp(key, "lr") == 0) {
+        p->lr = strtod(v, &end);
+        return *end ? -1 : 0;
+    }
+    long *lf = strcmp(key, "batch") == 0 ? &p->batch : strcmp(key, "limit_train") == 0 ? &p->limit_train
+             : strcmp(key, "limit_test") == 0 ? &p->limit_test : strcmp(key, "audit_every") == 0 ? &p->audit_every
+             : strcmp(key, "ref_steps") == 0 ? &p->ref_steps : NULL;
+    int *inf = strcmp(key, "version") == 0 ? &p->version : strcmp(key, "epochs") == 0 ? &p->epochs
+             : strcmp(key, "threads") == 0 ? &p->threads : NULL;
+    if (lf || inf) {
+        long x = strtol(v, &end, 10);
+        if (*end || end == v) return -1;
+        if (lf) *lf = x;
+        else *inf = (int)x;
+        return 0;
+    }
+    size_t n = strlen(v);
+    if (n < 2 || v[0] != '[' || v[n - 1] != ']') return -1;
+    v[n - 1] = 0;
+    char *save = NULL;
+    if (strcmp(key, "seeds") == 0) {
+        for (char *t = strtok_r(v + 1, ", ", &save); t; t = strtok_r(NULL, ", ", &save)) {
+            if (p->n_seeds >= SWEEP_MAX_SEEDS) return -1;
+            p->seed[p->n_seeds++] = strtoll(t, &end, 10);
+            if (*end) return -1;
+        }
+        return p->n_seeds ? 0 : -1;
+    }
+    if (strcmp(key, "machines") == 0) {
+        for (char *t = strtok_r(v + 1, " ", &save); t; t = strtok_r(NULL, " ", &save)) {
+            size_t k = strlen(t);
+            if (k && t[k - 1] == ',') t[--k] = 0;
+            if (unquote(s, sizeof s, t) || plan_add_on(p, s)) return -1;
+        }
+        return p->n_machines ? 0 : -1;
+    }
+    return -2;
+}
+
+/* Read DIR/plan.json.  LS_EFORMAT "PATH: problem" on anything unexpected. */
+static int plan_read(sweep_plan *p, const char *path) {
+    memset(p, 0, sizeof *p);
+    FILE *f = fopen(path, "r");
+    if (!f) return ls_err(LS_EIO, "%s: cannot open: %s", path, strerror(errno));
+    char line[8192];
+    int rc = 0, magic = 0, ln = 0;
+    while (!rc && fgets(line, sizeof line, f)) {
+        ln++;
+        char *key = NULL, *v;
+        if (line[0] == '{' || line[0] == '}') continue;
+        if (!(v = plan_value(line, &key))) {
+            rc = ls_err(LS_EFORMAT, "%s: line %d: not a plan field", path, ln);
+            break;
+        }
+        int fr = plan_field(p, key, v, &magic);
+        if (fr == -2) rc = ls_err(LS_EFORMAT, "%s: line %d: unknown field '%s'", path, ln, key);
+        else if (fr) rc = ls_err(LS_EFORMAT, "%s: line %d: bad value for field '%s'", path, ln, key);
+    }
+    fclose(f);
+    if (rc) return rc;
+    if (!magic) return ls_err(LS_EFORMAT, "%s: not a lockstep sweep plan (field 'magic' is not \"%s\")", path, PLAN_MAGIC);
+    if (p->version != PLAN_VERSION)
+        return ls_err(LS_EFORMAT, "%s: field 'version' is %d; this lockstep reads version %d", path, p->version,
+                      PLAN_VERSION);
+    if (!p->n_seeds || !p->n_machines || !p->data[0] || !p->model[0] || p->epochs < 1 || p->batch < 1)
+        return ls_err(LS_EFORMAT, "%s: a field is missing (seeds, machines, data, model, epochs, batch)", path);
+    return 0;
+}
+
+/* The first field in which two plans differ, or NULL. */
+static const char *plan_diff(const sweep_plan *a, const sweep_plan *b) {
+    if (strcmp(a->model, b->model)) return "model";
+    if (strcmp(a->data, b->data)) return "data";
+    if (a->epochs != b->epochs) return "epochs";
+    if (a->batch != b->batch) return "batch";
+    if (a->lr != b->lr) return "lr";
+    if (a->limit_train != b->limit_train) return "limit_train";
+    if (a->limit_test != b->limit_test) return "limit_test";
+    if (a->threads != b->threads) return "threads";
+    if (a->audit_every != b->audit_every) return "audit_every";
+    if (a->ref_steps != b->ref_steps) return "ref_steps";
+    if (a->n_seeds != b->n_seeds || memcmp(a->seed, b->seed, (size_t)a->n_seeds * sizeof a->seed[0])) return "seeds";
+    if (a->n_machines != b->n_machines) return "machines";
+    for (int m = 0; m < a->n_machines; m++) {
+        if (strcmp(a->partition[m], b->partition[m]) || a->n_engines[m] != b->n_engines[m]) return "machines";
+        for (int e = 0; e < a->n_engines[m]; e++)
+            if (strcmp(a->engine[m][e], b->engine[m][e])) return "machines";
+    }
+    return NULL;
+}
+
+/* ---- paths and small helpers --------------------------------------------- */
+
+static void task_rec_path(char *out, size_t cap, const sweep_plan *p, int id) {
+    sweep_task t = plan_task(p, id);
+    snprintf(out, cap, "rec/%s/%s/%lld.lsr", p->partition[t.machine], p->engine[t.machine][t.engine], p->seed[t.seed]);
+}
+
+static void task_name(char *out, size_t cap, const sweep_plan *p, int id) {
+    sweep_task t = plan_task(p, id);
+    snprintf(out, cap, "task %d (%s, %s, seed %lld)", id, p->partition[t.machine], p->engine[t.machine][t.engine],
+             p->seed[t.seed]);
+}
+
+static int mkdirs(const char *path) {
+    char buf[PATH_MAX];
+    snprintf(buf, sizeof buf, "%s", path);
+    for (char *s = buf + 1; *s; s++)
+        if (*s == '/') {
+            *s = 0;
+            if (mkdir(buf, 0755) != 0 && errno != EEXIST) return ls_err(LS_EIO, "%s: cannot create: %s", buf, strerror(errno));
+            *s = '/';
+        }
+    if (mkdir(buf, 0755) != 0 && errno != EEXIST) return ls_err(LS_EIO, "%s: cannot create: %s", buf, strerror(errno));
+    return 0;
+}
+
+static int file_exists(const char *path) {
+    struct stat st;
+    return stat(path, &st) == 0 && S_ISREG(st.st_mode);
+}
+
+static void self_exe(char *out, size_t cap) {
+    ssize_t n = readlink("/proc/self/exe", out, cap - 1);
+    out[n > 0 ? n : 0] = 0;
+}
+
+static int on_path(const char *prog) {
+    const char *path = getenv("PATH");
+    char buf[PATH_MAX], dir[PATH_MAX];
+    if (!path) return 0;
+    snprintf(buf, sizeof buf, "%s", path);
+    char *save = NULL;
+    for (char *d = strtok_r(buf, ":", &save); d; d = strtok_r(NULL, ":", &save)) {
+        snprintf(dir, sizeof dir, "%s/%s", d, prog);
+        if (access(dir, X_OK) == 0) return 1;
+    }
+    return 0;
+}
+
+/* Run argv (PATH searched), stdout and stderr into out.  Returns the exit
+ * status (0..255), 256 + signal, or -1 when it could not run. */
+static int run_capture(char *const argv[], char *out, size_t cap) {
+    int fds[2];
+    out[0] = 0;
+    if (pipe(fds) != 0) return -1;
+    fflush(NULL);
+    pid_t pid = fork();
+    if (pid < 0) {
+        close(fds[0]);
+        close(fds[1]);
+        return -1;
+    }
+    if (pid == 0) {
+        dup2(fds[1], 1);
+        dup2(fds[1], 2);
+        close(fds[0]);
+        close(fds[1]);
+        execvp(argv[0], argv);
+        _exit(127);
+    }
+    close(fds[1]);
+    size_t n = 0;
+    for (;;) {
+        char chunk[4096];
+        ssize_t got = read(fds[0], chunk, sizeof chunk);
+        if (got < 0 && errno == EINTR) continue;
+        if (got <= 0) break;
+        size_t k = (size_t)got < cap - 1 - n ? (size_t)got : cap - 1 - n;
+        memcpy(out + n, chunk, k);
+        n += k;
+    }
+    out[n] = 0;
+    close(fds[0]);
+    int st = 0;
+    while (waitpid(pid, &st, 0) < 0 && errno == EINTR) {
+    }
+    return WIFEXITED(st) ? WEXITSTATUS(st) : 256 + (WIFSIGNALED(st) ? WTERMSIG(st) : 0);
+}
+
+/* ---- a task's state ------------------------------------------------------ */
+
+typedef enum { TS_MISSING, TS_PENDING, TS_RUNNING, TS_DONE, TS_FAILED, TS_CANCELLED, TS_TIMEOUT, TS_LOST } task_state;
+static const char *TS_NAME[] = {"missing", "pending", "running", "done", "failed", "cancelled", "timeout", "lost"};
+
+typedef struct {
+    task_state st;
+    char reason[300];
+    char job[40];     /* Slurm job id (array_task), "local", or "" */
+    char node[64];
+    double wall_s;    /* the record's wall time in the wrapper (NAN: unknown) */
+    double wrap_s;    /* the wrapper's own wall time, start to state file */
+} task_status;
+
+/* state/N.txt: key=value lines written by the wrapper (this file's only). */
+typedef struct {
+    char state[16], reason[300], job[40], node[64];
+    long pid;
+    double wall_s, wrap_s;
+} state_file;
+
+static int state_read(const char *path, state_file *s) {
+    memset(s, 0, sizeof *s);
+    s->wall_s = s->wrap_s = NAN;
+    FILE *f = fopen(path, "r");
+    if (!f) return -1;
+    char line[512];
+    while (fgets(line, sizeof line, f)) {
+        line[strcspn(line, "\n")] = 0;
+        char *eq = strchr(line, '=');
+        if (!eq) continue;
+        *eq = 0;
+        const char *k = line, *v = eq + 1;
+        if (!strcmp(k, "state")) snprintf(s->state, sizeof s->state, "%s", v);
+        else if (!strcmp(k, "reason")) snprintf(s->reason, sizeof s->reason, "%s", v);
+        else if (!strcmp(k, "job")) snprintf(s->job, sizeof s->job, "%s", v);
+        else if (!strcmp(k, "node")) snprintf(s->node, sizeof s->node, "%s", v);
+        else if (!strcmp(k, "pid")) s->pid = atol(v);
+        else if (!strcmp(k, "wall_s")) s->wall_s = atof(v);
+        else if (!strcmp(k, "wrap_s")) s->wrap_s = atof(v);
+    }
+    fclose(f);
+    return s->state[0] ? 0 : -1;
+}
+
+static int state_write(const char *dir, int id, const state_file *s) {
+    char path[PATH_MAX], body[1024];
+    snprintf(path, sizeof path, "%s/state/%d.txt", dir, id);
+    int n = snprintf(body, sizeof body, "state=%s\nreason=%s\njob=%s\nnode=%s\npid=%ld\nwall_s=%.3f\nwrap_s=%.3f\n",
+                     s->state, s->reason, s->job, s->node, s->pid, s->wall_s, s->wrap_s);
+    return ls_write_file_atomic(path, body, (size_t)n);
+}
+
+/* ---- what Slurm remembers ------------------------------------------------- */
+
+typedef struct {
+    char job[40];      /* the array's job id */
+    int is_merge;
+    char state[32], reason[128], exitcode[16], node[64];
+    int task;          /* -1: a record for a range (pending tasks) */
+    char range[256];   /* ArrayTaskId as printed ("0-3%2", "5") */
+} slurm_rec;
+
+typedef struct {
+    int n;
+    slurm_rec r[512];
+    int merge_in_flight;
+    char merge_job[40];
+} slurm_view;
+
+static int in_range(const char *range, int id) {
+    char buf[256];
+    snprintf(buf, sizeof buf, "%s", range);
+    char *pct = strchr(buf, '%');
+    if (pct) *pct = 0;
+    char *save = NULL;
+    for (char *t = strtok_r(buf, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
+        int a, b;
+        if (sscanf(t, "%d-%d", &a, &b) == 2) {
+            if (id >= a && id <= b) return 1;
+        } else if (atoi(t) == id) return 1;
+    }
+    return 0;
+}
+
+static void field(const char *line, const char *key, char *out, size_t cap) {
+    char pat[48];
+    snprintf(pat, sizeof pat, " %s=", key);
+    const char *p = strstr(line, pat);
+    out[0] = 0;
+    if (!p && strncmp(line, pat + 1, strlen(pat + 1)) == 0) p = line - 1;
+    if (!p) return;
+    p += strlen(pat);
+    size_t n = 0;
+    while (p[n] && p[n] != ' ' && p[n] != '\n' && n + 1 < cap) n++;
+    memcpy(out, p, n);
+    out[n] = 0;
+}
+
+static int is_final(const char *state) {
+    return !(strcmp(state, "PENDING") == 0 || strcmp(state, "RUNNING") == 0 || strcmp(state, "CONFIGURING") == 0 ||
+             strcmp(state, "COMPLETING") == 0 || strcmp(state, "SUSPENDED") == 0 || strcmp(state, "REQUEUED") == 0 ||
+             strcmp(state, "RESIZING") == 0);
+}
+
+/* `scontrol -o show job J` for every job in slurm/jobs.tsv (in the order
+ * submitted: a later record of a task is the newer). */
+static void slurm_query(const char *dir, slurm_view *v) {
+    memset(v, 0, sizeof *v);
+    char path[PATH_MAX];
+    snprintf(path, sizeof path, "%s/slurm/jobs.tsv", dir);
+    FILE *f = fopen(path, "r");
+    if (!f || !on_path("scontrol")) {
+        if (f) fclose(f);
+        return;
+    }
+    char line[1024];
+    static char out[1 << 18];
+    while (fgets(line, sizeof line, f)) {
+        char kind[16], job[40];
+        if (sscanf(line, "%15s %39s", kind, job) != 2) continue;
+        char *argv[] = {"scontrol", "-o", "show", "job", job, NULL};
+        if (run_capture(argv, out, sizeof out) != 0) continue; /* forgotten (MinJobAge) or no controller */
+        char *save = NULL;
+        for (char *l = strtok_r(out, "\n", &save); l && v->n < (int)LS_ARRAY_LEN(v->r); l = strtok_r(NULL, "\n", &save)) {
+            slurm_rec *r = &v->r[v->n];
+            memset(r, 0, sizeof *r);
+            snprintf(r->job, sizeof r->job, "%s", job);
+            r->is_merge = strcmp(kind, "merge") == 0;
+            field(l, "JobState", r->state, sizeof r->state);
+            field(l, "Reason", r->reason, sizeof r->reason);
+            field(l, "ExitCode", r->exitcode, sizeof r->exitcode);
+            field(l, "NodeList", r->node, sizeof r->node);
+            field(l, "ArrayTaskId", r->range, sizeof r->range);
+            if (!r->state[0]) continue;
+            if (r->is_merge) {
+                v->merge_in_flight = !is_final(r->state);
+                snprintf(v->merge_job, sizeof v->merge_job, "%s", job);
+            }
+            v->n++;
+        }
+    }
+    fclose(f);
+}
+
+/* The newest Slurm record of task id, or NULL. */
+static const slurm_rec *slurm_find(const slurm_view *v, int id) {
+    for (int i = v->n - 1; i >= 0; i--)
+        if (!v->r[i].is_merge && v->r[i].range[0] && in_range(v->r[i].range, id)) return &v->r[i];
+    return NULL;
+}
+
+static void task_status_of(const sweep_plan *p, const char *dir, const slurm_view *v, int id, task_status *ts) {
+    char path[PATH_MAX], rec[PATH_MAX];
+    memset(ts, 0, sizeof *ts);
+    ts->wall_s = ts->wrap_s = NAN;
+    state_file sf;
+    snprintf(path, sizeof path, "%s/state/%d.txt", dir, id);
+    int have_state = state_read(path, &sf) == 0;
+    if (have_state) {
+        snprintf(ts->job, sizeof ts->job, "%s", sf.job);
+        snprintf(ts->node, sizeof ts->node, "%s", sf.node);
+        ts->wall_s = sf.wall_s;
+        ts->wrap_s = sf.wrap_s;
+    }
+    task_rec_path(rec, sizeof rec, p, id);
+    snprintf(path, sizeof path, "%s/%s", dir, rec);
+    if (file_exists(path)) {
+        ts->st = TS_DONE;
+        return;
+    }
+    const slurm_rec *r = slurm_find(v, id);
+    if (r) {
+        snprintf(ts->job, sizeof ts->job, "%s_%d", r->job, id);
+        if (r->node[0] && strcmp(r->node, "(null)")) snprintf(ts->node, sizeof ts->node, "%s", r->node);
+        if (!strcmp(r->state, "PENDING")) ts->st = TS_PENDING;
+        else if (!is_final(r->state)) ts->st = TS_RUNNING;
+        else if (!strcmp(r->state, "CANCELLED")) ts->st = TS_CANCELLED;
+        else if (!strcmp(r->state, "TIMEOUT") || !strcmp(r->state, "DEADLINE")) ts->st = TS_TIMEOUT;
+        else ts->st = TS_FAILED;
+        if (ts->st == TS_PENDING || ts->st == TS_RUNNING) snprintf(ts->reason, sizeof ts->reason, "Slurm: %s (%s)", r->state, r->reason);
+        else
+            snprintf(ts->reason, sizeof ts->reason, "Slurm: %s, reason %s, exit code %s%s%s", r->state, r->reason,
+                     r->exitcode, have_state && sf.reason[0] ? "; " : "", have_state ? sf.reason : "");
+        return;
+    }
+    if (!have_state) {
+        ts->st = TS_MISSING;
+        snprintf(ts->reason, sizeof ts->reason, "never run (no recording, no record of the task)");
+        return;
+    }
+    if (!strcmp(sf.state, "running")) {
+        struct utsname u;
+        int here = uname(&u) == 0 && strcmp(u.nodename, sf.node) == 0;
+        if (here && sf.pid > 0 && kill((pid_t)sf.pid, 0) == 0) {
+            ts->st = TS_RUNNING;
+            snprintf(ts->reason, sizeof ts->reason, "running here (pid %ld)", sf.pid);
+        } else {
+            ts->st = TS_LOST;
+            snprintf(ts->reason, sizeof ts->reason, "started on %s (job %s) and left no recording and no outcome: killed "
+                     "by SIGKILL, out of memory, or the node failed", sf.node, sf.job);
+        }
+        return;
+    }
+    ts->st = !strcmp(sf.state, "cancelled") ? TS_CANCELLED : !strcmp(sf.state, "done") ? TS_LOST : TS_FAILED;
+    snprintf(ts->reason, sizeof ts->reason, "%s", ts->st == TS_LOST ? "reported done but its recording is gone" : sf.reason);
+}
+
+/* ---- one task: the wrapper around `lockstep record` ---------------------- */
+
+static volatile sig_atomic_t g_child_pid, g_task_signal;
+
+/* scancel and a time limit send SIGTERM to every process of the job; a
+ * signal sent to the wrapper alone is passed on, so the recording always
+ * sees it (record.c removes its temporary file and dies of it). */
+static void task_on_signal(int sig) {
+    g_task_signal = sig;
+    if (g_child_pid > 0) kill((pid_t)g_child_pid, sig);
+}
+
+/* argv of `lockstep record` for task id (strings in store). */
+static int task_argv(const sweep_plan *p, int id, const char *exe, const char *out, char store[][1100], char **argv) {
+    sweep_task t = plan_task(p, id);
+    int n = 0;
+#define ARG(...) snprintf(store[n], 1100, __VA_ARGS__), argv[n] = store[n], n++
+    ARG("%s", exe);
+    ARG("record");
+    ARG("--engine"); ARG("%s", p->engine[t.machine][t.engine]);
+    ARG("--seed"); ARG("%lld", p->seed[t.seed]);
+    ARG("--model"); ARG("%s", p->model);
+    ARG("--data"); ARG("%s", p->data);
+    ARG("--epochs"); ARG("%d", p->epochs);
+    ARG("--batch"); ARG("%ld", p->batch);
+    ARG("--lr"); ARG("%.17g", p->lr);
+    if (p->limit_train) { ARG("--limit-train"); ARG("%ld", p->limit_train); }
+    if (p->limit_test) { ARG("--limit-test"); ARG("%ld", p->limit_test); }
+    if (p->threads) { ARG("--threads"); ARG("%d", p->threads); }
+    ARG("--audit-every"); ARG("%ld", p->audit_every);
+    ARG("--ref-steps"); ARG("%ld", p->ref_steps);
+    ARG("--out"); ARG("%s", out);
+#undef ARG
+    argv[n] = NULL;
+    return n;
+}
+
+static int task_run(const sweep_plan *p, const char *dir, int id, FILE *log) {
+    if (id < 0 || id >= plan_n_tasks(p)) return ls_err(LS_EINVAL, "--task %d: the plan has tasks 0..%d", id, plan_n_tasks(p) - 1);
+    char rec[PATH_MAX], out[PATH_MAX], exe[PATH_MAX], sdir[PATH_MAX], name[200];
+    task_rec_path(rec, sizeof rec, p, id);
+    task_name(name, sizeof name, p, id);
+    snprintf(out, sizeof out, "%s/%s", dir, rec);
+    int rc;
+    *strrchr(rec, '/') = 0;
+    snprintf(sdir, sizeof sdir, "%s/%s", dir, rec);
+    if ((rc = mkdirs(sdir))) return rc;
+    snprintf(sdir, sizeof sdir, "%s/state", dir);
+    if ((rc = mkdirs(sdir))) return rc;
+    self_exe(exe, sizeof exe);
+    char store[40][1100], *argv[41];
+    task_argv(p, id, exe, out, store, argv);
+    state_file sf;
+    memset(&sf, 0, sizeof sf);
+    struct utsname u;
+    snprintf(sf.node, sizeof sf.node, "%s", uname(&u) == 0 ? u.nodename : "?");
+    const char *aj = getenv("SLURM_ARRAY_JOB_ID");
+    if (aj) snprintf(sf.job, sizeof sf.job, "%s_%d", aj, id);
+    else snprintf(sf.job, sizeof sf.job, "local");
+    snprintf(sf.state, sizeof sf.state, "running");
+    sf.pid = (long)getpid();
+    sf.wall_s = sf.wrap_s = NAN;
+    double t0 = ls_now();
+    if ((rc = state_write(dir, id, &sf))) return rc;
+    if (log) fprintf(log, "sweep: %s on %s (job %s): %s\n", name, sf.node, sf.job, out);
+    fflush(NULL);
+    /* the handlers are in place before the child exists: no window in
+     * which a SIGTERM would kill the wrapper and leave the child alone */
+    struct sigaction sa;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = task_on_signal;
+    sigemptyset(&sa.sa_mask);
+    int sigs[3] = {SIGINT, SIGTERM, SIGHUP};
+    for (int i = 0; i < 3; i++) sigaction(sigs[i], &sa, NULL);
+    double t1 = ls_now();
+    pid_t pid = fork();
+    if (pid < 0) return ls_err(LS_EIO, "sweep: fork: %s", strerror(errno));
+    if (pid == 0) {
+        for (int i = 0; i < 3; i++) signal(sigs[i], SIG_DFL);
+        /* tasks share a node's cores with other tasks: OpenMP threads that
+         * spin while idle steal them (the wait policy changes no value) */
+        setenv("OMP_WAIT_POLICY", "passive", 0);
+        execv(exe, argv);
+        _exit(127);
+    }
+    g_child_pid = pid;
+    if (g_task_signal) kill(pid, g_task_signal);
+    int st = 0;
+    while (waitpid(pid, &st, 0) < 0 && errno == EINTR) {
+    }
+    g_child_pid = 0;
+    sf.wall_s = ls_now() - t1;
+    int status;
+    if (WIFEXITED(st) && WEXITSTATUS(st) == 0 && file_exists(out)) {
+        snprintf(sf.state, sizeof sf.state, "done");
+        status = 0;
+    } else if (WIFSIGNALED(st) || g_task_signal) {
+        int sig = WIFSIGNALED(st) ? WTERMSIG(st) : g_task_signal;
+        int stop = sig == SIGTERM || sig == SIGINT || sig == SIGHUP;
+        snprintf(sf.state, sizeof sf.state, "%s", stop ? "cancelled" : "failed");
+        snprintf(sf.reason, sizeof sf.reason, "lockstep record killed by signal %d (%s)%s", sig, strsignal(sig),
+                 sig == SIGTERM ? ": scancel, a time limit or preemption" : "");
+        status = 128 + sig;
+    } else {
+        snprintf(sf.state, sizeof sf.state, "failed");
+        snprintf(sf.reason, sizeof sf.reason, "lockstep record exited with status %d (its message is in the task's log)",
+                 WIFEXITED(st) ? WEXITSTATUS(st) : -1);
+        status = 2;
+    }
+    sf.wrap_s = ls_now() - t0;
+    if ((rc = state_write(dir, id, &sf))) return rc;
+    if (log) fprintf(log, "sweep: %s %s%s%s (%.2f s)\n", name, sf.state, sf.reason[0] ? ": " : "", sf.reason, sf.wall_s);
+    return status;
+}
+
+/* ---- status --------------------------------------------------------------- */
+
+static void statuses(const sweep_plan *p, const char *dir, slurm_view *v, task_status *ts) {
+    slurm_query(dir, v);
+    for (int id = 0; id < plan_n_tasks(p); id++) task_status_of(p, dir, v, id, &ts[id]);
+}
+
+static int status_print(const sweep_plan *p, const char *dir, FILE *f) {
+    int n = plan_n_tasks(p);
+    task_status *ts = ls_calloc((size_t)n, sizeof *ts);
+    slurm_view *v = ls_malloc(sizeof *v);
+    if (!ts || !v) {
+        free(ts);
+        free(v);
+        return LS_ENOMEM;
+    }
+    statuses(p, dir, v, ts);
+    int count[8] = {0};
+    fprintf(f, "sweep %s: %d tasks (%d machine types, %d seeds)\n", dir, n, p->n_machines, p->n_seeds);
+    fprintf(f, "%-5s %-10s %-20s %-6s %-10s %-14s %-10s %s\n", "task", "machine", "engine", "seed", "state", "job",
+            "node", "reason / seconds");
+    for (int id = 0; id < n; id++) {
+        sweep_task t = plan_task(p, id);
+        count[ts[id].st]++;
+        char extra[400];
+        if (ts[id].st == TS_DONE) snprintf(extra, sizeof extra, "%.1f s", ts[id].wall_s);
+        else snprintf(extra, sizeof extra, "%s", ts[id].reason);
+        fprintf(f, "%-5d %-10s %-20s %-6lld %-10s %-14s %-10s %s\n", id, p->partition[t.machine],
+                p->engine[t.machine][t.engine], p->seed[t.seed], TS_NAME[ts[id].st], ts[id].job[0] ? ts[id].job : "-",
+                ts[id].node[0] ? ts[id].node : "-", extra);
+    }
+    fprintf(f, "done %d, running %d, pending %d, failed %d, cancelled %d, timeout %d, lost %d, missing %d", count[TS_DONE],
+            count[TS_RUNNING], count[TS_PENDING], count[TS_FAILED], count[TS_CANCELLED], count[TS_TIMEOUT], count[TS_LOST],
+            count[TS_MISSING]);
+    if (v->merge_job[0]) fprintf(f, "; merge job %s %s", v->merge_job, v->merge_in_flight ? "in flight" : "finished");
+    char path[PATH_MAX];
+    snprintf(path, sizeof path, "%s/report/verdict.txt", dir);
+    FILE *vf = fopen(path, "r");
+    char line[512] = "";
+    if (vf) {
+        if (!fgets(line, sizeof line, vf)) line[0] = 0;
+        fclose(vf);
+        line[strcspn(line, "\n")] = 0;
+    }
+    fprintf(f, "\nreport: %s\n", line[0] ? line : "none yet");
+    free(ts);
+    free(v);
+    return 0;
+}
+
+/* ---- submission ----------------------------------------------------------- */
+
+/* What a task asks the scheduler for: a GPU for cuda engines, as many
+ * cores as the engine runs threads (2 when the spec does not say). */
+static void engine_resources(const sweep_plan *p, const char *eng, int *cpus, int *gpus) {
+    char spec[256];
+    spec_with_threads(spec, sizeof spec, eng, p->threads);
+    engine_spec s;
+    *cpus = 2;
+    *gpus = 0;
+    if (engine_spec_parse(&s, spec) != 0) return;
+    *gpus = strcmp(s.name, "cuda") == 0;
+    const char *t = engine_spec_get(&s, "threads", NULL);
+    *cpus = t && atoi(t) > 0 ? atoi(t) : *gpus ? 1 : 2;
+}
+
+static int append_line(const char *path, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static int append_line(const char *path, const char *fmt, ...) {
+    char line[1024];
+    va_list ap;
+    va_start(ap, fmt);
+    int n = vsnprintf(line, sizeof line, fmt, ap);
+    va_end(ap);
+    int fd = open(path, O_WRONLY | O_CREAT | O_APPEND, 0644);
+    if (fd < 0) return ls_err(LS_EIO, "%s: cannot open: %s", path, strerror(errno));
+    ssize_t w = write(fd, line, (size_t)n);
+    int bad = w != n || fsync(fd) != 0;
+    close(fd);
+    return bad ? ls_err(LS_EIO, "%s: write failed", path) : 0;
+}
+
+static int write_script(const char *path, const char *body) {
+    int rc = ls_write_file_atomic(path, body, strlen(body));
+    if (!rc && chmod(path, 0755) != 0) rc = ls_err(LS_EIO, "%s: chmod: %s", path, strerror(errno));
+    return rc;
+}
+
+/* sbatch ARGS...; the job id into job. */
+static int sbatch(char **argv, char *job, size_t cap, FILE *dry) {
+    char out[4096];
+    if (dry) {
+        /* --dry-run: what would be submitted, and a stand-in job id */
+        static int n_dry;
+        fprintf(dry, "sweep: would run:");
+        for (int i = 0; argv[i]; i++) fprintf(dry, " %s", argv[i]);
+        fprintf(dry, "\n");
+        snprintf(job, cap, "DRYRUN%d", ++n_dry);
+        return 0;
+    }
+    int st = run_capture(argv, out, sizeof out);
+    if (st != 0) return ls_err(LS_EIO, "sbatch failed (status %d): %s", st, out);
+    size_t n = strspn(out, "0123456789");
+    if (!n || n >= cap) return ls_err(LS_EIO, "sbatch: no job id in its answer '%s'", out);
+    memcpy(job, out, n);
+    job[n] = 0;
+    return 0;
+}
+
+static int in_flight(task_state s) { return s == TS_PENDING || s == TS_RUNNING; }
+
+static int slurm_submit(const sweep_plan *p, const char *dir, const task_status *ts, const slurm_view *v,
+                        const sweep_cfg *c, char *merge_job, size_t mcap, int *n_new) {
+    char exe[PATH_MAX], path[PATH_MAX], body[4096], jobs[PATH_MAX];
+    int rc, n = plan_n_tasks(p);
+    self_exe(exe, sizeof exe);
+    snprintf(jobs, sizeof jobs, "%s/slurm/jobs.tsv", dir);
+    snprintf(path, sizeof path, "%s/slurm/task.sh", dir);
+    snprintf(body, sizeof body, "#!/bin/sh\n# lockstep sweep: one task of %s/plan.json (the array index is the task)\n"
+             "exec '%s' sweep --task \"$SLURM_ARRAY_TASK_ID\" --dir '%s'\n", dir, exe, dir);
+    if ((rc = write_script(path, body))) return rc;
+    snprintf(path, sizeof path, "%s/slurm/merge.sh", dir);
+    snprintf(body, sizeof body, "#!/bin/sh\n# lockstep sweep: audit the recordings of %s into its report/\n"
+             "exec '%s' sweep --merge '%s'\n", dir, exe, dir);
+    if ((rc = write_script(path, body))) return rc;
+    char dep[2048] = "afterany";
+    size_t dl = strlen(dep);
+    /* arrays still in flight from an earlier submission: the merge waits for them too */
+    for (int i = 0; i < v->n; i++)
+        if (!v->r[i].is_merge && !is_final(v->r[i].state) && !strstr(dep, v->r[i].job))
+            dl += (size_t)snprintf(dep + dl, sizeof dep - dl, ":%s", v->r[i].job);
+    *n_new = 0;
+    int done_group[SWEEP_MAX_TASKS] = {0};
+    for (int id = 0; id < n; id++) {
+        if (ts[id].st == TS_DONE || in_flight(ts[id].st) || done_group[id]) continue;
+        sweep_task t = plan_task(p, id);
+        int cpus, gpus;
+        engine_resources(p, p->engine[t.machine][t.engine], &cpus, &gpus);
+        char list[2048] = "";
+        size_t ll = 0;
+        for (int k = id; k < n; k++) {
+            sweep_task u = plan_task(p, k);
+            int c2, g2;
+            engine_resources(p, p->engine[u.machine][u.engine], &c2, &g2);
+            if (u.machine != t.machine || c2 != cpus || g2 != gpus || ts[k].st == TS_DONE || in_flight(ts[k].st)) continue;
+            done_group[k] = 1;
+            ll += (size_t)snprintf(list + ll, sizeof list - ll, "%s%d", ll ? "," : "", k);
+            (*n_new)++;
+        }
+        char a_part[96], a_arr[2100], a_cpu[48], a_out[PATH_MAX + 32], a_time[96], a_script[PATH_MAX], job[40];
+        snprintf(a_part, sizeof a_part, "--partition=%s", p->partition[t.machine]);
+        snprintf(a_arr, sizeof a_arr, "--array=%s", list);
+        snprintf(a_cpu, sizeof a_cpu, "--cpus-per-task=%d", cpus);
+        snprintf(a_out, sizeof a_out, "--output=%s/log/task-%%a.%%A.out", dir);
+        snprintf(a_time, sizeof a_time, "--time=%s", c->time_limit ? c->time_limit : "");
+        snprintf(a_script, sizeof a_script, "%s/slurm/task.sh", dir);
+        char *argv[16];
+        int k = 0;
+        argv[k++] = "sbatch";
+        argv[k++] = "--parsable";
+        argv[k++] = "--job-name=lockstep-sweep";
+        argv[k++] = a_part;
+        argv[k++] = a_arr;
+        argv[k++] = a_cpu;
+        if (gpus) argv[k++] = "--gres=gpu:1";
+        if (c->time_limit) argv[k++] = a_time;
+        argv[k++] = a_out;
+        argv[k++] = a_script;
+        argv[k] = NULL;
+        if ((rc = sbatch(argv, job, sizeof job, c->dry_run ? c->out : NULL))) return rc;
+        if (!c->dry_run && (rc = append_line(jobs, "array %s %s %s\n", job, p->partition[t.machine], list))) return rc;
+        if (c->out) fprintf(c->out, "sweep: %s job array %s on %s: tasks %s (%d cpus%s each)\n",
+                            c->dry_run ? "would submit" : "submitted", job,
+                            p->partition[t.machine], list, cpus, gpus ? ", 1 gpu" : "");
+        dl += (size_t)snprintf(dep + dl, sizeof dep - dl, ":%s", job);
+    }
+    if (!*n_new && v->merge_in_flight) {
+        snprintf(merge_job, mcap, "%s", v->merge_job);
+        if (c->out) fprintf(c->out, "sweep: nothing to submit; merge job %s is in flight\n", merge_job);
+        return 0;
+    }
+    char a_part[96], a_dep[2100], a_out[PATH_MAX + 32], a_script[PATH_MAX];
+    snprintf(a_part, sizeof a_part, "--partition=%s", p->partition[0]);
+    snprintf(a_dep, sizeof a_dep, "--dependency=%s", dep);
+    snprintf(a_out, sizeof a_out, "--output=%s/log/merge.%%j.out", dir);
+    snprintf(a_script, sizeof a_script, "%s/slurm/merge.sh", dir);
+    char *argv[] = {"sbatch", "--parsable", "--job-name=lockstep-sweep-merge", a_part, "--cpus-per-task=1",
+                    a_out, strchr(dep, ':') ? a_dep : a_script, a_script, NULL};
+    if (!strchr(dep, ':')) argv[7] = NULL;
+    if ((rc = sbatch(argv, merge_job, mcap, c->dry_run ? c->out : NULL))) return rc;
+    if (c->dry_run) {
+        merge_job[0] = 0; /* nothing to wait for */
+        return 0;
+    }
+    if ((rc = append_line(jobs, "merge %s\n", merge_job))) return rc;
+    if (c->out) fprintf(c->out, "sweep: merge job %s (%s)\n", merge_job, strchr(dep, ':') ? dep : "no dependency");
+    return 0;
+}
+
+/* Wait until Slurm reports the merge job finished (or forgets it). */
+static int slurm_wait(const char *job) {
+    char out[8192], state[32];
+    for (;;) {
+        if (ls_stop_signal()) return 128 + ls_stop_signal();
+        char *argv[] = {"scontrol", "-o", "show", "job", (char *)job, NULL};
+        if (run_capture(argv, out, sizeof out) != 0) return 0;
+        field(out, "JobState", state, sizeof state);
+        if (!state[0] || is_final(state)) return 0;
+        usleep(300 * 1000);
+    }
+}
+
+/* ---- the local backend ----------------------------------------------------- */
+
+static pid_t local_start(const char *dir, int id, const char *exe) {
+    char log[PATH_MAX], ids[16];
+    snprintf(log, sizeof log, "%s/log/task-%d.local.out", dir, id);
+    snprintf(ids, sizeof ids, "%d", id);
+    fflush(NULL);
+    pid_t pid = fork();
+    if (pid == 0) {
+        int fd = open(log, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+        if (fd >= 0) {
+            dup2(fd, 1);
+            dup2(fd, 2);
+            close(fd);
+        }
+        char *argv[] = {(char *)exe, "sweep", "--task", ids, "--dir", (char *)dir, NULL};
+        execv(exe, argv);
+        _exit(127);
+    }
+    return pid;
+}
+
+/* Run the missing tasks J at a time, each through the task wrapper.  A
+ * first SIGINT/SIGTERM stops starting tasks and passes SIGTERM to the
+ * running ones (their recordings are removed, their state says why). */
+static int local_run(const sweep_plan *p, const char *dir, const task_status *ts, int jobs, FILE *out) {
+    char exe[PATH_MAX];
+    self_exe(exe, sizeof exe);
+    int n = plan_n_tasks(p), next = 0, running = 0, failed = 0, forwarded = 0;
+    pid_t pid[64] = {0};
+    int pid_task[64];
+    if (jobs > 64) jobs = 64;
+    for (;;) {
+        while (!ls_stop_signal() && running < jobs && next < n) {
+            int id = next++;
+            if (ts[id].st == TS_DONE) continue;
+            int slot = 0;
+            while (pid[slot]) slot++;
+            if ((pid[slot] = local_start(dir, id, exe)) < 0) return ls_err(LS_EIO, "sweep: fork: %s", strerror(errno));
+            pid_task[slot] = id;
+            running++;
+        }
+        if (!running) break;
+        int st;
+        /* the handlers restart waits (SA_RESTART): look at the stop flag
+         * between short waits instead */
+        pid_t w = waitpid(-1, &st, WNOHANG);
+        if (w == 0) {
+            if (ls_stop_signal() && !forwarded) {
+                for (int s = 0; s < 64; s++)
+                    if (pid[s] > 0) kill(pid[s], SIGTERM);
+                forwarded = 1;
+            }
+            usleep(50 * 1000);
+            continue;
+        }
+        if (w < 0 && errno == EINTR) continue;
+        if (w < 0) break;
+        for (int s = 0; s < 64; s++)
+            if (pid[s] == w) {
+                pid[s] = 0;
+                running--;
+                int ok = WIFEXITED(st) && WEXITSTATUS(st) == 0;
+                failed += !ok;
+                if (out) {
+                    char name[200];
+                    task_name(name, sizeof name, p, pid_task[s]);
+                    fprintf(out, "sweep: %s %s\n", name, ok ? "done" : "did not finish (see --status)");
+                }
+            }
+    }
+    if (ls_stop_signal()) return 128 + ls_stop_signal();
+    return failed;
+}
+
+/* ---- the merge --------------------------------------------------------------- */
+
+static const char *PROV_KEYS[] = {"host.os", "host.cpu", "cpu.isa", "threads", "gpu.name", "gpu.driver", "lib.onednn",
+                                  "lib.cudnn", "lib.cublas", "lib.cudart", "lib.glibc", "lockstep.commit"};
+
+/* Per machine: what its recordings say they ran on, and whether they
+ * agree (a partition that mixes CPU models or drivers is not one machine
+ * type, and its seeds are not comparable). */
+static void merge_machines(lsbuf *md, const sweep_plan *p, const task_status *ts) {
+    lsbuf_printf(md, "\n## Machines (from each recording's provenance)\n\n");
+    int id0 = 0;
+    for (int m = 0; m < p->n_machines; m++) {
+        int nt = p->n_engines[m] * p->n_seeds;
+        lsbuf_printf(md, "### %s\n\n| key | value | recordings |\n|---|---|---|\n", p->partition[m]);
+        char nodes[512] = "";
+        for (int k = 0; k < nt; k++) {
+            const char *nd = ts[id0 + k].node;
+            if (nd[0] && !strstr(nodes, nd) && strlen(nodes) + strlen(nd) + 3 < sizeof nodes)
+                snprintf(nodes + strlen(nodes), sizeof nodes - strlen(nodes), "%s%s", nodes[0] ? ", " : "", nd);
+        }
+        lsbuf_printf(md, "| nodes (task wrapper) | %s | %d |\n", nodes[0] ? nodes : "?", nt);
+        enum { NK = LS_ARRAY_LEN(PROV_KEYS), NV = 4 };
+        char vals[NK][NV][256];
+        int nv[NK] = {0}, cnt[NK][NV] = {{0}};
+        /* each recording read once (they are tens of MB): every key from it */
+        for (int k = 0; k < nt; k++) {
+            char rec[PATH_MAX];
+            task_rec_path(rec, sizeof rec, p, id0 + k);
+            golden_file *gf = NULL;
+            if (golden_read(&gf, rec) != 0) continue;
+            for (size_t q = 0; q < NK; q++) {
+                const char *v = golden_provenance_get(gf, PROV_KEYS[q]);
+                if (!v) continue;
+                int j = 0;
+                while (j < nv[q] && strcmp(vals[q][j], v)) j++;
+                if (j == nv[q] && nv[q] < NV) snprintf(vals[q][nv[q]++], 256, "%.255s", v);
+                if (j < NV) cnt[q][j]++;
+            }
+            golden_file_free(gf);
+        }
+        for (size_t q = 0; q < NK; q++)
+            for (int j = 0; j < nv[q]; j++)
+                /* threads are the engine's, not the machine's: they may differ */
+                lsbuf_printf(md, "| %s | %s | %d%s |\n", PROV_KEYS[q], vals[q][j], cnt[q][j],
+                             nv[q] > 1 && strcmp(PROV_KEYS[q], "threads") ? " **(differs within the partition)**" : "");
+        lsbuf_printf(md, "\n");
+        id0 += nt;
+    }
+}
+
+/* machine/engine of recorded label "recorded:rec/M/E/S.lsr"; the label itself otherwise */
+static void short_label(char *out, size_t cap, const char *label) {
+    if (strncmp(label, "recorded:rec/", 13) == 0) {
+        snprintf(out, cap, "%s", label + 13);
+        char *sl = strrchr(out, '/');
+        if (sl) *sl = 0;
+    } else snprintf(out, cap, "%s", label);
+}
+
+static void merge_seed_verdicts(lsbuf *md, lsbuf *vt, const audit_result *r, long long seed, int *problems) {
+    verdict_table v;
+    explain_verdicts(&v, r, &r->m);
+    char a[160], b[160];
+    lsbuf_printf(md, "\n### seed %lld\n\n| engine / pair | verdict | detail |\n|---|---|---|\n", seed);
+    for (int i = 0; i < v.n_eng; i++) {
+        short_label(a, sizeof a, r->eng[v.e[i].engine].label);
+        lsbuf_printf(md, "| %s | %s | %s |\n", a, v.e[i].verdict, v.e[i].detail);
+        lsbuf_printf(vt, "seed %lld engine %s: %s (%s)\n", seed, a, v.e[i].verdict, v.e[i].detail);
+    }
+    for (int i = 0; i < v.n_pair; i++) {
+        const audit_pair *pp = &r->pair[v.p[i].pair];
+        short_label(a, sizeof a, r->eng[pp->a].label);
+        short_label(b, sizeof b, r->eng[pp->b].label);
+        char gap[64] = "";
+        if (!isnan(v.p[i].acc_gap)) snprintf(gap, sizeof gap, "accuracy gap %+.2f points, %ld flips", v.p[i].acc_gap, v.p[i].flips);
+        lsbuf_printf(md, "| %s vs %s | %s | first difference at step %ld; %s |\n", a, b, v.p[i].verdict,
+                     v.p[i].first_diff_step, gap);
+        lsbuf_printf(vt, "seed %lld pair %s vs %s: %s (first difference at step %ld; %s)\n", seed, a, b, v.p[i].verdict,
+                     v.p[i].first_diff_step, gap);
+    }
+    for (int i = 0; i < r->n_engines; i++)
+        if (r->eng[i].failed) {
+            lsbuf_printf(vt, "seed %lld engine %s: FAILED %s\n", seed, r->eng[i].label, r->eng[i].fail_reason);
+            (*problems)++;
+        }
+    *problems += v.problems;
+}
+
+/* Across seeds, grouped by machine: pairs within one machine type, the
+ * same engine on two machine types, and the rest. */
+static void merge_significance(lsbuf *md, const seeds_result *R, const sweep_plan *p) {
+    int last = R->epochs - 1;
+    static const char *GROUP[] = {"within one machine type", "the same engine on two machine types",
+                                  "other engines across machine types"};
+    lsbuf_printf(md, "\n## Significance across %d seeds (last epoch; paired over seeds, exact McNemar per seed)\n",
+                 R->n_seeds);
+    for (int g = 0; g < 3; g++) {
+        lsbuf_printf(md, "\n### %s\n\n| pair | mean gap (points) | 95%% interval | McNemar p per seed | verdict |\n"
+                     "|---|---|---|---|---|\n", GROUP[g]);
+        for (int i = 0; i < R->n_pairs; i++) {
+            const seeds_pair *sp = &R->pair[i];
+            const char *la = R->eng[sp->a].label, *lb = R->eng[sp->b].label;
+            const char *sa = strchr(la, '/'), *sb = strchr(lb, '/');
+            int same_m = sa && sb && sa - la == sb - lb && strncmp(la, lb, (size_t)(sa - la)) == 0;
+            int same_e = sa && sb && strcmp(sa, sb) == 0;
+            if ((same_m ? 0 : same_e ? 1 : 2) != g) continue;
+            const stats_paired *pd = &sp->paired[last];
+            lsbuf_printf(md, "| %s vs %s | %+.2f | [%+.2f, %+.2f] | ", la, lb, 100 * pd->mean, 100 * pd->lo, 100 * pd->hi);
+            for (int s = 0; s < R->n_seeds; s++)
+                lsbuf_printf(md, "%s%lld: %.3g (%ld/%ld)", s ? ", " : "", p->seed[s], sp->mcnemar[s][last].p,
+                             sp->mcnemar[s][last].b, sp->mcnemar[s][last].c);
+            lsbuf_printf(md, " | %s |\n", sp->verdict);
+        }
+    }
+}
+
+/* rm -r of a folder this merge made (report.tmp.PID, report.old.PID). */
+static void remove_tree(const char *path) {
+    DIR *d = opendir(path);
+    if (!d) {
+        unlink(path);
+        return;
+    }
+    struct dirent *e;
+    while ((e = readdir(d))) {
+        if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, "..")) continue;
+        char sub[PATH_MAX];
+        snprintf(sub, sizeof sub, "%s/%s", path, e->d_name);
+        struct stat st;
+        if (lstat(sub, &st) == 0 && S_ISDIR(st.st_mode)) remove_tree(sub);
+        else unlink(sub);
+    }
+    closedir(d);
+    rmdir(path);
+}
+
+static int write_text(const char *dir, const char *name, const lsbuf *b) {
+    char path[PATH_MAX];
+    snprintf(path, sizeof path, "%s/%s", dir, name);
+    if (b->failed) return LS_ENOMEM;
+    return ls_write_file_atomic(path, b->s ? b->s : "", b->len);
+}
+
+/* Audit each seed's recordings (the reference shadow-replays them) and
+ * collect the verdicts; then the significance over seeds. */
+static int merge_audits(const sweep_plan *p, const char *tmp, lsbuf *md, lsbuf *vt, lsbuf *js, int *problems, FILE *out) {
+    int n_eng = 0;
+    char labels[AUDIT_MAX_ENGINES][256];
+    for (int m = 0; m < p->n_machines; m++)
+        for (int e = 0; e < p->n_engines[m] && n_eng < AUDIT_MAX_ENGINES; e++)
+            snprintf(labels[n_eng++], 256, "%s/%s", p->partition[m], p->engine[m][e]);
+    audit_result **runs = ls_calloc((size_t)p->n_seeds, sizeof *runs);
+    int (*map)[AUDIT_MAX_ENGINES] = ls_calloc((size_t)p->n_seeds, sizeof *map);
+    uint64_t seeds[SWEEP_MAX_SEEDS];
+    int rc = runs && map ? 0 : LS_ENOMEM;
+    lsbuf_printf(md, "\n## Verdicts per seed (reference + every recording of the seed, free mode, shadow replays)\n");
+    /* the reference shadows one recording per shadow step, in turn: with
+     * fewer shadow steps than recordings some stay unchecked (and say so) */
+    long total = 0, shadows = 0;
+    for (int e = 0; e < p->epochs; e++) {
+        long n_train = p->limit_train, spe = (n_train + p->batch - 1) / p->batch;
+        for (long k = 0; k < spe; k++) {
+            total++;
+            int partial = k == spe - 1 && n_train % p->batch;
+            shadows += total > p->ref_steps && ((p->audit_every > 0 && total % p->audit_every == 0) || partial);
+        }
+    }
+    if (p->limit_train && shadows < n_eng)
+        lsbuf_printf(md, "\nNote: %ld shadow replay(s) per seed (steps after %ld, every %ld-th) for %d recordings: "
+                     "%ld recording(s) per seed are not replayed by the reference and stay unchecked (lower "
+                     "--audit-every or train longer).\n", shadows, p->ref_steps, p->audit_every, n_eng,
+                     n_eng - shadows);
+    for (int s = 0; s < p->n_seeds && !rc; s++) {
+        seeds[s] = (uint64_t)p->seed[s];
+        char list[2048] = "reference", odir[PATH_MAX];
+        size_t ll = strlen(list);
+        for (int t = 0; t < n_eng; t++)
+            ll += (size_t)snprintf(list + ll, sizeof list - ll, ",recorded:rec/%s/%lld.lsr", labels[t], p->seed[s]);
+        snprintf(odir, sizeof odir, "%s/seed-%lld", tmp, p->seed[s]);
+        audit_cfg a;
+        audit_cfg_default(&a);
+        a.run.model = p->model;
+        a.run.data_dir = p->data;
+        a.run.epochs = p->epochs;
+        a.run.batch = (size_t)p->batch;
+        a.run.adam.lr = p->lr;
+        a.run.limit_train = (size_t)p->limit_train;
+        a.run.limit_test = (size_t)p->limit_test;
+        a.run.threads = p->threads;
+        a.run.seed = seeds[s];
+        a.run.progress = 0;
+        a.engines = list;
+        a.mode = MODE_FREE;
+        a.out_dir = odir;
+        a.out = out;
+        if (out) fprintf(out, "sweep merge: seed %lld: audit %s\n", p->seed[s], list);
+        if (!(runs[s] = ls_malloc(sizeof *runs[s]))) {
+            rc = LS_ENOMEM;
+            break;
+        }
+        if ((rc = audit_run(&a, runs[s]))) {
+            free(runs[s]);
+            runs[s] = NULL;
+            rc = ls_err_prefix(rc, "merge, seed %lld", p->seed[s]);
+            break;
+        }
+        for (int t = 0; t < n_eng; t++) {
+            char want[300];
+            snprintf(want, sizeof want, "recorded:rec/%s/%lld.lsr", labels[t], p->seed[s]);
+            map[s][t] = -1;
+            for (int i = 0; i < runs[s]->n_engines; i++)
+                if (strcmp(runs[s]->eng[i].label, want) == 0 && !runs[s]->eng[i].failed) map[s][t] = i;
+        }
+        merge_seed_verdicts(md, vt, runs[s], p->seed[s], problems);
+    }
+    seeds_result *R = rc ? NULL : ls_calloc(1, sizeof *R);
+    if (!rc && !R) rc = LS_ENOMEM;
+    if (!rc && !(rc = seeds_from_audits(R, (const audit_result *const *)runs, p->n_seeds, seeds, labels, n_eng, map))) {
+        merge_significance(md, R, p);
+        char *txt = NULL;
+        size_t tl = 0;
+        FILE *mf = open_memstream(&txt, &tl);
+        if (mf) {
+            seeds_print(mf, R);
+            fclose(mf);
+            lsbuf_printf(md, "\n### The seed table\n\n```\n%s```\n", txt ? txt : "");
+            free(txt);
+        }
+        seeds_json(js, R);
+        seeds_result_free(R);
+    }
+    free(R);
+    for (int s = 0; runs && s < p->n_seeds; s++)
+        if (runs[s]) {
+            audit_result_free(runs[s]);
+            free(runs[s]);
+        }
+    free(runs);
+    free(map);
+    return rc;
+}
+
+/* Stale report.tmp.PID folders of merges that died (scancel, SIGKILL). */
+static void remove_stale_tmp(void) {
+    DIR *d = opendir(".");
+    struct dirent *e;
+    while (d && (e = readdir(d))) {
+        long pid;
+        if (sscanf(e->d_name, "report.tmp.%ld", &pid) == 1 || sscanf(e->d_name, "report.old.%ld", &pid) == 1)
+            if (pid != (long)getpid() && kill((pid_t)pid, 0) != 0) remove_tree(e->d_name);
+    }
+    if (d) closedir(d);
+}
+
+/* `sweep --merge DIR`, in DIR (the caller chdir()s): the report set in
+ * report.tmp.PID, renamed to report/ when complete.  Returns 0 complete,
+ * 1 incomplete, or an error. */
+static int merge_here(const sweep_plan *p, const char *dir, FILE *out) {
+    int n = plan_n_tasks(p), rc = 0, missing = 0, problems = 0;
+    task_status *ts = ls_calloc((size_t)n, sizeof *ts);
+    slurm_view *v = ls_malloc(sizeof *v);
+    if (!ts || !v) {
+        free(ts);
+        free(v);
+        return LS_ENOMEM;
+    }
+    statuses(p, ".", v, ts);
+    remove_stale_tmp();
+    char tmp[64];
+    snprintf(tmp, sizeof tmp, "report.tmp.%ld", (long)getpid());
+    if ((rc = mkdirs(tmp))) goto done;
+    lsbuf md, vt, js, why;
+    lsbuf_init(&md);
+    lsbuf_init(&vt);
+    lsbuf_init(&js);
+    lsbuf_init(&why);
+    lsbuf_printf(&md, "# lockstep sweep %s\n\nmodel %s, data %s, %d epoch(s), batch %ld, lr %g, limit-train %ld, "
+                 "limit-test %ld; %d machine types x engines x %d seeds = %d recordings\n",
+                 dir, p->model, p->data, p->epochs, p->batch, p->lr, p->limit_train, p->limit_test, p->n_machines,
+                 p->n_seeds, n);
+    lsbuf_printf(&md, "\n## Tasks\n\n| task | machine | engine | seed | state | node | seconds / reason |\n"
+                 "|---|---|---|---|---|---|---|\n");
+    for (int id = 0; id < n; id++) {
+        sweep_task t = plan_task(p, id);
+        lsbuf_printf(&md, "| %d | %s | %s | %lld | %s | %s | ", id, p->partition[t.machine], p->engine[t.machine][t.engine],
+                     p->seed[t.seed], TS_NAME[ts[id].st], ts[id].node[0] ? ts[id].node : "-");
+        if (ts[id].st == TS_DONE) lsbuf_printf(&md, "%.2f |\n", ts[id].wall_s);
+        else {
+            char name[200];
+            task_name(name, sizeof name, p, id);
+            lsbuf_printf(&md, "%s |\n", ts[id].reason);
+            lsbuf_printf(&why, "%s%s: %s: %s", missing ? "; " : "", name, TS_NAME[ts[id].st], ts[id].reason);
+            missing++;
+        }
+    }
+    if (!missing) {
+        merge_machines(&md, p, ts);
+        rc = merge_audits(p, tmp, &md, &vt, &js, &problems, out);
+    }
+    if (!rc) {
+        char verdict[4096];
+        if (missing)
+            snprintf(verdict, sizeof verdict, "incomplete: %d of %d tasks have no recording, nothing was audited (%s); "
+                     "submit the same plan again to run them", missing, n, why.s ? why.s : "");
+        else
+            snprintf(verdict, sizeof verdict, "complete: %d recordings audited over %d seeds; %d problem(s)", n, p->n_seeds,
+                     problems);
+        lsbuf_printf(&md, "\n## Verdict\n\n%s\n", verdict);
+        lsbuf vline;
+        lsbuf_init(&vline);
+        lsbuf_printf(&vline, "%s\n", verdict);
+        lsbuf sj;
+        lsbuf_init(&sj);
+        lsbuf_printf(&sj, "{\"magic\": \"lockstep-sweep-report\", \"version\": 1, \"complete\": %s, \"verdict\": ",
+                     missing ? "false" : "true");
+        lsbuf_json_str(&sj, verdict);
+        lsbuf_printf(&sj, ", \"tasks\": [");
+        for (int id = 0; id < n; id++) {
+            char rec[PATH_MAX];
+            task_rec_path(rec, sizeof rec, p, id);
+            lsbuf_printf(&sj, "%s{\"task\": %d, \"recording\": \"%s\", \"state\": \"%s\", \"node\": ", id ? ", " : "", id, rec,
+                         TS_NAME[ts[id].st]);
+            lsbuf_json_str(&sj, ts[id].node);
+            lsbuf_printf(&sj, ", \"reason\": ");
+            lsbuf_json_str(&sj, ts[id].reason);
+            lsbuf_printf(&sj, ", \"record_s\": ");
+            lsbuf_json_num(&sj, ts[id].wall_s);
+            lsbuf_printf(&sj, ", \"wrapper_s\": ");
+            lsbuf_json_num(&sj, ts[id].wrap_s);
+            lsbuf_printf(&sj, "}");
+        }
+        lsbuf_printf(&sj, "]%s%s}\n", js.len ? ", " : "", js.len ? js.s : "");
+        if (!(rc = write_text(tmp, "report.md", &md)) && !(rc = write_text(tmp, "verdicts.txt", &vt)) &&
+            !(rc = write_text(tmp, "summary.json", &sj)))
+            rc = write_text(tmp, "verdict.txt", &vline);
+        lsbuf_free(&vline);
+        lsbuf_free(&sj);
+        if (!rc) {
+            /* the old report out of the way, the new one in, the old one gone:
+             * report/ is always a whole report set, never a mix */
+            char old[64];
+            snprintf(old, sizeof old, "report.old.%ld", (long)getpid());
+            int had = rename("report", old) == 0;
+            if (rename(tmp, "report") != 0) {
+                rc = ls_err(LS_EIO, "%s/report: cannot rename into place: %s", dir, strerror(errno));
+                if (had) rename(old, "report");
+            } else if (had) remove_tree(old);
+        }
+        if (!rc && out) fprintf(out, "sweep merge: %s\nsweep merge: report in %s/report/ (report.md, summary.json, "
+                                "verdicts.txt, seed-S/)\n", verdict, dir);
+    }
+    lsbuf_free(&md);
+    lsbuf_free(&vt);
+    lsbuf_free(&js);
+    lsbuf_free(&why);
+    if (rc) remove_tree(tmp);
+    else rc = missing ? 1 : 0;
+done:
+    free(ts);
+    free(v);
+    return rc;
+}
+
+/* ---- two backends, one result ---------------------------------------------- */
+
+int sweep_recordings_same(const char *a, const char *b) {
+    golden_file *ga = NULL, *gb = NULL;
+    int rc = golden_read(&ga, a);
+    if (!rc) rc = golden_read(&gb, b);
+    if (rc) goto done;
+    for (size_t i = 0; i < ga->prov.n && !rc; i++) {
+        const char *k = ga->prov.key[i];
+        if (!strcmp(k, "date")) continue; /* when, not what */
+        const char *vb = golden_provenance_get(gb, k);
+        if (!vb || strcmp(vb, ga->prov.val[i]))
+            rc = ls_err(LS_EMISMATCH, "%s vs %s: provenance %s differs ('%.80s' vs '%.80s')", a, b, k, ga->prov.val[i],
+                        vb ? vb : "(absent)");
+    }
+    if (!rc && ga->prov.n != gb->prov.n) rc = ls_err(LS_EMISMATCH, "%s vs %s: provenance key counts differ", a, b);
+    if (!rc && ga->n_records != gb->n_records)
+        rc = ls_err(LS_EMISMATCH, "%s vs %s: %zu vs %zu records", a, b, ga->n_records, gb->n_records);
+    for (size_t i = 0; i < ga->n_records && !rc; i++) {
+        const golden_record *x = &ga->records[i], *y = &gb->records[i];
+        char lab[128];
+        golden_record_label(x, lab, sizeof lab);
+        if (x->step != y->step || x->layer != y->layer || x->kind != y->kind || x->count != y->count ||
+            strcmp(x->name, y->name)) {
+            rc = ls_err(LS_EMISMATCH, "%s vs %s: record %zu is %s in one, another in the other", a, b, i, lab);
+            break;
+        }
+        if (x->kind == GOLDEN_KIND_TIMING) continue; /* seconds and peak memory: measured, not computed */
+        for (size_t k = 0; k < x->count; k++) {
+            if (x->kind == GOLDEN_KIND_EPOCH && k == 1) continue; /* the epoch's training seconds */
+            if (memcmp(&x->values[k], &y->values[k], sizeof(float))) {
+                rc = ls_err(LS_EMISMATCH, "%s vs %s: %s differs at element %zu (%.9g vs %.9g)", a, b, lab, k,
+                            (double)x->values[k], (double)y->values[k]);
+                break;
+            }
+        }
+    }
+done:
+    if (ga) golden_file_free(ga);
+    if (gb) golden_file_free(gb);
+    return rc;
+}
+
+/* ---- the command ------------------------------------------------------------- */
+
+void sweep_cfg_default(sweep_cfg *c) {
+    memset(c, 0, sizeof *c);
+    run_cfg_default(&c->run);
+    c->backend = SWEEP_AUTO;
+    c->jobs = 1;
+    c->task = -1;
+    c->audit_every = 50;
+    c->ref_steps = 2;
+    c->out = stdout;
+}
+
+static int want_long(const char *opt, const char *s, long lo, long hi, long *out) {
+    char *end;
+    errno = 0;
+    long v = strtol(s, &end, 10);
+    if (errno || *end || end == s || v < lo || v > hi) {
+        fprintf(stderr, "lockstep sweep: %s: expected an integer in %ld..%ld, got '%s'\n", opt, lo, hi, s);
+        return -1;
+    }
+    *out = v;
+    return 0;
+}
+
+int sweep_split_args(sweep_cfg *c, int argc, char **argv, char **rest, int *n_rest) {
+    int n = 0;
+    long v;
+    rest[n++] = argv[0];
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i];
+        int has = i + 1 < argc;
+        const char *val = has ? argv[i + 1] : NULL;
+        int takes = !strcmp(a, "--on") || !strcmp(a, "--seeds") || !strcmp(a, "--dir") || !strcmp(a, "--jobs") ||
+                    !strcmp(a, "--status") || !strcmp(a, "--merge") || !strcmp(a, "--task") ||
+                    !strcmp(a, "--audit-every") || !strcmp(a, "--ref-steps") || !strcmp(a, "--time");
+        if (takes && !has) {
+            fprintf(stderr, "lockstep sweep: option %s needs a value\n", a);
+            return 2;
+        }
+        if (!strcmp(a, "--on")) {
+            if (c->n_on >= SWEEP_MAX_MACHINES) {
+                fprintf(stderr, "lockstep sweep: --on: at most %d machine types\n", SWEEP_MAX_MACHINES);
+                return 2;
+            }
+            c->on[c->n_on++] = val;
+        } else if (!strcmp(a, "--seeds")) c->seeds = val;
+        else if (!strcmp(a, "--dir")) c->dir = val;
+        else if (!strcmp(a, "--time")) c->time_limit = val;
+        else if (!strcmp(a, "--status") || !strcmp(a, "--merge")) {
+            c->action = a[2] == 's' ? SWEEP_STATUS : SWEEP_MERGE;
+            c->dir = val;
+        } else if (!strcmp(a, "--task")) {
+            if (want_long(a, val, 0, SWEEP_MAX_TASKS - 1, &v)) return 2;
+            c->action = SWEEP_TASK;
+            c->task = (int)v;
+        } else if (!strcmp(a, "--jobs")) {
+            if (want_long(a, val, 1, 64, &v)) return 2;
+            c->jobs = (int)v;
+        } else if (!strcmp(a, "--audit-every") || !strcmp(a, "--ref-steps")) {
+            if (want_long(a, val, 0, LONG_MAX, &v)) return 2;
+            if (a[2] == 'a') c->audit_every = v;
+            else c->ref_steps = v;
+        } else if (!strcmp(a, "--slurm")) c->backend = SWEEP_SLURM;
+        else if (!strcmp(a, "--local")) c->backend = SWEEP_LOCAL;
+        else if (!strcmp(a, "--wait")) c->wait = 1;
+        else if (!strcmp(a, "--dry-run")) c->dry_run = 1;
+        else if (!strncmp(a, "--engine", 8) || !strncmp(a, "--json", 6) || !strncmp(a, "--save", 6) ||
+                 !strncmp(a, "--init", 6) || !strncmp(a, "--order", 7) || !strncmp(a, "--steps", 7) ||
+                 !strncmp(a, "--ref-", 6)) {
+            fprintf(stderr, "lockstep sweep: option %s is not for this command (engines come from --on PARTITION=ENGINE,...; "
+                    "see lockstep --help)\n", a);
+            return 2;
+        } else {
+            rest[n++] = argv[i];
+            continue;
+        }
+        if (takes) i++;
+    }
+    rest[n] = NULL;
+    *n_rest = n;
+    return -1;
+}
+
+/* Take DIR/.lock: one submission (or local run) of a folder at a time. */
+static int lock_dir(const char *dir, int *fd) {
+    char path[PATH_MAX];
+    snprintf(path, sizeof path, "%s/.lock", dir);
+    *fd = open(path, O_RDWR | O_CREAT, 0644);
+    if (*fd < 0) return ls_err(LS_EIO, "%s: cannot open: %s", path, strerror(errno));
+    if (flock(*fd, LOCK_EX | LOCK_NB) != 0)
+        return ls_err(LS_EINVAL, "%s: another lockstep sweep is submitting or running this folder", dir);
+    return 0;
+}
+
+/* The plan of the command line against the folder's: written when new,
+ * refused naming the field when different. */
+static int plan_settle(const sweep_cfg *c, sweep_plan *p) {
+    int rc = plan_from_cfg(p, c);
+    if (rc) return rc;
+    char path[PATH_MAX];
+    snprintf(path, sizeof path, "%s/plan.json", c->dir);
+    if (file_exists(path)) {
+        sweep_plan *old = ls_malloc(sizeof *old);
+        if (!old) return LS_ENOMEM;
+        rc = plan_read(old, path);
+        const char *d = rc ? NULL : plan_diff(old, p);
+        free(old);
+        if (rc) return rc;
+        if (d) return ls_err(LS_EINVAL, "%s holds another plan: field '%s' differs (use another --dir, or the same options)",
+                             path, d);
+        return 0;
+    }
+    lsbuf b;
+    lsbuf_init(&b);
+    plan_json(&b, p);
+    rc = b.failed ? LS_ENOMEM : ls_write_file_atomic(path, b.s, b.len);
+    lsbuf_free(&b);
+    return rc;
+}
+
+static int submit(const sweep_cfg *c, const char *dir, sweep_plan *p) {
+    int lockfd = -1, rc;
+    char sub[PATH_MAX];
+    const char *subs[] = {"rec", "state", "log", "slurm"};
+    for (size_t i = 0; i < LS_ARRAY_LEN(subs); i++) {
+        snprintf(sub, sizeof sub, "%s/%s", dir, subs[i]);
+        if ((rc = mkdirs(sub))) return rc;
+    }
+    if ((rc = lock_dir(dir, &lockfd))) {
+        if (lockfd >= 0) close(lockfd);
+        return rc;
+    }
+    int n = plan_n_tasks(p);
+    task_status *ts = ls_calloc((size_t)n, sizeof *ts);
+    slurm_view *v = ls_malloc(sizeof *v);
+    rc = ts && v ? 0 : LS_ENOMEM;
+    int slurm = c->backend == SWEEP_SLURM || (c->backend == SWEEP_AUTO && on_path("sbatch")) || c->dry_run;
+    if (!rc) statuses(p, dir, v, ts);
+    int todo = 0;
+    for (int id = 0; !rc && id < n; id++) todo += ts[id].st != TS_DONE;
+    if (!rc && c->out) fprintf(c->out, "sweep %s: %d tasks, %d done, %d to run (%s)\n", dir, n, n - todo, todo,
+                               slurm ? "Slurm" : "local");
+    if (!rc && slurm) {
+        char merge_job[40] = "";
+        int n_new = 0;
+        /* no signal between an sbatch and its line in jobs.tsv: a job
+         * submitted is always a job the folder knows */
+        sigset_t block, prev;
+        sigemptyset(&block);
+        sigaddset(&block, SIGINT);
+        sigaddset(&block, SIGTERM);
+        sigaddset(&block, SIGHUP);
+        sigprocmask(SIG_BLOCK, &block, &prev);
+        rc = slurm_submit(p, dir, ts, v, c, merge_job, sizeof merge_job, &n_new);
+        sigprocmask(SIG_SETMASK, &prev, NULL);
+        if (!rc && c->wait && merge_job[0]) {
+            close(lockfd);
+            lockfd = -1;
+            rc = slurm_wait(merge_job);
+            if (!rc) {
+                char path[PATH_MAX], line[4096] = "";
+                snprintf(path, sizeof path, "%s/report/verdict.txt", dir);
+                FILE *f = fopen(path, "r");
+                if (!f || !fgets(line, sizeof line, f)) rc = ls_err(LS_EIO, "%s: the merge job %s wrote no verdict (see %s/log/merge.%s.out)",
+                                                         path, merge_job, dir, merge_job);
+                if (f) fclose(f);
+                if (!rc && c->out) fprintf(c->out, "sweep: %s", line);
+                if (!rc) rc = strncmp(line, "complete", 8) ? 1 : 0;
+            }
+        }
+    } else if (!rc) {
+        rc = local_run(p, dir, ts, c->jobs, c->out);
+        if (rc >= 0 && rc < 128) {
+            char cwd[PATH_MAX];
+            if (!getcwd(cwd, sizeof cwd)) cwd[0] = 0;
+            if (chdir(dir) != 0) rc = ls_err(LS_EIO, "%s: cannot enter: %s", dir, strerror(errno));
+            else {
+                rc = merge_here(p, dir, c->out);
+                if (cwd[0] && chdir(cwd) != 0) rc = rc ? rc : ls_err(LS_EIO, "cannot return to %s", cwd);
+            }
+        }
+    }
+    free(ts);
+    free(v);
+    if (lockfd >= 0) close(lockfd);
+    return rc;
+}
+
+int sweep_main(sweep_cfg *c) {
+    if (!c->dir) {
+        fprintf(stderr, "lockstep sweep: which folder? --dir DIR (or --status DIR, --merge DIR)\n");
+        return 2;
+    }
+    char dir[PATH_MAX];
+    if (c->action == SWEEP_SUBMIT && mkdirs(c->dir)) {
+        fprintf(stderr, "lockstep sweep: %s\n", ls_errmsg());
+        return 2;
+    }
+    if (!realpath(c->dir, dir)) {
+        fprintf(stderr, "lockstep sweep: %s: %s\n", c->dir, strerror(errno));
+        return 2;
+    }
+    sweep_plan *p = ls_malloc(sizeof *p);
+    if (!p) return 2;
+    int rc;
+    char path[PATH_MAX];
+    snprintf(path, sizeof path, "%s/plan.json", dir);
+    if (c->action == SWEEP_SUBMIT) {
+        c->dir = dir;
+        rc = plan_settle(c, p);
+        ls_signals_install(1); /* Ctrl-C: stop starting tasks, let the running ones clean up */
+        if (!rc) rc = submit(c, dir, p);
+    } else {
+        rc = plan_read(p, path);
+        if (!rc && c->action == SWEEP_STATUS) rc = status_print(p, dir, c->out);
+        else if (!rc && c->action == SWEEP_TASK) rc = task_run(p, dir, c->task, c->out);
+        else if (!rc) {
+            /* scancel of the merge: die at once; report.tmp.PID is left for the next merge to remove,
+             * report/ is untouched */
+            ls_signals_install(0);
+            if (chdir(dir) != 0) rc = ls_err(LS_EIO, "%s: cannot enter: %s", dir, strerror(errno));
+            else rc = merge_here(p, dir, c->out);
+        }
+    }
+    free(p);
+    if (rc < 0) {
+        fprintf(stderr, "lockstep sweep: %s\n", ls_errmsg());
+        return 2;
+    }
+    return rc;
+}

@@ -1,0 +1,394 @@
+/*
+ * test_sweep.c — `lockstep sweep` (src/commands/sweep.c) end to end, with
+ * build/lockstep as a user runs it:
+ *   - resources: --dry-run shows --gres=gpu:1 for cuda, --cpus-per-task=N
+ *     for threads=N, one array per (partition, resources), the merge's
+ *     afterany dependency on every array;
+ *   - bad input: a malformed --on, a reference engine, no folder: exit 2
+ *     naming the problem; a different plan in an existing folder is refused
+ *     naming the field (batch), and the folder's plan is left as it was;
+ *   - a real one-node Slurm (scripts/slurm-local.sh: slurmctld + slurmd +
+ *     munged, partitions cpu-a and cpu-b standing in for two machine types):
+ *     2 machines x 2 engines (cpu, cpu:threads=1) x 2 seeds of tiny runs
+ *     submitted as job arrays with a merge job; the first task is cancelled
+ *     with scancel while it writes its recording -> no file, temporary or
+ *     final, is left for it, --status says cancelled, and the merged verdict
+ *     is incomplete naming task 0; the same command again runs that task
+ *     only, and its merge job is cancelled while it audits -> report/ is the
+ *     old one, whole; the same command once more -> complete, with verdicts
+ *     per seed and the significance section per machine type;
+ *   - the local backend (--local --jobs 2) on the same plan in another
+ *     folder: every recording bitwise the same as Slurm's (sweep_recordings_same:
+ *     every tensor and step record, every provenance key but the date and
+ *     the measured seconds), and the verdicts file byte for byte the same.
+ * The runs are 4 steps of batch 16 (64 images), every step shadowed by the
+ * reference (--ref-steps 0 --audit-every 1): one shadow replay per
+ * recording of a seed, so every recording is checked, at a quarter of the
+ * reference's cost at batch 64 (~2 minutes in all on a loaded 2-core machine).
+ *   - the local backend alone on one-step runs (also under ASan): complete,
+ *     the significance section, the note that one shadow replay leaves one
+ *     of two recordings per seed unchecked, and a second run that runs
+ *     nothing and gives the same verdicts.
+ * Where slurmd cannot start here, the Slurm case calls skip() with the
+ * script's reason.  Under ASan the Slurm case is skipped too: its 17
+ * trainings and 4 merges take many minutes there; the normal build runs it.
+ * Slurm is stopped in the teardown, whatever happened.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+#include <dirent.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "commands/sweep.h"
+#include "formats/data.h"
+
+/* paths: a mkdtemp() folder plus short tails, far below PATH_MAX */
+#pragma GCC diagnostic ignored "-Wformat-truncation"
+
+#if defined(__SANITIZE_ADDRESS__)
+#define UNDER_ASAN 1
+#else
+#define UNDER_ASAN 0
+#endif
+
+static char g_bin[PATH_MAX], g_root[PATH_MAX], g_tmp[64];
+static int g_slurm_started;
+
+static const char *PLAN = "--on cpu-a=cpu,cpu:threads=1 --on cpu-b=cpu,cpu:threads=1 --seeds 42,43 "
+                          "--limit-train 64 --limit-test 100 --batch 16 --epochs 1 --ref-steps 0 --audit-every 1";
+
+/* Run a shell command line; its output into out (may be NULL).  Returns the exit status. */
+static int sh(char *out, size_t cap, const char *fmt, ...) {
+    char cmd[4096], log[128];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(cmd, sizeof cmd, fmt, ap);
+    va_end(ap);
+    snprintf(log, sizeof log, "%s/cmd.out", g_tmp);
+    char full[4300];
+    snprintf(full, sizeof full, "( %s ) > %s 2>&1", cmd, log);
+    int st = system(full);
+    if (out) {
+        FILE *f = fopen(log, "r");
+        size_t n = f ? fread(out, 1, cap - 1, f) : 0;
+        out[n] = 0;
+        if (f) fclose(f);
+    }
+    return WIFEXITED(st) ? WEXITSTATUS(st) : 255;
+}
+
+static int read_file(const char *path, char *out, size_t cap) {
+    FILE *f = fopen(path, "r");
+    if (!f) return -1;
+    size_t n = fread(out, 1, cap - 1, f);
+    out[n] = 0;
+    fclose(f);
+    return 0;
+}
+
+/* Any name containing ".tmp." under dir (recursively): a half-written file. */
+static int count_tmp(const char *dir) {
+    DIR *d = opendir(dir);
+    if (!d) return 0;
+    int n = 0;
+    struct dirent *e;
+    while ((e = readdir(d))) {
+        if (e->d_name[0] == '.') continue;
+        char sub[PATH_MAX];
+        snprintf(sub, sizeof sub, "%s/%s", dir, e->d_name);
+        struct stat st;
+        if (stat(sub, &st) == 0 && S_ISDIR(st.st_mode)) n += count_tmp(sub);
+        else n += strstr(e->d_name, ".tmp.") != NULL;
+    }
+    closedir(d);
+    return n;
+}
+
+static int group_setup(void **st) {
+    ssize_t n = readlink("/proc/self/exe", g_bin, sizeof g_bin - 32);
+    if (n <= 0) return -1;
+    g_bin[n] = 0;
+    char *slash = strrchr(g_bin, '/');
+    *slash = 0;
+    snprintf(g_root, sizeof g_root, "%s/../..", g_bin);
+    strcat(g_bin, "/../lockstep");
+    snprintf(g_tmp, sizeof g_tmp, "/tmp/lockstep-sweep-XXXXXX");
+    return mkdtemp(g_tmp) ? 0 : -1;
+}
+
+static int group_teardown(void **st) {
+    if (g_slurm_started) sh(NULL, 0, "bash %s/scripts/slurm-local.sh stop", g_root);
+    sh(NULL, 0, "rm -rf %s", g_tmp);
+    return 0;
+}
+
+static void test_bad_input(void **st) {
+    char out[8192];
+    assert_int_equal(sh(out, sizeof out, "%s sweep --local --on cpu-a --seeds 2 --dir %s/bad", g_bin, g_tmp), 2);
+    assert_non_null(strstr(out, "PARTITION=ENGINE"));
+    assert_int_equal(sh(out, sizeof out, "%s sweep --local --on cpu-a=reference --seeds 2 --dir %s/bad", g_bin, g_tmp), 2);
+    assert_non_null(strstr(out, "the merge runs the reference"));
+    assert_int_equal(sh(out, sizeof out, "%s sweep --local --on cpu-a=cpu", g_bin), 2);
+    assert_non_null(strstr(out, "--dir"));
+    assert_int_equal(sh(out, sizeof out, "%s sweep --status %s/nothing-here", g_bin, g_tmp), 2);
+    /* resources follow from the engine: a GPU for cuda, the cores of threads=N (no Slurm needed to see it) */
+    assert_int_equal(sh(out, sizeof out, "%s sweep --slurm --dry-run --on gpu-x=cuda,cpu:threads=3 --seeds 42,43 "
+                        "--limit-train 64 --dir %s/dry", g_bin, g_tmp), 0);
+    assert_non_null(strstr(out, "--partition=gpu-x --array=0,1 --cpus-per-task=1 --gres=gpu:1"));
+    assert_non_null(strstr(out, "--partition=gpu-x --array=2,3 --cpus-per-task=3 --output="));
+    assert_non_null(strstr(out, "--dependency=afterany:DRYRUN1:DRYRUN2"));
+    /* a plan, then another plan in the same folder */
+    char plan[PATH_MAX], before[4096], after[4096];
+    snprintf(plan, sizeof plan, "%s/p1/plan.json", g_tmp);
+    sh(NULL, 0, "mkdir -p %s/p1", g_tmp);
+    FILE *f = fopen(plan, "w");
+    assert_non_null(f);
+    /* the plan of `--on cpu-a=cpu --seeds 1 --batch 64` written by hand: the reader takes what the writer writes */
+    fprintf(f, "{\n  \"magic\": \"lockstep-sweep-plan\",\n  \"version\": 1,\n  \"model\": \"smallcnn\",\n"
+            "  \"data\": \"%s\",\n  \"epochs\": 1,\n  \"batch\": 64,\n  \"lr\": 0.001,\n  \"limit_train\": 128,\n"
+            "  \"limit_test\": 100,\n  \"threads\": 0,\n  \"audit_every\": 50,\n  \"ref_steps\": 2,\n  \"seeds\": [42],\n"
+            "  \"machines\": [\"cpu-a=cpu\"]\n}\n", DATA_DEFAULT_DIR);
+    fclose(f);
+    assert_int_equal(read_file(plan, before, sizeof before), 0);
+    assert_int_equal(sh(out, sizeof out, "%s sweep --status %s/p1", g_bin, g_tmp), 0);
+    assert_non_null(strstr(out, "missing"));
+    assert_int_equal(sh(out, sizeof out, "%s sweep --local --on cpu-a=cpu --seeds 1 --epochs 1 --limit-train 128 "
+                        "--limit-test 100 --batch 32 --dir %s/p1", g_bin, g_tmp), 2);
+    assert_non_null(strstr(out, "field 'batch' differs"));
+    assert_int_equal(read_file(plan, after, sizeof after), 0);
+    assert_string_equal(before, after);
+    /* another version is refused naming the field */
+    sh(NULL, 0, "sed -i 's/\"version\": 1/\"version\": 9/' %s", plan);
+    assert_int_equal(sh(out, sizeof out, "%s sweep --status %s/p1", g_bin, g_tmp), 2);
+    assert_non_null(strstr(out, "field 'version' is 9"));
+}
+
+/* The Slurm job id of the array that holds task id (DIR/slurm/jobs.tsv), or "" */
+static void array_of(const char *dir, int id, char *job, size_t cap) {
+    char path[PATH_MAX], line[512];
+    snprintf(path, sizeof path, "%s/slurm/jobs.tsv", dir);
+    job[0] = 0;
+    FILE *f = fopen(path, "r");
+    while (f && fgets(line, sizeof line, f)) {
+        char kind[16], j[40], part[64], list[256];
+        if (sscanf(line, "%15s %39s %63s %255s", kind, j, part, list) == 4 && !strcmp(kind, "array")) {
+            char *save = NULL;
+            for (char *t = strtok_r(list, ",", &save); t; t = strtok_r(NULL, ",", &save))
+                if (atoi(t) == id) snprintf(job, cap, "%s", j);
+        }
+    }
+    if (f) fclose(f);
+}
+
+static void last_merge(const char *dir, char *job, size_t cap) {
+    char path[PATH_MAX], line[512];
+    snprintf(path, sizeof path, "%s/slurm/jobs.tsv", dir);
+    job[0] = 0;
+    FILE *f = fopen(path, "r");
+    while (f && fgets(line, sizeof line, f)) {
+        char kind[16], j[40];
+        if (sscanf(line, "%15s %39s", kind, j) == 2 && !strcmp(kind, "merge")) snprintf(job, cap, "%s", j);
+    }
+    if (f) fclose(f);
+}
+
+/* Wait (at most s seconds) until file exists and, if want, contains it. */
+static int wait_for(const char *path, const char *want, int s) {
+    static char buf[1 << 16];
+    for (int i = 0; i < s * 10; i++) {
+        if (read_file(path, buf, sizeof buf) == 0 && (!want || strstr(buf, want))) return 0;
+        usleep(100 * 1000);
+    }
+    return -1;
+}
+
+/* Wait until Slurm has no job of ours left (the merge included). */
+static int wait_idle(int s) {
+    char out[4096];
+    for (int i = 0; i < s * 5; i++) {
+        if (sh(out, sizeof out, "squeue -h -o %%i") == 0 && out[0] == 0) return 0;
+        usleep(200 * 1000);
+    }
+    return -1;
+}
+
+static void test_slurm_end_to_end(void **st) {
+    if (UNDER_ASAN) {
+        fprintf(stderr, "test_sweep: the Slurm case skipped under ASan (17 trainings and 4 merges take many minutes "
+                "there; test_local_small covers the same code, the normal build runs this)\n");
+        skip();
+        return;
+    }
+    if (access(DATA_DEFAULT_DIR "/train-images-idx3-ubyte.gz", R_OK) != 0) {
+        fprintf(stderr, "test_sweep: no FashionMNIST in %s (dataset-fashion-mnist)\n", DATA_DEFAULT_DIR);
+        skip();
+        return;
+    }
+    char out[1 << 15], conf[PATH_MAX];
+    double t0;
+    int rc = sh(out, sizeof out, "bash %s/scripts/slurm-local.sh start", g_root);
+    g_slurm_started = 1;
+    if (rc != 0) {
+        fprintf(stderr, "test_sweep: skipped: a local Slurm could not start here: %s\n", out);
+        skip();
+        return;
+    }
+    char *ex = strstr(out, "SLURM_CONF=");
+    assert_non_null(ex);
+    snprintf(conf, sizeof conf, "%s", ex + 11);
+    conf[strcspn(conf, "\n")] = 0;
+    setenv("SLURM_CONF", conf, 1);
+    assert_int_equal(wait_idle(60), 0); /* nothing of an earlier run in the way */
+
+    char d1[PATH_MAX], d2[PATH_MAX], path[PATH_MAX], job[40], buf[1 << 15];
+    snprintf(d1, sizeof d1, "%s/slurm", g_tmp);
+    snprintf(d2, sizeof d2, "%s/local", g_tmp);
+    /* 1. submit; cancel task 0 while it writes its recording */
+    t0 = ls_now();
+    assert_int_equal(sh(out, sizeof out, "%s sweep --slurm %s --dir %s", g_bin, PLAN, d1), 0);
+    assert_non_null(strstr(out, "8 to run"));
+    array_of(d1, 0, job, sizeof job);
+    assert_true(job[0]);
+    /* while it runs, --status asks Slurm about what the folder does not hold yet */
+    assert_int_equal(sh(out, sizeof out, "%s sweep --status %s", g_bin, d1), 0);
+    assert_true(strstr(out, "pending") != NULL || strstr(out, "running") != NULL);
+    assert_non_null(strstr(out, "Slurm: "));
+    int found = 0;
+    for (int i = 0; i < 600 && !found; i++) {
+        snprintf(path, sizeof path, "%s/rec/cpu-a/cpu", d1);
+        found = count_tmp(path) > 0;
+        if (!found) usleep(50 * 1000);
+    }
+    assert_true(found); /* the recording was being written when the task was cancelled */
+    assert_int_equal(sh(out, sizeof out, "scancel %s_0", job), 0);
+    snprintf(path, sizeof path, "%s/report/verdict.txt", d1);
+    assert_int_equal(wait_for(path, NULL, 240), 0);
+    assert_int_equal(wait_idle(60), 0);
+    fprintf(stderr, "test_sweep: Slurm sweep with task 0 cancelled: %.1f s\n", ls_now() - t0);
+    assert_int_equal(read_file(path, buf, sizeof buf), 0);
+    assert_non_null(strstr(buf, "incomplete"));
+    assert_non_null(strstr(buf, "task 0 (cpu-a, cpu, seed 42): cancelled"));
+    assert_int_equal(count_tmp(d1), 0);
+    snprintf(path, sizeof path, "%s/rec/cpu-a/cpu/42.lsr", d1);
+    assert_int_not_equal(access(path, F_OK), 0);
+    assert_int_equal(sh(out, sizeof out, "%s sweep --status %s", g_bin, d1), 0);
+    assert_non_null(strstr(out, "done 7,"));
+    assert_non_null(strstr(out, "cancelled 1"));
+
+    /* 2. the same command: task 0 only; its merge cancelled while it audits */
+    assert_int_equal(sh(out, sizeof out, "%s sweep --slurm %s --dir %s", g_bin, PLAN, d1), 0);
+    assert_non_null(strstr(out, "1 to run"));
+    last_merge(d1, job, sizeof job);
+    snprintf(path, sizeof path, "%s/log/merge.%s.out", d1, job);
+    assert_int_equal(wait_for(path, "seed 42: audit", 240), 0);
+    assert_int_equal(sh(out, sizeof out, "scancel %s", job), 0);
+    assert_int_equal(wait_idle(60), 0);
+    snprintf(path, sizeof path, "%s/report/verdict.txt", d1);
+    assert_int_equal(read_file(path, buf, sizeof buf), 0);
+    assert_non_null(strstr(buf, "incomplete")); /* the old report, whole */
+    snprintf(path, sizeof path, "%s/rec/cpu-a/cpu/42.lsr", d1);
+    assert_int_equal(access(path, R_OK), 0);
+
+    /* 3. once more: nothing to record, the merge finishes it */
+    t0 = ls_now();
+    rc = sh(out, sizeof out, "%s sweep --slurm --wait %s --dir %s", g_bin, PLAN, d1);
+    fprintf(stderr, "test_sweep: Slurm merge only: %.1f s\n", ls_now() - t0);
+    if (rc) fprintf(stderr, "%s\n", out);
+    assert_int_equal(rc, 0);
+    assert_non_null(strstr(out, "0 to run"));
+    assert_non_null(strstr(out, "sweep: complete: 8 recordings"));
+    snprintf(path, sizeof path, "%s/report/report.md", d1);
+    assert_int_equal(read_file(path, buf, sizeof buf), 0);
+    assert_non_null(strstr(buf, "### seed 42"));
+    assert_non_null(strstr(buf, "### seed 43"));
+    assert_non_null(strstr(buf, "## Machines"));
+    assert_non_null(strstr(buf, "### cpu-b"));
+    assert_non_null(strstr(buf, "## Significance across 2 seeds"));
+    assert_non_null(strstr(buf, "| cpu-a/cpu vs cpu-b/cpu |"));
+    assert_int_equal(count_tmp(d1), 0);
+    DIR *dd = opendir(d1);
+    struct dirent *e;
+    while (dd && (e = readdir(dd))) assert_null(strstr(e->d_name, "report.tmp")); /* the cancelled merge's, removed */
+    if (dd) closedir(dd);
+
+    /* 4. the local backend: the same recordings, the same verdicts */
+    t0 = ls_now();
+    rc = sh(out, sizeof out, "%s sweep --local --jobs 2 %s --dir %s", g_bin, PLAN, d2);
+    fprintf(stderr, "test_sweep: local sweep (8 tasks, --jobs 2, and the merge): %.1f s\n", ls_now() - t0);
+    if (rc) fprintf(stderr, "%s\n", out);
+    assert_int_equal(rc, 0);
+    const char *recs[] = {"cpu-a/cpu", "cpu-a/cpu:threads=1", "cpu-b/cpu", "cpu-b/cpu:threads=1"};
+    for (int m = 0; m < 4; m++)
+        for (int s = 42; s <= 43; s++) {
+            char a[PATH_MAX], b[PATH_MAX];
+            snprintf(a, sizeof a, "%s/rec/%s/%d.lsr", d1, recs[m], s);
+            snprintf(b, sizeof b, "%s/rec/%s/%d.lsr", d2, recs[m], s);
+            rc = sweep_recordings_same(a, b);
+            if (rc) fprintf(stderr, "%s\n", ls_errmsg());
+            assert_int_equal(rc, 0);
+        }
+    char v2[1 << 15];
+    snprintf(path, sizeof path, "%s/report/verdicts.txt", d1);
+    assert_int_equal(read_file(path, buf, sizeof buf), 0);
+    snprintf(path, sizeof path, "%s/report/verdicts.txt", d2);
+    assert_int_equal(read_file(path, v2, sizeof v2), 0);
+    assert_true(strlen(buf) > 200);
+    assert_string_equal(buf, v2);
+    /* the comparison itself can fail: two seeds' recordings differ */
+    char a[PATH_MAX], b[PATH_MAX];
+    snprintf(a, sizeof a, "%s/rec/cpu-a/cpu/42.lsr", d1);
+    snprintf(b, sizeof b, "%s/rec/cpu-a/cpu/43.lsr", d1);
+    assert_int_equal(sweep_recordings_same(a, b), LS_EMISMATCH);
+}
+
+/* The local backend alone, one step per recording: what runs under ASan
+ * too (plan, task wrapper, merge, the statistics over seeds). */
+static void test_local_small(void **st) {
+    if (access(DATA_DEFAULT_DIR "/train-images-idx3-ubyte.gz", R_OK) != 0) {
+        skip();
+        return;
+    }
+    char out[1 << 15], path[PATH_MAX], buf[1 << 15];
+    const char *plan = "--on a=cpu:threads=1 --on b=cpu:threads=1 --seeds 42,43 --limit-train 16 --limit-test 50 "
+                       "--batch 16 --epochs 1 --ref-steps 0 --audit-every 1";
+    int rc = sh(out, sizeof out, "%s sweep --local --jobs 2 %s --dir %s/small", g_bin, plan, g_tmp);
+    if (rc) fprintf(stderr, "%s\n", out);
+    assert_int_equal(rc, 0);
+    assert_non_null(strstr(out, "4 to run"));
+    snprintf(path, sizeof path, "%s/small/report/report.md", g_tmp);
+    assert_int_equal(read_file(path, buf, sizeof buf), 0);
+    assert_non_null(strstr(buf, "## Significance across 2 seeds"));
+    assert_non_null(strstr(buf, "| a/cpu:threads=1 vs b/cpu:threads=1 |"));
+    /* one shadow replay for two recordings per seed: said, and one stays unchecked */
+    assert_non_null(strstr(buf, "1 shadow replay(s) per seed"));
+    snprintf(path, sizeof path, "%s/small/report/verdicts.txt", g_tmp);
+    assert_int_equal(read_file(path, buf, sizeof buf), 0);
+    assert_non_null(strstr(buf, "seed 42 engine a/cpu:threads=1: within bound"));
+    assert_non_null(strstr(buf, "seed 43 pair a/cpu:threads=1 vs b/cpu:threads=1: bitwise identical"));
+    /* the same command again: nothing to run, the same verdicts */
+    assert_int_equal(sh(out, sizeof out, "%s sweep --local %s --dir %s/small", g_bin, plan, g_tmp), 0);
+    assert_non_null(strstr(out, "0 to run"));
+    char again[1 << 15];
+    assert_int_equal(read_file(path, again, sizeof again), 0);
+    assert_string_equal(buf, again);
+    assert_int_equal(sh(out, sizeof out, "%s sweep --status %s/small", g_bin, g_tmp), 0);
+    assert_non_null(strstr(out, "done 4,"));
+}
+
+int main(void) {
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_bad_input),
+        cmocka_unit_test(test_local_small),
+        cmocka_unit_test(test_slurm_end_to_end),
+    };
+    return cmocka_run_group_tests(tests, group_setup, group_teardown);
+}

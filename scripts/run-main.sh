@@ -23,7 +23,7 @@
 # thread, with 2 threads from initial weights 1 ulp away (the noise floor),
 # and CUDA where a GPU is present (listed as skipped otherwise).
 # Exit status: 1 when the audit finds a problem (--fail-on problem).
-# Results: reports/<run-id>/{report.md,report.html,run.json,steps.jsonl} and
+# Results: reports/<run-id>/{report.md,report.html,run.json,steps.jsonl.gz} and
 # the verdict screen on stdout (also saved as reports/<run-id>/summary.txt).
 set -euo pipefail
 cd "$(dirname "$0")/.."

@@ -174,7 +174,7 @@ static void test_stopped_child_times_out(void **st) {
 
 /* ---- an audit whose engine dies, is interrupted, or fills the disk ------- */
 
-/* Until the audit has run its first step: its steps.jsonl.tmp.PID in
+/* Until the audit has run its first step: its steps.jsonl.gz.tmp.PID in
  * out_dir is no longer empty (step 1 is fully compared: several KB of
  * lines, more than stdio buffers).  At most 60 s. */
 static void wait_for_steps(const char *out_dir) {
@@ -183,7 +183,7 @@ static void wait_for_steps(const char *out_dir) {
         struct dirent *de;
         int ready = 0;
         while (d && (de = readdir(d)))
-            if (strncmp(de->d_name, "steps.jsonl.tmp.", 16) == 0) {
+            if (strncmp(de->d_name, "steps.jsonl.gz.tmp.", 19) == 0) {
                 char p[400];
                 struct stat sb;
                 snprintf(p, sizeof p, "%s/%s", out_dir, de->d_name);

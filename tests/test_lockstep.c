@@ -13,6 +13,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
+#include <zlib.h>
 
 #include "audit/explain.h"
 #include "audit/audit.h"
@@ -46,6 +47,23 @@ static char *slurp(const char *path, size_t *len) {
     fclose(f);
     s[got] = 0;
     if (len) *len = got;
+    return s;
+}
+
+/* A gzip file's text (steps.jsonl.gz), NUL-terminated. */
+static char *slurp_gz(const char *path, size_t *len) {
+    gzFile g = gzopen(path, "rb");
+    if (!g) return NULL;
+    size_t cap = 1 << 20, n = 0;
+    char *s = malloc(cap + 1);
+    int k;
+    while (s && (k = gzread(g, s + n, (unsigned)(cap - n))) > 0) {
+        n += (size_t)k;
+        if (n == cap) s = realloc(s, (cap *= 2) + 1);
+    }
+    gzclose(g);
+    if (s) s[n] = 0;
+    if (len) *len = n;
     return s;
 }
 
@@ -122,9 +140,9 @@ static void test_repeat_determinism(void **st) {
     }
     /* outputs: both files complete, no temporary left behind */
     char path[256];
-    size_t len;
-    snprintf(path, sizeof path, "%s/steps.jsonl", dir);
-    char *txt = slurp(path, &len);
+    size_t len = 0;
+    snprintf(path, sizeof path, "%s/steps.jsonl.gz", dir);
+    char *txt = slurp_gz(path, &len);
     assert_non_null(txt);
     long lines = 0;
     for (size_t i = 0; i < len; i++) lines += txt[i] == '\n';

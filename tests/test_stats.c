@@ -375,6 +375,21 @@ static void test_json(void **st) {
     lsbuf_free(&b);
 }
 
+/* Holm's step-down: sorted p (0.01, 0.02, 0.03, 0.5) over m = 4 become
+ * 0.04, 0.06, 0.06 (never below the previous), 0.5; the input order kept. */
+static void test_holm(void **st) {
+    (void)st;
+    double p[4] = {0.03, 0.5, 0.01, 0.02}, adj[4];
+    stats_holm(p, 4, adj);
+    assert_true(adj[2] == 4 * 0.01);
+    assert_true(adj[3] == 3 * 0.02);
+    assert_true(adj[0] == adj[3]); /* 2 * 0.03 = 0.06: equal to the step before, not below */
+    assert_true(adj[1] == 0.5);
+    double one[1] = {0.7};
+    stats_holm(one, 1, adj);
+    assert_true(adj[0] == 0.7);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_mcnemar_hand),   cmocka_unit_test(test_mcnemar_pascal),
@@ -383,6 +398,7 @@ int main(void) {
         cmocka_unit_test(test_growth_fit),     cmocka_unit_test(test_band),
         cmocka_unit_test(test_t_quantile),     cmocka_unit_test(test_spread_paired),
         cmocka_unit_test(test_floor),          cmocka_unit_test(test_json),
+        cmocka_unit_test(test_holm),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -37,7 +37,7 @@
  * Every engine variant runs in a child process (remote.h), recordings
  * excepted (in this process: no global state, and the driver reads them).  Outputs, in
  * out_dir, each written to a temporary name and renamed when complete:
- * steps.jsonl (one line per step, engine pair and tensor), run.json (the
+ * steps.jsonl.gz (one line per step, engine pair and tensor), run.json (the
  * summary), and a readable summary on stdout.
  */
 #ifndef LS_LOCKSTEP_H
@@ -81,8 +81,9 @@ typedef struct {
 
 void audit_cfg_default(audit_cfg *c);
 
-enum { AUDIT_FAIL_PROBLEM = 1u, AUDIT_FAIL_UNCHECKED = 2u, AUDIT_FAIL_NONDET = 4u };
-/* "problem", "unchecked", "nondeterminism", comma-separated, into bits. */
+enum { AUDIT_FAIL_PROBLEM = 1u, AUDIT_FAIL_UNCHECKED = 2u, AUDIT_FAIL_NONDET = 4u, AUDIT_FAIL_INCOMPLETE = 8u };
+/* "problem", "unchecked", "nondeterminism", "incomplete" (an engine listed
+ * did not run), comma-separated, into bits. */
 int audit_fail_on_parse(const char *s, unsigned *out);
 
 #define AUDIT_MAX_ENGINES 12
@@ -152,6 +153,7 @@ typedef struct {
     float *logits;           /* last epoch: n_test x n_classes */
     size_t peak_rss;
     engine_timing timing;    /* from the child */
+    engine_timing_samples *tsamples; /* per-call spread from the child (owned; NULL: none, e.g. recorded) */
     /* every-step checksums (checks/checksums.h), training steps and
      * evaluation batches of this engine, in every mode */
     int ck_have;             /* the engine computes them (0: ck_none says why) */
@@ -206,6 +208,7 @@ typedef struct {
     double compare_s, total_s;
     double roundtrip_s;      /* of compare_s: the state round-trip checks */
     int problems, unchecked, nondet; /* the verdict table's counts */
+    int incomplete;          /* engines listed that did not run (or died), +1 when interrupted */
     struct seeds_result *seeds; /* the seed loop's result (cfg.seeds > 0), owned; NULL when none */
     int gate;                /* 1 when cfg.fail_on matched: `audit` exits 1 */
     size_t parent_peak_rss;
@@ -219,14 +222,14 @@ typedef struct {
     dataset ds;              /* owned: freed by audit_result_free */
     long n_shadows;          /* shadow replays run */
     long last_step;          /* the last step run */
-    char jsonl_path[1024];   /* steps.jsonl (with cfg.out_dir), complete under jsonl_tmp */
+    char jsonl_path[1024];   /* steps.jsonl.gz (with cfg.out_dir), complete under jsonl_tmp */
     char jsonl_tmp[1100];    /* until the command renames it into place; "" when none */
 } audit_result;
 
 /* The driver: set up the engines, run the attribution phase and the drift
  * phase (training with every comparison, evaluation, round trips, shadow
  * replays), and fill res (the caller frees it with audit_result_free).
- * It writes steps.jsonl (under res->jsonl_tmp) and --save files, nothing
+ * It writes steps.jsonl.gz (under res->jsonl_tmp) and --save files, nothing
  * else: the seed loop, the verdicts and the report are the commands
  * layer's (commands/audit_cmd.h: audit_run does all of it).  Returns 0 or
  * an error with ls_errmsg() set; after an error res is zeroed. */

@@ -15,6 +15,7 @@
  * (the a-priori bound holds for fp32 in ANY order, so > 1 is not rounding).
  */
 #include "audit/explain.h"
+#include "audit/reason.h"
 
 #include "base/lowp.h"
 
@@ -146,6 +147,16 @@ int explain_json_get(const char *json, const char *key, char *buf, size_t cap) {
 static const char *fnum(char *buf, size_t cap, double v) { return ls_fmt_num(buf, cap, v, "nan"); }
 
 /* snprintf appended to a fixed buffer. */
+/* A bound ratio above 1 in words: "3.2x the fp32 bound", or for an
+ * infinite ratio what it is: an element whose fp32 bound is 0 (every product
+ * exactly 0, or an exact operation) that still came out different. */
+static const char *ratio_words(char *buf, size_t cap, double q) {
+    char b[32];
+    if (isinf(q)) snprintf(buf, cap, "beyond any multiple of the fp32 bound (ratio inf: nonzero where the bound is 0)");
+    else snprintf(buf, cap, "%sx the most fp32 rounding allows", ls_fmt_num(b, sizeof b, q, "nan"));
+    return buf;
+}
+
 static void cat(char *dst, size_t cap, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 static void cat(char *dst, size_t cap, const char *fmt, ...) {
     size_t n = strlen(dst);
@@ -770,9 +781,12 @@ static explain_finding *bound_transform(explain_list *L, const audit_engine *eb,
              "so their error is not bounded by the dot-product bound of fp32 arithmetic in any order.",
              eb->label, lname, tr);
     snprintf(f->fix, sizeof f->fix, "%s", strcmp(fb->kind, "cuda") == 0
-                                              ? "Use cuda:conv=gemm (refuse FFT and Winograd) or "
-                                                "cuda:algo=det."
-                                              : "Use algo=direct (cpu:algo=direct).");
+                                              ? "Keep cuDNN off Winograd/FFT: lockstep cuda:conv=gemm or cuda:algo=det; "
+                                                "PyTorch torch.backends.cudnn.benchmark = False and "
+                                                "torch.backends.cudnn.deterministic = True (benchmark mode picks the "
+                                                "fastest algorithm, Winograd and FFT included)."
+                                              : "Use the direct convolution: lockstep cpu:algo=direct; oneDNN "
+                                                "dnnl_convolution_direct, not _winograd or _auto.");
     return f;
 }
 
@@ -800,9 +814,12 @@ static explain_finding *bound_lowp(explain_list *L, const audit_result *r, const
         : knob_bf16 ? "Its description agrees: bf16 data."
                     : "Its description names no reduced precision: a path the library does not report.");
     snprintf(f->fix, sizeof f->fix, "%s", strcmp(fb->kind, "cuda") == 0
-                                              ? "Use cuda:math=fma (no TF32 tensor-core math); check "
-                                                "NVIDIA_TF32_OVERRIDE."
-                                              : "Use fp32 throughout (tf32=off, dtype=f32).");
+                                              ? "Turn TF32 off: lockstep cuda:math=fma; PyTorch "
+                                                "torch.backends.cuda.matmul.allow_tf32 = False and "
+                                                "torch.backends.cudnn.allow_tf32 = False; any CUDA program: "
+                                                "NVIDIA_TF32_OVERRIDE=0."
+                                              : "Use fp32 throughout (lockstep tf32=off, dtype=f32; PyTorch: no "
+                                                "autocast, torch.set_float32_matmul_precision(\"highest\")).");
     return f;
 }
 
@@ -833,10 +850,23 @@ static explain_finding *bound_unexplained(explain_list *L, const audit_engine *e
     return f;
 }
 
+/* "Winograd", "FFT" or "a transform algorithm", from bound_transform's
+ * cause ("... with a transform algorithm (<the kernels>). ...") */
+static const char *transform_word(const char *cause) {
+    const char *a = strstr(cause, "transform algorithm (");
+    const char *e = a ? strstr(a, "). ") : NULL;
+    if (!a || !e) return "a transform algorithm";
+    char seg[400];
+    snprintf(seg, sizeof seg, "%.*s", (int)(e - a), a);
+    if (has_ci(seg, "winograd")) return "Winograd";
+    if (has_ci(seg, "fft")) return "FFT";
+    return "a transform algorithm";
+}
+
 /* where, when, title and the layer's bound ratios: every bound finding's */
 static void bound_finish(explain_finding *f, const audit_result *r, const model *m, int pi, int s, int l,
                          double sig_w) {
-    char b1[32];
+    char b1[32], rw[128];
     const audit_pair *p = &r->pair[pi];
     const audit_slot_stats *ss = &p->slot[s];
     const audit_engine *eb = &r->eng[p->b];
@@ -847,12 +877,15 @@ static void bound_finish(explain_finding *f, const audit_result *r, const model 
     f->step = ss->worst_ratio_step ? ss->worst_ratio_step : ss->worst_step;
     f->ratio = q;
     if (strcmp(f->rule, "reduced-precision") == 0)
-        snprintf(f->title, sizeof f->title, "%s: exceeds the fp32 bound (ratio %s in %s), with the error "
-                                            "signature of %s", eb->label, fnum(b1, sizeof b1, q),
-                 r->slot_name[s], sig_w >= 0 && strstr(f->cause, "bf16 (") ? "bf16" : "TF32");
+        snprintf(f->title, sizeof f->title, "%s: error %s (in %s), with the error signature of %s", eb->label,
+                 ratio_words(rw, sizeof rw, q), r->slot_name[s],
+                 sig_w >= 0 && strstr(f->cause, "bf16 (") ? "bf16" : "TF32");
+    else if (strcmp(f->rule, "approximate-algorithm") == 0)
+        snprintf(f->title, sizeof f->title, "%s: %s uses %s, an approximate convolution: its error in %s is %s",
+                 eb->label, lname, transform_word(f->cause), r->slot_name[s], ratio_words(rw, sizeof rw, q));
     else
-        snprintf(f->title, sizeof f->title, "%s: %s error exceeds the fp32 bound (ratio %s) in %s", eb->label,
-                 lname, fnum(b1, sizeof b1, q), r->slot_name[s]);
+        snprintf(f->title, sizeof f->title, "%s: %s's error in %s is %s", eb->label, lname, r->slot_name[s],
+                 ratio_words(rw, sizeof rw, q));
     cat(f->evidence, sizeof f->evidence, "Bound ratio (error / a-priori fp32 bound, any summation order) vs %s:",
         r->eng[p->a].label);
     int listed = 0;
@@ -1034,8 +1067,11 @@ static void knob_cause(explain_finding *f, const audit_result *r, const model *m
                         "consistent with the batch reduction of the weight gradient being split across "
                         "threads."
                       : "");
-        snprintf(f->fix, sizeof f->fix, "Use the same thread count on both (threads=%s, say) to get the same "
-                                        "bits; it is an ordering difference, not an error.", va);
+        snprintf(f->fix, sizeof f->fix, "Nothing to fix for correctness: an ordering difference, each side within "
+                                                "the fp32 bound. For the same bits, use the same thread count on both: "
+                                                "lockstep threads=%s; PyTorch torch.set_num_threads(%s) and "
+                                                "OMP_NUM_THREADS=%s (oneDNN and MKL read it); also "
+                                                "torch.use_deterministic_algorithms(True).", va, va, va);
     } else if (strcmp(knob, "algo") == 0 && strcmp(fa->kind, "cpu") == 0) {
         char tr[300] = "";
         const audit_engine *w = strstr(va, "wino") || strcmp(va, "auto") == 0 ? ea : eb;
@@ -1049,13 +1085,16 @@ static void knob_cause(explain_finding *f, const audit_result *r, const model *m
             " Winograd computes a convolution from transformed tiles: fewer multiplications, but the "
             "transforms amplify rounding, so it is an approximate algorithm whose error is not covered by the "
             "fp32 dot-product bound (see the bound ratios against the reference, where measured).");
-        snprintf(f->fix, sizeof f->fix, "Use algo=direct on both.");
+        snprintf(f->fix, sizeof f->fix, "Use the direct convolution on both: lockstep cpu:algo=direct; oneDNN "
+                                        "dnnl_convolution_direct instead of dnnl_convolution_winograd or _auto.");
     } else if (strcmp(knob, "math") == 0 && strcmp(fa->kind, "cuda") == 0) {
         snprintf(f->cause, sizeof f->cause,
                  "Different math mode (math=%s vs %s): TF32 rounds the inputs of convolution and dense "
                  "products to a 10-bit mantissa (unit roundoff 2^-11 vs 2^-24): reduced precision.",
                  va, vb);
-        snprintf(f->fix, sizeof f->fix, "Use cuda:math=fma on both.");
+        snprintf(f->fix, sizeof f->fix, "Turn TF32 off: lockstep cuda:math=fma; PyTorch torch.backends.cuda.matmul.allow_tf32 = False and "
+                                                "torch.backends.cudnn.allow_tf32 = False; any CUDA program: "
+                                                "NVIDIA_TF32_OVERRIDE=0.");
     } else if (strcmp(knob, "tf32") == 0 || strcmp(knob, "dtype") == 0) {
         snprintf(f->cause, sizeof f->cause,
                  "Reduced precision (%s=%s vs %s): one side rounds the inputs of every convolution and dense "
@@ -1074,13 +1113,18 @@ static void knob_cause(explain_finding *f, const audit_result *r, const model *m
                  "Different algorithm policy (algo=%s vs %s): different cuDNN algorithms sum in different "
                  "orders (and 'fast' may pick transform algorithms or atomics).",
                  va, vb);
-        snprintf(f->fix, sizeof f->fix, "Use algo=det on both.");
-    } else {
+        snprintf(f->fix, sizeof f->fix, "Use deterministic algorithms on both: lockstep cuda:algo=det; PyTorch "
+                                                "torch.backends.cudnn.deterministic = True, "
+                                                "torch.backends.cudnn.benchmark = False, "
+                                                "torch.use_deterministic_algorithms(True).");
+            } else {
         snprintf(f->cause, sizeof f->cause,
                  "Different %s (%s vs %s): the library picks other kernels (vector width, blocking), so "
                  "products are summed in another order.",
                  knob, va, vb);
-        snprintf(f->fix, sizeof f->fix, "Use the same %s on both.", knob);
+        snprintf(f->fix, sizeof f->fix, "Use the same %s on both%s.", knob,
+                         strcmp(knob, "isa") == 0 ? " (lockstep cpu:isa=...; oneDNN ONEDNN_MAX_CPU_ISA=AVX2, say, "
+                                                    "in any program)" : "");
     }
 }
 
@@ -1520,15 +1564,24 @@ static int rule_decisions(explain_list *L, const audit_result *r, const model *m
             f->ratio = ss->flip_err_share;
             const char *what = q->kind == LAYER_MAXPOOL ? "window(s) chose another maximum"
                                                         : "ReLU input(s) changed sign";
-            snprintf(f->title, sizeof f->title, "%s vs %s: %s%% of %s's squared error in %ld element(s): %ld %s %s "
-                                                "(%ld within 1 ULP)",
-                     r->eng[p->b].label, r->eng[p->a].label, fnum(b1, sizeof b1, 100 * ss->flip_err_share),
-                     r->slot_name[s], ss->flip_elems, qs_->flips, q->name, what, qs_->sub_ulp);
+            long drifted = qs_->near_ties - qs_->sub_ulp, unexplained = qs_->flips - qs_->near_ties;
+            const char *kind_of = qs_->sub_ulp == qs_->flips ? "all near-ties (inputs within 1 ULP)"
+                                  : unexplained > 0          ? "not all explained by their inputs"
+                                  : qs_->sub_ulp == 0        ? "none a near-tie: the inputs had already drifted apart"
+                                                             : "mostly on inputs that had already drifted apart";
+            snprintf(f->title, sizeof f->title, "%s vs %s: %ld %s %s, %s; they carry %s%% of %s's error",
+                     r->eng[p->b].label, r->eng[p->a].label, qs_->flips, q->name, what, kind_of,
+                     fnum(b1, sizeof b1, 100 * ss->flip_err_share), r->slot_name[s]);
             snprintf(f->cause, sizeof f->cause,
-                     "%s is exact, but it routes the gradient by a discrete decision; where the two engines' inputs "
-                     "differ by rounding, %ld %s, and each sends a whole gradient value elsewhere. A few such flips "
-                     "carry most of the error of %s.",
-                     q->name, qs_->flips, what, r->slot_name[s]);
+                     "%s is exact, but it routes the gradient by a discrete decision (a ReLU's sign, a max-pool's "
+                     "arg-max): where the two engines' inputs differ, %ld %s, and each sends a whole gradient value "
+                     "elsewhere. %ld of them were near-ties (the inputs within 1 ULP of the decision: rounding "
+                     "decided it); %ld followed inputs that already differed by more than a rounding, because the "
+                     "two trajectories had drifted apart (weights differ after step %ld)%s. %ld element(s) carry "
+                     "%s%% of the error of %s.",
+                     q->name, qs_->flips, what, qs_->sub_ulp, drifted, p->first_diff_step,
+                     unexplained > 0 ? "; the rest are explained by neither" : "", ss->flip_elems,
+                     fnum(b1, sizeof b1, 100 * ss->flip_err_share), r->slot_name[s]);
             snprintf(f->evidence, sizeof f->evidence,
                      "Over the compared steps: %ld decisions compared at %s, %ld flipped; in %ld of them the "
                      "reference's gap was at most 1 fp32 ULP (fp32 cannot even represent the difference), and %ld are "
@@ -1536,10 +1589,15 @@ static int rule_decisions(explain_list *L, const audit_result *r, const model *m
                      "error of %s.",
                      qs_->decisions, q->name, qs_->flips, qs_->sub_ulp, qs_->near_ties,
                      fnum(b1, sizeof b1, 100 * ss->flip_err_share), r->slot_name[s]);
-            snprintf(f->fix, sizeof f->fix, "%s", qs_->near_ties == qs_->flips
-                                                      ? "Nothing to fix: near-ties decided by rounding."
-                                                      : "Flips that are not near-ties are not explained by rounding "
-                                                        "of the inputs: look at the layer before.");
+            snprintf(f->fix, sizeof f->fix, "%s",
+                     qs_->sub_ulp == qs_->flips
+                         ? "Nothing to fix: near-ties decided by rounding."
+                     : unexplained > 0
+                         ? "Flips not explained by the inputs: look at the layer before, one step at a time "
+                           "(--mode isolated)."
+                         : "Nothing to fix in this layer: it follows its inputs, which differ because the runs drifted "
+                           "apart (see the drift against the noise floor). To see one step's difference without "
+                           "drift: --mode sync.");
         }
     }
     return LS_OK;
@@ -1635,8 +1693,8 @@ static void engine_verdict_words(engine_verdict *ev, const audit_result *r, cons
     } else {
         snprintf(ev->verdict, sizeof ev->verdict, "within bound");
         if (ev->worst_slot >= 0)
-            snprintf(ev->detail, sizeof ev->detail, "worst ratio %s (%s)", fnum(b1, sizeof b1, ev->worst_ratio),
-                     r->slot_name[ev->worst_slot]);
+            snprintf(ev->detail, sizeof ev->detail, "largest error %s of the fp32 bound (%s)",
+                     fnum(b1, sizeof b1, ev->worst_ratio), r->slot_name[ev->worst_slot]);
     }
 }
 
@@ -1703,7 +1761,7 @@ void explain_verdicts(verdict_table *v, const audit_result *r, const model *m) {
         ev->worst_slot = -1;
         if (!ae->available) {
             snprintf(ev->verdict, sizeof ev->verdict, "skipped");
-            snprintf(ev->detail, sizeof ev->detail, "%s", ae->skip_reason);
+            headline_short_reason(ae->skip_reason, ev->detail, sizeof ev->detail); /* whole in run.json's engines[].skipped */
             continue;
         }
         engine_checks(ev, r, i);

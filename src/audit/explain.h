@@ -59,10 +59,10 @@ typedef struct {
     char tensor[40];        /* "conv2.weight.grad", or "" */
     long step;              /* first step concerned, 0 when none */
     double ratio;           /* the bound ratio (or growth factor) the finding rests on; NAN when none */
-    char title[200];        /* one line */
+    char title[300];        /* one line */
     char cause[700];
     char evidence[1200];
-    char fix[400];
+    char fix[800];
 } explain_finding;
 
 typedef struct {

@@ -657,8 +657,8 @@ static int seeds_check_cfg(const audit_cfg *base, const seeds_cfg *sc) {
 /* The non-reference engines of the list, in order, each once, and the
  * noise-floor engine (the first perturbed one, or the first engine moved
  * 1 ulp); partner: the floor engine without its perturbation. */
-static int seeds_tokens(const audit_cfg *base, char tokens[][256], int *n_tok_out, int *floor_tok_out,
-                        char *partner, size_t partner_cap) {
+static int seeds_tokens(const audit_cfg *base, const audit_result *prior, char tokens[][256], int *n_tok_out,
+                        int *floor_tok_out, char *partner, size_t partner_cap) {
     int n_tok = 0, floor_tok = -1;
     char list[1024];
     if (strlen(base->engines) >= sizeof list) return ls_err(LS_EINVAL, "--engines list too long");
@@ -673,8 +673,15 @@ static int seeds_tokens(const audit_cfg *base, char tokens[][256], int *n_tok_ou
         for (int k = 0; k < n_tok && !dup; k++) dup = strcmp(tokens[k], t) == 0;
         if (dup) continue;
         if (n_tok >= AUDIT_MAX_ENGINES - 1) return ls_err(LS_EINVAL, "seed loop: too many engines");
-        snprintf(tokens[n_tok], sizeof tokens[n_tok], "%s", t);
         engine_spec sp;
+        /* an engine the audit could not run (cuda without a GPU) cannot run
+         * in the loop's audits either: leaving it out lets seed s0 be the
+         * audit's own run instead of a retrained copy */
+        int unavailable = 0;
+        for (int i = 0; prior && i < prior->n_engines; i++)
+            unavailable |= strcmp(prior->eng[i].label, t) == 0 && !prior->eng[i].available;
+        if (unavailable) continue;
+        snprintf(tokens[n_tok], sizeof tokens[n_tok], "%s", t);
         if (engine_spec_parse(&sp, t) == 0 && engine_spec_get(&sp, "perturb", NULL) && floor_tok < 0) floor_tok = n_tok;
         n_tok++;
     }
@@ -844,7 +851,7 @@ int seeds_run(const audit_cfg *base, const seeds_cfg *sc, const audit_result *pr
     char tokens[AUDIT_MAX_ENGINES][256];
     char partner[256];
     int n_tok = 0, floor_tok = -1;
-    if ((rc = seeds_tokens(base, tokens, &n_tok, &floor_tok, partner, sizeof partner))) return rc;
+    if ((rc = seeds_tokens(base, prior, tokens, &n_tok, &floor_tok, partner, sizeof partner))) return rc;
     snprintf(out->floor_engine, sizeof out->floor_engine, "%.79s", partner);
 
     int n_jobs = N + K;
@@ -929,6 +936,41 @@ static const char *pct(char *buf, size_t cap, double v) {
     return buf;
 }
 
+/* One judged pair below its verdict, in words: the flips and what McNemar
+ * says of them (degenerate cases said as such), the noise floor, whether
+ * the flips were near-ties, and the drift's growth with its fit quality. */
+static void seeds_print_pair_words(FILE *f, const seeds_result *r, const seeds_pair *p, const stats_mcnemar *m,
+                                   double pmin, double pmax, const char *exits) {
+    int last = r->epochs - 1, N = r->n_seeds;
+    const char *a = r->eng[p->a].label, *b = r->eng[p->b].label;
+    if (m->b + m->c == 0)
+        fprintf(f, "    seed %llu: no test image classified differently: nothing for McNemar to test",
+                (unsigned long long)r->seed0);
+    else
+        fprintf(f, "    seed %llu: %ld test images flipped (%ld right only on %s, %ld right only on %s); exact McNemar "
+                   "p %.2g%s", (unsigned long long)r->seed0, p->flips[0][last], m->b, a, m->c, b, m->p,
+                N > 1 ? "" : " (one seed)");
+    if (N > 1 && m->b + m->c > 0) fprintf(f, ", p %.2g..%.2g over %d seeds", pmin, pmax, N);
+    fprintf(f, ";\n    flips within the noise floor in %d of %d seed(s)", p->flips_within, N);
+    if (p->total_flips)
+        fprintf(f, "; %ld of %ld flips (all seeds) were near-ties (among the %.0f%% smallest logit margins)",
+                p->near_tie_flips, p->total_flips, 100 * SEEDS_NEAR_TIE_RANK);
+    double r2 = NAN;
+    int nr = 0;
+    for (int s = 0; s < N; s++)
+        if (!isnan(p->growth[s].r2)) {
+            r2 = isnan(r2) ? p->growth[s].r2 : r2 + p->growth[s].r2;
+            nr++;
+        }
+    if (nr) r2 /= nr;
+    if (isnan(p->rate_median) || p->rate_median <= 0)
+        fprintf(f, ";\n    the weights' distance does not grow (no e-fold time)");
+    else
+        fprintf(f, ";\n    the weights' distance grows x2.72 every %.0f steps (log-linear fit, mean r² %.2f%s), leaves "
+                   "the noise band: %s", 1 / p->rate_median, r2, r2 < 0.8 ? ": a rough fit" : "", exits);
+    fprintf(f, "\n");
+}
+
 void seeds_print(FILE *f, const seeds_result *r) {
     if (!f || r->n_seeds < 1) return;
     int last = r->epochs - 1, N = r->n_seeds;
@@ -979,11 +1021,7 @@ void seeds_print(FILE *f, const seeds_result *r) {
             }
         if (p->band_exit[0] < 0) snprintf(exits, sizeof exits, "no band");
         else if (n_exit) snprintf(exits, sizeof exits, "from step %ld in %d/%d seeds", first_exit, n_exit, N);
-        fprintf(f, "    McNemar seed %llu: b %ld c %ld p %.3g (over seeds %.3g..%.3g); flips %ld, within floor in %d/%d; "
-                   "near-tie flips %ld/%ld; e-fold %.0f steps, leaves band: %s\n",
-                (unsigned long long)r->seed0, m->b, m->c, m->p, pmin, pmax, p->flips[0][last], p->flips_within, N,
-                p->near_tie_flips, p->total_flips, isnan(p->rate_median) || p->rate_median <= 0 ? INFINITY : 1 / p->rate_median,
-                exits);
+        seeds_print_pair_words(f, r, p, m, pmin, pmax, exits);
     }
 }
 
@@ -1088,11 +1126,30 @@ static void seeds_json_pair_tests(lsbuf *b, const seeds_result *r, const seeds_p
         }
         lsbuf_printf(b, "]");
     }
-    lsbuf_printf(b, "]");
+    /* one test per class is C tests: Holm-adjusted p per seed; and the
+     * caveat that McNemar treats images as independent trials, which two
+     * trainings sharing weights, batches and rounding do not make them */
+    lsbuf_printf(b, "],\n       \"mcnemar_per_class_holm_p\": [");
+    for (int s = 0; s < N; s++) {
+        double pv[256], adj[256];
+        int n = 0;
+        for (int k = 0; k < C && k < 256 && p->mcnemar_class[s]; k++) pv[n++] = p->mcnemar_class[s][k].p;
+        stats_holm(pv, n, adj);
+        lsbuf_printf(b, "%s[", s ? ", " : "");
+        for (int k = 0; k < n; k++) {
+            lsbuf_printf(b, "%s", k ? ", " : "");
+            lsbuf_json_num(b, adj[k]);
+        }
+        lsbuf_printf(b, "]");
+    }
+    lsbuf_printf(b, "], \"mcnemar_caveat\": \"exact McNemar assumes the test images are independent trials; "
+                    "two trainings from the same start are not independent per image, so p-values (per class "
+                    "above all) are too small: read them against the noise floor pair, which gets the same p\"");
 }
 
 /* a pair's "vs_floor" and "margins_last_epoch" */
-static void seeds_json_pair_floor_margins(lsbuf *b, const seeds_pair *p) {
+static void seeds_json_pair_floor_margins(lsbuf *b, const seeds_result *r, int pi) {
+    const seeds_pair *p = &r->pair[pi];
     lsbuf_printf(b, ",\n       \"vs_floor\": {\"flips_within_seeds\": %d, \"abs_gap_within_seeds\": %d, \"flips_p_emp_min\": ",
                  p->flips_within, p->gap_within);
     lsbuf_json_num(b, p->flips_p_emp_min);
@@ -1108,7 +1165,28 @@ static void seeds_json_pair_floor_margins(lsbuf *b, const seeds_pair *p) {
     stats_summary_json(b, &p->flip_rank_a);
     lsbuf_printf(b, ", \"near_tie_rank\": ");
     lsbuf_json_num(b, SEEDS_NEAR_TIE_RANK);
-    lsbuf_printf(b, ", \"near_tie_flips\": %ld, \"flips\": %ld}", p->near_tie_flips, p->total_flips);
+    lsbuf_printf(b, ", \"near_tie_flips\": %ld, \"flips\": %ld", p->near_tie_flips, p->total_flips);
+    /* the histogram the report's table and chart show (seeds_margin_histogram) */
+    seeds_margin_bins mb;
+    if (seeds_margin_histogram(r, pi, &mb) == 0) {
+        lsbuf_printf(b, ", \"bins\": {\"labels\": [");
+        for (int k = 0; k < SEEDS_MARGIN_BINS; k++) {
+            lsbuf_printf(b, "%s", k ? ", " : "");
+            lsbuf_json_str(b, SEEDS_MARGIN_LABELS[k]);
+        }
+        lsbuf_printf(b, "], \"n_flipped\": %ld, \"n_all\": %ld, \"flipped_pct\": [", mb.n_flipped, mb.n_all);
+        for (int k = 0; k < SEEDS_MARGIN_BINS; k++) {
+            lsbuf_printf(b, "%s", k ? ", " : "");
+            lsbuf_json_num(b, mb.flipped_pct[k]);
+        }
+        lsbuf_printf(b, "], \"all_pct\": [");
+        for (int k = 0; k < SEEDS_MARGIN_BINS; k++) {
+            lsbuf_printf(b, "%s", k ? ", " : "");
+            lsbuf_json_num(b, mb.all_pct[k]);
+        }
+        lsbuf_printf(b, "]}");
+    }
+    lsbuf_printf(b, "}");
 }
 
 /* a pair's "divergence": growth per seed and exit from the noise band */
@@ -1142,7 +1220,7 @@ static void seeds_json_pair(lsbuf *b, const seeds_result *r, int pi) {
                  p->beyond_floor < 0 ? "null" : p->beyond_floor ? "true" : "false");
     lsbuf_json_str(b, p->floor_pair ? "a noise-floor draw" : p->verdict);
     seeds_json_pair_tests(b, r, p);
-    seeds_json_pair_floor_margins(b, p);
+    seeds_json_pair_floor_margins(b, r, pi);
     seeds_json_pair_divergence(b, r, p);
     lsbuf_printf(b, "}");
 }
@@ -1268,4 +1346,42 @@ void seeds_pair_json(lsbuf *b, const audit_result *r, int pair, const char *data
         free(steps);
     }
     lsbuf_printf(b, "}");
+}
+
+/* ---- the margin histogram ---------------------------------------------- */
+
+const char *const SEEDS_MARGIN_LABELS[SEEDS_MARGIN_BINS] = {"< 1e-4",  "1e-4..1e-3", "1e-3..0.01", "0.01..0.1",
+                                                            "0.1..0.3", "0.3..1",     "1..3",       ">= 3"};
+/* a flip at margin 1e-4 is rounding meeting a near-tie; at 3 it is not */
+static const double EDGE[SEEDS_MARGIN_BINS - 1] = {1e-4, 1e-3, 1e-2, 0.1, 0.3, 1, 3};
+
+int seeds_margin_histogram(const seeds_result *S, int pi, seeds_margin_bins *o) {
+    memset(o, 0, sizeof *o);
+    if (pi < 0 || pi >= S->n_pairs || S->epochs < 1) return -1;
+    const seeds_pair *p = &S->pair[pi];
+    const seeds_engine *ea = &S->eng[p->a], *eb = &S->eng[p->b];
+    size_t n = S->n_test, last = (size_t)S->epochs - 1;
+    int any = 0;
+    for (int sd = 0; sd < S->n_seeds; sd++) {
+        if (!ea->margin[sd] || !ea->pred[sd] || !eb->pred[sd]) continue;
+        any = 1;
+        const uint8_t *pa = ea->pred[sd] + last * n, *pb = eb->pred[sd] + last * n;
+        for (size_t k = 0; k < n; k++) {
+            double mg = ea->margin[sd][k];
+            if (isnan(mg)) continue;
+            int bin = 0;
+            while (bin < SEEDS_MARGIN_BINS - 1 && mg >= EDGE[bin]) bin++;
+            o->all[bin]++;
+            o->n_all++;
+            if (pa[k] != pb[k]) {
+                o->flipped[bin]++;
+                o->n_flipped++;
+            }
+        }
+    }
+    for (int k = 0; k < SEEDS_MARGIN_BINS; k++) {
+        o->flipped_pct[k] = o->n_flipped ? 100.0 * o->flipped[k] / o->n_flipped : 0;
+        o->all_pct[k] = o->n_all ? 100.0 * o->all[k] / o->n_all : 0;
+    }
+    return any ? 0 : -1;
 }

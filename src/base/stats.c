@@ -332,10 +332,13 @@ void stats_paired_of(stats_paired *p, const double *acc_a, const double *acc_b, 
 const char *stats_seed_verdict(char *buf, size_t cap, const stats_paired *p, const char *a, const char *b) {
     if (p->n < 2 || p->indistinguishable < 0) {
         snprintf(buf, cap, "%s vs %s: one seed, no verdict (needs --seeds N >= 2)", a, b);
+    } else if (p->indistinguishable && p->mean == 0 && p->half_width == 0) {
+        /* every seed gave both engines the same accuracy: no spread to test against */
+        snprintf(buf, cap, "%s vs %s: indistinguishable: the same test accuracy in every one of %d seeds (gap exactly 0)", a, b, p->n);
     } else if (p->indistinguishable) {
         snprintf(buf, cap,
-                 "%s vs %s: indistinguishable (paired gap %+.2f +- %.2f points over %d seeds; "
-                 "a gap under %.2f points cannot be told from zero with %d seeds)",
+                 "%s vs %s: indistinguishable (paired gap %+.2f +- %.2f points over %d seeds, 95%% "
+                 "interval; a real gap smaller than %.2f points would go unseen with %d seeds)",
                  a, b, 100 * p->mean, 100 * p->half_width, p->n, 100 * p->half_width, p->n);
     } else {
         const char *better = p->mean > 0 ? a : b;
@@ -432,4 +435,26 @@ void stats_floor_json(lsbuf *b, const stats_floor *f) {
     kv(b, ", ", "min", f->min);
     kv(b, ", ", "max", f->max);
     lsbuf_printf(b, "}");
+}
+
+/* ---- multiple testing --------------------------------------------------- */
+
+void stats_holm(const double *p, int m, double *adj) {
+    int idx[256];
+    if (m > 256) m = 256;
+    for (int i = 0; i < m; i++) idx[i] = i;
+    for (int i = 1; i < m; i++) /* insertion sort by p: m is the class count */
+        for (int j = i; j > 0 && p[idx[j]] < p[idx[j - 1]]; j--) {
+            int t = idx[j];
+            idx[j] = idx[j - 1];
+            idx[j - 1] = t;
+        }
+    double run = 0;
+    for (int k = 0; k < m; k++) {
+        double v = (m - k) * p[idx[k]];
+        if (v > 1) v = 1;
+        if (v < run) v = run; /* step-down: adjusted p never decreases */
+        run = v;
+        adj[idx[k]] = v;
+    }
 }

@@ -201,4 +201,8 @@ void stats_spread_json(lsbuf *b, const stats_spread *s);
 void stats_paired_json(lsbuf *b, const stats_paired *p);
 void stats_floor_json(lsbuf *b, const stats_floor *f);
 
+/* Holm's step-down adjustment of m p-values (m <= 256): adj[i] controls the
+ * family-wise error over the m tests (e.g. per-class McNemar over classes). */
+void stats_holm(const double *p, int m, double *adj);
+
 #endif

@@ -379,7 +379,9 @@ static void json_num(lsbuf *b, const char *key, double v) {
     lsbuf_json_num(b, v);
 }
 
-void compare_stats_json(lsbuf *b, const compare_stats *s) {
+void compare_stats_json(lsbuf *b, const compare_stats *s) { compare_stats_json_opt(b, s, 1); }
+
+void compare_stats_json_opt(lsbuf *b, const compare_stats *s, int with_hist) {
     lsbuf_printf(b, "{\"n\":%zu,\"n_finite\":%zu", s->n, s->n_finite);
     json_num(b, "max_abs", s->max_abs);
     json_num(b, "max_abs_ref", s->max_abs_ref);
@@ -391,9 +393,9 @@ void compare_stats_json(lsbuf *b, const compare_stats *s) {
     lsbuf_printf(b, ",\"p50_ulp_bound\":%s", s->p50_ulp_bound ? "true" : "false");
     json_num(b, "p99_ulp", s->p99_ulp);
     lsbuf_printf(b, ",\"p99_ulp_bound\":%s", s->p99_ulp_bound ? "true" : "false");
-    lsbuf_printf(b, ",\"ulp_hist\":[");
+    if (with_hist) lsbuf_printf(b, ",\"ulp_hist\":[");
     int first = 1;
-    for (int k = 0; k < COMPARE_BIN_NONFINITE; k++) {
+    for (int k = 0; k < COMPARE_BIN_NONFINITE && with_hist; k++) {
         if (!s->ulp_hist[k]) continue;
         uint64_t lo, hi;
         compare_ulp_bin_range(k, &lo, &hi);
@@ -401,7 +403,7 @@ void compare_stats_json(lsbuf *b, const compare_stats *s) {
                      (unsigned long long)s->ulp_hist[k]);
         first = 0;
     }
-    lsbuf_printf(b, "],\"n_equal\":%zu", s->n_equal);
+    lsbuf_printf(b, "%s\"n_equal\":%zu", with_hist ? "]," : ",", s->n_equal);
     json_num(b, "frac_equal", s->frac_equal);
     lsbuf_printf(b, ",\"n_zero_sign\":%zu,\"ref_zero_cand_nonzero\":%zu,\"ref_nonzero_cand_zero\":%zu",
                  s->n_zero_sign, s->n_ref_zero_cand_nonzero, s->n_ref_nonzero_cand_zero);

@@ -138,6 +138,10 @@ void compare_pair_str(lsbuf *b, const char *ref_name, double ref, int ref_is_f32
  * "ulp_hist":[[lo,hi,count],...] for the non-empty bins (distances lo..hi
  * inclusive), the non-finite bin is "nonfinite_mismatch". */
 void compare_stats_json(lsbuf *b, const compare_stats *s);
+/* ... with_hist 0: without "ulp_hist" (the audit's every-step parameter
+ * lines: p50/p99/max ULP say enough there, and a histogram on each of them
+ * grew steps.jsonl by ~2 KB a pair and step, read by nothing) */
+void compare_stats_json_opt(lsbuf *b, const compare_stats *s, int with_hist);
 
 /* ---- a-priori fp32 bounds -------------------------------------------
  * gamma_K = K u / (1 - K u), u = 2^-24; inf when K u >= 1.  Each helper

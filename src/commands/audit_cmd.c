@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "audit/explain.h"
+#include "audit/headline.h"
 #include "audit/seeds.h"
 #include "base/util.h"
 #include "report/report.h"
@@ -40,7 +41,11 @@ static void verdicts(audit_result *r) {
     r->problems = vt.problems;
     r->unchecked = vt.unchecked;
     r->nondet = vt.nondet;
+    headline h;
+    headline_make(&h, r, &vt);
+    r->incomplete = h.n_missing + (r->interrupted != 0);
     r->gate = ((c->fail_on & AUDIT_FAIL_PROBLEM) && vt.problems) ||
+              ((c->fail_on & AUDIT_FAIL_INCOMPLETE) && r->incomplete) ||
               ((c->fail_on & AUDIT_FAIL_UNCHECKED) && vt.unchecked) ||
               ((c->fail_on & AUDIT_FAIL_NONDET) && vt.nondet);
     if (c->verbose) report_print_summary(r);
@@ -52,7 +57,7 @@ static void verdicts(audit_result *r) {
     report_print_failures(r);
 }
 
-/* steps.jsonl into place, then run.json, report.md and report.html. */
+/* steps.jsonl.gz into place, then run.json, report.md and report.html. */
 static int report_set(audit_result *r) {
     const audit_cfg *c = &r->cfg;
     if (!c->out_dir) return 0;
@@ -65,7 +70,7 @@ static int report_set(audit_result *r) {
     int rc = report_write_run_json(r, path);
     if (!rc) rc = report_write(c->out_dir, c, &r->m, &r->ds, r);
     if (!rc && c->out)
-        fprintf(c->out, "report: %s/report.md and report.html (evidence), run.json, steps.jsonl (%ld lines)\n",
+        fprintf(c->out, "report: %s/report.md and report.html (evidence), run.json, steps.jsonl.gz (%ld lines; zcat to read)\n",
                 c->out_dir, r->jsonl_lines);
     return rc;
 }

@@ -80,6 +80,7 @@ int engine_spec_check(const engine_spec *s, const char *const *allowed) {
 void engine_free(engine *e) {
     if (!e) return;
     if (e->iface && e->iface->free) e->iface->free(e);
+    free(e->samples);
     if (e->ck_state && e->ck_state_free) e->ck_state_free(e->ck_state);
     free(e);
 }
@@ -99,13 +100,28 @@ static int check_tensor(engine *e, tensor_id t) {
 
 /* Time a call; with time_layers set the engine is synchronized first so a
  * device engine's queued work is charged to the right layer. */
-#define TIMED(e, acc, call)                                          \
+#define TIMED(e, acc, call) TIMED_S(e, acc, NULL, call)
+/* ... and the call's duration into a sample reservoir (res: a member of
+ * e->samples, or NULL); without memory for samples only the sums are kept */
+#define TIMED_S(e, acc, res, call)                                   \
     do {                                                             \
         double t0_ = ls_now();                                       \
         rc = (call);                                                 \
         if (rc == 0 && (e)->time_layers) rc = engine_synchronize(e); \
-        if (!(e)->timed_inside) (acc) += ls_now() - t0_;             \
+        if (!(e)->timed_inside) {                                    \
+            double dt_ = ls_now() - t0_;                             \
+            (acc) += dt_;                                            \
+            timing_reservoir *r_ = (res);                            \
+            if (r_) timing_add(r_, dt_);                             \
+        }                                                            \
     } while (0)
+
+/* e's reservoirs, allocated on first use */
+static engine_timing_samples *samples_of(engine *e) {
+    if (!e->samples && !e->timed_inside) e->samples = calloc(1, sizeof *e->samples);
+    return e->samples;
+}
+#define SAMPLE(e, member) (samples_of(e) ? &(e)->samples->member : NULL)
 
 char *engine_describe(engine *e) { return e->iface->describe ? e->iface->describe(e) : NULL; }
 
@@ -139,7 +155,8 @@ int engine_set_batch(engine *e, const float *x, const int32_t *labels, size_t n,
 int engine_forward_layer(engine *e, int l, int training) {
     int rc = check_layer(e, l);
     if (rc) return rc;
-    TIMED(e, e->timing.layer_s[l][DIR_FWD], e->iface->forward_layer(e, l, training));
+    TIMED_S(e, e->timing.layer_s[l][DIR_FWD], SAMPLE(e, layer[l][training ? TPH_TRAIN_FWD : TPH_EVAL_FWD]),
+            e->iface->forward_layer(e, l, training));
     e->timing.layer_calls[l][DIR_FWD]++;
     return rc;
 }
@@ -147,14 +164,14 @@ int engine_forward_layer(engine *e, int l, int training) {
 int engine_loss(engine *e, float *loss_out) {
     int rc;
     float tmp;
-    TIMED(e, e->timing.loss_s, e->iface->loss(e, loss_out ? loss_out : &tmp));
+    TIMED_S(e, e->timing.loss_s, SAMPLE(e, loss), e->iface->loss(e, loss_out ? loss_out : &tmp));
     return rc;
 }
 
 int engine_backward_layer(engine *e, int l) {
     int rc = check_layer(e, l);
     if (rc) return rc;
-    TIMED(e, e->timing.layer_s[l][DIR_BWD], e->iface->backward_layer(e, l));
+    TIMED_S(e, e->timing.layer_s[l][DIR_BWD], SAMPLE(e, layer[l][TPH_BWD]), e->iface->backward_layer(e, l));
     e->timing.layer_calls[l][DIR_BWD]++;
     return rc;
 }
@@ -163,7 +180,7 @@ int engine_update(engine *e, const adam_cfg *cfg, int t) {
     if (t < 1) return ls_err(LS_EINVAL, "%s: Adam step must be >= 1, got %d", e->spec.spec, t);
     adam_scalars a = adam_make_scalars(cfg, t);
     int rc;
-    TIMED(e, e->timing.update_s, e->iface->update(e, &a));
+    TIMED_S(e, e->timing.update_s, SAMPLE(e, update), e->iface->update(e, &a));
     e->last_adam = a;
     return rc;
 }

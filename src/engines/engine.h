@@ -90,6 +90,7 @@ struct engine {
     uint64_t seed;    /* for dropout masks */
     engine_spec spec;
     engine_timing timing;
+    engine_timing_samples *samples; /* per-call spread (NULL until the first timed call; owned) */
     int time_layers;  /* when set, wrappers synchronize around timed calls */
     int timed_inside; /* when set, the implementation keeps `timing` itself
                        * (remote engines: the child times the real calls,

@@ -135,7 +135,10 @@ static void serve(int fd, rctx *c, const char *spec, const model *m, const engin
             /* the parent made the scalars; apply them as they are */
             double t0 = ls_now();
             rep.rc = e->iface->update(e, &cmd.adam);
-            e->timing.update_s += ls_now() - t0;
+            double dt = ls_now() - t0;
+            e->timing.update_s += dt;
+            if (!e->samples) e->samples = calloc(1, sizeof *e->samples);
+            if (e->samples) timing_add(&e->samples->update, dt);
             e->last_adam = cmd.adam;
             break;
         }
@@ -145,7 +148,11 @@ static void serve(int fd, rctx *c, const char *spec, const model *m, const engin
         case OP_SYNC: rep.rc = engine_synchronize(e); break;
         case OP_CHECKSUMS: rep.rc = engine_checksums(e, cmd.layer, (double *)shm); break;
         case OP_STATS:
+            /* the sums, then the samples (zeros when none were kept);
+             * the tensor area holds both (at least 1 MiB) */
             memcpy(shm, &e->timing, sizeof e->timing);
+            if (e->samples) memcpy(shm + sizeof e->timing, e->samples, sizeof *e->samples);
+            else memset(shm + sizeof e->timing, 0, sizeof *e->samples);
             rep.peak_rss = ls_peak_rss();
             break;
         case OP_QUIT:
@@ -371,7 +378,9 @@ int remote_engine_create(engine **out, const char *spec, const model *m, const e
     e->timed_inside = 1;
     size_t floats = max_tensor_floats(m, o->max_batch);
     c->tensor_bytes = floats * sizeof(double);
-    if (c->tensor_bytes < 1 << 20) c->tensor_bytes = 1 << 20; /* describe() text */
+    if (c->tensor_bytes < 1 << 20) c->tensor_bytes = 1 << 20; /* describe() text, timing samples */
+    _Static_assert(sizeof(engine_timing) + sizeof(engine_timing_samples) <= 1 << 20,
+                   "timing and its samples must fit the 1 MiB minimum of the tensor area");
     ck_layout ckl;
     ck_layout_make(&ckl, m, o->max_batch);
     if (c->tensor_bytes < ckl.total * sizeof(double)) c->tensor_bytes = ckl.total * sizeof(double);
@@ -443,6 +452,8 @@ int remote_fetch_stats(engine *e, size_t *peak_rss) {
     int rc = call(e, &cmd, &rep);
     if (rc) return rc;
     memcpy(&e->timing, c->shm, sizeof e->timing);
+    if (!e->samples) e->samples = malloc(sizeof *e->samples);
+    if (e->samples) memcpy(e->samples, (const char *)c->shm + sizeof e->timing, sizeof *e->samples);
     if (peak_rss) *peak_rss = rep.peak_rss;
     return LS_OK;
 }

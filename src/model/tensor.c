@@ -4,6 +4,8 @@
 #include "model/tensor.h"
 
 #include <math.h>
+#include <stdlib.h>
+#include <string.h>
 
 #include "base/util.h"
 
@@ -51,3 +53,58 @@ adam_scalars adam_make_scalars(const adam_cfg *c, int t) {
     return a;
 }
 
+
+/* ---- timing samples ------------------------------------------------------ */
+
+void timing_add(timing_reservoir *r, double dt) {
+    long k = r->calls++ - TIMING_WARMUP; /* index among warm calls */
+    if (k < 0) return;
+    if (k < TIMING_SAMPLES) {
+        r->s[k] = (float)dt;
+        return;
+    }
+    /* reservoir sampling (Algorithm R) with a fixed hash in place of a
+     * random draw: the same calls give the same sample on every run */
+    uint64_t h = (uint64_t)k * 0x9E3779B97F4A7C15ull;
+    h ^= h >> 29;
+    h *= 0xBF58476D1CE4E5B9ull;
+    h ^= h >> 32;
+    uint64_t j = h % (uint64_t)(k + 1);
+    if (j < TIMING_SAMPLES) r->s[j] = (float)dt;
+}
+
+int timing_count(const timing_reservoir *r) {
+    long k = r->calls - TIMING_WARMUP;
+    return k <= 0 ? 0 : k < TIMING_SAMPLES ? (int)k : TIMING_SAMPLES;
+}
+
+static int cmp_float(const void *a, const void *b) {
+    float x = *(const float *)a, y = *(const float *)b;
+    return (x > y) - (x < y);
+}
+
+/* linear interpolation between order statistics (type 7, as numpy's default) */
+static double quantile_sorted(const float *v, int n, double q) {
+    double h = (n - 1) * q;
+    int lo = (int)floor(h);
+    int hi = lo + 1 < n ? lo + 1 : lo;
+    return v[lo] + (h - lo) * ((double)v[hi] - v[lo]);
+}
+
+int timing_quantiles(const timing_reservoir *r, double *p10, double *median, double *p90) {
+    int n = timing_count(r);
+    *p10 = *median = *p90 = NAN;
+    if (n == 0) return 0;
+    float v[TIMING_SAMPLES];
+    memcpy(v, r->s, (size_t)n * sizeof *v);
+    qsort(v, (size_t)n, sizeof *v, cmp_float);
+    *p10 = quantile_sorted(v, n, 0.10);
+    *median = quantile_sorted(v, n, 0.50);
+    *p90 = quantile_sorted(v, n, 0.90);
+    return n;
+}
+
+const char *timing_phase_name(int ph) {
+    static const char *const names[TPH_N] = {"training forward", "backward", "evaluation forward"};
+    return ph >= 0 && ph < TPH_N ? names[ph] : "?";
+}

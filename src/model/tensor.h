@@ -64,4 +64,35 @@ typedef struct {
     double loss_s, update_s, set_batch_s, get_s, set_s;
 } engine_timing;
 
+/* The spread behind those sums: per layer and phase, a sample of single
+ * call durations (seconds), the first TIMING_WARMUP calls of each left out
+ * (first-call costs: JIT kernels, allocations, cold caches).  A reservoir
+ * of at most TIMING_SAMPLES calls, replaced by a fixed hash of the call
+ * count when there are more (deterministic, uniform), so the median and
+ * p10-p90 describe every warm call.  Evaluation forwards are a phase of
+ * their own: they see no dropout and a different batch count.  Kept by
+ * the engine wrappers, sent back by the engine's child process; not
+ * stored in recordings (a recorded engine has sums only). */
+enum { TPH_TRAIN_FWD, TPH_BWD, TPH_EVAL_FWD, TPH_N };
+#define TIMING_SAMPLES 512
+#define TIMING_WARMUP 5
+typedef struct {
+    long calls;               /* every call, warm-up included */
+    float s[TIMING_SAMPLES];  /* min(calls - TIMING_WARMUP, TIMING_SAMPLES) of them filled */
+} timing_reservoir;
+typedef struct {
+    timing_reservoir layer[MODEL_MAX_LAYERS][TPH_N];
+    timing_reservoir update, loss;
+} engine_timing_samples;
+
+/* One call of dt seconds into the reservoir. */
+void timing_add(timing_reservoir *r, double dt);
+/* How many warm samples r holds. */
+int timing_count(const timing_reservoir *r);
+/* Median, p10 and p90 of r's warm samples (seconds); returns their count
+ * (0: none, the outputs NAN). */
+int timing_quantiles(const timing_reservoir *r, double *p10, double *median, double *p90);
+/* Name of a phase: "training forward", "backward", "evaluation forward". */
+const char *timing_phase_name(int ph);
+
 #endif

@@ -12,11 +12,128 @@
 #include <string.h>
 
 #include "audit/explain.h"
+#include "audit/headline.h"
 #include "audit/seeds.h"
 #include "base/util.h"
 #include "checks/bounds.h"
 
 static const char *fmt_ulp(char *buf, size_t cap, double u) { return ls_fmt_num(buf, cap, u, "nan"); }
+
+/* Engines against the exact reference: judged or not, how much of it. */
+static void print_engine_table(FILE *f, const audit_result *r, const verdict_table *v, const headline *h) {
+    const char *refl = NULL;
+    for (int i = 0; i < r->n_engines && !refl; i++)
+        if (r->eng[i].is_ref && r->eng[i].available) refl = r->eng[i].label;
+    if (refl)
+        fprintf(f, "\nengines vs the exact reference (%s: MPFR, no rounding) on %ld attribution step(s) and %ld "
+                   "shadow replay(s);\ncoverage = tensors judged by an fp32 error bound or exactness rule / tensors "
+                   "compared:\n", refl, r->attribution_steps, (long)r->n_shadows);
+    else fprintf(f, "\nengines (no exact reference listed: no engine is judged against fp32 bounds):\n");
+    fprintf(f, "  %-24s %-20s %-9s %s\n", "engine", "verdict", "coverage", "detail");
+    for (int k = 0; k < v->n_eng; k++) {
+        const engine_verdict *ev = &v->e[k];
+        char cov[24] = "-";
+        if (ev->n_compared) snprintf(cov, sizeof cov, "%d/%d", ev->n_bounded, ev->n_compared);
+        const char *detail = ev->detail;
+        if (!r->eng[ev->engine].available) detail = h->short_reason[ev->engine];
+        fprintf(f, "  %-24s %-20s %-9s %s", r->eng[ev->engine].label, ev->verdict, cov, detail);
+        if (ev->flips)
+            fprintf(f, "; %ld ReLU/max-pool choice(s) went the other way than exact (%ld of them near-ties)", ev->flips,
+                    ev->near_ties);
+        fprintf(f, "\n");
+    }
+}
+
+/* Whether pair p is shown on the one-screen verdict (a repeat copy only
+ * against its original, a perturbed engine only as the noise floor). */
+static int pair_shown(const audit_result *r, const pair_verdict *pv) {
+    const audit_pair *p = &r->pair[pv->pair];
+    const audit_engine *ea = &r->eng[p->a], *eb = &r->eng[p->b];
+    int rep_a = ea->repeat_of >= 0, rep_b = eb->repeat_of >= 0;
+    int derived = (rep_a && ea->repeat_of != p->b) || (rep_b && eb->repeat_of != p->a) ||
+                  ((ea->perturb_ulps || eb->perturb_ulps) && strcmp(pv->verdict, "noise floor") != 0 && !pv->problem);
+    return !derived;
+}
+
+/* Engine pairs trained side by side: parameters are compared after every
+ * step (cheaply: digest and norms), every tensor only on fully compared
+ * steps (1..ref_steps, every audit_every-th, the last): the first tensor
+ * that differs is a sampled fact and says so. */
+static void print_pair_table(FILE *f, audit_result *R, const verdict_table *v) {
+    audit_result *r = R;
+    if (!v->n_pair) return;
+    char b1[32];
+    fprintf(f, "\nengine pairs, trained side by side from the same start (%s mode, %ld steps); weights compared after "
+               "every step,\nevery tensor at fully compared steps (the first, then every %ld)%s:\n",
+            lockstep_mode_name(r->drift_mode), r->total_steps, R->cfg.audit_every,
+            r->epochs_done ? "; test images after the last epoch" : "");
+    fprintf(f, "  %-32s %-16s %s\n", "pair", "verdict", "what differs");
+    int hidden = 0;
+    for (int k = 0; k < v->n_pair; k++) {
+        const pair_verdict *pv = &v->p[k];
+        const audit_pair *p = &r->pair[pv->pair];
+        if (!pair_shown(r, pv) && !R->cfg.verbose) {
+            hidden++;
+            continue;
+        }
+        char nm[96], fd[96] = "weights equal at every step", apart[40] = "", tail[80] = "";
+        snprintf(nm, sizeof nm, "%s vs %s", r->eng[p->a].label, r->eng[p->b].label);
+        if (pv->first_diff_step && pv->first_slot >= 0)
+            snprintf(fd, sizeof fd, "weights differ after step %ld (first tensor: %s, compared at step %ld)", pv->first_diff_step,
+                     r->slot_name[pv->first_slot], p->slot[pv->first_slot].first_unequal_step);
+        else if (pv->first_diff_step) snprintf(fd, sizeof fd, "weights differ after step %ld", pv->first_diff_step);
+        else if (pv->first_slot >= 0)
+            snprintf(fd, sizeof fd, "weights never; %s at step %ld", r->slot_name[pv->first_slot],
+                     p->slot[pv->first_slot].first_unequal_step);
+        if (!isnan(pv->end_rel_l2)) {
+            if (pv->end_rel_l2 > 0)
+                snprintf(apart, sizeof apart, "; %s %% apart at the end", ls_fmt_num(b1, sizeof b1, 100 * pv->end_rel_l2, "-"));
+        }
+        if (pv->flips >= 0)
+            snprintf(tail, sizeof tail, "; %ld of %zu test images flipped, accuracy gap %+.2f points", pv->flips,
+                     r->n_test, pv->acc_gap);
+        fprintf(f, "  %-32s %-16s %s%s%s\n", nm, pv->verdict, fd, apart, tail);
+    }
+    if (hidden) fprintf(f, "  (%d more pair(s) of repeat and perturbed copies: --verbose, report.md)\n", hidden);
+    fprintf(f, "  (apart: relative L2 distance of all parameters after the last step)\n");
+}
+
+/* The three layers that cost the most training time per step (median
+ * forward + backward call, warm-up left out), for the first fp32 engine
+ * with samples, with the p10-p90 spread: where a speed-up would pay. */
+static void print_top_layers(FILE *f, const audit_result *r, const model *m) {
+    const audit_engine *ae = NULL;
+    for (int i = 0; i < r->n_engines && !ae; i++)
+        if (r->eng[i].available && !r->eng[i].is_ref && r->eng[i].tsamples) ae = &r->eng[i];
+    if (!ae || m->n_layers < 1) return;
+    double med[MODEL_MAX_LAYERS], lo[MODEL_MAX_LAYERS], hi[MODEL_MAX_LAYERS];
+    int idx[MODEL_MAX_LAYERS], n = 0;
+    for (int l = 0; l < m->n_layers && l < MODEL_MAX_LAYERS; l++) {
+        double a[3], b[3];
+        int na = timing_quantiles(&ae->tsamples->layer[l][TPH_TRAIN_FWD], &a[0], &a[1], &a[2]);
+        int nb = timing_quantiles(&ae->tsamples->layer[l][TPH_BWD], &b[0], &b[1], &b[2]);
+        if (!na && !nb) continue;
+        /* quantiles of a sum are not sums of quantiles: the range is the sum
+         * of the parts' p10s and p90s, said as such below */
+        med[l] = (na ? a[1] : 0) + (nb ? b[1] : 0);
+        lo[l] = (na ? a[0] : 0) + (nb ? b[0] : 0);
+        hi[l] = (na ? a[2] : 0) + (nb ? b[2] : 0);
+        idx[n++] = l;
+    }
+    for (int i = 0; i < n; i++) /* by median, largest first */
+        for (int j = i + 1; j < n; j++)
+            if (med[idx[j]] > med[idx[i]]) {
+                int t = idx[i];
+                idx[i] = idx[j];
+                idx[j] = t;
+            }
+    if (!n) return;
+    fprintf(f, "\ntime, %s: the slowest layers per training step (median forward + backward call, ms; p10-p90; "
+               "first %d calls left out):\n ", ae->label, TIMING_WARMUP);
+    for (int i = 0; i < n && i < 3; i++)
+        fprintf(f, " %s %.3g (%.3g-%.3g)%s", m->layers[idx[i]].name, 1e3 * med[idx[i]], 1e3 * lo[idx[i]],
+                1e3 * hi[idx[i]], i + 1 < n && i < 2 ? ";" : "\n");
+}
 
 /* Coverage in steps, per engine: the every-step checksums (training steps
  * and evaluation epochs) and the per-element checks against the reference. */
@@ -59,61 +176,16 @@ void report_print_verdicts(audit_result *R, const verdict_table *v, const explai
     audit_result *r = R;
     char b1[32], b2[32];
     fprintf(f, "\n");
-    if (v->problems)
-        fprintf(f, "VERDICT: PROBLEM — %d problem(s) not explained by fp32 rounding (below; evidence: --verbose, "
-                   "report.md)\n", v->problems);
-    else if (v->unchecked)
-        fprintf(f, "VERDICT: no problem found, but %d engine(s) not fully checked (unchecked is not ok)\n",
-                v->unchecked);
-    else
-        fprintf(f, "VERDICT: ok — every difference is consistent with fp32 rounding (coverage below)\n");
-    const char *refl = NULL;
-    for (int i = 0; i < r->n_engines && !refl; i++)
-        if (r->eng[i].is_ref && r->eng[i].available) refl = r->eng[i].label;
-    fprintf(f, "\nengines vs the reference%s%s%s (checks: %ld attribution step(s), %ld shadow replay(s)):\n",
-            refl ? " (" : "", refl ? refl : "", refl ? ")" : "", r->attribution_steps, (long)R->n_shadows);
-    fprintf(f, "  %-24s %-20s %-9s %s\n", "engine", "verdict", "coverage", "detail");
-    for (int k = 0; k < v->n_eng; k++) {
-        const engine_verdict *ev = &v->e[k];
-        char cov[24] = "-";
-        if (ev->n_compared) snprintf(cov, sizeof cov, "%d/%d", ev->n_bounded, ev->n_compared);
-        fprintf(f, "  %-24s %-20s %-9s %s", r->eng[ev->engine].label, ev->verdict, cov, ev->detail);
-        if (ev->flips) fprintf(f, "; %ld decision(s) flipped", ev->flips);
-        fprintf(f, "\n");
-    }
+    headline h;
+    headline_make(&h, r, v);
+    fprintf(f, "%s\n", h.line);
+    /* every engine not run, its reason on one line, then the way out */
+    for (int k = 0; k < h.n_missing && (h.n_missing > 1 || h.kind != HEADLINE_INCOMPLETE); k++)
+        fprintf(f, "  %s was not run: %s\n", r->eng[h.missing[k]].label, h.short_reason[h.missing[k]]);
+    if (h.next[0]) fprintf(f, "%s\n", h.next);
+    print_engine_table(f, r, v, &h);
     report_print_coverage(f, R, v);
-    if (v->n_pair) {
-        fprintf(f, "\nengine pairs (drift: %s, %ld steps%s):\n", lockstep_mode_name(r->drift_mode), r->total_steps,
-                r->epochs_done ? ", test flips and accuracy gap after the last epoch" : "");
-        fprintf(f, "  %-40s %-20s %-28s %-9s %s\n", "pair", "verdict", "first differs", "params", "flips / gap");
-        int hidden = 0;
-        for (int k = 0; k < v->n_pair; k++) {
-            const pair_verdict *pv = &v->p[k];
-            const audit_pair *p = &r->pair[pv->pair];
-            /* one screen: a repeat copy shows only against its original,
-             * a perturbed engine only against the engine it perturbs */
-            const audit_engine *ea = &r->eng[p->a], *eb = &r->eng[p->b];
-            int rep_a = ea->repeat_of >= 0, rep_b = eb->repeat_of >= 0;
-            int derived = (rep_a && ea->repeat_of != p->b) || (rep_b && eb->repeat_of != p->a) ||
-                          ((ea->perturb_ulps || eb->perturb_ulps) && strcmp(pv->verdict, "noise floor") != 0 &&
-                           !pv->problem);
-            if (derived && !R->cfg.verbose) {
-                hidden++;
-                continue;
-            }
-            char nm[96], fd[64] = "never", tail[48] = "-";
-            snprintf(nm, sizeof nm, "%s vs %s", r->eng[p->a].label, r->eng[p->b].label);
-            if (pv->first_slot >= 0)
-                snprintf(fd, sizeof fd, "step %ld %s", p->slot[pv->first_slot].first_unequal_step,
-                         r->slot_name[pv->first_slot]);
-            else if (pv->first_diff_step)
-                snprintf(fd, sizeof fd, "after step %ld", pv->first_diff_step);
-            if (pv->flips >= 0) snprintf(tail, sizeof tail, "%ld / %+.2f pt", pv->flips, pv->acc_gap);
-            fprintf(f, "  %-40s %-20s %-28s %-9s %s\n", nm, pv->verdict, fd,
-                    isnan(pv->end_rel_l2) ? "-" : ls_fmt_num(b1, sizeof b1, pv->end_rel_l2, "-"), tail);
-        }
-        if (hidden) fprintf(f, "  (%d more pair(s) of repeat and perturbed copies: --verbose, report.md)\n", hidden);
-    }
+    print_pair_table(f, R, v);
     if (r->seeds) seeds_print(f, r->seeds);
     int shown = 0, more = 0;
     /* --verbose printed every finding in full already (print_summary) */
@@ -129,6 +201,7 @@ void report_print_verdicts(audit_result *R, const verdict_table *v, const explai
         shown++;
     }
     if (more) fprintf(f, "  ... and %d more (--verbose, report.md)\n", more);
+    print_top_layers(f, r, &R->m);
     char b3[32];
     fprintf(f, "\ncost: comparison and checks %s s (state round trip %s s) of %s s\n",
             ls_fmt_num(b1, sizeof b1, r->compare_s, "-"), ls_fmt_num(b3, sizeof b3, r->roundtrip_s, "-"),
@@ -145,9 +218,12 @@ void report_print_summary(audit_result *R) {
     for (int i = 0; i < r->n_engines; i++) {
         const audit_engine *ae = &r->eng[i];
         if (!ae->available) fprintf(f, "  %-26s skipped: %s\n", ae->label, ae->skip_reason);
-        else if (ae->is_ref)
+        else if (ae->is_ref && R->cfg.ref_steps > 0)
             fprintf(f, "  %-26s ran %ld steps (1..%ld, then one shadow step every %ld)\n", ae->label, ae->steps_run,
                     R->cfg.ref_steps, R->cfg.audit_every);
+        else if (ae->is_ref)
+            fprintf(f, "  %-26s ran %ld steps (%ld attribution step(s), then one shadow step every %ld)\n", ae->label,
+                    ae->steps_run, r->attribution_steps, R->cfg.audit_every);
         else fprintf(f, "  %-26s ran %ld steps\n", ae->label, ae->steps_run);
     }
     if (r->epochs_done > 0 && R->cfg.eval) {
@@ -196,8 +272,9 @@ void report_print_summary(audit_result *R) {
     fprintf(f, "\n== largest divergence per tensor over the fully compared steps: normwise relative L2 error,\n"
                "   max ULP distance (at the reference's magnitude; huge where the reference is ~0), and in\n"
                "   isolated mode the bound ratio (<= 1: consistent with fp32 rounding in some order).\n"
-               "   Reference pairs in free mode: steps 1..%ld, and shadow steps against the engine the\n"
-               "   shadow started from.\n", R->cfg.ref_steps);
+               "   Reference pairs in free mode: %s%ld%s, and shadow steps against the engine the\n"
+               "   shadow started from.\n", R->cfg.ref_steps > 0 ? "steps 1.." : "", R->cfg.ref_steps > 0 ? R->cfg.ref_steps : r->attribution_steps,
+            R->cfg.ref_steps > 0 ? "" : " attribution step(s)");
     for (int pi = 0; pi < r->n_pairs; pi++) {
         const audit_pair *p = &r->pair[pi];
         fprintf(f, "  %s vs %s\n", r->eng[p->b].label, r->eng[p->a].label);

@@ -22,6 +22,8 @@
 
 #include "audit/explain.h"
 #include "audit/seeds.h"
+#include "audit/headline.h"
+#include "report/figures.h"
 
 /* ---- escaping ---------------------------------------------------------- */
 
@@ -77,6 +79,8 @@ typedef struct {
     lsbuf b;
     int html;
     int ncols; /* of the open table */
+    int n_ids; /* ids given so far: a repeated one gets "-2", "-3", ... */
+    char ids[256][40];
 } doc;
 
 static void esc(doc *d, const char *s) {
@@ -112,7 +116,11 @@ static void rawf(doc *d, const char *fmt, ...) {
 
 static void heading(doc *d, int level, const char *id, const char *text) {
     if (d->html) {
-        rawf(d, "<h%d id=\"%s\">", level, id);
+        int seen = 0;
+        for (int i = 0; i < d->n_ids; i++) seen += strcmp(d->ids[i], id) == 0;
+        if (d->n_ids < 256) snprintf(d->ids[d->n_ids++], sizeof d->ids[0], "%s", id);
+        if (seen) rawf(d, "<h%d id=\"%s-%d\">", level, id, seen + 1);
+        else rawf(d, "<h%d id=\"%s\">", level, id);
         esc(d, text);
         rawf(d, "</h%d>\n", level);
     } else {
@@ -200,34 +208,46 @@ static int log_range(const double *v, size_t n, int *lo, int *hi) {
     return 1;
 }
 
-static void svg_legend(doc *d, int x, int y, const char *const *names, int n) {
-    for (int i = 0; i < n; i++) {
-        int yy = y + 16 * i;
-        rawf(d, "<rect x=\"%d\" y=\"%d\" width=\"12\" height=\"12\" fill=\"%s\"/>", x, yy - 10, COLORS[i % N_COLORS]);
+/* Legend entries only for series with something drawn (has[k]); each
+ * entry names its series (data-legend) as the drawn marks do (data-series),
+ * so a checker can tell an entry without a series. */
+static void svg_legend(doc *d, int x, int y, const char *const *names, int n, const int *has) {
+    for (int i = 0, row = 0; i < n; i++) {
+        if (has && !has[i]) continue;
+        int yy = y + 18 * row++;
+        rawf(d, "<rect data-legend=\"s%d\" x=\"%d\" y=\"%d\" width=\"12\" height=\"12\" fill=\"%s\"/>", i, x, yy - 10,
+             COLORS[i % N_COLORS]);
         rawf(d, "<text x=\"%d\" y=\"%d\">", x + 18, yy);
         esc(d, names[i]);
         raw(d, "</text>\n");
     }
 }
 
-/* Line chart, log y: series k has points (x[k][i], y[k][i]) for i < n[k]
- * (y NAN: no point; y 0: drawn on a separate "0" row under the axis).
- * Segments join consecutive x only (a gap in x is a gap in the line). */
+/* Charts are at most CHART_W px wide: drawn at their size (scale 1) in the
+ * report's 1200 px column, so 12 px text renders at 12 px. */
+#define CHART_W 1100
+#define LINE_MAX_POINTS 300 /* per series: a chart 800 px wide shows no more */
+
+/* Line chart, log y: series k has y[k][i] at step i + 1 (NAN: no point; 0:
+ * drawn on a separate "0" row under the axis).  One <polyline> per run of
+ * consecutive points, thinned to at most LINE_MAX_POINTS per series (every
+ * value is in run.json). */
 static void svg_line_log(doc *d, const char *title, const char *ylabel, int ns, const char *const *names,
                          double *const *y, long n) {
-    const int W = 900, left = 70, right = 240, top = 30, PH = 260, bottom = 60;
+    const int W = 900, left = 70, right = 250, top = 30, PH = 260, bottom = 60;
     const int H = top + PH + bottom, PW = W - left - right;
-    /* range over every series */
-    int lo = 0, hi = 1, any = 0;
-    for (int k = 0; k < ns; k++) {
+    int lo = 0, hi = 1, any = 0, has[FIG_MAX_SERIES] = {0};
+    for (int k = 0; k < ns && k < FIG_MAX_SERIES; k++) {
         int a, b;
         if (log_range(y[k], (size_t)n, &a, &b)) {
             if (!any || a < lo) lo = a;
             if (!any || b > hi) hi = b;
             any = 1;
         }
+        for (long i = 0; i < n && !has[k]; i++) has[k] = !isnan(y[k][i]) && y[k][i] >= 0 && !isinf(y[k][i]);
     }
-    rawf(d, "<figure><svg class=\"chart\" viewBox=\"0 0 %d %d\" width=\"%d\" height=\"%d\" role=\"img\">", W, H, W, H);
+    rawf(d, "<figure><svg class=\"chart\" viewBox=\"0 0 %d %d\" width=\"%d\" height=\"%d\" role=\"img\" "
+            "aria-label=\"line chart\">", W, H, W, H);
     raw(d, "<title>");
     esc(d, title);
     raw(d, "</title>\n");
@@ -236,80 +256,85 @@ static void svg_line_log(doc *d, const char *title, const char *ylabel, int ns, 
 #define XP(step) (left + (double)PW * ((step) - 1) / (xmax - 1))
 #define YP(v) (top + PH - (double)PH * (log10(v) - lo) / (hi - lo))
     const double yzero = top + PH + 14;
-    int de = (hi - lo + 7) / 8; /* at most ~8 labelled decades */
+    int de = (hi - lo + 7) / 8;
     for (int e = lo; e <= hi; e += de) {
         double yy = YP(pow(10, e));
         rawf(d, "<line x1=\"%d\" x2=\"%d\" y1=\"%.1f\" y2=\"%.1f\" class=\"grid\"/>", left, left + PW, yy, yy);
         rawf(d, "<text x=\"%d\" y=\"%.1f\" text-anchor=\"end\">1e%d</text>\n", left - 6, yy + 4, e);
     }
     rawf(d, "<text x=\"%d\" y=\"%.1f\" text-anchor=\"end\">0</text>\n", left - 6, yzero + 4);
-    /* x ticks: about 8 */
     long stepx = n > 8 ? (n + 7) / 8 : 1;
-    for (long s = 1; s <= n; s += stepx) {
-        double xx = XP(s);
-        rawf(d, "<line x1=\"%.1f\" x2=\"%.1f\" y1=\"%d\" y2=\"%d\" class=\"grid\"/>", xx, xx, top, top + PH);
-        rawf(d, "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"middle\">%ld</text>\n", xx, yzero + 22, s);
-    }
+    for (long s = 1; s <= n; s += stepx)
+        rawf(d, "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"middle\">%ld</text>\n", XP(s), yzero + 22, s);
     rawf(d, "<text x=\"%d\" y=\"%d\" text-anchor=\"middle\">step</text>", left + PW / 2, H - 8);
     rawf(d, "<text x=\"14\" y=\"%d\" text-anchor=\"middle\" transform=\"rotate(-90 14 %d)\">", top + PH / 2,
          top + PH / 2);
     esc(d, ylabel);
     raw(d, "</text>\n");
+    long stride = n > LINE_MAX_POINTS ? (n + LINE_MAX_POINTS - 1) / LINE_MAX_POINTS : 1;
     for (int k = 0; k < ns; k++) {
+        if (k < FIG_MAX_SERIES && !has[k]) continue;
         const char *col = COLORS[k % N_COLORS];
-        double px = 0, py = 0;
-        int have = 0;
+        int open = 0;
         for (long i = 0; i < n; i++) {
             double v = y[k][i];
-            if (isnan(v) || v < 0 || (isinf(v))) {
-                have = 0;
+            int ok = !(isnan(v) || v < 0 || isinf(v));
+            if (!ok) {
+                if (open) raw(d, "\"/>");
+                open = 0;
                 continue;
             }
-            double xx = XP(i + 1), yy = v > 0 && any ? YP(v) : yzero;
-            if (have)
-                rawf(d, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"%s\" stroke-width=\"1.5\"/>",
-                     px, py, xx, yy, col);
-            if (n <= 200) rawf(d, "<circle cx=\"%.1f\" cy=\"%.1f\" r=\"2.5\" fill=\"%s\"/>", xx, yy, col);
-            px = xx;
-            py = yy;
-            have = 1;
+            if (open && i % stride != 0 && i != n - 1 && !(i + 1 < n && isnan(y[k][i + 1]))) continue;
+            if (!open)
+                rawf(d, "<polyline data-series=\"s%d\" fill=\"none\" stroke=\"%s\" stroke-width=\"1.5\" points=\"", k,
+                     col);
+            rawf(d, "%.1f,%.1f ", XP(i + 1), v > 0 && any ? YP(v) : yzero);
+            open = 1;
         }
+        if (open) raw(d, "\"/>");
         raw(d, "\n");
     }
 #undef XP
 #undef YP
-    svg_legend(d, left + PW + 16, top + 12, names, ns);
+    svg_legend(d, left + PW + 16, top + 12, names, ns, has);
     raw(d, "</svg><figcaption>");
     esc(d, title);
     raw(d, "</figcaption></figure>\n");
 }
 
-/* Grouped bars: category c, series k, value v[k * nc + c] (NAN: none).
- * log_y: decades, zeros drawn as a dot on the baseline. */
-static void svg_bars(doc *d, const char *title, const char *ylabel, int nc, const char *const *cats, int ns,
-                     const char *const *names, const double *v, int log_y) {
-    const int left = 70, right = 240, top = 30, PH = 240, bottom = 70;
-    int group = ns * 12 + 14;
-    if (group < 40) group = 40;
-    int PW = nc * group;
+/* Grouped bars of a figure: category c, series k, value fig_get(f, k, c)
+ * (NAN: none), its tooltip "series · category: value" printed with the
+ * figure's format, the same text as its table cell.  log_y: decades,
+ * zeros drawn as a dot on the baseline. */
+static void svg_bars(doc *d, const char *title, const char *ylabel, const figure *f, int log_y) {
+    const int left = 70, right = 250, top = 30, PH = 240, bottom = 80;
+    int nc = f->nc, ns = f->ns;
+    if (nc < 1 || ns < 1) return;
+    int PW = nc * (ns * 12 + 14);
     if (PW < 400) PW = 400;
+    if (PW > CHART_W - left - right) PW = CHART_W - left - right;
     int W = left + PW + right, H = top + PH + bottom;
     double vmax = 0;
-    int lo = 0, hi = 1, any = log_y ? log_range(v, (size_t)(nc * ns), &lo, &hi) : 0;
-    for (int i = 0; i < nc * ns; i++)
-        if (isfinite(v[i]) && v[i] > vmax) vmax = v[i];
+    int lo = 0, hi = 1, any = log_y ? log_range(f->v, (size_t)(nc * ns), &lo, &hi) : 0, has[FIG_MAX_SERIES] = {0};
+    for (int k = 0; k < ns; k++)
+        for (int c = 0; c < nc; c++) {
+            double v = fig_get(f, k, c);
+            if (isfinite(v) && v > vmax) vmax = v;
+            has[k] |= isfinite(v) && v >= 0;
+        }
     if (!log_y) {
-        /* a round top: 1, 2 or 5 times a power of ten */
         double p = vmax > 0 ? pow(10, floor(log10(vmax))) : 1;
         vmax = vmax <= p ? p : vmax <= 2 * p ? 2 * p : vmax <= 5 * p ? 5 * p : 10 * p;
     }
-    rawf(d, "<figure><svg class=\"chart\" viewBox=\"0 0 %d %d\" width=\"%d\" height=\"%d\" role=\"img\">", W, H, W, H);
+    rawf(d, "<figure><svg class=\"chart\" viewBox=\"0 0 %d %d\" width=\"%d\" height=\"%d\" role=\"img\" "
+            "aria-label=\"bar chart\">", W, H, W, H);
     raw(d, "<title>");
     esc(d, title);
     raw(d, "</title>\n");
     rawf(d, "<rect x=\"%d\" y=\"%d\" width=\"%d\" height=\"%d\" class=\"plot\"/>\n", left, top, PW, PH);
+    char b1[48];
     if (log_y && any) {
-        int de = (hi - lo + 7) / 8; /* at most ~8 labelled decades */
+        int de = (hi - lo + 7) / 8;
         for (int e = lo; e <= hi; e += de) {
             double yy = top + PH - (double)PH * (e - lo) / (hi - lo);
             rawf(d, "<line x1=\"%d\" x2=\"%d\" y1=\"%.1f\" y2=\"%.1f\" class=\"grid\"/>", left, left + PW, yy, yy);
@@ -318,7 +343,6 @@ static void svg_bars(doc *d, const char *title, const char *ylabel, int nc, cons
     } else if (!log_y) {
         for (int t = 0; t <= 4; t++) {
             double val = vmax * t / 4, yy = top + PH - (double)PH * t / 4;
-            char b1[32];
             rawf(d, "<line x1=\"%d\" x2=\"%d\" y1=\"%.1f\" y2=\"%.1f\" class=\"grid\"/>", left, left + PW, yy, yy);
             rawf(d, "<text x=\"%d\" y=\"%.1f\" text-anchor=\"end\">%s</text>\n", left - 6, yy + 4,
                  fnum(b1, sizeof b1, val));
@@ -333,30 +357,33 @@ static void svg_bars(doc *d, const char *title, const char *ylabel, int nc, cons
         double gx = left + gw * c + 5;
         rawf(d, "<text x=\"%.1f\" y=\"%d\" text-anchor=\"end\" transform=\"rotate(-35 %.1f %d)\">", gx + gw / 2,
              top + PH + 16, gx + gw / 2, top + PH + 16);
-        esc(d, cats[c]);
+        esc(d, f->cats[c]);
         raw(d, "</text>\n");
         for (int k = 0; k < ns; k++) {
-            double val = v[k * nc + c];
+            double val = fig_get(f, k, c);
             if (!isfinite(val) || val < 0) continue;
             double h;
             if (log_y) h = val > 0 && any ? (double)PH * (log10(val) - lo) / (hi - lo) : 0;
             else h = vmax > 0 ? (double)PH * val / vmax : 0;
             if (h < 0) h = 0;
             double x = gx + bw * k;
-            char b1[32];
             if (h > 0)
-                rawf(d, "<rect x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%.1f\" fill=\"%s\"><title>", x,
-                     top + PH - h, bw > 1 ? bw - 1 : bw, h, COLORS[k % N_COLORS]);
+                rawf(d, "<rect data-series=\"s%d\" x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%.1f\" fill=\"%s\">"
+                        "<title>", k, x, top + PH - h, bw > 1 ? bw - 1 : bw, h, COLORS[k % N_COLORS]);
             else
-                rawf(d, "<circle cx=\"%.1f\" cy=\"%d\" r=\"2.5\" fill=\"%s\"><title>", x + bw / 2, top + PH - 3,
-                     COLORS[k % N_COLORS]);
-            esc(d, names[k]);
+                rawf(d, "<circle data-series=\"s%d\" cx=\"%.1f\" cy=\"%d\" r=\"2.5\" fill=\"%s\"><title>", k,
+                     x + bw / 2, top + PH - 3, COLORS[k % N_COLORS]);
+            esc(d, f->series[k]);
             raw(d, " · ");
-            esc(d, cats[c]);
-            rawf(d, ": %s</title>%s\n", fnum(b1, sizeof b1, val), h > 0 ? "</rect>" : "</circle>");
+            esc(d, f->cats[c]);
+            raw(d, ": ");
+            esc(d, fig_cell(f, k, c, b1, sizeof b1));
+            raw(d, h > 0 ? "</title></rect>\n" : "</title></circle>\n");
         }
     }
-    svg_legend(d, left + PW + 16, top + 12, names, ns);
+    const char *names[FIG_MAX_SERIES];
+    for (int k = 0; k < ns; k++) names[k] = f->series[k];
+    svg_legend(d, left + PW + 16, top + 12, names, ns, has);
     raw(d, "</svg><figcaption>");
     esc(d, title);
     raw(d, "</figcaption></figure>\n");
@@ -560,8 +587,22 @@ static void env_build(doc *d, const ctx *x) {
         c->run.epochs, r->epochs_done);
     ROW("optimizer", "Adam lr %g, betas %g/%g, eps %g", c->run.adam.lr, c->run.adam.beta1, c->run.adam.beta2,
         c->run.adam.eps);
-    ROW("audit plan", "reference steps 1..%ld, full comparison every %ld steps, repeat %d, evaluation %s",
-        c->ref_steps, c->audit_every, c->repeat, c->eval ? "on" : "off");
+    if (c->ref_steps > 0)
+        ROW("audit plan", "reference steps 1..%ld, then a shadow step every %ld; full comparison at those steps; "
+            "parameters compared after every step; repeat %d, evaluation %s", c->ref_steps, c->audit_every,
+            c->repeat, c->eval ? "on" : "off");
+    else
+        ROW("audit plan", "reference: %ld attribution step(s), then a shadow step every %ld; every tensor compared "
+            "at those steps, parameters after every step; repeat %d, evaluation %s", r->attribution_steps,
+            c->audit_every, c->repeat, c->eval ? "on" : "off");
+    {
+        /* threads and the OpenMP wait policy: they change the timing (not a
+         * value); lockstep sets OMP_WAIT_POLICY itself unless the user did */
+        const char *wp = getenv("OMP_WAIT_POLICY"), *nt = getenv("OMP_NUM_THREADS");
+        ROW("threads", "OMP_WAIT_POLICY=%s (lockstep sets passive when two or more multi-threaded engines share "
+            "the cores, active otherwise, unless you set it); OMP_NUM_THREADS=%s; each engine's own thread "
+            "count is in the engine table above", wp ? wp : "(unset)", nt ? nt : "(unset)");
+    }
 #undef ROW
     table_end(d);
 }
@@ -660,52 +701,32 @@ static void gap_summary(doc *d, const seeds_result *S) {
     }
 }
 
-/* accuracy per seed per engine: the dot plot's numbers */
+/* accuracy per seed per engine: the table and the chart read one figure */
 static void gap_accuracy_per_seed(doc *d, const seeds_result *S) {
     char b1[32], b2[32], b3[32], b4[32];
-    int last = S->epochs - 1, N = S->n_seeds;
-    heading(d, 3, "seeds", "Accuracy per seed");
-    const char *head[2 + SEEDS_MAX];
-    static char hb[SEEDS_MAX][24];
+    int last = S->epochs - 1;
+    heading(d, 3, "seeds", "Test accuracy per seed (%)");
+    static figure f;
+    fig_seed_accuracy(&f, S);
+    const char *head[2 + FIG_MAX_CATS];
     head[0] = "Engine";
-    for (int sd = 0; sd < N; sd++) {
-        snprintf(hb[sd], sizeof hb[sd], "seed %llu", (unsigned long long)(S->seed0 + (uint64_t)sd));
-        head[1 + sd] = hb[sd];
-    }
-    head[1 + N] = "mean ± sd [min, max]";
-    table_begin(d, N + 2, head);
-    static char cb[SEEDS_MAX + 1][160];
-    for (int i = 0; i < S->n_engines; i++) {
-        const seeds_engine *e = &S->eng[i];
-        if (!e->available) continue;
-        const char *cells[2 + SEEDS_MAX];
-        cells[0] = e->label;
-        for (int sd = 0; sd < N; sd++) {
-            pct_pt(cb[sd], sizeof cb[sd], e->acc[sd][last]);
-            cells[1 + sd] = cb[sd];
-        }
-        const stats_spread *sp = &e->spread[last];
-        snprintf(cb[N], sizeof cb[N], "%s ± %s [%s, %s]", pct_pt(b1, sizeof b1, sp->mean),
+    for (int c = 0; c < f.nc; c++) head[1 + c] = f.cats[c];
+    head[1 + f.nc] = "mean ± sd [min, max]";
+    table_begin(d, f.nc + 2, head);
+    static char cb[FIG_MAX_CATS + 1][160];
+    for (int k = 0, i = 0; k < f.ns; k++, i++) {
+        while (i < S->n_engines && !S->eng[i].available) i++;
+        const char *cells[2 + FIG_MAX_CATS];
+        cells[0] = f.series[k];
+        for (int c = 0; c < f.nc; c++) cells[1 + c] = fig_cell(&f, k, c, cb[c], sizeof cb[c]);
+        const stats_spread *sp = &S->eng[i].spread[last];
+        snprintf(cb[f.nc], sizeof cb[f.nc], "%s ± %s [%s, %s]", pct_pt(b1, sizeof b1, sp->mean),
                  pct_pt(b2, sizeof b2, sp->sd), pct_pt(b3, sizeof b3, sp->min), pct_pt(b4, sizeof b4, sp->max));
-        cells[1 + N] = cb[N];
+        cells[1 + f.nc] = cb[f.nc];
         table_row(d, cells);
     }
     table_end(d);
-    if (d->html) {
-        /* a dot plot as bars per seed: categories seeds, one series per engine */
-        const char *names[AUDIT_MAX_ENGINES];
-        double v[SEEDS_MAX * AUDIT_MAX_ENGINES];
-        const char *cats[SEEDS_MAX];
-        int ns = 0;
-        for (int i = 0; i < S->n_engines; i++)
-            if (S->eng[i].available) names[ns++] = S->eng[i].label;
-        for (int sd = 0; sd < N; sd++) {
-            cats[sd] = hb[sd];
-            for (int i = 0, k = 0; i < S->n_engines; i++)
-                if (S->eng[i].available) v[sd * ns + k++] = 100 * S->eng[i].acc[sd][last];
-        }
-        svg_bars(d, "Test accuracy per seed and engine (%), last epoch", "accuracy %", N, cats, ns, names, v, 0);
-    }
+    if (d->html) svg_bars(d, "Test accuracy per seed and engine (%), last epoch", "accuracy %", &f, 0);
 }
 
 /* McNemar per seed, and margins of flipped vs all images */
@@ -738,77 +759,58 @@ static void gap_mcnemar(doc *d, const seeds_result *S) {
 }
 
 /* histogram of logit margins on engine a, last epoch, pooled over
- * seeds: the images the pair classifies differently vs all images.  A
- * flip at margin 1e-4 is rounding meeting a near-tie; at 3 it is not. */
+ * seeds: the images the pair classifies differently vs all images
+ * (seeds_margin_histogram: the numbers run.json also holds).  A flip at
+ * margin 1e-4 is rounding meeting a near-tie; at 3 it is not. */
 static void gap_margins(doc *d, const seeds_result *S) {
-    int last = S->epochs - 1, N = S->n_seeds;
     heading(d, 3, "margins", "Margins of flipped images vs all images");
-    enum { NB = 8 };
-    static const char *const cats[NB] = {"< 1e-4", "1e-4..1e-3", "1e-3..0.01", "0.01..0.1",
-                                         "0.1..0.3", "0.3..1",    "1..3",       ">= 3"};
-    static const double edge[NB - 1] = {1e-4, 1e-3, 1e-2, 0.1, 0.3, 1, 3};
-    static const char *const HM[] = {"Pair", "Images", "< 1e-4", "1e-4..1e-3", "1e-3..0.01", "0.01..0.1",
-                                     "0.1..0.3", "0.3..1", "1..3", ">= 3"};
-    table_begin(d, 2 + NB, HM);
+    const char *HM[2 + SEEDS_MARGIN_BINS] = {"Pair", "Images"};
+    for (int k = 0; k < SEEDS_MARGIN_BINS; k++) HM[2 + k] = SEEDS_MARGIN_LABELS[k];
+    table_begin(d, 2 + SEEDS_MARGIN_BINS, HM);
+    static figure f, fc;
     int charted = 0;
+    char t[300] = "";
     for (int pi = 0; pi < S->n_pairs; pi++) {
         const seeds_pair *p = &S->pair[pi];
         if (p->floor_pair) continue;
         const seeds_engine *ea = &S->eng[p->a], *eb = &S->eng[p->b];
-        long hf[NB] = {0}, ha[NB] = {0}, nf = 0, na = 0;
-        size_t n = S->n_test;
-        for (int sd = 0; sd < N; sd++) {
-            if (!ea->margin[sd] || !ea->pred[sd] || !eb->pred[sd]) continue;
-            const uint8_t *pa = ea->pred[sd] + (size_t)last * n, *pb = eb->pred[sd] + (size_t)last * n;
-            for (size_t k = 0; k < n; k++) {
-                double mg = ea->margin[sd][k];
-                if (isnan(mg)) continue;
-                int bin = 0;
-                while (bin < NB - 1 && mg >= edge[bin]) bin++;
-                ha[bin]++;
-                na++;
-                if (pa[k] != pb[k]) {
-                    hf[bin]++;
-                    nf++;
-                }
+        seeds_margin_bins mb;
+        if (seeds_margin_histogram(S, pi, &mb)) continue;
+        /* the figure first: the table rows print its cells */
+        memset(&f, 0, sizeof f);
+        f.fmt = "%.1f";
+        f.ns = 2;
+        f.nc = SEEDS_MARGIN_BINS;
+        snprintf(f.series[0], sizeof f.series[0], "flipped images");
+        snprintf(f.series[1], sizeof f.series[1], "all images");
+        for (int k = 0; k < SEEDS_MARGIN_BINS; k++) {
+            snprintf(f.cats[k], sizeof f.cats[k], "%s", SEEDS_MARGIN_LABELS[k]);
+            *fig_at(&f, 0, k) = mb.flipped_pct[k];
+            *fig_at(&f, 1, k) = mb.all_pct[k];
+        }
+        char nm[2][200], cnt[2][32], cells[2][SEEDS_MARGIN_BINS][32];
+        snprintf(nm[0], sizeof nm[0], "%s vs %s: flipped", ea->label, eb->label);
+        snprintf(nm[1], sizeof nm[1], "%s: all images", ea->label);
+        snprintf(cnt[0], sizeof cnt[0], "%ld", mb.n_flipped);
+        snprintf(cnt[1], sizeof cnt[1], "%ld", mb.n_all);
+        for (int row = 0; row < 2; row++) {
+            const char *r_[2 + SEEDS_MARGIN_BINS] = {nm[row], cnt[row]};
+            for (int k = 0; k < SEEDS_MARGIN_BINS; k++) {
+                fig_cell(&f, row, k, cells[row][k], sizeof cells[row][k] - 1);
+                strcat(cells[row][k], "%");
+                r_[2 + k] = cells[row][k];
             }
+            table_row(d, r_);
         }
-        char nm[180], c0[32], cf[NB][32], cl[NB][32];
-        snprintf(nm, sizeof nm, "%s vs %s: flipped", ea->label, eb->label);
-        snprintf(c0, sizeof c0, "%ld", nf);
-        const char *row[2 + NB] = {nm, c0};
-        for (int k = 0; k < NB; k++) {
-            snprintf(cf[k], sizeof cf[k], "%.1f%%", nf ? 100.0 * hf[k] / nf : 0.0);
-            row[2 + k] = cf[k];
-        }
-        table_row(d, row);
-        char nm2[180], c1[32];
-        snprintf(nm2, sizeof nm2, "%s: all images", ea->label);
-        snprintf(c1, sizeof c1, "%ld", na);
-        const char *row2[2 + NB] = {nm2, c1};
-        for (int k = 0; k < NB; k++) {
-            snprintf(cl[k], sizeof cl[k], "%.1f%%", na ? 100.0 * ha[k] / na : 0.0);
-            row2[2 + k] = cl[k];
-        }
-        table_row(d, row2);
-        if (d->html && !charted && nf > 0) {
-            /* the first pair judged: percent of images per margin bin */
-            double v[NB * 2];
-            for (int k = 0; k < NB; k++) {
-                v[2 * k] = 100.0 * hf[k] / nf;
-                v[2 * k + 1] = na ? 100.0 * ha[k] / na : 0;
-            }
-            static char t[240];
-            snprintf(t, sizeof t, "Top-two logit margin on %s, last epoch, all seeds: flipped (vs %s) and all images (%%)",
-                     ea->label, eb->label);
-            const char *names[2] = {"flipped images", "all images"};
-            table_end(d);
-            svg_bars(d, t, "% of images", NB, cats, 2, names, v, 0);
-            table_begin(d, 2 + NB, HM);
+        if (!charted && mb.n_flipped > 0) {
+            snprintf(t, sizeof t, "Top-two logit margin on %s, last epoch, all seeds: flipped (vs %s) and all "
+                                  "images (%%)", ea->label, eb->label);
             charted = 1;
+            fc = f; /* the chart shows the first judged pair's figure */
         }
     }
     table_end(d);
+    if (d->html && charted) svg_bars(d, t, "% of images", &fc, 0);
 }
 
 /* divergence growth against the noise band (seed s0) */
@@ -817,7 +819,8 @@ static void gap_band(doc *d, const seeds_result *S) {
     int N = S->n_seeds;
     heading(d, 3, "band", "Divergence growth against the noise band");
     if (S->band_hi && S->total_steps > 0) {
-        static const char *const HB[] = {"Pair", "e-fold (steps, median over seeds)", "Leaves the band (factor 2)"};
+        static const char *const HB[] = {"Pair", "e-fold: steps to grow x2.72 (median over seeds; fit quality)",
+                                         "Leaves the noise band (factor 2)"};
         table_begin(d, 3, HB);
         const char *names[AUDIT_MAX_PAIRS + 2];
         double *ys[AUDIT_MAX_PAIRS + 2];
@@ -834,7 +837,16 @@ static void gap_band(doc *d, const seeds_result *S) {
             names[ns] = nb[pi];
             ys[ns++] = p->rel_l2[0];
             char c1[64], c2[96];
-            snprintf(c1, sizeof c1, "%s", p->rate_median > 0 ? fnum(b1, sizeof b1, 1 / p->rate_median) : "no growth");
+            /* the fitted rate with its fit quality: mean r² of the per-seed log-linear fits */
+            double r2 = 0;
+            int nr = 0;
+            for (int sd = 0; sd < N; sd++)
+                if (!isnan(p->growth[sd].r2)) r2 += p->growth[sd].r2, nr++;
+            char b2[32];
+            if (p->rate_median > 0)
+                snprintf(c1, sizeof c1, "%s (fit r² %s)", fnum(b1, sizeof b1, 1 / p->rate_median),
+                         nr ? fnum(b2, sizeof b2, r2 / nr) : "–");
+            else snprintf(c1, sizeof c1, "no growth");
             int n_exit = 0;
             long first = 0;
             for (int sd = 0; sd < N; sd++)
@@ -878,24 +890,90 @@ static void sec_gap(doc *d, const ctx *x) {
     gap_band(d, S);
 }
 
+/* The first screen: the verdict line, engines not run and the way out,
+ * then in three sentences what was compared, what was found, what to
+ * change (the first problem's or cause's fix). */
+static void verdict_box(doc *d, const ctx *x, const verdict_table *vt) {
+    const audit_result *r = x->r;
+    headline h;
+    headline_make(&h, r, vt);
+    if (d->html) rawf(d, "<div class=\"verdict %s\"><p class=\"vline\">", h.css);
+    else raw(d, "> **");
+    esc(d, h.line);
+    raw(d, d->html ? "</p>" : "**\n>\n");
+    for (int k = 0; k < h.n_missing; k++) {
+        const audit_engine *ae = &r->eng[h.missing[k]];
+        char t[700];
+        snprintf(t, sizeof t, "%s was not run: %s", ae->label, ae->available ? ae->fail_reason : ae->skip_reason);
+        raw(d, d->html ? "<p>" : "> ");
+        esc(d, t);
+        raw(d, d->html ? "</p>" : "\n>\n");
+    }
+    if (h.next[0]) {
+        raw(d, d->html ? "<p><b>" : "> **");
+        esc(d, h.next);
+        raw(d, d->html ? "</b></p>" : "**\n>\n");
+    }
+    char what[600];
+    int n_fp32 = 0;
+    for (int i = 0; i < r->n_engines; i++) n_fp32 += r->eng[i].available && !r->eng[i].is_ref && r->eng[i].repeat_of < 0;
+    snprintf(what, sizeof what, "Compared: %d engine(s) trained side by side on %s for %ld steps from the same "
+                                "weights and batches, every layer checked against an exact (MPFR) reference on %ld "
+                                "attribution step(s) and %ld shadow replay(s).",
+             n_fp32, x->m->name, r->total_steps, r->attribution_steps, r->n_shadows);
+    raw(d, d->html ? "<p>" : "> ");
+    esc(d, what);
+    raw(d, d->html ? "</p>" : "\n>\n");
+    /* the root cause first: a problem, else a finding that names why two
+     * engines differ (a knob, an algorithm, reduced precision), else the
+     * first cause; decision flips are consequences of those */
+    const explain_finding *top = NULL;
+    static const char *const ROOT[] = {"knob", "approximate-algorithm", "reduced-precision", "vendor-math",
+                                       "divergence"};
+    for (int i = 0; x->L && i < x->L->n && !top; i++)
+        if (x->L->f[i].severity == EXPLAIN_PROBLEM) top = &x->L->f[i];
+    for (size_t k = 0; k < sizeof ROOT / sizeof ROOT[0] && !top; k++)
+        for (int i = 0; x->L && i < x->L->n && !top; i++)
+            if (strcmp(x->L->f[i].rule, ROOT[k]) == 0) top = &x->L->f[i];
+    for (int i = 0; x->L && i < x->L->n && !top; i++)
+        if (x->L->f[i].severity <= EXPLAIN_CAUSE) top = &x->L->f[i];
+    char found[900];
+    if (top) snprintf(found, sizeof found, "Found: %s.", top->title);
+    else snprintf(found, sizeof found, "Found: no difference that needs explaining.");
+    raw(d, d->html ? "<p>" : "> ");
+    esc(d, found);
+    raw(d, d->html ? "</p>" : "\n>\n");
+    const seeds_result *S = r->seeds;
+    for (int pi = 0; S && pi < S->n_pairs; pi++) {
+        const seeds_pair *p = &S->pair[pi];
+        if (p->floor_pair || S->eng[p->a].perturbed || S->eng[p->b].perturbed) continue;
+        char acc[600];
+        snprintf(acc, sizeof acc, "Accuracy over %d seeds: %s.", S->n_seeds, p->verdict);
+        raw(d, d->html ? "<p>" : "> ");
+        esc(d, acc);
+        raw(d, d->html ? "</p>" : "\n>\n");
+    }
+    if (top && top->fix[0]) {
+        raw(d, d->html ? "<p>To change: " : "> To change: ");
+        esc(d, top->fix);
+        raw(d, d->html ? "</p>" : "\n");
+    }
+    raw(d, d->html ? "</div>\n" : "\n");
+}
+
 static void sec_verdicts(doc *d, const ctx *x) {
     const audit_result *r = x->r;
     char b1[32], b2[32], b3[32], c1[120], c2[120], c3[160], c4[64], c5[64], c6[64], c7[64];
     heading(d, 2, "verdicts", "Verdicts");
     verdict_table vt;
     explain_verdicts(&vt, r, x->m);
-    if (vt.problems)
-        para(d, "PROBLEM: %d problem(s) not explained by fp32 rounding; the findings below name them.", vt.problems);
-    else if (vt.unchecked)
-        para(d, "No problem found, but %d engine(s) were not fully checked: unchecked is not ok.", vt.unchecked);
-    else
-        para(d, "OK: every difference is consistent with fp32 rounding, over the coverage stated below.");
+    verdict_box(d, x, &vt);
     para(d, "Checks: %ld attribution step(s) in isolated mode, and free-mode shadow replays (the reference fed one "
             "engine's own inputs); coverage = tensors judged by a bound or an exactness rule / tensors compared.",
          r->attribution_steps);
     {
-        static const char *const H[] = {"Engine", "Verdict vs the reference", "Coverage", "Worst bound ratio",
-                                        "Decisions flipped", "Detail"};
+        static const char *const H[] = {"Engine", "Verdict vs the exact reference", "Coverage (judged / compared)",
+                                        "Largest error / fp32 bound", "ReLU/max-pool choices flipped", "Detail"};
         table_begin(d, 6, H);
         for (int k = 0; k < vt.n_eng; k++) {
             const engine_verdict *ev = &vt.e[k];
@@ -909,17 +987,21 @@ static void sec_verdicts(doc *d, const ctx *x) {
             table_row(d, cells);
         }
         table_end(d);
-        static const char *const H2[] = {"Pair", "Verdict", "First differs", "Params rel. L2 (end)",
-                                         "Test flips (last epoch)", "Accuracy gap (points)"};
+        static const char *const H2[] = {"Pair", "Verdict", "Weights first differ (every step) / first tensor (sampled)",
+                                         "Weights apart (rel. L2, end)", "Test images flipped (last epoch)",
+                                         "Accuracy gap (points)"};
         table_begin(d, 6, H2);
         for (int k = 0; k < vt.n_pair; k++) {
             const pair_verdict *pv = &vt.p[k];
             const audit_pair *p = &r->pair[pv->pair];
             char nm[180], fd[96] = "never", e1[32] = "–", e2[32] = "–", e3[32] = "–";
             snprintf(nm, sizeof nm, "%s vs %s", r->eng[p->a].label, r->eng[p->b].label);
-            if (pv->first_slot >= 0)
-                snprintf(fd, sizeof fd, "step %ld, %s", p->slot[pv->first_slot].first_unequal_step,
-                         r->slot_name[pv->first_slot]);
+            if (pv->first_diff_step && pv->first_slot >= 0)
+                snprintf(fd, sizeof fd, "after step %ld / %s, compared at step %ld", pv->first_diff_step,
+                         r->slot_name[pv->first_slot], p->slot[pv->first_slot].first_unequal_step);
+            else if (pv->first_slot >= 0)
+                snprintf(fd, sizeof fd, "never / %s, compared at step %ld", r->slot_name[pv->first_slot],
+                         p->slot[pv->first_slot].first_unequal_step);
             else if (pv->first_diff_step) snprintf(fd, sizeof fd, "after step %ld", pv->first_diff_step);
             if (!isnan(pv->end_rel_l2)) fnum(e1, sizeof e1, pv->end_rel_l2);
             if (pv->flips >= 0) snprintf(e2, sizeof e2, "%ld", pv->flips);
@@ -1008,6 +1090,8 @@ static void sec_accuracy(doc *d, const ctx *x) {
     table_end(d);
 }
 
+static void timing_layers(doc *d, const ctx *x);
+
 /* The every-step checksums: coverage, and the worst ratio per step per
  * engine — the table (worst over blocks of steps) and the chart (every
  * step) both drawn from audit_engine.ck_step_ratio. */
@@ -1075,7 +1159,6 @@ static void sec_checksums(doc *d, const ctx *x) {
 
 static void sec_timing(doc *d, const ctx *x) {
     const audit_result *r = x->r;
-    const model *m = x->m;
     char c1[32], c2[32], c3[32], c4[32], c5[32], c6[32];
     heading(d, 3, "timing", "Time and memory");
     para(d, "Training time per epoch counts batch making and this engine's forward, loss, backward and update calls "
@@ -1108,87 +1191,100 @@ static void sec_timing(doc *d, const ctx *x) {
          r->compare_s, r->total_s, r->total_s > 0 ? 100 * r->compare_s / r->total_s : 0.0,
          r->parent_peak_rss / 1048576.0, r->jsonl_lines);
 
-    /* per-layer mean time per call, ms */
-    int eng[AUDIT_MAX_ENGINES], ne = 0;
-    for (int i = 0; i < r->n_engines; i++)
-        if (r->eng[i].available) eng[ne++] = i;
-    if (ne == 0) return;
-    heading(d, 4, "layer-time", "Time per layer call (ms, mean over calls)");
-    const char *head[2 * AUDIT_MAX_ENGINES + 1];
-    static char hb[2 * AUDIT_MAX_ENGINES][100];
-    head[0] = "Layer";
-    for (int j = 0; j < ne; j++) {
-        snprintf(hb[2 * j], sizeof hb[0], "%s fwd", r->eng[eng[j]].label);
-        snprintf(hb[2 * j + 1], sizeof hb[0], "%s bwd", r->eng[eng[j]].label);
-        head[2 * j + 1] = hb[2 * j];
-        head[2 * j + 2] = hb[2 * j + 1];
+    timing_layers(d, x);
+}
+
+/* The largest relative difference of the median per-call times of an
+ * engine and its repeat copy (the same engine twice): run-to-run timing
+ * noise on this machine.  NAN when no engine ran twice. */
+static double copy_noise(const audit_result *r, const model *m, char *who, size_t cap) {
+    double worst = NAN;
+    for (int i = 0; i < r->n_engines; i++) {
+        const audit_engine *c = &r->eng[i];
+        if (c->repeat_of < 0 || !c->tsamples || !r->eng[c->repeat_of].tsamples) continue;
+        const audit_engine *o = &r->eng[c->repeat_of];
+        for (int l = 0; l < m->n_layers; l++)
+            for (int ph = 0; ph < TPH_N; ph++) {
+                double a[3], b[3];
+                if (!timing_quantiles(&o->tsamples->layer[l][ph], &a[0], &a[1], &a[2]) ||
+                    !timing_quantiles(&c->tsamples->layer[l][ph], &b[0], &b[1], &b[2]) || a[1] <= 0 || b[1] <= 0)
+                    continue;
+                double rel = fabs(a[1] - b[1]) / fmin(a[1], b[1]);
+                if (isnan(worst) || rel > worst) {
+                    worst = rel;
+                    snprintf(who, cap, "%s and %s, %s %s", o->label, c->label, m->layers[l].name,
+                             timing_phase_name(ph));
+                }
+            }
     }
-    table_begin(d, 2 * ne + 1, head);
-    double *fw = calloc((size_t)ne * m->n_layers, sizeof *fw), *bw = calloc((size_t)ne * m->n_layers, sizeof *bw);
-    if (!fw || !bw) {
-        free(fw);
-        free(bw);
-        d->b.failed = 1;
+    return worst;
+}
+
+/* Per layer, engine and phase: median and p10-p90 of single calls (warm-up
+ * left out), from the figures the charts draw. */
+static void timing_layers(doc *d, const ctx *x) {
+    const audit_result *r = x->r;
+    const model *m = x->m;
+    static figure med[TPH_N], p10[TPH_N], p90[TPH_N];
+    int ns = 0;
+    for (int ph = 0; ph < TPH_N; ph++) {
+        ns = fig_layer_time(&med[ph], r, m, ph, 1, 0);
+        fig_layer_time(&p10[ph], r, m, ph, 0, 0);
+        fig_layer_time(&p90[ph], r, m, ph, 2, 0);
+    }
+    heading(d, 4, "layer-time", "Time per layer call: median [p10–p90] ms");
+    if (ns == 0) {
+        para(d, "No per-call timing came back from the engines (a recording keeps sums only).");
         return;
     }
-    static char cb[2 * AUDIT_MAX_ENGINES][32];
-    for (int l = 0; l < m->n_layers; l++) {
-        const char *cells[2 * AUDIT_MAX_ENGINES + 1];
-        cells[0] = m->layers[l].name;
-        for (int j = 0; j < ne; j++) {
-            const engine_timing *t = &r->eng[eng[j]].timing;
-            for (int dir = 0; dir < 2; dir++) {
-                long n = t->layer_calls[l][dir];
-                double ms = n ? 1e3 * t->layer_s[l][dir] / n : NAN;
-                (dir ? bw : fw)[(size_t)j * m->n_layers + l] = ms;
-                snprintf(cb[2 * j + dir], sizeof cb[0], "%s", isnan(ms) ? "–" : (snprintf(c1, sizeof c1, "%.3f", ms), c1));
-                cells[2 * j + 1 + dir] = cb[2 * j + dir];
+    para(d, "Each cell: the median of single calls and, in brackets, the 10th–90th percentile, over the calls of the "
+            "whole run; the first %d calls of each layer and phase are left out (warm-up: kernel generation, first "
+            "allocations, cold caches). Training forward and backward are one call per step; evaluation forwards "
+            "(no dropout, once per test batch) are a phase of their own.", TIMING_WARMUP);
+    char who[200] = "";
+    double noise = copy_noise(r, m, who, sizeof who);
+    if (!isnan(noise))
+        para(d, "Timing noise: the same engine run twice differs by up to %.0f%% in a median (%s). Differences "
+                "between engines smaller than that are noise of this machine, not of the engines.",
+             100 * noise, who);
+    for (int ph = 0; ph < TPH_N; ph++) {
+        const char *head[1 + FIG_MAX_SERIES];
+        head[0] = "Layer";
+        for (int k = 0; k < med[ph].ns; k++) head[1 + k] = med[ph].series[k];
+        rawf(d, d->html ? "<p><b>%s</b></p>\n" : "**%s**\n\n", timing_phase_name(ph));
+        table_begin(d, 1 + med[ph].ns, head);
+        static char cb[FIG_MAX_SERIES][96];
+        for (int c = 0; c < med[ph].nc; c++) {
+            const char *cells[1 + FIG_MAX_SERIES];
+            cells[0] = med[ph].cats[c];
+            for (int k = 0; k < med[ph].ns; k++) {
+                char a[32], b[32], e[32];
+                if (isnan(fig_get(&med[ph], k, c))) snprintf(cb[k], sizeof cb[k], "–");
+                else
+                    snprintf(cb[k], sizeof cb[k], "%s [%s–%s]", fig_cell(&med[ph], k, c, a, sizeof a),
+                             fig_cell(&p10[ph], k, c, b, sizeof b), fig_cell(&p90[ph], k, c, e, sizeof e));
+                cells[1 + k] = cb[k];
             }
+            table_row(d, cells);
         }
-        table_row(d, cells);
+        table_end(d);
     }
-    table_end(d);
-    int fused = 0;
-    for (int j = 0; j < ne; j++)
-        if (r->eng[eng[j]].describe && strstr(r->eng[eng[j]].describe, "\"fused\":")) fused = 1;
-    if (fused)
-        para(d, "Fused layers (a cpu engine's ReLU + max-pool pairs, fuse=on, one pass each way): the pair's forward "
-                "time is charged to the max-pool, its backward time to the ReLU.");
     if (d->html) {
-        /* bars for the fp32 engines (the reference is orders of magnitude slower) */
-        const char *names[AUDIT_MAX_ENGINES], *cats[MODEL_MAX_LAYERS];
-        int ns = 0;
-        double *fv = calloc((size_t)ne * m->n_layers, sizeof *fv), *bv = calloc((size_t)ne * m->n_layers, sizeof *bv);
-        if (fv && bv) {
-            for (int j = 0; j < ne; j++) {
-                if (r->eng[eng[j]].is_ref) continue;
-                names[ns] = r->eng[eng[j]].label;
-                for (int l = 0; l < m->n_layers; l++) {
-                    fv[(size_t)ns * m->n_layers + l] = fw[(size_t)j * m->n_layers + l];
-                    bv[(size_t)ns * m->n_layers + l] = bw[(size_t)j * m->n_layers + l];
-                }
-                ns++;
-            }
-            for (int l = 0; l < m->n_layers; l++) cats[l] = m->layers[l].name;
-            if (ns > 0) {
-                svg_bars(d, "Forward time per layer call, ms (fp32 engines; the reference is in the table)",
-                         "ms per call", m->n_layers, cats, ns, names, fv, 0);
-                svg_bars(d, "Backward time per layer call, ms (fp32 engines)", "ms per call", m->n_layers, cats, ns,
-                         names, bv, 0);
-            }
-        } else {
-            d->b.failed = 1;
-        }
-        free(fv);
-        free(bv);
+        /* bars for the fp32 engines (the reference is orders of magnitude slower: in the table) */
+        static figure f;
+        if (fig_layer_time(&f, r, m, TPH_TRAIN_FWD, 1, 1))
+            svg_bars(d, "Training forward time per layer, median ms per call (fp32 engines; p10-p90 in the table)",
+                     "ms per call", &f, 0);
+        if (fig_layer_time(&f, r, m, TPH_BWD, 1, 1))
+            svg_bars(d, "Backward time per layer, median ms per call (fp32 engines; p10-p90 in the table)",
+                     "ms per call", &f, 0);
     }
-    free(fw);
-    free(bw);
 }
+
+static void layer_error(doc *d, const ctx *x);
 
 static void sec_divergence(doc *d, const ctx *x) {
     const audit_result *r = x->r;
-    const model *m = x->m;
     heading(d, 3, "divergence", "Parameter divergence per step");
     para(d, "Relative L2 difference of all parameters after each step, for every engine pair. Against the "
             "reference only on the steps it ran: its first steps (accumulated error), then shadow steps that start "
@@ -1230,54 +1326,54 @@ static void sec_divergence(doc *d, const ctx *x) {
     }
     table_end(d);
 
-    /* max ULP per layer (forward and backward tensors, by the layer that computed them) */
-    heading(d, 3, "ulp-layer", "Max ULP per layer");
-    para(d, "Largest ULP distance over the compared steps among the tensors each layer computed (forward output, "
-            "backward-data, weight and bias gradients). ULP distances near zero crossings are large by nature; the "
-            "bound ratio in the tables below is the scale-aware measure.");
-    int nl = m->n_layers;
-    double *v = malloc((size_t)r->n_pairs * (nl + 1) * sizeof *v);
-    if (!v) {
-        d->b.failed = 1;
-        return;
-    }
-    for (size_t i = 0; i < (size_t)r->n_pairs * (nl + 1); i++) v[i] = NAN;
-    for (int pi = 0; pi < r->n_pairs; pi++)
-        for (int s = 0; s < r->n_slots; s++) {
-            const audit_slot_stats *ss = &r->pair[pi].slot[s];
-            if (!ss->n_steps || strcmp(r->slot_phase[s], "update") == 0) continue;
-            char org[64];
-            explain_slot_origin(r, m, s, org, sizeof org);
-            int l = nl; /* loss */
-            for (int k = 0; k < nl; k++) {
-                size_t len = strlen(m->layers[k].name);
-                if (strncmp(org, m->layers[k].name, len) == 0 && org[len] == ' ') l = k;
-            }
-            double *cell = &v[(size_t)pi * (nl + 1) + l];
-            if (isnan(*cell) || ss->max_ulp > *cell || isnan(ss->max_ulp)) *cell = ss->max_ulp;
-        }
-    const char *cats[MODEL_MAX_LAYERS + 1];
-    for (int l = 0; l < nl; l++) cats[l] = m->layers[l].name;
-    cats[nl] = "loss";
+    layer_error(d, x);
+}
+
+/* Relative error per layer: which layer's tensors diverge most, scale-aware
+ * (max ULP is ~2e9 near every zero crossing and tells layers apart no
+ * better than a coin). */
+static void layer_error(doc *d, const ctx *x) {
+    heading(d, 3, "layer-error", "Relative error per layer");
+    para(d, "Largest normwise relative error (rel. L2 = |a - b| / |a|) over the compared steps among the tensors each "
+            "layer computed (forward output, backward-data, weight and bias gradients); 0 = bitwise equal.");
+    static figure f;
+    fig_layer_error(&f, x->r, x->m);
     if (d->html)
-        svg_bars(d, "Max ULP distance per layer and pair (log scale; a dot on the baseline: 0)", "max ULP", nl + 1,
-                 cats, r->n_pairs, names, v, 1);
-    const char *head2[MODEL_MAX_LAYERS + 2];
-    head2[0] = "Pair";
-    for (int l = 0; l <= nl; l++) head2[l + 1] = cats[l];
-    table_begin(d, nl + 2, head2);
-    static char cb2[MODEL_MAX_LAYERS + 2][32];
-    for (int pi = 0; pi < r->n_pairs; pi++) {
-        const char *cells[MODEL_MAX_LAYERS + 2];
-        cells[0] = names[pi];
-        for (int l = 0; l <= nl; l++) {
-            fnum(cb2[l], sizeof cb2[l], v[(size_t)pi * (nl + 1) + l]);
-            cells[l + 1] = cb2[l];
-        }
+        svg_bars(d, "Relative error per layer and pair (largest rel. L2 over the compared steps; log scale; a dot on "
+                    "the baseline: 0)", "rel. L2", &f, 1);
+    const char *head[2 + FIG_MAX_CATS];
+    head[0] = "Pair";
+    for (int c = 0; c < f.nc; c++) head[1 + c] = f.cats[c];
+    table_begin(d, f.nc + 1, head);
+    static char cb[FIG_MAX_CATS][48];
+    for (int k = 0; k < f.ns; k++) {
+        const char *cells[2 + FIG_MAX_CATS];
+        cells[0] = f.series[k];
+        for (int c = 0; c < f.nc; c++) cells[1 + c] = fig_cell(&f, k, c, cb[c], sizeof cb[c]);
         table_row(d, cells);
     }
     table_end(d);
-    free(v);
+}
+
+static int pair_all_equal(const audit_result *r, const audit_pair *p) {
+    if (p->first_diff_step) return 0;
+    for (int s = 0; s < r->n_slots; s++)
+        if (p->slot[s].n_steps && (p->slot[s].first_unequal_step || p->slot[s].min_frac_equal < 1)) return 0;
+    return 1;
+}
+
+/* When one side of p is a repeat copy bitwise equal to its original, the
+ * index of the pair with the original in its place; else -1. */
+static int same_as_original(const audit_result *r, const audit_pair *p) {
+    int a = p->a, b = p->b;
+    int ra = r->eng[a].repeat_of, rb = r->eng[b].repeat_of;
+    int copy = ra >= 0 && ra != b ? a : rb >= 0 && rb != a ? b : -1;
+    if (copy < 0) return -1;
+    int orig = r->eng[copy].repeat_of, other = copy == a ? b : a;
+    int rp = audit_pair_index(r, r->eng[copy].label, r->eng[orig].label);
+    int op = audit_pair_index(r, r->eng[orig].label, r->eng[other].label);
+    if (rp < 0 || op < 0 || !pair_all_equal(r, &r->pair[rp])) return -1;
+    return op;
 }
 
 static void sec_tensors(doc *d, const ctx *x) {
@@ -1296,6 +1392,21 @@ static void sec_tensors(doc *d, const ctx *x) {
         char t[200];
         snprintf(t, sizeof t, "%s vs %s", r->eng[p->b].label, r->eng[p->a].label);
         heading(d, 4, "pair", t);
+        /* no table of zeros, no table twice: a bitwise-equal pair in one
+         * line; a repeat copy equal to its original has its original's table */
+        if (pair_all_equal(r, p)) {
+            para(d, "Bitwise equal in every tensor at every compared step.");
+            continue;
+        }
+        int orig = same_as_original(r, p);
+        if (orig >= 0) {
+            para(d, "The same numbers as %s vs %s: %s is bitwise equal to %s at every compared step.",
+                 r->eng[r->pair[orig].b].label, r->eng[r->pair[orig].a].label,
+                 r->eng[p->a].repeat_of >= 0 ? r->eng[p->a].label : r->eng[p->b].label,
+                 r->eng[p->a].repeat_of >= 0 ? r->eng[r->eng[p->a].repeat_of].label
+                                             : r->eng[r->eng[p->b].repeat_of].label);
+            continue;
+        }
         table_begin(d, 9, H);
         for (int s = 0; s < r->n_slots; s++) {
             const audit_slot_stats *ss = &p->slot[s];
@@ -1305,7 +1416,10 @@ static void sec_tensors(doc *d, const ctx *x) {
             fnum(c3, sizeof c3, ss->max_rel);
             if (ss->max_bound_ratio >= 0) fnum(c4, sizeof c4, ss->max_bound_ratio);
             else snprintf(c4, sizeof c4, "–");
-            snprintf(c5, sizeof c5, "%.4g", 100 * ss->min_frac_equal);
+            /* unequal bits at ULP distance 0: only the sign of a zero differs */
+            if (ss->min_frac_equal < 1 && ss->max_ulp == 0)
+                snprintf(c5, sizeof c5, "%.4g (rest: +0 vs -0)", 100 * ss->min_frac_equal);
+            else snprintf(c5, sizeof c5, "%.4g", 100 * ss->min_frac_equal);
             if (ss->first_unequal_step) snprintf(c6, sizeof c6, "%ld", ss->first_unequal_step);
             else snprintf(c6, sizeof c6, "bitwise equal");
             char c7[32];
@@ -1333,10 +1447,61 @@ static const char CSS[] =
     "margin-right:.4em}.problem .tag{background:#d62728}.cause .tag{background:#e07000}.ok .tag{background:#2ca02c}"
     ".info .tag{background:#1f77b4}"
     "dl{display:grid;grid-template-columns:6.5em 1fr;gap:2px 10px;margin:.4em 0}dt{color:#666}dd{margin:0}"
-    "svg.chart{max-width:100%;height:auto;font:11px sans-serif;background:#fff}"
+    "svg.chart{max-width:100%;height:auto;font:12px sans-serif;background:#fff}"
     "svg .plot{fill:none;stroke:#999}svg .grid{stroke:#e4e4e4}"
     "figure{margin:.8em 0}figcaption{color:#555;font-size:12px}"
-    ".toc{color:#555}";
+    ".toc{color:#555}"
+    ".verdict{border-left:8px solid #999;background:#f7f7f7;padding:.5em 1em;margin:1em 0}"
+    ".verdict .vline{font-size:1.25em;font-weight:700;margin:.3em 0}"
+    ".v-ok{border-color:#2ca02c;background:#f3fbf3}.v-problem{border-color:#d62728;background:#fff3f3}"
+    ".v-incomplete{border-color:#e0a000;background:#fffaf0}.v-unchecked{border-color:#e0a000;background:#fffaf0}"
+    "details{margin:.6em 0;border:1px solid #ddd;border-radius:4px;padding:.2em .8em}"
+    "summary{cursor:pointer;font-weight:600;font-size:1.1em;padding:.3em 0}";
+
+/* Evidence folded in the HTML (<details>, closed): the first screen is the
+ * verdict; Markdown shows everything. */
+static void fold_begin(doc *d, const char *summary) {
+    if (!d->html) return;
+    raw(d, "<details><summary>");
+    esc(d, summary);
+    raw(d, "</summary>\n");
+}
+static void fold_end(doc *d) {
+    if (d->html) raw(d, "</details>\n");
+}
+
+/* The words the report uses, once. */
+static void sec_glossary(doc *d) {
+    static const char *const G[][2] = {
+        {"fp32 bound", "the largest error fp32 arithmetic can make on an operation in any summation order "
+                       "(gamma_K times the sum of |products|); an error within it is rounding"},
+        {"bound ratio", "error / fp32 bound: <= 1 is consistent with fp32 rounding; > 1 is not; inf means an "
+                        "element whose bound is 0 (all products exactly 0, or an exact layer) still differed"},
+        {"coverage", "tensors judged by a bound or an exactness rule / tensors compared; unchecked is never ok"},
+        {"attribution step", "a step in isolated mode: each layer gets the reference's inputs, so its own error is "
+                             "measured alone"},
+        {"shadow replay", "every N steps the exact reference redoes one step from an engine's state: that engine's "
+                          "operations are judged again on its own trajectory"},
+        {"noise floor", "the same engine started from weights 1 ULP away: how far training amplifies one rounding; "
+                        "differences below it are noise"},
+        {"near-tie", "a ReLU sign or max-pool choice whose inputs were within 1 ULP of the boundary: rounding "
+                     "decided it"},
+        {"drifted flip", "a decision that went the other way because its inputs already differed by more than a "
+                         "rounding (the trajectories had drifted apart)"},
+        {"ULP", "unit in the last place: the gap between adjacent fp32 numbers at a value"},
+        {"rel. L2", "normwise relative difference |a - b| / |a| over a whole tensor"},
+        {".act / .dact", "a layer's forward output / the gradient with respect to it (backward)"},
+        {"McNemar", "exact test on the test images exactly one engine got right (b: only a, c: only b); it "
+                    "assumes images are independent"},
+        {"e-fold", "steps for the distance between two runs to grow by a factor e (fitted; r² is the fit "
+                   "quality)"},
+    };
+    heading(d, 2, "glossary", "Glossary");
+    static const char *const H[] = {"Term", "Meaning"};
+    table_begin(d, 2, H);
+    for (size_t i = 0; i < sizeof G / sizeof G[0]; i++) table_row(d, G[i]);
+    table_end(d);
+}
 
 static int build(doc *d, const ctx *x) {
     if (d->html) {
@@ -1349,15 +1514,27 @@ static int build(doc *d, const ctx *x) {
     }
     sec_header(d, x);
     sec_verdicts(d, x);
+    fold_begin(d, "Is the gap real? Accuracy over seeds, McNemar, margins, the noise band");
     sec_gap(d, x);
+    fold_end(d);
     heading(d, 2, "evidence", "Evidence");
+    fold_begin(d, "Accuracy per epoch, every-step checksums, time per layer (median and spread), memory");
     sec_accuracy(d, x);
     sec_checksums(d, x);
     sec_timing(d, x);
+    fold_end(d);
+    fold_begin(d, "Divergence: parameters per step, relative error per layer");
     sec_divergence(d, x);
+    fold_end(d);
+    fold_begin(d, "Every tensor, per engine pair");
     sec_tensors(d, x);
+    fold_end(d);
+    fold_begin(d, "Environment: engines, libraries, kernels, build, threads");
     sec_environment(d, x);
-    para(d, "Files beside this report: run.json (the summary as JSON), steps.jsonl (one line per compared tensor).");
+    fold_end(d);
+    sec_glossary(d);
+    para(d, "Files beside this report: run.json (the summary as JSON: every number of every chart), steps.jsonl.gz "
+            "(gzip; one line per compared tensor and step: zcat steps.jsonl.gz).");
     if (d->html) raw(d, "</body></html>\n");
     return d->b.failed ? LS_ENOMEM : LS_OK;
 }

@@ -18,7 +18,7 @@
  * reader never sees a half-written report, and no temporary stays behind.
  *
  * Not here: the numbers themselves (audit/driver.c measures, explain.c
- * interprets), run.json and steps.jsonl (audit/driver.c writes them).
+ * interprets), run.json and steps.jsonl.gz (audit/driver.c writes them).
  */
 #ifndef LS_REPORT_H
 #define LS_REPORT_H

@@ -14,6 +14,8 @@
 
 #include "audit/explain.h"
 #include "audit/seeds.h"
+#include "audit/headline.h"
+#include "report/figures.h"
 #include "base/util.h"
 #include "checks/bounds.h"
 
@@ -181,8 +183,17 @@ static void json_verdicts(lsbuf *b, audit_result *R) {
     explain_verdicts(&v, r, &R->m);
     lsbuf_printf(b, "  \"attribution_steps\": %ld, \"shadow_replays\": %ld, \"drift_mode\": \"%s\",\n",
                  r->attribution_steps, R->n_shadows, lockstep_mode_name(r->drift_mode));
-    lsbuf_printf(b, "  \"verdict\": {\"problems\": %d, \"unchecked\": %d, \"nondeterministic\": %d, \"gate\": %s},\n",
-                 v.problems, v.unchecked, v.nondet, r->gate ? "true" : "false");
+    headline h;
+    headline_make(&h, r, &v);
+    lsbuf_printf(b, "  \"verdict\": {\"kind\": \"%s\", \"problems\": %d, \"unchecked\": %d, \"nondeterministic\": %d, "
+                    "\"not_run\": %d, \"gate\": %s},\n",
+                 headline_kind_name(h.kind), v.problems, v.unchecked, v.nondet, h.n_missing, r->gate ? "true" : "false");
+    lsbuf_printf(b, "  \"verdict_kind\": \"%s\", \"headline\": ", headline_kind_name(h.kind));
+    lsbuf_json_str(b, h.line);
+    lsbuf_printf(b, ", \"next_step\": ");
+    if (h.next[0]) lsbuf_json_str(b, h.next);
+    else lsbuf_printf(b, "null");
+    lsbuf_printf(b, ",\n");
     lsbuf_printf(b, "  \"verdicts\": {\"engines\": [");
     for (int k = 0; k < v.n_eng; k++) json_engine_verdict(b, r, &v.e[k], k);
     lsbuf_printf(b, "],\n    \"pairs\": [");
@@ -240,6 +251,8 @@ static void json_config(lsbuf *b, const audit_result *R) {
 }
 
 /* one entry of run.json's "engines": identity, epochs, timing, per-class figures. */
+static void json_timing_spread(lsbuf *b, const audit_engine *ae, const model *m);
+
 static void json_engine(lsbuf *b, const audit_result *r, int i) {
     const audit_cfg *c = &r->cfg;
     const model *m = &r->m;
@@ -298,6 +311,7 @@ static void json_engine(lsbuf *b, const audit_result *r, int i) {
     }
     lsbuf_printf(b, "], \"loss_s\": ");
     lsbuf_json_num(b, ae->timing.loss_s);
+    json_timing_spread(b, ae, m);
     lsbuf_printf(b, ", \"update_s\": ");
     lsbuf_json_num(b, ae->timing.update_s);
     lsbuf_printf(b, ", \"set_batch_s\": ");
@@ -324,8 +338,51 @@ static void json_engine(lsbuf *b, const audit_result *r, int i) {
     lsbuf_printf(b, "}");
 }
 
+/* "timing_spread": per layer and phase, median and p10/p90 of single calls,
+ * warm-up left out (tensor.h); the numbers the report's tables and charts show. */
+static void json_timing_spread(lsbuf *b, const audit_engine *ae, const model *m) {
+    if (!ae->tsamples) return;
+    static const char *const KEY[TPH_N] = {"training_forward", "backward", "evaluation_forward"};
+    lsbuf_printf(b, ", \"timing_spread\": {\"warmup_calls_left_out\": %d, \"layers\": [", TIMING_WARMUP);
+    for (int l = 0; l < m->n_layers; l++) {
+        lsbuf_printf(b, "%s{\"layer\": ", l ? ", " : "");
+        lsbuf_json_str(b, m->layers[l].name);
+        for (int ph = 0; ph < TPH_N; ph++) {
+            double q[3];
+            int n = timing_quantiles(&ae->tsamples->layer[l][ph], &q[0], &q[1], &q[2]);
+            if (!n) continue;
+            lsbuf_printf(b, ", \"%s\": {\"calls\": %ld, \"samples\": %d, \"median_s\": ", KEY[ph],
+                         ae->tsamples->layer[l][ph].calls, n);
+            lsbuf_json_num(b, q[1]);
+            lsbuf_printf(b, ", \"p10_s\": ");
+            lsbuf_json_num(b, q[0]);
+            lsbuf_printf(b, ", \"p90_s\": ");
+            lsbuf_json_num(b, q[2]);
+            lsbuf_printf(b, "}");
+        }
+        lsbuf_printf(b, "}");
+    }
+    lsbuf_printf(b, "]}");
+}
+
+/* a pair's "layers": the report's relative-error-per-layer figure */
+static void json_pair_layers(lsbuf *b, const audit_result *r, const model *m, int pi) {
+    static figure f;
+    fig_layer_error(&f, r, m);
+    if (pi >= f.ns) return;
+    lsbuf_printf(b, ",\n      \"layers\": [");
+    for (int c = 0; c < f.nc; c++) {
+        lsbuf_printf(b, "%s{\"layer\": ", c ? ", " : "");
+        lsbuf_json_str(b, f.cats[c]);
+        lsbuf_printf(b, ", \"rel_l2\": ");
+        lsbuf_json_num(b, fig_get(&f, pi, c));
+        lsbuf_printf(b, "}");
+    }
+    lsbuf_printf(b, "]");
+}
+
 /* one entry of run.json's "pairs": per-tensor figures and the parameter divergence curve. */
-static void json_pair(lsbuf *b, const audit_result *r, int pi) {
+static void json_pair(lsbuf *b, const audit_result *r, const model *m, int pi) {
     const audit_pair *p = &r->pair[pi];
     lsbuf_printf(b, "%s\n    {\"a\": ", pi ? "," : "");
     lsbuf_json_str(b, r->eng[p->a].label);
@@ -353,7 +410,9 @@ static void json_pair(lsbuf *b, const audit_result *r, int pi) {
         json_slot(b, r, &p->slot[s], s);
         first = 0;
     }
-    lsbuf_printf(b, "],\n      \"param_divergence\": [");
+    lsbuf_printf(b, "]");
+    json_pair_layers(b, r, m, pi);
+    lsbuf_printf(b, ",\n      \"param_divergence\": [");
     first = 1;
     for (long s = 0; s < r->total_steps; s++) {
         if (isnan(p->param_rel_l2[s])) continue;
@@ -416,7 +475,7 @@ int report_write_run_json(audit_result *R, const char *path) {
     lsbuf_printf(&b, "  \"engines\": [");
     for (int i = 0; i < R->n_engines; i++) json_engine(&b, R, i);
     lsbuf_printf(&b, "\n  ],\n  \"pairs\": [");
-    for (int pi = 0; pi < R->n_pairs; pi++) json_pair(&b, R, pi);
+    for (int pi = 0; pi < R->n_pairs; pi++) json_pair(&b, R, &R->m, pi);
     lsbuf_printf(&b, "\n  ],\n  \"param_divergence_columns\": [\"step\", \"rel_l2\", \"max_ulp\", \"loss_abs_diff\"],\n");
     json_verdicts(&b, R);
     json_significance(&b, R);

@@ -35,7 +35,9 @@ static int run(const char *args, char *out, size_t cap) {
 }
 
 static void expect(const char *args, int code, const char *needle) {
-    char out[8192];
+    /* whole usage text: a shorter buffer closes the pipe early and the
+     * program dies of SIGPIPE (exit 141) instead of exiting 2 */
+    static char out[65536];
     int rc = run(args, out, sizeof out);
     if (rc != code) fail_msg("lockstep %s: exit %d, expected %d; output:\n%s", args, rc, code, out);
     if (needle && !strstr(out, needle)) fail_msg("lockstep %s: output lacks '%s':\n%s", args, needle, out);
@@ -289,8 +291,29 @@ static void test_stdout_write_error(void **st) {
     }
 }
 
+/* issue 23's options: each bad value refused with what is accepted, exit 2 */
+static void test_pytorch_options(void **st) {
+    expect("train --normalize 0.5", 2, "--normalize: expected MEAN,STD (two finite numbers, STD not 0");
+    expect("train --normalize 0.5,0", 2, "got '0.5,0'");
+    expect("train --normalize 0.5,x", 2, "--normalize: expected MEAN,STD");
+    expect("train --normalize nan,1", 2, "--normalize: expected MEAN,STD");
+    expect("eval", 2, "eval: --init W.safetensors is required");
+    expect("eval --init /nonexistent/w.st --epochs 2", 2, "option --epochs is not for this command");
+    expect("eval --init /nonexistent/w.st --order o.txt", 2, "option --order is not for this command");
+    expect("eval --init /nonexistent/w.st --engines", 2, "option --engines needs a value");
+    expect("export --engine cpu --f64 --step 1 --out /tmp/ls_cli_never.st", 2, "--f64 goes with --state-dict");
+    expect("export /nonexistent.lsg --state-dict --step 1 --out /tmp/ls_cli_never.st", 2,
+           "--state-dict is for a live replay");
+    expect("export --engine cpu --step 0 --out /tmp/ls_cli_never.st", 2, "--step must be at least 1");
+    assert_int_equal(access("/tmp/ls_cli_never.st", F_OK), -1);
+    if (access(DATA_DIR_CHECK, R_OK) != 0) return;
+    expect("eval --init /nonexistent/w.st --limit-test 10", 2, "/nonexistent/w.st");
+    expect("train --init /nonexistent/w.st --steps 1", 2, "/nonexistent/w.st");
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_pytorch_options),
         cmocka_unit_test(test_usage_errors),
         cmocka_unit_test(test_bad_inputs),
         cmocka_unit_test(test_hardening_inputs),

@@ -133,6 +133,17 @@ static int golden_batch(const golden_file *gf, long S, st_writer *w, char *why, 
         snprintf(why, why_cap, "%s", ls_errmsg());
         goto done;
     }
+    {
+        /* the input transform the golden was recorded with */
+        const char *norm = golden_provenance_get(gf, "data.normalize");
+        run_cfg rn;
+        run_cfg_default(&rn);
+        if (norm && strcmp(norm, "none") != 0 && run_parse_normalize(&rn, norm)) {
+            snprintf(why, why_cap, "data.normalize: %s", ls_errmsg());
+            goto done;
+        }
+        run_apply_normalize(&rn, &ds);
+    }
     data_make_batch(t, perm + first, 0, nb, x, y);
     for (size_t i = 0; i < nb; i++) y64[i] = y[i];
     char name[64];
@@ -230,6 +241,135 @@ static int put(st_writer *w, engine *e, int f64, tensor_id t, size_t off, const 
     return st_writer_add(w, name, ST_F32, nd, sh, (float *)buf + off);
 }
 
+/* The buffers of a live export. */
+typedef struct {
+    float *params, *x;
+    int32_t *y;
+    int64_t *y64;
+    uint32_t *perm;
+    double *buf;
+} live_bufs;
+
+static void live_bufs_free(live_bufs *b) {
+    free(b->params);
+    free(b->x);
+    free(b->y);
+    free(b->y64);
+    free(b->perm);
+    free(b->buf);
+}
+
+static int live_bufs_alloc(live_bufs *b, const model *m, size_t B, size_t n_train) {
+    size_t in = (size_t)m->in_c * m->in_h * m->in_w, widest = in;
+    for (int l = 0; l < m->n_layers; l++)
+        if (layer_out_size(&m->layers[l]) > widest) widest = layer_out_size(&m->layers[l]);
+    size_t big = B * widest > m->n_params ? B * widest : m->n_params;
+    b->params = ls_malloc(m->n_params * sizeof *b->params);
+    b->x = ls_malloc(B * in * sizeof *b->x);
+    b->y = ls_malloc(B * sizeof *b->y);
+    b->y64 = ls_malloc(B * sizeof *b->y64);
+    b->perm = ls_malloc(n_train * sizeof *b->perm);
+    b->buf = ls_malloc(big * sizeof *b->buf);
+    return !b->params || !b->x || !b->y || !b->y64 || !b->perm || !b->buf ? LS_ENOMEM : LS_OK;
+}
+
+/* Step S (its batch already in b->x, b->y), layer by layer, each tensor
+ * read when it is current. */
+static int export_step(st_writer *w, engine *e, const model *m, int f64, live_bufs *b, size_t nb, long S,
+                       const adam_cfg *adam) {
+    char name[320];
+    size_t sh[4];
+    int L = m->n_layers, nd, rc;
+    float loss;
+    if ((rc = engine_set_batch(e, b->x, b->y, nb, (uint64_t)S))) return rc;
+    size_t ish[4] = {nb, (size_t)m->in_c, (size_t)m->in_h, (size_t)m->in_w};
+    snprintf(name, sizeof name, "step%ld/input", S);
+    if ((rc = st_writer_add(w, name, ST_F32, 4, ish, b->x))) return rc;
+    for (size_t i = 0; i < nb; i++) b->y64[i] = b->y[i];
+    snprintf(name, sizeof name, "step%ld/labels", S);
+    if ((rc = st_writer_add(w, name, ST_I64, 1, &nb, b->y64))) return rc;
+    for (int l = 0; l < L; l++) {
+        if ((rc = engine_forward_layer(e, l, 1))) return rc;
+        nd = act_shape(&m->layers[l], nb, sh);
+        snprintf(name, sizeof name, "step%ld/%s/act", S, m->layers[l].name);
+        if ((rc = put(w, e, f64, (tensor_id){TENSOR_ACT, l}, 0, name, nd, sh, b->buf))) return rc;
+    }
+    if ((rc = engine_loss(e, &loss))) return rc;
+    snprintf(name, sizeof name, "step%ld/loss", S);
+    if ((rc = put(w, e, f64, (tensor_id){TENSOR_LOSS, 0}, 0, name, 0, sh, b->buf))) return rc;
+    nd = act_shape(&m->layers[L - 1], nb, sh);
+    snprintf(name, sizeof name, "step%ld/%s/dact", S, m->layers[L - 1].name);
+    if ((rc = put(w, e, f64, (tensor_id){TENSOR_DACT, L - 1}, 0, name, nd, sh, b->buf))) return rc;
+    for (int l = L - 1; l >= 1; l--) {
+        if ((rc = engine_backward_layer(e, l))) return rc;
+        nd = act_shape(&m->layers[l - 1], nb, sh);
+        snprintf(name, sizeof name, "step%ld/%s/dact", S, m->layers[l - 1].name);
+        if ((rc = put(w, e, f64, (tensor_id){TENSOR_DACT, l - 1}, 0, name, nd, sh, b->buf))) return rc;
+    }
+    if ((rc = engine_backward_layer(e, 0))) return rc;
+    static const struct { tensor_kind kind; const char *suffix; } per_param[] = {
+        {TENSOR_GRADS, "/grad"}, {TENSOR_PARAMS, ""}, {TENSOR_ADAM_M, "/adam_m"}, {TENSOR_ADAM_V, "/adam_v"}};
+    for (size_t q = 0; q < LS_ARRAY_LEN(per_param); q++) {
+        if (per_param[q].kind == TENSOR_PARAMS && (rc = engine_update(e, adam, (int)S))) return rc;
+        for (int ti = 0; ti < m->n_tensors; ti++) {
+            const model_tensor *mt = &m->tensors[ti];
+            for (int d = 0; d < mt->ndim; d++) sh[d] = (size_t)mt->shape[d];
+            snprintf(name, sizeof name, "step%ld/%s%s", S, mt->name, per_param[q].suffix);
+            /* the flat buffer is read once per kind; put() re-reads it per
+             * tensor only to keep one code path: cheap next to a step */
+            if ((rc = put(w, e, f64, (tensor_id){per_param[q].kind, 0}, mt->offset, name, mt->ndim, sh, b->buf)))
+                return rc;
+        }
+    }
+    return LS_OK;
+}
+
+static int export_live_meta(st_writer *w, const run_cfg *rc_, const model *m, const char *spec, int f64) {
+    int rc = st_writer_meta(w, "lockstep.engine.spec", spec);
+    if (!rc)
+        rc = st_writer_meta(w, "lockstep.values", f64 ? "float64: the engine's full values"
+                                                      : "float32: the engine's bits (a reference's rounded once)");
+    if (!rc) rc = st_writer_meta(w, "lockstep.model.spec", m->spec);
+    char num[64];
+    snprintf(num, sizeof num, "%llu", (unsigned long long)rc_->seed);
+    if (!rc) rc = st_writer_meta(w, "lockstep.seed", num);
+    snprintf(num, sizeof num, "%zu", rc_->batch);
+    if (!rc) rc = st_writer_meta(w, "lockstep.batch", num);
+    if (!rc && rc_->init_path) rc = st_writer_meta(w, "lockstep.init.file", rc_->init_path);
+    if (!rc && rc_->order_path) rc = st_writer_meta(w, "lockstep.order.file", rc_->order_path);
+    char norm[64];
+    run_normalize_str(rc_, norm, sizeof norm);
+    if (!rc) rc = st_writer_meta(w, "lockstep.normalize", norm);
+    /* where weights and order came from: the seed decides only what --init/--order did not replace */
+    char what[600];
+    snprintf(what, sizeof what, "from %s", rc_->init_path ? rc_->init_path : "");
+    if (!rc) rc = st_writer_meta(w, "lockstep.weights", rc_->init_path ? what : "seeded draw (lockstep.seed)");
+    snprintf(what, sizeof what, "from %s", rc_->order_path ? rc_->order_path : "");
+    if (!rc) rc = st_writer_meta(w, "lockstep.order", rc_->order_path ? what : "Philox shuffle (lockstep.seed)");
+    return rc;
+}
+
+/* --state-dict: the weights after the steps run, under their state_dict
+ * names only; F64 only when asked (and only a reference has such values). */
+static int export_state_dict(const export_cfg *c, st_writer *w, engine *e, const model *m, live_bufs *b, int f64) {
+    int rc, wide = c->f64;
+    if (wide && !f64)
+        return ls_err(LS_EINVAL, "--f64: engine %s keeps fp32 values only (F64 is the reference's full values); "
+                      "leave --f64 out for its F32 bits", e->spec.spec);
+    if ((rc = wide ? engine_get_tensor_f64(e, (tensor_id){TENSOR_PARAMS, 0}, b->buf)
+                   : engine_get_tensor(e, (tensor_id){TENSOR_PARAMS, 0}, b->params)))
+        return rc;
+    for (int ti = 0; ti < m->n_tensors && !rc; ti++) {
+        const model_tensor *mt = &m->tensors[ti];
+        size_t sh[4];
+        for (int d = 0; d < mt->ndim; d++) sh[d] = (size_t)mt->shape[d];
+        rc = wide ? st_writer_add(w, mt->name, ST_F64, mt->ndim, sh, b->buf + mt->offset)
+                  : st_writer_add(w, mt->name, ST_F32, mt->ndim, sh, b->params + mt->offset);
+    }
+    if (!rc) rc = st_writer_meta(w, "format", "pt");
+    return rc;
+}
+
 static int export_live(const export_cfg *c, st_writer *w, char *spec, size_t spec_cap) {
     const run_cfg *rc_ = &c->run;
     model m;
@@ -238,14 +378,12 @@ static int export_live(const export_cfg *c, st_writer *w, char *spec, size_t spe
     batch_order ord;
     memset(&ord, 0, sizeof ord);
     engine *e = NULL;
-    float *params = NULL, *x = NULL;
-    int32_t *y = NULL;
-    int64_t *y64 = NULL;
-    uint32_t *perm = NULL;
-    double *buf = NULL;
+    live_bufs b;
+    memset(&b, 0, sizeof b);
     int rc;
     if ((rc = model_build(&m, rc_->model))) return rc;
     if ((rc = dataset_load(&ds, rc_->data_dir, m.n_classes))) return rc;
+    run_apply_normalize(rc_, &ds);
     if (ds.train.rows != m.in_h || ds.train.cols != m.in_w || m.in_c != 1) {
         rc = ls_err(LS_EINVAL, "%s: images are %dx%d but model %s expects %dx%dx%d", ds.train.images_path,
                     ds.train.rows, ds.train.cols, m.name, m.in_c, m.in_h, m.in_w);
@@ -256,109 +394,56 @@ static int export_live(const export_cfg *c, st_writer *w, char *spec, size_t spe
     if ((rc = engine_create(&e, spec, &m, &eo))) goto done;
     int f64 = e->iface->get_tensor_f64 != NULL;
     size_t n_train = rc_->limit_train && rc_->limit_train < ds.train.n ? rc_->limit_train : ds.train.n;
-    size_t in = (size_t)m.in_c * m.in_h * m.in_w, B = rc_->batch, widest = in;
-    for (int l = 0; l < m.n_layers; l++)
-        if (layer_out_size(&m.layers[l]) > widest) widest = layer_out_size(&m.layers[l]);
-    size_t big = B * widest > m.n_params ? B * widest : m.n_params;
-    params = ls_malloc(m.n_params * sizeof *params);
-    x = ls_malloc(B * in * sizeof *x);
-    y = ls_malloc(B * sizeof *y);
-    y64 = ls_malloc(B * sizeof *y64);
-    perm = ls_malloc(n_train * sizeof *perm);
-    buf = ls_malloc(big * sizeof *buf);
-    if (!params || !x || !y || !y64 || !perm || !buf) {
-        rc = LS_ENOMEM;
-        goto done;
-    }
-    if ((rc = st_init_params(&m, rc_->init_path, rc_->seed, params))) goto done;
-    if ((rc = engine_set_params(e, params))) goto done;
+    size_t B = rc_->batch;
+    if ((rc = live_bufs_alloc(&b, &m, B, n_train))) goto done;
+    if ((rc = st_init_params(&m, rc_->init_path, rc_->seed, b.params))) goto done;
+    if ((rc = engine_set_params(e, b.params))) goto done;
+    long k0 = 0; /* a --save-optimizer file: the run resumes after its step */
+    if ((rc = run_resume(rc_, &m, e, n_train, &k0))) goto done;
     size_t spe = steps_per_epoch(n_train, B);
     long S = c->step;
+    if (S < k0 || (S == k0 && !c->state_dict)) {
+        rc = ls_err(LS_EINVAL, "%s resumes after step %ld: --step must be at least %ld", rc_->init_path, k0,
+                    c->state_dict ? k0 : k0 + 1);
+        goto done;
+    }
     float loss;
-    for (long k = 1; k <= S; k++) {
+    for (long k = k0 + 1; k <= S; k++) {
         long epoch = (k - 1) / (long)spe;
         size_t s = (size_t)((k - 1) % (long)spe);
-        if (s == 0 && (rc = order_fill(&ord, rc_->order_path, perm, n_train, rc_->seed, (int)epoch))) goto done;
+        if ((s == 0 || k == k0 + 1) && (rc = order_fill(&ord, rc_->order_path, b.perm, n_train, rc_->seed, (int)epoch))) goto done;
         size_t first = s * B, nb = n_train - first < B ? n_train - first : B;
-        data_make_batch(&ds.train, perm + first, 0, nb, x, y);
-        if (k < S) {
-            if ((rc = engine_train_step(e, x, y, nb, (uint64_t)k, &rc_->adam, (int)k, &loss))) goto done;
-            if (!isfinite(loss)) {
-                rc = ls_err(LS_EINVAL, "training diverged: loss is %g at step %ld (engine %s)", (double)loss, k, spec);
-                goto done;
-            }
-            continue;
+        data_make_batch(&ds.train, b.perm + first, 0, nb, b.x, b.y);
+        if (k == S && !c->state_dict) {
+            rc = export_step(w, e, &m, f64, &b, nb, S, &rc_->adam);
+            goto done_steps;
         }
-        /* step S, layer by layer, each tensor read when it is current */
-        char name[320];
-        size_t sh[4];
-        int L = m.n_layers, nd;
-        if ((rc = engine_set_batch(e, x, y, nb, (uint64_t)k))) goto done;
-        size_t ish[4] = {nb, (size_t)m.in_c, (size_t)m.in_h, (size_t)m.in_w};
-        snprintf(name, sizeof name, "step%ld/input", S);
-        if ((rc = st_writer_add(w, name, ST_F32, 4, ish, x))) goto done;
-        for (size_t i = 0; i < nb; i++) y64[i] = y[i];
-        snprintf(name, sizeof name, "step%ld/labels", S);
-        if ((rc = st_writer_add(w, name, ST_I64, 1, &nb, y64))) goto done;
-        for (int l = 0; l < L; l++) {
-            if ((rc = engine_forward_layer(e, l, 1))) goto done;
-            nd = act_shape(&m.layers[l], nb, sh);
-            snprintf(name, sizeof name, "step%ld/%s/act", S, m.layers[l].name);
-            if ((rc = put(w, e, f64, (tensor_id){TENSOR_ACT, l}, 0, name, nd, sh, buf))) goto done;
-        }
-        if ((rc = engine_loss(e, &loss))) goto done;
-        snprintf(name, sizeof name, "step%ld/loss", S);
-        if ((rc = put(w, e, f64, (tensor_id){TENSOR_LOSS, 0}, 0, name, 0, sh, buf))) goto done;
-        nd = act_shape(&m.layers[L - 1], nb, sh);
-        snprintf(name, sizeof name, "step%ld/%s/dact", S, m.layers[L - 1].name);
-        if ((rc = put(w, e, f64, (tensor_id){TENSOR_DACT, L - 1}, 0, name, nd, sh, buf))) goto done;
-        for (int l = L - 1; l >= 1; l--) {
-            if ((rc = engine_backward_layer(e, l))) goto done;
-            nd = act_shape(&m.layers[l - 1], nb, sh);
-            snprintf(name, sizeof name, "step%ld/%s/dact", S, m.layers[l - 1].name);
-            if ((rc = put(w, e, f64, (tensor_id){TENSOR_DACT, l - 1}, 0, name, nd, sh, buf))) goto done;
-        }
-        if ((rc = engine_backward_layer(e, 0))) goto done;
-        static const struct { tensor_kind kind; const char *suffix; } per_param[] = {
-            {TENSOR_GRADS, "/grad"}, {TENSOR_PARAMS, ""}, {TENSOR_ADAM_M, "/adam_m"}, {TENSOR_ADAM_V, "/adam_v"}};
-        for (size_t q = 0; q < LS_ARRAY_LEN(per_param); q++) {
-            if (per_param[q].kind == TENSOR_PARAMS && (rc = engine_update(e, &rc_->adam, (int)k))) goto done;
-            for (int ti = 0; ti < m.n_tensors; ti++) {
-                const model_tensor *mt = &m.tensors[ti];
-                for (int d = 0; d < mt->ndim; d++) sh[d] = (size_t)mt->shape[d];
-                snprintf(name, sizeof name, "step%ld/%s%s", S, mt->name, per_param[q].suffix);
-                /* the flat buffer is read once per kind; put() re-reads it per
-                 * tensor only to keep one code path: cheap next to a step */
-                if ((rc = put(w, e, f64, (tensor_id){per_param[q].kind, 0}, mt->offset, name, mt->ndim, sh, buf)))
-                    goto done;
-            }
+        if ((rc = engine_train_step(e, b.x, b.y, nb, (uint64_t)k, &rc_->adam, (int)k, &loss))) goto done;
+        if (!isfinite(loss)) {
+            rc = ls_err(LS_EINVAL, "training diverged: loss is %g at step %ld (engine %s)", (double)loss, k, spec);
+            goto done;
         }
     }
-    rc = st_writer_meta(w, "lockstep.engine.spec", spec);
-    if (!rc) rc = st_writer_meta(w, "lockstep.values", f64 ? "float64: the engine's full values" : "float32: the engine's bits");
-    if (!rc) rc = st_writer_meta(w, "lockstep.model.spec", m.spec);
-    char num[64];
-    snprintf(num, sizeof num, "%llu", (unsigned long long)rc_->seed);
-    if (!rc) rc = st_writer_meta(w, "lockstep.seed", num);
-    snprintf(num, sizeof num, "%zu", B);
-    if (!rc) rc = st_writer_meta(w, "lockstep.batch", num);
-    if (!rc && rc_->init_path) rc = st_writer_meta(w, "lockstep.init.file", rc_->init_path);
-    if (!rc && rc_->order_path) rc = st_writer_meta(w, "lockstep.order.file", rc_->order_path);
+done_steps:
+    if (!rc && c->state_dict) rc = export_state_dict(c, w, e, &m, &b, f64);
+    if (!rc) rc = export_live_meta(w, rc_, &m, spec, c->state_dict ? c->f64 : f64);
 done:
     engine_free(e);
     order_free(&ord);
     dataset_free(&ds);
-    free(params);
-    free(x);
-    free(y);
-    free(y64);
-    free(perm);
-    free(buf);
+    live_bufs_free(&b);
     return rc;
 }
 
 int export_run(const export_cfg *c) {
-    if (c->step < 1) return ls_err(LS_EINVAL, "export: --step must be at least 1");
+    if (c->step < (c->state_dict ? 0 : 1))
+        return ls_err(LS_EINVAL, "export: --step must be at least %d", c->state_dict ? 0 : 1);
+    if (c->state_dict && c->source)
+        return ls_err(LS_EINVAL, "export: --state-dict is for a live replay (--engine SPEC + train options), not %s",
+                      c->source);
+    if (c->f64 && !c->state_dict)
+        return ls_err(LS_EINVAL, "export: --f64 goes with --state-dict (a live export of a step already writes a "
+                      "reference's tensors as F64)");
     if (!c->out_path || !*c->out_path) return ls_err(LS_EINVAL, "export: --out FILE.safetensors is required");
     st_writer *w;
     int rc = st_writer_new(&w);

@@ -29,6 +29,13 @@
  *   stepS/test/logits, stepS/test/predictions   a golden's final evaluation (last step only)
  * The metadata says the source, engine, step, model spec, seed and batch.
  *
+ * --state-dict (live only): instead, exactly a PyTorch state_dict of the
+ * weights after step S (S = 0: the initial weights): the parameter names
+ * of safetensors.h (conv1.weight, ...), no prefix, no other tensor, F32 —
+ * the engine's bits, or a reference engine's values rounded once to fp32 —
+ * and F64 (the reference's full values) only with --f64.  It loads with
+ * model.load_state_dict(safetensors.torch.load_file(path)) strictly.
+ *
  * Not here: argument parsing (main.c), the format (safetensors.h).
  */
 #ifndef LS_EXPORT_H
@@ -41,7 +48,9 @@
 typedef struct {
     run_cfg run;          /* live: engine, model, data, seed, batch, lr, threads, limits, init, order */
     const char *source;   /* a golden file; NULL: live */
-    long step;            /* S >= 1 */
+    long step;            /* S >= 1 (>= 0 with state_dict) */
+    int state_dict;       /* --state-dict: only the weights after step S, PyTorch's state_dict */
+    int f64;              /* --f64: with state_dict, a reference engine's values as F64 */
     const char *out_path; /* the .safetensors to write */
     FILE *out;            /* a summary line (NULL: none) */
 } export_cfg;

@@ -287,6 +287,9 @@ static int build_prov(golden_prov *p, const run_cfg *c, long steps, const model 
     rc |= prov_setf(p, "limit_train", "%zu", c->limit_train < ds->train.n && c->limit_train ? c->limit_train : ds->train.n);
     rc |= prov_setf(p, "limit_test", "%zu", c->limit_test < ds->test.n && c->limit_test ? c->limit_test : ds->test.n);
     rc |= golden_prov_set(p, "data.dir", c->data_dir);
+    char norm[64]; /* --normalize: the input transform is part of the run */
+    run_normalize_str(c, norm, sizeof norm);
+    rc |= golden_prov_set(p, "data.normalize", norm);
     /* a run started from --init weights or fed a --order is replayed from
      * the same files: their paths and digests, checked by `golden check` */
     const char *files[2][2] = {{"init", c->init_path}, {"order", c->order_path}};
@@ -370,6 +373,7 @@ static int run_state_open(run_state *r, const run_cfg *c, const char *spec_text)
         if ((rc = ls_check_memory(bytes > 1e19 ? (size_t)-1 : (size_t)bytes, what))) return rc;
     }
     if (!r->ds.train.n && (rc = dataset_load_shape(&r->ds, c->data_dir, r->m.n_classes, r->m.in_h, r->m.in_w))) return rc;
+    run_apply_normalize(c, &r->ds);
     if (r->ds.train.rows != r->m.in_h || r->ds.train.cols != r->m.in_w || r->m.in_c != 1)
         return ls_err(LS_EINVAL, "%s: images are %dx%d but model %s expects %dx%dx%d", r->ds.train.images_path,
                       r->ds.train.rows, r->ds.train.cols, r->m.name, r->m.in_c, r->m.in_h, r->m.in_w);
@@ -1182,6 +1186,12 @@ static int check_config(const golden_file *gf, const golden_check_cfg *cfg, mode
     if ((rc = prov_num(gf, "limit_test", 1, 1e9, &v))) return rc;
     c->limit_test = (size_t)v;
     c->data_dir = cfg->data_dir ? cfg->data_dir : ddir;
+    {
+        /* the input transform it was recorded with (absent in older files: none) */
+        const char *norm = golden_provenance_get(gf, "data.normalize");
+        if (norm && strcmp(norm, "none") != 0 && run_parse_normalize(c, norm))
+            return ls_err_prefix(LS_EFORMAT, "%s: data.normalize", gf->path);
+    }
     if ((rc = check_recorded_files(gf, c))) return rc;
     snprintf(engine_buf, engine_cap, "%s", cfg->engine ? cfg->engine : espec);
     c->engine = engine_buf;
@@ -1249,6 +1259,7 @@ int golden_check_run(const golden_check_cfg *cfg) {
     golden_file *gf = K.gf;
     if ((rc = check_config(gf, cfg, &R.m, &c, &steps, engine_spec_buf, sizeof engine_spec_buf, &espec))) goto done;
     if ((rc = dataset_load_shape(&R.ds, c.data_dir, R.m.n_classes, R.m.in_h, R.m.in_w))) goto done;
+    run_apply_normalize(&c, &R.ds);
     if ((rc = check_data_digests(gf, &R.ds))) goto done;
     if ((rc = run_state_open(&R, &c, c.engine))) goto done;
     if ((rc = build_prov(&cur, &c, steps, &R.m, &R.ds, R.e, R.spec))) goto done;

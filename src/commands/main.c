@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "engines/engine.h"
+#include "commands/eval.h"
 #include "commands/export.h"
 #include "formats/golden.h"
 #include "commands/golden_cli.h"
@@ -60,6 +61,15 @@ static void usage(FILE *f) {
             "                                m/v) as safetensors, named stepS/conv2/act, stepS/conv2.weight/grad,\n"
             "                                ...: from a golden file, or replayed live (a reference engine's as\n"
             "                                float64)\n"
+            "  lockstep export --engine SPEC --state-dict [--f64] --step S --out W.safetensors [train options]\n"
+            "                                exactly a PyTorch state_dict of the weights after step S (F32;\n"
+            "                                a reference's full values as F64 with --f64)\n"
+            "  lockstep eval --init W.safetensors [--engines E1,E2] [--out F.safetensors|F.npy] [--json F]\n"
+            "                                [--model M --data DIR --limit-test N --batch N --normalize M,S]\n"
+            "                                test loss, accuracy, per-class accuracy, confusion matrix of given\n"
+            "                                weights (any engine, the reference included; --engine E for one);\n"
+            "                                with several engines the predictions that differ and the logits\n"
+            "                                against the forward error bound\n"
             "  lockstep --help | --version\n"
             "\n"
             "options (train):\n"
@@ -87,7 +97,10 @@ static void usage(FILE *f) {
             "                      permutation of 0..n-1 (train, audit, golden record, record; default: Philox shuffle)\n"
             "  --save FILE         write the final weights as safetensors (train; audit: each trained\n"
             "                      engine, its label in the name when there are several)\n"
-            "  --save-optimizer    with --save: the Adam moments and step count too\n"
+            "  --save-optimizer    with --save: the Adam moments and step count too (train --init FILE\n"
+            "                      then resumes after that step, bit for bit)\n"
+            "  --normalize M,S     torchvision's Normalize((M,), (S,)) after ToTensor, in fp32:\n"
+            "                      (float32(x)/255 - M) / S (train, export, eval, audit, record, golden record)\n"
             "\n"
             "options (audit; the train options above apply too, except --engine/--json):\n"
             "  --engines LIST      comma-separated engine specs (default reference,cpu,cpu:threads=1,cuda);\n"
@@ -172,7 +185,7 @@ static int parse_double(const char *opt, const char *s, double lo, double hi, do
 enum {
     OPT_ENGINE = 1000, OPT_MODEL, OPT_DATA, OPT_EPOCHS, OPT_BATCH, OPT_LR, OPT_SEED, OPT_THREADS,
     OPT_LIMIT_TRAIN, OPT_LIMIT_TEST, OPT_STEPS, OPT_JSON, OPT_REF_MODE, OPT_REF_PREC, OPT_HELP,
-    OPT_INIT, OPT_ORDER, OPT_SAVE, OPT_SAVE_OPT,
+    OPT_INIT, OPT_ORDER, OPT_SAVE, OPT_SAVE_OPT, OPT_NORMALIZE,
     OPT_ENGINES, OPT_MODE, OPT_REF_STEPS, OPT_AUDIT_EVERY, OPT_REPEAT, OPT_OUT, OPT_NO_EVAL,
     OPT_ATTR_STEPS, OPT_NO_ROUNDTRIP, OPT_NO_CHECKSUMS, OPT_EVAL, OPT_VERBOSE, OPT_FAIL_ON,
     OPT_SEEDS, OPT_JOBS, OPT_FLOOR_DRAWS, OPT_ENGINE_TIMEOUT,
@@ -198,6 +211,7 @@ static const struct option TRAIN_OPTS[] = {
     {"seeds", required_argument, 0, OPT_SEEDS},         {"jobs", required_argument, 0, OPT_JOBS},
     {"floor-draws", required_argument, 0, OPT_FLOOR_DRAWS},
     {"engine-timeout", required_argument, 0, OPT_ENGINE_TIMEOUT},
+    {"normalize", required_argument, 0, OPT_NORMALIZE},
     {0, 0, 0, 0},
 };
 
@@ -289,6 +303,12 @@ static int parse_opts(int argc, char **argv, const char *cmd, run_cfg *c, audit_
         case OPT_ORDER: c->order_path = optarg; break;
         case OPT_SAVE: c->save_path = optarg; break;
         case OPT_SAVE_OPT: c->save_optimizer = 1; break;
+        case OPT_NORMALIZE:
+            if (run_parse_normalize(c, optarg)) {
+                fprintf(stderr, "lockstep %s: %s\n", cmd, ls_errmsg());
+                return 2;
+            }
+            break;
         case OPT_ATTR_STEPS: if (parse_long(name, optarg, 0, 1000000, &v)) return 2; au->attribution_steps = v; break;
         case OPT_NO_ROUNDTRIP: au->roundtrip = 0; break;
         case OPT_NO_CHECKSUMS: au->checksums = 0; break;
@@ -614,8 +634,12 @@ static int cmd_export(int argc, char **argv) {
             fprintf(stderr, "lockstep export: option %s needs a value\n", a);
             st = 2;
         } else if (strcmp(a, "--step") == 0) {
-            if (parse_long("--step", argv[++i], 1, LONG_MAX, &v)) st = 2;
+            if (parse_long("--step", argv[++i], 0, LONG_MAX, &v)) st = 2;
             x.step = v;
+        } else if (strcmp(a, "--state-dict") == 0) {
+            x.state_dict = 1;
+        } else if (strcmp(a, "--f64") == 0) {
+            x.f64 = 1;
         } else if (strcmp(a, "--out") == 0) {
             x.out_path = argv[++i];
         } else if (strncmp(a, "--json", 6) == 0 || strncmp(a, "--save", 6) == 0 || strncmp(a, "--steps", 7) == 0 ||
@@ -642,6 +666,51 @@ static int cmd_export(int argc, char **argv) {
     }
     if (export_run(&x)) {
         fprintf(stderr, "lockstep export: %s\n", ls_errmsg());
+        return 2;
+    }
+    return 0;
+}
+
+/* `eval --init W [--engines LIST] [--out F] [--json F] [train options]` */
+static int cmd_eval(int argc, char **argv) {
+    eval_cfg x;
+    eval_cfg_default(&x);
+    x.out = stdout;
+    char **av = calloc((size_t)argc + 1, sizeof *av);
+    if (!av) return 2;
+    int ac = 0, st = -1;
+    av[ac++] = argv[0];
+    for (int i = 1; i < argc && st < 0; i++) {
+        const char *a = argv[i];
+        if ((strcmp(a, "--engines") == 0 || strcmp(a, "--out") == 0) && i + 1 >= argc) {
+            fprintf(stderr, "lockstep eval: option %s needs a value\n", a);
+            st = 2;
+        } else if (strcmp(a, "--engines") == 0) {
+            x.engines = argv[++i];
+        } else if (strcmp(a, "--out") == 0) {
+            x.out_path = argv[++i];
+        } else if (strncmp(a, "--save", 6) == 0 || strncmp(a, "--steps", 7) == 0 || strncmp(a, "--epochs", 8) == 0 ||
+                   strncmp(a, "--order", 7) == 0 || strncmp(a, "--limit-train", 13) == 0) {
+            fprintf(stderr, "lockstep eval: option %s is not for this command: eval trains nothing (see lockstep "
+                    "--help)\n", a);
+            st = 2;
+        } else {
+            av[ac++] = argv[i];
+        }
+    }
+    if (st < 0) st = parse_opts(ac, av, "eval", &x.run, NULL);
+    free(av);
+    if (st >= 0) return st;
+    x.json_path = x.run.json_path;
+    const char *outs[2] = {x.json_path, x.out_path};
+    for (int i = 0; i < 2; i++)
+        if (outs[i] && ls_check_output_path(outs[i])) {
+            fprintf(stderr, "lockstep eval: %s %s\n", i ? "--out" : "--json", ls_errmsg());
+            return 2;
+        }
+    ls_signals_install(0);
+    if (eval_cmd_run(&x)) {
+        fprintf(stderr, "lockstep eval: %s\n", ls_errmsg());
         return 2;
     }
     return 0;
@@ -692,6 +761,7 @@ static int dispatch(int argc, char **argv) {
     if (strcmp(cmd, "golden") == 0) return cmd_golden(argc - 1, argv + 1);
     if (strcmp(cmd, "record") == 0) return cmd_record(argc - 1, argv + 1);
     if (strcmp(cmd, "export") == 0) return cmd_export(argc - 1, argv + 1);
+    if (strcmp(cmd, "eval") == 0) return cmd_eval(argc - 1, argv + 1);
     if (strcmp(cmd, "sweep") == 0) return cmd_sweep(argc - 1, argv + 1);
     fprintf(stderr, "lockstep: unknown command '%s' (see lockstep --help)\n", cmd);
     return 2;

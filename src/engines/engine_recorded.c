@@ -350,6 +350,12 @@ int recording_check_run(const recording *r, const run_cfg *c, const model *m, co
         snprintf(now, sizeof now, "%zu", ls);
         return field_differs(r, "limit_test", was, now);
     }
+    {
+        /* the input transform (--normalize; absent in older recordings: none) */
+        const char *v = golden_provenance_get(r->gf, "data.normalize");
+        run_normalize_str(c, now, sizeof now);
+        if (strcmp(v ? v : "none", now) != 0) return field_differs(r, "--normalize", v ? v : "none", now);
+    }
     /* the optimizer: the same doubles, compared as the text %.17g gives */
     const struct {
         const char *key;

@@ -12,6 +12,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #include "formats/data.h"
 #include "engines/engine.h"
@@ -37,9 +38,20 @@ typedef struct {
     const char *order_path;  /* --order: batch order (.npy or text); NULL: Philox shuffle */
     const char *save_path;   /* --save: final weights (safetensors); NULL: none */
     int save_optimizer;      /* --save-optimizer: Adam m, v and step in the --save file too */
+    int normalize;           /* --normalize MEAN,STD: torchvision's Normalize on every batch */
+    float norm_mean, norm_std; /* rounded to fp32 once, as torch.as_tensor(mean, dtype=float32) does */
 } run_cfg;
 
 void run_cfg_default(run_cfg *c);
+
+/* --normalize's text "MEAN,STD" into c (finite, std not 0: torchvision's
+ * own refusal); LS_EINVAL with a message otherwise. */
+int run_parse_normalize(run_cfg *c, const char *text);
+/* The run's input transform as provenance records it: "MEAN,STD" of the fp32
+ * values in round-trip digits (%.9g), or "none". */
+void run_normalize_str(const run_cfg *c, char *buf, size_t cap);
+/* Apply c's --normalize (if any) to a loaded data set. */
+void run_apply_normalize(const run_cfg *c, dataset *ds);
 
 /* Class names for a data set (FashionMNIST's when the directory says
  * fashion and there are 10 classes; else "0", "1", ...). */
@@ -56,6 +68,15 @@ typedef struct {
 } eval_result;
 
 void eval_result_free(eval_result *r);
+/* For evaluation loops of their own (lockstep eval): r for n images of C
+ * classes (logits kept when asked); each batch's logits (nb x C, as
+ * doubles: a reference's full values) added at image s — prediction (the
+ * first maximum), confusion, loss in double; eval_finish makes the means. */
+int eval_result_alloc(eval_result *r, size_t n, int C, int keep_logits);
+void eval_add_batch(eval_result *r, const double *z, const int32_t *y, size_t s, size_t nb);
+void eval_finish(eval_result *r);
+/* Per-class accuracy and the confusion matrix, as `train` prints them. */
+void eval_print_confusion(FILE *f, const char *data_dir, const eval_result *r);
 /* Forward the whole test set (training = 0) in batches of e->max_batch. */
 int eval_engine(engine *e, const idx_set *test, size_t limit, eval_result *r);
 /* The same, keeping every image's logits in r->logits (n x C floats):
@@ -83,6 +104,19 @@ void spec_with_threads(char *out, size_t cap, const char *spec, int threads);
  * the step count) to path as safetensors, atomically; params is scratch of
  * n_params floats. */
 int train_save_weights(const run_cfg *c, const model *m, engine *e, const char *path, float *params, long steps);
+/* The same, recording (with --save-optimizer) the batch and the n_train
+ * training images too, so that `train --init` resuming from the file can
+ * check it continues the same plan (n_train 0: not recorded). */
+/* --init from a --save-optimizer file (after engine_set_params): Adam's
+ * moments into the engine and *start_step = the file's optim.step, so the
+ * run continues at step optim.step + 1 — epoch step / steps-per-epoch,
+ * batch step % steps-per-epoch, Adam's bias corrections at that step: the
+ * uninterrupted run, bit for bit.  The file's Adam settings, batch and
+ * training images must be the run's (else LS_EINVAL: it would continue
+ * another run).  No --init or no optim/ tensors: *start_step = 0. */
+int run_resume(const run_cfg *c, const model *m, engine *e, size_t n_train, long *start_step);
+int train_save_state(const run_cfg *c, const model *m, engine *e, const char *path, float *params, long steps,
+                     size_t n_train);
 
 
 #endif

@@ -424,9 +424,20 @@ void dataset_free(dataset *d) {
  * values are computed once per call with exactly that expression and looked
  * up, which gives the same bits as dividing each pixel.
  */
+void dataset_set_normalize(dataset *d, float mean, float std) {
+    idx_set *sets[2] = {&d->train, &d->test};
+    for (int i = 0; i < 2; i++) {
+        sets[i]->normalize = 1;
+        sets[i]->norm_mean = mean;
+        sets[i]->norm_std = std;
+    }
+}
+
 void data_make_batch(const idx_set *s, const uint32_t *idx, size_t first, size_t n, float *x, int32_t *y) {
     float lut[256];
     for (int b = 0; b < 256; b++) lut[b] = (float)b / 255.0f;
+    if (s->normalize) /* torchvision: tensor.sub_(mean).div_(std), in fp32 */
+        for (int b = 0; b < 256; b++) lut[b] = (lut[b] - s->norm_mean) / s->norm_std;
     size_t img = (size_t)s->rows * (size_t)s->cols;
     for (size_t j = 0; j < n; j++) {
         size_t k = idx ? (size_t)idx[j] : first + j;

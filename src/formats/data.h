@@ -25,6 +25,8 @@ typedef struct {
     uint8_t *labels; /* n */
     char images_path[512], labels_path[512];
     uint32_t images_crc, labels_crc; /* crc32 of the decompressed files */
+    int normalize;                   /* --normalize: data_make_batch yields (x/255 - mean) / std */
+    float norm_mean, norm_std;
 } idx_set;
 
 typedef struct {
@@ -44,6 +46,11 @@ void idx_free(idx_set *s);
 int dataset_load(dataset *d, const char *dir, int n_classes);
 /* The same, for a model whose input is rows x cols (0: any). */
 int dataset_load_shape(dataset *d, const char *dir, int n_classes, int rows, int cols);
+/* --normalize MEAN,STD on both sets: torchvision's Normalize after
+ * ToTensor, in fp32 as torchvision computes it: x = float32(b) / 255, then
+ * (x - mean) / std, mean and std rounded to fp32, each operation rounded
+ * once (sub_ then div_). */
+void dataset_set_normalize(dataset *d, float mean, float std);
 void dataset_free(dataset *d);
 
 /* Convert samples idx[0..n-1] of `s` to fp32 (x / 255.0f) into x, labels

@@ -15,6 +15,7 @@
 
 #include <errno.h>
 #include <jansson.h>
+#include <math.h>
 #include <stdio.h>
 #include <math.h>
 #include <stdlib.h>
@@ -83,7 +84,7 @@ static int parse_entry(st_tensor *t, const char *name, const json_t *v, size_t d
     for (int i = 0; i < (int)LS_ARRAY_LEN(DTYPE_NAMES); i++)
         if (strcmp(ds, DTYPE_NAMES[i]) == 0) found = i;
     if (found < 0)
-        return ls_err(LS_EFORMAT, "%s: tensor \"%s\" has dtype \"%.16s\": lockstep reads F32, F64, I64 and I32 only",
+        return ls_err(LS_EFORMAT, "%s: tensor \"%s\" has dtype \"%.16s\": the reader knows F32, F64, I64 and I32 (weights for --init must be F32: tensor.float())",
                       fn, name, ds);
     t->dtype = (st_dtype)found;
     if (!json_is_array(sh) || json_array_size(sh) > ST_MAX_NDIM)
@@ -488,6 +489,12 @@ int st_save_params(const model *m, const char *path, const float *params, const 
     if (opt && !rc) {
         snprintf(buf, sizeof buf, "%ld", opt->step);
         rc |= st_writer_meta(w, "optim.step", buf);
+        if (opt->batch) {
+            snprintf(buf, sizeof buf, "%zu", opt->batch);
+            rc |= st_writer_meta(w, "optim.batch", buf);
+            snprintf(buf, sizeof buf, "%zu", opt->n_train);
+            rc |= st_writer_meta(w, "optim.n_train", buf);
+        }
         rc |= st_writer_meta(w, "optim.name", "Adam");
         snprintf(buf, sizeof buf, "%.17g", opt->cfg.lr);
         rc |= st_writer_meta(w, "optim.lr", buf);
@@ -501,5 +508,78 @@ int st_save_params(const model *m, const char *path, const float *params, const 
     if (rc) rc = rc < 0 ? rc : LS_EINVAL;
     if (!rc) rc = st_writer_write(w, path);
     st_writer_free(w);
+    return rc;
+}
+
+/* metadata key as a number; -1 when absent, -2 when not a number */
+static int meta_num(const st_file *f, const char *key, double *out) {
+    const char *v = st_meta(f, key);
+    if (!v) return -1;
+    char *end;
+    errno = 0;
+    *out = strtod(v, &end);
+    return errno || end == v || *end ? -2 : 0;
+}
+
+int st_load_optim(const model *m, const char *path, float *mbuf, float *vbuf, st_optim_in *out) {
+    memset(out, 0, sizeof *out);
+    st_file f;
+    int rc = st_read(&f, path);
+    if (rc) return rc;
+    size_t n_optim = 0;
+    for (size_t i = 0; i < f.n; i++) n_optim += strncmp(f.t[i].name, "optim/", 6) == 0;
+    if (n_optim == 0) goto done;
+    char nm[320];
+    for (int pass = 0; pass < 2 && !rc; pass++) {
+        for (int ti = 0; ti < m->n_tensors && !rc; ti++) {
+            const model_tensor *mt = &m->tensors[ti];
+            snprintf(nm, sizeof nm, "optim/%s/%s", mt->name, pass ? "exp_avg_sq" : "exp_avg");
+            const st_tensor *t = st_find(&f, nm);
+            size_t numel = 1;
+            for (int d = 0; d < mt->ndim; d++) numel *= (size_t)mt->shape[d];
+            if (!t)
+                rc = ls_err(LS_EFORMAT, "%s: has Adam state (optim/...) but lacks \"%s\": a resumable file holds "
+                            "optim/<param>/exp_avg and /exp_avg_sq for every parameter", path, nm);
+            else if (t->dtype != ST_F32 || t->numel != numel)
+                rc = ls_err(LS_EFORMAT, "%s: \"%s\" must be F32 with %zu values (it is %s with %zu)", path, nm, numel,
+                            st_dtype_name(t->dtype), t->numel);
+            else st_tensor_copy(t, (pass ? vbuf : mbuf) + mt->offset);
+        }
+    }
+    if (rc) goto done;
+    if (n_optim != 2 * (size_t)m->n_tensors) {
+        for (size_t i = 0; i < f.n && !rc; i++) {
+            if (strncmp(f.t[i].name, "optim/", 6) != 0) continue;
+            int known = 0;
+            for (int ti = 0; ti < m->n_tensors && !known; ti++)
+                for (int pass = 0; pass < 2 && !known; pass++) {
+                    snprintf(nm, sizeof nm, "optim/%s/%s", m->tensors[ti].name, pass ? "exp_avg_sq" : "exp_avg");
+                    known = strcmp(nm, f.t[i].name) == 0;
+                }
+            if (!known)
+                rc = ls_err(LS_EFORMAT, "%s: tensor \"%s\" is not Adam state lockstep knows (optim/<param>/exp_avg "
+                            "or /exp_avg_sq)", path, f.t[i].name);
+        }
+        if (rc) goto done;
+    }
+    double step, x;
+    const char *keys[] = {"optim.lr", "optim.beta1", "optim.beta2", "optim.eps"};
+    double *dst[] = {&out->cfg.lr, &out->cfg.beta1, &out->cfg.beta2, &out->cfg.eps};
+    if (meta_num(&f, "optim.step", &step) || step < 1 || step > 1e15 || step != floor(step)) {
+        rc = ls_err(LS_EFORMAT, "%s: has Adam state but no metadata \"optim.step\" (a whole number >= 1: the steps "
+                    "taken, PyTorch's state \"step\")", path);
+        goto done;
+    }
+    for (size_t i = 0; i < LS_ARRAY_LEN(keys); i++)
+        if (meta_num(&f, keys[i], dst[i])) {
+            rc = ls_err(LS_EFORMAT, "%s: has Adam state but no number in metadata \"%s\"", path, keys[i]);
+            goto done;
+        }
+    out->present = 1;
+    out->step = (long)step;
+    out->batch = meta_num(&f, "optim.batch", &x) == 0 ? (long)x : -1;
+    out->n_train = meta_num(&f, "optim.n_train", &x) == 0 ? (long)x : -1;
+done:
+    st_free(&f);
     return rc;
 }

@@ -116,6 +116,7 @@ typedef struct {
     const float *m, *v; /* n_params each, model.h's layout */
     long step;          /* Adam steps taken (PyTorch's state "step") */
     adam_cfg cfg;
+    size_t batch, n_train; /* the run's batch and training images, so a resume can check its position (0: not written) */
 } st_optim;
 
 /* Write the weights under lockstep's (= the PyTorch module's) names, and
@@ -123,5 +124,20 @@ typedef struct {
  * ".../exp_avg_sq" (PyTorch's names for m and v) with the step and the
  * settings in the metadata. */
 int st_save_params(const model *m, const char *path, const float *params, const st_optim *opt);
+
+/* Adam state read back from a --save-optimizer file (to resume a run). */
+typedef struct {
+    int present;         /* 0: the file has no optim/ tensors (mbuf, vbuf untouched) */
+    long step;           /* metadata optim.step: the steps taken */
+    adam_cfg cfg;        /* optim.lr, optim.beta1, optim.beta2, optim.eps */
+    long batch, n_train; /* optim.batch, optim.n_train; -1 when not recorded */
+} st_optim_in;
+
+/* Read "optim/<param>/exp_avg" and ".../exp_avg_sq" for every parameter
+ * (F32, the parameter's size) into mbuf/vbuf (n_params floats each, model.h's
+ * layout) and the step and settings from the metadata.  A file without
+ * optim/ tensors is not an error (present = 0); one with some but not all,
+ * an unknown optim/ name, or no optim.step is. */
+int st_load_optim(const model *m, const char *path, float *mbuf, float *vbuf, st_optim_in *out);
 
 #endif

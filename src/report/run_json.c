@@ -279,6 +279,9 @@ static void json_config(lsbuf *b, const audit_result *R) {
     lsbuf_printf(b, ", \"order\": ");
     if (c->run.order_path) lsbuf_json_str(b, c->run.order_path);
     else lsbuf_printf(b, "null");
+    char norm[64]; /* --normalize: part of the input */
+    run_normalize_str(&c->run, norm, sizeof norm);
+    lsbuf_printf(b, ", \"normalize\": \"%s\"", norm);
     lsbuf_printf(b, ", \"omp_wait_policy\": ");
     lsbuf_json_str(b, getenv("OMP_WAIT_POLICY") ? getenv("OMP_WAIT_POLICY") : "default (active)");
     lsbuf_printf(b, ", \"compiler\": ");

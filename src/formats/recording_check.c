@@ -38,6 +38,7 @@
 #include <math.h>
 #include <stdarg.h>
 #include <stdlib.h>
+#include <stdio.h>
 #include <string.h>
 
 typedef struct {
@@ -115,6 +116,20 @@ static int check_batch_index(vctx *v, const golden_record *g, int ep) {
     return 0;
 }
 
+/* The inputs' range: [0, 1] (x/255 in fp32), or its image under the
+ * recorded --normalize MEAN,STD ((x/255 - mean) / std in fp32, as
+ * data_make_batch computes it: x = 0 and 255 give the ends exactly). */
+static void input_range(const recording *r, double *lo, double *hi) {
+    *lo = 0;
+    *hi = 1;
+    const char *n = golden_provenance_get(r->gf, "data.normalize");
+    float mean, sd;
+    if (n && strcmp(n, "none") != 0 && sscanf(n, "%f,%f", &mean, &sd) == 2 && sd > 0) {
+        *lo = (double)((0.0f - mean) / sd);
+        *hi = (double)((1.0f - mean) / sd);
+    }
+}
+
 /* One record of a step k >= 1 of the plan (records in step order). */
 static int check_step_record(vctx *v, const golden_record *g) {
     const recording *r = v->r;
@@ -125,7 +140,9 @@ static int check_step_record(vctx *v, const golden_record *g) {
     switch (g->kind) {
     case TENSOR_INPUT:
         if ((rc = want_shape(r, g, 4, nb, (size_t)m->in_c, (size_t)m->in_h, (size_t)m->in_w))) return rc;
-        return want_values(r, g, "input", 0, 1, 0);
+        double lo, hi;
+        input_range(r, &lo, &hi);
+        return want_values(r, g, "input", lo, hi, 0);
     case GOLDEN_KIND_LABELS:
         if ((rc = want_shape(r, g, 1, nb, 0, 0, 0))) return rc;
         return want_values(r, g, "labels", 0, m->n_classes - 1, 1);

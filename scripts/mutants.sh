@@ -157,11 +157,23 @@ run_one() {
         attrib) margs=(--attribution-steps 2) ;;
         *) margs=(--mode "$mode") ;;
     esac
+    # a fault's own options replace the mode's and the common ones they
+    # name (an audit refuses an option given twice); --eval replaces --no-eval
+    local all=("${margs[@]}" "${COMMON[@]}") common=() i=0
+    while [ $i -lt ${#all[@]} ]; do
+        o=${all[$i]}
+        n=1
+        case "$o" in --no-eval|--eval) ;; --*) n=2 ;; esac
+        if [[ " $extra " == *" $o "* ]] || { [ "$o" = --no-eval ] && [[ " $extra " == *" --eval "* ]]; }; then :; else
+            common+=("${all[@]:$i:$n}")
+        fi
+        i=$((i + n))
+    done
     s=$(date +%s.%N)
     engines="reference,$spec"
     [[ "$spec" == =* ]] && engines=${spec#=} # a whole engine list (the reference's own fp32cr mode)
     # shellcheck disable=SC2086
-    "$BIN" audit --model "$model" --engines "$engines" "${margs[@]}" "${COMMON[@]}" $extra \
+    "$BIN" audit --model "$model" --engines "$engines" "${common[@]}" $extra \
         --out "$dir" >"$dir/console.txt" 2>&1
     echo "$? $(awk -v a="$s" -v b="$(date +%s.%N)" 'BEGIN{printf "%.1f", b-a}')" >"$dir/rc"
 }

@@ -3,7 +3,10 @@
  * training step, in one process (no IPC): the cpu engine, SmallCNN, batch
  * 256 by default.  Prints medians over R rounds of: a training step, the
  * STEP-stage vector, the UPDATE-stage vector.
- *   build/tests/bench_checksums [engine] [batch] [rounds]
+ *   build/tests/bench_checksums [engine] [batch] [rounds] [dump]
+ * With dump, the last round's STEP and UPDATE vectors are written there
+ * as raw doubles (to compare two implementations of the same vectors).
+ * BENCH_MODEL=mnist-convnet picks the other built-in model.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -25,7 +28,8 @@ int main(int argc, char **argv) {
     int R = argc > 3 ? atoi(argv[3]) : 10;
     if (R < 1 || R > 1000 || n < 1 || n > 4096) return 2;
     model m;
-    if (model_build(&m, "smallcnn")) return 1;
+    const char *mname = getenv("BENCH_MODEL"); /* smallcnn unless set (mnist-convnet: pad 0, dropout) */
+    if (model_build(&m, mname && *mname ? mname : "smallcnn")) return 1;
     engine_opts o = {.seed = 1, .max_batch = n};
     engine *e = NULL;
     if (engine_create(&e, spec, &m, &o)) {
@@ -36,7 +40,7 @@ int main(int argc, char **argv) {
     int32_t *y = malloc(n * sizeof *y);
     ck_layout L;
     ck_layout_make(&L, &m, n);
-    double *v = malloc(L.total * sizeof *v), *ts = malloc(3 * (size_t)R * sizeof *ts);
+    double *v = malloc(2 * L.total * sizeof *v), *ts = malloc(3 * (size_t)R * sizeof *ts);
     if (!x || !p || !y || !v || !ts) return 1;
     for (size_t i = 0; i < n * 784; i++) x[i] = rng_uniform(5, (uint32_t)i, 0, 0, 3);
     for (size_t i = 0; i < n; i++) y[i] = (int32_t)(i % 10);
@@ -54,13 +58,20 @@ int main(int argc, char **argv) {
         double t2 = ls_now();
         if (!rc) rc = engine_update(e, &a, r + 1);
         double t3 = ls_now();
-        if (!rc) rc = engine_checksums(e, CK_STAGE_UPDATE, v);
+        if (!rc) rc = engine_checksums(e, CK_STAGE_UPDATE, v + L.total);
         double t4 = ls_now();
         ts[r] = (t1 - t0) + (t3 - t2), ts[R + r] = t2 - t1, ts[2 * R + r] = t4 - t3;
     }
     if (rc) {
         fprintf(stderr, "bench_checksums: %s\n", ls_errmsg());
         return 1;
+    }
+    if (argc > 4) {
+        FILE *f = fopen(argv[4], "wb");
+        if (!f || fwrite(v, sizeof *v, 2 * L.total, f) != 2 * L.total || fclose(f)) {
+            fprintf(stderr, "bench_checksums: %s: cannot write\n", argv[4]);
+            return 1;
+        }
     }
     for (int k = 0; k < 3; k++) qsort(ts + k * R, (size_t)R, sizeof *ts, cmp);
     double st = ts[R / 2], c1 = ts[R + R / 2], c2 = ts[2 * R + R / 2];

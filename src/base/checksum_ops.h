@@ -113,7 +113,7 @@ LS_HD void ck_dot_acc(double *rhs, double *a, const float *coef, size_t coef_str
 
 /* Equal values (+0 and -0 alike: libraries write relu'(x <= 0) as dy * 0,
  * whose sign follows dy), or both NaN. */
-LS_HD int ck_bits_differ(float a, float b) { return a == b ? 0 : !(a != a && b != b); }
+LS_HD int ck_bits_differ(float a, float b) { return (a != b) & ((a == a) | (b == b)); } /* no branch */
 
 LS_HD int ck_relu_fwd_bad(float x, float y) { return ck_bits_differ(x > 0 ? x : 0.0f, y); }
 /* the engines' rule: dx = y > 0 ? dy : +0, y the forward output */
@@ -134,16 +134,17 @@ LS_HD int ck_dropout_bwd_bad(float dy, float dx, uint64_t seed, uint32_t step, u
  * gets dy and the three others +0. */
 LS_HD int ck_pool_bad(const float *x, int w, int i, int j, float y, const float *dx, float dy, int backward) {
     const float *x0 = x + 2 * i * w + 2 * j;
-    float v[4] = {x0[0], x0[1], x0[w], x0[w + 1]};
-    int am = 0;
-    for (int t = 1; t < 4; t++)
-        if (v[t] > v[am]) am = t;
-    if (!backward) return ck_bits_differ(v[am], y);
+    /* the first maximum, row-major, without branches (selects): a NaN is
+     * never > anything, so it never becomes the maximum, as before */
+    float m = x0[0], v1 = x0[1], v2 = x0[w], v3 = x0[w + 1];
+    int am = 0, c;
+    c = v1 > m, m = c ? v1 : m, am = c ? 1 : am;
+    c = v2 > m, m = c ? v2 : m, am = c ? 2 : am;
+    c = v3 > m, m = c ? v3 : m, am = c ? 3 : am;
+    if (!backward) return ck_bits_differ(m, y);
     const float *d0 = dx + 2 * i * w + 2 * j;
-    float g[4] = {d0[0], d0[1], d0[w], d0[w + 1]};
-    int bad = 0;
-    for (int t = 0; t < 4; t++) bad |= ck_bits_differ(t == am ? dy : 0.0f, g[t]);
-    return bad;
+    return ck_bits_differ(am == 0 ? dy : 0.0f, d0[0]) | ck_bits_differ(am == 1 ? dy : 0.0f, d0[1]) |
+           ck_bits_differ(am == 2 ? dy : 0.0f, d0[w]) | ck_bits_differ(am == 3 ? dy : 0.0f, d0[w + 1]);
 }
 
 /* Order-independent 64-bit digest of a float buffer: the sum (mod 2^64) of

@@ -466,11 +466,21 @@ void bounds_cluster_of(const model *m, tensor_kind kind, int idx, size_t *cdiv, 
  * products, regrouped), so
  *   |R_exact| <= gamma_K A + P K 2^-149       (dot)
  *   |R_exact| <= gamma_{K-1} A                (sum).
- * The double evaluation adds its own rounding: every sum there has at most
- * P + K + 2 terms on any path (window sums of <= P or K inputs, then a dot
- * of <= K terms, the lhs of P terms), each term a product of at most one
- * fp32 coefficient and one double: gamma^64_{2(P+K)+2} (Y + A) covers it
- * (u64 = 2^-53), and the 1% margin covers A's own double rounding.
+ * The double evaluation adds its own rounding.  The plain evaluation (the
+ * CUDA kernels, base/checksum_ops.h) has at most P + K + 2 terms on any
+ * path (window sums of <= P or K inputs, then a dot of <= K terms, the lhs
+ * of P terms), each term a product of at most one fp32 coefficient and
+ * one double: gamma^64_{2(P+K)+2} (Y + A), Y = sum |outputs|.  The host's
+ * faster evaluation (engines/checksums.c) forms window sums as
+ * differences of column prefix sums of a whole plane (or box sums of a
+ * channel sum), so each window sum X_t is within (h + w + C + 2k + 8) u64
+ * of the plane's (sample's) sum of |inputs| T, first order, not of its own
+ * |X_t|; the host adds sum_t |c_t| T to Y for that reason, and h + w + C +
+ * 2k + 8 <= 4 (P + K) + 8 for every stride-1 layer (h + w <= oh + ow + 2k
+ * <= P + 1 + 2K, C < K), so gamma^64_{8(P+K)+16} (Y + A) covers both
+ * evaluations (u64 = 2^-53); the 1% margin covers A's own double
+ * rounding.  This term is ~1e-12 of the fp32 term: the judgement is the
+ * fp32 bound's.
  * With operands rounded to u_in before the products (TF32, bf16), the
  * per-element bound is lowp_bound_factor(K, u_in) times the fp32 one
  * (base/lowp.h) with S_p of the unrounded operands, which A is.
@@ -506,6 +516,6 @@ double bounds_ck_tol(size_t K, size_t P, int is_sum, double A, double Y, double 
     double t = g * A;
     if (u_in > 0) t *= is_sum ? lowp_bound_factor(K > 1 ? K - 1 : 1, u_in) : lowp_bound_factor(K, u_in);
     if (!is_sum) t += (double)P * (double)K * 0x1p-149;
-    double nd = 2.0 * (double)(P + K) + 2, u64 = 0x1p-53;
+    double nd = 8.0 * (double)(P + K) + 16, u64 = 0x1p-53;
     return 1.01 * t + nd * u64 / (1 - nd * u64) * (Y + A);
 }

@@ -8,6 +8,8 @@
 #include "engines/checksums.h"
 
 #include <math.h>
+#include <omp.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -80,8 +82,13 @@ typedef struct {
     float *p, *g, *m, *v;       /* the engine's flat buffers now */
     float *p0, *m0, *v0;        /* snapshot: the state the step computed with */
     int have_snapshot;
-    double *s, *sa;             /* window sums, sized for the largest layer */
+    int nth;                    /* threads the sums run on (the engine's own: omp_get_max_threads) */
+    double *s, *sa;             /* per thread: one sample's window sums, s_cap each */
     size_t s_cap;
+    double *pl, *tv;            /* per thread: one plane's column sums (pl_cap), small vectors (tv_cap) */
+    size_t pl_cap, tv_cap;
+    double *wt;                 /* transposed weights and per-channel sums (shared, read-only in loops) */
+    double *part;               /* backward-weights: per-sample partial sums, n x OC x 5 */
 } ck_state;
 
 static void state_free_bufs(ck_state *S) {
@@ -99,23 +106,46 @@ static void state_free(void *p) {
     if (!S) return;
     state_free_bufs(S);
     free(S->p), free(S->g), free(S->m), free(S->v), free(S->p0), free(S->m0), free(S->v0);
-    free(S->s), free(S->sa);
+    free(S->s), free(S->sa), free(S->wt), free(S->pl), free(S->tv), free(S->part);
     free(S);
 }
 
-/* Scratch for window sums: the largest of n*C*k*k (forward), n*OC*k*k
- * (backward-data), n*OH*OW (backward-weights) and dense widths. */
+/* Scratch for one sample's window sums: the largest of C k k (forward),
+ * OC k k (backward-data), OH OW (backward-weights' patch sums) and dense
+ * widths (+ n: the per-sample input sums of backward-weights). */
 static size_t sums_needed(const model *m, size_t n) {
     size_t mx = 1;
     for (int l = 0; l < m->n_layers; l++) {
         const layer *ly = &m->layers[l];
-        size_t kk = (size_t)ly->k * ly->k, t[4] = {n * ly->in_c * kk, n * ly->out_c * kk,
-                                                   n * (size_t)ly->out_h * ly->out_w,
+        size_t kk = (size_t)ly->k * ly->k, t[4] = {ly->in_c * kk, ly->out_c * kk, (size_t)ly->out_h * ly->out_w,
                                                    (size_t)(ly->in_c > ly->out_c ? ly->in_c : ly->out_c) + n};
         if (ly->kind != LAYER_CONV && ly->kind != LAYER_DENSE) continue;
         for (int i = 0; i < 4; i++) mx = t[i] > mx ? t[i] : mx;
     }
     return mx;
+}
+
+/* Doubles the relations need (conv_fwd, conv_bwd_data, conv_bwd_w,
+ * dense_all, window_sums, patch_sums): wt shared, pl and tv per thread,
+ * part (backward-weights' per-sample partials) for a batch of n. */
+static void scratch_needed(const model *m, size_t n, size_t *wt, size_t *pl, size_t *tv, size_t *part) {
+    *wt = *pl = *tv = *part = 1;
+    for (int l = 0; l < m->n_layers; l++) {
+        const layer *ly = &m->layers[l];
+        size_t C = (size_t)ly->in_c, OC = (size_t)ly->out_c, kk = (size_t)ly->k * ly->k, h = (size_t)ly->in_h,
+               w = (size_t)ly->in_w, oh = (size_t)ly->out_h, ow = (size_t)ly->out_w, t[5] = {0, 0, 0, 0, 0};
+        if (ly->kind == LAYER_CONV) {
+            t[0] = C * kk * OC + C * OC, t[1] = 2 * (h + 1) * w + 2 * w + 2 * (oh + 1) * ow + 2 * ow,
+            t[2] = 2 * h * w + 2 * oh * w, t[3] = 4 * (C + OC), t[4] = n * OC * 5;
+        } else if (ly->kind == LAYER_DENSE) {
+            t[0] = 2 * (C + OC);
+        }
+        *wt = t[0] > *wt ? t[0] : *wt;
+        *pl = t[1] > *pl ? t[1] : *pl;
+        *pl = t[2] > *pl ? t[2] : *pl;
+        *tv = t[3] > *tv ? t[3] : *tv;
+        *part = t[4] > *part ? t[4] : *part;
+    }
 }
 
 static int state_get(engine *e, ck_state **out) {
@@ -128,9 +158,17 @@ static int state_get(engine *e, ck_state **out) {
         size_t np = m->n_params;
         S->p = ls_malloc(np * 4), S->g = ls_malloc(np * 4), S->m = ls_malloc(np * 4), S->v = ls_malloc(np * 4);
         S->p0 = ls_malloc(np * 4), S->m0 = ls_malloc(np * 4), S->v0 = ls_malloc(np * 4);
+        S->nth = omp_get_max_threads();
+        S->nth = S->nth < 1 ? 1 : S->nth > 256 ? 256 : S->nth;
+        size_t nt = (size_t)S->nth, nwt, npart;
         S->s_cap = sums_needed(m, e->max_batch);
-        S->s = ls_malloc(S->s_cap * 8), S->sa = ls_malloc(S->s_cap * 8);
-        if (!S->p || !S->g || !S->m || !S->v || !S->p0 || !S->m0 || !S->v0 || !S->s || !S->sa) return LS_ENOMEM;
+        scratch_needed(m, e->max_batch, &nwt, &S->pl_cap, &S->tv_cap, &npart);
+        S->s = ls_malloc(nt * S->s_cap * 8), S->sa = ls_malloc(nt * S->s_cap * 8);
+        S->pl = ls_malloc(nt * S->pl_cap * 8), S->tv = ls_malloc(nt * S->tv_cap * 8);
+        S->wt = ls_malloc(nwt * 8), S->part = ls_malloc(npart * 8);
+        if (!S->p || !S->g || !S->m || !S->v || !S->p0 || !S->m0 || !S->v0 || !S->s || !S->sa || !S->wt || !S->pl ||
+            !S->tv || !S->part)
+            return LS_ENOMEM;
     }
     if (!S->input) {
         size_t B = e->max_batch;
@@ -172,20 +210,160 @@ static ck_conv_dims dims_of(const layer *ly) {
     return d;
 }
 
+/* ---- the host's own evaluation of the sums -------------------------------
+ * The relations are base/checksum_ops.h's; the CUDA kernels evaluate them
+ * with its plain loops, one thread per sum.  On the host the same sums are
+ * evaluated in another order, for speed: 8 independent lanes, window sums
+ * from column sums, weights transposed so the dot products run across
+ * output channels.  Any order of a double sum is covered by
+ * bounds_ck_tol's double-rounding term (checks/bounds.c: the relation's
+ * Y field carries, besides sum |outputs|, the magnitude that the window
+ * sums' own rounding scales with), so both evaluations give the same
+ * relations to within that term, and the verdicts cannot differ by more
+ * than it (~1e-12 of the fp32 tolerance).  Every value read is the
+ * engine's own. */
+enum { LANES = 8, CK_MAXK = 64 };
+
+/* sum of x and of |x| over n floats, in LANES lanes */
+static void sum_lanes(const float *x, size_t n, double *s, double *sa) {
+    double t[LANES] = {0}, ta[LANES] = {0}, r = 0, ra = 0;
+    size_t i = 0;
+    for (; i + LANES <= n; i += LANES)
+        for (int l = 0; l < LANES; l++) {
+            double v = x[i + l];
+            t[l] += v;
+            ta[l] += fabs(v);
+        }
+    for (int l = 0; l < LANES; l++) r += t[l], ra += ta[l];
+    for (; i < n; i++) {
+        double v = x[i];
+        r += v;
+        ra += fabs(v);
+    }
+    *s = r, *sa = ra;
+}
+
+/* Window sums of one (h, w) plane: for t = kh k + kw, s[t] (sa[t]) = the
+ * sum of x (|x|) over rows [r0[kh], r1[kh]] x columns [c0[kw], c1[kw]]
+ * (empty when r1 < r0 or c1 < c0), and *tot_a = the plane's sum of |x|.
+ * Column prefix sums V[r][q] = sum of rows < r (vectorizes across q), then
+ * each row range's column sums are differences of two V rows, then the
+ * column ranges are summed.  Rounding: each window sum is within
+ * (h + w + 4) u64 of the plane's sum of |x| (first order), which
+ * bounds_ck_tol's term covers through Y (see there).  v: 4 (h + 1) w + 2 w
+ * doubles of scratch. */
+static void window_sums(const float *x, int h, int w, int k, const int *r0, const int *r1, const int *c0,
+                        const int *c1, double *v, double *s, double *sa, double *tot_a) {
+    double *V = v, *Va = v + (size_t)(h + 1) * w, *cr = Va + (size_t)(h + 1) * w, *cra = cr + w;
+    for (int q = 0; q < w; q++) V[q] = Va[q] = 0;
+    for (int r = 0; r < h; r++) {
+        const float *xr = x + (size_t)r * w;
+        const double *Vp = V + (size_t)r * w, *Vpa = Va + (size_t)r * w;
+        double *Vn = V + (size_t)(r + 1) * w, *Vna = Va + (size_t)(r + 1) * w;
+        for (int q = 0; q < w; q++) {
+            double e = xr[q];
+            Vn[q] = Vp[q] + e;
+            Vna[q] = Vpa[q] + fabs(e);
+        }
+    }
+    double ta = 0;
+    for (int q = 0; q < w; q++) ta += Va[(size_t)h * w + q];
+    *tot_a = ta;
+    for (int kh = 0; kh < k; kh++) {
+        int a = r0[kh], b = r1[kh];
+        if (a > b) {
+            for (int kw = 0; kw < k; kw++) s[kh * k + kw] = sa[kh * k + kw] = 0;
+            continue;
+        }
+        const double *hi = V + (size_t)(b + 1) * w, *lo = V + (size_t)a * w;
+        const double *hia = Va + (size_t)(b + 1) * w, *loa = Va + (size_t)a * w;
+        for (int q = 0; q < w; q++) cr[q] = hi[q] - lo[q], cra[q] = hia[q] - loa[q];
+        for (int kw = 0; kw < k; kw++) {
+            double t = 0, tta = 0;
+            for (int q = c0[kw]; q <= c1[kw]; q++) t += cr[q], tta += cra[q];
+            s[kh * k + kw] = t, sa[kh * k + kw] = tta;
+        }
+    }
+}
+
+/* Row and column ranges of the windows: `in` mode (forward, over an input
+ * plane of hi x wi): the input rows that kernel row kh meets at the ho
+ * output rows, [kh - pad, ho - 1 + kh - pad] within [0, hi); `out` mode
+ * (backward-data, over a dy plane of ho x wo): the output rows whose
+ * input row i + kh - pad lies in [0, hi). */
+static void ranges(int n_in, int n_out, int k, int pad, int out_mode, int *lo, int *hi) {
+    for (int t = 0; t < k; t++) {
+        int a = out_mode ? pad - t : t - pad, b = out_mode ? n_in - 1 + pad - t : n_out - 1 + t - pad;
+        int top = out_mode ? n_out - 1 : n_in - 1;
+        lo[t] = a < 0 ? 0 : a;
+        hi[t] = b > top ? top : b;
+    }
+}
+
+/* rhs[j] += sum_i coef[i][j] s[i], a[j] += |coef[i][j]| sa[i]: i < ni, j < nj
+ * (coef row-major ni x nj, doubles) — across j, so it vectorizes. */
+static void matvec_acc(double *rhs, double *a, const double *coef, const double *s, const double *sa, size_t ni,
+                       size_t nj) {
+    for (size_t i = 0; i < ni; i++) {
+        const double *c = coef + i * nj;
+        double si = s[i], sai = sa[i];
+        for (size_t j = 0; j < nj; j++) {
+            rhs[j] += c[j] * si;
+            a[j] += fabs(c[j]) * sai;
+        }
+    }
+}
+
+/* Thread tid's scratch: window sums s, sa (s_cap), plane scratch pl
+ * (pl_cap), small vectors tv (tv_cap). */
+typedef struct {
+    double *s, *sa, *pl, *tv;
+} ck_tls;
+
+static ck_tls tls_of(const ck_state *S, int tid) {
+    size_t t = (size_t)tid;
+    ck_tls r = {S->s + t * S->s_cap, S->sa + t * S->s_cap, S->pl + t * S->pl_cap, S->tv + t * S->tv_cap};
+    return r;
+}
+
+/* The relations of samples in parallel: each sample's relations are its
+ * own, computed by one thread in a fixed order, so the vector does not
+ * depend on the thread count. */
 static void conv_fwd(ck_state *S, const layer *ly, const float *w, const float *b, const float *x, const float *y,
                      size_t n, double *o) {
     ck_conv_dims d = dims_of(ly);
-    size_t kk = (size_t)d.k * d.k, ckk = d.c * kk, P = (size_t)d.oh * d.ow, HW = (size_t)d.h * d.w;
-    for (size_t i = 0; i < n; i++) {
+    size_t kk = (size_t)d.k * d.k, ckk = d.c * kk, P = (size_t)d.oh * d.ow, HW = (size_t)d.h * d.w, OC = d.oc;
+    int r0[CK_MAXK], r1[CK_MAXK], c0[CK_MAXK], c1[CK_MAXK];
+    ranges(d.h, d.oh, d.k, d.pad, 0, r0, r1);
+    ranges(d.w, d.ow, d.k, d.pad, 0, c0, c1);
+    /* wt[j][oc] = w[oc][j]; wsum[c][oc] = sum_t |w[oc][c][t]| */
+    double *wt = S->wt, *wsum = S->wt + ckk * OC;
+    for (size_t oc = 0; oc < OC; oc++)
+        for (int c = 0; c < d.c; c++) {
+            double ws = 0;
+            for (size_t t = 0; t < kk; t++) {
+                double v = w[oc * ckk + c * kk + t];
+                wt[(c * kk + t) * OC + oc] = v;
+                ws += fabs(v);
+            }
+            wsum[(size_t)c * OC + oc] = ws;
+        }
+#pragma omp parallel for schedule(static) num_threads(S->nth)
+    for (ptrdiff_t ii = 0; ii < (ptrdiff_t)n; ii++) {
+        size_t i = (size_t)ii;
+        ck_tls W = tls_of(S, omp_get_thread_num());
+        double *T = W.tv, *rhs = T + d.c, *a = rhs + OC, *ex = a + OC;
         for (int c = 0; c < d.c; c++)
-            for (size_t t = 0; t < kk; t++)
-                ck_window_sum(x + (i * d.c + c) * HW, &d, (int)(t / d.k), (int)(t % d.k), &S->s[c * kk + t],
-                              &S->sa[c * kk + t]);
-        for (int oc = 0; oc < d.oc; oc++) {
-            double ls, la, rhs = P * (double)b[oc], a = P * fabs((double)b[oc]);
-            ck_sum(y + (i * d.oc + oc) * P, P, 1, &ls, &la);
-            ck_dot_acc(&rhs, &a, w + oc * ckk, 1, S->s, S->sa, 1, ckk);
-            put_rel(o + 3 * (i * d.oc + oc), ls, la, rhs, a);
+            window_sums(x + (i * d.c + c) * HW, d.h, d.w, d.k, r0, r1, c0, c1, W.pl, W.s + c * kk, W.sa + c * kk,
+                        &T[c]);
+        for (size_t oc = 0; oc < OC; oc++) rhs[oc] = P * (double)b[oc], a[oc] = P * fabs((double)b[oc]), ex[oc] = 0;
+        matvec_acc(rhs, a, wt, W.s, W.sa, ckk, OC);
+        for (int c = 0; c < d.c; c++)
+            for (size_t oc = 0; oc < OC; oc++) ex[oc] += wsum[(size_t)c * OC + oc] * T[c];
+        for (size_t oc = 0; oc < OC; oc++) {
+            double ls, la;
+            sum_lanes(y + (i * OC + oc) * P, P, &ls, &la);
+            put_rel(o + 3 * (i * OC + oc), ls, la + ex[oc], rhs[oc], a[oc]);
         }
     }
 }
@@ -193,88 +371,171 @@ static void conv_fwd(ck_state *S, const layer *ly, const float *w, const float *
 static void conv_bwd_data(ck_state *S, const layer *ly, const float *w, const float *dy, const float *dx, size_t n,
                           double *o) {
     ck_conv_dims d = dims_of(ly);
-    size_t kk = (size_t)d.k * d.k, ckk = d.c * kk, P = (size_t)d.oh * d.ow, HW = (size_t)d.h * d.w;
-    for (size_t i = 0; i < n; i++) {
-        for (int oc = 0; oc < d.oc; oc++)
-            for (size_t t = 0; t < kk; t++)
-                ck_window_sum_dy(dy + (i * d.oc + oc) * P, &d, (int)(t / d.k), (int)(t % d.k), &S->s[oc * kk + t],
-                                 &S->sa[oc * kk + t]);
-        for (int c = 0; c < d.c; c++) {
-            double ls, la, rhs = 0, a = 0;
-            ck_sum(dx + (i * d.c + c) * HW, HW, 1, &ls, &la);
-            for (int oc = 0; oc < d.oc; oc++)
-                ck_dot_acc(&rhs, &a, w + oc * ckk + c * kk, 1, S->s + oc * kk, S->sa + oc * kk, 1, kk);
-            put_rel(o + 3 * (i * d.c + c), ls, la, rhs, a);
+    size_t kk = (size_t)d.k * d.k, ckk = d.c * kk, P = (size_t)d.oh * d.ow, HW = (size_t)d.h * d.w, OC = d.oc,
+           C = d.c;
+    int r0[CK_MAXK], r1[CK_MAXK], c0[CK_MAXK], c1[CK_MAXK];
+    ranges(d.h, d.oh, d.k, d.pad, 1, r0, r1);
+    ranges(d.w, d.ow, d.k, d.pad, 1, c0, c1);
+    /* wb[oc kk + t][c] = w[oc][c][t]; wsum[oc][c] = sum_t |w[oc][c][t]| */
+    double *wb = S->wt, *wsum = S->wt + ckk * OC;
+    for (size_t oc = 0; oc < OC; oc++)
+        for (size_t c = 0; c < C; c++) {
+            double ws = 0;
+            for (size_t t = 0; t < kk; t++) {
+                double v = w[oc * ckk + c * kk + t];
+                wb[(oc * kk + t) * C + c] = v;
+                ws += fabs(v);
+            }
+            wsum[oc * C + c] = ws;
+        }
+#pragma omp parallel for schedule(static) num_threads(S->nth)
+    for (ptrdiff_t ii = 0; ii < (ptrdiff_t)n; ii++) {
+        size_t i = (size_t)ii;
+        ck_tls W = tls_of(S, omp_get_thread_num());
+        double *T = W.tv, *rhs = T + OC, *a = rhs + C, *ex = a + C;
+        for (size_t oc = 0; oc < OC; oc++)
+            window_sums(dy + (i * OC + oc) * P, d.oh, d.ow, d.k, r0, r1, c0, c1, W.pl, W.s + oc * kk,
+                        W.sa + oc * kk, &T[oc]);
+        for (size_t c = 0; c < C; c++) rhs[c] = a[c] = ex[c] = 0;
+        matvec_acc(rhs, a, wb, W.s, W.sa, OC * kk, C);
+        for (size_t oc = 0; oc < OC; oc++)
+            for (size_t c = 0; c < C; c++) ex[c] += wsum[oc * C + c] * T[oc];
+        for (size_t c = 0; c < C; c++) {
+            double ls, la;
+            sum_lanes(dx + (i * C + c) * HW, HW, &ls, &la);
+            put_rel(o + 3 * (i * C + c), ls, la + ex[c], rhs[c], a[c]);
+        }
+    }
+}
+
+/* Z[p] (za[p]) for output position p = (r, q): the sum of x (|x|) over all
+ * channels and every input element that meets p, (r + kh - pad, q + kw -
+ * pad) inside the input: X^ = sum over channels, then a k x k box sum,
+ * rows then columns.  *tot_a = sum of |x| over the sample.  Rounding:
+ * each Z within (C + 2 k + 2) u64 of *tot_a (first order), covered
+ * through Y.  v: 2 h w + 2 oh w + ... doubles of scratch (bwd_w_scratch). */
+static void patch_sums(const float *x, const ck_conv_dims *d, double *v, double *z, double *za, double *tot_a) {
+    size_t HW = (size_t)d->h * d->w;
+    double *X = v, *Xa = v + HW, *B = Xa + HW, *Ba = B + (size_t)d->oh * d->w;
+    for (size_t e = 0; e < HW; e++) X[e] = Xa[e] = 0;
+    for (int c = 0; c < d->c; c++) {
+        const float *xc = x + c * HW;
+        for (size_t e = 0; e < HW; e++) {
+            double u = xc[e];
+            X[e] += u;
+            Xa[e] += fabs(u);
+        }
+    }
+    double ta = 0;
+    for (size_t e = 0; e < HW; e++) ta += Xa[e];
+    *tot_a = ta;
+    for (int r = 0; r < d->oh; r++) {
+        double *br = B + (size_t)r * d->w, *bra = Ba + (size_t)r * d->w;
+        for (int q = 0; q < d->w; q++) br[q] = bra[q] = 0;
+        for (int kh = 0; kh < d->k; kh++) {
+            int rr = r + kh - d->pad;
+            if (rr < 0 || rr >= d->h) continue;
+            const double *xr = X + (size_t)rr * d->w, *xra = Xa + (size_t)rr * d->w;
+            for (int q = 0; q < d->w; q++) br[q] += xr[q], bra[q] += xra[q];
+        }
+        for (int q = 0; q < d->ow; q++) {
+            double t = 0, tta = 0;
+            for (int kw = 0; kw < d->k; kw++) {
+                int qq = q + kw - d->pad;
+                if (qq < 0 || qq >= d->w) continue;
+                t += br[qq], tta += bra[qq];
+            }
+            z[(size_t)r * d->ow + q] = t, za[(size_t)r * d->ow + q] = tta;
         }
     }
 }
 
 /* Sum over (c, kh, kw) of dW[o] = sum over samples and positions of
  * dy[n, o, p] Z[n, p], Z = the input summed over every element that meets
- * position p (all channels, all kernel offsets). */
+ * position p (all channels, all kernel offsets); db[o] = sum dy[n, o, .]. */
 static void conv_bwd_w(ck_state *S, const layer *ly, const float *x, const float *dy, const float *dw,
                        const float *db, size_t n, double *ow_, double *ob) {
     ck_conv_dims d = dims_of(ly);
-    size_t kk = (size_t)d.k * d.k, ckk = d.c * kk, P = (size_t)d.oh * d.ow, HW = (size_t)d.h * d.w;
-    for (size_t i = 0; i < n; i++)
-        for (int r = 0; r < d.oh; r++)
-            for (int q = 0; q < d.ow; q++) {
-                double z = 0, za = 0;
-                for (int c = 0; c < d.c; c++)
-                    for (int kh = 0; kh < d.k; kh++) {
-                        int rr = r + kh - d.pad;
-                        if (rr < 0 || rr >= d.h) continue;
-                        for (int kw = 0; kw < d.k; kw++) {
-                            int qq = q + kw - d.pad;
-                            if (qq < 0 || qq >= d.w) continue;
-                            double v = x[(i * d.c + c) * HW + rr * d.w + qq];
-                            z += v;
-                            za += fabs(v);
-                        }
-                    }
-                S->s[i * P + r * d.ow + q] = z;
-                S->sa[i * P + r * d.ow + q] = za;
+    size_t kk = (size_t)d.k * d.k, ckk = d.c * kk, P = (size_t)d.oh * d.ow, HW = (size_t)d.h * d.w, OC = d.oc;
+    /* per sample and output channel: sum dy Z, sum |dy| Za, sum dy, sum |dy|, T sum |dy| */
+#pragma omp parallel for schedule(static) num_threads(S->nth)
+    for (ptrdiff_t ii = 0; ii < (ptrdiff_t)n; ii++) {
+        size_t i = (size_t)ii;
+        ck_tls W = tls_of(S, omp_get_thread_num());
+        double tn, *z = W.s, *za = W.sa;
+        patch_sums(x + i * d.c * HW, &d, W.pl, z, za, &tn);
+        for (size_t oc = 0; oc < OC; oc++) {
+            const float *g = dy + (i * OC + oc) * P;
+            double t[LANES] = {0}, ta[LANES] = {0}, u[LANES] = {0}, ua[LANES] = {0};
+            size_t p = 0;
+            for (; p + LANES <= P; p += LANES)
+                for (int l = 0; l < LANES; l++) {
+                    double v = g[p + l];
+                    t[l] += v * z[p + l];
+                    ta[l] += fabs(v) * za[p + l];
+                    u[l] += v;
+                    ua[l] += fabs(v);
+                }
+            double st = 0, sta = 0, su = 0, sua = 0;
+            for (int l = 0; l < LANES; l++) st += t[l], sta += ta[l], su += u[l], sua += ua[l];
+            for (; p < P; p++) {
+                double v = g[p];
+                st += v * z[p], sta += fabs(v) * za[p], su += v, sua += fabs(v);
             }
-    for (int oc = 0; oc < d.oc; oc++) {
-        double ls, la, rhs = 0, a = 0, bs = 0, ba = 0;
-        ck_sum(dw + oc * ckk, ckk, 1, &ls, &la);
-        for (size_t i = 0; i < n; i++) {
-            double s1, a1;
-            ck_dot_acc(&rhs, &a, dy + (i * d.oc + oc) * P, 1, S->s + i * P, S->sa + i * P, 1, P);
-            ck_sum(dy + (i * d.oc + oc) * P, P, 1, &s1, &a1);
-            bs += s1, ba += a1;
+            double *q = S->part + (i * OC + oc) * 5;
+            q[0] = st, q[1] = sta, q[2] = su, q[3] = sua, q[4] = tn * sua;
         }
-        put_rel(ow_ + 3 * oc, ls, la, rhs, a);
-        put_rel(ob + 3 * oc, db[oc], fabs((double)db[oc]), bs, ba);
+    }
+    for (size_t oc = 0; oc < OC; oc++) {
+        double r[5] = {0, 0, 0, 0, 0}, ls, la; /* over samples in order */
+        for (size_t i = 0; i < n; i++)
+            for (int k = 0; k < 5; k++) r[k] += S->part[(i * OC + oc) * 5 + k];
+        sum_lanes(dw + oc * ckk, ckk, &ls, &la);
+        put_rel(ow_ + 3 * oc, ls, la + r[4], r[0], r[1]);
+        put_rel(ob + 3 * oc, db[oc], fabs((double)db[oc]), r[2], r[3]);
+    }
+}
+
+/* column sums of a row-major (rows x cols) matrix: s[j] = sum_i x[i][j] */
+static void col_sums(const float *x, size_t rows, size_t cols, double *s, double *sa) {
+    for (size_t j = 0; j < cols; j++) s[j] = sa[j] = 0;
+    for (size_t i = 0; i < rows; i++) {
+        const float *r = x + i * cols;
+        for (size_t j = 0; j < cols; j++) {
+            double v = r[j];
+            s[j] += v;
+            sa[j] += fabs(v);
+        }
     }
 }
 
 static void dense_all(ck_state *S, const layer *ly, const float *w, const float *b, const float *x, const float *y,
                       const float *dy, const float *dx, const float *dw, const float *db, size_t n, double *o[4]) {
     size_t in = (size_t)ly->in_c, out = (size_t)ly->out_c;
-    double *xs = S->s, *xa = S->sa;
-    for (size_t k = 0; k < in; k++) ck_sum(x + k, n, in, &xs[k], &xa[k]);
+    double *xs = S->s, *xa = S->sa, *ys = S->wt, *ya = ys + out;
+    col_sums(x, n, in, xs, xa);
+    col_sums(y, n, out, ys, ya);
     for (size_t j = 0; j < out; j++) {
-        double ls, la, rhs = n * (double)b[j], a = n * fabs((double)b[j]);
-        ck_sum(y + j, n, out, &ls, &la);
+        double rhs = n * (double)b[j], a = n * fabs((double)b[j]);
         ck_dot_acc(&rhs, &a, w + j * in, 1, xs, xa, 1, in);
-        put_rel(o[CK_FWD] + 3 * j, ls, la, rhs, a);
+        put_rel(o[CK_FWD] + 3 * j, ys[j], ya[j], rhs, a);
     }
     if (!dy) return;
     /* backward: Ds (out) = dy summed over the batch, Rx (n) = x summed over features */
-    double *ds = S->s, *da = S->sa, *rx = S->s + out, *ra = S->sa + out;
-    for (size_t j = 0; j < out; j++) ck_sum(dy + j, n, out, &ds[j], &da[j]);
-    for (size_t i = 0; i < n; i++) ck_sum(x + i * in, in, 1, &rx[i], &ra[i]);
-    if (dx && o[CK_BWD_DATA])
+    double *ds = S->s, *da = S->sa, *rx = S->s + out, *ra = S->sa + out, *dxs = S->wt, *dxa = S->wt + in;
+    col_sums(dy, n, out, ds, da);
+    for (size_t i = 0; i < n; i++) sum_lanes(x + i * in, in, &rx[i], &ra[i]);
+    if (dx && o[CK_BWD_DATA]) {
+        col_sums(dx, n, in, dxs, dxa);
         for (size_t k = 0; k < in; k++) {
-            double ls, la, rhs = 0, a = 0;
-            ck_sum(dx + k, n, in, &ls, &la);
+            double rhs = 0, a = 0;
             ck_dot_acc(&rhs, &a, w + k, in, ds, da, 1, out);
-            put_rel(o[CK_BWD_DATA] + 3 * k, ls, la, rhs, a);
+            put_rel(o[CK_BWD_DATA] + 3 * k, dxs[k], dxa[k], rhs, a);
         }
+    }
     for (size_t j = 0; j < out; j++) {
         double ls, la, rhs = 0, a = 0;
-        ck_sum(dw + j * in, in, 1, &ls, &la);
+        sum_lanes(dw + j * in, in, &ls, &la);
         ck_dot_acc(&rhs, &a, dy + j, out, rx, ra, 1, n);
         put_rel(o[CK_BWD_W] + 3 * j, ls, la, rhs, a);
         put_rel(o[CK_BWD_B] + 3 * j, db[j], fabs((double)db[j]), ds[j], da[j]);
@@ -283,49 +544,96 @@ static void dense_all(ck_state *S, const layer *ly, const float *w, const float 
 
 /* ---- element-wise layers ------------------------------------------------ */
 
-static double elem_fwd(engine *e, const layer *ly, int l, const float *x, const float *y, size_t n, int training) {
-    size_t cnt = n * layer_out_size(ly), bad = 0;
-    float scale = ly->kind == LAYER_DROPOUT ? (float)(1.0 / (1.0 - (double)ly->p)) : 1.0f;
-    if (ly->kind == LAYER_MAXPOOL) {
-        size_t HW = (size_t)ly->in_h * ly->in_w, P = (size_t)ly->out_h * ly->out_w;
-        for (size_t nc = 0; nc < n * ly->in_c; nc++)
-            for (int i = 0; i < ly->out_h; i++)
-                for (int j = 0; j < ly->out_w; j++)
-                    bad += ck_pool_bad(x + nc * HW, ly->in_w, i, j, y[nc * P + i * ly->out_w + j], NULL, 0, 0);
-        return (double)bad;
+/* Element-wise re-checks: one loop per kind (no branch on the kind inside),
+ * element counts summed in integers over threads (the same at any thread
+ * count). */
+static size_t pool_fwd_bad(const layer *ly, const float *x, const float *y, size_t n, int nth) {
+    size_t HW = (size_t)ly->in_h * ly->in_w, P = (size_t)ly->out_h * ly->out_w, bad = 0;
+#pragma omp parallel for schedule(static) reduction(+ : bad) num_threads(nth)
+    for (ptrdiff_t nc = 0; nc < (ptrdiff_t)(n * ly->in_c); nc++)
+        for (int i = 0; i < ly->out_h; i++)
+            for (int j = 0; j < ly->out_w; j++)
+                bad += (size_t)ck_pool_bad(x + nc * HW, ly->in_w, i, j, y[nc * P + i * ly->out_w + j], NULL, 0, 0);
+    return bad;
+}
+
+static size_t pool_bwd_bad(const layer *ly, const float *x, const float *dy, const float *dx, size_t n, int nth) {
+    size_t HW = (size_t)ly->in_h * ly->in_w, P = (size_t)ly->out_h * ly->out_w, bad = 0;
+    int eh = 2 * ly->out_h, ew = 2 * ly->out_w;
+#pragma omp parallel for schedule(static) reduction(+ : bad) num_threads(nth)
+    for (ptrdiff_t nc = 0; nc < (ptrdiff_t)(n * ly->in_c); nc++) {
+        const float *d = dx + nc * HW;
+        for (int i = 0; i < ly->out_h; i++)
+            for (int j = 0; j < ly->out_w; j++)
+                bad += (size_t)ck_pool_bad(x + nc * HW, ly->in_w, i, j, 0, d, dy[nc * P + i * ly->out_w + j], 1);
+        /* a floor-pooled odd edge (the last row or column) gets no gradient */
+        for (int r = 0; r < ly->in_h; r++)
+            for (int q = r >= eh ? 0 : ew; q < ly->in_w; q++) bad += (size_t)ck_bits_differ(0.0f, d[r * ly->in_w + q]);
     }
-    for (size_t i = 0; i < cnt; i++) {
-        if (ly->kind == LAYER_RELU) bad += ck_relu_fwd_bad(x[i], y[i]);
-        else if (ly->kind == LAYER_FLATTEN) bad += ck_bits_differ(x[i], y[i]);
-        else
-            bad += ck_dropout_fwd_bad(x[i], y[i], training, e->seed, (uint32_t)e->step, (uint32_t)l, (uint32_t)i,
-                                      ly->p, scale);
-    }
+    return bad;
+}
+
+/* Exact re-checks of element-wise layers: a fast count first (a != b,
+ * which vectorizes: no data-dependent branch), and only when it finds
+ * something, the count by ck_bits_differ's rule (both NaN: equal), which
+ * the fast count over-counts at most.  Integer counts: the same at any
+ * thread count. */
+static size_t count_ne(const float *a, const float *b, ptrdiff_t cnt, int nth) {
+    size_t bad = 0;
+#pragma omp parallel for simd schedule(static) reduction(+ : bad) num_threads(nth)
+    for (ptrdiff_t i = 0; i < cnt; i++) bad += a[i] != b[i];
+    if (!bad) return 0;
+    bad = 0;
+#pragma omp parallel for schedule(static) reduction(+ : bad) num_threads(nth)
+    for (ptrdiff_t i = 0; i < cnt; i++) bad += (size_t)ck_bits_differ(a[i], b[i]);
+    return bad;
+}
+
+static size_t relu_fwd_count(const float *x, const float *y, ptrdiff_t cnt, int nth) {
+    size_t bad = 0; /* x > 0 ? x : 0 is never NaN: != is the rule itself */
+#pragma omp parallel for simd schedule(static) reduction(+ : bad) num_threads(nth)
+    for (ptrdiff_t i = 0; i < cnt; i++) bad += (x[i] > 0 ? x[i] : 0.0f) != y[i];
+    return bad;
+}
+
+static size_t relu_bwd_count(const float *y, const float *dy, const float *dx, ptrdiff_t cnt, int nth) {
+    size_t bad = 0;
+#pragma omp parallel for simd schedule(static) reduction(+ : bad) num_threads(nth)
+    for (ptrdiff_t i = 0; i < cnt; i++) bad += (y[i] > 0 ? dy[i] : 0.0f) != dx[i];
+    if (!bad) return 0;
+    bad = 0;
+#pragma omp parallel for schedule(static) reduction(+ : bad) num_threads(nth)
+    for (ptrdiff_t i = 0; i < cnt; i++) bad += (size_t)ck_relu_bwd_bad(y[i], dy[i], dx[i]);
+    return bad;
+}
+
+static double elem_fwd(engine *e, const layer *ly, int l, const float *x, const float *y, size_t n, int training,
+                       int nth) {
+    ptrdiff_t cnt = (ptrdiff_t)(n * layer_out_size(ly));
+    size_t bad = 0;
+    if (ly->kind == LAYER_MAXPOOL) return (double)pool_fwd_bad(ly, x, y, n, nth);
+    if (ly->kind == LAYER_RELU) return (double)relu_fwd_count(x, y, cnt, nth);
+    if (ly->kind == LAYER_FLATTEN) return (double)count_ne(x, y, cnt, nth);
+    float scale = (float)(1.0 / (1.0 - (double)ly->p));
+#pragma omp parallel for schedule(static) reduction(+ : bad) num_threads(nth)
+    for (ptrdiff_t i = 0; i < cnt; i++)
+        bad += (size_t)ck_dropout_fwd_bad(x[i], y[i], training, e->seed, (uint32_t)e->step, (uint32_t)l, (uint32_t)i,
+                                          ly->p, scale);
     return (double)bad;
 }
 
 static double elem_bwd(engine *e, const layer *ly, int l, const float *x, const float *y, const float *dy,
-                       const float *dx, size_t n) {
-    size_t cnt = n * layer_out_size(ly), bad = 0;
-    float scale = ly->kind == LAYER_DROPOUT ? (float)(1.0 / (1.0 - (double)ly->p)) : 1.0f;
-    if (ly->kind == LAYER_MAXPOOL) {
-        size_t HW = (size_t)ly->in_h * ly->in_w, P = (size_t)ly->out_h * ly->out_w;
-        for (size_t nc = 0; nc < n * ly->in_c; nc++) {
-            for (int i = 0; i < ly->out_h; i++)
-                for (int j = 0; j < ly->out_w; j++)
-                    bad += ck_pool_bad(x + nc * HW, ly->in_w, i, j, 0, dx + nc * HW, dy[nc * P + i * ly->out_w + j], 1);
-            /* a floor-pooled odd edge gets no gradient */
-            for (int r = 0; r < ly->in_h; r++)
-                for (int q = 0; q < ly->in_w; q++)
-                    if (r >= 2 * ly->out_h || q >= 2 * ly->out_w) bad += ck_bits_differ(0.0f, dx[nc * HW + r * ly->in_w + q]);
-        }
-        return (double)bad;
-    }
-    for (size_t i = 0; i < cnt; i++) {
-        if (ly->kind == LAYER_RELU) bad += ck_relu_bwd_bad(y[i], dy[i], dx[i]);
-        else if (ly->kind == LAYER_FLATTEN) bad += ck_bits_differ(dy[i], dx[i]);
-        else bad += ck_dropout_bwd_bad(dy[i], dx[i], e->seed, (uint32_t)e->step, (uint32_t)l, (uint32_t)i, ly->p, scale);
-    }
+                       const float *dx, size_t n, int nth) {
+    ptrdiff_t cnt = (ptrdiff_t)(n * layer_out_size(ly));
+    size_t bad = 0;
+    if (ly->kind == LAYER_MAXPOOL) return (double)pool_bwd_bad(ly, x, dy, dx, n, nth);
+    if (ly->kind == LAYER_RELU) return (double)relu_bwd_count(y, dy, dx, cnt, nth);
+    if (ly->kind == LAYER_FLATTEN) return (double)count_ne(dy, dx, cnt, nth);
+    float scale = (float)(1.0 / (1.0 - (double)ly->p));
+#pragma omp parallel for schedule(static) reduction(+ : bad) num_threads(nth)
+    for (ptrdiff_t i = 0; i < cnt; i++)
+        bad += (size_t)ck_dropout_bwd_bad(dy[i], dx[i], e->seed, (uint32_t)e->step, (uint32_t)l, (uint32_t)i, ly->p,
+                                          scale);
     (void)x;
     return (double)bad;
 }
@@ -353,8 +661,8 @@ static void layers_all(engine *e, ck_state *S, const ck_layout *L, int backward,
             if (dx) conv_bwd_data(S, ly, w, dy, dx, n, o[CK_BWD_DATA]);
             conv_bwd_w(S, ly, x, dy, dw, db, n, o[CK_BWD_W], o[CK_BWD_B]);
         } else {
-            out[L->off[l][CK_FWD]] = elem_fwd(e, ly, l, x, y, n, training);
-            if (dx) out[L->off[l][CK_BWD_DATA]] = elem_bwd(e, ly, l, x, y, dy, dx, n);
+            out[L->off[l][CK_FWD]] = elem_fwd(e, ly, l, x, y, n, training, S->nth);
+            if (dx) out[L->off[l][CK_BWD_DATA]] = elem_bwd(e, ly, l, x, y, dy, dx, n, S->nth);
         }
     }
 }

@@ -287,6 +287,61 @@ static void test_tolerance(void **s) {
     assert_true(bounds_ck_tol(100, 1, 1, 1.0, 1.0, 0) < t);
 }
 
+/* The sharper tier of the relations (bounds_ck_sharp_tol): on clean
+ * tensors no relation is over it, and it is sharper than the worst case
+ * where the derivation says it is (conv backward-weights: K = n OH OW);
+ * then one output of a conv forward relation moved so that the residual
+ * lies between the two tiers is SUSPECT (over the sharp tier, within the
+ * worst case: no PROBLEM), naming that layer and phase. */
+static void test_sharp_tier(void **s) {
+    (void)s;
+    fx f;
+    setup(&f, "smallcnn", 0);
+    step_to_checks(&f, 1);
+    ck_verdict v = judge(&f, f.vec);
+    assert_clean(&v, "step");
+    assert_int_equal(v.n_sus, 0);
+    assert_true(v.n_sharp > 0);
+    assert_true(v.worst_sharp <= 1.0);
+    int l = first_layer_of(&f.m, LAYER_CONV, 1); /* conv2 */
+    const layer *ly = &f.m.layers[l];
+    size_t K, P;
+    int is_sum;
+    /* backward-weights: the sharp tolerance at most a tenth of the worst case */
+    assert_true(bounds_ck_shape(&f.m, l, CK_BWD_W, N, &K, &P, &is_sum));
+    const double *w = f.vec + f.L.off[l][CK_BWD_W];
+    double tw = bounds_ck_tol(K, P, is_sum, w[1], w[2], 0), sw = bounds_ck_sharp_tol(K, P, is_sum, w[1], w[2], w[3], 0);
+    assert_true(sw < 0.1 * tw);
+    /* forward relation (sample 1, channel 0): move one output to put R halfway between the tiers */
+    assert_true(bounds_ck_shape(&f.m, l, CK_FWD, N, &K, &P, &is_sum));
+    const double *e = f.vec + f.L.off[l][CK_FWD] + CK_REL * (1 * (size_t)ly->out_c + 0);
+    double tol = bounds_ck_tol(K, P, is_sum, e[1], e[2], 0), st = bounds_ck_sharp_tol(K, P, is_sum, e[1], e[2], e[3], 0);
+    assert_true(st < 0.8 * tol);
+    /* R' = -target: a negative shift of an output the ReLU after it zeroes
+     * anyway, so the ReLU's exact re-check still holds */
+    double target = 0.5 * (st + tol), shift = -target - e[0];
+    assert_true(shift < 0);
+    size_t no = N * layer_out_size(ly), P0 = (size_t)ly->out_h * ly->out_w, q = 0;
+    float *y = malloc(no * sizeof *y);
+    assert_non_null(y);
+    assert_int_equal(engine_get_tensor(f.e, (tensor_id){TENSOR_ACT, l}, y), 0);
+    for (size_t p = 0; p < P0 && !q; p++)
+        if (y[(1 * (size_t)ly->out_c + 0) * P0 + p] < 0) q = (1 * (size_t)ly->out_c + 0) * P0 + p;
+    assert_true(q > 0);
+    y[q] = (float)((double)y[q] + shift);
+    assert_int_equal(engine_set_tensor(f.e, (tensor_id){TENSOR_ACT, l}, y), 0);
+    assert_int_equal(engine_checksums(f.e, CK_STAGE_STEP, f.vec), 0);
+    v = judge(&f, f.vec);
+    if (v.n_viol) fprintf(stderr, "sharp: unexpected PROBLEM %s (ratio %g)\n", v.v[0].what, v.v[0].ratio);
+    assert_int_equal(v.n_viol, 0);
+    assert_true(v.n_sus >= 1);
+    assert_int_equal(v.sus.layer, l);
+    assert_int_equal(v.sus.phase, CKP_FORWARD);
+    assert_true(v.sus.ratio > 1.0 && v.sus_worst_ratio < 1.0);
+    free(y);
+    teardown(&f);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_clean_remote),
@@ -296,6 +351,7 @@ int main(void) {
         cmocka_unit_test(test_fault_forward),
         cmocka_unit_test(test_fault_weight_grad),
         cmocka_unit_test(test_fault_exact_and_continuity),
+        cmocka_unit_test(test_sharp_tier),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

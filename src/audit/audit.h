@@ -200,6 +200,17 @@ typedef struct {
     double ck_dig[3 * MODEL_MAX_TENSORS]; /* the digests the last update reported */
     int ck_chain;            /* ck_dig is what the next step must compute with */
     double ck_s;             /* seconds in the checksum op and its judging */
+    /* the relations' sharper tier (checks/checksums.h): SUSPECT, not PROBLEM */
+    long ck_n_sharp;         /* relations judged on a sharper tier than the worst case */
+    double ck_sharp_worst;   /* their largest ratio to the sharp tolerance */
+    long ck_sharp_worst_step;
+    char ck_sharp_worst_what[96];
+    long ck_sus_checks;      /* steps or evaluation batches with a relation over the sharp tier only */
+    long ck_sus_step;        /* the worst such relation's step (0: in an evaluation) */
+    int ck_sus_eval_epoch;
+    ck_violation ck_sus;     /* it: phase, layer, ratio to the sharp tolerance */
+    double ck_sus_worst_ratio; /* ... and to the worst-case tolerance */
+    float *ck_step_sharp;    /* per drift step: the worst ratio to the sharp tolerance; NAN: not judged */
     /* evaluation vs the reference (last epoch): the reference's logits from
      * this engine's weights for the first ev_ref_images test images,
      * against the engine's, bounded by the propagated forward error */

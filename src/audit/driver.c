@@ -1319,6 +1319,7 @@ void audit_result_free(audit_result *r) {
         free(r->eng[i].logits);
         free(r->eng[i].tsamples);
         free(r->eng[i].ck_step_ratio);
+        free(r->eng[i].ck_step_sharp);
     }
     free(r->test_labels);
     for (int pi = 0; pi < r->n_pairs; pi++) {

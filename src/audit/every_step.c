@@ -18,7 +18,10 @@ int every_step_init(audit_engine *ae, long total) {
     free(ae->ck_step_ratio);
     ae->ck_step_ratio = ls_malloc((size_t)(total > 0 ? total : 1) * sizeof *ae->ck_step_ratio);
     if (!ae->ck_step_ratio) return LS_ENOMEM;
-    for (long k = 0; k < total; k++) ae->ck_step_ratio[k] = NAN;
+    free(ae->ck_step_sharp);
+    ae->ck_step_sharp = ls_malloc((size_t)(total > 0 ? total : 1) * sizeof *ae->ck_step_sharp);
+    if (!ae->ck_step_sharp) return LS_ENOMEM;
+    for (long k = 0; k < total; k++) ae->ck_step_ratio[k] = ae->ck_step_sharp[k] = NAN;
     return LS_OK;
 }
 
@@ -43,6 +46,27 @@ static void record(audit_engine *ae, const model *m, const ck_verdict *v, long s
         ae->ck_worst = v->worst_ratio;
         ae->ck_worst_step = eval ? 0 : step;
         snprintf(ae->ck_worst_what, sizeof ae->ck_worst_what, "%s", v->worst_what);
+    }
+    ae->ck_n_sharp += v->n_sharp;
+    if (v->worst_sharp_what[0]) {
+        if (!eval && step > 0 && step <= ae->ck_total) {
+            float *q = &ae->ck_step_sharp[step - 1];
+            if (isnan(*q) || v->worst_sharp > *q) *q = (float)v->worst_sharp;
+        }
+        if (v->worst_sharp > ae->ck_sharp_worst || !ae->ck_sharp_worst_what[0]) {
+            ae->ck_sharp_worst = v->worst_sharp;
+            ae->ck_sharp_worst_step = eval ? 0 : step;
+            snprintf(ae->ck_sharp_worst_what, sizeof ae->ck_sharp_worst_what, "%s", v->worst_sharp_what);
+        }
+    }
+    if (v->n_sus) {
+        if (!ae->ck_sus_checks || v->sus.ratio > ae->ck_sus.ratio) {
+            ae->ck_sus = v->sus;
+            ae->ck_sus_worst_ratio = v->sus_worst_ratio;
+            ae->ck_sus_step = eval ? 0 : step;
+            ae->ck_sus_eval_epoch = eval ? epoch + 1 : 0;
+        }
+        ae->ck_sus_checks++;
     }
     if (!v->n_viol) return;
     ae->ck_viol_checks++;

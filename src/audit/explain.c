@@ -1513,6 +1513,43 @@ static int rule_accuracy(explain_list *L, const audit_result *r, const model *m)
 
 /* ---- state round-trip, noise band, coverage ------------------------------ */
 
+/* A relation over its sharper tier (bounds_ck_sharp_tol) and within its
+ * worst case, at some step, on the engine's own tensors: SUSPECT. */
+static int checksum_suspect(explain_list *L, const audit_result *r, const model *m, const audit_engine *ae) {
+    char b1[32], b2[32], where[48];
+    const ck_violation *v = &ae->ck_sus;
+    explain_finding *f = add(L, "checksum-suspect", EXPLAIN_SUSPECT);
+    if (!f) return LS_ENOMEM;
+    snprintf(f->a, sizeof f->a, "%s", ae->label);
+    if (v->layer >= 0 && v->layer < m->n_layers) {
+        snprintf(f->layer_name, sizeof f->layer_name, "%s", m->layers[v->layer].name);
+        snprintf(f->layer, sizeof f->layer, "%s (%s)", m->layers[v->layer].name, ck_phase_label(v->phase));
+    }
+    snprintf(f->phase, sizeof f->phase, "%s", ck_phase_coarse(v->phase));
+    f->step = ae->ck_sus_step;
+    f->ratio = v->ratio;
+    if (ae->ck_sus_eval_epoch) snprintf(where, sizeof where, "the evaluation after epoch %d", ae->ck_sus_eval_epoch);
+    else snprintf(where, sizeof where, "step %ld", ae->ck_sus_step);
+    snprintf(f->title, sizeof f->title, "%s: every-step checksum beyond what fp32 rounding does in practice at %s, %s "
+             "(SUSPECT: x%s the sharper tier, %s of the worst case)", ae->label, where, f->layer[0] ? f->layer : "?",
+             fnum(b1, sizeof b1, v->ratio), fnum(b2, sizeof b2, ae->ck_sus_worst_ratio));
+    snprintf(f->cause, sizeof f->cause,
+             "On %s's own tensors, %s. The relation holds within the proven worst case but not within the sharper "
+             "tier (checks/bounds.c, bounds_ck_sharp_tol: Azuma-Hoeffding over every rounding of the outputs it "
+             "sums, false alarm <= %.1e per relation under independent mean-zero rounding): an error larger than "
+             "fp32 rounding produces in practice, a fault or a reduced-precision path the worst case cannot see.",
+             ae->label, v->what, bounds_ck_sharp_alarm());
+    snprintf(f->evidence, sizeof f->evidence,
+             "%ld step(s) or evaluation batch(es) with a relation over the sharper tier only; %ld relations judged "
+             "on a sharper tier than the worst case; the worst: %s (x%s the sharp tolerance, %s of the worst case).",
+             ae->ck_sus_checks, ae->ck_n_sharp, v->what, fnum(b1, sizeof b1, v->ratio),
+             fnum(b2, sizeof b2, ae->ck_sus_worst_ratio));
+    snprintf(f->fix, sizeof f->fix, "Audit that step in isolated mode (--attribution-steps covering it, or a "
+                                    "recording) to see which elements of %s err; ablate %s's knobs one at a time.",
+             f->layer[0] ? f->layer : "that operation", ae->label);
+    return LS_OK;
+}
+
 /* Every-step checksums (checks/checksums.h): a relation or re-check that
  * does not hold on an engine's own tensors is a fault of that engine at
  * that step, whatever the other engines did (they may share it). */
@@ -1552,6 +1589,11 @@ static int rule_checksums(explain_list *L, const audit_result *r, const model *m
         snprintf(f->fix, sizeof f->fix, "A fault in %s at %s: the operation named computed a value that its own "
                                         "inputs do not give.", ae->label, where);
     }
+    for (int i = 0; i < r->n_engines; i++)
+        if (r->eng[i].available && !r->eng[i].is_ref && !r->eng[i].ck_viol_checks && r->eng[i].ck_sus_checks) {
+            int rc = checksum_suspect(L, r, m, &r->eng[i]);
+            if (rc) return rc;
+        }
     return LS_OK;
 }
 
@@ -1876,6 +1918,15 @@ static void engine_verdict_words(engine_verdict *ev, const audit_result *r, cons
         snprintf(ev->detail, sizeof ev->detail, "%s, %s: ratio %s at step %ld", r->slot_name[ev->worst_slot],
                  explain_slot_origin(r, m, ev->worst_slot, org, sizeof org), fnum(b1, sizeof b1, ev->worst_ratio),
                  ev->worst_step);
+    } else if (ae->ck_sus_checks) {
+        snprintf(ev->verdict, sizeof ev->verdict, "SUSPECT");
+        ev->suspect = 1;
+        char where[32], b2[32];
+        if (ae->ck_sus_eval_epoch) snprintf(where, sizeof where, "evaluation, epoch %d", ae->ck_sus_eval_epoch);
+        else snprintf(where, sizeof where, "step %ld", ae->ck_sus_step);
+        snprintf(ev->detail, sizeof ev->detail, "checksum %s, %s: x%s the sharper tier, %s of the worst case (%ld "
+                 "check(s))", where, ae->ck_sus.what, fnum(b1, sizeof b1, ae->ck_sus.ratio),
+                 fnum(b2, sizeof b2, ae->ck_sus_worst_ratio), ae->ck_sus_checks);
     } else if (ev->suspect_slot >= 0) {
         snprintf(ev->verdict, sizeof ev->verdict, "SUSPECT");
         ev->suspect = 1;

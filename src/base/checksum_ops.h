@@ -11,8 +11,10 @@
  * in double from the engine's own fp32 tensors; A = the same sum with
  * every term in absolute value (what the fp32 rounding bound scales with);
  * Y = sum of |computed outputs| (what the double evaluation's own rounding
- * scales with).  checks/bounds.c turns (A, Y) into a tolerance; nothing
- * here judges.
+ * scales with); S = an upper bound on the largest single output's sum of
+ * |terms| (max_p S_p: what the sharper, probabilistic tier needs besides
+ * A = sum_p S_p).  checks/bounds.c turns (A, Y, S) into tolerances;
+ * nothing here judges.
  *
  * Shapes are passed as plain numbers (base knows no model).  Conv: stride
  * 1, k x k, zero padding `pad`, NCHW / OIHW.  "Window sum" of offset
@@ -32,7 +34,7 @@
 #include "base/rng.h"
 
 typedef struct {
-    double r, a, y;
+    double r, a, y, s;
 } ck_rel;
 
 typedef struct {

@@ -519,3 +519,52 @@ double bounds_ck_tol(size_t K, size_t P, int is_sum, double A, double Y, double 
     double nd = 8.0 * (double)(P + K) + 16, u64 = 0x1p-53;
     return 1.01 * t + nd * u64 / (1 - nd * u64) * (Y + A);
 }
+
+/* ---- the sharper tier of a relation ---------------------------------------
+ * The same model as the per-element sharper tier (Higham & Mary; bounds.h):
+ * every rounding of the fp32 computation of the relation's P outputs has
+ * a relative error delta, independent of the others given the earlier
+ * ones, mean-zero, |delta| <= u.  Output p's error is
+ *   e_p = sum_{i <= n_r} delta_{p,i} T_{p,i},  |T_{p,i}| <= (1 + gamma_n) S_p,
+ * n_r = 2K - 1 roundings for a dot of K terms (K products, K - 1 sums; an
+ * FMA has fewer), K - 1 for a sum, T the rounded quantity (a product or
+ * a partial sum, each at most the output's sum of |terms| S_p up to
+ * gamma_n).  The residual's exact part R = sum_p e_p is then a sum of
+ * P n_r martingale differences, each bounded by u (1 + gamma_n) S_p, so
+ * Azuma-Hoeffding gives, with probability >= 1 - 2 exp(-lambda^2 / 2),
+ *   |R| <= lambda u (1 + gamma_n) sqrt(n_r sum_p S_p^2)
+ *       <= lambda u (1 + gamma_n) sqrt(n_r S A),
+ * since sum_p S_p^2 <= (max_p S_p) sum_p S_p <= S A (A = sum_p S_p, the
+ * relation's second field; S, its fourth, bounds max_p S_p from plane
+ * maxima: engines/checksums.c).  One inequality per relation: no union
+ * over the n_r roundings is needed.  lambda is set for a per-relation
+ * false-alarm probability of BOUNDS_SHARP_ALPHA_ELEM (1e-16): lambda =
+ * sqrt(2 ln(2 / alpha)) / (1 - u) = 8.7, and a main-job run judges ~2e8
+ * relations (~7e4 per step x ~1000 stages x 4 engines), so a whole run
+ * false-alarms with probability < 1e-7 on this tier.  The underflow term
+ * is scaled as the per-element tier scales it; the double-evaluation
+ * term is unchanged.  How much sharper: ~lambda sqrt(2 / (K P)) sqrt(S /
+ * mean S_p) of the worst case, e.g. ~0.1-0.4 for conv forward relations,
+ * ~0.005-0.02 for conv backward-weights (K = n OH OW).  Reduced-precision
+ * engines (u_in > 0) keep the worst case: their operand rounding may be
+ * truncation, which is not mean-zero. */
+double bounds_ck_sharp_lambda(void) { return sqrt(2 * log(2 / BOUNDS_SHARP_ALPHA_ELEM)) / (1 - U32); }
+
+double bounds_ck_sharp_alarm(void) {
+    double l = bounds_ck_sharp_lambda() * (1 - U32);
+    return 2 * exp(-l * l / 2);
+}
+
+double bounds_ck_sharp_tol(size_t K, size_t P, int is_sum, double A, double Y, double S, double u_in) {
+    double worst = bounds_ck_tol(K, P, is_sum, A, Y, u_in);
+    if (u_in > 0 || !(S >= 0) || !isfinite(S)) return worst;
+    size_t n = is_sum ? (K > 1 ? K - 1 : 0) : K;
+    double g = compare_gamma(n);
+    if (n < 1 || !isfinite(g)) return worst;
+    double nr = is_sum ? (double)n : 2.0 * (double)K - 1, lam = bounds_ck_sharp_lambda();
+    double t = lam * U32 * (1 + g) * sqrt(nr * S * A);
+    if (!is_sum) t += sharp_ratio(n, lam) * (double)P * (double)K * 0x1p-149;
+    double nd = 8.0 * (double)(P + K) + 16, u64 = 0x1p-53;
+    double sharp = 1.01 * t + nd * u64 / (1 - nd * u64) * (Y + A);
+    return sharp < worst ? sharp : worst;
+}

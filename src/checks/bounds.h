@@ -178,5 +178,15 @@ void bounds_cluster_of(const model *m, tensor_kind kind, int idx, size_t *cdiv, 
  * 2^-8): the fp32 tolerance times lowp_bound_factor(K, u_in). */
 int bounds_ck_shape(const model *m, int l, int phase, size_t n, size_t *K, size_t *P, int *is_sum);
 double bounds_ck_tol(size_t K, size_t P, int is_sum, double A, double Y, double u_in);
+/* The sharper tier of a relation (the derivation is in bounds.c): with S
+ * an upper bound on the largest output's sum of |terms|, the residual
+ * exceeds lambda u (1 + gamma) sqrt(n_r S A) (+ the same underflow and
+ * double terms) with probability <= bounds_ck_sharp_alarm() under
+ * independent mean-zero roundings; never above bounds_ck_tol.  u_in > 0:
+ * the worst case (operand rounding modes such as truncation are not
+ * mean-zero). */
+double bounds_ck_sharp_tol(size_t K, size_t P, int is_sum, double A, double Y, double S, double u_in);
+double bounds_ck_sharp_lambda(void);
+double bounds_ck_sharp_alarm(void);
 
 #endif

@@ -25,6 +25,7 @@ const char *ck_phase_coarse(ck_phase p) {
 void ck_verdict_init(ck_verdict *v) {
     memset(v, 0, sizeof *v);
     v->worst_layer = -1;
+    v->sus.layer = -1;
 }
 
 static void note(ck_verdict *o, ck_phase ph, int layer, double ratio, double count, const char *what) {
@@ -55,7 +56,7 @@ static const char *unit_name(const layer *ly, int phase) {
 }
 
 /* conv/dense relations of layer l, phase ph: the worst one is noted (and
- * every violating one counted). */
+ * every violating one counted), on both tiers. */
 static void judge_rel(const model *m, const ck_layout *L, const double *vec, size_t n, int l, int ph, ck_phase cph,
                       double u_in, ck_verdict *o) {
     const layer *ly = &m->layers[l];
@@ -63,20 +64,48 @@ static void judge_rel(const model *m, const ck_layout *L, const double *vec, siz
     int is_sum;
     if (!cnt || !bounds_ck_shape(m, l, ph, n, &K, &P, &is_sum)) return;
     const double *r = vec + L->off[l][ph];
-    double worst = -1;
-    size_t wi = 0, bad = 0;
+    double worst = -1, wsharp = -1, sus_q = -1, sus_w = 0;
+    size_t wi = 0, si = 0, bad = 0, sus = 0, sharper = 0, sui = 0;
     for (size_t i = 0; i < cnt; i++) {
-        double tol = bounds_ck_tol(K, P, is_sum, r[3 * i + 1], r[3 * i + 2], u_in);
-        double q = tol > 0 ? fabs(r[3 * i]) / tol : (r[3 * i] == 0 ? 0 : INFINITY);
+        const double *e = r + CK_REL * i;
+        double tol = bounds_ck_tol(K, P, is_sum, e[1], e[2], u_in);
+        double st = bounds_ck_sharp_tol(K, P, is_sum, e[1], e[2], e[3], u_in);
+        double q = tol > 0 ? fabs(e[0]) / tol : (e[0] == 0 ? 0 : INFINITY);
+        double qs = st > 0 ? fabs(e[0]) / st : (e[0] == 0 ? 0 : INFINITY);
         if (q != q) q = INFINITY;
+        if (qs != qs) qs = INFINITY;
+        sharper += st < tol;
         if (q > 1) bad++;
+        else if (qs > 1) {
+            sus++;
+            if (qs > sus_q) sus_q = qs, sus_w = q, sui = i;
+        }
         if (q > worst) worst = q, wi = i;
+        if (qs > wsharp) wsharp = qs, si = i;
     }
     char what[96];
     snprintf(what, sizeof what, "%s %s, %s %zu (%zu of %zu relations over)", ly->name, ck_phase_name(ph),
              unit_name(ly, ph), wi, bad, cnt);
     o->n_relations += (long)cnt - 1;
     note(o, cph, l, worst, 0, what);
+    o->n_sharp += (long)sharper;
+    if (wsharp > o->worst_sharp || !o->worst_sharp_what[0]) {
+        o->worst_sharp = wsharp;
+        snprintf(o->worst_sharp_what, sizeof o->worst_sharp_what, "%s %s, %s %zu", ly->name, ck_phase_name(ph),
+                 unit_name(ly, ph), si);
+    }
+    if (sus && (!o->n_sus || sus_q > o->sus.ratio)) {
+        o->sus.phase = cph;
+        o->sus.layer = l;
+        o->sus.ratio = sus_q;
+        o->sus.count = (double)sus;
+        o->sus_worst_ratio = sus_w;
+        char t[256];
+        snprintf(t, sizeof t, "%s %s, %s %zu (%zu of %zu over the sharp tier)", ly->name, ck_phase_name(ph),
+                 unit_name(ly, ph), sui, sus, cnt);
+        snprintf(o->sus.what, sizeof o->sus.what, "%.95s", t);
+    }
+    o->n_sus += (int)sus;
 }
 
 static void judge_exact(const model *m, const ck_layout *L, const double *vec, int l, int ph, ck_phase cph,

@@ -1,7 +1,8 @@
 /*
  * checksums.h — judging an engine's every-step checksum vector
  * (engines/checksums.h): each conv/dense relation's residual against its
- * tolerance (bounds_ck_tol, derived from the per-element rules), each
+ * tolerance (bounds_ck_tol, derived from the per-element rules) and its
+ * sharper, probabilistic tier (bounds_ck_sharp_tol: SUSPECT), each
  * element-wise re-check (exact), the loss and its gradient re-done in
  * double from the engine's logits (bounds_loss), the Adam re-check (exact:
  * the engine's update is ops_adam_elem), and continuity (the state a step
@@ -43,6 +44,14 @@ typedef struct {
     long n_relations;     /* relations and re-checks judged */
     int n_viol;           /* violations (only the first CK_MAX_VIOL kept) */
     ck_violation v[CK_MAX_VIOL];
+    /* the sharper tier (bounds_ck_sharp_tol) of the same relations: over it
+     * but within the worst case is SUSPECT, not PROBLEM */
+    long n_sharp;         /* relations judged on a sharper tier than the worst case */
+    double worst_sharp;   /* the largest |residual| / sharp tolerance */
+    char worst_sharp_what[96];
+    int n_sus;            /* relations over the sharp tolerance, within the worst case */
+    ck_violation sus;     /* the worst of them (phase, layer, ratio to the sharp tolerance) */
+    double sus_worst_ratio; /* ... and its ratio to the worst-case tolerance */
 } ck_verdict;
 
 void ck_verdict_init(ck_verdict *v);

@@ -48,7 +48,7 @@ void ck_layout_make(ck_layout *L, const model *m, size_t n) {
         const layer *ly = &m->layers[l];
         int lin = ly->kind == LAYER_CONV || ly->kind == LAYER_DENSE;
         L->is_rel[l] = lin;
-        size_t per = lin ? 3 : 2;
+        size_t per = lin ? CK_REL : 2;
         if (ly->kind == LAYER_CONV) {
             L->cnt[l][CK_FWD] = n * (size_t)ly->out_c;
             L->cnt[l][CK_BWD_DATA] = l > 0 ? n * (size_t)ly->in_c : 0;
@@ -136,7 +136,7 @@ static void scratch_needed(const model *m, size_t n, size_t *wt, size_t *pl, siz
                w = (size_t)ly->in_w, oh = (size_t)ly->out_h, ow = (size_t)ly->out_w, t[5] = {0, 0, 0, 0, 0};
         if (ly->kind == LAYER_CONV) {
             t[0] = C * kk * OC + C * OC, t[1] = 2 * (h + 1) * w + 2 * w + 2 * (oh + 1) * ow + 2 * ow,
-            t[2] = 2 * h * w + 2 * oh * w, t[3] = 4 * (C + OC), t[4] = n * OC * 5;
+            t[2] = 2 * h * w + 2 * oh * w, t[3] = 6 * (C + OC), t[4] = n * OC * 6;
         } else if (ly->kind == LAYER_DENSE) {
             t[0] = 2 * (C + OC);
         }
@@ -199,10 +199,20 @@ static int fetch(engine *e, ck_state *S, int backward) {
 
 /* ---- relations of conv and dense ---------------------------------------- */
 
-static void put_rel(double *o, double lhs, double lhs_a, double rhs, double a) {
+static void put_rel(double *o, double lhs, double lhs_a, double rhs, double a, double smax) {
     o[0] = lhs - rhs;
     o[1] = a;
     o[2] = lhs_a;
+    o[3] = smax;
+}
+
+static double max_abs(const float *x, size_t n) {
+    double m = 0;
+    for (size_t i = 0; i < n; i++) {
+        double v = fabs((double)x[i]);
+        m = v > m ? v : m;
+    }
+    return m != m ? INFINITY : m;
 }
 
 static ck_conv_dims dims_of(const layer *ly) {
@@ -250,10 +260,11 @@ static void sum_lanes(const float *x, size_t n, double *s, double *sa) {
  * each row range's column sums are differences of two V rows, then the
  * column ranges are summed.  Rounding: each window sum is within
  * (h + w + 4) u64 of the plane's sum of |x| (first order), which
- * bounds_ck_tol's term covers through Y (see there).  v: 4 (h + 1) w + 2 w
- * doubles of scratch. */
+ * bounds_ck_tol's term covers through Y (see there).  *mx = max |x| over
+ * the plane (S of the sharper tier).  v: 2 (h + 1) w + 2 w doubles of
+ * scratch. */
 static void window_sums(const float *x, int h, int w, int k, const int *r0, const int *r1, const int *c0,
-                        const int *c1, double *v, double *s, double *sa, double *tot_a) {
+                        const int *c1, double *v, double *s, double *sa, double *tot_a, double *mx) {
     double *V = v, *Va = v + (size_t)(h + 1) * w, *cr = Va + (size_t)(h + 1) * w, *cra = cr + w;
     for (int q = 0; q < w; q++) V[q] = Va[q] = 0;
     for (int r = 0; r < h; r++) {
@@ -269,6 +280,7 @@ static void window_sums(const float *x, int h, int w, int k, const int *r0, cons
     double ta = 0;
     for (int q = 0; q < w; q++) ta += Va[(size_t)h * w + q];
     *tot_a = ta;
+    *mx = max_abs(x, (size_t)h * w);
     for (int kh = 0; kh < k; kh++) {
         int a = r0[kh], b = r1[kh];
         if (a > b) {
@@ -352,18 +364,20 @@ static void conv_fwd(ck_state *S, const layer *ly, const float *w, const float *
     for (ptrdiff_t ii = 0; ii < (ptrdiff_t)n; ii++) {
         size_t i = (size_t)ii;
         ck_tls W = tls_of(S, omp_get_thread_num());
-        double *T = W.tv, *rhs = T + d.c, *a = rhs + OC, *ex = a + OC;
+        /* T, M: per input channel, the plane's sum and max of |x|; ex: the
+         * Y term of the window sums' rounding; sm: S = |b| + sum_c wsum M */
+        double *T = W.tv, *M = T + d.c, *rhs = M + d.c, *a = rhs + OC, *ex = a + OC, *sm = ex + OC;
         for (int c = 0; c < d.c; c++)
             window_sums(x + (i * d.c + c) * HW, d.h, d.w, d.k, r0, r1, c0, c1, W.pl, W.s + c * kk, W.sa + c * kk,
-                        &T[c]);
-        for (size_t oc = 0; oc < OC; oc++) rhs[oc] = P * (double)b[oc], a[oc] = P * fabs((double)b[oc]), ex[oc] = 0;
+                        &T[c], &M[c]);
+        for (size_t oc = 0; oc < OC; oc++)
+            rhs[oc] = P * (double)b[oc], a[oc] = P * fabs((double)b[oc]), ex[oc] = 0, sm[oc] = fabs((double)b[oc]);
         matvec_acc(rhs, a, wt, W.s, W.sa, ckk, OC);
-        for (int c = 0; c < d.c; c++)
-            for (size_t oc = 0; oc < OC; oc++) ex[oc] += wsum[(size_t)c * OC + oc] * T[c];
+        matvec_acc(ex, sm, wsum, T, M, (size_t)d.c, OC); /* wsum >= 0: |wsum| = wsum */
         for (size_t oc = 0; oc < OC; oc++) {
             double ls, la;
             sum_lanes(y + (i * OC + oc) * P, P, &ls, &la);
-            put_rel(o + 3 * (i * OC + oc), ls, la + ex[oc], rhs[oc], a[oc]);
+            put_rel(o + CK_REL * (i * OC + oc), ls, la + ex[oc], rhs[oc], a[oc], sm[oc]);
         }
     }
 }
@@ -392,18 +406,17 @@ static void conv_bwd_data(ck_state *S, const layer *ly, const float *w, const fl
     for (ptrdiff_t ii = 0; ii < (ptrdiff_t)n; ii++) {
         size_t i = (size_t)ii;
         ck_tls W = tls_of(S, omp_get_thread_num());
-        double *T = W.tv, *rhs = T + OC, *a = rhs + C, *ex = a + C;
+        double *T = W.tv, *M = T + OC, *rhs = M + OC, *a = rhs + C, *ex = a + C, *sm = ex + C;
         for (size_t oc = 0; oc < OC; oc++)
             window_sums(dy + (i * OC + oc) * P, d.oh, d.ow, d.k, r0, r1, c0, c1, W.pl, W.s + oc * kk,
-                        W.sa + oc * kk, &T[oc]);
-        for (size_t c = 0; c < C; c++) rhs[c] = a[c] = ex[c] = 0;
+                        W.sa + oc * kk, &T[oc], &M[oc]);
+        for (size_t c = 0; c < C; c++) rhs[c] = a[c] = ex[c] = sm[c] = 0;
         matvec_acc(rhs, a, wb, W.s, W.sa, OC * kk, C);
-        for (size_t oc = 0; oc < OC; oc++)
-            for (size_t c = 0; c < C; c++) ex[c] += wsum[oc * C + c] * T[oc];
+        matvec_acc(ex, sm, wsum, T, M, OC, C);
         for (size_t c = 0; c < C; c++) {
             double ls, la;
             sum_lanes(dx + (i * C + c) * HW, HW, &ls, &la);
-            put_rel(o + 3 * (i * C + c), ls, la + ex[c], rhs[c], a[c]);
+            put_rel(o + CK_REL * (i * C + c), ls, la + ex[c], rhs[c], a[c], sm[c]);
         }
     }
 }
@@ -413,8 +426,10 @@ static void conv_bwd_data(ck_state *S, const layer *ly, const float *w, const fl
  * pad) inside the input: X^ = sum over channels, then a k x k box sum,
  * rows then columns.  *tot_a = sum of |x| over the sample.  Rounding:
  * each Z within (C + 2 k + 2) u64 of *tot_a (first order), covered
- * through Y.  v: 2 h w + 2 oh w + ... doubles of scratch (bwd_w_scratch). */
-static void patch_sums(const float *x, const ck_conv_dims *d, double *v, double *z, double *za, double *tot_a) {
+ * through Y.  *mx = max |x| over the sample.  v: 2 h w + 2 oh w doubles
+ * of scratch. */
+static void patch_sums(const float *x, const ck_conv_dims *d, double *v, double *z, double *za, double *tot_a,
+                       double *mx) {
     size_t HW = (size_t)d->h * d->w;
     double *X = v, *Xa = v + HW, *B = Xa + HW, *Ba = B + (size_t)d->oh * d->w;
     for (size_t e = 0; e < HW; e++) X[e] = Xa[e] = 0;
@@ -429,6 +444,7 @@ static void patch_sums(const float *x, const ck_conv_dims *d, double *v, double 
     double ta = 0;
     for (size_t e = 0; e < HW; e++) ta += Xa[e];
     *tot_a = ta;
+    *mx = max_abs(x, d->c * HW);
     for (int r = 0; r < d->oh; r++) {
         double *br = B + (size_t)r * d->w, *bra = Ba + (size_t)r * d->w;
         for (int q = 0; q < d->w; q++) br[q] = bra[q] = 0;
@@ -457,13 +473,14 @@ static void conv_bwd_w(ck_state *S, const layer *ly, const float *x, const float
                        const float *db, size_t n, double *ow_, double *ob) {
     ck_conv_dims d = dims_of(ly);
     size_t kk = (size_t)d.k * d.k, ckk = d.c * kk, P = (size_t)d.oh * d.ow, HW = (size_t)d.h * d.w, OC = d.oc;
-    /* per sample and output channel: sum dy Z, sum |dy| Za, sum dy, sum |dy|, T sum |dy| */
+    /* per sample and output channel: sum dy Z, sum |dy| Za, sum dy, sum |dy|, T sum |dy|, max|x| sum |dy|
+     * (S of a weight gradient dW[o][c][t] = sum over samples and positions of dy x) */
 #pragma omp parallel for schedule(static) num_threads(S->nth)
     for (ptrdiff_t ii = 0; ii < (ptrdiff_t)n; ii++) {
         size_t i = (size_t)ii;
         ck_tls W = tls_of(S, omp_get_thread_num());
-        double tn, *z = W.s, *za = W.sa;
-        patch_sums(x + i * d.c * HW, &d, W.pl, z, za, &tn);
+        double tn, mx, *z = W.s, *za = W.sa;
+        patch_sums(x + i * d.c * HW, &d, W.pl, z, za, &tn, &mx);
         for (size_t oc = 0; oc < OC; oc++) {
             const float *g = dy + (i * OC + oc) * P;
             double t[LANES] = {0}, ta[LANES] = {0}, u[LANES] = {0}, ua[LANES] = {0};
@@ -482,18 +499,25 @@ static void conv_bwd_w(ck_state *S, const layer *ly, const float *x, const float
                 double v = g[p];
                 st += v * z[p], sta += fabs(v) * za[p], su += v, sua += fabs(v);
             }
-            double *q = S->part + (i * OC + oc) * 5;
-            q[0] = st, q[1] = sta, q[2] = su, q[3] = sua, q[4] = tn * sua;
+            double *q = S->part + (i * OC + oc) * 6;
+            q[0] = st, q[1] = sta, q[2] = su, q[3] = sua, q[4] = tn * sua, q[5] = mx * sua;
         }
     }
     for (size_t oc = 0; oc < OC; oc++) {
-        double r[5] = {0, 0, 0, 0, 0}, ls, la; /* over samples in order */
+        double r[6] = {0, 0, 0, 0, 0, 0}, ls, la; /* over samples in order */
         for (size_t i = 0; i < n; i++)
-            for (int k = 0; k < 5; k++) r[k] += S->part[(i * OC + oc) * 5 + k];
+            for (int k = 0; k < 6; k++) r[k] += S->part[(i * OC + oc) * 6 + k];
         sum_lanes(dw + oc * ckk, ckk, &ls, &la);
-        put_rel(ow_ + 3 * oc, ls, la + r[4], r[0], r[1]);
-        put_rel(ob + 3 * oc, db[oc], fabs((double)db[oc]), r[2], r[3]);
+        put_rel(ow_ + CK_REL * oc, ls, la + r[4], r[0], r[1], r[5]);
+        put_rel(ob + CK_REL * oc, db[oc], fabs((double)db[oc]), r[2], r[3], r[3]); /* one sum: S = A */
     }
+}
+
+/* sum and sum of |.| of cnt strided weights */
+static void sum_abs_w(const float *w, size_t stride, size_t cnt, double *s, double *sa) {
+    double t = 0, ta = 0;
+    for (size_t i = 0; i < cnt; i++) t += w[i * stride], ta += fabs((double)w[i * stride]);
+    *s = t, *sa = ta;
 }
 
 /* column sums of a row-major (rows x cols) matrix: s[j] = sum_i x[i][j] */
@@ -513,36 +537,38 @@ static void dense_all(ck_state *S, const layer *ly, const float *w, const float 
                       const float *dy, const float *dx, const float *dw, const float *db, size_t n, double *o[4]) {
     size_t in = (size_t)ly->in_c, out = (size_t)ly->out_c;
     double *xs = S->s, *xa = S->sa, *ys = S->wt, *ya = ys + out;
+    double mx = max_abs(x, n * in); /* S of an output: sum_k |w_jk| max|x| + |b_j| */
     col_sums(x, n, in, xs, xa);
     col_sums(y, n, out, ys, ya);
     for (size_t j = 0; j < out; j++) {
-        double rhs = n * (double)b[j], a = n * fabs((double)b[j]);
+        double rhs = n * (double)b[j], a = n * fabs((double)b[j]), wa, ws;
         ck_dot_acc(&rhs, &a, w + j * in, 1, xs, xa, 1, in);
-        put_rel(o[CK_FWD] + 3 * j, ys[j], ya[j], rhs, a);
+        sum_abs_w(w + j * in, 1, in, &ws, &wa);
+        put_rel(o[CK_FWD] + CK_REL * j, ys[j], ya[j], rhs, a, wa * mx + fabs((double)b[j]));
     }
     if (!dy) return;
     /* backward: Ds (out) = dy summed over the batch, Rx (n) = x summed over features */
     double *ds = S->s, *da = S->sa, *rx = S->s + out, *ra = S->sa + out, *dxs = S->wt, *dxa = S->wt + in;
+    double mdy = max_abs(dy, n * out);
     col_sums(dy, n, out, ds, da);
     for (size_t i = 0; i < n; i++) sum_lanes(x + i * in, in, &rx[i], &ra[i]);
     if (dx && o[CK_BWD_DATA]) {
         col_sums(dx, n, in, dxs, dxa);
         for (size_t k = 0; k < in; k++) {
-            double rhs = 0, a = 0;
+            double rhs = 0, a = 0, ws, wa;
             ck_dot_acc(&rhs, &a, w + k, in, ds, da, 1, out);
-            put_rel(o[CK_BWD_DATA] + 3 * k, dxs[k], dxa[k], rhs, a);
+            sum_abs_w(w + k, in, out, &ws, &wa);
+            put_rel(o[CK_BWD_DATA] + CK_REL * k, dxs[k], dxa[k], rhs, a, wa * mdy);
         }
     }
     for (size_t j = 0; j < out; j++) {
         double ls, la, rhs = 0, a = 0;
         sum_lanes(dw + j * in, in, &ls, &la);
         ck_dot_acc(&rhs, &a, dy + j, out, rx, ra, 1, n);
-        put_rel(o[CK_BWD_W] + 3 * j, ls, la, rhs, a);
-        put_rel(o[CK_BWD_B] + 3 * j, db[j], fabs((double)db[j]), ds[j], da[j]);
+        put_rel(o[CK_BWD_W] + CK_REL * j, ls, la, rhs, a, da[j] * mx);
+        put_rel(o[CK_BWD_B] + CK_REL * j, db[j], fabs((double)db[j]), ds[j], da[j], da[j]);
     }
 }
-
-/* ---- element-wise layers ------------------------------------------------ */
 
 /* Element-wise re-checks: one loop per kind (no branch on the kind inside),
  * element counts summed in integers over threads (the same at any thread

@@ -8,8 +8,9 @@
  *
  * A vector is doubles.  Header: [0] stage, [1] batch n, [2] step.  Then,
  * per layer l, up to four blocks:
- *   conv/dense: FWD, BWD_DATA (l > 0), BWD_W, BWD_B — relations, 3 doubles
- *     each (R, A, Y: base/checksum_ops.h's ck_rel);
+ *   conv/dense: FWD, BWD_DATA (l > 0), BWD_W, BWD_B — relations, CK_REL = 4
+ *     doubles each (R, A, Y, S: base/checksum_ops.h's ck_rel; S bounds the
+ *     largest per-output sum of |terms| for the sharper tier);
  *   relu/max-pool/flatten/dropout: FWD, BWD_DATA (l > 0) — 2 doubles
  *     (elements that differ from the operation re-done bit for bit, 0).
  * Then LOSS: [loss, logits z (n, classes), dz (n, classes)] (small: the
@@ -37,12 +38,12 @@
 #include "engines/engine.h"
 
 enum { CK_FWD, CK_BWD_DATA, CK_BWD_W, CK_BWD_B, CK_NPHASE };
-enum { CK_HDR = 3 };
+enum { CK_HDR = 3, CK_REL = 4 };
 
 typedef struct {
     size_t off[MODEL_MAX_LAYERS][CK_NPHASE]; /* in doubles */
     size_t cnt[MODEL_MAX_LAYERS][CK_NPHASE]; /* relations (or 1 exact block); 0 = none */
-    int is_rel[MODEL_MAX_LAYERS];            /* 3 doubles per entry, else 2 */
+    int is_rel[MODEL_MAX_LAYERS];            /* CK_REL doubles per entry, else 2 */
     size_t loss_off, adam_off, digest_off;
     size_t total; /* doubles */
 } ck_layout;

@@ -157,6 +157,12 @@ void report_print_coverage(FILE *f, const audit_result *r, const verdict_table *
         if (ae->ck_have && r->cfg.checksums && ae->ck_relations)
             fprintf(f, "\n  %-24s   worst checksum ratio %s: %s", "", ls_fmt_num(b1, sizeof b1, ae->ck_worst, "-"),
                     ae->ck_worst_what);
+        if (ae->ck_have && r->cfg.checksums && ae->ck_n_sharp) {
+            char b2[32];
+            fprintf(f, "\n  %-24s   sharper tier (%ld relations): worst ratio %s (%s), %ld check(s) over it", "",
+                    ae->ck_n_sharp, ls_fmt_num(b2, sizeof b2, ae->ck_sharp_worst, "-"), ae->ck_sharp_worst_what,
+                    ae->ck_sus_checks);
+        }
         if (ae->ev_ref_images)
             fprintf(f, "\n  %-24s   evaluation vs the reference (epoch %d, %ld images): worst logit ratio %s, %ld "
                        "prediction(s) differ", "", ae->ev_ref_epoch, ae->ev_ref_images,

@@ -206,6 +206,36 @@ static void json_checksums(lsbuf *b, const audit_result *r, const audit_engine *
         lsbuf_json_str(b, ae->ck_first.what);
         lsbuf_printf(b, "}");
     }
+    /* the sharper tier of the same relations (bounds_ck_sharp_tol) */
+    lsbuf_printf(b, ", \"sharp\": {\"relations\": %ld, \"lambda\": ", ae->ck_n_sharp);
+    lsbuf_json_num(b, bounds_ck_sharp_lambda());
+    lsbuf_printf(b, ", \"false_alarm_per_relation\": ");
+    lsbuf_json_num(b, bounds_ck_sharp_alarm());
+    lsbuf_printf(b, ", \"worst_ratio\": ");
+    lsbuf_json_num(b, ae->ck_sharp_worst_what[0] ? ae->ck_sharp_worst : NAN);
+    lsbuf_printf(b, ", \"worst_step\": %ld, \"worst\": ", ae->ck_sharp_worst_step);
+    lsbuf_json_str(b, ae->ck_sharp_worst_what);
+    lsbuf_printf(b, ", \"suspect_checks\": %ld", ae->ck_sus_checks);
+    if (ae->ck_sus_checks) {
+        lsbuf_printf(b, ", \"worst_suspect\": {\"step\": %ld, \"eval_epoch\": %d, \"phase\": ", ae->ck_sus_step,
+                     ae->ck_sus_eval_epoch);
+        lsbuf_json_str(b, ck_phase_label(ae->ck_sus.phase));
+        lsbuf_printf(b, ", \"layer\": ");
+        lsbuf_json_str(b, ae->ck_sus.layer >= 0 && ae->ck_sus.layer < r->m.n_layers ? r->m.layers[ae->ck_sus.layer].name : "");
+        lsbuf_printf(b, ", \"sharp_ratio\": ");
+        lsbuf_json_num(b, ae->ck_sus.ratio);
+        lsbuf_printf(b, ", \"worst_case_ratio\": ");
+        lsbuf_json_num(b, ae->ck_sus_worst_ratio);
+        lsbuf_printf(b, ", \"what\": ");
+        lsbuf_json_str(b, ae->ck_sus.what);
+        lsbuf_printf(b, "}");
+    }
+    lsbuf_printf(b, ", \"sharp_ratio_per_step\": [");
+    for (long k = 0; k < ae->ck_total && ae->ck_step_sharp; k++) {
+        if (k) lsbuf_printf(b, ",");
+        lsbuf_json_num(b, ae->ck_step_sharp[k]);
+    }
+    lsbuf_printf(b, "]}");
     lsbuf_printf(b, ", \"eval_vs_reference\": {\"images\": %ld, \"epoch\": %d, \"worst_ratio\": ", ae->ev_ref_images,
                  ae->ev_ref_epoch);
     lsbuf_json_num(b, ae->ev_ref_images ? ae->ev_ref_worst : NAN);

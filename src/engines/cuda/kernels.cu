@@ -199,9 +199,14 @@ extern "C" int lk_test_expf_logf(cudaStream_t s, float *exp_out, float *log_out,
 }
 
 /* ---- every-step checksums (base/checksum_ops.h bodies; engines/checksums.h
- * layout).  Each thread computes one sum or one relation in double, in the
- * same order as the host implementation; counts and digests are integer
- * or exact-integer atomics, so the vector does not depend on scheduling. --- */
+ * layout).  Each thread computes one sum or one relation in double, in
+ * the plain order of checksum_ops.h (the host's faster order differs only
+ * within bounds_ck_tol's double-rounding term); counts and digests are
+ * integer or exact-integer atomics, so the vector does not depend on
+ * scheduling.  A relation's 4th field S (the largest output's sum of
+ * |terms|, for the sharper tier) is set to A, a valid but loose upper
+ * bound: on the GPU the sharper tier of the relations coincides with the
+ * worst case until the kernels compute plane maxima as the host does. --- */
 
 __global__ void k_ck_window(double *s, double *sa, const float *x, ck_conv_dims d, size_t planes, int dy_mode) {
     size_t kk = (size_t)d.k * d.k;
@@ -221,7 +226,7 @@ __global__ void k_ck_conv_fwd(double *o, const float *y, const float *w, const f
         double ls, la, rhs = P * (double)b[oc], a = P * fabs((double)b[oc]);
         ck_sum(y + r * P, P, 1, &ls, &la);
         ck_dot_acc(&rhs, &a, w + oc * ckk, 1, s + i * ckk, sa + i * ckk, 1, ckk);
-        o[3 * r] = ls - rhs, o[3 * r + 1] = a, o[3 * r + 2] = la;
+        o[4 * r] = ls - rhs, o[4 * r + 1] = a, o[4 * r + 2] = la, o[4 * r + 3] = a;
     }
 }
 
@@ -234,7 +239,7 @@ __global__ void k_ck_conv_bwd_data(double *o, const float *dx, const float *w, c
         ck_sum(dx + r * HW, HW, 1, &ls, &la);
         for (int oc = 0; oc < d.oc; oc++)
             ck_dot_acc(&rhs, &a, w + oc * ckk + c * kk, 1, s + (i * d.oc + oc) * kk, sa + (i * d.oc + oc) * kk, 1, kk);
-        o[3 * r] = ls - rhs, o[3 * r + 1] = a, o[3 * r + 2] = la;
+        o[4 * r] = ls - rhs, o[4 * r + 1] = a, o[4 * r + 2] = la, o[4 * r + 3] = a;
     }
 }
 
@@ -272,8 +277,8 @@ __global__ void k_ck_conv_bwd_w(double *ow_, double *ob, const float *dw, const 
             ck_sum(dy + (i * d.oc + oc) * P, P, 1, &s1, &a1);
             bs += s1, ba += a1;
         }
-        ow_[3 * oc] = ls - rhs, ow_[3 * oc + 1] = a, ow_[3 * oc + 2] = la;
-        ob[3 * oc] = (double)db[oc] - bs, ob[3 * oc + 1] = ba, ob[3 * oc + 2] = fabs((double)db[oc]);
+        ow_[4 * oc] = ls - rhs, ow_[4 * oc + 1] = a, ow_[4 * oc + 2] = la, ow_[4 * oc + 3] = a;
+        ob[4 * oc] = (double)db[oc] - bs, ob[4 * oc + 1] = ba, ob[4 * oc + 2] = fabs((double)db[oc]), ob[4 * oc + 3] = ba;
     }
 }
 
@@ -303,9 +308,9 @@ __global__ void k_ck_dense(double *o, double *ob, const float *w, const float *b
             ck_sum(lhs + j * in, in, 1, &ls, &la);
             ck_dot_acc(&rhs, &a, dy + j, out, s, sa, 1, n);
             ck_sum(dy + j, n, out, &bs, &ba);
-            ob[3 * j] = (double)b[j] - bs, ob[3 * j + 1] = ba, ob[3 * j + 2] = fabs((double)b[j]);
+            ob[4 * j] = (double)b[j] - bs, ob[4 * j + 1] = ba, ob[4 * j + 2] = fabs((double)b[j]), ob[4 * j + 3] = ba;
         }
-        o[3 * j] = ls - rhs, o[3 * j + 1] = a, o[3 * j + 2] = la;
+        o[4 * j] = ls - rhs, o[4 * j + 1] = a, o[4 * j + 2] = la, o[4 * j + 3] = a;
     }
 }
 

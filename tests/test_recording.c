@@ -67,7 +67,7 @@
 #include "checks/checksums.h"
 #include "checks/bounds.h"
 
-static char g_dir[64], g_path[128], g_spec[160], g_nock[128];
+static char g_dir[64], g_path[128], g_spec[160], g_nock[128], g_tf32[128];
 static int g_ok;
 
 enum { BATCH = 8, N_TRAIN = 64, N_TEST = 64, EVERY = 4 };
@@ -91,6 +91,7 @@ static int group_setup(void **st) {
     snprintf(g_path, sizeof g_path, "%s/cpu1.lsr", g_dir);
     snprintf(g_spec, sizeof g_spec, "recorded:%s", g_path);
     snprintf(g_nock, sizeof g_nock, "%s/cpu1-nock.lsr", g_dir);
+    snprintf(g_tf32, sizeof g_tf32, "%s/cpu1-tf32.lsr", g_dir);
     pid_t pid = fork();
     if (pid < 0) return -1;
     if (pid == 0) {
@@ -106,6 +107,10 @@ static int group_setup(void **st) {
         c.out_path = g_nock; /* the same run without its checksum vectors */
         c.no_checksums = 1;
         if (!rc && (rc = recording_record_run(&c))) fprintf(stderr, "record --no-checksums: %s\n", ls_errmsg());
+        c.out_path = g_tf32; /* declared reduced precision */
+        c.no_checksums = 0;
+        c.run.engine = "cpu:threads=1:tf32=on";
+        if (!rc && (rc = recording_record_run(&c))) fprintf(stderr, "record tf32: %s\n", ls_errmsg());
         _exit(rc ? 1 : 0);
     }
     int status = 0;
@@ -614,6 +619,24 @@ static void test_no_checksums_unchecked(void **st) {
     assert_int_equal(r.eng[i].ck_steps, 0);
     if (!strstr(r.eng[i].ck_none, "no checksum vectors")) fail_msg("why not: %s", r.eng[i].ck_none);
     audit_result_free(&r);
+    /* a recording of declared reduced precision holds its vectors, but
+     * does not offer them: the audit would judge them at fp32's tolerance
+     * (every_step.c reads u_in off the spec, here recorded:PATH) */
+    model m;
+    assert_int_equal(model_build(&m, "smallcnn"), 0);
+    engine_opts eo = {42, BATCH};
+    engine *e;
+    char spec[160];
+    snprintf(spec, sizeof spec, "recorded:%s", g_tf32);
+    if (engine_create(&e, spec, &m, &eo)) fail_msg("%s", ls_errmsg());
+    assert_true(engine_recorded_get(e)->has_checksums);
+    ck_layout L;
+    ck_layout_make(&L, &m, BATCH);
+    double *vec = malloc(L.total * sizeof *vec);
+    assert_int_equal(engine_checksums(e, CK_STAGE_STEP, vec), LS_EUNAVAIL);
+    assert_non_null(strstr(ls_errmsg(), "declared reduced precision"));
+    free(vec);
+    engine_free(e);
 }
 
 /* popen a command line, its output into out; the exit status. */

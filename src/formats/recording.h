@@ -110,7 +110,8 @@ void recording_free(recording *r);
 /* The contents as data (recording_check.c): every record against the plan
  * and the model m (shapes, steps, classes, finite values, digests, one
  * record per (step, layer, kind), the checksum vectors against ck_geom's
- * layout, ...).  Call after recording_open and
+ * layout — engines/recorded.h's recording_ck_geom_of; NULL refuses any
+ * checksum record —, ...).  Call after recording_open and
  * before any value is used; LS_EFORMAT "PATH: record step K KIND: field
  * F: problem". */
 int recording_validate(const recording *r, const model *m, recording_ck_geom_fn ck_geom);

@@ -9,7 +9,8 @@
  * read back, one changed (a value, a shape, a duplicate, a record more),
  * the file written again by golden.c's writer, so every CRC is valid.
  * Each must exit 2 with a message naming the file, the record and the
- * field.  An untouched rewrite is byte for byte the original and audits
+ * field (the checksum vectors' cases too: header, length, values, count,
+ * place).  An untouched rewrite is byte for byte the original and audits
  * the same.  And the audit shadows a recording made with the default plan
  * (audit_every 50 over 8 steps: no multiple of 50 in the run) at least
  * once (item 2: it used to report 0 shadow replays and "no problem").
@@ -181,11 +182,23 @@ static int two_d(rec_edit *r, const edit_case *c) {
     return 0;
 }
 static int twice(rec_edit *r, const edit_case *c) { return 2; }
+static int drop(rec_edit *r, const edit_case *c) { return 1; }
+static int set_layer(rec_edit *r, const edit_case *c) {
+    r->layer = (int32_t)c->value;
+    return 0;
+}
+static int set_step(rec_edit *r, const edit_case *c) {
+    r->step = (uint32_t)c->value;
+    return 0;
+}
 
 enum { ANY = -2 };
 #define K_LABELS GOLDEN_KIND_LABELS
 #define K_INDEX GOLDEN_KIND_BATCH_INDEX
 #define K_PRED GOLDEN_KIND_PREDICTIONS
+#define K_CKS GOLDEN_KIND_CK_STEP
+#define K_CKU GOLDEN_KIND_CK_UPDATE
+#define K_CKE GOLDEN_KIND_CK_EVAL
 
 /* The attack's 20 impossible contents (batch 8 and 64 test images here
  * where it had 64 and 200), then the 9 NaN/Inf ones of item 2, then a
@@ -223,6 +236,26 @@ static const edit_case CASES[] = {
     {"Inf dact", TENSOR_DACT, 2, 1, set_value, -INFINITY, 0, 0, 0, 0, "step 2 layer 1", "dact"},
     {"NaN gradient", TENSOR_GRADS, 8, -1, set_value, NAN, 100, 0, 0, 0, "step 8 grads", "grads"},
     {"NaN logit", GOLDEN_KIND_LOGITS, 8, -1, set_value, NAN, 0, 0, 0, 0, "step 8 logits", "logits"},
+    /* the checksum vectors (issue 19).  The tiny model's packed STEP vector:
+     * [3..50] conv1 forward (16 relations R, A, Y), [51..62] its
+     * backward-weights and bias, [63] relu1 forward's count; UPDATE: [3..10]
+     * ADAM (4 tensors), [11..] the digests */
+    {"checksum header step 4 at step 3", K_CKS, 3, -1, set_value, 4, 2, 0, 0, 0, "step 3 ck_step", "step"},
+    {"checksum header batch 7 of 8", K_CKS, 5, -1, set_value, 7, 1, 0, 0, 0, "step 5 ck_step", "n"},
+    {"update vector says stage 1", K_CKU, 2, -1, set_value, 1, 0, 0, 0, 0, "step 2 ck_update", "stage"},
+    {"NaN residual", K_CKS, 6, -1, set_value, NAN, 3, 0, 0, 0, "step 6 ck_step", "values"},
+    {"negative A", K_CKS, 1, -1, set_value, -1, 4, 0, 0, 0, "step 1 ck_step", "relation"},
+    {"half an element re-checked", K_CKS, 7, -1, set_value, 0.5, 63, 0, 0, 0, "step 7 ck_step", "count"},
+    {"negative Adam count", K_CKU, 4, -1, set_value, -1, 3, 0, 0, 0, "step 4 ck_update", "adam"},
+    {"digest piece 70000", K_CKU, 4, -1, set_value, 70000, 11, 0, 0, 0, "step 4 ck_update", "digest"},
+    {"short step vector", K_CKS, 2, -1, shorten, 0, 100, 0, 0, 0, "step 2 ck_step", "shape"},
+    {"update vector missing", K_CKU, 5, -1, drop, 0, 0, 0, 0, 0, "step 5 step", "ck_update"},
+    {"step vector twice", K_CKS, 3, -1, twice, 0, 0, 3, 0, 0, "step 3 ck_step", "step"},
+    {"evaluation batch 99 of 8", K_CKE, 8, 0, set_layer, 99, 0, 0, 0, 0, "step 8 layer 99 ck_eval", "layer"},
+    {"evaluation vector at step 4", K_CKE, 8, 1, set_step, 4, 0, 0, 0, 0, "step 4 layer 1 ck_eval", "step"},
+    {"evaluation vector of step 8", K_CKE, 8, 2, set_value, 8, 2, 0, 0, 0, "step 8 layer 2 ck_eval", "step"},
+    {"vectors the provenance denies", 0, 0, 0, NULL, 0, 0, 0, "plan.checksums", "none (edited)", "step 1 ck_step",
+     "kind"},
 };
 
 static void expect_refused(const edit_case *c, const char *path) {

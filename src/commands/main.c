@@ -146,6 +146,8 @@ static void usage(FILE *f) {
             "  --out FILE          the recording to write (required; written atomically)\n"
             "  --audit-every K     the audit plan: every tensor recorded at steps 1..N, every K-th and\n"
             "  --ref-steps N       the last (defaults 50 and 2, the audit's)\n"
+            "  --no-checksums      store no every-step checksum vectors (default: the engine's own, at\n"
+            "                      every step and evaluation batch, when it has the operation)\n"
             "options (golden check):\n"
             "  --engine SPEC       replay with this engine (default: the file's engine.spec)\n"
             "  --policy P          auto (default: exact when libraries, ISA, threads and algorithms\n"
@@ -533,7 +535,7 @@ static int cmd_golden_record(int argc, char **argv) {
     return 0;
 }
 
-/* `record`: the train options plus --out, --audit-every and --ref-steps. */
+/* `record`: the train options plus --out, --audit-every, --ref-steps and --no-checksums. */
 static int cmd_record(int argc, char **argv) {
     recording_cfg g;
     recording_cfg_default(&g);
@@ -547,6 +549,7 @@ static int cmd_record(int argc, char **argv) {
         const char *a = argv[i];
         int has = i + 1 < argc;
         if (strcmp(a, "--out") == 0 && has) g.out_path = argv[++i];
+        else if (strcmp(a, "--no-checksums") == 0) g.no_checksums = 1;
         else if ((strcmp(a, "--audit-every") == 0 || strcmp(a, "--ref-steps") == 0) && has) {
             if (parse_long(a, argv[++i], 0, LONG_MAX, &v)) {
                 free(av);

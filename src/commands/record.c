@@ -16,6 +16,8 @@
 
 #include "base/util.h"
 #include "commands/golden_cli.h"
+#include "engines/checksums.h"
+#include "engines/recorded.h"
 #include "engines/registry.h"
 #include "formats/order.h"
 #include "formats/recording.h"
@@ -61,10 +63,11 @@ static void describe_device(const char *d, char *name, size_t cap, char *driver,
     }
 }
 
-static int add_plan_prov(golden_prov *p, const recording_cfg *c, long total, const char *desc) {
+static int add_plan_prov(golden_prov *p, const recording_cfg *c, long total, const char *desc, const char *ck) {
     char buf[512];
     int rc = 0;
     rc |= golden_prov_set(p, "kind", "recording");
+    rc |= golden_prov_set(p, "plan.checksums", ck);
     struct utsname u;
     if (uname(&u) == 0) {
         snprintf(buf, sizeof buf, "%s %s %s", u.sysname, u.release, u.machine);
@@ -147,6 +150,10 @@ typedef struct {
     batch_order ord;
     float *x, *logits, *vals;
     int32_t *y;
+    int ck_on;          /* the engine's checksum vectors are recorded */
+    char ck_what[320];  /* provenance plan.checksums */
+    double *ck_vec;     /* one vector (ck_layout_make at the batch size) */
+    float *ck_packed;   /* and packed (recording_ck_pack) */
     char *desc;
     char spec[256];
     size_t n_train, n_test, spe, in, C;
@@ -155,6 +162,52 @@ typedef struct {
     int sigs[3], handlers;
     sigset_t block, prev;
 } record_run;
+
+/* Whether the engine's checksum vectors go into the recording (the op
+ * exists, --no-checksums not given), said in plan.checksums, and their
+ * buffers: the packed form is never longer than the vector plus 9 floats
+ * per model tensor (each u64 digest slot becomes four floats). */
+static int record_prepare_checksums(record_run *r) {
+    const recording_cfg *c = r->c;
+    if (c->no_checksums) {
+        snprintf(r->ck_what, sizeof r->ck_what, "none (record --no-checksums)");
+        return 0;
+    }
+    if (!r->e->iface->checksums) {
+        snprintf(r->ck_what, sizeof r->ck_what, "none (engine %s has no checksums operation)", r->spec);
+        return 0;
+    }
+    /* the vector's header holds the step as an exact fp32 integer */
+    if (r->total >= (1L << 24))
+        return ls_err(LS_EINVAL, "record: %ld steps: checksum vectors hold the step as an fp32 integer (< 2^24); "
+                      "record --no-checksums", r->total);
+    ck_layout L;
+    ck_layout_make(&L, &r->m, r->c->run.batch);
+    r->ck_vec = ls_malloc(L.total * sizeof *r->ck_vec);
+    r->ck_packed = ls_malloc((L.total + 9 * (size_t)r->m.n_tensors) * sizeof *r->ck_packed);
+    if (!r->ck_vec || !r->ck_packed) return LS_ENOMEM;
+    r->ck_on = 1;
+    snprintf(r->ck_what, sizeof r->ck_what, "step,update,eval");
+    return 0;
+}
+
+/* The engine's own checksum vector of `stage` for the batch of nb just
+ * computed, packed into one record (step, layer; layer = the evaluation
+ * batch for CK_EVAL). */
+static int record_checksums(record_run *r, int stage, long step, int layer, size_t nb) {
+    if (!r->ck_on) return 0;
+    int rc = engine_checksums(r->e, stage, r->ck_vec);
+    if (rc) return ls_err(rc, "checksums (stage %d): %s%s", stage, ls_errmsg(), rc == LS_EUNAVAIL ? "; record "
+                          "--no-checksums" : "");
+    recording_ck_geom G;
+    recording_ck_geom_of(&r->m, nb, &G);
+    if ((rc = recording_ck_pack(&G, &r->m, stage, r->ck_vec, r->ck_packed)))
+        return ls_err(rc, "checksums (stage %d): %s", stage, ls_errmsg());
+    size_t len = recording_ck_packed_len(&G, &r->m, stage);
+    unsigned kind = stage == CK_STAGE_STEP ? GOLDEN_KIND_CK_STEP : stage == CK_STAGE_UPDATE ? GOLDEN_KIND_CK_UPDATE
+                                                                                          : GOLDEN_KIND_CK_EVAL;
+    return golden_writer_add(r->R.w, (uint32_t)step, layer, kind, "", 1, &len, r->ck_packed);
+}
 
 /* The engine on the model's parameters, the plan, and every buffer. */
 static int record_prepare(record_run *r) {
@@ -195,6 +248,7 @@ static int record_prepare(record_run *r) {
     r->logits = ls_malloc(r->n_test * C * sizeof *r->logits);
     r->vals = ls_malloc((r->n_test > rc_->batch ? r->n_test : rc_->batch) * sizeof *r->vals);
     if (!r->perm || !r->x || !r->y || !r->R.buf || !r->logits || !r->vals) return LS_ENOMEM;
+    if ((rc = record_prepare_checksums(r))) return rc;
     if ((rc = st_init_params(m, rc_->init_path, rc_->seed, r->R.buf))) return rc; /* --init, else the seeded draw */
     return engine_set_params(r->e, r->R.buf);
 }
@@ -207,7 +261,7 @@ static int record_open(record_run *r) {
     int rc;
     if ((rc = golden_build_provenance(&r->prov, rc_, r->total, &r->m, &r->ds, r->e, r->spec))) return rc;
     r->desc = engine_describe(r->e);
-    if ((rc = add_plan_prov(&r->prov, c, r->total, r->desc))) return rc;
+    if ((rc = add_plan_prov(&r->prov, c, r->total, r->desc, r->ck_what))) return rc;
     /* the signals wait while the temporary file is created and its name
      * handed to the handler: no window in which it could be left behind */
     sigemptyset(&r->block);
@@ -230,9 +284,9 @@ static int record_open(record_run *r) {
     r->handlers = 1;
     sigprocmask(SIG_SETMASK, &r->prev, NULL);
     if (c->out)
-        fprintf(c->out, "record %s: %s, %s, %d epoch(s) of %zu images, batch %zu, seed %llu, %ld steps, full at %s\n",
-                c->out_path, r->spec, r->m.name, rc_->epochs, r->n_train, rc_->batch, (unsigned long long)rc_->seed,
-                r->total, golden_prov_get(&r->prov, "plan.full_steps"));
+        fprintf(c->out, "record %s: %s, %s, %d epoch(s) of %zu images, batch %zu, seed %llu, %ld steps, full at %s, "
+                "checksum vectors: %s\n", c->out_path, r->spec, r->m.name, rc_->epochs, r->n_train, rc_->batch,
+                (unsigned long long)rc_->seed, r->total, golden_prov_get(&r->prov, "plan.full_steps"), r->ck_what);
     return 0;
 }
 
@@ -291,7 +345,9 @@ static int record_step(record_run *r, int ep, size_t s, double *train_s, size_t 
         if (full && l > 0) PUT(put_tensor(R, step, l - 1, (tensor_id){TENSOR_DACT, l - 1}, nb));
     }
     if (full) PUT(put_tensor(R, step, -1, (tensor_id){TENSOR_GRADS, 0}, nb));
+    PUT(record_checksums(r, CK_STAGE_STEP, step, -1, nb));
     TRAIN(engine_update(e, &rc_->adam, (int)step));
+    PUT(record_checksums(r, CK_STAGE_UPDATE, step, -1, nb));
     *images += nb;
     /* every step: the parameters' norm and digest, the batch's digest */
     PUT(engine_get_tensor(e, (tensor_id){TENSOR_PARAMS, 0}, R->buf));
@@ -346,7 +402,8 @@ static int record_eval_epoch(record_run *r, int ep, double train_s, size_t image
         size_t nb = n_test - s < rc_->batch ? n_test - s : rc_->batch;
         data_make_batch(&r->ds.test, NULL, s, nb, r->x, r->y);
         if ((rc = engine_set_batch(e, r->x, r->y, nb, 0)) || (rc = engine_forward(e, 0)) ||
-            (rc = engine_get_tensor(e, (tensor_id){TENSOR_ACT, L - 1}, r->logits + s * C)))
+            (rc = engine_get_tensor(e, (tensor_id){TENSOR_ACT, L - 1}, r->logits + s * C)) ||
+            (rc = record_checksums(r, CK_STAGE_EVAL, r->step, (int)(s / rc_->batch), nb)))
             return ls_err(rc, "engine %s: evaluation: %s", r->spec, ls_errmsg());
     }
     for (size_t i = 0; i < n_test; i++) {
@@ -434,6 +491,8 @@ static void record_cleanup(record_run *r, int rc) {
     free(r->R.buf);
     free(r->logits);
     free(r->vals);
+    free(r->ck_vec);
+    free(r->ck_packed);
 }
 
 int recording_record_run(const recording_cfg *c) {

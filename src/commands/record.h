@@ -13,6 +13,7 @@ typedef struct {
     run_cfg run;          /* engine, model, data, seed, batch, epochs, lr, limits, threads, --steps */
     long audit_every;     /* the plan: full steps every K (default 50, the audit's) */
     long ref_steps;       /* ... and 1..ref_steps (default 2, the audit's) */
+    int no_checksums;     /* --no-checksums: store no every-step checksum vectors */
     const char *out_path;
     FILE *out;            /* progress (NULL: none) */
 } recording_cfg;

@@ -12,7 +12,10 @@
  * step started from (recorded at step k-1), after it the state it left.
  * A tensor the recording does not hold at this step (the recording keeps
  * every tensor only at the plan's fully compared steps) is a clear
- * LS_EINVAL, never a made-up value.
+ * LS_EINVAL, never a made-up value.  checksums(stage) returns the
+ * engine's own vector, recorded at that point of every step (and of every
+ * evaluation batch, positioned with engine_recorded_eval_at), or
+ * LS_EUNAVAIL when the recording has none.
  *
  * set_tensor cannot change a recording: a value equal to the recorded one
  * (bit for bit) is accepted as a no-op — the audit sets every engine to the
@@ -31,9 +34,15 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "engines/checksums.h"
 #include "engines/engine.h"
 #include "engines/registry.h"
 #include "engines/recorded.h"
+
+_Static_assert((int)REC_CK_STEP == (int)CK_STAGE_STEP && (int)REC_CK_UPDATE == (int)CK_STAGE_UPDATE &&
+                   (int)REC_CK_EVAL == (int)CK_STAGE_EVAL,
+               "recording.h's stage numbers are engine.h's");
+_Static_assert(CK_NPHASE == 4, "recording_ck_geom keeps 4 phases per layer");
 
 typedef struct {
     recording *rec;
@@ -42,6 +51,8 @@ typedef struct {
     int fwd_done;   /* layers forwarded in this step */
     int loss_done;
     int bwd_low;    /* lowest layer whose backward ran in this step (L: none) */
+    int eval_epoch; /* engine_recorded_eval_at's position (-1: none) */
+    size_t eval_batch;
 } rec_ctx;
 
 static const engine_i RECORDED_IFACE;
@@ -110,6 +121,7 @@ static int rec_set_batch(engine *e, const float *x, const int32_t *labels, size_
                       "not the same data, shuffle or batch (field: data)", r->path, (unsigned long long)step);
     c->step = (long)step;
     c->in_step = 1;
+    c->eval_epoch = -1;
     c->fwd_done = c->loss_done = 0;
     c->bwd_low = e->m->n_layers;
     return 0;
@@ -238,6 +250,80 @@ static int rec_set_tensor(engine *e, tensor_id t, const float *in) {
                       : "");
 }
 
+void recording_ck_geom_of(const model *m, size_t n, recording_ck_geom *out) {
+    ck_layout L;
+    ck_layout_make(&L, m, n);
+    memset(out, 0, sizeof *out);
+    memcpy(out->off, L.off, sizeof out->off);
+    memcpy(out->cnt, L.cnt, sizeof out->cnt);
+    memcpy(out->is_rel, L.is_rel, sizeof out->is_rel);
+    out->loss_off = L.loss_off;
+    out->adam_off = L.adam_off;
+    out->digest_off = L.digest_off;
+    out->total = L.total;
+}
+
+int engine_recorded_eval_at(engine *e, int epoch, size_t batch) {
+    rec_ctx *c = e->ctx;
+    const recording *r = c->rec;
+    size_t nbat = (r->limit_test + r->batch - 1) / r->batch;
+    if (epoch < 0 || epoch >= r->epochs_run || batch >= nbat)
+        return ls_err(LS_EINVAL, "recorded:%s: no evaluation batch %zu of epoch %d (%d epoch(s) of %zu batches)",
+                      r->path, batch, epoch + 1, r->epochs_run, nbat);
+    c->eval_epoch = epoch;
+    c->eval_batch = batch;
+    c->in_step = 0;
+    return 0;
+}
+
+/* The recorded vector of this step and stage: STEP after the step's
+ * backward, UPDATE after its update, EVAL at engine_recorded_eval_at's
+ * batch.  No vector recorded: LS_EUNAVAIL (the audit reports the engine's
+ * steps as not checksum-checked); asked out of phase: LS_EINVAL. */
+static int rec_checksums(engine *e, int stage, double *out) {
+    rec_ctx *c = e->ctx;
+    const recording *r = c->rec;
+    if (!r->has_checksums) {
+        const char *ck = golden_provenance_get(r->gf, "plan.checksums");
+        return ls_err(LS_EUNAVAIL, "recorded:%s: the recording holds no checksum vectors (%s)", r->path,
+                      ck ? ck : "recorded by a lockstep that did not store them");
+    }
+    /* every_step.c reads the declared operand rounding (bounds_ck_tol's
+     * u_in) off the spec it was given, here "recorded:PATH": the vectors of
+     * a reduced-precision recording would be judged at fp32's tolerance, a
+     * false violation.  Not offered until the audit reads engine.spec. */
+    const char *sp = golden_provenance_get(r->gf, "engine.spec");
+    if (sp && (strstr(sp, "dtype=bf16") || strstr(sp, "tf32=on") || strstr(sp, "math=tf32")))
+        return ls_err(LS_EUNAVAIL, "recorded:%s: its vectors are of %s (declared reduced precision), which the audit "
+                      "would judge at fp32's tolerance through a recorded: spec", r->path, sp);
+    long step = c->step;
+    int layer = -1;
+    unsigned kind = GOLDEN_KIND_CK_STEP;
+    size_t n = step >= 1 ? r->steps[step].batch : 0;
+    if (stage == CK_STAGE_STEP) {
+        if (!c->in_step || c->bwd_low != 0) return out_of_order(e, "checksums (step stage, after backward)");
+    } else if (stage == CK_STAGE_UPDATE) {
+        if (c->in_step || step < 1 || c->eval_epoch >= 0) return out_of_order(e, "checksums (update stage)");
+        kind = GOLDEN_KIND_CK_UPDATE;
+    } else {
+        if (c->eval_epoch < 0)
+            return ls_err(LS_EINVAL, "recorded:%s: evaluation checksums asked with no evaluation batch positioned "
+                          "(engine_recorded_eval_at)", r->path);
+        step = r->ep[c->eval_epoch].end_step;
+        layer = (int)c->eval_batch;
+        kind = GOLDEN_KIND_CK_EVAL;
+        size_t first = c->eval_batch * r->batch;
+        n = r->limit_test - first < r->batch ? r->limit_test - first : r->batch;
+    }
+    const golden_record *g = recording_find(r, step, layer, kind);
+    recording_ck_geom G;
+    recording_ck_geom_of(e->m, n, &G);
+    if (!g || g->count != recording_ck_packed_len(&G, e->m, stage)) /* validated: a missing one is refused */
+        return ls_err(LS_EFORMAT, "recorded:%s: step %ld: no checksum vector of stage %d", r->path, step, stage);
+    recording_ck_unpack(&G, e->m, stage, g->values, out);
+    return 0;
+}
+
 static void rec_free(engine *e) {
     rec_ctx *c = e->ctx;
     if (!c) return;
@@ -259,7 +345,7 @@ static const engine_i RECORDED_IFACE = {
     /* .get_tensor_f64 = */ NULL,
     /* .synchronize = */ NULL,
     /* .free = */ rec_free,
-    /* .checksums = */ NULL,
+    /* .checksums = */ rec_checksums,
 };
 
 int engine_recorded_create(engine *e, const engine_spec *s) {
@@ -268,6 +354,7 @@ int engine_recorded_create(engine *e, const engine_spec *s) {
         return ls_err(LS_EINVAL, "engine %s: want recorded:PATH (the recording written by `lockstep record`)", s->spec);
     rec_ctx *c = ls_calloc(1, sizeof *c);
     if (!c) return LS_ENOMEM;
+    c->eval_epoch = -1;
     int rc = recording_open(&c->rec, path);
     if (rc) {
         free(c);
@@ -285,7 +372,7 @@ int engine_recorded_create(engine *e, const engine_spec *s) {
         rc = ls_err(LS_EINVAL, "recorded with batch %zu, this run has batch %zu (field: batch)", r->batch,
                     e->max_batch);
     } else {
-        rc = recording_validate(r, e->m); /* the contents, before any of it is read */
+        rc = recording_validate(r, e->m, recording_ck_geom_of); /* the contents, before any of it is read */
     }
     if (rc) {
         recording_free(c->rec);

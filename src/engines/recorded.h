@@ -14,6 +14,18 @@
  * engine (engine_recorded.c). */
 const recording *engine_recorded_get(const engine *e);
 
+/* engines/checksums.h's ck_layout_make as the geometry recording.h's
+ * packing and recording_validate need (formats/ cannot call it). */
+void recording_ck_geom_of(const model *m, size_t n, recording_ck_geom *out);
+
+/* Position a `recorded:` engine on evaluation batch `batch` (0-based, the
+ * test slice in batches of the training batch size) of epoch `epoch`
+ * (0-based), so that checksums(CK_STAGE_EVAL) returns that batch's
+ * recorded vector.  A recording evaluates nothing itself (the audit reads
+ * its logits: recording_eval); this is how its evaluation checksums are
+ * judged.  LS_EINVAL for a batch or epoch the recording does not have. */
+int engine_recorded_eval_at(engine *e, int epoch, size_t batch);
+
 /* Whether this recording was made with the run an audit is about to do.
  * total_steps: the audit's step count.  LS_EINVAL with a message naming
  * the first field that differs ("recorded:PATH: recorded with seed 7, this

@@ -188,6 +188,9 @@ const char *golden_kind_name(unsigned kind, char buf[16]) {
     if (kind == GOLDEN_KIND_BATCH_INDEX) return "batch_index";
     if (kind == GOLDEN_KIND_EPOCH) return "epoch";
     if (kind == GOLDEN_KIND_TIMING) return "timing";
+    if (kind == GOLDEN_KIND_CK_STEP) return "ck_step";
+    if (kind == GOLDEN_KIND_CK_UPDATE) return "ck_update";
+    if (kind == GOLDEN_KIND_CK_EVAL) return "ck_eval";
     snprintf(buf, 16, "kind%u", kind);
     return buf;
 }

@@ -47,6 +47,9 @@ enum {
     GOLDEN_KIND_BATCH_INDEX = 68, /* a batch's training-set indices, as fp32 integers */
     GOLDEN_KIND_EPOCH = 69,       /* per epoch: train seconds, images, test accuracy and loss */
     GOLDEN_KIND_TIMING = 70,      /* per-layer timing of the whole run (engine_timing) */
+    GOLDEN_KIND_CK_STEP = 71,     /* per step: the STEP-stage checksum vector, packed (recording.h) */
+    GOLDEN_KIND_CK_UPDATE = 72,   /* per step: the UPDATE-stage checksum vector, packed */
+    GOLDEN_KIND_CK_EVAL = 73,     /* per evaluation batch (layer = batch index): the EVAL-stage vector */
 };
 /* "act", "grads", ..., "predictions"; "kind<N>" for an unknown code
  * (written into a caller buffer of at least 16 bytes). */

@@ -62,6 +62,90 @@ int recording_digest_get(const float *v, uint64_t *d) {
     return 0;
 }
 
+/* ---- checksum vectors, packed (recording.h says why each rounding) ------- */
+
+/* Rounded to fp32 away from zero / downwards (toward -inf).  NaN stays NaN;
+ * beyond fp32's range: away gives +-inf, down gives -inf or FLT_MAX. */
+static float f32_away(double d) {
+    float f = (float)d;
+    if (fabs((double)f) < fabs(d)) f = nextafterf(f, d > 0 ? INFINITY : -INFINITY);
+    return f;
+}
+
+static float f32_down(double d) {
+    float f = (float)d;
+    if ((double)f > d) f = nextafterf(f, -INFINITY);
+    return f;
+}
+
+/* The doubles a stage stores between the header and DIGEST: [lo, hi). */
+static void ck_body(const recording_ck_geom *g, int stage, size_t *lo, size_t *hi) {
+    *lo = stage == REC_CK_UPDATE ? g->adam_off : 3;
+    *hi = stage == REC_CK_STEP ? g->adam_off : stage == REC_CK_UPDATE ? g->digest_off : g->loss_off;
+}
+
+size_t recording_ck_packed_len(const recording_ck_geom *g, const model *m, int stage) {
+    size_t lo, hi;
+    ck_body(g, stage, &lo, &hi);
+    return 3 + (hi - lo) + 12 * (size_t)m->n_tensors;
+}
+
+/* What a double slot of the vector is, for its rounding. */
+enum { SLOT_R, SLOT_AY, SLOT_UP, SLOT_EXACT };
+
+static int slot_class(const recording_ck_geom *g, const model *m, size_t i) {
+    if (i >= g->loss_off) return i < g->adam_off ? SLOT_EXACT : SLOT_UP; /* LOSS; ADAM count, largest |diff| */
+    for (int l = 0; l < m->n_layers; l++)
+        for (int ph = 0; ph < 4; ph++) {
+            size_t per = g->is_rel[l] ? 3 : 2, o = g->off[l][ph];
+            if (i >= o && i < o + per * g->cnt[l][ph])
+                return !g->is_rel[l] ? SLOT_UP : (i - o) % 3 == 0 ? SLOT_R : SLOT_AY;
+        }
+    return SLOT_UP;
+}
+
+int recording_ck_pack(const recording_ck_geom *g, const model *m, int stage, const double *vec, float *out) {
+    for (int i = 0; i < 3; i++) {
+        out[i] = (float)vec[i];
+        if (!((double)out[i] == vec[i] && vec[i] >= 0 && vec[i] < 0x1p24))
+            return ls_err(LS_EINVAL, "checksum vector header value %d is %.17g: want an integer in 0..2^24", i, vec[i]);
+    }
+    size_t lo, hi, k = 3;
+    ck_body(g, stage, &lo, &hi);
+    for (size_t i = lo; i < hi; i++, k++) {
+        double d = vec[i];
+        switch (slot_class(g, m, i)) {
+        case SLOT_R: out[k] = f32_away(d); break;
+        case SLOT_AY: out[k] = f32_down(d); break;
+        case SLOT_UP: out[k] = f32_away(d); break;
+        default:
+            out[k] = (float)d;
+            if ((double)out[k] != d && d == d)
+                return ls_err(LS_EINVAL, "checksum vector slot %zu (loss block) is %.17g, not an fp32 number: it "
+                              "cannot be stored exactly (record --no-checksums)", i, d);
+        }
+    }
+    for (size_t t = 0; t < 3 * (size_t)m->n_tensors; t++, k += 4) {
+        uint64_t u;
+        memcpy(&u, &vec[g->digest_off + t], sizeof u); /* ck_put_u64's bits */
+        recording_digest_put(out + k, u);
+    }
+    return 0;
+}
+
+void recording_ck_unpack(const recording_ck_geom *g, const model *m, int stage, const float *in, double *vec) {
+    memset(vec, 0, g->total * sizeof *vec);
+    for (int i = 0; i < 3; i++) vec[i] = in[i];
+    size_t lo, hi, k = 3;
+    ck_body(g, stage, &lo, &hi);
+    for (size_t i = lo; i < hi; i++) vec[i] = in[k++];
+    for (size_t t = 0; t < 3 * (size_t)m->n_tensors; t++, k += 4) {
+        uint64_t u = 0;
+        recording_digest_get(in + k, &u); /* validated: four 16-bit integers */
+        memcpy(&vec[g->digest_off + t], &u, sizeof u);
+    }
+}
+
 /* ---- reading --------------------------------------------------------------- */
 
 const golden_record *recording_find(const recording *r, long step, int layer, unsigned kind) {
@@ -127,6 +211,9 @@ int recording_open(recording **out, const char *path) {
     r->seed = strtoull(sd, NULL, 10);
     const char *fs = golden_provenance_get(r->gf, "plan.full_steps");
     snprintf(r->full_steps, sizeof r->full_steps, "%s", fs ? fs : "?");
+    /* absent (an older recording) or "none (...)": no checksum vectors */
+    const char *ck = golden_provenance_get(r->gf, "plan.checksums");
+    r->has_checksums = ck && strcmp(ck, "step,update,eval") == 0;
 
     /* the per-step index: every step 1..total has its STEP record, and a
      * step said to be full has its tensors */

@@ -22,6 +22,11 @@
  *                k-1"; step 0 is the initial state); then every compared
  *                tensor: ACT and DACT per layer, LOSS, GRADS, and PARAMS,
  *                ADAM_M, ADAM_V after the update
+ *   every step   (unless `record --no-checksums`, or the engine has no
+ *                checksums op; provenance plan.checksums says which) the
+ *                engine's own every-step checksum vectors: CK_STEP after
+ *                backward, CK_UPDATE after the update, and CK_EVAL per
+ *                evaluation batch (packed to fp32: recording_ck_pack)
  *   every epoch  LOGITS and PREDICTIONS of the test slice, an EPOCH record
  *   the end      a TIMING record (engine_timing and peak RSS)
  *
@@ -38,6 +43,17 @@
 #include "formats/golden.h"
 #include "model/model.h"
 #include "model/tensor.h"
+
+/* The every-step checksum vectors' stages and geometry (the packing is
+ * described below, at recording_ck_pack). */
+enum { REC_CK_STEP = 1, REC_CK_UPDATE = 2, REC_CK_EVAL = 3 }; /* = engine.h's CK_STAGE_* */
+typedef struct {
+    size_t off[MODEL_MAX_LAYERS][4]; /* per layer, per phase (FWD, BWD_DATA, BWD_W, BWD_B): in doubles */
+    size_t cnt[MODEL_MAX_LAYERS][4]; /* entries: relations (3 doubles) or exact blocks (2) */
+    int is_rel[MODEL_MAX_LAYERS];
+    size_t loss_off, adam_off, digest_off, total;
+} recording_ck_geom;
+typedef void (*recording_ck_geom_fn)(const model *m, size_t n, recording_ck_geom *out);
 
 /* One STEP record, decoded. */
 typedef struct {
@@ -70,6 +86,7 @@ typedef struct {
     engine_timing timing;
     size_t peak_rss;
     int has_timing;
+    int has_checksums;     /* provenance plan.checksums = "step,update,eval": every vector is there */
 } recording;
 
 /* FNV-1a 64 over n bytes (parameters, pixels). */
@@ -92,10 +109,12 @@ void recording_free(recording *r);
 
 /* The contents as data (recording_check.c): every record against the plan
  * and the model m (shapes, steps, classes, finite values, digests, one
- * record per (step, layer, kind), ...).  Call after recording_open and
+ * record per (step, layer, kind), the checksum vectors against ck_geom's
+ * layout — engines/recorded.h's recording_ck_geom_of; NULL refuses any
+ * checksum record —, ...).  Call after recording_open and
  * before any value is used; LS_EFORMAT "PATH: record step K KIND: field
  * F: problem". */
-int recording_validate(const recording *r, const model *m);
+int recording_validate(const recording *r, const model *m, recording_ck_geom_fn ck_geom);
 /* The recorded inputs against the data the audit holds: every full step's
  * INPUT and LABELS are the training set's at its BATCH_INDEX.  After
  * recording_validate. */
@@ -103,6 +122,39 @@ int recording_check_data(const recording *r, const idx_set *train);
 
 /* The record of (step, layer, kind), or NULL. */
 const golden_record *recording_find(const recording *r, long step, int layer, unsigned kind);
+
+/* ---- the every-step checksum vectors, as a recording stores them ---------
+ * A vector (engines/checksums.h) is doubles; a record is fp32.  Packed:
+ * [stage, n, step] (exact integers: step < 2^24), then the blocks the
+ * stage fills — STEP: every layer block and LOSS; UPDATE: ADAM; EVAL:
+ * every layer block — then DIGEST, each u64 as four 16-bit fp32 integers
+ * (exact, as STEP records store digests).  The blocks a stage does not
+ * fill are 0 in the engine's vector and read back as 0; the judgement
+ * (checks/checksums.c) reads none of them at that stage.
+ *
+ * Rounding to fp32, chosen so that a stored vector never passes where the
+ * engine's own failed: of each relation (R, A, Y) |R| is rounded up (away
+ * from zero), A and Y down; bounds_ck_tol is nondecreasing in A and Y, so
+ * |R'| / tol(A', Y') >= |R| / tol(A, Y).  A relation can read as over its
+ * tolerance only if its true ratio is within ~2^-22 relative of 1 (three
+ * roundings of 2^-24 each).  Counts and largest differences (exact
+ * blocks, ADAM) are rounded up (a count > 0 stays > 0; counts below 2^24
+ * are exact).  LOSS holds fp32 numbers (the loss, the logits z, dz): stored
+ * exactly, and a value that is not one is refused (LS_EINVAL) rather than
+ * rounded, because the loss re-check compares it to 2^-40 of itself.
+ *
+ * formats/ cannot call engines/'s ck_layout_make: the caller hands its
+ * geometry in (recording_ck_geom: a copy of ck_layout's fields). */
+
+/* Floats of the packed vector of `stage` for a batch of n. */
+size_t recording_ck_packed_len(const recording_ck_geom *g, const model *m, int stage);
+/* vec (g->total doubles) into out (recording_ck_packed_len floats).
+ * LS_EINVAL naming the slot: a LOSS value that is not an fp32 number, a
+ * header that is not an exact integer. */
+int recording_ck_pack(const recording_ck_geom *g, const model *m, int stage, const double *vec, float *out);
+/* The packed record back into a vector of g->total doubles (0 where the
+ * stage fills nothing).  The record must have passed recording_validate. */
+void recording_ck_unpack(const recording_ck_geom *g, const model *m, int stage, const float *in, double *vec);
 
 
 

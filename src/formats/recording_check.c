@@ -24,6 +24,13 @@
  *     the plan trains, accuracy in [0, 1], loss >= 0), LOGITS and
  *     PREDICTIONS at its last step, predictions in 0..classes-1 and the
  *     argmax of the logits; TIMING: 4L+6 values, all >= 0, integer calls;
+ *   - checksum vectors (CK_STEP, CK_UPDATE at every step, CK_EVAL per
+ *     evaluation batch, layer = the batch; all of them when provenance
+ *     plan.checksums says so, none otherwise): the packed length
+ *     ck_layout_make gives for the step's (or the evaluation batch's)
+ *     size, the header [stage, n, step] (step 0 in evaluation), finite
+ *     values, relations' A and Y >= 0, counts integers >= 0, digests four
+ *     16-bit integers;
  *   - provenance: `steps` and `model.params` agree with the plan and model,
  *     plan.total_steps fits the epochs;
  *   - with the data (recording_check_data): the INPUT and LABELS of every
@@ -47,6 +54,7 @@ typedef struct {
     size_t spe;     /* steps per epoch */
     uint8_t *seen;  /* limit_train flags: batch indices met in the current epoch */
     int seen_epoch;
+    recording_ck_geom_fn ck_geom; /* engines/checksums.h's layout (NULL: refuse checksum records) */
 } vctx;
 
 /* LS_EFORMAT naming the file, the record and the field. */
@@ -191,7 +199,8 @@ static int check_place(const vctx *v, const golden_record *g) {
     const recording *r = v->r;
     int per_layer = g->kind == TENSOR_ACT || g->kind == TENSOR_DACT;
     int state = g->kind == TENSOR_PARAMS || g->kind == TENSOR_ADAM_M || g->kind == TENSOR_ADAM_V;
-    int known = g->kind <= TENSOR_LOSS || (g->kind >= GOLDEN_KIND_PREDICTIONS && g->kind <= GOLDEN_KIND_TIMING);
+    int known = g->kind <= TENSOR_LOSS || (g->kind >= GOLDEN_KIND_PREDICTIONS && g->kind <= GOLDEN_KIND_CK_EVAL);
+    if (g->kind == GOLDEN_KIND_CK_EVAL) per_layer = 0; /* its layer is the evaluation batch: check_ck_record */
     if (!known) return bad(r, g, "kind", "%u is not a kind a recording holds", g->kind);
     if ((long)g->step > r->total_steps)
         return bad(r, g, "step", "%u is outside the plan's steps 1..%ld (plan.total_steps)", (unsigned)g->step,
@@ -199,7 +208,7 @@ static int check_place(const vctx *v, const golden_record *g) {
     if (g->step == 0 && !state) return bad(r, g, "step", "0 holds only the initial state (params, adam_m, adam_v)");
     if (per_layer && g->layer >= v->m->n_layers)
         return bad(r, g, "layer", "%d, the model has layers 0..%d", (int)g->layer, v->m->n_layers - 1);
-    if (per_layer ? g->layer < 0 : g->layer != -1)
+    if (g->kind != GOLDEN_KIND_CK_EVAL && (per_layer ? g->layer < 0 : g->layer != -1))
         return bad(r, g, "layer", "%d: want %s", (int)g->layer, per_layer ? "a layer of the model" : "-1 (whole network)");
     return 0;
 }
@@ -370,6 +379,104 @@ static int check_epoch_place(const vctx *v, const golden_record *g) {
     return 0;
 }
 
+/* ---- checksum vectors ----------------------------------------------------- */
+
+static size_t eval_batches(const recording *r) { return (r->limit_test + r->batch - 1) / r->batch; }
+
+/* The packed body: finite everywhere; A, Y >= 0; counts (exact blocks,
+ * ADAM) integers >= 0 and largest differences >= 0; digests 16-bit pieces. */
+static int check_ck_values(const vctx *v, const golden_record *g, const recording_ck_geom *G, int stage) {
+    const model *m = v->m;
+    static const char *const hdr[3] = {"stage", "n", "step"};
+    for (size_t i = 0; i < g->count; i++)
+        if (!isfinite(g->values[i]))
+            return bad(v->r, g, i < 3 ? hdr[i] : "values", "value %zu is %g: NaN and infinity are refused", i,
+                       (double)g->values[i]);
+    size_t lo = stage == REC_CK_UPDATE ? G->adam_off : 3, k = 3;
+    for (int l = 0; l < m->n_layers && stage != REC_CK_UPDATE; l++)
+        for (int ph = 0; ph < 4; ph++) {
+            size_t per = G->is_rel[l] ? 3 : 2;
+            for (size_t e = 0; e < G->cnt[l][ph]; e++) {
+                const float *x = g->values + k + (G->off[l][ph] - lo) + per * e;
+                int ok = G->is_rel[l] ? x[1] >= 0 && x[2] >= 0 : x[0] >= 0 && x[0] == floorf(x[0]) && x[1] >= 0;
+                if (!ok)
+                    return bad(v->r, g, G->is_rel[l] ? "relation" : "count", "layer %d (%s) phase %d entry %zu: "
+                               "%s", l, m->layers[l].name, ph, e, G->is_rel[l] ? "A and Y (sums of absolute values) "
+                               "must be >= 0" : "want an integer count >= 0");
+            }
+        }
+    if (stage == REC_CK_UPDATE)
+        for (int t = 0; t < m->n_tensors; t++) {
+            const float *x = g->values + 3 + 2 * (size_t)t;
+            if (!(x[0] >= 0 && x[0] == floorf(x[0]) && x[1] >= 0))
+                return bad(v->r, g, "adam", "tensor %d (%s): want an integer count >= 0 and a difference >= 0", t,
+                           m->tensors[t].name);
+        }
+    const float *d = g->values + g->count - 12 * (size_t)m->n_tensors;
+    for (size_t t = 0; t < 3 * (size_t)m->n_tensors; t++) {
+        uint64_t u;
+        if (recording_digest_get(d + 4 * t, &u))
+            return bad(v->r, g, "digest", "digest %zu: want four integers in 0..65535", t);
+    }
+    return 0;
+}
+
+/* One CK_STEP, CK_UPDATE or CK_EVAL record: where it is, its length for
+ * its batch, its header, its values. */
+static int check_ck_record(const vctx *v, const golden_record *g) {
+    const recording *r = v->r;
+    if (!r->has_checksums)
+        return bad(r, g, "kind", "a checksum vector, but provenance plan.checksums says the recording has none");
+    if (!v->ck_geom) return bad(r, g, "kind", "a checksum vector, and no layout to check it against");
+    int stage = g->kind == GOLDEN_KIND_CK_STEP ? REC_CK_STEP : g->kind == GOLDEN_KIND_CK_UPDATE ? REC_CK_UPDATE
+                                                                                             : REC_CK_EVAL;
+    size_t nb;
+    int ep;
+    step_plan(v, g->step, &nb, &ep);
+    if (stage == REC_CK_EVAL) {
+        size_t nbat = eval_batches(r);
+        if (g->layer < 0 || (size_t)g->layer >= nbat)
+            return bad(r, g, "layer", "%d: want the evaluation batch, 0..%zu", (int)g->layer, nbat - 1);
+        int rc = check_epoch_place(v, g);
+        if (rc) return rc;
+        size_t first = (size_t)g->layer * r->batch;
+        nb = r->limit_test - first < r->batch ? r->limit_test - first : r->batch;
+    }
+    recording_ck_geom G;
+    v->ck_geom(v->m, nb, &G);
+    size_t want = recording_ck_packed_len(&G, v->m, stage);
+    if (g->ndim != 1 || g->count != want)
+        return bad(r, g, "shape", "%zu values in %d dimension(s): the packed vector of a batch of %zu has (%zu)",
+                   g->count, g->ndim, nb, want);
+    double h[3] = {stage, (double)nb, stage == REC_CK_EVAL ? 0 : (double)g->step};
+    static const char *const hn[3] = {"stage", "n", "step"};
+    for (int i = 0; i < 3; i++)
+        if (g->values[i] != (float)h[i])
+            return bad(r, g, hn[i], "%.9g in the vector's header, want %.0f", (double)g->values[i], h[i]);
+    return check_ck_values(v, g, &G, stage);
+}
+
+/* Every vector there when the provenance says so: two per step, one per
+ * evaluation batch of every epoch reached. */
+static int check_ck_count(const vctx *v) {
+    const recording *r = v->r;
+    if (!r->has_checksums) return 0;
+    for (long k = 1; k <= r->total_steps; k++)
+        for (unsigned kind = GOLDEN_KIND_CK_STEP; kind <= GOLDEN_KIND_CK_UPDATE; kind++)
+            if (!recording_find(r, k, -1, kind)) {
+                char kb[16];
+                return bad(r, recording_find(r, k, -1, GOLDEN_KIND_STEP), golden_kind_name(kind, kb),
+                           "step %ld has no %s record, but provenance plan.checksums says every step has", k,
+                           golden_kind_name(kind, kb));
+            }
+    for (int e = 0; e < r->epochs_run; e++)
+        for (size_t b = 0; b < eval_batches(r); b++)
+            if (!recording_find(r, r->ep[e].end_step, (int)b, GOLDEN_KIND_CK_EVAL))
+                return bad(r, recording_find(r, r->ep[e].end_step, -1, GOLDEN_KIND_EPOCH), "ck_eval",
+                           "epoch %d has no checksum vector of evaluation batch %zu", e + 1, b);
+    return 0;
+}
+
 /* Every record by itself, in file order. */
 static int check_records(vctx *v) {
     const golden_file *gf = v->r->gf;
@@ -381,6 +488,8 @@ static int check_records(vctx *v) {
             rc = check_state_record(v, g);
         else if (g->kind == GOLDEN_KIND_TIMING)
             rc = check_timing(v, g);
+        else if (g->kind >= GOLDEN_KIND_CK_STEP && g->kind <= GOLDEN_KIND_CK_EVAL)
+            rc = check_ck_record(v, g);
         else if (g->kind == GOLDEN_KIND_STEP || g->kind == GOLDEN_KIND_EPOCH)
             rc = g->count == (g->kind == GOLDEN_KIND_STEP ? 12u : 5u) && g->ndim == 1
                      ? 0
@@ -393,8 +502,8 @@ static int check_records(vctx *v) {
     return rc;
 }
 
-int recording_validate(const recording *r, const model *m) {
-    vctx v = {r, m, (r->limit_train + r->batch - 1) / r->batch, NULL, -1};
+int recording_validate(const recording *r, const model *m, recording_ck_geom_fn ck_geom) {
+    vctx v = {r, m, (r->limit_train + r->batch - 1) / r->batch, NULL, -1, ck_geom};
     int rc = check_provenance(&v);
     if (rc) return rc;
     if (!(v.seen = calloc(r->limit_train, 1))) return LS_ENOMEM;
@@ -402,6 +511,7 @@ int recording_validate(const recording *r, const model *m) {
         for (long k = 1; k <= r->total_steps && !rc; k++)
             if (r->steps[k].full) rc = check_full_step(&v, k);
     if (!rc) rc = check_epochs(&v);
+    if (!rc) rc = check_ck_count(&v);
     free(v.seen);
     return rc;
 }

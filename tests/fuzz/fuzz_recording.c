@@ -30,6 +30,7 @@
 #include <math.h>
 #include <string.h>
 
+#include "engines/recorded.h"
 #include "formats/golden.h"
 #include "formats/recording.h"
 #include "model/model.h"
@@ -46,7 +47,8 @@ typedef struct {
 static const unsigned KINDS[] = {TENSOR_INPUT,        TENSOR_ACT,          TENSOR_DACT,        TENSOR_PARAMS,
                                  TENSOR_GRADS,        TENSOR_ADAM_M,       TENSOR_ADAM_V,      TENSOR_LOSS,
                                  GOLDEN_KIND_PREDICTIONS, GOLDEN_KIND_LOGITS, GOLDEN_KIND_STEP, GOLDEN_KIND_LABELS,
-                                 GOLDEN_KIND_BATCH_INDEX, GOLDEN_KIND_EPOCH, GOLDEN_KIND_TIMING, 99};
+                                 GOLDEN_KIND_BATCH_INDEX, GOLDEN_KIND_EPOCH, GOLDEN_KIND_TIMING, GOLDEN_KIND_CK_STEP,
+                                 GOLDEN_KIND_CK_UPDATE, GOLDEN_KIND_CK_EVAL, 99};
 static const char *const KEYS[] = {"steps", "plan.total_steps", "plan.epochs", "batch", "limit_train",
                                    "limit_test", "plan.audit_every", "plan.ref_steps"};
 
@@ -175,11 +177,23 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     golden_file_free(gf);
     recording *r = NULL;
     fuzz_last_rc = recording_open(&r, out);
-    if (!fuzz_last_rc) fuzz_last_rc = recording_validate(r, &m);
+    if (!fuzz_last_rc) fuzz_last_rc = recording_validate(r, &m, recording_ck_geom_of);
     if (!fuzz_last_rc) {
-        /* what the audit reads afterwards: every step record, every epoch */
+        /* what the audit reads afterwards: every step record, every epoch,
+         * every checksum vector unpacked into its layout */
         volatile double sink = 0;
         for (long k = 1; k <= r->total_steps; k++) sink += r->steps[k].loss + (double)r->steps[k].batch;
+        for (size_t i = 0; i < r->gf->n_records; i++) {
+            const golden_record *g = &r->gf->records[i];
+            if (g->kind < GOLDEN_KIND_CK_STEP || g->kind > GOLDEN_KIND_CK_EVAL) continue;
+            recording_ck_geom G;
+            recording_ck_geom_of(&m, (size_t)g->values[1], &G);
+            double *vec = malloc(G.total * sizeof *vec);
+            if (!vec) break;
+            recording_ck_unpack(&G, &m, (int)g->values[0], g->values, vec);
+            sink += vec[G.total - 1];
+            free(vec);
+        }
         for (int e = 0; e < r->epochs_run; e++) sink += r->ep[e].train_s;
         (void)sink;
     }

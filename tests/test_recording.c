@@ -494,8 +494,8 @@ static void test_ck_packing(void **st) {
         for (int l = 0; l < m.n_layers; l++)
             for (int ph = 0; ph < CK_NPHASE; ph++)
                 for (size_t e = 0; e < L.cnt[l][ph]; e++) {
-                    double *x = v + L.off[l][ph] + (L.is_rel[l] ? 3 : 2) * e;
-                    if (L.is_rel[l]) x[1] = fabs(x[1]), x[2] = fabs(x[2]);
+                    double *x = v + L.off[l][ph] + (L.is_rel[l] ? CK_REL : 2) * e;
+                    if (L.is_rel[l]) x[1] = fabs(x[1]), x[2] = fabs(x[2]), x[3] = fabs(x[3]);
                     else x[0] = floor(fabs(x[0])), x[1] = 0;
                 }
         for (size_t t = 0; t < 3 * (size_t)m.n_tensors; t++) ck_put_u64(v + L.digest_off + t, sm_next(&rs));
@@ -507,15 +507,15 @@ static void test_ck_packing(void **st) {
         for (int l = 0; l < m.n_layers && stage != CK_STAGE_UPDATE; l++)
             for (int ph = 0; ph < CK_NPHASE; ph++)
                 for (size_t e = 0; e < L.cnt[l][ph]; e++) {
-                    size_t o = L.off[l][ph] + (L.is_rel[l] ? 3 : 2) * e;
+                    size_t o = L.off[l][ph] + (L.is_rel[l] ? CK_REL : 2) * e;
                     if (!L.is_rel[l]) {
                         assert_true(back[o] >= v[o] && (back[o] > 0) == (v[o] > 0));
                         continue;
                     }
-                    /* |R| up, A and Y down, each by at most one fp32 step */
+                    /* |R| up, A, Y and S down, each by at most one fp32 step */
                     assert_true(fabs(back[o]) >= fabs(v[o]) && back[o] * v[o] >= 0 && (back[o] == 0) == (v[o] == 0));
                     assert_true(fabs(back[o]) <= fabs(v[o]) * (1 + 0x1p-23) + 0x1p-149);
-                    for (int j = 1; j < 3; j++)
+                    for (int j = 1; j < CK_REL; j++)
                         assert_true(back[o + j] <= v[o + j] && back[o + j] >= v[o + j] * (1 - 0x1p-23) - 0x1p-149);
                     /* so the ratio the judgement forms never drops */
                     size_t K, P;

@@ -237,15 +237,15 @@ static const edit_case CASES[] = {
     {"NaN gradient", TENSOR_GRADS, 8, -1, set_value, NAN, 100, 0, 0, 0, "step 8 grads", "grads"},
     {"NaN logit", GOLDEN_KIND_LOGITS, 8, -1, set_value, NAN, 0, 0, 0, 0, "step 8 logits", "logits"},
     /* the checksum vectors (issue 19).  The tiny model's packed STEP vector:
-     * [3..50] conv1 forward (16 relations R, A, Y), [51..62] its
-     * backward-weights and bias, [63] relu1 forward's count; UPDATE: [3..10]
+     * [3..66] conv1 forward (16 relations R, A, Y, S), [67..82] its
+     * backward-weights and bias, [83] relu1 forward's count; UPDATE: [3..10]
      * ADAM (4 tensors), [11..] the digests */
     {"checksum header step 4 at step 3", K_CKS, 3, -1, set_value, 4, 2, 0, 0, 0, "step 3 ck_step", "step"},
     {"checksum header batch 7 of 8", K_CKS, 5, -1, set_value, 7, 1, 0, 0, 0, "step 5 ck_step", "n"},
     {"update vector says stage 1", K_CKU, 2, -1, set_value, 1, 0, 0, 0, 0, "step 2 ck_update", "stage"},
     {"NaN residual", K_CKS, 6, -1, set_value, NAN, 3, 0, 0, 0, "step 6 ck_step", "values"},
     {"negative A", K_CKS, 1, -1, set_value, -1, 4, 0, 0, 0, "step 1 ck_step", "relation"},
-    {"half an element re-checked", K_CKS, 7, -1, set_value, 0.5, 63, 0, 0, 0, "step 7 ck_step", "count"},
+    {"half an element re-checked", K_CKS, 7, -1, set_value, 0.5, 83, 0, 0, 0, "step 7 ck_step", "count"},
     {"negative Adam count", K_CKU, 4, -1, set_value, -1, 3, 0, 0, 0, "step 4 ck_update", "adam"},
     {"digest piece 70000", K_CKU, 4, -1, set_value, 70000, 11, 0, 0, 0, "step 4 ck_update", "digest"},
     {"short step vector", K_CKS, 2, -1, shorten, 0, 100, 0, 0, 0, "step 2 ck_step", "shape"},

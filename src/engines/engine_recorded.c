@@ -257,6 +257,7 @@ void recording_ck_geom_of(const model *m, size_t n, recording_ck_geom *out) {
     memcpy(out->off, L.off, sizeof out->off);
     memcpy(out->cnt, L.cnt, sizeof out->cnt);
     memcpy(out->is_rel, L.is_rel, sizeof out->is_rel);
+    out->rel_width = CK_REL;
     out->loss_off = L.loss_off;
     out->adam_off = L.adam_off;
     out->digest_off = L.digest_off;

@@ -97,9 +97,9 @@ static int slot_class(const recording_ck_geom *g, const model *m, size_t i) {
     if (i >= g->loss_off) return i < g->adam_off ? SLOT_EXACT : SLOT_UP; /* LOSS; ADAM count, largest |diff| */
     for (int l = 0; l < m->n_layers; l++)
         for (int ph = 0; ph < 4; ph++) {
-            size_t per = g->is_rel[l] ? 3 : 2, o = g->off[l][ph];
+            size_t per = g->is_rel[l] ? (size_t)g->rel_width : 2, o = g->off[l][ph];
             if (i >= o && i < o + per * g->cnt[l][ph])
-                return !g->is_rel[l] ? SLOT_UP : (i - o) % 3 == 0 ? SLOT_R : SLOT_AY;
+                return !g->is_rel[l] ? SLOT_UP : (i - o) % per == 0 ? SLOT_R : SLOT_AY; /* A, Y, S: down */
         }
     return SLOT_UP;
 }

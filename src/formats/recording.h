@@ -49,8 +49,9 @@
 enum { REC_CK_STEP = 1, REC_CK_UPDATE = 2, REC_CK_EVAL = 3 }; /* = engine.h's CK_STAGE_* */
 typedef struct {
     size_t off[MODEL_MAX_LAYERS][4]; /* per layer, per phase (FWD, BWD_DATA, BWD_W, BWD_B): in doubles */
-    size_t cnt[MODEL_MAX_LAYERS][4]; /* entries: relations (3 doubles) or exact blocks (2) */
+    size_t cnt[MODEL_MAX_LAYERS][4]; /* entries: relations (rel_width doubles) or exact blocks (2) */
     int is_rel[MODEL_MAX_LAYERS];
+    int rel_width;                   /* doubles per relation: R, A, Y, S (engines/checksums.h's CK_REL) */
     size_t loss_off, adam_off, digest_off, total;
 } recording_ck_geom;
 typedef void (*recording_ck_geom_fn)(const model *m, size_t n, recording_ck_geom *out);
@@ -133,9 +134,10 @@ const golden_record *recording_find(const recording *r, long step, int layer, un
  * (checks/checksums.c) reads none of them at that stage.
  *
  * Rounding to fp32, chosen so that a stored vector never passes where the
- * engine's own failed: of each relation (R, A, Y) |R| is rounded up (away
- * from zero), A and Y down; bounds_ck_tol is nondecreasing in A and Y, so
- * |R'| / tol(A', Y') >= |R| / tol(A, Y).  A relation can read as over its
+ * engine's own failed: of each relation (R, A, Y, S) |R| is rounded up
+ * (away from zero), A, Y and S down; bounds_ck_tol and bounds_ck_sharp_tol
+ * are nondecreasing in A, Y and S, so |R'| / tol(A', Y') >= |R| / tol(A, Y)
+ * on both tiers.  A relation can read as over its
  * tolerance only if its true ratio is within ~2^-22 relative of 1 (three
  * roundings of 2^-24 each).  Counts and largest differences (exact
  * blocks, ADAM) are rounded up (a count > 0 stays > 0; counts below 2^24

@@ -29,7 +29,7 @@
  *     plan.checksums says so, none otherwise): the packed length
  *     ck_layout_make gives for the step's (or the evaluation batch's)
  *     size, the header [stage, n, step] (step 0 in evaluation), finite
- *     values, relations' A and Y >= 0, counts integers >= 0, digests four
+ *     values, relations' A, Y and S >= 0, counts integers >= 0, digests four
  *     16-bit integers;
  *   - provenance: `steps` and `model.params` agree with the plan and model,
  *     plan.total_steps fits the epochs;
@@ -395,13 +395,14 @@ static int check_ck_values(const vctx *v, const golden_record *g, const recordin
     size_t lo = stage == REC_CK_UPDATE ? G->adam_off : 3, k = 3;
     for (int l = 0; l < m->n_layers && stage != REC_CK_UPDATE; l++)
         for (int ph = 0; ph < 4; ph++) {
-            size_t per = G->is_rel[l] ? 3 : 2;
+            size_t per = G->is_rel[l] ? (size_t)G->rel_width : 2;
             for (size_t e = 0; e < G->cnt[l][ph]; e++) {
                 const float *x = g->values + k + (G->off[l][ph] - lo) + per * e;
-                int ok = G->is_rel[l] ? x[1] >= 0 && x[2] >= 0 : x[0] >= 0 && x[0] == floorf(x[0]) && x[1] >= 0;
+                int ok = G->is_rel[l] ? x[1] >= 0 && x[2] >= 0 && (per < 4 || x[3] >= 0)
+                                      : x[0] >= 0 && x[0] == floorf(x[0]) && x[1] >= 0;
                 if (!ok)
                     return bad(v->r, g, G->is_rel[l] ? "relation" : "count", "layer %d (%s) phase %d entry %zu: "
-                               "%s", l, m->layers[l].name, ph, e, G->is_rel[l] ? "A and Y (sums of absolute values) "
+                               "%s", l, m->layers[l].name, ph, e, G->is_rel[l] ? "A, Y and S (sums of absolute values) "
                                "must be >= 0" : "want an integer count >= 0");
             }
         }

@@ -12,7 +12,9 @@
  * is the rounded value plus 0..3 ULPs (engine vs the MPFR reference).  The
  * decisions run on the same double reference and its candidate after a
  * ReLU: ReLU signs, 2x2 max-pool arg-maxes (with the flipped-window mask)
- * and the error share of that mask.
+ * and the error share of that mask.  The audit's check on the double
+ * reference: compare_f64 with a bound per element, and the sharper tier
+ * (rounding_tests.h) on the same bound.
  *
  * Prints the median of REPS runs in ns per (input) element, in this
  * thread's CPU time (CLOCK_THREAD_CPUTIME_ID): the machine's cores are
@@ -21,6 +23,7 @@
  *
  * Not here: correctness (tests/test_compare.c, tests/test_decisions.c).
  */
+#include <math.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -29,6 +32,7 @@
 
 #include "checks/compare.h"
 #include "checks/decisions.h"
+#include "checks/rounding_tests.h"
 #include "base/util.h"
 
 static uint64_t g_x = 0x9e3779b97f4a7c15ull;
@@ -62,6 +66,8 @@ typedef enum {
     CASE_F32_EQUAL,
     CASE_F32_MIXED,
     CASE_F64,
+    CASE_F64_BOUND,
+    CASE_SHARP_F64,
     CASE_RELU_F32,
     CASE_RELU_F64,
     CASE_POOL_F32,
@@ -70,6 +76,9 @@ typedef enum {
 } bench_case;
 
 static uint8_t *g_mask;
+static double *g_bound;     /* a worst-case bound per element (the audit's checks) */
+static uint64_t *g_hash;    /* the sharper tier's duplicate set (rounding_tests.h) */
+static size_t g_hash_cap;
 
 static double median_ns(bench_case c, const float *rf, const double *rd, const float *cand, const float *ceq,
                         size_t n, int reps) {
@@ -85,6 +94,14 @@ static double median_ns(bench_case c, const float *rf, const double *rd, const f
         case CASE_F32_EQUAL: compare_f32(&s, rf, ceq, n, NULL); break;
         case CASE_F32_MIXED: compare_f32(&s, rf, cand, n, NULL); break;
         case CASE_F64: compare_f64(&s, rd, cand, n, NULL); break;
+        case CASE_F64_BOUND: compare_f64(&s, rd, cand, n, g_bound); break;
+        case CASE_SHARP_F64: {
+            /* the audit's call (driver.c sharp_check): a DOT rule's factors, 16 channels of 28 x 28 */
+            static rounding_stats rs;
+            rounding_test_f64(&rs, rd, cand, g_bound, n, 0.05, 0.01, 0.0, 1e-10, g_hash, g_hash_cap, 28 * 28, 16);
+            sink += rs.max_sharp_ratio;
+            break;
+        }
         case CASE_RELU_F32: decision_relu_f32(&d, rf, cand, n, NULL, g_mask); break;
         case CASE_RELU_F64: decision_relu_f64(&d, rd, cand, n, NULL, g_mask); break;
         case CASE_POOL_F32: decision_maxpool_f32(&d, rf, cand, 256, 16, 28, 28, NULL, g_mask); break;
@@ -125,6 +142,19 @@ int main(int argc, char **argv) {
     printf("  f32 reference, all equal:        %.2f\n", median_ns(CASE_F32_EQUAL, rf, rd, cand, rf, n, reps));
     printf("  f32 reference, 2/3 differ:       %.2f\n", median_ns(CASE_F32_MIXED, rf, rd, cand, rf, n, reps));
     printf("  f64 reference, 0..3 ULPs off:    %.2f\n", median_ns(CASE_F64, rf, rd, cd, rf, n, reps));
+    /* the audit's check: a bound per element (K = 145 terms of |v|), then the sharper tier on it */
+    g_bound = malloc(n * sizeof *g_bound);
+    g_hash_cap = 2 * RT_SAMPLE;
+    g_hash = malloc(g_hash_cap * sizeof *g_hash);
+    if (!g_bound || !g_hash) {
+        fprintf(stderr, "bench_compare: out of memory\n");
+        return 2;
+    }
+    for (size_t i = 0; i < n; i++) g_bound[i] = 145 * 0x1p-24 * (fabs(rd[i]) + 0.25);
+    printf("  f64 reference with bounds:       %.2f\n", median_ns(CASE_F64_BOUND, rf, rd, cd, rf, n, reps));
+    printf("  sharper tier (rounding_tests):   %.2f\n", median_ns(CASE_SHARP_F64, rf, rd, cd, rf, n, reps));
+    free(g_bound);
+    free(g_hash);
     g_mask = malloc(n);
     if (!g_mask) {
         fprintf(stderr, "bench_compare: out of memory\n");

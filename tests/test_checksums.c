@@ -4,9 +4,13 @@
  * engine's tensors (training steps, an evaluation pass, continuity across
  * updates), and a single-element fault of 1.05 P times that element's own
  * bound (P = the outputs its relation sums; the element's bound at least
- * the relation's mean bound) is caught, naming layer and phase.  Exact
- * re-checks (ReLU, max-pool, dropout, Adam) and continuity are caught at
- * any change of one element.
+ * the relation's mean bound) is caught, naming layer and phase: conv and
+ * dense forward, conv weight gradient, conv and dense backward-data.  A
+ * sub-threshold fault (0.5 times the relation's own tolerance) in each of
+ * those five relation kinds is NOT flagged, and is seen to move the
+ * relation's residual by what was injected (so the check can fail both
+ * ways).  Exact re-checks (ReLU, max-pool, dropout, Adam) and continuity
+ * are caught at any change of one element.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -227,6 +231,238 @@ static void test_fault_weight_grad(void **s) {
     teardown(&f);
 }
 
+/* ---- backward-data faults and sub-threshold faults ------------------------
+ * A target: one element of a relation's outputs, moved through
+ * engine_set_tensor, and where the element is also the input of an exact
+ * re-check, a choice that keeps that re-check blind to it (a ReLU's
+ * inactive input or output, a max-pool window that is all zero, whose
+ * routed gradient moves with it), so that a sub-threshold fault leaves the
+ * whole verdict clean and an over-threshold one is flagged at the relation
+ * itself, first. */
+typedef struct {
+    int l, ph;             /* the relation's layer and CK_* phase */
+    ck_phase cph;          /* as the verdict names it */
+    tensor_id t;           /* the tensor moved (GRADS: the flat buffer) */
+    size_t numel, q, rel;  /* its length, the element, the element's relation */
+    double bq, mean;       /* the element's own bound and the relation's mean bound */
+    int sign;              /* the direction to move it (-1: keep a ReLU input negative) */
+    int twin;              /* conv backward-data: the pool's routed gradient moves with it */
+    tensor_id t2;
+    size_t numel2, q2;
+} target;
+
+static float *get_all(fx *f, tensor_id t, size_t n) {
+    float *b = malloc(n * 4);
+    assert_non_null(b);
+    assert_int_equal(engine_get_tensor(f->e, t, b), 0);
+    return b;
+}
+
+static void set_elem(fx *f, tensor_id t, size_t n, size_t q, float v) {
+    float *b = get_all(f, t, n);
+    b[q] = v;
+    assert_int_equal(engine_set_tensor(f->e, t, b), 0);
+    free(b);
+}
+
+/* Relation `rel` of (l, ph) in vec: its residual R and tolerance. */
+static double rel_ratio(fx *f, const double *vec, int l, int ph, size_t rel, double *R, double *tol) {
+    size_t K, P;
+    int is_sum;
+    assert_true(bounds_ck_shape(&f->m, l, ph, N, &K, &P, &is_sum));
+    assert_true(rel < f->L.cnt[l][ph]);
+    const double *r = vec + f->L.off[l][ph] + 3 * rel;
+    *R = r[0];
+    *tol = bounds_ck_tol(K, P, is_sum, r[1], r[2], 0);
+    return fabs(*R) / *tol;
+}
+
+/* The candidate q with the largest bound among those ok[] allows whose bound
+ * is at least its relation's mean (rel_of(q) relations of P elements). */
+static int pick_bounded(target *t, const double *b, const uint8_t *ok, size_t n, size_t n_rel,
+                        size_t (*rel_of)(size_t, const layer *), const layer *ly) {
+    double *sum = calloc(n_rel, sizeof *sum);
+    size_t *cnt = calloc(n_rel, sizeof *cnt);
+    assert_non_null(sum), assert_non_null(cnt);
+    for (size_t i = 0; i < n; i++) sum[rel_of(i, ly)] += b[i], cnt[rel_of(i, ly)]++;
+    int found = 0;
+    for (size_t i = 0; i < n; i++) {
+        size_t r = rel_of(i, ly);
+        double mean = sum[r] / (double)cnt[r];
+        if (!ok[i] || !(b[i] > 0) || b[i] < mean || (found && b[i] <= t->bq)) continue;
+        t->q = i, t->rel = r, t->bq = b[i], t->mean = mean, found = 1;
+    }
+    free(sum), free(cnt);
+    return found;
+}
+
+static size_t rel_conv_fwd(size_t i, const layer *ly) { return i / ((size_t)ly->out_h * ly->out_w); }
+static size_t rel_dense_fwd(size_t i, const layer *ly) { return i % (size_t)ly->out_c; }
+static size_t rel_conv_bwd_data(size_t i, const layer *ly) { return i / ((size_t)ly->in_h * ly->in_w); }
+static size_t rel_dense_bwd_data(size_t i, const layer *ly) { return i % (size_t)ly->in_c; }
+static size_t rel_conv_bwd_w(size_t i, const layer *ly) { return i / ((size_t)ly->in_c * ly->k * ly->k); }
+
+/* Forward of conv or dense layer l, followed by a ReLU: an element whose
+ * output is negative, moved down (the ReLU's output stays +0). */
+static target target_forward(fx *f, int l) {
+    const layer *ly = &f->m.layers[l];
+    assert_true(f->m.layers[l + 1].kind == LAYER_RELU);
+    target t = {.l = l, .ph = CK_FWD, .cph = CKP_FORWARD, .t = {TENSOR_ACT, l}, .sign = -1};
+    t.numel = N * layer_out_size(ly);
+    size_t ni = N * layer_in_size(ly);
+    float *x = l ? get_all(f, (tensor_id){TENSOR_ACT, l - 1}, ni) : get_all(f, (tensor_id){TENSOR_INPUT, 0}, ni);
+    float *y = get_all(f, t.t, t.numel);
+    double *b = malloc(t.numel * 8);
+    uint8_t *ok = malloc(t.numel);
+    assert_non_null(b), assert_non_null(ok);
+    bounds_forward(b, &f->m, l, f->p, x, N);
+    for (size_t i = 0; i < t.numel; i++) ok[i] = y[i] < 0;
+    size_t n_rel = ly->kind == LAYER_CONV ? N * (size_t)ly->out_c : (size_t)ly->out_c;
+    assert_true(pick_bounded(&t, b, ok, t.numel, n_rel, ly->kind == LAYER_CONV ? rel_conv_fwd : rel_dense_fwd, ly));
+    free(x), free(y), free(b), free(ok);
+    return t;
+}
+
+/* A conv's weight gradient: no exact re-check reads it in a STEP vector. */
+static target target_weight_grad(fx *f, int l) {
+    const layer *ly = &f->m.layers[l];
+    const model_tensor *W = &f->m.tensors[ly->w_tensor], *B = &f->m.tensors[ly->b_tensor];
+    target t = {.l = l, .ph = CK_BWD_W, .cph = CKP_BWD_WEIGHTS, .t = {TENSOR_GRADS, 0}, .sign = 1};
+    t.numel = f->m.n_params;
+    size_t ni = N * layer_in_size(ly), no = N * layer_out_size(ly);
+    float *x = get_all(f, (tensor_id){TENSOR_ACT, l - 1}, ni), *dy = get_all(f, (tensor_id){TENSOR_DACT, l}, no);
+    double *bw = malloc(W->numel * 8), *bb = malloc(B->numel * 8);
+    uint8_t *ok = malloc(W->numel);
+    assert_non_null(bw), assert_non_null(bb), assert_non_null(ok);
+    bounds_backward_weights(bw, bb, &f->m, l, x, dy, N);
+    memset(ok, 1, W->numel);
+    assert_true(pick_bounded(&t, bw, ok, W->numel, (size_t)ly->out_c, rel_conv_bwd_w, ly));
+    t.q += W->offset; /* into the flat gradient buffer */
+    free(x), free(dy), free(bw), free(bb), free(ok);
+    return t;
+}
+
+/* Backward-data of conv or dense layer l: DACT[l-1], the gradient of its
+ * input.  Dense after a ReLU: an element whose ReLU output is 0 (the ReLU's
+ * backward passes +0 whatever it is).  Conv after a 2x2 max-pool that
+ * follows a ReLU: an element whose pool window is all 0, so the pool routes
+ * it to the window's first element (a ReLU output of 0: its backward is
+ * blind to it), which moves with it. */
+static target target_backward_data(fx *f, int l) {
+    const layer *ly = &f->m.layers[l], *prev = &f->m.layers[l - 1];
+    target t = {.l = l, .ph = CK_BWD_DATA, .cph = CKP_BWD_DATA, .t = {TENSOR_DACT, l - 1}, .sign = 1};
+    t.numel = N * layer_in_size(ly);
+    size_t no = N * layer_out_size(ly);
+    float *dy = get_all(f, (tensor_id){TENSOR_DACT, l}, no), *y = get_all(f, (tensor_id){TENSOR_ACT, l - 1}, t.numel);
+    double *b = malloc(t.numel * 8);
+    uint8_t *ok = calloc(t.numel, 1);
+    assert_non_null(b), assert_non_null(ok);
+    bounds_backward_data(b, &f->m, l, f->p, dy, N);
+    float *px = NULL;
+    if (ly->kind == LAYER_DENSE) {
+        assert_true(prev->kind == LAYER_RELU);
+        for (size_t i = 0; i < t.numel; i++) ok[i] = y[i] == 0;
+    } else {
+        assert_true(prev->kind == LAYER_MAXPOOL && f->m.layers[l - 2].kind == LAYER_RELU);
+        t.twin = 1, t.t2 = (tensor_id){TENSOR_DACT, l - 2}, t.numel2 = N * layer_in_size(prev);
+        px = get_all(f, (tensor_id){TENSOR_ACT, l - 2}, t.numel2);
+        size_t P = (size_t)prev->out_h * prev->out_w, HW = (size_t)prev->in_h * prev->in_w;
+        for (size_t i = 0; i < t.numel; i++) {
+            size_t nc = i / P, r = i % P / prev->out_w, c = i % prev->out_w;
+            const float *w0 = px + nc * HW + 2 * r * prev->in_w + 2 * c;
+            ok[i] = w0[0] == 0 && w0[1] == 0 && w0[prev->in_w] == 0 && w0[prev->in_w + 1] == 0;
+        }
+    }
+    size_t n_rel = ly->kind == LAYER_CONV ? N * (size_t)ly->in_c : (size_t)ly->in_c;
+    assert_true(pick_bounded(&t, b, ok, t.numel, n_rel, ly->kind == LAYER_CONV ? rel_conv_bwd_data : rel_dense_bwd_data,
+                             ly));
+    if (t.twin) {
+        size_t P = (size_t)prev->out_h * prev->out_w, HW = (size_t)prev->in_h * prev->in_w;
+        size_t nc = t.q / P, r = t.q % P / prev->out_w, c = t.q % prev->out_w;
+        t.q2 = nc * HW + 2 * r * prev->in_w + 2 * c;
+    }
+    free(dy), free(y), free(b), free(ok), free(px);
+    return t;
+}
+
+/* Move target t's element by delta (its twin to the same value), recompute
+ * the STEP vector into f->vec; returns the shift the fp32 value took. */
+static double inject(fx *f, const target *t, double delta) {
+    float *v = get_all(f, t->t, t->numel);
+    float old = v[t->q], nw = (float)((double)old + delta);
+    free(v);
+    set_elem(f, t->t, t->numel, t->q, nw);
+    if (t->twin) set_elem(f, t->t2, t->numel2, t->q2, nw);
+    assert_int_equal(engine_checksums(f->e, CK_STAGE_STEP, f->vec), 0);
+    return (double)nw - (double)old;
+}
+
+/* Over the threshold: 1.05 P times the element's own bound is flagged, the
+ * first violation at the target's layer and phase. */
+static void fault_over(fx *f, target (*make)(fx *, int), int l) {
+    step_to_checks(f, 1);
+    target t = make(f, l);
+    size_t K, P;
+    int is_sum;
+    assert_true(bounds_ck_shape(&f->m, l, t.ph, N, &K, &P, &is_sum));
+    assert_true(t.bq >= t.mean);
+    inject(f, &t, t.sign * 1.05 * (double)P * t.bq);
+    ck_verdict v = judge(f, f->vec);
+    if (v.n_viol) fprintf(stderr, "flagged, as it must be: %s (ratio %g)\n", v.v[0].what, v.v[0].ratio);
+    assert_true(v.n_viol >= 1);
+    assert_int_equal(v.v[0].layer, l);
+    assert_int_equal(v.v[0].phase, t.cph);
+    assert_true(v.v[0].ratio > 1.0);
+}
+
+/* Under the threshold: 0.5 times the relation's own tolerance (from the
+ * clean vector) is not flagged anywhere, and the relation's residual moved
+ * by what was injected (the fault reached the check). */
+static void fault_under(fx *f, target (*make)(fx *, int), int l) {
+    step_to_checks(f, 1);
+    target t = make(f, l);
+    double R0, tol0, r0 = rel_ratio(f, f->vec, l, t.ph, t.rel, &R0, &tol0);
+    double moved = inject(f, &t, t.sign * 0.5 * tol0);
+    ck_verdict v = judge(f, f->vec);
+    double R1, tol1, r1 = rel_ratio(f, f->vec, l, t.ph, t.rel, &R1, &tol1);
+    fprintf(stderr, "%s %s, relation %zu: ratio %.3g clean, %.3g with 0.5 x its tolerance moved in\n",
+            f->m.layers[l].name, ck_phase_name(t.ph), t.rel, r0, r1);
+    if (v.n_viol) fprintf(stderr, "  flagged: %s (ratio %g)\n", v.v[0].what, v.v[0].ratio);
+    assert_int_equal(v.n_viol, 0);
+    assert_true(fabs(moved) >= 0.49 * tol0);                      /* fp32 kept the fault */
+    assert_true(fabs((R1 - R0) - moved) <= 1e-3 * tol0);          /* and the residual carries it */
+    assert_true(r1 >= 0.5 - r0 - 0.02 && r1 < 1.0);
+}
+
+static void test_fault_backward_data(void **s) {
+    (void)s;
+    fx f;
+    setup(&f, "smallcnn", 0);
+    fault_over(&f, target_backward_data, first_layer_of(&f.m, LAYER_CONV, 1));
+    int fc1 = first_layer_of(&f.m, LAYER_DENSE, 0);
+    fault_over(&f, target_backward_data, first_layer_of(&f.m, LAYER_DENSE, fc1 + 1));
+    teardown(&f);
+}
+
+static void test_subthreshold_not_flagged(void **s) {
+    (void)s;
+    fx f;
+    setup(&f, "smallcnn", 0);
+    int conv1 = first_layer_of(&f.m, LAYER_CONV, 0), conv2 = first_layer_of(&f.m, LAYER_CONV, 1);
+    int fc1 = first_layer_of(&f.m, LAYER_DENSE, 0), fc2 = first_layer_of(&f.m, LAYER_DENSE, fc1 + 1);
+    fault_under(&f, target_forward, conv1);
+    fault_under(&f, target_forward, fc1);
+    fault_under(&f, target_weight_grad, conv2);
+    fault_under(&f, target_backward_data, conv2);
+    fault_under(&f, target_backward_data, fc2);
+    /* the same targets over the threshold are flagged (the forward and weight
+     * gradient ones here on smallcnn's choice of element) */
+    fault_over(&f, target_forward, conv1);
+    fault_over(&f, target_forward, fc1);
+    fault_over(&f, target_weight_grad, conv2);
+    teardown(&f);
+}
+
 /* Exact re-checks: one ReLU output off by one ulp; continuity: one weight
  * off by one ulp after an update; Adam: the state the update starts from
  * changed after the step's snapshot. */
@@ -350,6 +586,8 @@ int main(void) {
         cmocka_unit_test(test_clean_convnet),
         cmocka_unit_test(test_fault_forward),
         cmocka_unit_test(test_fault_weight_grad),
+        cmocka_unit_test(test_fault_backward_data),
+        cmocka_unit_test(test_subthreshold_not_flagged),
         cmocka_unit_test(test_fault_exact_and_continuity),
         cmocka_unit_test(test_sharp_tier),
     };

@@ -29,6 +29,7 @@
 #include <unistd.h>
 
 #include "audit/headline.h"
+#include "base/util.h"
 #include "engines/run.h"
 
 static char g_root[PATH_MAX];   /* the repository */
@@ -399,6 +400,137 @@ static void test_charts_match_run_json(void **st) {
     free(html);
 }
 
+/* ---- the sharper tier's margin per tensor kind (issue 24) -------------------- */
+
+/* The q-quantile of run.json's bucket counts, re-derived here from the
+ * bucket layout run.json states (exact, below 2^lo, [2^k, 2^(k+1)) for
+ * k = lo..hi-1, at or above 2^hi): the upper edge of the bucket holding the
+ * ceil(q n)-th ratio, the max when smaller or in the top bucket. */
+static double counts_quantile(json_t *counts, int lo, int hi, double q, double max) {
+    double n = 0;
+    size_t nb = json_array_size(counts);
+    for (size_t b = 0; b < nb; b++) n += json_number_value(json_array_get(counts, b));
+    double rank = fmax(1, ceil(q * n)), seen = 0;
+    for (size_t b = 0; b < nb; b++) {
+        seen += json_number_value(json_array_get(counts, b));
+        if (seen < rank) continue;
+        if (b == 0) return 0;
+        if (b == nb - 1) return max;
+        double edge = ldexp(1.0, b == 1 ? lo : (int)b - 2 + lo + 1);
+        return max < edge ? max : edge;
+    }
+    (void)hi;
+    return max;
+}
+
+/* One pair's margin table in the HTML (after the "B vs A" heading inside the
+ * margin section) against its run.json "sharp_margin": every cell is
+ * run.json's number as the report formats it; returns the cells off. */
+static int check_margin_pair(const char *sec, const char *sec_end, json_t *pair) {
+    const char *a = json_string_value(json_object_get(pair, "a")), *b = json_string_value(json_object_get(pair, "b"));
+    json_t *sm = json_object_get(pair, "sharp_margin");
+    char head[300];
+    snprintf(head, sizeof head, ">%s vs %s</h4>", b, a);
+    const char *h = strstr(sec, head);
+    if (!h || h > sec_end) {
+        print_message("margin table of %s vs %s: not in the report\n", b, a);
+        return 1;
+    }
+    const char *next = strstr(h + 1, "<h4"), *end = next && next < sec_end ? next : sec_end;
+    json_t *ex = json_object_get(sm, "bucket_exponents");
+    int lo = (int)json_integer_value(json_array_get(ex, 0)), hi = (int)json_integer_value(json_array_get(ex, 1));
+    json_t *kinds = json_object_get(sm, "kinds");
+    int bad = 0;
+    for (size_t k = 0; k < json_array_size(kinds); k++) {
+        json_t *kd = json_array_get(kinds, k);
+        const char *name = json_string_value(json_object_get(kd, "name"));
+        char key[200], cell[12][48];
+        snprintf(key, sizeof key, "<tr><td>%s</td>", name);
+        const char *row = strstr(h, key);
+        if (!row || row > end || table_row_cells(row, name, cell, 12) != 10) {
+            print_message("margin %s vs %s: no row '%s'\n", b, a, name);
+            bad++;
+            continue;
+        }
+        double mx = json_number_value(json_object_get(kd, "max_ratio"));
+        char want[10][48];
+        snprintf(want[0], 48, "%lld", (long long)json_integer_value(json_object_get(kd, "checks")));
+        snprintf(want[1], 48, "%lld", (long long)json_integer_value(json_object_get(kd, "elements")));
+        snprintf(want[2], 48, "%lld", (long long)json_integer_value(json_object_get(kd, "exact")));
+        static const char *const QN[] = {"median", "p99", "p9999"};
+        static const double QV[] = {0.5, 0.99, 0.9999};
+        for (int q = 0; q < 3; q++) {
+            double v = json_number_value(json_object_get(kd, QN[q]));
+            /* run.json's quantile is the one its counts give */
+            double re = counts_quantile(json_object_get(kd, "counts"), lo, hi, QV[q], mx);
+            if (v != re) {
+                print_message("margin %s vs %s, %s: run.json %s %.17g, its counts give %.17g\n", b, a, name, QN[q], v,
+                              re);
+                bad++;
+            }
+            ls_fmt_num(want[3 + q], 48, v, "–");
+        }
+        ls_fmt_num(want[6], 48, mx, "–");
+        snprintf(want[7], 48, "%.3g%%", 100 * mx);
+        snprintf(want[8], 48, "%lld", (long long)json_integer_value(json_object_get(kd, "over")));
+        ls_fmt_num(want[9], 48, json_number_value(json_object_get(kd, "alarm_per_element")), "–");
+        for (int c = 0; c < 10; c++)
+            if (strcmp(cell[c], want[c]) != 0) {
+                print_message("margin %s vs %s, %s, column %d: shows '%s', run.json gives '%s'\n", b, a, name, c + 2,
+                              cell[c], want[c]);
+                bad++;
+            }
+        /* the counts add up to the elements, and the exact ones are bucket 0 */
+        json_t *counts = json_object_get(kd, "counts");
+        long long tot = 0;
+        for (size_t i = 0; i < json_array_size(counts); i++) tot += json_integer_value(json_array_get(counts, i));
+        if (tot != json_integer_value(json_object_get(kd, "elements")) ||
+            json_integer_value(json_array_get(counts, 0)) != json_integer_value(json_object_get(kd, "exact"))) {
+            print_message("margin %s vs %s, %s: counts sum %lld, elements %lld\n", b, a, name, tot,
+                          (long long)json_integer_value(json_object_get(kd, "elements")));
+            bad++;
+        }
+    }
+    return bad;
+}
+
+/* The margin tables (report.html) show run.json's sharp_margin numbers,
+ * every reference pair that has them has its table, and the run's
+ * activations and weight gradients are among the kinds. */
+static void test_sharp_margin_matches_run_json(void **st) {
+    (void)st;
+    need_report();
+    char *html = read_in_dir("report.html");
+    char *js = read_in_dir("run.json");
+    json_t *run = json_loads(js, 0, NULL);
+    assert_non_null(run);
+    const char *sec = strstr(html, "<h3 id=\"sharp-margin\">");
+    if (!sec) fail_msg("report.html: no margin section (h3 id sharp-margin)");
+    const char *sec_end = strstr(sec + 1, "<h3 ");
+    if (!sec_end) sec_end = html + strlen(html);
+    json_t *pairs = json_object_get(run, "pairs");
+    int tables = 0, bad = 0, kinds_seen = 0;
+    for (size_t i = 0; i < json_array_size(pairs); i++) {
+        json_t *p = json_array_get(pairs, i);
+        json_t *sm = json_object_get(p, "sharp_margin");
+        if (!sm) continue;
+        tables++;
+        bad += check_margin_pair(sec, sec_end, p);
+        json_t *kinds = json_object_get(sm, "kinds");
+        for (size_t k = 0; k < json_array_size(kinds); k++) {
+            const char *key = json_string_value(json_object_get(json_array_get(kinds, k), "kind"));
+            kinds_seen |= strcmp(key, "act") == 0 ? 1 : strcmp(key, "weight_grad") == 0 ? 2 : 0;
+        }
+    }
+    print_message("%d margin table(s) checked, %d value(s) off\n", tables, bad);
+    assert_true(tables >= 1);
+    assert_int_equal(kinds_seen, 3);
+    assert_int_equal(bad, 0);
+    json_decref(run);
+    free(js);
+    free(html);
+}
+
 /* ---- the headline --------------------------------------------------------- */
 
 /* The console's verdict when cuda was listed and could not run: incomplete,
@@ -593,6 +725,7 @@ int main(void) {
         cmocka_unit_test(test_headline_kinds),
         cmocka_unit_test(test_checker_catches_defects),
         cmocka_unit_test(test_charts_match_run_json),
+        cmocka_unit_test(test_sharp_margin_matches_run_json),
         cmocka_unit_test(test_incomplete_headline),
         cmocka_unit_test(test_budgets_in_browser),
         cmocka_unit_test(test_fail_on_incomplete),

@@ -20,6 +20,10 @@
  *                caught are printed
  *   factors      the tiers coincide for short sums and DERIVED rules; the
  *                sharp factor and alarm probability are what bounds.h states
+ *   histogram    the per-element ratio's buckets are floor(log2(ratio))
+ *                computed exactly (against the division, at and around
+ *                every power of two, exact, tiny, subnormal and huge
+ *                ratios); its quantiles are the holding bucket's upper edge
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -256,8 +260,63 @@ static void test_factors(void **state) {
     assert_true(bounds_sharp_factor(BOUND_RULE_DOT, 1569) < 0.3);
 }
 
+/* The bucket rounding_tests.c should put ratio e / s in, by division (exact
+ * here: the cases are chosen so that e / s is a power of two times a
+ * representable quotient, or far from a power of two). */
+static int want_bucket(double e, double s) {
+    if (e == 0) return 0;
+    int k = ilogb(e / s);
+    if (k < RT_HIST_LO) return 1;
+    if (k >= RT_HIST_HI) return RT_HIST_N - 1;
+    return rt_hist_bucket(k);
+}
+
+static void test_histogram(void **st) {
+    (void)st;
+    /* ratios at, just below and just above every power of two in range and beyond */
+    enum { M = 3 * 48 + 4 };
+    double ref[M], cand[M], worst[M];
+    size_t n = 0;
+    for (int k = RT_HIST_LO - 6; k < RT_HIST_HI + 6; k++) {
+        double r = ldexp(1.0, k);
+        double v[3] = {r, r * (1 - 0x1p-40), r * (1 + 0x1p-40)};
+        for (int j = 0; j < 3; j++, n++) {
+            worst[n] = 0.375 + 0.001 * (double)n; /* a mantissa of its own, not a power of two */
+            ref[n] = 0.0; /* the error is the candidate: v worst, within 2^-53 relative (far inside 2^-40) */
+            cand[n] = v[j] * worst[n];
+        }
+    }
+    ref[n] = 2.0, cand[n] = 2.0, worst[n++] = 1.0;                /* exact */
+    ref[n] = 0.0, cand[n] = 0x1p-1070, worst[n++] = 0x1p-1050;    /* subnormal error: the division's bucket */
+    ref[n] = 0.0, cand[n] = 0x1p-1060, worst[n++] = 1.0;          /* far below */
+    ref[n] = 0.0, cand[n] = 1e300, worst[n++] = 1e-300;           /* far above */
+    static rounding_stats rs;
+    rounding_test_d(&rs, ref, cand, worst, n, 1.0, 0.0, 0.0, 1e-10, NULL, 0, 1, 1);
+    uint64_t want[RT_HIST_N] = {0};
+    for (size_t i = 0; i < n; i++) want[want_bucket(fabs(cand[i] - ref[i]), worst[i])]++;
+    for (int b = 0; b < RT_HIST_N; b++) {
+        if (rs.hist[b] != want[b]) print_message("bucket %d: %llu, want %llu\n", b, (unsigned long long)rs.hist[b],
+                                                 (unsigned long long)want[b]);
+        assert_true(rs.hist[b] == want[b]);
+    }
+    assert_int_equal(rs.n, n);
+    assert_true(want[0] == 1 && want[RT_HIST_N - 1] > 0 && want[1] > 0);
+    /* quantiles: 10 exact, 80 in [2^-3, 2^-2), 9 in [1, 2), 1 at 5: median 0.25, p99 2, p99.99 the max */
+    uint64_t h[RT_HIST_N] = {0};
+    h[0] = 10, h[rt_hist_bucket(-3)] = 80, h[rt_hist_bucket(0)] = 9, h[rt_hist_bucket(2)] = 1;
+    assert_true(rt_hist_quantile(h, 0.05, 5.0) == 0);
+    assert_true(rt_hist_quantile(h, 0.5, 5.0) == 0.25);
+    assert_true(rt_hist_quantile(h, 0.9, 5.0) == 0.25);
+    assert_true(rt_hist_quantile(h, 0.91, 5.0) == 2.0);
+    assert_true(rt_hist_quantile(h, 0.9999, 5.0) == 5.0);
+    assert_true(rt_hist_quantile(h, 0.99, 1.5) == 1.5); /* the max when below the edge */
+    uint64_t z[RT_HIST_N] = {0};
+    assert_true(rt_hist_quantile(z, 0.5, -1) == -1);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_histogram),
         cmocka_unit_test(test_factors),
         cmocka_unit_test_setup_teardown(test_legal_orders_no_alarm, setup, teardown),
         cmocka_unit_test_setup_teardown(test_one_ulp_up_fails, setup, teardown),

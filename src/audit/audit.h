@@ -47,6 +47,7 @@
 
 #include "checks/checksums.h"
 #include "checks/compare.h"
+#include "checks/rounding_tests.h"
 #include "base/stats.h"
 #include "engines/run.h"
 
@@ -137,6 +138,37 @@ typedef struct {
     long flip_elems;         /* elements carrying that share */
 } audit_slot_stats;
 
+/* The sharper tier's margin per kind of tensor (issue 24): for one engine
+ * vs the reference, the distribution of the per-element ratio |err| / sharp
+ * bound over every element judged at every check, bucketed per power of
+ * two (rounding_tests.h RT_HIST_*: no sorting), so that its quantiles can be
+ * read off (audit_sharp_quantile: upper bucket edges, within a factor 2).
+ * Kinds: forward activations, backward-data gradients, weight and bias
+ * gradients, the update's parameters and Adam moments, the loss with its
+ * logit gradient (the last layer's dact: the loss's rule, not a layer's). */
+enum {
+    AUDIT_SK_ACT, AUDIT_SK_DACT, AUDIT_SK_WGRAD, AUDIT_SK_BGRAD, AUDIT_SK_PARAM, AUDIT_SK_ADAM_M, AUDIT_SK_ADAM_V,
+    AUDIT_SK_LOSS, AUDIT_SK_N
+};
+
+typedef struct {
+    long checks;             /* (tensor, check) judged into it */
+    uint64_t n;              /* elements judged (worst-case bound > 0, finite) */
+    uint64_t hist[RT_HIST_N];
+    long n_over;             /* elements over the sharp bound */
+    double max_ratio;        /* the largest ratio (-1: none) */
+    double max_alarm;        /* the largest per-element false-alarm probability among its checks (bounds_sharp_alarm;
+                              * 0: the tiers coincide) */
+    double min_factor, max_factor; /* sharp / worst-case factors of its checks (bounds_sharp_factor) */
+} audit_sharp_dist;
+
+/* "act", "dact", "weight_grad", "bias_grad", "param", "adam_m", "adam_v", "loss": run.json's keys */
+const char *audit_sharp_kind_key(int k);
+/* "forward activations", ... : the report's words */
+const char *audit_sharp_kind_name(int k);
+/* The q-quantile of d's ratios (rt_hist_quantile): -1 when empty. */
+double audit_sharp_quantile(const audit_sharp_dist *d, double q);
+
 typedef struct {
     int a, b;                /* engine indices; a is the reference side */
     long first_diff_step;    /* first step after whose update the params differ bitwise (0: never) */
@@ -150,6 +182,7 @@ typedef struct {
     stats_mcnemar mcnemar[64];
     stats_mcnemar *mcnemar_class;
     audit_slot_stats slot[AUDIT_MAX_SLOTS];
+    audit_sharp_dist sharp_kind[AUDIT_SK_N]; /* the sharper tier's margin per kind (pairs with a reference a) */
 } audit_pair;
 
 typedef struct {

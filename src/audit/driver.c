@@ -355,6 +355,7 @@ static int make_engines(audit *A) {
             int swap = r->eng[j].is_ref && !r->eng[i].is_ref;
             p->a = swap ? j : i;
             p->b = swap ? i : j;
+            for (int k = 0; k < AUDIT_SK_N; k++) p->sharp_kind[k].max_ratio = -1;
             for (int s = 0; s < AUDIT_MAX_SLOTS; s++) {
                 p->slot[s].max_bound_ratio = -1;
                 p->slot[s].max_sharp_ratio = -1;
@@ -498,12 +499,54 @@ static void decisions_of(audit *A, int pi, int s, size_t nn) {
     }
 }
 
+const char *audit_sharp_kind_key(int k) {
+    static const char *const K[AUDIT_SK_N] = {"act",   "dact",   "weight_grad", "bias_grad",
+                                              "param", "adam_m", "adam_v",      "loss"};
+    return k >= 0 && k < AUDIT_SK_N ? K[k] : "?";
+}
+
+const char *audit_sharp_kind_name(int k) {
+    static const char *const K[AUDIT_SK_N] = {"forward activations", "backward-data gradients", "weight gradients",
+                                              "bias gradients",      "updated parameters",      "Adam m",
+                                              "Adam v",              "loss and logit gradient"};
+    return k >= 0 && k < AUDIT_SK_N ? K[k] : "?";
+}
+
+double audit_sharp_quantile(const audit_sharp_dist *d, double q) { return rt_hist_quantile(d->hist, q, d->max_ratio); }
+
+/* The kind (AUDIT_SK_*) of slot d: the last layer's dact is the loss's
+ * gradient (make_slots puts it in the loss phase), a gradient of a bias
+ * tensor a bias gradient. */
+static int sharp_kind_of(const model *m, const slot_def *d) {
+    switch (d->kind) {
+    case TENSOR_ACT: return AUDIT_SK_ACT;
+    case TENSOR_DACT: return d->layer == m->n_layers - 1 ? AUDIT_SK_LOSS : AUDIT_SK_DACT;
+    case TENSOR_GRADS: return m->tensors[d->ridx].is_bias ? AUDIT_SK_BGRAD : AUDIT_SK_WGRAD;
+    case TENSOR_PARAMS: return AUDIT_SK_PARAM;
+    case TENSOR_ADAM_M: return AUDIT_SK_ADAM_M;
+    case TENSOR_ADAM_V: return AUDIT_SK_ADAM_V;
+    default: return AUDIT_SK_LOSS;
+    }
+}
+
+/* Fold one check's per-element ratios into its kind's distribution. */
+static void sharp_dist_add(audit_sharp_dist *k, const rounding_stats *rs, double factor, double alarm) {
+    if (!k->checks || factor < k->min_factor) k->min_factor = factor;
+    if (!k->checks || factor > k->max_factor) k->max_factor = factor;
+    k->checks++;
+    k->n += rs->n;
+    for (int b = 0; b < RT_HIST_N; b++) k->hist[b] += rs->hist[b];
+    k->n_over += (long)rs->n_over_sharp;
+    if (rs->max_sharp_ratio > k->max_ratio) k->max_ratio = rs->max_sharp_ratio;
+    if (alarm > k->max_alarm) k->max_alarm = alarm;
+}
+
 /* The sharper tier on slot s for pair p at a check (rounding_tests.h):
  * worst is the worst-case bound per element (before an fp32cr reference's
  * own rounding, which enters as ref_u); results folded into ss and one
  * "sharp" member appended to the jsonl line. */
-static void sharp_check(audit *A, audit_slot_stats *ss, const slot_def *d, const double *ref, const float *cand,
-                        const double *worst, size_t nn, int ref_fp32cr, size_t batch) {
+static void sharp_check(audit *A, audit_pair *p, audit_slot_stats *ss, const slot_def *d, const double *ref,
+                        const float *cand, const double *worst, size_t nn, int ref_fp32cr, size_t batch) {
     size_t K = bounds_K_of(&A->m, d->kind, d->ridx, batch);
     double f = bounds_sharp_factor(d->rule, K), sdf = bounds_sd_factor(d->rule, K);
     if (!A->sharp_hash) {
@@ -518,6 +561,7 @@ static void sharp_check(audit *A, audit_slot_stats *ss, const slot_def *d, const
     rounding_test_f64(&rs, ref, cand, worst, nn, f, sdf, ref_fp32cr ? 0x1p-24 : 0.0, BOUNDS_SHARP_ALPHA_TEST,
                       A->sharp_hash, A->sharp_hash_cap, cdiv, cmod);
     if (!rs.n) return;
+    sharp_dist_add(&p->sharp_kind[sharp_kind_of(&A->m, d)], &rs, f, bounds_sharp_alarm(d->rule, K));
     ss->n_sharp++;
     ss->n_aggregate += rs.aggregate;
     ss->n_over_sharp += (long)rs.n_over_sharp;
@@ -638,7 +682,7 @@ static void compare_slot(audit *A, int s, const double *bound) {
         compare_stats_json(&A->line, &st);
         if (bd && is_ref && !r->eng[p->b].is_ref && A->sharp) {
             double t0 = ls_now();
-            sharp_check(A, ss, d, A->db[p->a] + off, A->fb[p->b] + off, bound, nn, r->eng[p->a].ref_fp32cr,
+            sharp_check(A, p, ss, d, A->db[p->a] + off, A->fb[p->b] + off, bound, nn, r->eng[p->a].ref_fp32cr,
                         A->e[p->b]->batch);
             A->t_sharp += ls_now() - t0;
         }

@@ -72,6 +72,17 @@
  * error at 0.4% (times the measured design effect). */
 #define RT_SAMPLE 65536
 
+/* The per-element ratio's distribution (issue 24: how much margin the
+ * sharp bound leaves on a real model), one bucket per power of two, no
+ * sorting: bucket 0 the exact elements (error 0), 1 the ratios in
+ * (0, 2^RT_HIST_LO), then [2^k, 2^(k+1)) for k = RT_HIST_LO .. RT_HIST_HI-1
+ * (bucket rt_hist_bucket(k)), the last >= 2^RT_HIST_HI.  Exact floor(log2)
+ * of the ratio from the two exponents (no division per element). */
+#define RT_HIST_LO (-30)
+#define RT_HIST_HI 4
+#define RT_HIST_N (RT_HIST_HI - RT_HIST_LO + 3)
+#define rt_hist_bucket(k) ((k) - RT_HIST_LO + 2)
+
 typedef struct {
     int32_t cs[RT_CLUSTERS], ca[RT_CLUSTERS], cm[RT_CLUSTERS]; /* per cluster: S, A, m (scratch) */
     size_t n;                 /* elements judged (worst-case bound > 0, finite) */
@@ -79,6 +90,7 @@ typedef struct {
     double max_sharp_ratio;   /* max |err| / sharp bound (-1: none judged) */
     size_t worst_sharp_index;
     size_t n_over_sharp;      /* elements over the sharp bound */
+    uint64_t hist[RT_HIST_N]; /* the n elements' ratios, bucketed (RT_HIST_*) */
     int aggregate;            /* 1 when the aggregate tests ran (a reduction rule) */
     size_t n_pos, n_neg;      /* signs of the nonzero errors */
     size_t n_away;            /* ... of which away from zero (sign of the error = sign of ref) */
@@ -93,6 +105,13 @@ typedef struct {
     double bias_score, scale_score; /* max(|sign_z|, |away_z|) / sign_limit, ms / ms_limit: >= 1 fails */
     int bias_fail, scale_fail;
 } rounding_stats;
+
+/* The q-quantile (0 < q <= 1) of the ratios in hist (RT_HIST_N buckets),
+ * read as the upper edge of the bucket that holds it: an upper bound on
+ * the true quantile within a factor 2 (0 for the exact bucket; max, the
+ * largest ratio seen, for the top bucket and whenever it is smaller).
+ * -1 when hist is empty. */
+double rt_hist_quantile(const uint64_t *hist, double q, double max);
 
 /* Judge cand against the exact ref, element i with worst-case bound
  * worst[i] (>= 0): sharp bound sharp_factor x worst[i] + ref_u |ref[i]|,

@@ -215,6 +215,30 @@ void report_print_verdicts(audit_result *R, const verdict_table *v, const explai
             ls_fmt_num(b4, sizeof b4, r->sharp_s, "-"), ls_fmt_num(b2, sizeof b2, r->total_s, "-"));
 }
 
+/* The sharper tier's margin per tensor kind (audit.h audit_sharp_dist),
+ * one line each: the ratio to the sharp bound at the median, p99 (bucket
+ * edges) and max, and the elements over it. */
+static void print_sharp_margin(FILE *f, const audit_result *r) {
+    int head = 0;
+    char b1[32], b2[32], b3[32];
+    for (int pi = 0; pi < r->n_pairs; pi++) {
+        const audit_pair *p = &r->pair[pi];
+        for (int k = 0; k < AUDIT_SK_N; k++) {
+            const audit_sharp_dist *d = &p->sharp_kind[k];
+            if (!d->checks) continue;
+            if (!head)
+                fprintf(f, "\n== sharper tier: margin per tensor kind (ratio to the sharp bound: median and p99 as\n"
+                           "   power-of-two bucket edges, max; > 1 is SUSPECT)\n");
+            head = 1;
+            fprintf(f, "  %-14s vs %-10s %-24s median %-8s p99 %-8s max %-8s (%.3g%% of the bound), %ld of %llu over\n",
+                    r->eng[p->b].label, r->eng[p->a].label, audit_sharp_kind_name(k),
+                    fmt_ulp(b1, sizeof b1, audit_sharp_quantile(d, 0.5)),
+                    fmt_ulp(b2, sizeof b2, audit_sharp_quantile(d, 0.99)), fmt_ulp(b3, sizeof b3, d->max_ratio),
+                    100 * d->max_ratio, d->n_over, (unsigned long long)d->n);
+        }
+    }
+}
+
 void report_print_summary(audit_result *R) {
     FILE *f = R->cfg.out;
     if (!f) return;
@@ -299,6 +323,7 @@ void report_print_summary(audit_result *R) {
             fprintf(f, "\n");
         }
     }
+    print_sharp_margin(f, r);
     explain_print(f, r, m);
     fprintf(f, "\n== cost\n  comparison %.2f s of %.2f s total; %ld steps; driver peak RSS %.1f MiB\n", r->compare_s,
             r->total_s, r->total_steps, r->parent_peak_rss / 1048576.0);

@@ -1435,6 +1435,51 @@ static void sec_tensors(doc *d, const ctx *x) {
     }
 }
 
+/* The sharper tier's margin per tensor kind (issue 24): how much of the
+ * sharp bound the elements use, from the audit's per-kind distributions
+ * (audit.h audit_sharp_dist; run.json's "sharp_margin" holds the same
+ * numbers): the quantiles are the upper edges of power-of-two buckets. */
+static void sec_sharp_margin(doc *d, const ctx *x) {
+    const audit_result *r = x->r;
+    heading(d, 3, "sharp-margin", "Sharper tier: margin per tensor kind");
+    para(d, "Per kind of tensor vs the exact reference, over every element judged at every check: the ratio of the "
+            "error to the sharper bound at the median, the 99th and the 99.99th percentile (each the upper edge of "
+            "its power-of-two bucket: within a factor 2 above the true quantile) and at the worst element, the share "
+            "of the sharp bound that element used, the elements over it (SUSPECT), and the sharp tier's largest "
+            "per-element false-alarm probability for these tensors (0: the tiers coincide, few-operation rules).");
+    static const char *const H[] = {"Kind",   "Checks", "Elements", "Exact", "Median", "p99",
+                                    "p99.99", "Max",    "Worst used", "Over", "False alarm / element"};
+    char c[10][40];
+    for (int pi = 0; pi < r->n_pairs; pi++) {
+        const audit_pair *p = &r->pair[pi];
+        int rows = 0;
+        for (int k = 0; k < AUDIT_SK_N; k++) rows += p->sharp_kind[k].checks > 0;
+        if (!rows) continue;
+        char t[200];
+        snprintf(t, sizeof t, "%s vs %s", r->eng[p->b].label, r->eng[p->a].label);
+        heading(d, 4, "margin-pair", t);
+        table_begin(d, 11, H);
+        for (int k = 0; k < AUDIT_SK_N; k++) {
+            const audit_sharp_dist *sd = &p->sharp_kind[k];
+            if (!sd->checks) continue;
+            snprintf(c[0], sizeof c[0], "%ld", sd->checks);
+            snprintf(c[1], sizeof c[1], "%llu", (unsigned long long)sd->n);
+            snprintf(c[2], sizeof c[2], "%llu", (unsigned long long)sd->hist[0]);
+            fnum(c[3], sizeof c[3], audit_sharp_quantile(sd, 0.5));
+            fnum(c[4], sizeof c[4], audit_sharp_quantile(sd, 0.99));
+            fnum(c[5], sizeof c[5], audit_sharp_quantile(sd, 0.9999));
+            fnum(c[6], sizeof c[6], sd->max_ratio);
+            snprintf(c[7], sizeof c[7], "%.3g%%", 100 * sd->max_ratio);
+            snprintf(c[8], sizeof c[8], "%ld", sd->n_over);
+            fnum(c[9], sizeof c[9], sd->max_alarm);
+            const char *cells[] = {audit_sharp_kind_name(k), c[0], c[1], c[2], c[3], c[4],
+                                   c[5], c[6], c[7], c[8], c[9]};
+            table_row(d, cells);
+        }
+        table_end(d);
+    }
+}
+
 /* The sharper tier (checks/bounds.h): per tensor vs the reference, the
  * ratio to each tier and the aggregate tests' scores: how much margin the
  * check has on this model (a score >= 1 is SUSPECT). */
@@ -1444,6 +1489,7 @@ static void sec_sharp(doc *d, const ctx *x) {
     for (int pi = 0; pi < r->n_pairs && !any; pi++)
         for (int s = 0; s < r->n_slots; s++) any |= r->pair[pi].slot[s].n_sharp > 0;
     if (!any) return;
+    sec_sharp_margin(d, x);
     heading(d, 3, "sharp", "Sharper tier: margin per tensor");
     para(d, "Per tensor vs the exact reference, at the checked steps: the worst ratio of the error to the worst-case "
             "bound (> 1: PROBLEM) and to the sharper, probabilistic bound (Higham & Mary's lambda sqrt(K) u, "

@@ -456,6 +456,47 @@ static void json_pair_layers(lsbuf *b, const audit_result *r, const model *m, in
     lsbuf_printf(b, "]");
 }
 
+/* a reference pair's "sharp_margin": per tensor kind, the sharper tier's
+ * per-element ratio distribution (audit.h audit_sharp_dist) and the
+ * quantiles the report shows, read off it the same way. */
+static void json_sharp_margin(lsbuf *b, const audit_pair *p) {
+    int any = 0;
+    for (int k = 0; k < AUDIT_SK_N; k++) any |= p->sharp_kind[k].checks > 0;
+    if (!any) return;
+    lsbuf_printf(b, ",\n      \"sharp_margin\": {\"bucket_exponents\": [%d, %d], \"buckets\": \"exact (error 0), "
+                    "(0, 2^%d), then [2^k, 2^(k+1)) for k = %d..%d, then >= 2^%d\", \"quantiles\": \"upper edge of "
+                    "the bucket holding it, the max when smaller\", \"kinds\": [",
+                 RT_HIST_LO, RT_HIST_HI, RT_HIST_LO, RT_HIST_LO, RT_HIST_HI - 1, RT_HIST_HI);
+    int first = 1;
+    for (int k = 0; k < AUDIT_SK_N; k++) {
+        const audit_sharp_dist *d = &p->sharp_kind[k];
+        if (!d->checks) continue;
+        lsbuf_printf(b, "%s\n        {\"kind\": \"%s\", \"name\": ", first ? "" : ",", audit_sharp_kind_key(k));
+        lsbuf_json_str(b, audit_sharp_kind_name(k));
+        lsbuf_printf(b, ", \"checks\": %ld, \"elements\": %llu, \"exact\": %llu, \"over\": %ld", d->checks,
+                     (unsigned long long)d->n, (unsigned long long)d->hist[0], d->n_over);
+        static const char *const QN[] = {"median", "p99", "p9999"};
+        static const double QV[] = {0.5, 0.99, 0.9999};
+        for (int q = 0; q < 3; q++) {
+            lsbuf_printf(b, ", \"%s\": ", QN[q]);
+            lsbuf_json_num(b, audit_sharp_quantile(d, QV[q]));
+        }
+        lsbuf_printf(b, ", \"max_ratio\": ");
+        lsbuf_json_num(b, d->max_ratio);
+        lsbuf_printf(b, ", \"factor_min\": ");
+        lsbuf_json_num(b, d->min_factor);
+        lsbuf_printf(b, ", \"factor_max\": ");
+        lsbuf_json_num(b, d->max_factor);
+        lsbuf_printf(b, ", \"alarm_per_element\": ");
+        lsbuf_json_num(b, d->max_alarm);
+        lsbuf_printf(b, ", \"counts\": [");
+        for (int h = 0; h < RT_HIST_N; h++) lsbuf_printf(b, "%s%llu", h ? ", " : "", (unsigned long long)d->hist[h]);
+        lsbuf_printf(b, "]}");
+        first = 0;
+    }
+    lsbuf_printf(b, "]}");
+}
+
 /* one entry of run.json's "pairs": per-tensor figures and the parameter divergence curve. */
 static void json_pair(lsbuf *b, const audit_result *r, const model *m, int pi) {
     const audit_pair *p = &r->pair[pi];
@@ -486,6 +527,7 @@ static void json_pair(lsbuf *b, const audit_result *r, const model *m, int pi) {
         first = 0;
     }
     lsbuf_printf(b, "]");
+    json_sharp_margin(b, p);
     json_pair_layers(b, r, m, pi);
     lsbuf_printf(b, ",\n      \"param_divergence\": [");
     first = 1;

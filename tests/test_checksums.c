@@ -271,10 +271,19 @@ static double rel_ratio(fx *f, const double *vec, int l, int ph, size_t rel, dou
     int is_sum;
     assert_true(bounds_ck_shape(&f->m, l, ph, N, &K, &P, &is_sum));
     assert_true(rel < f->L.cnt[l][ph]);
-    const double *r = vec + f->L.off[l][ph] + 3 * rel;
+    const double *r = vec + f->L.off[l][ph] + CK_REL * rel;
     *R = r[0];
     *tol = bounds_ck_tol(K, P, is_sum, r[1], r[2], 0);
     return fabs(*R) / *tol;
+}
+
+/* The same relation's sharper-tier tolerance. */
+static double rel_sharp_tol(fx *f, const double *vec, int l, int ph, size_t rel) {
+    size_t K, P;
+    int is_sum;
+    assert_true(bounds_ck_shape(&f->m, l, ph, N, &K, &P, &is_sum));
+    const double *r = vec + f->L.off[l][ph] + CK_REL * rel;
+    return bounds_ck_sharp_tol(K, P, is_sum, r[1], r[2], r[3], 0);
 }
 
 /* The candidate q with the largest bound among those ok[] allows whose bound
@@ -416,12 +425,15 @@ static void fault_over(fx *f, target (*make)(fx *, int), int l) {
 }
 
 /* Under the threshold: 0.5 times the relation's own tolerance (from the
- * clean vector) is not flagged anywhere, and the relation's residual moved
- * by what was injected (the fault reached the check). */
+ * clean vector) is not flagged anywhere as a PROBLEM, and the relation's
+ * residual moved by what was injected (the fault reached the check); the
+ * sharper tier calls it SUSPECT exactly when its tolerance is below what
+ * was moved in (with a 10% margin either way; between: either). */
 static void fault_under(fx *f, target (*make)(fx *, int), int l) {
     step_to_checks(f, 1);
     target t = make(f, l);
     double R0, tol0, r0 = rel_ratio(f, f->vec, l, t.ph, t.rel, &R0, &tol0);
+    double st0 = rel_sharp_tol(f, f->vec, l, t.ph, t.rel);
     double moved = inject(f, &t, t.sign * 0.5 * tol0);
     ck_verdict v = judge(f, f->vec);
     double R1, tol1, r1 = rel_ratio(f, f->vec, l, t.ph, t.rel, &R1, &tol1);
@@ -432,6 +444,15 @@ static void fault_under(fx *f, target (*make)(fx *, int), int l) {
     assert_true(fabs(moved) >= 0.49 * tol0);                      /* fp32 kept the fault */
     assert_true(fabs((R1 - R0) - moved) <= 1e-3 * tol0);          /* and the residual carries it */
     assert_true(r1 >= 0.5 - r0 - 0.02 && r1 < 1.0);
+    double after = fabs(R1), st1 = rel_sharp_tol(f, f->vec, l, t.ph, t.rel);
+    fprintf(stderr, "  sharper tier: tolerance %.3g of the worst case; %s\n", st0 / tol0,
+            v.n_sus ? "SUSPECT, as it must be" : "not over it");
+    if (after > 1.1 * st1) {
+        assert_true(v.n_sus >= 1);
+        assert_int_equal(v.sus.layer, l);
+    } else if (after < 0.9 * st1) {
+        assert_int_equal(v.n_sus, 0);
+    }
 }
 
 static void test_fault_backward_data(void **s) {

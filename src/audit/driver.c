@@ -1488,6 +1488,19 @@ static int eval_vs_reference(audit *A) {
  * predictions of every epoch and the last epoch's logits (for margins), and
  * fill each pair's disagreement count and exact McNemar test (overall and
  * per class) for this epoch. */
+/* A recording's evaluation vectors (it evaluates nothing itself): each
+ * batch of the test slice positioned and judged as a live engine's are. */
+static int recorded_eval_checksums(audit *A, int i, audit_engine *ae, int ep, size_t n) {
+    size_t B = A->cfg.run.batch;
+    for (size_t b = 0; b * B < n && ae->ck_have; b++) {
+        int rc = engine_recorded_eval_at(A->e[i], ep, b);
+        if (!rc) rc = every_step_stage(A->e[i], ae, &A->m, CK_STAGE_EVAL, n - b * B < B ? n - b * B : B, NULL, 0, ep,
+                                       A->ck_vec);
+        if (rc) return rc;
+    }
+    return LS_OK;
+}
+
 static int evaluate(audit *A) {
     audit_result *r = A->r;
     int ep = A->epoch, C = A->m.n_classes;
@@ -1509,6 +1522,7 @@ static int evaluate(audit *A) {
         int rc = ae->recorded ? recording_eval(engine_recorded_get(A->e[i]), ep, &A->ds.test, A->cfg.run.limit_test, &ev)
                               : eval_engine_hooked(A->e[i], &A->ds.test, A->cfg.run.limit_test,
                                                    A->cfg.checksums && ae->ck_have ? eval_checksums : NULL, &ck, &ev);
+        if (!rc && ae->recorded && ae->ck_have && A->cfg.checksums) rc = recorded_eval_checksums(A, i, ae, ep, n);
         if (!rc && ae->ck_have && A->cfg.checksums && ae->ck_eval_batches - b0 == (long)((n + A->cfg.run.batch - 1) / A->cfg.run.batch))
             ae->ck_eval_epochs++;
         if (rc && engine_gone(A, i)) continue;

@@ -10,6 +10,7 @@
 
 #include "base/util.h"
 #include "engines/checksums.h"
+#include "engines/recorded.h"
 
 int every_step_init(audit_engine *ae, long total) {
     ae->ck_have = 1;
@@ -90,7 +91,9 @@ int every_step_stage(engine *e, audit_engine *ae, const model *m, int stage, siz
     if (rc) return rc;
     ck_verdict v;
     ck_verdict_init(&v);
-    if ((rc = checksums_judge(m, vec, n, y, declared_u_in(ae->spec), &v))) return rc;
+    /* a recording declares its precision in its own spec, not in "recorded:PATH" */
+    const char *rs = engine_recorded_spec(e);
+    if ((rc = checksums_judge(m, vec, n, y, declared_u_in(rs ? rs : ae->spec), &v))) return rc;
     ck_layout L;
     ck_layout_make(&L, m, n);
     if (stage != CK_STAGE_UPDATE && ae->ck_chain) checksums_continuity(m, ae->ck_dig, vec, n, &v);

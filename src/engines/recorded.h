@@ -26,6 +26,10 @@ void recording_ck_geom_of(const model *m, size_t n, recording_ck_geom *out);
  * judged.  LS_EINVAL for a batch or epoch the recording does not have. */
 int engine_recorded_eval_at(engine *e, int epoch, size_t batch);
 
+/* The recorded engine's own spec (provenance engine.spec: "cuda:math=tf32",
+ * ...), or NULL for any other engine or a recording without it. */
+const char *engine_recorded_spec(const engine *e);
+
 /* Whether this recording was made with the run an audit is about to do.
  * total_steps: the audit's step count.  LS_EINVAL with a message naming
  * the first field that differs ("recorded:PATH: recorded with seed 7, this

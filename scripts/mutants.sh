@@ -48,6 +48,10 @@ DATA_ARG=()
 # small enough for a few seconds per audit; 2 steps so that state carried
 # from step 1 to step 2 (stale copies, reused arg-maxes) is exercised
 COMMON=(--limit-train 64 --batch 16 --steps 2 --no-eval "${DATA_ARG[@]}")
+# the default mode (what `make run` runs) audits a run of several epochs
+# with a partial batch and the evaluation (issue 19): 72 images in batches
+# of 16 (four full, one of 8) for 2 epochs, 10 steps, 32 test images
+COMMON_DEFAULT=(--limit-train 72 --batch 16 --epochs 2 --limit-test 32 "${DATA_ARG[@]}")
 
 # the zoo, one line per fault, tab-separated: name class layers phase model expect does why
 python3 - src/engines/cpu/cpu_faults.h >"$OUT/zoo.txt" <<'PY'
@@ -159,7 +163,9 @@ run_one() {
     esac
     # a fault's own options replace the mode's and the common ones they
     # name (an audit refuses an option given twice); --eval replaces --no-eval
-    local all=("${margs[@]}" "${COMMON[@]}") common=() i=0
+    local base=("${COMMON[@]}")
+    [ "$mode" = default ] && base=("${COMMON_DEFAULT[@]}")
+    local all=("${margs[@]}" "${base[@]}") common=() i=0
     while [ $i -lt ${#all[@]} ]; do
         o=${all[$i]}
         n=1
@@ -180,12 +186,13 @@ run_one() {
 export -f run_one
 export OUT BIN
 COMMON_STR="${COMMON[*]}"
-export COMMON_STR
+COMMON_DEFAULT_STR="${COMMON_DEFAULT[*]}"
+export COMMON_STR COMMON_DEFAULT_STR
 t0=$(date +%s)
 n_jobs=$(wc -l <"$jobs_file")
 echo "mutants: $n_jobs audits ($n_zoo faults in the zoo; modes: $MODES), $JOBS at a time, in $OUT"
 # COMMON is an array: hand it to the subshells through a string
-[ -n "${MUTANTS_REJUDGE:-}" ] || xargs -P "$JOBS" -I{} bash -c 'COMMON=($COMMON_STR); run_one "$@"' _ {} <"$jobs_file"
+[ -n "${MUTANTS_REJUDGE:-}" ] || xargs -P "$JOBS" -I{} bash -c 'COMMON=($COMMON_STR); COMMON_DEFAULT=($COMMON_DEFAULT_STR); run_one "$@"' _ {} <"$jobs_file"
 wall=$(( $(date +%s) - t0 ))
 
 python3 - "$OUT" "$MODES" "$wall" <<'PY'

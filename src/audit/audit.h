@@ -215,6 +215,8 @@ typedef struct {
     /* every-step checksums (checks/checksums.h), training steps and
      * evaluation batches of this engine, in every mode */
     int ck_have;             /* the engine computes them (0: ck_none says why) */
+    int ck_sent;             /* a vector requested (every_step_send), not yet read */
+    double ck_t_sent;        /* when */
     char ck_none[96];
     long ck_steps;           /* training steps judged by checksums */
     long ck_skipped;         /* training steps not judged (fed inputs: checked per element instead) */

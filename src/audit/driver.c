@@ -1060,6 +1060,16 @@ static int step_params(audit *A, int full, const float *losses) {
 static int step_checksums(audit *A, size_t nb, int stage) {
     audit_result *r = A->r;
     if (!A->cfg.checksums) return 0;
+    /* every engine's request first: the children compute at once (their
+     * checks are not timed as the engine's; the cores are shared) */
+    for (int i = 0; i < r->n_engines; i++) {
+        audit_engine *ae = &r->eng[i];
+        if (!A->active[i] || ae->is_ref || !ae->ck_have) continue;
+        if (A->feed_src >= 0 && i != A->feed_src && A->feed_all) continue;
+        int rc = every_step_send(A->e[i], ae, stage);
+        if (rc && engine_gone(A, i)) continue;
+        if (rc) return engine_err(rc, ae->label, "checksums");
+    }
     for (int i = 0; i < r->n_engines; i++) {
         audit_engine *ae = &r->eng[i];
         if (!A->active[i] || ae->is_ref || !ae->ck_have) continue;

@@ -11,6 +11,7 @@
 #include "base/util.h"
 #include "engines/checksums.h"
 #include "engines/recorded.h"
+#include "engines/remote.h"
 
 int every_step_init(audit_engine *ae, long total) {
     ae->ck_have = 1;
@@ -77,11 +78,22 @@ static void record(audit_engine *ae, const model *m, const ck_verdict *v, long s
     ae->ck_first_eval_epoch = eval ? epoch + 1 : 0;
 }
 
+int every_step_send(engine *e, audit_engine *ae, int stage) {
+    if (!ae->ck_have || ae->ck_sent) return LS_OK;
+    double t0 = ls_now();
+    int rc = remote_checksums_send(e, stage);
+    if (rc < 0) return rc;
+    ae->ck_sent = rc > 0;
+    ae->ck_t_sent = t0;
+    return LS_OK;
+}
+
 int every_step_stage(engine *e, audit_engine *ae, const model *m, int stage, size_t n, const int32_t *y, long step,
                      int epoch, double *vec) {
     if (!ae->ck_have) return LS_OK;
-    double t0 = ls_now();
-    int rc = engine_checksums(e, stage, vec);
+    double t0 = ae->ck_sent ? ae->ck_t_sent : ls_now();
+    int rc = ae->ck_sent ? remote_checksums_recv(e, vec) : engine_checksums(e, stage, vec);
+    ae->ck_sent = 0;
     if (rc == LS_EUNAVAIL) {
         ae->ck_have = 0;
         snprintf(ae->ck_none, sizeof ae->ck_none, "%s", ls_errmsg());

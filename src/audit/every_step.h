@@ -21,6 +21,10 @@ int every_step_init(audit_engine *ae, long total);
  * step (0 in evaluation), epoch 0-based; vec: scratch of
  * ck_layout_make(m, max_batch).total doubles.  An engine without the op
  * is marked once (ck_have 0) and 0 returned; other errors are returned. */
+/* Ask engine e for its vector of `stage` without waiting (an engine in its
+ * own process starts computing it; every_step_stage then waits for it), so
+ * that every engine's checks run at once.  A no-op for other engines. */
+int every_step_send(engine *e, audit_engine *ae, int stage);
 int every_step_stage(engine *e, audit_engine *ae, const model *m, int stage, size_t n, const int32_t *y, long step,
                      int epoch, double *vec);
 /* The driver set the engine's state (sync/isolated broadcast, the initial

@@ -82,7 +82,7 @@ typedef struct {
     float *p, *g, *m, *v;       /* the engine's flat buffers now */
     float *p0, *m0, *v0;        /* snapshot: the state the step computed with */
     int have_snapshot;
-    int nth;                    /* threads the sums run on (the engine's own: omp_get_max_threads) */
+    int nth;                    /* threads the sums run on (all the process may use, <= 8) */
     double *s, *sa;             /* per thread: one sample's window sums, s_cap each */
     size_t s_cap;
     double *pl, *tv;            /* per thread: one plane's column sums (pl_cap), small vectors (tv_cap) */
@@ -158,8 +158,12 @@ static int state_get(engine *e, ck_state **out) {
         size_t np = m->n_params;
         S->p = ls_malloc(np * 4), S->g = ls_malloc(np * 4), S->m = ls_malloc(np * 4), S->v = ls_malloc(np * 4);
         S->p0 = ls_malloc(np * 4), S->m0 = ls_malloc(np * 4), S->v0 = ls_malloc(np * 4);
-        S->nth = omp_get_max_threads();
-        S->nth = S->nth < 1 ? 1 : S->nth > 256 ? 256 : S->nth;
+        /* the checks are lockstep's, not the engine's arithmetic, and their
+         * vector is the same at any thread count: they use every core the
+         * process may (a threads=1 engine's checks too), at most 8 */
+        int nt_ = omp_get_max_threads(), np_ = omp_get_num_procs();
+        S->nth = np_ > nt_ ? np_ : nt_;
+        S->nth = S->nth < 1 ? 1 : S->nth > 8 ? 8 : S->nth;
         size_t nt = (size_t)S->nth, nwt, npart;
         S->s_cap = sums_needed(m, e->max_batch);
         scratch_needed(m, e->max_batch, &nwt, &S->pl_cap, &S->tv_cap, &npart);

@@ -51,6 +51,7 @@ typedef struct {
     size_t shm_len;
     size_t tensor_bytes, x_off, y_off;
     int dead;
+    int ck_pending;   /* a checksums request sent, its reply not read (remote_checksums_send) */
     char why[160];    /* when dead: "signal 9, Killed", "exit status 3", ... */
 } rctx;
 
@@ -208,13 +209,21 @@ static void reap(rctx *c, const char *fallback) {
     snprintf(c->why, sizeof c->why, "%s; killed it", fallback);
 }
 
-static int call(engine *e, rcmd *cmd, rreply *rep) {
+/* A call is a request and its reply; call_send and call_recv split it so
+ * that the driver can have several children work at once (the checksums:
+ * remote_checksums_send). */
+static int call_send(engine *e, rcmd *cmd) {
     rctx *c = e->ctx;
     if (c->dead) return ls_err(LS_ELIB, "engine %s: its process is gone (%s)", e->spec.spec, c->why);
     if (write_all(c->fd, cmd, sizeof *cmd)) {
         reap(c, "its connection is closed");
         return ls_err(LS_ELIB, "engine %s: child process died (%s)", e->spec.spec, c->why);
     }
+    return LS_OK;
+}
+
+static int call_recv(engine *e, rreply *rep) {
+    rctx *c = e->ctx;
     if (wait_reply(c)) {
         /* a stopped (SIGSTOP) or hung child would block us forever */
         int st = 0, stopped = waitpid(c->pid, &st, WNOHANG | WUNTRACED) == c->pid && WIFSTOPPED(st);
@@ -233,6 +242,11 @@ static int call(engine *e, rcmd *cmd, rreply *rep) {
     }
     if (rep->rc) return ls_err(rep->rc, "%s", rep->msg);
     return LS_OK;
+}
+
+static int call(engine *e, rcmd *cmd, rreply *rep) {
+    int rc = call_send(e, cmd);
+    return rc ? rc : call_recv(e, rep);
 }
 
 const char *remote_engine_dead(const engine *e) {
@@ -313,8 +327,27 @@ static int r_set(engine *e, tensor_id t, const float *in) {
 
 /* Only the small vector crosses: the child computes it next to its tensors. */
 static int r_checksums(engine *e, int stage, double *out) {
+    int rc = remote_checksums_send(e, stage);
+    return rc < 0 ? rc : remote_checksums_recv(e, out);
+}
+
+int remote_checksums_send(engine *e, int stage) {
+    if (!e || e->iface != &REMOTE_IFACE) return 0;
     rctx *c = e->ctx;
-    int rc = simple(e, OP_CHECKSUMS, stage, 0, 0);
+    if (c->ck_pending) return ls_err(LS_EINVAL, "engine %s: checksums already requested", e->spec.spec);
+    rcmd cmd = {.op = OP_CHECKSUMS, .layer = stage};
+    int rc = call_send(e, &cmd);
+    if (rc) return rc;
+    c->ck_pending = 1;
+    return 1;
+}
+
+int remote_checksums_recv(engine *e, double *out) {
+    rctx *c = e->ctx;
+    if (!c->ck_pending) return ls_err(LS_EINVAL, "engine %s: no checksums requested", e->spec.spec);
+    c->ck_pending = 0;
+    rreply rep;
+    int rc = call_recv(e, &rep);
     if (rc) return rc;
     ck_layout L;
     ck_layout_make(&L, e->m, e->batch);

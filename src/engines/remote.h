@@ -23,7 +23,8 @@
  * within the timeout (remote_set_timeout) kills the child.
  *
  * Not here: scheduling (the driver calls engines one at a time, so timings
- * do not compete for the two cores).
+ * do not compete for the two cores; only the every-step checksums, which
+ * are not timed as the engine's, run in all children at once).
  */
 #ifndef LS_REMOTE_H
 #define LS_REMOTE_H
@@ -34,6 +35,15 @@
  * child's message is returned (e.g. "cuda: unavailable (...)", LS_EUNAVAIL)
  * and no engine is left behind. */
 int remote_engine_create(engine **out, const char *spec, const model *m, const engine_opts *o);
+
+/* The checksums call (engine_checksums) in two halves, so that several
+ * children compute their vectors at once: send returns 1 when the request
+ * went to a child, 0 for an engine that is not a remote proxy (call
+ * engine_checksums), < 0 on error; recv waits for that child's vector
+ * (ck_layout_make(m, batch).total doubles).  Nothing else may be called on
+ * the engine in between. */
+int remote_checksums_send(engine *e, int stage);
+int remote_checksums_recv(engine *e, double *out);
 
 /* Copy the child's timing table and peak RSS (bytes) into the proxy. */
 int remote_fetch_stats(engine *e, size_t *peak_rss);

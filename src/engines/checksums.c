@@ -577,8 +577,49 @@ static void dense_all(ck_state *S, const layer *ly, const float *w, const float 
 /* Element-wise re-checks: one loop per kind (no branch on the kind inside),
  * element counts summed in integers over threads (the same at any thread
  * count). */
+/* Max-pool re-checks, per row of windows: a fast count first, with !=
+ * (vectorizable selects, no branch: -0 and +0 alike as the rule has them;
+ * a NaN counts as a difference), and only when it finds something, the
+ * count by ck_pool_bad's exact rule (both NaN: equal), which the fast one
+ * over-counts at most.  The first maximum, row-major, by strict > as
+ * ck_pool_bad has it. */
+static unsigned pool_row_fwd(const float *x0, const float *x1, const float *y, int ow) {
+    unsigned bad = 0;
+    for (int j = 0; j < ow; j++) {
+        float m = x0[2 * j], b = x0[2 * j + 1], c = x1[2 * j], d = x1[2 * j + 1];
+        m = b > m ? b : m;
+        m = c > m ? c : m;
+        m = d > m ? d : m;
+        bad += m != y[j];
+    }
+    return bad;
+}
+
+static unsigned pool_row_bwd(const float *x0, const float *x1, const float *d0, const float *d1, const float *dy,
+                             int ow) {
+    unsigned bad = 0;
+    for (int j = 0; j < ow; j++) {
+        float m = x0[2 * j], b = x0[2 * j + 1], c = x1[2 * j], d = x1[2 * j + 1], g = dy[j];
+        int am = 0, t;
+        t = b > m, m = t ? b : m, am = t ? 1 : am;
+        t = c > m, m = t ? c : m, am = t ? 2 : am;
+        t = d > m, am = t ? 3 : am;
+        bad += ((am == 0 ? g : 0.0f) != d0[2 * j]) | ((am == 1 ? g : 0.0f) != d0[2 * j + 1]) |
+               ((am == 2 ? g : 0.0f) != d1[2 * j]) | ((am == 3 ? g : 0.0f) != d1[2 * j + 1]);
+    }
+    return bad;
+}
+
 static size_t pool_fwd_bad(const layer *ly, const float *x, const float *y, size_t n, int nth) {
-    size_t HW = (size_t)ly->in_h * ly->in_w, P = (size_t)ly->out_h * ly->out_w, bad = 0;
+    size_t HW = (size_t)ly->in_h * ly->in_w, P = (size_t)ly->out_h * ly->out_w, fast = 0, bad = 0;
+    int w = ly->in_w, ow = ly->out_w;
+#pragma omp parallel for schedule(static) reduction(+ : fast) num_threads(nth)
+    for (ptrdiff_t nc = 0; nc < (ptrdiff_t)(n * ly->in_c); nc++)
+        for (int i = 0; i < ly->out_h; i++) {
+            const float *x0 = x + nc * HW + (size_t)(2 * i) * w;
+            fast += pool_row_fwd(x0, x0 + w, y + nc * P + (size_t)i * ow, ow);
+        }
+    if (!fast) return 0;
 #pragma omp parallel for schedule(static) reduction(+ : bad) num_threads(nth)
     for (ptrdiff_t nc = 0; nc < (ptrdiff_t)(n * ly->in_c); nc++)
         for (int i = 0; i < ly->out_h; i++)
@@ -588,15 +629,26 @@ static size_t pool_fwd_bad(const layer *ly, const float *x, const float *y, size
 }
 
 static size_t pool_bwd_bad(const layer *ly, const float *x, const float *dy, const float *dx, size_t n, int nth) {
-    size_t HW = (size_t)ly->in_h * ly->in_w, P = (size_t)ly->out_h * ly->out_w, bad = 0;
-    int eh = 2 * ly->out_h, ew = 2 * ly->out_w;
+    size_t HW = (size_t)ly->in_h * ly->in_w, P = (size_t)ly->out_h * ly->out_w, fast = 0, bad = 0;
+    int eh = 2 * ly->out_h, ew = 2 * ly->out_w, w = ly->in_w, ow = ly->out_w;
+#pragma omp parallel for schedule(static) reduction(+ : fast) num_threads(nth)
+    for (ptrdiff_t nc = 0; nc < (ptrdiff_t)(n * ly->in_c); nc++) {
+        const float *d = dx + nc * HW;
+        for (int i = 0; i < ly->out_h; i++) {
+            const float *x0 = x + nc * HW + (size_t)(2 * i) * w, *d0 = d + (size_t)(2 * i) * w;
+            fast += pool_row_bwd(x0, x0 + w, d0, d0 + w, dy + nc * P + (size_t)i * ow, ow);
+        }
+        /* a floor-pooled odd edge (the last row or column) gets no gradient */
+        for (int r = 0; r < ly->in_h; r++)
+            for (int q = r >= eh ? 0 : ew; q < ly->in_w; q++) fast += d[r * ly->in_w + q] != 0.0f;
+    }
+    if (!fast) return 0;
 #pragma omp parallel for schedule(static) reduction(+ : bad) num_threads(nth)
     for (ptrdiff_t nc = 0; nc < (ptrdiff_t)(n * ly->in_c); nc++) {
         const float *d = dx + nc * HW;
         for (int i = 0; i < ly->out_h; i++)
             for (int j = 0; j < ly->out_w; j++)
                 bad += (size_t)ck_pool_bad(x + nc * HW, ly->in_w, i, j, 0, d, dy[nc * P + i * ly->out_w + j], 1);
-        /* a floor-pooled odd edge (the last row or column) gets no gradient */
         for (int r = 0; r < ly->in_h; r++)
             for (int q = r >= eh ? 0 : ew; q < ly->in_w; q++) bad += (size_t)ck_bits_differ(0.0f, d[r * ly->in_w + q]);
     }

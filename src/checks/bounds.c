@@ -511,13 +511,44 @@ int bounds_ck_shape(const model *m, int l, int phase, size_t n, size_t *K, size_
     return *K ? 1 : 0;
 }
 
-double bounds_ck_tol(size_t K, size_t P, int is_sum, double A, double Y, double u_in) {
+/* The per-relation-kind constants of both tiers (bounds_ck_tols): the
+ * same arithmetic as bounds_ck_tol and bounds_ck_sharp_tol, done once per
+ * block of relations instead of once per relation. */
+void bounds_ck_prep(size_t K, size_t P, int is_sum, double u_in, bounds_ck_coef *c) {
     double g = is_sum ? compare_gamma(K > 1 ? K - 1 : 0) : compare_gamma(K);
-    double t = g * A;
-    if (u_in > 0) t *= is_sum ? lowp_bound_factor(K > 1 ? K - 1 : 1, u_in) : lowp_bound_factor(K, u_in);
-    if (!is_sum) t += (double)P * (double)K * 0x1p-149;
+    c->ga = g;
+    if (u_in > 0) c->ga *= is_sum ? lowp_bound_factor(K > 1 ? K - 1 : 1, u_in) : lowp_bound_factor(K, u_in);
+    c->under = is_sum ? 0 : (double)P * (double)K * 0x1p-149;
     double nd = 8.0 * (double)(P + K) + 16, u64 = 0x1p-53;
-    return 1.01 * t + nd * u64 / (1 - nd * u64) * (Y + A);
+    c->dbl = nd * u64 / (1 - nd * u64);
+    /* the sharper tier (bounds_ck_sharp_tol's derivation); sa = 0: none */
+    size_t n = is_sum ? (K > 1 ? K - 1 : 0) : K;
+    double gn = compare_gamma(n);
+    c->sa = 0;
+    c->sunder = c->under;
+    if (u_in > 0 || n < 1 || !isfinite(gn)) return;
+    double nr = is_sum ? (double)n : 2.0 * (double)K - 1, lam = bounds_ck_sharp_lambda();
+    c->sa = lam * U32 * (1 + gn) * sqrt(nr);
+    c->sunder = is_sum ? 0 : sharp_ratio(n, lam) * c->under;
+}
+
+void bounds_ck_tols(const bounds_ck_coef *c, double A, double Y, double S, double *worst, double *sharp) {
+    double d = c->dbl * (Y + A);
+    *worst = 1.01 * (c->ga * A + c->under) + d;
+    if (!(c->sa > 0) || !(S >= 0) || !isfinite(S)) {
+        *sharp = *worst;
+        return;
+    }
+    double s = 1.01 * (c->sa * sqrt(S * A) + c->sunder) + d;
+    *sharp = s < *worst ? s : *worst;
+}
+
+double bounds_ck_tol(size_t K, size_t P, int is_sum, double A, double Y, double u_in) {
+    bounds_ck_coef c;
+    bounds_ck_prep(K, P, is_sum, u_in, &c);
+    double w, s;
+    bounds_ck_tols(&c, A, Y, -1, &w, &s);
+    return w;
 }
 
 /* ---- the sharper tier of a relation ---------------------------------------
@@ -556,15 +587,9 @@ double bounds_ck_sharp_alarm(void) {
 }
 
 double bounds_ck_sharp_tol(size_t K, size_t P, int is_sum, double A, double Y, double S, double u_in) {
-    double worst = bounds_ck_tol(K, P, is_sum, A, Y, u_in);
-    if (u_in > 0 || !(S >= 0) || !isfinite(S)) return worst;
-    size_t n = is_sum ? (K > 1 ? K - 1 : 0) : K;
-    double g = compare_gamma(n);
-    if (n < 1 || !isfinite(g)) return worst;
-    double nr = is_sum ? (double)n : 2.0 * (double)K - 1, lam = bounds_ck_sharp_lambda();
-    double t = lam * U32 * (1 + g) * sqrt(nr * S * A);
-    if (!is_sum) t += sharp_ratio(n, lam) * (double)P * (double)K * 0x1p-149;
-    double nd = 8.0 * (double)(P + K) + 16, u64 = 0x1p-53;
-    double sharp = 1.01 * t + nd * u64 / (1 - nd * u64) * (Y + A);
-    return sharp < worst ? sharp : worst;
+    bounds_ck_coef c;
+    bounds_ck_prep(K, P, is_sum, u_in, &c);
+    double w, s;
+    bounds_ck_tols(&c, A, Y, S, &w, &s);
+    return s;
 }

@@ -186,6 +186,13 @@ double bounds_ck_tol(size_t K, size_t P, int is_sum, double A, double Y, double 
  * the worst case (operand rounding modes such as truncation are not
  * mean-zero). */
 double bounds_ck_sharp_tol(size_t K, size_t P, int is_sum, double A, double Y, double S, double u_in);
+/* Both tiers for many relations of one kind: prep once per (K, P, is_sum,
+ * u_in), then tols per relation (the same values as the two above). */
+typedef struct {
+    double ga, under, dbl, sa, sunder;
+} bounds_ck_coef;
+void bounds_ck_prep(size_t K, size_t P, int is_sum, double u_in, bounds_ck_coef *c);
+void bounds_ck_tols(const bounds_ck_coef *c, double A, double Y, double S, double *worst, double *sharp);
 double bounds_ck_sharp_lambda(void);
 double bounds_ck_sharp_alarm(void);
 

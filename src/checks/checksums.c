@@ -66,10 +66,12 @@ static void judge_rel(const model *m, const ck_layout *L, const double *vec, siz
     const double *r = vec + L->off[l][ph];
     double worst = -1, wsharp = -1, sus_q = -1, sus_w = 0;
     size_t wi = 0, si = 0, bad = 0, sus = 0, sharper = 0, sui = 0;
+    bounds_ck_coef cf;
+    bounds_ck_prep(K, P, is_sum, u_in, &cf);
     for (size_t i = 0; i < cnt; i++) {
         const double *e = r + CK_REL * i;
-        double tol = bounds_ck_tol(K, P, is_sum, e[1], e[2], u_in);
-        double st = bounds_ck_sharp_tol(K, P, is_sum, e[1], e[2], e[3], u_in);
+        double tol, st;
+        bounds_ck_tols(&cf, e[1], e[2], e[3], &tol, &st);
         double q = tol > 0 ? fabs(e[0]) / tol : (e[0] == 0 ? 0 : INFINITY);
         double qs = st > 0 ? fabs(e[0]) / st : (e[0] == 0 ? 0 : INFINITY);
         if (q != q) q = INFINITY;

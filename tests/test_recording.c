@@ -545,8 +545,8 @@ static void test_ck_packing(void **st) {
     free(v), free(back), free(pk);
 }
 
-/* The evaluation vectors, positioned by hand (the audit reads a
- * recording's logits; these are judged as any engine's would be). */
+/* The evaluation vectors, positioned by hand as the audit positions them
+ * (driver.c: recorded_eval_checksums), judged as any engine's are. */
 static void test_eval_checksums(void **st) {
     NEED_RECORDING();
     model m;

@@ -175,6 +175,16 @@ static void json_finding(lsbuf *b, const explain_finding *x, int i) {
 
 /* run.json's "verdict", "verdicts" and "findings": structured, so that a
  * script can assert on them. */
+/* , "name": [v per drift step] (null: not judged) */
+static void json_step_array(lsbuf *b, const char *name, const float *v, long n) {
+    lsbuf_printf(b, ", \"%s\": [", name);
+    for (long k = 0; k < n && v; k++) {
+        if (k) lsbuf_printf(b, ",");
+        lsbuf_json_num(b, v[k]);
+    }
+    lsbuf_printf(b, "]");
+}
+
 /* The every-step checksums of one engine: coverage in steps, the first
  * violation, and the worst ratio per drift step (null: not judged). */
 static void json_checksums(lsbuf *b, const audit_result *r, const audit_engine *ae) {
@@ -230,12 +240,8 @@ static void json_checksums(lsbuf *b, const audit_result *r, const audit_engine *
         lsbuf_json_str(b, ae->ck_sus.what);
         lsbuf_printf(b, "}");
     }
-    lsbuf_printf(b, ", \"sharp_ratio_per_step\": [");
-    for (long k = 0; k < ae->ck_total && ae->ck_step_sharp; k++) {
-        if (k) lsbuf_printf(b, ",");
-        lsbuf_json_num(b, ae->ck_step_sharp[k]);
-    }
-    lsbuf_printf(b, "]}");
+    json_step_array(b, "sharp_ratio_per_step", ae->ck_step_sharp, ae->ck_total);
+    lsbuf_printf(b, "}");
     lsbuf_printf(b, ", \"eval_vs_reference\": {\"images\": %ld, \"epoch\": %d, \"worst_ratio\": ", ae->ev_ref_images,
                  ae->ev_ref_epoch);
     lsbuf_json_num(b, ae->ev_ref_images ? ae->ev_ref_worst : NAN);
@@ -243,12 +249,8 @@ static void json_checksums(lsbuf *b, const audit_result *r, const audit_engine *
                  ae->ev_ref_pred_diff);
     lsbuf_json_str(b, ae->ev_ref_why);
     lsbuf_printf(b, "}");
-    lsbuf_printf(b, ", \"worst_ratio_per_step\": [");
-    for (long k = 0; k < ae->ck_total && ae->ck_step_ratio; k++) {
-        if (k) lsbuf_printf(b, ",");
-        lsbuf_json_num(b, ae->ck_step_ratio[k]);
-    }
-    lsbuf_printf(b, "]}");
+    json_step_array(b, "worst_ratio_per_step", ae->ck_step_ratio, ae->ck_total);
+    lsbuf_printf(b, "}");
 }
 
 static void json_verdicts(lsbuf *b, audit_result *R) {

@@ -25,7 +25,7 @@ SEEDS=("$@")
 [ ${#SEEDS[@]} -gt 0 ] || SEEDS=(42 43 44)
 OUT=${FA_OUT:-$(mktemp -d /tmp/lockstep-false-alarms.XXXXXX)}
 mkdir -p "$OUT"
-# the legal variants (scripts/mutants.sh's list: threads, ISA caps, layout,
+# the legal variants (scripts/mutants.sh's list: threads, an ISA cap, layout,
 # fuse, algorithm, math, a 1-ulp perturbation of the initial weights), the
 # reference's own fp32 mode (correctly rounded fp32 operations) and the
 # TF32 twin against the TF32 reference
@@ -33,7 +33,10 @@ mkdir -p "$OUT"
 # twin is judged against its own reference, the ideal TF32 engine; bf16 has
 # no reference twin and is not in the list: against the exact reference it
 # exceeds the fp32 bound, by design)
-GROUPS_=("reference,cpu,cpu:threads=1,cpu:isa=avx2,cpu:isa=avx512_core,cpu:layout=plain,cpu:fuse=off"
+# cpu:isa=avx2 is left out here (make mutants has it): oneDNN 2.6's AVX2
+# path for this model trains an epoch in 200 s on this CPU, 30 times the
+# others (measured: seed 42, epoch 1), 30 minutes a seed
+GROUPS_=("reference,cpu,cpu:threads=1,cpu:isa=avx512_core,cpu:layout=plain,cpu:fuse=off"
          "reference,cpu:algo=direct,cpu:math=portable,cpu:perturb=1,reference:mode=fp32cr"
          "reference:tf32=on,cpu:tf32=on")
 fail=0

@@ -17,7 +17,9 @@
  *   - the sharper tier (issue 24): faults within their worst case (one ulp
  *     up in fc1's forward, in conv2's backward-data) are SUSPECT at their
  *     tensor, and --fail-on suspect exits 1 for them; the legal variants
- *     are not SUSPECT.
+ *     are not SUSPECT;
+ *   - the every-step checksums' sharper tier, with no reference: a
+ *     relation between the tiers is SUSPECT at its layer and phase.
  * "Flagged" is what the audit's checks say (bounds.h): a tensor with
  * elements over their bound (for an exact operation the bound is 0: any
  * difference), which is a PROBLEM and makes --fail-on problem exit 1.
@@ -36,6 +38,7 @@
 #include "engines/engine.h"
 #include "engines/registry.h"
 #include "audit/audit.h"
+#include "checks/checksums.h"
 #include "commands/audit_cmd.h"
 #include "model/model.h"
 #include "base/util.h"
@@ -138,6 +141,58 @@ static void test_sharp_tier(void **st) {
     }
 }
 
+/* The relations' sharper tier end to end, with no reference (so only the
+ * every-step checksums judge): conv2's forward outputs scaled by 1 + 2^-k.
+ * k = 16 puts its relations between the tiers: the engine is SUSPECT at
+ * conv2 forward (not "unchecked", not PROBLEM) and --fail-on suspect
+ * exits 1; k = 14 is over the worst case: PROBLEM; a legal variant is
+ * neither. */
+static void test_checksum_suspect(void **st) {
+    if (!have_data()) skip();
+    static const struct {
+        const char *engine;
+        int want; /* 0 none, 1 SUSPECT, 2 PROBLEM */
+    } cases[] = {
+        {"cpu:fault=conv2_fwd_rel:fault_k=16", 1},
+        {"cpu:fault=conv2_fwd_rel:fault_k=14", 2},
+        {"cpu:threads=1", 0},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        char engines[96];
+        snprintf(engines, sizeof engines, "%s", cases[i].engine);
+        audit_cfg c;
+        audit_cfg_default(&c);
+        c.engines = engines;
+        c.attribution_steps = 0;
+        c.run.batch = 16;
+        c.run.limit_train = 32;
+        c.run.epochs = 1;
+        c.eval = 0;
+        c.fail_on = AUDIT_FAIL_SUSPECT | AUDIT_FAIL_PROBLEM;
+        c.out = NULL;
+        audit_result r;
+        if (audit_run(&c, &r)) fail_msg("audit %s: %s", engines, ls_errmsg());
+        const audit_engine *ae = &r.eng[0];
+        printf("  %-36s checksum violations %ld, over the sharper tier only %ld (x%.3g, %s); %d problem(s), %d "
+               "suspect(s), gate %d\n", engines, ae->ck_viol_checks, ae->ck_sus_checks, ae->ck_sus.ratio,
+               ae->ck_sus.what, r.problems, r.suspects, r.gate);
+        if (cases[i].want == 1) {
+            if (!(ae->ck_sus_checks > 0 && ae->ck_viol_checks == 0 && r.suspects == 1 && r.problems == 0))
+                fail_msg("%s: want a checksum SUSPECT only", engines);
+            assert_string_equal(r.m.layers[ae->ck_sus.layer].name, "conv2");
+            assert_int_equal(ae->ck_sus.phase, CKP_FORWARD);
+            assert_true(ae->ck_sus.ratio > 1 && ae->ck_sus_worst_ratio < 1);
+        } else if (cases[i].want == 2) {
+            if (!(ae->ck_viol_checks > 0 && r.problems == 1)) fail_msg("%s: want a checksum PROBLEM", engines);
+            assert_string_equal(r.m.layers[ae->ck_first.layer].name, "conv2");
+        } else if (ae->ck_viol_checks || ae->ck_sus_checks || r.suspects || r.problems) {
+            fail_msg("%s: legal, yet flagged", engines);
+        }
+        assert_int_equal(r.gate, cases[i].want ? 1 : 0);
+        audit_result_free(&r);
+    }
+}
+
 /* Faults that must be flagged, at the tensor the faulted layer computes
  * first (forward order, then backward order). */
 static void test_faults_caught(void **st) {
@@ -193,6 +248,7 @@ int main(void) {
         cmocka_unit_test(test_faults_caught),
         cmocka_unit_test(test_not_flagged),
         cmocka_unit_test(test_sharp_tier),
+        cmocka_unit_test(test_checksum_suspect),
         cmocka_unit_test(test_unknown_fault),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -1908,6 +1908,17 @@ static void engine_verdict_words(engine_verdict *ev, const audit_result *r, cons
         ev->problem = 1;
         snprintf(ev->detail, sizeof ev->detail, "trains with another state than it reports (%s, step %ld)",
                  ae->rt_first, ae->rt_fail_step);
+    } else if (ae->ck_sus_checks && !(ev->ref >= 0 && ev->worst_slot >= 0 && !(ev->worst_ratio <= 1))) {
+        /* a checksum SUSPECT outranks "unchecked" (no reference) but not a
+         * per-element PROBLEM (EXCEEDS bound, below) */
+        snprintf(ev->verdict, sizeof ev->verdict, "SUSPECT");
+        ev->suspect = 1;
+        char where[32], b2[32];
+        if (ae->ck_sus_eval_epoch) snprintf(where, sizeof where, "evaluation, epoch %d", ae->ck_sus_eval_epoch);
+        else snprintf(where, sizeof where, "step %ld", ae->ck_sus_step);
+        snprintf(ev->detail, sizeof ev->detail, "checksum %s, %s: x%s the sharper tier, %s of the worst case (%ld "
+                 "check(s))", where, ae->ck_sus.what, fnum(b1, sizeof b1, ae->ck_sus.ratio),
+                 fnum(b2, sizeof b2, ae->ck_sus_worst_ratio), ae->ck_sus_checks);
     } else if (ev->ref < 0) {
         snprintf(ev->verdict, sizeof ev->verdict, "unchecked");
         ev->unchecked = 1;
@@ -1918,15 +1929,6 @@ static void engine_verdict_words(engine_verdict *ev, const audit_result *r, cons
         snprintf(ev->detail, sizeof ev->detail, "%s, %s: ratio %s at step %ld", r->slot_name[ev->worst_slot],
                  explain_slot_origin(r, m, ev->worst_slot, org, sizeof org), fnum(b1, sizeof b1, ev->worst_ratio),
                  ev->worst_step);
-    } else if (ae->ck_sus_checks) {
-        snprintf(ev->verdict, sizeof ev->verdict, "SUSPECT");
-        ev->suspect = 1;
-        char where[32], b2[32];
-        if (ae->ck_sus_eval_epoch) snprintf(where, sizeof where, "evaluation, epoch %d", ae->ck_sus_eval_epoch);
-        else snprintf(where, sizeof where, "step %ld", ae->ck_sus_step);
-        snprintf(ev->detail, sizeof ev->detail, "checksum %s, %s: x%s the sharper tier, %s of the worst case (%ld "
-                 "check(s))", where, ae->ck_sus.what, fnum(b1, sizeof b1, ae->ck_sus.ratio),
-                 fnum(b2, sizeof b2, ae->ck_sus_worst_ratio), ae->ck_sus_checks);
     } else if (ev->suspect_slot >= 0) {
         snprintf(ev->verdict, sizeof ev->verdict, "SUSPECT");
         ev->suspect = 1;

@@ -175,6 +175,16 @@ static void json_finding(lsbuf *b, const explain_finding *x, int i) {
 
 /* run.json's "verdict", "verdicts" and "findings": structured, so that a
  * script can assert on them. */
+/* , "name": {"step": .., "eval_epoch": .., "phase": .., "layer": ..  (the
+ * caller adds its ratios and closes it) */
+static void json_ck_where(lsbuf *b, const audit_result *r, const char *name, long step, int eval_epoch,
+                          const ck_violation *v) {
+    lsbuf_printf(b, ", \"%s\": {\"step\": %ld, \"eval_epoch\": %d, \"phase\": ", name, step, eval_epoch);
+    lsbuf_json_str(b, ck_phase_label(v->phase));
+    lsbuf_printf(b, ", \"layer\": ");
+    lsbuf_json_str(b, v->layer >= 0 && v->layer < r->m.n_layers ? r->m.layers[v->layer].name : "");
+}
+
 /* , "name": [v per drift step] (null: not judged) */
 static void json_step_array(lsbuf *b, const char *name, const float *v, long n) {
     lsbuf_printf(b, ", \"%s\": [", name);
@@ -205,11 +215,7 @@ static void json_checksums(lsbuf *b, const audit_result *r, const audit_engine *
         lsbuf_json_str(b, ae->ck_none);
     }
     if (ae->ck_viol_checks) {
-        lsbuf_printf(b, ", \"first_violation\": {\"step\": %ld, \"eval_epoch\": %d, \"phase\": ",
-                     ae->ck_first_step, ae->ck_first_eval_epoch);
-        lsbuf_json_str(b, ck_phase_label(ae->ck_first.phase));
-        lsbuf_printf(b, ", \"layer\": ");
-        lsbuf_json_str(b, ae->ck_first.layer >= 0 && ae->ck_first.layer < r->m.n_layers ? r->m.layers[ae->ck_first.layer].name : "");
+        json_ck_where(b, r, "first_violation", ae->ck_first_step, ae->ck_first_eval_epoch, &ae->ck_first);
         lsbuf_printf(b, ", \"ratio\": ");
         lsbuf_json_num(b, ae->ck_first.ratio);
         lsbuf_printf(b, ", \"what\": ");
@@ -227,11 +233,7 @@ static void json_checksums(lsbuf *b, const audit_result *r, const audit_engine *
     lsbuf_json_str(b, ae->ck_sharp_worst_what);
     lsbuf_printf(b, ", \"suspect_checks\": %ld", ae->ck_sus_checks);
     if (ae->ck_sus_checks) {
-        lsbuf_printf(b, ", \"worst_suspect\": {\"step\": %ld, \"eval_epoch\": %d, \"phase\": ", ae->ck_sus_step,
-                     ae->ck_sus_eval_epoch);
-        lsbuf_json_str(b, ck_phase_label(ae->ck_sus.phase));
-        lsbuf_printf(b, ", \"layer\": ");
-        lsbuf_json_str(b, ae->ck_sus.layer >= 0 && ae->ck_sus.layer < r->m.n_layers ? r->m.layers[ae->ck_sus.layer].name : "");
+        json_ck_where(b, r, "worst_suspect", ae->ck_sus_step, ae->ck_sus_eval_epoch, &ae->ck_sus);
         lsbuf_printf(b, ", \"sharp_ratio\": ");
         lsbuf_json_num(b, ae->ck_sus.ratio);
         lsbuf_printf(b, ", \"worst_case_ratio\": ");

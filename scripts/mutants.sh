@@ -207,21 +207,9 @@ def problems(run, label, mode):
     """[(step, phase, order, layer, tensor, ratio)] of PROBLEMs involving engine
     `label` (None: any engine); order is the tensor's place in the step (pairs list tensors in
     the order they are computed), so min() is the first wrong tensor."""
-    res, order = [], {}
-    for p in run.get("pairs", []):
-        for t in p["tensors"]:
-            order.setdefault(t["tensor"], len(order))
+    res, order = [], tensor_order(run)
     if "findings" in run:
-        for f in run["findings"]:
-            if f.get("severity") != "problem":
-                continue
-            if label is not None and label not in (f.get("a"), f.get("b")):
-                continue
-            # a state round-trip finding names a tensor and no layer
-            lay = f.get("layer") or layer_of(f.get("tensor") or "")
-            res.append((f.get("step") or 0, PH.get(f.get("phase"), 9), order.get(f.get("tensor"), 999),
-                        lay, f.get("phase") or "", f.get("tensor") or "", f.get("ratio"), f.get("rule") or ""))
-        return res
+        return findings_of(run, label, "problem", order)
     # no findings: the bound ratios, which only isolated mode computes (an
     # exact layer's bound is 0: any difference is an infinite ratio, null
     # in the JSON); a DACT is named after the layer whose backward made it
@@ -245,22 +233,34 @@ def problems(run, label, mode):
                             producer(t["tensor"]), t["phase"], t["tensor"], r, "bound"))
     return res
 
-def suspects(run, label):
-    """the SUSPECT findings (the sharper tier) involving engine `label`
-    (None: any), in problems()' tuple form"""
-    res, order = [], {}
+def tensor_order(run):
+    """each tensor's place in compute order, as the pairs list them"""
+    order = {}
     for p in run.get("pairs", []):
         for t in p["tensors"]:
             order.setdefault(t["tensor"], len(order))
+    return order
+
+def findings_of(run, label, severity, order):
+    """run.json's findings of `severity` involving engine `label` (None:
+    any), as (step, phase order, tensor order, layer, phase, tensor, ratio,
+    rule)"""
+    res = []
     for f in run.get("findings", []):
-        if f.get("severity") != "suspect":
+        if f.get("severity") != severity:
             continue
         if label is not None and label not in (f.get("a"), f.get("b")):
             continue
+        # a state round-trip finding names a tensor and no layer
         lay = f.get("layer") or layer_of(f.get("tensor") or "")
         res.append((f.get("step") or 0, PH.get(f.get("phase"), 9), order.get(f.get("tensor"), 999),
                     lay, f.get("phase") or "", f.get("tensor") or "", f.get("ratio"), f.get("rule") or ""))
     return res
+
+def suspects(run, label):
+    """the SUSPECT findings (the sharper tier) involving engine `label`
+    (None: any), in problems()' tuple form"""
+    return findings_of(run, label, "suspect", tensor_order(run))
 
 def run_of(kind, name, mode):
     try:

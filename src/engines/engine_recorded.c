@@ -509,44 +509,29 @@ int recording_eval(const recording *r, int ep, const idx_set *test, size_t limit
     if (!g || g->ndim != 2 || g->shape[0] != n)
         return ls_err(LS_EFORMAT, "recorded:%s: epoch %d: no logits for the %zu test images", r->path, ep + 1, n);
     int C = (int)g->shape[1];
-    out->n = n;
-    out->n_classes = C;
-    out->confusion = ls_calloc((size_t)C * C, sizeof *out->confusion);
-    out->pred = ls_calloc(n ? n : 1, 1);
-    if (!out->confusion || !out->pred) {
+    int rc = eval_result_alloc(out, n, C, 1);
+    double *zd = rc ? NULL : ls_malloc((size_t)C * sizeof *zd);
+    if (rc || !zd) {
         eval_result_free(out);
         return LS_ENOMEM;
     }
-    /* eval_engine's arithmetic, line for line, on the recorded logits */
-    double loss_sum = 0;
-    size_t correct = 0;
+    /* eval_engine's own per-batch arithmetic (eval_add_batch), one image
+     * at a time, on the recorded logits (fp32, exact in double) */
     for (size_t i = 0; i < n; i++) {
-        const float *z = g->values + i * C;
-        int y = test->labels[i];
+        int32_t y = test->labels[i];
         if (y < 0 || y >= C) {
+            free(zd);
             eval_result_free(out);
-            return ls_err(LS_EINVAL, "%s: label %d of test image %zu outside 0..%d", test->labels_path, y, i, C - 1);
+            return ls_err(LS_EINVAL, "%s: label %d of test image %zu outside 0..%d", test->labels_path, (int)y, i,
+                          C - 1);
         }
-        int best = 0;
-        double mx = z[0];
-        for (int j = 1; j < C; j++)
-            if (z[j] > z[best]) best = j;
-        for (int j = 1; j < C; j++) mx = z[j] > mx ? z[j] : mx;
-        double se = 0;
-        for (int j = 0; j < C; j++) se += exp((double)z[j] - mx);
-        loss_sum += log(se) + mx - (double)z[y];
-        out->pred[i] = (uint8_t)best;
-        out->confusion[(size_t)y * C + best]++;
-        correct += best == y;
+        for (int j = 0; j < C; j++) zd[j] = g->values[i * C + j];
+        eval_add_batch(out, zd, &y, i, 1);
     }
-    out->loss = loss_sum / (double)n;
-    out->accuracy = (double)correct / (double)n;
+    free(zd);
+    eval_finish(out);
     /* the logits too, as eval_engine_logits keeps them: the seed
      * statistics' margins of a recording (a sweep's merge) need them */
-    if (!(out->logits = ls_malloc((n ? n : 1) * (size_t)C * sizeof *out->logits))) {
-        eval_result_free(out);
-        return LS_ENOMEM;
-    }
     memcpy(out->logits, g->values, n * (size_t)C * sizeof *out->logits);
     return 0;
 }

@@ -210,13 +210,22 @@ static void put_rel(double *o, double lhs, double lhs_a, double rhs, double a, d
     o[3] = smax;
 }
 
+/* max |x| over n floats, in 16 lanes (a maximum does not depend on the
+ * order; a NaN is never > anything, so it never becomes the maximum) */
 static double max_abs(const float *x, size_t n) {
-    double m = 0;
-    for (size_t i = 0; i < n; i++) {
-        double v = fabs((double)x[i]);
+    float t[16] = {0}, m = 0;
+    size_t i = 0;
+    for (; i + 16 <= n; i += 16)
+        for (int l = 0; l < 16; l++) {
+            float v = fabsf(x[i + l]);
+            t[l] = v > t[l] ? v : t[l];
+        }
+    for (; i < n; i++) {
+        float v = fabsf(x[i]);
         m = v > m ? v : m;
     }
-    return m != m ? INFINITY : m;
+    for (int l = 0; l < 16; l++) m = t[l] > m ? t[l] : m;
+    return m != m ? INFINITY : (double)m;
 }
 
 static ck_conv_dims dims_of(const layer *ly) {
@@ -238,8 +247,20 @@ static ck_conv_dims dims_of(const layer *ly) {
  * engine's own. */
 enum { LANES = 8, CK_MAXK = 64 };
 
+/* The hot loops are compiled for the x86-64 baseline and, where the
+ * compiler can, also for AVX2 and AVX-512F, picked at load time by the CPU
+ * (an ifunc).  Every loop sums in an order its source fixes (explicit
+ * lanes, independent columns, integer counts) and -ffp-contract=off holds
+ * in every clone, so the clones give the same bits: wider vectors only
+ * do more of the same independent operations at once. */
+#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__) && !defined(__SANITIZE_ADDRESS__)
+#define CK_HOT __attribute__((target_clones("avx512f", "avx2", "default")))
+#else
+#define CK_HOT
+#endif
+
 /* sum of x and of |x| over n floats, in LANES lanes */
-static void sum_lanes(const float *x, size_t n, double *s, double *sa) {
+CK_HOT static void sum_lanes(const float *x, size_t n, double *s, double *sa) {
     double t[LANES] = {0}, ta[LANES] = {0}, r = 0, ra = 0;
     size_t i = 0;
     for (; i + LANES <= n; i += LANES)
@@ -267,7 +288,7 @@ static void sum_lanes(const float *x, size_t n, double *s, double *sa) {
  * bounds_ck_tol's term covers through Y (see there).  *mx = max |x| over
  * the plane (S of the sharper tier).  v: 2 (h + 1) w + 2 w doubles of
  * scratch. */
-static void window_sums(const float *x, int h, int w, int k, const int *r0, const int *r1, const int *c0,
+CK_HOT static void window_sums(const float *x, int h, int w, int k, const int *r0, const int *r1, const int *c0,
                         const int *c1, double *v, double *s, double *sa, double *tot_a, double *mx) {
     double *V = v, *Va = v + (size_t)(h + 1) * w, *cr = Va + (size_t)(h + 1) * w, *cra = cr + w;
     for (int q = 0; q < w; q++) V[q] = Va[q] = 0;
@@ -318,7 +339,7 @@ static void ranges(int n_in, int n_out, int k, int pad, int out_mode, int *lo, i
 
 /* rhs[j] += sum_i coef[i][j] s[i], a[j] += |coef[i][j]| sa[i]: i < ni, j < nj
  * (coef row-major ni x nj, doubles) — across j, so it vectorizes. */
-static void matvec_acc(double *rhs, double *a, const double *coef, const double *s, const double *sa, size_t ni,
+CK_HOT static void matvec_acc(double *rhs, double *a, const double *coef, const double *s, const double *sa, size_t ni,
                        size_t nj) {
     for (size_t i = 0; i < ni; i++) {
         const double *c = coef + i * nj;
@@ -432,7 +453,7 @@ static void conv_bwd_data(ck_state *S, const layer *ly, const float *w, const fl
  * each Z within (C + 2 k + 2) u64 of *tot_a (first order), covered
  * through Y.  *mx = max |x| over the sample.  v: 2 h w + 2 oh w doubles
  * of scratch. */
-static void patch_sums(const float *x, const ck_conv_dims *d, double *v, double *z, double *za, double *tot_a,
+CK_HOT static void patch_sums(const float *x, const ck_conv_dims *d, double *v, double *z, double *za, double *tot_a,
                        double *mx) {
     size_t HW = (size_t)d->h * d->w;
     double *X = v, *Xa = v + HW, *B = Xa + HW, *Ba = B + (size_t)d->oh * d->w;
@@ -470,6 +491,28 @@ static void patch_sums(const float *x, const ck_conv_dims *d, double *v, double 
     }
 }
 
+/* q[0..3] = sum g z, sum |g| za, sum g, sum |g| over P positions, in
+ * LANES lanes */
+CK_HOT static void dy_dot_lanes(const float *g, const double *z, const double *za, size_t P, double *q) {
+    double t[LANES] = {0}, ta[LANES] = {0}, u[LANES] = {0}, ua[LANES] = {0};
+    size_t p = 0;
+    for (; p + LANES <= P; p += LANES)
+        for (int l = 0; l < LANES; l++) {
+            double v = g[p + l];
+            t[l] += v * z[p + l];
+            ta[l] += fabs(v) * za[p + l];
+            u[l] += v;
+            ua[l] += fabs(v);
+        }
+    double st = 0, sta = 0, su = 0, sua = 0;
+    for (int l = 0; l < LANES; l++) st += t[l], sta += ta[l], su += u[l], sua += ua[l];
+    for (; p < P; p++) {
+        double v = g[p];
+        st += v * z[p], sta += fabs(v) * za[p], su += v, sua += fabs(v);
+    }
+    q[0] = st, q[1] = sta, q[2] = su, q[3] = sua;
+}
+
 /* Sum over (c, kh, kw) of dW[o] = sum over samples and positions of
  * dy[n, o, p] Z[n, p], Z = the input summed over every element that meets
  * position p (all channels, all kernel offsets); db[o] = sum dy[n, o, .]. */
@@ -486,25 +529,9 @@ static void conv_bwd_w(ck_state *S, const layer *ly, const float *x, const float
         double tn, mx, *z = W.s, *za = W.sa;
         patch_sums(x + i * d.c * HW, &d, W.pl, z, za, &tn, &mx);
         for (size_t oc = 0; oc < OC; oc++) {
-            const float *g = dy + (i * OC + oc) * P;
-            double t[LANES] = {0}, ta[LANES] = {0}, u[LANES] = {0}, ua[LANES] = {0};
-            size_t p = 0;
-            for (; p + LANES <= P; p += LANES)
-                for (int l = 0; l < LANES; l++) {
-                    double v = g[p + l];
-                    t[l] += v * z[p + l];
-                    ta[l] += fabs(v) * za[p + l];
-                    u[l] += v;
-                    ua[l] += fabs(v);
-                }
-            double st = 0, sta = 0, su = 0, sua = 0;
-            for (int l = 0; l < LANES; l++) st += t[l], sta += ta[l], su += u[l], sua += ua[l];
-            for (; p < P; p++) {
-                double v = g[p];
-                st += v * z[p], sta += fabs(v) * za[p], su += v, sua += fabs(v);
-            }
             double *q = S->part + (i * OC + oc) * 6;
-            q[0] = st, q[1] = sta, q[2] = su, q[3] = sua, q[4] = tn * sua, q[5] = mx * sua;
+            dy_dot_lanes(dy + (i * OC + oc) * P, z, za, P, q);
+            q[4] = tn * q[3], q[5] = mx * q[3];
         }
     }
     for (size_t oc = 0; oc < OC; oc++) {
@@ -525,7 +552,7 @@ static void sum_abs_w(const float *w, size_t stride, size_t cnt, double *s, doub
 }
 
 /* column sums of a row-major (rows x cols) matrix: s[j] = sum_i x[i][j] */
-static void col_sums(const float *x, size_t rows, size_t cols, double *s, double *sa) {
+CK_HOT static void col_sums(const float *x, size_t rows, size_t cols, double *s, double *sa) {
     for (size_t j = 0; j < cols; j++) s[j] = sa[j] = 0;
     for (size_t i = 0; i < rows; i++) {
         const float *r = x + i * cols;
@@ -583,7 +610,7 @@ static void dense_all(ck_state *S, const layer *ly, const float *w, const float 
  * count by ck_pool_bad's exact rule (both NaN: equal), which the fast one
  * over-counts at most.  The first maximum, row-major, by strict > as
  * ck_pool_bad has it. */
-static unsigned pool_row_fwd(const float *x0, const float *x1, const float *y, int ow) {
+CK_HOT static unsigned pool_row_fwd(const float *x0, const float *x1, const float *y, int ow) {
     unsigned bad = 0;
     for (int j = 0; j < ow; j++) {
         float m = x0[2 * j], b = x0[2 * j + 1], c = x1[2 * j], d = x1[2 * j + 1];
@@ -595,17 +622,24 @@ static unsigned pool_row_fwd(const float *x0, const float *x1, const float *y, i
     return bad;
 }
 
-static unsigned pool_row_bwd(const float *x0, const float *x1, const float *d0, const float *d1, const float *dy,
-                             int ow) {
+/* The first maximum as ck_pool_bad has it (am = 3 if c3, else 2 if c2,
+ * else 1 if c1, else 0), written as float selects on the comparisons so
+ * that the loop vectorizes. */
+CK_HOT static unsigned pool_row_bwd(const float *x0, const float *x1, const float *d0, const float *d1, const float *dy,
+                                    int ow) {
     unsigned bad = 0;
     for (int j = 0; j < ow; j++) {
-        float m = x0[2 * j], b = x0[2 * j + 1], c = x1[2 * j], d = x1[2 * j + 1], g = dy[j];
-        int am = 0, t;
-        t = b > m, m = t ? b : m, am = t ? 1 : am;
-        t = c > m, m = t ? c : m, am = t ? 2 : am;
-        t = d > m, am = t ? 3 : am;
-        bad += ((am == 0 ? g : 0.0f) != d0[2 * j]) | ((am == 1 ? g : 0.0f) != d0[2 * j + 1]) |
-               ((am == 2 ? g : 0.0f) != d1[2 * j]) | ((am == 3 ? g : 0.0f) != d1[2 * j + 1]);
+        float a = x0[2 * j], b = x0[2 * j + 1], c = x1[2 * j], d = x1[2 * j + 1], g = dy[j];
+        int c1 = b > a;
+        float m = c1 ? b : a;
+        int c2 = c > m;
+        m = c2 ? c : m;
+        int c3 = d > m;
+        float g3 = c3 ? g : 0.0f, r3 = c3 ? 0.0f : g; /* r: what is left for the earlier slots */
+        float g2 = c2 ? r3 : 0.0f, r2 = c2 ? 0.0f : r3;
+        float g1 = c1 ? r2 : 0.0f, g0 = c1 ? 0.0f : r2;
+        bad += (unsigned)(g0 != d0[2 * j]) + (unsigned)(g1 != d0[2 * j + 1]) + (unsigned)(g2 != d1[2 * j]) +
+               (unsigned)(g3 != d1[2 * j + 1]);
     }
     return bad;
 }
@@ -659,11 +693,44 @@ static size_t pool_bwd_bad(const layer *ly, const float *x, const float *dy, con
  * which vectorizes: no data-dependent branch), and only when it finds
  * something, the count by ck_bits_differ's rule (both NaN: equal), which
  * the fast count over-counts at most.  Integer counts: the same at any
- * thread count. */
+ * thread count.  The fast counts run per chunk of CK_CHUNK elements
+ * (unsigned, no overflow), the chunks in parallel. */
+enum { CK_CHUNK = 1 << 15 };
+typedef unsigned (*count_fn)(const float *a, const float *b, const float *c, size_t n);
+
+CK_HOT static unsigned ne_chunk(const float *a, const float *b, const float *c, size_t n) {
+    unsigned bad = 0;
+    for (size_t i = 0; i < n; i++) bad += a[i] != b[i];
+    (void)c;
+    return bad;
+}
+
+/* x > 0 ? x : 0 is never NaN: != is the rule itself */
+CK_HOT static unsigned relu_fwd_chunk(const float *x, const float *y, const float *c, size_t n) {
+    unsigned bad = 0;
+    for (size_t i = 0; i < n; i++) bad += (x[i] > 0 ? x[i] : 0.0f) != y[i];
+    (void)c;
+    return bad;
+}
+
+CK_HOT static unsigned relu_bwd_chunk(const float *y, const float *dy, const float *dx, size_t n) {
+    unsigned bad = 0;
+    for (size_t i = 0; i < n; i++) bad += (y[i] > 0 ? dy[i] : 0.0f) != dx[i];
+    return bad;
+}
+
+static size_t par_count(count_fn f, const float *a, const float *b, const float *c, size_t cnt, int nth) {
+    size_t bad = 0, nch = (cnt + CK_CHUNK - 1) / CK_CHUNK;
+#pragma omp parallel for schedule(static) reduction(+ : bad) num_threads(nth)
+    for (ptrdiff_t k = 0; k < (ptrdiff_t)nch; k++) {
+        size_t i0 = (size_t)k * CK_CHUNK, len = cnt - i0 < CK_CHUNK ? cnt - i0 : CK_CHUNK;
+        bad += f(a + i0, b + i0, c ? c + i0 : NULL, len);
+    }
+    return bad;
+}
+
 static size_t count_ne(const float *a, const float *b, ptrdiff_t cnt, int nth) {
-    size_t bad = 0;
-#pragma omp parallel for simd schedule(static) reduction(+ : bad) num_threads(nth)
-    for (ptrdiff_t i = 0; i < cnt; i++) bad += a[i] != b[i];
+    size_t bad = par_count(ne_chunk, a, b, NULL, (size_t)cnt, nth);
     if (!bad) return 0;
     bad = 0;
 #pragma omp parallel for schedule(static) reduction(+ : bad) num_threads(nth)
@@ -672,16 +739,11 @@ static size_t count_ne(const float *a, const float *b, ptrdiff_t cnt, int nth) {
 }
 
 static size_t relu_fwd_count(const float *x, const float *y, ptrdiff_t cnt, int nth) {
-    size_t bad = 0; /* x > 0 ? x : 0 is never NaN: != is the rule itself */
-#pragma omp parallel for simd schedule(static) reduction(+ : bad) num_threads(nth)
-    for (ptrdiff_t i = 0; i < cnt; i++) bad += (x[i] > 0 ? x[i] : 0.0f) != y[i];
-    return bad;
+    return par_count(relu_fwd_chunk, x, y, NULL, (size_t)cnt, nth);
 }
 
 static size_t relu_bwd_count(const float *y, const float *dy, const float *dx, ptrdiff_t cnt, int nth) {
-    size_t bad = 0;
-#pragma omp parallel for simd schedule(static) reduction(+ : bad) num_threads(nth)
-    for (ptrdiff_t i = 0; i < cnt; i++) bad += (y[i] > 0 ? dy[i] : 0.0f) != dx[i];
+    size_t bad = par_count(relu_bwd_chunk, y, dy, dx, (size_t)cnt, nth);
     if (!bad) return 0;
     bad = 0;
 #pragma omp parallel for schedule(static) reduction(+ : bad) num_threads(nth)

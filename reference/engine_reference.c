@@ -1297,6 +1297,7 @@ static const engine_i reference_iface = {
     /* .synchronize    = */ NULL,
     /* .free           = */ ref_free,
     /* .checksums      = */ NULL, /* checked per element against the others */
+    /* .ck_fused       = */ NULL,
 };
 
 static int parse_int(const char *s, long lo, long hi, long *out) {

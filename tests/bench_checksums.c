@@ -76,7 +76,7 @@ int main(int argc, char **argv) {
     }
     /* what the STEP vector's reads cost alone: every tensor it fetches
      * through the engine's get_tensor (plain-layout copies), as
-     * engines/checksums.c's fetch() does */
+     * engines/checksums.c's fetch() does (a fused ReLU's are not read) */
     size_t big = m.n_params > n * 784 ? m.n_params : n * 784;
     for (int l = 0; l < m.n_layers; l++) big = big > n * layer_out_size(&m.layers[l]) ? big : n * layer_out_size(&m.layers[l]);
     float *buf = malloc(big * sizeof *buf);
@@ -91,6 +91,7 @@ int main(int argc, char **argv) {
         double f0 = ls_now();
         if (!rc) rc = engine_get_tensor(e, (tensor_id){TENSOR_INPUT, 0}, buf);
         for (int l = 0; l < m.n_layers && !rc; l++) {
+            if (e->iface->ck_fused && e->iface->ck_fused(e, l, 1)) continue; /* not read: judged with the pool */
             rc = engine_get_tensor(e, (tensor_id){TENSOR_ACT, l}, buf);
             if (!rc) rc = engine_get_tensor(e, (tensor_id){TENSOR_DACT, l}, buf);
         }

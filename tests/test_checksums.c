@@ -9,8 +9,9 @@
  * sub-threshold fault (0.5 times the relation's own tolerance) in each of
  * those five relation kinds is NOT flagged, and is seen to move the
  * relation's residual by what was injected (so the check can fail both
- * ways).  Exact re-checks (ReLU, max-pool, dropout, Adam) and continuity
- * are caught at any change of one element.
+ * ways).  Exact re-checks (ReLU, max-pool, dropout, Adam; a fused ReLU +
+ * max-pool as one operation) and continuity are caught at any change of
+ * one element.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -533,6 +534,75 @@ static void test_fault_exact_and_continuity(void **s) {
     teardown(&f);
 }
 
+/* A fused ReLU + max-pool (cpu fuse=on) is judged as one operation, from
+ * the ReLU's input and the pool's tensors, without writing the ReLU's:
+ * that is what a training step gets (engine_i.ck_fused), a pool output one
+ * ulp off is caught at the pair's forward, a conv gradient element that
+ * the fused backward wrote (+0) changed to 1e-30 at the pair's backward,
+ * and a ReLU output set by hand to another value (as isolated replay
+ * does) sends the pair back to the separate re-checks, which catch it. */
+static int viol_at(const ck_verdict *v, int l0, int l1, int phase) {
+    for (int k = 0; k < v->n_viol; k++)
+        if ((v->v[k].layer == l0 || v->v[k].layer == l1) && (int)v->v[k].phase == phase) return 1;
+    return 0;
+}
+
+static void test_fault_fused_pair(void **s) {
+    (void)s;
+    fx f;
+    setup(&f, "smallcnn", 0);
+    int r = first_layer_of(&f.m, LAYER_RELU, 0), q = r + 1;
+    assert_int_equal(f.m.layers[q].kind, LAYER_MAXPOOL);
+    assert_int_equal(f.m.layers[r - 1].kind, LAYER_CONV);
+    step_to_checks(&f, 1);
+    assert_non_null(f.e->iface->ck_fused);
+    assert_true(f.e->iface->ck_fused(f.e, r, 1));
+    ck_verdict v = judge(&f, f.vec);
+    assert_clean(&v, "fused pair");
+
+    size_t nq = N * layer_out_size(&f.m.layers[q]), nc = N * layer_out_size(&f.m.layers[r - 1]);
+    float *y = malloc((nq > nc ? nq : nc) * 4), *keep = malloc(nc * 4);
+    assert_non_null(y), assert_non_null(keep);
+    assert_int_equal(engine_get_tensor(f.e, (tensor_id){TENSOR_ACT, q}, y), 0);
+    size_t i = 0;
+    while (y[i] <= 0) i++;
+    y[i] = nextafterf(y[i], INFINITY);
+    assert_int_equal(engine_set_tensor(f.e, (tensor_id){TENSOR_ACT, q}, y), 0);
+    assert_true(f.e->iface->ck_fused(f.e, r, 1)); /* the pool's output set: the pair's rules still hold */
+    assert_int_equal(engine_checksums(f.e, CK_STAGE_STEP, f.vec), 0);
+    v = judge(&f, f.vec);
+    assert_true(viol_at(&v, r, q, CKP_FORWARD));
+    assert_false(viol_at(&v, r, q, CKP_BWD_DATA));
+
+    step_to_checks(&f, 2);
+    assert_int_equal(engine_get_tensor(f.e, (tensor_id){TENSOR_DACT, r - 1}, y), 0);
+    i = 0;
+    while (y[i] != 0) i++;
+    y[i] = 1e-30f;
+    assert_int_equal(engine_set_tensor(f.e, (tensor_id){TENSOR_DACT, r - 1}, y), 0);
+    assert_true(f.e->iface->ck_fused(f.e, r, 1));
+    assert_int_equal(engine_checksums(f.e, CK_STAGE_STEP, f.vec), 0);
+    v = judge(&f, f.vec);
+    assert_true(viol_at(&v, r, q, CKP_BWD_DATA));
+    assert_false(viol_at(&v, r, q, CKP_FORWARD));
+
+    /* the ReLU's output set to another value: separate re-checks, at the ReLU */
+    step_to_checks(&f, 3);
+    assert_int_equal(engine_get_tensor(f.e, (tensor_id){TENSOR_ACT, r}, keep), 0);
+    i = 0;
+    while (keep[i] <= 0) i++;
+    keep[i] = nextafterf(keep[i], INFINITY);
+    assert_int_equal(engine_set_tensor(f.e, (tensor_id){TENSOR_ACT, r}, keep), 0);
+    assert_false(f.e->iface->ck_fused(f.e, r, 0));
+    assert_int_equal(engine_checksums(f.e, CK_STAGE_STEP, f.vec), 0);
+    v = judge(&f, f.vec);
+    assert_true(v.n_viol >= 1);
+    assert_int_equal(v.v[0].layer, r);
+    assert_int_equal(v.v[0].phase, CKP_FORWARD);
+    free(y), free(keep);
+    teardown(&f);
+}
+
 /* The tolerance grows with A and with reduced-precision operands, and is
  * positive for an all-zero relation only through its underflow term. */
 static void test_tolerance(void **s) {
@@ -610,6 +680,7 @@ int main(void) {
         cmocka_unit_test(test_fault_backward_data),
         cmocka_unit_test(test_subthreshold_not_flagged),
         cmocka_unit_test(test_fault_exact_and_continuity),
+        cmocka_unit_test(test_fault_fused_pair),
         cmocka_unit_test(test_sharp_tier),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

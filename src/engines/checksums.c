@@ -82,6 +82,7 @@ typedef struct {
     float *p, *g, *m, *v;       /* the engine's flat buffers now */
     float *p0, *m0, *v0;        /* snapshot: the state the step computed with */
     int have_snapshot;
+    unsigned char fused[MODEL_MAX_LAYERS]; /* this stage: ReLU l judged with pool l+1 (engine_i.ck_fused) */
     int nth;                    /* threads the sums run on (all the process may use, <= 8) */
     double *s, *sa;             /* per thread: one sample's window sums, s_cap each */
     size_t s_cap;
@@ -193,6 +194,7 @@ static int fetch(engine *e, ck_state *S, int backward) {
     const engine_i *I = e->iface;
     int rc = I->get_tensor(e, (tensor_id){TENSOR_INPUT, 0}, S->input);
     for (int l = 0; l < e->m->n_layers && !rc; l++) {
+        if (S->fused[l]) continue; /* judged with the pool after it: not written */
         rc = I->get_tensor(e, (tensor_id){TENSOR_ACT, l}, S->act[l]);
         if (!rc && backward) rc = I->get_tensor(e, (tensor_id){TENSOR_DACT, l}, S->dact[l]);
     }
@@ -607,13 +609,23 @@ static void dense_all(ck_state *S, const layer *ly, const float *w, const float 
 /* Max-pool re-checks, per row of windows: a fast count first, with !=
  * (vectorizable selects, no branch: -0 and +0 alike as the rule has them;
  * a NaN counts as a difference), and only when it finds something, the
- * count by ck_pool_bad's exact rule (both NaN: equal), which the fast one
- * over-counts at most.  The first maximum, row-major, by strict > as
- * ck_pool_bad has it. */
-CK_HOT static unsigned pool_row_fwd(const float *x0, const float *x1, const float *y, int ow) {
+ * count by the exact rule (pool_bad_exact: both NaN equal), which the fast
+ * one over-counts at most.  The first maximum, row-major, by strict > as
+ * ck_pool_bad has it.
+ *
+ * relu != 0: a fused ReLU + max-pool (engine_i.ck_fused), judged as one
+ * operation from the ReLU's input x: the window's values are relu(x) =
+ * x > 0 ? x : +0 (a NaN gives +0, as ck_relu_fwd_bad has it), and the
+ * backward's value at the arg-max passes only where x > 0 (the ReLU's
+ * backward: dx = relu(x) > 0 ? dy : +0).  The forward's maximum is then
+ * never NaN, so its fast count is exact. */
+static inline float relu_if(float v, int relu) { return relu ? (v > 0 ? v : 0.0f) : v; }
+
+CK_HOT static unsigned pool_row_fwd(const float *x0, const float *x1, const float *y, int ow, int relu) {
     unsigned bad = 0;
     for (int j = 0; j < ow; j++) {
-        float m = x0[2 * j], b = x0[2 * j + 1], c = x1[2 * j], d = x1[2 * j + 1];
+        float m = relu_if(x0[2 * j], relu), b = relu_if(x0[2 * j + 1], relu), c = relu_if(x1[2 * j], relu),
+              d = relu_if(x1[2 * j + 1], relu);
         m = b > m ? b : m;
         m = c > m ? c : m;
         m = d > m ? d : m;
@@ -626,10 +638,11 @@ CK_HOT static unsigned pool_row_fwd(const float *x0, const float *x1, const floa
  * else 1 if c1, else 0), written as float selects on the comparisons so
  * that the loop vectorizes. */
 CK_HOT static unsigned pool_row_bwd(const float *x0, const float *x1, const float *d0, const float *d1, const float *dy,
-                                    int ow) {
+                                    int ow, int relu) {
     unsigned bad = 0;
     for (int j = 0; j < ow; j++) {
-        float a = x0[2 * j], b = x0[2 * j + 1], c = x1[2 * j], d = x1[2 * j + 1], g = dy[j];
+        float xa = x0[2 * j], xb = x0[2 * j + 1], xc = x1[2 * j], xd = x1[2 * j + 1], g = dy[j];
+        float a = relu_if(xa, relu), b = relu_if(xb, relu), c = relu_if(xc, relu), d = relu_if(xd, relu);
         int c1 = b > a;
         float m = c1 ? b : a;
         int c2 = c > m;
@@ -638,31 +651,51 @@ CK_HOT static unsigned pool_row_bwd(const float *x0, const float *x1, const floa
         float g3 = c3 ? g : 0.0f, r3 = c3 ? 0.0f : g; /* r: what is left for the earlier slots */
         float g2 = c2 ? r3 : 0.0f, r2 = c2 ? 0.0f : r3;
         float g1 = c1 ? r2 : 0.0f, g0 = c1 ? 0.0f : r2;
+        if (relu) g0 = xa > 0 ? g0 : 0.0f, g1 = xb > 0 ? g1 : 0.0f, g2 = xc > 0 ? g2 : 0.0f, g3 = xd > 0 ? g3 : 0.0f;
         bad += (unsigned)(g0 != d0[2 * j]) + (unsigned)(g1 != d0[2 * j + 1]) + (unsigned)(g2 != d1[2 * j]) +
                (unsigned)(g3 != d1[2 * j + 1]);
     }
     return bad;
 }
 
-static size_t pool_fwd_bad(const layer *ly, const float *x, const float *y, size_t n, int nth) {
+/* The exact rule at window (i, j) of an (., w) plane: ck_pool_bad's, or
+ * with relu its fused form (above). */
+static int pool_bad_exact(const float *x, int w, int i, int j, float y, const float *dx, float dy, int backward,
+                          int relu) {
+    if (!relu) return ck_pool_bad(x, w, i, j, y, dx, dy, backward);
+    const float *x0 = x + 2 * i * w + 2 * j;
+    float v[4] = {relu_if(x0[0], 1), relu_if(x0[1], 1), relu_if(x0[w], 1), relu_if(x0[w + 1], 1)}, m = v[0];
+    int am = 0;
+    for (int k = 1; k < 4; k++) am = v[k] > m ? k : am, m = v[k] > m ? v[k] : m;
+    if (!backward) return ck_bits_differ(m, y);
+    const float *xs[4] = {x0, x0 + 1, x0 + w, x0 + w + 1}, *ds[4];
+    const float *d0 = dx + 2 * i * w + 2 * j;
+    ds[0] = d0, ds[1] = d0 + 1, ds[2] = d0 + w, ds[3] = d0 + w + 1;
+    int bad = 0;
+    for (int k = 0; k < 4; k++) bad |= ck_bits_differ(k == am && *xs[k] > 0 ? dy : 0.0f, *ds[k]);
+    return bad;
+}
+
+static size_t pool_fwd_bad(const layer *ly, const float *x, const float *y, size_t n, int nth, int relu) {
     size_t HW = (size_t)ly->in_h * ly->in_w, P = (size_t)ly->out_h * ly->out_w, fast = 0, bad = 0;
     int w = ly->in_w, ow = ly->out_w;
 #pragma omp parallel for schedule(static) reduction(+ : fast) num_threads(nth)
     for (ptrdiff_t nc = 0; nc < (ptrdiff_t)(n * ly->in_c); nc++)
         for (int i = 0; i < ly->out_h; i++) {
             const float *x0 = x + nc * HW + (size_t)(2 * i) * w;
-            fast += pool_row_fwd(x0, x0 + w, y + nc * P + (size_t)i * ow, ow);
+            fast += pool_row_fwd(x0, x0 + w, y + nc * P + (size_t)i * ow, ow, relu);
         }
     if (!fast) return 0;
 #pragma omp parallel for schedule(static) reduction(+ : bad) num_threads(nth)
     for (ptrdiff_t nc = 0; nc < (ptrdiff_t)(n * ly->in_c); nc++)
         for (int i = 0; i < ly->out_h; i++)
             for (int j = 0; j < ly->out_w; j++)
-                bad += (size_t)ck_pool_bad(x + nc * HW, ly->in_w, i, j, y[nc * P + i * ly->out_w + j], NULL, 0, 0);
+                bad += (size_t)pool_bad_exact(x + nc * HW, w, i, j, y[nc * P + i * ow + j], NULL, 0, 0, relu);
     return bad;
 }
 
-static size_t pool_bwd_bad(const layer *ly, const float *x, const float *dy, const float *dx, size_t n, int nth) {
+static size_t pool_bwd_bad(const layer *ly, const float *x, const float *dy, const float *dx, size_t n, int nth,
+                           int relu) {
     size_t HW = (size_t)ly->in_h * ly->in_w, P = (size_t)ly->out_h * ly->out_w, fast = 0, bad = 0;
     int eh = 2 * ly->out_h, ew = 2 * ly->out_w, w = ly->in_w, ow = ly->out_w;
 #pragma omp parallel for schedule(static) reduction(+ : fast) num_threads(nth)
@@ -670,7 +703,7 @@ static size_t pool_bwd_bad(const layer *ly, const float *x, const float *dy, con
         const float *d = dx + nc * HW;
         for (int i = 0; i < ly->out_h; i++) {
             const float *x0 = x + nc * HW + (size_t)(2 * i) * w, *d0 = d + (size_t)(2 * i) * w;
-            fast += pool_row_bwd(x0, x0 + w, d0, d0 + w, dy + nc * P + (size_t)i * ow, ow);
+            fast += pool_row_bwd(x0, x0 + w, d0, d0 + w, dy + nc * P + (size_t)i * ow, ow, relu);
         }
         /* a floor-pooled odd edge (the last row or column) gets no gradient */
         for (int r = 0; r < ly->in_h; r++)
@@ -682,7 +715,7 @@ static size_t pool_bwd_bad(const layer *ly, const float *x, const float *dy, con
         const float *d = dx + nc * HW;
         for (int i = 0; i < ly->out_h; i++)
             for (int j = 0; j < ly->out_w; j++)
-                bad += (size_t)ck_pool_bad(x + nc * HW, ly->in_w, i, j, 0, d, dy[nc * P + i * ly->out_w + j], 1);
+                bad += (size_t)pool_bad_exact(x + nc * HW, w, i, j, 0, d, dy[nc * P + i * ow + j], 1, relu);
         for (int r = 0; r < ly->in_h; r++)
             for (int q = r >= eh ? 0 : ew; q < ly->in_w; q++) bad += (size_t)ck_bits_differ(0.0f, d[r * ly->in_w + q]);
     }
@@ -755,7 +788,7 @@ static double elem_fwd(engine *e, const layer *ly, int l, const float *x, const 
                        int nth) {
     ptrdiff_t cnt = (ptrdiff_t)(n * layer_out_size(ly));
     size_t bad = 0;
-    if (ly->kind == LAYER_MAXPOOL) return (double)pool_fwd_bad(ly, x, y, n, nth);
+    if (ly->kind == LAYER_MAXPOOL) return (double)pool_fwd_bad(ly, x, y, n, nth, 0);
     if (ly->kind == LAYER_RELU) return (double)relu_fwd_count(x, y, cnt, nth);
     if (ly->kind == LAYER_FLATTEN) return (double)count_ne(x, y, cnt, nth);
     float scale = (float)(1.0 / (1.0 - (double)ly->p));
@@ -770,7 +803,7 @@ static double elem_bwd(engine *e, const layer *ly, int l, const float *x, const 
                        const float *dx, size_t n, int nth) {
     ptrdiff_t cnt = (ptrdiff_t)(n * layer_out_size(ly));
     size_t bad = 0;
-    if (ly->kind == LAYER_MAXPOOL) return (double)pool_bwd_bad(ly, x, dy, dx, n, nth);
+    if (ly->kind == LAYER_MAXPOOL) return (double)pool_bwd_bad(ly, x, dy, dx, n, nth, 0);
     if (ly->kind == LAYER_RELU) return (double)relu_bwd_count(y, dy, dx, cnt, nth);
     if (ly->kind == LAYER_FLATTEN) return (double)count_ne(dy, dx, cnt, nth);
     float scale = (float)(1.0 / (1.0 - (double)ly->p));
@@ -804,6 +837,17 @@ static void layers_all(engine *e, ck_state *S, const ck_layout *L, int backward,
             if (!backward) continue;
             if (dx) conv_bwd_data(S, ly, w, dy, dx, n, o[CK_BWD_DATA]);
             conv_bwd_w(S, ly, x, dy, dw, db, n, o[CK_BWD_W], o[CK_BWD_B]);
+        } else if (S->fused[l]) {
+            /* ReLU l + max-pool l+1 as one operation, from the ReLU's input
+             * and the pool's tensors; its count is reported at both layers */
+            const layer *pl = &m->layers[l + 1];
+            double f = (double)pool_fwd_bad(pl, x, S->act[l + 1], n, S->nth, 1);
+            out[L->off[l][CK_FWD]] = out[L->off[l + 1][CK_FWD]] = f;
+            if (dx) {
+                double b = (double)pool_bwd_bad(pl, x, S->dact[l + 1], dx, n, S->nth, 1);
+                out[L->off[l][CK_BWD_DATA]] = out[L->off[l + 1][CK_BWD_DATA]] = b;
+            }
+            l++;
         } else {
             out[L->off[l][CK_FWD]] = elem_fwd(e, ly, l, x, y, n, training, S->nth);
             if (dx) out[L->off[l][CK_BWD_DATA]] = elem_bwd(e, ly, l, x, y, dy, dx, n, S->nth);
@@ -867,6 +911,9 @@ int engine_checksums_host(engine *e, int stage, double *out) {
         return LS_OK;
     }
     int backward = stage == CK_STAGE_STEP;
+    for (int l = 0; l < m->n_layers; l++)
+        S->fused[l] = I->ck_fused && l > 0 && l + 1 < m->n_layers && m->layers[l].kind == LAYER_RELU &&
+                      m->layers[l + 1].kind == LAYER_MAXPOOL && I->ck_fused(e, l, backward);
     if ((rc = fetch(e, S, backward))) return rc;
     layers_all(e, S, &L, backward, backward, out);
     if (!backward) {

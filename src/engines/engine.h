@@ -61,6 +61,12 @@ typedef struct engine_i {
      * has the layout), computed where the tensors live; only the small
      * vector comes back.  NULL: the engine has no every-step checks. */
     int (*checksums)(engine *e, int stage, double *out);
+    /* optional, for the host checksums: 1 when ReLU layer r and the
+     * max-pool after it ran as one pass whose ReLU tensors exist only as
+     * rules now (forward; with `backward`, its gradient too): the checks
+     * then judge the pair as one operation from layer r-1's tensors and
+     * the pool's, without writing the ReLU's (cpu fuse=on) */
+    int (*ck_fused)(engine *e, int relu_layer, int backward);
 } engine_i;
 
 #define ENGINE_MAX_KNOBS 8

@@ -342,6 +342,7 @@ static const engine_i RECORDED_IFACE = {
     /* .synchronize = */ NULL,
     /* .free = */ rec_free,
     /* .checksums = */ rec_checksums,
+    /* .ck_fused = */ NULL,
 };
 
 int engine_recorded_create(engine *e, const engine_spec *s) {

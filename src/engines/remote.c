@@ -384,6 +384,7 @@ static const engine_i REMOTE_IFACE = {
     /* .synchronize    = */ r_sync,
     /* .free           = */ r_free,
     /* .checksums      = */ r_checksums,
+    /* .ck_fused       = */ NULL,
 };
 
 

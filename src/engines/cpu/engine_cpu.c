@@ -1000,6 +1000,15 @@ static int rule_holds(cpu_ctx *c, int r, int grad, const float *in, int *holds) 
     return 0;
 }
 
+/* engine_i.ck_fused: ReLU r's ACT (and with `backward` its DACT) is
+ * unwritten and follows its rule, and the pool's backward ran from the
+ * pass bits (mask_ok): the pair's outputs are the fused pass's alone. */
+static int cpu_ck_fused(engine *e, int r, int backward) {
+    cpu_ctx *c = ctx_of(e);
+    if (!c->cur || !is_fused(c, r, LAYER_RELU) || !c->act_lazy[r] || !c->act_rule[r]) return 0;
+    return !backward || (c->dact_lazy[r] && c->dact_rule[r] && c->mask_ok[r + 1]);
+}
+
 /* Before the current plan is left: every lazy tensor written, by its rules. */
 static int materialize_all(cpu_ctx *c) {
     for (int r = 0; r < c->m->n_layers; r++) {
@@ -1890,6 +1899,7 @@ static const engine_i cpu_iface = {
     /* .synchronize    = */ cpu_synchronize,
     /* .free           = */ cpu_free,
     /* .checksums      = */ engine_checksums_host, /* host memory: computed in place */
+    /* .ck_fused       = */ cpu_ck_fused,
 };
 
 /* ---- creation ------------------------------------------------------------------ */

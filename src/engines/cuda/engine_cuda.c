@@ -1064,6 +1064,7 @@ static const engine_i cuda_iface = {
     /* .synchronize = */ cu_synchronize,
     /* .free = */ cu_free,
     /* .checksums = */ cu_checksums,
+    /* .ck_fused = */ NULL,
 };
 
 /* "cuda: unavailable (...)" for a CUDA error met while finding the device. */

@@ -38,6 +38,7 @@
 #include <cudnn.h>
 
 #include "engines/cuda/kernels.h"
+#include "ck_s_expect.h"
 #endif
 
 #define U32 0x1p-24 /* fp32 unit roundoff */
@@ -280,6 +281,12 @@ static void test_ck_policy(void **st) {
     /* conv1: 256 x 28 x 28 patch sums = 200704 is the largest (conv2: 256 x 32 x 9 = 73728) */
     assert_int_equal(cp_ck_scratch(&m, 256), 200704);
     assert_int_equal(cp_ck_scratch(&m, 1), 1568); /* fc1's 1568 inputs */
+    /* plane maxima: conv2's n (16 x planes + 32 dy planes); a dense layer's 2 at least */
+    assert_int_equal(cp_ck_maxima(&m, 256), 256 * 48);
+    assert_int_equal(cp_ck_maxima(&m, 1), 48);
+    model dd;
+    assert_int_equal(model_parse_spec(&dd, "input 4 1 1; flatten; dense 3", "t"), 0);
+    assert_int_equal(cp_ck_maxima(&dd, 64), 2);
     for (int ph = 0; ph < CK_NPHASE; ph++) {
         assert_true(cp_ck_wants(CK_STAGE_STEP, ph));
         assert_int_equal(cp_ck_wants(CK_STAGE_EVAL, ph), ph == CK_FWD);
@@ -750,6 +757,48 @@ static void test_dev_train(void **st) {
     free(p2);
 }
 
+/* The device vector's S fields (kernels.cu's plane maxima and ck_s_*) are
+ * bit for bit what checksum_ops.h's functions give on the engine's own
+ * tensors (tests/ck_s_expect.h composes them as the kernels do; every max
+ * is exact, every sum in the same order, --fmad=false). */
+static void expect_dev_s(engine *e, const model *m, const double *v, size_t n, const float *x) {
+    ck_layout L;
+    ck_layout_make(&L, m, n);
+    float *p = malloc(m->n_params * 4), *act[MODEL_MAX_LAYERS] = {0}, *dact[MODEL_MAX_LAYERS] = {0};
+    assert_non_null(p);
+    assert_int_equal(engine_get_tensor(e, (tensor_id){TENSOR_PARAMS, 0}, p), 0);
+    for (int l = 0; l < m->n_layers; l++) {
+        size_t z = n * layer_out_size(&m->layers[l]);
+        act[l] = malloc(z * 4), dact[l] = malloc(z * 4);
+        assert_true(act[l] && dact[l]);
+        assert_int_equal(engine_get_tensor(e, (tensor_id){TENSOR_ACT, l}, act[l]), 0);
+        assert_int_equal(engine_get_tensor(e, (tensor_id){TENSOR_DACT, l}, dact[l]), 0);
+    }
+    size_t below = 0, cnt = 0;
+    for (int l = 0; l < m->n_layers; l++) {
+        const layer *ly = &m->layers[l];
+        if (ly->kind != LAYER_CONV && ly->kind != LAYER_DENSE) continue;
+        double *s[3];
+        for (int ph = 0; ph < 3; ph++) s[ph] = L.cnt[l][ph] ? malloc(L.cnt[l][ph] * sizeof(double)) : NULL;
+        assert_int_equal(ck_s_expect_layer(ly, n, l ? act[l - 1] : x, dact[l], p + m->tensors[ly->w_tensor].offset,
+                                           p + m->tensors[ly->b_tensor].offset, s),
+                         0);
+        for (int ph = 0; ph < 3; ph++)
+            for (size_t r = 0; r < L.cnt[l][ph]; r++, cnt++) {
+                const double *o = v + L.off[l][ph] + CK_REL * r;
+                if (!(o[3] == s[ph][r]))
+                    fail_msg("%s %s relation %zu: device S %.17g, checksum_ops.h %.17g", ly->name, ck_phase_name(ph), r,
+                             o[3], s[ph][r]);
+                below += o[3] < o[1];
+            }
+        for (int ph = 0; ph < 3; ph++) free(s[ph]);
+    }
+    print_message("device S: %zu relations bit for bit, %zu below A\n", cnt, below);
+    assert_true(below * 2 > cnt); /* the sharper tier is active on the device */
+    for (int l = 0; l < m->n_layers; l++) free(act[l]), free(dact[l]);
+    free(p);
+}
+
 /* The device checksums on a real step: every relation holds, a doubled
  * activation is caught at its layer, and the update re-check holds. */
 static void test_dev_checksums(void **st) {
@@ -779,6 +828,7 @@ static void test_dev_checksums(void **st) {
     ck_verdict_init(&cv);
     assert_int_equal(checksums_judge(&m, v, N, y, 0, &cv), 0);
     if (cv.n_viol) fail_msg("cuda step: %s (ratio %g)", cv.v[0].what, cv.v[0].ratio);
+    expect_dev_s(e, &m, v, N, x);
     adam_cfg a = adam_default();
     assert_int_equal(engine_update(e, &a, 1), 0);
     assert_int_equal(engine_checksums(e, CK_STAGE_UPDATE, v), 0);

@@ -109,6 +109,79 @@ LS_HD void ck_dot_acc(double *rhs, double *a, const float *coef, size_t coef_str
     *a = ta;
 }
 
+/* ---- S of a relation: an upper bound on its largest output's sum of
+ * |terms| (max_p S_p, the sharper tier's; checks/bounds.c), from plane
+ * maxima of |input|, as engines/checksums.c computes it.  In double, in
+ * the order written; a NaN input is skipped by the maxima (its relation's
+ * residual is NaN and fails anyway).  The CUDA kernels call these with
+ * maxima computed once per plane (ck_max_abs); every max is exact, so only
+ * the order of the sums below decides the bits.  Rounded to nearest, as
+ * the host's: S may fall below the exact bound by its own double rounding
+ * (< (terms added + 2) 2^-53 relative), which bounds_ck_tols' 1.01 factor on
+ * the sharp term covers many times over; nothing is inflated here. ------ */
+
+/* max |x| over cnt strided floats (0 when cnt = 0; a NaN never wins:
+ * v > m is false) */
+LS_HD double ck_max_abs(const float *x, size_t cnt, size_t stride) {
+    double m = 0;
+    for (size_t i = 0; i < cnt; i++) {
+        double v = fabs((double)x[i * stride]);
+        m = v > m ? v : m;
+    }
+    return m;
+}
+
+/* max of cnt doubles, at least 0 (maxima of planes: the max over them) */
+LS_HD double ck_max_of(const double *v, size_t cnt) {
+    double m = 0;
+    for (size_t i = 0; i < cnt; i++) m = v[i] > m ? v[i] : m;
+    return m;
+}
+
+/* sum of |w| over cnt strided floats, in order */
+LS_HD double ck_abs_sum(const float *w, size_t cnt, size_t stride) {
+    double t = 0;
+    for (size_t i = 0; i < cnt; i++) t += fabs((double)w[i * stride]);
+    return t;
+}
+
+/* Conv forward, relation (sample, oc): |b[oc]| + sum over input channels c,
+ * in order, of (sum_t |w[oc][c][t]|) mx[c], mx = the sample's C plane
+ * maxima of |x|.  Each output's sum of |terms| is |b| + sum_c sum_t |w|
+ * |x at that tap| <= this. */
+LS_HD double ck_s_conv_fwd(const float *w, const float *b, const double *mx, const ck_conv_dims *d, int oc) {
+    size_t kk = (size_t)d->k * d->k, ckk = (size_t)d->c * kk;
+    double s = fabs((double)b[oc]);
+    for (int c = 0; c < d->c; c++) s += ck_abs_sum(w + oc * ckk + c * kk, kk, 1) * mx[c];
+    return s;
+}
+
+/* Conv backward-data, relation (sample, c): sum over output channels oc,
+ * in order, of (sum_t |w[oc][c][t]|) mx[oc], mx = the sample's OC plane
+ * maxima of |dy|. */
+LS_HD double ck_s_conv_bwd_data(const float *w, const double *mx, const ck_conv_dims *d, int c) {
+    size_t kk = (size_t)d->k * d->k, ckk = (size_t)d->c * kk;
+    double s = 0;
+    for (int oc = 0; oc < d->oc; oc++) s += ck_abs_sum(w + oc * ckk + c * kk, kk, 1) * mx[oc];
+    return s;
+}
+
+/* Conv backward-weights, relation oc: S = sum over samples, in order, of
+ * this term: (max |x| over the sample: the max of its C plane maxima mx)
+ * times dy_asum = sum_p |dy[sample, oc, p]| (every dW[oc][c][t] sums
+ * dy x over the sample's positions). */
+LS_HD double ck_s_conv_bwd_w_term(const double *mx, int c, double dy_asum) {
+    return ck_max_of(mx, (size_t)c) * dy_asum;
+}
+
+/* Dense forward (w = row j, stride 1, cnt = in, mx = max |x| over the
+ * batch, babs = |b_j|) and backward-data (w = column k, stride in, cnt =
+ * out, mx = max |dy| over the batch, babs = 0): (sum |w|) mx + babs.
+ * Backward-weights is sum_batch |dy_j| times max |x| (one product). */
+LS_HD double ck_s_dense(const float *w, size_t cnt, size_t stride, double mx, double babs) {
+    return ck_abs_sum(w, cnt, stride) * mx + babs;
+}
+
 /* ---- element-wise re-checks: 1 where the engine's value is not what the
  * operation gives from the engine's own input (the same value; the sign of
  * a zero is not judged) ----------------------------------------------------- */

@@ -246,6 +246,16 @@ size_t cp_ck_scratch(const model *m, size_t n) {
     return mx;
 }
 
+size_t cp_ck_maxima(const model *m, size_t n) {
+    size_t mx = 2;
+    for (int l = 0; l < m->n_layers; l++) {
+        const layer *ly = &m->layers[l];
+        size_t t = ly->kind == LAYER_CONV ? n * ((size_t)ly->in_c + (size_t)ly->out_c) : 0;
+        mx = t > mx ? t : mx;
+    }
+    return mx;
+}
+
 int cp_ck_wants(int stage, int phase) {
     if (stage == CK_STAGE_STEP) return phase >= CK_FWD && phase < CK_NPHASE;
     if (stage == CK_STAGE_EVAL) return phase == CK_FWD;

@@ -118,8 +118,12 @@ const char *cp_cuda_hint(int cuda_error);
  * (CK_FWD .. CK_BWD_B) of a layer: STEP all, EVAL the forward only,
  * UPDATE none (its blocks are ADAM and DIGEST).
  * cp_ck_elem_kind: the element-wise kernel of a layer: 0 ReLU, 1 flatten,
- * 2 dropout, 3 max-pool; -1 for conv and dense (relations). */
+ * 2 dropout, 3 max-pool; -1 for conv and dense (relations).
+ * cp_ck_maxima: doubles of the plane-maxima array (the relations' S) for
+ * a batch of n: the largest of a conv's n (C + OC) (the x planes', then
+ * the dy planes') and a dense layer's 2 (max |x|, max |dy|). */
 size_t cp_ck_scratch(const model *m, size_t n);
+size_t cp_ck_maxima(const model *m, size_t n);
 int cp_ck_wants(int stage, int phase);
 int cp_ck_elem_kind(const layer *l);
 

@@ -149,8 +149,8 @@ typedef struct {
 
     /* every-step checksums: the vector and scratch on the device, and the
      * snapshot of the state a step computed with (for the Adam re-check) */
-    double *ck_vec, *ck_s, *ck_sa;
-    size_t ck_vec_bytes, ck_s_bytes;
+    double *ck_vec, *ck_s, *ck_sa, *ck_mx; /* ck_mx: plane maxima (the relations' S) */
+    size_t ck_vec_bytes, ck_s_bytes, ck_mx_bytes;
     float *ck_p0, *ck_m0, *ck_v0;
     int ck_snap;
 
@@ -712,8 +712,10 @@ static int ck_alloc(engine *e, cuda_ctx *c, const ck_layout *Lmax) {
     if (c->ck_vec) return 0;
     c->ck_vec_bytes = Lmax->total * sizeof(double);
     c->ck_s_bytes = cp_ck_scratch(e->m, e->max_batch) * sizeof(double);
+    c->ck_mx_bytes = cp_ck_maxima(e->m, e->max_batch) * sizeof(double);
     if ((rc = dev_alloc(c, (void **)&c->ck_vec, c->ck_vec_bytes)) || (rc = dev_alloc(c, (void **)&c->ck_s, c->ck_s_bytes)) ||
-        (rc = dev_alloc(c, (void **)&c->ck_sa, c->ck_s_bytes)) || (rc = dev_alloc(c, (void **)&c->ck_p0, np)) ||
+        (rc = dev_alloc(c, (void **)&c->ck_sa, c->ck_s_bytes)) || (rc = dev_alloc(c, (void **)&c->ck_mx, c->ck_mx_bytes)) ||
+        (rc = dev_alloc(c, (void **)&c->ck_p0, np)) ||
         (rc = dev_alloc(c, (void **)&c->ck_m0, np)) || (rc = dev_alloc(c, (void **)&c->ck_v0, np)))
         return rc;
     return 0;
@@ -724,17 +726,18 @@ static int ck_conv(cuda_ctx *c, const layer *ly, int l, const ck_layout *L, int 
     int rc = 0;
     ck_conv_dims d = {ly->in_c, ly->in_h, ly->in_w, ly->out_c, ly->out_h, ly->out_w, ly->k, ly->pad};
     const float *x = l ? c->act[l - 1] : c->input;
-    double *v = c->ck_vec;
-    CHECK_LK(lk_ck_window(c->stream, c->ck_s, c->ck_sa, x, &d, n * (size_t)d.c, 0));
-    CHECK_LK(lk_ck_conv_fwd(c->stream, v + L->off[l][CK_FWD], c->act[l], w, b, c->ck_s, c->ck_sa, &d, n));
+    double *v = c->ck_vec, *mx_x = c->ck_mx, *mx_dy = c->ck_mx + n * (size_t)d.c; /* cp_ck_maxima */
+    CHECK_LK(lk_ck_window(c->stream, c->ck_s, c->ck_sa, mx_x, x, &d, n * (size_t)d.c, 0));
+    CHECK_LK(lk_ck_conv_fwd(c->stream, v + L->off[l][CK_FWD], c->act[l], w, b, c->ck_s, c->ck_sa, mx_x, &d, n));
     if (!cp_ck_wants(stage, CK_BWD_W)) return 0;
     if (L->cnt[l][CK_BWD_DATA]) {
-        CHECK_LK(lk_ck_window(c->stream, c->ck_s, c->ck_sa, c->dact[l], &d, n * (size_t)d.oc, 1));
-        CHECK_LK(lk_ck_conv_bwd_data(c->stream, v + L->off[l][CK_BWD_DATA], c->dact[l - 1], w, c->ck_s, c->ck_sa, &d, n));
+        CHECK_LK(lk_ck_window(c->stream, c->ck_s, c->ck_sa, mx_dy, c->dact[l], &d, n * (size_t)d.oc, 1));
+        CHECK_LK(lk_ck_conv_bwd_data(c->stream, v + L->off[l][CK_BWD_DATA], c->dact[l - 1], w, c->ck_s, c->ck_sa, mx_dy,
+                                     &d, n));
     }
     CHECK_LK(lk_ck_conv_z(c->stream, c->ck_s, c->ck_sa, x, &d, n));
     CHECK_LK(lk_ck_conv_bwd_w(c->stream, v + L->off[l][CK_BWD_W], v + L->off[l][CK_BWD_B], dw, db, c->dact[l], c->ck_s,
-                              c->ck_sa, &d, n));
+                              c->ck_sa, mx_x, &d, n));
 done:
     return rc;
 }
@@ -744,18 +747,20 @@ static int ck_dense(cuda_ctx *c, const layer *ly, int l, const ck_layout *L, int
     int rc = 0;
     size_t in = (size_t)ly->in_c, out = (size_t)ly->out_c;
     const float *x = l ? c->act[l - 1] : c->input;
-    double *v = c->ck_vec;
-    CHECK_LK(lk_ck_sums(c->stream, c->ck_s, c->ck_sa, x, n, in, 0));
-    CHECK_LK(lk_ck_dense(c->stream, v + L->off[l][CK_FWD], NULL, w, b, c->act[l], NULL, c->ck_s, c->ck_sa, n, in, out, 0));
+    double *v = c->ck_vec, *mx = c->ck_mx; /* [0] max |x|, [1] max |dy|: atomicMax from 0 */
+    CHECK_CUDA(cudaMemsetAsync(mx, 0, 2 * sizeof(double), c->stream));
+    CHECK_LK(lk_ck_sums(c->stream, c->ck_s, c->ck_sa, mx, x, n, in, 0));
+    CHECK_LK(lk_ck_dense(c->stream, v + L->off[l][CK_FWD], NULL, w, b, c->act[l], NULL, c->ck_s, c->ck_sa, mx, n, in,
+                         out, 0));
     if (!cp_ck_wants(stage, CK_BWD_W)) return 0;
     if (L->cnt[l][CK_BWD_DATA]) {
-        CHECK_LK(lk_ck_sums(c->stream, c->ck_s, c->ck_sa, c->dact[l], n, out, 0));
+        CHECK_LK(lk_ck_sums(c->stream, c->ck_s, c->ck_sa, mx + 1, c->dact[l], n, out, 0));
         CHECK_LK(lk_ck_dense(c->stream, v + L->off[l][CK_BWD_DATA], NULL, w, NULL, c->dact[l - 1], NULL, c->ck_s,
-                             c->ck_sa, n, in, out, 1));
+                             c->ck_sa, mx, n, in, out, 1));
     }
-    CHECK_LK(lk_ck_sums(c->stream, c->ck_s, c->ck_sa, x, n, in, 1));
+    CHECK_LK(lk_ck_sums(c->stream, c->ck_s, c->ck_sa, NULL, x, n, in, 1));
     CHECK_LK(lk_ck_dense(c->stream, v + L->off[l][CK_BWD_W], v + L->off[l][CK_BWD_B], NULL, db, dw, c->dact[l], c->ck_s,
-                         c->ck_sa, n, in, out, 2));
+                         c->ck_sa, mx, n, in, out, 2));
 done:
     return rc;
 }
@@ -1031,6 +1036,7 @@ static void cu_free(engine *e) {
     dev_free(c, (void **)&c->ck_vec, c->ck_vec_bytes);
     dev_free(c, (void **)&c->ck_s, c->ck_s_bytes);
     dev_free(c, (void **)&c->ck_sa, c->ck_s_bytes);
+    dev_free(c, (void **)&c->ck_mx, c->ck_mx_bytes);
     dev_free(c, (void **)&c->ck_p0, c->ck_p0 ? np : 0);
     dev_free(c, (void **)&c->ck_m0, c->ck_m0 ? np : 0);
     dev_free(c, (void **)&c->ck_v0, c->ck_v0 ? np : 0);

@@ -203,35 +203,47 @@ extern "C" int lk_test_expf_logf(cudaStream_t s, float *exp_out, float *log_out,
  * the plain order of checksum_ops.h (the host's faster order differs only
  * within bounds_ck_tol's double-rounding term); counts and digests are
  * integer or exact-integer atomics, so the vector does not depend on
- * scheduling.  A relation's 4th field S (the largest output's sum of
- * |terms|, for the sharper tier) is set to A, a valid but loose upper
- * bound: on the GPU the sharper tier of the relations coincides with the
- * worst case until the kernels compute plane maxima as the host does. --- */
+ * scheduling.  A relation's 4th field S (an upper bound on the largest
+ * output's sum of |terms|, for the sharper tier) is checksum_ops.h's
+ * ck_s_* from plane maxima of |input|, as the host computes it: the
+ * window kernel's first thread of each plane writes the plane's max |x|
+ * (|dy|) to mx[plane], a dense layer's column-sum threads atomicMax their
+ * column's max |x| into one slot (a max is exact and, on the bits of a
+ * nonnegative double, an integer max: the same value in any order).
+ * Only conv backward-weights sums its per-sample |dy| in another order
+ * than the host (plain, as its bias relation's A; the host's 8 lanes):
+ * its S differs from the host's in the last bits, not in what it bounds. --- */
 
-__global__ void k_ck_window(double *s, double *sa, const float *x, ck_conv_dims d, size_t planes, int dy_mode) {
+/* window sums of every plane and offset; mx[plane] = the plane's max |x| */
+__global__ void k_ck_window(double *s, double *sa, double *mx, const float *x, ck_conv_dims d, size_t planes,
+                            int dy_mode) {
     size_t kk = (size_t)d.k * d.k;
     size_t plane_len = dy_mode ? (size_t)d.oh * d.ow : (size_t)d.h * d.w;
     GRID_STRIDE(i, planes * kk) {
         size_t pl = i / kk, t = i % kk;
+        if (t == 0) mx[pl] = ck_max_abs(x + pl * plane_len, plane_len, 1);
         if (dy_mode) ck_window_sum_dy(x + pl * plane_len, &d, (int)(t / d.k), (int)(t % d.k), &s[i], &sa[i]);
         else ck_window_sum(x + pl * plane_len, &d, (int)(t / d.k), (int)(t % d.k), &s[i], &sa[i]);
     }
 }
 
+/* mx: the x plane maxima (n C) */
 __global__ void k_ck_conv_fwd(double *o, const float *y, const float *w, const float *b, const double *s,
-                              const double *sa, ck_conv_dims d, size_t n) {
+                              const double *sa, const double *mx, ck_conv_dims d, size_t n) {
     size_t kk = (size_t)d.k * d.k, ckk = d.c * kk, P = (size_t)d.oh * d.ow;
     GRID_STRIDE(r, n * d.oc) {
         size_t i = r / d.oc, oc = r % d.oc;
         double ls, la, rhs = P * (double)b[oc], a = P * fabs((double)b[oc]);
         ck_sum(y + r * P, P, 1, &ls, &la);
         ck_dot_acc(&rhs, &a, w + oc * ckk, 1, s + i * ckk, sa + i * ckk, 1, ckk);
-        o[4 * r] = ls - rhs, o[4 * r + 1] = a, o[4 * r + 2] = la, o[4 * r + 3] = a;
+        o[4 * r] = ls - rhs, o[4 * r + 1] = a, o[4 * r + 2] = la;
+        o[4 * r + 3] = ck_s_conv_fwd(w, b, mx + i * d.c, &d, (int)oc);
     }
 }
 
+/* mx: the dy plane maxima (n OC) */
 __global__ void k_ck_conv_bwd_data(double *o, const float *dx, const float *w, const double *s, const double *sa,
-                                   ck_conv_dims d, size_t n) {
+                                   const double *mx, ck_conv_dims d, size_t n) {
     size_t kk = (size_t)d.k * d.k, ckk = d.c * kk, HW = (size_t)d.h * d.w;
     GRID_STRIDE(r, n * d.c) {
         size_t i = r / d.c, c = r % d.c;
@@ -239,7 +251,8 @@ __global__ void k_ck_conv_bwd_data(double *o, const float *dx, const float *w, c
         ck_sum(dx + r * HW, HW, 1, &ls, &la);
         for (int oc = 0; oc < d.oc; oc++)
             ck_dot_acc(&rhs, &a, w + oc * ckk + c * kk, 1, s + (i * d.oc + oc) * kk, sa + (i * d.oc + oc) * kk, 1, kk);
-        o[4 * r] = ls - rhs, o[4 * r + 1] = a, o[4 * r + 2] = la, o[4 * r + 3] = a;
+        o[4 * r] = ls - rhs, o[4 * r + 1] = a, o[4 * r + 2] = la;
+        o[4 * r + 3] = ck_s_conv_bwd_data(w, mx + i * d.oc, &d, (int)c);
     }
 }
 
@@ -265,52 +278,68 @@ __global__ void k_ck_conv_z(double *z, double *za, const float *x, ck_conv_dims 
     }
 }
 
+/* mx: the x plane maxima (n C), as the forward's window kernel left them */
 __global__ void k_ck_conv_bwd_w(double *ow_, double *ob, const float *dw, const float *db, const float *dy,
-                                const double *z, const double *za, ck_conv_dims d, size_t n) {
+                                const double *z, const double *za, const double *mx, ck_conv_dims d, size_t n) {
     size_t kk = (size_t)d.k * d.k, ckk = d.c * kk, P = (size_t)d.oh * d.ow;
     GRID_STRIDE(oc, (size_t)d.oc) {
-        double ls, la, rhs = 0, a = 0, bs = 0, ba = 0;
+        double ls, la, rhs = 0, a = 0, bs = 0, ba = 0, sm = 0;
         ck_sum(dw + oc * ckk, ckk, 1, &ls, &la);
         for (size_t i = 0; i < n; i++) {
             double s1, a1;
             ck_dot_acc(&rhs, &a, dy + (i * d.oc + oc) * P, 1, z + i * P, za + i * P, 1, P);
             ck_sum(dy + (i * d.oc + oc) * P, P, 1, &s1, &a1);
             bs += s1, ba += a1;
+            sm += ck_s_conv_bwd_w_term(mx + i * d.c, d.c, a1);
         }
-        ow_[4 * oc] = ls - rhs, ow_[4 * oc + 1] = a, ow_[4 * oc + 2] = la, ow_[4 * oc + 3] = a;
+        ow_[4 * oc] = ls - rhs, ow_[4 * oc + 1] = a, ow_[4 * oc + 2] = la, ow_[4 * oc + 3] = sm;
         ob[4 * oc] = (double)db[oc] - bs, ob[4 * oc + 1] = ba, ob[4 * oc + 2] = fabs((double)db[oc]), ob[4 * oc + 3] = ba;
     }
 }
 
-/* column sums of a (rows, cols) matrix (stride cols) or row sums */
-__global__ void k_ck_sums(double *s, double *sa, const float *x, size_t rows, size_t cols, int by_row) {
+/* column sums of a (rows, cols) matrix (stride cols) or row sums; with
+ * column sums and mx != NULL, *mx (zeroed by the caller) = max |x| over
+ * the matrix: each column's max, by atomicMax on the bits of a
+ * nonnegative double (never NaN: ck_max_abs skips NaN), whose integer
+ * order is its order */
+__global__ void k_ck_sums(double *s, double *sa, double *mx, const float *x, size_t rows, size_t cols, int by_row) {
     GRID_STRIDE(j, by_row ? rows : cols) {
         if (by_row) ck_sum(x + j * cols, cols, 1, &s[j], &sa[j]);
-        else ck_sum(x + j, rows, cols, &s[j], &sa[j]);
+        else {
+            ck_sum(x + j, rows, cols, &s[j], &sa[j]);
+            if (mx)
+                atomicMax((unsigned long long *)mx,
+                          (unsigned long long)__double_as_longlong(ck_max_abs(x + j, rows, cols)));
+        }
     }
 }
 
 /* dense relations: mode 0 forward (per output), 1 backward-data (per input),
- * 2 backward-weights and bias (per output) */
+ * 2 backward-weights and bias (per output); mx[0] = max |x|, mx[1] = max
+ * |dy| over the batch (k_ck_sums) */
 __global__ void k_ck_dense(double *o, double *ob, const float *w, const float *b, const float *lhs, const float *dy,
-                           const double *s, const double *sa, size_t n, size_t in, size_t out, int mode) {
+                           const double *s, const double *sa, const double *mx, size_t n, size_t in, size_t out,
+                           int mode) {
     GRID_STRIDE(j, mode == 1 ? in : out) {
-        double ls, la, rhs = 0, a = 0;
+        double ls, la, rhs = 0, a = 0, sm;
         if (mode == 0) {
             rhs = n * (double)b[j], a = n * fabs((double)b[j]);
             ck_sum(lhs + j, n, out, &ls, &la);
             ck_dot_acc(&rhs, &a, w + j * in, 1, s, sa, 1, in);
+            sm = ck_s_dense(w + j * in, in, 1, mx[0], fabs((double)b[j]));
         } else if (mode == 1) {
             ck_sum(lhs + j, n, in, &ls, &la);
             ck_dot_acc(&rhs, &a, w + j, in, s, sa, 1, out);
+            sm = ck_s_dense(w + j, out, in, mx[1], 0);
         } else {
             double bs, ba;
             ck_sum(lhs + j * in, in, 1, &ls, &la);
             ck_dot_acc(&rhs, &a, dy + j, out, s, sa, 1, n);
             ck_sum(dy + j, n, out, &bs, &ba);
             ob[4 * j] = (double)b[j] - bs, ob[4 * j + 1] = ba, ob[4 * j + 2] = fabs((double)b[j]), ob[4 * j + 3] = ba;
+            sm = ba * mx[0];
         }
-        o[4 * j] = ls - rhs, o[4 * j + 1] = a, o[4 * j + 2] = la, o[4 * j + 3] = a;
+        o[4 * j] = ls - rhs, o[4 * j + 1] = a, o[4 * j + 2] = la, o[4 * j + 3] = sm;
     }
 }
 
@@ -367,33 +396,35 @@ __global__ void k_ck_adam(double *out, const float *p0, const float *m0, const f
     }
 }
 
-extern "C" int lk_ck_window(cudaStream_t s, double *sum, double *asum, const float *x, const ck_conv_dims *d,
-                            size_t planes, int dy_mode) {
-    LAUNCH(planes * d->k * d->k, k_ck_window, sum, asum, x, *d, planes, dy_mode);
+extern "C" int lk_ck_window(cudaStream_t s, double *sum, double *asum, double *mx, const float *x,
+                            const ck_conv_dims *d, size_t planes, int dy_mode) {
+    LAUNCH(planes * d->k * d->k, k_ck_window, sum, asum, mx, x, *d, planes, dy_mode);
 }
 extern "C" int lk_ck_conv_fwd(cudaStream_t s, double *o, const float *y, const float *w, const float *b,
-                              const double *sum, const double *asum, const ck_conv_dims *d, size_t n) {
-    LAUNCH(n * d->oc, k_ck_conv_fwd, o, y, w, b, sum, asum, *d, n);
+                              const double *sum, const double *asum, const double *mx, const ck_conv_dims *d,
+                              size_t n) {
+    LAUNCH(n * d->oc, k_ck_conv_fwd, o, y, w, b, sum, asum, mx, *d, n);
 }
 extern "C" int lk_ck_conv_bwd_data(cudaStream_t s, double *o, const float *dx, const float *w, const double *sum,
-                                   const double *asum, const ck_conv_dims *d, size_t n) {
-    LAUNCH(n * d->c, k_ck_conv_bwd_data, o, dx, w, sum, asum, *d, n);
+                                   const double *asum, const double *mx, const ck_conv_dims *d, size_t n) {
+    LAUNCH(n * d->c, k_ck_conv_bwd_data, o, dx, w, sum, asum, mx, *d, n);
 }
 extern "C" int lk_ck_conv_z(cudaStream_t s, double *z, double *za, const float *x, const ck_conv_dims *d, size_t n) {
     LAUNCH(n * d->oh * d->ow, k_ck_conv_z, z, za, x, *d, n);
 }
 extern "C" int lk_ck_conv_bwd_w(cudaStream_t s, double *ow, double *ob, const float *dw, const float *db,
-                                const float *dy, const double *z, const double *za, const ck_conv_dims *d, size_t n) {
-    LAUNCH((size_t)d->oc, k_ck_conv_bwd_w, ow, ob, dw, db, dy, z, za, *d, n);
+                                const float *dy, const double *z, const double *za, const double *mx,
+                                const ck_conv_dims *d, size_t n) {
+    LAUNCH((size_t)d->oc, k_ck_conv_bwd_w, ow, ob, dw, db, dy, z, za, mx, *d, n);
 }
-extern "C" int lk_ck_sums(cudaStream_t s, double *sum, double *asum, const float *x, size_t rows, size_t cols,
-                          int by_row) {
-    LAUNCH(by_row ? rows : cols, k_ck_sums, sum, asum, x, rows, cols, by_row);
+extern "C" int lk_ck_sums(cudaStream_t s, double *sum, double *asum, double *mx, const float *x, size_t rows,
+                          size_t cols, int by_row) {
+    LAUNCH(by_row ? rows : cols, k_ck_sums, sum, asum, mx, x, rows, cols, by_row);
 }
 extern "C" int lk_ck_dense(cudaStream_t s, double *o, double *ob, const float *w, const float *b, const float *lhs,
-                           const float *dy, const double *sum, const double *asum, size_t n, size_t in, size_t out,
-                           int mode) {
-    LAUNCH(mode == 1 ? in : out, k_ck_dense, o, ob, w, b, lhs, dy, sum, asum, n, in, out, mode);
+                           const float *dy, const double *sum, const double *asum, const double *mx, size_t n,
+                           size_t in, size_t out, int mode) {
+    LAUNCH(mode == 1 ? in : out, k_ck_dense, o, ob, w, b, lhs, dy, sum, asum, mx, n, in, out, mode);
 }
 extern "C" int lk_ck_elem(cudaStream_t s, double *bad, int kind, int backward, int training, const float *x,
                           const float *y, const float *dy, const float *dx, size_t count, uint64_t seed, uint32_t step,

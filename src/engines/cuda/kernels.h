@@ -53,21 +53,29 @@ int lk_u8_to_f32(cudaStream_t s, float *y, const uint8_t *x, size_t count);
 
 /* ---- every-step checksums (engines/checksums.h's layout; the bodies are
  * base/checksum_ops.h's, as in the host implementation).  Relation
- * outputs are 3 doubles (R, A, Y) each; `bad` counters and digest slots
- * must be zeroed by the caller (they are accumulated with atomics). */
-int lk_ck_window(cudaStream_t s, double *sum, double *asum, const float *x, const ck_conv_dims *d, size_t planes,
-                 int dy_mode);
+ * outputs are 4 doubles (R, A, Y, S) each; `bad` counters and digest
+ * slots must be zeroed by the caller (they are accumulated with atomics).
+ * mx: plane maxima of |input| for S (ck_s_*): lk_ck_window writes
+ * mx[plane] for each of its planes; conv forward reads the x planes' (n C),
+ * backward-data the dy planes' (n OC), backward-weights the x planes'
+ * again.  lk_ck_sums with column sums and mx != NULL atomicMax-es max |x|
+ * into *mx (zeroed by the caller; NULL: none); lk_ck_dense reads mx[0] =
+ * max |x| (modes 0, 2) and mx[1] = max |dy| (mode 1). */
+int lk_ck_window(cudaStream_t s, double *sum, double *asum, double *mx, const float *x, const ck_conv_dims *d,
+                 size_t planes, int dy_mode);
 int lk_ck_conv_fwd(cudaStream_t s, double *o, const float *y, const float *w, const float *b, const double *sum,
-                   const double *asum, const ck_conv_dims *d, size_t n);
+                   const double *asum, const double *mx, const ck_conv_dims *d, size_t n);
 int lk_ck_conv_bwd_data(cudaStream_t s, double *o, const float *dx, const float *w, const double *sum,
-                        const double *asum, const ck_conv_dims *d, size_t n);
+                        const double *asum, const double *mx, const ck_conv_dims *d, size_t n);
 int lk_ck_conv_z(cudaStream_t s, double *z, double *za, const float *x, const ck_conv_dims *d, size_t n);
 int lk_ck_conv_bwd_w(cudaStream_t s, double *ow, double *ob, const float *dw, const float *db, const float *dy,
-                     const double *z, const double *za, const ck_conv_dims *d, size_t n);
-int lk_ck_sums(cudaStream_t s, double *sum, double *asum, const float *x, size_t rows, size_t cols, int by_row);
+                     const double *z, const double *za, const double *mx, const ck_conv_dims *d, size_t n);
+int lk_ck_sums(cudaStream_t s, double *sum, double *asum, double *mx, const float *x, size_t rows, size_t cols,
+               int by_row);
 /* mode 0 forward (lhs = y), 1 backward-data (lhs = dx), 2 backward-weights (lhs = dW, b = db, ob the bias block) */
 int lk_ck_dense(cudaStream_t s, double *o, double *ob, const float *w, const float *b, const float *lhs,
-                const float *dy, const double *sum, const double *asum, size_t n, size_t in, size_t out, int mode);
+                const float *dy, const double *sum, const double *asum, const double *mx, size_t n, size_t in,
+                size_t out, int mode);
 /* kind 0 ReLU, 1 flatten, 2 dropout */
 int lk_ck_elem(cudaStream_t s, double *bad, int kind, int backward, int training, const float *x, const float *y,
                const float *dy, const float *dx, size_t count, uint64_t seed, uint32_t step, uint32_t layer, float p,

@@ -1,0 +1,70 @@
+/*
+ * ck_s_expect.h — for tests: the 4th field S of every conv and dense
+ * relation, composed from base/checksum_ops.h's shared functions exactly
+ * as the CUDA kernels compose them (kernels.cu: plane maxima by
+ * ck_max_abs, one per plane or column, then ck_s_*), from a step's plain
+ * tensors.  test_ck_ops.c compares it with the host implementation's S
+ * (engines/checksums.c), test_cuda.c with the device's.
+ */
+#ifndef TESTS_CK_S_EXPECT_H
+#define TESTS_CK_S_EXPECT_H
+
+#include <math.h>
+#include <stdlib.h>
+
+#include "base/checksum_ops.h"
+#include "engines/checksums.h"
+#include "model/model.h"
+
+/* One conv or dense layer's S values, relation by relation, into s[phase]
+ * (CK_FWD, CK_BWD_DATA, CK_BWD_W; NULL: skipped; bias relations: S = A,
+ * nothing to compute).  x: the layer's input (n samples), dy: its output
+ * gradient, w, b: its parameters.  Returns 0, or -1 when out of memory. */
+static int ck_s_expect_layer(const layer *ly, size_t n, const float *x, const float *dy, const float *w,
+                             const float *b, double *s[3]) {
+    if (ly->kind == LAYER_DENSE) {
+        size_t in = (size_t)ly->in_c, out = (size_t)ly->out_c, wide = in > out ? in : out;
+        double *col = malloc(wide * sizeof *col), mx_x, mx_dy = 0;
+        if (!col) return -1;
+        for (size_t j = 0; j < in; j++) col[j] = ck_max_abs(x + j, n, in); /* k_ck_sums' columns */
+        mx_x = ck_max_of(col, in);
+        if (dy) {
+            for (size_t j = 0; j < out; j++) col[j] = ck_max_abs(dy + j, n, out);
+            mx_dy = ck_max_of(col, out);
+        }
+        free(col);
+        for (size_t j = 0; j < out && s[CK_FWD]; j++) s[CK_FWD][j] = ck_s_dense(w + j * in, in, 1, mx_x, fabs((double)b[j]));
+        for (size_t k = 0; k < in && s[CK_BWD_DATA]; k++) s[CK_BWD_DATA][k] = ck_s_dense(w + k, out, in, mx_dy, 0);
+        for (size_t j = 0; j < out && s[CK_BWD_W]; j++) {
+            double bs, ba;
+            ck_sum(dy + j, n, out, &bs, &ba);
+            s[CK_BWD_W][j] = ba * mx_x;
+        }
+        return 0;
+    }
+    ck_conv_dims d = {ly->in_c, ly->in_h, ly->in_w, ly->out_c, ly->out_h, ly->out_w, ly->k, ly->pad};
+    size_t C = (size_t)d.c, OC = (size_t)d.oc, HW = (size_t)d.h * d.w, P = (size_t)d.oh * d.ow;
+    double *mx_x = malloc(n * C * sizeof *mx_x), *mx_dy = malloc(n * OC * sizeof *mx_dy);
+    if (!mx_x || !mx_dy) {
+        free(mx_x), free(mx_dy);
+        return -1;
+    }
+    for (size_t pl = 0; pl < n * C; pl++) mx_x[pl] = ck_max_abs(x + pl * HW, HW, 1); /* k_ck_window, t = 0 */
+    for (size_t pl = 0; dy && pl < n * OC; pl++) mx_dy[pl] = ck_max_abs(dy + pl * P, P, 1);
+    for (size_t r = 0; r < n * OC && s[CK_FWD]; r++) s[CK_FWD][r] = ck_s_conv_fwd(w, b, mx_x + r / OC * C, &d, (int)(r % OC));
+    for (size_t r = 0; r < n * C && s[CK_BWD_DATA]; r++)
+        s[CK_BWD_DATA][r] = ck_s_conv_bwd_data(w, mx_dy + r / C * OC, &d, (int)(r % C));
+    for (size_t oc = 0; oc < OC && s[CK_BWD_W]; oc++) {
+        double sm = 0;
+        for (size_t i = 0; i < n; i++) { /* k_ck_conv_bwd_w: samples in order, plain |dy| sums */
+            double s1, a1;
+            ck_sum(dy + (i * OC + oc) * P, P, 1, &s1, &a1);
+            sm += ck_s_conv_bwd_w_term(mx_x + i * C, d.c, a1);
+        }
+        s[CK_BWD_W][oc] = sm;
+    }
+    free(mx_x), free(mx_dy);
+    return 0;
+}
+
+#endif

@@ -1,0 +1,207 @@
+/*
+ * test_ck_ops.c — the relations' 4th field S (an upper bound on the
+ * largest output's sum of |terms|, for the sharper tier) as the CUDA
+ * kernels compose it from base/checksum_ops.h (ck_max_abs, ck_s_*;
+ * tests/ck_s_expect.h mirrors kernels.cu) equals the host
+ * implementation's (engines/checksums.c, engine_checksums_host) on a real
+ * cpu engine's step: SmallCNN, batch 4, every conv and dense relation of
+ * forward, backward-data and backward-weights.  Bitwise where both sum in
+ * the same order (everything but conv backward-weights); conv
+ * backward-weights within a stated bound (the host sums each sample's |dy|
+ * in 8 lanes, the kernel in order).  Also: S bounds the true max_p S_p of
+ * conv and dense forward relations (what the sharper tier needs), is
+ * below A for most conv forward relations (so the tier is sharper), and
+ * the plane maxima skip NaN as the host's do.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <cmocka.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "base/checksum_ops.h"
+#include "base/rng.h"
+#include "engines/checksums.h"
+#include "engines/registry.h"
+#include "ck_s_expect.h"
+
+#define N 4
+
+/* ck_max_abs and ck_max_of: the host's max_abs rule (a NaN never wins,
+ * -0 is 0, an infinity wins) */
+static void test_maxima(void **st) {
+    (void)st;
+    float x[6] = {-0.0f, 1.5f, NAN, -2.25f, 0.5f, -1.0f};
+    assert_true(ck_max_abs(x, 6, 1) == 2.25);
+    assert_true(ck_max_abs(x, 3, 2) == 0.5); /* -0, NaN, 0.5 */
+    assert_true(ck_max_abs(x, 0, 1) == 0.0);
+    float nan1[1] = {NAN};
+    assert_true(ck_max_abs(nan1, 1, 1) == 0.0);
+    x[4] = -INFINITY;
+    assert_true(isinf(ck_max_abs(x, 6, 1)));
+    double d[3] = {0.25, 3.0, 1.0};
+    assert_true(ck_max_of(d, 3) == 3.0 && ck_max_of(d, 0) == 0.0);
+    float w[4] = {1, -2, 3, -4};
+    assert_true(ck_abs_sum(w, 2, 2) == 4.0 && ck_s_dense(w, 4, 1, 0.5, 1.0) == 6.0);
+}
+
+typedef struct {
+    model m;
+    engine *e;
+    float *x, *act[MODEL_MAX_LAYERS], *dact[MODEL_MAX_LAYERS], *p, *g;
+    double *vec;
+    ck_layout L;
+} fx;
+
+/* one training step (forward, loss, backward) of a cpu engine, its host
+ * vector, and its tensors in plain layouts */
+static void one_step(fx *f) {
+    memset(f, 0, sizeof *f);
+    assert_int_equal(model_build(&f->m, "smallcnn"), 0);
+    engine_opts o = {.seed = 42, .max_batch = N};
+    assert_int_equal(engine_create(&f->e, "cpu", &f->m, &o), 0);
+    size_t in = (size_t)f->m.in_c * f->m.in_h * f->m.in_w;
+    f->x = malloc(N * in * sizeof *f->x);
+    f->p = malloc(f->m.n_params * sizeof *f->p), f->g = malloc(f->m.n_params * sizeof *f->g);
+    assert_non_null(f->x), assert_non_null(f->p), assert_non_null(f->g);
+    int32_t y[N];
+    for (size_t i = 0; i < N * in; i++) f->x[i] = rng_uniform(11, (uint32_t)i, 1, 0, 3);
+    for (int i = 0; i < N; i++) y[i] = (int32_t)(rng_u32(11, (uint32_t)i, 1, 1, 3) % 10);
+    model_init_params(&f->m, f->p, 42);
+    assert_int_equal(engine_set_params(f->e, f->p), 0);
+    assert_int_equal(engine_set_batch(f->e, f->x, y, N, 1), 0);
+    assert_int_equal(engine_forward(f->e, 1), 0);
+    assert_int_equal(engine_loss(f->e, NULL), 0);
+    assert_int_equal(engine_backward(f->e), 0);
+    ck_layout_make(&f->L, &f->m, N);
+    f->vec = calloc(f->L.total, sizeof *f->vec);
+    assert_non_null(f->vec);
+    assert_int_equal(engine_checksums_host(f->e, CK_STAGE_STEP, f->vec), 0);
+    for (int l = 0; l < f->m.n_layers; l++) {
+        size_t z = N * layer_out_size(&f->m.layers[l]);
+        f->act[l] = malloc(z * sizeof(float)), f->dact[l] = malloc(z * sizeof(float));
+        assert_non_null(f->act[l]), assert_non_null(f->dact[l]);
+        assert_int_equal(engine_get_tensor(f->e, (tensor_id){TENSOR_ACT, l}, f->act[l]), 0);
+        assert_int_equal(engine_get_tensor(f->e, (tensor_id){TENSOR_DACT, l}, f->dact[l]), 0);
+    }
+    assert_int_equal(engine_get_tensor(f->e, (tensor_id){TENSOR_PARAMS, 0}, f->p), 0);
+    assert_int_equal(engine_get_tensor(f->e, (tensor_id){TENSOR_GRADS, 0}, f->g), 0);
+}
+
+static void free_fx(fx *f) {
+    engine_free(f->e);
+    for (int l = 0; l < f->m.n_layers; l++) free(f->act[l]), free(f->dact[l]);
+    free(f->x), free(f->p), free(f->g), free(f->vec);
+}
+
+/* The true max_p S_p of conv forward relation (sample i, oc): |b| + the
+ * largest sum over taps of |w| |x| at one output position, in double. */
+static double conv_fwd_true_max(const layer *ly, const float *x, const float *w, const float *b, size_t i, int oc) {
+    double best = 0;
+    size_t HW = (size_t)ly->in_h * ly->in_w, kk = (size_t)ly->k * ly->k;
+    for (int r = 0; r < ly->out_h; r++)
+        for (int q = 0; q < ly->out_w; q++) {
+            double s = fabs((double)b[oc]);
+            for (int c = 0; c < ly->in_c; c++)
+                for (int kh = 0; kh < ly->k; kh++)
+                    for (int kw = 0; kw < ly->k; kw++) {
+                        int rr = r + kh - ly->pad, qq = q + kw - ly->pad;
+                        if (rr < 0 || rr >= ly->in_h || qq < 0 || qq >= ly->in_w) continue;
+                        s += fabs((double)w[((size_t)oc * ly->in_c + c) * kk + (size_t)kh * ly->k + kw]) *
+                             fabs((double)x[(i * ly->in_c + c) * HW + (size_t)rr * ly->in_w + qq]);
+                    }
+            best = s > best ? s : best;
+        }
+    return best;
+}
+
+/* Compare one layer's expected S with the host vector's; returns the
+ * number of relations compared.  Conv backward-weights: the host's and the
+ * kernel's sum over one sample's P = OH OW values |dy| (nonnegative, each
+ * exact in double) differ only in order, each within gamma_{P-1} (u =
+ * 2^-53) of the exact sum; the products by max |x| and the sum over the n
+ * samples are the same operations in the same order on both, so the two
+ * S differ by at most (2 (P - 1) + 2 n + 2) u (1 + O(u)) relatively:
+ * (2 (P + n) + 4) 2^-53 S. */
+static size_t compare_layer(fx *f, int l, size_t *bitwise, double *worst_rel) {
+    const layer *ly = &f->m.layers[l];
+    const float *x = l ? f->act[l - 1] : f->x, *dy = f->dact[l];
+    const float *w = f->p + f->m.tensors[ly->w_tensor].offset, *b = f->p + f->m.tensors[ly->b_tensor].offset;
+    double *s[3];
+    for (int ph = 0; ph < 3; ph++) {
+        s[ph] = f->L.cnt[l][ph] ? malloc(f->L.cnt[l][ph] * sizeof(double)) : NULL;
+        assert_true(!f->L.cnt[l][ph] || s[ph]);
+    }
+    assert_int_equal(ck_s_expect_layer(ly, N, x, dy, w, b, s), 0);
+    size_t cmp = 0;
+    for (int ph = 0; ph < 3; ph++) {
+        const double *o = f->vec + f->L.off[l][ph];
+        double tol = ly->kind == LAYER_CONV && ph == CK_BWD_W
+                         ? (2.0 * ((double)ly->out_h * ly->out_w + N) + 4) * 0x1p-53 : 0;
+        for (size_t r = 0; r < f->L.cnt[l][ph]; r++, cmp++) {
+            double host = o[CK_REL * r + 3], dev = s[ph][r], rel = host > 0 ? fabs(dev - host) / host : fabs(dev);
+            if (!(rel <= tol))
+                fail_msg("%s %s relation %zu: S %.17g from checksum_ops.h, host %.17g (rel %.3g > %.3g)", ly->name,
+                         ck_phase_name(ph), r, dev, host, rel, tol);
+            *bitwise += dev == host;
+            *worst_rel = rel > *worst_rel ? rel : *worst_rel;
+            assert_true(host >= 0 && isfinite(host)); /* 0 where a whole dy plane is 0 */
+        }
+    }
+    /* bias relations: one sum, S = A on both sides */
+    const double *ob = f->vec + f->L.off[l][CK_BWD_B];
+    for (size_t r = 0; r < f->L.cnt[l][CK_BWD_B]; r++) assert_true(ob[CK_REL * r + 3] == ob[CK_REL * r + 1]);
+    /* forward: S >= the true largest sum of |terms| (what the sharp tier
+     * needs), and sharper than A for most conv relations */
+    size_t below = 0;
+    for (size_t r = 0; r < f->L.cnt[l][CK_FWD]; r++) {
+        double truth = 0, A = f->vec[f->L.off[l][CK_FWD] + CK_REL * r + 1];
+        if (ly->kind == LAYER_CONV) {
+            truth = conv_fwd_true_max(ly, x, w, b, r / ly->out_c, (int)(r % ly->out_c));
+        } else {
+            for (size_t i = 0; i < N; i++) {
+                double t = fabs((double)b[r]);
+                for (int k = 0; k < ly->in_c; k++)
+                    t += fabs((double)w[r * ly->in_c + k]) * fabs((double)x[i * ly->in_c + k]);
+                truth = t > truth ? t : truth;
+            }
+        }
+        assert_true(s[CK_FWD][r] >= truth * (1 - 0x1p-40)); /* the truth's own double rounding */
+        below += s[CK_FWD][r] < A;
+    }
+    if (ly->kind == LAYER_CONV) assert_true(below * 10 >= f->L.cnt[l][CK_FWD] * 9);
+    for (int ph = 0; ph < 3; ph++) free(s[ph]);
+    return cmp;
+}
+
+static void test_s_equals_host(void **st) {
+    (void)st;
+    fx f;
+    one_step(&f);
+    size_t total = 0, bitwise = 0, layers = 0;
+    double worst = 0;
+    for (int l = 0; l < f.m.n_layers; l++) {
+        const layer *ly = &f.m.layers[l];
+        if (ly->kind != LAYER_CONV && ly->kind != LAYER_DENSE) continue;
+        size_t b0 = bitwise, c = compare_layer(&f, l, &bitwise, &worst);
+        total += c, layers++;
+        print_message("%s: %zu relations, %zu bitwise equal\n", ly->name, c, bitwise - b0);
+    }
+    print_message("S: %zu relations in %zu layers, %zu bitwise equal to the host's, worst relative difference %.3g\n",
+                  total, layers, bitwise, worst);
+    assert_int_equal(layers, 4);
+    /* conv1 64 + 16, conv2 128 + 64 + 32, fc1 64 + 1568 + 64, fc2 10 + 64 + 10 */
+    assert_int_equal(total, 64 + 16 + 128 + 64 + 32 + 64 + 1568 + 64 + 10 + 64 + 10);
+    free_fx(&f);
+}
+
+int main(void) {
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_maxima),
+        cmocka_unit_test(test_s_equals_host),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1298,6 +1298,7 @@ static const engine_i reference_iface = {
     /* .free           = */ ref_free,
     /* .checksums      = */ NULL, /* checked per element against the others */
     /* .ck_fused       = */ NULL,
+    /* .ck_view        = */ NULL,
 };
 
 static int parse_int(const char *s, long lo, long hi, long *out) {

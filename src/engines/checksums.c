@@ -76,6 +76,14 @@ void ck_layout_make(ck_layout *L, const model *m, size_t n) {
 
 /* ---- scratch ------------------------------------------------------------ */
 
+/* A tensor as the checks read it: the engine's own buffer
+ * (engine_i.ck_view) or a plain copy (get_tensor); cb is its channel block,
+ * 1 for plain NCHW, 16 for nChw16c. */
+typedef struct {
+    const float *p;
+    int cb;
+} ck_tv;
+
 typedef struct {
     size_t n, cap_n;            /* batch the buffers are sized for */
     float *act[MODEL_MAX_LAYERS], *dact[MODEL_MAX_LAYERS], *input;
@@ -83,6 +91,10 @@ typedef struct {
     float *p0, *m0, *v0;        /* snapshot: the state the step computed with */
     int have_snapshot;
     unsigned char fused[MODEL_MAX_LAYERS]; /* this stage: ReLU l judged with pool l+1 (engine_i.ck_fused) */
+    ck_tv view[2][MODEL_MAX_LAYERS];       /* this stage: ACT [0] and DACT [1] as read (fetch) */
+    const float *plain[2][MODEL_MAX_LAYERS]; /* and plain, where a check needs it (else NULL) */
+    float *smp;                            /* per thread: two samples made plain (smp_cap floats each) */
+    size_t smp_cap;
     int nth;                    /* threads the sums run on (all the process may use, <= 8) */
     double *s, *sa;             /* per thread: one sample's window sums, s_cap each */
     size_t s_cap;
@@ -107,7 +119,7 @@ static void state_free(void *p) {
     if (!S) return;
     state_free_bufs(S);
     free(S->p), free(S->g), free(S->m), free(S->v), free(S->p0), free(S->m0), free(S->v0);
-    free(S->s), free(S->sa), free(S->wt), free(S->pl), free(S->tv), free(S->part);
+    free(S->s), free(S->sa), free(S->wt), free(S->pl), free(S->tv), free(S->part), free(S->smp);
     free(S);
 }
 
@@ -171,8 +183,15 @@ static int state_get(engine *e, ck_state **out) {
         S->s = ls_malloc(nt * S->s_cap * 8), S->sa = ls_malloc(nt * S->s_cap * 8);
         S->pl = ls_malloc(nt * S->pl_cap * 8), S->tv = ls_malloc(nt * S->tv_cap * 8);
         S->wt = ls_malloc(nwt * 8), S->part = ls_malloc(npart * 8);
+        S->smp_cap = 1;
+        for (int l = 0; l < m->n_layers; l++) {
+            size_t zi = layer_in_size(&m->layers[l]), zo = layer_out_size(&m->layers[l]);
+            S->smp_cap = zi > S->smp_cap ? zi : S->smp_cap;
+            S->smp_cap = zo > S->smp_cap ? zo : S->smp_cap;
+        }
+        S->smp = ls_malloc(nt * 2 * S->smp_cap * 4);
         if (!S->p || !S->g || !S->m || !S->v || !S->p0 || !S->m0 || !S->v0 || !S->s || !S->sa || !S->wt || !S->pl ||
-            !S->tv || !S->part)
+            !S->tv || !S->part || !S->smp)
             return LS_ENOMEM;
     }
     if (!S->input) {
@@ -189,18 +208,71 @@ static int state_get(engine *e, ck_state **out) {
     return LS_OK;
 }
 
-/* The engine's tensors, through its own table (no wrapper timing). */
+/* Whether a check reads ACT/DACT l in plain layout: it is read as the
+ * output of layer l and the input of layer l+1; conv relations take any
+ * layout (sample_plain), a fused pair takes nChw16c when all four of its
+ * tensors have it (its ReLU's own are never read); every other check
+ * reads plain. */
+static int plain_needed(const model *m, const unsigned char *fused, int l) {
+    for (int u = l; u <= l + 1 && u < m->n_layers; u++) {
+        layer_kind k = m->layers[u].kind;
+        int any = k == LAYER_CONV || (u == l + 1 && fused[u]) || (u == l && k == LAYER_MAXPOOL && u > 0 && fused[u - 1]);
+        if (!any) return 1;
+    }
+    return 0;
+}
+
+static int fetch_plain(engine *e, ck_state *S, int g, int l) {
+    if (S->plain[g][l]) return 0;
+    float *buf = g ? S->dact[l] : S->act[l];
+    S->plain[g][l] = buf;
+    return e->iface->get_tensor(e, (tensor_id){g ? TENSOR_DACT : TENSOR_ACT, l}, buf);
+}
+
+/* The engine's tensors: its own buffers where it offers them
+ * (engine_i.ck_view), plain copies through its table (no wrapper timing)
+ * where it does not or a check needs plain.  A fused ReLU's are not read:
+ * the pair is judged from the tensors around it. */
 static int fetch(engine *e, ck_state *S, int backward) {
     const engine_i *I = e->iface;
+    const model *m = e->m;
     int rc = I->get_tensor(e, (tensor_id){TENSOR_INPUT, 0}, S->input);
-    for (int l = 0; l < e->m->n_layers && !rc; l++) {
-        if (S->fused[l]) continue; /* judged with the pool after it: not written */
-        rc = I->get_tensor(e, (tensor_id){TENSOR_ACT, l}, S->act[l]);
-        if (!rc && backward) rc = I->get_tensor(e, (tensor_id){TENSOR_DACT, l}, S->dact[l]);
+    for (int l = 0; l < m->n_layers && !rc; l++)
+        for (int g = 0; g <= backward && !rc; g++) {
+            ck_tv *v = &S->view[g][l];
+            *v = (ck_tv){NULL, 0}, S->plain[g][l] = NULL;
+            if (S->fused[l]) continue;
+            if (I->ck_view) I->ck_view(e, (tensor_id){g ? TENSOR_DACT : TENSOR_ACT, l}, &v->p, &v->cb);
+            if (v->p && v->cb == 1) S->plain[g][l] = v->p;
+            if (!v->p || (v->cb != 1 && plain_needed(m, S->fused, l))) rc = fetch_plain(e, S, g, l);
+            if (!v->p) *v = (ck_tv){S->plain[g][l], 1};
+        }
+    /* a fused pair reads its four tensors in one layout: plain unless all are nChw16c */
+    for (int r = 1; r + 1 < m->n_layers && !rc; r++) {
+        if (!S->fused[r]) continue;
+        int all16 = 1, ls[2] = {r - 1, r + 1};
+        for (int g = 0; g <= backward; g++) all16 &= S->view[g][r - 1].cb == 16 && S->view[g][r + 1].cb == 16;
+        for (int g = 0; g <= backward && !all16 && !rc; g++)
+            for (int k = 0; k < 2 && !rc; k++)
+                if (!(rc = fetch_plain(e, S, g, ls[k]))) S->view[g][ls[k]] = (ck_tv){S->plain[g][ls[k]], 1};
     }
     if (!rc) rc = I->get_tensor(e, (tensor_id){TENSOR_PARAMS, 0}, S->p);
     if (!rc && backward) rc = I->get_tensor(e, (tensor_id){TENSOR_GRADS, 0}, S->g);
     return rc;
+}
+
+/* Sample i of an (n, C, HW) tensor as plain [C][HW]: the tensor itself,
+ * or its nChw16c block transposed into buf (C HW floats; only moves bits,
+ * so every sum below sees the same values in the same order). */
+static const float *sample_plain(ck_tv v, size_t i, size_t C, size_t HW, float *buf) {
+    const float *s = v.p + i * C * HW;
+    if (v.cb == 1) return s;
+    for (size_t cb = 0; cb < C / 16; cb++)
+        for (size_t p = 0; p < HW; p++) {
+            const float *e = s + (cb * HW + p) * 16;
+            for (int k = 0; k < 16; k++) buf[(cb * 16 + (size_t)k) * HW + p] = e[k];
+        }
+    return buf;
 }
 
 /* ---- relations of conv and dense ---------------------------------------- */
@@ -357,19 +429,21 @@ CK_HOT static void matvec_acc(double *rhs, double *a, const double *coef, const 
  * (pl_cap), small vectors tv (tv_cap). */
 typedef struct {
     double *s, *sa, *pl, *tv;
+    float *b0, *b1; /* two samples made plain (sample_plain) */
 } ck_tls;
 
 static ck_tls tls_of(const ck_state *S, int tid) {
     size_t t = (size_t)tid;
-    ck_tls r = {S->s + t * S->s_cap, S->sa + t * S->s_cap, S->pl + t * S->pl_cap, S->tv + t * S->tv_cap};
+    ck_tls r = {S->s + t * S->s_cap, S->sa + t * S->s_cap, S->pl + t * S->pl_cap, S->tv + t * S->tv_cap,
+                S->smp + 2 * t * S->smp_cap, S->smp + (2 * t + 1) * S->smp_cap};
     return r;
 }
 
 /* The relations of samples in parallel: each sample's relations are its
  * own, computed by one thread in a fixed order, so the vector does not
  * depend on the thread count. */
-static void conv_fwd(ck_state *S, const layer *ly, const float *w, const float *b, const float *x, const float *y,
-                     size_t n, double *o) {
+static void conv_fwd(ck_state *S, const layer *ly, const float *w, const float *b, ck_tv xv, ck_tv yv, size_t n,
+                     double *o) {
     ck_conv_dims d = dims_of(ly);
     size_t kk = (size_t)d.k * d.k, ckk = d.c * kk, P = (size_t)d.oh * d.ow, HW = (size_t)d.h * d.w, OC = d.oc;
     int r0[CK_MAXK], r1[CK_MAXK], c0[CK_MAXK], c1[CK_MAXK];
@@ -394,23 +468,22 @@ static void conv_fwd(ck_state *S, const layer *ly, const float *w, const float *
         /* T, M: per input channel, the plane's sum and max of |x|; ex: the
          * Y term of the window sums' rounding; sm: S = |b| + sum_c wsum M */
         double *T = W.tv, *M = T + d.c, *rhs = M + d.c, *a = rhs + OC, *ex = a + OC, *sm = ex + OC;
+        const float *x = sample_plain(xv, i, (size_t)d.c, HW, W.b0), *y = sample_plain(yv, i, OC, P, W.b1);
         for (int c = 0; c < d.c; c++)
-            window_sums(x + (i * d.c + c) * HW, d.h, d.w, d.k, r0, r1, c0, c1, W.pl, W.s + c * kk, W.sa + c * kk,
-                        &T[c], &M[c]);
+            window_sums(x + c * HW, d.h, d.w, d.k, r0, r1, c0, c1, W.pl, W.s + c * kk, W.sa + c * kk, &T[c], &M[c]);
         for (size_t oc = 0; oc < OC; oc++)
             rhs[oc] = P * (double)b[oc], a[oc] = P * fabs((double)b[oc]), ex[oc] = 0, sm[oc] = fabs((double)b[oc]);
         matvec_acc(rhs, a, wt, W.s, W.sa, ckk, OC);
         matvec_acc(ex, sm, wsum, T, M, (size_t)d.c, OC); /* wsum >= 0: |wsum| = wsum */
         for (size_t oc = 0; oc < OC; oc++) {
             double ls, la;
-            sum_lanes(y + (i * OC + oc) * P, P, &ls, &la);
+            sum_lanes(y + oc * P, P, &ls, &la);
             put_rel(o + CK_REL * (i * OC + oc), ls, la + ex[oc], rhs[oc], a[oc], sm[oc]);
         }
     }
 }
 
-static void conv_bwd_data(ck_state *S, const layer *ly, const float *w, const float *dy, const float *dx, size_t n,
-                          double *o) {
+static void conv_bwd_data(ck_state *S, const layer *ly, const float *w, ck_tv dyv, ck_tv dxv, size_t n, double *o) {
     ck_conv_dims d = dims_of(ly);
     size_t kk = (size_t)d.k * d.k, ckk = d.c * kk, P = (size_t)d.oh * d.ow, HW = (size_t)d.h * d.w, OC = d.oc,
            C = d.c;
@@ -434,15 +507,16 @@ static void conv_bwd_data(ck_state *S, const layer *ly, const float *w, const fl
         size_t i = (size_t)ii;
         ck_tls W = tls_of(S, omp_get_thread_num());
         double *T = W.tv, *M = T + OC, *rhs = M + OC, *a = rhs + C, *ex = a + C, *sm = ex + C;
+        const float *dy = sample_plain(dyv, i, OC, P, W.b0), *dx = sample_plain(dxv, i, C, HW, W.b1);
         for (size_t oc = 0; oc < OC; oc++)
-            window_sums(dy + (i * OC + oc) * P, d.oh, d.ow, d.k, r0, r1, c0, c1, W.pl, W.s + oc * kk,
-                        W.sa + oc * kk, &T[oc], &M[oc]);
+            window_sums(dy + oc * P, d.oh, d.ow, d.k, r0, r1, c0, c1, W.pl, W.s + oc * kk, W.sa + oc * kk, &T[oc],
+                        &M[oc]);
         for (size_t c = 0; c < C; c++) rhs[c] = a[c] = ex[c] = sm[c] = 0;
         matvec_acc(rhs, a, wb, W.s, W.sa, OC * kk, C);
         matvec_acc(ex, sm, wsum, T, M, OC, C);
         for (size_t c = 0; c < C; c++) {
             double ls, la;
-            sum_lanes(dx + (i * C + c) * HW, HW, &ls, &la);
+            sum_lanes(dx + c * HW, HW, &ls, &la);
             put_rel(o + CK_REL * (i * C + c), ls, la + ex[c], rhs[c], a[c], sm[c]);
         }
     }
@@ -518,8 +592,8 @@ CK_HOT static void dy_dot_lanes(const float *g, const double *z, const double *z
 /* Sum over (c, kh, kw) of dW[o] = sum over samples and positions of
  * dy[n, o, p] Z[n, p], Z = the input summed over every element that meets
  * position p (all channels, all kernel offsets); db[o] = sum dy[n, o, .]. */
-static void conv_bwd_w(ck_state *S, const layer *ly, const float *x, const float *dy, const float *dw,
-                       const float *db, size_t n, double *ow_, double *ob) {
+static void conv_bwd_w(ck_state *S, const layer *ly, ck_tv xv, ck_tv dyv, const float *dw, const float *db, size_t n,
+                       double *ow_, double *ob) {
     ck_conv_dims d = dims_of(ly);
     size_t kk = (size_t)d.k * d.k, ckk = d.c * kk, P = (size_t)d.oh * d.ow, HW = (size_t)d.h * d.w, OC = d.oc;
     /* per sample and output channel: sum dy Z, sum |dy| Za, sum dy, sum |dy|, T sum |dy|, max|x| sum |dy|
@@ -529,10 +603,11 @@ static void conv_bwd_w(ck_state *S, const layer *ly, const float *x, const float
         size_t i = (size_t)ii;
         ck_tls W = tls_of(S, omp_get_thread_num());
         double tn, mx, *z = W.s, *za = W.sa;
-        patch_sums(x + i * d.c * HW, &d, W.pl, z, za, &tn, &mx);
+        const float *x = sample_plain(xv, i, (size_t)d.c, HW, W.b0), *dy = sample_plain(dyv, i, OC, P, W.b1);
+        patch_sums(x, &d, W.pl, z, za, &tn, &mx);
         for (size_t oc = 0; oc < OC; oc++) {
             double *q = S->part + (i * OC + oc) * 6;
-            dy_dot_lanes(dy + (i * OC + oc) * P, z, za, P, q);
+            dy_dot_lanes(dy + oc * P, z, za, P, q);
             q[4] = tn * q[3], q[5] = mx * q[3];
         }
     }
@@ -658,21 +733,103 @@ CK_HOT static unsigned pool_row_bwd(const float *x0, const float *x1, const floa
     return bad;
 }
 
-/* The exact rule at window (i, j) of an (., w) plane: ck_pool_bad's, or
- * with relu its fused form (above). */
+/* The exact rule at window (i, j) of an (., w) plane whose elements lie
+ * st floats apart (1 plain, 16 in nChw16c): ck_pool_bad's, or with relu
+ * its fused form (above). */
 static int pool_bad_exact(const float *x, int w, int i, int j, float y, const float *dx, float dy, int backward,
-                          int relu) {
-    if (!relu) return ck_pool_bad(x, w, i, j, y, dx, dy, backward);
-    const float *x0 = x + 2 * i * w + 2 * j;
-    float v[4] = {relu_if(x0[0], 1), relu_if(x0[1], 1), relu_if(x0[w], 1), relu_if(x0[w + 1], 1)}, m = v[0];
+                          int relu, size_t st) {
+    if (!relu) return ck_pool_bad(x, w, i, j, y, dx, dy, backward); /* plain only */
+    size_t o[4] = {(size_t)(2 * i * w + 2 * j), (size_t)(2 * i * w + 2 * j + 1), (size_t)((2 * i + 1) * w + 2 * j),
+                   (size_t)((2 * i + 1) * w + 2 * j + 1)};
+    float m = relu_if(x[o[0] * st], 1);
     int am = 0;
-    for (int k = 1; k < 4; k++) am = v[k] > m ? k : am, m = v[k] > m ? v[k] : m;
+    for (int k = 1; k < 4; k++) {
+        float v = relu_if(x[o[k] * st], 1);
+        am = v > m ? k : am, m = v > m ? v : m;
+    }
     if (!backward) return ck_bits_differ(m, y);
-    const float *xs[4] = {x0, x0 + 1, x0 + w, x0 + w + 1}, *ds[4];
-    const float *d0 = dx + 2 * i * w + 2 * j;
-    ds[0] = d0, ds[1] = d0 + 1, ds[2] = d0 + w, ds[3] = d0 + w + 1;
     int bad = 0;
-    for (int k = 0; k < 4; k++) bad |= ck_bits_differ(k == am && *xs[k] > 0 ? dy : 0.0f, *ds[k]);
+    for (int k = 0; k < 4; k++) bad |= ck_bits_differ(k == am && x[o[k] * st] > 0 ? dy : 0.0f, dx[o[k] * st]);
+    return bad;
+}
+
+/* A fused pair in nChw16c: the 16 channels of a block are the lanes, so
+ * every window is one vector operation whatever the width.  x, dx: one
+ * (h, w, 16) plane block; y, dy: its (oh, ow, 16) block.  The same rules
+ * as pool_row_fwd/bwd with relu. */
+CK_HOT static unsigned pool16_fwd(const float *x, const float *y, int w, int oh, int ow) {
+    unsigned bad = 0;
+    for (int i = 0; i < oh; i++)
+        for (int j = 0; j < ow; j++) {
+            const float *a = x + ((size_t)(2 * i) * w + 2 * j) * 16, *b = a + 16, *c = a + (size_t)w * 16, *d = c + 16,
+                        *yy = y + ((size_t)i * ow + j) * 16;
+            for (int k = 0; k < 16; k++) {
+                float m = relu_if(a[k], 1), vb = relu_if(b[k], 1), vc = relu_if(c[k], 1), vd = relu_if(d[k], 1);
+                m = vb > m ? vb : m;
+                m = vc > m ? vc : m;
+                m = vd > m ? vd : m;
+                bad += m != yy[k];
+            }
+        }
+    return bad;
+}
+
+CK_HOT static unsigned pool16_bwd(const float *x, const float *dx, const float *dy, int h, int w, int oh, int ow) {
+    unsigned bad = 0;
+    for (int i = 0; i < oh; i++)
+        for (int j = 0; j < ow; j++) {
+            size_t o0 = ((size_t)(2 * i) * w + 2 * j) * 16, o2 = o0 + (size_t)w * 16;
+            const float *g = dy + ((size_t)i * ow + j) * 16;
+            for (int k = 0; k < 16; k++) {
+                float xa = x[o0 + k], xb = x[o0 + 16 + k], xc = x[o2 + k], xd = x[o2 + 16 + k];
+                float a = relu_if(xa, 1), b = relu_if(xb, 1), c = relu_if(xc, 1), d = relu_if(xd, 1);
+                int c1 = b > a;
+                float m = c1 ? b : a;
+                int c2 = c > m;
+                m = c2 ? c : m;
+                int c3 = d > m;
+                float g3 = c3 ? g[k] : 0.0f, r3 = c3 ? 0.0f : g[k];
+                float g2 = c2 ? r3 : 0.0f, r2 = c2 ? 0.0f : r3;
+                float g1 = c1 ? r2 : 0.0f, g0 = c1 ? 0.0f : r2;
+                g0 = xa > 0 ? g0 : 0.0f, g1 = xb > 0 ? g1 : 0.0f, g2 = xc > 0 ? g2 : 0.0f, g3 = xd > 0 ? g3 : 0.0f;
+                bad += (unsigned)(g0 != dx[o0 + k]) + (unsigned)(g1 != dx[o0 + 16 + k]) + (unsigned)(g2 != dx[o2 + k]) +
+                       (unsigned)(g3 != dx[o2 + 16 + k]);
+            }
+        }
+    /* a floor-pooled odd edge (the last row or column) gets no gradient */
+    for (int r = 0; r < h; r++)
+        for (int q = r >= 2 * oh ? 0 : 2 * ow; q < w; q++)
+            for (int k = 0; k < 16; k++) bad += dx[((size_t)r * w + q) * 16 + k] != 0.0f;
+    return bad;
+}
+
+/* The fused pair in nChw16c, every (sample, block) plane in parallel: the
+ * fast counts, then (only when they find something) the exact rule. */
+static size_t pool16_bad(const layer *ly, const float *x, const float *y, const float *dy, const float *dx, size_t n,
+                         int nth, int backward) {
+    int h = ly->in_h, w = ly->in_w, oh = ly->out_h, ow = ly->out_w;
+    size_t HW = (size_t)h * w * 16, P = (size_t)oh * ow * 16, fast = 0, bad = 0;
+    ptrdiff_t planes = (ptrdiff_t)(n * (size_t)ly->in_c / 16);
+#pragma omp parallel for schedule(static) reduction(+ : fast) num_threads(nth)
+    for (ptrdiff_t pb = 0; pb < planes; pb++)
+        fast += backward ? pool16_bwd(x + pb * HW, dx + pb * HW, dy + pb * P, h, w, oh, ow)
+                         : pool16_fwd(x + pb * HW, y + pb * P, w, oh, ow);
+    if (!fast) return 0;
+#pragma omp parallel for schedule(static) reduction(+ : bad) num_threads(nth)
+    for (ptrdiff_t pb = 0; pb < planes; pb++)
+        for (int k = 0; k < 16; k++) {
+            const float *xp = x + pb * HW + k, *dp = backward ? dx + pb * HW + k : NULL;
+            for (int i = 0; i < oh; i++)
+                for (int j = 0; j < ow; j++) {
+                    size_t o = ((size_t)i * ow + j) * 16 + (size_t)k;
+                    bad += (size_t)pool_bad_exact(xp, w, i, j, backward ? 0 : y[pb * P + o], dp,
+                                                  backward ? dy[pb * P + o] : 0, backward, 1, 16);
+                }
+            if (!backward) continue;
+            for (int r = 0; r < h; r++)
+                for (int q = r >= 2 * oh ? 0 : 2 * ow; q < w; q++)
+                    bad += (size_t)ck_bits_differ(0.0f, dp[((size_t)r * w + q) * 16]);
+        }
     return bad;
 }
 
@@ -690,7 +847,7 @@ static size_t pool_fwd_bad(const layer *ly, const float *x, const float *y, size
     for (ptrdiff_t nc = 0; nc < (ptrdiff_t)(n * ly->in_c); nc++)
         for (int i = 0; i < ly->out_h; i++)
             for (int j = 0; j < ly->out_w; j++)
-                bad += (size_t)pool_bad_exact(x + nc * HW, w, i, j, y[nc * P + i * ow + j], NULL, 0, 0, relu);
+                bad += (size_t)pool_bad_exact(x + nc * HW, w, i, j, y[nc * P + i * ow + j], NULL, 0, 0, relu, 1);
     return bad;
 }
 
@@ -715,7 +872,7 @@ static size_t pool_bwd_bad(const layer *ly, const float *x, const float *dy, con
         const float *d = dx + nc * HW;
         for (int i = 0; i < ly->out_h; i++)
             for (int j = 0; j < ly->out_w; j++)
-                bad += (size_t)pool_bad_exact(x + nc * HW, w, i, j, 0, d, dy[nc * P + i * ow + j], 1, relu);
+                bad += (size_t)pool_bad_exact(x + nc * HW, w, i, j, 0, d, dy[nc * P + i * ow + j], 1, relu, 1);
         for (int r = 0; r < ly->in_h; r++)
             for (int q = r >= eh ? 0 : ew; q < ly->in_w; q++) bad += (size_t)ck_bits_differ(0.0f, d[r * ly->in_w + q]);
     }
@@ -817,13 +974,30 @@ static double elem_bwd(engine *e, const layer *ly, int l, const float *x, const 
 
 /* ---- stages ------------------------------------------------------------- */
 
+/* ReLU l + max-pool l+1 as one operation, from the ReLU's input and the
+ * pool's tensors (fetch gives the four in one layout); the counts are
+ * reported at both layers. */
+static void fused_pair(ck_state *S, const ck_layout *L, const layer *pl, int l, int backward, size_t n, double *out) {
+    ck_tv x = S->view[0][l - 1], y = S->view[0][l + 1], dy = S->view[1][l + 1], dx = S->view[1][l - 1];
+    double f = x.cb == 16 ? (double)pool16_bad(pl, x.p, y.p, NULL, NULL, n, S->nth, 0)
+                          : (double)pool_fwd_bad(pl, x.p, y.p, n, S->nth, 1);
+    out[L->off[l][CK_FWD]] = out[L->off[l + 1][CK_FWD]] = f;
+    if (!backward) return;
+    double b = x.cb == 16 ? (double)pool16_bad(pl, x.p, NULL, dy.p, dx.p, n, S->nth, 1)
+                          : (double)pool_bwd_bad(pl, x.p, dy.p, dx.p, n, S->nth, 1);
+    out[L->off[l][CK_BWD_DATA]] = out[L->off[l + 1][CK_BWD_DATA]] = b;
+}
+
 static void layers_all(engine *e, ck_state *S, const ck_layout *L, int backward, int training, double *out) {
     const model *m = e->m;
     size_t n = e->batch;
     for (int l = 0; l < m->n_layers; l++) {
         const layer *ly = &m->layers[l];
-        const float *x = l ? S->act[l - 1] : S->input, *y = S->act[l];
-        const float *dy = backward ? S->dact[l] : NULL, *dx = backward && l ? S->dact[l - 1] : NULL;
+        ck_tv xv = l ? S->view[0][l - 1] : (ck_tv){S->input, 1}, yv = S->view[0][l];
+        ck_tv dyv = backward ? S->view[1][l] : (ck_tv){NULL, 0}, dxv = backward && l ? S->view[1][l - 1] : (ck_tv){NULL, 0};
+        /* plain (fetch): every check but conv and fused pairs */
+        const float *x = l ? S->plain[0][l - 1] : S->input, *y = S->plain[0][l];
+        const float *dy = backward ? S->plain[1][l] : NULL, *dx = backward && l ? S->plain[1][l - 1] : NULL;
         if (ly->kind == LAYER_CONV || ly->kind == LAYER_DENSE) {
             const float *w = S->p + m->tensors[ly->w_tensor].offset, *b = S->p + m->tensors[ly->b_tensor].offset;
             const float *dw = S->g + m->tensors[ly->w_tensor].offset, *db = S->g + m->tensors[ly->b_tensor].offset;
@@ -833,20 +1007,12 @@ static void layers_all(engine *e, ck_state *S, const ck_layout *L, int backward,
                 dense_all(S, ly, w, b, x, y, dy, dx, dw, db, n, o);
                 continue;
             }
-            conv_fwd(S, ly, w, b, x, y, n, o[CK_FWD]);
+            conv_fwd(S, ly, w, b, xv, yv, n, o[CK_FWD]);
             if (!backward) continue;
-            if (dx) conv_bwd_data(S, ly, w, dy, dx, n, o[CK_BWD_DATA]);
-            conv_bwd_w(S, ly, x, dy, dw, db, n, o[CK_BWD_W], o[CK_BWD_B]);
+            if (dxv.p) conv_bwd_data(S, ly, w, dyv, dxv, n, o[CK_BWD_DATA]);
+            conv_bwd_w(S, ly, xv, dyv, dw, db, n, o[CK_BWD_W], o[CK_BWD_B]);
         } else if (S->fused[l]) {
-            /* ReLU l + max-pool l+1 as one operation, from the ReLU's input
-             * and the pool's tensors; its count is reported at both layers */
-            const layer *pl = &m->layers[l + 1];
-            double f = (double)pool_fwd_bad(pl, x, S->act[l + 1], n, S->nth, 1);
-            out[L->off[l][CK_FWD]] = out[L->off[l + 1][CK_FWD]] = f;
-            if (dx) {
-                double b = (double)pool_bwd_bad(pl, x, S->dact[l + 1], dx, n, S->nth, 1);
-                out[L->off[l][CK_BWD_DATA]] = out[L->off[l + 1][CK_BWD_DATA]] = b;
-            }
+            fused_pair(S, L, &m->layers[l + 1], l, backward && dxv.p, n, out);
             l++;
         } else {
             out[L->off[l][CK_FWD]] = elem_fwd(e, ly, l, x, y, n, training, S->nth);
@@ -923,7 +1089,7 @@ int engine_checksums_host(engine *e, int stage, double *out) {
     float loss = 0;
     if ((rc = I->get_tensor(e, (tensor_id){TENSOR_LOSS, 0}, &loss))) return rc;
     out[L.loss_off] = loss;
-    const float *z = S->act[m->n_layers - 1], *dz = S->dact[m->n_layers - 1];
+    const float *z = S->plain[0][m->n_layers - 1], *dz = S->plain[1][m->n_layers - 1];
     size_t nz = e->batch * (size_t)m->n_classes;
     for (size_t i = 0; i < nz; i++) {
         out[L.loss_off + 1 + i] = z[i];

@@ -67,6 +67,11 @@ typedef struct engine_i {
      * then judge the pair as one operation from layer r-1's tensors and
      * the pool's, without writing the ReLU's (cpu fuse=on) */
     int (*ck_fused)(engine *e, int relu_layer, int backward);
+    /* optional, for the host checksums: the engine's own buffer of a 4-D
+     * ACT or DACT (read only, valid until the engine runs again) and its
+     * channel block: 1 plain NCHW, 16 nChw16c; *ptr NULL when the tensor is
+     * not held as such (then get_tensor) */
+    void (*ck_view)(engine *e, tensor_id t, const float **ptr, int *cblock);
 } engine_i;
 
 #define ENGINE_MAX_KNOBS 8

@@ -343,6 +343,7 @@ static const engine_i RECORDED_IFACE = {
     /* .free = */ rec_free,
     /* .checksums = */ rec_checksums,
     /* .ck_fused = */ NULL,
+    /* .ck_view  = */ NULL,
 };
 
 int engine_recorded_create(engine *e, const engine_spec *s) {

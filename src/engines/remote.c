@@ -385,6 +385,7 @@ static const engine_i REMOTE_IFACE = {
     /* .free           = */ r_free,
     /* .checksums      = */ r_checksums,
     /* .ck_fused       = */ NULL,
+    /* .ck_view        = */ NULL,
 };
 
 

@@ -1009,6 +1009,32 @@ static int cpu_ck_fused(engine *e, int r, int backward) {
     return !backward || (c->dact_lazy[r] && c->dact_rule[r] && c->mask_ok[r + 1]);
 }
 
+/* engine_i.ck_view: the buffer a conv or max-pool layer's ACT/DACT lives
+ * in, when its layout is plain NCHW or exactly nChw16c (C a multiple of
+ * 16, so no padding); not for the image, aliases (FLATTEN), ReLUs (lazy
+ * when fused) or any other layout. */
+static void cpu_ck_view(engine *e, tensor_id t, const float **ptr, int *cblock) {
+    cpu_ctx *c = ctx_of(e);
+    *ptr = NULL, *cblock = 0;
+    if (!c->cur || (t.kind != TENSOR_ACT && t.kind != TENSOR_DACT) || t.layer < 0 || t.layer >= c->m->n_layers) return;
+    const player *L = &c->cur->L[t.layer];
+    layer_kind k = c->m->layers[t.layer].kind;
+    if (L->alias || (k != LAYER_CONV && k != LAYER_MAXPOOL) || L->md.ndims != 4) return;
+    if (t.kind == TENSOR_DACT ? !L->dact : !L->act) return;
+    int cb = 0;
+    if (L->is_plain) cb = 1;
+    else {
+        dnnl_memory_desc_t b16;
+        if (L->md.dims[1] % 16 == 0 &&
+            dnnl_memory_desc_init_by_tag(&b16, 4, L->md.dims, dnnl_f32, dnnl_nChw16c) == dnnl_success &&
+            dnnl_memory_desc_equal(&b16, &L->md))
+            cb = 16;
+    }
+    if (!cb) return;
+    *ptr = t.kind == TENSOR_DACT ? c->dact_buf[t.layer] : c->act_buf[t.layer];
+    *cblock = cb;
+}
+
 /* Before the current plan is left: every lazy tensor written, by its rules. */
 static int materialize_all(cpu_ctx *c) {
     for (int r = 0; r < c->m->n_layers; r++) {
@@ -1900,6 +1926,7 @@ static const engine_i cpu_iface = {
     /* .free           = */ cpu_free,
     /* .checksums      = */ engine_checksums_host, /* host memory: computed in place */
     /* .ck_fused       = */ cpu_ck_fused,
+    /* .ck_view        = */ cpu_ck_view,
 };
 
 /* ---- creation ------------------------------------------------------------------ */

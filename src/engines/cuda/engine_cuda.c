@@ -1071,6 +1071,7 @@ static const engine_i cuda_iface = {
     /* .free = */ cu_free,
     /* .checksums = */ cu_checksums,
     /* .ck_fused = */ NULL,
+    /* .ck_view  = */ NULL,
 };
 
 /* "cuda: unavailable (...)" for a CUDA error met while finding the device. */

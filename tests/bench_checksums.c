@@ -6,7 +6,8 @@
  *   build/tests/bench_checksums [engine] [batch] [rounds] [dump]
  * With dump, the last round's STEP and UPDATE vectors are written there
  * as raw doubles (to compare two implementations of the same vectors).
- * BENCH_MODEL=mnist-convnet picks the other built-in model.
+ * BENCH_MODEL=mnist-convnet picks the other built-in model; BENCH_CK_THREADS=K
+ * runs the checks on K threads.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -31,7 +32,10 @@ int main(int argc, char **argv) {
     model m;
     const char *mname = getenv("BENCH_MODEL"); /* smallcnn unless set (mnist-convnet: pad 0, dropout) */
     if (model_build(&m, mname && *mname ? mname : "smallcnn")) return 1;
-    engine_opts o = {.seed = 1, .max_batch = n};
+    /* BENCH_CK_THREADS=K: the checks on K threads (engine_opts.ck_threads; an audit
+     * with several cpu engines gives each its share of the cores) */
+    const char *ckt = getenv("BENCH_CK_THREADS");
+    engine_opts o = {.seed = 1, .max_batch = n, .ck_threads = ckt ? atoi(ckt) : 0};
     engine *e = NULL;
     if (engine_create(&e, spec, &m, &o)) {
         fprintf(stderr, "bench_checksums: %s\n", ls_errmsg());

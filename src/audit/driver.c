@@ -37,6 +37,25 @@
 #include "formats/safetensors.h"
 #include "engines/registry.h"
 
+#include <sched.h>
+
+/* The threads each engine process gives its every-step checks: the driver
+ * has every cpu engine compute them at once (remote_checksums_send), so
+ * they share the cores the audit may use; one engine alone takes all
+ * (0).  Oversubscribed, each of the checks' parallel regions waits at its
+ * barrier for a time slice (measured: a 1-epoch audit of cpu,
+ * cpu:threads=1 spent 27 s with 2 check threads each, see the README). */
+static int host_ck_threads(const audit_result *r) {
+    int n = 0;
+    for (int i = 0; i < r->n_engines; i++) {
+        engine_spec sp;
+        n += !r->eng[i].recorded && engine_spec_parse(&sp, r->eng[i].spec) == 0 && strcmp(sp.name, "cpu") == 0;
+    }
+    cpu_set_t cs;
+    int cpus = sched_getaffinity(0, sizeof cs, &cs) == 0 ? CPU_COUNT(&cs) : 1;
+    return n > 1 ? (cpus / n > 1 ? cpus / n : 1) : 0;
+}
+
 const char *lockstep_mode_name(lockstep_mode m) {
     return m == MODE_SYNC ? "sync" : m == MODE_ISOLATED ? "isolated" : "free";
 }
@@ -323,7 +342,7 @@ static int make_engines(audit *A) {
         }
     }
     if (r->n_engines == 0) return ls_err(LS_EINVAL, "--engines: no engine given");
-    engine_opts eo = {A->cfg.run.seed, A->cfg.run.batch};
+    engine_opts eo = {A->cfg.run.seed, A->cfg.run.batch, host_ck_threads(r)};
     int n_avail = 0;
     for (int i = 0; i < r->n_engines; i++) {
         audit_engine *ae = &r->eng[i];

@@ -150,7 +150,7 @@ static int eval_batch(eval_ctx *t, eval_eng *g, size_t s, size_t nb) {
 }
 
 static int eval_engine_run(eval_ctx *t, eval_eng *g) {
-    engine_opts eo = {t->c->run.seed, t->B};
+    engine_opts eo = {t->c->run.seed, t->B, 0};
     int rc;
     if ((rc = engine_create(&g->e, g->spec, &t->m, &eo))) return rc;
     g->exact = g->e->iface->get_tensor_f64 != NULL;

@@ -390,7 +390,7 @@ static int export_live(const export_cfg *c, st_writer *w, char *spec, size_t spe
         goto done;
     }
     spec_with_threads(spec, spec_cap, rc_->engine, rc_->threads);
-    engine_opts eo = {rc_->seed, rc_->batch};
+    engine_opts eo = {rc_->seed, rc_->batch, 0};
     if ((rc = engine_create(&e, spec, &m, &eo))) goto done;
     int f64 = e->iface->get_tensor_f64 != NULL;
     size_t n_train = rc_->limit_train && rc_->limit_train < ds.train.n ? rc_->limit_train : ds.train.n;

@@ -378,7 +378,7 @@ static int run_state_open(run_state *r, const run_cfg *c, const char *spec_text)
         return ls_err(LS_EINVAL, "%s: images are %dx%d but model %s expects %dx%dx%d", r->ds.train.images_path,
                       r->ds.train.rows, r->ds.train.cols, r->m.name, r->m.in_c, r->m.in_h, r->m.in_w);
     spec_with_threads(r->spec, sizeof r->spec, spec_text, c->threads);
-    engine_opts eo = {c->seed, c->batch};
+    engine_opts eo = {c->seed, c->batch, 0};
     if ((rc = engine_create(&r->e, r->spec, &r->m, &eo))) return rc;
     r->B = c->batch;
     r->in = (size_t)r->m.in_c * r->m.in_h * r->m.in_w;

@@ -220,7 +220,7 @@ static int record_prepare(record_run *r) {
     spec_with_threads(r->spec, sizeof r->spec, rc_->engine, rc_->threads);
     if (strncmp(r->spec, "recorded:", 9) == 0)
         return ls_err(LS_EINVAL, "record: a recording cannot be recorded again (engine %s)", r->spec);
-    engine_opts eo = {rc_->seed, rc_->batch};
+    engine_opts eo = {rc_->seed, rc_->batch, 0};
     if ((rc = engine_create(&r->e, r->spec, m, &eo))) return rc;
     r->R.e = r->e;
     r->R.m = m;

@@ -183,7 +183,7 @@ static int train_setup(train_ctx *t) {
                       t->ds.train.rows, t->ds.train.cols, m->name, m->in_c, m->in_h, m->in_w);
     if (c->epochs < 1 || c->epochs > 1024) return ls_err(LS_EINVAL, "--epochs must be in 1..1024");
     spec_with_threads(t->spec, sizeof t->spec, c->engine, c->threads);
-    engine_opts eo = {c->seed, c->batch};
+    engine_opts eo = {c->seed, c->batch, 0};
     if ((rc = engine_create(&t->e, t->spec, m, &eo))) return rc;
     t->params = ls_malloc(m->n_params * sizeof *t->params);
     t->n_train = c->limit_train && c->limit_train < t->ds.train.n ? c->limit_train : t->ds.train.n;

@@ -173,9 +173,12 @@ static int state_get(engine *e, ck_state **out) {
         S->p0 = ls_malloc(np * 4), S->m0 = ls_malloc(np * 4), S->v0 = ls_malloc(np * 4);
         /* the checks are lockstep's, not the engine's arithmetic, and their
          * vector is the same at any thread count: they use every core the
-         * process may (a threads=1 engine's checks too), at most 8 */
+         * process may (a threads=1 engine's checks too), at most 8, unless
+         * the caller shares the cores among engines checking at once
+         * (engine_opts.ck_threads: oversubscribed, every parallel region's
+         * barrier waits for a time slice) */
         int nt_ = omp_get_max_threads(), np_ = omp_get_num_procs();
-        S->nth = np_ > nt_ ? np_ : nt_;
+        S->nth = e->ck_threads > 0 ? e->ck_threads : np_ > nt_ ? np_ : nt_;
         S->nth = S->nth < 1 ? 1 : S->nth > 8 ? 8 : S->nth;
         size_t nt = (size_t)S->nth, nwt, npart;
         S->s_cap = sums_needed(m, e->max_batch);

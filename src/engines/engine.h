@@ -108,6 +108,7 @@ struct engine {
                        * so the IPC round trip is not charged to a layer) */
     uint64_t step;          /* of the current batch (set_batch), for re-checks */
     adam_scalars last_adam; /* of the last update, for the Adam re-check */
+    int ck_threads;         /* engine_opts.ck_threads */
     void *ck_state;         /* engines/checksums.c's snapshot and scratch, */
     void (*ck_state_free)(void *); /* freed by engine_free through this */
 };
@@ -115,6 +116,7 @@ struct engine {
 typedef struct {
     uint64_t seed;      /* dropout stream key */
     size_t max_batch;
+    int ck_threads;     /* threads of the host checksums; 0: every core the process may use (<= 8) */
 } engine_opts;
 
 void engine_free(engine *e);

@@ -59,6 +59,7 @@ int engine_create(engine **out, const char *spec_text, const model *m, const eng
     e->m = m;
     e->max_batch = o->max_batch;
     e->seed = o->seed;
+    e->ck_threads = o->ck_threads;
     if (o->max_batch == 0) {
         rc = ls_err(LS_EINVAL, "engine %s: batch size must be positive", spec_text);
         goto fail;

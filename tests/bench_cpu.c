@@ -35,7 +35,7 @@ int main(int argc, char **argv) {
         return 2;
     }
     engine *e = NULL;
-    engine_opts o = {42, batch};
+    engine_opts o = {42, batch, 0};
     if (engine_create(&e, spec, &m, &o)) {
         fprintf(stderr, "%s\n", ls_errmsg());
         return 2;

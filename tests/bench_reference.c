@@ -53,7 +53,7 @@ static double nominal_macs(const model *m, size_t n) {
 static double run_steps(const char *spec, const model *m, const float *params, const float *x, const int32_t *y,
                         size_t n, int steps, double *lo, double *hi) {
     engine *e = NULL;
-    engine_opts o = {42, n};
+    engine_opts o = {42, n, 0};
     if (engine_create(&e, spec, m, &o) || engine_set_params(e, params)) {
         fprintf(stderr, "bench_reference: %s: %s\n", spec, ls_errmsg());
         return -1;

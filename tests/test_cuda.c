@@ -312,7 +312,7 @@ static void test_ck_policy(void **st) {
 static void test_create_or_unavailable(void **st) {
     model m;
     assert_int_equal(model_build(&m, "smallcnn"), 0);
-    engine_opts eo = {42, 64};
+    engine_opts eo = {42, 64, 0};
     engine *e = NULL;
     int rc = engine_create(&e, "cuda", &m, &eo);
     if (no_device()) {
@@ -581,7 +581,7 @@ static void test_dev_vs_cpu(void **st) {
     model m;
     assert_int_equal(model_build(&m, "smallcnn"), 0);
     const size_t n = 16;
-    engine_opts eo = {42, n};
+    engine_opts eo = {42, n, 0};
     engine *cpu = NULL, *gpu = NULL;
     if (engine_create(&cpu, "cpu:threads=1:math=portable", &m, &eo)) fail_msg("cpu: %s", ls_errmsg());
     if (engine_create(&gpu, "cuda:math=fma:algo=det:expm=portable", &m, &eo)) fail_msg("cuda: %s", ls_errmsg());
@@ -706,7 +706,7 @@ static void train_steps(const char *spec, int steps, float *losses, float *final
     model m;
     assert_int_equal(model_build(&m, "smallcnn"), 0);
     const size_t n = 64;
-    engine_opts eo = {42, n};
+    engine_opts eo = {42, n, 0};
     engine *e = NULL;
     if (engine_create(&e, spec, &m, &eo)) fail_msg("%s: %s", spec, ls_errmsg());
     float *params = malloc(m.n_params * 4), *x = malloc(n * 784 * 4);

@@ -361,7 +361,7 @@ static void fill_uniform(float *a, size_t n, uint64_t seed, uint32_t tag, float 
 
 static engine *make_engine(const model *m, const char *spec, size_t max_batch) {
     engine *e = NULL;
-    engine_opts o = {1234, max_batch};
+    engine_opts o = {1234, max_batch, 0};
     int rc = engine_create(&e, spec, m, &o);
     if (rc) fprintf(stderr, "engine_create(%s): %s\n", spec, ls_errmsg());
     assert_int_equal(rc, 0);
@@ -934,7 +934,7 @@ static void test_no_fault_knob(void **st) {
     model m;
     assert_int_equal(model_build(&m, "smallcnn"), 0);
     engine *e = NULL;
-    engine_opts o = {1, 4};
+    engine_opts o = {1, 4, 0};
     assert_int_not_equal(engine_create(&e, "cpu:fault=conv1_bias_twice", &m, &o), 0);
     assert_null(e);
     assert_non_null(strstr(ls_errmsg(), "unknown knob 'fault'"));
@@ -1114,7 +1114,7 @@ static void test_adam_bitwise(void **st) {
 static void test_knobs_and_describe(void **st) {
     model m;
     assert_int_equal(model_build(&m, "smallcnn"), 0);
-    engine_opts o = {1, 4};
+    engine_opts o = {1, 4, 0};
     engine *e = NULL;
     assert_int_equal(engine_create(&e, "cpu:colour=blue", &m, &o), LS_EINVAL);
     assert_int_equal(engine_create(&e, "cpu:algo=fft", &m, &o), LS_EINVAL);

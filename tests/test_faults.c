@@ -130,7 +130,7 @@ static void sleep_s(double s) {
 static void test_dead_child_is_an_error_not_sigpipe(void **st) {
     model m;
     assert_int_equal(model_build(&m, "smallcnn"), 0);
-    engine_opts eo = {42, 8};
+    engine_opts eo = {42, 8, 0};
     engine *e = NULL;
     assert_int_equal(remote_engine_create(&e, "cpu:threads=1", &m, &eo), 0);
     long pid = remote_engine_pid(e);
@@ -154,7 +154,7 @@ static void test_dead_child_is_an_error_not_sigpipe(void **st) {
 static void test_stopped_child_times_out(void **st) {
     model m;
     assert_int_equal(model_build(&m, "smallcnn"), 0);
-    engine_opts eo = {42, 8};
+    engine_opts eo = {42, 8, 0};
     engine *e = NULL;
     assert_int_equal(remote_engine_create(&e, "cpu:threads=1", &m, &eo), 0);
     remote_set_timeout(1.0);

@@ -394,7 +394,7 @@ static int twin_teardown(void **state) {
  * created. */
 static engine *twin_run(twin_fix *f, const char *spec, int *rc) {
     engine *e = NULL;
-    engine_opts o = {42, TB};
+    engine_opts o = {42, TB, 0};
     if ((*rc = engine_create(&e, spec, &f->m, &o))) return NULL;
     int L = f->m.n_layers;
     assert_int_equal(engine_set_params(e, f->params), 0);
@@ -604,7 +604,7 @@ static void test_cpu_bf16_twin(void **state) {
 static void test_twin_knobs(void **state) {
     twin_fix *f = *state;
     engine *e = NULL;
-    engine_opts o = {42, TB};
+    engine_opts o = {42, TB, 0};
     static const struct {
         const char *spec, *msg;
     } bad[] = {

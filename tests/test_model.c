@@ -133,7 +133,7 @@ static void test_engine_spec(void **st) {
     model m;
     assert_int_equal(model_build(&m, "smallcnn"), 0);
     engine *e = NULL;
-    engine_opts o = {42, 8};
+    engine_opts o = {42, 8, 0};
     assert_int_not_equal(engine_create(&e, "tpu", &m, &o), 0);
     assert_non_null(strstr(ls_errmsg(), "unknown engine"));
     assert_null(e);

@@ -236,7 +236,7 @@ static void test_unknown_fault(void **st) {
     model m;
     assert_int_equal(model_build(&m, "smallcnn"), 0);
     engine *e = NULL;
-    engine_opts o = {1, 4};
+    engine_opts o = {1, 4, 0};
     assert_int_not_equal(engine_create(&e, "cpu:fault=no_such_fault", &m, &o), 0);
     assert_non_null(strstr(ls_errmsg(), "unknown fault 'no_such_fault'"));
     assert_int_equal(engine_create(&e, "cpu:fault=pool_tie_last", &m, &o), 0);

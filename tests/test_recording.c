@@ -300,7 +300,7 @@ static void test_playback(void **st) {
     dataset ds;
     assert_int_equal(model_build(&m, "smallcnn"), 0);
     assert_int_equal(dataset_load(&ds, DATA_DEFAULT_DIR, m.n_classes), 0);
-    engine_opts eo = {42, BATCH};
+    engine_opts eo = {42, BATCH, 0};
     engine *e;
     if (engine_create(&e, g_spec, &m, &eo)) fail_msg("%s", ls_errmsg());
     assert_non_null(engine_recorded_get(e));
@@ -553,7 +553,7 @@ static void test_eval_checksums(void **st) {
     dataset ds;
     assert_int_equal(model_build(&m, "smallcnn"), 0);
     assert_int_equal(dataset_load(&ds, DATA_DEFAULT_DIR, m.n_classes), 0);
-    engine_opts eo = {42, BATCH};
+    engine_opts eo = {42, BATCH, 0};
     engine *e;
     if (engine_create(&e, g_spec, &m, &eo)) fail_msg("%s", ls_errmsg());
     const recording *r = engine_recorded_get(e);
@@ -638,7 +638,7 @@ static void test_no_checksums_unchecked(void **st) {
     audit_result_free(&r);
     model m;
     assert_int_equal(model_build(&m, "smallcnn"), 0);
-    engine_opts eo = {42, BATCH};
+    engine_opts eo = {42, BATCH, 0};
     engine *e;
     char spec[160];
     snprintf(spec, sizeof spec, "recorded:%s", g_tf32);

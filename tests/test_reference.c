@@ -441,7 +441,7 @@ static void test_xacc(void **st) {
 
 static engine *make_engine(const char *spec, const model *m, size_t batch) {
     engine *e = NULL;
-    engine_opts o = {42, batch};
+    engine_opts o = {42, batch, 0};
     int rc = engine_create(&e, spec, m, &o);
     if (rc) fail_msg("engine_create(%s): %s", spec, ls_errmsg());
     return e;
@@ -876,7 +876,7 @@ static void test_cpu_within_bound(void **st) {
     real_batch(200, N, x, y);
     model_init_params(&m, params, 42);
     engine *C = NULL;
-    engine_opts o = {42, N};
+    engine_opts o = {42, N, 0};
     if (engine_create(&C, "cpu:threads=1", &m, &o)) skip(); /* no cpu engine in this build */
     engine *R = make_engine("reference:threads=2", &m, N);
     assert_int_equal(engine_set_params(C, params), 0);
@@ -950,7 +950,7 @@ static void test_maxpool_ties_match_cpu(void **st) {
     model_init_params(&m, params, 3);
     int32_t y[1] = {2};
     engine *C = NULL;
-    engine_opts o = {42, 1};
+    engine_opts o = {42, 1, 0};
     if (engine_create(&C, "cpu:threads=1", &m, &o)) skip();
     engine *R = make_engine("reference:mode=fp32cr:threads=1", &m, 1);
     float gc[32], gr[32];
@@ -981,7 +981,7 @@ static void test_knobs(void **st) {
     model m;
     assert_int_equal(model_build(&m, "smallcnn"), 0);
     engine *e = NULL;
-    engine_opts o = {42, 2};
+    engine_opts o = {42, 2, 0};
     assert_int_equal(engine_create(&e, "reference:mode=fast", &m, &o), LS_EINVAL);
     assert_non_null(strstr(ls_errmsg(), "mode"));
     assert_int_equal(engine_create(&e, "reference:prec=8", &m, &o), LS_EINVAL);

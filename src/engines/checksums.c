@@ -148,7 +148,8 @@ static void scratch_needed(const model *m, size_t n, size_t *wt, size_t *pl, siz
         size_t C = (size_t)ly->in_c, OC = (size_t)ly->out_c, kk = (size_t)ly->k * ly->k, h = (size_t)ly->in_h,
                w = (size_t)ly->in_w, oh = (size_t)ly->out_h, ow = (size_t)ly->out_w, t[5] = {0, 0, 0, 0, 0};
         if (ly->kind == LAYER_CONV) {
-            t[0] = C * kk * OC + C * OC, t[1] = 2 * (h + 1) * w + 2 * w + 2 * (oh + 1) * ow + 2 * ow,
+            /* t[1]: 16 lanes of window_sums16 (a multiple of window_sums') */
+            t[0] = C * kk * OC + C * OC, t[1] = 16 * (2 * (h + 1) * w + 2 * w + 2 * (oh + 1) * ow + 2 * ow),
             t[2] = 2 * h * w + 2 * oh * w, t[3] = 6 * (C + OC), t[4] = n * OC * 6;
         } else if (ly->kind == LAYER_DENSE) {
             t[0] = 2 * (C + OC);
@@ -414,6 +415,85 @@ static void ranges(int n_in, int n_out, int k, int pad, int out_mode, int *lo, i
     }
 }
 
+/* ---- the same sums over nChw16c blocks --------------------------------
+ * The 16 channels of a block are the lanes; per channel every sum below
+ * is the plain function's, term for term in the same order (window_sums,
+ * sum_lanes, dy_dot_lanes), so the vector is bit for bit the one the plain
+ * layout gives (test_checksums compares them) and no sample is transposed.
+ * A block plane is (h, w, 16) floats. */
+
+/* window_sums for the 16 channels of a block plane: channel l's sums at
+ * s[l kk + t], sa[l kk + t]; its |x| total and max at tot_a[l], mx[l].
+ * v: 16 (2 (h + 1) w + 2 w) doubles of scratch. */
+CK_HOT static void window_sums16(const float *x, int h, int w, int k, const int *r0, const int *r1, const int *c0,
+                                 const int *c1, double *v, double *s, double *sa, size_t kk, double *tot_a,
+                                 double *mx) {
+    size_t W16 = (size_t)w * 16;
+    double *V = v, *Va = v + (size_t)(h + 1) * W16, *cr = Va + (size_t)(h + 1) * W16, *cra = cr + W16;
+    float m[16] = {0};
+    for (size_t q = 0; q < W16; q++) V[q] = Va[q] = 0;
+    for (int r = 0; r < h; r++) {
+        const float *xr = x + (size_t)r * W16;
+        const double *Vp = V + (size_t)r * W16, *Vpa = Va + (size_t)r * W16;
+        double *Vn = V + (size_t)(r + 1) * W16, *Vna = Va + (size_t)(r + 1) * W16;
+        for (size_t q = 0; q < W16; q++) {
+            double e = xr[q];
+            Vn[q] = Vp[q] + e;
+            Vna[q] = Vpa[q] + fabs(e);
+        }
+        for (int q = 0; q < w; q++)
+            for (int l = 0; l < 16; l++) {
+                float a = fabsf(xr[q * 16 + l]);
+                m[l] = a > m[l] ? a : m[l];
+            }
+    }
+    double ta[16] = {0};
+    for (int q = 0; q < w; q++)
+        for (int l = 0; l < 16; l++) ta[l] += Va[(size_t)h * W16 + (size_t)q * 16 + l];
+    for (int l = 0; l < 16; l++) tot_a[l] = ta[l], mx[l] = m[l];
+    for (int kh = 0; kh < k; kh++) {
+        int a = r0[kh], b = r1[kh];
+        if (a > b) {
+            for (int l = 0; l < 16; l++)
+                for (int kw = 0; kw < k; kw++) s[l * kk + kh * k + kw] = sa[l * kk + kh * k + kw] = 0;
+            continue;
+        }
+        const double *hi = V + (size_t)(b + 1) * W16, *lo = V + (size_t)a * W16;
+        const double *hia = Va + (size_t)(b + 1) * W16, *loa = Va + (size_t)a * W16;
+        for (size_t q = 0; q < W16; q++) cr[q] = hi[q] - lo[q], cra[q] = hia[q] - loa[q];
+        for (int kw = 0; kw < k; kw++) {
+            double t[16] = {0}, tta[16] = {0};
+            for (int q = c0[kw]; q <= c1[kw]; q++)
+                for (int l = 0; l < 16; l++) t[l] += cr[q * 16 + l], tta[l] += cra[q * 16 + l];
+            for (int l = 0; l < 16; l++) s[l * kk + kh * k + kw] = t[l], sa[l * kk + kh * k + kw] = tta[l];
+        }
+    }
+}
+
+/* sum_lanes over the n positions of a block plane, per channel: the same
+ * LANES position lanes, combined in the same order, then the tail */
+CK_HOT static void sum16(const float *x, size_t n, double *s, double *sa) {
+    double t[LANES][16] = {{0}}, ta[LANES][16] = {{0}};
+    size_t i = 0;
+    for (; i + LANES <= n; i += LANES)
+        for (int j = 0; j < LANES; j++)
+            for (int l = 0; l < 16; l++) {
+                double v = x[(i + j) * 16 + l];
+                t[j][l] += v;
+                ta[j][l] += fabs(v);
+            }
+    double r[16] = {0}, ra[16] = {0};
+    for (int j = 0; j < LANES; j++)
+        for (int l = 0; l < 16; l++) r[l] += t[j][l], ra[l] += ta[j][l];
+    for (; i < n; i++)
+        for (int l = 0; l < 16; l++) {
+            double v = x[i * 16 + l];
+            r[l] += v;
+            ra[l] += fabs(v);
+        }
+    for (int l = 0; l < 16; l++) s[l] = r[l], sa[l] = ra[l];
+}
+
 /* rhs[j] += sum_i coef[i][j] s[i], a[j] += |coef[i][j]| sa[i]: i < ni, j < nj
  * (coef row-major ni x nj, doubles) — across j, so it vectorizes. */
 CK_HOT static void matvec_acc(double *rhs, double *a, const double *coef, const double *s, const double *sa, size_t ni,
@@ -442,13 +522,42 @@ static ck_tls tls_of(const ck_state *S, int tid) {
     return r;
 }
 
+/* Window sums of sample i's planes (the input's C, or with out_mode dy's
+ * OC) into the thread's W->s, W->sa (plane c's at c kk), totals T and
+ * maxima M: block planes in lanes, or plain planes one by one. */
+static void window_sums_of(ck_tv v, size_t i, const ck_conv_dims *d, int out_mode, const int *r0, const int *r1,
+                           const int *c0, const int *c1, const ck_tls *W, double *T, double *M) {
+    size_t kk = (size_t)d->k * d->k, C = out_mode ? (size_t)d->oc : (size_t)d->c;
+    int h = out_mode ? d->oh : d->h, w = out_mode ? d->ow : d->w;
+    size_t HW = (size_t)h * w;
+    const float *x = v.p + i * C * HW;
+    if (v.cb == 16) {
+        for (size_t cb = 0; cb < C / 16; cb++)
+            window_sums16(x + cb * 16 * HW, h, w, d->k, r0, r1, c0, c1, W->pl, W->s + cb * 16 * kk,
+                          W->sa + cb * 16 * kk, kk, T + cb * 16, M + cb * 16);
+        return;
+    }
+    for (size_t c = 0; c < C; c++)
+        window_sums(x + c * HW, h, w, d->k, r0, r1, c0, c1, W->pl, W->s + c * kk, W->sa + c * kk, &T[c], &M[c]);
+}
+
+/* Per channel of sample i (C planes of P): the sum and sum of |.| */
+static void sums_of(ck_tv v, size_t i, size_t C, size_t P, double *s, double *sa) {
+    const float *x = v.p + i * C * P;
+    if (v.cb == 16) {
+        for (size_t cb = 0; cb < C / 16; cb++) sum16(x + cb * 16 * P, P, s + cb * 16, sa + cb * 16);
+        return;
+    }
+    for (size_t c = 0; c < C; c++) sum_lanes(x + c * P, P, &s[c], &sa[c]);
+}
+
 /* The relations of samples in parallel: each sample's relations are its
  * own, computed by one thread in a fixed order, so the vector does not
  * depend on the thread count. */
 static void conv_fwd(ck_state *S, const layer *ly, const float *w, const float *b, ck_tv xv, ck_tv yv, size_t n,
                      double *o) {
     ck_conv_dims d = dims_of(ly);
-    size_t kk = (size_t)d.k * d.k, ckk = d.c * kk, P = (size_t)d.oh * d.ow, HW = (size_t)d.h * d.w, OC = d.oc;
+    size_t kk = (size_t)d.k * d.k, ckk = d.c * kk, P = (size_t)d.oh * d.ow, OC = d.oc;
     int r0[CK_MAXK], r1[CK_MAXK], c0[CK_MAXK], c1[CK_MAXK];
     ranges(d.h, d.oh, d.k, d.pad, 0, r0, r1);
     ranges(d.w, d.ow, d.k, d.pad, 0, c0, c1);
@@ -471,25 +580,21 @@ static void conv_fwd(ck_state *S, const layer *ly, const float *w, const float *
         /* T, M: per input channel, the plane's sum and max of |x|; ex: the
          * Y term of the window sums' rounding; sm: S = |b| + sum_c wsum M */
         double *T = W.tv, *M = T + d.c, *rhs = M + d.c, *a = rhs + OC, *ex = a + OC, *sm = ex + OC;
-        const float *x = sample_plain(xv, i, (size_t)d.c, HW, W.b0), *y = sample_plain(yv, i, OC, P, W.b1);
-        for (int c = 0; c < d.c; c++)
-            window_sums(x + c * HW, d.h, d.w, d.k, r0, r1, c0, c1, W.pl, W.s + c * kk, W.sa + c * kk, &T[c], &M[c]);
+        double *ys = sm + OC, *ya = ys + OC; /* per output channel: sum y, sum |y| */
+        window_sums_of(xv, i, &d, 0, r0, r1, c0, c1, &W, T, M);
+        sums_of(yv, i, OC, P, ys, ya);
         for (size_t oc = 0; oc < OC; oc++)
             rhs[oc] = P * (double)b[oc], a[oc] = P * fabs((double)b[oc]), ex[oc] = 0, sm[oc] = fabs((double)b[oc]);
         matvec_acc(rhs, a, wt, W.s, W.sa, ckk, OC);
         matvec_acc(ex, sm, wsum, T, M, (size_t)d.c, OC); /* wsum >= 0: |wsum| = wsum */
-        for (size_t oc = 0; oc < OC; oc++) {
-            double ls, la;
-            sum_lanes(y + oc * P, P, &ls, &la);
-            put_rel(o + CK_REL * (i * OC + oc), ls, la + ex[oc], rhs[oc], a[oc], sm[oc]);
-        }
+        for (size_t oc = 0; oc < OC; oc++)
+            put_rel(o + CK_REL * (i * OC + oc), ys[oc], ya[oc] + ex[oc], rhs[oc], a[oc], sm[oc]);
     }
 }
 
 static void conv_bwd_data(ck_state *S, const layer *ly, const float *w, ck_tv dyv, ck_tv dxv, size_t n, double *o) {
     ck_conv_dims d = dims_of(ly);
-    size_t kk = (size_t)d.k * d.k, ckk = d.c * kk, P = (size_t)d.oh * d.ow, HW = (size_t)d.h * d.w, OC = d.oc,
-           C = d.c;
+    size_t kk = (size_t)d.k * d.k, ckk = d.c * kk, HW = (size_t)d.h * d.w, OC = d.oc, C = d.c;
     int r0[CK_MAXK], r1[CK_MAXK], c0[CK_MAXK], c1[CK_MAXK];
     ranges(d.h, d.oh, d.k, d.pad, 1, r0, r1);
     ranges(d.w, d.ow, d.k, d.pad, 1, c0, c1);
@@ -510,18 +615,13 @@ static void conv_bwd_data(ck_state *S, const layer *ly, const float *w, ck_tv dy
         size_t i = (size_t)ii;
         ck_tls W = tls_of(S, omp_get_thread_num());
         double *T = W.tv, *M = T + OC, *rhs = M + OC, *a = rhs + C, *ex = a + C, *sm = ex + C;
-        const float *dy = sample_plain(dyv, i, OC, P, W.b0), *dx = sample_plain(dxv, i, C, HW, W.b1);
-        for (size_t oc = 0; oc < OC; oc++)
-            window_sums(dy + oc * P, d.oh, d.ow, d.k, r0, r1, c0, c1, W.pl, W.s + oc * kk, W.sa + oc * kk, &T[oc],
-                        &M[oc]);
+        double *xs = sm + C, *xa = xs + C; /* per input channel: sum dx, sum |dx| */
+        window_sums_of(dyv, i, &d, 1, r0, r1, c0, c1, &W, T, M);
+        sums_of(dxv, i, C, HW, xs, xa);
         for (size_t c = 0; c < C; c++) rhs[c] = a[c] = ex[c] = sm[c] = 0;
         matvec_acc(rhs, a, wb, W.s, W.sa, OC * kk, C);
         matvec_acc(ex, sm, wsum, T, M, OC, C);
-        for (size_t c = 0; c < C; c++) {
-            double ls, la;
-            sum_lanes(dx + c * HW, HW, &ls, &la);
-            put_rel(o + CK_REL * (i * C + c), ls, la + ex[c], rhs[c], a[c], sm[c]);
-        }
+        for (size_t c = 0; c < C; c++) put_rel(o + CK_REL * (i * C + c), xs[c], xa[c] + ex[c], rhs[c], a[c], sm[c]);
     }
 }
 
@@ -592,6 +692,33 @@ CK_HOT static void dy_dot_lanes(const float *g, const double *z, const double *z
     q[0] = st, q[1] = sta, q[2] = su, q[3] = sua;
 }
 
+/* dy_dot_lanes for the 16 output channels of a dy block plane (P, 16):
+ * channel l's four sums at q[6 l + 0..3] */
+CK_HOT static void dy_dot16(const float *g, const double *z, const double *za, size_t P, double *q) {
+    double t[LANES][16] = {{0}}, ta[LANES][16] = {{0}}, u[LANES][16] = {{0}}, ua[LANES][16] = {{0}};
+    size_t p = 0;
+    for (; p + LANES <= P; p += LANES)
+        for (int j = 0; j < LANES; j++) {
+            double zz = z[p + j], zza = za[p + j];
+            for (int l = 0; l < 16; l++) {
+                double v = g[(p + j) * 16 + l];
+                t[j][l] += v * zz;
+                ta[j][l] += fabs(v) * zza;
+                u[j][l] += v;
+                ua[j][l] += fabs(v);
+            }
+        }
+    double st[16] = {0}, sta[16] = {0}, su[16] = {0}, sua[16] = {0};
+    for (int j = 0; j < LANES; j++)
+        for (int l = 0; l < 16; l++) st[l] += t[j][l], sta[l] += ta[j][l], su[l] += u[j][l], sua[l] += ua[j][l];
+    for (; p < P; p++)
+        for (int l = 0; l < 16; l++) {
+            double v = g[p * 16 + l];
+            st[l] += v * z[p], sta[l] += fabs(v) * za[p], su[l] += v, sua[l] += fabs(v);
+        }
+    for (int l = 0; l < 16; l++) q[6 * l] = st[l], q[6 * l + 1] = sta[l], q[6 * l + 2] = su[l], q[6 * l + 3] = sua[l];
+}
+
 /* Sum over (c, kh, kw) of dW[o] = sum over samples and positions of
  * dy[n, o, p] Z[n, p], Z = the input summed over every element that meets
  * position p (all channels, all kernel offsets); db[o] = sum dy[n, o, .]. */
@@ -606,11 +733,13 @@ static void conv_bwd_w(ck_state *S, const layer *ly, ck_tv xv, ck_tv dyv, const 
         size_t i = (size_t)ii;
         ck_tls W = tls_of(S, omp_get_thread_num());
         double tn, mx, *z = W.s, *za = W.sa;
-        const float *x = sample_plain(xv, i, (size_t)d.c, HW, W.b0), *dy = sample_plain(dyv, i, OC, P, W.b1);
-        patch_sums(x, &d, W.pl, z, za, &tn, &mx);
+        patch_sums(sample_plain(xv, i, (size_t)d.c, HW, W.b0), &d, W.pl, z, za, &tn, &mx);
+        const float *dy = dyv.p + i * OC * P;
+        if (dyv.cb == 16)
+            for (size_t cb = 0; cb < OC / 16; cb++) dy_dot16(dy + cb * 16 * P, z, za, P, S->part + (i * OC + cb * 16) * 6);
         for (size_t oc = 0; oc < OC; oc++) {
             double *q = S->part + (i * OC + oc) * 6;
-            dy_dot_lanes(dy + oc * P, z, za, P, q);
+            if (dyv.cb != 16) dy_dot_lanes(dy + oc * P, z, za, P, q);
             q[4] = tn * q[3], q[5] = mx * q[3];
         }
     }
@@ -777,12 +906,15 @@ CK_HOT static unsigned pool16_fwd(const float *x, const float *y, int w, int oh,
     return bad;
 }
 
-CK_HOT static unsigned pool16_bwd(const float *x, const float *dx, const float *dy, int h, int w, int oh, int ow) {
-    unsigned bad = 0;
+/* the backward, and with the forward's y also the forward (*fbad): one
+ * pass over x */
+CK_HOT static unsigned pool16_bwd(const float *x, const float *y, const float *dx, const float *dy, int h, int w,
+                                  int oh, int ow, unsigned *fbad) {
+    unsigned bad = 0, fb = 0, fl[16] = {0}; /* fl: the forward's count per lane */
     for (int i = 0; i < oh; i++)
         for (int j = 0; j < ow; j++) {
             size_t o0 = ((size_t)(2 * i) * w + 2 * j) * 16, o2 = o0 + (size_t)w * 16;
-            const float *g = dy + ((size_t)i * ow + j) * 16;
+            const float *g = dy + ((size_t)i * ow + j) * 16, *yy = y + ((size_t)i * ow + j) * 16;
             for (int k = 0; k < 16; k++) {
                 float xa = x[o0 + k], xb = x[o0 + 16 + k], xc = x[o2 + k], xd = x[o2 + 16 + k];
                 float a = relu_if(xa, 1), b = relu_if(xb, 1), c = relu_if(xc, 1), d = relu_if(xd, 1);
@@ -791,6 +923,8 @@ CK_HOT static unsigned pool16_bwd(const float *x, const float *dx, const float *
                 int c2 = c > m;
                 m = c2 ? c : m;
                 int c3 = d > m;
+                float mm = c3 ? d : m;
+                fl[k] += (unsigned)(mm != yy[k]);
                 float g3 = c3 ? g[k] : 0.0f, r3 = c3 ? 0.0f : g[k];
                 float g2 = c2 ? r3 : 0.0f, r2 = c2 ? 0.0f : r3;
                 float g1 = c1 ? r2 : 0.0f, g0 = c1 ? 0.0f : r2;
@@ -803,21 +937,18 @@ CK_HOT static unsigned pool16_bwd(const float *x, const float *dx, const float *
     for (int r = 0; r < h; r++)
         for (int q = r >= 2 * oh ? 0 : 2 * ow; q < w; q++)
             for (int k = 0; k < 16; k++) bad += dx[((size_t)r * w + q) * 16 + k] != 0.0f;
+    for (int k = 0; k < 16; k++) fb += fl[k];
+    *fbad = fb;
     return bad;
 }
 
-/* The fused pair in nChw16c, every (sample, block) plane in parallel: the
- * fast counts, then (only when they find something) the exact rule. */
-static size_t pool16_bad(const layer *ly, const float *x, const float *y, const float *dy, const float *dx, size_t n,
-                         int nth, int backward) {
+/* The exact count of one side (backward or not) of a fused pair in
+ * nChw16c, every (sample, block) plane in parallel. */
+static size_t pool16_exact(const layer *ly, const float *x, const float *y, const float *dy, const float *dx,
+                           size_t n, int nth, int backward) {
     int h = ly->in_h, w = ly->in_w, oh = ly->out_h, ow = ly->out_w;
-    size_t HW = (size_t)h * w * 16, P = (size_t)oh * ow * 16, fast = 0, bad = 0;
+    size_t HW = (size_t)h * w * 16, P = (size_t)oh * ow * 16, bad = 0;
     ptrdiff_t planes = (ptrdiff_t)(n * (size_t)ly->in_c / 16);
-#pragma omp parallel for schedule(static) reduction(+ : fast) num_threads(nth)
-    for (ptrdiff_t pb = 0; pb < planes; pb++)
-        fast += backward ? pool16_bwd(x + pb * HW, dx + pb * HW, dy + pb * P, h, w, oh, ow)
-                         : pool16_fwd(x + pb * HW, y + pb * P, w, oh, ow);
-    if (!fast) return 0;
 #pragma omp parallel for schedule(static) reduction(+ : bad) num_threads(nth)
     for (ptrdiff_t pb = 0; pb < planes; pb++)
         for (int k = 0; k < 16; k++) {
@@ -834,6 +965,25 @@ static size_t pool16_bad(const layer *ly, const float *x, const float *y, const 
                     bad += (size_t)ck_bits_differ(0.0f, dp[((size_t)r * w + q) * 16]);
         }
     return bad;
+}
+
+/* The fused pair in nChw16c: the fast counts of the forward and (with dy)
+ * the backward in one pass, every (sample, block) plane in parallel, then
+ * the exact rule only for a side whose fast count found something. */
+static void pool16_bad(const layer *ly, const float *x, const float *y, const float *dy, const float *dx, size_t n,
+                       int nth, double *fwd, double *bwd) {
+    int h = ly->in_h, w = ly->in_w, oh = ly->out_h, ow = ly->out_w;
+    size_t HW = (size_t)h * w * 16, P = (size_t)oh * ow * 16, ff = 0, fb = 0;
+    ptrdiff_t planes = (ptrdiff_t)(n * (size_t)ly->in_c / 16);
+#pragma omp parallel for schedule(static) reduction(+ : ff, fb) num_threads(nth)
+    for (ptrdiff_t pb = 0; pb < planes; pb++) {
+        unsigned f = 0;
+        if (dy) fb += pool16_bwd(x + pb * HW, y + pb * P, dx + pb * HW, dy + pb * P, h, w, oh, ow, &f);
+        else f = pool16_fwd(x + pb * HW, y + pb * P, w, oh, ow);
+        ff += f;
+    }
+    *fwd = ff ? (double)pool16_exact(ly, x, y, dy, dx, n, nth, 0) : 0;
+    if (dy) *bwd = fb ? (double)pool16_exact(ly, x, y, dy, dx, n, nth, 1) : 0;
 }
 
 static size_t pool_fwd_bad(const layer *ly, const float *x, const float *y, size_t n, int nth, int relu) {
@@ -982,13 +1132,15 @@ static double elem_bwd(engine *e, const layer *ly, int l, const float *x, const 
  * reported at both layers. */
 static void fused_pair(ck_state *S, const ck_layout *L, const layer *pl, int l, int backward, size_t n, double *out) {
     ck_tv x = S->view[0][l - 1], y = S->view[0][l + 1], dy = S->view[1][l + 1], dx = S->view[1][l - 1];
-    double f = x.cb == 16 ? (double)pool16_bad(pl, x.p, y.p, NULL, NULL, n, S->nth, 0)
-                          : (double)pool_fwd_bad(pl, x.p, y.p, n, S->nth, 1);
+    double f = 0, b = 0;
+    if (x.cb == 16) {
+        pool16_bad(pl, x.p, y.p, backward ? dy.p : NULL, backward ? dx.p : NULL, n, S->nth, &f, &b);
+    } else {
+        f = (double)pool_fwd_bad(pl, x.p, y.p, n, S->nth, 1);
+        if (backward) b = (double)pool_bwd_bad(pl, x.p, dy.p, dx.p, n, S->nth, 1);
+    }
     out[L->off[l][CK_FWD]] = out[L->off[l + 1][CK_FWD]] = f;
-    if (!backward) return;
-    double b = x.cb == 16 ? (double)pool16_bad(pl, x.p, NULL, dy.p, dx.p, n, S->nth, 1)
-                          : (double)pool_bwd_bad(pl, x.p, dy.p, dx.p, n, S->nth, 1);
-    out[L->off[l][CK_BWD_DATA]] = out[L->off[l + 1][CK_BWD_DATA]] = b;
+    if (backward) out[L->off[l][CK_BWD_DATA]] = out[L->off[l + 1][CK_BWD_DATA]] = b;
 }
 
 static void layers_all(engine *e, ck_state *S, const ck_layout *L, int backward, int training, double *out) {

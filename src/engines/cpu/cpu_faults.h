@@ -207,7 +207,18 @@ enum { CPU_FAULT_BELOW = 0, CPU_FAULT_DETECT = 1, CPU_FAULT_SUSPECT = 2 };
       "no training step is wrong; the evaluation checksum requires dropout to be the identity")                      \
     X(EVAL_FC2_BIAS_TWICE, "eval_fc2_bias_twice", "op", "fc2", "evaluation", "smallcnn --limit-train 72 --limit-test 64 --epochs 2 --steps 10 --eval",          \
       CPU_FAULT_DETECT, "in evaluation only, fc2 adds its bias twice (a wrong eval output)",                         \
-      "training is right: only the evaluation's fc2 forward checksum and the logits vs the reference see it")
+      "training is right: only the evaluation's fc2 forward checksum and the logits vs the reference see it")       \
+    X(FUSED_GRAD_ONCE_BLOCK1, "fused_grad_once_block1", "op", "relu2|pool2", "backward", "smallcnn --limit-train 72 --limit-test 64 --epochs 2 --steps 10 --eval", \
+      CPU_FAULT_DETECT, "at step 7 only, the fused relu2+pool2 backward gives one conv2 output-gradient element of "  \
+      "channel 17 (the second block of 16 channels), sample 0, that should be +0 a gradient of 1e-3 (routed to a "    \
+      "non-maximum)",                                                                                                  \
+      "conv2's backward then runs from that gradient, so its relations hold: only the every-step re-check of the "   \
+      "fused pair (16 channels per vector lane, at step 7) sees it")                                                  \
+    X(EVAL_POOL2_BLOCK1_1ULP, "eval_pool2_block1_1ulp", "op", "relu2|pool2", "evaluation", "smallcnn --limit-train 72 --limit-test 64 --epochs 2 --steps 10 --eval", \
+      CPU_FAULT_DETECT, "in evaluation only, the fused relu2+pool2 output of channel 21 (the second block of 16), "   \
+      "sample 0, at its first positive window is one ulp up",                                                        \
+      "max-pool is exact: the evaluation's fused-pair re-check sees one ulp; fc1's relation holds (it reads the "    \
+      "value it was given) and one ulp hardly moves the logits")
 
 #define CPU_FAULT_ENUM_(id, ...) CPU_FAULT_##id,
 enum { CPU_FAULT_NONE = 0, CPU_FAULT_LIST(CPU_FAULT_ENUM_) CPU_FAULT_COUNT };

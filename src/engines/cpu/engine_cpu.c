@@ -1687,6 +1687,11 @@ static int fault_forward_layer(engine *e, int l, int training) {
     } else if (id == CPU_FAULT_FC2_BIAS_SCALED && fault_layer(c, l, "fc2")) {
         if ((rc = act_io(c, l, 0, a, 1))) return rc;
         for (size_t i = 0; i < cnt; i++) a[i] = a[i] + bias[i % (size_t)ly->out_c] * 0x1p-10f;
+    } else if (id == CPU_FAULT_EVAL_POOL2_BLOCK1_1ULP && !training && fault_layer(c, l, "pool2") && ly->out_c > 21) {
+        if ((rc = act_io(c, l, 0, a, 1))) return rc;
+        size_t hw = (size_t)ly->out_h * ly->out_w, i = 21 * hw, end = 22 * hw;
+        while (i < end && !(a[i] > 0)) i++;
+        if (i < end) a[i] = nextafterf(a[i], INFINITY);
     } else if (id == CPU_FAULT_FC1_OUT_1ULP && fault_layer(c, l, "fc1")) {
         if ((rc = act_io(c, l, 0, a, 1))) return rc;
         for (size_t i = 0; i < cnt; i++) a[i] = nextafterf(a[i], INFINITY);
@@ -1790,6 +1795,16 @@ static int fault_backward_layer(engine *e, int l) {
     }
     if ((rc = cpu_backward_layer(e, l))) return rc;
     const model_tensor *tw = ly->w_tensor >= 0 ? &c->m->tensors[ly->w_tensor] : NULL;
+    if (id == CPU_FAULT_FUSED_GRAD_ONCE_BLOCK1 && c->step == 7 && fault_layer(c, l, "relu2") &&
+        c->m->layers[l - 1].out_c > 17) {
+        /* relu2's backward wrote conv2's output gradient (fused: with pool2's) */
+        const layer *cv = &c->m->layers[l - 1];
+        size_t hw = (size_t)cv->out_h * cv->out_w, i = 17 * hw, end = 18 * hw;
+        if ((rc = act_io(c, l - 1, 1, F->a, 1))) return rc;
+        while (i < end && F->a[i] != 0.0f) i++;
+        if (i < end) F->a[i] = 1e-3f;
+        return act_io(c, l - 1, 1, F->a, 0);
+    }
     if ((id == CPU_FAULT_CONV2_DX_1ULP || id == CPU_FAULT_CONV2_DX_REL) && fault_layer(c, l, "conv2")) {
         size_t cnt = P->n * layer_in_size(ly);
         if ((rc = act_io(c, l - 1, 1, F->a, 1))) return rc;

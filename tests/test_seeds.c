@@ -108,7 +108,17 @@ static void test_identical_indistinguishable(void **st) {
     assert_false(b.failed);
     assert_non_null(strstr(b.s, "\"seeds\": {\"n\": 2"));
     assert_non_null(strstr(b.s, "\"noise_floor\""));
+    /* the loop's own runs are not checked at every step: said, not implied */
+    assert_non_null(strstr(b.s, "\"loop_runs_checked\": {\"every_step_checksums\": false, \"reference\": false}"));
     lsbuf_free(&b);
+    char *txt = NULL;
+    size_t tn = 0;
+    FILE *mf = open_memstream(&txt, &tn);
+    assert_non_null(mf);
+    seeds_print(mf, r);
+    fclose(mf);
+    assert_non_null(strstr(txt, "their steps are unchecked"));
+    free(txt);
     seeds_result_free(r);
     free(r);
 }

@@ -132,38 +132,44 @@ static void assert_judged_clean(const model *m, const double *v, size_t n, const
     assert_true(vd.n_relations > 0);
 }
 
-/* Two engines of one spec, checks on every core (0) and on one: two steps
- * at batch 17, one at 3 (a partial batch after a full one), an evaluation
- * at 3 and one at 17.  Each vector: exact counts 0, relations hold
+/* Three engines of one spec, checks on every core (0), on one and on
+ * ck_alt (more than this machine's cores, where it is 3): three steps
+ * (batch 17, 17, then 3: a partial batch after a full one), one at 1, an
+ * evaluation at 3 and one at 17.  Each vector: exact counts 0, relations hold
  * (judge = 0: not for reduced precision), = the plain path's, = the
  * one-thread engine's. */
-static void clean_case(const char *model_name, const char *spec, int zero_bias, int judge) {
+static void clean_case(const char *model_name, const char *spec, int zero_bias, int judge, int ck_alt) {
     model m;
-    assert_int_equal(model_build(&m, model_name), 0);
-    engine *a = mk(&m, spec, 0), *b = mk(&m, spec, 1);
+    /* a built-in name, or a spec text */
+    int rc = strchr(model_name, ';') ? model_parse_spec(&m, model_name, "test") : model_build(&m, model_name);
+    assert_int_equal(rc, 0);
+    engine *a = mk(&m, spec, 0), *b = mk(&m, spec, 1), *c = mk(&m, spec, ck_alt ? ck_alt : 1);
     size_t in = (size_t)m.in_c * m.in_h * m.in_w;
     float *x = malloc(NMAX * in * sizeof *x), *p = malloc(m.n_params * sizeof *p);
     int32_t y[NMAX];
     params_of(&m, p, zero_bias);
     assert_int_equal(engine_set_params(a, p), 0);
     assert_int_equal(engine_set_params(b, p), 0);
+    assert_int_equal(engine_set_params(c, p), 0);
     ck_layout L;
     ck_layout_make(&L, &m, NMAX);
     double *va = malloc(L.total * sizeof *va), *vp = malloc(L.total * sizeof *vp), *vb = malloc(L.total * sizeof *vb);
+    double *vc = malloc(L.total * sizeof *vc);
     assert_non_null(x), assert_non_null(p), assert_non_null(va), assert_non_null(vp), assert_non_null(vb);
+    assert_non_null(vc);
     adam_cfg cfg = adam_default();
-    const size_t sizes[] = {NMAX, NMAX, 3, 3, NMAX};
-    for (int s = 0; s < 5; s++) {
+    const size_t sizes[] = {NMAX, NMAX, 3, 1, 3, NMAX};
+    for (int s = 0; s < 6; s++) {
         size_t n = sizes[s];
-        int train = s < 3;
-        char what[160];
+        int train = s < 4;
+        char what[256];
         snprintf(what, sizeof what, "%s %s%s, %s %d, batch %zu", model_name, spec, zero_bias ? " (zero biases)" : "",
                  train ? "step" : "evaluation", s, n);
         fill_image(&m, x, n, (uint32_t)s);
         labels_of(&m, y, n, (uint32_t)s);
         ck_layout_make(&L, &m, n);
-        engine *es[2] = {a, b};
-        for (int k = 0; k < 2; k++) {
+        engine *es[3] = {a, b, c};
+        for (int k = 0; k < 3; k++) {
             if (train) {
                 run_step(es[k], x, y, n, (uint64_t)s + 1);
             } else {
@@ -174,37 +180,63 @@ static void clean_case(const char *model_name, const char *spec, int zero_bias, 
         int stage = train ? CK_STAGE_STEP : CK_STAGE_EVAL;
         vec_of(a, stage, va, 0);
         vec_of(b, stage, vb, 0);
+        vec_of(c, stage, vc, 0);
         vec_of(a, stage, vp, 1);
         assert_exact_zero(&m, &L, va, what);
         if (judge) assert_judged_clean(&m, va, n, y, what);
         assert_vec_equal(va, vp, L.total, what);
         assert_vec_equal(va, vb, L.total, what);
-        if (train) {
-            assert_int_equal(engine_update(a, &cfg, s + 1), 0);
-            assert_int_equal(engine_update(b, &cfg, s + 1), 0);
-        }
+        assert_vec_equal(va, vc, L.total, what);
+        if (train)
+            for (int k = 0; k < 3; k++) assert_int_equal(engine_update(es[k], &cfg, s + 1), 0);
     }
     engine_free(a);
     engine_free(b);
-    free(x), free(p), free(va), free(vp), free(vb);
+    engine_free(c);
+    free(x), free(p), free(va), free(vp), free(vb), free(vc);
 }
 
 static void test_clean_convnet(void **s) {
     (void)s;
-    clean_case("mnist-convnet", "cpu", 0, 1);
-    clean_case("mnist-convnet", "cpu", 1, 1);
+    clean_case("mnist-convnet", "cpu", 0, 1, 3);
+    clean_case("mnist-convnet", "cpu", 1, 1, 0);
 }
 static void test_clean_convnet_variants(void **s) {
     (void)s;
-    clean_case("mnist-convnet", "cpu:threads=1", 1, 1);
-    clean_case("mnist-convnet", "cpu:layout=plain", 1, 1);
-    clean_case("mnist-convnet", "cpu:fuse=off", 0, 1);
-    clean_case("mnist-convnet", "cpu:tf32=on", 1, 0);
+    clean_case("mnist-convnet", "cpu:threads=1", 1, 1, 0);
+    clean_case("mnist-convnet", "cpu:layout=plain", 1, 1, 0);
 }
+static void test_clean_convnet_variants2(void **s) {
+    (void)s;
+    clean_case("mnist-convnet", "cpu:fuse=off", 0, 1, 0);
+    clean_case("mnist-convnet", "cpu:tf32=on", 1, 0, 0);
+}
+/* ReLU + max-pool pairs where the built-in models have none: on the image
+ * (layer 0: the engine fuses it, the checks judge it apart), after a
+ * max-pool, after dropout, in nChw8c (8 channels: fused, no view), with
+ * 24 channels (nChw16c padded: no view), 7x7 -> 3x3 (odd edges). */
+static const char *const SPECS[] = {
+    "input 16 8 8; relu; maxpool; conv 16 3 pad 1; relu; maxpool; flatten; dense 4",
+    "input 1 12 12; conv 16 3 pad 1; maxpool; relu; maxpool; flatten; dense 3",
+    "input 2 10 10; conv 32 3 pad 1; dropout 0.25; relu; maxpool; flatten; dense 5",
+    "input 3 9 9; conv 8 3 pad 1; relu; maxpool; conv 24 2; relu; maxpool; flatten; dense 4",
+    "input 1 9 9; conv 32 3; relu; maxpool; conv 48 1; relu; maxpool; flatten; dense 3",
+};
+
+static void test_clean_custom(void **s) {
+    (void)s;
+    for (size_t i = 0; i < LS_ARRAY_LEN(SPECS); i++) clean_case(SPECS[i], "cpu", (int)i % 2, 1, 0);
+}
+
+static void test_clean_custom_plain(void **s) {
+    (void)s;
+    for (size_t i = 0; i < LS_ARRAY_LEN(SPECS); i++) clean_case(SPECS[i], "cpu:layout=plain", 1, 1, 0);
+}
+
 static void test_clean_smallcnn(void **s) {
     (void)s;
-    clean_case("smallcnn", "cpu", 1, 1);
-    clean_case("smallcnn", "cpu:layout=plain", 0, 1);
+    clean_case("smallcnn", "cpu", 1, 1, 0);
+    clean_case("smallcnn", "cpu:layout=plain", 0, 1, 0);
 }
 
 /* fuse=on and fuse=off compute the same bits (test_engine_cpu), so the
@@ -212,7 +244,8 @@ static void test_clean_smallcnn(void **s) {
  * the same vector, at batch 17 and at 3, training and evaluation. */
 static void fuse_on_off_case(const char *model_name, const char *knobs) {
     model m;
-    assert_int_equal(model_build(&m, model_name), 0);
+    int rc = strchr(model_name, ';') ? model_parse_spec(&m, model_name, "test") : model_build(&m, model_name);
+    assert_int_equal(rc, 0);
     char sa[64], sb[64];
     snprintf(sa, sizeof sa, "cpu:%s:fuse=on", knobs);
     snprintf(sb, sizeof sb, "cpu:%s:fuse=off", knobs);
@@ -232,8 +265,8 @@ static void fuse_on_off_case(const char *model_name, const char *knobs) {
     for (int s = 0; s < 4; s++) {
         size_t n = sizes[s];
         int train = s < 2;
-        char what[192];
-        snprintf(what, sizeof what, "%s %s vs %s, %s %d", model_name, sa, sb, train ? "step" : "evaluation", s);
+        char what[256];
+        snprintf(what, sizeof what, "%.100s %s vs %s, %s %d", model_name, sa, sb, train ? "step" : "evaluation", s);
         fill_image(&m, x, n, 10 + (uint32_t)s);
         labels_of(&m, y, n, (uint32_t)s);
         ck_layout_make(&L, &m, n);
@@ -266,6 +299,11 @@ static void test_fuse_on_off_same_vector(void **s) {
     fuse_on_off_case("mnist-convnet", "threads=2");
     fuse_on_off_case("smallcnn", "threads=1");
     fuse_on_off_case("mnist-convnet", "layout=plain");
+}
+
+static void test_fuse_on_off_custom(void **s) {
+    (void)s;
+    for (size_t i = 0; i < LS_ARRAY_LEN(SPECS); i++) fuse_on_off_case(SPECS[i], "threads=2");
 }
 
 /* Isolated replay's pattern on one engine's own values: every layer run
@@ -496,8 +534,12 @@ int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_clean_convnet),
         cmocka_unit_test(test_clean_convnet_variants),
+        cmocka_unit_test(test_clean_convnet_variants2),
         cmocka_unit_test(test_clean_smallcnn),
+        cmocka_unit_test(test_clean_custom),
+        cmocka_unit_test(test_clean_custom_plain),
         cmocka_unit_test(test_fuse_on_off_same_vector),
+        cmocka_unit_test(test_fuse_on_off_custom),
         cmocka_unit_test(test_replay_like_same_vector),
         cmocka_unit_test(test_fused_faults_convnet),
         cmocka_unit_test(test_fused_faults_smallcnn),

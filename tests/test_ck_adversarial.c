@@ -90,6 +90,16 @@ static void run_step(engine *e, const float *x, const int32_t *y, size_t n, uint
     assert_int_equal(engine_backward(e), 0);
 }
 
+/* A training step (train) or an evaluation forward of batch (x, y). */
+static void advance(engine *e, const float *x, const int32_t *y, size_t n, int s, int train) {
+    if (train) {
+        run_step(e, x, y, n, (uint64_t)s + 1);
+        return;
+    }
+    assert_int_equal(engine_set_batch(e, x, y, n, 99), 0);
+    assert_int_equal(engine_forward(e, 0), 0);
+}
+
 /* The vector of a stage, and the plain path's (ck_view, ck_fused NULL:
  * plain copies through get_tensor, ReLUs written and re-checked alone). */
 static void vec_of(engine *e, int stage, double *out, int plain_path) {
@@ -170,14 +180,7 @@ static void clean_case(const char *model_name, const char *spec, int zero_bias, 
         ck_layout_make(&L, &m, n);
         engine *es[3] = {a, b, c};
         int ne = c ? 3 : 2;
-        for (int k = 0; k < ne; k++) {
-            if (train) {
-                run_step(es[k], x, y, n, (uint64_t)s + 1);
-            } else {
-                assert_int_equal(engine_set_batch(es[k], x, y, n, 99), 0);
-                assert_int_equal(engine_forward(es[k], 0), 0);
-            }
-        }
+        for (int k = 0; k < ne; k++) advance(es[k], x, y, n, s, train);
         int stage = train ? CK_STAGE_STEP : CK_STAGE_EVAL;
         vec_of(a, stage, va, 0);
         vec_of(b, stage, vb, 0);
@@ -272,14 +275,7 @@ static void fuse_on_off_case(const char *model_name, const char *knobs) {
         labels_of(&m, y, n, (uint32_t)s);
         ck_layout_make(&L, &m, n);
         engine *es[2] = {a, b};
-        for (int k = 0; k < 2; k++) {
-            if (train) {
-                run_step(es[k], x, y, n, (uint64_t)s + 1);
-            } else {
-                assert_int_equal(engine_set_batch(es[k], x, y, n, 99), 0);
-                assert_int_equal(engine_forward(es[k], 0), 0);
-            }
-        }
+        for (int k = 0; k < 2; k++) advance(es[k], x, y, n, s, train);
         int stage = train ? CK_STAGE_STEP : CK_STAGE_EVAL;
         vec_of(a, stage, va, 0);
         vec_of(b, stage, vb, 0);

@@ -60,6 +60,8 @@ echo "   the same audit with the checks on and off (--no-checksums), 3 rounds ea
 if [ -x build/tests/bench_checksums ]; then
     echo "   build/tests/bench_checksums cpu 256 10   (one process: a training step vs the STEP and UPDATE vectors)"
     build/tests/bench_checksums cpu 256 10 | sed 's/^/   /'
+    echo "   BENCH_CK_THREADS=1 (each engine's share of the cores when an audit lists two cpu engines on two cores)"
+    BENCH_CK_THREADS=1 build/tests/bench_checksums cpu 256 10 | sed 's/^/   /'
 fi
 for r in 1 2 3; do
     for ck in on off; do

@@ -395,6 +395,10 @@ static void test_charts_match_run_json(void **st) {
     print_message("%d chart(s) read, %d value(s) off\n", n_charts, bad);
     assert_int_equal(n_acc, 1);
     assert_int_equal(bad, 0);
+    /* the seed loop's own runs are said to be unchecked, next to their accuracies */
+    const char *acc = strstr(html, "Test accuracy per seed");
+    assert_non_null(acc);
+    assert_non_null(strstr(acc, "their steps are unchecked"));
     json_decref(run);
     free(js);
     free(html);

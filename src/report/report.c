@@ -709,6 +709,9 @@ static void gap_accuracy_per_seed(doc *d, const seeds_result *S) {
     char b1[32], b2[32], b3[32], b4[32];
     int last = S->epochs - 1;
     heading(d, 3, "seeds", "Test accuracy per seed (%)");
+    para(d, "Coverage: %s; the other seeds' runs are drift only: their steps are unchecked (no every-step "
+            "checksums, no reference), so their accuracies are as trusted as the engines the checked run covers.",
+         S->seed0_from_audit ? "the first seed is this audit's run, checked as the verdict says" : "no seed is this audit's run");
     static figure f;
     fig_seed_accuracy(&f, S);
     const char *head[2 + FIG_MAX_CATS];

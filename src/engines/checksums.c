@@ -1,9 +1,14 @@
 /*
  * checksums.c — the checksum vector's layout and its host implementation
  * (checksums.h).  Every sum is base/checksum_ops.h's, in double; the
- * tensors are the engine's own, read through its table in plain layouts,
- * so a stale internal copy (a blocked weight not refreshed, say) shows as
- * a relation that does not hold.
+ * tensors are the engine's own: its activation buffers where it offers
+ * them (engine_i.ck_view: plain NCHW or nChw16c, the 16 channels of a
+ * block then the vector lanes, each channel summed in the plain order, so
+ * the vector does not depend on the layout), everything else through its
+ * table in plain layouts, so a stale internal copy (a blocked weight not
+ * refreshed, say) shows as a relation that does not hold.  A ReLU that
+ * ran fused with the max-pool after it (engine_i.ck_fused) is judged with
+ * it as one operation, without writing its tensors.
  */
 #include "engines/checksums.h"
 

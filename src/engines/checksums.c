@@ -98,7 +98,7 @@ typedef struct {
     unsigned char fused[MODEL_MAX_LAYERS]; /* this stage: ReLU l judged with pool l+1 (engine_i.ck_fused) */
     ck_tv view[2][MODEL_MAX_LAYERS];       /* this stage: ACT [0] and DACT [1] as read (fetch) */
     const float *plain[2][MODEL_MAX_LAYERS]; /* and plain, where a check needs it (else NULL) */
-    float *smp;                            /* per thread: two samples made plain (smp_cap floats each) */
+    float *smp;                            /* per thread: a conv input's sample made plain (smp_cap floats) */
     size_t smp_cap;
     int nth;                    /* threads the sums run on (all the process may use, <= 8) */
     double *s, *sa;             /* per thread: one sample's window sums, s_cap each */
@@ -192,13 +192,12 @@ static int state_get(engine *e, ck_state **out) {
         S->s = ls_malloc(nt * S->s_cap * 8), S->sa = ls_malloc(nt * S->s_cap * 8);
         S->pl = ls_malloc(nt * S->pl_cap * 8), S->tv = ls_malloc(nt * S->tv_cap * 8);
         S->wt = ls_malloc(nwt * 8), S->part = ls_malloc(npart * 8);
-        S->smp_cap = 1;
+        S->smp_cap = 1; /* conv_bwd_w's patch sums read x made plain */
         for (int l = 0; l < m->n_layers; l++) {
-            size_t zi = layer_in_size(&m->layers[l]), zo = layer_out_size(&m->layers[l]);
-            S->smp_cap = zi > S->smp_cap ? zi : S->smp_cap;
-            S->smp_cap = zo > S->smp_cap ? zo : S->smp_cap;
+            size_t zi = layer_in_size(&m->layers[l]);
+            if (m->layers[l].kind == LAYER_CONV) S->smp_cap = zi > S->smp_cap ? zi : S->smp_cap;
         }
-        S->smp = ls_malloc(nt * 2 * S->smp_cap * 4);
+        S->smp = ls_malloc(nt * S->smp_cap * 4);
         if (!S->p || !S->g || !S->m || !S->v || !S->p0 || !S->m0 || !S->v0 || !S->s || !S->sa || !S->wt || !S->pl ||
             !S->tv || !S->part || !S->smp)
             return LS_ENOMEM;
@@ -517,13 +516,13 @@ CK_HOT static void matvec_acc(double *rhs, double *a, const double *coef, const 
  * (pl_cap), small vectors tv (tv_cap). */
 typedef struct {
     double *s, *sa, *pl, *tv;
-    float *b0, *b1; /* two samples made plain (sample_plain) */
+    float *b0; /* a sample made plain (sample_plain) */
 } ck_tls;
 
 static ck_tls tls_of(const ck_state *S, int tid) {
     size_t t = (size_t)tid;
     ck_tls r = {S->s + t * S->s_cap, S->sa + t * S->s_cap, S->pl + t * S->pl_cap, S->tv + t * S->tv_cap,
-                S->smp + 2 * t * S->smp_cap, S->smp + (2 * t + 1) * S->smp_cap};
+                S->smp + t * S->smp_cap};
     return r;
 }
 

@@ -7,7 +7,8 @@
  * With dump, the last round's STEP and UPDATE vectors are written there
  * as raw doubles (to compare two implementations of the same vectors).
  * BENCH_MODEL=mnist-convnet picks the other built-in model; BENCH_CK_THREADS=K
- * runs the checks on K threads.
+ * runs the checks on K threads; BENCH_CK_REPEAT=K times the STEP vector K
+ * more times on the last step, alone (to profile the checks).
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -78,32 +79,17 @@ int main(int argc, char **argv) {
             return 1;
         }
     }
-    /* what the STEP vector's reads cost alone: every tensor it fetches
-     * through the engine's get_tensor (plain-layout copies), as
-     * engines/checksums.c's fetch() does (a fused ReLU's are not read) */
-    size_t big = m.n_params > n * 784 ? m.n_params : n * 784;
-    for (int l = 0; l < m.n_layers; l++) big = big > n * layer_out_size(&m.layers[l]) ? big : n * layer_out_size(&m.layers[l]);
-    float *buf = malloc(big * sizeof *buf);
-    double ft = 0;
-    int F = 5;
-    for (int k = 0; k < F && !rc && buf; k++) {
-        /* a fresh step each time: a fused ReLU's tensors are materialized on first read */
-        rc = engine_set_batch(e, x, y, n, (uint64_t)(R + k) + 1);
-        if (!rc) rc = engine_forward(e, 1);
-        if (!rc) rc = engine_loss(e, NULL);
-        if (!rc) rc = engine_backward(e);
-        double f0 = ls_now();
-        if (!rc) rc = engine_get_tensor(e, (tensor_id){TENSOR_INPUT, 0}, buf);
-        for (int l = 0; l < m.n_layers && !rc; l++) {
-            if (e->iface->ck_fused && e->iface->ck_fused(e, l, 1)) continue; /* not read: judged with the pool */
-            rc = engine_get_tensor(e, (tensor_id){TENSOR_ACT, l}, buf);
-            if (!rc) rc = engine_get_tensor(e, (tensor_id){TENSOR_DACT, l}, buf);
-        }
-        if (!rc) rc = engine_get_tensor(e, (tensor_id){TENSOR_PARAMS, 0}, buf);
-        if (!rc) rc = engine_get_tensor(e, (tensor_id){TENSOR_GRADS, 0}, buf);
-        ft += (ls_now() - f0) / F;
+    /* BENCH_CK_REPEAT=K: the STEP vector K more times on the last step
+     * (nothing else in between: a profile of the checks alone) */
+    const char *rep = getenv("BENCH_CK_REPEAT");
+    int K = rep ? atoi(rep) : 0;
+    double *kt = K > 0 ? malloc((size_t)K * sizeof *kt) : NULL;
+    for (int k = 0; k < K && kt && !rc; k++) {
+        double k0 = ls_now();
+        rc = engine_checksums(e, CK_STAGE_STEP, v);
+        kt[k] = ls_now() - k0;
     }
-    free(buf);
+    if (kt) qsort(kt, (size_t)K, sizeof *kt, cmp);
     /* the judgement of the last STEP vector (the audit's parent does it), both tiers */
     double j0 = ls_now();
     int J = 20;
@@ -116,8 +102,10 @@ int main(int argc, char **argv) {
     for (int k = 0; k < 3; k++) qsort(ts + k * R, (size_t)R, sizeof *ts, cmp);
     double st = ts[R / 2], c1 = ts[R + R / 2], c2 = ts[2 * R + R / 2];
     printf("%s, batch %zu, median of %d: training step %.1f ms, checksums STEP %.1f ms + UPDATE %.1f ms (%.0f%% of the step); "
-           "of it, fetching the tensors %.1f ms; judging the STEP vector %.2f ms\n",
-           spec, n, R, 1e3 * st, 1e3 * c1, 1e3 * c2, 100 * (c1 + c2) / st, 1e3 * ft, 1e3 * jt);
+           "judging the STEP vector %.2f ms\n",
+           spec, n, R, 1e3 * st, 1e3 * c1, 1e3 * c2, 100 * (c1 + c2) / st, 1e3 * jt);
+    if (kt) printf("STEP vector alone, again on the last step: median of %d %.1f ms\n", K, 1e3 * kt[K / 2]);
+    free(kt);
     engine_free(e);
     free(x), free(p), free(y), free(v), free(ts);
     return 0;

@@ -89,6 +89,10 @@ typedef struct {
     int cb;
 } ck_tv;
 
+/* per thread, the fused pairs' fast counts: [2 l] forward, [2 l + 1]
+ * backward (padded past a cache line) */
+enum { CK_CNT_STRIDE = 2 * MODEL_MAX_LAYERS + 8 };
+
 typedef struct {
     size_t n, cap_n;            /* batch the buffers are sized for */
     float *act[MODEL_MAX_LAYERS], *dact[MODEL_MAX_LAYERS], *input;
@@ -105,8 +109,10 @@ typedef struct {
     size_t s_cap;
     double *pl, *tv;            /* per thread: one plane's column sums (pl_cap), small vectors (tv_cap) */
     size_t pl_cap, tv_cap;
-    double *wt;                 /* transposed weights and per-channel sums (shared, read-only in loops) */
-    double *part;               /* backward-weights: per-sample partial sums, n x OC x 5 */
+    double *wt;                 /* dense relations' scratch */
+    double *cw;                 /* per conv layer: its weights transposed, forward and backward-data (read-only in loops) */
+    double *part;               /* per conv layer: backward-weights' per-sample partial sums, n x OC x 6 */
+    size_t *cnt;                /* per thread: fused pairs' fast counts, MODEL_MAX_LAYERS x 2 */
 } ck_state;
 
 static void state_free_bufs(ck_state *S) {
@@ -124,7 +130,7 @@ static void state_free(void *p) {
     if (!S) return;
     state_free_bufs(S);
     free(S->p), free(S->g), free(S->m), free(S->v), free(S->p0), free(S->m0), free(S->v0);
-    free(S->s), free(S->sa), free(S->wt), free(S->pl), free(S->tv), free(S->part), free(S->smp);
+    free(S->s), free(S->sa), free(S->wt), free(S->pl), free(S->tv), free(S->part), free(S->smp), free(S->cw), free(S->cnt);
     free(S);
 }
 
@@ -144,18 +150,21 @@ static size_t sums_needed(const model *m, size_t n) {
 }
 
 /* Doubles the relations need (conv_fwd, conv_bwd_data, conv_bwd_w,
- * dense_all, window_sums, patch_sums): wt shared, pl and tv per thread,
- * part (backward-weights' per-sample partials) for a batch of n. */
-static void scratch_needed(const model *m, size_t n, size_t *wt, size_t *pl, size_t *tv, size_t *part) {
-    *wt = *pl = *tv = *part = 1;
+ * dense_all, window_sums, patch_sums): wt (dense) shared, pl and tv per
+ * thread; every conv layer's transposed weights (cw) and backward-weights
+ * partials (part) for a batch of n side by side: the samples pass
+ * (samples_pass) has all conv layers under way at once. */
+static void scratch_needed(const model *m, size_t n, size_t *wt, size_t *pl, size_t *tv, size_t *cw, size_t *part) {
+    *wt = *pl = *tv = *cw = *part = 1;
     for (int l = 0; l < m->n_layers; l++) {
         const layer *ly = &m->layers[l];
         size_t C = (size_t)ly->in_c, OC = (size_t)ly->out_c, kk = (size_t)ly->k * ly->k, h = (size_t)ly->in_h,
                w = (size_t)ly->in_w, oh = (size_t)ly->out_h, ow = (size_t)ly->out_w, t[5] = {0, 0, 0, 0, 0};
         if (ly->kind == LAYER_CONV) {
             /* t[1]: 16 lanes of window_sums16 (a multiple of window_sums') */
-            t[0] = C * kk * OC + C * OC, t[1] = 16 * (2 * (h + 1) * w + 2 * w + 2 * (oh + 1) * ow + 2 * ow),
-            t[2] = 2 * h * w + 2 * oh * w, t[3] = 6 * (C + OC), t[4] = n * OC * 6;
+            t[1] = 16 * (2 * (h + 1) * w + 2 * w + 2 * (oh + 1) * ow + 2 * ow), t[2] = 2 * h * w + 2 * oh * w,
+            t[3] = 6 * (C + OC);
+            *cw += 2 * (C * kk * OC + C * OC), *part += n * OC * 6;
         } else if (ly->kind == LAYER_DENSE) {
             t[0] = 2 * (C + OC);
         }
@@ -163,7 +172,6 @@ static void scratch_needed(const model *m, size_t n, size_t *wt, size_t *pl, siz
         *pl = t[1] > *pl ? t[1] : *pl;
         *pl = t[2] > *pl ? t[2] : *pl;
         *tv = t[3] > *tv ? t[3] : *tv;
-        *part = t[4] > *part ? t[4] : *part;
     }
 }
 
@@ -186,12 +194,13 @@ static int state_get(engine *e, ck_state **out) {
         int nt_ = omp_get_max_threads(), np_ = omp_get_num_procs();
         S->nth = e->ck_threads > 0 ? e->ck_threads : np_ > nt_ ? np_ : nt_;
         S->nth = S->nth < 1 ? 1 : S->nth > 8 ? 8 : S->nth;
-        size_t nt = (size_t)S->nth, nwt, npart;
+        size_t nt = (size_t)S->nth, nwt, ncw, npart;
         S->s_cap = sums_needed(m, e->max_batch);
-        scratch_needed(m, e->max_batch, &nwt, &S->pl_cap, &S->tv_cap, &npart);
+        scratch_needed(m, e->max_batch, &nwt, &S->pl_cap, &S->tv_cap, &ncw, &npart);
         S->s = ls_malloc(nt * S->s_cap * 8), S->sa = ls_malloc(nt * S->s_cap * 8);
         S->pl = ls_malloc(nt * S->pl_cap * 8), S->tv = ls_malloc(nt * S->tv_cap * 8);
-        S->wt = ls_malloc(nwt * 8), S->part = ls_malloc(npart * 8);
+        S->wt = ls_malloc(nwt * 8), S->cw = ls_malloc(ncw * 8), S->part = ls_malloc(npart * 8);
+        S->cnt = ls_malloc(nt * CK_CNT_STRIDE * sizeof *S->cnt);
         S->smp_cap = 1; /* conv_bwd_w's patch sums read x made plain */
         for (int l = 0; l < m->n_layers; l++) {
             size_t zi = layer_in_size(&m->layers[l]);
@@ -199,7 +208,7 @@ static int state_get(engine *e, ck_state **out) {
         }
         S->smp = ls_malloc(nt * S->smp_cap * 4);
         if (!S->p || !S->g || !S->m || !S->v || !S->p0 || !S->m0 || !S->v0 || !S->s || !S->sa || !S->wt || !S->pl ||
-            !S->tv || !S->part || !S->smp)
+            !S->tv || !S->part || !S->smp || !S->cw || !S->cnt)
             return LS_ENOMEM;
     }
     if (!S->input) {
@@ -555,78 +564,83 @@ static void sums_of(ck_tv v, size_t i, size_t C, size_t P, double *s, double *sa
     for (size_t c = 0; c < C; c++) sum_lanes(x + c * P, P, &s[c], &sa[c]);
 }
 
-/* The relations of samples in parallel: each sample's relations are its
- * own, computed by one thread in a fixed order, so the vector does not
- * depend on the thread count. */
-static void conv_fwd(ck_state *S, const layer *ly, const float *w, const float *b, ck_tv xv, ck_tv yv, size_t n,
-                     double *o) {
-    ck_conv_dims d = dims_of(ly);
-    size_t kk = (size_t)d.k * d.k, ckk = d.c * kk, P = (size_t)d.oh * d.ow, OC = d.oc;
-    int r0[CK_MAXK], r1[CK_MAXK], c0[CK_MAXK], c1[CK_MAXK];
-    ranges(d.h, d.oh, d.k, d.pad, 0, r0, r1);
-    ranges(d.w, d.ow, d.k, d.pad, 0, c0, c1);
-    /* wt[j][oc] = w[oc][j]; wsum[c][oc] = sum_t |w[oc][c][t]| */
-    double *wt = S->wt, *wsum = S->wt + ckk * OC;
-    for (size_t oc = 0; oc < OC; oc++)
-        for (int c = 0; c < d.c; c++) {
-            double ws = 0;
-            for (size_t t = 0; t < kk; t++) {
-                double v = w[oc * ckk + c * kk + t];
-                wt[(c * kk + t) * OC + oc] = v;
-                ws += fabs(v);
-            }
-            wsum[(size_t)c * OC + oc] = ws;
-        }
-#pragma omp parallel for schedule(static) num_threads(S->nth)
-    for (ptrdiff_t ii = 0; ii < (ptrdiff_t)n; ii++) {
-        size_t i = (size_t)ii;
-        ck_tls W = tls_of(S, omp_get_thread_num());
-        /* T, M: per input channel, the plane's sum and max of |x|; ex: the
-         * Y term of the window sums' rounding; sm: S = |b| + sum_c wsum M */
-        double *T = W.tv, *M = T + d.c, *rhs = M + d.c, *a = rhs + OC, *ex = a + OC, *sm = ex + OC;
-        double *ys = sm + OC, *ya = ys + OC; /* per output channel: sum y, sum |y| */
-        window_sums_of(xv, i, &d, 0, r0, r1, c0, c1, &W, T, M);
-        sums_of(yv, i, OC, P, ys, ya);
-        for (size_t oc = 0; oc < OC; oc++)
-            rhs[oc] = P * (double)b[oc], a[oc] = P * fabs((double)b[oc]), ex[oc] = 0, sm[oc] = fabs((double)b[oc]);
-        matvec_acc(rhs, a, wt, W.s, W.sa, ckk, OC);
-        matvec_acc(ex, sm, wsum, T, M, (size_t)d.c, OC); /* wsum >= 0: |wsum| = wsum */
-        for (size_t oc = 0; oc < OC; oc++)
-            put_rel(o + CK_REL * (i * OC + oc), ys[oc], ya[oc] + ex[oc], rhs[oc], a[oc], sm[oc]);
-    }
-}
+/* ---- conv relations, one sample at a time ------------------------------
+ * Each sample's relations are its own, computed by one thread in a fixed
+ * order, so the vector does not depend on the thread count (samples_pass
+ * runs every conv layer's and fused pair's for one sample before the
+ * next: see there).  A conv_job holds what a layer's relations share:
+ * weights transposed once, per-sample partials, where the relations go. */
+typedef struct {
+    const layer *ly;
+    ck_conv_dims d;
+    const float *b, *dw, *db;
+    ck_tv xv, yv, dyv, dxv;  /* dyv, dxv: .p NULL where not checked */
+    double *wf, *wb;         /* forward: wt[j][oc], wsum[c][oc]; backward-data: wb[oc kk + t][c], wsum[oc][c] */
+    double *part;            /* backward-weights: per sample and output channel, 6 partial sums */
+    double *o[4];            /* the relations, by phase */
+    int rf[4][CK_MAXK];      /* forward windows: r0, r1, c0, c1 (ranges, in mode) */
+    int rb[4][CK_MAXK];      /* backward-data windows (out mode) */
+} conv_job;
 
-static void conv_bwd_data(ck_state *S, const layer *ly, const float *w, ck_tv dyv, ck_tv dxv, size_t n, double *o) {
-    ck_conv_dims d = dims_of(ly);
-    size_t kk = (size_t)d.k * d.k, ckk = d.c * kk, HW = (size_t)d.h * d.w, OC = d.oc, C = d.c;
-    int r0[CK_MAXK], r1[CK_MAXK], c0[CK_MAXK], c1[CK_MAXK];
-    ranges(d.h, d.oh, d.k, d.pad, 1, r0, r1);
-    ranges(d.w, d.ow, d.k, d.pad, 1, c0, c1);
-    /* wb[oc kk + t][c] = w[oc][c][t]; wsum[oc][c] = sum_t |w[oc][c][t]| */
-    double *wb = S->wt, *wsum = S->wt + ckk * OC;
+/* the weights as the forward and backward-data relations read them */
+static void conv_prep(conv_job *J, const float *w) {
+    const ck_conv_dims d = J->d;
+    size_t kk = (size_t)d.k * d.k, ckk = d.c * kk, OC = d.oc, C = d.c;
+    double *wt = J->wf, *wsf = J->wf + ckk * OC, *wb = J->wb, *wsb = J->wb + ckk * OC;
     for (size_t oc = 0; oc < OC; oc++)
         for (size_t c = 0; c < C; c++) {
             double ws = 0;
             for (size_t t = 0; t < kk; t++) {
                 double v = w[oc * ckk + c * kk + t];
+                wt[(c * kk + t) * OC + oc] = v;
                 wb[(oc * kk + t) * C + c] = v;
                 ws += fabs(v);
             }
-            wsum[oc * C + c] = ws;
+            wsf[c * OC + oc] = ws;
+            wsb[oc * C + c] = ws;
         }
-#pragma omp parallel for schedule(static) num_threads(S->nth)
-    for (ptrdiff_t ii = 0; ii < (ptrdiff_t)n; ii++) {
-        size_t i = (size_t)ii;
-        ck_tls W = tls_of(S, omp_get_thread_num());
-        double *T = W.tv, *M = T + OC, *rhs = M + OC, *a = rhs + C, *ex = a + C, *sm = ex + C;
-        double *xs = sm + C, *xa = xs + C; /* per input channel: sum dx, sum |dx| */
-        window_sums_of(dyv, i, &d, 1, r0, r1, c0, c1, &W, T, M);
-        sums_of(dxv, i, C, HW, xs, xa);
-        for (size_t c = 0; c < C; c++) rhs[c] = a[c] = ex[c] = sm[c] = 0;
-        matvec_acc(rhs, a, wb, W.s, W.sa, OC * kk, C);
-        matvec_acc(ex, sm, wsum, T, M, OC, C);
-        for (size_t c = 0; c < C; c++) put_rel(o + CK_REL * (i * C + c), xs[c], xa[c] + ex[c], rhs[c], a[c], sm[c]);
-    }
+    ranges(d.h, d.oh, d.k, d.pad, 0, J->rf[0], J->rf[1]);
+    ranges(d.w, d.ow, d.k, d.pad, 0, J->rf[2], J->rf[3]);
+    ranges(d.h, d.oh, d.k, d.pad, 1, J->rb[0], J->rb[1]);
+    ranges(d.w, d.ow, d.k, d.pad, 1, J->rb[2], J->rb[3]);
+}
+
+/* forward, sample i: per output channel, the sum of y over positions
+ * against the weights times the input's window sums plus P b */
+static void conv_fwd_sample(const conv_job *J, const ck_tls *W, size_t i) {
+    const ck_conv_dims *d = &J->d;
+    size_t kk = (size_t)d->k * d->k, ckk = d->c * kk, P = (size_t)d->oh * d->ow, OC = d->oc;
+    const double *wt = J->wf, *wsum = J->wf + ckk * OC;
+    /* T, M: per input channel, the plane's sum and max of |x|; ex: the
+     * Y term of the window sums' rounding; sm: S = |b| + sum_c wsum M */
+    double *T = W->tv, *M = T + d->c, *rhs = M + d->c, *a = rhs + OC, *ex = a + OC, *sm = ex + OC;
+    double *ys = sm + OC, *ya = ys + OC; /* per output channel: sum y, sum |y| */
+    window_sums_of(J->xv, i, d, 0, J->rf[0], J->rf[1], J->rf[2], J->rf[3], W, T, M);
+    sums_of(J->yv, i, OC, P, ys, ya);
+    for (size_t oc = 0; oc < OC; oc++)
+        rhs[oc] = P * (double)J->b[oc], a[oc] = P * fabs((double)J->b[oc]), ex[oc] = 0, sm[oc] = fabs((double)J->b[oc]);
+    matvec_acc(rhs, a, wt, W->s, W->sa, ckk, OC);
+    matvec_acc(ex, sm, wsum, T, M, (size_t)d->c, OC); /* wsum >= 0: |wsum| = wsum */
+    double *o = J->o[CK_FWD];
+    for (size_t oc = 0; oc < OC; oc++)
+        put_rel(o + CK_REL * (i * OC + oc), ys[oc], ya[oc] + ex[oc], rhs[oc], a[oc], sm[oc]);
+}
+
+/* backward-data, sample i: per input channel, the sum of dx against the
+ * weights times dy's window sums */
+static void conv_bwd_data_sample(const conv_job *J, const ck_tls *W, size_t i) {
+    const ck_conv_dims *d = &J->d;
+    size_t kk = (size_t)d->k * d->k, ckk = d->c * kk, HW = (size_t)d->h * d->w, OC = d->oc, C = d->c;
+    const double *wb = J->wb, *wsum = J->wb + ckk * OC;
+    double *T = W->tv, *M = T + OC, *rhs = M + OC, *a = rhs + C, *ex = a + C, *sm = ex + C;
+    double *xs = sm + C, *xa = xs + C; /* per input channel: sum dx, sum |dx| */
+    window_sums_of(J->dyv, i, d, 1, J->rb[0], J->rb[1], J->rb[2], J->rb[3], W, T, M);
+    sums_of(J->dxv, i, C, HW, xs, xa);
+    for (size_t c = 0; c < C; c++) rhs[c] = a[c] = ex[c] = sm[c] = 0;
+    matvec_acc(rhs, a, wb, W->s, W->sa, OC * kk, C);
+    matvec_acc(ex, sm, wsum, T, M, OC, C);
+    double *o = J->o[CK_BWD_DATA];
+    for (size_t c = 0; c < C; c++) put_rel(o + CK_REL * (i * C + c), xs[c], xa[c] + ex[c], rhs[c], a[c], sm[c]);
 }
 
 /* Z[p] (za[p]) for output position p = (r, q): the sum of x (|x|) over all
@@ -723,37 +737,37 @@ CK_HOT static void dy_dot16(const float *g, const double *z, const double *za, s
     for (int l = 0; l < 16; l++) q[6 * l] = st[l], q[6 * l + 1] = sta[l], q[6 * l + 2] = su[l], q[6 * l + 3] = sua[l];
 }
 
-/* Sum over (c, kh, kw) of dW[o] = sum over samples and positions of
- * dy[n, o, p] Z[n, p], Z = the input summed over every element that meets
- * position p (all channels, all kernel offsets); db[o] = sum dy[n, o, .]. */
-static void conv_bwd_w(ck_state *S, const layer *ly, ck_tv xv, ck_tv dyv, const float *dw, const float *db, size_t n,
-                       double *ow_, double *ob) {
-    ck_conv_dims d = dims_of(ly);
-    size_t kk = (size_t)d.k * d.k, ckk = d.c * kk, P = (size_t)d.oh * d.ow, HW = (size_t)d.h * d.w, OC = d.oc;
-    /* per sample and output channel: sum dy Z, sum |dy| Za, sum dy, sum |dy|, T sum |dy|, max|x| sum |dy|
-     * (S of a weight gradient dW[o][c][t] = sum over samples and positions of dy x) */
-#pragma omp parallel for schedule(static) num_threads(S->nth)
-    for (ptrdiff_t ii = 0; ii < (ptrdiff_t)n; ii++) {
-        size_t i = (size_t)ii;
-        ck_tls W = tls_of(S, omp_get_thread_num());
-        double tn, mx, *z = W.s, *za = W.sa;
-        patch_sums(sample_plain(xv, i, (size_t)d.c, HW, W.b0), &d, W.pl, z, za, &tn, &mx);
-        const float *dy = dyv.p + i * OC * P;
-        if (dyv.cb == 16)
-            for (size_t cb = 0; cb < OC / 16; cb++) dy_dot16(dy + cb * 16 * P, z, za, P, S->part + (i * OC + cb * 16) * 6);
-        for (size_t oc = 0; oc < OC; oc++) {
-            double *q = S->part + (i * OC + oc) * 6;
-            if (dyv.cb != 16) dy_dot_lanes(dy + oc * P, z, za, P, q);
-            q[4] = tn * q[3], q[5] = mx * q[3];
-        }
+/* Backward-weights, sample i: the sum over (c, kh, kw) of dW[o] is the
+ * sum over samples and positions of dy[n, o, p] Z[n, p], Z = the input
+ * summed over every element that meets position p (all channels, all
+ * kernel offsets); db[o] = sum dy[n, o, .].  Per sample and output
+ * channel: sum dy Z, sum |dy| Za, sum dy, sum |dy|, T sum |dy|, max|x|
+ * sum |dy| (S of a weight gradient dW[o][c][t] = sum over samples and
+ * positions of dy x), summed over samples in order by conv_bwd_w_finish. */
+static void conv_bwd_w_sample(const conv_job *J, const ck_tls *W, size_t i) {
+    const ck_conv_dims *d = &J->d;
+    size_t P = (size_t)d->oh * d->ow, HW = (size_t)d->h * d->w, OC = d->oc;
+    double tn, mx, *z = W->s, *za = W->sa;
+    patch_sums(sample_plain(J->xv, i, (size_t)d->c, HW, W->b0), d, W->pl, z, za, &tn, &mx);
+    const float *dy = J->dyv.p + i * OC * P;
+    if (J->dyv.cb == 16)
+        for (size_t cb = 0; cb < OC / 16; cb++) dy_dot16(dy + cb * 16 * P, z, za, P, J->part + (i * OC + cb * 16) * 6);
+    for (size_t oc = 0; oc < OC; oc++) {
+        double *q = J->part + (i * OC + oc) * 6;
+        if (J->dyv.cb != 16) dy_dot_lanes(dy + oc * P, z, za, P, q);
+        q[4] = tn * q[3], q[5] = mx * q[3];
     }
+}
+
+static void conv_bwd_w_finish(const conv_job *J, size_t n) {
+    size_t ckk = J->d.c * (size_t)J->d.k * J->d.k, OC = J->d.oc;
     for (size_t oc = 0; oc < OC; oc++) {
         double r[6] = {0, 0, 0, 0, 0, 0}, ls, la; /* over samples in order */
         for (size_t i = 0; i < n; i++)
-            for (int k = 0; k < 6; k++) r[k] += S->part[(i * OC + oc) * 6 + k];
-        sum_lanes(dw + oc * ckk, ckk, &ls, &la);
-        put_rel(ow_ + CK_REL * oc, ls, la + r[4], r[0], r[1], r[5]);
-        put_rel(ob + CK_REL * oc, db[oc], fabs((double)db[oc]), r[2], r[3], r[3]); /* one sum: S = A */
+            for (int k = 0; k < 6; k++) r[k] += J->part[(i * OC + oc) * 6 + k];
+        sum_lanes(J->dw + oc * ckk, ckk, &ls, &la);
+        put_rel(J->o[CK_BWD_W] + CK_REL * oc, ls, la + r[4], r[0], r[1], r[5]);
+        put_rel(J->o[CK_BWD_B] + CK_REL * oc, J->db[oc], fabs((double)J->db[oc]), r[2], r[3], r[3]); /* one sum: S = A */
     }
 }
 
@@ -971,35 +985,12 @@ static size_t pool16_exact(const layer *ly, const float *x, const float *y, cons
     return bad;
 }
 
-/* The fused pair in nChw16c: the fast counts of the forward and (with dy)
- * the backward in one pass, every (sample, block) plane in parallel, then
- * the exact rule only for a side whose fast count found something. */
-static void pool16_bad(const layer *ly, const float *x, const float *y, const float *dy, const float *dx, size_t n,
-                       int nth, double *fwd, double *bwd) {
-    int h = ly->in_h, w = ly->in_w, oh = ly->out_h, ow = ly->out_w;
-    size_t HW = (size_t)h * w * 16, P = (size_t)oh * ow * 16, ff = 0, fb = 0;
-    ptrdiff_t planes = (ptrdiff_t)(n * (size_t)ly->in_c / 16);
-#pragma omp parallel for schedule(static) reduction(+ : ff, fb) num_threads(nth)
-    for (ptrdiff_t pb = 0; pb < planes; pb++) {
-        unsigned f = 0;
-        if (dy) fb += pool16_bwd(x + pb * HW, y + pb * P, dx + pb * HW, dy + pb * P, h, w, oh, ow, &f);
-        else f = pool16_fwd(x + pb * HW, y + pb * P, w, oh, ow);
-        ff += f;
-    }
-    *fwd = ff ? (double)pool16_exact(ly, x, y, dy, dx, n, nth, 0) : 0;
-    if (dy) *bwd = fb ? (double)pool16_exact(ly, x, y, dy, dx, n, nth, 1) : 0;
-}
-
-static size_t pool_fwd_bad(const layer *ly, const float *x, const float *y, size_t n, int nth, int relu) {
-    size_t HW = (size_t)ly->in_h * ly->in_w, P = (size_t)ly->out_h * ly->out_w, fast = 0, bad = 0;
+/* The exact counts of a max-pool's forward / backward (plain), every
+ * (sample, channel) plane in parallel: run only when a fast count found
+ * something. */
+static size_t pool_fwd_exact(const layer *ly, const float *x, const float *y, size_t n, int nth, int relu) {
+    size_t HW = (size_t)ly->in_h * ly->in_w, P = (size_t)ly->out_h * ly->out_w, bad = 0;
     int w = ly->in_w, ow = ly->out_w;
-#pragma omp parallel for schedule(static) reduction(+ : fast) num_threads(nth)
-    for (ptrdiff_t nc = 0; nc < (ptrdiff_t)(n * ly->in_c); nc++)
-        for (int i = 0; i < ly->out_h; i++) {
-            const float *x0 = x + nc * HW + (size_t)(2 * i) * w;
-            fast += pool_row_fwd(x0, x0 + w, y + nc * P + (size_t)i * ow, ow, relu);
-        }
-    if (!fast) return 0;
 #pragma omp parallel for schedule(static) reduction(+ : bad) num_threads(nth)
     for (ptrdiff_t nc = 0; nc < (ptrdiff_t)(n * ly->in_c); nc++)
         for (int i = 0; i < ly->out_h; i++)
@@ -1008,22 +999,10 @@ static size_t pool_fwd_bad(const layer *ly, const float *x, const float *y, size
     return bad;
 }
 
-static size_t pool_bwd_bad(const layer *ly, const float *x, const float *dy, const float *dx, size_t n, int nth,
-                           int relu) {
-    size_t HW = (size_t)ly->in_h * ly->in_w, P = (size_t)ly->out_h * ly->out_w, fast = 0, bad = 0;
+static size_t pool_bwd_exact(const layer *ly, const float *x, const float *dy, const float *dx, size_t n, int nth,
+                             int relu) {
+    size_t HW = (size_t)ly->in_h * ly->in_w, P = (size_t)ly->out_h * ly->out_w, bad = 0;
     int eh = 2 * ly->out_h, ew = 2 * ly->out_w, w = ly->in_w, ow = ly->out_w;
-#pragma omp parallel for schedule(static) reduction(+ : fast) num_threads(nth)
-    for (ptrdiff_t nc = 0; nc < (ptrdiff_t)(n * ly->in_c); nc++) {
-        const float *d = dx + nc * HW;
-        for (int i = 0; i < ly->out_h; i++) {
-            const float *x0 = x + nc * HW + (size_t)(2 * i) * w, *d0 = d + (size_t)(2 * i) * w;
-            fast += pool_row_bwd(x0, x0 + w, d0, d0 + w, dy + nc * P + (size_t)i * ow, ow, relu);
-        }
-        /* a floor-pooled odd edge (the last row or column) gets no gradient */
-        for (int r = 0; r < ly->in_h; r++)
-            for (int q = r >= eh ? 0 : ew; q < ly->in_w; q++) fast += d[r * ly->in_w + q] != 0.0f;
-    }
-    if (!fast) return 0;
 #pragma omp parallel for schedule(static) reduction(+ : bad) num_threads(nth)
     for (ptrdiff_t nc = 0; nc < (ptrdiff_t)(n * ly->in_c); nc++) {
         const float *d = dx + nc * HW;
@@ -1034,6 +1013,76 @@ static size_t pool_bwd_bad(const layer *ly, const float *x, const float *dy, con
             for (int q = r >= eh ? 0 : ew; q < ly->in_w; q++) bad += (size_t)ck_bits_differ(0.0f, d[r * ly->in_w + q]);
     }
     return bad;
+}
+
+/* The fast counts of planes [c0, c1) (plain, (h, w) each): with y the
+ * forward's (returned), with dx the backward's (*b) */
+static size_t pool_fast_planes(const layer *ly, const float *x, const float *y, const float *dy, const float *dx,
+                               size_t c0, size_t c1, int relu, size_t *b) {
+    size_t HW = (size_t)ly->in_h * ly->in_w, P = (size_t)ly->out_h * ly->out_w, f = 0, fb = 0;
+    int eh = 2 * ly->out_h, ew = 2 * ly->out_w, w = ly->in_w, ow = ly->out_w;
+    for (size_t nc = c0; y && nc < c1; nc++)
+        for (int i = 0; i < ly->out_h; i++) {
+            const float *x0 = x + nc * HW + (size_t)(2 * i) * w;
+            f += pool_row_fwd(x0, x0 + w, y + nc * P + (size_t)i * ow, ow, relu);
+        }
+    for (size_t nc = c0; dx && nc < c1; nc++) {
+        const float *d = dx + nc * HW;
+        for (int i = 0; i < ly->out_h; i++) {
+            const float *x0 = x + nc * HW + (size_t)(2 * i) * w, *d0 = d + (size_t)(2 * i) * w;
+            fb += pool_row_bwd(x0, x0 + w, d0, d0 + w, dy + nc * P + (size_t)i * ow, ow, relu);
+        }
+        /* a floor-pooled odd edge (the last row or column) gets no gradient */
+        for (int r = 0; r < ly->in_h; r++)
+            for (int q = r >= eh ? 0 : ew; q < ly->in_w; q++) fb += d[r * ly->in_w + q] != 0.0f;
+    }
+    if (b) *b = fb;
+    return f;
+}
+
+static size_t pool_fwd_bad(const layer *ly, const float *x, const float *y, size_t n, int nth, int relu) {
+    size_t fast = 0;
+#pragma omp parallel for schedule(static) reduction(+ : fast) num_threads(nth)
+    for (ptrdiff_t nc = 0; nc < (ptrdiff_t)(n * ly->in_c); nc++)
+        fast += pool_fast_planes(ly, x, y, NULL, NULL, (size_t)nc, (size_t)nc + 1, relu, NULL);
+    return fast ? pool_fwd_exact(ly, x, y, n, nth, relu) : 0;
+}
+
+static size_t pool_bwd_bad(const layer *ly, const float *x, const float *dy, const float *dx, size_t n, int nth,
+                           int relu) {
+    size_t fast = 0;
+#pragma omp parallel for schedule(static) reduction(+ : fast) num_threads(nth)
+    for (ptrdiff_t nc = 0; nc < (ptrdiff_t)(n * ly->in_c); nc++) {
+        size_t b = 0;
+        pool_fast_planes(ly, x, NULL, dy, dx, (size_t)nc, (size_t)nc + 1, relu, &b);
+        fast += b;
+    }
+    return fast ? pool_bwd_exact(ly, x, dy, dx, n, nth, relu) : 0;
+}
+
+/* A fused pair's fast counts over sample i's C planes: the forward's
+ * (returned) and, with dx, the backward's (*b), in one pass over x;
+ * nChw16c block planes (all four tensors) or plain planes. */
+static size_t pair_fast_sample(const layer *ly, ck_tv x, ck_tv y, ck_tv dy, ck_tv dx, size_t i, size_t *b) {
+    size_t C = (size_t)ly->in_c;
+    *b = 0;
+    if (x.cb != 16) return pool_fast_planes(ly, x.p, y.p, dy.p, dx.p, i * C, (i + 1) * C, 1, b);
+    int h = ly->in_h, w = ly->in_w, oh = ly->out_h, ow = ly->out_w;
+    size_t HW = (size_t)h * w * 16, P = (size_t)oh * ow * 16, f = 0;
+    for (size_t pb = i * C / 16; pb < (i + 1) * C / 16; pb++) {
+        unsigned ff = 0;
+        if (dx.p) *b += pool16_bwd(x.p + pb * HW, y.p + pb * P, dx.p + pb * HW, dy.p + pb * P, h, w, oh, ow, &ff);
+        else ff = pool16_fwd(x.p + pb * HW, y.p + pb * P, w, oh, ow);
+        f += ff;
+    }
+    return f;
+}
+
+/* The exact count of one side of a fused pair (run when its fast count
+ * found something) */
+static size_t pair_exact(const layer *ly, ck_tv x, ck_tv y, ck_tv dy, ck_tv dx, size_t n, int nth, int backward) {
+    if (x.cb == 16) return pool16_exact(ly, x.p, y.p, dy.p, dx.p, n, nth, backward);
+    return backward ? pool_bwd_exact(ly, x.p, dy.p, dx.p, n, nth, 1) : pool_fwd_exact(ly, x.p, y.p, n, nth, 1);
 }
 
 /* Exact re-checks of element-wise layers: a fast count first (a != b,
@@ -1131,52 +1180,122 @@ static double elem_bwd(engine *e, const layer *ly, int l, const float *x, const 
 
 /* ---- stages ------------------------------------------------------------- */
 
-/* ReLU l + max-pool l+1 as one operation, from the ReLU's input and the
- * pool's tensors (fetch gives the four in one layout); the counts are
- * reported at both layers. */
-static void fused_pair(ck_state *S, const ck_layout *L, const layer *pl, int l, int backward, size_t n, double *out) {
-    ck_tv x = S->view[0][l - 1], y = S->view[0][l + 1], dy = S->view[1][l + 1], dx = S->view[1][l - 1];
-    double f = 0, b = 0;
-    if (x.cb == 16) {
-        pool16_bad(pl, x.p, y.p, backward ? dy.p : NULL, backward ? dx.p : NULL, n, S->nth, &f, &b);
-    } else {
-        f = (double)pool_fwd_bad(pl, x.p, y.p, n, S->nth, 1);
-        if (backward) b = (double)pool_bwd_bad(pl, x.p, dy.p, dx.p, n, S->nth, 1);
+/* The conv layers' relations and the fused pairs' fast counts, sample by
+ * sample: one thread does all of sample i's, in layer order, before its
+ * next sample.  A sample's tensors (~190 KB in SmallCNN at any batch)
+ * stay in the core's L2 cache from the first relation that reads them to
+ * the last (a conv output is read by its layer's forward relation and the
+ * fused pair after it, a gradient by up to three), so each is read from
+ * memory once instead of once per relation (measured: see the README's
+ * every-step checks).  Each relation is the same computation as one
+ * layer at a time would do, so the vector's bits do not change. */
+typedef struct {
+    int conv;        /* conv job index, or -1: a fused pair at layer l */
+    int l, bwd_data, bwd_w, backward;
+} ck_item;
+
+static void samples_pass(engine *e, ck_state *S, const ck_layout *L, int backward, double *out) {
+    const model *m = e->m;
+    size_t n = e->batch;
+    conv_job J[MODEL_MAX_LAYERS];
+    ck_item it[MODEL_MAX_LAYERS];
+    int ni = 0, nj = 0;
+    double *cw = S->cw, *part = S->part;
+    for (int l = 0; l < m->n_layers; l++) {
+        const layer *ly = &m->layers[l];
+        if (ly->kind == LAYER_CONV) {
+            conv_job *j = &J[nj];
+            ck_conv_dims d = dims_of(ly);
+            size_t ckk = d.c * (size_t)d.k * d.k, OC = d.oc;
+            *j = (conv_job){.ly = ly, .d = d};
+            j->b = S->p + m->tensors[ly->b_tensor].offset;
+            j->dw = S->g + m->tensors[ly->w_tensor].offset, j->db = S->g + m->tensors[ly->b_tensor].offset;
+            j->xv = l ? S->view[0][l - 1] : (ck_tv){S->input, 1}, j->yv = S->view[0][l];
+            j->dyv = backward ? S->view[1][l] : (ck_tv){NULL, 0};
+            j->dxv = backward && l ? S->view[1][l - 1] : (ck_tv){NULL, 0};
+            for (int ph = 0; ph < 4; ph++) j->o[ph] = L->cnt[l][ph] ? out + L->off[l][ph] : NULL;
+            j->wf = cw, j->wb = cw + ckk * OC + d.c * OC, j->part = part;
+            cw += 2 * (ckk * OC + d.c * OC), part += n * OC * 6;
+            conv_prep(j, S->p + m->tensors[ly->w_tensor].offset);
+            it[ni++] = (ck_item){nj++, l, j->dxv.p != NULL, backward, backward};
+        } else if (S->fused[l]) {
+            it[ni++] = (ck_item){-1, l, 0, 0, backward && S->view[1][l - 1].p != NULL};
+            l++;
+        }
     }
-    out[L->off[l][CK_FWD]] = out[L->off[l + 1][CK_FWD]] = f;
-    if (backward) out[L->off[l][CK_BWD_DATA]] = out[L->off[l + 1][CK_BWD_DATA]] = b;
+    if (!ni) return;
+    for (int t = 0; t < S->nth; t++)
+        for (int k = 0; k < CK_CNT_STRIDE; k++) S->cnt[(size_t)t * CK_CNT_STRIDE + k] = 0;
+#pragma omp parallel for schedule(static) num_threads(S->nth)
+    for (ptrdiff_t ii = 0; ii < (ptrdiff_t)n; ii++) {
+        size_t i = (size_t)ii;
+        int tid = omp_get_thread_num();
+        ck_tls W = tls_of(S, tid);
+        size_t *cnt = S->cnt + (size_t)tid * CK_CNT_STRIDE;
+        for (int k = 0; k < ni; k++) {
+            const ck_item *c = &it[k];
+            if (c->conv >= 0) {
+                conv_fwd_sample(&J[c->conv], &W, i);
+                if (c->bwd_data) conv_bwd_data_sample(&J[c->conv], &W, i);
+                if (c->bwd_w) conv_bwd_w_sample(&J[c->conv], &W, i);
+                continue;
+            }
+            int l = c->l;
+            ck_tv none = {NULL, 0};
+            size_t b = 0;
+            cnt[2 * l] += pair_fast_sample(&m->layers[l + 1], S->view[0][l - 1], S->view[0][l + 1],
+                                           c->backward ? S->view[1][l + 1] : none,
+                                           c->backward ? S->view[1][l - 1] : none, i, &b);
+            cnt[2 * l + 1] += b;
+        }
+    }
+    for (int k = 0; k < ni; k++) {
+        const ck_item *c = &it[k];
+        if (c->conv >= 0) {
+            if (c->bwd_w) conv_bwd_w_finish(&J[c->conv], n);
+            continue;
+        }
+        /* a fused pair: its counts at both layers, the exact rule only for
+         * a side whose fast count found something */
+        int l = c->l;
+        size_t f = 0, b = 0;
+        for (int t = 0; t < S->nth; t++) f += S->cnt[(size_t)t * CK_CNT_STRIDE + 2 * l], b += S->cnt[(size_t)t * CK_CNT_STRIDE + 2 * l + 1];
+        const layer *pl = &m->layers[l + 1];
+        ck_tv x = S->view[0][l - 1], y = S->view[0][l + 1], dy = S->view[1][l + 1], dx = S->view[1][l - 1];
+        double fd = f ? (double)pair_exact(pl, x, y, dy, dx, n, S->nth, 0) : 0;
+        out[L->off[l][CK_FWD]] = out[L->off[l + 1][CK_FWD]] = fd;
+        if (!c->backward) continue;
+        double bd = b ? (double)pair_exact(pl, x, y, dy, dx, n, S->nth, 1) : 0;
+        out[L->off[l][CK_BWD_DATA]] = out[L->off[l + 1][CK_BWD_DATA]] = bd;
+    }
 }
 
+/* Every layer's checks: conv layers and fused pairs sample by sample
+ * (samples_pass), then dense and unfused element-wise layers, which read
+ * plain copies, a layer at a time. */
 static void layers_all(engine *e, ck_state *S, const ck_layout *L, int backward, int training, double *out) {
     const model *m = e->m;
     size_t n = e->batch;
+    samples_pass(e, S, L, backward, out);
     for (int l = 0; l < m->n_layers; l++) {
         const layer *ly = &m->layers[l];
-        ck_tv xv = l ? S->view[0][l - 1] : (ck_tv){S->input, 1}, yv = S->view[0][l];
-        ck_tv dyv = backward ? S->view[1][l] : (ck_tv){NULL, 0}, dxv = backward && l ? S->view[1][l - 1] : (ck_tv){NULL, 0};
-        /* plain (fetch): every check but conv and fused pairs */
+        if (ly->kind == LAYER_CONV) continue;
+        if (S->fused[l]) {
+            l++;
+            continue;
+        }
         const float *x = l ? S->plain[0][l - 1] : S->input, *y = S->plain[0][l];
         const float *dy = backward ? S->plain[1][l] : NULL, *dx = backward && l ? S->plain[1][l - 1] : NULL;
-        if (ly->kind == LAYER_CONV || ly->kind == LAYER_DENSE) {
+        if (ly->kind == LAYER_DENSE) {
             const float *w = S->p + m->tensors[ly->w_tensor].offset, *b = S->p + m->tensors[ly->b_tensor].offset;
             const float *dw = S->g + m->tensors[ly->w_tensor].offset, *db = S->g + m->tensors[ly->b_tensor].offset;
             double *o[4];
             for (int ph = 0; ph < 4; ph++) o[ph] = L->cnt[l][ph] ? out + L->off[l][ph] : NULL;
-            if (ly->kind == LAYER_DENSE) {
-                dense_all(S, ly, w, b, x, y, dy, dx, dw, db, n, o);
-                continue;
-            }
-            conv_fwd(S, ly, w, b, xv, yv, n, o[CK_FWD]);
-            if (!backward) continue;
-            if (dxv.p) conv_bwd_data(S, ly, w, dyv, dxv, n, o[CK_BWD_DATA]);
-            conv_bwd_w(S, ly, xv, dyv, dw, db, n, o[CK_BWD_W], o[CK_BWD_B]);
-        } else if (S->fused[l]) {
-            fused_pair(S, L, &m->layers[l + 1], l, backward && dxv.p, n, out);
-            l++;
-        } else {
-            out[L->off[l][CK_FWD]] = elem_fwd(e, ly, l, x, y, n, training, S->nth);
-            if (dx) out[L->off[l][CK_BWD_DATA]] = elem_bwd(e, ly, l, x, y, dy, dx, n, S->nth);
+            dense_all(S, ly, w, b, x, y, dy, dx, dw, db, n, o);
+            continue;
         }
+        out[L->off[l][CK_FWD]] = elem_fwd(e, ly, l, x, y, n, training, S->nth);
+        if (dx) out[L->off[l][CK_BWD_DATA]] = elem_bwd(e, ly, l, x, y, dy, dx, n, S->nth);
     }
 }
 

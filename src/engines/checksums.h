@@ -59,8 +59,10 @@ uint64_t ck_digest(const float *x, size_t n);
 /* The host implementation: reads the engine's tensors through its own
  * table (no timing, no IPC; its buffers directly where engine_i.ck_view
  * offers them) and fills out (ck_layout_make(m, e->batch) .total
- * doubles), on e->ck_threads threads (0: every core the process may use).
- * Keeps a snapshot of PARAMS/M/V between the STEP and UPDATE stages in
+ * doubles), on e->ck_threads threads (0: every core the process may use),
+ * the conv relations and fused pairs sample by sample (one thread does
+ * all of a sample's, so its tensors are read from memory once; the vector
+ * does not depend on the thread count or the layout).  Keeps a snapshot of PARAMS/M/V between the STEP and UPDATE stages in
  * e->ck_state (engine_free frees it). */
 int engine_checksums_host(engine *e, int stage, double *out);
 

@@ -19,7 +19,10 @@
  *     tensor, and --fail-on suspect exits 1 for them; the legal variants
  *     are not SUSPECT;
  *   - the every-step checksums' sharper tier, with no reference: a
- *     relation between the tiers is SUSPECT at its layer and phase.
+ *     relation between the tiers is SUSPECT at its layer and phase;
+ *   - the input digest: a step or an evaluation batch run on the images
+ *     of the batch before is a PROBLEM at conv1, at that step (no relation
+ *     sees it).
  * "Flagged" is what the audit's checks say (bounds.h): a tensor with
  * elements over their bound (for an exact operation the bound is 0: any
  * difference), which is a PROBLEM and makes --fail-on problem exit 1.
@@ -193,6 +196,61 @@ static void test_checksum_suspect(void **st) {
     }
 }
 
+/* The input digest, with no reference (only the every-step checks judge):
+ * an engine that trains one step (7) or evaluates one batch on the images
+ * of the batch before keeps every relation; the INPUT slot names it, at
+ * conv1, in that step or that evaluation.  The legal engine's digests
+ * match at every step and evaluation batch. */
+static void test_input_digest(void **st) {
+    if (!have_data()) skip();
+    static const struct {
+        const char *engine;
+        long step;      /* the step named; 0: an evaluation */
+        int eval_epoch; /* the evaluation named (1-based); 0: a step */
+    } cases[] = {
+        {"cpu:fault=input_stale_once", 7, 0},
+        {"cpu:fault=eval_input_stale", 0, 1},
+        {"cpu", -1, 0},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        char engines[96];
+        snprintf(engines, sizeof engines, "%s", cases[i].engine);
+        audit_cfg c;
+        audit_cfg_default(&c);
+        c.engines = engines;
+        c.attribution_steps = 0;
+        c.run.batch = 16;
+        c.run.limit_train = 72;
+        c.run.limit_test = 64;
+        c.run.epochs = 2;
+        c.eval = 1;
+        c.fail_on = AUDIT_FAIL_PROBLEM;
+        c.out = NULL;
+        audit_result r;
+        if (audit_run(&c, &r)) fail_msg("audit %s: %s", engines, ls_errmsg());
+        const audit_engine *ae = &r.eng[0];
+        printf("  %-30s %ld step(s), %ld evaluation batch(es) checked; violations %ld, first at step %ld / "
+               "evaluation %d: %s\n", engines, ae->ck_steps, ae->ck_eval_batches, ae->ck_viol_checks,
+               ae->ck_first_step, ae->ck_first_eval_epoch, ae->ck_viol_checks ? ae->ck_first.what : "-");
+        assert_int_equal(ae->ck_steps, 10);
+        assert_int_equal(ae->ck_eval_batches, 8);
+        if (cases[i].step < 0) {
+            assert_int_equal(ae->ck_viol_checks, 0);
+            assert_int_equal(r.gate, 0);
+        } else {
+            /* one stage broken, one check in it: the input digest */
+            assert_int_equal(ae->ck_viol_checks, 1);
+            assert_true(strncmp(ae->ck_first.what, "input:", 6) == 0);
+            assert_int_equal(ae->ck_first.layer, 0);
+            assert_int_equal(ae->ck_first.phase, cases[i].eval_epoch ? CKP_EVAL : CKP_FORWARD);
+            assert_int_equal(ae->ck_first_step, cases[i].step);
+            assert_int_equal(ae->ck_first_eval_epoch, cases[i].eval_epoch);
+            assert_int_equal(r.gate, 1);
+        }
+        audit_result_free(&r);
+    }
+}
+
 /* Faults that must be flagged, at the tensor the faulted layer computes
  * first (forward order, then backward order). */
 static void test_faults_caught(void **st) {
@@ -249,6 +307,7 @@ int main(void) {
         cmocka_unit_test(test_not_flagged),
         cmocka_unit_test(test_sharp_tier),
         cmocka_unit_test(test_checksum_suspect),
+        cmocka_unit_test(test_input_digest),
         cmocka_unit_test(test_unknown_fault),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

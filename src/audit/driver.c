@@ -1089,6 +1089,9 @@ static int step_checksums(audit *A, size_t nb, int stage) {
         if (rc && engine_gone(A, i)) continue;
         if (rc) return engine_err(rc, ae->label, "checksums");
     }
+    /* the digest of the images every engine was given, once */
+    uint64_t xd = stage == CK_STAGE_STEP
+                      ? ck_digest(A->x, nb * (size_t)A->m.in_c * A->m.in_h * A->m.in_w) : 0;
     for (int i = 0; i < r->n_engines; i++) {
         audit_engine *ae = &r->eng[i];
         if (!A->active[i] || ae->is_ref || !ae->ck_have) continue;
@@ -1098,7 +1101,8 @@ static int step_checksums(audit *A, size_t nb, int stage) {
             every_step_break_chain(ae);
             continue;
         }
-        int rc = every_step_stage(A->e[i], ae, &A->m, stage, nb, A->y, A->in_attr ? 0 : A->step, A->epoch, A->ck_vec);
+        int rc = every_step_stage(A->e[i], ae, &A->m, stage, nb, A->y, ae->recorded ? NULL : &xd,
+                                  A->in_attr ? 0 : A->step, A->epoch, A->ck_vec);
         if (rc && engine_gone(A, i)) continue;
         if (rc) return engine_err(rc, ae->label, "checksums");
     }
@@ -1427,9 +1431,11 @@ typedef struct {
     int unused;
 } eval_ck;
 
-static int eval_checksums(void *ctx, engine *e, const int32_t *labels, size_t n) {
+static int eval_checksums(void *ctx, engine *e, const float *x, const int32_t *labels, size_t n) {
     eval_ck *c = ctx;
-    return every_step_stage(e, c->ae, &c->A->m, CK_STAGE_EVAL, n, labels, 0, c->A->epoch, c->A->ck_vec);
+    const model *m = &c->A->m;
+    uint64_t xd = ck_digest(x, n * (size_t)m->in_c * m->in_h * m->in_w);
+    return every_step_stage(e, c->ae, m, CK_STAGE_EVAL, n, labels, &xd, 0, c->A->epoch, c->A->ck_vec);
 }
 
 enum { EVAL_REF_IMAGES = 256 };
@@ -1523,7 +1529,7 @@ static int recorded_eval_checksums(audit *A, int i, audit_engine *ae, int ep, si
     size_t B = A->cfg.run.batch;
     for (size_t b = 0; b * B < n && ae->ck_have; b++) {
         int rc = engine_recorded_eval_at(A->e[i], ep, b);
-        if (!rc) rc = every_step_stage(A->e[i], ae, &A->m, CK_STAGE_EVAL, n - b * B < B ? n - b * B : B, NULL, 0, ep,
+        if (!rc) rc = every_step_stage(A->e[i], ae, &A->m, CK_STAGE_EVAL, n - b * B < B ? n - b * B : B, NULL, NULL, 0, ep,
                                        A->ck_vec);
         if (rc) return rc;
     }

@@ -88,8 +88,8 @@ int every_step_send(engine *e, audit_engine *ae, int stage) {
     return LS_OK;
 }
 
-int every_step_stage(engine *e, audit_engine *ae, const model *m, int stage, size_t n, const int32_t *y, long step,
-                     int epoch, double *vec) {
+int every_step_stage(engine *e, audit_engine *ae, const model *m, int stage, size_t n, const int32_t *y,
+                     const uint64_t *x_dig, long step, int epoch, double *vec) {
     if (!ae->ck_have) return LS_OK;
     double t0 = ae->ck_sent ? ae->ck_t_sent : ls_now();
     int rc = ae->ck_sent ? remote_checksums_recv(e, vec) : engine_checksums(e, stage, vec);
@@ -109,6 +109,7 @@ int every_step_stage(engine *e, audit_engine *ae, const model *m, int stage, siz
     ck_layout L;
     ck_layout_make(&L, m, n);
     if (stage != CK_STAGE_UPDATE && ae->ck_chain) checksums_continuity(m, ae->ck_dig, vec, n, &v);
+    if (stage != CK_STAGE_UPDATE && x_dig) checksums_input(m, vec, n, *x_dig, &v);
     if (stage == CK_STAGE_UPDATE) {
         memcpy(ae->ck_dig, vec + L.digest_off, 3 * (size_t)m->n_tensors * sizeof *ae->ck_dig);
         ae->ck_chain = 1;

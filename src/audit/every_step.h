@@ -17,7 +17,10 @@
  * drift steps.  LS_ENOMEM or 0. */
 int every_step_init(audit_engine *ae, long total);
 /* Judge one stage of engine e: STEP (after backward: labels y), UPDATE
- * (after update), EVAL (after an inference forward).  step: the drift
+ * (after update), EVAL (after an inference forward).  x_dig: the digest
+ * (ck_digest) of the images the engine was given for a STEP or EVAL stage,
+ * judged against the INPUT slot; NULL where there is none to judge (a
+ * recording stores no INPUT slot).  step: the drift
  * step (0 in evaluation), epoch 0-based; vec: scratch of
  * ck_layout_make(m, max_batch).total doubles.  An engine without the op
  * is marked once (ck_have 0) and 0 returned; other errors are returned. */
@@ -25,8 +28,8 @@ int every_step_init(audit_engine *ae, long total);
  * own process starts computing it; every_step_stage then waits for it), so
  * that every engine's checks run at once.  A no-op for other engines. */
 int every_step_send(engine *e, audit_engine *ae, int stage);
-int every_step_stage(engine *e, audit_engine *ae, const model *m, int stage, size_t n, const int32_t *y, long step,
-                     int epoch, double *vec);
+int every_step_stage(engine *e, audit_engine *ae, const model *m, int stage, size_t n, const int32_t *y,
+                     const uint64_t *x_dig, long step, int epoch, double *vec);
 /* The driver set the engine's state (sync/isolated broadcast, the initial
  * state, a round trip): the next step starts a new continuity chain. */
 void every_step_break_chain(audit_engine *ae);

@@ -1572,9 +1572,14 @@ static int rule_checksums(explain_list *L, const audit_result *r, const model *m
         char where[48];
         if (ae->ck_first_eval_epoch) snprintf(where, sizeof where, "the evaluation after epoch %d", ae->ck_first_eval_epoch);
         else snprintf(where, sizeof where, "step %ld", ae->ck_first_step);
-        snprintf(f->title, sizeof f->title, "%s: every-step checksum violated at %s, %s %s: ratio %s to its bound",
-                 ae->label, where, f->layer[0] ? m->layers[v->layer].name : "state", ck_phase_label(v->phase),
-                 fnum(b1, sizeof b1, v->ratio));
+        /* an exact re-check, a digest (continuity, input): no ratio to speak of */
+        if (isinf(v->ratio))
+            snprintf(f->title, sizeof f->title, "%s: every-step exact check failed at %s, %s %s: %s", ae->label, where,
+                     f->layer[0] ? m->layers[v->layer].name : "state", ck_phase_label(v->phase), v->what);
+        else
+            snprintf(f->title, sizeof f->title, "%s: every-step checksum violated at %s, %s %s: ratio %s to its bound",
+                     ae->label, where, f->layer[0] ? m->layers[v->layer].name : "state", ck_phase_label(v->phase),
+                     fnum(b1, sizeof b1, v->ratio));
         snprintf(f->cause, sizeof f->cause,
                  "On %s's own tensors, %s. A relation's tolerance is the sum of the per-element fp32 bounds of "
                  "the outputs it sums (checks/bounds.c, bounds_ck_tol), so no fp32 rounding in any order exceeds it; "
@@ -1586,8 +1591,13 @@ static int rule_checksums(explain_list *L, const audit_result *r, const model *m
                  "relations and re-checks in all; the first violation: %s (ratio %s).",
                  ae->ck_steps, ae->ck_steps + ae->ck_skipped, ae->ck_eval_batches, ae->ck_viol_checks,
                  ae->ck_relations, v->what, fnum(b1, sizeof b1, v->ratio));
-        snprintf(f->fix, sizeof f->fix, "A fault in %s at %s: the operation named computed a value that its own "
-                                        "inputs do not give.", ae->label, where);
+        if (strncmp(v->what, "input:", 6) == 0)
+            snprintf(f->fix, sizeof f->fix, "A fault in %s at %s: it computed with images other than the batch it "
+                                            "was given (its input path: the copy of the batch into the engine, a "
+                                            "double buffer, a stream that was not waited for).", ae->label, where);
+        else
+            snprintf(f->fix, sizeof f->fix, "A fault in %s at %s: the operation named computed a value that its own "
+                                            "inputs do not give.", ae->label, where);
     }
     for (int i = 0; i < r->n_engines; i++)
         if (r->eng[i].available && !r->eng[i].is_ref && !r->eng[i].ck_viol_checks && r->eng[i].ck_sus_checks) {
@@ -1895,8 +1905,12 @@ static void engine_verdict_words(engine_verdict *ev, const audit_result *r, cons
         char where[32];
         if (ae->ck_first_eval_epoch) snprintf(where, sizeof where, "evaluation, epoch %d", ae->ck_first_eval_epoch);
         else snprintf(where, sizeof where, "step %ld", ae->ck_first_step);
-        snprintf(ev->detail, sizeof ev->detail, "%s, %s: ratio %s (%ld check(s) violated)", where,
-                 ck_phase_label(ae->ck_first.phase), fnum(b1, sizeof b1, ae->ck_first.ratio), ae->ck_viol_checks);
+        if (isinf(ae->ck_first.ratio))
+            snprintf(ev->detail, sizeof ev->detail, "%s, %s: an exact check failed (%ld check(s) violated)", where,
+                     ck_phase_label(ae->ck_first.phase), ae->ck_viol_checks);
+        else
+            snprintf(ev->detail, sizeof ev->detail, "%s, %s: ratio %s (%ld check(s) violated)", where,
+                     ck_phase_label(ae->ck_first.phase), fnum(b1, sizeof b1, ae->ck_first.ratio), ae->ck_viol_checks);
     } else if (ae->ev_ref_images && !(ae->ev_ref_worst <= 1)) {
         snprintf(ev->verdict, sizeof ev->verdict, "EVAL exceeds bound");
         ev->problem = 1;

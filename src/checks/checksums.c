@@ -189,6 +189,16 @@ int checksums_judge(const model *m, const double *vec, size_t n, const int32_t *
     return eval || !labels ? LS_OK : judge_loss(m, &L, vec, n, labels, out);
 }
 
+void checksums_input(const model *m, const double *vec, size_t n, uint64_t want, ck_verdict *out) {
+    ck_layout L;
+    ck_layout_make(&L, m, n);
+    int eval = (int)vec[0] == CK_STAGE_EVAL, same = ck_get_u64(vec + L.input_off) == want;
+    char what[96];
+    snprintf(what, sizeof what, "input: the images this %s computed with are not the batch it was given (digest)",
+             eval ? "evaluation batch" : "step");
+    note(out, eval ? CKP_EVAL : CKP_FORWARD, 0, same ? 0.0 : INFINITY, same ? 0 : 1, what);
+}
+
 void checksums_continuity(const model *m, const double *prev_digest, const double *vec, size_t n, ck_verdict *out) {
     ck_layout L;
     ck_layout_make(&L, m, n);

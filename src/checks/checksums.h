@@ -69,4 +69,10 @@ int checksums_judge(const model *m, const double *vec, size_t n, const int32_t *
 void checksums_continuity(const model *m, const double *prev_digest, const double *vec, size_t n,
                           ck_verdict *out);
 
+/* Input: the digest of the images the stage computed with (vec of a STEP
+ * or EVAL stage, its INPUT slot) against want, the digest (ck_digest) of
+ * the batch the engine was given.  Judged as a PROBLEM of the first
+ * layer's forward (or evaluation) phase when they differ. */
+void checksums_input(const model *m, const double *vec, size_t n, uint64_t want, ck_verdict *out);
+
 #endif

@@ -76,6 +76,8 @@ void ck_layout_make(ck_layout *L, const model *m, size_t n) {
     at += 2 * (size_t)m->n_tensors;
     L->digest_off = at;
     at += 3 * (size_t)m->n_tensors;
+    L->input_off = at;
+    at += 1;
     L->total = at;
 }
 
@@ -1359,6 +1361,7 @@ int engine_checksums_host(engine *e, int stage, double *out) {
         S->fused[l] = I->ck_fused && l > 0 && l + 1 < m->n_layers && m->layers[l].kind == LAYER_RELU &&
                       m->layers[l + 1].kind == LAYER_MAXPOOL && I->ck_fused(e, l, backward);
     if ((rc = fetch(e, S, backward))) return rc;
+    ck_put_u64(out + L.input_off, ck_digest(S->input, e->batch * (size_t)m->in_c * m->in_h * m->in_w));
     layers_all(e, S, &L, backward, backward, out);
     if (!backward) {
         digests(m, S->p, NULL, NULL, out + L.digest_off);

@@ -18,7 +18,13 @@
  * 2 doubles (elements of p, m, v not equal to ops_adam_elem re-done from
  * the step's own p, m, v, g; the largest |difference|), DIGEST: per
  * model tensor 3 u64 (stored in doubles' bits) of its PARAMS, ADAM_M,
- * ADAM_V slices.
+ * ADAM_V slices; INPUT: 1 u64, the digest of the input images the stage
+ * computed with, as the engine holds them (STEP, EVAL; 0 in UPDATE), which
+ * the judge compares with the digest of the batch the engine was given: a
+ * step or an evaluation batch run on other images (a copy skipped, a
+ * buffer not swapped) keeps every relation, and breaks only this.  Last
+ * in the vector, so the blocks before it keep their offsets (recordings
+ * store the vector up to DIGEST: recording_ck_pack).
  *
  * Stages (what the call covers; other blocks are 0):
  *   CK_STAGE_STEP   after loss and backward, before update: FWD, BWD_*,
@@ -44,7 +50,7 @@ typedef struct {
     size_t off[MODEL_MAX_LAYERS][CK_NPHASE]; /* in doubles */
     size_t cnt[MODEL_MAX_LAYERS][CK_NPHASE]; /* relations (or 1 exact block); 0 = none */
     int is_rel[MODEL_MAX_LAYERS];            /* CK_REL doubles per entry, else 2 */
-    size_t loss_off, adam_off, digest_off;
+    size_t loss_off, adam_off, digest_off, input_off;
     size_t total; /* doubles */
 } ck_layout;
 

@@ -131,7 +131,7 @@ static int eval_run(engine *e, const idx_set *test, size_t limit, int keep_logit
         data_make_batch(test, NULL, s, nb, x, y);
         rc = engine_set_batch(e, x, y, nb, 0);
         if (!rc) rc = engine_forward(e, 0);
-        if (!rc && hook) rc = hook(hook_ctx, e, y, nb);
+        if (!rc && hook) rc = hook(hook_ctx, e, x, y, nb);
         if (!rc) rc = engine_get_tensor(e, (tensor_id){TENSOR_ACT, L - 1}, logits);
         if (rc) goto done;
         if (r->logits) memcpy(r->logits + s * C, logits, nb * (size_t)C * sizeof *logits);

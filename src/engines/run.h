@@ -85,7 +85,7 @@ int eval_engine(engine *e, const idx_set *test, size_t limit, eval_result *r);
 int eval_engine_logits(engine *e, const idx_set *test, size_t limit, eval_result *r);
 /* eval_engine_logits, calling hook after each batch's forward (the audit's
  * every-step checksums of the evaluation); a nonzero return stops it. */
-typedef int (*eval_hook)(void *ctx, engine *e, const int32_t *labels, size_t n);
+typedef int (*eval_hook)(void *ctx, engine *e, const float *x, const int32_t *labels, size_t n);
 int eval_engine_hooked(engine *e, const idx_set *test, size_t limit, eval_hook hook, void *ctx, eval_result *r);
 
 typedef struct {

@@ -214,6 +214,16 @@ enum { CPU_FAULT_BELOW = 0, CPU_FAULT_DETECT = 1, CPU_FAULT_SUSPECT = 2 };
       "non-maximum)",                                                                                                  \
       "conv2's backward then runs from that gradient, so its relations hold: only the every-step re-check of the "   \
       "fused pair (16 channels per vector lane, at step 7) sees it")                                                  \
+    X(INPUT_STALE_ONCE, "input_stale_once", "op", "conv1", "forward", "smallcnn --limit-train 72 --limit-test 64 --epochs 2 --steps 10 --eval", \
+      CPU_FAULT_DETECT, "at step 7 only, set_batch keeps the previous step's images (the labels are the new "         \
+      "batch's): a data-pipeline fault, e.g. a copy skipped or a double buffer not swapped",                          \
+      "every operation of the step is right for the images it used, so every relation holds: only the every-step "   \
+      "digest of the input the engine computed with, against the batch it was given, sees it")                       \
+    X(EVAL_INPUT_STALE, "eval_input_stale", "op", "conv1", "evaluation", "smallcnn --limit-train 72 --limit-test 64 --epochs 2 --steps 10 --eval", \
+      CPU_FAULT_DETECT, "in the first evaluation only, the second test batch is evaluated on the first batch's "     \
+      "images (its labels are right)",                                                                                 \
+      "the evaluation's relations hold and the reference compares logits only at the last epoch: only the "          \
+      "evaluation's input digest sees it")                                                                             \
     X(EVAL_POOL2_BLOCK1_1ULP, "eval_pool2_block1_1ulp", "op", "relu2|pool2", "evaluation", "smallcnn --limit-train 72 --limit-test 64 --epochs 2 --steps 10 --eval", \
       CPU_FAULT_DETECT, "in evaluation only, the fused relu2+pool2 output of channel 21 (the second block of 16), "   \
       "sample 0, at its first positive window is one ulp up",                                                        \

@@ -1519,6 +1519,7 @@ typedef struct {
     double rel;         /* the *_rel faults' 2^-k (knob fault_k) */
     int evaluated;      /* an inference forward ran since the last training step (an epoch ended) */
     int corrupted;      /* the one-off corruption happened */
+    int in_eval, eval_round, eval_k; /* set_batch at step 0: evaluation round (from 1) and batch in it (from 0) */
 } fault_state;
 
 static int fault_layer(const cpu_ctx *c, int l, const char *name) {
@@ -1913,6 +1914,26 @@ static int fault_update(engine *e, const adam_scalars *s) {
     return 0;
 }
 
+/* The input faults: the engine keeps the images of the batch before (a copy
+ * skipped), at training step 7, or at the second batch of the first
+ * evaluation (set_batch at step 0 after training steps); the labels are
+ * always the new batch's. */
+static int fault_set_batch(engine *e, const float *x, const int32_t *labels, size_t n, uint64_t step) {
+    cpu_ctx *c = ctx_of(e);
+    fault_state *F = c->fault;
+    if (!F) return cpu_set_batch(e, x, labels, n, step);
+    if (step) F->in_eval = 0;
+    else if (!F->in_eval) F->in_eval = 1, F->eval_round++, F->eval_k = 0;
+    else F->eval_k++;
+    int stale = (F->id == CPU_FAULT_INPUT_STALE_ONCE && step == 7) ||
+                (F->id == CPU_FAULT_EVAL_INPUT_STALE && !step && F->eval_round == 1 && F->eval_k == 1);
+    if (stale && c->cur && e->batch >= n) {
+        memcpy(F->a, c->x, n * (size_t)c->m->in_c * c->m->in_h * c->m->in_w * sizeof *c->x);
+        x = F->a;
+    }
+    return cpu_set_batch(e, x, labels, n, step);
+}
+
 static int fault_set_tensor(engine *e, tensor_id t, const float *in) {
     cpu_ctx *c = ctx_of(e);
     fault_state *F = c->fault;
@@ -1929,7 +1950,7 @@ static int fault_set_tensor(engine *e, tensor_id t, const float *in) {
 static const engine_i cpu_iface = {
     /* .name           = */ "cpu",
     /* .describe       = */ cpu_describe,
-    /* .set_batch      = */ cpu_set_batch,
+    /* .set_batch      = */ CPU_FAULT_PICK(cpu_set_batch, fault_set_batch),
     /* .forward_layer  = */ CPU_FAULT_PICK(cpu_forward_layer, fault_forward_layer),
     /* .loss           = */ CPU_FAULT_PICK(cpu_loss, fault_loss),
     /* .backward_layer = */ CPU_FAULT_PICK(cpu_backward_layer, fault_backward_layer),

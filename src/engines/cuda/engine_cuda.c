@@ -839,6 +839,9 @@ static int cu_checksums(engine *e, int stage, double *out) {
                                                               c->grads + wo, c->grads + bo, n);
         }
         if (rc) return rc;
+        /* INPUT: the images on the device, as the first layer reads them */
+        CHECK_LK(lk_ck_digest(c->stream, c->ck_vec + L.input_off, c->input,
+                              n * (size_t)m->in_c * m->in_h * m->in_w));
         int step = stage == CK_STAGE_STEP;
         if ((rc = ck_digests(e, c, &L, c->params, step ? c->adam_m : NULL, step ? c->adam_v : NULL))) return rc;
         if (step) {

@@ -1150,13 +1150,6 @@ static int step_once(audit *A, size_t nb, int full) {
 
 /* ---- state round-trip -------------------------------------------------- */
 
-static uint64_t fnv64(const float *v, size_t n) {
-    uint64_t h = 1469598103934665603ull;
-    const unsigned char *b = (const unsigned char *)v;
-    for (size_t i = 0; i < n * sizeof *v; i++) h = (h ^ b[i]) * 1099511628211ull;
-    return h;
-}
-
 /* One probe step of engine i on the current batch (as step `step`), with
  * a digest of everything it computes, in compute order: each layer's ACT,
  * the loss, the gradients per model tensor, then the parameters, m and v it
@@ -1181,16 +1174,16 @@ static int probe(audit *A, int i, size_t nb, long step, uint64_t *dig, float *bu
     for (size_t l = 0; l < L && !rc; l++) {
         rc = engine_forward_layer(e, (int)l, 1);
         if (!rc) rc = engine_get_tensor(e, (tensor_id){TENSOR_ACT, (int)l}, A->lead);
-        if (!rc) dig[k++] = fnv64(A->lead, tensor_numel(m, (tensor_id){TENSOR_ACT, (int)l}, nb));
+        if (!rc) dig[k++] = ck_digest(A->lead, tensor_numel(m, (tensor_id){TENSOR_ACT, (int)l}, nb));
     }
     if (!rc) rc = engine_loss(e, &loss);
-    if (!rc) dig[k++] = fnv64(&loss, 1);
+    if (!rc) dig[k++] = ck_digest(&loss, 1);
     if (!rc) rc = engine_backward(e);
     tensor_kind ks[4] = {TENSOR_GRADS, TENSOR_PARAMS, TENSOR_ADAM_M, TENSOR_ADAM_V};
     for (int q = 0; q < 4 && !rc; q++) {
         if (q == 1) rc = engine_update(e, &A->cfg.run.adam, (int)step);
         if (!rc) rc = engine_get_tensor(e, (tensor_id){ks[q], 0}, buf);
-        for (size_t t = 0; t < T && !rc; t++) dig[k++] = fnv64(buf + m->tensors[t].offset, m->tensors[t].numel);
+        for (size_t t = 0; t < T && !rc; t++) dig[k++] = ck_digest(buf + m->tensors[t].offset, m->tensors[t].numel);
     }
     return rc;
 }

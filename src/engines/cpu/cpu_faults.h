@@ -224,6 +224,20 @@ enum { CPU_FAULT_BELOW = 0, CPU_FAULT_DETECT = 1, CPU_FAULT_SUSPECT = 2 };
       "images (its labels are right)",                                                                                 \
       "the evaluation's relations hold and the reference compares logits only at the last epoch: only the "          \
       "evaluation's input digest sees it")                                                                             \
+    X(LABELS_STALE_ONCE, "labels_stale_once", "op", "fc2|loss", "loss", "smallcnn --limit-train 72 --limit-test 64 --epochs 2 --steps 10 --eval", \
+      CPU_FAULT_DETECT, "at step 7 only, set_batch keeps the previous step's labels (the images are new)",            \
+      "every layer's relations hold; the loss and its gradient, re-done from the logits with the labels the "        \
+      "audit gave, do not")                                                                                            \
+    X(ADAM_T_STALE_ONCE, "adam_t_stale_once", "op", "conv1|conv2|fc1|fc2", "update", "smallcnn --limit-train 72 --limit-test 64 --epochs 2 --steps 10 --eval", \
+      CPU_FAULT_DETECT, "at step 7 only, the update uses step 6's bias corrections (a step counter that missed one "  \
+      "increment, e.g. at a partial batch)",                                                                          \
+      "m and v are right, p moves by a step size 1 - 0.9^7 / (1 - 0.9^6) too large: the every-step Adam re-check, "  \
+      "from the audit's own step count, sees every weight")                                                          \
+    X(LOSS_PARTIAL_MEAN_MAX, "loss_partial_mean_max", "op", "fc2|loss", "loss", "smallcnn --limit-train 72 --limit-test 64 --epochs 2 --steps 10 --eval", \
+      CPU_FAULT_DETECT, "in a partial batch (steps 5 and 10: 8 of 16 images) the loss and its gradient divide by "  \
+      "the full batch size",                                                                                           \
+      "the mean over n re-done from the logits is twice the engine's; only partial batches, which the attribution " \
+      "phase does not reach")                                                                                          \
     X(EVAL_POOL2_BLOCK1_1ULP, "eval_pool2_block1_1ulp", "op", "relu2|pool2", "evaluation", "smallcnn --limit-train 72 --limit-test 64 --epochs 2 --steps 10 --eval", \
       CPU_FAULT_DETECT, "in evaluation only, the fused relu2+pool2 output of channel 21 (the second block of 16), "   \
       "sample 0, at its first positive window is one ulp up",                                                        \

@@ -1742,9 +1742,10 @@ static int fault_loss(engine *e, float *loss_out) {
     size_t n = P->n;
     const float *z = act_ptr(c, P, last);
     float *dz = dact_ptr(c, P, last);
-    if (F->id == CPU_FAULT_LOSS_MEAN_N_MINUS_1 || F->id == CPU_FAULT_SOFTMAX_EXP_OFF) {
-        int nm1 = F->id == CPU_FAULT_LOSS_MEAN_N_MINUS_1;
-        double div = nm1 ? (double)n - 1.0 : (double)n, acc = 0.0;
+    int part = F->id == CPU_FAULT_LOSS_PARTIAL_MEAN_MAX && n < e->max_batch;
+    if (F->id == CPU_FAULT_LOSS_MEAN_N_MINUS_1 || F->id == CPU_FAULT_SOFTMAX_EXP_OFF || part) {
+        int nm1 = F->id == CPU_FAULT_LOSS_MEAN_N_MINUS_1 || part;
+        double div = part ? (double)e->max_batch : nm1 ? (double)n - 1.0 : (double)n, acc = 0.0;
         float inv = (float)(1.0 / div);
         for (size_t i = 0; i < n; i++)
             acc += nm1 ? (double)ops_softmax_xent_row(z + i * nc, nc, c->labels[i], inv, c->portable, dz + i * nc)
@@ -1871,6 +1872,11 @@ static int fault_update(engine *e, const adam_scalars *s) {
         a.beta1 = s->beta1 * (1.0f + 0x1p-10f);
         a.one_minus_beta1 = 1.0f - a.beta1;
         break;
+    case CPU_FAULT_ADAM_T_STALE_ONCE:
+        if (s->t == 7) {
+            a = adam_make_scalars(&s->cfg, 6);
+        }
+        break;
     case CPU_FAULT_ADAM_LATE_NO_BIAS_CORRECTION:
         if (s->t < 3) break;
         /* fall through */
@@ -1930,6 +1936,10 @@ static int fault_set_batch(engine *e, const float *x, const int32_t *labels, siz
     if (stale && c->cur && e->batch >= n) {
         memcpy(F->a, c->x, n * (size_t)c->m->in_c * c->m->in_h * c->m->in_w * sizeof *c->x);
         x = F->a;
+    }
+    if (F->id == CPU_FAULT_LABELS_STALE_ONCE && step == 7 && c->cur && e->batch >= n) {
+        memcpy(F->b, c->labels, n * sizeof *labels);
+        labels = (const int32_t *)F->b;
     }
     return cpu_set_batch(e, x, labels, n, step);
 }

@@ -81,7 +81,7 @@ static void step_to_checks(fx *f, uint64_t step) {
 static ck_verdict judge(fx *f, const double *vec) {
     ck_verdict v;
     ck_verdict_init(&v);
-    assert_int_equal(checksums_judge(&f->m, vec, N, f->y, 0, &v), 0);
+    assert_int_equal(checksums_judge(&f->m, vec, N, f->y, 0, 1, &v), 0);
     return v;
 }
 

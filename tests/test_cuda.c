@@ -280,7 +280,7 @@ static void test_ck_policy(void **st) {
     assert_int_equal(model_build(&m, "smallcnn"), 0);
     /* conv1: 256 x 28 x 28 patch sums = 200704 is the largest (conv2: 256 x 32 x 9 = 73728) */
     assert_int_equal(cp_ck_scratch(&m, 256), 200704);
-    assert_int_equal(cp_ck_scratch(&m, 1), 1568); /* fc1's 1568 inputs */
+    assert_int_equal(cp_ck_scratch(&m, 1), 1568 + 64); /* fc1's 1568 inputs and 64 outputs: W's column and row sums */
     /* plane maxima: conv2's n (16 x planes + 32 dy planes); a dense layer's 2 at least */
     assert_int_equal(cp_ck_maxima(&m, 256), 256 * 48);
     assert_int_equal(cp_ck_maxima(&m, 1), 48);
@@ -826,14 +826,16 @@ static void test_dev_checksums(void **st) {
     assert_int_equal(engine_checksums(e, CK_STAGE_STEP, v), 0);
     ck_verdict cv;
     ck_verdict_init(&cv);
-    assert_int_equal(checksums_judge(&m, v, N, y, 0, &cv), 0);
+    assert_int_equal(checksums_judge(&m, v, N, y, 0, 1, &cv), 0);
+    /* the device's digest of its input: the batch it was given */
+    checksums_input(&m, v, N, ck_digest(x, N * 784), &cv);
     if (cv.n_viol) fail_msg("cuda step: %s (ratio %g)", cv.v[0].what, cv.v[0].ratio);
     expect_dev_s(e, &m, v, N, x);
     adam_cfg a = adam_default();
     assert_int_equal(engine_update(e, &a, 1), 0);
     assert_int_equal(engine_checksums(e, CK_STAGE_UPDATE, v), 0);
     ck_verdict_init(&cv);
-    assert_int_equal(checksums_judge(&m, v, N, y, 0, &cv), 0);
+    assert_int_equal(checksums_judge(&m, v, N, y, 0, 1, &cv), 0);
     if (cv.n_viol) fail_msg("cuda update: %s", cv.v[0].what);
     /* conv1's output, one element doubled */
     size_t na = N * layer_out_size(&m.layers[0]);
@@ -848,7 +850,7 @@ static void test_dev_checksums(void **st) {
     assert_int_equal(engine_set_tensor(e, (tensor_id){TENSOR_ACT, 0}, act), 0);
     assert_int_equal(engine_checksums(e, CK_STAGE_STEP, v), 0);
     ck_verdict_init(&cv);
-    assert_int_equal(checksums_judge(&m, v, N, y, 0, &cv), 0);
+    assert_int_equal(checksums_judge(&m, v, N, y, 0, 1, &cv), 0);
     assert_true(cv.n_viol >= 1);
     assert_int_equal(cv.v[0].layer, 0);
     engine_free(e);

@@ -20,9 +20,11 @@
  *     are not SUSPECT;
  *   - the every-step checksums' sharper tier, with no reference: a
  *     relation between the tiers is SUSPECT at its layer and phase;
- *   - the input digest: a step or an evaluation batch run on the images
- *     of the batch before is a PROBLEM at conv1, at that step (no relation
- *     sees it).
+ *   - faults in where the data goes: a step or an evaluation batch run on
+ *     the images of the batch before is a PROBLEM at conv1 (the input
+ *     digest), two samples' fc1 outputs swapped at fc1 (the per-sample
+ *     dense relation), at that step; no relation summed over the batch
+ *     sees them.
  * "Flagged" is what the audit's checks say (bounds.h): a tensor with
  * elements over their bound (for an exact operation the bound is 0: any
  * difference), which is a PROBLEM and makes --fail-on problem exit 1.
@@ -196,21 +198,25 @@ static void test_checksum_suspect(void **st) {
     }
 }
 
-/* The input digest, with no reference (only the every-step checks judge):
- * an engine that trains one step (7) or evaluates one batch on the images
- * of the batch before keeps every relation; the INPUT slot names it, at
- * conv1, in that step or that evaluation.  The legal engine's digests
- * match at every step and evaluation batch. */
-static void test_input_digest(void **st) {
+/* Faults in where the data goes, with no reference (only the every-step
+ * checks judge): an engine that trains one step (7) or evaluates one batch
+ * on the images of the batch before, or writes two samples' fc1 outputs
+ * into each other's rows at step 7, keeps every relation summed over the
+ * batch; the INPUT slot names the first two at conv1, the per-sample dense
+ * relation the third at fc1, in that step or that evaluation.  The legal
+ * engine passes every step and evaluation batch. */
+static void test_one_off_data_faults(void **st) {
     if (!have_data()) skip();
     static const struct {
         const char *engine;
         long step;      /* the step named; 0: an evaluation */
         int eval_epoch; /* the evaluation named (1-based); 0: a step */
+        const char *layer, *what; /* the check named: layer, start of its description */
     } cases[] = {
-        {"cpu:fault=input_stale_once", 7, 0},
-        {"cpu:fault=eval_input_stale", 0, 1},
-        {"cpu", -1, 0},
+        {"cpu:fault=input_stale_once", 7, 0, "conv1", "input:"},
+        {"cpu:fault=eval_input_stale", 0, 1, "conv1", "input:"},
+        {"cpu:fault=fc1_samples_swapped_once", 7, 0, "fc1", "fc1 forward (per sample)"},
+        {"cpu", -1, 0, "", ""},
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         char engines[96];
@@ -238,10 +244,10 @@ static void test_input_digest(void **st) {
             assert_int_equal(ae->ck_viol_checks, 0);
             assert_int_equal(r.gate, 0);
         } else {
-            /* one stage broken, one check in it: the input digest */
+            /* one stage broken, one check in it */
             assert_int_equal(ae->ck_viol_checks, 1);
-            assert_true(strncmp(ae->ck_first.what, "input:", 6) == 0);
-            assert_int_equal(ae->ck_first.layer, 0);
+            assert_true(strncmp(ae->ck_first.what, cases[i].what, strlen(cases[i].what)) == 0);
+            assert_string_equal(r.m.layers[ae->ck_first.layer].name, cases[i].layer);
             assert_int_equal(ae->ck_first.phase, cases[i].eval_epoch ? CKP_EVAL : CKP_FORWARD);
             assert_int_equal(ae->ck_first_step, cases[i].step);
             assert_int_equal(ae->ck_first_eval_epoch, cases[i].eval_epoch);
@@ -307,7 +313,7 @@ int main(void) {
         cmocka_unit_test(test_not_flagged),
         cmocka_unit_test(test_sharp_tier),
         cmocka_unit_test(test_checksum_suspect),
-        cmocka_unit_test(test_input_digest),
+        cmocka_unit_test(test_one_off_data_faults),
         cmocka_unit_test(test_unknown_fault),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

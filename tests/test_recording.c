@@ -580,7 +580,7 @@ static void test_eval_checksums(void **st) {
             for (size_t i = 0; i < BATCH; i++) y[i] = ds.test.labels[b * BATCH + i];
             ck_verdict v;
             ck_verdict_init(&v);
-            assert_int_equal(checksums_judge(&m, vec, BATCH, y, 0, &v), 0);
+            assert_int_equal(checksums_judge(&m, vec, BATCH, y, 0, 0, &v), 0);
             assert_true(v.n_relations > 100);
             assert_int_equal(v.n_viol, 0);
             /* the evaluation computed with the state the last update left,

@@ -105,7 +105,9 @@ int every_step_stage(engine *e, audit_engine *ae, const model *m, int stage, siz
     ck_verdict_init(&v);
     /* a recording declares its precision in its own spec, not in "recorded:PATH" */
     const char *rs = engine_recorded_spec(e);
-    if ((rc = checksums_judge(m, vec, n, y, declared_u_in(rs ? rs : ae->spec), &v))) return rc;
+    /* a recording stores no per-sample blocks (they come after DIGEST) */
+    int recorded = engine_recorded_get(e) != NULL;
+    if ((rc = checksums_judge(m, vec, n, y, declared_u_in(rs ? rs : ae->spec), !recorded, &v))) return rc;
     ck_layout L;
     ck_layout_make(&L, m, n);
     if (stage != CK_STAGE_UPDATE && ae->ck_chain) checksums_continuity(m, ae->ck_dig, vec, n, &v);

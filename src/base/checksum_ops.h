@@ -182,6 +182,28 @@ LS_HD double ck_s_dense(const float *w, size_t cnt, size_t stride, double mx, do
     return ck_abs_sum(w, cnt, stride) * mx + babs;
 }
 
+/* Dense, one sample's relation, summed over its outputs (forward: lhs =
+ * y[p], nl = out; x = x[p], nx = in; cs, csa = W's column sums of w and
+ * |w| (nx); lw = W's row sums of |w| (nl, for S); b = the bias (nl)) or
+ * over its input gradient (backward-data: lhs = dx[p], nl = in; x = dy[p],
+ * nx = out; cs, csa = W's row sums (nx); lw = W's column sums of |w| (nl);
+ * b = NULL).  R = sum lhs - (sum b + cs . x), A = sum |b| + csa . |x|,
+ * Y = sum |lhs|, S = max lw * max |x| + max |b| (each output's sum of
+ * |terms|, |b_j| + sum_i |w_ji| |x_i|, is at most that).  The relations
+ * summed over the batch cannot see a sample's outputs written into
+ * another sample's row; these can. */
+LS_HD void ck_dense_sample(double *o, const float *lhs, size_t nl, const float *x, size_t nx, const double *cs,
+                           const double *csa, const double *lw, const float *b) {
+    double ls, la, rhs = 0, a = 0, bm = 0;
+    for (size_t j = 0; b && j < nl; j++) {
+        double v = fabs((double)b[j]);
+        rhs += b[j], a += v, bm = v > bm ? v : bm;
+    }
+    ck_sum(lhs, nl, 1, &ls, &la);
+    ck_dot_acc(&rhs, &a, x, 1, cs, csa, 1, nx);
+    o[0] = ls - rhs, o[1] = a, o[2] = la, o[3] = ck_max_of(lw, nl) * ck_max_abs(x, nx, 1) + bm;
+}
+
 /* ---- element-wise re-checks: 1 where the engine's value is not what the
  * operation gives from the engine's own input (the same value; the sign of
  * a zero is not judged) ----------------------------------------------------- */

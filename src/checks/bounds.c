@@ -506,6 +506,8 @@ int bounds_ck_shape(const model *m, int l, int phase, size_t n, size_t *K, size_
         case 1: *K = (size_t)ly->out_c, *P = n; break;     /* per input feature: over the batch */
         case 2: *K = n, *P = (size_t)ly->in_c; break;      /* per output: over the inputs */
         case 3: *K = n, *P = 1, *is_sum = 1; break;
+        case 4: *K = (size_t)ly->in_c + 1, *P = (size_t)ly->out_c; break; /* per sample: over the outputs */
+        case 5: *K = (size_t)ly->out_c, *P = (size_t)ly->in_c; break;     /* per sample: over the input features */
         }
     }
     return *K ? 1 : 0;

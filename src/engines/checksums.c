@@ -28,6 +28,8 @@ const char *ck_phase_name(int phase) {
     case CK_BWD_DATA: return "backward-data";
     case CK_BWD_W: return "backward-weights";
     case CK_BWD_B: return "backward-weights (bias)";
+    case CK_FWD_PS: return "forward (per sample)";
+    case CK_BWD_DATA_PS: return "backward-data (per sample)";
     }
     return "?";
 }
@@ -78,6 +80,15 @@ void ck_layout_make(ck_layout *L, const model *m, size_t n) {
     at += 3 * (size_t)m->n_tensors;
     L->input_off = at;
     at += 1;
+    for (int l = 0; l < m->n_layers; l++) {
+        if (m->layers[l].kind != LAYER_DENSE) continue;
+        L->cnt[l][CK_FWD_PS] = n;
+        L->cnt[l][CK_BWD_DATA_PS] = l > 0 ? n : 0;
+        for (int ph = CK_FWD_PS; ph < CK_NPHASE_ALL; ph++) {
+            L->off[l][ph] = at;
+            at += CK_REL * L->cnt[l][ph];
+        }
+    }
     L->total = at;
 }
 
@@ -168,7 +179,7 @@ static void scratch_needed(const model *m, size_t n, size_t *wt, size_t *pl, siz
             t[3] = 6 * (C + OC);
             *cw += 2 * (C * kk * OC + C * OC), *part += n * OC * 6;
         } else if (ly->kind == LAYER_DENSE) {
-            t[0] = 2 * (C + OC);
+            t[0] = 4 * (C + OC); /* dense_all: sums over the batch, then W's row and column sums */
         }
         *wt = t[0] > *wt ? t[0] : *wt;
         *pl = t[1] > *pl ? t[1] : *pl;
@@ -793,20 +804,66 @@ CK_HOT static void col_sums(const float *x, size_t rows, size_t cols, double *s,
     }
 }
 
+/* t = sum x cs, ta = sum |x| csa over n, in LANES lanes */
+CK_HOT static void dot_lanes(const float *x, const double *cs, const double *csa, size_t n, double *t, double *ta) {
+    double u[LANES] = {0}, ua[LANES] = {0}, r = 0, ra = 0;
+    size_t i = 0;
+    for (; i + LANES <= n; i += LANES)
+        for (int l = 0; l < LANES; l++) {
+            double v = x[i + l];
+            u[l] += v * cs[i + l];
+            ua[l] += fabs(v) * csa[i + l];
+        }
+    for (int l = 0; l < LANES; l++) r += u[l], ra += ua[l];
+    for (; i < n; i++) {
+        double v = x[i];
+        r += v * cs[i], ra += fabs(v) * csa[i];
+    }
+    *t = r, *ta = ra;
+}
+
+/* A dense layer's relations: over the batch (per output, per input
+ * feature, backward-weights, bias) and per sample (base/checksum_ops.h's
+ * ck_dense_sample, its sums in lanes here). */
 static void dense_all(ck_state *S, const layer *ly, const float *w, const float *b, const float *x, const float *y,
-                      const float *dy, const float *dx, const float *dw, const float *db, size_t n, double *o[4]) {
+                      const float *dy, const float *dx, const float *dw, const float *db, size_t n,
+                      double *o[CK_NPHASE_ALL]) {
     size_t in = (size_t)ly->in_c, out = (size_t)ly->out_c;
     double *xs = S->s, *xa = S->sa, *ys = S->wt, *ya = ys + out;
+    /* W's column sums (cs, csa: per input) and row sums (rs, rsa: per output) */
+    double *cs = S->wt + 2 * (in + out), *csa = cs + in, *rs = csa + in, *rsa = rs + out;
     double mx = max_abs(x, n * in); /* S of an output: sum_k |w_jk| max|x| + |b_j| */
     col_sums(x, n, in, xs, xa);
     col_sums(y, n, out, ys, ya);
+    double bs = 0, ba = 0, bm = 0;
     for (size_t j = 0; j < out; j++) {
-        double rhs = n * (double)b[j], a = n * fabs((double)b[j]), wa, ws;
+        double rhs = n * (double)b[j], a = n * fabs((double)b[j]);
         ck_dot_acc(&rhs, &a, w + j * in, 1, xs, xa, 1, in);
-        sum_abs_w(w + j * in, 1, in, &ws, &wa);
-        put_rel(o[CK_FWD] + CK_REL * j, ys[j], ya[j], rhs, a, wa * mx + fabs((double)b[j]));
+        sum_abs_w(w + j * in, 1, in, &rs[j], &rsa[j]);
+        put_rel(o[CK_FWD] + CK_REL * j, ys[j], ya[j], rhs, a, rsa[j] * mx + fabs((double)b[j]));
+        double v = fabs((double)b[j]);
+        bs += b[j], ba += v, bm = v > bm ? v : bm;
+    }
+    if (o[CK_FWD_PS]) {
+        double wm = ck_max_of(rsa, out);
+        col_sums(w, out, in, cs, csa);
+        for (size_t p = 0; p < n; p++) {
+            double ls, la, t, ta;
+            sum_lanes(y + p * out, out, &ls, &la);
+            dot_lanes(x + p * in, cs, csa, in, &t, &ta);
+            put_rel(o[CK_FWD_PS] + CK_REL * p, ls, la, bs + t, ba + ta, wm * max_abs(x + p * in, in) + bm);
+        }
     }
     if (!dy) return;
+    if (dx && o[CK_BWD_DATA_PS]) {
+        double cm = ck_max_of(csa, in);
+        for (size_t p = 0; p < n; p++) {
+            double ls, la, t, ta;
+            sum_lanes(dx + p * in, in, &ls, &la);
+            dot_lanes(dy + p * out, rs, rsa, out, &t, &ta);
+            put_rel(o[CK_BWD_DATA_PS] + CK_REL * p, ls, la, t, ta, cm * max_abs(dy + p * out, out));
+        }
+    }
     /* backward: Ds (out) = dy summed over the batch, Rx (n) = x summed over features */
     double *ds = S->s, *da = S->sa, *rx = S->s + out, *ra = S->sa + out, *dxs = S->wt, *dxa = S->wt + in;
     double mdy = max_abs(dy, n * out);
@@ -1291,8 +1348,8 @@ static void layers_all(engine *e, ck_state *S, const ck_layout *L, int backward,
         if (ly->kind == LAYER_DENSE) {
             const float *w = S->p + m->tensors[ly->w_tensor].offset, *b = S->p + m->tensors[ly->b_tensor].offset;
             const float *dw = S->g + m->tensors[ly->w_tensor].offset, *db = S->g + m->tensors[ly->b_tensor].offset;
-            double *o[4];
-            for (int ph = 0; ph < 4; ph++) o[ph] = L->cnt[l][ph] ? out + L->off[l][ph] : NULL;
+            double *o[CK_NPHASE_ALL];
+            for (int ph = 0; ph < CK_NPHASE_ALL; ph++) o[ph] = L->cnt[l][ph] ? out + L->off[l][ph] : NULL;
             dense_all(S, ly, w, b, x, y, dy, dx, dw, db, n, o);
             continue;
         }

@@ -22,9 +22,16 @@
  * computed with, as the engine holds them (STEP, EVAL; 0 in UPDATE), which
  * the judge compares with the digest of the batch the engine was given: a
  * step or an evaluation batch run on other images (a copy skipped, a
- * buffer not swapped) keeps every relation, and breaks only this.  Last
- * in the vector, so the blocks before it keep their offsets (recordings
- * store the vector up to DIGEST: recording_ck_pack).
+ * buffer not swapped) keeps every relation, and breaks only this.  Then
+ * PER SAMPLE: per dense layer, FWD_PS (n relations: a sample's outputs
+ * summed, against its input times the column sums of W plus the sum of
+ * b) and BWD_DATA_PS (l > 0: a sample's input gradient summed, against
+ * its output gradient times W's row sums); the blocks above sum a dense
+ * layer over the batch, so a kernel that writes one sample's result into
+ * another's row keeps them all and breaks these.  INPUT and PER SAMPLE
+ * come last, so the blocks before keep their offsets (recordings store
+ * the vector up to DIGEST: recording_ck_pack, and are judged without
+ * them).
  *
  * Stages (what the call covers; other blocks are 0):
  *   CK_STAGE_STEP   after loss and backward, before update: FWD, BWD_*,
@@ -44,11 +51,13 @@
 #include "engines/engine.h"
 
 enum { CK_FWD, CK_BWD_DATA, CK_BWD_W, CK_BWD_B, CK_NPHASE };
+/* the per-sample dense blocks, after INPUT (not in recordings) */
+enum { CK_FWD_PS = CK_NPHASE, CK_BWD_DATA_PS, CK_NPHASE_ALL };
 enum { CK_HDR = 3, CK_REL = 4 };
 
 typedef struct {
-    size_t off[MODEL_MAX_LAYERS][CK_NPHASE]; /* in doubles */
-    size_t cnt[MODEL_MAX_LAYERS][CK_NPHASE]; /* relations (or 1 exact block); 0 = none */
+    size_t off[MODEL_MAX_LAYERS][CK_NPHASE_ALL]; /* in doubles */
+    size_t cnt[MODEL_MAX_LAYERS][CK_NPHASE_ALL]; /* relations (or 1 exact block); 0 = none */
     int is_rel[MODEL_MAX_LAYERS];            /* CK_REL doubles per entry, else 2 */
     size_t loss_off, adam_off, digest_off, input_off;
     size_t total; /* doubles */

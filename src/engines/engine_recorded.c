@@ -254,8 +254,8 @@ void recording_ck_geom_of(const model *m, size_t n, recording_ck_geom *out) {
     ck_layout L;
     ck_layout_make(&L, m, n);
     memset(out, 0, sizeof *out);
-    memcpy(out->off, L.off, sizeof out->off);
-    memcpy(out->cnt, L.cnt, sizeof out->cnt);
+    for (int l = 0; l < MODEL_MAX_LAYERS; l++) /* the phases a recording stores (not the per-sample ones) */
+        for (int ph = 0; ph < CK_NPHASE; ph++) out->off[l][ph] = L.off[l][ph], out->cnt[l][ph] = L.cnt[l][ph];
     memcpy(out->is_rel, L.is_rel, sizeof out->is_rel);
     out->rel_width = CK_REL;
     out->loss_off = L.loss_off;

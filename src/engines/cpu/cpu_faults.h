@@ -238,6 +238,11 @@ enum { CPU_FAULT_BELOW = 0, CPU_FAULT_DETECT = 1, CPU_FAULT_SUSPECT = 2 };
       "the full batch size",                                                                                           \
       "the mean over n re-done from the logits is twice the engine's; only partial batches, which the attribution " \
       "phase does not reach")                                                                                          \
+    X(FC1_SAMPLES_SWAPPED_ONCE, "fc1_samples_swapped_once", "op", "fc1", "forward", "smallcnn --limit-train 72 --limit-test 64 --epochs 2 --steps 10 --eval", \
+      CPU_FAULT_DETECT, "at step 7 only, fc1's forward writes sample 0's outputs to sample 1's row and sample 1's "  \
+      "to sample 0's (a batched kernel that writes one sample's result into another's slot)",                         \
+      "every value is one fc1 computes, in the wrong row: a relation summed over the batch cannot see it; the "       \
+      "per-sample dense relation (outputs summed per sample) does")                                                   \
     X(EVAL_POOL2_BLOCK1_1ULP, "eval_pool2_block1_1ulp", "op", "relu2|pool2", "evaluation", "smallcnn --limit-train 72 --limit-test 64 --epochs 2 --steps 10 --eval", \
       CPU_FAULT_DETECT, "in evaluation only, the fused relu2+pool2 output of channel 21 (the second block of 16), "   \
       "sample 0, at its first positive window is one ulp up",                                                        \

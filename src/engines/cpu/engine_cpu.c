@@ -1693,6 +1693,13 @@ static int fault_forward_layer(engine *e, int l, int training) {
         size_t hw = (size_t)ly->out_h * ly->out_w, i = 21 * hw, end = 22 * hw;
         while (i < end && !(a[i] > 0)) i++;
         if (i < end) a[i] = nextafterf(a[i], INFINITY);
+    } else if (id == CPU_FAULT_FC1_SAMPLES_SWAPPED_ONCE && training && c->step == 7 && fault_layer(c, l, "fc1") &&
+               n > 1) {
+        if ((rc = act_io(c, l, 0, a, 1))) return rc;
+        for (int j = 0; j < ly->out_c; j++) {
+            float t = a[j];
+            a[j] = a[ly->out_c + j], a[ly->out_c + j] = t;
+        }
     } else if (id == CPU_FAULT_FC1_OUT_1ULP && fault_layer(c, l, "fc1")) {
         if ((rc = act_io(c, l, 0, a, 1))) return rc;
         for (size_t i = 0; i < cnt; i++) a[i] = nextafterf(a[i], INFINITY);

@@ -239,7 +239,7 @@ size_t cp_ck_scratch(const model *m, size_t n) {
         if (ly->kind == LAYER_CONV) {
             t[0] = n * (size_t)ly->in_c * kk, t[1] = n * (size_t)ly->out_c * kk, t[2] = n * (size_t)ly->out_h * ly->out_w;
         } else if (ly->kind == LAYER_DENSE) {
-            t[0] = (size_t)ly->in_c, t[1] = (size_t)ly->out_c, t[2] = n;
+            t[0] = (size_t)ly->in_c + ly->out_c, t[1] = (size_t)ly->out_c, t[2] = n; /* t[0]: W's column and row sums */
         }
         for (int i = 0; i < 3; i++) mx = t[i] > mx ? t[i] : mx;
     }
@@ -257,8 +257,8 @@ size_t cp_ck_maxima(const model *m, size_t n) {
 }
 
 int cp_ck_wants(int stage, int phase) {
-    if (stage == CK_STAGE_STEP) return phase >= CK_FWD && phase < CK_NPHASE;
-    if (stage == CK_STAGE_EVAL) return phase == CK_FWD;
+    if (stage == CK_STAGE_STEP) return phase >= CK_FWD && phase < CK_NPHASE_ALL;
+    if (stage == CK_STAGE_EVAL) return phase == CK_FWD || phase == CK_FWD_PS;
     return 0;
 }
 

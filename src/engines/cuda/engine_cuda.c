@@ -752,7 +752,16 @@ static int ck_dense(cuda_ctx *c, const layer *ly, int l, const ck_layout *L, int
     CHECK_LK(lk_ck_sums(c->stream, c->ck_s, c->ck_sa, mx, x, n, in, 0));
     CHECK_LK(lk_ck_dense(c->stream, v + L->off[l][CK_FWD], NULL, w, b, c->act[l], NULL, c->ck_s, c->ck_sa, mx, n, in,
                          out, 0));
+    /* per sample: W's column sums (cs, csa: in) and row sums (rs, rsa: out) side by side in the scratch
+     * (cp_ck_scratch: in + out for a dense layer) */
+    double *cs = c->ck_s, *csa = c->ck_sa, *rs = c->ck_s + in, *rsa = c->ck_sa + in;
+    CHECK_LK(lk_ck_sums(c->stream, cs, csa, NULL, w, out, in, 0));
+    CHECK_LK(lk_ck_sums(c->stream, rs, rsa, NULL, w, out, in, 1));
+    CHECK_LK(lk_ck_dense_sample(c->stream, v + L->off[l][CK_FWD_PS], c->act[l], x, cs, csa, rsa, b, n, out, in));
     if (!cp_ck_wants(stage, CK_BWD_W)) return 0;
+    if (L->cnt[l][CK_BWD_DATA_PS])
+        CHECK_LK(lk_ck_dense_sample(c->stream, v + L->off[l][CK_BWD_DATA_PS], c->dact[l - 1], c->dact[l], rs, rsa,
+                                    csa, NULL, n, in, out));
     if (L->cnt[l][CK_BWD_DATA]) {
         CHECK_LK(lk_ck_sums(c->stream, c->ck_s, c->ck_sa, mx + 1, c->dact[l], n, out, 0));
         CHECK_LK(lk_ck_dense(c->stream, v + L->off[l][CK_BWD_DATA], NULL, w, NULL, c->dact[l - 1], NULL, c->ck_s,

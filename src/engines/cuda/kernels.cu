@@ -343,6 +343,12 @@ __global__ void k_ck_dense(double *o, double *ob, const float *w, const float *b
     }
 }
 
+/* dense, per sample (ck_dense_sample): relation p at o + 4 p */
+__global__ void k_ck_dense_sample(double *o, const float *lhs, const float *x, const double *cs, const double *csa,
+                                  const double *lw, const float *b, size_t n, size_t nl, size_t nx) {
+    GRID_STRIDE(p, n) ck_dense_sample(o + 4 * p, lhs + p * nl, nl, x + p * nx, nx, cs, csa, lw, b);
+}
+
 /* element-wise re-checks: *bad += elements that differ (exact integers in a double) */
 __global__ void k_ck_elem(double *bad, int kind, int backward, int training, const float *x, const float *y,
                           const float *dy, const float *dx, size_t count, uint64_t seed, uint32_t step, uint32_t layer,
@@ -425,6 +431,10 @@ extern "C" int lk_ck_dense(cudaStream_t s, double *o, double *ob, const float *w
                            const float *dy, const double *sum, const double *asum, const double *mx, size_t n,
                            size_t in, size_t out, int mode) {
     LAUNCH(mode == 1 ? in : out, k_ck_dense, o, ob, w, b, lhs, dy, sum, asum, mx, n, in, out, mode);
+}
+extern "C" int lk_ck_dense_sample(cudaStream_t s, double *o, const float *lhs, const float *x, const double *cs,
+                                  const double *csa, const double *lw, const float *b, size_t n, size_t nl, size_t nx) {
+    LAUNCH(n, k_ck_dense_sample, o, lhs, x, cs, csa, lw, b, n, nl, nx);
 }
 extern "C" int lk_ck_elem(cudaStream_t s, double *bad, int kind, int backward, int training, const float *x,
                           const float *y, const float *dy, const float *dx, size_t count, uint64_t seed, uint32_t step,

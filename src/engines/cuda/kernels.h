@@ -76,6 +76,12 @@ int lk_ck_sums(cudaStream_t s, double *sum, double *asum, double *mx, const floa
 int lk_ck_dense(cudaStream_t s, double *o, double *ob, const float *w, const float *b, const float *lhs,
                 const float *dy, const double *sum, const double *asum, const double *mx, size_t n, size_t in,
                 size_t out, int mode);
+/* one thread per sample: base/checksum_ops.h's ck_dense_sample (forward: lhs
+ * = y, x = the layer's input, nl = out, nx = in, cs/csa W's column sums,
+ * lw its row sums of |w|, b the bias; backward-data: lhs = dx, x = dy, nl =
+ * in, nx = out, cs/csa row sums, lw column sums of |w|, b NULL) */
+int lk_ck_dense_sample(cudaStream_t s, double *o, const float *lhs, const float *x, const double *cs,
+                       const double *csa, const double *lw, const float *b, size_t n, size_t nl, size_t nx);
 /* kind 0 ReLU, 1 flatten, 2 dropout */
 int lk_ck_elem(cudaStream_t s, double *bad, int kind, int backward, int training, const float *x, const float *y,
                const float *dy, const float *dx, size_t count, uint64_t seed, uint32_t step, uint32_t layer, float p,

@@ -93,7 +93,8 @@ def rows(text):
 strs = lambda s: "".join(re.findall(r'"((?:[^"\\]|\\.)*)"', s))
 for a in rows(body[len("#define CPU_FAULT_LIST(X)"):]):
     name, cls, layers, phase, model = (strs(x) for x in a[1:6])
-    expect = "detectable" if "DETECT" in a[6] else "suspect" if "SUSPECT" in a[6] else "below"
+    expect = ("detectable" if "DETECT" in a[6] else "suspect" if "SUSPECT" in a[6] else "blind" if "BLIND" in a[6]
+              else "below")
     print("\t".join([name, cls, layers.replace("|", "/"), phase, model, expect, strs(a[7]), strs(a[8])]))
 PY
 n_zoo=$(wc -l <"$OUT/zoo.txt")
@@ -327,6 +328,7 @@ score_mode = "default" if "default" in modes else modes[-1]
 judged_by = set()
 secs_all = []
 det = det_ok = below_flagged = 0
+blind = []  # (name, flagged by the score mode)
 sus_n = sus_ok = 0
 sus_missed = []
 tiers = {}
@@ -376,7 +378,9 @@ for name, cls, layers, phase, model, expect, does, why in zoo:
         det += 1
     elif caught and expect == "below":
         below_flagged += 1
-    exp = {"detectable": "detect", "suspect": "sharp"}.get(expect, "below")
+    elif expect == "blind":
+        blind.append((name, short[score_mode] in caught))
+    exp = {"detectable": "detect", "suspect": "sharp", "blind": "blind"}.get(expect, "below")
     tiers[name] = tier
     rows.append((name, cls, "%s %s" % (layers, phase), exp, " ".join(caught) or "-", tier, named or "-", why))
     tsv.append("\t".join([name, cls, layers, phase, expect, does, why, " ".join(caught) or "-", named or "-", tier]))
@@ -391,7 +395,8 @@ for l in tsv:
     name, cls, layers, phase, expect, does, why, caught, first, tier = l.split("\t")
     esc = lambda t: t.replace("|", "\\|")
     exp = ("detectable" if expect == "detectable" else "**within its worst case, sharper tier**: " + esc(why)
-           if expect == "suspect" else "**below its bound**: " + esc(why))
+           if expect == "suspect" else "**known blind spot**: " + esc(why) if expect == "blind"
+           else "**below its bound**: " + esc(why))
     caught = " ".join(long_name.get(c, c) for c in caught.split()) if caught != "-" else "—"
     first = first.replace(" ok", " ✓").replace(" WRONG", " ✗ wrong layer") if first != "-" else "—"
     md.append("| `%s`%s | %s | %s, %s | %s | %s | %s | %s |" % (name, " (state)" if cls == "state" else "", esc(does),
@@ -406,6 +411,8 @@ print()
 for r in rows:
     if r[3] == "below":
         print("below its bound: %s — %s" % (r[0], r[7]))
+    if r[3] == "blind":
+        print("known blind spot: %s — %s" % (r[0], r[7]))
 
 false_p = false_s = 0
 print()
@@ -445,6 +452,10 @@ for m in modes:
 print("mutation score: %d of %d detectable faults flagged by the %s audit with the right layer and phase (%.0f%%)"
       % (det_ok, det, score_mode if score_mode != "default" else "default", score))
 print("false PROBLEMs on legal variants: %d; below-bound faults flagged anyway: %d" % (false_p, below_flagged))
+if blind:
+    print("known blind spots (not in the score): %d, flagged by the %s audit: %s" %
+          (len(blind), score_mode, ", ".join("%s %s" % (n, "yes: closed, make it CPU_FAULT_DETECT" if f else "no")
+                                             for n, f in blind)))
 print("sharper tier: %d of %d faults within their worst case flagged (SUSPECT or PROBLEM) by the %s audit at the "
       "right layer and phase%s; false SUSPECTs on legal variants: %d (audits with any)" %
       (sus_ok, sus_n, score_mode, (" (missed: " + ", ".join(sus_missed) + ")") if sus_missed else "", false_s))

@@ -22,8 +22,11 @@
  * whether its effect exceeds the bound of the operation it breaks
  * (CPU_FAULT_DETECT), is within that worst case but beyond what independent
  * fp32 roundings do, the sharper tier's SUSPECT (CPU_FAULT_SUSPECT, issue
- * 24: checks/bounds.h), or is provably within it (CPU_FAULT_BELOW); what it
- * does; and why it is, or is not, detectable.
+ * 24: checks/bounds.h), or is provably within it (CPU_FAULT_BELOW), or is
+ * a wrong value that no check of the default audit looks at — a known
+ * blind spot, kept measured so that closing it shows (CPU_FAULT_BLIND:
+ * `make mutants` reports whether it is flagged, and its score does not
+ * count it); what it does; and why it is, or is not, detectable.
  * The *_rel faults are a family: the knob fault_k=K (default 16) sets the
  * relative perturbation 2^-K; `make mutants` sweeps K = 10..20 for the
  * sensitivity table (README).
@@ -38,7 +41,7 @@
 #define LS_FAULTS 0
 #endif
 
-enum { CPU_FAULT_BELOW = 0, CPU_FAULT_DETECT = 1, CPU_FAULT_SUSPECT = 2 };
+enum { CPU_FAULT_BELOW = 0, CPU_FAULT_DETECT = 1, CPU_FAULT_SUSPECT = 2, CPU_FAULT_BLIND = 3 };
 
 /* The run the one-off and evaluation faults ask for (their model field,
  * written out: scripts/mutants.sh reads the rows as text): two epochs of
@@ -243,6 +246,12 @@ enum { CPU_FAULT_BELOW = 0, CPU_FAULT_DETECT = 1, CPU_FAULT_SUSPECT = 2 };
       "to sample 0's (a batched kernel that writes one sample's result into another's slot)",                         \
       "every value is one fc1 computes, in the wrong row: a relation summed over the batch cannot see it; the "       \
       "per-sample dense relation (outputs summed per sample) does")                                                   \
+    X(CONV2_PLANE_TRANSPOSED_ONCE, "conv2_plane_transposed_once", "op", "conv2", "forward", "smallcnn --limit-train 72 --limit-test 64 --epochs 2 --steps 10 --eval", \
+      CPU_FAULT_BLIND, "at step 7 only, conv2's output plane of sample 0, channel 0 is transposed (rows for columns: "\
+      "a kernel with its two spatial strides swapped)",                                                               \
+      "every value is one conv2 computes, at another position of the same plane: each conv relation sums a whole "   \
+      "plane and the max-pool re-check routes what it is given, and step 7 has no per-element check; "              \
+      "position-weighted relations would see it (README)")                                                           \
     X(EVAL_POOL2_BLOCK1_1ULP, "eval_pool2_block1_1ulp", "op", "relu2|pool2", "evaluation", "smallcnn --limit-train 72 --limit-test 64 --epochs 2 --steps 10 --eval", \
       CPU_FAULT_DETECT, "in evaluation only, the fused relu2+pool2 output of channel 21 (the second block of 16), "   \
       "sample 0, at its first positive window is one ulp up",                                                        \

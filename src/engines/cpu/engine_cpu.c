@@ -1700,6 +1700,15 @@ static int fault_forward_layer(engine *e, int l, int training) {
             float t = a[j];
             a[j] = a[ly->out_c + j], a[ly->out_c + j] = t;
         }
+    } else if (id == CPU_FAULT_CONV2_PLANE_TRANSPOSED_ONCE && training && c->step == 7 && fault_layer(c, l, "conv2") &&
+               ly->out_h == ly->out_w) {
+        if ((rc = act_io(c, l, 0, a, 1))) return rc;
+        int h = ly->out_h;
+        for (int i = 0; i < h; i++)
+            for (int j = i + 1; j < h; j++) {
+                float t = a[i * h + j];
+                a[i * h + j] = a[j * h + i], a[j * h + i] = t;
+            }
     } else if (id == CPU_FAULT_FC1_OUT_1ULP && fault_layer(c, l, "fc1")) {
         if ((rc = act_io(c, l, 0, a, 1))) return rc;
         for (size_t i = 0; i < cnt; i++) a[i] = nextafterf(a[i], INFINITY);

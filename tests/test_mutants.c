@@ -119,6 +119,23 @@ static int audit_one(const char *engine, char *name, size_t cap) {
     return audit_one_sus(engine, name, cap, AUDIT_FAIL_PROBLEM, &sus, NULL, 0, &gate);
 }
 
+/* An audit of `engines` alone (no reference: only the every-step checks
+ * judge), batch 16, no attribution phase, --fail-on problem (and suspect
+ * when asked); evaluation when limit_test > 0. */
+static void checks_only_cfg(audit_cfg *c, const char *engines, size_t limit_train, size_t limit_test, int epochs,
+                            unsigned fail_on) {
+    audit_cfg_default(c);
+    c->engines = engines;
+    c->attribution_steps = 0;
+    c->run.batch = 16;
+    c->run.limit_train = limit_train;
+    c->run.limit_test = limit_test;
+    c->run.epochs = epochs;
+    c->eval = limit_test > 0;
+    c->fail_on = fail_on;
+    c->out = NULL;
+}
+
 /* The sharper tier: within the worst case but a shift that independent
  * rounding does not make; and no false alarm on legal variants. */
 static void test_sharp_tier(void **st) {
@@ -166,15 +183,7 @@ static void test_checksum_suspect(void **st) {
         char engines[96];
         snprintf(engines, sizeof engines, "%s", cases[i].engine);
         audit_cfg c;
-        audit_cfg_default(&c);
-        c.engines = engines;
-        c.attribution_steps = 0;
-        c.run.batch = 16;
-        c.run.limit_train = 32;
-        c.run.epochs = 1;
-        c.eval = 0;
-        c.fail_on = AUDIT_FAIL_SUSPECT | AUDIT_FAIL_PROBLEM;
-        c.out = NULL;
+        checks_only_cfg(&c, engines, 32, 0, 1, AUDIT_FAIL_SUSPECT | AUDIT_FAIL_PROBLEM);
         audit_result r;
         if (audit_run(&c, &r)) fail_msg("audit %s: %s", engines, ls_errmsg());
         const audit_engine *ae = &r.eng[0];
@@ -222,16 +231,7 @@ static void test_one_off_data_faults(void **st) {
         char engines[96];
         snprintf(engines, sizeof engines, "%s", cases[i].engine);
         audit_cfg c;
-        audit_cfg_default(&c);
-        c.engines = engines;
-        c.attribution_steps = 0;
-        c.run.batch = 16;
-        c.run.limit_train = 72;
-        c.run.limit_test = 64;
-        c.run.epochs = 2;
-        c.eval = 1;
-        c.fail_on = AUDIT_FAIL_PROBLEM;
-        c.out = NULL;
+        checks_only_cfg(&c, engines, 72, 64, 2, AUDIT_FAIL_PROBLEM);
         audit_result r;
         if (audit_run(&c, &r)) fail_msg("audit %s: %s", engines, ls_errmsg());
         const audit_engine *ae = &r.eng[0];

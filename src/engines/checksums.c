@@ -804,24 +804,6 @@ CK_HOT static void col_sums(const float *x, size_t rows, size_t cols, double *s,
     }
 }
 
-/* t = sum x cs, ta = sum |x| csa over n, in LANES lanes */
-CK_HOT static void dot_lanes(const float *x, const double *cs, const double *csa, size_t n, double *t, double *ta) {
-    double u[LANES] = {0}, ua[LANES] = {0}, r = 0, ra = 0;
-    size_t i = 0;
-    for (; i + LANES <= n; i += LANES)
-        for (int l = 0; l < LANES; l++) {
-            double v = x[i + l];
-            u[l] += v * cs[i + l];
-            ua[l] += fabs(v) * csa[i + l];
-        }
-    for (int l = 0; l < LANES; l++) r += u[l], ra += ua[l];
-    for (; i < n; i++) {
-        double v = x[i];
-        r += v * cs[i], ra += fabs(v) * csa[i];
-    }
-    *t = r, *ta = ra;
-}
-
 /* A dense layer's relations: over the batch (per output, per input
  * feature, backward-weights, bias) and per sample (base/checksum_ops.h's
  * ck_dense_sample, its sums in lanes here). */
@@ -848,20 +830,20 @@ static void dense_all(ck_state *S, const layer *ly, const float *w, const float 
         double wm = ck_max_of(rsa, out);
         col_sums(w, out, in, cs, csa);
         for (size_t p = 0; p < n; p++) {
-            double ls, la, t, ta;
+            double ls, la, q[4]; /* q[0], q[1]: x . cs, |x| . csa (dy_dot_lanes) */
             sum_lanes(y + p * out, out, &ls, &la);
-            dot_lanes(x + p * in, cs, csa, in, &t, &ta);
-            put_rel(o[CK_FWD_PS] + CK_REL * p, ls, la, bs + t, ba + ta, wm * max_abs(x + p * in, in) + bm);
+            dy_dot_lanes(x + p * in, cs, csa, in, q);
+            put_rel(o[CK_FWD_PS] + CK_REL * p, ls, la, bs + q[0], ba + q[1], wm * max_abs(x + p * in, in) + bm);
         }
     }
     if (!dy) return;
     if (dx && o[CK_BWD_DATA_PS]) {
         double cm = ck_max_of(csa, in);
         for (size_t p = 0; p < n; p++) {
-            double ls, la, t, ta;
+            double ls, la, q[4];
             sum_lanes(dx + p * in, in, &ls, &la);
-            dot_lanes(dy + p * out, rs, rsa, out, &t, &ta);
-            put_rel(o[CK_BWD_DATA_PS] + CK_REL * p, ls, la, t, ta, cm * max_abs(dy + p * out, out));
+            dy_dot_lanes(dy + p * out, rs, rsa, out, q);
+            put_rel(o[CK_BWD_DATA_PS] + CK_REL * p, ls, la, q[0], q[1], cm * max_abs(dy + p * out, out));
         }
     }
     /* backward: Ds (out) = dy summed over the batch, Rx (n) = x summed over features */

@@ -42,6 +42,12 @@ uint64_t ck_get_u64(const double *slot) {
 
 void ck_put_u64(double *slot, uint64_t v) { memcpy(slot, &v, 8); }
 
+/* Integer arithmetic mod 2^64 in any order gives the same sum, so the
+ * clones (64-bit multiplies in vectors need AVX-512DQ: x86-64-v4) differ
+ * only in speed. */
+#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__) && !defined(__SANITIZE_ADDRESS__)
+__attribute__((target_clones("arch=x86-64-v4", "default")))
+#endif
 uint64_t ck_digest(const float *x, size_t n) {
     uint64_t s = 0;
     for (size_t i = 0; i < n; i++) s += ck_digest_term(x[i], i);

@@ -5,7 +5,8 @@
  * updates), and a single-element fault of 1.05 P times that element's own
  * bound (P = the outputs its relation sums; the element's bound at least
  * the relation's mean bound) is caught, naming layer and phase: conv and
- * dense forward, conv weight gradient, conv and dense backward-data.  A
+ * dense forward, conv weight gradient, conv and dense backward-data, and
+ * the per-sample dense relations (forward, backward-data) at their own P.  A
  * sub-threshold fault (0.5 times the relation's own tolerance) in each of
  * those five relation kinds is NOT flagged, and is seen to move the
  * relation's residual by what was injected (so the check can fail both
@@ -333,13 +334,16 @@ static size_t rel_dense_fwd(size_t i, const layer *ly) { return i % (size_t)ly->
 static size_t rel_conv_bwd_data(size_t i, const layer *ly) { return i / ((size_t)ly->in_h * ly->in_w); }
 static size_t rel_dense_bwd_data(size_t i, const layer *ly) { return i % (size_t)ly->in_c; }
 static size_t rel_conv_bwd_w(size_t i, const layer *ly) { return i / ((size_t)ly->in_c * ly->k * ly->k); }
+static size_t rel_dense_fwd_ps(size_t i, const layer *ly) { return i / (size_t)ly->out_c; }
+static size_t rel_dense_bwd_data_ps(size_t i, const layer *ly) { return i / (size_t)ly->in_c; }
 
 /* Forward of conv or dense layer l, followed by a ReLU: an element whose
- * output is negative, moved down (the ReLU's output stays +0). */
-static target target_forward(fx *f, int l) {
+ * output is negative, moved down (the ReLU's output stays +0); ph CK_FWD,
+ * or a dense layer's per-sample relation (CK_FWD_PS). */
+static target target_forward_ph(fx *f, int l, int ph) {
     const layer *ly = &f->m.layers[l];
     assert_true(f->m.layers[l + 1].kind == LAYER_RELU);
-    target t = {.l = l, .ph = CK_FWD, .cph = CKP_FORWARD, .t = {TENSOR_ACT, l}, .sign = -1};
+    target t = {.l = l, .ph = ph, .cph = CKP_FORWARD, .t = {TENSOR_ACT, l}, .sign = -1};
     t.numel = N * layer_out_size(ly);
     size_t ni = N * layer_in_size(ly);
     float *x = l ? get_all(f, (tensor_id){TENSOR_ACT, l - 1}, ni) : get_all(f, (tensor_id){TENSOR_INPUT, 0}, ni);
@@ -349,11 +353,17 @@ static target target_forward(fx *f, int l) {
     assert_non_null(b), assert_non_null(ok);
     bounds_forward(b, &f->m, l, f->p, x, N);
     for (size_t i = 0; i < t.numel; i++) ok[i] = y[i] < 0;
-    size_t n_rel = ly->kind == LAYER_CONV ? N * (size_t)ly->out_c : (size_t)ly->out_c;
-    assert_true(pick_bounded(&t, b, ok, t.numel, n_rel, ly->kind == LAYER_CONV ? rel_conv_fwd : rel_dense_fwd, ly));
+    size_t n_rel = ph == CK_FWD_PS ? N : ly->kind == LAYER_CONV ? N * (size_t)ly->out_c : (size_t)ly->out_c;
+    assert_true(pick_bounded(&t, b, ok, t.numel, n_rel,
+                             ph == CK_FWD_PS              ? rel_dense_fwd_ps
+                             : ly->kind == LAYER_CONV ? rel_conv_fwd
+                                                      : rel_dense_fwd,
+                             ly));
     free(x), free(y), free(b), free(ok);
     return t;
 }
+static target target_forward(fx *f, int l) { return target_forward_ph(f, l, CK_FWD); }
+static target target_forward_ps(fx *f, int l) { return target_forward_ph(f, l, CK_FWD_PS); }
 
 /* A conv's weight gradient: no exact re-check reads it in a STEP vector. */
 static target target_weight_grad(fx *f, int l) {
@@ -380,9 +390,9 @@ static target target_weight_grad(fx *f, int l) {
  * follows a ReLU: an element whose pool window is all 0, so the pool routes
  * it to the window's first element (a ReLU output of 0: its backward is
  * blind to it), which moves with it. */
-static target target_backward_data(fx *f, int l) {
+static target target_backward_data_ph(fx *f, int l, int ph) {
     const layer *ly = &f->m.layers[l], *prev = &f->m.layers[l - 1];
-    target t = {.l = l, .ph = CK_BWD_DATA, .cph = CKP_BWD_DATA, .t = {TENSOR_DACT, l - 1}, .sign = 1};
+    target t = {.l = l, .ph = ph, .cph = CKP_BWD_DATA, .t = {TENSOR_DACT, l - 1}, .sign = 1};
     t.numel = N * layer_in_size(ly);
     size_t no = N * layer_out_size(ly);
     float *dy = get_all(f, (tensor_id){TENSOR_DACT, l}, no), *y = get_all(f, (tensor_id){TENSOR_ACT, l - 1}, t.numel);
@@ -405,8 +415,11 @@ static target target_backward_data(fx *f, int l) {
             ok[i] = w0[0] == 0 && w0[1] == 0 && w0[prev->in_w] == 0 && w0[prev->in_w + 1] == 0;
         }
     }
-    size_t n_rel = ly->kind == LAYER_CONV ? N * (size_t)ly->in_c : (size_t)ly->in_c;
-    assert_true(pick_bounded(&t, b, ok, t.numel, n_rel, ly->kind == LAYER_CONV ? rel_conv_bwd_data : rel_dense_bwd_data,
+    size_t n_rel = ph == CK_BWD_DATA_PS ? N : ly->kind == LAYER_CONV ? N * (size_t)ly->in_c : (size_t)ly->in_c;
+    assert_true(pick_bounded(&t, b, ok, t.numel, n_rel,
+                             ph == CK_BWD_DATA_PS         ? rel_dense_bwd_data_ps
+                             : ly->kind == LAYER_CONV ? rel_conv_bwd_data
+                                                      : rel_dense_bwd_data,
                              ly));
     if (t.twin) {
         size_t P = (size_t)prev->out_h * prev->out_w, HW = (size_t)prev->in_h * prev->in_w;
@@ -416,6 +429,8 @@ static target target_backward_data(fx *f, int l) {
     free(dy), free(y), free(b), free(ok), free(px);
     return t;
 }
+static target target_backward_data(fx *f, int l) { return target_backward_data_ph(f, l, CK_BWD_DATA); }
+static target target_backward_data_ps(fx *f, int l) { return target_backward_data_ph(f, l, CK_BWD_DATA_PS); }
 
 /* Move target t's element by delta (its twin to the same value), recompute
  * the STEP vector into f->vec; returns the shift the fp32 value took. */
@@ -485,6 +500,52 @@ static void test_fault_backward_data(void **s) {
     fault_over(&f, target_backward_data, first_layer_of(&f.m, LAYER_CONV, 1));
     int fc1 = first_layer_of(&f.m, LAYER_DENSE, 0);
     fault_over(&f, target_backward_data, first_layer_of(&f.m, LAYER_DENSE, fc1 + 1));
+    teardown(&f);
+}
+
+/* The per-sample dense relations (a sample's outputs summed: P = out for
+ * forward, P = in for backward-data): over their own threshold, 1.05 P
+ * times the element's bound, the relation itself is over (ratio > 1) and
+ * the verdict names the layer's per-sample relation; at 0.5 times its own
+ * tolerance it stays under and its residual carries the shift.  (At this
+ * test's batch of 32 the relations summed over the batch are sharper for
+ * fc1's 64 outputs, so the verdict is read for the per-sample relation
+ * itself; at the main job's 256 the per-sample ones are.) */
+static void fault_per_sample(fx *f, target (*make)(fx *, int), int l) {
+    for (int over = 1; over >= 0; over--) {
+        step_to_checks(f, 1);
+        target t = make(f, l);
+        size_t K, P;
+        int is_sum;
+        assert_true(bounds_ck_shape(&f->m, l, t.ph, N, &K, &P, &is_sum));
+        assert_true(t.bq >= t.mean);
+        double R0, tol0, r0 = rel_ratio(f, f->vec, l, t.ph, t.rel, &R0, &tol0);
+        double moved = inject(f, &t, t.sign * (over ? 1.05 * (double)P * t.bq : 0.5 * tol0));
+        double R1, tol1, r1 = rel_ratio(f, f->vec, l, t.ph, t.rel, &R1, &tol1);
+        ck_verdict v = judge(f, f->vec);
+        fprintf(stderr, "%s %s, sample %zu: ratio %.3g clean, %.3g with %s moved in\n", f->m.layers[l].name,
+                ck_phase_name(t.ph), t.rel, r0, r1, over ? "1.05 P times the element's bound" : "0.5 x its tolerance");
+        assert_true(fabs((R1 - R0) - moved) <= 1e-3 * tol0); /* the residual carries the shift */
+        if (over) {
+            assert_true(r1 > 1.0);
+            int named = 0;
+            char want[64];
+            snprintf(want, sizeof want, "%s %s", f->m.layers[l].name, ck_phase_name(t.ph));
+            for (int k = 0; k < v.n_viol && k < CK_MAX_VIOL; k++) named |= strncmp(v.v[k].what, want, strlen(want)) == 0;
+            assert_true(named);
+        } else {
+            assert_true(fabs(moved) >= 0.49 * tol0 && r1 < 1.0);
+        }
+    }
+}
+
+static void test_fault_dense_per_sample(void **s) {
+    (void)s;
+    fx f;
+    setup(&f, "smallcnn", 0);
+    int fc1 = first_layer_of(&f.m, LAYER_DENSE, 0), fc2 = first_layer_of(&f.m, LAYER_DENSE, fc1 + 1);
+    fault_per_sample(&f, target_forward_ps, fc1);
+    fault_per_sample(&f, target_backward_data_ps, fc2);
     teardown(&f);
 }
 
@@ -701,6 +762,7 @@ int main(void) {
         cmocka_unit_test(test_fault_weight_grad),
         cmocka_unit_test(test_fault_backward_data),
         cmocka_unit_test(test_subthreshold_not_flagged),
+        cmocka_unit_test(test_fault_dense_per_sample),
         cmocka_unit_test(test_fault_exact_and_continuity),
         cmocka_unit_test(test_fault_fused_pair),
         cmocka_unit_test(test_sharp_tier),

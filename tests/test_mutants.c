@@ -209,11 +209,14 @@ static void test_checksum_suspect(void **st) {
 
 /* Faults in where the data goes, with no reference (only the every-step
  * checks judge): an engine that trains one step (7) or evaluates one batch
- * on the images of the batch before, or writes two samples' fc1 outputs
- * into each other's rows at step 7, keeps every relation summed over the
- * batch; the INPUT slot names the first two at conv1, the per-sample dense
- * relation the third at fc1, in that step or that evaluation.  The legal
- * engine passes every step and evaluation batch. */
+ * on the images of the batch before, writes two samples' fc1 outputs into
+ * each other's rows at step 7, or moves values within one plane of conv2's
+ * output or input gradient at step 7 (mirrored, transposed), keeps every
+ * relation summed over the batch or over a plane; the INPUT slot names the
+ * first two at conv1, the per-sample dense relation the third at fc1, the
+ * position-weighted conv relations the last two at conv2, in that step or
+ * that evaluation.  The legal engine passes every step and evaluation
+ * batch. */
 static void test_one_off_data_faults(void **st) {
     if (!have_data()) skip();
     static const struct {
@@ -221,11 +224,15 @@ static void test_one_off_data_faults(void **st) {
         long step;      /* the step named; 0: an evaluation */
         int eval_epoch; /* the evaluation named (1-based); 0: a step */
         const char *layer, *what; /* the check named: layer, start of its description */
+        ck_phase phase;
     } cases[] = {
-        {"cpu:fault=input_stale_once", 7, 0, "conv1", "input:"},
-        {"cpu:fault=eval_input_stale", 0, 1, "conv1", "input:"},
-        {"cpu:fault=fc1_samples_swapped_once", 7, 0, "fc1", "fc1 forward (per sample)"},
-        {"cpu", -1, 0, "", ""},
+        {"cpu:fault=input_stale_once", 7, 0, "conv1", "input:", CKP_FORWARD},
+        {"cpu:fault=eval_input_stale", 0, 1, "conv1", "input:", CKP_EVAL},
+        {"cpu:fault=fc1_samples_swapped_once", 7, 0, "fc1", "fc1 forward (per sample)", CKP_FORWARD},
+        {"cpu:fault=conv2_plane_mirrored_once", 7, 0, "conv2", "conv2 forward (position-weighted)", CKP_FORWARD},
+        {"cpu:fault=conv2_dx_plane_transposed_once", 7, 0, "conv2", "conv2 backward-data (position-weighted)",
+         CKP_BWD_DATA},
+        {"cpu", -1, 0, "", "", CKP_FORWARD},
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         char engines[96];
@@ -248,7 +255,7 @@ static void test_one_off_data_faults(void **st) {
             assert_int_equal(ae->ck_viol_checks, 1);
             assert_true(strncmp(ae->ck_first.what, cases[i].what, strlen(cases[i].what)) == 0);
             assert_string_equal(r.m.layers[ae->ck_first.layer].name, cases[i].layer);
-            assert_int_equal(ae->ck_first.phase, cases[i].eval_epoch ? CKP_EVAL : CKP_FORWARD);
+            assert_int_equal(ae->ck_first.phase, cases[i].phase);
             assert_int_equal(ae->ck_first_step, cases[i].step);
             assert_int_equal(ae->ck_first_eval_epoch, cases[i].eval_epoch);
             assert_int_equal(r.gate, 1);

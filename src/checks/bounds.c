@@ -499,6 +499,15 @@ int bounds_ck_shape(const model *m, int l, int phase, size_t n, size_t *K, size_
         case 1: *K = ly->out_c * kk, *P = (size_t)ly->in_h * ly->in_w; break;            /* per (sample, channel) */
         case 2: *K = n * pos, *P = ly->in_c * kk; break;                                 /* per output channel */
         case 3: *K = n * pos, *P = 1, *is_sum = 1; break;
+        /* position-weighted: weights 1..P on the P outputs; P here is their
+         * sum (the underflow term's count of outputs; the double term's
+         * count grows with it, ~3e-10 relative at most) */
+        case 6: *K = ly->in_c * kk + 1, *P = pos * (pos + 1) / 2; break;
+        case 7: {
+            size_t hw = (size_t)ly->in_h * ly->in_w;
+            *K = ly->out_c * kk, *P = hw * (hw + 1) / 2;
+            break;
+        }
         }
     } else if (ly->kind == LAYER_DENSE) {
         switch (phase) {

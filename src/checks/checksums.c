@@ -50,6 +50,8 @@ static void note(ck_verdict *o, ck_phase ph, int layer, double ratio, double cou
 }
 
 static const char *unit_name(const layer *ly, int phase) {
+    if (phase == CK_FWD_PW) return "sample/output channel";
+    if (phase == CK_BWD_DATA_PW) return "sample/input channel";
     if (phase >= CK_FWD_PS) return "sample";
     if (ly->kind == LAYER_CONV)
         return phase == CK_FWD ? "sample/output channel" : phase == CK_BWD_DATA ? "sample/input channel" : "output channel";
@@ -186,10 +188,10 @@ int checksums_judge(const model *m, const double *vec, size_t n, const int32_t *
             if (L.is_rel[l]) judge_rel(m, &L, vec, n, l, ph, cph, u_in, out);
             else if (ph <= CK_BWD_DATA) judge_exact(m, &L, vec, l, ph, cph, out);
         }
-        for (int ph = CK_FWD_PS; ph < CK_NPHASE_ALL && per_sample; ph++)
-            if (!eval || ph == CK_FWD_PS)
-                judge_rel(m, &L, vec, n, l, ph, eval ? CKP_EVAL : ph == CK_FWD_PS ? CKP_FORWARD : CKP_BWD_DATA, u_in,
-                          out);
+        for (int ph = CK_FWD_PS; ph < CK_NPHASE_ALL && per_sample; ph++) {
+            int bwd = ph == CK_BWD_DATA_PS || ph == CK_BWD_DATA_PW;
+            if (!eval || !bwd) judge_rel(m, &L, vec, n, l, ph, eval ? CKP_EVAL : bwd ? CKP_BWD_DATA : CKP_FORWARD, u_in, out);
+        }
     }
     return eval || !labels ? LS_OK : judge_loss(m, &L, vec, n, labels, out);
 }

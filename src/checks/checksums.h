@@ -58,8 +58,9 @@ void ck_verdict_init(ck_verdict *v);
 
 /* Judge vec (ck_layout_make(m, n), stage in vec[0]) of a batch of n with
  * labels; u_in > 0 for an engine whose conv/dense operands are declared
- * rounded (bounds_ck_tol); per_sample: the vector carries the per-sample
- * dense blocks (0 for a recording's, which stop at DIGEST).  Accumulates into out.  LS_ENOMEM or 0. */
+ * rounded (bounds_ck_tol); per_sample: the vector carries the blocks after
+ * INPUT, per-sample dense and position-weighted conv (0 for a recording's,
+ * which stop at DIGEST).  Accumulates into out.  LS_ENOMEM or 0. */
 int checksums_judge(const model *m, const double *vec, size_t n, const int32_t *labels, double u_in, int per_sample,
                     ck_verdict *out);
 

@@ -30,6 +30,8 @@ const char *ck_phase_name(int phase) {
     case CK_BWD_B: return "backward-weights (bias)";
     case CK_FWD_PS: return "forward (per sample)";
     case CK_BWD_DATA_PS: return "backward-data (per sample)";
+    case CK_FWD_PW: return "forward (position-weighted)";
+    case CK_BWD_DATA_PW: return "backward-data (position-weighted)";
     }
     return "?";
 }
@@ -87,9 +89,14 @@ void ck_layout_make(ck_layout *L, const model *m, size_t n) {
     L->input_off = at;
     at += 1;
     for (int l = 0; l < m->n_layers; l++) {
-        if (m->layers[l].kind != LAYER_DENSE) continue;
-        L->cnt[l][CK_FWD_PS] = n;
-        L->cnt[l][CK_BWD_DATA_PS] = l > 0 ? n : 0;
+        const layer *ly = &m->layers[l];
+        if (ly->kind == LAYER_DENSE) {
+            L->cnt[l][CK_FWD_PS] = n;
+            L->cnt[l][CK_BWD_DATA_PS] = l > 0 ? n : 0;
+        } else if (ly->kind == LAYER_CONV) {
+            L->cnt[l][CK_FWD_PW] = n * (size_t)ly->out_c;
+            L->cnt[l][CK_BWD_DATA_PW] = l > 0 ? n * (size_t)ly->in_c : 0;
+        }
         for (int ph = CK_FWD_PS; ph < CK_NPHASE_ALL; ph++) {
             L->off[l][ph] = at;
             at += CK_REL * L->cnt[l][ph];
@@ -181,7 +188,9 @@ static void scratch_needed(const model *m, size_t n, size_t *wt, size_t *pl, siz
                w = (size_t)ly->in_w, oh = (size_t)ly->out_h, ow = (size_t)ly->out_w, t[5] = {0, 0, 0, 0, 0};
         if (ly->kind == LAYER_CONV) {
             /* t[1]: 16 lanes of window_sums16 (a multiple of window_sums') */
-            t[1] = 16 * (2 * (h + 1) * w + 2 * w + 2 * (oh + 1) * ow + 2 * ow), t[2] = 2 * h * w + 2 * oh * w,
+            /* t[1]: window_sums (4 (h + 1) w + 4 w) and window_sums16 (16 (8 + 8 k) w), either mode */
+            t[1] = 4 * (h + 1) * w + 4 * w + 4 * (oh + 1) * ow + 4 * ow + 16 * (8 + 8 * (size_t)ly->k) * (w + ow),
+            t[2] = 2 * h * w + 2 * oh * w,
             t[3] = 6 * (C + OC);
             *cw += 2 * (C * kk * OC + C * OC), *part += n * OC * 6;
         } else if (ly->kind == LAYER_DENSE) {
@@ -216,14 +225,16 @@ static int state_get(engine *e, ck_state **out) {
         size_t nt = (size_t)S->nth, nwt, ncw, npart;
         S->s_cap = sums_needed(m, e->max_batch);
         scratch_needed(m, e->max_batch, &nwt, &S->pl_cap, &S->tv_cap, &ncw, &npart);
-        S->s = ls_malloc(nt * S->s_cap * 8), S->sa = ls_malloc(nt * S->s_cap * 8);
+        S->s = ls_malloc(2 * nt * S->s_cap * 8), S->sa = ls_malloc(2 * nt * S->s_cap * 8); /* s and sw per thread */
         S->pl = ls_malloc(nt * S->pl_cap * 8), S->tv = ls_malloc(nt * S->tv_cap * 8);
         S->wt = ls_malloc(nwt * 8), S->cw = ls_malloc(ncw * 8), S->part = ls_malloc(npart * 8);
         S->cnt = ls_malloc(nt * CK_CNT_STRIDE * sizeof *S->cnt);
-        S->smp_cap = 1; /* conv_bwd_w's patch sums read x made plain */
+        S->smp_cap = 1; /* conv_bwd_w's patch sums and FWD_PW read x made plain, BWD_DATA_PW dy */
         for (int l = 0; l < m->n_layers; l++) {
-            size_t zi = layer_in_size(&m->layers[l]);
-            if (m->layers[l].kind == LAYER_CONV) S->smp_cap = zi > S->smp_cap ? zi : S->smp_cap;
+            size_t zi = layer_in_size(&m->layers[l]), zo = layer_out_size(&m->layers[l]);
+            if (m->layers[l].kind != LAYER_CONV) continue;
+            S->smp_cap = zi > S->smp_cap ? zi : S->smp_cap;
+            S->smp_cap = zo > S->smp_cap ? zo : S->smp_cap;
         }
         S->smp = ls_malloc(nt * S->smp_cap * 4);
         if (!S->p || !S->g || !S->m || !S->v || !S->p0 || !S->m0 || !S->v0 || !S->s || !S->sa || !S->wt || !S->pl ||
@@ -388,20 +399,45 @@ CK_HOT static void sum_lanes(const float *x, size_t n, double *s, double *sa) {
     *s = r, *sa = ra;
 }
 
+/* The position-weighted window sums (FWD_PW, BWD_DATA_PW: base/
+ * checksum_ops.h's ck_window_sum_w, ck_window_sum_dy_w) come with the
+ * plain ones when a ck_wsum is given: each term weighted by the linear
+ * position + 1 of the relation's output it belongs to, mult (r + sg (kh -
+ * pad)) + q + sg (kw - pad) + 1 for the element at (r, q) of the plane
+ * (forward, over x: sg = -1, mult = ow, the output it meets; backward-data,
+ * over dy: sg = +1, mult = the input's w, the input it reaches).  Over a
+ * window that is mult Sr + Sq + c S0 with S0 the plain sum, Sr the sum of
+ * r x (from a second column prefix, of r x: exact products), Sq of q x,
+ * c = sg (mult (kh - pad) + kw - pad) + 1; the same with |x| (every weight
+ * is >= 1).  Rounding: within (h + w + 4) u64 of the plane's sum of |x|
+ * times the largest weight, a few times over (first order), covered
+ * through Y. */
+typedef struct {
+    int mult, sg, pad;
+    double *sw, *swa; /* as s, sa */
+} ck_wsum;
+
+static double wsum_c(const ck_wsum *g, int kh, int kw) {
+    return g->sg * ((double)g->mult * (kh - g->pad) + (kw - g->pad)) + 1;
+}
+
 /* Window sums of one (h, w) plane: for t = kh k + kw, s[t] (sa[t]) = the
  * sum of x (|x|) over rows [r0[kh], r1[kh]] x columns [c0[kw], c1[kw]]
- * (empty when r1 < r0 or c1 < c0), and *tot_a = the plane's sum of |x|.
+ * (empty when r1 < r0 or c1 < c0), and *tot_a = the plane's sum of |x|;
+ * with g, the position-weighted ones too (above).
  * Column prefix sums V[r][q] = sum of rows < r (vectorizes across q), then
  * each row range's column sums are differences of two V rows, then the
  * column ranges are summed.  Rounding: each window sum is within
  * (h + w + 4) u64 of the plane's sum of |x| (first order), which
  * bounds_ck_tol's term covers through Y (see there).  *mx = max |x| over
- * the plane (S of the sharper tier).  v: 2 (h + 1) w + 2 w doubles of
+ * the plane (S of the sharper tier).  v: 4 (h + 1) w + 4 w doubles of
  * scratch. */
 CK_HOT static void window_sums(const float *x, int h, int w, int k, const int *r0, const int *r1, const int *c0,
-                        const int *c1, double *v, double *s, double *sa, double *tot_a, double *mx) {
-    double *V = v, *Va = v + (size_t)(h + 1) * w, *cr = Va + (size_t)(h + 1) * w, *cra = cr + w;
-    for (int q = 0; q < w; q++) V[q] = Va[q] = 0;
+                        const int *c1, double *v, double *s, double *sa, double *tot_a, double *mx, const ck_wsum *g) {
+    size_t HW1 = (size_t)(h + 1) * w;
+    double *V = v, *Va = V + HW1, *VR = Va + HW1, *VRa = VR + HW1, *cr = VRa + HW1, *cra = cr + w, *crr = cra + w,
+           *crra = crr + w;
+    for (int q = 0; q < w; q++) V[q] = Va[q] = VR[q] = VRa[q] = 0;
     for (int r = 0; r < h; r++) {
         const float *xr = x + (size_t)r * w;
         const double *Vp = V + (size_t)r * w, *Vpa = Va + (size_t)r * w;
@@ -410,6 +446,14 @@ CK_HOT static void window_sums(const float *x, int h, int w, int k, const int *r
             double e = xr[q];
             Vn[q] = Vp[q] + e;
             Vna[q] = Vpa[q] + fabs(e);
+        }
+        if (!g) continue;
+        const double *Rp = VR + (size_t)r * w, *Rpa = VRa + (size_t)r * w;
+        double *Rn = VR + (size_t)(r + 1) * w, *Rna = VRa + (size_t)(r + 1) * w;
+        for (int q = 0; q < w; q++) {
+            double e = xr[q];
+            Rn[q] = Rp[q] + r * e;
+            Rna[q] = Rpa[q] + r * fabs(e);
         }
     }
     double ta = 0;
@@ -420,6 +464,7 @@ CK_HOT static void window_sums(const float *x, int h, int w, int k, const int *r
         int a = r0[kh], b = r1[kh];
         if (a > b) {
             for (int kw = 0; kw < k; kw++) s[kh * k + kw] = sa[kh * k + kw] = 0;
+            for (int kw = 0; kw < k && g; kw++) g->sw[kh * k + kw] = g->swa[kh * k + kw] = 0;
             continue;
         }
         const double *hi = V + (size_t)(b + 1) * w, *lo = V + (size_t)a * w;
@@ -429,6 +474,17 @@ CK_HOT static void window_sums(const float *x, int h, int w, int k, const int *r
             double t = 0, tta = 0;
             for (int q = c0[kw]; q <= c1[kw]; q++) t += cr[q], tta += cra[q];
             s[kh * k + kw] = t, sa[kh * k + kw] = tta;
+        }
+        if (!g) continue;
+        const double *rhi = VR + (size_t)(b + 1) * w, *rlo = VR + (size_t)a * w;
+        const double *rhia = VRa + (size_t)(b + 1) * w, *rloa = VRa + (size_t)a * w;
+        for (int q = 0; q < w; q++) crr[q] = rhi[q] - rlo[q], crra[q] = rhia[q] - rloa[q];
+        for (int kw = 0; kw < k; kw++) {
+            double tr = 0, tra = 0, tq = 0, tqa = 0;
+            for (int q = c0[kw]; q <= c1[kw]; q++) tr += crr[q], tra += crra[q], tq += q * cr[q], tqa += q * cra[q];
+            double c = wsum_c(g, kh, kw);
+            g->sw[kh * k + kw] = (double)g->mult * tr + tq + c * s[kh * k + kw];
+            g->swa[kh * k + kw] = (double)g->mult * tra + tqa + c * sa[kh * k + kw];
         }
     }
 }
@@ -456,23 +512,45 @@ static void ranges(int n_in, int n_out, int k, int pad, int out_mode, int *lo, i
 
 /* window_sums for the 16 channels of a block plane: channel l's sums at
  * s[l kk + t], sa[l kk + t]; its |x| total and max at tot_a[l], mx[l].
- * v: 16 (2 (h + 1) w + 2 w) doubles of scratch. */
+ * v: 16 (8 + 8 k) w doubles of scratch. */
 CK_HOT static void window_sums16(const float *x, int h, int w, int k, const int *r0, const int *r1, const int *c0,
                                  const int *c1, double *v, double *s, double *sa, size_t kk, double *tot_a,
-                                 double *mx) {
+                                 double *mx, const ck_wsum *g) {
+    /* The column prefixes V[r] = sum of rows < r are needed only at the
+     * rows the windows start and end at (r0[kh], r1[kh] + 1): one running
+     * prefix (the same additions in the same order as a full table), and
+     * a copy of it at each row needed. */
     size_t W16 = (size_t)w * 16;
-    double *V = v, *Va = v + (size_t)(h + 1) * W16, *cr = Va + (size_t)(h + 1) * W16, *cra = cr + W16;
+    int need[2 * CK_MAXK], nn = 0;
+    for (int kh = 0; kh < k; kh++) {
+        if (r0[kh] > r1[kh]) continue;
+        int cand[2] = {r0[kh], r1[kh] + 1};
+        for (int u = 0; u < 2; u++) {
+            int dup = 0;
+            for (int z = 0; z < nn; z++) dup |= need[z] == cand[u];
+            if (!dup) need[nn++] = cand[u];
+        }
+    }
+    double *V = v, *Va = V + W16, *VR = Va + W16, *VRa = VR + W16, *snap = VRa + W16;
+    double *cr = snap + (size_t)nn * 4 * W16, *cra = cr + W16, *crr = cra + W16, *crra = crr + W16;
     float m[16] = {0};
-    for (size_t q = 0; q < W16; q++) V[q] = Va[q] = 0;
-    for (int r = 0; r < h; r++) {
+    for (size_t q = 0; q < W16; q++) V[q] = Va[q] = VR[q] = VRa[q] = 0;
+    for (int r = 0;; r++) {
+        for (int z = 0; z < nn; z++)
+            if (need[z] == r) memcpy(snap + (size_t)z * 4 * W16, V, 4 * W16 * sizeof *V); /* V, Va, VR, VRa */
+        if (r == h) break;
         const float *xr = x + (size_t)r * W16;
-        const double *Vp = V + (size_t)r * W16, *Vpa = Va + (size_t)r * W16;
-        double *Vn = V + (size_t)(r + 1) * W16, *Vna = Va + (size_t)(r + 1) * W16;
         for (size_t q = 0; q < W16; q++) {
             double e = xr[q];
-            Vn[q] = Vp[q] + e;
-            Vna[q] = Vpa[q] + fabs(e);
+            V[q] = V[q] + e;
+            Va[q] = Va[q] + fabs(e);
         }
+        if (g)
+            for (size_t q = 0; q < W16; q++) {
+                double e = xr[q];
+                VR[q] = VR[q] + r * e;
+                VRa[q] = VRa[q] + r * fabs(e);
+            }
         for (int q = 0; q < w; q++)
             for (int l = 0; l < 16; l++) {
                 float a = fabsf(xr[q * 16 + l]);
@@ -481,23 +559,46 @@ CK_HOT static void window_sums16(const float *x, int h, int w, int k, const int 
     }
     double ta[16] = {0};
     for (int q = 0; q < w; q++)
-        for (int l = 0; l < 16; l++) ta[l] += Va[(size_t)h * W16 + (size_t)q * 16 + l];
+        for (int l = 0; l < 16; l++) ta[l] += Va[(size_t)q * 16 + l];
     for (int l = 0; l < 16; l++) tot_a[l] = ta[l], mx[l] = m[l];
     for (int kh = 0; kh < k; kh++) {
         int a = r0[kh], b = r1[kh];
         if (a > b) {
             for (int l = 0; l < 16; l++)
-                for (int kw = 0; kw < k; kw++) s[l * kk + kh * k + kw] = sa[l * kk + kh * k + kw] = 0;
+                for (int kw = 0; kw < k; kw++) {
+                    s[l * kk + kh * k + kw] = sa[l * kk + kh * k + kw] = 0;
+                    if (g) g->sw[l * kk + kh * k + kw] = g->swa[l * kk + kh * k + kw] = 0;
+                }
             continue;
         }
-        const double *hi = V + (size_t)(b + 1) * W16, *lo = V + (size_t)a * W16;
-        const double *hia = Va + (size_t)(b + 1) * W16, *loa = Va + (size_t)a * W16;
-        for (size_t q = 0; q < W16; q++) cr[q] = hi[q] - lo[q], cra[q] = hia[q] - loa[q];
+        const double *lo = NULL, *hi = NULL;
+        for (int z = 0; z < nn; z++) {
+            if (need[z] == a) lo = snap + (size_t)z * 4 * W16;
+            if (need[z] == b + 1) hi = snap + (size_t)z * 4 * W16;
+        }
+        for (size_t q = 0; q < W16; q++) cr[q] = hi[q] - lo[q], cra[q] = hi[W16 + q] - lo[W16 + q];
         for (int kw = 0; kw < k; kw++) {
             double t[16] = {0}, tta[16] = {0};
             for (int q = c0[kw]; q <= c1[kw]; q++)
                 for (int l = 0; l < 16; l++) t[l] += cr[q * 16 + l], tta[l] += cra[q * 16 + l];
             for (int l = 0; l < 16; l++) s[l * kk + kh * k + kw] = t[l], sa[l * kk + kh * k + kw] = tta[l];
+        }
+        if (!g) continue;
+        for (size_t q = 0; q < W16; q++)
+            crr[q] = hi[2 * W16 + q] - lo[2 * W16 + q], crra[q] = hi[3 * W16 + q] - lo[3 * W16 + q];
+        for (int kw = 0; kw < k; kw++) {
+            double tr[16] = {0}, tra[16] = {0}, tq[16] = {0}, tqa[16] = {0};
+            for (int q = c0[kw]; q <= c1[kw]; q++)
+                for (int l = 0; l < 16; l++) {
+                    size_t o = (size_t)q * 16 + l;
+                    tr[l] += crr[o], tra[l] += crra[o], tq[l] += q * cr[o], tqa[l] += q * cra[o];
+                }
+            double c = wsum_c(g, kh, kw);
+            for (int l = 0; l < 16; l++) {
+                size_t o = l * kk + kh * k + kw;
+                g->sw[o] = (double)g->mult * tr[l] + tq[l] + c * s[o];
+                g->swa[o] = (double)g->mult * tra[l] + tqa[l] + c * sa[o];
+            }
         }
     }
 }
@@ -544,33 +645,41 @@ CK_HOT static void matvec_acc(double *rhs, double *a, const double *coef, const 
  * (pl_cap), small vectors tv (tv_cap). */
 typedef struct {
     double *s, *sa, *pl, *tv;
-    float *b0; /* a sample made plain (sample_plain) */
+    float *b0;       /* a sample made plain (sample_plain) */
+    double *sw, *swa; /* the position-weighted window sums (s_cap each) */
 } ck_tls;
 
 static ck_tls tls_of(const ck_state *S, int tid) {
     size_t t = (size_t)tid;
-    ck_tls r = {S->s + t * S->s_cap, S->sa + t * S->s_cap, S->pl + t * S->pl_cap, S->tv + t * S->tv_cap,
-                S->smp + t * S->smp_cap};
+    ck_tls r = {S->s + 2 * t * S->s_cap, S->sa + 2 * t * S->s_cap, S->pl + t * S->pl_cap, S->tv + t * S->tv_cap,
+                S->smp + t * S->smp_cap, S->s + (2 * t + 1) * S->s_cap, S->sa + (2 * t + 1) * S->s_cap};
     return r;
 }
 
 /* Window sums of sample i's planes (the input's C, or with out_mode dy's
  * OC) into the thread's W->s, W->sa (plane c's at c kk), totals T and
- * maxima M: block planes in lanes, or plain planes one by one. */
+ * maxima M: block planes in lanes, or plain planes one by one; weighted:
+ * the position-weighted ones too, into W->sw, W->swa (ck_wsum). */
 static void window_sums_of(ck_tv v, size_t i, const ck_conv_dims *d, int out_mode, const int *r0, const int *r1,
-                           const int *c0, const int *c1, const ck_tls *W, double *T, double *M) {
+                           const int *c0, const int *c1, const ck_tls *W, double *T, double *M, int weighted) {
     size_t kk = (size_t)d->k * d->k, C = out_mode ? (size_t)d->oc : (size_t)d->c;
     int h = out_mode ? d->oh : d->h, w = out_mode ? d->ow : d->w;
     size_t HW = (size_t)h * w;
     const float *x = v.p + i * C * HW;
+    ck_wsum g = {out_mode ? d->w : d->ow, out_mode ? 1 : -1, d->pad, W->sw, W->swa};
     if (v.cb == 16) {
-        for (size_t cb = 0; cb < C / 16; cb++)
+        for (size_t cb = 0; cb < C / 16; cb++) {
+            g.sw = W->sw + cb * 16 * kk, g.swa = W->swa + cb * 16 * kk;
             window_sums16(x + cb * 16 * HW, h, w, d->k, r0, r1, c0, c1, W->pl, W->s + cb * 16 * kk,
-                          W->sa + cb * 16 * kk, kk, T + cb * 16, M + cb * 16);
+                          W->sa + cb * 16 * kk, kk, T + cb * 16, M + cb * 16, weighted ? &g : NULL);
+        }
         return;
     }
-    for (size_t c = 0; c < C; c++)
-        window_sums(x + c * HW, h, w, d->k, r0, r1, c0, c1, W->pl, W->s + c * kk, W->sa + c * kk, &T[c], &M[c]);
+    for (size_t c = 0; c < C; c++) {
+        g.sw = W->sw + c * kk, g.swa = W->swa + c * kk;
+        window_sums(x + c * HW, h, w, d->k, r0, r1, c0, c1, W->pl, W->s + c * kk, W->sa + c * kk, &T[c], &M[c],
+                    weighted ? &g : NULL);
+    }
 }
 
 /* Per channel of sample i (C planes of P): the sum and sum of |.| */
@@ -596,7 +705,7 @@ typedef struct {
     ck_tv xv, yv, dyv, dxv;  /* dyv, dxv: .p NULL where not checked */
     double *wf, *wb;         /* forward: wt[j][oc], wsum[c][oc]; backward-data: wb[oc kk + t][c], wsum[oc][c] */
     double *part;            /* backward-weights: per sample and output channel, 6 partial sums */
-    double *o[4];            /* the relations, by phase */
+    double *o[CK_NPHASE_ALL]; /* the relations, by phase (NULL: not computed) */
     int rf[4][CK_MAXK];      /* forward windows: r0, r1, c0, c1 (ranges, in mode) */
     int rb[4][CK_MAXK];      /* backward-data windows (out mode) */
 } conv_job;
@@ -624,6 +733,47 @@ static void conv_prep(conv_job *J, const float *w) {
     ranges(d.w, d.ow, d.k, d.pad, 1, J->rb[2], J->rb[3]);
 }
 
+/* ck_rows_w for the 16 channels of a block plane (h, w, 16): each lane's
+ * sums term for term in ck_rows_w's order, so the two layouts agree bit
+ * for bit */
+CK_HOT static void rows_w16(const float *y, int h, int w, double *s, double *sa) {
+    double t[16] = {0}, ta[16] = {0};
+    for (int i = 0; i < h; i++) {
+        double ri[16] = {0}, ra[16] = {0}, qi[16] = {0}, qa[16] = {0};
+        for (int j = 0; j < w; j++)
+            for (int l = 0; l < 16; l++) {
+                double v = y[((size_t)i * w + j) * 16 + l];
+                ri[l] += v, ra[l] += fabs(v);
+                qi[l] += (double)(j + 1) * v, qa[l] += (double)(j + 1) * fabs(v);
+            }
+        for (int l = 0; l < 16; l++) t[l] += (double)w * i * ri[l] + qi[l], ta[l] += (double)w * i * ra[l] + qa[l];
+    }
+    for (int l = 0; l < 16; l++) s[l] = t[l], sa[l] = ta[l];
+}
+
+/* forward, position-weighted (FWD_PW), sample i: per output channel, the
+ * sum of (linear position + 1) y against the weights times the input's
+ * weighted window sums plus (the weights' sum) b.  ex, sm: the plain
+ * relation's Y term and S (the weights scale both by at most P = oh ow);
+ * rhs, a, ys, ya: scratch (OC each). */
+static void conv_fwd_w_sample(const conv_job *J, const ck_tls *W, size_t i, const double *ex, const double *sm,
+                              double *rhs, double *a, double *ys, double *ya) {
+    const ck_conv_dims *d = &J->d;
+    size_t kk = (size_t)d->k * d->k, ckk = d->c * kk, P = (size_t)d->oh * d->ow, OC = d->oc;
+    /* the weighted window sums came with the plain ones (window_sums_of) */
+    const float *y = J->yv.p + i * OC * P;
+    if (J->yv.cb == 16)
+        for (size_t cb = 0; cb < OC / 16; cb++) rows_w16(y + cb * 16 * P, d->oh, d->ow, ys + cb * 16, ya + cb * 16);
+    else
+        for (size_t oc = 0; oc < OC; oc++) ck_rows_w(y + oc * P, d->oh, d->ow, 1, &ys[oc], &ya[oc]);
+    double om = (double)P * (P + 1) / 2; /* the weights' sum */
+    for (size_t oc = 0; oc < OC; oc++) rhs[oc] = om * (double)J->b[oc], a[oc] = om * fabs((double)J->b[oc]);
+    matvec_acc(rhs, a, J->wf, W->sw, W->swa, ckk, OC);
+    double *o = J->o[CK_FWD_PW];
+    for (size_t oc = 0; oc < OC; oc++)
+        put_rel(o + CK_REL * (i * OC + oc), ys[oc], ya[oc] + 2.0 * P * ex[oc], rhs[oc], a[oc], (double)P * sm[oc]);
+}
+
 /* forward, sample i: per output channel, the sum of y over positions
  * against the weights times the input's window sums plus P b */
 static void conv_fwd_sample(const conv_job *J, const ck_tls *W, size_t i) {
@@ -634,7 +784,7 @@ static void conv_fwd_sample(const conv_job *J, const ck_tls *W, size_t i) {
      * Y term of the window sums' rounding; sm: S = |b| + sum_c wsum M */
     double *T = W->tv, *M = T + d->c, *rhs = M + d->c, *a = rhs + OC, *ex = a + OC, *sm = ex + OC;
     double *ys = sm + OC, *ya = ys + OC; /* per output channel: sum y, sum |y| */
-    window_sums_of(J->xv, i, d, 0, J->rf[0], J->rf[1], J->rf[2], J->rf[3], W, T, M);
+    window_sums_of(J->xv, i, d, 0, J->rf[0], J->rf[1], J->rf[2], J->rf[3], W, T, M, J->o[CK_FWD_PW] != NULL);
     sums_of(J->yv, i, OC, P, ys, ya);
     for (size_t oc = 0; oc < OC; oc++)
         rhs[oc] = P * (double)J->b[oc], a[oc] = P * fabs((double)J->b[oc]), ex[oc] = 0, sm[oc] = fabs((double)J->b[oc]);
@@ -643,6 +793,7 @@ static void conv_fwd_sample(const conv_job *J, const ck_tls *W, size_t i) {
     double *o = J->o[CK_FWD];
     for (size_t oc = 0; oc < OC; oc++)
         put_rel(o + CK_REL * (i * OC + oc), ys[oc], ya[oc] + ex[oc], rhs[oc], a[oc], sm[oc]);
+    if (J->o[CK_FWD_PW]) conv_fwd_w_sample(J, W, i, ex, sm, rhs, a, ys, ya);
 }
 
 /* backward-data, sample i: per input channel, the sum of dx against the
@@ -653,13 +804,28 @@ static void conv_bwd_data_sample(const conv_job *J, const ck_tls *W, size_t i) {
     const double *wb = J->wb, *wsum = J->wb + ckk * OC;
     double *T = W->tv, *M = T + OC, *rhs = M + OC, *a = rhs + C, *ex = a + C, *sm = ex + C;
     double *xs = sm + C, *xa = xs + C; /* per input channel: sum dx, sum |dx| */
-    window_sums_of(J->dyv, i, d, 1, J->rb[0], J->rb[1], J->rb[2], J->rb[3], W, T, M);
+    window_sums_of(J->dyv, i, d, 1, J->rb[0], J->rb[1], J->rb[2], J->rb[3], W, T, M, J->o[CK_BWD_DATA_PW] != NULL);
     sums_of(J->dxv, i, C, HW, xs, xa);
     for (size_t c = 0; c < C; c++) rhs[c] = a[c] = ex[c] = sm[c] = 0;
     matvec_acc(rhs, a, wb, W->s, W->sa, OC * kk, C);
     matvec_acc(ex, sm, wsum, T, M, OC, C);
     double *o = J->o[CK_BWD_DATA];
     for (size_t c = 0; c < C; c++) put_rel(o + CK_REL * (i * C + c), xs[c], xa[c] + ex[c], rhs[c], a[c], sm[c]);
+    if (!J->o[CK_BWD_DATA_PW]) return;
+    /* position-weighted (BWD_DATA_PW): each dx weighted by its linear
+     * position + 1, against the weights times dy's windows weighted by the
+     * position + 1 of the input they reach; the weights scale the Y term
+     * and S by at most h w */
+    const float *dx = J->dxv.p + i * C * HW;
+    if (J->dxv.cb == 16)
+        for (size_t cb = 0; cb < C / 16; cb++) rows_w16(dx + cb * 16 * HW, d->h, d->w, xs + cb * 16, xa + cb * 16);
+    else
+        for (size_t c = 0; c < C; c++) ck_rows_w(dx + c * HW, d->h, d->w, 1, &xs[c], &xa[c]);
+    for (size_t c = 0; c < C; c++) rhs[c] = a[c] = 0;
+    matvec_acc(rhs, a, wb, W->sw, W->swa, OC * kk, C);
+    o = J->o[CK_BWD_DATA_PW];
+    for (size_t c = 0; c < C; c++)
+        put_rel(o + CK_REL * (i * C + c), xs[c], xa[c] + 2.0 * HW * ex[c], rhs[c], a[c], (double)HW * sm[c]);
 }
 
 /* Z[p] (za[p]) for output position p = (r, q): the sum of x (|x|) over all
@@ -1260,7 +1426,7 @@ static void samples_pass(engine *e, ck_state *S, const ck_layout *L, int backwar
             j->xv = l ? S->view[0][l - 1] : (ck_tv){S->input, 1}, j->yv = S->view[0][l];
             j->dyv = backward ? S->view[1][l] : (ck_tv){NULL, 0};
             j->dxv = backward && l ? S->view[1][l - 1] : (ck_tv){NULL, 0};
-            for (int ph = 0; ph < 4; ph++) j->o[ph] = L->cnt[l][ph] ? out + L->off[l][ph] : NULL;
+            for (int ph = 0; ph < CK_NPHASE_ALL; ph++) j->o[ph] = L->cnt[l][ph] ? out + L->off[l][ph] : NULL;
             j->wf = cw, j->wb = cw + ckk * OC + d.c * OC, j->part = part;
             cw += 2 * (ckk * OC + d.c * OC), part += n * OC * 6;
             conv_prep(j, S->p + m->tensors[ly->w_tensor].offset);

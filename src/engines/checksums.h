@@ -28,7 +28,12 @@
  * b) and BWD_DATA_PS (l > 0: a sample's input gradient summed, against
  * its output gradient times W's row sums); the blocks above sum a dense
  * layer over the batch, so a kernel that writes one sample's result into
- * another's row keeps them all and breaks these.  INPUT and PER SAMPLE
+ * another's row keeps them all and breaks these.  Then POSITION-WEIGHTED:
+ * per conv layer, FWD_PW (n OC relations, the forward relation with each
+ * output weighted by its linear position + 1: the plain one sums a whole
+ * plane, so a plane transposed or mirrored keeps it; base/checksum_ops.h's
+ * ck_window_sum_w, ck_rows_w) and BWD_DATA_PW (l > 0: n C relations,
+ * backward-data with each input gradient weighted the same way).  INPUT, PER SAMPLE and POSITION-WEIGHTED
  * come last, so the blocks before keep their offsets (recordings store
  * the vector up to DIGEST: recording_ck_pack, and are judged without
  * them).
@@ -51,8 +56,9 @@
 #include "engines/engine.h"
 
 enum { CK_FWD, CK_BWD_DATA, CK_BWD_W, CK_BWD_B, CK_NPHASE };
-/* the per-sample dense blocks, after INPUT (not in recordings) */
-enum { CK_FWD_PS = CK_NPHASE, CK_BWD_DATA_PS, CK_NPHASE_ALL };
+/* after INPUT (not in recordings): the per-sample dense blocks, the
+ * position-weighted conv forward block */
+enum { CK_FWD_PS = CK_NPHASE, CK_BWD_DATA_PS, CK_FWD_PW, CK_BWD_DATA_PW, CK_NPHASE_ALL };
 enum { CK_HDR = 3, CK_REL = 4 };
 
 typedef struct {

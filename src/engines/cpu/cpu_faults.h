@@ -247,11 +247,22 @@ enum { CPU_FAULT_BELOW = 0, CPU_FAULT_DETECT = 1, CPU_FAULT_SUSPECT = 2, CPU_FAU
       "every value is one fc1 computes, in the wrong row: a relation summed over the batch cannot see it; the "       \
       "per-sample dense relation (outputs summed per sample) does")                                                   \
     X(CONV2_PLANE_TRANSPOSED_ONCE, "conv2_plane_transposed_once", "op", "conv2", "forward", "smallcnn --limit-train 72 --limit-test 64 --epochs 2 --steps 10 --eval", \
-      CPU_FAULT_BLIND, "at step 7 only, conv2's output plane of sample 0, channel 0 is transposed (rows for columns: "\
+      CPU_FAULT_DETECT, "at step 7 only, conv2's output plane of sample 0, channel 0 is transposed (rows for columns: "\
       "a kernel with its two spatial strides swapped)",                                                               \
-      "every value is one conv2 computes, at another position of the same plane: each conv relation sums a whole "   \
-      "plane and the max-pool re-check routes what it is given, and step 7 has no per-element check; "              \
-      "position-weighted relations would see it (README)")                                                           \
+      "every value is one conv2 computes, at another position of the same plane: the plain forward relation sums a " \
+      "whole plane and the max-pool re-check routes what it is given; the position-weighted forward relation (each " \
+      "output times its linear position + 1) sees it")                                                                \
+    X(CONV2_PLANE_MIRRORED_ONCE, "conv2_plane_mirrored_once", "op", "conv2", "forward", "smallcnn --limit-train 72 --limit-test 64 --epochs 2 --steps 10 --eval", \
+      CPU_FAULT_DETECT, "at step 7 only, conv2's output plane of sample 0, channel 0 is mirrored left to right (each " \
+      "row's columns reversed)",                                                                                       \
+      "a permutation within rows: the plain forward relation sums the plane; the position-weighted one weights each " \
+      "output by its linear position + 1, columns included, and sees it")                                            \
+    X(CONV2_DX_PLANE_TRANSPOSED_ONCE, "conv2_dx_plane_transposed_once", "op", "conv2|pool1", "backward", "smallcnn --limit-train 72 --limit-test 64 --epochs 2 --steps 10 --eval", \
+      CPU_FAULT_DETECT, "at step 7 only, conv2's input gradient (pool1.dact) plane of sample 0, channel 0 is "        \
+      "transposed",                                                                                                    \
+      "every value is one backward-data computes, at another position of the same plane: the plain backward-data "   \
+      "relation sums a whole plane and the fused relu1+pool1 re-check routes what it is given; the position-weighted "\
+      "backward-data relation (each input gradient times its linear position + 1) sees it")                          \
     X(EVAL_POOL2_BLOCK1_1ULP, "eval_pool2_block1_1ulp", "op", "relu2|pool2", "evaluation", "smallcnn --limit-train 72 --limit-test 64 --epochs 2 --steps 10 --eval", \
       CPU_FAULT_DETECT, "in evaluation only, the fused relu2+pool2 output of channel 21 (the second block of 16), "   \
       "sample 0, at its first positive window is one ulp up",                                                        \

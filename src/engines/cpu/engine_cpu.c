@@ -1709,6 +1709,13 @@ static int fault_forward_layer(engine *e, int l, int training) {
                 float t = a[i * h + j];
                 a[i * h + j] = a[j * h + i], a[j * h + i] = t;
             }
+    } else if (id == CPU_FAULT_CONV2_PLANE_MIRRORED_ONCE && training && c->step == 7 && fault_layer(c, l, "conv2")) {
+        if ((rc = act_io(c, l, 0, a, 1))) return rc;
+        for (int i = 0; i < ly->out_h; i++)
+            for (int j = 0; j < ly->out_w / 2; j++) {
+                float *row = a + (size_t)i * ly->out_w, t = row[j];
+                row[j] = row[ly->out_w - 1 - j], row[ly->out_w - 1 - j] = t;
+            }
     } else if (id == CPU_FAULT_FC1_OUT_1ULP && fault_layer(c, l, "fc1")) {
         if ((rc = act_io(c, l, 0, a, 1))) return rc;
         for (size_t i = 0; i < cnt; i++) a[i] = nextafterf(a[i], INFINITY);
@@ -1821,6 +1828,17 @@ static int fault_backward_layer(engine *e, int l) {
         if ((rc = act_io(c, l - 1, 1, F->a, 1))) return rc;
         while (i < end && F->a[i] != 0.0f) i++;
         if (i < end) F->a[i] = 1e-3f;
+        return act_io(c, l - 1, 1, F->a, 0);
+    }
+    if (id == CPU_FAULT_CONV2_DX_PLANE_TRANSPOSED_ONCE && c->step == 7 && fault_layer(c, l, "conv2") &&
+        ly->in_h == ly->in_w) {
+        if ((rc = act_io(c, l - 1, 1, F->a, 1))) return rc;
+        int h = ly->in_h;
+        for (int i = 0; i < h; i++)
+            for (int j = i + 1; j < h; j++) {
+                float t = F->a[i * h + j];
+                F->a[i * h + j] = F->a[j * h + i], F->a[j * h + i] = t;
+            }
         return act_io(c, l - 1, 1, F->a, 0);
     }
     if ((id == CPU_FAULT_CONV2_DX_1ULP || id == CPU_FAULT_CONV2_DX_REL) && fault_layer(c, l, "conv2")) {

@@ -258,7 +258,7 @@ size_t cp_ck_maxima(const model *m, size_t n) {
 
 int cp_ck_wants(int stage, int phase) {
     if (stage == CK_STAGE_STEP) return phase >= CK_FWD && phase < CK_NPHASE_ALL;
-    if (stage == CK_STAGE_EVAL) return phase == CK_FWD || phase == CK_FWD_PS;
+    if (stage == CK_STAGE_EVAL) return phase == CK_FWD || phase == CK_FWD_PS || phase == CK_FWD_PW;
     return 0;
 }
 

@@ -728,12 +728,20 @@ static int ck_conv(cuda_ctx *c, const layer *ly, int l, const ck_layout *L, int 
     const float *x = l ? c->act[l - 1] : c->input;
     double *v = c->ck_vec, *mx_x = c->ck_mx, *mx_dy = c->ck_mx + n * (size_t)d.c; /* cp_ck_maxima */
     CHECK_LK(lk_ck_window(c->stream, c->ck_s, c->ck_sa, mx_x, x, &d, n * (size_t)d.c, 0));
-    CHECK_LK(lk_ck_conv_fwd(c->stream, v + L->off[l][CK_FWD], c->act[l], w, b, c->ck_s, c->ck_sa, mx_x, &d, n));
+    CHECK_LK(lk_ck_conv_fwd(c->stream, v + L->off[l][CK_FWD], c->act[l], w, b, c->ck_s, c->ck_sa, mx_x, &d, n, 0));
+    /* position-weighted (FWD_PW): the weighted window sums into the same scratch (the stream orders them after
+     * the plain relation's reads) */
+    CHECK_LK(lk_ck_window(c->stream, c->ck_s, c->ck_sa, mx_x, x, &d, n * (size_t)d.c, 2));
+    CHECK_LK(lk_ck_conv_fwd(c->stream, v + L->off[l][CK_FWD_PW], c->act[l], w, b, c->ck_s, c->ck_sa, mx_x, &d, n, 1));
     if (!cp_ck_wants(stage, CK_BWD_W)) return 0;
     if (L->cnt[l][CK_BWD_DATA]) {
         CHECK_LK(lk_ck_window(c->stream, c->ck_s, c->ck_sa, mx_dy, c->dact[l], &d, n * (size_t)d.oc, 1));
         CHECK_LK(lk_ck_conv_bwd_data(c->stream, v + L->off[l][CK_BWD_DATA], c->dact[l - 1], w, c->ck_s, c->ck_sa, mx_dy,
-                                     &d, n));
+                                     &d, n, 0));
+        /* position-weighted (BWD_DATA_PW), in the same scratch after the plain relation */
+        CHECK_LK(lk_ck_window(c->stream, c->ck_s, c->ck_sa, mx_dy, c->dact[l], &d, n * (size_t)d.oc, 3));
+        CHECK_LK(lk_ck_conv_bwd_data(c->stream, v + L->off[l][CK_BWD_DATA_PW], c->dact[l - 1], w, c->ck_s, c->ck_sa,
+                                     mx_dy, &d, n, 1));
     }
     CHECK_LK(lk_ck_conv_z(c->stream, c->ck_s, c->ck_sa, x, &d, n));
     CHECK_LK(lk_ck_conv_bwd_w(c->stream, v + L->off[l][CK_BWD_W], v + L->off[l][CK_BWD_B], dw, db, c->dact[l], c->ck_s,

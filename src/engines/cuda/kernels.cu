@@ -218,41 +218,49 @@ extern "C" int lk_test_expf_logf(cudaStream_t s, float *exp_out, float *log_out,
 __global__ void k_ck_window(double *s, double *sa, double *mx, const float *x, ck_conv_dims d, size_t planes,
                             int dy_mode) {
     size_t kk = (size_t)d.k * d.k;
-    size_t plane_len = dy_mode ? (size_t)d.oh * d.ow : (size_t)d.h * d.w;
+    size_t plane_len = dy_mode == 1 || dy_mode == 3 ? (size_t)d.oh * d.ow : (size_t)d.h * d.w;
     GRID_STRIDE(i, planes * kk) {
         size_t pl = i / kk, t = i % kk;
         if (t == 0) mx[pl] = ck_max_abs(x + pl * plane_len, plane_len, 1);
-        if (dy_mode) ck_window_sum_dy(x + pl * plane_len, &d, (int)(t / d.k), (int)(t % d.k), &s[i], &sa[i]);
+        if (dy_mode == 1) ck_window_sum_dy(x + pl * plane_len, &d, (int)(t / d.k), (int)(t % d.k), &s[i], &sa[i]);
+        else if (dy_mode == 2) ck_window_sum_w(x + pl * plane_len, &d, (int)(t / d.k), (int)(t % d.k), &s[i], &sa[i]);
+        else if (dy_mode == 3)
+            ck_window_sum_dy_w(x + pl * plane_len, &d, (int)(t / d.k), (int)(t % d.k), &s[i], &sa[i]);
         else ck_window_sum(x + pl * plane_len, &d, (int)(t / d.k), (int)(t % d.k), &s[i], &sa[i]);
     }
 }
 
-/* mx: the x plane maxima (n C) */
+/* mx: the x plane maxima (n C).  weighted: each output times its linear
+ * position + 1 (FWD_PW; s, sa the weighted window sums): the bias counts
+ * the weights' sum, S grows by at most P. */
 __global__ void k_ck_conv_fwd(double *o, const float *y, const float *w, const float *b, const double *s,
-                              const double *sa, const double *mx, ck_conv_dims d, size_t n) {
+                              const double *sa, const double *mx, ck_conv_dims d, size_t n, int weighted) {
     size_t kk = (size_t)d.k * d.k, ckk = d.c * kk, P = (size_t)d.oh * d.ow;
+    double cnt = weighted ? (double)P * (P + 1) / 2 : (double)P;
     GRID_STRIDE(r, n * d.oc) {
         size_t i = r / d.oc, oc = r % d.oc;
-        double ls, la, rhs = P * (double)b[oc], a = P * fabs((double)b[oc]);
-        ck_sum(y + r * P, P, 1, &ls, &la);
+        double ls, la, rhs = cnt * (double)b[oc], a = cnt * fabs((double)b[oc]);
+        if (weighted) ck_rows_w(y + r * P, d.oh, d.ow, 1, &ls, &la);
+        else ck_sum(y + r * P, P, 1, &ls, &la);
         ck_dot_acc(&rhs, &a, w + oc * ckk, 1, s + i * ckk, sa + i * ckk, 1, ckk);
         o[4 * r] = ls - rhs, o[4 * r + 1] = a, o[4 * r + 2] = la;
-        o[4 * r + 3] = ck_s_conv_fwd(w, b, mx + i * d.c, &d, (int)oc);
+        o[4 * r + 3] = (weighted ? (double)P : 1.0) * ck_s_conv_fwd(w, b, mx + i * d.c, &d, (int)oc);
     }
 }
 
 /* mx: the dy plane maxima (n OC) */
 __global__ void k_ck_conv_bwd_data(double *o, const float *dx, const float *w, const double *s, const double *sa,
-                                   const double *mx, ck_conv_dims d, size_t n) {
+                                   const double *mx, ck_conv_dims d, size_t n, int weighted) {
     size_t kk = (size_t)d.k * d.k, ckk = d.c * kk, HW = (size_t)d.h * d.w;
     GRID_STRIDE(r, n * d.c) {
         size_t i = r / d.c, c = r % d.c;
         double ls, la, rhs = 0, a = 0;
-        ck_sum(dx + r * HW, HW, 1, &ls, &la);
+        if (weighted) ck_rows_w(dx + r * HW, d.h, d.w, 1, &ls, &la); /* BWD_DATA_PW: s, sa from dy_mode 3 */
+        else ck_sum(dx + r * HW, HW, 1, &ls, &la);
         for (int oc = 0; oc < d.oc; oc++)
             ck_dot_acc(&rhs, &a, w + oc * ckk + c * kk, 1, s + (i * d.oc + oc) * kk, sa + (i * d.oc + oc) * kk, 1, kk);
         o[4 * r] = ls - rhs, o[4 * r + 1] = a, o[4 * r + 2] = la;
-        o[4 * r + 3] = ck_s_conv_bwd_data(w, mx + i * d.oc, &d, (int)c);
+        o[4 * r + 3] = (weighted ? (double)HW : 1.0) * ck_s_conv_bwd_data(w, mx + i * d.oc, &d, (int)c);
     }
 }
 
@@ -408,12 +416,13 @@ extern "C" int lk_ck_window(cudaStream_t s, double *sum, double *asum, double *m
 }
 extern "C" int lk_ck_conv_fwd(cudaStream_t s, double *o, const float *y, const float *w, const float *b,
                               const double *sum, const double *asum, const double *mx, const ck_conv_dims *d,
-                              size_t n) {
-    LAUNCH(n * d->oc, k_ck_conv_fwd, o, y, w, b, sum, asum, mx, *d, n);
+                              size_t n, int weighted) {
+    LAUNCH(n * d->oc, k_ck_conv_fwd, o, y, w, b, sum, asum, mx, *d, n, weighted);
 }
 extern "C" int lk_ck_conv_bwd_data(cudaStream_t s, double *o, const float *dx, const float *w, const double *sum,
-                                   const double *asum, const double *mx, const ck_conv_dims *d, size_t n) {
-    LAUNCH(n * d->c, k_ck_conv_bwd_data, o, dx, w, sum, asum, mx, *d, n);
+                                   const double *asum, const double *mx, const ck_conv_dims *d, size_t n,
+                                   int weighted) {
+    LAUNCH(n * d->c, k_ck_conv_bwd_data, o, dx, w, sum, asum, mx, *d, n, weighted);
 }
 extern "C" int lk_ck_conv_z(cudaStream_t s, double *z, double *za, const float *x, const ck_conv_dims *d, size_t n) {
     LAUNCH(n * d->oh * d->ow, k_ck_conv_z, z, za, x, *d, n);

@@ -60,13 +60,18 @@ int lk_u8_to_f32(cudaStream_t s, float *y, const uint8_t *x, size_t count);
  * backward-data the dy planes' (n OC), backward-weights the x planes'
  * again.  lk_ck_sums with column sums and mx != NULL atomicMax-es max |x|
  * into *mx (zeroed by the caller; NULL: none); lk_ck_dense reads mx[0] =
- * max |x| (modes 0, 2) and mx[1] = max |dy| (mode 1). */
+ * max |x| (modes 0, 2) and mx[1] = max |dy| (mode 1).  lk_ck_window's
+ * dy_mode: 0 the input's window sums, 1 dy's, 2 the input's
+ * position-weighted ones (ck_window_sum_w), 3 dy's (ck_window_sum_dy_w);
+ * lk_ck_conv_fwd and lk_ck_conv_bwd_data with weighted != 0: the
+ * position-weighted relations (FWD_PW, BWD_DATA_PW, from mode 2's and
+ * mode 3's sums). */
 int lk_ck_window(cudaStream_t s, double *sum, double *asum, double *mx, const float *x, const ck_conv_dims *d,
                  size_t planes, int dy_mode);
 int lk_ck_conv_fwd(cudaStream_t s, double *o, const float *y, const float *w, const float *b, const double *sum,
-                   const double *asum, const double *mx, const ck_conv_dims *d, size_t n);
+                   const double *asum, const double *mx, const ck_conv_dims *d, size_t n, int weighted);
 int lk_ck_conv_bwd_data(cudaStream_t s, double *o, const float *dx, const float *w, const double *sum,
-                        const double *asum, const double *mx, const ck_conv_dims *d, size_t n);
+                        const double *asum, const double *mx, const ck_conv_dims *d, size_t n, int weighted);
 int lk_ck_conv_z(cudaStream_t s, double *z, double *za, const float *x, const ck_conv_dims *d, size_t n);
 int lk_ck_conv_bwd_w(cudaStream_t s, double *ow, double *ob, const float *dw, const float *db, const float *dy,
                      const double *z, const double *za, const double *mx, const ck_conv_dims *d, size_t n);

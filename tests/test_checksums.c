@@ -337,6 +337,19 @@ static size_t rel_conv_bwd_w(size_t i, const layer *ly) { return i / ((size_t)ly
 static size_t rel_dense_fwd_ps(size_t i, const layer *ly) { return i / (size_t)ly->out_c; }
 static size_t rel_dense_bwd_data_ps(size_t i, const layer *ly) { return i / (size_t)ly->in_c; }
 
+/* The relation an output element of phase ph belongs to, and how many
+ * there are (forward and backward-data, plain or per sample). */
+typedef size_t (*rel_of_fn)(size_t, const layer *);
+static rel_of_fn rel_for(int ph, const layer *ly, size_t *n_rel) {
+    int conv = ly->kind == LAYER_CONV;
+    switch (ph) {
+    case CK_FWD_PS: *n_rel = N; return rel_dense_fwd_ps;
+    case CK_BWD_DATA_PS: *n_rel = N; return rel_dense_bwd_data_ps;
+    case CK_FWD: *n_rel = conv ? N * (size_t)ly->out_c : (size_t)ly->out_c; return conv ? rel_conv_fwd : rel_dense_fwd;
+    default: *n_rel = conv ? N * (size_t)ly->in_c : (size_t)ly->in_c; return conv ? rel_conv_bwd_data : rel_dense_bwd_data;
+    }
+}
+
 /* Forward of conv or dense layer l, followed by a ReLU: an element whose
  * output is negative, moved down (the ReLU's output stays +0); ph CK_FWD,
  * or a dense layer's per-sample relation (CK_FWD_PS). */
@@ -353,12 +366,9 @@ static target target_forward_ph(fx *f, int l, int ph) {
     assert_non_null(b), assert_non_null(ok);
     bounds_forward(b, &f->m, l, f->p, x, N);
     for (size_t i = 0; i < t.numel; i++) ok[i] = y[i] < 0;
-    size_t n_rel = ph == CK_FWD_PS ? N : ly->kind == LAYER_CONV ? N * (size_t)ly->out_c : (size_t)ly->out_c;
-    assert_true(pick_bounded(&t, b, ok, t.numel, n_rel,
-                             ph == CK_FWD_PS              ? rel_dense_fwd_ps
-                             : ly->kind == LAYER_CONV ? rel_conv_fwd
-                                                      : rel_dense_fwd,
-                             ly));
+    size_t n_rel;
+    rel_of_fn rel = rel_for(ph, ly, &n_rel);
+    assert_true(pick_bounded(&t, b, ok, t.numel, n_rel, rel, ly));
     free(x), free(y), free(b), free(ok);
     return t;
 }
@@ -415,12 +425,9 @@ static target target_backward_data_ph(fx *f, int l, int ph) {
             ok[i] = w0[0] == 0 && w0[1] == 0 && w0[prev->in_w] == 0 && w0[prev->in_w + 1] == 0;
         }
     }
-    size_t n_rel = ph == CK_BWD_DATA_PS ? N : ly->kind == LAYER_CONV ? N * (size_t)ly->in_c : (size_t)ly->in_c;
-    assert_true(pick_bounded(&t, b, ok, t.numel, n_rel,
-                             ph == CK_BWD_DATA_PS         ? rel_dense_bwd_data_ps
-                             : ly->kind == LAYER_CONV ? rel_conv_bwd_data
-                                                      : rel_dense_bwd_data,
-                             ly));
+    size_t n_rel;
+    rel_of_fn rel = rel_for(ph, ly, &n_rel);
+    assert_true(pick_bounded(&t, b, ok, t.numel, n_rel, rel, ly));
     if (t.twin) {
         size_t P = (size_t)prev->out_h * prev->out_w, HW = (size_t)prev->in_h * prev->in_w;
         size_t nc = t.q / P, r = t.q % P / prev->out_w, c = t.q % prev->out_w;

@@ -86,16 +86,16 @@ LS_HD void ck_window_sum_dy(const float *dy, const ck_conv_dims *d, int kh, int 
  * BWD_DATA_PW): each output weighted by its linear position + 1, w i + j
  * + 1 for (i, j) in a plane w wide.  ck_window_sum_w: the sum over
  * output positions (i, j) of (ow i + j + 1) x at (i + kh - pad, j + kw -
- * pad) where inside the plane (and of |x|).  ck_window_sum_dy_w: the same
- * over ck_window_sum_dy's terms, each dy (i, j) times the linear position
- * + 1 of the input element it reaches, w r + q + 1 at (r, q) = (i + kh -
- * pad, j + kw - pad).  ck_rows_w: the sum over a plane (h, w) of (w i + j
+ * pad) where inside the plane (and of |x|); with dy_mode, the same over
+ * ck_window_sum_dy's terms, each dy (i, j) times the linear position + 1
+ * of the input element it reaches, w r + q + 1 at (r, q) = (i + kh - pad,
+ * j + kw - pad).  ck_rows_w: the sum over a plane (h, w) of (w i + j
  * + 1) y (and |y|), as per row i: the row's sum ri and its (j + 1)-weighted
  * sum qi in order, then w i ri + qi added over the rows in order; elements
  * `stride` floats apart (16 in an nChw16c block).  The weights see a
  * plane's values moved to other positions (transposed, mirrored, rows
  * exchanged), which a plane's plain sum does not. */
-LS_HD void ck_window_sum_w(const float *x, const ck_conv_dims *d, int kh, int kw, double *s, double *sa) {
+LS_HD void ck_window_sum_w(const float *x, const ck_conv_dims *d, int kh, int kw, int dy_mode, double *s, double *sa) {
     double t = 0, ta = 0;
     for (int i = 0; i < d->oh; i++) {
         int r = i + kh - d->pad;
@@ -103,24 +103,8 @@ LS_HD void ck_window_sum_w(const float *x, const ck_conv_dims *d, int kh, int kw
         for (int j = 0; j < d->ow; j++) {
             int q = j + kw - d->pad;
             if (q < 0 || q >= d->w) continue;
-            double v = x[r * d->w + q], om = (double)d->ow * i + j + 1;
-            t += om * v;
-            ta += om * fabs(v);
-        }
-    }
-    *s = t;
-    *sa = ta;
-}
-
-LS_HD void ck_window_sum_dy_w(const float *dy, const ck_conv_dims *d, int kh, int kw, double *s, double *sa) {
-    double t = 0, ta = 0;
-    for (int i = 0; i < d->oh; i++) {
-        int r = i + kh - d->pad;
-        if (r < 0 || r >= d->h) continue;
-        for (int j = 0; j < d->ow; j++) {
-            int q = j + kw - d->pad;
-            if (q < 0 || q >= d->w) continue;
-            double v = dy[i * d->ow + j], om = (double)d->w * r + q + 1;
+            double v = dy_mode ? x[i * d->ow + j] : x[r * d->w + q];
+            double om = dy_mode ? (double)d->w * r + q + 1 : (double)d->ow * i + j + 1;
             t += om * v;
             ta += om * fabs(v);
         }

@@ -400,7 +400,7 @@ CK_HOT static void sum_lanes(const float *x, size_t n, double *s, double *sa) {
 }
 
 /* The position-weighted window sums (FWD_PW, BWD_DATA_PW: base/
- * checksum_ops.h's ck_window_sum_w, ck_window_sum_dy_w) come with the
+ * checksum_ops.h's ck_window_sum_w, either mode) come with the
  * plain ones when a ck_wsum is given: each term weighted by the linear
  * position + 1 of the relation's output it belongs to, mult (r + sg (kh -
  * pad)) + q + sg (kw - pad) + 1 for the element at (r, q) of the plane

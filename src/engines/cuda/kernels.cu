@@ -223,9 +223,8 @@ __global__ void k_ck_window(double *s, double *sa, double *mx, const float *x, c
         size_t pl = i / kk, t = i % kk;
         if (t == 0) mx[pl] = ck_max_abs(x + pl * plane_len, plane_len, 1);
         if (dy_mode == 1) ck_window_sum_dy(x + pl * plane_len, &d, (int)(t / d.k), (int)(t % d.k), &s[i], &sa[i]);
-        else if (dy_mode == 2) ck_window_sum_w(x + pl * plane_len, &d, (int)(t / d.k), (int)(t % d.k), &s[i], &sa[i]);
-        else if (dy_mode == 3)
-            ck_window_sum_dy_w(x + pl * plane_len, &d, (int)(t / d.k), (int)(t % d.k), &s[i], &sa[i]);
+        else if (dy_mode >= 2)
+            ck_window_sum_w(x + pl * plane_len, &d, (int)(t / d.k), (int)(t % d.k), dy_mode == 3, &s[i], &sa[i]);
         else ck_window_sum(x + pl * plane_len, &d, (int)(t / d.k), (int)(t % d.k), &s[i], &sa[i]);
     }
 }

@@ -62,7 +62,7 @@ int lk_u8_to_f32(cudaStream_t s, float *y, const uint8_t *x, size_t count);
  * into *mx (zeroed by the caller; NULL: none); lk_ck_dense reads mx[0] =
  * max |x| (modes 0, 2) and mx[1] = max |dy| (mode 1).  lk_ck_window's
  * dy_mode: 0 the input's window sums, 1 dy's, 2 the input's
- * position-weighted ones (ck_window_sum_w), 3 dy's (ck_window_sum_dy_w);
+ * position-weighted ones (ck_window_sum_w), 3 dy's (ck_window_sum_w's dy_mode);
  * lk_ck_conv_fwd and lk_ck_conv_bwd_data with weighted != 0: the
  * position-weighted relations (FWD_PW, BWD_DATA_PW, from mode 2's and
  * mode 3's sums). */

@@ -229,12 +229,10 @@ static int state_get(engine *e, ck_state **out) {
         S->pl = ls_malloc(nt * S->pl_cap * 8), S->tv = ls_malloc(nt * S->tv_cap * 8);
         S->wt = ls_malloc(nwt * 8), S->cw = ls_malloc(ncw * 8), S->part = ls_malloc(npart * 8);
         S->cnt = ls_malloc(nt * CK_CNT_STRIDE * sizeof *S->cnt);
-        S->smp_cap = 1; /* conv_bwd_w's patch sums and FWD_PW read x made plain, BWD_DATA_PW dy */
+        S->smp_cap = 1; /* conv_bwd_w's patch sums read x made plain */
         for (int l = 0; l < m->n_layers; l++) {
-            size_t zi = layer_in_size(&m->layers[l]), zo = layer_out_size(&m->layers[l]);
-            if (m->layers[l].kind != LAYER_CONV) continue;
-            S->smp_cap = zi > S->smp_cap ? zi : S->smp_cap;
-            S->smp_cap = zo > S->smp_cap ? zo : S->smp_cap;
+            size_t zi = layer_in_size(&m->layers[l]);
+            if (m->layers[l].kind == LAYER_CONV) S->smp_cap = zi > S->smp_cap ? zi : S->smp_cap;
         }
         S->smp = ls_malloc(nt * S->smp_cap * 4);
         if (!S->p || !S->g || !S->m || !S->v || !S->p0 || !S->m0 || !S->v0 || !S->s || !S->sa || !S->wt || !S->pl ||

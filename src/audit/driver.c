@@ -1101,8 +1101,8 @@ static int step_checksums(audit *A, size_t nb, int stage) {
             every_step_break_chain(ae);
             continue;
         }
-        int rc = every_step_stage(A->e[i], ae, &A->m, stage, nb, A->y, ae->recorded ? NULL : &xd,
-                                  A->in_attr ? 0 : A->step, A->epoch, A->ck_vec);
+        int rc = every_step_stage(A->e[i], ae, &A->m, stage, nb, A->y, &xd, A->in_attr ? 0 : A->step, A->epoch,
+                                  A->ck_vec);
         if (rc && engine_gone(A, i)) continue;
         if (rc) return engine_err(rc, ae->label, "checksums");
     }

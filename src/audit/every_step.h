@@ -19,8 +19,8 @@ int every_step_init(audit_engine *ae, long total);
 /* Judge one stage of engine e: STEP (after backward: labels y), UPDATE
  * (after update), EVAL (after an inference forward).  x_dig: the digest
  * (ck_digest) of the images the engine was given for a STEP or EVAL stage,
- * judged against the INPUT slot; NULL where there is none to judge (a
- * recording stores no INPUT slot).  step: the drift
+ * judged against the INPUT slot (not for a recording, which stores none;
+ * NULL: not judged).  step: the drift
  * step (0 in evaluation), epoch 0-based; vec: scratch of
  * ck_layout_make(m, max_batch).total doubles.  An engine without the op
  * is marked once (ck_have 0) and 0 returned; other errors are returned. */

@@ -122,7 +122,7 @@ $(BUILD)/%.cu.o: %.cu $(FLAGS_STAMP)
 # parallel region hangs), so it is built without OpenMP.  Its loops are
 # reductions in a fixed order; vectorizing them does not reorder sums.
 VECT_COST ?= -fvect-cost-model=dynamic
-$(BUILD)/src/checks/compare.o: ALLCFLAGS := $(filter-out -fopenmp,$(ALLCFLAGS)) -Wno-unknown-pragmas $(VECT_COST)
+$(BUILD)/src/checks/compare.o: ALLCFLAGS := $(filter-out -fopenmp,$(ALLCFLAGS)) -Wno-unknown-pragmas $(VECT_COST) -O3
 # The every-step checksums (engines/checksums.c) are element-wise compares and
 # explicit lane sums: -O3 vectorizes them (4-8x); without fast-math no sum is
 # reassociated, so no value changes.

@@ -234,52 +234,256 @@ static void add_hists(compare_stats *s, uint64_t hist[4][COMPARE_ULP_BINS]) {
     for (int k = 0; k < COMPARE_ULP_BINS; k++) s->ulp_hist[k] += hist[0][k] + hist[1][k] + hist[2][k] + hist[3][k];
 }
 
+/* One element of compare_f32 as the plain loop takes it: the equal-and-
+ * finite fast path once the worst-index fields are set (*ready), else the
+ * full accounting.  The block path below does exactly this for blocks whose
+ * elements are all finite; this is every other element's. */
+typedef struct {
+    size_t fast, fast_ratio, fast_over;
+    double fast_sq, fast_max;
+    int ready;
+} fast_acc;
+
+static inline __attribute__((always_inline)) void f32_element(compare_stats *s, acc *a, fast_acc *f,
+                                                              uint64_t *hist, size_t i, float rv, float cv,
+                                                              const double *bound, size_t n) {
+    uint32_t rb = float_bits(rv), cb = float_bits(cv);
+    int finite = (rb & 0x7f800000u) != 0x7f800000u && (cb & 0x7f800000u) != 0x7f800000u;
+    if (f->ready && rb == cb && finite) {
+        double r = rv;
+        f->fast++;
+        f->fast_sq += r * r;
+        f->fast_max = fabs(r) > f->fast_max ? fabs(r) : f->fast_max;
+        if (bound) {
+            double b = bound[i];
+            if (b > 0) f->fast_ratio++;
+            else if (!(b >= 0)) f->fast_over++;
+        }
+        return;
+    }
+    if (finite) {
+        stats_finite(s, a, hist, i, (double)rv, rb, cv, cb, bound);
+    } else {
+        int cr = value_class(rv), cc = value_class(cv);
+        count_classes(s, cr, cc);
+        stats_nonfinite(s, i, cr, cc);
+    }
+    f->ready = s->worst_abs_index != n && s->worst_ulp_index != n && (!bound || s->worst_bound_index != n);
+}
+
+/* A block of CMP_BLK elements, every one finite on both sides, once the
+ * worst-index fields are set: the same accounting as f32_element, element
+ * for element, in two passes.  The first computes each element's distance,
+ * error and ratio and everything order cannot change (counts, maxima, the
+ * first index of a maximum) in loops the compiler vectorizes; the second
+ * adds the sums in index order, one element after the other, as the plain
+ * loop does: the squares of the equal elements into fast_sq, the others'
+ * into sum_sq_ref (adding +0 to a sum of squares changes no bit, so an
+ * element adds 0 to the sum it does not belong to).  For an equal element
+ * the error, distance and ratio are 0, which no maximum (all >= 0) takes
+ * strictly, exactly as the fast path leaves them alone.  So every field,
+ * and every bit of every sum, is the plain loop's. */
+enum { CMP_BLK = 64 };
+
+#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__) && !defined(__SANITIZE_ADDRESS__)
+#define CMP_HOT __attribute__((target_clones("avx512f", "avx2", "default")))
+#else
+#define CMP_HOT
+#endif
+
+/* The bits of a double >= 0 (or +inf): ordered as the values are, so a
+ * maximum over them is an integer maximum, which vectorizes (a double
+ * maximum does not without -ffinite-math-only). */
+static inline uint64_t pos_bits(double v) {
+    uint64_t u;
+    memcpy(&u, &v, sizeof u);
+    return u;
+}
+
+static inline double bits_pos(uint64_t u) {
+    double v;
+    memcpy(&v, &u, sizeof v);
+    return v;
+}
+
+CMP_HOT
+static void f32_block(compare_stats *s, acc *a, fast_acc *f, uint64_t hist[4][COMPARE_ULP_BINS], size_t i0,
+                      const float *ref, const float *cand, size_t m, const double *bound) {
+    double err[CMP_BLK], rsq[CMP_BLK], ratio[CMP_BLK];
+    uint32_t steps[CMP_BLK], eqv[CMP_BLK];
+    uint32_t mx_steps = 0, mx_mag = 0;
+    uint64_t mx_err = 0, mx_rel = 0, mx_ratio = 0;
+    size_t n_eq = 0, n_zs = 0, n_rz = 0, n_cz = 0, n_pos = 0, n_over = 0;
+    /* integers: ordinal_dist in 32 bits (each side's point on the integer
+     * line is within +-0x7f7fffff, their distance below 2^32); max |r| as
+     * the largest magnitude bits (finite floats order as their bits) */
+    for (size_t j = 0; j < m; j++) {
+        uint32_t rb = float_bits(ref[i0 + j]), cb = float_bits(cand[i0 + j]);
+        int32_t lr = (int32_t)(rb & 0x7fffffffu), lc = (int32_t)(cb & 0x7fffffffu);
+        lr = (rb >> 31) ? -lr : lr;
+        lc = (cb >> 31) ? -lc : lc;
+        uint32_t st = lr >= lc ? (uint32_t)lr - (uint32_t)lc : (uint32_t)lc - (uint32_t)lr;
+        uint32_t eq = rb == cb, rm = rb << 1, cm = cb << 1, mag = rb & 0x7fffffffu;
+        steps[j] = st;
+        eqv[j] = eq;
+        n_eq += eq;
+        n_zs += (eq ^ 1u) & (st == 0);
+        n_rz += (rm == 0) & (cm != 0);
+        n_cz += (rm != 0) & (cm == 0);
+        mx_steps = st > mx_steps ? st : mx_steps;
+        mx_mag = mag > mx_mag ? mag : mx_mag;
+    }
+    /* doubles: the error and r^2, and |c - r| / |r| where r != 0 and the
+     * error is not 0 (else 0: the plain loop skips those, and its maximum
+     * starts at 0); every division done, then selected, with a divisor of
+     * 1 where its result is not used */
+    double relv[CMP_BLK];
+    for (size_t j = 0; j < m; j++) {
+        double r = ref[i0 + j], e = fabs((double)cand[i0 + j] - r), ar = fabs(r);
+        err[j] = e;
+        rsq[j] = r * r;
+        double q = e / (ar > 0 ? ar : 1.0);
+        relv[j] = (ar > 0) & (e > 0) ? q : 0.0;
+    }
+    for (size_t j = 0; j < m; j++) {
+        uint64_t ue = pos_bits(err[j]), ur = pos_bits(relv[j]);
+        mx_err = ue > mx_err ? ue : mx_err;
+        mx_rel = ur > mx_rel ? ur : mx_rel;
+    }
+    if (bound) {
+        uint32_t pos[CMP_BLK], over[CMP_BLK];
+        for (size_t j = 0; j < m; j++) {
+            double b = bound[i0 + j], e = err[j];
+            double q = e / (b > 0 ? b : 1.0);
+            ratio[j] = b > 0 ? q : (e == 0 ? 0.0 : INFINITY);
+            pos[j] = b > 0;
+            over[j] = (e > b) | !(b >= 0);
+        }
+        for (size_t j = 0; j < m; j++) {
+            n_pos += pos[j];
+            n_over += over[j];
+            uint64_t u = pos_bits(ratio[j]);
+            mx_ratio = u > mx_ratio ? u : mx_ratio;
+        }
+    }
+    /* the sums, in index order */
+    double sse = a->sum_sq_err, ssr = a->sum_sq_ref, fsq = f->fast_sq, sr = a->sum_ratio;
+    if (n_eq == m) { /* all equal: only their squares (the rest would add +0) */
+        for (size_t j = 0; j < m; j++) fsq += rsq[j];
+    } else if (n_eq == 0) {
+        for (size_t j = 0; j < m; j++) {
+            sse += err[j] * err[j];
+            ssr += rsq[j];
+            hist[j & 3][ulp_bin(steps[j])]++;
+        }
+    } else {
+        for (size_t j = 0; j < m; j++) {
+            sse += err[j] * err[j];
+            ssr += eqv[j] ? 0.0 : rsq[j];
+            fsq += eqv[j] ? rsq[j] : 0.0;
+            hist[j & 3][ulp_bin(steps[j])] += !eqv[j]; /* the equal ones: with the fast count, at the end */
+        }
+    }
+    if (bound)
+        for (size_t j = 0; j < m; j++) sr += bound[i0 + j] > 0 ? ratio[j] : 0.0;
+    a->sum_sq_err = sse, a->sum_sq_ref = ssr, f->fast_sq = fsq, a->sum_ratio = sr;
+    /* counts: the equal elements as the fast path counts them */
+    size_t n_ne = m - n_eq;
+    s->n_finite += n_ne;
+    f->fast += n_eq;
+    s->n_zero_sign += n_zs;
+    s->n_ref_zero_cand_nonzero += n_rz;
+    s->n_ref_nonzero_cand_zero += n_cz;
+    if (n_ne && s->first_diff_index == s->n) {
+        size_t j = 0;
+        while (eqv[j]) j++;
+        s->first_diff_index = i0 + j;
+    }
+    float fm;
+    memcpy(&fm, &mx_mag, sizeof fm);
+    if ((double)fm > a->max_abs_ref) a->max_abs_ref = fm;
+    if (bits_pos(mx_rel) > s->max_rel) s->max_rel = bits_pos(mx_rel);
+    if (bits_pos(mx_err) > s->max_abs) {
+        size_t j = 0;
+        while (pos_bits(err[j]) != mx_err) j++;
+        s->max_abs = err[j];
+        s->worst_abs_index = i0 + j;
+    }
+    if (mx_steps > a->max_steps) {
+        size_t j = 0;
+        while (steps[j] != mx_steps) j++;
+        a->max_steps = mx_steps;
+        s->worst_ulp_index = i0 + j;
+    }
+    if (bound) {
+        a->n_ratio += n_pos;
+        s->n_over_bound += n_over;
+        if (bits_pos(mx_ratio) > s->max_bound_ratio) {
+            size_t j = 0;
+            while (pos_bits(ratio[j]) != mx_ratio) j++;
+            s->max_bound_ratio = ratio[j];
+            s->worst_bound_index = i0 + j;
+        }
+    }
+}
+
+/* The plain loop alone (compare.h: the same stats, to the bit, as
+ * compare_f32; test_compare holds the two to that on random data). */
+void compare_f32_plain(compare_stats *out, const float *ref, const float *cand, size_t n, const double *bound) {
+    acc a = {0};
+    compare_stats st, *s = &st;
+    stats_begin(s, n, bound);
+    fast_acc f = {0};
+    uint64_t hist[4][COMPARE_ULP_BINS] = {{0}};
+    for (size_t i = 0; i < n; i++) f32_element(s, &a, &f, hist[i & 3], i, ref[i], cand[i], bound, n);
+    s->n_finite += f.fast;
+    s->n_equal += f.fast;
+    hist[0][0] += f.fast;
+    add_hists(s, hist);
+    s->n_over_bound += f.fast_over;
+    a.n_ratio += f.fast_ratio;
+    a.sum_sq_ref += f.fast_sq;
+    if (f.fast_max > a.max_abs_ref) a.max_abs_ref = f.fast_max;
+    stats_end(s, &a);
+    *out = st;
+}
+
 void compare_f32(compare_stats *out, const float *ref, const float *cand, size_t n, const double *bound) {
     acc a = {0};
     compare_stats st, *s = &st; /* a local copy the compiler can keep in registers */
     stats_begin(s, n, bound);
     /* Elements bitwise equal to the reference and finite change nothing but
      * counts, the sum of squares and max |ref| once the worst-index fields
-     * are set: count them here in registers (the audit compares tens of
-     * millions of elements per step), the rest go through stats_finite.
-     * Their squares are summed apart and added at the end: still one fixed
-     * order. */
-    size_t fast = 0, fast_ratio = 0, fast_over = 0;
+     * are set: they are counted apart (the audit compares tens of millions
+     * of elements per step), the rest go through stats_finite.  Their
+     * squares are summed apart and added at the end: still one fixed
+     * order.  Whole blocks of finite elements go through f32_block, with
+     * the same result to the bit. */
+    fast_acc f = {0};
     uint64_t hist[4][COMPARE_ULP_BINS] = {{0}};
-    double fast_sq = 0, fast_max = 0;
-    int ready = 0;
-    for (size_t i = 0; i < n; i++) {
-        uint32_t rb = float_bits(ref[i]), cb = float_bits(cand[i]);
-        int finite = (rb & 0x7f800000u) != 0x7f800000u && (cb & 0x7f800000u) != 0x7f800000u;
-        if (ready && rb == cb && finite) {
-            double r = ref[i];
-            fast++;
-            fast_sq += r * r;
-            fast_max = fabs(r) > fast_max ? fabs(r) : fast_max;
-            if (bound) {
-                double b = bound[i];
-                if (b > 0) fast_ratio++;
-                else if (!(b >= 0)) fast_over++;
-            }
-            continue;
-        }
-        if (finite) {
-            stats_finite(s, &a, hist[i & 3], i, (double)ref[i], rb, cand[i], cb, bound);
+    size_t i = 0;
+    for (; i < n && !f.ready; i++) f32_element(s, &a, &f, hist[i & 3], i, ref[i], cand[i], bound, n);
+    while (i < n) {
+        size_t m = n - i < CMP_BLK ? n - i : CMP_BLK;
+        uint32_t bad = 0;
+        for (size_t j = 0; j < m; j++)
+            bad |= ((float_bits(ref[i + j]) & 0x7f800000u) == 0x7f800000u) |
+                   ((float_bits(cand[i + j]) & 0x7f800000u) == 0x7f800000u);
+        if (bad) {
+            for (size_t j = 0; j < m; j++, i++) f32_element(s, &a, &f, hist[i & 3], i, ref[i], cand[i], bound, n);
         } else {
-            int cr = value_class(ref[i]), cc = value_class(cand[i]);
-            count_classes(s, cr, cc);
-            stats_nonfinite(s, i, cr, cc);
+            f32_block(s, &a, &f, hist, i, ref, cand, m, bound);
+            i += m;
         }
-        ready = s->worst_abs_index != n && s->worst_ulp_index != n && (!bound || s->worst_bound_index != n);
     }
-    s->n_finite += fast;
-    s->n_equal += fast;
-    hist[0][0] += fast;
+    s->n_finite += f.fast;
+    s->n_equal += f.fast;
+    hist[0][0] += f.fast;
     add_hists(s, hist);
-    s->n_over_bound += fast_over;
-    a.n_ratio += fast_ratio;
-    a.sum_sq_ref += fast_sq;
-    if (fast_max > a.max_abs_ref) a.max_abs_ref = fast_max;
+    s->n_over_bound += f.fast_over;
+    a.n_ratio += f.fast_ratio;
+    a.sum_sq_ref += f.fast_sq;
+    if (f.fast_max > a.max_abs_ref) a.max_abs_ref = f.fast_max;
     stats_end(s, &a);
     *out = st;
 }

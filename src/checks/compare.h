@@ -100,6 +100,10 @@ typedef struct {
  * deterministic, sequential, no allocation, no I/O. */
 void compare_f32(compare_stats *s, const float *ref, const float *cand, size_t n, const double *bound);
 void compare_f64(compare_stats *s, const double *ref, const float *cand, size_t n, const double *bound);
+/* compare_f32 one element at a time, without its blocks of finite
+ * elements (vectorized passes, sums still in index order): the same stats
+ * to the bit, slower; for tests. */
+void compare_f32_plain(compare_stats *s, const float *ref, const float *cand, size_t n, const double *bound);
 
 /* One element's ULP distance, whole steps (see above): f32 between the two
  * floats, f64 between the reference rounded to fp32 and the candidate.  0

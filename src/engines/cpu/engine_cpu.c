@@ -1864,6 +1864,27 @@ static int fault_backward_layer(engine *e, int l) {
         size_t big = 0;
         for (size_t i = 1; i < t->numel; i++) big = fabsf(g[i]) > fabsf(g[big]) ? i : big;
         g[big] *= 2.0f;
+    } else if (id == CPU_FAULT_CONV2_DW_FLIPPED_ONCE && c->step == 7 && fault_layer(c, l, "conv2")) {
+        const model_tensor *t = &c->m->tensors[ly->w_tensor];
+        size_t kk = (size_t)ly->k * ly->k;
+        float *g = c->grads + t->offset;
+        for (size_t s0 = 0; s0 < t->numel; s0 += kk)
+            for (size_t a = 0, b = kk - 1; a < b; a++, b--) {
+                float tmp = g[s0 + a];
+                g[s0 + a] = g[s0 + b];
+                g[s0 + b] = tmp;
+            }
+    } else if (id == CPU_FAULT_FC1_DW_NHWC_ONCE && c->step == 7 && fault_layer(c, l, "fc1")) {
+        const model_tensor *t = &c->m->tensors[ly->w_tensor];
+        const layer *src = &c->m->layers[l - 1]; /* the flatten before fc1: its input is (C, H, W) */
+        size_t C = (size_t)src->in_c, HW = (size_t)src->in_h * src->in_w, in = C * HW;
+        float *g = c->grads + t->offset;
+        for (size_t j = 0; j < t->numel / in; j++) {
+            float *row = g + j * in;
+            for (size_t ch = 0; ch < C; ch++)
+                for (size_t p = 0; p < HW; p++) F->a[ch * HW + p] = row[p * C + ch];
+            memcpy(row, F->a, in * sizeof *row);
+        }
     } else if (id == CPU_FAULT_CONV2_DB_TWICE && fault_layer(c, l, "conv2")) {
         const model_tensor *t = &c->m->tensors[ly->b_tensor];
         for (size_t i = 0; i < t->numel; i++) c->grads[t->offset + i] *= 2.0f;

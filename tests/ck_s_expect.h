@@ -67,4 +67,72 @@ static int ck_s_expect_layer(const layer *ly, size_t n, const float *x, const fl
     return 0;
 }
 
+/* The index-weighted backward-weights relations (BWD_W_PW) of one conv or
+ * dense layer as the CUDA kernels compute them (kernels.cu: k_ck_conv_z
+ * weighted, then k_ck_conv_bwd_w weighted; dense: k_ck_sums by_row 2, then
+ * k_ck_dense mode 3): 4 doubles (R, A, Y, S) per output channel or output
+ * into o.  x: the layer's input, dy: its output gradient, dw: its weight
+ * gradient.  Returns 0, or -1 when out of memory. */
+static inline int ck_bwd_w_pw_expect_layer(const layer *ly, size_t n, const float *x, const float *dy, const float *dw,
+                                           double *o) {
+    if (ly->kind == LAYER_DENSE) {
+        size_t in = (size_t)ly->in_c, out = (size_t)ly->out_c;
+        double *rw = malloc(2 * n * sizeof *rw), mx = 0;
+        if (!rw) return -1;
+        for (size_t i = 0; i < n; i++) ck_isum(x + i * in, in, &rw[i], &rw[n + i]);
+        for (size_t j = 0; j < in; j++) {
+            double m = ck_max_abs(x + j, n, in);
+            mx = m > mx ? m : mx;
+        }
+        for (size_t j = 0; j < out; j++) {
+            double ls, la, rhs = 0, a = 0, bs, ba;
+            ck_isum(dw + j * in, in, &ls, &la);
+            ck_dot_acc(&rhs, &a, dy + j, out, rw, rw + n, 1, n);
+            ck_sum(dy + j, n, out, &bs, &ba);
+            o[4 * j] = ls - rhs, o[4 * j + 1] = a, o[4 * j + 2] = la, o[4 * j + 3] = ba * mx * (double)in;
+        }
+        free(rw);
+        return 0;
+    }
+    ck_conv_dims d = {ly->in_c, ly->in_h, ly->in_w, ly->out_c, ly->out_h, ly->out_w, ly->k, ly->pad};
+    size_t C = (size_t)d.c, OC = (size_t)d.oc, HW = (size_t)d.h * d.w, P = (size_t)d.oh * d.ow, kk = (size_t)d.k * d.k;
+    double *z = malloc(2 * n * P * sizeof *z), *mx = malloc(n * C * sizeof *mx);
+    if (!z || !mx) {
+        free(z), free(mx);
+        return -1;
+    }
+    for (size_t pl = 0; pl < n * C; pl++) mx[pl] = ck_max_abs(x + pl * HW, HW, 1);
+    for (size_t r = 0; r < n * P; r++) { /* k_ck_conv_z, weighted */
+        size_t i = r / P;
+        int oh = (int)(r % P) / d.ow, ow = (int)(r % P) % d.ow;
+        double t = 0, ta = 0;
+        for (int c = 0; c < d.c; c++)
+            for (int kh = 0; kh < d.k; kh++) {
+                int rr = oh + kh - d.pad;
+                if (rr < 0 || rr >= d.h) continue;
+                for (int kw = 0; kw < d.k; kw++) {
+                    int qq = ow + kw - d.pad;
+                    if (qq < 0 || qq >= d.w) continue;
+                    double v = x[(i * C + (size_t)c) * HW + (size_t)rr * d.w + qq];
+                    double om = (double)((size_t)c * kk + (size_t)(kh * d.k + kw) + 1);
+                    t += om * v, ta += om * fabs(v);
+                }
+            }
+        z[r] = t, z[n * P + r] = ta;
+    }
+    for (size_t oc = 0; oc < OC; oc++) { /* k_ck_conv_bwd_w, weighted */
+        double ls, la, rhs = 0, a = 0, sm = 0;
+        ck_isum(dw + oc * C * kk, C * kk, &ls, &la);
+        for (size_t i = 0; i < n; i++) {
+            double s1, a1;
+            ck_dot_acc(&rhs, &a, dy + (i * OC + oc) * P, 1, z + i * P, z + n * P + i * P, 1, P);
+            ck_sum(dy + (i * OC + oc) * P, P, 1, &s1, &a1);
+            sm += ck_s_conv_bwd_w_term(mx + i * C, d.c, a1);
+        }
+        o[4 * oc] = ls - rhs, o[4 * oc + 1] = a, o[4 * oc + 2] = la, o[4 * oc + 3] = (double)(C * kk) * sm;
+    }
+    free(z), free(mx);
+    return 0;
+}
+
 #endif

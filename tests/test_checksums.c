@@ -556,6 +556,104 @@ static void test_fault_dense_per_sample(void **s) {
     teardown(&f);
 }
 
+/* The index-weighted backward-weights relations (BWD_W_PW), the weight of
+ * element t of a filter (conv: (c, kh, kw) row-major) or a row (dense) is
+ * t + 1.  One element moved so that the weighted residual moves by half
+ * the relation's tolerance stays unflagged, by 1.05 times it is flagged
+ * and named, the residual carrying weight x shift both times.  A weight
+ * gradient permuted inside one filter (every k x k slice of one output
+ * channel rotated by 180 degrees) or one row (reversed) leaves the plain
+ * relation where it was (the same sum, another order of addition) and
+ * moves the weighted residual by exactly sum_t (t + 1) (new - old): how
+ * far that is from the tolerance is the gradient's business (measured on
+ * the zoo's faults, whole layers at step 7: ratios 75 and 22116), and the
+ * verdict flags it exactly when it is over. */
+static int named_in(const ck_verdict *v, const char *want) {
+    int named = 0;
+    for (int k = 0; k < v->n_viol && k < CK_MAX_VIOL; k++) named |= strncmp(v->v[k].what, want, strlen(want)) == 0;
+    return named;
+}
+
+static void permuted_grad(fx *f, int l) {
+    const layer *ly = &f->m.layers[l];
+    const model_tensor *W = &f->m.tensors[ly->w_tensor];
+    int conv = ly->kind == LAYER_CONV;
+    size_t row = W->numel / (size_t)ly->out_c, kk = conv ? (size_t)ly->k * ly->k : row;
+    step_to_checks(f, 1);
+    float *g = get_all(f, (tensor_id){TENSOR_GRADS, 0}, f->m.n_params), *gw = g + W->offset;
+    size_t oc = 0;
+    double best = -1;
+    for (size_t o = 0; o < (size_t)ly->out_c; o++) { /* the liveliest filter or row */
+        double s = 0;
+        for (size_t t = 0; t < row; t++) s += fabs((double)gw[o * row + t]);
+        if (s > best) best = s, oc = o;
+    }
+    double R0, tol0, R0w, tol0w;
+    double r0 = rel_ratio(f, f->vec, l, CK_BWD_W, oc, &R0, &tol0);
+    double r0w = rel_ratio(f, f->vec, l, CK_BWD_W_PW, oc, &R0w, &tol0w);
+    /* under: element t0 (weight t0 + 1) moved by half the weighted tolerance over its weight */
+    size_t t0 = row / 2;
+    double om = (double)(t0 + 1);
+    float old = gw[oc * row + t0];
+    gw[oc * row + t0] = (float)((double)old + 0.5 * tol0w / om);
+    double moved = (double)gw[oc * row + t0] - (double)old;
+    assert_int_equal(engine_set_tensor(f->e, (tensor_id){TENSOR_GRADS, 0}, g), 0);
+    assert_int_equal(engine_checksums(f->e, CK_STAGE_STEP, f->vec), 0);
+    double R1w, tol1w, r1w = rel_ratio(f, f->vec, l, CK_BWD_W_PW, oc, &R1w, &tol1w);
+    ck_verdict v = judge(f, f->vec);
+    fprintf(stderr, "%s %s, %zu: ratio %.3g clean, %.3g with one element moved by 0.5 x its tolerance / weight\n",
+            ly->name, ck_phase_name(CK_BWD_W_PW), oc, r0w, r1w);
+    assert_true(fabs((R1w - R0w) - om * moved) <= 1e-3 * tol0w);
+    assert_true(r1w < 1.0);
+    assert_false(named_in(&v, "backward-weights (index-weighted)"));
+    char want[64];
+    snprintf(want, sizeof want, "%s %s", ly->name, ck_phase_name(CK_BWD_W_PW));
+    gw[oc * row + t0] = (float)((double)old + 1.05 * tol0w / om);
+    moved = (double)gw[oc * row + t0] - (double)old;
+    assert_int_equal(engine_set_tensor(f->e, (tensor_id){TENSOR_GRADS, 0}, g), 0);
+    assert_int_equal(engine_checksums(f->e, CK_STAGE_STEP, f->vec), 0);
+    r1w = rel_ratio(f, f->vec, l, CK_BWD_W_PW, oc, &R1w, &tol1w);
+    v = judge(f, f->vec);
+    fprintf(stderr, "  %.3g with 1.05 x its tolerance / weight\n", r1w);
+    assert_true(fabs((R1w - R0w) - om * moved) <= 1e-3 * tol0w);
+    assert_true(r1w > 1.0);
+    assert_true(named_in(&v, want));
+    gw[oc * row + t0] = old;
+    /* the permutation, and the shift it must bring */
+    double expect = 0;
+    for (size_t s0 = oc * row; s0 < (oc + 1) * row; s0 += kk)
+        for (size_t a = 0, b = kk - 1; a < b; a++, b--) {
+            float t = gw[s0 + a];
+            double wa = (double)(s0 - oc * row + a + 1), wb = (double)(s0 - oc * row + b + 1);
+            expect += wa * ((double)gw[s0 + b] - t) + wb * ((double)t - gw[s0 + b]);
+            gw[s0 + a] = gw[s0 + b], gw[s0 + b] = t;
+        }
+    assert_int_equal(engine_set_tensor(f->e, (tensor_id){TENSOR_GRADS, 0}, g), 0);
+    assert_int_equal(engine_checksums(f->e, CK_STAGE_STEP, f->vec), 0);
+    double R1, tol1, r1 = rel_ratio(f, f->vec, l, CK_BWD_W, oc, &R1, &tol1);
+    r1w = rel_ratio(f, f->vec, l, CK_BWD_W_PW, oc, &R1w, &tol1w);
+    v = judge(f, f->vec);
+    double stw = rel_sharp_tol(f, f->vec, l, CK_BWD_W_PW, oc);
+    fprintf(stderr, "%s, %zu permuted: plain relation %.3g (clean %.3g), index-weighted %.3g (shift %.3g of its "
+            "tolerance; %.3g of the sharper tier's: %s)\n", ly->name, oc, r1, r0, r1w, expect / tol0w, fabs(R1w) / stw,
+            v.n_sus ? "SUSPECT" : "not over it");
+    assert_true(fabs(R1 - R0) <= 1e-6 * tol0);                  /* the sum moved by double rounding only */
+    assert_true(fabs((R1w - R0w) - expect) <= 1e-6 * tol0w);    /* the weighted one by the permutation */
+    assert_true(fabs(expect) > 0);
+    assert_int_equal(named_in(&v, want), r1w > 1.0);
+    free(g);
+}
+
+static void test_fault_weight_grad_permuted(void **s) {
+    (void)s;
+    fx f;
+    setup(&f, "smallcnn", 0);
+    int conv2 = first_layer_of(&f.m, LAYER_CONV, 1), fc1 = first_layer_of(&f.m, LAYER_DENSE, 0);
+    permuted_grad(&f, conv2);
+    permuted_grad(&f, fc1);
+    teardown(&f);
+}
+
 static void test_subthreshold_not_flagged(void **s) {
     (void)s;
     fx f;
@@ -770,6 +868,7 @@ int main(void) {
         cmocka_unit_test(test_fault_backward_data),
         cmocka_unit_test(test_subthreshold_not_flagged),
         cmocka_unit_test(test_fault_dense_per_sample),
+        cmocka_unit_test(test_fault_weight_grad_permuted),
         cmocka_unit_test(test_fault_exact_and_continuity),
         cmocka_unit_test(test_fault_fused_pair),
         cmocka_unit_test(test_sharp_tier),

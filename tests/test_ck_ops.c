@@ -177,6 +177,51 @@ static size_t compare_layer(fx *f, int l, size_t *bitwise, double *worst_rel) {
     return cmp;
 }
 
+/* The index-weighted backward-weights relations (BWD_W_PW) as the CUDA
+ * kernels compute them (ck_s_expect.h) against the host's: the residual R
+ * within 1e-12 of the relation's A + Y (the two sum the same terms in
+ * other orders: lanes against one sum, and the host's weighted Z from a
+ * channel-weighted plane against the kernel's direct sum; the judge's
+ * tolerance is ~1e-4 of A), A within 1e-12 relatively, S as the plain
+ * relation's (conv: the same bound as there; dense: 1e-12), and the host's
+ * Y at least the kernel's (it adds the prefix sums' rounding term). */
+static void test_index_weighted_as_kernels(void **st) {
+    (void)st;
+    fx f;
+    one_step(&f);
+    size_t total = 0, live = 0;
+    for (int l = 0; l < f.m.n_layers; l++) {
+        const layer *ly = &f.m.layers[l];
+        if (ly->kind != LAYER_CONV && ly->kind != LAYER_DENSE) continue;
+        size_t cnt = f.L.cnt[l][CK_BWD_W_PW];
+        assert_int_equal(cnt, (size_t)ly->out_c);
+        double *o = malloc(4 * cnt * sizeof *o);
+        assert_non_null(o);
+        const float *x = l ? f.act[l - 1] : f.x, *dw = f.g + f.m.tensors[ly->w_tensor].offset;
+        assert_int_equal(ck_bwd_w_pw_expect_layer(ly, N, x, f.dact[l], dw, o), 0);
+        const double *h = f.vec + f.L.off[l][CK_BWD_W_PW];
+        double stol = ly->kind == LAYER_CONV ? (2.0 * ((double)ly->out_h * ly->out_w + N) + 4) * 0x1p-53 : 1e-12,
+               worst = 0;
+        for (size_t r = 0; r < cnt; r++, total++) {
+            const double *e = o + 4 * r, *g = h + CK_REL * r;
+            double dr = e[1] + e[2] > 0 ? fabs(g[0] - e[0]) / (e[1] + e[2]) : fabs(g[0] - e[0]); /* 0: a dead channel */
+            live += e[1] > 0;
+            worst = dr > worst ? dr : worst;
+            if (!(dr <= 1e-12) || !(fabs(g[1] - e[1]) <= 1e-12 * e[1]) || !(g[2] >= e[2] * (1 - 1e-12)) ||
+                !(fabs(g[3] - e[3]) <= stol * e[3]))
+                fail_msg("%s relation %zu: host (%.17g, %.17g, %.17g, %.17g), kernels (%.17g, %.17g, %.17g, %.17g)",
+                         ly->name, r, g[0], g[1], g[2], g[3], e[0], e[1], e[2], e[3]);
+        }
+        print_message("%s: %zu index-weighted relations, residuals within %.3g of A + Y of the kernels'\n", ly->name,
+                      cnt, worst);
+        free(o);
+    }
+    assert_int_equal(total, 16 + 32 + 64 + 10);
+    print_message("%zu of %zu relations with a gradient that is not all 0\n", live, total);
+    assert_true(live * 2 > total);
+    free_fx(&f);
+}
+
 static void test_s_equals_host(void **st) {
     (void)st;
     fx f;
@@ -202,6 +247,7 @@ int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_maxima),
         cmocka_unit_test(test_s_equals_host),
+        cmocka_unit_test(test_index_weighted_as_kernels),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -232,6 +232,8 @@ static void test_one_off_data_faults(void **st) {
         {"cpu:fault=conv2_plane_mirrored_once", 7, 0, "conv2", "conv2 forward (position-weighted)", CKP_FORWARD},
         {"cpu:fault=conv2_dx_plane_transposed_once", 7, 0, "conv2", "conv2 backward-data (position-weighted)",
          CKP_BWD_DATA},
+        {"cpu:fault=conv2_dw_flipped_once", 7, 0, "conv2", "conv2 backward-weights (index-weighted)", CKP_BWD_WEIGHTS},
+        {"cpu:fault=fc1_dw_nhwc_once", 7, 0, "fc1", "fc1 backward-weights (index-weighted)", CKP_BWD_WEIGHTS},
         {"cpu", -1, 0, "", "", CKP_FORWARD},
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {

@@ -141,6 +141,21 @@ LS_HD void ck_sum(const float *x, size_t cnt, size_t stride, double *s, double *
     *sa = ta;
 }
 
+/* Index-weighted sums: sum of (i + 1) x_i and of (i + 1) |x_i| over cnt
+ * floats (the CUDA engine's; the host's are in lanes: the same terms,
+ * another order of addition).  An index below 2^29 times a float is exact
+ * in a double. */
+LS_HD void ck_isum(const float *x, size_t cnt, double *s, double *sa) {
+    double t = 0, ta = 0;
+    for (size_t i = 0; i < cnt; i++) {
+        double v = x[i], om = (double)(i + 1);
+        t += om * v;
+        ta += om * fabs(v);
+    }
+    *s = t;
+    *sa = ta;
+}
+
 /* Accumulate a linear map's right-hand side: *rhs += coef . xs and
  * *a += |coef| . xa over len terms (strided).  A relation is then
  * R = lhs - rhs, A = a, Y = sum |outputs| (ck_rel). */

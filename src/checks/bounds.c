@@ -508,6 +508,13 @@ int bounds_ck_shape(const model *m, int l, int phase, size_t n, size_t *K, size_
             *K = ly->out_c * kk, *P = hw * (hw + 1) / 2;
             break;
         }
+        /* index-weighted backward-weights: weights 1..C k k on a filter's
+         * gradients; P, their sum, as above */
+        case 8: {
+            size_t t = ly->in_c * kk;
+            *K = n * pos, *P = t * (t + 1) / 2;
+            break;
+        }
         }
     } else if (ly->kind == LAYER_DENSE) {
         switch (phase) {
@@ -517,6 +524,7 @@ int bounds_ck_shape(const model *m, int l, int phase, size_t n, size_t *K, size_
         case 3: *K = n, *P = 1, *is_sum = 1; break;
         case 4: *K = (size_t)ly->in_c + 1, *P = (size_t)ly->out_c; break; /* per sample: over the outputs */
         case 5: *K = (size_t)ly->out_c, *P = (size_t)ly->in_c; break;     /* per sample: over the input features */
+        case 8: *K = n, *P = (size_t)ly->in_c * (ly->in_c + 1) / 2; break; /* per output, weights 1..in */
         }
     }
     return *K ? 1 : 0;

@@ -170,7 +170,8 @@ void bounds_cluster_of(const model *m, tensor_kind kind, int idx, size_t *cdiv, 
  * sum with the same linear map applied to summed inputs, both in double
  * from the engine's own fp32 tensors.  bounds_ck_shape gives, for layer l
  * and phase (CK_FWD .. CK_BWD_B, a dense layer's per-sample CK_FWD_PS,
- * CK_BWD_DATA_PS, a conv's position-weighted CK_FWD_PW, CK_BWD_DATA_PW) at batch n, the K of the per-element rule
+ * CK_BWD_DATA_PS, a conv's position-weighted CK_FWD_PW, CK_BWD_DATA_PW, the
+ * index-weighted backward-weights CK_BWD_W_PW of both) at batch n, the K of the per-element rule
  * the relation's outputs obey (bounds_rule_of's) and P, the outputs each
  * relation sums; 0 when the layer has no such relation.  bounds_ck_tol
  * turns the relation's A (the same sum in absolute values) and Y (sum of

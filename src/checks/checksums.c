@@ -50,6 +50,7 @@ static void note(ck_verdict *o, ck_phase ph, int layer, double ratio, double cou
 }
 
 static const char *unit_name(const layer *ly, int phase) {
+    if (phase == CK_BWD_W_PW) return ly->kind == LAYER_CONV ? "output channel" : "output";
     if (phase == CK_FWD_PW) return "sample/output channel";
     if (phase == CK_BWD_DATA_PW) return "sample/input channel";
     if (phase >= CK_FWD_PS) return "sample";
@@ -189,8 +190,10 @@ int checksums_judge(const model *m, const double *vec, size_t n, const int32_t *
             else if (ph <= CK_BWD_DATA) judge_exact(m, &L, vec, l, ph, cph, out);
         }
         for (int ph = CK_FWD_PS; ph < CK_NPHASE_ALL && per_sample; ph++) {
-            int bwd = ph == CK_BWD_DATA_PS || ph == CK_BWD_DATA_PW;
-            if (!eval || !bwd) judge_rel(m, &L, vec, n, l, ph, eval ? CKP_EVAL : bwd ? CKP_BWD_DATA : CKP_FORWARD, u_in, out);
+            int bwd = ph == CK_BWD_DATA_PS || ph == CK_BWD_DATA_PW, bw = ph == CK_BWD_W_PW;
+            if (!eval || (!bwd && !bw))
+                judge_rel(m, &L, vec, n, l, ph, eval ? CKP_EVAL : bw ? CKP_BWD_WEIGHTS : bwd ? CKP_BWD_DATA : CKP_FORWARD,
+                          u_in, out);
         }
     }
     return eval || !labels ? LS_OK : judge_loss(m, &L, vec, n, labels, out);

@@ -32,6 +32,7 @@ const char *ck_phase_name(int phase) {
     case CK_BWD_DATA_PS: return "backward-data (per sample)";
     case CK_FWD_PW: return "forward (position-weighted)";
     case CK_BWD_DATA_PW: return "backward-data (position-weighted)";
+    case CK_BWD_W_PW: return "backward-weights (index-weighted)";
     }
     return "?";
 }
@@ -97,6 +98,7 @@ void ck_layout_make(ck_layout *L, const model *m, size_t n) {
             L->cnt[l][CK_FWD_PW] = n * (size_t)ly->out_c;
             L->cnt[l][CK_BWD_DATA_PW] = l > 0 ? n * (size_t)ly->in_c : 0;
         }
+        if (ly->kind == LAYER_DENSE || ly->kind == LAYER_CONV) L->cnt[l][CK_BWD_W_PW] = (size_t)ly->out_c;
         for (int ph = CK_FWD_PS; ph < CK_NPHASE_ALL; ph++) {
             L->off[l][ph] = at;
             at += CK_REL * L->cnt[l][ph];
@@ -119,6 +121,11 @@ typedef struct {
  * backward (padded past a cache line) */
 enum { CK_CNT_STRIDE = 2 * MODEL_MAX_LAYERS + 8 };
 
+/* per sample and output channel, backward-weights' partial sums: 6 for
+ * the plain relation and bias (conv_bwd_w_sample), 4 for the
+ * index-weighted one */
+enum { CK_PART = 10 };
+
 typedef struct {
     size_t n, cap_n;            /* batch the buffers are sized for */
     float *act[MODEL_MAX_LAYERS], *dact[MODEL_MAX_LAYERS], *input;
@@ -137,7 +144,7 @@ typedef struct {
     size_t pl_cap, tv_cap;
     double *wt;                 /* dense relations' scratch */
     double *cw;                 /* per conv layer: its weights transposed, forward and backward-data (read-only in loops) */
-    double *part;               /* per conv layer: backward-weights' per-sample partial sums, n x OC x 6 */
+    double *part;               /* per conv layer: backward-weights' per-sample partial sums, n x OC x CK_PART */
     size_t *cnt;                /* per thread: fused pairs' fast counts, MODEL_MAX_LAYERS x 2 */
 } ck_state;
 
@@ -162,13 +169,14 @@ static void state_free(void *p) {
 
 /* Scratch for one sample's window sums: the largest of C k k (forward),
  * OC k k (backward-data), OH OW (backward-weights' patch sums) and dense
- * widths (+ n: the per-sample input sums of backward-weights). */
+ * widths (+ 2 n: the per-sample input sums of backward-weights, plain and
+ * index-weighted). */
 static size_t sums_needed(const model *m, size_t n) {
     size_t mx = 1;
     for (int l = 0; l < m->n_layers; l++) {
         const layer *ly = &m->layers[l];
         size_t kk = (size_t)ly->k * ly->k, t[4] = {ly->in_c * kk, ly->out_c * kk, (size_t)ly->out_h * ly->out_w,
-                                                   (size_t)(ly->in_c > ly->out_c ? ly->in_c : ly->out_c) + n};
+                                                   (size_t)(ly->in_c > ly->out_c ? ly->in_c : ly->out_c) + 2 * n};
         if (ly->kind != LAYER_CONV && ly->kind != LAYER_DENSE) continue;
         for (int i = 0; i < 4; i++) mx = t[i] > mx ? t[i] : mx;
     }
@@ -190,9 +198,9 @@ static void scratch_needed(const model *m, size_t n, size_t *wt, size_t *pl, siz
             /* t[1]: 16 lanes of window_sums16 (a multiple of window_sums') */
             /* t[1]: window_sums (4 (h + 1) w + 4 w) and window_sums16 (16 (8 + 8 k) w), either mode */
             t[1] = 4 * (h + 1) * w + 4 * w + 4 * (oh + 1) * ow + 4 * ow + 16 * (8 + 8 * (size_t)ly->k) * (w + ow),
-            t[2] = 2 * h * w + 2 * oh * w,
+            t[2] = 4 * h * w + 2 * oh * w, /* patch_sums, with the index-weighted planes */
             t[3] = 6 * (C + OC);
-            *cw += 2 * (C * kk * OC + C * OC), *part += n * OC * 6;
+            *cw += 2 * (C * kk * OC + C * OC), *part += n * OC * CK_PART;
         } else if (ly->kind == LAYER_DENSE) {
             t[0] = 4 * (C + OC); /* dense_all: sums over the batch, then W's row and column sums */
         }
@@ -393,6 +401,27 @@ CK_HOT static void sum_lanes(const float *x, size_t n, double *s, double *sa) {
         double v = x[i];
         r += v;
         ra += fabs(v);
+    }
+    *s = r, *sa = ra;
+}
+
+/* sum of (i + 1) x_i and of (i + 1) |x_i| over n floats, in LANES lanes
+ * (an integer below 2^29 times a float is exact in a double: only the
+ * additions round) */
+CK_HOT static void wsum_lanes(const float *x, size_t n, double *s, double *sa) {
+    double t[LANES] = {0}, ta[LANES] = {0}, r = 0, ra = 0;
+    size_t i = 0;
+    for (; i + LANES <= n; i += LANES)
+        for (int l = 0; l < LANES; l++) {
+            double v = x[i + l], om = (double)(i + l + 1);
+            t[l] += om * v;
+            ta[l] += om * fabs(v);
+        }
+    for (int l = 0; l < LANES; l++) r += t[l], ra += ta[l];
+    for (; i < n; i++) {
+        double v = x[i], om = (double)(i + 1);
+        r += om * v;
+        ra += om * fabs(v);
     }
     *s = r, *sa = ra;
 }
@@ -831,12 +860,14 @@ static void conv_bwd_data_sample(const conv_job *J, const ck_tls *W, size_t i) {
  * pad) inside the input: X^ = sum over channels, then a k x k box sum,
  * rows then columns.  *tot_a = sum of |x| over the sample.  Rounding:
  * each Z within (C + 2 k + 2) u64 of *tot_a (first order), covered
- * through Y.  *mx = max |x| over the sample.  v: 2 h w + 2 oh w doubles
- * of scratch. */
+ * through Y.  *mx = max |x| over the sample.  With zw (zwa): the
+ * index-weighted Z (backward-weights' BWD_W_PW), each within (C + k k + 2)
+ * u64 of C k k *tot_a.  v: 4 h w + 2 oh w doubles of scratch. */
 CK_HOT static void patch_sums(const float *x, const ck_conv_dims *d, double *v, double *z, double *za, double *tot_a,
-                       double *mx) {
-    size_t HW = (size_t)d->h * d->w;
-    double *X = v, *Xa = v + HW, *B = Xa + HW, *Ba = B + (size_t)d->oh * d->w;
+                       double *mx, double *zw, double *zwa) {
+    size_t HW = (size_t)d->h * d->w, kk = (size_t)d->k * d->k;
+    double *X = v, *Xa = v + HW, *B = Xa + HW, *Ba = B + (size_t)d->oh * d->w, *XC = Ba + (size_t)d->oh * d->w,
+           *XCa = XC + HW;
     for (size_t e = 0; e < HW; e++) X[e] = Xa[e] = 0;
     for (int c = 0; c < d->c; c++) {
         const float *xc = x + c * HW;
@@ -845,6 +876,39 @@ CK_HOT static void patch_sums(const float *x, const ck_conv_dims *d, double *v, 
             X[e] += u;
             Xa[e] += fabs(u);
         }
+    }
+    if (zw) {
+        /* index-weighted (BWD_W_PW): weight c k k + kh k + kw + 1 on the
+         * input element a filter tap (c, kh, kw) meets; XC = sum over c of
+         * (c k k) x, then per output position the k k taps of XC plus
+         * (kh k + kw + 1) times the channel sum X */
+        for (size_t e = 0; e < HW; e++) XC[e] = XCa[e] = 0;
+        for (int c = 1; c < d->c; c++) {
+            const float *xc = x + c * HW;
+            double om = (double)c * (double)kk;
+            for (size_t e = 0; e < HW; e++) {
+                double u = xc[e];
+                XC[e] += om * u;
+                XCa[e] += om * fabs(u);
+            }
+        }
+        for (int r = 0; r < d->oh; r++)
+            for (int q = 0; q < d->ow; q++) {
+                double t = 0, tta = 0;
+                for (int kh = 0; kh < d->k; kh++) {
+                    int rr = r + kh - d->pad;
+                    if (rr < 0 || rr >= d->h) continue;
+                    for (int kw = 0; kw < d->k; kw++) {
+                        int qq = q + kw - d->pad;
+                        if (qq < 0 || qq >= d->w) continue;
+                        size_t e = (size_t)rr * d->w + qq;
+                        double om = (double)(kh * d->k + kw + 1);
+                        t += XC[e] + om * X[e];
+                        tta += XCa[e] + om * Xa[e];
+                    }
+                }
+                zw[(size_t)r * d->ow + q] = t, zwa[(size_t)r * d->ow + q] = tta;
+            }
     }
     double ta = 0;
     for (size_t e = 0; e < HW; e++) ta += Xa[e];
@@ -894,8 +958,8 @@ CK_HOT static void dy_dot_lanes(const float *g, const double *z, const double *z
 }
 
 /* dy_dot_lanes for the 16 output channels of a dy block plane (P, 16):
- * channel l's four sums at q[6 l + 0..3] */
-CK_HOT static void dy_dot16(const float *g, const double *z, const double *za, size_t P, double *q) {
+ * channel l's four sums at q[qs l + 0..3] */
+CK_HOT static void dy_dot16(const float *g, const double *z, const double *za, size_t P, double *q, size_t qs) {
     double t[LANES][16] = {{0}}, ta[LANES][16] = {{0}}, u[LANES][16] = {{0}}, ua[LANES][16] = {{0}};
     size_t p = 0;
     for (; p + LANES <= P; p += LANES)
@@ -917,7 +981,7 @@ CK_HOT static void dy_dot16(const float *g, const double *z, const double *za, s
             double v = g[p * 16 + l];
             st[l] += v * z[p], sta[l] += fabs(v) * za[p], su[l] += v, sua[l] += fabs(v);
         }
-    for (int l = 0; l < 16; l++) q[6 * l] = st[l], q[6 * l + 1] = sta[l], q[6 * l + 2] = su[l], q[6 * l + 3] = sua[l];
+    for (int l = 0; l < 16; l++) q[qs * l] = st[l], q[qs * l + 1] = sta[l], q[qs * l + 2] = su[l], q[qs * l + 3] = sua[l];
 }
 
 /* Backward-weights, sample i: the sum over (c, kh, kw) of dW[o] is the
@@ -931,13 +995,26 @@ static void conv_bwd_w_sample(const conv_job *J, const ck_tls *W, size_t i) {
     const ck_conv_dims *d = &J->d;
     size_t P = (size_t)d->oh * d->ow, HW = (size_t)d->h * d->w, OC = d->oc;
     double tn, mx, *z = W->s, *za = W->sa;
-    patch_sums(sample_plain(J->xv, i, (size_t)d->c, HW, W->b0), d, W->pl, z, za, &tn, &mx);
+    int wt = J->o[CK_BWD_W_PW] != NULL;
+    double *zw = wt ? W->sw : NULL, *zwa = wt ? W->swa : NULL; /* free here: the weighted window sums are used */
+    patch_sums(sample_plain(J->xv, i, (size_t)d->c, HW, W->b0), d, W->pl, z, za, &tn, &mx, zw, zwa);
     const float *dy = J->dyv.p + i * OC * P;
     if (J->dyv.cb == 16)
-        for (size_t cb = 0; cb < OC / 16; cb++) dy_dot16(dy + cb * 16 * P, z, za, P, J->part + (i * OC + cb * 16) * 6);
+        for (size_t cb = 0; cb < OC / 16; cb++) {
+            double *q = J->part + (i * OC + cb * 16) * CK_PART;
+            dy_dot16(dy + cb * 16 * P, z, za, P, q, CK_PART);
+            if (wt) dy_dot16(dy + cb * 16 * P, zw, zwa, P, q + 6, CK_PART);
+        }
     for (size_t oc = 0; oc < OC; oc++) {
-        double *q = J->part + (i * OC + oc) * 6;
-        if (J->dyv.cb != 16) dy_dot_lanes(dy + oc * P, z, za, P, q);
+        double *q = J->part + (i * OC + oc) * CK_PART;
+        if (J->dyv.cb != 16) {
+            dy_dot_lanes(dy + oc * P, z, za, P, q);
+            if (wt) {
+                double qw[4];
+                dy_dot_lanes(dy + oc * P, zw, zwa, P, qw);
+                for (int k = 0; k < 4; k++) q[6 + k] = qw[k];
+            }
+        }
         q[4] = tn * q[3], q[5] = mx * q[3];
     }
 }
@@ -945,12 +1022,20 @@ static void conv_bwd_w_sample(const conv_job *J, const ck_tls *W, size_t i) {
 static void conv_bwd_w_finish(const conv_job *J, size_t n) {
     size_t ckk = J->d.c * (size_t)J->d.k * J->d.k, OC = J->d.oc;
     for (size_t oc = 0; oc < OC; oc++) {
-        double r[6] = {0, 0, 0, 0, 0, 0}, ls, la; /* over samples in order */
+        double r[CK_PART] = {0}, ls, la; /* over samples in order */
         for (size_t i = 0; i < n; i++)
-            for (int k = 0; k < 6; k++) r[k] += J->part[(i * OC + oc) * 6 + k];
+            for (int k = 0; k < CK_PART; k++) r[k] += J->part[(i * OC + oc) * CK_PART + k];
         sum_lanes(J->dw + oc * ckk, ckk, &ls, &la);
         put_rel(J->o[CK_BWD_W] + CK_REL * oc, ls, la + r[4], r[0], r[1], r[5]);
         put_rel(J->o[CK_BWD_B] + CK_REL * oc, J->db[oc], fabs((double)J->db[oc]), r[2], r[3], r[3]); /* one sum: S = A */
+        if (!J->o[CK_BWD_W_PW]) continue;
+        /* index-weighted (BWD_W_PW): dW[o][t] weighted by its index t + 1
+         * in the filter, (c, kh, kw) row-major, against dy times the
+         * index-weighted patch sums; the weights (at most C k k) scale the
+         * Y term and S */
+        double lw, lwa;
+        wsum_lanes(J->dw + oc * ckk, ckk, &lw, &lwa);
+        put_rel(J->o[CK_BWD_W_PW] + CK_REL * oc, lw, lwa + 2.0 * (double)ckk * r[4], r[6], r[7], (double)ckk * r[5]);
     }
 }
 
@@ -1036,6 +1121,18 @@ static void dense_all(ck_state *S, const layer *ly, const float *w, const float 
         ck_dot_acc(&rhs, &a, dy + j, out, rx, ra, 1, n);
         put_rel(o[CK_BWD_W] + CK_REL * j, ls, la, rhs, a, da[j] * mx);
         put_rel(o[CK_BWD_B] + CK_REL * j, db[j], fabs((double)db[j]), ds[j], da[j], da[j]);
+    }
+    if (!o[CK_BWD_W_PW]) return;
+    /* index-weighted (BWD_W_PW): dW[j][k] weighted by k + 1, against dy
+     * times each sample's input weighted the same way (Rw: n); the
+     * weights (at most in) scale S */
+    double *rw = S->s + out + n, *rwa = S->sa + out + n;
+    for (size_t i = 0; i < n; i++) wsum_lanes(x + i * in, in, &rw[i], &rwa[i]);
+    for (size_t j = 0; j < out; j++) {
+        double lw, lwa, rhs = 0, a = 0;
+        wsum_lanes(dw + j * in, in, &lw, &lwa);
+        ck_dot_acc(&rhs, &a, dy + j, out, rw, rwa, 1, n);
+        put_rel(o[CK_BWD_W_PW] + CK_REL * j, lw, lwa, rhs, a, da[j] * mx * (double)in);
     }
 }
 
@@ -1426,7 +1523,7 @@ static void samples_pass(engine *e, ck_state *S, const ck_layout *L, int backwar
             j->dxv = backward && l ? S->view[1][l - 1] : (ck_tv){NULL, 0};
             for (int ph = 0; ph < CK_NPHASE_ALL; ph++) j->o[ph] = L->cnt[l][ph] ? out + L->off[l][ph] : NULL;
             j->wf = cw, j->wb = cw + ckk * OC + d.c * OC, j->part = part;
-            cw += 2 * (ckk * OC + d.c * OC), part += n * OC * 6;
+            cw += 2 * (ckk * OC + d.c * OC), part += n * OC * CK_PART;
             conv_prep(j, S->p + m->tensors[ly->w_tensor].offset);
             it[ni++] = (ck_item){nj++, l, j->dxv.p != NULL, backward, backward};
         } else if (S->fused[l]) {

@@ -57,8 +57,9 @@
 
 enum { CK_FWD, CK_BWD_DATA, CK_BWD_W, CK_BWD_B, CK_NPHASE };
 /* after INPUT (not in recordings): the per-sample dense blocks, the
- * position-weighted conv forward block */
-enum { CK_FWD_PS = CK_NPHASE, CK_BWD_DATA_PS, CK_FWD_PW, CK_BWD_DATA_PW, CK_NPHASE_ALL };
+ * position-weighted conv forward and backward-data blocks, and the
+ * index-weighted backward-weights block of conv and dense layers */
+enum { CK_FWD_PS = CK_NPHASE, CK_BWD_DATA_PS, CK_FWD_PW, CK_BWD_DATA_PW, CK_BWD_W_PW, CK_NPHASE_ALL };
 enum { CK_HDR = 3, CK_REL = 4 };
 
 typedef struct {

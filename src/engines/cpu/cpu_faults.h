@@ -264,16 +264,18 @@ enum { CPU_FAULT_BELOW = 0, CPU_FAULT_DETECT = 1, CPU_FAULT_SUSPECT = 2, CPU_FAU
       "relation sums a whole plane and the fused relu1+pool1 re-check routes what it is given; the position-weighted "\
       "backward-data relation (each input gradient times its linear position + 1) sees it")                          \
     X(CONV2_DW_FLIPPED_ONCE, "conv2_dw_flipped_once", "op", "conv2", "backward", "smallcnn --limit-train 72 --limit-test 64 --epochs 2 --steps 10 --eval", \
-      CPU_FAULT_BLIND, "at step 7 only, conv2's weight gradient has every 3x3 slice rotated by 180 degrees (a "      \
+      CPU_FAULT_DETECT, "at step 7 only, conv2's weight gradient has every 3x3 slice rotated by 180 degrees (a "     \
       "backward-weights kernel that convolves where it should correlate)",                                            \
       "every value is one backward-weights computes, for another kernel offset of the same output channel: the "     \
-      "backward-weights relation sums dW over (input channel, kh, kw) per output channel, and the update re-check "  \
-      "uses the gradient the engine reports; a step no reference looks at")                                          \
+      "plain backward-weights relation sums dW over (input channel, kh, kw) and the update re-check uses the "       \
+      "gradient the engine reports; the index-weighted backward-weights relation (each dW element times its index " \
+      "+ 1 in the filter) sees it")                                                                                    \
     X(FC1_DW_NHWC_ONCE, "fc1_dw_nhwc_once", "op", "fc1", "backward", "smallcnn --limit-train 72 --limit-test 64 --epochs 2 --steps 10 --eval", \
-      CPU_FAULT_BLIND, "at step 7 only, fc1's weight gradient has its columns in the order of an NHWC flatten (h, w, "\
-      "c) where the forward flattens NCHW (c, h, w)",                                                                 \
-      "every row holds the values backward-weights computes, in another column order: the backward-weights relation "\
-      "sums each row of dW, and the update re-check uses the gradient the engine reports")                          \
+      CPU_FAULT_DETECT, "at step 7 only, fc1's weight gradient has its columns in the order of an NHWC flatten (h, "\
+      "w, c) where the forward flattens NCHW (c, h, w)",                                                              \
+      "every row holds the values backward-weights computes, in another column order: the plain relation sums each " \
+      "row of dW and the update re-check uses the gradient the engine reports; the index-weighted relation (each "   \
+      "dW element times its column + 1) sees it")                                                                      \
     X(EVAL_POOL2_BLOCK1_1ULP, "eval_pool2_block1_1ulp", "op", "relu2|pool2", "evaluation", "smallcnn --limit-train 72 --limit-test 64 --epochs 2 --steps 10 --eval", \
       CPU_FAULT_DETECT, "in evaluation only, the fused relu2+pool2 output of channel 21 (the second block of 16), "   \
       "sample 0, at its first positive window is one ulp up",                                                        \

@@ -743,9 +743,13 @@ static int ck_conv(cuda_ctx *c, const layer *ly, int l, const ck_layout *L, int 
         CHECK_LK(lk_ck_conv_bwd_data(c->stream, v + L->off[l][CK_BWD_DATA_PW], c->dact[l - 1], w, c->ck_s, c->ck_sa,
                                      mx_dy, &d, n, 1));
     }
-    CHECK_LK(lk_ck_conv_z(c->stream, c->ck_s, c->ck_sa, x, &d, n));
+    CHECK_LK(lk_ck_conv_z(c->stream, c->ck_s, c->ck_sa, x, &d, n, 0));
     CHECK_LK(lk_ck_conv_bwd_w(c->stream, v + L->off[l][CK_BWD_W], v + L->off[l][CK_BWD_B], dw, db, c->dact[l], c->ck_s,
-                              c->ck_sa, mx_x, &d, n));
+                              c->ck_sa, mx_x, &d, n, 0));
+    /* index-weighted (BWD_W_PW), in the same scratch after the plain relation */
+    CHECK_LK(lk_ck_conv_z(c->stream, c->ck_s, c->ck_sa, x, &d, n, 1));
+    CHECK_LK(lk_ck_conv_bwd_w(c->stream, v + L->off[l][CK_BWD_W_PW], NULL, dw, db, c->dact[l], c->ck_s, c->ck_sa, mx_x,
+                              &d, n, 1));
 done:
     return rc;
 }
@@ -778,6 +782,10 @@ static int ck_dense(cuda_ctx *c, const layer *ly, int l, const ck_layout *L, int
     CHECK_LK(lk_ck_sums(c->stream, c->ck_s, c->ck_sa, NULL, x, n, in, 1));
     CHECK_LK(lk_ck_dense(c->stream, v + L->off[l][CK_BWD_W], v + L->off[l][CK_BWD_B], NULL, db, dw, c->dact[l], c->ck_s,
                          c->ck_sa, mx, n, in, out, 2));
+    /* index-weighted (BWD_W_PW): each sample's input weighted by feature index + 1, in the same scratch */
+    CHECK_LK(lk_ck_sums(c->stream, c->ck_s, c->ck_sa, NULL, x, n, in, 2));
+    CHECK_LK(lk_ck_dense(c->stream, v + L->off[l][CK_BWD_W_PW], NULL, NULL, db, dw, c->dact[l], c->ck_s, c->ck_sa, mx, n,
+                         in, out, 3));
 done:
     return rc;
 }

@@ -263,9 +263,11 @@ __global__ void k_ck_conv_bwd_data(double *o, const float *dx, const float *w, c
     }
 }
 
-/* Z[i, p]: the input summed over every element that meets output position p */
-__global__ void k_ck_conv_z(double *z, double *za, const float *x, ck_conv_dims d, size_t n) {
-    size_t P = (size_t)d.oh * d.ow, HW = (size_t)d.h * d.w;
+/* Z[i, p]: the input summed over every element that meets output position p;
+ * weighted: each element weighted by the index + 1 of the filter tap
+ * (c, kh, kw) that meets it, c k k + kh k + kw + 1 (BWD_W_PW) */
+__global__ void k_ck_conv_z(double *z, double *za, const float *x, ck_conv_dims d, size_t n, int weighted) {
+    size_t P = (size_t)d.oh * d.ow, HW = (size_t)d.h * d.w, kk = (size_t)d.k * d.k;
     GRID_STRIDE(r, n * P) {
         size_t i = r / P;
         int oh = (int)(r % P) / d.ow, ow = (int)(r % P) % d.ow;
@@ -278,20 +280,26 @@ __global__ void k_ck_conv_z(double *z, double *za, const float *x, ck_conv_dims 
                     int qq = ow + kw - d.pad;
                     if (qq < 0 || qq >= d.w) continue;
                     double v = x[(i * d.c + c) * HW + rr * d.w + qq];
-                    t += v, ta += fabs(v);
+                    double om = weighted ? (double)(c * kk + (size_t)(kh * d.k + kw) + 1) : 1.0;
+                    t += om * v, ta += om * fabs(v);
                 }
             }
         z[r] = t, za[r] = ta;
     }
 }
 
-/* mx: the x plane maxima (n C), as the forward's window kernel left them */
+/* mx: the x plane maxima (n C), as the forward's window kernel left them;
+ * weighted (BWD_W_PW, from k_ck_conv_z's weighted Z): dW weighted by its
+ * index + 1 in the filter, S scaled by the largest weight C k k, no bias
+ * block (ob unused) */
 __global__ void k_ck_conv_bwd_w(double *ow_, double *ob, const float *dw, const float *db, const float *dy,
-                                const double *z, const double *za, const double *mx, ck_conv_dims d, size_t n) {
+                                const double *z, const double *za, const double *mx, ck_conv_dims d, size_t n,
+                                int weighted) {
     size_t kk = (size_t)d.k * d.k, ckk = d.c * kk, P = (size_t)d.oh * d.ow;
     GRID_STRIDE(oc, (size_t)d.oc) {
         double ls, la, rhs = 0, a = 0, bs = 0, ba = 0, sm = 0;
-        ck_sum(dw + oc * ckk, ckk, 1, &ls, &la);
+        if (weighted) ck_isum(dw + oc * ckk, ckk, &ls, &la);
+        else ck_sum(dw + oc * ckk, ckk, 1, &ls, &la);
         for (size_t i = 0; i < n; i++) {
             double s1, a1;
             ck_dot_acc(&rhs, &a, dy + (i * d.oc + oc) * P, 1, z + i * P, za + i * P, 1, P);
@@ -299,7 +307,9 @@ __global__ void k_ck_conv_bwd_w(double *ow_, double *ob, const float *dw, const 
             bs += s1, ba += a1;
             sm += ck_s_conv_bwd_w_term(mx + i * d.c, d.c, a1);
         }
-        ow_[4 * oc] = ls - rhs, ow_[4 * oc + 1] = a, ow_[4 * oc + 2] = la, ow_[4 * oc + 3] = sm;
+        ow_[4 * oc] = ls - rhs, ow_[4 * oc + 1] = a, ow_[4 * oc + 2] = la;
+        ow_[4 * oc + 3] = (weighted ? (double)ckk : 1.0) * sm;
+        if (weighted) continue;
         ob[4 * oc] = (double)db[oc] - bs, ob[4 * oc + 1] = ba, ob[4 * oc + 2] = fabs((double)db[oc]), ob[4 * oc + 3] = ba;
     }
 }
@@ -311,7 +321,8 @@ __global__ void k_ck_conv_bwd_w(double *ow_, double *ob, const float *dw, const 
  * order is its order */
 __global__ void k_ck_sums(double *s, double *sa, double *mx, const float *x, size_t rows, size_t cols, int by_row) {
     GRID_STRIDE(j, by_row ? rows : cols) {
-        if (by_row) ck_sum(x + j * cols, cols, 1, &s[j], &sa[j]);
+        if (by_row == 2) ck_isum(x + j * cols, cols, &s[j], &sa[j]); /* index-weighted row sums */
+        else if (by_row) ck_sum(x + j * cols, cols, 1, &s[j], &sa[j]);
         else {
             ck_sum(x + j, rows, cols, &s[j], &sa[j]);
             if (mx)
@@ -338,13 +349,19 @@ __global__ void k_ck_dense(double *o, double *ob, const float *w, const float *b
             ck_sum(lhs + j, n, in, &ls, &la);
             ck_dot_acc(&rhs, &a, w + j, in, s, sa, 1, out);
             sm = ck_s_dense(w + j, out, in, mx[1], 0);
-        } else {
+        } else if (mode == 2) {
             double bs, ba;
             ck_sum(lhs + j * in, in, 1, &ls, &la);
             ck_dot_acc(&rhs, &a, dy + j, out, s, sa, 1, n);
             ck_sum(dy + j, n, out, &bs, &ba);
             ob[4 * j] = (double)b[j] - bs, ob[4 * j + 1] = ba, ob[4 * j + 2] = fabs((double)b[j]), ob[4 * j + 3] = ba;
             sm = ba * mx[0];
+        } else { /* 3: index-weighted backward-weights, s/sa the index-weighted row sums of x */
+            double bs, ba;
+            ck_isum(lhs + j * in, in, &ls, &la);
+            ck_dot_acc(&rhs, &a, dy + j, out, s, sa, 1, n);
+            ck_sum(dy + j, n, out, &bs, &ba);
+            sm = ba * mx[0] * (double)in;
         }
         o[4 * j] = ls - rhs, o[4 * j + 1] = a, o[4 * j + 2] = la, o[4 * j + 3] = sm;
     }
@@ -423,13 +440,14 @@ extern "C" int lk_ck_conv_bwd_data(cudaStream_t s, double *o, const float *dx, c
                                    int weighted) {
     LAUNCH(n * d->c, k_ck_conv_bwd_data, o, dx, w, sum, asum, mx, *d, n, weighted);
 }
-extern "C" int lk_ck_conv_z(cudaStream_t s, double *z, double *za, const float *x, const ck_conv_dims *d, size_t n) {
-    LAUNCH(n * d->oh * d->ow, k_ck_conv_z, z, za, x, *d, n);
+extern "C" int lk_ck_conv_z(cudaStream_t s, double *z, double *za, const float *x, const ck_conv_dims *d, size_t n,
+                            int weighted) {
+    LAUNCH(n * d->oh * d->ow, k_ck_conv_z, z, za, x, *d, n, weighted);
 }
 extern "C" int lk_ck_conv_bwd_w(cudaStream_t s, double *ow, double *ob, const float *dw, const float *db,
                                 const float *dy, const double *z, const double *za, const double *mx,
-                                const ck_conv_dims *d, size_t n) {
-    LAUNCH((size_t)d->oc, k_ck_conv_bwd_w, ow, ob, dw, db, dy, z, za, mx, *d, n);
+                                const ck_conv_dims *d, size_t n, int weighted) {
+    LAUNCH((size_t)d->oc, k_ck_conv_bwd_w, ow, ob, dw, db, dy, z, za, mx, *d, n, weighted);
 }
 extern "C" int lk_ck_sums(cudaStream_t s, double *sum, double *asum, double *mx, const float *x, size_t rows,
                           size_t cols, int by_row) {

@@ -72,12 +72,17 @@ int lk_ck_conv_fwd(cudaStream_t s, double *o, const float *y, const float *w, co
                    const double *asum, const double *mx, const ck_conv_dims *d, size_t n, int weighted);
 int lk_ck_conv_bwd_data(cudaStream_t s, double *o, const float *dx, const float *w, const double *sum,
                         const double *asum, const double *mx, const ck_conv_dims *d, size_t n, int weighted);
-int lk_ck_conv_z(cudaStream_t s, double *z, double *za, const float *x, const ck_conv_dims *d, size_t n);
+/* weighted != 0: the index-weighted Z and backward-weights relation (BWD_W_PW: each dW element and the input
+ * element its tap meets weighted by the tap's index + 1 in the filter; no bias block) */
+int lk_ck_conv_z(cudaStream_t s, double *z, double *za, const float *x, const ck_conv_dims *d, size_t n, int weighted);
 int lk_ck_conv_bwd_w(cudaStream_t s, double *ow, double *ob, const float *dw, const float *db, const float *dy,
-                     const double *z, const double *za, const double *mx, const ck_conv_dims *d, size_t n);
+                     const double *z, const double *za, const double *mx, const ck_conv_dims *d, size_t n,
+                     int weighted);
+/* by_row 0: column sums, 1: row sums, 2: index-weighted row sums (ck_isum) */
 int lk_ck_sums(cudaStream_t s, double *sum, double *asum, double *mx, const float *x, size_t rows, size_t cols,
                int by_row);
-/* mode 0 forward (lhs = y), 1 backward-data (lhs = dx), 2 backward-weights (lhs = dW, b = db, ob the bias block) */
+/* mode 0 forward (lhs = y), 1 backward-data (lhs = dx), 2 backward-weights (lhs = dW, b = db, ob the bias block),
+ * 3 index-weighted backward-weights (BWD_W_PW: lhs = dW, sum/asum from lk_ck_sums by_row 2, ob unused) */
 int lk_ck_dense(cudaStream_t s, double *o, double *ob, const float *w, const float *b, const float *lhs,
                 const float *dy, const double *sum, const double *asum, const double *mx, size_t n, size_t in,
                 size_t out, int mode);

@@ -87,7 +87,7 @@ TESTS := $(TEST_C:tests/%.c=$(BUILD)/tests/%)
 REPLAYS := $(FUZZ_C:tests/fuzz/%.c=$(BUILD)/tests/replay_%)
 BENCHES := $(BENCH_C:tests/%.c=$(BUILD)/tests/%)
 
-.PHONY: all deps run test bench clean announce tests benches mutants test-sanitize fuzz fuzz-bins fuzz-smoke
+.PHONY: all deps deps-test run test bench clean announce tests benches mutants test-sanitize fuzz fuzz-bins fuzz-smoke
 all: announce $(BINS) $(CUDA_SO)
 tests: $(TESTS) $(REPLAYS)
 benches: $(BENCHES)
@@ -98,6 +98,8 @@ announce:
 # Install what is missing (apt, as root); a no-op when everything is there.
 deps:
 	@bash scripts/install-deps.sh
+deps-test:
+	@bash scripts/install-deps.sh test
 
 # Objects depend on the flags they were built with (CUDA on or off, OPT,
 # CFLAGS): a stamp named by a hash of the flags, so switching CUDA=0 and back
@@ -191,7 +193,7 @@ run: deps
 	@$(MAKE) --no-print-directory all
 	bash scripts/run-main.sh
 
-test: deps
+test: deps-test
 	python3 scripts/check-layers.py
 	@$(MAKE) --no-print-directory all $(TESTS) $(REPLAYS)
 	python3 scripts/check-layers.py --objects $(BUILD)

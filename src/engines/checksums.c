@@ -869,8 +869,24 @@ CK_HOT static void patch_sums(const float *x, const ck_conv_dims *d, double *v, 
     double *X = v, *Xa = v + HW, *B = Xa + HW, *Ba = B + (size_t)d->oh * d->w, *XC = Ba + (size_t)d->oh * d->w,
            *XCa = XC + HW;
     for (size_t e = 0; e < HW; e++) X[e] = Xa[e] = 0;
+    if (zw)
+        for (size_t e = 0; e < HW; e++) XC[e] = XCa[e] = 0;
     for (int c = 0; c < d->c; c++) {
         const float *xc = x + c * HW;
+        if (zw) {
+            /* index-weighted (BWD_W_PW): weight c k k + kh k + kw + 1 on
+             * the input element a filter tap (c, kh, kw) meets; XC = the
+             * sum over c of (c k k) x, in the same pass as X */
+            double om = (double)c * (double)kk;
+            for (size_t e = 0; e < HW; e++) {
+                double u = xc[e];
+                X[e] += u;
+                Xa[e] += fabs(u);
+                XC[e] += om * u;
+                XCa[e] += om * fabs(u);
+            }
+            continue;
+        }
         for (size_t e = 0; e < HW; e++) {
             double u = xc[e];
             X[e] += u;
@@ -878,36 +894,27 @@ CK_HOT static void patch_sums(const float *x, const ck_conv_dims *d, double *v, 
         }
     }
     if (zw) {
-        /* index-weighted (BWD_W_PW): weight c k k + kh k + kw + 1 on the
-         * input element a filter tap (c, kh, kw) meets; XC = sum over c of
-         * (c k k) x, then per output position the k k taps of XC plus
-         * (kh k + kw + 1) times the channel sum X */
-        for (size_t e = 0; e < HW; e++) XC[e] = XCa[e] = 0;
-        for (int c = 1; c < d->c; c++) {
-            const float *xc = x + c * HW;
-            double om = (double)c * (double)kk;
-            for (size_t e = 0; e < HW; e++) {
-                double u = xc[e];
-                XC[e] += om * u;
-                XCa[e] += om * fabs(u);
-            }
-        }
-        for (int r = 0; r < d->oh; r++)
-            for (int q = 0; q < d->ow; q++) {
-                double t = 0, tta = 0;
-                for (int kh = 0; kh < d->k; kh++) {
+        /* then per output position the k k taps of XC plus (kh k + kw +
+         * 1) times the channel sum X */
+        /* tap by tap over whole output rows (each output adds its taps in
+         * (kh, kw) order, the row loop vectorizes) */
+        size_t P = (size_t)d->oh * d->ow;
+        for (size_t p = 0; p < P; p++) zw[p] = zwa[p] = 0;
+        for (int kh = 0; kh < d->k; kh++)
+            for (int kw = 0; kw < d->k; kw++) {
+                double om = (double)(kh * d->k + kw + 1);
+                int off = kw - d->pad, q0 = off < 0 ? -off : 0, q1 = d->w - off < d->ow ? d->w - off : d->ow;
+                for (int r = 0; r < d->oh; r++) {
                     int rr = r + kh - d->pad;
                     if (rr < 0 || rr >= d->h) continue;
-                    for (int kw = 0; kw < d->k; kw++) {
-                        int qq = q + kw - d->pad;
-                        if (qq < 0 || qq >= d->w) continue;
-                        size_t e = (size_t)rr * d->w + qq;
-                        double om = (double)(kh * d->k + kw + 1);
-                        t += XC[e] + om * X[e];
-                        tta += XCa[e] + om * Xa[e];
+                    const double *xc = XC + (ptrdiff_t)rr * d->w + off, *xca = XCa + (ptrdiff_t)rr * d->w + off,
+                                 *xs = X + (ptrdiff_t)rr * d->w + off, *xsa = Xa + (ptrdiff_t)rr * d->w + off;
+                    double *zr = zw + (size_t)r * d->ow, *zra = zwa + (size_t)r * d->ow;
+                    for (int q = q0; q < q1; q++) {
+                        zr[q] += xc[q] + om * xs[q];
+                        zra[q] += xca[q] + om * xsa[q];
                     }
                 }
-                zw[(size_t)r * d->ow + q] = t, zwa[(size_t)r * d->ow + q] = tta;
             }
     }
     double ta = 0;
@@ -984,6 +991,45 @@ CK_HOT static void dy_dot16(const float *g, const double *z, const double *za, s
     for (int l = 0; l < 16; l++) q[qs * l] = st[l], q[qs * l + 1] = sta[l], q[qs * l + 2] = su[l], q[qs * l + 3] = sua[l];
 }
 
+/* dy_dot16 and, in the same pass over dy, the index-weighted Z's two sums
+ * (sum g zw, sum |g| zwa) at q[qs l + 6, 7]: dy_dot16's four sums are
+ * the same operations in the same order (their bits do not change) */
+CK_HOT static void dy_dot16w(const float *g, const double *z, const double *za, const double *zw, const double *zwa,
+                             size_t P, double *q, size_t qs) {
+    double t[LANES][16] = {{0}}, ta[LANES][16] = {{0}}, u[LANES][16] = {{0}}, ua[LANES][16] = {{0}};
+    double tw[LANES][16] = {{0}}, twa[LANES][16] = {{0}};
+    size_t p = 0;
+    for (; p + LANES <= P; p += LANES)
+        for (int j = 0; j < LANES; j++) {
+            double zz = z[p + j], zza = za[p + j], ww = zw[p + j], wwa = zwa[p + j];
+            for (int l = 0; l < 16; l++) {
+                double v = g[(p + j) * 16 + l];
+                t[j][l] += v * zz;
+                ta[j][l] += fabs(v) * zza;
+                u[j][l] += v;
+                ua[j][l] += fabs(v);
+                tw[j][l] += v * ww;
+                twa[j][l] += fabs(v) * wwa;
+            }
+        }
+    double st[16] = {0}, sta[16] = {0}, su[16] = {0}, sua[16] = {0}, sw[16] = {0}, swa[16] = {0};
+    for (int j = 0; j < LANES; j++)
+        for (int l = 0; l < 16; l++) {
+            st[l] += t[j][l], sta[l] += ta[j][l], su[l] += u[j][l], sua[l] += ua[j][l];
+            sw[l] += tw[j][l], swa[l] += twa[j][l];
+        }
+    for (; p < P; p++)
+        for (int l = 0; l < 16; l++) {
+            double v = g[p * 16 + l];
+            st[l] += v * z[p], sta[l] += fabs(v) * za[p], su[l] += v, sua[l] += fabs(v);
+            sw[l] += v * zw[p], swa[l] += fabs(v) * zwa[p];
+        }
+    for (int l = 0; l < 16; l++) {
+        q[qs * l] = st[l], q[qs * l + 1] = sta[l], q[qs * l + 2] = su[l], q[qs * l + 3] = sua[l];
+        q[qs * l + 6] = sw[l], q[qs * l + 7] = swa[l];
+    }
+}
+
 /* Backward-weights, sample i: the sum over (c, kh, kw) of dW[o] is the
  * sum over samples and positions of dy[n, o, p] Z[n, p], Z = the input
  * summed over every element that meets position p (all channels, all
@@ -1002,8 +1048,8 @@ static void conv_bwd_w_sample(const conv_job *J, const ck_tls *W, size_t i) {
     if (J->dyv.cb == 16)
         for (size_t cb = 0; cb < OC / 16; cb++) {
             double *q = J->part + (i * OC + cb * 16) * CK_PART;
-            dy_dot16(dy + cb * 16 * P, z, za, P, q, CK_PART);
-            if (wt) dy_dot16(dy + cb * 16 * P, zw, zwa, P, q + 6, CK_PART);
+            if (wt) dy_dot16w(dy + cb * 16 * P, z, za, zw, zwa, P, q, CK_PART);
+            else dy_dot16(dy + cb * 16 * P, z, za, P, q, CK_PART);
         }
     for (size_t oc = 0; oc < OC; oc++) {
         double *q = J->part + (i * OC + oc) * CK_PART;

@@ -102,24 +102,8 @@ static inline int ck_bwd_w_pw_expect_layer(const layer *ly, size_t n, const floa
         return -1;
     }
     for (size_t pl = 0; pl < n * C; pl++) mx[pl] = ck_max_abs(x + pl * HW, HW, 1);
-    for (size_t r = 0; r < n * P; r++) { /* k_ck_conv_z, weighted */
-        size_t i = r / P;
-        int oh = (int)(r % P) / d.ow, ow = (int)(r % P) % d.ow;
-        double t = 0, ta = 0;
-        for (int c = 0; c < d.c; c++)
-            for (int kh = 0; kh < d.k; kh++) {
-                int rr = oh + kh - d.pad;
-                if (rr < 0 || rr >= d.h) continue;
-                for (int kw = 0; kw < d.k; kw++) {
-                    int qq = ow + kw - d.pad;
-                    if (qq < 0 || qq >= d.w) continue;
-                    double v = x[(i * C + (size_t)c) * HW + (size_t)rr * d.w + qq];
-                    double om = (double)((size_t)c * kk + (size_t)(kh * d.k + kw) + 1);
-                    t += om * v, ta += om * fabs(v);
-                }
-            }
-        z[r] = t, z[n * P + r] = ta;
-    }
+    for (size_t r = 0; r < n * P; r++) /* k_ck_conv_z, weighted */
+        ck_conv_z_at(x, &d, r / P, (int)(r % P) / d.ow, (int)(r % P) % d.ow, 1, &z[r], &z[n * P + r]);
     for (size_t oc = 0; oc < OC; oc++) { /* k_ck_conv_bwd_w, weighted */
         double ls, la, rhs = 0, a = 0, sm = 0;
         ck_isum(dw + oc * C * kk, C * kk, &ls, &la);

@@ -141,6 +141,31 @@ LS_HD void ck_sum(const float *x, size_t cnt, size_t stride, double *s, double *
     *sa = ta;
 }
 
+/* Z at output position (oh, ow) of sample i (x: n samples of C planes):
+ * the input summed over every element a filter tap (c, kh, kw) meets,
+ * and in |.|; weighted: each element times the tap's index + 1 in the
+ * filter, c k k + kh k + kw + 1 (the index-weighted backward-weights
+ * relation).  The CUDA engine's, one output position per thread. */
+LS_HD void ck_conv_z_at(const float *x, const ck_conv_dims *d, size_t i, int oh, int ow, int weighted, double *z,
+                        double *za) {
+    size_t HW = (size_t)d->h * d->w, kk = (size_t)d->k * d->k;
+    double t = 0, ta = 0;
+    for (int c = 0; c < d->c; c++)
+        for (int kh = 0; kh < d->k; kh++) {
+            int rr = oh + kh - d->pad;
+            if (rr < 0 || rr >= d->h) continue;
+            for (int kw = 0; kw < d->k; kw++) {
+                int qq = ow + kw - d->pad;
+                if (qq < 0 || qq >= d->w) continue;
+                double v = x[(i * d->c + c) * HW + rr * d->w + qq];
+                double om = weighted ? (double)(c * kk + (size_t)(kh * d->k + kw) + 1) : 1.0;
+                t += om * v, ta += om * fabs(v);
+            }
+        }
+    *z = t;
+    *za = ta;
+}
+
 /* Index-weighted sums: sum of (i + 1) x_i and of (i + 1) |x_i| over cnt
  * floats (the CUDA engine's; the host's are in lanes: the same terms,
  * another order of addition).  An index below 2^29 times a float is exact

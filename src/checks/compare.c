@@ -427,6 +427,20 @@ static void f32_block(compare_stats *s, acc *a, fast_acc *f, uint64_t hist[4][CO
     }
 }
 
+/* The fast path's counts and sums into the stats (added last: one fixed
+ * order), then the derived metrics. */
+static void f32_end(compare_stats *s, acc *a, const fast_acc *f, uint64_t hist[4][COMPARE_ULP_BINS]) {
+    s->n_finite += f->fast;
+    s->n_equal += f->fast;
+    hist[0][0] += f->fast;
+    add_hists(s, hist);
+    s->n_over_bound += f->fast_over;
+    a->n_ratio += f->fast_ratio;
+    a->sum_sq_ref += f->fast_sq;
+    if (f->fast_max > a->max_abs_ref) a->max_abs_ref = f->fast_max;
+    stats_end(s, a);
+}
+
 /* The plain loop alone (compare.h: the same stats, to the bit, as
  * compare_f32; test_compare holds the two to that on random data). */
 void compare_f32_plain(compare_stats *out, const float *ref, const float *cand, size_t n, const double *bound) {
@@ -436,15 +450,7 @@ void compare_f32_plain(compare_stats *out, const float *ref, const float *cand, 
     fast_acc f = {0};
     uint64_t hist[4][COMPARE_ULP_BINS] = {{0}};
     for (size_t i = 0; i < n; i++) f32_element(s, &a, &f, hist[i & 3], i, ref[i], cand[i], bound, n);
-    s->n_finite += f.fast;
-    s->n_equal += f.fast;
-    hist[0][0] += f.fast;
-    add_hists(s, hist);
-    s->n_over_bound += f.fast_over;
-    a.n_ratio += f.fast_ratio;
-    a.sum_sq_ref += f.fast_sq;
-    if (f.fast_max > a.max_abs_ref) a.max_abs_ref = f.fast_max;
-    stats_end(s, &a);
+    f32_end(s, &a, &f, hist);
     *out = st;
 }
 
@@ -476,15 +482,7 @@ void compare_f32(compare_stats *out, const float *ref, const float *cand, size_t
             i += m;
         }
     }
-    s->n_finite += f.fast;
-    s->n_equal += f.fast;
-    hist[0][0] += f.fast;
-    add_hists(s, hist);
-    s->n_over_bound += f.fast_over;
-    a.n_ratio += f.fast_ratio;
-    a.sum_sq_ref += f.fast_sq;
-    if (f.fast_max > a.max_abs_ref) a.max_abs_ref = f.fast_max;
-    stats_end(s, &a);
+    f32_end(s, &a, &f, hist);
     *out = st;
 }
 

@@ -267,25 +267,8 @@ __global__ void k_ck_conv_bwd_data(double *o, const float *dx, const float *w, c
  * weighted: each element weighted by the index + 1 of the filter tap
  * (c, kh, kw) that meets it, c k k + kh k + kw + 1 (BWD_W_PW) */
 __global__ void k_ck_conv_z(double *z, double *za, const float *x, ck_conv_dims d, size_t n, int weighted) {
-    size_t P = (size_t)d.oh * d.ow, HW = (size_t)d.h * d.w, kk = (size_t)d.k * d.k;
-    GRID_STRIDE(r, n * P) {
-        size_t i = r / P;
-        int oh = (int)(r % P) / d.ow, ow = (int)(r % P) % d.ow;
-        double t = 0, ta = 0;
-        for (int c = 0; c < d.c; c++)
-            for (int kh = 0; kh < d.k; kh++) {
-                int rr = oh + kh - d.pad;
-                if (rr < 0 || rr >= d.h) continue;
-                for (int kw = 0; kw < d.k; kw++) {
-                    int qq = ow + kw - d.pad;
-                    if (qq < 0 || qq >= d.w) continue;
-                    double v = x[(i * d.c + c) * HW + rr * d.w + qq];
-                    double om = weighted ? (double)(c * kk + (size_t)(kh * d.k + kw) + 1) : 1.0;
-                    t += om * v, ta += om * fabs(v);
-                }
-            }
-        z[r] = t, za[r] = ta;
-    }
+    size_t P = (size_t)d.oh * d.ow;
+    GRID_STRIDE(r, n * P) ck_conv_z_at(x, &d, r / P, (int)(r % P) / d.ow, (int)(r % P) % d.ow, weighted, &z[r], &za[r]);
 }
 
 /* mx: the x plane maxima (n C), as the forward's window kernel left them;

@@ -122,9 +122,9 @@ typedef struct {
 enum { CK_CNT_STRIDE = 2 * MODEL_MAX_LAYERS + 8 };
 
 /* per sample and output channel, backward-weights' partial sums: 6 for
- * the plain relation and bias (conv_bwd_w_sample), 4 for the
+ * the plain relation and bias (conv_bwd_w_sample), 2 for the
  * index-weighted one */
-enum { CK_PART = 10 };
+enum { CK_PART = 8 };
 
 typedef struct {
     size_t n, cap_n;            /* batch the buffers are sized for */
@@ -860,7 +860,7 @@ static void conv_bwd_data_sample(const conv_job *J, const ck_tls *W, size_t i) {
  * pad) inside the input: X^ = sum over channels, then a k x k box sum,
  * rows then columns.  *tot_a = sum of |x| over the sample.  Rounding:
  * each Z within (C + 2 k + 2) u64 of *tot_a (first order), covered
- * through Y.  *mx = max |x| over the sample.  With zw (zwa): the
+ * through Y.  *mx = max |x| over the sample.  zw (zwa): the
  * index-weighted Z (backward-weights' BWD_W_PW), each within (C + k k + 2)
  * u64 of C k k *tot_a.  v: 4 h w + 2 oh w doubles of scratch. */
 CK_HOT static void patch_sums(const float *x, const ck_conv_dims *d, double *v, double *z, double *za, double *tot_a,
@@ -869,35 +869,26 @@ CK_HOT static void patch_sums(const float *x, const ck_conv_dims *d, double *v, 
     double *X = v, *Xa = v + HW, *B = Xa + HW, *Ba = B + (size_t)d->oh * d->w, *XC = Ba + (size_t)d->oh * d->w,
            *XCa = XC + HW;
     for (size_t e = 0; e < HW; e++) X[e] = Xa[e] = 0;
-    if (zw)
-        for (size_t e = 0; e < HW; e++) XC[e] = XCa[e] = 0;
+    for (size_t e = 0; e < HW; e++) XC[e] = XCa[e] = 0;
+    /* index-weighted (BWD_W_PW): weight c k k + kh k + kw + 1 on the input
+     * element a filter tap (c, kh, kw) meets; XC = the sum over c of (c k
+     * k) x, in the same pass as X */
     for (int c = 0; c < d->c; c++) {
         const float *xc = x + c * HW;
-        if (zw) {
-            /* index-weighted (BWD_W_PW): weight c k k + kh k + kw + 1 on
-             * the input element a filter tap (c, kh, kw) meets; XC = the
-             * sum over c of (c k k) x, in the same pass as X */
-            double om = (double)c * (double)kk;
-            for (size_t e = 0; e < HW; e++) {
-                double u = xc[e];
-                X[e] += u;
-                Xa[e] += fabs(u);
-                XC[e] += om * u;
-                XCa[e] += om * fabs(u);
-            }
-            continue;
-        }
+        double om = (double)c * (double)kk;
         for (size_t e = 0; e < HW; e++) {
             double u = xc[e];
             X[e] += u;
             Xa[e] += fabs(u);
+            XC[e] += om * u;
+            XCa[e] += om * fabs(u);
         }
     }
-    if (zw) {
+    {
         /* then per output position the k k taps of XC plus (kh k + kw +
-         * 1) times the channel sum X */
-        /* tap by tap over whole output rows (each output adds its taps in
-         * (kh, kw) order, the row loop vectorizes) */
+         * 1) times the channel sum X, tap by tap over whole output rows
+         * (each output adds its taps in (kh, kw) order; the row loop
+         * vectorizes) */
         size_t P = (size_t)d->oh * d->ow;
         for (size_t p = 0; p < P; p++) zw[p] = zwa[p] = 0;
         for (int kh = 0; kh < d->k; kh++)
@@ -965,35 +956,9 @@ CK_HOT static void dy_dot_lanes(const float *g, const double *z, const double *z
 }
 
 /* dy_dot_lanes for the 16 output channels of a dy block plane (P, 16):
- * channel l's four sums at q[qs l + 0..3] */
-CK_HOT static void dy_dot16(const float *g, const double *z, const double *za, size_t P, double *q, size_t qs) {
-    double t[LANES][16] = {{0}}, ta[LANES][16] = {{0}}, u[LANES][16] = {{0}}, ua[LANES][16] = {{0}};
-    size_t p = 0;
-    for (; p + LANES <= P; p += LANES)
-        for (int j = 0; j < LANES; j++) {
-            double zz = z[p + j], zza = za[p + j];
-            for (int l = 0; l < 16; l++) {
-                double v = g[(p + j) * 16 + l];
-                t[j][l] += v * zz;
-                ta[j][l] += fabs(v) * zza;
-                u[j][l] += v;
-                ua[j][l] += fabs(v);
-            }
-        }
-    double st[16] = {0}, sta[16] = {0}, su[16] = {0}, sua[16] = {0};
-    for (int j = 0; j < LANES; j++)
-        for (int l = 0; l < 16; l++) st[l] += t[j][l], sta[l] += ta[j][l], su[l] += u[j][l], sua[l] += ua[j][l];
-    for (; p < P; p++)
-        for (int l = 0; l < 16; l++) {
-            double v = g[p * 16 + l];
-            st[l] += v * z[p], sta[l] += fabs(v) * za[p], su[l] += v, sua[l] += fabs(v);
-        }
-    for (int l = 0; l < 16; l++) q[qs * l] = st[l], q[qs * l + 1] = sta[l], q[qs * l + 2] = su[l], q[qs * l + 3] = sua[l];
-}
-
-/* dy_dot16 and, in the same pass over dy, the index-weighted Z's two sums
- * (sum g zw, sum |g| zwa) at q[qs l + 6, 7]: dy_dot16's four sums are
- * the same operations in the same order (their bits do not change) */
+ * channel l's four sums at q[qs l + 0..3], each in dy_dot_lanes' order,
+ * and in the same pass over dy the index-weighted Z's two sums (sum g zw,
+ * sum |g| zwa) at q[qs l + 6, 7] (4, 5: conv_bwd_w_sample's) */
 CK_HOT static void dy_dot16w(const float *g, const double *z, const double *za, const double *zw, const double *zwa,
                              size_t P, double *q, size_t qs) {
     double t[LANES][16] = {{0}}, ta[LANES][16] = {{0}}, u[LANES][16] = {{0}}, ua[LANES][16] = {{0}};
@@ -1041,25 +1006,22 @@ static void conv_bwd_w_sample(const conv_job *J, const ck_tls *W, size_t i) {
     const ck_conv_dims *d = &J->d;
     size_t P = (size_t)d->oh * d->ow, HW = (size_t)d->h * d->w, OC = d->oc;
     double tn, mx, *z = W->s, *za = W->sa;
-    int wt = J->o[CK_BWD_W_PW] != NULL;
-    double *zw = wt ? W->sw : NULL, *zwa = wt ? W->swa : NULL; /* free here: the weighted window sums are used */
+    /* the index-weighted Z into the weighted window sums' scratch (free
+     * here: used by this sample's forward and backward-data already); a
+     * conv layer always has the BWD_W_PW block (ck_layout_make) */
+    double *zw = W->sw, *zwa = W->swa;
     patch_sums(sample_plain(J->xv, i, (size_t)d->c, HW, W->b0), d, W->pl, z, za, &tn, &mx, zw, zwa);
     const float *dy = J->dyv.p + i * OC * P;
     if (J->dyv.cb == 16)
-        for (size_t cb = 0; cb < OC / 16; cb++) {
-            double *q = J->part + (i * OC + cb * 16) * CK_PART;
-            if (wt) dy_dot16w(dy + cb * 16 * P, z, za, zw, zwa, P, q, CK_PART);
-            else dy_dot16(dy + cb * 16 * P, z, za, P, q, CK_PART);
-        }
+        for (size_t cb = 0; cb < OC / 16; cb++)
+            dy_dot16w(dy + cb * 16 * P, z, za, zw, zwa, P, J->part + (i * OC + cb * 16) * CK_PART, CK_PART);
     for (size_t oc = 0; oc < OC; oc++) {
         double *q = J->part + (i * OC + oc) * CK_PART;
         if (J->dyv.cb != 16) {
+            double qw[4];
             dy_dot_lanes(dy + oc * P, z, za, P, q);
-            if (wt) {
-                double qw[4];
-                dy_dot_lanes(dy + oc * P, zw, zwa, P, qw);
-                for (int k = 0; k < 4; k++) q[6 + k] = qw[k];
-            }
+            dy_dot_lanes(dy + oc * P, zw, zwa, P, qw);
+            q[6] = qw[0], q[7] = qw[1];
         }
         q[4] = tn * q[3], q[5] = mx * q[3];
     }
@@ -1074,7 +1036,6 @@ static void conv_bwd_w_finish(const conv_job *J, size_t n) {
         sum_lanes(J->dw + oc * ckk, ckk, &ls, &la);
         put_rel(J->o[CK_BWD_W] + CK_REL * oc, ls, la + r[4], r[0], r[1], r[5]);
         put_rel(J->o[CK_BWD_B] + CK_REL * oc, J->db[oc], fabs((double)J->db[oc]), r[2], r[3], r[3]); /* one sum: S = A */
-        if (!J->o[CK_BWD_W_PW]) continue;
         /* index-weighted (BWD_W_PW): dW[o][t] weighted by its index t + 1
          * in the filter, (c, kh, kw) row-major, against dy times the
          * index-weighted patch sums; the weights (at most C k k) scale the

@@ -481,7 +481,8 @@ static void test_ck_packing(void **st) {
     ck_layout L;
     ck_layout_make(&L, &m, n);
     double *v = malloc(L.total * sizeof *v), *back = malloc(L.total * sizeof *back);
-    float *pk = malloc((L.total + 9 * (size_t)m.n_tensors) * sizeof *pk);
+    float *pk = malloc((L.total + 9 * (size_t)m.n_tensors + 3) * sizeof *pk);
+    assert_int_equal(G.ext, 1); /* what lockstep records now: the blocks after DIGEST too */
     uint64_t rs = 19;
     for (int stage = CK_STAGE_STEP; stage <= CK_STAGE_EVAL; stage++) {
         for (size_t i = 0; i < L.total; i++) { /* magnitudes 2^-160 .. 2^40, either sign, some 0 */
@@ -492,20 +493,24 @@ static void test_ck_packing(void **st) {
         for (size_t i = L.loss_off; i < L.adam_off; i++) v[i] = (float)v[i]; /* the loss block is fp32 */
         for (size_t i = L.adam_off; i < L.digest_off; i++) v[i] = fabs(v[i]);
         for (int l = 0; l < m.n_layers; l++)
-            for (int ph = 0; ph < CK_NPHASE; ph++)
+            for (int ph = 0; ph < CK_NPHASE_ALL; ph++)
                 for (size_t e = 0; e < L.cnt[l][ph]; e++) {
                     double *x = v + L.off[l][ph] + (L.is_rel[l] ? CK_REL : 2) * e;
                     if (L.is_rel[l]) x[1] = fabs(x[1]), x[2] = fabs(x[2]), x[3] = fabs(x[3]);
                     else x[0] = floor(fabs(x[0])), x[1] = 0;
                 }
         for (size_t t = 0; t < 3 * (size_t)m.n_tensors; t++) ck_put_u64(v + L.digest_off + t, sm_next(&rs));
+        ck_put_u64(v + L.input_off, sm_next(&rs));
         if (recording_ck_pack(&G, &m, stage, v, pk)) fail_msg("%s", ls_errmsg());
         recording_ck_unpack(&G, &m, stage, pk, back);
+        /* INPUT: the u64 itself (STEP, EVAL), nothing in UPDATE */
+        if (stage == CK_STAGE_UPDATE) assert_true(back[L.input_off] == 0 && back[L.total - 1] == 0);
+        else assert_memory_equal(back + L.input_off, v + L.input_off, sizeof *v);
         assert_memory_equal(back, v, 3 * sizeof *v);
         assert_memory_equal(back + L.digest_off, v + L.digest_off, 3 * (size_t)m.n_tensors * sizeof *v);
         size_t rel = 0, over = 0;
         for (int l = 0; l < m.n_layers && stage != CK_STAGE_UPDATE; l++)
-            for (int ph = 0; ph < CK_NPHASE; ph++)
+            for (int ph = 0; ph < CK_NPHASE_ALL; ph++)
                 for (size_t e = 0; e < L.cnt[l][ph]; e++) {
                     size_t o = L.off[l][ph] + (L.is_rel[l] ? CK_REL : 2) * e;
                     if (!L.is_rel[l]) {
@@ -558,7 +563,8 @@ static void test_eval_checksums(void **st) {
     if (engine_create(&e, g_spec, &m, &eo)) fail_msg("%s", ls_errmsg());
     const recording *r = engine_recorded_get(e);
     assert_true(r->has_checksums);
-    assert_string_equal(golden_provenance_get(r->gf, "plan.checksums"), "step,update,eval");
+    assert_string_equal(golden_provenance_get(r->gf, "plan.checksums"), "step,update,eval,all-blocks");
+    assert_true(r->ck_ext);
     ck_layout L;
     ck_layout_make(&L, &m, BATCH);
     double *vec = malloc(L.total * sizeof *vec), *upd = malloc(L.total * sizeof *upd);
@@ -580,9 +586,20 @@ static void test_eval_checksums(void **st) {
             for (size_t i = 0; i < BATCH; i++) y[i] = ds.test.labels[b * BATCH + i];
             ck_verdict v;
             ck_verdict_init(&v);
-            assert_int_equal(checksums_judge(&m, vec, BATCH, y, 0, 0, &v), 0);
+            assert_int_equal(checksums_judge(&m, vec, BATCH, y, 0, 1, &v), 0);
             assert_true(v.n_relations > 100);
             assert_int_equal(v.n_viol, 0);
+            /* the evaluation's input digest: the test batch's images */
+            size_t px = (size_t)m.in_c * m.in_h * m.in_w;
+            float *xb = malloc(BATCH * px * sizeof *xb);
+            int32_t yb[BATCH];
+            data_make_batch(&ds.test, NULL, b * BATCH, BATCH, xb, yb);
+            checksums_input(&m, vec, BATCH, ck_digest(xb, BATCH * px), &v);
+            assert_int_equal(v.n_viol, 0);
+            checksums_input(&m, vec, BATCH, ck_digest(xb, BATCH * px) + 1, &v);
+            assert_int_equal(v.n_viol, 1);
+            ck_verdict_init(&v);
+            free(xb);
             /* the evaluation computed with the state the last update left,
              * not the one before it */
             checksums_continuity(&m, upd + L.digest_off, vec, BATCH, &v);
@@ -649,6 +666,80 @@ static void test_no_checksums_unchecked(void **st) {
     engine_free(e);
 }
 
+/* A recording as lockstep wrote it before INPUT and the per-sample and
+ * weighted blocks were stored (plan.checksums "step,update,eval", STEP
+ * and EVAL vectors ending at DIGEST), made from g_path by dropping them:
+ * it still reads, every step is judged from what it holds, and the
+ * coverage says which relations were not (ck_partial). */
+static void test_older_recording_partial(void **st) {
+    NEED_RECORDING();
+    golden_file *gf;
+    if (golden_read(&gf, g_path)) fail_msg("%s", ls_errmsg());
+    assert_string_equal(golden_provenance_get(gf, "plan.checksums"), "step,update,eval,all-blocks");
+    model m;
+    assert_int_equal(model_build(&m, "smallcnn"), 0);
+    golden_prov pv;
+    golden_prov_init(&pv);
+    for (size_t i = 0; i < gf->prov.n; i++) assert_int_equal(golden_prov_set(&pv, gf->prov.key[i], gf->prov.val[i]), 0);
+    assert_int_equal(golden_prov_set(&pv, "plan.checksums", "step,update,eval"), 0);
+    char old[160];
+    snprintf(old, sizeof old, "%s/cpu1-old.lsr", g_dir);
+    golden_writer *w;
+    if (golden_writer_open(&w, old, &pv)) fail_msg("%s", ls_errmsg());
+    size_t cut = 0;
+    for (size_t i = 0; i < gf->n_records; i++) {
+        const golden_record *g = &gf->records[i];
+        size_t shape[GOLDEN_MAX_NDIM];
+        memcpy(shape, g->shape, sizeof shape);
+        if (g->kind == GOLDEN_KIND_CK_STEP || g->kind == GOLDEN_KIND_CK_EVAL) {
+            recording_ck_geom G;
+            recording_ck_geom_of(&m, (size_t)g->values[1], &G);
+            size_t extra = 4 + (G.total - G.input_off - 1);
+            assert_true(g->ndim == 1 && g->count > extra);
+            shape[0] = g->count - extra;
+            cut++;
+        }
+        if (golden_writer_add(w, g->step, g->layer, g->kind, g->name, g->ndim, shape, g->values))
+            fail_msg("%s", ls_errmsg());
+    }
+    if (golden_writer_close(w, 1)) fail_msg("%s", ls_errmsg());
+    golden_prov_free(&pv);
+    golden_file_free(gf);
+    assert_true(cut > (size_t)N_TRAIN / BATCH);
+    recording *rec;
+    if (recording_open(&rec, old)) fail_msg("%s", ls_errmsg());
+    assert_true(rec->has_checksums);
+    assert_false(rec->ck_ext);
+    if (recording_validate(rec, &m, recording_ck_geom_of)) fail_msg("%s", ls_errmsg());
+    recording_free(rec);
+    char engines[256];
+    snprintf(engines, sizeof engines, "reference,recorded:%s", old);
+    audit_cfg c;
+    audit_cfg_default(&c);
+    plan_cfg(&c.run);
+    c.engines = engines;
+    c.out = NULL;
+    audit_result r;
+    if (audit_run(&c, &r)) fail_msg("audit: %s", ls_errmsg());
+    int i = r.n_engines - 1;
+    if (!r.eng[i].ck_have) fail_msg("older recording not checksum-checked: %s", r.eng[i].ck_none);
+    assert_int_equal(r.eng[i].ck_steps + r.eng[i].ck_skipped, r.total_steps);
+    assert_int_equal(r.eng[i].ck_viol_checks, 0);
+    if (!strstr(r.eng[i].ck_partial, "older recording")) fail_msg("partial: '%s'", r.eng[i].ck_partial);
+    audit_result_free(&r);
+    /* the recording as made now: every block judged, nothing partial */
+    snprintf(engines, sizeof engines, "reference,recorded:%s", g_path);
+    audit_cfg_default(&c);
+    plan_cfg(&c.run);
+    c.engines = engines;
+    c.out = NULL;
+    if (audit_run(&c, &r)) fail_msg("audit: %s", ls_errmsg());
+    i = r.n_engines - 1;
+    assert_true(r.eng[i].ck_have);
+    assert_string_equal(r.eng[i].ck_partial, "");
+    audit_result_free(&r);
+}
+
 /* popen a command line, its output into out; the exit status. */
 static int run_cmd(const char *cmd, char *out, size_t cap) {
     FILE *p = popen(cmd, "r");
@@ -703,6 +794,31 @@ static void test_fault_in_recording(void **st) {
     assert_string_equal(json_string_value(json_object_get(fv, "layer")), "conv2");
     assert_string_equal(json_string_value(json_object_get(fv, "phase")), "forward");
     json_decref(j);
+    /* faults only the blocks after DIGEST see (the input digest, the
+     * per-sample dense, the position- and index-weighted relations), in a
+     * recording as in a live engine: each a PROBLEM at step 7 naming its
+     * layer and phase */
+    static const struct { const char *fault, *layer, *phase; } ext[] = {
+        {"input_stale_once", "conv1", "forward"},
+        {"fc1_samples_swapped_once", "fc1", "forward"},
+        {"conv2_plane_transposed_once", "conv2", "forward"},
+        {"conv2_dw_flipped_once", "conv2", "backward-weights"},
+    };
+    for (size_t k = 0; k < sizeof ext / sizeof *ext; k++) {
+        snprintf(path, sizeof path, "%s/%s.lsr", g_dir, ext[k].fault);
+        snprintf(cmd, sizeof cmd, "timeout 120 %s record --engine cpu:threads=1:fault=%s --out %s %s 2>&1", faults,
+                 ext[k].fault, path, plan);
+        if (run_cmd(cmd, out, sizeof out) != 0) fail_msg("record %s: %s", ext[k].fault, out);
+        snprintf(cmd, sizeof cmd, "timeout 120 %s/../lockstep audit --engines reference,recorded:%s %s 2>&1", bin, path,
+                 plan);
+        run_cmd(cmd, out, sizeof out);
+        snprintf(want, sizeof want, "recorded:%s: every-step ", path);
+        char at[128];
+        snprintf(at, sizeof at, "at step 7, %s %s", ext[k].layer, ext[k].phase);
+        const char *p = strstr(out, "[PROBLEM] ");
+        if (!strstr(out, "VERDICT: PROBLEM") || !p || !strstr(p, want) || !strstr(p, at))
+            fail_msg("%s: want a PROBLEM '%s...%s':\n%s", ext[k].fault, want, at, out);
+    }
 }
 
 int main(void) {
@@ -716,6 +832,7 @@ int main(void) {
         cmocka_unit_test(test_ck_packing),
         cmocka_unit_test(test_eval_checksums),
         cmocka_unit_test(test_no_checksums_unchecked),
+        cmocka_unit_test(test_older_recording_partial),
         cmocka_unit_test(test_fault_in_recording),
     };
     return cmocka_run_group_tests(tests, group_setup, group_teardown);

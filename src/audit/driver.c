@@ -1517,13 +1517,16 @@ static int eval_vs_reference(audit *A) {
  * fill each pair's disagreement count and exact McNemar test (overall and
  * per class) for this epoch. */
 /* A recording's evaluation vectors (it evaluates nothing itself): each
- * batch of the test slice positioned and judged as a live engine's are. */
+ * batch of the test slice positioned and judged as a live engine's are,
+ * its input digest against the batch made here. */
 static int recorded_eval_checksums(audit *A, int i, audit_engine *ae, int ep, size_t n) {
     size_t B = A->cfg.run.batch;
     for (size_t b = 0; b * B < n && ae->ck_have; b++) {
+        size_t nb = n - b * B < B ? n - b * B : B;
+        data_make_batch(&A->ds.test, NULL, b * B, nb, A->x, A->y);
+        uint64_t xd = ck_digest(A->x, nb * (size_t)A->m.in_c * A->m.in_h * A->m.in_w);
         int rc = engine_recorded_eval_at(A->e[i], ep, b);
-        if (!rc) rc = every_step_stage(A->e[i], ae, &A->m, CK_STAGE_EVAL, n - b * B < B ? n - b * B : B, NULL, NULL, 0, ep,
-                                       A->ck_vec);
+        if (!rc) rc = every_step_stage(A->e[i], ae, &A->m, CK_STAGE_EVAL, nb, A->y, &xd, 0, ep, A->ck_vec);
         if (rc) return rc;
     }
     return LS_OK;

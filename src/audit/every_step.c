@@ -105,14 +105,19 @@ int every_step_stage(engine *e, audit_engine *ae, const model *m, int stage, siz
     ck_verdict_init(&v);
     /* a recording declares its precision in its own spec, not in "recorded:PATH" */
     const char *rs = engine_recorded_spec(e);
-    /* a recording's vectors stop at DIGEST: no INPUT slot, no per-sample or
-     * position-weighted blocks to judge */
-    int recorded = engine_recorded_get(e) != NULL;
-    if ((rc = checksums_judge(m, vec, n, y, declared_u_in(rs ? rs : ae->spec), !recorded, &v))) return rc;
+    /* a recording made before INPUT and the per-sample and weighted blocks
+     * were stored stops at DIGEST: those are not judged, and the coverage
+     * line says so (ck_partial) */
+    const recording *rec = engine_recorded_get(e);
+    int full = !rec || rec->ck_ext;
+    if (!full)
+        snprintf(ae->ck_partial, sizeof ae->ck_partial, "an older recording: its vectors stop at DIGEST (no input "
+                 "digest, no per-sample, position- or index-weighted relations)");
+    if ((rc = checksums_judge(m, vec, n, y, declared_u_in(rs ? rs : ae->spec), full, &v))) return rc;
     ck_layout L;
     ck_layout_make(&L, m, n);
     if (stage != CK_STAGE_UPDATE && ae->ck_chain) checksums_continuity(m, ae->ck_dig, vec, n, &v);
-    if (stage != CK_STAGE_UPDATE && x_dig && !recorded) checksums_input(m, vec, n, *x_dig, &v);
+    if (stage != CK_STAGE_UPDATE && x_dig && full) checksums_input(m, vec, n, *x_dig, &v);
     if (stage == CK_STAGE_UPDATE) {
         memcpy(ae->ck_dig, vec + L.digest_off, 3 * (size_t)m->n_tensors * sizeof *ae->ck_dig);
         ae->ck_chain = 1;

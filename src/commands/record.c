@@ -166,7 +166,8 @@ typedef struct {
 /* Whether the engine's checksum vectors go into the recording (the op
  * exists, --no-checksums not given), said in plan.checksums, and their
  * buffers: the packed form is never longer than the vector plus 9 floats
- * per model tensor (each u64 digest slot becomes four floats). */
+ * per model tensor and 3 more (each u64 digest slot, and INPUT, becomes
+ * four floats). */
 static int record_prepare_checksums(record_run *r) {
     const recording_cfg *c = r->c;
     if (c->no_checksums) {
@@ -184,10 +185,12 @@ static int record_prepare_checksums(record_run *r) {
     ck_layout L;
     ck_layout_make(&L, &r->m, r->c->run.batch);
     r->ck_vec = ls_malloc(L.total * sizeof *r->ck_vec);
-    r->ck_packed = ls_malloc((L.total + 9 * (size_t)r->m.n_tensors) * sizeof *r->ck_packed);
+    r->ck_packed = ls_malloc((L.total + 9 * (size_t)r->m.n_tensors + 3) * sizeof *r->ck_packed);
     if (!r->ck_vec || !r->ck_packed) return LS_ENOMEM;
     r->ck_on = 1;
-    snprintf(r->ck_what, sizeof r->ck_what, "step,update,eval");
+    /* ",all-blocks": INPUT and the per-sample and weighted blocks too (an
+     * older lockstep reads such a recording as one without vectors) */
+    snprintf(r->ck_what, sizeof r->ck_what, "step,update,eval,all-blocks");
     return 0;
 }
 

@@ -42,7 +42,8 @@
 _Static_assert((int)REC_CK_STEP == (int)CK_STAGE_STEP && (int)REC_CK_UPDATE == (int)CK_STAGE_UPDATE &&
                    (int)REC_CK_EVAL == (int)CK_STAGE_EVAL,
                "recording.h's stage numbers are engine.h's");
-_Static_assert(CK_NPHASE == 4, "recording_ck_geom keeps 4 phases per layer");
+_Static_assert((int)CK_NPHASE == (int)REC_CK_NPHASE && (int)CK_NPHASE_ALL == (int)REC_CK_NPHASE_ALL,
+               "recording_ck_geom keeps ck_layout's phases");
 
 typedef struct {
     recording *rec;
@@ -254,14 +255,16 @@ void recording_ck_geom_of(const model *m, size_t n, recording_ck_geom *out) {
     ck_layout L;
     ck_layout_make(&L, m, n);
     memset(out, 0, sizeof *out);
-    for (int l = 0; l < MODEL_MAX_LAYERS; l++) /* the phases a recording stores (not the per-sample ones) */
-        for (int ph = 0; ph < CK_NPHASE; ph++) out->off[l][ph] = L.off[l][ph], out->cnt[l][ph] = L.cnt[l][ph];
+    for (int l = 0; l < MODEL_MAX_LAYERS; l++) /* every phase; out->ext (the caller's) says which are stored */
+        for (int ph = 0; ph < CK_NPHASE_ALL; ph++) out->off[l][ph] = L.off[l][ph], out->cnt[l][ph] = L.cnt[l][ph];
     memcpy(out->is_rel, L.is_rel, sizeof out->is_rel);
     out->rel_width = CK_REL;
     out->loss_off = L.loss_off;
     out->adam_off = L.adam_off;
     out->digest_off = L.digest_off;
+    out->input_off = L.input_off;
     out->total = L.total;
+    out->ext = 1; /* what lockstep records now; a reader sets the recording's own (recording.ck_ext) */
 }
 
 int engine_recorded_eval_at(engine *e, int epoch, size_t batch) {
@@ -314,6 +317,7 @@ static int rec_checksums(engine *e, int stage, double *out) {
     const golden_record *g = recording_find(r, step, layer, kind);
     recording_ck_geom G;
     recording_ck_geom_of(e->m, n, &G);
+    G.ext = r->ck_ext;
     if (!g || g->count != recording_ck_packed_len(&G, e->m, stage)) /* validated: a missing one is refused */
         return ls_err(LS_EFORMAT, "recorded:%s: step %ld: no checksum vector of stage %d", r->path, step, stage);
     recording_ck_unpack(&G, e->m, stage, g->values, out);

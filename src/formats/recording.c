@@ -84,10 +84,16 @@ static void ck_body(const recording_ck_geom *g, int stage, size_t *lo, size_t *h
     *hi = stage == REC_CK_STEP ? g->adam_off : stage == REC_CK_UPDATE ? g->digest_off : g->loss_off;
 }
 
+/* INPUT and the relation blocks after it: stored for STEP and EVAL when
+ * the recording holds them (UPDATE fills none of them). */
+static int ck_ext_on(const recording_ck_geom *g, int stage) { return g->ext && stage != REC_CK_UPDATE; }
+
 size_t recording_ck_packed_len(const recording_ck_geom *g, const model *m, int stage) {
     size_t lo, hi;
     ck_body(g, stage, &lo, &hi);
-    return 3 + (hi - lo) + 12 * (size_t)m->n_tensors;
+    size_t len = 3 + (hi - lo) + 12 * (size_t)m->n_tensors;
+    if (ck_ext_on(g, stage)) len += 4 + (g->total - g->input_off - 1);
+    return len;
 }
 
 /* What a double slot of the vector is, for its rounding. */
@@ -96,7 +102,7 @@ enum { SLOT_R, SLOT_AY, SLOT_UP, SLOT_EXACT };
 static int slot_class(const recording_ck_geom *g, const model *m, size_t i) {
     if (i >= g->loss_off) return i < g->adam_off ? SLOT_EXACT : SLOT_UP; /* LOSS; ADAM count, largest |diff| */
     for (int l = 0; l < m->n_layers; l++)
-        for (int ph = 0; ph < 4; ph++) {
+        for (int ph = 0; ph < REC_CK_NPHASE; ph++) {
             size_t per = g->is_rel[l] ? (size_t)g->rel_width : 2, o = g->off[l][ph];
             if (i >= o && i < o + per * g->cnt[l][ph])
                 return !g->is_rel[l] ? SLOT_UP : (i - o) % per == 0 ? SLOT_R : SLOT_AY; /* A, Y, S: down */
@@ -130,6 +136,20 @@ int recording_ck_pack(const recording_ck_geom *g, const model *m, int stage, con
         memcpy(&u, &vec[g->digest_off + t], sizeof u); /* ck_put_u64's bits */
         recording_digest_put(out + k, u);
     }
+    if (!ck_ext_on(g, stage)) return 0;
+    uint64_t u;
+    memcpy(&u, &vec[g->input_off], sizeof u);
+    recording_digest_put(out + k, u);
+    k += 4;
+    /* relations only, block after block as they lie: R away, A, Y, S down */
+    size_t base = g->input_off + 1;
+    for (size_t i = base; i < g->total; i++) out[k + i - base] = f32_down(vec[i]);
+    for (int l = 0; l < m->n_layers; l++)
+        for (int ph = REC_CK_NPHASE; ph < REC_CK_NPHASE_ALL; ph++)
+            for (size_t e = 0; e < g->cnt[l][ph]; e++) {
+                size_t i = g->off[l][ph] + (size_t)g->rel_width * e;
+                out[k + i - base] = f32_away(vec[i]);
+            }
     return 0;
 }
 
@@ -144,6 +164,12 @@ void recording_ck_unpack(const recording_ck_geom *g, const model *m, int stage, 
         recording_digest_get(in + k, &u); /* validated: four 16-bit integers */
         memcpy(&vec[g->digest_off + t], &u, sizeof u);
     }
+    if (!ck_ext_on(g, stage)) return;
+    uint64_t u = 0;
+    recording_digest_get(in + k, &u);
+    memcpy(&vec[g->input_off], &u, sizeof u);
+    k += 4;
+    for (size_t i = g->input_off + 1; i < g->total; i++) vec[i] = in[k++];
 }
 
 /* ---- reading --------------------------------------------------------------- */
@@ -213,7 +239,8 @@ int recording_open(recording **out, const char *path) {
     snprintf(r->full_steps, sizeof r->full_steps, "%s", fs ? fs : "?");
     /* absent (an older recording) or "none (...)": no checksum vectors */
     const char *ck = golden_provenance_get(r->gf, "plan.checksums");
-    r->has_checksums = ck && strcmp(ck, "step,update,eval") == 0;
+    r->ck_ext = ck && strcmp(ck, "step,update,eval,all-blocks") == 0;
+    r->has_checksums = r->ck_ext || (ck && strcmp(ck, "step,update,eval") == 0);
 
     /* the per-step index: every step 1..total has its STEP record, and a
      * step said to be full has its tensors */

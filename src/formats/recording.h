@@ -47,12 +47,17 @@
 /* The every-step checksum vectors' stages and geometry (the packing is
  * described below, at recording_ck_pack). */
 enum { REC_CK_STEP = 1, REC_CK_UPDATE = 2, REC_CK_EVAL = 3 }; /* = engine.h's CK_STAGE_* */
+/* Phases per layer: FWD, BWD_DATA, BWD_W, BWD_B before LOSS; after DIGEST
+ * and INPUT the per-sample, position-weighted and index-weighted blocks
+ * (engines/checksums.h's CK_NPHASE, CK_NPHASE_ALL). */
+enum { REC_CK_NPHASE = 4, REC_CK_NPHASE_ALL = 9 };
 typedef struct {
-    size_t off[MODEL_MAX_LAYERS][4]; /* per layer, per phase (FWD, BWD_DATA, BWD_W, BWD_B): in doubles */
-    size_t cnt[MODEL_MAX_LAYERS][4]; /* entries: relations (rel_width doubles) or exact blocks (2) */
+    size_t off[MODEL_MAX_LAYERS][REC_CK_NPHASE_ALL]; /* per layer, per phase: in doubles */
+    size_t cnt[MODEL_MAX_LAYERS][REC_CK_NPHASE_ALL]; /* entries: relations (rel_width doubles) or exact blocks (2) */
     int is_rel[MODEL_MAX_LAYERS];
     int rel_width;                   /* doubles per relation: R, A, Y, S (engines/checksums.h's CK_REL) */
-    size_t loss_off, adam_off, digest_off, total;
+    size_t loss_off, adam_off, digest_off, input_off, total;
+    int ext; /* the recording stores INPUT and the blocks after it (STEP, EVAL): recording.ck_ext */
 } recording_ck_geom;
 typedef void (*recording_ck_geom_fn)(const model *m, size_t n, recording_ck_geom *out);
 
@@ -87,7 +92,9 @@ typedef struct {
     engine_timing timing;
     size_t peak_rss;
     int has_timing;
-    int has_checksums;     /* provenance plan.checksums = "step,update,eval": every vector is there */
+    int has_checksums;     /* provenance plan.checksums = "step,update,eval[,all-blocks]": every vector is there */
+    int ck_ext;            /* ",all-blocks": STEP and EVAL vectors hold INPUT and the per-sample and weighted
+                            * blocks after DIGEST too (recordings made before them stop at DIGEST) */
 } recording;
 
 /* FNV-1a 64 over n bytes (parameters, pixels). */
@@ -129,7 +136,11 @@ const golden_record *recording_find(const recording *r, long step, int layer, un
  * [stage, n, step] (exact integers: step < 2^24), then the blocks the
  * stage fills — STEP: every layer block and LOSS; UPDATE: ADAM; EVAL:
  * every layer block — then DIGEST, each u64 as four 16-bit fp32 integers
- * (exact, as STEP records store digests).  The blocks a stage does not
+ * (exact, as STEP records store digests), then, when g->ext and the stage
+ * is STEP or EVAL, INPUT (one u64, four 16-bit integers) and the per-sample,
+ * position-weighted and index-weighted relation blocks after it, rounded
+ * as the relations before DIGEST are: a GPU run recorded elsewhere is
+ * judged by every relation a live engine is.  The blocks a stage does not
  * fill are 0 in the engine's vector and read back as 0; the judgement
  * (checks/checksums.c) reads none of them at that stage.
  *

@@ -394,7 +394,7 @@ static int check_ck_values(const vctx *v, const golden_record *g, const recordin
                        (double)g->values[i]);
     size_t lo = stage == REC_CK_UPDATE ? G->adam_off : 3, k = 3;
     for (int l = 0; l < m->n_layers && stage != REC_CK_UPDATE; l++)
-        for (int ph = 0; ph < 4; ph++) {
+        for (int ph = 0; ph < REC_CK_NPHASE; ph++) {
             size_t per = G->is_rel[l] ? (size_t)G->rel_width : 2;
             for (size_t e = 0; e < G->cnt[l][ph]; e++) {
                 const float *x = g->values + k + (G->off[l][ph] - lo) + per * e;
@@ -413,12 +413,26 @@ static int check_ck_values(const vctx *v, const golden_record *g, const recordin
                 return bad(v->r, g, "adam", "tensor %d (%s): want an integer count >= 0 and a difference >= 0", t,
                            m->tensors[t].name);
         }
-    const float *d = g->values + g->count - 12 * (size_t)m->n_tensors;
+    size_t hi = stage == REC_CK_STEP ? G->adam_off : stage == REC_CK_UPDATE ? G->digest_off : G->loss_off;
+    const float *d = g->values + 3 + (hi - lo);
     for (size_t t = 0; t < 3 * (size_t)m->n_tensors; t++) {
         uint64_t u;
         if (recording_digest_get(d + 4 * t, &u))
             return bad(v->r, g, "digest", "digest %zu: want four integers in 0..65535", t);
     }
+    if (!G->ext || stage == REC_CK_UPDATE) return 0;
+    const float *in = d + 12 * (size_t)m->n_tensors;
+    uint64_t u;
+    if (recording_digest_get(in, &u)) return bad(v->r, g, "input", "the input digest: want four integers in 0..65535");
+    in += 4;
+    for (int l = 0; l < m->n_layers; l++) /* the relation blocks after INPUT */
+        for (int ph = REC_CK_NPHASE; ph < REC_CK_NPHASE_ALL; ph++)
+            for (size_t e = 0; e < G->cnt[l][ph]; e++) {
+                const float *x = in + (G->off[l][ph] - G->input_off - 1) + (size_t)G->rel_width * e;
+                if (!(x[1] >= 0 && x[2] >= 0 && (G->rel_width < 4 || x[3] >= 0)))
+                    return bad(v->r, g, "relation", "layer %d (%s) phase %d entry %zu: A, Y and S (sums of absolute "
+                               "values) must be >= 0", l, m->layers[l].name, ph, e);
+            }
     return 0;
 }
 
@@ -445,6 +459,7 @@ static int check_ck_record(const vctx *v, const golden_record *g) {
     }
     recording_ck_geom G;
     v->ck_geom(v->m, nb, &G);
+    G.ext = r->ck_ext;
     size_t want = recording_ck_packed_len(&G, v->m, stage);
     if (g->ndim != 1 || g->count != want)
         return bad(r, g, "shape", "%zu values in %d dimension(s): the packed vector of a batch of %zu has (%zu)",

@@ -152,6 +152,7 @@ void report_print_coverage(FILE *f, const audit_result *r, const verdict_table *
             fprintf(f, "%s by checksums (%ld of %ld, evaluation %d of %d epochs)",
                     ae->ck_steps == all && all ? "every drift step checked" : "drift steps checked", ae->ck_steps,
                     all, ae->ck_eval_epochs, r->cfg.eval ? r->epochs_done : 0);
+        if (r->cfg.checksums && ae->ck_have && ae->ck_partial[0]) fprintf(f, " — partly: %s", ae->ck_partial);
         fprintf(f, "; per-element reference checks at %ld step(s)", ev->check_steps);
         if (r->attribution_steps) fprintf(f, " (%ld in attribution)", r->attribution_steps);
         if (ae->ck_have && r->cfg.checksums && ae->ck_relations)

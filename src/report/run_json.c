@@ -214,6 +214,10 @@ static void json_checksums(lsbuf *b, const audit_result *r, const audit_engine *
         lsbuf_printf(b, ", \"why_not\": ");
         lsbuf_json_str(b, ae->ck_none);
     }
+    if (ae->ck_have && ae->ck_partial[0]) {
+        lsbuf_printf(b, ", \"partial\": ");
+        lsbuf_json_str(b, ae->ck_partial);
+    }
     if (ae->ck_viol_checks) {
         json_ck_where(b, r, "first_violation", ae->ck_first_step, ae->ck_first_eval_epoch, &ae->ck_first);
         lsbuf_printf(b, ", \"ratio\": ");

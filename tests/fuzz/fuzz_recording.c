@@ -188,6 +188,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
             if (g->kind < GOLDEN_KIND_CK_STEP || g->kind > GOLDEN_KIND_CK_EVAL) continue;
             recording_ck_geom G;
             recording_ck_geom_of(&m, (size_t)g->values[1], &G);
+            G.ext = r->ck_ext;
             double *vec = malloc(G.total * sizeof *vec);
             if (!vec) break;
             recording_ck_unpack(&G, &m, (int)g->values[0], g->values, vec);

@@ -394,18 +394,31 @@ static void test_mismatch_refused(void **st) {
     assert_int_equal(audit_run(&c, NULL), LS_EUNAVAIL);
 }
 
+/* The audit of an engine list on the plan (a recording's own plan, when
+ * one is listed), into r. */
+static void audit_list(const char *engines, audit_result *r) {
+    audit_cfg c;
+    audit_cfg_default(&c);
+    plan_cfg(&c.run);
+    c.engines = engines;
+    c.out = NULL;
+    if (audit_run(&c, r)) fail_msg("audit of %s: %s", engines, ls_errmsg());
+}
+
+/* ... of "reference,recorded:PATH" */
+static void audit_recorded(const char *path, audit_result *r) {
+    char engines[256];
+    snprintf(engines, sizeof engines, "reference,recorded:%s", path);
+    audit_list(engines, r);
+}
+
 /* The acceptance: the recording against the same engine live. */
 static void test_audit_equals_live(void **st) {
     NEED_RECORDING();
     char engines[256];
     snprintf(engines, sizeof engines, "reference,cpu:threads=1,%s", g_spec);
-    audit_cfg c;
-    audit_cfg_default(&c);
-    plan_cfg(&c.run);
-    c.engines = engines;
-    c.out = NULL; /* the plan (audit_every 4, ref_steps 2) comes from the recording */
     audit_result r;
-    if (audit_run(&c, &r)) fail_msg("audit: %s", ls_errmsg());
+    audit_list(engines, &r); /* the plan (audit_every 4, ref_steps 2) comes from the recording */
     int live = -1, rec = -1;
     for (int i = 0; i < r.n_engines; i++) {
         if (strcmp(r.eng[i].label, "cpu:threads=1") == 0) live = i;
@@ -621,15 +634,8 @@ static void test_no_checksums_unchecked(void **st) {
     assert_string_equal(golden_provenance_get(rec->gf, "plan.checksums"), "none (record --no-checksums)");
     for (long k = 1; k <= rec->total_steps; k++) assert_null(recording_find(rec, k, -1, GOLDEN_KIND_CK_STEP));
     recording_free(rec);
-    char engines[256];
-    snprintf(engines, sizeof engines, "reference,recorded:%s", g_nock);
-    audit_cfg c;
-    audit_cfg_default(&c);
-    plan_cfg(&c.run);
-    c.engines = engines;
-    c.out = NULL;
     audit_result r;
-    if (audit_run(&c, &r)) fail_msg("audit: %s", ls_errmsg());
+    audit_recorded(g_nock, &r);
     int i = r.n_engines - 1;
     assert_true(r.eng[i].recorded && r.eng[i].available);
     assert_false(r.eng[i].ck_have);
@@ -639,12 +645,7 @@ static void test_no_checksums_unchecked(void **st) {
     /* a recording of declared reduced precision: its vectors are judged
      * with the operand rounding its own engine.spec declares (not the
      * "recorded:PATH" the audit was given), at every step, clean */
-    snprintf(engines, sizeof engines, "reference,recorded:%s", g_tf32);
-    audit_cfg_default(&c);
-    plan_cfg(&c.run);
-    c.engines = engines;
-    c.out = NULL;
-    if (audit_run(&c, &r)) fail_msg("audit: %s", ls_errmsg());
+    audit_recorded(g_tf32, &r);
     i = r.n_engines - 1;
     assert_true(r.eng[i].recorded && r.eng[i].available);
     if (!r.eng[i].ck_have) fail_msg("tf32 recording not checksum-checked: %s", r.eng[i].ck_none);
@@ -712,15 +713,8 @@ static void test_older_recording_partial(void **st) {
     assert_false(rec->ck_ext);
     if (recording_validate(rec, &m, recording_ck_geom_of)) fail_msg("%s", ls_errmsg());
     recording_free(rec);
-    char engines[256];
-    snprintf(engines, sizeof engines, "reference,recorded:%s", old);
-    audit_cfg c;
-    audit_cfg_default(&c);
-    plan_cfg(&c.run);
-    c.engines = engines;
-    c.out = NULL;
     audit_result r;
-    if (audit_run(&c, &r)) fail_msg("audit: %s", ls_errmsg());
+    audit_recorded(old, &r);
     int i = r.n_engines - 1;
     if (!r.eng[i].ck_have) fail_msg("older recording not checksum-checked: %s", r.eng[i].ck_none);
     assert_int_equal(r.eng[i].ck_steps + r.eng[i].ck_skipped, r.total_steps);
@@ -728,12 +722,7 @@ static void test_older_recording_partial(void **st) {
     if (!strstr(r.eng[i].ck_partial, "older recording")) fail_msg("partial: '%s'", r.eng[i].ck_partial);
     audit_result_free(&r);
     /* the recording as made now: every block judged, nothing partial */
-    snprintf(engines, sizeof engines, "reference,recorded:%s", g_path);
-    audit_cfg_default(&c);
-    plan_cfg(&c.run);
-    c.engines = engines;
-    c.out = NULL;
-    if (audit_run(&c, &r)) fail_msg("audit: %s", ls_errmsg());
+    audit_recorded(g_path, &r);
     i = r.n_engines - 1;
     assert_true(r.eng[i].ck_have);
     assert_string_equal(r.eng[i].ck_partial, "");

@@ -34,9 +34,9 @@
  * plane, so a plane transposed or mirrored keeps it; base/checksum_ops.h's
  * ck_window_sum_w, ck_rows_w) and BWD_DATA_PW (l > 0: n C relations,
  * backward-data with each input gradient weighted the same way).  INPUT, PER SAMPLE and POSITION-WEIGHTED
- * come last, so the blocks before keep their offsets (recordings store
- * the vector up to DIGEST: recording_ck_pack, and are judged without
- * them).
+ * come last, so the blocks before keep their offsets (recordings made
+ * before these blocks existed store the vector up to DIGEST and are
+ * judged without them; recording_ck_pack stores them all now).
  *
  * Stages (what the call covers; other blocks are 0):
  *   CK_STAGE_STEP   after loss and backward, before update: FWD, BWD_*,
@@ -56,9 +56,10 @@
 #include "engines/engine.h"
 
 enum { CK_FWD, CK_BWD_DATA, CK_BWD_W, CK_BWD_B, CK_NPHASE };
-/* after INPUT (not in recordings): the per-sample dense blocks, the
- * position-weighted conv forward and backward-data blocks, and the
- * index-weighted backward-weights block of conv and dense layers */
+/* after INPUT (in recordings since plan.checksums "...,all-blocks"): the
+ * per-sample dense blocks, the position-weighted conv forward and
+ * backward-data blocks, and the index-weighted backward-weights block of
+ * conv and dense layers */
 enum { CK_FWD_PS = CK_NPHASE, CK_BWD_DATA_PS, CK_FWD_PW, CK_BWD_DATA_PW, CK_BWD_W_PW, CK_NPHASE_ALL };
 enum { CK_HDR = 3, CK_REL = 4 };
 

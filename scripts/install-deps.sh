@@ -7,9 +7,12 @@ set -euo pipefail
 pkgs=(libdnnl-dev libmpfr-dev libgmp-dev libcmocka-dev zlib1g-dev libjansson-dev dataset-fashion-mnist pkg-config
       slurm-wlm munge)  # slurm-wlm, munge: the one-node Slurm of test_sweep (scripts/slurm-local.sh)
 # `install-deps.sh test` (make test): also Chromium, which test_report_html
-# renders report.html in (scripts/check-report.sh); without it those two
-# tests skip, and a test that skips on every fresh machine checks nothing
-[ "${1:-}" = test ] && pkgs+=(chromium)
+# renders report.html in (scripts/check-report.sh), and Debian's PyTorch
+# and NumPy, which the PyTorch interop tests run (test_safetensors,
+# test_train: scripts/torch_roundtrip.py, scripts/torch_step1.py); without
+# them those tests skip, and a test that skips on every fresh machine
+# checks nothing (measured here: ~35 s to install, 597 MB)
+[ "${1:-}" = test ] && pkgs+=(chromium python3-torch python3-numpy)
 missing=()
 for p in "${pkgs[@]}"; do
     dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

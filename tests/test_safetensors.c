@@ -29,6 +29,12 @@
 #include "formats/safetensors.h"
 #include "base/util.h"
 
+#if defined(__SANITIZE_ADDRESS__)
+#define UNDER_ASAN 1
+#else
+#define UNDER_ASAN 0
+#endif
+
 static char g_bin[PATH_MAX], g_root[PATH_MAX], g_dir[] = "/tmp/ls_st_testXXXXXX";
 
 /* ---- byte-level builders ---------------------------------------------------- */
@@ -468,6 +474,11 @@ static void test_numpy_check(void **st) {
  * evaluations of the same mathematics: measured ~1e-15), cpu and PyTorch
  * fp32 losses within the first-order fp32 bound of the exact loss */
 static void test_torch_roundtrip(void **st) {
+    if (UNDER_ASAN) {
+        print_message("      skipped under ASan: the normal build's suite runs it; the lockstep commands it calls "
+                      "are exercised under ASan by this file's other tests, and PyTorch would add about a minute\n");
+        skip();
+    }
     const char *py = find_python("torch");
     if (!py) {
         print_message("      skipped: no python3 with torch (apt-get install python3-torch to run it)\n");

@@ -24,6 +24,12 @@
 
 #define DATA "/usr/share/datasets/fashion-mnist"
 
+#if defined(__SANITIZE_ADDRESS__)
+#define UNDER_ASAN 1
+#else
+#define UNDER_ASAN 0
+#endif
+
 static char g_bin[PATH_MAX], g_root[PATH_MAX], g_dir[] = "/tmp/ls_train_testXXXXXX";
 
 static int sh(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
@@ -358,6 +364,11 @@ static const char *find_torch(void) {
  * PyTorch's image for image; then step 1 again with torchvision's
  * Normalize((0.2860,), (0.3530,)). */
 static void test_torch_step1(void **st) {
+    if (UNDER_ASAN) {
+        print_message("      skipped under ASan: the normal build's suite runs it; the lockstep commands it calls "
+                      "are exercised under ASan by this file's other tests, and PyTorch would add about a minute\n");
+        skip();
+    }
     const char *py = find_torch();
     if (!py) {
         print_message("      skipped: `import torch` fails in python3 (apt-get install python3-torch to run it)\n");

@@ -280,7 +280,52 @@ enum { CPU_FAULT_BELOW = 0, CPU_FAULT_DETECT = 1, CPU_FAULT_SUSPECT = 2, CPU_FAU
       CPU_FAULT_DETECT, "in evaluation only, the fused relu2+pool2 output of channel 21 (the second block of 16), "   \
       "sample 0, at its first positive window is one ulp up",                                                        \
       "max-pool is exact: the evaluation's fused-pair re-check sees one ulp; fc1's relation holds (it reads the "    \
-      "value it was given) and one ulp hardly moves the logits")
+      "value it was given) and one ulp hardly moves the logits") \
+    X(CONV2_POOL_WINDOW_SWAP_ONCE, "conv2_pool_window_swap_once", "op", "conv2", "forward", "smallcnn --limit-train 72 --limit-test 64 --epochs 2 --steps 10 --eval", \
+      CPU_FAULT_SUSPECT, \
+      "at step 7 only, in conv2's output plane of sample 0, channel 0, the largest value and its " \
+      "horizontal partner in the same 2x2 pooling window are exchanged (a vector store with two lanes " \
+      "swapped)", \
+      "pool2's output is the same (the max of the same four values) but its arg-max, and so the gradient " \
+      "routing, moves: the plain forward relation sums the plane, the pool re-check routes what it is " \
+      "given; only the position-weighted relation sees it, by (1 position) x (the two values' difference), " \
+      "against a tolerance summed over the 196 positions weighted 1..196: within the worst case (measured " \
+      "0.50 of it, x2.67 the sharp tier at the plane's largest window; a window of smaller values stays " \
+      "below both)") \
+    X(CONV2_DX_ADJACENT_SWAP_ONCE, "conv2_dx_adjacent_swap_once", "op", "conv2|pool1", "backward", "smallcnn --limit-train 72 --limit-test 64 --epochs 2 --steps 10 --eval", \
+      CPU_FAULT_DETECT, \
+      "at step 7 only, conv2's input gradient (pool1.dact) of sample 0, channel 0: the element of largest " \
+      "magnitude is exchanged with its right neighbour", \
+      "pool1's backward routes the two gradients into the wrong 2x2 windows of conv1; the plain " \
+      "backward-data relation sums the plane, only the position-weighted one sees (1 position) x (their " \
+      "difference)") \
+    X(CONV2_DW_SLICE_TRANSPOSED_ONCE, "conv2_dw_slice_transposed_once", "op", "conv2", "backward", "smallcnn --limit-train 72 --limit-test 64 --epochs 2 --steps 10 --eval", \
+      CPU_FAULT_BLIND, \
+      "at step 7 only, one 3x3 slice of conv2's weight gradient (output channel 0, input channel 0) is " \
+      "stored transposed (kh and kw exchanged: one tile of a kernel with its strides swapped)", \
+      "a permutation inside one filter: the plain backward-weights relation sums it; the index-weighted " \
+      "one moves by 2(g01-g10) + 4(g02-g20) + 2(g12-g21), against a tolerance summed over all 144 taps x " \
+      "batch x 196 products with weights up to 144: a slice at t = 0..8 moves it by a few |g| against a " \
+      "tolerance set by the far slices (measured 0.82 of the sharp tier, the clean run 0.26 at most; " \
+      "the Adam re-check takes the gradient as reported): a blind spot until backward-weights has " \
+      "relations per (output, input channel) slice, weighted by the tap index kh k + kw + 1 inside it") \
+    X(CONV2_DW_OC_SLICE_SWAPPED_ONCE, "conv2_dw_oc_slice_swapped_once", "op", "conv2", "backward", "smallcnn --limit-train 72 --limit-test 64 --epochs 2 --steps 10 --eval", \
+      CPU_FAULT_DETECT, \
+      "at step 7 only, conv2's weight gradient slices of input channel 0 are exchanged between output " \
+      "channels 0 and 1 (nine values each moved to the other filter)", \
+      "value-preserving over the tensor (the update re-check uses it as reported), but each output " \
+      "channel's plain backward-weights sum moves by the difference of the two slices' sums") \
+    X(ADAM_LAZY_ZERO_GRAD, "adam_lazy_zero_grad", "op", "conv1|conv2|fc1|fc2", "update", "smallcnn", \
+      CPU_FAULT_DETECT, \
+      "Adam skips every element whose gradient is exactly +-0 (p, m, v left as they were: sparse/lazy Adam " \
+      "semantics on a dense tensor)", \
+      "dense Adam decays m and v and moves p by m even where g = 0: the bit-exact Adam re-check sees each " \
+      "skipped element (fc1's weights of features that are 0 over the whole batch, dead fc1 units)") \
+    X(FC1_SAMPLE_DUPLICATED_ONCE, "fc1_sample_duplicated_once", "op", "fc1", "forward", "smallcnn --limit-train 72 --limit-test 64 --epochs 2 --steps 10 --eval", \
+      CPU_FAULT_DETECT, \
+      "at step 7 only, fc1's forward writes sample 0's outputs into sample 1's row as well (sample 1's own " \
+      "outputs are lost: a batched kernel that indexes one row twice)", \
+      "per output the batch sum moves by y0 - y1; the per-sample relation of sample 1 by the sum of y0 - y1")
 
 #define CPU_FAULT_ENUM_(id, ...) CPU_FAULT_##id,
 enum { CPU_FAULT_NONE = 0, CPU_FAULT_LIST(CPU_FAULT_ENUM_) CPU_FAULT_COUNT };

@@ -1716,6 +1716,18 @@ static int fault_forward_layer(engine *e, int l, int training) {
                 float *row = a + (size_t)i * ly->out_w, t = row[j];
                 row[j] = row[ly->out_w - 1 - j], row[ly->out_w - 1 - j] = t;
             }
+    } else if (id == CPU_FAULT_CONV2_POOL_WINDOW_SWAP_ONCE && training && c->step == 7 && fault_layer(c, l, "conv2") &&
+               ly->out_w % 2 == 0) {
+        /* out_w even: a linear index's parity is its column's, so i ^ 1 is i's partner in its 2x2 window's row */
+        if ((rc = act_io(c, l, 0, a, 1))) return rc;
+        size_t big = 0;
+        for (size_t i = 1; i < (size_t)ly->out_h * ly->out_w; i++) big = a[i] > a[big] ? i : big;
+        float t = a[big];
+        a[big] = a[big ^ 1], a[big ^ 1] = t;
+    } else if (id == CPU_FAULT_FC1_SAMPLE_DUPLICATED_ONCE && training && c->step == 7 && fault_layer(c, l, "fc1") &&
+               n > 1) {
+        if ((rc = act_io(c, l, 0, a, 1))) return rc;
+        memcpy(a + ly->out_c, a, (size_t)ly->out_c * sizeof *a);
     } else if (id == CPU_FAULT_FC1_OUT_1ULP && fault_layer(c, l, "fc1")) {
         if ((rc = act_io(c, l, 0, a, 1))) return rc;
         for (size_t i = 0; i < cnt; i++) a[i] = nextafterf(a[i], INFINITY);
@@ -1841,6 +1853,15 @@ static int fault_backward_layer(engine *e, int l) {
             }
         return act_io(c, l - 1, 1, F->a, 0);
     }
+    if (id == CPU_FAULT_CONV2_DX_ADJACENT_SWAP_ONCE && c->step == 7 && fault_layer(c, l, "conv2") && ly->in_w > 1) {
+        if ((rc = act_io(c, l - 1, 1, F->a, 1))) return rc;
+        size_t big = 0, w = (size_t)ly->in_w;
+        for (size_t i = 1; i < (size_t)ly->in_h * w; i++) big = fabsf(F->a[i]) > fabsf(F->a[big]) ? i : big;
+        size_t mate = big % w + 1 < w ? big + 1 : big - 1;
+        float t = F->a[big];
+        F->a[big] = F->a[mate], F->a[mate] = t;
+        return act_io(c, l - 1, 1, F->a, 0);
+    }
     if ((id == CPU_FAULT_CONV2_DX_1ULP || id == CPU_FAULT_CONV2_DX_REL) && fault_layer(c, l, "conv2")) {
         size_t cnt = P->n * layer_in_size(ly);
         if ((rc = act_io(c, l - 1, 1, F->a, 1))) return rc;
@@ -1884,6 +1905,25 @@ static int fault_backward_layer(engine *e, int l) {
             for (size_t ch = 0; ch < C; ch++)
                 for (size_t p = 0; p < HW; p++) F->a[ch * HW + p] = row[p * C + ch];
             memcpy(row, F->a, in * sizeof *row);
+        }
+    } else if (id == CPU_FAULT_CONV2_DW_SLICE_TRANSPOSED_ONCE && c->step == 7 && fault_layer(c, l, "conv2") &&
+               ly->k == 3) {
+        /* slice (output channel 0, input channel 0): (kh, kw) <-> (kw, kh) */
+        static const int pairs[3][2] = {{1, 3}, {2, 6}, {5, 7}};
+        float *g = c->grads + tw->offset;
+        for (int i = 0; i < 3; i++) {
+            float tmp = g[pairs[i][0]];
+            g[pairs[i][0]] = g[pairs[i][1]];
+            g[pairs[i][1]] = tmp;
+        }
+    } else if (id == CPU_FAULT_CONV2_DW_OC_SLICE_SWAPPED_ONCE && c->step == 7 && fault_layer(c, l, "conv2") &&
+               ly->out_c > 1) {
+        size_t per = tw->numel / (size_t)ly->out_c, kk = (size_t)ly->k * ly->k;
+        float *g = c->grads + tw->offset;
+        for (size_t i = 0; i < kk; i++) {
+            float tmp = g[i];
+            g[i] = g[per + i];
+            g[per + i] = tmp;
         }
     } else if (id == CPU_FAULT_CONV2_DB_TWICE && fault_layer(c, l, "conv2")) {
         const model_tensor *t = &c->m->tensors[ly->b_tensor];
@@ -1956,8 +1996,21 @@ static int fault_update(engine *e, const adam_scalars *s) {
     default: custom = 0;
     }
     (void)custom;
+    if (id == CPU_FAULT_ADAM_LAZY_ZERO_GRAD) {
+        /* the state copies serve as scratch: no state fault is on */
+        memcpy(F->p_copy, c->params, np * sizeof(float));
+        memcpy(F->m_copy, c->adam_m, np * sizeof(float));
+        memcpy(F->v_copy, c->adam_v, np * sizeof(float));
+    }
     int rc = cpu_update(e, &a);
     if (rc) return rc;
+    if (id == CPU_FAULT_ADAM_LAZY_ZERO_GRAD)
+        for (size_t i = 0; i < np; i++)
+            if (c->grads[i] == 0.0f) {
+                c->params[i] = F->p_copy[i];
+                c->adam_m[i] = F->m_copy[i];
+                c->adam_v[i] = F->v_copy[i];
+            }
     if (id == CPU_FAULT_ADAM_M_1ULP || id == CPU_FAULT_ADAM_M_REL) {
         for (size_t i = 0; i < np; i++)
             c->adam_m[i] = id == CPU_FAULT_ADAM_M_1ULP ? nextafterf(c->adam_m[i], INFINITY)

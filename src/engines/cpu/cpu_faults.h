@@ -325,7 +325,49 @@ enum { CPU_FAULT_BELOW = 0, CPU_FAULT_DETECT = 1, CPU_FAULT_SUSPECT = 2, CPU_FAU
       CPU_FAULT_DETECT, \
       "at step 7 only, fc1's forward writes sample 0's outputs into sample 1's row as well (sample 1's own " \
       "outputs are lost: a batched kernel that indexes one row twice)", \
-      "per output the batch sum moves by y0 - y1; the per-sample relation of sample 1 by the sum of y0 - y1")
+      "per output the batch sum moves by y0 - y1; the per-sample relation of sample 1 by the sum of y0 - y1") \
+    X(CONV1_POOL_WINDOW_SWAP_ONCE, "conv1_pool_window_swap_once", "op", "conv1", "forward", "smallcnn --limit-train 72 --limit-test 64 --epochs 2 --steps 10 --eval", \
+      CPU_FAULT_DETECT, \
+      "at step 7 only, in conv1's output plane of sample 0, channel 0, the largest value and its " \
+      "horizontal partner in the same 2x2 pooling window are exchanged", \
+      "as conv2_pool_window_swap_once on conv1's 28x28 plane: pool1's output is unchanged, its arg-max " \
+      "moves; only the position-weighted relation (weights 1..784) sees it") \
+    X(CONV1_DW_SLICE_TRANSPOSED_ONCE, "conv1_dw_slice_transposed_once", "op", "conv1", "backward", "smallcnn --limit-train 72 --limit-test 64 --epochs 2 --steps 10 --eval", \
+      CPU_FAULT_DETECT, \
+      "at step 7 only, conv1's weight gradient of output channel 0 (its only 3x3 slice) is stored " \
+      "transposed", \
+      "as conv2_dw_slice_transposed_once, but conv1 has one input channel: the slice is the whole filter, " \
+      "and the index-weighted relation's tolerance is its own") \
+    X(FC1_DW_LANE_PAIR_SWAPPED_ONCE, "fc1_dw_lane_pair_swapped_once", "op", "fc1", "backward", "smallcnn --limit-train 72 --limit-test 64 --epochs 2 --steps 10 --eval", \
+      CPU_FAULT_SUSPECT, \
+      "at step 7 only, fc1's weight gradient has two adjacent columns (the even/odd pair of row 0's " \
+      "largest |dW|) exchanged in every row (two lanes of a vector store swapped)", \
+      "each row's plain sum is kept; its index-weighted sum moves by dW[f0] - dW[f0^1], against gamma_n (K " \
+      "= batch) times sum (t + 1)|dy x_t|: one value's worth against a 1568-term weighted sum, within the " \
+      "worst case (measured 0.69 of it, x2.97 the sharp tier)") \
+    X(CONV2_DW_STALE_DY_ONCE, "conv2_dw_stale_dy_once", "op", "conv2", "backward", "smallcnn --limit-train 72 --limit-test 64 --epochs 2 --steps 10 --eval", \
+      CPU_FAULT_DETECT, \
+      "at step 7 only, conv2's backward-weights (dW and db) runs on step 6's output gradient (a kernel " \
+      "launched on the other half of a double buffer); backward-data uses the step's own", \
+      "a whole dW and db of another step: the plain backward-weights and bias relations, from the step's " \
+      "dy, see errors of the order of dW itself") \
+    X(EVAL_STALE_WEIGHTS, "eval_stale_weights", "state", "conv1|conv2|fc1|fc2", "evaluation", "smallcnn --limit-train 72 --limit-test 64 --epochs 2 --steps 10 --eval", \
+      CPU_FAULT_DETECT, \
+      "the first batch of the second evaluation runs on the weights of the first evaluation (a stale " \
+      "inference copy); the weights reported are current", \
+      "continuity holds (the digest is of the current weights); every layer's evaluation relation, from " \
+      "the current W, sees a change of an epoch of updates") \
+    X(CONV2_DW_TRANSPOSED_ONCE, "conv2_dw_transposed_once", "op", "conv2", "backward", "smallcnn --limit-train 72 --limit-test 64 --epochs 2 --steps 10 --eval", \
+      CPU_FAULT_DETECT, \
+      "at step 7 only, every 3x3 slice of conv2's weight gradient is stored transposed (a backward-weights " \
+      "kernel with its kh and kw strides swapped)", \
+      "as conv2_dw_slice_transposed_once in all 512 slices: each filter's index-weighted sum moves by the " \
+      "sum over its 16 slices of 2(g01-g10) + 4(g02-g20) + 2(g12-g21)") \
+    X(CONV2_FWD_W_TRANSPOSED, "conv2_fwd_w_transposed", "op", "conv2", "forward", "smallcnn", \
+      CPU_FAULT_DETECT, \
+      "conv2 forward reads each 3x3 kernel transposed (w[kw][kh] for w[kh][kw]; backward is right)", \
+      "another correlation: the plain relation's window sums differ only by border strips, the " \
+      "position-weighted one by the shift of each tap")
 
 #define CPU_FAULT_ENUM_(id, ...) CPU_FAULT_##id,
 enum { CPU_FAULT_NONE = 0, CPU_FAULT_LIST(CPU_FAULT_ENUM_) CPU_FAULT_COUNT };

@@ -367,7 +367,27 @@ enum { CPU_FAULT_BELOW = 0, CPU_FAULT_DETECT = 1, CPU_FAULT_SUSPECT = 2, CPU_FAU
       CPU_FAULT_DETECT, \
       "conv2 forward reads each 3x3 kernel transposed (w[kw][kh] for w[kh][kw]; backward is right)", \
       "another correlation: the plain relation's window sums differ only by border strips, the " \
-      "position-weighted one by the shift of each tap")
+      "position-weighted one by the shift of each tap") \
+    X(CONV2_POOL_LANE_SWAP, "conv2_pool_lane_swap", "op", "conv2", "forward", "smallcnn --limit-train 72 --limit-test 64 --epochs 2 --steps 10 --eval", \
+      CPU_FAULT_DETECT, \
+      "in every training step, every conv2 output plane has its values at (6, 6) and (6, 7) exchanged (one " \
+      "lane pair of a vector store swapped, in the top row of one 2x2 pooling window)", \
+      "pool2's value is kept, its arg-max moves where the max is one of the two: only the position-weighted " \
+      "relation sees each plane, by 1 x (the difference), in n x 32 planes x 10 steps") \
+    X(CONV2_DW_SLICE_TRANSPOSED_ALWAYS, "conv2_dw_slice_transposed_always", "op", "conv2", "backward", "smallcnn --limit-train 72 --limit-test 64 --epochs 2 --steps 10 --eval", \
+      CPU_FAULT_DETECT, \
+      "in every step, the 3x3 slice of conv2's weight gradient of output channel 0, input channel 0 is " \
+      "stored transposed (one tile with its strides swapped)", \
+      "as conv2_dw_slice_transposed_once, at every step: the attribution phase's replay of steps 1 and 2 " \
+      "sees conv2.weight.grad (measured 6118x its bound); the every-step index-weighted relation only " \
+      "crosses the sharp tier at some steps (x2.43 at step 6, 0.16 of the worst case: SUSPECT)") \
+    X(CONV2_DW_SLICE_TRANSPOSED_ALWAYS_LATE, "conv2_dw_slice_transposed_always_late", "op", "conv2", "backward", "smallcnn --limit-train 72 --limit-test 64 --epochs 2 --steps 10 --eval", \
+      CPU_FAULT_DETECT, \
+      "as conv2_dw_slice_transposed_always, from step 3 on (a dW algorithm an autotuner picks after the " \
+      "first steps)", \
+      "past the attribution phase: the shadow replays (steps 5 and 10, partial batches) see " \
+      "conv2.weight.grad (measured 5994x its bound); the every-step relation alone gives a SUSPECT " \
+      "(x2.64 the sharp tier at step 6)")
 
 #define CPU_FAULT_ENUM_(id, ...) CPU_FAULT_##id,
 enum { CPU_FAULT_NONE = 0, CPU_FAULT_LIST(CPU_FAULT_ENUM_) CPU_FAULT_COUNT };

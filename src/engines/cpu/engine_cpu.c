@@ -1743,6 +1743,15 @@ static int fault_forward_layer(engine *e, int l, int training) {
         for (size_t i = 1; i < (size_t)ly->out_h * ly->out_w; i++) big = a[i] > a[big] ? i : big;
         float t = a[big];
         a[big] = a[big ^ 1], a[big ^ 1] = t;
+    } else if (id == CPU_FAULT_CONV2_POOL_LANE_SWAP && training && fault_layer(c, l, "conv2") && ly->out_h > 7 &&
+               ly->out_w > 7) {
+        /* every plane: (6, 6) <-> (6, 7), one 2x2 pooling window's top row */
+        if ((rc = act_io(c, l, 0, a, 1))) return rc;
+        size_t hw = (size_t)ly->out_h * ly->out_w, i0 = 6 * (size_t)ly->out_w + 6;
+        for (size_t pl = 0; pl < n * (size_t)ly->out_c; pl++) {
+            float t = a[pl * hw + i0];
+            a[pl * hw + i0] = a[pl * hw + i0 + 1], a[pl * hw + i0 + 1] = t;
+        }
     } else if (id == CPU_FAULT_FC1_SAMPLE_DUPLICATED_ONCE && training && c->step == 7 && fault_layer(c, l, "fc1") &&
                n > 1) {
         if ((rc = act_io(c, l, 0, a, 1))) return rc;
@@ -1967,6 +1976,17 @@ static int fault_backward_layer(engine *e, int l) {
             float tmp = g[i];
             g[i] = g[per + i];
             g[per + i] = tmp;
+        }
+    } else if ((id == CPU_FAULT_CONV2_DW_SLICE_TRANSPOSED_ALWAYS ||
+                (id == CPU_FAULT_CONV2_DW_SLICE_TRANSPOSED_ALWAYS_LATE && c->step >= 3)) &&
+               fault_layer(c, l, "conv2") && ly->k == 3) {
+        /* every step (_late: from step 3), the slice (output channel 0, input channel 0) */
+        static const int pairs[3][2] = {{1, 3}, {2, 6}, {5, 7}};
+        float *g = c->grads + tw->offset;
+        for (int i = 0; i < 3; i++) {
+            float tmp = g[pairs[i][0]];
+            g[pairs[i][0]] = g[pairs[i][1]];
+            g[pairs[i][1]] = tmp;
         }
     } else if (id == CPU_FAULT_FC1_DW_LANE_PAIR_SWAPPED_ONCE && c->step == 7 && fault_layer(c, l, "fc1")) {
         /* the even/odd column pair of row 0's largest |dW|, exchanged in every row */

@@ -306,7 +306,8 @@ enum { CPU_FAULT_BELOW = 0, CPU_FAULT_DETECT = 1, CPU_FAULT_SUSPECT = 2, CPU_FAU
       "a permutation inside one filter: the plain backward-weights relation sums it; the index-weighted " \
       "one moves by 2(g01-g10) + 4(g02-g20) + 2(g12-g21), against a tolerance summed over all 144 taps x " \
       "batch x 196 products with weights up to 144: a slice at t = 0..8 moves it by a few |g| against a " \
-      "tolerance set by the far slices (measured 0.82 of the sharp tier, the clean run 0.26 at most; " \
+      "tolerance set by the far slices (measured at step 7: 0.82 of the sharp tier, ~0.01 of the worst " \
+      "case; the other steps' worst relation of any layer 0.09-0.26; " \
       "the Adam re-check takes the gradient as reported): a blind spot until backward-weights has " \
       "relations per (output, input channel) slice, weighted by the tap index kh k + kw + 1 inside it") \
     X(CONV2_DW_OC_SLICE_SWAPPED_ONCE, "conv2_dw_oc_slice_swapped_once", "op", "conv2", "backward", "smallcnn --limit-train 72 --limit-test 64 --epochs 2 --steps 10 --eval", \
@@ -387,7 +388,13 @@ enum { CPU_FAULT_BELOW = 0, CPU_FAULT_DETECT = 1, CPU_FAULT_SUSPECT = 2, CPU_FAU
       "first steps)", \
       "past the attribution phase: the shadow replays (steps 5 and 10, partial batches) see " \
       "conv2.weight.grad (measured 5994x its bound); the every-step relation alone gives a SUSPECT " \
-      "(x2.64 the sharp tier at step 6)")
+      "(x2.64 the sharp tier at step 6)") \
+    X(CONV2_DW_SAMPLES_CROSSED_ONCE, "conv2_dw_samples_crossed_once", "op", "conv2", "backward", "smallcnn --limit-train 72 --limit-test 64 --epochs 2 --steps 10 --eval", \
+      CPU_FAULT_DETECT, \
+      "at step 7 only, conv2's backward-weights pairs sample 0's output gradient with sample 1's input and " \
+      "sample 1's with sample 0's (a batched kernel with a wrong stride for x; backward-data is right)", \
+      "dW = sum_n dy_n x_pi(n): each output channel's plain and index-weighted sums move by " \
+      "(dy_0 - dy_1) against (patch sums of x_1 - x_0), about one sample's share of dW")
 
 #define CPU_FAULT_ENUM_(id, ...) CPU_FAULT_##id,
 enum { CPU_FAULT_NONE = 0, CPU_FAULT_LIST(CPU_FAULT_ENUM_) CPU_FAULT_COUNT };

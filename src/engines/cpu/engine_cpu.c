@@ -1867,6 +1867,18 @@ static int fault_backward_layer(engine *e, int l) {
         memcpy(c->grads + tb->offset, F->dw_save + tw->numel, tb->numel * sizeof(float));
         return 0;
     }
+    if (id == CPU_FAULT_CONV2_DW_SAMPLES_CROSSED_ONCE && c->step == 7 && fault_layer(c, l, "conv2") && P->n > 1) {
+        /* backward-data reads no x: only backward-weights sees samples 0 and 1 of x exchanged */
+        size_t per = layer_in_size(ly), cnt = P->n * per;
+        if ((rc = act_io(c, l - 1, 0, F->a, 1))) return rc;
+        memcpy(F->b, F->a, cnt * sizeof(float));
+        memcpy(F->b, F->a + per, per * sizeof(float));
+        memcpy(F->b + per, F->a, per * sizeof(float));
+        if ((rc = act_io(c, l - 1, 0, F->b, 0))) return rc;
+        rc = cpu_backward_layer(e, l);
+        int rc2 = act_io(c, l - 1, 0, F->a, 0);
+        return rc ? rc : rc2;
+    }
     if (id == CPU_FAULT_CONV2_DW_X_TF32 && fault_layer(c, l, "conv2")) {
         /* backward-data reads no x: only backward-weights sees it rounded */
         size_t cnt = P->n * layer_in_size(ly);

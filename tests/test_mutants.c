@@ -215,8 +215,13 @@ static void test_checksum_suspect(void **st) {
  * relation summed over the batch or over a plane; the INPUT slot names the
  * first two at conv1, the per-sample dense relation the third at fc1, the
  * position-weighted conv relations the last two at conv2, in that step or
- * that evaluation.  The legal engine passes every step and evaluation
- * batch. */
+ * that evaluation.  Then the zoo-hunt rows: an fc1 row written twice (the
+ * batch sum per output), a dW slice moved between two conv2 filters (the
+ * plain backward-weights sum), conv1's filter 0 transposed (index-weighted:
+ * one input channel, so the filter is the slice), conv2's dW and db from
+ * step 6's dy, an evaluation batch on the previous evaluation's weights
+ * (conv1's evaluation relation, first).  The legal engine passes every step
+ * and evaluation batch. */
 static void test_one_off_data_faults(void **st) {
     if (!have_data()) skip();
     static const struct {
@@ -234,6 +239,12 @@ static void test_one_off_data_faults(void **st) {
          CKP_BWD_DATA},
         {"cpu:fault=conv2_dw_flipped_once", 7, 0, "conv2", "conv2 backward-weights (index-weighted)", CKP_BWD_WEIGHTS},
         {"cpu:fault=fc1_dw_nhwc_once", 7, 0, "fc1", "fc1 backward-weights (index-weighted)", CKP_BWD_WEIGHTS},
+        {"cpu:fault=fc1_sample_duplicated_once", 7, 0, "fc1", "fc1 forward", CKP_FORWARD},
+        {"cpu:fault=conv2_dw_oc_slice_swapped_once", 7, 0, "conv2", "conv2 backward-weights", CKP_BWD_WEIGHTS},
+        {"cpu:fault=conv1_dw_slice_transposed_once", 7, 0, "conv1", "conv1 backward-weights (index-weighted)",
+         CKP_BWD_WEIGHTS},
+        {"cpu:fault=conv2_dw_stale_dy_once", 7, 0, "conv2", "conv2 backward-weights", CKP_BWD_WEIGHTS},
+        {"cpu:fault=eval_stale_weights", 0, 2, "conv1", "conv1 forward", CKP_EVAL},
         {"cpu", -1, 0, "", "", CKP_FORWARD},
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {

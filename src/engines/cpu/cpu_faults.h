@@ -280,7 +280,121 @@ enum { CPU_FAULT_BELOW = 0, CPU_FAULT_DETECT = 1, CPU_FAULT_SUSPECT = 2, CPU_FAU
       CPU_FAULT_DETECT, "in evaluation only, the fused relu2+pool2 output of channel 21 (the second block of 16), "   \
       "sample 0, at its first positive window is one ulp up",                                                        \
       "max-pool is exact: the evaluation's fused-pair re-check sees one ulp; fc1's relation holds (it reads the "    \
-      "value it was given) and one ulp hardly moves the logits")
+      "value it was given) and one ulp hardly moves the logits") \
+    X(CONV2_POOL_WINDOW_SWAP_ONCE, "conv2_pool_window_swap_once", "op", "conv2", "forward", "smallcnn --limit-train 72 --limit-test 64 --epochs 2 --steps 10 --eval", \
+      CPU_FAULT_SUSPECT, \
+      "at step 7 only, in conv2's output plane of sample 0, channel 0, the largest value and its " \
+      "horizontal partner in the same 2x2 pooling window are exchanged (a vector store with two lanes " \
+      "swapped)", \
+      "pool2's output is the same (the max of the same four values) but its arg-max, and so the gradient " \
+      "routing, moves: the plain forward relation sums the plane, the pool re-check routes what it is " \
+      "given; only the position-weighted relation sees it, by (1 position) x (the two values' difference), " \
+      "against a tolerance summed over the 196 positions weighted 1..196: within the worst case (measured " \
+      "0.50 of it, x2.67 the sharp tier at the plane's largest window; a window of smaller values stays " \
+      "below both)") \
+    X(CONV2_DX_ADJACENT_SWAP_ONCE, "conv2_dx_adjacent_swap_once", "op", "conv2|pool1", "backward", "smallcnn --limit-train 72 --limit-test 64 --epochs 2 --steps 10 --eval", \
+      CPU_FAULT_DETECT, \
+      "at step 7 only, conv2's input gradient (pool1.dact) of sample 0, channel 0: the element of largest " \
+      "magnitude is exchanged with its right neighbour", \
+      "pool1's backward routes the two gradients into the wrong 2x2 windows of conv1; the plain " \
+      "backward-data relation sums the plane, only the position-weighted one sees (1 position) x (their " \
+      "difference)") \
+    X(CONV2_DW_SLICE_TRANSPOSED_ONCE, "conv2_dw_slice_transposed_once", "op", "conv2", "backward", "smallcnn --limit-train 72 --limit-test 64 --epochs 2 --steps 10 --eval", \
+      CPU_FAULT_BLIND, \
+      "at step 7 only, one 3x3 slice of conv2's weight gradient (output channel 0, input channel 0) is " \
+      "stored transposed (kh and kw exchanged: one tile of a kernel with its strides swapped)", \
+      "a permutation inside one filter: the plain backward-weights relation sums it; the index-weighted " \
+      "one moves by 2(g01-g10) + 4(g02-g20) + 2(g12-g21), against a tolerance summed over all 144 taps x " \
+      "batch x 196 products with weights up to 144: a slice at t = 0..8 moves it by a few |g| against a " \
+      "tolerance set by the far slices (measured at step 7: 0.82 of the sharp tier, ~0.01 of the worst " \
+      "case; the other steps' worst relation of any layer 0.09-0.26; " \
+      "the Adam re-check takes the gradient as reported): a blind spot until backward-weights has " \
+      "relations per (output, input channel) slice, weighted by the tap index kh k + kw + 1 inside it") \
+    X(CONV2_DW_OC_SLICE_SWAPPED_ONCE, "conv2_dw_oc_slice_swapped_once", "op", "conv2", "backward", "smallcnn --limit-train 72 --limit-test 64 --epochs 2 --steps 10 --eval", \
+      CPU_FAULT_DETECT, \
+      "at step 7 only, conv2's weight gradient slices of input channel 0 are exchanged between output " \
+      "channels 0 and 1 (nine values each moved to the other filter)", \
+      "value-preserving over the tensor (the update re-check uses it as reported), but each output " \
+      "channel's plain backward-weights sum moves by the difference of the two slices' sums") \
+    X(ADAM_LAZY_ZERO_GRAD, "adam_lazy_zero_grad", "op", "conv1|conv2|fc1|fc2", "update", "smallcnn", \
+      CPU_FAULT_DETECT, \
+      "Adam skips every element whose gradient is exactly +-0 (p, m, v left as they were: sparse/lazy Adam " \
+      "semantics on a dense tensor)", \
+      "dense Adam decays m and v and moves p by m even where g = 0: the bit-exact Adam re-check sees each " \
+      "skipped element (fc1's weights of features that are 0 over the whole batch, dead fc1 units)") \
+    X(FC1_SAMPLE_DUPLICATED_ONCE, "fc1_sample_duplicated_once", "op", "fc1", "forward", "smallcnn --limit-train 72 --limit-test 64 --epochs 2 --steps 10 --eval", \
+      CPU_FAULT_DETECT, \
+      "at step 7 only, fc1's forward writes sample 0's outputs into sample 1's row as well (sample 1's own " \
+      "outputs are lost: a batched kernel that indexes one row twice)", \
+      "per output the batch sum moves by y0 - y1; the per-sample relation of sample 1 by the sum of y0 - y1") \
+    X(CONV1_POOL_WINDOW_SWAP_ONCE, "conv1_pool_window_swap_once", "op", "conv1", "forward", "smallcnn --limit-train 72 --limit-test 64 --epochs 2 --steps 10 --eval", \
+      CPU_FAULT_DETECT, \
+      "at step 7 only, in conv1's output plane of sample 0, channel 0, the largest value and its " \
+      "horizontal partner in the same 2x2 pooling window are exchanged", \
+      "as conv2_pool_window_swap_once on conv1's 28x28 plane: pool1's output is unchanged, its arg-max " \
+      "moves; only the position-weighted relation (weights 1..784) sees it") \
+    X(CONV1_DW_SLICE_TRANSPOSED_ONCE, "conv1_dw_slice_transposed_once", "op", "conv1", "backward", "smallcnn --limit-train 72 --limit-test 64 --epochs 2 --steps 10 --eval", \
+      CPU_FAULT_DETECT, \
+      "at step 7 only, conv1's weight gradient of output channel 0 (its only 3x3 slice) is stored " \
+      "transposed", \
+      "as conv2_dw_slice_transposed_once, but conv1 has one input channel: the slice is the whole filter, " \
+      "and the index-weighted relation's tolerance is its own") \
+    X(FC1_DW_LANE_PAIR_SWAPPED_ONCE, "fc1_dw_lane_pair_swapped_once", "op", "fc1", "backward", "smallcnn --limit-train 72 --limit-test 64 --epochs 2 --steps 10 --eval", \
+      CPU_FAULT_SUSPECT, \
+      "at step 7 only, fc1's weight gradient has two adjacent columns (the even/odd pair of row 0's " \
+      "largest |dW|) exchanged in every row (two lanes of a vector store swapped)", \
+      "each row's plain sum is kept; its index-weighted sum moves by dW[f0] - dW[f0^1], against gamma_n (K " \
+      "= batch) times sum (t + 1)|dy x_t|: one value's worth against a 1568-term weighted sum, within the " \
+      "worst case (measured 0.69 of it, x2.97 the sharp tier)") \
+    X(CONV2_DW_STALE_DY_ONCE, "conv2_dw_stale_dy_once", "op", "conv2", "backward", "smallcnn --limit-train 72 --limit-test 64 --epochs 2 --steps 10 --eval", \
+      CPU_FAULT_DETECT, \
+      "at step 7 only, conv2's backward-weights (dW and db) runs on step 6's output gradient (a kernel " \
+      "launched on the other half of a double buffer); backward-data uses the step's own", \
+      "a whole dW and db of another step: the plain backward-weights and bias relations, from the step's " \
+      "dy, see errors of the order of dW itself") \
+    X(EVAL_STALE_WEIGHTS, "eval_stale_weights", "state", "conv1|conv2|fc1|fc2", "evaluation", "smallcnn --limit-train 72 --limit-test 64 --epochs 2 --steps 10 --eval", \
+      CPU_FAULT_DETECT, \
+      "the first batch of the second evaluation runs on the weights of the first evaluation (a stale " \
+      "inference copy); the weights reported are current", \
+      "continuity holds (the digest is of the current weights); every layer's evaluation relation, from " \
+      "the current W, sees a change of an epoch of updates") \
+    X(CONV2_DW_TRANSPOSED_ONCE, "conv2_dw_transposed_once", "op", "conv2", "backward", "smallcnn --limit-train 72 --limit-test 64 --epochs 2 --steps 10 --eval", \
+      CPU_FAULT_DETECT, \
+      "at step 7 only, every 3x3 slice of conv2's weight gradient is stored transposed (a backward-weights " \
+      "kernel with its kh and kw strides swapped)", \
+      "as conv2_dw_slice_transposed_once in all 512 slices: each filter's index-weighted sum moves by the " \
+      "sum over its 16 slices of 2(g01-g10) + 4(g02-g20) + 2(g12-g21)") \
+    X(CONV2_FWD_W_TRANSPOSED, "conv2_fwd_w_transposed", "op", "conv2", "forward", "smallcnn", \
+      CPU_FAULT_DETECT, \
+      "conv2 forward reads each 3x3 kernel transposed (w[kw][kh] for w[kh][kw]; backward is right)", \
+      "another correlation: the plain relation's window sums differ only by border strips, the " \
+      "position-weighted one by the shift of each tap") \
+    X(CONV2_POOL_LANE_SWAP, "conv2_pool_lane_swap", "op", "conv2", "forward", "smallcnn --limit-train 72 --limit-test 64 --epochs 2 --steps 10 --eval", \
+      CPU_FAULT_DETECT, \
+      "in every training step, every conv2 output plane has its values at (6, 6) and (6, 7) exchanged (one " \
+      "lane pair of a vector store swapped, in the top row of one 2x2 pooling window)", \
+      "pool2's value is kept, its arg-max moves where the max is one of the two: only the position-weighted " \
+      "relation sees each plane, by 1 x (the difference), in n x 32 planes x 10 steps") \
+    X(CONV2_DW_SLICE_TRANSPOSED_ALWAYS, "conv2_dw_slice_transposed_always", "op", "conv2", "backward", "smallcnn --limit-train 72 --limit-test 64 --epochs 2 --steps 10 --eval", \
+      CPU_FAULT_DETECT, \
+      "in every step, the 3x3 slice of conv2's weight gradient of output channel 0, input channel 0 is " \
+      "stored transposed (one tile with its strides swapped)", \
+      "as conv2_dw_slice_transposed_once, at every step: the attribution phase's replay of steps 1 and 2 " \
+      "sees conv2.weight.grad (measured 6118x its bound); the every-step index-weighted relation only " \
+      "crosses the sharp tier at some steps (x2.43 at step 6, 0.16 of the worst case: SUSPECT)") \
+    X(CONV2_DW_SLICE_TRANSPOSED_ALWAYS_LATE, "conv2_dw_slice_transposed_always_late", "op", "conv2", "backward", "smallcnn --limit-train 72 --limit-test 64 --epochs 2 --steps 10 --eval", \
+      CPU_FAULT_DETECT, \
+      "as conv2_dw_slice_transposed_always, from step 3 on (a dW algorithm an autotuner picks after the " \
+      "first steps)", \
+      "past the attribution phase: the shadow replays (steps 5 and 10, partial batches) see " \
+      "conv2.weight.grad (measured 5994x its bound); the every-step relation alone gives a SUSPECT " \
+      "(x2.64 the sharp tier at step 6)") \
+    X(CONV2_DW_SAMPLES_CROSSED_ONCE, "conv2_dw_samples_crossed_once", "op", "conv2", "backward", "smallcnn --limit-train 72 --limit-test 64 --epochs 2 --steps 10 --eval", \
+      CPU_FAULT_DETECT, \
+      "at step 7 only, conv2's backward-weights pairs sample 0's output gradient with sample 1's input and " \
+      "sample 1's with sample 0's (a batched kernel with a wrong stride for x; backward-data is right)", \
+      "dW = sum_n dy_n x_pi(n): each output channel's plain and index-weighted sums move by " \
+      "(dy_0 - dy_1) against (patch sums of x_1 - x_0), about one sample's share of dW")
 
 #define CPU_FAULT_ENUM_(id, ...) CPU_FAULT_##id,
 enum { CPU_FAULT_NONE = 0, CPU_FAULT_LIST(CPU_FAULT_ENUM_) CPU_FAULT_COUNT };

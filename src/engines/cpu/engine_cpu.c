@@ -1514,6 +1514,7 @@ typedef struct {
     float *a, *b;       /* plain scratch, max_batch * widest layer */
     float *p_copy, *m_copy, *v_copy; /* copies set_tensor refreshes (state faults) */
     float *dw_save;
+    float *p_old, *p_cur; /* eval_stale_weights: the first evaluation's weights, the current ones */
     uint8_t *pidx_save[MODEL_MAX_LAYERS];
     int bwd_seen[MODEL_MAX_LAYERS];
     double rel;         /* the *_rel faults' 2^-k (knob fault_k) */
@@ -1535,6 +1536,8 @@ static void fault_free(void *p) {
     free(F->m_copy);
     free(F->v_copy);
     free(F->dw_save);
+    free(F->p_old);
+    free(F->p_cur);
     for (int l = 0; l < MODEL_MAX_LAYERS; l++) free(F->pidx_save[l]);
     free(F);
 }
@@ -1566,7 +1569,9 @@ static int fault_init(cpu_ctx *c, const engine_spec *s, size_t max_batch) {
     F->m_copy = alloc_aligned(np * sizeof(float));
     F->v_copy = alloc_aligned(np * sizeof(float));
     F->dw_save = alloc_aligned(np * sizeof(float));
-    if (!F->a || !F->b || !F->p_copy || !F->m_copy || !F->v_copy || !F->dw_save) {
+    F->p_old = alloc_aligned(np * sizeof(float));
+    F->p_cur = alloc_aligned(np * sizeof(float));
+    if (!F->a || !F->b || !F->p_copy || !F->m_copy || !F->v_copy || !F->dw_save || !F->p_old || !F->p_cur) {
         fault_free(F);
         return LS_ENOMEM;
     }
@@ -1575,7 +1580,8 @@ static int fault_init(cpu_ctx *c, const engine_spec *s, size_t max_batch) {
 }
 
 /* The weights of layer l edited in place (shift: w[i] = w[i+1]; rotate:
- * each k x k kernel turned 180 degrees; 3: rounded to TF32, 4: to bf16),
+ * each k x k kernel turned 180 degrees; 3: rounded to TF32, 4: to bf16;
+ * 5: each k x k kernel transposed),
  * or restored from `save`; the
  * weight copies are refreshed either way. */
 static void fault_edit_weights(cpu_ctx *c, int l, int how, float *save) {
@@ -1592,6 +1598,9 @@ static void fault_edit_weights(cpu_ctx *c, int l, int how, float *save) {
             for (size_t i = 0; i < t->numel; i++) w[i] = lowp_round_tf32(save[i], LOWP_RNE);
         } else if (how == 4) {
             for (size_t i = 0; i < t->numel; i++) w[i] = lowp_round_bf16(save[i], LOWP_RNE);
+        } else if (how == 5) {
+            size_t k = (size_t)ly->k, kk = k * k;
+            for (size_t i = 0; i < t->numel; i++) w[i] = save[i / kk * kk + i % k * k + i % kk / k];
         } else {
             size_t kk = (size_t)ly->k * ly->k;
             for (size_t i = 0; i < t->numel; i++) w[i] = save[i / kk * kk + (kk - 1 - i % kk)];
@@ -1635,9 +1644,18 @@ static int fault_forward_layer(engine *e, int l, int training) {
     int id = F->id, rc;
     if ((rc = fault_step_start(c, F, l, training))) return rc;
     if (id == CPU_FAULT_EVAL_DROPOUT_ON && !training && ly->kind == LAYER_DROPOUT) return cpu_forward_layer(e, l, 1);
+    if (id == CPU_FAULT_EVAL_STALE_WEIGHTS && !training && F->corrupted == 1 && l == c->m->n_layers - 1) {
+        /* the batch ran on the previous evaluation's weights; the current ones are back for the report */
+        rc = cpu_forward_layer(e, l, training);
+        memcpy(c->params, F->p_cur, c->m->n_params * sizeof(float));
+        c->params_ver++;
+        F->corrupted = 2;
+        return rc;
+    }
     int how = id == CPU_FAULT_CONV1_WEIGHT_SHIFTED && fault_layer(c, l, "conv1")  ? 1
               : id == CPU_FAULT_CONV2_FWD_W_TF32 && fault_layer(c, l, "conv2") ? 3
               : id == CPU_FAULT_FC1_FWD_W_BF16 && fault_layer(c, l, "fc1")     ? 4
+              : id == CPU_FAULT_CONV2_FWD_W_TRANSPOSED && fault_layer(c, l, "conv2") ? 5
                                                                                 : 0;
     if (how) {
         fault_edit_weights(c, l, how, F->dw_save);
@@ -1716,6 +1734,28 @@ static int fault_forward_layer(engine *e, int l, int training) {
                 float *row = a + (size_t)i * ly->out_w, t = row[j];
                 row[j] = row[ly->out_w - 1 - j], row[ly->out_w - 1 - j] = t;
             }
+    } else if (((id == CPU_FAULT_CONV2_POOL_WINDOW_SWAP_ONCE && fault_layer(c, l, "conv2")) ||
+                (id == CPU_FAULT_CONV1_POOL_WINDOW_SWAP_ONCE && fault_layer(c, l, "conv1"))) &&
+               training && c->step == 7 && ly->out_w % 2 == 0) {
+        /* out_w even: a linear index's parity is its column's, so i ^ 1 is i's partner in its 2x2 window's row */
+        if ((rc = act_io(c, l, 0, a, 1))) return rc;
+        size_t big = 0;
+        for (size_t i = 1; i < (size_t)ly->out_h * ly->out_w; i++) big = a[i] > a[big] ? i : big;
+        float t = a[big];
+        a[big] = a[big ^ 1], a[big ^ 1] = t;
+    } else if (id == CPU_FAULT_CONV2_POOL_LANE_SWAP && training && fault_layer(c, l, "conv2") && ly->out_h > 7 &&
+               ly->out_w > 7) {
+        /* every plane: (6, 6) <-> (6, 7), one 2x2 pooling window's top row */
+        if ((rc = act_io(c, l, 0, a, 1))) return rc;
+        size_t hw = (size_t)ly->out_h * ly->out_w, i0 = 6 * (size_t)ly->out_w + 6;
+        for (size_t pl = 0; pl < n * (size_t)ly->out_c; pl++) {
+            float t = a[pl * hw + i0];
+            a[pl * hw + i0] = a[pl * hw + i0 + 1], a[pl * hw + i0 + 1] = t;
+        }
+    } else if (id == CPU_FAULT_FC1_SAMPLE_DUPLICATED_ONCE && training && c->step == 7 && fault_layer(c, l, "fc1") &&
+               n > 1) {
+        if ((rc = act_io(c, l, 0, a, 1))) return rc;
+        memcpy(a + ly->out_c, a, (size_t)ly->out_c * sizeof *a);
     } else if (id == CPU_FAULT_FC1_OUT_1ULP && fault_layer(c, l, "fc1")) {
         if ((rc = act_io(c, l, 0, a, 1))) return rc;
         for (size_t i = 0; i < cnt; i++) a[i] = nextafterf(a[i], INFINITY);
@@ -1808,6 +1848,37 @@ static int fault_backward_layer(engine *e, int l) {
         F->bwd_seen[l] = 1;
         return rc;
     }
+    if (id == CPU_FAULT_CONV2_DW_STALE_DY_ONCE && fault_layer(c, l, "conv2") && (c->step == 6 || c->step == 7)) {
+        /* F->b keeps step 6's conv2 output gradient; at step 7 backward-weights (dW and db) runs on it,
+         * backward-data on the step's own */
+        const model_tensor *tw = &c->m->tensors[ly->w_tensor], *tb = &c->m->tensors[ly->b_tensor];
+        if (c->step == 6) {
+            if ((rc = cpu_backward_layer(e, l))) return rc;
+            F->corrupted = P->n;
+            return act_io(c, l, 1, F->b, 1);
+        }
+        if ((size_t)F->corrupted != P->n) return cpu_backward_layer(e, l);
+        if ((rc = act_io(c, l, 1, F->a, 1)) || (rc = act_io(c, l, 1, F->b, 0)) || (rc = cpu_backward_layer(e, l)))
+            return rc;
+        memcpy(F->dw_save, c->grads + tw->offset, tw->numel * sizeof(float));
+        memcpy(F->dw_save + tw->numel, c->grads + tb->offset, tb->numel * sizeof(float));
+        if ((rc = act_io(c, l, 1, F->a, 0)) || (rc = cpu_backward_layer(e, l))) return rc;
+        memcpy(c->grads + tw->offset, F->dw_save, tw->numel * sizeof(float));
+        memcpy(c->grads + tb->offset, F->dw_save + tw->numel, tb->numel * sizeof(float));
+        return 0;
+    }
+    if (id == CPU_FAULT_CONV2_DW_SAMPLES_CROSSED_ONCE && c->step == 7 && fault_layer(c, l, "conv2") && P->n > 1) {
+        /* backward-data reads no x: only backward-weights sees samples 0 and 1 of x exchanged */
+        size_t per = layer_in_size(ly), cnt = P->n * per;
+        if ((rc = act_io(c, l - 1, 0, F->a, 1))) return rc;
+        memcpy(F->b, F->a, cnt * sizeof(float));
+        memcpy(F->b, F->a + per, per * sizeof(float));
+        memcpy(F->b + per, F->a, per * sizeof(float));
+        if ((rc = act_io(c, l - 1, 0, F->b, 0))) return rc;
+        rc = cpu_backward_layer(e, l);
+        int rc2 = act_io(c, l - 1, 0, F->a, 0);
+        return rc ? rc : rc2;
+    }
     if (id == CPU_FAULT_CONV2_DW_X_TF32 && fault_layer(c, l, "conv2")) {
         /* backward-data reads no x: only backward-weights sees it rounded */
         size_t cnt = P->n * layer_in_size(ly);
@@ -1839,6 +1910,15 @@ static int fault_backward_layer(engine *e, int l) {
                 float t = F->a[i * h + j];
                 F->a[i * h + j] = F->a[j * h + i], F->a[j * h + i] = t;
             }
+        return act_io(c, l - 1, 1, F->a, 0);
+    }
+    if (id == CPU_FAULT_CONV2_DX_ADJACENT_SWAP_ONCE && c->step == 7 && fault_layer(c, l, "conv2") && ly->in_w > 1) {
+        if ((rc = act_io(c, l - 1, 1, F->a, 1))) return rc;
+        size_t big = 0, w = (size_t)ly->in_w;
+        for (size_t i = 1; i < (size_t)ly->in_h * w; i++) big = fabsf(F->a[i]) > fabsf(F->a[big]) ? i : big;
+        size_t mate = big % w + 1 < w ? big + 1 : big - 1;
+        float t = F->a[big];
+        F->a[big] = F->a[mate], F->a[mate] = t;
         return act_io(c, l - 1, 1, F->a, 0);
     }
     if ((id == CPU_FAULT_CONV2_DX_1ULP || id == CPU_FAULT_CONV2_DX_REL) && fault_layer(c, l, "conv2")) {
@@ -1884,6 +1964,52 @@ static int fault_backward_layer(engine *e, int l) {
             for (size_t ch = 0; ch < C; ch++)
                 for (size_t p = 0; p < HW; p++) F->a[ch * HW + p] = row[p * C + ch];
             memcpy(row, F->a, in * sizeof *row);
+        }
+    } else if (((id == CPU_FAULT_CONV2_DW_SLICE_TRANSPOSED_ONCE && fault_layer(c, l, "conv2")) ||
+                (id == CPU_FAULT_CONV1_DW_SLICE_TRANSPOSED_ONCE && fault_layer(c, l, "conv1")) ||
+                (id == CPU_FAULT_CONV2_DW_TRANSPOSED_ONCE && fault_layer(c, l, "conv2"))) &&
+               c->step == 7 && ly->k == 3) {
+        /* slice (output channel 0, input channel 0), or every slice: (kh, kw) <-> (kw, kh) */
+        static const int pairs[3][2] = {{1, 3}, {2, 6}, {5, 7}};
+        size_t slices = id == CPU_FAULT_CONV2_DW_TRANSPOSED_ONCE ? tw->numel / 9 : 1;
+        for (size_t s0 = 0; s0 < slices; s0++) {
+            float *g = c->grads + tw->offset + 9 * s0;
+            for (int i = 0; i < 3; i++) {
+                float tmp = g[pairs[i][0]];
+                g[pairs[i][0]] = g[pairs[i][1]];
+                g[pairs[i][1]] = tmp;
+            }
+        }
+    } else if (id == CPU_FAULT_CONV2_DW_OC_SLICE_SWAPPED_ONCE && c->step == 7 && fault_layer(c, l, "conv2") &&
+               ly->out_c > 1) {
+        size_t per = tw->numel / (size_t)ly->out_c, kk = (size_t)ly->k * ly->k;
+        float *g = c->grads + tw->offset;
+        for (size_t i = 0; i < kk; i++) {
+            float tmp = g[i];
+            g[i] = g[per + i];
+            g[per + i] = tmp;
+        }
+    } else if ((id == CPU_FAULT_CONV2_DW_SLICE_TRANSPOSED_ALWAYS ||
+                (id == CPU_FAULT_CONV2_DW_SLICE_TRANSPOSED_ALWAYS_LATE && c->step >= 3)) &&
+               fault_layer(c, l, "conv2") && ly->k == 3) {
+        /* every step (_late: from step 3), the slice (output channel 0, input channel 0) */
+        static const int pairs[3][2] = {{1, 3}, {2, 6}, {5, 7}};
+        float *g = c->grads + tw->offset;
+        for (int i = 0; i < 3; i++) {
+            float tmp = g[pairs[i][0]];
+            g[pairs[i][0]] = g[pairs[i][1]];
+            g[pairs[i][1]] = tmp;
+        }
+    } else if (id == CPU_FAULT_FC1_DW_LANE_PAIR_SWAPPED_ONCE && c->step == 7 && fault_layer(c, l, "fc1")) {
+        /* the even/odd column pair of row 0's largest |dW|, exchanged in every row */
+        size_t in = tw->numel / (size_t)ly->out_c, f0 = 0;
+        float *g = c->grads + tw->offset;
+        for (size_t f = 1; f < in; f++) f0 = fabsf(g[f]) > fabsf(g[f0]) ? f : f0;
+        size_t f1 = (f0 ^ 1) < in ? f0 ^ 1 : f0;
+        for (size_t j = 0; j < (size_t)ly->out_c; j++) {
+            float tmp = g[j * in + f0];
+            g[j * in + f0] = g[j * in + f1];
+            g[j * in + f1] = tmp;
         }
     } else if (id == CPU_FAULT_CONV2_DB_TWICE && fault_layer(c, l, "conv2")) {
         const model_tensor *t = &c->m->tensors[ly->b_tensor];
@@ -1956,8 +2082,21 @@ static int fault_update(engine *e, const adam_scalars *s) {
     default: custom = 0;
     }
     (void)custom;
+    if (id == CPU_FAULT_ADAM_LAZY_ZERO_GRAD) {
+        /* the state copies serve as scratch: no state fault is on */
+        memcpy(F->p_copy, c->params, np * sizeof(float));
+        memcpy(F->m_copy, c->adam_m, np * sizeof(float));
+        memcpy(F->v_copy, c->adam_v, np * sizeof(float));
+    }
     int rc = cpu_update(e, &a);
     if (rc) return rc;
+    if (id == CPU_FAULT_ADAM_LAZY_ZERO_GRAD)
+        for (size_t i = 0; i < np; i++)
+            if (c->grads[i] == 0.0f) {
+                c->params[i] = F->p_copy[i];
+                c->adam_m[i] = F->m_copy[i];
+                c->adam_v[i] = F->v_copy[i];
+            }
     if (id == CPU_FAULT_ADAM_M_1ULP || id == CPU_FAULT_ADAM_M_REL) {
         for (size_t i = 0; i < np; i++)
             c->adam_m[i] = id == CPU_FAULT_ADAM_M_1ULP ? nextafterf(c->adam_m[i], INFINITY)
@@ -1991,6 +2130,17 @@ static int fault_set_batch(engine *e, const float *x, const int32_t *labels, siz
     if (stale && c->cur && e->batch >= n) {
         memcpy(F->a, c->x, n * (size_t)c->m->in_c * c->m->in_h * c->m->in_w * sizeof *c->x);
         x = F->a;
+    }
+    if (F->id == CPU_FAULT_EVAL_STALE_WEIGHTS && !step && F->eval_k == 0 && F->eval_round <= 2) {
+        size_t bytes = c->m->n_params * sizeof(float);
+        if (F->eval_round == 1) {
+            memcpy(F->p_old, c->params, bytes);
+        } else if (!F->corrupted) {
+            memcpy(F->p_cur, c->params, bytes);
+            memcpy(c->params, F->p_old, bytes);
+            c->params_ver++;
+            F->corrupted = 1;
+        }
     }
     if (F->id == CPU_FAULT_LABELS_STALE_ONCE && step == 7 && c->cur && e->batch >= n) {
         memcpy(F->b, c->labels, n * sizeof *labels);

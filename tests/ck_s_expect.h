@@ -79,14 +79,14 @@ static inline int ck_bwd_w_pw_expect_layer(const layer *ly, size_t n, const floa
         size_t in = (size_t)ly->in_c, out = (size_t)ly->out_c;
         double *rw = malloc(2 * n * sizeof *rw), mx = 0;
         if (!rw) return -1;
-        for (size_t i = 0; i < n; i++) ck_isum(x + i * in, in, &rw[i], &rw[n + i]);
+        for (size_t i = 0; i < n; i++) ck_isum(x + i * in, in, 0, &rw[i], &rw[n + i]);
         for (size_t j = 0; j < in; j++) {
             double m = ck_max_abs(x + j, n, in);
             mx = m > mx ? m : mx;
         }
         for (size_t j = 0; j < out; j++) {
             double ls, la, rhs = 0, a = 0, bs, ba;
-            ck_isum(dw + j * in, in, &ls, &la);
+            ck_isum(dw + j * in, in, 0, &ls, &la);
             ck_dot_acc(&rhs, &a, dy + j, out, rw, rw + n, 1, n);
             ck_sum(dy + j, n, out, &bs, &ba);
             o[4 * j] = ls - rhs, o[4 * j + 1] = a, o[4 * j + 2] = la, o[4 * j + 3] = ba * mx * (double)in;
@@ -106,7 +106,7 @@ static inline int ck_bwd_w_pw_expect_layer(const layer *ly, size_t n, const floa
         ck_conv_z_at(x, &d, r / P, (int)(r % P) / d.ow, (int)(r % P) % d.ow, 1, &z[r], &z[n * P + r]);
     for (size_t oc = 0; oc < OC; oc++) { /* k_ck_conv_bwd_w, weighted */
         double ls, la, rhs = 0, a = 0, sm = 0;
-        ck_isum(dw + oc * C * kk, C * kk, &ls, &la);
+        ck_isum(dw + oc * C * kk, C * kk, d.k, &ls, &la);
         for (size_t i = 0; i < n; i++) {
             double s1, a1;
             ck_dot_acc(&rhs, &a, dy + (i * OC + oc) * P, 1, z + i * P, z + n * P + i * P, 1, P);

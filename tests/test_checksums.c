@@ -23,6 +23,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/checksum_ops.h"
 #include "base/rng.h"
 #include "base/util.h"
 #include "checks/bounds.h"
@@ -558,13 +559,13 @@ static void test_fault_dense_per_sample(void **s) {
 
 /* The index-weighted backward-weights relations (BWD_W_PW), the weight of
  * element t of a filter (conv: (c, kh, kw) row-major) or a row (dense) is
- * t + 1.  One element moved so that the weighted residual moves by half
+ * t + 1 with ck_iw's sign.  One element moved so that the weighted residual moves by half
  * the relation's tolerance stays unflagged, by 1.05 times it is flagged
  * and named, the residual carrying weight x shift both times.  A weight
  * gradient permuted inside one filter (every k x k slice of one output
  * channel rotated by 180 degrees) or one row (reversed) leaves the plain
  * relation where it was (the same sum, another order of addition) and
- * moves the weighted residual by exactly sum_t (t + 1) (new - old): how
+ * moves the weighted residual by exactly sum_t ck_iw(t) (new - old): how
  * far that is from the tolerance is the gradient's business (measured on
  * the zoo's faults, whole layers at step 7: ratios 75 and 22116), and the
  * verdict flags it exactly when it is over. */
@@ -591,11 +592,12 @@ static void permuted_grad(fx *f, int l) {
     double R0, tol0, R0w, tol0w;
     double r0 = rel_ratio(f, f->vec, l, CK_BWD_W, oc, &R0, &tol0);
     double r0w = rel_ratio(f, f->vec, l, CK_BWD_W_PW, oc, &R0w, &tol0w);
-    /* under: element t0 (weight t0 + 1) moved by half the weighted tolerance over its weight */
+    /* under: element t0 (weight ck_iw(t0): t0 + 1, signed) moved by half the weighted tolerance over its weight */
     size_t t0 = row / 2;
-    double om = (double)(t0 + 1);
+    int kf = conv ? ly->k : 0;
+    double om = ck_iw(t0, kf);
     float old = gw[oc * row + t0];
-    gw[oc * row + t0] = (float)((double)old + 0.5 * tol0w / om);
+    gw[oc * row + t0] = (float)((double)old + 0.5 * tol0w / fabs(om));
     double moved = (double)gw[oc * row + t0] - (double)old;
     assert_int_equal(engine_set_tensor(f->e, (tensor_id){TENSOR_GRADS, 0}, g), 0);
     assert_int_equal(engine_checksums(f->e, CK_STAGE_STEP, f->vec), 0);
@@ -608,7 +610,7 @@ static void permuted_grad(fx *f, int l) {
     assert_false(named_in(&v, "backward-weights (index-weighted)"));
     char want[64];
     snprintf(want, sizeof want, "%s %s", ly->name, ck_phase_name(CK_BWD_W_PW));
-    gw[oc * row + t0] = (float)((double)old + 1.05 * tol0w / om);
+    gw[oc * row + t0] = (float)((double)old + 1.05 * tol0w / fabs(om));
     moved = (double)gw[oc * row + t0] - (double)old;
     assert_int_equal(engine_set_tensor(f->e, (tensor_id){TENSOR_GRADS, 0}, g), 0);
     assert_int_equal(engine_checksums(f->e, CK_STAGE_STEP, f->vec), 0);
@@ -624,7 +626,7 @@ static void permuted_grad(fx *f, int l) {
     for (size_t s0 = oc * row; s0 < (oc + 1) * row; s0 += kk)
         for (size_t a = 0, b = kk - 1; a < b; a++, b--) {
             float t = gw[s0 + a];
-            double wa = (double)(s0 - oc * row + a + 1), wb = (double)(s0 - oc * row + b + 1);
+            double wa = ck_iw(s0 - oc * row + a, kf), wb = ck_iw(s0 - oc * row + b, kf);
             expect += wa * ((double)gw[s0 + b] - t) + wb * ((double)t - gw[s0 + b]);
             gw[s0 + a] = gw[s0 + b], gw[s0 + b] = t;
         }

@@ -141,11 +141,32 @@ LS_HD void ck_sum(const float *x, size_t cnt, size_t stride, double *s, double *
     *sa = ta;
 }
 
+/* The index weight of element t of a filter or a row (the index-weighted
+ * backward-weights relation, BWD_W_PW): t + 1, signed.  Dense (k = 0):
+ * (-1)^t.  Conv (k > 0, t = c k k + kh k + kw): by the tap, + above the
+ * diagonal (kw > kh) and - below it, on it + in the filter's upper half
+ * (2 kh < k - 1) and - otherwise, so that a k x k slice transposed or
+ * turned by 180 degrees exchanges only elements of opposite signs.  An
+ * exchange of two elements of weights a and b then moves the relation by
+ * (|a| + |b|) |difference| where unsigned weights moved it by |a - b|
+ * (neighbours in a row: 2 t + 3 instead of 1; a transposed 3 x 3 slice:
+ * 6 to 26 instead of 2 to 4), and never by less, since |a| + |b| >=
+ * |a - b|.  The sign leaves |weight| as it was, so A, Y, S and every
+ * tolerance (checks/bounds.c) are the unsigned weights' exactly. */
+LS_HD double ck_iw(size_t t, int k) {
+    double om = (double)(t + 1);
+    if (k <= 0) return (t & 1) ? -om : om;
+    size_t kk = (size_t)k * (size_t)k, tap = t % kk;
+    int kh = (int)(tap / (size_t)k), kw = (int)(tap % (size_t)k);
+    return kw > kh || (kw == kh && 2 * kh < k - 1) ? om : -om;
+}
+
 /* Z at output position (oh, ow) of sample i (x: n samples of C planes):
  * the input summed over every element a filter tap (c, kh, kw) meets,
- * and in |.|; weighted: each element times the tap's index + 1 in the
- * filter, c k k + kh k + kw + 1 (the index-weighted backward-weights
- * relation).  The CUDA engine's, one output position per thread. */
+ * and in |.|; weighted: each element times the tap's index weight in the
+ * filter, ck_iw(c k k + kh k + kw, k) (the index-weighted backward-weights
+ * relation; |.| times |weight|).  The CUDA engine's, one output position
+ * per thread. */
 LS_HD void ck_conv_z_at(const float *x, const ck_conv_dims *d, size_t i, int oh, int ow, int weighted, double *z,
                         double *za) {
     size_t HW = (size_t)d->h * d->w, kk = (size_t)d->k * d->k;
@@ -158,24 +179,25 @@ LS_HD void ck_conv_z_at(const float *x, const ck_conv_dims *d, size_t i, int oh,
                 int qq = ow + kw - d->pad;
                 if (qq < 0 || qq >= d->w) continue;
                 double v = x[(i * d->c + c) * HW + rr * d->w + qq];
-                double om = weighted ? (double)(c * kk + (size_t)(kh * d->k + kw) + 1) : 1.0;
-                t += om * v, ta += om * fabs(v);
+                double om = weighted ? ck_iw(c * kk + (size_t)(kh * d->k + kw), d->k) : 1.0;
+                t += om * v, ta += fabs(om) * fabs(v);
             }
         }
     *z = t;
     *za = ta;
 }
 
-/* Index-weighted sums: sum of (i + 1) x_i and of (i + 1) |x_i| over cnt
- * floats (the CUDA engine's; the host's are in lanes: the same terms,
+/* Index-weighted sums: sum of ck_iw(i, k) x_i and of |ck_iw(i, k)| |x_i|
+ * over cnt floats (k: the filter's size for a conv filter's weights, 0 for
+ * a dense row; the CUDA engine's; the host's are in lanes: the same terms,
  * another order of addition).  An index below 2^29 times a float is exact
- * in a double. */
-LS_HD void ck_isum(const float *x, size_t cnt, double *s, double *sa) {
+ * in a double, and so is its sign. */
+LS_HD void ck_isum(const float *x, size_t cnt, int k, double *s, double *sa) {
     double t = 0, ta = 0;
     for (size_t i = 0; i < cnt; i++) {
-        double v = x[i], om = (double)(i + 1);
+        double v = x[i], om = ck_iw(i, k);
         t += om * v;
-        ta += om * fabs(v);
+        ta += fabs(om) * fabs(v);
     }
     *s = t;
     *sa = ta;

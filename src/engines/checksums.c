@@ -405,23 +405,24 @@ CK_HOT static void sum_lanes(const float *x, size_t n, double *s, double *sa) {
     *s = r, *sa = ra;
 }
 
-/* sum of (i + 1) x_i and of (i + 1) |x_i| over n floats, in LANES lanes
- * (an integer below 2^29 times a float is exact in a double: only the
- * additions round) */
-CK_HOT static void wsum_lanes(const float *x, size_t n, double *s, double *sa) {
+/* sum of ck_iw(i, k) x_i and of |ck_iw(i, k)| |x_i| over n floats (k: 0
+ * for a dense row, the filter size for a conv filter), in LANES lanes (an
+ * integer below 2^29 times a float is exact in a double, and so is its
+ * sign: only the additions round) */
+CK_HOT static void wsum_lanes(const float *x, size_t n, int k, double *s, double *sa) {
     double t[LANES] = {0}, ta[LANES] = {0}, r = 0, ra = 0;
     size_t i = 0;
     for (; i + LANES <= n; i += LANES)
         for (int l = 0; l < LANES; l++) {
-            double v = x[i + l], om = (double)(i + l + 1);
+            double v = x[i + l], om = ck_iw(i + l, k);
             t[l] += om * v;
-            ta[l] += om * fabs(v);
+            ta[l] += fabs(om) * fabs(v);
         }
     for (int l = 0; l < LANES; l++) r += t[l], ra += ta[l];
     for (; i < n; i++) {
-        double v = x[i], om = (double)(i + 1);
+        double v = x[i], om = ck_iw(i, k);
         r += om * v;
-        ra += om * fabs(v);
+        ra += fabs(om) * fabs(v);
     }
     *s = r, *sa = ra;
 }
@@ -886,14 +887,15 @@ CK_HOT static void patch_sums(const float *x, const ck_conv_dims *d, double *v, 
     }
     {
         /* then per output position the k k taps of XC plus (kh k + kw +
-         * 1) times the channel sum X, tap by tap over whole output rows
-         * (each output adds its taps in (kh, kw) order; the row loop
+         * 1) times the channel sum X, each tap's term with the tap's sign
+         * (ck_iw: the same for every channel), tap by tap over whole output
+         * rows (each output adds its taps in (kh, kw) order; the row loop
          * vectorizes) */
         size_t P = (size_t)d->oh * d->ow;
         for (size_t p = 0; p < P; p++) zw[p] = zwa[p] = 0;
         for (int kh = 0; kh < d->k; kh++)
             for (int kw = 0; kw < d->k; kw++) {
-                double om = (double)(kh * d->k + kw + 1);
+                double om = (double)(kh * d->k + kw + 1), sg = ck_iw((size_t)(kh * d->k + kw), d->k) > 0 ? 1.0 : -1.0;
                 int off = kw - d->pad, q0 = off < 0 ? -off : 0, q1 = d->w - off < d->ow ? d->w - off : d->ow;
                 for (int r = 0; r < d->oh; r++) {
                     int rr = r + kh - d->pad;
@@ -902,7 +904,7 @@ CK_HOT static void patch_sums(const float *x, const ck_conv_dims *d, double *v, 
                                  *xs = X + (ptrdiff_t)rr * d->w + off, *xsa = Xa + (ptrdiff_t)rr * d->w + off;
                     double *zr = zw + (size_t)r * d->ow, *zra = zwa + (size_t)r * d->ow;
                     for (int q = q0; q < q1; q++) {
-                        zr[q] += xc[q] + om * xs[q];
+                        zr[q] += sg * (xc[q] + om * xs[q]);
                         zra[q] += xca[q] + om * xsa[q];
                     }
                 }
@@ -1041,7 +1043,7 @@ static void conv_bwd_w_finish(const conv_job *J, size_t n) {
          * index-weighted patch sums; the weights (at most C k k) scale the
          * Y term and S */
         double lw, lwa;
-        wsum_lanes(J->dw + oc * ckk, ckk, &lw, &lwa);
+        wsum_lanes(J->dw + oc * ckk, ckk, J->d.k, &lw, &lwa);
         put_rel(J->o[CK_BWD_W_PW] + CK_REL * oc, lw, lwa + 2.0 * (double)ckk * r[4], r[6], r[7], (double)ckk * r[5]);
     }
 }
@@ -1134,10 +1136,10 @@ static void dense_all(ck_state *S, const layer *ly, const float *w, const float 
      * times each sample's input weighted the same way (Rw: n); the
      * weights (at most in) scale S */
     double *rw = S->s + out + n, *rwa = S->sa + out + n;
-    for (size_t i = 0; i < n; i++) wsum_lanes(x + i * in, in, &rw[i], &rwa[i]);
+    for (size_t i = 0; i < n; i++) wsum_lanes(x + i * in, in, 0, &rw[i], &rwa[i]);
     for (size_t j = 0; j < out; j++) {
         double lw, lwa, rhs = 0, a = 0;
-        wsum_lanes(dw + j * in, in, &lw, &lwa);
+        wsum_lanes(dw + j * in, in, 0, &lw, &lwa);
         ck_dot_acc(&rhs, &a, dy + j, out, rw, rwa, 1, n);
         put_rel(o[CK_BWD_W_PW] + CK_REL * j, lw, lwa, rhs, a, da[j] * mx * (double)in);
     }

@@ -300,16 +300,15 @@ enum { CPU_FAULT_BELOW = 0, CPU_FAULT_DETECT = 1, CPU_FAULT_SUSPECT = 2, CPU_FAU
       "backward-data relation sums the plane, only the position-weighted one sees (1 position) x (their " \
       "difference)") \
     X(CONV2_DW_SLICE_TRANSPOSED_ONCE, "conv2_dw_slice_transposed_once", "op", "conv2", "backward", "smallcnn --limit-train 72 --limit-test 64 --epochs 2 --steps 10 --eval", \
-      CPU_FAULT_BLIND, \
+      CPU_FAULT_SUSPECT, \
       "at step 7 only, one 3x3 slice of conv2's weight gradient (output channel 0, input channel 0) is " \
       "stored transposed (kh and kw exchanged: one tile of a kernel with its strides swapped)", \
       "a permutation inside one filter: the plain backward-weights relation sums it; the index-weighted " \
-      "one moves by 2(g01-g10) + 4(g02-g20) + 2(g12-g21), against a tolerance summed over all 144 taps x " \
-      "batch x 196 products with weights up to 144: a slice at t = 0..8 moves it by a few |g| against a " \
-      "tolerance set by the far slices (measured at step 7: 0.82 of the sharp tier, ~0.01 of the worst " \
-      "case; the other steps' worst relation of any layer 0.09-0.26; " \
-      "the Adam re-check takes the gradient as reported): a blind spot until backward-weights has " \
-      "relations per (output, input channel) slice, weighted by the tap index kh k + kw + 1 inside it") \
+      "one (ck_iw: t + 1 signed by the tap, + above the diagonal, - below) moves by (|a| + |b|)|g_ab - g_ba| " \
+      "per exchanged pair, 6 to 14 |g| at t = 0..8, against a tolerance summed over all 144 taps x batch x " \
+      "196 products with weights up to 144, set by the far slices: measured at step 7 x1.84 the sharp " \
+      "tier, 0.124 of the worst case (SUSPECT; 0.82 of the sharp tier with unsigned weights, a blind " \
+      "spot); a PROBLEM would need relations per (output, input channel) slice") \
     X(CONV2_DW_OC_SLICE_SWAPPED_ONCE, "conv2_dw_oc_slice_swapped_once", "op", "conv2", "backward", "smallcnn --limit-train 72 --limit-test 64 --epochs 2 --steps 10 --eval", \
       CPU_FAULT_DETECT, \
       "at step 7 only, conv2's weight gradient slices of input channel 0 are exchanged between output " \
@@ -340,12 +339,12 @@ enum { CPU_FAULT_BELOW = 0, CPU_FAULT_DETECT = 1, CPU_FAULT_SUSPECT = 2, CPU_FAU
       "as conv2_dw_slice_transposed_once, but conv1 has one input channel: the slice is the whole filter, " \
       "and the index-weighted relation's tolerance is its own") \
     X(FC1_DW_LANE_PAIR_SWAPPED_ONCE, "fc1_dw_lane_pair_swapped_once", "op", "fc1", "backward", "smallcnn --limit-train 72 --limit-test 64 --epochs 2 --steps 10 --eval", \
-      CPU_FAULT_SUSPECT, \
+      CPU_FAULT_DETECT, \
       "at step 7 only, fc1's weight gradient has two adjacent columns (the even/odd pair of row 0's " \
       "largest |dW|) exchanged in every row (two lanes of a vector store swapped)", \
-      "each row's plain sum is kept; its index-weighted sum moves by dW[f0] - dW[f0^1], against gamma_n (K " \
-      "= batch) times sum (t + 1)|dy x_t|: one value's worth against a 1568-term weighted sum, within the " \
-      "worst case (measured 0.69 of it, x2.97 the sharp tier)") \
+      "each row's plain sum is kept; its index-weighted sum (ck_iw: (-1)^t (t + 1)) moves by (2 f0 + 3) " \
+      "|dW[f0] - dW[f0^1]| per row, neighbours having opposite signs: measured 144x the worst case at step " \
+      "7 (with unsigned weights, 1 |difference| per row: 0.69 of it, a SUSPECT)") \
     X(CONV2_DW_STALE_DY_ONCE, "conv2_dw_stale_dy_once", "op", "conv2", "backward", "smallcnn --limit-train 72 --limit-test 64 --epochs 2 --steps 10 --eval", \
       CPU_FAULT_DETECT, \
       "at step 7 only, conv2's backward-weights (dW and db) runs on step 6's output gradient (a kernel " \
@@ -380,15 +379,16 @@ enum { CPU_FAULT_BELOW = 0, CPU_FAULT_DETECT = 1, CPU_FAULT_SUSPECT = 2, CPU_FAU
       "in every step, the 3x3 slice of conv2's weight gradient of output channel 0, input channel 0 is " \
       "stored transposed (one tile with its strides swapped)", \
       "as conv2_dw_slice_transposed_once, at every step: the attribution phase's replay of steps 1 and 2 " \
-      "sees conv2.weight.grad (measured 6118x its bound); the every-step index-weighted relation only " \
-      "crosses the sharp tier at some steps (x2.43 at step 6, 0.16 of the worst case: SUSPECT)") \
+      "sees conv2.weight.grad (measured 6118x its bound); the every-step index-weighted relation alone " \
+      "is a SUSPECT (over the sharp tier at 8 of 10 steps, at most x11 it, 0.74 of the worst case; x2.43 " \
+      "with unsigned weights)") \
     X(CONV2_DW_SLICE_TRANSPOSED_ALWAYS_LATE, "conv2_dw_slice_transposed_always_late", "op", "conv2", "backward", "smallcnn --limit-train 72 --limit-test 64 --epochs 2 --steps 10 --eval", \
       CPU_FAULT_DETECT, \
       "as conv2_dw_slice_transposed_always, from step 3 on (a dW algorithm an autotuner picks after the " \
       "first steps)", \
       "past the attribution phase: the shadow replays (steps 5 and 10, partial batches) see " \
       "conv2.weight.grad (measured 5994x its bound); the every-step relation alone gives a SUSPECT " \
-      "(x2.64 the sharp tier at step 6)") \
+      "(over the sharp tier at 6 steps, at most x11.2 it, 0.75 of the worst case)") \
     X(CONV2_DW_SAMPLES_CROSSED_ONCE, "conv2_dw_samples_crossed_once", "op", "conv2", "backward", "smallcnn --limit-train 72 --limit-test 64 --epochs 2 --steps 10 --eval", \
       CPU_FAULT_DETECT, \
       "at step 7 only, conv2's backward-weights pairs sample 0's output gradient with sample 1's input and " \

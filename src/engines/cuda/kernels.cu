@@ -281,7 +281,7 @@ __global__ void k_ck_conv_bwd_w(double *ow_, double *ob, const float *dw, const 
     size_t kk = (size_t)d.k * d.k, ckk = d.c * kk, P = (size_t)d.oh * d.ow;
     GRID_STRIDE(oc, (size_t)d.oc) {
         double ls, la, rhs = 0, a = 0, bs = 0, ba = 0, sm = 0;
-        if (weighted) ck_isum(dw + oc * ckk, ckk, &ls, &la);
+        if (weighted) ck_isum(dw + oc * ckk, ckk, d.k, &ls, &la);
         else ck_sum(dw + oc * ckk, ckk, 1, &ls, &la);
         for (size_t i = 0; i < n; i++) {
             double s1, a1;
@@ -304,7 +304,7 @@ __global__ void k_ck_conv_bwd_w(double *ow_, double *ob, const float *dw, const 
  * order is its order */
 __global__ void k_ck_sums(double *s, double *sa, double *mx, const float *x, size_t rows, size_t cols, int by_row) {
     GRID_STRIDE(j, by_row ? rows : cols) {
-        if (by_row == 2) ck_isum(x + j * cols, cols, &s[j], &sa[j]); /* index-weighted row sums */
+        if (by_row == 2) ck_isum(x + j * cols, cols, 0, &s[j], &sa[j]); /* index-weighted row sums */
         else if (by_row) ck_sum(x + j * cols, cols, 1, &s[j], &sa[j]);
         else {
             ck_sum(x + j, rows, cols, &s[j], &sa[j]);
@@ -341,7 +341,7 @@ __global__ void k_ck_dense(double *o, double *ob, const float *w, const float *b
             sm = ba * mx[0];
         } else { /* 3: index-weighted backward-weights, s/sa the index-weighted row sums of x */
             double bs, ba;
-            ck_isum(lhs + j * in, in, &ls, &la);
+            ck_isum(lhs + j * in, in, 0, &ls, &la);
             ck_dot_acc(&rhs, &a, dy + j, out, s, sa, 1, n);
             ck_sum(dy + j, n, out, &bs, &ba);
             sm = ba * mx[0] * (double)in;

@@ -222,6 +222,70 @@ static void test_index_weighted_as_kernels(void **st) {
     free_fx(&f);
 }
 
+/* The position-weighted conv relations (FWD_PW, BWD_DATA_PW) as the CUDA
+ * kernels compose them (kernels.cu: k_ck_window dy_mode 2 / 3 with
+ * ck_window_sum_w, then k_ck_conv_fwd / k_ck_conv_bwd_data weighted with
+ * ck_rows_w and ck_pw_bias) against the host's prefix-sum decomposition:
+ * the residual R within 1e-12 of A + Y (the same signed terms, summed in
+ * other orders), A within 1e-12 relatively.  So the two agree on the
+ * checkerboard signs and the weights, term for term, which a clean run of
+ * either alone could not show (a convention both sides of one engine got
+ * wrong together cancels). */
+static void test_position_weighted_as_kernels(void **st) {
+    (void)st;
+    fx f;
+    one_step(&f);
+    size_t total = 0;
+    for (int l = 0; l < f.m.n_layers; l++) {
+        const layer *ly = &f.m.layers[l];
+        if (ly->kind != LAYER_CONV) continue;
+        ck_conv_dims d = {ly->in_c, ly->in_h, ly->in_w, ly->out_c, ly->out_h, ly->out_w, ly->k, ly->pad};
+        size_t kk = (size_t)d.k * d.k, ckk = (size_t)d.c * kk, HW = (size_t)d.h * d.w, P = (size_t)d.oh * d.ow;
+        const float *x = l ? f.act[l - 1] : f.x, *y = f.act[l], *dy = f.dact[l], *dx = l ? f.dact[l - 1] : NULL;
+        const float *w = f.p + f.m.tensors[ly->w_tensor].offset, *b = f.p + f.m.tensors[ly->b_tensor].offset;
+        double *ws = malloc(N * (ckk > (size_t)d.oc * kk ? ckk : (size_t)d.oc * kk) * 2 * sizeof *ws);
+        assert_non_null(ws);
+        for (int bwd = 0; bwd < 2; bwd++) {
+            int ph = bwd ? CK_BWD_DATA_PW : CK_FWD_PW;
+            size_t cnt = f.L.cnt[l][ph], planes = bwd ? (size_t)d.oc : (size_t)d.c;
+            if (!cnt) continue;
+            assert_int_equal(cnt, N * (size_t)(bwd ? d.c : d.oc));
+            const float *src = bwd ? dy : x;
+            size_t plane_len = bwd ? P : HW, nw = N * planes * kk;
+            for (size_t i = 0; i < nw; i++) /* k_ck_window */
+                ck_window_sum_w(src + (i / kk) * plane_len, &d, (int)(i % kk / d.k), (int)(i % kk % d.k), bwd,
+                                &ws[i], &ws[nw + i]);
+            const double *h = f.vec + f.L.off[l][ph];
+            double worst = 0;
+            for (size_t r = 0; r < cnt; r++, total++) {
+                double ls, la, rhs = 0, a = 0;
+                size_t i = r / (bwd ? d.c : d.oc), o = r % (bwd ? d.c : d.oc);
+                if (!bwd) { /* k_ck_conv_fwd, weighted */
+                    rhs = ck_pw_bias(d.oh, d.ow) * (double)b[o], a = (double)P * (P + 1) / 2 * fabs((double)b[o]);
+                    ck_rows_w(y + r * P, d.oh, d.ow, 1, &ls, &la);
+                    ck_dot_acc(&rhs, &a, w + o * ckk, 1, ws + i * ckk, ws + nw + i * ckk, 1, ckk);
+                } else { /* k_ck_conv_bwd_data, weighted */
+                    ck_rows_w(dx + r * HW, d.h, d.w, 1, &ls, &la);
+                    for (int oc = 0; oc < d.oc; oc++)
+                        ck_dot_acc(&rhs, &a, w + oc * ckk + o * kk, 1, ws + (i * d.oc + oc) * kk,
+                                   ws + nw + (i * d.oc + oc) * kk, 1, kk);
+                }
+                const double *g = h + CK_REL * r;
+                double e0 = ls - rhs, dr = fabs(g[0] - e0) / (a + la > 0 ? a + la : 1);
+                worst = dr > worst ? dr : worst;
+                if (!(dr <= 1e-12) || !(fabs(g[1] - a) <= 1e-12 * a))
+                    fail_msg("%s %s relation %zu: host R %.17g A %.17g, kernels R %.17g A %.17g", ly->name,
+                             ck_phase_name(ph), r, g[0], g[1], e0, a);
+            }
+            print_message("%s %s: %zu relations, residuals within %.3g of A + Y of the kernels'\n", ly->name,
+                          ck_phase_name(ph), cnt, worst);
+        }
+        free(ws);
+    }
+    assert_int_equal(total, N * (16 + 32 + 16));
+    free_fx(&f);
+}
+
 static void test_s_equals_host(void **st) {
     (void)st;
     fx f;
@@ -248,6 +312,7 @@ int main(void) {
         cmocka_unit_test(test_maxima),
         cmocka_unit_test(test_s_equals_host),
         cmocka_unit_test(test_index_weighted_as_kernels),
+        cmocka_unit_test(test_position_weighted_as_kernels),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -84,17 +84,34 @@ LS_HD void ck_window_sum_dy(const float *dy, const ck_conv_dims *d, int kh, int 
 
 /* The position-weighted relations (engines/checksums.h FWD_PW,
  * BWD_DATA_PW): each output weighted by its linear position + 1, w i + j
- * + 1 for (i, j) in a plane w wide.  ck_window_sum_w: the sum over
- * output positions (i, j) of (ow i + j + 1) x at (i + kh - pad, j + kw -
- * pad) where inside the plane (and of |x|); with dy_mode, the same over
- * ck_window_sum_dy's terms, each dy (i, j) times the linear position + 1
- * of the input element it reaches, w r + q + 1 at (r, q) = (i + kh - pad,
- * j + kw - pad).  ck_rows_w: the sum over a plane (h, w) of (w i + j
- * + 1) y (and |y|), as per row i: the row's sum ri and its (j + 1)-weighted
- * sum qi in order, then w i ri + qi added over the rows in order; elements
- * `stride` floats apart (16 in an nChw16c block).  The weights see a
- * plane's values moved to other positions (transposed, mirrored, rows
- * exchanged), which a plane's plain sum does not. */
+ * + 1 for (i, j) in a plane w wide, with the checkerboard's sign
+ * (-1)^(i + j) (ck_pw_sign).  ck_window_sum_w: the sum over output
+ * positions (i, j) of (-1)^(i + j) (ow i + j + 1) x at (i + kh - pad, j +
+ * kw - pad) where inside the plane (and of |weight| |x|); with dy_mode,
+ * the same over ck_window_sum_dy's terms, each dy (i, j) times the signed
+ * weight of the input element it reaches, (-1)^(r + q) (w r + q + 1) at
+ * (r, q) = (i + kh - pad, j + kw - pad).  ck_rows_w: the sum over a plane
+ * (h, w) of (-1)^(i + j) (w i + j + 1) y (and (w i + j + 1) |y|), as per
+ * row i: the row's alternating sum ri = sum (-1)^j y and qi = sum (-1)^j
+ * (j + 1) y in order, then (-1)^i (w i ri + qi) added over the rows in
+ * order; elements `stride` floats apart (16 in an nChw16c block).  The
+ * weights see a plane's values moved to other positions (transposed,
+ * mirrored, rows exchanged), which a plane's plain sum does not; the signs
+ * make two neighbours exchanged (opposite signs) move the relation by the
+ * sum of their weights times the difference, where the unsigned weights
+ * moved it by once the difference, and never less (|a| + |b| >= |a -
+ * b|).  |weight| is as before, so are A, Y, S and the tolerances. */
+LS_HD double ck_pw_sign(int i, int j) { return ((i + j) & 1) ? -1.0 : 1.0; }
+
+/* The signed weights' sum over an (h, w) plane (the forward relation's
+ * bias term), exact: integers below 2^53. */
+LS_HD double ck_pw_bias(int h, int w) {
+    double t = 0;
+    for (int i = 0; i < h; i++)
+        for (int j = 0; j < w; j++) t += ck_pw_sign(i, j) * ((double)w * i + j + 1);
+    return t;
+}
+
 LS_HD void ck_window_sum_w(const float *x, const ck_conv_dims *d, int kh, int kw, int dy_mode, double *s, double *sa) {
     double t = 0, ta = 0;
     for (int i = 0; i < d->oh; i++) {
@@ -105,7 +122,7 @@ LS_HD void ck_window_sum_w(const float *x, const ck_conv_dims *d, int kh, int kw
             if (q < 0 || q >= d->w) continue;
             double v = dy_mode ? x[i * d->ow + j] : x[r * d->w + q];
             double om = dy_mode ? (double)d->w * r + q + 1 : (double)d->ow * i + j + 1;
-            t += om * v;
+            t += (dy_mode ? ck_pw_sign(r, q) : ck_pw_sign(i, j)) * om * v;
             ta += om * fabs(v);
         }
     }
@@ -118,11 +135,11 @@ LS_HD void ck_rows_w(const float *y, int h, int w, size_t stride, double *s, dou
     for (int i = 0; i < h; i++) {
         double ri = 0, ra = 0, qi = 0, qa = 0;
         for (int j = 0; j < w; j++) {
-            double v = y[((size_t)i * w + j) * stride];
-            ri += v, ra += fabs(v);
-            qi += (double)(j + 1) * v, qa += (double)(j + 1) * fabs(v);
+            double v = y[((size_t)i * w + j) * stride], sv = ck_pw_sign(0, j) * v;
+            ri += sv, ra += fabs(v);
+            qi += (double)(j + 1) * sv, qa += (double)(j + 1) * fabs(v);
         }
-        t += (double)w * i * ri + qi;
+        t += ck_pw_sign(i, 0) * ((double)w * i * ri + qi);
         ta += (double)w * i * ra + qa;
     }
     *s = t;

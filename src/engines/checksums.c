@@ -196,8 +196,8 @@ static void scratch_needed(const model *m, size_t n, size_t *wt, size_t *pl, siz
                w = (size_t)ly->in_w, oh = (size_t)ly->out_h, ow = (size_t)ly->out_w, t[5] = {0, 0, 0, 0, 0};
         if (ly->kind == LAYER_CONV) {
             /* t[1]: 16 lanes of window_sums16 (a multiple of window_sums') */
-            /* t[1]: window_sums (4 (h + 1) w + 4 w) and window_sums16 (16 (8 + 8 k) w), either mode */
-            t[1] = 4 * (h + 1) * w + 4 * w + 4 * (oh + 1) * ow + 4 * ow + 16 * (8 + 8 * (size_t)ly->k) * (w + ow),
+            /* t[1]: window_sums (5 (h + 1) w + 5 w) and window_sums16 (16 (10 + 10 k) w), either mode */
+            t[1] = 5 * (h + 1) * w + 5 * w + 5 * (oh + 1) * ow + 5 * ow + 16 * (10 + 10 * (size_t)ly->k) * (w + ow),
             t[2] = 4 * h * w + 2 * oh * w, /* patch_sums, with the index-weighted planes */
             t[3] = 6 * (C + OC);
             *cw += 2 * (C * kk * OC + C * OC), *part += n * OC * CK_PART;
@@ -437,7 +437,11 @@ CK_HOT static void wsum_lanes(const float *x, size_t n, int k, double *s, double
  * window that is mult Sr + Sq + c S0 with S0 the plain sum, Sr the sum of
  * r x (from a second column prefix, of r x: exact products), Sq of q x,
  * c = sg (mult (kh - pad) + kw - pad) + 1; the same with |x| (every weight
- * is >= 1).  Rounding: within (h + w + 4) u64 of the plane's sum of |x|
+ * is >= 1).  The relations' checkerboard sign (-1)^(i + j) of the output
+ * (or input) position is (-1)^(r + q) (-1)^(kh + kw) (the pads cancel):
+ * S0, Sr and Sq are taken over the signed plane (-1)^(r + q) x (a third
+ * column prefix; exact signs), and the window's result times (-1)^(kh +
+ * kw); the |x| ones as before.  Rounding: within (h + w + 4) u64 of the plane's sum of |x|
  * times the largest weight, a few times over (first order), covered
  * through Y. */
 typedef struct {
@@ -458,14 +462,14 @@ static double wsum_c(const ck_wsum *g, int kh, int kw) {
  * column ranges are summed.  Rounding: each window sum is within
  * (h + w + 4) u64 of the plane's sum of |x| (first order), which
  * bounds_ck_tol's term covers through Y (see there).  *mx = max |x| over
- * the plane (S of the sharper tier).  v: 4 (h + 1) w + 4 w doubles of
+ * the plane (S of the sharper tier).  v: 5 (h + 1) w + 5 w doubles of
  * scratch. */
 CK_HOT static void window_sums(const float *x, int h, int w, int k, const int *r0, const int *r1, const int *c0,
                         const int *c1, double *v, double *s, double *sa, double *tot_a, double *mx, const ck_wsum *g) {
     size_t HW1 = (size_t)(h + 1) * w;
-    double *V = v, *Va = V + HW1, *VR = Va + HW1, *VRa = VR + HW1, *cr = VRa + HW1, *cra = cr + w, *crr = cra + w,
-           *crra = crr + w;
-    for (int q = 0; q < w; q++) V[q] = Va[q] = VR[q] = VRa[q] = 0;
+    double *V = v, *Va = V + HW1, *VS = Va + HW1, *VR = VS + HW1, *VRa = VR + HW1, *cr = VRa + HW1, *cra = cr + w,
+           *crs = cra + w, *crr = crs + w, *crra = crr + w;
+    for (int q = 0; q < w; q++) V[q] = Va[q] = VS[q] = VR[q] = VRa[q] = 0;
     for (int r = 0; r < h; r++) {
         const float *xr = x + (size_t)r * w;
         const double *Vp = V + (size_t)r * w, *Vpa = Va + (size_t)r * w;
@@ -476,11 +480,14 @@ CK_HOT static void window_sums(const float *x, int h, int w, int k, const int *r
             Vna[q] = Vpa[q] + fabs(e);
         }
         if (!g) continue;
-        const double *Rp = VR + (size_t)r * w, *Rpa = VRa + (size_t)r * w;
-        double *Rn = VR + (size_t)(r + 1) * w, *Rna = VRa + (size_t)(r + 1) * w;
+        /* the weighted ones over the checkerboard-signed plane
+         * (ck_pw_sign(r, q) x: exact), |weight| |x| as before */
+        const double *Sp = VS + (size_t)r * w, *Rp = VR + (size_t)r * w, *Rpa = VRa + (size_t)r * w;
+        double *Sn = VS + (size_t)(r + 1) * w, *Rn = VR + (size_t)(r + 1) * w, *Rna = VRa + (size_t)(r + 1) * w;
         for (int q = 0; q < w; q++) {
-            double e = xr[q];
-            Rn[q] = Rp[q] + r * e;
+            double e = xr[q], se = ck_pw_sign(r, q) * e;
+            Sn[q] = Sp[q] + se;
+            Rn[q] = Rp[q] + r * se;
             Rna[q] = Rpa[q] + r * fabs(e);
         }
     }
@@ -504,14 +511,16 @@ CK_HOT static void window_sums(const float *x, int h, int w, int k, const int *r
             s[kh * k + kw] = t, sa[kh * k + kw] = tta;
         }
         if (!g) continue;
+        const double *shi = VS + (size_t)(b + 1) * w, *slo = VS + (size_t)a * w;
         const double *rhi = VR + (size_t)(b + 1) * w, *rlo = VR + (size_t)a * w;
         const double *rhia = VRa + (size_t)(b + 1) * w, *rloa = VRa + (size_t)a * w;
-        for (int q = 0; q < w; q++) crr[q] = rhi[q] - rlo[q], crra[q] = rhia[q] - rloa[q];
+        for (int q = 0; q < w; q++) crs[q] = shi[q] - slo[q], crr[q] = rhi[q] - rlo[q], crra[q] = rhia[q] - rloa[q];
         for (int kw = 0; kw < k; kw++) {
-            double tr = 0, tra = 0, tq = 0, tqa = 0;
-            for (int q = c0[kw]; q <= c1[kw]; q++) tr += crr[q], tra += crra[q], tq += q * cr[q], tqa += q * cra[q];
+            double ts = 0, tr = 0, tra = 0, tq = 0, tqa = 0;
+            for (int q = c0[kw]; q <= c1[kw]; q++)
+                ts += crs[q], tr += crr[q], tra += crra[q], tq += q * crs[q], tqa += q * cra[q];
             double c = wsum_c(g, kh, kw);
-            g->sw[kh * k + kw] = (double)g->mult * tr + tq + c * s[kh * k + kw];
+            g->sw[kh * k + kw] = ck_pw_sign(kh, kw) * ((double)g->mult * tr + tq + c * ts);
             g->swa[kh * k + kw] = (double)g->mult * tra + tqa + c * sa[kh * k + kw];
         }
     }
@@ -540,7 +549,7 @@ static void ranges(int n_in, int n_out, int k, int pad, int out_mode, int *lo, i
 
 /* window_sums for the 16 channels of a block plane: channel l's sums at
  * s[l kk + t], sa[l kk + t]; its |x| total and max at tot_a[l], mx[l].
- * v: 16 (8 + 8 k) w doubles of scratch. */
+ * v: 16 (10 + 10 k) w doubles of scratch. */
 CK_HOT static void window_sums16(const float *x, int h, int w, int k, const int *r0, const int *r1, const int *c0,
                                  const int *c1, double *v, double *s, double *sa, size_t kk, double *tot_a,
                                  double *mx, const ck_wsum *g) {
@@ -559,13 +568,15 @@ CK_HOT static void window_sums16(const float *x, int h, int w, int k, const int 
             if (!dup) need[nn++] = cand[u];
         }
     }
-    double *V = v, *Va = V + W16, *VR = Va + W16, *VRa = VR + W16, *snap = VRa + W16;
-    double *cr = snap + (size_t)nn * 4 * W16, *cra = cr + W16, *crr = cra + W16, *crra = crr + W16;
+    /* V, Va, then (weighted) VS, VR of the checkerboard-signed plane and
+     * VRa, as window_sums has them */
+    double *V = v, *Va = V + W16, *VS = Va + W16, *VR = VS + W16, *VRa = VR + W16, *snap = VRa + W16;
+    double *cr = snap + (size_t)nn * 5 * W16, *cra = cr + W16, *crs = cra + W16, *crr = crs + W16, *crra = crr + W16;
     float m[16] = {0};
-    for (size_t q = 0; q < W16; q++) V[q] = Va[q] = VR[q] = VRa[q] = 0;
+    for (size_t q = 0; q < W16; q++) V[q] = Va[q] = VS[q] = VR[q] = VRa[q] = 0;
     for (int r = 0;; r++) {
         for (int z = 0; z < nn; z++)
-            if (need[z] == r) memcpy(snap + (size_t)z * 4 * W16, V, 4 * W16 * sizeof *V); /* V, Va, VR, VRa */
+            if (need[z] == r) memcpy(snap + (size_t)z * 5 * W16, V, 5 * W16 * sizeof *V); /* V .. VRa */
         if (r == h) break;
         const float *xr = x + (size_t)r * W16;
         for (size_t q = 0; q < W16; q++) {
@@ -574,10 +585,15 @@ CK_HOT static void window_sums16(const float *x, int h, int w, int k, const int 
             Va[q] = Va[q] + fabs(e);
         }
         if (g)
-            for (size_t q = 0; q < W16; q++) {
-                double e = xr[q];
-                VR[q] = VR[q] + r * e;
-                VRa[q] = VRa[q] + r * fabs(e);
+            for (int q = 0; q < w; q++) {
+                double sg = ck_pw_sign(r, q);
+                for (int l = 0; l < 16; l++) {
+                    size_t o = (size_t)q * 16 + l;
+                    double e = xr[o], se = sg * e;
+                    VS[o] = VS[o] + se;
+                    VR[o] = VR[o] + r * se;
+                    VRa[o] = VRa[o] + r * fabs(e);
+                }
             }
         for (int q = 0; q < w; q++)
             for (int l = 0; l < 16; l++) {
@@ -601,8 +617,8 @@ CK_HOT static void window_sums16(const float *x, int h, int w, int k, const int 
         }
         const double *lo = NULL, *hi = NULL;
         for (int z = 0; z < nn; z++) {
-            if (need[z] == a) lo = snap + (size_t)z * 4 * W16;
-            if (need[z] == b + 1) hi = snap + (size_t)z * 4 * W16;
+            if (need[z] == a) lo = snap + (size_t)z * 5 * W16;
+            if (need[z] == b + 1) hi = snap + (size_t)z * 5 * W16;
         }
         for (size_t q = 0; q < W16; q++) cr[q] = hi[q] - lo[q], cra[q] = hi[W16 + q] - lo[W16 + q];
         for (int kw = 0; kw < k; kw++) {
@@ -613,18 +629,19 @@ CK_HOT static void window_sums16(const float *x, int h, int w, int k, const int 
         }
         if (!g) continue;
         for (size_t q = 0; q < W16; q++)
-            crr[q] = hi[2 * W16 + q] - lo[2 * W16 + q], crra[q] = hi[3 * W16 + q] - lo[3 * W16 + q];
+            crs[q] = hi[2 * W16 + q] - lo[2 * W16 + q], crr[q] = hi[3 * W16 + q] - lo[3 * W16 + q],
+            crra[q] = hi[4 * W16 + q] - lo[4 * W16 + q];
         for (int kw = 0; kw < k; kw++) {
-            double tr[16] = {0}, tra[16] = {0}, tq[16] = {0}, tqa[16] = {0};
+            double ts[16] = {0}, tr[16] = {0}, tra[16] = {0}, tq[16] = {0}, tqa[16] = {0};
             for (int q = c0[kw]; q <= c1[kw]; q++)
                 for (int l = 0; l < 16; l++) {
                     size_t o = (size_t)q * 16 + l;
-                    tr[l] += crr[o], tra[l] += crra[o], tq[l] += q * cr[o], tqa[l] += q * cra[o];
+                    ts[l] += crs[o], tr[l] += crr[o], tra[l] += crra[o], tq[l] += q * crs[o], tqa[l] += q * cra[o];
                 }
-            double c = wsum_c(g, kh, kw);
+            double c = wsum_c(g, kh, kw), sg = ck_pw_sign(kh, kw);
             for (int l = 0; l < 16; l++) {
                 size_t o = l * kk + kh * k + kw;
-                g->sw[o] = (double)g->mult * tr[l] + tq[l] + c * s[o];
+                g->sw[o] = sg * ((double)g->mult * tr[l] + tq[l] + c * ts[l]);
                 g->swa[o] = (double)g->mult * tra[l] + tqa[l] + c * sa[o];
             }
         }
@@ -736,6 +753,7 @@ typedef struct {
     double *o[CK_NPHASE_ALL]; /* the relations, by phase (NULL: not computed) */
     int rf[4][CK_MAXK];      /* forward windows: r0, r1, c0, c1 (ranges, in mode) */
     int rb[4][CK_MAXK];      /* backward-data windows (out mode) */
+    double pw_bias;          /* FWD_PW's bias term: the signed weights' sum over the output plane */
 } conv_job;
 
 /* the weights as the forward and backward-data relations read them */
@@ -755,6 +773,7 @@ static void conv_prep(conv_job *J, const float *w) {
             wsf[c * OC + oc] = ws;
             wsb[oc * C + c] = ws;
         }
+    J->pw_bias = ck_pw_bias(d.oh, d.ow);
     ranges(d.h, d.oh, d.k, d.pad, 0, J->rf[0], J->rf[1]);
     ranges(d.w, d.ow, d.k, d.pad, 0, J->rf[2], J->rf[3]);
     ranges(d.h, d.oh, d.k, d.pad, 1, J->rb[0], J->rb[1]);
@@ -768,13 +787,17 @@ CK_HOT static void rows_w16(const float *y, int h, int w, double *s, double *sa)
     double t[16] = {0}, ta[16] = {0};
     for (int i = 0; i < h; i++) {
         double ri[16] = {0}, ra[16] = {0}, qi[16] = {0}, qa[16] = {0};
-        for (int j = 0; j < w; j++)
+        for (int j = 0; j < w; j++) {
+            double sg = ck_pw_sign(0, j);
             for (int l = 0; l < 16; l++) {
-                double v = y[((size_t)i * w + j) * 16 + l];
-                ri[l] += v, ra[l] += fabs(v);
-                qi[l] += (double)(j + 1) * v, qa[l] += (double)(j + 1) * fabs(v);
+                double v = y[((size_t)i * w + j) * 16 + l], sv = sg * v;
+                ri[l] += sv, ra[l] += fabs(v);
+                qi[l] += (double)(j + 1) * sv, qa[l] += (double)(j + 1) * fabs(v);
             }
-        for (int l = 0; l < 16; l++) t[l] += (double)w * i * ri[l] + qi[l], ta[l] += (double)w * i * ra[l] + qa[l];
+        }
+        double si = ck_pw_sign(i, 0);
+        for (int l = 0; l < 16; l++)
+            t[l] += si * ((double)w * i * ri[l] + qi[l]), ta[l] += (double)w * i * ra[l] + qa[l];
     }
     for (int l = 0; l < 16; l++) s[l] = t[l], sa[l] = ta[l];
 }
@@ -794,8 +817,9 @@ static void conv_fwd_w_sample(const conv_job *J, const ck_tls *W, size_t i, cons
         for (size_t cb = 0; cb < OC / 16; cb++) rows_w16(y + cb * 16 * P, d->oh, d->ow, ys + cb * 16, ya + cb * 16);
     else
         for (size_t oc = 0; oc < OC; oc++) ck_rows_w(y + oc * P, d->oh, d->ow, 1, &ys[oc], &ya[oc]);
-    double om = (double)P * (P + 1) / 2; /* the weights' sum */
-    for (size_t oc = 0; oc < OC; oc++) rhs[oc] = om * (double)J->b[oc], a[oc] = om * fabs((double)J->b[oc]);
+    /* the weights' sum, signed (the bias term) and of |weight| (its A) */
+    double om = J->pw_bias, oma = (double)P * (P + 1) / 2;
+    for (size_t oc = 0; oc < OC; oc++) rhs[oc] = om * (double)J->b[oc], a[oc] = oma * fabs((double)J->b[oc]);
     matvec_acc(rhs, a, J->wf, W->sw, W->swa, ckk, OC);
     double *o = J->o[CK_FWD_PW];
     for (size_t oc = 0; oc < OC; oc++)

@@ -282,23 +282,24 @@ enum { CPU_FAULT_BELOW = 0, CPU_FAULT_DETECT = 1, CPU_FAULT_SUSPECT = 2, CPU_FAU
       "max-pool is exact: the evaluation's fused-pair re-check sees one ulp; fc1's relation holds (it reads the "    \
       "value it was given) and one ulp hardly moves the logits") \
     X(CONV2_POOL_WINDOW_SWAP_ONCE, "conv2_pool_window_swap_once", "op", "conv2", "forward", "smallcnn --limit-train 72 --limit-test 64 --epochs 2 --steps 10 --eval", \
-      CPU_FAULT_SUSPECT, \
+      CPU_FAULT_DETECT, \
       "at step 7 only, in conv2's output plane of sample 0, channel 0, the largest value and its " \
       "horizontal partner in the same 2x2 pooling window are exchanged (a vector store with two lanes " \
       "swapped)", \
       "pool2's output is the same (the max of the same four values) but its arg-max, and so the gradient " \
       "routing, moves: the plain forward relation sums the plane, the pool re-check routes what it is " \
-      "given; only the position-weighted relation sees it, by (1 position) x (the two values' difference), " \
-      "against a tolerance summed over the 196 positions weighted 1..196: within the worst case (measured " \
-      "0.50 of it, x2.67 the sharp tier at the plane's largest window; a window of smaller values stays " \
-      "below both)") \
+      "given; only the position-weighted relation sees it: neighbours have opposite checkerboard signs, " \
+      "so it moves by (2p + 3) x (the two values' difference), against a tolerance summed over the 196 " \
+      "positions weighted 1..196: measured 112x the worst case (unsigned weights moved it by 1 x the " \
+      "difference: 0.50 of it, x2.67 the sharp tier, a SUSPECT)") \
     X(CONV2_DX_ADJACENT_SWAP_ONCE, "conv2_dx_adjacent_swap_once", "op", "conv2|pool1", "backward", "smallcnn --limit-train 72 --limit-test 64 --epochs 2 --steps 10 --eval", \
       CPU_FAULT_DETECT, \
       "at step 7 only, conv2's input gradient (pool1.dact) of sample 0, channel 0: the element of largest " \
       "magnitude is exchanged with its right neighbour", \
       "pool1's backward routes the two gradients into the wrong 2x2 windows of conv1; the plain " \
-      "backward-data relation sums the plane, only the position-weighted one sees (1 position) x (their " \
-      "difference)") \
+      "backward-data relation sums the plane, only the position-weighted one sees it, by (2p + 3) x their " \
+      "difference (opposite checkerboard signs): measured 382x the worst case (1.46 with unsigned " \
+      "weights, by 1 x the difference)") \
     X(CONV2_DW_SLICE_TRANSPOSED_ONCE, "conv2_dw_slice_transposed_once", "op", "conv2", "backward", "smallcnn --limit-train 72 --limit-test 64 --epochs 2 --steps 10 --eval", \
       CPU_FAULT_SUSPECT, \
       "at step 7 only, one 3x3 slice of conv2's weight gradient (output channel 0, input channel 0) is " \
@@ -331,7 +332,8 @@ enum { CPU_FAULT_BELOW = 0, CPU_FAULT_DETECT = 1, CPU_FAULT_SUSPECT = 2, CPU_FAU
       "at step 7 only, in conv1's output plane of sample 0, channel 0, the largest value and its " \
       "horizontal partner in the same 2x2 pooling window are exchanged", \
       "as conv2_pool_window_swap_once on conv1's 28x28 plane: pool1's output is unchanged, its arg-max " \
-      "moves; only the position-weighted relation (weights 1..784) sees it") \
+      "moves; only the position-weighted relation (weights +-1..784) sees it: measured 144x its worst case " \
+      "(1.44 with unsigned weights)") \
     X(CONV1_DW_SLICE_TRANSPOSED_ONCE, "conv1_dw_slice_transposed_once", "op", "conv1", "backward", "smallcnn --limit-train 72 --limit-test 64 --epochs 2 --steps 10 --eval", \
       CPU_FAULT_DETECT, \
       "at step 7 only, conv1's weight gradient of output channel 0 (its only 3x3 slice) is stored " \
@@ -362,7 +364,8 @@ enum { CPU_FAULT_BELOW = 0, CPU_FAULT_DETECT = 1, CPU_FAULT_SUSPECT = 2, CPU_FAU
       "at step 7 only, every 3x3 slice of conv2's weight gradient is stored transposed (a backward-weights " \
       "kernel with its kh and kw strides swapped)", \
       "as conv2_dw_slice_transposed_once in all 512 slices: each filter's index-weighted sum moves by the " \
-      "sum over its 16 slices of 2(g01-g10) + 4(g02-g20) + 2(g12-g21)") \
+      "sum over its 16 slices of (|a| + |b|)(g_ab - g_ba) over the exchanged pairs (ck_iw's opposite signs): " \
+      "measured 834x the worst case (16.6 with unsigned weights)") \
     X(CONV2_FWD_W_TRANSPOSED, "conv2_fwd_w_transposed", "op", "conv2", "forward", "smallcnn", \
       CPU_FAULT_DETECT, \
       "conv2 forward reads each 3x3 kernel transposed (w[kw][kh] for w[kh][kw]; backward is right)", \
@@ -373,7 +376,8 @@ enum { CPU_FAULT_BELOW = 0, CPU_FAULT_DETECT = 1, CPU_FAULT_SUSPECT = 2, CPU_FAU
       "in every training step, every conv2 output plane has its values at (6, 6) and (6, 7) exchanged (one " \
       "lane pair of a vector store swapped, in the top row of one 2x2 pooling window)", \
       "pool2's value is kept, its arg-max moves where the max is one of the two: only the position-weighted " \
-      "relation sees each plane, by 1 x (the difference), in n x 32 planes x 10 steps") \
+      "relation sees each plane, by (2p + 3) x (the difference) (opposite checkerboard signs), in n x 32 " \
+      "planes x 10 steps: measured 242x the worst case at step 1 (1.32 with unsigned weights)") \
     X(CONV2_DW_SLICE_TRANSPOSED_ALWAYS, "conv2_dw_slice_transposed_always", "op", "conv2", "backward", "smallcnn --limit-train 72 --limit-test 64 --epochs 2 --steps 10 --eval", \
       CPU_FAULT_DETECT, \
       "in every step, the 3x3 slice of conv2's weight gradient of output channel 0, input channel 0 is " \

@@ -229,16 +229,17 @@ __global__ void k_ck_window(double *s, double *sa, double *mx, const float *x, c
     }
 }
 
-/* mx: the x plane maxima (n C).  weighted: each output times its linear
- * position + 1 (FWD_PW; s, sa the weighted window sums): the bias counts
- * the weights' sum, S grows by at most P. */
+/* mx: the x plane maxima (n C).  weighted: each output times its signed
+ * linear position + 1 (FWD_PW; s, sa the weighted window sums): the bias
+ * counts the signed weights' sum (its A the unsigned one), S grows by at
+ * most P. */
 __global__ void k_ck_conv_fwd(double *o, const float *y, const float *w, const float *b, const double *s,
                               const double *sa, const double *mx, ck_conv_dims d, size_t n, int weighted) {
     size_t kk = (size_t)d.k * d.k, ckk = d.c * kk, P = (size_t)d.oh * d.ow;
-    double cnt = weighted ? (double)P * (P + 1) / 2 : (double)P;
+    double cnt = weighted ? (double)P * (P + 1) / 2 : (double)P, scnt = weighted ? ck_pw_bias(d.oh, d.ow) : cnt;
     GRID_STRIDE(r, n * d.oc) {
         size_t i = r / d.oc, oc = r % d.oc;
-        double ls, la, rhs = cnt * (double)b[oc], a = cnt * fabs((double)b[oc]);
+        double ls, la, rhs = scnt * (double)b[oc], a = cnt * fabs((double)b[oc]);
         if (weighted) ck_rows_w(y + r * P, d.oh, d.ow, 1, &ls, &la);
         else ck_sum(y + r * P, P, 1, &ls, &la);
         ck_dot_acc(&rhs, &a, w + oc * ckk, 1, s + i * ckk, sa + i * ckk, 1, ckk);

@@ -30,11 +30,14 @@
  * layer over the batch, so a kernel that writes one sample's result into
  * another's row keeps them all and breaks these.  Then POSITION-WEIGHTED:
  * per conv layer, FWD_PW (n OC relations, the forward relation with each
- * output weighted by its linear position + 1: the plain one sums a whole
- * plane, so a plane transposed or mirrored keeps it; base/checksum_ops.h's
+ * output weighted by its linear position + 1 with the checkerboard's sign:
+ * the plain one sums a whole plane, so a plane transposed or mirrored, or
+ * two neighbours exchanged, keeps it; base/checksum_ops.h's ck_pw_sign,
  * ck_window_sum_w, ck_rows_w) and BWD_DATA_PW (l > 0: n C relations,
- * backward-data with each input gradient weighted the same way).  INPUT, PER SAMPLE and POSITION-WEIGHTED
- * come last, so the blocks before keep their offsets (recordings made
+ * backward-data with each input gradient weighted the same way); then
+ * INDEX-WEIGHTED: BWD_W_PW, per output of a conv or dense layer, dW
+ * weighted by its signed index + 1 in the filter or row (ck_iw).  INPUT,
+ * PER SAMPLE, POSITION- and INDEX-WEIGHTED come last, so the blocks before keep their offsets (recordings made
  * before these blocks existed store the vector up to DIGEST and are
  * judged without them; recording_ck_pack stores them all now).
  *

@@ -398,7 +398,29 @@ enum { CPU_FAULT_BELOW = 0, CPU_FAULT_DETECT = 1, CPU_FAULT_SUSPECT = 2, CPU_FAU
       "at step 7 only, conv2's backward-weights pairs sample 0's output gradient with sample 1's input and " \
       "sample 1's with sample 0's (a batched kernel with a wrong stride for x; backward-data is right)", \
       "dW = sum_n dy_n x_pi(n): each output channel's plain and index-weighted sums move by " \
-      "(dy_0 - dy_1) against (patch sums of x_1 - x_0), about one sample's share of dW")
+      "(dy_0 - dy_1) against (patch sums of x_1 - x_0), about one sample's share of dW") \
+    X(CONV2_DW_IC_SLICES_SWAPPED_ONCE, "conv2_dw_ic_slices_swapped_once", "op", "conv2", "backward", "smallcnn --limit-train 72 --limit-test 64 --epochs 2 --steps 10 --eval", \
+      CPU_FAULT_SUSPECT, \
+      "at step 7 only, in conv2's weight gradient of output channel 0, the 3x3 slices of input channels 0 " \
+      "and 1 are exchanged (same taps: a dW kernel storing one input-channel pair of its register tile in " \
+      "the wrong order)", \
+      "a permutation inside filter 0: its plain backward-weights sum is kept; the index-weighted one " \
+      "(ck_iw: s_tap (t + 1)) moves by 9 (c1 - c0) sum_tap s_tap (g0 - g1) = 9 sum_tap s_tap (g0 - g1): the " \
+      "two slices differ by a near-constant offset (channel 0's gradient below channel 1's at every tap), " \
+      "and the tap signs (+ + + - - + - - -, summing to -1) cancel it, 0.0048 of 0.0076: measured at step 7 " \
+      "x6.43 the sharp tier, 0.434 of the worst case (SUSPECT; unsigned weights would give ~4.4 times " \
+      "that, over the worst case). A PROBLEM needs per-(output, input channel) slice sums (or a relation " \
+      "whose weight per input channel does not change sign with the tap)") \
+    X(FC1_DW_LANE02_SWAPPED_ONCE, "fc1_dw_lane02_swapped_once", "op", "fc1", "backward", "smallcnn --limit-train 72 --limit-test 64 --epochs 2 --steps 10 --eval", \
+      CPU_FAULT_SUSPECT, \
+      "at step 7 only, fc1's weight gradient has the column of row 0's largest |dW| and the column two " \
+      "lanes away in its 4-lane group (f ^ 2) exchanged in every row (a shuffle immediate with lanes 0 and 2 " \
+      "exchanged)", \
+      "each row's plain sum is kept; its index-weighted sum (ck_iw dense: (-1)^t (t + 1)) moves by 2 x " \
+      "|dW[f0] - dW[f0 ^ 2]| (f and f ^ 2 have the same parity: the same sign, weights 2 apart, where " \
+      "fc1_dw_lane_pair_swapped_once's neighbours give 2 f0 + 3 = 207), and features two apart in one " \
+      "row of a pool2 plane have close gradients (row 0: -5.39e-3 and -5.19e-3): measured at step 7 x2.68 " \
+      "the sharp tier, 0.643 of the worst case (SUSPECT; the lane-pair fault on the same step: 144x)")
 
 #define CPU_FAULT_ENUM_(id, ...) CPU_FAULT_##id,
 enum { CPU_FAULT_NONE = 0, CPU_FAULT_LIST(CPU_FAULT_ENUM_) CPU_FAULT_COUNT };

@@ -2000,12 +2000,33 @@ static int fault_backward_layer(engine *e, int l) {
             g[pairs[i][0]] = g[pairs[i][1]];
             g[pairs[i][1]] = tmp;
         }
+    } else if (id == CPU_FAULT_CONV2_DW_IC_SLICES_SWAPPED_ONCE && c->step == 7 && fault_layer(c, l, "conv2") &&
+               ly->in_c > 1) {
+        /* output channel 0: the slices of input channels 0 and 1, tap for tap */
+        size_t kk = (size_t)ly->k * ly->k;
+        float *g = c->grads + tw->offset;
+        for (size_t i = 0; i < kk; i++) {
+            float tmp = g[i];
+            g[i] = g[kk + i];
+            g[kk + i] = tmp;
+        }
     } else if (id == CPU_FAULT_FC1_DW_LANE_PAIR_SWAPPED_ONCE && c->step == 7 && fault_layer(c, l, "fc1")) {
         /* the even/odd column pair of row 0's largest |dW|, exchanged in every row */
         size_t in = tw->numel / (size_t)ly->out_c, f0 = 0;
         float *g = c->grads + tw->offset;
         for (size_t f = 1; f < in; f++) f0 = fabsf(g[f]) > fabsf(g[f0]) ? f : f0;
         size_t f1 = (f0 ^ 1) < in ? f0 ^ 1 : f0;
+        for (size_t j = 0; j < (size_t)ly->out_c; j++) {
+            float tmp = g[j * in + f0];
+            g[j * in + f0] = g[j * in + f1];
+            g[j * in + f1] = tmp;
+        }
+    } else if (id == CPU_FAULT_FC1_DW_LANE02_SWAPPED_ONCE && c->step == 7 && fault_layer(c, l, "fc1")) {
+        /* the columns of row 0's largest |dW| and of the lane two away in its 4-lane group, in every row */
+        size_t in = tw->numel / (size_t)ly->out_c, f0 = 0;
+        float *g = c->grads + tw->offset;
+        for (size_t f = 1; f < in; f++) f0 = fabsf(g[f]) > fabsf(g[f0]) ? f : f0;
+        size_t f1 = (f0 ^ 2) < in ? f0 ^ 2 : f0;
         for (size_t j = 0; j < (size_t)ly->out_c; j++) {
             float tmp = g[j * in + f0];
             g[j * in + f0] = g[j * in + f1];

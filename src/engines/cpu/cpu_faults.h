@@ -411,6 +411,22 @@ enum { CPU_FAULT_BELOW = 0, CPU_FAULT_DETECT = 1, CPU_FAULT_SUSPECT = 2, CPU_FAU
       "x6.43 the sharp tier, 0.434 of the worst case (SUSPECT; unsigned weights would give ~4.4 times " \
       "that, over the worst case). A PROBLEM needs per-(output, input channel) slice sums (or a relation " \
       "whose weight per input channel does not change sign with the tap)") \
+    X(CONV2_FWD_LANE02_SWAP_ONCE, "conv2_fwd_lane02_swap_once", "op", "conv2", "forward", "smallcnn --limit-train 72 --limit-test 64 --epochs 2 --steps 10 --eval", \
+      CPU_FAULT_DETECT, \
+      "at step 7 only, in conv2's output plane of sample 0, channel 0, the largest value and the value two " \
+      "columns away in its row (lanes 0 and 2, or 1 and 3, of its 4-lane group: a shuffle immediate with " \
+      "two lanes exchanged) are exchanged", \
+      "the plain relation sums the plane; the position-weighted one sees two elements of the same " \
+      "checkerboard sign, by 2 x their difference (not 2p + 3 as for neighbours): measured 4.24x the worst " \
+      "case at step 7, with the plane's largest value (0.329 at (7, 12) <-> 0.067 at (7, 10)); the same swap " \
+      "of two values less than 0.062 apart (19 percent of that maximum) would stay under the bound") \
+    X(FC1_FWD_TAIL_DROPPED_ONCE, "fc1_fwd_tail_dropped_once", "op", "fc1", "forward", "smallcnn --limit-train 72 --limit-test 64 --epochs 2 --steps 10 --eval", \
+      CPU_FAULT_DETECT, \
+      "at step 7 only, fc1's forward skips its last input feature (the loop bound in - 1: an off-by-one in " \
+      "an unrolled loop's tail) for every sample and output", \
+      "each output loses one term w_j,last x_n,last of its 1569: the per-output relation over the batch " \
+      "moves by w_j,last sum_n x_n,last against gamma_1569 of 16 x 1568 |terms|: measured 21.1x the worst " \
+      "case at step 7 (pool2's last element is a ReLU'd maximum, positive in most samples, so the terms add)") \
     X(FC1_DW_LANE02_SWAPPED_ONCE, "fc1_dw_lane02_swapped_once", "op", "fc1", "backward", "smallcnn --limit-train 72 --limit-test 64 --epochs 2 --steps 10 --eval", \
       CPU_FAULT_SUSPECT, \
       "at step 7 only, fc1's weight gradient has the column of row 0's largest |dW| and the column two " \
@@ -420,7 +436,15 @@ enum { CPU_FAULT_BELOW = 0, CPU_FAULT_DETECT = 1, CPU_FAULT_SUSPECT = 2, CPU_FAU
       "|dW[f0] - dW[f0 ^ 2]| (f and f ^ 2 have the same parity: the same sign, weights 2 apart, where " \
       "fc1_dw_lane_pair_swapped_once's neighbours give 2 f0 + 3 = 207), and features two apart in one " \
       "row of a pool2 plane have close gradients (row 0: -5.39e-3 and -5.19e-3): measured at step 7 x2.68 " \
-      "the sharp tier, 0.643 of the worst case (SUSPECT; the lane-pair fault on the same step: 144x)")
+      "the sharp tier, 0.643 of the worst case (SUSPECT; the lane-pair fault on the same step: 144x)") \
+    X(EVAL_CONV1_LAST_PLANE_SWAP, "eval_conv1_last_plane_swap", "op", "conv1", "evaluation", "smallcnn --limit-train 72 --limit-test 64 --epochs 2 --steps 10 --eval", \
+      CPU_FAULT_DETECT, \
+      "in every evaluation batch but the first, conv1's output plane of the last sample, last channel has " \
+      "its largest value and its horizontal partner in the same 2x2 pooling window exchanged", \
+      "as conv1_pool_window_swap_once in the last plane of the last sample of a later evaluation batch (pool1 " \
+      "keeps its value, its arg-max moves): every evaluation batch is judged per (sample, channel), and the " \
+      "position-weighted relation sees the neighbours' opposite signs: measured 142x the worst case at the " \
+      "evaluation after epoch 1")
 
 #define CPU_FAULT_ENUM_(id, ...) CPU_FAULT_##id,
 enum { CPU_FAULT_NONE = 0, CPU_FAULT_LIST(CPU_FAULT_ENUM_) CPU_FAULT_COUNT };

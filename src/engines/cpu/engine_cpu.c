@@ -1581,7 +1581,7 @@ static int fault_init(cpu_ctx *c, const engine_spec *s, size_t max_batch) {
 
 /* The weights of layer l edited in place (shift: w[i] = w[i+1]; rotate:
  * each k x k kernel turned 180 degrees; 3: rounded to TF32, 4: to bf16;
- * 5: each k x k kernel transposed),
+ * 5: each k x k kernel transposed; 6: a dense layer's last column read as 0),
  * or restored from `save`; the
  * weight copies are refreshed either way. */
 static void fault_edit_weights(cpu_ctx *c, int l, int how, float *save) {
@@ -1598,6 +1598,10 @@ static void fault_edit_weights(cpu_ctx *c, int l, int how, float *save) {
             for (size_t i = 0; i < t->numel; i++) w[i] = lowp_round_tf32(save[i], LOWP_RNE);
         } else if (how == 4) {
             for (size_t i = 0; i < t->numel; i++) w[i] = lowp_round_bf16(save[i], LOWP_RNE);
+        } else if (how == 6) {
+            /* a dense layer's last input column left out (each row's last weight read as 0) */
+            size_t in = t->numel / (size_t)ly->out_c;
+            for (size_t j = 0; j < (size_t)ly->out_c; j++) w[j * in + in - 1] = 0.0f;
         } else if (how == 5) {
             size_t k = (size_t)ly->k, kk = k * k;
             for (size_t i = 0; i < t->numel; i++) w[i] = save[i / kk * kk + i % k * k + i % kk / k];
@@ -1656,6 +1660,7 @@ static int fault_forward_layer(engine *e, int l, int training) {
               : id == CPU_FAULT_CONV2_FWD_W_TF32 && fault_layer(c, l, "conv2") ? 3
               : id == CPU_FAULT_FC1_FWD_W_BF16 && fault_layer(c, l, "fc1")     ? 4
               : id == CPU_FAULT_CONV2_FWD_W_TRANSPOSED && fault_layer(c, l, "conv2") ? 5
+              : id == CPU_FAULT_FC1_FWD_TAIL_DROPPED_ONCE && training && c->step == 7 && fault_layer(c, l, "fc1") ? 6
                                                                                 : 0;
     if (how) {
         fault_edit_weights(c, l, how, F->dw_save);
@@ -1752,6 +1757,25 @@ static int fault_forward_layer(engine *e, int l, int training) {
             float t = a[pl * hw + i0];
             a[pl * hw + i0] = a[pl * hw + i0 + 1], a[pl * hw + i0 + 1] = t;
         }
+    } else if (id == CPU_FAULT_CONV2_FWD_LANE02_SWAP_ONCE && training && c->step == 7 && fault_layer(c, l, "conv2") &&
+               ly->out_w > 3) {
+        /* the plane's largest value and the one two columns away in its row (column ^ 2, or - 2 past the
+         * row's end): the same checkerboard sign */
+        if ((rc = act_io(c, l, 0, a, 1))) return rc;
+        size_t big = 0, w = (size_t)ly->out_w;
+        for (size_t i = 1; i < (size_t)ly->out_h * w; i++) big = a[i] > a[big] ? i : big;
+        size_t col = big % w, col2 = (col ^ 2) < w ? col ^ 2 : col - 2, mate = big - col + col2;
+        float t = a[big];
+        a[big] = a[mate], a[mate] = t;
+    } else if (id == CPU_FAULT_EVAL_CONV1_LAST_PLANE_SWAP && !training && F->in_eval && F->eval_k >= 1 &&
+               fault_layer(c, l, "conv1") && ly->out_w % 2 == 0) {
+        /* the last sample's last channel: its largest value and the partner in its 2x2 window's row */
+        if ((rc = act_io(c, l, 0, a, 1))) return rc;
+        size_t hw = (size_t)ly->out_h * ly->out_w, big = 0;
+        float *pl = a + ((n - 1) * (size_t)ly->out_c + (size_t)ly->out_c - 1) * hw;
+        for (size_t i = 1; i < hw; i++) big = pl[i] > pl[big] ? i : big;
+        float t = pl[big];
+        pl[big] = pl[big ^ 1], pl[big ^ 1] = t;
     } else if (id == CPU_FAULT_FC1_SAMPLE_DUPLICATED_ONCE && training && c->step == 7 && fault_layer(c, l, "fc1") &&
                n > 1) {
         if ((rc = act_io(c, l, 0, a, 1))) return rc;

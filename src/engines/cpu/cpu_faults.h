@@ -427,6 +427,25 @@ enum { CPU_FAULT_BELOW = 0, CPU_FAULT_DETECT = 1, CPU_FAULT_SUSPECT = 2, CPU_FAU
       "each output loses one term w_j,last x_n,last of its 1569: the per-output relation over the batch " \
       "moves by w_j,last sum_n x_n,last against gamma_1569 of 16 x 1568 |terms|: measured 21.1x the worst " \
       "case at step 7 (pool2's last element is a ReLU'd maximum, positive in most samples, so the terms add)") \
+    X(CONV2_DX_TILE_TRANSPOSED_ONCE, "conv2_dx_tile_transposed_once", "op", "conv2|pool1", "backward", "smallcnn --limit-train 72 --limit-test 64 --epochs 2 --steps 10 --eval", \
+      CPU_FAULT_BLIND, \
+      "at step 7 only, in conv2's input gradient of sample 0, channel 0, the 2x2 tile holding the largest " \
+      "|dx| is stored transposed (its anti-diagonal pair exchanged: a 2x2 register micro-tile written " \
+      "with its strides swapped)", \
+      "the exchanged pair (8, 3) <-> (9, 2) has the same checkerboard sign and weights 13 (w - 1) apart; " \
+      "neighbouring input gradients are smooth (-1.995e-5 and -2.006e-5: 0.5 percent apart, ~6e4 ulps each), so " \
+      "the position-weighted backward-data relation moves by 13 x 1.05e-7 = 1.4e-6 against its bound " \
+      "1.65e-4 on that plane (from conv2_dx_adjacent_swap_once's 382x on the same element): ~0.008 of the " \
+      "worst case; step 7's worst relation 0.111, nothing flagged. Any relation of bounded weights moves " \
+      "by at most (weight gap) x 1e-7: only an element-wise re-check (sampled) would see it") \
+    X(CONV2_DX_TILES_TRANSPOSED_ONCE, "conv2_dx_tiles_transposed_once", "op", "conv2|pool1", "backward", "smallcnn --limit-train 72 --limit-test 64 --epochs 2 --steps 10 --eval", \
+      CPU_FAULT_DETECT, \
+      "at step 7 only, every 2x2 tile of conv2's input gradient (all samples and channels) is stored " \
+      "transposed (a 2x2 micro-tile kernel whose store has its strides swapped)", \
+      "each tile as conv2_dx_tile_transposed_once (the pair's weights 13 apart, the same sign (-1) in every " \
+      "tile, since (2a, 2b + 1) and (2a + 1, 2b) are both odd): 49 tiles of a plane move the " \
+      "position-weighted relation by 13 x the sum of their anti-diagonal differences, one sign: measured " \
+      "247x the worst case at step 7, where one tile alone is ~0.008") \
     X(FC1_DW_LANE02_SWAPPED_ONCE, "fc1_dw_lane02_swapped_once", "op", "fc1", "backward", "smallcnn --limit-train 72 --limit-test 64 --epochs 2 --steps 10 --eval", \
       CPU_FAULT_SUSPECT, \
       "at step 7 only, fc1's weight gradient has the column of row 0's largest |dW| and the column two " \

@@ -1945,6 +1945,30 @@ static int fault_backward_layer(engine *e, int l) {
         F->a[big] = F->a[mate], F->a[mate] = t;
         return act_io(c, l - 1, 1, F->a, 0);
     }
+    if (id == CPU_FAULT_CONV2_DX_TILE_TRANSPOSED_ONCE && c->step == 7 && fault_layer(c, l, "conv2") &&
+        ly->in_w % 2 == 0 && ly->in_h % 2 == 0) {
+        /* the 2x2 tile of the largest |dx| (sample 0, channel 0) transposed: its anti-diagonal pair exchanged */
+        if ((rc = act_io(c, l - 1, 1, F->a, 1))) return rc;
+        size_t big = 0, w = (size_t)ly->in_w;
+        for (size_t i = 1; i < (size_t)ly->in_h * w; i++) big = fabsf(F->a[i]) > fabsf(F->a[big]) ? i : big;
+        size_t top = (big / w & ~(size_t)1) * w + (big % w & ~(size_t)1);
+        float t = F->a[top + 1];
+        F->a[top + 1] = F->a[top + w], F->a[top + w] = t;
+        return act_io(c, l - 1, 1, F->a, 0);
+    }
+    if (id == CPU_FAULT_CONV2_DX_TILES_TRANSPOSED_ONCE && c->step == 7 && fault_layer(c, l, "conv2") &&
+        ly->in_w % 2 == 0 && ly->in_h % 2 == 0) {
+        /* every 2x2 tile of every (sample, channel) plane transposed: each anti-diagonal pair exchanged */
+        size_t w = (size_t)ly->in_w, hw = (size_t)ly->in_h * w, planes = P->n * (size_t)ly->in_c;
+        if ((rc = act_io(c, l - 1, 1, F->a, 1))) return rc;
+        for (size_t pl = 0; pl < planes; pl++)
+            for (size_t i = 0; i < (size_t)ly->in_h; i += 2)
+                for (size_t j = 0; j < w; j += 2) {
+                    float *t0 = F->a + pl * hw + i * w + j, t = t0[1];
+                    t0[1] = t0[w], t0[w] = t;
+                }
+        return act_io(c, l - 1, 1, F->a, 0);
+    }
     if ((id == CPU_FAULT_CONV2_DX_1ULP || id == CPU_FAULT_CONV2_DX_REL) && fault_layer(c, l, "conv2")) {
         size_t cnt = P->n * layer_in_size(ly);
         if ((rc = act_io(c, l - 1, 1, F->a, 1))) return rc;

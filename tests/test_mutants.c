@@ -245,6 +245,10 @@ static void test_one_off_data_faults(void **st) {
          CKP_BWD_WEIGHTS},
         {"cpu:fault=conv2_dw_stale_dy_once", 7, 0, "conv2", "conv2 backward-weights", CKP_BWD_WEIGHTS},
         {"cpu:fault=eval_stale_weights", 0, 2, "conv1", "conv1 forward", CKP_EVAL},
+        {"cpu:fault=conv2_fwd_lane02_swap_once", 7, 0, "conv2", "conv2 forward (position-weighted)", CKP_FORWARD},
+        {"cpu:fault=fc1_fwd_tail_dropped_once", 7, 0, "fc1", "fc1 forward", CKP_FORWARD},
+        {"cpu:fault=conv2_dx_tiles_transposed_once", 7, 0, "conv2", "conv2 backward-data (position-weighted)",
+         CKP_BWD_DATA},
         {"cpu", -1, 0, "", "", CKP_FORWARD},
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {

@@ -408,8 +408,8 @@ enum { CPU_FAULT_BELOW = 0, CPU_FAULT_DETECT = 1, CPU_FAULT_SUSPECT = 2, CPU_FAU
       "(ck_iw: s_tap (t + 1)) moves by 9 (c1 - c0) sum_tap s_tap (g0 - g1) = 9 sum_tap s_tap (g0 - g1): the " \
       "two slices differ by a near-constant offset (channel 0's gradient below channel 1's at every tap), " \
       "and the tap signs (+ + + - - + - - -, summing to -1) cancel it, 0.0048 of 0.0076: measured at step 7 " \
-      "x6.43 the sharp tier, 0.434 of the worst case (SUSPECT; unsigned weights would give ~4.4 times " \
-      "that, over the worst case). A PROBLEM needs per-(output, input channel) slice sums (or a relation " \
+      "x6.43 the sharp tier, 0.434 of the worst case (SUSPECT; unsigned weights would give 4.2 times " \
+      "that, 1.8x the worst case). A PROBLEM needs per-(output, input channel) slice sums (or a relation " \
       "whose weight per input channel does not change sign with the tap)") \
     X(CONV2_FWD_LANE02_SWAP_ONCE, "conv2_fwd_lane02_swap_once", "op", "conv2", "forward", "smallcnn --limit-train 72 --limit-test 64 --epochs 2 --steps 10 --eval", \
       CPU_FAULT_DETECT, \
@@ -426,7 +426,7 @@ enum { CPU_FAULT_BELOW = 0, CPU_FAULT_DETECT = 1, CPU_FAULT_SUSPECT = 2, CPU_FAU
       "an unrolled loop's tail) for every sample and output", \
       "each output loses one term w_j,last x_n,last of its 1569: the per-output relation over the batch " \
       "moves by w_j,last sum_n x_n,last against gamma_1569 of 16 x 1568 |terms|: measured 21.1x the worst " \
-      "case at step 7 (pool2's last element is a ReLU'd maximum, positive in most samples, so the terms add)") \
+      "case at step 7 (pool2's last element is a ReLU'd maximum, never negative: one output's terms do not cancel)") \
     X(CONV2_DX_TILE_TRANSPOSED_ONCE, "conv2_dx_tile_transposed_once", "op", "conv2|pool1", "backward", "smallcnn --limit-train 72 --limit-test 64 --epochs 2 --steps 10 --eval", \
       CPU_FAULT_BLIND, \
       "at step 7 only, in conv2's input gradient of sample 0, channel 0, the 2x2 tile holding the largest " \
@@ -456,6 +456,22 @@ enum { CPU_FAULT_BELOW = 0, CPU_FAULT_DETECT = 1, CPU_FAULT_SUSPECT = 2, CPU_FAU
       "fc1_dw_lane_pair_swapped_once's neighbours give 2 f0 + 3 = 207), and features two apart in one " \
       "row of a pool2 plane have close gradients (row 0: -5.39e-3 and -5.19e-3): measured at step 7 x2.68 " \
       "the sharp tier, 0.643 of the worst case (SUSPECT; the lane-pair fault on the same step: 144x)") \
+    X(CONV2_DW_IC_PAIR_SWAPPED_ONCE, "conv2_dw_ic_pair_swapped_once", "op", "conv2", "backward", "smallcnn --limit-train 72 --limit-test 64 --epochs 2 --steps 10 --eval", \
+      CPU_FAULT_DETECT, \
+      "at step 7 only, in every filter of conv2's weight gradient the 3x3 slices of input channels 0 and 1 " \
+      "are exchanged (a dW kernel storing its first input-channel pair in the wrong order)", \
+      "as conv2_dw_ic_slices_swapped_once in all 32 filters: each filter's index-weighted sum moves by " \
+      "9 sum_tap s_tap (g0 - g1), the tap signs cancelling a common offset in each, but some filters' " \
+      "slices differ by more than an offset: measured 9.01x the worst case at step 7 (12 of 32 filters " \
+      "over; filter 0 alone: 0.434)") \
+    X(FC1_DX_LANE_PAIR_SWAPPED_ONCE, "fc1_dx_lane_pair_swapped_once", "op", "fc1|flatten|pool2", "backward", "smallcnn --limit-train 72 --limit-test 64 --epochs 2 --steps 10 --eval", \
+      CPU_FAULT_DETECT, \
+      "at step 7 only, fc1's input gradient of sample 0 has the feature of the largest |dx| and its even/odd " \
+      "partner exchanged (one lane pair of one sample's store swapped)", \
+      "the per-sample backward-data relation sums the row (kept); each feature's relation over the batch " \
+      "(sum_n dx_nk = column k of W . sum_n dy_n) moves by the difference of one sample's two values, " \
+      "against gamma_64 of 16 x 64 |terms|: measured 5907x the worst case at step 7 (features 829 and 828: " \
+      "8.6e-4 and 3.0e-4)") \
     X(EVAL_CONV1_LAST_PLANE_SWAP, "eval_conv1_last_plane_swap", "op", "conv1", "evaluation", "smallcnn --limit-train 72 --limit-test 64 --epochs 2 --steps 10 --eval", \
       CPU_FAULT_DETECT, \
       "in every evaluation batch but the first, conv1's output plane of the last sample, last channel has " \

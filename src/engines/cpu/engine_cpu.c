@@ -1969,6 +1969,16 @@ static int fault_backward_layer(engine *e, int l) {
                 }
         return act_io(c, l - 1, 1, F->a, 0);
     }
+    if (id == CPU_FAULT_FC1_DX_LANE_PAIR_SWAPPED_ONCE && c->step == 7 && fault_layer(c, l, "fc1")) {
+        /* fc1's input gradient, sample 0 only: the feature of the largest |dx| and its even/odd partner */
+        size_t in = layer_in_size(ly), big = 0;
+        if ((rc = act_io(c, l - 1, 1, F->a, 1))) return rc;
+        for (size_t i = 1; i < in; i++) big = fabsf(F->a[i]) > fabsf(F->a[big]) ? i : big;
+        size_t mate = (big ^ 1) < in ? big ^ 1 : big;
+        float t = F->a[big];
+        F->a[big] = F->a[mate], F->a[mate] = t;
+        return act_io(c, l - 1, 1, F->a, 0);
+    }
     if ((id == CPU_FAULT_CONV2_DX_1ULP || id == CPU_FAULT_CONV2_DX_REL) && fault_layer(c, l, "conv2")) {
         size_t cnt = P->n * layer_in_size(ly);
         if ((rc = act_io(c, l - 1, 1, F->a, 1))) return rc;
@@ -2068,6 +2078,18 @@ static int fault_backward_layer(engine *e, int l) {
             float tmp = g[j * in + f0];
             g[j * in + f0] = g[j * in + f1];
             g[j * in + f1] = tmp;
+        }
+    } else if (id == CPU_FAULT_CONV2_DW_IC_PAIR_SWAPPED_ONCE && c->step == 7 && fault_layer(c, l, "conv2") &&
+               ly->in_c > 1) {
+        /* every filter: the slices of input channels 0 and 1, tap for tap */
+        size_t kk = (size_t)ly->k * ly->k, per = tw->numel / (size_t)ly->out_c;
+        for (size_t oc = 0; oc < (size_t)ly->out_c; oc++) {
+            float *g = c->grads + tw->offset + oc * per;
+            for (size_t i = 0; i < kk; i++) {
+                float tmp = g[i];
+                g[i] = g[kk + i];
+                g[kk + i] = tmp;
+            }
         }
     } else if (id == CPU_FAULT_FC1_DW_LANE02_SWAPPED_ONCE && c->step == 7 && fault_layer(c, l, "fc1")) {
         /* the columns of row 0's largest |dW| and of the lane two away in its 4-lane group, in every row */

@@ -159,30 +159,35 @@ LS_HD void ck_sum(const float *x, size_t cnt, size_t stride, double *s, double *
 }
 
 /* The index weight of element t of a filter or a row (the index-weighted
- * backward-weights relation, BWD_W_PW): t + 1, signed.  Dense (k = 0):
- * (-1)^t.  Conv (k > 0, t = c k k + kh k + kw): by the tap, + above the
- * diagonal (kw > kh) and - below it, on it + in the filter's upper half
- * (2 kh < k - 1) and - otherwise, so that a k x k slice transposed or
- * turned by 180 degrees exchanges only elements of opposite signs.  An
- * exchange of two elements of weights a and b then moves the relation by
- * (|a| + |b|) |difference| where unsigned weights moved it by |a - b|
- * (neighbours in a row: 2 t + 3 instead of 1; a transposed 3 x 3 slice:
- * 6 to 26 instead of 2 to 4), and never by less, since |a| + |b| >=
- * |a - b|.  The sign leaves |weight| as it was, so A, Y, S and every
- * tolerance (checks/bounds.c) are the unsigned weights' exactly. */
+ * backward-weights relation, BWD_W_PW), against the unsigned t + 1 (ck_iw_abs,
+ * which bounds |ck_iw| and is what A, Y, S and every tolerance are built
+ * from: checks/bounds.c).  Dense (k = 0): (-1)^t (t + 1).  Conv (k > 0,
+ * t = c k k + tap, tap = kh k + kw): c k k + s (tap + 1), the tap's sign s
+ * + above the k x k diagonal (kw > kh) and - below it, on it + in the
+ * filter's upper half (2 kh < k - 1) and - otherwise, so that a slice
+ * transposed or turned by 180 degrees exchanges only taps of opposite
+ * signs; the channel's part c k k keeps no sign, so two input channels'
+ * slices exchanged move the relation by k k (c1 - c0) times their
+ * difference summed over the taps, as unsigned weights did (a sign on it
+ * too would cancel a near-constant offset between the two slices: the k k
+ * signs sum to +-1).  An exchange of two elements of weights a and b moves
+ * the relation by |a - b| |difference|: opposite signs make that |a| +
+ * |b| (neighbours in a dense row: 2 t + 3 instead of 1; the exchanged
+ * pairs of a transposed 3 x 3 slice: 6 to 14 instead of 2 to 4). */
 LS_HD double ck_iw(size_t t, int k) {
-    double om = (double)(t + 1);
-    if (k <= 0) return (t & 1) ? -om : om;
+    if (k <= 0) return (t & 1) ? -(double)(t + 1) : (double)(t + 1);
     size_t kk = (size_t)k * (size_t)k, tap = t % kk;
     int kh = (int)(tap / (size_t)k), kw = (int)(tap % (size_t)k);
-    return kw > kh || (kw == kh && 2 * kh < k - 1) ? om : -om;
+    double ct = (double)(t - tap), om = (double)(tap + 1);
+    return kw > kh || (kw == kh && 2 * kh < k - 1) ? ct + om : ct - om;
 }
+LS_HD double ck_iw_abs(size_t t) { return (double)(t + 1); }
 
 /* Z at output position (oh, ow) of sample i (x: n samples of C planes):
  * the input summed over every element a filter tap (c, kh, kw) meets,
  * and in |.|; weighted: each element times the tap's index weight in the
  * filter, ck_iw(c k k + kh k + kw, k) (the index-weighted backward-weights
- * relation; |.| times |weight|).  The CUDA engine's, one output position
+ * relation; |.| times ck_iw_abs).  The CUDA engine's, one output position
  * per thread. */
 LS_HD void ck_conv_z_at(const float *x, const ck_conv_dims *d, size_t i, int oh, int ow, int weighted, double *z,
                         double *za) {
@@ -196,15 +201,16 @@ LS_HD void ck_conv_z_at(const float *x, const ck_conv_dims *d, size_t i, int oh,
                 int qq = ow + kw - d->pad;
                 if (qq < 0 || qq >= d->w) continue;
                 double v = x[(i * d->c + c) * HW + rr * d->w + qq];
-                double om = weighted ? ck_iw(c * kk + (size_t)(kh * d->k + kw), d->k) : 1.0;
-                t += om * v, ta += fabs(om) * fabs(v);
+                size_t ti = c * kk + (size_t)(kh * d->k + kw);
+                double om = weighted ? ck_iw(ti, d->k) : 1.0, oma = weighted ? ck_iw_abs(ti) : 1.0;
+                t += om * v, ta += oma * fabs(v);
             }
         }
     *z = t;
     *za = ta;
 }
 
-/* Index-weighted sums: sum of ck_iw(i, k) x_i and of |ck_iw(i, k)| |x_i|
+/* Index-weighted sums: sum of ck_iw(i, k) x_i and of ck_iw_abs(i) |x_i|
  * over cnt floats (k: the filter's size for a conv filter's weights, 0 for
  * a dense row; the CUDA engine's; the host's are in lanes: the same terms,
  * another order of addition).  An index below 2^29 times a float is exact
@@ -214,7 +220,7 @@ LS_HD void ck_isum(const float *x, size_t cnt, int k, double *s, double *sa) {
     for (size_t i = 0; i < cnt; i++) {
         double v = x[i], om = ck_iw(i, k);
         t += om * v;
-        ta += fabs(om) * fabs(v);
+        ta += ck_iw_abs(i) * fabs(v);
     }
     *s = t;
     *sa = ta;

@@ -405,7 +405,7 @@ CK_HOT static void sum_lanes(const float *x, size_t n, double *s, double *sa) {
     *s = r, *sa = ra;
 }
 
-/* sum of ck_iw(i, k) x_i and of |ck_iw(i, k)| |x_i| over n floats (k: 0
+/* sum of ck_iw(i, k) x_i and of ck_iw_abs(i) |x_i| over n floats (k: 0
  * for a dense row, the filter size for a conv filter), in LANES lanes (an
  * integer below 2^29 times a float is exact in a double, and so is its
  * sign: only the additions round) */
@@ -416,13 +416,13 @@ CK_HOT static void wsum_lanes(const float *x, size_t n, int k, double *s, double
         for (int l = 0; l < LANES; l++) {
             double v = x[i + l], om = ck_iw(i + l, k);
             t[l] += om * v;
-            ta[l] += fabs(om) * fabs(v);
+            ta[l] += ck_iw_abs(i + l) * fabs(v);
         }
     for (int l = 0; l < LANES; l++) r += t[l], ra += ta[l];
     for (; i < n; i++) {
         double v = x[i], om = ck_iw(i, k);
         r += om * v;
-        ra += fabs(om) * fabs(v);
+        ra += ck_iw_abs(i) * fabs(v);
     }
     *s = r, *sa = ra;
 }
@@ -911,8 +911,8 @@ CK_HOT static void patch_sums(const float *x, const ck_conv_dims *d, double *v, 
     }
     {
         /* then per output position the k k taps of XC plus (kh k + kw +
-         * 1) times the channel sum X, each tap's term with the tap's sign
-         * (ck_iw: the same for every channel), tap by tap over whole output
+         * 1) times the channel sum X, the latter with the tap's sign
+         * (ck_iw: c k k + s (tap + 1)), tap by tap over whole output
          * rows (each output adds its taps in (kh, kw) order; the row loop
          * vectorizes) */
         size_t P = (size_t)d->oh * d->ow;
@@ -928,7 +928,7 @@ CK_HOT static void patch_sums(const float *x, const ck_conv_dims *d, double *v, 
                                  *xs = X + (ptrdiff_t)rr * d->w + off, *xsa = Xa + (ptrdiff_t)rr * d->w + off;
                     double *zr = zw + (size_t)r * d->ow, *zra = zwa + (size_t)r * d->ow;
                     for (int q = q0; q < q1; q++) {
-                        zr[q] += sg * (xc[q] + om * xs[q]);
+                        zr[q] += xc[q] + sg * om * xs[q];
                         zra[q] += xca[q] + om * xsa[q];
                     }
                 }

@@ -305,7 +305,7 @@ enum { CPU_FAULT_BELOW = 0, CPU_FAULT_DETECT = 1, CPU_FAULT_SUSPECT = 2, CPU_FAU
       "at step 7 only, one 3x3 slice of conv2's weight gradient (output channel 0, input channel 0) is " \
       "stored transposed (kh and kw exchanged: one tile of a kernel with its strides swapped)", \
       "a permutation inside one filter: the plain backward-weights relation sums it; the index-weighted " \
-      "one (ck_iw: t + 1 signed by the tap, + above the diagonal, - below) moves by (|a| + |b|)|g_ab - g_ba| " \
+      "one (ck_iw: c k k + s (tap + 1), s + above the diagonal, - below) moves by (|a| + |b|)|g_ab - g_ba| " \
       "per exchanged pair, 6 to 14 |g| at t = 0..8, against a tolerance summed over all 144 taps x batch x " \
       "196 products with weights up to 144, set by the far slices: measured at step 7 x1.84 the sharp " \
       "tier, 0.124 of the worst case (SUSPECT; 0.82 of the sharp tier with unsigned weights, a blind " \
@@ -364,8 +364,9 @@ enum { CPU_FAULT_BELOW = 0, CPU_FAULT_DETECT = 1, CPU_FAULT_SUSPECT = 2, CPU_FAU
       "at step 7 only, every 3x3 slice of conv2's weight gradient is stored transposed (a backward-weights " \
       "kernel with its kh and kw strides swapped)", \
       "as conv2_dw_slice_transposed_once in all 512 slices: each filter's index-weighted sum moves by the " \
-      "sum over its 16 slices of (|a| + |b|)(g_ab - g_ba) over the exchanged pairs (ck_iw's opposite signs): " \
-      "measured 834x the worst case (16.6 with unsigned weights)") \
+      "sum over its 16 slices of (|a| + |b|)(g_ab - g_ba) over the exchanged pairs, a and b the taps' signed " \
+      "(tap + 1) (ck_iw's opposite signs; the channel's part cancels): measured 37.3x the worst case (16.6 " \
+      "with unsigned weights)") \
     X(CONV2_FWD_W_TRANSPOSED, "conv2_fwd_w_transposed", "op", "conv2", "forward", "smallcnn", \
       CPU_FAULT_DETECT, \
       "conv2 forward reads each 3x3 kernel transposed (w[kw][kh] for w[kh][kw]; backward is right)", \
@@ -400,17 +401,15 @@ enum { CPU_FAULT_BELOW = 0, CPU_FAULT_DETECT = 1, CPU_FAULT_SUSPECT = 2, CPU_FAU
       "dW = sum_n dy_n x_pi(n): each output channel's plain and index-weighted sums move by " \
       "(dy_0 - dy_1) against (patch sums of x_1 - x_0), about one sample's share of dW") \
     X(CONV2_DW_IC_SLICES_SWAPPED_ONCE, "conv2_dw_ic_slices_swapped_once", "op", "conv2", "backward", "smallcnn --limit-train 72 --limit-test 64 --epochs 2 --steps 10 --eval", \
-      CPU_FAULT_SUSPECT, \
+      CPU_FAULT_DETECT, \
       "at step 7 only, in conv2's weight gradient of output channel 0, the 3x3 slices of input channels 0 " \
       "and 1 are exchanged (same taps: a dW kernel storing one input-channel pair of its register tile in " \
       "the wrong order)", \
       "a permutation inside filter 0: its plain backward-weights sum is kept; the index-weighted one " \
-      "(ck_iw: s_tap (t + 1)) moves by 9 (c1 - c0) sum_tap s_tap (g0 - g1) = 9 sum_tap s_tap (g0 - g1): the " \
-      "two slices differ by a near-constant offset (channel 0's gradient below channel 1's at every tap), " \
-      "and the tap signs (+ + + - - + - - -, summing to -1) cancel it, 0.0048 of 0.0076: measured at step 7 " \
-      "x6.43 the sharp tier, 0.434 of the worst case (SUSPECT; unsigned weights would give 4.2 times " \
-      "that, 1.8x the worst case). A PROBLEM needs per-(output, input channel) slice sums (or a relation " \
-      "whose weight per input channel does not change sign with the tap)") \
+      "(ck_iw: c k k + s_tap (tap + 1), the channel's part unsigned) moves by 9 (c1 - c0) sum_tap (g0 - g1): " \
+      "the two slices differ by a near-constant offset, which adds up over the taps: measured 1.82x the " \
+      "worst case at step 7 (with the tap's sign on the channel's part too, the 9 signs summing to -1 " \
+      "cancelled it: 0.434 of the worst case, a SUSPECT)") \
     X(CONV2_FWD_LANE02_SWAP_ONCE, "conv2_fwd_lane02_swap_once", "op", "conv2", "forward", "smallcnn --limit-train 72 --limit-test 64 --epochs 2 --steps 10 --eval", \
       CPU_FAULT_DETECT, \
       "at step 7 only, in conv2's output plane of sample 0, channel 0, the largest value and the value two " \
@@ -461,9 +460,7 @@ enum { CPU_FAULT_BELOW = 0, CPU_FAULT_DETECT = 1, CPU_FAULT_SUSPECT = 2, CPU_FAU
       "at step 7 only, in every filter of conv2's weight gradient the 3x3 slices of input channels 0 and 1 " \
       "are exchanged (a dW kernel storing its first input-channel pair in the wrong order)", \
       "as conv2_dw_ic_slices_swapped_once in all 32 filters: each filter's index-weighted sum moves by " \
-      "9 sum_tap s_tap (g0 - g1), the tap signs cancelling a common offset in each, but some filters' " \
-      "slices differ by more than an offset: measured 9.01x the worst case at step 7 (12 of 32 filters " \
-      "over; filter 0 alone: 0.434)") \
+      "9 sum_tap (g0 - g1): measured 9.94x the worst case at step 7") \
     X(FC1_DX_LANE_PAIR_SWAPPED_ONCE, "fc1_dx_lane_pair_swapped_once", "op", "fc1|flatten|pool2", "backward", "smallcnn --limit-train 72 --limit-test 64 --epochs 2 --steps 10 --eval", \
       CPU_FAULT_DETECT, \
       "at step 7 only, fc1's input gradient of sample 0 has the feature of the largest |dx| and its even/odd " \

@@ -1848,6 +1848,38 @@ static int fault_loss(engine *e, float *loss_out) {
     return 0;
 }
 
+/* Exchange columns f0 and f1 in every row of a rows x in matrix; the
+ * column of row 0's largest |value| (the dW faults' target). */
+static void swap_cols(float *g, size_t rows, size_t in, size_t f0, size_t f1) {
+    for (size_t j = 0; j < rows; j++) {
+        float tmp = g[j * in + f0];
+        g[j * in + f0] = g[j * in + f1];
+        g[j * in + f1] = tmp;
+    }
+}
+static size_t argmax_abs(const float *g, size_t n) {
+    size_t f0 = 0;
+    for (size_t f = 1; f < n; f++) f0 = fabsf(g[f]) > fabsf(g[f0]) ? f : f0;
+    return f0;
+}
+/* Exchange the two kk-long slices at g and g + gap, tap for tap. */
+static void swap_slices(float *g, size_t kk, size_t gap) {
+    for (size_t i = 0; i < kk; i++) {
+        float tmp = g[i];
+        g[i] = g[gap + i];
+        g[gap + i] = tmp;
+    }
+}
+/* A 3x3 slice stored transposed: (kh, kw) <-> (kw, kh). */
+static void transpose3(float *g) {
+    static const int pairs[3][2] = {{1, 3}, {2, 6}, {5, 7}};
+    for (int i = 0; i < 3; i++) {
+        float tmp = g[pairs[i][0]];
+        g[pairs[i][0]] = g[pairs[i][1]];
+        g[pairs[i][1]] = tmp;
+    }
+}
+
 static int fault_backward_layer(engine *e, int l) {
     cpu_ctx *c = ctx_of(e);
     fault_state *F = c->fault;
@@ -2028,80 +2060,37 @@ static int fault_backward_layer(engine *e, int l) {
                 (id == CPU_FAULT_CONV2_DW_TRANSPOSED_ONCE && fault_layer(c, l, "conv2"))) &&
                c->step == 7 && ly->k == 3) {
         /* slice (output channel 0, input channel 0), or every slice: (kh, kw) <-> (kw, kh) */
-        static const int pairs[3][2] = {{1, 3}, {2, 6}, {5, 7}};
         size_t slices = id == CPU_FAULT_CONV2_DW_TRANSPOSED_ONCE ? tw->numel / 9 : 1;
-        for (size_t s0 = 0; s0 < slices; s0++) {
-            float *g = c->grads + tw->offset + 9 * s0;
-            for (int i = 0; i < 3; i++) {
-                float tmp = g[pairs[i][0]];
-                g[pairs[i][0]] = g[pairs[i][1]];
-                g[pairs[i][1]] = tmp;
-            }
-        }
+        for (size_t s0 = 0; s0 < slices; s0++) transpose3(c->grads + tw->offset + 9 * s0);
     } else if (id == CPU_FAULT_CONV2_DW_OC_SLICE_SWAPPED_ONCE && c->step == 7 && fault_layer(c, l, "conv2") &&
                ly->out_c > 1) {
-        size_t per = tw->numel / (size_t)ly->out_c, kk = (size_t)ly->k * ly->k;
-        float *g = c->grads + tw->offset;
-        for (size_t i = 0; i < kk; i++) {
-            float tmp = g[i];
-            g[i] = g[per + i];
-            g[per + i] = tmp;
-        }
+        swap_slices(c->grads + tw->offset, (size_t)ly->k * ly->k, tw->numel / (size_t)ly->out_c);
     } else if ((id == CPU_FAULT_CONV2_DW_SLICE_TRANSPOSED_ALWAYS ||
                 (id == CPU_FAULT_CONV2_DW_SLICE_TRANSPOSED_ALWAYS_LATE && c->step >= 3)) &&
                fault_layer(c, l, "conv2") && ly->k == 3) {
         /* every step (_late: from step 3), the slice (output channel 0, input channel 0) */
-        static const int pairs[3][2] = {{1, 3}, {2, 6}, {5, 7}};
-        float *g = c->grads + tw->offset;
-        for (int i = 0; i < 3; i++) {
-            float tmp = g[pairs[i][0]];
-            g[pairs[i][0]] = g[pairs[i][1]];
-            g[pairs[i][1]] = tmp;
-        }
+        transpose3(c->grads + tw->offset);
     } else if (id == CPU_FAULT_CONV2_DW_IC_SLICES_SWAPPED_ONCE && c->step == 7 && fault_layer(c, l, "conv2") &&
                ly->in_c > 1) {
         /* output channel 0: the slices of input channels 0 and 1, tap for tap */
-        size_t kk = (size_t)ly->k * ly->k;
-        float *g = c->grads + tw->offset;
-        for (size_t i = 0; i < kk; i++) {
-            float tmp = g[i];
-            g[i] = g[kk + i];
-            g[kk + i] = tmp;
-        }
+        swap_slices(c->grads + tw->offset, (size_t)ly->k * ly->k, (size_t)ly->k * ly->k);
     } else if (id == CPU_FAULT_FC1_DW_LANE_PAIR_SWAPPED_ONCE && c->step == 7 && fault_layer(c, l, "fc1")) {
         /* the even/odd column pair of row 0's largest |dW|, exchanged in every row */
-        size_t in = tw->numel / (size_t)ly->out_c, f0 = 0;
+        size_t in = tw->numel / (size_t)ly->out_c;
         float *g = c->grads + tw->offset;
-        for (size_t f = 1; f < in; f++) f0 = fabsf(g[f]) > fabsf(g[f0]) ? f : f0;
-        size_t f1 = (f0 ^ 1) < in ? f0 ^ 1 : f0;
-        for (size_t j = 0; j < (size_t)ly->out_c; j++) {
-            float tmp = g[j * in + f0];
-            g[j * in + f0] = g[j * in + f1];
-            g[j * in + f1] = tmp;
-        }
+        size_t f0 = argmax_abs(g, in), f1 = (f0 ^ 1) < in ? f0 ^ 1 : f0;
+        swap_cols(g, (size_t)ly->out_c, in, f0, f1);
     } else if (id == CPU_FAULT_CONV2_DW_IC_PAIR_SWAPPED_ONCE && c->step == 7 && fault_layer(c, l, "conv2") &&
                ly->in_c > 1) {
         /* every filter: the slices of input channels 0 and 1, tap for tap */
         size_t kk = (size_t)ly->k * ly->k, per = tw->numel / (size_t)ly->out_c;
-        for (size_t oc = 0; oc < (size_t)ly->out_c; oc++) {
-            float *g = c->grads + tw->offset + oc * per;
-            for (size_t i = 0; i < kk; i++) {
-                float tmp = g[i];
-                g[i] = g[kk + i];
-                g[kk + i] = tmp;
-            }
-        }
+        for (size_t oc = 0; oc < (size_t)ly->out_c; oc++) swap_slices(c->grads + tw->offset + oc * per, kk, kk);
     } else if (id == CPU_FAULT_FC1_DW_LANE02_SWAPPED_ONCE && c->step == 7 && fault_layer(c, l, "fc1")) {
         /* the columns of row 0's largest |dW| and of the lane two away in its 4-lane group, in every row */
-        size_t in = tw->numel / (size_t)ly->out_c, f0 = 0;
+        size_t in = tw->numel / (size_t)ly->out_c;
         float *g = c->grads + tw->offset;
-        for (size_t f = 1; f < in; f++) f0 = fabsf(g[f]) > fabsf(g[f0]) ? f : f0;
-        size_t f1 = (f0 ^ 2) < in ? f0 ^ 2 : f0;
-        for (size_t j = 0; j < (size_t)ly->out_c; j++) {
-            float tmp = g[j * in + f0];
-            g[j * in + f0] = g[j * in + f1];
-            g[j * in + f1] = tmp;
-        }
+        size_t f0 = argmax_abs(g, in), f1 = (f0 ^ 2) < in ? f0 ^ 2 : f0;
+        swap_cols(g, (size_t)ly->out_c, in, f0, f1);
     } else if (id == CPU_FAULT_CONV2_DB_TWICE && fault_layer(c, l, "conv2")) {
         const model_tensor *t = &c->m->tensors[ly->b_tensor];
         for (size_t i = 0; i < t->numel; i++) c->grads[t->offset + i] *= 2.0f;

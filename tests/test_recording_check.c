@@ -167,6 +167,10 @@ static int set_value(rec_edit *r, const edit_case *c) {
     r->v[c->at] = (float)c->value;
     return 0;
 }
+static int set_from_end(rec_edit *r, const edit_case *c) { /* v[count - at] = value */
+    r->v[r->count - (size_t)c->at] = (float)c->value;
+    return 0;
+}
 static int copy_prev(rec_edit *r, const edit_case *c) { /* a duplicated index */
     r->v[c->at] = r->v[c->at - 1];
     return 0;
@@ -247,6 +251,11 @@ static const edit_case CASES[] = {
     {"negative A", K_CKS, 1, -1, set_value, -1, 4, 0, 0, 0, "step 1 ck_step", "relation"},
     {"half an element re-checked", K_CKS, 7, -1, set_value, 0.5, 83, 0, 0, 0, "step 7 ck_step", "count"},
     {"negative Adam count", K_CKU, 4, -1, set_value, -1, 3, 0, 0, 0, "step 4 ck_update", "adam"},
+    /* the blocks after DIGEST (plan.checksums ...,all-blocks): the last
+     * relation of a STEP vector is the last layer's index-weighted
+     * backward-weights one (R, A, Y, S at count - 4 .. count - 1) */
+    {"negative A after DIGEST", K_CKS, 2, -1, set_from_end, -1, 3, 0, 0, 0, "step 2 ck_step", "relation"},
+    {"negative S after DIGEST", K_CKE, 8, 1, set_from_end, -2, 1, 0, 0, 0, "step 8 layer 1 ck_eval", "relation"},
     {"digest piece 70000", K_CKU, 4, -1, set_value, 70000, 11, 0, 0, 0, "step 4 ck_update", "digest"},
     {"short step vector", K_CKS, 2, -1, shorten, 0, 100, 0, 0, 0, "step 2 ck_step", "shape"},
     {"update vector missing", K_CKU, 5, -1, drop, 0, 0, 0, 0, 0, "step 5 step", "ck_update"},

@@ -174,12 +174,11 @@ LS_HD void ck_sum(const float *x, size_t cnt, size_t stride, double *s, double *
  * the relation by |a - b| |difference|: opposite signs make that |a| +
  * |b| (neighbours in a dense row: 2 t + 3 instead of 1; the exchanged
  * pairs of a transposed 3 x 3 slice: 6 to 14 instead of 2 to 4). */
+LS_HD double ck_tap_sign(int kh, int kw, int k) { return kw > kh || (kw == kh && 2 * kh < k - 1) ? 1.0 : -1.0; }
 LS_HD double ck_iw(size_t t, int k) {
     if (k <= 0) return (t & 1) ? -(double)(t + 1) : (double)(t + 1);
     size_t kk = (size_t)k * (size_t)k, tap = t % kk;
-    int kh = (int)(tap / (size_t)k), kw = (int)(tap % (size_t)k);
-    double ct = (double)(t - tap), om = (double)(tap + 1);
-    return kw > kh || (kw == kh && 2 * kh < k - 1) ? ct + om : ct - om;
+    return (double)(t - tap) + ck_tap_sign((int)(tap / (size_t)k), (int)(tap % (size_t)k), k) * (double)(tap + 1);
 }
 LS_HD double ck_iw_abs(size_t t) { return (double)(t + 1); }
 

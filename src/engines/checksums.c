@@ -919,7 +919,7 @@ CK_HOT static void patch_sums(const float *x, const ck_conv_dims *d, double *v, 
         for (size_t p = 0; p < P; p++) zw[p] = zwa[p] = 0;
         for (int kh = 0; kh < d->k; kh++)
             for (int kw = 0; kw < d->k; kw++) {
-                double om = (double)(kh * d->k + kw + 1), sg = ck_iw((size_t)(kh * d->k + kw), d->k) > 0 ? 1.0 : -1.0;
+                double om = (double)(kh * d->k + kw + 1), sg = ck_tap_sign(kh, kw, d->k);
                 int off = kw - d->pad, q0 = off < 0 ? -off : 0, q1 = d->w - off < d->ow ? d->w - off : d->ow;
                 for (int r = 0; r < d->oh; r++) {
                     int rr = r + kh - d->pad;

@@ -69,25 +69,28 @@ static int ck_s_expect_layer(const layer *ly, size_t n, const float *x, const fl
 
 /* The index-weighted backward-weights relations (BWD_W_PW) of one conv or
  * dense layer as the CUDA kernels compute them (kernels.cu: k_ck_conv_z
- * weighted, then k_ck_conv_bwd_w weighted; dense: k_ck_sums by_row 2, then
- * k_ck_dense mode 3): 4 doubles (R, A, Y, S) per output channel or output
+ * weighted, then k_ck_conv_bwd_w weighted; dense: k_ck_sums by_row 2 to 5,
+ * one per ck_iw_dense pattern, then k_ck_dense mode 3): 4 doubles (R, A, Y, S) per output channel or output
  * into o.  x: the layer's input, dy: its output gradient, dw: its weight
  * gradient.  Returns 0, or -1 when out of memory. */
 static inline int ck_bwd_w_pw_expect_layer(const layer *ly, size_t n, const float *x, const float *dy, const float *dw,
                                            double *o) {
     if (ly->kind == LAYER_DENSE) {
         size_t in = (size_t)ly->in_c, out = (size_t)ly->out_c;
-        double *rw = malloc(2 * n * sizeof *rw), mx = 0;
+        /* k_ck_sums by_row 2 + pattern: n sums per pattern (rw), their |.| sums (rwa) */
+        double *rw = malloc(2 * CK_IW_PATTERNS * n * sizeof *rw), *rwa = rw + CK_IW_PATTERNS * n, mx = 0;
         if (!rw) return -1;
-        for (size_t i = 0; i < n; i++) ck_isum(x + i * in, in, 0, &rw[i], &rw[n + i]);
+        for (size_t pt = 0; pt < CK_IW_PATTERNS; pt++)
+            for (size_t i = 0; i < n; i++) ck_isum(x + i * in, in, ck_iw_dense(pt), &rw[pt * n + i], &rwa[pt * n + i]);
         for (size_t j = 0; j < in; j++) {
             double m = ck_max_abs(x + j, n, in);
             mx = m > mx ? m : mx;
         }
         for (size_t j = 0; j < out; j++) {
             double ls, la, rhs = 0, a = 0, bs, ba;
-            ck_isum(dw + j * in, in, 0, &ls, &la);
-            ck_dot_acc(&rhs, &a, dy + j, out, rw, rw + n, 1, n);
+            size_t pt = j % CK_IW_PATTERNS;
+            ck_isum(dw + j * in, in, ck_iw_dense(j), &ls, &la);
+            ck_dot_acc(&rhs, &a, dy + j, out, rw + pt * n, rwa + pt * n, 1, n);
             ck_sum(dy + j, n, out, &bs, &ba);
             o[4 * j] = ls - rhs, o[4 * j + 1] = a, o[4 * j + 2] = la, o[4 * j + 3] = ba * mx * (double)in;
         }

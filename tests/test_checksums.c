@@ -594,7 +594,7 @@ static void permuted_grad(fx *f, int l) {
     double r0w = rel_ratio(f, f->vec, l, CK_BWD_W_PW, oc, &R0w, &tol0w);
     /* under: element t0 (weight ck_iw(t0): t0 + 1, signed) moved by half the weighted tolerance over its weight */
     size_t t0 = row / 2;
-    int kf = conv ? ly->k : 0;
+    int kf = conv ? ly->k : ck_iw_dense(oc); /* a dense row's sign pattern is its own */
     double om = ck_iw(t0, kf);
     float old = gw[oc * row + t0];
     gw[oc * row + t0] = (float)((double)old + 0.5 * tol0w / fabs(om));

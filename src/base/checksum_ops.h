@@ -161,7 +161,8 @@ LS_HD void ck_sum(const float *x, size_t cnt, size_t stride, double *s, double *
 /* The index weight of element t of a filter or a row (the index-weighted
  * backward-weights relation, BWD_W_PW), against the unsigned t + 1 (ck_iw_abs,
  * which bounds |ck_iw| and is what A, Y, S and every tolerance are built
- * from: checks/bounds.c).  Dense (k = 0): (-1)^t (t + 1).  Conv (k > 0,
+ * from: checks/bounds.c).  Dense (k <= 0): +-(t + 1), the sign by the
+ * row's pattern (ck_iw_dense, below; k = 0: (-1)^t).  Conv (k > 0,
  * t = c k k + tap, tap = kh k + kw): c k k + s (tap + 1), the tap's sign s
  * + above the k x k diagonal (kw > kh) and - below it, on it + in the
  * filter's upper half (2 kh < k - 1) and - otherwise, so that a slice
@@ -175,8 +176,27 @@ LS_HD void ck_sum(const float *x, size_t cnt, size_t stride, double *s, double *
  * |b| (neighbours in a dense row: 2 t + 3 instead of 1; the exchanged
  * pairs of a transposed 3 x 3 slice: 6 to 14 instead of 2 to 4). */
 LS_HD double ck_tap_sign(int kh, int kw, int k) { return kw > kh || (kw == kh && 2 * kh < k - 1) ? 1.0 : -1.0; }
+/* Dense rows take one of four sign patterns by the row's index mod 4
+ * (ck_iw_dense gives the k that ck_iw and ck_isum take for row j: 0, -1,
+ * -2, -3): element t's sign is (-1) to the parity of t & mask, mask 1, 3,
+ * 5, 9.  Pattern 0 (mask 1) is (-1)^t, neighbours opposite.  Two elements
+ * t and t ^ d exchanged have opposite signs exactly where d & mask has an
+ * odd number of bits: d = 1 in every row, d = 3 in 3 rows of 4, 2, 4 and
+ * 8 in 1 of 4, every d from 1 to 15 in at least 1 of 4 (the lanes of a
+ * 16-float vector); one pattern cannot do it (t, t ^ 1, t ^ 2, t ^ 3 are
+ * four elements, and t's sign cannot differ from all three others' while
+ * they differ from each other).  A fault that exchanges the same two
+ * columns in every row (a shuffle's immediate) then moves a quarter of
+ * the rows or more by |a| + |b| times the difference.  A dense layer's
+ * right-hand sides need the input's weighted sums once per pattern (4 n
+ * sums instead of n); A, Y and S use ck_iw_abs, unchanged. */
+enum { CK_IW_PATTERNS = 4 };
+LS_HD int ck_iw_dense(size_t row) { return -(int)(row & 3); }
 LS_HD double ck_iw(size_t t, int k) {
-    if (k <= 0) return (t & 1) ? -(double)(t + 1) : (double)(t + 1);
+    if (k <= 0) {
+        size_t mask = k == 0 ? 1 : k == -1 ? 3 : k == -2 ? 5 : 9, u = t & mask;
+        return ((u ^ (u >> 1) ^ (u >> 2) ^ (u >> 3)) & 1) ? -(double)(t + 1) : (double)(t + 1);
+    }
     size_t kk = (size_t)k * (size_t)k, tap = t % kk;
     return (double)(t - tap) + ck_tap_sign((int)(tap / (size_t)k), (int)(tap % (size_t)k), k) * (double)(tap + 1);
 }
@@ -210,8 +230,8 @@ LS_HD void ck_conv_z_at(const float *x, const ck_conv_dims *d, size_t i, int oh,
 }
 
 /* Index-weighted sums: sum of ck_iw(i, k) x_i and of ck_iw_abs(i) |x_i|
- * over cnt floats (k: the filter's size for a conv filter's weights, 0 for
- * a dense row; the CUDA engine's; the host's are in lanes: the same terms,
+ * over cnt floats (k: the filter's size for a conv filter's weights,
+ * ck_iw_dense(j) for dense row j; the CUDA engine's; the host's are in lanes: the same terms,
  * another order of addition).  An index below 2^29 times a float is exact
  * in a double, and so is its sign. */
 LS_HD void ck_isum(const float *x, size_t cnt, int k, double *s, double *sa) {

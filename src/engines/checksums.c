@@ -169,14 +169,14 @@ static void state_free(void *p) {
 
 /* Scratch for one sample's window sums: the largest of C k k (forward),
  * OC k k (backward-data), OH OW (backward-weights' patch sums) and dense
- * widths (+ 2 n: the per-sample input sums of backward-weights, plain and
- * index-weighted). */
+ * widths (+ 5 n: the per-sample input sums of backward-weights, plain and
+ * index-weighted in each of ck_iw_dense's patterns). */
 static size_t sums_needed(const model *m, size_t n) {
     size_t mx = 1;
     for (int l = 0; l < m->n_layers; l++) {
         const layer *ly = &m->layers[l];
         size_t kk = (size_t)ly->k * ly->k, t[4] = {ly->in_c * kk, ly->out_c * kk, (size_t)ly->out_h * ly->out_w,
-                                                   (size_t)(ly->in_c > ly->out_c ? ly->in_c : ly->out_c) + 2 * n};
+                                                   (size_t)(ly->in_c > ly->out_c ? ly->in_c : ly->out_c) + (1 + CK_IW_PATTERNS) * n};
         if (ly->kind != LAYER_CONV && ly->kind != LAYER_DENSE) continue;
         for (int i = 0; i < 4; i++) mx = t[i] > mx ? t[i] : mx;
     }
@@ -405,8 +405,8 @@ CK_HOT static void sum_lanes(const float *x, size_t n, double *s, double *sa) {
     *s = r, *sa = ra;
 }
 
-/* sum of ck_iw(i, k) x_i and of ck_iw_abs(i) |x_i| over n floats (k: 0
- * for a dense row, the filter size for a conv filter), in LANES lanes (an
+/* sum of ck_iw(i, k) x_i and of ck_iw_abs(i) |x_i| over n floats (k:
+ * ck_iw_dense(row) for a dense row, the filter size for a conv filter), in LANES lanes (an
  * integer below 2^29 times a float is exact in a double, and so is its
  * sign: only the additions round) */
 CK_HOT static void wsum_lanes(const float *x, size_t n, int k, double *s, double *sa) {
@@ -425,6 +425,37 @@ CK_HOT static void wsum_lanes(const float *x, size_t n, int k, double *s, double
         ra += ck_iw_abs(i) * fabs(v);
     }
     *s = r, *sa = ra;
+}
+
+/* A dense row's index-weighted sums in all of ck_iw_dense's patterns in
+ * one pass: the signs depend on t mod 16 only (their masks are below 16),
+ * so the row is summed as 16 lane sums G[r] of (t + 1) x_t over t = r mod
+ * 16 (exact products), and pattern p's sum is the lanes' G with their
+ * signs, in lane order; sa = the sum of (t + 1) |x_t|, the same for every
+ * pattern.  Another order of addition than ck_isum's, covered by the
+ * double-rounding term as every host order is (see above). */
+CK_HOT static void iwsum_patterns(const float *x, size_t n, double s[CK_IW_PATTERNS], double *sa) {
+    double g[16] = {0}, ga[16] = {0};
+    size_t i = 0;
+    for (; i + 16 <= n; i += 16)
+        for (int l = 0; l < 16; l++) {
+            double v = x[i + l], w = (double)(i + (size_t)l + 1);
+            g[l] += w * v;
+            ga[l] += w * fabs(v);
+        }
+    for (; i < n; i++) {
+        double v = x[i], w = (double)(i + 1);
+        g[i % 16] += w * v;
+        ga[i % 16] += w * fabs(v);
+    }
+    double ta = 0;
+    for (int l = 0; l < 16; l++) ta += ga[l];
+    *sa = ta;
+    for (int p = 0; p < CK_IW_PATTERNS; p++) {
+        double t = 0;
+        for (int l = 0; l < 16; l++) t += ck_iw((size_t)l, ck_iw_dense((size_t)p)) > 0 ? g[l] : -g[l];
+        s[p] = t;
+    }
 }
 
 /* The position-weighted window sums (FWD_PW, BWD_DATA_PW: base/
@@ -1156,15 +1187,21 @@ static void dense_all(ck_state *S, const layer *ly, const float *w, const float 
         put_rel(o[CK_BWD_B] + CK_REL * j, db[j], fabs((double)db[j]), ds[j], da[j], da[j]);
     }
     if (!o[CK_BWD_W_PW]) return;
-    /* index-weighted (BWD_W_PW): dW[j][k] weighted by k + 1, against dy
-     * times each sample's input weighted the same way (Rw: n); the
-     * weights (at most in) scale S */
+    /* index-weighted (BWD_W_PW): dW[j][k] weighted by +-(k + 1), the sign
+     * by row j's pattern (ck_iw_dense), against dy times each sample's
+     * input weighted the same way (Rw: n per pattern; the |.| sums are
+     * the same in every pattern); the weights (at most in) scale S */
     double *rw = S->s + out + n, *rwa = S->sa + out + n;
-    for (size_t i = 0; i < n; i++) wsum_lanes(x + i * in, in, 0, &rw[i], &rwa[i]);
+    for (size_t i = 0; i < n; i++) {
+        double q[CK_IW_PATTERNS];
+        iwsum_patterns(x + i * in, in, q, &rwa[i]);
+        for (int pt = 0; pt < CK_IW_PATTERNS; pt++) rw[pt * n + i] = q[pt], rwa[pt * n + i] = rwa[i];
+    }
     for (size_t j = 0; j < out; j++) {
         double lw, lwa, rhs = 0, a = 0;
-        wsum_lanes(dw + j * in, in, 0, &lw, &lwa);
-        ck_dot_acc(&rhs, &a, dy + j, out, rw, rwa, 1, n);
+        size_t pt = j % CK_IW_PATTERNS;
+        wsum_lanes(dw + j * in, in, ck_iw_dense(j), &lw, &lwa);
+        ck_dot_acc(&rhs, &a, dy + j, out, rw + pt * n, rwa + pt * n, 1, n);
         put_rel(o[CK_BWD_W_PW] + CK_REL * j, lw, lwa, rhs, a, da[j] * mx * (double)in);
     }
 }

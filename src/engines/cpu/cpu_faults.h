@@ -446,15 +446,16 @@ enum { CPU_FAULT_BELOW = 0, CPU_FAULT_DETECT = 1, CPU_FAULT_SUSPECT = 2, CPU_FAU
       "position-weighted relation by 13 x the sum of their anti-diagonal differences, one sign: measured " \
       "247x the worst case at step 7, where one tile alone is ~0.008") \
     X(FC1_DW_LANE02_SWAPPED_ONCE, "fc1_dw_lane02_swapped_once", "op", "fc1", "backward", "smallcnn --limit-train 72 --limit-test 64 --epochs 2 --steps 10 --eval", \
-      CPU_FAULT_SUSPECT, \
+      CPU_FAULT_DETECT, \
       "at step 7 only, fc1's weight gradient has the column of row 0's largest |dW| and the column two " \
       "lanes away in its 4-lane group (f ^ 2) exchanged in every row (a shuffle immediate with lanes 0 and 2 " \
       "exchanged)", \
-      "each row's plain sum is kept; its index-weighted sum (ck_iw dense: (-1)^t (t + 1)) moves by 2 x " \
-      "|dW[f0] - dW[f0 ^ 2]| (f and f ^ 2 have the same parity: the same sign, weights 2 apart, where " \
-      "fc1_dw_lane_pair_swapped_once's neighbours give 2 f0 + 3 = 207), and features two apart in one " \
-      "row of a pool2 plane have close gradients (row 0: -5.39e-3 and -5.19e-3): measured at step 7 x2.68 " \
-      "the sharp tier, 0.643 of the worst case (SUSPECT; the lane-pair fault on the same step: 144x)") \
+      "each row's plain sum is kept; its index-weighted sum moves by (the weights' gap) x |dW[f0] - dW[f0 ^ 2]|, " \
+      "and features two apart in one row of a pool2 plane have close gradients (row 0: -5.39e-3 and " \
+      "-5.19e-3). With one sign pattern (-1)^t the two have the same sign, weights 2 apart: x2.68 the sharp " \
+      "tier, 0.643 of the worst case (a SUSPECT). ck_iw_dense gives rows j = 1 mod 4 the pattern (-1)^(t0 " \
+      "xor t1), where f and f ^ 2 have opposite signs (2 f0 + 4 apart): measured 65.7x the worst case at step " \
+      "7, 11 of fc1's 64 rows over") \
     X(CONV2_DW_IC_PAIR_SWAPPED_ONCE, "conv2_dw_ic_pair_swapped_once", "op", "conv2", "backward", "smallcnn --limit-train 72 --limit-test 64 --epochs 2 --steps 10 --eval", \
       CPU_FAULT_DETECT, \
       "at step 7 only, in every filter of conv2's weight gradient the 3x3 slices of input channels 0 and 1 " \

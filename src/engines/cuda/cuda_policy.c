@@ -6,6 +6,7 @@
  */
 #include "engines/cuda/cuda_policy.h"
 
+#include "base/checksum_ops.h"
 #include "engines/checksums.h"
 
 #include <errno.h>
@@ -239,7 +240,8 @@ size_t cp_ck_scratch(const model *m, size_t n) {
         if (ly->kind == LAYER_CONV) {
             t[0] = n * (size_t)ly->in_c * kk, t[1] = n * (size_t)ly->out_c * kk, t[2] = n * (size_t)ly->out_h * ly->out_w;
         } else if (ly->kind == LAYER_DENSE) {
-            t[0] = (size_t)ly->in_c + ly->out_c, t[1] = (size_t)ly->out_c, t[2] = n; /* t[0]: W's column and row sums */
+            /* t[0]: W's column and row sums; t[2]: the input's index-weighted sums, n per pattern */
+            t[0] = (size_t)ly->in_c + ly->out_c, t[1] = (size_t)ly->out_c, t[2] = CK_IW_PATTERNS * n;
         }
         for (int i = 0; i < 3; i++) mx = t[i] > mx ? t[i] : mx;
     }

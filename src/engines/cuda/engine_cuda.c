@@ -782,8 +782,10 @@ static int ck_dense(cuda_ctx *c, const layer *ly, int l, const ck_layout *L, int
     CHECK_LK(lk_ck_sums(c->stream, c->ck_s, c->ck_sa, NULL, x, n, in, 1));
     CHECK_LK(lk_ck_dense(c->stream, v + L->off[l][CK_BWD_W], v + L->off[l][CK_BWD_B], NULL, db, dw, c->dact[l], c->ck_s,
                          c->ck_sa, mx, n, in, out, 2));
-    /* index-weighted (BWD_W_PW): each sample's input weighted by feature index + 1, in the same scratch */
-    CHECK_LK(lk_ck_sums(c->stream, c->ck_s, c->ck_sa, NULL, x, n, in, 2));
+    /* index-weighted (BWD_W_PW): each sample's input weighted by +-(feature index + 1) in each of
+     * ck_iw_dense's patterns, n sums per pattern side by side in the same scratch (cp_ck_scratch) */
+    for (int pt = 0; pt < CK_IW_PATTERNS; pt++)
+        CHECK_LK(lk_ck_sums(c->stream, c->ck_s + (size_t)pt * n, c->ck_sa + (size_t)pt * n, NULL, x, n, in, 2 + pt));
     CHECK_LK(lk_ck_dense(c->stream, v + L->off[l][CK_BWD_W_PW], NULL, NULL, db, dw, c->dact[l], c->ck_s, c->ck_sa, mx, n,
                          in, out, 3));
 done:

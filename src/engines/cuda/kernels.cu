@@ -305,7 +305,8 @@ __global__ void k_ck_conv_bwd_w(double *ow_, double *ob, const float *dw, const 
  * order is its order */
 __global__ void k_ck_sums(double *s, double *sa, double *mx, const float *x, size_t rows, size_t cols, int by_row) {
     GRID_STRIDE(j, by_row ? rows : cols) {
-        if (by_row == 2) ck_isum(x + j * cols, cols, 0, &s[j], &sa[j]); /* index-weighted row sums */
+        if (by_row >= 2) /* index-weighted row sums, in ck_iw_dense's pattern by_row - 2 */
+            ck_isum(x + j * cols, cols, ck_iw_dense((size_t)(by_row - 2)), &s[j], &sa[j]);
         else if (by_row) ck_sum(x + j * cols, cols, 1, &s[j], &sa[j]);
         else {
             ck_sum(x + j, rows, cols, &s[j], &sa[j]);
@@ -340,10 +341,12 @@ __global__ void k_ck_dense(double *o, double *ob, const float *w, const float *b
             ck_sum(dy + j, n, out, &bs, &ba);
             ob[4 * j] = (double)b[j] - bs, ob[4 * j + 1] = ba, ob[4 * j + 2] = fabs((double)b[j]), ob[4 * j + 3] = ba;
             sm = ba * mx[0];
-        } else { /* 3: index-weighted backward-weights, s/sa the index-weighted row sums of x */
+        } else { /* 3: index-weighted backward-weights, s/sa the index-weighted row sums of x in each of
+                  * ck_iw_dense's patterns (n each, pattern after pattern); row j takes pattern j mod 4 */
             double bs, ba;
-            ck_isum(lhs + j * in, in, 0, &ls, &la);
-            ck_dot_acc(&rhs, &a, dy + j, out, s, sa, 1, n);
+            size_t pt = j % CK_IW_PATTERNS;
+            ck_isum(lhs + j * in, in, ck_iw_dense(j), &ls, &la);
+            ck_dot_acc(&rhs, &a, dy + j, out, s + pt * n, sa + pt * n, 1, n);
             ck_sum(dy + j, n, out, &bs, &ba);
             sm = ba * mx[0] * (double)in;
         }

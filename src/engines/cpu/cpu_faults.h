@@ -477,7 +477,127 @@ enum { CPU_FAULT_BELOW = 0, CPU_FAULT_DETECT = 1, CPU_FAULT_SUSPECT = 2, CPU_FAU
       "as conv1_pool_window_swap_once in the last plane of the last sample of a later evaluation batch (pool1 " \
       "keeps its value, its arg-max moves): every evaluation batch is judged per (sample, channel), and the " \
       "position-weighted relation sees the neighbours' opposite signs: measured 142x the worst case at the " \
-      "evaluation after epoch 1")
+      "evaluation after epoch 1") \
+    X(CONV2_WINO_TILE_ONCE, "conv2_wino_tile_once", "op", "conv2", "forward", "smallcnn --limit-train 72 --limit-test 64 --epochs 2 --steps 10 --eval", \
+      CPU_FAULT_BLIND, \
+      "at step 7 only, in conv2's output plane of sample 0, channel 0, the 4x4 tile (4-aligned) holding its " \
+      "largest value gets +eps in rows 0 and 2 and -eps in rows 1 and 3, eps = 2^-8 of that value " \
+      "(fault_k=K: 2^(8-K)): a Winograd F(4x4, 3x3) tile with one transform-domain value M[2][1] off, which " \
+      "Y = A^T M A spreads over A^T's columns (1, -1, 1, -1) x (1, 1, 1, 1)", \
+      "the pattern sums to 0 (the plain forward relation does not move) and its (-1)^i cancels the " \
+      "checkerboard's row sign, so the position-weighted relation moves by only 8 eps, against a tolerance " \
+      "summed over 196 positions weighted up to 196: measured at step 7 (eps 1.3e-3 on 0.329) 0.042 of the " \
+      "worst case and 0.221 of the sharper tier, VERDICT ok (linear in eps: fault_k=12 SUSPECT x3.53, " \
+      "0.665; fault_k=10 PROBLEM 2.66); the same tile at step 1 is 321x conv2.act's per-element bound; the " \
+      "parameters after step 10 are rel. L2 2.3e-6 (46812 ulp) from the unfaulted cpu's, 100x cpu's own " \
+      "distance from the reference") \
+    X(CONV2_DX_WINO_TILE_ONCE, "conv2_dx_wino_tile_once", "op", "conv2|pool1", "backward", "smallcnn --limit-train 72 --limit-test 64 --epochs 2 --steps 10 --eval", \
+      CPU_FAULT_BLIND, \
+      "at step 7 only, conv2's input gradient (pool1.dact) of sample 0: in the plane of its largest |dx| " \
+      "where pool1's output is > 0 (relu1 passes it on), the 4x4 tile holding that element gets the " \
+      "Winograd M[2][1] pattern of conv2_wino_tile_once (+eps in rows 0 and 2, -eps in rows 1 and 3, eps = " \
+      "2^-8 of that |dx|)", \
+      "as conv2_wino_tile_once for the backward-data relations: the plain one does not move, the " \
+      "position-weighted one by 8 eps: measured at step 7 0.082 of the worst case and 0.289 of the sharper " \
+      "tier (channel 8), VERDICT ok (fault_k=10: PROBLEM 5.25); at step 1 the tile is 205x pool1.dact's " \
+      "per-element bound; the parameters after step 10 are rel. L2 8.1e-8 (2048 ulp) from the unfaulted " \
+      "cpu's (a tile where relu1 is off, channel 0's largest |dx|, changed no bit of them)") \
+    X(EVAL_CONV1_WINO_TILE, "eval_conv1_wino_tile", "op", "conv1", "evaluation", "smallcnn --limit-train 72 --limit-test 64 --epochs 2 --steps 10 --eval", \
+      CPU_FAULT_SUSPECT, \
+      "from the second evaluation on (the last of the zoo's 2-epoch run, and the reference's pass after " \
+      "it), in every batch but the first: conv1's output of the last sample, in the plane of its largest " \
+      "value, gets the Winograd M[2][1] tile pattern of conv2_wino_tile_once there (eps = 2^-8 of that " \
+      "value)", \
+      "conv1's position-weighted relation (K = 10: tight per-element bounds) moves by 8 eps: measured " \
+      "SUSPECT at the evaluation after epoch 2, x1.05 the sharper tier, 0.411 of the worst case; the logits " \
+      "against the reference 0.084 of their propagated bound (fault_k=10: PROBLEM 17.9 in the evaluation " \
+      "relation, 5.22 in the logits); with --limit-test 32 (its one such batch, samples 16..31) it is missed: " \
+      "0.278 of the worst case, 0.897 of the sharper tier, logits 0.048, VERDICT ok; placed in a plane whose " \
+      "values are all negative (the last channel) it moved no logit at all") \
+    X(FC1_DW_HALVES_SWAPPED_ONCE, "fc1_dw_halves_swapped_once", "op", "fc1", "backward", "smallcnn --limit-train 72 --limit-test 64 --epochs 2 --steps 10 --eval", \
+      CPU_FAULT_DETECT, \
+      "at step 7 only, fc1's weight gradient: the 4-lane group (4-aligned columns) of row 0's largest |dW| " \
+      "has its two 2-lane halves exchanged, (a, b, c, d) -> (c, d, a, b), in every row (a 128-bit shuffle " \
+      "with the wrong immediate)", \
+      "each row's plain sum is kept; its index-weighted sum (ck_iw dense: (-1)^t (t + 1)) moves by 2 [(d - " \
+      "b) - (c - a)], a second difference of neighbouring features' gradients (the single exchange a <-> c " \
+      "of fc1_dw_lane02_swapped_once moves it by 2 (c - a)): measured PROBLEM at step 7, fc1 " \
+      "backward-weights (index-weighted), 1.52, 6 of 64 rows over") \
+    X(CONV2_DW_EQUAL_WEIGHT_SWAP_ONCE, "conv2_dw_equal_weight_swap_once", "op", "conv2", "backward", "smallcnn --limit-train 72 --limit-test 64 --epochs 2 --steps 10 --eval", \
+      CPU_FAULT_BLIND, \
+      "at step 7 only, in every filter of conv2's weight gradient the values of (input channel 0, tap (0, " \
+      "0)) and (input channel 1, tap (2, 1)) are exchanged (flat indices 0 and 16: a backward-weights " \
+      "kernel's tap-offset table with two entries exchanged)", \
+      "ck_iw gives the two the same weight (9c + s (tap + 1): 0 + 1 and 9 - 8), so each filter's plain and " \
+      "index-weighted relations are unchanged exactly, whatever the values (so is (c, (0, 1)) <-> (c + 1, " \
+      "(2, 0)): 9c + 2); the Adam re-check takes the gradient as reported: measured step 7's worst ratios " \
+      "equal to the unfaulted run's (0.111, sharper tier 0.0886), VERDICT ok; 64 of 4608 dW values wrong, " \
+      "the parameters after step 10 rel. L2 9.0e-4 (3.4e6 ulp) from the unfaulted cpu's; at step 1 " \
+      "conv2.weight.grad is flagged (ratio inf)") \
+    X(FC1_DW_TINY_FLUSHED_ONCE, "fc1_dw_tiny_flushed_once", "op", "fc1", "backward", "smallcnn --limit-train 72 --limit-test 64 --epochs 2 --steps 10 --eval", \
+      CPU_FAULT_BLIND, \
+      "at step 7 only, every nonzero fc1 weight gradient below 2^-24 in magnitude (fp16's smallest " \
+      "subnormal: a gradient path through fp16 that underflows) is flushed to +0 (fault_k=K: below " \
+      "2^-(K+8))", \
+      "the relations' tolerances are absolute (gamma times sums of |dy x| over a row) while Adam's step m / " \
+      "(sqrt(v) + eps) is scale-free: a weight whose gradients are always ~1e-8 moves by ~lr x 0.1 when one " \
+      "of them is dropped: measured 2 elements flushed (their |g| sum to 5.9e-8; the largest |g| is " \
+      "0.0114), step 7's ratios equal to the unfaulted run's, VERDICT ok, while the parameters after step " \
+      "10 are rel. L2 8.9e-6 (31632 ulp) from the unfaulted cpu's, 380x cpu's own distance from the " \
+      "reference; at step 1 the same flush is 584x fc1.weight.grad's per-element bound. The relations do " \
+      "resolve larger flushes: below 2^-20 (64 elements, 3.0e-5) SUSPECT x4.21, 0.651; below 2^-16 (1052 " \
+      "elements) PROBLEM 87") \
+    X(CONV2_POOL_NEAR_TIE_SWAP_ONCE, "conv2_pool_near_tie_swap_once", "op", "conv2", "forward", "smallcnn --limit-train 72 --limit-test 64 --epochs 2 --steps 10 --eval", \
+      CPU_FAULT_DETECT, \
+      "at step 7 only, in every conv2 output plane of sample 0, the 2x2 pooling window whose largest value " \
+      "(> 0) is closest to its second largest (distinct) has the two exchanged: pool2's value is kept, its " \
+      "arg-max (where the gradient goes) moves", \
+      "each plane's position-weighted relation moves by (|w_a| + |w_b|) or |w_a - w_b| (diagonal pairs: the " \
+      "same sign) times the gap; the closest pair of a plane is close enough to pass in most of the 32 " \
+      "planes, not in all: measured PROBLEM at step 7, conv2 forward (position-weighted), 6.31, 5 of 512 " \
+      "planes over") \
+    X(FC1_FWD_TAIL_SAMPLES_CROSSED_ONCE, "fc1_fwd_tail_samples_crossed_once", "op", "fc1", "forward", "smallcnn --limit-train 72 --limit-test 64 --epochs 2 --steps 10 --eval", \
+      CPU_FAULT_DETECT, \
+      "at step 7 only, fc1's forward takes its K-loop tail (the last 32 input features) from sample 1's " \
+      "inputs for sample 0 and from sample 0's for sample 1, for every output (a 2-sample register tile " \
+      "whose remainder loop reads the rows of x exchanged)", \
+      "each output's sum over the batch is unchanged (the two samples' errors cancel); each sample's sum " \
+      "over the outputs moves by (the tail's column sums of W) . (x1 - x0): measured PROBLEM at step 7, fc1 " \
+      "forward (per sample), 3.04, 2 of 16 samples over") \
+    X(CONV1_NAN_DEAD_WINDOW_ONCE, "conv1_nan_dead_window_once", "op", "conv1", "forward", "smallcnn --limit-train 72 --limit-test 64 --epochs 2 --steps 10 --eval", \
+      CPU_FAULT_DETECT, \
+      "at step 7 only, conv1's output of sample 0, channel 0: the first 2x2 pooling window whose four " \
+      "values are all negative gets a NaN in its first element (the fused ReLU + max-pool takes relu(NaN) = " \
+      "0, so the forward eats it, and its pass bit !(NaN <= 0) routes that window's gradient to the NaN's " \
+      "place)", \
+      "the conv1 forward relations sum the plane in double: the residual is NaN, judged infinite: measured " \
+      "PROBLEM at step 7, conv1 forward, sample/output channel 0 (printed as 'exact check failed', ratio " \
+      "inf)") \
+    X(ADAM_V_INF_ONCE, "adam_v_inf_once", "op", "fc1", "update", "smallcnn --limit-train 72 --limit-test 64 --epochs 2 --steps 10 --eval", \
+      CPU_FAULT_DETECT, \
+      "after step 7's update, Adam's v of the fc1 weight with the largest |g| is +inf (sqrt(v) = inf: that " \
+      "weight never moves again, and nothing turns NaN)", \
+      "the Adam re-check compares p, m and v bit for bit with ops_adam_elem from the step's own state: " \
+      "measured PROBLEM at step 7, fc1 update, 1 element differs (up to inf); later steps re-do Adam from " \
+      "the inf the engine reported and agree, so only step 7 sees it") \
+    X(CONV1_DW_LAST_SAMPLE_DROPPED_ONCE, "conv1_dw_last_sample_dropped_once", "op", "conv1", "backward", "smallcnn --limit-train 72 --limit-test 64 --epochs 2 --steps 10 --eval", \
+      CPU_FAULT_DETECT, \
+      "at step 7 only, conv1's weight gradient leaves out the batch's last sample (a batch loop one short; " \
+      "db is right)", \
+      "each filter's plain backward-weights relation, from the step's whole dy, moves by that sample's " \
+      "share: measured PROBLEM at step 7, conv1 backward-weights, 39.2, 12 of 16 filters over") \
+    X(CONV2_WINO_U21_ONCE, "conv2_wino_u21_once", "op", "conv2", "forward", "smallcnn --limit-train 72 --limit-test 64 --epochs 2 --steps 10 --eval", \
+      CPU_FAULT_BLIND, \
+      "at step 7 only, conv2's forward as a Winograd F(4x4, 3x3) whose transformed weights U = G g G^T have " \
+      "one element, U[2][1] of (output channel 0, input channel 0), off by dU = 2^-8 |U[2][1]| (a corrupted " \
+      "entry of a cached weight transform; fault_k=K: 2^(8-K)): every 4x4 output tile of channel 0, every " \
+      "sample, gets dU V[2][1] (-1)^i, V = B^T d B of its 6x6 input window of channel 0", \
+      "each tile's pattern sums to 0 (the plain relation does not move) and moves the position-weighted one " \
+      "by 8 dU V[2][1], and the tiles' V[2][1] (differences of the input) partly cancel: measured at step 7 " \
+      "0.0118 of the worst case and 0.063 of the sharper tier, VERDICT ok (linear in dU: fault_k=10 SUSPECT " \
+      "x4.0, 0.754; fault_k=8 PROBLEM 3.01); at step 1 conv2.act is 29.4x its per-element bound; the " \
+      "parameters after step 10 are rel. L2 4.9e-7 (54896 ulp) from the unfaulted cpu's, 21x cpu's own " \
+      "distance from the reference")
 
 #define CPU_FAULT_ENUM_(id, ...) CPU_FAULT_##id,
 enum { CPU_FAULT_NONE = 0, CPU_FAULT_LIST(CPU_FAULT_ENUM_) CPU_FAULT_COUNT };

@@ -1638,6 +1638,26 @@ static int fault_step_start(cpu_ctx *c, fault_state *F, int l, int training) {
     return 0;
 }
 
+/* A Winograd F(4x4, 3x3) output tile with one transform-domain value off:
+ * an error eps in M[2][1] comes out of Y = A^T M A as eps * a2 a1^T, a2 =
+ * (1, -1, 1, -1) and a1 = (1, 1, 1, 1) the columns of A^T: the 4x4 tile (4-
+ * aligned, clipped at the plane's edge) holding element `at` of the plane
+ * gets +eps in its rows 0 and 2, -eps in rows 1 and 3.  eps = |pl[at]| x
+ * 2^8 x rel (2^-8 of it at fault_k=16). */
+static void wino_tile(float *pl, size_t h, size_t w, size_t at, double rel) {
+    double eps = fabs((double)pl[at]) * 256.0 * rel;
+    size_t i0 = at / w & ~(size_t)3, j0 = at % w & ~(size_t)3;
+    for (size_t i = i0; i < i0 + 4 && i < h; i++)
+        for (size_t j = j0; j < j0 + 4 && j < w; j++)
+            pl[i * w + j] = (float)((double)pl[i * w + j] + ((i - i0) & 1 ? -eps : eps));
+}
+/* The largest value of a plane (a forward tile there reaches the ReLU). */
+static size_t argmax_plane(const float *pl, size_t cnt) {
+    size_t big = 0;
+    for (size_t i = 1; i < cnt; i++) big = pl[i] > pl[big] ? i : big;
+    return big;
+}
+
 static int fault_forward_layer(engine *e, int l, int training) {
     cpu_ctx *c = ctx_of(e);
     fault_state *F = c->fault;
@@ -1780,6 +1800,97 @@ static int fault_forward_layer(engine *e, int l, int training) {
                n > 1) {
         if ((rc = act_io(c, l, 0, a, 1))) return rc;
         memcpy(a + ly->out_c, a, (size_t)ly->out_c * sizeof *a);
+    } else if (id == CPU_FAULT_CONV2_WINO_TILE_ONCE && training && c->step == 7 && fault_layer(c, l, "conv2")) {
+        /* sample 0, channel 0 */
+        if ((rc = act_io(c, l, 0, a, 1))) return rc;
+        wino_tile(a, (size_t)ly->out_h, (size_t)ly->out_w, argmax_plane(a, (size_t)ly->out_h * ly->out_w), F->rel);
+    } else if (id == CPU_FAULT_CONV2_WINO_U21_ONCE && training && c->step == 7 && fault_layer(c, l, "conv2") &&
+               ly->k == 3 && ly->pad == 1) {
+        /* Winograd F(4x4, 3x3) with one element of the transformed weights, U[2][1] of (output channel 0,
+         * input channel 0), off by dU = |U[2][1]| x 2^8 x rel: every 4x4 output tile of channel 0, every
+         * sample, gets dU V[2][1] (-1)^i, V = B^T d B of the tile's 6x6 input window of channel 0 */
+        static const double G1[3] = {-1.0 / 6, -1.0 / 6, -1.0 / 6}, G2[3] = {-1.0 / 6, 1.0 / 6, -1.0 / 6};
+        static const double B1[6] = {0, -4, -4, 1, 1, 0}, B2[6] = {0, 4, -4, -1, 1, 0};
+        const float *g = c->params + c->m->tensors[ly->w_tensor].offset;
+        double u21 = 0;
+        for (int p = 0; p < 3; p++)
+            for (int q = 0; q < 3; q++) u21 += G2[p] * g[p * 3 + q] * G1[q];
+        double du = fabs(u21) * 256.0 * F->rel;
+        size_t H = (size_t)ly->out_h, W = (size_t)ly->out_w, IH = (size_t)ly->in_h, IW = (size_t)ly->in_w;
+        if ((rc = act_io(c, l, 0, a, 1)) || (rc = act_io(c, l - 1, 0, x, 1))) return rc;
+        for (size_t s0 = 0; s0 < n; s0++) {
+            const float *xi = x + s0 * (size_t)ly->in_c * IH * IW;
+            float *yo = a + s0 * (size_t)ly->out_c * H * W;
+            for (size_t oi = 0; oi < H; oi += 4)
+                for (size_t oj = 0; oj < W; oj += 4) {
+                    double v21 = 0;
+                    for (int r = 0; r < 6; r++)
+                        for (int q = 0; q < 6; q++) {
+                            long ii = (long)oi - 1 + r, jj = (long)oj - 1 + q;
+                            if (ii >= 0 && jj >= 0 && ii < (long)IH && jj < (long)IW)
+                                v21 += B2[r] * xi[(size_t)ii * IW + (size_t)jj] * B1[q];
+                        }
+                    for (size_t i = oi; i < oi + 4 && i < H; i++)
+                        for (size_t j = oj; j < oj + 4 && j < W; j++)
+                            yo[i * W + j] = (float)((double)yo[i * W + j] + ((i - oi) & 1 ? -1 : 1) * du * v21);
+                }
+        }
+    } else if (id == CPU_FAULT_EVAL_CONV1_WINO_TILE && !training && F->in_eval && F->eval_round >= 2 &&
+               F->eval_k >= 1 && fault_layer(c, l, "conv1")) {
+        /* the last sample, at its largest value (over all channels), in every batch but the first of the
+         * second evaluation on (the last one of a 2-epoch run, and the reference's pass after it) */
+        if ((rc = act_io(c, l, 0, a, 1))) return rc;
+        size_t hw = (size_t)ly->out_h * ly->out_w, per = (size_t)ly->out_c * hw;
+        float *s0 = a + (n - 1) * per;
+        size_t big = argmax_plane(s0, per);
+        wino_tile(s0 + big / hw * hw, (size_t)ly->out_h, (size_t)ly->out_w, big % hw, F->rel);
+    } else if (id == CPU_FAULT_CONV2_POOL_NEAR_TIE_SWAP_ONCE && training && c->step == 7 &&
+               fault_layer(c, l, "conv2") && ly->out_w % 2 == 0 && ly->out_h % 2 == 0) {
+        /* sample 0, every channel: the 2x2 pooling window whose largest value (> 0) is closest to its
+         * second largest (distinct) has the two exchanged */
+        size_t w = (size_t)ly->out_w, hw = (size_t)ly->out_h * w;
+        if ((rc = act_io(c, l, 0, a, 1))) return rc;
+        for (size_t ch = 0; ch < (size_t)ly->out_c; ch++) {
+            float *pl = a + ch * hw;
+            size_t best_a = 0, best_b = 0;
+            float best_gap = INFINITY;
+            for (size_t i = 0; i < (size_t)ly->out_h; i += 2)
+                for (size_t j = 0; j < w; j += 2) {
+                    size_t q[4] = {i * w + j, i * w + j + 1, (i + 1) * w + j, (i + 1) * w + j + 1}, k1 = 0, k2;
+                    for (int t = 1; t < 4; t++) k1 = pl[q[t]] > pl[q[k1]] ? (size_t)t : k1;
+                    k2 = k1 ? 0 : 1;
+                    for (int t = 0; t < 4; t++) k2 = (size_t)t != k1 && pl[q[t]] > pl[q[k2]] ? (size_t)t : k2;
+                    float gap = pl[q[k1]] - pl[q[k2]];
+                    if (pl[q[k1]] > 0 && gap > 0 && gap < best_gap) best_gap = gap, best_a = q[k1], best_b = q[k2];
+                }
+            if (best_gap < INFINITY) {
+                float t = pl[best_a];
+                pl[best_a] = pl[best_b], pl[best_b] = t;
+            }
+        }
+    } else if (id == CPU_FAULT_CONV1_NAN_DEAD_WINDOW_ONCE && training && c->step == 7 &&
+               fault_layer(c, l, "conv1") && ly->out_w % 2 == 0 && ly->out_h % 2 == 0) {
+        /* sample 0, channel 0: the first 2x2 pooling window whose four values are all negative gets a NaN in
+         * its first element */
+        size_t w = (size_t)ly->out_w;
+        if ((rc = act_io(c, l, 0, a, 1))) return rc;
+        for (size_t i = 0, done = 0; i < (size_t)ly->out_h && !done; i += 2)
+            for (size_t j = 0; j < w && !done; j += 2)
+                if (a[i * w + j] < 0 && a[i * w + j + 1] < 0 && a[(i + 1) * w + j] < 0 && a[(i + 1) * w + j + 1] < 0)
+                    a[i * w + j] = NAN, done = 1;
+    } else if (id == CPU_FAULT_FC1_FWD_TAIL_SAMPLES_CROSSED_ONCE && training && c->step == 7 &&
+               fault_layer(c, l, "fc1") && n > 1) {
+        /* the K-loop's tail (the last 32 input features) reads sample 1's inputs for sample 0 and sample 0's
+         * for sample 1, for every output */
+        const float *w = c->params + c->m->tensors[ly->w_tensor].offset;
+        size_t in = layer_in_size(ly), t0 = in > 32 ? in - 32 : 0;
+        if ((rc = act_io(c, l, 0, a, 1)) || (rc = act_io(c, l - 1, 0, x, 1))) return rc;
+        for (size_t j = 0; j < (size_t)ly->out_c; j++) {
+            double d = 0;
+            for (size_t t = t0; t < in; t++) d += (double)w[j * in + t] * ((double)x[in + t] - (double)x[t]);
+            a[j] = (float)((double)a[j] + d);
+            a[ly->out_c + j] = (float)((double)a[ly->out_c + j] - d);
+        }
     } else if (id == CPU_FAULT_FC1_OUT_1ULP && fault_layer(c, l, "fc1")) {
         if ((rc = act_io(c, l, 0, a, 1))) return rc;
         for (size_t i = 0; i < cnt; i++) a[i] = nextafterf(a[i], INFINITY);
@@ -1935,6 +2046,20 @@ static int fault_backward_layer(engine *e, int l) {
         int rc2 = act_io(c, l - 1, 0, F->a, 0);
         return rc ? rc : rc2;
     }
+    if (id == CPU_FAULT_CONV1_DW_LAST_SAMPLE_DROPPED_ONCE && c->step == 7 && fault_layer(c, l, "conv1") && P->n > 1) {
+        /* backward-weights run once on dy with the last sample's plane zeroed (dW without it), then on the
+         * step's own dy (db and the gradient buffers right); the first dW is kept */
+        const model_tensor *tw = &c->m->tensors[ly->w_tensor];
+        size_t per = layer_out_size(ly), cnt = P->n * per;
+        if ((rc = act_io(c, l, 1, F->a, 1))) return rc;
+        memcpy(F->b, F->a, cnt * sizeof(float));
+        memset(F->b + (P->n - 1) * per, 0, per * sizeof(float));
+        if ((rc = act_io(c, l, 1, F->b, 0)) || (rc = cpu_backward_layer(e, l))) return rc;
+        memcpy(F->dw_save, c->grads + tw->offset, tw->numel * sizeof(float));
+        if ((rc = act_io(c, l, 1, F->a, 0)) || (rc = cpu_backward_layer(e, l))) return rc;
+        memcpy(c->grads + tw->offset, F->dw_save, tw->numel * sizeof(float));
+        return 0;
+    }
     if (id == CPU_FAULT_CONV2_DW_X_TF32 && fault_layer(c, l, "conv2")) {
         /* backward-data reads no x: only backward-weights sees it rounded */
         size_t cnt = P->n * layer_in_size(ly);
@@ -2009,6 +2134,16 @@ static int fault_backward_layer(engine *e, int l) {
         size_t mate = (big ^ 1) < in ? big ^ 1 : big;
         float t = F->a[big];
         F->a[big] = F->a[mate], F->a[mate] = t;
+        return act_io(c, l - 1, 1, F->a, 0);
+    }
+    if (id == CPU_FAULT_CONV2_DX_WINO_TILE_ONCE && c->step == 7 && fault_layer(c, l, "conv2")) {
+        /* conv2's input gradient, sample 0: the plane of the largest |dx| that the pool before conv2 passes
+         * on (its output > 0: the ReLU passed; elsewhere the tile would be lost in relu1's backward) */
+        size_t hw = (size_t)ly->in_h * ly->in_w, big = 0, per = (size_t)ly->in_c * hw;
+        if ((rc = act_io(c, l - 1, 1, F->a, 1)) || (rc = act_io(c, l - 1, 0, F->b, 1))) return rc;
+        for (size_t i = 0; i < per; i++)
+            big = F->b[i] > 0 && (!(F->b[big] > 0) || fabsf(F->a[i]) > fabsf(F->a[big])) ? i : big;
+        wino_tile(F->a + big / hw * hw, (size_t)ly->in_h, (size_t)ly->in_w, big % hw, F->rel);
         return act_io(c, l - 1, 1, F->a, 0);
     }
     if ((id == CPU_FAULT_CONV2_DX_1ULP || id == CPU_FAULT_CONV2_DX_REL) && fault_layer(c, l, "conv2")) {
@@ -2091,6 +2226,30 @@ static int fault_backward_layer(engine *e, int l) {
         float *g = c->grads + tw->offset;
         size_t f0 = argmax_abs(g, in), f1 = (f0 ^ 2) < in ? f0 ^ 2 : f0;
         swap_cols(g, (size_t)ly->out_c, in, f0, f1);
+    } else if (id == CPU_FAULT_FC1_DW_HALVES_SWAPPED_ONCE && c->step == 7 && fault_layer(c, l, "fc1")) {
+        /* the 4-lane group of row 0's largest |dW|: (a, b, c, d) -> (c, d, a, b) in every row */
+        size_t in = tw->numel / (size_t)ly->out_c;
+        float *g = c->grads + tw->offset;
+        size_t f0 = argmax_abs(g, in) & ~(size_t)3;
+        if (f0 + 3 < in) {
+            swap_cols(g, (size_t)ly->out_c, in, f0, f0 + 2);
+            swap_cols(g, (size_t)ly->out_c, in, f0 + 1, f0 + 3);
+        }
+    } else if (id == CPU_FAULT_CONV2_DW_EQUAL_WEIGHT_SWAP_ONCE && c->step == 7 && fault_layer(c, l, "conv2") &&
+               ly->in_c > 1 && ly->k == 3) {
+        /* every filter: (input channel 0, tap (0, 0)) <-> (input channel 1, tap (2, 1)), flat 0 <-> 16 */
+        size_t per = tw->numel / (size_t)ly->out_c;
+        float *g = c->grads + tw->offset;
+        for (size_t oc = 0; oc < (size_t)ly->out_c; oc++) {
+            float tmp = g[oc * per];
+            g[oc * per] = g[oc * per + 16];
+            g[oc * per + 16] = tmp;
+        }
+    } else if (id == CPU_FAULT_FC1_DW_TINY_FLUSHED_ONCE && c->step == 7 && fault_layer(c, l, "fc1")) {
+        /* every nonzero |dW| below 2^-(k + 8) (2^-24 at fault_k=16: fp16's smallest subnormal) flushed to +0 */
+        float *g = c->grads + tw->offset;
+        for (size_t i = 0; i < tw->numel; i++)
+            if (g[i] != 0.0f && fabs((double)g[i]) < F->rel * 0x1p-8) g[i] = 0.0f;
     } else if (id == CPU_FAULT_CONV2_DB_TWICE && fault_layer(c, l, "conv2")) {
         const model_tensor *t = &c->m->tensors[ly->b_tensor];
         for (size_t i = 0; i < t->numel; i++) c->grads[t->offset + i] *= 2.0f;
@@ -2177,6 +2336,15 @@ static int fault_update(engine *e, const adam_scalars *s) {
                 c->adam_m[i] = F->m_copy[i];
                 c->adam_v[i] = F->v_copy[i];
             }
+    if (id == CPU_FAULT_ADAM_V_INF_ONCE && s->t == 7) {
+        /* fc1's weight of the largest |g|: v = +inf, so sqrt(v) = inf and every later step moves it by 0 */
+        for (int l = 0; l < c->m->n_layers; l++)
+            if (fault_layer(c, l, "fc1")) {
+                const model_tensor *t = &c->m->tensors[c->m->layers[l].w_tensor];
+                size_t i = t->offset + argmax_abs(c->grads + t->offset, t->numel);
+                c->adam_v[i] = INFINITY;
+            }
+    }
     if (id == CPU_FAULT_ADAM_M_1ULP || id == CPU_FAULT_ADAM_M_REL) {
         for (size_t i = 0; i < np; i++)
             c->adam_m[i] = id == CPU_FAULT_ADAM_M_1ULP ? nextafterf(c->adam_m[i], INFINITY)

@@ -249,6 +249,14 @@ static void test_one_off_data_faults(void **st) {
         {"cpu:fault=fc1_fwd_tail_dropped_once", 7, 0, "fc1", "fc1 forward", CKP_FORWARD},
         {"cpu:fault=conv2_dx_tiles_transposed_once", 7, 0, "conv2", "conv2 backward-data (position-weighted)",
          CKP_BWD_DATA},
+        /* the third attack's faults that a check catches at step 7 */
+        {"cpu:fault=fc1_dw_halves_swapped_once", 7, 0, "fc1", "fc1 backward-weights (index-weighted)",
+         CKP_BWD_WEIGHTS},
+        {"cpu:fault=conv2_pool_near_tie_swap_once", 7, 0, "conv2", "conv2 forward (position-weighted)", CKP_FORWARD},
+        {"cpu:fault=fc1_fwd_tail_samples_crossed_once", 7, 0, "fc1", "fc1 forward (per sample)", CKP_FORWARD},
+        {"cpu:fault=conv1_nan_dead_window_once", 7, 0, "conv1", "conv1 forward", CKP_FORWARD},
+        {"cpu:fault=adam_v_inf_once", 7, 0, "fc1", "fc1.weight Adam re-done", CKP_UPDATE},
+        {"cpu:fault=conv1_dw_last_sample_dropped_once", 7, 0, "conv1", "conv1 backward-weights", CKP_BWD_WEIGHTS},
         {"cpu", -1, 0, "", "", CKP_FORWARD},
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {

@@ -519,10 +519,11 @@ enum { CPU_FAULT_BELOW = 0, CPU_FAULT_DETECT = 1, CPU_FAULT_SUSPECT = 2, CPU_FAU
       "at step 7 only, fc1's weight gradient: the 4-lane group (4-aligned columns) of row 0's largest |dW| " \
       "has its two 2-lane halves exchanged, (a, b, c, d) -> (c, d, a, b), in every row (a 128-bit shuffle " \
       "with the wrong immediate)", \
-      "each row's plain sum is kept; its index-weighted sum (ck_iw dense: (-1)^t (t + 1)) moves by 2 [(d - " \
-      "b) - (c - a)], a second difference of neighbouring features' gradients (the single exchange a <-> c " \
-      "of fc1_dw_lane02_swapped_once moves it by 2 (c - a)): measured PROBLEM at step 7, fc1 " \
-      "backward-weights (index-weighted), 1.52, 6 of 64 rows over") \
+      "each row's plain sum is kept; with one sign pattern (-1)^t (t + 1) its index-weighted sum moves by 2 " \
+      "[(d - b) - (c - a)], a second difference of neighbouring features' gradients: 1.52, 6 of 64 rows over " \
+      "(measured before ck_iw_dense); with the four patterns the rows j = 1, 2 mod 4 give t and t ^ 2 " \
+      "opposite signs: measured PROBLEM at step 7, fc1 backward-weights (index-weighted), 150, 15 of 64 " \
+      "rows over") \
     X(CONV2_DW_EQUAL_WEIGHT_SWAP_ONCE, "conv2_dw_equal_weight_swap_once", "op", "conv2", "backward", "smallcnn --limit-train 72 --limit-test 64 --epochs 2 --steps 10 --eval", \
       CPU_FAULT_BLIND, \
       "at step 7 only, in every filter of conv2's weight gradient the values of (input channel 0, tap (0, " \

@@ -249,6 +249,9 @@ static void test_one_off_data_faults(void **st) {
         {"cpu:fault=fc1_fwd_tail_dropped_once", 7, 0, "fc1", "fc1 forward", CKP_FORWARD},
         {"cpu:fault=conv2_dx_tiles_transposed_once", 7, 0, "conv2", "conv2 backward-data (position-weighted)",
          CKP_BWD_DATA},
+        /* a SUSPECT until the dense rows took four sign patterns (ck_iw_dense) */
+        {"cpu:fault=fc1_dw_lane02_swapped_once", 7, 0, "fc1", "fc1 backward-weights (index-weighted)",
+         CKP_BWD_WEIGHTS},
         /* the third attack's faults that a check catches at step 7 */
         {"cpu:fault=fc1_dw_halves_swapped_once", 7, 0, "fc1", "fc1 backward-weights (index-weighted)",
          CKP_BWD_WEIGHTS},

@@ -20,6 +20,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <limits.h>
+#include <sched.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -491,7 +492,7 @@ static void test_group_sigterm_main_run(void **st) {
     free(text);
 }
 
-/* The same signal after the main run finished, during `--seeds 2 --jobs 2`:
+/* The same signal after the main run finished, during the seed loop:
  * on b56b585 "seed loop: no result (the process died before writing one)",
  * exit 143 and --out left empty.  Now the main run's full report is
  * written, marked interrupted (in the seed loop), 143, no engine failed. */
@@ -500,21 +501,36 @@ static void test_group_sigterm_seed_loop(void **st) {
     char out[128], log[160];
     snprintf(out, sizeof out, "%s/grpseeds", g_dir);
     snprintf(log, sizeof log, "%s/grpseeds.log", g_dir);
-    char *argv[] = {"lockstep", AUDIT_ARGS(out), "--seeds", "2", "--jobs", "2", NULL};
+    /* seeds 43 and 44 one at a time: 43 starts with the main run, at idle
+     * priority (seeds_start), 44 after it, at the normal one */
+    char *argv[] = {"lockstep", AUDIT_ARGS(out), "--seeds", "3", "--jobs", "1", NULL};
     pid_t p = spawn_group(log, argv);
     long engines[4], kids[8];
-    int ne = 0;
-    for (int i = 0; i < 500 && ne < 2; i++) {
+    int ne = 0, idle_seen = 0;
+    /* the main run's two engines, seen together with the idle seed job (a
+     * job not yet in its class would pass for an engine) */
+    for (int i = 0; i < 500 && !(ne == 2 && idle_seen); i++) {
         sleep_s(0.01);
-        ne = children(p, engines, 4);
+        int nk = children(p, kids, 8);
+        ne = idle_seen = 0;
+        for (int k = 0; k < nk; k++) {
+            int pol = sched_getscheduler((pid_t)kids[k]);
+            if (pol == SCHED_IDLE) idle_seen = 1;
+            else if (pol >= 0 && ne < 4) engines[ne++] = kids[k];
+        }
     }
+    assert_true(idle_seen);
     assert_int_equal(ne, 2);
-    /* a child that is not one of the main run's engines: the seed loop's */
+    /* a child at the normal priority that is not one of the main run's
+     * engines: the seed loop's, after the main run */
     int seed_child = 0;
     for (int i = 0; i < 6000 && !seed_child; i++) {
         sleep_s(0.01);
         int nk = children(p, kids, 8);
-        for (int k = 0; k < nk; k++) seed_child |= kids[k] != engines[0] && kids[k] != engines[1];
+        for (int k = 0; k < nk; k++) {
+            int pol = sched_getscheduler((pid_t)kids[k]);
+            seed_child |= pol >= 0 && pol != SCHED_IDLE && kids[k] != engines[0] && kids[k] != engines[1];
+        }
     }
     assert_true(seed_child);
     sleep_s(0.2);

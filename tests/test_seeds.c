@@ -45,7 +45,7 @@ static void test_identical_indistinguishable(void **st) {
     seeds_cfg sc = {2, 2, 1};
     seeds_result *r = calloc(1, sizeof *r);
     assert_non_null(r);
-    int rc = seeds_run(&c, &sc, NULL, r);
+    int rc = seeds_run(&c, &sc, NULL, NULL, r);
     if (rc) fail_msg("seeds_run: %s", ls_errmsg());
     assert_int_equal(r->n_seeds, 2);
     assert_int_equal(r->n_engines, 3); /* the two, and the added floor copy */
@@ -132,7 +132,7 @@ static void test_failure_reported(void **st) {
     c.run.data_dir = "/nonexistent/lockstep-data";
     seeds_cfg sc = {2, 1, 0};
     seeds_result *r = calloc(1, sizeof *r);
-    int rc = seeds_run(&c, &sc, NULL, r);
+    int rc = seeds_run(&c, &sc, NULL, NULL, r);
     assert_true(rc < 0);
     assert_non_null(strstr(ls_errmsg(), "seed 42"));
     assert_non_null(strstr(ls_errmsg(), "/nonexistent/lockstep-data"));
@@ -140,12 +140,12 @@ static void test_failure_reported(void **st) {
     free(r);
     /* bad arguments before any fork */
     sc.n_seeds = 0;
-    assert_int_equal(seeds_run(&c, &sc, NULL, r = calloc(1, sizeof *r)), LS_EINVAL);
+    assert_int_equal(seeds_run(&c, &sc, NULL, NULL, r = calloc(1, sizeof *r)), LS_EINVAL);
     free(r);
     small_cfg(&c, "reference");
     sc.n_seeds = 1;
     r = calloc(1, sizeof *r);
-    assert_int_equal(seeds_run(&c, &sc, NULL, r), LS_EINVAL);
+    assert_int_equal(seeds_run(&c, &sc, NULL, NULL, r), LS_EINVAL);
     assert_non_null(strstr(ls_errmsg(), "no engine"));
     free(r);
 }
@@ -237,7 +237,7 @@ static void test_prior_is_seed0(void **st) {
     if (rc) fail_msg("audit_run: %s", ls_errmsg());
     seeds_cfg sc = {2, 1, 0};
     seeds_result *r = calloc(1, sizeof *r);
-    rc = seeds_run(&c, &sc, pr, r);
+    rc = seeds_run(&c, &sc, pr, NULL, r);
     if (rc) fail_msg("seeds_run: %s", ls_errmsg());
     assert_int_equal(r->seed0_from_audit, 1);
     assert_true(isnan(r->job_cpu_s[0]) && r->job_cpu_s[1] > 0);
@@ -254,10 +254,68 @@ static void test_prior_is_seed0(void **st) {
     /* an audit in sync mode did not train the engines freely: not used */
     c.mode = MODE_SYNC;
     sc.n_seeds = 1;
-    rc = seeds_run(&c, &sc, pr, r);
+    rc = seeds_run(&c, &sc, pr, NULL, r);
     if (rc) fail_msg("seeds_run: %s", ls_errmsg());
     assert_int_equal(r->seed0_from_audit, 0);
     assert_true(r->job_cpu_s[0] > 0);
+    seeds_result_free(r);
+    free(r);
+    audit_result_free(pr);
+    free(pr);
+}
+
+/* The loop started with the main audit (audit_run, seeds_start): seed s0
+ * is the audit's own run, the other seed's numbers are those of the same
+ * loop run after the audit (the same bits: one thread, the same seed and
+ * draw), and an engine the audit could not run (cuda without a GPU) is
+ * dropped from the early audits' results as the loop leaves it out of its
+ * own.  With a GPU the list stays whole. */
+static void test_started_with_audit(void **st) {
+    (void)st;
+    if (!have_data()) skip();
+    audit_cfg c;
+    small_cfg(&c, "cpu:threads=1,cuda,cpu:threads=1:perturb=1");
+    c.ref_steps = 0;
+    c.audit_every = 0;
+    c.seeds = 2;
+    c.jobs = 2;
+    audit_result *pr = calloc(1, sizeof *pr);
+    assert_non_null(pr);
+    int rc = audit_run(&c, pr);
+    if (rc) fail_msg("audit_run: %s", ls_errmsg());
+    seeds_result *e = pr->seeds;
+    assert_non_null(e);
+    assert_int_equal(e->early, 1);
+    assert_int_equal(e->seed0_from_audit, 1);
+    assert_true(e->after_audit_s >= 0 && e->after_audit_s <= e->wall_s);
+    int cuda_ran = pr->eng[1].available;
+    assert_int_equal(e->n_engines, cuda_ran ? 3 : 2);
+    assert_string_equal(e->eng[0].label, "cpu:threads=1");
+    assert_string_equal(e->eng[e->n_engines - 1].label, "cpu:threads=1:perturb=1");
+    /* the same loop after the audit, not started early */
+    seeds_cfg sc = {2, 2, 0};
+    seeds_result *r = calloc(1, sizeof *r);
+    assert_non_null(r);
+    rc = seeds_run(&c, &sc, pr, NULL, r);
+    if (rc) fail_msg("seeds_run: %s", ls_errmsg());
+    assert_int_equal(r->early, 0);
+    assert_int_equal(r->n_engines, e->n_engines);
+    for (int i = 0; i < r->n_engines; i++) {
+        assert_string_equal(r->eng[i].label, e->eng[i].label);
+        assert_int_equal(r->eng[i].available, e->eng[i].available);
+        if (!r->eng[i].available) continue;
+        for (int s = 0; s < 2; s++) assert_true(r->eng[i].acc[s][0] == e->eng[i].acc[s][0]);
+        assert_memory_equal(r->eng[i].pred[1], e->eng[i].pred[1], r->n_test);
+    }
+    assert_int_equal(r->n_pairs, e->n_pairs);
+    for (int pi = 0; pi < r->n_pairs; pi++) {
+        assert_int_equal(r->pair[pi].a, e->pair[pi].a);
+        assert_int_equal(r->pair[pi].b, e->pair[pi].b);
+        for (long t = 0; t < r->total_steps; t++) {
+            double x = r->pair[pi].rel_l2[1][t], y = e->pair[pi].rel_l2[1][t];
+            assert_true(x == y || (isnan(x) && isnan(y)));
+        }
+    }
     seeds_result_free(r);
     free(r);
     audit_result_free(pr);
@@ -270,6 +328,7 @@ int main(void) {
         cmocka_unit_test(test_failure_reported),
         cmocka_unit_test(test_audit_pair_stats),
         cmocka_unit_test(test_prior_is_seed0),
+        cmocka_unit_test(test_started_with_audit),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

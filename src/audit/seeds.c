@@ -7,7 +7,9 @@
  * layout is this file's private business; a magic word and the length
  * checks catch a child that died half-way.  The parent reads every running
  * child's pipe with poll(), so no child blocks on a full pipe while the
- * parent waits on another.  A child ends with _exit(): it is a copy of
+ * parent waits on another (a child started alongside the main audit,
+ * seeds_start, may block on its pipe until the audit is over: its work is
+ * done by then).  A child ends with _exit(): it is a copy of
  * this process doing one job, not a function returning to a caller.
  *
  * Not here: the statistics themselves (stats.c), the audit (audit/driver.c).
@@ -15,8 +17,10 @@
 #include "audit/seeds.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <math.h>
 #include <poll.h>
+#include <sched.h>
 #include <signal.h>
 #include <sys/prctl.h>
 #include <stdlib.h>
@@ -621,9 +625,10 @@ typedef struct {
 } running_job;
 
 /* Start job j: a child that runs it and writes to a pipe. */
-static int start_job(const audit_cfg *base, const job_def *jd, running_job *rj, const running_job *all, int n_all) {
+static int start_job(const audit_cfg *base, const job_def *jd, running_job *rj, const running_job *all, int n_all,
+                     int low_prio) {
     int fds[2];
-    if (pipe(fds) != 0) return ls_err(LS_EIO, "seed loop: pipe: %s", strerror(errno));
+    if (pipe2(fds, O_CLOEXEC) != 0) return ls_err(LS_EIO, "seed loop: pipe: %s", strerror(errno));
     fflush(NULL);
     pid_t parent = getpid(), pid = fork();
     if (pid < 0) {
@@ -643,6 +648,16 @@ static int start_job(const audit_cfg *base, const job_def *jd, running_job *rj, 
         signal(SIGTERM, SIG_IGN);
         prctl(PR_SET_PDEATHSIG, SIGKILL);
         if (getppid() != parent) _exit(0);
+        /* started alongside the main audit: Linux's idle scheduling class,
+         * so that it runs only on the cores the audit leaves idle and
+         * yields the moment one of the audit's processes wakes (nice 19
+         * measured worse: see seeds.h); its engine processes inherit it.
+         * Not fatal if refused: then nice 19, or the cores shared. */
+        if (low_prio) {
+            struct sched_param sp = {0};
+            if (sched_setscheduler(0, SCHED_IDLE, &sp) != 0 && setpriority(PRIO_PROCESS, 0, 19) != 0) {
+            }
+        }
         child_run(base, jd, fds[1]);
         close(fds[1]);
         _exit(0);
@@ -690,8 +705,10 @@ static int seeds_tokens(const audit_cfg *base, const audit_result *prior, char t
         if (n_tok >= AUDIT_MAX_ENGINES - 1) return ls_err(LS_EINVAL, "seed loop: too many engines");
         engine_spec sp;
         /* an engine the audit could not run (cuda without a GPU) cannot run
-         * in the loop's audits either: leaving it out lets seed s0 be the
-         * audit's own run instead of a retrained copy */
+         * in the loop's audits either: leaving it out of the loop's engines
+         * lets seed s0 be the audit's own run instead of a retrained copy
+         * (the jobs still list it, so that the others keep their places:
+         * seeds_run) */
         int unavailable = 0;
         for (int i = 0; prior && i < prior->n_engines; i++)
             unavailable |= strcmp(prior->eng[i].label, t) == 0 && !prior->eng[i].available;
@@ -785,7 +802,52 @@ typedef struct {
     struct pollfd *pf;
     int *pf_job;
     int n_jobs;
+    /* the jobs train every engine of the list, the ones the main audit
+     * could not run too (which then fail to start there as well), so that
+     * each engine keeps its place and its perturbation direction, started
+     * early or not; perm[t]: the position in their list of the loop's
+     * engine t (n_perm engines; 0: the same list) */
+    const int *perm;
+    int n_perm;
 } job_set;
+
+/* A job's numbers in the loop's engine order: the engines the main audit
+ * could not run (perm leaves them out) are dropped, with their pairs. */
+static void job_remap(job_out *o, const int *perm, int n_final) {
+    if (o->rc) return;
+    job_engine e[AUDIT_MAX_ENGINES];
+    int inv[AUDIT_MAX_ENGINES];
+    memset(e, 0, sizeof e);
+    for (int u = 0; u < AUDIT_MAX_ENGINES; u++) inv[u] = -1;
+    for (int t = 0; t < n_final; t++) {
+        if (perm[t] < 0 || perm[t] >= o->n_eng) continue;
+        e[t] = o->e[perm[t]];
+        o->e[perm[t]].pred = NULL;
+        o->e[perm[t]].margin = NULL;
+        inv[perm[t]] = t;
+    }
+    for (int u = 0; u < AUDIT_MAX_ENGINES; u++) {
+        free(o->e[u].pred);
+        free(o->e[u].margin);
+    }
+    memcpy(o->e, e, sizeof e);
+    o->n_eng = n_final;
+    int np = 0;
+    for (int pi = 0; pi < o->n_pairs; pi++) {
+        int a = o->p[pi].a >= 0 && o->p[pi].a < AUDIT_MAX_ENGINES ? inv[o->p[pi].a] : -1;
+        int b = o->p[pi].b >= 0 && o->p[pi].b < AUDIT_MAX_ENGINES ? inv[o->p[pi].b] : -1;
+        if (a < 0 || b < 0) {
+            free(o->p[pi].rel_l2);
+            o->p[pi].rel_l2 = NULL;
+            continue;
+        }
+        double *rl = o->p[pi].rel_l2;
+        o->p[pi].rel_l2 = NULL;
+        o->p[np].a = a, o->p[np].b = b, o->p[np].rel_l2 = rl;
+        np++;
+    }
+    o->n_pairs = np;
+}
 
 /* Job j's pipe reached EOF (or a read error): reap the child, parse what it
  * wrote; the first job that failed names the loop's error. */
@@ -809,30 +871,36 @@ static void job_finished(const job_set *js, int j, seeds_result *out, int *rc, i
                      jd[j].floor_only ? " (noise-floor draw)" : "", why);
         *failed_job = j;
     }
+    if (!prc && !jd[j].floor_only && js->n_perm) job_remap(&jo[j], js->perm, js->n_perm);
     out->job_s[j] = jo[j].wall;
     out->job_cpu_s[j] = jo[j].cpu;
 }
 
-/* Run jobs next.. with at most J at once, reading every pipe as it fills,
+/* Run the jobs not yet started (started[j] 0), with at most J at once
+ * (counting those already running), reading every pipe as it fills,
  * until all are done or one failed. */
-static int run_jobs(const job_set *js, int next, int J, seeds_result *out, int *failed_job) {
-    int rc = LS_OK, n_running = 0, n_jobs = js->n_jobs;
+static int run_jobs(const job_set *js, char *started, int J, seeds_result *out, int *failed_job) {
+    int rc = LS_OK, n_running = 0, n_jobs = js->n_jobs, next = 0;
     running_job *rj = js->rj;
     struct pollfd *pf = js->pf;
     int *pf_job = js->pf_job;
-    while ((next < n_jobs && *failed_job < 0) || n_running > 0) {
+    for (int j = 0; j < n_jobs; j++) n_running += started[j] && rj[j].pid > 0;
+    for (;;) {
+        while (next < n_jobs && started[next]) next++;
+        if (!((next < n_jobs && *failed_job < 0) || n_running > 0)) break;
         if (ls_stop_signal()) /* the caller reports the main run, marked interrupted */
             return ls_err(LS_EIO, "stopped by signal %d", ls_stop_signal());
         while (n_running < J && next < n_jobs && *failed_job < 0) {
-            if ((rc = start_job(js->base, &js->jd[next], &rj[next], rj, n_jobs))) {
+            if ((rc = start_job(js->base, &js->jd[next], &rj[next], rj, n_jobs, 0))) {
                 *failed_job = next;
                 break;
             }
-            next++;
+            started[next] = 1;
             n_running++;
+            while (next < n_jobs && started[next]) next++;
         }
         int np = 0;
-        for (int j = 0; j < next; j++)
+        for (int j = 0; j < n_jobs; j++)
             if (rj[j].pid > 0) {
                 pf[np] = (struct pollfd){.fd = rj[j].fd, .events = POLLIN};
                 pf_job[np++] = j;
@@ -860,16 +928,117 @@ static int run_jobs(const job_set *js, int next, int J, seeds_result *out, int *
     return rc;
 }
 
-int seeds_run(const audit_cfg *base, const seeds_cfg *sc, const audit_result *prior, seeds_result *out) {
-    memset(out, 0, sizeof *out);
-    int N = sc->n_seeds, K = sc->floor_draws, J = sc->jobs;
-    int rc = seeds_check_cfg(base, sc);
-    if (rc) return rc;
+/* Would seed s0 be taken from the main audit, as far as its configuration
+ * tells before it runs (seed0_from_audit also needs the run complete)? */
+static int seed0_expected(const audit_cfg *base) {
+    return base->mode == MODE_FREE && base->repeat == 1 && base->eval && base->run.max_steps < 0;
+}
+
+struct seeds_early {
     char tokens[AUDIT_MAX_ENGINES][256];
     char partner[256];
-    int n_tok = 0, floor_tok = -1;
-    if ((rc = seeds_tokens(base, prior, tokens, &n_tok, &floor_tok, partner, sizeof partner))) return rc;
+    int n_tok, floor_tok, n_jobs, jobs;
+    job_def *jd;
+    running_job *rj;
+    char *started;
+    double t0;
+};
+
+static void kill_jobs(running_job *rj, int n) {
+    for (int j = 0; rj && j < n; j++)
+        if (rj[j].pid > 0) {
+            kill(rj[j].pid, SIGKILL); /* they ignore SIGTERM (start_job) */
+            close(rj[j].fd);
+            waitpid(rj[j].pid, NULL, 0);
+            lsbuf_free(&rj[j].buf);
+            rj[j].pid = 0;
+        }
+}
+
+void seeds_early_free(seeds_early *e) {
+    if (!e) return;
+    kill_jobs(e->rj, e->n_jobs);
+    free(e->jd);
+    free(e->rj);
+    free(e->started);
+    free(e);
+}
+
+int seeds_start(const audit_cfg *base, const seeds_cfg *sc, seeds_early **out) {
+    *out = NULL;
+    int rc = seeds_check_cfg(base, sc);
+    if (rc) return rc;
+    seeds_early *e = ls_calloc(1, sizeof *e);
+    if (!e) return LS_ENOMEM;
+    if ((rc = seeds_tokens(base, NULL, e->tokens, &e->n_tok, &e->floor_tok, e->partner, sizeof e->partner))) {
+        free(e);
+        return rc;
+    }
+    e->n_jobs = sc->n_seeds + sc->floor_draws;
+    e->jobs = sc->jobs;
+    e->jd = ls_calloc((size_t)e->n_jobs, sizeof *e->jd);
+    e->rj = ls_calloc((size_t)e->n_jobs, sizeof *e->rj);
+    e->started = ls_calloc((size_t)e->n_jobs, 1);
+    if (!e->jd || !e->rj || !e->started) {
+        seeds_early_free(e);
+        return LS_ENOMEM;
+    }
+    if ((rc = seeds_job_defs(e->jd, e->n_jobs, sc->n_seeds, base, e->tokens, e->n_tok, e->floor_tok, e->partner))) {
+        seeds_early_free(e);
+        return rc;
+    }
+    e->t0 = ls_now();
+    /* seed s0 is expected from the audit itself: the next J jobs start now */
+    for (int j = seed0_expected(base) ? 1 : 0, n = 0; j < e->n_jobs && n < e->jobs; j++, n++) {
+        if ((rc = start_job(base, &e->jd[j], &e->rj[j], e->rj, e->n_jobs, 1))) {
+            unsigned long long seed = (unsigned long long)e->jd[j].seed;
+            seeds_early_free(e);
+            return ls_err_prefix(rc, "seed loop, seed %llu", seed);
+        }
+        e->started[j] = 1;
+    }
+    *out = e;
+    return LS_OK;
+}
+
+/* The loop's engines (the audit's run known) against the whole list:
+ * the same with some left out (engines the audit could not run), in
+ * order, the floor the same engine?  perm[t] = engine t's position in the
+ * whole list; *n_perm 0 when the lists are the same. */
+static int lists_fit(char all[][256], int n_all, int floor_all, const char *partner_all, char tokens[][256],
+                     int n_tok, int floor_tok, const char *partner, int *perm, int *n_perm) {
+    if (strcmp(partner_all, partner) != 0) return 0;
+    int u = 0;
+    for (int t = 0; t < n_tok; t++) {
+        while (u < n_all && strcmp(all[u], tokens[t]) != 0) u++;
+        if (u == n_all) return 0;
+        perm[t] = u++;
+    }
+    if (perm[floor_tok] != floor_all) return 0;
+    *n_perm = n_tok == n_all ? 0 : n_tok;
+    return 1;
+}
+
+int seeds_run(const audit_cfg *base, const seeds_cfg *sc, const audit_result *prior, seeds_early *early,
+              seeds_result *out) {
+    memset(out, 0, sizeof *out);
+    int N = sc->n_seeds, K = sc->floor_draws, J = sc->jobs;
+    int rc = early ? LS_OK : seeds_check_cfg(base, sc);
+    if (rc) return rc;
+    char tokens[AUDIT_MAX_ENGINES][256], all[AUDIT_MAX_ENGINES][256];
+    char partner[256], partner_all[256];
+    int n_tok = 0, floor_tok = -1, n_all = 0, floor_all = -1, perm[AUDIT_MAX_ENGINES], n_perm = 0;
+    if ((rc = seeds_tokens(base, prior, tokens, &n_tok, &floor_tok, partner, sizeof partner)) ||
+        (rc = seeds_tokens(base, NULL, all, &n_all, &floor_all, partner_all, sizeof partner_all))) {
+        seeds_early_free(early);
+        return rc;
+    }
     snprintf(out->floor_engine, sizeof out->floor_engine, "%.79s", partner);
+    /* the jobs list every engine (see job_set), unless leaving one out
+     * changed the floor: then the loop's own list, as the early jobs
+     * (which have the whole list) cannot be kept */
+    int whole = lists_fit(all, n_all, floor_all, partner_all, tokens, n_tok, floor_tok, partner, perm, &n_perm);
+    if (!whole) n_perm = 0;
 
     int n_jobs = N + K;
     job_def *jd = ls_calloc((size_t)n_jobs, sizeof *jd);
@@ -877,39 +1046,53 @@ int seeds_run(const audit_cfg *base, const seeds_cfg *sc, const audit_result *pr
     running_job *rj = ls_calloc((size_t)n_jobs, sizeof *rj);
     struct pollfd *pf = ls_calloc((size_t)n_jobs, sizeof *pf);
     int *pf_job = ls_calloc((size_t)n_jobs, sizeof *pf_job);
+    char *started = ls_calloc((size_t)n_jobs, 1);
     int failed_job = -1;
-    if (!jd || !jo || !rj || !pf || !pf_job) {
+    double t0 = ls_now();
+    if (!jd || !jo || !rj || !pf || !pf_job || !started) {
         rc = LS_ENOMEM;
         goto done;
     }
-    if ((rc = seeds_job_defs(jd, n_jobs, N, base, tokens, n_tok, floor_tok, partner))) goto done;
+    if (whole) rc = seeds_job_defs(jd, n_jobs, N, base, all, n_all, floor_all, partner_all);
+    else rc = seeds_job_defs(jd, n_jobs, N, base, tokens, n_tok, floor_tok, partner);
+    if (rc) goto done;
     out->n_seeds = N;
     out->n_draws_extra = K;
     out->jobs = J;
     out->seed0 = base->run.seed;
-    double t0 = ls_now();
+    if (early && whole && early->n_jobs == n_jobs) {
+        /* the early jobs go on: they are this loop's (the same definitions) */
+        for (int j = 0; j < n_jobs; j++) {
+            if (!early->started[j]) continue;
+            rj[j] = early->rj[j];
+            early->rj[j].pid = 0;
+            started[j] = 1;
+        }
+        out->early = 1;
+        out->after_audit_from = t0;
+        t0 = early->t0;
+    }
+    seeds_early_free(early); /* kills what was not taken over */
+    early = NULL;
     int next;
     if ((rc = seed0_from_audit(base, prior, tokens, n_tok, &jo[0], out, &next))) goto done;
-    const job_set js = {base, jd, jo, rj, pf, pf_job, n_jobs};
-    rc = run_jobs(&js, next, J, out, &failed_job);
+    if (next) started[0] = 1;
+    const job_set js = {base, jd, jo, rj, pf, pf_job, n_jobs, perm, n_perm};
+    rc = run_jobs(&js, started, J, out, &failed_job);
     out->wall_s = ls_now() - t0;
+    out->after_audit_s = out->early ? ls_now() - out->after_audit_from : out->wall_s;
     if (failed_job >= 0 && !rc) rc = LS_EIO;
     if (!rc) rc = aggregate(out, jo, n_jobs, tokens, n_tok);
 done:
-    for (int j = 0; jo && rj && j < n_jobs; j++) {
-        if (rj[j].pid > 0) {
-            kill(rj[j].pid, SIGKILL); /* they ignore SIGTERM (start_job) */
-            close(rj[j].fd);
-            waitpid(rj[j].pid, NULL, 0);
-            lsbuf_free(&rj[j].buf);
-        }
-        job_out_free(&jo[j]);
-    }
+    seeds_early_free(early);
+    kill_jobs(rj, n_jobs);
+    for (int j = 0; jo && j < n_jobs; j++) job_out_free(&jo[j]);
     free(jd);
     free(jo);
     free(rj);
     free(pf);
     free(pf_job);
+    free(started);
     if (rc) seeds_result_free(out);
     return rc;
 }
@@ -999,10 +1182,15 @@ void seeds_print(FILE *f, const seeds_result *r) {
             cpu += r->job_cpu_s[j];
             nc++;
         }
-    fprintf(f, "\n== seeds: %d seed(s) %llu..%llu%s, %d at once, %.1f s (CPU %.1f s per audit); noise floor: %s moved 1 ulp, "
+    char when[160];
+    if (r->early)
+        snprintf(when, sizeof when, "started with the audit above at idle priority, done %.1f s after it", r->after_audit_s);
+    else
+        snprintf(when, sizeof when, "%.1f s", r->wall_s);
+    fprintf(f, "\n== seeds: %d seed(s) %llu..%llu%s, %d at once, %s (CPU %.1f s per audit); noise floor: %s moved 1 ulp, "
                "%d draw(s)\n",
             N, (unsigned long long)r->seed0, (unsigned long long)(r->seed0 + (uint64_t)N - 1),
-            r->seed0_from_audit ? " (the first from the audit above)" : "", r->jobs, r->wall_s, nc ? cpu / nc : NAN,
+            r->seed0_from_audit ? " (the first from the audit above)" : "", r->jobs, when, nc ? cpu / nc : NAN,
             r->floor_engine, r->n_draws);
     /* what the loop's own runs checked: a seed's accuracy is only as
      * trusted as its run was checked */
@@ -1253,6 +1441,8 @@ void seeds_json(lsbuf *b, const seeds_result *r) {
                     "\"test_images\": %zu, \"wall_seconds\": ",
                  N, (unsigned long long)r->seed0, r->seed0_from_audit ? "true" : "false", r->jobs, E, r->n_test);
     lsbuf_json_num(b, r->wall_s);
+    lsbuf_printf(b, ", \"started_with_audit\": %s, \"seconds_after_audit\": ", r->early ? "true" : "false");
+    lsbuf_json_num(b, r->after_audit_s);
     /* the loop's own runs (every seed but an audited first one) */
     lsbuf_printf(b, ", \"loop_runs_checked\": {\"every_step_checksums\": false, \"reference\": false}");
     lsbuf_printf(b, ", \"job_seconds\": ");

@@ -23,8 +23,9 @@
  *     band (stats_band_exit).
  *
  * Processes: seeds_run forks one child per audit, at most `jobs` at a
- * time; each child runs audit_drive (which forks its engine processes) and
- * sends its numbers back through a pipe.  Like remote_engine_create, it
+ * time (seeds_start the first of them before the main audit, at idle
+ * priority); each child runs audit_drive (which forks its engine
+ * processes) and sends its numbers back through a pipe.  Like remote_engine_create, it
  * must be called before this process starts any thread (OpenMP, oneDNN,
  * MPFR threads): a child forked from a threaded process can hang.
  * seeds_run refuses in that case.  The audit itself (audit_drive) starts no
@@ -106,7 +107,10 @@ typedef struct seeds_result {
     stats_floor floor_flips, floor_gap; /* flips; |accuracy gap| as a fraction */
     double *band_lo, *band_hi;  /* per step over the floor draws' rel-L2 curves (NaN: none) */
     char floor_engine[80];      /* the engine whose perturbed copy gives the floor ("" if none) */
-    double wall_s;              /* the whole loop */
+    double wall_s;              /* the whole loop (from seeds_start when it started early) */
+    int early;                  /* its audits started with the main audit (seeds_start), at idle priority */
+    double after_audit_from;    /* (early) when the main audit was over, ls_now() */
+    double after_audit_s;       /* the loop's time after the main audit (= wall_s when not early) */
     double job_s[2 * SEEDS_MAX]; /* each audit's wall time in its child */
     double job_cpu_s[2 * SEEDS_MAX]; /* and its CPU time, engine processes included (NaN: not run here) */
 } seeds_result;
@@ -122,7 +126,34 @@ typedef struct seeds_result {
  * free mode with evaluation over the whole run, it is taken as seed s0
  * instead of running that seed again (out->seed0_from_audit).  Returns 0,
  * or an error with ls_errmsg() set (out then holds nothing to free). */
-int seeds_run(const audit_cfg *base, const seeds_cfg *sc, const audit_result *prior, seeds_result *out);
+typedef struct seeds_early seeds_early;
+int seeds_run(const audit_cfg *base, const seeds_cfg *sc, const audit_result *prior, seeds_early *early,
+              seeds_result *out);
+
+/* The loop's audits started before the main audit, in Linux's idle
+ * scheduling class (SCHED_IDLE; their engine processes inherit it): the
+ * main audit leaves a core idle much of the time (its reference, its
+ * serial comparisons, engines waiting for each other: `make run` used 1.37
+ * of 2 cores), and the loop's audits run there instead of after it.  An
+ * idle-class process yields the moment a normal one wakes; still, the
+ * audit's own processes slow down (caches and memory shared): measured
+ * on the 2-core machine, the main job's audit 137 s alone, 154 s with
+ * the loop alongside, which was done 27 s later (181 s, against 200 s one
+ * after the other); at nice 19 instead the audit took 180 s.  Started: the first
+ * `jobs` audits, leaving out seed s0 when the audit's configuration lets it
+ * be seed s0 (seed0_from_audit).  seeds_run then takes them over (early),
+ * once the audit is known.  Every audit of the loop, early or not, lists
+ * all the engines of --engines, so that each keeps its place in the list
+ * (a perturbed copy's direction is keyed by it); an engine the main audit
+ * could not run (cuda without a GPU) is dropped from their results and
+ * from the loop's, as it is absent from seed s0.  Should leaving it out
+ * change the noise floor's engine, the audits list the loop's engines only
+ * and early ones are killed and run again.  seeds_run frees early on every
+ * path; seeds_early_free kills and reaps what still runs (a main audit that
+ * failed or was stopped).  Same rule as seeds_run: call before this process
+ * starts any thread. */
+int seeds_start(const audit_cfg *base, const seeds_cfg *sc, seeds_early **out);
+void seeds_early_free(seeds_early *e);
 void seeds_result_free(seeds_result *r);
 
 /* The significance section from audits run elsewhere (a sweep's merge:

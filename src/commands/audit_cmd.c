@@ -117,18 +117,25 @@ static void out_release(const audit_cfg *c, out_guard *g, int ok) {
 
 /* Is the gap real?  The drift phase again for more seeds (this run is the
  * first), in child processes; its verdicts join this run's. */
-static int seed_loop(audit_result *r) {
+static int seed_loop(audit_result *r, seeds_early *early) {
     const audit_cfg *c = &r->cfg;
-    if (!(c->seeds > 0 && c->eval && r->epochs_done > 0 && !r->interrupted)) return 0;
+    if (!(c->seeds > 0 && c->eval && r->epochs_done > 0 && !r->interrupted)) {
+        seeds_early_free(early);
+        return 0;
+    }
     if (ls_stop_signal()) { /* asked to stop between the main run and the loop */
+        seeds_early_free(early);
         r->interrupted = ls_stop_signal();
         r->interrupted_step = r->total_steps;
         r->interrupted_seeds = 1;
         return 0;
     }
     seeds_cfg sc = {c->seeds, c->jobs > 0 ? c->jobs : 1, c->floor_draws};
-    if (!(r->seeds = ls_calloc(1, sizeof *r->seeds))) return LS_ENOMEM;
-    int rc = seeds_run(c, &sc, r, r->seeds);
+    if (!(r->seeds = ls_calloc(1, sizeof *r->seeds))) {
+        seeds_early_free(early);
+        return LS_ENOMEM;
+    }
+    int rc = seeds_run(c, &sc, r, early, r->seeds);
     if (rc) {
         free(r->seeds);
         r->seeds = NULL;
@@ -198,13 +205,22 @@ int audit_run(const audit_cfg *cfg, audit_result *res) {
     double t0 = ls_now();
     out_guard g = {-1, 0, 0, 0};
     int rc = out_lock(cfg, &g);
+    /* the seed loop's audits start now, on the cores the audit leaves idle
+     * (seeds_start); before the audit, which may start threads */
+    seeds_early *early = NULL;
+    if (!rc && cfg->seeds > 0 && cfg->eval) {
+        seeds_cfg sc = {cfg->seeds, cfg->jobs > 0 ? cfg->jobs : 1, cfg->floor_draws};
+        rc = seeds_start(cfg, &sc, &early);
+        if (rc) rc = ls_err_prefix(rc, "seed loop");
+    }
     if (!rc) rc = audit_drive(cfg, r);
     if (rc) {
+        seeds_early_free(early);
         out_release(cfg, &g, 0);
         free(local);
         return rc;
     }
-    if (!(rc = seed_loop(r))) {
+    if (!(rc = seed_loop(r, early))) {
         r->total_s = ls_now() - t0;
         verdicts(r);
         rc = report_set(r, &g);

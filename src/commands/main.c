@@ -6,6 +6,7 @@
  */
 #include <errno.h>
 #include <limits.h>
+#include <malloc.h>
 #include <getopt.h>
 #include <signal.h>
 #include <stdarg.h>
@@ -750,7 +751,15 @@ static int finish_stdout(int status) {
     return status ? status : 2;
 }
 
-int main(int argc, char **argv) { return finish_stdout(dispatch(argc, argv)); }
+int main(int argc, char **argv) {
+    /* Tensors of a few to a few tens of MB are allocated and freed at every
+     * compared step; glibc's default maps each anew (page faults, pages
+     * zeroed by the kernel).  Keep them in the heap: below 32 MB from the
+     * heap, and the heap's top kept. */
+    mallopt(M_MMAP_THRESHOLD, 32 << 20);
+    mallopt(M_TRIM_THRESHOLD, 1 << 30);
+    return finish_stdout(dispatch(argc, argv));
+}
 
 static int dispatch(int argc, char **argv) {
     if (argc < 2) {

@@ -139,7 +139,8 @@ int seeds_run(const audit_cfg *base, const seeds_cfg *sc, const audit_result *pr
  * audit's own processes slow down (caches and memory shared): measured
  * on the 2-core machine, the main job's audit 137 s alone, 154 s with
  * the loop alongside, which was done 27 s later (181 s, against 200 s one
- * after the other); at nice 19 instead the audit took 180 s.  Started: the first
+ * after the other); at nice 19 instead the audit took 180 s; `make run`
+ * alternating with the build before, medians 252 s -> 193 s.  Started: the first
  * `jobs` audits, leaving out seed s0 when the audit's configuration lets it
  * be seed s0 (seed0_from_audit).  seeds_run then takes them over (early),
  * once the audit is known.  Every audit of the loop, early or not, lists

@@ -115,6 +115,11 @@ static void out_release(const audit_cfg *c, out_guard *g, int ok) {
     g->fd = -1;
 }
 
+static seeds_cfg seeds_cfg_of(const audit_cfg *c) {
+    seeds_cfg sc = {c->seeds, c->jobs > 0 ? c->jobs : 1, c->floor_draws};
+    return sc;
+}
+
 /* Is the gap real?  The drift phase again for more seeds (this run is the
  * first), in child processes; its verdicts join this run's. */
 static int seed_loop(audit_result *r, seeds_early *early) {
@@ -130,7 +135,7 @@ static int seed_loop(audit_result *r, seeds_early *early) {
         r->interrupted_seeds = 1;
         return 0;
     }
-    seeds_cfg sc = {c->seeds, c->jobs > 0 ? c->jobs : 1, c->floor_draws};
+    seeds_cfg sc = seeds_cfg_of(c);
     if (!(r->seeds = ls_calloc(1, sizeof *r->seeds))) {
         seeds_early_free(early);
         return LS_ENOMEM;
@@ -209,7 +214,7 @@ int audit_run(const audit_cfg *cfg, audit_result *res) {
      * (seeds_start); before the audit, which may start threads */
     seeds_early *early = NULL;
     if (!rc && cfg->seeds > 0 && cfg->eval) {
-        seeds_cfg sc = {cfg->seeds, cfg->jobs > 0 ? cfg->jobs : 1, cfg->floor_draws};
+        seeds_cfg sc = seeds_cfg_of(cfg);
         rc = seeds_start(cfg, &sc, &early);
         if (rc) rc = ls_err_prefix(rc, "seed loop");
     }

@@ -279,10 +279,23 @@ static void test_started_with_audit(void **st) {
     c.audit_every = 0;
     c.seeds = 2;
     c.jobs = 2;
+    FILE *con = tmpfile();
+    assert_non_null(con);
+    c.out = con;
     audit_result *pr = calloc(1, sizeof *pr);
     assert_non_null(pr);
     int rc = audit_run(&c, pr);
     if (rc) fail_msg("audit_run: %s", ls_errmsg());
+    /* the verdict screen says how the loop ran, and that the timings were
+     * taken with it alongside */
+    char text[65536];
+    rewind(con);
+    size_t got = fread(text, 1, sizeof text - 1, con);
+    text[got] = 0;
+    fclose(con);
+    c.out = NULL;
+    assert_non_null(strstr(text, "started with the audit above at idle priority, done"));
+    assert_non_null(strstr(text, "measured with the seed loop's audits alongside at idle priority"));
     seeds_result *e = pr->seeds;
     assert_non_null(e);
     assert_int_equal(e->early, 1);

@@ -133,6 +133,9 @@ static void print_top_layers(FILE *f, const audit_result *r, const model *m) {
     for (int i = 0; i < n && i < 3; i++)
         fprintf(f, " %s %.3g (%.3g-%.3g)%s", m->layers[idx[i]].name, 1e3 * med[idx[i]], 1e3 * lo[idx[i]],
                 1e3 * hi[idx[i]], i + 1 < n && i < 2 ? ";" : "\n");
+    if (r->seeds && r->seeds->early)
+        fprintf(f, "  (measured with the seed loop's audits alongside at idle priority: they yield the cores but share "
+                   "caches and memory; for timings alone, run without --seeds)\n");
 }
 
 /* Coverage in steps, per engine: the every-step checksums (training steps

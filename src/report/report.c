@@ -1197,6 +1197,10 @@ static void sec_timing(doc *d, const ctx *x) {
     para(d, "Comparison cost: %.2f s of %.2f s total (%.0f%%); driver peak RSS %.1f MiB; %ld lines in steps.jsonl.",
          r->compare_s, r->total_s, r->total_s > 0 ? 100 * r->compare_s / r->total_s : 0.0,
          r->parent_peak_rss / 1048576.0, r->jsonl_lines);
+    if (r->seeds && r->seeds->early)
+        para(d, "These times were measured with the seed loop's audits running alongside, in Linux's idle scheduling "
+                "class (SCHED_IDLE): they take only cores these engines leave idle, but share caches and memory "
+                "bandwidth with them. For timings alone, audit without --seeds.");
 
     timing_layers(d, x);
 }

@@ -935,9 +935,7 @@ static int seed0_expected(const audit_cfg *base) {
 }
 
 struct seeds_early {
-    char tokens[AUDIT_MAX_ENGINES][256];
-    char partner[256];
-    int n_tok, floor_tok, n_jobs, jobs;
+    int n_jobs;
     job_def *jd;
     running_job *rj;
     char *started;
@@ -968,14 +966,13 @@ int seeds_start(const audit_cfg *base, const seeds_cfg *sc, seeds_early **out) {
     *out = NULL;
     int rc = seeds_check_cfg(base, sc);
     if (rc) return rc;
+    /* the whole engine list, as seeds_run's jobs have it (job_set) */
+    char tokens[AUDIT_MAX_ENGINES][256], partner[256];
+    int n_tok = 0, floor_tok = -1;
+    if ((rc = seeds_tokens(base, NULL, tokens, &n_tok, &floor_tok, partner, sizeof partner))) return rc;
     seeds_early *e = ls_calloc(1, sizeof *e);
     if (!e) return LS_ENOMEM;
-    if ((rc = seeds_tokens(base, NULL, e->tokens, &e->n_tok, &e->floor_tok, e->partner, sizeof e->partner))) {
-        free(e);
-        return rc;
-    }
     e->n_jobs = sc->n_seeds + sc->floor_draws;
-    e->jobs = sc->jobs;
     e->jd = ls_calloc((size_t)e->n_jobs, sizeof *e->jd);
     e->rj = ls_calloc((size_t)e->n_jobs, sizeof *e->rj);
     e->started = ls_calloc((size_t)e->n_jobs, 1);
@@ -983,13 +980,13 @@ int seeds_start(const audit_cfg *base, const seeds_cfg *sc, seeds_early **out) {
         seeds_early_free(e);
         return LS_ENOMEM;
     }
-    if ((rc = seeds_job_defs(e->jd, e->n_jobs, sc->n_seeds, base, e->tokens, e->n_tok, e->floor_tok, e->partner))) {
+    if ((rc = seeds_job_defs(e->jd, e->n_jobs, sc->n_seeds, base, tokens, n_tok, floor_tok, partner))) {
         seeds_early_free(e);
         return rc;
     }
     e->t0 = ls_now();
     /* seed s0 is expected from the audit itself: the next J jobs start now */
-    for (int j = seed0_expected(base) ? 1 : 0, n = 0; j < e->n_jobs && n < e->jobs; j++, n++) {
+    for (int j = seed0_expected(base) ? 1 : 0, n = 0; j < e->n_jobs && n < sc->jobs; j++, n++) {
         if ((rc = start_job(base, &e->jd[j], &e->rj[j], e->rj, e->n_jobs, 1))) {
             unsigned long long seed = (unsigned long long)e->jd[j].seed;
             seeds_early_free(e);

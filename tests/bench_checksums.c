@@ -166,7 +166,7 @@ int main(int argc, char **argv) {
     for (int k = 0; k < J && !rc; k++) {
         ck_verdict cv;
         ck_verdict_init(&cv);
-        rc = checksums_judge(&m, v, n, y, 0, 1, &cv);
+        rc = checksums_judge(&m, v, n, y, 0, CK_BLOCKS_ALL, &cv);
     }
     double jt = (ls_now() - j0) / J;
     for (int k = 0; k < 4; k++) qsort(ts + k * R, (size_t)R, sizeof *ts, cmp);

@@ -83,7 +83,7 @@ static void step_to_checks(fx *f, uint64_t step) {
 static ck_verdict judge(fx *f, const double *vec) {
     ck_verdict v;
     ck_verdict_init(&v);
-    assert_int_equal(checksums_judge(&f->m, vec, N, f->y, 0, 1, &v), 0);
+    assert_int_equal(checksums_judge(&f->m, vec, N, f->y, 0, CK_BLOCKS_ALL, &v), 0);
     return v;
 }
 
@@ -346,7 +346,9 @@ static rel_of_fn rel_for(int ph, const layer *ly, size_t *n_rel) {
     switch (ph) {
     case CK_FWD_PS: *n_rel = N; return rel_dense_fwd_ps;
     case CK_BWD_DATA_PS: *n_rel = N; return rel_dense_bwd_data_ps;
-    case CK_FWD: *n_rel = conv ? N * (size_t)ly->out_c : (size_t)ly->out_c; return conv ? rel_conv_fwd : rel_dense_fwd;
+    case CK_FWD:
+    case CK_FWD_RA: /* conv only: the plain relation's units */
+    case CK_FWD_CA: *n_rel = conv ? N * (size_t)ly->out_c : (size_t)ly->out_c; return conv ? rel_conv_fwd : rel_dense_fwd;
     default: *n_rel = conv ? N * (size_t)ly->in_c : (size_t)ly->in_c; return conv ? rel_conv_bwd_data : rel_dense_bwd_data;
     }
 }
@@ -519,6 +521,18 @@ static void test_fault_backward_data(void **s) {
  * test's batch of 32 the relations summed over the batch are sharper for
  * fc1's 64 outputs, so the verdict is read for the per-sample relation
  * itself; at the main job's 256 the per-sample ones are.) */
+/* The weight a relation gives target t's element: 1, or in an
+ * alternating relation (-1)^row or (-1)^column of its plane (the layer's
+ * output for forward, its input for backward-data). */
+static double alt_weight(const fx *f, const target *t) {
+    const layer *ly = &f->m.layers[t->l];
+    int fwd = t->ph == CK_FWD_RA || t->ph == CK_FWD_CA, h = fwd ? ly->out_h : ly->in_h, w = fwd ? ly->out_w : ly->in_w;
+    size_t p = t->q % ((size_t)h * w);
+    if (t->ph == CK_FWD_RA || t->ph == CK_BWD_DATA_RA) return (p / w) & 1 ? -1.0 : 1.0;
+    if (t->ph == CK_FWD_CA || t->ph == CK_BWD_DATA_CA) return (p % w) & 1 ? -1.0 : 1.0;
+    return 1.0;
+}
+
 static void fault_per_sample(fx *f, target (*make)(fx *, int), int l) {
     for (int over = 1; over >= 0; over--) {
         step_to_checks(f, 1);
@@ -533,7 +547,8 @@ static void fault_per_sample(fx *f, target (*make)(fx *, int), int l) {
         ck_verdict v = judge(f, f->vec);
         fprintf(stderr, "%s %s, sample %zu: ratio %.3g clean, %.3g with %s moved in\n", f->m.layers[l].name,
                 ck_phase_name(t.ph), t.rel, r0, r1, over ? "1.05 P times the element's bound" : "0.5 x its tolerance");
-        assert_true(fabs((R1 - R0) - moved) <= 1e-3 * tol0); /* the residual carries the shift */
+        /* the residual carries the shift, times the element's weight */
+        assert_true(fabs((R1 - R0) - alt_weight(f, &t) * moved) <= 1e-3 * tol0);
         if (over) {
             assert_true(r1 > 1.0);
             int named = 0;
@@ -545,6 +560,26 @@ static void fault_per_sample(fx *f, target (*make)(fx *, int), int l) {
             assert_true(fabs(moved) >= 0.49 * tol0 && r1 < 1.0);
         }
     }
+}
+
+/* The row- and column-alternating conv relations (weights +-1, so the
+ * plain relation's tolerance): one element over 1.05 P times its own
+ * bound puts the relation itself over, named; 0.5 times its tolerance
+ * does not (README: the smallest single-element fault, P x). */
+static target target_forward_ra(fx *f, int l) { return target_forward_ph(f, l, CK_FWD_RA); }
+static target target_forward_ca(fx *f, int l) { return target_forward_ph(f, l, CK_FWD_CA); }
+static target target_backward_data_ra(fx *f, int l) { return target_backward_data_ph(f, l, CK_BWD_DATA_RA); }
+static target target_backward_data_ca(fx *f, int l) { return target_backward_data_ph(f, l, CK_BWD_DATA_CA); }
+static void test_fault_alternating(void **s) {
+    (void)s;
+    fx f;
+    setup(&f, "smallcnn", 0);
+    int conv1 = first_layer_of(&f.m, LAYER_CONV, 0), conv2 = first_layer_of(&f.m, LAYER_CONV, conv1 + 1);
+    fault_per_sample(&f, target_forward_ra, conv1);
+    fault_per_sample(&f, target_forward_ca, conv2);
+    fault_per_sample(&f, target_backward_data_ra, conv2);
+    fault_per_sample(&f, target_backward_data_ca, conv2);
+    teardown(&f);
 }
 
 static void test_fault_dense_per_sample(void **s) {
@@ -870,6 +905,7 @@ int main(void) {
         cmocka_unit_test(test_fault_backward_data),
         cmocka_unit_test(test_subthreshold_not_flagged),
         cmocka_unit_test(test_fault_dense_per_sample),
+        cmocka_unit_test(test_fault_alternating),
         cmocka_unit_test(test_fault_weight_grad_permuted),
         cmocka_unit_test(test_fault_exact_and_continuity),
         cmocka_unit_test(test_fault_fused_pair),

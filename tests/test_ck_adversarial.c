@@ -136,7 +136,7 @@ static void assert_exact_zero(const model *m, const ck_layout *L, const double *
 static void assert_judged_clean(const model *m, const double *v, size_t n, const int32_t *y, const char *what) {
     ck_verdict vd;
     ck_verdict_init(&vd);
-    assert_int_equal(checksums_judge(m, v, n, y, 0, 1, &vd), 0);
+    assert_int_equal(checksums_judge(m, v, n, y, 0, CK_BLOCKS_ALL, &vd), 0);
     if (vd.n_viol) fprintf(stderr, "%s: %s (ratio %g)\n", what, vd.v[0].what, vd.v[0].ratio);
     assert_int_equal(vd.n_viol, 0);
     assert_true(vd.n_relations > 0);

@@ -225,7 +225,11 @@ static void test_index_weighted_as_kernels(void **st) {
 /* The position-weighted conv relations (FWD_PW, BWD_DATA_PW) as the CUDA
  * kernels compose them (kernels.cu: k_ck_window dy_mode 2 / 3 with
  * ck_window_sum_w, then k_ck_conv_fwd / k_ck_conv_bwd_data weighted with
- * ck_rows_w and ck_pw_bias) against the host's prefix-sum decomposition:
+ * ck_rows_w and ck_pw_bias), and the row- and column-alternating ones
+ * (FWD_RA, BWD_DATA_RA: dy_mode 4 / 5 with ck_window_sum_alt, weighted 2
+ * with ck_rows_alt, the bias counted ow (oh mod 2) times; FWD_CA,
+ * BWD_DATA_CA: dy_mode 6 / 7, weighted 3, oh (ow mod 2); A and S the
+ * plain relation's) against the host's prefix-sum decomposition:
  * the residual R within 1e-12 of A + Y (the same signed terms, summed in
  * other orders), A within 1e-12 relatively.  So the two agree on the
  * checkerboard signs and the weights, term for term, which a clean run of
@@ -245,27 +249,42 @@ static void test_position_weighted_as_kernels(void **st) {
         const float *w = f.p + f.m.tensors[ly->w_tensor].offset, *b = f.p + f.m.tensors[ly->b_tensor].offset;
         double *ws = malloc(N * (ckk > (size_t)d.oc * kk ? ckk : (size_t)d.oc * kk) * 2 * sizeof *ws);
         assert_non_null(ws);
-        for (int bwd = 0; bwd < 2; bwd++) {
-            int ph = bwd ? CK_BWD_DATA_PW : CK_FWD_PW;
+        for (int var = 0; var < 6; var++) {
+            int bwd = var & 1, ra = var >> 1; /* 0 position-weighted, 1 by rows, 2 by columns */
+            static const int phs[3][2] = {{CK_FWD_PW, CK_BWD_DATA_PW}, {CK_FWD_RA, CK_BWD_DATA_RA},
+                                          {CK_FWD_CA, CK_BWD_DATA_CA}};
+            int ph = phs[ra][bwd];
             size_t cnt = f.L.cnt[l][ph], planes = bwd ? (size_t)d.oc : (size_t)d.c;
             if (!cnt) continue;
             assert_int_equal(cnt, N * (size_t)(bwd ? d.c : d.oc));
             const float *src = bwd ? dy : x;
             size_t plane_len = bwd ? P : HW, nw = N * planes * kk;
-            for (size_t i = 0; i < nw; i++) /* k_ck_window */
-                ck_window_sum_w(src + (i / kk) * plane_len, &d, (int)(i % kk / d.k), (int)(i % kk % d.k), bwd,
-                                &ws[i], &ws[nw + i]);
+            for (size_t i = 0; i < nw; i++) { /* k_ck_window */
+                int kh = (int)(i % kk / d.k), kw = (int)(i % kk % d.k);
+                if (ra) ck_window_sum_alt(src + (i / kk) * plane_len, &d, kh, kw, bwd, ra == 2, &ws[i], &ws[nw + i]);
+                else ck_window_sum_w(src + (i / kk) * plane_len, &d, kh, kw, bwd, &ws[i], &ws[nw + i]);
+            }
             const double *h = f.vec + f.L.off[l][ph];
             double worst = 0;
             for (size_t r = 0; r < cnt; r++, total++) {
                 double ls, la, rhs = 0, a = 0;
                 size_t i = r / (bwd ? d.c : d.oc), o = r % (bwd ? d.c : d.oc);
+                const float *lhs = bwd ? dx + r * HW : y + r * P;
+                int lh = bwd ? d.h : d.oh, lw = bwd ? d.w : d.ow;
+                if (ra) {
+                    double lr, lc;
+                    ck_rows_alt(lhs, lh, lw, 1, &lr, &lc, &la);
+                    ls = ra == 1 ? lr : lc;
+                } else {
+                    ck_rows_w(lhs, lh, lw, 1, &ls, &la);
+                }
                 if (!bwd) { /* k_ck_conv_fwd, weighted */
-                    rhs = ck_pw_bias(d.oh, d.ow) * (double)b[o], a = (double)P * (P + 1) / 2 * fabs((double)b[o]);
-                    ck_rows_w(y + r * P, d.oh, d.ow, 1, &ls, &la);
+                    double bt = ra == 1 ? (double)d.ow * (d.oh & 1) : ra == 2 ? (double)d.oh * (d.ow & 1)
+                                                                              : ck_pw_bias(d.oh, d.ow);
+                    rhs = bt * (double)b[o];
+                    a = (ra ? (double)P : (double)P * (P + 1) / 2) * fabs((double)b[o]);
                     ck_dot_acc(&rhs, &a, w + o * ckk, 1, ws + i * ckk, ws + nw + i * ckk, 1, ckk);
                 } else { /* k_ck_conv_bwd_data, weighted */
-                    ck_rows_w(dx + r * HW, d.h, d.w, 1, &ls, &la);
                     for (int oc = 0; oc < d.oc; oc++)
                         ck_dot_acc(&rhs, &a, w + oc * ckk + o * kk, 1, ws + (i * d.oc + oc) * kk,
                                    ws + nw + (i * d.oc + oc) * kk, 1, kk);
@@ -276,13 +295,16 @@ static void test_position_weighted_as_kernels(void **st) {
                 if (!(dr <= 1e-12) || !(fabs(g[1] - a) <= 1e-12 * a))
                     fail_msg("%s %s relation %zu: host R %.17g A %.17g, kernels R %.17g A %.17g", ly->name,
                              ck_phase_name(ph), r, g[0], g[1], e0, a);
+                /* |weight| = 1: A, Y and S are the plain relation's, bit for bit */
+                if (ra) assert_memory_equal(g + 1, f.vec + f.L.off[l][bwd ? CK_BWD_DATA : CK_FWD] + CK_REL * r + 1,
+                                            3 * sizeof *g);
             }
             print_message("%s %s: %zu relations, residuals within %.3g of A + Y of the kernels'\n", ly->name,
                           ck_phase_name(ph), cnt, worst);
         }
         free(ws);
     }
-    assert_int_equal(total, N * (16 + 32 + 16));
+    assert_int_equal(total, 3 * N * (16 + 32 + 16));
     free_fx(&f);
 }
 

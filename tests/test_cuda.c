@@ -826,7 +826,7 @@ static void test_dev_checksums(void **st) {
     assert_int_equal(engine_checksums(e, CK_STAGE_STEP, v), 0);
     ck_verdict cv;
     ck_verdict_init(&cv);
-    assert_int_equal(checksums_judge(&m, v, N, y, 0, 1, &cv), 0);
+    assert_int_equal(checksums_judge(&m, v, N, y, 0, CK_BLOCKS_ALL, &cv), 0);
     /* the device's digest of its input: the batch it was given */
     checksums_input(&m, v, N, ck_digest(x, N * 784), &cv);
     if (cv.n_viol) fail_msg("cuda step: %s (ratio %g)", cv.v[0].what, cv.v[0].ratio);
@@ -835,7 +835,7 @@ static void test_dev_checksums(void **st) {
     assert_int_equal(engine_update(e, &a, 1), 0);
     assert_int_equal(engine_checksums(e, CK_STAGE_UPDATE, v), 0);
     ck_verdict_init(&cv);
-    assert_int_equal(checksums_judge(&m, v, N, y, 0, 1, &cv), 0);
+    assert_int_equal(checksums_judge(&m, v, N, y, 0, CK_BLOCKS_ALL, &cv), 0);
     if (cv.n_viol) fail_msg("cuda update: %s", cv.v[0].what);
     /* conv1's output, one element doubled */
     size_t na = N * layer_out_size(&m.layers[0]);
@@ -850,7 +850,7 @@ static void test_dev_checksums(void **st) {
     assert_int_equal(engine_set_tensor(e, (tensor_id){TENSOR_ACT, 0}, act), 0);
     assert_int_equal(engine_checksums(e, CK_STAGE_STEP, v), 0);
     ck_verdict_init(&cv);
-    assert_int_equal(checksums_judge(&m, v, N, y, 0, 1, &cv), 0);
+    assert_int_equal(checksums_judge(&m, v, N, y, 0, CK_BLOCKS_ALL, &cv), 0);
     assert_true(cv.n_viol >= 1);
     assert_int_equal(cv.v[0].layer, 0);
     engine_free(e);

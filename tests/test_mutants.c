@@ -220,8 +220,10 @@ static void test_checksum_suspect(void **st) {
  * plain backward-weights sum), conv1's filter 0 transposed (index-weighted:
  * one input channel, so the filter is the slice), conv2's dW and db from
  * step 6's dy, an evaluation batch on the previous evaluation's weights
- * (conv1's evaluation relation, first).  The legal engine passes every step
- * and evaluation batch. */
+ * (conv1's evaluation relation, first); Winograd tiles with one
+ * transform-domain value wrong (the row- and column-alternating
+ * relations).  The legal engine passes every step and
+ * evaluation batch. */
 static void test_one_off_data_faults(void **st) {
     if (!have_data()) skip();
     static const struct {
@@ -260,6 +262,12 @@ static void test_one_off_data_faults(void **st) {
         {"cpu:fault=conv1_nan_dead_window_once", 7, 0, "conv1", "conv1 forward", CKP_FORWARD},
         {"cpu:fault=adam_v_inf_once", 7, 0, "fc1", "fc1.weight Adam re-done", CKP_UPDATE},
         {"cpu:fault=conv1_dw_last_sample_dropped_once", 7, 0, "conv1", "conv1 backward-weights", CKP_BWD_WEIGHTS},
+        /* Winograd tiles with one transform-domain value wrong: blind
+         * spots until the row-alternating relations */
+        {"cpu:fault=conv2_wino_tile_once", 7, 0, "conv2", "conv2 forward (row-alternating)", CKP_FORWARD},
+        {"cpu:fault=conv2_dx_wino_tile_once", 7, 0, "conv2", "conv2 backward-data (row-alternating)", CKP_BWD_DATA},
+        {"cpu:fault=conv2_wino_u21_once", 7, 0, "conv2", "conv2 forward (row-alternating)", CKP_FORWARD},
+        {"cpu:fault=conv2_wino_col_tile_once", 7, 0, "conv2", "conv2 forward (column-alternating)", CKP_FORWARD},
         {"cpu", -1, 0, "", "", CKP_FORWARD},
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {

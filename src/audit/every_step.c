@@ -106,14 +106,18 @@ int every_step_stage(engine *e, audit_engine *ae, const model *m, int stage, siz
     /* a recording declares its precision in its own spec, not in "recorded:PATH" */
     const char *rs = engine_recorded_spec(e);
     /* a recording made before INPUT and the per-sample and weighted blocks
-     * were stored stops at DIGEST: those are not judged, and the coverage
-     * line says so (ck_partial) */
+     * were stored stops at DIGEST, one made before the alternating blocks
+     * at ra_off: those are not judged, and the coverage line says
+     * so (ck_partial) */
     const recording *rec = engine_recorded_get(e);
-    int full = !rec || rec->ck_ext;
+    int ext = rec ? rec->ck_ext : CK_BLOCKS_ALL, full = ext > CK_BLOCKS_BASE; /* ck_ext: 0, 1, 2 as CK_BLOCKS_* */
     if (!full)
         snprintf(ae->ck_partial, sizeof ae->ck_partial, "an older recording: its vectors stop at DIGEST (no input "
-                 "digest, no per-sample, position- or index-weighted relations)");
-    if ((rc = checksums_judge(m, vec, n, y, declared_u_in(rs ? rs : ae->spec), full, &v))) return rc;
+                 "digest, no per-sample, position-, index-weighted or alternating relations)");
+    else if (ext < CK_BLOCKS_ALL)
+        snprintf(ae->ck_partial, sizeof ae->ck_partial, "an older recording: its vectors have no row- or "
+                 "column-alternating relations");
+    if ((rc = checksums_judge(m, vec, n, y, declared_u_in(rs ? rs : ae->spec), ext, &v))) return rc;
     ck_layout L;
     ck_layout_make(&L, m, n);
     if (stage != CK_STAGE_UPDATE && ae->ck_chain) checksums_continuity(m, ae->ck_dig, vec, n, &v);

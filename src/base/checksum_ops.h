@@ -146,6 +146,61 @@ LS_HD void ck_rows_w(const float *y, int h, int w, size_t stride, double *s, dou
     *sa = ta;
 }
 
+/* The alternating relations (engines/checksums.h FWD_RA, BWD_DATA_RA,
+ * FWD_CA, BWD_DATA_CA): each output (forward) or input gradient
+ * (backward-data) weighted by (-1)^row, or by (-1)^column.  A Winograd
+ * F(4x4, 3x3) tile with one transform-domain value M[2][1] off adds +-eps
+ * in alternating rows of a 4x4 tile (M[1][2]: in alternating columns):
+ * its plain sum is 0, and its checkerboard-signed, position-weighted one
+ * 8 eps (8 w eps) against weights of ~P/2 (FWD_PW), so neither sees it
+ * well; the matching alternating relation moves by 16 eps against
+ * |weights| of 1.  |weight| = 1 everywhere, so A, Y and S are the plain
+ * relation's, and so are its tolerances.  ck_window_sum_alt: the sum over
+ * the plane's terms that kernel offset (kh, kw) meets, each with the sign
+ * of the output row (by_col: column) it belongs to (forward, over x:
+ * (-1)^i) or of the input row (column) it reaches (dy_mode, over dy:
+ * (-1)^(i + kh - pad)), and the plain |.| sum; ck_rows_alt: over rows i,
+ * in order, *sr += (-1)^i (the row's sum) and *sc += (the row's sum with
+ * signs (-1)^j), and the plane's sum of |y| in the same order.  The bias
+ * term of the forward relations is ow (oh mod 2) (rows) and oh (ow mod 2)
+ * (columns). */
+LS_HD double ck_ra_sign(int i) { return (i & 1) ? -1.0 : 1.0; }
+
+LS_HD void ck_window_sum_alt(const float *x, const ck_conv_dims *d, int kh, int kw, int dy_mode, int by_col,
+                             double *s, double *sa) {
+    double t = 0, ta = 0;
+    for (int i = 0; i < d->oh; i++) {
+        int r = i + kh - d->pad;
+        if (r < 0 || r >= d->h) continue;
+        double sg = by_col ? 1.0 : ck_ra_sign(dy_mode ? r : i);
+        for (int j = 0; j < d->ow; j++) {
+            int q = j + kw - d->pad;
+            if (q < 0 || q >= d->w) continue;
+            double v = dy_mode ? x[i * d->ow + j] : x[r * d->w + q];
+            t += (by_col ? ck_ra_sign(dy_mode ? q : j) : sg) * v;
+            ta += fabs(v);
+        }
+    }
+    *s = t;
+    *sa = ta;
+}
+
+LS_HD void ck_rows_alt(const float *y, int h, int w, size_t stride, double *sr, double *sc, double *sa) {
+    double t = 0, tc = 0, ta = 0;
+    for (int i = 0; i < h; i++) {
+        double ri = 0, ci = 0;
+        for (int j = 0; j < w; j++) {
+            double v = y[((size_t)i * w + j) * stride];
+            ri += v, ci += ck_ra_sign(j) * v, ta += fabs(v);
+        }
+        t += ck_ra_sign(i) * ri;
+        tc += ci;
+    }
+    *sr = t;
+    *sc = tc;
+    *sa = ta;
+}
+
 /* Plain sum and absolute sum of cnt floats with stride. */
 LS_HD void ck_sum(const float *x, size_t cnt, size_t stride, double *s, double *sa) {
     double t = 0, ta = 0;

@@ -495,8 +495,14 @@ int bounds_ck_shape(const model *m, int l, int phase, size_t n, size_t *K, size_
     *is_sum = 0;
     if (ly->kind == LAYER_CONV) {
         switch (phase) {
-        case 0: *K = ly->in_c * kk + 1, *P = pos; break;                                 /* per (sample, channel) */
-        case 1: *K = ly->out_c * kk, *P = (size_t)ly->in_h * ly->in_w; break;            /* per (sample, channel) */
+        /* per (sample, channel); the row- and column-alternating ones (9 to
+         * 12) have weights +-1: the plain relation's K and P */
+        case 0:
+        case 9:
+        case 11: *K = ly->in_c * kk + 1, *P = pos; break;
+        case 1:
+        case 10:
+        case 12: *K = ly->out_c * kk, *P = (size_t)ly->in_h * ly->in_w; break;
         case 2: *K = n * pos, *P = ly->in_c * kk; break;                                 /* per output channel */
         case 3: *K = n * pos, *P = 1, *is_sum = 1; break;
         /* position-weighted: weights 1..P on the P outputs; P here is their

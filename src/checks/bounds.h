@@ -171,7 +171,10 @@ void bounds_cluster_of(const model *m, tensor_kind kind, int idx, size_t *cdiv, 
  * from the engine's own fp32 tensors.  bounds_ck_shape gives, for layer l
  * and phase (CK_FWD .. CK_BWD_B, a dense layer's per-sample CK_FWD_PS,
  * CK_BWD_DATA_PS, a conv's position-weighted CK_FWD_PW, CK_BWD_DATA_PW, the
- * index-weighted backward-weights CK_BWD_W_PW of both) at batch n, the K of the per-element rule
+ * index-weighted backward-weights CK_BWD_W_PW of both, a conv's
+ * alternating CK_FWD_RA, CK_BWD_DATA_RA, CK_FWD_CA, CK_BWD_DATA_CA:
+ * weights +-1, so the plain relation's K and P) at batch n, the K of the
+ * per-element rule
  * the relation's outputs obey (bounds_rule_of's) and P, the outputs each
  * relation sums; 0 when the layer has no such relation.  bounds_ck_tol
  * turns the relation's A (the same sum in absolute values) and Y (sum of

@@ -188,9 +188,10 @@ static int record_prepare_checksums(record_run *r) {
     r->ck_packed = ls_malloc((L.total + 9 * (size_t)r->m.n_tensors + 3) * sizeof *r->ck_packed);
     if (!r->ck_vec || !r->ck_packed) return LS_ENOMEM;
     r->ck_on = 1;
-    /* ",all-blocks": INPUT and the per-sample and weighted blocks too (an
-     * older lockstep reads such a recording as one without vectors) */
-    snprintf(r->ck_what, sizeof r->ck_what, "step,update,eval,all-blocks");
+    /* ",all-blocks": INPUT and the per-sample and weighted blocks too,
+     * ",alt": and the row- and column-alternating ones (an older lockstep reads
+     * such a recording as one without vectors) */
+    snprintf(r->ck_what, sizeof r->ck_what, "step,update,eval,all-blocks,alt");
     return 0;
 }
 

@@ -33,6 +33,10 @@ const char *ck_phase_name(int phase) {
     case CK_FWD_PW: return "forward (position-weighted)";
     case CK_BWD_DATA_PW: return "backward-data (position-weighted)";
     case CK_BWD_W_PW: return "backward-weights (index-weighted)";
+    case CK_FWD_RA: return "forward (row-alternating)";
+    case CK_BWD_DATA_RA: return "backward-data (row-alternating)";
+    case CK_FWD_CA: return "forward (column-alternating)";
+    case CK_BWD_DATA_CA: return "backward-data (column-alternating)";
     }
     return "?";
 }
@@ -99,7 +103,19 @@ void ck_layout_make(ck_layout *L, const model *m, size_t n) {
             L->cnt[l][CK_BWD_DATA_PW] = l > 0 ? n * (size_t)ly->in_c : 0;
         }
         if (ly->kind == LAYER_DENSE || ly->kind == LAYER_CONV) L->cnt[l][CK_BWD_W_PW] = (size_t)ly->out_c;
-        for (int ph = CK_FWD_PS; ph < CK_NPHASE_ALL; ph++) {
+        for (int ph = CK_FWD_PS; ph < CK_NPHASE_EXT; ph++) {
+            L->off[l][ph] = at;
+            at += CK_REL * L->cnt[l][ph];
+        }
+    }
+    L->ra_off = at;
+    for (int l = 0; l < m->n_layers; l++) {
+        const layer *ly = &m->layers[l];
+        if (ly->kind == LAYER_CONV) {
+            L->cnt[l][CK_FWD_RA] = L->cnt[l][CK_FWD_CA] = L->cnt[l][CK_FWD];
+            L->cnt[l][CK_BWD_DATA_RA] = L->cnt[l][CK_BWD_DATA_CA] = L->cnt[l][CK_BWD_DATA];
+        }
+        for (int ph = CK_FWD_RA; ph < CK_NPHASE_ALL; ph++) {
             L->off[l][ph] = at;
             at += CK_REL * L->cnt[l][ph];
         }
@@ -139,6 +155,7 @@ typedef struct {
     size_t smp_cap;
     int nth;                    /* threads the sums run on (all the process may use, <= 8) */
     double *s, *sa;             /* per thread: one sample's window sums, s_cap each */
+    double *sr;                 /* per thread: its row- and column-alternating window sums, s_cap each */
     size_t s_cap;
     double *pl, *tv;            /* per thread: one plane's column sums (pl_cap), small vectors (tv_cap) */
     size_t pl_cap, tv_cap;
@@ -163,7 +180,8 @@ static void state_free(void *p) {
     if (!S) return;
     state_free_bufs(S);
     free(S->p), free(S->g), free(S->m), free(S->v), free(S->p0), free(S->m0), free(S->v0);
-    free(S->s), free(S->sa), free(S->wt), free(S->pl), free(S->tv), free(S->part), free(S->smp), free(S->cw), free(S->cnt);
+    free(S->s), free(S->sa), free(S->sr), free(S->wt), free(S->pl), free(S->tv), free(S->part), free(S->smp);
+    free(S->cw), free(S->cnt);
     free(S);
 }
 
@@ -196,10 +214,10 @@ static void scratch_needed(const model *m, size_t n, size_t *wt, size_t *pl, siz
                w = (size_t)ly->in_w, oh = (size_t)ly->out_h, ow = (size_t)ly->out_w, t[5] = {0, 0, 0, 0, 0};
         if (ly->kind == LAYER_CONV) {
             /* t[1]: 16 lanes of window_sums16 (a multiple of window_sums') */
-            /* t[1]: window_sums (5 (h + 1) w + 5 w) and window_sums16 (16 (10 + 10 k) w), either mode */
-            t[1] = 5 * (h + 1) * w + 5 * w + 5 * (oh + 1) * ow + 5 * ow + 16 * (10 + 10 * (size_t)ly->k) * (w + ow),
+            /* t[1]: window_sums (6 (h + 1) w + 6 w) and window_sums16 (16 (12 + 12 k) w), either mode */
+            t[1] = 6 * (h + 1) * w + 6 * w + 6 * (oh + 1) * ow + 6 * ow + 16 * (12 + 12 * (size_t)ly->k) * (w + ow),
             t[2] = 4 * h * w + 2 * oh * w, /* patch_sums, with the index-weighted planes */
-            t[3] = 6 * (C + OC);
+            t[3] = 10 * (C + OC);
             *cw += 2 * (C * kk * OC + C * OC), *part += n * OC * CK_PART;
         } else if (ly->kind == LAYER_DENSE) {
             t[0] = 4 * (C + OC); /* dense_all: sums over the batch, then W's row and column sums */
@@ -234,6 +252,7 @@ static int state_get(engine *e, ck_state **out) {
         S->s_cap = sums_needed(m, e->max_batch);
         scratch_needed(m, e->max_batch, &nwt, &S->pl_cap, &S->tv_cap, &ncw, &npart);
         S->s = ls_malloc(2 * nt * S->s_cap * 8), S->sa = ls_malloc(2 * nt * S->s_cap * 8); /* s and sw per thread */
+        S->sr = ls_malloc(2 * nt * S->s_cap * 8);
         S->pl = ls_malloc(nt * S->pl_cap * 8), S->tv = ls_malloc(nt * S->tv_cap * 8);
         S->wt = ls_malloc(nwt * 8), S->cw = ls_malloc(ncw * 8), S->part = ls_malloc(npart * 8);
         S->cnt = ls_malloc(nt * CK_CNT_STRIDE * sizeof *S->cnt);
@@ -243,8 +262,8 @@ static int state_get(engine *e, ck_state **out) {
             if (m->layers[l].kind == LAYER_CONV) S->smp_cap = zi > S->smp_cap ? zi : S->smp_cap;
         }
         S->smp = ls_malloc(nt * S->smp_cap * 4);
-        if (!S->p || !S->g || !S->m || !S->v || !S->p0 || !S->m0 || !S->v0 || !S->s || !S->sa || !S->wt || !S->pl ||
-            !S->tv || !S->part || !S->smp || !S->cw || !S->cnt)
+        if (!S->p || !S->g || !S->m || !S->v || !S->p0 || !S->m0 || !S->v0 || !S->s || !S->sa || !S->sr || !S->wt ||
+            !S->pl || !S->tv || !S->part || !S->smp || !S->cw || !S->cnt)
             return LS_ENOMEM;
     }
     if (!S->input) {
@@ -478,6 +497,8 @@ CK_HOT static void iwsum_patterns(const float *x, size_t n, double s[CK_IW_PATTE
 typedef struct {
     int mult, sg, pad;
     double *sw, *swa; /* as s, sa */
+    double *sra, *sca; /* the row- and column-alternating window sums (FWD_RA, FWD_CA, BWD_DATA_*; their |.|
+                        * sums are sa) */
 } ck_wsum;
 
 static double wsum_c(const ck_wsum *g, int kh, int kw) {
@@ -487,20 +508,27 @@ static double wsum_c(const ck_wsum *g, int kh, int kw) {
 /* Window sums of one (h, w) plane: for t = kh k + kw, s[t] (sa[t]) = the
  * sum of x (|x|) over rows [r0[kh], r1[kh]] x columns [c0[kw], c1[kw]]
  * (empty when r1 < r0 or c1 < c0), and *tot_a = the plane's sum of |x|;
- * with g, the position-weighted ones too (above).
+ * with g, the position-weighted ones too (above), and the alternating
+ * ones (base/checksum_ops.h's ck_window_sum_alt, either mode): by rows,
+ * from a fourth column prefix, of the row-signed plane (-1)^r x (exact),
+ * each window's sum times (-1)^(kh - pad) (the output row i = r - kh +
+ * pad of the forward; the input row r' = i + kh - pad that dy's row i
+ * reaches); by columns, the plain column sums of the window's rows with
+ * the signs (-1)^q, times (-1)^(kw - pad); within the plain sums' rounding
+ * (their |.| sums are sa).
  * Column prefix sums V[r][q] = sum of rows < r (vectorizes across q), then
  * each row range's column sums are differences of two V rows, then the
  * column ranges are summed.  Rounding: each window sum is within
  * (h + w + 4) u64 of the plane's sum of |x| (first order), which
  * bounds_ck_tol's term covers through Y (see there).  *mx = max |x| over
- * the plane (S of the sharper tier).  v: 5 (h + 1) w + 5 w doubles of
+ * the plane (S of the sharper tier).  v: 6 (h + 1) w + 6 w doubles of
  * scratch. */
 CK_HOT static void window_sums(const float *x, int h, int w, int k, const int *r0, const int *r1, const int *c0,
                         const int *c1, double *v, double *s, double *sa, double *tot_a, double *mx, const ck_wsum *g) {
     size_t HW1 = (size_t)(h + 1) * w;
-    double *V = v, *Va = V + HW1, *VS = Va + HW1, *VR = VS + HW1, *VRa = VR + HW1, *cr = VRa + HW1, *cra = cr + w,
-           *crs = cra + w, *crr = crs + w, *crra = crr + w;
-    for (int q = 0; q < w; q++) V[q] = Va[q] = VS[q] = VR[q] = VRa[q] = 0;
+    double *V = v, *Va = V + HW1, *VS = Va + HW1, *VR = VS + HW1, *VRa = VR + HW1, *VA = VRa + HW1, *cr = VA + HW1,
+           *cra = cr + w, *crs = cra + w, *crr = crs + w, *crra = crr + w, *crA = crra + w;
+    for (int q = 0; q < w; q++) V[q] = Va[q] = VS[q] = VR[q] = VRa[q] = VA[q] = 0;
     for (int r = 0; r < h; r++) {
         const float *xr = x + (size_t)r * w;
         const double *Vp = V + (size_t)r * w, *Vpa = Va + (size_t)r * w;
@@ -514,12 +542,15 @@ CK_HOT static void window_sums(const float *x, int h, int w, int k, const int *r
         /* the weighted ones over the checkerboard-signed plane
          * (ck_pw_sign(r, q) x: exact), |weight| |x| as before */
         const double *Sp = VS + (size_t)r * w, *Rp = VR + (size_t)r * w, *Rpa = VRa + (size_t)r * w;
+        const double *Ap = VA + (size_t)r * w;
         double *Sn = VS + (size_t)(r + 1) * w, *Rn = VR + (size_t)(r + 1) * w, *Rna = VRa + (size_t)(r + 1) * w;
+        double *An = VA + (size_t)(r + 1) * w, rs = ck_ra_sign(r);
         for (int q = 0; q < w; q++) {
             double e = xr[q], se = ck_pw_sign(r, q) * e;
             Sn[q] = Sp[q] + se;
             Rn[q] = Rp[q] + r * se;
             Rna[q] = Rpa[q] + r * fabs(e);
+            An[q] = Ap[q] + rs * e;
         }
     }
     double ta = 0;
@@ -530,7 +561,8 @@ CK_HOT static void window_sums(const float *x, int h, int w, int k, const int *r
         int a = r0[kh], b = r1[kh];
         if (a > b) {
             for (int kw = 0; kw < k; kw++) s[kh * k + kw] = sa[kh * k + kw] = 0;
-            for (int kw = 0; kw < k && g; kw++) g->sw[kh * k + kw] = g->swa[kh * k + kw] = 0;
+            for (int kw = 0; kw < k && g; kw++)
+                g->sw[kh * k + kw] = g->swa[kh * k + kw] = g->sra[kh * k + kw] = g->sca[kh * k + kw] = 0;
             continue;
         }
         const double *hi = V + (size_t)(b + 1) * w, *lo = V + (size_t)a * w;
@@ -545,14 +577,20 @@ CK_HOT static void window_sums(const float *x, int h, int w, int k, const int *r
         const double *shi = VS + (size_t)(b + 1) * w, *slo = VS + (size_t)a * w;
         const double *rhi = VR + (size_t)(b + 1) * w, *rlo = VR + (size_t)a * w;
         const double *rhia = VRa + (size_t)(b + 1) * w, *rloa = VRa + (size_t)a * w;
-        for (int q = 0; q < w; q++) crs[q] = shi[q] - slo[q], crr[q] = rhi[q] - rlo[q], crra[q] = rhia[q] - rloa[q];
+        const double *ahi = VA + (size_t)(b + 1) * w, *alo = VA + (size_t)a * w;
+        for (int q = 0; q < w; q++)
+            crs[q] = shi[q] - slo[q], crr[q] = rhi[q] - rlo[q], crra[q] = rhia[q] - rloa[q], crA[q] = ahi[q] - alo[q];
+        double ra = ck_ra_sign(kh - g->pad);
         for (int kw = 0; kw < k; kw++) {
-            double ts = 0, tr = 0, tra = 0, tq = 0, tqa = 0;
+            double ts = 0, tr = 0, tra = 0, tq = 0, tqa = 0, tA = 0, tC = 0;
             for (int q = c0[kw]; q <= c1[kw]; q++)
-                ts += crs[q], tr += crr[q], tra += crra[q], tq += q * crs[q], tqa += q * cra[q];
+                ts += crs[q], tr += crr[q], tra += crra[q], tq += q * crs[q], tqa += q * cra[q], tA += crA[q],
+                    tC += ck_ra_sign(q) * cr[q];
             double c = wsum_c(g, kh, kw);
             g->sw[kh * k + kw] = ck_pw_sign(kh, kw) * ((double)g->mult * tr + tq + c * ts);
             g->swa[kh * k + kw] = (double)g->mult * tra + tqa + c * sa[kh * k + kw];
+            g->sra[kh * k + kw] = ra * tA;
+            g->sca[kh * k + kw] = ck_ra_sign(kw - g->pad) * tC;
         }
     }
 }
@@ -580,7 +618,7 @@ static void ranges(int n_in, int n_out, int k, int pad, int out_mode, int *lo, i
 
 /* window_sums for the 16 channels of a block plane: channel l's sums at
  * s[l kk + t], sa[l kk + t]; its |x| total and max at tot_a[l], mx[l].
- * v: 16 (10 + 10 k) w doubles of scratch. */
+ * v: 16 (12 + 12 k) w doubles of scratch. */
 CK_HOT static void window_sums16(const float *x, int h, int w, int k, const int *r0, const int *r1, const int *c0,
                                  const int *c1, double *v, double *s, double *sa, size_t kk, double *tot_a,
                                  double *mx, const ck_wsum *g) {
@@ -599,15 +637,16 @@ CK_HOT static void window_sums16(const float *x, int h, int w, int k, const int 
             if (!dup) need[nn++] = cand[u];
         }
     }
-    /* V, Va, then (weighted) VS, VR of the checkerboard-signed plane and
-     * VRa, as window_sums has them */
-    double *V = v, *Va = V + W16, *VS = Va + W16, *VR = VS + W16, *VRa = VR + W16, *snap = VRa + W16;
-    double *cr = snap + (size_t)nn * 5 * W16, *cra = cr + W16, *crs = cra + W16, *crr = crs + W16, *crra = crr + W16;
+    /* V, Va, then (weighted) VS, VR of the checkerboard-signed plane,
+     * VRa, and VA of the row-signed plane, as window_sums has them */
+    double *V = v, *Va = V + W16, *VS = Va + W16, *VR = VS + W16, *VRa = VR + W16, *VA = VRa + W16, *snap = VA + W16;
+    double *cr = snap + (size_t)nn * 6 * W16, *cra = cr + W16, *crs = cra + W16, *crr = crs + W16, *crra = crr + W16,
+           *crA = crra + W16;
     float m[16] = {0};
-    for (size_t q = 0; q < W16; q++) V[q] = Va[q] = VS[q] = VR[q] = VRa[q] = 0;
+    for (size_t q = 0; q < W16; q++) V[q] = Va[q] = VS[q] = VR[q] = VRa[q] = VA[q] = 0;
     for (int r = 0;; r++) {
         for (int z = 0; z < nn; z++)
-            if (need[z] == r) memcpy(snap + (size_t)z * 5 * W16, V, 5 * W16 * sizeof *V); /* V .. VRa */
+            if (need[z] == r) memcpy(snap + (size_t)z * 6 * W16, V, 6 * W16 * sizeof *V); /* V .. VA */
         if (r == h) break;
         const float *xr = x + (size_t)r * W16;
         for (size_t q = 0; q < W16; q++) {
@@ -615,7 +654,8 @@ CK_HOT static void window_sums16(const float *x, int h, int w, int k, const int 
             V[q] = V[q] + e;
             Va[q] = Va[q] + fabs(e);
         }
-        if (g)
+        if (g) {
+            double rs = ck_ra_sign(r);
             for (int q = 0; q < w; q++) {
                 double sg = ck_pw_sign(r, q);
                 for (int l = 0; l < 16; l++) {
@@ -624,8 +664,10 @@ CK_HOT static void window_sums16(const float *x, int h, int w, int k, const int 
                     VS[o] = VS[o] + se;
                     VR[o] = VR[o] + r * se;
                     VRa[o] = VRa[o] + r * fabs(e);
+                    VA[o] = VA[o] + rs * e;
                 }
             }
+        }
         for (int q = 0; q < w; q++)
             for (int l = 0; l < 16; l++) {
                 float a = fabsf(xr[q * 16 + l]);
@@ -642,14 +684,16 @@ CK_HOT static void window_sums16(const float *x, int h, int w, int k, const int 
             for (int l = 0; l < 16; l++)
                 for (int kw = 0; kw < k; kw++) {
                     s[l * kk + kh * k + kw] = sa[l * kk + kh * k + kw] = 0;
-                    if (g) g->sw[l * kk + kh * k + kw] = g->swa[l * kk + kh * k + kw] = 0;
+                    if (g)
+                        g->sw[l * kk + kh * k + kw] = g->swa[l * kk + kh * k + kw] = g->sra[l * kk + kh * k + kw] =
+                            g->sca[l * kk + kh * k + kw] = 0;
                 }
             continue;
         }
         const double *lo = NULL, *hi = NULL;
         for (int z = 0; z < nn; z++) {
-            if (need[z] == a) lo = snap + (size_t)z * 5 * W16;
-            if (need[z] == b + 1) hi = snap + (size_t)z * 5 * W16;
+            if (need[z] == a) lo = snap + (size_t)z * 6 * W16;
+            if (need[z] == b + 1) hi = snap + (size_t)z * 6 * W16;
         }
         for (size_t q = 0; q < W16; q++) cr[q] = hi[q] - lo[q], cra[q] = hi[W16 + q] - lo[W16 + q];
         for (int kw = 0; kw < k; kw++) {
@@ -661,19 +705,25 @@ CK_HOT static void window_sums16(const float *x, int h, int w, int k, const int 
         if (!g) continue;
         for (size_t q = 0; q < W16; q++)
             crs[q] = hi[2 * W16 + q] - lo[2 * W16 + q], crr[q] = hi[3 * W16 + q] - lo[3 * W16 + q],
-            crra[q] = hi[4 * W16 + q] - lo[4 * W16 + q];
+            crra[q] = hi[4 * W16 + q] - lo[4 * W16 + q], crA[q] = hi[5 * W16 + q] - lo[5 * W16 + q];
+        double ra = ck_ra_sign(kh - g->pad);
         for (int kw = 0; kw < k; kw++) {
-            double ts[16] = {0}, tr[16] = {0}, tra[16] = {0}, tq[16] = {0}, tqa[16] = {0};
-            for (int q = c0[kw]; q <= c1[kw]; q++)
+            double ts[16] = {0}, tr[16] = {0}, tra[16] = {0}, tq[16] = {0}, tqa[16] = {0}, tA[16] = {0}, tC[16] = {0};
+            for (int q = c0[kw]; q <= c1[kw]; q++) {
+                double cs = ck_ra_sign(q);
                 for (int l = 0; l < 16; l++) {
                     size_t o = (size_t)q * 16 + l;
                     ts[l] += crs[o], tr[l] += crr[o], tra[l] += crra[o], tq[l] += q * crs[o], tqa[l] += q * cra[o];
+                    tA[l] += crA[o], tC[l] += cs * cr[o];
                 }
+            }
             double c = wsum_c(g, kh, kw), sg = ck_pw_sign(kh, kw);
             for (int l = 0; l < 16; l++) {
                 size_t o = l * kk + kh * k + kw;
                 g->sw[o] = sg * ((double)g->mult * tr[l] + tq[l] + c * ts[l]);
                 g->swa[o] = (double)g->mult * tra[l] + tqa[l] + c * sa[o];
+                g->sra[o] = ra * tA[l];
+                g->sca[o] = ck_ra_sign(kw - g->pad) * tC[l];
             }
         }
     }
@@ -717,42 +767,58 @@ CK_HOT static void matvec_acc(double *rhs, double *a, const double *coef, const 
     }
 }
 
+/* r1[j] += sum_i coef[i][j] s1[i], r2[j] += sum_i coef[i][j] s2[i]
+ * (matvec_acc without the |.| part, for two right-hand sides in one pass
+ * over coef: the alternating relations' A is the plain one's) */
+CK_HOT static void matvec_s2(double *r1, double *r2, const double *coef, const double *s1, const double *s2, size_t ni,
+                             size_t nj) {
+    for (size_t i = 0; i < ni; i++) {
+        const double *c = coef + i * nj;
+        double a = s1[i], b = s2[i];
+        for (size_t j = 0; j < nj; j++) r1[j] += c[j] * a, r2[j] += c[j] * b;
+    }
+}
+
 /* Thread tid's scratch: window sums s, sa (s_cap), plane scratch pl
  * (pl_cap), small vectors tv (tv_cap). */
 typedef struct {
     double *s, *sa, *pl, *tv;
     float *b0;       /* a sample made plain (sample_plain) */
     double *sw, *swa; /* the position-weighted window sums (s_cap each) */
+    double *sra, *sca; /* the row- and column-alternating ones (s_cap each) */
 } ck_tls;
 
 static ck_tls tls_of(const ck_state *S, int tid) {
     size_t t = (size_t)tid;
     ck_tls r = {S->s + 2 * t * S->s_cap, S->sa + 2 * t * S->s_cap, S->pl + t * S->pl_cap, S->tv + t * S->tv_cap,
-                S->smp + t * S->smp_cap, S->s + (2 * t + 1) * S->s_cap, S->sa + (2 * t + 1) * S->s_cap};
+                S->smp + t * S->smp_cap, S->s + (2 * t + 1) * S->s_cap, S->sa + (2 * t + 1) * S->s_cap,
+                S->sr + 2 * t * S->s_cap, S->sr + (2 * t + 1) * S->s_cap};
     return r;
 }
 
 /* Window sums of sample i's planes (the input's C, or with out_mode dy's
  * OC) into the thread's W->s, W->sa (plane c's at c kk), totals T and
  * maxima M: block planes in lanes, or plain planes one by one; weighted:
- * the position-weighted ones too, into W->sw, W->swa (ck_wsum). */
+ * the position-weighted and alternating ones too, into W->sw, W->swa,
+ * W->sra, W->sca (ck_wsum). */
 static void window_sums_of(ck_tv v, size_t i, const ck_conv_dims *d, int out_mode, const int *r0, const int *r1,
                            const int *c0, const int *c1, const ck_tls *W, double *T, double *M, int weighted) {
     size_t kk = (size_t)d->k * d->k, C = out_mode ? (size_t)d->oc : (size_t)d->c;
     int h = out_mode ? d->oh : d->h, w = out_mode ? d->ow : d->w;
     size_t HW = (size_t)h * w;
     const float *x = v.p + i * C * HW;
-    ck_wsum g = {out_mode ? d->w : d->ow, out_mode ? 1 : -1, d->pad, W->sw, W->swa};
+    ck_wsum g = {out_mode ? d->w : d->ow, out_mode ? 1 : -1, d->pad, W->sw, W->swa, W->sra, W->sca};
     if (v.cb == 16) {
         for (size_t cb = 0; cb < C / 16; cb++) {
-            g.sw = W->sw + cb * 16 * kk, g.swa = W->swa + cb * 16 * kk;
+            g.sw = W->sw + cb * 16 * kk, g.swa = W->swa + cb * 16 * kk, g.sra = W->sra + cb * 16 * kk,
+            g.sca = W->sca + cb * 16 * kk;
             window_sums16(x + cb * 16 * HW, h, w, d->k, r0, r1, c0, c1, W->pl, W->s + cb * 16 * kk,
                           W->sa + cb * 16 * kk, kk, T + cb * 16, M + cb * 16, weighted ? &g : NULL);
         }
         return;
     }
     for (size_t c = 0; c < C; c++) {
-        g.sw = W->sw + c * kk, g.swa = W->swa + c * kk;
+        g.sw = W->sw + c * kk, g.swa = W->swa + c * kk, g.sra = W->sra + c * kk, g.sca = W->sca + c * kk;
         window_sums(x + c * HW, h, w, d->k, r0, r1, c0, c1, W->pl, W->s + c * kk, W->sa + c * kk, &T[c], &M[c],
                     weighted ? &g : NULL);
     }
@@ -833,6 +899,60 @@ CK_HOT static void rows_w16(const float *y, int h, int w, double *s, double *sa)
     for (int l = 0; l < 16; l++) s[l] = t[l], sa[l] = ta[l];
 }
 
+/* ck_rows_alt's sums for the 16 channels of a block plane (h, w, 16),
+ * term for term in its order (the |.| sums are not needed) */
+CK_HOT static void rows_alt16(const float *y, int h, int w, double *sr, double *sc) {
+    double t[16] = {0}, tc[16] = {0};
+    for (int i = 0; i < h; i++) {
+        double ri[16] = {0}, ci[16] = {0};
+        for (int j = 0; j < w; j++) {
+            double cs = ck_ra_sign(j);
+            for (int l = 0; l < 16; l++) {
+                double v = y[((size_t)i * w + j) * 16 + l];
+                ri[l] += v, ci[l] += cs * v;
+            }
+        }
+        double si = ck_ra_sign(i);
+        for (int l = 0; l < 16; l++) t[l] += si * ri[l], tc[l] += ci[l];
+    }
+    for (int l = 0; l < 16; l++) sr[l] = t[l], sc[l] = tc[l];
+}
+
+/* The row- and column-alternating sums of C planes (h, w) of a sample:
+ * sr[c], sc[c] */
+static void rows_alt_of(ck_tv v, size_t i, size_t C, int h, int w, double *sr, double *sc) {
+    size_t HW = (size_t)h * w;
+    const float *x = v.p + i * C * HW;
+    if (v.cb == 16) {
+        for (size_t cb = 0; cb < C / 16; cb++) rows_alt16(x + cb * 16 * HW, h, w, sr + cb * 16, sc + cb * 16);
+        return;
+    }
+    for (size_t c = 0; c < C; c++) {
+        double a;
+        ck_rows_alt(x + c * HW, h, w, 1, &sr[c], &sc[c], &a);
+    }
+}
+
+/* forward, alternating (FWD_RA, FWD_CA), sample i: per output channel,
+ * the sum of (-1)^row y (of (-1)^column y) against the weights times the
+ * input's alternating window sums plus ow (oh mod 2) b (oh (ow mod 2) b);
+ * A, Y and S are the plain relation's (a, ya + ex, sm: |weight| = 1).
+ * sr, sc, rr, rc: scratch (OC each). */
+static void conv_fwd_alt_sample(const conv_job *J, const ck_tls *W, size_t i, const double *ex, const double *sm,
+                                const double *a, const double *ya, double *sr, double *sc, double *rr, double *rc) {
+    const ck_conv_dims *d = &J->d;
+    size_t ckk = d->c * (size_t)d->k * d->k, OC = d->oc;
+    rows_alt_of(J->yv, i, OC, d->oh, d->ow, sr, sc);
+    double br = (double)d->ow * (d->oh & 1), bc = (double)d->oh * (d->ow & 1);
+    for (size_t oc = 0; oc < OC; oc++) rr[oc] = br * (double)J->b[oc], rc[oc] = bc * (double)J->b[oc];
+    matvec_s2(rr, rc, J->wf, W->sra, W->sca, ckk, OC);
+    double *o = J->o[CK_FWD_RA], *q = J->o[CK_FWD_CA];
+    for (size_t oc = 0; oc < OC; oc++) {
+        put_rel(o + CK_REL * (i * OC + oc), sr[oc], ya[oc] + ex[oc], rr[oc], a[oc], sm[oc]);
+        put_rel(q + CK_REL * (i * OC + oc), sc[oc], ya[oc] + ex[oc], rc[oc], a[oc], sm[oc]);
+    }
+}
+
 /* forward, position-weighted (FWD_PW), sample i: per output channel, the
  * sum of (linear position + 1) y against the weights times the input's
  * weighted window sums plus (the weights' sum) b.  ex, sm: the plain
@@ -867,7 +987,9 @@ static void conv_fwd_sample(const conv_job *J, const ck_tls *W, size_t i) {
      * Y term of the window sums' rounding; sm: S = |b| + sum_c wsum M */
     double *T = W->tv, *M = T + d->c, *rhs = M + d->c, *a = rhs + OC, *ex = a + OC, *sm = ex + OC;
     double *ys = sm + OC, *ya = ys + OC; /* per output channel: sum y, sum |y| */
-    window_sums_of(J->xv, i, d, 0, J->rf[0], J->rf[1], J->rf[2], J->rf[3], W, T, M, J->o[CK_FWD_PW] != NULL);
+    double *sr = ya + OC, *sc = sr + OC, *rr = sc + OC, *rc = rr + OC; /* the alternating relations' */
+    window_sums_of(J->xv, i, d, 0, J->rf[0], J->rf[1], J->rf[2], J->rf[3], W, T, M,
+                   J->o[CK_FWD_PW] || J->o[CK_FWD_RA]);
     sums_of(J->yv, i, OC, P, ys, ya);
     for (size_t oc = 0; oc < OC; oc++)
         rhs[oc] = P * (double)J->b[oc], a[oc] = P * fabs((double)J->b[oc]), ex[oc] = 0, sm[oc] = fabs((double)J->b[oc]);
@@ -876,6 +998,7 @@ static void conv_fwd_sample(const conv_job *J, const ck_tls *W, size_t i) {
     double *o = J->o[CK_FWD];
     for (size_t oc = 0; oc < OC; oc++)
         put_rel(o + CK_REL * (i * OC + oc), ys[oc], ya[oc] + ex[oc], rhs[oc], a[oc], sm[oc]);
+    if (J->o[CK_FWD_RA] && J->o[CK_FWD_CA]) conv_fwd_alt_sample(J, W, i, ex, sm, a, ya, sr, sc, rr, rc);
     if (J->o[CK_FWD_PW]) conv_fwd_w_sample(J, W, i, ex, sm, rhs, a, ys, ya);
 }
 
@@ -887,13 +1010,29 @@ static void conv_bwd_data_sample(const conv_job *J, const ck_tls *W, size_t i) {
     const double *wb = J->wb, *wsum = J->wb + ckk * OC;
     double *T = W->tv, *M = T + OC, *rhs = M + OC, *a = rhs + C, *ex = a + C, *sm = ex + C;
     double *xs = sm + C, *xa = xs + C; /* per input channel: sum dx, sum |dx| */
-    window_sums_of(J->dyv, i, d, 1, J->rb[0], J->rb[1], J->rb[2], J->rb[3], W, T, M, J->o[CK_BWD_DATA_PW] != NULL);
+    double *sr = xa + C, *sc = sr + C, *rr = sc + C, *rc = rr + C; /* the alternating relations' */
+    window_sums_of(J->dyv, i, d, 1, J->rb[0], J->rb[1], J->rb[2], J->rb[3], W, T, M,
+                   J->o[CK_BWD_DATA_PW] || J->o[CK_BWD_DATA_RA]);
     sums_of(J->dxv, i, C, HW, xs, xa);
     for (size_t c = 0; c < C; c++) rhs[c] = a[c] = ex[c] = sm[c] = 0;
     matvec_acc(rhs, a, wb, W->s, W->sa, OC * kk, C);
     matvec_acc(ex, sm, wsum, T, M, OC, C);
     double *o = J->o[CK_BWD_DATA];
     for (size_t c = 0; c < C; c++) put_rel(o + CK_REL * (i * C + c), xs[c], xa[c] + ex[c], rhs[c], a[c], sm[c]);
+    if (J->o[CK_BWD_DATA_RA] && J->o[CK_BWD_DATA_CA]) {
+        /* alternating (BWD_DATA_RA, BWD_DATA_CA): each dx weighted by
+         * (-1)^row (column), against the weights times dy's windows
+         * signed by the row (column) of the input they reach; A, Y, S the
+         * plain relation's */
+        rows_alt_of(J->dxv, i, C, d->h, d->w, sr, sc);
+        for (size_t c = 0; c < C; c++) rr[c] = rc[c] = 0;
+        matvec_s2(rr, rc, wb, W->sra, W->sca, OC * kk, C);
+        double *q = J->o[CK_BWD_DATA_RA], *qc = J->o[CK_BWD_DATA_CA];
+        for (size_t c = 0; c < C; c++) {
+            put_rel(q + CK_REL * (i * C + c), sr[c], xa[c] + ex[c], rr[c], a[c], sm[c]);
+            put_rel(qc + CK_REL * (i * C + c), sc[c], xa[c] + ex[c], rc[c], a[c], sm[c]);
+        }
+    }
     if (!J->o[CK_BWD_DATA_PW]) return;
     /* position-weighted (BWD_DATA_PW): each dx weighted by its linear
      * position + 1, against the weights times dy's windows weighted by the

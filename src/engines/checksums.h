@@ -36,10 +36,18 @@
  * ck_window_sum_w, ck_rows_w) and BWD_DATA_PW (l > 0: n C relations,
  * backward-data with each input gradient weighted the same way); then
  * INDEX-WEIGHTED: BWD_W_PW, per output of a conv or dense layer, dW
- * weighted by its signed index + 1 in the filter or row (ck_iw).  INPUT,
- * PER SAMPLE, POSITION- and INDEX-WEIGHTED come last, so the blocks before keep their offsets (recordings made
- * before these blocks existed store the vector up to DIGEST and are
- * judged without them; recording_ck_pack stores them all now).
+ * weighted by its signed index + 1 in the filter or row (ck_iw).  Then
+ * ALTERNATING: per conv layer, FWD_RA (n OC relations, the forward
+ * relation with each output weighted by (-1)^row), BWD_DATA_RA (l > 0:
+ * n C, backward-data the same over dx), FWD_CA and BWD_DATA_CA (the same
+ * with (-1)^column): a zero-sum pattern in alternating rows or columns (a
+ * Winograd tile with one transform-domain value wrong) keeps the plain
+ * relations and barely moves the position-weighted ones;
+ * base/checksum_ops.h's ck_window_sum_alt, ck_rows_alt.  INPUT, PER
+ * SAMPLE, POSITION-, INDEX-WEIGHTED and ALTERNATING come last, so the blocks before keep
+ * their offsets (recordings made before these blocks existed store the
+ * vector up to DIGEST, or up to ra_off, and are judged without the rest;
+ * recording_ck_pack stores them all now).
  *
  * Stages (what the call covers; other blocks are 0):
  *   CK_STAGE_STEP   after loss and backward, before update: FWD, BWD_*,
@@ -63,7 +71,11 @@ enum { CK_FWD, CK_BWD_DATA, CK_BWD_W, CK_BWD_B, CK_NPHASE };
  * per-sample dense blocks, the position-weighted conv forward and
  * backward-data blocks, and the index-weighted backward-weights block of
  * conv and dense layers */
-enum { CK_FWD_PS = CK_NPHASE, CK_BWD_DATA_PS, CK_FWD_PW, CK_BWD_DATA_PW, CK_BWD_W_PW, CK_NPHASE_ALL };
+enum { CK_FWD_PS = CK_NPHASE, CK_BWD_DATA_PS, CK_FWD_PW, CK_BWD_DATA_PW, CK_BWD_W_PW, CK_NPHASE_EXT };
+/* after all of those (in recordings since plan.checksums
+ * "...,all-blocks,alt"; ck_layout.ra_off): the row- and column-alternating
+ * conv forward and backward-data blocks */
+enum { CK_FWD_RA = CK_NPHASE_EXT, CK_BWD_DATA_RA, CK_FWD_CA, CK_BWD_DATA_CA, CK_NPHASE_ALL };
 enum { CK_HDR = 3, CK_REL = 4 };
 
 typedef struct {
@@ -71,7 +83,8 @@ typedef struct {
     size_t cnt[MODEL_MAX_LAYERS][CK_NPHASE_ALL]; /* relations (or 1 exact block); 0 = none */
     int is_rel[MODEL_MAX_LAYERS];            /* CK_REL doubles per entry, else 2 */
     size_t loss_off, adam_off, digest_off, input_off;
-    size_t total; /* doubles */
+    size_t ra_off; /* where the alternating blocks start (the vector's end before them) */
+    size_t total;  /* doubles */
 } ck_layout;
 
 void ck_layout_make(ck_layout *L, const model *m, size_t n);

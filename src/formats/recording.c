@@ -85,14 +85,15 @@ static void ck_body(const recording_ck_geom *g, int stage, size_t *lo, size_t *h
 }
 
 /* INPUT and the relation blocks after it: stored for STEP and EVAL when
- * the recording holds them (UPDATE fills none of them). */
+ * the recording holds them (UPDATE fills none of them), up to ext_end. */
 static int ck_ext_on(const recording_ck_geom *g, int stage) { return g->ext && stage != REC_CK_UPDATE; }
+static size_t ext_end(const recording_ck_geom *g) { return g->ext >= 2 ? g->total : g->ra_off; }
 
 size_t recording_ck_packed_len(const recording_ck_geom *g, const model *m, int stage) {
     size_t lo, hi;
     ck_body(g, stage, &lo, &hi);
     size_t len = 3 + (hi - lo) + 12 * (size_t)m->n_tensors;
-    if (ck_ext_on(g, stage)) len += 4 + (g->total - g->input_off - 1);
+    if (ck_ext_on(g, stage)) len += 4 + (ext_end(g) - g->input_off - 1);
     return len;
 }
 
@@ -143,9 +144,9 @@ int recording_ck_pack(const recording_ck_geom *g, const model *m, int stage, con
     k += 4;
     /* relations only, block after block as they lie: R away, A, Y, S down */
     size_t base = g->input_off + 1;
-    for (size_t i = base; i < g->total; i++) out[k + i - base] = f32_down(vec[i]);
+    for (size_t i = base; i < ext_end(g); i++) out[k + i - base] = f32_down(vec[i]);
     for (int l = 0; l < m->n_layers; l++)
-        for (int ph = REC_CK_NPHASE; ph < REC_CK_NPHASE_ALL; ph++)
+        for (int ph = REC_CK_NPHASE; ph < (g->ext >= 2 ? REC_CK_NPHASE_ALL : REC_CK_NPHASE_EXT); ph++)
             for (size_t e = 0; e < g->cnt[l][ph]; e++) {
                 size_t i = g->off[l][ph] + (size_t)g->rel_width * e;
                 out[k + i - base] = f32_away(vec[i]);
@@ -169,7 +170,7 @@ void recording_ck_unpack(const recording_ck_geom *g, const model *m, int stage, 
     recording_digest_get(in + k, &u);
     memcpy(&vec[g->input_off], &u, sizeof u);
     k += 4;
-    for (size_t i = g->input_off + 1; i < g->total; i++) vec[i] = in[k++];
+    for (size_t i = g->input_off + 1; i < ext_end(g); i++) vec[i] = in[k++];
 }
 
 /* ---- reading --------------------------------------------------------------- */
@@ -239,7 +240,9 @@ int recording_open(recording **out, const char *path) {
     snprintf(r->full_steps, sizeof r->full_steps, "%s", fs ? fs : "?");
     /* absent (an older recording) or "none (...)": no checksum vectors */
     const char *ck = golden_provenance_get(r->gf, "plan.checksums");
-    r->ck_ext = ck && strcmp(ck, "step,update,eval,all-blocks") == 0;
+    r->ck_ext = !ck ? 0 : strcmp(ck, "step,update,eval,all-blocks,alt") == 0 ? 2
+                : strcmp(ck, "step,update,eval,all-blocks") == 0                ? 1
+                                                                               : 0;
     r->has_checksums = r->ck_ext || (ck && strcmp(ck, "step,update,eval") == 0);
 
     /* the per-step index: every step 1..total has its STEP record, and a

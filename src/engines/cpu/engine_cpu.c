@@ -1644,13 +1644,17 @@ static int fault_step_start(cpu_ctx *c, fault_state *F, int l, int training) {
  * aligned, clipped at the plane's edge) holding element `at` of the plane
  * gets +eps in its rows 0 and 2, -eps in rows 1 and 3.  eps = |pl[at]| x
  * 2^8 x rel (2^-8 of it at fault_k=16). */
-static void wino_tile(float *pl, size_t h, size_t w, size_t at, double rel) {
+static void wino_tile_at(float *pl, size_t h, size_t w, size_t at, double rel, int cols) {
     double eps = fabs((double)pl[at]) * 256.0 * rel;
     size_t i0 = at / w & ~(size_t)3, j0 = at % w & ~(size_t)3;
     for (size_t i = i0; i < i0 + 4 && i < h; i++)
         for (size_t j = j0; j < j0 + 4 && j < w; j++)
-            pl[i * w + j] = (float)((double)pl[i * w + j] + ((i - i0) & 1 ? -eps : eps));
+            pl[i * w + j] = (float)((double)pl[i * w + j] + ((cols ? j - j0 : i - i0) & 1 ? -eps : eps));
 }
+static void wino_tile(float *pl, size_t h, size_t w, size_t at, double rel) { wino_tile_at(pl, h, w, at, rel, 0); }
+/* The same with M[1][2] off: eps a1 a2^T, +eps in the tile's columns 0 and
+ * 2, -eps in columns 1 and 3. */
+static void wino_col_tile(float *pl, size_t h, size_t w, size_t at, double rel) { wino_tile_at(pl, h, w, at, rel, 1); }
 /* The largest value of a plane (a forward tile there reaches the ReLU). */
 static size_t argmax_plane(const float *pl, size_t cnt) {
     size_t big = 0;
@@ -1804,6 +1808,10 @@ static int fault_forward_layer(engine *e, int l, int training) {
         /* sample 0, channel 0 */
         if ((rc = act_io(c, l, 0, a, 1))) return rc;
         wino_tile(a, (size_t)ly->out_h, (size_t)ly->out_w, argmax_plane(a, (size_t)ly->out_h * ly->out_w), F->rel);
+    } else if (id == CPU_FAULT_CONV2_WINO_COL_TILE_ONCE && training && c->step == 7 && fault_layer(c, l, "conv2")) {
+        /* sample 0, channel 0, as conv2_wino_tile_once with the pattern by columns */
+        if ((rc = act_io(c, l, 0, a, 1))) return rc;
+        wino_col_tile(a, (size_t)ly->out_h, (size_t)ly->out_w, argmax_plane(a, (size_t)ly->out_h * ly->out_w), F->rel);
     } else if (id == CPU_FAULT_CONV2_WINO_U21_ONCE && training && c->step == 7 && fault_layer(c, l, "conv2") &&
                ly->k == 3 && ly->pad == 1) {
         /* Winograd F(4x4, 3x3) with one element of the transformed weights, U[2][1] of (output channel 0,

@@ -733,6 +733,11 @@ static int ck_conv(cuda_ctx *c, const layer *ly, int l, const ck_layout *L, int 
      * the plain relation's reads) */
     CHECK_LK(lk_ck_window(c->stream, c->ck_s, c->ck_sa, mx_x, x, &d, n * (size_t)d.c, 2));
     CHECK_LK(lk_ck_conv_fwd(c->stream, v + L->off[l][CK_FWD_PW], c->act[l], w, b, c->ck_s, c->ck_sa, mx_x, &d, n, 1));
+    /* row- and column-alternating (FWD_RA, FWD_CA), the same way */
+    CHECK_LK(lk_ck_window(c->stream, c->ck_s, c->ck_sa, mx_x, x, &d, n * (size_t)d.c, 4));
+    CHECK_LK(lk_ck_conv_fwd(c->stream, v + L->off[l][CK_FWD_RA], c->act[l], w, b, c->ck_s, c->ck_sa, mx_x, &d, n, 2));
+    CHECK_LK(lk_ck_window(c->stream, c->ck_s, c->ck_sa, mx_x, x, &d, n * (size_t)d.c, 6));
+    CHECK_LK(lk_ck_conv_fwd(c->stream, v + L->off[l][CK_FWD_CA], c->act[l], w, b, c->ck_s, c->ck_sa, mx_x, &d, n, 3));
     if (!cp_ck_wants(stage, CK_BWD_W)) return 0;
     if (L->cnt[l][CK_BWD_DATA]) {
         CHECK_LK(lk_ck_window(c->stream, c->ck_s, c->ck_sa, mx_dy, c->dact[l], &d, n * (size_t)d.oc, 1));
@@ -742,6 +747,13 @@ static int ck_conv(cuda_ctx *c, const layer *ly, int l, const ck_layout *L, int 
         CHECK_LK(lk_ck_window(c->stream, c->ck_s, c->ck_sa, mx_dy, c->dact[l], &d, n * (size_t)d.oc, 3));
         CHECK_LK(lk_ck_conv_bwd_data(c->stream, v + L->off[l][CK_BWD_DATA_PW], c->dact[l - 1], w, c->ck_s, c->ck_sa,
                                      mx_dy, &d, n, 1));
+        /* row- and column-alternating (BWD_DATA_RA, BWD_DATA_CA), the same way */
+        CHECK_LK(lk_ck_window(c->stream, c->ck_s, c->ck_sa, mx_dy, c->dact[l], &d, n * (size_t)d.oc, 5));
+        CHECK_LK(lk_ck_conv_bwd_data(c->stream, v + L->off[l][CK_BWD_DATA_RA], c->dact[l - 1], w, c->ck_s, c->ck_sa,
+                                     mx_dy, &d, n, 2));
+        CHECK_LK(lk_ck_window(c->stream, c->ck_s, c->ck_sa, mx_dy, c->dact[l], &d, n * (size_t)d.oc, 7));
+        CHECK_LK(lk_ck_conv_bwd_data(c->stream, v + L->off[l][CK_BWD_DATA_CA], c->dact[l - 1], w, c->ck_s, c->ck_sa,
+                                     mx_dy, &d, n, 3));
     }
     CHECK_LK(lk_ck_conv_z(c->stream, c->ck_s, c->ck_sa, x, &d, n, 0));
     CHECK_LK(lk_ck_conv_bwd_w(c->stream, v + L->off[l][CK_BWD_W], v + L->off[l][CK_BWD_B], dw, db, c->dact[l], c->ck_s,

@@ -218,33 +218,46 @@ extern "C" int lk_test_expf_logf(cudaStream_t s, float *exp_out, float *log_out,
 __global__ void k_ck_window(double *s, double *sa, double *mx, const float *x, ck_conv_dims d, size_t planes,
                             int dy_mode) {
     size_t kk = (size_t)d.k * d.k;
-    size_t plane_len = dy_mode == 1 || dy_mode == 3 ? (size_t)d.oh * d.ow : (size_t)d.h * d.w;
+    size_t plane_len = dy_mode & 1 ? (size_t)d.oh * d.ow : (size_t)d.h * d.w; /* odd modes: over dy */
     GRID_STRIDE(i, planes * kk) {
         size_t pl = i / kk, t = i % kk;
         if (t == 0) mx[pl] = ck_max_abs(x + pl * plane_len, plane_len, 1);
         if (dy_mode == 1) ck_window_sum_dy(x + pl * plane_len, &d, (int)(t / d.k), (int)(t % d.k), &s[i], &sa[i]);
+        else if (dy_mode >= 4) /* alternating: 4, 6 over x, 5, 7 over dy; 6, 7 by columns */
+            ck_window_sum_alt(x + pl * plane_len, &d, (int)(t / d.k), (int)(t % d.k), dy_mode & 1, dy_mode >= 6, &s[i],
+                              &sa[i]);
         else if (dy_mode >= 2)
             ck_window_sum_w(x + pl * plane_len, &d, (int)(t / d.k), (int)(t % d.k), dy_mode == 3, &s[i], &sa[i]);
         else ck_window_sum(x + pl * plane_len, &d, (int)(t / d.k), (int)(t % d.k), &s[i], &sa[i]);
     }
 }
 
-/* mx: the x plane maxima (n C).  weighted: each output times its signed
+/* mx: the x plane maxima (n C).  weighted 1: each output times its signed
  * linear position + 1 (FWD_PW; s, sa the weighted window sums): the bias
  * counts the signed weights' sum (its A the unsigned one), S grows by at
- * most P. */
+ * most P; 2: each output times (-1)^row (FWD_RA; s, sa from dy_mode 4):
+ * the bias counts ow (oh mod 2), A, Y and S are the plain relation's; 3:
+ * times (-1)^column (FWD_CA, dy_mode 6), the bias oh (ow mod 2). */
 __global__ void k_ck_conv_fwd(double *o, const float *y, const float *w, const float *b, const double *s,
                               const double *sa, const double *mx, ck_conv_dims d, size_t n, int weighted) {
     size_t kk = (size_t)d.k * d.k, ckk = d.c * kk, P = (size_t)d.oh * d.ow;
-    double cnt = weighted ? (double)P * (P + 1) / 2 : (double)P, scnt = weighted ? ck_pw_bias(d.oh, d.ow) : cnt;
+    double cnt = weighted == 1 ? (double)P * (P + 1) / 2 : (double)P;
+    double scnt = weighted == 1   ? ck_pw_bias(d.oh, d.ow)
+                  : weighted == 2 ? (double)d.ow * (d.oh & 1)
+                  : weighted == 3 ? (double)d.oh * (d.ow & 1)
+                                  : cnt;
     GRID_STRIDE(r, n * d.oc) {
         size_t i = r / d.oc, oc = r % d.oc;
         double ls, la, rhs = scnt * (double)b[oc], a = cnt * fabs((double)b[oc]);
-        if (weighted) ck_rows_w(y + r * P, d.oh, d.ow, 1, &ls, &la);
-        else ck_sum(y + r * P, P, 1, &ls, &la);
+        if (weighted == 1) ck_rows_w(y + r * P, d.oh, d.ow, 1, &ls, &la);
+        else if (weighted >= 2) {
+            double lr, lc;
+            ck_rows_alt(y + r * P, d.oh, d.ow, 1, &lr, &lc, &la);
+            ls = weighted == 2 ? lr : lc;
+        } else ck_sum(y + r * P, P, 1, &ls, &la);
         ck_dot_acc(&rhs, &a, w + oc * ckk, 1, s + i * ckk, sa + i * ckk, 1, ckk);
         o[4 * r] = ls - rhs, o[4 * r + 1] = a, o[4 * r + 2] = la;
-        o[4 * r + 3] = (weighted ? (double)P : 1.0) * ck_s_conv_fwd(w, b, mx + i * d.c, &d, (int)oc);
+        o[4 * r + 3] = (weighted == 1 ? (double)P : 1.0) * ck_s_conv_fwd(w, b, mx + i * d.c, &d, (int)oc);
     }
 }
 
@@ -255,12 +268,16 @@ __global__ void k_ck_conv_bwd_data(double *o, const float *dx, const float *w, c
     GRID_STRIDE(r, n * d.c) {
         size_t i = r / d.c, c = r % d.c;
         double ls, la, rhs = 0, a = 0;
-        if (weighted) ck_rows_w(dx + r * HW, d.h, d.w, 1, &ls, &la); /* BWD_DATA_PW: s, sa from dy_mode 3 */
-        else ck_sum(dx + r * HW, HW, 1, &ls, &la);
+        if (weighted == 1) ck_rows_w(dx + r * HW, d.h, d.w, 1, &ls, &la); /* BWD_DATA_PW: s, sa from dy_mode 3 */
+        else if (weighted >= 2) { /* BWD_DATA_RA, _CA: dy_mode 5, 7 */
+            double lr, lc;
+            ck_rows_alt(dx + r * HW, d.h, d.w, 1, &lr, &lc, &la);
+            ls = weighted == 2 ? lr : lc;
+        } else ck_sum(dx + r * HW, HW, 1, &ls, &la);
         for (int oc = 0; oc < d.oc; oc++)
             ck_dot_acc(&rhs, &a, w + oc * ckk + c * kk, 1, s + (i * d.oc + oc) * kk, sa + (i * d.oc + oc) * kk, 1, kk);
         o[4 * r] = ls - rhs, o[4 * r + 1] = a, o[4 * r + 2] = la;
-        o[4 * r + 3] = (weighted ? (double)HW : 1.0) * ck_s_conv_bwd_data(w, mx + i * d.oc, &d, (int)c);
+        o[4 * r + 3] = (weighted == 1 ? (double)HW : 1.0) * ck_s_conv_bwd_data(w, mx + i * d.oc, &d, (int)c);
     }
 }
 

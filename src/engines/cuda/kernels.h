@@ -62,10 +62,14 @@ int lk_u8_to_f32(cudaStream_t s, float *y, const uint8_t *x, size_t count);
  * into *mx (zeroed by the caller; NULL: none); lk_ck_dense reads mx[0] =
  * max |x| (modes 0, 2) and mx[1] = max |dy| (mode 1).  lk_ck_window's
  * dy_mode: 0 the input's window sums, 1 dy's, 2 the input's
- * position-weighted ones (ck_window_sum_w), 3 dy's (ck_window_sum_w's dy_mode);
- * lk_ck_conv_fwd and lk_ck_conv_bwd_data with weighted != 0: the
+ * position-weighted ones (ck_window_sum_w), 3 dy's (ck_window_sum_w's dy_mode),
+ * 4 the input's row-alternating ones (ck_window_sum_alt), 5 dy's, 6 and 7
+ * the column-alternating ones;
+ * lk_ck_conv_fwd and lk_ck_conv_bwd_data with weighted 1: the
  * position-weighted relations (FWD_PW, BWD_DATA_PW, from mode 2's and
- * mode 3's sums). */
+ * mode 3's sums), 2: the row-alternating ones (FWD_RA, BWD_DATA_RA, from
+ * mode 4's and 5's), 3: the column-alternating ones (FWD_CA, BWD_DATA_CA,
+ * from mode 6's and 7's). */
 int lk_ck_window(cudaStream_t s, double *sum, double *asum, double *mx, const float *x, const ck_conv_dims *d,
                  size_t planes, int dy_mode);
 int lk_ck_conv_fwd(cudaStream_t s, double *o, const float *y, const float *w, const float *b, const double *sum,

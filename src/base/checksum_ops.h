@@ -101,7 +101,8 @@ LS_HD void ck_window_sum_dy(const float *dy, const ck_conv_dims *d, int kh, int 
  * sum of their weights times the difference, where the unsigned weights
  * moved it by once the difference, and never less (|a| + |b| >= |a -
  * b|).  |weight| is as before, so are A, Y, S and the tolerances. */
-LS_HD double ck_pw_sign(int i, int j) { return ((i + j) & 1) ? -1.0 : 1.0; }
+LS_HD double ck_parity_sign(int i) { return (i & 1) ? -1.0 : 1.0; } /* (-1)^i, i of either sign */
+LS_HD double ck_pw_sign(int i, int j) { return ck_parity_sign(i + j); }
 
 /* The signed weights' sum over an (h, w) plane (the forward relation's
  * bias term), exact: integers below 2^53. */
@@ -164,20 +165,18 @@ LS_HD void ck_rows_w(const float *y, int h, int w, size_t stride, double *s, dou
  * signs (-1)^j), and the plane's sum of |y| in the same order.  The bias
  * term of the forward relations is ow (oh mod 2) (rows) and oh (ow mod 2)
  * (columns). */
-LS_HD double ck_ra_sign(int i) { return (i & 1) ? -1.0 : 1.0; }
-
 LS_HD void ck_window_sum_alt(const float *x, const ck_conv_dims *d, int kh, int kw, int dy_mode, int by_col,
                              double *s, double *sa) {
     double t = 0, ta = 0;
     for (int i = 0; i < d->oh; i++) {
         int r = i + kh - d->pad;
         if (r < 0 || r >= d->h) continue;
-        double sg = by_col ? 1.0 : ck_ra_sign(dy_mode ? r : i);
+        double sg = by_col ? 1.0 : ck_parity_sign(dy_mode ? r : i);
         for (int j = 0; j < d->ow; j++) {
             int q = j + kw - d->pad;
             if (q < 0 || q >= d->w) continue;
             double v = dy_mode ? x[i * d->ow + j] : x[r * d->w + q];
-            t += (by_col ? ck_ra_sign(dy_mode ? q : j) : sg) * v;
+            t += (by_col ? ck_parity_sign(dy_mode ? q : j) : sg) * v;
             ta += fabs(v);
         }
     }
@@ -191,9 +190,9 @@ LS_HD void ck_rows_alt(const float *y, int h, int w, size_t stride, double *sr, 
         double ri = 0, ci = 0;
         for (int j = 0; j < w; j++) {
             double v = y[((size_t)i * w + j) * stride];
-            ri += v, ci += ck_ra_sign(j) * v, ta += fabs(v);
+            ri += v, ci += ck_parity_sign(j) * v, ta += fabs(v);
         }
-        t += ck_ra_sign(i) * ri;
+        t += ck_parity_sign(i) * ri;
         tc += ci;
     }
     *sr = t;

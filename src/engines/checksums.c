@@ -217,7 +217,7 @@ static void scratch_needed(const model *m, size_t n, size_t *wt, size_t *pl, siz
             /* t[1]: window_sums (6 (h + 1) w + 6 w) and window_sums16 (16 (12 + 12 k) w), either mode */
             t[1] = 6 * (h + 1) * w + 6 * w + 6 * (oh + 1) * ow + 6 * ow + 16 * (12 + 12 * (size_t)ly->k) * (w + ow),
             t[2] = 4 * h * w + 2 * oh * w, /* patch_sums, with the index-weighted planes */
-            t[3] = 10 * (C + OC);
+            t[3] = 12 * (C + OC);
             *cw += 2 * (C * kk * OC + C * OC), *part += n * OC * CK_PART;
         } else if (ly->kind == LAYER_DENSE) {
             t[0] = 4 * (C + OC); /* dense_all: sums over the batch, then W's row and column sums */
@@ -544,7 +544,7 @@ CK_HOT static void window_sums(const float *x, int h, int w, int k, const int *r
         const double *Sp = VS + (size_t)r * w, *Rp = VR + (size_t)r * w, *Rpa = VRa + (size_t)r * w;
         const double *Ap = VA + (size_t)r * w;
         double *Sn = VS + (size_t)(r + 1) * w, *Rn = VR + (size_t)(r + 1) * w, *Rna = VRa + (size_t)(r + 1) * w;
-        double *An = VA + (size_t)(r + 1) * w, rs = ck_ra_sign(r);
+        double *An = VA + (size_t)(r + 1) * w, rs = ck_parity_sign(r);
         for (int q = 0; q < w; q++) {
             double e = xr[q], se = ck_pw_sign(r, q) * e;
             Sn[q] = Sp[q] + se;
@@ -580,17 +580,17 @@ CK_HOT static void window_sums(const float *x, int h, int w, int k, const int *r
         const double *ahi = VA + (size_t)(b + 1) * w, *alo = VA + (size_t)a * w;
         for (int q = 0; q < w; q++)
             crs[q] = shi[q] - slo[q], crr[q] = rhi[q] - rlo[q], crra[q] = rhia[q] - rloa[q], crA[q] = ahi[q] - alo[q];
-        double ra = ck_ra_sign(kh - g->pad);
+        double ra = ck_parity_sign(kh - g->pad);
         for (int kw = 0; kw < k; kw++) {
             double ts = 0, tr = 0, tra = 0, tq = 0, tqa = 0, tA = 0, tC = 0;
             for (int q = c0[kw]; q <= c1[kw]; q++)
                 ts += crs[q], tr += crr[q], tra += crra[q], tq += q * crs[q], tqa += q * cra[q], tA += crA[q],
-                    tC += ck_ra_sign(q) * cr[q];
+                    tC += ck_parity_sign(q) * cr[q];
             double c = wsum_c(g, kh, kw);
             g->sw[kh * k + kw] = ck_pw_sign(kh, kw) * ((double)g->mult * tr + tq + c * ts);
             g->swa[kh * k + kw] = (double)g->mult * tra + tqa + c * sa[kh * k + kw];
             g->sra[kh * k + kw] = ra * tA;
-            g->sca[kh * k + kw] = ck_ra_sign(kw - g->pad) * tC;
+            g->sca[kh * k + kw] = ck_parity_sign(kw - g->pad) * tC;
         }
     }
 }
@@ -655,7 +655,7 @@ CK_HOT static void window_sums16(const float *x, int h, int w, int k, const int 
             Va[q] = Va[q] + fabs(e);
         }
         if (g) {
-            double rs = ck_ra_sign(r);
+            double rs = ck_parity_sign(r);
             for (int q = 0; q < w; q++) {
                 double sg = ck_pw_sign(r, q);
                 for (int l = 0; l < 16; l++) {
@@ -706,11 +706,11 @@ CK_HOT static void window_sums16(const float *x, int h, int w, int k, const int 
         for (size_t q = 0; q < W16; q++)
             crs[q] = hi[2 * W16 + q] - lo[2 * W16 + q], crr[q] = hi[3 * W16 + q] - lo[3 * W16 + q],
             crra[q] = hi[4 * W16 + q] - lo[4 * W16 + q], crA[q] = hi[5 * W16 + q] - lo[5 * W16 + q];
-        double ra = ck_ra_sign(kh - g->pad);
+        double ra = ck_parity_sign(kh - g->pad);
         for (int kw = 0; kw < k; kw++) {
             double ts[16] = {0}, tr[16] = {0}, tra[16] = {0}, tq[16] = {0}, tqa[16] = {0}, tA[16] = {0}, tC[16] = {0};
             for (int q = c0[kw]; q <= c1[kw]; q++) {
-                double cs = ck_ra_sign(q);
+                double cs = ck_parity_sign(q);
                 for (int l = 0; l < 16; l++) {
                     size_t o = (size_t)q * 16 + l;
                     ts[l] += crs[o], tr[l] += crr[o], tra[l] += crra[o], tq[l] += q * crs[o], tqa[l] += q * cra[o];
@@ -723,7 +723,7 @@ CK_HOT static void window_sums16(const float *x, int h, int w, int k, const int 
                 g->sw[o] = sg * ((double)g->mult * tr[l] + tq[l] + c * ts[l]);
                 g->swa[o] = (double)g->mult * tra[l] + tqa[l] + c * sa[o];
                 g->sra[o] = ra * tA[l];
-                g->sca[o] = ck_ra_sign(kw - g->pad) * tC[l];
+                g->sca[o] = ck_parity_sign(kw - g->pad) * tC[l];
             }
         }
     }
@@ -879,70 +879,58 @@ static void conv_prep(conv_job *J, const float *w) {
 
 /* ck_rows_w for the 16 channels of a block plane (h, w, 16): each lane's
  * sums term for term in ck_rows_w's order, so the two layouts agree bit
- * for bit */
-CK_HOT static void rows_w16(const float *y, int h, int w, double *s, double *sa) {
-    double t[16] = {0}, ta[16] = {0};
+ * for bit; in the same pass ck_rows_alt's row- and column-alternating sums
+ * (sr, sc), term for term in its order (the row's (-1)^j sum is the one
+ * ck_rows_w takes) */
+CK_HOT static void rows_w16(const float *y, int h, int w, double *s, double *sa, double *sr, double *sc) {
+    double t[16] = {0}, ta[16] = {0}, tr[16] = {0}, tc[16] = {0};
     for (int i = 0; i < h; i++) {
-        double ri[16] = {0}, ra[16] = {0}, qi[16] = {0}, qa[16] = {0};
+        double ri[16] = {0}, ra[16] = {0}, qi[16] = {0}, qa[16] = {0}, pi[16] = {0};
         for (int j = 0; j < w; j++) {
             double sg = ck_pw_sign(0, j);
             for (int l = 0; l < 16; l++) {
                 double v = y[((size_t)i * w + j) * 16 + l], sv = sg * v;
-                ri[l] += sv, ra[l] += fabs(v);
+                ri[l] += sv, ra[l] += fabs(v), pi[l] += v;
                 qi[l] += (double)(j + 1) * sv, qa[l] += (double)(j + 1) * fabs(v);
             }
         }
         double si = ck_pw_sign(i, 0);
         for (int l = 0; l < 16; l++)
-            t[l] += si * ((double)w * i * ri[l] + qi[l]), ta[l] += (double)w * i * ra[l] + qa[l];
+            t[l] += si * ((double)w * i * ri[l] + qi[l]), ta[l] += (double)w * i * ra[l] + qa[l], tr[l] += si * pi[l],
+                tc[l] += ri[l];
     }
-    for (int l = 0; l < 16; l++) s[l] = t[l], sa[l] = ta[l];
+    for (int l = 0; l < 16; l++) s[l] = t[l], sa[l] = ta[l], sr[l] = tr[l], sc[l] = tc[l];
 }
 
-/* ck_rows_alt's sums for the 16 channels of a block plane (h, w, 16),
- * term for term in its order (the |.| sums are not needed) */
-CK_HOT static void rows_alt16(const float *y, int h, int w, double *sr, double *sc) {
-    double t[16] = {0}, tc[16] = {0};
-    for (int i = 0; i < h; i++) {
-        double ri[16] = {0}, ci[16] = {0};
-        for (int j = 0; j < w; j++) {
-            double cs = ck_ra_sign(j);
-            for (int l = 0; l < 16; l++) {
-                double v = y[((size_t)i * w + j) * 16 + l];
-                ri[l] += v, ci[l] += cs * v;
-            }
-        }
-        double si = ck_ra_sign(i);
-        for (int l = 0; l < 16; l++) t[l] += si * ri[l], tc[l] += ci[l];
-    }
-    for (int l = 0; l < 16; l++) sr[l] = t[l], sc[l] = tc[l];
-}
-
-/* The row- and column-alternating sums of C planes (h, w) of a sample:
- * sr[c], sc[c] */
-static void rows_alt_of(ck_tv v, size_t i, size_t C, int h, int w, double *sr, double *sc) {
+/* The position-weighted sums of C planes (h, w) of a sample (s[c], sa[c]:
+ * ck_rows_w's) and the row- and column-alternating ones (sr[c], sc[c]:
+ * ck_rows_alt's): one pass over a block plane, two over a plain one */
+static void rows_weighted_of(ck_tv v, size_t i, size_t C, int h, int w, double *s, double *sa, double *sr,
+                             double *sc) {
     size_t HW = (size_t)h * w;
     const float *x = v.p + i * C * HW;
     if (v.cb == 16) {
-        for (size_t cb = 0; cb < C / 16; cb++) rows_alt16(x + cb * 16 * HW, h, w, sr + cb * 16, sc + cb * 16);
+        for (size_t cb = 0; cb < C / 16; cb++)
+            rows_w16(x + cb * 16 * HW, h, w, s + cb * 16, sa + cb * 16, sr + cb * 16, sc + cb * 16);
         return;
     }
     for (size_t c = 0; c < C; c++) {
         double a;
+        ck_rows_w(x + c * HW, h, w, 1, &s[c], &sa[c]);
         ck_rows_alt(x + c * HW, h, w, 1, &sr[c], &sc[c], &a);
     }
 }
 
 /* forward, alternating (FWD_RA, FWD_CA), sample i: per output channel,
- * the sum of (-1)^row y (of (-1)^column y) against the weights times the
- * input's alternating window sums plus ow (oh mod 2) b (oh (ow mod 2) b);
- * A, Y and S are the plain relation's (a, ya + ex, sm: |weight| = 1).
- * sr, sc, rr, rc: scratch (OC each). */
+ * the sum of (-1)^row y (of (-1)^column y: sr, sc, rows_weighted_of's)
+ * against the weights times the input's alternating window sums plus ow
+ * (oh mod 2) b (oh (ow mod 2) b); A, Y and S are the plain relation's (a,
+ * ya + ex, sm: |weight| = 1).  rr, rc: scratch (OC each). */
 static void conv_fwd_alt_sample(const conv_job *J, const ck_tls *W, size_t i, const double *ex, const double *sm,
-                                const double *a, const double *ya, double *sr, double *sc, double *rr, double *rc) {
+                                const double *a, const double *ya, const double *sr, const double *sc, double *rr,
+                                double *rc) {
     const ck_conv_dims *d = &J->d;
     size_t ckk = d->c * (size_t)d->k * d->k, OC = d->oc;
-    rows_alt_of(J->yv, i, OC, d->oh, d->ow, sr, sc);
     double br = (double)d->ow * (d->oh & 1), bc = (double)d->oh * (d->ow & 1);
     for (size_t oc = 0; oc < OC; oc++) rr[oc] = br * (double)J->b[oc], rc[oc] = bc * (double)J->b[oc];
     matvec_s2(rr, rc, J->wf, W->sra, W->sca, ckk, OC);
@@ -957,17 +945,13 @@ static void conv_fwd_alt_sample(const conv_job *J, const ck_tls *W, size_t i, co
  * sum of (linear position + 1) y against the weights times the input's
  * weighted window sums plus (the weights' sum) b.  ex, sm: the plain
  * relation's Y term and S (the weights scale both by at most P = oh ow);
- * rhs, a, ys, ya: scratch (OC each). */
+ * ys, ya: y's weighted sums (rows_weighted_of's); rhs, a: scratch (OC
+ * each). */
 static void conv_fwd_w_sample(const conv_job *J, const ck_tls *W, size_t i, const double *ex, const double *sm,
-                              double *rhs, double *a, double *ys, double *ya) {
+                              double *rhs, double *a, const double *ys, const double *ya) {
     const ck_conv_dims *d = &J->d;
     size_t kk = (size_t)d->k * d->k, ckk = d->c * kk, P = (size_t)d->oh * d->ow, OC = d->oc;
     /* the weighted window sums came with the plain ones (window_sums_of) */
-    const float *y = J->yv.p + i * OC * P;
-    if (J->yv.cb == 16)
-        for (size_t cb = 0; cb < OC / 16; cb++) rows_w16(y + cb * 16 * P, d->oh, d->ow, ys + cb * 16, ya + cb * 16);
-    else
-        for (size_t oc = 0; oc < OC; oc++) ck_rows_w(y + oc * P, d->oh, d->ow, 1, &ys[oc], &ya[oc]);
     /* the weights' sum, signed (the bias term) and of |weight| (its A) */
     double om = J->pw_bias, oma = (double)P * (P + 1) / 2;
     for (size_t oc = 0; oc < OC; oc++) rhs[oc] = om * (double)J->b[oc], a[oc] = oma * fabs((double)J->b[oc]);
@@ -988,8 +972,9 @@ static void conv_fwd_sample(const conv_job *J, const ck_tls *W, size_t i) {
     double *T = W->tv, *M = T + d->c, *rhs = M + d->c, *a = rhs + OC, *ex = a + OC, *sm = ex + OC;
     double *ys = sm + OC, *ya = ys + OC; /* per output channel: sum y, sum |y| */
     double *sr = ya + OC, *sc = sr + OC, *rr = sc + OC, *rc = rr + OC; /* the alternating relations' */
-    window_sums_of(J->xv, i, d, 0, J->rf[0], J->rf[1], J->rf[2], J->rf[3], W, T, M,
-                   J->o[CK_FWD_PW] || J->o[CK_FWD_RA]);
+    double *wy = rc + OC, *wya = wy + OC;                                 /* the position-weighted one's */
+    int weighted = J->o[CK_FWD_PW] || J->o[CK_FWD_RA];
+    window_sums_of(J->xv, i, d, 0, J->rf[0], J->rf[1], J->rf[2], J->rf[3], W, T, M, weighted);
     sums_of(J->yv, i, OC, P, ys, ya);
     for (size_t oc = 0; oc < OC; oc++)
         rhs[oc] = P * (double)J->b[oc], a[oc] = P * fabs((double)J->b[oc]), ex[oc] = 0, sm[oc] = fabs((double)J->b[oc]);
@@ -998,8 +983,9 @@ static void conv_fwd_sample(const conv_job *J, const ck_tls *W, size_t i) {
     double *o = J->o[CK_FWD];
     for (size_t oc = 0; oc < OC; oc++)
         put_rel(o + CK_REL * (i * OC + oc), ys[oc], ya[oc] + ex[oc], rhs[oc], a[oc], sm[oc]);
+    if (weighted) rows_weighted_of(J->yv, i, OC, d->oh, d->ow, wy, wya, sr, sc);
     if (J->o[CK_FWD_RA] && J->o[CK_FWD_CA]) conv_fwd_alt_sample(J, W, i, ex, sm, a, ya, sr, sc, rr, rc);
-    if (J->o[CK_FWD_PW]) conv_fwd_w_sample(J, W, i, ex, sm, rhs, a, ys, ya);
+    if (J->o[CK_FWD_PW]) conv_fwd_w_sample(J, W, i, ex, sm, rhs, a, wy, wya);
 }
 
 /* backward-data, sample i: per input channel, the sum of dx against the
@@ -1011,20 +997,21 @@ static void conv_bwd_data_sample(const conv_job *J, const ck_tls *W, size_t i) {
     double *T = W->tv, *M = T + OC, *rhs = M + OC, *a = rhs + C, *ex = a + C, *sm = ex + C;
     double *xs = sm + C, *xa = xs + C; /* per input channel: sum dx, sum |dx| */
     double *sr = xa + C, *sc = sr + C, *rr = sc + C, *rc = rr + C; /* the alternating relations' */
-    window_sums_of(J->dyv, i, d, 1, J->rb[0], J->rb[1], J->rb[2], J->rb[3], W, T, M,
-                   J->o[CK_BWD_DATA_PW] || J->o[CK_BWD_DATA_RA]);
+    double *wx = rc + C, *wxa = wx + C;                                /* the position-weighted one's */
+    int weighted = J->o[CK_BWD_DATA_PW] || J->o[CK_BWD_DATA_RA];
+    window_sums_of(J->dyv, i, d, 1, J->rb[0], J->rb[1], J->rb[2], J->rb[3], W, T, M, weighted);
     sums_of(J->dxv, i, C, HW, xs, xa);
     for (size_t c = 0; c < C; c++) rhs[c] = a[c] = ex[c] = sm[c] = 0;
     matvec_acc(rhs, a, wb, W->s, W->sa, OC * kk, C);
     matvec_acc(ex, sm, wsum, T, M, OC, C);
     double *o = J->o[CK_BWD_DATA];
     for (size_t c = 0; c < C; c++) put_rel(o + CK_REL * (i * C + c), xs[c], xa[c] + ex[c], rhs[c], a[c], sm[c]);
+    if (weighted) rows_weighted_of(J->dxv, i, C, d->h, d->w, wx, wxa, sr, sc);
     if (J->o[CK_BWD_DATA_RA] && J->o[CK_BWD_DATA_CA]) {
         /* alternating (BWD_DATA_RA, BWD_DATA_CA): each dx weighted by
          * (-1)^row (column), against the weights times dy's windows
          * signed by the row (column) of the input they reach; A, Y, S the
          * plain relation's */
-        rows_alt_of(J->dxv, i, C, d->h, d->w, sr, sc);
         for (size_t c = 0; c < C; c++) rr[c] = rc[c] = 0;
         matvec_s2(rr, rc, wb, W->sra, W->sca, OC * kk, C);
         double *q = J->o[CK_BWD_DATA_RA], *qc = J->o[CK_BWD_DATA_CA];
@@ -1037,17 +1024,12 @@ static void conv_bwd_data_sample(const conv_job *J, const ck_tls *W, size_t i) {
     /* position-weighted (BWD_DATA_PW): each dx weighted by its linear
      * position + 1, against the weights times dy's windows weighted by the
      * position + 1 of the input they reach; the weights scale the Y term
-     * and S by at most h w */
-    const float *dx = J->dxv.p + i * C * HW;
-    if (J->dxv.cb == 16)
-        for (size_t cb = 0; cb < C / 16; cb++) rows_w16(dx + cb * 16 * HW, d->h, d->w, xs + cb * 16, xa + cb * 16);
-    else
-        for (size_t c = 0; c < C; c++) ck_rows_w(dx + c * HW, d->h, d->w, 1, &xs[c], &xa[c]);
+     * and S by at most h w (wx, wxa: dx's weighted sums) */
     for (size_t c = 0; c < C; c++) rhs[c] = a[c] = 0;
     matvec_acc(rhs, a, wb, W->sw, W->swa, OC * kk, C);
     o = J->o[CK_BWD_DATA_PW];
     for (size_t c = 0; c < C; c++)
-        put_rel(o + CK_REL * (i * C + c), xs[c], xa[c] + 2.0 * HW * ex[c], rhs[c], a[c], (double)HW * sm[c]);
+        put_rel(o + CK_REL * (i * C + c), wx[c], wxa[c] + 2.0 * HW * ex[c], rhs[c], a[c], (double)HW * sm[c]);
 }
 
 /* Z[p] (za[p]) for output position p = (r, q): the sum of x (|x|) over all

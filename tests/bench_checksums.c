@@ -109,11 +109,12 @@ int main(int argc, char **argv) {
     int32_t *y = malloc(n * sizeof *y);
     ck_layout L;
     ck_layout_make(&L, &m, n);
-    double *v = malloc(2 * L.total * sizeof *v), *ts = malloc(4 * (size_t)R * sizeof *ts);
+    double *v = malloc(2 * L.total * sizeof *v), *ts = malloc(5 * (size_t)R * sizeof *ts);
+    double *hv = malloc((L.total + 1) * sizeof *hv); /* a repeat's hash-only STEP (engine.h) */
     float *copies[2 * MODEL_MAX_LAYERS] = {0};
     int fnth = o.ck_threads > 0 ? o.ck_threads : omp_get_num_procs() < 8 ? omp_get_num_procs() : 8;
     size_t fbytes = 0;
-    if (!x || !p || !y || !v || !ts) return 1;
+    if (!x || !p || !y || !v || !ts || !hv) return 1;
     for (size_t i = 0; i < n * 784; i++) x[i] = rng_uniform(5, (uint32_t)i, 0, 0, 3);
     for (size_t i = 0; i < n; i++) y[i] = (int32_t)(i % 10);
     model_init_params(&m, p, 1);
@@ -132,6 +133,9 @@ int main(int argc, char **argv) {
         double t1b = ls_now();
         if (!rc) rc = engine_checksums(e, CK_STAGE_STEP, v);
         double t2 = ls_now();
+        if (!rc) rc = engine_checksums(e, CK_STAGE_STEP | CK_STAGE_HASH_ONLY, hv);
+        ts[4 * R + r] = ls_now() - t2;
+        t2 = ls_now();
         if (!rc) rc = engine_update(e, &a, r + 1);
         double t3 = ls_now();
         if (!rc) rc = engine_checksums(e, CK_STAGE_UPDATE, v + L.total);
@@ -169,7 +173,7 @@ int main(int argc, char **argv) {
         rc = checksums_judge(&m, v, n, y, 0, CK_BLOCKS_ALL, &cv);
     }
     double jt = (ls_now() - j0) / J;
-    for (int k = 0; k < 4; k++) qsort(ts + k * R, (size_t)R, sizeof *ts, cmp);
+    for (int k = 0; k < 5; k++) qsort(ts + k * R, (size_t)R, sizeof *ts, cmp);
     double st = ts[R / 2], c1 = ts[R + R / 2], c2 = ts[2 * R + R / 2], fl = ts[3 * R + R / 2];
     printf("%s, batch %zu, median of %d: training step %.1f ms, checksums STEP %.1f ms + UPDATE %.1f ms (%.0f%% of the step); "
            "judging the STEP vector %.2f ms\n",
@@ -177,10 +181,12 @@ int main(int argc, char **argv) {
     printf("floor: one read of the %.1f MB the STEP vector reads, on %d thread(s), right after the step: %.2f ms "
            "(%.0f%% of the step; %.1f GB/s)\n",
            fbytes / 1e6, fnth, 1e3 * fl, 100 * fl / st, fbytes / fl / 1e9);
+    printf("a repeat's STEP stage when it shares its first listing's vector (CK_STAGE_HASH_ONLY: the operand "
+           "hash): %.2f ms (%.0f%% of the step)\n", 1e3 * ts[4 * R + R / 2], 100 * ts[4 * R + R / 2] / st);
     if (kt) printf("STEP vector alone, again on the last step: median of %d %.1f ms\n", K, 1e3 * kt[K / 2]);
     free(kt);
     engine_free(e);
     for (int k = 0; k < 2 * MODEL_MAX_LAYERS; k++) free(copies[k]);
-    free(x), free(p), free(y), free(v), free(ts);
+    free(x), free(p), free(y), free(v), free(ts), free(hv);
     return 0;
 }

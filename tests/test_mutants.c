@@ -300,6 +300,62 @@ static void test_one_off_data_faults(void **st) {
     }
 }
 
+/* A repeat (the same engine listed twice) is judged on its first
+ * listing's vector while their operand hashes agree (every_step.h): with
+ * no fault at every step; with a one-off fault in one copy only
+ * (LS_FAULT_ONE_COPY: the first or the second created), the hashes part
+ * at the fault's step, the repeat computes its own vectors from there, and
+ * exactly the copy with the fault is named at that step; --no-share gives
+ * the same verdicts with no sharing. */
+static void test_repeat_shares(void **st) {
+    if (!have_data()) skip();
+    char dir[] = "/tmp/ls_twin_XXXXXX", tok[64];
+    assert_non_null(mkdtemp(dir));
+    for (int k = 0; k < 4; k++) {
+        int faulty = k == 1 || k == 2, noshare = k == 3;
+        const char *engines = faulty ? "cpu:fault=act_corrupt_once,cpu:fault=act_corrupt_once" : "cpu,cpu";
+        snprintf(tok, sizeof tok, "%s/tok%d,%d", dir, k, k == 2 ? 2 : 1);
+        if (faulty) setenv("LS_FAULT_ONE_COPY", tok, 1);
+        audit_cfg c;
+        checks_only_cfg(&c, engines, 72, 64, 2, AUDIT_FAIL_PROBLEM);
+        c.ck_no_share = noshare;
+        audit_result r;
+        if (audit_run(&c, &r)) fail_msg("audit %s: %s", engines, ls_errmsg());
+        unsetenv("LS_FAULT_ONE_COPY");
+        const audit_engine *a = &r.eng[0], *b = &r.eng[1];
+        printf("  %s%s: %s %ld violation(s), %s %ld, shared %ld step(s), parted at %ld\n", engines,
+               noshare ? " --no-share" : faulty ? (k == 1 ? " (first copy faulty)" : " (second copy faulty)") : "",
+               a->label, a->ck_viol_checks, b->label, b->ck_viol_checks, b->ck_twin_steps, b->ck_twin_split);
+        assert_int_equal(a->ck_steps, 10);
+        assert_int_equal(b->ck_steps, 10);
+        assert_int_equal(b->ck_eval_batches, 8);
+        assert_int_equal(b->ck_twin_of, noshare ? -1 : 0);
+        if (!faulty) {
+            assert_int_equal(b->ck_twin_steps, noshare ? 0 : 10);
+            assert_int_equal(b->ck_twin_split, 0);
+            assert_int_equal(a->ck_viol_checks + b->ck_viol_checks, 0);
+            assert_true(a->ck_worst == b->ck_worst);
+            assert_int_equal(r.gate, 0);
+        } else {
+            /* shared at steps 1-6; step 7 their hashes part */
+            assert_int_equal(b->ck_twin_steps, 6);
+            assert_int_equal(b->ck_twin_split, 7);
+            const audit_engine *bad = a->ck_viol_checks ? a : b, *good = a->ck_viol_checks ? b : a;
+            assert_int_equal(bad->ck_viol_checks, 1);
+            assert_int_equal(bad->ck_first_step, 7);
+            assert_int_equal(good->ck_viol_checks, 0);
+            assert_int_equal(r.gate, 1);
+        }
+        audit_result_free(&r);
+    }
+    for (int k = 1; k <= 2; k++)
+        for (int q = 1; q <= 2; q++) {
+            snprintf(tok, sizeof tok, "%s/tok%d.%d", dir, k, q);
+            unlink(tok);
+        }
+    assert_int_equal(rmdir(dir), 0);
+}
+
 /* Faults that must be flagged, at the tensor the faulted layer computes
  * first (forward order, then backward order). */
 static void test_faults_caught(void **st) {
@@ -357,6 +413,7 @@ int main(void) {
         cmocka_unit_test(test_sharp_tier),
         cmocka_unit_test(test_checksum_suspect),
         cmocka_unit_test(test_one_off_data_faults),
+        cmocka_unit_test(test_repeat_shares),
         cmocka_unit_test(test_unknown_fault),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -70,6 +70,7 @@ typedef struct {
                              * and the run (the drift phase, in `mode`) starts from step 1 */
     int roundtrip;        /* state round-trip check of every fp32 engine at fully compared steps */
     int checksums;        /* every-step checksums of every engine that has them (default 1) */
+    int ck_no_share;      /* --no-share: a repeat computes its own vector at every step (every_step.h) */
     int verbose;          /* the whole evidence on stdout, not only the verdict screen */
     unsigned fail_on;     /* AUDIT_FAIL_* bits: what makes `audit` exit 1 */
     const char *out_dir;  /* NULL: no files */
@@ -236,6 +237,15 @@ typedef struct {
     double ck_dig[3 * MODEL_MAX_TENSORS]; /* the digests the last update reported */
     int ck_chain;            /* ck_dig is what the next step must compute with */
     double ck_s;             /* seconds in the checksum op and its judging */
+    /* a repeat of a host engine (the same spec listed twice): judged on its
+     * first listing's vector at every stage where the two operand hashes
+     * agree (engines/checksums.c), on its own vector from the first stage
+     * where they do not */
+    int ck_twin_of;          /* that first listing, or -1 */
+    int ck_twin_on;          /* still sharing */
+    long ck_twin_steps;      /* training steps judged on the first listing's vector */
+    long ck_twin_split;      /* the drift step where the hashes first disagreed (0: never; -1: before the drift) */
+    char ck_twin_off[96];    /* why sharing stopped, when not a disagreement (the first listing failed) */
     /* the relations' sharper tier (checks/checksums.h): SUSPECT, not PROBLEM */
     long ck_n_sharp;         /* relations judged on a sharper tier than the worst case */
     double ck_sharp_worst;   /* their largest ratio to the sharp tolerance */

@@ -155,7 +155,8 @@ typedef struct {
     int force_pick;         /* this step's shadow must start from this recording (-1: the rotation) */
     const char *plan_from;  /* the recording whose plan the audit adopted (NULL: none) */
     float *pm, *pv;         /* the fed engine's Adam state at the start of the step */
-    double *ck_vec;         /* an engine's checksum vector (engines/checksums.h) */
+    double *ck_vec;         /* an engine's checksum vector (engines/checksums.h), + 1: its operand hash */
+    double *ck_vec2;        /* a repeat's, while ck_vec holds its first listing's */
     double *bound3, *bound_tmp;
     double loss_bound;
     uint64_t *sharp_hash;   /* scratch of the sharper tier's duplicate set (rounding_tests.h), lazily */
@@ -1076,16 +1077,55 @@ static int step_params(audit *A, int full, const float *losses) {
  * engine's inputs this step (isolated mode, the references of a shadow
  * replay): their layers' outputs and inputs are not one computation, and
  * those steps are judged per element instead. */
+static int ck_fed(const audit *A, int i) { return A->feed_src >= 0 && i != A->feed_src && A->feed_all; }
+
+/* Whether engine i is judged on its first listing's vector at this stage:
+ * both active, checked, not fed (every_step.h). */
+static int ck_shares(const audit *A, int i) {
+    const audit_engine *ae = &A->r->eng[i];
+    int k = ae->ck_twin_of;
+    if (!ae->ck_twin_on || k < 0 || !A->active[i] || !ae->ck_have || ck_fed(A, i)) return 0;
+    const audit_engine *lead = &A->r->eng[k];
+    return A->active[k] && lead->ck_have && !lead->failed && !ck_fed(A, k);
+}
+
+/* Repeat j's hash-only reply against its first listing's (in A->ck_vec,
+ * lead_ok: judged): equal headers and hashes, judged on that vector;
+ * otherwise its own vector, asked for now, and from now on. */
+static int twin_stage(audit *A, int j, int lead_ok, size_t nb, int stage, const uint64_t *xd) {
+    audit_result *r = A->r;
+    audit_engine *ae = &r->eng[j];
+    long step = A->in_attr ? 0 : A->step;
+    int rc = every_step_stage(A->e[j], ae, &A->m, stage | CK_STAGE_HASH_ONLY, nb, A->y, xd, step, A->epoch,
+                              A->ck_vec2);
+    if (rc) return rc;
+    ck_layout L;
+    ck_layout_make(&L, &A->m, nb);
+    if (lead_ok && ck_get_u64(A->ck_vec2 + L.total) == ck_get_u64(A->ck_vec + L.total) &&
+        memcmp(A->ck_vec2, A->ck_vec, CK_HDR * sizeof *A->ck_vec) == 0)
+        return every_step_judge_shared(A->e[j], ae, &A->m, stage, nb, A->y, xd, step, A->epoch, A->ck_vec);
+    ae->ck_twin_on = 0;
+    if (lead_ok) ae->ck_twin_split = A->in_attr ? -1 : A->step;
+    else
+        snprintf(ae->ck_twin_off, sizeof ae->ck_twin_off, "its first listing's checks stopped at step %ld", A->step);
+    if ((rc = every_step_send(A->e[j], ae, stage)) < 0) return rc;
+    return every_step_stage(A->e[j], ae, &A->m, stage, nb, A->y, xd, step, A->epoch, A->ck_vec2);
+}
+
 static int step_checksums(audit *A, size_t nb, int stage) {
     audit_result *r = A->r;
     if (!A->cfg.checksums) return 0;
+    int share[AUDIT_MAX_ENGINES], lead[AUDIT_MAX_ENGINES] = {0};
+    for (int i = 0; i < r->n_engines; i++)
+        if ((share[i] = ck_shares(A, i))) lead[r->eng[i].ck_twin_of] = 1;
     /* every engine's request first: the children compute at once (their
-     * checks are not timed as the engine's; the cores are shared) */
+     * checks are not timed as the engine's; the cores are shared); a
+     * sharing repeat only hashes, its first listing hashes too */
     for (int i = 0; i < r->n_engines; i++) {
         audit_engine *ae = &r->eng[i];
         if (!A->active[i] || ae->is_ref || !ae->ck_have) continue;
-        if (A->feed_src >= 0 && i != A->feed_src && A->feed_all) continue;
-        int rc = every_step_send(A->e[i], ae, stage);
+        if (ck_fed(A, i)) continue;
+        int rc = every_step_send(A->e[i], ae, stage | (share[i] ? CK_STAGE_HASH_ONLY : lead[i] ? CK_STAGE_HASH : 0));
         if (rc && engine_gone(A, i)) continue;
         if (rc) return engine_err(rc, ae->label, "checksums");
     }
@@ -1094,17 +1134,27 @@ static int step_checksums(audit *A, size_t nb, int stage) {
                       ? ck_digest(A->x, nb * (size_t)A->m.in_c * A->m.in_h * A->m.in_w) : 0;
     for (int i = 0; i < r->n_engines; i++) {
         audit_engine *ae = &r->eng[i];
-        if (!A->active[i] || ae->is_ref || !ae->ck_have) continue;
-        int fed = A->feed_src >= 0 && i != A->feed_src && A->feed_all;
-        if (fed) {
+        if (share[i]) continue;
+        int lead_ok = 0;
+        if (!A->active[i] || ae->is_ref || !ae->ck_have) {
+            /* nothing of its own (it died at the request: its repeats are asked for their own vectors) */
+        } else if (ck_fed(A, i)) {
             if (stage == CK_STAGE_STEP && !A->in_attr) ae->ck_skipped++; /* attribution: counted apart */
             every_step_break_chain(ae);
             continue;
+        } else {
+            int rc = every_step_stage(A->e[i], ae, &A->m, stage | (lead[i] ? CK_STAGE_HASH : 0), nb, A->y, &xd,
+                                      A->in_attr ? 0 : A->step, A->epoch, A->ck_vec);
+            lead_ok = !rc && ae->ck_have;
+            if (rc && !engine_gone(A, i)) return engine_err(rc, ae->label, "checksums");
         }
-        int rc = every_step_stage(A->e[i], ae, &A->m, stage, nb, A->y, &xd, A->in_attr ? 0 : A->step, A->epoch,
-                                  A->ck_vec);
-        if (rc && engine_gone(A, i)) continue;
-        if (rc) return engine_err(rc, ae->label, "checksums");
+        /* its repeats, while A->ck_vec holds its vector */
+        for (int j = i + 1; j < r->n_engines && lead[i]; j++) {
+            if (!share[j] || r->eng[j].ck_twin_of != i || !A->active[j]) continue;
+            int rj = twin_stage(A, j, lead_ok, nb, stage, &xd);
+            if (rj && engine_gone(A, j)) continue;
+            if (rj) return engine_err(rj, r->eng[j].label, "checksums");
+        }
     }
     return 0;
 }
@@ -1664,10 +1714,19 @@ static int alloc_buffers(audit *A) {
     A->perm = ls_malloc(A->n_train * sizeof *A->perm);
     ck_layout ckl;
     ck_layout_make(&ckl, &A->m, rc_->batch);
-    if (!(A->ck_vec = ls_malloc(ckl.total * sizeof *A->ck_vec))) return LS_ENOMEM;
+    /* + 1: the operand hash (every_step.h) */
+    if (!(A->ck_vec = ls_malloc((ckl.total + 1) * sizeof *A->ck_vec))) return LS_ENOMEM;
+    if (!(A->ck_vec2 = ls_malloc((ckl.total + 1) * sizeof *A->ck_vec2))) return LS_ENOMEM;
     for (int i = 0; i < r->n_engines; i++) {
-        if (r->eng[i].available && !r->eng[i].is_ref && every_step_init(&r->eng[i], total)) return LS_ENOMEM;
-        if (r->eng[i].is_ref) snprintf(r->eng[i].ck_none, sizeof r->eng[i].ck_none, "a reference: it judges the others");
+        audit_engine *ae = &r->eng[i];
+        if (ae->available && !ae->is_ref && every_step_init(ae, total)) return LS_ENOMEM;
+        if (ae->is_ref) snprintf(ae->ck_none, sizeof ae->ck_none, "a reference: it judges the others");
+        /* a repeat of a host engine shares its first listing's vector
+         * while their operand hashes agree (only the host checksums hash) */
+        engine_spec sp;
+        if (ae->available && !ae->is_ref && !ae->recorded && ae->repeat_of >= 0 && !A->cfg.ck_no_share &&
+            !engine_spec_parse(&sp, ae->spec) && strcmp(sp.name, "cpu") == 0)
+            ae->ck_twin_of = ae->repeat_of, ae->ck_twin_on = 1;
     }
     if (!A->lead || !A->pf || !A->x || !A->y || !A->bound || !A->bound2 || !A->bound3 || !A->bound_tmp || !A->pm ||
         !A->pv || !A->perm)
@@ -1991,6 +2050,7 @@ static void audit_free(audit *A) {
     free(A->pv);
     free(A->perm);
     free(A->ck_vec);
+    free(A->ck_vec2);
     order_free(&A->ord);
     lsbuf_free(&A->line);
     dataset_free(&A->ds);

@@ -17,6 +17,7 @@ int every_step_init(audit_engine *ae, long total) {
     ae->ck_have = 1;
     ae->ck_worst = 0;
     ae->ck_total = total;
+    ae->ck_twin_of = -1, ae->ck_twin_on = 0, ae->ck_twin_steps = ae->ck_twin_split = 0, ae->ck_twin_off[0] = 0;
     free(ae->ck_step_ratio);
     ae->ck_step_ratio = ls_malloc((size_t)(total > 0 ? total : 1) * sizeof *ae->ck_step_ratio);
     if (!ae->ck_step_ratio) return LS_ENOMEM;
@@ -88,19 +89,9 @@ int every_step_send(engine *e, audit_engine *ae, int stage) {
     return LS_OK;
 }
 
-int every_step_stage(engine *e, audit_engine *ae, const model *m, int stage, size_t n, const int32_t *y,
-                     const uint64_t *x_dig, long step, int epoch, double *vec) {
-    if (!ae->ck_have) return LS_OK;
-    double t0 = ae->ck_sent ? ae->ck_t_sent : ls_now();
-    int rc = ae->ck_sent ? remote_checksums_recv(e, vec) : engine_checksums(e, stage, vec);
-    ae->ck_sent = 0;
-    if (rc == LS_EUNAVAIL) {
-        ae->ck_have = 0;
-        snprintf(ae->ck_none, sizeof ae->ck_none, "%s", ls_errmsg());
-        ls_err_clear();
-        return LS_OK;
-    }
-    if (rc) return rc;
+static int judge(engine *e, audit_engine *ae, const model *m, int stage, size_t n, const int32_t *y,
+                 const uint64_t *x_dig, long step, int epoch, const double *vec, double t0) {
+    int rc;
     ck_verdict v;
     ck_verdict_init(&v);
     /* a recording declares its precision in its own spec, not in "recorded:PATH" */
@@ -132,4 +123,32 @@ int every_step_stage(engine *e, audit_engine *ae, const model *m, int stage, siz
     else if (stage == CK_STAGE_STEP) ae->ck_steps++;
     ae->ck_s += ls_now() - t0;
     return LS_OK;
+}
+
+int every_step_stage(engine *e, audit_engine *ae, const model *m, int stage, size_t n, const int32_t *y,
+                     const uint64_t *x_dig, long step, int epoch, double *vec) {
+    if (!ae->ck_have) return LS_OK;
+    double t0 = ae->ck_sent ? ae->ck_t_sent : ls_now();
+    int rc = ae->ck_sent ? remote_checksums_recv(e, vec) : engine_checksums(e, stage, vec);
+    ae->ck_sent = 0;
+    if (rc == LS_EUNAVAIL) {
+        ae->ck_have = 0;
+        snprintf(ae->ck_none, sizeof ae->ck_none, "%s", ls_errmsg());
+        ls_err_clear();
+        return LS_OK;
+    }
+    if (rc) return rc;
+    if (stage & CK_STAGE_HASH_ONLY) { /* the driver judges it on its first listing's vector, or asks again */
+        ae->ck_s += ls_now() - t0;
+        return LS_OK;
+    }
+    return judge(e, ae, m, stage & CK_STAGE_MASK, n, y, x_dig, step, epoch, vec, t0);
+}
+
+int every_step_judge_shared(engine *e, audit_engine *ae, const model *m, int stage, size_t n, const int32_t *y,
+                            const uint64_t *x_dig, long step, int epoch, const double *lead_vec) {
+    if (!ae->ck_have) return LS_OK;
+    int rc = judge(e, ae, m, stage, n, y, x_dig, step, epoch, lead_vec, ls_now());
+    if (!rc && stage == CK_STAGE_STEP) ae->ck_twin_steps++;
+    return rc;
 }

@@ -117,6 +117,10 @@ static void usage(FILE *f) {
             "                      listed; 0: no attribution phase, reported as less coverage)\n"
             "  --no-roundtrip      skip the state round-trip check of each fp32 engine at compared steps\n"
             "  --no-checksums      skip the every-step checksums (reported as such; for measuring their cost)\n"
+            "  --no-share          a repeat (an engine listed twice) computes its own checksum vector at every\n"
+            "                      step (default: it hashes the vector's operands, and is judged on its first\n"
+            "                      listing's vector wherever the two hashes agree; its own from the first\n"
+            "                      step they do not)\n"
             "  --fail-on LIST      exit 1 when the audit finds a problem, an unchecked engine,\n"
             "                      nondeterminism, a listed engine that did not run or\n"
             "                      (sharper tier) a suspect engine\n"
@@ -190,7 +194,7 @@ enum {
     OPT_LIMIT_TRAIN, OPT_LIMIT_TEST, OPT_STEPS, OPT_JSON, OPT_REF_MODE, OPT_REF_PREC, OPT_HELP,
     OPT_INIT, OPT_ORDER, OPT_SAVE, OPT_SAVE_OPT, OPT_NORMALIZE,
     OPT_ENGINES, OPT_MODE, OPT_REF_STEPS, OPT_AUDIT_EVERY, OPT_REPEAT, OPT_OUT, OPT_NO_EVAL,
-    OPT_ATTR_STEPS, OPT_NO_ROUNDTRIP, OPT_NO_CHECKSUMS, OPT_EVAL, OPT_VERBOSE, OPT_FAIL_ON,
+    OPT_ATTR_STEPS, OPT_NO_ROUNDTRIP, OPT_NO_CHECKSUMS, OPT_NO_SHARE, OPT_EVAL, OPT_VERBOSE, OPT_FAIL_ON,
     OPT_SEEDS, OPT_JOBS, OPT_FLOOR_DRAWS, OPT_ENGINE_TIMEOUT,
 };
 
@@ -209,7 +213,8 @@ static const struct option TRAIN_OPTS[] = {
     {"init", required_argument, 0, OPT_INIT},           {"order", required_argument, 0, OPT_ORDER},
     {"save", required_argument, 0, OPT_SAVE},           {"save-optimizer", no_argument, 0, OPT_SAVE_OPT},
     {"attribution-steps", required_argument, 0, OPT_ATTR_STEPS}, {"no-roundtrip", no_argument, 0, OPT_NO_ROUNDTRIP},
-    {"no-checksums", no_argument, 0, OPT_NO_CHECKSUMS}, {"eval", no_argument, 0, OPT_EVAL},
+    {"no-checksums", no_argument, 0, OPT_NO_CHECKSUMS}, {"no-share", no_argument, 0, OPT_NO_SHARE},
+    {"eval", no_argument, 0, OPT_EVAL},
     {"verbose", no_argument, 0, OPT_VERBOSE},           {"fail-on", required_argument, 0, OPT_FAIL_ON},
     {"seeds", required_argument, 0, OPT_SEEDS},         {"jobs", required_argument, 0, OPT_JOBS},
     {"floor-draws", required_argument, 0, OPT_FLOOR_DRAWS},
@@ -315,6 +320,7 @@ static int parse_opts(int argc, char **argv, const char *cmd, run_cfg *c, audit_
         case OPT_ATTR_STEPS: if (parse_long(name, optarg, 0, 1000000, &v)) return 2; au->attribution_steps = v; break;
         case OPT_NO_ROUNDTRIP: au->roundtrip = 0; break;
         case OPT_NO_CHECKSUMS: au->checksums = 0; break;
+        case OPT_NO_SHARE: au->ck_no_share = 1; break;
         case OPT_VERBOSE: au->verbose = 1; break;
         case OPT_FAIL_ON:
             if (audit_fail_on_parse(optarg, &au->fail_on)) {

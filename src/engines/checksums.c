@@ -55,11 +55,13 @@ void ck_put_u64(double *slot, uint64_t v) { memcpy(slot, &v, 8); }
 #if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__) && !defined(__SANITIZE_ADDRESS__)
 __attribute__((target_clones("arch=x86-64-v4", "default")))
 #endif
-uint64_t ck_digest(const float *x, size_t n) {
+static uint64_t digest_from(const float *x, size_t n, uint64_t i0) {
     uint64_t s = 0;
-    for (size_t i = 0; i < n; i++) s += ck_digest_term(x[i], i);
+    for (size_t i = 0; i < n; i++) s += ck_digest_term(x[i], i0 + i);
     return s;
 }
+
+uint64_t ck_digest(const float *x, size_t n) { return digest_from(x, n, 0); }
 
 void ck_layout_make(ck_layout *L, const model *m, size_t n) {
     memset(L, 0, sizeof *L);
@@ -1832,15 +1834,149 @@ static void adam_recheck(engine *e, ck_state *S, const ck_layout *L, double *out
     }
 }
 
-int engine_checksums_host(engine *e, int stage, double *out) {
+/* ---- the operand hash -----------------------------------------------------
+ * A repeat of an engine (the same spec listed twice: run-to-run
+ * determinism) computes, when it is deterministic, the same tensors as its
+ * first listing bit for bit, and then the same vector.  With
+ * CK_STAGE_HASH_ONLY it computes instead a 64-bit hash of every value its
+ * vector would be computed from (the operands: the images, every ACT and
+ * DACT as the checks read them, PARAMS, GRADS, the loss, the M and V
+ * snapshot, the header, the dropout key; after an update PARAMS, M, V and
+ * Adam's scalars); the driver judges the repeat on its first listing's
+ * vector when the two hashes (CK_STAGE_HASH) agree, and asks for its own
+ * vector otherwise.  The hash is a keyed sum per buffer (hash_words: any
+ * change to one word changes it), the buffers' sums and sizes folded in a
+ * fixed order (splitmix); equal hashes of unequal operands is a chance of
+ * about 2^-64 per stage, not a rounding question.  It reads each operand
+ * once (~ one pass over memory, the floor of bench_checksums) instead of
+ * the vector's ~10 passes. */
+enum { HASH_CHUNK = 1 << 16 };
+
+static uint64_t hash_fold(uint64_t h, uint64_t v) {
+    uint64_t z = (h ^ v) + 0x9E3779B97F4A7C15ull;
+    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+    return z ^ (z >> 31);
+}
+
+/* The sum mod 2^64 of one term per 64-bit word w (two floats) at word
+ * index j: z = (w ^ j K) M, z ^ (z >> 32), M odd.  Each step is a
+ * bijection of w, so a change to one word always changes the sum; a
+ * change to several cancels only if their terms' differences do (the
+ * multiply and the folded high half make that a chance of ~2^-64, also
+ * for two words exchanged, which a linear sum would miss).  One multiply
+ * per two floats: a quarter of ck_digest's per-float splitmix (measured:
+ * bench_checksums' hash-only line).  n even; i0 the first word's index. */
+#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__) && !defined(__SANITIZE_ADDRESS__)
+__attribute__((target_clones("arch=x86-64-v4", "default")))
+#endif
+static uint64_t hash_words(const float *x, size_t nw, uint64_t j0) {
+    uint64_t s = 0;
+    for (size_t j = 0; j < nw; j++) {
+        uint64_t w;
+        memcpy(&w, x + 2 * j, 8);
+        uint64_t z = (w ^ ((j0 + j) * 0x9E3779B97F4A7C15ull)) * 0xD6E8FEB86659FD93ull;
+        s += z ^ (z >> 32);
+    }
+    return s;
+}
+
+/* hash_words over n floats on nth threads (integer sums: the same in any
+ * order); an odd last float is a word of its own, high half 0 */
+static uint64_t digest_par(const float *x, size_t n, int nth) {
+    uint64_t s = 0;
+    size_t nw = n / 2;
+    ptrdiff_t nc = (ptrdiff_t)((nw + HASH_CHUNK - 1) / HASH_CHUNK);
+#pragma omp parallel for schedule(static) reduction(+ : s) num_threads(nth)
+    for (ptrdiff_t c = 0; c < nc; c++) {
+        size_t a = (size_t)c * HASH_CHUNK, b = a + HASH_CHUNK < nw ? a + HASH_CHUNK : nw;
+        s += hash_words(x + 2 * a, b - a, a);
+    }
+    if (n % 2) {
+        float t[2] = {x[n - 1], 0.0f};
+        s += hash_words(t, 1, nw);
+    }
+    return s;
+}
+
+static uint64_t fold_buf(uint64_t h, const float *x, size_t n, int nth) {
+    return hash_fold(hash_fold(h, n), x ? digest_par(x, n, nth) : 0);
+}
+
+static uint64_t f32_bits(float f) {
+    uint32_t b;
+    memcpy(&b, &f, 4);
+    return b;
+}
+
+/* The floats a stage's view of ACT/DACT l spans: n C H W, C rounded up to
+ * the channel block (fetch made the view plain where its padding would be
+ * read: see there). */
+static size_t view_floats(const layer *ly, size_t n, int cb) {
+    size_t c = (size_t)ly->out_c, hw = layer_out_size(ly) / (size_t)ly->out_c;
+    if (cb > 1) c = (c + (size_t)cb - 1) / (size_t)cb * (size_t)cb;
+    return n * c * hw;
+}
+
+static uint64_t hash_of(engine *e, ck_state *S, int stage, float loss) {
+    const model *m = e->m;
+    size_t n = e->batch, np = m->n_params;
+    int nth = S->nth;
+    uint64_t h = hash_fold(hash_fold(hash_fold(hash_fold(0, (uint64_t)stage), n), (uint64_t)e->step), e->seed);
+    if (stage == CK_STAGE_UPDATE) {
+        const adam_scalars *a = &e->last_adam;
+        float f[7] = {a->beta1, a->one_minus_beta1, a->beta2, a->one_minus_beta2, a->step_size, a->bc2_sqrt, a->eps};
+        for (int i = 0; i < 7; i++) h = hash_fold(h, f32_bits(f[i]));
+        h = fold_buf(h, S->p, np, nth);
+        h = fold_buf(h, S->m, np, nth);
+        return fold_buf(h, S->v, np, nth);
+    }
+    int backward = stage == CK_STAGE_STEP;
+    h = fold_buf(h, S->input, n * (size_t)m->in_c * m->in_h * m->in_w, nth);
+    for (int l = 0; l < m->n_layers; l++)
+        for (int g = 0; g <= backward; g++) {
+            h = hash_fold(h, S->fused[l]);
+            if (S->fused[l]) continue;
+            const layer *ly = &m->layers[l];
+            const ck_tv *v = &S->view[g][l];
+            h = hash_fold(h, (uint64_t)v->cb);
+            h = fold_buf(h, v->p, view_floats(ly, n, v->cb), nth);
+            if (S->plain[g][l] && S->plain[g][l] != v->p) h = fold_buf(h, S->plain[g][l], n * layer_out_size(ly), nth);
+        }
+    h = fold_buf(h, S->p, np, nth);
+    if (!backward) return h;
+    h = fold_buf(h, S->g, np, nth);
+    h = hash_fold(h, f32_bits(loss));
+    h = fold_buf(h, S->m0, np, nth);
+    return fold_buf(h, S->v0, np, nth);
+}
+
+static int operand_hash(engine *e, ck_state *S, int stage, float loss, double *slot) {
+    const model *m = e->m;
+    int backward = stage == CK_STAGE_STEP, rc = 0;
+    /* a blocked view whose channels do not fill its last block would be
+     * read with its padding: hashed as its plain copy instead */
+    for (int l = 0; l < m->n_layers && stage != CK_STAGE_UPDATE; l++)
+        for (int g = 0; g <= backward && !S->fused[l]; g++)
+            if (S->view[g][l].cb > 1 && m->layers[l].out_c % S->view[g][l].cb) {
+                if ((rc = fetch_plain(e, S, g, l))) return rc;
+                S->view[g][l] = (ck_tv){S->plain[g][l], 1};
+            }
+    ck_put_u64(slot, hash_of(e, S, stage, loss));
+    return LS_OK;
+}
+
+int engine_checksums_host(engine *e, int stage_flags, double *out) {
     const model *m = e->m;
     const engine_i *I = e->iface;
+    int stage = stage_flags & CK_STAGE_MASK, only = !!(stage_flags & CK_STAGE_HASH_ONLY);
+    int hash = only || (stage_flags & CK_STAGE_HASH);
     ck_state *S;
     int rc = state_get(e, &S);
     if (rc) return rc;
     ck_layout L;
     ck_layout_make(&L, m, e->batch);
-    memset(out, 0, L.total * sizeof *out);
+    if (!only) memset(out, 0, L.total * sizeof *out);
     out[0] = stage, out[1] = (double)e->batch, out[2] = (double)e->step;
     if (stage == CK_STAGE_UPDATE) {
         if (!S->have_snapshot) return ls_err(LS_EINVAL, "%s: checksums after an update with no step before", e->spec.spec);
@@ -1848,6 +1984,10 @@ int engine_checksums_host(engine *e, int stage, double *out) {
             (rc = I->get_tensor(e, (tensor_id){TENSOR_ADAM_M, 0}, S->m)) ||
             (rc = I->get_tensor(e, (tensor_id){TENSOR_ADAM_V, 0}, S->v)))
             return rc;
+        if (hash && (rc = operand_hash(e, S, stage, 0, out + L.total))) return rc;
+        /* hash only: the snapshot stays, for the full stage the driver asks
+         * for when the hashes disagree */
+        if (only) return LS_OK;
         adam_recheck(e, S, &L, out);
         digests(m, S->p, S->m, S->v, out + L.digest_off);
         S->have_snapshot = 0;
@@ -1858,26 +1998,32 @@ int engine_checksums_host(engine *e, int stage, double *out) {
         S->fused[l] = I->ck_fused && l > 0 && l + 1 < m->n_layers && m->layers[l].kind == LAYER_RELU &&
                       m->layers[l + 1].kind == LAYER_MAXPOOL && I->ck_fused(e, l, backward);
     if ((rc = fetch(e, S, backward))) return rc;
-    ck_put_u64(out + L.input_off, ck_digest(S->input, e->batch * (size_t)m->in_c * m->in_h * m->in_w));
-    layers_all(e, S, &L, backward, backward, out);
+    if (!only) {
+        ck_put_u64(out + L.input_off, ck_digest(S->input, e->batch * (size_t)m->in_c * m->in_h * m->in_w));
+        layers_all(e, S, &L, backward, backward, out);
+    }
     if (!backward) {
-        digests(m, S->p, NULL, NULL, out + L.digest_off);
+        if (hash && (rc = operand_hash(e, S, stage, 0, out + L.total))) return rc;
+        if (!only) digests(m, S->p, NULL, NULL, out + L.digest_off);
         return LS_OK;
     }
     float loss = 0;
     if ((rc = I->get_tensor(e, (tensor_id){TENSOR_LOSS, 0}, &loss))) return rc;
-    out[L.loss_off] = loss;
-    const float *z = S->plain[0][m->n_layers - 1], *dz = S->plain[1][m->n_layers - 1];
-    size_t nz = e->batch * (size_t)m->n_classes;
-    for (size_t i = 0; i < nz; i++) {
-        out[L.loss_off + 1 + i] = z[i];
-        out[L.loss_off + 1 + nz + i] = dz[i];
+    if (!only) {
+        out[L.loss_off] = loss;
+        const float *z = S->plain[0][m->n_layers - 1], *dz = S->plain[1][m->n_layers - 1];
+        size_t nz = e->batch * (size_t)m->n_classes;
+        for (size_t i = 0; i < nz; i++) {
+            out[L.loss_off + 1 + i] = z[i];
+            out[L.loss_off + 1 + nz + i] = dz[i];
+        }
     }
     if ((rc = I->get_tensor(e, (tensor_id){TENSOR_ADAM_M, 0}, S->m0)) ||
         (rc = I->get_tensor(e, (tensor_id){TENSOR_ADAM_V, 0}, S->v0)))
         return rc;
     memcpy(S->p0, S->p, m->n_params * sizeof *S->p);
     S->have_snapshot = 1;
-    digests(m, S->p0, S->m0, S->v0, out + L.digest_off);
+    if (hash && (rc = operand_hash(e, S, stage, loss, out + L.total))) return rc;
+    if (!only) digests(m, S->p0, S->m0, S->v0, out + L.digest_off);
     return LS_OK;
 }

@@ -102,7 +102,10 @@ uint64_t ck_digest(const float *x, size_t n);
  * the conv relations and fused pairs sample by sample (one thread does
  * all of a sample's, so its tensors are read from memory once; the vector
  * does not depend on the thread count or the layout).  Keeps a snapshot of PARAMS/M/V between the STEP and UPDATE stages in
- * e->ck_state (engine_free frees it). */
+ * e->ck_state (engine_free frees it).  stage may carry engine.h's
+ * CK_STAGE_HASH (the vector and, at out[total], the operand hash: see
+ * checksums.c) or CK_STAGE_HASH_ONLY (the header and the hash only, for a
+ * repeat judged on its first listing's vector). */
 int engine_checksums_host(engine *e, int stage, double *out);
 
 #endif

@@ -38,6 +38,14 @@ typedef struct engine engine;
 
 /* Stages of the every-step checksum vector (engines/checksums.h). */
 enum { CK_STAGE_STEP = 1, CK_STAGE_UPDATE = 2, CK_STAGE_EVAL = 3 };
+/* Flags or'd into a stage, for engines whose checksums are the host's
+ * (engine_checksums_host; others refuse them): CK_STAGE_HASH also puts
+ * the operand hash (ck_operand_hash: every value the stage's vector is
+ * computed from) at out[total]; CK_STAGE_HASH_ONLY computes only that
+ * hash and the header (and keeps the engine's snapshot as the full stage
+ * would), for a repeat of an engine whose vector it can share when the
+ * hashes agree.  out then holds ck_layout.total + 1 doubles. */
+enum { CK_STAGE_MASK = 15, CK_STAGE_HASH = 16, CK_STAGE_HASH_ONLY = 32 };
 
 typedef struct engine_i {
     const char *name; /* "cpu", "cuda", "reference" */

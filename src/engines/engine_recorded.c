@@ -289,6 +289,7 @@ int engine_recorded_eval_at(engine *e, int epoch, size_t batch) {
 static int rec_checksums(engine *e, int stage, double *out) {
     rec_ctx *c = e->ctx;
     const recording *r = c->rec;
+    if (stage & ~CK_STAGE_MASK) return ls_err(LS_EINVAL, "recorded:%s: no operand hash (checksums stage %d)", r->path, stage);
     if (!r->has_checksums) {
         const char *ck = golden_provenance_get(r->gf, "plan.checksums");
         return ls_err(LS_EUNAVAIL, "recorded:%s: the recording holds no checksum vectors (%s)", r->path,

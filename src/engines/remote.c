@@ -52,6 +52,7 @@ typedef struct {
     size_t tensor_bytes, x_off, y_off;
     int dead;
     int ck_pending;   /* a checksums request sent, its reply not read (remote_checksums_send) */
+    int ck_stage;     /* its stage and flags */
     char why[160];    /* when dead: "signal 9, Killed", "exit status 3", ... */
 } rctx;
 
@@ -339,6 +340,7 @@ int remote_checksums_send(engine *e, int stage) {
     int rc = call_send(e, &cmd);
     if (rc) return rc;
     c->ck_pending = 1;
+    c->ck_stage = stage;
     return 1;
 }
 
@@ -351,7 +353,10 @@ int remote_checksums_recv(engine *e, double *out) {
     if (rc) return rc;
     ck_layout L;
     ck_layout_make(&L, e->m, e->batch);
-    memcpy(out, c->shm, L.total * sizeof *out);
+    const double *v = c->shm;
+    if (c->ck_stage & CK_STAGE_HASH_ONLY) memcpy(out, v, CK_HDR * sizeof *out); /* the rest is not computed */
+    else memcpy(out, v, L.total * sizeof *out);
+    if (c->ck_stage & (CK_STAGE_HASH | CK_STAGE_HASH_ONLY)) out[L.total] = v[L.total];
     return LS_OK;
 }
 
@@ -419,7 +424,8 @@ int remote_engine_create(engine **out, const char *spec, const model *m, const e
                    "timing and its samples must fit the 1 MiB minimum of the tensor area");
     ck_layout ckl;
     ck_layout_make(&ckl, m, o->max_batch);
-    if (c->tensor_bytes < ckl.total * sizeof(double)) c->tensor_bytes = ckl.total * sizeof(double);
+    /* + 1: the operand hash (CK_STAGE_HASH) */
+    if (c->tensor_bytes < (ckl.total + 1) * sizeof(double)) c->tensor_bytes = (ckl.total + 1) * sizeof(double);
     c->x_off = c->tensor_bytes;
     c->y_off = c->x_off + o->max_batch * (size_t)m->in_c * m->in_h * m->in_w * sizeof(float);
     c->shm_len = c->y_off + o->max_batch * sizeof(int32_t);

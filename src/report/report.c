@@ -1123,6 +1123,19 @@ static void sec_checksums(doc *d, const ctx *x) {
                  ae->label, ae->ck_steps, ae->ck_steps + ae->ck_skipped, ae->ck_eval_batches, ae->ck_eval_epochs,
                  ae->ck_relations, fnum(b1, sizeof b1, ae->ck_worst), ae->ck_worst_what, ae->ck_viol_checks, ae->ck_s);
         if (ae->ck_have && ae->ck_partial[0]) para(d, "%s: not every relation judged: %s.", ae->label, ae->ck_partial);
+        if (ae->ck_have && ae->ck_twin_of >= 0) {
+            char sp[96] = "";
+            if (ae->ck_twin_split > 0)
+                snprintf(sp, sizeof sp, "; they first disagreed at step %ld: its own vectors from there",
+                         ae->ck_twin_split);
+            else if (ae->ck_twin_split < 0)
+                snprintf(sp, sizeof sp, "; they first disagreed in attribution: its own vectors from there");
+            else if (ae->ck_twin_off[0])
+                snprintf(sp, sizeof sp, "; its own vectors from then on (%s)", ae->ck_twin_off);
+            para(d, "%s: %ld of those steps judged on %s's vector, every operand of the step hashed and equal to %s's "
+                    "(a repeat: bit-identical operands give the same vector)%s.",
+                 ae->label, ae->ck_twin_steps, r->eng[ae->ck_twin_of].label, r->eng[ae->ck_twin_of].label, sp);
+        }
         if (!ae->ck_have || !ae->ck_step_ratio || ns >= AUDIT_MAX_ENGINES) continue;
         idx[ns] = i;
         names[ns] = ae->label;

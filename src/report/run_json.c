@@ -218,6 +218,16 @@ static void json_checksums(lsbuf *b, const audit_result *r, const audit_engine *
         lsbuf_printf(b, ", \"partial\": ");
         lsbuf_json_str(b, ae->ck_partial);
     }
+    if (ae->ck_twin_of >= 0) {
+        /* a repeat judged on its first listing's vector where their operand hashes agreed */
+        lsbuf_printf(b, ", \"shared_with\": ");
+        lsbuf_json_str(b, r->eng[ae->ck_twin_of].label);
+        lsbuf_printf(b, ", \"steps_shared\": %ld, \"shared_until\": %ld", ae->ck_twin_steps, ae->ck_twin_split);
+        if (ae->ck_twin_off[0]) {
+            lsbuf_printf(b, ", \"shared_stopped\": ");
+            lsbuf_json_str(b, ae->ck_twin_off);
+        }
+    }
     if (ae->ck_viol_checks) {
         json_ck_where(b, r, "first_violation", ae->ck_first_step, ae->ck_first_eval_epoch, &ae->ck_first);
         lsbuf_printf(b, ", \"ratio\": ");

@@ -49,10 +49,13 @@
 #include "engines/engine.h"
 #include "engines/registry.h"
 
+#include <errno.h>
+#include <fcntl.h>
 #include <omp.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <oneapi/dnnl/dnnl.h>
 #include <oneapi/dnnl/dnnl_debug.h>
@@ -1549,6 +1552,27 @@ static int fault_init(cpu_ctx *c, const engine_spec *s, size_t max_batch) {
     for (int i = 1; i < CPU_FAULT_COUNT; i++)
         if (strcmp(v, fault_names[i]) == 0) id = i;
     if (!id) return ls_err(LS_EINVAL, "cpu: unknown fault '%s' (the zoo is in src/cpu_faults.h)", v);
+    /* LS_FAULT_ONE_COPY=PATH[,N]: the fault is on in one engine only, the
+     * N-th (default 1st) of all the processes given PATH to be created
+     * (each takes the first free PATH.1, PATH.2, ...), off in the others: a
+     * fault in one of two runs of the same engine (a flaky core, a race),
+     * which a repeat judged on its first listing's vector must not hide
+     * (test_audit: the audit names the copy that has it) */
+    const char *one = getenv("LS_FAULT_ONE_COPY");
+    if (one && *one) {
+        char path[4096];
+        const char *comma = strrchr(one, ',');
+        int want = comma ? atoi(comma + 1) : 1;
+        size_t plen = comma ? (size_t)(comma - one) : strlen(one);
+        int ord = 0;
+        for (int k = 1; k <= 64 && !ord; k++) {
+            snprintf(path, sizeof path, "%.*s.%d", (int)plen, one, k);
+            int fd = open(path, O_CREAT | O_EXCL | O_WRONLY, 0600);
+            if (fd >= 0) close(fd), ord = k;
+            else if (errno != EEXIST) return ls_err(LS_EIO, "cpu: LS_FAULT_ONE_COPY: %s: %s", path, strerror(errno));
+        }
+        if (ord != want) return 0;
+    }
     size_t widest = (size_t)c->m->in_c * c->m->in_h * c->m->in_w, np = c->m->n_params;
     for (int l = 0; l < c->m->n_layers; l++)
         if (layer_out_size(&c->m->layers[l]) > widest) widest = layer_out_size(&c->m->layers[l]);

@@ -858,6 +858,9 @@ static int cu_checksums(engine *e, int stage, double *out) {
     cuda_ctx *c = e->ctx;
     const model *m = e->m;
     int rc = 0;
+    /* no operand hash on the device yet: a repeat of a cuda engine is
+     * checked in full (the driver asks only host engines for it) */
+    if (stage & ~CK_STAGE_MASK) return ls_err(LS_EINVAL, "%s: no operand hash (checksums stage %d)", e->spec.spec, stage);
     size_t n = c->n ? c->n : e->max_batch, np = m->n_params * sizeof(float);
     ck_layout L, Lmax;
     ck_layout_make(&L, m, n);

@@ -810,8 +810,14 @@ static void test_operand_hash(void **s) {
     assert_clean(&v, "update after a hash-only update");
     assert_int_equal(engine_checksums(f.e, CK_STAGE_UPDATE, h), LS_EINVAL); /* snapshot used */
     ls_err_clear();
-    assert_int_equal(engine_checksums(f.e, CK_STAGE_EVAL | CK_STAGE_HASH, h), LS_EINVAL);
-    ls_err_clear();
+    /* bad stages: a flag on an evaluation, both flags, an unknown flag */
+    static const int bad[] = {CK_STAGE_EVAL | CK_STAGE_HASH, CK_STAGE_STEP | CK_STAGE_HASH | CK_STAGE_HASH_ONLY,
+                              CK_STAGE_STEP | 64};
+    for (size_t k = 0; k < sizeof bad / sizeof bad[0]; k++) {
+        assert_int_equal(engine_checksums(f.e, bad[k], h), LS_EINVAL);
+        assert_non_null(strstr(ls_errmsg(), "checksums: bad stage"));
+        ls_err_clear();
+    }
     free(h), free(o);
     teardown(&f);
 }

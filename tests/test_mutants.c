@@ -404,6 +404,14 @@ static void test_unknown_fault(void **st) {
     assert_non_null(strstr(ls_errmsg(), "unknown fault 'no_such_fault'"));
     assert_int_equal(engine_create(&e, "cpu:fault=pool_tie_last", &m, &o), 0);
     engine_free(e);
+    /* LS_FAULT_ONE_COPY naming a place no token can be made: the error names it */
+    setenv("LS_FAULT_ONE_COPY", "/nonexistent-dir/tok,1", 1);
+    e = NULL;
+    int rc = engine_create(&e, "cpu:fault=pool_tie_last", &m, &o);
+    unsetenv("LS_FAULT_ONE_COPY");
+    assert_int_not_equal(rc, 0);
+    assert_null(e);
+    assert_non_null(strstr(ls_errmsg(), "LS_FAULT_ONE_COPY: /nonexistent-dir/tok.1"));
 }
 
 int main(void) {

@@ -1072,11 +1072,6 @@ static int step_params(audit *A, int full, const float *losses) {
     return 0;
 }
 
-/* The every-step checksums of every active engine at a stage (STEP after
- * backward, UPDATE after the update), except engines fed another
- * engine's inputs this step (isolated mode, the references of a shadow
- * replay): their layers' outputs and inputs are not one computation, and
- * those steps are judged per element instead. */
 static int ck_fed(const audit *A, int i) { return A->feed_src >= 0 && i != A->feed_src && A->feed_all; }
 
 /* Whether engine i is judged on its first listing's vector at this stage:
@@ -1112,6 +1107,11 @@ static int twin_stage(audit *A, int j, int lead_ok, size_t nb, int stage, const 
     return every_step_stage(A->e[j], ae, &A->m, stage, nb, A->y, xd, step, A->epoch, A->ck_vec2);
 }
 
+/* The every-step checksums of every active engine at a stage (STEP after
+ * backward, UPDATE after the update), except engines fed another
+ * engine's inputs this step (isolated mode, the references of a shadow
+ * replay): their layers' outputs and inputs are not one computation, and
+ * those steps are judged per element instead. */
 static int step_checksums(audit *A, size_t nb, int stage) {
     audit_result *r = A->r;
     if (!A->cfg.checksums) return 0;
@@ -1135,14 +1135,15 @@ static int step_checksums(audit *A, size_t nb, int stage) {
     for (int i = 0; i < r->n_engines; i++) {
         audit_engine *ae = &r->eng[i];
         if (share[i]) continue;
+        /* lead_ok: its vector judged (a first listing that died at the
+         * request has none: its repeats are asked for their own) */
         int lead_ok = 0;
-        if (!A->active[i] || ae->is_ref || !ae->ck_have) {
-            /* nothing of its own (it died at the request: its repeats are asked for their own vectors) */
-        } else if (ck_fed(A, i)) {
-            if (stage == CK_STAGE_STEP && !A->in_attr) ae->ck_skipped++; /* attribution: counted apart */
-            every_step_break_chain(ae);
-            continue;
-        } else {
+        if (A->active[i] && !ae->is_ref && ae->ck_have) {
+            if (ck_fed(A, i)) {
+                if (stage == CK_STAGE_STEP && !A->in_attr) ae->ck_skipped++; /* attribution: counted apart */
+                every_step_break_chain(ae);
+                continue;
+            }
             int rc = every_step_stage(A->e[i], ae, &A->m, stage | (lead[i] ? CK_STAGE_HASH : 0), nb, A->y, &xd,
                                       A->in_attr ? 0 : A->step, A->epoch, A->ck_vec);
             lead_ok = !rc && ae->ck_have;

@@ -28,11 +28,11 @@ int every_step_init(audit_engine *ae, long total);
  * own process starts computing it; every_step_stage then waits for it), so
  * that every engine's checks run at once.  A no-op for other engines. */
 int every_step_send(engine *e, audit_engine *ae, int stage);
-int every_step_stage(engine *e, audit_engine *ae, const model *m, int stage, size_t n, const int32_t *y,
-                     const uint64_t *x_dig, long step, int epoch, double *vec);
 /* stage may carry engine.h's CK_STAGE_HASH (the vector and its operand
  * hash at vec[total]: vec holds total + 1 doubles) or CK_STAGE_HASH_ONLY
  * (the header and the hash only; nothing judged). */
+int every_step_stage(engine *e, audit_engine *ae, const model *m, int stage, size_t n, const int32_t *y,
+                     const uint64_t *x_dig, long step, int epoch, double *vec);
 /* A repeat judged on its first listing's vector lead_vec (the driver saw
  * their operand hashes and headers agree): the same judging, counted as
  * the repeat's (ck_twin_steps too). */

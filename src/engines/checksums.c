@@ -491,7 +491,7 @@ CK_HOT static void iwsum_patterns(const float *x, size_t n, double s[CK_IW_PATTE
  * (or input) position is (-1)^(r + q) (-1)^(kh + kw) (the pads cancel):
  * S0, Sr and Sq are taken over the signed plane (-1)^(r + q) x (a third
  * column prefix; exact signs), and the window's result times (-1)^(kh +
- * kw); the |x| ones as before.  Rounding: within (h + w + 4) u64 of the plane's sum of |x|
+ * kw); the |x| ones as before.  Rounding: within (h + w + 2k + 4) u64 of the plane's sum of |x|
  * times the largest weight, a few times over (first order), covered
  * through Y. */
 typedef struct {
@@ -518,8 +518,11 @@ static double wsum_c(const ck_wsum *g, int kh, int kw) {
  * (their |.| sums are sa).
  * Column prefix sums V[r][q] = sum of rows < r (vectorizes across q), then
  * each row range's column sums are differences of two V rows, then the
- * column ranges are summed.  Rounding: each window sum is within
- * (h + w + 4) u64 of the plane's sum of |x| (first order), which
+ * column ranges are taken as the row's total less its edge columns (a
+ * window misses at most k - 1 of the w columns at each end, so this is
+ * w + 2k additions per kernel row instead of k w).  Rounding: each window
+ * sum is within (h + w + 2k + 4) u64 of the plane's sum of |x| (first
+ * order: the total and the subtracted edges each within that of it), which
  * bounds_ck_tol's term covers through Y (see there).  *mx = max |x| over
  * the plane (S of the sharper tier).  v: 6 (h + 1) w + 6 w doubles of
  * scratch. */
@@ -568,9 +571,17 @@ CK_HOT static void window_sums(const float *x, int h, int w, int k, const int *r
         const double *hi = V + (size_t)(b + 1) * w, *lo = V + (size_t)a * w;
         const double *hia = Va + (size_t)(b + 1) * w, *loa = Va + (size_t)a * w;
         for (int q = 0; q < w; q++) cr[q] = hi[q] - lo[q], cra[q] = hia[q] - loa[q];
+        /* each column range: the row's total less its edge columns (a
+         * window misses at most k - 1 columns of the w) */
+        double T0 = 0, T0a = 0;
+        for (int q = 0; q < w; q++) T0 += cr[q], T0a += cra[q];
         for (int kw = 0; kw < k; kw++) {
             double t = 0, tta = 0;
-            for (int q = c0[kw]; q <= c1[kw]; q++) t += cr[q], tta += cra[q];
+            if (c0[kw] <= c1[kw]) {
+                t = T0, tta = T0a;
+                for (int q = 0; q < c0[kw]; q++) t -= cr[q], tta -= cra[q];
+                for (int q = w - 1; q > c1[kw]; q--) t -= cr[q], tta -= cra[q];
+            }
             s[kh * k + kw] = t, sa[kh * k + kw] = tta;
         }
         if (!g) continue;
@@ -581,11 +592,21 @@ CK_HOT static void window_sums(const float *x, int h, int w, int k, const int *r
         for (int q = 0; q < w; q++)
             crs[q] = shi[q] - slo[q], crr[q] = rhi[q] - rlo[q], crra[q] = rhia[q] - rloa[q], crA[q] = ahi[q] - alo[q];
         double ra = ck_parity_sign(kh - g->pad);
+        double Ts = 0, Tr = 0, Tra = 0, Tq = 0, Tqa = 0, TA = 0, TC = 0;
+        for (int q = 0; q < w; q++)
+            Ts += crs[q], Tr += crr[q], Tra += crra[q], Tq += q * crs[q], Tqa += q * cra[q], TA += crA[q],
+                TC += ck_parity_sign(q) * cr[q];
         for (int kw = 0; kw < k; kw++) {
             double ts = 0, tr = 0, tra = 0, tq = 0, tqa = 0, tA = 0, tC = 0;
-            for (int q = c0[kw]; q <= c1[kw]; q++)
-                ts += crs[q], tr += crr[q], tra += crra[q], tq += q * crs[q], tqa += q * cra[q], tA += crA[q],
-                    tC += ck_parity_sign(q) * cr[q];
+            if (c0[kw] <= c1[kw]) {
+                ts = Ts, tr = Tr, tra = Tra, tq = Tq, tqa = Tqa, tA = TA, tC = TC;
+                for (int e = 0; e < w; e++) {
+                    int q = e < c0[kw] ? e : w - 1 - (e - c0[kw]);
+                    if (e >= c0[kw] && q <= c1[kw]) break;
+                    ts -= crs[q], tr -= crr[q], tra -= crra[q], tq -= q * crs[q], tqa -= q * cra[q], tA -= crA[q],
+                        tC -= ck_parity_sign(q) * cr[q];
+                }
+            }
             double c = wsum_c(g, kh, kw);
             g->sw[kh * k + kw] = ck_pw_sign(kh, kw) * ((double)g->mult * tr + tq + c * ts);
             g->swa[kh * k + kw] = (double)g->mult * tra + tqa + c * sa[kh * k + kw];
@@ -615,6 +636,11 @@ static void ranges(int n_in, int n_out, int k, int pad, int out_mode, int *lo, i
  * sum_lanes, dy_dot_lanes), so the vector is bit for bit the one the plain
  * layout gives (test_checksums compares them) and no sample is transposed.
  * A block plane is (h, w, 16) floats. */
+
+/* d = a - b over n doubles (the arrays do not overlap) */
+static inline void diff_rows(double *restrict d, const double *restrict a, const double *restrict b, size_t n) {
+    for (size_t q = 0; q < n; q++) d[q] = a[q] - b[q];
+}
 
 /* window_sums for the 16 channels of a block plane: channel l's sums at
  * s[l kk + t], sa[l kk + t]; its |x| total and max at tot_a[l], mx[l].
@@ -695,26 +721,55 @@ CK_HOT static void window_sums16(const float *x, int h, int w, int k, const int 
             if (need[z] == a) lo = snap + (size_t)z * 6 * W16;
             if (need[z] == b + 1) hi = snap + (size_t)z * 6 * W16;
         }
-        for (size_t q = 0; q < W16; q++) cr[q] = hi[q] - lo[q], cra[q] = hi[W16 + q] - lo[W16 + q];
+        diff_rows(cr, hi, lo, W16);
+        diff_rows(cra, hi + W16, lo + W16, W16);
+        /* each column range: the row's total less its edge columns, in
+         * window_sums' order */
+        double T0[16] = {0}, T0a[16] = {0};
+        for (int q = 0; q < w; q++)
+            for (int l = 0; l < 16; l++) T0[l] += cr[q * 16 + l], T0a[l] += cra[q * 16 + l];
         for (int kw = 0; kw < k; kw++) {
             double t[16] = {0}, tta[16] = {0};
-            for (int q = c0[kw]; q <= c1[kw]; q++)
-                for (int l = 0; l < 16; l++) t[l] += cr[q * 16 + l], tta[l] += cra[q * 16 + l];
+            if (c0[kw] <= c1[kw]) {
+                for (int l = 0; l < 16; l++) t[l] = T0[l], tta[l] = T0a[l];
+                for (int e = 0; e < w; e++) {
+                    int q = e < c0[kw] ? e : w - 1 - (e - c0[kw]);
+                    if (e >= c0[kw] && q <= c1[kw]) break;
+                    for (int l = 0; l < 16; l++) t[l] -= cr[q * 16 + l], tta[l] -= cra[q * 16 + l];
+                }
+            }
             for (int l = 0; l < 16; l++) s[l * kk + kh * k + kw] = t[l], sa[l * kk + kh * k + kw] = tta[l];
         }
         if (!g) continue;
-        for (size_t q = 0; q < W16; q++)
-            crs[q] = hi[2 * W16 + q] - lo[2 * W16 + q], crr[q] = hi[3 * W16 + q] - lo[3 * W16 + q],
-            crra[q] = hi[4 * W16 + q] - lo[4 * W16 + q], crA[q] = hi[5 * W16 + q] - lo[5 * W16 + q];
+        diff_rows(crs, hi + 2 * W16, lo + 2 * W16, W16);
+        diff_rows(crr, hi + 3 * W16, lo + 3 * W16, W16);
+        diff_rows(crra, hi + 4 * W16, lo + 4 * W16, W16);
+        diff_rows(crA, hi + 5 * W16, lo + 5 * W16, W16);
         double ra = ck_parity_sign(kh - g->pad);
+        double Ts[16] = {0}, Tr[16] = {0}, Tra[16] = {0}, Tq[16] = {0}, Tqa[16] = {0}, TA[16] = {0}, TC[16] = {0};
+        for (int q = 0; q < w; q++) {
+            double cs = ck_parity_sign(q);
+            for (int l = 0; l < 16; l++) {
+                size_t o = (size_t)q * 16 + l;
+                Ts[l] += crs[o], Tr[l] += crr[o], Tra[l] += crra[o], Tq[l] += q * crs[o], Tqa[l] += q * cra[o];
+                TA[l] += crA[o], TC[l] += cs * cr[o];
+            }
+        }
         for (int kw = 0; kw < k; kw++) {
             double ts[16] = {0}, tr[16] = {0}, tra[16] = {0}, tq[16] = {0}, tqa[16] = {0}, tA[16] = {0}, tC[16] = {0};
-            for (int q = c0[kw]; q <= c1[kw]; q++) {
-                double cs = ck_parity_sign(q);
-                for (int l = 0; l < 16; l++) {
-                    size_t o = (size_t)q * 16 + l;
-                    ts[l] += crs[o], tr[l] += crr[o], tra[l] += crra[o], tq[l] += q * crs[o], tqa[l] += q * cra[o];
-                    tA[l] += crA[o], tC[l] += cs * cr[o];
+            if (c0[kw] <= c1[kw]) {
+                for (int l = 0; l < 16; l++)
+                    ts[l] = Ts[l], tr[l] = Tr[l], tra[l] = Tra[l], tq[l] = Tq[l], tqa[l] = Tqa[l], tA[l] = TA[l],
+                    tC[l] = TC[l];
+                for (int e = 0; e < w; e++) {
+                    int q = e < c0[kw] ? e : w - 1 - (e - c0[kw]);
+                    if (e >= c0[kw] && q <= c1[kw]) break;
+                    double cs = ck_parity_sign(q);
+                    for (int l = 0; l < 16; l++) {
+                        size_t o = (size_t)q * 16 + l;
+                        ts[l] -= crs[o], tr[l] -= crr[o], tra[l] -= crra[o], tq[l] -= q * crs[o], tqa[l] -= q * cra[o];
+                        tA[l] -= crA[o], tC[l] -= cs * cr[o];
+                    }
                 }
             }
             double c = wsum_c(g, kh, kw), sg = ck_pw_sign(kh, kw);
@@ -754,10 +809,26 @@ CK_HOT static void sum16(const float *x, size_t n, double *s, double *sa) {
 }
 
 /* rhs[j] += sum_i coef[i][j] s[i], a[j] += |coef[i][j]| sa[i]: i < ni, j < nj
- * (coef row-major ni x nj, doubles) — across j, so it vectorizes. */
-CK_HOT static void matvec_acc(double *rhs, double *a, const double *coef, const double *s, const double *sa, size_t ni,
-                       size_t nj) {
-    for (size_t i = 0; i < ni; i++) {
+ * (coef row-major ni x nj, doubles) — across j, so it vectorizes; four
+ * rows of coef at a time, each rhs[j] kept in a register across them: the
+ * terms are still added in the order of i, one at a time. */
+CK_HOT static void matvec_acc(double *restrict rhs, double *restrict a, const double *restrict coef,
+                              const double *restrict s, const double *restrict sa, size_t ni, size_t nj) {
+    size_t i = 0;
+    for (; i + 4 <= ni; i += 4) {
+        const double *c0 = coef + i * nj, *c1 = c0 + nj, *c2 = c1 + nj, *c3 = c2 + nj;
+        double s0 = s[i], s1 = s[i + 1], s2 = s[i + 2], s3 = s[i + 3];
+        double a0 = sa[i], a1 = sa[i + 1], a2 = sa[i + 2], a3 = sa[i + 3];
+        for (size_t j = 0; j < nj; j++) {
+            double r = rhs[j], t = a[j];
+            r += c0[j] * s0, t += fabs(c0[j]) * a0;
+            r += c1[j] * s1, t += fabs(c1[j]) * a1;
+            r += c2[j] * s2, t += fabs(c2[j]) * a2;
+            r += c3[j] * s3, t += fabs(c3[j]) * a3;
+            rhs[j] = r, a[j] = t;
+        }
+    }
+    for (; i < ni; i++) {
         const double *c = coef + i * nj;
         double si = s[i], sai = sa[i];
         for (size_t j = 0; j < nj; j++) {
@@ -769,10 +840,25 @@ CK_HOT static void matvec_acc(double *rhs, double *a, const double *coef, const 
 
 /* r1[j] += sum_i coef[i][j] s1[i], r2[j] += sum_i coef[i][j] s2[i]
  * (matvec_acc without the |.| part, for two right-hand sides in one pass
- * over coef: the alternating relations' A is the plain one's) */
-CK_HOT static void matvec_s2(double *r1, double *r2, const double *coef, const double *s1, const double *s2, size_t ni,
-                             size_t nj) {
-    for (size_t i = 0; i < ni; i++) {
+ * over coef: the alternating relations' A is the plain one's); four rows
+ * at a time, as matvec_acc */
+CK_HOT static void matvec_s2(double *restrict r1, double *restrict r2, const double *restrict coef,
+                             const double *restrict s1, const double *restrict s2, size_t ni, size_t nj) {
+    size_t i = 0;
+    for (; i + 4 <= ni; i += 4) {
+        const double *c0 = coef + i * nj, *c1 = c0 + nj, *c2 = c1 + nj, *c3 = c2 + nj;
+        double p0 = s1[i], p1 = s1[i + 1], p2 = s1[i + 2], p3 = s1[i + 3];
+        double q0 = s2[i], q1 = s2[i + 1], q2 = s2[i + 2], q3 = s2[i + 3];
+        for (size_t j = 0; j < nj; j++) {
+            double x = r1[j], y = r2[j];
+            x += c0[j] * p0, y += c0[j] * q0;
+            x += c1[j] * p1, y += c1[j] * q1;
+            x += c2[j] * p2, y += c2[j] * q2;
+            x += c3[j] * p3, y += c3[j] * q3;
+            r1[j] = x, r2[j] = y;
+        }
+    }
+    for (; i < ni; i++) {
         const double *c = coef + i * nj;
         double a = s1[i], b = s2[i];
         for (size_t j = 0; j < nj; j++) r1[j] += c[j] * a, r2[j] += c[j] * b;

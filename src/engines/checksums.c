@@ -808,42 +808,15 @@ CK_HOT static void sum16(const float *x, size_t n, double *s, double *sa) {
     for (int l = 0; l < 16; l++) s[l] = r[l], sa[l] = ra[l];
 }
 
-/* rhs[j] += sum_i coef[i][j] s[i], a[j] += |coef[i][j]| sa[i]: i < ni, j < nj
- * (coef row-major ni x nj, doubles) — across j, so it vectorizes; four
- * rows of coef at a time, each rhs[j] kept in a register across them: the
- * terms are still added in the order of i, one at a time. */
-CK_HOT static void matvec_acc(double *restrict rhs, double *restrict a, const double *restrict coef,
-                              const double *restrict s, const double *restrict sa, size_t ni, size_t nj) {
-    size_t i = 0;
-    for (; i + 4 <= ni; i += 4) {
-        const double *c0 = coef + i * nj, *c1 = c0 + nj, *c2 = c1 + nj, *c3 = c2 + nj;
-        double s0 = s[i], s1 = s[i + 1], s2 = s[i + 2], s3 = s[i + 3];
-        double a0 = sa[i], a1 = sa[i + 1], a2 = sa[i + 2], a3 = sa[i + 3];
-        for (size_t j = 0; j < nj; j++) {
-            double r = rhs[j], t = a[j];
-            r += c0[j] * s0, t += fabs(c0[j]) * a0;
-            r += c1[j] * s1, t += fabs(c1[j]) * a1;
-            r += c2[j] * s2, t += fabs(c2[j]) * a2;
-            r += c3[j] * s3, t += fabs(c3[j]) * a3;
-            rhs[j] = r, a[j] = t;
-        }
-    }
-    for (; i < ni; i++) {
-        const double *c = coef + i * nj;
-        double si = s[i], sai = sa[i];
-        for (size_t j = 0; j < nj; j++) {
-            rhs[j] += c[j] * si;
-            a[j] += fabs(c[j]) * sai;
-        }
-    }
-}
-
-/* r1[j] += sum_i coef[i][j] s1[i], r2[j] += sum_i coef[i][j] s2[i]
- * (matvec_acc without the |.| part, for two right-hand sides in one pass
- * over coef: the alternating relations' A is the plain one's); four rows
- * at a time, as matvec_acc */
-CK_HOT static void matvec_s2(double *restrict r1, double *restrict r2, const double *restrict coef,
-                             const double *restrict s1, const double *restrict s2, size_t ni, size_t nj) {
+/* r1[j] += sum_i coef[i][j] s1[i] and r2[j] += sum_i m(coef[i][j]) s2[i]
+ * over i < ni, j < nj (coef row-major ni x nj, doubles), m = |.| when abs2,
+ * else the identity: across j, so it vectorizes; four rows of coef at a
+ * time, each r1[j], r2[j] kept in a register across them: every output
+ * still adds its terms one at a time in the order of i.  Inlined into
+ * its two callers, each with abs2 fixed. */
+static inline __attribute__((always_inline)) void matvec2(double *restrict r1, double *restrict r2,
+                                                          const double *restrict coef, const double *restrict s1,
+                                                          const double *restrict s2, size_t ni, size_t nj, int abs2) {
     size_t i = 0;
     for (; i + 4 <= ni; i += 4) {
         const double *c0 = coef + i * nj, *c1 = c0 + nj, *c2 = c1 + nj, *c3 = c2 + nj;
@@ -851,18 +824,32 @@ CK_HOT static void matvec_s2(double *restrict r1, double *restrict r2, const dou
         double q0 = s2[i], q1 = s2[i + 1], q2 = s2[i + 2], q3 = s2[i + 3];
         for (size_t j = 0; j < nj; j++) {
             double x = r1[j], y = r2[j];
-            x += c0[j] * p0, y += c0[j] * q0;
-            x += c1[j] * p1, y += c1[j] * q1;
-            x += c2[j] * p2, y += c2[j] * q2;
-            x += c3[j] * p3, y += c3[j] * q3;
+            x += c0[j] * p0, y += (abs2 ? fabs(c0[j]) : c0[j]) * q0;
+            x += c1[j] * p1, y += (abs2 ? fabs(c1[j]) : c1[j]) * q1;
+            x += c2[j] * p2, y += (abs2 ? fabs(c2[j]) : c2[j]) * q2;
+            x += c3[j] * p3, y += (abs2 ? fabs(c3[j]) : c3[j]) * q3;
             r1[j] = x, r2[j] = y;
         }
     }
     for (; i < ni; i++) {
         const double *c = coef + i * nj;
-        double a = s1[i], b = s2[i];
-        for (size_t j = 0; j < nj; j++) r1[j] += c[j] * a, r2[j] += c[j] * b;
+        double p = s1[i], q = s2[i];
+        for (size_t j = 0; j < nj; j++) r1[j] += c[j] * p, r2[j] += (abs2 ? fabs(c[j]) : c[j]) * q;
     }
+}
+
+/* rhs[j] += sum_i coef[i][j] s[i], a[j] += |coef[i][j]| sa[i] */
+CK_HOT static void matvec_acc(double *rhs, double *a, const double *coef, const double *s, const double *sa, size_t ni,
+                              size_t nj) {
+    matvec2(rhs, a, coef, s, sa, ni, nj, 1);
+}
+
+/* r1[j] += sum_i coef[i][j] s1[i], r2[j] += sum_i coef[i][j] s2[i]
+ * (matvec_acc without the |.| part, for two right-hand sides in one pass
+ * over coef: the alternating relations' A is the plain one's) */
+CK_HOT static void matvec_s2(double *r1, double *r2, const double *coef, const double *s1, const double *s2, size_t ni,
+                             size_t nj) {
+    matvec2(r1, r2, coef, s1, s2, ni, nj, 0);
 }
 
 /* Thread tid's scratch: window sums s, sa (s_cap), plane scratch pl

@@ -505,6 +505,13 @@ static double wsum_c(const ck_wsum *g, int kh, int kw) {
     return g->sg * ((double)g->mult * (kh - g->pad) + (kw - g->pad)) + 1;
 }
 
+/* A non-empty column range [c0, c1] of a w-wide row is the row's total
+ * less the ne = c0 + (w - 1 - c1) columns it misses; edge_col(e) is the
+ * e-th of them in the order both layouts subtract them: those left of c0
+ * ascending, then those right of c1 descending. */
+static inline int edge_count(int c0, int c1, int w) { return c0 + (w - 1 - c1); }
+static inline int edge_col(int e, int c0, int w) { return e < c0 ? e : w - 1 - (e - c0); }
+
 /* Window sums of one (h, w) plane: for t = kh k + kw, s[t] (sa[t]) = the
  * sum of x (|x|) over rows [r0[kh], r1[kh]] x columns [c0[kw], c1[kw]]
  * (empty when r1 < r0 or c1 < c0), and *tot_a = the plane's sum of |x|;
@@ -579,8 +586,10 @@ CK_HOT static void window_sums(const float *x, int h, int w, int k, const int *r
             double t = 0, tta = 0;
             if (c0[kw] <= c1[kw]) {
                 t = T0, tta = T0a;
-                for (int q = 0; q < c0[kw]; q++) t -= cr[q], tta -= cra[q];
-                for (int q = w - 1; q > c1[kw]; q--) t -= cr[q], tta -= cra[q];
+                for (int e = 0, ne = edge_count(c0[kw], c1[kw], w); e < ne; e++) {
+                    int q = edge_col(e, c0[kw], w);
+                    t -= cr[q], tta -= cra[q];
+                }
             }
             s[kh * k + kw] = t, sa[kh * k + kw] = tta;
         }
@@ -600,9 +609,8 @@ CK_HOT static void window_sums(const float *x, int h, int w, int k, const int *r
             double ts = 0, tr = 0, tra = 0, tq = 0, tqa = 0, tA = 0, tC = 0;
             if (c0[kw] <= c1[kw]) {
                 ts = Ts, tr = Tr, tra = Tra, tq = Tq, tqa = Tqa, tA = TA, tC = TC;
-                for (int e = 0; e < w; e++) {
-                    int q = e < c0[kw] ? e : w - 1 - (e - c0[kw]);
-                    if (e >= c0[kw] && q <= c1[kw]) break;
+                for (int e = 0, ne = edge_count(c0[kw], c1[kw], w); e < ne; e++) {
+                    int q = edge_col(e, c0[kw], w);
                     ts -= crs[q], tr -= crr[q], tra -= crra[q], tq -= q * crs[q], tqa -= q * cra[q], tA -= crA[q],
                         tC -= ck_parity_sign(q) * cr[q];
                 }
@@ -732,9 +740,8 @@ CK_HOT static void window_sums16(const float *x, int h, int w, int k, const int 
             double t[16] = {0}, tta[16] = {0};
             if (c0[kw] <= c1[kw]) {
                 for (int l = 0; l < 16; l++) t[l] = T0[l], tta[l] = T0a[l];
-                for (int e = 0; e < w; e++) {
-                    int q = e < c0[kw] ? e : w - 1 - (e - c0[kw]);
-                    if (e >= c0[kw] && q <= c1[kw]) break;
+                for (int e = 0, ne = edge_count(c0[kw], c1[kw], w); e < ne; e++) {
+                    int q = edge_col(e, c0[kw], w);
                     for (int l = 0; l < 16; l++) t[l] -= cr[q * 16 + l], tta[l] -= cra[q * 16 + l];
                 }
             }
@@ -761,9 +768,8 @@ CK_HOT static void window_sums16(const float *x, int h, int w, int k, const int 
                 for (int l = 0; l < 16; l++)
                     ts[l] = Ts[l], tr[l] = Tr[l], tra[l] = Tra[l], tq[l] = Tq[l], tqa[l] = Tqa[l], tA[l] = TA[l],
                     tC[l] = TC[l];
-                for (int e = 0; e < w; e++) {
-                    int q = e < c0[kw] ? e : w - 1 - (e - c0[kw]);
-                    if (e >= c0[kw] && q <= c1[kw]) break;
+                for (int e = 0, ne = edge_count(c0[kw], c1[kw], w); e < ne; e++) {
+                    int q = edge_col(e, c0[kw], w);
                     double cs = ck_parity_sign(q);
                     for (int l = 0; l < 16; l++) {
                         size_t o = (size_t)q * 16 + l;

@@ -71,11 +71,14 @@ static int ck_s_expect_layer(const layer *ly, size_t n, const float *x, const fl
  * dense layer as the CUDA kernels compute them (kernels.cu: k_ck_conv_z
  * weighted, then k_ck_conv_bwd_w weighted; dense: k_ck_sums by_row 2 to 5,
  * one per ck_iw_dense pattern, then k_ck_dense mode 3): 4 doubles (R, A, Y, S) per output channel or output
- * into o.  x: the layer's input, dy: its output gradient, dw: its weight
- * gradient.  Returns 0, or -1 when out of memory. */
-static inline int ck_bwd_w_pw_expect_layer(const layer *ly, size_t n, const float *x, const float *dy, const float *dw,
-                                           double *o) {
+ * into o; or, with weighted 0 and a conv layer, its plain relations
+ * (BWD_W: k_ck_conv_z and k_ck_conv_bwd_w unweighted, each channel's
+ * slice with its sign (-1)^c).  x: the layer's input, dy: its output
+ * gradient, dw: its weight gradient.  Returns 0, or -1 when out of memory. */
+static inline int ck_bwd_w_expect_layer(const layer *ly, size_t n, const float *x, const float *dy, const float *dw,
+                                        int weighted, double *o) {
     if (ly->kind == LAYER_DENSE) {
+        if (!weighted) return -1;
         size_t in = (size_t)ly->in_c, out = (size_t)ly->out_c;
         /* k_ck_sums by_row 2 + pattern: n sums per pattern (rw), their |.| sums (rwa) */
         double *rw = malloc(2 * CK_IW_PATTERNS * n * sizeof *rw), *rwa = rw + CK_IW_PATTERNS * n, mx = 0;
@@ -105,18 +108,19 @@ static inline int ck_bwd_w_pw_expect_layer(const layer *ly, size_t n, const floa
         return -1;
     }
     for (size_t pl = 0; pl < n * C; pl++) mx[pl] = ck_max_abs(x + pl * HW, HW, 1);
-    for (size_t r = 0; r < n * P; r++) /* k_ck_conv_z, weighted */
-        ck_conv_z_at(x, &d, r / P, (int)(r % P) / d.ow, (int)(r % P) % d.ow, 1, &z[r], &z[n * P + r]);
-    for (size_t oc = 0; oc < OC; oc++) { /* k_ck_conv_bwd_w, weighted */
+    for (size_t r = 0; r < n * P; r++) /* k_ck_conv_z */
+        ck_conv_z_at(x, &d, r / P, (int)(r % P) / d.ow, (int)(r % P) % d.ow, weighted, &z[r], &z[n * P + r]);
+    for (size_t oc = 0; oc < OC; oc++) { /* k_ck_conv_bwd_w */
         double ls, la, rhs = 0, a = 0, sm = 0;
-        ck_isum(dw + oc * C * kk, C * kk, d.k, &ls, &la);
+        if (weighted) ck_isum(dw + oc * C * kk, C * kk, d.k, &ls, &la);
+        else ck_csum(dw + oc * C * kk, C * kk, kk, &ls, &la);
         for (size_t i = 0; i < n; i++) {
             double s1, a1;
             ck_dot_acc(&rhs, &a, dy + (i * OC + oc) * P, 1, z + i * P, z + n * P + i * P, 1, P);
             ck_sum(dy + (i * OC + oc) * P, P, 1, &s1, &a1);
             sm += ck_s_conv_bwd_w_term(mx + i * C, d.c, a1);
         }
-        o[4 * oc] = ls - rhs, o[4 * oc + 1] = a, o[4 * oc + 2] = la, o[4 * oc + 3] = (double)(C * kk) * sm;
+        o[4 * oc] = ls - rhs, o[4 * oc + 1] = a, o[4 * oc + 2] = la, o[4 * oc + 3] = (weighted ? (double)(C * kk) : 1.0) * sm;
     }
     free(z), free(mx);
     return 0;

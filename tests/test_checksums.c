@@ -454,6 +454,25 @@ static double inject(fx *f, const target *t, double delta) {
     return (double)nw - (double)old;
 }
 
+/* The weight a relation gives target t's element: 1, or in an
+ * alternating relation (-1)^row or (-1)^column of its plane (the layer's
+ * output for forward, its input for backward-data), or in a conv's
+ * backward-weights relation (-1)^c of its input channel (ck_csum; t->q
+ * indexes the flat gradient buffer). */
+static double alt_weight(const fx *f, const target *t) {
+    const layer *ly = &f->m.layers[t->l];
+    if (t->ph == CK_BWD_W) {
+        if (ly->kind != LAYER_CONV) return 1.0;
+        size_t kk = (size_t)ly->k * ly->k, e = t->q - f->m.tensors[ly->w_tensor].offset;
+        return ck_parity_sign((int)((e / kk) % (size_t)ly->in_c));
+    }
+    int fwd = t->ph == CK_FWD_RA || t->ph == CK_FWD_CA, h = fwd ? ly->out_h : ly->in_h, w = fwd ? ly->out_w : ly->in_w;
+    size_t p = t->q % ((size_t)h * w);
+    if (t->ph == CK_FWD_RA || t->ph == CK_BWD_DATA_RA) return (p / w) & 1 ? -1.0 : 1.0;
+    if (t->ph == CK_FWD_CA || t->ph == CK_BWD_DATA_CA) return (p % w) & 1 ? -1.0 : 1.0;
+    return 1.0;
+}
+
 /* Over the threshold: 1.05 P times the element's own bound is flagged, the
  * first violation at the target's layer and phase. */
 static void fault_over(fx *f, target (*make)(fx *, int), int l) {
@@ -490,7 +509,7 @@ static void fault_under(fx *f, target (*make)(fx *, int), int l) {
     if (v.n_viol) fprintf(stderr, "  flagged: %s (ratio %g)\n", v.v[0].what, v.v[0].ratio);
     assert_int_equal(v.n_viol, 0);
     assert_true(fabs(moved) >= 0.49 * tol0);                      /* fp32 kept the fault */
-    assert_true(fabs((R1 - R0) - moved) <= 1e-3 * tol0);          /* and the residual carries it */
+    assert_true(fabs((R1 - R0) - alt_weight(f, &t) * moved) <= 1e-3 * tol0); /* and the residual carries it */
     assert_true(r1 >= 0.5 - r0 - 0.02 && r1 < 1.0);
     double after = fabs(R1), st1 = rel_sharp_tol(f, f->vec, l, t.ph, t.rel);
     fprintf(stderr, "  sharper tier: tolerance %.3g of the worst case; %s\n", st0 / tol0,
@@ -521,18 +540,6 @@ static void test_fault_backward_data(void **s) {
  * test's batch of 32 the relations summed over the batch are sharper for
  * fc1's 64 outputs, so the verdict is read for the per-sample relation
  * itself; at the main job's 256 the per-sample ones are.) */
-/* The weight a relation gives target t's element: 1, or in an
- * alternating relation (-1)^row or (-1)^column of its plane (the layer's
- * output for forward, its input for backward-data). */
-static double alt_weight(const fx *f, const target *t) {
-    const layer *ly = &f->m.layers[t->l];
-    int fwd = t->ph == CK_FWD_RA || t->ph == CK_FWD_CA, h = fwd ? ly->out_h : ly->in_h, w = fwd ? ly->out_w : ly->in_w;
-    size_t p = t->q % ((size_t)h * w);
-    if (t->ph == CK_FWD_RA || t->ph == CK_BWD_DATA_RA) return (p / w) & 1 ? -1.0 : 1.0;
-    if (t->ph == CK_FWD_CA || t->ph == CK_BWD_DATA_CA) return (p % w) & 1 ? -1.0 : 1.0;
-    return 1.0;
-}
-
 static void fault_per_sample(fx *f, target (*make)(fx *, int), int l) {
     for (int over = 1; over >= 0; over--) {
         step_to_checks(f, 1);
@@ -679,6 +686,68 @@ static void permuted_grad(fx *f, int l) {
     assert_true(fabs(expect) > 0);
     assert_int_equal(named_in(&v, want), r1w > 1.0);
     free(g);
+}
+
+/* Two dW elements of one conv filter whose index weights are equal, (c,
+ * tap) and (c + 1, tap') with ck_iw(c k k + tap) = ck_iw((c + 1) k k +
+ * tap') (conv2_dw_equal_weight_swap_once's pair: a tap-offset table with
+ * two entries exchanged), swapped: the index-weighted relation moves by
+ * double rounding only, whatever the values; the plain relation's channel
+ * signs (-1)^c (ck_csum) move it by exactly 2 (-1)^c (g1 - g0), and over
+ * its tolerance the verdict names the layer's plain backward-weights
+ * relation.  Every such equal pair spans neighbouring channels (checked
+ * here over the whole filter), so the signs always see it. */
+static void test_equal_index_weight_swap(void **s) {
+    (void)s;
+    fx f;
+    setup(&f, "smallcnn", 0);
+    int l = first_layer_of(&f.m, LAYER_CONV, 1);
+    const layer *ly = &f.m.layers[l];
+    const model_tensor *W = &f.m.tensors[ly->w_tensor];
+    size_t kk = (size_t)ly->k * ly->k, row = W->numel / (size_t)ly->out_c;
+    size_t pairs = 0;
+    for (size_t a = 0; a < row; a++) /* every equal-weight pair: neighbouring channels */
+        for (size_t b = a + 1; b < row; b++)
+            if (ck_iw(a, ly->k) == ck_iw(b, ly->k)) {
+                assert_int_equal(b / kk, a / kk + 1);
+                pairs++;
+            }
+    assert_true(pairs > 0);
+    step_to_checks(&f, 1);
+    float *g = get_all(&f, (tensor_id){TENSOR_GRADS, 0}, f.m.n_params), *gw = g + W->offset;
+    /* the pair of channels 0 and 1 with the largest |difference| in the liveliest filter */
+    size_t oc = 0, ta = 0, tb = 0;
+    double best = -1;
+    for (size_t o = 0; o < (size_t)ly->out_c; o++)
+        for (size_t a = 0; a < kk; a++)
+            for (size_t b = kk; b < 2 * kk; b++)
+                if (ck_iw(a, ly->k) == ck_iw(b, ly->k)) {
+                    double dd = fabs((double)gw[o * row + a] - (double)gw[o * row + b]);
+                    if (dd > best) best = dd, oc = o, ta = a, tb = b;
+                }
+    assert_true(best > 0);
+    double R0, tol0, r0 = rel_ratio(&f, f.vec, l, CK_BWD_W, oc, &R0, &tol0);
+    double R0w, tol0w;
+    rel_ratio(&f, f.vec, l, CK_BWD_W_PW, oc, &R0w, &tol0w);
+    float ga = gw[oc * row + ta], gb = gw[oc * row + tb];
+    gw[oc * row + ta] = gb, gw[oc * row + tb] = ga;
+    assert_int_equal(engine_set_tensor(f.e, (tensor_id){TENSOR_GRADS, 0}, g), 0);
+    assert_int_equal(engine_checksums(f.e, CK_STAGE_STEP, f.vec), 0);
+    double R1, tol1, r1 = rel_ratio(&f, f.vec, l, CK_BWD_W, oc, &R1, &tol1);
+    double R1w, tol1w;
+    rel_ratio(&f, f.vec, l, CK_BWD_W_PW, oc, &R1w, &tol1w);
+    double expect = 2.0 * ((double)gb - (double)ga); /* channel 0 (+) now holds gb, channel 1 (-) ga */
+    ck_verdict v = judge(&f, f.vec);
+    fprintf(stderr, "%s filter %zu, (0, %zu) <-> (1, %zu) exchanged (equal index weight %g): index-weighted %.3g "
+            "(clean %.3g), channel-signed plain %.3g (clean %.3g; shift %.3g of its tolerance)\n",
+            ly->name, oc, ta, tb - kk, ck_iw(ta, ly->k), fabs(R1w) / tol1w, fabs(R0w) / tol0w, r1, r0, expect / tol0);
+    assert_true(fabs(R1w - R0w) <= 1e-9 * tol0w);         /* index weights: blind to it */
+    assert_true(fabs((R1 - R0) - expect) <= 1e-6 * tol0); /* the signs: 2 x the difference */
+    char want[64];
+    snprintf(want, sizeof want, "%s %s", ly->name, ck_phase_name(CK_BWD_W));
+    assert_int_equal(named_in(&v, want), r1 > 1.0);
+    free(g);
+    teardown(&f);
 }
 
 static void test_fault_weight_grad_permuted(void **s) {
@@ -971,6 +1040,7 @@ int main(void) {
         cmocka_unit_test(test_fault_dense_per_sample),
         cmocka_unit_test(test_fault_alternating),
         cmocka_unit_test(test_fault_weight_grad_permuted),
+        cmocka_unit_test(test_equal_index_weight_swap),
         cmocka_unit_test(test_fault_exact_and_continuity),
         cmocka_unit_test(test_fault_fused_pair),
         cmocka_unit_test(test_sharp_tier),

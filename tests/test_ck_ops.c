@@ -198,7 +198,7 @@ static void test_index_weighted_as_kernels(void **st) {
         double *o = malloc(4 * cnt * sizeof *o);
         assert_non_null(o);
         const float *x = l ? f.act[l - 1] : f.x, *dw = f.g + f.m.tensors[ly->w_tensor].offset;
-        assert_int_equal(ck_bwd_w_pw_expect_layer(ly, N, x, f.dact[l], dw, o), 0);
+        assert_int_equal(ck_bwd_w_expect_layer(ly, N, x, f.dact[l], dw, 1, o), 0);
         const double *h = f.vec + f.L.off[l][CK_BWD_W_PW];
         double stol = ly->kind == LAYER_CONV ? (2.0 * ((double)ly->out_h * ly->out_w + N) + 4) * 0x1p-53 : 1e-12,
                worst = 0;
@@ -219,6 +219,65 @@ static void test_index_weighted_as_kernels(void **st) {
     assert_int_equal(total, 16 + 32 + 64 + 10);
     print_message("%zu of %zu relations with a gradient that is not all 0\n", live, total);
     assert_true(live * 2 > total);
+    free_fx(&f);
+}
+
+/* The plain conv backward-weights relations (BWD_W), each channel's slice
+ * of dW and its share of Z with the sign (-1)^c, as the CUDA kernels
+ * compose them (ck_s_expect.h: k_ck_conv_z and k_ck_conv_bwd_w
+ * unweighted, ck_conv_z_at and ck_csum) against the host's (patch_sums:
+ * the even and the odd channels summed apart, then the box sum): R within
+ * 1e-12 of A + Y, A within 1e-12 relatively, the host's Y at least the
+ * kernel's, S within the conv bound of test_index_weighted_as_kernels.
+ * conv1 has one input channel (every sign +), conv2 32. */
+static void test_channel_signed_as_kernels(void **st) {
+    (void)st;
+    fx f;
+    one_step(&f);
+    size_t total = 0;
+    for (int l = 0; l < f.m.n_layers; l++) {
+        const layer *ly = &f.m.layers[l];
+        if (ly->kind != LAYER_CONV) continue;
+        size_t cnt = f.L.cnt[l][CK_BWD_W];
+        assert_int_equal(cnt, (size_t)ly->out_c);
+        double *o = malloc(4 * cnt * sizeof *o);
+        assert_non_null(o);
+        const float *x = l ? f.act[l - 1] : f.x, *dw = f.g + f.m.tensors[ly->w_tensor].offset;
+        assert_int_equal(ck_bwd_w_expect_layer(ly, N, x, f.dact[l], dw, 0, o), 0);
+        const double *h = f.vec + f.L.off[l][CK_BWD_W];
+        double stol = (2.0 * ((double)ly->out_h * ly->out_w + N) + 4) * 0x1p-53, worst = 0;
+        for (size_t r = 0; r < cnt; r++, total++) {
+            const double *e = o + 4 * r, *g = h + CK_REL * r;
+            double dr = e[1] + e[2] > 0 ? fabs(g[0] - e[0]) / (e[1] + e[2]) : fabs(g[0] - e[0]);
+            worst = dr > worst ? dr : worst;
+            if (!(dr <= 1e-12) || !(fabs(g[1] - e[1]) <= 1e-12 * e[1]) || !(g[2] >= e[2] * (1 - 1e-12)) ||
+                !(fabs(g[3] - e[3]) <= stol * e[3]))
+                fail_msg("%s relation %zu: host (%.17g, %.17g, %.17g, %.17g), kernels (%.17g, %.17g, %.17g, %.17g)",
+                         ly->name, r, g[0], g[1], g[2], g[3], e[0], e[1], e[2], e[3]);
+        }
+        print_message("%s: %zu channel-signed backward-weights relations, residuals within %.3g of A + Y of the "
+                      "kernels'\n", ly->name, cnt, worst);
+        free(o);
+    }
+    assert_int_equal(total, 16 + 32);
+    /* the signs are the kernels' too: with every odd channel's dW negated,
+     * conv2's signed sums become the unsigned ones, which differ */
+    int l2 = -1;
+    for (int l = 0; l < f.m.n_layers; l++)
+        if (f.m.layers[l].kind == LAYER_CONV) l2 = l;
+    const layer *ly = &f.m.layers[l2];
+    size_t kk = (size_t)ly->k * ly->k, row = (size_t)ly->in_c * kk;
+    const float *dw = f.g + f.m.tensors[ly->w_tensor].offset;
+    double s0, a0, s1 = 0, a1 = 0, moved = 0;
+    for (size_t oc = 0; oc < (size_t)ly->out_c; oc++) {
+        ck_csum(dw + oc * row, row, kk, &s0, &a0);
+        double u = 0;
+        for (size_t t = 0; t < row; t++) u += (double)dw[oc * row + t];
+        ck_sum(dw + oc * row, row, 1, &s1, &a1);
+        assert_true(fabs(s1 - u) <= 1e-12 * a1 && a0 == a1);
+        moved = fabs(s0 - s1) > moved ? fabs(s0 - s1) : moved;
+    }
+    assert_true(moved > 0);
     free_fx(&f);
 }
 
@@ -334,6 +393,7 @@ int main(void) {
         cmocka_unit_test(test_maxima),
         cmocka_unit_test(test_s_equals_host),
         cmocka_unit_test(test_index_weighted_as_kernels),
+        cmocka_unit_test(test_channel_signed_as_kernels),
         cmocka_unit_test(test_position_weighted_as_kernels),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

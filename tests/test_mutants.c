@@ -268,6 +268,9 @@ static void test_one_off_data_faults(void **st) {
         {"cpu:fault=conv2_dx_wino_tile_once", 7, 0, "conv2", "conv2 backward-data (row-alternating)", CKP_BWD_DATA},
         {"cpu:fault=conv2_wino_u21_once", 7, 0, "conv2", "conv2 forward (row-alternating)", CKP_FORWARD},
         {"cpu:fault=conv2_wino_col_tile_once", 7, 0, "conv2", "conv2 forward (column-alternating)", CKP_FORWARD},
+        /* two dW elements of equal index weight exchanged: a blind spot
+         * until the plain conv relation took the channel's sign (-1)^c */
+        {"cpu:fault=conv2_dw_equal_weight_swap_once", 7, 0, "conv2", "conv2 backward-weights", CKP_BWD_WEIGHTS},
         {"cpu", -1, 0, "", "", CKP_FORWARD},
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {

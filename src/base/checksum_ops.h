@@ -212,6 +212,29 @@ LS_HD void ck_sum(const float *x, size_t cnt, size_t stride, double *s, double *
     *sa = ta;
 }
 
+/* A conv layer's plain backward-weights relation (BWD_W) weights dW[o][c][t]
+ * by the channel's sign ck_parity_sign(c), (-1)^c: |weight| = 1, so its
+ * A, Y, S and both tiers are those of the unweighted sum (checks/bounds.c
+ * is unchanged), and a single element off by e moves it by e as the
+ * unweighted sum did.  What the sign adds: two elements of neighbouring
+ * channels exchanged move it by 2 |difference|, and those are exactly
+ * the pairs the index weights below can leave equal (c k k + s (tap + 1)
+ * of channel c meets c k k + k k + s' (tap' + 1) of channel c + 1 when s
+ * (tap + 1) - s' (tap' + 1) = k k; channels two apart never meet, since
+ * |s (tap + 1)| <= k k): conv2_dw_equal_weight_swap_once.  The sum of
+ * ck_parity_sign(t / kk) x_t and of |x_t| over cnt floats (kk: the slice
+ * a channel holds; the CUDA engine's, the host's the same in one order). */
+LS_HD void ck_csum(const float *x, size_t cnt, size_t kk, double *s, double *sa) {
+    double t = 0, ta = 0;
+    for (size_t i = 0; i < cnt; i++) {
+        double v = x[i];
+        t += ((i / kk) & 1) ? -v : v;
+        ta += fabs(v);
+    }
+    *s = t;
+    *sa = ta;
+}
+
 /* The index weight of element t of a filter or a row (the index-weighted
  * backward-weights relation, BWD_W_PW), against the unsigned t + 1 (ck_iw_abs,
  * which bounds |ck_iw| and is what A, Y, S and every tolerance are built
@@ -258,6 +281,7 @@ LS_HD double ck_iw_abs(size_t t) { return (double)(t + 1); }
 
 /* Z at output position (oh, ow) of sample i (x: n samples of C planes):
  * the input summed over every element a filter tap (c, kh, kw) meets,
+ * with its channel's sign (-1)^c (ck_csum's weights: the plain relation),
  * and in |.|; weighted: each element times the tap's index weight in the
  * filter, ck_iw(c k k + kh k + kw, k) (the index-weighted backward-weights
  * relation; |.| times ck_iw_abs).  The CUDA engine's, one output position
@@ -275,7 +299,7 @@ LS_HD void ck_conv_z_at(const float *x, const ck_conv_dims *d, size_t i, int oh,
                 if (qq < 0 || qq >= d->w) continue;
                 double v = x[(i * d->c + c) * HW + rr * d->w + qq];
                 size_t ti = c * kk + (size_t)(kh * d->k + kw);
-                double om = weighted ? ck_iw(ti, d->k) : 1.0, oma = weighted ? ck_iw_abs(ti) : 1.0;
+                double om = weighted ? ck_iw(ti, d->k) : ck_parity_sign(c), oma = weighted ? ck_iw_abs(ti) : 1.0;
                 t += om * v, ta += oma * fabs(v);
             }
         }

@@ -216,7 +216,7 @@ static void scratch_needed(const model *m, size_t n, size_t *wt, size_t *pl, siz
             /* t[1]: 16 lanes of window_sums16 (a multiple of window_sums') */
             /* t[1]: window_sums (6 (h + 1) w + 6 w) and window_sums16 (16 (12 + 12 k) w), either mode */
             t[1] = 6 * (h + 1) * w + 6 * w + 6 * (oh + 1) * ow + 6 * ow + 16 * (12 + 12 * (size_t)ly->k) * (w + ow),
-            t[2] = 4 * h * w + 2 * oh * w, /* patch_sums, with the index-weighted planes */
+            t[2] = 5 * h * w + 2 * oh * w, /* patch_sums, with the index-weighted and channel-signed planes */
             t[3] = 12 * (C + OC);
             *cw += 2 * (C * kk * OC + C * OC), *part += n * OC * CK_PART;
         } else if (ly->kind == LAYER_DENSE) {
@@ -1113,32 +1113,41 @@ static void conv_bwd_data_sample(const conv_job *J, const ck_tls *W, size_t i) {
 
 /* Z[p] (za[p]) for output position p = (r, q): the sum of x (|x|) over all
  * channels and every input element that meets p, (r + kh - pad, q + kw -
- * pad) inside the input: X^ = sum over channels, then a k x k box sum,
- * rows then columns.  *tot_a = sum of |x| over the sample.  Rounding:
- * each Z within (C + 2 k + 2) u64 of *tot_a (first order), covered
- * through Y.  *mx = max |x| over the sample.  zw (zwa): the
- * index-weighted Z (backward-weights' BWD_W_PW), each within (C + k k + 2)
- * u64 of C k k *tot_a.  v: 4 h w + 2 oh w doubles of scratch. */
+ * pad) inside the input, each x with its channel's sign (-1)^c (the plain
+ * relation's weights, ck_csum; |.| unsigned): XS = the signed sum over
+ * channels, then a k x k box sum, rows then columns.  *tot_a = sum of |x|
+ * over the sample.  Rounding: each Z within (C + 2 k + 2) u64 of *tot_a
+ * (first order: the even and the odd channels summed apart, C - 2
+ * additions, then their sum or difference, then the box), covered through
+ * Y.  *mx = max |x| over the sample.  zw (zwa): the index-weighted Z
+ * (backward-weights' BWD_W_PW), from X = the unsigned sum over channels,
+ * each within (C + k k + 2) u64 of C k k *tot_a.  v: 5 h w + 2 oh w
+ * doubles of scratch. */
 CK_HOT static void patch_sums(const float *x, const ck_conv_dims *d, double *v, double *z, double *za, double *tot_a,
                        double *mx, double *zw, double *zwa) {
     size_t HW = (size_t)d->h * d->w, kk = (size_t)d->k * d->k;
     double *X = v, *Xa = v + HW, *B = Xa + HW, *Ba = B + (size_t)d->oh * d->w, *XC = Ba + (size_t)d->oh * d->w,
-           *XCa = XC + HW;
-    for (size_t e = 0; e < HW; e++) X[e] = Xa[e] = 0;
+           *XCa = XC + HW, *XS = XCa + HW;
+    for (size_t e = 0; e < HW; e++) X[e] = Xa[e] = XS[e] = 0;
     for (size_t e = 0; e < HW; e++) XC[e] = XCa[e] = 0;
     /* index-weighted (BWD_W_PW): weight c k k + kh k + kw + 1 on the input
      * element a filter tap (c, kh, kw) meets; XC = the sum over c of (c k
-     * k) x, in the same pass as X */
+     * k) x, in the same pass as the even channels' sum (X) and the odd
+     * ones' (XS), which then become X = even + odd, XS = even - odd */
     for (int c = 0; c < d->c; c++) {
         const float *xc = x + c * HW;
-        double om = (double)c * (double)kk;
+        double om = (double)c * (double)kk, *Xp = (c & 1) ? XS : X;
         for (size_t e = 0; e < HW; e++) {
             double u = xc[e];
-            X[e] += u;
+            Xp[e] += u;
             Xa[e] += fabs(u);
             XC[e] += om * u;
             XCa[e] += om * fabs(u);
         }
+    }
+    for (size_t e = 0; e < HW; e++) {
+        double ev = X[e], od = XS[e];
+        X[e] = ev + od, XS[e] = ev - od;
     }
     {
         /* then per output position the k k taps of XC plus (kh k + kw +
@@ -1175,7 +1184,7 @@ CK_HOT static void patch_sums(const float *x, const ck_conv_dims *d, double *v, 
         for (int kh = 0; kh < d->k; kh++) {
             int rr = r + kh - d->pad;
             if (rr < 0 || rr >= d->h) continue;
-            const double *xr = X + (size_t)rr * d->w, *xra = Xa + (size_t)rr * d->w;
+            const double *xr = XS + (size_t)rr * d->w, *xra = Xa + (size_t)rr * d->w;
             for (int q = 0; q < d->w; q++) br[q] += xr[q], bra[q] += xra[q];
         }
         for (int q = 0; q < d->ow; q++) {
@@ -1252,10 +1261,10 @@ CK_HOT static void dy_dot16w(const float *g, const double *z, const double *za, 
     }
 }
 
-/* Backward-weights, sample i: the sum over (c, kh, kw) of dW[o] is the
+/* Backward-weights, sample i: the sum over (c, kh, kw) of (-1)^c dW[o] is the
  * sum over samples and positions of dy[n, o, p] Z[n, p], Z = the input
- * summed over every element that meets position p (all channels, all
- * kernel offsets); db[o] = sum dy[n, o, .].  Per sample and output
+ * summed over every element that meets position p (all channels, each
+ * with its sign (-1)^c, all kernel offsets: patch_sums); db[o] = sum dy[n, o, .].  Per sample and output
  * channel: sum dy Z, sum |dy| Za, sum dy, sum |dy|, T sum |dy|, max|x|
  * sum |dy| (S of a weight gradient dW[o][c][t] = sum over samples and
  * positions of dy x), summed over samples in order by conv_bwd_w_finish. */
@@ -1290,7 +1299,9 @@ static void conv_bwd_w_finish(const conv_job *J, size_t n) {
         double r[CK_PART] = {0}, ls, la; /* over samples in order */
         for (size_t i = 0; i < n; i++)
             for (int k = 0; k < CK_PART; k++) r[k] += J->part[(i * OC + oc) * CK_PART + k];
-        sum_lanes(J->dw + oc * ckk, ckk, &ls, &la);
+        /* each channel's slice with its sign (-1)^c, as Z has it (ck_csum:
+         * |weight| = 1, A, Y and S the unsigned sum's) */
+        ck_csum(J->dw + oc * ckk, ckk, (size_t)J->d.k * J->d.k, &ls, &la);
         put_rel(J->o[CK_BWD_W] + CK_REL * oc, ls, la + r[4], r[0], r[1], r[5]);
         put_rel(J->o[CK_BWD_B] + CK_REL * oc, J->db[oc], fabs((double)J->db[oc]), r[2], r[3], r[3]); /* one sum: S = A */
         /* index-weighted (BWD_W_PW): dW[o][t] weighted by its index t + 1

@@ -405,11 +405,11 @@ enum { CPU_FAULT_BELOW = 0, CPU_FAULT_DETECT = 1, CPU_FAULT_SUSPECT = 2, CPU_FAU
       "at step 7 only, in conv2's weight gradient of output channel 0, the 3x3 slices of input channels 0 " \
       "and 1 are exchanged (same taps: a dW kernel storing one input-channel pair of its register tile in " \
       "the wrong order)", \
-      "a permutation inside filter 0: its plain backward-weights sum is kept; the index-weighted one " \
-      "(ck_iw: c k k + s_tap (tap + 1), the channel's part unsigned) moves by 9 (c1 - c0) sum_tap (g0 - g1): " \
-      "the two slices differ by a near-constant offset, which adds up over the taps: measured 1.82x the " \
-      "worst case at step 7 (with the tap's sign on the channel's part too, the 9 signs summing to -1 " \
-      "cancelled it: 0.434 of the worst case, a SUSPECT)") \
+      "a permutation inside filter 0: its unsigned sum would be kept; the plain relation's channel signs " \
+      "(-1)^c (ck_csum) move it by 2 sum_tap (g1 - g0): measured 34.7x the worst case at step 7 (before " \
+      "the signs, only the index-weighted one (ck_iw: c k k + s_tap (tap + 1), the channel's part " \
+      "unsigned) moved, by 9 (c1 - c0) sum_tap (g0 - g1) against weights up to 288: 1.82x; with the tap's " \
+      "sign on the channel's part too, the 9 signs summing to -1 cancelled it: 0.434, a SUSPECT)") \
     X(CONV2_FWD_LANE02_SWAP_ONCE, "conv2_fwd_lane02_swap_once", "op", "conv2", "forward", "smallcnn --limit-train 72 --limit-test 64 --epochs 2 --steps 10 --eval", \
       CPU_FAULT_DETECT, \
       "at step 7 only, in conv2's output plane of sample 0, channel 0, the largest value and the value two " \
@@ -460,8 +460,9 @@ enum { CPU_FAULT_BELOW = 0, CPU_FAULT_DETECT = 1, CPU_FAULT_SUSPECT = 2, CPU_FAU
       CPU_FAULT_DETECT, \
       "at step 7 only, in every filter of conv2's weight gradient the 3x3 slices of input channels 0 and 1 " \
       "are exchanged (a dW kernel storing its first input-channel pair in the wrong order)", \
-      "as conv2_dw_ic_slices_swapped_once in all 32 filters: each filter's index-weighted sum moves by " \
-      "9 sum_tap (g0 - g1): measured 9.94x the worst case at step 7") \
+      "as conv2_dw_ic_slices_swapped_once in all 32 filters: each filter's channel-signed plain sum moves " \
+      "by 2 sum_tap (g1 - g0): measured 179x the worst case at step 7, 30 of 32 filters over (9.94x, by the " \
+      "index-weighted sum's 9 sum_tap (g0 - g1), before the plain relation took the channel's sign)") \
     X(FC1_DX_LANE_PAIR_SWAPPED_ONCE, "fc1_dx_lane_pair_swapped_once", "op", "fc1|flatten|pool2", "backward", "smallcnn --limit-train 72 --limit-test 64 --epochs 2 --steps 10 --eval", \
       CPU_FAULT_DETECT, \
       "at step 7 only, fc1's input gradient of sample 0 has the feature of the largest |dx| and its even/odd " \
@@ -539,16 +540,17 @@ enum { CPU_FAULT_BELOW = 0, CPU_FAULT_DETECT = 1, CPU_FAULT_SUSPECT = 2, CPU_FAU
       "opposite signs: measured PROBLEM at step 7, fc1 backward-weights (index-weighted), 150, 15 of 64 " \
       "rows over") \
     X(CONV2_DW_EQUAL_WEIGHT_SWAP_ONCE, "conv2_dw_equal_weight_swap_once", "op", "conv2", "backward", "smallcnn --limit-train 72 --limit-test 64 --epochs 2 --steps 10 --eval", \
-      CPU_FAULT_BLIND, \
+      CPU_FAULT_DETECT, \
       "at step 7 only, in every filter of conv2's weight gradient the values of (input channel 0, tap (0, " \
       "0)) and (input channel 1, tap (2, 1)) are exchanged (flat indices 0 and 16: a backward-weights " \
       "kernel's tap-offset table with two entries exchanged)", \
-      "ck_iw gives the two the same weight (9c + s (tap + 1): 0 + 1 and 9 - 8), so each filter's plain and " \
-      "index-weighted relations are unchanged exactly, whatever the values (so is (c, (0, 1)) <-> (c + 1, " \
-      "(2, 0)): 9c + 2); the Adam re-check takes the gradient as reported: measured step 7's worst ratios " \
-      "equal to the unfaulted run's (0.111, sharper tier 0.0886), VERDICT ok; 64 of 4608 dW values wrong, " \
-      "the parameters after step 10 rel. L2 9.0e-4 (3.4e6 ulp) from the unfaulted cpu's; at step 1 " \
-      "conv2.weight.grad is flagged (ratio inf)") \
+      "ck_iw gives the two the same weight (9c + s (tap + 1): 0 + 1 and 9 - 8), so each filter's " \
+      "index-weighted relation is unchanged exactly, whatever the values (so is (c, (0, 1)) <-> (c + 1, " \
+      "(2, 0)): 9c + 2; every equal pair spans neighbouring channels), and the Adam re-check takes the " \
+      "gradient as reported; the plain relation's channel signs (-1)^c (ck_csum) move by 2 (g16 - g0): " \
+      "measured PROBLEM at step 7, conv2 backward-weights, 88.2, 28 of 32 filters over (a blind spot " \
+      "while the plain relation was unsigned: step 7's worst ratios equal to the unfaulted run's, VERDICT " \
+      "ok, the parameters after step 10 rel. L2 9.0e-4 (3.4e6 ulp) from the unfaulted cpu's)") \
     X(FC1_DW_TINY_FLUSHED_ONCE, "fc1_dw_tiny_flushed_once", "op", "fc1", "backward", "smallcnn --limit-train 72 --limit-test 64 --epochs 2 --steps 10 --eval", \
       CPU_FAULT_BLIND, \
       "at step 7 only, every nonzero fc1 weight gradient below 2^-24 in magnitude (fp16's smallest " \

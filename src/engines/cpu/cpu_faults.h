@@ -615,7 +615,53 @@ enum { CPU_FAULT_BELOW = 0, CPU_FAULT_DETECT = 1, CPU_FAULT_SUSPECT = 2, CPU_FAU
       "conv2 forward (row-alternating), 2.31, 10 of 512 relations over (a blind spot before it; the " \
       "smallest margin of the zoo's Winograd faults); at step 1 conv2.act is 29.4x its per-element bound; the " \
       "parameters after step 10 are rel. L2 4.9e-7 (54896 ulp) from the unfaulted cpu's, 21x cpu's own " \
-      "distance from the reference")
+      "distance from the reference") \
+    X(FC1_OUT_MANTISSA_FLIP_ONCE, "fc1_out_mantissa_flip_once", "op", "fc1", "forward", "smallcnn --limit-train 72 --limit-test 64 --epochs 2 --steps 10 --eval", \
+      CPU_FAULT_SUSPECT, \
+      "at step 7 only, sample 0's largest fc1 output (> 0: relu3 passes it on) has one mantissa bit " \
+      "flipped, the bit of weight 2^(8-K) of the significand (fault_k=K: bit 31 - K, bit 15 at the default " \
+      "16): a single-bit upset in one value of the widest dot product (K = 1569)", \
+      "one output off by ~2^-8 of itself against gamma_1569 (9.4e-5) times the sum of |terms| of the 16 " \
+      "samples' output (per output over the batch; the per-sample relation sums 64 outputs' |terms|): " \
+      "measured SUSPECT at step 7, fc1 forward, output 37, x4.14 the sharper tier, 0.688 of the worst case; " \
+      "the bit sweep (fault_k) gives bit 17 PROBLEM 2.75, bit 16 PROBLEM 1.38, bits 14, 13 SUSPECT x2.07, " \
+      "x1.04, bits 12 and below VERDICT ok; the parameters after step 10 are rel. L2 3.6e-7 (bit 15), " \
+      "9.6e-8 (bit 13), 5.2e-8 (bit 12) from the unfaulted cpu's, which the free pair calls 'ordering " \
+      "only': where the tiers stop seeing a flip its effect is already rounding-sized (not a blind spot)") \
+    X(DROPOUT_MASK_STALE_ONCE, "dropout_mask_stale_once", "op", "drop1", "forward", "mnist-convnet --limit-train 72 --limit-test 64 --epochs 2 --steps 10 --eval", \
+      CPU_FAULT_DETECT, \
+      "at step 7 only, dropout's forward and backward both draw the mask of step 6 (a mask key advanced " \
+      "after the draw, once): forward and backward agree with each other", \
+      "every element is x / (1 - p) or 0 and the gradient follows the forward's own mask, so a rule " \
+      "checking dropout against itself would pass; the re-check keys the mask on the audit's step: measured " \
+      "PROBLEM at step 7, drop1 forward, 8419 elements not the exact re-computation; the parameters after " \
+      "step 10 are 1.57 percent (rel. L2) from the unfaulted cpu's") \
+    X(ADAM_LAST_TENSOR_SKIPPED_ONCE, "adam_last_tensor_skipped_once", "op", "fc2", "update", "smallcnn --limit-train 72 --limit-test 64 --epochs 2 --steps 10 --eval", \
+      CPU_FAULT_DETECT, \
+      "at step 7 only, the update's loop over the model's tensors stops one short: the last tensor " \
+      "(fc2.bias) keeps its p, m and v (an off-by-one in a multi-tensor apply)", \
+      "the step's gradient is right and reported; the Adam re-check re-does every element from the " \
+      "snapshot: measured PROBLEM at step 7, fc2 update, fc2.bias 10 elements differ (up to 0.0107); later " \
+      "steps re-do Adam from the stale state the engine reported and agree (continuity holds: the digest is " \
+      "of what the update reported); the parameters after step 10 are 0.027 percent (rel. L2) from the " \
+      "unfaulted cpu's") \
+    X(FC2_DB_PARTIAL_STALE_ROWS, "fc2_db_partial_stale_rows", "op", "fc2", "backward", "smallcnn --limit-train 72 --limit-test 64 --epochs 2 --steps 10 --eval", \
+      CPU_FAULT_DETECT, \
+      "in a partial batch (steps 5 and 10: 8 of 16 images) fc2's bias gradient sums its output gradient " \
+      "over the buffer's 16 rows, not the batch's 8: rows 8..15 still hold the last full batch's dz (a " \
+      "reduction bounded by the capacity, not the batch)", \
+      "each fc2 bias relation (db_j = the sum of dz over the batch's rows) moves by a half batch of another " \
+      "step's dz: measured PROBLEM at step 5, fc2 backward-weights (bias), 1.31e6, 10 of 10 relations over " \
+      "(the shadow replay at step 5 names fc2.bias.grad too); the parameters after step 10 are 0.021 " \
+      "percent (rel. L2) from the unfaulted cpu's") \
+    X(ADAM_M_BITFLIP_ONCE, "adam_m_bitflip_once", "state", "conv2", "update", "smallcnn --limit-train 72 --limit-test 64 --epochs 2 --steps 10 --eval", \
+      CPU_FAULT_DETECT, \
+      "between steps 7 and 8 (at step 8's first layer), Adam's m of conv2's weight of the largest |m| has " \
+      "its top mantissa bit flipped (a single-bit upset in the optimizer state; m off by 25 to 50 percent)", \
+      "step 8's update is right for the m it reads, so the Adam re-check from the step's snapshot agrees; " \
+      "the snapshot's m digest is not the one step 7's update reported: measured PROBLEM at step 8, conv2 " \
+      "update, 'continuity: conv2.weight Adam m' (the lowest bit, one ulp, measured the same); the " \
+      "parameters after step 10 are 0.012 percent (rel. L2) from the unfaulted cpu's")
 
 #define CPU_FAULT_ENUM_(id, ...) CPU_FAULT_##id,
 enum { CPU_FAULT_NONE = 0, CPU_FAULT_LIST(CPU_FAULT_ENUM_) CPU_FAULT_COUNT };

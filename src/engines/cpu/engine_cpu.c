@@ -1651,6 +1651,21 @@ static int fault_step_start(cpu_ctx *c, fault_state *F, int l, int training) {
         memset(c->adam_v, 0, c->m->n_params * sizeof(float));
     }
     F->evaluated = 0;
+    if (F->id == CPU_FAULT_ADAM_M_BITFLIP_ONCE && c->step == 8 && !F->corrupted)
+        for (int k = 0; k < c->m->n_layers; k++)
+            if (fault_layer(c, k, "conv2")) {
+                /* the top mantissa bit of Adam's m of conv2's weight of the largest |m| (a single-bit upset
+                 * in the optimizer state between two steps: m off by 25 to 50 percent) */
+                const model_tensor *t = &c->m->tensors[c->m->layers[k].w_tensor];
+                float *mm = c->adam_m + t->offset;
+                size_t i = 0;
+                for (size_t j = 1; j < t->numel; j++) i = fabsf(mm[j]) > fabsf(mm[i]) ? j : i;
+                uint32_t u;
+                memcpy(&u, &mm[i], 4);
+                u ^= 1u << 22;
+                memcpy(&mm[i], &u, 4);
+                F->corrupted = 1;
+            }
     if (F->id == CPU_FAULT_WEIGHT_CORRUPT_ONCE && c->step == 8 && !F->corrupted)
         for (int k = 0; k < c->m->n_layers; k++)
             if (fault_layer(c, k, "fc1")) {
@@ -1696,6 +1711,13 @@ static int fault_forward_layer(engine *e, int l, int training) {
     int id = F->id, rc;
     if ((rc = fault_step_start(c, F, l, training))) return rc;
     if (id == CPU_FAULT_EVAL_DROPOUT_ON && !training && ly->kind == LAYER_DROPOUT) return cpu_forward_layer(e, l, 1);
+    if (id == CPU_FAULT_DROPOUT_MASK_STALE_ONCE && training && ly->kind == LAYER_DROPOUT && c->step == 7) {
+        /* the mask's key is the step before's (a counter advanced after the draw, once) */
+        c->step = 6;
+        rc = cpu_forward_layer(e, l, training);
+        c->step = 7;
+        return rc;
+    }
     if (id == CPU_FAULT_EVAL_STALE_WEIGHTS && !training && F->corrupted == 1 && l == c->m->n_layers - 1) {
         /* the batch ran on the previous evaluation's weights; the current ones are back for the report */
         rc = cpu_forward_layer(e, l, training);
@@ -1923,6 +1945,18 @@ static int fault_forward_layer(engine *e, int l, int training) {
             a[j] = (float)((double)a[j] + d);
             a[ly->out_c + j] = (float)((double)a[ly->out_c + j] - d);
         }
+    } else if (id == CPU_FAULT_FC1_OUT_MANTISSA_FLIP_ONCE && training && c->step == 7 && fault_layer(c, l, "fc1")) {
+        /* sample 0's largest fc1 output (> 0: relu3 passes it on) has one mantissa bit flipped, the bit of
+         * weight 2^(8-K) of the significand (K = fault_k: bit 31 - K; 15 at the default 16) */
+        if ((rc = act_io(c, l, 0, a, 1))) return rc;
+        size_t big = argmax_plane(a, (size_t)ly->out_c);
+        int bit = 31 - (int)lround(-log2(F->rel));
+        if (bit >= 0 && bit <= 22) {
+            uint32_t u;
+            memcpy(&u, &a[big], 4);
+            u ^= (uint32_t)1 << bit;
+            memcpy(&a[big], &u, 4);
+        }
     } else if (id == CPU_FAULT_FC1_OUT_1ULP && fault_layer(c, l, "fc1")) {
         if ((rc = act_io(c, l, 0, a, 1))) return rc;
         for (size_t i = 0; i < cnt; i++) a[i] = nextafterf(a[i], INFINITY);
@@ -2030,6 +2064,30 @@ static int fault_backward_layer(engine *e, int l) {
     plan *P = c->cur;
     const layer *ly = &c->m->layers[l];
     int id = F->id, rc;
+    if (id == CPU_FAULT_DROPOUT_MASK_STALE_ONCE && ly->kind == LAYER_DROPOUT && c->step == 7) {
+        c->step = 6; /* the forward's mask, consistently */
+        rc = cpu_backward_layer(e, l);
+        c->step = 7;
+        return rc;
+    }
+    if (id == CPU_FAULT_FC2_DB_PARTIAL_STALE_ROWS && fault_layer(c, l, "fc2")) {
+        /* fc2's bias gradient sums its output gradient over the buffer's max_batch rows, not the batch's n:
+         * in a partial batch the rows past n still hold the last full batch's dz */
+        size_t oc = (size_t)ly->out_c, n = P->n, nb = e->max_batch;
+        if ((rc = cpu_backward_layer(e, l))) return rc;
+        if (n == nb) {
+            F->corrupted = 1;
+            return act_io(c, l, 1, F->b, 1);
+        }
+        if (!F->corrupted) return 0;
+        float *db = c->grads + c->m->tensors[ly->b_tensor].offset;
+        for (size_t j = 0; j < oc; j++) {
+            double t = db[j];
+            for (size_t r = n; r < nb; r++) t += F->b[r * oc + j];
+            db[j] = (float)t;
+        }
+        return 0;
+    }
     if ((id == CPU_FAULT_CONV2_BWD_DATA_UNFLIPPED || id == CPU_FAULT_CONV2_DX_W_TF32) && fault_layer(c, l, "conv2")) {
         /* backward-weights reads no weights: only backward-data sees them */
         fault_edit_weights(c, l, id == CPU_FAULT_CONV2_DX_W_TF32 ? 3 : 2, F->dw_save);
@@ -2353,7 +2411,7 @@ static int fault_update(engine *e, const adam_scalars *s) {
     default: custom = 0;
     }
     (void)custom;
-    if (id == CPU_FAULT_ADAM_LAZY_ZERO_GRAD) {
+    if (id == CPU_FAULT_ADAM_LAZY_ZERO_GRAD || (id == CPU_FAULT_ADAM_LAST_TENSOR_SKIPPED_ONCE && s->t == 7)) {
         /* the state copies serve as scratch: no state fault is on */
         memcpy(F->p_copy, c->params, np * sizeof(float));
         memcpy(F->m_copy, c->adam_m, np * sizeof(float));
@@ -2368,6 +2426,14 @@ static int fault_update(engine *e, const adam_scalars *s) {
                 c->adam_m[i] = F->m_copy[i];
                 c->adam_v[i] = F->v_copy[i];
             }
+    if (id == CPU_FAULT_ADAM_LAST_TENSOR_SKIPPED_ONCE && s->t == 7) {
+        /* the loop over the model's tensors stops one short: the last (fc2.bias) keeps its p, m and v */
+        const model_tensor *t = &c->m->tensors[c->m->n_tensors - 1];
+        memcpy(c->params + t->offset, F->p_copy + t->offset, t->numel * sizeof(float));
+        memcpy(c->adam_m + t->offset, F->m_copy + t->offset, t->numel * sizeof(float));
+        memcpy(c->adam_v + t->offset, F->v_copy + t->offset, t->numel * sizeof(float));
+        c->params_ver++;
+    }
     if (id == CPU_FAULT_ADAM_V_INF_ONCE && s->t == 7) {
         /* fc1's weight of the largest |g|: v = +inf, so sqrt(v) = inf and every later step moves it by 0 */
         for (int l = 0; l < c->m->n_layers; l++)

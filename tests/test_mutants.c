@@ -273,9 +273,11 @@ static void test_one_off_data_faults(void **st) {
         {"cpu:fault=conv2_dw_equal_weight_swap_once", 7, 0, "conv2", "conv2 backward-weights", CKP_BWD_WEIGHTS},
         /* the fourth attack's: a tensor the update skipped (the Adam
          * re-check), a bit flipped in Adam's m between two steps (the
-         * continuity digest of m) */
+         * continuity digest of m), fc1's dW skipping the features a stale
+         * sparsity list calls inactive (the plain backward-weights sum) */
         {"cpu:fault=adam_last_tensor_skipped_once", 7, 0, "fc2", "fc2.bias Adam re-done", CKP_UPDATE},
         {"cpu:fault=adam_m_bitflip_once", 8, 0, "conv2", "continuity: conv2.weight Adam m", CKP_UPDATE},
+        {"cpu:fault=fc1_dw_stale_sparsity_once", 7, 0, "fc1", "fc1 backward-weights", CKP_BWD_WEIGHTS},
         {"cpu", -1, 0, "", "", CKP_FORWARD},
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {

@@ -628,6 +628,16 @@ enum { CPU_FAULT_BELOW = 0, CPU_FAULT_DETECT = 1, CPU_FAULT_SUSPECT = 2, CPU_FAU
       "x1.04, bits 12 and below VERDICT ok; the parameters after step 10 are rel. L2 3.6e-7 (bit 15), " \
       "9.6e-8 (bit 13), 5.2e-8 (bit 12) from the unfaulted cpu's, which the free pair calls 'ordering " \
       "only': where the tiers stop seeing a flip its effect is already rounding-sized (not a blind spot)") \
+    X(FC1_DW_STALE_SPARSITY_ONCE, "fc1_dw_stale_sparsity_once", "op", "fc1", "backward", "smallcnn --limit-train 72 --limit-test 64 --epochs 2 --steps 10 --eval", \
+      CPU_FAULT_DETECT, \
+      "at step 7 only, fc1's backward-weights skips the input features that were +0 in every sample of step " \
+      "6's batch (a zero-skipping kernel whose list of active features, ReLU sparsity, is the previous " \
+      "step's): their dW columns stay +0", \
+      "the skipped features are the weakly active ones (180 of 1568 were zero throughout step 6; at step 7 " \
+      "84 of their inputs are nonzero, summing to 1.63 of the batch's 2268), yet x >= 0 after the ReLU and " \
+      "max-pool, so each row's plain relation loses sum_n dy_nj (their x) with no cancellation over the " \
+      "features: measured PROBLEM at step 7, fc1 backward-weights, 1106, 34 of 64 rows over; the parameters " \
+      "after step 10 are 0.44 percent (rel. L2) from the unfaulted cpu's") \
     X(DROPOUT_MASK_STALE_ONCE, "dropout_mask_stale_once", "op", "drop1", "forward", "mnist-convnet --limit-train 72 --limit-test 64 --epochs 2 --steps 10 --eval", \
       CPU_FAULT_DETECT, \
       "at step 7 only, dropout's forward and backward both draw the mask of step 6 (a mask key advanced " \

@@ -2162,6 +2162,26 @@ static int fault_backward_layer(engine *e, int l) {
     }
     if ((rc = cpu_backward_layer(e, l))) return rc;
     const model_tensor *tw = ly->w_tensor >= 0 ? &c->m->tensors[ly->w_tensor] : NULL;
+    if (id == CPU_FAULT_FC1_DW_STALE_SPARSITY_ONCE && fault_layer(c, l, "fc1") && (c->step == 6 || c->step == 7)) {
+        /* a zero-skipping backward-weights kernel whose list of active input features (nonzero in some
+         * sample of the batch) is step 6's at step 7: the columns of features that were zero throughout
+         * step 6's batch are left at +0 */
+        size_t in = layer_in_size(ly), n = P->n;
+        if ((rc = act_io(c, l - 1, 0, F->a, 1))) return rc;
+        if (c->step == 6) {
+            for (size_t k = 0; k < in; k++) {
+                F->b[k] = 0.0f;
+                for (size_t i = 0; i < n; i++) F->b[k] = F->a[i * in + k] != 0.0f ? 1.0f : F->b[k];
+            }
+            F->corrupted = 1;
+        } else if (F->corrupted == 1) {
+            float *g = c->grads + tw->offset;
+            for (size_t k = 0; k < in; k++)
+                if (F->b[k] == 0.0f)
+                    for (size_t j = 0; j < (size_t)ly->out_c; j++) g[j * in + k] = 0.0f;
+            F->corrupted = 2;
+        }
+    }
     if (id == CPU_FAULT_FUSED_GRAD_ONCE_BLOCK1 && c->step == 7 && fault_layer(c, l, "relu2") &&
         c->m->layers[l - 1].out_c > 17) {
         /* relu2's backward wrote conv2's output gradient (fused: with pool2's) */

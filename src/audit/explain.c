@@ -153,7 +153,7 @@ static const char *fnum(char *buf, size_t cap, double v) { return ls_fmt_num(buf
  * exactly 0, or an exact operation) that still came out different. */
 static const char *ratio_words(char *buf, size_t cap, double q) {
     char b[32];
-    if (isinf(q)) snprintf(buf, cap, "beyond any multiple of the fp32 bound (ratio inf: nonzero where the bound is 0)");
+    if (isinf(q)) snprintf(buf, cap, "beyond any multiple of the fp32 bound (ratio inf: the bound is 0 and the value differs, if only in a zero's sign)");
     else snprintf(buf, cap, "%sx the most fp32 rounding allows", ls_fmt_num(b, sizeof b, q, "nan"));
     return buf;
 }
@@ -1608,10 +1608,15 @@ static int rule_checksums(explain_list *L, const audit_result *r, const model *m
         char where[48];
         if (ae->ck_first_eval_epoch) snprintf(where, sizeof where, "the evaluation after epoch %d", ae->ck_first_eval_epoch);
         else snprintf(where, sizeof where, "step %ld", ae->ck_first_step);
-        /* an exact re-check, a digest (continuity, input): no ratio to speak of */
+        /* an exact re-check, a digest (continuity, input): no ratio to speak of.
+         * A continuity break happened between the last update and this
+         * step (the state was changed in between), not in this step's
+         * update: say so, or the title sends one to debug Adam */
+        int between = strncmp(v->what, "continuity:", 11) == 0;
         if (isinf(v->ratio))
             snprintf(f->title, sizeof f->title, "%s: every-step exact check failed at %s, %s %s: %s", ae->label, where,
-                     f->layer[0] ? m->layers[v->layer].name : "state", ck_phase_label(v->phase), v->what);
+                     f->layer[0] ? m->layers[v->layer].name : "state",
+                     between ? "state between the last update and this step" : ck_phase_label(v->phase), v->what);
         else
             snprintf(f->title, sizeof f->title, "%s: every-step checksum violated at %s, %s %s: ratio %s to its bound",
                      ae->label, where, f->layer[0] ? m->layers[v->layer].name : "state", ck_phase_label(v->phase),

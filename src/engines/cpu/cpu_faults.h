@@ -112,7 +112,10 @@ enum { CPU_FAULT_BELOW = 0, CPU_FAULT_DETECT = 1, CPU_FAULT_SUSPECT = 2, CPU_FAU
       "ReLU backward is exact: gradients appear or vanish at whole elements")                                          \
     X(RELU3_NEG_ZERO, "relu3_neg_zero", "op", "relu3", "forward", "smallcnn", CPU_FAULT_DETECT,                       \
       "relu3 (oneDNN eltwise) returns -0 for negative inputs, as x * (x > 0) would",                                  \
-      "ReLU is exact to the bit: relu(x) is +0 for x <= 0 (a bitwise rule sees the sign; a value compare does not)")  \
+      "ReLU is exact to the bit: relu(x) is +0 for x <= 0 (the per-element exactness rule at attribution and "      \
+      "replay steps compares bits and sees the sign; a value compare does not, and neither does the every-step "     \
+      "re-check (ck_bits_differ takes -0 == +0, which no operation of these models tells apart, only 1/x or "       \
+      "signbit would: at a step nobody samples a -0 goes unseen, measured worst ratio 0.257 as the clean run's)")                                  \
     X(POOL_TIE_LAST, "pool_tie_last", "op", "pool1|pool2|relu1|relu2", "backward", "smallcnn", CPU_FAULT_DETECT,      \
       "max-pool picks the last of tied maxima instead of the first",                                                   \
       "the value is the same; the gradient goes to another element, and at step 1 most pool1 windows tie")            \

@@ -113,7 +113,7 @@ static inline int ck_bwd_w_expect_layer(const layer *ly, size_t n, const float *
     for (size_t oc = 0; oc < OC; oc++) { /* k_ck_conv_bwd_w */
         double ls, la, rhs = 0, a = 0, sm = 0;
         if (weighted) ck_isum(dw + oc * C * kk, C * kk, d.k, &ls, &la);
-        else ck_csum(dw + oc * C * kk, C * kk, kk, &ls, &la);
+        else ck_csum(dw + oc * C * kk, C * kk, d.k, &ls, &la);
         for (size_t i = 0; i < n; i++) {
             double s1, a1;
             ck_dot_acc(&rhs, &a, dy + (i * OC + oc) * P, 1, z + i * P, z + n * P + i * P, 1, P);

@@ -457,14 +457,14 @@ static double inject(fx *f, const target *t, double delta) {
 /* The weight a relation gives target t's element: 1, or in an
  * alternating relation (-1)^row or (-1)^column of its plane (the layer's
  * output for forward, its input for backward-data), or in a conv's
- * backward-weights relation (-1)^c of its input channel (ck_csum; t->q
+ * backward-weights relation ck_cw of its index in the filter (t->q
  * indexes the flat gradient buffer). */
 static double alt_weight(const fx *f, const target *t) {
     const layer *ly = &f->m.layers[t->l];
     if (t->ph == CK_BWD_W) {
         if (ly->kind != LAYER_CONV) return 1.0;
-        size_t kk = (size_t)ly->k * ly->k, e = t->q - f->m.tensors[ly->w_tensor].offset;
-        return ck_parity_sign((int)((e / kk) % (size_t)ly->in_c));
+        size_t row = (size_t)ly->in_c * ly->k * ly->k, e = t->q - f->m.tensors[ly->w_tensor].offset;
+        return ck_cw(e % row, ly->k);
     }
     int fwd = t->ph == CK_FWD_RA || t->ph == CK_FWD_CA, h = fwd ? ly->out_h : ly->in_h, w = fwd ? ly->out_w : ly->in_w;
     size_t p = t->q % ((size_t)h * w);
@@ -605,9 +605,11 @@ static void test_fault_dense_per_sample(void **s) {
  * the relation's tolerance stays unflagged, by 1.05 times it is flagged
  * and named, the residual carrying weight x shift both times.  A weight
  * gradient permuted inside one filter (every k x k slice of one output
- * channel rotated by 180 degrees) or one row (reversed) leaves the plain
- * relation where it was (the same sum, another order of addition) and
- * moves the weighted residual by exactly sum_t ck_iw(t) (new - old): how
+ * channel rotated by 180 degrees) or one row (reversed) moves the plain
+ * relation by exactly sum_t w_t (new - old) with its signs (a dense row's
+ * are all 1: the same sum, another order of addition; a conv's ck_cw
+ * flips with the tap's sign) and the weighted residual by exactly sum_t
+ * ck_iw(t) (new - old): how
  * far that is from the tolerance is the gradient's business (measured on
  * the zoo's faults, whole layers at step 7: ratios 75 and 22116), and the
  * verdict flags it exactly when it is over. */
@@ -664,12 +666,14 @@ static void permuted_grad(fx *f, int l) {
     assert_true(named_in(&v, want));
     gw[oc * row + t0] = old;
     /* the permutation, and the shift it must bring */
-    double expect = 0;
+    double expect = 0, expect_p = 0; /* the plain relation: conv ck_cw's signs, dense unsigned */
     for (size_t s0 = oc * row; s0 < (oc + 1) * row; s0 += kk)
         for (size_t a = 0, b = kk - 1; a < b; a++, b--) {
             float t = gw[s0 + a];
             double wa = ck_iw(s0 - oc * row + a, kf), wb = ck_iw(s0 - oc * row + b, kf);
+            double pa = conv ? ck_cw(s0 - oc * row + a, ly->k) : 1.0, pb = conv ? ck_cw(s0 - oc * row + b, ly->k) : 1.0;
             expect += wa * ((double)gw[s0 + b] - t) + wb * ((double)t - gw[s0 + b]);
+            expect_p += pa * ((double)gw[s0 + b] - t) + pb * ((double)t - gw[s0 + b]);
             gw[s0 + a] = gw[s0 + b], gw[s0 + b] = t;
         }
     assert_int_equal(engine_set_tensor(f->e, (tensor_id){TENSOR_GRADS, 0}, g), 0);
@@ -681,24 +685,47 @@ static void permuted_grad(fx *f, int l) {
     fprintf(stderr, "%s, %zu permuted: plain relation %.3g (clean %.3g), index-weighted %.3g (shift %.3g of its "
             "tolerance; %.3g of the sharper tier's: %s)\n", ly->name, oc, r1, r0, r1w, expect / tol0w, fabs(R1w) / stw,
             v.n_sus ? "SUSPECT" : "not over it");
-    assert_true(fabs(R1 - R0) <= 1e-6 * tol0);                  /* the sum moved by double rounding only */
+    assert_true(fabs((R1 - R0) - expect_p) <= 1e-6 * tol0);     /* the plain one by its signs' share (dense: 0) */
     assert_true(fabs((R1w - R0w) - expect) <= 1e-6 * tol0w);    /* the weighted one by the permutation */
     assert_true(fabs(expect) > 0);
     assert_int_equal(named_in(&v, want), r1w > 1.0);
     free(g);
 }
 
-/* Two dW elements of one conv filter whose index weights are equal, (c,
- * tap) and (c + 1, tap') with ck_iw(c k k + tap) = ck_iw((c + 1) k k +
- * tap') (conv2_dw_equal_weight_swap_once's pair: a tap-offset table with
- * two entries exchanged), swapped: the index-weighted relation moves by
- * double rounding only, whatever the values; the plain relation's channel
- * signs (-1)^c (ck_csum) move it by exactly 2 (-1)^c (g1 - g0), and over
- * its tolerance the verdict names the layer's plain backward-weights
- * relation.  Every such equal pair spans neighbouring channels (checked
- * here over the whole filter), so the signs always see it. */
+/* The plain relation's signs ck_cw (+-1) against the exchanges the index
+ * weights see weakly or not at all, for every k from 1 to 7 over four
+ * channels: every pair of equal index weight, every pair a slice's
+ * transposition exchanges, and every tap of neighbouring channels have
+ * opposite signs, so each such exchange moves the plain relation by 2
+ * |difference|.  Then on a real step: two dW elements of one conv filter
+ * whose index weights are equal, (c, tap) and (c + 1, tap') with
+ * ck_iw(c k k + tap) = ck_iw((c + 1) k k + tap')
+ * (conv2_dw_equal_weight_swap_once's pair: a tap-offset table with two
+ * entries exchanged), swapped: the index-weighted relation moves by
+ * double rounding only, whatever the values; the plain relation by
+ * exactly (w_a - w_b) (g_b - g_a), |w_a - w_b| = 2, and over its
+ * tolerance the verdict names the layer's plain backward-weights
+ * relation. */
 static void test_equal_index_weight_swap(void **s) {
     (void)s;
+    for (int k = 1; k <= 7; k++) {
+        size_t kk = (size_t)k * k, n = 4 * kk, eq = 0;
+        for (size_t a = 0; a < n; a++)
+            for (size_t b = a + 1; b < n; b++)
+                if (ck_iw(a, k) == ck_iw(b, k)) {
+                    assert_true(ck_cw(a, k) != ck_cw(b, k));
+                    eq++;
+                }
+        for (size_t c = 0; c < 4; c++)
+            for (int kh = 0; kh < k; kh++)
+                for (int kw = 0; kw < k; kw++) {
+                    size_t t = c * kk + (size_t)(kh * k + kw), tt = c * kk + (size_t)(kw * k + kh);
+                    if (kh != kw) assert_true(ck_cw(t, k) != ck_cw(tt, k));
+                    if (c < 3) assert_true(ck_cw(t, k) != ck_cw(t + kk, k));
+                    assert_true(fabs(ck_cw(t, k)) == 1.0);
+                }
+        assert_true(k == 1 || eq > 0);
+    }
     fx f;
     setup(&f, "smallcnn", 0);
     int l = first_layer_of(&f.m, LAYER_CONV, 1);
@@ -736,10 +763,11 @@ static void test_equal_index_weight_swap(void **s) {
     double R1, tol1, r1 = rel_ratio(&f, f.vec, l, CK_BWD_W, oc, &R1, &tol1);
     double R1w, tol1w;
     rel_ratio(&f, f.vec, l, CK_BWD_W_PW, oc, &R1w, &tol1w);
-    double expect = 2.0 * ((double)gb - (double)ga); /* channel 0 (+) now holds gb, channel 1 (-) ga */
+    double wa = ck_cw(ta, ly->k), wb = ck_cw(tb, ly->k), expect = (wa - wb) * ((double)gb - (double)ga);
+    assert_true(fabs(wa - wb) == 2.0);
     ck_verdict v = judge(&f, f.vec);
     fprintf(stderr, "%s filter %zu, (0, %zu) <-> (1, %zu) exchanged (equal index weight %g): index-weighted %.3g "
-            "(clean %.3g), channel-signed plain %.3g (clean %.3g; shift %.3g of its tolerance)\n",
+            "(clean %.3g), signed plain %.3g (clean %.3g; shift %.3g of its tolerance)\n",
             ly->name, oc, ta, tb - kk, ck_iw(ta, ly->k), fabs(R1w) / tol1w, fabs(R0w) / tol0w, r1, r0, expect / tol0);
     assert_true(fabs(R1w - R0w) <= 1e-9 * tol0w);         /* index weights: blind to it */
     assert_true(fabs((R1 - R0) - expect) <= 1e-6 * tol0); /* the signs: 2 x the difference */

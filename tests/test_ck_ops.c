@@ -222,15 +222,15 @@ static void test_index_weighted_as_kernels(void **st) {
     free_fx(&f);
 }
 
-/* The plain conv backward-weights relations (BWD_W), each channel's slice
- * of dW and its share of Z with the sign (-1)^c, as the CUDA kernels
+/* The plain conv backward-weights relations (BWD_W), each element of dW
+ * and its share of Z with the sign ck_cw, as the CUDA kernels
  * compose them (ck_s_expect.h: k_ck_conv_z and k_ck_conv_bwd_w
  * unweighted, ck_conv_z_at and ck_csum) against the host's (patch_sums:
- * the even and the odd channels summed apart, then the box sum): R within
+ * the even and the odd channels summed apart, then the taps): R within
  * 1e-12 of A + Y, A within 1e-12 relatively, the host's Y at least the
  * kernel's, S within the conv bound of test_index_weighted_as_kernels.
  * conv1 has one input channel (every sign +), conv2 32. */
-static void test_channel_signed_as_kernels(void **st) {
+static void test_signed_as_kernels(void **st) {
     (void)st;
     fx f;
     one_step(&f);
@@ -255,13 +255,12 @@ static void test_channel_signed_as_kernels(void **st) {
                 fail_msg("%s relation %zu: host (%.17g, %.17g, %.17g, %.17g), kernels (%.17g, %.17g, %.17g, %.17g)",
                          ly->name, r, g[0], g[1], g[2], g[3], e[0], e[1], e[2], e[3]);
         }
-        print_message("%s: %zu channel-signed backward-weights relations, residuals within %.3g of A + Y of the "
+        print_message("%s: %zu signed backward-weights relations, residuals within %.3g of A + Y of the "
                       "kernels'\n", ly->name, cnt, worst);
         free(o);
     }
     assert_int_equal(total, 16 + 32);
-    /* the signs are the kernels' too: with every odd channel's dW negated,
-     * conv2's signed sums become the unsigned ones, which differ */
+    /* and the signs matter: conv2's signed sums are not its unsigned ones */
     int l2 = -1;
     for (int l = 0; l < f.m.n_layers; l++)
         if (f.m.layers[l].kind == LAYER_CONV) l2 = l;
@@ -270,7 +269,7 @@ static void test_channel_signed_as_kernels(void **st) {
     const float *dw = f.g + f.m.tensors[ly->w_tensor].offset;
     double s0, a0, s1 = 0, a1 = 0, moved = 0;
     for (size_t oc = 0; oc < (size_t)ly->out_c; oc++) {
-        ck_csum(dw + oc * row, row, kk, &s0, &a0);
+        ck_csum(dw + oc * row, row, ly->k, &s0, &a0);
         double u = 0;
         for (size_t t = 0; t < row; t++) u += (double)dw[oc * row + t];
         ck_sum(dw + oc * row, row, 1, &s1, &a1);
@@ -393,7 +392,7 @@ int main(void) {
         cmocka_unit_test(test_maxima),
         cmocka_unit_test(test_s_equals_host),
         cmocka_unit_test(test_index_weighted_as_kernels),
-        cmocka_unit_test(test_channel_signed_as_kernels),
+        cmocka_unit_test(test_signed_as_kernels),
         cmocka_unit_test(test_position_weighted_as_kernels),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

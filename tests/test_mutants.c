@@ -239,12 +239,13 @@ static void test_one_off_data_faults(void **st) {
         {"cpu:fault=conv2_plane_mirrored_once", 7, 0, "conv2", "conv2 forward (position-weighted)", CKP_FORWARD},
         {"cpu:fault=conv2_dx_plane_transposed_once", 7, 0, "conv2", "conv2 backward-data (position-weighted)",
          CKP_BWD_DATA},
-        {"cpu:fault=conv2_dw_flipped_once", 7, 0, "conv2", "conv2 backward-weights (index-weighted)", CKP_BWD_WEIGHTS},
+        /* permutations inside a slice: the plain relation's signs ck_cw see
+         * them too (named first), the index-weighted one as before */
+        {"cpu:fault=conv2_dw_flipped_once", 7, 0, "conv2", "conv2 backward-weights", CKP_BWD_WEIGHTS},
         {"cpu:fault=fc1_dw_nhwc_once", 7, 0, "fc1", "fc1 backward-weights (index-weighted)", CKP_BWD_WEIGHTS},
         {"cpu:fault=fc1_sample_duplicated_once", 7, 0, "fc1", "fc1 forward", CKP_FORWARD},
         {"cpu:fault=conv2_dw_oc_slice_swapped_once", 7, 0, "conv2", "conv2 backward-weights", CKP_BWD_WEIGHTS},
-        {"cpu:fault=conv1_dw_slice_transposed_once", 7, 0, "conv1", "conv1 backward-weights (index-weighted)",
-         CKP_BWD_WEIGHTS},
+        {"cpu:fault=conv1_dw_slice_transposed_once", 7, 0, "conv1", "conv1 backward-weights", CKP_BWD_WEIGHTS},
         {"cpu:fault=conv2_dw_stale_dy_once", 7, 0, "conv2", "conv2 backward-weights", CKP_BWD_WEIGHTS},
         {"cpu:fault=eval_stale_weights", 0, 2, "conv1", "conv1 forward", CKP_EVAL},
         {"cpu:fault=conv2_fwd_lane02_swap_once", 7, 0, "conv2", "conv2 forward (position-weighted)", CKP_FORWARD},
@@ -269,8 +270,10 @@ static void test_one_off_data_faults(void **st) {
         {"cpu:fault=conv2_wino_u21_once", 7, 0, "conv2", "conv2 forward (row-alternating)", CKP_FORWARD},
         {"cpu:fault=conv2_wino_col_tile_once", 7, 0, "conv2", "conv2 forward (column-alternating)", CKP_FORWARD},
         /* two dW elements of equal index weight exchanged: a blind spot
-         * until the plain conv relation took the channel's sign (-1)^c */
+         * until the plain conv relation took the signs ck_cw */
         {"cpu:fault=conv2_dw_equal_weight_swap_once", 7, 0, "conv2", "conv2 backward-weights", CKP_BWD_WEIGHTS},
+        /* one slice of dW transposed: a SUSPECT until the tap's sign */
+        {"cpu:fault=conv2_dw_slice_transposed_once", 7, 0, "conv2", "conv2 backward-weights", CKP_BWD_WEIGHTS},
         /* the fourth attack's: a tensor the update skipped (the Adam
          * re-check), a bit flipped in Adam's m between two steps (the
          * continuity digest of m), fc1's dW skipping the features a stale

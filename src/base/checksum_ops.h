@@ -212,23 +212,41 @@ LS_HD void ck_sum(const float *x, size_t cnt, size_t stride, double *s, double *
     *sa = ta;
 }
 
-/* A conv layer's plain backward-weights relation (BWD_W) weights dW[o][c][t]
- * by the channel's sign ck_parity_sign(c), (-1)^c: |weight| = 1, so its
- * A, Y, S and both tiers are those of the unweighted sum (checks/bounds.c
- * is unchanged), and a single element off by e moves it by e as the
- * unweighted sum did.  What the sign adds: two elements of neighbouring
- * channels exchanged move it by 2 |difference|, and those are exactly
- * the pairs the index weights below can leave equal (c k k + s (tap + 1)
- * of channel c meets c k k + k k + s' (tap' + 1) of channel c + 1 when s
- * (tap + 1) - s' (tap' + 1) = k k; channels two apart never meet, since
- * |s (tap + 1)| <= k k): conv2_dw_equal_weight_swap_once.  The sum of
- * ck_parity_sign(t / kk) x_t and of |x_t| over cnt floats (kk: the slice
- * a channel holds; the CUDA engine's, the host's the same in one order). */
-LS_HD void ck_csum(const float *x, size_t cnt, size_t kk, double *s, double *sa) {
+/* A conv layer's plain backward-weights relation (BWD_W) weights
+ * dW[o][c][kh][kw] by ck_cw = (-1)^(c + kh + kw) ck_tap_sign(kh, kw):
+ * |weight| = 1, so its A, Y, S and both tiers are those of the unweighted
+ * sum (checks/bounds.c is unchanged), and a single element off by e moves
+ * it by e as the unweighted sum did.  The signs are chosen against the
+ * exchanges of two elements that the index weights (ck_iw, below) see
+ * weakly or not at all, each of which they give opposite signs, so that
+ * the exchange moves this relation by 2 |difference| (test_checksums
+ * checks all three for k = 1..7):
+ *  - equal index weights: c k k + s (tap + 1) of channel c meets c k k +
+ *    k k + s' (tap' + 1) of channel c + 1 when s (tap + 1) - s' (tap' +
+ *    1) = k k (channels two apart never meet: |s (tap + 1)| <= k k), a
+ *    pair the index-weighted relation cannot tell apart at all
+ *    (conv2_dw_equal_weight_swap_once);
+ *  - a slice transposed, (kh, kw) <-> (kw, kh): the tap sign flips and
+ *    the checkerboard (-1)^(kh + kw) does not, where the index weights
+ *    differ by 6 to 14 against weights up to C k k
+ *    (conv2_dw_slice_transposed_once);
+ *  - the same tap of neighbouring channels: (-1)^c flips
+ *    (conv2_dw_ic_slices_swapped_once).
+ * What it gives up against all-ones weights: a near-constant offset
+ * between two slices no longer adds up over the taps (the k k signs sum
+ * to -1 or 0).  ck_csum: the sum of ck_cw(t, k) x_t and of |x_t| over cnt
+ * floats (the CUDA engine's; the host's the same terms in another order). */
+LS_HD double ck_tap_sign(int kh, int kw, int k);
+LS_HD double ck_cw(size_t t, int k) {
+    size_t kk = (size_t)k * (size_t)k, c = t / kk, tap = t % kk;
+    int kh = (int)(tap / (size_t)k), kw = (int)(tap % (size_t)k);
+    return ((c + (size_t)kh + (size_t)kw) & 1 ? -1.0 : 1.0) * ck_tap_sign(kh, kw, k);
+}
+LS_HD void ck_csum(const float *x, size_t cnt, int k, double *s, double *sa) {
     double t = 0, ta = 0;
     for (size_t i = 0; i < cnt; i++) {
         double v = x[i];
-        t += ((i / kk) & 1) ? -v : v;
+        t += ck_cw(i, k) * v;
         ta += fabs(v);
     }
     *s = t;
@@ -281,7 +299,7 @@ LS_HD double ck_iw_abs(size_t t) { return (double)(t + 1); }
 
 /* Z at output position (oh, ow) of sample i (x: n samples of C planes):
  * the input summed over every element a filter tap (c, kh, kw) meets,
- * with its channel's sign (-1)^c (ck_csum's weights: the plain relation),
+ * with the tap's sign ck_cw (the plain relation's),
  * and in |.|; weighted: each element times the tap's index weight in the
  * filter, ck_iw(c k k + kh k + kw, k) (the index-weighted backward-weights
  * relation; |.| times ck_iw_abs).  The CUDA engine's, one output position
@@ -299,7 +317,7 @@ LS_HD void ck_conv_z_at(const float *x, const ck_conv_dims *d, size_t i, int oh,
                 if (qq < 0 || qq >= d->w) continue;
                 double v = x[(i * d->c + c) * HW + rr * d->w + qq];
                 size_t ti = c * kk + (size_t)(kh * d->k + kw);
-                double om = weighted ? ck_iw(ti, d->k) : ck_parity_sign(c), oma = weighted ? ck_iw_abs(ti) : 1.0;
+                double om = weighted ? ck_iw(ti, d->k) : ck_cw(ti, d->k), oma = weighted ? ck_iw_abs(ti) : 1.0;
                 t += om * v, ta += oma * fabs(v);
             }
         }

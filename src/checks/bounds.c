@@ -503,7 +503,7 @@ int bounds_ck_shape(const model *m, int l, int phase, size_t n, size_t *K, size_
         case 1:
         case 10:
         case 12: *K = ly->out_c * kk, *P = (size_t)ly->in_h * ly->in_w; break;
-        /* per output channel; each channel's slice signed (-1)^c (ck_csum):
+        /* per output channel; each element signed by ck_cw (ck_csum):
          * |weight| = 1, the unsigned sum's K and P */
         case 2: *K = n * pos, *P = ly->in_c * kk; break;
         case 3: *K = n * pos, *P = 1, *is_sum = 1; break;

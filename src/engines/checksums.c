@@ -1113,13 +1113,17 @@ static void conv_bwd_data_sample(const conv_job *J, const ck_tls *W, size_t i) {
 
 /* Z[p] (za[p]) for output position p = (r, q): the sum of x (|x|) over all
  * channels and every input element that meets p, (r + kh - pad, q + kw -
- * pad) inside the input, each x with its channel's sign (-1)^c (the plain
- * relation's weights, ck_csum; |.| unsigned): XS = the signed sum over
- * channels, then a k x k box sum, rows then columns.  *tot_a = sum of |x|
- * over the sample.  Rounding: each Z within (C + 2 k + 2) u64 of *tot_a
- * (first order: the even and the odd channels summed apart, C - 2
- * additions, then their sum or difference, then the box), covered through
- * Y.  *mx = max |x| over the sample.  zw (zwa): the index-weighted Z
+ * pad) inside the input, each x with the sign ck_cw gives the tap (c,
+ * kh, kw) that meets it (the plain relation's weights, ck_csum; |.|
+ * unsigned): ck_cw(c k k + t) = (-1)^c ck_cw(t), so XS = the sum over
+ * channels with the signs (-1)^c, then the k k taps with ck_cw(t), tap
+ * by tap over whole output rows as the index-weighted Z is (za: the
+ * unsigned box sum, rows then columns).  *tot_a = sum of |x| over the
+ * sample.  Rounding: each Z within (C + k k + 2) u64 of *tot_a (first
+ * order: the even and the odd channels summed apart, C - 2 additions,
+ * then their difference, then k k taps), covered through Y (bounds.c
+ * allows (8 (P + K) + 16) u64 with P = C k k here).  *mx = max |x| over
+ * the sample.  zw (zwa): the index-weighted Z
  * (backward-weights' BWD_W_PW), from X = the unsigned sum over channels,
  * each within (C + k k + 2) u64 of C k k *tot_a.  v: 5 h w + 2 oh w
  * doubles of scratch. */
@@ -1152,24 +1156,29 @@ CK_HOT static void patch_sums(const float *x, const ck_conv_dims *d, double *v, 
     {
         /* then per output position the k k taps of XC plus (kh k + kw +
          * 1) times the channel sum X, the latter with the tap's sign
-         * (ck_iw: c k k + s (tap + 1)), tap by tap over whole output
-         * rows (each output adds its taps in (kh, kw) order; the row loop
-         * vectorizes) */
+         * (ck_iw: c k k + s (tap + 1)), and the plain Z's taps of XS with
+         * ck_cw, tap by tap over whole output rows (each output adds its
+         * taps in (kh, kw) order; the row loop vectorizes; LANES outputs
+         * at a time with the taps inner was slower: a 14-wide plane has
+         * only edge blocks) */
         size_t P = (size_t)d->oh * d->ow;
-        for (size_t p = 0; p < P; p++) zw[p] = zwa[p] = 0;
+        for (size_t p = 0; p < P; p++) zw[p] = zwa[p] = z[p] = 0;
         for (int kh = 0; kh < d->k; kh++)
             for (int kw = 0; kw < d->k; kw++) {
-                double om = (double)(kh * d->k + kw + 1), sg = ck_tap_sign(kh, kw, d->k);
+                double om = (double)(kh * d->k + kw + 1), sg = ck_tap_sign(kh, kw, d->k),
+                       cw = ck_cw((size_t)(kh * d->k + kw), d->k); /* channel 0's: ck_cw(c k k + t) = (-1)^c cw */
                 int off = kw - d->pad, q0 = off < 0 ? -off : 0, q1 = d->w - off < d->ow ? d->w - off : d->ow;
                 for (int r = 0; r < d->oh; r++) {
                     int rr = r + kh - d->pad;
                     if (rr < 0 || rr >= d->h) continue;
                     const double *xc = XC + (ptrdiff_t)rr * d->w + off, *xca = XCa + (ptrdiff_t)rr * d->w + off,
-                                 *xs = X + (ptrdiff_t)rr * d->w + off, *xsa = Xa + (ptrdiff_t)rr * d->w + off;
-                    double *zr = zw + (size_t)r * d->ow, *zra = zwa + (size_t)r * d->ow;
+                                 *xs = X + (ptrdiff_t)rr * d->w + off, *xsa = Xa + (ptrdiff_t)rr * d->w + off,
+                                 *xg = XS + (ptrdiff_t)rr * d->w + off;
+                    double *zr = zw + (size_t)r * d->ow, *zra = zwa + (size_t)r * d->ow, *zp = z + (size_t)r * d->ow;
                     for (int q = q0; q < q1; q++) {
                         zr[q] += xc[q] + sg * om * xs[q];
                         zra[q] += xca[q] + om * xsa[q];
+                        zp[q] += cw * xg[q];
                     }
                 }
             }
@@ -1179,22 +1188,22 @@ CK_HOT static void patch_sums(const float *x, const ck_conv_dims *d, double *v, 
     *tot_a = ta;
     *mx = max_abs(x, d->c * HW);
     for (int r = 0; r < d->oh; r++) {
-        double *br = B + (size_t)r * d->w, *bra = Ba + (size_t)r * d->w;
-        for (int q = 0; q < d->w; q++) br[q] = bra[q] = 0;
+        double *bra = Ba + (size_t)r * d->w;
+        for (int q = 0; q < d->w; q++) bra[q] = 0;
         for (int kh = 0; kh < d->k; kh++) {
             int rr = r + kh - d->pad;
             if (rr < 0 || rr >= d->h) continue;
-            const double *xr = XS + (size_t)rr * d->w, *xra = Xa + (size_t)rr * d->w;
-            for (int q = 0; q < d->w; q++) br[q] += xr[q], bra[q] += xra[q];
+            const double *xra = Xa + (size_t)rr * d->w;
+            for (int q = 0; q < d->w; q++) bra[q] += xra[q];
         }
         for (int q = 0; q < d->ow; q++) {
-            double t = 0, tta = 0;
+            double tta = 0;
             for (int kw = 0; kw < d->k; kw++) {
                 int qq = q + kw - d->pad;
                 if (qq < 0 || qq >= d->w) continue;
-                t += br[qq], tta += bra[qq];
+                tta += bra[qq];
             }
-            z[(size_t)r * d->ow + q] = t, za[(size_t)r * d->ow + q] = tta;
+            za[(size_t)r * d->ow + q] = tta;
         }
     }
 }
@@ -1261,10 +1270,10 @@ CK_HOT static void dy_dot16w(const float *g, const double *z, const double *za, 
     }
 }
 
-/* Backward-weights, sample i: the sum over (c, kh, kw) of (-1)^c dW[o] is the
+/* Backward-weights, sample i: the sum over (c, kh, kw) of ck_cw dW[o] is the
  * sum over samples and positions of dy[n, o, p] Z[n, p], Z = the input
- * summed over every element that meets position p (all channels, each
- * with its sign (-1)^c, all kernel offsets: patch_sums); db[o] = sum dy[n, o, .].  Per sample and output
+ * summed over every element that meets position p (all channels, all
+ * kernel offsets, each with its tap's sign ck_cw: patch_sums); db[o] = sum dy[n, o, .].  Per sample and output
  * channel: sum dy Z, sum |dy| Za, sum dy, sum |dy|, T sum |dy|, max|x|
  * sum |dy| (S of a weight gradient dW[o][c][t] = sum over samples and
  * positions of dy x), summed over samples in order by conv_bwd_w_finish. */
@@ -1299,9 +1308,9 @@ static void conv_bwd_w_finish(const conv_job *J, size_t n) {
         double r[CK_PART] = {0}, ls, la; /* over samples in order */
         for (size_t i = 0; i < n; i++)
             for (int k = 0; k < CK_PART; k++) r[k] += J->part[(i * OC + oc) * CK_PART + k];
-        /* each channel's slice with its sign (-1)^c, as Z has it (ck_csum:
+        /* each element with its sign ck_cw, as Z has it (ck_csum:
          * |weight| = 1, A, Y and S the unsigned sum's) */
-        ck_csum(J->dw + oc * ckk, ckk, (size_t)J->d.k * J->d.k, &ls, &la);
+        ck_csum(J->dw + oc * ckk, ckk, J->d.k, &ls, &la);
         put_rel(J->o[CK_BWD_W] + CK_REL * oc, ls, la + r[4], r[0], r[1], r[5]);
         put_rel(J->o[CK_BWD_B] + CK_REL * oc, J->db[oc], fabs((double)J->db[oc]), r[2], r[3], r[3]); /* one sum: S = A */
         /* index-weighted (BWD_W_PW): dW[o][t] weighted by its index t + 1

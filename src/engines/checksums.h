@@ -11,8 +11,8 @@
  *   conv/dense: FWD, BWD_DATA (l > 0), BWD_W, BWD_B — relations, CK_REL = 4
  *     doubles each (R, A, Y, S: base/checksum_ops.h's ck_rel; S bounds the
  *     largest per-output sum of |terms| for the sharper tier); a conv's
- *     BWD_W sums each filter's dW with its input channel's sign (-1)^c
- *     (ck_csum; a dense layer's sums a row unsigned);
+ *     BWD_W sums each filter's dW with the signs ck_cw, (-1)^(c + kh + kw)
+ *     times the tap's (ck_csum; a dense layer's sums a row unsigned);
  *   relu/max-pool/flatten/dropout: FWD, BWD_DATA (l > 0) — 2 doubles
  *     (elements that differ from the operation re-done bit for bit, 0).
  * Then LOSS: [loss, logits z (n, classes), dz (n, classes)] (small: the

@@ -304,21 +304,24 @@ enum { CPU_FAULT_BELOW = 0, CPU_FAULT_DETECT = 1, CPU_FAULT_SUSPECT = 2, CPU_FAU
       "difference (opposite checkerboard signs): measured 382x the worst case (1.46 with unsigned " \
       "weights, by 1 x the difference)") \
     X(CONV2_DW_SLICE_TRANSPOSED_ONCE, "conv2_dw_slice_transposed_once", "op", "conv2", "backward", "smallcnn --limit-train 72 --limit-test 64 --epochs 2 --steps 10 --eval", \
-      CPU_FAULT_SUSPECT, \
+      CPU_FAULT_DETECT, \
       "at step 7 only, one 3x3 slice of conv2's weight gradient (output channel 0, input channel 0) is " \
       "stored transposed (kh and kw exchanged: one tile of a kernel with its strides swapped)", \
-      "a permutation inside one filter: the plain backward-weights relation sums it; the index-weighted " \
-      "one (ck_iw: c k k + s (tap + 1), s + above the diagonal, - below) moves by (|a| + |b|)|g_ab - g_ba| " \
-      "per exchanged pair, 6 to 14 |g| at t = 0..8, against a tolerance summed over all 144 taps x batch x " \
-      "196 products with weights up to 144, set by the far slices: measured at step 7 x1.84 the sharp " \
-      "tier, 0.124 of the worst case (SUSPECT; 0.82 of the sharp tier with unsigned weights, a blind " \
-      "spot); a PROBLEM would need relations per (output, input channel) slice") \
+      "a permutation inside one filter: the plain relation's signs ck_cw ((-1)^(c + kh + kw) times the " \
+      "tap's sign) are opposite on every exchanged pair, so it moves by 2 sum (g_ab - g_ba) against the " \
+      "unsigned sum's tolerance: measured PROBLEM at step 7, conv2 backward-weights, 3.94, 1 of 32 filters " \
+      "over. Before those signs only the index-weighted relation (ck_iw: c k k + s (tap + 1)) moved, by " \
+      "(|a| + |b|)|g_ab - g_ba|, 6 to 14 |g|, against weights up to 144: x1.84 the sharp tier, 0.124 of " \
+      "the worst case, a SUSPECT (0.82 of the sharp tier with unsigned weights, a blind spot)") \
     X(CONV2_DW_OC_SLICE_SWAPPED_ONCE, "conv2_dw_oc_slice_swapped_once", "op", "conv2", "backward", "smallcnn --limit-train 72 --limit-test 64 --epochs 2 --steps 10 --eval", \
       CPU_FAULT_DETECT, \
       "at step 7 only, conv2's weight gradient slices of input channel 0 are exchanged between output " \
       "channels 0 and 1 (nine values each moved to the other filter)", \
       "value-preserving over the tensor (the update re-check uses it as reported), but each output " \
-      "channel's plain backward-weights sum moves by the difference of the two slices' sums") \
+      "channel's plain backward-weights sum moves by the difference of the two slices' signed sums (ck_cw): " \
+      "measured PROBLEM at step 7, conv2 backward-weights, 1.45, 2 of 32 filters over (4.16 when the " \
+      "relation summed the slices unsigned: a near-constant offset between the slices added up over the " \
+      "taps, which the signs, summing to -1 over a slice, cancel)") \
     X(ADAM_LAZY_ZERO_GRAD, "adam_lazy_zero_grad", "op", "conv1|conv2|fc1|fc2", "update", "smallcnn", \
       CPU_FAULT_DETECT, \
       "Adam skips every element whose gradient is exactly +-0 (p, m, v left as they were: sparse/lazy Adam " \
@@ -369,7 +372,8 @@ enum { CPU_FAULT_BELOW = 0, CPU_FAULT_DETECT = 1, CPU_FAULT_SUSPECT = 2, CPU_FAU
       "as conv2_dw_slice_transposed_once in all 512 slices: each filter's index-weighted sum moves by the " \
       "sum over its 16 slices of (|a| + |b|)(g_ab - g_ba) over the exchanged pairs, a and b the taps' signed " \
       "(tap + 1) (ck_iw's opposite signs; the channel's part cancels): measured 37.3x the worst case (16.6 " \
-      "with unsigned weights)") \
+      "with unsigned weights); the plain relation's signs ck_cw are opposite on every exchanged pair: " \
+      "measured 57.3, conv2 backward-weights, 29 of 32 filters over") \
     X(CONV2_FWD_W_TRANSPOSED, "conv2_fwd_w_transposed", "op", "conv2", "forward", "smallcnn", \
       CPU_FAULT_DETECT, \
       "conv2 forward reads each 3x3 kernel transposed (w[kw][kh] for w[kh][kw]; backward is right)", \
@@ -387,16 +391,17 @@ enum { CPU_FAULT_BELOW = 0, CPU_FAULT_DETECT = 1, CPU_FAULT_SUSPECT = 2, CPU_FAU
       "in every step, the 3x3 slice of conv2's weight gradient of output channel 0, input channel 0 is " \
       "stored transposed (one tile with its strides swapped)", \
       "as conv2_dw_slice_transposed_once, at every step: the attribution phase's replay of steps 1 and 2 " \
-      "sees conv2.weight.grad (measured 6118x its bound); the every-step index-weighted relation alone " \
-      "is a SUSPECT (over the sharp tier at 8 of 10 steps, at most x11 it, 0.74 of the worst case; x2.43 " \
-      "with unsigned weights)") \
+      "sees conv2.weight.grad (measured 6118x its bound); the every-step plain relation's signs ck_cw " \
+      "see it at every step: measured worst 12 (before them the index-weighted relation alone was a " \
+      "SUSPECT: over the sharp tier at 8 of 10 steps, at most x11 it, 0.74 of the worst case)") \
     X(CONV2_DW_SLICE_TRANSPOSED_ALWAYS_LATE, "conv2_dw_slice_transposed_always_late", "op", "conv2", "backward", "smallcnn --limit-train 72 --limit-test 64 --epochs 2 --steps 10 --eval", \
       CPU_FAULT_DETECT, \
       "as conv2_dw_slice_transposed_always, from step 3 on (a dW algorithm an autotuner picks after the " \
       "first steps)", \
       "past the attribution phase: the shadow replays (steps 5 and 10, partial batches) see " \
-      "conv2.weight.grad (measured 5994x its bound); the every-step relation alone gives a SUSPECT " \
-      "(over the sharp tier at 6 steps, at most x11.2 it, 0.75 of the worst case)") \
+      "conv2.weight.grad (measured 5994x its bound); the every-step plain relation (signs ck_cw) too: " \
+      "measured worst 10.5 (before those signs a SUSPECT: over the sharp tier at 6 steps, at most x11.2 " \
+      "it, 0.75 of the worst case)") \
     X(CONV2_DW_SAMPLES_CROSSED_ONCE, "conv2_dw_samples_crossed_once", "op", "conv2", "backward", "smallcnn --limit-train 72 --limit-test 64 --epochs 2 --steps 10 --eval", \
       CPU_FAULT_DETECT, \
       "at step 7 only, conv2's backward-weights pairs sample 0's output gradient with sample 1's input and " \
@@ -408,11 +413,12 @@ enum { CPU_FAULT_BELOW = 0, CPU_FAULT_DETECT = 1, CPU_FAULT_SUSPECT = 2, CPU_FAU
       "at step 7 only, in conv2's weight gradient of output channel 0, the 3x3 slices of input channels 0 " \
       "and 1 are exchanged (same taps: a dW kernel storing one input-channel pair of its register tile in " \
       "the wrong order)", \
-      "a permutation inside filter 0: its unsigned sum would be kept; the plain relation's channel signs " \
-      "(-1)^c (ck_csum) move it by 2 sum_tap (g1 - g0): measured 34.7x the worst case at step 7 (before " \
-      "the signs, only the index-weighted one (ck_iw: c k k + s_tap (tap + 1), the channel's part " \
-      "unsigned) moved, by 9 (c1 - c0) sum_tap (g0 - g1) against weights up to 288: 1.82x; with the tap's " \
-      "sign on the channel's part too, the 9 signs summing to -1 cancelled it: 0.434, a SUSPECT)") \
+      "a permutation inside filter 0: its unsigned sum would be kept; the plain relation's signs ck_cw " \
+      "((-1)^c times a tap pattern) move it by 2 sum_tap ck_cw(t) (g1 - g0): measured 8.19x the worst case " \
+      "at step 7 (34.7 with the channel's sign alone; before any sign only the index-weighted one (ck_iw: " \
+      "c k k + s_tap (tap + 1), the channel's part unsigned) moved, by 9 (c1 - c0) sum_tap (g0 - g1) " \
+      "against weights up to 288: 1.82x; with the tap's sign on the channel's part too, the 9 signs " \
+      "summing to -1 cancelled it: 0.434, a SUSPECT)") \
     X(CONV2_FWD_LANE02_SWAP_ONCE, "conv2_fwd_lane02_swap_once", "op", "conv2", "forward", "smallcnn --limit-train 72 --limit-test 64 --epochs 2 --steps 10 --eval", \
       CPU_FAULT_DETECT, \
       "at step 7 only, in conv2's output plane of sample 0, channel 0, the largest value and the value two " \
@@ -463,9 +469,10 @@ enum { CPU_FAULT_BELOW = 0, CPU_FAULT_DETECT = 1, CPU_FAULT_SUSPECT = 2, CPU_FAU
       CPU_FAULT_DETECT, \
       "at step 7 only, in every filter of conv2's weight gradient the 3x3 slices of input channels 0 and 1 " \
       "are exchanged (a dW kernel storing its first input-channel pair in the wrong order)", \
-      "as conv2_dw_ic_slices_swapped_once in all 32 filters: each filter's channel-signed plain sum moves " \
-      "by 2 sum_tap (g1 - g0): measured 179x the worst case at step 7, 30 of 32 filters over (9.94x, by the " \
-      "index-weighted sum's 9 sum_tap (g0 - g1), before the plain relation took the channel's sign)") \
+      "as conv2_dw_ic_slices_swapped_once in all 32 filters: each filter's plain sum, signed by ck_cw " \
+      "((-1)^c times a tap pattern), moves by 2 sum_tap ck_cw(t) (g1 - g0): measured 39.7x the worst case " \
+      "at step 7, 31 of 32 filters over (179 with the channel's sign alone, 9.94 by the index-weighted " \
+      "sum's 9 sum_tap (g0 - g1) before either)") \
     X(FC1_DX_LANE_PAIR_SWAPPED_ONCE, "fc1_dx_lane_pair_swapped_once", "op", "fc1|flatten|pool2", "backward", "smallcnn --limit-train 72 --limit-test 64 --epochs 2 --steps 10 --eval", \
       CPU_FAULT_DETECT, \
       "at step 7 only, fc1's input gradient of sample 0 has the feature of the largest |dx| and its even/odd " \
@@ -550,7 +557,7 @@ enum { CPU_FAULT_BELOW = 0, CPU_FAULT_DETECT = 1, CPU_FAULT_SUSPECT = 2, CPU_FAU
       "ck_iw gives the two the same weight (9c + s (tap + 1): 0 + 1 and 9 - 8), so each filter's " \
       "index-weighted relation is unchanged exactly, whatever the values (so is (c, (0, 1)) <-> (c + 1, " \
       "(2, 0)): 9c + 2; every equal pair spans neighbouring channels), and the Adam re-check takes the " \
-      "gradient as reported; the plain relation's channel signs (-1)^c (ck_csum) move by 2 (g16 - g0): " \
+      "gradient as reported; the plain relation's signs ck_cw, opposite on every such pair, move by 2 (g16 - g0): " \
       "measured PROBLEM at step 7, conv2 backward-weights, 88.2, 28 of 32 filters over (a blind spot " \
       "while the plain relation was unsigned: step 7's worst ratios equal to the unfaulted run's, VERDICT " \
       "ok, the parameters after step 10 rel. L2 9.0e-4 (3.4e6 ulp) from the unfaulted cpu's)") \
@@ -604,8 +611,9 @@ enum { CPU_FAULT_BELOW = 0, CPU_FAULT_DETECT = 1, CPU_FAULT_SUSPECT = 2, CPU_FAU
       CPU_FAULT_DETECT, \
       "at step 7 only, conv1's weight gradient leaves out the batch's last sample (a batch loop one short; " \
       "db is right)", \
-      "each filter's plain backward-weights relation, from the step's whole dy, moves by that sample's " \
-      "share: measured PROBLEM at step 7, conv1 backward-weights, 39.2, 12 of 16 filters over") \
+      "each filter's backward-weights relations, from the step's whole dy, move by that sample's " \
+      "share: measured PROBLEM at step 7, conv1 backward-weights (index-weighted), 31.1 (the plain " \
+      "relation, 39.2 with all-ones weights, is signed by ck_cw now, and the share cancels more in it)") \
     X(CONV2_WINO_U21_ONCE, "conv2_wino_u21_once", "op", "conv2", "forward", "smallcnn --limit-train 72 --limit-test 64 --epochs 2 --steps 10 --eval", \
       CPU_FAULT_DETECT, \
       "at step 7 only, conv2's forward as a Winograd F(4x4, 3x3) whose transformed weights U = G g G^T have " \

@@ -282,7 +282,7 @@ __global__ void k_ck_conv_bwd_data(double *o, const float *dx, const float *w, c
 }
 
 /* Z[i, p]: the input summed over every element that meets output position p,
- * each with its channel's sign (-1)^c (ck_conv_z_at);
+ * each with its tap's sign ck_cw (ck_conv_z_at);
  * weighted: each element weighted by the index + 1 of the filter tap
  * (c, kh, kw) that meets it, c k k + kh k + kw + 1 (BWD_W_PW) */
 __global__ void k_ck_conv_z(double *z, double *za, const float *x, ck_conv_dims d, size_t n, int weighted) {
@@ -291,7 +291,7 @@ __global__ void k_ck_conv_z(double *z, double *za, const float *x, ck_conv_dims 
 }
 
 /* mx: the x plane maxima (n C), as the forward's window kernel left them;
- * plain (BWD_W): dW[o][c][t] with its channel's sign (-1)^c, against dy
+ * plain (BWD_W): dW[o][c][t] with its sign ck_cw, against dy
  * times k_ck_conv_z's plain Z (the same signs); weighted (BWD_W_PW, from k_ck_conv_z's weighted Z): dW weighted by its
  * index + 1 in the filter, S scaled by the largest weight C k k, no bias
  * block (ob unused) */
@@ -302,7 +302,7 @@ __global__ void k_ck_conv_bwd_w(double *ow_, double *ob, const float *dw, const 
     GRID_STRIDE(oc, (size_t)d.oc) {
         double ls, la, rhs = 0, a = 0, bs = 0, ba = 0, sm = 0;
         if (weighted) ck_isum(dw + oc * ckk, ckk, d.k, &ls, &la);
-        else ck_csum(dw + oc * ckk, ckk, kk, &ls, &la); /* (-1)^c: ck_csum */
+        else ck_csum(dw + oc * ckk, ckk, d.k, &ls, &la); /* ck_cw's signs */
         for (size_t i = 0; i < n; i++) {
             double s1, a1;
             ck_dot_acc(&rhs, &a, dy + (i * d.oc + oc) * P, 1, z + i * P, za + i * P, 1, P);

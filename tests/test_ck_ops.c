@@ -177,6 +177,39 @@ static size_t compare_layer(fx *f, int l, size_t *bitwise, double *worst_rel) {
     return cmp;
 }
 
+/* One layer's backward-weights relations of phase ph (CK_BWD_W: weighted
+ * 0, the plain signed ones; CK_BWD_W_PW: weighted 1) as the kernels
+ * compose them (ck_s_expect.h) against the host's vector: R within 1e-12
+ * of A + Y, A within 1e-12 relatively, the host's Y at least the
+ * kernel's, S within the conv bound (dense: 1e-12).  Returns the
+ * relations compared; *live += those with a gradient not all 0. */
+static size_t bwd_w_as_kernels(const fx *f, int l, int ph, size_t *live) {
+    const layer *ly = &f->m.layers[l];
+    size_t cnt = f->L.cnt[l][ph];
+    assert_int_equal(cnt, (size_t)ly->out_c);
+    double *o = malloc(4 * cnt * sizeof *o);
+    assert_non_null(o);
+    const float *x = l ? f->act[l - 1] : f->x, *dw = f->g + f->m.tensors[ly->w_tensor].offset;
+    assert_int_equal(ck_bwd_w_expect_layer(ly, N, x, f->dact[l], dw, ph == CK_BWD_W_PW, o), 0);
+    const double *h = f->vec + f->L.off[l][ph];
+    double stol = ly->kind == LAYER_CONV ? (2.0 * ((double)ly->out_h * ly->out_w + N) + 4) * 0x1p-53 : 1e-12,
+           worst = 0;
+    for (size_t r = 0; r < cnt; r++) {
+        const double *e = o + 4 * r, *g = h + CK_REL * r;
+        double dr = e[1] + e[2] > 0 ? fabs(g[0] - e[0]) / (e[1] + e[2]) : fabs(g[0] - e[0]); /* 0: a dead channel */
+        *live += e[1] > 0;
+        worst = dr > worst ? dr : worst;
+        if (!(dr <= 1e-12) || !(fabs(g[1] - e[1]) <= 1e-12 * e[1]) || !(g[2] >= e[2] * (1 - 1e-12)) ||
+            !(fabs(g[3] - e[3]) <= stol * e[3]))
+            fail_msg("%s relation %zu: host (%.17g, %.17g, %.17g, %.17g), kernels (%.17g, %.17g, %.17g, %.17g)",
+                     ly->name, r, g[0], g[1], g[2], g[3], e[0], e[1], e[2], e[3]);
+    }
+    print_message("%s: %zu %s relations, residuals within %.3g of A + Y of the kernels'\n", ly->name, cnt,
+                  ph == CK_BWD_W_PW ? "index-weighted" : "signed backward-weights", worst);
+    free(o);
+    return cnt;
+}
+
 /* The index-weighted backward-weights relations (BWD_W_PW) as the CUDA
  * kernels compute them (ck_s_expect.h) against the host's: the residual R
  * within 1e-12 of the relation's A + Y (the two sum the same terms in
@@ -190,32 +223,9 @@ static void test_index_weighted_as_kernels(void **st) {
     fx f;
     one_step(&f);
     size_t total = 0, live = 0;
-    for (int l = 0; l < f.m.n_layers; l++) {
-        const layer *ly = &f.m.layers[l];
-        if (ly->kind != LAYER_CONV && ly->kind != LAYER_DENSE) continue;
-        size_t cnt = f.L.cnt[l][CK_BWD_W_PW];
-        assert_int_equal(cnt, (size_t)ly->out_c);
-        double *o = malloc(4 * cnt * sizeof *o);
-        assert_non_null(o);
-        const float *x = l ? f.act[l - 1] : f.x, *dw = f.g + f.m.tensors[ly->w_tensor].offset;
-        assert_int_equal(ck_bwd_w_expect_layer(ly, N, x, f.dact[l], dw, 1, o), 0);
-        const double *h = f.vec + f.L.off[l][CK_BWD_W_PW];
-        double stol = ly->kind == LAYER_CONV ? (2.0 * ((double)ly->out_h * ly->out_w + N) + 4) * 0x1p-53 : 1e-12,
-               worst = 0;
-        for (size_t r = 0; r < cnt; r++, total++) {
-            const double *e = o + 4 * r, *g = h + CK_REL * r;
-            double dr = e[1] + e[2] > 0 ? fabs(g[0] - e[0]) / (e[1] + e[2]) : fabs(g[0] - e[0]); /* 0: a dead channel */
-            live += e[1] > 0;
-            worst = dr > worst ? dr : worst;
-            if (!(dr <= 1e-12) || !(fabs(g[1] - e[1]) <= 1e-12 * e[1]) || !(g[2] >= e[2] * (1 - 1e-12)) ||
-                !(fabs(g[3] - e[3]) <= stol * e[3]))
-                fail_msg("%s relation %zu: host (%.17g, %.17g, %.17g, %.17g), kernels (%.17g, %.17g, %.17g, %.17g)",
-                         ly->name, r, g[0], g[1], g[2], g[3], e[0], e[1], e[2], e[3]);
-        }
-        print_message("%s: %zu index-weighted relations, residuals within %.3g of A + Y of the kernels'\n", ly->name,
-                      cnt, worst);
-        free(o);
-    }
+    for (int l = 0; l < f.m.n_layers; l++)
+        if (f.m.layers[l].kind == LAYER_CONV || f.m.layers[l].kind == LAYER_DENSE)
+            total += bwd_w_as_kernels(&f, l, CK_BWD_W_PW, &live);
     assert_int_equal(total, 16 + 32 + 64 + 10);
     print_message("%zu of %zu relations with a gradient that is not all 0\n", live, total);
     assert_true(live * 2 > total);
@@ -228,37 +238,16 @@ static void test_index_weighted_as_kernels(void **st) {
  * unweighted, ck_conv_z_at and ck_csum) against the host's (patch_sums:
  * the even and the odd channels summed apart, then the taps): R within
  * 1e-12 of A + Y, A within 1e-12 relatively, the host's Y at least the
- * kernel's, S within the conv bound of test_index_weighted_as_kernels.
- * conv1 has one input channel (every sign +), conv2 32. */
+ * kernel's, S within the conv bound of test_index_weighted_as_kernels
+ * (bwd_w_as_kernels).  conv1 has one input channel (only the taps' signs),
+ * conv2 32. */
 static void test_signed_as_kernels(void **st) {
     (void)st;
     fx f;
     one_step(&f);
-    size_t total = 0;
-    for (int l = 0; l < f.m.n_layers; l++) {
-        const layer *ly = &f.m.layers[l];
-        if (ly->kind != LAYER_CONV) continue;
-        size_t cnt = f.L.cnt[l][CK_BWD_W];
-        assert_int_equal(cnt, (size_t)ly->out_c);
-        double *o = malloc(4 * cnt * sizeof *o);
-        assert_non_null(o);
-        const float *x = l ? f.act[l - 1] : f.x, *dw = f.g + f.m.tensors[ly->w_tensor].offset;
-        assert_int_equal(ck_bwd_w_expect_layer(ly, N, x, f.dact[l], dw, 0, o), 0);
-        const double *h = f.vec + f.L.off[l][CK_BWD_W];
-        double stol = (2.0 * ((double)ly->out_h * ly->out_w + N) + 4) * 0x1p-53, worst = 0;
-        for (size_t r = 0; r < cnt; r++, total++) {
-            const double *e = o + 4 * r, *g = h + CK_REL * r;
-            double dr = e[1] + e[2] > 0 ? fabs(g[0] - e[0]) / (e[1] + e[2]) : fabs(g[0] - e[0]);
-            worst = dr > worst ? dr : worst;
-            if (!(dr <= 1e-12) || !(fabs(g[1] - e[1]) <= 1e-12 * e[1]) || !(g[2] >= e[2] * (1 - 1e-12)) ||
-                !(fabs(g[3] - e[3]) <= stol * e[3]))
-                fail_msg("%s relation %zu: host (%.17g, %.17g, %.17g, %.17g), kernels (%.17g, %.17g, %.17g, %.17g)",
-                         ly->name, r, g[0], g[1], g[2], g[3], e[0], e[1], e[2], e[3]);
-        }
-        print_message("%s: %zu signed backward-weights relations, residuals within %.3g of A + Y of the "
-                      "kernels'\n", ly->name, cnt, worst);
-        free(o);
-    }
+    size_t total = 0, live = 0;
+    for (int l = 0; l < f.m.n_layers; l++)
+        if (f.m.layers[l].kind == LAYER_CONV) total += bwd_w_as_kernels(&f, l, CK_BWD_W, &live);
     assert_int_equal(total, 16 + 32);
     /* and the signs matter: conv2's signed sums are not its unsigned ones */
     int l2 = -1;

@@ -216,7 +216,7 @@ static void scratch_needed(const model *m, size_t n, size_t *wt, size_t *pl, siz
             /* t[1]: 16 lanes of window_sums16 (a multiple of window_sums') */
             /* t[1]: window_sums (6 (h + 1) w + 6 w) and window_sums16 (16 (12 + 12 k) w), either mode */
             t[1] = 6 * (h + 1) * w + 6 * w + 6 * (oh + 1) * ow + 6 * ow + 16 * (12 + 12 * (size_t)ly->k) * (w + ow),
-            t[2] = 5 * h * w + 2 * oh * w, /* patch_sums, with the index-weighted and channel-signed planes */
+            t[2] = 5 * h * w + oh * w, /* patch_sums, with the index-weighted and channel-signed planes */
             t[3] = 12 * (C + OC);
             *cw += 2 * (C * kk * OC + C * OC), *part += n * OC * CK_PART;
         } else if (ly->kind == LAYER_DENSE) {
@@ -1125,13 +1125,12 @@ static void conv_bwd_data_sample(const conv_job *J, const ck_tls *W, size_t i) {
  * allows (8 (P + K) + 16) u64 with P = C k k here).  *mx = max |x| over
  * the sample.  zw (zwa): the index-weighted Z
  * (backward-weights' BWD_W_PW), from X = the unsigned sum over channels,
- * each within (C + k k + 2) u64 of C k k *tot_a.  v: 5 h w + 2 oh w
+ * each within (C + k k + 2) u64 of C k k *tot_a.  v: 5 h w + oh w
  * doubles of scratch. */
 CK_HOT static void patch_sums(const float *x, const ck_conv_dims *d, double *v, double *z, double *za, double *tot_a,
                        double *mx, double *zw, double *zwa) {
     size_t HW = (size_t)d->h * d->w, kk = (size_t)d->k * d->k;
-    double *X = v, *Xa = v + HW, *B = Xa + HW, *Ba = B + (size_t)d->oh * d->w, *XC = Ba + (size_t)d->oh * d->w,
-           *XCa = XC + HW, *XS = XCa + HW;
+    double *X = v, *Xa = v + HW, *Ba = Xa + HW, *XC = Ba + (size_t)d->oh * d->w, *XCa = XC + HW, *XS = XCa + HW;
     for (size_t e = 0; e < HW; e++) X[e] = Xa[e] = XS[e] = 0;
     for (size_t e = 0; e < HW; e++) XC[e] = XCa[e] = 0;
     /* index-weighted (BWD_W_PW): weight c k k + kh k + kw + 1 on the input

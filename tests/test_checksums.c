@@ -692,6 +692,108 @@ static void permuted_grad(fx *f, int l) {
     free(g);
 }
 
+/* The zero-element relations (BWD_W_Z, base/checksum_ops.h's
+ * ck_dense_zero_row), first on numbers made by hand, judged with the
+ * bounds the audit uses (K = n terms, P = 1):
+ *  - terms 1, 2^-30, -1 summed in fp32 give exactly 0 while their sum is
+ *    2^-30: a legal zero, within gamma_3 (1 + 2^-30 + 1), not flagged;
+ *  - 0.5 - 0.5: exact cancellation, R = 0;
+ *  - a nonzero value where the row's dy is 0 in every sample: A = 0, over;
+ *  - one term alone (dy x = 3) flushed to 0: off by all of it.
+ * Then on a real step of SmallCNN: fc1's dW element of the largest |dW|
+ * flushed to +0 is flagged and named (its residual is the element's own
+ * value), one whose whole column of inputs is then set to 0 in every
+ * sample makes every nonzero dW of that column a violation with A = 0,
+ * and the clean step holds (run_clean). */
+static double z_ratio(const double *e, size_t n) {
+    bounds_ck_coef cf;
+    double tol, st;
+    bounds_ck_prep(n, 1, 0, 0, &cf);
+    bounds_ck_tols(&cf, e[1], e[2], e[3], &tol, &st);
+    return tol > 0 ? fabs(e[0]) / tol : (e[0] == 0 ? 0 : INFINITY);
+}
+
+static void test_dense_zero_elements(void **s) {
+    (void)s;
+    /* n = 3 samples, in = 3, out = 3; x column 2 dead in every sample */
+    const float x[9] = {1.0f, 0.5f, 0.0f, 0x1p-30f, 0.5f, 0.0f, 1.0f, 0.0f, 0.0f};
+    const float dy[9] = {1.0f, 0.0f, 3.0f, 1.0f, 0.0f, 0.0f, -1.0f, 0.0f, 0.0f}; /* column 1 dead; column 2: sample 0 */
+    double xa[3] = {0, 0, 0}, o[4];
+    for (size_t sN = 0; sN < 3; sN++)
+        for (size_t i = 0; i < 3; i++) xa[i] += fabs((double)x[sN * 3 + i]);
+    /* row 0: dW[0][0] = fl(1 + 2^-30 - 1) = 0 exactly in fp32, sum 2^-30; dW[0][1] = 0.5 + 0.5 - 0 = 1 */
+    float f0 = 1.0f * 1.0f;
+    f0 += 0x1p-30f * 1.0f;
+    f0 += 1.0f * -1.0f;
+    assert_true(f0 == 0.0f);
+    float row0[3] = {f0, 1.0f, 0.0f};
+    ck_dense_zero_row(o, row0, dy, x, xa, 3, 3, 3, 0);
+    assert_true(o[0] == -0x1p-30 && o[1] == 2.0 + 0x1p-30 && z_ratio(o, 3) < 0.01); /* 2^-30 / (1.01 gamma_3 2) */
+    /* the same row with dW[0][1] flushed: 1 against 0, off by all of it */
+    row0[1] = 0.0f;
+    ck_dense_zero_row(o, row0, dy, x, xa, 3, 3, 3, 0);
+    assert_true(o[0] == -1.0 && o[1] == 1.0 && z_ratio(o, 3) > 1e6);
+    /* row 1: dy's column 1 is 0 in every sample, so the row must be +-0 */
+    float row1[3] = {0.0f, -0.0f, 0.0f};
+    ck_dense_zero_row(o, row1, dy, x, xa, 3, 3, 3, 1);
+    assert_true(o[0] == 0 && o[1] == 0 && z_ratio(o, 3) == 0);
+    row1[2] = 0x1p-100f;
+    ck_dense_zero_row(o, row1, dy, x, xa, 3, 3, 3, 1);
+    assert_true(o[0] == 0x1p-100 && o[1] == 0 && z_ratio(o, 3) > 1e6);
+    /* row 2: one term, dy[0][2] x[0][0] = 3; flushed to 0 is over, kept is nothing to judge */
+    float row2[3] = {3.0f, 1.5f, 0.0f};
+    ck_dense_zero_row(o, row2, dy, x, xa, 3, 3, 3, 2);
+    assert_true(o[0] == 0 && o[1] == 0);
+    row2[0] = 0.0f;
+    ck_dense_zero_row(o, row2, dy, x, xa, 3, 3, 3, 2);
+    assert_true(o[0] == -3.0 && o[1] == 3.0 && z_ratio(o, 3) > 1e6);
+    /* exact cancellation: 0.5 x 1 + 0.5 x -1 (samples 0 and 2 of a column 1 with x = 0.5, 0, 0.5) */
+    const float xc[9] = {0.0f, 0.5f, 0.0f, 0.0f, 0.0f, 0.0f, 0.0f, 0.5f, 0.0f};
+    double xca[3] = {0.0, 1.0, 0.0};
+    float rowc[3] = {0.0f, 0.0f, 0.0f};
+    ck_dense_zero_row(o, rowc, dy, xc, xca, 3, 3, 3, 0);
+    assert_true(o[0] == 0 && o[1] == 1.0 && z_ratio(o, 3) == 0);
+
+    fx f;
+    setup(&f, "smallcnn", 0);
+    int fc1 = first_layer_of(&f.m, LAYER_DENSE, 0);
+    const layer *ly = &f.m.layers[fc1];
+    size_t in = (size_t)ly->in_c, out = (size_t)ly->out_c;
+    step_to_checks(&f, 1);
+    for (size_t j = 0; j < out; j++) assert_true(z_ratio(f.vec + f.L.off[fc1][CK_BWD_W_Z] + CK_REL * j, N) <= 1.0);
+    float *g = get_all(&f, (tensor_id){TENSOR_GRADS, 0}, f.m.n_params), *gw = g + f.m.tensors[ly->w_tensor].offset;
+    size_t q = 0;
+    for (size_t t = 0; t < in * out; t++) q = fabsf(gw[t]) > fabsf(gw[q]) ? t : q;
+    float old = gw[q];
+    gw[q] = 0.0f;
+    assert_int_equal(engine_set_tensor(f.e, (tensor_id){TENSOR_GRADS, 0}, g), 0);
+    assert_int_equal(engine_checksums(f.e, CK_STAGE_STEP, f.vec), 0);
+    const double *e = f.vec + f.L.off[fc1][CK_BWD_W_Z] + CK_REL * (q / in);
+    fprintf(stderr, "fc1 dW[%zu][%zu] = %g flushed to 0: residual %g, ratio %.3g\n", q / in, q % in, old, e[0],
+            z_ratio(e, N));
+    assert_true(fabs(e[0] + old) <= 1e-5 * fabs(old) && z_ratio(e, N) > 1e3);
+    ck_verdict v = judge(&f, f.vec);
+    assert_true(named_in(&v, "fc1 backward-weights (zero elements)"));
+    gw[q] = old;
+    assert_int_equal(engine_set_tensor(f.e, (tensor_id){TENSOR_GRADS, 0}, g), 0);
+    /* the column of that element's input set to 0 in every sample: its nonzero dW now have no term */
+    size_t i0 = q % in;
+    float *xs = get_all(&f, (tensor_id){TENSOR_ACT, fc1 - 1}, N * in);
+    for (size_t sN = 0; sN < N; sN++) xs[sN * in + i0] = 0.0f;
+    assert_int_equal(engine_set_tensor(f.e, (tensor_id){TENSOR_ACT, fc1 - 1}, xs), 0);
+    assert_int_equal(engine_checksums(f.e, CK_STAGE_STEP, f.vec), 0);
+    size_t over = 0, nonzero = 0;
+    for (size_t j = 0; j < out; j++) {
+        nonzero += gw[j * in + i0] != 0;
+        over += isinf(z_ratio(f.vec + f.L.off[fc1][CK_BWD_W_Z] + CK_REL * j, N)) ||
+                z_ratio(f.vec + f.L.off[fc1][CK_BWD_W_Z] + CK_REL * j, N) > 1e6;
+    }
+    fprintf(stderr, "fc1 input %zu zeroed: %zu of %zu rows over (%zu nonzero dW in the column)\n", i0, over, out, nonzero);
+    assert_true(nonzero > 0 && over >= nonzero);
+    free(xs), free(g);
+    teardown(&f);
+}
+
 /* The plain relation's signs ck_cw (+-1) against the exchanges the index
  * weights see weakly or not at all, for every k from 1 to 7 over four
  * channels: every pair of equal index weight, every pair a slice's
@@ -1069,6 +1171,7 @@ int main(void) {
         cmocka_unit_test(test_fault_alternating),
         cmocka_unit_test(test_fault_weight_grad_permuted),
         cmocka_unit_test(test_equal_index_weight_swap),
+        cmocka_unit_test(test_dense_zero_elements),
         cmocka_unit_test(test_fault_exact_and_continuity),
         cmocka_unit_test(test_fault_fused_pair),
         cmocka_unit_test(test_sharp_tier),

@@ -281,6 +281,9 @@ static void test_one_off_data_faults(void **st) {
         {"cpu:fault=adam_last_tensor_skipped_once", 7, 0, "fc2", "fc2.bias Adam re-done", CKP_UPDATE},
         {"cpu:fault=adam_m_bitflip_once", 8, 0, "conv2", "continuity: conv2.weight Adam m", CKP_UPDATE},
         {"cpu:fault=fc1_dw_stale_sparsity_once", 7, 0, "fc1", "fc1 backward-weights", CKP_BWD_WEIGHTS},
+        /* gradients below 2^-24 flushed to 0: a blind spot until the
+         * zero-element relations (BWD_W_Z) */
+        {"cpu:fault=fc1_dw_tiny_flushed_once", 7, 0, "fc1", "fc1 backward-weights (zero elements)", CKP_BWD_WEIGHTS},
         {"cpu", -1, 0, "", "", CKP_FORWARD},
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {

@@ -98,16 +98,19 @@ static int judge(engine *e, audit_engine *ae, const model *m, int stage, size_t 
     const char *rs = engine_recorded_spec(e);
     /* a recording made before INPUT and the per-sample and weighted blocks
      * were stored stops at DIGEST, one made before the alternating blocks
-     * at ra_off: those are not judged, and the coverage line says
-     * so (ck_partial) */
+     * at ra_off, one made before the zero-element blocks at z_off: those
+     * are not judged, and the coverage line says so (ck_partial) */
     const recording *rec = engine_recorded_get(e);
-    int ext = rec ? rec->ck_ext : CK_BLOCKS_ALL, full = ext > CK_BLOCKS_BASE; /* ck_ext: 0, 1, 2 as CK_BLOCKS_* */
+    int ext = rec ? rec->ck_ext : CK_BLOCKS_ALL, full = ext > CK_BLOCKS_BASE; /* ck_ext: 0..3 as CK_BLOCKS_* */
     if (!full)
         snprintf(ae->ck_partial, sizeof ae->ck_partial, "an older recording: its vectors stop at DIGEST (no input "
                  "digest, no per-sample, position-, index-weighted or alternating relations)");
-    else if (ext < CK_BLOCKS_ALL)
+    else if (ext < CK_BLOCKS_ALT)
         snprintf(ae->ck_partial, sizeof ae->ck_partial, "an older recording: its vectors have no row- or "
-                 "column-alternating relations");
+                 "column-alternating or zero-element relations");
+    else if (ext < CK_BLOCKS_ALL)
+        snprintf(ae->ck_partial, sizeof ae->ck_partial, "an older recording: its vectors have no zero-element "
+                 "relations (dense weight gradients flushed to 0 are not seen)");
     if ((rc = checksums_judge(m, vec, n, y, declared_u_in(rs ? rs : ae->spec), ext, &v))) return rc;
     ck_layout L;
     ck_layout_make(&L, m, n);

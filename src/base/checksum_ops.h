@@ -451,6 +451,50 @@ LS_HD void ck_dense_sample(double *o, const float *lhs, size_t nl, const float *
     o[0] = ls - rhs, o[1] = a, o[2] = la, o[3] = ck_max_of(lw, nl) * ck_max_abs(x, nx, 1) + bm;
 }
 
+/* Row j of a dense layer's dW (dw_row, in floats), judged by its zero
+ * structure: dW[j][i] = sum_n dy[n][j] x[n][i] (dy: n x out, x: n x in,
+ * row-major; xa[i]: x's column i summed in |.| over the batch, 0 when the
+ * column is 0 in every sample).
+ *  - dW exactly +-0 while dy's column j and x's column i both have a
+ *    nonzero in the batch: its dot product re-done in double (each product
+ *    of two floats exact, summed in sample order), the residual 0 - R,
+ *    A = sum |terms| (A = 0: no sample has both nonzero, an exact +-0, not
+ *    judged).  An fp32 sum of nonzero terms is exactly 0 only by
+ *    cancellation, which leaves |R| within the element's own bound
+ *    gamma_n A; a gradient flushed to 0 is off by all of R.
+ *  - a nonzero while dy's column j or x's column i is 0 in every sample:
+ *    every term is 0, so it must be +-0 (residual v, A = 0).
+ * o: the row's worst by |R| / (A + 2^-125) (checks/bounds.c's tolerance
+ * gamma_n A + n 2^-149 up to constant factors; the first on ties):
+ * (residual, A, |v|, A); (0, 0, 0, 0) when the row has none.  Only zeros
+ * pay the O(n) re-computation. */
+LS_HD void ck_dense_zero_row(double *o, const float *dw_row, const float *dy, const float *x, const double *xa,
+                             size_t n, size_t in, size_t out, size_t j) {
+    double da = 0, best = -1, bv = 0, br = 0, ba = 0;
+    for (size_t s = 0; s < n; s++) da += fabs((double)dy[s * out + j]);
+    int dead = !(da > 0);
+    for (size_t i = 0; i < in; i++) {
+        float v = dw_row[i];
+        double R = 0, A = 0, key;
+        int col_dead = !(xa[i] > 0);
+        if (v == 0) {
+            if (dead || col_dead) continue;
+            for (size_t s = 0; s < n; s++) {
+                double t = (double)dy[s * out + j] * (double)x[s * in + i];
+                R += t, A += fabs(t);
+            }
+            if (!(A > 0)) continue;
+            key = fabs(R) / (A + 0x1p-125);
+        } else if (dead || col_dead) {
+            key = INFINITY;
+        } else {
+            continue;
+        }
+        if (key > best || (key != key && best == best)) best = key, bv = v, br = R, ba = A;
+    }
+    o[0] = bv - br, o[1] = ba, o[2] = fabs(bv), o[3] = ba;
+}
+
 /* ---- element-wise re-checks: 1 where the engine's value is not what the
  * operation gives from the engine's own input (the same value; the sign of
  * a zero is not judged) ----------------------------------------------------- */

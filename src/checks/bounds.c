@@ -533,6 +533,11 @@ int bounds_ck_shape(const model *m, int l, int phase, size_t n, size_t *K, size_
         case 4: *K = (size_t)ly->in_c + 1, *P = (size_t)ly->out_c; break; /* per sample: over the outputs */
         case 5: *K = (size_t)ly->out_c, *P = (size_t)ly->in_c; break;     /* per sample: over the input features */
         case 8: *K = n, *P = (size_t)ly->in_c * (ly->in_c + 1) / 2; break; /* per output, weights 1..in */
+        /* one element of dW (its row's worst by its zero structure,
+         * engines/checksums.c's dense_zero): its own dot product of n
+         * terms, gamma_n sum |dy x| whatever the order; S = A, the
+         * sharper tier of that one dot product */
+        case 13: *K = n, *P = 1; break;
         }
     }
     return *K ? 1 : 0;

@@ -173,7 +173,8 @@ void bounds_cluster_of(const model *m, tensor_kind kind, int idx, size_t *cdiv, 
  * CK_BWD_DATA_PS, a conv's position-weighted CK_FWD_PW, CK_BWD_DATA_PW, the
  * index-weighted backward-weights CK_BWD_W_PW of both, a conv's
  * alternating CK_FWD_RA, CK_BWD_DATA_RA, CK_FWD_CA, CK_BWD_DATA_CA:
- * weights +-1, so the plain relation's K and P) at batch n, the K of the
+ * weights +-1, so the plain relation's K and P; a dense layer's
+ * zero-element CK_BWD_W_Z: one element, K = n, P = 1) at batch n, the K of the
  * per-element rule
  * the relation's outputs obey (bounds_rule_of's) and P, the outputs each
  * relation sums; 0 when the layer has no such relation.  bounds_ck_tol

@@ -12,6 +12,10 @@
 #include "base/util.h"
 #include "checks/bounds.h"
 
+/* bounds_ck_shape takes the phases by number */
+_Static_assert(CK_BWD_W_PW == 8 && CK_FWD_RA == 9 && CK_BWD_DATA_CA == 12 && CK_BWD_W_Z == 13,
+               "bounds_ck_shape's phase numbers");
+
 const char *ck_phase_label(ck_phase p) {
     static const char *const n[] = {"forward", "backward-data", "backward-weights", "update", "evaluation", "loss"};
     return p < CKP_N ? n[p] : "?";
@@ -51,6 +55,7 @@ static void note(ck_verdict *o, ck_phase ph, int layer, double ratio, double cou
 
 static const char *unit_name(const layer *ly, int phase) {
     if (phase == CK_BWD_W_PW) return ly->kind == LAYER_CONV ? "output channel" : "output";
+    if (phase == CK_BWD_W_Z) return "output";
     if (phase == CK_FWD_PW || phase == CK_FWD_RA || phase == CK_FWD_CA) return "sample/output channel";
     if (phase == CK_BWD_DATA_PW || phase == CK_BWD_DATA_RA || phase == CK_BWD_DATA_CA) return "sample/input channel";
     if (phase >= CK_FWD_PS) return "sample";
@@ -189,10 +194,13 @@ int checksums_judge(const model *m, const double *vec, size_t n, const int32_t *
             if (L.is_rel[l]) judge_rel(m, &L, vec, n, l, ph, cph, u_in, out);
             else if (ph <= CK_BWD_DATA) judge_exact(m, &L, vec, l, ph, cph, out);
         }
-        int ph_end = per_sample >= CK_BLOCKS_ALL ? CK_NPHASE_ALL : per_sample == CK_BLOCKS_EXT ? CK_NPHASE_EXT : 0;
+        int ph_end = per_sample >= CK_BLOCKS_ALL   ? CK_NPHASE_ALL
+                     : per_sample == CK_BLOCKS_ALT ? CK_NPHASE_ALT
+                     : per_sample == CK_BLOCKS_EXT ? CK_NPHASE_EXT
+                                                   : 0;
         for (int ph = CK_FWD_PS; ph < ph_end; ph++) {
             int bwd = ph == CK_BWD_DATA_PS || ph == CK_BWD_DATA_PW || ph == CK_BWD_DATA_RA || ph == CK_BWD_DATA_CA;
-            int bw = ph == CK_BWD_W_PW;
+            int bw = ph == CK_BWD_W_PW || ph == CK_BWD_W_Z;
             if (!eval || (!bwd && !bw))
                 judge_rel(m, &L, vec, n, l, ph, eval ? CKP_EVAL : bw ? CKP_BWD_WEIGHTS : bwd ? CKP_BWD_DATA : CKP_FORWARD,
                           u_in, out);

@@ -189,9 +189,10 @@ static int record_prepare_checksums(record_run *r) {
     if (!r->ck_vec || !r->ck_packed) return LS_ENOMEM;
     r->ck_on = 1;
     /* ",all-blocks": INPUT and the per-sample and weighted blocks too,
-     * ",alt": and the row- and column-alternating ones (an older lockstep reads
-     * such a recording as one without vectors) */
-    snprintf(r->ck_what, sizeof r->ck_what, "step,update,eval,all-blocks,alt");
+     * ",alt": and the row- and column-alternating ones, ",zero": and the
+     * zero-element ones (an older lockstep reads such a recording as one
+     * without vectors) */
+    snprintf(r->ck_what, sizeof r->ck_what, "step,update,eval,all-blocks,alt,zero");
     return 0;
 }
 

@@ -37,6 +37,7 @@ const char *ck_phase_name(int phase) {
     case CK_BWD_DATA_RA: return "backward-data (row-alternating)";
     case CK_FWD_CA: return "forward (column-alternating)";
     case CK_BWD_DATA_CA: return "backward-data (column-alternating)";
+    case CK_BWD_W_Z: return "backward-weights (zero elements)";
     }
     return "?";
 }
@@ -115,10 +116,16 @@ void ck_layout_make(ck_layout *L, const model *m, size_t n) {
             L->cnt[l][CK_FWD_RA] = L->cnt[l][CK_FWD_CA] = L->cnt[l][CK_FWD];
             L->cnt[l][CK_BWD_DATA_RA] = L->cnt[l][CK_BWD_DATA_CA] = L->cnt[l][CK_BWD_DATA];
         }
-        for (int ph = CK_FWD_RA; ph < CK_NPHASE_ALL; ph++) {
+        for (int ph = CK_FWD_RA; ph < CK_NPHASE_ALT; ph++) {
             L->off[l][ph] = at;
             at += CK_REL * L->cnt[l][ph];
         }
+    }
+    L->z_off = at;
+    for (int l = 0; l < m->n_layers; l++) {
+        if (m->layers[l].kind == LAYER_DENSE) L->cnt[l][CK_BWD_W_Z] = (size_t)m->layers[l].out_c;
+        L->off[l][CK_BWD_W_Z] = at;
+        at += CK_REL * L->cnt[l][CK_BWD_W_Z];
     }
     L->total = at;
 }
@@ -220,7 +227,7 @@ static void scratch_needed(const model *m, size_t n, size_t *wt, size_t *pl, siz
             t[3] = 12 * (C + OC);
             *cw += 2 * (C * kk * OC + C * OC), *part += n * OC * CK_PART;
         } else if (ly->kind == LAYER_DENSE) {
-            t[0] = 4 * (C + OC); /* dense_all: sums over the batch, then W's row and column sums */
+            t[0] = 5 * C + 4 * OC; /* dense_all: sums over the batch, then W's row and column sums; x's |.| sums */
         }
         *wt = t[0] > *wt ? t[0] : *wt;
         *pl = t[1] > *pl ? t[1] : *pl;
@@ -1354,6 +1361,8 @@ static void dense_all(ck_state *S, const layer *ly, const float *w, const float 
     double *cs = S->wt + 2 * (in + out), *csa = cs + in, *rs = csa + in, *rsa = rs + out;
     double mx = max_abs(x, n * in); /* S of an output: sum_k |w_jk| max|x| + |b_j| */
     col_sums(x, n, in, xs, xa);
+    double *xlive = S->wt + 4 * (in + out); /* x's column sums of |.| kept for BWD_W_Z (xa is reused below) */
+    memcpy(xlive, xa, in * sizeof *xlive);
     col_sums(y, n, out, ys, ya);
     double bs = 0, ba = 0, bm = 0;
     for (size_t j = 0; j < out; j++) {
@@ -1405,6 +1414,9 @@ static void dense_all(ck_state *S, const layer *ly, const float *w, const float 
         put_rel(o[CK_BWD_W] + CK_REL * j, ls, la, rhs, a, da[j] * mx);
         put_rel(o[CK_BWD_B] + CK_REL * j, db[j], fabs((double)db[j]), ds[j], da[j], da[j]);
     }
+    /* zero elements (BWD_W_Z): base/checksum_ops.h's ck_dense_zero_row */
+    for (size_t j = 0; o[CK_BWD_W_Z] && j < out; j++)
+        ck_dense_zero_row(o[CK_BWD_W_Z] + CK_REL * j, dw + j * in, dy, x, xlive, n, in, out, j);
     if (!o[CK_BWD_W_PW]) return;
     /* index-weighted (BWD_W_PW): dW[j][k] weighted by +-(k + 1), the sign
      * by row j's pattern (ck_iw_dense), against dy times each sample's

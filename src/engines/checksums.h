@@ -45,10 +45,20 @@
  * with (-1)^column): a zero-sum pattern in alternating rows or columns (a
  * Winograd tile with one transform-domain value wrong) keeps the plain
  * relations and barely moves the position-weighted ones;
- * base/checksum_ops.h's ck_window_sum_alt, ck_rows_alt.  INPUT, PER
- * SAMPLE, POSITION-, INDEX-WEIGHTED and ALTERNATING come last, so the blocks before keep
- * their offsets (recordings made before these blocks existed store the
- * vector up to DIGEST, or up to ra_off, and are judged without the rest;
+ * base/checksum_ops.h's ck_window_sum_alt, ck_rows_alt.  Then ZERO
+ * ELEMENTS: per dense layer, BWD_W_Z (OC relations, one per row of dW:
+ * the element of the row that its zero structure says most wrongly is
+ * what it is — a dW exactly +-0 where some sample had both a nonzero
+ * input and a nonzero output gradient, as the residual of 0 against its
+ * own dot product re-done in double (R, A = its sum of |terms|, Y, S = A);
+ * or a nonzero where every term is 0, its row's dy or its column's x zero
+ * in the whole batch (A = 0): the relations above sum a row, so a gradient
+ * that underflowed or was flushed to 0 moves them by less than their
+ * rounding, while Adam's scale-free step moves that weight by ~lr).
+ * INPUT, PER SAMPLE, POSITION-, INDEX-WEIGHTED, ALTERNATING and ZERO
+ * ELEMENTS come last, so the blocks before keep their offsets (recordings
+ * made before these blocks existed store the vector up to DIGEST, or up
+ * to ra_off, or up to z_off, and are judged without the rest;
  * recording_ck_pack stores them all now).
  *
  * Stages (what the call covers; other blocks are 0):
@@ -77,7 +87,10 @@ enum { CK_FWD_PS = CK_NPHASE, CK_BWD_DATA_PS, CK_FWD_PW, CK_BWD_DATA_PW, CK_BWD_
 /* after all of those (in recordings since plan.checksums
  * "...,all-blocks,alt"; ck_layout.ra_off): the row- and column-alternating
  * conv forward and backward-data blocks */
-enum { CK_FWD_RA = CK_NPHASE_EXT, CK_BWD_DATA_RA, CK_FWD_CA, CK_BWD_DATA_CA, CK_NPHASE_ALL };
+enum { CK_FWD_RA = CK_NPHASE_EXT, CK_BWD_DATA_RA, CK_FWD_CA, CK_BWD_DATA_CA, CK_NPHASE_ALT };
+/* after the alternating blocks (in recordings since plan.checksums
+ * "...,all-blocks,alt,zero"; ck_layout.z_off): per dense layer, BWD_W_Z */
+enum { CK_BWD_W_Z = CK_NPHASE_ALT, CK_NPHASE_ALL };
 enum { CK_HDR = 3, CK_REL = 4 };
 
 typedef struct {
@@ -86,6 +99,7 @@ typedef struct {
     int is_rel[MODEL_MAX_LAYERS];            /* CK_REL doubles per entry, else 2 */
     size_t loss_off, adam_off, digest_off, input_off;
     size_t ra_off; /* where the alternating blocks start (the vector's end before them) */
+    size_t z_off;  /* where the zero-element blocks start (the vector's end before them) */
     size_t total;  /* doubles */
 } ck_layout;
 

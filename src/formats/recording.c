@@ -87,7 +87,13 @@ static void ck_body(const recording_ck_geom *g, int stage, size_t *lo, size_t *h
 /* INPUT and the relation blocks after it: stored for STEP and EVAL when
  * the recording holds them (UPDATE fills none of them), up to ext_end. */
 static int ck_ext_on(const recording_ck_geom *g, int stage) { return g->ext && stage != REC_CK_UPDATE; }
-static size_t ext_end(const recording_ck_geom *g) { return g->ext >= 2 ? g->total : g->ra_off; }
+static size_t ext_end(const recording_ck_geom *g) {
+    return g->ext >= 3 ? g->total : g->ext == 2 ? g->z_off : g->ra_off;
+}
+/* the phases after INPUT a recording of this level stores */
+static int ext_nphase(const recording_ck_geom *g) {
+    return g->ext >= 3 ? REC_CK_NPHASE_ALL : g->ext == 2 ? REC_CK_NPHASE_ALT : REC_CK_NPHASE_EXT;
+}
 
 size_t recording_ck_packed_len(const recording_ck_geom *g, const model *m, int stage) {
     size_t lo, hi;
@@ -146,7 +152,7 @@ int recording_ck_pack(const recording_ck_geom *g, const model *m, int stage, con
     size_t base = g->input_off + 1;
     for (size_t i = base; i < ext_end(g); i++) out[k + i - base] = f32_down(vec[i]);
     for (int l = 0; l < m->n_layers; l++)
-        for (int ph = REC_CK_NPHASE; ph < (g->ext >= 2 ? REC_CK_NPHASE_ALL : REC_CK_NPHASE_EXT); ph++)
+        for (int ph = REC_CK_NPHASE; ph < ext_nphase(g); ph++)
             for (size_t e = 0; e < g->cnt[l][ph]; e++) {
                 size_t i = g->off[l][ph] + (size_t)g->rel_width * e;
                 out[k + i - base] = f32_away(vec[i]);
@@ -240,7 +246,8 @@ int recording_open(recording **out, const char *path) {
     snprintf(r->full_steps, sizeof r->full_steps, "%s", fs ? fs : "?");
     /* absent (an older recording) or "none (...)": no checksum vectors */
     const char *ck = golden_provenance_get(r->gf, "plan.checksums");
-    r->ck_ext = !ck ? 0 : strcmp(ck, "step,update,eval,all-blocks,alt") == 0 ? 2
+    r->ck_ext = !ck ? 0 : strcmp(ck, "step,update,eval,all-blocks,alt,zero") == 0 ? 3
+                : strcmp(ck, "step,update,eval,all-blocks,alt") == 0           ? 2
                 : strcmp(ck, "step,update,eval,all-blocks") == 0                ? 1
                                                                                : 0;
     r->has_checksums = r->ck_ext || (ck && strcmp(ck, "step,update,eval") == 0);

@@ -800,6 +800,9 @@ static int ck_dense(cuda_ctx *c, const layer *ly, int l, const ck_layout *L, int
         CHECK_LK(lk_ck_sums(c->stream, c->ck_s + (size_t)pt * n, c->ck_sa + (size_t)pt * n, NULL, x, n, in, 2 + pt));
     CHECK_LK(lk_ck_dense(c->stream, v + L->off[l][CK_BWD_W_PW], NULL, NULL, db, dw, c->dact[l], c->ck_s, c->ck_sa, mx, n,
                          in, out, 3));
+    /* zero elements (BWD_W_Z): x's column sums of |.| in the same scratch, then a row per thread */
+    CHECK_LK(lk_ck_sums(c->stream, c->ck_s, c->ck_sa, NULL, x, n, in, 0));
+    CHECK_LK(lk_ck_dense_zero(c->stream, v + L->off[l][CK_BWD_W_Z], dw, c->dact[l], x, c->ck_sa, n, in, out));
 done:
     return rc;
 }

@@ -373,6 +373,12 @@ __global__ void k_ck_dense(double *o, double *ob, const float *w, const float *b
     }
 }
 
+/* dense, zero elements of dW (ck_dense_zero_row): relation j at o + 4 j */
+__global__ void k_ck_dense_zero(double *o, const float *dw, const float *dy, const float *x, const double *xa,
+                                size_t n, size_t in, size_t out) {
+    GRID_STRIDE(j, out) ck_dense_zero_row(o + 4 * j, dw + j * in, dy, x, xa, n, in, out, j);
+}
+
 /* dense, per sample (ck_dense_sample): relation p at o + 4 p */
 __global__ void k_ck_dense_sample(double *o, const float *lhs, const float *x, const double *cs, const double *csa,
                                   const double *lw, const float *b, size_t n, size_t nl, size_t nx) {
@@ -467,6 +473,10 @@ extern "C" int lk_ck_dense(cudaStream_t s, double *o, double *ob, const float *w
 extern "C" int lk_ck_dense_sample(cudaStream_t s, double *o, const float *lhs, const float *x, const double *cs,
                                   const double *csa, const double *lw, const float *b, size_t n, size_t nl, size_t nx) {
     LAUNCH(n, k_ck_dense_sample, o, lhs, x, cs, csa, lw, b, n, nl, nx);
+}
+extern "C" int lk_ck_dense_zero(cudaStream_t s, double *o, const float *dw, const float *dy, const float *x,
+                                const double *xa, size_t n, size_t in, size_t out) {
+    LAUNCH(out, k_ck_dense_zero, o, dw, dy, x, xa, n, in, out);
 }
 extern "C" int lk_ck_elem(cudaStream_t s, double *bad, int kind, int backward, int training, const float *x,
                           const float *y, const float *dy, const float *dx, size_t count, uint64_t seed, uint32_t step,

@@ -90,6 +90,11 @@ int lk_ck_sums(cudaStream_t s, double *sum, double *asum, double *mx, const floa
 int lk_ck_dense(cudaStream_t s, double *o, double *ob, const float *w, const float *b, const float *lhs,
                 const float *dy, const double *sum, const double *asum, const double *mx, size_t n, size_t in,
                 size_t out, int mode);
+/* BWD_W_Z: per row j of dW (out rows of in), base/checksum_ops.h's
+ * ck_dense_zero_row; xa: x's column sums of |.| over the batch (lk_ck_sums
+ * mode 0) */
+int lk_ck_dense_zero(cudaStream_t s, double *o, const float *dw, const float *dy, const float *x, const double *xa,
+                     size_t n, size_t in, size_t out);
 /* one thread per sample: base/checksum_ops.h's ck_dense_sample (forward: lhs
  * = y, x = the layer's input, nl = out, nx = in, cs/csa W's column sums,
  * lw its row sums of |w|, b the bias; backward-data: lhs = dx, x = dy, nl =

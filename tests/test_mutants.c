@@ -43,6 +43,7 @@
 #include "engines/engine.h"
 #include "engines/registry.h"
 #include "audit/audit.h"
+#include "audit/explain.h"
 #include "checks/checksums.h"
 #include "commands/audit_cmd.h"
 #include "model/model.h"
@@ -311,6 +312,17 @@ static void test_one_off_data_faults(void **st) {
             assert_int_equal(ae->ck_first_step, cases[i].step);
             assert_int_equal(ae->ck_first_eval_epoch, cases[i].eval_epoch);
             assert_int_equal(r.gate, 1);
+            /* a continuity break is the state changed between two steps,
+             * and the finding's title says so rather than naming the update */
+            int between = strncmp(cases[i].what, "continuity:", 11) == 0;
+            assert_int_equal(ae->ck_first.between, between);
+            explain_list el = {0};
+            assert_int_equal(explain_run(&el, &r, &r.m), 0);
+            int titled = 0;
+            for (int k = 0; k < el.n; k++)
+                titled |= strstr(el.f[k].title, "state between the last update and this step") != NULL;
+            assert_int_equal(titled, between);
+            explain_list_free(&el);
         }
         audit_result_free(&r);
     }

@@ -1612,7 +1612,7 @@ static int rule_checksums(explain_list *L, const audit_result *r, const model *m
          * A continuity break happened between the last update and this
          * step (the state was changed in between), not in this step's
          * update: say so, or the title sends one to debug Adam */
-        int between = strncmp(v->what, "continuity:", 11) == 0;
+        int between = v->between;
         if (isinf(v->ratio))
             snprintf(f->title, sizeof f->title, "%s: every-step exact check failed at %s, %s %s: %s", ae->label, where,
                      f->layer[0] ? m->layers[v->layer].name : "state",

@@ -47,6 +47,7 @@ static void note(ck_verdict *o, ck_phase ph, int layer, double ratio, double cou
             v->layer = layer;
             v->ratio = ratio != ratio ? INFINITY : ratio;
             v->count = count;
+            v->between = 0; /* checksums_continuity sets it on its own */
             snprintf(v->what, sizeof v->what, "%s", what);
         }
         o->n_viol++;
@@ -230,6 +231,8 @@ void checksums_continuity(const model *m, const double *prev_digest, const doubl
             char what[96];
             snprintf(what, sizeof what, "continuity: %s %s this %s computed with are not those the last update reported",
                      m->tensors[t].name, names[i], eval ? "evaluation" : "step");
+            int k = out->n_viol;
             note(out, eval ? CKP_EVAL : CKP_UPDATE, m->tensors[t].layer, same ? 0.0 : INFINITY, same ? 0 : 1, what);
+            if (out->n_viol > k && k < CK_MAX_VIOL) out->v[k].between = 1;
         }
 }

@@ -32,6 +32,7 @@ typedef struct {
     int layer;          /* model layer, or -1 (update: see what) */
     double ratio;       /* |residual| / tolerance; INFINITY: an exact re-check failed */
     double count;       /* exact re-checks: elements that differ (0 for relations) */
+    int between;        /* continuity: the state changed between the last update and this step (not in it) */
     char what[96];      /* "conv2 backward-weights, output channel 3", "fc1.weight Adam (p, m, v)" */
 } ck_violation;
 

@@ -24,10 +24,12 @@
 #include <string.h>
 
 #include "base/checksum_ops.h"
+#include "base/lowp.h"
 #include "base/rng.h"
 #include "base/util.h"
 #include "checks/bounds.h"
 #include "checks/checksums.h"
+#include "checks/compare.h"
 #include "engines/checksums.h"
 #include "engines/registry.h"
 #include "engines/remote.h"
@@ -753,6 +755,13 @@ static void test_dense_zero_elements(void **s) {
     float rowc[3] = {0.0f, 0.0f, 0.0f};
     ck_dense_zero_row(o, rowc, dy, xc, xca, 3, 3, 3, 0);
     assert_true(o[0] == 0 && o[1] == 1.0 && z_ratio(o, 3) == 0);
+    /* a term with a subnormal operand: a TF32 or bf16 engine may round it
+     * to 0, so such a zero is not judged (row 2's one term, x made 2^-130) */
+    const float xs1[9] = {0x1p-130f, 0.5f, 0.0f, 0.0f, 0.0f, 0.0f, 0.0f, 0.0f, 0.0f};
+    double xsa[3] = {0x1p-130, 0.5, 0.0};
+    float rows[3] = {0.0f, 1.5f, 0.0f};
+    ck_dense_zero_row(o, rows, dy, xs1, xsa, 3, 3, 3, 2);
+    assert_true(o[0] == 0 && o[1] == 0);
 
     fx f;
     setup(&f, "smallcnn", 0);
@@ -1099,6 +1108,15 @@ static void test_tolerance(void **s) {
     assert_true(bounds_ck_tol(100, 10, 0, 1.0, 1.0, 0x1p-10) > 10 * t);
     assert_true(bounds_ck_tol(100, 10, 0, 0, 0, 0) > 0);
     assert_true(bounds_ck_tol(100, 1, 1, 1.0, 1.0, 0) < t);
+    /* a sum of one term (a bias gradient of a batch of one) of an operand
+     * rounded to bf16: its rounding, up to 2^-9 of it, is within the
+     * tolerance (it was 0 x the factor: a false PROBLEM), and for more
+     * terms the sum form equals gamma times lowp_bound_factor */
+    float dy = 0x1.0101p0f, r = lowp_round_bf16(dy, LOWP_RNE);
+    assert_true(fabs((double)r - dy) <= bounds_ck_tol(1, 1, 1, fabs((double)dy), fabs((double)r), 0x1p-8));
+    assert_true(bounds_ck_tol(1, 1, 1, 1.0, 1.0, 0x1p-8) >= 0x1p-8);
+    double g = compare_gamma(63), f = lowp_bound_factor(63, 0x1p-8);
+    assert_true(fabs(bounds_ck_tol(64, 1, 1, 1.0, 0, 0x1p-8) - 1.01 * g * f) <= 1e-9 * g * f); /* + the double term */
 }
 
 /* The sharper tier of the relations (bounds_ck_sharp_tol): on clean

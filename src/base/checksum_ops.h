@@ -464,6 +464,12 @@ LS_HD void ck_dense_sample(double *o, const float *lhs, size_t nl, const float *
  *    gamma_n A; a gradient flushed to 0 is off by all of R.
  *  - a nonzero while dy's column j or x's column i is 0 in every sample:
  *    every term is 0, so it must be +-0 (residual v, A = 0).
+ * A zero whose dot product has a term with a subnormal operand (nonzero,
+ * below 2^-126) is not judged: an engine that rounds its operands to
+ * TF32 or bf16 (fp32's exponent range, fewer significand bits) may round
+ * such an operand to 0, an absolute error the relative bound does not
+ * cover; no operand of a flushed gradient is subnormal in practice, and
+ * Adam's step does not see gradients that far below its eps.
  * o: the row's worst by |R| / (A + 2^-125) (checks/bounds.c's tolerance
  * gamma_n A + n 2^-149 up to constant factors; the first on ties):
  * (residual, A, |v|, A); (0, 0, 0, 0) when the row has none.  Only zeros
@@ -479,11 +485,14 @@ LS_HD void ck_dense_zero_row(double *o, const float *dw_row, const float *dy, co
         int col_dead = !(xa[i] > 0);
         if (v == 0) {
             if (dead || col_dead) continue;
+            int sub = 0;
             for (size_t s = 0; s < n; s++) {
-                double t = (double)dy[s * out + j] * (double)x[s * in + i];
+                float d = dy[s * out + j], xv = x[s * in + i];
+                double t = (double)d * (double)xv;
+                sub |= (d != 0 && fabsf(d) < 0x1p-126f) | (xv != 0 && fabsf(xv) < 0x1p-126f);
                 R += t, A += fabs(t);
             }
-            if (!(A > 0)) continue;
+            if (!(A > 0) || sub) continue;
             key = fabs(R) / (A + 0x1p-125);
         } else if (dead || col_dead) {
             key = INFINITY;

@@ -549,7 +549,13 @@ int bounds_ck_shape(const model *m, int l, int phase, size_t n, size_t *K, size_
 void bounds_ck_prep(size_t K, size_t P, int is_sum, double u_in, bounds_ck_coef *c) {
     double g = is_sum ? compare_gamma(K > 1 ? K - 1 : 0) : compare_gamma(K);
     c->ga = g;
-    if (u_in > 0) c->ga *= is_sum ? lowp_bound_factor(K > 1 ? K - 1 : 1, u_in) : lowp_bound_factor(K, u_in);
+    /* rounded operands (base/lowp.c's derivation): g (1 + (2 u + u^2)(1 +
+     * g) / g), i.e. lowp_bound_factor of the same K, written as a sum so
+     * that a sum of one term (g = gamma_0 = 0: a bias gradient of a batch
+     * of one) keeps its operand's rounding, (2 u + u^2) A, instead of 0 x
+     * the factor (a bf16 engine's one-sample db was a false PROBLEM at
+     * 4.75e11) */
+    if (u_in > 0) c->ga = g + (2 * u_in + u_in * u_in) * (1 + g);
     c->under = is_sum ? 0 : (double)P * (double)K * 0x1p-149;
     double nd = 8.0 * (double)(P + K) + 16, u64 = 0x1p-53;
     c->dbl = nd * u64 / (1 - nd * u64);

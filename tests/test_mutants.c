@@ -273,6 +273,13 @@ static void test_one_off_data_faults(void **st) {
         /* two dW elements of equal index weight exchanged: a blind spot
          * until the plain conv relation took the signs ck_cw */
         {"cpu:fault=conv2_dw_equal_weight_swap_once", 7, 0, "conv2", "conv2 backward-weights", CKP_BWD_WEIGHTS},
+        /* the fifth attack's gradient faults that a check catches at step 7
+         * (the plain row relation is named first; the zero-element one sees
+         * them too, far more sharply) */
+        {"cpu:fault=fc2_dw_tiny_flushed_once", 7, 0, "fc2", "fc2 backward-weights", CKP_BWD_WEIGHTS},
+        {"cpu:fault=fc1_dw_dead_features_stale_once", 7, 0, "fc1", "fc1 backward-weights", CKP_BWD_WEIGHTS},
+        {"cpu:fault=fc1_dw_rows_sample0_mask_once", 7, 0, "fc1", "fc1 backward-weights", CKP_BWD_WEIGHTS},
+        {"cpu:fault=fc1_dw_small_x_skipped_once", 7, 0, "fc1", "fc1 backward-weights", CKP_BWD_WEIGHTS},
         /* one slice of dW transposed: a SUSPECT until the tap's sign */
         {"cpu:fault=conv2_dw_slice_transposed_once", 7, 0, "conv2", "conv2 backward-weights", CKP_BWD_WEIGHTS},
         /* the fourth attack's: a tensor the update skipped (the Adam

@@ -684,7 +684,73 @@ enum { CPU_FAULT_BELOW = 0, CPU_FAULT_DETECT = 1, CPU_FAULT_SUSPECT = 2, CPU_FAU
       "step 8's update is right for the m it reads, so the Adam re-check from the step's snapshot agrees; " \
       "the snapshot's m digest is not the one step 7's update reported: measured PROBLEM at step 8, conv2 " \
       "update, 'continuity: conv2.weight Adam m' (the lowest bit, one ulp, measured the same); the " \
-      "parameters after step 10 are 0.012 percent (rel. L2) from the unfaulted cpu's")
+      "parameters after step 10 are 0.012 percent (rel. L2) from the unfaulted cpu's") \
+    X(FC1_DW_TINY_TO_SUBNORMAL_ONCE, "fc1_dw_tiny_to_subnormal_once", "op", "fc1", "backward", "smallcnn --limit-train 72 --limit-test 64 --epochs 2 --steps 10 --eval", \
+      CPU_FAULT_BLIND, \
+      "at step 7 only, every nonzero fc1 weight gradient below 2^-24 in magnitude is set to +-2^-24, its " \
+      "sign kept (an fp16 conversion that rounds tiny values away from zero, to fp16's smallest subnormal, " \
+      "instead of to the nearest; fault_k=K: below and to 2^-(K+8)): no element becomes 0", \
+      "the zero-element relations (BWD_W_Z) judge only elements exactly +-0, and no element is 0 here; the " \
+      "row sums move by less than their absolute tolerance: measured 2 elements changed (their |g| sum to " \
+      "5.9e-8, each now 6.0e-8; the largest |g| is 0.0114), VERDICT ok, step 7's worst ratios equal to the " \
+      "unfaulted run's (0.257, fc2 bias), while the parameters after step 10 are 4.87e-3 percent (rel. L2) " \
+      "from the unfaulted cpu's, 5x fc1_dw_tiny_flushed_once's effect (the pair table calls it 'ordering " \
+      "only'). Larger thresholds are resolved by the row sums: fault_k=12 (2^-20, 64 elements) SUSPECT " \
+      "x4.26 the sharper tier (0.694 of the worst case), fc1 backward-weights; 10 (280) PROBLEM 6.73; 8 " \
+      "(1052) PROBLEM 97.2") \
+    X(FC2_DW_TINY_FLUSHED_ONCE, "fc2_dw_tiny_flushed_once", "op", "fc2", "backward", "smallcnn --limit-train 72 --limit-test 64 --epochs 2 --steps 10 --eval", \
+      CPU_FAULT_DETECT, \
+      "at step 7 only, every nonzero fc2 weight gradient below 2^-16 in magnitude is flushed to +0 " \
+      "(fault_k=K: below 2^-K; fc2's gradients are larger than fc1's: none of its 640 is below fc1's 2^-24 " \
+      "here)", \
+      "the zero-element relation re-does the flushed element's dot product: measured 1 element flushed " \
+      "(9.7e-6; the largest |g| is 0.0666), PROBLEM at step 7, fc2 backward-weights, output 4: the plain " \
+      "row relation (in = 64: a short row) 4.25, named first, and the zero-element relation 39750, 1 of 10 " \
+      "rows; the parameters after step 10 are 1.64e-5 percent (rel. L2) from the unfaulted cpu's; " \
+      "fault_k=12 (2^-12, 20 elements) PROBLEM 444, zero elements 1.04e6, 9 of 10 rows") \
+    X(CONV2_DW_TINY_FLUSHED_ONCE, "conv2_dw_tiny_flushed_once", "op", "conv2", "backward", "smallcnn --limit-train 72 --limit-test 64 --epochs 2 --steps 10 --eval", \
+      CPU_FAULT_BLIND, \
+      "at step 7 only, every nonzero conv2 weight gradient below 2^-18 in magnitude is flushed to +0 " \
+      "(fault_k=K: below 2^-(K+2); K=12 is fp16's smallest normal 2^-14, an fp16 gradient path with " \
+      "flush-to-zero)", \
+      "conv layers have no zero-element relation, and the plain, signed and index-weighted sums of a filter " \
+      "(C k k = 144 elements of K = n OH OW terms each) move by less than their tolerances: measured 134 of " \
+      "4608 elements flushed (their |g| sum to 2.2e-4; the largest |g| is 0.017), VERDICT ok, step 7's " \
+      "sharper tier at 0.959 (conv2 backward-weights (index-weighted), output channel 7), while the " \
+      "parameters after step 10 are 0.121 percent (rel. L2) from the unfaulted cpu's (pair verdict " \
+      "'ordering only'). fault_k=14 (2^-16, 221 elements) SUSPECT x4.26 the sharper tier (0.218 of the " \
+      "worst case), conv2 backward-weights; 12 (2^-14, 434) PROBLEM 4.72, conv2 backward-weights " \
+      "(index-weighted), 2 of 32 channels") \
+    X(FC1_DW_DEAD_FEATURES_STALE_ONCE, "fc1_dw_dead_features_stale_once", "op", "fc1", "backward", "smallcnn --limit-train 72 --limit-test 64 --epochs 2 --steps 10 --eval", \
+      CPU_FAULT_DETECT, \
+      "at step 7 only, fc1's backward-weights skips the input features that are +0 in every sample of the " \
+      "batch and does not write their dW columns: they keep the values step 6 left in the gradient buffer " \
+      "(a zero-skipping kernel that relies on a memset it no longer does)", \
+      "a nonzero where every term of the dot product is 0 is over the zero-element relation at any size, " \
+      "and the stale columns add to every row sum: measured 143 dead features at step 7, 248 elements " \
+      "changed (most of those columns were dead at step 6 too, so their stale value is 0), PROBLEM at step " \
+      "7, fc1 backward-weights: the plain relation 305 (named first, 32 of 64 rows), the zero-element " \
+      "relation 5.9e13 (33 of 64 rows); the parameters after step 10 are 0.121 percent (rel. L2) from the " \
+      "unfaulted cpu's") \
+    X(FC1_DW_ROWS_SAMPLE0_MASK_ONCE, "fc1_dw_rows_sample0_mask_once", "op", "fc1", "backward", "smallcnn --limit-train 72 --limit-test 64 --epochs 2 --steps 10 --eval", \
+      CPU_FAULT_DETECT, \
+      "at step 7 only, fc1's backward-weights skips the output units it takes for ReLU-dead, deciding from " \
+      "sample 0's output gradient alone: the rows j with dy[0][j] == 0 are left +0 although other samples' " \
+      "dy are live", \
+      "every element of a zeroed live row is a zero whose dot product has nonzero terms: measured 2683 " \
+      "elements zeroed (2 rows), PROBLEM at step 7, fc1 backward-weights: 1.04e6 (the ratio's ceiling), 2 " \
+      "of 64 rows, the plain and the zero-element relation alike (the sharper tier of the plain relation " \
+      "5.8e6)") \
+    X(FC1_DW_SMALL_X_SKIPPED_ONCE, "fc1_dw_small_x_skipped_once", "op", "fc1", "backward", "smallcnn --limit-train 72 --limit-test 64 --epochs 2 --steps 10 --eval", \
+      CPU_FAULT_DETECT, \
+      "at step 7 only, fc1's backward-weights treats inputs with 0 < |x| < 2^-10 as zero (a " \
+      "thresholded-sparsity kernel; fault_k=K: below 2^-(K-6)); backward-data reads no x, and the engine " \
+      "reports its true x", \
+      "x >= 0 after the ReLU and max-pool, so each row sum loses sum_n dy_nj x_ni with no cancellation, and " \
+      "an element whose every nonzero input fell under the threshold becomes a 0 the zero-element relation " \
+      "re-does: measured 57 of 25088 inputs dropped, PROBLEM at step 7, fc1 backward-weights: the plain " \
+      "relation 14 (25 of 64 rows, named first), zero elements 1.04e6 (3 of 64 rows). fault_k=20 (below " \
+      "2^-14: 6 inputs) is not seen: VERDICT ok, sharper tier 0.794 (fc1 backward-weights (index-weighted))")
 
 #define CPU_FAULT_ENUM_(id, ...) CPU_FAULT_##id,
 enum { CPU_FAULT_NONE = 0, CPU_FAULT_LIST(CPU_FAULT_ENUM_) CPU_FAULT_COUNT };

@@ -2160,8 +2160,48 @@ static int fault_backward_layer(engine *e, int l) {
         int rc2 = act_io(c, l - 1, 0, F->a, 0);
         return rc ? rc : rc2;
     }
+    if (id == CPU_FAULT_FC1_DW_SMALL_X_SKIPPED_ONCE && c->step == 7 && fault_layer(c, l, "fc1")) {
+        /* a thresholded-sparsity backward-weights kernel: inputs with 0 < |x| < 2^-(k - 6) (2^-10 at
+         * fault_k=16) count as zero in dW (backward-data reads no x; the engine's x is restored) */
+        size_t cnt = P->n * layer_in_size(ly);
+        double tau = F->rel * 0x1p6;
+        if ((rc = act_io(c, l - 1, 0, F->a, 1))) return rc;
+        for (size_t i = 0; i < cnt; i++) F->b[i] = F->a[i] != 0.0f && fabs((double)F->a[i]) < tau ? 0.0f : F->a[i];
+        if ((rc = act_io(c, l - 1, 0, F->b, 0))) return rc;
+        rc = cpu_backward_layer(e, l);
+        int rc2 = act_io(c, l - 1, 0, F->a, 0);
+        return rc ? rc : rc2;
+    }
     if ((rc = cpu_backward_layer(e, l))) return rc;
     const model_tensor *tw = ly->w_tensor >= 0 ? &c->m->tensors[ly->w_tensor] : NULL;
+    if (id == CPU_FAULT_FC1_DW_ROWS_SAMPLE0_MASK_ONCE && c->step == 7 && fault_layer(c, l, "fc1") && P->n > 1) {
+        /* a backward-weights kernel that skips the output units it takes for ReLU-dead, deciding from
+         * sample 0's output gradient alone: the rows j with dy[0][j] == 0 are left +0 */
+        size_t in = layer_in_size(ly), out = (size_t)ly->out_c;
+        float *g = c->grads + tw->offset;
+        if ((rc = act_io(c, l, 1, F->a, 1))) return rc;
+        for (size_t j = 0; j < out; j++)
+            if (F->a[j] == 0.0f) memset(g + j * in, 0, in * sizeof *g);
+    }
+    if (id == CPU_FAULT_FC1_DW_DEAD_FEATURES_STALE_ONCE && fault_layer(c, l, "fc1") && (c->step == 6 || c->step == 7)) {
+        /* a zero-skipping backward-weights kernel that does not write what it skips: at step 7 the columns
+         * of the input features that are +0 in every sample of the batch keep the values step 6 left in
+         * the gradient buffer */
+        size_t in = layer_in_size(ly), out = (size_t)ly->out_c, n = P->n;
+        float *g = c->grads + tw->offset;
+        if (c->step == 6) {
+            memcpy(F->dw_save, g, tw->numel * sizeof(float));
+            F->corrupted = 1;
+        } else if (F->corrupted == 1) {
+            if ((rc = act_io(c, l - 1, 0, F->a, 1))) return rc;
+            for (size_t k = 0; k < in; k++) {
+                int dead = 1;
+                for (size_t i = 0; i < n && dead; i++) dead = F->a[i * in + k] == 0.0f;
+                for (size_t j = 0; dead && j < out; j++) g[j * in + k] = F->dw_save[j * in + k];
+            }
+            F->corrupted = 2;
+        }
+    }
     if (id == CPU_FAULT_FC1_DW_STALE_SPARSITY_ONCE && fault_layer(c, l, "fc1") && (c->step == 6 || c->step == 7)) {
         /* a zero-skipping backward-weights kernel whose list of active input features (nonzero in some
          * sample of the batch) is step 6's at step 7: the columns of features that were zero throughout
@@ -2360,6 +2400,23 @@ static int fault_backward_layer(engine *e, int l) {
         float *g = c->grads + tw->offset;
         for (size_t i = 0; i < tw->numel; i++)
             if (g[i] != 0.0f && fabs((double)g[i]) < F->rel * 0x1p-8) g[i] = 0.0f;
+    } else if (((id == CPU_FAULT_FC1_DW_TINY_TO_SUBNORMAL_ONCE && fault_layer(c, l, "fc1")) ||
+                (id == CPU_FAULT_FC2_DW_TINY_FLUSHED_ONCE && fault_layer(c, l, "fc2")) ||
+                (id == CPU_FAULT_CONV2_DW_TINY_FLUSHED_ONCE && fault_layer(c, l, "conv2"))) &&
+               c->step == 7) {
+        /* fc1_..._to_subnormal: every nonzero |dW| below 2^-(k + 8) (2^-24 at fault_k=16) set to that
+         * magnitude, its sign kept (an fp16 conversion that rounds tiny values away from zero, to the
+         * smallest subnormal, instead of to 0); fc2_..._flushed: below 2^-k (2^-16) flushed to +0;
+         * conv2_..._flushed: below 2^-(k + 2) (2^-18; 2^-14 at fault_k=12 is fp16's smallest normal, an
+         * fp16 path with flush-to-zero) flushed to +0 */
+        float *g = c->grads + tw->offset;
+        double lim = id == CPU_FAULT_CONV2_DW_TINY_FLUSHED_ONCE ? F->rel * 0x1p-2
+                     : id == CPU_FAULT_FC2_DW_TINY_FLUSHED_ONCE ? F->rel
+                                                                : F->rel * 0x1p-8;
+        for (size_t i = 0; i < tw->numel; i++) {
+            if (g[i] == 0.0f || !(fabs((double)g[i]) < lim)) continue;
+            g[i] = id == CPU_FAULT_FC1_DW_TINY_TO_SUBNORMAL_ONCE ? copysignf((float)lim, g[i]) : 0.0f;
+        }
     } else if (id == CPU_FAULT_CONV2_DB_TWICE && fault_layer(c, l, "conv2")) {
         const model_tensor *t = &c->m->tensors[ly->b_tensor];
         for (size_t i = 0; i < t->numel; i++) c->grads[t->offset + i] *= 2.0f;

@@ -163,7 +163,8 @@ void report_print_coverage(FILE *f, const audit_result *r, const verdict_table *
                     ae->ck_worst_what);
         if (ae->ck_have && r->cfg.checksums && ae->ck_n_sharp) {
             char b2[32];
-            fprintf(f, "\n  %-24s   sharper tier (%ld relations): worst ratio %s (%s), %ld check(s) over it", "",
+            fprintf(f, "\n  %-24s   sharper tier (%ld relations): worst ratio %s (%s), %ld check(s) over it within the "
+                       "worst case (SUSPECT)", "",
                     ae->ck_n_sharp, ls_fmt_num(b2, sizeof b2, ae->ck_sharp_worst, "-"), ae->ck_sharp_worst_what,
                     ae->ck_sus_checks);
         }

@@ -720,7 +720,11 @@ enum { CPU_FAULT_BELOW = 0, CPU_FAULT_DETECT = 1, CPU_FAULT_SUSPECT = 2, CPU_FAU
       "parameters after step 10 are 0.121 percent (rel. L2) from the unfaulted cpu's (pair verdict " \
       "'ordering only'). fault_k=14 (2^-16, 221 elements) SUSPECT x4.26 the sharper tier (0.218 of the " \
       "worst case), conv2 backward-weights; 12 (2^-14, 434) PROBLEM 4.72, conv2 backward-weights " \
-      "(index-weighted), 2 of 32 channels") \
+      "(index-weighted), 2 of 32 channels.  A conv zero-element relation (the dense one's rule per filter, " \
+      "each zero re-done over its n OH OW terms) caught it at 5296, 31 of 32 filters, but was not kept: a " \
+      "clean conv2 dW has ~800 zeros a step at batch 256 (dead channels, and taps whose few nonzero inputs " \
+      "never meet the pooled dy), ~130 of them with both planes nonzero in ~3000 samples, 2-5 ms a step on " \
+      "one thread even re-reading only those samples") \
     X(FC1_DW_DEAD_FEATURES_STALE_ONCE, "fc1_dw_dead_features_stale_once", "op", "fc1", "backward", "smallcnn --limit-train 72 --limit-test 64 --epochs 2 --steps 10 --eval", \
       CPU_FAULT_DETECT, \
       "at step 7 only, fc1's backward-weights skips the input features that are +0 in every sample of the " \

@@ -376,9 +376,67 @@ static void test_s_equals_host(void **st) {
     free_fx(&f);
 }
 
+/* The zero-element relations (BWD_W_Z) as the CUDA kernels compose them
+ * (base/checksum_ops.h's loops over every sample and position, plain
+ * layouts) equal the host's, bit for bit, for conv layers (whose host
+ * path reads only the samples and dy positions that can hold a nonzero
+ * term) and dense layers, on a real step whose weight gradients were
+ * given zeros: in each conv and dense layer, the largest |dW| of every
+ * third filter or row set to +0, plus the whole of one filter's first
+ * input channel. */
+static void test_zero_elements_as_kernels(void **st) {
+    (void)st;
+    fx f;
+    one_step(&f);
+    for (int l = 0; l < f.m.n_layers; l++) {
+        const layer *ly = &f.m.layers[l];
+        if (ly->kind != LAYER_CONV && ly->kind != LAYER_DENSE) continue;
+        float *gw = f.g + f.m.tensors[ly->w_tensor].offset;
+        size_t row = f.m.tensors[ly->w_tensor].numel / (size_t)ly->out_c;
+        for (size_t oc = 0; oc < (size_t)ly->out_c; oc += 3) {
+            size_t q = 0;
+            for (size_t t = 0; t < row; t++) q = fabsf(gw[oc * row + t]) > fabsf(gw[oc * row + q]) ? t : q;
+            gw[oc * row + q] = 0.0f;
+        }
+        if (ly->kind == LAYER_CONV)
+            for (int t = 0; t < ly->k * ly->k; t++) gw[row + (size_t)t] = 0.0f;
+    }
+    assert_int_equal(engine_set_tensor(f.e, (tensor_id){TENSOR_GRADS, 0}, f.g), 0);
+    assert_int_equal(engine_checksums_host(f.e, CK_STAGE_STEP, f.vec), 0);
+    size_t judged = 0;
+    for (int l = 0; l < f.m.n_layers; l++) {
+        const layer *ly = &f.m.layers[l];
+        if (ly->kind != LAYER_CONV && ly->kind != LAYER_DENSE) continue;
+        const float *x = l ? f.act[l - 1] : f.x, *dy = f.dact[l], *gw = f.g + f.m.tensors[ly->w_tensor].offset;
+        size_t row = f.m.tensors[ly->w_tensor].numel / (size_t)ly->out_c, in = (size_t)ly->in_c;
+        double want[4], *xa = calloc(in, sizeof *xa);
+        assert_non_null(xa);
+        for (size_t i = 0; i < N && ly->kind == LAYER_DENSE; i++)
+            for (size_t k = 0; k < in; k++) xa[k] += fabs((double)x[i * in + k]);
+        ck_conv_dims d = {ly->in_c, ly->in_h, ly->in_w, ly->out_c, ly->out_h, ly->out_w, ly->k, ly->pad};
+        for (size_t oc = 0; oc < (size_t)ly->out_c; oc++) {
+            if (ly->kind == LAYER_CONV)
+                ck_conv_zero_filter(want, gw + oc * row, x, 1, dy, 1, NULL, NULL, &d, N, oc);
+            else
+                ck_dense_zero_row(want, gw + oc * row, dy, x, xa, N, in, (size_t)ly->out_c, oc);
+            const double *got = f.vec + f.L.off[l][CK_BWD_W_Z] + CK_REL * oc;
+            if (memcmp(got, want, sizeof want))
+                fail_msg("%s filter/row %zu: host (%g %g %g %g), kernels' loop (%g %g %g %g)", ly->name, oc, got[0],
+                         got[1], got[2], got[3], want[0], want[1], want[2], want[3]);
+            judged += want[1] > 0;
+        }
+        free(xa);
+    }
+    fprintf(stderr, "zero-element relations: host = the kernels' loop in every filter and row, %zu with a zero "
+            "judged\n", judged);
+    assert_true(judged >= 10);
+    free_fx(&f);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_maxima),
+        cmocka_unit_test(test_zero_elements_as_kernels),
         cmocka_unit_test(test_s_equals_host),
         cmocka_unit_test(test_index_weighted_as_kernels),
         cmocka_unit_test(test_signed_as_kernels),

@@ -280,6 +280,10 @@ static void test_one_off_data_faults(void **st) {
         {"cpu:fault=fc1_dw_dead_features_stale_once", 7, 0, "fc1", "fc1 backward-weights", CKP_BWD_WEIGHTS},
         {"cpu:fault=fc1_dw_rows_sample0_mask_once", 7, 0, "fc1", "fc1 backward-weights", CKP_BWD_WEIGHTS},
         {"cpu:fault=fc1_dw_small_x_skipped_once", 7, 0, "fc1", "fc1 backward-weights", CKP_BWD_WEIGHTS},
+        /* conv2's tiny gradients flushed: a blind spot until the conv
+         * zero-element relations */
+        {"cpu:fault=conv2_dw_tiny_flushed_once", 7, 0, "conv2", "conv2 backward-weights (zero elements)",
+         CKP_BWD_WEIGHTS},
         /* one slice of dW transposed: a SUSPECT until the tap's sign */
         {"cpu:fault=conv2_dw_slice_transposed_once", 7, 0, "conv2", "conv2 backward-weights", CKP_BWD_WEIGHTS},
         /* the fourth attack's: a tensor the update skipped (the Adam

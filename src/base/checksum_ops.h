@@ -464,8 +464,8 @@ LS_HD void ck_dense_sample(double *o, const float *lhs, size_t nl, const float *
  *    gamma_n A; a gradient flushed to 0 is off by all of R.
  *  - a nonzero while dy's column j or x's column i is 0 in every sample:
  *    every term is 0, so it must be +-0 (residual v, A = 0).
- * A zero whose dot product has a term with a subnormal operand (nonzero,
- * below 2^-126) is not judged: an engine that rounds its operands to
+ * A zero whose dot product has a term with two nonzero operands, one of
+ * them subnormal (below 2^-126), is not judged: an engine that rounds its operands to
  * TF32 or bf16 (fp32's exponent range, fewer significand bits) may round
  * such an operand to 0, an absolute error the relative bound does not
  * cover; no operand of a flushed gradient is subnormal in practice, and
@@ -489,7 +489,7 @@ LS_HD void ck_dense_zero_row(double *o, const float *dw_row, const float *dy, co
             for (size_t s = 0; s < n; s++) {
                 float d = dy[s * out + j], xv = x[s * in + i];
                 double t = (double)d * (double)xv;
-                sub |= (d != 0 && fabsf(d) < 0x1p-126f) | (xv != 0 && fabsf(xv) < 0x1p-126f);
+                sub |= (d != 0) & (xv != 0) & ((fabsf(d) < 0x1p-126f) | (fabsf(xv) < 0x1p-126f));
                 R += t, A += fabs(t);
             }
             if (!(A > 0) || sub) continue;
@@ -499,6 +499,83 @@ LS_HD void ck_dense_zero_row(double *o, const float *dw_row, const float *dy, co
         } else {
             continue;
         }
+        if (key > best || (key != key && best == best)) best = key, bv = v, br = R, ba = A;
+    }
+    o[0] = bv - br, o[1] = ba, o[2] = fabs(bv), o[3] = ba;
+}
+
+/* Plane (i, c) of an (n, C, HW) tensor stored plain (cb 1, NCHW) or in
+ * channel blocks of cb (nChw16c: cb 16): its element p is at [p * cb]. */
+LS_HD const float *ck_plane(const float *t, int cb, size_t C, size_t HW, size_t i, size_t c) {
+    size_t b = (size_t)cb;
+    return cb == 1 ? t + (i * C + c) * HW : t + i * C * HW + (c / b) * HW * b + c % b;
+}
+
+/* Filter oc of a conv layer's dW (dwf, C k k floats, (c, kh, kw)
+ * row-major), judged by its zero elements as ck_dense_zero_row judges a
+ * dense row: dW[oc][c][kh][kw] = sum_i sum_(oh, ow) dy[i][oc][oh][ow]
+ * x[i][c][oh + kh - pad][ow + kw - pad] (inside the input).  An element
+ * exactly +-0 is re-done in double over its terms (sample, then position
+ * order) and kept by |R| / (A + 2^-125) as there; A = 0 (no term nonzero:
+ * an exact +-0) or a term of two nonzero operands, one subnormal: not
+ * judged (as there).  When the
+ * filter's dy is 0 in the whole batch every element must be +-0, and the
+ * first nonzero is kept with A = 0 (over at any size).  xnz, dynz: where
+ * known, per sample and input channel (n C) and per sample and filter (n
+ * OC), 1 when that plane has a nonzero (only a sample whose two planes
+ * both have one can hold a nonzero term: the others are skipped, their
+ * terms all 0); NULL: every sample is read.  o: (residual, A, |v|, A);
+ * (0, 0, 0, 0) when the filter has none.  Only zeros pay. */
+LS_HD void ck_conv_zero_filter(double *o, const float *dwf, const float *x, int xcb, const float *dy, int dycb,
+                               const unsigned char *xnz, const unsigned char *dynz, const ck_conv_dims *d, size_t n,
+                               size_t oc) {
+    size_t kk = (size_t)d->k * d->k, ckk = (size_t)d->c * kk, HW = (size_t)d->h * d->w, OP = (size_t)d->oh * d->ow;
+    double best = -1, bv = 0, br = 0, ba = 0;
+    int live = -1; /* dy of this filter: unknown until a zero needs it */
+    for (size_t t = 0; t < ckk; t++) {
+        float v = dwf[t];
+        if (live < 0 && v == 0) {
+            live = 0;
+            if (dynz)
+                for (size_t i = 0; i < n && !live; i++) live = dynz[i * d->oc + oc];
+            else
+                for (size_t i = 0; i < n && !live; i++) {
+                    const float *g = ck_plane(dy, dycb, (size_t)d->oc, OP, i, oc);
+                    for (size_t p = 0; p < OP && !live; p++) live = g[p * (size_t)dycb] != 0;
+                }
+            if (!live) { /* no term anywhere in the filter: every element must be +-0 */
+                for (size_t u = 0; u < ckk; u++)
+                    if (dwf[u] != 0) {
+                        bv = dwf[u], br = 0, ba = 0;
+                        break;
+                    }
+                break;
+            }
+        }
+        if (v != 0) continue;
+        size_t c = t / kk;
+        int kh = (int)((t % kk) / (size_t)d->k), kw = (int)(t % (size_t)d->k);
+        double R = 0, A = 0;
+        int sub = 0;
+        for (size_t i = 0; i < n; i++) {
+            if (xnz && !(xnz[i * d->c + c] && dynz[i * d->oc + oc])) continue;
+            const float *gp = ck_plane(dy, dycb, (size_t)d->oc, OP, i, oc), *xp = ck_plane(x, xcb, (size_t)d->c, HW, i, c);
+            for (int a = 0; a < d->oh; a++) {
+                int ih = a + kh - d->pad;
+                if (ih < 0 || ih >= d->h) continue;
+                for (int b = 0; b < d->ow; b++) {
+                    int iw = b + kw - d->pad;
+                    if (iw < 0 || iw >= d->w) continue;
+                    float g = gp[((size_t)a * d->ow + b) * (size_t)dycb];
+                    float xv = xp[((size_t)ih * d->w + iw) * (size_t)xcb];
+                    double tt = (double)g * (double)xv;
+                    sub |= (g != 0) & (xv != 0) & ((fabsf(g) < 0x1p-126f) | (fabsf(xv) < 0x1p-126f));
+                    R += tt, A += fabs(tt);
+                }
+            }
+        }
+        if (!(A > 0) || sub) continue;
+        double key = fabs(R) / (A + 0x1p-125);
         if (key > best || (key != key && best == best)) best = key, bv = v, br = R, ba = A;
     }
     o[0] = bv - br, o[1] = ba, o[2] = fabs(bv), o[3] = ba;

@@ -523,6 +523,10 @@ int bounds_ck_shape(const model *m, int l, int phase, size_t n, size_t *K, size_
             *K = n * pos, *P = t * (t + 1) / 2;
             break;
         }
+        /* one element of dW (its filter's worst by its zero structure,
+         * base/checksum_ops.h's ck_conv_zero_filter): its own dot product
+         * of at most n OH OW terms */
+        case 13: *K = n * pos, *P = 1; break;
         }
     } else if (ly->kind == LAYER_DENSE) {
         switch (phase) {

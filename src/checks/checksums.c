@@ -56,7 +56,7 @@ static void note(ck_verdict *o, ck_phase ph, int layer, double ratio, double cou
 
 static const char *unit_name(const layer *ly, int phase) {
     if (phase == CK_BWD_W_PW) return ly->kind == LAYER_CONV ? "output channel" : "output";
-    if (phase == CK_BWD_W_Z) return "output";
+    if (phase == CK_BWD_W_Z) return ly->kind == LAYER_CONV ? "output channel" : "output";
     if (phase == CK_FWD_PW || phase == CK_FWD_RA || phase == CK_FWD_CA) return "sample/output channel";
     if (phase == CK_BWD_DATA_PW || phase == CK_BWD_DATA_RA || phase == CK_BWD_DATA_CA) return "sample/input channel";
     if (phase >= CK_FWD_PS) return "sample";

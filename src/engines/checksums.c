@@ -123,7 +123,8 @@ void ck_layout_make(ck_layout *L, const model *m, size_t n) {
     }
     L->z_off = at;
     for (int l = 0; l < m->n_layers; l++) {
-        if (m->layers[l].kind == LAYER_DENSE) L->cnt[l][CK_BWD_W_Z] = (size_t)m->layers[l].out_c;
+        if (m->layers[l].kind == LAYER_DENSE || m->layers[l].kind == LAYER_CONV)
+            L->cnt[l][CK_BWD_W_Z] = (size_t)m->layers[l].out_c;
         L->off[l][CK_BWD_W_Z] = at;
         at += CK_REL * L->cnt[l][CK_BWD_W_Z];
     }
@@ -169,6 +170,10 @@ typedef struct {
     double *wt;                 /* dense relations' scratch */
     double *cw;                 /* per conv layer: its weights transposed, forward and backward-data (read-only in loops) */
     double *part;               /* per conv layer: backward-weights' per-sample partial sums, n x OC x CK_PART */
+    unsigned char *nz;          /* per conv layer: n x (C + OC), its planes with a nonzero (conv_job.xnz, dynz) */
+    uint16_t *zpos;             /* per conv layer: dy's nonzero positions per plane (n OC OH OW: conv_job.zpos) */
+    int32_t *zcnt;              /* per conv layer: their counts (n OC) */
+    uint64_t *zch;              /* per conv layer: OC words (conv_job.zch) */
     size_t *cnt;                /* per thread: fused pairs' fast counts, MODEL_MAX_LAYERS x 2 */
 } ck_state;
 
@@ -187,7 +192,8 @@ static void state_free(void *p) {
     if (!S) return;
     state_free_bufs(S);
     free(S->p), free(S->g), free(S->m), free(S->v), free(S->p0), free(S->m0), free(S->v0);
-    free(S->s), free(S->sa), free(S->sr), free(S->wt), free(S->pl), free(S->tv), free(S->part), free(S->smp);
+    free(S->s), free(S->sa), free(S->sr), free(S->wt), free(S->pl), free(S->tv), free(S->part), free(S->nz), free(S->smp);
+    free(S->zpos), free(S->zcnt), free(S->zch);
     free(S->cw), free(S->cnt);
     free(S);
 }
@@ -213,8 +219,9 @@ static size_t sums_needed(const model *m, size_t n) {
  * thread; every conv layer's transposed weights (cw) and backward-weights
  * partials (part) for a batch of n side by side: the samples pass
  * (samples_pass) has all conv layers under way at once. */
-static void scratch_needed(const model *m, size_t n, size_t *wt, size_t *pl, size_t *tv, size_t *cw, size_t *part) {
-    *wt = *pl = *tv = *cw = *part = 1;
+static void scratch_needed(const model *m, size_t n, size_t *wt, size_t *pl, size_t *tv, size_t *cw, size_t *part,
+                           size_t *nz, size_t *zp) {
+    *wt = *pl = *tv = *cw = *part = *nz = zp[0] = zp[1] = zp[2] = 1;
     for (int l = 0; l < m->n_layers; l++) {
         const layer *ly = &m->layers[l];
         size_t C = (size_t)ly->in_c, OC = (size_t)ly->out_c, kk = (size_t)ly->k * ly->k, h = (size_t)ly->in_h,
@@ -225,7 +232,8 @@ static void scratch_needed(const model *m, size_t n, size_t *wt, size_t *pl, siz
             t[1] = 6 * (h + 1) * w + 6 * w + 6 * (oh + 1) * ow + 6 * ow + 16 * (12 + 12 * (size_t)ly->k) * (w + ow),
             t[2] = 5 * h * w + oh * w, /* patch_sums, with the index-weighted and channel-signed planes */
             t[3] = 12 * (C + OC);
-            *cw += 2 * (C * kk * OC + C * OC), *part += n * OC * CK_PART;
+            *cw += 2 * (C * kk * OC + C * OC), *part += n * OC * CK_PART, *nz += n * (C + OC);
+            zp[0] += n * OC * oh * ow, zp[1] += n * OC, zp[2] += OC;
         } else if (ly->kind == LAYER_DENSE) {
             t[0] = 5 * C + 4 * OC; /* dense_all: sums over the batch, then W's row and column sums; x's |.| sums */
         }
@@ -255,13 +263,19 @@ static int state_get(engine *e, ck_state **out) {
         int nt_ = omp_get_max_threads(), np_ = omp_get_num_procs();
         S->nth = e->ck_threads > 0 ? e->ck_threads : np_ > nt_ ? np_ : nt_;
         S->nth = S->nth < 1 ? 1 : S->nth > 8 ? 8 : S->nth;
-        size_t nt = (size_t)S->nth, nwt, ncw, npart;
+        size_t nt = (size_t)S->nth, nwt, ncw, npart, nnz, nzp[3];
         S->s_cap = sums_needed(m, e->max_batch);
-        scratch_needed(m, e->max_batch, &nwt, &S->pl_cap, &S->tv_cap, &ncw, &npart);
+        scratch_needed(m, e->max_batch, &nwt, &S->pl_cap, &S->tv_cap, &ncw, &npart, &nnz, nzp);
         S->s = ls_malloc(2 * nt * S->s_cap * 8), S->sa = ls_malloc(2 * nt * S->s_cap * 8); /* s and sw per thread */
         S->sr = ls_malloc(2 * nt * S->s_cap * 8);
         S->pl = ls_malloc(nt * S->pl_cap * 8), S->tv = ls_malloc(nt * S->tv_cap * 8);
-        S->wt = ls_malloc(nwt * 8), S->cw = ls_malloc(ncw * 8), S->part = ls_malloc(npart * 8);
+        S->wt = ls_malloc(nwt * 8), S->cw = ls_malloc(ncw * 8), S->part = ls_malloc(npart * 8), S->nz = ls_malloc(nnz);
+        /* dy's nonzero positions (conv_zero): only where they fit 16 bits and 64 MB; else the shared loop */
+        int lists = nzp[0] <= ((size_t)32 << 20);
+        for (int l = 0; l < m->n_layers; l++)
+            lists &= m->layers[l].kind != LAYER_CONV || (size_t)m->layers[l].out_h * m->layers[l].out_w <= 65536;
+        S->zpos = lists ? ls_malloc(nzp[0] * sizeof *S->zpos) : NULL, S->zcnt = ls_malloc(nzp[1] * sizeof *S->zcnt);
+        S->zch = ls_malloc(nzp[2] * sizeof *S->zch);
         S->cnt = ls_malloc(nt * CK_CNT_STRIDE * sizeof *S->cnt);
         S->smp_cap = 1; /* conv_bwd_w's patch sums read x made plain */
         for (int l = 0; l < m->n_layers; l++) {
@@ -270,7 +284,7 @@ static int state_get(engine *e, ck_state **out) {
         }
         S->smp = ls_malloc(nt * S->smp_cap * 4);
         if (!S->p || !S->g || !S->m || !S->v || !S->p0 || !S->m0 || !S->v0 || !S->s || !S->sa || !S->sr || !S->wt ||
-            !S->pl || !S->tv || !S->part || !S->smp || !S->cw || !S->cnt)
+            !S->pl || !S->tv || !S->part || !S->nz || (lists && !S->zpos) || !S->zcnt || !S->zch || !S->smp || !S->cw || !S->cnt)
             return LS_ENOMEM;
     }
     if (!S->input) {
@@ -933,6 +947,10 @@ typedef struct {
     ck_tv xv, yv, dyv, dxv;  /* dyv, dxv: .p NULL where not checked */
     double *wf, *wb;         /* forward: wt[j][oc], wsum[c][oc]; backward-data: wb[oc kk + t][c], wsum[oc][c] */
     double *part;            /* backward-weights: per sample and output channel, 6 partial sums */
+    unsigned char *xnz, *dynz; /* per sample: x's channel planes (C), dy's (OC) with a nonzero (BWD_W_Z) */
+    const uint64_t *zch;     /* BWD_W_Z: per filter, the input channels (bit c; C > 64: all) where its dW has a zero; NULL: none */
+    uint16_t *zpos;          /* BWD_W_Z: dy's nonzero positions per (sample, filter) plane (n OC OH OW, plane_nz) */
+    int32_t *zcnt;           /* and their counts (n OC; -1: not listed) */
     double *o[CK_NPHASE_ALL]; /* the relations, by phase (NULL: not computed) */
     int rf[4][CK_MAXK];      /* forward windows: r0, r1, c0, c1 (ranges, in mode) */
     int rb[4][CK_MAXK];      /* backward-data windows (out mode) */
@@ -1061,6 +1079,7 @@ static void conv_fwd_sample(const conv_job *J, const ck_tls *W, size_t i) {
     double *wy = rc + OC, *wya = wy + OC;                                 /* the position-weighted one's */
     int weighted = J->o[CK_FWD_PW] || J->o[CK_FWD_RA];
     window_sums_of(J->xv, i, d, 0, J->rf[0], J->rf[1], J->rf[2], J->rf[3], W, T, M, weighted);
+    for (size_t c = 0; c < (size_t)d->c; c++) J->xnz[i * d->c + c] = M[c] > 0;
     sums_of(J->yv, i, OC, P, ys, ya);
     for (size_t oc = 0; oc < OC; oc++)
         rhs[oc] = P * (double)J->b[oc], a[oc] = P * fabs((double)J->b[oc]), ex[oc] = 0, sm[oc] = fabs((double)J->b[oc]);
@@ -1283,6 +1302,52 @@ CK_HOT static void dy_dot16w(const float *g, const double *z, const double *za, 
  * channel: sum dy Z, sum |dy| Za, sum dy, sum |dy|, T sum |dy|, max|x|
  * sum |dy| (S of a weight gradient dW[o][c][t] = sum over samples and
  * positions of dy x), summed over samples in order by conv_bwd_w_finish. */
+/* 16 floats' nonzero bits (+-0: 0; a NaN is nonzero): an OR over their
+ * bits first (vectorized; most of dy's positions are 0 in all 16
+ * channels of a block after the max-pool), then the bits where it is not */
+static inline __attribute__((always_inline)) unsigned nz16(const float *e) {
+    uint32_t u[16], any = 0;
+    memcpy(u, e, sizeof u);
+    for (int k = 0; k < 16; k++) any |= u[k] & 0x7fffffffu;
+    if (!any) return 0;
+    unsigned b = 0;
+    for (int k = 0; k < 16; k++) b |= (unsigned)((u[k] & 0x7fffffffu) != 0) << k;
+    return b;
+}
+
+/* The nonzero positions of plane (i, c) of an (n, C, P) tensor, in
+ * row-major order, listed when first needed (cnt[i C + c] < 0: not yet;
+ * then how many, at pos + (i C + c) P): in nChw16c for the plane's whole
+ * channel block at once, one 16-wide test per position. */
+CK_HOT static const uint16_t *plane_nz(ck_tv v, size_t C, size_t P, size_t i, size_t c, uint16_t *pos, int32_t *cnt) {
+    size_t q0 = i * C + c;
+    if (cnt[q0] >= 0) return pos + q0 * P;
+    if (v.cb == 16) {
+        size_t c0 = c - c % 16;
+        const float *b = v.p + i * C * P + c0 * P;
+        for (int k = 0; k < 16; k++) cnt[i * C + c0 + (size_t)k] = 0;
+        for (size_t p = 0; p < P; p++) {
+            unsigned m = nz16(b + p * 16);
+            while (m) {
+                int k = __builtin_ctz(m);
+                size_t q = i * C + c0 + (size_t)k;
+                pos[q * P + (size_t)cnt[q]++] = (uint16_t)p;
+                m &= m - 1;
+            }
+        }
+        return pos + q0 * P;
+    }
+    const float *b = v.p + q0 * P;
+    int32_t n = 0;
+    size_t p = 0;
+    for (; p + 16 <= P; p += 16)
+        for (unsigned m = nz16(b + p); m; m &= m - 1) pos[q0 * P + (size_t)n++] = (uint16_t)(p + (size_t)__builtin_ctz(m));
+    for (; p < P; p++)
+        if (b[p] != 0) pos[q0 * P + (size_t)n++] = (uint16_t)p;
+    cnt[q0] = n;
+    return pos + q0 * P;
+}
+
 static void conv_bwd_w_sample(const conv_job *J, const ck_tls *W, size_t i) {
     const ck_conv_dims *d = &J->d;
     size_t P = (size_t)d->oh * d->ow, HW = (size_t)d->h * d->w, OC = d->oc;
@@ -1305,7 +1370,19 @@ static void conv_bwd_w_sample(const conv_job *J, const ck_tls *W, size_t i) {
             q[6] = qw[0], q[7] = qw[1];
         }
         q[4] = tn * q[3], q[5] = mx * q[3];
+        J->dynz[i * OC + oc] = q[3] > 0;
     }
+    if (!J->zch) return;
+    /* BWD_W_Z (conv_zero): this sample's dy planes that a zero of dW will
+     * read, listed while they are in the cache: a filter whose dW has a
+     * zero in an input channel with a nonzero in this sample */
+    size_t C = (size_t)d->c;
+    uint64_t xm = 0;
+    for (size_t c = 0; c < C; c++) xm |= (uint64_t)(J->xnz[i * C + c] != 0) << (c % 64);
+    if (C > 64) xm = xm ? ~(uint64_t)0 : 0;
+    for (size_t oc = 0; oc < OC; oc++) J->zcnt[i * OC + oc] = -1;
+    for (size_t oc = 0; oc < OC; oc++)
+        if (J->dynz[i * OC + oc] && (J->zch[oc] & xm)) plane_nz(J->dyv, OC, P, i, oc, J->zpos, J->zcnt);
 }
 
 static void conv_bwd_w_finish(const conv_job *J, size_t n) {
@@ -1803,6 +1880,102 @@ typedef struct {
     int l, bwd_data, bwd_w, backward;
 } ck_item;
 
+/* BWD_W_Z of a conv layer: base/checksum_ops.h's ck_conv_zero_filter,
+ * bit for bit (tests/test_ck_ops.c compares them), after the layer's
+ * backward-weights relations.  A clean step's conv dW has zeros
+ * (SmallCNN at batch 256: ~800 in conv2, the input channels a dead ReLU
+ * left with no term and taps whose few nonzero inputs never meet the
+ * pooled dy; ~130 of them with both planes nonzero in ~3900 samples), so
+ * the host reads less than the shared loop does: only the samples where
+ * the zero's input channel and its filter's dy both have a nonzero (the
+ * sample pass noted them on its way: xnz in conv_fwd_sample from each
+ * plane's max |x|, dynz in conv_bwd_w_sample from each dy plane's sum of
+ * |dy|), and in those only the terms whose dy is nonzero (each dy plane's
+ * nonzero positions listed by conv_bwd_w_sample while the sample's dy is
+ * in the cache, for the filters whose dW has a zero in a channel with a
+ * nonzero in that sample: conv2's hold ~6 of 196 after the max-pool and
+ * the ReLU), in the output positions' order as the shared loop adds them;
+ * every term skipped is an exact zero, which changes neither sum.  Planes
+ * of more than 65536 positions, or lists over 64 MB: the shared loop
+ * (with the same skip of samples). */
+static void conv_zero(const conv_job *J, size_t n) {
+    const ck_conv_dims *d = &J->d;
+    size_t kk = (size_t)d->k * d->k, C = (size_t)d->c, ckk = C * kk, OC = (size_t)d->oc, HW = (size_t)d->h * d->w;
+    size_t OP = (size_t)d->oh * d->ow, xcb = (size_t)J->xv.cb, dcb = (size_t)J->dyv.cb;
+    double *o = J->o[CK_BWD_W_Z];
+    int any = 0;
+    for (size_t t = 0; t < OC * ckk && !any; t++) any = J->dw[t] == 0;
+    memset(o, 0, OC * CK_REL * sizeof *o);
+    if (!any) return;
+    if (!J->zpos) { /* no room for dy's lists (plane_nz): the shared loop, reading the samples xnz, dynz allow */
+        for (size_t oc = 0; oc < OC; oc++)
+            ck_conv_zero_filter(o + CK_REL * oc, J->dw + oc * ckk, J->xv.p, J->xv.cb, J->dyv.p, J->dyv.cb, J->xnz,
+                                J->dynz, d, n, oc);
+        return;
+    }
+    uint16_t *pos = J->zpos;
+    int32_t *cnt = J->zcnt;
+    /* the samples with a nonzero in each input channel and each filter's dy, as bits */
+    size_t nw = (n + 63) / 64;
+    uint64_t *xb = calloc((C + OC) * nw, sizeof *xb), *db = xb ? xb + C * nw : NULL;
+    if (!xb) { /* no memory for them: the shared loop, every sample read */
+        for (size_t oc = 0; oc < OC; oc++)
+            ck_conv_zero_filter(o + CK_REL * oc, J->dw + oc * ckk, J->xv.p, J->xv.cb, J->dyv.p, J->dyv.cb, J->xnz,
+                                J->dynz, d, n, oc);
+        return;
+    }
+    for (size_t i = 0; i < n; i++) {
+        for (size_t c = 0; c < C; c++) xb[c * nw + i / 64] |= (uint64_t)(J->xnz[i * C + c] != 0) << (i % 64);
+        for (size_t oc = 0; oc < OC; oc++) db[oc * nw + i / 64] |= (uint64_t)(J->dynz[i * OC + oc] != 0) << (i % 64);
+    }
+    for (size_t oc = 0; oc < OC; oc++) {
+        const float *f = J->dw + oc * ckk;
+        double best = -1, bv = 0, br = 0, ba = 0;
+        int live = -1;
+        for (size_t t = 0; t < ckk; t++) {
+            float v = f[t];
+            if (live < 0 && v == 0) {
+                live = 0;
+                for (size_t i = 0; i < n && !live; i++) live = J->dynz[i * OC + oc];
+                if (!live) {
+                    for (size_t u = 0; u < ckk; u++)
+                        if (f[u] != 0) {
+                            bv = f[u], br = 0, ba = 0;
+                            break;
+                        }
+                    break;
+                }
+            }
+            if (v != 0) continue;
+            size_t c = t / kk;
+            int kh = (int)((t % kk) / (size_t)d->k), kw = (int)(t % (size_t)d->k);
+            double R = 0, A = 0;
+            int sub = 0;
+            for (size_t w = 0; w < nw; w++)
+                for (uint64_t m = xb[c * nw + w] & db[oc * nw + w]; m; m &= m - 1) { /* samples in order */
+                    size_t i = w * 64 + (size_t)__builtin_ctzll(m);
+                    const uint16_t *gl = plane_nz(J->dyv, OC, OP, i, oc, pos, cnt);
+                    const float *xp = ck_plane(J->xv.p, J->xv.cb, C, HW, i, c);
+                    const float *gp = ck_plane(J->dyv.p, J->dyv.cb, OC, OP, i, oc);
+                    for (int32_t u = 0; u < cnt[i * OC + oc]; u++) {
+                        int a = gl[u] / d->ow, b = gl[u] % d->ow, ih = a + kh - d->pad, iw = b + kw - d->pad;
+                        if (ih < 0 || ih >= d->h || iw < 0 || iw >= d->w) continue;
+                        float g = gp[(size_t)gl[u] * dcb], xv = xp[((size_t)ih * d->w + iw) * xcb];
+                        double tt = (double)g * (double)xv;
+                        sub |= (xv != 0) & ((fabsf(g) < 0x1p-126f) | (fabsf(xv) < 0x1p-126f));
+                        R += tt, A += fabs(tt);
+                    }
+                }
+            if (!(A > 0) || sub) continue;
+            double key = fabs(R) / (A + 0x1p-125);
+            if (key > best || (key != key && best == best)) best = key, bv = v, br = R, ba = A;
+        }
+        double *e = o + CK_REL * oc;
+        e[0] = bv - br, e[1] = ba, e[2] = fabs((double)bv), e[3] = ba;
+    }
+    free(xb);
+}
+
 static void samples_pass(engine *e, ck_state *S, const ck_layout *L, int backward, double *out) {
     const model *m = e->m;
     size_t n = e->batch;
@@ -1810,6 +1983,10 @@ static void samples_pass(engine *e, ck_state *S, const ck_layout *L, int backwar
     ck_item it[MODEL_MAX_LAYERS];
     int ni = 0, nj = 0;
     double *cw = S->cw, *part = S->part;
+    unsigned char *nzp = S->nz;
+    uint16_t *zpp = S->zpos;
+    int32_t *zcp = S->zcnt;
+    uint64_t *zch = S->zch;
     for (int l = 0; l < m->n_layers; l++) {
         const layer *ly = &m->layers[l];
         if (ly->kind == LAYER_CONV) {
@@ -1824,7 +2001,23 @@ static void samples_pass(engine *e, ck_state *S, const ck_layout *L, int backwar
             j->dxv = backward && l ? S->view[1][l - 1] : (ck_tv){NULL, 0};
             for (int ph = 0; ph < CK_NPHASE_ALL; ph++) j->o[ph] = L->cnt[l][ph] ? out + L->off[l][ph] : NULL;
             j->wf = cw, j->wb = cw + ckk * OC + d.c * OC, j->part = part;
-            cw += 2 * (ckk * OC + d.c * OC), part += n * OC * CK_PART;
+            j->xnz = nzp, j->dynz = nzp + n * (size_t)d.c;
+            cw += 2 * (ckk * OC + d.c * OC), part += n * OC * CK_PART, nzp += n * ((size_t)d.c + OC);
+            j->zch = NULL, j->zpos = zpp, j->zcnt = zcp;
+            zpp = zpp ? zpp + n * OC * (size_t)d.oh * d.ow : NULL, zcp += n * OC;
+            if (backward && j->o[CK_BWD_W_Z] && j->zpos) { /* which filters have a zero, in which input channels */
+                const float *dw = j->dw;
+                uint64_t any = 0;
+                for (size_t oc = 0; oc < OC; oc++) {
+                    uint64_t b = 0;
+                    for (size_t t = 0; t < ckk; t++)
+                        if (dw[oc * ckk + t] == 0) b |= (uint64_t)1 << ((t / ((size_t)d.k * d.k)) % 64);
+                    zch[oc] = d.c > 64 && b ? ~(uint64_t)0 : b;
+                    any |= b;
+                }
+                if (any) j->zch = zch;
+                zch += OC;
+            }
             conv_prep(j, S->p + m->tensors[ly->w_tensor].offset);
             it[ni++] = (ck_item){nj++, l, j->dxv.p != NULL, backward, backward};
         } else if (S->fused[l]) {
@@ -1862,6 +2055,7 @@ static void samples_pass(engine *e, ck_state *S, const ck_layout *L, int backwar
         const ck_item *c = &it[k];
         if (c->conv >= 0) {
             if (c->bwd_w) conv_bwd_w_finish(&J[c->conv], n);
+            if (c->bwd_w && J[c->conv].o[CK_BWD_W_Z]) conv_zero(&J[c->conv], n);
             continue;
         }
         /* a fused pair: its counts at both layers, the exact rule only for

@@ -709,22 +709,19 @@ enum { CPU_FAULT_BELOW = 0, CPU_FAULT_DETECT = 1, CPU_FAULT_SUSPECT = 2, CPU_FAU
       "rows; the parameters after step 10 are 1.64e-5 percent (rel. L2) from the unfaulted cpu's; " \
       "fault_k=12 (2^-12, 20 elements) PROBLEM 444, zero elements 1.04e6, 9 of 10 rows") \
     X(CONV2_DW_TINY_FLUSHED_ONCE, "conv2_dw_tiny_flushed_once", "op", "conv2", "backward", "smallcnn --limit-train 72 --limit-test 64 --epochs 2 --steps 10 --eval", \
-      CPU_FAULT_BLIND, \
+      CPU_FAULT_DETECT, \
       "at step 7 only, every nonzero conv2 weight gradient below 2^-18 in magnitude is flushed to +0 " \
       "(fault_k=K: below 2^-(K+2); K=12 is fp16's smallest normal 2^-14, an fp16 gradient path with " \
       "flush-to-zero)", \
-      "conv layers have no zero-element relation, and the plain, signed and index-weighted sums of a filter " \
-      "(C k k = 144 elements of K = n OH OW terms each) move by less than their tolerances: measured 134 of " \
-      "4608 elements flushed (their |g| sum to 2.2e-4; the largest |g| is 0.017), VERDICT ok, step 7's " \
-      "sharper tier at 0.959 (conv2 backward-weights (index-weighted), output channel 7), while the " \
-      "parameters after step 10 are 0.121 percent (rel. L2) from the unfaulted cpu's (pair verdict " \
-      "'ordering only'). fault_k=14 (2^-16, 221 elements) SUSPECT x4.26 the sharper tier (0.218 of the " \
-      "worst case), conv2 backward-weights; 12 (2^-14, 434) PROBLEM 4.72, conv2 backward-weights " \
-      "(index-weighted), 2 of 32 channels.  A conv zero-element relation (the dense one's rule per filter, " \
-      "each zero re-done over its n OH OW terms) caught it at 5296, 31 of 32 filters, but was not kept: a " \
-      "clean conv2 dW has ~800 zeros a step at batch 256 (dead channels, and taps whose few nonzero inputs " \
-      "never meet the pooled dy), ~130 of them with both planes nonzero in ~3000 samples, 2-5 ms a step on " \
-      "one thread even re-reading only those samples") \
+      "the plain, signed and index-weighted sums of a filter (C k k = 144 elements of K = n OH OW terms " \
+      "each) move by less than their tolerances: 134 of 4608 elements flushed (their |g| sum to 2.2e-4; the " \
+      "largest |g| is 0.017) left step 7's sharper tier at 0.959, VERDICT ok, while the parameters after " \
+      "step 10 are 0.121 percent (rel. L2) from the unfaulted cpu's (pair verdict 'ordering only'): a blind " \
+      "spot until the conv zero-element relations (BWD_W_Z, ck_conv_zero_filter), each zero re-done over its " \
+      "terms against its own bound gamma_(n OH OW) sum |dy x|: measured PROBLEM at step 7, conv2 " \
+      "backward-weights (zero elements), 5296 (a flushed element whose terms do not cancel: the ratio's " \
+      "ceiling 1 / (1.01 gamma_3136)), 31 of 32 filters over; fault_k 20 (below 2^-22): 10 of 32, the same " \
+      "ratio; 24: nothing flushed (VERDICT ok)") \
     X(FC1_DW_DEAD_FEATURES_STALE_ONCE, "fc1_dw_dead_features_stale_once", "op", "fc1", "backward", "smallcnn --limit-train 72 --limit-test 64 --epochs 2 --steps 10 --eval", \
       CPU_FAULT_DETECT, \
       "at step 7 only, fc1's backward-weights skips the input features that are +0 in every sample of the " \

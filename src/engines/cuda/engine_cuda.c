@@ -762,6 +762,8 @@ static int ck_conv(cuda_ctx *c, const layer *ly, int l, const ck_layout *L, int 
     CHECK_LK(lk_ck_conv_z(c->stream, c->ck_s, c->ck_sa, x, &d, n, 1));
     CHECK_LK(lk_ck_conv_bwd_w(c->stream, v + L->off[l][CK_BWD_W_PW], NULL, dw, db, c->dact[l], c->ck_s, c->ck_sa, mx_x,
                               &d, n, 1));
+    /* zero elements (BWD_W_Z): a filter per thread, input channels' liveness found by the re-computation */
+    CHECK_LK(lk_ck_conv_zero(c->stream, v + L->off[l][CK_BWD_W_Z], dw, x, c->dact[l], &d, n));
 done:
     return rc;
 }

@@ -373,6 +373,12 @@ __global__ void k_ck_dense(double *o, double *ob, const float *w, const float *b
     }
 }
 
+/* conv, zero elements of dW (ck_conv_zero_filter, plain NCHW): relation oc at o + 4 oc */
+__global__ void k_ck_conv_zero(double *o, const float *dw, const float *x, const float *dy, ck_conv_dims d, size_t n) {
+    size_t ckk = (size_t)d.c * d.k * d.k;
+    GRID_STRIDE(oc, (size_t)d.oc) ck_conv_zero_filter(o + 4 * oc, dw + oc * ckk, x, 1, dy, 1, NULL, NULL, &d, n, oc);
+}
+
 /* dense, zero elements of dW (ck_dense_zero_row): relation j at o + 4 j */
 __global__ void k_ck_dense_zero(double *o, const float *dw, const float *dy, const float *x, const double *xa,
                                 size_t n, size_t in, size_t out) {
@@ -473,6 +479,10 @@ extern "C" int lk_ck_dense(cudaStream_t s, double *o, double *ob, const float *w
 extern "C" int lk_ck_dense_sample(cudaStream_t s, double *o, const float *lhs, const float *x, const double *cs,
                                   const double *csa, const double *lw, const float *b, size_t n, size_t nl, size_t nx) {
     LAUNCH(n, k_ck_dense_sample, o, lhs, x, cs, csa, lw, b, n, nl, nx);
+}
+extern "C" int lk_ck_conv_zero(cudaStream_t s, double *o, const float *dw, const float *x, const float *dy,
+                               const ck_conv_dims *d, size_t n) {
+    LAUNCH((size_t)d->oc, k_ck_conv_zero, o, dw, x, dy, *d, n);
 }
 extern "C" int lk_ck_dense_zero(cudaStream_t s, double *o, const float *dw, const float *dy, const float *x,
                                 const double *xa, size_t n, size_t in, size_t out) {

@@ -90,6 +90,11 @@ int lk_ck_sums(cudaStream_t s, double *sum, double *asum, double *mx, const floa
 int lk_ck_dense(cudaStream_t s, double *o, double *ob, const float *w, const float *b, const float *lhs,
                 const float *dy, const double *sum, const double *asum, const double *mx, size_t n, size_t in,
                 size_t out, int mode);
+/* BWD_W_Z of a conv layer: per filter oc, base/checksum_ops.h's
+ * ck_conv_zero_filter (x, dy plain NCHW; no nonzero bits: every sample is
+ * read, a zero with no nonzero term is found by the re-computation, A = 0) */
+int lk_ck_conv_zero(cudaStream_t s, double *o, const float *dw, const float *x, const float *dy, const ck_conv_dims *d,
+                    size_t n);
 /* BWD_W_Z: per row j of dW (out rows of in), base/checksum_ops.h's
  * ck_dense_zero_row; xa: x's column sums of |.| over the batch (lk_ck_sums
  * mode 0) */

@@ -701,7 +701,9 @@ static void permuted_grad(fx *f, int l) {
  *    2^-30: a legal zero, within gamma_3 (1 + 2^-30 + 1), not flagged;
  *  - 0.5 - 0.5: exact cancellation, R = 0;
  *  - a nonzero value where the row's dy is 0 in every sample: A = 0, over;
- *  - one term alone (dy x = 3) flushed to 0: off by all of it.
+ *  - one term alone (dy x = 3) flushed to 0: off by all of it;
+ *  - the row's smallest nonzero re-done: 3 x 2^-30 rounded up to 2^-24
+ *    is over, its true value holds.
  * Then on a real step of SmallCNN: fc1's dW element of the largest |dW|
  * flushed to +0 is flagged and named (its residual is the element's own
  * value), one whose whole column of inputs is then set to 0 in every
@@ -742,10 +744,11 @@ static void test_dense_zero_elements(void **s) {
     row1[2] = 0x1p-100f;
     ck_dense_zero_row(o, row1, dy, x, xa, 3, 3, 3, 1);
     assert_true(o[0] == 0x1p-100 && o[1] == 0 && z_ratio(o, 3) > 1e6);
-    /* row 2: one term, dy[0][2] x[0][0] = 3; flushed to 0 is over, kept is nothing to judge */
+    /* row 2: one term, dy[0][2] x[0][0] = 3; flushed to 0 is over; kept,
+     * the row's smallest nonzero (1.5 = 3 x 0.5) is re-done and holds */
     float row2[3] = {3.0f, 1.5f, 0.0f};
     ck_dense_zero_row(o, row2, dy, x, xa, 3, 3, 3, 2);
-    assert_true(o[0] == 0 && o[1] == 0);
+    assert_true(o[0] == 0 && o[1] == 1.5 && z_ratio(o, 3) == 0);
     row2[0] = 0.0f;
     ck_dense_zero_row(o, row2, dy, x, xa, 3, 3, 3, 2);
     assert_true(o[0] == -3.0 && o[1] == 3.0 && z_ratio(o, 3) > 1e6);
@@ -761,7 +764,17 @@ static void test_dense_zero_elements(void **s) {
     double xsa[3] = {0x1p-130, 0.5, 0.0};
     float rows[3] = {0.0f, 1.5f, 0.0f};
     ck_dense_zero_row(o, rows, dy, xs1, xsa, 3, 3, 3, 2);
-    assert_true(o[0] == 0 && o[1] == 0);
+    assert_true(o[0] == 0 && o[1] == 1.5 && z_ratio(o, 3) == 0); /* only the smallest, which holds */
+    /* the smallest nonzero: a tiny gradient (3 x 2^-30) rounded up to
+     * 2^-24 instead of to 0 (fc1_dw_tiny_to_subnormal_once's kernel) */
+    const float xt[9] = {1.0f, 0x1p-30f, 0.0f, 0.0f, 0.0f, 0.0f, 0.0f, 0.0f, 0.0f};
+    double xta[3] = {1.0, 0x1p-30, 0.0};
+    float rowt[3] = {3.0f, 0x1p-24f, 0.0f};
+    ck_dense_zero_row(o, rowt, dy, xt, xta, 3, 3, 3, 2);
+    assert_true(o[0] == 0x1p-24 - 3 * 0x1p-30 && o[1] == 3 * 0x1p-30 && z_ratio(o, 3) > 1e6);
+    rowt[1] = 3 * 0x1p-30f; /* its true value: holds */
+    ck_dense_zero_row(o, rowt, dy, xt, xta, 3, 3, 3, 2);
+    assert_true(o[0] == 0 && z_ratio(o, 3) == 0);
 
     fx f;
     setup(&f, "smallcnn", 0);
@@ -782,7 +795,7 @@ static void test_dense_zero_elements(void **s) {
             z_ratio(e, N));
     assert_true(fabs(e[0] + old) <= 1e-5 * fabs(old) && z_ratio(e, N) > 1e3);
     ck_verdict v = judge(&f, f.vec);
-    assert_true(named_in(&v, "fc1 backward-weights (zero elements)"));
+    assert_true(named_in(&v, "fc1 backward-weights (zero and smallest elements)"));
     gw[q] = old;
     assert_int_equal(engine_set_tensor(f.e, (tensor_id){TENSOR_GRADS, 0}, g), 0);
     /* the column of that element's input set to 0 in every sample: its nonzero dW now have no term */

@@ -280,6 +280,10 @@ static void test_one_off_data_faults(void **st) {
         {"cpu:fault=fc1_dw_dead_features_stale_once", 7, 0, "fc1", "fc1 backward-weights", CKP_BWD_WEIGHTS},
         {"cpu:fault=fc1_dw_rows_sample0_mask_once", 7, 0, "fc1", "fc1 backward-weights", CKP_BWD_WEIGHTS},
         {"cpu:fault=fc1_dw_small_x_skipped_once", 7, 0, "fc1", "fc1 backward-weights", CKP_BWD_WEIGHTS},
+        /* fc1's tiny gradients rounded up to 2^-24: a blind spot until
+         * each dense row's smallest nonzero was re-done with its zeros */
+        {"cpu:fault=fc1_dw_tiny_to_subnormal_once", 7, 0, "fc1", "fc1 backward-weights (zero and smallest elements)",
+         CKP_BWD_WEIGHTS},
         /* conv2's tiny gradients flushed: a blind spot until the conv
          * zero-element relations */
         {"cpu:fault=conv2_dw_tiny_flushed_once", 7, 0, "conv2", "conv2 backward-weights (zero elements)",
@@ -295,7 +299,8 @@ static void test_one_off_data_faults(void **st) {
         {"cpu:fault=fc1_dw_stale_sparsity_once", 7, 0, "fc1", "fc1 backward-weights", CKP_BWD_WEIGHTS},
         /* gradients below 2^-24 flushed to 0: a blind spot until the
          * zero-element relations (BWD_W_Z) */
-        {"cpu:fault=fc1_dw_tiny_flushed_once", 7, 0, "fc1", "fc1 backward-weights (zero elements)", CKP_BWD_WEIGHTS},
+        {"cpu:fault=fc1_dw_tiny_flushed_once", 7, 0, "fc1", "fc1 backward-weights (zero and smallest elements)",
+         CKP_BWD_WEIGHTS},
         {"cpu", -1, 0, "", "", CKP_FORWARD},
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {

@@ -463,7 +463,13 @@ LS_HD void ck_dense_sample(double *o, const float *lhs, size_t nl, const float *
  *    cancellation, which leaves |R| within the element's own bound
  *    gamma_n A; a gradient flushed to 0 is off by all of R.
  *  - a nonzero while dy's column j or x's column i is 0 in every sample:
- *    every term is 0, so it must be +-0 (residual v, A = 0).
+ *    every term is 0, so it must be +-0 (residual v, A = 0);
+ *  - and the row's smallest nonzero |dW| (the first, on ties) where a term
+ *    is possible, re-done the same way: a kernel that rounds tiny
+ *    gradients to a tiny nonzero (up to fp16's smallest subnormal, say)
+ *    instead of to 0 leaves them the smallest of their row, each off by
+ *    far more than its own bound.  Any element's |v - R| is within
+ *    gamma_n A for a legal engine, so the choice of which to re-do is free.
  * A zero whose dot product has a term with two nonzero operands, one of
  * them subnormal (below 2^-126), is not judged: an engine that rounds its operands to
  * TF32 or bf16 (fp32's exponent range, fewer significand bits) may round
@@ -473,33 +479,49 @@ LS_HD void ck_dense_sample(double *o, const float *lhs, size_t nl, const float *
  * o: the row's worst by |R| / (A + 2^-125) (checks/bounds.c's tolerance
  * gamma_n A + n 2^-149 up to constant factors; the first on ties):
  * (residual, A, |v|, A); (0, 0, 0, 0) when the row has none.  Only zeros
- * pay the O(n) re-computation. */
+ * and the one smallest pay the O(n) re-computation. */
+LS_HD int ck_dense_redo(const float *dy, const float *x, size_t n, size_t in, size_t out, size_t j, size_t i,
+                        double *R, double *A) {
+    int sub = 0;
+    *R = 0, *A = 0;
+    for (size_t s = 0; s < n; s++) {
+        float d = dy[s * out + j], xv = x[s * in + i];
+        double t = (double)d * (double)xv;
+        sub |= (d != 0) & (xv != 0) & ((fabsf(d) < 0x1p-126f) | (fabsf(xv) < 0x1p-126f));
+        *R += t, *A += fabs(t);
+    }
+    return sub;
+}
+
 LS_HD void ck_dense_zero_row(double *o, const float *dw_row, const float *dy, const float *x, const double *xa,
                              size_t n, size_t in, size_t out, size_t j) {
     double da = 0, best = -1, bv = 0, br = 0, ba = 0;
     for (size_t s = 0; s < n; s++) da += fabs((double)dy[s * out + j]);
     int dead = !(da > 0);
+    size_t small = in; /* the smallest nonzero |dW| where a term is possible */
     for (size_t i = 0; i < in; i++) {
         float v = dw_row[i];
         double R = 0, A = 0, key;
         int col_dead = !(xa[i] > 0);
         if (v == 0) {
             if (dead || col_dead) continue;
-            int sub = 0;
-            for (size_t s = 0; s < n; s++) {
-                float d = dy[s * out + j], xv = x[s * in + i];
-                double t = (double)d * (double)xv;
-                sub |= (d != 0) & (xv != 0) & ((fabsf(d) < 0x1p-126f) | (fabsf(xv) < 0x1p-126f));
-                R += t, A += fabs(t);
-            }
+            int sub = ck_dense_redo(dy, x, n, in, out, j, i, &R, &A);
             if (!(A > 0) || sub) continue;
             key = fabs(R) / (A + 0x1p-125);
         } else if (dead || col_dead) {
             key = INFINITY;
         } else {
+            if (small == in || fabsf(v) < fabsf(dw_row[small])) small = i;
             continue;
         }
         if (key > best || (key != key && best == best)) best = key, bv = v, br = R, ba = A;
+    }
+    if (small < in) {
+        double R, A;
+        float v = dw_row[small];
+        int sub = ck_dense_redo(dy, x, n, in, out, j, small, &R, &A);
+        double key = A > 0 ? fabs((double)v - R) / (A + 0x1p-125) : INFINITY; /* no term: it must be +-0 */
+        if (!sub && (key > best || (key != key && best == best))) best = key, bv = v, br = R, ba = A;
     }
     o[0] = bv - br, o[1] = ba, o[2] = fabs(bv), o[3] = ba;
 }

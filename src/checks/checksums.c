@@ -65,6 +65,14 @@ static const char *unit_name(const layer *ly, int phase) {
     return phase == CK_BWD_DATA ? "input feature" : "output";
 }
 
+/* A block's name in words: ck_phase_name's, but a dense layer's
+ * zero-element block re-checks each row's smallest nonzero too
+ * (ck_dense_zero_row), a conv layer's only zeros */
+static const char *block_name(const layer *ly, int ph) {
+    if (ph == CK_BWD_W_Z && ly->kind == LAYER_DENSE) return "backward-weights (zero and smallest elements)";
+    return ck_phase_name(ph);
+}
+
 /* conv/dense relations of layer l, phase ph: the worst one is noted (and
  * every violating one counted), on both tiers. */
 static void judge_rel(const model *m, const ck_layout *L, const double *vec, size_t n, int l, int ph, ck_phase cph,
@@ -95,15 +103,15 @@ static void judge_rel(const model *m, const ck_layout *L, const double *vec, siz
         if (q > worst) worst = q, wi = i;
         if (qs > wsharp) wsharp = qs, si = i;
     }
-    char what[96];
-    snprintf(what, sizeof what, "%s %s, %s %zu (%zu of %zu relations over)", ly->name, ck_phase_name(ph),
+    char what[160]; /* note keeps what fits ck_violation.what */
+    snprintf(what, sizeof what, "%s %s, %s %zu (%zu of %zu relations over)", ly->name, block_name(ly, ph),
              unit_name(ly, ph), wi, bad, cnt);
     o->n_relations += (long)cnt - 1;
     note(o, cph, l, worst, 0, what);
     o->n_sharp += (long)sharper;
     if (wsharp > o->worst_sharp || !o->worst_sharp_what[0]) {
         o->worst_sharp = wsharp;
-        snprintf(o->worst_sharp_what, sizeof o->worst_sharp_what, "%s %s, %s %zu", ly->name, ck_phase_name(ph),
+        snprintf(o->worst_sharp_what, sizeof o->worst_sharp_what, "%s %s, %s %zu", ly->name, block_name(ly, ph),
                  unit_name(ly, ph), si);
     }
     if (sus && (!o->n_sus || sus_q > o->sus.ratio)) {
@@ -113,7 +121,7 @@ static void judge_rel(const model *m, const ck_layout *L, const double *vec, siz
         o->sus.count = (double)sus;
         o->sus_worst_ratio = sus_w;
         char t[256];
-        snprintf(t, sizeof t, "%s %s, %s %zu (%zu of %zu over the sharp tier)", ly->name, ck_phase_name(ph),
+        snprintf(t, sizeof t, "%s %s, %s %zu (%zu of %zu over the sharp tier)", ly->name, block_name(ly, ph),
                  unit_name(ly, ph), sui, sus, cnt);
         snprintf(o->sus.what, sizeof o->sus.what, "%.95s", t);
     }

@@ -52,9 +52,11 @@
  * input and a nonzero output gradient, as the residual of 0 against its
  * own dot product re-done in double (R, A = its sum of |terms|, Y, S = A);
  * or a nonzero where every term is 0, its row's dy or its column's x zero
- * in the whole batch (A = 0): the relations above sum a row, so a gradient
- * that underflowed or was flushed to 0 moves them by less than their
- * rounding, while Adam's scale-free step moves that weight by ~lr).
+ * in the whole batch (A = 0), or the row's smallest nonzero re-done the
+ * same way; per conv layer, the same per filter for its zeros
+ * (ck_conv_zero_filter): the relations above sum a row or a filter, so a
+ * gradient that underflowed or was flushed to 0 moves them by less than
+ * their rounding, while Adam's scale-free step moves that weight by ~lr).
  * INPUT, PER SAMPLE, POSITION-, INDEX-WEIGHTED, ALTERNATING and ZERO
  * ELEMENTS come last, so the blocks before keep their offsets (recordings
  * made before these blocks existed store the vector up to DIGEST, or up

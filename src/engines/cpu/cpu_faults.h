@@ -572,7 +572,7 @@ enum { CPU_FAULT_BELOW = 0, CPU_FAULT_DETECT = 1, CPU_FAULT_SUSPECT = 2, CPU_FAU
       "380x cpu's own distance from the reference) from the unfaulted cpu's: a blind spot until the " \
       "zero-element relations (BWD_W_Z), which re-do in double the dot product of every dW exactly 0 whose " \
       "row of dy and column of x both have a nonzero, and judge the 0 against that element's own bound " \
-      "gamma_n sum |dy x|: measured PROBLEM at step 7, fc1 backward-weights (zero elements), 1.04e6 (a " \
+      "gamma_n sum |dy x|: measured PROBLEM at step 7, fc1 backward-weights (zero and smallest elements), 1.04e6 (a " \
       "one-term element: |R| = A, the ratio's ceiling 1 / (1.01 gamma_16)), 2 of 64 rows over; fault_k 8, " \
       "12, 20: 34, 22, 1 rows over, the same ratio; 24 and above flush nothing here (VERDICT ok, the " \
       "parameters unchanged)") \
@@ -686,18 +686,18 @@ enum { CPU_FAULT_BELOW = 0, CPU_FAULT_DETECT = 1, CPU_FAULT_SUSPECT = 2, CPU_FAU
       "update, 'continuity: conv2.weight Adam m' (the lowest bit, one ulp, measured the same); the " \
       "parameters after step 10 are 0.012 percent (rel. L2) from the unfaulted cpu's") \
     X(FC1_DW_TINY_TO_SUBNORMAL_ONCE, "fc1_dw_tiny_to_subnormal_once", "op", "fc1", "backward", "smallcnn --limit-train 72 --limit-test 64 --epochs 2 --steps 10 --eval", \
-      CPU_FAULT_BLIND, \
+      CPU_FAULT_DETECT, \
       "at step 7 only, every nonzero fc1 weight gradient below 2^-24 in magnitude is set to +-2^-24, its " \
       "sign kept (an fp16 conversion that rounds tiny values away from zero, to fp16's smallest subnormal, " \
       "instead of to the nearest; fault_k=K: below and to 2^-(K+8)): no element becomes 0", \
-      "the zero-element relations (BWD_W_Z) judge only elements exactly +-0, and no element is 0 here; the " \
-      "row sums move by less than their absolute tolerance: measured 2 elements changed (their |g| sum to " \
-      "5.9e-8, each now 6.0e-8; the largest |g| is 0.0114), VERDICT ok, step 7's worst ratios equal to the " \
-      "unfaulted run's (0.257, fc2 bias), while the parameters after step 10 are 4.87e-3 percent (rel. L2) " \
-      "from the unfaulted cpu's, 5x fc1_dw_tiny_flushed_once's effect (the pair table calls it 'ordering " \
-      "only'). Larger thresholds are resolved by the row sums: fault_k=12 (2^-20, 64 elements) SUSPECT " \
-      "x4.26 the sharper tier (0.694 of the worst case), fc1 backward-weights; 10 (280) PROBLEM 6.73; 8 " \
-      "(1052) PROBLEM 97.2") \
+      "no element is 0 and the row sums move by less than their absolute tolerance: 2 elements changed " \
+      "(their |g| sum to 5.9e-8, each now 6.0e-8; the largest |g| is 0.0114) left step 7's worst ratios " \
+      "equal to the unfaulted run's, VERDICT ok, while the parameters after step 10 are 4.87e-3 percent " \
+      "(rel. L2) from the unfaulted cpu's, 5x fc1_dw_tiny_flushed_once's effect: a blind spot until each " \
+      "dense row's smallest nonzero |dW| is re-done with its zeros (ck_dense_zero_row): the changed elements " \
+      "are then the smallest of their rows, off by far more than their own bound: measured PROBLEM at step " \
+      "7, fc1 backward-weights (zero and smallest elements), 1.74e7, 2 of 64 rows; fault_k 12 (64 " \
+      "elements): 2.94e8; 20: 1.13e5") \
     X(FC2_DW_TINY_FLUSHED_ONCE, "fc2_dw_tiny_flushed_once", "op", "fc2", "backward", "smallcnn --limit-train 72 --limit-test 64 --epochs 2 --steps 10 --eval", \
       CPU_FAULT_DETECT, \
       "at step 7 only, every nonzero fc2 weight gradient below 2^-16 in magnitude is flushed to +0 " \

@@ -480,6 +480,29 @@ LS_HD void ck_dense_sample(double *o, const float *lhs, size_t nl, const float *
  * gamma_n A + n 2^-149 up to constant factors; the first on ties):
  * (residual, A, |v|, A); (0, 0, 0, 0) when the row has none.  Only zeros
  * and the one smallest pay the O(n) re-computation. */
+/* The worst re-done element of a row or a filter (ck_dense_zero_row,
+ * ck_conv_zero_filter, the host's conv_zero): kept by its key (the first
+ * on ties; a NaN key once), written as a relation (residual v - R, A,
+ * |v|, S = A); nothing kept: (0, 0, 0, 0). */
+typedef struct {
+    double key, v, r, a;
+} ck_worst;
+LS_HD void ck_worst_init(ck_worst *w) { w->key = -1, w->v = w->r = w->a = 0; }
+LS_HD void ck_worst_keep(ck_worst *w, double key, float v, double R, double A) {
+    if (key > w->key || (key != key && w->key == w->key)) w->key = key, w->v = v, w->r = R, w->a = A;
+}
+/* a filter whose dy is 0 in the whole batch: its first nonzero, over at any size (A = 0) */
+LS_HD void ck_worst_dead(ck_worst *w, const float *f, size_t cnt) {
+    for (size_t u = 0; u < cnt; u++)
+        if (f[u] != 0) {
+            w->key = INFINITY, w->v = f[u], w->r = 0, w->a = 0;
+            return;
+        }
+}
+LS_HD void ck_worst_put(const ck_worst *w, double *o) {
+    o[0] = w->v - w->r, o[1] = w->a, o[2] = fabs(w->v), o[3] = w->a;
+}
+
 LS_HD int ck_dense_redo(const float *dy, const float *x, size_t n, size_t in, size_t out, size_t j, size_t i,
                         double *R, double *A) {
     int sub = 0;
@@ -495,35 +518,33 @@ LS_HD int ck_dense_redo(const float *dy, const float *x, size_t n, size_t in, si
 
 LS_HD void ck_dense_zero_row(double *o, const float *dw_row, const float *dy, const float *x, const double *xa,
                              size_t n, size_t in, size_t out, size_t j) {
-    double da = 0, best = -1, bv = 0, br = 0, ba = 0;
+    double da = 0;
+    ck_worst w;
+    ck_worst_init(&w);
     for (size_t s = 0; s < n; s++) da += fabs((double)dy[s * out + j]);
     int dead = !(da > 0);
     size_t small = in; /* the smallest nonzero |dW| where a term is possible */
     for (size_t i = 0; i < in; i++) {
         float v = dw_row[i];
-        double R = 0, A = 0, key;
+        double R = 0, A = 0;
         int col_dead = !(xa[i] > 0);
         if (v == 0) {
             if (dead || col_dead) continue;
             int sub = ck_dense_redo(dy, x, n, in, out, j, i, &R, &A);
-            if (!(A > 0) || sub) continue;
-            key = fabs(R) / (A + 0x1p-125);
+            if (A > 0 && !sub) ck_worst_keep(&w, fabs(R) / (A + 0x1p-125), v, R, A);
         } else if (dead || col_dead) {
-            key = INFINITY;
-        } else {
-            if (small == in || fabsf(v) < fabsf(dw_row[small])) small = i;
-            continue;
+            ck_worst_keep(&w, INFINITY, v, 0, 0);
+        } else if (small == in || fabsf(v) < fabsf(dw_row[small])) {
+            small = i;
         }
-        if (key > best || (key != key && best == best)) best = key, bv = v, br = R, ba = A;
     }
     if (small < in) {
         double R, A;
         float v = dw_row[small];
         int sub = ck_dense_redo(dy, x, n, in, out, j, small, &R, &A);
-        double key = A > 0 ? fabs((double)v - R) / (A + 0x1p-125) : INFINITY; /* no term: it must be +-0 */
-        if (!sub && (key > best || (key != key && best == best))) best = key, bv = v, br = R, ba = A;
+        if (!sub) ck_worst_keep(&w, A > 0 ? fabs((double)v - R) / (A + 0x1p-125) : INFINITY, v, R, A); /* no term: +-0 */
     }
-    o[0] = bv - br, o[1] = ba, o[2] = fabs(bv), o[3] = ba;
+    ck_worst_put(&w, o);
 }
 
 /* Plane (i, c) of an (n, C, HW) tensor stored plain (cb 1, NCHW) or in
@@ -552,29 +573,25 @@ LS_HD void ck_conv_zero_filter(double *o, const float *dwf, const float *x, int 
                                const unsigned char *xnz, const unsigned char *dynz, const ck_conv_dims *d, size_t n,
                                size_t oc) {
     size_t kk = (size_t)d->k * d->k, ckk = (size_t)d->c * kk, HW = (size_t)d->h * d->w, OP = (size_t)d->oh * d->ow;
-    double best = -1, bv = 0, br = 0, ba = 0;
+    ck_worst w;
+    ck_worst_init(&w);
     int live = -1; /* dy of this filter: unknown until a zero needs it */
     for (size_t t = 0; t < ckk; t++) {
         float v = dwf[t];
-        if (live < 0 && v == 0) {
+        if (v != 0) continue;
+        if (live < 0) {
             live = 0;
-            if (dynz)
-                for (size_t i = 0; i < n && !live; i++) live = dynz[i * d->oc + oc];
-            else
-                for (size_t i = 0; i < n && !live; i++) {
-                    const float *g = ck_plane(dy, dycb, (size_t)d->oc, OP, i, oc);
+            for (size_t i = 0; i < n && !live; i++) {
+                const float *g = ck_plane(dy, dycb, (size_t)d->oc, OP, i, oc);
+                if (dynz) live = dynz[i * d->oc + oc];
+                else
                     for (size_t p = 0; p < OP && !live; p++) live = g[p * (size_t)dycb] != 0;
-                }
-            if (!live) { /* no term anywhere in the filter: every element must be +-0 */
-                for (size_t u = 0; u < ckk; u++)
-                    if (dwf[u] != 0) {
-                        bv = dwf[u], br = 0, ba = 0;
-                        break;
-                    }
+            }
+            if (!live) {
+                ck_worst_dead(&w, dwf, ckk);
                 break;
             }
         }
-        if (v != 0) continue;
         size_t c = t / kk;
         int kh = (int)((t % kk) / (size_t)d->k), kw = (int)(t % (size_t)d->k);
         double R = 0, A = 0;
@@ -596,11 +613,9 @@ LS_HD void ck_conv_zero_filter(double *o, const float *dwf, const float *x, int 
                 }
             }
         }
-        if (!(A > 0) || sub) continue;
-        double key = fabs(R) / (A + 0x1p-125);
-        if (key > best || (key != key && best == best)) best = key, bv = v, br = R, ba = A;
+        if (A > 0 && !sub) ck_worst_keep(&w, fabs(R) / (A + 0x1p-125), v, R, A);
     }
-    o[0] = bv - br, o[1] = ba, o[2] = fabs(bv), o[3] = ba;
+    ck_worst_put(&w, o);
 }
 
 /* ---- element-wise re-checks: 1 where the engine's value is not what the

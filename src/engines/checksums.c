@@ -1930,23 +1930,20 @@ static void conv_zero(const conv_job *J, size_t n) {
     }
     for (size_t oc = 0; oc < OC; oc++) {
         const float *f = J->dw + oc * ckk;
-        double best = -1, bv = 0, br = 0, ba = 0;
+        ck_worst wst;
+        ck_worst_init(&wst);
         int live = -1;
         for (size_t t = 0; t < ckk; t++) {
             float v = f[t];
-            if (live < 0 && v == 0) {
+            if (v != 0) continue;
+            if (live < 0) {
                 live = 0;
-                for (size_t i = 0; i < n && !live; i++) live = J->dynz[i * OC + oc];
+                for (size_t w = 0; w < nw && !live; w++) live = db[oc * nw + w] != 0;
                 if (!live) {
-                    for (size_t u = 0; u < ckk; u++)
-                        if (f[u] != 0) {
-                            bv = f[u], br = 0, ba = 0;
-                            break;
-                        }
+                    ck_worst_dead(&wst, f, ckk);
                     break;
                 }
             }
-            if (v != 0) continue;
             size_t c = t / kk;
             int kh = (int)((t % kk) / (size_t)d->k), kw = (int)(t % (size_t)d->k);
             double R = 0, A = 0;
@@ -1966,12 +1963,9 @@ static void conv_zero(const conv_job *J, size_t n) {
                         R += tt, A += fabs(tt);
                     }
                 }
-            if (!(A > 0) || sub) continue;
-            double key = fabs(R) / (A + 0x1p-125);
-            if (key > best || (key != key && best == best)) best = key, bv = v, br = R, ba = A;
+            if (A > 0 && !sub) ck_worst_keep(&wst, fabs(R) / (A + 0x1p-125), v, R, A);
         }
-        double *e = o + CK_REL * oc;
-        e[0] = bv - br, e[1] = ba, e[2] = fabs((double)bv), e[3] = ba;
+        ck_worst_put(&wst, o + CK_REL * oc);
     }
     free(xb);
 }

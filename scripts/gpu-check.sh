@@ -22,7 +22,7 @@
 #     (throughput is the same; accuracy then means nothing).
 # Recordings: `lockstep record` of the cuda engine in its main variants
 # (cuda:math=fma:algo=det, cuda:math=tf32, cuda:algo=fast) on a small plan
-# (REC_PLAN below, ~13 MB each), to be audited back on a CPU machine:
+# (REC_PLAN below, ~14 MB each: a device run brings back files up to 16 MiB), to be audited back on a CPU machine:
 #     lockstep audit --engines reference,cpu,recorded:DIR/cuda-tf32.lsr  + REC_PLAN
 # (the audit adopts the recording's --audit-every/--ref-steps; the data must
 # be the same FashionMNIST files: a recording of the synthetic set is refused).
@@ -54,7 +54,7 @@ stage() { # max-seconds command...
 }
 # the plan of the recordings: small enough to come back from a device run
 # (<= 16 MiB a file) and to be audited with the reference on a laptop
-REC_PLAN=(--batch 16 --limit-train 512 --epochs 1 --limit-test 1000 --audit-every 16 --ref-steps 1)
+REC_PLAN=(--batch 16 --limit-train 512 --epochs 1 --limit-test 1000 --audit-every 32 --ref-steps 1)
 
 main() {
 status=0
@@ -145,7 +145,7 @@ else
     say "test_cuda: FAIL"
     grep -v "^\[ *\(RUN\|OK\|PASSED\) *\]" "$OUTDIR/test_cuda.log" | tail -25
 fi
-grep -E "^\[ *(OK|FAILED|SKIPPED|ERROR|LINE) *\]|skipped:|cuda - cpu|device .* vs|ratio" "$OUTDIR/test_cuda.log" | head -40
+grep -E "^\[ *(OK|FAILED|SKIPPED|ERROR|LINE) *\]|skipped:|cuda - cpu|device .* vs|ratio|device zero|device S" "$OUTDIR/test_cuda.log" | head -40
 if grep -q "SKIPPED \] test_dev" "$OUTDIR/test_cuda.log"; then
     say "WARNING: device tests were skipped — no usable device?"
     status=1
@@ -186,6 +186,25 @@ sed -n '/^VERDICT/,/^cost:/p' "$OUTDIR/audit-checksums.log" | head -40
 say "every-step checks audit exit status $rc (0: every step of both engines held its checksums)"
 [ $rc -eq 0 ] || status=1
 
+# an approximate algorithm on purpose: conv=any lets cuDNN pick FFT (conv1's
+# backward-filter on an H200, cuDNN 9.19), whose transforms round: an
+# element whose every term is 0 comes out ~1e-12.  The every-step checks
+# alone (no reference) must name it: exit 1, conv1 backward-weights.
+say "audit (every-step checks, approximate algorithm on purpose): cuda:conv=any, 512 images, no reference"
+stage 60 build/lockstep audit --engines cuda:conv=any --limit-train 512 --limit-test 500 --epochs 1 \
+    --fail-on problem --data "$DATA" --out "$OUTDIR/audit-fft" >"$OUTDIR/audit-fft.log" 2>&1
+rc=$?
+grep -E "^VERDICT|PROBLEM|checked by checksums|worst checksum" "$OUTDIR/audit-fft.log" | head -8
+python3 - "$OUTDIR/audit-fft/run.json" <<'PY' 2>/dev/null || true
+import json, sys
+e = json.load(open(sys.argv[1]))["engines"][0]
+for p in (json.loads(e["describe"]) if isinstance(e.get("describe"), str) else e.get("describe") or {}).get("plans", [])[:1]:
+    for l in p.get("layers", []):
+        if "fwd" in l:
+            print("  " + l["layer"] + ": " + ", ".join(f"{d}={l[d]['algo']}" for d in ("fwd", "bwd_data", "bwd_filter") if l.get(d)))
+PY
+say "approximate-algorithm audit exit status $rc (1 expected when cuDNN picked FFT or Winograd: the checks name it)"
+
 # ---- short audits against the reference ---------------------------------------------
 # isolated mode: every engine fed the reference's inputs, so each layer's
 # error is judged against the a-priori fp32 bound (fma: ratio <= 1 expected;
@@ -212,9 +231,10 @@ say "default audit exit status $rc"
 for ck in on off; do
     fl=(); [ $ck = off ] && fl=(--no-checksums)
     say "checks $ck: audit --engines cuda:math=fma, 8192 images, no eval, no reference"
-    stage 60 build/lockstep audit --engines cuda:math=fma --limit-train 8192 --epochs 1 --no-eval --no-roundtrip \
-        --attribution-steps 0 --ref-steps 0 "${fl[@]}" --data "$DATA" --out "$OUTDIR/cost-$ck" \
+    LOCKSTEP_CUDA_CK_PROFILE=1 stage 60 build/lockstep audit --engines cuda:math=fma --limit-train 8192 --epochs 1 \
+        --no-eval --no-roundtrip --attribution-steps 0 --ref-steps 0 "${fl[@]}" --data "$DATA" --out "$OUTDIR/cost-$ck" \
         >"$OUTDIR/cost-$ck.log" 2>&1
+    grep "checksums' device time" "$OUTDIR/cost-$ck.log"
     [ -f "$OUTDIR/cost-$ck/run.json" ] && python3 - "$OUTDIR/cost-$ck/run.json" "$ck" <<'PY' 
 import json, sys
 j = json.load(open(sys.argv[1]))

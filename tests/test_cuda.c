@@ -60,7 +60,7 @@ static void test_opts(void **st) {
     assert_int_equal(o.algo, CP_ALGO_DET);
     assert_int_equal(o.pool_det, 1);
     assert_int_equal(o.portable_exp, 0);
-    assert_int_equal(o.gemm_only, 0);
+    assert_int_equal(o.gemm_only, 1); /* det: the exact-sum algorithms only */
     assert_true(o.ws_limit == (size_t)64 << 20);
     assert_int_equal(o.timing, 1);
 
@@ -77,6 +77,11 @@ static void test_opts(void **st) {
     s = spec_of("cuda:algo=fast:pool=det");
     assert_int_equal(cp_opts_parse(&o, &s), 0);
     assert_int_equal(o.pool_det, 1);
+    assert_int_equal(o.gemm_only, 0); /* conv follows algo: fast takes FFT and Winograd too */
+    s = spec_of("cuda:conv=any");
+    assert_int_equal(cp_opts_parse(&o, &s), 0);
+    assert_int_equal(o.gemm_only, 0);
+    assert_int_equal(o.algo, CP_ALGO_DET);
 
     static const char *bad[][2] = {
         {"cuda:math=fp16", "math=fp16"}, {"cuda:algo=fastest", "algo=fastest"},
@@ -287,6 +292,9 @@ static void test_ck_policy(void **st) {
     model dd;
     assert_int_equal(model_parse_spec(&dd, "input 4 1 1; flatten; dense 3", "t"), 0);
     assert_int_equal(cp_ck_maxima(&dd, 64), 2);
+    /* conv backward-weights' per-plane sums: 4 per (sample, filter), conv2's 32 filters the most */
+    assert_int_equal(cp_ck_parts(&m, 256), 4 * 256 * 32);
+    assert_int_equal(cp_ck_parts(&dd, 64), 4);
     for (int ph = 0; ph < CK_NPHASE; ph++) {
         assert_true(cp_ck_wants(CK_STAGE_STEP, ph));
         assert_int_equal(cp_ck_wants(CK_STAGE_EVAL, ph), ph == CK_FWD);
@@ -358,7 +366,7 @@ static void test_create_or_unavailable(void **st) {
 static float *dput(const void *h, size_t bytes) {
     void *d = NULL;
     DEV(cudaMalloc(&d, bytes ? bytes : 4));
-    if (bytes) DEV(cudaMemcpy(d, h, bytes, cudaMemcpyHostToDevice));
+    if (bytes && h) DEV(cudaMemcpy(d, h, bytes, cudaMemcpyHostToDevice)); /* h NULL: allocate only */
     return d;
 }
 
@@ -799,6 +807,48 @@ static void expect_dev_s(engine *e, const model *m, const double *v, size_t n, c
     free(p);
 }
 
+/* The device's zero-element relations (k_ck_conv_zero: a block per filter,
+ * a tree over its threads; k_ck_dense_zero) against base/checksum_ops.h's
+ * loops on the device's own tensors: the same element kept (|v| bit for
+ * bit), residual and A within double rounding of each other (2^-30 of
+ * A: each order errs by at most K u_double A, K = 21632 terms here, about
+ * 2^-38.6 A). */
+static void expect_dev_zero(engine *e, const model *m, const double *v, size_t n, const float *x, const ck_layout *L) {
+    float *g = malloc(m->n_params * 4);
+    assert_int_equal(engine_get_tensor(e, (tensor_id){TENSOR_GRADS, 0}, g), 0);
+    size_t judged = 0;
+    for (int l = 0; l < m->n_layers; l++) {
+        const layer *ly = &m->layers[l];
+        if (ly->kind != LAYER_CONV && ly->kind != LAYER_DENSE) continue;
+        size_t in_n = n * layer_in_size(ly), out_n = n * layer_out_size(ly), in = (size_t)ly->in_c;
+        float *xin = malloc(in_n * 4), *dy = malloc(out_n * 4);
+        if (l) assert_int_equal(engine_get_tensor(e, (tensor_id){TENSOR_ACT, l - 1}, xin), 0);
+        else memcpy(xin, x, in_n * 4);
+        assert_int_equal(engine_get_tensor(e, (tensor_id){TENSOR_DACT, l}, dy), 0);
+        const float *gw = g + m->tensors[ly->w_tensor].offset;
+        size_t row = m->tensors[ly->w_tensor].numel / (size_t)ly->out_c;
+        double *xa = calloc(in, sizeof *xa);
+        for (size_t i = 0; i < n && ly->kind == LAYER_DENSE; i++)
+            for (size_t k = 0; k < in; k++) xa[k] += fabs((double)xin[i * in + k]);
+        ck_conv_dims d = {ly->in_c, ly->in_h, ly->in_w, ly->out_c, ly->out_h, ly->out_w, ly->k, ly->pad};
+        for (size_t oc = 0; oc < (size_t)ly->out_c; oc++) {
+            double want[4];
+            if (ly->kind == LAYER_CONV) ck_conv_zero_filter(want, gw + oc * row, xin, 1, dy, 1, NULL, NULL, &d, n, oc);
+            else ck_dense_zero_row(want, gw + oc * row, dy, xin, xa, n, in, (size_t)ly->out_c, oc);
+            const double *got = v + L->off[l][CK_BWD_W_Z] + CK_REL * oc;
+            double tol = 0x1p-30 * (want[1] + fabs(want[0]) + fabs(want[2]));
+            if (got[2] != want[2] || fabs(got[0] - want[0]) > tol || fabs(got[1] - want[1]) > tol)
+                fail_msg("%s filter/row %zu: device (%g %g %g %g), the shared loop (%g %g %g %g)", ly->name, oc, got[0],
+                         got[1], got[2], got[3], want[0], want[1], want[2], want[3]);
+            judged += want[1] > 0;
+        }
+        free(xin), free(dy), free(xa);
+    }
+    print_message("device zero and smallest elements: as the shared loop in every filter and row, %zu judged\n", judged);
+    assert_true(judged > 0);
+    free(g);
+}
+
 /* The device checksums on a real step: every relation holds, a doubled
  * activation is caught at its layer, and the update re-check holds. */
 static void test_dev_checksums(void **st) {
@@ -831,6 +881,7 @@ static void test_dev_checksums(void **st) {
     checksums_input(&m, v, N, ck_digest(x, N * 784), &cv);
     if (cv.n_viol) fail_msg("cuda step: %s (ratio %g)", cv.v[0].what, cv.v[0].ratio);
     expect_dev_s(e, &m, v, N, x);
+    expect_dev_zero(e, &m, v, N, x, &L);
     adam_cfg a = adam_default();
     assert_int_equal(engine_update(e, &a, 1), 0);
     assert_int_equal(engine_checksums(e, CK_STAGE_UPDATE, v), 0);

@@ -286,7 +286,7 @@ static void test_one_off_data_faults(void **st) {
          CKP_BWD_WEIGHTS},
         /* conv2's tiny gradients flushed: a blind spot until the conv
          * zero-element relations */
-        {"cpu:fault=conv2_dw_tiny_flushed_once", 7, 0, "conv2", "conv2 backward-weights (zero elements)",
+        {"cpu:fault=conv2_dw_tiny_flushed_once", 7, 0, "conv2", "conv2 backward-weights (zero and smallest elements)",
          CKP_BWD_WEIGHTS},
         /* one slice of dW transposed: a SUSPECT until the tap's sign */
         {"cpu:fault=conv2_dw_slice_transposed_once", 7, 0, "conv2", "conv2 backward-weights", CKP_BWD_WEIGHTS},

@@ -502,6 +502,27 @@ LS_HD void ck_worst_dead(ck_worst *w, const float *f, size_t cnt) {
 LS_HD void ck_worst_put(const ck_worst *w, double *o) {
     o[0] = w->v - w->r, o[1] = w->a, o[2] = fabs(w->v), o[3] = w->a;
 }
+/* Keep a re-done element v (R, A its terms' sum and sum of |.| in double;
+ * sub: a term of two nonzero operands, one subnormal, which fp32 may
+ * flush: not judged).  A zero is kept by |R| / (A + 2^-125) when it has a
+ * nonzero term (A = 0: an exact +-0); a nonzero by |v - R| / (A + 2^-125),
+ * and with no term at all (A = 0: the exact value is 0) over at any size. */
+LS_HD void ck_zero_keep(ck_worst *w, float v, double R, double A, int sub) {
+    if (sub) return;
+    if (v == 0) {
+        if (A > 0) ck_worst_keep(w, fabs(R) / (A + 0x1p-125), v, R, A);
+    } else {
+        ck_worst_keep(w, A > 0 ? fabs((double)v - R) / (A + 0x1p-125) : INFINITY, v, R, A);
+    }
+}
+/* The index of the smallest nonzero |f[t]| (the first of equals; a NaN
+ * first is kept), cnt when every element is +-0. */
+LS_HD size_t ck_smallest_nonzero(const float *f, size_t cnt) {
+    size_t small = cnt;
+    for (size_t t = 0; t < cnt; t++)
+        if (f[t] != 0 && (small == cnt || fabsf(f[t]) < fabsf(f[small]))) small = t;
+    return small;
+}
 
 LS_HD int ck_dense_redo(const float *dy, const float *x, size_t n, size_t in, size_t out, size_t j, size_t i,
                         double *R, double *A) {
@@ -531,7 +552,7 @@ LS_HD void ck_dense_zero_row(double *o, const float *dw_row, const float *dy, co
         if (v == 0) {
             if (dead || col_dead) continue;
             int sub = ck_dense_redo(dy, x, n, in, out, j, i, &R, &A);
-            if (A > 0 && !sub) ck_worst_keep(&w, fabs(R) / (A + 0x1p-125), v, R, A);
+            ck_zero_keep(&w, v, R, A, sub);
         } else if (dead || col_dead) {
             ck_worst_keep(&w, INFINITY, v, 0, 0);
         } else if (small == in || fabsf(v) < fabsf(dw_row[small])) {
@@ -540,9 +561,8 @@ LS_HD void ck_dense_zero_row(double *o, const float *dw_row, const float *dy, co
     }
     if (small < in) {
         double R, A;
-        float v = dw_row[small];
         int sub = ck_dense_redo(dy, x, n, in, out, j, small, &R, &A);
-        if (!sub) ck_worst_keep(&w, A > 0 ? fabs((double)v - R) / (A + 0x1p-125) : INFINITY, v, R, A); /* no term: +-0 */
+        ck_zero_keep(&w, dw_row[small], R, A, sub); /* no term: the exact value is +-0 */
     }
     ck_worst_put(&w, o);
 }
@@ -554,66 +574,82 @@ LS_HD const float *ck_plane(const float *t, int cb, size_t C, size_t HW, size_t 
     return cb == 1 ? t + (i * C + c) * HW : t + i * C * HW + (c / b) * HW * b + c % b;
 }
 
+/* Element t = (c, kh, kw) of filter oc of a conv layer's dW re-done in
+ * double over its terms, samples then output positions in order: *R the
+ * sum, *A the sum of |.|; returns 1 when a term has two nonzero operands,
+ * one subnormal (fp32 may flush it: ck_zero_keep does not judge it).
+ * xnz, dynz as ck_conv_zero_filter's. */
+LS_HD int ck_conv_redo(const float *x, int xcb, const float *dy, int dycb, const unsigned char *xnz,
+                       const unsigned char *dynz, const ck_conv_dims *d, size_t n, size_t oc, size_t t, double *R,
+                       double *A) {
+    size_t kk = (size_t)d->k * d->k, HW = (size_t)d->h * d->w, OP = (size_t)d->oh * d->ow, c = t / kk;
+    int kh = (int)((t % kk) / (size_t)d->k), kw = (int)(t % (size_t)d->k), sub = 0;
+    double r = 0, a = 0;
+    for (size_t i = 0; i < n; i++) {
+        if (xnz && !(xnz[i * d->c + c] && dynz[i * d->oc + oc])) continue;
+        const float *gp = ck_plane(dy, dycb, (size_t)d->oc, OP, i, oc), *xp = ck_plane(x, xcb, (size_t)d->c, HW, i, c);
+        for (int ya = 0; ya < d->oh; ya++) {
+            int ih = ya + kh - d->pad;
+            if (ih < 0 || ih >= d->h) continue;
+            for (int yb = 0; yb < d->ow; yb++) {
+                int iw = yb + kw - d->pad;
+                if (iw < 0 || iw >= d->w) continue;
+                float g = gp[((size_t)ya * d->ow + yb) * (size_t)dycb];
+                float xv = xp[((size_t)ih * d->w + iw) * (size_t)xcb];
+                double tt = (double)g * (double)xv;
+                sub |= (g != 0) & (xv != 0) & ((fabsf(g) < 0x1p-126f) | (fabsf(xv) < 0x1p-126f));
+                r += tt, a += fabs(tt);
+            }
+        }
+    }
+    *R = r, *A = a;
+    return sub;
+}
+
 /* Filter oc of a conv layer's dW (dwf, C k k floats, (c, kh, kw)
- * row-major), judged by its zero elements as ck_dense_zero_row judges a
- * dense row: dW[oc][c][kh][kw] = sum_i sum_(oh, ow) dy[i][oc][oh][ow]
- * x[i][c][oh + kh - pad][ow + kw - pad] (inside the input).  An element
- * exactly +-0 is re-done in double over its terms (sample, then position
- * order) and kept by |R| / (A + 2^-125) as there; A = 0 (no term nonzero:
- * an exact +-0) or a term of two nonzero operands, one subnormal: not
- * judged (as there).  When the
- * filter's dy is 0 in the whole batch every element must be +-0, and the
- * first nonzero is kept with A = 0 (over at any size).  xnz, dynz: where
- * known, per sample and input channel (n C) and per sample and filter (n
- * OC), 1 when that plane has a nonzero (only a sample whose two planes
- * both have one can hold a nonzero term: the others are skipped, their
- * terms all 0); NULL: every sample is read.  o: (residual, A, |v|, A);
- * (0, 0, 0, 0) when the filter has none.  Only zeros pay. */
+ * row-major), judged by its zero elements and its smallest nonzero one as
+ * ck_dense_zero_row judges a dense row: dW[oc][c][kh][kw] = sum_i
+ * sum_(oh, ow) dy[i][oc][oh][ow] x[i][c][oh + kh - pad][ow + kw - pad]
+ * (inside the input).  Each element exactly +-0, then the smallest
+ * nonzero (ck_smallest_nonzero), is re-done in double over its terms
+ * (ck_conv_redo) and kept by ck_zero_keep: a zero by |R| / (A + 2^-125),
+ * the smallest by |v - R| / (A + 2^-125), over at any size when it has no
+ * term at all (an FFT's ~1e-12 where the exact value is 0: seen on an
+ * H200).  When the filter's dy is 0 in the whole batch every element must
+ * be +-0, and the first nonzero is kept with A = 0 (over at any size).
+ * xnz, dynz: where known, per sample and input channel (n C) and per
+ * sample and filter (n OC), 1 when that plane has a nonzero (only a sample
+ * whose two planes both have one can hold a nonzero term: the others are
+ * skipped, their terms all 0); NULL: every sample is read.  o: (residual,
+ * A, |v|, A); (0, 0, 0, 0) when nothing was kept. */
 LS_HD void ck_conv_zero_filter(double *o, const float *dwf, const float *x, int xcb, const float *dy, int dycb,
                                const unsigned char *xnz, const unsigned char *dynz, const ck_conv_dims *d, size_t n,
                                size_t oc) {
-    size_t kk = (size_t)d->k * d->k, ckk = (size_t)d->c * kk, HW = (size_t)d->h * d->w, OP = (size_t)d->oh * d->ow;
+    size_t ckk = (size_t)d->c * d->k * d->k, OP = (size_t)d->oh * d->ow;
     ck_worst w;
     ck_worst_init(&w);
-    int live = -1; /* dy of this filter: unknown until a zero needs it */
+    int live = 0;
+    for (size_t i = 0; i < n && !live; i++) {
+        const float *g = ck_plane(dy, dycb, (size_t)d->oc, OP, i, oc);
+        if (dynz) live = dynz[i * d->oc + oc];
+        else
+            for (size_t p = 0; p < OP && !live; p++) live = g[p * (size_t)dycb] != 0;
+    }
+    if (!live) {
+        ck_worst_dead(&w, dwf, ckk);
+        ck_worst_put(&w, o);
+        return;
+    }
+    double R, A;
     for (size_t t = 0; t < ckk; t++) {
-        float v = dwf[t];
-        if (v != 0) continue;
-        if (live < 0) {
-            live = 0;
-            for (size_t i = 0; i < n && !live; i++) {
-                const float *g = ck_plane(dy, dycb, (size_t)d->oc, OP, i, oc);
-                if (dynz) live = dynz[i * d->oc + oc];
-                else
-                    for (size_t p = 0; p < OP && !live; p++) live = g[p * (size_t)dycb] != 0;
-            }
-            if (!live) {
-                ck_worst_dead(&w, dwf, ckk);
-                break;
-            }
-        }
-        size_t c = t / kk;
-        int kh = (int)((t % kk) / (size_t)d->k), kw = (int)(t % (size_t)d->k);
-        double R = 0, A = 0;
-        int sub = 0;
-        for (size_t i = 0; i < n; i++) {
-            if (xnz && !(xnz[i * d->c + c] && dynz[i * d->oc + oc])) continue;
-            const float *gp = ck_plane(dy, dycb, (size_t)d->oc, OP, i, oc), *xp = ck_plane(x, xcb, (size_t)d->c, HW, i, c);
-            for (int a = 0; a < d->oh; a++) {
-                int ih = a + kh - d->pad;
-                if (ih < 0 || ih >= d->h) continue;
-                for (int b = 0; b < d->ow; b++) {
-                    int iw = b + kw - d->pad;
-                    if (iw < 0 || iw >= d->w) continue;
-                    float g = gp[((size_t)a * d->ow + b) * (size_t)dycb];
-                    float xv = xp[((size_t)ih * d->w + iw) * (size_t)xcb];
-                    double tt = (double)g * (double)xv;
-                    sub |= (g != 0) & (xv != 0) & ((fabsf(g) < 0x1p-126f) | (fabsf(xv) < 0x1p-126f));
-                    R += tt, A += fabs(tt);
-                }
-            }
-        }
-        if (A > 0 && !sub) ck_worst_keep(&w, fabs(R) / (A + 0x1p-125), v, R, A);
+        if (dwf[t] != 0) continue;
+        int sub = ck_conv_redo(x, xcb, dy, dycb, xnz, dynz, d, n, oc, t, &R, &A);
+        ck_zero_keep(&w, dwf[t], R, A, sub);
+    }
+    size_t small = ck_smallest_nonzero(dwf, ckk);
+    if (small < ckk) {
+        int sub = ck_conv_redo(x, xcb, dy, dycb, xnz, dynz, d, n, oc, small, &R, &A);
+        ck_zero_keep(&w, dwf[small], R, A, sub);
     }
     ck_worst_put(&w, o);
 }

@@ -65,11 +65,12 @@ static const char *unit_name(const layer *ly, int phase) {
     return phase == CK_BWD_DATA ? "input feature" : "output";
 }
 
-/* A block's name in words: ck_phase_name's, but a dense layer's
- * zero-element block re-checks each row's smallest nonzero too
- * (ck_dense_zero_row), a conv layer's only zeros */
+/* A block's name in words: ck_phase_name's, but the zero-element block
+ * re-checks each dense row's and each conv filter's smallest nonzero too
+ * (ck_dense_zero_row, ck_conv_zero_filter) */
 static const char *block_name(const layer *ly, int ph) {
-    if (ph == CK_BWD_W_Z && ly->kind == LAYER_DENSE) return "backward-weights (zero and smallest elements)";
+    if (ph == CK_BWD_W_Z && (ly->kind == LAYER_DENSE || ly->kind == LAYER_CONV))
+        return "backward-weights (zero and smallest elements)";
     return ck_phase_name(ph);
 }
 

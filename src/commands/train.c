@@ -338,6 +338,10 @@ static int train_finish(train_ctx *t, double t_start) {
         printf("wrote %s\n", c->save_path);
     }
     if (c->json_path) {
+        /* described again after training: the device timing and memory
+         * peaks of the run, not of the engine as created */
+        char *d = engine_describe(t->e);
+        if (d) free(t->desc), t->desc = d;
         if ((rc = write_json(c, &t->m, t->desc, t->ep, t->n_ep, t->ev.confusion ? &t->ev : NULL, ls_now() - t_start,
                              t->losses, t->n_losses, t->loss_f64, t->start_step + 1)))
             return rc;

@@ -948,7 +948,7 @@ typedef struct {
     double *wf, *wb;         /* forward: wt[j][oc], wsum[c][oc]; backward-data: wb[oc kk + t][c], wsum[oc][c] */
     double *part;            /* backward-weights: per sample and output channel, 6 partial sums */
     unsigned char *xnz, *dynz; /* per sample: x's channel planes (C), dy's (OC) with a nonzero (BWD_W_Z) */
-    const uint64_t *zch;     /* BWD_W_Z: per filter, the input channels (bit c; C > 64: all) where its dW has a zero; NULL: none */
+    const uint64_t *zch;     /* BWD_W_Z: per filter, the input channels (bit c; C > 64: all) of its zeros and smallest nonzero; NULL: none */
     uint16_t *zpos;          /* BWD_W_Z: dy's nonzero positions per (sample, filter) plane (n OC OH OW, plane_nz) */
     int32_t *zcnt;           /* and their counts (n OC; -1: not listed) */
     double *o[CK_NPHASE_ALL]; /* the relations, by phase (NULL: not computed) */
@@ -1885,45 +1885,60 @@ typedef struct {
  * backward-weights relations.  A clean step's conv dW has zeros
  * (SmallCNN at batch 256: ~800 in conv2, the input channels a dead ReLU
  * left with no term and taps whose few nonzero inputs never meet the
- * pooled dy; ~130 of them with both planes nonzero in ~3900 samples), so
- * the host reads less than the shared loop does: only the samples where
- * the zero's input channel and its filter's dy both have a nonzero (the
+ * pooled dy; ~130 of them with both planes nonzero in ~3900 samples), and
+ * each filter's smallest nonzero element is re-done too, so the host
+ * reads less than the shared loop does: only the samples where the
+ * element's input channel and its filter's dy both have a nonzero (the
  * sample pass noted them on its way: xnz in conv_fwd_sample from each
  * plane's max |x|, dynz in conv_bwd_w_sample from each dy plane's sum of
  * |dy|), and in those only the terms whose dy is nonzero (each dy plane's
  * nonzero positions listed by conv_bwd_w_sample while the sample's dy is
- * in the cache, for the filters whose dW has a zero in a channel with a
- * nonzero in that sample: conv2's hold ~6 of 196 after the max-pool and
- * the ReLU), in the output positions' order as the shared loop adds them;
- * every term skipped is an exact zero, which changes neither sum.  Planes
- * of more than 65536 positions, or lists over 64 MB: the shared loop
- * (with the same skip of samples). */
+ * in the cache, for the filters with an element to re-do in a channel
+ * with a nonzero in that sample: conv2's hold ~6 of 196 after the
+ * max-pool and the ReLU), in the output positions' order as the shared
+ * loop adds them; every term skipped is an exact zero, which changes
+ * neither sum.  Planes of more than 65536 positions, or lists over 64 MB:
+ * the shared loop (with the same skip of samples). */
+static int conv_redo_listed(const conv_job *J, const uint64_t *xb, const uint64_t *db, size_t nw, size_t oc, size_t t,
+                            double *Rp, double *Ap) {
+    const ck_conv_dims *d = &J->d;
+    size_t kk = (size_t)d->k * d->k, C = (size_t)d->c, OC = (size_t)d->oc, HW = (size_t)d->h * d->w;
+    size_t OP = (size_t)d->oh * d->ow, xcb = (size_t)J->xv.cb, dcb = (size_t)J->dyv.cb, c = t / kk;
+    int kh = (int)((t % kk) / (size_t)d->k), kw = (int)(t % (size_t)d->k), sub = 0;
+    double R = 0, A = 0;
+    for (size_t w = 0; w < nw; w++)
+        for (uint64_t m = xb[c * nw + w] & db[oc * nw + w]; m; m &= m - 1) { /* samples in order */
+            size_t i = w * 64 + (size_t)__builtin_ctzll(m);
+            const uint16_t *gl = plane_nz(J->dyv, OC, OP, i, oc, J->zpos, J->zcnt);
+            const float *xp = ck_plane(J->xv.p, J->xv.cb, C, HW, i, c);
+            const float *gp = ck_plane(J->dyv.p, J->dyv.cb, OC, OP, i, oc);
+            for (int32_t u = 0; u < J->zcnt[i * OC + oc]; u++) {
+                int a = gl[u] / d->ow, b = gl[u] % d->ow, ih = a + kh - d->pad, iw = b + kw - d->pad;
+                if (ih < 0 || ih >= d->h || iw < 0 || iw >= d->w) continue;
+                float g = gp[(size_t)gl[u] * dcb], xv = xp[((size_t)ih * d->w + iw) * xcb];
+                double tt = (double)g * (double)xv;
+                sub |= (xv != 0) & ((fabsf(g) < 0x1p-126f) | (fabsf(xv) < 0x1p-126f));
+                R += tt, A += fabs(tt);
+            }
+        }
+    *Rp = R, *Ap = A;
+    return sub;
+}
+
 static void conv_zero(const conv_job *J, size_t n) {
     const ck_conv_dims *d = &J->d;
-    size_t kk = (size_t)d->k * d->k, C = (size_t)d->c, ckk = C * kk, OC = (size_t)d->oc, HW = (size_t)d->h * d->w;
-    size_t OP = (size_t)d->oh * d->ow, xcb = (size_t)J->xv.cb, dcb = (size_t)J->dyv.cb;
+    size_t C = (size_t)d->c, ckk = C * d->k * d->k, OC = (size_t)d->oc;
     double *o = J->o[CK_BWD_W_Z];
-    int any = 0;
-    for (size_t t = 0; t < OC * ckk && !any; t++) any = J->dw[t] == 0;
     memset(o, 0, OC * CK_REL * sizeof *o);
-    if (!any) return;
-    if (!J->zpos) { /* no room for dy's lists (plane_nz): the shared loop, reading the samples xnz, dynz allow */
-        for (size_t oc = 0; oc < OC; oc++)
-            ck_conv_zero_filter(o + CK_REL * oc, J->dw + oc * ckk, J->xv.p, J->xv.cb, J->dyv.p, J->dyv.cb, J->xnz,
-                                J->dynz, d, n, oc);
-        return;
-    }
-    uint16_t *pos = J->zpos;
-    int32_t *cnt = J->zcnt;
-    /* the samples with a nonzero in each input channel and each filter's dy, as bits */
     size_t nw = (n + 63) / 64;
-    uint64_t *xb = calloc((C + OC) * nw, sizeof *xb), *db = xb ? xb + C * nw : NULL;
-    if (!xb) { /* no memory for them: the shared loop, every sample read */
+    uint64_t *xb = J->zpos && J->zch ? calloc((C + OC) * nw, sizeof *xb) : NULL, *db = xb ? xb + C * nw : NULL;
+    if (!xb) { /* no room for dy's lists (plane_nz) or the bits: the shared loop, reading the samples xnz, dynz allow */
         for (size_t oc = 0; oc < OC; oc++)
             ck_conv_zero_filter(o + CK_REL * oc, J->dw + oc * ckk, J->xv.p, J->xv.cb, J->dyv.p, J->dyv.cb, J->xnz,
                                 J->dynz, d, n, oc);
         return;
     }
+    /* the samples with a nonzero in each input channel and each filter's dy, as bits */
     for (size_t i = 0; i < n; i++) {
         for (size_t c = 0; c < C; c++) xb[c * nw + i / 64] |= (uint64_t)(J->xnz[i * C + c] != 0) << (i % 64);
         for (size_t oc = 0; oc < OC; oc++) db[oc * nw + i / 64] |= (uint64_t)(J->dynz[i * OC + oc] != 0) << (i % 64);
@@ -1932,38 +1947,22 @@ static void conv_zero(const conv_job *J, size_t n) {
         const float *f = J->dw + oc * ckk;
         ck_worst wst;
         ck_worst_init(&wst);
-        int live = -1;
-        for (size_t t = 0; t < ckk; t++) {
-            float v = f[t];
-            if (v != 0) continue;
-            if (live < 0) {
-                live = 0;
-                for (size_t w = 0; w < nw && !live; w++) live = db[oc * nw + w] != 0;
-                if (!live) {
-                    ck_worst_dead(&wst, f, ckk);
-                    break;
-                }
+        int live = 0;
+        for (size_t w = 0; w < nw && !live; w++) live = db[oc * nw + w] != 0;
+        if (!live) {
+            ck_worst_dead(&wst, f, ckk);
+        } else {
+            double R, A;
+            for (size_t t = 0; t < ckk; t++) {
+                if (f[t] != 0) continue;
+                int sub = conv_redo_listed(J, xb, db, nw, oc, t, &R, &A);
+                ck_zero_keep(&wst, f[t], R, A, sub);
             }
-            size_t c = t / kk;
-            int kh = (int)((t % kk) / (size_t)d->k), kw = (int)(t % (size_t)d->k);
-            double R = 0, A = 0;
-            int sub = 0;
-            for (size_t w = 0; w < nw; w++)
-                for (uint64_t m = xb[c * nw + w] & db[oc * nw + w]; m; m &= m - 1) { /* samples in order */
-                    size_t i = w * 64 + (size_t)__builtin_ctzll(m);
-                    const uint16_t *gl = plane_nz(J->dyv, OC, OP, i, oc, pos, cnt);
-                    const float *xp = ck_plane(J->xv.p, J->xv.cb, C, HW, i, c);
-                    const float *gp = ck_plane(J->dyv.p, J->dyv.cb, OC, OP, i, oc);
-                    for (int32_t u = 0; u < cnt[i * OC + oc]; u++) {
-                        int a = gl[u] / d->ow, b = gl[u] % d->ow, ih = a + kh - d->pad, iw = b + kw - d->pad;
-                        if (ih < 0 || ih >= d->h || iw < 0 || iw >= d->w) continue;
-                        float g = gp[(size_t)gl[u] * dcb], xv = xp[((size_t)ih * d->w + iw) * xcb];
-                        double tt = (double)g * (double)xv;
-                        sub |= (xv != 0) & ((fabsf(g) < 0x1p-126f) | (fabsf(xv) < 0x1p-126f));
-                        R += tt, A += fabs(tt);
-                    }
-                }
-            if (A > 0 && !sub) ck_worst_keep(&wst, fabs(R) / (A + 0x1p-125), v, R, A);
+            size_t small = ck_smallest_nonzero(f, ckk);
+            if (small < ckk) {
+                int sub = conv_redo_listed(J, xb, db, nw, oc, small, &R, &A);
+                ck_zero_keep(&wst, f[small], R, A, sub);
+            }
         }
         ck_worst_put(&wst, o + CK_REL * oc);
     }
@@ -1999,13 +1998,14 @@ static void samples_pass(engine *e, ck_state *S, const ck_layout *L, int backwar
             cw += 2 * (ckk * OC + d.c * OC), part += n * OC * CK_PART, nzp += n * ((size_t)d.c + OC);
             j->zch = NULL, j->zpos = zpp, j->zcnt = zcp;
             zpp = zpp ? zpp + n * OC * (size_t)d.oh * d.ow : NULL, zcp += n * OC;
-            if (backward && j->o[CK_BWD_W_Z] && j->zpos) { /* which filters have a zero, in which input channels */
+            if (backward && j->o[CK_BWD_W_Z] && j->zpos) { /* the input channels of each filter's zeros and smallest nonzero */
                 const float *dw = j->dw;
                 uint64_t any = 0;
                 for (size_t oc = 0; oc < OC; oc++) {
                     uint64_t b = 0;
+                    size_t small = ck_smallest_nonzero(dw + oc * ckk, ckk);
                     for (size_t t = 0; t < ckk; t++)
-                        if (dw[oc * ckk + t] == 0) b |= (uint64_t)1 << ((t / ((size_t)d.k * d.k)) % 64);
+                        if (dw[oc * ckk + t] == 0 || t == small) b |= (uint64_t)1 << ((t / ((size_t)d.k * d.k)) % 64);
                     zch[oc] = d.c > 64 && b ? ~(uint64_t)0 : b;
                     any |= b;
                 }

@@ -44,7 +44,10 @@ int cp_opts_parse(cp_opts *o, const engine_spec *s) {
     else if (!strcmp(v, "portable")) o->portable_exp = 1;
     else return ls_err(LS_EINVAL, "cuda: expm=%s: expected vendor or portable", v);
 
-    v = engine_spec_get(s, "conv", "any");
+    /* algo=det is also the exact-sum path: no FFT or Winograd, whose
+     * transforms round (an FFT dW of a dead tap comes out ~1e-12, not 0:
+     * seen on an H200, cuDNN 9.19); algo=fast takes whatever cuDNN ranks */
+    v = engine_spec_get(s, "conv", o->algo == CP_ALGO_DET ? "gemm" : "any");
     if (!strcmp(v, "any")) o->gemm_only = 0;
     else if (!strcmp(v, "gemm")) o->gemm_only = 1;
     else return ls_err(LS_EINVAL, "cuda: conv=%s: expected any or gemm", v);
@@ -255,6 +258,13 @@ size_t cp_ck_maxima(const model *m, size_t n) {
         size_t t = ly->kind == LAYER_CONV ? n * ((size_t)ly->in_c + (size_t)ly->out_c) : 0;
         mx = t > mx ? t : mx;
     }
+    return mx;
+}
+
+size_t cp_ck_parts(const model *m, size_t n) {
+    size_t mx = 4;
+    for (int l = 0; l < m->n_layers; l++)
+        if (m->layers[l].kind == LAYER_CONV && 4 * n * (size_t)m->layers[l].out_c > mx) mx = 4 * n * (size_t)m->layers[l].out_c;
     return mx;
 }
 

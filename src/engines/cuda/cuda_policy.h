@@ -45,7 +45,7 @@ typedef struct {
     cp_algo_policy algo;   /* algo=det (default) | fast */
     int pool_det;          /* pool=det | fast; default follows algo */
     int portable_exp;      /* expm=vendor (default) | portable */
-    int gemm_only;         /* conv=any (default) | gemm: refuse FFT and Winograd */
+    int gemm_only;         /* conv=gemm | any; default follows algo (det: gemm, refuse FFT and Winograd) */
     size_t ws_limit;       /* ws=MiB, per convolution call; default 64 MiB */
     int device;            /* device=N, default 0 */
     int timing;            /* timing=1 (default) | 0: CUDA events per layer */
@@ -121,9 +121,12 @@ const char *cp_cuda_hint(int cuda_error);
  * 2 dropout, 3 max-pool; -1 for conv and dense (relations).
  * cp_ck_maxima: doubles of the plane-maxima array (the relations' S) for
  * a batch of n: the largest of a conv's n (C + OC) (the x planes', then
- * the dy planes') and a dense layer's 2 (max |x|, max |dy|). */
+ * the dy planes') and a dense layer's 2 (max |x|, max |dy|).
+ * cp_ck_parts: doubles of the conv backward-weights' per-plane sums for a
+ * batch of n: the largest 4 n OC over the conv layers (at least 4). */
 size_t cp_ck_scratch(const model *m, size_t n);
 size_t cp_ck_maxima(const model *m, size_t n);
+size_t cp_ck_parts(const model *m, size_t n);
 int cp_ck_wants(int stage, int phase);
 int cp_ck_elem_kind(const layer *l);
 

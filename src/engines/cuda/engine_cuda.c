@@ -150,7 +150,14 @@ typedef struct {
     /* every-step checksums: the vector and scratch on the device, and the
      * snapshot of the state a step computed with (for the Adam re-check) */
     double *ck_vec, *ck_s, *ck_sa, *ck_mx; /* ck_mx: plane maxima (the relations' S) */
-    size_t ck_vec_bytes, ck_s_bytes, ck_mx_bytes;
+    double *ck_part; /* conv backward-weights: per (sample, filter) plane's sums (cp_ck_parts) */
+    /* LOCKSTEP_CUDA_CK_PROFILE=1: device time of the checksums per layer
+     * (slot l) and of the digests (slot n_layers), printed at the end */
+    int ck_prof;
+    cudaEvent_t ck_pev[MODEL_MAX_LAYERS + 2];
+    double ck_pms[MODEL_MAX_LAYERS + 1];
+    long ck_pcalls;
+    size_t ck_vec_bytes, ck_s_bytes, ck_mx_bytes, ck_part_bytes;
     float *ck_p0, *ck_m0, *ck_v0;
     int ck_snap;
 
@@ -713,8 +720,10 @@ static int ck_alloc(engine *e, cuda_ctx *c, const ck_layout *Lmax) {
     c->ck_vec_bytes = Lmax->total * sizeof(double);
     c->ck_s_bytes = cp_ck_scratch(e->m, e->max_batch) * sizeof(double);
     c->ck_mx_bytes = cp_ck_maxima(e->m, e->max_batch) * sizeof(double);
+    c->ck_part_bytes = cp_ck_parts(e->m, e->max_batch) * sizeof(double);
     if ((rc = dev_alloc(c, (void **)&c->ck_vec, c->ck_vec_bytes)) || (rc = dev_alloc(c, (void **)&c->ck_s, c->ck_s_bytes)) ||
         (rc = dev_alloc(c, (void **)&c->ck_sa, c->ck_s_bytes)) || (rc = dev_alloc(c, (void **)&c->ck_mx, c->ck_mx_bytes)) ||
+        (rc = dev_alloc(c, (void **)&c->ck_part, c->ck_part_bytes)) ||
         (rc = dev_alloc(c, (void **)&c->ck_p0, np)) ||
         (rc = dev_alloc(c, (void **)&c->ck_m0, np)) || (rc = dev_alloc(c, (void **)&c->ck_v0, np)))
         return rc;
@@ -757,13 +766,14 @@ static int ck_conv(cuda_ctx *c, const layer *ly, int l, const ck_layout *L, int 
     }
     CHECK_LK(lk_ck_conv_z(c->stream, c->ck_s, c->ck_sa, x, &d, n, 0));
     CHECK_LK(lk_ck_conv_bwd_w(c->stream, v + L->off[l][CK_BWD_W], v + L->off[l][CK_BWD_B], dw, db, c->dact[l], c->ck_s,
-                              c->ck_sa, mx_x, &d, n, 0));
+                              c->ck_sa, mx_x, c->ck_part, &d, n, 0));
     /* index-weighted (BWD_W_PW), in the same scratch after the plain relation */
     CHECK_LK(lk_ck_conv_z(c->stream, c->ck_s, c->ck_sa, x, &d, n, 1));
     CHECK_LK(lk_ck_conv_bwd_w(c->stream, v + L->off[l][CK_BWD_W_PW], NULL, dw, db, c->dact[l], c->ck_s, c->ck_sa, mx_x,
-                              &d, n, 1));
-    /* zero elements (BWD_W_Z): a filter per thread, input channels' liveness found by the re-computation */
-    CHECK_LK(lk_ck_conv_zero(c->stream, v + L->off[l][CK_BWD_W_Z], dw, x, c->dact[l], &d, n));
+                              c->ck_part, &d, n, 1));
+    /* zero and smallest elements (BWD_W_Z): a block per filter, reading only the samples whose x plane (mx_x) and
+     * dy plane (ck_part's sum |dy|, left by the backward-weights relations) have a nonzero */
+    CHECK_LK(lk_ck_conv_zero(c->stream, v + L->off[l][CK_BWD_W_Z], dw, x, c->dact[l], c->ck_part, mx_x, &d, n));
 done:
     return rc;
 }
@@ -877,6 +887,7 @@ static int cu_checksums(engine *e, int stage, double *out) {
     } else {
         for (int l = 0; l < m->n_layers && !rc; l++) {
             const layer *ly = &m->layers[l];
+            if (c->ck_prof) CHECK_CUDA(cudaEventRecord(c->ck_pev[l], c->stream));
             if (ly->kind != LAYER_CONV && ly->kind != LAYER_DENSE) {
                 rc = ck_elem(e, c, ly, l, &L, stage, n);
                 continue;
@@ -886,6 +897,7 @@ static int cu_checksums(engine *e, int stage, double *out) {
                                                               c->grads + wo, c->grads + bo, n);
         }
         if (rc) return rc;
+        if (c->ck_prof) CHECK_CUDA(cudaEventRecord(c->ck_pev[m->n_layers], c->stream));
         /* INPUT: the images on the device, as the first layer reads them */
         CHECK_LK(lk_ck_digest(c->stream, c->ck_vec + L.input_off, c->input,
                               n * (size_t)m->in_c * m->in_h * m->in_w));
@@ -897,9 +909,18 @@ static int cu_checksums(engine *e, int stage, double *out) {
             CHECK_CUDA(cudaMemcpyAsync(c->ck_v0, c->adam_v, np, cudaMemcpyDeviceToDevice, c->stream));
             c->ck_snap = 1;
         }
+        if (c->ck_prof) CHECK_CUDA(cudaEventRecord(c->ck_pev[m->n_layers + 1], c->stream));
     }
     CHECK_CUDA(cudaMemcpyAsync(out, c->ck_vec, L.total * sizeof(double), cudaMemcpyDeviceToHost, c->stream));
     CHECK_CUDA(cudaStreamSynchronize(c->stream));
+    if (c->ck_prof && stage != CK_STAGE_UPDATE) {
+        for (int l = 0; l <= m->n_layers; l++) {
+            float ms = 0;
+            CHECK_CUDA(cudaEventElapsedTime(&ms, c->ck_pev[l], c->ck_pev[l + 1]));
+            c->ck_pms[l] += ms;
+        }
+        c->ck_pcalls++;
+    }
     out[0] = stage, out[1] = (double)n, out[2] = (double)c->step;
     if (stage == CK_STAGE_STEP) { /* the loss block: n x classes logits and gradient, small */
         size_t nz = n * (size_t)m->n_classes;
@@ -1065,6 +1086,16 @@ static void cu_free(engine *e) {
     cuda_ctx *c = e->ctx;
     if (!c) return;
     if (c->stream) cudaStreamSynchronize(c->stream);
+    if (c->ck_prof && c->ck_pcalls) {
+        fprintf(stderr, "%s: checksums' device time over %ld step/evaluation calls, ms per call:", e->spec.spec,
+                c->ck_pcalls);
+        for (int l = 0; l <= e->m->n_layers; l++)
+            fprintf(stderr, " %s %.3f", l < e->m->n_layers ? e->m->layers[l].name : "digests",
+                    c->ck_pms[l] / (double)c->ck_pcalls);
+        fprintf(stderr, "\n");
+    }
+    if (c->ck_prof)
+        for (int l = 0; l < e->m->n_layers + 2; l++) cudaEventDestroy(c->ck_pev[l]);
     for (int i = 0; i < N_PLANS; i++) plan_destroy(&c->plans[i]);
     for (int l = 0; l < MODEL_MAX_LAYERS; l++) {
         if (c->filt[l]) cudnnDestroyFilterDescriptor(c->filt[l]);
@@ -1087,6 +1118,7 @@ static void cu_free(engine *e) {
     dev_free(c, (void **)&c->ck_s, c->ck_s_bytes);
     dev_free(c, (void **)&c->ck_sa, c->ck_s_bytes);
     dev_free(c, (void **)&c->ck_mx, c->ck_mx_bytes);
+    dev_free(c, (void **)&c->ck_part, c->ck_part_bytes);
     dev_free(c, (void **)&c->ck_p0, c->ck_p0 ? np : 0);
     dev_free(c, (void **)&c->ck_m0, c->ck_m0 ? np : 0);
     dev_free(c, (void **)&c->ck_v0, c->ck_v0 ? np : 0);
@@ -1218,6 +1250,10 @@ static int alloc_buffers(engine *e, cuda_ctx *c) {
     for (int k = 0; k < 2; k++)
         for (int j = 0; j < 2; j++) CHECK_CUDA(cudaEventCreate(&c->ev_misc[k][j]));
     c->events_made = 1;
+    if (getenv("LOCKSTEP_CUDA_CK_PROFILE") && !strcmp(getenv("LOCKSTEP_CUDA_CK_PROFILE"), "1")) {
+        for (int l = 0; l < m->n_layers + 2; l++) CHECK_CUDA(cudaEventCreate(&c->ck_pev[l]));
+        c->ck_prof = 1;
+    }
 
 done:
     return rc;

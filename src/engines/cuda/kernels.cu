@@ -290,25 +290,53 @@ __global__ void k_ck_conv_z(double *z, double *za, const float *x, ck_conv_dims 
     GRID_STRIDE(r, n * P) ck_conv_z_at(x, &d, r / P, (int)(r % P) / d.ow, (int)(r % P) % d.ow, weighted, &z[r], &za[r]);
 }
 
+/* A fixed shuffle tree over a warp's 32 lanes (lane 0 gets the sum): the
+ * same additions in the same order on every run. */
+__device__ double warp_sum(double v) {
+    for (int o = 16; o > 0; o >>= 1) v += __shfl_down_sync(0xffffffffu, v, o);
+    return v;
+}
+
+/* Conv backward-weights, per (sample, filter) plane of dy, one warp a
+ * plane (lanes over positions, then warp_sum): part[4 r] = sum dy Z,
+ * sum |dy| Za, sum dy, sum |dy| (r = i OC + oc).  Each filter's sums were
+ * one thread's loop over every sample and position (n P terms: 200k for
+ * SmallCNN's conv1 at batch 256, most of a step's checks on an H200);
+ * the order differs from the host's by double rounding only. */
+__global__ void k_ck_conv_bwd_w_part(double *part, const float *dy, const double *z, const double *za, ck_conv_dims d,
+                                     size_t n) {
+    size_t P = (size_t)d.oh * d.ow, planes = n * d.oc, wpb = blockDim.x / 32;
+    unsigned lane = threadIdx.x & 31u;
+    for (size_t r = (size_t)blockIdx.x * wpb + threadIdx.x / 32; r < planes; r += (size_t)gridDim.x * wpb) {
+        const float *g = dy + r * P;
+        const double *zi = z + r / d.oc * P, *zai = za + r / d.oc * P;
+        double q0 = 0, q1 = 0, q2 = 0, q3 = 0;
+        for (size_t p = lane; p < P; p += 32) {
+            double gv = g[p];
+            q0 += gv * zi[p], q1 += fabs(gv) * zai[p], q2 += gv, q3 += fabs(gv);
+        }
+        q0 = warp_sum(q0), q1 = warp_sum(q1), q2 = warp_sum(q2), q3 = warp_sum(q3);
+        if (lane == 0) part[4 * r] = q0, part[4 * r + 1] = q1, part[4 * r + 2] = q2, part[4 * r + 3] = q3;
+    }
+}
+
 /* mx: the x plane maxima (n C), as the forward's window kernel left them;
- * plain (BWD_W): dW[o][c][t] with its sign ck_cw, against dy
- * times k_ck_conv_z's plain Z (the same signs); weighted (BWD_W_PW, from k_ck_conv_z's weighted Z): dW weighted by its
- * index + 1 in the filter, S scaled by the largest weight C k k, no bias
- * block (ob unused) */
-__global__ void k_ck_conv_bwd_w(double *ow_, double *ob, const float *dw, const float *db, const float *dy,
-                                const double *z, const double *za, const double *mx, ck_conv_dims d, size_t n,
-                                int weighted) {
-    size_t kk = (size_t)d.k * d.k, ckk = d.c * kk, P = (size_t)d.oh * d.ow;
+ * per filter, the planes' sums (k_ck_conv_bwd_w_part) over samples in order.
+ * plain (BWD_W): dW[o][c][t] with its sign ck_cw, against dy times
+ * k_ck_conv_z's plain Z (the same signs); weighted (BWD_W_PW, from
+ * k_ck_conv_z's weighted Z): dW weighted by its index + 1 in the filter,
+ * S scaled by the largest weight C k k, no bias block (ob unused) */
+__global__ void k_ck_conv_bwd_w(double *ow_, double *ob, const float *dw, const float *db, const double *part,
+                                const double *mx, ck_conv_dims d, size_t n, int weighted) {
+    size_t kk = (size_t)d.k * d.k, ckk = d.c * kk;
     GRID_STRIDE(oc, (size_t)d.oc) {
         double ls, la, rhs = 0, a = 0, bs = 0, ba = 0, sm = 0;
         if (weighted) ck_isum(dw + oc * ckk, ckk, d.k, &ls, &la);
         else ck_csum(dw + oc * ckk, ckk, d.k, &ls, &la); /* ck_cw's signs */
         for (size_t i = 0; i < n; i++) {
-            double s1, a1;
-            ck_dot_acc(&rhs, &a, dy + (i * d.oc + oc) * P, 1, z + i * P, za + i * P, 1, P);
-            ck_sum(dy + (i * d.oc + oc) * P, P, 1, &s1, &a1);
-            bs += s1, ba += a1;
-            sm += ck_s_conv_bwd_w_term(mx + i * d.c, d.c, a1);
+            const double *q = part + 4 * (i * d.oc + oc);
+            rhs += q[0], a += q[1], bs += q[2], ba += q[3];
+            sm += ck_s_conv_bwd_w_term(mx + i * d.c, d.c, q[3]);
         }
         ow_[4 * oc] = ls - rhs, ow_[4 * oc + 1] = a, ow_[4 * oc + 2] = la;
         ow_[4 * oc + 3] = (weighted ? (double)ckk : 1.0) * sm;
@@ -373,10 +401,72 @@ __global__ void k_ck_dense(double *o, double *ob, const float *w, const float *b
     }
 }
 
-/* conv, zero elements of dW (ck_conv_zero_filter, plain NCHW): relation oc at o + 4 oc */
-__global__ void k_ck_conv_zero(double *o, const float *dw, const float *x, const float *dy, ck_conv_dims d, size_t n) {
+/* Conv, zero and smallest elements of dW: base/checksum_ops.h's
+ * ck_conv_zero_filter, one block per filter.  Element t re-done in double
+ * over its terms, the block's threads over output positions, sample by
+ * sample, then a fixed tree over the block (the host's order differs by
+ * double rounding only); only the samples whose x plane (mx_x, the
+ * forward's plane maxima) and dy plane (part[4 r + 3], sum |dy|, from
+ * k_ck_conv_bwd_w_part) both have a nonzero are read, as on the host. */
+__device__ void ck_zero_redo(const float *x, const float *dy, const double *part, const double *mx_x, ck_conv_dims d,
+                             size_t n, size_t oc, size_t t, double *sR, double *sA, double *R, double *A, int *sub) {
+    size_t kk = (size_t)d.k * d.k, HW = (size_t)d.h * d.w, OP = (size_t)d.oh * d.ow, c = t / kk;
+    int kh = (int)((t % kk) / (size_t)d.k), kw = (int)(t % (size_t)d.k), sb = 0;
+    double r = 0, a = 0;
+    for (size_t i = 0; i < n; i++) {
+        if (!(mx_x[i * d.c + c] > 0) || !(part[4 * (i * d.oc + oc) + 3] > 0)) continue; /* the same for every thread */
+        const float *gp = dy + (i * d.oc + oc) * OP, *xp = x + (i * d.c + c) * HW;
+        for (size_t p = threadIdx.x; p < OP; p += blockDim.x) {
+            int ih = (int)(p / d.ow) + kh - d.pad, iw = (int)(p % d.ow) + kw - d.pad;
+            if (ih < 0 || ih >= d.h || iw < 0 || iw >= d.w) continue;
+            float g = gp[p], xv = xp[(size_t)ih * d.w + iw];
+            double tt = (double)g * (double)xv;
+            sb |= (g != 0) & (xv != 0) & ((fabsf(g) < 0x1p-126f) | (fabsf(xv) < 0x1p-126f));
+            r += tt, a += fabs(tt);
+        }
+    }
+    sR[threadIdx.x] = r, sA[threadIdx.x] = a;
+    *sub = __syncthreads_or(sb);
+    for (unsigned h = blockDim.x / 2; h > 0; h >>= 1) {
+        if (threadIdx.x < h) sR[threadIdx.x] += sR[threadIdx.x + h], sA[threadIdx.x] += sA[threadIdx.x + h];
+        __syncthreads();
+    }
+    *R = sR[0], *A = sA[0];
+    __syncthreads(); /* sR, sA free again */
+}
+
+__global__ void k_ck_conv_zero(double *o, const float *dw, const float *x, const float *dy, const double *part,
+                               const double *mx_x, ck_conv_dims d, size_t n) {
+    __shared__ double sR[LK_THREADS], sA[LK_THREADS];
+    __shared__ unsigned long long s_small;
     size_t ckk = (size_t)d.c * d.k * d.k;
-    GRID_STRIDE(oc, (size_t)d.oc) ck_conv_zero_filter(o + 4 * oc, dw + oc * ckk, x, 1, dy, 1, NULL, NULL, &d, n, oc);
+    for (size_t oc = blockIdx.x; oc < (size_t)d.oc; oc += gridDim.x) {
+        const float *f = dw + oc * ckk;
+        if (threadIdx.x == 0) s_small = ck_smallest_nonzero(f, ckk);
+        int live = 0;
+        for (size_t i = threadIdx.x; i < n; i += blockDim.x) live |= part[4 * (i * d.oc + oc) + 3] > 0;
+        live = __syncthreads_or(live); /* and s_small is written */
+        size_t small = (size_t)s_small;
+        ck_worst w;
+        ck_worst_init(&w);
+        if (!live) {
+            ck_worst_dead(&w, f, ckk);
+        } else {
+            double R, A;
+            int sub;
+            for (size_t t = 0; t < ckk; t++) {
+                if (f[t] != 0) continue; /* the same for every thread */
+                ck_zero_redo(x, dy, part, mx_x, d, n, oc, t, sR, sA, &R, &A, &sub);
+                ck_zero_keep(&w, f[t], R, A, sub);
+            }
+            if (small < ckk) {
+                ck_zero_redo(x, dy, part, mx_x, d, n, oc, small, sR, sA, &R, &A, &sub);
+                ck_zero_keep(&w, f[small], R, A, sub);
+            }
+        }
+        if (threadIdx.x == 0) ck_worst_put(&w, o + 4 * oc);
+        __syncthreads();
+    }
 }
 
 /* dense, zero elements of dW (ck_dense_zero_row): relation j at o + 4 j */
@@ -422,8 +512,13 @@ __global__ void k_ck_pool(double *bad, const float *x, const float *y, const flo
     }
 }
 
+/* integer sums mod 2^64: any order gives the same bits; a warp's terms
+ * are added first, then one atomic per warp (not 100k on one address) */
 __global__ void k_ck_digest(unsigned long long *out, const float *x, size_t count) {
-    GRID_STRIDE(i, count) atomicAdd(out, (unsigned long long)ck_digest_term(x[i], i));
+    unsigned long long t = 0;
+    GRID_STRIDE(i, count) t += (unsigned long long)ck_digest_term(x[i], i);
+    for (int o = 16; o > 0; o >>= 1) t += __shfl_down_sync(0xffffffffu, t, o); /* every lane of the block is here */
+    if ((threadIdx.x & 31u) == 0 && t) atomicAdd(out, t);
 }
 
 /* Adam re-done from the snapshot; out[0] += elements that differ, out[1]
@@ -463,9 +558,16 @@ extern "C" int lk_ck_conv_z(cudaStream_t s, double *z, double *za, const float *
     LAUNCH(n * d->oh * d->ow, k_ck_conv_z, z, za, x, *d, n, weighted);
 }
 extern "C" int lk_ck_conv_bwd_w(cudaStream_t s, double *ow, double *ob, const float *dw, const float *db,
-                                const float *dy, const double *z, const double *za, const double *mx,
+                                const float *dy, const double *z, const double *za, const double *mx, double *part,
                                 const ck_conv_dims *d, size_t n, int weighted) {
-    LAUNCH((size_t)d->oc, k_ck_conv_bwd_w, ow, ob, dw, db, dy, z, za, mx, *d, n, weighted);
+    size_t planes = n * (size_t)d->oc, wpb = LK_THREADS / 32;
+    if (planes == 0) return 0;
+    unsigned nb = cp_grid_blocks(planes, (unsigned)wpb, LK_MAX_BLOCKS);
+    clear_stale();
+    k_ck_conv_bwd_w_part<<<nb, LK_THREADS, 0, s>>>(part, dy, z, za, *d, n);
+    int rc = launched();
+    if (rc) return rc;
+    LAUNCH((size_t)d->oc, k_ck_conv_bwd_w, ow, ob, dw, db, part, mx, *d, n, weighted);
 }
 extern "C" int lk_ck_sums(cudaStream_t s, double *sum, double *asum, double *mx, const float *x, size_t rows,
                           size_t cols, int by_row) {
@@ -481,8 +583,12 @@ extern "C" int lk_ck_dense_sample(cudaStream_t s, double *o, const float *lhs, c
     LAUNCH(n, k_ck_dense_sample, o, lhs, x, cs, csa, lw, b, n, nl, nx);
 }
 extern "C" int lk_ck_conv_zero(cudaStream_t s, double *o, const float *dw, const float *x, const float *dy,
-                               const ck_conv_dims *d, size_t n) {
-    LAUNCH((size_t)d->oc, k_ck_conv_zero, o, dw, x, dy, *d, n);
+                               const double *part, const double *mx_x, const ck_conv_dims *d, size_t n) {
+    if (d->oc <= 0) return 0;
+    unsigned nb = d->oc < (int)LK_MAX_BLOCKS ? (unsigned)d->oc : LK_MAX_BLOCKS;
+    clear_stale();
+    k_ck_conv_zero<<<nb, LK_THREADS, 0, s>>>(o, dw, x, dy, part, mx_x, *d, n);
+    return launched();
 }
 extern "C" int lk_ck_dense_zero(cudaStream_t s, double *o, const float *dw, const float *dy, const float *x,
                                 const double *xa, size_t n, size_t in, size_t out) {

@@ -79,9 +79,11 @@ int lk_ck_conv_bwd_data(cudaStream_t s, double *o, const float *dx, const float 
 /* weighted != 0: the index-weighted Z and backward-weights relation (BWD_W_PW: each dW element and the input
  * element its tap meets weighted by the tap's index + 1 in the filter; no bias block) */
 int lk_ck_conv_z(cudaStream_t s, double *z, double *za, const float *x, const ck_conv_dims *d, size_t n, int weighted);
+/* part: n OC x 4 doubles of scratch (cp_ck_parts), the per-plane sums; after
+ * the call part[4 (i OC + oc) + 3] = sum |dy| of plane (i, oc) (lk_ck_conv_zero reads it) */
 int lk_ck_conv_bwd_w(cudaStream_t s, double *ow, double *ob, const float *dw, const float *db, const float *dy,
-                     const double *z, const double *za, const double *mx, const ck_conv_dims *d, size_t n,
-                     int weighted);
+                     const double *z, const double *za, const double *mx, double *part, const ck_conv_dims *d,
+                     size_t n, int weighted);
 /* by_row 0: column sums, 1: row sums, 2: index-weighted row sums (ck_isum) */
 int lk_ck_sums(cudaStream_t s, double *sum, double *asum, double *mx, const float *x, size_t rows, size_t cols,
                int by_row);
@@ -91,10 +93,11 @@ int lk_ck_dense(cudaStream_t s, double *o, double *ob, const float *w, const flo
                 const float *dy, const double *sum, const double *asum, const double *mx, size_t n, size_t in,
                 size_t out, int mode);
 /* BWD_W_Z of a conv layer: per filter oc, base/checksum_ops.h's
- * ck_conv_zero_filter (x, dy plain NCHW; no nonzero bits: every sample is
- * read, a zero with no nonzero term is found by the re-computation, A = 0) */
-int lk_ck_conv_zero(cudaStream_t s, double *o, const float *dw, const float *x, const float *dy, const ck_conv_dims *d,
-                    size_t n);
+ * ck_conv_zero_filter (x, dy plain NCHW), one block per filter; part: as
+ * lk_ck_conv_bwd_w left it (each dy plane's sum |dy|), mx_x: the x plane
+ * maxima (n C) of the forward's window kernel */
+int lk_ck_conv_zero(cudaStream_t s, double *o, const float *dw, const float *x, const float *dy, const double *part,
+                    const double *mx_x, const ck_conv_dims *d, size_t n);
 /* BWD_W_Z: per row j of dW (out rows of in), base/checksum_ops.h's
  * ck_dense_zero_row; xa: x's column sums of |.| over the batch (lk_ck_sums
  * mode 0) */

@@ -30,6 +30,11 @@
 # the three recordings, summary.txt (this stdout) and measurements.tar.gz
 # (build, test, throughput and audit logs, JSON and reports from
 # build/gpu-check) — five files, within what a device run brings back.
+# GPU_CHECK_SKIP="ref throughput record" leaves those stages out (the audits
+# against the reference, the throughput runs, the recordings: for a second
+# call that has them already); GPU_CHECK_MAIN=1 adds the main job
+# (scripts/run-main.sh: make run's audit, the cuda engine listed) at the end,
+# its summary.txt and report.md kept as main-summary.txt, main-report.md.
 # Exit status: 0 when the build and the device tests pass, 1 otherwise.
 # Not here: installing drivers or toolkits; changing GPU settings.
 set -u
@@ -40,6 +45,8 @@ DEST=${OUT:-reports/gpu-check}  # what is kept: recordings, summary, measurement
 rm -rf "$OUTDIR" && mkdir -p "$OUTDIR" "$DEST"
 say() { printf '== [%3ss] %s\n' "$(( $(date +%s) - T0 ))" "$*"; }
 BUDGET=${GPU_CHECK_BUDGET:-420}
+SKIP=" ${GPU_CHECK_SKIP:-} "
+want() { case "$SKIP" in *" $1 "*) say "left out (GPU_CHECK_SKIP): $1"; return 1;; esac; return 0; }
 # the timeout of a stage: at most $1 s, cut to what is left of the budget
 # (less 15 s to pack the logs); 0 when too little is left to start it
 tmo() {
@@ -209,6 +216,7 @@ say "approximate-algorithm audit exit status $rc (1 expected when cuDNN picked F
 # isolated mode: every engine fed the reference's inputs, so each layer's
 # error is judged against the a-priori fp32 bound (fma: ratio <= 1 expected;
 # tf32: far above 1, declared).  Then a default audit of the same engines.
+if want ref; then
 say "audit (isolated): reference, cpu, cuda:math=fma, cuda:math=tf32; 2 steps of batch 64"
 stage 90 build/lockstep audit --engines reference:threads=8,cpu,cuda:math=fma,cuda:math=tf32 --mode isolated \
     --batch 64 --limit-train 128 --epochs 1 --ref-steps 2 --no-eval --data "$DATA" \
@@ -226,6 +234,7 @@ rc=$?
 tail -40 "$OUTDIR/audit.log"
 say "default audit exit status $rc"
 [ $rc -eq 0 ] || status=1
+fi
 
 # ---- what the checks cost on the device: the same run, checks on and off --------
 for ck in on off; do
@@ -279,6 +288,7 @@ if t.get("layers"):
         for l in s))
 PY
 }
+if want throughput; then
 for spec in cuda:math=fma cuda:math=tf32:algo=fast; do
     say "throughput: train --engine $spec --epochs 3 (batch 256)"
     js="$OUTDIR/train-${spec//[:=]/_}.json"
@@ -290,8 +300,10 @@ for spec in cuda:math=fma cuda:math=tf32:algo=fast; do
         tail -5 "$OUTDIR/train-${spec//[:=]/_}.log"
     fi
 done
+fi
 
 # ---- recordings ------------------------------------------------------------------
+if want record; then
 for spec in cuda:math=fma:algo=det cuda:math=tf32 cuda:algo=fast; do
     name=cuda-$(echo "${spec#cuda:}" | sed 's/math=//; s/algo=//; s/:/-/g')
     say "record $spec -> $DEST/$name.lsr (${REC_PLAN[*]})"
@@ -313,11 +325,28 @@ for spec in cuda:math=fma:algo=det cuda:math=tf32 cuda:algo=fast; do
     fi
 done
 case "$DATA" in /tmp/ls-synth) say "WARNING: recordings of the synthetic data set: an audit on FashionMNIST refuses them";; esac
+fi
 
 say "to audit the recordings on a CPU machine (same FashionMNIST files):"
 for f in "$DEST"/cuda-*.lsr; do
     [ -e "$f" ] && echo "  build/lockstep audit --engines reference,cpu,recorded:$f ${REC_PLAN[*]}"
 done
+# ---- the main job with the GPU ------------------------------------------------------
+if [ "${GPU_CHECK_MAIN:-0}" = 1 ]; then
+    say "main job (scripts/run-main.sh: reference, cpu x2, cpu:threads=1, cpu:perturb=1, cuda; 3 seeds)"
+    stage 300 bash scripts/run-main.sh --data "$DATA" >"$OUTDIR/main.log" 2>&1
+    rc=$?
+    sed -n '/^VERDICT/,/^cost:/p' "$OUTDIR/main.log" | head -60
+    [ $rc -gt 1 ] && tail -15 "$OUTDIR/main.log"
+    say "main job exit status $rc"
+    d=$(ls -td reports/audit-* 2>/dev/null | head -1)
+    if [ -n "$d" ]; then
+        [ -f "$d/summary.txt" ] && cp "$d/summary.txt" "$DEST/main-summary.txt"
+        [ -f "$d/report.md" ] && cp "$d/report.md" "$DEST/main-report.md"
+    fi
+    [ $rc -eq 0 ] || status=1
+fi
+
 say "done in $(( $(date +%s) - T0 )) s; logs in $OUTDIR, kept in $DEST"
 return $status
 }

@@ -1899,8 +1899,8 @@ typedef struct {
  * loop adds them; every term skipped is an exact zero, which changes
  * neither sum.  Planes of more than 65536 positions, or lists over 64 MB:
  * the shared loop (with the same skip of samples). */
-static int conv_redo_listed(const conv_job *J, const uint64_t *xb, const uint64_t *db, size_t nw, size_t oc, size_t t,
-                            double *Rp, double *Ap) {
+static int conv_redo_listed(const conv_job *J, const uint64_t *xb, const uint64_t *db, size_t nw, const uint16_t *rc,
+                            size_t oc, size_t t, double *Rp, double *Ap) {
     const ck_conv_dims *d = &J->d;
     size_t kk = (size_t)d->k * d->k, C = (size_t)d->c, OC = (size_t)d->oc, HW = (size_t)d->h * d->w;
     size_t OP = (size_t)d->oh * d->ow, xcb = (size_t)J->xv.cb, dcb = (size_t)J->dyv.cb, c = t / kk;
@@ -1913,7 +1913,7 @@ static int conv_redo_listed(const conv_job *J, const uint64_t *xb, const uint64_
             const float *xp = ck_plane(J->xv.p, J->xv.cb, C, HW, i, c);
             const float *gp = ck_plane(J->dyv.p, J->dyv.cb, OC, OP, i, oc);
             for (int32_t u = 0; u < J->zcnt[i * OC + oc]; u++) {
-                int a = gl[u] / d->ow, b = gl[u] % d->ow, ih = a + kh - d->pad, iw = b + kw - d->pad;
+                int ih = rc[gl[u]] + kh - d->pad, iw = rc[OP + gl[u]] + kw - d->pad; /* row, column: no division */
                 if (ih < 0 || ih >= d->h || iw < 0 || iw >= d->w) continue;
                 float g = gp[(size_t)gl[u] * dcb], xv = xp[((size_t)ih * d->w + iw) * xcb];
                 double tt = (double)g * (double)xv;
@@ -1925,25 +1925,35 @@ static int conv_redo_listed(const conv_job *J, const uint64_t *xb, const uint64_
     return sub;
 }
 
-static void conv_zero(const conv_job *J, size_t n) {
+static void conv_zero(const conv_job *J, size_t n, int nth) {
     const ck_conv_dims *d = &J->d;
     size_t C = (size_t)d->c, ckk = C * d->k * d->k, OC = (size_t)d->oc;
     double *o = J->o[CK_BWD_W_Z];
     memset(o, 0, OC * CK_REL * sizeof *o);
     size_t nw = (n + 63) / 64;
+    size_t OP = (size_t)d->oh * d->ow;
     uint64_t *xb = J->zpos && J->zch ? calloc((C + OC) * nw, sizeof *xb) : NULL, *db = xb ? xb + C * nw : NULL;
-    if (!xb) { /* no room for dy's lists (plane_nz) or the bits: the shared loop, reading the samples xnz, dynz allow */
+    uint16_t *rc = xb ? malloc(2 * OP * sizeof *rc) : NULL; /* each position's row, then its column */
+    if (!rc) { /* no room for dy's lists (plane_nz) or the bits: the shared loop, reading the samples xnz, dynz allow */
+        free(xb);
         for (size_t oc = 0; oc < OC; oc++)
             ck_conv_zero_filter(o + CK_REL * oc, J->dw + oc * ckk, J->xv.p, J->xv.cb, J->dyv.p, J->dyv.cb, J->xnz,
                                 J->dynz, d, n, oc);
         return;
     }
+    for (size_t p = 0; p < OP; p++) rc[p] = (uint16_t)(p / (size_t)d->ow), rc[OP + p] = (uint16_t)(p % (size_t)d->ow);
     /* the samples with a nonzero in each input channel and each filter's dy, as bits */
     for (size_t i = 0; i < n; i++) {
         for (size_t c = 0; c < C; c++) xb[c * nw + i / 64] |= (uint64_t)(J->xnz[i * C + c] != 0) << (i % 64);
         for (size_t oc = 0; oc < OC; oc++) db[oc * nw + i / 64] |= (uint64_t)(J->dynz[i * OC + oc] != 0) << (i % 64);
     }
-    for (size_t oc = 0; oc < OC; oc++) {
+    /* the filters a channel block at a time, the blocks over the threads:
+     * plane_nz lists a whole block of dy's channels at once (nChw16c), so
+     * one thread owns each block's lists; plain layouts are blocks of 1 */
+    size_t cb = J->dyv.cb > 1 ? (size_t)J->dyv.cb : 1, nb = (OC + cb - 1) / cb;
+#pragma omp parallel for schedule(dynamic) num_threads(nth) if (nth > 1 && nb > 1)
+    for (ptrdiff_t bb = 0; bb < (ptrdiff_t)nb; bb++)
+    for (size_t oc = (size_t)bb * cb; oc < OC && oc < ((size_t)bb + 1) * cb; oc++) {
         const float *f = J->dw + oc * ckk;
         ck_worst wst;
         ck_worst_init(&wst);
@@ -1955,18 +1965,18 @@ static void conv_zero(const conv_job *J, size_t n) {
             double R, A;
             for (size_t t = 0; t < ckk; t++) {
                 if (f[t] != 0) continue;
-                int sub = conv_redo_listed(J, xb, db, nw, oc, t, &R, &A);
+                int sub = conv_redo_listed(J, xb, db, nw, rc, oc, t, &R, &A);
                 ck_zero_keep(&wst, f[t], R, A, sub);
             }
-            size_t small = ck_smallest_nonzero(f, ckk);
+            size_t small = ck_conv_small(f, ckk);
             if (small < ckk) {
-                int sub = conv_redo_listed(J, xb, db, nw, oc, small, &R, &A);
+                int sub = conv_redo_listed(J, xb, db, nw, rc, oc, small, &R, &A);
                 ck_zero_keep(&wst, f[small], R, A, sub);
             }
         }
         ck_worst_put(&wst, o + CK_REL * oc);
     }
-    free(xb);
+    free(xb), free(rc);
 }
 
 static void samples_pass(engine *e, ck_state *S, const ck_layout *L, int backward, double *out) {
@@ -2003,7 +2013,7 @@ static void samples_pass(engine *e, ck_state *S, const ck_layout *L, int backwar
                 uint64_t any = 0;
                 for (size_t oc = 0; oc < OC; oc++) {
                     uint64_t b = 0;
-                    size_t small = ck_smallest_nonzero(dw + oc * ckk, ckk);
+                    size_t small = ck_conv_small(dw + oc * ckk, ckk);
                     for (size_t t = 0; t < ckk; t++)
                         if (dw[oc * ckk + t] == 0 || t == small) b |= (uint64_t)1 << ((t / ((size_t)d.k * d.k)) % 64);
                     zch[oc] = d.c > 64 && b ? ~(uint64_t)0 : b;
@@ -2049,7 +2059,7 @@ static void samples_pass(engine *e, ck_state *S, const ck_layout *L, int backwar
         const ck_item *c = &it[k];
         if (c->conv >= 0) {
             if (c->bwd_w) conv_bwd_w_finish(&J[c->conv], n);
-            if (c->bwd_w && J[c->conv].o[CK_BWD_W_Z]) conv_zero(&J[c->conv], n);
+            if (c->bwd_w && J[c->conv].o[CK_BWD_W_Z]) conv_zero(&J[c->conv], n, S->nth);
             continue;
         }
         /* a fused pair: its counts at both layers, the exact rule only for

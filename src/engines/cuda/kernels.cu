@@ -442,7 +442,7 @@ __global__ void k_ck_conv_zero(double *o, const float *dw, const float *x, const
     size_t ckk = (size_t)d.c * d.k * d.k;
     for (size_t oc = blockIdx.x; oc < (size_t)d.oc; oc += gridDim.x) {
         const float *f = dw + oc * ckk;
-        if (threadIdx.x == 0) s_small = ck_smallest_nonzero(f, ckk);
+        if (threadIdx.x == 0) s_small = ck_conv_small(f, ckk);
         int live = 0;
         for (size_t i = threadIdx.x; i < n; i += blockDim.x) live |= part[4 * (i * d.oc + oc) + 3] > 0;
         live = __syncthreads_or(live); /* and s_small is written */

@@ -265,7 +265,10 @@ static void test_verdicts_and_gate(void **st) {
     assert_string_equal(ok->verdict, "within bound");
     assert_true(ok->n_compared > 40 && ok->n_bounded == ok->n_compared); /* every tensor judged */
     assert_true(ok->worst_ratio <= 1.0);
-    assert_string_equal(wino->verdict, "EXCEEDS bound");
+    /* both checks see it: the every-step checks (the engine's verdict word:
+     * its transforms' noise where every term is 0) and the per-element
+     * bound at the attribution step */
+    assert_string_equal(wino->verdict, "CHECKSUM violated");
     assert_true(wino->problem && wino->worst_ratio > 1.0);
     assert_int_equal(r.gate, 1);
     assert_true(r.eng[1].rt_checks > 0 && r.eng[1].rt_fail_step == 0); /* round trip ran, and passed */
@@ -283,6 +286,39 @@ static void test_verdicts_and_gate(void **st) {
     assert_int_equal(r.problems, 0);
     assert_int_equal(r.unchecked, 0);
     audit_result_free(&r);
+}
+
+/* Winograd with no reference: the every-step checks alone make it a
+ * PROBLEM at step 1 (its transforms leave noise where every term of a dW
+ * element is 0: the zero- and smallest-element relation), and the finding
+ * says why (the layer's algorithm, from describe()) and what to change;
+ * the direct convolution on the same plan has no violation. */
+static void test_checksums_name_transform(void **st) {
+    if (!have_data()) skip();
+    for (int wino = 1; wino >= 0; wino--) {
+        audit_cfg c;
+        small_cfg(&c, wino ? "cpu:threads=1:algo=winograd" : "cpu:threads=1", MODE_FREE, 16, 32);
+        c.eval = 0;
+        c.ref_steps = 0;
+        c.attribution_steps = 0;
+        c.fail_on = AUDIT_FAIL_PROBLEM;
+        audit_result r;
+        if (audit_run(&c, &r)) fail_msg("audit: %s", ls_errmsg());
+        const audit_engine *ae = &r.eng[0];
+        assert_int_equal(ae->ck_viol_checks > 0, wino);
+        explain_list el = {0};
+        assert_int_equal(explain_run(&el, &r, &r.m), 0);
+        int named = 0;
+        for (int k = 0; k < el.n; k++)
+            if (strcmp(el.f[k].rule, "checksum") == 0 && strstr(el.f[k].title, "step 1") &&
+                strstr(el.f[k].title, "runs Winograd, an approximate convolution") &&
+                strstr(el.f[k].cause, "transform algorithm (") && strstr(el.f[k].fix, "cpu:algo=direct"))
+                named++;
+        assert_int_equal(named, wino);
+        assert_int_equal(r.gate, wino);
+        explain_list_free(&el);
+        audit_result_free(&r);
+    }
 }
 
 /* perturb=1: the same engine from initial weights one ulp away differs from
@@ -373,6 +409,7 @@ int main(void) {
         cmocka_unit_test(test_free_grows_sync_does_not), cmocka_unit_test(test_bad_engines),
         cmocka_unit_test(test_cuda_skipped_or_run),     cmocka_unit_test(test_perturb_noise_floor),
         cmocka_unit_test(test_verdicts_and_gate),         cmocka_unit_test(test_audit_save),
+        cmocka_unit_test(test_checksums_name_transform),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

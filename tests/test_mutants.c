@@ -288,9 +288,9 @@ static void test_one_off_data_faults(void **st) {
          * zero-element relations */
         {"cpu:fault=conv2_dw_tiny_flushed_once", 7, 0, "conv2", "conv2 backward-weights (zero and smallest elements)",
          CKP_BWD_WEIGHTS},
-        /* an FFT's scale-sized noise in conv1's dW: a blind spot until each
+        /* an FFT's scale-sized noise in conv2's dW: a blind spot until each
          * filter's smallest nonzero was re-done (seen on an H200: cuDNN's FFT) */
-        {"cpu:fault=conv1_dw_transform_noise_once", 7, 0, "conv1", "conv1 backward-weights (zero and smallest elements)",
+        {"cpu:fault=conv2_dw_transform_noise_once", 7, 0, "conv2", "conv2 backward-weights (zero and smallest elements)",
          CKP_BWD_WEIGHTS},
         /* one slice of dW transposed: a SUSPECT until the tap's sign */
         {"cpu:fault=conv2_dw_slice_transposed_once", 7, 0, "conv2", "conv2 backward-weights", CKP_BWD_WEIGHTS},

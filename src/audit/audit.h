@@ -231,7 +231,7 @@ typedef struct {
     ck_violation ck_first;
     double ck_worst;         /* worst ratio to the tolerance over everything judged */
     long ck_worst_step;
-    char ck_worst_what[96];
+    char ck_worst_what[160];
     float *ck_step_ratio;    /* per drift step (index step-1): the worst ratio there; NAN: not judged */
     long ck_total;           /* its length */
     double ck_dig[3 * MODEL_MAX_TENSORS]; /* the digests the last update reported */
@@ -250,7 +250,7 @@ typedef struct {
     long ck_n_sharp;         /* relations judged on a sharper tier than the worst case */
     double ck_sharp_worst;   /* their largest ratio to the sharp tolerance */
     long ck_sharp_worst_step;
-    char ck_sharp_worst_what[96];
+    char ck_sharp_worst_what[160];
     long ck_sus_checks;      /* steps or evaluation batches with a relation over the sharp tier only */
     long ck_sus_step;        /* the worst such relation's step (0: in an evaluation) */
     int ck_sus_eval_epoch;

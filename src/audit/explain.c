@@ -817,6 +817,16 @@ static int one_op_lowp(const audit_result *r, const model *m, const audit_slot_s
     return 1;
 }
 
+/* What to change when a layer runs a transform algorithm: cuda or cpu */
+static const char *transform_fix(int cuda) {
+    return cuda ? "Keep cuDNN off Winograd/FFT: lockstep cuda:conv=gemm or cuda:algo=det; "
+                  "PyTorch torch.backends.cudnn.benchmark = False and "
+                  "torch.backends.cudnn.deterministic = True (benchmark mode picks the "
+                  "fastest algorithm, Winograd and FFT included)."
+                : "Use the direct convolution: lockstep cpu:algo=direct; oneDNN "
+                  "dnnl_convolution_direct, not _winograd or _auto.";
+}
+
 /* bound exceeded, explained by a transform (Winograd/FFT) algorithm */
 static explain_finding *bound_transform(explain_list *L, const audit_engine *eb, const facts *fb, const char *lname,
                                         const char *tr) {
@@ -827,13 +837,7 @@ static explain_finding *bound_transform(explain_list *L, const audit_engine *eb,
              "convolutions compute the products in a transformed basis whose constants amplify rounding, "
              "so their error is not bounded by the dot-product bound of fp32 arithmetic in any order.",
              eb->label, lname, tr);
-    snprintf(f->fix, sizeof f->fix, "%s", strcmp(fb->kind, "cuda") == 0
-                                              ? "Keep cuDNN off Winograd/FFT: lockstep cuda:conv=gemm or cuda:algo=det; "
-                                                "PyTorch torch.backends.cudnn.benchmark = False and "
-                                                "torch.backends.cudnn.deterministic = True (benchmark mode picks the "
-                                                "fastest algorithm, Winograd and FFT included)."
-                                              : "Use the direct convolution: lockstep cpu:algo=direct; oneDNN "
-                                                "dnnl_convolution_direct, not _winograd or _auto.");
+    snprintf(f->fix, sizeof f->fix, "%s", transform_fix(strcmp(fb->kind, "cuda") == 0));
     return f;
 }
 
@@ -936,7 +940,7 @@ static const char *transform_word(const char *cause) {
     if (!a || !e) return "a transform algorithm";
     char seg[400];
     snprintf(seg, sizeof seg, "%.*s", (int)(e - a), a);
-    if (has_ci(seg, "winograd")) return "Winograd";
+    if (has_ci(seg, "wino")) return "Winograd"; /* cuDNN WINOGRAD, oneDNN jit_wino_4x3 */
     if (has_ci(seg, "fft")) return "FFT";
     return "a transform algorithm";
 }
@@ -1632,7 +1636,26 @@ static int rule_checksums(explain_list *L, const audit_result *r, const model *m
                  "relations and re-checks in all; the first violation: %s (ratio %s).",
                  ae->ck_steps, ae->ck_steps + ae->ck_skipped, ae->ck_eval_batches, ae->ck_viol_checks,
                  ae->ck_relations, v->what, fnum(b1, sizeof b1, v->ratio));
-        if (strncmp(v->what, "input:", 6) == 0)
+        /* the layer runs a transform algorithm (its describe() says which):
+         * that is the why, and the fix is the algorithm, not a bug hunt */
+        char tr[160];
+        int transform = v->layer >= 0 && v->layer < m->n_layers && m->layers[v->layer].kind == LAYER_CONV &&
+                        ae->describe && layer_transforms(ae->describe, m->layers[v->layer].name, tr, sizeof tr) > 0;
+        if (transform) {
+            const char *word = has_ci(tr, "fft") ? "FFT" : has_ci(tr, "wino") ? "Winograd" : "a transform algorithm";
+            cat(f->title, sizeof f->title, "; %s runs %s, an approximate convolution", m->layers[v->layer].name, word);
+            /* the why first: the generic text after it may be cut */
+            char gen[sizeof f->cause];
+            memcpy(gen, f->cause, sizeof gen);
+            f->cause[0] = 0;
+            cat(f->cause, sizeof f->cause, "%s runs a transform algorithm (%s): its rounding follows the "
+                "transform's constants and the layer's scale, not each output's terms, so no fp32 bound holds it "
+                "(an element whose every term is 0 comes out nonzero). ", m->layers[v->layer].name, tr);
+            cat(f->cause, sizeof f->cause, "%s", gen);
+            facts fa;
+            engine_facts(&fa, ae); /* a recording: the engine it recorded */
+            snprintf(f->fix, sizeof f->fix, "%s", transform_fix(strcmp(fa.kind, "cuda") == 0));
+        } else if (strncmp(v->what, "input:", 6) == 0)
             snprintf(f->fix, sizeof f->fix, "A fault in %s at %s: it computed with images other than the batch it "
                                             "was given (its input path: the copy of the batch into the engine, a "
                                             "double buffer, a stream that was not waited for).", ae->label, where);

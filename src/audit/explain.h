@@ -106,7 +106,7 @@ typedef struct {
     double suspect_worst_ratio; /* ... and to the worst-case bound */
     double suspect_score;       /* the failing test's statistic / its limit (>= 1) */
     double suspect_p;           /* the false-alarm probability of what was seen, under the model */
-    char detail[200];
+    char detail[280];
 } engine_verdict;
 
 typedef struct {

@@ -121,10 +121,8 @@ static void judge_rel(const model *m, const ck_layout *L, const double *vec, siz
         o->sus.ratio = sus_q;
         o->sus.count = (double)sus;
         o->sus_worst_ratio = sus_w;
-        char t[256];
-        snprintf(t, sizeof t, "%s %s, %s %zu (%zu of %zu over the sharp tier)", ly->name, block_name(ly, ph),
-                 unit_name(ly, ph), sui, sus, cnt);
-        snprintf(o->sus.what, sizeof o->sus.what, "%.95s", t);
+        snprintf(o->sus.what, sizeof o->sus.what, "%s %s, %s %zu (%zu of %zu over the sharp tier)", ly->name,
+                 block_name(ly, ph), unit_name(ly, ph), sui, sus, cnt);
     }
     o->n_sus += (int)sus;
 }
@@ -133,7 +131,7 @@ static void judge_exact(const model *m, const ck_layout *L, const double *vec, i
                         ck_verdict *o) {
     if (!L->cnt[l][ph]) return;
     double bad = vec[L->off[l][ph]];
-    char what[96];
+    char what[160];
     snprintf(what, sizeof what, "%s %s: %.0f element(s) not the exact re-computation", m->layers[l].name,
              ph == CK_FWD ? "forward" : "backward", bad);
     note(o, cph, l, bad > 0 ? INFINITY : 0.0, bad, what);
@@ -179,7 +177,7 @@ static int judge_loss(const model *m, const ck_layout *L, const double *vec, siz
 static void judge_adam(const model *m, const ck_layout *L, const double *vec, ck_verdict *o) {
     for (int t = 0; t < m->n_tensors; t++) {
         double bad = vec[L->adam_off + 2 * t];
-        char what[96];
+        char what[160];
         snprintf(what, sizeof what, "%s Adam re-done from the step's p, m, v, g: %.0f element(s) differ (up to %.3g)",
                  m->tensors[t].name, bad, vec[L->adam_off + 2 * t + 1]);
         note(o, CKP_UPDATE, m->tensors[t].layer, bad > 0 ? INFINITY : 0.0, bad, what);
@@ -223,7 +221,7 @@ void checksums_input(const model *m, const double *vec, size_t n, uint64_t want,
     ck_layout L;
     ck_layout_make(&L, m, n);
     int eval = (int)vec[0] == CK_STAGE_EVAL, same = ck_get_u64(vec + L.input_off) == want;
-    char what[96];
+    char what[160];
     snprintf(what, sizeof what, "input: the images this %s computed with are not the batch it was given (digest)",
              eval ? "evaluation batch" : "step");
     note(out, eval ? CKP_EVAL : CKP_FORWARD, 0, same ? 0.0 : INFINITY, same ? 0 : 1, what);
@@ -237,7 +235,7 @@ void checksums_continuity(const model *m, const double *prev_digest, const doubl
     for (int t = 0; t < m->n_tensors; t++)
         for (int i = 0; i < (eval ? 1 : 3); i++) {
             int same = ck_get_u64(prev_digest + 3 * t + i) == ck_get_u64(vec + L.digest_off + 3 * t + i);
-            char what[96];
+            char what[160];
             snprintf(what, sizeof what, "continuity: %s %s this %s computed with are not those the last update reported",
                      m->tensors[t].name, names[i], eval ? "evaluation" : "step");
             int k = out->n_viol;

@@ -33,7 +33,7 @@ typedef struct {
     double ratio;       /* |residual| / tolerance; INFINITY: an exact re-check failed */
     double count;       /* exact re-checks: elements that differ (0 for relations) */
     int between;        /* continuity: the state changed between the last update and this step (not in it) */
-    char what[96];      /* "conv2 backward-weights, output channel 3", "fc1.weight Adam (p, m, v)" */
+    char what[160];     /* "conv2 backward-weights, output channel 3", "fc1.weight Adam (p, m, v)" */
 } ck_violation;
 
 #define CK_MAX_VIOL 4
@@ -41,7 +41,7 @@ typedef struct {
     double worst_ratio;   /* over every relation judged (a failed exact re-check: INFINITY) */
     int worst_layer;
     ck_phase worst_phase;
-    char worst_what[96];  /* the worst check, in words */
+    char worst_what[160]; /* the worst check, in words */
     long n_relations;     /* relations and re-checks judged */
     int n_viol;           /* violations (only the first CK_MAX_VIOL kept) */
     ck_violation v[CK_MAX_VIOL];
@@ -49,7 +49,7 @@ typedef struct {
      * but within the worst case is SUSPECT, not PROBLEM */
     long n_sharp;         /* relations judged on a sharper tier than the worst case */
     double worst_sharp;   /* the largest |residual| / sharp tolerance */
-    char worst_sharp_what[96];
+    char worst_sharp_what[160];
     int n_sus;            /* relations over the sharp tolerance, within the worst case */
     ck_violation sus;     /* the worst of them (phase, layer, ratio to the sharp tolerance) */
     double sus_worst_ratio; /* ... and its ratio to the worst-case tolerance */

@@ -722,19 +722,18 @@ enum { CPU_FAULT_BELOW = 0, CPU_FAULT_DETECT = 1, CPU_FAULT_SUSPECT = 2, CPU_FAU
       "backward-weights (zero elements), 5296 (a flushed element whose terms do not cancel: the ratio's " \
       "ceiling 1 / (1.01 gamma_3136)), 31 of 32 filters over; fault_k 20 (below 2^-22): 10 of 32, the same " \
       "ratio; 24: nothing flushed (VERDICT ok)") \
-    X(CONV1_DW_TRANSFORM_NOISE_ONCE, "conv1_dw_transform_noise_once", "op", "conv1", "backward", "smallcnn --limit-train 72 --limit-test 64 --epochs 2 --steps 10 --eval", \
+    X(CONV2_DW_TRANSFORM_NOISE_ONCE, "conv2_dw_transform_noise_once", "op", "conv2", "backward", "smallcnn --limit-train 72 --limit-test 64 --epochs 2 --steps 10 --eval", \
       CPU_FAULT_DETECT, \
-      "at step 7 only, every element of conv1's weight gradient, zeros included, moved by up to 2^-(k+14) " \
-      "(2^-30 at fault_k=16) of the layer's largest |dW|, a fixed pseudo-random amount and sign: the noise of " \
-      "an FFT backward-filter, whose error follows the layer's scale, not each element's terms (cuDNN 9.19's " \
-      "FFT on an H200 left ~1e-12 where every term is 0)", \
+      "at step 7 only, every element of every conv2 filter that has a gradient, zeros included, moved by up to " \
+      "2^-(k+14) (2^-30 at fault_k=16) of the layer's largest |dW|, a fixed pseudo-random amount and sign: the " \
+      "noise of an FFT backward-filter, whose error follows the layer's scale, not each element's terms (cuDNN " \
+      "9.19's FFT on an H200 left ~1e-12 where every term is 0, in a filter that had a gradient)", \
       "every sum of a filter moves by ~1e-12 against tolerances ~1e-9: invisible to the plain, signed and " \
-      "weighted relations; the elements whose every term is 0 (a tap that never meets a nonzero dy, a " \
-      "filter whose dy is 0 in the whole batch) are no longer +-0, so only a relation that re-does a nonzero " \
-      "element sees them: a blind spot until each filter's smallest nonzero was re-done and a filter whose dy " \
-      "is 0 in the whole batch judged whether or not it holds a zero; measured PROBLEM at step 7, conv1 " \
-      "backward-weights (zero and smallest elements), 4.28e10 named first (a nonzero with no term: over at any " \
-      "size, the ratio is the tolerance's floor), 3 of 16 filters over; the same at fault_k 8 and 24") \
+      "weighted relations; the elements whose every term is 0 (the taps of an input channel the ReLU left " \
+      "dead) are no longer +-0, and no zero is left to judge: a blind spot until each filter's smallest " \
+      "nonzero was re-done (when below 2^-14 of the filter's mean |dW|); measured PROBLEM at step 7, conv2 " \
+      "backward-weights (zero and smallest elements), 3.59e11 (a nonzero with no term: over at any size, the " \
+      "ratio is the tolerance's floor), 31 of 32 filters over") \
     X(FC1_DW_DEAD_FEATURES_STALE_ONCE, "fc1_dw_dead_features_stale_once", "op", "fc1", "backward", "smallcnn --limit-train 72 --limit-test 64 --epochs 2 --steps 10 --eval", \
       CPU_FAULT_DETECT, \
       "at step 7 only, fc1's backward-weights skips the input features that are +0 in every sample of the " \

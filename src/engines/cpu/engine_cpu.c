@@ -2417,16 +2417,24 @@ static int fault_backward_layer(engine *e, int l) {
             if (g[i] == 0.0f || !(fabs((double)g[i]) < lim)) continue;
             g[i] = id == CPU_FAULT_FC1_DW_TINY_TO_SUBNORMAL_ONCE ? copysignf((float)lim, g[i]) : 0.0f;
         }
-    } else if (id == CPU_FAULT_CONV1_DW_TRANSFORM_NOISE_ONCE && c->step == 7 && fault_layer(c, l, "conv1")) {
-        /* every element, zeros included, moved by up to 2^-(k + 14) of the layer's largest |dW|: a fixed
-         * pseudo-random amount in (0, 1] and sign per element (an FFT's rounding follows the scale) */
+    } else if (id == CPU_FAULT_CONV2_DW_TRANSFORM_NOISE_ONCE && c->step == 7 && fault_layer(c, l, "conv2")) {
+        /* every element of every filter that has a gradient (a filter all +-0 is left alone: its plain
+         * relation, A = 0, would see any noise), zeros included, moved by up to 2^-(k + 14) of the layer's
+         * largest |dW|: a fixed pseudo-random amount in (0, 1] and sign per element (an FFT's rounding
+         * follows the scale) */
         float *g = c->grads + tw->offset;
+        size_t per = tw->numel / (size_t)ly->out_c;
         double mx = 0;
         for (size_t i = 0; i < tw->numel; i++) mx = fmax(mx, fabs((double)g[i]));
-        for (size_t i = 0; i < tw->numel; i++) {
-            uint32_t h = (uint32_t)i * 2654435761u;
-            double u = (double)((h >> 8) % 1000 + 1) / 1000.0 * ((h >> 7) & 1 ? -1.0 : 1.0);
-            g[i] = (float)((double)g[i] + u * mx * F->rel * 0x1p-14);
+        for (size_t oc = 0; oc < (size_t)ly->out_c; oc++) {
+            int live = 0;
+            for (size_t t = 0; t < per; t++) live |= g[oc * per + t] != 0;
+            for (size_t t = 0; t < per && live; t++) {
+                size_t i = oc * per + t;
+                uint32_t h = (uint32_t)i * 2654435761u;
+                double u = (double)((h >> 8) % 1000 + 1) / 1000.0 * ((h >> 7) & 1 ? -1.0 : 1.0);
+                g[i] = (float)((double)g[i] + u * mx * F->rel * 0x1p-14);
+            }
         }
     } else if (id == CPU_FAULT_CONV2_DB_TWICE && fault_layer(c, l, "conv2")) {
         const model_tensor *t = &c->m->tensors[ly->b_tensor];

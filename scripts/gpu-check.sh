@@ -32,7 +32,9 @@
 # build/gpu-check) — five files, within what a device run brings back.
 # GPU_CHECK_SKIP="ref throughput record" leaves those stages out (the audits
 # against the reference, the throughput runs, the recordings: for a second
-# call that has them already); GPU_CHECK_MAIN=1 adds the main job
+# call that has them already; also: checks, fft, cost); GPU_CHECK_NCU=1 adds
+# Nsight Compute's per-kernel durations of the checksum kernels;
+# GPU_CHECK_MAIN=1 adds the main job
 # (scripts/run-main.sh: make run's audit, the cuda engine listed) at the end,
 # its summary.txt and report.md kept as main-summary.txt, main-report.md.
 # Exit status: 0 when the build and the device tests pass, 1 otherwise.
@@ -183,6 +185,7 @@ fi
 # step and evaluation batch of two epochs (with a partial last batch) must
 # hold them, tf32 judged with its declared operand rounding; the coverage
 # lines say so.
+if want checks; then
 say "audit (every-step checks): cuda:math=fma, cuda:math=tf32, 2 epochs of 1000 images, batch 96"
 stage 120 build/lockstep audit --engines cuda:math=fma,cuda:math=tf32 --limit-train 1000 --limit-test 500 \
     --batch 96 --epochs 2 --fail-on problem --data "$DATA" --out "$OUTDIR/audit-checksums" \
@@ -192,11 +195,13 @@ sed -n '/^VERDICT/,/^cost:/p' "$OUTDIR/audit-checksums.log" | head -40
 [ $rc -gt 1 ] && tail -15 "$OUTDIR/audit-checksums.log"
 say "every-step checks audit exit status $rc (0: every step of both engines held its checksums)"
 [ $rc -eq 0 ] || status=1
+fi
 
 # an approximate algorithm on purpose: conv=any lets cuDNN pick FFT (conv1's
 # backward-filter on an H200, cuDNN 9.19), whose transforms round: an
 # element whose every term is 0 comes out ~1e-12.  The every-step checks
 # alone (no reference) must name it: exit 1, conv1 backward-weights.
+if want fft; then
 say "audit (every-step checks, approximate algorithm on purpose): cuda:conv=any, 512 images, no reference"
 stage 60 build/lockstep audit --engines cuda:conv=any --limit-train 512 --limit-test 500 --epochs 1 \
     --fail-on problem --data "$DATA" --out "$OUTDIR/audit-fft" >"$OUTDIR/audit-fft.log" 2>&1
@@ -211,6 +216,7 @@ for p in (json.loads(e["describe"]) if isinstance(e.get("describe"), str) else e
             print("  " + l["layer"] + ": " + ", ".join(f"{d}={l[d]['algo']}" for d in ("fwd", "bwd_data", "bwd_filter") if l.get(d)))
 PY
 say "approximate-algorithm audit exit status $rc (1 expected when cuDNN picked FFT or Winograd: the checks name it)"
+fi
 
 # ---- short audits against the reference ---------------------------------------------
 # isolated mode: every engine fed the reference's inputs, so each layer's
@@ -237,6 +243,7 @@ say "default audit exit status $rc"
 fi
 
 # ---- what the checks cost on the device: the same run, checks on and off --------
+if want cost; then
 for ck in on off; do
     fl=(); [ $ck = off ] && fl=(--no-checksums)
     say "checks $ck: audit --engines cuda:math=fma, 8192 images, no eval, no reference"
@@ -255,6 +262,24 @@ for e in j.get("engines", []):
 PY
     [ -f "$OUTDIR/cost-$ck/run.json" ] || tail -5 "$OUTDIR/cost-$ck.log"
 done
+fi
+
+# ---- where the checks' device time goes (GPU_CHECK_NCU=1) ---------------------------
+# Nsight Compute over a 3-step audit, our checksum kernels only (k_ck_*), one
+# duration each (--clock-control none: the clocks as they are)
+if [ "${GPU_CHECK_NCU:-0}" = 1 ]; then
+    NCU=$(command -v ncu || ls /opt/nvidia/nsight-compute/*/ncu 2>/dev/null | head -1)
+    say "ncu: the checksum kernels of 3 steps of batch 256 (${NCU:-no ncu})"
+    [ -n "$NCU" ] && stage 150 "$NCU" --clock-control none --target-processes all --kernel-name regex:k_ck \
+        --metrics gpu__time_duration.sum --print-summary per-kernel build/lockstep audit --engines cuda:math=fma \
+        --limit-train 768 --epochs 1 --no-eval --no-roundtrip --attribution-steps 0 --ref-steps 0 --data "$DATA" \
+        --out "$OUTDIR/ncu-audit" >"$OUTDIR/ncu.log" 2>&1
+    # per kernel: its name, then "gpu__time_duration.sum  unit  min  max  average"
+    awk '/^ *k_ck_/ { n = $1; sub(/\(.*/, "", n) } /gpu__time_duration.sum/ && n != "" { print "  " n ": " $2 " min " $3 " max " $4 " avg " $5; n = "" }' \
+        "$OUTDIR/ncu.log" | head -60
+    grep -q "gpu__time_duration" "$OUTDIR/ncu.log" || tail -20 "$OUTDIR/ncu.log"
+    cp "$OUTDIR/ncu.log" "$DEST/ncu.log" 2>/dev/null || true
+fi
 
 # ---- throughput and memory ------------------------------------------------------
 summ() { # file.json label

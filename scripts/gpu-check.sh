@@ -138,7 +138,7 @@ fi
 
 # ---- build ------------------------------------------------------------------
 say "build"
-if ! make -j"$(nproc)" "${MAKE_CUDA[@]}" all build/tests/test_cuda >"$OUTDIR/build.log" 2>&1; then
+if ! make -j"$(nproc)" "${MAKE_CUDA[@]}" all build/tests/test_cuda build/tests/bench_checksums >"$OUTDIR/build.log" 2>&1; then
     tail -30 "$OUTDIR/build.log"
     say "BUILD FAILED"
     return 1
@@ -265,15 +265,19 @@ done
 fi
 
 # ---- where the checks' device time goes (GPU_CHECK_NCU=1) ---------------------------
-# Nsight Compute over a 3-step audit, our checksum kernels only (k_ck_*), one
-# duration each (--clock-control none: the clocks as they are)
+# bench_checksums in one process (an audit forks its engines, which ncu's
+# injected thread forbids): a training step against the STEP and UPDATE
+# vectors, then Nsight Compute over 3 rounds of it, our checksum kernels
+# only (k_ck_*), one duration each (--clock-control none: the clocks as
+# they are)
 if [ "${GPU_CHECK_NCU:-0}" = 1 ]; then
+    say "bench_checksums cuda 256 10 (one process: a training step vs the checksum vectors)"
+    stage 60 build/tests/bench_checksums cuda 256 10 2>&1 | tail -4
     NCU=$(command -v ncu || ls /opt/nvidia/nsight-compute/*/ncu 2>/dev/null | head -1)
-    say "ncu: the checksum kernels of 3 steps of batch 256 (${NCU:-no ncu})"
-    [ -n "$NCU" ] && stage 150 "$NCU" --clock-control none --target-processes all --kernel-name regex:k_ck \
-        --metrics gpu__time_duration.sum --print-summary per-kernel build/lockstep audit --engines cuda:math=fma \
-        --limit-train 768 --epochs 1 --no-eval --no-roundtrip --attribution-steps 0 --ref-steps 0 --data "$DATA" \
-        --out "$OUTDIR/ncu-audit" >"$OUTDIR/ncu.log" 2>&1
+    say "ncu: the checksum kernels of 3 rounds of batch 256 (${NCU:-no ncu})"
+    [ -n "$NCU" ] && stage 150 "$NCU" --clock-control none --kernel-name regex:k_ck \
+        --metrics gpu__time_duration.sum --print-summary per-kernel build/tests/bench_checksums cuda 256 3 \
+        >"$OUTDIR/ncu.log" 2>&1
     # per kernel: its name, then "gpu__time_duration.sum  unit  min  max  average"
     awk '/^ *k_ck_/ { n = $1; sub(/\(.*/, "", n) } /gpu__time_duration.sum/ && n != "" { print "  " n ": " $2 " min " $3 " max " $4 " avg " $5; n = "" }' \
         "$OUTDIR/ncu.log" | head -60

@@ -932,17 +932,23 @@ static explain_finding *bound_unexplained(explain_list *L, const audit_result *r
     return f;
 }
 
-/* "Winograd", "FFT" or "a transform algorithm", from bound_transform's
- * cause ("... with a transform algorithm (<the kernels>). ...") */
+/* "Winograd", "FFT" or "a transform algorithm", from the kernels a layer
+ * runs (layer_transforms' list: cuDNN WINOGRAD, oneDNN jit_wino_4x3, FFT) */
+static const char *transform_kind(const char *kernels) {
+    if (has_ci(kernels, "wino")) return "Winograd";
+    if (has_ci(kernels, "fft")) return "FFT";
+    return "a transform algorithm";
+}
+
+/* the same, from bound_transform's cause ("... with a transform algorithm
+ * (<the kernels>). ...") */
 static const char *transform_word(const char *cause) {
     const char *a = strstr(cause, "transform algorithm (");
     const char *e = a ? strstr(a, "). ") : NULL;
     if (!a || !e) return "a transform algorithm";
     char seg[400];
     snprintf(seg, sizeof seg, "%.*s", (int)(e - a), a);
-    if (has_ci(seg, "wino")) return "Winograd"; /* cuDNN WINOGRAD, oneDNN jit_wino_4x3 */
-    if (has_ci(seg, "fft")) return "FFT";
-    return "a transform algorithm";
+    return transform_kind(seg);
 }
 
 /* where, when, title and the layer's bound ratios: every bound finding's */
@@ -1642,8 +1648,8 @@ static int rule_checksums(explain_list *L, const audit_result *r, const model *m
         int transform = v->layer >= 0 && v->layer < m->n_layers && m->layers[v->layer].kind == LAYER_CONV &&
                         ae->describe && layer_transforms(ae->describe, m->layers[v->layer].name, tr, sizeof tr) > 0;
         if (transform) {
-            const char *word = has_ci(tr, "fft") ? "FFT" : has_ci(tr, "wino") ? "Winograd" : "a transform algorithm";
-            cat(f->title, sizeof f->title, "; %s runs %s, an approximate convolution", m->layers[v->layer].name, word);
+            cat(f->title, sizeof f->title, "; %s runs %s, an approximate convolution", m->layers[v->layer].name,
+                transform_kind(tr));
             /* the why first: the generic text after it may be cut */
             char gen[sizeof f->cause];
             memcpy(gen, f->cause, sizeof gen);

@@ -1524,6 +1524,7 @@ typedef struct {
     int evaluated;      /* an inference forward ran since the last training step (an epoch ended) */
     int corrupted;      /* the one-off corruption happened */
     int in_eval, eval_round, eval_k; /* set_batch at step 0: evaluation round (from 1) and batch in it (from 0) */
+    uint64_t epoch0;    /* dropout_mask_epoch_step: the last step before the current epoch (0 in the first) */
 } fault_state;
 
 static int fault_layer(const cpu_ctx *c, int l, const char *name) {
@@ -1646,6 +1647,8 @@ static int fault_step_start(cpu_ctx *c, fault_state *F, int l, int training) {
         F->evaluated = 1;
         return 0;
     }
+    if (F->evaluated) F->epoch0 = c->step - 1; /* the first training step after an evaluation: an epoch starts */
+    if (c->step <= F->epoch0) F->epoch0 = 0;   /* a restart (the drift phase after attribution) */
     if (F->id == CPU_FAULT_ADAM_RESET_EPOCH && F->evaluated) {
         memset(c->adam_m, 0, c->m->n_params * sizeof(float));
         memset(c->adam_v, 0, c->m->n_params * sizeof(float));
@@ -1694,6 +1697,16 @@ static void wino_tile(float *pl, size_t h, size_t w, size_t at, double rel) { wi
 /* The same with M[1][2] off: eps a1 a2^T, +eps in the tile's columns 0 and
  * 2, -eps in columns 1 and 3. */
 static void wino_col_tile(float *pl, size_t h, size_t w, size_t at, double rel) { wino_tile_at(pl, h, w, at, rel, 1); }
+/* The 4-lane group (4-aligned columns of its row) of element `at` of a plane w wide has its two 2-lane
+ * halves exchanged, (a, b, c, d) -> (c, d, a, b): a 128-bit shuffle with the wrong immediate.  Returns 0 when
+ * the group does not fit in the row. */
+static int halves_swap_at(float *pl, size_t w, size_t at) {
+    size_t j0 = at % w & ~(size_t)3, r = at - at % w;
+    if (j0 + 3 >= w) return 0;
+    float *g = pl + r + j0, t0 = g[0], t1 = g[1];
+    g[0] = g[2], g[1] = g[3], g[2] = t0, g[3] = t1;
+    return 1;
+}
 /* The largest value of a plane (a forward tile there reaches the ReLU). */
 static size_t argmax_plane(const float *pl, size_t cnt) {
     size_t big = 0;
@@ -1711,6 +1724,14 @@ static int fault_forward_layer(engine *e, int l, int training) {
     int id = F->id, rc;
     if ((rc = fault_step_start(c, F, l, training))) return rc;
     if (id == CPU_FAULT_EVAL_DROPOUT_ON && !training && ly->kind == LAYER_DROPOUT) return cpu_forward_layer(e, l, 1);
+    if (id == CPU_FAULT_DROPOUT_MASK_EPOCH_STEP && training && ly->kind == LAYER_DROPOUT && F->epoch0) {
+        /* the mask's key is the step within the epoch (a counter reset at each epoch): epoch 2 redraws epoch 1's */
+        uint64_t st = c->step;
+        c->step = st - F->epoch0;
+        rc = cpu_forward_layer(e, l, training);
+        c->step = st;
+        return rc;
+    }
     if (id == CPU_FAULT_DROPOUT_MASK_STALE_ONCE && training && ly->kind == LAYER_DROPOUT && c->step == 7) {
         /* the mask's key is the step before's (a counter advanced after the draw, once) */
         c->step = 6;
@@ -1945,6 +1966,90 @@ static int fault_forward_layer(engine *e, int l, int training) {
             a[j] = (float)((double)a[j] + d);
             a[ly->out_c + j] = (float)((double)a[ly->out_c + j] - d);
         }
+    } else if (id == CPU_FAULT_CONV2_FWD_HALVES_SWAP_ONCE && training && c->step == 7 && fault_layer(c, l, "conv2")) {
+        /* sample 0, channel 0: the 4-lane group of the plane's largest value, halves exchanged */
+        if ((rc = act_io(c, l, 0, a, 1))) return rc;
+        size_t w = (size_t)ly->out_w, hw = (size_t)ly->out_h * w, fit = w & ~(size_t)3, big = 0;
+        for (size_t i = 1; i < hw; i++) big = i % w < fit && (big % w >= fit || a[i] > a[big]) ? i : big;
+        halves_swap_at(a, w, big);
+    } else if (id == CPU_FAULT_CONV2_FWD_HALVES_SWAP_EVERY_PLANE_ONCE && training && c->step == 7 &&
+               fault_layer(c, l, "conv2") && ly->out_h > 6 && ly->out_w >= 8) {
+        /* every (sample, channel) plane: the 4-lane group at row 6, columns 4..7, halves exchanged */
+        size_t w = (size_t)ly->out_w, hw = (size_t)ly->out_h * w;
+        if ((rc = act_io(c, l, 0, a, 1))) return rc;
+        for (size_t pl = 0; pl < n * (size_t)ly->out_c; pl++) halves_swap_at(a + pl * hw, w, 6 * w + 4);
+    } else if (id == CPU_FAULT_CONV1_FWD_HALVES_ANTISYM_ONCE && training && c->step == 7 && fault_layer(c, l, "conv1")) {
+        /* sample 0, channel 0: the 4-lane group (4-aligned columns) of the plane's largest value gets +e in its
+         * first half and -e in its second, e = 2^(12 - k) of that value (2^-4 at fault_k=16): a correction term
+         * of the group applied with opposite signs to its two halves */
+        size_t w = (size_t)ly->out_w, hw = (size_t)ly->out_h * w, fit = w & ~(size_t)3, big = 0;
+        if ((rc = act_io(c, l, 0, a, 1))) return rc;
+        for (size_t i = 1; i < hw; i++) big = i % w < fit && (big % w >= fit || a[i] > a[big]) ? i : big;
+        double eps = fabs((double)a[big]) * F->rel * 0x1p12;
+        float *g = a + big - big % w + (big % w & ~(size_t)3);
+        if ((size_t)(g - a) % w + 3 < w)
+            for (int t = 0; t < 4; t++) g[t] = (float)((double)g[t] + (t < 2 ? eps : -eps));
+    } else if (id == CPU_FAULT_FC1_FWD_TILE_ANTISYM_ONCE && training && c->step == 7 && fault_layer(c, l, "fc1") &&
+               n > 1 && ly->out_c > 1) {
+        /* the 2 x 2 register tile (samples 0, 1; outputs j0, j0 + 1, j0 the even-aligned pair of sample 0's
+         * largest output) gets +e on its diagonal and -e off it, e = 2^(12 - k) of that output (2^-4 at
+         * fault_k=16): a tile's correction term added with the wrong sign pattern */
+        if ((rc = act_io(c, l, 0, a, 1))) return rc;
+        size_t oc = (size_t)ly->out_c, big = argmax_plane(a, oc), j0 = big & ~(size_t)1;
+        if (j0 + 1 < oc) {
+            double eps = fabs((double)a[big]) * F->rel * 0x1p12;
+            a[j0] = (float)((double)a[j0] + eps), a[j0 + 1] = (float)((double)a[j0 + 1] - eps);
+            a[oc + j0] = (float)((double)a[oc + j0] - eps), a[oc + j0 + 1] = (float)((double)a[oc + j0 + 1] + eps);
+        }
+    } else if (id == CPU_FAULT_EVAL_FC2_TILE_ANTISYM && !training && F->in_eval && F->eval_round == 1 &&
+               F->eval_k == 0 && fault_layer(c, l, "fc2") && n > 1 && ly->out_c > 1) {
+        /* the first evaluation's first batch: samples 0 and 1, classes c0 (sample 0's largest logit) and c1 (its
+         * second largest) get -e, +e (sample 0) and +e, -e (sample 1), e = 2^(17 - k) (z0[c0] - z0[c1]) (twice the
+         * gap at fault_k=16: sample 0's prediction moves from c0 to c1) */
+        if ((rc = act_io(c, l, 0, a, 1))) return rc;
+        size_t oc = (size_t)ly->out_c, c0 = argmax_plane(a, oc), c1 = c0 ? 0 : 1;
+        for (size_t j = 0; j < oc; j++) c1 = j != c0 && a[j] > a[c1] ? j : c1;
+        double eps = ((double)a[c0] - a[c1]) * F->rel * 0x1p17;
+        a[c0] = (float)((double)a[c0] - eps), a[c1] = (float)((double)a[c1] + eps);
+        a[oc + c0] = (float)((double)a[oc + c0] + eps), a[oc + c1] = (float)((double)a[oc + c1] - eps);
+    } else if (id == CPU_FAULT_FC1_FWD_FEATURE_CROSSED_ONCE && training && c->step == 7 && fault_layer(c, l, "fc1") &&
+               n > 1) {
+        /* one input feature, the one where samples 0 and 1 differ most, read from the other sample (a 2-sample
+         * register tile whose single remainder lane loads the rows exchanged): y0j += w_jk d, y1j -= w_jk d */
+        const float *w = c->params + c->m->tensors[ly->w_tensor].offset;
+        size_t in = layer_in_size(ly), k = 0;
+        if ((rc = act_io(c, l, 0, a, 1)) || (rc = act_io(c, l - 1, 0, x, 1))) return rc;
+        for (size_t t = 1; t < in; t++) k = fabs((double)x[in + t] - x[t]) > fabs((double)x[in + k] - x[k]) ? t : k;
+        double d = (double)x[in + k] - (double)x[k];
+        for (size_t j = 0; j < (size_t)ly->out_c; j++) {
+            a[j] = (float)((double)a[j] + (double)w[j * in + k] * d);
+            a[ly->out_c + j] = (float)((double)a[ly->out_c + j] - (double)w[j * in + k] * d);
+        }
+    } else if (id == CPU_FAULT_CONV2_FWD_PAD_REPLICATE_ONCE && training && c->step == 7 && fault_layer(c, l, "conv2")) {
+        /* the padding of conv2's forward replicates the edge of its input instead of reading zeros: every border
+         * output gets w x(clamped) for each tap that falls outside the input */
+        const float *w = c->params + c->m->tensors[ly->w_tensor].offset;
+        size_t C = (size_t)ly->in_c, IH = (size_t)ly->in_h, IW = (size_t)ly->in_w, H = (size_t)ly->out_h,
+               W = (size_t)ly->out_w, OC = (size_t)ly->out_c, k = (size_t)ly->k;
+        if ((rc = act_io(c, l, 0, a, 1)) || (rc = act_io(c, l - 1, 0, x, 1))) return rc;
+        for (size_t s0 = 0; s0 < n; s0++)
+            for (size_t oc = 0; oc < OC; oc++)
+                for (size_t i = 0; i < H; i++)
+                    for (size_t j = 0; j < W; j++) {
+                        double add = 0;
+                        for (size_t ch = 0; ch < C; ch++)
+                            for (size_t kh = 0; kh < k; kh++)
+                                for (size_t kw = 0; kw < k; kw++) {
+                                    long ih = (long)i + (long)kh - ly->pad, iw = (long)j + (long)kw - ly->pad;
+                                    if (ih >= 0 && iw >= 0 && ih < (long)IH && iw < (long)IW) continue;
+                                    long ci = ih < 0 ? 0 : ih >= (long)IH ? (long)IH - 1 : ih;
+                                    long cj = iw < 0 ? 0 : iw >= (long)IW ? (long)IW - 1 : iw;
+                                    add += (double)w[((oc * C + ch) * k + kh) * k + kw] *
+                                           x[(s0 * C + ch) * IH * IW + (size_t)ci * IW + (size_t)cj];
+                                }
+                        float *yo = a + ((s0 * OC + oc) * H + i) * W + j;
+                        if (add != 0) *yo = (float)((double)*yo + add);
+                    }
     } else if (id == CPU_FAULT_FC1_OUT_MANTISSA_FLIP_ONCE && training && c->step == 7 && fault_layer(c, l, "fc1")) {
         /* sample 0's largest fc1 output (> 0: relu3 passes it on) has one mantissa bit flipped, the bit of
          * weight 2^(8-K) of the significand (K = fault_k: bit 31 - K; 15 at the default 16) */
@@ -2023,6 +2128,16 @@ static int fault_loss(engine *e, float *loss_out) {
         for (size_t i = 0; i < n * (size_t)nc; i++) dz[i] = (float)((double)dz[i] * (1.0 + F->rel));
     }
     return 0;
+}
+
+/* v rounded to IEEE binary16 (to nearest even, subnormals kept, no overflow at these sizes), back in fp32 */
+static float round_fp16(float v) {
+    double a = fabs((double)v);
+    if (!(a > 0) || !isfinite(a)) return v;
+    int ex;
+    frexp(a, &ex); /* a = m 2^ex, m in [0.5, 1): the leading bit weighs 2^(ex - 1) */
+    double q = ldexp(1.0, (ex - 1 > -14 ? ex - 1 : -14) - 10);
+    return (float)copysign(nearbyint(a / q) * q, (double)v);
 }
 
 /* Exchange columns f0 and f1 in every row of a rows x in matrix; the
@@ -2150,6 +2265,61 @@ static int fault_backward_layer(engine *e, int l) {
         memcpy(c->grads + tw->offset, F->dw_save, tw->numel * sizeof(float));
         return 0;
     }
+    if (id == CPU_FAULT_DROPOUT_MASK_EPOCH_STEP && ly->kind == LAYER_DROPOUT && F->epoch0) {
+        uint64_t st = c->step; /* the forward's mask, consistently */
+        c->step = st - F->epoch0;
+        rc = cpu_backward_layer(e, l);
+        c->step = st;
+        return rc;
+    }
+    if (id == CPU_FAULT_CONV2_DW_SMALL_X_SKIPPED_ONCE && c->step == 7 && fault_layer(c, l, "conv2")) {
+        /* a thresholded-sparsity backward-weights kernel: conv2's inputs with 0 < |x| < 2^-(k - 6) (2^-10 at
+         * fault_k=16) count as zero in dW (backward-data reads no x; the engine's x is restored) */
+        size_t cnt = P->n * layer_in_size(ly);
+        double tau = F->rel * 0x1p6;
+        if ((rc = act_io(c, l - 1, 0, F->a, 1))) return rc;
+        for (size_t i = 0; i < cnt; i++) F->b[i] = F->a[i] != 0.0f && fabs((double)F->a[i]) < tau ? 0.0f : F->a[i];
+        if ((rc = act_io(c, l - 1, 0, F->b, 0))) return rc;
+        rc = cpu_backward_layer(e, l);
+        int rc2 = act_io(c, l - 1, 0, F->a, 0);
+        return rc ? rc : rc2;
+    }
+    if (id == CPU_FAULT_CONV1_DW_SMALL_DY_SKIPPED_ONCE && c->step == 7 && fault_layer(c, l, "conv1")) {
+        /* conv1's backward-weights skips output gradients with 0 < |dy| < 2^(8 - k) of the batch's largest |dy|
+         * (2^-8 at fault_k=16: a thresholded-sparsity kernel); db and the gradient buffers from the true dy */
+        const model_tensor *tw = &c->m->tensors[ly->w_tensor];
+        size_t cnt = P->n * layer_out_size(ly);
+        double mx = 0;
+        if ((rc = act_io(c, l, 1, F->a, 1))) return rc;
+        for (size_t i = 0; i < cnt; i++) mx = fmax(mx, fabs((double)F->a[i]));
+        double tau = mx * F->rel * 0x1p8;
+        for (size_t i = 0; i < cnt; i++) F->b[i] = F->a[i] != 0.0f && fabs((double)F->a[i]) < tau ? 0.0f : F->a[i];
+        if ((rc = act_io(c, l, 1, F->b, 0)) || (rc = cpu_backward_layer(e, l))) return rc;
+        memcpy(F->dw_save, c->grads + tw->offset, tw->numel * sizeof(float));
+        if ((rc = act_io(c, l, 1, F->a, 0)) || (rc = cpu_backward_layer(e, l))) return rc;
+        memcpy(c->grads + tw->offset, F->dw_save, tw->numel * sizeof(float));
+        return 0;
+    }
+    if (id == CPU_FAULT_FC1_DW_PARTIAL_STALE_ROWS && fault_layer(c, l, "fc1")) {
+        /* fc1's backward-weights runs over the buffers' max_batch rows, not the batch's n: in a partial batch
+         * rows n.. still hold the last full batch's x and dy (F->a, F->b keep them) */
+        size_t in = layer_in_size(ly), out = (size_t)ly->out_c, n = P->n, nb = e->max_batch;
+        if ((rc = cpu_backward_layer(e, l))) return rc;
+        if (n == nb) {
+            F->corrupted = 1;
+            if ((rc = act_io(c, l - 1, 0, F->a, 1))) return rc;
+            return act_io(c, l, 1, F->b, 1);
+        }
+        if (!F->corrupted) return 0;
+        float *g = c->grads + c->m->tensors[ly->w_tensor].offset;
+        for (size_t j = 0; j < out; j++)
+            for (size_t k = 0; k < in; k++) {
+                double t = g[j * in + k];
+                for (size_t r = n; r < nb; r++) t += (double)F->b[r * out + j] * F->a[r * in + k];
+                g[j * in + k] = (float)t;
+            }
+        return 0;
+    }
     if (id == CPU_FAULT_CONV2_DW_X_TF32 && fault_layer(c, l, "conv2")) {
         /* backward-data reads no x: only backward-weights sees it rounded */
         size_t cnt = P->n * layer_in_size(ly);
@@ -2221,6 +2391,25 @@ static int fault_backward_layer(engine *e, int l) {
                     for (size_t j = 0; j < (size_t)ly->out_c; j++) g[j * in + k] = 0.0f;
             F->corrupted = 2;
         }
+    }
+    if (id == CPU_FAULT_CONV2_DX_SMALL_DY_SKIPPED_ONCE && c->step == 7 && fault_layer(c, l, "conv2")) {
+        /* conv2's input gradient as a backward-data kernel that skips output gradients with 0 < |dy| < 2^(8 - k)
+         * of the batch's largest |dy| (2^-8 at fault_k=16) computes it: the input gradient recomputed from the
+         * thresholded dy, dW and db kept from the true one */
+        size_t cnt = P->n * layer_out_size(ly);
+        const model_tensor *tb = &c->m->tensors[ly->b_tensor];
+        double mx = 0;
+        if ((rc = act_io(c, l, 1, F->a, 1))) return rc;
+        for (size_t i = 0; i < cnt; i++) mx = fmax(mx, fabs((double)F->a[i]));
+        double tau = mx * F->rel * 0x1p8;
+        for (size_t i = 0; i < cnt; i++) F->b[i] = F->a[i] != 0.0f && fabs((double)F->a[i]) < tau ? 0.0f : F->a[i];
+        memcpy(F->dw_save, c->grads + tw->offset, tw->numel * sizeof(float));
+        memcpy(F->dw_save + tw->numel, c->grads + tb->offset, tb->numel * sizeof(float));
+        if ((rc = act_io(c, l, 1, F->b, 0)) || (rc = cpu_backward_layer(e, l))) return rc;
+        if ((rc = act_io(c, l, 1, F->a, 0))) return rc;
+        memcpy(c->grads + tw->offset, F->dw_save, tw->numel * sizeof(float));
+        memcpy(c->grads + tb->offset, F->dw_save + tw->numel, tb->numel * sizeof(float));
+        return 0;
     }
     if (id == CPU_FAULT_FUSED_GRAD_ONCE_BLOCK1 && c->step == 7 && fault_layer(c, l, "relu2") &&
         c->m->layers[l - 1].out_c > 17) {
@@ -2294,6 +2483,50 @@ static int fault_backward_layer(engine *e, int l) {
         for (size_t i = 0; i < per; i++)
             big = F->b[i] > 0 && (!(F->b[big] > 0) || fabsf(F->a[i]) > fabsf(F->a[big])) ? i : big;
         wino_tile(F->a + big / hw * hw, (size_t)ly->in_h, (size_t)ly->in_w, big % hw, F->rel);
+        return act_io(c, l - 1, 1, F->a, 0);
+    }
+    if (id == CPU_FAULT_CONV2_DX_HALVES_ANTISYM_ONCE && c->step == 7 && fault_layer(c, l, "conv2")) {
+        /* conv2's input gradient, sample 0: in the plane of the largest |dx| where pool1's output is > 0, the
+         * 4-lane group of that element gets +e, +e, -e, -e, e = 2^(12 - k) of that |dx| (2^-4 at fault_k=16) */
+        size_t hw = (size_t)ly->in_h * ly->in_w, w = (size_t)ly->in_w, big = 0, per = (size_t)ly->in_c * hw;
+        if ((rc = act_io(c, l - 1, 1, F->a, 1)) || (rc = act_io(c, l - 1, 0, F->b, 1))) return rc;
+        for (size_t i = 0; i < per; i++)
+            big = F->b[i] > 0 && i % w < (w & ~(size_t)3) &&
+                          (!(F->b[big] > 0) || big % w >= (w & ~(size_t)3) || fabsf(F->a[i]) > fabsf(F->a[big]))
+                      ? i
+                      : big;
+        float *pl = F->a + big / hw * hw, *g = pl + big % hw - big % w + (big % w & ~(size_t)3);
+        double eps = fabs((double)F->a[big]) * F->rel * 0x1p12;
+        for (int t = 0; t < 4; t++) g[t] = (float)((double)g[t] + (t < 2 ? eps : -eps));
+        return act_io(c, l - 1, 1, F->a, 0);
+    }
+    if (id == CPU_FAULT_FC1_DX_TILE_ANTISYM_ONCE && c->step == 7 && fault_layer(c, l, "fc1") && P->n > 1) {
+        /* fc1's input gradient: the 2 x 2 tile (samples 0, 1; features k0, k0 + 1, k0 the even-aligned pair of
+         * sample 0's largest |dx|) gets +e on its diagonal and -e off it, e = 2^(12 - k) of that |dx| */
+        size_t in = layer_in_size(ly), big = in;
+        if ((rc = act_io(c, l - 1, 1, F->a, 1)) || (rc = act_io(c, l - 1, 0, F->b, 1))) return rc;
+        for (size_t i = 0; i + 1 < in; i++) { /* both features > 0 in both samples: pool2 and relu2 pass them back */
+            size_t q = i & ~(size_t)1;
+            int live = F->b[q] > 0 && F->b[q + 1] > 0 && F->b[in + q] > 0 && F->b[in + q + 1] > 0;
+            big = live && (big == in || fabsf(F->a[i]) > fabsf(F->a[big])) ? i : big;
+        }
+        size_t k0 = big & ~(size_t)1;
+        if (big < in && k0 + 1 < in) {
+            double eps = fabs((double)F->a[big]) * F->rel * 0x1p12;
+            F->a[k0] = (float)((double)F->a[k0] + eps), F->a[k0 + 1] = (float)((double)F->a[k0 + 1] - eps);
+            F->a[in + k0] = (float)((double)F->a[in + k0] - eps);
+            F->a[in + k0 + 1] = (float)((double)F->a[in + k0 + 1] + eps);
+        }
+        return act_io(c, l - 1, 1, F->a, 0);
+    }
+    if (id == CPU_FAULT_CONV2_DX_HALVES_SWAP_ONCE && c->step == 7 && fault_layer(c, l, "conv2")) {
+        /* conv2's input gradient, sample 0: in the plane of the largest |dx| where pool1's output is > 0 (relu1
+         * passes it on), the 4-lane group of that element has its halves exchanged */
+        size_t hw = (size_t)ly->in_h * ly->in_w, big = 0, per = (size_t)ly->in_c * hw;
+        if ((rc = act_io(c, l - 1, 1, F->a, 1)) || (rc = act_io(c, l - 1, 0, F->b, 1))) return rc;
+        for (size_t i = 0; i < per; i++)
+            big = F->b[i] > 0 && (!(F->b[big] > 0) || fabsf(F->a[i]) > fabsf(F->a[big])) ? i : big;
+        halves_swap_at(F->a + big / hw * hw, (size_t)ly->in_w, big % hw);
         return act_io(c, l - 1, 1, F->a, 0);
     }
     if ((id == CPU_FAULT_CONV2_DX_1ULP || id == CPU_FAULT_CONV2_DX_REL) && fault_layer(c, l, "conv2")) {
@@ -2395,6 +2628,23 @@ static int fault_backward_layer(engine *e, int l) {
             g[oc * per] = g[oc * per + 16];
             g[oc * per + 16] = tmp;
         }
+    } else if (id == CPU_FAULT_CONV2_DW_TINY_TO_MIN_NORMAL_ONCE && c->step == 7 && fault_layer(c, l, "conv2")) {
+        /* every nonzero |dW| below 2^-(k + 2) (2^-18 at fault_k=16; 2^-14, fp16's smallest normal, at 12) set to
+         * that magnitude, its sign kept (a flush that rounds up to the smallest normal instead of to 0) */
+        float *g = c->grads + tw->offset;
+        double lim = F->rel * 0x1p-2;
+        for (size_t i = 0; i < tw->numel; i++)
+            if (g[i] != 0.0f && fabs((double)g[i]) < lim) g[i] = copysignf((float)lim, g[i]);
+    } else if (((id == CPU_FAULT_CONV2_DW_FP16_ONCE && fault_layer(c, l, "conv2")) ||
+                (id == CPU_FAULT_FC1_DW_FP16_ONCE && fault_layer(c, l, "fc1"))) &&
+               c->step == 7) {
+        /* the weight gradient stored as fp16 (binary16, to nearest, subnormals kept) with no loss scaling */
+        float *g = c->grads + tw->offset;
+        for (size_t i = 0; i < tw->numel; i++) g[i] = round_fp16(g[i]);
+    } else if (id == CPU_FAULT_FC1_DW_CLIP_VALUE_ONCE && c->step == 7 && fault_layer(c, l, "fc1")) {
+        /* per-element gradient clipping (clip_grad_value) at 2^(9 - k) (2^-7 at fault_k=16), applied silently */
+        float *g = c->grads + tw->offset, lim = (float)(F->rel * 0x1p9);
+        for (size_t i = 0; i < tw->numel; i++) g[i] = g[i] > lim ? lim : g[i] < -lim ? -lim : g[i];
     } else if (id == CPU_FAULT_FC1_DW_TINY_FLUSHED_ONCE && c->step == 7 && fault_layer(c, l, "fc1")) {
         /* every nonzero |dW| below 2^-(k + 8) (2^-24 at fault_k=16: fp16's smallest subnormal) flushed to +0 */
         float *g = c->grads + tw->offset;
@@ -2469,6 +2719,7 @@ static int fault_update(engine *e, const adam_scalars *s) {
     size_t np = c->m->n_params;
     adam_scalars a = *s;
     int custom = 1;
+    if (id == CPU_FAULT_ADAM_SKIP_PARTIAL_BATCH && c->cur && c->cur->n < e->max_batch) return 0;
     switch (id) {
     case CPU_FAULT_ADAM_BETAS_SWAPPED:
         a.beta1 = s->beta2, a.one_minus_beta1 = s->one_minus_beta2;

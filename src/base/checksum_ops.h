@@ -523,24 +523,19 @@ LS_HD size_t ck_smallest_nonzero(const float *f, size_t cnt) {
         if (f[t] != 0 && (small == cnt || fabsf(f[t]) < fabsf(f[small]))) small = t;
     return small;
 }
-/* A conv filter's smallest nonzero, when it is below 2^-14 of the
- * filter's mean |dW| (else cnt: none to re-do): where a transform's noise
- * puts an element whose every term is 0 (an FFT's ~1e-12 against a mean
- * ~1e-4: seen on an H200), or a floor (2^-24, fp16's smallest subnormal,
- * where the mean is above 2^-10).  The gate is cost, measured on SmallCNN
- * at batch 256 (`--limit-train 8192`, cpu:threads=1): every filter's
- * smallest re-done cost +55% of the host's STEP vector; below 2^-10 of
- * the mean (70% of conv2's filters in a clean step: their dW has a heavy
- * tail at 0) +11% of the checks' seconds; below 2^-14 (39%; conv1 none)
- * nothing measurable (0.724 s against 0.727 s, medians of 3).  Dense rows
- * re-do theirs always (n terms each). */
-LS_HD size_t ck_conv_small(const float *f, size_t cnt) {
-    size_t small = ck_smallest_nonzero(f, cnt);
-    if (small == cnt) return cnt;
-    double m = 0;
-    for (size_t t = 0; t < cnt; t++) m += fabs((double)f[t]);
-    return fabs((double)f[small]) < 0x1p-14 * m / (double)cnt ? small : cnt; /* NaN: not re-done */
-}
+/* A conv filter's smallest nonzero dW, re-done every step whatever its
+ * size (as a dense row's is): where a transform's noise puts an element
+ * whose every term is 0 (an FFT's ~1e-12 against a mean ~1e-4: seen on an
+ * H200), a floor (2^-24, fp16's smallest subnormal), small gradients
+ * lifted to some floor (conv2_dw_tiny_to_min_normal_once: 2^-18, 63x the
+ * values) or inputs below a threshold skipped (conv2_dw_small_x_skipped_
+ * once): the filter's sums are bounded by its largest terms and do not
+ * see them, while Adam's scale-free step moves such a weight by ~lr.  It
+ * was gated (re-done only below 2^-14 of the filter's mean |dW|) to save
+ * its cost, which let those two faults through; one element of n OH OW
+ * terms per filter (cost measured in the README).  cnt when the filter
+ * has no nonzero. */
+LS_HD size_t ck_conv_small(const float *f, size_t cnt) { return ck_smallest_nonzero(f, cnt); }
 
 LS_HD int ck_dense_redo(const float *dy, const float *x, size_t n, size_t in, size_t out, size_t j, size_t i,
                         double *R, double *A) {
@@ -606,6 +601,7 @@ LS_HD int ck_conv_redo(const float *x, int xcb, const float *dy, int dycb, const
     for (size_t i = 0; i < n; i++) {
         if (xnz && !(xnz[i * d->c + c] && dynz[i * d->oc + oc])) continue;
         const float *gp = ck_plane(dy, dycb, (size_t)d->oc, OP, i, oc), *xp = ck_plane(x, xcb, (size_t)d->c, HW, i, c);
+        double ri = 0, ai = 0; /* a sample's terms, then added (the host sums a sample's while it is in the cache) */
         for (int ya = 0; ya < d->oh; ya++) {
             int ih = ya + kh - d->pad;
             if (ih < 0 || ih >= d->h) continue;
@@ -616,9 +612,10 @@ LS_HD int ck_conv_redo(const float *x, int xcb, const float *dy, int dycb, const
                 float xv = xp[((size_t)ih * d->w + iw) * (size_t)xcb];
                 double tt = (double)g * (double)xv;
                 sub |= (g != 0) & (xv != 0) & ((fabsf(g) < 0x1p-126f) | (fabsf(xv) < 0x1p-126f));
-                r += tt, a += fabs(tt);
+                ri += tt, ai += fabs(tt);
             }
         }
+        r += ri, a += ai;
     }
     *R = r, *A = a;
     return sub;
@@ -631,7 +628,7 @@ LS_HD int ck_conv_redo(const float *x, int xcb, const float *dy, int dycb, const
  * (inside the input).  Each element exactly +-0, then the smallest
  * nonzero (ck_smallest_nonzero), is re-done in double over its terms
  * (ck_conv_redo) and kept by ck_zero_keep: a zero by |R| / (A + 2^-125),
- * the smallest (when below 2^-14 of the filter's mean |dW|: ck_conv_small)
+ * the smallest (ck_conv_small: every filter's, whatever its size)
  * by |v - R| / (A + 2^-125), over at any size when it has no
  * term at all (an FFT's ~1e-12 where the exact value is 0: seen on an
  * H200).  When the filter's dy is 0 in the whole batch every element must

@@ -148,7 +148,7 @@ enum { CK_CNT_STRIDE = 2 * MODEL_MAX_LAYERS + 8 };
 /* per sample and output channel, backward-weights' partial sums: 6 for
  * the plain relation and bias (conv_bwd_w_sample), 2 for the
  * index-weighted one */
-enum { CK_PART = 8 };
+enum { CK_PART = 11 }; /* [8..10]: the filter's smallest nonzero dW re-done over this sample (R, A, subnormal) */
 
 typedef struct {
     size_t n, cap_n;            /* batch the buffers are sized for */
@@ -949,6 +949,8 @@ typedef struct {
     double *part;            /* backward-weights: per sample and output channel, 6 partial sums */
     unsigned char *xnz, *dynz; /* per sample: x's channel planes (C), dy's (OC) with a nonzero (BWD_W_Z) */
     const uint64_t *zch;     /* BWD_W_Z: per filter, the input channels (bit c; C > 64: all) of its zeros and smallest nonzero; NULL: none */
+    const size_t *small;     /* BWD_W_Z with zch: per filter, its smallest nonzero dW (ck_conv_small; C k k: none) */
+    const uint16_t *rc;      /* with small: each output position's row, then its column (OH OW each) */
     uint16_t *zpos;          /* BWD_W_Z: dy's nonzero positions per (sample, filter) plane (n OC OH OW, plane_nz) */
     int32_t *zcnt;           /* and their counts (n OC; -1: not listed) */
     double *o[CK_NPHASE_ALL]; /* the relations, by phase (NULL: not computed) */
@@ -1383,6 +1385,30 @@ static void conv_bwd_w_sample(const conv_job *J, const ck_tls *W, size_t i) {
     for (size_t oc = 0; oc < OC; oc++) J->zcnt[i * OC + oc] = -1;
     for (size_t oc = 0; oc < OC; oc++)
         if (J->dynz[i * OC + oc] && (J->zch[oc] & xm)) plane_nz(J->dyv, OC, P, i, oc, J->zpos, J->zcnt);
+    /* each filter's smallest nonzero dW re-done over this sample's terms,
+     * here while its planes are in the cache (conv_zero sums them over the
+     * samples in order): the terms of ck_conv_redo's loop for this sample,
+     * in its order, less the exact zeros of dy (conv_redo_listed) */
+    size_t kk = (size_t)d->k * d->k, ckk = C * kk, xcb = (size_t)J->xv.cb, dcb = (size_t)J->dyv.cb;
+    for (size_t oc = 0; oc < OC; oc++) {
+        double *q = J->part + (i * OC + oc) * CK_PART;
+        q[8] = q[9] = q[10] = 0;
+        size_t t = J->small[oc], c = t / kk;
+        if (t >= ckk || !J->xnz[i * C + c] || !J->dynz[i * OC + oc]) continue;
+        int kh = (int)((t % kk) / (size_t)d->k), kw = (int)(t % (size_t)d->k), sub = 0;
+        const uint16_t *gl = J->zpos + (i * OC + oc) * P;
+        const float *xp = ck_plane(J->xv.p, J->xv.cb, C, HW, i, c), *gp = ck_plane(J->dyv.p, J->dyv.cb, OC, P, i, oc);
+        double r = 0, a = 0;
+        for (int32_t u = 0; u < J->zcnt[i * OC + oc]; u++) {
+            int ih = J->rc[gl[u]] + kh - d->pad, iw = J->rc[P + gl[u]] + kw - d->pad;
+            if (ih < 0 || ih >= d->h || iw < 0 || iw >= d->w) continue;
+            float g = gp[(size_t)gl[u] * dcb], xv = xp[((size_t)ih * d->w + iw) * xcb];
+            double tt = (double)g * (double)xv;
+            sub |= (xv != 0) & ((fabsf(g) < 0x1p-126f) | (fabsf(xv) < 0x1p-126f));
+            r += tt, a += fabs(tt);
+        }
+        q[8] = r, q[9] = a, q[10] = sub;
+    }
 }
 
 static void conv_bwd_w_finish(const conv_job *J, size_t n) {
@@ -1912,14 +1938,16 @@ static int conv_redo_listed(const conv_job *J, const uint64_t *xb, const uint64_
             const uint16_t *gl = plane_nz(J->dyv, OC, OP, i, oc, J->zpos, J->zcnt);
             const float *xp = ck_plane(J->xv.p, J->xv.cb, C, HW, i, c);
             const float *gp = ck_plane(J->dyv.p, J->dyv.cb, OC, OP, i, oc);
+            double r = 0, a = 0; /* this sample's, then added: ck_conv_redo's association */
             for (int32_t u = 0; u < J->zcnt[i * OC + oc]; u++) {
                 int ih = rc[gl[u]] + kh - d->pad, iw = rc[OP + gl[u]] + kw - d->pad; /* row, column: no division */
                 if (ih < 0 || ih >= d->h || iw < 0 || iw >= d->w) continue;
                 float g = gp[(size_t)gl[u] * dcb], xv = xp[((size_t)ih * d->w + iw) * xcb];
                 double tt = (double)g * (double)xv;
                 sub |= (xv != 0) & ((fabsf(g) < 0x1p-126f) | (fabsf(xv) < 0x1p-126f));
-                R += tt, A += fabs(tt);
+                r += tt, a += fabs(tt);
             }
+            R += r, A += a;
         }
     *Rp = R, *Ap = A;
     return sub;
@@ -1968,9 +1996,15 @@ static void conv_zero(const conv_job *J, size_t n, int nth) {
                 int sub = conv_redo_listed(J, xb, db, nw, rc, oc, t, &R, &A);
                 ck_zero_keep(&wst, f[t], R, A, sub);
             }
-            size_t small = ck_conv_small(f, ckk);
-            if (small < ckk) {
-                int sub = conv_redo_listed(J, xb, db, nw, rc, oc, small, &R, &A);
+            size_t small = J->small[oc];
+            if (small < ckk) { /* its per-sample sums (conv_bwd_w_sample), over the samples in order */
+                int sub = 0;
+                R = A = 0;
+                for (size_t i = 0; i < n; i++) {
+                    const double *q = J->part + (i * OC + oc) * CK_PART;
+                    if (!(J->xnz[i * C + small / ((size_t)d->k * d->k)] && J->dynz[i * OC + oc])) continue;
+                    R += q[8], A += q[9], sub |= q[10] != 0;
+                }
                 ck_zero_keep(&wst, f[small], R, A, sub);
             }
         }
@@ -2011,9 +2045,15 @@ static void samples_pass(engine *e, ck_state *S, const ck_layout *L, int backwar
             if (backward && j->o[CK_BWD_W_Z] && j->zpos) { /* the input channels of each filter's zeros and smallest nonzero */
                 const float *dw = j->dw;
                 uint64_t any = 0;
+                size_t OP = (size_t)d.oh * d.ow;
+                size_t *sm = malloc(OC * sizeof *sm + 2 * OP * sizeof(uint16_t));
+                if (!sm) goto no_lists; /* conv_zero then re-does every element itself (the shared loop) */
+                uint16_t *rcp = (uint16_t *)(sm + OC);
+                for (size_t p = 0; p < OP; p++) rcp[p] = (uint16_t)(p / (size_t)d.ow), rcp[OP + p] = (uint16_t)(p % (size_t)d.ow);
+                j->small = sm, j->rc = rcp;
                 for (size_t oc = 0; oc < OC; oc++) {
                     uint64_t b = 0;
-                    size_t small = ck_conv_small(dw + oc * ckk, ckk);
+                    size_t small = sm[oc] = ck_conv_small(dw + oc * ckk, ckk);
                     for (size_t t = 0; t < ckk; t++)
                         if (dw[oc * ckk + t] == 0 || t == small) b |= (uint64_t)1 << ((t / ((size_t)d.k * d.k)) % 64);
                     zch[oc] = d.c > 64 && b ? ~(uint64_t)0 : b;
@@ -2022,6 +2062,7 @@ static void samples_pass(engine *e, ck_state *S, const ck_layout *L, int backwar
                 if (any) j->zch = zch;
                 zch += OC;
             }
+        no_lists:
             conv_prep(j, S->p + m->tensors[ly->w_tensor].offset);
             it[ni++] = (ck_item){nj++, l, j->dxv.p != NULL, backward, backward};
         } else if (S->fused[l]) {
@@ -2029,7 +2070,7 @@ static void samples_pass(engine *e, ck_state *S, const ck_layout *L, int backwar
             l++;
         }
     }
-    if (!ni) return;
+    if (!ni) goto done;
     for (int t = 0; t < S->nth; t++)
         for (int k = 0; k < CK_CNT_STRIDE; k++) S->cnt[(size_t)t * CK_CNT_STRIDE + k] = 0;
 #pragma omp parallel for schedule(static) num_threads(S->nth)
@@ -2075,6 +2116,8 @@ static void samples_pass(engine *e, ck_state *S, const ck_layout *L, int backwar
         double bd = b ? (double)pair_exact(pl, x, y, dy, dx, n, S->nth, 1) : 0;
         out[L->off[l][CK_BWD_DATA]] = out[L->off[l + 1][CK_BWD_DATA]] = bd;
     }
+done:
+    for (int k = 0; k < nj; k++) free((void *)J[k].small);
 }
 
 /* Every layer's checks: conv layers and fused pairs sample by sample

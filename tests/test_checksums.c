@@ -591,6 +591,87 @@ static void test_fault_alternating(void **s) {
     teardown(&f);
 }
 
+
+/* The ratio of relation `rel` of block (l, ph) in vec (|R| / tolerance). */
+static double block_ratio(fx *f, const double *vec, int l, int ph, size_t rel) {
+    size_t K, P;
+    int is_sum;
+    assert_true(bounds_ck_shape(&f->m, l, ph, N, &K, &P, &is_sum));
+    const double *e = vec + f->L.off[l][ph] + CK_REL * rel;
+    return fabs(e[0]) / bounds_ck_tol(K, P, is_sum, e[1], e[2], 0);
+}
+
+/* Error patterns in the null space of every fixed-weight relation (the
+ * zoo's *_antisym faults): conv1's output of sample 1, channel 0 gets
+ * +e, +e, -e, -e on 4 neighbours of a row, e = 2^-4 of the plane's
+ * largest |y| (~1e5 x the outputs' own bound); fc1's output gets a +-e
+ * rectangle over samples 0, 1 and outputs 4, 5.  Every fixed relation of
+ * those planes moves by the rounding of y +- e only (stays under 1); the
+ * random-weighted ones go over, and the verdict names them. */
+static void test_random_weighted_null_space(void **s) {
+    (void)s;
+    fx f;
+    setup(&f, "smallcnn", 0);
+    int conv1 = first_layer_of(&f.m, LAYER_CONV, 0), fc1 = first_layer_of(&f.m, LAYER_DENSE, 0);
+    const layer *c1 = &f.m.layers[conv1], *d1 = &f.m.layers[fc1];
+    step_to_checks(&f, 1);
+    ck_verdict v = judge(&f, f.vec);
+    assert_clean(&v, "clean");
+    size_t P = (size_t)c1->out_h * c1->out_w, OC = (size_t)c1->out_c, rel = 1 * OC + 0;
+    float *y = malloc(N * layer_out_size(c1) * 4);
+    assert_non_null(y);
+    assert_int_equal(engine_get_tensor(f.e, (tensor_id){TENSOR_ACT, conv1}, y), 0);
+    float *pl = y + rel * P, mx = 0;
+    for (size_t p = 0; p < P; p++) mx = fabsf(pl[p]) > mx ? fabsf(pl[p]) : mx;
+    float e = ldexpf(mx, -4);
+    size_t q = 9 * (size_t)c1->out_w + 8; /* row 9, columns 8..11 */
+    pl[q] += e, pl[q + 1] += e, pl[q + 2] -= e, pl[q + 3] -= e;
+    assert_int_equal(engine_set_tensor(f.e, (tensor_id){TENSOR_ACT, conv1}, y), 0);
+    /* fc1: samples 0, 1, outputs 4, 5 */
+    size_t out = (size_t)d1->out_c;
+    float *z = malloc(N * out * 4);
+    assert_non_null(z);
+    assert_int_equal(engine_get_tensor(f.e, (tensor_id){TENSOR_ACT, fc1}, z), 0);
+    float ez = ldexpf(fabsf(z[4]) > fabsf(z[5]) ? fabsf(z[4]) : fabsf(z[5]), -2) + 0.0625f;
+    z[4] += ez, z[5] -= ez, z[out + 4] -= ez, z[out + 5] += ez;
+    assert_int_equal(engine_set_tensor(f.e, (tensor_id){TENSOR_ACT, fc1}, z), 0);
+    assert_int_equal(engine_checksums(f.e, CK_STAGE_STEP, f.vec), 0);
+    static const int fixed[] = {CK_FWD, CK_FWD_PW, CK_FWD_RA, CK_FWD_CA};
+    for (int k = 0; k < 4; k++) {
+        double r = block_ratio(&f, f.vec, conv1, fixed[k], rel);
+        fprintf(stderr, "conv1 %s, sample 1 channel 0: %.3g\n", ck_phase_name(fixed[k]), r);
+        assert_true(r < 1.0);
+    }
+    double rr = block_ratio(&f, f.vec, conv1, CK_FWD_RND, rel);
+    fprintf(stderr, "conv1 %s: %.3g (e = %g)\n", ck_phase_name(CK_FWD_RND), rr, (double)e);
+    assert_true(rr > 1.0);
+    for (size_t j = 4; j <= 5; j++) assert_true(block_ratio(&f, f.vec, fc1, CK_FWD, j) < 1.0);
+    for (size_t i = 0; i <= 1; i++) {
+        assert_true(block_ratio(&f, f.vec, fc1, CK_FWD_PS, i) < 1.0);
+        double rd = block_ratio(&f, f.vec, fc1, CK_FWD_RND, i);
+        fprintf(stderr, "fc1 %s, sample %zu: %.3g\n", ck_phase_name(CK_FWD_RND), i, rd);
+        assert_true(rd > 1.0);
+    }
+    v = judge(&f, f.vec);
+    int named_conv = 0, named_fc = 0;
+    for (int k = 0; k < v.n_viol && k < CK_MAX_VIOL; k++) {
+        named_conv |= strstr(v.v[k].what, "conv1 forward (random-weighted)") != NULL;
+        named_fc |= strstr(v.v[k].what, "fc1 forward (random-weighted)") != NULL;
+    }
+    assert_true(named_conv && named_fc);
+    /* an engine without them (cuda: CK_BLOCKS_Z) is judged without them:
+     * no relation of either layer flagged (the next layers' exact
+     * re-checks see the edited tensors here, as they would not see an
+     * engine that computed on from them) */
+    ck_verdict vz;
+    ck_verdict_init(&vz);
+    assert_int_equal(checksums_judge(&f.m, f.vec, N, f.y, 0, CK_BLOCKS_Z, &vz), 0);
+    for (int k = 0; k < vz.n_viol && k < CK_MAX_VIOL; k++)
+        assert_true(strncmp(vz.v[k].what, "conv1 forward", 13) != 0 && strncmp(vz.v[k].what, "fc1 forward", 11) != 0);
+    free(y), free(z);
+    teardown(&f);
+}
+
 static void test_fault_dense_per_sample(void **s) {
     (void)s;
     fx f;
@@ -1199,6 +1280,7 @@ int main(void) {
         cmocka_unit_test(test_fault_backward_data),
         cmocka_unit_test(test_subthreshold_not_flagged),
         cmocka_unit_test(test_fault_dense_per_sample),
+        cmocka_unit_test(test_random_weighted_null_space),
         cmocka_unit_test(test_fault_alternating),
         cmocka_unit_test(test_fault_weight_grad_permuted),
         cmocka_unit_test(test_equal_index_weight_swap),

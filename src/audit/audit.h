@@ -219,7 +219,7 @@ typedef struct {
     int ck_sent;             /* a vector requested (every_step_send), not yet read */
     double ck_t_sent;        /* when */
     char ck_none[96];
-    char ck_partial[160];    /* non-empty: some blocks of the vector are not judged, and why */
+    char ck_partial[320];    /* non-empty: some blocks of the vector are not judged, and why */
     long ck_steps;           /* training steps judged by checksums */
     long ck_skipped;         /* training steps not judged (fed inputs: checked per element instead) */
     long ck_eval_batches;    /* evaluation batches judged */

@@ -496,13 +496,18 @@ int bounds_ck_shape(const model *m, int l, int phase, size_t n, size_t *K, size_
     if (ly->kind == LAYER_CONV) {
         switch (phase) {
         /* per (sample, channel); the row- and column-alternating ones (9 to
-         * 12) have weights +-1: the plain relation's K and P */
+         * 12) have weights +-1, the random-weighted ones (14, 15) weights
+         * of magnitude at most 1 (a[row] b[column]: each output's rounding
+         * error enters with |weight| <= 1 and A, Y are summed with the
+         * same |weights|): the plain relation's K and P */
         case 0:
         case 9:
-        case 11: *K = ly->in_c * kk + 1, *P = pos; break;
+        case 11:
+        case 14: *K = ly->in_c * kk + 1, *P = pos; break;
         case 1:
         case 10:
-        case 12: *K = ly->out_c * kk, *P = (size_t)ly->in_h * ly->in_w; break;
+        case 12:
+        case 15: *K = ly->out_c * kk, *P = (size_t)ly->in_h * ly->in_w; break;
         /* per output channel; each element signed by ck_cw (ck_csum):
          * |weight| = 1, the unsigned sum's K and P */
         case 2: *K = n * pos, *P = ly->in_c * kk; break;
@@ -534,8 +539,11 @@ int bounds_ck_shape(const model *m, int l, int phase, size_t n, size_t *K, size_
         case 1: *K = (size_t)ly->out_c, *P = n; break;     /* per input feature: over the batch */
         case 2: *K = n, *P = (size_t)ly->in_c; break;      /* per output: over the inputs */
         case 3: *K = n, *P = 1, *is_sum = 1; break;
-        case 4: *K = (size_t)ly->in_c + 1, *P = (size_t)ly->out_c; break; /* per sample: over the outputs */
-        case 5: *K = (size_t)ly->out_c, *P = (size_t)ly->in_c; break;     /* per sample: over the input features */
+        /* per sample; the random-weighted ones (14, 15): |weights| <= 1, as above */
+        case 4:
+        case 14: *K = (size_t)ly->in_c + 1, *P = (size_t)ly->out_c; break; /* per sample: over the outputs */
+        case 5:
+        case 15: *K = (size_t)ly->out_c, *P = (size_t)ly->in_c; break;     /* per sample: over the input features */
         case 8: *K = n, *P = (size_t)ly->in_c * (ly->in_c + 1) / 2; break; /* per output, weights 1..in */
         /* one element of dW (its row's worst by its zero structure,
          * engines/checksums.c's dense_zero): its own dot product of n

@@ -59,6 +59,8 @@ static const char *unit_name(const layer *ly, int phase) {
     if (phase == CK_BWD_W_Z) return ly->kind == LAYER_CONV ? "output channel" : "output";
     if (phase == CK_FWD_PW || phase == CK_FWD_RA || phase == CK_FWD_CA) return "sample/output channel";
     if (phase == CK_BWD_DATA_PW || phase == CK_BWD_DATA_RA || phase == CK_BWD_DATA_CA) return "sample/input channel";
+    if (phase == CK_FWD_RND || phase == CK_BWD_DATA_RND)
+        return ly->kind == LAYER_DENSE ? "sample" : phase == CK_FWD_RND ? "sample/output channel" : "sample/input channel";
     if (phase >= CK_FWD_PS) return "sample";
     if (ly->kind == LAYER_CONV)
         return phase == CK_FWD ? "sample/output channel" : phase == CK_BWD_DATA ? "sample/input channel" : "output channel";
@@ -203,11 +205,13 @@ int checksums_judge(const model *m, const double *vec, size_t n, const int32_t *
             else if (ph <= CK_BWD_DATA) judge_exact(m, &L, vec, l, ph, cph, out);
         }
         int ph_end = per_sample >= CK_BLOCKS_ALL   ? CK_NPHASE_ALL
+                     : per_sample == CK_BLOCKS_Z   ? CK_NPHASE_Z
                      : per_sample == CK_BLOCKS_ALT ? CK_NPHASE_ALT
                      : per_sample == CK_BLOCKS_EXT ? CK_NPHASE_EXT
                                                    : 0;
         for (int ph = CK_FWD_PS; ph < ph_end; ph++) {
-            int bwd = ph == CK_BWD_DATA_PS || ph == CK_BWD_DATA_PW || ph == CK_BWD_DATA_RA || ph == CK_BWD_DATA_CA;
+            int bwd = ph == CK_BWD_DATA_PS || ph == CK_BWD_DATA_PW || ph == CK_BWD_DATA_RA || ph == CK_BWD_DATA_CA ||
+                      ph == CK_BWD_DATA_RND;
             int bw = ph == CK_BWD_W_PW || ph == CK_BWD_W_Z;
             if (!eval || (!bwd && !bw))
                 judge_rel(m, &L, vec, n, l, ph, eval ? CKP_EVAL : bw ? CKP_BWD_WEIGHTS : bwd ? CKP_BWD_DATA : CKP_FORWARD,

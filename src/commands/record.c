@@ -152,6 +152,7 @@ typedef struct {
     int32_t *y;
     int ck_on;          /* the engine's checksum vectors are recorded */
     char ck_what[320];  /* provenance plan.checksums */
+    int ck_ext;         /* its level (recording.ck_ext): 4, or 3 for an engine without the random-weight blocks */
     double *ck_vec;     /* one vector (ck_layout_make at the batch size) */
     float *ck_packed;   /* and packed (recording_ck_pack) */
     char *desc;
@@ -190,9 +191,11 @@ static int record_prepare_checksums(record_run *r) {
     r->ck_on = 1;
     /* ",all-blocks": INPUT and the per-sample and weighted blocks too,
      * ",alt": and the row- and column-alternating ones, ",zero": and the
-     * zero-element ones (an older lockstep reads such a recording as one
-     * without vectors) */
-    snprintf(r->ck_what, sizeof r->ck_what, "step,update,eval,all-blocks,alt,zero");
+     * zero-element ones, ",rand": and the random-weight ones (an engine
+     * that computes them: not cuda's yet; an older lockstep reads such a
+     * recording as one without vectors) */
+    r->ck_ext = ck_engine_has_rnd(r->spec) ? 4 : 3;
+    snprintf(r->ck_what, sizeof r->ck_what, "step,update,eval,all-blocks,alt,zero%s", r->ck_ext == 4 ? ",rand" : "");
     return 0;
 }
 
@@ -206,6 +209,7 @@ static int record_checksums(record_run *r, int stage, long step, int layer, size
                           "--no-checksums" : "");
     recording_ck_geom G;
     recording_ck_geom_of(&r->m, nb, &G);
+    G.ext = r->ck_ext;
     if ((rc = recording_ck_pack(&G, &r->m, stage, r->ck_vec, r->ck_packed)))
         return ls_err(rc, "checksums (stage %d): %s", stage, ls_errmsg());
     size_t len = recording_ck_packed_len(&G, &r->m, stage);

@@ -92,7 +92,16 @@ enum { CK_FWD_PS = CK_NPHASE, CK_BWD_DATA_PS, CK_FWD_PW, CK_BWD_DATA_PW, CK_BWD_
 enum { CK_FWD_RA = CK_NPHASE_EXT, CK_BWD_DATA_RA, CK_FWD_CA, CK_BWD_DATA_CA, CK_NPHASE_ALT };
 /* after the alternating blocks (in recordings since plan.checksums
  * "...,all-blocks,alt,zero"; ck_layout.z_off): per dense layer, BWD_W_Z */
-enum { CK_BWD_W_Z = CK_NPHASE_ALT, CK_NPHASE_ALL };
+enum { CK_BWD_W_Z = CK_NPHASE_ALT, CK_NPHASE_Z };
+/* after the zero-element blocks (in recordings since plan.checksums
+ * "...,all-blocks,alt,zero,rand"; ck_layout.rnd_off): the random-weight
+ * relations, per conv layer FWD_RND (n OC: each output weighted by
+ * a[row] b[column]) and BWD_DATA_RND (l > 0: n C, each dx the same), per
+ * dense layer FWD_RND (n: a sample's outputs weighted by s[j]) and
+ * BWD_DATA_RND (l > 0: n, its input gradient weighted by t[k]); the
+ * weights +-(1/2 + k/64), k < 32, drawn per stage from the batch's input
+ * digest, the step and the layer (ck_rnd_weights) */
+enum { CK_FWD_RND = CK_NPHASE_Z, CK_BWD_DATA_RND, CK_NPHASE_ALL };
 enum { CK_HDR = 3, CK_REL = 4 };
 
 typedef struct {
@@ -102,6 +111,7 @@ typedef struct {
     size_t loss_off, adam_off, digest_off, input_off;
     size_t ra_off; /* where the alternating blocks start (the vector's end before them) */
     size_t z_off;  /* where the zero-element blocks start (the vector's end before them) */
+    size_t rnd_off; /* where the random-weight blocks start (the vector's end before them) */
     size_t total;  /* doubles */
 } ck_layout;
 
@@ -112,6 +122,19 @@ void ck_put_u64(double *slot, uint64_t v);
 
 /* The order-independent digest of a float buffer (checksum_ops.h's terms). */
 uint64_t ck_digest(const float *x, size_t n);
+
+/* The random weights of a stage's random-weight relations: cnt weights
+ * +-(1/2 + k/64), k < 32 (6 significant bits: a product of two and an
+ * fp32 value is exact in double), from key = ck_rnd_key(input digest,
+ * step, stage) and the layer and what (0, 1: a conv's forward rows,
+ * columns; 2, 3: its backward-data rows, columns; 0: a dense layer's
+ * forward outputs, 2: its backward-data inputs). */
+uint64_t ck_rnd_key(uint64_t input_digest, long step, int stage);
+/* Whether the engine of spec computes the random-weight blocks: the host
+ * implementation does (cpu); the cuda engine's kernels do not yet (its
+ * vector leaves them 0, and they are not judged). */
+int ck_engine_has_rnd(const char *spec);
+void ck_rnd_weights(double *w, size_t cnt, uint64_t key, int layer, int what);
 
 /* The host implementation: reads the engine's tensors through its own
  * table (no timing, no IPC; its buffers directly where engine_i.ck_view

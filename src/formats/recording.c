@@ -88,11 +88,14 @@ static void ck_body(const recording_ck_geom *g, int stage, size_t *lo, size_t *h
  * the recording holds them (UPDATE fills none of them), up to ext_end. */
 static int ck_ext_on(const recording_ck_geom *g, int stage) { return g->ext && stage != REC_CK_UPDATE; }
 static size_t ext_end(const recording_ck_geom *g) {
-    return g->ext >= 3 ? g->total : g->ext == 2 ? g->z_off : g->ra_off;
+    return g->ext >= 4 ? g->total : g->ext == 3 ? g->rnd_off : g->ext == 2 ? g->z_off : g->ra_off;
 }
 /* the phases after INPUT a recording of this level stores */
 static int ext_nphase(const recording_ck_geom *g) {
-    return g->ext >= 3 ? REC_CK_NPHASE_ALL : g->ext == 2 ? REC_CK_NPHASE_ALT : REC_CK_NPHASE_EXT;
+    return g->ext >= 4   ? REC_CK_NPHASE_ALL
+           : g->ext == 3 ? REC_CK_NPHASE_Z
+           : g->ext == 2 ? REC_CK_NPHASE_ALT
+                         : REC_CK_NPHASE_EXT;
 }
 
 size_t recording_ck_packed_len(const recording_ck_geom *g, const model *m, int stage) {
@@ -246,7 +249,8 @@ int recording_open(recording **out, const char *path) {
     snprintf(r->full_steps, sizeof r->full_steps, "%s", fs ? fs : "?");
     /* absent (an older recording) or "none (...)": no checksum vectors */
     const char *ck = golden_provenance_get(r->gf, "plan.checksums");
-    r->ck_ext = !ck ? 0 : strcmp(ck, "step,update,eval,all-blocks,alt,zero") == 0 ? 3
+    r->ck_ext = !ck ? 0 : strcmp(ck, "step,update,eval,all-blocks,alt,zero,rand") == 0 ? 4
+                : strcmp(ck, "step,update,eval,all-blocks,alt,zero") == 0      ? 3
                 : strcmp(ck, "step,update,eval,all-blocks,alt") == 0           ? 2
                 : strcmp(ck, "step,update,eval,all-blocks") == 0                ? 1
                                                                                : 0;

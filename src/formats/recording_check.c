@@ -426,8 +426,10 @@ static int check_ck_values(const vctx *v, const golden_record *g, const recordin
     if (recording_digest_get(in, &u)) return bad(v->r, g, "input", "the input digest: want four integers in 0..65535");
     in += 4;
     for (int l = 0; l < m->n_layers; l++) /* the relation blocks after INPUT */
-        for (int ph = REC_CK_NPHASE; ph < (G->ext >= 3 ? REC_CK_NPHASE_ALL : G->ext == 2 ? REC_CK_NPHASE_ALT
-                                                                                         : REC_CK_NPHASE_EXT); ph++)
+        for (int ph = REC_CK_NPHASE; ph < (G->ext >= 4   ? REC_CK_NPHASE_ALL
+                                           : G->ext == 3 ? REC_CK_NPHASE_Z
+                                           : G->ext == 2 ? REC_CK_NPHASE_ALT
+                                                         : REC_CK_NPHASE_EXT); ph++)
             for (size_t e = 0; e < G->cnt[l][ph]; e++) {
                 const float *x = in + (G->off[l][ph] - G->input_off - 1) + (size_t)G->rel_width * e;
                 if (!(x[1] >= 0 && x[2] >= 0 && (G->rel_width < 4 || x[3] >= 0)))

@@ -2272,18 +2272,6 @@ static int fault_backward_layer(engine *e, int l) {
         c->step = st;
         return rc;
     }
-    if (id == CPU_FAULT_CONV2_DW_SMALL_X_SKIPPED_ONCE && c->step == 7 && fault_layer(c, l, "conv2")) {
-        /* a thresholded-sparsity backward-weights kernel: conv2's inputs with 0 < |x| < 2^-(k - 6) (2^-10 at
-         * fault_k=16) count as zero in dW (backward-data reads no x; the engine's x is restored) */
-        size_t cnt = P->n * layer_in_size(ly);
-        double tau = F->rel * 0x1p6;
-        if ((rc = act_io(c, l - 1, 0, F->a, 1))) return rc;
-        for (size_t i = 0; i < cnt; i++) F->b[i] = F->a[i] != 0.0f && fabs((double)F->a[i]) < tau ? 0.0f : F->a[i];
-        if ((rc = act_io(c, l - 1, 0, F->b, 0))) return rc;
-        rc = cpu_backward_layer(e, l);
-        int rc2 = act_io(c, l - 1, 0, F->a, 0);
-        return rc ? rc : rc2;
-    }
     if (id == CPU_FAULT_CONV1_DW_SMALL_DY_SKIPPED_ONCE && c->step == 7 && fault_layer(c, l, "conv1")) {
         /* conv1's backward-weights skips output gradients with 0 < |dy| < 2^(8 - k) of the batch's largest |dy|
          * (2^-8 at fault_k=16: a thresholded-sparsity kernel); db and the gradient buffers from the true dy */
@@ -2330,7 +2318,8 @@ static int fault_backward_layer(engine *e, int l) {
         int rc2 = act_io(c, l - 1, 0, F->a, 0);
         return rc ? rc : rc2;
     }
-    if (id == CPU_FAULT_FC1_DW_SMALL_X_SKIPPED_ONCE && c->step == 7 && fault_layer(c, l, "fc1")) {
+    if (c->step == 7 && ((id == CPU_FAULT_FC1_DW_SMALL_X_SKIPPED_ONCE && fault_layer(c, l, "fc1")) ||
+                         (id == CPU_FAULT_CONV2_DW_SMALL_X_SKIPPED_ONCE && fault_layer(c, l, "conv2")))) {
         /* a thresholded-sparsity backward-weights kernel: inputs with 0 < |x| < 2^-(k - 6) (2^-10 at
          * fault_k=16) count as zero in dW (backward-data reads no x; the engine's x is restored) */
         size_t cnt = P->n * layer_in_size(ly);

@@ -592,13 +592,19 @@ static void test_fault_alternating(void **s) {
 }
 
 
-/* The ratio of relation `rel` of block (l, ph) in vec (|R| / tolerance). */
+/* The ratio of relation `rel` of block (l, ph) in vec (|R| / tolerance);
+ * a random-weighted block's unit `rel`: the larger over its draws. */
 static double block_ratio(fx *f, const double *vec, int l, int ph, size_t rel) {
-    size_t K, P;
+    size_t K, P, dv = ph == CK_FWD_RND || ph == CK_BWD_DATA_RND ? CK_RND_DRAWS : 1;
     int is_sum;
     assert_true(bounds_ck_shape(&f->m, l, ph, N, &K, &P, &is_sum));
-    const double *e = vec + f->L.off[l][ph] + CK_REL * rel;
-    return fabs(e[0]) / bounds_ck_tol(K, P, is_sum, e[1], e[2], 0);
+    double r = 0;
+    for (size_t d = 0; d < dv; d++) {
+        const double *e = vec + f->L.off[l][ph] + CK_REL * (rel * dv + d);
+        double q = fabs(e[0]) / bounds_ck_tol(K, P, is_sum, e[1], e[2], 0);
+        r = q > r ? q : r;
+    }
+    return r;
 }
 
 /* Error patterns in the null space of every fixed-weight relation (the

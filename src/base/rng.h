@@ -10,6 +10,10 @@
  *   RNG_STREAM_INIT     counter = {index, tensor, 0, INIT}        initial weights
  *   RNG_STREAM_SHUFFLE  counter = {i, epoch, 0, SHUFFLE}          Fisher-Yates draws
  *   RNG_STREAM_DROPOUT  counter = {element, step, layer, DROPOUT} dropout masks
+ *   RNG_STREAM_CK       counter = {index, step, what, CK}          the every-step checks'
+ *                       random weights (engines/checksums.h's ck_rnd_weights; its key
+ *                       is the batch's input digest, not the run's seed: drawn after
+ *                       the images are known)
  * The key is the 64-bit seed split into two words.
  * Not here: Box-Muller or other distributions; nothing needs them yet.
  */
@@ -29,6 +33,7 @@ enum {
     RNG_STREAM_SHUFFLE = 2,
     RNG_STREAM_DROPOUT = 3,
     RNG_STREAM_PERTURB = 4, /* 1-ULP perturbations for the noise-floor runs */
+    RNG_STREAM_CK = 5,      /* the every-step checks' random weights */
 };
 
 typedef struct { uint32_t v[4]; } philox_ctr;

@@ -107,15 +107,17 @@ static void judge_rel(const model *m, const ck_layout *L, const double *vec, siz
         if (qs > wsharp) wsharp = qs, si = i;
     }
     char what[160]; /* note keeps what fits ck_violation.what */
+    /* the random-weighted blocks hold CK_RND_DRAWS relations a unit */
+    size_t dv = ph == CK_FWD_RND || ph == CK_BWD_DATA_RND ? CK_RND_DRAWS : 1;
     snprintf(what, sizeof what, "%s %s, %s %zu (%zu of %zu relations over)", ly->name, block_name(ly, ph),
-             unit_name(ly, ph), wi, bad, cnt);
+             unit_name(ly, ph), wi / dv, bad, cnt);
     o->n_relations += (long)cnt - 1;
     note(o, cph, l, worst, 0, what);
     o->n_sharp += (long)sharper;
     if (wsharp > o->worst_sharp || !o->worst_sharp_what[0]) {
         o->worst_sharp = wsharp;
         snprintf(o->worst_sharp_what, sizeof o->worst_sharp_what, "%s %s, %s %zu", ly->name, block_name(ly, ph),
-                 unit_name(ly, ph), si);
+                 unit_name(ly, ph), si / dv);
     }
     if (sus && (!o->n_sus || sus_q > o->sus.ratio)) {
         o->sus.phase = cph;
@@ -124,7 +126,7 @@ static void judge_rel(const model *m, const ck_layout *L, const double *vec, siz
         o->sus.count = (double)sus;
         o->sus_worst_ratio = sus_w;
         snprintf(o->sus.what, sizeof o->sus.what, "%s %s, %s %zu (%zu of %zu over the sharp tier)", ly->name,
-                 block_name(ly, ph), unit_name(ly, ph), sui, sus, cnt);
+                 block_name(ly, ph), unit_name(ly, ph), sui / dv, sus, cnt);
     }
     o->n_sus += (int)sus;
 }

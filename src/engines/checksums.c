@@ -20,6 +20,7 @@
 
 #include "base/checksum_ops.h"
 #include "base/ops_elem.h"
+#include "base/rng.h"
 #include "base/util.h"
 
 const char *ck_phase_name(int phase) {
@@ -44,23 +45,19 @@ const char *ck_phase_name(int phase) {
     return "?";
 }
 
-/* splitmix64's finalizer */
-static uint64_t rnd_mix(uint64_t z) {
-    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-    return z ^ (z >> 31);
-}
-
 int ck_engine_has_rnd(const char *spec) { return strncmp(spec, "cuda", 4) != 0; }
 
-uint64_t ck_rnd_key(uint64_t input_digest, long step, int stage) {
-    return rnd_mix(rnd_mix(input_digest ^ 0x6c6f636b73746570ull) + (uint64_t)step * 0x9e3779b97f4a7c15ull + (uint64_t)stage);
+ck_rnd_key_t ck_rnd_key(uint64_t input_digest, long step, int stage) {
+    ck_rnd_key_t k = {input_digest, (uint32_t)step, (uint32_t)stage};
+    return k;
 }
 
-void ck_rnd_weights(double *w, size_t cnt, uint64_t key, int layer, int what) {
-    uint64_t k = rnd_mix(key + ((uint64_t)layer << 8) + (uint64_t)what + 1);
+/* base/rng.h's Philox, stream RNG_STREAM_CK: counter {index, step, stage
+ * 2^12 + layer 2^4 + what, CK}, keyed by the input digest */
+void ck_rnd_weights(double *w, size_t cnt, ck_rnd_key_t key, int layer, int what) {
+    uint32_t c = key.stage << 12 | (uint32_t)layer << 4 | (uint32_t)what;
     for (size_t i = 0; i < cnt; i++) {
-        uint64_t z = rnd_mix(k + 0x9e3779b97f4a7c15ull * (i + 1));
+        uint32_t z = rng_u32(key.digest, (uint32_t)i, key.step, c, RNG_STREAM_CK);
         double m = 0.5 + (double)(z & 31) / 64.0;
         w[i] = (z >> 5) & 1 ? -m : m;
     }
@@ -156,11 +153,11 @@ void ck_layout_make(ck_layout *L, const model *m, size_t n) {
     for (int l = 0; l < m->n_layers; l++) {
         const layer *ly = &m->layers[l];
         if (ly->kind == LAYER_CONV) {
-            L->cnt[l][CK_FWD_RND] = L->cnt[l][CK_FWD];
-            L->cnt[l][CK_BWD_DATA_RND] = L->cnt[l][CK_BWD_DATA];
+            L->cnt[l][CK_FWD_RND] = CK_RND_DRAWS * L->cnt[l][CK_FWD];
+            L->cnt[l][CK_BWD_DATA_RND] = CK_RND_DRAWS * L->cnt[l][CK_BWD_DATA];
         } else if (ly->kind == LAYER_DENSE) {
-            L->cnt[l][CK_FWD_RND] = L->cnt[l][CK_FWD_PS];
-            L->cnt[l][CK_BWD_DATA_RND] = L->cnt[l][CK_BWD_DATA_PS];
+            L->cnt[l][CK_FWD_RND] = CK_RND_DRAWS * L->cnt[l][CK_FWD_PS];
+            L->cnt[l][CK_BWD_DATA_RND] = CK_RND_DRAWS * L->cnt[l][CK_BWD_DATA_PS];
         }
         for (int ph = CK_FWD_RND; ph < CK_NPHASE_ALL; ph++) {
             L->off[l][ph] = at;
@@ -302,9 +299,9 @@ static void rnd_needed(const model *m, size_t n, size_t *cap, size_t *wcap) {
         if (ly->kind == LAYER_CONV) {
             size_t t = 2 * k * R * 16 + 2 * kk * 16 + 2 * mc * kk + 4 * mc;
             *cap = t > *cap ? t : *cap;
-            *wcap += 2 * (oh + ow) + oh * ow + 2 * (h + w) + h * w;
+            *wcap += CK_RND_DRAWS * (2 * (oh + ow) + oh * ow + 2 * (h + w) + h * w);
         } else if (ly->kind == LAYER_DENSE) {
-            *wcap += 2 * (C + OC);
+            *wcap += CK_RND_DRAWS * 2 * (C + OC);
             *cap = 2 * (C + OC) > *cap ? 2 * (C + OC) : *cap; /* dense_rnd: W^T s, W t and their |.| */
         }
     }
@@ -1016,10 +1013,10 @@ static void sums_of(ck_tv v, size_t i, size_t C, size_t P, double *s, double *sa
  * eval_fc2_tile_antisym).  These relations weight each output (input
  * gradient) of a conv plane by a[row] b[column] and each output (input
  * gradient) of a dense sample by s[j], the weights random (ck_rnd_weights:
- * +-(1/2 + k/64)) and drawn per stage from the batch's input digest and
- * the step, so no fixed error pattern keeps them but with probability ~0
- * (an exact cancellation of the drawn values), and a single element off
- * by e moves its relation by at least e/4.
+ * +-(1/2 + k/64), Philox keyed by the batch's input digest, with the step
+ * and the layer), drawn CK_RND_DRAWS times a stage, so no fixed error
+ * pattern keeps them but by an exact cancellation of the drawn values,
+ * and a single element off by e moves its relation by at least e/4.
  *
  * Conv, per (sample, channel): rows first.  Forward: u[kw][iy] = sum over
  * ox of b[ox] x[iy][ox + kw - pad] (inside the input), then
@@ -1172,7 +1169,7 @@ typedef struct {
     int rf[4][CK_MAXK];      /* forward windows: r0, r1, c0, c1 (ranges, in mode) */
     int rb[4][CK_MAXK];      /* backward-data windows (out mode) */
     double pw_bias;          /* FWD_PW's bias term: the signed weights' sum over the output plane */
-    ck_rndw rw;              /* FWD_RND, BWD_DATA_RND: the stage's random weights */
+    ck_rndw rw[CK_RND_DRAWS]; /* FWD_RND, BWD_DATA_RND: the stage's random weights, each draw */
 } conv_job;
 
 /* the weights as the forward and backward-data relations read them */
@@ -1291,7 +1288,8 @@ static void conv_fwd_rnd_sample(const conv_job *J, const ck_tls *W, size_t i, co
     const ck_conv_dims *d = &J->d;
     size_t kk = (size_t)d->k * d->k, ckk = d->c * kk, P = (size_t)d->oh * d->ow, OC = d->oc, C = d->c;
     size_t R = (size_t)(d->h > d->oh ? d->h : d->oh);
-    const ck_rndw *r = &J->rw;
+    for (size_t dr = 0; dr < CK_RND_DRAWS; dr++) {
+    const ck_rndw *r = &J->rw[dr];
     double *v2 = W->rnd, *g = v2 + 2 * (size_t)d->k * R * 16 + 2 * kk * 16, *ga = g + ckk, *rhs = ga + ckk,
            *a = rhs + OC, *ys = a + OC, *ya = ys + OC;
     rnd_windows(J->xv, i, C, d->h, d->w, d->k, d->pad, -1, r->a, r->aa, d->oh, r->b, r->ba, d->ow, v2, g, ga);
@@ -1301,7 +1299,8 @@ static void conv_fwd_rnd_sample(const conv_job *J, const ck_tls *W, size_t i, co
     rnd_planes(J->yv, i, OC, P, r->ab, ys, ya);
     double *o = J->o[CK_FWD_RND];
     for (size_t oc = 0; oc < OC; oc++)
-        put_rel(o + CK_REL * (i * OC + oc), ys[oc], ya[oc] + ex[oc], rhs[oc], a[oc], sm[oc]);
+        put_rel(o + CK_REL * ((i * OC + oc) * CK_RND_DRAWS + dr), ys[oc], ya[oc] + ex[oc], rhs[oc], a[oc], sm[oc]);
+    }
 }
 
 /* backward-data, random-weighted (BWD_DATA_RND), sample i: per input
@@ -1311,7 +1310,8 @@ static void conv_bwd_data_rnd_sample(const conv_job *J, const ck_tls *W, size_t 
     const ck_conv_dims *d = &J->d;
     size_t kk = (size_t)d->k * d->k, HW = (size_t)d->h * d->w, OC = d->oc, C = d->c;
     size_t R = (size_t)(d->h > d->oh ? d->h : d->oh);
-    const ck_rndw *r = &J->rw;
+    for (size_t dr = 0; dr < CK_RND_DRAWS; dr++) {
+    const ck_rndw *r = &J->rw[dr];
     double *v2 = W->rnd, *g = v2 + 2 * (size_t)d->k * R * 16 + 2 * kk * 16, *ga = g + OC * kk, *rhs = ga + OC * kk,
            *a = rhs + C, *xs = a + C, *xa = xs + C;
     rnd_windows(J->dyv, i, OC, d->oh, d->ow, d->k, d->pad, 1, r->da, r->daa, d->h, r->db, r->dba, d->w, v2, g, ga);
@@ -1319,7 +1319,9 @@ static void conv_bwd_data_rnd_sample(const conv_job *J, const ck_tls *W, size_t 
     matvec_acc(rhs, a, J->wb, g, ga, OC * kk, C);
     rnd_planes(J->dxv, i, C, HW, r->dab, xs, xa);
     double *o = J->o[CK_BWD_DATA_RND];
-    for (size_t c = 0; c < C; c++) put_rel(o + CK_REL * (i * C + c), xs[c], xa[c] + ex[c], rhs[c], a[c], sm[c]);
+    for (size_t c = 0; c < C; c++)
+        put_rel(o + CK_REL * ((i * C + c) * CK_RND_DRAWS + dr), xs[c], xa[c] + ex[c], rhs[c], a[c], sm[c]);
+    }
 }
 
 /* forward, sample i: per output channel, the sum of y over positions
@@ -1804,7 +1806,8 @@ static void dense_all(ck_state *S, const layer *ly, const float *w, const float 
  * sum of |.|; S the per-sample relations' (|weights| <= 1).  W^T s and
  * W t are summed in double in a fixed order (once per stage). */
 static void dense_rnd(ck_state *S, const layer *ly, const float *w, const float *b, const float *x, const float *y,
-                      const float *dy, const float *dx, size_t n, const ck_rndw *rw, double *o[CK_NPHASE_ALL]) {
+                      const float *dy, const float *dx, size_t n, const ck_rndw *rw, size_t dr,
+                      double *o[CK_NPHASE_ALL]) {
     size_t in = (size_t)ly->in_c, out = (size_t)ly->out_c;
     double *v = S->rnd, *va = v + in, *u = va + in, *ua = u + out;
     const double *s = rw->a, *sa = rw->aa, *t = rw->da, *ta = rw->daa;
@@ -1828,7 +1831,7 @@ static void dense_rnd(ck_state *S, const layer *ly, const float *w, const float 
             double ls = 0, la = 0, rhs = bs, a = ba;
             for (size_t j = 0; j < out; j++) ls += s[j] * (double)yp[j], la += sa[j] * fabs((double)yp[j]);
             for (size_t k = 0; k < in; k++) rhs += (double)xp[k] * v[k], a += fabs((double)xp[k]) * va[k];
-            put_rel(o[CK_FWD_RND] + CK_REL * p, ls, la, rhs, a, wm * max_abs(xp, in) + bm);
+            put_rel(o[CK_FWD_RND] + CK_REL * (p * CK_RND_DRAWS + dr), ls, la, rhs, a, wm * max_abs(xp, in) + bm);
         }
     }
     if (!dy || !dx || !o[CK_BWD_DATA_RND]) return;
@@ -1849,7 +1852,7 @@ static void dense_rnd(ck_state *S, const layer *ly, const float *w, const float 
         double ls = 0, la = 0, rhs = 0, a = 0;
         for (size_t k = 0; k < in; k++) ls += t[k] * (double)dxp[k], la += ta[k] * fabs((double)dxp[k]);
         for (size_t j = 0; j < out; j++) rhs += (double)dyp[j] * u[j], a += fabs((double)dyp[j]) * ua[j];
-        put_rel(o[CK_BWD_DATA_RND] + CK_REL * p, ls, la, rhs, a, cm * max_abs(dyp, out));
+        put_rel(o[CK_BWD_DATA_RND] + CK_REL * (p * CK_RND_DRAWS + dr), ls, la, rhs, a, cm * max_abs(dyp, out));
     }
 }
 
@@ -2329,11 +2332,12 @@ static void conv_zero(const conv_job *J, size_t n, int nth) {
 /* The stage's random weights (ck_rnd_weights) into S->rw, per layer:
  * conv a, b and a b (forward), a', b' and a' b' (backward-data), each
  * with its |.|; dense s (outputs) and t (inputs) in a and da. */
-static void rnd_prepare(const model *m, ck_state *S, uint64_t key, ck_rndw *rw) {
+static void rnd_prepare(const model *m, ck_state *S, ck_rnd_key_t key, ck_rndw (*rw)[CK_RND_DRAWS]) {
     double *p = S->rw;
-    for (int l = 0; l < m->n_layers; l++) {
+    for (int l = 0; l < m->n_layers; l++)
+    for (int dr = 0; dr < CK_RND_DRAWS; dr++) {
         const layer *ly = &m->layers[l];
-        ck_rndw *r = &rw[l];
+        ck_rndw *r = &rw[l][dr];
         memset(r, 0, sizeof *r);
         if (ly->kind != LAYER_CONV && ly->kind != LAYER_DENSE) continue;
         size_t n1 = ly->kind == LAYER_CONV ? (size_t)ly->out_h : (size_t)ly->out_c;
@@ -2343,8 +2347,8 @@ static void rnd_prepare(const model *m, ck_state *S, uint64_t key, ck_rndw *rw) 
         double *a = p, *aa = a + n1, *b = aa + n1, *ba = b + n2, *ab = ba + n2;
         double *da = ab + n1 * n2, *daa = da + n3, *db = daa + n3, *dba = db + n4, *dab = dba + n4;
         p = dab + n3 * n4;
-        ck_rnd_weights(a, n1, key, l, 0), ck_rnd_weights(b, n2, key, l, 1);
-        ck_rnd_weights(da, n3, key, l, 2), ck_rnd_weights(db, n4, key, l, 3);
+        ck_rnd_weights(a, n1, key, l, 4 * dr + 0), ck_rnd_weights(b, n2, key, l, 4 * dr + 1);
+        ck_rnd_weights(da, n3, key, l, 4 * dr + 2), ck_rnd_weights(db, n4, key, l, 4 * dr + 3);
         for (size_t q = 0; q < n1; q++) aa[q] = fabs(a[q]), r->sa += a[q], r->saa += aa[q];
         for (size_t q = 0; q < n2; q++) ba[q] = fabs(b[q]), r->sb += b[q], r->sba += ba[q];
         for (size_t q = 0; q < n3; q++) daa[q] = fabs(da[q]);
@@ -2358,7 +2362,8 @@ static void rnd_prepare(const model *m, ck_state *S, uint64_t key, ck_rndw *rw) 
     }
 }
 
-static void samples_pass(engine *e, ck_state *S, const ck_layout *L, int backward, const ck_rndw *rw, double *out) {
+static void samples_pass(engine *e, ck_state *S, const ck_layout *L, int backward, ck_rndw (*rw)[CK_RND_DRAWS],
+                         double *out) {
     const model *m = e->m;
     size_t n = e->batch;
     conv_job J[MODEL_MAX_LAYERS];
@@ -2375,7 +2380,8 @@ static void samples_pass(engine *e, ck_state *S, const ck_layout *L, int backwar
             conv_job *j = &J[nj];
             ck_conv_dims d = dims_of(ly);
             size_t ckk = d.c * (size_t)d.k * d.k, OC = d.oc;
-            *j = (conv_job){.ly = ly, .d = d, .rw = rw[l]};
+            *j = (conv_job){.ly = ly, .d = d};
+            memcpy(j->rw, rw[l], sizeof j->rw);
             j->b = S->p + m->tensors[ly->b_tensor].offset;
             j->dw = S->g + m->tensors[ly->w_tensor].offset, j->db = S->g + m->tensors[ly->b_tensor].offset;
             j->xv = l ? S->view[0][l - 1] : (ck_tv){S->input, 1}, j->yv = S->view[0][l];
@@ -2471,7 +2477,7 @@ done:
 static void layers_all(engine *e, ck_state *S, const ck_layout *L, int backward, int training, double *out) {
     const model *m = e->m;
     size_t n = e->batch;
-    ck_rndw rw[MODEL_MAX_LAYERS];
+    ck_rndw rw[MODEL_MAX_LAYERS][CK_RND_DRAWS];
     rnd_prepare(m, S, ck_rnd_key(ck_get_u64(out + L->input_off), (long)out[2], (int)out[0]), rw);
     samples_pass(e, S, L, backward, rw, out);
     for (int l = 0; l < m->n_layers; l++) {
@@ -2489,7 +2495,7 @@ static void layers_all(engine *e, ck_state *S, const ck_layout *L, int backward,
             double *o[CK_NPHASE_ALL];
             for (int ph = 0; ph < CK_NPHASE_ALL; ph++) o[ph] = L->cnt[l][ph] ? out + L->off[l][ph] : NULL;
             dense_all(S, ly, w, b, x, y, dy, dx, dw, db, n, o);
-            dense_rnd(S, ly, w, b, x, y, dy, dx, n, &rw[l], o);
+            for (size_t dr = 0; dr < CK_RND_DRAWS; dr++) dense_rnd(S, ly, w, b, x, y, dy, dx, n, &rw[l][dr], dr, o);
             continue;
         }
         out[L->off[l][CK_FWD]] = elem_fwd(e, ly, l, x, y, n, training, S->nth);

@@ -95,13 +95,20 @@ enum { CK_FWD_RA = CK_NPHASE_EXT, CK_BWD_DATA_RA, CK_FWD_CA, CK_BWD_DATA_CA, CK_
 enum { CK_BWD_W_Z = CK_NPHASE_ALT, CK_NPHASE_Z };
 /* after the zero-element blocks (in recordings since plan.checksums
  * "...,all-blocks,alt,zero,rand"; ck_layout.rnd_off): the random-weight
- * relations, per conv layer FWD_RND (n OC: each output weighted by
+ * relations, per conv layer FWD_RND (n OC units: each output weighted by
  * a[row] b[column]) and BWD_DATA_RND (l > 0: n C, each dx the same), per
  * dense layer FWD_RND (n: a sample's outputs weighted by s[j]) and
- * BWD_DATA_RND (l > 0: n, its input gradient weighted by t[k]); the
- * weights +-(1/2 + k/64), k < 32, drawn per stage from the batch's input
- * digest, the step and the layer (ck_rnd_weights) */
+ * BWD_DATA_RND (l > 0: n, its input gradient weighted by t[k]), each unit
+ * CK_RND_DRAWS relations; the weights +-(1/2 + k/64), k < 32, drawn per
+ * stage and draw (ck_rnd_weights) */
 enum { CK_FWD_RND = CK_NPHASE_Z, CK_BWD_DATA_RND, CK_NPHASE_ALL };
+/* Independent draws of the random weights per stage: each random-weight
+ * relation is there CK_RND_DRAWS times (entry unit CK_RND_DRAWS + draw).
+ * One draw misses a +-e pair of a dense row when its two weights are
+ * nearly equal (the same sign: |s_j - s_k| < 1/2, uniform-ish): measured,
+ * the zoo's rectangle faults went from 9.3x over to 0.76 between two
+ * draws; two make such a miss ~1/4 as likely. */
+enum { CK_RND_DRAWS = 2 };
 enum { CK_HDR = 3, CK_REL = 4 };
 
 typedef struct {
@@ -125,16 +132,21 @@ uint64_t ck_digest(const float *x, size_t n);
 
 /* The random weights of a stage's random-weight relations: cnt weights
  * +-(1/2 + k/64), k < 32 (6 significant bits: a product of two and an
- * fp32 value is exact in double), from key = ck_rnd_key(input digest,
- * step, stage) and the layer and what (0, 1: a conv's forward rows,
- * columns; 2, 3: its backward-data rows, columns; 0: a dense layer's
- * forward outputs, 2: its backward-data inputs). */
-uint64_t ck_rnd_key(uint64_t input_digest, long step, int stage);
+ * fp32 value is exact in double), drawn from base/rng.h's Philox (stream
+ * RNG_STREAM_CK) keyed by ck_rnd_key(input digest, step, stage), for the
+ * layer and what (0, 1: a conv's forward rows, columns; 2, 3: its
+ * backward-data rows, columns; 0: a dense layer's forward outputs, 2: its
+ * backward-data inputs). */
+typedef struct {
+    uint64_t digest;
+    uint32_t step, stage;
+} ck_rnd_key_t;
+ck_rnd_key_t ck_rnd_key(uint64_t input_digest, long step, int stage);
 /* Whether the engine of spec computes the random-weight blocks: the host
  * implementation does (cpu); the cuda engine's kernels do not yet (its
  * vector leaves them 0, and they are not judged). */
 int ck_engine_has_rnd(const char *spec);
-void ck_rnd_weights(double *w, size_t cnt, uint64_t key, int layer, int what);
+void ck_rnd_weights(double *w, size_t cnt, ck_rnd_key_t key, int layer, int what);
 
 /* The host implementation: reads the engine's tensors through its own
  * table (no timing, no IPC; its buffers directly where engine_i.ck_view

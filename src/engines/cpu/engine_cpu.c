@@ -1714,6 +1714,8 @@ static size_t argmax_plane(const float *pl, size_t cnt) {
     return big;
 }
 
+static float round_fp16(float v);
+
 static int fault_forward_layer(engine *e, int l, int training) {
     cpu_ctx *c = ctx_of(e);
     fault_state *F = c->fault;
@@ -2062,6 +2064,103 @@ static int fault_forward_layer(engine *e, int l, int training) {
             u ^= (uint32_t)1 << bit;
             memcpy(&a[big], &u, 4);
         }
+    } else if (id == CPU_FAULT_CONV1_FWD_POOLMAX_FP16_ONCE && training && c->step == 7 && fault_layer(c, l, "conv1") &&
+               ly->out_w % 2 == 0 && ly->out_h % 2 == 0) {
+        /* every plane, every sample: each 2x2 pooling window's largest value (> 0: the one pool1 passes on)
+         * written back rounded to fp16 (binary16, to nearest even) */
+        size_t w = (size_t)ly->out_w, hw = (size_t)ly->out_h * w;
+        if ((rc = act_io(c, l, 0, a, 1))) return rc;
+        for (size_t pl = 0; pl < n * (size_t)ly->out_c; pl++)
+            for (size_t i = 0; i < (size_t)ly->out_h; i += 2)
+                for (size_t j = 0; j < w; j += 2) {
+                    float *q = a + pl * hw + i * w + j;
+                    size_t off[4] = {0, 1, w, w + 1}, k1 = 0;
+                    for (int t = 1; t < 4; t++) k1 = q[off[t]] > q[off[k1]] ? (size_t)t : k1;
+                    if (q[off[k1]] > 0) q[off[k1]] = round_fp16(q[off[k1]]);
+                }
+    } else if (id == CPU_FAULT_CONV1_FWD_LANE0_BIT_ONCE && training && c->step == 7 && fault_layer(c, l, "conv1")) {
+        /* every 16th float of conv1's output (lane 0 of each 16-float vector of the plain tensor) has the
+         * mantissa bit 25 - k flipped (bit 9 at fault_k=16: 2^-14 of the significand) */
+        int bit = 25 - (int)lround(-log2(F->rel));
+        if ((rc = act_io(c, l, 0, a, 1))) return rc;
+        for (size_t i = 0; bit >= 0 && bit <= 22 && i < cnt; i += 16) {
+            uint32_t u;
+            memcpy(&u, &a[i], 4);
+            u ^= (uint32_t)1 << bit;
+            memcpy(&a[i], &u, 4);
+        }
+    } else if (id == CPU_FAULT_CONV1_FWD_PLANE_MAX_PACKED_ONCE && training && c->step == 7 && fault_layer(c, l, "conv1")) {
+        /* every plane, every sample: the plane's largest value (> 0) is written back from a packed (value,
+         * index) word that keeps the position in its low mantissa bits, those bits cleared: truncated toward
+         * zero to 23 - b explicit mantissa bits, b = the bits the index needs (10 for 784 positions) */
+        size_t hw = (size_t)ly->out_h * ly->out_w;
+        int b = 0;
+        while (((size_t)1 << b) < hw) b++;
+        if ((rc = act_io(c, l, 0, a, 1))) return rc;
+        for (size_t pl = 0; pl < n * (size_t)ly->out_c; pl++) {
+            float *y = a + pl * hw + argmax_plane(a + pl * hw, hw);
+            uint32_t u;
+            memcpy(&u, y, 4);
+            u &= ~(((uint32_t)1 << b) - 1);
+            if (*y > 0) memcpy(y, &u, 4);
+        }
+    } else if (id == CPU_FAULT_CONV2_FWD_PLANE_MAX_TF32_ONCE && training && c->step == 7 && fault_layer(c, l, "conv2")) {
+        /* every plane, every sample: the plane's largest value (> 0) written back rounded to k - 6 mantissa
+         * bits, to nearest even (10 at fault_k=16: TF32) */
+        size_t hw = (size_t)ly->out_h * ly->out_w;
+        int ex, mbits = (int)lround(-log2(F->rel)) - 6;
+        if ((rc = act_io(c, l, 0, a, 1))) return rc;
+        for (size_t pl = 0; pl < n * (size_t)ly->out_c; pl++) {
+            size_t big = argmax_plane(a + pl * hw, hw);
+            float *y = a + pl * hw + big;
+            if (*y > 0) {
+                double m = frexp((double)*y, &ex); /* *y = m 2^ex, m in [0.5, 1) */
+                *y = (float)ldexp(nearbyint(ldexp(m, mbits + 1)), ex - mbits - 1);
+            }
+        }
+    } else if (id == CPU_FAULT_FC1_FWD_UNIT_SCALED_LATE && fault_layer(c, l, "fc1") &&
+               (training ? c->step >= 3 : F->corrupted)) {
+        /* from training step 3 on (and in every evaluation after it), fc1's output unit 0 of every sample
+         * scaled by 1 + 2^(4 - k) (2^-12 at fault_k=16) */
+        if (training) F->corrupted = 1;
+        if ((rc = act_io(c, l, 0, a, 1))) return rc;
+        for (size_t s0 = 0; s0 < n; s0++)
+            a[s0 * (size_t)ly->out_c] = (float)((double)a[s0 * (size_t)ly->out_c] * (1.0 + F->rel * 0x1p4));
+    } else if (id == CPU_FAULT_CONV1_FWD_PEEL_BIAS_FP16_ONCE && training && c->step == 7 && fault_layer(c, l, "conv1")) {
+        /* every plane, every sample: the first element (the top-left corner: a vector loop's peeled first
+         * iteration) adds its channel's bias from an fp16 copy, y - b + fp16(b) */
+        size_t hw = (size_t)ly->out_h * ly->out_w;
+        if ((rc = act_io(c, l, 0, a, 1))) return rc;
+        for (size_t pl = 0; pl < n * (size_t)ly->out_c; pl++) {
+            double b = bias[pl % (size_t)ly->out_c];
+            a[pl * hw] = (float)((double)a[pl * hw] - b + (double)round_fp16((float)b));
+        }
+    } else if (id == CPU_FAULT_CONV1_FWD_BLANK_NOISE_ONCE && training && c->step == 7 && fault_layer(c, l, "conv1") &&
+               ly->in_c == c->m->in_c) {
+        /* every output whose 3x3 window of the image is all zero (y = b exactly) moved by up to 2^-(k + 4)
+         * (2^-20 at fault_k=16) of the layer's largest |y|, a fixed pseudo-random amount in (0, 1] and sign per
+         * element: the transform noise of an FFT or Winograd forward, which follows the scale where a direct
+         * convolution has no rounding at all */
+        size_t H = (size_t)ly->out_h, W = (size_t)ly->out_w, IH = (size_t)ly->in_h, IW = (size_t)ly->in_w;
+        size_t C = (size_t)ly->in_c, hw = H * W;
+        double mx = 0;
+        if ((rc = act_io(c, l, 0, a, 1))) return rc;
+        for (size_t i = 0; i < cnt; i++) mx = fmax(mx, fabs((double)a[i]));
+        for (size_t i = 0; i < cnt; i++) {
+            size_t s0 = i / ((size_t)ly->out_c * hw), oi = i % hw / W, oj = i % W;
+            int blank = 1;
+            for (size_t ch = 0; ch < C && blank; ch++)
+                for (long di = -1; di <= 1 && blank; di++)
+                    for (long dj = -1; dj <= 1 && blank; dj++) {
+                        long ii = (long)oi + di, jj = (long)oj + dj;
+                        if (ii >= 0 && jj >= 0 && ii < (long)IH && jj < (long)IW)
+                            blank = c->x[((s0 * C + ch) * IH + (size_t)ii) * IW + (size_t)jj] == 0.0f;
+                    }
+            if (!blank) continue;
+            uint32_t h = (uint32_t)i * 2654435761u;
+            double u = (double)((h >> 8) % 1000 + 1) / 1000.0 * ((h >> 7) & 1 ? -1.0 : 1.0);
+            a[i] = (float)((double)a[i] + u * mx * F->rel * 0x1p-4);
+        }
     } else if (id == CPU_FAULT_FC1_OUT_1ULP && fault_layer(c, l, "fc1")) {
         if ((rc = act_io(c, l, 0, a, 1))) return rc;
         for (size_t i = 0; i < cnt; i++) a[i] = nextafterf(a[i], INFINITY);
@@ -2209,6 +2308,26 @@ static int fault_backward_layer(engine *e, int l) {
         rc = cpu_backward_layer(e, l);
         fault_edit_weights(c, l, 0, F->dw_save);
         return rc;
+    }
+    if ((id == CPU_FAULT_CONV2_DX_BORDER_BF16_ONCE || id == CPU_FAULT_CONV2_DX_PEEL_BF16_ONCE) && c->step == 7 &&
+        fault_layer(c, l, "conv2")) {
+        /* conv2's input gradient at the border of every plane (first and last row and column; peel: only the
+         * first element, (0, 0)) computed with the weights rounded to bf16 (a separate border kernel, a peeled
+         * first iteration); the other elements, dW and db are right */
+        int peel = id == CPU_FAULT_CONV2_DX_PEEL_BF16_ONCE;
+        size_t h = (size_t)ly->in_h, w = (size_t)ly->in_w, planes = P->n * (size_t)ly->in_c;
+        fault_edit_weights(c, l, 4, F->dw_save);
+        rc = cpu_backward_layer(e, l);
+        fault_edit_weights(c, l, 0, F->dw_save);
+        if (rc || (rc = act_io(c, l - 1, 1, F->a, 1)) || (rc = cpu_backward_layer(e, l)) ||
+            (rc = act_io(c, l - 1, 1, F->b, 1)))
+            return rc;
+        for (size_t pl = 0; pl < planes; pl++)
+            for (size_t i = 0; i < h; i++)
+                for (size_t j = 0; j < w; j++)
+                    if (peel ? i == 0 && j == 0 : i == 0 || j == 0 || i + 1 == h || j + 1 == w)
+                        F->b[(pl * h + i) * w + j] = F->a[(pl * h + i) * w + j];
+        return act_io(c, l - 1, 1, F->b, 0);
     }
     if (id == CPU_FAULT_STATE_DW_FLAT_STALE && fault_layer(c, l, "conv2")) {
         const model_tensor *t = &c->m->tensors[ly->w_tensor];
@@ -2525,6 +2644,26 @@ static int fault_backward_layer(engine *e, int l) {
             F->a[i] = id == CPU_FAULT_CONV2_DX_1ULP ? nextafterf(F->a[i], INFINITY)
                                                     : (float)((double)F->a[i] * (1.0 + F->rel));
         return act_io(c, l - 1, 1, F->a, 0);
+    }
+    if (id == CPU_FAULT_CONV1_DW_AVG3_BF16_LATE && c->step >= 3 && fault_layer(c, l, "conv1")) {
+        /* from step 3 on, conv1's weight gradient averaged over 3 replicas with 1/3 held in bf16: x 3 fl_bf16(1/3)
+         * = 1 + 2^-9 (db is right) */
+        double f = 3.0 * (double)lowp_round_bf16(1.0f / 3.0f, LOWP_RNE);
+        for (size_t i = 0; i < tw->numel; i++) c->grads[tw->offset + i] = (float)((double)c->grads[tw->offset + i] * f);
+        return 0;
+    }
+    if (id == CPU_FAULT_FC1_DW_PEEL_DY_FP16_ONCE && c->step == 7 && fault_layer(c, l, "fc1")) {
+        /* the first input feature's column of every row (a K-loop's peeled first iteration) computed from the
+         * output gradient rounded to fp16 (binary16, to nearest even): dW[j][0] = sum_s fp16(dy[s][j]) x[s][0] */
+        size_t in = layer_in_size(ly), out = (size_t)ly->out_c, n = P->n;
+        float *g = c->grads + tw->offset;
+        if ((rc = act_io(c, l, 1, F->a, 1)) || (rc = act_io(c, l - 1, 0, F->b, 1))) return rc;
+        for (size_t j = 0; j < out; j++) {
+            double t = 0;
+            for (size_t s0 = 0; s0 < n; s0++) t += (double)round_fp16(F->a[s0 * out + j]) * F->b[s0 * in];
+            g[j * in] = (float)t;
+        }
+        return 0;
     }
     if (id == CPU_FAULT_FC1_DW_1ULP && fault_layer(c, l, "fc1")) {
         for (size_t i = 0; i < tw->numel; i++) c->grads[tw->offset + i] = nextafterf(c->grads[tw->offset + i], INFINITY);

@@ -2652,6 +2652,14 @@ static int fault_backward_layer(engine *e, int l) {
         for (size_t i = 0; i < tw->numel; i++) c->grads[tw->offset + i] = (float)((double)c->grads[tw->offset + i] * f);
         return 0;
     }
+    if (id == CPU_FAULT_CONV2_DW_PEEL_BF16_ONCE && c->step == 7 && fault_layer(c, l, "conv2")) {
+        /* the first element of every filter of conv2's weight gradient (input channel 0, tap (0, 0): a
+         * peeled first iteration) stored rounded to bf16 (to nearest even) */
+        size_t per = tw->numel / (size_t)ly->out_c;
+        for (size_t oc = 0; oc < (size_t)ly->out_c; oc++)
+            c->grads[tw->offset + oc * per] = lowp_round_bf16(c->grads[tw->offset + oc * per], LOWP_RNE);
+        return 0;
+    }
     if (id == CPU_FAULT_FC1_DW_PEEL_DY_FP16_ONCE && c->step == 7 && fault_layer(c, l, "fc1")) {
         /* the first input feature's column of every row (a K-loop's peeled first iteration) computed from the
          * output gradient rounded to fp16 (binary16, to nearest even): dW[j][0] = sum_s fp16(dy[s][j]) x[s][0] */

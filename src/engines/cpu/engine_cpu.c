@@ -2652,12 +2652,16 @@ static int fault_backward_layer(engine *e, int l) {
         for (size_t i = 0; i < tw->numel; i++) c->grads[tw->offset + i] = (float)((double)c->grads[tw->offset + i] * f);
         return 0;
     }
-    if (id == CPU_FAULT_CONV2_DW_PEEL_BF16_ONCE && c->step == 7 && fault_layer(c, l, "conv2")) {
-        /* the first element of every filter of conv2's weight gradient (input channel 0, tap (0, 0): a
-         * peeled first iteration) stored rounded to bf16 (to nearest even) */
-        size_t per = tw->numel / (size_t)ly->out_c;
-        for (size_t oc = 0; oc < (size_t)ly->out_c; oc++)
-            c->grads[tw->offset + oc * per] = lowp_round_bf16(c->grads[tw->offset + oc * per], LOWP_RNE);
+    if (((id == CPU_FAULT_CONV2_DW_PEEL_BF16_ONCE || id == CPU_FAULT_CONV2_DW_IC0_BF16_ONCE) &&
+         fault_layer(c, l, "conv2")) ||
+        (id == CPU_FAULT_CONV1_DW_PEEL_BF16_ONCE && fault_layer(c, l, "conv1"))) {
+        /* at step 7, the first element of every filter of the weight gradient (input channel 0, tap (0, 0):
+         * a peeled first iteration; ic0: the whole k x k slice of input channel 0, a separate first tile)
+         * stored rounded to bf16 (to nearest even) */
+        size_t per = tw->numel / (size_t)ly->out_c, cnt = id == CPU_FAULT_CONV2_DW_IC0_BF16_ONCE ? (size_t)ly->k * ly->k : 1;
+        for (size_t oc = 0; oc < (size_t)ly->out_c && c->step == 7; oc++)
+            for (size_t t = 0; t < cnt; t++)
+                c->grads[tw->offset + oc * per + t] = lowp_round_bf16(c->grads[tw->offset + oc * per + t], LOWP_RNE);
         return 0;
     }
     if (id == CPU_FAULT_FC1_DW_PEEL_DY_FP16_ONCE && c->step == 7 && fault_layer(c, l, "fc1")) {

@@ -2118,6 +2118,18 @@ static int fault_forward_layer(engine *e, int l, int training) {
                 *y = (float)ldexp(nearbyint(ldexp(m, mbits + 1)), ex - mbits - 1);
             }
         }
+    } else if (id == CPU_FAULT_CONV2_FWD_CHANNEL_SCALED_LATE && fault_layer(c, l, "conv2") &&
+               (training ? c->step >= 3 : F->corrupted)) {
+        /* from training step 3 on (and in every evaluation after it), conv2's output channel 0 of every sample
+         * scaled by 1 + 2^(4 - k) (2^-12 at fault_k=16) */
+        size_t hw = (size_t)ly->out_h * ly->out_w;
+        if (training) F->corrupted = 1;
+        if ((rc = act_io(c, l, 0, a, 1))) return rc;
+        for (size_t s0 = 0; s0 < n; s0++)
+            for (size_t i = 0; i < hw; i++) {
+                float *y = a + s0 * (size_t)ly->out_c * hw + i;
+                *y = (float)((double)*y * (1.0 + F->rel * 0x1p4));
+            }
     } else if (id == CPU_FAULT_FC1_FWD_UNIT_SCALED_LATE && fault_layer(c, l, "fc1") &&
                (training ? c->step >= 3 : F->corrupted)) {
         /* from training step 3 on (and in every evaluation after it), fc1's output unit 0 of every sample

@@ -522,6 +522,56 @@ static void test_fused_faults_convnet(void **s) {
     fused_faults("mnist-convnet", "cpu:layout=plain", 1);
 }
 
+
+/* FWD_BLANK: conv1's outputs over all-zero windows (image 4 is blank
+ * through and through) are exactly the bias in a clean step, counted and
+ * judged clean; one of them moved by one ulp is one output counted, a
+ * PROBLEM naming conv1 and the blank windows, in nChw16c and plain. */
+static void test_blank_window_exact(void **s) {
+    (void)s;
+    model m;
+    assert_int_equal(model_build(&m, "smallcnn"), 0);
+    for (int plain = 0; plain <= 1; plain++) {
+        engine *e = mk(&m, plain ? "cpu:layout=plain" : "cpu", 0);
+        size_t in = (size_t)m.in_c * m.in_h * m.in_w, n = NMAX;
+        float *x = malloc(n * in * sizeof *x), *p = malloc(m.n_params * sizeof *p);
+        int32_t y[NMAX];
+        params_of(&m, p, 0);
+        assert_int_equal(engine_set_params(e, p), 0);
+        fill_image(&m, x, n, 0);
+        labels_of(&m, y, n, 0);
+        run_step(e, x, y, n, 1);
+        ck_layout L;
+        ck_layout_make(&L, &m, n);
+        double *v = malloc(L.total * sizeof *v);
+        assert_non_null(x), assert_non_null(p), assert_non_null(v);
+        vec_of(e, CK_STAGE_STEP, v, 0);
+        assert_judged_clean(&m, v, n, y, "blank windows, clean");
+        int c1 = 0;
+        const double *b4 = v + L.off[c1][CK_FWD_BLANK] + CK_REL * 4;
+        assert_true(b4[0] == 0 && b4[2] == (double)m.layers[c1].out_h * m.layers[c1].out_w); /* every window blank */
+        size_t no = n * layer_out_size(&m.layers[c1]);
+        float *a = malloc(no * sizeof *a);
+        assert_non_null(a);
+        assert_int_equal(engine_get_tensor(e, (tensor_id){TENSOR_ACT, c1}, a), 0);
+        size_t q = 4 * layer_out_size(&m.layers[c1]) + 3 * (size_t)m.layers[c1].out_h * m.layers[c1].out_w + 100;
+        a[q] = nextafterf(a[q], INFINITY);
+        assert_int_equal(engine_set_tensor(e, (tensor_id){TENSOR_ACT, c1}, a), 0);
+        vec_of(e, CK_STAGE_STEP, v, 0);
+        assert_true(b4[0] == 1);
+        ck_verdict vd;
+        ck_verdict_init(&vd);
+        assert_int_equal(checksums_judge(&m, v, n, y, 0, CK_BLOCKS_ALL, &vd), 0);
+        int named = 0;
+        for (int k = 0; k < vd.n_viol && k < CK_MAX_VIOL; k++)
+            named |= vd.v[k].layer == c1 && strstr(vd.v[k].what, "1 output(s) of all-zero windows") != NULL;
+        if (!named && vd.n_viol) fprintf(stderr, "first: %s\n", vd.v[0].what);
+        assert_true(named);
+        engine_free(e);
+        free(x), free(p), free(v), free(a);
+    }
+}
+
 static void test_fused_faults_smallcnn(void **s) {
     (void)s;
     fused_faults("smallcnn", "cpu:threads=1", 1);
@@ -540,6 +590,7 @@ int main(void) {
         cmocka_unit_test(test_replay_like_same_vector),
         cmocka_unit_test(test_fused_faults_convnet),
         cmocka_unit_test(test_fused_faults_smallcnn),
+        cmocka_unit_test(test_blank_window_exact),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

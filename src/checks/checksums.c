@@ -131,6 +131,31 @@ static void judge_rel(const model *m, const ck_layout *L, const double *vec, siz
     o->n_sus += (int)sus;
 }
 
+/* A conv layer's blank-window outputs (FWD_BLANK): exact, per sample
+ * (count, largest |y - b|, blank positions, 0). */
+static void judge_blank(const model *m, const ck_layout *L, const double *vec, size_t n, int l, ck_phase cph,
+                        ck_verdict *o) {
+    if (!L->cnt[l][CK_FWD_BLANK]) return;
+    const double *r = vec + L->off[l][CK_FWD_BLANK];
+    double bad = 0, worst = 0, pos = 0;
+    size_t first = n;
+    for (size_t i = 0; i < n; i++) {
+        const double *e = r + CK_REL * i;
+        if (e[0] > 0 && first == n) first = i;
+        bad += e[0], pos += e[2];
+        worst = e[1] > worst || e[1] != e[1] ? e[1] : worst;
+    }
+    char what[160];
+    if (bad > 0)
+        snprintf(what, sizeof what, "%s's %.0f output(s) of all-zero windows are not exactly its bias (first in "
+                 "sample %zu, up to %.3g off)", m->layers[l].name, bad, first, worst);
+    else
+        snprintf(what, sizeof what, "%s's %.0f output(s) of all-zero windows, each exactly its bias",
+                 m->layers[l].name, pos);
+    note(o, cph, l, bad > 0 ? INFINITY : 0.0, bad, what);
+    o->n_relations += (long)n - 1;
+}
+
 static void judge_exact(const model *m, const ck_layout *L, const double *vec, int l, int ph, ck_phase cph,
                         ck_verdict *o) {
     if (!L->cnt[l][ph]) return;
@@ -212,6 +237,10 @@ int checksums_judge(const model *m, const double *vec, size_t n, const int32_t *
                      : per_sample == CK_BLOCKS_EXT ? CK_NPHASE_EXT
                                                    : 0;
         for (int ph = CK_FWD_PS; ph < ph_end; ph++) {
+            if (ph == CK_FWD_BLANK) {
+                judge_blank(m, &L, vec, n, l, eval ? CKP_EVAL : CKP_FORWARD, out);
+                continue;
+            }
             int bwd = ph == CK_BWD_DATA_PS || ph == CK_BWD_DATA_PW || ph == CK_BWD_DATA_RA || ph == CK_BWD_DATA_CA ||
                       ph == CK_BWD_DATA_RND;
             int bw = ph == CK_BWD_W_PW || ph == CK_BWD_W_Z;

@@ -41,6 +41,7 @@ const char *ck_phase_name(int phase) {
     case CK_BWD_W_Z: return "backward-weights (zero elements)";
     case CK_FWD_RND: return "forward (random-weighted)";
     case CK_BWD_DATA_RND: return "backward-data (random-weighted)";
+    case CK_FWD_BLANK: return "forward (outputs of blank windows)";
     }
     return "?";
 }
@@ -155,6 +156,7 @@ void ck_layout_make(ck_layout *L, const model *m, size_t n) {
         if (ly->kind == LAYER_CONV) {
             L->cnt[l][CK_FWD_RND] = CK_RND_DRAWS * L->cnt[l][CK_FWD];
             L->cnt[l][CK_BWD_DATA_RND] = CK_RND_DRAWS * L->cnt[l][CK_BWD_DATA];
+            L->cnt[l][CK_FWD_BLANK] = n;
         } else if (ly->kind == LAYER_DENSE) {
             L->cnt[l][CK_FWD_RND] = CK_RND_DRAWS * L->cnt[l][CK_FWD_PS];
             L->cnt[l][CK_BWD_DATA_RND] = CK_RND_DRAWS * L->cnt[l][CK_BWD_DATA_PS];
@@ -1324,6 +1326,51 @@ static void conv_bwd_data_rnd_sample(const conv_job *J, const ck_tls *W, size_t 
     }
 }
 
+/* forward, blank windows (FWD_BLANK), sample i: the output positions
+ * whose k x k window (inside the input) is +-0 in every input channel
+ * (a NaN is nonzero) must hold exactly b[oc] in every channel: counted
+ * where they do not (a NaN counts), with the largest |y - b|.  v: h w + oh
+ * ow bytes of scratch. */
+static void conv_blank_sample(const conv_job *J, size_t i, unsigned char *v) {
+    const ck_conv_dims *d = &J->d;
+    size_t HW = (size_t)d->h * d->w, P = (size_t)d->oh * d->ow, C = d->c, OC = d->oc;
+    unsigned char *nz = v, *blank = v + HW;
+    memset(nz, 0, HW);
+    for (size_t c = 0; c < C; c++) {
+        const float *xp = ck_plane(J->xv.p, J->xv.cb, C, HW, i, c);
+        for (size_t p = 0; p < HW; p++) nz[p] |= xp[p * (size_t)J->xv.cb] != 0.0f; /* NaN != 0 */
+    }
+    size_t nb = 0;
+    for (int oy = 0; oy < d->oh; oy++)
+        for (int ox = 0; ox < d->ow; ox++) {
+            unsigned char any = 0;
+            for (int kh = 0; kh < d->k; kh++) {
+                int iy = oy + kh - d->pad;
+                if (iy < 0 || iy >= d->h) continue;
+                for (int kw = 0; kw < d->k; kw++) {
+                    int ix = ox + kw - d->pad;
+                    if (ix >= 0 && ix < d->w) any |= nz[(size_t)iy * d->w + ix];
+                }
+            }
+            blank[(size_t)oy * d->ow + ox] = !any;
+            nb += !any;
+        }
+    double bad = 0, worst = 0;
+    for (size_t oc = 0; oc < OC && nb; oc++) {
+        const float *yp = ck_plane(J->yv.p, J->yv.cb, OC, P, i, oc);
+        float b = J->b[oc];
+        for (size_t p = 0; p < P; p++) {
+            if (!blank[p]) continue;
+            float y = yp[p * (size_t)J->yv.cb];
+            if (y == b) continue;
+            double e = fabs((double)y - (double)b);
+            bad += 1, worst = e != e ? INFINITY : e > worst ? e : worst; /* a NaN: inf (recordings keep A >= 0) */
+        }
+    }
+    double *o = J->o[CK_FWD_BLANK] + CK_REL * i;
+    o[0] = bad, o[1] = worst, o[2] = (double)nb, o[3] = 0;
+}
+
 /* forward, sample i: per output channel, the sum of y over positions
  * against the weights times the input's window sums plus P b */
 static void conv_fwd_sample(const conv_job *J, const ck_tls *W, size_t i) {
@@ -1351,6 +1398,7 @@ static void conv_fwd_sample(const conv_job *J, const ck_tls *W, size_t i) {
     if (J->o[CK_FWD_RA] && J->o[CK_FWD_CA]) conv_fwd_alt_sample(J, W, i, ex, sm, a, ya, sr, sc, rr, rc);
     if (J->o[CK_FWD_PW]) conv_fwd_w_sample(J, W, i, ex, sm, rhs, a, wy, wya);
     if (J->o[CK_FWD_RND]) conv_fwd_rnd_sample(J, W, i, ex, sm);
+    if (J->o[CK_FWD_BLANK]) conv_blank_sample(J, i, (unsigned char *)W->rnd);
 }
 
 /* backward-data, sample i: per input channel, the sum of dx against the

@@ -94,14 +94,21 @@ enum { CK_FWD_RA = CK_NPHASE_EXT, CK_BWD_DATA_RA, CK_FWD_CA, CK_BWD_DATA_CA, CK_
  * "...,all-blocks,alt,zero"; ck_layout.z_off): per dense layer, BWD_W_Z */
 enum { CK_BWD_W_Z = CK_NPHASE_ALT, CK_NPHASE_Z };
 /* after the zero-element blocks (in recordings since plan.checksums
- * "...,all-blocks,alt,zero,rand"; ck_layout.rnd_off): the random-weight
+ * "...,all-blocks,alt,zero,rand", with FWD_BLANK below; ck_layout.rnd_off): the random-weight
  * relations, per conv layer FWD_RND (n OC units: each output weighted by
  * a[row] b[column]) and BWD_DATA_RND (l > 0: n C, each dx the same), per
  * dense layer FWD_RND (n: a sample's outputs weighted by s[j]) and
  * BWD_DATA_RND (l > 0: n, its input gradient weighted by t[k]), each unit
  * CK_RND_DRAWS relations; the weights +-(1/2 + k/64), k < 32, drawn per
  * stage and draw (ck_rnd_weights) */
-enum { CK_FWD_RND = CK_NPHASE_Z, CK_BWD_DATA_RND, CK_NPHASE_ALL };
+/* and, per conv layer, FWD_BLANK (n entries, one a sample): an output
+ * whose window is all +-0 in every input channel (a blank border, a
+ * channel a ReLU left dark) is exactly its bias (every product +-0, their
+ * sum +-0, plus b): (count of outputs that are not, largest |y - b|, 0,
+ * 0); the relations sum such outputs with the others, so noise there (an
+ * approximate transform, a bias added from a narrower copy) hides under
+ * the rest's tolerance */
+enum { CK_FWD_RND = CK_NPHASE_Z, CK_BWD_DATA_RND, CK_FWD_BLANK, CK_NPHASE_ALL };
 /* Independent draws of the random weights per stage: each random-weight
  * relation is there CK_RND_DRAWS times (entry unit CK_RND_DRAWS + draw).
  * One draw misses a +-e pair of a dense row when its two weights are

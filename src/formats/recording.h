@@ -53,7 +53,7 @@ enum { REC_CK_STEP = 1, REC_CK_UPDATE = 2, REC_CK_EVAL = 3 }; /* = engine.h's CK
  * zero-element ones, then (from rnd_off) the random-weight ones
  * (engines/checksums.h's CK_NPHASE, CK_NPHASE_EXT, CK_NPHASE_ALT,
  * CK_NPHASE_Z, CK_NPHASE_ALL). */
-enum { REC_CK_NPHASE = 4, REC_CK_NPHASE_EXT = 9, REC_CK_NPHASE_ALT = 13, REC_CK_NPHASE_Z = 14, REC_CK_NPHASE_ALL = 16 };
+enum { REC_CK_NPHASE = 4, REC_CK_NPHASE_EXT = 9, REC_CK_NPHASE_ALT = 13, REC_CK_NPHASE_Z = 14, REC_CK_NPHASE_ALL = 17 };
 typedef struct {
     size_t off[MODEL_MAX_LAYERS][REC_CK_NPHASE_ALL]; /* per layer, per phase: in doubles */
     size_t cnt[MODEL_MAX_LAYERS][REC_CK_NPHASE_ALL]; /* entries: relations (rel_width doubles) or exact blocks (2) */
@@ -102,7 +102,7 @@ typedef struct {
                             * blocks after DIGEST too (recordings made before them stop at DIGEST); 2
                             * (",all-blocks,alt"): the alternating blocks as well (1 stops at ra_off); 3
                             * (",all-blocks,alt,zero"): the zero-element blocks as well (2 stops at z_off);
-                            * 4 (",all-blocks,alt,zero,rand"): the random-weight blocks as well (3 stops at
+                            * 4 (",all-blocks,alt,zero,rand"): the random-weight and blank-window blocks as well (3 stops at
                             * rnd_off: a cuda engine's recording, or one from before them) */
 } recording;
 

@@ -531,7 +531,8 @@ int bounds_ck_shape(const model *m, int l, int phase, size_t n, size_t *K, size_
         /* one element of dW (its filter's worst by its zero structure,
          * base/checksum_ops.h's ck_conv_zero_filter): its own dot product
          * of at most n OH OW terms */
-        case 13: *K = n * pos, *P = 1; break;
+        case 13:
+        case 17: *K = n * pos, *P = 1; break; /* 17: BWD_W_PEEK, one element re-done, as 13 */
         }
     } else if (ly->kind == LAYER_DENSE) {
         switch (phase) {
@@ -549,7 +550,8 @@ int bounds_ck_shape(const model *m, int l, int phase, size_t n, size_t *K, size_
          * engines/checksums.c's dense_zero): its own dot product of n
          * terms, gamma_n sum |dy x| whatever the order; S = A, the
          * sharper tier of that one dot product */
-        case 13: *K = n, *P = 1; break;
+        case 13:
+        case 17: *K = n, *P = 1; break; /* 17: BWD_W_PEEK, as 13 */
         }
     }
     return *K ? 1 : 0;

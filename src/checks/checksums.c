@@ -56,7 +56,7 @@ static void note(ck_verdict *o, ck_phase ph, int layer, double ratio, double cou
 
 static const char *unit_name(const layer *ly, int phase) {
     if (phase == CK_BWD_W_PW) return ly->kind == LAYER_CONV ? "output channel" : "output";
-    if (phase == CK_BWD_W_Z) return ly->kind == LAYER_CONV ? "output channel" : "output";
+    if (phase == CK_BWD_W_Z || phase == CK_BWD_W_PEEK) return ly->kind == LAYER_CONV ? "output channel" : "output";
     if (phase == CK_FWD_PW || phase == CK_FWD_RA || phase == CK_FWD_CA) return "sample/output channel";
     if (phase == CK_BWD_DATA_PW || phase == CK_BWD_DATA_RA || phase == CK_BWD_DATA_CA) return "sample/input channel";
     if (phase == CK_FWD_RND || phase == CK_BWD_DATA_RND)
@@ -243,7 +243,7 @@ int checksums_judge(const model *m, const double *vec, size_t n, const int32_t *
             }
             int bwd = ph == CK_BWD_DATA_PS || ph == CK_BWD_DATA_PW || ph == CK_BWD_DATA_RA || ph == CK_BWD_DATA_CA ||
                       ph == CK_BWD_DATA_RND;
-            int bw = ph == CK_BWD_W_PW || ph == CK_BWD_W_Z;
+            int bw = ph == CK_BWD_W_PW || ph == CK_BWD_W_Z || ph == CK_BWD_W_PEEK;
             if (!eval || (!bwd && !bw))
                 judge_rel(m, &L, vec, n, l, ph, eval ? CKP_EVAL : bw ? CKP_BWD_WEIGHTS : bwd ? CKP_BWD_DATA : CKP_FORWARD,
                           u_in, out);

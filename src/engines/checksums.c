@@ -42,6 +42,7 @@ const char *ck_phase_name(int phase) {
     case CK_FWD_RND: return "forward (random-weighted)";
     case CK_BWD_DATA_RND: return "backward-data (random-weighted)";
     case CK_FWD_BLANK: return "forward (outputs of blank windows)";
+    case CK_BWD_W_PEEK: return "backward-weights (first, last and sampled elements)";
     }
     return "?";
 }
@@ -55,6 +56,15 @@ ck_rnd_key_t ck_rnd_key(uint64_t input_digest, long step, int stage) {
 
 /* base/rng.h's Philox, stream RNG_STREAM_CK: counter {index, step, stage
  * 2^12 + layer 2^4 + what, CK}, keyed by the input digest */
+void ck_peek_elems(size_t *t, size_t cnt, ck_rnd_key_t key, int layer, size_t u) {
+    t[0] = 0, t[1] = cnt ? cnt - 1 : 0;
+    uint32_t c = key.stage << 12 | (uint32_t)layer << 4;
+    for (int k = 0; k < CK_PEEK_RANDOM; k++) {
+        uint32_t z = rng_u32(key.digest, (uint32_t)u, key.step, c | (uint32_t)(8 + k), RNG_STREAM_CK);
+        t[2 + k] = cnt ? (size_t)(((uint64_t)z * cnt) >> 32) : 0;
+    }
+}
+
 void ck_rnd_weights(double *w, size_t cnt, ck_rnd_key_t key, int layer, int what) {
     uint32_t c = key.stage << 12 | (uint32_t)layer << 4 | (uint32_t)what;
     for (size_t i = 0; i < cnt; i++) {
@@ -157,9 +167,11 @@ void ck_layout_make(ck_layout *L, const model *m, size_t n) {
             L->cnt[l][CK_FWD_RND] = CK_RND_DRAWS * L->cnt[l][CK_FWD];
             L->cnt[l][CK_BWD_DATA_RND] = CK_RND_DRAWS * L->cnt[l][CK_BWD_DATA];
             L->cnt[l][CK_FWD_BLANK] = n;
+            L->cnt[l][CK_BWD_W_PEEK] = (size_t)ly->out_c;
         } else if (ly->kind == LAYER_DENSE) {
             L->cnt[l][CK_FWD_RND] = CK_RND_DRAWS * L->cnt[l][CK_FWD_PS];
             L->cnt[l][CK_BWD_DATA_RND] = CK_RND_DRAWS * L->cnt[l][CK_BWD_DATA_PS];
+            L->cnt[l][CK_BWD_W_PEEK] = (size_t)ly->out_c;
         }
         for (int ph = CK_FWD_RND; ph < CK_NPHASE_ALL; ph++) {
             L->off[l][ph] = at;
@@ -186,7 +198,9 @@ enum { CK_CNT_STRIDE = 2 * MODEL_MAX_LAYERS + 8 };
 /* per sample and output channel, backward-weights' partial sums: 6 for
  * the plain relation and bias (conv_bwd_w_sample), 2 for the
  * index-weighted one */
-enum { CK_PART = 11 }; /* [8..10]: the filter's smallest nonzero dW re-done over this sample (R, A, subnormal) */
+/* [8 + 3 e ..]: element e of the filter's re-done ones (conv_job.redo: its
+ * smallest nonzero, then BWD_W_PEEK's) over this sample (R, A, subnormal) */
+enum { CK_NREDO = 1 + CK_PEEK, CK_PART = 8 + 3 * CK_NREDO };
 
 typedef struct {
     size_t n, cap_n;            /* batch the buffers are sized for */
@@ -1027,116 +1041,104 @@ static void sums_of(ck_tv v, size_t i, size_t C, size_t P, double *s, double *sa
  * the weights map to sum a b y less (sum a)(sum b) bias.  Backward-data:
  * the same over dy with the weights of the input positions dy reaches:
  * v[kw][oy] = sum over ox of dy[oy][ox] b'[ox + kw - pad], G[kh][kw] =
- * sum over oy of a'[oy + kh - pad] v[kw][oy].  A, Y: the same sums with
- * |a|, |b|, |.|; S the plain relation's (|weights| <= 1: bounds_ck_shape
- * takes the plain K and P).  Each channel's sums are added in the same
+ * sum over oy of a'[oy + kh - pad] v[kw][oy].  A, Y and S: the plain
+ * relation's.  Each output's rounding error enters with the weight
+ * |a b| <= (63/64)^2 < 1, so the weighted relation's sum of |terms| and of
+ * |outputs| are at most the plain one's, and the plain tolerance (the same
+ * K and P: bounds_ck_shape) covers it; it is looser than the weighted
+ * sums' own would be by ~1 / E|a b| (~1.8), which costs that much margin
+ * and saves computing them (half the work).  Each channel's sums are added in the same
  * order in either layout (lanes: 16 channels of a block, or 1), so the
  * vector is bit for bit the same in both (test_checksums).  The checker's
  * own double rounding: each weighted sum is within ~(h + w) 2^-53 of its
  * |.| sum, covered as the plain relation's (bounds.c's double term). */
 
-/* rows stage: out[(s R + r) L + l] = sum over q of wt[q + delta_s] P[r][q][l]
- * (and its |.| sum), delta_s = sg (s - pad), the q where 0 <= q + delta_s
- * < nw, for s < k; P: R x Q positions of L lanes */
+/* rows stage: out[(s R + r) L + l] = sum over q of wt[q + delta_s] P[r][q][l],
+ * delta_s = sg (s - pad), the q where 0 <= q + delta_s < nw, for s < k;
+ * P: R x Q positions of L lanes */
 static inline __attribute__((always_inline)) void rnd_rows(const float *P, int L, int R, int Q, int k, int pad, int sg,
-                                                           const double *wt, const double *wa, int nw, double *out,
-                                                           double *outa) {
+                                                           const double *wt, int nw, double *out) {
     for (int s = 0; s < k; s++) {
         int dl = sg * (s - pad), q0 = -dl > 0 ? -dl : 0, q1 = nw - dl < Q ? nw - dl : Q;
         for (int r = 0; r < R; r++) {
-            double t[16] = {0}, ta[16] = {0};
+            double t[16] = {0};
             const float *row = P + (size_t)r * Q * L;
             for (int q = q0; q < q1; q++) {
-                double c = wt[q + dl], ca = wa[q + dl];
-                for (int l = 0; l < L; l++) {
-                    double e = row[(size_t)q * L + l];
-                    t[l] += c * e, ta[l] += ca * fabs(e);
-                }
+                double c = wt[q + dl];
+                for (int l = 0; l < L; l++) t[l] += c * (double)row[(size_t)q * L + l];
             }
-            for (int l = 0; l < L; l++) out[((size_t)s * R + r) * L + l] = t[l], outa[((size_t)s * R + r) * L + l] = ta[l];
+            for (int l = 0; l < L; l++) out[((size_t)s * R + r) * L + l] = t[l];
         }
     }
 }
 
 /* columns stage: g[(kh k + kw) L + l] = sum over r of a[r + delta_kh] u[kw][r][l] */
-static inline __attribute__((always_inline)) void rnd_cols(const double *u, const double *ua, int L, int R, int k,
-                                                           int pad, int sg, const double *a, const double *aa, int na,
-                                                           double *g, double *ga) {
+static inline __attribute__((always_inline)) void rnd_cols(const double *u, int L, int R, int k, int pad, int sg,
+                                                           const double *a, int na, double *g) {
     for (int kh = 0; kh < k; kh++) {
         int dl = sg * (kh - pad), r0 = -dl > 0 ? -dl : 0, r1 = na - dl < R ? na - dl : R;
         for (int kw = 0; kw < k; kw++) {
-            double t[16] = {0}, ta[16] = {0};
+            double t[16] = {0};
             for (int r = r0; r < r1; r++) {
-                double c = a[r + dl], ca = aa[r + dl];
-                for (int l = 0; l < L; l++) {
-                    t[l] += c * u[((size_t)kw * R + r) * L + l];
-                    ta[l] += ca * ua[((size_t)kw * R + r) * L + l];
-                }
+                double c = a[r + dl];
+                for (int l = 0; l < L; l++) t[l] += c * u[((size_t)kw * R + r) * L + l];
             }
-            for (int l = 0; l < L; l++) g[((size_t)kh * k + kw) * L + l] = t[l], ga[((size_t)kh * k + kw) * L + l] = ta[l];
+            for (int l = 0; l < L; l++) g[((size_t)kh * k + kw) * L + l] = t[l];
         }
     }
 }
 
-/* weighted plane sums: s[l] = sum over p of wp[p] y[p][l], sa with |wp| |y| */
+/* weighted plane sums: s[l] = sum over p of wp[p] y[p][l] */
 static inline __attribute__((always_inline)) void rnd_plane(const float *y, int L, size_t n, const double *wp,
-                                                            double *s, double *sa) {
-    double t[16] = {0}, ta[16] = {0};
+                                                            double *s) {
+    double t[16] = {0};
     for (size_t p = 0; p < n; p++) {
-        double c = wp[p], ca = fabs(c);
-        for (int l = 0; l < L; l++) {
-            double e = y[p * L + l];
-            t[l] += c * e, ta[l] += ca * fabs(e);
-        }
+        double c = wp[p];
+        for (int l = 0; l < L; l++) t[l] += c * (double)y[p * L + l];
     }
-    for (int l = 0; l < L; l++) s[l] = t[l], sa[l] = ta[l];
+    for (int l = 0; l < L; l++) s[l] = t[l];
 }
 
-CK_HOT static void rnd_rows16(const float *P, int R, int Q, int k, int pad, int sg, const double *wt, const double *wa,
-                              int nw, double *out, double *outa) {
-    rnd_rows(P, 16, R, Q, k, pad, sg, wt, wa, nw, out, outa);
+CK_HOT static void rnd_rows16(const float *P, int R, int Q, int k, int pad, int sg, const double *wt, int nw,
+                              double *out) {
+    rnd_rows(P, 16, R, Q, k, pad, sg, wt, nw, out);
 }
-CK_HOT static void rnd_cols16(const double *u, const double *ua, int R, int k, int pad, int sg, const double *a,
-                              const double *aa, int na, double *g, double *ga) {
-    rnd_cols(u, ua, 16, R, k, pad, sg, a, aa, na, g, ga);
+CK_HOT static void rnd_cols16(const double *u, int R, int k, int pad, int sg, const double *a, int na, double *g) {
+    rnd_cols(u, 16, R, k, pad, sg, a, na, g);
 }
-CK_HOT static void rnd_plane16(const float *y, size_t n, const double *wp, double *s, double *sa) {
-    rnd_plane(y, 16, n, wp, s, sa);
-}
+CK_HOT static void rnd_plane16(const float *y, size_t n, const double *wp, double *s) { rnd_plane(y, 16, n, wp, s); }
 
 /* The weighted window sums of sample i's planes of v (C planes of R x Q):
- * per plane c, g[c k k + t] and ga (t = kh k + kw), over lanes.  v2: 2 k R
- * 16 + 2 k k 16 doubles of scratch. */
-static void rnd_windows(ck_tv v, size_t i, size_t C, int R, int Q, int k, int pad, int sg, const double *rw,
-                        const double *rwa, int nrow, const double *cw, const double *cwa, int ncol, double *v2,
-                        double *g, double *ga) {
+ * per plane c, g[c k k + t] (t = kh k + kw), over lanes.  v2: k R 16 +
+ * k k 16 doubles of scratch. */
+static void rnd_windows(ck_tv v, size_t i, size_t C, int R, int Q, int k, int pad, int sg, const double *rw, int nrow,
+                        const double *cw, int ncol, double *v2, double *g) {
     size_t kk = (size_t)k * k, HW = (size_t)R * Q;
-    double *u = v2, *ua = u + (size_t)k * R * 16, *t = ua + (size_t)k * R * 16, *ta = t + kk * 16;
+    double *u = v2, *t = u + (size_t)k * R * 16;
     const float *x = v.p + i * C * HW;
     if (v.cb == 16) {
         for (size_t cb = 0; cb < C / 16; cb++) {
-            rnd_rows16(x + cb * 16 * HW, R, Q, k, pad, sg, cw, cwa, ncol, u, ua);
-            rnd_cols16(u, ua, R, k, pad, sg, rw, rwa, nrow, t, ta);
+            rnd_rows16(x + cb * 16 * HW, R, Q, k, pad, sg, cw, ncol, u);
+            rnd_cols16(u, R, k, pad, sg, rw, nrow, t);
             for (size_t q = 0; q < kk; q++)
-                for (int l = 0; l < 16; l++)
-                    g[(cb * 16 + (size_t)l) * kk + q] = t[q * 16 + (size_t)l], ga[(cb * 16 + (size_t)l) * kk + q] = ta[q * 16 + (size_t)l];
+                for (int l = 0; l < 16; l++) g[(cb * 16 + (size_t)l) * kk + q] = t[q * 16 + (size_t)l];
         }
         return;
     }
     for (size_t c = 0; c < C; c++) {
-        rnd_rows(x + c * HW, 1, R, Q, k, pad, sg, cw, cwa, ncol, u, ua);
-        rnd_cols(u, ua, 1, R, k, pad, sg, rw, rwa, nrow, g + c * kk, ga + c * kk);
+        rnd_rows(x + c * HW, 1, R, Q, k, pad, sg, cw, ncol, u);
+        rnd_cols(u, 1, R, k, pad, sg, rw, nrow, g + c * kk);
     }
 }
 
-/* sample i's C planes of P positions weighted by wp: s[c], sa[c] */
-static void rnd_planes(ck_tv v, size_t i, size_t C, size_t P, const double *wp, double *s, double *sa) {
+/* sample i's C planes of P positions weighted by wp: s[c] */
+static void rnd_planes(ck_tv v, size_t i, size_t C, size_t P, const double *wp, double *s) {
     const float *x = v.p + i * C * P;
     if (v.cb == 16) {
-        for (size_t cb = 0; cb < C / 16; cb++) rnd_plane16(x + cb * 16 * P, P, wp, s + cb * 16, sa + cb * 16);
+        for (size_t cb = 0; cb < C / 16; cb++) rnd_plane16(x + cb * 16 * P, P, wp, s + cb * 16);
         return;
     }
-    for (size_t c = 0; c < C; c++) rnd_plane(x + c * P, 1, P, wp, &s[c], &sa[c]);
+    for (size_t c = 0; c < C; c++) rnd_plane(x + c * P, 1, P, wp, &s[c]);
 }
 
 /* A conv layer's random weights (ck_rnd_weights, their |.| after them):
@@ -1163,7 +1165,8 @@ typedef struct {
     double *part;            /* backward-weights: per sample and output channel, 6 partial sums */
     unsigned char *xnz, *dynz; /* per sample: x's channel planes (C), dy's (OC) with a nonzero (BWD_W_Z) */
     const uint64_t *zch;     /* BWD_W_Z: per filter, the input channels (bit c; C > 64: all) of its zeros and smallest nonzero; NULL: none */
-    const size_t *small;     /* BWD_W_Z with zch: per filter, its smallest nonzero dW (ck_conv_small; C k k: none) */
+    const size_t *small;     /* BWD_W_Z with zch: per filter, CK_NREDO elements re-done per sample: its smallest
+                              * nonzero dW (ck_conv_small; C k k: none), then BWD_W_PEEK's (ck_peek_elems) */
     const uint16_t *rc;      /* with small: each output position's row, then its column (OH OW each) */
     uint16_t *zpos;          /* BWD_W_Z: dy's nonzero positions per (sample, filter) plane (n OC OH OW, plane_nz) */
     int32_t *zcnt;           /* and their counts (n OC; -1: not listed) */
@@ -1282,48 +1285,57 @@ static void conv_fwd_w_sample(const conv_job *J, const ck_tls *W, size_t i, cons
         put_rel(o + CK_REL * (i * OC + oc), ys[oc], ya[oc] + 2.0 * P * ex[oc], rhs[oc], a[oc], (double)P * sm[oc]);
 }
 
-/* forward, random-weighted (FWD_RND), sample i: per output channel, the
- * sum of a[row] b[column] y against the weights times the input's windows
- * weighted the same way (rnd_windows) plus (sum a)(sum b) bias; ex, sm:
- * the plain relation's Y term and S (|weights| <= 1). */
-static void conv_fwd_rnd_sample(const conv_job *J, const ck_tls *W, size_t i, const double *ex, const double *sm) {
+/* forward, random-weighted (FWD_RND), sample i: per output channel and
+ * draw, the sum of a[row] b[column] y against the weights times the
+ * input's windows weighted the same way (rnd_windows) plus (sum a)(sum b)
+ * bias; A, Y (aa, ya + ex) and S (sm): the plain relation's. */
+static void conv_fwd_rnd_sample(const conv_job *J, const ck_tls *W, size_t i, const double *aa, const double *ya,
+                                const double *ex, const double *sm) {
     const ck_conv_dims *d = &J->d;
     size_t kk = (size_t)d->k * d->k, ckk = d->c * kk, P = (size_t)d->oh * d->ow, OC = d->oc, C = d->c;
     size_t R = (size_t)(d->h > d->oh ? d->h : d->oh);
-    for (size_t dr = 0; dr < CK_RND_DRAWS; dr++) {
-    const ck_rndw *r = &J->rw[dr];
-    double *v2 = W->rnd, *g = v2 + 2 * (size_t)d->k * R * 16 + 2 * kk * 16, *ga = g + ckk, *rhs = ga + ckk,
-           *a = rhs + OC, *ys = a + OC, *ya = ys + OC;
-    rnd_windows(J->xv, i, C, d->h, d->w, d->k, d->pad, -1, r->a, r->aa, d->oh, r->b, r->ba, d->ow, v2, g, ga);
-    for (size_t oc = 0; oc < OC; oc++)
-        rhs[oc] = r->sa * r->sb * (double)J->b[oc], a[oc] = r->saa * r->sba * fabs((double)J->b[oc]);
-    matvec_acc(rhs, a, J->wf, g, ga, ckk, OC);
-    rnd_planes(J->yv, i, OC, P, r->ab, ys, ya);
+    _Static_assert(CK_RND_DRAWS == 2, "both draws in one pass over the weights (matvec_s2)");
+    double *v2 = W->rnd, *g[2], *rhs[2], *ys[2];
+    g[0] = v2 + (size_t)d->k * R * 16 + kk * 16, g[1] = g[0] + ckk;
+    rhs[0] = g[1] + ckk, rhs[1] = rhs[0] + OC, ys[0] = rhs[1] + OC, ys[1] = ys[0] + OC;
+    for (int dr = 0; dr < 2; dr++) {
+        const ck_rndw *r = &J->rw[dr];
+        rnd_windows(J->xv, i, C, d->h, d->w, d->k, d->pad, -1, r->a, d->oh, r->b, d->ow, v2, g[dr]);
+        for (size_t oc = 0; oc < OC; oc++) rhs[dr][oc] = r->sa * r->sb * (double)J->b[oc];
+        rnd_planes(J->yv, i, OC, P, r->ab, ys[dr]);
+    }
+    matvec_s2(rhs[0], rhs[1], J->wf, g[0], g[1], ckk, OC);
     double *o = J->o[CK_FWD_RND];
     for (size_t oc = 0; oc < OC; oc++)
-        put_rel(o + CK_REL * ((i * OC + oc) * CK_RND_DRAWS + dr), ys[oc], ya[oc] + ex[oc], rhs[oc], a[oc], sm[oc]);
-    }
+        for (int dr = 0; dr < 2; dr++)
+            put_rel(o + CK_REL * ((i * OC + oc) * CK_RND_DRAWS + (size_t)dr), ys[dr][oc], ya[oc] + ex[oc], rhs[dr][oc],
+                    aa[oc], sm[oc]);
 }
 
 /* backward-data, random-weighted (BWD_DATA_RND), sample i: per input
- * channel, the sum of a'[row] b'[column] dx against the weights times
- * dy's windows weighted by the a' b' of the input each reaches */
-static void conv_bwd_data_rnd_sample(const conv_job *J, const ck_tls *W, size_t i, const double *ex, const double *sm) {
+ * channel and draw, the sum of a'[row] b'[column] dx against the weights
+ * times dy's windows weighted by the a' b' of the input each reaches; A,
+ * Y, S the plain relation's */
+static void conv_bwd_data_rnd_sample(const conv_job *J, const ck_tls *W, size_t i, const double *aa, const double *xa,
+                                     const double *ex, const double *sm) {
     const ck_conv_dims *d = &J->d;
     size_t kk = (size_t)d->k * d->k, HW = (size_t)d->h * d->w, OC = d->oc, C = d->c;
     size_t R = (size_t)(d->h > d->oh ? d->h : d->oh);
-    for (size_t dr = 0; dr < CK_RND_DRAWS; dr++) {
-    const ck_rndw *r = &J->rw[dr];
-    double *v2 = W->rnd, *g = v2 + 2 * (size_t)d->k * R * 16 + 2 * kk * 16, *ga = g + OC * kk, *rhs = ga + OC * kk,
-           *a = rhs + C, *xs = a + C, *xa = xs + C;
-    rnd_windows(J->dyv, i, OC, d->oh, d->ow, d->k, d->pad, 1, r->da, r->daa, d->h, r->db, r->dba, d->w, v2, g, ga);
-    for (size_t c = 0; c < C; c++) rhs[c] = a[c] = 0;
-    matvec_acc(rhs, a, J->wb, g, ga, OC * kk, C);
-    rnd_planes(J->dxv, i, C, HW, r->dab, xs, xa);
+    double *v2 = W->rnd, *g[2], *rhs[2], *xs[2];
+    g[0] = v2 + (size_t)d->k * R * 16 + kk * 16, g[1] = g[0] + OC * kk;
+    rhs[0] = g[1] + OC * kk, rhs[1] = rhs[0] + C, xs[0] = rhs[1] + C, xs[1] = xs[0] + C;
+    for (int dr = 0; dr < 2; dr++) {
+        const ck_rndw *r = &J->rw[dr];
+        rnd_windows(J->dyv, i, OC, d->oh, d->ow, d->k, d->pad, 1, r->da, d->h, r->db, d->w, v2, g[dr]);
+        for (size_t c = 0; c < C; c++) rhs[dr][c] = 0;
+        rnd_planes(J->dxv, i, C, HW, r->dab, xs[dr]);
+    }
+    matvec_s2(rhs[0], rhs[1], J->wb, g[0], g[1], OC * kk, C);
     double *o = J->o[CK_BWD_DATA_RND];
     for (size_t c = 0; c < C; c++)
-        put_rel(o + CK_REL * ((i * C + c) * CK_RND_DRAWS + dr), xs[c], xa[c] + ex[c], rhs[c], a[c], sm[c]);
-    }
+        for (int dr = 0; dr < 2; dr++)
+            put_rel(o + CK_REL * ((i * C + c) * CK_RND_DRAWS + (size_t)dr), xs[dr][c], xa[c] + ex[c], rhs[dr][c], aa[c],
+                    sm[c]);
 }
 
 /* forward, blank windows (FWD_BLANK), sample i: the output positions
@@ -1396,8 +1408,9 @@ static void conv_fwd_sample(const conv_job *J, const ck_tls *W, size_t i) {
         put_rel(o + CK_REL * (i * OC + oc), ys[oc], ya[oc] + ex[oc], rhs[oc], a[oc], sm[oc]);
     if (weighted) rows_weighted_of(J->yv, i, OC, d->oh, d->ow, wy, wya, sr, sc);
     if (J->o[CK_FWD_RA] && J->o[CK_FWD_CA]) conv_fwd_alt_sample(J, W, i, ex, sm, a, ya, sr, sc, rr, rc);
+    /* before the position-weighted one, which reuses rhs and a */
+    if (J->o[CK_FWD_RND]) conv_fwd_rnd_sample(J, W, i, a, ya, ex, sm);
     if (J->o[CK_FWD_PW]) conv_fwd_w_sample(J, W, i, ex, sm, rhs, a, wy, wya);
-    if (J->o[CK_FWD_RND]) conv_fwd_rnd_sample(J, W, i, ex, sm);
     if (J->o[CK_FWD_BLANK]) conv_blank_sample(J, i, (unsigned char *)W->rnd);
 }
 
@@ -1419,7 +1432,7 @@ static void conv_bwd_data_sample(const conv_job *J, const ck_tls *W, size_t i) {
     matvec_acc(ex, sm, wsum, T, M, OC, C);
     double *o = J->o[CK_BWD_DATA];
     for (size_t c = 0; c < C; c++) put_rel(o + CK_REL * (i * C + c), xs[c], xa[c] + ex[c], rhs[c], a[c], sm[c]);
-    if (J->o[CK_BWD_DATA_RND]) conv_bwd_data_rnd_sample(J, W, i, ex, sm);
+    if (J->o[CK_BWD_DATA_RND]) conv_bwd_data_rnd_sample(J, W, i, a, xa, ex, sm);
     if (weighted) rows_weighted_of(J->dxv, i, C, d->h, d->w, wx, wxa, sr, sc);
     if (J->o[CK_BWD_DATA_RA] && J->o[CK_BWD_DATA_CA]) {
         /* alternating (BWD_DATA_RA, BWD_DATA_CA): each dx weighted by
@@ -1698,23 +1711,44 @@ static void conv_bwd_w_sample(const conv_job *J, const ck_tls *W, size_t i) {
      * in its order, less the exact zeros of dy (conv_redo_listed) */
     size_t kk = (size_t)d->k * d->k, ckk = C * kk, xcb = (size_t)J->xv.cb, dcb = (size_t)J->dyv.cb;
     for (size_t oc = 0; oc < OC; oc++) {
+        /* the filter's elements to re-do with a term in this sample, all
+         * in one pass over dy's listed positions (each its own sums, in
+         * the positions' order) */
         double *q = J->part + (i * OC + oc) * CK_PART;
-        q[8] = q[9] = q[10] = 0;
-        size_t t = J->small[oc], c = t / kk;
-        if (t >= ckk || !J->xnz[i * C + c] || !J->dynz[i * OC + oc]) continue;
-        int kh = (int)((t % kk) / (size_t)d->k), kw = (int)(t % (size_t)d->k), sub = 0;
-        const uint16_t *gl = J->zpos + (i * OC + oc) * P;
-        const float *xp = ck_plane(J->xv.p, J->xv.cb, C, HW, i, c), *gp = ck_plane(J->dyv.p, J->dyv.cb, OC, P, i, oc);
-        double r = 0, a = 0;
-        for (int32_t u = 0; u < J->zcnt[i * OC + oc]; u++) {
-            int ih = J->rc[gl[u]] + kh - d->pad, iw = J->rc[P + gl[u]] + kw - d->pad;
-            if (ih < 0 || ih >= d->h || iw < 0 || iw >= d->w) continue;
-            float g = gp[(size_t)gl[u] * dcb], xv = xp[((size_t)ih * d->w + iw) * xcb];
-            double tt = (double)g * (double)xv;
-            sub |= (xv != 0) & ((fabsf(g) < 0x1p-126f) | (fabsf(xv) < 0x1p-126f));
-            r += tt, a += fabs(tt);
+        int ne = 0, ix[CK_NREDO];
+        ptrdiff_t off[CK_NREDO];
+        const float *xp[CK_NREDO];
+        int kh[CK_NREDO], kw[CK_NREDO];
+        for (size_t e = 0; e < CK_NREDO; e++) {
+            q[8 + 3 * e] = q[9 + 3 * e] = q[10 + 3 * e] = 0;
+            size_t t = J->small[oc * CK_NREDO + e], c = t / kk;
+            if (t >= ckk || !J->xnz[i * C + c] || !J->dynz[i * OC + oc]) continue;
+            ix[ne] = (int)e, xp[ne] = ck_plane(J->xv.p, J->xv.cb, C, HW, i, c);
+            kh[ne] = (int)((t % kk) / (size_t)d->k) - d->pad, kw[ne] = (int)(t % (size_t)d->k) - d->pad;
+            off[ne] = ((ptrdiff_t)kh[ne] * d->w + kw[ne]) * (ptrdiff_t)xcb;
+            ne++;
         }
-        q[8] = r, q[9] = a, q[10] = sub;
+        if (!ne) continue;
+        const uint16_t *gl = J->zpos + (i * OC + oc) * P;
+        const float *gp = ck_plane(J->dyv.p, J->dyv.cb, OC, P, i, oc);
+        double r[CK_NREDO] = {0}, a[CK_NREDO] = {0};
+        int sub[CK_NREDO] = {0};
+        for (int32_t u = 0; u < J->zcnt[i * OC + oc]; u++) {
+            int pr = J->rc[gl[u]], pc = J->rc[P + gl[u]];
+            float g = gp[(size_t)gl[u] * dcb];
+            double gd = g;
+            int gs = fabsf(g) < 0x1p-126f;
+            ptrdiff_t base = ((ptrdiff_t)pr * d->w + pc) * (ptrdiff_t)xcb;
+            for (int k = 0; k < ne; k++) {
+                int ih = pr + kh[k], iw = pc + kw[k];
+                if (ih < 0 || ih >= d->h || iw < 0 || iw >= d->w) continue;
+                float xv = xp[k][base + off[k]];
+                double tt = gd * (double)xv;
+                sub[k] |= (xv != 0) & (gs | (fabsf(xv) < 0x1p-126f));
+                r[k] += tt, a[k] += fabs(tt);
+            }
+        }
+        for (int k = 0; k < ne; k++) q[8 + 3 * ix[k]] = r[k], q[9 + 3 * ix[k]] = a[k], q[10 + 3 * ix[k]] = sub[k];
     }
 }
 
@@ -1844,6 +1878,25 @@ static void dense_all(ck_state *S, const layer *ly, const float *w, const float 
         wsum_lanes(dw + j * in, in, ck_iw_dense(j), &lw, &lwa);
         ck_dot_acc(&rhs, &a, dy + j, out, rw + pt * n, rwa + pt * n, 1, n);
         put_rel(o[CK_BWD_W_PW] + CK_REL * j, lw, lwa, rhs, a, da[j] * mx * (double)in);
+    }
+}
+
+/* BWD_W_PEEK of a dense layer: per row j, its first, last and sampled dW
+ * elements re-done over the batch (ck_dense_redo), the worst kept */
+static void dense_peek(const layer *ly, const float *dw, const float *dy, const float *x, size_t n, ck_rnd_key_t key,
+                       int l, double *o) {
+    size_t in = (size_t)ly->in_c, out = (size_t)ly->out_c;
+    for (size_t j = 0; j < out; j++) {
+        size_t t[CK_PEEK];
+        ck_peek_elems(t, in, key, l, j);
+        ck_worst w;
+        ck_worst_init(&w);
+        for (size_t e = 0; e < CK_PEEK; e++) {
+            double R, A;
+            int sub = ck_dense_redo(dy, x, n, in, out, j, t[e], &R, &A);
+            ck_zero_keep(&w, dw[j * in + t[e]], R, A, sub);
+        }
+        ck_worst_put(&w, o + CK_REL * j);
     }
 }
 
@@ -2317,6 +2370,46 @@ static int conv_redo_listed(const conv_job *J, const uint64_t *xb, const uint64_
     return sub;
 }
 
+/* Element e of filter oc's re-done ones (conv_job.small), summed over the
+ * samples in order from conv_bwd_w_sample's per-sample sums (a sample
+ * whose x plane or dy plane is all zero has no term) */
+static int redo_sum(const conv_job *J, size_t n, size_t oc, size_t e, double *R, double *A) {
+    const ck_conv_dims *d = &J->d;
+    size_t C = (size_t)d->c, OC = (size_t)d->oc, c = J->small[oc * CK_NREDO + e] / ((size_t)d->k * d->k);
+    int sub = 0;
+    *R = *A = 0;
+    for (size_t i = 0; i < n; i++) {
+        const double *q = J->part + (i * OC + oc) * CK_PART + 3 * e;
+        if (!(J->xnz[i * C + c] && J->dynz[i * OC + oc])) continue;
+        *R += q[8], *A += q[9], sub |= q[10] != 0;
+    }
+    return sub;
+}
+
+/* BWD_W_PEEK of a conv layer: per filter, its first, last and sampled dW
+ * elements re-done (the per-sample sums when the sample pass listed dy,
+ * else the shared loop), the worst kept */
+static void conv_peek(const conv_job *J, size_t n, ck_rnd_key_t key, int layer) {
+    const ck_conv_dims *d = &J->d;
+    size_t ckk = (size_t)d->c * d->k * d->k, OC = (size_t)d->oc;
+    double *o = J->o[CK_BWD_W_PEEK];
+    for (size_t oc = 0; oc < OC; oc++) {
+        const float *f = J->dw + oc * ckk;
+        size_t t[CK_PEEK];
+        ck_peek_elems(t, ckk, key, layer, oc);
+        ck_worst w;
+        ck_worst_init(&w);
+        for (size_t e = 0; e < CK_PEEK; e++) {
+            double R, A;
+            int sub = J->small && J->zch ? redo_sum(J, n, oc, 1 + e, &R, &A)
+                                         : ck_conv_redo(J->xv.p, J->xv.cb, J->dyv.p, J->dyv.cb, J->xnz, J->dynz, d, n,
+                                                        oc, t[e], &R, &A);
+            ck_zero_keep(&w, f[t[e]], R, A, sub);
+        }
+        ck_worst_put(&w, o + CK_REL * oc);
+    }
+}
+
 static void conv_zero(const conv_job *J, size_t n, int nth) {
     const ck_conv_dims *d = &J->d;
     size_t C = (size_t)d->c, ckk = C * d->k * d->k, OC = (size_t)d->oc;
@@ -2360,15 +2453,9 @@ static void conv_zero(const conv_job *J, size_t n, int nth) {
                 int sub = conv_redo_listed(J, xb, db, nw, rc, oc, t, &R, &A);
                 ck_zero_keep(&wst, f[t], R, A, sub);
             }
-            size_t small = J->small[oc];
+            size_t small = J->small[oc * CK_NREDO];
             if (small < ckk) { /* its per-sample sums (conv_bwd_w_sample), over the samples in order */
-                int sub = 0;
-                R = A = 0;
-                for (size_t i = 0; i < n; i++) {
-                    const double *q = J->part + (i * OC + oc) * CK_PART;
-                    if (!(J->xnz[i * C + small / ((size_t)d->k * d->k)] && J->dynz[i * OC + oc])) continue;
-                    R += q[8], A += q[9], sub |= q[10] != 0;
-                }
+                int sub = redo_sum(J, n, oc, 0, &R, &A);
                 ck_zero_keep(&wst, f[small], R, A, sub);
             }
         }
@@ -2411,7 +2498,7 @@ static void rnd_prepare(const model *m, ck_state *S, ck_rnd_key_t key, ck_rndw (
 }
 
 static void samples_pass(engine *e, ck_state *S, const ck_layout *L, int backward, ck_rndw (*rw)[CK_RND_DRAWS],
-                         double *out) {
+                         ck_rnd_key_t key, double *out) {
     const model *m = e->m;
     size_t n = e->batch;
     conv_job J[MODEL_MAX_LAYERS];
@@ -2445,16 +2532,19 @@ static void samples_pass(engine *e, ck_state *S, const ck_layout *L, int backwar
                 const float *dw = j->dw;
                 uint64_t any = 0;
                 size_t OP = (size_t)d.oh * d.ow;
-                size_t *sm = malloc(OC * sizeof *sm + 2 * OP * sizeof(uint16_t));
+                size_t *sm = malloc(OC * CK_NREDO * sizeof *sm + 2 * OP * sizeof(uint16_t));
                 if (!sm) goto no_lists; /* conv_zero then re-does every element itself (the shared loop) */
-                uint16_t *rcp = (uint16_t *)(sm + OC);
+                uint16_t *rcp = (uint16_t *)(sm + OC * CK_NREDO);
                 for (size_t p = 0; p < OP; p++) rcp[p] = (uint16_t)(p / (size_t)d.ow), rcp[OP + p] = (uint16_t)(p % (size_t)d.ow);
                 j->small = sm, j->rc = rcp;
                 for (size_t oc = 0; oc < OC; oc++) {
                     uint64_t b = 0;
-                    size_t small = sm[oc] = ck_conv_small(dw + oc * ckk, ckk);
+                    sm[oc * CK_NREDO] = ck_conv_small(dw + oc * ckk, ckk);
+                    ck_peek_elems(sm + oc * CK_NREDO + 1, ckk, key, l, oc);
                     for (size_t t = 0; t < ckk; t++)
-                        if (dw[oc * ckk + t] == 0 || t == small) b |= (uint64_t)1 << ((t / ((size_t)d.k * d.k)) % 64);
+                        if (dw[oc * ckk + t] == 0) b |= (uint64_t)1 << ((t / ((size_t)d.k * d.k)) % 64);
+                    for (size_t e = 0; e < CK_NREDO; e++)
+                        if (sm[oc * CK_NREDO + e] < ckk) b |= (uint64_t)1 << ((sm[oc * CK_NREDO + e] / ((size_t)d.k * d.k)) % 64);
                     zch[oc] = d.c > 64 && b ? ~(uint64_t)0 : b;
                     any |= b;
                 }
@@ -2500,6 +2590,7 @@ static void samples_pass(engine *e, ck_state *S, const ck_layout *L, int backwar
         if (c->conv >= 0) {
             if (c->bwd_w) conv_bwd_w_finish(&J[c->conv], n);
             if (c->bwd_w && J[c->conv].o[CK_BWD_W_Z]) conv_zero(&J[c->conv], n, S->nth);
+            if (c->bwd_w && J[c->conv].o[CK_BWD_W_PEEK]) conv_peek(&J[c->conv], n, key, c->l);
             continue;
         }
         /* a fused pair: its counts at both layers, the exact rule only for
@@ -2526,8 +2617,9 @@ static void layers_all(engine *e, ck_state *S, const ck_layout *L, int backward,
     const model *m = e->m;
     size_t n = e->batch;
     ck_rndw rw[MODEL_MAX_LAYERS][CK_RND_DRAWS];
-    rnd_prepare(m, S, ck_rnd_key(ck_get_u64(out + L->input_off), (long)out[2], (int)out[0]), rw);
-    samples_pass(e, S, L, backward, rw, out);
+    ck_rnd_key_t key = ck_rnd_key(ck_get_u64(out + L->input_off), (long)out[2], (int)out[0]);
+    rnd_prepare(m, S, key, rw);
+    samples_pass(e, S, L, backward, rw, key, out);
     for (int l = 0; l < m->n_layers; l++) {
         const layer *ly = &m->layers[l];
         if (ly->kind == LAYER_CONV) continue;
@@ -2544,6 +2636,7 @@ static void layers_all(engine *e, ck_state *S, const ck_layout *L, int backward,
             for (int ph = 0; ph < CK_NPHASE_ALL; ph++) o[ph] = L->cnt[l][ph] ? out + L->off[l][ph] : NULL;
             dense_all(S, ly, w, b, x, y, dy, dx, dw, db, n, o);
             for (size_t dr = 0; dr < CK_RND_DRAWS; dr++) dense_rnd(S, ly, w, b, x, y, dy, dx, n, &rw[l][dr], dr, o);
+            if (dy && o[CK_BWD_W_PEEK]) dense_peek(ly, dw, dy, x, n, key, l, o[CK_BWD_W_PEEK]);
             continue;
         }
         out[L->off[l][CK_FWD]] = elem_fwd(e, ly, l, x, y, n, training, S->nth);

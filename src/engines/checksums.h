@@ -57,8 +57,10 @@
  * (ck_conv_zero_filter): the relations above sum a row or a filter, so a
  * gradient that underflowed or was flushed to 0 moves them by less than
  * their rounding, while Adam's scale-free step moves that weight by ~lr).
- * INPUT, PER SAMPLE, POSITION-, INDEX-WEIGHTED, ALTERNATING and ZERO
- * ELEMENTS come last, so the blocks before keep their offsets (recordings
+ * Then RANDOM-WEIGHTED, BLANK WINDOWS and SAMPLED ELEMENTS (the enums
+ * below say what each holds).
+ * INPUT, PER SAMPLE, POSITION-, INDEX-WEIGHTED, ALTERNATING, ZERO
+ * ELEMENTS and those come last, so the blocks before keep their offsets (recordings
  * made before these blocks existed store the vector up to DIGEST, or up
  * to ra_off, or up to z_off, and are judged without the rest;
  * recording_ck_pack stores them all now).
@@ -108,7 +110,15 @@ enum { CK_BWD_W_Z = CK_NPHASE_ALT, CK_NPHASE_Z };
  * 0); the relations sum such outputs with the others, so noise there (an
  * approximate transform, a bias added from a narrower copy) hides under
  * the rest's tolerance */
-enum { CK_FWD_RND = CK_NPHASE_Z, CK_BWD_DATA_RND, CK_FWD_BLANK, CK_NPHASE_ALL };
+/* and, per conv and dense layer, BWD_W_PEEK (OC entries, as BWD_W_Z's):
+ * per filter or row, its first and last dW elements and CK_PEEK_RANDOM
+ * drawn per stage (ck_rnd_index) re-done in double over their terms, the
+ * worst kept (ck_zero_keep): a relation's tolerance is its elements'
+ * bounds summed, so one element a filter or row wrong by a few times its
+ * own bound (a loop's peeled first or last iteration in another
+ * precision) stays under it; re-done, it is judged against its own */
+enum { CK_FWD_RND = CK_NPHASE_Z, CK_BWD_DATA_RND, CK_FWD_BLANK, CK_BWD_W_PEEK, CK_NPHASE_ALL };
+enum { CK_PEEK_RANDOM = 2, CK_PEEK = 2 + CK_PEEK_RANDOM };
 /* Independent draws of the random weights per stage: each random-weight
  * relation is there CK_RND_DRAWS times (entry unit CK_RND_DRAWS + draw).
  * One draw misses a +-e pair of a dense row when its two weights are
@@ -154,6 +164,10 @@ ck_rnd_key_t ck_rnd_key(uint64_t input_digest, long step, int stage);
  * vector leaves them 0, and they are not judged). */
 int ck_engine_has_rnd(const char *spec);
 void ck_rnd_weights(double *w, size_t cnt, ck_rnd_key_t key, int layer, int what);
+/* BWD_W_PEEK's elements of unit u (a filter or row of cnt elements):
+ * t[0] = 0, t[1] = cnt - 1, then CK_PEEK_RANDOM drawn as the weights are
+ * (what 16 + k), uniform below cnt */
+void ck_peek_elems(size_t *t, size_t cnt, ck_rnd_key_t key, int layer, size_t u);
 
 /* The host implementation: reads the engine's tensors through its own
  * table (no timing, no IPC; its buffers directly where engine_i.ck_view

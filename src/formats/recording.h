@@ -53,7 +53,7 @@ enum { REC_CK_STEP = 1, REC_CK_UPDATE = 2, REC_CK_EVAL = 3 }; /* = engine.h's CK
  * zero-element ones, then (from rnd_off) the random-weight ones
  * (engines/checksums.h's CK_NPHASE, CK_NPHASE_EXT, CK_NPHASE_ALT,
  * CK_NPHASE_Z, CK_NPHASE_ALL). */
-enum { REC_CK_NPHASE = 4, REC_CK_NPHASE_EXT = 9, REC_CK_NPHASE_ALT = 13, REC_CK_NPHASE_Z = 14, REC_CK_NPHASE_ALL = 17 };
+enum { REC_CK_NPHASE = 4, REC_CK_NPHASE_EXT = 9, REC_CK_NPHASE_ALT = 13, REC_CK_NPHASE_Z = 14, REC_CK_NPHASE_ALL = 18 };
 typedef struct {
     size_t off[MODEL_MAX_LAYERS][REC_CK_NPHASE_ALL]; /* per layer, per phase: in doubles */
     size_t cnt[MODEL_MAX_LAYERS][REC_CK_NPHASE_ALL]; /* entries: relations (rel_width doubles) or exact blocks (2) */

@@ -113,9 +113,10 @@ static int judge(engine *e, audit_engine *ae, const model *m, int stage, size_t 
         snprintf(ae->ck_partial, sizeof ae->ck_partial, "an older recording: its vectors have no zero-element "
                  "or random-weight relations (dense weight gradients flushed to 0 are not seen)");
     else if (ext < CK_BLOCKS_ALL)
-        snprintf(ae->ck_partial, sizeof ae->ck_partial, "%s: no random-weight relations (not computed on the "
-                 "device yet): error patterns that keep every fixed-weight sum (+e, +e, -e, -e along a row) "
-                 "are not seen", rec ? "a recording from before them or of a cuda engine" : "cuda");
+        snprintf(ae->ck_partial, sizeof ae->ck_partial, "%s: no random-weight relations, blank-window or "
+                 "sampled-element checks (not computed on the device yet): error patterns that keep every "
+                 "fixed-weight sum (+e, +e, -e, -e along a row) are not seen",
+                 rec ? "a recording from before them or of a cuda engine" : "cuda");
     if ((rc = checksums_judge(m, vec, n, y, declared_u_in(rs ? rs : ae->spec), ext, &v))) return rc;
     ck_layout L;
     ck_layout_make(&L, m, n);

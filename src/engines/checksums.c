@@ -315,7 +315,7 @@ static void rnd_needed(const model *m, size_t n, size_t *cap, size_t *wcap) {
         if (ly->kind == LAYER_CONV) {
             size_t t = 2 * k * R * 16 + 2 * kk * 16 + 2 * mc * kk + 4 * mc;
             *cap = t > *cap ? t : *cap;
-            *wcap += CK_RND_DRAWS * (2 * (oh + ow) + oh * ow + 2 * (h + w) + h * w);
+            *wcap += CK_RND_DRAWS * (2 * oh + ow + oh * ow + 2 * h + w + h * w);
         } else if (ly->kind == LAYER_DENSE) {
             *wcap += CK_RND_DRAWS * 2 * (C + OC);
             *cap = 2 * (C + OC) > *cap ? 2 * (C + OC) : *cap; /* dense_rnd: W^T s, W t and their |.| */
@@ -1141,13 +1141,13 @@ static void rnd_planes(ck_tv v, size_t i, size_t C, size_t P, const double *wp, 
     for (size_t c = 0; c < C; c++) rnd_plane(x + c * P, 1, P, wp, &s[c]);
 }
 
-/* A conv layer's random weights (ck_rnd_weights, their |.| after them):
- * forward a (oh), b (ow), the products a b (oh ow); backward-data a' (h),
- * b' (w), a' b' (h w). */
+/* A layer's random weights of one draw (ck_rnd_weights): conv forward a
+ * (oh), b (ow), the products a b (oh ow), backward-data a' (h), b' (w),
+ * a' b' (h w); dense s (out) in a, t (in) in da. */
 typedef struct {
-    const double *a, *aa, *b, *ba, *ab;   /* forward */
-    const double *da, *daa, *db, *dba, *dab; /* backward-data */
-    double sa, sb, saa, sba;              /* forward: sum a, sum b, sum |a|, sum |b| */
+    const double *a, *aa, *b, *ab;   /* forward (aa = |a|: a dense layer's A) */
+    const double *da, *daa, *db, *dab; /* backward-data (daa = |a'|: the same) */
+    double sa, sb;                    /* forward: sum a, sum b (a conv's bias term) */
 } ck_rndw;
 
 /* ---- conv relations, one sample at a time ------------------------------
@@ -2464,9 +2464,10 @@ static void conv_zero(const conv_job *J, size_t n, int nth) {
     free(xb), free(rc);
 }
 
-/* The stage's random weights (ck_rnd_weights) into S->rw, per layer:
- * conv a, b and a b (forward), a', b' and a' b' (backward-data), each
- * with its |.|; dense s (outputs) and t (inputs) in a and da. */
+/* The stage's random weights (ck_rnd_weights) into S->rw, per layer and
+ * draw: conv a, b and a b (forward), a', b' and a' b' (backward-data);
+ * dense s (outputs) and t (inputs) in a and da, with their |.| (aa, daa:
+ * a dense relation sums its own A). */
 static void rnd_prepare(const model *m, ck_state *S, ck_rnd_key_t key, ck_rndw (*rw)[CK_RND_DRAWS]) {
     double *p = S->rw;
     for (int l = 0; l < m->n_layers; l++)
@@ -2479,21 +2480,20 @@ static void rnd_prepare(const model *m, ck_state *S, ck_rnd_key_t key, ck_rndw (
         size_t n2 = ly->kind == LAYER_CONV ? (size_t)ly->out_w : 0;
         size_t n3 = ly->kind == LAYER_CONV ? (size_t)ly->in_h : (size_t)ly->in_c;
         size_t n4 = ly->kind == LAYER_CONV ? (size_t)ly->in_w : 0;
-        double *a = p, *aa = a + n1, *b = aa + n1, *ba = b + n2, *ab = ba + n2;
-        double *da = ab + n1 * n2, *daa = da + n3, *db = daa + n3, *dba = db + n4, *dab = dba + n4;
+        double *a = p, *aa = a + n1, *b = aa + n1, *ab = b + n2;
+        double *da = ab + n1 * n2, *daa = da + n3, *db = daa + n3, *dab = db + n4;
         p = dab + n3 * n4;
         ck_rnd_weights(a, n1, key, l, 4 * dr + 0), ck_rnd_weights(b, n2, key, l, 4 * dr + 1);
         ck_rnd_weights(da, n3, key, l, 4 * dr + 2), ck_rnd_weights(db, n4, key, l, 4 * dr + 3);
-        for (size_t q = 0; q < n1; q++) aa[q] = fabs(a[q]), r->sa += a[q], r->saa += aa[q];
-        for (size_t q = 0; q < n2; q++) ba[q] = fabs(b[q]), r->sb += b[q], r->sba += ba[q];
+        for (size_t q = 0; q < n1; q++) aa[q] = fabs(a[q]), r->sa += a[q];
+        for (size_t q = 0; q < n2; q++) r->sb += b[q];
         for (size_t q = 0; q < n3; q++) daa[q] = fabs(da[q]);
-        for (size_t q = 0; q < n4; q++) dba[q] = fabs(db[q]);
         for (size_t u = 0; u < n1; u++)
             for (size_t v = 0; v < n2; v++) ab[u * n2 + v] = a[u] * b[v];
         for (size_t u = 0; u < n3; u++)
             for (size_t v = 0; v < n4; v++) dab[u * n4 + v] = da[u] * db[v];
-        r->a = a, r->aa = aa, r->b = b, r->ba = ba, r->ab = ab;
-        r->da = da, r->daa = daa, r->db = db, r->dba = dba, r->dab = dab;
+        r->a = a, r->aa = aa, r->b = b, r->ab = ab;
+        r->da = da, r->daa = daa, r->db = db, r->dab = dab;
     }
 }
 

@@ -805,6 +805,19 @@ static void test_older_recording_partial(void **st) {
     assert_int_equal(r.eng[i].ck_viol_checks, 0);
     if (!strstr(r.eng[i].ck_partial, "no random-weight")) fail_msg("partial: '%s'", r.eng[i].ck_partial);
     audit_result_free(&r);
+    /* bad input: a recording that claims the random-weight blocks
+     * (",rand") and stores vectors without them is refused, naming the
+     * file, the record and the length it should have */
+    char lie[160];
+    snprintf(lie, sizeof lie, "%s/cpu1-lie.lsr", g_dir);
+    assert_int_equal(write_older(lie, "step,update,eval,all-blocks,alt,zero,rand", 3), cut);
+    if (recording_open(&rec, lie)) fail_msg("%s", ls_errmsg());
+    assert_int_equal(rec->ck_ext, 4);
+    assert_int_not_equal(recording_validate(rec, &m, recording_ck_geom_of), 0);
+    if (!strstr(ls_errmsg(), lie) || !strstr(ls_errmsg(), "field shape") || !strstr(ls_errmsg(), "packed vector"))
+        fail_msg("error: '%s'", ls_errmsg());
+    ls_err_clear();
+    recording_free(rec);
     /* the recording as made now: every block judged, nothing partial */
     audit_recorded(g_path, &r);
     i = r.n_engines - 1;

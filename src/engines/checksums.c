@@ -304,8 +304,7 @@ static void scratch_needed(const model *m, size_t n, size_t *wt, size_t *pl, siz
  * and columns, the window sums, right-hand sides and plane sums of one
  * sample), and the stage's weights (ck_rndw per conv layer; per dense
  * layer s, |s|, t, |t| and W^T s, |W|^T |s|, W t, |W| |t|). */
-static void rnd_needed(const model *m, size_t n, size_t *cap, size_t *wcap) {
-    (void)n;
+static void rnd_needed(const model *m, size_t *cap, size_t *wcap) {
     *cap = *wcap = 1;
     for (int l = 0; l < m->n_layers; l++) {
         const layer *ly = &m->layers[l];
@@ -362,7 +361,7 @@ static int state_get(engine *e, ck_state **out) {
             if (m->layers[l].kind == LAYER_CONV) S->smp_cap = zi > S->smp_cap ? zi : S->smp_cap;
         }
         S->smp = ls_malloc(nt * S->smp_cap * 4);
-        rnd_needed(m, e->max_batch, &S->rnd_cap, &S->rw_cap);
+        rnd_needed(m, &S->rnd_cap, &S->rw_cap);
         S->rnd = ls_malloc(nt * S->rnd_cap * 8), S->rw = ls_malloc(S->rw_cap * 8);
         if (!S->rnd || !S->rw) return LS_ENOMEM;
         if (!S->p || !S->g || !S->m || !S->v || !S->p0 || !S->m0 || !S->v0 || !S->s || !S->sa || !S->sr || !S->wt ||
@@ -2393,17 +2392,19 @@ static void conv_peek(const conv_job *J, size_t n, ck_rnd_key_t key, int layer) 
     const ck_conv_dims *d = &J->d;
     size_t ckk = (size_t)d->c * d->k * d->k, OC = (size_t)d->oc;
     double *o = J->o[CK_BWD_W_PEEK];
+    int listed = J->small && J->zch; /* the sample pass re-did them (conv_bwd_w_sample) */
     for (size_t oc = 0; oc < OC; oc++) {
         const float *f = J->dw + oc * ckk;
-        size_t t[CK_PEEK];
-        ck_peek_elems(t, ckk, key, layer, oc);
+        size_t drawn[CK_PEEK];
+        const size_t *t = listed ? J->small + oc * CK_NREDO + 1 : drawn;
+        if (!listed) ck_peek_elems(drawn, ckk, key, layer, oc);
         ck_worst w;
         ck_worst_init(&w);
         for (size_t e = 0; e < CK_PEEK; e++) {
             double R, A;
-            int sub = J->small && J->zch ? redo_sum(J, n, oc, 1 + e, &R, &A)
-                                         : ck_conv_redo(J->xv.p, J->xv.cb, J->dyv.p, J->dyv.cb, J->xnz, J->dynz, d, n,
-                                                        oc, t[e], &R, &A);
+            int sub = listed ? redo_sum(J, n, oc, 1 + e, &R, &A)
+                             : ck_conv_redo(J->xv.p, J->xv.cb, J->dyv.p, J->dyv.cb, J->xnz, J->dynz, d, n, oc, t[e],
+                                            &R, &A);
             ck_zero_keep(&w, f[t[e]], R, A, sub);
         }
         ck_worst_put(&w, o + CK_REL * oc);

@@ -402,8 +402,17 @@ static void test_zero_elements_as_kernels(void **st) {
             for (int t = 0; t < ly->k * ly->k; t++) gw[row + (size_t)t] = 0.0f;
     }
     assert_int_equal(engine_set_tensor(f.e, (tensor_id){TENSOR_GRADS, 0}, f.g), 0);
+    /* every vector path of the host's in-pass re-do (ck_redo_force_isa)
+     * this machine has, each against the kernels' loop */
+    const char *isa[] = {"avx512f", "avx2", "scalar"};
+    size_t judged = 0, peeked = 0;
+    int paths = 0;
+    for (int k = 0; k < 3; k++) {
+    if (ck_redo_force_isa(isa[k])) continue;
+    paths++;
     assert_int_equal(engine_checksums_host(f.e, CK_STAGE_STEP, f.vec), 0);
-    size_t judged = 0;
+    judged = 0, peeked = 0;
+    ck_rnd_key_t key = ck_rnd_key(ck_get_u64(f.vec + f.L.input_off), (long)f.vec[2], (int)f.vec[0]);
     for (int l = 0; l < f.m.n_layers; l++) {
         const layer *ly = &f.m.layers[l];
         if (ly->kind != LAYER_CONV && ly->kind != LAYER_DENSE) continue;
@@ -424,12 +433,34 @@ static void test_zero_elements_as_kernels(void **st) {
                 fail_msg("%s filter/row %zu: host (%g %g %g %g), kernels' loop (%g %g %g %g)", ly->name, oc, got[0],
                          got[1], got[2], got[3], want[0], want[1], want[2], want[3]);
             judged += want[1] > 0;
+            if (ly->kind != LAYER_CONV) continue;
+            /* BWD_W_PEEK: the first, last and drawn elements, each re-done by the kernels' loop */
+            size_t t[CK_PEEK];
+            ck_peek_elems(t, row, key, l, oc);
+            ck_worst w;
+            ck_worst_init(&w);
+            for (size_t e = 0; e < CK_PEEK; e++) {
+                double R, A;
+                int sub = ck_conv_redo(x, 1, dy, 1, NULL, NULL, &d, N, oc, t[e], &R, &A);
+                ck_zero_keep(&w, gw[oc * row + t[e]], R, A, sub);
+            }
+            ck_worst_put(&w, want);
+            got = f.vec + f.L.off[l][CK_BWD_W_PEEK] + CK_REL * oc;
+            if (memcmp(got, want, sizeof want))
+                fail_msg("%s filter %zu (%s): sampled elements, host (%g %g %g %g), kernels' loop (%g %g %g %g)",
+                         ly->name, oc, isa[k], got[0], got[1], got[2], got[3], want[0], want[1], want[2], want[3]);
+            peeked += want[1] > 0;
         }
         free(xa);
     }
-    fprintf(stderr, "zero-element relations: host = the kernels' loop in every filter and row, %zu with a zero "
-            "judged\n", judged);
+    fprintf(stderr, "zero-element and sampled-element relations (%s): host = the kernels' loop in every filter and "
+            "row, %zu with a zero judged, %zu conv filters' sampled elements judged\n", isa[k], judged, peeked);
     assert_true(judged >= 10);
+    assert_true(peeked >= 40);
+    }
+    assert_true(paths >= 1);
+    /* the machine's best again */
+    assert_true(ck_redo_force_isa("avx512f") == 0 || ck_redo_force_isa("avx2") == 0 || ck_redo_force_isa("scalar") == 0);
     free_fx(&f);
 }
 

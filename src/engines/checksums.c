@@ -1163,10 +1163,9 @@ typedef struct {
     double *wf, *wb;         /* forward: wt[j][oc], wsum[c][oc]; backward-data: wb[oc kk + t][c], wsum[oc][c] */
     double *part;            /* backward-weights: per sample and output channel, 6 partial sums */
     unsigned char *xnz, *dynz; /* per sample: x's channel planes (C), dy's (OC) with a nonzero (BWD_W_Z) */
-    const uint64_t *zch;     /* BWD_W_Z: per filter, the input channels (bit c; C > 64: all) of its zeros and smallest nonzero; NULL: none */
-    const size_t *small;     /* BWD_W_Z with zch: per filter, CK_NREDO elements re-done per sample: its smallest
-                              * nonzero dW (ck_conv_small; C k k: none), then BWD_W_PEEK's (ck_peek_elems) */
-    const uint16_t *rc;      /* with small: each output position's row, then its column (OH OW each) */
+    const uint64_t *zch;     /* BWD_W_Z: per filter, the input channels (bit c; C > 64: all) of its zero elements; NULL: none */
+    const size_t *small;     /* BWD_W_Z: per filter, CK_NREDO elements re-done per sample (redo_block): its smallest
+                              * nonzero dW (ck_conv_small; C k k: none), then BWD_W_PEEK's (ck_peek_elems); NULL: not */
     uint16_t *zpos;          /* BWD_W_Z: dy's nonzero positions per (sample, filter) plane (n OC OH OW, plane_nz) */
     int32_t *zcnt;           /* and their counts (n OC; -1: not listed) */
     double *o[CK_NPHASE_ALL]; /* the relations, by phase (NULL: not computed) */
@@ -1669,6 +1668,237 @@ CK_HOT static const uint16_t *plane_nz(ck_tv v, size_t C, size_t P, size_t i, si
     return pos + q0 * P;
 }
 
+/* Elements of sixteen filters of a conv layer's dW re-done over one
+ * sample's terms, lane l for filter oc0 + l (redo_block): per element slot
+ * e, lane l's term at output position (pr, pc) is dy[oc0 + l][pr][pc]
+ * times x[c][pr + kh][pc + kw] (the lane's element (c, kh, kw); kh, kw
+ * less the padding) when that input position exists, added in the
+ * positions' row-major order: ck_conv_redo's sums for this sample, term
+ * for term (a term outside the input is not added: t = 0 leaves a sum
+ * that starts at +0 as it is, bit for bit), so the re-do does not depend
+ * on the vector width.  dy's term of lane l at position p is
+ * g[p gps + l gls] (lanes from nl on read lane 0's: they are off); an
+ * element's x at xs[xo + (pr w + pc) xcb]; a lane that is off (on = 0)
+ * reads xs[0] and adds nothing. */
+static inline __attribute__((always_inline)) void redo16_at(const float *g, size_t gps, size_t gls, int nl, const float *xs,
+                                                             size_t xcb, const ptrdiff_t *xo, const int *kh,
+                                                             const int *kw, const unsigned char *on, int h, int w,
+                                                             int oh, int ow, double *r, double *a, unsigned char *sub) {
+    for (int pr = 0; pr < oh; pr++)
+        for (int pc = 0; pc < ow; pc++) {
+            size_t p = (size_t)pr * (size_t)ow + (size_t)pc;
+            ptrdiff_t po = ((ptrdiff_t)pr * w + pc) * (ptrdiff_t)xcb;
+            for (int l = 0; l < 16; l++) {
+                int ih = pr + kh[l], iw = pc + kw[l];
+                int ok = on[l] & ((unsigned)ih < (unsigned)h) & ((unsigned)iw < (unsigned)w);
+                float v = xs[ok ? xo[l] + po : 0];
+                float gg = g[p * gps + (size_t)(l < nl ? l : 0) * gls];
+                double t = (double)gg * (double)v;
+                t = ok ? t : 0.0;
+                r[l] += t, a[l] += fabs(t);
+                sub[l] |= (unsigned char)(ok & (gg != 0) & (v != 0) & ((fabsf(gg) < 0x1p-126f) | (fabsf(v) < 0x1p-126f)));
+            }
+        }
+}
+
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+#define CK_REDO_X86 1
+#include <immintrin.h>
+
+/* redo16_at in AVX-512F, term for term: a lane's terms in the same
+ * order, each product of two floats exact in a double, the same additions
+ * (a masked lane's term is +0 as above; a masked gather never reads
+ * outside the input).  The compiler does not vectorize redo16_at (a
+ * gather per lane), so this is its vector form; x's offsets in 32 bits
+ * (the caller checks). */
+__attribute__((target("avx512f"))) static void redo16_avx512(const float *g, size_t gps, size_t gls, int nl,
+                                                              const float *xs, size_t xcb, const ptrdiff_t *xo,
+                                                              const int *kh, const int *kw, const unsigned char *on,
+                                                              int h, int w, int oh, int ow, double *r, double *a,
+                                                              unsigned char *sub) {
+    int32_t xo32[16], gl32[16];
+    __mmask16 onm = 0;
+    for (int l = 0; l < 16; l++) {
+        xo32[l] = (int32_t)xo[l], gl32[l] = (int32_t)((size_t)(l < nl ? l : 0) * gls);
+        onm |= (__mmask16)((on[l] != 0) << l);
+    }
+    const __m512i vxo = _mm512_loadu_si512(xo32), vgl = _mm512_loadu_si512(gl32);
+    const __m512i vkh = _mm512_loadu_si512(kh), vkw = _mm512_loadu_si512(kw);
+    const __m512i vh = _mm512_set1_epi32(h), vw = _mm512_set1_epi32(w);
+    const __m512 zero = _mm512_setzero_ps(), tiny = _mm512_set1_ps(0x1p-126f);
+    const int contiguous = gps == 16 && gls == 1 && nl == 16;
+    __m512d r0 = _mm512_setzero_pd(), r1 = r0, a0 = r0, a1 = r0;
+    __mmask16 sm = 0;
+    for (int pr = 0; pr < oh; pr++) {
+        __m512i ih = _mm512_add_epi32(vkh, _mm512_set1_epi32(pr));
+        __mmask16 rowok = onm & _mm512_cmplt_epu32_mask(ih, vh);
+        if (!rowok) continue; /* every lane's term of this row is outside the input: none added */
+        for (int pc = 0; pc < ow; pc++) {
+            __m512i iw = _mm512_add_epi32(vkw, _mm512_set1_epi32(pc));
+            __mmask16 ok = rowok & _mm512_cmplt_epu32_mask(iw, vw);
+            size_t p = (size_t)pr * (size_t)ow + (size_t)pc;
+            int po = (int)(((ptrdiff_t)pr * w + pc) * (ptrdiff_t)xcb);
+            __m512 v = _mm512_mask_i32gather_ps(zero, ok, _mm512_add_epi32(vxo, _mm512_set1_epi32(po)), xs, 4);
+            __m512 gg = contiguous ? _mm512_loadu_ps(g + p * 16)
+                                   : _mm512_i32gather_ps(_mm512_add_epi32(vgl, _mm512_set1_epi32((int)(p * gps))), g, 4);
+            __m512d v0 = _mm512_cvtps_pd(_mm512_castps512_ps256(v));
+            __m512d v1 = _mm512_cvtps_pd(_mm256_castpd_ps(_mm512_extractf64x4_pd(_mm512_castps_pd(v), 1)));
+            __m512d g0 = _mm512_cvtps_pd(_mm512_castps512_ps256(gg));
+            __m512d g1 = _mm512_cvtps_pd(_mm256_castpd_ps(_mm512_extractf64x4_pd(_mm512_castps_pd(gg), 1)));
+            __m512d t0 = _mm512_maskz_mul_pd((__mmask8)ok, g0, v0), t1 = _mm512_maskz_mul_pd((__mmask8)(ok >> 8), g1, v1);
+            r0 = _mm512_add_pd(r0, t0), r1 = _mm512_add_pd(r1, t1);
+            a0 = _mm512_add_pd(a0, _mm512_abs_pd(t0)), a1 = _mm512_add_pd(a1, _mm512_abs_pd(t1));
+            /* (g != 0) & (v != 0) & (|g| < 2^-126 | |v| < 2^-126), C's != (true for a NaN) */
+            __mmask16 nz = _mm512_mask_cmp_ps_mask(ok, gg, zero, _CMP_NEQ_UQ);
+            nz = _mm512_mask_cmp_ps_mask(nz, v, zero, _CMP_NEQ_UQ);
+            __mmask16 tn = _mm512_cmp_ps_mask(_mm512_abs_ps(gg), tiny, _CMP_LT_OQ) |
+                           _mm512_cmp_ps_mask(_mm512_abs_ps(v), tiny, _CMP_LT_OQ);
+            sm |= nz & tn;
+        }
+    }
+    double rr[16], aa[16];
+    _mm512_storeu_pd(rr, r0), _mm512_storeu_pd(rr + 8, r1), _mm512_storeu_pd(aa, a0), _mm512_storeu_pd(aa + 8, a1);
+    for (int l = 0; l < 16; l++) r[l] += rr[l], a[l] += aa[l], sub[l] |= (unsigned char)((sm >> l) & 1);
+}
+
+/* the same in AVX2, lanes 0-7 then 8-15 (each lane's terms in order) */
+__attribute__((target("avx2"))) static void redo16_avx2(const float *g, size_t gps, size_t gls, int nl,
+                                                         const float *xs, size_t xcb, const ptrdiff_t *xo,
+                                                         const int *kh, const int *kw, const unsigned char *on,
+                                                         int h, int w, int oh, int ow, double *r, double *a,
+                                                         unsigned char *sub) {
+    const __m256 zero = _mm256_setzero_ps(), tiny = _mm256_set1_ps(0x1p-126f);
+    const __m256 absm = _mm256_castsi256_ps(_mm256_set1_epi32(0x7fffffff));
+    const __m256d absd = _mm256_castsi256_pd(_mm256_set1_epi64x(0x7fffffffffffffffLL));
+    const __m256i vh = _mm256_set1_epi32(h), vw = _mm256_set1_epi32(w), m1 = _mm256_set1_epi32(-1);
+    for (int half = 0; half < 2; half++) {
+        int32_t xo32[8], gl32[8], on32[8];
+        for (int l = 0; l < 8; l++) {
+            int ll = 8 * half + l;
+            xo32[l] = (int32_t)xo[ll], gl32[l] = (int32_t)((size_t)(ll < nl ? ll : 0) * gls), on32[l] = on[ll] ? -1 : 0;
+        }
+        const __m256i vxo = _mm256_loadu_si256((const __m256i *)xo32), vgl = _mm256_loadu_si256((const __m256i *)gl32);
+        const __m256i von = _mm256_loadu_si256((const __m256i *)on32);
+        const __m256i vkh = _mm256_loadu_si256((const __m256i *)(kh + 8 * half));
+        const __m256i vkw = _mm256_loadu_si256((const __m256i *)(kw + 8 * half));
+        __m256d r0 = _mm256_setzero_pd(), r1 = r0, a0 = r0, a1 = r0;
+        __m256 sm = zero;
+        for (int pr = 0; pr < oh; pr++) {
+            __m256i ih = _mm256_add_epi32(vkh, _mm256_set1_epi32(pr));
+            __m256i rowok = _mm256_and_si256(von, _mm256_and_si256(_mm256_cmpgt_epi32(vh, ih), _mm256_cmpgt_epi32(ih, m1)));
+            if (_mm256_testz_si256(rowok, rowok)) continue;
+            for (int pc = 0; pc < ow; pc++) {
+                __m256i iw = _mm256_add_epi32(vkw, _mm256_set1_epi32(pc));
+                __m256i oki = _mm256_and_si256(rowok, _mm256_and_si256(_mm256_cmpgt_epi32(vw, iw), _mm256_cmpgt_epi32(iw, m1)));
+                __m256 ok = _mm256_castsi256_ps(oki);
+                size_t p = (size_t)pr * (size_t)ow + (size_t)pc;
+                int po = (int)(((ptrdiff_t)pr * w + pc) * (ptrdiff_t)xcb);
+                __m256 v = _mm256_mask_i32gather_ps(zero, xs, _mm256_add_epi32(vxo, _mm256_set1_epi32(po)), ok, 4);
+                __m256 gg = _mm256_i32gather_ps(g, _mm256_add_epi32(vgl, _mm256_set1_epi32((int)(p * gps))), 4);
+                __m256d ok0 = _mm256_castsi256_pd(_mm256_cvtepi32_epi64(_mm256_castsi256_si128(oki)));
+                __m256d ok1 = _mm256_castsi256_pd(_mm256_cvtepi32_epi64(_mm256_extracti128_si256(oki, 1)));
+                __m256d t0 = _mm256_and_pd(ok0, _mm256_mul_pd(_mm256_cvtps_pd(_mm256_castps256_ps128(gg)),
+                                                               _mm256_cvtps_pd(_mm256_castps256_ps128(v))));
+                __m256d t1 = _mm256_and_pd(ok1, _mm256_mul_pd(_mm256_cvtps_pd(_mm256_extractf128_ps(gg, 1)),
+                                                               _mm256_cvtps_pd(_mm256_extractf128_ps(v, 1))));
+                r0 = _mm256_add_pd(r0, t0), r1 = _mm256_add_pd(r1, t1);
+                a0 = _mm256_add_pd(a0, _mm256_and_pd(t0, absd)), a1 = _mm256_add_pd(a1, _mm256_and_pd(t1, absd));
+                __m256 nz = _mm256_and_ps(_mm256_cmp_ps(gg, zero, _CMP_NEQ_UQ), _mm256_cmp_ps(v, zero, _CMP_NEQ_UQ));
+                __m256 tn = _mm256_or_ps(_mm256_cmp_ps(_mm256_and_ps(gg, absm), tiny, _CMP_LT_OQ),
+                                         _mm256_cmp_ps(_mm256_and_ps(v, absm), tiny, _CMP_LT_OQ));
+                sm = _mm256_or_ps(sm, _mm256_and_ps(ok, _mm256_and_ps(nz, tn)));
+            }
+        }
+        double rr[8], aa[8];
+        _mm256_storeu_pd(rr, r0), _mm256_storeu_pd(rr + 4, r1), _mm256_storeu_pd(aa, a0), _mm256_storeu_pd(aa + 4, a1);
+        int smb = _mm256_movemask_ps(sm);
+        for (int l = 0; l < 8; l++)
+            r[8 * half + l] += rr[l], a[8 * half + l] += aa[l], sub[8 * half + l] |= (unsigned char)((smb >> l) & 1);
+    }
+}
+
+enum { REDO_SCALAR, REDO_AVX2, REDO_AVX512 };
+static int redo_isa = -1; /* set once (a benign race: every thread computes the same) */
+static int redo_isa_best(void) {
+    __builtin_cpu_init();
+    return __builtin_cpu_supports("avx512f") ? REDO_AVX512 : __builtin_cpu_supports("avx2") ? REDO_AVX2 : REDO_SCALAR;
+}
+#endif
+
+int ck_redo_force_isa(const char *name) {
+#ifdef CK_REDO_X86
+    int want = strcmp(name, "avx512f") == 0 ? REDO_AVX512
+               : strcmp(name, "avx2") == 0  ? REDO_AVX2
+               : strcmp(name, "scalar") == 0 ? REDO_SCALAR : -1;
+    if (want < 0 || want > redo_isa_best()) return -1;
+    redo_isa = want;
+    return 0;
+#else
+    return strcmp(name, "scalar") == 0 ? 0 : -1;
+#endif
+}
+
+/* redo16_at with dy's layout and the machine's vectors chosen */
+static void redo16(const float *g, size_t gps, size_t gls, int nl, const float *xs, size_t xcb, const ptrdiff_t *xo,
+                   const int *kh, const int *kw, const unsigned char *on, int h, int w, int oh, int ow, size_t span,
+                   double *r, double *a, unsigned char *sub) {
+#ifdef CK_REDO_X86
+    if (redo_isa < 0) redo_isa = redo_isa_best();
+    if (redo_isa == REDO_AVX512 && span < ((size_t)1 << 30)) {
+        redo16_avx512(g, gps, gls, nl, xs, xcb, xo, kh, kw, on, h, w, oh, ow, r, a, sub);
+        return;
+    }
+    if (redo_isa == REDO_AVX2 && span < ((size_t)1 << 30)) {
+        redo16_avx2(g, gps, gls, nl, xs, xcb, xo, kh, kw, on, h, w, oh, ow, r, a, sub);
+        return;
+    }
+#endif
+    (void)span;
+    redo16_at(g, gps, gls, nl, xs, xcb, xo, kh, kw, on, h, w, oh, ow, r, a, sub);
+}
+
+/* Sample i's terms of the re-done elements (conv_job.small) of filters
+ * oc0..oc0+15 into their per-sample slots (part [8 + 3 e ..]: R, A,
+ * subnormal); an element whose input channel or filter has no nonzero in
+ * this sample gets 0s (redo_sum skips the sample, as ck_conv_redo does). */
+static void redo_block(const conv_job *J, size_t i, size_t oc0) {
+    const ck_conv_dims *d = &J->d;
+    size_t P = (size_t)d->oh * d->ow, HW = (size_t)d->h * d->w, OC = d->oc, C = (size_t)d->c;
+    size_t kk = (size_t)d->k * d->k, ckk = C * kk, nl = OC - oc0 < 16 ? OC - oc0 : 16;
+    size_t xcb = (size_t)J->xv.cb, dcb = (size_t)J->dyv.cb;
+    const float *xs = J->xv.p + i * C * HW;
+    ptrdiff_t xo[CK_NREDO][16];
+    int kh[CK_NREDO][16], kw[CK_NREDO][16], any[CK_NREDO] = {0};
+    unsigned char on[CK_NREDO][16];
+    for (size_t e = 0; e < CK_NREDO; e++)
+        for (size_t l = 0; l < 16; l++) {
+            size_t oc = oc0 + l, t = l < nl ? J->small[oc * CK_NREDO + e] : ckk, c = t / kk;
+            xo[e][l] = 0, kh[e][l] = kw[e][l] = 0, on[e][l] = 0;
+            if (l < nl) {
+                double *q = J->part + (i * OC + oc) * CK_PART + 8 + 3 * e;
+                q[0] = q[1] = q[2] = 0;
+            }
+            if (t >= ckk || !J->xnz[i * C + c] || !J->dynz[i * OC + oc]) continue;
+            kh[e][l] = (int)((t % kk) / (size_t)d->k) - d->pad, kw[e][l] = (int)(t % (size_t)d->k) - d->pad;
+            xo[e][l] = (ck_plane(J->xv.p, J->xv.cb, C, HW, i, c) - xs) +
+                       ((ptrdiff_t)kh[e][l] * d->w + kw[e][l]) * (ptrdiff_t)xcb;
+            on[e][l] = 1, any[e] = 1;
+        }
+    const float *g = ck_plane(J->dyv.p, J->dyv.cb, OC, P, i, oc0);
+    for (size_t e = 0; e < CK_NREDO; e++) {
+        if (!any[e]) continue;
+        double r[16] = {0}, a[16] = {0};
+        unsigned char sub[16] = {0};
+        redo16(g, dcb == 16 ? 16 : 1, dcb == 16 ? 1 : P, (int)nl, xs, xcb, xo[e], kh[e], kw[e], on[e], d->h, d->w,
+               d->oh, d->ow, (C * HW > OC * P ? C * HW : OC * P) * 16, r, a, sub);
+        for (size_t l = 0; l < nl; l++)
+            if (on[e][l]) {
+                double *q = J->part + (i * (size_t)OC + oc0 + l) * CK_PART + 8 + 3 * e;
+                q[0] = r[l], q[1] = a[l], q[2] = sub[l];
+            }
+    }
+}
+
 static void conv_bwd_w_sample(const conv_job *J, const ck_tls *W, size_t i) {
     const ck_conv_dims *d = &J->d;
     size_t P = (size_t)d->oh * d->ow, HW = (size_t)d->h * d->w, OC = d->oc;
@@ -1693,6 +1923,12 @@ static void conv_bwd_w_sample(const conv_job *J, const ck_tls *W, size_t i) {
         q[4] = tn * q[3], q[5] = mx * q[3];
         J->dynz[i * OC + oc] = q[3] > 0;
     }
+    /* each filter's re-done elements (conv_job.small: its smallest
+     * nonzero dW, then BWD_W_PEEK's) over this sample's terms, here while
+     * its planes are in the cache (redo_sum adds the samples in order):
+     * sixteen filters at once, one lane each (redo16) */
+    if (J->small)
+        for (size_t oc0 = 0; oc0 < OC; oc0 += 16) redo_block(J, i, oc0);
     if (!J->zch) return;
     /* BWD_W_Z (conv_zero): this sample's dy planes that a zero of dW will
      * read, listed while they are in the cache: a filter whose dW has a
@@ -1704,51 +1940,6 @@ static void conv_bwd_w_sample(const conv_job *J, const ck_tls *W, size_t i) {
     for (size_t oc = 0; oc < OC; oc++) J->zcnt[i * OC + oc] = -1;
     for (size_t oc = 0; oc < OC; oc++)
         if (J->dynz[i * OC + oc] && (J->zch[oc] & xm)) plane_nz(J->dyv, OC, P, i, oc, J->zpos, J->zcnt);
-    /* each filter's smallest nonzero dW re-done over this sample's terms,
-     * here while its planes are in the cache (conv_zero sums them over the
-     * samples in order): the terms of ck_conv_redo's loop for this sample,
-     * in its order, less the exact zeros of dy (conv_redo_listed) */
-    size_t kk = (size_t)d->k * d->k, ckk = C * kk, xcb = (size_t)J->xv.cb, dcb = (size_t)J->dyv.cb;
-    for (size_t oc = 0; oc < OC; oc++) {
-        /* the filter's elements to re-do with a term in this sample, all
-         * in one pass over dy's listed positions (each its own sums, in
-         * the positions' order) */
-        double *q = J->part + (i * OC + oc) * CK_PART;
-        int ne = 0, ix[CK_NREDO];
-        ptrdiff_t off[CK_NREDO];
-        const float *xp[CK_NREDO];
-        int kh[CK_NREDO], kw[CK_NREDO];
-        for (size_t e = 0; e < CK_NREDO; e++) {
-            q[8 + 3 * e] = q[9 + 3 * e] = q[10 + 3 * e] = 0;
-            size_t t = J->small[oc * CK_NREDO + e], c = t / kk;
-            if (t >= ckk || !J->xnz[i * C + c] || !J->dynz[i * OC + oc]) continue;
-            ix[ne] = (int)e, xp[ne] = ck_plane(J->xv.p, J->xv.cb, C, HW, i, c);
-            kh[ne] = (int)((t % kk) / (size_t)d->k) - d->pad, kw[ne] = (int)(t % (size_t)d->k) - d->pad;
-            off[ne] = ((ptrdiff_t)kh[ne] * d->w + kw[ne]) * (ptrdiff_t)xcb;
-            ne++;
-        }
-        if (!ne) continue;
-        const uint16_t *gl = J->zpos + (i * OC + oc) * P;
-        const float *gp = ck_plane(J->dyv.p, J->dyv.cb, OC, P, i, oc);
-        double r[CK_NREDO] = {0}, a[CK_NREDO] = {0};
-        int sub[CK_NREDO] = {0};
-        for (int32_t u = 0; u < J->zcnt[i * OC + oc]; u++) {
-            int pr = J->rc[gl[u]], pc = J->rc[P + gl[u]];
-            float g = gp[(size_t)gl[u] * dcb];
-            double gd = g;
-            int gs = fabsf(g) < 0x1p-126f;
-            ptrdiff_t base = ((ptrdiff_t)pr * d->w + pc) * (ptrdiff_t)xcb;
-            for (int k = 0; k < ne; k++) {
-                int ih = pr + kh[k], iw = pc + kw[k];
-                if (ih < 0 || ih >= d->h || iw < 0 || iw >= d->w) continue;
-                float xv = xp[k][base + off[k]];
-                double tt = gd * (double)xv;
-                sub[k] |= (xv != 0) & (gs | (fabsf(xv) < 0x1p-126f));
-                r[k] += tt, a[k] += fabs(tt);
-            }
-        }
-        for (int k = 0; k < ne; k++) q[8 + 3 * ix[k]] = r[k], q[9 + 3 * ix[k]] = a[k], q[10 + 3 * ix[k]] = sub[k];
-    }
 }
 
 static void conv_bwd_w_finish(const conv_job *J, size_t n) {
@@ -2392,7 +2583,7 @@ static void conv_peek(const conv_job *J, size_t n, ck_rnd_key_t key, int layer) 
     const ck_conv_dims *d = &J->d;
     size_t ckk = (size_t)d->c * d->k * d->k, OC = (size_t)d->oc;
     double *o = J->o[CK_BWD_W_PEEK];
-    int listed = J->small && J->zch; /* the sample pass re-did them (conv_bwd_w_sample) */
+    int listed = J->small != NULL; /* the sample pass re-did them (conv_bwd_w_sample) */
     for (size_t oc = 0; oc < OC; oc++) {
         const float *f = J->dw + oc * ckk;
         size_t drawn[CK_PEEK];
@@ -2418,18 +2609,20 @@ static void conv_zero(const conv_job *J, size_t n, int nth) {
     memset(o, 0, OC * CK_REL * sizeof *o);
     size_t nw = (n + 63) / 64;
     size_t OP = (size_t)d->oh * d->ow;
-    uint64_t *xb = J->zpos && J->zch ? calloc((C + OC) * nw, sizeof *xb) : NULL, *db = xb ? xb + C * nw : NULL;
+    /* zeros to re-do (zch): dy's lists (plane_nz) and the bits */
+    uint64_t *xb = J->zch ? calloc((C + OC) * nw, sizeof *xb) : NULL, *db = xb ? xb + C * nw : NULL;
     uint16_t *rc = xb ? malloc(2 * OP * sizeof *rc) : NULL; /* each position's row, then its column */
-    if (!rc) { /* no room for dy's lists (plane_nz) or the bits: the shared loop, reading the samples xnz, dynz allow */
+    if (!J->small || (J->zch && !rc)) { /* no room for the re-done elements, the lists or the bits: the shared loop,
+                                         * reading the samples xnz, dynz allow */
         free(xb);
         for (size_t oc = 0; oc < OC; oc++)
             ck_conv_zero_filter(o + CK_REL * oc, J->dw + oc * ckk, J->xv.p, J->xv.cb, J->dyv.p, J->dyv.cb, J->xnz,
                                 J->dynz, d, n, oc);
         return;
     }
-    for (size_t p = 0; p < OP; p++) rc[p] = (uint16_t)(p / (size_t)d->ow), rc[OP + p] = (uint16_t)(p % (size_t)d->ow);
+    for (size_t p = 0; rc && p < OP; p++) rc[p] = (uint16_t)(p / (size_t)d->ow), rc[OP + p] = (uint16_t)(p % (size_t)d->ow);
     /* the samples with a nonzero in each input channel and each filter's dy, as bits */
-    for (size_t i = 0; i < n; i++) {
+    for (size_t i = 0; xb && i < n; i++) {
         for (size_t c = 0; c < C; c++) xb[c * nw + i / 64] |= (uint64_t)(J->xnz[i * C + c] != 0) << (i % 64);
         for (size_t oc = 0; oc < OC; oc++) db[oc * nw + i / 64] |= (uint64_t)(J->dynz[i * OC + oc] != 0) << (i % 64);
     }
@@ -2444,7 +2637,7 @@ static void conv_zero(const conv_job *J, size_t n, int nth) {
         ck_worst wst;
         ck_worst_init(&wst);
         int live = 0;
-        for (size_t w = 0; w < nw && !live; w++) live = db[oc * nw + w] != 0;
+        for (size_t i = 0; i < n && !live; i++) live = J->dynz[i * OC + oc] != 0;
         if (!live) {
             ck_worst_dead(&wst, f, ckk);
         } else {
@@ -2532,20 +2725,15 @@ static void samples_pass(engine *e, ck_state *S, const ck_layout *L, int backwar
             if (backward && j->o[CK_BWD_W_Z] && j->zpos) { /* the input channels of each filter's zeros and smallest nonzero */
                 const float *dw = j->dw;
                 uint64_t any = 0;
-                size_t OP = (size_t)d.oh * d.ow;
-                size_t *sm = malloc(OC * CK_NREDO * sizeof *sm + 2 * OP * sizeof(uint16_t));
+                size_t *sm = malloc(OC * CK_NREDO * sizeof *sm);
                 if (!sm) goto no_lists; /* conv_zero then re-does every element itself (the shared loop) */
-                uint16_t *rcp = (uint16_t *)(sm + OC * CK_NREDO);
-                for (size_t p = 0; p < OP; p++) rcp[p] = (uint16_t)(p / (size_t)d.ow), rcp[OP + p] = (uint16_t)(p % (size_t)d.ow);
-                j->small = sm, j->rc = rcp;
+                j->small = sm;
                 for (size_t oc = 0; oc < OC; oc++) {
                     uint64_t b = 0;
                     sm[oc * CK_NREDO] = ck_conv_small(dw + oc * ckk, ckk);
                     ck_peek_elems(sm + oc * CK_NREDO + 1, ckk, key, l, oc);
                     for (size_t t = 0; t < ckk; t++)
                         if (dw[oc * ckk + t] == 0) b |= (uint64_t)1 << ((t / ((size_t)d.k * d.k)) % 64);
-                    for (size_t e = 0; e < CK_NREDO; e++)
-                        if (sm[oc * CK_NREDO + e] < ckk) b |= (uint64_t)1 << ((sm[oc * CK_NREDO + e] / ((size_t)d.k * d.k)) % 64);
                     zch[oc] = d.c > 64 && b ? ~(uint64_t)0 : b;
                     any |= b;
                 }

@@ -182,4 +182,9 @@ void ck_peek_elems(size_t *t, size_t cnt, ck_rnd_key_t key, int layer, size_t u)
  * repeat judged on its first listing's vector). */
 int engine_checksums_host(engine *e, int stage, double *out);
 
+/* The vector path of the in-pass dW re-do (BWD_W_Z, BWD_W_PEEK) this
+ * process uses: "avx512f", "avx2" or "scalar" (tests: every path gives the
+ * same bits); -1 when this machine or build lacks it. */
+int ck_redo_force_isa(const char *name);
+
 #endif

@@ -168,8 +168,9 @@ static size_t pick_elem(const double *b, size_t base, size_t P, double *mean) {
 }
 
 /* ACT of a conv (forward relation) and of a dense layer: one element
- * moved by 1.05 P times its bound is caught in that layer's forward. */
-static void fault_forward(fx *f, int l) {
+ * moved by mult P times its bound (the engine's tensor changed, not yet
+ * judged). */
+static void bump_forward(fx *f, int l, double mult) {
     const layer *ly = &f->m.layers[l];
     size_t no = N * layer_out_size(ly), ni = N * layer_in_size(ly);
     float *x = malloc(ni * 4), *y = malloc(no * 4);
@@ -195,16 +196,26 @@ static void fault_forward(fx *f, int l) {
         }
     }
     assert_true(b[q] >= mean);
-    y[q] = (float)((double)y[q] + 1.05 * (double)P * b[q]);
+    y[q] = (float)((double)y[q] + mult * (double)P * b[q]);
     assert_int_equal(engine_set_tensor(f->e, (tensor_id){TENSOR_ACT, l}, y), 0);
+    free(x), free(y), free(b);
+}
+
+/* One element moved by 1.05 P times its bound is caught in that layer's
+ * forward. */
+static void fault_forward(fx *f, int l) {
+    bump_forward(f, l, 1.05);
     assert_int_equal(engine_checksums(f->e, CK_STAGE_STEP, f->vec), 0);
     ck_verdict v = judge(f, f->vec);
     assert_true(v.n_viol >= 1);
-    assert_int_equal(v.v[0].layer, l);
-    assert_int_equal(v.v[0].phase, CKP_FORWARD);
-    assert_true(v.v[0].ratio > 1.0);
-    free(x), free(y), free(b);
+    int named = 0;
+    for (int k = 0; k < v.n_viol && k < CK_MAX_VIOL; k++) {
+        print_message("  %d: %s (ratio %g)\n", k, v.v[k].what, v.v[k].ratio);
+        named |= v.v[k].layer == l && v.v[k].phase == CKP_FORWARD && v.v[k].ratio > 1.0;
+    }
+    assert_true(named);
 }
+
 
 static void test_fault_forward(void **s) {
     (void)s;
@@ -218,26 +229,23 @@ static void test_fault_forward(void **s) {
     teardown(&f);
 }
 
-/* One weight gradient moved by 1.05 P times its bound (P = the gradients a
- * backward-weights relation sums: C k k for a conv). */
-static void test_fault_weight_grad(void **s) {
-    (void)s;
-    fx f;
-    setup(&f, "mnist-convnet", 0);
-    int l = first_layer_of(&f.m, LAYER_CONV, 1);
-    const layer *ly = &f.m.layers[l];
-    step_to_checks(&f, 1);
-    const model_tensor *W = &f.m.tensors[ly->w_tensor], *B = &f.m.tensors[ly->b_tensor];
+/* One weight gradient of layer l moved by mult P times its bound (P = the
+ * gradients a backward-weights relation sums: C k k for a conv), in the
+ * engine's tensor, not yet judged. */
+static void bump_weight_grad(fx *f, int l, double mult) {
+    const layer *ly = &f->m.layers[l];
+    const model_tensor *W = &f->m.tensors[ly->w_tensor], *B = &f->m.tensors[ly->b_tensor];
     size_t ni = N * layer_in_size(ly), no = N * layer_out_size(ly);
-    float *x = malloc(ni * 4), *dy = malloc(no * 4), *g = malloc(f.m.n_params * 4);
+    float *x = malloc(ni * 4), *dy = malloc(no * 4), *g = malloc(f->m.n_params * 4);
     double *bw = malloc(W->numel * 8), *bb = malloc(B->numel * 8);
-    assert_int_equal(engine_get_tensor(f.e, (tensor_id){TENSOR_ACT, l - 1}, x), 0);
-    assert_int_equal(engine_get_tensor(f.e, (tensor_id){TENSOR_DACT, l}, dy), 0);
-    assert_int_equal(engine_get_tensor(f.e, (tensor_id){TENSOR_GRADS, 0}, g), 0);
-    bounds_backward_weights(bw, bb, &f.m, l, x, dy, N);
+    if (l) assert_int_equal(engine_get_tensor(f->e, (tensor_id){TENSOR_ACT, l - 1}, x), 0);
+    else assert_int_equal(engine_get_tensor(f->e, (tensor_id){TENSOR_INPUT, 0}, x), 0);
+    assert_int_equal(engine_get_tensor(f->e, (tensor_id){TENSOR_DACT, l}, dy), 0);
+    assert_int_equal(engine_get_tensor(f->e, (tensor_id){TENSOR_GRADS, 0}, g), 0);
+    bounds_backward_weights(bw, bb, &f->m, l, x, dy, N);
     size_t K, P;
     int is_sum;
-    assert_true(bounds_ck_shape(&f.m, l, CK_BWD_W, N, &K, &P, &is_sum));
+    assert_true(bounds_ck_shape(&f->m, l, CK_BWD_W, N, &K, &P, &is_sum));
     double mean = 0;
     size_t q = 0;
     double best = -1;
@@ -247,14 +255,56 @@ static void test_fault_weight_grad(void **s) {
         if (mo > best) best = mo, q = qo, mean = mo;
     }
     assert_true(bw[q] > 0 && bw[q] >= mean);
-    g[W->offset + q] = (float)((double)g[W->offset + q] + 1.05 * (double)P * bw[q]);
-    assert_int_equal(engine_set_tensor(f.e, (tensor_id){TENSOR_GRADS, 0}, g), 0);
+    g[W->offset + q] = (float)((double)g[W->offset + q] + mult * (double)P * bw[q]);
+    assert_int_equal(engine_set_tensor(f->e, (tensor_id){TENSOR_GRADS, 0}, g), 0);
+    free(x), free(dy), free(g), free(bw), free(bb);
+}
+
+/* Two faults in one step, a small one in the second conv layer's weight
+ * gradient and a large one in the dense layer's (after it in the layout):
+ * the verdict's violations come largest first (a finding names the step's
+ * worst relation, not the first in layout order), the conv one among them.
+ * (Weight gradients: nothing downstream of them is judged in this stage,
+ * so each fault shows only in its own layer's relations.) */
+static void test_worst_violation_first(void **s) {
+    (void)s;
+    fx f;
+    setup(&f, "mnist-convnet", 0);
+    int conv = first_layer_of(&f.m, LAYER_CONV, 1), dense = first_layer_of(&f.m, LAYER_DENSE, 0);
+    step_to_checks(&f, 1);
+    bump_weight_grad(&f, conv, 1.05);
+    bump_weight_grad(&f, dense, 1e3);
+    assert_int_equal(engine_checksums(f.e, CK_STAGE_STEP, f.vec), 0);
+    ck_verdict v = judge(&f, f.vec);
+    int kept = v.n_viol < CK_MAX_VIOL ? v.n_viol : CK_MAX_VIOL, conv_kept = 0;
+    for (int k = 0; k < kept; k++) {
+        print_message("  %d: %s (ratio %g)\n", k, v.v[k].what, v.v[k].ratio);
+        if (k) assert_true(v.v[k - 1].ratio >= v.v[k].ratio);
+        conv_kept |= v.v[k].layer == conv;
+    }
+    assert_true(v.n_viol >= 2 && v.n_viol <= CK_MAX_VIOL);
+    assert_int_equal(v.v[0].layer, dense);
+    assert_int_equal(v.v[0].phase, CKP_BWD_WEIGHTS);
+    assert_true(v.v[0].ratio > 100);
+    assert_true(v.worst_ratio == v.v[0].ratio);
+    assert_true(conv_kept);
+    teardown(&f);
+}
+
+/* One weight gradient moved by 1.05 P times its bound is caught in that
+ * layer's backward-weights. */
+static void test_fault_weight_grad(void **s) {
+    (void)s;
+    fx f;
+    setup(&f, "mnist-convnet", 0);
+    int l = first_layer_of(&f.m, LAYER_CONV, 1);
+    step_to_checks(&f, 1);
+    bump_weight_grad(&f, l, 1.05);
     assert_int_equal(engine_checksums(f.e, CK_STAGE_STEP, f.vec), 0);
     ck_verdict v = judge(&f, f.vec);
     assert_true(v.n_viol >= 1);
     assert_int_equal(v.v[0].layer, l);
     assert_int_equal(v.v[0].phase, CKP_BWD_WEIGHTS);
-    free(x), free(dy), free(g), free(bw), free(bb);
     teardown(&f);
 }
 
@@ -1282,6 +1332,7 @@ int main(void) {
         cmocka_unit_test(test_operand_hash),
         cmocka_unit_test(test_clean_convnet),
         cmocka_unit_test(test_fault_forward),
+        cmocka_unit_test(test_worst_violation_first),
         cmocka_unit_test(test_fault_weight_grad),
         cmocka_unit_test(test_fault_backward_data),
         cmocka_unit_test(test_subthreshold_not_flagged),

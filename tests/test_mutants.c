@@ -215,15 +215,17 @@ static void test_checksum_suspect(void **st) {
  * output or input gradient at step 7 (mirrored, transposed), keeps every
  * relation summed over the batch or over a plane; the INPUT slot names the
  * first two at conv1, the per-sample dense relation the third at fc1, the
- * position-weighted conv relations the last two at conv2, in that step or
- * that evaluation.  Then the zoo-hunt rows: an fc1 row written twice (the
+ * alternating and random-weighted conv relations the last two at conv2, in
+ * that step or that evaluation.  Then the zoo-hunt rows: an fc1 row written twice (the
  * batch sum per output), a dW slice moved between two conv2 filters (the
  * plain backward-weights sum), conv1's filter 0 transposed (index-weighted:
  * one input channel, so the filter is the slice), conv2's dW and db from
  * step 6's dy, an evaluation batch on the previous evaluation's weights
- * (conv1's evaluation relation, first); Winograd tiles with one
+ * (conv1's blank windows: not exactly its bias, first); Winograd tiles with one
  * transform-domain value wrong (the row- and column-alternating
- * relations).  The legal engine passes every step and
+ * relations).  Each row names the step's worst relation (the one a finding
+ * names: ck_verdict keeps violations largest first), not every relation
+ * that sees the fault.  The legal engine passes every step and
  * evaluation batch. */
 static void test_one_off_data_faults(void **st) {
     if (!have_data()) skip();
@@ -237,21 +239,21 @@ static void test_one_off_data_faults(void **st) {
         {"cpu:fault=input_stale_once", 7, 0, "conv1", "input:", CKP_FORWARD},
         {"cpu:fault=eval_input_stale", 0, 1, "conv1", "input:", CKP_EVAL},
         {"cpu:fault=fc1_samples_swapped_once", 7, 0, "fc1", "fc1 forward (per sample)", CKP_FORWARD},
-        {"cpu:fault=conv2_plane_mirrored_once", 7, 0, "conv2", "conv2 forward (position-weighted)", CKP_FORWARD},
-        {"cpu:fault=conv2_dx_plane_transposed_once", 7, 0, "conv2", "conv2 backward-data (position-weighted)",
+        {"cpu:fault=conv2_plane_mirrored_once", 7, 0, "conv2", "conv2 forward (column-alternating)", CKP_FORWARD},
+        {"cpu:fault=conv2_dx_plane_transposed_once", 7, 0, "conv2", "conv2 backward-data (random-weighted)",
          CKP_BWD_DATA},
         /* permutations inside a slice: the plain relation's signs ck_cw see
          * them too (named first), the index-weighted one as before */
         {"cpu:fault=conv2_dw_flipped_once", 7, 0, "conv2", "conv2 backward-weights", CKP_BWD_WEIGHTS},
-        {"cpu:fault=fc1_dw_nhwc_once", 7, 0, "fc1", "fc1 backward-weights (index-weighted)", CKP_BWD_WEIGHTS},
+        {"cpu:fault=fc1_dw_nhwc_once", 7, 0, "fc1", "fc1 backward-weights (zero and smallest elements)", CKP_BWD_WEIGHTS},
         {"cpu:fault=fc1_sample_duplicated_once", 7, 0, "fc1", "fc1 forward", CKP_FORWARD},
         {"cpu:fault=conv2_dw_oc_slice_swapped_once", 7, 0, "conv2", "conv2 backward-weights", CKP_BWD_WEIGHTS},
         {"cpu:fault=conv1_dw_slice_transposed_once", 7, 0, "conv1", "conv1 backward-weights", CKP_BWD_WEIGHTS},
         {"cpu:fault=conv2_dw_stale_dy_once", 7, 0, "conv2", "conv2 backward-weights", CKP_BWD_WEIGHTS},
-        {"cpu:fault=eval_stale_weights", 0, 2, "conv1", "conv1 forward", CKP_EVAL},
-        {"cpu:fault=conv2_fwd_lane02_swap_once", 7, 0, "conv2", "conv2 forward (position-weighted)", CKP_FORWARD},
+        {"cpu:fault=eval_stale_weights", 0, 2, "conv1", "conv1's", CKP_EVAL},
+        {"cpu:fault=conv2_fwd_lane02_swap_once", 7, 0, "conv2", "conv2 forward (random-weighted)", CKP_FORWARD},
         {"cpu:fault=fc1_fwd_tail_dropped_once", 7, 0, "fc1", "fc1 forward", CKP_FORWARD},
-        {"cpu:fault=conv2_dx_tiles_transposed_once", 7, 0, "conv2", "conv2 backward-data (position-weighted)",
+        {"cpu:fault=conv2_dx_tiles_transposed_once", 7, 0, "conv2", "conv2 backward-data (column-alternating)",
          CKP_BWD_DATA},
         /* a SUSPECT until the dense rows took four sign patterns (ck_iw_dense) */
         {"cpu:fault=fc1_dw_lane02_swapped_once", 7, 0, "fc1", "fc1 backward-weights (index-weighted)",
@@ -259,8 +261,8 @@ static void test_one_off_data_faults(void **st) {
         /* the third attack's faults that a check catches at step 7 */
         {"cpu:fault=fc1_dw_halves_swapped_once", 7, 0, "fc1", "fc1 backward-weights (index-weighted)",
          CKP_BWD_WEIGHTS},
-        {"cpu:fault=conv2_pool_near_tie_swap_once", 7, 0, "conv2", "conv2 forward (position-weighted)", CKP_FORWARD},
-        {"cpu:fault=fc1_fwd_tail_samples_crossed_once", 7, 0, "fc1", "fc1 forward (per sample)", CKP_FORWARD},
+        {"cpu:fault=conv2_pool_near_tie_swap_once", 7, 0, "conv2", "conv2 forward (column-alternating)", CKP_FORWARD},
+        {"cpu:fault=fc1_fwd_tail_samples_crossed_once", 7, 0, "fc1", "fc1 forward (random-weighted)", CKP_FORWARD},
         {"cpu:fault=conv1_nan_dead_window_once", 7, 0, "conv1", "conv1 forward", CKP_FORWARD},
         {"cpu:fault=adam_v_inf_once", 7, 0, "fc1", "fc1.weight Adam re-done", CKP_UPDATE},
         {"cpu:fault=conv1_dw_last_sample_dropped_once", 7, 0, "conv1", "conv1 backward-weights", CKP_BWD_WEIGHTS},

@@ -32,7 +32,11 @@ void ck_verdict_init(ck_verdict *v) {
     v->sus.layer = -1;
 }
 
-static void note(ck_verdict *o, ck_phase ph, int layer, double ratio, double count, const char *what) {
+/* Judge one relation or re-check; a violation is kept among the
+ * CK_MAX_VIOL largest ratios, largest first (a later one of equal ratio
+ * after the earlier): v[0] is the worst, and a user reads that one first.
+ * Returns where it was kept, -1 when not a violation or not kept. */
+static int note(ck_verdict *o, ck_phase ph, int layer, double ratio, double count, const char *what) {
     o->n_relations++;
     if (ratio > o->worst_ratio || (ratio != ratio) || !o->worst_what[0]) {
         o->worst_ratio = ratio != ratio ? INFINITY : ratio;
@@ -40,18 +44,23 @@ static void note(ck_verdict *o, ck_phase ph, int layer, double ratio, double cou
         o->worst_phase = ph;
         snprintf(o->worst_what, sizeof o->worst_what, "%s", what);
     }
-    if (!(ratio <= 1.0)) {
-        if (o->n_viol < CK_MAX_VIOL) {
-            ck_violation *v = &o->v[o->n_viol];
-            v->phase = ph;
-            v->layer = layer;
-            v->ratio = ratio != ratio ? INFINITY : ratio;
-            v->count = count;
-            v->between = 0; /* checksums_continuity sets it on its own */
-            snprintf(v->what, sizeof v->what, "%s", what);
-        }
-        o->n_viol++;
-    }
+    if (ratio <= 1.0) return -1;
+    double r = ratio != ratio ? INFINITY : ratio;
+    int kept = o->n_viol < CK_MAX_VIOL ? o->n_viol : CK_MAX_VIOL;
+    o->n_viol++;
+    int k = kept;
+    while (k > 0 && o->v[k - 1].ratio < r) k--;
+    if (k >= CK_MAX_VIOL) return -1; /* full, and no larger than any kept */
+    int last = kept < CK_MAX_VIOL ? kept : CK_MAX_VIOL - 1;
+    memmove(&o->v[k + 1], &o->v[k], (size_t)(last - k) * sizeof o->v[0]);
+    ck_violation *v = &o->v[k];
+    v->phase = ph;
+    v->layer = layer;
+    v->ratio = r;
+    v->count = count;
+    v->between = 0; /* checksums_continuity sets it on its own */
+    snprintf(v->what, sizeof v->what, "%s", what);
+    return k;
 }
 
 static const char *unit_name(const layer *ly, int phase) {
@@ -273,8 +282,7 @@ void checksums_continuity(const model *m, const double *prev_digest, const doubl
             char what[160];
             snprintf(what, sizeof what, "continuity: %s %s this %s computed with are not those the last update reported",
                      m->tensors[t].name, names[i], eval ? "evaluation" : "step");
-            int k = out->n_viol;
-            note(out, eval ? CKP_EVAL : CKP_UPDATE, m->tensors[t].layer, same ? 0.0 : INFINITY, same ? 0 : 1, what);
-            if (out->n_viol > k && k < CK_MAX_VIOL) out->v[k].between = 1;
+            int k = note(out, eval ? CKP_EVAL : CKP_UPDATE, m->tensors[t].layer, same ? 0.0 : INFINITY, same ? 0 : 1, what);
+            if (k >= 0) out->v[k].between = 1;
         }
 }

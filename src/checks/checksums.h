@@ -43,7 +43,7 @@ typedef struct {
     ck_phase worst_phase;
     char worst_what[160]; /* the worst check, in words */
     long n_relations;     /* relations and re-checks judged */
-    int n_viol;           /* violations (only the first CK_MAX_VIOL kept) */
+    int n_viol;           /* violations (the CK_MAX_VIOL largest kept, largest first) */
     ck_violation v[CK_MAX_VIOL];
     /* the sharper tier (bounds_ck_sharp_tol) of the same relations: over it
      * but within the worst case is SUSPECT, not PROBLEM */

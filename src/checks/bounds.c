@@ -533,6 +533,10 @@ int bounds_ck_shape(const model *m, int l, int phase, size_t n, size_t *K, size_
          * of at most n OH OW terms */
         case 13:
         case 17: *K = n * pos, *P = 1; break; /* 17: BWD_W_PEEK, one element re-done, as 13 */
+        /* 18, 19: FWD_PEEK, BWD_DATA_PEEK: one output (input-gradient)
+         * element re-done, its own dot product (S = A) */
+        case 18: *K = ly->in_c * kk + 1, *P = 1; break;
+        case 19: *K = ly->out_c * kk, *P = 1; break;
         }
     } else if (ly->kind == LAYER_DENSE) {
         switch (phase) {

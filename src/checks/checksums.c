@@ -13,7 +13,8 @@
 #include "checks/bounds.h"
 
 /* bounds_ck_shape takes the phases by number */
-_Static_assert(CK_BWD_W_PW == 8 && CK_FWD_RA == 9 && CK_BWD_DATA_CA == 12 && CK_BWD_W_Z == 13,
+_Static_assert(CK_BWD_W_PW == 8 && CK_FWD_RA == 9 && CK_BWD_DATA_CA == 12 && CK_BWD_W_Z == 13 && CK_FWD_RND == 14 &&
+                   CK_BWD_W_PEEK == 17 && CK_FWD_PEEK == 18 && CK_BWD_DATA_PEEK == 19,
                "bounds_ck_shape's phase numbers");
 
 const char *ck_phase_label(ck_phase p) {
@@ -66,8 +67,9 @@ static int note(ck_verdict *o, ck_phase ph, int layer, double ratio, double coun
 static const char *unit_name(const layer *ly, int phase) {
     if (phase == CK_BWD_W_PW) return ly->kind == LAYER_CONV ? "output channel" : "output";
     if (phase == CK_BWD_W_Z || phase == CK_BWD_W_PEEK) return ly->kind == LAYER_CONV ? "output channel" : "output";
-    if (phase == CK_FWD_PW || phase == CK_FWD_RA || phase == CK_FWD_CA) return "sample/output channel";
-    if (phase == CK_BWD_DATA_PW || phase == CK_BWD_DATA_RA || phase == CK_BWD_DATA_CA) return "sample/input channel";
+    if (phase == CK_FWD_PW || phase == CK_FWD_RA || phase == CK_FWD_CA || phase == CK_FWD_PEEK) return "sample/output channel";
+    if (phase == CK_BWD_DATA_PW || phase == CK_BWD_DATA_RA || phase == CK_BWD_DATA_CA || phase == CK_BWD_DATA_PEEK)
+        return "sample/input channel";
     if (phase == CK_FWD_RND || phase == CK_BWD_DATA_RND)
         return ly->kind == LAYER_DENSE ? "sample" : phase == CK_FWD_RND ? "sample/output channel" : "sample/input channel";
     if (phase >= CK_FWD_PS) return "sample";
@@ -241,6 +243,7 @@ int checksums_judge(const model *m, const double *vec, size_t n, const int32_t *
             else if (ph <= CK_BWD_DATA) judge_exact(m, &L, vec, l, ph, cph, out);
         }
         int ph_end = per_sample >= CK_BLOCKS_ALL   ? CK_NPHASE_ALL
+                     : per_sample == CK_BLOCKS_R   ? CK_NPHASE_R
                      : per_sample == CK_BLOCKS_Z   ? CK_NPHASE_Z
                      : per_sample == CK_BLOCKS_ALT ? CK_NPHASE_ALT
                      : per_sample == CK_BLOCKS_EXT ? CK_NPHASE_EXT
@@ -251,7 +254,7 @@ int checksums_judge(const model *m, const double *vec, size_t n, const int32_t *
                 continue;
             }
             int bwd = ph == CK_BWD_DATA_PS || ph == CK_BWD_DATA_PW || ph == CK_BWD_DATA_RA || ph == CK_BWD_DATA_CA ||
-                      ph == CK_BWD_DATA_RND;
+                      ph == CK_BWD_DATA_RND || ph == CK_BWD_DATA_PEEK;
             int bw = ph == CK_BWD_W_PW || ph == CK_BWD_W_Z || ph == CK_BWD_W_PEEK;
             if (!eval || (!bwd && !bw))
                 judge_rel(m, &L, vec, n, l, ph, eval ? CKP_EVAL : bw ? CKP_BWD_WEIGHTS : bwd ? CKP_BWD_DATA : CKP_FORWARD,

@@ -191,11 +191,12 @@ static int record_prepare_checksums(record_run *r) {
     r->ck_on = 1;
     /* ",all-blocks": INPUT and the per-sample and weighted blocks too,
      * ",alt": and the row- and column-alternating ones, ",zero": and the
-     * zero-element ones, ",rand": and the random-weight ones (an engine
-     * that computes them: not cuda's yet; an older lockstep reads such a
-     * recording as one without vectors) */
-    r->ck_ext = ck_engine_has_rnd(r->spec) ? 4 : 3;
-    snprintf(r->ck_what, sizeof r->ck_what, "step,update,eval,all-blocks,alt,zero%s", r->ck_ext == 4 ? ",rand" : "");
+     * zero-element ones, ",rand": and the random-weight ones, ",peek":
+     * and the output-element ones (an engine that computes them: not
+     * cuda's yet; an older lockstep reads such a recording as one without
+     * vectors) */
+    r->ck_ext = ck_engine_has_rnd(r->spec) ? 5 : 3;
+    snprintf(r->ck_what, sizeof r->ck_what, "step,update,eval,all-blocks,alt,zero%s", r->ck_ext == 5 ? ",rand,peek" : "");
     return 0;
 }
 

@@ -43,6 +43,8 @@ const char *ck_phase_name(int phase) {
     case CK_BWD_DATA_RND: return "backward-data (random-weighted)";
     case CK_FWD_BLANK: return "forward (outputs of blank windows)";
     case CK_BWD_W_PEEK: return "backward-weights (first, last and sampled elements)";
+    case CK_FWD_PEEK: return "forward (first, last, largest and sampled outputs)";
+    case CK_BWD_DATA_PEEK: return "backward-data (first, last, largest and sampled elements)";
     }
     return "?";
 }
@@ -62,6 +64,15 @@ void ck_peek_elems(size_t *t, size_t cnt, ck_rnd_key_t key, int layer, size_t u)
     for (int k = 0; k < CK_PEEK_RANDOM; k++) {
         uint32_t z = rng_u32(key.digest, (uint32_t)u, key.step, c | (uint32_t)(8 + k), RNG_STREAM_CK);
         t[2 + k] = cnt ? (size_t)(((uint64_t)z * cnt) >> 32) : 0;
+    }
+}
+
+_Static_assert(CK_OPEEK_RANDOM <= 2, "ck_plane_draw's counters: what 10..13");
+void ck_plane_draw(size_t *t, size_t cnt, ck_rnd_key_t key, int layer, size_t u, int bwd) {
+    uint32_t c = key.stage << 12 | (uint32_t)layer << 4;
+    for (int k = 0; k < CK_OPEEK_RANDOM; k++) {
+        uint32_t z = rng_u32(key.digest, (uint32_t)u, key.step, c | (uint32_t)(10 + 2 * k + bwd), RNG_STREAM_CK);
+        t[k] = cnt ? (size_t)(((uint64_t)z * cnt) >> 32) : 0;
     }
 }
 
@@ -173,7 +184,19 @@ void ck_layout_make(ck_layout *L, const model *m, size_t n) {
             L->cnt[l][CK_BWD_DATA_RND] = CK_RND_DRAWS * L->cnt[l][CK_BWD_DATA_PS];
             L->cnt[l][CK_BWD_W_PEEK] = (size_t)ly->out_c;
         }
-        for (int ph = CK_FWD_RND; ph < CK_NPHASE_ALL; ph++) {
+        for (int ph = CK_FWD_RND; ph < CK_NPHASE_R; ph++) {
+            L->off[l][ph] = at;
+            at += CK_REL * L->cnt[l][ph];
+        }
+    }
+    L->peek_off = at;
+    for (int l = 0; l < m->n_layers; l++) {
+        const layer *ly = &m->layers[l];
+        if (ly->kind == LAYER_CONV) {
+            L->cnt[l][CK_FWD_PEEK] = L->cnt[l][CK_FWD];
+            L->cnt[l][CK_BWD_DATA_PEEK] = L->cnt[l][CK_BWD_DATA];
+        }
+        for (int ph = CK_FWD_PEEK; ph < CK_NPHASE_ALL; ph++) {
             L->off[l][ph] = at;
             at += CK_REL * L->cnt[l][ph];
         }
@@ -288,7 +311,7 @@ static void scratch_needed(const model *m, size_t n, size_t *wt, size_t *pl, siz
             t[1] = 6 * (h + 1) * w + 6 * w + 6 * (oh + 1) * ow + 6 * ow + 16 * (12 + 12 * (size_t)ly->k) * (w + ow),
             t[2] = 5 * h * w + oh * w, /* patch_sums, with the index-weighted and channel-signed planes */
             t[3] = 12 * (C + OC);
-            *cw += 2 * (C * kk * OC + C * OC), *part += n * OC * CK_PART, *nz += n * (C + OC);
+            *cw += 4 * C * kk * OC + 2 * C * OC, *part += n * OC * CK_PART, *nz += n * (C + OC);
             zp[0] += n * OC * oh * ow, zp[1] += n * OC, zp[2] += OC;
         } else if (ly->kind == LAYER_DENSE) {
             t[0] = 5 * C + 4 * OC; /* dense_all: sums over the batch, then W's row and column sums; x's |.| sums */
@@ -1173,6 +1196,10 @@ typedef struct {
     int rb[4][CK_MAXK];      /* backward-data windows (out mode) */
     double pw_bias;          /* FWD_PW's bias term: the signed weights' sum over the output plane */
     ck_rndw rw[CK_RND_DRAWS]; /* FWD_RND, BWD_DATA_RND: the stage's random weights, each draw */
+    double *wpf, *wpb;        /* FWD_PEEK: per filter o, w[o][c][t] as [o][t][c]; BWD_DATA_PEEK: per input
+                               * channel c, as [c][t][o] (conv_prep) */
+    ck_rnd_key_t key;         /* the stage's draws (ck_plane_draw) */
+    int layer;
 } conv_job;
 
 /* the weights as the forward and backward-data relations read them */
@@ -1187,6 +1214,8 @@ static void conv_prep(conv_job *J, const float *w) {
                 double v = w[oc * ckk + c * kk + t];
                 wt[(c * kk + t) * OC + oc] = v;
                 wb[(oc * kk + t) * C + c] = v;
+                J->wpf[(oc * kk + t) * C + c] = v;
+                J->wpb[(c * kk + t) * OC + oc] = v;
                 ws += fabs(v);
             }
             wsf[c * OC + oc] = ws;
@@ -1381,6 +1410,120 @@ static void conv_blank_sample(const conv_job *J, size_t i, unsigned char *v) {
     o[0] = bad, o[1] = worst, o[2] = (double)nb, o[3] = 0;
 }
 
+/* ---- output elements re-done (FWD_PEEK, BWD_DATA_PEEK) ----------------- */
+
+/* One element of a conv plane re-done in double: at (r, q), over the taps
+ * (kh, kw) whose source position (r + sg (kh - pad), q + sg (kw - pad))
+ * lies inside the source planes (hs x ws) and over their nc channels, the
+ * terms wv[t nc + c] src[c][pos]: sg = 1 forward (src = x, wv = filter
+ * o as [t][c]), -1 backward-data (src = dy, wv = input channel c's
+ * weights as [t][o]).  *R, *A: their sum and sum of |.| in double
+ * (products of two floats are exact), term (t, c) in lane c mod 16, the
+ * lanes added in order at the end, whatever the source's layout (the
+ * vector does not depend on it: test_checksums' plain path);
+ * returns 1 when a term has two nonzero operands, one subnormal (fp32 may
+ * flush it: ck_zero_keep does not judge it). */
+CK_HOT static int redo_elem(ck_tv src, size_t i, size_t nc, int hs, int ws, int k, int pad, int sg, int r, int q,
+                            const double *wv, double *R, double *A) {
+    size_t HWs = (size_t)hs * ws;
+    const float *base = src.p + i * nc * HWs;
+    double t16[16] = {0}, a16[16] = {0}, rr = 0, aa = 0;
+    int s16[16] = {0};
+    int blk = src.cb == 16 && nc % 16 == 0;
+    for (int kh = 0; kh < k; kh++) {
+        int y = r + sg * (kh - pad);
+        if (y < 0 || y >= hs) continue;
+        for (int kw = 0; kw < k; kw++) {
+            int x = q + sg * (kw - pad);
+            if (x < 0 || x >= ws) continue;
+            size_t pos = (size_t)y * ws + (size_t)x;
+            const double *wt = wv + (size_t)(kh * k + kw) * nc;
+            if (blk) {
+                for (size_t b = 0; b < nc / 16; b++) {
+                    const float *xp = base + b * HWs * 16 + pos * 16;
+                    for (int l = 0; l < 16; l++) {
+                        double v = xp[l], w = wt[b * 16 + l], tt = w * v;
+                        t16[l] += tt, a16[l] += fabs(tt);
+                        s16[l] |= (tt != 0) & ((fabs(w) < 0x1p-126) | (fabs(v) < 0x1p-126));
+                    }
+                }
+            } else {
+                for (size_t c = 0; c < nc; c++) {
+                    double v = *(ck_plane(src.p, src.cb, nc, HWs, i, c) + pos * (size_t)src.cb), w = wt[c], tt = w * v;
+                    t16[c % 16] += tt, a16[c % 16] += fabs(tt);
+                    s16[c % 16] |= (tt != 0) & ((fabs(w) < 0x1p-126) | (fabs(v) < 0x1p-126));
+                }
+            }
+        }
+    }
+    int sub = 0;
+    for (int l = 0; l < 16; l++) rr += t16[l], aa += a16[l], sub |= s16[l];
+    *R = rr, *A = aa;
+    return sub;
+}
+
+/* Per plane of channels c0..c0+15 of sample i of a (n, C, P) view: the
+ * position of its largest element (absval: of |.|), the first of equals;
+ * a plane of NaNs: 0 (the relations see a NaN). */
+CK_HOT static void argmax16(ck_tv v, size_t C, size_t P, size_t i, size_t c0, int absval, size_t *am) {
+    float m[16];
+    uint32_t ix[16];
+    const float *b = v.p + i * C * P + c0 * P; /* nChw16c: the block's planes interleaved */
+    for (int l = 0; l < 16; l++) m[l] = -INFINITY, ix[l] = 0;
+    for (size_t p = 0; p < P; p++)
+        for (int l = 0; l < 16; l++) {
+            float e = b[p * 16 + (size_t)l];
+            e = absval ? fabsf(e) : e;
+            int gt = e > m[l];
+            m[l] = gt ? e : m[l];
+            ix[l] = gt ? (uint32_t)p : ix[l];
+        }
+    for (int l = 0; l < 16; l++) am[l] = ix[l];
+}
+
+static size_t argmax_plane(const float *y, size_t stride, size_t P, int absval) {
+    size_t am = 0;
+    float m = -INFINITY;
+    for (size_t p = 0; p < P; p++) {
+        float e = absval ? fabsf(y[p * stride]) : y[p * stride];
+        if (e > m) m = e, am = p;
+    }
+    return am;
+}
+
+/* FWD_PEEK (bwd = 0: sample i's output planes; the bias added first) or
+ * BWD_DATA_PEEK (bwd = 1: its input-gradient planes): each plane's first,
+ * last, largest and drawn elements re-done (redo_elem), the worst kept. */
+static void conv_plane_peek(const conv_job *J, size_t i, int bwd) {
+    const ck_conv_dims *d = &J->d;
+    size_t kk = (size_t)d->k * d->k;
+    ck_tv out = bwd ? J->dxv : J->yv, src = bwd ? J->dyv : J->xv;
+    size_t NC = bwd ? (size_t)d->c : (size_t)d->oc, nsrc = bwd ? (size_t)d->oc : (size_t)d->c;
+    int oh = bwd ? d->h : d->oh, ow = bwd ? d->w : d->ow, hs = bwd ? d->oh : d->h, ws = bwd ? d->ow : d->w;
+    size_t P = (size_t)oh * ow;
+    double *o = J->o[bwd ? CK_BWD_DATA_PEEK : CK_FWD_PEEK];
+    size_t am[16];
+    for (size_t c = 0; c < NC; c++) {
+        if (c % 16 == 0 && out.cb == 16 && NC % 16 == 0) argmax16(out, NC, P, i, c, bwd, am);
+        const float *yp = ck_plane(out.p, out.cb, NC, P, i, c);
+        size_t t[CK_OPEEK];
+        t[0] = 0, t[1] = P - 1;
+        t[2] = out.cb == 16 && NC % 16 == 0 ? am[c % 16] : argmax_plane(yp, (size_t)out.cb, P, bwd);
+        ck_plane_draw(t + 3, P, J->key, J->layer, i * NC + c, bwd);
+        const double *wv = (bwd ? J->wpb : J->wpf) + c * kk * nsrc;
+        double bias = bwd ? 0.0 : (double)J->b[c];
+        ck_worst w;
+        ck_worst_init(&w);
+        for (size_t e = 0; e < CK_OPEEK; e++) {
+            double R, A;
+            int r = (int)(t[e] / (size_t)ow), q = (int)(t[e] % (size_t)ow);
+            int sub = redo_elem(src, i, nsrc, hs, ws, d->k, d->pad, bwd ? -1 : 1, r, q, wv, &R, &A);
+            ck_zero_keep(&w, yp[t[e] * (size_t)out.cb], bias + R, fabs(bias) + A, sub);
+        }
+        ck_worst_put(&w, o + CK_REL * (i * NC + c));
+    }
+}
+
 /* forward, sample i: per output channel, the sum of y over positions
  * against the weights times the input's window sums plus P b */
 static void conv_fwd_sample(const conv_job *J, const ck_tls *W, size_t i) {
@@ -1410,6 +1553,7 @@ static void conv_fwd_sample(const conv_job *J, const ck_tls *W, size_t i) {
     if (J->o[CK_FWD_RND]) conv_fwd_rnd_sample(J, W, i, a, ya, ex, sm);
     if (J->o[CK_FWD_PW]) conv_fwd_w_sample(J, W, i, ex, sm, rhs, a, wy, wya);
     if (J->o[CK_FWD_BLANK]) conv_blank_sample(J, i, (unsigned char *)W->rnd);
+    if (J->o[CK_FWD_PEEK]) conv_plane_peek(J, i, 0);
 }
 
 /* backward-data, sample i: per input channel, the sum of dx against the
@@ -1431,6 +1575,7 @@ static void conv_bwd_data_sample(const conv_job *J, const ck_tls *W, size_t i) {
     double *o = J->o[CK_BWD_DATA];
     for (size_t c = 0; c < C; c++) put_rel(o + CK_REL * (i * C + c), xs[c], xa[c] + ex[c], rhs[c], a[c], sm[c]);
     if (J->o[CK_BWD_DATA_RND]) conv_bwd_data_rnd_sample(J, W, i, a, xa, ex, sm);
+    if (J->o[CK_BWD_DATA_PEEK]) conv_plane_peek(J, i, 1);
     if (weighted) rows_weighted_of(J->dxv, i, C, d->h, d->w, wx, wxa, sr, sc);
     if (J->o[CK_BWD_DATA_RA] && J->o[CK_BWD_DATA_CA]) {
         /* alternating (BWD_DATA_RA, BWD_DATA_CA): each dx weighted by
@@ -2719,7 +2864,8 @@ static void samples_pass(engine *e, ck_state *S, const ck_layout *L, int backwar
             for (int ph = 0; ph < CK_NPHASE_ALL; ph++) j->o[ph] = L->cnt[l][ph] ? out + L->off[l][ph] : NULL;
             j->wf = cw, j->wb = cw + ckk * OC + d.c * OC, j->part = part;
             j->xnz = nzp, j->dynz = nzp + n * (size_t)d.c;
-            cw += 2 * (ckk * OC + d.c * OC), part += n * OC * CK_PART, nzp += n * ((size_t)d.c + OC);
+            j->wpf = cw + 2 * (ckk * OC + d.c * OC), j->wpb = j->wpf + ckk * OC, j->key = key, j->layer = l;
+            cw += 4 * ckk * OC + 2 * d.c * OC, part += n * OC * CK_PART, nzp += n * ((size_t)d.c + OC);
             j->zch = NULL, j->zpos = zpp, j->zcnt = zcp;
             zpp = zpp ? zpp + n * OC * (size_t)d.oh * d.ow : NULL, zcp += n * OC;
             if (backward && j->o[CK_BWD_W_Z] && j->zpos) { /* the input channels of each filter's zeros and smallest nonzero */

@@ -117,8 +117,23 @@ enum { CK_BWD_W_Z = CK_NPHASE_ALT, CK_NPHASE_Z };
  * bounds summed, so one element a filter or row wrong by a few times its
  * own bound (a loop's peeled first or last iteration in another
  * precision) stays under it; re-done, it is judged against its own */
-enum { CK_FWD_RND = CK_NPHASE_Z, CK_BWD_DATA_RND, CK_FWD_BLANK, CK_BWD_W_PEEK, CK_NPHASE_ALL };
+enum { CK_FWD_RND = CK_NPHASE_Z, CK_BWD_DATA_RND, CK_FWD_BLANK, CK_BWD_W_PEEK, CK_NPHASE_R };
 enum { CK_PEEK_RANDOM = 2, CK_PEEK = 2 + CK_PEEK_RANDOM };
+/* after those (in recordings since plan.checksums "...,rand,peek";
+ * ck_layout.peek_off): per conv layer, FWD_PEEK (n OC entries, one per
+ * output plane) and BWD_DATA_PEEK (l > 0: n C, one per input-gradient
+ * plane): the plane's first and last elements, its largest (forward: the
+ * largest y, the one a max-pool passes on; backward-data: the largest
+ * |dx|) and CK_OPEEK_RANDOM drawn per stage (ck_peek_elems) re-done in
+ * double as one dot product each (forward: b + sum over (c, kh, kw) of
+ * w x; backward-data: sum over (o, kh, kw) of w dy), the worst kept
+ * (ck_zero_keep) as BWD_W_PEEK's: each plane's relations above sum its
+ * elements' bounds, so one element a plane wrong by tens of times its own
+ * bound (an epilogue that writes a plane's maximum back in another
+ * precision, a peeled first iteration) stays under them; re-done, it is
+ * judged against its own (K = C k k + 1, or OC k k) */
+enum { CK_FWD_PEEK = CK_NPHASE_R, CK_BWD_DATA_PEEK, CK_NPHASE_ALL };
+enum { CK_OPEEK_RANDOM = 1, CK_OPEEK = 3 + CK_OPEEK_RANDOM };
 /* Independent draws of the random weights per stage: each random-weight
  * relation is there CK_RND_DRAWS times (entry unit CK_RND_DRAWS + draw).
  * One draw misses a +-e pair of a dense row when its two weights are
@@ -136,6 +151,7 @@ typedef struct {
     size_t ra_off; /* where the alternating blocks start (the vector's end before them) */
     size_t z_off;  /* where the zero-element blocks start (the vector's end before them) */
     size_t rnd_off; /* where the random-weight blocks start (the vector's end before them) */
+    size_t peek_off; /* where the output-element blocks start (the vector's end before them) */
     size_t total;  /* doubles */
 } ck_layout;
 
@@ -168,6 +184,10 @@ void ck_rnd_weights(double *w, size_t cnt, ck_rnd_key_t key, int layer, int what
  * t[0] = 0, t[1] = cnt - 1, then CK_PEEK_RANDOM drawn as the weights are
  * (what 16 + k), uniform below cnt */
 void ck_peek_elems(size_t *t, size_t cnt, ck_rnd_key_t key, int layer, size_t u);
+/* FWD_PEEK's (bwd = 0) or BWD_DATA_PEEK's (bwd = 1) CK_OPEEK_RANDOM drawn
+ * positions of plane u (sample i's channel c: u = i C + c; cnt positions),
+ * from the same Philox counters as ck_peek_elems' with their own what */
+void ck_plane_draw(size_t *t, size_t cnt, ck_rnd_key_t key, int layer, size_t u, int bwd);
 
 /* The host implementation: reads the engine's tensors through its own
  * table (no timing, no IPC; its buffers directly where engine_i.ck_view

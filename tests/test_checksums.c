@@ -260,6 +260,82 @@ static void bump_weight_grad(fx *f, int l, double mult) {
     free(x), free(dy), free(g), free(bw), free(bb);
 }
 
+/* The output-element check (FWD_PEEK) against each element's own bound:
+ * a plane's first output moved so that its error is 1.05x its own
+ * worst-case bound gamma_K (|b| + sum |w x|) (K = C k k + 1, computed
+ * here from the tensors) is a PROBLEM named at that plane, which no
+ * plane relation sees (their tolerance sums 196 such bounds); moved to
+ * 0.9x, nothing is flagged.  The output is one the ReLU after it zeroes
+ * before and after the move (y < 0), so no other check sees a change. */
+static void test_output_element_own_bound(void **s) {
+    (void)s;
+    fx f;
+    setup(&f, "smallcnn", 0);
+    int l = first_layer_of(&f.m, LAYER_CONV, 1);
+    const layer *ly = &f.m.layers[l];
+    step_to_checks(&f, 1);
+    size_t C = (size_t)ly->in_c, OC = (size_t)ly->out_c, HW = (size_t)ly->in_h * ly->in_w;
+    size_t P = (size_t)ly->out_h * ly->out_w, kk = (size_t)ly->k * ly->k, K = C * kk + 1;
+    float *x = malloc(N * C * HW * 4), *y = malloc(N * OC * P * 4), *p = malloc(f.m.n_params * 4);
+    assert_non_null(x), assert_non_null(y), assert_non_null(p);
+    assert_int_equal(engine_get_tensor(f.e, (tensor_id){TENSOR_ACT, l - 1}, x), 0);
+    assert_int_equal(engine_get_tensor(f.e, (tensor_id){TENSOR_ACT, l}, y), 0);
+    assert_int_equal(engine_get_tensor(f.e, (tensor_id){TENSOR_PARAMS, 0}, p), 0);
+    const float *w = p + f.m.tensors[ly->w_tensor].offset, *b = p + f.m.tensors[ly->b_tensor].offset;
+    /* a plane whose first output (0, 0) is negative, well below 0 */
+    size_t pl = 0;
+    double R = 0, A = 0, tol = 0;
+    for (pl = 0; pl < N * OC; pl++) {
+        size_t i = pl / OC, o = pl % OC;
+        R = b[o], A = fabs((double)b[o]);
+        for (size_t c = 0; c < C; c++)
+            for (int kh = 0; kh < ly->k; kh++)
+                for (int kw = 0; kw < ly->k; kw++) {
+                    int ih = kh - ly->pad, iw = kw - ly->pad;
+                    if (ih < 0 || iw < 0 || ih >= ly->in_h || iw >= ly->in_w) continue;
+                    double t = (double)w[(o * C + c) * kk + (size_t)(kh * ly->k + kw)] *
+                               (double)x[(i * C + c) * HW + (size_t)(ih * ly->in_w + iw)];
+                    R += t, A += fabs(t);
+                }
+        tol = bounds_ck_tol(K, 1, 0, A, fabs((double)y[pl * P]), 0);
+        if (y[pl * P] < 0 && y[pl * P] < -4 * tol && A > 0) break;
+    }
+    assert_true(pl < N * OC);
+    double e0 = (double)y[pl * P] - R, sg = e0 < 0 ? -1 : 1;
+    print_message("  plane %zu: y %.9g, R %.9g, own bound %.3g (K %zu), residual %.3g of it\n", pl,
+                  (double)y[pl * P], R, tol, K, fabs(e0) / tol);
+    assert_true(fabs(e0) < 0.5 * tol);
+    for (int k = 0; k < 2; k++) {
+        double want = k ? 0.9 : 1.05;
+        float *y2 = malloc(N * OC * P * 4);
+        assert_non_null(y2);
+        memcpy(y2, y, N * OC * P * 4);
+        y2[pl * P] = (float)(R + sg * want * tol);
+        assert_true(y2[pl * P] < 0);
+        assert_int_equal(engine_set_tensor(f.e, (tensor_id){TENSOR_ACT, l}, y2), 0);
+        assert_int_equal(engine_checksums(f.e, CK_STAGE_STEP, f.vec), 0);
+        ck_verdict v = judge(&f, f.vec);
+        const double *e = f.vec + f.L.off[l][CK_FWD_PEEK] + CK_REL * pl;
+        double q = fabs(e[0]) / bounds_ck_tol(K, 1, 0, e[1], e[2], 0);
+        print_message("  moved to %.2fx its own bound: the plane's output-element ratio %.4f, %d violation(s)%s%s\n",
+                      want, q, v.n_viol, v.n_viol ? ": " : "", v.n_viol ? v.v[0].what : "");
+        assert_true(fabs(e[1] - A) <= 1e-12 * A); /* the re-done element is the one moved (A: its own sum) */
+        if (want > 1) {
+            assert_true(q > 1.0 && q < 1.1);
+            assert_int_equal(v.n_viol, 1);
+            assert_int_equal(v.v[0].layer, l);
+            assert_int_equal(v.v[0].phase, CKP_FORWARD);
+            assert_non_null(strstr(v.v[0].what, "(first, last, largest and sampled outputs)"));
+        } else {
+            assert_true(q > 0.85 && q < 1.0);
+            assert_int_equal(v.n_viol, 0);
+        }
+        free(y2);
+    }
+    free(x), free(y), free(p);
+    teardown(&f);
+}
+
 /* Two faults in one step, a small one in the second conv layer's weight
  * gradient and a large one in the dense layer's (after it in the layout):
  * the verdict's violations come largest first (a finding names the step's
@@ -1339,6 +1415,7 @@ int main(void) {
         cmocka_unit_test(test_clean_convnet),
         cmocka_unit_test(test_fault_forward),
         cmocka_unit_test(test_worst_violation_first),
+        cmocka_unit_test(test_output_element_own_bound),
         cmocka_unit_test(test_fault_weight_grad),
         cmocka_unit_test(test_fault_backward_data),
         cmocka_unit_test(test_subthreshold_not_flagged),

@@ -1872,9 +1872,43 @@ __attribute__((target("avx512f"))) static void redo16_avx512(const float *g, siz
     const __m512i vh = _mm512_set1_epi32(h), vw = _mm512_set1_epi32(w);
     const __m512 zero = _mm512_setzero_ps(), tiny = _mm512_set1_ps(0x1p-126f);
     const int contiguous = gps == 16 && gls == 1 && nl == 16;
+    /* every lane on the same element (c, kh, kw): a filter's first and
+     * last elements, the same index in each filter: one load, broadcast,
+     * instead of a gather (the same terms) */
+    int uniform = 1, l0 = -1;
+    for (int l = 0; l < 16; l++)
+        if (on[l]) {
+            if (l0 < 0) l0 = l;
+            else uniform &= xo[l] == xo[l0] && kh[l] == kh[l0] && kw[l] == kw[l0];
+        }
     __m512d r0 = _mm512_setzero_pd(), r1 = r0, a0 = r0, a1 = r0;
     __mmask16 sm = 0;
-    for (int pr = 0; pr < oh; pr++) {
+    for (int pr = 0; uniform && l0 >= 0 && pr < oh; pr++) {
+        int ih = pr + kh[l0];
+        if (ih < 0 || ih >= h) continue;
+        for (int pc = 0; pc < ow; pc++) {
+            int iw = pc + kw[l0];
+            if (iw < 0 || iw >= w) continue;
+            size_t p = (size_t)pr * (size_t)ow + (size_t)pc;
+            __mmask16 ok = onm;
+            __m512 v = _mm512_maskz_mov_ps(ok, _mm512_set1_ps(xs[xo[l0] + ((ptrdiff_t)pr * w + pc) * (ptrdiff_t)xcb]));
+            __m512 gg = contiguous ? _mm512_loadu_ps(g + p * 16)
+                                   : _mm512_i32gather_ps(_mm512_add_epi32(vgl, _mm512_set1_epi32((int)(p * gps))), g, 4);
+            __m512d v0 = _mm512_cvtps_pd(_mm512_castps512_ps256(v));
+            __m512d v1 = _mm512_cvtps_pd(_mm256_castpd_ps(_mm512_extractf64x4_pd(_mm512_castps_pd(v), 1)));
+            __m512d g0 = _mm512_cvtps_pd(_mm512_castps512_ps256(gg));
+            __m512d g1 = _mm512_cvtps_pd(_mm256_castpd_ps(_mm512_extractf64x4_pd(_mm512_castps_pd(gg), 1)));
+            __m512d t0 = _mm512_maskz_mul_pd((__mmask8)ok, g0, v0), t1 = _mm512_maskz_mul_pd((__mmask8)(ok >> 8), g1, v1);
+            r0 = _mm512_add_pd(r0, t0), r1 = _mm512_add_pd(r1, t1);
+            a0 = _mm512_add_pd(a0, _mm512_abs_pd(t0)), a1 = _mm512_add_pd(a1, _mm512_abs_pd(t1));
+            __mmask16 nz = _mm512_mask_cmp_ps_mask(ok, gg, zero, _CMP_NEQ_UQ);
+            nz = _mm512_mask_cmp_ps_mask(nz, v, zero, _CMP_NEQ_UQ);
+            __mmask16 tn = _mm512_cmp_ps_mask(_mm512_abs_ps(gg), tiny, _CMP_LT_OQ) |
+                           _mm512_cmp_ps_mask(_mm512_abs_ps(v), tiny, _CMP_LT_OQ);
+            sm |= nz & tn;
+        }
+    }
+    for (int pr = 0; !uniform && pr < oh; pr++) {
         __m512i ih = _mm512_add_epi32(vkh, _mm512_set1_epi32(pr));
         __mmask16 rowok = onm & _mm512_cmplt_epu32_mask(ih, vh);
         if (!rowok) continue; /* every lane's term of this row is outside the input: none added */

@@ -301,6 +301,32 @@ static void test_output_element_own_bound(void **s) {
         if (y[pl * P] < 0 && y[pl * P] < -4 * tol && A > 0) break;
     }
     assert_true(pl < N * OC);
+    /* how sharp the check is on this clean step: its ratios over every plane of both conv layers */
+    for (int cl = 0; cl < f.m.n_layers; cl++) {
+        if (f.m.layers[cl].kind != LAYER_CONV) continue;
+        for (int ph = CK_FWD_PEEK; ph <= CK_BWD_DATA_PEEK; ph++) {
+            size_t Kc, Pc, cnt = f.L.cnt[cl][ph];
+            int is_sum;
+            if (!cnt || !bounds_ck_shape(&f.m, cl, ph, N, &Kc, &Pc, &is_sum)) continue;
+            double *qs = malloc(cnt * sizeof *qs), mx = 0;
+            assert_non_null(qs);
+            for (size_t u = 0; u < cnt; u++) {
+                const double *e = f.vec + f.L.off[cl][ph] + CK_REL * u;
+                double t = bounds_ck_tol(Kc, Pc, is_sum, e[1], e[2], 0);
+                qs[u] = t > 0 ? fabs(e[0]) / t : 0, mx = qs[u] > mx ? qs[u] : mx;
+            }
+            size_t med = 0; /* a median by counting (cnt is small) */
+            for (size_t u = 0; u < cnt; u++) {
+                size_t below = 0;
+                for (size_t v = 0; v < cnt; v++) below += qs[v] < qs[u];
+                if (below <= cnt / 2 && below + 1 > cnt / 2) med = u;
+            }
+            print_message("  clean: %s %s, %zu planes: worst ratio %.3g, median %.3g (K %zu)\n", f.m.layers[cl].name,
+                          ph == CK_FWD_PEEK ? "forward" : "backward-data", cnt, mx, qs[med], Kc);
+            assert_true(mx < 1);
+            free(qs);
+        }
+    }
     double e0 = (double)y[pl * P] - R, sg = e0 < 0 ? -1 : 1;
     print_message("  plane %zu: y %.9g, R %.9g, own bound %.3g (K %zu), residual %.3g of it\n", pl,
                   (double)y[pl * P], R, tol, K, fabs(e0) / tol);

@@ -336,6 +336,8 @@ static void rnd_needed(const model *m, size_t *cap, size_t *wcap) {
         size_t R = h > oh ? h : oh;
         if (ly->kind == LAYER_CONV) {
             size_t t = 2 * k * R * 16 + 2 * kk * 16 + 2 * mc * kk + 4 * mc;
+            size_t tb = (h * w + h * ow + 1 + 2 * oh * ow) / 8 + 1; /* conv_blank_sample's bytes, in doubles */
+            t = tb > t ? tb : t;
             *cap = t > *cap ? t : *cap;
             *wcap += CK_RND_DRAWS * (2 * oh + ow + oh * ow + 2 * h + w + h * w);
         } else if (ly->kind == LAYER_DENSE) {
@@ -1373,34 +1375,47 @@ static void conv_bwd_data_rnd_sample(const conv_job *J, const ck_tls *W, size_t 
 static void conv_blank_sample(const conv_job *J, size_t i, unsigned char *v) {
     const ck_conv_dims *d = &J->d;
     size_t HW = (size_t)d->h * d->w, P = (size_t)d->oh * d->ow, C = d->c, OC = d->oc;
-    unsigned char *nz = v, *blank = v + HW;
+    /* nz: input positions with a nonzero in some channel; rowany: nz
+     * OR-ed along each row over a window's k columns (per output column);
+     * then each output ORs k rows of that: separable, k + k per output
+     * instead of k k.  blank: the list of outputs whose window is all 0 */
+    unsigned char *nz = v, *rowany = v + HW;
+    size_t boff = HW + (size_t)d->h * d->ow;
+    uint16_t *blank = (uint16_t *)(v + boff + (boff & 1)); /* v: a double buffer (rnd_needed sizes it) */
     memset(nz, 0, HW);
     for (size_t c = 0; c < C; c++) {
         const float *xp = ck_plane(J->xv.p, J->xv.cb, C, HW, i, c);
-        for (size_t p = 0; p < HW; p++) nz[p] |= xp[p * (size_t)J->xv.cb] != 0.0f; /* NaN != 0 */
+        size_t cb = (size_t)J->xv.cb;
+        if (cb == 1)
+            for (size_t p = 0; p < HW; p++) nz[p] |= xp[p] != 0.0f; /* NaN != 0 */
+        else
+            for (size_t p = 0; p < HW; p++) nz[p] |= xp[p * cb] != 0.0f;
     }
+    for (int r = 0; r < d->h; r++)
+        for (int ox = 0; ox < d->ow; ox++) {
+            unsigned char any = 0;
+            for (int kw = 0; kw < d->k; kw++) {
+                int ix = ox + kw - d->pad;
+                if (ix >= 0 && ix < d->w) any |= nz[(size_t)r * d->w + ix];
+            }
+            rowany[(size_t)r * d->ow + ox] = any;
+        }
     size_t nb = 0;
     for (int oy = 0; oy < d->oh; oy++)
         for (int ox = 0; ox < d->ow; ox++) {
             unsigned char any = 0;
             for (int kh = 0; kh < d->k; kh++) {
                 int iy = oy + kh - d->pad;
-                if (iy < 0 || iy >= d->h) continue;
-                for (int kw = 0; kw < d->k; kw++) {
-                    int ix = ox + kw - d->pad;
-                    if (ix >= 0 && ix < d->w) any |= nz[(size_t)iy * d->w + ix];
-                }
+                if (iy >= 0 && iy < d->h) any |= rowany[(size_t)iy * d->ow + ox];
             }
-            blank[(size_t)oy * d->ow + ox] = !any;
-            nb += !any;
+            if (!any) blank[nb++] = (uint16_t)((size_t)oy * d->ow + ox);
         }
     double bad = 0, worst = 0;
     for (size_t oc = 0; oc < OC && nb; oc++) {
         const float *yp = ck_plane(J->yv.p, J->yv.cb, OC, P, i, oc);
         float b = J->b[oc];
-        for (size_t p = 0; p < P; p++) {
-            if (!blank[p]) continue;
-            float y = yp[p * (size_t)J->yv.cb];
+        for (size_t u = 0; u < nb; u++) {
+            float y = yp[(size_t)blank[u] * (size_t)J->yv.cb];
             if (y == b) continue;
             double e = fabs((double)y - (double)b);
             bad += 1, worst = e != e ? INFINITY : e > worst ? e : worst; /* a NaN: inf (recordings keep A >= 0) */

@@ -1865,6 +1865,28 @@ static inline __attribute__((always_inline)) void redo16_at(const float *g, size
 #define CK_REDO_X86 1
 #include <immintrin.h>
 
+/* One position's 16 terms g v (lanes in ok; the others +0) into the lane
+ * sums r, a (|.|, lanes 0-7 and 8-15), and the subnormal flags sm: (g !=
+ * 0) & (v != 0) & (|g| < 2^-126 | |v| < 2^-126), C's != (true for a NaN) */
+static inline __attribute__((always_inline, target("avx512f"))) void redo16_term(__m512 gg, __m512 v, __mmask16 ok,
+                                                                                __m512d *r0, __m512d *r1,
+                                                                                __m512d *a0, __m512d *a1,
+                                                                                __mmask16 *sm) {
+    const __m512 zero = _mm512_setzero_ps(), tiny = _mm512_set1_ps(0x1p-126f);
+    __m512d v0 = _mm512_cvtps_pd(_mm512_castps512_ps256(v));
+    __m512d v1 = _mm512_cvtps_pd(_mm256_castpd_ps(_mm512_extractf64x4_pd(_mm512_castps_pd(v), 1)));
+    __m512d g0 = _mm512_cvtps_pd(_mm512_castps512_ps256(gg));
+    __m512d g1 = _mm512_cvtps_pd(_mm256_castpd_ps(_mm512_extractf64x4_pd(_mm512_castps_pd(gg), 1)));
+    __m512d t0 = _mm512_maskz_mul_pd((__mmask8)ok, g0, v0), t1 = _mm512_maskz_mul_pd((__mmask8)(ok >> 8), g1, v1);
+    *r0 = _mm512_add_pd(*r0, t0), *r1 = _mm512_add_pd(*r1, t1);
+    *a0 = _mm512_add_pd(*a0, _mm512_abs_pd(t0)), *a1 = _mm512_add_pd(*a1, _mm512_abs_pd(t1));
+    __mmask16 nz = _mm512_mask_cmp_ps_mask(ok, gg, zero, _CMP_NEQ_UQ);
+    nz = _mm512_mask_cmp_ps_mask(nz, v, zero, _CMP_NEQ_UQ);
+    __mmask16 tn = _mm512_cmp_ps_mask(_mm512_abs_ps(gg), tiny, _CMP_LT_OQ) |
+                   _mm512_cmp_ps_mask(_mm512_abs_ps(v), tiny, _CMP_LT_OQ);
+    *sm |= nz & tn;
+}
+
 /* redo16_at in AVX-512F, term for term: a lane's terms in the same
  * order, each product of two floats exact in a double, the same additions
  * (a masked lane's term is +0 as above; a masked gather never reads
@@ -1885,7 +1907,7 @@ __attribute__((target("avx512f"))) static void redo16_avx512(const float *g, siz
     const __m512i vxo = _mm512_loadu_si512(xo32), vgl = _mm512_loadu_si512(gl32);
     const __m512i vkh = _mm512_loadu_si512(kh), vkw = _mm512_loadu_si512(kw);
     const __m512i vh = _mm512_set1_epi32(h), vw = _mm512_set1_epi32(w);
-    const __m512 zero = _mm512_setzero_ps(), tiny = _mm512_set1_ps(0x1p-126f);
+    const __m512 zero = _mm512_setzero_ps();
     const int contiguous = gps == 16 && gls == 1 && nl == 16;
     /* every lane on the same element (c, kh, kw): a filter's first and
      * last elements, the same index in each filter: one load, broadcast,
@@ -1909,18 +1931,7 @@ __attribute__((target("avx512f"))) static void redo16_avx512(const float *g, siz
             __m512 v = _mm512_maskz_mov_ps(ok, _mm512_set1_ps(xs[xo[l0] + ((ptrdiff_t)pr * w + pc) * (ptrdiff_t)xcb]));
             __m512 gg = contiguous ? _mm512_loadu_ps(g + p * 16)
                                    : _mm512_i32gather_ps(_mm512_add_epi32(vgl, _mm512_set1_epi32((int)(p * gps))), g, 4);
-            __m512d v0 = _mm512_cvtps_pd(_mm512_castps512_ps256(v));
-            __m512d v1 = _mm512_cvtps_pd(_mm256_castpd_ps(_mm512_extractf64x4_pd(_mm512_castps_pd(v), 1)));
-            __m512d g0 = _mm512_cvtps_pd(_mm512_castps512_ps256(gg));
-            __m512d g1 = _mm512_cvtps_pd(_mm256_castpd_ps(_mm512_extractf64x4_pd(_mm512_castps_pd(gg), 1)));
-            __m512d t0 = _mm512_maskz_mul_pd((__mmask8)ok, g0, v0), t1 = _mm512_maskz_mul_pd((__mmask8)(ok >> 8), g1, v1);
-            r0 = _mm512_add_pd(r0, t0), r1 = _mm512_add_pd(r1, t1);
-            a0 = _mm512_add_pd(a0, _mm512_abs_pd(t0)), a1 = _mm512_add_pd(a1, _mm512_abs_pd(t1));
-            __mmask16 nz = _mm512_mask_cmp_ps_mask(ok, gg, zero, _CMP_NEQ_UQ);
-            nz = _mm512_mask_cmp_ps_mask(nz, v, zero, _CMP_NEQ_UQ);
-            __mmask16 tn = _mm512_cmp_ps_mask(_mm512_abs_ps(gg), tiny, _CMP_LT_OQ) |
-                           _mm512_cmp_ps_mask(_mm512_abs_ps(v), tiny, _CMP_LT_OQ);
-            sm |= nz & tn;
+            redo16_term(gg, v, ok, &r0, &r1, &a0, &a1, &sm);
         }
     }
     for (int pr = 0; !uniform && pr < oh; pr++) {
@@ -1935,19 +1946,7 @@ __attribute__((target("avx512f"))) static void redo16_avx512(const float *g, siz
             __m512 v = _mm512_mask_i32gather_ps(zero, ok, _mm512_add_epi32(vxo, _mm512_set1_epi32(po)), xs, 4);
             __m512 gg = contiguous ? _mm512_loadu_ps(g + p * 16)
                                    : _mm512_i32gather_ps(_mm512_add_epi32(vgl, _mm512_set1_epi32((int)(p * gps))), g, 4);
-            __m512d v0 = _mm512_cvtps_pd(_mm512_castps512_ps256(v));
-            __m512d v1 = _mm512_cvtps_pd(_mm256_castpd_ps(_mm512_extractf64x4_pd(_mm512_castps_pd(v), 1)));
-            __m512d g0 = _mm512_cvtps_pd(_mm512_castps512_ps256(gg));
-            __m512d g1 = _mm512_cvtps_pd(_mm256_castpd_ps(_mm512_extractf64x4_pd(_mm512_castps_pd(gg), 1)));
-            __m512d t0 = _mm512_maskz_mul_pd((__mmask8)ok, g0, v0), t1 = _mm512_maskz_mul_pd((__mmask8)(ok >> 8), g1, v1);
-            r0 = _mm512_add_pd(r0, t0), r1 = _mm512_add_pd(r1, t1);
-            a0 = _mm512_add_pd(a0, _mm512_abs_pd(t0)), a1 = _mm512_add_pd(a1, _mm512_abs_pd(t1));
-            /* (g != 0) & (v != 0) & (|g| < 2^-126 | |v| < 2^-126), C's != (true for a NaN) */
-            __mmask16 nz = _mm512_mask_cmp_ps_mask(ok, gg, zero, _CMP_NEQ_UQ);
-            nz = _mm512_mask_cmp_ps_mask(nz, v, zero, _CMP_NEQ_UQ);
-            __mmask16 tn = _mm512_cmp_ps_mask(_mm512_abs_ps(gg), tiny, _CMP_LT_OQ) |
-                           _mm512_cmp_ps_mask(_mm512_abs_ps(v), tiny, _CMP_LT_OQ);
-            sm |= nz & tn;
+            redo16_term(gg, v, ok, &r0, &r1, &a0, &a1, &sm);
         }
     }
     double rr[16], aa[16];

@@ -2295,48 +2295,48 @@ static void dense_rnd(ck_state *S, const layer *ly, const float *w, const float 
     size_t in = (size_t)ly->in_c, out = (size_t)ly->out_c;
     double *v = S->rnd, *va = v + in, *u = va + in, *ua = u + out;
     const double *s = rw->a, *sa = rw->aa, *t = rw->da, *ta = rw->daa;
+    /* every sum over a sample's features in LANES lanes (dy_dot_lanes,
+     * sum_lanes: another order of addition in double, covered by the
+     * double-rounding term as every host order is) */
     if (o[CK_FWD_RND]) {
         double bs = 0, ba = 0, wm = 0, bm = 0;
         for (size_t k = 0; k < in; k++) v[k] = va[k] = 0;
         for (size_t j = 0; j < out; j++) {
             const float *wr = w + j * in;
-            double rs = 0;
+            double rs, rsa;
             for (size_t k = 0; k < in; k++) {
                 double e = wr[k];
                 v[k] += s[j] * e, va[k] += sa[j] * fabs(e);
-                rs += fabs(e);
             }
-            wm = rs > wm ? rs : wm;
+            sum_lanes(wr, in, &rs, &rsa);
+            wm = rsa > wm ? rsa : wm;
             double bj = fabs((double)b[j]);
             bs += s[j] * (double)b[j], ba += sa[j] * bj, bm = bj > bm ? bj : bm;
         }
         for (size_t p = 0; p < n; p++) {
             const float *yp = y + p * out, *xp = x + p * in;
-            double ls = 0, la = 0, rhs = bs, a = ba;
-            for (size_t j = 0; j < out; j++) ls += s[j] * (double)yp[j], la += sa[j] * fabs((double)yp[j]);
-            for (size_t k = 0; k < in; k++) rhs += (double)xp[k] * v[k], a += fabs((double)xp[k]) * va[k];
-            put_rel(o[CK_FWD_RND] + CK_REL * (p * CK_RND_DRAWS + dr), ls, la, rhs, a, wm * max_abs(xp, in) + bm);
+            double qy[4], qx[4];
+            dy_dot_lanes(yp, s, sa, out, qy);
+            dy_dot_lanes(xp, v, va, in, qx);
+            put_rel(o[CK_FWD_RND] + CK_REL * (p * CK_RND_DRAWS + dr), qy[0], qy[1], bs + qx[0], ba + qx[1],
+                    wm * max_abs(xp, in) + bm);
         }
     }
     if (!dy || !dx || !o[CK_BWD_DATA_RND]) return;
-    double cm = 0;
     for (size_t j = 0; j < out; j++) {
-        const float *wr = w + j * in;
-        double r = 0, ra = 0;
-        for (size_t k = 0; k < in; k++) r += (double)wr[k] * t[k], ra += fabs((double)wr[k]) * ta[k];
-        u[j] = r, ua[j] = ra;
+        double q[4];
+        dy_dot_lanes(w + j * in, t, ta, in, q);
+        u[j] = q[0], ua[j] = q[1];
     }
-    for (size_t k = 0; k < in; k++) {
-        double cs = 0;
-        for (size_t j = 0; j < out; j++) cs += fabs((double)w[j * in + k]);
-        cm = cs > cm ? cs : cm;
-    }
+    col_sums(w, out, in, v, va); /* W's column sums of |.| (va), for S */
+    double cm = ck_max_of(va, in);
     for (size_t p = 0; p < n; p++) {
         const float *dxp = dx + p * in, *dyp = dy + p * out;
-        double ls = 0, la = 0, rhs = 0, a = 0;
-        for (size_t k = 0; k < in; k++) ls += t[k] * (double)dxp[k], la += ta[k] * fabs((double)dxp[k]);
-        for (size_t j = 0; j < out; j++) rhs += (double)dyp[j] * u[j], a += fabs((double)dyp[j]) * ua[j];
-        put_rel(o[CK_BWD_DATA_RND] + CK_REL * (p * CK_RND_DRAWS + dr), ls, la, rhs, a, cm * max_abs(dyp, out));
+        double qx[4], qy[4];
+        dy_dot_lanes(dxp, t, ta, in, qx);
+        dy_dot_lanes(dyp, u, ua, out, qy);
+        put_rel(o[CK_BWD_DATA_RND] + CK_REL * (p * CK_RND_DRAWS + dr), qx[0], qx[1], qy[0], qy[1],
+                cm * max_abs(dyp, out));
     }
 }
 

@@ -336,7 +336,8 @@ static void rnd_needed(const model *m, size_t *cap, size_t *wcap) {
         size_t R = h > oh ? h : oh;
         if (ly->kind == LAYER_CONV) {
             size_t t = 2 * k * R * 16 + 2 * kk * 16 + 2 * mc * kk + 4 * mc;
-            size_t tb = (h * w + h * ow + 1 + 2 * oh * ow) / 8 + 1; /* conv_blank_sample's bytes, in doubles */
+            size_t hp = h + 2 * (size_t)ly->pad, wp = w + 2 * (size_t)ly->pad;
+            size_t tb = (hp * wp + hp * ow + 1 + 2 * oh * ow) / 8 + 1; /* conv_blank_sample's bytes, in doubles */
             t = tb > t ? tb : t;
             *cap = t > *cap ? t : *cap;
             *wcap += CK_RND_DRAWS * (2 * oh + ow + oh * ow + 2 * h + w + h * w);
@@ -1375,40 +1376,53 @@ static void conv_bwd_data_rnd_sample(const conv_job *J, const ck_tls *W, size_t 
 static void conv_blank_sample(const conv_job *J, size_t i, unsigned char *v) {
     const ck_conv_dims *d = &J->d;
     size_t HW = (size_t)d->h * d->w, P = (size_t)d->oh * d->ow, C = d->c, OC = d->oc;
-    /* nz: input positions with a nonzero in some channel; rowany: nz
-     * OR-ed along each row over a window's k columns (per output column);
-     * then each output ORs k rows of that: separable, k + k per output
-     * instead of k k.  blank: the list of outputs whose window is all 0 */
-    unsigned char *nz = v, *rowany = v + HW;
-    size_t boff = HW + (size_t)d->h * d->ow;
+    /* nz: input positions with a nonzero in some channel, in a plane
+     * padded by pad zeros on each side (hp x wp); rowany: nz OR-ed along
+     * each padded row over a window's k columns; then each output ORs k
+     * rows of that: separable and branch-free, k + k per output.  blank:
+     * the list of outputs whose window is all 0 */
+    size_t pad = (size_t)d->pad, hp = (size_t)d->h + 2 * pad, wp = (size_t)d->w + 2 * pad, k = (size_t)d->k;
+    size_t OW = (size_t)d->ow;
+    unsigned char *nz = v, *rowany = v + hp * wp;
+    size_t boff = hp * wp + hp * OW;
     uint16_t *blank = (uint16_t *)(v + boff + (boff & 1)); /* v: a double buffer (rnd_needed sizes it) */
-    memset(nz, 0, HW);
-    for (size_t c = 0; c < C; c++) {
-        const float *xp = ck_plane(J->xv.p, J->xv.cb, C, HW, i, c);
-        size_t cb = (size_t)J->xv.cb;
-        if (cb == 1)
-            for (size_t p = 0; p < HW; p++) nz[p] |= xp[p] != 0.0f; /* NaN != 0 */
-        else
-            for (size_t p = 0; p < HW; p++) nz[p] |= xp[p * cb] != 0.0f;
-    }
-    for (int r = 0; r < d->h; r++)
-        for (int ox = 0; ox < d->ow; ox++) {
-            unsigned char any = 0;
-            for (int kw = 0; kw < d->k; kw++) {
-                int ix = ox + kw - d->pad;
-                if (ix >= 0 && ix < d->w) any |= nz[(size_t)r * d->w + ix];
+    memset(nz, 0, hp * wp);
+    if (J->xv.cb == 16 && C % 16 == 0) {
+        for (size_t b = 0; b < C / 16; b++) {
+            const float *xb = J->xv.p + i * C * HW + b * HW * 16;
+            for (size_t r = 0; r < (size_t)d->h; r++) {
+                unsigned char *nr = nz + (r + pad) * wp + pad;
+                for (size_t q = 0; q < (size_t)d->w; q++) {
+                    uint32_t u[16], any = 0;
+                    memcpy(u, xb + (r * (size_t)d->w + q) * 16, sizeof u);
+                    for (int l = 0; l < 16; l++) any |= u[l] & 0x7fffffffu; /* +-0: 0; a NaN: nonzero */
+                    nr[q] |= any != 0;
+                }
             }
-            rowany[(size_t)r * d->ow + ox] = any;
+        }
+    } else {
+        for (size_t c = 0; c < C; c++) {
+            const float *xp = ck_plane(J->xv.p, J->xv.cb, C, HW, i, c);
+            size_t cb = (size_t)J->xv.cb;
+            for (size_t r = 0; r < (size_t)d->h; r++) {
+                unsigned char *nr = nz + (r + pad) * wp + pad;
+                for (size_t q = 0; q < (size_t)d->w; q++) nr[q] |= xp[(r * (size_t)d->w + q) * cb] != 0.0f; /* NaN != 0 */
+            }
+        }
+    }
+    for (size_t r = 0; r < hp; r++)
+        for (size_t ox = 0; ox < OW; ox++) {
+            unsigned char any = 0;
+            for (size_t kw = 0; kw < k; kw++) any |= nz[r * wp + ox + kw];
+            rowany[r * OW + ox] = any;
         }
     size_t nb = 0;
-    for (int oy = 0; oy < d->oh; oy++)
-        for (int ox = 0; ox < d->ow; ox++) {
+    for (size_t oy = 0; oy < (size_t)d->oh; oy++)
+        for (size_t ox = 0; ox < OW; ox++) {
             unsigned char any = 0;
-            for (int kh = 0; kh < d->k; kh++) {
-                int iy = oy + kh - d->pad;
-                if (iy >= 0 && iy < d->h) any |= rowany[(size_t)iy * d->ow + ox];
-            }
-            if (!any) blank[nb++] = (uint16_t)((size_t)oy * d->ow + ox);
+            for (size_t kh = 0; kh < k; kh++) any |= rowany[(oy + kh) * OW + ox];
+            blank[nb] = (uint16_t)(oy * OW + ox);
+            nb += !any;
         }
     double bad = 0, worst = 0;
     for (size_t oc = 0; oc < OC && nb; oc++) {

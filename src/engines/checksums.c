@@ -1456,6 +1456,24 @@ CK_HOT static int redo_elem(ck_tv src, size_t i, size_t nc, int hs, int ws, int 
                             const double *wv, double *R, double *A) {
     size_t HWs = (size_t)hs * ws;
     const float *base = src.p + i * nc * HWs;
+    if (nc == 1) { /* one channel: lane 0 alone, the same sums without the lanes */
+        double r1 = 0, a1 = 0;
+        int s1 = 0;
+        size_t cb = (size_t)src.cb;
+        for (int kh = 0; kh < k; kh++) {
+            int y = r + sg * (kh - pad);
+            if (y < 0 || y >= hs) continue;
+            for (int kw = 0; kw < k; kw++) {
+                int x = q + sg * (kw - pad);
+                if (x < 0 || x >= ws) continue;
+                double v = base[((size_t)y * ws + (size_t)x) * cb], w = wv[kh * k + kw], tt = w * v;
+                r1 += tt, a1 += fabs(tt);
+                s1 |= (tt != 0) & ((fabs(w) < 0x1p-126) | (fabs(v) < 0x1p-126));
+            }
+        }
+        *R = 0.0 + r1, *A = 0.0 + a1; /* as the lanes' sum from +0 gives it */
+        return s1;
+    }
     double t16[16] = {0}, a16[16] = {0}, rr = 0, aa = 0;
     int s16[16] = {0};
     int blk = src.cb == 16 && nc % 16 == 0;

@@ -105,6 +105,16 @@ uint64_t ck_digest(const float *x, size_t n) {
     return s;
 }
 
+/* layer l's blocks ph0..ph1-1 of CK_REL-wide entries placed from at, in
+ * order; returns where the next starts */
+static size_t place(ck_layout *L, int l, int ph0, int ph1, size_t at) {
+    for (int ph = ph0; ph < ph1; ph++) {
+        L->off[l][ph] = at;
+        at += CK_REL * L->cnt[l][ph];
+    }
+    return at;
+}
+
 void ck_layout_make(ck_layout *L, const model *m, size_t n) {
     memset(L, 0, sizeof *L);
     size_t at = CK_HDR;
@@ -147,10 +157,7 @@ void ck_layout_make(ck_layout *L, const model *m, size_t n) {
             L->cnt[l][CK_BWD_DATA_PW] = l > 0 ? n * (size_t)ly->in_c : 0;
         }
         if (ly->kind == LAYER_DENSE || ly->kind == LAYER_CONV) L->cnt[l][CK_BWD_W_PW] = (size_t)ly->out_c;
-        for (int ph = CK_FWD_PS; ph < CK_NPHASE_EXT; ph++) {
-            L->off[l][ph] = at;
-            at += CK_REL * L->cnt[l][ph];
-        }
+        at = place(L, l, CK_FWD_PS, CK_NPHASE_EXT, at);
     }
     L->ra_off = at;
     for (int l = 0; l < m->n_layers; l++) {
@@ -159,10 +166,7 @@ void ck_layout_make(ck_layout *L, const model *m, size_t n) {
             L->cnt[l][CK_FWD_RA] = L->cnt[l][CK_FWD_CA] = L->cnt[l][CK_FWD];
             L->cnt[l][CK_BWD_DATA_RA] = L->cnt[l][CK_BWD_DATA_CA] = L->cnt[l][CK_BWD_DATA];
         }
-        for (int ph = CK_FWD_RA; ph < CK_NPHASE_ALT; ph++) {
-            L->off[l][ph] = at;
-            at += CK_REL * L->cnt[l][ph];
-        }
+        at = place(L, l, CK_FWD_RA, CK_NPHASE_ALT, at);
     }
     L->z_off = at;
     for (int l = 0; l < m->n_layers; l++) {
@@ -184,10 +188,7 @@ void ck_layout_make(ck_layout *L, const model *m, size_t n) {
             L->cnt[l][CK_BWD_DATA_RND] = CK_RND_DRAWS * L->cnt[l][CK_BWD_DATA_PS];
             L->cnt[l][CK_BWD_W_PEEK] = (size_t)ly->out_c;
         }
-        for (int ph = CK_FWD_RND; ph < CK_NPHASE_R; ph++) {
-            L->off[l][ph] = at;
-            at += CK_REL * L->cnt[l][ph];
-        }
+        at = place(L, l, CK_FWD_RND, CK_NPHASE_R, at);
     }
     L->peek_off = at;
     for (int l = 0; l < m->n_layers; l++) {
@@ -196,10 +197,7 @@ void ck_layout_make(ck_layout *L, const model *m, size_t n) {
             L->cnt[l][CK_FWD_PEEK] = L->cnt[l][CK_FWD];
             L->cnt[l][CK_BWD_DATA_PEEK] = L->cnt[l][CK_BWD_DATA];
         }
-        for (int ph = CK_FWD_PEEK; ph < CK_NPHASE_ALL; ph++) {
-            L->off[l][ph] = at;
-            at += CK_REL * L->cnt[l][ph];
-        }
+        at = place(L, l, CK_FWD_PEEK, CK_NPHASE_ALL, at);
     }
     L->total = at;
 }

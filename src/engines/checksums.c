@@ -1454,7 +1454,10 @@ CK_HOT static int redo_elem(ck_tv src, size_t i, size_t nc, int hs, int ws, int 
                             const double *wv, double *R, double *A) {
     size_t HWs = (size_t)hs * ws;
     const float *base = src.p + i * nc * HWs;
-    if (nc == 1) { /* one channel: lane 0 alone, the same sums without the lanes */
+    /* one channel: lane 0 alone, the same sums without the lanes (its own
+     * copy of the tap loop below: merged into it, the STEP vector measured
+     * ~2% slower, back to back) */
+    if (nc == 1) {
         double r1 = 0, a1 = 0;
         int s1 = 0;
         size_t cb = (size_t)src.cb;

@@ -903,7 +903,39 @@ enum { CPU_FAULT_BELOW = 0, CPU_FAULT_DETECT = 1, CPU_FAULT_SUSPECT = 2, CPU_FAU
     X(CONV2_FWD_CHANNEL_SCALED_LATE, "conv2_fwd_channel_scaled_late", "op", "conv2", "forward", "smallcnn --limit-train 72 --limit-test 64 --epochs 2 --steps 10 --eval", \
       CPU_FAULT_DETECT, \
       "from training step 3 on (and in every evaluation after it), conv2's output channel 0 is scaled by 1 + 2^(4-K) in every sample (fault_k=K: 2^-12 at the default 16): the conv twin of fc1_fwd_unit_scaled_late, a per-channel scale of a fused epilogue with one entry off", \
-      "a value-proportional error on one whole channel: 2.4e-4 of every value of the channel, at most 28x its own worst-case bound gamma_145 sum |w x| (|y| <= sum |w x|); the 196 errors of a plane share the sign of the values, so the plain relation sums them: PROBLEM at step 3, conv2 forward, 8.14 (16 of 512 relations over at the worst step, sharper tier 70.2), and at the shadow replay 20.4x the per-element bound. Unlike fc1's one unit (16 elements per relation: SUSPECT), a conv channel is seen down to K=20 (2^-16: PROBLEM at the shadow replay, 1.28x the per-element bound; every-step sharper tier x4.39)")
+      "a value-proportional error on one whole channel: 2.4e-4 of every value of the channel, at most 28x its own worst-case bound gamma_145 sum |w x| (|y| <= sum |w x|); the 196 errors of a plane share the sign of the values, so the plain relation sums them: PROBLEM at step 3, conv2 forward, 8.14 (16 of 512 relations over at the worst step, sharper tier 70.2), and at the shadow replay 20.4x the per-element bound. Unlike fc1's one unit (16 elements per relation: SUSPECT), a conv channel is seen down to K=20 (2^-16: PROBLEM at the shadow replay, 1.28x the per-element bound; every-step sharper tier x4.39)") \
+    X(FC1_FWD_TF32_ONCE, "fc1_fwd_tf32_once", "op", "fc1", "forward", "smallcnn --limit-train 72 --limit-test 64 --epochs 2 --steps 10 --eval", \
+      CPU_FAULT_BLIND, \
+      "at step 7 only, fc1 forward multiplies its weights and its inputs both rounded to TF32 (10-bit mantissa, to nearest; a matmul with allow_tf32 on), products summed exactly", \
+      "zoo3: measured (see README round); dense forward has no per-element re-check") \
+    X(EVAL_FC1_X_BF16, "eval_fc1_x_bf16", "op", "fc1", "evaluation", "smallcnn --limit-train 72 --limit-test 64 --epochs 2 --steps 10 --eval", \
+      CPU_FAULT_BLIND, \
+      "in every evaluation, fc1 forward reads its input rounded to bf16 (an inference autocast path; weights fp32)", \
+      "zoo3: measured (see README round)") \
+    X(CONV1_DW_LAST_ROW_SKIPPED_ONCE, "conv1_dw_last_row_skipped_once", "op", "conv1", "backward", "smallcnn --limit-train 72 --limit-test 64 --epochs 2 --steps 10 --eval", \
+      CPU_FAULT_BLIND, \
+      "at step 7 only, conv1 backward-weights stops its output-row loop one short (oh < OH - 1): the terms of every plane's last output row are missing; db is right", \
+      "zoo3: measured (see README round)") \
+    X(CONV2_FWD_INTERIOR_BITFLIP_ONCE, "conv2_fwd_interior_bitflip_once", "op", "conv2", "forward", "smallcnn --limit-train 72 --limit-test 64 --epochs 2 --steps 10 --eval", \
+      CPU_FAULT_BLIND, \
+      "at step 7 only, one interior conv2 output (sample 5, channel 11, row 9, column 6) has mantissa bit 14 flipped (2^-9 of its significand: a single-bit upset)", \
+      "zoo3: measured (see README round)") \
+    X(CONV2_FWD_WINO2_M22_BF16_ONCE, "conv2_fwd_wino2_m22_bf16_once", "op", "conv2", "forward", "smallcnn --limit-train 72 --limit-test 64 --epochs 2 --steps 10 --eval", \
+      CPU_FAULT_BLIND, \
+      "at step 7 only, conv2 forward as a Winograd F(2x2, 3x3) whose transform-domain product M[2][2] is held in bf16: every 2x2 output tile gets the checkerboard (+e, -e; -e, +e), e = bf16(M22) - M22", \
+      "zoo3: measured (see README round)") \
+    X(FC1_DB_STALE_ONCE, "fc1_db_stale_once", "op", "fc1", "backward", "smallcnn --limit-train 72 --limit-test 64 --epochs 2 --steps 10 --eval", \
+      CPU_FAULT_BLIND, \
+      "at step 8 only, fc1's bias gradient is step 7's (a double buffer not swapped once); dW is right", \
+      "zoo3: measured (see README round)") \
+    X(ADAM_TWICE_CONV1_BIAS_ONCE, "adam_twice_conv1_bias_once", "op", "conv1", "update", "smallcnn --limit-train 72 --limit-test 64 --epochs 2 --steps 10 --eval", \
+      CPU_FAULT_BLIND, \
+      "at step 8 only, Adam is applied twice to conv1.bias (p, m, v updated twice with the same gradient: a tensor listed twice in a multi-tensor apply)", \
+      "zoo3: measured (see README round)") \
+    X(EVAL_CONV2_BLOCK1_BF16, "eval_conv2_block1_bf16", "op", "conv2", "evaluation", "smallcnn --limit-train 72 --limit-test 64 --epochs 2 --steps 10 --eval", \
+      CPU_FAULT_BLIND, \
+      "in every evaluation, conv2's outputs of channels 16..31 (the second block of 16) are stored rounded to bf16 (a mixed-precision inference epilogue on one channel block)", \
+      "zoo3: measured (see README round)")
 
 #define CPU_FAULT_ENUM_(id, ...) CPU_FAULT_##id,
 enum { CPU_FAULT_NONE = 0, CPU_FAULT_LIST(CPU_FAULT_ENUM_) CPU_FAULT_COUNT };

@@ -2173,6 +2173,71 @@ static int fault_forward_layer(engine *e, int l, int training) {
             double u = (double)((h >> 8) % 1000 + 1) / 1000.0 * ((h >> 7) & 1 ? -1.0 : 1.0);
             a[i] = (float)((double)a[i] + u * mx * F->rel * 0x1p-4);
         }
+    } else if ((id == CPU_FAULT_FC1_FWD_TF32_ONCE && training && c->step == 7 && fault_layer(c, l, "fc1")) ||
+               (id == CPU_FAULT_EVAL_FC1_X_BF16 && !training && F->in_eval && fault_layer(c, l, "fc1"))) {
+        /* fc1's output re-done from its operands rounded: tf32: w and x both to TF32 (a matmul with allow_tf32);
+         * eval bf16: x alone to bf16 (an inference autocast); products summed in double, rounded once */
+        size_t in = layer_in_size(ly), out = (size_t)ly->out_c;
+        const float *w = c->params + c->m->tensors[ly->w_tensor].offset;
+        int tf = id == CPU_FAULT_FC1_FWD_TF32_ONCE;
+        if ((rc = act_io(c, l - 1, 0, x, 1))) return rc;
+        for (size_t i = 0; i < n * in; i++) x[i] = tf ? lowp_round_tf32(x[i], LOWP_RNE) : lowp_round_bf16(x[i], LOWP_RNE);
+        for (size_t s0 = 0; s0 < n; s0++)
+            for (size_t j = 0; j < out; j++) {
+                double t = bias ? (double)bias[j] : 0.0;
+                for (size_t k = 0; k < in; k++)
+                    t += (double)(tf ? lowp_round_tf32(w[j * in + k], LOWP_RNE) : w[j * in + k]) * x[s0 * in + k];
+                a[s0 * out + j] = (float)t;
+            }
+    } else if (id == CPU_FAULT_CONV2_FWD_INTERIOR_BITFLIP_ONCE && training && c->step == 7 &&
+               fault_layer(c, l, "conv2") && n > 5 && ly->out_c > 11 && ly->out_h > 9 && ly->out_w > 6) {
+        /* one interior output (sample 5, channel 11, row 9, column 6): mantissa bit 14 flipped */
+        if ((rc = act_io(c, l, 0, a, 1))) return rc;
+        float *y = a + ((5 * (size_t)ly->out_c + 11) * ly->out_h + 9) * ly->out_w + 6;
+        uint32_t u;
+        memcpy(&u, y, 4);
+        u ^= 1u << 14;
+        memcpy(y, &u, 4);
+    } else if (id == CPU_FAULT_CONV2_FWD_WINO2_M22_BF16_ONCE && training && c->step == 7 && fault_layer(c, l, "conv2") &&
+               ly->k == 3 && ly->pad == 1 && ly->out_h % 2 == 0 && ly->out_w % 2 == 0) {
+        /* Winograd F(2x2, 3x3): M = sum_c U_c . V_c, U = G g G^T, V = B^T d B over each 4x4 input tile (pad 1);
+         * M[2][2] held in bf16 reaches Y = A^T M A as e (1, -1)(1, -1)^T, e = bf16(M22) - M22 */
+        static const double G2[3] = {0.5, -0.5, 0.5}, B2[4] = {0, -1, 1, 0};
+        size_t C = (size_t)ly->in_c, OC = (size_t)ly->out_c, H = (size_t)ly->out_h, W = (size_t)ly->out_w;
+        size_t IH = (size_t)ly->in_h, IW = (size_t)ly->in_w;
+        const float *w = c->params + c->m->tensors[ly->w_tensor].offset;
+        if ((rc = act_io(c, l, 0, a, 1)) || (rc = act_io(c, l - 1, 0, x, 1))) return rc;
+        for (size_t s0 = 0; s0 < n; s0++)
+            for (size_t oc = 0; oc < OC; oc++)
+                for (size_t ti = 0; ti < H; ti += 2)
+                    for (size_t tj = 0; tj < W; tj += 2) {
+                        double m22 = 0;
+                        for (size_t ch = 0; ch < C; ch++) {
+                            const float *g = w + (oc * C + ch) * 9;
+                            double u = 0, v = 0;
+                            for (int p = 0; p < 3; p++)
+                                for (int q = 0; q < 3; q++) u += G2[p] * G2[q] * g[p * 3 + q];
+                            for (int p = 0; p < 4; p++)
+                                for (int q = 0; q < 4; q++) {
+                                    long ih = (long)ti - 1 + p, iw = (long)tj - 1 + q;
+                                    if (!B2[p] || !B2[q] || ih < 0 || iw < 0 || ih >= (long)IH || iw >= (long)IW) continue;
+                                    v += B2[p] * B2[q] * x[((s0 * C + ch) * IH + (size_t)ih) * IW + (size_t)iw];
+                                }
+                            m22 += u * v;
+                        }
+                        double e22 = (double)lowp_round_bf16((float)m22, LOWP_RNE) - m22;
+                        float *y = a + ((s0 * OC + oc) * H + ti) * W + tj;
+                        y[0] = (float)((double)y[0] + e22), y[1] = (float)((double)y[1] - e22);
+                        y[W] = (float)((double)y[W] - e22), y[W + 1] = (float)((double)y[W + 1] + e22);
+                    }
+    } else if (id == CPU_FAULT_EVAL_CONV2_BLOCK1_BF16 && !training && F->in_eval && fault_layer(c, l, "conv2") &&
+               ly->out_c > 16) {
+        /* channels 16.. of every sample stored rounded to bf16 */
+        size_t hw = (size_t)ly->out_h * ly->out_w;
+        if ((rc = act_io(c, l, 0, a, 1))) return rc;
+        for (size_t s0 = 0; s0 < n; s0++)
+            for (size_t i = 16 * hw; i < (size_t)ly->out_c * hw; i++)
+                a[s0 * (size_t)ly->out_c * hw + i] = lowp_round_bf16(a[s0 * (size_t)ly->out_c * hw + i], LOWP_RNE);
     } else if (id == CPU_FAULT_FC1_OUT_1ULP && fault_layer(c, l, "fc1")) {
         if ((rc = act_io(c, l, 0, a, 1))) return rc;
         for (size_t i = 0; i < cnt; i++) a[i] = nextafterf(a[i], INFINITY);
@@ -2396,6 +2461,20 @@ static int fault_backward_layer(engine *e, int l) {
         memcpy(c->grads + tw->offset, F->dw_save, tw->numel * sizeof(float));
         return 0;
     }
+    if (id == CPU_FAULT_CONV1_DW_LAST_ROW_SKIPPED_ONCE && c->step == 7 && fault_layer(c, l, "conv1")) {
+        /* backward-weights' output-row loop one short (oh < OH - 1): dW from dy with every plane's last row
+         * zeroed; then the step's own dy (db and the gradient buffers right); the first dW is kept */
+        const model_tensor *tw = &c->m->tensors[ly->w_tensor];
+        size_t hw = (size_t)ly->out_h * ly->out_w, planes = P->n * (size_t)ly->out_c, cnt = planes * hw;
+        if ((rc = act_io(c, l, 1, F->a, 1))) return rc;
+        memcpy(F->b, F->a, cnt * sizeof(float));
+        for (size_t pl = 0; pl < planes; pl++) memset(F->b + pl * hw + hw - (size_t)ly->out_w, 0, (size_t)ly->out_w * sizeof(float));
+        if ((rc = act_io(c, l, 1, F->b, 0)) || (rc = cpu_backward_layer(e, l))) return rc;
+        memcpy(F->dw_save, c->grads + tw->offset, tw->numel * sizeof(float));
+        if ((rc = act_io(c, l, 1, F->a, 0)) || (rc = cpu_backward_layer(e, l))) return rc;
+        memcpy(c->grads + tw->offset, F->dw_save, tw->numel * sizeof(float));
+        return 0;
+    }
     if (id == CPU_FAULT_DROPOUT_MASK_EPOCH_STEP && ly->kind == LAYER_DROPOUT && F->epoch0) {
         uint64_t st = c->step; /* the forward's mask, consistently */
         c->step = st - F->epoch0;
@@ -2464,6 +2543,12 @@ static int fault_backward_layer(engine *e, int l) {
     }
     if ((rc = cpu_backward_layer(e, l))) return rc;
     const model_tensor *tw = ly->w_tensor >= 0 ? &c->m->tensors[ly->w_tensor] : NULL;
+    if (id == CPU_FAULT_FC1_DB_STALE_ONCE && fault_layer(c, l, "fc1") && (c->step == 7 || c->step == 8)) {
+        /* step 7's fc1 bias gradient kept (F->p_old); at step 8 it is what the gradient buffer holds */
+        const model_tensor *tb = &c->m->tensors[ly->b_tensor];
+        if (c->step == 7) memcpy(F->p_old, c->grads + tb->offset, tb->numel * sizeof(float));
+        else memcpy(c->grads + tb->offset, F->p_old, tb->numel * sizeof(float));
+    }
     if (id == CPU_FAULT_FC1_DW_ROWS_SAMPLE0_MASK_ONCE && c->step == 7 && fault_layer(c, l, "fc1") && P->n > 1) {
         /* a backward-weights kernel that skips the output units it takes for ReLU-dead, deciding from
          * sample 0's output gradient alone: the rows j with dy[0][j] == 0 are left +0 */
@@ -2932,6 +3017,17 @@ static int fault_update(engine *e, const adam_scalars *s) {
         memcpy(c->adam_m + t->offset, F->m_copy + t->offset, t->numel * sizeof(float));
         memcpy(c->adam_v + t->offset, F->v_copy + t->offset, t->numel * sizeof(float));
         c->params_ver++;
+    }
+    if (id == CPU_FAULT_ADAM_TWICE_CONV1_BIAS_ONCE && s->t == 8) {
+        /* conv1.bias listed twice in a multi-tensor apply: its p, m, v updated a second time with the same g */
+        for (int l = 0; l < c->m->n_layers; l++)
+            if (fault_layer(c, l, "conv1") && c->m->layers[l].b_tensor >= 0) {
+                const model_tensor *t = &c->m->tensors[c->m->layers[l].b_tensor];
+                for (size_t i = t->offset; i < t->offset + t->numel; i++)
+                    ops_adam_elem(&c->params[i], &c->adam_m[i], &c->adam_v[i], c->grads[i], a.beta1, a.one_minus_beta1,
+                                  a.beta2, a.one_minus_beta2, a.step_size, a.bc2_sqrt, a.eps);
+                c->params_ver++;
+            }
     }
     if (id == CPU_FAULT_ADAM_V_INF_ONCE && s->t == 7) {
         /* fc1's weight of the largest |g|: v = +inf, so sqrt(v) = inf and every later step moves it by 0 */

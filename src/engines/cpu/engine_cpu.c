@@ -2749,6 +2749,13 @@ static int fault_backward_layer(engine *e, int l) {
         for (size_t i = 0; i < tw->numel; i++) c->grads[tw->offset + i] = (float)((double)c->grads[tw->offset + i] * f);
         return 0;
     }
+    if (id == CPU_FAULT_CONV2_DW_IC8_PEEL_BF16_ONCE && c->step == 7 && fault_layer(c, l, "conv2")) {
+        /* the second half of an input-channel split: each filter's element (C / 2) k k stored rounded to bf16 */
+        size_t per = tw->numel / (size_t)ly->out_c, at = (size_t)ly->in_c / 2 * (size_t)ly->k * ly->k;
+        for (size_t oc = 0; oc < (size_t)ly->out_c; oc++)
+            c->grads[tw->offset + oc * per + at] = lowp_round_bf16(c->grads[tw->offset + oc * per + at], LOWP_RNE);
+        return 0;
+    }
     if (((id == CPU_FAULT_CONV2_DW_PEEL_BF16_ONCE || id == CPU_FAULT_CONV2_DW_IC0_BF16_ONCE) &&
          fault_layer(c, l, "conv2")) ||
         (id == CPU_FAULT_CONV1_DW_PEEL_BF16_ONCE && fault_layer(c, l, "conv1"))) {

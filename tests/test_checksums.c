@@ -362,6 +362,91 @@ static void test_output_element_own_bound(void **s) {
     teardown(&f);
 }
 
+/* The same for a dense layer (FWD_DPEEK): a sample's first fc1 output
+ * moved to 1.05x its own worst-case bound gamma_K (|b| + sum |w x|), K =
+ * in + 1, is a PROBLEM named at that sample's output-element check (the
+ * dense relations sum 16 to 64 such bounds); to 0.9x, nothing.  The
+ * output is one the ReLU after it zeroes before and after (y < 0).  Also
+ * prints how sharp the dense output-element checks are on the clean step. */
+static void test_dense_output_element_own_bound(void **s) {
+    (void)s;
+    fx f;
+    setup(&f, "smallcnn", 0);
+    int l = first_layer_of(&f.m, LAYER_DENSE, 0);
+    const layer *ly = &f.m.layers[l];
+    step_to_checks(&f, 1);
+    size_t in = (size_t)ly->in_c, out = (size_t)ly->out_c, K = in + 1;
+    float *x = malloc(N * in * 4), *y = malloc(N * out * 4), *p = malloc(f.m.n_params * 4);
+    assert_non_null(x), assert_non_null(y), assert_non_null(p);
+    assert_int_equal(engine_get_tensor(f.e, (tensor_id){TENSOR_ACT, l - 1}, x), 0);
+    assert_int_equal(engine_get_tensor(f.e, (tensor_id){TENSOR_ACT, l}, y), 0);
+    assert_int_equal(engine_get_tensor(f.e, (tensor_id){TENSOR_PARAMS, 0}, p), 0);
+    const float *w = p + f.m.tensors[ly->w_tensor].offset, *b = p + f.m.tensors[ly->b_tensor].offset;
+    size_t i = 0, j = 0, q0 = 0;
+    double R = 0, A = 0, tol = 0;
+    /* a sample whose first (or last: both always re-done) output is negative, well below 0 */
+    for (q0 = 0; q0 < 2 * N; q0++) {
+        i = q0 / 2, j = q0 % 2 ? out - 1 : 0;
+        R = 0, A = 0;
+        for (size_t k = 0; k < in; k++) {
+            double t = (double)w[j * in + k] * (double)x[i * in + k];
+            R += t, A += fabs(t);
+        }
+        R += b[j], A += fabs((double)b[j]);
+        tol = bounds_ck_tol(K, 1, 0, A, fabs((double)y[i * out + j]), 0);
+        if (y[i * out + j] < -4 * tol && A > 0) break;
+    }
+    assert_true(q0 < 2 * N);
+    for (int dl = 0; dl < f.m.n_layers; dl++) { /* sharpness on the clean step */
+        if (f.m.layers[dl].kind != LAYER_DENSE) continue;
+        for (int ph = CK_FWD_DPEEK; ph <= CK_BWD_DATA_DPEEK; ph++) {
+            size_t Kc, Pc, cnt = f.L.cnt[dl][ph];
+            int is_sum;
+            if (!cnt || !bounds_ck_shape(&f.m, dl, ph, N, &Kc, &Pc, &is_sum)) continue;
+            double mx = 0, sum = 0;
+            for (size_t u = 0; u < cnt; u++) {
+                const double *e = f.vec + f.L.off[dl][ph] + CK_REL * u;
+                double t = bounds_ck_tol(Kc, Pc, is_sum, e[1], e[2], 0), q = t > 0 ? fabs(e[0]) / t : 0;
+                mx = q > mx ? q : mx, sum += q;
+            }
+            print_message("  clean: %s %s, %zu samples: worst ratio %.3g, mean %.3g (K %zu)\n", f.m.layers[dl].name,
+                          ph == CK_FWD_DPEEK ? "forward" : "backward-data", cnt, mx, sum / (double)cnt, Kc);
+            assert_true(mx < 1);
+        }
+    }
+    double e0 = (double)y[i * out + j] - R, sg = e0 < 0 ? -1 : 1;
+    assert_true(fabs(e0) < 0.5 * tol);
+    for (int k = 0; k < 2; k++) {
+        double want = k ? 0.9 : 1.05;
+        float *y2 = malloc(N * out * 4);
+        assert_non_null(y2);
+        memcpy(y2, y, N * out * 4);
+        y2[i * out + j] = (float)(R + sg * want * tol);
+        assert_true(y2[i * out + j] < 0);
+        assert_int_equal(engine_set_tensor(f.e, (tensor_id){TENSOR_ACT, l}, y2), 0);
+        assert_int_equal(engine_checksums(f.e, CK_STAGE_STEP, f.vec), 0);
+        ck_verdict v = judge(&f, f.vec);
+        const double *e = f.vec + f.L.off[l][CK_FWD_DPEEK] + CK_REL * i;
+        double q = fabs(e[0]) / bounds_ck_tol(K, 1, 0, e[1], e[2], 0);
+        print_message("  sample %zu's %s output %zu moved to %.2fx its own bound: ratio %.4f, %d violation(s)%s%s\n",
+                      i, ly->name, j, want, q, v.n_viol, v.n_viol ? ": " : "", v.n_viol ? v.v[0].what : "");
+        assert_true(fabs(e[1] - A) <= 1e-12 * A); /* the kept element is the one moved */
+        if (want > 1) {
+            assert_true(q > 1.0 && q < 1.1);
+            assert_int_equal(v.n_viol, 1);
+            assert_int_equal(v.v[0].layer, l);
+            assert_int_equal(v.v[0].phase, CKP_FORWARD);
+            assert_non_null(strstr(v.v[0].what, "(first, last, largest and sampled outputs of each sample)"));
+        } else {
+            assert_true(q > 0.85 && q < 1.0);
+            assert_int_equal(v.n_viol, 0);
+        }
+        free(y2);
+    }
+    free(x), free(y), free(p);
+    teardown(&f);
+}
+
 /* Two faults in one step, a small one in the second conv layer's weight
  * gradient and a large one in the dense layer's (after it in the layout):
  * the verdict's violations come largest first (a finding names the step's
@@ -1442,6 +1527,7 @@ int main(void) {
         cmocka_unit_test(test_fault_forward),
         cmocka_unit_test(test_worst_violation_first),
         cmocka_unit_test(test_output_element_own_bound),
+        cmocka_unit_test(test_dense_output_element_own_bound),
         cmocka_unit_test(test_fault_weight_grad),
         cmocka_unit_test(test_fault_backward_data),
         cmocka_unit_test(test_subthreshold_not_flagged),

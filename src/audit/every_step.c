@@ -101,7 +101,7 @@ static int judge(engine *e, audit_engine *ae, const model *m, int stage, size_t 
      * at ra_off, one made before the zero-element blocks at z_off: those
      * are not judged, and the coverage line says so (ck_partial) */
     const recording *rec = engine_recorded_get(e);
-    int ext = rec ? rec->ck_ext : ck_engine_has_rnd(ae->spec) ? CK_BLOCKS_ALL : CK_BLOCKS_Z; /* ck_ext: 0..5 */
+    int ext = rec ? rec->ck_ext : ck_engine_has_rnd(ae->spec) ? CK_BLOCKS_ALL : CK_BLOCKS_Z; /* ck_ext: 0..6 */
     int full = ext > CK_BLOCKS_BASE;
     if (!full)
         snprintf(ae->ck_partial, sizeof ae->ck_partial, "an older recording: its vectors stop at DIGEST (no input "
@@ -117,9 +117,13 @@ static int judge(engine *e, audit_engine *ae, const model *m, int stage, size_t 
                  "sampled-element or output-element checks (not computed on the device yet): error patterns that "
                  "keep every fixed-weight sum (+e, +e, -e, -e along a row) are not seen",
                  rec ? "a recording from before them or of a cuda engine" : "cuda");
-    else if (ext < CK_BLOCKS_ALL)
+    else if (ext < CK_BLOCKS_P)
         snprintf(ae->ck_partial, sizeof ae->ck_partial, "an older recording: its vectors have no output-element "
                  "checks (one wrong element a plane, tens of times its own bound, is not seen)");
+    else if (ext < CK_BLOCKS_ALL)
+        snprintf(ae->ck_partial, sizeof ae->ck_partial, "an older recording: its vectors have no dense "
+                 "output-element checks (dense outputs a few times their own bound off, of either sign, are not "
+                 "seen)");
     if ((rc = checksums_judge(m, vec, n, y, declared_u_in(rs ? rs : ae->spec), ext, &v))) return rc;
     ck_layout L;
     ck_layout_make(&L, m, n);

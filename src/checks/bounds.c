@@ -549,6 +549,10 @@ int bounds_ck_shape(const model *m, int l, int phase, size_t n, size_t *K, size_
         case 14: *K = (size_t)ly->in_c + 1, *P = (size_t)ly->out_c; break; /* per sample: over the outputs */
         case 5:
         case 15: *K = (size_t)ly->out_c, *P = (size_t)ly->in_c; break;     /* per sample: over the input features */
+        /* 20, 21: FWD_DPEEK, BWD_DATA_DPEEK: one output (input-gradient)
+         * element of a sample re-done, its own dot product (S = A) */
+        case 20: *K = (size_t)ly->in_c + 1, *P = 1; break;
+        case 21: *K = (size_t)ly->out_c, *P = 1; break;
         case 8: *K = n, *P = (size_t)ly->in_c * (ly->in_c + 1) / 2; break; /* per output, weights 1..in */
         /* one element of dW (its row's worst by its zero structure,
          * engines/checksums.c's dense_zero): its own dot product of n

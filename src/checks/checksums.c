@@ -14,7 +14,8 @@
 
 /* bounds_ck_shape takes the phases by number */
 _Static_assert(CK_BWD_W_PW == 8 && CK_FWD_RA == 9 && CK_BWD_DATA_CA == 12 && CK_BWD_W_Z == 13 && CK_FWD_RND == 14 &&
-                   CK_BWD_W_PEEK == 17 && CK_FWD_PEEK == 18 && CK_BWD_DATA_PEEK == 19,
+                   CK_BWD_W_PEEK == 17 && CK_FWD_PEEK == 18 && CK_BWD_DATA_PEEK == 19 && CK_FWD_DPEEK == 20 &&
+                   CK_BWD_DATA_DPEEK == 21,
                "bounds_ck_shape's phase numbers");
 
 const char *ck_phase_label(ck_phase p) {
@@ -243,6 +244,7 @@ int checksums_judge(const model *m, const double *vec, size_t n, const int32_t *
             else if (ph <= CK_BWD_DATA) judge_exact(m, &L, vec, l, ph, cph, out);
         }
         int ph_end = per_sample >= CK_BLOCKS_ALL   ? CK_NPHASE_ALL
+                     : per_sample == CK_BLOCKS_P   ? CK_NPHASE_P
                      : per_sample == CK_BLOCKS_R   ? CK_NPHASE_R
                      : per_sample == CK_BLOCKS_Z   ? CK_NPHASE_Z
                      : per_sample == CK_BLOCKS_ALT ? CK_NPHASE_ALT
@@ -254,7 +256,7 @@ int checksums_judge(const model *m, const double *vec, size_t n, const int32_t *
                 continue;
             }
             int bwd = ph == CK_BWD_DATA_PS || ph == CK_BWD_DATA_PW || ph == CK_BWD_DATA_RA || ph == CK_BWD_DATA_CA ||
-                      ph == CK_BWD_DATA_RND || ph == CK_BWD_DATA_PEEK;
+                      ph == CK_BWD_DATA_RND || ph == CK_BWD_DATA_PEEK || ph == CK_BWD_DATA_DPEEK;
             int bw = ph == CK_BWD_W_PW || ph == CK_BWD_W_Z || ph == CK_BWD_W_PEEK;
             if (!eval || (!bwd && !bw))
                 judge_rel(m, &L, vec, n, l, ph, eval ? CKP_EVAL : bw ? CKP_BWD_WEIGHTS : bwd ? CKP_BWD_DATA : CKP_FORWARD,

@@ -60,7 +60,9 @@ void ck_verdict_init(ck_verdict *v);
 /* Judge vec (ck_layout_make(m, n), stage in vec[0]) of a batch of n with
  * labels; u_in > 0 for an engine whose conv/dense operands are declared
  * rounded (bounds_ck_tol); per_sample: how much of the vector after INPUT
- * it carries: CK_BLOCKS_ALL all of it, CK_BLOCKS_R all but the
+ * it carries: CK_BLOCKS_ALL all of it, CK_BLOCKS_P all but the dense
+ * layers' output-element blocks (a recording from before them),
+ * CK_BLOCKS_R all but those and the conv layers'
  * output-element blocks (a recording from before them), CK_BLOCKS_Z all
  * but those and the random-weight blocks (the cuda engine's: not on the
  * device yet; a recording from before them), CK_BLOCKS_ALT all but those and the
@@ -69,7 +71,10 @@ void ck_verdict_init(ck_verdict *v);
  * before them: recording.ck_ext), CK_BLOCKS_BASE none (an older
  * recording's, which stops at DIGEST).  Accumulates into out.
  * LS_ENOMEM or 0. */
-enum { CK_BLOCKS_BASE = 0, CK_BLOCKS_EXT = 1, CK_BLOCKS_ALT = 2, CK_BLOCKS_Z = 3, CK_BLOCKS_R = 4, CK_BLOCKS_ALL = 5 };
+enum {
+    CK_BLOCKS_BASE = 0, CK_BLOCKS_EXT = 1, CK_BLOCKS_ALT = 2, CK_BLOCKS_Z = 3, CK_BLOCKS_R = 4, CK_BLOCKS_P = 5,
+    CK_BLOCKS_ALL = 6
+};
 int checksums_judge(const model *m, const double *vec, size_t n, const int32_t *labels, double u_in, int per_sample,
                     ck_verdict *out);
 

@@ -192,11 +192,12 @@ static int record_prepare_checksums(record_run *r) {
     /* ",all-blocks": INPUT and the per-sample and weighted blocks too,
      * ",alt": and the row- and column-alternating ones, ",zero": and the
      * zero-element ones, ",rand": and the random-weight ones, ",peek":
-     * and the output-element ones (an engine that computes them: not
-     * cuda's yet; an older lockstep reads such a recording as one without
-     * vectors) */
-    r->ck_ext = ck_engine_has_rnd(r->spec) ? 5 : 3;
-    snprintf(r->ck_what, sizeof r->ck_what, "step,update,eval,all-blocks,alt,zero%s", r->ck_ext == 5 ? ",rand,peek" : "");
+     * and the conv layers' output-element ones, ",dpeek": and the dense
+     * layers' (an engine that computes them: not cuda's yet; an older
+     * lockstep reads such a recording as one without vectors) */
+    r->ck_ext = ck_engine_has_rnd(r->spec) ? 6 : 3;
+    snprintf(r->ck_what, sizeof r->ck_what, "step,update,eval,all-blocks,alt,zero%s",
+             r->ck_ext == 6 ? ",rand,peek,dpeek" : "");
     return 0;
 }
 

@@ -45,6 +45,8 @@ const char *ck_phase_name(int phase) {
     case CK_BWD_W_PEEK: return "backward-weights (first, last and sampled elements)";
     case CK_FWD_PEEK: return "forward (first, last, largest and sampled outputs)";
     case CK_BWD_DATA_PEEK: return "backward-data (first, last, largest and sampled elements)";
+    case CK_FWD_DPEEK: return "forward (first, last, largest and sampled outputs of each sample)";
+    case CK_BWD_DATA_DPEEK: return "backward-data (first, last, largest and sampled elements of each sample)";
     }
     return "?";
 }
@@ -197,7 +199,16 @@ void ck_layout_make(ck_layout *L, const model *m, size_t n) {
             L->cnt[l][CK_FWD_PEEK] = L->cnt[l][CK_FWD];
             L->cnt[l][CK_BWD_DATA_PEEK] = L->cnt[l][CK_BWD_DATA];
         }
-        at = place(L, l, CK_FWD_PEEK, CK_NPHASE_ALL, at);
+        at = place(L, l, CK_FWD_PEEK, CK_NPHASE_P, at);
+    }
+    L->dpeek_off = at;
+    for (int l = 0; l < m->n_layers; l++) {
+        const layer *ly = &m->layers[l];
+        if (ly->kind == LAYER_DENSE) {
+            L->cnt[l][CK_FWD_DPEEK] = n;
+            L->cnt[l][CK_BWD_DATA_DPEEK] = l > 0 ? n : 0;
+        }
+        at = place(L, l, CK_FWD_DPEEK, CK_NPHASE_ALL, at);
     }
     L->total = at;
 }
@@ -2316,6 +2327,50 @@ static void dense_peek(const layer *ly, const float *dw, const float *dy, const 
     }
 }
 
+/* FWD_DPEEK (bwd = 0) or BWD_DATA_DPEEK (bwd = 1) of a dense layer, per
+ * sample i: its outputs' (input gradient's) first, last, largest (y; |dx|)
+ * and drawn element re-done in double, each a dot product in the order of
+ * its terms (forward: sum over features k of w[j][k] x[i][k], then + b[j];
+ * backward-data: sum over outputs j of w[j][k] dy[i][j]), the four at once
+ * (independent sums, so the loop is not one chain of additions); the worst
+ * kept (ck_zero_keep; a term of a subnormal and a nonzero operand, which
+ * fp32 may flush, leaves its element unjudged).  Each product of two
+ * floats is exact in double. */
+static void dense_opeek(const layer *ly, const float *w, const float *b, const float *src, const float *dst, size_t n,
+                        ck_rnd_key_t key, int l, int bwd, double *o) {
+    size_t in = (size_t)ly->in_c, out = (size_t)ly->out_c;
+    size_t nd = bwd ? in : out, K = bwd ? out : in, ns = bwd ? out : in;
+    for (size_t i = 0; i < n; i++) {
+        const float *yv = dst + i * nd, *xs = src + i * ns;
+        size_t t[CK_OPEEK];
+        t[0] = 0, t[1] = nd - 1, t[2] = argmax_plane(yv, 1, nd, bwd);
+        ck_plane_draw(t + 3, nd, key, l, i, bwd);
+        /* element e's k-th weight: w[t_e][k] forward, w[k][t_e] backward */
+        const float *wr[CK_OPEEK];
+        size_t ws = bwd ? in : 1;
+        for (int e = 0; e < CK_OPEEK; e++) wr[e] = bwd ? w + t[e] : w + t[e] * in;
+        double R[CK_OPEEK] = {0}, A[CK_OPEEK] = {0};
+        int sub[CK_OPEEK] = {0};
+        for (size_t k = 0; k < K; k++) {
+            float xv = xs[k];
+            int xt = xv != 0 && fabsf(xv) < 0x1p-126f;
+            for (int e = 0; e < CK_OPEEK; e++) {
+                float wv = wr[e][k * ws];
+                double p = (double)wv * (double)xv;
+                R[e] += p, A[e] += fabs(p);
+                sub[e] |= (wv != 0) & (xv != 0) & (xt | (fabsf(wv) < 0x1p-126f));
+            }
+        }
+        ck_worst wk;
+        ck_worst_init(&wk);
+        for (int e = 0; e < CK_OPEEK; e++) {
+            double bias = bwd ? 0.0 : (double)b[t[e]];
+            ck_zero_keep(&wk, yv[t[e]], R[e] + bias, A[e] + fabs(bias), sub[e]);
+        }
+        ck_worst_put(&wk, o + CK_REL * i);
+    }
+}
+
 /* Dense, random-weighted (FWD_RND, BWD_DATA_RND), per sample p: the
  * outputs weighted by s[j] (rw->a) against x_p . (W^T s) + s . b, A =
  * |x_p| . (|W|^T |s|) + |s| . |b|; the input gradient weighted by t[k]
@@ -3053,6 +3108,8 @@ static void layers_all(engine *e, ck_state *S, const ck_layout *L, int backward,
             dense_all(S, ly, w, b, x, y, dy, dx, dw, db, n, o);
             for (size_t dr = 0; dr < CK_RND_DRAWS; dr++) dense_rnd(S, ly, w, b, x, y, dy, dx, n, &rw[l][dr], dr, o);
             if (dy && o[CK_BWD_W_PEEK]) dense_peek(ly, dw, dy, x, n, key, l, o[CK_BWD_W_PEEK]);
+            if (o[CK_FWD_DPEEK]) dense_opeek(ly, w, b, x, y, n, key, l, 0, o[CK_FWD_DPEEK]);
+            if (dx && o[CK_BWD_DATA_DPEEK]) dense_opeek(ly, w, b, dy, dx, n, key, l, 1, o[CK_BWD_DATA_DPEEK]);
             continue;
         }
         out[L->off[l][CK_FWD]] = elem_fwd(e, ly, l, x, y, n, training, S->nth);

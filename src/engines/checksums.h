@@ -132,8 +132,20 @@ enum { CK_PEEK_RANDOM = 2, CK_PEEK = 2 + CK_PEEK_RANDOM };
  * bound (an epilogue that writes a plane's maximum back in another
  * precision, a peeled first iteration) stays under them; re-done, it is
  * judged against its own (K = C k k + 1, or OC k k) */
-enum { CK_FWD_PEEK = CK_NPHASE_R, CK_BWD_DATA_PEEK, CK_NPHASE_ALL };
+enum { CK_FWD_PEEK = CK_NPHASE_R, CK_BWD_DATA_PEEK, CK_NPHASE_P };
 enum { CK_OPEEK_RANDOM = 1, CK_OPEEK = 3 + CK_OPEEK_RANDOM };
+/* after those (in recordings since plan.checksums "...,rand,peek,dpeek";
+ * ck_layout.dpeek_off): the same for each dense layer, per sample:
+ * FWD_DPEEK (n entries) re-does the sample's first and last outputs, its
+ * largest (the one a ReLU passes on; fc2's: the predicted class) and
+ * CK_OPEEK_RANDOM drawn (ck_plane_draw, u = the sample) as b + sum over
+ * features of w x, and BWD_DATA_DPEEK (l > 0: n) its input gradient's
+ * first, last, largest |dx| and drawn as sum over outputs of w dy, the
+ * worst kept (ck_zero_keep): the dense relations sum 16 to 64 outputs'
+ * bounds, so an error of a few times each element's own bound, of random
+ * sign (operands in TF32 or bf16 at one layer), stays under them;
+ * re-done, each is judged against its own (K = in + 1, or out) */
+enum { CK_FWD_DPEEK = CK_NPHASE_P, CK_BWD_DATA_DPEEK, CK_NPHASE_ALL };
 /* Independent draws of the random weights per stage: each random-weight
  * relation is there CK_RND_DRAWS times (entry unit CK_RND_DRAWS + draw).
  * One draw misses a +-e pair of a dense row when its two weights are
@@ -152,6 +164,7 @@ typedef struct {
     size_t z_off;  /* where the zero-element blocks start (the vector's end before them) */
     size_t rnd_off; /* where the random-weight blocks start (the vector's end before them) */
     size_t peek_off; /* where the output-element blocks start (the vector's end before them) */
+    size_t dpeek_off; /* where the dense output-element blocks start (the vector's end before them) */
     size_t total;  /* doubles */
 } ck_layout;
 

@@ -44,7 +44,8 @@ _Static_assert((int)REC_CK_STEP == (int)CK_STAGE_STEP && (int)REC_CK_UPDATE == (
                "recording.h's stage numbers are engine.h's");
 _Static_assert((int)CK_NPHASE == (int)REC_CK_NPHASE && (int)CK_NPHASE_EXT == (int)REC_CK_NPHASE_EXT &&
                    (int)CK_NPHASE_ALT == (int)REC_CK_NPHASE_ALT && (int)CK_NPHASE_Z == (int)REC_CK_NPHASE_Z &&
-                   (int)CK_NPHASE_R == (int)REC_CK_NPHASE_R && (int)CK_NPHASE_ALL == (int)REC_CK_NPHASE_ALL,
+                   (int)CK_NPHASE_R == (int)REC_CK_NPHASE_R && (int)CK_NPHASE_P == (int)REC_CK_NPHASE_P &&
+                   (int)CK_NPHASE_ALL == (int)REC_CK_NPHASE_ALL,
                "recording_ck_geom keeps ck_layout's phases");
 
 typedef struct {
@@ -269,8 +270,9 @@ void recording_ck_geom_of(const model *m, size_t n, recording_ck_geom *out) {
     out->z_off = L.z_off;
     out->rnd_off = L.rnd_off;
     out->peek_off = L.peek_off;
+    out->dpeek_off = L.dpeek_off;
     out->total = L.total;
-    out->ext = 5; /* what lockstep records now; a writer of a cuda engine's sets 3, a reader the recording's own
+    out->ext = 6; /* what lockstep records now; a writer of a cuda engine's sets 3, a reader the recording's own
                    * (recording.ck_ext) */
 }
 

@@ -51,21 +51,22 @@ enum { REC_CK_STEP = 1, REC_CK_UPDATE = 2, REC_CK_EVAL = 3 }; /* = engine.h's CK
  * and INPUT the per-sample, position-weighted and index-weighted blocks,
  * then (from ra_off) the alternating ones, then (from z_off) the
  * zero-element ones, then (from rnd_off) the random-weight ones, then
- * (from peek_off) the output-element ones (engines/checksums.h's
- * CK_NPHASE, CK_NPHASE_EXT, CK_NPHASE_ALT, CK_NPHASE_Z, CK_NPHASE_R,
+ * (from peek_off) the conv layers' output-element ones, then (from
+ * dpeek_off) the dense layers' (engines/checksums.h's CK_NPHASE,
+ * CK_NPHASE_EXT, CK_NPHASE_ALT, CK_NPHASE_Z, CK_NPHASE_R, CK_NPHASE_P,
  * CK_NPHASE_ALL). */
 enum {
     REC_CK_NPHASE = 4, REC_CK_NPHASE_EXT = 9, REC_CK_NPHASE_ALT = 13, REC_CK_NPHASE_Z = 14, REC_CK_NPHASE_R = 18,
-    REC_CK_NPHASE_ALL = 20
+    REC_CK_NPHASE_P = 20, REC_CK_NPHASE_ALL = 22
 };
 typedef struct {
     size_t off[MODEL_MAX_LAYERS][REC_CK_NPHASE_ALL]; /* per layer, per phase: in doubles */
     size_t cnt[MODEL_MAX_LAYERS][REC_CK_NPHASE_ALL]; /* entries: relations (rel_width doubles) or exact blocks (2) */
     int is_rel[MODEL_MAX_LAYERS];
     int rel_width;                   /* doubles per relation: R, A, Y, S (engines/checksums.h's CK_REL) */
-    size_t loss_off, adam_off, digest_off, input_off, ra_off, z_off, rnd_off, peek_off, total;
+    size_t loss_off, adam_off, digest_off, input_off, ra_off, z_off, rnd_off, peek_off, dpeek_off, total;
     int ext; /* the recording stores INPUT and the blocks after it (STEP, EVAL): recording.ck_ext; 1: up to
-              * ra_off, 2: up to z_off, 3: up to rnd_off, 4: up to peek_off, 5: all */
+              * ra_off, 2: up to z_off, 3: up to rnd_off, 4: up to peek_off, 5: up to dpeek_off, 6: all */
 } recording_ck_geom;
 typedef void (*recording_ck_geom_fn)(const model *m, size_t n, recording_ck_geom *out);
 
@@ -108,7 +109,8 @@ typedef struct {
                             * (",all-blocks,alt,zero"): the zero-element blocks as well (2 stops at z_off);
                             * 4 (",all-blocks,alt,zero,rand"): the random-weight and blank-window blocks as well (3 stops at
                             * rnd_off: a cuda engine's recording, or one from before them); 5 (",rand,peek"): the
-                            * output-element blocks as well (4 stops at peek_off) */
+                            * conv output-element blocks as well (4 stops at peek_off); 6 (",rand,peek,dpeek"):
+                            * the dense ones as well (5 stops at dpeek_off) */
 } recording;
 
 /* FNV-1a 64 over n bytes (parameters, pixels). */

@@ -1525,6 +1525,7 @@ typedef struct {
     int corrupted;      /* the one-off corruption happened */
     int in_eval, eval_round, eval_k; /* set_batch at step 0: evaluation round (from 1) and batch in it (from 0) */
     uint64_t epoch0;    /* dropout_mask_epoch_step: the last step before the current epoch (0 in the first) */
+    long updates;       /* updates run (params_restore_last_tensor_skipped: a restore after training) */
 } fault_state;
 
 static int fault_layer(const cpu_ctx *c, int l, const char *name) {
@@ -2296,6 +2297,36 @@ static int fault_loss(engine *e, float *loss_out) {
             acc += nm1 ? (double)ops_softmax_xent_row(z + i * nc, nc, c->labels[i], inv, c->portable, dz + i * nc)
                        : (double)fault_xent_row(z + i * nc, nc, c->labels[i], inv, dz + i * nc);
         c->loss = *loss_out = (float)(acc / div);
+    } else if (F->id == CPU_FAULT_SOFTMAX_NO_MAX_SUB || F->id == CPU_FAULT_SOFTMAX_LAST_CLASS_COMPLEMENT) {
+        /* ops_softmax_xent_row's order, one thing changed: no max subtracted, or p of the last class
+         * taken as the complement of the others' */
+        int nomax = F->id == CPU_FAULT_SOFTMAX_NO_MAX_SUB, pt = c->portable;
+        float inv = 1.0f / (float)n;
+        double acc = 0.0;
+        for (size_t i = 0; i < n; i++) {
+            const float *zr = z + i * nc;
+            float *d = dz + i * nc;
+            int y = c->labels[i];
+            float mx = zr[0];
+            for (int j = 1; j < nc; j++) mx = zr[j] > mx ? zr[j] : mx;
+            if (nomax) mx = 0.0f;
+            float s = 0.0f;
+            for (int j = 0; j < nc; j++) {
+                float ex = pt ? ops_portable_expf(zr[j] - mx) : expf(zr[j] - mx);
+                d[j] = ex;
+                s = s + ex;
+            }
+            float sp = 0.0f;
+            for (int j = 0; j < nc; j++) {
+                float pj = d[j] / s;
+                if (!nomax && j == nc - 1) pj = 1.0f - sp;
+                sp = sp + pj;
+                d[j] = (pj - (j == y ? 1.0f : 0.0f)) * inv;
+            }
+            float ls = pt ? ops_portable_logf(s) : logf(s);
+            acc += (double)(ls - (zr[y] - mx));
+        }
+        if (nomax) c->loss = *loss_out = (float)(acc / (double)n);
     } else if (F->id == CPU_FAULT_LOSS_GRAD_17ULP) {
         for (size_t i = 0; i < n * (size_t)nc; i++) dz[i] = (float)((double)dz[i] * (1.0 + 17 * 0x1p-23));
     } else if (F->id == CPU_FAULT_LOSS_GRAD_1ULP) {
@@ -2360,6 +2391,26 @@ static int fault_backward_layer(engine *e, int l) {
         rc = cpu_backward_layer(e, l);
         c->step = 7;
         return rc;
+    }
+    if (id == CPU_FAULT_DROPOUT_BWD_MASK_FROM_OUTPUT && ly->kind == LAYER_DROPOUT && P->L[l].need_dsrc) {
+        /* the mask recovered from the forward's output (y != 0), as an in-place dropout does: a kept x that
+         * is exactly 0 (a dark pool2 window) gets no gradient */
+        size_t cnt = P->n * layer_out_size(ly);
+        if ((rc = cpu_backward_layer(e, l)) || (rc = act_io(c, l, 0, F->a, 1)) || (rc = act_io(c, l - 1, 1, F->b, 1)))
+            return rc;
+        for (size_t i = 0; i < cnt; i++)
+            if (F->a[i] == 0.0f) F->b[i] = 0.0f;
+        return act_io(c, l - 1, 1, F->b, 0);
+    }
+    if (id == CPU_FAULT_FC2_DB_ACCUMULATES && fault_layer(c, l, "fc2")) {
+        /* beta = 1: the bias gradient is added to what the buffer holds (the last step's, or the zeros of
+         * set_tensor(GRADS)) instead of overwriting it */
+        const model_tensor *tb = &c->m->tensors[ly->b_tensor];
+        float *db = c->grads + tb->offset;
+        memcpy(F->dw_save, db, tb->numel * sizeof *db);
+        if ((rc = cpu_backward_layer(e, l))) return rc;
+        for (size_t j = 0; j < tb->numel; j++) db[j] = F->dw_save[j] + db[j];
+        return 0;
     }
     if (id == CPU_FAULT_FC2_DB_PARTIAL_STALE_ROWS && fault_layer(c, l, "fc2")) {
         /* fc2's bias gradient sums its output gradient over the buffer's max_batch rows, not the batch's n:
@@ -2964,6 +3015,27 @@ static int fault_update(engine *e, const adam_scalars *s) {
     adam_scalars a = *s;
     int custom = 1;
     if (id == CPU_FAULT_ADAM_SKIP_PARTIAL_BATCH && c->cur && c->cur->n < e->max_batch) return 0;
+    F->updates++;
+    if (id == CPU_FAULT_ADAM_STALE_GRAD_CONV2_BIAS_ONCE && (s->t == 6 || s->t == 7)) {
+        /* conv2.bias's gradient kept at step 6; at step 7 the update reads it, and the buffer is set back */
+        for (int l = 0; l < c->m->n_layers; l++)
+            if (fault_layer(c, l, "conv2") && c->m->layers[l].b_tensor >= 0) {
+                const model_tensor *t = &c->m->tensors[c->m->layers[l].b_tensor];
+                float *g = c->grads + t->offset;
+                if (s->t == 6) {
+                    memcpy(F->dw_save, g, t->numel * sizeof *g);
+                    break;
+                }
+                for (size_t i = 0; i < t->numel; i++) {
+                    float tmp = g[i];
+                    g[i] = F->dw_save[i];
+                    F->dw_save[i] = tmp;
+                }
+                int rc = cpu_update(e, s);
+                memcpy(g, F->dw_save, t->numel * sizeof *g);
+                return rc;
+            }
+    }
     switch (id) {
     case CPU_FAULT_ADAM_BETAS_SWAPPED:
         a.beta1 = s->beta2, a.one_minus_beta1 = s->one_minus_beta2;
@@ -3100,8 +3172,19 @@ static int fault_set_batch(engine *e, const float *x, const int32_t *labels, siz
 static int fault_set_tensor(engine *e, tensor_id t, const float *in) {
     cpu_ctx *c = ctx_of(e);
     fault_state *F = c->fault;
+    /* adam_state_restore_dropped: the moments are the engine's own, whatever is set */
+    if (F && F->id == CPU_FAULT_ADAM_STATE_RESTORE_DROPPED && (t.kind == TENSOR_ADAM_M || t.kind == TENSOR_ADAM_V))
+        return 0;
+    /* params_restore_last_tensor_skipped: after a step, the restore loop stops one tensor short */
+    const model_tensor *lt = &c->m->tensors[c->m->n_tensors - 1];
+    int keep = F && F->id == CPU_FAULT_PARAMS_RESTORE_LAST_TENSOR_SKIPPED && t.kind == TENSOR_PARAMS && F->updates > 0;
+    if (keep) memcpy(F->dw_save, c->params + lt->offset, lt->numel * sizeof(float));
     int rc = cpu_set_tensor(e, t, in);
     if (rc || !F) return rc;
+    if (keep) {
+        memcpy(c->params + lt->offset, F->dw_save, lt->numel * sizeof(float));
+        c->params_ver++;
+    }
     size_t bytes = c->m->n_params * sizeof(float);
     if (t.kind == TENSOR_PARAMS) memcpy(F->p_copy, in, bytes);
     if (t.kind == TENSOR_ADAM_M) memcpy(F->m_copy, in, bytes);

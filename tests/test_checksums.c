@@ -127,7 +127,7 @@ static void run_clean(const char *model_name, int remote) {
         step_to_checks(&f, (uint64_t)t);
         if (t == 2) assert_same_as_plain_path(&f, CK_STAGE_STEP);
         ck_verdict v = judge(&f, f.vec);
-        if (t > 1) checksums_continuity(&f.m, f.post + f.L.digest_off, f.vec, N, &v);
+        if (t > 1) checksums_continuity(&f.m, f.post + f.L.digest_off, f.vec, N, 0, &v);
         assert_clean(&v, "step");
         assert_int_equal(engine_update(f.e, &a, t), 0);
         assert_int_equal(engine_checksums(f.e, CK_STAGE_UPDATE, f.post), 0);
@@ -138,7 +138,7 @@ static void run_clean(const char *model_name, int remote) {
     assert_int_equal(engine_forward(f.e, 0), 0);
     assert_same_as_plain_path(&f, CK_STAGE_EVAL);
     ck_verdict v = judge(&f, f.vec);
-    checksums_continuity(&f.m, f.post + f.L.digest_off, f.vec, N, &v);
+    checksums_continuity(&f.m, f.post + f.L.digest_off, f.vec, N, 0, &v);
     assert_clean(&v, "eval");
     teardown(&f);
 }
@@ -1297,7 +1297,7 @@ static void test_fault_exact_and_continuity(void **s) {
     step_to_checks(&f, 2);
     ck_verdict c;
     ck_verdict_init(&c);
-    checksums_continuity(&f.m, f.post + f.L.digest_off, f.vec, N, &c);
+    checksums_continuity(&f.m, f.post + f.L.digest_off, f.vec, N, 0, &c);
     assert_int_equal(c.n_viol, 1); /* the one tensor whose weight moved */
     assert_int_equal(c.v[0].phase, CKP_UPDATE);
     assert_int_equal(c.v[0].layer, f.m.tensors[0].layer); /* p[7] lies in the first tensor */

@@ -637,7 +637,7 @@ static void test_eval_checksums(void **st) {
             free(xb);
             /* the evaluation computed with the state the last update left,
              * not the one before it */
-            checksums_continuity(&m, upd + L.digest_off, vec, BATCH, &v);
+            checksums_continuity(&m, upd + L.digest_off, vec, BATCH, 0, &v);
             assert_int_equal(v.n_viol != 0, last != r->total_steps);
         }
     }

@@ -236,6 +236,7 @@ typedef struct {
     long ck_total;           /* its length */
     double ck_dig[3 * MODEL_MAX_TENSORS]; /* the digests the last update reported */
     int ck_chain;            /* ck_dig is what the next step must compute with */
+    int ck_seeded;           /* and the audit set it (every_step_seed_chain), no update since */
     double ck_s;             /* seconds in the checksum op and its judging */
     /* a repeat of a host engine (the same spec listed twice): judged on its
      * first listing's vector at every stage where the two operand hashes

@@ -1418,8 +1418,14 @@ static int set_initial(audit *A) {
             }
             p0 = moved;
         }
-        if ((rc = engine_set_params(A->e[i], p0))) rc = engine_gone(A, i) ? 0 : engine_err(rc, r->eng[i].label, "");
-        every_step_break_chain(&r->eng[i]);
+        if ((rc = engine_set_params(A->e[i], p0)) || r->eng[i].recorded) {
+            if (rc) rc = engine_gone(A, i) ? 0 : engine_err(rc, r->eng[i].label, "");
+            every_step_break_chain(&r->eng[i]); /* a recording's state is its own, judged by its records */
+        } else {
+            /* the first drift step must compute with what was set (p0, m = v = 0): a restore the
+             * engine ignores, in whole or in part, is that step's continuity violation */
+            rc = every_step_seed_chain(&r->eng[i], &A->m, p0);
+        }
     }
     free(moved);
     free(params);

@@ -28,7 +28,21 @@ int every_step_init(audit_engine *ae, long total) {
     return LS_OK;
 }
 
-void every_step_break_chain(audit_engine *ae) { ae->ck_chain = 0; }
+void every_step_break_chain(audit_engine *ae) { ae->ck_chain = 0, ae->ck_seeded = 0; }
+
+int every_step_seed_chain(audit_engine *ae, const model *m, const float *p) {
+    float *zero = ls_calloc(m->n_params ? m->n_params : 1, sizeof *zero);
+    if (!zero) return LS_ENOMEM;
+    for (int t = 0; t < m->n_tensors; t++) { /* as the engine's DIGEST block: values, m, v per tensor */
+        const model_tensor *T = &m->tensors[t];
+        ck_put_u64(ae->ck_dig + 3 * t, ck_digest(p + T->offset, T->numel));
+        ck_put_u64(ae->ck_dig + 3 * t + 1, ck_digest(zero, T->numel));
+        ck_put_u64(ae->ck_dig + 3 * t + 2, ck_digest(zero, T->numel));
+    }
+    free(zero);
+    ae->ck_chain = 1, ae->ck_seeded = 1;
+    return LS_OK;
+}
 
 /* Operands an engine declares rounded before its products (bounds_ck_tol's
  * u_in): the cpu engine's tf32=on (2^-10 covers truncation as well as
@@ -127,11 +141,11 @@ static int judge(engine *e, audit_engine *ae, const model *m, int stage, size_t 
     if ((rc = checksums_judge(m, vec, n, y, declared_u_in(rs ? rs : ae->spec), ext, &v))) return rc;
     ck_layout L;
     ck_layout_make(&L, m, n);
-    if (stage != CK_STAGE_UPDATE && ae->ck_chain) checksums_continuity(m, ae->ck_dig, vec, n, &v);
+    if (stage != CK_STAGE_UPDATE && ae->ck_chain) checksums_continuity(m, ae->ck_dig, vec, n, ae->ck_seeded, &v);
     if (stage != CK_STAGE_UPDATE && x_dig && full) checksums_input(m, vec, n, *x_dig, &v);
     if (stage == CK_STAGE_UPDATE) {
         memcpy(ae->ck_dig, vec + L.digest_off, 3 * (size_t)m->n_tensors * sizeof *ae->ck_dig);
-        ae->ck_chain = 1;
+        ae->ck_chain = 1, ae->ck_seeded = 0;
     }
     int eval = stage == CK_STAGE_EVAL;
     record(ae, m, &v, step, epoch, eval);

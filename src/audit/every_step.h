@@ -38,8 +38,14 @@ int every_step_stage(engine *e, audit_engine *ae, const model *m, int stage, siz
  * the repeat's (ck_twin_steps too). */
 int every_step_judge_shared(engine *e, audit_engine *ae, const model *m, int stage, size_t n, const int32_t *y,
                             const uint64_t *x_dig, long step, int epoch, const double *lead_vec);
-/* The driver set the engine's state (sync/isolated broadcast, the initial
- * state, a round trip): the next step starts a new continuity chain. */
+/* The driver set the engine's state (sync/isolated broadcast, a state it
+ * cannot digest): the next step starts a new continuity chain. */
 void every_step_break_chain(audit_engine *ae);
+/* The driver set the engine's state itself (its initial weights p, Adam m
+ * and v zeroed: engine_set_params): the next step must compute with
+ * exactly that, so the chain starts from the digests of what was set, not
+ * from nothing (a restore that the engine ignores, in part or whole, is
+ * the next step's continuity violation).  LS_ENOMEM or 0. */
+int every_step_seed_chain(audit_engine *ae, const model *m, const float *p);
 
 #endif

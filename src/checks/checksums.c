@@ -276,7 +276,8 @@ void checksums_input(const model *m, const double *vec, size_t n, uint64_t want,
     note(out, eval ? CKP_EVAL : CKP_FORWARD, 0, same ? 0.0 : INFINITY, same ? 0 : 1, what);
 }
 
-void checksums_continuity(const model *m, const double *prev_digest, const double *vec, size_t n, ck_verdict *out) {
+void checksums_continuity(const model *m, const double *prev_digest, const double *vec, size_t n, int set,
+                          ck_verdict *out) {
     ck_layout L;
     ck_layout_make(&L, m, n);
     int eval = (int)vec[0] == CK_STAGE_EVAL;
@@ -285,8 +286,10 @@ void checksums_continuity(const model *m, const double *prev_digest, const doubl
         for (int i = 0; i < (eval ? 1 : 3); i++) {
             int same = ck_get_u64(prev_digest + 3 * t + i) == ck_get_u64(vec + L.digest_off + 3 * t + i);
             char what[160];
-            snprintf(what, sizeof what, "continuity: %s %s this %s computed with are not those the last update reported",
-                     m->tensors[t].name, names[i], eval ? "evaluation" : "step");
+            snprintf(what, sizeof what, "continuity: %s %s this %s computed with are not those %s",
+                     m->tensors[t].name, names[i], eval ? "evaluation" : "step",
+                     set ? "the audit set (its initial state: a restore the engine did not apply)"
+                         : "the last update reported");
             int k = note(out, eval ? CKP_EVAL : CKP_UPDATE, m->tensors[t].layer, same ? 0.0 : INFINITY, same ? 0 : 1, what);
             if (k >= 0) out->v[k].between = 1;
         }

@@ -81,8 +81,10 @@ int checksums_judge(const model *m, const double *vec, size_t n, const int32_t *
 /* Continuity: the digests of the state this stage computed with (vec of a
  * STEP or EVAL stage) against those the engine reported after the last
  * update (prev: the DIGEST block of that UPDATE vector, 3 u64 slots per
- * model tensor).  EVAL vectors carry PARAMS only. */
-void checksums_continuity(const model *m, const double *prev_digest, const double *vec, size_t n,
+ * model tensor), or against those of the state the audit set (set = 1:
+ * its initial state; the finding says so).  EVAL vectors carry PARAMS
+ * only. */
+void checksums_continuity(const model *m, const double *prev_digest, const double *vec, size_t n, int set,
                           ck_verdict *out);
 
 /* Input: the digest of the images the stage computed with (vec of a STEP

@@ -2379,6 +2379,46 @@ static void transpose3(float *g) {
     }
 }
 
+/* zoo attack 5 (repeat sharing): the bit 31 of the operand hash's term of
+ * float idx's 64-bit word (engines/checksums.c hash_words, the word index
+ * j = idx / 2 of the flat buffer as get_tensor returns it) */
+static int twin_term_bit31(const float *buf, size_t idx) {
+    size_t j = idx / 2;
+    uint64_t w;
+    memcpy(&w, buf + 2 * j, 8);
+    uint64_t z = (w ^ ((uint64_t)j * 0x9E3779B97F4A7C15ull)) * 0xD6E8FEB86659FD93ull;
+    z ^= z >> 32;
+    return (int)((z >> 31) & 1);
+}
+
+/* The signs of two elements at odd indices of buf[off, off + numel) flipped
+ * (bit 63 of their words): a, the largest |x| at an odd index; b, with
+ * `chosen` the largest other odd one whose term's bit 31 differs from a's
+ * (the flips' +-2^31 cancel, and 2 x 2^63 = 0 mod 2^64: the hash sum is
+ * unchanged), else the k-th largest other odd one (k from 1, no knowledge
+ * of the hash: it collides when the bits happen to differ). */
+static void twin_sign_pair(float *buf, size_t off, size_t numel, int chosen, int k) {
+    size_t a = (size_t)-1;
+    for (size_t i = off | 1; i < off + numel; i += 2)
+        if (a == (size_t)-1 || fabsf(buf[i]) > fabsf(buf[a])) a = i;
+    int ba = twin_term_bit31(buf, a);
+    size_t b = (size_t)-1;
+    float below = INFINITY;
+    for (int r = 0; r < (chosen ? 1 << 30 : k); r++) {
+        size_t best = (size_t)-1;
+        for (size_t i = off | 1; i < off + numel; i += 2)
+            if (i != a && fabsf(buf[i]) < below && (best == (size_t)-1 || fabsf(buf[i]) > fabsf(buf[best]))) best = i;
+        if (best == (size_t)-1) break;
+        below = fabsf(buf[best]);
+        b = best;
+        if (chosen && twin_term_bit31(buf, b) != ba) break;
+    }
+    fprintf(stderr, "[twin fault] flip signs at %zu (%g, bit31 %d) and %zu (%g, bit31 %d)\n", a, buf[a], ba, b,
+            buf[b], twin_term_bit31(buf, b));
+    buf[a] = -buf[a];
+    buf[b] = -buf[b];
+}
+
 static int fault_backward_layer(engine *e, int l) {
     cpu_ctx *c = ctx_of(e);
     fault_state *F = c->fault;
@@ -2386,6 +2426,19 @@ static int fault_backward_layer(engine *e, int l) {
     plan *P = c->cur;
     const layer *ly = &c->m->layers[l];
     int id = F->id, rc;
+    if (id == CPU_FAULT_TWIN_DACT_SIGN_PAIR_ONCE && l == 0 && c->step == 7) {
+        /* after the whole backward (nothing reads fc1's output gradient any more): two of its elements' signs
+         * flipped, as reported (a readout fault in one copy) */
+        if ((rc = cpu_backward_layer(e, l))) return rc;
+        for (int k = 0; k < c->m->n_layers; k++)
+            if (fault_layer(c, k, "fc1")) {
+                size_t cnt = P->n * layer_out_size(&c->m->layers[k]);
+                if ((rc = act_io(c, k, 1, F->a, 1))) return rc;
+                twin_sign_pair(F->a, 0, cnt, 1, 1);
+                if ((rc = act_io(c, k, 1, F->a, 0))) return rc;
+            }
+        return 0;
+    }
     if (id == CPU_FAULT_DROPOUT_MASK_STALE_ONCE && ly->kind == LAYER_DROPOUT && c->step == 7) {
         c->step = 6; /* the forward's mask, consistently */
         rc = cpu_backward_layer(e, l);
@@ -2819,6 +2872,12 @@ static int fault_backward_layer(engine *e, int l) {
                 c->grads[tw->offset + oc * per + t] = lowp_round_bf16(c->grads[tw->offset + oc * per + t], LOWP_RNE);
         return 0;
     }
+    if ((id == CPU_FAULT_TWIN_DW_SIGN_PAIR_ONCE || id == CPU_FAULT_TWIN_DW_SIGN_PAIR_CHOSEN_ONCE) && c->step == 7 &&
+        fault_layer(c, l, "fc1")) {
+        twin_sign_pair(c->grads, tw->offset, tw->numel, id == CPU_FAULT_TWIN_DW_SIGN_PAIR_CHOSEN_ONCE,
+                       (int)lround(-log2(F->rel)) - 15);
+        return 0;
+    }
     if (id == CPU_FAULT_FC1_DW_PEEL_DY_FP16_ONCE && c->step == 7 && fault_layer(c, l, "fc1")) {
         /* the first input feature's column of every row (a K-loop's peeled first iteration) computed from the
          * output gradient rounded to fp16 (binary16, to nearest even): dW[j][0] = sum_s fp16(dy[s][j]) x[s][0] */
@@ -3117,6 +3176,12 @@ static int fault_update(engine *e, const adam_scalars *s) {
                 c->adam_v[i] = INFINITY;
             }
     }
+    if ((id == CPU_FAULT_TWIN_M_SIGN_PAIR_ONCE && s->t == 7) || (id == CPU_FAULT_TWIN_M_SIGN_PAIR_LAST && s->t == 10))
+        for (int l = 0; l < c->m->n_layers; l++)
+            if (fault_layer(c, l, "fc1")) {
+                const model_tensor *t = &c->m->tensors[c->m->layers[l].w_tensor];
+                twin_sign_pair(c->adam_m, t->offset, t->numel, 1, 1);
+            }
     if (id == CPU_FAULT_ADAM_M_1ULP || id == CPU_FAULT_ADAM_M_REL) {
         for (size_t i = 0; i < np; i++)
             c->adam_m[i] = id == CPU_FAULT_ADAM_M_1ULP ? nextafterf(c->adam_m[i], INFINITY)

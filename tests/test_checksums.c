@@ -1304,6 +1304,34 @@ static void test_fault_exact_and_continuity(void **s) {
     teardown(&f);
 }
 
+/* The operand hash against the changes that cancelled in its one-multiply
+ * form (zoo attack 5): every pair of sign flips among 96 floats (even and
+ * odd positions: a word's low and high float), every pair of elements
+ * exchanged, and one ulp up at one element with one ulp down at another:
+ * the hash changes in every case. */
+static void test_operand_hash_pairs(void **s) {
+    (void)s;
+    enum { NF = 96 };
+    float x[NF], y[NF];
+    for (int i = 0; i < NF; i++) x[i] = rng_uniform(7, (uint32_t)i, 0, 0, 0) - 0.5f;
+    uint64_t h0 = ck_operand_hash_buf(x, NF);
+    long same = 0, tried = 0;
+    for (int a = 0; a < NF; a++)
+        for (int b = a + 1; b < NF; b++) {
+            memcpy(y, x, sizeof y);
+            y[a] = -y[a], y[b] = -y[b];
+            same += ck_operand_hash_buf(y, NF) == h0, tried++;
+            memcpy(y, x, sizeof y);
+            y[a] = x[b], y[b] = x[a];
+            same += ck_operand_hash_buf(y, NF) == h0, tried++;
+            memcpy(y, x, sizeof y);
+            y[a] = nextafterf(x[a], INFINITY), y[b] = nextafterf(x[b], -INFINITY);
+            same += ck_operand_hash_buf(y, NF) == h0, tried++;
+        }
+    print_message("  %ld changed buffers, %ld hashed equal to the original\n", tried, same);
+    assert_int_equal(same, 0);
+}
+
 /* The operand hash (CK_STAGE_HASH, CK_STAGE_HASH_ONLY: a repeat judged on
  * its first listing's vector): the full call's vector is unchanged by the
  * flag, the hash-only call gives the same hash, one ulp in one activation
@@ -1522,6 +1550,7 @@ int main(void) {
         cmocka_unit_test(test_clean_remote),
         cmocka_unit_test(test_tolerance),
         cmocka_unit_test(test_clean_smallcnn),
+        cmocka_unit_test(test_operand_hash_pairs),
         cmocka_unit_test(test_operand_hash),
         cmocka_unit_test(test_clean_convnet),
         cmocka_unit_test(test_fault_forward),

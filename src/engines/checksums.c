@@ -3177,13 +3177,18 @@ static uint64_t hash_fold(uint64_t h, uint64_t v) {
 }
 
 /* The sum mod 2^64 of one term per 64-bit word w (two floats) at word
- * index j: z = (w ^ j K) M, z ^ (z >> 32), M odd.  Each step is a
- * bijection of w, so a change to one word always changes the sum; a
- * change to several cancels only if their terms' differences do (the
- * multiply and the folded high half make that a chance of ~2^-64, also
- * for two words exchanged, which a linear sum would miss).  One multiply
- * per two floats: a quarter of ck_digest's per-float splitmix (measured:
- * bench_checksums' hash-only line).  n even; i0 the first word's index. */
+ * index j: splitmix64's finalizer of w ^ j K.  Each step is a bijection
+ * of w, so a change to one word always changes the sum; a change to
+ * several cancels only if their terms' differences do, and the
+ * finalizer's avalanche makes each term's difference pseudo-random (a
+ * chance of ~2^-64, also for two words exchanged, which a linear sum
+ * would miss).  It was one multiply and one fold, z = (w ^ j K) M, z ^
+ * (z >> 32): a sign flip of a word's high float adds exactly 2^63 +- 2^31
+ * to its term, so two such flips cancelled in about half of all pairs
+ * (zoo attack 5: a repeat with two fc1 dW signs flipped was judged on its
+ * clean first listing's vector); test_checksums: test_operand_hash_pairs.
+ * Two multiplies per two floats, half of ck_digest's per-float splitmix.
+ * n even; i0 the first word's index. */
 #if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__) && !defined(__SANITIZE_ADDRESS__)
 __attribute__((target_clones("arch=x86-64-v4", "default")))
 #endif
@@ -3192,8 +3197,10 @@ static uint64_t hash_words(const float *x, size_t nw, uint64_t j0) {
     for (size_t j = 0; j < nw; j++) {
         uint64_t w;
         memcpy(&w, x + 2 * j, 8);
-        uint64_t z = (w ^ ((j0 + j) * 0x9E3779B97F4A7C15ull)) * 0xD6E8FEB86659FD93ull;
-        s += z ^ (z >> 32);
+        uint64_t z = w ^ ((j0 + j) * 0x9E3779B97F4A7C15ull);
+        z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+        z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+        s += z ^ (z >> 31);
     }
     return s;
 }
@@ -3215,6 +3222,8 @@ static uint64_t digest_par(const float *x, size_t n, int nth) {
     }
     return s;
 }
+
+uint64_t ck_operand_hash_buf(const float *x, size_t n) { return digest_par(x, n, 1); }
 
 static uint64_t fold_buf(uint64_t h, const float *x, size_t n, int nth) {
     return hash_fold(hash_fold(h, n), x ? digest_par(x, n, nth) : 0);

@@ -175,6 +175,9 @@ void ck_put_u64(double *slot, uint64_t v);
 
 /* The order-independent digest of a float buffer (checksum_ops.h's terms). */
 uint64_t ck_digest(const float *x, size_t n);
+/* The operand hash's sum over one buffer (a repeat's CK_STAGE_HASH_ONLY
+ * folds one per tensor it would read), on one thread: for tests. */
+uint64_t ck_operand_hash_buf(const float *x, size_t n);
 
 /* The random weights of a stage's random-weight relations: cnt weights
  * +-(1/2 + k/64), k < 32 (6 significant bits: a product of two and an

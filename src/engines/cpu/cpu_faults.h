@@ -971,23 +971,23 @@ enum { CPU_FAULT_BELOW = 0, CPU_FAULT_DETECT = 1, CPU_FAULT_SUSPECT = 2, CPU_FAU
     X(TWIN_DW_SIGN_PAIR_ONCE, "twin_dw_sign_pair_once", "op", "fc1", "backward", "smallcnn --limit-train 72 --limit-test 64 --epochs 2 --steps 10 --eval", \
       CPU_FAULT_DETECT, \
       "zoo attack 5: at step 7 only, fc1's weight gradient has the signs of two elements at odd indices flipped: the largest |dW| at an odd index and the (fault_k - 15)-th largest other one (default k = 16: the second)", \
-      "a sign flip of bit 63 of a hashed word moves hash_words' term by 2^63 +- 2^31: two of them cancel when the terms' bits 31 differ (half the pairs): a repeat listing with the fault in one copy is then judged on the clean copy's vector") \
+      "a sign flip of bit 63 of a hashed word moves hash_words' term by 2^63 +- 2^31: two of them cancel when the terms' bits 31 differ (half the pairs): a repeat listing with the fault in one copy is then judged on the clean copy's vector (all of this against the one-multiply hash; since its terms take splitmix64's finalizer the flips change the hash, the faulty copy computes its own vector from that stage on and is named there, and a repeat's own findings count in the verdict: test_mutants test_repeat_own_problem)") \
     X(TWIN_DW_SIGN_PAIR_CHOSEN_ONCE, "twin_dw_sign_pair_chosen_once", "op", "fc1", "backward", "smallcnn --limit-train 72 --limit-test 64 --epochs 2 --steps 10 --eval", \
       CPU_FAULT_DETECT, \
       "zoo attack 5: as twin_dw_sign_pair_once, the second element the largest odd one whose hash term's bit 31 differs", \
-      "the operand hash is unchanged by construction: the one-copy fault is judged on the clean copy's vector") \
+      "the operand hash is unchanged by construction: the one-copy fault is judged on the clean copy's vector (all of this against the one-multiply hash; since its terms take splitmix64's finalizer the flips change the hash, the faulty copy computes its own vector from that stage on and is named there, and a repeat's own findings count in the verdict: test_mutants test_repeat_own_problem)") \
     X(TWIN_M_SIGN_PAIR_ONCE, "twin_m_sign_pair_once", "op", "fc1", "update", "smallcnn --limit-train 72 --limit-test 64 --epochs 2 --steps 10 --eval", \
       CPU_FAULT_DETECT, \
       "zoo attack 5: after step 7's update, two of fc1.weight's Adam m at odd indices have their signs flipped (chosen so the operand hash is unchanged)", \
-      "the UPDATE stage's hash is unchanged; step 8's is not (m0): continuity") \
+      "the UPDATE stage's hash is unchanged; step 8's is not (m0): continuity (all of this against the one-multiply hash; since its terms take splitmix64's finalizer the flips change the hash, the faulty copy computes its own vector from that stage on and is named there, and a repeat's own findings count in the verdict: test_mutants test_repeat_own_problem)") \
     X(TWIN_M_SIGN_PAIR_LAST, "twin_m_sign_pair_last", "op", "fc1", "update", "smallcnn --limit-train 72 --limit-test 64 --epochs 2 --steps 10 --eval", \
       CPU_FAULT_DETECT, \
       "zoo attack 5: as twin_m_sign_pair_once, after step 10's update (the last)", \
-      "no later step stage: only the UPDATE stage's Adam re-check could see it") \
+      "no later step stage: only the UPDATE stage's Adam re-check could see it (all of this against the one-multiply hash; since its terms take splitmix64's finalizer the flips change the hash, the faulty copy computes its own vector from that stage on and is named there, and a repeat's own findings count in the verdict: test_mutants test_repeat_own_problem)") \
     X(TWIN_DACT_SIGN_PAIR_ONCE, "twin_dact_sign_pair_once", "op", "fc1|fc2", "backward", "smallcnn --limit-train 72 --limit-test 64 --epochs 2 --steps 10 --eval", \
       CPU_FAULT_DETECT, \
       "zoo attack 5: at step 7, after the whole backward, two elements of fc1's output gradient (DACT) as reported have their signs flipped (chosen so the operand hash is unchanged); training is right", \
-      "fc1's backward relations and fc2's backward-data relation read the reported dy: a repeat's own vector sees it; judged on the clean copy's vector, and with the weights equal, nothing does")
+      "fc1's backward relations and fc2's backward-data relation read the reported dy: a repeat's own vector sees it; judged on the clean copy's vector, and with the weights equal, nothing does (all of this against the one-multiply hash; since its terms take splitmix64's finalizer the flips change the hash, the faulty copy computes its own vector from that stage on and is named there, and a repeat's own findings count in the verdict: test_mutants test_repeat_own_problem)")
 
 #define CPU_FAULT_ENUM_(id, ...) CPU_FAULT_##id,
 enum { CPU_FAULT_NONE = 0, CPU_FAULT_LIST(CPU_FAULT_ENUM_) CPU_FAULT_COUNT };

@@ -2379,9 +2379,11 @@ static void transpose3(float *g) {
     }
 }
 
-/* zoo attack 5 (repeat sharing): the bit 31 of the operand hash's term of
- * float idx's 64-bit word (engines/checksums.c hash_words, the word index
- * j = idx / 2 of the flat buffer as get_tensor returns it) */
+/* zoo attack 5 (repeat sharing): the bit 31 of the term float idx's 64-bit
+ * word had in the operand hash's one-multiply form (engines/checksums.c
+ * hash_words before it took splitmix64's finalizer; the word index j =
+ * idx / 2 of the flat buffer as get_tensor returns it): the pairs it
+ * picks collided there, and must not now (test_mutants) */
 static int twin_term_bit31(const float *buf, size_t idx) {
     size_t j = idx / 2;
     uint64_t w;
@@ -2413,8 +2415,6 @@ static void twin_sign_pair(float *buf, size_t off, size_t numel, int chosen, int
         b = best;
         if (chosen && twin_term_bit31(buf, b) != ba) break;
     }
-    fprintf(stderr, "[twin fault] flip signs at %zu (%g, bit31 %d) and %zu (%g, bit31 %d)\n", a, buf[a], ba, b,
-            buf[b], twin_term_bit31(buf, b));
     buf[a] = -buf[a];
     buf[b] = -buf[b];
 }

@@ -393,6 +393,45 @@ static void test_restore_ignored(void **st) {
     }
 }
 
+/* A fault in the repeat copy only that leaves the weights alone (zoo
+ * attack 5): two signs of fc1's reported output gradient flipped after the
+ * backward at step 7 (training is right, the pair stays "deterministic"),
+ * and an evaluation-only fault (evaluation is never shared).  The repeat's
+ * own checks see each, and the verdict counts them: gate 1 (before, a
+ * repeat's own problems were printed but left out of the verdict, and the
+ * first fault's pair of sign flips left the old operand hash unchanged, so
+ * the repeat was judged on the clean copy's vector). */
+static void test_repeat_own_problem(void **st) {
+    if (!have_data()) skip();
+    char dir[] = "/tmp/ls_twin2_XXXXXX", tok[80];
+    assert_non_null(mkdtemp(dir));
+    static const char *const faults[] = {"twin_dact_sign_pair_once", "eval_pool2_block1_1ulp"};
+    for (int k = 0; k < 2; k++) {
+        char engines[128];
+        snprintf(engines, sizeof engines, "cpu:fault=%s,cpu:fault=%s", faults[k], faults[k]);
+        snprintf(tok, sizeof tok, "%s/tok%d,2", dir, k);
+        setenv("LS_FAULT_ONE_COPY", tok, 1);
+        audit_cfg c;
+        checks_only_cfg(&c, engines, 72, 64, 2, AUDIT_FAIL_PROBLEM);
+        audit_result r;
+        if (audit_run(&c, &r)) fail_msg("audit %s: %s", engines, ls_errmsg());
+        unsetenv("LS_FAULT_ONE_COPY");
+        const audit_engine *a = &r.eng[0], *b = &r.eng[1];
+        printf("  %s (second copy faulty): %ld violation(s), #2 %ld (first at step %ld / evaluation %d), shared %ld "
+               "step(s); gate %d\n", faults[k], a->ck_viol_checks, b->ck_viol_checks, b->ck_first_step,
+               b->ck_first_eval_epoch, b->ck_twin_steps, r.gate);
+        assert_int_equal(a->ck_viol_checks, 0);
+        assert_true(b->ck_viol_checks >= 1);
+        assert_int_equal(r.gate, 1);
+        audit_result_free(&r);
+        snprintf(tok, sizeof tok, "%s/tok%d.2", dir, k);
+        unlink(tok);
+        snprintf(tok, sizeof tok, "%s/tok%d.1", dir, k);
+        unlink(tok);
+    }
+    rmdir(dir);
+}
+
 /* A repeat (the same engine listed twice) is judged on its first
  * listing's vector while their operand hashes agree (every_step.h): with
  * no fault at every step; with a one-off fault in one copy only
@@ -516,6 +555,7 @@ int main(void) {
         cmocka_unit_test(test_one_off_data_faults),
         cmocka_unit_test(test_restore_ignored),
         cmocka_unit_test(test_repeat_shares),
+        cmocka_unit_test(test_repeat_own_problem),
         cmocka_unit_test(test_unknown_fault),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -2094,7 +2094,24 @@ void explain_verdicts(verdict_table *v, const audit_result *r, const model *m) {
     memset(v, 0, sizeof *v);
     for (int i = 0; i < r->n_engines; i++) {
         const audit_engine *ae = &r->eng[i];
-        if (ae->is_ref || ae->repeat_of >= 0) continue;
+        if (ae->is_ref) continue;
+        if (ae->repeat_of >= 0) {
+            /* a repeat (an engine listed twice) has no reference pair of
+             * its own, but its own checks (every-step checksums, evaluation
+             * vs the reference, the state round trip) judge it: a problem
+             * or suspect there is the run's, with its own row */
+            engine_verdict t;
+            memset(&t, 0, sizeof t);
+            t.engine = i, t.ref = -1, t.worst_slot = -1, t.suspect_slot = -1;
+            if (!ae->available) continue;
+            engine_checks(&t, r, i);
+            engine_verdict_words(&t, r, m, ae);
+            if (!t.problem && !t.suspect) continue;
+            v->e[v->n_eng++] = t;
+            v->problems += t.problem;
+            v->suspects += t.suspect;
+            continue;
+        }
         engine_verdict *ev = &v->e[v->n_eng++];
         ev->engine = i;
         ev->ref = -1;

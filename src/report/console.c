@@ -176,6 +176,22 @@ void report_print_coverage(FILE *f, const audit_result *r, const verdict_table *
             fprintf(f, "\n  %-24s   evaluation vs the reference: not measured (%s)", "", ae->ev_ref_why);
         fprintf(f, "\n");
     }
+    /* repeats without a row of their own (nothing found): their every-step coverage, which the
+     * verdict counts too */
+    for (int i = 0; i < r->n_engines; i++) {
+        const audit_engine *ae = &r->eng[i];
+        int row = 0;
+        for (int k = 0; k < v->n_eng; k++) row |= v->e[k].engine == i;
+        if (row || ae->repeat_of < 0 || ae->is_ref || !ae->available || !r->cfg.checksums || !ae->ck_have) continue;
+        long all = ae->ck_steps + ae->ck_skipped;
+        fprintf(f, "  %-24s %s by checksums (%ld of %ld, evaluation %d of %d epochs)", ae->label,
+                ae->ck_steps == all && all ? "every drift step checked" : "drift steps checked", ae->ck_steps, all,
+                ae->ck_eval_epochs, r->cfg.eval ? r->epochs_done : 0);
+        if (ae->ck_twin_of >= 0 && ae->ck_twin_steps)
+            fprintf(f, "; %ld judged on %s's vector (every operand hashed equal)", ae->ck_twin_steps,
+                    r->eng[ae->ck_twin_of].label);
+        fprintf(f, "; nothing found\n");
+    }
     if (r->attribution_steps == 0)
         fprintf(f, "  (no attribution phase: --attribution-steps 0, or no reference — less coverage: no step judged "
                    "per element in isolation)\n");

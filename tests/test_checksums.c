@@ -447,6 +447,44 @@ static void test_dense_output_element_own_bound(void **s) {
     teardown(&f);
 }
 
+/* A vector that does not describe its own step (a recording edited by
+ * hand, zoo attack 5): every relation block zeroed, or the relation blocks
+ * of another step with this step's logits, is a violation at the last
+ * layer's forward (judge_logit_tie: each output's sum of |z| over the
+ * batch, which its relation carries as Y, against the logits the loss
+ * block carries); the step's own vector is not. */
+static void test_vector_tied_to_logits(void **s) {
+    (void)s;
+    fx f;
+    setup(&f, "smallcnn", 0);
+    step_to_checks(&f, 1);
+    double *v1 = malloc(f.L.total * sizeof *v1), *t = malloc(f.L.total * sizeof *t);
+    assert_non_null(v1), assert_non_null(t);
+    memcpy(v1, f.vec, f.L.total * sizeof *v1);
+    adam_cfg a = adam_default();
+    assert_int_equal(engine_update(f.e, &a, 1), 0);
+    step_to_checks(&f, 2);
+    ck_verdict v = judge(&f, f.vec);
+    assert_clean(&v, "step 2's own vector");
+    int last = f.m.n_layers - 1;
+    for (int k = 0; k < 2; k++) {
+        memcpy(t, f.vec, f.L.total * sizeof *t);
+        if (k == 0) /* every relation and exact block before LOSS zeroed */
+            memset(t + CK_HDR, 0, (f.L.loss_off - CK_HDR) * sizeof *t);
+        else /* step 1's relation blocks (all before LOSS), step 2's logits */
+            memcpy(t + CK_HDR, v1 + CK_HDR, (f.L.loss_off - CK_HDR) * sizeof *t);
+        v = judge(&f, t);
+        print_message("  %s: %d violation(s), first %s\n", k ? "step 1's relations, step 2's logits" : "zeroed",
+                      v.n_viol, v.n_viol ? v.v[0].what : "-");
+        int found = 0;
+        for (int q = 0; q < v.n_viol && q < CK_MAX_VIOL; q++)
+            found |= v.v[q].layer == last && strstr(v.v[q].what, "is not the logits'") != NULL;
+        assert_true(found);
+    }
+    free(v1), free(t);
+    teardown(&f);
+}
+
 /* Two faults in one step, a small one in the second conv layer's weight
  * gradient and a large one in the dense layer's (after it in the layout):
  * the verdict's violations come largest first (a finding names the step's
@@ -1557,6 +1595,7 @@ int main(void) {
         cmocka_unit_test(test_worst_violation_first),
         cmocka_unit_test(test_output_element_own_bound),
         cmocka_unit_test(test_dense_output_element_own_bound),
+        cmocka_unit_test(test_vector_tied_to_logits),
         cmocka_unit_test(test_fault_weight_grad),
         cmocka_unit_test(test_fault_backward_data),
         cmocka_unit_test(test_subthreshold_not_flagged),

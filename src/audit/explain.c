@@ -1640,7 +1640,8 @@ static int rule_checksums(explain_list *L, const audit_result *r, const model *m
         snprintf(f->evidence, sizeof f->evidence,
                  "%ld of %ld training step(s) and %ld evaluation batch(es) judged, %ld with a violation; %ld "
                  "relations and re-checks in all; the first violation: %s (ratio %s).",
-                 ae->ck_steps, ae->ck_steps + ae->ck_skipped, ae->ck_eval_batches, ae->ck_viol_checks,
+                 ae->ck_steps, ae->ck_steps + ae->ck_skipped > r->last_step ? ae->ck_steps + ae->ck_skipped : r->last_step,
+                 ae->ck_eval_batches, ae->ck_viol_checks,
                  ae->ck_relations, v->what, fnum(b1, sizeof b1, v->ratio));
         /* the layer runs a transform algorithm (its describe() says which):
          * that is the why, and the fix is the algorithm, not a bug hunt */

@@ -215,6 +215,34 @@ static int judge_loss(const model *m, const ck_layout *L, const double *vec, siz
     return LS_OK;
 }
 
+/* The vector describes the step's own outputs: the last layer's forward
+ * relations carry Y_j = sum over the batch of |z_ij| (ck_rel's Y: the sum
+ * of |computed outputs|), and the LOSS block carries the logits z
+ * themselves, so each Y_j must be their sum of |.| (within 2^-20
+ * relative: a recording stores Y rounded down to fp32, a device may add
+ * in another order).  A vector whose relation blocks were zeroed, or
+ * copied from another step (a recording edited by hand), fails it; an
+ * engine's own vector meets it by construction. */
+static void judge_logit_tie(const model *m, const ck_layout *L, const double *vec, size_t n, ck_verdict *o) {
+    int l = m->n_layers - 1, C = m->n_classes;
+    if (m->layers[l].kind != LAYER_DENSE || m->layers[l].out_c != C || L->cnt[l][CK_FWD] != (size_t)C) return;
+    const double *z = vec + L->loss_off + 1;
+    double worst = 0;
+    long bad = 0;
+    for (int j = 0; j < C; j++) {
+        double sa = 0;
+        for (size_t i = 0; i < n; i++) sa += fabs(z[i * (size_t)C + (size_t)j]);
+        double Y = vec[L->off[l][CK_FWD] + CK_REL * (size_t)j + 2];
+        double q = fabs(Y - sa) / (0x1p-20 * sa + 0x1p-126);
+        if (!(q <= 1)) bad++;
+        worst = q > worst || q != q ? q : worst;
+    }
+    char what[200];
+    snprintf(what, sizeof what, "%s forward: the relations' sum of |outputs| is not the logits' (%ld of %d outputs): the "
+             "vector does not describe this step's own outputs", m->layers[l].name, bad, C);
+    note(o, CKP_FORWARD, l, bad ? INFINITY : 0.0, (double)bad, what);
+}
+
 static void judge_adam(const model *m, const ck_layout *L, const double *vec, ck_verdict *o) {
     for (int t = 0; t < m->n_tensors; t++) {
         double bad = vec[L->adam_off + 2 * t];
@@ -263,6 +291,7 @@ int checksums_judge(const model *m, const double *vec, size_t n, const int32_t *
                           u_in, out);
         }
     }
+    if (!eval) judge_logit_tie(m, &L, vec, n, out);
     return eval || !labels ? LS_OK : judge_loss(m, &L, vec, n, labels, out);
 }
 

@@ -147,7 +147,9 @@ void report_print_coverage(FILE *f, const audit_result *r, const verdict_table *
         const engine_verdict *ev = &v->e[k];
         const audit_engine *ae = &r->eng[ev->engine];
         if (!ae->available) continue;
+        /* of the drift steps the run made (an engine that died part way is checked at fewer) */
         long all = ae->ck_steps + ae->ck_skipped;
+        if (r->last_step > all) all = r->last_step;
         fprintf(f, "  %-24s ", ae->label);
         if (!r->cfg.checksums) fprintf(f, "every-step checksums off (--no-checksums)");
         else if (!ae->ck_have) fprintf(f, "no every-step checksums (%s)", ae->ck_none);
@@ -156,6 +158,9 @@ void report_print_coverage(FILE *f, const audit_result *r, const verdict_table *
                     ae->ck_steps == all && all ? "every drift step checked" : "drift steps checked", ae->ck_steps,
                     all, ae->ck_eval_epochs, r->cfg.eval ? r->epochs_done : 0);
         if (r->cfg.checksums && ae->ck_have && ae->ck_partial[0]) fprintf(f, " — partly: %s", ae->ck_partial);
+        if (r->cfg.checksums && ae->ck_have && ae->recorded)
+            fprintf(f, " (vectors as recorded: computed on the recording machine, each tied to its step's logits; "
+                       "not authenticated)");
         fprintf(f, "; per-element reference checks at %ld step(s)", ev->check_steps);
         if (r->attribution_steps) fprintf(f, " (%ld in attribution)", r->attribution_steps);
         if (ae->ck_have && r->cfg.checksums && ae->ck_relations)
@@ -184,6 +189,7 @@ void report_print_coverage(FILE *f, const audit_result *r, const verdict_table *
         for (int k = 0; k < v->n_eng; k++) row |= v->e[k].engine == i;
         if (row || ae->repeat_of < 0 || ae->is_ref || !ae->available || !r->cfg.checksums || !ae->ck_have) continue;
         long all = ae->ck_steps + ae->ck_skipped;
+        if (r->last_step > all) all = r->last_step;
         fprintf(f, "  %-24s %s by checksums (%ld of %ld, evaluation %d of %d epochs)", ae->label,
                 ae->ck_steps == all && all ? "every drift step checked" : "drift steps checked", ae->ck_steps, all,
                 ae->ck_eval_epochs, r->cfg.eval ? r->epochs_done : 0);

@@ -1120,7 +1120,9 @@ static void sec_checksums(doc *d, const ctx *x) {
         else
             para(d, "%s: %ld of %ld drift steps and %ld evaluation batches (%d epoch(s)) judged, %ld relations and "
                     "re-checks; worst ratio %s (%s); %ld check(s) violated; %.2f s.",
-                 ae->label, ae->ck_steps, ae->ck_steps + ae->ck_skipped, ae->ck_eval_batches, ae->ck_eval_epochs,
+                 ae->label, ae->ck_steps,
+                 ae->ck_steps + ae->ck_skipped > r->last_step ? ae->ck_steps + ae->ck_skipped : r->last_step,
+                 ae->ck_eval_batches, ae->ck_eval_epochs,
                  ae->ck_relations, fnum(b1, sizeof b1, ae->ck_worst), ae->ck_worst_what, ae->ck_viol_checks, ae->ck_s);
         if (ae->ck_have && ae->ck_partial[0]) para(d, "%s: not every relation judged: %s.", ae->label, ae->ck_partial);
         if (ae->ck_have && ae->ck_twin_of >= 0) {

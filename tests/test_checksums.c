@@ -260,6 +260,46 @@ static void bump_weight_grad(fx *f, int l, double mult) {
     free(x), free(dy), free(g), free(bw), free(bb);
 }
 
+/* Element q of layer l's output y (cnt floats; its exact value R, its
+ * terms' sum of |.| A, its own worst-case bound tol, K terms) moved to
+ * 1.05x and then 0.9x its own bound, away from R on the side it already
+ * errs (the moved value stays < 0, so the ReLU after it still zeroes it):
+ * the output-element block ph's entry u (its worst kept) then holds this
+ * element, over its bound (one violation, at layer l, named what) and
+ * under it (none). */
+static void move_to_own_bound(fx *f, int l, const float *y, size_t cnt, size_t q, double R, double A, double tol,
+                              size_t K, int ph, size_t u, const char *what) {
+    double sg = (double)y[q] - R < 0 ? -1 : 1;
+    for (int k = 0; k < 2; k++) {
+        double want = k ? 0.9 : 1.05;
+        float *y2 = malloc(cnt * 4);
+        assert_non_null(y2);
+        memcpy(y2, y, cnt * 4);
+        y2[q] = (float)(R + sg * want * tol);
+        assert_true(y2[q] < 0);
+        assert_int_equal(engine_set_tensor(f->e, (tensor_id){TENSOR_ACT, l}, y2), 0);
+        assert_int_equal(engine_checksums(f->e, CK_STAGE_STEP, f->vec), 0);
+        ck_verdict v = judge(f, f->vec);
+        const double *e = f->vec + f->L.off[l][ph] + CK_REL * u;
+        double r = fabs(e[0]) / bounds_ck_tol(K, 1, 0, e[1], e[2], 0);
+        print_message("  %s element %zu moved to %.2fx its own bound: its output-element ratio %.4f, %d "
+                      "violation(s)%s%s\n", f->m.layers[l].name, q, want, r, v.n_viol, v.n_viol ? ": " : "",
+                      v.n_viol ? v.v[0].what : "");
+        assert_true(fabs(e[1] - A) <= 1e-12 * A); /* the kept element is the one moved (A: its own sum) */
+        if (want > 1) {
+            assert_true(r > 1.0 && r < 1.1);
+            assert_int_equal(v.n_viol, 1);
+            assert_int_equal(v.v[0].layer, l);
+            assert_int_equal(v.v[0].phase, CKP_FORWARD);
+            assert_non_null(strstr(v.v[0].what, what));
+        } else {
+            assert_true(r > 0.85 && r < 1.0);
+            assert_int_equal(v.n_viol, 0);
+        }
+        free(y2);
+    }
+}
+
 /* The output-element check (FWD_PEEK) against each element's own bound:
  * a plane's first output moved so that its error is 1.05x its own
  * worst-case bound gamma_K (|b| + sum |w x|) (K = C k k + 1, computed
@@ -327,37 +367,12 @@ static void test_output_element_own_bound(void **s) {
             free(qs);
         }
     }
-    double e0 = (double)y[pl * P] - R, sg = e0 < 0 ? -1 : 1;
+    double e0 = (double)y[pl * P] - R;
     print_message("  plane %zu: y %.9g, R %.9g, own bound %.3g (K %zu), residual %.3g of it\n", pl,
                   (double)y[pl * P], R, tol, K, fabs(e0) / tol);
     assert_true(fabs(e0) < 0.5 * tol);
-    for (int k = 0; k < 2; k++) {
-        double want = k ? 0.9 : 1.05;
-        float *y2 = malloc(N * OC * P * 4);
-        assert_non_null(y2);
-        memcpy(y2, y, N * OC * P * 4);
-        y2[pl * P] = (float)(R + sg * want * tol);
-        assert_true(y2[pl * P] < 0);
-        assert_int_equal(engine_set_tensor(f.e, (tensor_id){TENSOR_ACT, l}, y2), 0);
-        assert_int_equal(engine_checksums(f.e, CK_STAGE_STEP, f.vec), 0);
-        ck_verdict v = judge(&f, f.vec);
-        const double *e = f.vec + f.L.off[l][CK_FWD_PEEK] + CK_REL * pl;
-        double q = fabs(e[0]) / bounds_ck_tol(K, 1, 0, e[1], e[2], 0);
-        print_message("  moved to %.2fx its own bound: the plane's output-element ratio %.4f, %d violation(s)%s%s\n",
-                      want, q, v.n_viol, v.n_viol ? ": " : "", v.n_viol ? v.v[0].what : "");
-        assert_true(fabs(e[1] - A) <= 1e-12 * A); /* the re-done element is the one moved (A: its own sum) */
-        if (want > 1) {
-            assert_true(q > 1.0 && q < 1.1);
-            assert_int_equal(v.n_viol, 1);
-            assert_int_equal(v.v[0].layer, l);
-            assert_int_equal(v.v[0].phase, CKP_FORWARD);
-            assert_non_null(strstr(v.v[0].what, "(first, last, largest and sampled outputs)"));
-        } else {
-            assert_true(q > 0.85 && q < 1.0);
-            assert_int_equal(v.n_viol, 0);
-        }
-        free(y2);
-    }
+    move_to_own_bound(&f, l, y, N * OC * P, pl * P, R, A, tol, K, CK_FWD_PEEK, pl,
+                      "(first, last, largest and sampled outputs)");
     free(x), free(y), free(p);
     teardown(&f);
 }
@@ -414,35 +429,9 @@ static void test_dense_output_element_own_bound(void **s) {
             assert_true(mx < 1);
         }
     }
-    double e0 = (double)y[i * out + j] - R, sg = e0 < 0 ? -1 : 1;
-    assert_true(fabs(e0) < 0.5 * tol);
-    for (int k = 0; k < 2; k++) {
-        double want = k ? 0.9 : 1.05;
-        float *y2 = malloc(N * out * 4);
-        assert_non_null(y2);
-        memcpy(y2, y, N * out * 4);
-        y2[i * out + j] = (float)(R + sg * want * tol);
-        assert_true(y2[i * out + j] < 0);
-        assert_int_equal(engine_set_tensor(f.e, (tensor_id){TENSOR_ACT, l}, y2), 0);
-        assert_int_equal(engine_checksums(f.e, CK_STAGE_STEP, f.vec), 0);
-        ck_verdict v = judge(&f, f.vec);
-        const double *e = f.vec + f.L.off[l][CK_FWD_DPEEK] + CK_REL * i;
-        double q = fabs(e[0]) / bounds_ck_tol(K, 1, 0, e[1], e[2], 0);
-        print_message("  sample %zu's %s output %zu moved to %.2fx its own bound: ratio %.4f, %d violation(s)%s%s\n",
-                      i, ly->name, j, want, q, v.n_viol, v.n_viol ? ": " : "", v.n_viol ? v.v[0].what : "");
-        assert_true(fabs(e[1] - A) <= 1e-12 * A); /* the kept element is the one moved */
-        if (want > 1) {
-            assert_true(q > 1.0 && q < 1.1);
-            assert_int_equal(v.n_viol, 1);
-            assert_int_equal(v.v[0].layer, l);
-            assert_int_equal(v.v[0].phase, CKP_FORWARD);
-            assert_non_null(strstr(v.v[0].what, "(first, last, largest and sampled outputs of each sample)"));
-        } else {
-            assert_true(q > 0.85 && q < 1.0);
-            assert_int_equal(v.n_viol, 0);
-        }
-        free(y2);
-    }
+    assert_true(fabs((double)y[i * out + j] - R) < 0.5 * tol);
+    move_to_own_bound(&f, l, y, N * out, i * out + j, R, A, tol, K, CK_FWD_DPEEK, i,
+                      "(first, last, largest and sampled outputs of each sample)");
     free(x), free(y), free(p);
     teardown(&f);
 }

@@ -962,7 +962,7 @@ static int backward_compare(audit *A, int l, size_t nb, const float *dy) {
     const model *m = &A->m;
     const layer *ly = &m->layers[l];
     int rc, bounded = A->bounded_step;
-    if (l > 0) {
+    if (model_grad_in(m, l)) { /* not the image's gradient (after leading flattens: none computes it) */
         if ((rc = fetch_all(A, (tensor_id){TENSOR_DACT, l - 1}))) return rc;
         if (bounded) bounds_backward_data(A->bound, m, l, A->pf, dy, nb);
         compare_slot(A, A->slot_dact[l - 1], bounded ? A->bound : NULL);

@@ -127,13 +127,13 @@ void ck_layout_make(ck_layout *L, const model *m, size_t n) {
         size_t per = lin ? CK_REL : 2;
         if (ly->kind == LAYER_CONV) {
             L->cnt[l][CK_FWD] = n * (size_t)ly->out_c;
-            L->cnt[l][CK_BWD_DATA] = l > 0 ? n * (size_t)ly->in_c : 0;
+            L->cnt[l][CK_BWD_DATA] = model_grad_in(m, l) ? n * (size_t)ly->in_c : 0;
         } else if (ly->kind == LAYER_DENSE) {
             L->cnt[l][CK_FWD] = (size_t)ly->out_c;
-            L->cnt[l][CK_BWD_DATA] = l > 0 ? (size_t)ly->in_c : 0;
+            L->cnt[l][CK_BWD_DATA] = model_grad_in(m, l) ? (size_t)ly->in_c : 0;
         } else {
             L->cnt[l][CK_FWD] = 1;
-            L->cnt[l][CK_BWD_DATA] = l > 0 ? 1 : 0;
+            L->cnt[l][CK_BWD_DATA] = model_grad_in(m, l) ? 1 : 0;
         }
         if (lin) L->cnt[l][CK_BWD_W] = L->cnt[l][CK_BWD_B] = (size_t)ly->out_c;
         for (int ph = 0; ph < CK_NPHASE; ph++) {
@@ -153,10 +153,10 @@ void ck_layout_make(ck_layout *L, const model *m, size_t n) {
         const layer *ly = &m->layers[l];
         if (ly->kind == LAYER_DENSE) {
             L->cnt[l][CK_FWD_PS] = n;
-            L->cnt[l][CK_BWD_DATA_PS] = l > 0 ? n : 0;
+            L->cnt[l][CK_BWD_DATA_PS] = model_grad_in(m, l) ? n : 0;
         } else if (ly->kind == LAYER_CONV) {
             L->cnt[l][CK_FWD_PW] = n * (size_t)ly->out_c;
-            L->cnt[l][CK_BWD_DATA_PW] = l > 0 ? n * (size_t)ly->in_c : 0;
+            L->cnt[l][CK_BWD_DATA_PW] = model_grad_in(m, l) ? n * (size_t)ly->in_c : 0;
         }
         if (ly->kind == LAYER_DENSE || ly->kind == LAYER_CONV) L->cnt[l][CK_BWD_W_PW] = (size_t)ly->out_c;
         at = place(L, l, CK_FWD_PS, CK_NPHASE_EXT, at);
@@ -206,7 +206,7 @@ void ck_layout_make(ck_layout *L, const model *m, size_t n) {
         const layer *ly = &m->layers[l];
         if (ly->kind == LAYER_DENSE) {
             L->cnt[l][CK_FWD_DPEEK] = n;
-            L->cnt[l][CK_BWD_DATA_DPEEK] = l > 0 ? n : 0;
+            L->cnt[l][CK_BWD_DATA_DPEEK] = model_grad_in(m, l) ? n : 0;
         }
         at = place(L, l, CK_FWD_DPEEK, CK_NPHASE_ALL, at);
     }
@@ -2996,7 +2996,7 @@ static void samples_pass(engine *e, ck_state *S, const ck_layout *L, int backwar
             j->dw = S->g + m->tensors[ly->w_tensor].offset, j->db = S->g + m->tensors[ly->b_tensor].offset;
             j->xv = l ? S->view[0][l - 1] : (ck_tv){S->input, 1}, j->yv = S->view[0][l];
             j->dyv = backward ? S->view[1][l] : (ck_tv){NULL, 0};
-            j->dxv = backward && l ? S->view[1][l - 1] : (ck_tv){NULL, 0};
+            j->dxv = backward && model_grad_in(m, l) ? S->view[1][l - 1] : (ck_tv){NULL, 0};
             for (int ph = 0; ph < CK_NPHASE_ALL; ph++) j->o[ph] = L->cnt[l][ph] ? out + L->off[l][ph] : NULL;
             j->wf = cw, j->wb = cw + ckk * OC + d.c * OC, j->part = part;
             j->xnz = nzp, j->dynz = nzp + n * (size_t)d.c;
@@ -3026,7 +3026,7 @@ static void samples_pass(engine *e, ck_state *S, const ck_layout *L, int backwar
             conv_prep(j, S->p + m->tensors[ly->w_tensor].offset);
             it[ni++] = (ck_item){nj++, l, j->dxv.p != NULL, backward, backward};
         } else if (S->fused[l]) {
-            it[ni++] = (ck_item){-1, l, 0, 0, backward && S->view[1][l - 1].p != NULL};
+            it[ni++] = (ck_item){-1, l, 0, 0, backward && model_grad_in(m, l) && S->view[1][l - 1].p != NULL};
             l++;
         }
     }
@@ -3099,7 +3099,7 @@ static void layers_all(engine *e, ck_state *S, const ck_layout *L, int backward,
             continue;
         }
         const float *x = l ? S->plain[0][l - 1] : S->input, *y = S->plain[0][l];
-        const float *dy = backward ? S->plain[1][l] : NULL, *dx = backward && l ? S->plain[1][l - 1] : NULL;
+        const float *dy = backward ? S->plain[1][l] : NULL, *dx = backward && model_grad_in(m, l) ? S->plain[1][l - 1] : NULL;
         if (ly->kind == LAYER_DENSE) {
             const float *w = S->p + m->tensors[ly->w_tensor].offset, *b = S->p + m->tensors[ly->b_tensor].offset;
             const float *dw = S->g + m->tensors[ly->w_tensor].offset, *db = S->g + m->tensors[ly->b_tensor].offset;

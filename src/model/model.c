@@ -351,6 +351,12 @@ int model_first_param_layer(const model *m) {
     return -1;
 }
 
+int model_grad_in(const model *m, int l) {
+    for (int k = 0; k < l && k < m->n_layers; k++)
+        if (m->layers[k].kind != LAYER_FLATTEN) return 1;
+    return 0;
+}
+
 void model_init_params(const model *m, float *params, uint64_t seed) {
     for (int ti = 0; ti < m->n_tensors; ti++) {
         const model_tensor *t = &m->tensors[ti];

@@ -82,6 +82,12 @@ int model_parse_spec(model *m, const char *text, const char *source_name);
 /* The index of the last layer that has parameters, or -1. */
 int model_first_param_layer(const model *m);
 
+/* Whether layer l computes a gradient of its input (DACT of layer l - 1):
+ * not for the first layer, nor after layers that are all flatten (views
+ * of the image, as in an MLP's "input; flatten; dense ...": no engine needs
+ * the image's gradient, and the cpu engine computes none). */
+int model_grad_in(const model *m, int l);
+
 /* Fill params (n_params floats) with PyTorch's default scheme: every weight
  * and bias uniform in [-1/sqrt(fan_in), 1/sqrt(fan_in)), drawn in fp32 from
  * the Philox init stream (counter {index, tensor, 0, INIT}). */

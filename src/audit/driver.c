@@ -1775,9 +1775,12 @@ static void print_banner(audit *A) {
     if (!out) return;
     fprintf(out, "lockstep audit: %s (%zu parameters), %d epoch(s) of %zu images, batch %zu, seed %llu\n",
             A->m.name, A->m.n_params, rc_->epochs, A->n_train, rc_->batch, (unsigned long long)rc_->seed);
+    int have_ref = 0;
+    for (int i = 0; i < r->n_engines; i++) have_ref |= r->eng[i].is_ref && r->eng[i].available;
     if (A->cfg.attribution_steps > 0)
-        fprintf(out, "  attribution: isolated, %ld step(s) with the reference; drift: %s, %ld steps\n",
-                A->cfg.attribution_steps, lockstep_mode_name(A->cfg.mode), A->total);
+        fprintf(out, "  attribution: isolated, %ld step(s) %s; drift: %s, %ld steps\n", A->cfg.attribution_steps,
+                have_ref ? "with the reference" : "(no reference listed: the engines against each other only)",
+                lockstep_mode_name(A->cfg.mode), A->total);
     else
         fprintf(out, "  mode %s, %ld steps\n", lockstep_mode_name(A->cfg.mode), A->total);
     if (A->cfg.verbose) {

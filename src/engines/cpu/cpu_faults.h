@@ -984,7 +984,7 @@ enum { CPU_FAULT_BELOW = 0, CPU_FAULT_DETECT = 1, CPU_FAULT_SUSPECT = 2, CPU_FAU
       CPU_FAULT_DETECT, \
       "zoo attack 5: as twin_m_sign_pair_once, after step 10's update (the last)", \
       "no later step stage: only the UPDATE stage's Adam re-check could see it (all of this against the one-multiply hash; since its terms take splitmix64's finalizer the flips change the hash, the faulty copy computes its own vector from that stage on and is named there, and a repeat's own findings count in the verdict: test_mutants test_repeat_own_problem)") \
-    X(TWIN_DACT_SIGN_PAIR_ONCE, "twin_dact_sign_pair_once", "op", "fc1|fc2", "backward", "smallcnn --limit-train 72 --limit-test 64 --epochs 2 --steps 10 --eval", \
+    X(TWIN_DACT_SIGN_PAIR_ONCE, "twin_dact_sign_pair_once", "op", "fc1|fc2|relu3", "backward", "smallcnn --limit-train 72 --limit-test 64 --epochs 2 --steps 10 --eval", \
       CPU_FAULT_DETECT, \
       "zoo attack 5: at step 7, after the whole backward, two elements of fc1's output gradient (DACT) as reported have their signs flipped (chosen so the operand hash is unchanged); training is right", \
       "fc1's backward relations and fc2's backward-data relation read the reported dy: a repeat's own vector sees it; judged on the clean copy's vector, and with the weights equal, nothing does (all of this against the one-multiply hash; since its terms take splitmix64's finalizer the flips change the hash, the faulty copy computes its own vector from that stage on and is named there, and a repeat's own findings count in the verdict: test_mutants test_repeat_own_problem)")

@@ -30,14 +30,20 @@ int every_step_init(audit_engine *ae, long total) {
 
 void every_step_break_chain(audit_engine *ae) { ae->ck_chain = 0, ae->ck_seeded = 0; }
 
+long every_step_of_steps(const audit_result *r, const audit_engine *ae) {
+    long own = ae->ck_steps + ae->ck_skipped;
+    return r->last_step > own ? r->last_step : own;
+}
+
 int every_step_seed_chain(audit_engine *ae, const model *m, const float *p) {
     float *zero = ls_calloc(m->n_params ? m->n_params : 1, sizeof *zero);
     if (!zero) return LS_ENOMEM;
     for (int t = 0; t < m->n_tensors; t++) { /* as the engine's DIGEST block: values, m, v per tensor */
         const model_tensor *T = &m->tensors[t];
+        uint64_t z = ck_digest(zero, T->numel);
         ck_put_u64(ae->ck_dig + 3 * t, ck_digest(p + T->offset, T->numel));
-        ck_put_u64(ae->ck_dig + 3 * t + 1, ck_digest(zero, T->numel));
-        ck_put_u64(ae->ck_dig + 3 * t + 2, ck_digest(zero, T->numel));
+        ck_put_u64(ae->ck_dig + 3 * t + 1, z);
+        ck_put_u64(ae->ck_dig + 3 * t + 2, z);
     }
     free(zero);
     ae->ck_chain = 1, ae->ck_seeded = 1;

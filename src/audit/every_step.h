@@ -47,5 +47,9 @@ void every_step_break_chain(audit_engine *ae);
  * from nothing (a restore that the engine ignores, in part or whole, is
  * the next step's continuity violation).  LS_ENOMEM or 0. */
 int every_step_seed_chain(audit_engine *ae, const model *m, const float *p);
+/* The drift steps an engine's every-step coverage is counted out of: those
+ * the run made (an engine that died part way was checked at fewer), or
+ * more where the engine's own count (judged + fed) says so. */
+long every_step_of_steps(const audit_result *r, const audit_engine *ae);
 
 #endif

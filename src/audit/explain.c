@@ -14,6 +14,7 @@
  * Not here: I/O beyond explain_print, any threshold but "bound ratio > 1"
  * (the a-priori bound holds for fp32 in ANY order, so > 1 is not rounding).
  */
+#include "audit/every_step.h"
 #include "audit/explain.h"
 #include "audit/reason.h"
 
@@ -1640,7 +1641,7 @@ static int rule_checksums(explain_list *L, const audit_result *r, const model *m
         snprintf(f->evidence, sizeof f->evidence,
                  "%ld of %ld training step(s) and %ld evaluation batch(es) judged, %ld with a violation; %ld "
                  "relations and re-checks in all; the first violation: %s (ratio %s).",
-                 ae->ck_steps, ae->ck_steps + ae->ck_skipped > r->last_step ? ae->ck_steps + ae->ck_skipped : r->last_step,
+                 ae->ck_steps, every_step_of_steps(r, ae),
                  ae->ck_eval_batches, ae->ck_viol_checks,
                  ae->ck_relations, v->what, fnum(b1, sizeof b1, v->ratio));
         /* the layer runs a transform algorithm (its describe() says which):
@@ -2095,25 +2096,13 @@ void explain_verdicts(verdict_table *v, const audit_result *r, const model *m) {
     memset(v, 0, sizeof *v);
     for (int i = 0; i < r->n_engines; i++) {
         const audit_engine *ae = &r->eng[i];
-        if (ae->is_ref) continue;
-        if (ae->repeat_of >= 0) {
-            /* a repeat (an engine listed twice) has no reference pair of
-             * its own, but its own checks (every-step checksums, evaluation
-             * vs the reference, the state round trip) judge it: a problem
-             * or suspect there is the run's, with its own row */
-            engine_verdict t;
-            memset(&t, 0, sizeof t);
-            t.engine = i, t.ref = -1, t.worst_slot = -1, t.suspect_slot = -1;
-            if (!ae->available) continue;
-            engine_checks(&t, r, i);
-            engine_verdict_words(&t, r, m, ae);
-            if (!t.problem && !t.suspect) continue;
-            v->e[v->n_eng++] = t;
-            v->problems += t.problem;
-            v->suspects += t.suspect;
-            continue;
-        }
-        engine_verdict *ev = &v->e[v->n_eng++];
+        /* a repeat (an engine listed twice) has no reference pair of its
+         * own, but its own checks (every-step checksums, evaluation vs the
+         * reference, the state round trip) judge it: a problem or suspect
+         * there is the run's, with its own row; otherwise it has none */
+        int repeat = ae->repeat_of >= 0;
+        if (ae->is_ref || (repeat && !ae->available)) continue;
+        engine_verdict *ev = &v->e[v->n_eng];
         ev->engine = i;
         ev->ref = -1;
         ev->worst_slot = -1;
@@ -2121,10 +2110,16 @@ void explain_verdicts(verdict_table *v, const audit_result *r, const model *m) {
         if (!ae->available) {
             snprintf(ev->verdict, sizeof ev->verdict, "skipped");
             headline_short_reason(ae->skip_reason, ev->detail, sizeof ev->detail); /* whole in run.json's engines[].skipped */
+            v->n_eng++;
             continue;
         }
         engine_checks(ev, r, i);
         engine_verdict_words(ev, r, m, ae);
+        if (repeat && !ev->problem && !ev->suspect) {
+            memset(ev, 0, sizeof *ev); /* the slot is reused */
+            continue;
+        }
+        v->n_eng++;
         v->problems += ev->problem;
         v->unchecked += ev->unchecked;
         v->suspects += ev->suspect;

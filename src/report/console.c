@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "audit/every_step.h"
 #include "audit/explain.h"
 #include "audit/headline.h"
 #include "audit/seeds.h"
@@ -147,9 +148,7 @@ void report_print_coverage(FILE *f, const audit_result *r, const verdict_table *
         const engine_verdict *ev = &v->e[k];
         const audit_engine *ae = &r->eng[ev->engine];
         if (!ae->available) continue;
-        /* of the drift steps the run made (an engine that died part way is checked at fewer) */
-        long all = ae->ck_steps + ae->ck_skipped;
-        if (r->last_step > all) all = r->last_step;
+        long all = every_step_of_steps(r, ae);
         fprintf(f, "  %-24s ", ae->label);
         if (!r->cfg.checksums) fprintf(f, "every-step checksums off (--no-checksums)");
         else if (!ae->ck_have) fprintf(f, "no every-step checksums (%s)", ae->ck_none);
@@ -188,8 +187,7 @@ void report_print_coverage(FILE *f, const audit_result *r, const verdict_table *
         int row = 0;
         for (int k = 0; k < v->n_eng; k++) row |= v->e[k].engine == i;
         if (row || ae->repeat_of < 0 || ae->is_ref || !ae->available || !r->cfg.checksums || !ae->ck_have) continue;
-        long all = ae->ck_steps + ae->ck_skipped;
-        if (r->last_step > all) all = r->last_step;
+        long all = every_step_of_steps(r, ae);
         fprintf(f, "  %-24s %s by checksums (%ld of %ld, evaluation %d of %d epochs)", ae->label,
                 ae->ck_steps == all && all ? "every drift step checked" : "drift steps checked", ae->ck_steps, all,
                 ae->ck_eval_epochs, r->cfg.eval ? r->epochs_done : 0);

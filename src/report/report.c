@@ -20,6 +20,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "audit/every_step.h"
 #include "audit/explain.h"
 #include "audit/seeds.h"
 #include "audit/headline.h"
@@ -1121,7 +1122,7 @@ static void sec_checksums(doc *d, const ctx *x) {
             para(d, "%s: %ld of %ld drift steps and %ld evaluation batches (%d epoch(s)) judged, %ld relations and "
                     "re-checks; worst ratio %s (%s); %ld check(s) violated; %.2f s.",
                  ae->label, ae->ck_steps,
-                 ae->ck_steps + ae->ck_skipped > r->last_step ? ae->ck_steps + ae->ck_skipped : r->last_step,
+                 every_step_of_steps(r, ae),
                  ae->ck_eval_batches, ae->ck_eval_epochs,
                  ae->ck_relations, fnum(b1, sizeof b1, ae->ck_worst), ae->ck_worst_what, ae->ck_viol_checks, ae->ck_s);
         if (ae->ck_have && ae->ck_partial[0]) para(d, "%s: not every relation judged: %s.", ae->label, ae->ck_partial);

@@ -13,7 +13,9 @@
  * Y = sum of |computed outputs| (what the double evaluation's own rounding
  * scales with); S = an upper bound on the largest single output's sum of
  * |terms| (max_p S_p: what the sharper, probabilistic tier needs besides
- * A = sum_p S_p).  checks/bounds.c turns (A, Y, S) into tolerances;
+ * A = sum_p S_p; the host's conv relations add E / A for outputs of
+ * identical windows, engines/checksums.c's conv_groups, which the kernels
+ * here do not).  checks/bounds.c turns (A, Y, S) into tolerances;
  * nothing here judges.
  *
  * Shapes are passed as plain numbers (base knows no model).  Conv: stride

@@ -627,7 +627,10 @@ double bounds_ck_tol(size_t K, size_t P, int is_sum, double A, double Y, double 
  *       <= lambda u (1 + gamma_n) sqrt(n_r S A),
  * since sum_p S_p^2 <= (max_p S_p) sum_p S_p <= S A (A = sum_p S_p, the
  * relation's second field; S, its fourth, bounds max_p S_p from plane
- * maxima: engines/checksums.c).  One inequality per relation: no union
+ * maxima: engines/checksums.c).  Outputs computed from identical windows
+ * make identical roundings, one martingale difference counted G times:
+ * a conv relation's S then carries E / A besides (sum_g G_g^2 S_g^2 <=
+ * S A + E: engines/checksums.c, conv_groups).  One inequality per relation: no union
  * over the n_r roundings is needed.  lambda is set for a per-relation
  * false-alarm probability of BOUNDS_SHARP_ALPHA_ELEM (1e-16): lambda =
  * sqrt(2 ln(2 / alpha)) / (1 - u) = 8.7, and a main-job run judges ~2e8

@@ -263,6 +263,8 @@ typedef struct {
     size_t rnd_cap;
     double *rw;                 /* the stage's random weights, every conv and dense layer's (rw_cap) */
     size_t rw_cap;
+    double *grp;                /* per thread: identical windows' scratch (grp_cap each: conv_groups) */
+    size_t grp_cap, grp_t;      /* and the slots of its table */
 } ck_state;
 
 static void state_free_bufs(ck_state *S) {
@@ -282,7 +284,7 @@ static void state_free(void *p) {
     free(S->p), free(S->g), free(S->m), free(S->v), free(S->p0), free(S->m0), free(S->v0);
     free(S->s), free(S->sa), free(S->sr), free(S->wt), free(S->pl), free(S->tv), free(S->part), free(S->nz), free(S->smp);
     free(S->zpos), free(S->zcnt), free(S->zch);
-    free(S->cw), free(S->cnt), free(S->rnd), free(S->rw);
+    free(S->cw), free(S->cnt), free(S->rnd), free(S->rw), free(S->grp);
     free(S);
 }
 
@@ -357,6 +359,37 @@ static void rnd_needed(const model *m, size_t *cap, size_t *wcap) {
     }
 }
 
+/* conv_groups' scratch per thread, in doubles: the table first (2 words a
+ * slot, T >= 2 P a power of two, the largest layer's: all 0 between
+ * calls), then per conv layer and direction E and one window's maxima (the
+ * larger channel count each), a hash per padded input position, two
+ * 32-bit ones per input position, the list of used slots (P) and a
+ * nonzero byte per input position */
+static size_t groups_table(size_t P) {
+    size_t T = 16;
+    while (T < 2 * P) T *= 2;
+    return T;
+}
+
+static size_t groups_needed(const model *m, size_t *tmax) {
+    size_t cap = 1, tm = 16;
+    for (int l = 0; l < m->n_layers; l++) {
+        const layer *ly = &m->layers[l];
+        if (ly->kind != LAYER_CONV) continue;
+        size_t hw[2][2] = {{(size_t)ly->in_h, (size_t)ly->in_w}, {(size_t)ly->out_h, (size_t)ly->out_w}};
+        size_t mc = (size_t)(ly->in_c > ly->out_c ? ly->in_c : ly->out_c),
+               M = (size_t)(ly->k - 1 > ly->pad ? ly->k - 1 : ly->pad);
+        for (int dir = 0; dir < 2; dir++) {
+            size_t h = hw[dir][0], w = hw[dir][1], in = h * w, P = hw[1 - dir][0] * hw[1 - dir][1];
+            size_t t = 2 * mc + (h + 2 * M) * (w + 2 * M) + P + groups_table(P) / 8 + in + (P + 1) / 2 + (in + 7) / 8 + 4;
+            cap = t > cap ? t : cap;
+            tm = groups_table(P) > tm ? groups_table(P) : tm;
+        }
+    }
+    *tmax = tm;
+    return cap + 2 * tm;
+}
+
 static int state_get(engine *e, ck_state **out) {
     const model *m = e->m;
     ck_state *S = e->ck_state;
@@ -398,7 +431,9 @@ static int state_get(engine *e, ck_state **out) {
         S->smp = ls_malloc(nt * S->smp_cap * 4);
         rnd_needed(m, &S->rnd_cap, &S->rw_cap);
         S->rnd = ls_malloc(nt * S->rnd_cap * 8), S->rw = ls_malloc(S->rw_cap * 8);
-        if (!S->rnd || !S->rw) return LS_ENOMEM;
+        S->grp_cap = groups_needed(m, &S->grp_t);
+        S->grp = ls_calloc(nt * S->grp_cap, 8);
+        if (!S->rnd || !S->rw || !S->grp) return LS_ENOMEM;
         if (!S->p || !S->g || !S->m || !S->v || !S->p0 || !S->m0 || !S->v0 || !S->s || !S->sa || !S->sr || !S->wt ||
             !S->pl || !S->tv || !S->part || !S->nz || (lists && !S->zpos) || !S->zcnt || !S->zch || !S->smp || !S->cw || !S->cnt)
             return LS_ENOMEM;
@@ -1003,13 +1038,16 @@ typedef struct {
     double *sw, *swa; /* the position-weighted window sums (s_cap each) */
     double *sra, *sca; /* the row- and column-alternating ones (s_cap each) */
     double *rnd;       /* the random-weight relations' (rnd_cap) */
+    double *grp;       /* identical windows' (grp_cap: conv_groups) */
+    size_t grp_t;      /* its table's slots */
 } ck_tls;
 
 static ck_tls tls_of(const ck_state *S, int tid) {
     size_t t = (size_t)tid;
     ck_tls r = {S->s + 2 * t * S->s_cap, S->sa + 2 * t * S->s_cap, S->pl + t * S->pl_cap, S->tv + t * S->tv_cap,
                 S->smp + t * S->smp_cap, S->s + (2 * t + 1) * S->s_cap, S->sa + (2 * t + 1) * S->s_cap,
-                S->sr + 2 * t * S->s_cap, S->sr + (2 * t + 1) * S->s_cap, S->rnd + t * S->rnd_cap};
+                S->sr + 2 * t * S->s_cap, S->sr + (2 * t + 1) * S->s_cap, S->rnd + t * S->rnd_cap,
+                S->grp + t * S->grp_cap, S->grp_t};
     return r;
 }
 
@@ -1284,6 +1322,224 @@ static void rows_weighted_of(ck_tv v, size_t i, size_t C, int h, int w, double *
     }
 }
 
+/* ---- identical windows: the sharper tier's one correlation ------------
+ * The sharper tier of a relation (bounds.c, bounds_ck_sharp_tol) takes
+ * the roundings of its P outputs as independent martingale differences
+ * and bounds sum_p S_p^2 by S A.  Two outputs whose windows hold the
+ * same values (tap for tap, +-0 alike, in every channel) are the same
+ * computation: a kernel that runs them in the same order makes the same
+ * roundings, so their errors are one error counted twice, not two
+ * independent ones.  A constant background that is not 0 (--normalize
+ * 1,1: every background window of conv1 is -1 -1 ... -1; a ReLU'd bias
+ * fills the blank parts of conv2's input with one vector) makes groups of
+ * hundreds: their errors add like G, the tier's allowance like sqrt(G),
+ * and clean engines were SUSPECTs (x1.01-1.24).  With the outputs in
+ * groups g of G_g identical windows (a window alone: G = 1), the residual
+ * is sum_g G_g e_g, each e_g a sum of roundings bounded by u (1 + gamma)
+ * S_g, and Azuma-Hoeffding gives the same inequality with
+ *   sum_g G_g^2 S_g^2 = sum_p S_p^2 + sum_{G_g >= 2} (G_g^2 - G_g) S_g^2
+ *                    <= S A + E,   E = sum_{G_g >= 2} (G_g^2 - G_g) S_g^2,
+ * i.e. the relation's S replaced by S' = S + E / A (A > 0 when E > 0:
+ * A >= G_g S_g).  A relation with output weights |w_p| <= 1 (the
+ * alternating and random-weight ones, which use this A) needs nothing
+ * more ((sum_{p in g} w_p)^2 <= G_g^2); the position-weighted one (w_p <=
+ * P, its own A) gets P S + P^2 E / A_pw.  S_g: |b| + sum_c wsum[c] max
+ * over the window of |x_c| (the relation's S with the window's maxima in
+ * place of the plane's: exact for a window constant in each channel, the
+ * background's case); after the first GRP_EXACT groups of a sample, the
+ * others are charged the plane's S (>= any S_g).  A blank window (all
+ * +-0: FWD_BLANK) is exact and not a group.  Identity is found by hash:
+ * per input position a hash of its channels' bits, per window a hash of
+ * its taps' (64 bits; a collision only merges two groups, and then S_g
+ * is the first window's).  Not modelled: windows that share only some
+ * taps (a group's first partial sums are shared by windows that differ
+ * in their last taps, in the kernel's order, which lockstep does not
+ * know); the shared part is a prefix of each error, bounded by the same
+ * S_g, so it moves the bound by at most the edge windows' share.
+ * Cost: a pass over the sample's input planes and k k hashes per output:
+ * ~2% of the STEP vector. */
+enum { GRP_EXACT = 16 };
+
+static uint64_t grp_mix(uint64_t z) {
+    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+    return z ^ (z >> 31);
+}
+
+/* a 32-bit mixer (lowbias32): a bijection, every input bit moves about
+ * half of the output's */
+static inline uint32_t grp_mix32(uint32_t x) {
+    x ^= x >> 16;
+    x *= 0x7feb352dU;
+    x ^= x >> 15;
+    x *= 0x846ca68bU;
+    return x ^ (x >> 16);
+}
+
+/* a float's bits, +-0 as 0 (the same products, the same sums) */
+static inline uint32_t grp_bits(float f) {
+    uint32_t b;
+    memcpy(&b, &f, 4);
+    return b & 0x7fffffffu ? b : 0;
+}
+
+/* Per input position q of sample i, two 32-bit hashes of its NU channels
+ * (each value mixed with its channel's two keys, the mixes summed: an
+ * exchange of two channels' values or two sign flips changes the sums,
+ * unlike a linear hash) and whether any channel is nonzero (nzq). */
+CK_HOT static void grp_positions(ck_tv xv, size_t i, size_t NU, size_t HW, uint32_t *a1, uint32_t *a2,
+                                 unsigned char *nzq) {
+    memset(a1, 0, HW * 4), memset(a2, 0, HW * 4), memset(nzq, 0, HW);
+    if (xv.cb == 16 && NU % 16 == 0) {
+        for (size_t blk = 0; blk < NU / 16; blk++) {
+            const float *xb = xv.p + i * NU * HW + blk * HW * 16;
+            uint32_t k1[16], k2[16];
+            for (int l = 0; l < 16; l++)
+                k1[l] = grp_mix32((uint32_t)(2 * (blk * 16 + (size_t)l) + 1)),
+                k2[l] = grp_mix32((uint32_t)(2 * (blk * 16 + (size_t)l) + 2)) ^ 0x5bd1e995U;
+            for (size_t q = 0; q < HW; q++) {
+                uint32_t s1 = 0, s2 = 0, any = 0;
+                for (int l = 0; l < 16; l++) {
+                    uint32_t bt = grp_bits(xb[q * 16 + (size_t)l]);
+                    s1 += grp_mix32(bt ^ k1[l]), s2 += grp_mix32(bt ^ k2[l]), any |= bt;
+                }
+                a1[q] += s1, a2[q] += s2, nzq[q] |= any != 0;
+            }
+        }
+        return;
+    }
+    for (size_t u = 0; u < NU; u++) {
+        const float *xp = ck_plane(xv.p, xv.cb, NU, HW, i, u);
+        size_t cb = (size_t)xv.cb;
+        uint32_t k1 = grp_mix32((uint32_t)(2 * u + 1)), k2 = grp_mix32((uint32_t)(2 * u + 2)) ^ 0x5bd1e995U;
+        for (size_t q = 0; q < HW; q++) {
+            uint32_t bt = grp_bits(xp[q * cb]);
+            a1[q] += grp_mix32(bt ^ k1), a2[q] += grp_mix32(bt ^ k2), nzq[q] |= bt != 0;
+        }
+    }
+}
+
+/* E[v] for one sample's relations v < NV over outputs oh x ow whose
+ * windows read the NU planes (h x w) of xv: output (r, c) reads (r + a -
+ * pad, c + b - pad) (flip: (r + pad - a, c + pad - b), backward-data),
+ * a, b < k; coef[u NV + v] the relation's sum of |w| per window channel u
+ * (wsum), bias[v] (NULL: none), s[v] the relation's S.  scr: grp_cap
+ * doubles (W->grp), its table part all 0 between calls (calloc'd; each
+ * call clears the slots it used).  Returns E (NV), followed by NV free
+ * doubles (the window maxima's). */
+__attribute__((noinline)) static double *conv_groups(ck_tv xv, size_t i, size_t NU, int h, int w, int oh, int ow, int k, int pad, int flip,
+                           const double *coef, size_t NV, const float *bias, const double *s, const ck_tls *W) {
+    double *scr = W->grp;
+    size_t HW = (size_t)h * w, P = (size_t)oh * ow, T = groups_table(P), mc = NU > NV ? NU : NV, cb = (size_t)xv.cb;
+    size_t M = (size_t)(k - 1 > pad ? k - 1 : pad), hp = (size_t)h + 2 * M, wp = (size_t)w + 2 * M;
+    uint64_t *tab = (uint64_t *)scr; /* per slot: key (0: empty), count << 32 | first window */
+    double *E = scr + 2 * W->grp_t, *mx = E + mc;
+    uint64_t *hm = (uint64_t *)(mx + mc);           /* per padded position: its hash, 0 where all channels are 0 */
+    uint64_t *keys = hm + hp * wp;                  /* per window: its key, 0 blank */
+    uint64_t *seen = keys + P, *twice = seen + T / 16; /* 4 T bits each: keys met once, twice */
+    uint32_t *a1 = (uint32_t *)(twice + T / 16), *a2 = a1 + HW, *lst = a2 + HW;
+    unsigned char *nzq = (unsigned char *)(lst + P);
+    for (size_t v = 0; v < NV; v++) E[v] = 0;
+    grp_positions(xv, i, NU, HW, a1, a2, nzq);
+    memset(hm, 0, hp * wp * sizeof *hm);
+    for (size_t r = 0; r < (size_t)h; r++)
+        for (size_t c = 0; c < (size_t)w; c++) {
+            size_t q = r * (size_t)w + c;
+            hm[(r + M) * wp + c + M] = nzq[q] ? grp_mix(((uint64_t)a1[q] << 32) | a2[q]) | 1 : 0;
+        }
+    /* each window's top-left in the padded plane (margin M): (r - pad + M,
+     * c - pad + M) forward, (r + pad - (k - 1) + M, ...) flipped (its taps
+     * reversed: the same windows are equal either way) */
+    ptrdiff_t off = flip ? (ptrdiff_t)pad - (k - 1) + (ptrdiff_t)M : (ptrdiff_t)M - pad;
+    uint64_t kt[CK_MAXK * CK_MAXK];
+    for (size_t t = 0; t < (size_t)k * (size_t)k; t++) kt[t] = grp_mix(t + 1) | 1;
+    /* the windows' keys, and a filter: a key whose bit (4 T bits, ~8 per
+     * window) was met before may have a twin; only those go to the table
+     * (most windows of an image are unique or blank) */
+    memset(seen, 0, T / 16 * 8 * 2);
+    for (int r = 0; r < oh; r++)
+        for (int c = 0; c < ow; c++) {
+            const uint64_t *row = hm + (size_t)(r + off) * wp + (size_t)(c + off);
+            uint64_t hs = 0, any = 0;
+            for (int a = 0; a < k; a++)
+                for (int b = 0; b < k; b++) {
+                    uint64_t v = row[(size_t)a * wp + (size_t)b];
+                    hs += v * kt[a * k + b], any |= v;
+                }
+            uint64_t key = any ? grp_mix(hs) | 1 : 0; /* blank: exact, no key */
+            size_t bit = (size_t)(key >> 40) & (4 * T - 1), wd = bit / 64;
+            uint64_t m = (uint64_t)(key != 0) << (bit % 64);
+            twice[wd] |= seen[wd] & m, seen[wd] |= m;
+            keys[(size_t)r * ow + (size_t)c] = key;
+        }
+    size_t nl = 0;
+    for (int r = 0; r < oh; r++) {
+        uint64_t last = 0; /* the previous window's key in this row, and its slot (a background's run) */
+        size_t lx = 0;
+        for (int c = 0; c < ow; c++) {
+            uint64_t key = keys[(size_t)r * ow + (size_t)c];
+            size_t bit = (size_t)(key >> 40) & (4 * T - 1);
+            if (!key || !((twice[bit / 64] >> (bit % 64)) & 1)) continue; /* blank, or alone */
+            if (key == last) {
+                tab[2 * lx + 1] += (uint64_t)1 << 32;
+                continue;
+            }
+            size_t x = (size_t)((key >> 1) & (T - 1)); /* not bit 0: always 1 */
+            for (;;) {
+                if (!tab[2 * x]) {
+                    tab[2 * x] = key, tab[2 * x + 1] = ((uint64_t)1 << 32) | (uint64_t)((size_t)r * ow + (size_t)c);
+                    lst[nl++] = (uint32_t)x;
+                    break;
+                }
+                if (tab[2 * x] == key) {
+                    tab[2 * x + 1] += (uint64_t)1 << 32;
+                    break;
+                }
+                x = (x + 1) & (T - 1);
+            }
+            last = key, lx = x;
+        }
+    }
+    size_t ng = 0;
+    double over = 0;
+    for (size_t j = 0; j < nl; j++) {
+        uint64_t *slot = tab + 2 * (size_t)lst[j], cr = slot[1];
+        slot[0] = slot[1] = 0; /* the table all 0 again */
+        double G = (double)(cr >> 32);
+        if (G < 2) continue;
+        double f = G * G - G;
+        if (ng++ >= GRP_EXACT) {
+            over += f;
+            continue;
+        }
+        int r = (int)((uint32_t)cr / (uint32_t)ow), c = (int)((uint32_t)cr % (uint32_t)ow);
+        for (size_t u = 0; u < NU; u++) {
+            const float *xp = ck_plane(xv.p, xv.cb, NU, HW, i, u);
+            double m = 0;
+            for (int a = 0; a < k; a++)
+                for (int b = 0; b < k; b++) {
+                    int ih = flip ? r + pad - a : r + a - pad, iw = flip ? c + pad - b : c + b - pad;
+                    if ((unsigned)ih < (unsigned)h && (unsigned)iw < (unsigned)w) {
+                        double t = fabs((double)xp[((size_t)ih * (size_t)w + (size_t)iw) * cb]);
+                        m = t > m ? t : m;
+                    }
+                }
+            mx[u] = m;
+        }
+        for (size_t v = 0; v < NV; v++) {
+            double sg = bias ? fabs((double)bias[v]) : 0;
+            for (size_t u = 0; u < NU; u++) sg += coef[u * NV + v] * mx[u];
+            E[v] += f * sg * sg;
+        }
+    }
+    if (over > 0)
+        for (size_t v = 0; v < NV; v++) E[v] += over * s[v] * s[v];
+    return E;
+}
+
+/* S' = S + E / A (conv_groups) */
+static double grp_s(double s, double e, double a) { return e > 0 ? (a > 0 ? s + e / a : INFINITY) : s; }
+
 /* forward, alternating (FWD_RA, FWD_CA), sample i: per output channel,
  * the sum of (-1)^row y (of (-1)^column y: sr, sc, rows_weighted_of's)
  * against the weights times the input's alternating window sums plus ow
@@ -1311,7 +1567,7 @@ static void conv_fwd_alt_sample(const conv_job *J, const ck_tls *W, size_t i, co
  * ys, ya: y's weighted sums (rows_weighted_of's); rhs, a: scratch (OC
  * each). */
 static void conv_fwd_w_sample(const conv_job *J, const ck_tls *W, size_t i, const double *ex, const double *sm,
-                              double *rhs, double *a, const double *ys, const double *ya) {
+                              const double *E, double *rhs, double *a, const double *ys, const double *ya) {
     const ck_conv_dims *d = &J->d;
     size_t kk = (size_t)d->k * d->k, ckk = d->c * kk, P = (size_t)d->oh * d->ow, OC = d->oc;
     /* the weighted window sums came with the plain ones (window_sums_of) */
@@ -1321,7 +1577,8 @@ static void conv_fwd_w_sample(const conv_job *J, const ck_tls *W, size_t i, cons
     matvec_acc(rhs, a, J->wf, W->sw, W->swa, ckk, OC);
     double *o = J->o[CK_FWD_PW];
     for (size_t oc = 0; oc < OC; oc++)
-        put_rel(o + CK_REL * (i * OC + oc), ys[oc], ya[oc] + 2.0 * P * ex[oc], rhs[oc], a[oc], (double)P * sm[oc]);
+        put_rel(o + CK_REL * (i * OC + oc), ys[oc], ya[oc] + 2.0 * P * ex[oc], rhs[oc], a[oc],
+                grp_s((double)P * sm[oc], (double)P * P * E[oc], a[oc]));
 }
 
 /* forward, random-weighted (FWD_RND), sample i: per output channel and
@@ -1603,14 +1860,20 @@ static void conv_fwd_sample(const conv_job *J, const ck_tls *W, size_t i) {
         rhs[oc] = P * (double)J->b[oc], a[oc] = P * fabs((double)J->b[oc]), ex[oc] = 0, sm[oc] = fabs((double)J->b[oc]);
     matvec_acc(rhs, a, wt, W->s, W->sa, ckk, OC);
     matvec_acc(ex, sm, wsum, T, M, (size_t)d->c, OC); /* wsum >= 0: |wsum| = wsum */
+    /* identical windows (conv_groups): S' = S + E / A for the relations
+     * with this A; the position-weighted one gets its own (E kept) */
+    const double *E = conv_groups(J->xv, i, (size_t)d->c, d->h, d->w, d->oh, d->ow, d->k, d->pad, 0, wsum, OC, J->b,
+                                  sm, W);
+    double *sp = (double *)E + (d->c > d->oc ? d->c : d->oc); /* S' (over conv_groups' window maxima) */
+    for (size_t oc = 0; oc < OC; oc++) sp[oc] = grp_s(sm[oc], E[oc], a[oc]);
     double *o = J->o[CK_FWD];
     for (size_t oc = 0; oc < OC; oc++)
-        put_rel(o + CK_REL * (i * OC + oc), ys[oc], ya[oc] + ex[oc], rhs[oc], a[oc], sm[oc]);
+        put_rel(o + CK_REL * (i * OC + oc), ys[oc], ya[oc] + ex[oc], rhs[oc], a[oc], sp[oc]);
     if (weighted) rows_weighted_of(J->yv, i, OC, d->oh, d->ow, wy, wya, sr, sc);
-    if (J->o[CK_FWD_RA] && J->o[CK_FWD_CA]) conv_fwd_alt_sample(J, W, i, ex, sm, a, ya, sr, sc, rr, rc);
+    if (J->o[CK_FWD_RA] && J->o[CK_FWD_CA]) conv_fwd_alt_sample(J, W, i, ex, sp, a, ya, sr, sc, rr, rc);
     /* before the position-weighted one, which reuses rhs and a */
-    if (J->o[CK_FWD_RND]) conv_fwd_rnd_sample(J, W, i, a, ya, ex, sm);
-    if (J->o[CK_FWD_PW]) conv_fwd_w_sample(J, W, i, ex, sm, rhs, a, wy, wya);
+    if (J->o[CK_FWD_RND]) conv_fwd_rnd_sample(J, W, i, a, ya, ex, sp);
+    if (J->o[CK_FWD_PW]) conv_fwd_w_sample(J, W, i, ex, sm, E, rhs, a, wy, wya);
     if (J->o[CK_FWD_BLANK]) conv_blank_sample(J, i, (unsigned char *)W->rnd);
     if (J->o[CK_FWD_PEEK]) conv_plane_peek(J, i, 0);
 }
@@ -1631,9 +1894,13 @@ static void conv_bwd_data_sample(const conv_job *J, const ck_tls *W, size_t i) {
     for (size_t c = 0; c < C; c++) rhs[c] = a[c] = ex[c] = sm[c] = 0;
     matvec_acc(rhs, a, wb, W->s, W->sa, OC * kk, C);
     matvec_acc(ex, sm, wsum, T, M, OC, C);
+    /* identical windows of dy (conv_groups, flipped taps): S' */
+    const double *E = conv_groups(J->dyv, i, OC, d->oh, d->ow, d->h, d->w, d->k, d->pad, 1, wsum, C, NULL, sm, W);
+    double *sp = (double *)E + (C > OC ? C : OC);
+    for (size_t c = 0; c < C; c++) sp[c] = grp_s(sm[c], E[c], a[c]);
     double *o = J->o[CK_BWD_DATA];
-    for (size_t c = 0; c < C; c++) put_rel(o + CK_REL * (i * C + c), xs[c], xa[c] + ex[c], rhs[c], a[c], sm[c]);
-    if (J->o[CK_BWD_DATA_RND]) conv_bwd_data_rnd_sample(J, W, i, a, xa, ex, sm);
+    for (size_t c = 0; c < C; c++) put_rel(o + CK_REL * (i * C + c), xs[c], xa[c] + ex[c], rhs[c], a[c], sp[c]);
+    if (J->o[CK_BWD_DATA_RND]) conv_bwd_data_rnd_sample(J, W, i, a, xa, ex, sp);
     if (J->o[CK_BWD_DATA_PEEK]) conv_plane_peek(J, i, 1);
     if (weighted) rows_weighted_of(J->dxv, i, C, d->h, d->w, wx, wxa, sr, sc);
     if (J->o[CK_BWD_DATA_RA] && J->o[CK_BWD_DATA_CA]) {
@@ -1645,8 +1912,8 @@ static void conv_bwd_data_sample(const conv_job *J, const ck_tls *W, size_t i) {
         matvec_s2(rr, rc, wb, W->sra, W->sca, OC * kk, C);
         double *q = J->o[CK_BWD_DATA_RA], *qc = J->o[CK_BWD_DATA_CA];
         for (size_t c = 0; c < C; c++) {
-            put_rel(q + CK_REL * (i * C + c), sr[c], xa[c] + ex[c], rr[c], a[c], sm[c]);
-            put_rel(qc + CK_REL * (i * C + c), sc[c], xa[c] + ex[c], rc[c], a[c], sm[c]);
+            put_rel(q + CK_REL * (i * C + c), sr[c], xa[c] + ex[c], rr[c], a[c], sp[c]);
+            put_rel(qc + CK_REL * (i * C + c), sc[c], xa[c] + ex[c], rc[c], a[c], sp[c]);
         }
     }
     if (!J->o[CK_BWD_DATA_PW]) return;
@@ -1658,7 +1925,8 @@ static void conv_bwd_data_sample(const conv_job *J, const ck_tls *W, size_t i) {
     matvec_acc(rhs, a, wb, W->sw, W->swa, OC * kk, C);
     o = J->o[CK_BWD_DATA_PW];
     for (size_t c = 0; c < C; c++)
-        put_rel(o + CK_REL * (i * C + c), wx[c], wxa[c] + 2.0 * HW * ex[c], rhs[c], a[c], (double)HW * sm[c]);
+        put_rel(o + CK_REL * (i * C + c), wx[c], wxa[c] + 2.0 * HW * ex[c], rhs[c], a[c],
+                grp_s((double)HW * sm[c], (double)HW * HW * E[c], a[c]));
 }
 
 /* Z[p] (za[p]) for output position p = (r, q): the sum of x (|x|) over all

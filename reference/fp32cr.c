@@ -204,6 +204,21 @@ static void row_interval(const float *z, int c, int y, size_t n, mpfr_prec_t pre
         dhi[j] = mpfr_get_flt(b, MPFR_RNDN);
         /* a collapsed interval is an exact value: make both ends agree */
         if (mpfr_equal_p(a, b)) dhi[j] = dlo[j];
+        /* The label's exact value is strictly negative when c >= 2: every
+         * exp(z_k - mx) is > 0, so softmax_y = e_y / (e_y + sum_{k != y} e_k)
+         * < 1.  Its interval's upper end can still be exactly 0: once
+         * e^(z_k - mx) < 2^-prec (the label leading every other logit by more
+         * than prec * ln 2, ~5678 at 8192 bits; or MPFR's exp underflowing,
+         * beyond ~7.4e8), slo = 1 + sum elo_k rounded down is 1 and
+         * ehi_y / slo - 1 = 0.  RN(0) is +0 and the lower end's RN is -0 once
+         * it is above -2^-150: the ends never agree, though the value is
+         * decided: a <= x < 0 and RN(a) = -0 give RN(x) = -0 (RN is monotonic,
+         * and a nonzero value that rounds to zero keeps its sign).  So an
+         * upper end of exactly 0 stands for 0^-.  The other classes need no
+         * such rule: their exact value is > 0 and their lower end >= +0
+         * (elo_j / shi, with elo_j = +0 where exp underflows), whose RN is
+         * the +0 a tiny positive value rounds to. */
+        if (j == y && c >= 2 && mpfr_zero_p(b)) dhi[j] = -0.0f;
     }
     /* loss_row = log(s) - (z_y - mx) */
     mpfr_set_flt(d, z[y], MPFR_RNDN);
@@ -221,8 +236,19 @@ static void row_interval(const float *z, int c, int y, size_t n, mpfr_prec_t pre
 int fcr_softmax_xent(const float *z, const int32_t *labels, size_t n, int c, float *dz, float *loss) {
     float dlo[c], dhi[c];
     int rc = LS_OK;
+    /* Non-finite logits have no exact softmax to round: say so, by place.
+     * With finite logits every row and the loss decide at some precision
+     * (the values are transcendental or exact, and the one sign-of-zero
+     * case is handled in row_interval), so a loop that runs out of bits
+     * below is a bug of this file, reported as one. */
+    for (size_t k = 0; k < n * (size_t)c; k++)
+        if (!isfinite(z[k]))
+            return ls_err(LS_ELIB, "reference fp32cr: softmax row %zu has a non-finite logit (class %zu: %g)",
+                          k / (size_t)c, k % (size_t)c, (double)z[k]);
     for (mpfr_prec_t lp = ZIV_PREC0;; lp *= 2) {
-        if (lp > ZIV_PREC_MAX) return ls_err(LS_ELIB, "reference fp32cr: softmax loss did not converge (non-finite logits?)");
+        if (lp > ZIV_PREC_MAX)
+            return ls_err(LS_ELIB, "reference fp32cr: softmax loss did not converge at %d bits (finite logits: a bug)",
+                          (int)ZIV_PREC_MAX);
         mpfr_t llo, lhi;
         mpfr_inits2(lp + 64, llo, lhi, (mpfr_ptr)0);
         mpfr_set_zero(llo, 1);
@@ -234,7 +260,9 @@ int fcr_softmax_xent(const float *z, const int32_t *labels, size_t n, int c, flo
             mpfr_inits2(lp + 64, rl, rh, (mpfr_ptr)0);
             for (mpfr_prec_t prec = lp;; prec *= 2) {
                 if (prec > ZIV_PREC_MAX) {
-                    rc = ls_err(LS_ELIB, "reference fp32cr: softmax row %zu did not converge (non-finite logits?)", i);
+                    rc = ls_err(LS_ELIB,
+                                "reference fp32cr: softmax row %zu did not converge at %d bits (finite logits: a bug)",
+                                i, (int)ZIV_PREC_MAX);
                     break;
                 }
                 mpfr_set_zero(rl, 1);
@@ -255,6 +283,14 @@ int fcr_softmax_xent(const float *z, const int32_t *labels, size_t n, int c, flo
         }
         mpfr_div_ui(llo, llo, (unsigned long)n, MPFR_RNDD);
         mpfr_div_ui(lhi, lhi, (unsigned long)n, MPFR_RNDU);
+        /* Every row's loss log(sum_k exp(z_k - z_y)) is > 0 when c >= 2 (one
+         * term is 1, the others are > 0), so the exact mean is > 0 and +0 is
+         * a valid lower end.  Without this, rows whose label leads by more
+         * than prec * ln 2 give log(slo) = log(1) = 0 and 0 - 0 rounded down
+         * is -0: a lower end of -0 against an upper end that rounds to +0
+         * would never decide, though a positive value below 2^-150 rounds
+         * to +0. */
+        if (c >= 2 && mpfr_sgn(llo) <= 0) mpfr_set_zero(llo, 1);
         float a = mpfr_get_flt(llo, MPFR_RNDN), b = mpfr_get_flt(lhi, MPFR_RNDN);
         int exact = mpfr_equal_p(llo, lhi);
         mpfr_clears(llo, lhi, (mpfr_ptr)0);

@@ -44,8 +44,8 @@ float fcr_adam_param_mpfr(float p, float mn, float vn, float step_size, float bc
 float fcr_adam_v_mpfr(float v, float g, float b2, float omb2);
 
 /* Softmax cross-entropy over n rows of c logits.  Writes dz (n, c) and
- * *loss.  Returns 0, or LS_ELIB if Ziv's loop did not converge (only for
- * non-finite inputs). */
+ * *loss.  Returns 0, or LS_ELIB for a non-finite logit (or, a bug, if Ziv's
+ * loop ran out of precision on finite ones). */
 int fcr_softmax_xent(const float *z, const int32_t *labels, size_t n, int c, float *dz, float *loss);
 
 #endif

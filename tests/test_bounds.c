@@ -1121,6 +1121,86 @@ static void test_adam_vs_exact0_fails(void **state) {
     assert_true(max1 <= 1.0);  /* vs_exact = 1 holds on every element searched */
 }
 
+/* Adam beyond fp32's range (the false-alarm hunt's --normalize 1,1e-20):
+ * where fl(g g) overflows (g g >= 2^128 - 2^103: |g| >= 2^64; 2^64 (1 -
+ * 2^-24) squares to 2^128 - 2^105 + 2^80, which rounds to a finite float),
+ * ops_adam_elem's v' is +inf and p' = p, while the exact side stays finite
+ * and moves p (by ~lr).  The old bound judged that as rounding (a PROBLEM
+ * ~8e5 the bound); now those elements are judged by an exactness rule
+ * (bounds_adam_range + bounds_range_apply: what fp32 must produce, bound
+ * 0).  The correct fp32 result passes; a finite or NaN v', a moved
+ * parameter, even by one ulp, does not. */
+static void test_adam_overflow_rule(void **state) {
+    enum { N = 6 };
+    float g[N] = {2e19f, -3e19f, 1e30f, 0x1p64f, 0x1.fffffep63f, 1e19f};
+    float p[N] = {0.5f, -0.25f, 0.0f, 1.0f, 0.5f, 0.5f}, m[N] = {0, 1e18f, -1e20f, 0, 0, 0};
+    float v[N] = {0, 0, 1e30f, 0, 0, 0};
+    const unsigned char want_ovf[N] = {1, 1, 1, 1, 0, 0};
+    adam_cfg cfg = adam_default();
+    for (int t = 1; t <= 5; t += 4) {
+        adam_scalars a = adam_make_scalars(&cfg, t);
+        double bp[N], bm[N], bv[N], ep[N], em[N], ev[N], rp[N], rv[N];
+        float cp[N], cm[N], cv[N], wp[N], wv[N], bad[N];
+        unsigned char ovf[N];
+        bounds_adam(p, m, v, g, N, &a, 1, bp, bm, bv);
+        assert_int_equal(bounds_adam_range(p, m, v, g, N, &a, ovf, wp, wv), 4);
+        for (int i = 0; i < N; i++) {
+            exact_adam(p[i], m[i], v[i], g[i], &a, 1, &ep[i], &em[i], &ev[i]);
+            cp[i] = p[i];
+            cm[i] = m[i];
+            cv[i] = v[i];
+            ops_adam_elem(&cp[i], &cm[i], &cv[i], g[i], a.beta1, a.one_minus_beta1, a.beta2, a.one_minus_beta2,
+                          a.step_size, a.bc2_sqrt, a.eps);
+            assert_int_equal(ovf[i], want_ovf[i]);
+            if (ovf[i]) {
+                /* what fp32 must produce, and how far the exact side is from it */
+                assert_true(isinf(wv[i]) && wv[i] > 0 && wp[i] == p[i] && isfinite(ev[i]));
+                assert_true(fabs(ep[i] - p[i]) > 1e-5);   /* the exact p moved: no rounding does that */
+                assert_true(bp[i] == 0 && bv[i] == 0);  /* an exactness rule */
+            } else {
+                assert_true(isfinite(cv[i]) && bp[i] > 0 && bv[i] > 0); /* the ordinary bound */
+            }
+        }
+        memcpy(rp, ep, sizeof rp);
+        memcpy(rv, ev, sizeof rv);
+        assert_int_equal(bounds_range_apply(rp, bp, ovf, wp, N), 4);
+        assert_int_equal(bounds_range_apply(rv, bv, ovf, wv, N), 4);
+        compare_stats s;
+        compare_f64(&s, rp, cp, N, bp);
+        assert_int_equal(s.n_over_bound, 0);
+        assert_true(s.max_bound_ratio <= 1.0);
+        compare_f64(&s, rv, cv, N, bv);
+        assert_int_equal(s.n_over_bound, 0);
+        compare_f64(&s, em, cm, N, bm); /* m' never involves v: its bound as ever */
+        assert_int_equal(s.n_over_bound, 0);
+        /* the exact side's own values are not what fp32 can give: without
+         * the rule every overflowing element is over (the old false alarm) */
+        compare_f64(&s, ep, cp, N, bp);
+        assert_int_equal(s.n_over_bound, 4);
+        /* wrong results are still caught: a finite v' (a wider g*g), a NaN
+         * v', the exact (moved) parameter, a parameter one ulp off */
+        for (int i = 0; i < N; i++) bad[i] = ovf[i] ? FLT_MAX : cv[i];
+        compare_f64(&s, rv, bad, N, bv);
+        assert_int_equal(s.n_over_bound, 4);
+        assert_true(s.max_bound_ratio == INFINITY);
+        for (int i = 0; i < N; i++) bad[i] = ovf[i] ? NAN : cv[i];
+        compare_f64(&s, rv, bad, N, bv);
+        assert_int_equal(s.n_over_bound, 4);
+        for (int i = 0; i < N; i++) bad[i] = ovf[i] ? (float)ep[i] : cp[i];
+        compare_f64(&s, rp, bad, N, bp);
+        assert_int_equal(s.n_over_bound, 4);
+        for (int i = 0; i < N; i++) bad[i] = ovf[i] ? nextafterf(cp[i], INFINITY) : cp[i];
+        compare_f64(&s, rp, bad, N, bp);
+        assert_int_equal(s.n_over_bound, 4);
+        /* an infinite bound (no information) judges no non-finite pair */
+        double binf[N];
+        for (int i = 0; i < N; i++) binf[i] = INFINITY;
+        for (int i = 0; i < N; i++) bad[i] = ovf[i] ? FLT_MAX : cv[i];
+        compare_f64(&s, rv, bad, N, binf);
+        assert_int_equal(s.n_over_bound, 0);
+    }
+}
+
 /* ---- the rule table ---------------------------------------------------------- */
 
 /* Every tensor the audit compares, of both built-in models, has a rule
@@ -1354,6 +1434,7 @@ int main(void) {
         cmocka_unit_test_setup(test_adam_random, reseed),
         cmocka_unit_test_setup(test_adam_t1, reseed),
         cmocka_unit_test_setup(test_adam_vs_exact0_fails, reseed),
+        cmocka_unit_test_setup(test_adam_overflow_rule, reseed),
         cmocka_unit_test_setup(test_rules_cover_models, reseed),
         cmocka_unit_test_setup(test_eval_chain, reseed),
     };

@@ -403,13 +403,43 @@ static void test_audit_save(void **st) {
     rmdir(dir);
 }
 
+/* Inputs scaled by 1e20 (--normalize 1,1e-20): some of fc2's weight
+ * gradients pass 1.8e19, fp32's g*g overflows, v = inf and the parameter
+ * keeps its value, as ops_adam_elem must; the exact reference stays finite
+ * and moves it.  That is fp32's range, not a rounding error: the audit
+ * judges those elements by what fp32 must produce (bounds_adam_range) and
+ * counts them, with no PROBLEM (before: fc2.weight at ~8e5 the bound). */
+static void test_adam_overflow_not_a_problem(void **st) {
+    if (!have_data()) skip();
+    audit_cfg c;
+    small_cfg(&c, "reference,cpu", MODE_ISOLATED, 16, 64);
+    assert_int_equal(run_parse_normalize(&c.run, "1,1e-20"), 0);
+    c.ref_steps = 2;
+    c.eval = 0;
+    c.fail_on = AUDIT_FAIL_PROBLEM;
+    audit_result r;
+    if (audit_run(&c, &r)) fail_msg("audit: %s", ls_errmsg());
+    int pi = audit_pair_index(&r, "reference", "cpu"), s = audit_slot(&r, "fc2.weight.adam_v");
+    assert_true(pi >= 0 && s >= 0);
+    const audit_slot_stats *ss = &r.pair[pi].slot[s];
+    printf("      fc2.weight: %ld element-check(s) beyond fp32's range; bound ratio %g; problems %d\n", ss->n_range,
+           ss->max_bound_ratio, r.problems);
+    assert_int_equal(r.problems, 0);
+    assert_int_equal(r.gate, 0);
+    assert_true(ss->n_range > 0); /* the case is reached */
+    int sp = audit_slot(&r, "fc2.weight");
+    assert_true(sp >= 0 && r.pair[pi].slot[sp].n_range == ss->n_range);
+    assert_true(r.pair[pi].slot[sp].max_bound_ratio <= 1.0);
+    audit_result_free(&r);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_isolated_bounds),         cmocka_unit_test(test_repeat_determinism),
         cmocka_unit_test(test_free_grows_sync_does_not), cmocka_unit_test(test_bad_engines),
         cmocka_unit_test(test_cuda_skipped_or_run),     cmocka_unit_test(test_perturb_noise_floor),
         cmocka_unit_test(test_verdicts_and_gate),         cmocka_unit_test(test_audit_save),
-        cmocka_unit_test(test_checksums_name_transform),
+        cmocka_unit_test(test_checksums_name_transform), cmocka_unit_test(test_adam_overflow_not_a_problem),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

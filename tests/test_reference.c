@@ -371,6 +371,98 @@ static void test_fp32cr_softmax(void **st) {
     mpfr_clears(s, e, t, tot, (mpfr_ptr)0);
 }
 
+/* Rows whose label leads every other logit by D far beyond 5678 = 8192 ln 2
+ * (the softmax's Ziv loop's last precision) and beyond MPFR's exp range
+ * (~7.4e8): the exact values are decided though no interval end resolves
+ * exp(-D).  For D >= 105, 0 < 1 - p_y = sum_{k != y} e^(z_k - z_y) / s
+ * <= (C - 1) e^-D < 2^-150, so RN((p_y - 1)/n) = -0 (a negative value below
+ * half the smallest subnormal), RN(p_k / n) = +0, and a row's loss
+ * log(1 + sum_{k != y} e^(z_k - z_y)) lies in (0, 2^-150).  The old loop
+ * never decided the label's sign of zero ([-0, +0]) and stopped with "did
+ * not converge (non-finite logits?)".  Checked against MPFR at 2000 bits
+ * with the widest exponent range (2^(+-2^62)), in forms without cancellation
+ * (dz_y = -(sum_{k != y} e_k / s) / n, loss_row = log1p(sum_{k != y} ...)),
+ * so that even an underflowed term keeps its sign. */
+static void softmax_want(const float *z, const int32_t *y, int n, int c, float *dz, float *loss) {
+    mpfr_exp_t emin = mpfr_get_emin(), emax = mpfr_get_emax();
+    mpfr_set_emin(mpfr_get_emin_min());
+    mpfr_set_emax(mpfr_get_emax_max()); /* e^(z_k - z_y) up to e^1e9 when the label trails */
+    mpfr_t s, r, e, t, tot;
+    mpfr_inits2(2000, s, r, e, t, tot, (mpfr_ptr)0);
+    mpfr_set_zero(tot, 1);
+    for (int i = 0; i < n; i++) {
+        const float *zi = z + (size_t)i * c;
+        int yi = y[i];
+        /* s = sum_k e^(z_k - z_y), r = s - 1 (the terms k != y): both > 0 */
+        mpfr_set_zero(r, 1);
+        for (int k = 0; k < c; k++) {
+            if (k == yi) continue;
+            mpfr_set_flt(e, zi[k], MPFR_RNDN);
+            mpfr_sub_d(e, e, (double)zi[yi], MPFR_RNDN); /* exact: two fp32 at 2000 bits */
+            mpfr_exp(e, e, MPFR_RNDN);
+            mpfr_add(r, r, e, MPFR_RNDN);
+        }
+        mpfr_add_ui(s, r, 1, MPFR_RNDN);
+        for (int k = 0; k < c; k++) {
+            if (k == yi) {
+                mpfr_div(t, r, s, MPFR_RNDN);
+                mpfr_neg(t, t, MPFR_RNDN);
+            } else {
+                mpfr_set_flt(e, zi[k], MPFR_RNDN);
+                mpfr_sub_d(e, e, (double)zi[yi], MPFR_RNDN);
+                mpfr_exp(e, e, MPFR_RNDN);
+                mpfr_div(t, e, s, MPFR_RNDN);
+            }
+            mpfr_div_ui(t, t, (unsigned long)n, MPFR_RNDN);
+            dz[(size_t)i * c + k] = mpfr_get_flt(t, MPFR_RNDN);
+        }
+        mpfr_log1p(t, r, MPFR_RNDN);
+        mpfr_add(tot, tot, t, MPFR_RNDN);
+    }
+    mpfr_div_ui(tot, tot, (unsigned long)n, MPFR_RNDN);
+    *loss = mpfr_get_flt(tot, MPFR_RNDN);
+    mpfr_clears(s, r, e, t, tot, (mpfr_ptr)0);
+    mpfr_set_emin(emin);
+    mpfr_set_emax(emax);
+}
+
+static void test_fp32cr_softmax_label_far_ahead(void **st) {
+    enum { N = 6, C = 10 };
+    float z[N * C], dz[N * C], want[N * C], loss, want_loss;
+    int32_t y[N] = {2, 7, 0, 4, 1, 9};
+    for (int i = 0; i < N; i++)
+        for (int j = 0; j < C; j++) z[i * C + j] = rand_float(0) * 8.0f;
+    for (int j = 0; j < C; j++) {
+        z[0 * C + j] = j == 2 ? 5e8f : -5e8f;         /* D = 1e9: exp underflows in MPFR */
+        z[1 * C + j] = j == 7 ? 1e30f : (float)j;     /* D = 1e30 */
+        z[2 * C + j] = j == 0 ? 1e4f : -0.5f * j;     /* D ~ 1e4: past 8192 ln 2 */
+        z[3 * C + j] = j == 5 ? 1e9f : 0.0f;          /* another class leads: dz_y = -1/n */
+    }
+    assert_int_equal(fcr_softmax_xent(z, y, N, C, dz, &loss), 0);
+    softmax_want(z, y, N, C, want, &want_loss);
+    for (int k = 0; k < N * C; k++)
+        if (bits_of(want[k]) != bits_of(dz[k]))
+            fail_msg("softmax row %d col %d: %a vs MPFR %a", k / C, k % C, dz[k], want[k]);
+    assert_true(bits_of(want_loss) == bits_of(loss));
+    /* the hand-written answers of the comment above */
+    for (int i = 0; i < 3; i++)
+        for (int j = 0; j < C; j++)
+            assert_true(bits_of(dz[i * C + j]) == bits_of(j == y[i] ? -0.0f : 0.0f));
+    assert_true(dz[3 * C + 4] == -1.0f / N && dz[3 * C + 5] == 1.0f / N);
+
+    /* a batch of such rows only: loss +0 (positive, below 2^-150) */
+    for (int i = 0; i < 3; i++) {
+        assert_int_equal(fcr_softmax_xent(z + i * C, y + i, 1, C, dz, &loss), 0);
+        assert_true(bits_of(loss) == bits_of(0.0f));
+        assert_true(bits_of(dz[y[i]]) == bits_of(-0.0f));
+    }
+
+    /* non-finite logits are still refused, and said to be */
+    z[1 * C + 3] = INFINITY;
+    assert_int_not_equal(fcr_softmax_xent(z, y, N, C, dz, &loss), 0);
+    assert_non_null(strstr(ls_errmsg(), "non-finite logit"));
+}
+
 /* ---- the exact mode's window dot product ----------------------------------- */
 
 static void test_xacc(void **st) {
@@ -1004,6 +1096,7 @@ int main(void) {
         cmocka_unit_test(test_fp32cr_adam_tie),
         cmocka_unit_test(test_fp32cr_dropout),
         cmocka_unit_test(test_fp32cr_softmax),
+        cmocka_unit_test(test_fp32cr_softmax_label_far_ahead),
         cmocka_unit_test(test_xacc),
         cmocka_unit_test(test_hand_conv),
         cmocka_unit_test(test_hand_dense_softmax),

@@ -113,6 +113,8 @@ typedef struct {
     long first_over_step, worst_ratio_step; /* 0: none */
     size_t worst_ratio_index;
     double worst_ref, worst_cand, worst_bound; /* at the largest bound ratio */
+    long n_range;            /* elements judged by fp32's range rule (Adam's fp32 v' overflowed: p' and v' must
+                              * be ops_adam_elem's, bounds_adam_range), summed over checks */
     /* the sharper, probabilistic tier (checks/bounds.h, rounding_tests.h) at
      * the same checks: per element the ratio to the sharp bound, per tensor
      * and check the sign tests (bias) and the mean square (scale); any of

@@ -158,6 +158,12 @@ typedef struct {
     double *ck_vec;         /* an engine's checksum vector (engines/checksums.h), + 1: its operand hash */
     double *ck_vec2;        /* a repeat's, while ck_vec holds its first listing's */
     double *bound3, *bound_tmp;
+    /* fp32's range in Adam (bounds_adam_range): the elements whose fp32 v'
+     * overflows this step, and what ops_adam_elem makes of p and v there */
+    unsigned char *ovf;
+    float *want_p, *want_v;
+    size_t n_ovf;
+    double *ref_tmp;        /* a reference slice with those elements replaced */
     double loss_bound;
     uint64_t *sharp_hash;   /* scratch of the sharper tier's duplicate set (rounding_tests.h), lazily */
     size_t sharp_hash_cap;
@@ -638,7 +644,14 @@ static void sharp_check(audit *A, audit_pair *p, audit_slot_stats *ss, const slo
  * At a bounded step every comparison with a reference is a check: with a
  * bound (or an exactness rule, bound 0) it is judged, without one it is
  * counted as unchecked. */
-static void compare_slot(audit *A, int s, const double *bound) {
+static void compare_slot_range(audit *A, int s, const double *bound, const unsigned char *ovf, const float *want);
+
+static void compare_slot(audit *A, int s, const double *bound) { compare_slot_range(A, s, bound, NULL, NULL); }
+
+/* ... and with fp32's range rule: where ovf[i] (slice-relative, NULL: none)
+ * the reference's value is replaced by want[i], what fp32 must produce,
+ * and the bound by 0 (bounds_adam_range). */
+static void compare_slot_range(audit *A, int s, const double *bound, const unsigned char *ovf, const float *want) {
     audit_result *r = A->r;
     const slot_def *d = &A->slot[s];
     size_t off = d->off;
@@ -649,18 +662,28 @@ static void compare_slot(audit *A, int s, const double *bound) {
         compare_stats st;
         int is_ref = r->eng[p->a].is_ref;
         const double *bd = is_ref && A->bounded_step ? bound : NULL;
+        const double *rv = A->db[p->a] + off;
         if (bd && r->eng[p->a].ref_fp32cr) {
             /* an fp32cr reference rounds each value once: u |ref| more */
-            const double *rv = A->db[p->a] + off;
             for (size_t i = 0; i < nn; i++) A->bound_tmp[i] = bd[i] + 0x1p-24 * fabs(rv[i]);
             bd = A->bound_tmp;
+        }
+        size_t n_range = 0;
+        if (bd && ovf && !r->eng[p->b].is_ref) {
+            /* beyond fp32's range the reference's exact value is not what
+             * any fp32 engine can produce: judge by what fp32 must */
+            if (bd != A->bound_tmp) memcpy(A->bound_tmp, bd, nn * sizeof *bd);
+            memcpy(A->ref_tmp, rv, nn * sizeof *rv);
+            n_range = bounds_range_apply(A->ref_tmp, A->bound_tmp, ovf, want, nn);
+            bd = A->bound_tmp;
+            rv = A->ref_tmp;
         }
         if (is_ref && r->eng[p->b].is_ref)
             /* two references (a repeat): compare what each reads out as
              * fp32; their doubles carry more than either rounds to */
             compare_f32(&st, A->fb[p->a] + off, A->fb[p->b] + off, nn, NULL);
         else if (is_ref)
-            compare_f64(&st, A->db[p->a] + off, A->fb[p->b] + off, nn, bd);
+            compare_f64(&st, rv, A->fb[p->b] + off, nn, bd);
         else
             compare_f32(&st, A->fb[p->a] + off, A->fb[p->b] + off, nn, NULL);
         if (bd && d->exact && st.n_zero_sign) {
@@ -679,6 +702,7 @@ static void compare_slot(audit *A, int s, const double *bound) {
             ss->max_ulp = st.max_ulp;
             ss->worst_step = A->step;
         }
+        ss->n_range += (long)n_range;
         if (is_ref && A->bounded_step) {
             ss->n_check_steps++;
             if (st.has_bound) {
@@ -690,7 +714,7 @@ static void compare_slot(audit *A, int s, const double *bound) {
                     ss->worst_ratio_step = A->step;
                     size_t wi = st.worst_bound_index < nn ? st.worst_bound_index : 0;
                     ss->worst_ratio_index = wi;
-                    ss->worst_ref = A->db[p->a][off + wi];
+                    ss->worst_ref = rv[wi];
                     ss->worst_cand = A->fb[p->b][off + wi];
                     ss->worst_bound = bd[wi];
                 }
@@ -700,9 +724,12 @@ static void compare_slot(audit *A, int s, const double *bound) {
         if (st.n_equal < st.n && ss->first_unequal_step == 0) ss->first_unequal_step = A->step;
         json_line_begin(A, r->eng[p->a].label, r->eng[p->b].label, r->slot_name[s], r->slot_phase[s]);
         compare_stats_json(&A->line, &st);
+        if (n_range) lsbuf_printf(&A->line, ", \"fp32_range\": %zu", n_range);
         if (bd && is_ref && !r->eng[p->b].is_ref && A->sharp) {
             double t0 = ls_now();
-            sharp_check(A, p, ss, d, A->db[p->a] + off, A->fb[p->b] + off, bound, nn, r->eng[p->a].ref_fp32cr,
+            /* bound (the worst case before an fp32cr reference's rounding) is
+             * already 0 on the range rule's elements: the tier skips them */
+            sharp_check(A, p, ss, d, rv, A->fb[p->b] + off, bound, nn, r->eng[p->a].ref_fp32cr,
                         A->e[p->b]->batch);
             A->t_sharp += ls_now() - t0;
         }
@@ -1020,6 +1047,8 @@ static int step_update(audit *A) {
         if (A->bounded_step) {
             adam_scalars as = adam_make_scalars(&A->cfg.run.adam, (int)A->step);
             bounds_adam(A->pf, A->pm, A->pv, A->lead, m->n_params, &as, 1, A->bound, A->bound2, A->bound3);
+            A->n_ovf = bounds_adam_range(A->pf, A->pm, A->pv, A->lead, m->n_params, &as, A->ovf, A->want_p,
+                                         A->want_v);
         }
         CMP_END(A);
     }
@@ -1061,14 +1090,23 @@ static int step_params(audit *A, int full, const float *losses) {
         }
     }
     if (!full) return 0;
-    for (int ti = 0; ti < m->n_tensors; ti++)
-        compare_slot(A, A->slot_param[ti], bounded ? A->bound + m->tensors[ti].offset : NULL);
+    /* fp32's range rule on p' and v' where Adam's fp32 v' overflowed
+     * (bounds_adam_range, at step_update) */
+    int range = bounded && A->n_ovf;
+    for (int ti = 0; ti < m->n_tensors; ti++) {
+        size_t o = m->tensors[ti].offset;
+        compare_slot_range(A, A->slot_param[ti], bounded ? A->bound + o : NULL, range ? A->ovf + o : NULL,
+                           range ? A->want_p + o : NULL);
+    }
     if ((rc = fetch_all(A, (tensor_id){TENSOR_ADAM_M, 0}))) return rc;
     for (int ti = 0; ti < m->n_tensors; ti++)
         compare_slot(A, A->slot_m[ti], bounded ? A->bound2 + m->tensors[ti].offset : NULL);
     if ((rc = fetch_all(A, (tensor_id){TENSOR_ADAM_V, 0}))) return rc;
-    for (int ti = 0; ti < m->n_tensors; ti++)
-        compare_slot(A, A->slot_v[ti], bounded ? A->bound3 + m->tensors[ti].offset : NULL);
+    for (int ti = 0; ti < m->n_tensors; ti++) {
+        size_t o = m->tensors[ti].offset;
+        compare_slot_range(A, A->slot_v[ti], bounded ? A->bound3 + o : NULL, range ? A->ovf + o : NULL,
+                           range ? A->want_v + o : NULL);
+    }
     return 0;
 }
 
@@ -1718,6 +1756,10 @@ static int alloc_buffers(audit *A) {
     A->bound_tmp = ls_malloc(A->maxf * sizeof(double));
     A->pm = ls_malloc(A->m.n_params * sizeof(float));
     A->pv = ls_malloc(A->m.n_params * sizeof(float));
+    A->ovf = ls_malloc(A->m.n_params);
+    A->want_p = ls_malloc(A->m.n_params * sizeof(float));
+    A->want_v = ls_malloc(A->m.n_params * sizeof(float));
+    A->ref_tmp = ls_malloc(A->maxf * sizeof(double));
     A->perm = ls_malloc(A->n_train * sizeof *A->perm);
     ck_layout ckl;
     ck_layout_make(&ckl, &A->m, rc_->batch);
@@ -1736,7 +1778,7 @@ static int alloc_buffers(audit *A) {
             ae->ck_twin_of = ae->repeat_of, ae->ck_twin_on = 1;
     }
     if (!A->lead || !A->pf || !A->x || !A->y || !A->bound || !A->bound2 || !A->bound3 || !A->bound_tmp || !A->pm ||
-        !A->pv || !A->perm)
+        !A->pv || !A->ovf || !A->want_p || !A->want_v || !A->ref_tmp || !A->perm)
         return LS_ENOMEM;
     return 0;
 }
@@ -2058,6 +2100,10 @@ static void audit_free(audit *A) {
         for (int l = 0; l < MODEL_MAX_LAYERS; l++) free(A->flipmask[pi][l]);
     free(A->pm);
     free(A->pv);
+    free(A->ovf);
+    free(A->want_p);
+    free(A->want_v);
+    free(A->ref_tmp);
     free(A->perm);
     free(A->ck_vec);
     free(A->ck_vec2);

@@ -1896,6 +1896,40 @@ static int rule_decisions(explain_list *L, const audit_result *r, const model *m
     return LS_OK;
 }
 
+/* Adam elements beyond fp32's range: judged by what fp32 must produce
+ * (bounds_adam_range), counted and shown, one finding per tensor (its v
+ * slot; the parameter's count is the same elements). */
+static int rule_fp32_range(explain_list *L, const audit_result *r, const model *m) {
+    for (int pi = 0; pi < r->n_pairs; pi++) {
+        const audit_pair *p = &r->pair[pi];
+        for (int s = 0; s < r->n_slots; s++) {
+            const audit_slot_stats *ss = &p->slot[s];
+            if (ss->n_range <= 0 || !ends_with(r->slot_name[s], ".adam_v")) continue;
+            int over = ss->n_over > 0;
+            explain_finding *f = add(L, "fp32-range", EXPLAIN_CAUSE);
+            if (!f) return LS_ENOMEM;
+            set_pair(f, r, pi);
+            set_slot(f, r, m, s);
+            snprintf(f->title, sizeof f->title,
+                     "%s vs %s: %ld %s element(s) beyond fp32's range (Adam's g*g overflowed: v = inf, the "
+                     "parameter kept), judged by what fp32 must produce%s",
+                     r->eng[p->b].label, r->eng[p->a].label, ss->n_range, r->slot_name[s],
+                     over ? "; see the PROBLEM" : "");
+            snprintf(f->cause, sizeof f->cause,
+                     "Where |g| > 1.8e19, fp32's g*g (ops_adam_elem's order) is +inf, so v' = +inf and the update "
+                     "m'/(sqrt(v')/bc + eps) is 0: the parameter keeps its value. The exact reference stays finite "
+                     "and moves the parameter; no rounding bound relates the two, so these elements are judged by "
+                     "an exactness rule (v' = +inf, p' = ops_adam_elem's p') instead (bounds.c, bounds_adam).");
+            snprintf(f->evidence, sizeof f->evidence, "%ld element-check(s) of %s over the compared steps.",
+                     ss->n_range, r->slot_name[s]);
+            snprintf(f->fix, sizeof f->fix, "%s",
+                     "Nothing to fix in the engine if it matched; the gradients are beyond what fp32 Adam can "
+                     "square: scale the inputs (--normalize) or the loss down.");
+        }
+    }
+    return LS_OK;
+}
+
 /* Tensors checked on another kernel than the one that trains. */
 static int rule_other_path(explain_list *L, const audit_result *r) {
     for (int i = 0; i < r->n_engines; i++) {
@@ -2153,6 +2187,7 @@ int explain_run(explain_list *out, const audit_result *r, const model *m) {
     if (!rc) rc = rule_band(out, r);
     if (!rc) rc = rule_unchecked(out, r, m);
     if (!rc) rc = rule_decisions(out, r, m);
+    if (!rc) rc = rule_fp32_range(out, r, m);
     if (!rc) rc = rule_other_path(out, r);
     if (!rc) rc = rule_pairs(out, r, m);
     if (!rc) rc = rule_unbounded(out, r);

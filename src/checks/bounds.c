@@ -15,6 +15,7 @@
  */
 #include "checks/bounds.h"
 
+#include <float.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -23,7 +24,15 @@
 
 #include "checks/compare.h"
 #include "base/lowp.h"
+#include "base/ops_elem.h"
 #include "base/util.h"
+
+/* The range rule below evaluates ops_adam_elem in float and trusts its
+ * bits: that needs float arithmetic done in float (no x87 excess range,
+ * where g*g would not overflow). */
+#if !defined(FLT_EVAL_METHOD) || FLT_EVAL_METHOD != 0
+#error "bounds.c needs FLT_EVAL_METHOD == 0 (IEEE binary32 arithmetic for float)"
+#endif
 
 #define U32 0x1p-24 /* fp32 unit roundoff */
 
@@ -285,7 +294,62 @@ int bounds_loss(const float *z, const int32_t *y, size_t n, int C, double *bound
  * underflows); sq / bc, q, upd (one eta each).  Additions and the final
  * subtraction never underflow with error (their exact result, when
  * subnormal, is representable).  2^-140 absolute stays on every stored
- * value as a margin for the subnormal storage of p', m', v'. */
+ * value as a margin for the subnormal storage of p', m', v'.
+ * Overflow (found by the false-alarm hunt: inputs scaled by 1e20 make
+ * |g| > 1.8e19): every relation above is the standard model, which holds
+ * only for results within fp32's range.  Where fl(g g) rounds to +inf (g g
+ * >= 2^128 - 2^103, FLT_MAX plus half its ulp, round-to-nearest's overflow
+ * threshold; for a float g that is |g| >= 2^64 ~ 1.8447e19, since 2^64 (1 -
+ * 2^-24) squares to 2^128 - 2^105 + 2^80, which rounds to a finite float),
+ * or fl(b2 v) + fl(omb2 gg) does, or v is +inf already, v' is +inf, a
+ * value no relative bound reaches from the exact v' (finite: omb2 g^2 <
+ * FLT_MAX up to |g| ~ 5.8e20).  Whether it overflows is not a matter of
+ * rounding order: ops_adam_elem fixes the order, every line is one IEEE
+ * operation, so evaluating it here in float gives the engines' bits.  There fp32 has no
+ * rounding error to bound: IEEE decides every later line.  sqrt(+inf) =
+ * +inf, +inf / bc + eps = +inf, q = m' / +inf = +-0 for finite m', upd =
+ * step * +-0 = +-0, p' = p - +-0 = p (the value; a zero's sign may differ,
+ * which the parameter's rule ignores); a non-finite m' (|b1 m + omb1 g| past
+ * FLT_MAX) gives q = inf / inf = NaN and p' = NaN.  So these elements get
+ * an exactness rule, not a bound: p' and v' must be what ops_adam_elem
+ * produces in fp32 from the same inputs (bounds_adam_range), bound 0, the
+ * reference's exact value replaced by that one (bounds_range_apply) —
+ * the exact reference stays finite and moves p, which is the mathematics,
+ * not what fp32 can do.  An engine whose v' stays finite there, or whose
+ * parameter moves, differs from the only fp32 result: a PROBLEM.  m' never
+ * involves v and keeps its bound; where it overflows itself, the exact
+ * reference is still finite and the difference is non-finite against
+ * finite, which compare.c counts over any finite bound. */
+static int adam_v_overflows(float p, float m, float v, float g, const adam_scalars *a, float *want_p, float *want_v) {
+    float pp = p, mm = m, vv = v;
+    ops_adam_elem(&pp, &mm, &vv, g, a->beta1, a->one_minus_beta1, a->beta2, a->one_minus_beta2, a->step_size,
+                  a->bc2_sqrt, a->eps);
+    if (want_p) *want_p = pp;
+    if (want_v) *want_v = vv;
+    return isinf(vv);
+}
+
+size_t bounds_adam_range(const float *p, const float *m, const float *v, const float *g, size_t n,
+                         const adam_scalars *a, unsigned char *ovf, float *want_p, float *want_v) {
+    size_t k = 0;
+    for (size_t i = 0; i < n; i++) {
+        ovf[i] = (unsigned char)adam_v_overflows(p[i], m[i], v[i], g[i], a, &want_p[i], &want_v[i]);
+        k += ovf[i];
+    }
+    return k;
+}
+
+size_t bounds_range_apply(double *ref, double *bound, const unsigned char *ovf, const float *want, size_t n) {
+    size_t k = 0;
+    for (size_t i = 0; i < n; i++) {
+        if (!ovf[i]) continue;
+        ref[i] = (double)want[i];
+        bound[i] = 0.0;
+        k++;
+    }
+    return k;
+}
+
 void bounds_adam(const float *p, const float *m, const float *v, const float *g, size_t n, const adam_scalars *a,
                  int vs_exact, double *bp, double *bm, double *bv) {
     double u = U32, k = vs_exact ? 1.0 : 0.0, eta = 0x1p-150;
@@ -307,6 +371,8 @@ void bounds_adam(const float *p, const float *m, const float *v, const float *g,
         bp[i] = 1.01 * (eupd + u * fabs(pn)) + 0x1p-140;
         bm[i] = 1.01 * em + 0x1p-140;
         bv[i] = 1.01 * ev + 0x1p-140;
+        if (adam_v_overflows(p[i], m[i], v[i], g[i], a, NULL, NULL))
+            bp[i] = bv[i] = 0.0; /* beyond fp32's range: the exactness rule above */
     }
 }
 

@@ -17,7 +17,9 @@
  *            two, where the scaling is exact;
  *   DERIVED  softmax cross-entropy loss and its logit gradient, Adam's m, v
  *            and parameters: running error bounds of the fp32 formulas in
- *            ops_elem.h, derived below (bounds_loss, bounds_adam);
+ *            ops_elem.h, derived below (bounds_loss, bounds_adam); where
+ *            Adam's fp32 v' overflows, an exactness rule instead
+ *            (bounds_adam_range);
  *   PROPAGATED evaluation logits: the forward error carried through the
  *            network (bounds_eval_layer).
  * A tensor with no rule is *unchecked* — never *ok*.
@@ -87,6 +89,18 @@ int bounds_loss(const float *z, const int32_t *y, size_t n, int C, double *bound
  * settings (the MPFR reference), so the fp32 constants' own rounding counts. */
 void bounds_adam(const float *p, const float *m, const float *v, const float *g, size_t n, const adam_scalars *a,
                  int vs_exact, double *bp, double *bm, double *bv);
+
+/* fp32's range in Adam (derived at bounds_adam): the elements whose fp32
+ * v' = fl(fl(b2 v) + fl(omb2 fl(g g))) is +inf.  There bounds_adam's p'
+ * and v' bounds are 0 and the rule is exact: p' and v' must be what
+ * ops_adam_elem produces in fp32 (v' = +inf, p' = p for a finite m').
+ * ovf[i] = 1 marks them, want_p/want_v get ops_adam_elem's results for
+ * every element; returns how many are marked. */
+size_t bounds_adam_range(const float *p, const float *m, const float *v, const float *g, size_t n,
+                         const adam_scalars *a, unsigned char *ovf, float *want_p, float *want_v);
+/* Where ovf[i]: ref[i] = want[i] (what fp32 must produce, replacing an
+ * exact reference's value) and bound[i] = 0.  Returns how many. */
+size_t bounds_range_apply(double *ref, double *bound, const unsigned char *ovf, const float *want, size_t n);
 
 /* Evaluation pass: forward error propagated through layer l, err_out from
  * err_in (per element of the layer's input), the engine's own input x and

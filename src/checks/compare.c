@@ -162,8 +162,13 @@ static inline __attribute__((always_inline)) void stats_finite(compare_stats *s,
 }
 
 /* One element with at least one side NaN or Inf.  Counted, and kept out of
- * every error metric. */
-static void stats_nonfinite(compare_stats *s, size_t i, int cr, int cc) {
+ * every error metric.  Against a bound, a mismatch (one side non-finite and
+ * the other not, or different non-finite classes) is over any finite bound:
+ * rounding within fp32's range turns no finite value into Inf or NaN, so no
+ * finite bound explains it (bounds.c gives an element whose fp32 result
+ * leaves the range an exactness rule instead: Adam's overflowing v').  An
+ * infinite bound (gamma_K with K u >= 1: no information) judges nothing. */
+static void stats_nonfinite(compare_stats *s, size_t i, int cr, int cc, const double *bound) {
     if (cr == cc) { /* both NaN (payloads ignored) or the same infinity */
         s->n_equal++;
     } else {
@@ -171,6 +176,13 @@ static void stats_nonfinite(compare_stats *s, size_t i, int cr, int cc) {
         s->n_nonfinite_mismatch++;
         if (s->first_nonfinite_mismatch == s->n) s->first_nonfinite_mismatch = i;
         if (s->first_diff_index == s->n) s->first_diff_index = i;
+        if (bound && !(bound[i] == INFINITY)) {
+            s->n_over_bound++;
+            if (s->worst_bound_index == s->n || !(s->max_bound_ratio == INFINITY)) {
+                s->max_bound_ratio = INFINITY;
+                s->worst_bound_index = i;
+            }
+        }
     }
 }
 
@@ -266,7 +278,7 @@ static inline __attribute__((always_inline)) void f32_element(compare_stats *s, 
     } else {
         int cr = value_class(rv), cc = value_class(cv);
         count_classes(s, cr, cc);
-        stats_nonfinite(s, i, cr, cc);
+        stats_nonfinite(s, i, cr, cc, bound);
     }
     f->ready = s->worst_abs_index != n && s->worst_ulp_index != n && (!bound || s->worst_bound_index != n);
 }
@@ -503,7 +515,7 @@ void compare_f64(compare_stats *out, const double *ref, const float *cand, size_
         } else {
             int cr = value_class(r), cc = value_class(c);
             count_classes(s, cr, cc);
-            stats_nonfinite(s, i, cr, cc);
+            stats_nonfinite(s, i, cr, cc, bound);
         }
     }
     add_hists(s, hist);

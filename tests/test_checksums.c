@@ -1544,6 +1544,75 @@ static void test_tolerance(void **s) {
     assert_true(fabs(bounds_ck_tol(64, 1, 1, 1.0, 0, 0x1p-8) - 1.01 * g * f) <= 1e-9 * g * f); /* + the double term */
 }
 
+/* A TF32 twin's subnormal loss gradient (README, "False alarms hunted":
+ * cpu:tf32=on at --lr 1, dz ~ 1e-41): fc2's dy column j subnormal, just
+ * under 2^-137, so that TF32 to nearest rounds every dy to 0 and the
+ * engine's dW row is exactly 0, against its normal inputs x.  The
+ * backward-weights relation's residual is then ~2^-137 sum |x| per
+ * sample, which the relative term u_in A (A ~ |dy| sum |x|) does not
+ * cover: over it on the old bound (bounds_ck_lowp_abs absent); within
+ * the absolute term now; and a fault ten times that error still over. */
+static void test_subnormal_twin_operands(void **s) {
+    (void)s;
+    fx f;
+    setup(&f, "smallcnn", 0);
+    step_to_checks(&f, 1);
+    int l = first_layer_of(&f.m, LAYER_DENSE, first_layer_of(&f.m, LAYER_DENSE, 0) + 1); /* fc2 */
+    assert_true(l > 0);
+    const layer *ly = &f.m.layers[l];
+    size_t in = (size_t)ly->in_c, j = 0;
+    double *w = f.vec + f.L.off[l][CK_BWD_W] + CK_REL * j, *b = f.vec + f.L.off[l][CK_BWD_B] + CK_REL * j;
+    static float x[N * 256], dw[256];
+    float dy[N];
+    assert_true(in <= 256);
+    double da = 0, ds = 0, mx = 0, rhs = 0, A = 0;
+    float db = 0;
+    for (size_t i = 0; i < N; i++) {
+        dy[i] = 0x1.fp-138f; /* subnormal; TF32 (RNA) rounds it to 0 */
+        assert_true(lowp_round_tf32(dy[i], LOWP_RNA) == 0.0f);
+        double xs = 0, xa = 0;
+        for (size_t k = 0; k < in; k++) {
+            x[i * in + k] = (float)(1 + (i + k) % 7);
+            xs += x[i * in + k], xa += fabs((double)x[i * in + k]);
+            mx = fabs((double)x[i * in + k]) > mx ? fabs((double)x[i * in + k]) : mx;
+        }
+        rhs += (double)dy[i] * xs, A += fabs((double)dy[i]) * xa;
+        da += fabs((double)dy[i]), ds += dy[i], db += dy[i];
+    }
+    double ls = 0, la = 0;
+    for (size_t k = 0; k < in; k++) { /* the engine: fp32 sums of TF32 products */
+        float acc = 0;
+        for (size_t i = 0; i < N; i++) acc += lowp_round_tf32(dy[i], LOWP_RNA) * lowp_round_tf32(x[i * in + k], LOWP_RNA);
+        dw[k] = acc;
+        ls += dw[k], la += fabs((double)dw[k]);
+    }
+    w[0] = ls - rhs, w[1] = A, w[2] = la, w[3] = da * mx;
+    b[0] = (double)db - ds, b[1] = da, b[2] = fabs((double)db), b[3] = da;
+    assert_true(w[0] != 0);
+    /* the old bound alone: far over */
+    size_t K, P;
+    int is_sum;
+    assert_true(bounds_ck_shape(&f.m, l, CK_BWD_W, N, &K, &P, &is_sum));
+    double old = bounds_ck_tol(K, P, is_sum, w[1], w[2], 0x1p-10);
+    assert_true(fabs(w[0]) > 10 * old);
+    ck_verdict v;
+    ck_verdict_init(&v);
+    assert_int_equal(checksums_judge(&f.m, f.vec, N, f.y, 0x1p-10, CK_BLOCKS_ALL, &v), 0);
+    if (v.n_viol) fprintf(stderr, "subnormal twin: %s (ratio %g)\n", v.v[0].what, v.v[0].ratio);
+    assert_int_equal(v.n_viol, 0);
+    /* the absolute term adds nothing for fp32 operands */
+    bounds_ck_coef c;
+    bounds_ck_prep(K, P, is_sum, 0, &c);
+    assert_true(bounds_ck_lowp_abs(&c, 1e30) == 0);
+    /* a fault ten times the rounding's error (a dW row off by that much) */
+    w[0] *= 10;
+    ck_verdict_init(&v);
+    assert_int_equal(checksums_judge(&f.m, f.vec, N, f.y, 0x1p-10, CK_BLOCKS_ALL, &v), 0);
+    assert_true(v.n_viol >= 1);
+    assert_non_null(strstr(v.v[0].what, "fc2 backward-weights"));
+    teardown(&f);
+}
+
 /* The sharper tier of the relations (bounds_ck_sharp_tol): on clean
  * tensors no relation is over it, and it is sharper than the worst case
  * where the derivation says it is (conv backward-weights: K = n OH OW);
@@ -1609,6 +1678,7 @@ int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_clean_remote),
         cmocka_unit_test(test_tolerance),
+        cmocka_unit_test(test_subnormal_twin_operands),
         cmocka_unit_test(test_clean_smallcnn),
         cmocka_unit_test(test_operand_hash_pairs),
         cmocka_unit_test(test_operand_hash),

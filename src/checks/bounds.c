@@ -645,6 +645,10 @@ void bounds_ck_prep(size_t K, size_t P, int is_sum, double u_in, bounds_ck_coef 
      * 4.75e11) */
     if (u_in > 0) c->ga = g + (2 * u_in + u_in * u_in) * (1 + g);
     c->under = is_sum ? 0 : (double)P * (double)K * 0x1p-149;
+    /* the absolute part of the operand rounding (bounds_ck_lowp_abs) */
+    double eta = bounds_lowp_eta(u_in);
+    c->eta_u = eta * (1 + u_in) * (1 + g);
+    c->eta_n = (double)P * (double)K * eta * eta * (1 + g);
     double nd = 8.0 * (double)(P + K) + 16, u64 = 0x1p-53;
     c->dbl = nd * u64 / (1 - nd * u64);
     /* the sharper tier (bounds_ck_sharp_tol's derivation); sa = 0: none */
@@ -667,6 +671,50 @@ void bounds_ck_tols(const bounds_ck_coef *c, double A, double Y, double S, doubl
     }
     double s = 1.01 * (c->sa * sqrt(S * A) + c->sunder) + d;
     *sharp = s < *worst ? s : *worst;
+}
+
+/* ---- subnormal operands of a reduced-precision engine ---------------------
+ * lowp.c's operand model a~ = a (1 + alpha), |alpha| <= u_in, holds for a
+ * normal a (|a| >= 2^-126): the narrow format shares fp32's exponent
+ * range, so only the significand is shortened.  For a subnormal a the
+ * grid of the narrow format is absolute, and so is the error:
+ *   TF32 (13 bits dropped): the grid step at the bottom of the range is
+ *     2^-149 2^13 = 2^-136; to nearest |a~ - a| <= 2^-137, toward zero
+ *     < 2^-136 (the declared u_in = 2^-10 covers truncation too, so eta
+ *     does: 2^-136).  The cpu twin rounds with lowp_round_tf32, which
+ *     keeps subnormals on that grid; a TF32 path that flushed them would
+ *     need bf16's eta (not seen; cuda math=tf32 is unmeasured there);
+ *   bf16 (16 bits dropped): step 2^-133, to nearest |a~ - a| <= 2^-134,
+ *     but oneDNN's conversion (VCVTNEPS2BF16, and VDPBF16PS / AMX
+ *     TDPBF16PS reading their inputs) treats subnormal inputs as zero
+ *     (lowp.c): |a~ - a| = |a| < 2^-126, so eta = 2^-126.
+ * So for every fp32 operand, normal or not,
+ *   |a~ - a| <= u_in |a| + eta,   |a~| <= (1 + u_in) |a| + eta.
+ * A product of two rounded operands then errs by
+ *   |a~ b~ - a b| = |(a~ - a) b~ + a (b~ - b)|
+ *                <= (u_in |a| + eta)((1 + u_in) |b| + eta) + |a| (u_in |b| + eta)
+ *                =  (2 u_in + u_in^2) |a||b| + eta (1 + u_in)(|a| + |b|) + eta^2.
+ * The first part is what ga covers (with the accumulation's gamma, the
+ * rounded products' magnitudes included: lowp.c); summed over a
+ * relation's P outputs (weighted as A is) of K terms each, the rest is
+ *   eta (1 + u_in) M + P K eta^2,  M = sum over terms of |a| + |b|,
+ * and the accumulation's rounding, gamma times the sum of the rounded
+ * terms' magnitudes, adds gamma times that again: times (1 + g).  The product of two TF32 / bf16
+ * values is exact unless it underflows, which the fp32 underflow term
+ * (c->under) covers, as it does for fp32 operands; accumulators that flush
+ * subnormal partial sums are not modelled (see the README).  How wide:
+ * M is a sum of operand magnitudes, so eta M ~ 1e-41 M (TF32) or 1e-38 M
+ * (bf16), far below
+ * u_in A unless the operands themselves are subnormal-sized: the
+ * default run's relations do not move (README, "False alarms hunted"). */
+double bounds_lowp_eta(double u_in) {
+    if (!(u_in > 0)) return 0;
+    return u_in >= 0x1p-8 ? 0x1p-126 : 0x1p-136;
+}
+
+double bounds_ck_lowp_abs(const bounds_ck_coef *c, double M) {
+    if (!(c->eta_u > 0) || !(M > 0)) return 0;
+    return 1.01 * (c->eta_u * M + c->eta_n);
 }
 
 double bounds_ck_tol(size_t K, size_t P, int is_sum, double A, double Y, double u_in) {

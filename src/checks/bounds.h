@@ -210,9 +210,19 @@ double bounds_ck_sharp_tol(size_t K, size_t P, int is_sum, double A, double Y, d
  * u_in), then tols per relation (the same values as the two above). */
 typedef struct {
     double ga, under, dbl, sa, sunder;
+    double eta_u, eta_n; /* the absolute operand-rounding term (bounds_ck_lowp_abs); 0 for fp32 */
 } bounds_ck_coef;
 void bounds_ck_prep(size_t K, size_t P, int is_sum, double u_in, bounds_ck_coef *c);
 void bounds_ck_tols(const bounds_ck_coef *c, double A, double Y, double S, double *worst, double *sharp);
+/* Rounding an fp32 subnormal operand to TF32 or bf16, or flushing it to
+ * zero, is an absolute error eta (bounds_lowp_eta: 2^-136 for TF32, 2^-126
+ * for bf16; derivation in bounds.c), which the relative term u_in A does
+ * not cover.  The term to add to both tiers of a relation whose terms'
+ * operands a, b have sum over all terms (weighted as A is) of |a| + |b|
+ * at most M:  1.01 (eta (1 + u_in) M + P K eta^2);
+ * exactly 0 when u_in = 0 (fp32 operands are not rounded) or M = 0. */
+double bounds_lowp_eta(double u_in);
+double bounds_ck_lowp_abs(const bounds_ck_coef *c, double M);
 double bounds_ck_sharp_lambda(void);
 double bounds_ck_sharp_alarm(void);
 

@@ -88,6 +88,40 @@ static const char *block_name(const layer *ly, int ph) {
     return ck_phase_name(ph);
 }
 
+/* M of bounds_ck_lowp_abs for relation i of layer l, phase ph: a bound on
+ * the sum over the relation's terms dy x (weighted as its A is) of |dy| +
+ * |x|, from what the vector holds; 0 where it holds too little.
+ * Backward-weights only (CK_BWD_W, CK_BWD_W_PW; one relation per output
+ * row or filter j), where both reduced-precision false alarms were: each
+ * of the relation's outputs is a dot of K terms dy x, and its weights sum
+ * to P (bounds_ck_shape: the plain relation's P outputs of |weight| 1, or
+ * 1..t for the index-weighted one), so
+ *   sum |dy| over the terms = P da_j,  da_j = sum over the batch (and
+ *     positions) of |dy_j|: the bias-gradient relation's A (CK_BWD_B, j:
+ *     the bias gradient is one sum of exactly those dy);
+ *   sum |x| over the terms <= P K max|x|, for a dense layer (K = n) from
+ *     the relation's S = da_j max|x| (times in for the index-weighted
+ *     one: engines/checksums.c's dense_all).
+ * A conv's S mixes the samples' maxima with their dy (sum_n da_nj mx_n),
+ * so max|x| cannot be taken out of it: a conv filter gets the dy part
+ * only, which covers rounded or flushed subnormal inputs x (bf16 on
+ * subnormal images) but not subnormal dy; that, and the other relation
+ * kinds (forward, backward-data, the per-sample and weighted ones), need
+ * the engine to record sum |operands| (README, "False alarms hunted"). */
+static double lowp_operand_sum(const model *m, const ck_layout *L, const double *vec, int l, int ph, size_t i,
+                               size_t K, size_t P, const double *e) {
+    const layer *ly = &m->layers[l];
+    if ((ph != CK_BWD_W && ph != CK_BWD_W_PW) || i >= L->cnt[l][CK_BWD_B]) return 0;
+    double da = vec[L->off[l][CK_BWD_B] + CK_REL * i + 1], S = e[3];
+    if (!(da > 0)) return 0; /* every dy_j is 0: every term exactly 0 */
+    double M = (double)P * da;
+    if (ly->kind == LAYER_DENSE && S > 0) {
+        double mx = S / da / (ph == CK_BWD_W_PW ? (double)ly->in_c : 1.0);
+        M += (double)P * (double)K * mx;
+    }
+    return M;
+}
+
 /* conv/dense relations of layer l, phase ph: the worst one is noted (and
  * every violating one counted), on both tiers. */
 static void judge_rel(const model *m, const ck_layout *L, const double *vec, size_t n, int l, int ph, ck_phase cph,
@@ -105,6 +139,10 @@ static void judge_rel(const model *m, const ck_layout *L, const double *vec, siz
         const double *e = r + CK_REL * i;
         double tol, st;
         bounds_ck_tols(&cf, e[1], e[2], e[3], &tol, &st);
+        if (u_in > 0) { /* subnormal operands (bounds_ck_lowp_abs); fp32: nothing added */
+            double ab = bounds_ck_lowp_abs(&cf, lowp_operand_sum(m, L, vec, l, ph, i, K, P, e));
+            tol += ab, st += ab;
+        }
         double q = tol > 0 ? fabs(e[0]) / tol : (e[0] == 0 ? 0 : INFINITY);
         double qs = st > 0 ? fabs(e[0]) / st : (e[0] == 0 ? 0 : INFINITY);
         if (q != q) q = INFINITY;

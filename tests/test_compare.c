@@ -803,6 +803,32 @@ static void test_json(void **state) {
     lsbuf_free(&b);
 }
 
+/* A non-finite candidate against a finite reference is over any finite
+ * bound (no rounding within fp32's range makes a finite value Inf or
+ * NaN), except an infinity of the reference's sign where the reference
+ * is within its bound of fp32's overflow threshold 2^128 (1 - 2^-25): an
+ * fp32 computation within the bound may overflow there.  An infinite
+ * bound judges nothing. */
+static void test_nonfinite_against_bound(void **st) {
+    (void)st;
+    const double ref[6] = {3.39e38, 1e30, 3.39e38, 1.0, -3.4e38, 3.39e38};
+    const float cand[6] = {INFINITY, INFINITY, -INFINITY, NAN, -INFINITY, INFINITY};
+    const double bound[6] = {1e37, 1e29, 1e37, 0.5, 0.0, INFINITY};
+    compare_stats s;
+    compare_f64(&s, ref, cand, 6, bound);
+    assert_int_equal(s.n_nonfinite_mismatch, 6);
+    /* over: 1e30 -> inf, 3.39e38 -> -inf, 1 -> NaN, -3.4e38 -> -inf with
+     * bound 0 (3.4e38 < 2^128 (1 - 2^-25) = 3.40282357e38); not: 3.39e38
+     * + 1e37 reaches the threshold, and the infinite bound */
+    assert_int_equal(s.n_over_bound, 4);
+    assert_true(isinf(s.max_bound_ratio));
+    const double at[1] = {0x1p128 * (1 - 0x1p-25)};
+    const float inf1[1] = {INFINITY};
+    const double zero[1] = {0};
+    compare_f64(&s, at, inf1, 1, zero); /* exactly rounded: overflows */
+    assert_int_equal(s.n_over_bound, 0);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_identical),           cmocka_unit_test(test_known_errors),
@@ -819,6 +845,7 @@ int main(void) {
         cmocka_unit_test(test_bound_thread_independent),
         cmocka_unit_test(test_json),
         cmocka_unit_test(test_blocks_match_plain_loop),
+        cmocka_unit_test(test_nonfinite_against_bound),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -308,6 +308,80 @@ static void move_to_own_bound(fx *f, int l, const float *y, size_t cnt, size_t q
  * plane relation sees (their tolerance sums 196 such bounds); moved to
  * 0.9x, nothing is flagged.  The output is one the ReLU after it zeroes
  * before and after the move (y < 0), so no other check sees a change. */
+/* Outputs of identical windows (engines/checksums.c, conv_groups; judged
+ * with FWD_BLANK): on images with a background of -1 (one 5 x 5 random
+ * patch each), a clean step is clean on every check, its grouped outputs
+ * bitwise equal to their group's first; one interior background output of
+ * conv1 moved 1.05x the pair's worst-case distance 2 gamma_10 S_g (S_g =
+ * |b| + sum |w|: |x| = 1) from the others is a PROBLEM named "identical
+ * windows" at conv1 forward, which no other check sees (the plane's
+ * relations sum 784 outputs' bounds; the output is no plane's first,
+ * last or largest; it stays < 0, so the ReLU and pool are unchanged);
+ * 0.9x is nothing. */
+static void test_identical_windows_apart(void **s) {
+    (void)s;
+    fx f;
+    setup(&f, "smallcnn", 0);
+    int l = first_layer_of(&f.m, LAYER_CONV, 0);
+    const layer *ly = &f.m.layers[l];
+    make_batch(&f, 1);
+    size_t HW = (size_t)ly->in_h * ly->in_w, OC = (size_t)ly->out_c, P = (size_t)ly->out_h * ly->out_w;
+    for (size_t i = 0; i < N * HW; i++) {
+        size_t smp = i / HW, r = i % HW / (size_t)ly->in_w, c = i % (size_t)ly->in_w, r0 = 3 + smp % 16, c0 = 4 + smp % 12;
+        if (r < r0 || r >= r0 + 5 || c < c0 || c >= c0 + 5) f.x[i] = -1.0f;
+    }
+    assert_int_equal(engine_set_batch(f.e, f.x, f.y, N, 1), 0);
+    assert_int_equal(engine_forward(f.e, 1), 0);
+    assert_int_equal(engine_loss(f.e, NULL), 0);
+    assert_int_equal(engine_backward(f.e), 0);
+    assert_int_equal(engine_checksums(f.e, CK_STAGE_STEP, f.vec), 0);
+    ck_verdict v = judge(&f, f.vec);
+    assert_clean(&v, "background of -1");
+    for (size_t i = 0; i < N; i++) assert_true(f.vec[f.L.off[l][CK_FWD_BLANK] + CK_REL * i + 3] == 0);
+    float *y = malloc(N * OC * P * 4), *p = malloc(f.m.n_params * 4);
+    assert_non_null(y), assert_non_null(p);
+    assert_int_equal(engine_get_tensor(f.e, (tensor_id){TENSOR_ACT, l}, y), 0);
+    assert_int_equal(engine_get_tensor(f.e, (tensor_id){TENSOR_PARAMS, 0}, p), 0);
+    const float *w = p + f.m.tensors[ly->w_tensor].offset, *b = p + f.m.tensors[ly->b_tensor].offset;
+    size_t kk = (size_t)ly->k * ly->k, K = kk + 1, q = (size_t)20 * ly->out_w + 20; /* sample 0: its patch is at 3..7, 4..8 */
+    double g2 = 0, sgs = 0;
+    size_t o = 0;
+    for (o = 0; o < OC; o++) {
+        sgs = fabs((double)b[o]);
+        for (size_t t = 0; t < kk; t++) sgs += fabs((double)w[o * kk + t]);
+        g2 = 2 * 1.01 * compare_gamma(K) * sgs;
+        if (y[o * P + q] < -50 * g2 && y[o * P + q] == y[o * P + (size_t)ly->out_w + 1]) break; /* the group's first: (1, 1) */
+    }
+    assert_true(o < OC);
+    for (int k = 0; k < 2; k++) {
+        double want = k ? 0.9 : 1.05;
+        float *y2 = malloc(N * OC * P * 4);
+        assert_non_null(y2);
+        memcpy(y2, y, N * OC * P * 4);
+        y2[o * P + q] = (float)((double)y[o * P + q] + want * g2);
+        assert_true(y2[o * P + q] < 0);
+        assert_int_equal(engine_set_tensor(f.e, (tensor_id){TENSOR_ACT, l}, y2), 0);
+        assert_int_equal(engine_checksums(f.e, CK_STAGE_STEP, f.vec), 0);
+        v = judge(&f, f.vec);
+        double r = f.vec[f.L.off[l][CK_FWD_BLANK] + 3] / (1.01 * compare_gamma(K));
+        print_message("  conv1 background output (sample 0, channel %zu, 20, 20) moved %.2fx the pair's bound: ratio "
+                      "%.4f, %d violation(s)%s%s\n", o, want, r, v.n_viol, v.n_viol ? ": " : "", v.n_viol ? v.v[0].what : "");
+        if (want > 1) {
+            assert_true(r > 1.0 && r < 1.12);
+            assert_int_equal(v.n_viol, 1);
+            assert_int_equal(v.v[0].layer, l);
+            assert_int_equal(v.v[0].phase, CKP_FORWARD);
+            assert_non_null(strstr(v.v[0].what, "identical windows"));
+        } else {
+            assert_true(r > 0.8 && r < 1.0);
+            assert_int_equal(v.n_viol, 0);
+        }
+        free(y2);
+    }
+    free(y), free(p);
+    teardown(&f);
+}
+
 static void test_output_element_own_bound(void **s) {
     (void)s;
     fx f;
@@ -1686,6 +1760,7 @@ int main(void) {
         cmocka_unit_test(test_fault_forward),
         cmocka_unit_test(test_worst_violation_first),
         cmocka_unit_test(test_output_element_own_bound),
+        cmocka_unit_test(test_identical_windows_apart),
         cmocka_unit_test(test_dense_output_element_own_bound),
         cmocka_unit_test(test_vector_tied_to_logits),
         cmocka_unit_test(test_mlp_flatten_first),

@@ -11,6 +11,7 @@
 
 #include "base/util.h"
 #include "checks/bounds.h"
+#include "checks/compare.h"
 
 /* bounds_ck_shape takes the phases by number */
 _Static_assert(CK_BWD_W_PW == 8 && CK_FWD_RA == 9 && CK_BWD_DATA_CA == 12 && CK_BWD_W_Z == 13 && CK_FWD_RND == 14 &&
@@ -182,27 +183,42 @@ static void judge_rel(const model *m, const ck_layout *L, const double *vec, siz
 }
 
 /* A conv layer's blank-window outputs (FWD_BLANK): exact, per sample
- * (count, largest |y - b|, blank positions, 0). */
+ * (count, largest |y - b|, blank positions, identical windows' gap).  The
+ * fourth field (0 in recordings before it): the outputs of identical
+ * windows (engines/checksums.c, conv_groups) apart from their group's
+ * first by (gap - 2 K 2^-149) / (2 S_g), which any fp32 evaluation keeps
+ * within gamma_K, K = C k k + 1; a twin's rounded operands are the same
+ * for the whole group, so its S_g grows by (1 + u_in)^2 at most. */
 static void judge_blank(const model *m, const ck_layout *L, const double *vec, size_t n, int l, ck_phase cph,
-                        ck_verdict *o) {
+                        double u_in, ck_verdict *o) {
     if (!L->cnt[l][CK_FWD_BLANK]) return;
+    const layer *ly = &m->layers[l];
     const double *r = vec + L->off[l][CK_FWD_BLANK];
-    double bad = 0, worst = 0, pos = 0;
-    size_t first = n;
+    double bad = 0, worst = 0, pos = 0, gq = 0;
+    double gk = 1.01 * compare_gamma((size_t)ly->in_c * ly->k * ly->k + 1) * (1 + u_in) * (1 + u_in);
+    size_t first = n, gi = n, gbad = 0;
     for (size_t i = 0; i < n; i++) {
         const double *e = r + CK_REL * i;
         if (e[0] > 0 && first == n) first = i;
         bad += e[0], pos += e[2];
         worst = e[1] > worst || e[1] != e[1] ? e[1] : worst;
+        double q = e[3] != e[3] ? INFINITY : e[3] / gk;
+        if (q > 1) gbad++;
+        if (q > gq) gq = q, gi = i;
     }
     char what[160];
     if (bad > 0)
         snprintf(what, sizeof what, "%s's %.0f output(s) of all-zero windows are not exactly its bias (first in "
-                 "sample %zu, up to %.3g off)", m->layers[l].name, bad, first, worst);
+                 "sample %zu, up to %.3g off)", ly->name, bad, first, worst);
     else
         snprintf(what, sizeof what, "%s's %.0f output(s) of all-zero windows, each exactly its bias",
-                 m->layers[l].name, pos);
+                 ly->name, pos);
     note(o, cph, l, bad > 0 ? INFINITY : 0.0, bad, what);
+    if (gi < n) {
+        snprintf(what, sizeof what, "%s forward (outputs of identical windows), sample %zu (%zu of %zu samples over)",
+                 ly->name, gi, gbad, n);
+        note(o, cph, l, gq, (double)gbad, what);
+    }
     o->n_relations += (long)n - 1;
 }
 
@@ -318,7 +334,7 @@ int checksums_judge(const model *m, const double *vec, size_t n, const int32_t *
                                                    : 0;
         for (int ph = CK_FWD_PS; ph < ph_end; ph++) {
             if (ph == CK_FWD_BLANK) {
-                judge_blank(m, &L, vec, n, l, eval ? CKP_EVAL : CKP_FORWARD, out);
+                judge_blank(m, &L, vec, n, l, eval ? CKP_EVAL : CKP_FORWARD, u_in, out);
                 continue;
             }
             int bwd = ph == CK_BWD_DATA_PS || ph == CK_BWD_DATA_PW || ph == CK_BWD_DATA_RA || ph == CK_BWD_DATA_CA ||

@@ -365,6 +365,8 @@ static void rnd_needed(const model *m, size_t *cap, size_t *wcap) {
  * larger channel count each), a hash per padded input position, two
  * 32-bit ones per input position, the list of used slots (P) and a
  * nonzero byte per input position */
+enum { GRP_EXACT = 16 }; /* groups a sample whose S_g is computed (conv_groups) */
+
 static size_t groups_table(size_t P) {
     size_t T = 16;
     while (T < 2 * P) T *= 2;
@@ -381,7 +383,8 @@ static size_t groups_needed(const model *m, size_t *tmax) {
                M = (size_t)(ly->k - 1 > ly->pad ? ly->k - 1 : ly->pad);
         for (int dir = 0; dir < 2; dir++) {
             size_t h = hw[dir][0], w = hw[dir][1], in = h * w, P = hw[1 - dir][0] * hw[1 - dir][1];
-            size_t t = 2 * mc + (h + 2 * M) * (w + 2 * M) + P + groups_table(P) / 8 + in + (P + 1) / 2 + (in + 7) / 8 + 4;
+            size_t t = (2 + GRP_EXACT) * mc + (h + 2 * M) * (w + 2 * M) + P + groups_table(P) / 8 + in + (P + 1) / 2 +
+                       (in + 7) / 8 + 4;
             cap = t > cap ? t : cap;
             tm = groups_table(P) > tm ? groups_table(P) : tm;
         }
@@ -1358,8 +1361,6 @@ static void rows_weighted_of(ck_tv v, size_t i, size_t C, int h, int w, double *
  * S_g, so it moves the bound by at most the edge windows' share.
  * Cost: a pass over the sample's input planes and k k hashes per output:
  * ~2% of the STEP vector. */
-enum { GRP_EXACT = 16 };
-
 static uint64_t grp_mix(uint64_t z) {
     z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
     z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
@@ -1428,13 +1429,14 @@ CK_HOT static void grp_positions(ck_tv xv, size_t i, size_t NU, size_t HW, uint3
  * call clears the slots it used).  Returns E (NV), followed by NV free
  * doubles (the window maxima's). */
 __attribute__((noinline)) static double *conv_groups(ck_tv xv, size_t i, size_t NU, int h, int w, int oh, int ow, int k, int pad, int flip,
-                           const double *coef, size_t NV, const float *bias, const double *s, const ck_tls *W) {
+                           const double *coef, size_t NV, const float *bias, const double *s, const ck_tls *W,
+                           ck_tv yv, double *dmax) {
     double *scr = W->grp;
     size_t HW = (size_t)h * w, P = (size_t)oh * ow, T = groups_table(P), mc = NU > NV ? NU : NV, cb = (size_t)xv.cb;
     size_t M = (size_t)(k - 1 > pad ? k - 1 : pad), hp = (size_t)h + 2 * M, wp = (size_t)w + 2 * M;
     uint64_t *tab = (uint64_t *)scr; /* per slot: key (0: empty), count << 32 | first window */
-    double *E = scr + 2 * W->grp_t, *mx = E + mc;
-    uint64_t *hm = (uint64_t *)(mx + mc);           /* per padded position: its hash, 0 where all channels are 0 */
+    double *E = scr + 2 * W->grp_t, *mx = E + mc, *sg = mx + mc; /* sg: the exact groups' S_g, GRP_EXACT x NV */
+    uint64_t *hm = (uint64_t *)(sg + GRP_EXACT * mc); /* per padded position: its hash, 0 where all channels are 0 */
     uint64_t *keys = hm + hp * wp;                  /* per window: its key, 0 blank */
     uint64_t *seen = keys + P, *twice = seen + T / 16; /* 4 T bits each: keys met once, twice */
     uint32_t *a1 = (uint32_t *)(twice + T / 16), *a2 = a1 + HW, *lst = a2 + HW;
@@ -1504,14 +1506,15 @@ __attribute__((noinline)) static double *conv_groups(ck_tv xv, size_t i, size_t 
     double over = 0;
     for (size_t j = 0; j < nl; j++) {
         uint64_t *slot = tab + 2 * (size_t)lst[j], cr = slot[1];
-        slot[0] = slot[1] = 0; /* the table all 0 again */
-        double G = (double)(cr >> 32);
+        double G = (double)((cr >> 32) & 0xffffff);
         if (G < 2) continue;
         double f = G * G - G;
-        if (ng++ >= GRP_EXACT) {
+        if (ng >= GRP_EXACT) {
             over += f;
             continue;
         }
+        slot[1] |= (uint64_t)(ng + 1) << 56; /* an exact group: its S_g at sg[ng NV ..] */
+        ng++;
         int r = (int)((uint32_t)cr / (uint32_t)ow), c = (int)((uint32_t)cr % (uint32_t)ow);
         for (size_t u = 0; u < NU; u++) {
             const float *xp = ck_plane(xv.p, xv.cb, NU, HW, i, u);
@@ -1527,13 +1530,53 @@ __attribute__((noinline)) static double *conv_groups(ck_tv xv, size_t i, size_t 
             mx[u] = m;
         }
         for (size_t v = 0; v < NV; v++) {
-            double sg = bias ? fabs((double)bias[v]) : 0;
-            for (size_t u = 0; u < NU; u++) sg += coef[u * NV + v] * mx[u];
-            E[v] += f * sg * sg;
+            double g = bias ? fabs((double)bias[v]) : 0;
+            for (size_t u = 0; u < NU; u++) g += coef[u * NV + v] * mx[u];
+            E[v] += f * g * g;
+            sg[(ng - 1) * NV + v] = g;
         }
     }
     if (over > 0)
         for (size_t v = 0; v < NV; v++) E[v] += over * s[v] * s[v];
+    /* The outputs of one exact group, against its first (FWD_BLANK's
+     * fourth field, *dmax; judged in checks/checksums.c): every one of
+     * them is a dot product of the same K = NU k k + 1 operands (the bias
+     * the last), each within gamma_K S_g of their exact value in any order
+     * of any fp32 evaluation (K 2^-149 more for products that underflow),
+     * so two of them within 2 (gamma_K S_g + K 2^-149) of each other.
+     * *dmax: the largest (|y_p - y_first| - 2 K 2^-149) / (2 S_g) over the
+     * groups' outputs and channels (a NaN, or S_g = 0 with a difference:
+     * inf), which the judge holds to gamma_K; a per-element check of every
+     * output in a group (a background's: most of conv2's) for a read of
+     * each. */
+    if (dmax) {
+        double K = (double)NU * k * k + 1, und = 2 * K * 0x1p-149, worst = 0;
+        size_t ycb = (size_t)yv.cb;
+        for (size_t p = 0; p < P && ng; p++) {
+            uint64_t key = keys[p];
+            size_t bit = (size_t)(key >> 40) & (4 * T - 1);
+            if (!key || !((twice[bit / 64] >> (bit % 64)) & 1)) continue;
+            size_t x = (size_t)((key >> 1) & (T - 1));
+            while (tab[2 * x] != key) x = (x + 1) & (T - 1);
+            uint64_t cr = tab[2 * x + 1];
+            size_t gi = (size_t)(cr >> 56), first = (size_t)(uint32_t)cr;
+            if (!gi || first == p) continue;
+            for (size_t v = 0; v < NV; v++) {
+                const float *yp = ck_plane(yv.p, yv.cb, NV, P, i, v);
+                float a = yp[p * ycb], b0 = yp[first * ycb];
+                if (a == b0) continue;
+                double gap = fabs((double)a - (double)b0) - und, g2 = 2 * sg[(gi - 1) * NV + v];
+                if (!(gap > 0) && gap == gap) continue;
+                double d = gap != gap ? INFINITY : g2 > 0 ? gap / g2 : INFINITY;
+                worst = d > worst ? d : worst;
+            }
+        }
+        *dmax = worst;
+    }
+    for (size_t j = 0; j < nl; j++) {
+        uint64_t *slot = tab + 2 * (size_t)lst[j];
+        slot[0] = slot[1] = 0; /* the table all 0 again */
+    }
     return E;
 }
 
@@ -1862,8 +1905,9 @@ static void conv_fwd_sample(const conv_job *J, const ck_tls *W, size_t i) {
     matvec_acc(ex, sm, wsum, T, M, (size_t)d->c, OC); /* wsum >= 0: |wsum| = wsum */
     /* identical windows (conv_groups): S' = S + E / A for the relations
      * with this A; the position-weighted one gets its own (E kept) */
+    double dgrp = 0;
     const double *E = conv_groups(J->xv, i, (size_t)d->c, d->h, d->w, d->oh, d->ow, d->k, d->pad, 0, wsum, OC, J->b,
-                                  sm, W);
+                                  sm, W, J->yv, J->o[CK_FWD_BLANK] ? &dgrp : NULL);
     double *sp = (double *)E + (d->c > d->oc ? d->c : d->oc); /* S' (over conv_groups' window maxima) */
     for (size_t oc = 0; oc < OC; oc++) sp[oc] = grp_s(sm[oc], E[oc], a[oc]);
     double *o = J->o[CK_FWD];
@@ -1874,7 +1918,10 @@ static void conv_fwd_sample(const conv_job *J, const ck_tls *W, size_t i) {
     /* before the position-weighted one, which reuses rhs and a */
     if (J->o[CK_FWD_RND]) conv_fwd_rnd_sample(J, W, i, a, ya, ex, sp);
     if (J->o[CK_FWD_PW]) conv_fwd_w_sample(J, W, i, ex, sm, E, rhs, a, wy, wya);
-    if (J->o[CK_FWD_BLANK]) conv_blank_sample(J, i, (unsigned char *)W->rnd);
+    if (J->o[CK_FWD_BLANK]) {
+        conv_blank_sample(J, i, (unsigned char *)W->rnd);
+        J->o[CK_FWD_BLANK][CK_REL * i + 3] = dgrp; /* identical windows' outputs apart (conv_groups) */
+    }
     if (J->o[CK_FWD_PEEK]) conv_plane_peek(J, i, 0);
 }
 
@@ -1895,7 +1942,8 @@ static void conv_bwd_data_sample(const conv_job *J, const ck_tls *W, size_t i) {
     matvec_acc(rhs, a, wb, W->s, W->sa, OC * kk, C);
     matvec_acc(ex, sm, wsum, T, M, OC, C);
     /* identical windows of dy (conv_groups, flipped taps): S' */
-    const double *E = conv_groups(J->dyv, i, OC, d->oh, d->ow, d->h, d->w, d->k, d->pad, 1, wsum, C, NULL, sm, W);
+    const double *E = conv_groups(J->dyv, i, OC, d->oh, d->ow, d->h, d->w, d->k, d->pad, 1, wsum, C, NULL, sm, W,
+                                  (ck_tv){NULL, 0}, NULL);
     double *sp = (double *)E + (C > OC ? C : OC);
     for (size_t c = 0; c < C; c++) sp[c] = grp_s(sm[c], E[c], a[c]);
     double *o = J->o[CK_BWD_DATA];

@@ -106,10 +106,13 @@ enum { CK_BWD_W_Z = CK_NPHASE_ALT, CK_NPHASE_Z };
 /* and, per conv layer, FWD_BLANK (n entries, one a sample): an output
  * whose window is all +-0 in every input channel (a blank border, a
  * channel a ReLU left dark) is exactly its bias (every product +-0, their
- * sum +-0, plus b): (count of outputs that are not, largest |y - b|, 0,
- * 0); the relations sum such outputs with the others, so noise there (an
- * approximate transform, a bias added from a narrower copy) hides under
- * the rest's tolerance */
+ * sum +-0, plus b): (count of outputs that are not, largest |y - b|, the
+ * blank positions, and the outputs of identical windows apart: the
+ * largest (|y_p - y_q| - 2 K 2^-149) / (2 S_g) over a group's outputs,
+ * which any fp32 evaluation keeps within gamma_K (engines/checksums.c,
+ * conv_groups; 0 in recordings before it)); the relations sum such
+ * outputs with the others, so noise there (an approximate transform, a
+ * bias added from a narrower copy) hides under the rest's tolerance */
 /* and, per conv and dense layer, BWD_W_PEEK (OC entries, as BWD_W_Z's):
  * per filter or row, its first and last dW elements and CK_PEEK_RANDOM
  * drawn per stage (ck_rnd_index) re-done in double over their terms, the

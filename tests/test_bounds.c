@@ -1421,6 +1421,24 @@ static int reseed(void **state) {
     return 0;
 }
 
+/* A bf16 engine's relations allow each product and addition flushed to 0
+ * below 2^-126 (VDPBF16PS / AMX flush denormals whatever MXCSR says):
+ * (2K - 1) P 2^-126 (1 + gamma_K) on top of the rest; fp32 and the TF32
+ * twin (which keeps subnormals) keep fp32's 2^-149 a product. */
+static void test_ck_bf16_flush(void **st) {
+    (void)st;
+    size_t K = 100, P = 10;
+    double A = 1e-37, R = 0.9 * (double)P * (2.0 * K - 1) * 0x1p-126; /* a flushed relation's whole sum */
+    double bf = bounds_ck_tol(K, P, 0, A, 0, 0x1p-8), tf = bounds_ck_tol(K, P, 0, A, 0, 0x1p-11);
+    double f32 = bounds_ck_tol(K, P, 0, A, 0, 0);
+    assert_true(R <= bf);
+    assert_true(R > 100 * tf && R > 100 * f32);
+    assert_true(f32 >= (double)P * K * 0x1p-149 && f32 < 2 * ((double)P * K * 0x1p-149 + compare_gamma(K) * A));
+    /* normal magnitudes: the term is ~1e-35 of a relation of A = 1 */
+    double t1 = bounds_ck_tol(K, P, 0, 1, 0, 0x1p-8), t0 = t1 - 1.01 * (double)P * (2.0 * K - 1) * 0x1p-126 * (1 + compare_gamma(K));
+    assert_true(t1 >= t0 && (t1 - t0) / t1 < 1e-30);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test_setup(test_dot_bounds_layers, reseed),
@@ -1437,6 +1455,7 @@ int main(void) {
         cmocka_unit_test_setup(test_adam_overflow_rule, reseed),
         cmocka_unit_test_setup(test_rules_cover_models, reseed),
         cmocka_unit_test_setup(test_eval_chain, reseed),
+        cmocka_unit_test(test_ck_bf16_flush),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -645,6 +645,22 @@ void bounds_ck_prep(size_t K, size_t P, int is_sum, double u_in, bounds_ck_coef 
      * 4.75e11) */
     if (u_in > 0) c->ga = g + (2 * u_in + u_in * u_in) * (1 + g);
     c->under = is_sum ? 0 : (double)P * (double)K * 0x1p-149;
+    /* a bf16 engine's dot products run with subnormals flushed: bf16's
+     * VDPBF16PS (and AMX's TDPBF16PS) treat denormal inputs as 0 and flush
+     * denormal results to 0 whatever MXCSR says (the SDM's description of
+     * the instruction).  Each product and each addition whose exact result
+     * lies below 2^-126 in magnitude may then become 0, an absolute error
+     * below 2^-126 each, 2K - 1 per output (K - 1 for a sum) with their (1
+     * + g) growth, where fp32's gradual underflow errs by at most 2^-150 a
+     * product and not at all in an addition.  Measured: `--engines
+     * reference,cpu:dtype=bf16 --normalize 0,1e36` (products dy x of
+     * 1e-41..1e-37 in conv1's backward-weights) was a PROBLEM at 2.31 after
+     * the operands' term below; at normal magnitudes the term is nil.  The
+     * same class as bounds_lowp_eta's (u_in >= 2^-8): the cpu TF32 twin
+     * keeps subnormals (lowp_round_tf32); a TF32 path that flushed (cuda
+     * math=tf32, unmeasured there) would need it too. */
+    if (u_in >= 0x1p-8)
+        c->under = (double)P * (is_sum ? (double)(K > 1 ? K - 1 : 0) : 2.0 * (double)K - 1) * 0x1p-126 * (1 + g);
     /* the absolute part of the operand rounding (bounds_ck_lowp_abs) */
     double eta = bounds_lowp_eta(u_in);
     c->eta_u = eta * (1 + u_in) * (1 + g);

@@ -2199,6 +2199,42 @@ static int fault_forward_layer(engine *e, int l, int training) {
         memcpy(&u, y, 4);
         u ^= 1u << 14;
         memcpy(y, &u, 4);
+    } else if (id == CPU_FAULT_CONV2_FWD_BACKGROUND_BITFLIP_ONCE && training && c->step == 7 &&
+               fault_layer(c, l, "conv2") && n > 5 && ly->out_c > 11 && ly->pad < ly->k) {
+        /* sample 5, channel 11: the first output after the plane's first row whose window (every input
+         * channel, zero padding) is not all 0 and equals an earlier output's: mantissa bit 14 flipped */
+        size_t C = (size_t)ly->in_c, IH = (size_t)ly->in_h, IW = (size_t)ly->in_w, OH = (size_t)ly->out_h,
+               OW = (size_t)ly->out_w, k = (size_t)ly->k;
+        int pad = ly->pad;
+        if ((rc = act_io(c, l, 0, a, 1)) || (rc = act_io(c, l - 1, 0, x, 1))) return rc;
+        const float *xs = x + 5 * C * IH * IW;
+#define BG_AT(cc, r, q, t)                                                                                        \
+    ((int)(r) + (int)((t) / k) - pad >= 0 && (int)(r) + (int)((t) / k) - pad < (int)IH &&                        \
+             (int)(q) + (int)((t) % k) - pad >= 0 && (int)(q) + (int)((t) % k) - pad < (int)IW                  \
+         ? xs[((cc) * IH + (size_t)((int)(r) + (int)((t) / k) - pad)) * IW + (size_t)((int)(q) + (int)((t) % k) - pad)] \
+         : 0.0f)
+        size_t hit = OH * OW;
+        for (size_t p = OW; p < OH * OW && hit == OH * OW; p++) {
+            int nz = 0;
+            for (size_t cc = 0; cc < C && !nz; cc++)
+                for (size_t t = 0; t < k * k && !nz; t++) nz = BG_AT(cc, p / OW, p % OW, t) != 0.0f;
+            if (!nz) continue;
+            for (size_t q = 0; q < p && hit == OH * OW; q++) {
+                int same = 1;
+                for (size_t cc = 0; cc < C && same; cc++)
+                    for (size_t t = 0; t < k * k && same; t++)
+                        same = BG_AT(cc, p / OW, p % OW, t) == BG_AT(cc, q / OW, q % OW, t);
+                if (same) hit = p;
+            }
+        }
+#undef BG_AT
+        if (hit < OH * OW) {
+            float *y = a + (5 * (size_t)ly->out_c + 11) * OH * OW + hit;
+            uint32_t u;
+            memcpy(&u, y, 4);
+            u ^= 1u << 14;
+            memcpy(y, &u, 4);
+        }
     } else if (id == CPU_FAULT_CONV2_FWD_WINO2_M22_BF16_ONCE && training && c->step == 7 && fault_layer(c, l, "conv2") &&
                ly->k == 3 && ly->pad == 1 && ly->out_h % 2 == 0 && ly->out_w % 2 == 0) {
         /* Winograd F(2x2, 3x3): M = sum_c U_c . V_c, U = G g G^T, V = B^T d B over each 4x4 input tile (pad 1);

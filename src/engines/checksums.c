@@ -383,8 +383,9 @@ static size_t groups_needed(const model *m, size_t *tmax) {
                M = (size_t)(ly->k - 1 > ly->pad ? ly->k - 1 : ly->pad);
         for (int dir = 0; dir < 2; dir++) {
             size_t h = hw[dir][0], w = hw[dir][1], in = h * w, P = hw[1 - dir][0] * hw[1 - dir][1];
-            size_t t = (2 + GRP_EXACT) * mc + (h + 2 * M) * (w + 2 * M) + P + groups_table(P) / 8 + in + (P + 1) / 2 +
-                       (in + 7) / 8 + 4;
+            size_t ow = hw[1 - dir][1];
+            size_t t = (2 + GRP_EXACT) * mc + (h + 2 * M) * (w + 2 * M + 2 * ow) + P + groups_table(P) / 8 + in +
+                       (P + 1) / 2 + (in + 7) / 8 + 4;
             cap = t > cap ? t : cap;
             tm = groups_table(P) > tm ? groups_table(P) : tm;
         }
@@ -1385,9 +1386,10 @@ static inline uint32_t grp_bits(float f) {
 }
 
 /* Per input position q of sample i, two 32-bit hashes of its NU channels
- * (each value mixed with its channel's two keys, the mixes summed: an
- * exchange of two channels' values or two sign flips changes the sums,
- * unlike a linear hash) and whether any channel is nonzero (nzq). */
+ * (each value mixed with its channel's key, m = mix(bits ^ k1_u); the
+ * sums of m and of m k2_u, k2_u odd: an exchange of two channels' values
+ * or two sign flips changes them, unlike a linear hash of the bits) and
+ * whether any channel is nonzero (nzq). */
 CK_HOT static void grp_positions(ck_tv xv, size_t i, size_t NU, size_t HW, uint32_t *a1, uint32_t *a2,
                                  unsigned char *nzq) {
     memset(a1, 0, HW * 4), memset(a2, 0, HW * 4), memset(nzq, 0, HW);
@@ -1397,12 +1399,12 @@ CK_HOT static void grp_positions(ck_tv xv, size_t i, size_t NU, size_t HW, uint3
             uint32_t k1[16], k2[16];
             for (int l = 0; l < 16; l++)
                 k1[l] = grp_mix32((uint32_t)(2 * (blk * 16 + (size_t)l) + 1)),
-                k2[l] = grp_mix32((uint32_t)(2 * (blk * 16 + (size_t)l) + 2)) ^ 0x5bd1e995U;
+                k2[l] = grp_mix32((uint32_t)(2 * (blk * 16 + (size_t)l) + 2)) | 1;
             for (size_t q = 0; q < HW; q++) {
                 uint32_t s1 = 0, s2 = 0, any = 0;
                 for (int l = 0; l < 16; l++) {
-                    uint32_t bt = grp_bits(xb[q * 16 + (size_t)l]);
-                    s1 += grp_mix32(bt ^ k1[l]), s2 += grp_mix32(bt ^ k2[l]), any |= bt;
+                    uint32_t bt = grp_bits(xb[q * 16 + (size_t)l]), mm = grp_mix32(bt ^ k1[l]);
+                    s1 += mm, s2 += mm * k2[l], any |= bt;
                 }
                 a1[q] += s1, a2[q] += s2, nzq[q] |= any != 0;
             }
@@ -1412,10 +1414,10 @@ CK_HOT static void grp_positions(ck_tv xv, size_t i, size_t NU, size_t HW, uint3
     for (size_t u = 0; u < NU; u++) {
         const float *xp = ck_plane(xv.p, xv.cb, NU, HW, i, u);
         size_t cb = (size_t)xv.cb;
-        uint32_t k1 = grp_mix32((uint32_t)(2 * u + 1)), k2 = grp_mix32((uint32_t)(2 * u + 2)) ^ 0x5bd1e995U;
+        uint32_t k1 = grp_mix32((uint32_t)(2 * u + 1)), k2 = grp_mix32((uint32_t)(2 * u + 2)) | 1;
         for (size_t q = 0; q < HW; q++) {
-            uint32_t bt = grp_bits(xp[q * cb]);
-            a1[q] += grp_mix32(bt ^ k1), a2[q] += grp_mix32(bt ^ k2), nzq[q] |= bt != 0;
+            uint32_t bt = grp_bits(xp[q * cb]), mm = grp_mix32(bt ^ k1);
+            a1[q] += mm, a2[q] += mm * k2, nzq[q] |= bt != 0;
         }
     }
 }
@@ -1437,7 +1439,8 @@ __attribute__((noinline)) static double *conv_groups(ck_tv xv, size_t i, size_t 
     uint64_t *tab = (uint64_t *)scr; /* per slot: key (0: empty), count << 32 | first window */
     double *E = scr + 2 * W->grp_t, *mx = E + mc, *sg = mx + mc; /* sg: the exact groups' S_g, GRP_EXACT x NV */
     uint64_t *hm = (uint64_t *)(sg + GRP_EXACT * mc); /* per padded position: its hash, 0 where all channels are 0 */
-    uint64_t *keys = hm + hp * wp;                  /* per window: its key, 0 blank */
+    uint64_t *rowh = hm + hp * wp, *rowa = rowh + hp * (size_t)ow; /* each padded row's k-tap sums (and ORs) */
+    uint64_t *keys = rowa + hp * (size_t)ow;          /* per window: its key, 0 blank */
     uint64_t *seen = keys + P, *twice = seen + T / 16; /* 4 T bits each: keys met once, twice */
     uint32_t *a1 = (uint32_t *)(twice + T / 16), *a2 = a1 + HW, *lst = a2 + HW;
     unsigned char *nzq = (unsigned char *)(lst + P);
@@ -1453,21 +1456,32 @@ __attribute__((noinline)) static double *conv_groups(ck_tv xv, size_t i, size_t 
      * c - pad + M) forward, (r + pad - (k - 1) + M, ...) flipped (its taps
      * reversed: the same windows are equal either way) */
     ptrdiff_t off = flip ? (ptrdiff_t)pad - (k - 1) + (ptrdiff_t)M : (ptrdiff_t)M - pad;
-    uint64_t kt[CK_MAXK * CK_MAXK];
-    for (size_t t = 0; t < (size_t)k * (size_t)k; t++) kt[t] = grp_mix(t + 1) | 1;
+    uint64_t kr[CK_MAXK], kc[CK_MAXK];
+    for (size_t t = 0; t < (size_t)k; t++) kr[t] = grp_mix(t + 1) | 1, kc[t] = grp_mix(t + 1 + CK_MAXK) | 1;
     /* the windows' keys, and a filter: a key whose bit (4 T bits, ~8 per
      * window) was met before may have a twin; only those go to the table
      * (most windows of an image are unique or blank) */
     memset(seen, 0, T / 16 * 8 * 2);
+    /* separable: each padded row's k-tap sums (weights kc, odd) for every
+     * output column, then k of those down a column (weights kr): tap (a,
+     * b) weighted kr[a] kc[b], odd, 2k products a window instead of k k */
+    size_t rows = (size_t)oh + (size_t)k - 1;
+    for (size_t R = 0; R < rows; R++) {
+        const uint64_t *hr = hm + (R + (size_t)off) * wp + (size_t)off;
+        uint64_t *rh = rowh + R * (size_t)ow, *ra = rowa + R * (size_t)ow;
+        for (int c = 0; c < ow; c++) {
+            uint64_t hs = 0, any = 0;
+            for (int b = 0; b < k; b++) hs += hr[c + b] * kc[b], any |= hr[c + b];
+            rh[c] = hs, ra[c] = any;
+        }
+    }
     for (int r = 0; r < oh; r++)
         for (int c = 0; c < ow; c++) {
-            const uint64_t *row = hm + (size_t)(r + off) * wp + (size_t)(c + off);
             uint64_t hs = 0, any = 0;
-            for (int a = 0; a < k; a++)
-                for (int b = 0; b < k; b++) {
-                    uint64_t v = row[(size_t)a * wp + (size_t)b];
-                    hs += v * kt[a * k + b], any |= v;
-                }
+            for (int a = 0; a < k; a++) {
+                size_t at = ((size_t)r + (size_t)a) * (size_t)ow + (size_t)c;
+                hs += rowh[at] * kr[a], any |= rowa[at];
+            }
             uint64_t key = any ? grp_mix(hs) | 1 : 0; /* blank: exact, no key */
             size_t bit = (size_t)(key >> 40) & (4 * T - 1), wd = bit / 64;
             uint64_t m = (uint64_t)(key != 0) << (bit % 64);

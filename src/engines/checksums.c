@@ -1360,8 +1360,9 @@ static void rows_weighted_of(ck_tv v, size_t i, size_t C, int h, int w, double *
  * in their last taps, in the kernel's order, which lockstep does not
  * know); the shared part is a prefix of each error, bounded by the same
  * S_g, so it moves the bound by at most the edge windows' share.
- * Cost: a pass over the sample's input planes and k k hashes per output:
- * ~2% of the STEP vector. */
+ * Cost: a pass over the sample's input planes (one mix a value) and 2 k
+ * products a window: +6% of the STEP vector on one core
+ * (bench_checksums; README, "Identical windows"). */
 static uint64_t grp_mix(uint64_t z) {
     z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
     z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
@@ -1920,9 +1921,9 @@ static void conv_fwd_sample(const conv_job *J, const ck_tls *W, size_t i) {
     /* identical windows (conv_groups): S' = S + E / A for the relations
      * with this A; the position-weighted one gets its own (E kept) */
     double dgrp = 0;
-    const double *E = conv_groups(J->xv, i, (size_t)d->c, d->h, d->w, d->oh, d->ow, d->k, d->pad, 0, wsum, OC, J->b,
-                                  sm, W, J->yv, J->o[CK_FWD_BLANK] ? &dgrp : NULL);
-    double *sp = (double *)E + (d->c > d->oc ? d->c : d->oc); /* S' (over conv_groups' window maxima) */
+    double *E = conv_groups(J->xv, i, (size_t)d->c, d->h, d->w, d->oh, d->ow, d->k, d->pad, 0, wsum, OC, J->b,
+                            sm, W, J->yv, J->o[CK_FWD_BLANK] ? &dgrp : NULL);
+    double *sp = E + (d->c > d->oc ? d->c : d->oc); /* S' (over conv_groups' window maxima) */
     for (size_t oc = 0; oc < OC; oc++) sp[oc] = grp_s(sm[oc], E[oc], a[oc]);
     double *o = J->o[CK_FWD];
     for (size_t oc = 0; oc < OC; oc++)
@@ -1956,9 +1957,9 @@ static void conv_bwd_data_sample(const conv_job *J, const ck_tls *W, size_t i) {
     matvec_acc(rhs, a, wb, W->s, W->sa, OC * kk, C);
     matvec_acc(ex, sm, wsum, T, M, OC, C);
     /* identical windows of dy (conv_groups, flipped taps): S' */
-    const double *E = conv_groups(J->dyv, i, OC, d->oh, d->ow, d->h, d->w, d->k, d->pad, 1, wsum, C, NULL, sm, W,
-                                  (ck_tv){NULL, 0}, NULL);
-    double *sp = (double *)E + (C > OC ? C : OC);
+    double *E = conv_groups(J->dyv, i, OC, d->oh, d->ow, d->h, d->w, d->k, d->pad, 1, wsum, C, NULL, sm, W,
+                            (ck_tv){NULL, 0}, NULL);
+    double *sp = E + (C > OC ? C : OC);
     for (size_t c = 0; c < C; c++) sp[c] = grp_s(sm[c], E[c], a[c]);
     double *o = J->o[CK_BWD_DATA];
     for (size_t c = 0; c < C; c++) put_rel(o + CK_REL * (i * C + c), xs[c], xa[c] + ex[c], rhs[c], a[c], sp[c]);

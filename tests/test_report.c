@@ -41,6 +41,7 @@ static const char *const SLOTS[][2] = {
     {"loss", "loss"},                  {"fc2.dact", "loss"},             {"fc2.weight.grad", "backward"},
     {"fc1.weight.grad", "backward"},   {"conv2.weight.grad", "backward"}, {"conv2.bias.grad", "backward"},
     {"pool1.dact", "backward"},        {"conv1.weight.grad", "backward"}, {"conv2.weight", "update"},
+    {"conv1.dact", "backward"},
 };
 
 static model M;
@@ -236,6 +237,52 @@ static void test_bound_exceeded_causes(void **st) {
  * sign test is a SUSPECT verdict and finding at that tensor; an unbiased
  * excess in one product operation is named as reduced precision in that
  * operation, with the fix in the user's terms; --fail-on suspect's count. */
+/* ReLU sign flips, one of three within 1 ULP: the engine table, the
+ * finding's title and its cause use one meaning of "near-tie" (within 1
+ * ULP), and against the exact reference the rest are the layers before's
+ * rounding at that step, not drift (the engines were fed the same
+ * operands); between two engines run free they are drift. */
+static void test_decision_flips_wording(void **st) {
+    audit_result *r = new_result();
+    int ref = add_engine(r, "reference", "reference", REF_DESC, 1);
+    int a = add_engine(r, "cpu", "cpu", CPU_DESC("2", "direct", "jit:avx512_core"), 0);
+    int b = add_engine(r, "cpu:threads=1", "cpu:threads=1", CPU_DESC("1", "direct", "jit:avx512_core"), 0);
+    audit_pair *pr = add_pair(r, ref, a), *pf = add_pair(r, a, b);
+    int sa = audit_slot(r, "relu1.act"), sd = audit_slot(r, "conv1.dact");
+    audit_pair *both[] = {pr, pf};
+    for (int k = 0; k < 2; k++) {
+        differ(r, both[k], "conv1.dact", 1, 100);
+        audit_slot_stats *q = &both[k]->slot[sa];
+        q->decisions = 1000, q->flips = 3, q->near_ties = 3, q->sub_ulp = 1;
+        q->n_check_steps = 1;
+        both[k]->slot[sd].flip_err_share = 0.9;
+        both[k]->slot[sd].flip_elems = 3;
+    }
+    verdict_table v;
+    explain_verdicts(&v, r, &M);
+    for (int k = 0; k < v.n_eng; k++)
+        if (v.e[k].engine == a) {
+            assert_int_equal(v.e[k].flips, 3);
+            assert_int_equal(v.e[k].sub_ulp, 1); /* what the table prints as near-ties */
+        }
+    explain_list L;
+    assert_int_equal(explain_run(&L, r, &M), 0);
+    const explain_finding *f = find(&L, "decision-flips", "reference", "cpu");
+    assert_non_null(f);
+    assert_non_null(strstr(f->title, "3 relu1 ReLU input(s) changed sign"));
+    assert_non_null(strstr(f->title, "the layers before rounded apart"));
+    assert_null(strstr(f->title, "drifted"));
+    assert_null(strstr(f->cause, "drifted"));
+    assert_non_null(strstr(f->cause, "1 of them were near-ties"));
+    assert_null(strstr(f->fix, "drifted"));
+    f = find(&L, "decision-flips", "cpu", "cpu:threads=1");
+    assert_non_null(f);
+    assert_non_null(strstr(f->title, "drifted apart"));
+    assert_non_null(strstr(f->cause, "weights differ after step 1"));
+    explain_list_free(&L);
+    free_result(r);
+}
+
 static void test_suspect_verdict(void **st) {
     audit_result *r = new_result();
     int ref = add_engine(r, "reference", "reference", REF_DESC, 1);
@@ -673,6 +720,7 @@ int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_threads_reduction_order), cmocka_unit_test(test_bound_exceeded_causes),
         cmocka_unit_test(test_suspect_verdict), cmocka_unit_test(test_tf32_by_signature_not_knob),
+        cmocka_unit_test(test_decision_flips_wording),
         cmocka_unit_test(test_localized_not_precision),
         cmocka_unit_test(test_equal_repeat_vendor_math), cmocka_unit_test(test_accuracy_gap),
         cmocka_unit_test(test_repeats_not_duplicated),    cmocka_unit_test(test_json_reader),

@@ -1858,10 +1858,25 @@ static int rule_decisions(explain_list *L, const audit_result *r, const model *m
             const char *what = q->kind == LAYER_MAXPOOL ? "window(s) chose another maximum"
                                                         : "ReLU input(s) changed sign";
             long drifted = qs_->near_ties - qs_->sub_ulp, unexplained = qs_->flips - qs_->near_ties;
+            /* against the exact reference the inputs of a compared step come
+             * from the same operands: they differ by the engine's rounding of
+             * the layers before at that step, not by drift */
+            int vs_ref = r->eng[p->a].is_ref;
             const char *kind_of = qs_->sub_ulp == qs_->flips ? "all near-ties (inputs within 1 ULP)"
                                   : unexplained > 0          ? "not all explained by their inputs"
-                                  : qs_->sub_ulp == 0        ? "none a near-tie: the inputs had already drifted apart"
-                                                             : "mostly on inputs that had already drifted apart";
+                                  : qs_->sub_ulp == 0
+                                      ? (vs_ref ? "none a near-tie: the layers before rounded the inputs apart"
+                                                : "none a near-tie: the inputs had already drifted apart")
+                                      : (vs_ref ? "the rest on inputs the layers before rounded apart"
+                                                : "mostly on inputs that had already drifted apart");
+            char why[176];
+            if (vs_ref)
+                snprintf(why, sizeof why,
+                         "the layers before this one round (at the same step, from the same operands) and the exact "
+                         "reference does not; their own lines judge those roundings against their bounds");
+            else
+                snprintf(why, sizeof why, "the two trajectories had drifted apart (weights differ after step %ld)",
+                         p->first_diff_step);
             snprintf(f->title, sizeof f->title, "%s vs %s: %ld %s %s, %s; they carry %s%% of %s's error",
                      r->eng[p->b].label, r->eng[p->a].label, qs_->flips, q->name, what, kind_of,
                      fnum(b1, sizeof b1, 100 * ss->flip_err_share), r->slot_name[s]);
@@ -1869,10 +1884,9 @@ static int rule_decisions(explain_list *L, const audit_result *r, const model *m
                      "%s is exact, but it routes the gradient by a discrete decision (a ReLU's sign, a max-pool's "
                      "arg-max): where the two engines' inputs differ, %ld %s, and each sends a whole gradient value "
                      "elsewhere. %ld of them were near-ties (the inputs within 1 ULP of the decision: rounding "
-                     "decided it); %ld followed inputs that already differed by more than a rounding, because the "
-                     "two trajectories had drifted apart (weights differ after step %ld)%s. %ld element(s) carry "
-                     "%s%% of the error of %s.",
-                     q->name, qs_->flips, what, qs_->sub_ulp, drifted, p->first_diff_step,
+                     "decided it); %ld followed inputs that already differed by more than 1 ULP, because %s%s. "
+                     "%ld element(s) carry %s%% of the error of %s.",
+                     q->name, qs_->flips, what, qs_->sub_ulp, drifted, why,
                      unexplained > 0 ? "; the rest are explained by neither" : "", ss->flip_elems,
                      fnum(b1, sizeof b1, 100 * ss->flip_err_share), r->slot_name[s]);
             snprintf(f->evidence, sizeof f->evidence,
@@ -1888,6 +1902,8 @@ static int rule_decisions(explain_list *L, const audit_result *r, const model *m
                      : unexplained > 0
                          ? "Flips not explained by the inputs: look at the layer before, one step at a time "
                            "(--mode isolated)."
+                         : vs_ref ? "Nothing to fix in this layer: it follows its inputs, whose roundings are judged "
+                                    "on the lines of the layers before."
                          : "Nothing to fix in this layer: it follows its inputs, which differ because the runs drifted "
                            "apart (see the drift against the noise floor). To see one step's difference without "
                            "drift: --mode sync.");
@@ -1991,6 +2007,7 @@ static void engine_checks(engine_verdict *ev, const audit_result *r, int i) {
             if (ss->n_check_steps > ev->check_steps) ev->check_steps = ss->n_check_steps;
             ev->flips += ss->flips;
             ev->near_ties += ss->near_ties;
+            ev->sub_ulp += ss->sub_ulp;
             if (ss->n_bounded < ss->n_check_steps) continue;
             ev->n_bounded++;
             if (ev->worst_slot < 0 || !(ss->max_bound_ratio <= ev->worst_ratio)) {

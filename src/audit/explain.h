@@ -95,7 +95,9 @@ typedef struct {
     int worst_slot;             /* -1 when none */
     double worst_ratio;
     long worst_step;
-    long flips, near_ties;      /* discrete decisions flipped at check steps */
+    long flips, near_ties;      /* discrete decisions flipped at check steps; near_ties: explained by their inputs
+                                 * (decisions.h's n_near_ties) */
+    long sub_ulp;               /* of the flips, those whose reference gap is <= 1 ULP: what the output calls a near-tie */
     /* the sharper tier (checks/bounds.h): within every worst-case bound, but
      * a per-element sharp bound, a sign test or the mean square failed */
     int suspect;

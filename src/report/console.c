@@ -39,8 +39,8 @@ static void print_engine_table(FILE *f, const audit_result *r, const verdict_tab
         if (!r->eng[ev->engine].available) detail = h->short_reason[ev->engine];
         fprintf(f, "  %-24s %-20s %-9s %s", r->eng[ev->engine].label, ev->verdict, cov, detail);
         if (ev->flips)
-            fprintf(f, "; %ld ReLU/max-pool choice(s) went the other way than exact (%ld of them near-ties)", ev->flips,
-                    ev->near_ties);
+            fprintf(f, "; %ld ReLU/max-pool choice(s) went the other way than exact (%ld of them near-ties: inputs "
+                       "within 1 ULP)", ev->flips, ev->sub_ulp);
         fprintf(f, "\n");
     }
 }

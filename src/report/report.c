@@ -989,7 +989,7 @@ static void sec_verdicts(doc *d, const ctx *x) {
             if (ev->worst_slot >= 0)
                 snprintf(wr, sizeof wr, "%s (%s, step %ld)", fnum(b1, sizeof b1, ev->worst_ratio),
                          r->slot_name[ev->worst_slot], ev->worst_step);
-            if (ev->n_compared) snprintf(fl, sizeof fl, "%ld (%ld near-ties)", ev->flips, ev->near_ties);
+            if (ev->n_compared) snprintf(fl, sizeof fl, "%ld (%ld near-ties)", ev->flips, ev->sub_ulp);
             const char *cells[] = {r->eng[ev->engine].label, ev->verdict, cov, wr, fl, ev->detail};
             table_row(d, cells);
         }

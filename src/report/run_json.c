@@ -98,8 +98,9 @@ static void json_engine_verdict(lsbuf *b, const audit_result *r, const engine_ve
     else lsbuf_printf(b, "null");
     lsbuf_printf(b, ", \"worst_ratio\": ");
     lsbuf_json_num(b, ev->worst_slot >= 0 ? ev->worst_ratio : NAN);
-    lsbuf_printf(b, ", \"worst_step\": %ld, \"decision_flips\": %ld, \"near_ties\": %ld, \"roundtrip_checks\": %ld, "
-                    "\"detail\": ", ev->worst_step, ev->flips, ev->near_ties, r->eng[ev->engine].rt_checks);
+    lsbuf_printf(b, ", \"worst_step\": %ld, \"decision_flips\": %ld, \"near_ties\": %ld, \"sub_ulp\": %ld, "
+                    "\"roundtrip_checks\": %ld, \"detail\": ",
+                 ev->worst_step, ev->flips, ev->near_ties, ev->sub_ulp, r->eng[ev->engine].rt_checks);
     lsbuf_json_str(b, ev->detail);
     lsbuf_printf(b, ", \"suspect\": %s", ev->suspect ? "true" : "false");
     if (ev->suspect_slot >= 0) {

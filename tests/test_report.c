@@ -611,6 +611,7 @@ static audit_result *report_result(audit_cfg *c) {
     audit_pair *q = add_pair(r, ref, a);
     differ(r, q, "conv1.act", 1, 2);
     q->param_rel_l2[2] = q->param_rel_l2[3] = NAN; /* the reference ran 2 steps */
+    r->total_s = 40, r->checks_s = 12.5, r->compare_s = 3;
     audit_cfg_default(c);
     c->engines = "reference,cpu,cpu:threads=1,cuda";
     c->out = NULL;
@@ -669,6 +670,9 @@ static void test_report_files(void **st) {
     assert_null(strstr(md, "</script"));
     assert_non_null(strstr(md, "&lt;script>alert(\"x\")&lt;/script>&'\\|\\*")); /* tags, cells, emphasis */
     assert_non_null(strstr(md, "Files beside this report")); /* complete */
+    /* the cost line counts the every-step checks apart from the comparison */
+    assert_non_null(strstr(md, "Every-step checks: 12.50 s of 40.00 s total (31%"));
+    assert_non_null(strstr(md, "Comparison cost: 3.00 s (8%)"));
     free(md);
     rm_dir(dir);
     free_result(r);

@@ -291,6 +291,7 @@ typedef struct {
     int n_classes;
     uint8_t *test_labels;    /* n_test, when evaluated */
     double compare_s, total_s;
+    double checks_s;         /* the every-step checks (steps and evaluation batches), wall time, all engines at once */
     double roundtrip_s;      /* of compare_s: the state round-trip checks */
     double sharp_s;          /* of compare_s: the sharper tier (its tests; its bounds are the worst case's x factor) */
     int problems, unchecked, nondet; /* the verdict table's counts */

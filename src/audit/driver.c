@@ -142,6 +142,7 @@ typedef struct {
     int epoch;
     int shadow_src; /* in a shadow step: the engine the references were set from, else -1 */
     double t_compare;
+    double t_checks; /* the every-step checks' wall time (all engines at once): steps and evaluation */
     double t_sharp;  /* of t_compare: the sharper tier (sharp_check) */
     int died;       /* an engine's process died during this step: the step is abandoned */
     int write_errno; /* first write error on steps.jsonl (the run stops at the step's end) */
@@ -1150,9 +1151,8 @@ static int twin_stage(audit *A, int j, int lead_ok, size_t nb, int stage, const 
  * engine's inputs this step (isolated mode, the references of a shadow
  * replay): their layers' outputs and inputs are not one computation, and
  * those steps are judged per element instead. */
-static int step_checksums(audit *A, size_t nb, int stage) {
+static int step_checksums_at(audit *A, size_t nb, int stage) {
     audit_result *r = A->r;
-    if (!A->cfg.checksums) return 0;
     int share[AUDIT_MAX_ENGINES], lead[AUDIT_MAX_ENGINES] = {0};
     for (int i = 0; i < r->n_engines; i++)
         if ((share[i] = ck_shares(A, i))) lead[r->eng[i].ck_twin_of] = 1;
@@ -1196,6 +1196,15 @@ static int step_checksums(audit *A, size_t nb, int stage) {
         }
     }
     return 0;
+}
+
+/* step_checksums_at, its wall time counted (the run's cost line) */
+static int step_checksums(audit *A, size_t nb, int stage) {
+    if (!A->cfg.checksums) return 0;
+    double t0 = ls_now();
+    int rc = step_checksums_at(A, nb, stage);
+    A->t_checks += ls_now() - t0;
+    return rc;
 }
 
 /* One training step of every active engine, in lockstep: batch, forward,
@@ -1522,8 +1531,11 @@ typedef struct {
 static int eval_checksums(void *ctx, engine *e, const float *x, const int32_t *labels, size_t n) {
     eval_ck *c = ctx;
     const model *m = &c->A->m;
+    double t0 = ls_now();
     uint64_t xd = ck_digest(x, n * (size_t)m->in_c * m->in_h * m->in_w);
-    return every_step_stage(e, c->ae, m, CK_STAGE_EVAL, n, labels, &xd, 0, c->A->epoch, c->A->ck_vec);
+    int rc = every_step_stage(e, c->ae, m, CK_STAGE_EVAL, n, labels, &xd, 0, c->A->epoch, c->A->ck_vec);
+    c->A->t_checks += ls_now() - t0;
+    return rc;
 }
 
 enum { EVAL_REF_IMAGES = 256 };
@@ -1619,9 +1631,11 @@ static int recorded_eval_checksums(audit *A, int i, audit_engine *ae, int ep, si
     for (size_t b = 0; b * B < n && ae->ck_have; b++) {
         size_t nb = n - b * B < B ? n - b * B : B;
         data_make_batch(&A->ds.test, NULL, b * B, nb, A->x, A->y);
+        double t0 = ls_now();
         uint64_t xd = ck_digest(A->x, nb * (size_t)A->m.in_c * A->m.in_h * A->m.in_w);
         int rc = engine_recorded_eval_at(A->e[i], ep, b);
         if (!rc) rc = every_step_stage(A->e[i], ae, &A->m, CK_STAGE_EVAL, nb, A->y, &xd, 0, ep, A->ck_vec);
+        A->t_checks += ls_now() - t0;
         if (rc) return rc;
     }
     return LS_OK;
@@ -2003,6 +2017,7 @@ static int collect_engine_stats(audit *A) {
         }
     }
     r->compare_s = A->t_compare;
+    r->checks_s = A->t_checks;
     r->sharp_s = A->t_sharp;
     r->parent_peak_rss = ls_peak_rss();
     return 0;

@@ -596,6 +596,8 @@ static void json_totals(lsbuf *b, const audit_result *R) {
                      "\"compare_seconds\": ", r->total_steps, r->interrupted ? "true" : "false",
                  r->interrupted ? r->interrupted_step : R->last_step, r->n_failed);
     lsbuf_json_num(b, r->compare_s);
+    lsbuf_printf(b, ", \"checks_seconds\": ");
+    lsbuf_json_num(b, r->checks_s);
     lsbuf_printf(b, ", \"roundtrip_seconds\": ");
     lsbuf_json_num(b, r->roundtrip_s);
     lsbuf_printf(b, ", \"sharp_seconds\": ");

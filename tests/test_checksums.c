@@ -581,6 +581,85 @@ static void test_vector_tied_to_logits(void **s) {
     teardown(&f);
 }
 
+/* Read-backs (zoo attack 6): the logits an evaluation's accuracy is
+ * counted from, and the parameters the pairs compare or --save writes,
+ * are those the checks judged.  Clean read-backs: nothing; one logit
+ * 1 ulp off, a sign flipped, rows shifted, a stale batch: a violation of
+ * the last layer's evaluation phase (bit for bit; without the vector's
+ * logits, as for a recording, the sums of |.| still catch all but the sign
+ * flip and changes under 2^-20 of a row's sum); one Adam v element 1 ulp
+ * off: a violation of its tensor. */
+static int readback_viol(fx *f, const float *z, int exact) {
+    ck_verdict v;
+    ck_verdict_init(&v);
+    checksums_readback_logits(&f->m, f->vec, N, z, exact, 1, 1, &v);
+    for (int q = 0; q < v.n_viol && q < CK_MAX_VIOL; q++) {
+        assert_int_equal(v.v[q].phase, CKP_EVAL);
+        assert_int_equal(v.v[q].layer, f->m.n_layers - 1);
+    }
+    return v.n_viol;
+}
+
+static void test_readback_tied(void **s) {
+    (void)s;
+    fx f;
+    setup(&f, "smallcnn", 0);
+    int C = f.m.n_classes, L = f.m.n_layers;
+    size_t nz = (size_t)N * C;
+    float *z = malloc(nz * sizeof *z), *z0 = malloc(nz * sizeof *z0), *other = malloc(nz * sizeof *other);
+    assert_non_null(z), assert_non_null(z0), assert_non_null(other);
+    /* another batch's logits (a stale read-back) */
+    make_batch(&f, 98);
+    assert_int_equal(engine_set_batch(f.e, f.x, f.y, N, 98), 0);
+    assert_int_equal(engine_forward(f.e, 0), 0);
+    assert_int_equal(engine_get_tensor(f.e, (tensor_id){TENSOR_ACT, L - 1}, other), 0);
+    make_batch(&f, 99);
+    assert_int_equal(engine_set_batch(f.e, f.x, f.y, N, 99), 0);
+    assert_int_equal(engine_forward(f.e, 0), 0);
+    assert_int_equal(engine_checksums(f.e, CK_STAGE_EVAL, f.vec), 0);
+    assert_int_equal(engine_get_tensor(f.e, (tensor_id){TENSOR_ACT, L - 1}, z0), 0);
+    for (int exact = 1; exact >= 0; exact--) {
+        memcpy(z, z0, nz * sizeof *z);
+        assert_int_equal(readback_viol(&f, z, exact), 0);
+        /* 1 ulp bit for bit; the sums of |.| (2^-20: a recording's Y is
+         * fp32) see 2^-9 (a bf16 read-back's rounding) */
+        z[7 * C + 3] = exact ? nextafterf(z[7 * C + 3], INFINITY) : z[7 * C + 3] * (1 + 0x1p-9f);
+        assert_true(readback_viol(&f, z, exact) > 0);
+        memcpy(z, z0, nz * sizeof *z);
+        z[5 * C + 2] = -z[5 * C + 2]; /* a sign: only bit for bit */
+        assert_int_equal(readback_viol(&f, z, exact) > 0, exact);
+        memcpy(z, z0, nz * sizeof *z);
+        memmove(z, z + C, (nz - C) * sizeof *z); /* rows shifted by one, the last repeated */
+        assert_true(readback_viol(&f, z, exact) > 0);
+        assert_true(readback_viol(&f, other, exact) > 0);
+    }
+    /* parameters and Adam's v against the update's digests */
+    adam_cfg a = adam_default();
+    step_to_checks(&f, 1);
+    assert_int_equal(engine_update(f.e, &a, 1), 0);
+    assert_int_equal(engine_checksums(f.e, CK_STAGE_UPDATE, f.post), 0);
+    float *pm = malloc(3 * f.m.n_params * sizeof *pm);
+    assert_non_null(pm);
+    tensor_kind ks[3] = {TENSOR_PARAMS, TENSOR_ADAM_M, TENSOR_ADAM_V};
+    for (int k = 0; k < 3; k++) assert_int_equal(engine_get_tensor(f.e, (tensor_id){ks[k], 0}, pm + k * f.m.n_params), 0);
+    ck_verdict v;
+    ck_verdict_init(&v);
+    checksums_readback_state(&f.m, f.post + f.L.digest_off, pm, pm + f.m.n_params, pm + 2 * f.m.n_params, "a test",
+                             CKP_UPDATE, &v);
+    assert_int_equal(v.n_viol, 0);
+    assert_int_equal(v.n_relations, 3 * f.m.n_tensors);
+    int t = f.m.n_tensors - 1;
+    size_t o = f.m.tensors[t].offset + f.m.tensors[t].numel - 1;
+    pm[2 * f.m.n_params + o] = nextafterf(pm[2 * f.m.n_params + o], INFINITY);
+    ck_verdict_init(&v);
+    checksums_readback_state(&f.m, f.post + f.L.digest_off, pm, NULL, pm + 2 * f.m.n_params, "a test", CKP_UPDATE, &v);
+    assert_int_equal(v.n_viol, 1);
+    assert_int_equal(v.v[0].layer, f.m.tensors[t].layer);
+    assert_non_null(strstr(v.v[0].what, "Adam v read back for a test"));
+    free(pm), free(z), free(z0), free(other);
+    teardown(&f);
+}
+
 /* Two faults in one step, a small one in the second conv layer's weight
  * gradient and a large one in the dense layer's (after it in the layout):
  * the verdict's violations come largest first (a finding names the step's
@@ -1762,7 +1841,7 @@ int main(void) {
         cmocka_unit_test(test_output_element_own_bound),
         cmocka_unit_test(test_identical_windows_apart),
         cmocka_unit_test(test_dense_output_element_own_bound),
-        cmocka_unit_test(test_vector_tied_to_logits),
+        cmocka_unit_test(test_vector_tied_to_logits), cmocka_unit_test(test_readback_tied),
         cmocka_unit_test(test_mlp_flatten_first),
         cmocka_unit_test(test_fault_weight_grad),
         cmocka_unit_test(test_fault_backward_data),

@@ -1061,6 +1061,17 @@ static int step_update(audit *A) {
  * holds its parameters only at fully compared steps, elsewhere their
  * digest (pairs with it: bitwise equal or not, nothing more).  A full step
  * compares the new parameters and Adam state per tensor too. */
+/* Adam's m (which 1) or v (2) as just fetched into A->fb, against the
+ * digests the engines' checks chained (checksums_readback_state) */
+static void readback_moments(audit *A, int which) {
+    audit_result *r = A->r;
+    for (int i = 0; i < r->n_engines; i++)
+        if (A->active[i] && !r->eng[i].is_ref && A->fb[i])
+            every_step_readback_state(&r->eng[i], &A->m, NULL, which == 1 ? A->fb[i] : NULL,
+                                      which == 2 ? A->fb[i] : NULL, "the pair comparison", A->in_attr ? 0 : A->step,
+                                      A->epoch);
+}
+
 static int step_params(audit *A, int full, const float *losses) {
     audit_result *r = A->r;
     const model *m = &A->m;
@@ -1068,6 +1079,12 @@ static int step_params(audit *A, int full, const float *losses) {
     for (int i = 0; i < r->n_engines; i++)
         if (A->active[i] && !(r->eng[i].recorded && !full) && (rc = fetch(A, i, (tensor_id){TENSOR_PARAMS, 0})))
             return engine_err(rc, r->eng[i].label, "");
+    /* the weights every pair compares are those the engine's checks chained
+     * after this update (checksums_readback_state) */
+    for (int i = 0; i < r->n_engines; i++)
+        if (A->active[i] && !r->eng[i].is_ref && !(r->eng[i].recorded && !full) && A->fb[i])
+            every_step_readback_state(&r->eng[i], m, A->fb[i], NULL, NULL, "the pair comparison",
+                                      A->in_attr ? 0 : A->step, A->epoch);
     for (int pi = 0; pi < r->n_pairs; pi++) {
         audit_pair *p = &r->pair[pi];
         if (!pair_live(A, p)) continue;
@@ -1100,9 +1117,11 @@ static int step_params(audit *A, int full, const float *losses) {
                            range ? A->want_p + o : NULL);
     }
     if ((rc = fetch_all(A, (tensor_id){TENSOR_ADAM_M, 0}))) return rc;
+    readback_moments(A, 1);
     for (int ti = 0; ti < m->n_tensors; ti++)
         compare_slot(A, A->slot_m[ti], bounded ? A->bound2 + m->tensors[ti].offset : NULL);
     if ((rc = fetch_all(A, (tensor_id){TENSOR_ADAM_V, 0}))) return rc;
+    readback_moments(A, 2);
     for (int ti = 0; ti < m->n_tensors; ti++) {
         size_t o = m->tensors[ti].offset;
         compare_slot_range(A, A->slot_v[ti], bounded ? A->bound3 + o : NULL, range ? A->ovf + o : NULL,
@@ -1528,12 +1547,15 @@ typedef struct {
     int unused;
 } eval_ck;
 
-static int eval_checksums(void *ctx, engine *e, const float *x, const int32_t *labels, size_t n) {
+static int eval_checksums(void *ctx, engine *e, const float *x, const int32_t *labels, size_t n,
+                          const float *logits) {
     eval_ck *c = ctx;
     const model *m = &c->A->m;
     double t0 = ls_now();
     uint64_t xd = ck_digest(x, n * (size_t)m->in_c * m->in_h * m->in_w);
     int rc = every_step_stage(e, c->ae, m, CK_STAGE_EVAL, n, labels, &xd, 0, c->A->epoch, c->A->ck_vec);
+    /* the logits the accuracy is counted from are those the checks judged */
+    if (!rc) every_step_readback_logits(e, c->ae, m, n, c->A->ck_vec, logits, 0, c->A->epoch, 1);
     c->A->t_checks += ls_now() - t0;
     return rc;
 }
@@ -1626,7 +1648,7 @@ static int eval_vs_reference(audit *A) {
 /* A recording's evaluation vectors (it evaluates nothing itself): each
  * batch of the test slice positioned and judged as a live engine's are,
  * its input digest against the batch made here. */
-static int recorded_eval_checksums(audit *A, int i, audit_engine *ae, int ep, size_t n) {
+static int recorded_eval_checksums(audit *A, int i, audit_engine *ae, int ep, size_t n, const float *logits) {
     size_t B = A->cfg.run.batch;
     for (size_t b = 0; b * B < n && ae->ck_have; b++) {
         size_t nb = n - b * B < B ? n - b * B : B;
@@ -1635,6 +1657,10 @@ static int recorded_eval_checksums(audit *A, int i, audit_engine *ae, int ep, si
         uint64_t xd = ck_digest(A->x, nb * (size_t)A->m.in_c * A->m.in_h * A->m.in_w);
         int rc = engine_recorded_eval_at(A->e[i], ep, b);
         if (!rc) rc = every_step_stage(A->e[i], ae, &A->m, CK_STAGE_EVAL, nb, A->y, &xd, 0, ep, A->ck_vec);
+        /* the recorded logits its accuracy is counted from, against its recorded checks */
+        if (!rc && logits)
+            every_step_readback_logits(A->e[i], ae, &A->m, nb, A->ck_vec, logits + b * B * (size_t)A->m.n_classes, 0,
+                                       ep, 1);
         A->t_checks += ls_now() - t0;
         if (rc) return rc;
     }
@@ -1662,7 +1688,7 @@ static int evaluate(audit *A) {
         int rc = ae->recorded ? recording_eval(engine_recorded_get(A->e[i]), ep, &A->ds.test, A->cfg.run.limit_test, &ev)
                               : eval_engine_hooked(A->e[i], &A->ds.test, A->cfg.run.limit_test,
                                                    A->cfg.checksums && ae->ck_have ? eval_checksums : NULL, &ck, &ev);
-        if (!rc && ae->recorded && ae->ck_have && A->cfg.checksums) rc = recorded_eval_checksums(A, i, ae, ep, n);
+        if (!rc && ae->recorded && ae->ck_have && A->cfg.checksums) rc = recorded_eval_checksums(A, i, ae, ep, n, ev.logits);
         if (!rc && ae->ck_have && A->cfg.checksums && ae->ck_eval_batches - b0 == (long)((n + A->cfg.run.batch - 1) / A->cfg.run.batch))
             ae->ck_eval_epochs++;
         if (rc && engine_gone(A, i)) continue;
@@ -2023,6 +2049,22 @@ static int collect_engine_stats(audit *A) {
     return 0;
 }
 
+/* --save's read-back against the digests the engine's checks chained
+ * after its last update: a mismatch is a violation of its checks, and
+ * nothing is written */
+typedef struct {
+    audit *A;
+    int i;
+} save_ck;
+
+static int save_verify_cb(void *ctx, const float *p, const float *am, const float *av) {
+    save_ck *c = ctx;
+    audit_engine *ae = &c->A->r->eng[c->i];
+    if (!every_step_readback_state(ae, &c->A->m, p, am, av, "--save", c->A->r->last_step, c->A->epoch)) return 0;
+    return ls_err(LS_EMISMATCH, "%s: the weights read back to save are not those its checks judged after the last "
+                  "update: not saved (a PROBLEM in the verdict)", ae->label);
+}
+
 /* --save: each trained engine's final weights; with more than one, the
  * engine's label goes into the name (w.safetensors -> w.cpu_threads=1.safetensors) */
 static int save_weights(audit *A) {
@@ -2049,7 +2091,13 @@ static int save_weights(audit *A) {
             int stem = dot && !strchr(dot, '/') ? (int)(dot - sp) : (int)strlen(sp);
             snprintf(path, sizeof path, "%.*s.%s%s", stem, sp, lab, dot && !strchr(dot, '/') ? dot : ".safetensors");
         }
-        if ((rc = train_save_weights(&A->cfg.run, &A->m, A->e[i], path, A->pf, r->total_steps)))
+        save_ck sc = {A, i};
+        if ((rc = train_save_weights_verified(&A->cfg.run, &A->m, A->e[i], path, A->pf, r->total_steps,
+                                              save_verify_cb, &sc)) == LS_EMISMATCH) {
+            if (out) fprintf(out, "  --save %s: %s\n", path, ls_errmsg());
+            ls_err_clear();
+            rc = 0;
+        } else if (rc)
             rc = ls_err_prefix(rc, "--save %s", path);
         else if (out)
             fprintf(out, "  saved %s's weights to %s\n", ae->label, path);

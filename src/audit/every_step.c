@@ -181,6 +181,31 @@ int every_step_stage(engine *e, audit_engine *ae, const model *m, int stage, siz
     return judge(e, ae, m, stage & CK_STAGE_MASK, n, y, x_dig, step, epoch, vec, t0);
 }
 
+int every_step_readback_logits(engine *e, audit_engine *ae, const model *m, size_t n, const double *vec,
+                               const float *z, long step, int epoch, int eval) {
+    if (!ae->ck_have) return 0;
+    ck_verdict v;
+    ck_verdict_init(&v);
+    /* a recording's EVAL vectors stop before LOSS: its logits are tied by
+     * the sums (per sample where it stores the per-sample blocks) */
+    const recording *rec = engine_recorded_get(e);
+    int exact = !rec || !eval;
+    int ps = !rec || rec->ck_ext >= CK_BLOCKS_EXT;
+    checksums_readback_logits(m, vec, n, z, exact, ps, eval, &v);
+    record(ae, m, &v, eval ? 0 : step, epoch, eval);
+    return v.n_viol > 0;
+}
+
+int every_step_readback_state(audit_engine *ae, const model *m, const float *p, const float *mo, const float *v,
+                              const char *use, long step, int epoch) {
+    if (!ae->ck_have || !ae->ck_chain) return 0;
+    ck_verdict vd;
+    ck_verdict_init(&vd);
+    checksums_readback_state(m, ae->ck_dig, p, mo, v, use, CKP_UPDATE, &vd);
+    record(ae, m, &vd, step, epoch, 0);
+    return vd.n_viol > 0;
+}
+
 int every_step_judge_shared(engine *e, audit_engine *ae, const model *m, int stage, size_t n, const int32_t *y,
                             const uint64_t *x_dig, long step, int epoch, const double *lead_vec) {
     if (!ae->ck_have) return LS_OK;

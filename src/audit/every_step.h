@@ -47,6 +47,20 @@ void every_step_break_chain(audit_engine *ae);
  * from nothing (a restore that the engine ignores, in part or whole, is
  * the next step's continuity violation).  LS_ENOMEM or 0. */
 int every_step_seed_chain(audit_engine *ae, const model *m, const float *p);
+/* Read-backs (checks/checksums.h): the logits z the driver read back for
+ * an evaluation batch (or a training step) of n against the stage's vector
+ * vec, bit for bit where the vector carries them (a live engine's; not a
+ * recording's EVAL vectors) and by the last layer's sums of |outputs|;
+ * the parameters p (and Adam m, v where given) the driver read back for
+ * use ("the pair comparison", "--save") against the digests of the last
+ * update the checks chained, when the chain holds (ae->ck_chain: no state
+ * set by the driver since; returns 0 and judges nothing otherwise).  A
+ * mismatch is recorded as a violation of the engine's checks at step
+ * (evaluation: epoch).  Return: 1 when a read-back differs, else 0. */
+int every_step_readback_logits(engine *e, audit_engine *ae, const model *m, size_t n, const double *vec,
+                               const float *z, long step, int epoch, int eval);
+int every_step_readback_state(audit_engine *ae, const model *m, const float *p, const float *mo, const float *v,
+                              const char *use, long step, int epoch);
 /* The drift steps an engine's every-step coverage is counted out of: those
  * the run made (an engine that died part way was checked at fewer), or
  * more where the engine's own count (judged + fed) says so. */

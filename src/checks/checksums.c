@@ -377,3 +377,61 @@ void checksums_continuity(const model *m, const double *prev_digest, const doubl
             if (k >= 0) out->v[k].between = 1;
         }
 }
+
+/* ---- read-backs (checksums.h) --------------------------------------------- */
+
+void checksums_readback_state(const model *m, const double *dig, const float *p, const float *mo, const float *v,
+                              const char *use, ck_phase ph, ck_verdict *out) {
+    static const char *const names[3] = {"values", "Adam m", "Adam v"};
+    const float *buf[3] = {p, mo, v};
+    for (int t = 0; t < m->n_tensors; t++) {
+        const model_tensor *T = &m->tensors[t];
+        for (int i = 0; i < 3; i++) {
+            if (!buf[i]) continue;
+            int same = ck_digest(buf[i] + T->offset, T->numel) == ck_get_u64(dig + 3 * t + i);
+            char what[160];
+            snprintf(what, sizeof what, "read-back: %s %s read back for %s are not those the checks judged", T->name,
+                     names[i], use);
+            note(out, ph, T->layer, same ? 0.0 : INFINITY, same ? 0 : 1, what);
+        }
+    }
+}
+
+/* |a - b| <= 2^-20 b + 2^-126 (judge_logit_tie's tolerance) */
+static int sum_tied(double y, double sa) { return fabs(y - sa) <= 0x1p-20 * sa + 0x1p-126; }
+
+void checksums_readback_logits(const model *m, const double *vec, size_t n, const float *z, int exact, int per_sample,
+                               int eval, ck_verdict *out) {
+    ck_layout L;
+    ck_layout_make(&L, m, n);
+    int l = m->n_layers - 1, C = m->n_classes;
+    ck_phase ph = eval ? CKP_EVAL : CKP_FORWARD;
+    size_t nz = n * (size_t)C;
+    char what[200];
+    if (exact) {
+        size_t bad = 0;
+        for (size_t i = 0; i < nz; i++) {
+            float c = (float)vec[L.loss_off + 1 + i];
+            bad += !(memcmp(&c, &z[i], sizeof c) == 0 || (c != c && z[i] != z[i]));
+        }
+        snprintf(what, sizeof what, "read-back: %zu of %zu %s logits read back are not those the checks judged",
+                 bad, nz, eval ? "evaluation" : "training");
+        note(out, ph, l, bad ? INFINITY : 0.0, (double)bad, what);
+    }
+    if (m->layers[l].kind != LAYER_DENSE || m->layers[l].out_c != C || L.cnt[l][CK_FWD] != (size_t)C) return;
+    long bad = 0;
+    for (int j = 0; j < C; j++) {
+        double sa = 0;
+        for (size_t i = 0; i < n; i++) sa += fabs((double)z[i * (size_t)C + (size_t)j]);
+        bad += !sum_tied(vec[L.off[l][CK_FWD] + CK_REL * (size_t)j + 2], sa);
+    }
+    long bad_s = 0;
+    for (size_t i = 0; per_sample && L.cnt[l][CK_FWD_PS] == n && i < n; i++) {
+        double sa = 0;
+        for (int j = 0; j < C; j++) sa += fabs((double)z[i * (size_t)C + (size_t)j]);
+        bad_s += !sum_tied(vec[L.off[l][CK_FWD_PS] + CK_REL * i + 2], sa);
+    }
+    snprintf(what, sizeof what, "read-back: the %s logits read back do not sum to the checked outputs' (%ld of %d "
+             "classes, %ld of %zu samples)", eval ? "evaluation" : "training", bad, C, bad_s, n);
+    note(out, ph, l, bad || bad_s ? INFINITY : 0.0, (double)(bad + bad_s), what);
+}

@@ -93,4 +93,32 @@ void checksums_continuity(const model *m, const double *prev_digest, const doubl
  * layer's forward (or evaluation) phase when they differ. */
 void checksums_input(const model *m, const double *vec, size_t n, uint64_t want, ck_verdict *out);
 
+/* Read-backs.  What the driver reads back from an engine and then uses is
+ * not what the engine's checks judged unless something ties the two: the
+ * checks read the engine's tensors in place, the driver asks for copies
+ * (zoo attack 6: logits read back stale, shifted or in bf16 for the
+ * accuracy, and parameters read back stale for --save, all ended VERDICT
+ * ok).  These tie each read-back to the vector, exactly.
+ *
+ * Parameters (and Adam m, v where given, else NULL) against dig, the
+ * DIGEST block of the last update the checks chained (3 u64 slots per
+ * model tensor: values, m, v): a tensor whose digest differs is a PROBLEM
+ * of the update phase (evaluation: ph), named with use ("the pair
+ * comparison", "--save").
+ *
+ * Logits z (n x classes, as read back) of a stage against its vector:
+ * exact != 0: bit for bit against the logits the vector carries (LOSS
+ * block: a STEP vector's, and an EVAL vector's since they carry them,
+ * engines/checksums.h); and always the last dense layer's relations' sums
+ * of |outputs|, per class over the batch (its forward relations' Y) and
+ * per sample over the classes (per_sample: its per-sample relations' Y),
+ * within 2^-20 relative (a recording stores Y rounded to fp32; a device
+ * may add in another order), which also ties a recording's logits to its
+ * recorded checks.  A violation is a PROBLEM of the evaluation (eval) or
+ * forward phase of the last layer. */
+void checksums_readback_state(const model *m, const double *dig, const float *p, const float *mo, const float *v,
+                              const char *use, ck_phase ph, ck_verdict *out);
+void checksums_readback_logits(const model *m, const double *vec, size_t n, const float *z, int exact, int per_sample,
+                               int eval, ck_verdict *out);
+
 #endif

@@ -3661,7 +3661,13 @@ int engine_checksums_host(engine *e, int stage_flags, double *out) {
     }
     if (!backward) {
         if (hash && (rc = operand_hash(e, S, stage, 0, out + L.total))) return rc;
-        if (!only) digests(m, S->p, NULL, NULL, out + L.digest_off);
+        if (!only) {
+            digests(m, S->p, NULL, NULL, out + L.digest_off);
+            /* the logits as the checks read them: the driver's read-back is tied to them */
+            const float *z = S->plain[0][m->n_layers - 1];
+            size_t nz = e->batch * (size_t)m->n_classes;
+            for (size_t i = 0; z && i < nz; i++) out[L.loss_off + 1 + i] = z[i];
+        }
         return LS_OK;
     }
     float loss = 0;

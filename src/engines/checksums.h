@@ -70,7 +70,11 @@
  *                   LOSS, DIGEST of the state the step computed with;
  *   CK_STAGE_UPDATE after update: ADAM, DIGEST of the new state;
  *   CK_STAGE_EVAL   after an inference-mode forward: FWD (dropout must be
- *                   the identity), DIGEST of PARAMS.
+ *                   the identity), DIGEST of PARAMS, and LOSS's logits z
+ *                   as the checks read them (its loss and dz 0), which the
+ *                   driver's read-back of the logits must equal bit for bit
+ *                   (checks/checksums.h: checksums_readback_logits); a
+ *                   recording stores EVAL vectors up to LOSS, without them.
  *
  * Not here: bounds, verdicts (checks/), IPC (remote.c forwards the call).
  */

@@ -131,8 +131,8 @@ static int eval_run(engine *e, const idx_set *test, size_t limit, int keep_logit
         data_make_batch(test, NULL, s, nb, x, y);
         rc = engine_set_batch(e, x, y, nb, 0);
         if (!rc) rc = engine_forward(e, 0);
-        if (!rc && hook) rc = hook(hook_ctx, e, x, y, nb);
         if (!rc) rc = engine_get_tensor(e, (tensor_id){TENSOR_ACT, L - 1}, logits);
+        if (!rc && hook) rc = hook(hook_ctx, e, x, y, nb, logits);
         if (rc) goto done;
         if (r->logits) memcpy(r->logits + s * C, logits, nb * (size_t)C * sizeof *logits);
         for (size_t i = 0; i < nb * (size_t)C; i++) z[i] = logits[i];
@@ -182,12 +182,25 @@ int eval_engine_hooked(engine *e, const idx_set *test, size_t limit, eval_hook h
 
 /* --save: the engine's final weights (and with --save-optimizer its Adam
  * state after `steps` updates); params is scratch of n_params floats. */
+static int save_state(const run_cfg *c, const model *m, engine *e, const char *path, float *params, long steps,
+                      size_t n_train, save_verify verify, void *ctx);
+
 int train_save_weights(const run_cfg *c, const model *m, engine *e, const char *path, float *params, long steps) {
-    return train_save_state(c, m, e, path, params, steps, 0);
+    return save_state(c, m, e, path, params, steps, 0, NULL, NULL);
+}
+
+int train_save_weights_verified(const run_cfg *c, const model *m, engine *e, const char *path, float *params,
+                                long steps, save_verify verify, void *ctx) {
+    return save_state(c, m, e, path, params, steps, 0, verify, ctx);
 }
 
 int train_save_state(const run_cfg *c, const model *m, engine *e, const char *path, float *params, long steps,
                      size_t n_train) {
+    return save_state(c, m, e, path, params, steps, n_train, NULL, NULL);
+}
+
+static int save_state(const run_cfg *c, const model *m, engine *e, const char *path, float *params, long steps,
+                      size_t n_train, save_verify verify, void *ctx) {
     float *am = NULL, *av = NULL;
     int rc = engine_get_tensor(e, (tensor_id){TENSOR_PARAMS, 0}, params);
     if (!rc && c->save_optimizer) {
@@ -196,6 +209,7 @@ int train_save_state(const run_cfg *c, const model *m, engine *e, const char *pa
         rc = !am || !av ? LS_ENOMEM : engine_get_tensor(e, (tensor_id){TENSOR_ADAM_M, 0}, am);
         if (!rc) rc = engine_get_tensor(e, (tensor_id){TENSOR_ADAM_V, 0}, av);
     }
+    if (!rc && verify) rc = verify(ctx, params, am, av);
     if (!rc) {
         st_optim opt = {am, av, steps, c->adam, n_train ? c->batch : 0, n_train};
         rc = st_save_params(m, path, params, c->save_optimizer ? &opt : NULL);

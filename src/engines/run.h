@@ -83,9 +83,11 @@ int eval_engine(engine *e, const idx_set *test, size_t limit, eval_result *r);
  * what the audit needs for top-two margins (stats.h).  `train` does not
  * ask, so it holds no more than one batch of logits. */
 int eval_engine_logits(engine *e, const idx_set *test, size_t limit, eval_result *r);
-/* eval_engine_logits, calling hook after each batch's forward (the audit's
- * every-step checksums of the evaluation); a nonzero return stops it. */
-typedef int (*eval_hook)(void *ctx, engine *e, const float *x, const int32_t *labels, size_t n);
+/* eval_engine_logits, calling hook after each batch's forward and the
+ * read-back of its logits (the audit's every-step checksums of the
+ * evaluation, and the tie of those logits to them: what the accuracy is
+ * counted from); a nonzero return stops it. */
+typedef int (*eval_hook)(void *ctx, engine *e, const float *x, const int32_t *labels, size_t n, const float *logits);
 int eval_engine_hooked(engine *e, const idx_set *test, size_t limit, eval_hook hook, void *ctx, eval_result *r);
 
 typedef struct {
@@ -104,6 +106,13 @@ void spec_with_threads(char *out, size_t cap, const char *spec, int threads);
  * the step count) to path as safetensors, atomically; params is scratch of
  * n_params floats. */
 int train_save_weights(const run_cfg *c, const model *m, engine *e, const char *path, float *params, long steps);
+/* train_save_weights, calling verify with what it read back (p; Adam's m,
+ * v with --save-optimizer, else NULL) before it writes anything: a
+ * nonzero return is returned, and nothing is written (the audit ties the
+ * read-back to the digests its checks chained). */
+typedef int (*save_verify)(void *ctx, const float *p, const float *am, const float *av);
+int train_save_weights_verified(const run_cfg *c, const model *m, engine *e, const char *path, float *params,
+                                long steps, save_verify verify, void *ctx);
 /* The same, recording (with --save-optimizer) the batch and the n_train
  * training images too, so that `train --init` resuming from the file can
  * check it continues the same plan (n_train 0: not recorded). */

@@ -922,15 +922,19 @@ static int cu_checksums(engine *e, int stage, double *out) {
         c->ck_pcalls++;
     }
     out[0] = stage, out[1] = (double)n, out[2] = (double)c->step;
-    if (stage == CK_STAGE_STEP) { /* the loss block: n x classes logits and gradient, small */
+    if (stage == CK_STAGE_STEP || stage == CK_STAGE_EVAL) {
+        /* the loss block: n x classes logits and gradient, small (EVAL: the
+         * logits only, which the driver's read-back must equal; the
+         * relations' Y, summed on the device, tie both to the tensor) */
+        int step = stage == CK_STAGE_STEP;
         size_t nz = n * (size_t)m->n_classes;
         float *z = malloc(2 * nz * sizeof *z), loss = 0;
         if (!z) return ls_err(LS_ENOMEM, "out of memory");
         rc = cu_get_tensor(e, (tensor_id){TENSOR_ACT, m->n_layers - 1}, z);
-        if (!rc) rc = cu_get_tensor(e, (tensor_id){TENSOR_DACT, m->n_layers - 1}, z + nz);
-        if (!rc) rc = cu_get_tensor(e, (tensor_id){TENSOR_LOSS, 0}, &loss);
+        if (!rc && step) rc = cu_get_tensor(e, (tensor_id){TENSOR_DACT, m->n_layers - 1}, z + nz);
+        if (!rc && step) rc = cu_get_tensor(e, (tensor_id){TENSOR_LOSS, 0}, &loss);
         out[L.loss_off] = loss;
-        for (size_t i = 0; i < 2 * nz && !rc; i++) out[L.loss_off + 1 + i] = z[i];
+        for (size_t i = 0; i < (step ? 2 : 1) * nz && !rc; i++) out[L.loss_off + 1 + i] = z[i];
         free(z);
     }
 done:

@@ -283,6 +283,47 @@ static void test_decision_flips_wording(void **st) {
     free_result(r);
 }
 
+/* A repeat whose weights stay bitwise equal but whose evaluation
+ * classifies test images differently is not deterministic (zoo attack 6:
+ * logits read back wrong in one copy were 'deterministic', exit 0 under
+ * --fail-on nondeterminism); two different specs with equal weights that
+ * evaluate differently are 'identical weights', not 'bitwise identical'. */
+static void test_repeat_evaluation_differs(void **st) {
+    audit_result *r = new_result();
+    r->epochs_done = 2;
+    r->n_test = 512;
+    int a = add_engine(r, "cpu", "cpu", CPU_DESC("2", "direct", "jit:avx512_core"), 0);
+    int a2 = add_engine(r, "cpu#2", "cpu", CPU_DESC("2", "direct", "jit:avx512_core"), 0);
+    int b = add_engine(r, "cpu:layout=plain", "cpu:layout=plain", CPU_DESC("2", "direct", "jit:avx512_core"), 0);
+    r->eng[a2].repeat_of = a;
+    audit_pair *p = add_pair(r, a, a2), *q = add_pair(r, a, b);
+    p->disagree[1] = 57;
+    q->disagree[0] = 2;
+    verdict_table v;
+    explain_verdicts(&v, r, &M);
+    assert_int_equal(v.n_pair, 2);
+    for (int k = 0; k < v.n_pair; k++) {
+        if (v.p[k].pair == 0) {
+            assert_string_equal(v.p[k].verdict, "NONDETERMINISTIC");
+            assert_int_equal(v.p[k].nondet, 1);
+        } else {
+            assert_string_equal(v.p[k].verdict, "identical weights");
+            assert_int_equal(v.p[k].nondet, 0);
+        }
+    }
+    explain_list L;
+    assert_int_equal(explain_run(&L, r, &M), 0);
+    const explain_finding *f = find(&L, "nondeterminism", "cpu", "cpu#2");
+    assert_non_null(f);
+    assert_non_null(strstr(f->title, "classify 57 test image(s) differently (evaluation after epoch 2)"));
+    assert_null(find(&L, "deterministic", "cpu", "cpu#2"));
+    f = find(&L, "bitwise-equal", "cpu", "cpu:layout=plain");
+    assert_non_null(f);
+    assert_non_null(strstr(f->evidence, "Their evaluations differ (after epoch 1, 2 test image(s)"));
+    explain_list_free(&L);
+    free_result(r);
+}
+
 static void test_suspect_verdict(void **st) {
     audit_result *r = new_result();
     int ref = add_engine(r, "reference", "reference", REF_DESC, 1);
@@ -724,7 +765,7 @@ int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_threads_reduction_order), cmocka_unit_test(test_bound_exceeded_causes),
         cmocka_unit_test(test_suspect_verdict), cmocka_unit_test(test_tf32_by_signature_not_knob),
-        cmocka_unit_test(test_decision_flips_wording),
+        cmocka_unit_test(test_decision_flips_wording), cmocka_unit_test(test_repeat_evaluation_differs),
         cmocka_unit_test(test_localized_not_precision),
         cmocka_unit_test(test_equal_repeat_vendor_math), cmocka_unit_test(test_accuracy_gap),
         cmocka_unit_test(test_repeats_not_duplicated),    cmocka_unit_test(test_json_reader),

@@ -933,6 +933,10 @@ static int step_prepare(audit *A, int full) {
             (rc = engine_get_tensor(A->e[S], (tensor_id){TENSOR_ADAM_M, 0}, A->pm)) ||
             (rc = engine_get_tensor(A->e[S], (tensor_id){TENSOR_ADAM_V, 0}, A->pv)))
             return engine_err(rc, A->r->eng[S].label, "");
+        /* the state the update's bounds start from is the one the checks chained */
+        if (!A->r->eng[S].is_ref)
+            every_step_readback_state(&A->r->eng[S], &A->m, A->pf, A->pm, A->pv, "the shadow replay's bounds",
+                                      A->in_attr ? 0 : A->step, A->epoch);
     }
     return 0;
 }
@@ -1628,6 +1632,9 @@ static int eval_vs_reference(audit *A) {
             continue;
         }
         int rc = engine_get_tensor(A->e[i], (tensor_id){TENSOR_PARAMS, 0}, A->pf);
+        if (!rc)
+            every_step_readback_state(ae, &A->m, A->pf, NULL, NULL, "the evaluation against the reference", A->step,
+                                      A->epoch);
         if (!rc) rc = engine_set_tensor(A->e[R], (tensor_id){TENSOR_PARAMS, 0}, A->pf);
         for (size_t s = 0; s < n && !rc; s += B) {
             size_t nb = n - s < B ? n - s : B;
@@ -2060,7 +2067,7 @@ typedef struct {
 static int save_verify_cb(void *ctx, const float *p, const float *am, const float *av) {
     save_ck *c = ctx;
     audit_engine *ae = &c->A->r->eng[c->i];
-    if (!every_step_readback_state(ae, &c->A->m, p, am, av, "--save", c->A->r->last_step, c->A->epoch)) return 0;
+    if (!every_step_readback_state(ae, &c->A->m, p, am, av, "--save", c->A->step, c->A->epoch)) return 0;
     return ls_err(LS_EMISMATCH, "%s: the weights read back to save are not those its checks judged after the last "
                   "update: not saved (a PROBLEM in the verdict)", ae->label);
 }

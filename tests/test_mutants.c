@@ -259,11 +259,13 @@ static void test_one_off_data_faults(void **st) {
         {"cpu:fault=fc1_fwd_tail_dropped_once", 7, 0, "fc1", "fc1 forward", CKP_FORWARD},
         {"cpu:fault=conv2_dx_tiles_transposed_once", 7, 0, "conv2", "conv2 backward-data (first, last, largest and sampled elements)",
          CKP_BWD_DATA},
-        /* a SUSPECT until the dense rows took four sign patterns (ck_iw_dense) */
-        {"cpu:fault=fc1_dw_lane02_swapped_once", 7, 0, "fc1", "fc1 backward-weights (index-weighted)",
+        /* a SUSPECT until the dense rows took four sign patterns (ck_iw_dense);
+         * the random-weighted rows (BWD_W_RND) see it most now (66 of 128) */
+        {"cpu:fault=fc1_dw_lane02_swapped_once", 7, 0, "fc1", "fc1 backward-weights (random-weighted)",
          CKP_BWD_WEIGHTS},
-        /* the third attack's faults that a check catches at step 7 */
-        {"cpu:fault=fc1_dw_halves_swapped_once", 7, 0, "fc1", "fc1 backward-weights (index-weighted)",
+        /* the third attack's faults that a check catches at step 7 (the
+         * halves swap: most by the random-weighted rows now, 65 of 128) */
+        {"cpu:fault=fc1_dw_halves_swapped_once", 7, 0, "fc1", "fc1 backward-weights (random-weighted)",
          CKP_BWD_WEIGHTS},
         {"cpu:fault=conv2_pool_near_tie_swap_once", 7, 0, "conv2", "conv2 forward (first, last, largest and sampled outputs)", CKP_FORWARD},
         {"cpu:fault=fc1_fwd_tail_samples_crossed_once", 7, 0, "fc1",

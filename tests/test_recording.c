@@ -495,7 +495,7 @@ static void test_ck_packing(void **st) {
     ck_layout_make(&L, &m, n);
     double *v = malloc(L.total * sizeof *v), *back = malloc(L.total * sizeof *back);
     float *pk = malloc((L.total + 9 * (size_t)m.n_tensors + 3) * sizeof *pk);
-    assert_int_equal(G.ext, 6); /* what lockstep records now: every block after DIGEST too */
+    assert_int_equal(G.ext, 7); /* what lockstep records now: every block after DIGEST too */
     uint64_t rs = 19;
     for (int stage = CK_STAGE_STEP; stage <= CK_STAGE_EVAL; stage++) {
         for (size_t i = 0; i < L.total; i++) { /* magnitudes 2^-160 .. 2^40, either sign, some 0 */
@@ -598,8 +598,8 @@ static void test_eval_checksums(void **st) {
     const recording *r = engine_recorded_get(e);
     assert_true(r->has_checksums);
     assert_string_equal(golden_provenance_get(r->gf, "plan.checksums"),
-                        "step,update,eval,all-blocks,alt,zero,rand,peek,dpeek");
-    assert_int_equal(r->ck_ext, 6);
+                        "step,update,eval,all-blocks,alt,zero,rand,peek,dpeek,wrnd");
+    assert_int_equal(r->ck_ext, 7);
     ck_layout L;
     ck_layout_make(&L, &m, BATCH);
     double *vec = malloc(L.total * sizeof *vec), *upd = malloc(L.total * sizeof *upd);
@@ -693,13 +693,14 @@ static void test_no_checksums_unchecked(void **st) {
  * marker, and its STEP and EVAL vectors cut by the blocks that lockstep
  * did not store yet (level 0: INPUT and everything after it; 1: from the
  * alternating ones; 2: the zero-element ones; 3: the random-weight ones;
- * 4: the output-element ones; 5: the dense output-element ones).
+ * 4: the output-element ones; 5: the dense output-element ones; 6: the
+ * random-weighted backward-weights ones).
  * Returns the records cut. */
 static size_t write_older(const char *path, const char *marker, int level) {
     golden_file *gf;
     if (golden_read(&gf, g_path)) fail_msg("%s", ls_errmsg());
     assert_string_equal(golden_provenance_get(gf, "plan.checksums"),
-                        "step,update,eval,all-blocks,alt,zero,rand,peek,dpeek");
+                        "step,update,eval,all-blocks,alt,zero,rand,peek,dpeek,wrnd");
     model m;
     assert_int_equal(model_build(&m, "smallcnn"), 0);
     golden_prov pv;
@@ -716,7 +717,8 @@ static size_t write_older(const char *path, const char *marker, int level) {
         if (g->kind == GOLDEN_KIND_CK_STEP || g->kind == GOLDEN_KIND_CK_EVAL) {
             recording_ck_geom G;
             recording_ck_geom_of(&m, (size_t)g->values[1], &G);
-            size_t extra = level == 5   ? G.total - G.dpeek_off
+            size_t extra = level == 6   ? G.total - G.wrnd_off
+                           : level == 5 ? G.total - G.dpeek_off
                            : level == 4 ? G.total - G.peek_off
                            : level == 3 ? G.total - G.rnd_off
                            : level == 2 ? G.total - G.z_off
@@ -743,7 +745,9 @@ static size_t write_older(const char *path, const char *marker, int level) {
  * from before the random-weight blocks ("...,zero", ending at rnd_off, as
  * a cuda engine's recording is), one from before the output-element
  * blocks ("...,rand", ending at peek_off) and one from before the dense
- * ones ("...,rand,peek", ending at dpeek_off), made from
+ * ones ("...,rand,peek", ending at dpeek_off) and one from before the
+ * random-weighted backward-weights ones ("...,dpeek", ending at
+ * wrnd_off), made from
  * g_path by dropping them: each still reads, every step is judged from
  * what it holds, and the coverage says which relations were not
  * (ck_partial). */
@@ -751,19 +755,21 @@ static void test_older_recording_partial(void **st) {
     NEED_RECORDING();
     model m;
     assert_int_equal(model_build(&m, "smallcnn"), 0);
-    char old[160], old1[160], old2[160], old3[160], old4[160], old5[160];
+    char old[160], old1[160], old2[160], old3[160], old4[160], old5[160], old6[160];
     snprintf(old, sizeof old, "%s/cpu1-old.lsr", g_dir);
     snprintf(old1, sizeof old1, "%s/cpu1-old1.lsr", g_dir);
     snprintf(old2, sizeof old2, "%s/cpu1-old2.lsr", g_dir);
     snprintf(old3, sizeof old3, "%s/cpu1-old3.lsr", g_dir);
     snprintf(old4, sizeof old4, "%s/cpu1-old4.lsr", g_dir);
     snprintf(old5, sizeof old5, "%s/cpu1-old5.lsr", g_dir);
+    snprintf(old6, sizeof old6, "%s/cpu1-old6.lsr", g_dir);
     size_t cut = write_older(old, "step,update,eval", 0);
     assert_int_equal(write_older(old1, "step,update,eval,all-blocks", 1), cut);
     assert_int_equal(write_older(old2, "step,update,eval,all-blocks,alt", 2), cut);
     assert_int_equal(write_older(old3, "step,update,eval,all-blocks,alt,zero", 3), cut);
     assert_int_equal(write_older(old4, "step,update,eval,all-blocks,alt,zero,rand", 4), cut);
     assert_int_equal(write_older(old5, "step,update,eval,all-blocks,alt,zero,rand,peek", 5), cut);
+    assert_int_equal(write_older(old6, "step,update,eval,all-blocks,alt,zero,rand,peek,dpeek", 6), cut);
     assert_true(cut > (size_t)N_TRAIN / BATCH);
     recording *rec;
     if (recording_open(&rec, old)) fail_msg("%s", ls_errmsg());
@@ -840,14 +846,27 @@ static void test_older_recording_partial(void **st) {
     assert_int_equal(r.eng[i].ck_viol_checks, 0);
     if (!strstr(r.eng[i].ck_partial, "no dense output-element")) fail_msg("partial: '%s'", r.eng[i].ck_partial);
     audit_result_free(&r);
-    /* bad input: a recording that claims the dense output-element blocks
-     * (",dpeek") and stores vectors without them is refused, naming the
-     * file, the record and the length it should have */
+    /* from before the random-weighted backward-weights blocks: all the rest is judged */
+    if (recording_open(&rec, old6)) fail_msg("%s", ls_errmsg());
+    assert_int_equal(rec->ck_ext, 6);
+    if (recording_validate(rec, &m, recording_ck_geom_of)) fail_msg("%s", ls_errmsg());
+    recording_free(rec);
+    audit_recorded(old6, &r);
+    i = r.n_engines - 1;
+    if (!r.eng[i].ck_have) fail_msg("older recording not checksum-checked: %s", r.eng[i].ck_none);
+    assert_int_equal(r.eng[i].ck_steps + r.eng[i].ck_skipped, r.total_steps);
+    assert_int_equal(r.eng[i].ck_viol_checks, 0);
+    if (!strstr(r.eng[i].ck_partial, "no random-weighted weight-gradient"))
+        fail_msg("partial: '%s'", r.eng[i].ck_partial);
+    audit_result_free(&r);
+    /* bad input: a recording that claims the random-weighted
+     * backward-weights blocks (",wrnd") and stores vectors without them is
+     * refused, naming the file, the record and the length it should have */
     char lie[160];
     snprintf(lie, sizeof lie, "%s/cpu1-lie.lsr", g_dir);
-    assert_int_equal(write_older(lie, "step,update,eval,all-blocks,alt,zero,rand,peek,dpeek", 5), cut);
+    assert_int_equal(write_older(lie, "step,update,eval,all-blocks,alt,zero,rand,peek,dpeek,wrnd", 6), cut);
     if (recording_open(&rec, lie)) fail_msg("%s", ls_errmsg());
-    assert_int_equal(rec->ck_ext, 6);
+    assert_int_equal(rec->ck_ext, 7);
     assert_int_not_equal(recording_validate(rec, &m, recording_ck_geom_of), 0);
     if (!strstr(ls_errmsg(), lie) || !strstr(ls_errmsg(), "field shape") || !strstr(ls_errmsg(), "packed vector"))
         fail_msg("error: '%s'", ls_errmsg());

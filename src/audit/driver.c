@@ -143,6 +143,8 @@ typedef struct {
     int shadow_src; /* in a shadow step: the engine the references were set from, else -1 */
     double t_compare;
     double t_checks; /* the every-step checks' wall time (all engines at once): steps and evaluation */
+    float losses[AUDIT_MAX_ENGINES]; /* this step's losses as the engines reported them (step_once): the STEP
+                                      * stage ties each to its vector's */
     double t_sharp;  /* of t_compare: the sharper tier (sharp_check) */
     int died;       /* an engine's process died during this step: the step is abandoned */
     int write_errno; /* first write error on steps.jsonl (the run stops at the step's end) */
@@ -1159,14 +1161,21 @@ static int twin_stage(audit *A, int j, int lead_ok, size_t nb, int stage, const 
     ck_layout L;
     ck_layout_make(&L, &A->m, nb);
     if (lead_ok && ck_get_u64(A->ck_vec2 + L.total) == ck_get_u64(A->ck_vec + L.total) &&
-        memcmp(A->ck_vec2, A->ck_vec, CK_HDR * sizeof *A->ck_vec) == 0)
-        return every_step_judge_shared(A->e[j], ae, &A->m, stage, nb, A->y, xd, step, A->epoch, A->ck_vec);
+        memcmp(A->ck_vec2, A->ck_vec, CK_HDR * sizeof *A->ck_vec) == 0) {
+        rc = every_step_judge_shared(A->e[j], ae, &A->m, stage, nb, A->y, xd, step, A->epoch, A->ck_vec);
+        if (!rc && stage == CK_STAGE_STEP)
+            every_step_readback_loss(ae, &A->m, nb, A->ck_vec, A->losses[j], step, A->epoch);
+        return rc;
+    }
     ae->ck_twin_on = 0;
     if (lead_ok) ae->ck_twin_split = A->in_attr ? -1 : A->step;
     else
         snprintf(ae->ck_twin_off, sizeof ae->ck_twin_off, "its first listing's checks stopped at step %ld", A->step);
     if ((rc = every_step_send(A->e[j], ae, stage)) < 0) return rc;
-    return every_step_stage(A->e[j], ae, &A->m, stage, nb, A->y, xd, step, A->epoch, A->ck_vec2);
+    rc = every_step_stage(A->e[j], ae, &A->m, stage, nb, A->y, xd, step, A->epoch, A->ck_vec2);
+    if (!rc && stage == CK_STAGE_STEP)
+        every_step_readback_loss(ae, &A->m, nb, A->ck_vec2, A->losses[j], step, A->epoch);
+    return rc;
 }
 
 /* The every-step checksums of every active engine at a stage (STEP after
@@ -1208,6 +1217,8 @@ static int step_checksums_at(audit *A, size_t nb, int stage) {
             int rc = every_step_stage(A->e[i], ae, &A->m, stage | (lead[i] ? CK_STAGE_HASH : 0), nb, A->y, &xd,
                                       A->in_attr ? 0 : A->step, A->epoch, A->ck_vec);
             lead_ok = !rc && ae->ck_have;
+            if (lead_ok && stage == CK_STAGE_STEP)
+                every_step_readback_loss(ae, &A->m, nb, A->ck_vec, A->losses[i], A->in_attr ? 0 : A->step, A->epoch);
             if (rc && !engine_gone(A, i)) return engine_err(rc, ae->label, "checksums");
         }
         /* its repeats, while A->ck_vec holds its vector */
@@ -1253,7 +1264,7 @@ static int step_once(audit *A, size_t nb, int full) {
         if (rc) return rc;
     }
     CALL_ALL(A, engine_set_batch(e, A->x, A->y, nb, (uint64_t)A->step));
-    float losses[AUDIT_MAX_ENGINES];
+    float *losses = A->losses;
     if ((rc = step_forward(A, nb, full)) || (rc = step_loss(A, nb, full, losses)) ||
         (rc = step_backward(A, nb, full)) || (rc = step_checksums(A, nb, CK_STAGE_STEP)) || (rc = step_update(A)) ||
         (rc = step_checksums(A, nb, CK_STAGE_UPDATE)))

@@ -121,7 +121,7 @@ static int judge(engine *e, audit_engine *ae, const model *m, int stage, size_t 
      * at ra_off, one made before the zero-element blocks at z_off: those
      * are not judged, and the coverage line says so (ck_partial) */
     const recording *rec = engine_recorded_get(e);
-    int ext = rec ? rec->ck_ext : ck_engine_has_rnd(ae->spec) ? CK_BLOCKS_ALL : CK_BLOCKS_Z; /* ck_ext: 0..6 */
+    int ext = rec ? rec->ck_ext : ck_engine_has_rnd(ae->spec) ? CK_BLOCKS_ALL : CK_BLOCKS_Z; /* ck_ext: 0..7 */
     int full = ext > CK_BLOCKS_BASE;
     if (!full)
         snprintf(ae->ck_partial, sizeof ae->ck_partial, "an older recording: its vectors stop at DIGEST (no input "
@@ -140,10 +140,14 @@ static int judge(engine *e, audit_engine *ae, const model *m, int stage, size_t 
     else if (ext < CK_BLOCKS_P)
         snprintf(ae->ck_partial, sizeof ae->ck_partial, "an older recording: its vectors have no output-element "
                  "checks (one wrong element a plane, tens of times its own bound, is not seen)");
-    else if (ext < CK_BLOCKS_ALL)
+    else if (ext < CK_BLOCKS_D)
         snprintf(ae->ck_partial, sizeof ae->ck_partial, "an older recording: its vectors have no dense "
                  "output-element checks (dense outputs a few times their own bound off, of either sign, are not "
                  "seen)");
+    else if (ext < CK_BLOCKS_ALL)
+        snprintf(ae->ck_partial, sizeof ae->ck_partial, "an older recording: its vectors have no random-weighted "
+                 "weight-gradient relations (error patterns that keep every fixed-weight sum of a filter or row, "
+                 "+e -e -e +e over four channels, are not seen)");
     if ((rc = checksums_judge(m, vec, n, y, declared_u_in(rs ? rs : ae->spec), ext, &v))) return rc;
     ck_layout L;
     ck_layout_make(&L, m, n);
@@ -204,6 +208,16 @@ int every_step_readback_state(audit_engine *ae, const model *m, const float *p, 
     checksums_readback_state(m, ae->ck_dig, p, mo, v, use, CKP_UPDATE, &vd);
     record(ae, m, &vd, step, epoch, 0);
     return vd.n_viol > 0;
+}
+
+int every_step_readback_loss(audit_engine *ae, const model *m, size_t n, const double *vec, float loss, long step,
+                             int epoch) {
+    if (!ae->ck_have) return 0;
+    ck_verdict v;
+    ck_verdict_init(&v);
+    checksums_readback_loss(m, vec, n, loss, &v);
+    record(ae, m, &v, step, epoch, 0);
+    return v.n_viol > 0;
 }
 
 int every_step_judge_shared(engine *e, audit_engine *ae, const model *m, int stage, size_t n, const int32_t *y,

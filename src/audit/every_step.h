@@ -61,6 +61,10 @@ int every_step_readback_logits(engine *e, audit_engine *ae, const model *m, size
                                const float *z, long step, int epoch, int eval);
 int every_step_readback_state(audit_engine *ae, const model *m, const float *p, const float *mo, const float *v,
                               const char *use, long step, int epoch);
+/* The loss engine_loss reported at a STEP whose vector is vec (its own, or
+ * its first listing's when shared) against the vector's (bit for bit). */
+int every_step_readback_loss(audit_engine *ae, const model *m, size_t n, const double *vec, float loss, long step,
+                             int epoch);
 /* The drift steps an engine's every-step coverage is counted out of: those
  * the run made (an engine that died part way was checked at fewer), or
  * more where the engine's own count (judged + fed) says so. */

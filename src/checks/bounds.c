@@ -576,7 +576,8 @@ int bounds_ck_shape(const model *m, int l, int phase, size_t n, size_t *K, size_
         case 15: *K = ly->out_c * kk, *P = (size_t)ly->in_h * ly->in_w; break;
         /* per output channel; each element signed by ck_cw (ck_csum):
          * |weight| = 1, the unsigned sum's K and P */
-        case 2: *K = n * pos, *P = ly->in_c * kk; break;
+        case 2:
+        case 22: *K = n * pos, *P = ly->in_c * kk; break; /* 22: BWD_W_RND, weights a_c b_t, |.| <= 1 */
         case 3: *K = n * pos, *P = 1, *is_sum = 1; break;
         /* position-weighted: weights 1..P on the P outputs; P here is their
          * sum (the underflow term's count of outputs; the double term's
@@ -608,7 +609,8 @@ int bounds_ck_shape(const model *m, int l, int phase, size_t n, size_t *K, size_
         switch (phase) {
         case 0: *K = (size_t)ly->in_c + 1, *P = n; break;  /* per output: over the batch */
         case 1: *K = (size_t)ly->out_c, *P = n; break;     /* per input feature: over the batch */
-        case 2: *K = n, *P = (size_t)ly->in_c; break;      /* per output: over the inputs */
+        case 2:
+        case 22: *K = n, *P = (size_t)ly->in_c; break;     /* per output: over the inputs (22: random weights <= 1) */
         case 3: *K = n, *P = 1, *is_sum = 1; break;
         /* per sample; the random-weighted ones (14, 15): |weights| <= 1, as above */
         case 4:

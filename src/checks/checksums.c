@@ -16,7 +16,7 @@
 /* bounds_ck_shape takes the phases by number */
 _Static_assert(CK_BWD_W_PW == 8 && CK_FWD_RA == 9 && CK_BWD_DATA_CA == 12 && CK_BWD_W_Z == 13 && CK_FWD_RND == 14 &&
                    CK_BWD_W_PEEK == 17 && CK_FWD_PEEK == 18 && CK_BWD_DATA_PEEK == 19 && CK_FWD_DPEEK == 20 &&
-                   CK_BWD_DATA_DPEEK == 21,
+                   CK_BWD_DATA_DPEEK == 21 && CK_BWD_W_RND == 22,
                "bounds_ck_shape's phase numbers");
 
 const char *ck_phase_label(ck_phase p) {
@@ -68,7 +68,8 @@ static int note(ck_verdict *o, ck_phase ph, int layer, double ratio, double coun
 
 static const char *unit_name(const layer *ly, int phase) {
     if (phase == CK_BWD_W_PW) return ly->kind == LAYER_CONV ? "output channel" : "output";
-    if (phase == CK_BWD_W_Z || phase == CK_BWD_W_PEEK) return ly->kind == LAYER_CONV ? "output channel" : "output";
+    if (phase == CK_BWD_W_Z || phase == CK_BWD_W_PEEK || phase == CK_BWD_W_RND)
+        return ly->kind == LAYER_CONV ? "output channel" : "output";
     if (phase == CK_FWD_PW || phase == CK_FWD_RA || phase == CK_FWD_CA || phase == CK_FWD_PEEK) return "sample/output channel";
     if (phase == CK_BWD_DATA_PW || phase == CK_BWD_DATA_RA || phase == CK_BWD_DATA_CA || phase == CK_BWD_DATA_PEEK)
         return "sample/input channel";
@@ -112,7 +113,8 @@ static const char *block_name(const layer *ly, int ph) {
 static double lowp_operand_sum(const model *m, const ck_layout *L, const double *vec, int l, int ph, size_t i,
                                size_t K, size_t P, const double *e) {
     const layer *ly = &m->layers[l];
-    if ((ph != CK_BWD_W && ph != CK_BWD_W_PW) || i >= L->cnt[l][CK_BWD_B]) return 0;
+    if (ph == CK_BWD_W_RND) i /= CK_RND_DRAWS; /* its draws of row or filter i: weights <= 1, the plain one's M */
+    if ((ph != CK_BWD_W && ph != CK_BWD_W_PW && ph != CK_BWD_W_RND) || i >= L->cnt[l][CK_BWD_B]) return 0;
     double da = vec[L->off[l][CK_BWD_B] + CK_REL * i + 1], S = e[3];
     if (!(da > 0)) return 0; /* every dy_j is 0: every term exactly 0 */
     double M = (double)P * da;
@@ -159,7 +161,7 @@ static void judge_rel(const model *m, const ck_layout *L, const double *vec, siz
     }
     char what[160]; /* note keeps what fits ck_violation.what */
     /* the random-weighted blocks hold CK_RND_DRAWS relations a unit */
-    size_t dv = ph == CK_FWD_RND || ph == CK_BWD_DATA_RND ? CK_RND_DRAWS : 1;
+    size_t dv = ph == CK_FWD_RND || ph == CK_BWD_DATA_RND || ph == CK_BWD_W_RND ? CK_RND_DRAWS : 1;
     snprintf(what, sizeof what, "%s %s, %s %zu (%zu of %zu relations over)", ly->name, block_name(ly, ph),
              unit_name(ly, ph), wi / dv, bad, cnt);
     o->n_relations += (long)cnt - 1;
@@ -326,6 +328,7 @@ int checksums_judge(const model *m, const double *vec, size_t n, const int32_t *
             else if (ph <= CK_BWD_DATA) judge_exact(m, &L, vec, l, ph, cph, out);
         }
         int ph_end = per_sample >= CK_BLOCKS_ALL   ? CK_NPHASE_ALL
+                     : per_sample == CK_BLOCKS_D   ? CK_NPHASE_D
                      : per_sample == CK_BLOCKS_P   ? CK_NPHASE_P
                      : per_sample == CK_BLOCKS_R   ? CK_NPHASE_R
                      : per_sample == CK_BLOCKS_Z   ? CK_NPHASE_Z
@@ -339,7 +342,7 @@ int checksums_judge(const model *m, const double *vec, size_t n, const int32_t *
             }
             int bwd = ph == CK_BWD_DATA_PS || ph == CK_BWD_DATA_PW || ph == CK_BWD_DATA_RA || ph == CK_BWD_DATA_CA ||
                       ph == CK_BWD_DATA_RND || ph == CK_BWD_DATA_PEEK || ph == CK_BWD_DATA_DPEEK;
-            int bw = ph == CK_BWD_W_PW || ph == CK_BWD_W_Z || ph == CK_BWD_W_PEEK;
+            int bw = ph == CK_BWD_W_PW || ph == CK_BWD_W_Z || ph == CK_BWD_W_PEEK || ph == CK_BWD_W_RND;
             if (!eval || (!bwd && !bw))
                 judge_rel(m, &L, vec, n, l, ph, eval ? CKP_EVAL : bw ? CKP_BWD_WEIGHTS : bwd ? CKP_BWD_DATA : CKP_FORWARD,
                           u_in, out);
@@ -434,4 +437,15 @@ void checksums_readback_logits(const model *m, const double *vec, size_t n, cons
     snprintf(what, sizeof what, "read-back: the %s logits read back do not sum to the checked outputs' (%ld of %d "
              "classes, %ld of %zu samples)", eval ? "evaluation" : "training", bad, C, bad_s, n);
     note(out, ph, l, bad || bad_s ? INFINITY : 0.0, (double)(bad + bad_s), what);
+}
+
+void checksums_readback_loss(const model *m, const double *vec, size_t n, float loss, ck_verdict *out) {
+    ck_layout L;
+    ck_layout_make(&L, m, n);
+    float c = (float)vec[L.loss_off];
+    int same = memcmp(&c, &loss, sizeof c) == 0 || (c != c && loss != loss);
+    char what[160];
+    snprintf(what, sizeof what, "read-back: the loss reported to the driver (%.9g) is not the one the checks judged "
+             "(%.9g)", (double)loss, (double)c);
+    note(out, CKP_LOSS, m->n_layers - 1, same ? 0.0 : INFINITY, same ? 0 : 1, what);
 }

@@ -60,7 +60,9 @@ void ck_verdict_init(ck_verdict *v);
 /* Judge vec (ck_layout_make(m, n), stage in vec[0]) of a batch of n with
  * labels; u_in > 0 for an engine whose conv/dense operands are declared
  * rounded (bounds_ck_tol); per_sample: how much of the vector after INPUT
- * it carries: CK_BLOCKS_ALL all of it, CK_BLOCKS_P all but the dense
+ * it carries: CK_BLOCKS_ALL all of it, CK_BLOCKS_D all but the
+ * random-weighted backward-weights blocks (a recording from before them),
+ * CK_BLOCKS_P all but those and the dense
  * layers' output-element blocks (a recording from before them),
  * CK_BLOCKS_R all but those and the conv layers'
  * output-element blocks (a recording from before them), CK_BLOCKS_Z all
@@ -73,7 +75,7 @@ void ck_verdict_init(ck_verdict *v);
  * LS_ENOMEM or 0. */
 enum {
     CK_BLOCKS_BASE = 0, CK_BLOCKS_EXT = 1, CK_BLOCKS_ALT = 2, CK_BLOCKS_Z = 3, CK_BLOCKS_R = 4, CK_BLOCKS_P = 5,
-    CK_BLOCKS_ALL = 6
+    CK_BLOCKS_D = 6, CK_BLOCKS_ALL = 7
 };
 int checksums_judge(const model *m, const double *vec, size_t n, const int32_t *labels, double u_in, int per_sample,
                     ck_verdict *out);
@@ -120,5 +122,9 @@ void checksums_readback_state(const model *m, const double *dig, const float *p,
                               const char *use, ck_phase ph, ck_verdict *out);
 void checksums_readback_logits(const model *m, const double *vec, size_t n, const float *z, int exact, int per_sample,
                                int eval, ck_verdict *out);
+/* The training loss the engine reported to the driver (engine_loss) against
+ * the one its STEP vector carries (which judge_loss re-does from the
+ * logits): bit for bit, a PROBLEM of the loss phase otherwise. */
+void checksums_readback_loss(const model *m, const double *vec, size_t n, float loss, ck_verdict *out);
 
 #endif

@@ -152,7 +152,7 @@ typedef struct {
     int32_t *y;
     int ck_on;          /* the engine's checksum vectors are recorded */
     char ck_what[320];  /* provenance plan.checksums */
-    int ck_ext;         /* its level (recording.ck_ext): 4, or 3 for an engine without the random-weight blocks */
+    int ck_ext;         /* its level (recording.ck_ext): 7, or 3 for an engine without the random-weight blocks */
     double *ck_vec;     /* one vector (ck_layout_make at the batch size) */
     float *ck_packed;   /* and packed (recording_ck_pack) */
     char *desc;
@@ -193,11 +193,12 @@ static int record_prepare_checksums(record_run *r) {
      * ",alt": and the row- and column-alternating ones, ",zero": and the
      * zero-element ones, ",rand": and the random-weight ones, ",peek":
      * and the conv layers' output-element ones, ",dpeek": and the dense
-     * layers' (an engine that computes them: not cuda's yet; an older
-     * lockstep reads such a recording as one without vectors) */
-    r->ck_ext = ck_engine_has_rnd(r->spec) ? 6 : 3;
+     * layers', ",wrnd": and the random-weighted backward-weights ones (an
+     * engine that computes them: not cuda's yet; an older lockstep reads
+     * such a recording as one without vectors) */
+    r->ck_ext = ck_engine_has_rnd(r->spec) ? 7 : 3;
     snprintf(r->ck_what, sizeof r->ck_what, "step,update,eval,all-blocks,alt,zero%s",
-             r->ck_ext == 6 ? ",rand,peek,dpeek" : "");
+             r->ck_ext == 7 ? ",rand,peek,dpeek,wrnd" : "");
     return 0;
 }
 

@@ -47,6 +47,7 @@ const char *ck_phase_name(int phase) {
     case CK_BWD_DATA_PEEK: return "backward-data (first, last, largest and sampled elements)";
     case CK_FWD_DPEEK: return "forward (first, last, largest and sampled outputs of each sample)";
     case CK_BWD_DATA_DPEEK: return "backward-data (first, last, largest and sampled elements of each sample)";
+    case CK_BWD_W_RND: return "backward-weights (random-weighted)";
     }
     return "?";
 }
@@ -208,7 +209,14 @@ void ck_layout_make(ck_layout *L, const model *m, size_t n) {
             L->cnt[l][CK_FWD_DPEEK] = n;
             L->cnt[l][CK_BWD_DATA_DPEEK] = model_grad_in(m, l) ? n : 0;
         }
-        at = place(L, l, CK_FWD_DPEEK, CK_NPHASE_ALL, at);
+        at = place(L, l, CK_FWD_DPEEK, CK_NPHASE_D, at);
+    }
+    L->wrnd_off = at;
+    for (int l = 0; l < m->n_layers; l++) {
+        const layer *ly = &m->layers[l];
+        if (ly->kind == LAYER_CONV || ly->kind == LAYER_DENSE)
+            L->cnt[l][CK_BWD_W_RND] = CK_RND_DRAWS * (size_t)ly->out_c;
+        at = place(L, l, CK_BWD_W_RND, CK_NPHASE_ALL, at);
     }
     L->total = at;
 }
@@ -265,6 +273,8 @@ typedef struct {
     size_t rw_cap;
     double *grp;                /* per thread: identical windows' scratch (grp_cap each: conv_groups) */
     size_t grp_cap, grp_t;      /* and the slots of its table */
+    double *wr;                 /* BWD_W_RND's scratch: wr_sh shared, then wr_pt per thread (wrnd_needed) */
+    size_t wr_sh, wr_pt;
 } ck_state;
 
 static void state_free_bufs(ck_state *S) {
@@ -284,7 +294,7 @@ static void state_free(void *p) {
     free(S->p), free(S->g), free(S->m), free(S->v), free(S->p0), free(S->m0), free(S->v0);
     free(S->s), free(S->sa), free(S->sr), free(S->wt), free(S->pl), free(S->tv), free(S->part), free(S->nz), free(S->smp);
     free(S->zpos), free(S->zcnt), free(S->zch);
-    free(S->cw), free(S->cnt), free(S->rnd), free(S->rw), free(S->grp);
+    free(S->cw), free(S->cnt), free(S->rnd), free(S->rw), free(S->grp), free(S->wr);
     free(S);
 }
 
@@ -394,6 +404,27 @@ static size_t groups_needed(const model *m, size_t *tmax) {
     return cap + 2 * tm;
 }
 
+/* BWD_W_RND's scratch (conv_wrnd, dense_wrnd): shared, the per-sample
+ * results of a conv layer (n OC draws x 3) and the draws' weights, or a
+ * dense layer's weights and per-sample sums (in + 3 n); per thread, a conv
+ * sample's channel-mixed input and its tap sums (2 HW + 2 OH OW). */
+static void wrnd_needed(const model *m, size_t n, size_t *shared, size_t *per_thread) {
+    size_t sh = 1, pt = 1;
+    for (int l = 0; l < m->n_layers; l++) {
+        const layer *ly = &m->layers[l];
+        if (ly->kind == LAYER_CONV) {
+            size_t kk = (size_t)ly->k * ly->k, hw = (size_t)ly->in_h * ly->in_w, op = (size_t)ly->out_h * ly->out_w;
+            size_t t = 3 * n * (size_t)ly->out_c * CK_RND_DRAWS + CK_RND_DRAWS * ((size_t)ly->in_c + kk);
+            sh = t > sh ? t : sh;
+            pt = 2 * hw + 2 * op > pt ? 2 * hw + 2 * op : pt;
+        } else if (ly->kind == LAYER_DENSE) {
+            size_t t = (size_t)ly->in_c + 3 * n;
+            sh = t > sh ? t : sh;
+        }
+    }
+    *shared = sh, *per_thread = pt;
+}
+
 static int state_get(engine *e, ck_state **out) {
     const model *m = e->m;
     ck_state *S = e->ck_state;
@@ -437,7 +468,9 @@ static int state_get(engine *e, ck_state **out) {
         S->rnd = ls_malloc(nt * S->rnd_cap * 8), S->rw = ls_malloc(S->rw_cap * 8);
         S->grp_cap = groups_needed(m, &S->grp_t);
         S->grp = ls_calloc(nt * S->grp_cap, 8);
-        if (!S->rnd || !S->rw || !S->grp) return LS_ENOMEM;
+        wrnd_needed(m, e->max_batch, &S->wr_sh, &S->wr_pt);
+        S->wr = ls_malloc((S->wr_sh + nt * S->wr_pt) * 8);
+        if (!S->rnd || !S->rw || !S->grp || !S->wr) return LS_ENOMEM;
         if (!S->p || !S->g || !S->m || !S->v || !S->p0 || !S->m0 || !S->v0 || !S->s || !S->sa || !S->sr || !S->wt ||
             !S->pl || !S->tv || !S->part || !S->nz || (lists && !S->zpos) || !S->zcnt || !S->zch || !S->smp || !S->cw || !S->cnt)
             return LS_ENOMEM;
@@ -2658,6 +2691,42 @@ static void dense_peek(const layer *ly, const float *dw, const float *dy, const 
     }
 }
 
+/* BWD_W_RND of a dense layer (engines/checksums.h), per draw dr: a
+ * weight r_t per input feature (ck_rnd_weights, what 8 + 2 dr); per row
+ * j: sum over t of r_t dW[j][t] against sum over the batch of dy[i][j]
+ * (r . x_i), A in |.|, S = (sum over i of |dy[i][j]|) max|x| as the
+ * plain relation's (so that checks/checksums.c's lowp_operand_sum reads
+ * max|x| back from it); the plain relation's K and P (checks/bounds.c).
+ * wr: in + 3 n doubles. */
+static void dense_wrnd(const layer *ly, const float *dw, const float *dy, const float *x, size_t n, ck_rnd_key_t key,
+                       int l, double *wr, double *o) {
+    size_t in = (size_t)ly->in_c, out = (size_t)ly->out_c;
+    double *r = wr, *rx = r + in, *rxa = rx + n, mx = max_abs(x, n * in);
+    for (size_t dr = 0; dr < CK_RND_DRAWS; dr++) {
+        ck_rnd_weights(r, in, key, l, 8 + 2 * (int)dr);
+        for (size_t i = 0; i < n; i++) {
+            double t = 0, ta = 0;
+            for (size_t k = 0; k < in; k++) {
+                double v = x[i * in + k];
+                t += r[k] * v, ta += fabs(r[k]) * fabs(v);
+            }
+            rx[i] = t, rxa[i] = ta;
+        }
+        for (size_t j = 0; j < out; j++) {
+            double ls = 0, la = 0, R = 0, A = 0, G = 0;
+            for (size_t k = 0; k < in; k++) {
+                double v = dw[j * in + k];
+                ls += r[k] * v, la += fabs(r[k]) * fabs(v);
+            }
+            for (size_t i = 0; i < n; i++) {
+                double g = dy[i * out + j];
+                R += g * rx[i], A += fabs(g) * rxa[i], G += fabs(g);
+            }
+            put_rel(o + CK_REL * (j * CK_RND_DRAWS + dr), ls, la, R, A, G * mx);
+        }
+    }
+}
+
 /* FWD_DPEEK (bwd = 0) or BWD_DATA_DPEEK (bwd = 1) of a dense layer, per
  * sample i: its outputs' (input gradient's) first, last, largest (y; |dx|)
  * and drawn element re-done in double, each a dot product in the order of
@@ -3303,6 +3372,107 @@ static void rnd_prepare(const model *m, ck_state *S, ck_rnd_key_t key, ck_rndw (
     }
 }
 
+/* BWD_W_RND of a conv layer (engines/checksums.h), per draw dr: a weight
+ * a_c per input channel and b_t per tap (ck_rnd_weights, what 8 + 2 dr
+ * and 9 + 2 dr), filter element (c, t) weighted a_c b_t (|.| <= 1).  Per
+ * filter o the relation is
+ *   sum over (c, t) of a_c b_t dW[o][c][t]
+ *     = sum over samples i and output positions p of dy[i][o][p] U_i[p],
+ *   U_i[p] = sum over the taps t whose input position p + t (less the
+ *   padding) exists of b_t X_i[p + t],  X_i[q] = sum over c of a_c x[i][c][q],
+ * dW[o][c][t] being exactly sum_i sum_p dy[i][o][p] x[i][c][p + t]; its
+ * A is the same in |.| (|a_c| |b_t| |dy| |x|), its S (the largest
+ * element's sum of |terms|, weights <= 1) sum over i of (sum_p |dy|)
+ * max|x_i|, and its K and P are the plain relation's (checks/bounds.c).
+ * The weights are separable so that the input's weighted sums cost a
+ * channel mix and a tap pass per position, not C k k products.  Per
+ * sample on the threads, then summed over the samples in order: the
+ * same vector at any thread count. */
+CK_HOT static void conv_wrnd_sample(const conv_job *J, size_t i, const double *wa, const double *wb, double *X,
+                                    double *res) {
+    const ck_conv_dims *d = &J->d;
+    size_t C = (size_t)d->c, OC = (size_t)d->oc, kk = (size_t)d->k * d->k, HW = (size_t)d->h * d->w;
+    size_t OP = (size_t)d->oh * d->ow, xcb = (size_t)J->xv.cb, dcb = (size_t)J->dyv.cb;
+    double *Xa = X + HW, *U = Xa + HW, *Ua = U + OP;
+    double mx = 0;
+    for (size_t c = 0; c < C; c++) {
+        const float *xp = ck_plane(J->xv.p, J->xv.cb, C, HW, i, c);
+        for (size_t q = 0; q < HW; q++) {
+            double v = fabs((double)xp[q * xcb]);
+            mx = v > mx ? v : mx;
+        }
+    }
+    for (size_t dr = 0; dr < CK_RND_DRAWS; dr++) {
+        const double *a = wa + dr * C, *b = wb + dr * kk;
+        for (size_t q = 0; q < HW; q++) X[q] = Xa[q] = 0;
+        for (size_t c = 0; c < C; c++) {
+            const float *xp = ck_plane(J->xv.p, J->xv.cb, C, HW, i, c);
+            double ac = a[c], aa = fabs(ac);
+            for (size_t q = 0; q < HW; q++) {
+                double v = xp[q * xcb];
+                X[q] += ac * v, Xa[q] += aa * fabs(v);
+            }
+        }
+        for (int oh = 0; oh < d->oh; oh++)
+            for (int ow = 0; ow < d->ow; ow++) {
+                double u = 0, ua = 0;
+                for (int kh = 0; kh < d->k; kh++) {
+                    int ih = oh + kh - d->pad;
+                    if (ih < 0 || ih >= d->h) continue;
+                    for (int kw = 0; kw < d->k; kw++) {
+                        int iw = ow + kw - d->pad;
+                        if (iw < 0 || iw >= d->w) continue;
+                        double bt = b[kh * d->k + kw];
+                        size_t q = (size_t)ih * (size_t)d->w + (size_t)iw;
+                        u += bt * X[q], ua += fabs(bt) * Xa[q];
+                    }
+                }
+                size_t p = (size_t)oh * (size_t)d->ow + (size_t)ow;
+                U[p] = u, Ua[p] = ua;
+            }
+        for (size_t o = 0; o < OC; o++) {
+            const float *gp = ck_plane(J->dyv.p, J->dyv.cb, OC, OP, i, o);
+            double R = 0, A = 0, G = 0;
+            for (size_t p = 0; p < OP; p++) {
+                double g = gp[p * dcb];
+                R += g * U[p], A += fabs(g) * Ua[p], G += fabs(g);
+            }
+            double *r = res + 3 * ((i * OC + o) * CK_RND_DRAWS + dr);
+            r[0] = R, r[1] = A, r[2] = G * mx;
+        }
+    }
+}
+
+static void conv_wrnd(const conv_job *J, size_t n, ck_rnd_key_t key, int l, ck_state *S) {
+    const ck_conv_dims *d = &J->d;
+    size_t C = (size_t)d->c, OC = (size_t)d->oc, kk = (size_t)d->k * d->k, ckk = C * kk;
+    double *res = S->wr, *wa = res + 3 * n * OC * CK_RND_DRAWS, *wb = wa + CK_RND_DRAWS * C;
+    for (size_t dr = 0; dr < CK_RND_DRAWS; dr++) {
+        ck_rnd_weights(wa + dr * C, C, key, l, 8 + 2 * (int)dr);
+        ck_rnd_weights(wb + dr * kk, kk, key, l, 9 + 2 * (int)dr);
+    }
+#pragma omp parallel for schedule(static) num_threads(S->nth) if (S->nth > 1)
+    for (ptrdiff_t ii = 0; ii < (ptrdiff_t)n; ii++)
+        conv_wrnd_sample(J, (size_t)ii, wa, wb, S->wr + S->wr_sh + (size_t)omp_get_thread_num() * S->wr_pt, res);
+    double *o = J->o[CK_BWD_W_RND];
+    for (size_t oc = 0; oc < OC; oc++)
+        for (size_t dr = 0; dr < CK_RND_DRAWS; dr++) {
+            const double *a = wa + dr * C, *b = wb + dr * kk;
+            const float *f = J->dw + oc * ckk;
+            double ls = 0, la = 0, R = 0, A = 0, Sm = 0;
+            for (size_t c = 0; c < C; c++)
+                for (size_t t = 0; t < kk; t++) {
+                    double wgt = a[c] * b[t], v = f[c * kk + t]; /* 12 bits times 24: exact */
+                    ls += wgt * v, la += fabs(wgt) * fabs(v);
+                }
+            for (size_t i = 0; i < n; i++) {
+                const double *r = res + 3 * ((i * OC + oc) * CK_RND_DRAWS + dr);
+                R += r[0], A += r[1], Sm += r[2];
+            }
+            put_rel(o + CK_REL * (oc * CK_RND_DRAWS + dr), ls, la, R, A, Sm);
+        }
+}
+
 static void samples_pass(engine *e, ck_state *S, const ck_layout *L, int backward, ck_rndw (*rw)[CK_RND_DRAWS],
                          ck_rnd_key_t key, double *out) {
     const model *m = e->m;
@@ -3393,6 +3563,7 @@ static void samples_pass(engine *e, ck_state *S, const ck_layout *L, int backwar
             if (c->bwd_w) conv_bwd_w_finish(&J[c->conv], n);
             if (c->bwd_w && J[c->conv].o[CK_BWD_W_Z]) conv_zero(&J[c->conv], n, S->nth);
             if (c->bwd_w && J[c->conv].o[CK_BWD_W_PEEK]) conv_peek(&J[c->conv], n, key, c->l);
+            if (c->bwd_w && J[c->conv].o[CK_BWD_W_RND]) conv_wrnd(&J[c->conv], n, key, c->l, S);
             continue;
         }
         /* a fused pair: its counts at both layers, the exact rule only for
@@ -3441,6 +3612,7 @@ static void layers_all(engine *e, ck_state *S, const ck_layout *L, int backward,
             if (dy && o[CK_BWD_W_PEEK]) dense_peek(ly, dw, dy, x, n, key, l, o[CK_BWD_W_PEEK]);
             if (o[CK_FWD_DPEEK]) dense_opeek(ly, w, b, x, y, n, key, l, 0, o[CK_FWD_DPEEK]);
             if (dx && o[CK_BWD_DATA_DPEEK]) dense_opeek(ly, w, b, dy, dx, n, key, l, 1, o[CK_BWD_DATA_DPEEK]);
+            if (dy && o[CK_BWD_W_RND]) dense_wrnd(ly, dw, dy, x, n, key, l, S->wr, o[CK_BWD_W_RND]);
             continue;
         }
         out[L->off[l][CK_FWD]] = elem_fwd(e, ly, l, x, y, n, training, S->nth);

@@ -152,7 +152,23 @@ enum { CK_OPEEK_RANDOM = 1, CK_OPEEK = 3 + CK_OPEEK_RANDOM };
  * bounds, so an error of a few times each element's own bound, of random
  * sign (operands in TF32 or bf16 at one layer), stays under them;
  * re-done, each is judged against its own (K = in + 1, or out) */
-enum { CK_FWD_DPEEK = CK_NPHASE_P, CK_BWD_DATA_DPEEK, CK_NPHASE_ALL };
+enum { CK_FWD_DPEEK = CK_NPHASE_P, CK_BWD_DATA_DPEEK, CK_NPHASE_D };
+/* after those (in recordings since plan.checksums "...,dpeek,wrnd";
+ * ck_layout.wrnd_off): BWD_W_RND, per conv filter or dense row and draw
+ * (CK_RND_DRAWS per unit), the weight gradient summed with random weights
+ * against dy times the input summed with the same weights: a conv's
+ * weights a_c b_t, a random weight per input channel times one per tap
+ * (separable, so the input's weighted sums cost a channel mix and a tap
+ * pass per position), a dense layer's a random weight per input feature.
+ * The backward-weights relations before them have fixed weights (signs
+ * ck_cw, index weights ck_iw, the dense rows' four sign patterns), and an
+ * error pattern orthogonal to every one of them — (+e, -e, -e, +e) over
+ * four channels at one tap, (+e, +e, -e, -e) on four elements of a dense
+ * row — kept them all, at any size (zoo attack 6: conv2_dw_walsh4_once,
+ * fc1_dw_row_pattern_once; VERDICT ok at 64x the largest |dW|): random
+ * weights, drawn per stage from the input digest and step, leave such a
+ * pattern unseen only where it is orthogonal to the draw too. */
+enum { CK_BWD_W_RND = CK_NPHASE_D, CK_NPHASE_ALL };
 /* Independent draws of the random weights per stage: each random-weight
  * relation is there CK_RND_DRAWS times (entry unit CK_RND_DRAWS + draw).
  * One draw misses a +-e pair of a dense row when its two weights are
@@ -172,6 +188,7 @@ typedef struct {
     size_t rnd_off; /* where the random-weight blocks start (the vector's end before them) */
     size_t peek_off; /* where the output-element blocks start (the vector's end before them) */
     size_t dpeek_off; /* where the dense output-element blocks start (the vector's end before them) */
+    size_t wrnd_off;  /* where the random-weighted backward-weights blocks start (the vector's end before them) */
     size_t total;  /* doubles */
 } ck_layout;
 

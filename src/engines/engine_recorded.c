@@ -45,7 +45,7 @@ _Static_assert((int)REC_CK_STEP == (int)CK_STAGE_STEP && (int)REC_CK_UPDATE == (
 _Static_assert((int)CK_NPHASE == (int)REC_CK_NPHASE && (int)CK_NPHASE_EXT == (int)REC_CK_NPHASE_EXT &&
                    (int)CK_NPHASE_ALT == (int)REC_CK_NPHASE_ALT && (int)CK_NPHASE_Z == (int)REC_CK_NPHASE_Z &&
                    (int)CK_NPHASE_R == (int)REC_CK_NPHASE_R && (int)CK_NPHASE_P == (int)REC_CK_NPHASE_P &&
-                   (int)CK_NPHASE_ALL == (int)REC_CK_NPHASE_ALL,
+                   (int)CK_NPHASE_D == (int)REC_CK_NPHASE_D && (int)CK_NPHASE_ALL == (int)REC_CK_NPHASE_ALL,
                "recording_ck_geom keeps ck_layout's phases");
 
 typedef struct {
@@ -271,8 +271,9 @@ void recording_ck_geom_of(const model *m, size_t n, recording_ck_geom *out) {
     out->rnd_off = L.rnd_off;
     out->peek_off = L.peek_off;
     out->dpeek_off = L.dpeek_off;
+    out->wrnd_off = L.wrnd_off;
     out->total = L.total;
-    out->ext = 6; /* what lockstep records now; a writer of a cuda engine's sets 3, a reader the recording's own
+    out->ext = 7; /* what lockstep records now; a writer of a cuda engine's sets 3, a reader the recording's own
                    * (recording.ck_ext) */
 }
 

@@ -88,7 +88,8 @@ static void ck_body(const recording_ck_geom *g, int stage, size_t *lo, size_t *h
  * the recording holds them (UPDATE fills none of them), up to ext_end. */
 static int ck_ext_on(const recording_ck_geom *g, int stage) { return g->ext && stage != REC_CK_UPDATE; }
 static size_t ext_end(const recording_ck_geom *g) {
-    return g->ext >= 6   ? g->total
+    return g->ext >= 7   ? g->total
+           : g->ext == 6 ? g->wrnd_off
            : g->ext == 5 ? g->dpeek_off
            : g->ext == 4 ? g->peek_off
            : g->ext == 3 ? g->rnd_off
@@ -97,7 +98,8 @@ static size_t ext_end(const recording_ck_geom *g) {
 }
 /* the phases after INPUT a recording of this level stores */
 static int ext_nphase(const recording_ck_geom *g) {
-    return g->ext >= 6   ? REC_CK_NPHASE_ALL
+    return g->ext >= 7   ? REC_CK_NPHASE_ALL
+           : g->ext == 6 ? REC_CK_NPHASE_D
            : g->ext == 5 ? REC_CK_NPHASE_P
            : g->ext == 4 ? REC_CK_NPHASE_R
            : g->ext == 3 ? REC_CK_NPHASE_Z
@@ -256,7 +258,8 @@ int recording_open(recording **out, const char *path) {
     snprintf(r->full_steps, sizeof r->full_steps, "%s", fs ? fs : "?");
     /* absent (an older recording) or "none (...)": no checksum vectors */
     const char *ck = golden_provenance_get(r->gf, "plan.checksums");
-    r->ck_ext = !ck ? 0 : strcmp(ck, "step,update,eval,all-blocks,alt,zero,rand,peek,dpeek") == 0 ? 6
+    r->ck_ext = !ck ? 0 : strcmp(ck, "step,update,eval,all-blocks,alt,zero,rand,peek,dpeek,wrnd") == 0 ? 7
+                : strcmp(ck, "step,update,eval,all-blocks,alt,zero,rand,peek,dpeek") == 0 ? 6
                 : strcmp(ck, "step,update,eval,all-blocks,alt,zero,rand,peek") == 0 ? 5
                 : strcmp(ck, "step,update,eval,all-blocks,alt,zero,rand") == 0 ? 4
                 : strcmp(ck, "step,update,eval,all-blocks,alt,zero") == 0      ? 3

@@ -52,21 +52,23 @@ enum { REC_CK_STEP = 1, REC_CK_UPDATE = 2, REC_CK_EVAL = 3 }; /* = engine.h's CK
  * then (from ra_off) the alternating ones, then (from z_off) the
  * zero-element ones, then (from rnd_off) the random-weight ones, then
  * (from peek_off) the conv layers' output-element ones, then (from
- * dpeek_off) the dense layers' (engines/checksums.h's CK_NPHASE,
- * CK_NPHASE_EXT, CK_NPHASE_ALT, CK_NPHASE_Z, CK_NPHASE_R, CK_NPHASE_P,
+ * dpeek_off) the dense layers', then (from wrnd_off) the random-weighted
+ * backward-weights ones (engines/checksums.h's CK_NPHASE, CK_NPHASE_EXT,
+ * CK_NPHASE_ALT, CK_NPHASE_Z, CK_NPHASE_R, CK_NPHASE_P, CK_NPHASE_D,
  * CK_NPHASE_ALL). */
 enum {
     REC_CK_NPHASE = 4, REC_CK_NPHASE_EXT = 9, REC_CK_NPHASE_ALT = 13, REC_CK_NPHASE_Z = 14, REC_CK_NPHASE_R = 18,
-    REC_CK_NPHASE_P = 20, REC_CK_NPHASE_ALL = 22
+    REC_CK_NPHASE_P = 20, REC_CK_NPHASE_D = 22, REC_CK_NPHASE_ALL = 23
 };
 typedef struct {
     size_t off[MODEL_MAX_LAYERS][REC_CK_NPHASE_ALL]; /* per layer, per phase: in doubles */
     size_t cnt[MODEL_MAX_LAYERS][REC_CK_NPHASE_ALL]; /* entries: relations (rel_width doubles) or exact blocks (2) */
     int is_rel[MODEL_MAX_LAYERS];
     int rel_width;                   /* doubles per relation: R, A, Y, S (engines/checksums.h's CK_REL) */
-    size_t loss_off, adam_off, digest_off, input_off, ra_off, z_off, rnd_off, peek_off, dpeek_off, total;
+    size_t loss_off, adam_off, digest_off, input_off, ra_off, z_off, rnd_off, peek_off, dpeek_off, wrnd_off, total;
     int ext; /* the recording stores INPUT and the blocks after it (STEP, EVAL): recording.ck_ext; 1: up to
-              * ra_off, 2: up to z_off, 3: up to rnd_off, 4: up to peek_off, 5: up to dpeek_off, 6: all */
+              * ra_off, 2: up to z_off, 3: up to rnd_off, 4: up to peek_off, 5: up to dpeek_off, 6: up to
+              * wrnd_off, 7: all */
 } recording_ck_geom;
 typedef void (*recording_ck_geom_fn)(const model *m, size_t n, recording_ck_geom *out);
 
@@ -110,7 +112,8 @@ typedef struct {
                             * 4 (",all-blocks,alt,zero,rand"): the random-weight and blank-window blocks as well (3 stops at
                             * rnd_off: a cuda engine's recording, or one from before them); 5 (",rand,peek"): the
                             * conv output-element blocks as well (4 stops at peek_off); 6 (",rand,peek,dpeek"):
-                            * the dense ones as well (5 stops at dpeek_off) */
+                            * the dense ones as well (5 stops at dpeek_off); 7 (",dpeek,wrnd"): the
+                            * random-weighted backward-weights blocks as well (6 stops at wrnd_off) */
 } recording;
 
 /* FNV-1a 64 over n bytes (parameters, pixels). */

@@ -426,7 +426,8 @@ static int check_ck_values(const vctx *v, const golden_record *g, const recordin
     if (recording_digest_get(in, &u)) return bad(v->r, g, "input", "the input digest: want four integers in 0..65535");
     in += 4;
     for (int l = 0; l < m->n_layers; l++) /* the relation blocks after INPUT */
-        for (int ph = REC_CK_NPHASE; ph < (G->ext >= 6   ? REC_CK_NPHASE_ALL
+        for (int ph = REC_CK_NPHASE; ph < (G->ext >= 7   ? REC_CK_NPHASE_ALL
+                                           : G->ext == 6 ? REC_CK_NPHASE_D
                                            : G->ext == 5 ? REC_CK_NPHASE_P
                                            : G->ext == 4 ? REC_CK_NPHASE_R
                                            : G->ext == 3 ? REC_CK_NPHASE_Z

@@ -991,7 +991,39 @@ enum { CPU_FAULT_BELOW = 0, CPU_FAULT_DETECT = 1, CPU_FAULT_SUSPECT = 2, CPU_FAU
     X(TWIN_DACT_SIGN_PAIR_ONCE, "twin_dact_sign_pair_once", "op", "fc1|fc2|relu3", "backward", "smallcnn --limit-train 72 --limit-test 64 --epochs 2 --steps 10 --eval", \
       CPU_FAULT_DETECT, \
       "zoo attack 5: at step 7, after the whole backward, two elements of fc1's output gradient (DACT) as reported have their signs flipped (chosen so the operand hash is unchanged); training is right", \
-      "fc1's backward relations and fc2's backward-data relation read the reported dy: a repeat's own vector sees it; judged on the clean copy's vector, and with the weights equal, nothing does (all of this against the one-multiply hash; since its terms take splitmix64's finalizer the flips change the hash, the faulty copy computes its own vector from that stage on and is named there, and a repeat's own findings count in the verdict: test_mutants test_repeat_own_problem)")
+      "fc1's backward relations and fc2's backward-data relation read the reported dy: a repeat's own vector sees it; judged on the clean copy's vector, and with the weights equal, nothing does (all of this against the one-multiply hash; since its terms take splitmix64's finalizer the flips change the hash, the faulty copy computes its own vector from that stage on and is named there, and a repeat's own findings count in the verdict: test_mutants test_repeat_own_problem)") \
+    X(EVAL_LOGITS_STALE_READBACK_ONCE, "eval_logits_stale_readback_once", "op", "fc2", "evaluation", "smallcnn --limit-train 72 --limit-test 64 --epochs 2 --steps 10 --eval", \
+      CPU_FAULT_BLIND, \
+      "zoo attack 6: in the first evaluation (after epoch 1), the logits read back for the third test batch are the second batch's (a copy-out read before it completed: the host buffer still holds the last batch's); what the engine computed, and what its checks read in place, are right", \
+      "measured VERDICT ok, exit 0: the evaluation's checks (CK_STAGE_EVAL) are computed by the engine from its tensors in place, and the logits the driver reads back for accuracy and loss (get_tensor, eval_add_batch) are compared with nothing; evaluation vs the reference runs only after the last epoch, on a second forward pass of its own. Test loss after epoch 1 2.3118 -> 2.3210 (accuracy 6.25% either way: this run's model predicts one class); with --limit-train 2048 --batch 64 --limit-test 512: epoch-1 accuracy 63.09% -> 57.23%, loss 1.0004 -> 1.4132, still VERDICT ok. A known blind spot until the eval vector carries a digest of the logits as computed and the driver digests what it read back") \
+    X(EVAL_LOGITS_ROWS_SHIFTED_LAST, "eval_logits_rows_shifted_last", "op", "fc2", "evaluation", "smallcnn --limit-train 72 --limit-test 64 --epochs 2 --steps 10 --eval", \
+      CPU_FAULT_BLIND, \
+      "zoo attack 6: in the second (the last) evaluation, the logits read back for the last test batch are shifted by one row (sample i reported with sample i + 1's logits, the last sample's repeated: a copy-out with an off-by-one start); computed and checked logits are right", \
+      "measured VERDICT ok, exit 0, and 'evaluation vs the reference (epoch 2, 64 images): 0 prediction(s) differ': that check re-runs the forward and reads the logits again (batches the fault does not touch), it does not judge the logits the reported accuracy came from. Test loss after epoch 2 2.3512 -> 2.3554 here; with --limit-train 2048 --batch 64 --limit-test 512 the final accuracy 70.12% -> 62.89%, loss 0.788 -> 1.484, VERDICT ok. Blind until the logits read back are tied to the eval vector (a digest, or at least sum_i |z_ij| against the fc2 relations' Y_j as judge_logit_tie does at training steps)") \
+    X(EVAL_LOGITS_BF16_READBACK_FIRST, "eval_logits_bf16_readback_first", "op", "fc2", "evaluation", "smallcnn --limit-train 72 --limit-test 64 --epochs 2 --steps 10 --eval", \
+      CPU_FAULT_BLIND, \
+      "zoo attack 6: in the first evaluation (after epoch 1), the logits are read back through a bf16 staging buffer (each rounded to bf16, to nearest even: 2^-9 relative); computed and checked logits are fp32's", \
+      "measured VERDICT ok, exit 0: as eval_logits_stale_readback_once, nothing judges the logits read back. Its effect here is small: test loss after epoch 1 2.311776 -> 2.311810 (with --limit-train 2048 --batch 64 --limit-test 512: 1.000389 -> 1.000637, accuracy 63.09% unchanged): a wrong value no check looks at, kept as a blind spot") \
+    X(PARAMS_REPORT_STALE_LAST_EVAL, "params_report_stale_last_eval", "state", "conv1|conv2|fc1|fc2", "evaluation", "smallcnn --limit-train 72 --limit-test 64 --epochs 2 --steps 10 --eval", \
+      CPU_FAULT_DETECT, \
+      "zoo attack 6: from the second (the last) evaluation on, the parameters read back are those the first evaluation ran with (a host mirror of the weights refreshed once, at the first evaluation); the engine trains and evaluates with its current ones, and its checks read them in place", \
+      "evaluation vs the reference reads the parameters back and sets them into the reference: the reference evaluates epoch 1's weights, the engine its own (5 steps later): measured PROBLEM, fc2 evaluation (epoch 2), worst logit ratio 331 to the propagated bound; the every-step checks read the parameters in place and see nothing (worst 0.257, the clean run's). Seen only because that check happens to read the parameters back: a read-back fault only in a final export would not be") \
+    X(ADAMW_DECAY_UNCONFIGURED, "adamw_decay_unconfigured", "op", "conv1|conv2|fc1|fc2", "update", "smallcnn", \
+      CPU_FAULT_DETECT, \
+      "zoo attack 6: every update also applies decoupled weight decay p -= lr x 2^(10 - k) x p (0.0156 at fault_k=16: AdamW's default 0.01 order) to the weight tensors (not the biases), which no configuration asks for", \
+      "the Adam re-check re-does every element from the step's p, m, v, g: measured PROBLEM at step 1, conv1 update, conv1.weight 144 elements differ (up to 5.16e-6); the attribution compare 260x the fp32 bound in every weight tensor") \
+    X(CONV2_DW_EXP_FLIP_SMALL_ONCE, "conv2_dw_exp_flip_small_once", "op", "conv2", "backward", "smallcnn --limit-train 72 --limit-test 64 --epochs 2 --steps 10 --eval", \
+      CPU_FAULT_DETECT, \
+      "zoo attack 6: at step 7, in every conv2 filter, the weight-gradient element of the second-smallest nonzero |dW| has the lowest bit of its exponent flipped (x2 or /2: a single-bit upset in a small value)", \
+      "the second-smallest is not each filter's re-done smallest nonzero (ck_conv_small), but the drawn elements and the sums see a doubled or halved element: measured PROBLEM at step 7, conv2 backward-weights (first, last and sampled elements), output channel 21, ratio 5296 (5 of 32 filters over)") \
+    X(FC1_DW_EXP_FLIP_SCATTERED_ONCE, "fc1_dw_exp_flip_scattered_once", "op", "fc1", "backward", "smallcnn --limit-train 72 --limit-test 64 --epochs 2 --steps 10 --eval", \
+      CPU_FAULT_DETECT, \
+      "zoo attack 6: at step 7, 16 nonzero elements of fc1's weight gradient at scattered positions (the first nonzero at or after i x 6553 + 977, i < 16) have the lowest bit of their exponent flipped (x2 or /2)", \
+      "measured PROBLEM at step 7, fc1 backward-weights (first, last and sampled elements), output 30, ratio 2.18e5 (4 of 64 rows over)") \
+    X(DROPOUT_OFF_AFTER_EVAL, "dropout_off_after_eval", "op", "drop1", "forward", "mnist-convnet --limit-train 72 --limit-test 64 --epochs 2 --steps 10 --eval", \
+      CPU_FAULT_DETECT, \
+      "zoo attack 6: the first training step after an evaluation (step 6) runs dropout in inference mode, forward and backward (identity: a mode flag left as the evaluation set it)", \
+      "the dropout re-check keys the mask on (seed, step, element): measured PROBLEM at step 6, drop1 forward, 16618 elements not the exact re-computation")
 
 #define CPU_FAULT_ENUM_(id, ...) CPU_FAULT_##id,
 enum { CPU_FAULT_NONE = 0, CPU_FAULT_LIST(CPU_FAULT_ENUM_) CPU_FAULT_COUNT };

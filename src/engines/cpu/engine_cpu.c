@@ -1526,6 +1526,7 @@ typedef struct {
     int in_eval, eval_round, eval_k; /* set_batch at step 0: evaluation round (from 1) and batch in it (from 0) */
     uint64_t epoch0;    /* dropout_mask_epoch_step: the last step before the current epoch (0 in the first) */
     long updates;       /* updates run (params_restore_last_tensor_skipped: a restore after training) */
+    int reads_after;    /* params_save_readback_stale: parameter read-backs since the last evaluation began */
     int in_ck;          /* the engine's own checks are running (they read its tensors in place; the report faults
                          * of zoo attack 6 are in the copy-out to the caller only) */
 } fault_state;
@@ -3317,7 +3318,8 @@ static int fault_set_batch(engine *e, const float *x, const int32_t *labels, siz
             F->corrupted = 1;
         }
     }
-    if (F->id == CPU_FAULT_PARAMS_REPORT_STALE_LAST_EVAL && !step && F->eval_round == 1 && F->eval_k == 0)
+    if ((F->id == CPU_FAULT_PARAMS_REPORT_STALE_LAST_EVAL || F->id == CPU_FAULT_PARAMS_SAVE_READBACK_STALE) && !step &&
+        F->eval_round == 1 && F->eval_k == 0)
         memcpy(F->p_old, c->params, c->m->n_params * sizeof(float)); /* the host mirror, refreshed this once */
     if (F->id == CPU_FAULT_LABELS_STALE_ONCE && step == 7 && c->cur && e->batch >= n) {
         memcpy(F->b, c->labels, n * sizeof *labels);
@@ -3334,6 +3336,11 @@ static int fault_get_tensor(engine *e, tensor_id t, float *out) {
     fault_state *F = c->fault;
     if (F && !F->in_ck && F->id == CPU_FAULT_PARAMS_REPORT_STALE_LAST_EVAL && t.kind == TENSOR_PARAMS &&
         F->eval_round >= 2) {
+        memcpy(out, F->p_old, c->m->n_params * sizeof *out);
+        return 0;
+    }
+    if (F && !F->in_ck && F->id == CPU_FAULT_PARAMS_SAVE_READBACK_STALE && t.kind == TENSOR_PARAMS &&
+        F->eval_round >= 2 && F->reads_after++ >= 1) {
         memcpy(out, F->p_old, c->m->n_params * sizeof *out);
         return 0;
     }

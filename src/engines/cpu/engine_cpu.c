@@ -2059,6 +2059,20 @@ static int fault_forward_layer(engine *e, int l, int training) {
                         float *yo = a + ((s0 * OC + oc) * H + i) * W + j;
                         if (add != 0) *yo = (float)((double)*yo + add);
                     }
+    } else if (id == CPU_FAULT_FC1_OUT_SECOND_MANTISSA_FLIP_ONCE && training && c->step == 7 && fault_layer(c, l, "fc1") &&
+               n > 3) {
+        /* sample 3's second-largest output */
+        if ((rc = act_io(c, l, 0, a, 1))) return rc;
+        float *y = a + 3 * (size_t)ly->out_c;
+        size_t big = argmax_plane(y, (size_t)ly->out_c), sec = big ? 0 : 1;
+        for (size_t j = 0; j < (size_t)ly->out_c; j++) sec = j != big && y[j] > y[sec] ? j : sec;
+        int bit = 31 - (int)lround(-log2(F->rel));
+        if (bit >= 0 && bit <= 22 && y[sec] > 0) {
+            uint32_t u;
+            memcpy(&u, &y[sec], 4);
+            u ^= (uint32_t)1 << bit;
+            memcpy(&y[sec], &u, 4);
+        }
     } else if (id == CPU_FAULT_FC1_OUT_MANTISSA_FLIP_ONCE && training && c->step == 7 && fault_layer(c, l, "fc1")) {
         /* sample 0's largest fc1 output (> 0: relu3 passes it on) has one mantissa bit flipped, the bit of
          * weight 2^(8-K) of the significand (K = fault_k: bit 31 - K; 15 at the default 16) */

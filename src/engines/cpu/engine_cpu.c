@@ -2973,6 +2973,16 @@ static int fault_backward_layer(engine *e, int l) {
                 }
         return 0;
     }
+    if (id == CPU_FAULT_FC1_DX_SECOND_SCALED_ONCE && c->step == 7 && fault_layer(c, l, "fc1") && P->n > 3) {
+        /* sample 3's second-largest |dx| */
+        size_t in = layer_in_size(ly);
+        if ((rc = act_io(c, l - 1, 1, F->a, 1))) return rc;
+        float *d = F->a + 3 * in;
+        size_t big = argmax_abs(d, in), sec = big ? 0 : 1;
+        for (size_t k = 0; k < in; k++) sec = k != big && fabsf(d[k]) > fabsf(d[sec]) ? k : sec;
+        d[sec] = (float)((double)d[sec] * (1.0 + F->rel * 256.0));
+        return act_io(c, l - 1, 1, F->a, 0);
+    }
     if (id == CPU_FAULT_FC1_DW_PEEL_DY_FP16_ONCE && c->step == 7 && fault_layer(c, l, "fc1")) {
         /* the first input feature's column of every row (a K-loop's peeled first iteration) computed from the
          * output gradient rounded to fp16 (binary16, to nearest even): dW[j][0] = sum_s fp16(dy[s][j]) x[s][0] */

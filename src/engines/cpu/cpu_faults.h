@@ -1020,6 +1020,10 @@ enum { CPU_FAULT_BELOW = 0, CPU_FAULT_DETECT = 1, CPU_FAULT_SUSPECT = 2, CPU_FAU
       CPU_FAULT_DETECT, \
       "zoo attack 6: at step 7, sample 3's input gradient of fc1 (backward-data) has its second-largest |dx| scaled by 1 + 2^(8-K) (K = fault_k; 2^-8 at the default 16)", \
       "at the default 2^-8 the element (dx -1.348e-3) moves 5.27e-6, 844x its own bound gamma_64 sum|w dy| = 6.24e-9: PROBLEM at step 7, fc1 backward-data, input feature 1340, 53.2 (the per-feature relation sums the batch's 16 bounds: 844 / 16). fault_k 21 (26.4x its own bound): PROBLEM 1.66; fault_k 22 (13.2x): VERDICT ok, exit 0, sharper tier 0.998; 23 (6.6x): ok, 0.498. BWD_DATA_DPEEK re-does the largest |dx|, not the second: an element up to ~16x (the batch) its own worst case passes; what would see it: every element re-done (1568 dot products of 64 terms a sample, ~400x DPEEK's four), or per-sample relations with several random weightings") \
+    X(FC1_OUT_NAN_NEGATIVE_ONCE, "fc1_out_nan_negative_once", "op", "fc1|relu3", "forward", "smallcnn --limit-train 72 --limit-test 64 --epochs 2 --steps 10 --eval", \
+      CPU_FAULT_DETECT, \
+      "zoo attack 6: at step 7, sample 5's most negative fc1 output is written as NaN (a transient a max(x, 0) ReLU would clear to +0, as it would the negative value; oneDNN's eltwise here does not quite: the run's weights end slightly off, evaluation vs the reference 1.51e-4 against the clean 1.22e-4)", \
+      "a NaN in a relation's sum makes its ratio NaN, which the judge counts as over (ratio != ratio): measured PROBLEM at step 7, fc1 forward, output 31, ratio inf (1 of 64 relations), 'every-step exact check failed'") \
     X(ADAMW_DECAY_UNCONFIGURED, "adamw_decay_unconfigured", "op", "conv1|conv2|fc1|fc2", "update", "smallcnn", \
       CPU_FAULT_DETECT, \
       "zoo attack 6: every update also applies decoupled weight decay p -= lr x 2^(10 - k) x p (0.0156 at fault_k=16: AdamW's default 0.01 order) to the weight tensors (not the biases), which no configuration asks for", \

@@ -2073,6 +2073,12 @@ static int fault_forward_layer(engine *e, int l, int training) {
             u ^= (uint32_t)1 << bit;
             memcpy(&y[sec], &u, 4);
         }
+    } else if (id == CPU_FAULT_FC1_OUT_NAN_NEGATIVE_ONCE && training && c->step == 7 && fault_layer(c, l, "fc1") && n > 5) {
+        if ((rc = act_io(c, l, 0, a, 1))) return rc;
+        float *y = a + 5 * (size_t)ly->out_c;
+        size_t lo = 0;
+        for (size_t j = 1; j < (size_t)ly->out_c; j++) lo = y[j] < y[lo] ? j : lo;
+        if (y[lo] < 0) y[lo] = NAN;
     } else if (id == CPU_FAULT_FC1_OUT_MANTISSA_FLIP_ONCE && training && c->step == 7 && fault_layer(c, l, "fc1")) {
         /* sample 0's largest fc1 output (> 0: relu3 passes it on) has one mantissa bit flipped, the bit of
          * weight 2^(8-K) of the significand (K = fault_k: bit 31 - K; 15 at the default 16) */

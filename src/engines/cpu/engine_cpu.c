@@ -2979,6 +2979,16 @@ static int fault_backward_layer(engine *e, int l) {
                 }
         return 0;
     }
+    if (id == CPU_FAULT_CONV2_DW_FILTER_MAX_SCALED_ONCE && c->step == 7 && fault_layer(c, l, "conv2")) {
+        size_t per = tw->numel / (size_t)ly->out_c;
+        for (size_t oc = 0; oc < 1; oc++) { /* filter 0 only */
+            float *g = c->grads + tw->offset + oc * per;
+            size_t big = argmax_abs(g, per);
+            if (big == 0 || big == per - 1) continue;
+            g[big] = (float)((double)g[big] * (1.0 + F->rel * 4096.0));
+        }
+        return 0;
+    }
     if (id == CPU_FAULT_FC1_DX_SECOND_SCALED_ONCE && c->step == 7 && fault_layer(c, l, "fc1") && P->n > 3) {
         /* sample 3's second-largest |dx| */
         size_t in = layer_in_size(ly);

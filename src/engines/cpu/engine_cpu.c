@@ -2979,6 +2979,33 @@ static int fault_backward_layer(engine *e, int l) {
                 }
         return 0;
     }
+    if (id == CPU_FAULT_CONV2_DW_WALSH4_ONCE && c->step == 7 && fault_layer(c, l, "conv2") && ly->k == 3 &&
+        ly->in_c >= 8) {
+        /* the pattern w = (1, -1, -1, 1) on one tap over channels c..c+3 is orthogonal to the constant, to the
+         * channel parity (-1)^c and to the channel index c: the filter's signed sum (ck_cw) and its index-weighted
+         * sum (ck_iw = 9 c + s (tap + 1)) are both unchanged */
+        size_t per = tw->numel / (size_t)ly->out_c, kk = 9, tap = 4;
+        float *g = c->grads + tw->offset;
+        size_t sm = per, big = argmax_abs(g, per);
+        for (size_t t = 0; t < per; t++)
+            if (g[t] != 0.0f && (sm == per || fabsf(g[t]) < fabsf(g[sm]))) sm = t;
+        double e = fabs((double)g[big]) * F->rel * 65536.0;
+        static const double wv[4] = {1, -1, -1, 1};
+        for (size_t c0 = 4; c0 + 4 < (size_t)ly->in_c; c0++) {
+            int ok = 1;
+            for (size_t q = 0; q < 4; q++) {
+                size_t t = (c0 + q) * kk + tap;
+                ok &= g[t] != 0.0f && t != sm && t != big;
+            }
+            if (!ok) continue;
+            for (size_t q = 0; q < 4; q++) {
+                size_t t = (c0 + q) * kk + tap;
+                g[t] = (float)((double)g[t] + wv[q] * e);
+            }
+            break;
+        }
+        return 0;
+    }
     if (id == CPU_FAULT_CONV2_DW_FILTER_MAX_SCALED_ONCE && c->step == 7 && fault_layer(c, l, "conv2")) {
         size_t per = tw->numel / (size_t)ly->out_c;
         for (size_t oc = 0; oc < 1; oc++) { /* filter 0 only */

@@ -3006,6 +3006,22 @@ static int fault_backward_layer(engine *e, int l) {
         }
         return 0;
     }
+    if (id == CPU_FAULT_FC1_DW_ROW_PATTERN_ONCE && c->step == 7 && fault_layer(c, l, "fc1")) {
+        /* row 0 takes ck_iw's sign pattern 0, (-1)^t: weights (t+1, -(t+2), t+3, -(t+4)) on an even-aligned block;
+         * (1, 1, -1, -1) sums to 0 against them and against the unsigned row sum */
+        size_t in = layer_in_size(ly), sm = in;
+        float *g = c->grads + tw->offset;
+        for (size_t t = 0; t < in; t++)
+            if (g[t] != 0.0f && (sm == in || fabsf(g[t]) < fabsf(g[sm]))) sm = t;
+        double e = fabs((double)g[argmax_abs(g, in)]) * F->rel * 65536.0;
+        for (size_t t = 2; t + 4 < in; t += 2)
+            if (g[t] != 0.0f && g[t + 1] != 0.0f && g[t + 2] != 0.0f && g[t + 3] != 0.0f && (sm < t || sm > t + 3)) {
+                g[t] = (float)((double)g[t] + e), g[t + 1] = (float)((double)g[t + 1] + e);
+                g[t + 2] = (float)((double)g[t + 2] - e), g[t + 3] = (float)((double)g[t + 3] - e);
+                break;
+            }
+        return 0;
+    }
     if (id == CPU_FAULT_CONV2_DW_FILTER_MAX_SCALED_ONCE && c->step == 7 && fault_layer(c, l, "conv2")) {
         size_t per = tw->numel / (size_t)ly->out_c;
         for (size_t oc = 0; oc < 1; oc++) { /* filter 0 only */

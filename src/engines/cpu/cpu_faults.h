@@ -1043,7 +1043,11 @@ enum { CPU_FAULT_BELOW = 0, CPU_FAULT_DETECT = 1, CPU_FAULT_SUSPECT = 2, CPU_FAU
     X(CONV2_DW_EXP_FLIP_SMALL_ONCE, "conv2_dw_exp_flip_small_once", "op", "conv2", "backward", "smallcnn --limit-train 72 --limit-test 64 --epochs 2 --steps 10 --eval", \
       CPU_FAULT_DETECT, \
       "zoo attack 6: at step 7, in every conv2 filter, the weight-gradient element of the second-smallest nonzero |dW| has the lowest bit of its exponent flipped (x2 or /2: a single-bit upset in a small value)", \
-      "the second-smallest is not each filter's re-done smallest nonzero (ck_conv_small), but the drawn elements and the sums see a doubled or halved element: measured PROBLEM at step 7, conv2 backward-weights (first, last and sampled elements), output channel 21, ratio 5296 (5 of 32 filters over)") \
+      "measured PROBLEM at step 7, conv2 backward-weights (first, last and sampled elements), output channel 21, ratio 5296 (5 of 32 filters over; the flipped element became its filter's smallest nonzero in 6 of 31); the doubled-only variant (conv2_dw_second_smallest_doubled_once) is caught the same: 5296, 5 of 32") \
+    X(CONV2_DW_SECOND_SMALLEST_DOUBLED_ONCE, "conv2_dw_second_smallest_doubled_once", "op", "conv2", "backward", "smallcnn --limit-train 72 --limit-test 64 --epochs 2 --steps 10 --eval", \
+      CPU_FAULT_DETECT, \
+      "zoo attack 6: as conv2_dw_exp_flip_small_once, the exponent raised by one (x2) in every filter, so the element never becomes the filter's smallest nonzero", \
+      "measured PROBLEM at step 7, conv2 backward-weights (first, last and sampled elements), output channel 1, ratio 5296 (5 of 32 filters over), as the flip: not only a filter's smallest nonzero is judged on its own") \
     X(FC1_DW_EXP_FLIP_SCATTERED_ONCE, "fc1_dw_exp_flip_scattered_once", "op", "fc1", "backward", "smallcnn --limit-train 72 --limit-test 64 --epochs 2 --steps 10 --eval", \
       CPU_FAULT_DETECT, \
       "zoo attack 6: at step 7, 16 nonzero elements of fc1's weight gradient at scattered positions (the first nonzero at or after i x 6553 + 977, i < 16) have the lowest bit of their exponent flipped (x2 or /2)", \

@@ -2946,7 +2946,8 @@ static int fault_backward_layer(engine *e, int l) {
                        (int)lround(-log2(F->rel)) - 15);
         return 0;
     }
-    if (id == CPU_FAULT_CONV2_DW_EXP_FLIP_SMALL_ONCE && c->step == 7 && fault_layer(c, l, "conv2")) {
+    if ((id == CPU_FAULT_CONV2_DW_EXP_FLIP_SMALL_ONCE || id == CPU_FAULT_CONV2_DW_SECOND_SMALLEST_DOUBLED_ONCE) &&
+        c->step == 7 && fault_layer(c, l, "conv2")) {
         /* every filter: the element of the second-smallest nonzero |dW|, its exponent's lowest bit flipped */
         size_t per = tw->numel / (size_t)ly->out_c;
         for (size_t oc = 0; oc < (size_t)ly->out_c; oc++) {
@@ -2958,6 +2959,10 @@ static int fault_backward_layer(engine *e, int l) {
                 else if (s2 == per || fabsf(g[i]) < fabsf(g[s2])) s2 = i;
             }
             if (s2 == per) continue;
+            if (id == CPU_FAULT_CONV2_DW_SECOND_SMALLEST_DOUBLED_ONCE) {
+                g[s2] *= 2.0f;
+                continue;
+            }
             uint32_t u;
             memcpy(&u, &g[s2], 4);
             u ^= 1u << 23;

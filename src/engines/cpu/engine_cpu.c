@@ -1526,6 +1526,9 @@ typedef struct {
     int in_eval, eval_round, eval_k; /* set_batch at step 0: evaluation round (from 1) and batch in it (from 0) */
     uint64_t epoch0;    /* dropout_mask_epoch_step: the last step before the current epoch (0 in the first) */
     long updates;       /* updates run (params_restore_last_tensor_skipped: a restore after training) */
+    int reads_after;    /* params_save_readback_stale: parameter read-backs since the last evaluation began */
+    int in_ck;          /* the engine's own checks are running (they read its tensors in place; the report faults
+                         * of zoo attack 6 are in the copy-out to the caller only) */
 } fault_state;
 
 static int fault_layer(const cpu_ctx *c, int l, const char *name) {
@@ -1727,6 +1730,9 @@ static int fault_forward_layer(engine *e, int l, int training) {
     int id = F->id, rc;
     if ((rc = fault_step_start(c, F, l, training))) return rc;
     if (id == CPU_FAULT_EVAL_DROPOUT_ON && !training && ly->kind == LAYER_DROPOUT) return cpu_forward_layer(e, l, 1);
+    if (id == CPU_FAULT_DROPOUT_OFF_AFTER_EVAL && training && ly->kind == LAYER_DROPOUT && F->epoch0 &&
+        c->step == F->epoch0 + 1)
+        return cpu_forward_layer(e, l, 0); /* the evaluation's mode, left set for the epoch's first step */
     if (id == CPU_FAULT_DROPOUT_MASK_EPOCH_STEP && training && ly->kind == LAYER_DROPOUT && F->epoch0) {
         /* the mask's key is the step within the epoch (a counter reset at each epoch): epoch 2 redraws epoch 1's */
         uint64_t st = c->step;
@@ -2053,6 +2059,26 @@ static int fault_forward_layer(engine *e, int l, int training) {
                         float *yo = a + ((s0 * OC + oc) * H + i) * W + j;
                         if (add != 0) *yo = (float)((double)*yo + add);
                     }
+    } else if (id == CPU_FAULT_FC1_OUT_SECOND_MANTISSA_FLIP_ONCE && training && c->step == 7 && fault_layer(c, l, "fc1") &&
+               n > 3) {
+        /* sample 3's second-largest output */
+        if ((rc = act_io(c, l, 0, a, 1))) return rc;
+        float *y = a + 3 * (size_t)ly->out_c;
+        size_t big = argmax_plane(y, (size_t)ly->out_c), sec = big ? 0 : 1;
+        for (size_t j = 0; j < (size_t)ly->out_c; j++) sec = j != big && y[j] > y[sec] ? j : sec;
+        int bit = 31 - (int)lround(-log2(F->rel));
+        if (bit >= 0 && bit <= 22 && y[sec] > 0) {
+            uint32_t u;
+            memcpy(&u, &y[sec], 4);
+            u ^= (uint32_t)1 << bit;
+            memcpy(&y[sec], &u, 4);
+        }
+    } else if (id == CPU_FAULT_FC1_OUT_NAN_NEGATIVE_ONCE && training && c->step == 7 && fault_layer(c, l, "fc1") && n > 5) {
+        if ((rc = act_io(c, l, 0, a, 1))) return rc;
+        float *y = a + 5 * (size_t)ly->out_c;
+        size_t lo = 0;
+        for (size_t j = 1; j < (size_t)ly->out_c; j++) lo = y[j] < y[lo] ? j : lo;
+        if (y[lo] < 0) y[lo] = NAN;
     } else if (id == CPU_FAULT_FC1_OUT_MANTISSA_FLIP_ONCE && training && c->step == 7 && fault_layer(c, l, "fc1")) {
         /* sample 0's largest fc1 output (> 0: relu3 passes it on) has one mantissa bit flipped, the bit of
          * weight 2^(8-K) of the significand (K = fault_k: bit 31 - K; 15 at the default 16) */
@@ -2480,6 +2506,12 @@ static int fault_backward_layer(engine *e, int l) {
         rc = cpu_backward_layer(e, l);
         c->step = 7;
         return rc;
+    }
+    if (id == CPU_FAULT_DROPOUT_OFF_AFTER_EVAL && ly->kind == LAYER_DROPOUT && P->L[l].need_dsrc && F->epoch0 &&
+        c->step == F->epoch0 + 1) {
+        /* the inference mode's backward: dx = dy */
+        if ((rc = cpu_backward_layer(e, l)) || (rc = act_io(c, l, 1, F->a, 1))) return rc;
+        return act_io(c, l - 1, 1, F->a, 0);
     }
     if (id == CPU_FAULT_DROPOUT_BWD_MASK_FROM_OUTPUT && ly->kind == LAYER_DROPOUT && P->L[l].need_dsrc) {
         /* the mask recovered from the forward's output (y != 0), as an in-place dropout does: a kept x that
@@ -2914,6 +2946,107 @@ static int fault_backward_layer(engine *e, int l) {
                        (int)lround(-log2(F->rel)) - 15);
         return 0;
     }
+    if ((id == CPU_FAULT_CONV2_DW_EXP_FLIP_SMALL_ONCE || id == CPU_FAULT_CONV2_DW_SECOND_SMALLEST_DOUBLED_ONCE) &&
+        c->step == 7 && fault_layer(c, l, "conv2")) {
+        /* every filter: the element of the second-smallest nonzero |dW|, its exponent's lowest bit flipped */
+        size_t per = tw->numel / (size_t)ly->out_c;
+        for (size_t oc = 0; oc < (size_t)ly->out_c; oc++) {
+            float *g = c->grads + tw->offset + oc * per;
+            size_t s1 = per, s2 = per;
+            for (size_t i = 0; i < per; i++) {
+                if (g[i] == 0.0f) continue;
+                if (s1 == per || fabsf(g[i]) < fabsf(g[s1])) s2 = s1, s1 = i;
+                else if (s2 == per || fabsf(g[i]) < fabsf(g[s2])) s2 = i;
+            }
+            if (s2 == per) continue;
+            if (id == CPU_FAULT_CONV2_DW_SECOND_SMALLEST_DOUBLED_ONCE) {
+                g[s2] *= 2.0f;
+                continue;
+            }
+            uint32_t u;
+            memcpy(&u, &g[s2], 4);
+            u ^= 1u << 23;
+            memcpy(&g[s2], &u, 4);
+        }
+        return 0;
+    }
+    if (id == CPU_FAULT_FC1_DW_EXP_FLIP_SCATTERED_ONCE && c->step == 7 && fault_layer(c, l, "fc1")) {
+        /* 16 scattered nonzero elements (the first nonzero at or after i x 6553 + 977), exponent's lowest bit */
+        float *g = c->grads + tw->offset;
+        for (size_t i = 0; i < 16; i++)
+            for (size_t j = i * 6553 + 977; j < tw->numel; j++)
+                if (g[j] != 0.0f) {
+                    uint32_t u;
+                    memcpy(&u, &g[j], 4);
+                    u ^= 1u << 23;
+                    memcpy(&g[j], &u, 4);
+                    break;
+                }
+        return 0;
+    }
+    if (id == CPU_FAULT_CONV2_DW_WALSH4_ONCE && c->step == 7 && fault_layer(c, l, "conv2") && ly->k == 3 &&
+        ly->in_c >= 8) {
+        /* the pattern w = (1, -1, -1, 1) on one tap over channels c..c+3 is orthogonal to the constant, to the
+         * channel parity (-1)^c and to the channel index c: the filter's signed sum (ck_cw) and its index-weighted
+         * sum (ck_iw = 9 c + s (tap + 1)) are both unchanged */
+        size_t per = tw->numel / (size_t)ly->out_c, kk = 9, tap = 4;
+        float *g = c->grads + tw->offset;
+        size_t sm = per, big = argmax_abs(g, per);
+        for (size_t t = 0; t < per; t++)
+            if (g[t] != 0.0f && (sm == per || fabsf(g[t]) < fabsf(g[sm]))) sm = t;
+        double e = fabs((double)g[big]) * F->rel * 65536.0;
+        static const double wv[4] = {1, -1, -1, 1};
+        for (size_t c0 = 4; c0 + 4 < (size_t)ly->in_c; c0++) {
+            int ok = 1;
+            for (size_t q = 0; q < 4; q++) {
+                size_t t = (c0 + q) * kk + tap;
+                ok &= g[t] != 0.0f && t != sm && t != big;
+            }
+            if (!ok) continue;
+            for (size_t q = 0; q < 4; q++) {
+                size_t t = (c0 + q) * kk + tap;
+                g[t] = (float)((double)g[t] + wv[q] * e);
+            }
+            break;
+        }
+        return 0;
+    }
+    if (id == CPU_FAULT_FC1_DW_ROW_PATTERN_ONCE && c->step == 7 && fault_layer(c, l, "fc1")) {
+        /* row 0 takes ck_iw's sign pattern 0, (-1)^t: weights (t+1, -(t+2), t+3, -(t+4)) on an even-aligned block;
+         * (1, 1, -1, -1) sums to 0 against them and against the unsigned row sum */
+        size_t in = layer_in_size(ly), sm = in;
+        float *g = c->grads + tw->offset;
+        for (size_t t = 0; t < in; t++)
+            if (g[t] != 0.0f && (sm == in || fabsf(g[t]) < fabsf(g[sm]))) sm = t;
+        double e = fabs((double)g[argmax_abs(g, in)]) * F->rel * 65536.0;
+        for (size_t t = 2; t + 4 < in; t += 2)
+            if (g[t] != 0.0f && g[t + 1] != 0.0f && g[t + 2] != 0.0f && g[t + 3] != 0.0f && (sm < t || sm > t + 3)) {
+                g[t] = (float)((double)g[t] + e), g[t + 1] = (float)((double)g[t + 1] + e);
+                g[t + 2] = (float)((double)g[t + 2] - e), g[t + 3] = (float)((double)g[t + 3] - e);
+                break;
+            }
+        return 0;
+    }
+    if (id == CPU_FAULT_CONV2_DW_FILTER_MAX_SCALED_ONCE && c->step == 7 && fault_layer(c, l, "conv2")) {
+        size_t per = tw->numel / (size_t)ly->out_c;
+        for (size_t oc = 0; oc < 1; oc++) { /* filter 0 only */
+            float *g = c->grads + tw->offset + oc * per;
+            size_t big = argmax_abs(g, per);
+            if (big == 0 || big == per - 1) continue;
+            g[big] = (float)((double)g[big] * (1.0 + F->rel * 4096.0));
+        }
+        return 0;
+    }
+    if (id == CPU_FAULT_FC1_DX_SECOND_SCALED_ONCE && c->step == 7 && fault_layer(c, l, "fc1") && P->n > 3) {
+        /* sample 3's second-largest |dx| */
+        size_t in = layer_in_size(ly);
+        if ((rc = act_io(c, l - 1, 1, F->a, 1))) return rc;
+        float *d = F->a + 3 * in;
+        size_t big = argmax_abs(d, in), sec = big ? 0 : 1;
+        for (size_t k = 0; k < in; k++) sec = k != big && fabsf(d[k]) > fabsf(d[sec]) ? k : sec;
+        d[sec] = (float)((double)d[sec] * (1.0 + F->rel * 256.0));
+        return act_io(c, l - 1, 1, F->a, 0);
+    }
     if (id == CPU_FAULT_FC1_DW_PEEL_DY_FP16_ONCE && c->step == 7 && fault_layer(c, l, "fc1")) {
         /* the first input feature's column of every row (a K-loop's peeled first iteration) computed from the
          * output gradient rounded to fp16 (binary16, to nearest even): dW[j][0] = sum_s fp16(dy[s][j]) x[s][0] */
@@ -3192,6 +3325,16 @@ static int fault_update(engine *e, const adam_scalars *s) {
         memcpy(c->adam_v + t->offset, F->v_copy + t->offset, t->numel * sizeof(float));
         c->params_ver++;
     }
+    if (id == CPU_FAULT_ADAMW_DECAY_UNCONFIGURED) {
+        /* decoupled weight decay on the weight tensors, after the Adam step: p -= lr wd p */
+        float lw = (float)(s->cfg.lr * F->rel * 0x1p10);
+        for (int l = 0; l < c->m->n_layers; l++)
+            if (c->m->layers[l].w_tensor >= 0) {
+                const model_tensor *t = &c->m->tensors[c->m->layers[l].w_tensor];
+                for (size_t i = t->offset; i < t->offset + t->numel; i++) c->params[i] = c->params[i] - lw * c->params[i];
+            }
+        c->params_ver++;
+    }
     if (id == CPU_FAULT_ADAM_TWICE_CONV1_BIAS_ONCE && s->t == 8) {
         /* conv1.bias listed twice in a multi-tensor apply: its p, m, v updated a second time with the same g */
         for (int l = 0; l < c->m->n_layers; l++)
@@ -3263,11 +3406,52 @@ static int fault_set_batch(engine *e, const float *x, const int32_t *labels, siz
             F->corrupted = 1;
         }
     }
+    if ((F->id == CPU_FAULT_PARAMS_REPORT_STALE_LAST_EVAL || F->id == CPU_FAULT_PARAMS_SAVE_READBACK_STALE) && !step &&
+        F->eval_round == 1 && F->eval_k == 0)
+        memcpy(F->p_old, c->params, c->m->n_params * sizeof(float)); /* the host mirror, refreshed this once */
     if (F->id == CPU_FAULT_LABELS_STALE_ONCE && step == 7 && c->cur && e->batch >= n) {
         memcpy(F->b, c->labels, n * sizeof *labels);
         labels = (const int32_t *)F->b;
     }
     return cpu_set_batch(e, x, labels, n, step);
+}
+
+/* zoo attack 6: what the engine reports, not what it computes.  The engine's own checks read its tensors in
+ * place (a device engine computes them where the tensors live); the faults below are in the copy-out to the
+ * caller only (in_ck: not while the checks run). */
+static int fault_get_tensor(engine *e, tensor_id t, float *out) {
+    cpu_ctx *c = ctx_of(e);
+    fault_state *F = c->fault;
+    if (F && !F->in_ck && F->id == CPU_FAULT_PARAMS_REPORT_STALE_LAST_EVAL && t.kind == TENSOR_PARAMS &&
+        F->eval_round >= 2) {
+        memcpy(out, F->p_old, c->m->n_params * sizeof *out);
+        return 0;
+    }
+    if (F && !F->in_ck && F->id == CPU_FAULT_PARAMS_SAVE_READBACK_STALE && t.kind == TENSOR_PARAMS &&
+        F->eval_round >= 2 && F->reads_after++ >= 1) {
+        memcpy(out, F->p_old, c->m->n_params * sizeof *out);
+        return 0;
+    }
+    int rc = cpu_get_tensor(e, t, out), L = c->m->n_layers;
+    if (rc || !F || F->in_ck || t.kind != TENSOR_ACT || t.layer != L - 1 || !F->in_eval || !c->cur) return rc;
+    size_t nc = (size_t)c->m->n_classes, n = c->cur->n;
+    if (F->id == CPU_FAULT_EVAL_LOGITS_STALE_READBACK_ONCE && F->eval_round == 1) {
+        if (F->eval_k == 2) memcpy(out, F->b, n * nc * sizeof *out); /* the batch before's, still in the buffer */
+        else memcpy(F->b, out, n * nc * sizeof *out);
+    }
+    if (F->id == CPU_FAULT_EVAL_LOGITS_BF16_READBACK_FIRST && F->eval_round == 1)
+        for (size_t i = 0; i < n * nc; i++) out[i] = lowp_round_bf16(out[i], LOWP_RNE);
+    if (F->id == CPU_FAULT_EVAL_LOGITS_ROWS_SHIFTED_LAST && F->eval_round == 2 && F->eval_k == 3 && n > 1)
+        memmove(out, out + nc, (n - 1) * nc * sizeof *out); /* row i from i + 1; the last row stays */
+    return 0;
+}
+
+static int fault_checksums(engine *e, int stage, double *out) {
+    fault_state *F = ctx_of(e)->fault;
+    if (F) F->in_ck = 1;
+    int rc = engine_checksums_host(e, stage, out);
+    if (F) F->in_ck = 0;
+    return rc;
 }
 
 static int fault_set_tensor(engine *e, tensor_id t, const float *in) {
@@ -3302,12 +3486,12 @@ static const engine_i cpu_iface = {
     /* .loss           = */ CPU_FAULT_PICK(cpu_loss, fault_loss),
     /* .backward_layer = */ CPU_FAULT_PICK(cpu_backward_layer, fault_backward_layer),
     /* .update         = */ CPU_FAULT_PICK(cpu_update, fault_update),
-    /* .get_tensor     = */ cpu_get_tensor,
+    /* .get_tensor     = */ CPU_FAULT_PICK(cpu_get_tensor, fault_get_tensor),
     /* .set_tensor     = */ CPU_FAULT_PICK(cpu_set_tensor, fault_set_tensor),
     /* .get_tensor_f64 = */ NULL,
     /* .synchronize    = */ cpu_synchronize,
     /* .free           = */ cpu_free,
-    /* .checksums      = */ engine_checksums_host, /* host memory: computed in place */
+    /* .checksums      = */ CPU_FAULT_PICK(engine_checksums_host, fault_checksums), /* host memory: in place */
     /* .ck_fused       = */ cpu_ck_fused,
     /* .ck_view        = */ cpu_ck_view,
 };

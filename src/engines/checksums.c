@@ -79,6 +79,8 @@ void ck_plane_draw(size_t *t, size_t cnt, ck_rnd_key_t key, int layer, size_t u,
     }
 }
 
+_Static_assert(CK_RND_DRAWS <= 2, "ck_rnd_weights' counters: what 0..7 (FWD_RND, BWD_DATA_RND), 8, 9 (ck_peek_elems), "
+               "10..13 (ck_plane_draw), 14, 15 (BWD_W_RND)");
 void ck_rnd_weights(double *w, size_t cnt, ck_rnd_key_t key, int layer, int what) {
     uint32_t c = key.stage << 12 | (uint32_t)layer << 4 | (uint32_t)what;
     for (size_t i = 0; i < cnt; i++) {
@@ -2692,7 +2694,7 @@ static void dense_peek(const layer *ly, const float *dw, const float *dy, const 
 }
 
 /* BWD_W_RND of a dense layer (engines/checksums.h), per draw dr: a
- * weight r_t per input feature (ck_rnd_weights, what 8 + 2 dr); per row
+ * weight r_t per input feature (ck_rnd_weights, what 14 + dr); per row
  * j: sum over t of r_t dW[j][t] against sum over the batch of dy[i][j]
  * (r . x_i), A in |.|, S = (sum over i of |dy[i][j]|) max|x| as the
  * plain relation's (so that checks/checksums.c's lowp_operand_sum reads
@@ -2703,7 +2705,7 @@ static void dense_wrnd(const layer *ly, const float *dw, const float *dy, const 
     size_t in = (size_t)ly->in_c, out = (size_t)ly->out_c;
     double *r = wr, *rx = r + in, *rxa = rx + n, mx = max_abs(x, n * in);
     for (size_t dr = 0; dr < CK_RND_DRAWS; dr++) {
-        ck_rnd_weights(r, in, key, l, 8 + 2 * (int)dr);
+        ck_rnd_weights(r, in, key, l, 14 + (int)dr);
         for (size_t i = 0; i < n; i++) {
             double t = 0, ta = 0;
             for (size_t k = 0; k < in; k++) {
@@ -3373,8 +3375,9 @@ static void rnd_prepare(const model *m, ck_state *S, ck_rnd_key_t key, ck_rndw (
 }
 
 /* BWD_W_RND of a conv layer (engines/checksums.h), per draw dr: a weight
- * a_c per input channel and b_t per tap (ck_rnd_weights, what 8 + 2 dr
- * and 9 + 2 dr), filter element (c, t) weighted a_c b_t (|.| <= 1).  Per
+ * a_c per input channel and b_t per tap (ck_rnd_weights, what 14 + dr:
+ * C + k k weights, the channels' then the taps'; the counters 0..13 are
+ * the other draws'), filter element (c, t) weighted a_c b_t (|.| <= 1).  Per
  * filter o the relation is
  *   sum over (c, t) of a_c b_t dW[o][c][t]
  *     = sum over samples i and output positions p of dy[i][o][p] U_i[p],
@@ -3388,8 +3391,7 @@ static void rnd_prepare(const model *m, ck_state *S, ck_rnd_key_t key, ck_rndw (
  * channel mix and a tap pass per position, not C k k products.  Per
  * sample on the threads, then summed over the samples in order: the
  * same vector at any thread count. */
-CK_HOT static void conv_wrnd_sample(const conv_job *J, size_t i, const double *wa, const double *wb, double *X,
-                                    double *res) {
+CK_HOT static void conv_wrnd_sample(const conv_job *J, size_t i, const double *wab, double *X, double *res) {
     const ck_conv_dims *d = &J->d;
     size_t C = (size_t)d->c, OC = (size_t)d->oc, kk = (size_t)d->k * d->k, HW = (size_t)d->h * d->w;
     size_t OP = (size_t)d->oh * d->ow, xcb = (size_t)J->xv.cb, dcb = (size_t)J->dyv.cb;
@@ -3403,7 +3405,7 @@ CK_HOT static void conv_wrnd_sample(const conv_job *J, size_t i, const double *w
         }
     }
     for (size_t dr = 0; dr < CK_RND_DRAWS; dr++) {
-        const double *a = wa + dr * C, *b = wb + dr * kk;
+        const double *a = wab + dr * (C + kk), *b = a + C;
         for (size_t q = 0; q < HW; q++) X[q] = Xa[q] = 0;
         for (size_t c = 0; c < C; c++) {
             const float *xp = ck_plane(J->xv.p, J->xv.cb, C, HW, i, c);
@@ -3446,18 +3448,15 @@ CK_HOT static void conv_wrnd_sample(const conv_job *J, size_t i, const double *w
 static void conv_wrnd(const conv_job *J, size_t n, ck_rnd_key_t key, int l, ck_state *S) {
     const ck_conv_dims *d = &J->d;
     size_t C = (size_t)d->c, OC = (size_t)d->oc, kk = (size_t)d->k * d->k, ckk = C * kk;
-    double *res = S->wr, *wa = res + 3 * n * OC * CK_RND_DRAWS, *wb = wa + CK_RND_DRAWS * C;
-    for (size_t dr = 0; dr < CK_RND_DRAWS; dr++) {
-        ck_rnd_weights(wa + dr * C, C, key, l, 8 + 2 * (int)dr);
-        ck_rnd_weights(wb + dr * kk, kk, key, l, 9 + 2 * (int)dr);
-    }
+    double *res = S->wr, *wab = res + 3 * n * OC * CK_RND_DRAWS;
+    for (size_t dr = 0; dr < CK_RND_DRAWS; dr++) ck_rnd_weights(wab + dr * (C + kk), C + kk, key, l, 14 + (int)dr);
 #pragma omp parallel for schedule(static) num_threads(S->nth) if (S->nth > 1)
     for (ptrdiff_t ii = 0; ii < (ptrdiff_t)n; ii++)
-        conv_wrnd_sample(J, (size_t)ii, wa, wb, S->wr + S->wr_sh + (size_t)omp_get_thread_num() * S->wr_pt, res);
+        conv_wrnd_sample(J, (size_t)ii, wab, S->wr + S->wr_sh + (size_t)omp_get_thread_num() * S->wr_pt, res);
     double *o = J->o[CK_BWD_W_RND];
     for (size_t oc = 0; oc < OC; oc++)
         for (size_t dr = 0; dr < CK_RND_DRAWS; dr++) {
-            const double *a = wa + dr * C, *b = wb + dr * kk;
+            const double *a = wab + dr * (C + kk), *b = a + C;
             const float *f = J->dw + oc * ckk;
             double ls = 0, la = 0, R = 0, A = 0, Sm = 0;
             for (size_t c = 0; c < C; c++)

@@ -271,6 +271,7 @@ typedef struct {
     long ev_ref_pred_diff;   /* images whose predicted class differs from the reference's */
     int failed;              /* its process died (or hung) during the run: left out from failed_step on */
     long failed_step;
+    int failed_in_attr;      /* failed_step is an attribution step (no drift step ran with it) */
     char fail_reason[256];   /* "died at step 2 (signal 9, Killed)" */
 } audit_engine;
 

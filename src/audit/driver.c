@@ -199,8 +199,10 @@ static int engine_gone(audit *A, int i) {
     if (!why) return 0;
     ae->failed = 1;
     ae->failed_step = A->step;
+    ae->failed_in_attr = A->in_attr;
     char when[48] = "before the first step";
-    if (A->step > 0) snprintf(when, sizeof when, "at step %ld", A->step);
+    /* the phase too: attribution step 2 is not drift step 2 */
+    if (A->step > 0) snprintf(when, sizeof when, "at %sstep %ld", A->in_attr ? "attribution " : "", A->step);
     snprintf(ae->fail_reason, sizeof ae->fail_reason, "%s %s (%s)",
              strncmp(why, "no reply", 8) == 0 ? "stopped answering" : "died", when, why);
     A->active[i] = 0;
@@ -1640,7 +1642,10 @@ static int evaluate(audit *A) {
     }
     for (int i = 0; i < r->n_engines; i++) {
         audit_engine *ae = &r->eng[i];
-        if (!ae->available || ae->is_ref || ae->failed) continue;
+        if (!ae->available) continue;
+        /* not evaluated: no accuracy (NaN; run.json null), never a 0% that reads as measured */
+        ae->test_acc[ep] = ae->test_loss[ep] = NAN;
+        if (ae->is_ref || ae->failed) continue;
         eval_result ev;
         /* a recording's accuracy and predictions: from its recorded logits */
         eval_ck ck = {A, ae, 0};
@@ -1819,10 +1824,14 @@ static void print_banner(audit *A) {
             A->m.name, A->m.n_params, rc_->epochs, A->n_train, rc_->batch, (unsigned long long)rc_->seed);
     int have_ref = 0;
     for (int i = 0; i < r->n_engines; i++) have_ref |= r->eng[i].is_ref && r->eng[i].available;
-    if (A->cfg.attribution_steps > 0)
-        fprintf(out, "  attribution: isolated, %ld step(s) %s; drift: %s, %ld steps\n", A->cfg.attribution_steps,
-                have_ref ? "with the reference" : "(no reference listed: the engines against each other only)",
+    /* as attribution_phase plans it: only with a reference, at most one epoch's steps */
+    long K = A->cfg.attribution_steps < (long)A->spe ? A->cfg.attribution_steps : (long)A->spe;
+    if (K > 0 && have_ref)
+        fprintf(out, "  attribution: isolated, %ld step(s) with the reference; drift: %s, %ld steps\n", K,
                 lockstep_mode_name(A->cfg.mode), A->total);
+    else if (A->cfg.attribution_steps > 0)
+        fprintf(out, "  no attribution phase (no reference listed: the engines against each other only); "
+                     "mode %s, %ld steps\n", lockstep_mode_name(A->cfg.mode), A->total);
     else
         fprintf(out, "  mode %s, %ld steps\n", lockstep_mode_name(A->cfg.mode), A->total);
     if (A->cfg.verbose) {
@@ -1859,6 +1868,7 @@ static int attribution_phase(audit *A) {
     A->in_attr = 1;
     A->mode_now = MODE_ISOLATED;
     if ((rc = order_fill(&A->ord, rc_->order_path, A->perm, A->n_train, rc_->seed, 0))) return rc;
+    long done = 0; /* the steps that ran: a stop signal may end the phase early */
     for (long s = 0; s < K; s++) {
         size_t nb = make_batch(A, (size_t)s);
         A->step = s + 1;
@@ -1867,9 +1877,11 @@ static int attribution_phase(audit *A) {
             A->active[i] = r->eng[i].available && !r->eng[i].recorded && !r->eng[i].failed;
         if (ls_stop_signal()) break; /* at a step boundary */
         if ((rc = step_once(A, nb, 1)) && !sweep_dead(A)) return rc; /* a dead engine abandons the step, not the run */
+        done = s + 1;
         if (rc_->progress) fprintf(stderr, "\r  attribution step %ld/%ld   ", A->step, K);
     }
-    r->attribution_steps = K;
+    /* what ran, not what was planned: the reports say "on N attribution step(s)" */
+    r->attribution_steps = done;
     for (int i = 0; i < r->n_engines; i++) r->eng[i].train_s[0] = 0; /* drift timing only */
     for (int i = 0; i < r->n_engines; i++) r->eng[i].images[0] = 0;
     A->step = 0;
@@ -1946,7 +1958,9 @@ static int drift_epoch_end(audit *A) {
     if (out && A->cfg.eval) {
         fprintf(out, "epoch %d:", A->epoch + 1);
         for (int i = 0; i < r->n_engines; i++)
-            if (r->eng[i].available && !r->eng[i].is_ref)
+            if (r->eng[i].available && !r->eng[i].is_ref && isnan(r->eng[i].test_acc[A->epoch]))
+                fprintf(out, "  %s failed (not evaluated)", r->eng[i].label);
+            else if (r->eng[i].available && !r->eng[i].is_ref)
                 fprintf(out, "  %s %.2f%% (%.1f s)", r->eng[i].label, 100 * r->eng[i].test_acc[A->epoch],
                         r->eng[i].train_s[A->epoch]);
         fprintf(out, "\n");

@@ -487,7 +487,12 @@ static int cmd_audit(int argc, char **argv, char **full_argv) {
                     res->eng[i].fail_reason);
             status = 2;
         }
-    if (res->interrupted) {
+    if (res->interrupted && res->interrupted_step == 0 && !res->interrupted_seeds) {
+        fprintf(stderr, "lockstep audit: interrupted by signal %d (%s) before drift step 1 (after %ld attribution "
+                "step(s)); the partial report is marked interrupted\n", res->interrupted, strsignal(res->interrupted),
+                res->attribution_steps);
+        status = 128 + res->interrupted;
+    } else if (res->interrupted) {
         fprintf(stderr, "lockstep audit: interrupted by signal %d (%s) after step %ld; the partial report is marked "
                 "interrupted\n", res->interrupted, strsignal(res->interrupted), res->interrupted_step);
         status = 128 + res->interrupted;

@@ -311,6 +311,29 @@ static void test_pytorch_options(void **st) {
     expect("train --init /nonexistent/w.st --steps 1", 2, "/nonexistent/w.st");
 }
 
+/* An output whose directory is not there is refused before the work, not
+ * after it (a user review: `audit --save /missing/w.safetensors` ran the
+ * whole audit, then failed and wrote no report at all; `train --json` and
+ * `--save` lost the whole training).  Refused in well under a second, exit 2,
+ * naming the path and the directory. */
+static void test_output_directory_checked_first(void **st) {
+    const char *cases[][2] = {
+        {"audit --engines cpu,cpu:threads=1 --epochs 1 --limit-train 512 --save /nonexistent_ls/w.safetensors",
+         "--save /nonexistent_ls/w.safetensors: cannot be written: directory /nonexistent_ls"},
+        {"train --epochs 1 --limit-train 512 --save /nonexistent_ls/w.safetensors",
+         "--save /nonexistent_ls/w.safetensors: cannot be written: directory /nonexistent_ls"},
+        {"train --epochs 1 --limit-train 512 --json /nonexistent_ls/t.json",
+         "--json /nonexistent_ls/t.json: cannot be written: directory /nonexistent_ls"},
+        {"train --epochs 1 --limit-train 512 --json /etc/hostname/t.json", "/etc/hostname is not a directory"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        double t0 = ls_now_for_test();
+        expect(cases[i][0], 2, cases[i][1]);
+        double dt = ls_now_for_test() - t0;
+        if (dt > 1.0) fail_msg("lockstep %s: %.2f s to refuse, want under a second", cases[i][0], dt);
+    }
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_pytorch_options),
@@ -320,6 +343,7 @@ int main(void) {
         cmocka_unit_test(test_special_files),
         cmocka_unit_test(test_input_types_and_options),
         cmocka_unit_test(test_stdout_write_error),
+        cmocka_unit_test(test_output_directory_checked_first),
     };
     return cmocka_run_group_tests(tests, setup, NULL);
 }

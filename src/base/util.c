@@ -81,9 +81,25 @@ static const char *node_kind(mode_t m) {
          : S_ISBLK(m) ? "a block device" : S_ISSOCK(m) ? "a socket" : S_ISDIR(m) ? "a directory" : "not a regular file";
 }
 
+int ls_check_output_dir(const char *path) {
+    char dir[4096];
+    const char *slash = strrchr(path, '/');
+    if (!slash) return LS_OK; /* the working directory */
+    size_t n = slash == path ? 1 : (size_t)(slash - path);
+    if (n >= sizeof dir) return LS_OK; /* open says why */
+    memcpy(dir, path, n);
+    dir[n] = 0;
+    struct stat st;
+    if (stat(dir, &st) != 0)
+        return ls_err(LS_EIO, "%s: cannot be written: directory %s: %s", path, dir, strerror(errno));
+    if (!S_ISDIR(st.st_mode)) return ls_err(LS_EIO, "%s: cannot be written: %s is not a directory", path, dir);
+    return LS_OK;
+}
+
 int ls_check_output_path(const char *path) {
     struct stat st;
-    if (lstat(path, &st) != 0) return LS_OK; /* absent (or unreachable: open says why) */
+    /* absent: its directory must exist, so that a typo fails before the work, not after it */
+    if (lstat(path, &st) != 0) return errno == ENOENT || errno == ENOTDIR ? ls_check_output_dir(path) : LS_OK;
     if (S_ISREG(st.st_mode)) return LS_OK;
     return ls_err(LS_EIO, "%s: is %s, not a regular file: refusing to replace it (outputs are written to a "
                   "temporary file and renamed into place; give a regular file or a new name)", path,

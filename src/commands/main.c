@@ -395,6 +395,10 @@ static int cmd_train(int argc, char **argv) {
         fprintf(stderr, "lockstep train: --json %s\n", ls_errmsg());
         return 2;
     }
+    if (c.save_path && ls_check_output_path(c.save_path)) {
+        fprintf(stderr, "lockstep train: --save %s\n", ls_errmsg());
+        return 2;
+    }
     ls_signals_install(0); /* SIGINT/SIGTERM: remove the temporary files and die */
     int rc = train_run(&c);
     if (rc) {
@@ -446,6 +450,12 @@ static int cmd_audit(int argc, char **argv, char **full_argv) {
     a.run.progress = isatty(2);
     int st = parse_opts(argc, argv, "audit", &a.run, &a);
     if (st >= 0) return st;
+    /* --save is written after the whole audit (one file per engine, beside
+     * this name): a directory that is not there fails now, not after the run */
+    if (a.run.save_path && ls_check_output_dir(a.run.save_path)) {
+        fprintf(stderr, "lockstep audit: --save %s\n", ls_errmsg());
+        return 2;
+    }
     /* The engines take turns layer by layer, each in its own process.
      * OpenMP's worker threads spin for a while after each parallel region;
      * with two or more multi-threaded engines, the idle one's spinning

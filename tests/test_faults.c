@@ -280,6 +280,8 @@ static void test_audit_interrupted(void **st) {
         if (!WIFEXITED(status)) fail_msg("the audit died of signal %d; output:\n%s", WTERMSIG(status), text);
         assert_int_equal(WEXITSTATUS(status), 128 + sigs[k]);
         assert_non_null(strstr(text, "INTERRUPTED at step"));
+        /* said when the signal came, not only at the end: a step can take minutes */
+        assert_non_null(strstr(text, "lockstep: stopping at the next step boundary"));
         assert_int_equal(count_tmp(out), 0);
         char rj[200];
         snprintf(rj, sizeof rj, "%s/run.json", out);
@@ -557,6 +559,38 @@ static void test_group_sigterm_seed_loop(void **st) {
     free(text);
 }
 
+/* A second signal stops the audit at once, and says so (it was a silent
+ * exit): the signal's status, no temporary file, the folder marked
+ * INCOMPLETE. */
+static void test_audit_second_signal(void **st) {
+    if (!have_data()) skip();
+    char out[128], log[160];
+    snprintf(out, sizeof out, "%s/int2x", g_dir);
+    snprintf(log, sizeof log, "%s/int2x.log", g_dir);
+    char *argv[] = {"lockstep", AUDIT_ARGS(out), NULL};
+    pid_t p = spawn(log, argv);
+    long kids[4];
+    for (int i = 0; i < 200 && children(p, kids, 4) < 2; i++) sleep_s(0.01);
+    wait_for_steps(out);
+    kill(p, SIGINT);
+    sleep_s(0.02);
+    kill(p, SIGINT);
+    int status;
+    assert_int_equal(waitpid(p, &status, 0), p);
+    char *text = slurp(log);
+    int ended = (WIFSIGNALED(status) && WTERMSIG(status) == SIGINT) || (WIFEXITED(status) && WEXITSTATUS(status) == 130);
+    if (!ended) fail_msg("status 0x%x; output:\n%s", status, text);
+    /* the first stop may have finished the report before the second came: then it is whole */
+    char inc[200];
+    snprintf(inc, sizeof inc, "%s/INCOMPLETE", out);
+    if (WIFSIGNALED(status)) {
+        if (!strstr(text, "second signal: stopped at once")) fail_msg("no message; output:\n%s", text);
+        assert_int_equal(access(inc, F_OK), 0);
+    }
+    assert_int_equal(count_tmp(out), 0);
+    free(text);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_dead_child_is_an_error_not_sigpipe),
@@ -567,6 +601,7 @@ int main(void) {
         cmocka_unit_test(test_stopped_child_times_out),
         cmocka_unit_test(test_engine_killed_at_random_step),
         cmocka_unit_test(test_audit_interrupted),
+        cmocka_unit_test(test_audit_second_signal),
         cmocka_unit_test(test_write_error_stops_the_run),
         cmocka_unit_test(test_golden_record_interrupted),
     };

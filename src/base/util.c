@@ -168,17 +168,30 @@ void ls_tmp_unregister(const char *path) {
         }
 }
 
-/* Only async-signal-safe calls here: getpid, unlink, signal, raise. */
+static void say(const char *m) {
+    ssize_t w = write(2, m, strlen(m));
+    (void)w;
+}
+
+/* Only async-signal-safe calls here: getpid, unlink, signal, raise, write,
+ * strlen. */
 static void on_signal(int sig) {
     if (getpid() != owner_pid) { /* a forked child: its parent owns the files */
         signal(sig, SIG_DFL);
         raise(sig);
         return;
     }
+    /* said at once: a step (the reference's) can take minutes, and a user
+     * who sees nothing presses Ctrl-C again and loses the partial report */
     if (cooperative_mode && !stop_sig) {
         stop_sig = sig;
+        say("\nlockstep: stopping at the next step boundary, then writing the partial report "
+            "(a second signal stops at once, without it)\n");
         return;
     }
+    if (cooperative_mode)
+        say("\nlockstep: second signal: stopped at once; no report (an --out folder is left marked "
+            "INCOMPLETE)\n");
     for (int i = 0; i < TMP_SLOTS; i++)
         if (tmp_used[i]) unlink(tmp_path[i]);
     signal(sig, SIG_DFL);

@@ -804,6 +804,18 @@ static void test_partial_run_wording(void **st) {
     free(md);
     rm_dir(dir);
 
+    /* no epoch completed: the timing table says "–", never "nan" */
+    r->epochs_done = 0;
+    make_tmpdir(dir, sizeof dir);
+    assert_int_equal(report_write(dir, &c, &M, NULL, r), 0);
+    snprintf(path, sizeof path, "%s/report.md", dir);
+    md = slurp(path);
+    assert_non_null(md);
+    if (strstr(md, "| nan |")) fail_msg("report.md with no epoch:\n%s", strstr(md, "| nan |"));
+    free(md);
+    rm_dir(dir);
+    r->epochs_done = 1;
+
     /* no reference listed: the sentence claims no reference check; a repeat is counted apart */
     r->eng[0].available = 0;
     r->eng[0].is_ref = 1;

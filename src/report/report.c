@@ -1223,9 +1223,12 @@ static void sec_timing(doc *d, const ctx *x) {
             for (int ep = 1; ep < ne; ep++) warm += ae->train_s[ep];
             warm /= ne - 1;
         }
-        snprintf(c1, sizeof c1, "%.3f", ne ? ae->train_s[0] : NAN);
+        /* no epoch completed (interrupted, or the reference's timing is per step): "–", never "nan" */
+        if (ne) snprintf(c1, sizeof c1, "%.3f", ae->train_s[0]);
+        else snprintf(c1, sizeof c1, "–");
         snprintf(c2, sizeof c2, "%s", isnan(warm) ? "–" : (snprintf(c6, sizeof c6, "%.3f", warm), c6));
-        snprintf(c3, sizeof c3, "%.0f", ne && ae->train_s[last] > 0 ? ae->images[last] / ae->train_s[last] : NAN);
+        if (ne && ae->train_s[last] > 0) snprintf(c3, sizeof c3, "%.0f", ae->images[last] / ae->train_s[last]);
+        else snprintf(c3, sizeof c3, "–");
         snprintf(c4, sizeof c4, "%.1f", ae->peak_rss / 1048576.0);
         snprintf(c5, sizeof c5, "%.3f", ae->timing.loss_s);
         char c7[32];

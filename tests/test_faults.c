@@ -354,6 +354,36 @@ static void test_golden_record_interrupted(void **st) {
     assert_int_not_equal(access(tmp, F_OK), 0);
     assert_int_not_equal(access(gpath, F_OK), 0);
     assert_int_equal(count_tmp(g_dir), 0);
+    /* never a silent exit */
+    char *text = slurp(log);
+    assert_non_null(text);
+    if (!strstr(text, "stopped by a signal; its output files were not written")) fail_msg("output:\n%s", text);
+    free(text);
+}
+
+/* `record` the same, with its own handler: no file, no temporary, and says so. */
+static void test_record_interrupted(void **st) {
+    if (!have_data()) skip();
+    char rpath[128], log[160];
+    snprintf(rpath, sizeof rpath, "%s/int.lsr", g_dir);
+    snprintf(log, sizeof log, "%s/record.log", g_dir);
+    char *argv[] = {"lockstep", "record", "--engine", "cpu", "--out", rpath, "--limit-train", "8192",
+                    "--limit-test", "256", "--epochs", "1", NULL};
+    pid_t p = spawn(log, argv);
+    char tmp[200];
+    snprintf(tmp, sizeof tmp, "%s.tmp.%d", rpath, (int)p);
+    for (int i = 0; i < 1000 && access(tmp, F_OK) != 0; i++) sleep_s(0.01);
+    assert_int_equal(access(tmp, F_OK), 0);
+    kill(p, SIGINT);
+    int status;
+    assert_int_equal(waitpid(p, &status, 0), p);
+    assert_true(WIFSIGNALED(status) && WTERMSIG(status) == SIGINT);
+    assert_int_not_equal(access(tmp, F_OK), 0);
+    assert_int_not_equal(access(rpath, F_OK), 0);
+    char *text = slurp(log);
+    assert_non_null(text);
+    if (!strstr(text, "lockstep record: stopped by a signal; the recording was not written")) fail_msg("output:\n%s", text);
+    free(text);
 }
 
 
@@ -604,6 +634,7 @@ int main(void) {
         cmocka_unit_test(test_audit_second_signal),
         cmocka_unit_test(test_write_error_stops_the_run),
         cmocka_unit_test(test_golden_record_interrupted),
+        cmocka_unit_test(test_record_interrupted),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }

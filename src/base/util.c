@@ -192,6 +192,8 @@ static void on_signal(int sig) {
     if (cooperative_mode)
         say("\nlockstep: second signal: stopped at once; no report (an --out folder is left marked "
             "INCOMPLETE)\n");
+    else /* train, record, golden record, eval, export: not resumable; never a silent exit */
+        say("\nlockstep: stopped by a signal; its output files were not written (temporary files removed)\n");
     for (int i = 0; i < TMP_SLOTS; i++)
         if (tmp_used[i]) unlink(tmp_path[i]);
     signal(sig, SIG_DFL);

@@ -40,6 +40,11 @@ static volatile sig_atomic_t g_tmp_set;
 
 static void on_signal(int sig) {
     if (g_tmp_set) unlink(g_tmp_path); /* async-signal-safe */
+    /* never a silent exit (write and strlen are async-signal-safe too) */
+    static const char msg[] = "\nlockstep record: stopped by a signal; the recording was not written (its "
+                              "temporary file removed)\n";
+    ssize_t w = write(2, msg, sizeof msg - 1);
+    (void)w;
     signal(sig, SIG_DFL);
     raise(sig);
 }

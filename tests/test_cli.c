@@ -326,6 +326,9 @@ static void test_output_directory_checked_first(void **st) {
          "--json /nonexistent_ls/t.json: cannot be written: directory /nonexistent_ls"},
         {"train --epochs 1 --limit-train 512 --json /etc/hostname/t.json", "/etc/hostname is not a directory"},
     };
+    /* no engine can run: each one's reason, not only that */
+    expect("audit --engines recorded:/nonexistent_ls/x.lsr --mode isolated --epochs 1 --limit-train 512", 2,
+           "no engine could run here (recorded:/nonexistent_ls/x.lsr: recorded: takes part in free mode only");
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         double t0 = ls_now_for_test();
         expect(cases[i][0], 2, cases[i][1]);

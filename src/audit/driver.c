@@ -373,7 +373,18 @@ static int make_engines(audit *A) {
         ae->describe = engine_describe(A->e[i]);
         n_avail++;
     }
-    if (n_avail == 0) return ls_err(LS_EUNAVAIL, "no engine could run here");
+    if (n_avail == 0) { /* say why: each engine's reason */
+        char why[1400] = "";
+        size_t n = 0;
+        for (int i = 0; i < r->n_engines && n < sizeof why; i++) {
+            int same = i > 0 && strcmp(r->eng[i].skip_reason, r->eng[i - 1].skip_reason) == 0;
+            int w = snprintf(why + n, sizeof why - n, "%s%s: %s", i ? "; " : "", r->eng[i].label,
+                             same ? "the same" : r->eng[i].skip_reason);
+            if (w < 0) break;
+            n += (size_t)w;
+        }
+        return ls_err(LS_EUNAVAIL, "no engine could run here (%s)", why);
+    }
     /* pairs among available engines */
     for (int i = 0; i < r->n_engines; i++)
         for (int j = i + 1; j < r->n_engines; j++) {

@@ -836,6 +836,28 @@ static void test_partial_run_wording(void **st) {
     free_result(r);
 }
 
+/* The console's pair table: the verdict column as wide as its widest
+ * verdict ("differs (not judged)" ran into the next column). */
+static void test_pair_table_aligned(void **st) {
+    audit_result *r = new_result();
+    r->epochs_done = 1;
+    int a = add_engine(r, "cpu", "cpu", CPU_DESC("2", "direct", "jit:avx512_core"), 0);
+    int b = add_engine(r, "cpu:threads=1", "cpu:threads=1", CPU_DESC("1", "direct", "jit:avx512_core"), 0);
+    audit_pair *p = add_pair(r, a, b);
+    differ(r, p, "conv2.weight.grad", 1, 300);
+    audit_cfg_default(&r->cfg);
+    r->cfg.engines = "cpu,cpu:threads=1";
+    char *con = console_of(r);
+    const char *hdr = strstr(con, "  pair "), *row = strstr(con, "differs (not judged)");
+    if (!hdr || !row) fail_msg("console:\n%s", con);
+    const char *rl = row;
+    while (rl > con && rl[-1] != '\n') rl--;
+    long col = strstr(hdr, "what differs") - hdr, got = row + strlen("differs (not judged)") + 1 - rl;
+    if (col != got) fail_msg("'what differs' at column %ld, the row's text at %ld:\n%s", col, got, con);
+    free(con);
+    free_result(r);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_threads_reduction_order), cmocka_unit_test(test_bound_exceeded_causes),
@@ -847,6 +869,7 @@ int main(void) {
         cmocka_unit_test(test_report_files),
         cmocka_unit_test(test_report_write_failures),
         cmocka_unit_test(test_partial_run_wording),
+        cmocka_unit_test(test_pair_table_aligned),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -72,7 +72,10 @@ static void print_pair_table(FILE *f, audit_result *R, const verdict_table *v) {
                "every step,\nevery tensor at fully compared steps (the first, then every %ld)%s:\n",
             lockstep_mode_name(r->drift_mode), ran, R->cfg.audit_every,
             r->epochs_done ? "; test images after the last epoch" : "");
-    fprintf(f, "  %-32s %-16s %s\n", "pair", "verdict", "what differs");
+    int vw = 16; /* the verdict column as wide as its widest entry ("differs (not judged)") */
+    for (int k = 0; k < v->n_pair; k++)
+        if ((int)strlen(v->p[k].verdict) > vw) vw = (int)strlen(v->p[k].verdict);
+    fprintf(f, "  %-32s %-*s %s\n", "pair", vw, "verdict", "what differs");
     int hidden = 0;
     for (int k = 0; k < v->n_pair; k++) {
         const pair_verdict *pv = &v->p[k];
@@ -111,7 +114,7 @@ static void print_pair_table(FILE *f, audit_result *R, const verdict_table *v) {
                 snprintf(dead, sizeof dead, "; %s failed at step %ld: compared up to step %ld only", d->label,
                          d->failed_step, d->failed_step - 1);
         }
-        fprintf(f, "  %-32s %-16s %s%s%s%s\n", nm, pv->verdict, fd, apart, tail, dead);
+        fprintf(f, "  %-32s %-*s %s%s%s%s\n", nm, vw, pv->verdict, fd, apart, tail, dead);
     }
     if (hidden) fprintf(f, "  (%d more pair(s) of repeat and perturbed copies: --verbose, report.md)\n", hidden);
     fprintf(f, "  (apart: relative L2 distance of all parameters after the last step)\n");

@@ -325,6 +325,8 @@ static void test_output_directory_checked_first(void **st) {
         {"train --epochs 1 --limit-train 512 --json /nonexistent_ls/t.json",
          "--json /nonexistent_ls/t.json: cannot be written: directory /nonexistent_ls"},
         {"train --epochs 1 --limit-train 512 --json /etc/hostname/t.json", "/etc/hostname is not a directory"},
+        {"export --engine cpu --state-dict --step 50 --limit-train 512 --out /nonexistent_ls/w.safetensors",
+         "--out /nonexistent_ls/w.safetensors: cannot be written: directory /nonexistent_ls"},
     };
     /* no engine can run: each one's reason, not only that */
     expect("audit --engines recorded:/nonexistent_ls/x.lsr --mode isolated --epochs 1 --limit-train 512", 2,

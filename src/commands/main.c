@@ -697,6 +697,12 @@ static int cmd_export(int argc, char **argv) {
         fprintf(stderr, "lockstep export: --out FILE.safetensors is required\n");
         return 2;
     }
+    /* a live replay to a far step can run long: refuse an unwritable --out now, and say so if stopped */
+    if (ls_check_output_path(x.out_path)) {
+        fprintf(stderr, "lockstep export: --out %s\n", ls_errmsg());
+        return 2;
+    }
+    ls_signals_install(0);
     if (export_run(&x)) {
         fprintf(stderr, "lockstep export: %s\n", ls_errmsg());
         return 2;

@@ -858,6 +858,33 @@ static void test_pair_table_aligned(void **st) {
     free_result(r);
 }
 
+/* "ok" covers what was checked: with no every-step checksums and no shadow
+ * replay, the drift steps were checked by nothing, and the first line says
+ * so instead of "every difference is consistent with fp32 rounding". */
+static void test_ok_names_unchecked_drift(void **st) {
+    audit_result *r = new_result();
+    add_engine(r, "reference", "reference", REF_DESC, 1);
+    int a = add_engine(r, "cpu", "cpu", CPU_DESC("2", "direct", "jit:avx512_core"), 0);
+    audit_cfg_default(&r->cfg);
+    r->cfg.checksums = 0;
+    verdict_table v;
+    memset(&v, 0, sizeof v);
+    headline h;
+    headline_make(&h, r, &v);
+    assert_int_equal(h.kind, HEADLINE_OK);
+    if (!strstr(h.line, "VERDICT: ok — every difference checked is consistent with fp32 rounding, but cpu's drift "
+                        "steps were not checked (--no-checksums, no shadow replay"))
+        fail_msg("headline: %s", h.line);
+    r->eng[a].ck_steps = 4; /* checked every step: the plain ok */
+    headline_make(&h, r, &v);
+    if (!strstr(h.line, "VERDICT: ok — every engine listed ran")) fail_msg("headline: %s", h.line);
+    r->eng[a].ck_steps = 0;
+    r->n_shadows = 1; /* a shadow replay checked the drift phase */
+    headline_make(&h, r, &v);
+    if (!strstr(h.line, "VERDICT: ok — every engine listed ran")) fail_msg("headline: %s", h.line);
+    free_result(r);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_threads_reduction_order), cmocka_unit_test(test_bound_exceeded_causes),
@@ -870,6 +897,7 @@ int main(void) {
         cmocka_unit_test(test_report_write_failures),
         cmocka_unit_test(test_partial_run_wording),
         cmocka_unit_test(test_pair_table_aligned),
+        cmocka_unit_test(test_ok_names_unchecked_drift),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

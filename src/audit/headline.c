@@ -119,9 +119,25 @@ void headline_make(headline *h, const audit_result *r, const verdict_table *v) {
         snprintf(h->line, sizeof h->line, "VERDICT: not fully checked — %d engine(s) had tensors no rule could "
                                           "judge (unchecked is not ok)", v->unchecked);
         break;
-    default:
-        snprintf(h->line, sizeof h->line, "VERDICT: ok — every engine listed ran, and every difference is "
-                                          "consistent with fp32 rounding, worst case and sharper tier (coverage below)");
+    default: {
+        /* ok covers what was checked: say so on the first screen when the drift phase's steps were not
+         * checked at all (no checksums, no shadow replay) for some engine */
+        const char *blind = NULL;
+        for (int i = 0; i < r->n_engines && !blind && r->total_steps > 0 && r->n_shadows == 0; i++) {
+            const audit_engine *ae = &r->eng[i];
+            if (!ae->available || ae->is_ref || ae->ck_steps > 0) continue;
+            blind = ae->label;
+        }
+        if (blind)
+            snprintf(h->line, sizeof h->line, "VERDICT: ok — every difference checked is consistent with fp32 "
+                                              "rounding, but %s's drift steps were not checked (%s, no shadow "
+                                              "replay; coverage below)",
+                     blind, r->cfg.checksums ? "no every-step checksums" : "--no-checksums");
+        else
+            snprintf(h->line, sizeof h->line, "VERDICT: ok — every engine listed ran, and every difference is "
+                                              "consistent with fp32 rounding, worst case and sharper tier (coverage "
+                                              "below)");
+    }
     }
     next_step(h, r);
 }

@@ -217,6 +217,14 @@ static int engine_gone(audit *A, int i) {
 static int sweep_dead(audit *A) {
     for (int i = 0; i < A->r->n_engines; i++)
         if (A->r->eng[i].available) engine_gone(A, i);
+    /* the abandoned step may have left a survivor updated or not, its
+     * update's digests unrecorded: the continuity chain no longer says what
+     * its next step must compute with (kept, it blamed a healthy engine:
+     * "PROBLEM ... continuity: conv1.weight values this step computed with
+     * are not those the last update reported").  The chain restarts at the
+     * next update. */
+    for (int i = 0; A->died && i < A->r->n_engines; i++)
+        if (A->r->eng[i].available && !A->r->eng[i].failed) every_step_break_chain(&A->r->eng[i]);
     return A->died;
 }
 

@@ -251,6 +251,10 @@ static void test_engine_killed_at_random_step(void **st) {
             assert_non_null(json);
             assert_non_null(strstr(json, "\"failed\": \"died at step"));
             assert_non_null(strstr(json, "\"engines_failed\": 1"));
+            /* the step the death abandoned, for every engine, is named (0 when it came between steps) */
+            assert_non_null(strstr(json, "\"abandoned_step\": "));
+            if (!strstr(json, "\"abandoned_step\": 0,") && !strstr(text, "was abandoned for every engine"))
+                fail_msg("an abandoned step not said on the console:\n%s", text);
             free(json);
             snprintf(rj, sizeof rj, "%s/report.md", out);
             char *md = slurp(rj);

@@ -302,6 +302,7 @@ typedef struct {
     size_t parent_peak_rss;
     long jsonl_lines;
     int n_failed;            /* engines whose process died during the run */
+    long abandoned_step;     /* the last drift step a death abandoned for every engine (0: none) */
     int interrupted;         /* the signal (SIGINT/SIGTERM) that stopped the run early, else 0 */
     long interrupted_step;   /* the last step completed before it stopped */
     int interrupted_seeds;   /* the stop came in the seed loop: the main run is whole, the seeds are not in */

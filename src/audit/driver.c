@@ -1937,8 +1937,9 @@ static int drift_step(audit *A, size_t s) {
         }
     }
     if ((rc = step_once(A, nb, full))) {
-        /* a dead engine abandons this step, not the run */
+        /* a dead engine abandons this step, not the run; the survivors did not finish it either */
         if (!sweep_dead(A)) return rc;
+        r->abandoned_step = A->step;
     } else if (full && A->cfg.roundtrip) {
         double tr = ls_now();
         if ((rc = roundtrip(A, nb)) && !sweep_dead(A)) return rc;

@@ -388,9 +388,14 @@ void report_print_failures(audit_result *R) {
     if (!f || (!r->n_failed && !r->interrupted)) return;
     fprintf(f, "\n== failures\n");
     for (int i = 0; i < r->n_engines; i++)
-        if (r->eng[i].failed)
+        if (r->eng[i].failed) {
             fprintf(f, "  engine %s FAILED: %s; left out from then on (it ran %ld steps)\n", r->eng[i].label,
                     r->eng[i].fail_reason, r->eng[i].steps_run);
+        }
+    /* a death inside a drift step abandons that step for every engine (audit/driver.c drift_step) */
+    if (r->abandoned_step > 0)
+        fprintf(f, "  step %ld was abandoned for every engine: the others skipped its batch (or only some applied its "
+                   "update), so from there on they are not the run an undisturbed audit makes\n", r->abandoned_step);
     if (r->interrupted && r->interrupted_seeds)
         fprintf(f, "  INTERRUPTED in the seed loop by signal %d (%s): the main run (all %ld steps) is above; the seed "
                 "loop's results are not\n", r->interrupted, strsignal(r->interrupted), r->interrupted_step);

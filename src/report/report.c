@@ -429,8 +429,12 @@ static void sec_header(doc *d, const ctx *x) {
         para(d, "INTERRUPTED by signal %d after step %ld of %ld: everything below covers steps 1..%ld only.",
              r->interrupted, r->interrupted_step, r->total_steps, r->interrupted_step);
     for (int i = 0; i < r->n_engines; i++)
-        if (r->eng[i].failed)
+        if (r->eng[i].failed) {
             para(d, "Engine %s FAILED: %s; it is left out from then on.", r->eng[i].label, r->eng[i].fail_reason);
+        }
+    if (r->abandoned_step > 0)
+        para(d, "Step %ld was abandoned for every engine: the others skipped its batch (or only some applied its "
+             "update), so from there on they are not the run an undisturbed audit makes.", r->abandoned_step);
     if (d->html)
         raw(d, "<p class=\"toc\"><a href=\"#env\">Environment</a> · <a href=\"#verdicts\">Verdicts</a> · "
                "<a href=\"#evidence\">Evidence</a></p>\n");

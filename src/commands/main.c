@@ -135,7 +135,7 @@ static void usage(FILE *f) {
             "  seed, batch, epochs, limits, optimizer or data\n"
             "  --seeds N           then repeat the drift phase (free, no reference, evaluated) for seeds\n"
             "                      S..S+N-1: accuracy spread, paired gaps with a verdict, McNemar per\n"
-            "                      seed, the noise floor drawn once per seed (DIR/seeds.json with --out)\n"
+            "                      seed, the noise floor drawn once per seed (run.json's \"seeds\" with --out)\n"
             "  --jobs J            audits of the seed loop run J at a time (default 1)\n"
             "  --floor-draws K     K more noise-floor draws at seed S (default 0)\n"
             "  an engine in the list may carry perturb=K (e.g. cpu:perturb=1): the same engine from\n"
@@ -439,7 +439,7 @@ static int multithreaded_engines(const audit_cfg *a) {
 
 /* The seed loop after the main audit (its engines' processes are gone, and
  * the audit started no thread here, so forking is safe): the table on
- * stdout and, with --out, DIR/seeds.json. */
+ * stdout and, with --out, run.json's "seeds". */
 
 static int cmd_audit(int argc, char **argv, char **full_argv) {
     audit_cfg a;

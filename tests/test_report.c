@@ -884,6 +884,16 @@ static void test_ok_names_unchecked_drift(void **st) {
     r->n_shadows = 1; /* a shadow replay checked the drift phase */
     headline_make(&h, r, &v);
     if (!strstr(h.line, "VERDICT: ok — every engine listed ran")) fail_msg("headline: %s", h.line);
+    /* an isolated drift: every step checked per element against the reference, no checksums needed */
+    r->n_shadows = 0;
+    v.n_eng = 1;
+    v.e[0].engine = a;
+    v.e[0].check_steps = 4;
+    headline_make(&h, r, &v);
+    if (!strstr(h.line, "VERDICT: ok — every engine listed ran")) fail_msg("isolated: headline: %s", h.line);
+    r->attribution_steps = 4; /* ... but steps that were only the attribution's leave the drift blind */
+    headline_make(&h, r, &v);
+    if (!strstr(h.line, "cpu's drift steps were not checked")) fail_msg("attribution only: headline: %s", h.line);
     free_result(r);
 }
 

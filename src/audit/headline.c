@@ -126,6 +126,11 @@ void headline_make(headline *h, const audit_result *r, const verdict_table *v) {
         for (int i = 0; i < r->n_engines && !blind && r->total_steps > 0 && r->n_shadows == 0; i++) {
             const audit_engine *ae = &r->eng[i];
             if (!ae->available || ae->is_ref || ae->ck_steps > 0) continue;
+            /* checked per element beyond the attribution steps (isolated or sync drift): not blind */
+            long checked = 0;
+            for (int k = 0; k < v->n_eng; k++)
+                if (v->e[k].engine == i) checked = v->e[k].check_steps;
+            if (checked > r->attribution_steps) continue;
             blind = ae->label;
         }
         if (blind)

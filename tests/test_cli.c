@@ -341,6 +341,27 @@ static void test_output_directory_checked_first(void **st) {
     }
 }
 
+/* audit checks a --order file's epochs before the first step, as train
+ * does (it trained epoch 1, then failed without a report). */
+static void test_audit_order_checked_first(void **st) {
+    if (access(DATA_DIR_CHECK, R_OK) != 0) skip();
+    char dir[] = "/tmp/ls_cli_orderXXXXXX";
+    assert_non_null(mkdtemp(dir));
+    char path[128], args[512];
+    snprintf(path, sizeof path, "%s/order.txt", dir);
+    FILE *f = fopen(path, "w");
+    assert_non_null(f);
+    for (int i = 0; i < 64; i++) fprintf(f, "%d%c", 63 - i, i == 63 ? '\n' : ' ');
+    fclose(f);
+    snprintf(args, sizeof args, "audit --engines cpu --limit-train 64 --batch 32 --epochs 2 --order %s", path);
+    double t0 = ls_now_for_test();
+    expect(args, 2, "the batch order has 1 epoch(s); this run needs 2 (4 steps of 2 per epoch");
+    double dt = ls_now_for_test() - t0;
+    if (dt > 2.0) fail_msg("%.2f s to refuse, want it before the first step", dt);
+    snprintf(args, sizeof args, "rm -rf %s", dir);
+    assert_int_equal(system(args), 0);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_pytorch_options),
@@ -351,6 +372,7 @@ int main(void) {
         cmocka_unit_test(test_input_types_and_options),
         cmocka_unit_test(test_stdout_write_error),
         cmocka_unit_test(test_output_directory_checked_first),
+        cmocka_unit_test(test_audit_order_checked_first),
     };
     return cmocka_run_group_tests(tests, setup, NULL);
 }

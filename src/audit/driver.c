@@ -1737,6 +1737,16 @@ static int audit_setup(audit *A) {
     if (rc_->max_steps >= 0 && rc_->max_steps < A->total) A->total = rc_->max_steps;
     r->total_steps = A->total;
     r->batch = rc_->batch;
+    /* a --order file must hold every epoch the run reaches: found now, as train does, not after an
+     * epoch has trained and the audit ends without a report */
+    if (rc_->order_path && A->total > 0) {
+        if ((rc = order_load(&A->ord, rc_->order_path, A->n_train))) return rc;
+        long need = (A->total + (long)A->spe - 1) / (long)A->spe;
+        if ((long)A->ord.epochs < need)
+            return ls_err(LS_EINVAL, "%s: the batch order has %zu epoch(s); this run needs %ld (%ld steps of %zu per "
+                          "epoch%s)", rc_->order_path, A->ord.epochs, need, A->total, A->spe,
+                          rc_->max_steps < 0 ? "; --epochs N sets how many" : "");
+    }
     for (int i = 0; i < r->n_engines; i++) {
         const recording *rec = r->eng[i].available ? engine_recorded_get(A->e[i]) : NULL;
         if (rec && ((rc = recording_check_run(rec, rc_, &A->m, &A->ds, A->total)) || (rc = adopt_plan(A, rec))))

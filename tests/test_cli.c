@@ -358,6 +358,13 @@ static void test_audit_order_checked_first(void **st) {
     expect(args, 2, "the batch order has 1 epoch(s); this run needs 2 (4 steps of 2 per epoch");
     double dt = ls_now_for_test() - t0;
     if (dt > 2.0) fail_msg("%.2f s to refuse, want it before the first step", dt);
+    /* record the same (nothing written) */
+    snprintf(args, sizeof args, "record --engine cpu --out %s/r.lsr --limit-train 64 --limit-test 64 --batch 32 "
+             "--epochs 2 --order %s", dir, path);
+    t0 = ls_now_for_test();
+    expect(args, 2, "the batch order has 1 epoch(s); this run needs 2 (4 steps of 2 per epoch");
+    dt = ls_now_for_test() - t0;
+    if (dt > 2.0) fail_msg("record: %.2f s to refuse, want it before the first step", dt);
     snprintf(args, sizeof args, "rm -rf %s", dir);
     assert_int_equal(system(args), 0);
 }

@@ -629,6 +629,48 @@ static void test_audit_second_signal(void **st) {
     free(text);
 }
 
+/* The reference killed during the attribution phase: the phase stops
+ * there (an isolated step without a reference judges nothing), the
+ * attribution steps counted are those the reference ran, no drift-step
+ * count exceeds the drift steps (a survivor's unfed attribution step was
+ * counted as a drift step: "9 of 9" in an 8-step run), and the evaluation
+ * line says the reference failed, not that none was listed. */
+static void test_reference_killed_in_attribution(void **st) {
+    if (!have_data()) skip();
+    char out[128], log[160];
+    snprintf(out, sizeof out, "%s/refkill", g_dir);
+    snprintf(log, sizeof log, "%s/refkill.log", g_dir);
+    char *argv[] = {"lockstep", "audit", "--engines", "reference,cpu", "--limit-train", "1024", "--limit-test", "64",
+                    "--epochs", "1", "--out", out, NULL};
+    pid_t p = spawn(log, argv);
+    long kids[4];
+    int nk = 0;
+    for (int i = 0; i < 1000 && nk < 2; i++) {
+        sleep_s(0.01);
+        nk = children(p, kids, 4);
+    }
+    assert_int_equal(nk, 2);
+    sleep_s(1.0); /* inside the reference's first attribution step (seconds long) */
+    long ref = kids[0] < kids[1] ? kids[0] : kids[1]; /* created first */
+    assert_int_equal(kill((pid_t)ref, SIGKILL), 0);
+    int status;
+    assert_int_equal(waitpid(p, &status, 0), p);
+    char *text = slurp(log);
+    if (!WIFEXITED(status) || WEXITSTATUS(status) != 2 || !strstr(text, "engine reference died at attribution step"))
+        fail_msg("status 0x%x; output:\n%s", status, text);
+    long a = -1, b = -1, x = -1, y = -1;
+    const char *c = strstr(text, "per-element reference checks at ");
+    if (!c || sscanf(c, "per-element reference checks at %ld step(s) (%ld in attribution)", &a, &b) < 1)
+        fail_msg("no coverage line:\n%s", text);
+    if (b > a) fail_msg("%ld attribution steps counted, the reference checked %ld:\n%s", b, a, text);
+    const char *d = strstr(text, "checked by checksums (");
+    if (d && sscanf(d, "checked by checksums (%ld of %ld", &x, &y) == 2 && (x > 4 || y > 4))
+        fail_msg("%ld of %ld drift steps in a 4-step run:\n%s", x, y, text);
+    if (strstr(text, "no exact reference listed")) fail_msg("the reference was listed:\n%s", text);
+    assert_int_equal(count_tmp(out), 0);
+    free(text);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_dead_child_is_an_error_not_sigpipe),
@@ -643,6 +685,7 @@ int main(void) {
         cmocka_unit_test(test_write_error_stops_the_run),
         cmocka_unit_test(test_golden_record_interrupted),
         cmocka_unit_test(test_record_interrupted),
+        cmocka_unit_test(test_reference_killed_in_attribution),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }

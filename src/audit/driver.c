@@ -1607,7 +1607,11 @@ static int eval_vs_reference(audit *A) {
         if (!ae->available || ae->is_ref || ae->failed) continue;
         ae->ev_ref_images = 0, ae->ev_ref_worst = 0, ae->ev_ref_over = 0, ae->ev_ref_pred_diff = 0;
         ae->ev_ref_epoch = A->epoch + 1;
-        const char *why = R < 0 ? "no exact reference listed" : ae->recorded ? "a recording: its layer inputs are not kept"
+        int ref_failed = 0; /* listed, but its process died: not "not listed" */
+        for (int k = 0; k < r->n_engines; k++)
+            ref_failed |= r->eng[k].available && r->eng[k].is_ref && r->eng[k].failed && !r->eng[k].ref_fp32cr;
+        const char *why = R < 0 ? (ref_failed ? "the exact reference failed during the run" : "no exact reference listed")
+                        : ae->recorded ? "a recording: its layer inputs are not kept"
                         : strstr(ae->spec, "tf32=on") || strstr(ae->spec, "dtype=bf16") || strstr(ae->spec, "math=tf32")
                             ? "reduced precision: the propagated bound is fp32's" : NULL;
         if (why) {
@@ -1899,6 +1903,10 @@ static int attribution_phase(audit *A) {
     if ((rc = order_fill(&A->ord, rc_->order_path, A->perm, A->n_train, rc_->seed, 0))) return rc;
     long done = 0; /* the steps that ran: a stop signal may end the phase early */
     for (long s = 0; s < K; s++) {
+        /* no reference left (it died): the rest is no attribution; the drift phase goes on without it */
+        int ref_alive = 0;
+        for (int i = 0; i < r->n_engines; i++) ref_alive |= r->eng[i].available && r->eng[i].is_ref && !r->eng[i].failed;
+        if (!ref_alive) break;
         size_t nb = make_batch(A, (size_t)s);
         A->step = s + 1;
         /* a recording cannot be fed another engine's inputs */

@@ -78,6 +78,8 @@ static void test_usage_errors(void **st) {
     expect("audit --seeds 0", 2, "--seeds");
     expect("train --fail-on problem", 2, "not for this command");
     expect("--help", 0, "lockstep audit");
+    /* --help names the files an audit writes: the seed loop's numbers are in run.json (there is no seeds.json) */
+    expect("--help", 0, "(run.json's \"seeds\" with --out)");
 }
 
 static void test_bad_inputs(void **st) {
@@ -311,6 +313,62 @@ static void test_pytorch_options(void **st) {
     expect("train --init /nonexistent/w.st --steps 1", 2, "/nonexistent/w.st");
 }
 
+/* An output whose directory is not there is refused before the work, not
+ * after it (a user review: `audit --save /missing/w.safetensors` ran the
+ * whole audit, then failed and wrote no report at all; `train --json` and
+ * `--save` lost the whole training).  Refused in well under a second, exit 2,
+ * naming the path and the directory. */
+static void test_output_directory_checked_first(void **st) {
+    const char *cases[][2] = {
+        {"audit --engines cpu,cpu:threads=1 --epochs 1 --limit-train 512 --save /nonexistent_ls/w.safetensors",
+         "--save /nonexistent_ls/w.safetensors: cannot be written: directory /nonexistent_ls"},
+        {"train --epochs 1 --limit-train 512 --save /nonexistent_ls/w.safetensors",
+         "--save /nonexistent_ls/w.safetensors: cannot be written: directory /nonexistent_ls"},
+        {"train --epochs 1 --limit-train 512 --json /nonexistent_ls/t.json",
+         "--json /nonexistent_ls/t.json: cannot be written: directory /nonexistent_ls"},
+        {"train --epochs 1 --limit-train 512 --json /etc/hostname/t.json", "/etc/hostname is not a directory"},
+        {"export --engine cpu --state-dict --step 50 --limit-train 512 --out /nonexistent_ls/w.safetensors",
+         "--out /nonexistent_ls/w.safetensors: cannot be written: directory /nonexistent_ls"},
+    };
+    /* no engine can run: each one's reason, not only that */
+    expect("audit --engines recorded:/nonexistent_ls/x.lsr --mode isolated --epochs 1 --limit-train 512", 2,
+           "no engine could run here (recorded:/nonexistent_ls/x.lsr: recorded: takes part in free mode only");
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        double t0 = ls_now_for_test();
+        expect(cases[i][0], 2, cases[i][1]);
+        double dt = ls_now_for_test() - t0;
+        if (dt > 1.0) fail_msg("lockstep %s: %.2f s to refuse, want under a second", cases[i][0], dt);
+    }
+}
+
+/* audit checks a --order file's epochs before the first step, as train
+ * does (it trained epoch 1, then failed without a report). */
+static void test_audit_order_checked_first(void **st) {
+    if (access(DATA_DIR_CHECK, R_OK) != 0) skip();
+    char dir[] = "/tmp/ls_cli_orderXXXXXX";
+    assert_non_null(mkdtemp(dir));
+    char path[128], args[512];
+    snprintf(path, sizeof path, "%s/order.txt", dir);
+    FILE *f = fopen(path, "w");
+    assert_non_null(f);
+    for (int i = 0; i < 64; i++) fprintf(f, "%d%c", 63 - i, i == 63 ? '\n' : ' ');
+    fclose(f);
+    snprintf(args, sizeof args, "audit --engines cpu --limit-train 64 --batch 32 --epochs 2 --order %s", path);
+    double t0 = ls_now_for_test();
+    expect(args, 2, "the batch order has 1 epoch(s); this run needs 2 (4 steps of 2 per epoch");
+    double dt = ls_now_for_test() - t0;
+    if (dt > 2.0) fail_msg("%.2f s to refuse, want it before the first step", dt);
+    /* record the same (nothing written) */
+    snprintf(args, sizeof args, "record --engine cpu --out %s/r.lsr --limit-train 64 --limit-test 64 --batch 32 "
+             "--epochs 2 --order %s", dir, path);
+    t0 = ls_now_for_test();
+    expect(args, 2, "the batch order has 1 epoch(s); this run needs 2 (4 steps of 2 per epoch");
+    dt = ls_now_for_test() - t0;
+    if (dt > 2.0) fail_msg("record: %.2f s to refuse, want it before the first step", dt);
+    snprintf(args, sizeof args, "rm -rf %s", dir);
+    assert_int_equal(system(args), 0);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_pytorch_options),
@@ -320,6 +378,8 @@ int main(void) {
         cmocka_unit_test(test_special_files),
         cmocka_unit_test(test_input_types_and_options),
         cmocka_unit_test(test_stdout_write_error),
+        cmocka_unit_test(test_output_directory_checked_first),
+        cmocka_unit_test(test_audit_order_checked_first),
     };
     return cmocka_run_group_tests(tests, setup, NULL);
 }

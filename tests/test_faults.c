@@ -241,12 +241,20 @@ static void test_engine_killed_at_random_step(void **st) {
                 fail_msg("expected exit 2 and \"died at step\"; output:\n%s", text);
             assert_non_null(strstr(text, "signal 9"));
             assert_non_null(strstr(text, "FAILED"));
+            /* the survivor is healthy: the abandoned step must not break its continuity check into a
+             * PROBLEM ("continuity: conv1.weight values this step computed with are not those the last
+             * update reported", seen when the death came between its update and the update's checksums) */
+            if (strstr(text, "PROBLEM")) fail_msg("a dead engine made the survivor a PROBLEM:\n%s", text);
             char rj[200];
             snprintf(rj, sizeof rj, "%s/run.json", out);
             char *json = slurp(rj);
             assert_non_null(json);
             assert_non_null(strstr(json, "\"failed\": \"died at step"));
             assert_non_null(strstr(json, "\"engines_failed\": 1"));
+            /* the step the death abandoned, for every engine, is named (0 when it came between steps) */
+            assert_non_null(strstr(json, "\"abandoned_step\": "));
+            if (!strstr(json, "\"abandoned_step\": 0,") && !strstr(text, "was abandoned for every engine"))
+                fail_msg("an abandoned step not said on the console:\n%s", text);
             free(json);
             snprintf(rj, sizeof rj, "%s/report.md", out);
             char *md = slurp(rj);
@@ -280,6 +288,8 @@ static void test_audit_interrupted(void **st) {
         if (!WIFEXITED(status)) fail_msg("the audit died of signal %d; output:\n%s", WTERMSIG(status), text);
         assert_int_equal(WEXITSTATUS(status), 128 + sigs[k]);
         assert_non_null(strstr(text, "INTERRUPTED at step"));
+        /* said when the signal came, not only at the end: a step can take minutes */
+        assert_non_null(strstr(text, "lockstep: stopping at the next step boundary"));
         assert_int_equal(count_tmp(out), 0);
         char rj[200];
         snprintf(rj, sizeof rj, "%s/run.json", out);
@@ -352,6 +362,36 @@ static void test_golden_record_interrupted(void **st) {
     assert_int_not_equal(access(tmp, F_OK), 0);
     assert_int_not_equal(access(gpath, F_OK), 0);
     assert_int_equal(count_tmp(g_dir), 0);
+    /* never a silent exit */
+    char *text = slurp(log);
+    assert_non_null(text);
+    if (!strstr(text, "stopped by a signal; its output files were not written")) fail_msg("output:\n%s", text);
+    free(text);
+}
+
+/* `record` the same, with its own handler: no file, no temporary, and says so. */
+static void test_record_interrupted(void **st) {
+    if (!have_data()) skip();
+    char rpath[128], log[160];
+    snprintf(rpath, sizeof rpath, "%s/int.lsr", g_dir);
+    snprintf(log, sizeof log, "%s/record.log", g_dir);
+    char *argv[] = {"lockstep", "record", "--engine", "cpu", "--out", rpath, "--limit-train", "8192",
+                    "--limit-test", "256", "--epochs", "1", NULL};
+    pid_t p = spawn(log, argv);
+    char tmp[200];
+    snprintf(tmp, sizeof tmp, "%s.tmp.%d", rpath, (int)p);
+    for (int i = 0; i < 1000 && access(tmp, F_OK) != 0; i++) sleep_s(0.01);
+    assert_int_equal(access(tmp, F_OK), 0);
+    kill(p, SIGINT);
+    int status;
+    assert_int_equal(waitpid(p, &status, 0), p);
+    assert_true(WIFSIGNALED(status) && WTERMSIG(status) == SIGINT);
+    assert_int_not_equal(access(tmp, F_OK), 0);
+    assert_int_not_equal(access(rpath, F_OK), 0);
+    char *text = slurp(log);
+    assert_non_null(text);
+    if (!strstr(text, "lockstep record: stopped by a signal; the recording was not written")) fail_msg("output:\n%s", text);
+    free(text);
 }
 
 
@@ -557,6 +597,80 @@ static void test_group_sigterm_seed_loop(void **st) {
     free(text);
 }
 
+/* A second signal stops the audit at once, and says so (it was a silent
+ * exit): the signal's status, no temporary file, the folder marked
+ * INCOMPLETE. */
+static void test_audit_second_signal(void **st) {
+    if (!have_data()) skip();
+    char out[128], log[160];
+    snprintf(out, sizeof out, "%s/int2x", g_dir);
+    snprintf(log, sizeof log, "%s/int2x.log", g_dir);
+    char *argv[] = {"lockstep", AUDIT_ARGS(out), NULL};
+    pid_t p = spawn(log, argv);
+    long kids[4];
+    for (int i = 0; i < 200 && children(p, kids, 4) < 2; i++) sleep_s(0.01);
+    wait_for_steps(out);
+    kill(p, SIGINT);
+    sleep_s(0.02);
+    kill(p, SIGINT);
+    int status;
+    assert_int_equal(waitpid(p, &status, 0), p);
+    char *text = slurp(log);
+    int ended = (WIFSIGNALED(status) && WTERMSIG(status) == SIGINT) || (WIFEXITED(status) && WEXITSTATUS(status) == 130);
+    if (!ended) fail_msg("status 0x%x; output:\n%s", status, text);
+    /* the first stop may have finished the report before the second came: then it is whole */
+    char inc[200];
+    snprintf(inc, sizeof inc, "%s/INCOMPLETE", out);
+    if (WIFSIGNALED(status)) {
+        if (!strstr(text, "second signal: stopped at once")) fail_msg("no message; output:\n%s", text);
+        assert_int_equal(access(inc, F_OK), 0);
+    }
+    assert_int_equal(count_tmp(out), 0);
+    free(text);
+}
+
+/* The reference killed during the attribution phase: the phase stops
+ * there (an isolated step without a reference judges nothing), the
+ * attribution steps counted are those the reference ran, no drift-step
+ * count exceeds the drift steps (a survivor's unfed attribution step was
+ * counted as a drift step: "9 of 9" in an 8-step run), and the evaluation
+ * line says the reference failed, not that none was listed. */
+static void test_reference_killed_in_attribution(void **st) {
+    if (!have_data()) skip();
+    char out[128], log[160];
+    snprintf(out, sizeof out, "%s/refkill", g_dir);
+    snprintf(log, sizeof log, "%s/refkill.log", g_dir);
+    char *argv[] = {"lockstep", "audit", "--engines", "reference,cpu", "--limit-train", "1024", "--limit-test", "64",
+                    "--epochs", "1", "--out", out, NULL};
+    pid_t p = spawn(log, argv);
+    long kids[4];
+    int nk = 0;
+    for (int i = 0; i < 1000 && nk < 2; i++) {
+        sleep_s(0.01);
+        nk = children(p, kids, 4);
+    }
+    assert_int_equal(nk, 2);
+    sleep_s(1.0); /* inside the reference's first attribution step (seconds long) */
+    long ref = kids[0] < kids[1] ? kids[0] : kids[1]; /* created first */
+    assert_int_equal(kill((pid_t)ref, SIGKILL), 0);
+    int status;
+    assert_int_equal(waitpid(p, &status, 0), p);
+    char *text = slurp(log);
+    if (!WIFEXITED(status) || WEXITSTATUS(status) != 2 || !strstr(text, "engine reference died at attribution step"))
+        fail_msg("status 0x%x; output:\n%s", status, text);
+    long a = -1, b = -1, x = -1, y = -1;
+    const char *c = strstr(text, "per-element reference checks at ");
+    if (!c || sscanf(c, "per-element reference checks at %ld step(s) (%ld in attribution)", &a, &b) < 1)
+        fail_msg("no coverage line:\n%s", text);
+    if (b > a) fail_msg("%ld attribution steps counted, the reference checked %ld:\n%s", b, a, text);
+    const char *d = strstr(text, "checked by checksums (");
+    if (d && sscanf(d, "checked by checksums (%ld of %ld", &x, &y) == 2 && (x > 4 || y > 4))
+        fail_msg("%ld of %ld drift steps in a 4-step run:\n%s", x, y, text);
+    if (strstr(text, "no exact reference listed")) fail_msg("the reference was listed:\n%s", text);
+    assert_int_equal(count_tmp(out), 0);
+    free(text);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_dead_child_is_an_error_not_sigpipe),
@@ -567,8 +681,11 @@ int main(void) {
         cmocka_unit_test(test_stopped_child_times_out),
         cmocka_unit_test(test_engine_killed_at_random_step),
         cmocka_unit_test(test_audit_interrupted),
+        cmocka_unit_test(test_audit_second_signal),
         cmocka_unit_test(test_write_error_stops_the_run),
         cmocka_unit_test(test_golden_record_interrupted),
+        cmocka_unit_test(test_record_interrupted),
+        cmocka_unit_test(test_reference_killed_in_attribution),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }

@@ -31,6 +31,7 @@
 #include <unistd.h>
 
 #include "audit/explain.h"
+#include "audit/headline.h"
 #include "report/report.h"
 
 /* ---- a constructed audit -------------------------------------------------- */
@@ -761,6 +762,186 @@ static void test_report_write_failures(void **st) {
     free_result(r);
 }
 
+
+/* A partial run says how far it got, everywhere (a user review): a stop
+ * before the first drift step is "before drift step 1", never "steps
+ * 1..0"; the attribution steps are those that ran; an engine that died is
+ * "failed", never "not run", its accuracy is no 0.00% and no McNemar line
+ * compares it; a pair compared after no step claims no equality; the
+ * "Compared:" sentence names no reference check without a reference. */
+static char *console_of(audit_result *r) {
+    char *text = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&text, &len);
+    assert_non_null(f);
+    r->cfg.out = f;
+    verdict_table vt;
+    explain_verdicts(&vt, r, &M);
+    explain_list L;
+    assert_int_equal(explain_run(&L, r, &M), 0);
+    report_print_verdicts(r, &vt, &L);
+    report_print_failures(r);
+    explain_list_free(&L);
+    fclose(f);
+    r->cfg.out = NULL;
+    return text;
+}
+
+static void test_partial_run_wording(void **st) {
+    audit_cfg c;
+    audit_result *r = report_result(&c);
+    r->cfg = c;
+    r->attribution_steps = 1; /* of 2 planned: the stop came after the first */
+    r->interrupted = 2;
+    r->interrupted_step = 0;
+    /* engine 2 died in the attribution phase: never evaluated, its pairs never compared after a step */
+    audit_engine *dead = &r->eng[2];
+    dead->failed = 1;
+    dead->failed_step = 2;
+    dead->failed_in_attr = 1;
+    snprintf(dead->fail_reason, sizeof dead->fail_reason, "died at attribution step 2 (signal 9, Killed)");
+    dead->test_acc[0] = dead->test_loss[0] = NAN;
+    r->n_failed = 1;
+    r->abandoned_step = 3; /* (as if another death had abandoned a drift step) */
+    for (int pi = 0; pi < r->n_pairs; pi++)
+        if (r->pair[pi].a == 2 || r->pair[pi].b == 2) {
+            r->pair[pi].first_diff_step = 0;
+            for (long k = 0; k < r->total_steps; k++) r->pair[pi].param_rel_l2[k] = NAN;
+        }
+
+    verdict_table vt;
+    explain_verdicts(&vt, r, &M);
+    headline h;
+    headline_make(&h, r, &vt);
+    if (!strstr(h.line, "VERDICT: incomplete — interrupted before drift step 1 of 4; ") ||
+        !strstr(h.line, "failed or were not run"))
+        fail_msg("headline: %s", h.line);
+    assert_non_null(strstr(h.next, "scripts/gpu-check.sh"));
+
+    char *con = console_of(r);
+    if (strstr(con, "steps 1..0") || strstr(con, "(free mode, 4 steps)") || strstr(con, "was not run: died") ||
+        !strstr(con, "INTERRUPTED before drift step 1 of 4") || !strstr(con, "covers the 1 attribution step(s) only") ||
+        !strstr(con, "on 1 attribution step(s)") || !strstr(con, "0 of 4 steps: interrupted") ||
+        !strstr(con, " failed: died at attribution step 2") || !strstr(con, "weights not compared after any step") ||
+        !strstr(con, "failed in the attribution phase: no drift step compared") ||
+        !strstr(con, "step 3 was abandoned for every engine"))
+        fail_msg("console:\n%s", con);
+    free(con);
+
+    char dir[64], path[128];
+    make_tmpdir(dir, sizeof dir);
+    int rc = report_write(dir, &c, &M, NULL, r);
+    if (rc) fail_msg("report_write: %s", ls_errmsg());
+    snprintf(path, sizeof path, "%s/report.md", dir);
+    char *md = slurp(path);
+    assert_non_null(md);
+    if (strstr(md, "steps 1..0") || strstr(md, "| 0.00% (loss") || strstr(md, "McNemar p = 0") ||
+        strstr(md, "was not run: died") || strstr(md, "bitwise equal at every step |") ||
+        !strstr(md, "INTERRUPTED by signal 2 before drift step 1 of 4") ||
+        !strstr(md, "for 0 of 4 steps (interrupted)") || !strstr(md, "on 1 attribution step(s)") ||
+        !strstr(md, "– (failed: not evaluated)") || !strstr(md, "not compared (") ||
+        !strstr(md, "not compared after any step") || !strstr(md, "Step 3 was abandoned for every engine"))
+        fail_msg("report.md: %d%d%d%d%d %d%d%d%d%d%d", !!strstr(md, "steps 1..0"), !!strstr(md, "| 0.00% (loss"),
+                 !!strstr(md, "McNemar p = 0"), !!strstr(md, "was not run: died"),
+                 !!strstr(md, "bitwise equal at every step |"),
+                 !strstr(md, "INTERRUPTED by signal 2 before drift step 1 of 4"),
+                 !strstr(md, "for 0 of 4 steps (interrupted)"), !strstr(md, "on 1 attribution step(s)"),
+                 !strstr(md, "– (failed: not evaluated)"), !strstr(md, "not compared ("),
+                 !strstr(md, "not compared after any step") || !strstr(md, "Step 3 was abandoned for every engine"));
+    free(md);
+    rm_dir(dir);
+
+    /* no epoch completed: the timing table says "–", never "nan" */
+    r->epochs_done = 0;
+    make_tmpdir(dir, sizeof dir);
+    assert_int_equal(report_write(dir, &c, &M, NULL, r), 0);
+    snprintf(path, sizeof path, "%s/report.md", dir);
+    md = slurp(path);
+    assert_non_null(md);
+    if (strstr(md, "| nan |")) fail_msg("report.md with no epoch:\n%s", strstr(md, "| nan |"));
+    free(md);
+    rm_dir(dir);
+    r->epochs_done = 1;
+
+    /* no reference listed: the sentence claims no reference check; a repeat is counted apart */
+    r->eng[0].available = 0;
+    r->eng[0].is_ref = 1;
+    snprintf(r->eng[0].skip_reason, sizeof r->eng[0].skip_reason, "not listed");
+    r->eng[2].repeat_of = 1;
+    r->interrupted = 0;
+    make_tmpdir(dir, sizeof dir);
+    assert_int_equal(report_write(dir, &c, &M, NULL, r), 0);
+    snprintf(path, sizeof path, "%s/report.md", dir);
+    md = slurp(path);
+    assert_non_null(md);
+    if (strstr(md, "every layer checked against an exact (MPFR) reference on") ||
+        !strstr(md, "no exact reference listed, so no layer was checked against one") ||
+        !strstr(md, "Compared: 1 engine(s) (and 1 repeat(s) of them)"))
+        fail_msg("report.md without a reference:\n%s", md);
+    free(md);
+    rm_dir(dir);
+    free_result(r);
+}
+
+/* The console's pair table: the verdict column as wide as its widest
+ * verdict ("differs (not judged)" ran into the next column). */
+static void test_pair_table_aligned(void **st) {
+    audit_result *r = new_result();
+    r->epochs_done = 1;
+    int a = add_engine(r, "cpu", "cpu", CPU_DESC("2", "direct", "jit:avx512_core"), 0);
+    int b = add_engine(r, "cpu:threads=1", "cpu:threads=1", CPU_DESC("1", "direct", "jit:avx512_core"), 0);
+    audit_pair *p = add_pair(r, a, b);
+    differ(r, p, "conv2.weight.grad", 1, 300);
+    audit_cfg_default(&r->cfg);
+    r->cfg.engines = "cpu,cpu:threads=1";
+    char *con = console_of(r);
+    const char *hdr = strstr(con, "  pair "), *row = strstr(con, "differs (not judged)");
+    if (!hdr || !row) fail_msg("console:\n%s", con);
+    const char *rl = row;
+    while (rl > con && rl[-1] != '\n') rl--;
+    long col = strstr(hdr, "what differs") - hdr, got = row + strlen("differs (not judged)") + 1 - rl;
+    if (col != got) fail_msg("'what differs' at column %ld, the row's text at %ld:\n%s", col, got, con);
+    free(con);
+    free_result(r);
+}
+
+/* "ok" covers what was checked: with no every-step checksums and no shadow
+ * replay, the drift steps were checked by nothing, and the first line says
+ * so instead of "every difference is consistent with fp32 rounding". */
+static void test_ok_names_unchecked_drift(void **st) {
+    audit_result *r = new_result();
+    add_engine(r, "reference", "reference", REF_DESC, 1);
+    int a = add_engine(r, "cpu", "cpu", CPU_DESC("2", "direct", "jit:avx512_core"), 0);
+    audit_cfg_default(&r->cfg);
+    r->cfg.checksums = 0;
+    verdict_table v;
+    memset(&v, 0, sizeof v);
+    headline h;
+    headline_make(&h, r, &v);
+    assert_int_equal(h.kind, HEADLINE_OK);
+    if (!strstr(h.line, "VERDICT: ok — every difference checked is consistent with fp32 rounding, but cpu's drift "
+                        "steps were not checked (--no-checksums, no shadow replay"))
+        fail_msg("headline: %s", h.line);
+    r->eng[a].ck_steps = 4; /* checked every step: the plain ok */
+    headline_make(&h, r, &v);
+    if (!strstr(h.line, "VERDICT: ok — every engine listed ran")) fail_msg("headline: %s", h.line);
+    r->eng[a].ck_steps = 0;
+    r->n_shadows = 1; /* a shadow replay checked the drift phase */
+    headline_make(&h, r, &v);
+    if (!strstr(h.line, "VERDICT: ok — every engine listed ran")) fail_msg("headline: %s", h.line);
+    /* an isolated drift: every step checked per element against the reference, no checksums needed */
+    r->n_shadows = 0;
+    v.n_eng = 1;
+    v.e[0].engine = a;
+    v.e[0].check_steps = 4;
+    headline_make(&h, r, &v);
+    if (!strstr(h.line, "VERDICT: ok — every engine listed ran")) fail_msg("isolated: headline: %s", h.line);
+    r->attribution_steps = 4; /* ... but steps that were only the attribution's leave the drift blind */
+    headline_make(&h, r, &v);
+    if (!strstr(h.line, "cpu's drift steps were not checked")) fail_msg("attribution only: headline: %s", h.line);
+    free_result(r);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_threads_reduction_order), cmocka_unit_test(test_bound_exceeded_causes),
@@ -771,6 +952,9 @@ int main(void) {
         cmocka_unit_test(test_repeats_not_duplicated),    cmocka_unit_test(test_json_reader),
         cmocka_unit_test(test_report_files),
         cmocka_unit_test(test_report_write_failures),
+        cmocka_unit_test(test_partial_run_wording),
+        cmocka_unit_test(test_pair_table_aligned),
+        cmocka_unit_test(test_ok_names_unchecked_drift),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

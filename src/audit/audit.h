@@ -271,6 +271,7 @@ typedef struct {
     long ev_ref_pred_diff;   /* images whose predicted class differs from the reference's */
     int failed;              /* its process died (or hung) during the run: left out from failed_step on */
     long failed_step;
+    int failed_in_attr;      /* failed_step is an attribution step (no drift step ran with it) */
     char fail_reason[256];   /* "died at step 2 (signal 9, Killed)" */
 } audit_engine;
 
@@ -302,6 +303,7 @@ typedef struct {
     size_t parent_peak_rss;
     long jsonl_lines;
     int n_failed;            /* engines whose process died during the run */
+    long abandoned_step;     /* the last drift step a death abandoned for every engine (0: none) */
     int interrupted;         /* the signal (SIGINT/SIGTERM) that stopped the run early, else 0 */
     long interrupted_step;   /* the last step completed before it stopped */
     int interrupted_seeds;   /* the stop came in the seed loop: the main run is whole, the seeds are not in */

@@ -202,8 +202,10 @@ static int engine_gone(audit *A, int i) {
     if (!why) return 0;
     ae->failed = 1;
     ae->failed_step = A->step;
+    ae->failed_in_attr = A->in_attr;
     char when[48] = "before the first step";
-    if (A->step > 0) snprintf(when, sizeof when, "at step %ld", A->step);
+    /* the phase too: attribution step 2 is not drift step 2 */
+    if (A->step > 0) snprintf(when, sizeof when, "at %sstep %ld", A->in_attr ? "attribution " : "", A->step);
     snprintf(ae->fail_reason, sizeof ae->fail_reason, "%s %s (%s)",
              strncmp(why, "no reply", 8) == 0 ? "stopped answering" : "died", when, why);
     A->active[i] = 0;
@@ -218,6 +220,14 @@ static int engine_gone(audit *A, int i) {
 static int sweep_dead(audit *A) {
     for (int i = 0; i < A->r->n_engines; i++)
         if (A->r->eng[i].available) engine_gone(A, i);
+    /* the abandoned step may have left a survivor updated or not, its
+     * update's digests unrecorded: the continuity chain no longer says what
+     * its next step must compute with (kept, it blamed a healthy engine:
+     * "PROBLEM ... continuity: conv1.weight values this step computed with
+     * are not those the last update reported").  The chain restarts at the
+     * next update. */
+    for (int i = 0; A->died && i < A->r->n_engines; i++)
+        if (A->r->eng[i].available && !A->r->eng[i].failed) every_step_break_chain(&A->r->eng[i]);
     return A->died;
 }
 
@@ -374,7 +384,18 @@ static int make_engines(audit *A) {
         ae->describe = engine_describe(A->e[i]);
         n_avail++;
     }
-    if (n_avail == 0) return ls_err(LS_EUNAVAIL, "no engine could run here");
+    if (n_avail == 0) { /* say why: each engine's reason */
+        char why[1400] = "";
+        size_t n = 0;
+        for (int i = 0; i < r->n_engines && n < sizeof why; i++) {
+            int same = i > 0 && strcmp(r->eng[i].skip_reason, r->eng[i - 1].skip_reason) == 0;
+            int w = snprintf(why + n, sizeof why - n, "%s%s: %s", i ? "; " : "", r->eng[i].label,
+                             same ? "the same" : r->eng[i].skip_reason);
+            if (w < 0) break;
+            n += (size_t)w;
+        }
+        return ls_err(LS_EUNAVAIL, "no engine could run here (%s)", why);
+    }
     /* pairs among available engines */
     for (int i = 0; i < r->n_engines; i++)
         for (int j = i + 1; j < r->n_engines; j++) {
@@ -1635,7 +1656,11 @@ static int eval_vs_reference(audit *A) {
         if (!ae->available || ae->is_ref || ae->failed) continue;
         ae->ev_ref_images = 0, ae->ev_ref_worst = 0, ae->ev_ref_over = 0, ae->ev_ref_pred_diff = 0;
         ae->ev_ref_epoch = A->epoch + 1;
-        const char *why = R < 0 ? "no exact reference listed" : ae->recorded ? "a recording: its layer inputs are not kept"
+        int ref_failed = 0; /* listed, but its process died: not "not listed" */
+        for (int k = 0; k < r->n_engines; k++)
+            ref_failed |= r->eng[k].available && r->eng[k].is_ref && r->eng[k].failed && !r->eng[k].ref_fp32cr;
+        const char *why = R < 0 ? (ref_failed ? "the exact reference failed during the run" : "no exact reference listed")
+                        : ae->recorded ? "a recording: its layer inputs are not kept"
                         : strstr(ae->spec, "tf32=on") || strstr(ae->spec, "dtype=bf16") || strstr(ae->spec, "math=tf32")
                             ? "reduced precision: the propagated bound is fp32's" : NULL;
         if (why) {
@@ -1698,7 +1723,10 @@ static int evaluate(audit *A) {
     }
     for (int i = 0; i < r->n_engines; i++) {
         audit_engine *ae = &r->eng[i];
-        if (!ae->available || ae->is_ref || ae->failed) continue;
+        if (!ae->available) continue;
+        /* not evaluated: no accuracy (NaN; run.json null), never a 0% that reads as measured */
+        ae->test_acc[ep] = ae->test_loss[ep] = NAN;
+        if (ae->is_ref || ae->failed) continue;
         eval_result ev;
         /* a recording's accuracy and predictions: from its recorded logits */
         eval_ck ck = {A, ae, 0};
@@ -1771,6 +1799,16 @@ static int audit_setup(audit *A) {
     if (rc_->max_steps >= 0 && rc_->max_steps < A->total) A->total = rc_->max_steps;
     r->total_steps = A->total;
     r->batch = rc_->batch;
+    /* a --order file must hold every epoch the run reaches: found now, as train does, not after an
+     * epoch has trained and the audit ends without a report */
+    if (rc_->order_path && A->total > 0) {
+        if ((rc = order_load(&A->ord, rc_->order_path, A->n_train))) return rc;
+        long need = (A->total + (long)A->spe - 1) / (long)A->spe;
+        if ((long)A->ord.epochs < need)
+            return ls_err(LS_EINVAL, "%s: the batch order has %zu epoch(s); this run needs %ld (%ld steps of %zu per "
+                          "epoch%s)", rc_->order_path, A->ord.epochs, need, A->total, A->spe,
+                          rc_->max_steps < 0 ? "; --epochs N sets how many" : "");
+    }
     for (int i = 0; i < r->n_engines; i++) {
         const recording *rec = r->eng[i].available ? engine_recorded_get(A->e[i]) : NULL;
         if (rec && ((rc = recording_check_run(rec, rc_, &A->m, &A->ds, A->total)) || (rc = adopt_plan(A, rec))))
@@ -1877,10 +1915,14 @@ static void print_banner(audit *A) {
             A->m.name, A->m.n_params, rc_->epochs, A->n_train, rc_->batch, (unsigned long long)rc_->seed);
     int have_ref = 0;
     for (int i = 0; i < r->n_engines; i++) have_ref |= r->eng[i].is_ref && r->eng[i].available;
-    if (A->cfg.attribution_steps > 0)
-        fprintf(out, "  attribution: isolated, %ld step(s) %s; drift: %s, %ld steps\n", A->cfg.attribution_steps,
-                have_ref ? "with the reference" : "(no reference listed: the engines against each other only)",
+    /* as attribution_phase plans it: only with a reference, at most one epoch's steps */
+    long K = A->cfg.attribution_steps < (long)A->spe ? A->cfg.attribution_steps : (long)A->spe;
+    if (K > 0 && have_ref)
+        fprintf(out, "  attribution: isolated, %ld step(s) with the reference; drift: %s, %ld steps\n", K,
                 lockstep_mode_name(A->cfg.mode), A->total);
+    else if (A->cfg.attribution_steps > 0)
+        fprintf(out, "  no attribution phase (no reference listed: the engines against each other only); "
+                     "mode %s, %ld steps\n", lockstep_mode_name(A->cfg.mode), A->total);
     else
         fprintf(out, "  mode %s, %ld steps\n", lockstep_mode_name(A->cfg.mode), A->total);
     if (A->cfg.verbose) {
@@ -1917,7 +1959,12 @@ static int attribution_phase(audit *A) {
     A->in_attr = 1;
     A->mode_now = MODE_ISOLATED;
     if ((rc = order_fill(&A->ord, rc_->order_path, A->perm, A->n_train, rc_->seed, 0))) return rc;
+    long done = 0; /* the steps that ran: a stop signal may end the phase early */
     for (long s = 0; s < K; s++) {
+        /* no reference left (it died): the rest is no attribution; the drift phase goes on without it */
+        int ref_alive = 0;
+        for (int i = 0; i < r->n_engines; i++) ref_alive |= r->eng[i].available && r->eng[i].is_ref && !r->eng[i].failed;
+        if (!ref_alive) break;
         size_t nb = make_batch(A, (size_t)s);
         A->step = s + 1;
         /* a recording cannot be fed another engine's inputs */
@@ -1925,9 +1972,11 @@ static int attribution_phase(audit *A) {
             A->active[i] = r->eng[i].available && !r->eng[i].recorded && !r->eng[i].failed;
         if (ls_stop_signal()) break; /* at a step boundary */
         if ((rc = step_once(A, nb, 1)) && !sweep_dead(A)) return rc; /* a dead engine abandons the step, not the run */
+        done = s + 1;
         if (rc_->progress) fprintf(stderr, "\r  attribution step %ld/%ld   ", A->step, K);
     }
-    r->attribution_steps = K;
+    /* what ran, not what was planned: the reports say "on N attribution step(s)" */
+    r->attribution_steps = done;
     for (int i = 0; i < r->n_engines; i++) r->eng[i].train_s[0] = 0; /* drift timing only */
     for (int i = 0; i < r->n_engines; i++) r->eng[i].images[0] = 0;
     A->step = 0;
@@ -1964,8 +2013,9 @@ static int drift_step(audit *A, size_t s) {
         }
     }
     if ((rc = step_once(A, nb, full))) {
-        /* a dead engine abandons this step, not the run */
+        /* a dead engine abandons this step, not the run; the survivors did not finish it either */
         if (!sweep_dead(A)) return rc;
+        r->abandoned_step = A->step;
     } else if (full && A->cfg.roundtrip) {
         double tr = ls_now();
         if ((rc = roundtrip(A, nb)) && !sweep_dead(A)) return rc;
@@ -2004,7 +2054,9 @@ static int drift_epoch_end(audit *A) {
     if (out && A->cfg.eval) {
         fprintf(out, "epoch %d:", A->epoch + 1);
         for (int i = 0; i < r->n_engines; i++)
-            if (r->eng[i].available && !r->eng[i].is_ref)
+            if (r->eng[i].available && !r->eng[i].is_ref && isnan(r->eng[i].test_acc[A->epoch]))
+                fprintf(out, "  %s failed (not evaluated)", r->eng[i].label);
+            else if (r->eng[i].available && !r->eng[i].is_ref)
                 fprintf(out, "  %s %.2f%% (%.1f s)", r->eng[i].label, 100 * r->eng[i].test_acc[A->epoch],
                         r->eng[i].train_s[A->epoch]);
         fprintf(out, "\n");

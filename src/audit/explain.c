@@ -1523,6 +1523,7 @@ static int rule_accuracy(explain_list *L, const audit_result *r, const model *m)
     for (int pi = 0; pi < r->n_pairs; pi++) {
         const audit_pair *p = &r->pair[pi];
         if (!is_noise_pair(r, p) || !r->eng[p->a].confusion || !r->eng[p->b].confusion) continue;
+        if (isnan(r->eng[p->a].test_acc[ep]) || isnan(r->eng[p->b].test_acc[ep])) continue; /* one failed */
         long ca = lround(r->eng[p->a].test_acc[ep] * n_test), cb = lround(r->eng[p->b].test_acc[ep] * n_test);
         if (p->disagree[ep] > d0) {
             d0 = p->disagree[ep];
@@ -1536,6 +1537,7 @@ static int rule_accuracy(explain_list *L, const audit_result *r, const model *m)
         const audit_pair *p = &r->pair[pi];
         if (r->eng[p->a].is_ref || r->eng[p->b].is_ref || !r->eng[p->a].confusion || !r->eng[p->b].confusion)
             continue;
+        if (isnan(r->eng[p->a].test_acc[ep]) || isnan(r->eng[p->b].test_acc[ep])) continue; /* one failed */
         if (r->eng[p->a].repeat_of >= 0 || r->eng[p->b].repeat_of >= 0) continue; /* see rule_determinism */
         if ((r->eng[p->a].perturb_ulps || r->eng[p->b].perturb_ulps) && !is_noise_pair(r, p)) continue;
         n_pairs++;
@@ -2147,7 +2149,8 @@ static void pair_verdict_of(pair_verdict *pv, const verdict_table *v, const audi
         }
     pv->flips = -1;
     pv->acc_gap = NAN;
-    if (ep >= 0 && n_test && r->drift_mode == MODE_FREE && r->eng[p->a].confusion && r->eng[p->b].confusion) {
+    if (ep >= 0 && n_test && r->drift_mode == MODE_FREE && r->eng[p->a].confusion && r->eng[p->b].confusion &&
+        !isnan(r->eng[p->a].test_acc[ep]) && !isnan(r->eng[p->b].test_acc[ep])) { /* both evaluated at ep */
         pv->flips = p->disagree[ep];
         pv->acc_gap = 100 * (r->eng[p->a].test_acc[ep] - r->eng[p->b].test_acc[ep]);
     }

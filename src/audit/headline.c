@@ -58,9 +58,14 @@ static void next_step(headline *h, const audit_result *r) {
         if (w < 0) break;
         n += (size_t)w;
     }
+    int not_run = 0; /* missing for good (unavailable here), not failed during the run */
+    for (int k = 0; k < h->n_missing; k++) not_run += !r->eng[h->missing[k]].available;
     if (gpu)
         snprintf(h->next, sizeof h->next, "next: run scripts/gpu-check.sh on a GPU machine (it records the cuda "
                                           "engine), then here: --engines %s,recorded:FILE.lsr", ran);
+    else if (h->n_missing && !not_run) /* it can run here: it died (see == failures) */
+        snprintf(h->next, sizeof h->next, "next: audit again (an engine died during this run: see the failures), "
+                                          "or audit without it: --engines %s", ran);
     else if (h->n_missing)
         snprintf(h->next, sizeof h->next, "next: run where the missing engine can run, or audit without it: "
                                           "--engines %s", ran);
@@ -88,23 +93,56 @@ void headline_make(headline *h, const audit_result *r, const verdict_table *v) {
                                           "what fp32 rounding does in practice (below; --fail-on suspect)",
                  v->suspects);
         break;
-    case HEADLINE_INCOMPLETE:
+    case HEADLINE_INCOMPLETE: {
+        /* an engine that died during the run did run: it "failed" */
+        int n_failed = 0;
+        for (int k = 0; k < h->n_missing; k++) n_failed += r->eng[h->missing[k]].available;
+        char intr[160] = "";
+        if (r->interrupted && r->interrupted_seeds)
+            snprintf(intr, sizeof intr, "interrupted in the seed loop (the main run is whole)");
+        else if (r->interrupted && r->interrupted_step == 0)
+            snprintf(intr, sizeof intr, "interrupted before drift step 1 of %ld", r->total_steps);
+        else if (r->interrupted)
+            snprintf(intr, sizeof intr, "interrupted at step %ld of %ld", r->interrupted_step, r->total_steps);
         if (h->n_missing == 1)
-            snprintf(h->line, sizeof h->line, "VERDICT: incomplete — %s was not run: %s", names,
-                     h->short_reason[h->missing[0]]);
+            snprintf(h->line, sizeof h->line, "VERDICT: incomplete — %s%s%s %s: %s", intr, intr[0] ? "; " : "",
+                     names, n_failed ? "failed" : "was not run", h->short_reason[h->missing[0]]);
         else if (h->n_missing)
-            snprintf(h->line, sizeof h->line, "VERDICT: incomplete — %s were not run (reasons below)", names);
+            snprintf(h->line, sizeof h->line, "VERDICT: incomplete — %s%s%s %s (reasons below)", intr,
+                     intr[0] ? "; " : "", names,
+                     n_failed == h->n_missing ? "failed" : n_failed ? "failed or were not run" : "were not run");
         else
-            snprintf(h->line, sizeof h->line, "VERDICT: incomplete — interrupted at step %ld of %ld",
-                     r->interrupted_step, r->total_steps);
+            snprintf(h->line, sizeof h->line, "VERDICT: incomplete — %s", intr);
         break;
+    }
     case HEADLINE_UNCHECKED:
         snprintf(h->line, sizeof h->line, "VERDICT: not fully checked — %d engine(s) had tensors no rule could "
                                           "judge (unchecked is not ok)", v->unchecked);
         break;
-    default:
-        snprintf(h->line, sizeof h->line, "VERDICT: ok — every engine listed ran, and every difference is "
-                                          "consistent with fp32 rounding, worst case and sharper tier (coverage below)");
+    default: {
+        /* ok covers what was checked: say so on the first screen when the drift phase's steps were not
+         * checked at all (no checksums, no shadow replay) for some engine */
+        const char *blind = NULL;
+        for (int i = 0; i < r->n_engines && !blind && r->total_steps > 0 && r->n_shadows == 0; i++) {
+            const audit_engine *ae = &r->eng[i];
+            if (!ae->available || ae->is_ref || ae->ck_steps > 0) continue;
+            /* checked per element beyond the attribution steps (isolated or sync drift): not blind */
+            long checked = 0;
+            for (int k = 0; k < v->n_eng; k++)
+                if (v->e[k].engine == i) checked = v->e[k].check_steps;
+            if (checked > r->attribution_steps) continue;
+            blind = ae->label;
+        }
+        if (blind)
+            snprintf(h->line, sizeof h->line, "VERDICT: ok — every difference checked is consistent with fp32 "
+                                              "rounding, but %s's drift steps were not checked (%s, no shadow "
+                                              "replay; coverage below)",
+                     blind, r->cfg.checksums ? "no every-step checksums" : "--no-checksums");
+        else
+            snprintf(h->line, sizeof h->line, "VERDICT: ok — every engine listed ran, and every difference is "
+                                              "consistent with fp32 rounding, worst case and sharper tier (coverage "
+                                              "below)");
+    }
     }
     next_step(h, r);
 }

@@ -81,9 +81,25 @@ static const char *node_kind(mode_t m) {
          : S_ISBLK(m) ? "a block device" : S_ISSOCK(m) ? "a socket" : S_ISDIR(m) ? "a directory" : "not a regular file";
 }
 
+int ls_check_output_dir(const char *path) {
+    char dir[4096];
+    const char *slash = strrchr(path, '/');
+    if (!slash) return LS_OK; /* the working directory */
+    size_t n = slash == path ? 1 : (size_t)(slash - path);
+    if (n >= sizeof dir) return LS_OK; /* open says why */
+    memcpy(dir, path, n);
+    dir[n] = 0;
+    struct stat st;
+    if (stat(dir, &st) != 0)
+        return ls_err(LS_EIO, "%s: cannot be written: directory %s: %s", path, dir, strerror(errno));
+    if (!S_ISDIR(st.st_mode)) return ls_err(LS_EIO, "%s: cannot be written: %s is not a directory", path, dir);
+    return LS_OK;
+}
+
 int ls_check_output_path(const char *path) {
     struct stat st;
-    if (lstat(path, &st) != 0) return LS_OK; /* absent (or unreachable: open says why) */
+    /* absent: its directory must exist, so that a typo fails before the work, not after it */
+    if (lstat(path, &st) != 0) return errno == ENOENT || errno == ENOTDIR ? ls_check_output_dir(path) : LS_OK;
     if (S_ISREG(st.st_mode)) return LS_OK;
     return ls_err(LS_EIO, "%s: is %s, not a regular file: refusing to replace it (outputs are written to a "
                   "temporary file and renamed into place; give a regular file or a new name)", path,
@@ -152,17 +168,32 @@ void ls_tmp_unregister(const char *path) {
         }
 }
 
-/* Only async-signal-safe calls here: getpid, unlink, signal, raise. */
+static void say(const char *m) {
+    ssize_t w = write(2, m, strlen(m));
+    (void)w;
+}
+
+/* Only async-signal-safe calls here: getpid, unlink, signal, raise, write,
+ * strlen. */
 static void on_signal(int sig) {
     if (getpid() != owner_pid) { /* a forked child: its parent owns the files */
         signal(sig, SIG_DFL);
         raise(sig);
         return;
     }
+    /* said at once: a step (the reference's) can take minutes, and a user
+     * who sees nothing presses Ctrl-C again and loses the partial report */
     if (cooperative_mode && !stop_sig) {
         stop_sig = sig;
+        say("\nlockstep: stopping at the next step boundary, then writing the partial report "
+            "(a second signal stops at once, without it)\n");
         return;
     }
+    if (cooperative_mode)
+        say("\nlockstep: second signal: stopped at once; no report (an --out folder is left marked "
+            "INCOMPLETE)\n");
+    else /* train, record, golden record, eval, export: not resumable; never a silent exit */
+        say("\nlockstep: stopped by a signal; its output files were not written (temporary files removed)\n");
     for (int i = 0; i < TMP_SLOTS; i++)
         if (tmp_used[i]) unlink(tmp_path[i]);
     signal(sig, SIG_DFL);

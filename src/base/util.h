@@ -59,6 +59,11 @@ int ls_write_file_atomic(const char *path, const void *data, size_t len);
  * every output of the tool is refused there rather than written through. */
 int ls_check_output_path(const char *path);
 
+/* 0 if the directory `path` would be created in exists; else LS_EIO with
+ * "PATH: cannot be written: directory D: No such file or directory" (run
+ * before the work whose result goes there, not after it). */
+int ls_check_output_dir(const char *path);
+
 /* open(path, O_RDONLY) for an input that must be a regular file: a FIFO or
  * device is refused before anything blocks on it (the open is non-blocking,
  * then checked with fstat).  Returns the descriptor (blocking again), or a

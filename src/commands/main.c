@@ -135,7 +135,7 @@ static void usage(FILE *f) {
             "  seed, batch, epochs, limits, optimizer or data\n"
             "  --seeds N           then repeat the drift phase (free, no reference, evaluated) for seeds\n"
             "                      S..S+N-1: accuracy spread, paired gaps with a verdict, McNemar per\n"
-            "                      seed, the noise floor drawn once per seed (DIR/seeds.json with --out)\n"
+            "                      seed, the noise floor drawn once per seed (run.json's \"seeds\" with --out)\n"
             "  --jobs J            audits of the seed loop run J at a time (default 1)\n"
             "  --floor-draws K     K more noise-floor draws at seed S (default 0)\n"
             "  an engine in the list may carry perturb=K (e.g. cpu:perturb=1): the same engine from\n"
@@ -395,6 +395,10 @@ static int cmd_train(int argc, char **argv) {
         fprintf(stderr, "lockstep train: --json %s\n", ls_errmsg());
         return 2;
     }
+    if (c.save_path && ls_check_output_path(c.save_path)) {
+        fprintf(stderr, "lockstep train: --save %s\n", ls_errmsg());
+        return 2;
+    }
     ls_signals_install(0); /* SIGINT/SIGTERM: remove the temporary files and die */
     int rc = train_run(&c);
     if (rc) {
@@ -435,7 +439,7 @@ static int multithreaded_engines(const audit_cfg *a) {
 
 /* The seed loop after the main audit (its engines' processes are gone, and
  * the audit started no thread here, so forking is safe): the table on
- * stdout and, with --out, DIR/seeds.json. */
+ * stdout and, with --out, run.json's "seeds". */
 
 static int cmd_audit(int argc, char **argv, char **full_argv) {
     audit_cfg a;
@@ -446,6 +450,12 @@ static int cmd_audit(int argc, char **argv, char **full_argv) {
     a.run.progress = isatty(2);
     int st = parse_opts(argc, argv, "audit", &a.run, &a);
     if (st >= 0) return st;
+    /* --save is written after the whole audit (one file per engine, beside
+     * this name): a directory that is not there fails now, not after the run */
+    if (a.run.save_path && ls_check_output_dir(a.run.save_path)) {
+        fprintf(stderr, "lockstep audit: --save %s\n", ls_errmsg());
+        return 2;
+    }
     /* The engines take turns layer by layer, each in its own process.
      * OpenMP's worker threads spin for a while after each parallel region;
      * with two or more multi-threaded engines, the idle one's spinning
@@ -487,7 +497,12 @@ static int cmd_audit(int argc, char **argv, char **full_argv) {
                     res->eng[i].fail_reason);
             status = 2;
         }
-    if (res->interrupted) {
+    if (res->interrupted && res->interrupted_step == 0 && !res->interrupted_seeds) {
+        fprintf(stderr, "lockstep audit: interrupted by signal %d (%s) before drift step 1 (after %ld attribution "
+                "step(s)); the partial report is marked interrupted\n", res->interrupted, strsignal(res->interrupted),
+                res->attribution_steps);
+        status = 128 + res->interrupted;
+    } else if (res->interrupted) {
         fprintf(stderr, "lockstep audit: interrupted by signal %d (%s) after step %ld; the partial report is marked "
                 "interrupted\n", res->interrupted, strsignal(res->interrupted), res->interrupted_step);
         status = 128 + res->interrupted;
@@ -682,6 +697,12 @@ static int cmd_export(int argc, char **argv) {
         fprintf(stderr, "lockstep export: --out FILE.safetensors is required\n");
         return 2;
     }
+    /* a live replay to a far step can run long: refuse an unwritable --out now, and say so if stopped */
+    if (ls_check_output_path(x.out_path)) {
+        fprintf(stderr, "lockstep export: --out %s\n", ls_errmsg());
+        return 2;
+    }
+    ls_signals_install(0);
     if (export_run(&x)) {
         fprintf(stderr, "lockstep export: %s\n", ls_errmsg());
         return 2;

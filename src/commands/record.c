@@ -40,6 +40,11 @@ static volatile sig_atomic_t g_tmp_set;
 
 static void on_signal(int sig) {
     if (g_tmp_set) unlink(g_tmp_path); /* async-signal-safe */
+    /* never a silent exit (write and strlen are async-signal-safe too) */
+    static const char msg[] = "\nlockstep record: stopped by a signal; the recording was not written (its "
+                              "temporary file removed)\n";
+    ssize_t w = write(2, msg, sizeof msg - 1);
+    (void)w;
     signal(sig, SIG_DFL);
     raise(sig);
 }
@@ -247,6 +252,16 @@ static int record_prepare(record_run *r) {
     r->total = (long)r->spe * rc_->epochs;
     if (rc_->max_steps >= 0 && rc_->max_steps < r->total) r->total = rc_->max_steps;
     if (r->total < 1) return ls_err(LS_EINVAL, "record: the plan has no step (--steps 0?)");
+    /* a --order file must hold every epoch the plan reaches: found now, not after an epoch has trained */
+    if (rc_->order_path) {
+        int orc = order_load(&r->ord, rc_->order_path, r->n_train);
+        if (orc) return orc;
+        long need = (r->total + (long)r->spe - 1) / (long)r->spe;
+        if ((long)r->ord.epochs < need)
+            return ls_err(LS_EINVAL, "%s: the batch order has %zu epoch(s); this run needs %ld (%ld steps of %zu per "
+                          "epoch%s)", rc_->order_path, r->ord.epochs, need, r->total, r->spe,
+                          rc_->max_steps < 0 ? "; --epochs N sets how many" : "");
+    }
     size_t in = (size_t)m->in_c * m->in_h * m->in_w, C = (size_t)m->n_classes, big = m->n_params;
     r->in = in;
     r->C = C;

@@ -64,11 +64,18 @@ static void print_pair_table(FILE *f, audit_result *R, const verdict_table *v) {
     audit_result *r = R;
     if (!v->n_pair) return;
     char b1[32];
-    fprintf(f, "\nengine pairs, trained side by side from the same start (%s mode, %ld steps); weights compared after "
+    char ran[64];
+    if (r->interrupted && !r->interrupted_seeds) /* a partial run says how far it got */
+        snprintf(ran, sizeof ran, "%ld of %ld steps: interrupted", r->interrupted_step, r->total_steps);
+    else snprintf(ran, sizeof ran, "%ld steps", r->total_steps);
+    fprintf(f, "\nengine pairs, trained side by side from the same start (%s mode, %s); weights compared after "
                "every step,\nevery tensor at fully compared steps (the first, then every %ld)%s:\n",
-            lockstep_mode_name(r->drift_mode), r->total_steps, R->cfg.audit_every,
+            lockstep_mode_name(r->drift_mode), ran, R->cfg.audit_every,
             r->epochs_done ? "; test images after the last epoch" : "");
-    fprintf(f, "  %-32s %-16s %s\n", "pair", "verdict", "what differs");
+    int vw = 16; /* the verdict column as wide as its widest entry ("differs (not judged)") */
+    for (int k = 0; k < v->n_pair; k++)
+        if ((int)strlen(v->p[k].verdict) > vw) vw = (int)strlen(v->p[k].verdict);
+    fprintf(f, "  %-32s %-*s %s\n", "pair", vw, "verdict", "what differs");
     int hidden = 0;
     for (int k = 0; k < v->n_pair; k++) {
         const pair_verdict *pv = &v->p[k];
@@ -78,13 +85,16 @@ static void print_pair_table(FILE *f, audit_result *R, const verdict_table *v) {
             continue;
         }
         char nm[96], fd[96] = "weights equal at every step", apart[40] = "", tail[80] = "";
+        /* equal over no compared step is no claim (an engine that failed before the first) */
+        const char *wn = isnan(pv->end_rel_l2) ? "weights not compared after any step" : "weights never";
+        if (isnan(pv->end_rel_l2)) snprintf(fd, sizeof fd, "%s", wn);
         snprintf(nm, sizeof nm, "%s vs %s", r->eng[p->a].label, r->eng[p->b].label);
         if (pv->first_diff_step && pv->first_slot >= 0)
             snprintf(fd, sizeof fd, "weights differ after step %ld (first tensor: %s, compared at step %ld)", pv->first_diff_step,
                      r->slot_name[pv->first_slot], p->slot[pv->first_slot].first_unequal_step);
         else if (pv->first_diff_step) snprintf(fd, sizeof fd, "weights differ after step %ld", pv->first_diff_step);
         else if (pv->first_slot >= 0)
-            snprintf(fd, sizeof fd, "weights never; %s at step %ld", r->slot_name[pv->first_slot],
+            snprintf(fd, sizeof fd, "%s; %s at step %ld", wn, r->slot_name[pv->first_slot],
                      p->slot[pv->first_slot].first_unequal_step);
         if (!isnan(pv->end_rel_l2)) {
             if (pv->end_rel_l2 > 0)
@@ -93,7 +103,18 @@ static void print_pair_table(FILE *f, audit_result *R, const verdict_table *v) {
         if (pv->flips >= 0)
             snprintf(tail, sizeof tail, "; %ld of %zu test images flipped, accuracy gap %+.2f points", pv->flips,
                      r->n_test, pv->acc_gap);
-        fprintf(f, "  %-32s %-16s %s%s%s\n", nm, pv->verdict, fd, apart, tail);
+        /* a pair with an engine that died: compared only while both ran */
+        char dead[160] = "";
+        const audit_engine *ea = &r->eng[p->a], *eb = &r->eng[p->b];
+        if (ea->failed || eb->failed) {
+            const audit_engine *d = ea->failed && (!eb->failed || ea->failed_step <= eb->failed_step) ? ea : eb;
+            if (d->failed_in_attr)
+                snprintf(dead, sizeof dead, "; %s failed in the attribution phase: no drift step compared", d->label);
+            else
+                snprintf(dead, sizeof dead, "; %s failed at step %ld: compared up to step %ld only", d->label,
+                         d->failed_step, d->failed_step - 1);
+        }
+        fprintf(f, "  %-32s %-*s %s%s%s%s\n", nm, vw, pv->verdict, fd, apart, tail, dead);
     }
     if (hidden) fprintf(f, "  (%d more pair(s) of repeat and perturbed copies: --verbose, report.md)\n", hidden);
     fprintf(f, "  (apart: relative L2 distance of all parameters after the last step)\n");
@@ -212,7 +233,8 @@ void report_print_verdicts(audit_result *R, const verdict_table *v, const explai
     fprintf(f, "%s\n", h.line);
     /* every engine not run, its reason on one line, then the way out */
     for (int k = 0; k < h.n_missing && (h.n_missing > 1 || h.kind != HEADLINE_INCOMPLETE); k++)
-        fprintf(f, "  %s was not run: %s\n", r->eng[h.missing[k]].label, h.short_reason[h.missing[k]]);
+        fprintf(f, "  %s %s: %s\n", r->eng[h.missing[k]].label,
+                r->eng[h.missing[k]].available ? "failed" : "was not run", h.short_reason[h.missing[k]]);
     if (h.next[0]) fprintf(f, "%s\n", h.next);
     print_engine_table(f, r, v, &h);
     report_print_coverage(f, R, v);
@@ -294,7 +316,9 @@ void report_print_summary(audit_result *R) {
             const audit_engine *ae = &r->eng[i];
             if (!ae->available || ae->is_ref) continue;
             fprintf(f, "  %-26s", ae->label);
-            for (int ep = 0; ep < r->epochs_done; ep++) fprintf(f, "  %7.2f%%", 100 * ae->test_acc[ep]);
+            for (int ep = 0; ep < r->epochs_done; ep++)
+                if (isnan(ae->test_acc[ep])) fprintf(f, "  %8s", "failed");
+                else fprintf(f, "  %7.2f%%", 100 * ae->test_acc[ep]);
             int last = r->epochs_done - 1;
             double warm = r->epochs_done > 1 ? ae->train_s[last] : NAN;
             fprintf(f, "  %7.2f  %7.2f  %12.0f  %12.1f\n", ae->train_s[0], warm, ae->images[last] / ae->train_s[last],
@@ -320,7 +344,8 @@ void report_print_summary(audit_result *R) {
             }
         int is_repeat = r->eng[p->b].repeat_of == p->a || r->eng[p->a].repeat_of == p->b;
         fprintf(f, "  %-24s vs %-24s ", r->eng[p->b].label, r->eng[p->a].label);
-        if (p->first_diff_step == 0) fprintf(f, "bitwise equal at every step compared");
+        if (p->first_diff_step == 0 && last < 0) fprintf(f, "not compared after any step");
+        else if (p->first_diff_step == 0) fprintf(f, "bitwise equal at every step compared");
         else fprintf(f, "first differ after step %ld", p->first_diff_step);
         if (last >= 0)
             fprintf(f, "; at step %ld: params rel. L2 %.2e, max %s ulp", last + 1, p->param_rel_l2[last],
@@ -366,12 +391,21 @@ void report_print_failures(audit_result *R) {
     if (!f || (!r->n_failed && !r->interrupted)) return;
     fprintf(f, "\n== failures\n");
     for (int i = 0; i < r->n_engines; i++)
-        if (r->eng[i].failed)
+        if (r->eng[i].failed) {
             fprintf(f, "  engine %s FAILED: %s; left out from then on (it ran %ld steps)\n", r->eng[i].label,
                     r->eng[i].fail_reason, r->eng[i].steps_run);
+        }
+    /* a death inside a drift step abandons that step for every engine (audit/driver.c drift_step) */
+    if (r->abandoned_step > 0)
+        fprintf(f, "  step %ld was abandoned for every engine: the others skipped its batch (or only some applied its "
+                   "update), so from there on they are not the run an undisturbed audit makes\n", r->abandoned_step);
     if (r->interrupted && r->interrupted_seeds)
         fprintf(f, "  INTERRUPTED in the seed loop by signal %d (%s): the main run (all %ld steps) is above; the seed "
                 "loop's results are not\n", r->interrupted, strsignal(r->interrupted), r->interrupted_step);
+    else if (r->interrupted && r->interrupted_step == 0)
+        fprintf(f, "  INTERRUPTED before drift step 1 of %ld by signal %d (%s): no drift step ran; everything above "
+                   "covers the %ld attribution step(s) only\n",
+                r->total_steps, r->interrupted, strsignal(r->interrupted), r->attribution_steps);
     else if (r->interrupted)
         fprintf(f, "  INTERRUPTED at step %ld of %ld by signal %d (%s): everything above covers steps 1..%ld only\n",
                 r->interrupted_step, r->total_steps, r->interrupted, strsignal(r->interrupted), r->interrupted_step);

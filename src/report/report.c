@@ -422,12 +422,19 @@ static void sec_header(doc *d, const ctx *x) {
     if (r->interrupted && r->interrupted_seeds)
         para(d, "INTERRUPTED by signal %d in the seed loop: the main run below is whole (%ld of %ld steps); the seed "
              "loop's results are not in this report.", r->interrupted, r->interrupted_step, r->total_steps);
+    else if (r->interrupted && r->interrupted_step == 0)
+        para(d, "INTERRUPTED by signal %d before drift step 1 of %ld: no drift step ran; everything below covers the "
+             "%ld attribution step(s) only.", r->interrupted, r->total_steps, r->attribution_steps);
     else if (r->interrupted)
         para(d, "INTERRUPTED by signal %d after step %ld of %ld: everything below covers steps 1..%ld only.",
              r->interrupted, r->interrupted_step, r->total_steps, r->interrupted_step);
     for (int i = 0; i < r->n_engines; i++)
-        if (r->eng[i].failed)
+        if (r->eng[i].failed) {
             para(d, "Engine %s FAILED: %s; it is left out from then on.", r->eng[i].label, r->eng[i].fail_reason);
+        }
+    if (r->abandoned_step > 0)
+        para(d, "Step %ld was abandoned for every engine: the others skipped its batch (or only some applied its "
+             "update), so from there on they are not the run an undisturbed audit makes.", r->abandoned_step);
     if (d->html)
         raw(d, "<p class=\"toc\"><a href=\"#env\">Environment</a> · <a href=\"#verdicts\">Verdicts</a> · "
                "<a href=\"#evidence\">Evidence</a></p>\n");
@@ -672,6 +679,11 @@ static void gap_single_seed(doc *d, const audit_result *r, int ep) {
         const audit_engine *ea = &r->eng[p->a], *eb = &r->eng[p->b];
         if (ea->is_ref || eb->is_ref || eb->repeat_of >= 0 || ea->repeat_of >= 0) continue;
         const stats_mcnemar *mc = &p->mcnemar[ep];
+        if (isnan(ea->test_acc[ep]) || isnan(eb->test_acc[ep])) { /* an engine failed before this evaluation */
+            para(d, "%s vs %s after epoch %d: not compared (%s failed before it was evaluated).", ea->label,
+                 eb->label, ep + 1, isnan(ea->test_acc[ep]) ? ea->label : eb->label);
+            continue;
+        }
         para(d, "%s vs %s after epoch %d: %s%% vs %s%% (%+.2f points); %ld images classified differently (b = %ld "
                 "right only on %s, c = %ld right only on %s), exact McNemar p = %.3g. One seed only: the spread "
                 "over seeds was not measured (audit --seeds N).",
@@ -911,7 +923,8 @@ static void verdict_box(doc *d, const ctx *x, const verdict_table *vt) {
     for (int k = 0; k < h.n_missing; k++) {
         const audit_engine *ae = &r->eng[h.missing[k]];
         char t[700];
-        snprintf(t, sizeof t, "%s was not run: %s", ae->label, ae->available ? ae->fail_reason : ae->skip_reason);
+        snprintf(t, sizeof t, "%s %s: %s", ae->label, ae->available ? "failed" : "was not run",
+                 ae->available ? ae->fail_reason : ae->skip_reason);
         raw(d, d->html ? "<p>" : "> ");
         esc(d, t);
         raw(d, d->html ? "</p>" : "\n>\n");
@@ -921,13 +934,24 @@ static void verdict_box(doc *d, const ctx *x, const verdict_table *vt) {
         esc(d, h.next);
         raw(d, d->html ? "</b></p>" : "**\n>\n");
     }
-    char what[600];
-    int n_fp32 = 0;
-    for (int i = 0; i < r->n_engines; i++) n_fp32 += r->eng[i].available && !r->eng[i].is_ref && r->eng[i].repeat_of < 0;
-    snprintf(what, sizeof what, "Compared: %d engine(s) trained side by side on %s for %ld steps from the same "
-                                "weights and batches, every layer checked against an exact (MPFR) reference on %ld "
-                                "attribution step(s) and %ld shadow replay(s).",
-             n_fp32, x->m->name, r->total_steps, r->attribution_steps, r->n_shadows);
+    char what[600], reps[64] = "", steps[64], refd[200];
+    int n_fp32 = 0, n_rep = 0, have_ref = 0;
+    for (int i = 0; i < r->n_engines; i++) {
+        n_fp32 += r->eng[i].available && !r->eng[i].is_ref && r->eng[i].repeat_of < 0;
+        n_rep += r->eng[i].available && !r->eng[i].is_ref && r->eng[i].repeat_of >= 0;
+        have_ref |= r->eng[i].available && r->eng[i].is_ref;
+    }
+    if (n_rep) snprintf(reps, sizeof reps, " (and %d repeat(s) of them)", n_rep);
+    /* what ran: a partial run says how far it got; no reference, no reference check */
+    if (r->interrupted && !r->interrupted_seeds)
+        snprintf(steps, sizeof steps, "%ld of %ld steps (interrupted)", r->interrupted_step, r->total_steps);
+    else snprintf(steps, sizeof steps, "%ld steps", r->total_steps);
+    if (have_ref)
+        snprintf(refd, sizeof refd, "every layer checked against an exact (MPFR) reference on %ld attribution "
+                                    "step(s) and %ld shadow replay(s)", r->attribution_steps, r->n_shadows);
+    else snprintf(refd, sizeof refd, "no exact reference listed, so no layer was checked against one");
+    snprintf(what, sizeof what, "Compared: %d engine(s)%s trained side by side on %s for %s from the same "
+                                "weights and batches, %s.", n_fp32, reps, x->m->name, steps, refd);
     raw(d, d->html ? "<p>" : "> ");
     esc(d, what);
     raw(d, d->html ? "</p>" : "\n>\n");
@@ -1002,12 +1026,14 @@ static void sec_verdicts(doc *d, const ctx *x) {
             const pair_verdict *pv = &vt.p[k];
             const audit_pair *p = &r->pair[pv->pair];
             char nm[180], fd[96] = "never", e1[32] = "–", e2[32] = "–", e3[32] = "–";
+            if (isnan(pv->end_rel_l2)) snprintf(fd, sizeof fd, "not compared after any step");
             snprintf(nm, sizeof nm, "%s vs %s", r->eng[p->a].label, r->eng[p->b].label);
             if (pv->first_diff_step && pv->first_slot >= 0)
                 snprintf(fd, sizeof fd, "after step %ld / %s, compared at step %ld", pv->first_diff_step,
                          r->slot_name[pv->first_slot], p->slot[pv->first_slot].first_unequal_step);
             else if (pv->first_slot >= 0)
-                snprintf(fd, sizeof fd, "never / %s, compared at step %ld", r->slot_name[pv->first_slot],
+                snprintf(fd, sizeof fd, "%s / %s, compared at step %ld",
+                         isnan(pv->end_rel_l2) ? "not compared after any step" : "never", r->slot_name[pv->first_slot],
                          p->slot[pv->first_slot].first_unequal_step);
             else if (pv->first_diff_step) snprintf(fd, sizeof fd, "after step %ld", pv->first_diff_step);
             if (!isnan(pv->end_rel_l2)) fnum(e1, sizeof e1, pv->end_rel_l2);
@@ -1035,7 +1061,14 @@ static void sec_verdicts(doc *d, const ctx *x) {
         int rep = eb->repeat_of == p->a || ea->repeat_of == p->b;
         snprintf(c1, sizeof c1, "%s vs %s", eb->label, ea->label);
         const char *kind = rep ? "run-to-run determinism" : ea->is_ref ? "vs exact reference" : "engine vs engine";
+        long last = -1;
+        for (long s = r->total_steps - 1; s >= 0 && p->param_rel_l2; s--)
+            if (!isnan(p->param_rel_l2[s])) {
+                last = s;
+                break;
+            }
         if (p->first_diff_step) snprintf(c2, sizeof c2, "first differ after step %ld", p->first_diff_step);
+        else if (last < 0) snprintf(c2, sizeof c2, "not compared after any step"); /* equal over none is no claim */
         else snprintf(c2, sizeof c2, "bitwise equal at every step");
         int fs = -1;
         double mb = -1;
@@ -1047,12 +1080,6 @@ static void sec_verdicts(doc *d, const ctx *x) {
         }
         if (fs >= 0) snprintf(c3, sizeof c3, "%s (step %ld)", r->slot_name[fs], p->slot[fs].first_unequal_step);
         else snprintf(c3, sizeof c3, "none");
-        long last = -1;
-        for (long s = r->total_steps - 1; s >= 0 && p->param_rel_l2; s--)
-            if (!isnan(p->param_rel_l2[s])) {
-                last = s;
-                break;
-            }
         if (last >= 0) snprintf(c4, sizeof c4, "%s (step %ld)", fnum(b1, sizeof b1, p->param_rel_l2[last]), last + 1);
         else snprintf(c4, sizeof c4, "–");
         snprintf(c5, sizeof c5, "%s", mb >= 0 ? fnum(b2, sizeof b2, mb) : "not bounded");
@@ -1089,7 +1116,8 @@ static void sec_accuracy(doc *d, const ctx *x) {
         const char *cells[66];
         cells[0] = ae->label;
         for (int ep = 0; ep < r->epochs_done; ep++) {
-            snprintf(cb[ep], sizeof cb[ep], "%.2f%% (loss %.4f)", 100 * ae->test_acc[ep], ae->test_loss[ep]);
+            if (isnan(ae->test_acc[ep])) snprintf(cb[ep], sizeof cb[ep], "– (failed: not evaluated)");
+            else snprintf(cb[ep], sizeof cb[ep], "%.2f%% (loss %.4f)", 100 * ae->test_acc[ep], ae->test_loss[ep]);
             cells[ep + 1] = cb[ep];
         }
         table_row(d, cells);
@@ -1199,9 +1227,12 @@ static void sec_timing(doc *d, const ctx *x) {
             for (int ep = 1; ep < ne; ep++) warm += ae->train_s[ep];
             warm /= ne - 1;
         }
-        snprintf(c1, sizeof c1, "%.3f", ne ? ae->train_s[0] : NAN);
+        /* no epoch completed (interrupted, or the reference's timing is per step): "–", never "nan" */
+        if (ne) snprintf(c1, sizeof c1, "%.3f", ae->train_s[0]);
+        else snprintf(c1, sizeof c1, "–");
         snprintf(c2, sizeof c2, "%s", isnan(warm) ? "–" : (snprintf(c6, sizeof c6, "%.3f", warm), c6));
-        snprintf(c3, sizeof c3, "%.0f", ne && ae->train_s[last] > 0 ? ae->images[last] / ae->train_s[last] : NAN);
+        if (ne && ae->train_s[last] > 0) snprintf(c3, sizeof c3, "%.0f", ae->images[last] / ae->train_s[last]);
+        else snprintf(c3, sizeof c3, "–");
         snprintf(c4, sizeof c4, "%.1f", ae->peak_rss / 1048576.0);
         snprintf(c5, sizeof c5, "%.3f", ae->timing.loss_s);
         char c7[32];

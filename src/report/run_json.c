@@ -593,8 +593,8 @@ static void json_significance(lsbuf *b, const audit_result *r) {
 static void json_totals(lsbuf *b, const audit_result *R) {
     const audit_result *r = R;
     lsbuf_printf(b, "  \"steps\": %ld, \"interrupted\": %s, \"steps_completed\": %ld, \"engines_failed\": %d, "
-                     "\"compare_seconds\": ", r->total_steps, r->interrupted ? "true" : "false",
-                 r->interrupted ? r->interrupted_step : R->last_step, r->n_failed);
+                     "\"abandoned_step\": %ld, \"compare_seconds\": ", r->total_steps, r->interrupted ? "true" : "false",
+                 r->interrupted ? r->interrupted_step : R->last_step, r->n_failed, r->abandoned_step);
     lsbuf_json_num(b, r->compare_s);
     lsbuf_printf(b, ", \"checks_seconds\": ");
     lsbuf_json_num(b, r->checks_s);

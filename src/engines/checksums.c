@@ -411,20 +411,19 @@ static size_t groups_needed(const model *m, size_t *tmax) {
  * dense layer's weights and per-sample sums (in + 3 n); per thread, a conv
  * sample's channel-mixed input and its tap sums (2 HW + 2 OH OW). */
 static void wrnd_needed(const model *m, size_t n, size_t *shared, size_t *per_thread) {
-    size_t sh = 1, pt = 1;
+    size_t conv = 0, sh = 1, pt = 1;
     for (int l = 0; l < m->n_layers; l++) {
         const layer *ly = &m->layers[l];
-        if (ly->kind == LAYER_CONV) {
+        if (ly->kind == LAYER_CONV) { /* every conv layer's at once: the sample pass fills them together */
             size_t kk = (size_t)ly->k * ly->k, hw = (size_t)ly->in_h * ly->in_w, op = (size_t)ly->out_h * ly->out_w;
-            size_t t = 3 * n * (size_t)ly->out_c * CK_RND_DRAWS + CK_RND_DRAWS * ((size_t)ly->in_c + kk);
-            sh = t > sh ? t : sh;
-            pt = 2 * hw + 2 * op > pt ? 2 * hw + 2 * op : pt;
+            conv += 3 * n * (size_t)ly->out_c * CK_RND_DRAWS + CK_RND_DRAWS * ((size_t)ly->in_c + kk);
+            pt = 2 * hw + 2 * op * CK_RND_DRAWS > pt ? 2 * hw + 2 * op * CK_RND_DRAWS : pt;
         } else if (ly->kind == LAYER_DENSE) {
             size_t t = (size_t)ly->in_c + 3 * n;
             sh = t > sh ? t : sh;
         }
     }
-    *shared = sh, *per_thread = pt;
+    *shared = conv > sh ? conv : sh, *per_thread = pt;
 }
 
 static int state_get(engine *e, ck_state **out) {
@@ -1079,6 +1078,7 @@ typedef struct {
     double *rnd;       /* the random-weight relations' (rnd_cap) */
     double *grp;       /* identical windows' (grp_cap: conv_groups) */
     size_t grp_t;      /* its table's slots */
+    double *wr;        /* BWD_W_RND's (wr_pt: conv_wrnd_sample) */
 } ck_tls;
 
 static ck_tls tls_of(const ck_state *S, int tid) {
@@ -1086,7 +1086,7 @@ static ck_tls tls_of(const ck_state *S, int tid) {
     ck_tls r = {S->s + 2 * t * S->s_cap, S->sa + 2 * t * S->s_cap, S->pl + t * S->pl_cap, S->tv + t * S->tv_cap,
                 S->smp + t * S->smp_cap, S->s + (2 * t + 1) * S->s_cap, S->sa + (2 * t + 1) * S->s_cap,
                 S->sr + 2 * t * S->s_cap, S->sr + (2 * t + 1) * S->s_cap, S->rnd + t * S->rnd_cap,
-                S->grp + t * S->grp_cap, S->grp_t};
+                S->grp + t * S->grp_cap, S->grp_t, S->wr + S->wr_sh + t * S->wr_pt};
     return r;
 }
 
@@ -1289,6 +1289,7 @@ typedef struct {
                                * channel c, as [c][t][o] (conv_prep) */
     ck_rnd_key_t key;         /* the stage's draws (ck_plane_draw) */
     int layer;
+    double *wab, *wres;       /* BWD_W_RND: the draws' weights (C + k k each), per-sample results (n OC draws x 3) */
 } conv_job;
 
 /* the weights as the forward and backward-data relations read them */
@@ -3374,11 +3375,142 @@ static void rnd_prepare(const model *m, ck_state *S, ck_rnd_key_t key, ck_rndw (
     }
 }
 
+/* dy's 16 filters of a block as lanes, both draws at once, positions in
+ * order: R, A per draw and lane, G (sum |dy|) per lane.  The C form; the
+ * AVX-512 one below is the same terms in the same order. */
+static void wrnd_block16_c(const float *g0, size_t OP, const double *U, const double *Ua, double *R, double *A,
+                           double *G) {
+    for (size_t q = 0; q < 16 * CK_RND_DRAWS; q++) R[q] = A[q] = 0;
+    for (size_t q = 0; q < 16; q++) G[q] = 0;
+    for (size_t p = 0; p < OP; p++) {
+        const float *g = g0 + p * 16;
+        for (size_t l = 0; l < 16; l++) {
+            double gv = g[l], ga = fabs(gv);
+            for (size_t dr = 0; dr < CK_RND_DRAWS; dr++) {
+                R[dr * 16 + l] += gv * U[dr * OP + p];
+                A[dr * 16 + l] += ga * Ua[dr * OP + p];
+            }
+            G[l] += ga;
+        }
+    }
+}
+
+#ifdef CK_REDO_X86
+_Static_assert(CK_RND_DRAWS == 2, "wrnd_block16_avx512: two draws");
+__attribute__((target("avx512f"))) static void wrnd_block16_avx512(const float *g0, size_t OP, const double *U,
+                                                                  const double *Ua, double *R, double *A, double *G) {
+    __m512d r00 = _mm512_setzero_pd(), r01 = r00, r10 = r00, r11 = r00, a00 = r00, a01 = r00, a10 = r00, a11 = r00;
+    __m512d s0 = r00, s1 = r00;
+    for (size_t p = 0; p < OP; p++) {
+        __m512 g = _mm512_loadu_ps(g0 + p * 16);
+        __m512d x0 = _mm512_cvtps_pd(_mm512_castps512_ps256(g));
+        __m512d x1 = _mm512_cvtps_pd(_mm256_castpd_ps(_mm512_extractf64x4_pd(_mm512_castps_pd(g), 1)));
+        __m512d y0 = _mm512_abs_pd(x0), y1 = _mm512_abs_pd(x1);
+        __m512d u0 = _mm512_set1_pd(U[p]), u1 = _mm512_set1_pd(U[OP + p]);
+        __m512d v0 = _mm512_set1_pd(Ua[p]), v1 = _mm512_set1_pd(Ua[OP + p]);
+        r00 = _mm512_add_pd(r00, _mm512_mul_pd(x0, u0)), r01 = _mm512_add_pd(r01, _mm512_mul_pd(x1, u0));
+        r10 = _mm512_add_pd(r10, _mm512_mul_pd(x0, u1)), r11 = _mm512_add_pd(r11, _mm512_mul_pd(x1, u1));
+        a00 = _mm512_add_pd(a00, _mm512_mul_pd(y0, v0)), a01 = _mm512_add_pd(a01, _mm512_mul_pd(y1, v0));
+        a10 = _mm512_add_pd(a10, _mm512_mul_pd(y0, v1)), a11 = _mm512_add_pd(a11, _mm512_mul_pd(y1, v1));
+        s0 = _mm512_add_pd(s0, y0), s1 = _mm512_add_pd(s1, y1);
+    }
+    _mm512_storeu_pd(R, r00), _mm512_storeu_pd(R + 8, r01), _mm512_storeu_pd(R + 16, r10), _mm512_storeu_pd(R + 24, r11);
+    _mm512_storeu_pd(A, a00), _mm512_storeu_pd(A + 8, a01), _mm512_storeu_pd(A + 16, a10), _mm512_storeu_pd(A + 24, a11);
+    _mm512_storeu_pd(G, s0), _mm512_storeu_pd(G + 8, s1);
+}
+#endif
+
+/* BWD_W_RND of a conv layer (engines/checksums.h), sample i, both draws:
+ * X_i[q] = sum over c of a_c x[i][c][q] (and in |.|), U_i[p] = sum over
+ * the taps t inside the input of b_t X_i[p + t], then per filter o and
+ * draw R = sum_p dy[i][o][p] U_i[p], A the same in |.|, and G = sum_p
+ * |dy[i][o][p]| times max|x_i| (conv_wrnd_finish says what they are for).
+ * Called from the sample pass, so x and dy come from the caches the
+ * backward-weights sums just read them into.  X: the thread's scratch,
+ * 2 HW + 2 OH OW draws doubles. */
+CK_HOT static void conv_wrnd_sample(const conv_job *J, size_t i, double *X) {
+    const ck_conv_dims *d = &J->d;
+    size_t C = (size_t)d->c, OC = (size_t)d->oc, kk = (size_t)d->k * d->k, HW = (size_t)d->h * d->w;
+    size_t OP = (size_t)d->oh * d->ow, xcb = (size_t)J->xv.cb, dcb = (size_t)J->dyv.cb;
+    double *Xa = X + HW, *U = Xa + HW, *Ua = U + CK_RND_DRAWS * OP, *res = J->wres;
+    double mx = 0;
+    for (size_t c = 0; c < C; c++) {
+        const float *xp = ck_plane(J->xv.p, J->xv.cb, C, HW, i, c);
+        for (size_t q = 0; q < HW; q++) {
+            double v = fabs((double)xp[q * xcb]);
+            mx = v > mx ? v : mx;
+        }
+    }
+    for (size_t dr = 0; dr < CK_RND_DRAWS; dr++) {
+        const double *a = J->wab + dr * (C + kk), *b = a + C;
+        for (size_t q = 0; q < HW; q++) X[q] = Xa[q] = 0;
+        for (size_t c = 0; c < C; c++) {
+            const float *xp = ck_plane(J->xv.p, J->xv.cb, C, HW, i, c);
+            double ac = a[c], aa = fabs(ac);
+            for (size_t q = 0; q < HW; q++) {
+                double v = xp[q * xcb];
+                X[q] += ac * v, Xa[q] += aa * fabs(v);
+            }
+        }
+        /* U[p]: the taps in order (kh, then kw) over those inside the
+         * input, a tap at a time over a row's positions (independent
+         * sums, so the row vectorizes; each position's order is the taps') */
+        for (int oh = 0; oh < d->oh; oh++) {
+            double *u = U + dr * OP + (size_t)oh * (size_t)d->ow, *ua = Ua + dr * OP + (size_t)oh * (size_t)d->ow;
+            for (int ow = 0; ow < d->ow; ow++) u[ow] = ua[ow] = 0;
+            for (int kh = 0; kh < d->k; kh++) {
+                int ih = oh + kh - d->pad;
+                if (ih < 0 || ih >= d->h) continue;
+                for (int kw = 0; kw < d->k; kw++) {
+                    int lo = d->pad - kw > 0 ? d->pad - kw : 0;
+                    int hi = d->w + d->pad - kw < d->ow ? d->w + d->pad - kw : d->ow;
+                    double bt = b[kh * d->k + kw], ba = fabs(bt);
+                    const double *xr = X + (ptrdiff_t)ih * d->w + kw - d->pad;
+                    const double *xra = Xa + (ptrdiff_t)ih * d->w + kw - d->pad;
+                    for (int ow = lo; ow < hi; ow++) u[ow] += bt * xr[ow], ua[ow] += ba * xra[ow];
+                }
+            }
+        }
+    }
+    if (dcb == 16 && OC % 16 == 0) { /* nChw16c: a block's 16 filters as lanes */
+        for (size_t ob = 0; ob < OC / 16; ob++) {
+            const float *g0 = ck_plane(J->dyv.p, J->dyv.cb, OC, OP, i, ob * 16);
+            double R[16 * CK_RND_DRAWS], A[16 * CK_RND_DRAWS], G[16];
+#ifdef CK_REDO_X86
+            if (redo_isa < 0) redo_isa = redo_isa_best();
+            if (redo_isa == REDO_AVX512) wrnd_block16_avx512(g0, OP, U, Ua, R, A, G);
+            else
+#endif
+                wrnd_block16_c(g0, OP, U, Ua, R, A, G);
+            for (size_t l = 0; l < 16; l++)
+                for (size_t dr = 0; dr < CK_RND_DRAWS; dr++) {
+                    double *r = res + 3 * ((i * OC + ob * 16 + l) * CK_RND_DRAWS + dr);
+                    r[0] = R[dr * 16 + l], r[1] = A[dr * 16 + l], r[2] = G[l] * mx;
+                }
+        }
+        return;
+    }
+    for (size_t o = 0; o < OC; o++) {
+        const float *gp = ck_plane(J->dyv.p, J->dyv.cb, OC, OP, i, o);
+        double G = 0;
+        for (size_t p = 0; p < OP; p++) G += fabs((double)gp[p * dcb]);
+        for (size_t dr = 0; dr < CK_RND_DRAWS; dr++) {
+            double R = 0, A = 0;
+            for (size_t p = 0; p < OP; p++) {
+                double g = gp[p * dcb];
+                R += g * U[dr * OP + p], A += fabs(g) * Ua[dr * OP + p];
+            }
+            double *r = res + 3 * ((i * OC + o) * CK_RND_DRAWS + dr);
+            r[0] = R, r[1] = A, r[2] = G * mx;
+        }
+    }
+}
+
 /* BWD_W_RND of a conv layer (engines/checksums.h), per draw dr: a weight
  * a_c per input channel and b_t per tap (ck_rnd_weights, what 14 + dr:
  * C + k k weights, the channels' then the taps'; the counters 0..13 are
- * the other draws'), filter element (c, t) weighted a_c b_t (|.| <= 1).  Per
- * filter o the relation is
+ * the other draws'), filter element (c, t) weighted a_c b_t (|.| <= 1).
+ * Per filter o the relation is
  *   sum over (c, t) of a_c b_t dW[o][c][t]
  *     = sum over samples i and output positions p of dy[i][o][p] U_i[p],
  *   U_i[p] = sum over the taps t whose input position p + t (less the
@@ -3389,74 +3521,15 @@ static void rnd_prepare(const model *m, ck_state *S, ck_rnd_key_t key, ck_rndw (
  * max|x_i|, and its K and P are the plain relation's (checks/bounds.c).
  * The weights are separable so that the input's weighted sums cost a
  * channel mix and a tap pass per position, not C k k products.  Per
- * sample on the threads, then summed over the samples in order: the
- * same vector at any thread count. */
-CK_HOT static void conv_wrnd_sample(const conv_job *J, size_t i, const double *wab, double *X, double *res) {
-    const ck_conv_dims *d = &J->d;
-    size_t C = (size_t)d->c, OC = (size_t)d->oc, kk = (size_t)d->k * d->k, HW = (size_t)d->h * d->w;
-    size_t OP = (size_t)d->oh * d->ow, xcb = (size_t)J->xv.cb, dcb = (size_t)J->dyv.cb;
-    double *Xa = X + HW, *U = Xa + HW, *Ua = U + OP;
-    double mx = 0;
-    for (size_t c = 0; c < C; c++) {
-        const float *xp = ck_plane(J->xv.p, J->xv.cb, C, HW, i, c);
-        for (size_t q = 0; q < HW; q++) {
-            double v = fabs((double)xp[q * xcb]);
-            mx = v > mx ? v : mx;
-        }
-    }
-    for (size_t dr = 0; dr < CK_RND_DRAWS; dr++) {
-        const double *a = wab + dr * (C + kk), *b = a + C;
-        for (size_t q = 0; q < HW; q++) X[q] = Xa[q] = 0;
-        for (size_t c = 0; c < C; c++) {
-            const float *xp = ck_plane(J->xv.p, J->xv.cb, C, HW, i, c);
-            double ac = a[c], aa = fabs(ac);
-            for (size_t q = 0; q < HW; q++) {
-                double v = xp[q * xcb];
-                X[q] += ac * v, Xa[q] += aa * fabs(v);
-            }
-        }
-        for (int oh = 0; oh < d->oh; oh++)
-            for (int ow = 0; ow < d->ow; ow++) {
-                double u = 0, ua = 0;
-                for (int kh = 0; kh < d->k; kh++) {
-                    int ih = oh + kh - d->pad;
-                    if (ih < 0 || ih >= d->h) continue;
-                    for (int kw = 0; kw < d->k; kw++) {
-                        int iw = ow + kw - d->pad;
-                        if (iw < 0 || iw >= d->w) continue;
-                        double bt = b[kh * d->k + kw];
-                        size_t q = (size_t)ih * (size_t)d->w + (size_t)iw;
-                        u += bt * X[q], ua += fabs(bt) * Xa[q];
-                    }
-                }
-                size_t p = (size_t)oh * (size_t)d->ow + (size_t)ow;
-                U[p] = u, Ua[p] = ua;
-            }
-        for (size_t o = 0; o < OC; o++) {
-            const float *gp = ck_plane(J->dyv.p, J->dyv.cb, OC, OP, i, o);
-            double R = 0, A = 0, G = 0;
-            for (size_t p = 0; p < OP; p++) {
-                double g = gp[p * dcb];
-                R += g * U[p], A += fabs(g) * Ua[p], G += fabs(g);
-            }
-            double *r = res + 3 * ((i * OC + o) * CK_RND_DRAWS + dr);
-            r[0] = R, r[1] = A, r[2] = G * mx;
-        }
-    }
-}
-
-static void conv_wrnd(const conv_job *J, size_t n, ck_rnd_key_t key, int l, ck_state *S) {
+ * sample in the sample pass (conv_wrnd_sample), then summed here over the
+ * samples in order: the same vector at any thread count. */
+static void conv_wrnd_finish(const conv_job *J, size_t n) {
     const ck_conv_dims *d = &J->d;
     size_t C = (size_t)d->c, OC = (size_t)d->oc, kk = (size_t)d->k * d->k, ckk = C * kk;
-    double *res = S->wr, *wab = res + 3 * n * OC * CK_RND_DRAWS;
-    for (size_t dr = 0; dr < CK_RND_DRAWS; dr++) ck_rnd_weights(wab + dr * (C + kk), C + kk, key, l, 14 + (int)dr);
-#pragma omp parallel for schedule(static) num_threads(S->nth) if (S->nth > 1)
-    for (ptrdiff_t ii = 0; ii < (ptrdiff_t)n; ii++)
-        conv_wrnd_sample(J, (size_t)ii, wab, S->wr + S->wr_sh + (size_t)omp_get_thread_num() * S->wr_pt, res);
     double *o = J->o[CK_BWD_W_RND];
     for (size_t oc = 0; oc < OC; oc++)
         for (size_t dr = 0; dr < CK_RND_DRAWS; dr++) {
-            const double *a = wab + dr * (C + kk), *b = a + C;
+            const double *a = J->wab + dr * (C + kk), *b = a + C;
             const float *f = J->dw + oc * ckk;
             double ls = 0, la = 0, R = 0, A = 0, Sm = 0;
             for (size_t c = 0; c < C; c++)
@@ -3465,7 +3538,7 @@ static void conv_wrnd(const conv_job *J, size_t n, ck_rnd_key_t key, int l, ck_s
                     ls += wgt * v, la += fabs(wgt) * fabs(v);
                 }
             for (size_t i = 0; i < n; i++) {
-                const double *r = res + 3 * ((i * OC + oc) * CK_RND_DRAWS + dr);
+                const double *r = J->wres + 3 * ((i * OC + oc) * CK_RND_DRAWS + dr);
                 R += r[0], A += r[1], Sm += r[2];
             }
             put_rel(o + CK_REL * (oc * CK_RND_DRAWS + dr), ls, la, R, A, Sm);
@@ -3484,6 +3557,7 @@ static void samples_pass(engine *e, ck_state *S, const ck_layout *L, int backwar
     uint16_t *zpp = S->zpos;
     int32_t *zcp = S->zcnt;
     uint64_t *zch = S->zch;
+    double *wr = S->wr; /* BWD_W_RND's shared scratch: each conv layer's in turn (wrnd_needed) */
     for (int l = 0; l < m->n_layers; l++) {
         const layer *ly = &m->layers[l];
         if (ly->kind == LAYER_CONV) {
@@ -3523,6 +3597,13 @@ static void samples_pass(engine *e, ck_state *S, const ck_layout *L, int backwar
                 zch += OC;
             }
         no_lists:
+            if (backward && j->o[CK_BWD_W_RND]) { /* the draws' weights, and room for the per-sample results */
+                size_t kk = (size_t)d.k * d.k;
+                j->wab = wr, j->wres = wr + CK_RND_DRAWS * ((size_t)d.c + kk);
+                for (size_t dr = 0; dr < CK_RND_DRAWS; dr++)
+                    ck_rnd_weights(j->wab + dr * ((size_t)d.c + kk), (size_t)d.c + kk, key, l, 14 + (int)dr);
+                wr = j->wres + 3 * n * OC * CK_RND_DRAWS;
+            }
             conv_prep(j, S->p + m->tensors[ly->w_tensor].offset);
             it[ni++] = (ck_item){nj++, l, j->dxv.p != NULL, backward, backward};
         } else if (S->fused[l]) {
@@ -3545,6 +3626,7 @@ static void samples_pass(engine *e, ck_state *S, const ck_layout *L, int backwar
                 conv_fwd_sample(&J[c->conv], &W, i);
                 if (c->bwd_data) conv_bwd_data_sample(&J[c->conv], &W, i);
                 if (c->bwd_w) conv_bwd_w_sample(&J[c->conv], &W, i);
+                if (c->bwd_w && J[c->conv].o[CK_BWD_W_RND]) conv_wrnd_sample(&J[c->conv], i, W.wr);
                 continue;
             }
             int l = c->l;
@@ -3562,7 +3644,7 @@ static void samples_pass(engine *e, ck_state *S, const ck_layout *L, int backwar
             if (c->bwd_w) conv_bwd_w_finish(&J[c->conv], n);
             if (c->bwd_w && J[c->conv].o[CK_BWD_W_Z]) conv_zero(&J[c->conv], n, S->nth);
             if (c->bwd_w && J[c->conv].o[CK_BWD_W_PEEK]) conv_peek(&J[c->conv], n, key, c->l);
-            if (c->bwd_w && J[c->conv].o[CK_BWD_W_RND]) conv_wrnd(&J[c->conv], n, key, c->l, S);
+            if (c->bwd_w && J[c->conv].o[CK_BWD_W_RND]) conv_wrnd_finish(&J[c->conv], n);
             continue;
         }
         /* a fused pair: its counts at both layers, the exact rule only for

@@ -1972,6 +1972,12 @@ static int attribution_phase(audit *A) {
             A->active[i] = r->eng[i].available && !r->eng[i].recorded && !r->eng[i].failed;
         if (ls_stop_signal()) break; /* at a step boundary */
         if ((rc = step_once(A, nb, 1)) && !sweep_dead(A)) return rc; /* a dead engine abandons the step, not the run */
+        /* the reference died in this step: it judged nothing in it, so the
+         * step is no attribution step (a kill inside step 1, as a slow
+         * machine or a sanitizer build times it, was counted as one) */
+        int ref_left = 0;
+        for (int i = 0; i < r->n_engines; i++) ref_left |= r->eng[i].available && r->eng[i].is_ref && !r->eng[i].failed;
+        if (!ref_left) break;
         done = s + 1;
         if (rc_->progress) fprintf(stderr, "\r  attribution step %ld/%ld   ", A->step, K);
     }

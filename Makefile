@@ -177,8 +177,10 @@ $(BUILD)/faults/src/engines/cpu/engine_cpu.o: ALLCFLAGS += -fno-math-errno
 $(BUILD)/lockstep-faults: $(BUILD)/src/commands/main.o $(OBJ_FAULTS)
 	$(CC) -o $@ $^ $(LDLIBS)
 
-# test_recording records a fault (act_corrupt_once) with build/lockstep-faults
+# test_recording records a fault (act_corrupt_once) with build/lockstep-faults;
+# test_faults audits one (params_save_readback_stale: --save refused)
 $(BUILD)/tests/test_recording: $(BUILD)/lockstep-faults
+$(BUILD)/tests/test_faults: $(BUILD)/lockstep-faults
 
 $(BUILD)/tests/test_mutants: $(BUILD)/tests/test_mutants.o $(OBJ_FAULTS)
 	@mkdir -p $(dir $@)

@@ -671,6 +671,45 @@ static void test_reference_killed_in_attribution(void **st) {
     free(text);
 }
 
+/* --save whose read-back is not the state the checks judged (zoo attack
+ * 6's params_save_readback_stale, in build/lockstep-faults): a PROBLEM
+ * naming the tensor and --save, exit 1 under --fail-on problem, and no
+ * file written, not even a temporary (checksums_readback_state). */
+static void test_save_readback_refused(void **st) {
+    if (!have_data()) skip();
+    char bin[PATH_MAX], out[128], save[160], log[160];
+    snprintf(bin, sizeof bin, "%s", g_bin);
+    char *slash = strrchr(bin, '/');
+    assert_non_null(slash);
+    strcpy(slash, "/lockstep-faults");
+    if (access(bin, X_OK) != 0) skip();
+    snprintf(out, sizeof out, "%s/saverb", g_dir);
+    snprintf(save, sizeof save, "%s/w.safetensors", g_dir);
+    snprintf(log, sizeof log, "%s/saverb.log", g_dir);
+    char *argv[] = {"lockstep-faults", "audit", "--model", "smallcnn", "--engines",
+                    "reference,cpu:fault=params_save_readback_stale", "--attribution-steps", "2", "--ref-steps", "0",
+                    "--audit-every", "1000", "--fail-on", "problem", "--limit-train", "72", "--batch", "16",
+                    "--limit-test", "64", "--epochs", "2", "--steps", "10", "--eval", "--save", save, "--out", out,
+                    NULL};
+    pid_t p = fork();
+    if (p == 0) {
+        FILE *f = freopen(log, "w", stdout);
+        if (!f) _exit(127);
+        dup2(1, 2);
+        execv(bin, argv);
+        _exit(127);
+    }
+    int status;
+    assert_int_equal(waitpid(p, &status, 0), p);
+    char *text = slurp(log);
+    if (!WIFEXITED(status) || WEXITSTATUS(status) != 1 || !strstr(text, "not saved") ||
+        !strstr(text, "read back for --save are not those the checks judged"))
+        fail_msg("status 0x%x; output:\n%s", status, text);
+    assert_int_not_equal(access(save, F_OK), 0);
+    assert_int_equal(count_tmp(g_dir), 0);
+    free(text);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_dead_child_is_an_error_not_sigpipe),
@@ -686,6 +725,7 @@ int main(void) {
         cmocka_unit_test(test_golden_record_interrupted),
         cmocka_unit_test(test_record_interrupted),
         cmocka_unit_test(test_reference_killed_in_attribution),
+        cmocka_unit_test(test_save_readback_refused),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }

@@ -268,8 +268,8 @@ static void bump_weight_grad(fx *f, int l, double mult) {
  * the output-element block ph's entry u (its worst kept) then holds this
  * element, over its bound (one violation, at layer l, named what) and
  * under it (none). */
-static void move_to_own_bound(fx *f, int l, const float *y, size_t cnt, size_t q, double R, double A, double tol,
-                              size_t K, int ph, size_t u, const char *what) {
+static void move_elem_to_own_bound(fx *f, int l, tensor_id tid, const float *y, size_t cnt, size_t q, double R,
+                                   double A, double tol, size_t K, int ph, int cph, size_t u, const char *what) {
     double sg = (double)y[q] - R < 0 ? -1 : 1;
     for (int k = 0; k < 2; k++) {
         double want = k ? 0.9 : 1.05;
@@ -277,8 +277,8 @@ static void move_to_own_bound(fx *f, int l, const float *y, size_t cnt, size_t q
         assert_non_null(y2);
         memcpy(y2, y, cnt * 4);
         y2[q] = (float)(R + sg * want * tol);
-        assert_true(y2[q] < 0);
-        assert_int_equal(engine_set_tensor(f->e, (tensor_id){TENSOR_ACT, l}, y2), 0);
+        if (tid.kind == TENSOR_ACT) assert_true(y2[q] < 0);
+        assert_int_equal(engine_set_tensor(f->e, tid, y2), 0);
         assert_int_equal(engine_checksums(f->e, CK_STAGE_STEP, f->vec), 0);
         ck_verdict v = judge(f, f->vec);
         const double *e = f->vec + f->L.off[l][ph] + CK_REL * u;
@@ -291,7 +291,7 @@ static void move_to_own_bound(fx *f, int l, const float *y, size_t cnt, size_t q
             assert_true(r > 1.0 && r < 1.1);
             assert_int_equal(v.n_viol, 1);
             assert_int_equal(v.v[0].layer, l);
-            assert_int_equal(v.v[0].phase, CKP_FORWARD);
+            assert_int_equal(v.v[0].phase, cph);
             assert_non_null(strstr(v.v[0].what, what));
         } else {
             assert_true(r > 0.85 && r < 1.0);
@@ -299,6 +299,11 @@ static void move_to_own_bound(fx *f, int l, const float *y, size_t cnt, size_t q
         }
         free(y2);
     }
+    assert_int_equal(engine_set_tensor(f->e, tid, y), 0); /* as it was */
+}
+static void move_to_own_bound(fx *f, int l, const float *y, size_t cnt, size_t q, double R, double A, double tol,
+                              size_t K, int ph, size_t u, const char *what) {
+    move_elem_to_own_bound(f, l, (tensor_id){TENSOR_ACT, l}, y, cnt, q, R, A, tol, K, ph, CKP_FORWARD, u, what);
 }
 
 /* The output-element check (FWD_PEEK) against each element's own bound:
@@ -452,18 +457,23 @@ static void test_output_element_own_bound(void **s) {
     teardown(&f);
 }
 
-/* The same for a dense layer (FWD_DPEEK): a sample's first fc1 output
+/* The same for a dense layer (FWD_DPEEK, BWD_DATA_DPEEK), where every
+ * element of every sample is re-done: an fc1 output that is none of a
+ * sample's first, last or largest (the ones a sampled check would pick),
  * moved to 1.05x its own worst-case bound gamma_K (|b| + sum |w x|), K =
  * in + 1, is a PROBLEM named at that sample's output-element check (the
  * dense relations sum 16 to 64 such bounds); to 0.9x, nothing.  The
- * output is one the ReLU after it zeroes before and after (y < 0).  Also
- * prints how sharp the dense output-element checks are on the clean step. */
+ * output is one the ReLU after it zeroes before and after (y < 0).  The
+ * same for an element of fc2's input gradient (K = out) at a position
+ * where relu3's output is 0, so that relu3's backward passes 0 whatever
+ * it is.  Also prints how sharp the dense element checks are on the
+ * clean step. */
 static void test_dense_output_element_own_bound(void **s) {
     (void)s;
     fx f;
     setup(&f, "smallcnn", 0);
-    int l = first_layer_of(&f.m, LAYER_DENSE, 0);
-    const layer *ly = &f.m.layers[l];
+    int l = first_layer_of(&f.m, LAYER_DENSE, 0), l2 = first_layer_of(&f.m, LAYER_DENSE, l + 1);
+    const layer *ly = &f.m.layers[l], *ly2 = &f.m.layers[l2];
     step_to_checks(&f, 1);
     size_t in = (size_t)ly->in_c, out = (size_t)ly->out_c, K = in + 1;
     float *x = malloc(N * in * 4), *y = malloc(N * out * 4), *p = malloc(f.m.n_params * 4);
@@ -474,9 +484,12 @@ static void test_dense_output_element_own_bound(void **s) {
     const float *w = p + f.m.tensors[ly->w_tensor].offset, *b = p + f.m.tensors[ly->b_tensor].offset;
     size_t i = 0, j = 0, q0 = 0;
     double R = 0, A = 0, tol = 0;
-    /* a sample whose first (or last: both always re-done) output is negative, well below 0 */
-    for (q0 = 0; q0 < 2 * N; q0++) {
-        i = q0 / 2, j = q0 % 2 ? out - 1 : 0;
+    /* an output, not the sample's first, last or largest, negative well below 0 */
+    for (q0 = 0; q0 < N * out; q0++) {
+        i = q0 / out, j = q0 % out;
+        size_t am = 0;
+        for (size_t t = 1; t < out; t++) am = y[i * out + t] > y[i * out + am] ? t : am;
+        if (j == 0 || j == out - 1 || j == am) continue;
         R = 0, A = 0;
         for (size_t k = 0; k < in; k++) {
             double t = (double)w[j * in + k] * (double)x[i * in + k];
@@ -486,7 +499,7 @@ static void test_dense_output_element_own_bound(void **s) {
         tol = bounds_ck_tol(K, 1, 0, A, fabs((double)y[i * out + j]), 0);
         if (y[i * out + j] < -4 * tol && A > 0) break;
     }
-    assert_true(q0 < 2 * N);
+    assert_true(q0 < N * out);
     for (int dl = 0; dl < f.m.n_layers; dl++) { /* sharpness on the clean step */
         if (f.m.layers[dl].kind != LAYER_DENSE) continue;
         for (int ph = CK_FWD_DPEEK; ph <= CK_BWD_DATA_DPEEK; ph++) {
@@ -499,15 +512,39 @@ static void test_dense_output_element_own_bound(void **s) {
                 double t = bounds_ck_tol(Kc, Pc, is_sum, e[1], e[2], 0), q = t > 0 ? fabs(e[0]) / t : 0;
                 mx = q > mx ? q : mx, sum += q;
             }
-            print_message("  clean: %s %s, %zu samples: worst ratio %.3g, mean %.3g (K %zu)\n", f.m.layers[dl].name,
-                          ph == CK_FWD_DPEEK ? "forward" : "backward-data", cnt, mx, sum / (double)cnt, Kc);
+            print_message("  clean: %s %s, %zu samples' worst elements: worst ratio %.3g, mean %.3g (K %zu)\n",
+                          f.m.layers[dl].name, ph == CK_FWD_DPEEK ? "forward" : "backward-data", cnt, mx,
+                          sum / (double)cnt, Kc);
             assert_true(mx < 1);
         }
     }
     assert_true(fabs((double)y[i * out + j] - R) < 0.5 * tol);
-    move_to_own_bound(&f, l, y, N * out, i * out + j, R, A, tol, K, CK_FWD_DPEEK, i,
-                      "(first, last, largest and sampled outputs of each sample)");
-    free(x), free(y), free(p);
+    print_message("  fc1 output %zu of sample %zu (not its first, last or largest)\n", j, i);
+    move_to_own_bound(&f, l, y, N * out, i * out + j, R, A, tol, K, CK_FWD_DPEEK, i, "(every output of each sample)");
+    /* fc2's input gradient: dx[i][k] = sum over its 10 outputs of w dy */
+    size_t in2 = (size_t)ly2->in_c, out2 = (size_t)ly2->out_c;
+    float *x2 = malloc(N * in2 * 4), *dy2 = malloc(N * out2 * 4), *dx2 = malloc(N * in2 * 4);
+    assert_non_null(x2), assert_non_null(dy2), assert_non_null(dx2);
+    assert_int_equal(engine_get_tensor(f.e, (tensor_id){TENSOR_ACT, l2 - 1}, x2), 0);
+    assert_int_equal(engine_get_tensor(f.e, (tensor_id){TENSOR_DACT, l2}, dy2), 0);
+    assert_int_equal(engine_get_tensor(f.e, (tensor_id){TENSOR_DACT, l2 - 1}, dx2), 0);
+    const float *w2 = p + f.m.tensors[ly2->w_tensor].offset;
+    for (q0 = 0; q0 < N * in2; q0++) {
+        i = q0 / in2, j = q0 % in2;
+        if (j == 0 || j == in2 - 1 || x2[q0] != 0 || dx2[q0] == 0) continue; /* relu3 passes no gradient here */
+        R = 0, A = 0;
+        for (size_t o = 0; o < out2; o++) {
+            double t = (double)w2[o * in2 + j] * (double)dy2[i * out2 + o];
+            R += t, A += fabs(t);
+        }
+        tol = bounds_ck_tol(out2, 1, 0, A, fabs((double)dx2[q0]), 0);
+        if (A > 0 && fabs((double)dx2[q0] - R) < 0.5 * tol) break;
+    }
+    assert_true(q0 < N * in2);
+    print_message("  fc2 input-gradient element %zu of sample %zu\n", j, i);
+    move_elem_to_own_bound(&f, l2, (tensor_id){TENSOR_DACT, l2 - 1}, dx2, N * in2, q0, R, A, tol, out2,
+                           CK_BWD_DATA_DPEEK, CKP_BWD_DATA, i, "(every element of each sample)");
+    free(x), free(y), free(p), free(x2), free(dy2), free(dx2);
     teardown(&f);
 }
 
@@ -688,8 +725,10 @@ static void test_worst_violation_first(void **s) {
     setup(&f, "mnist-convnet", 0);
     int conv = first_layer_of(&f.m, LAYER_CONV, 1), dense = first_layer_of(&f.m, LAYER_DENSE, 0);
     step_to_checks(&f, 1);
-    bump_weight_grad(&f, conv, 1.05);
     bump_weight_grad(&f, dense, 1e3);
+    assert_int_equal(engine_checksums(f.e, CK_STAGE_STEP, f.vec), 0);
+    ck_verdict v0 = judge(&f, f.vec); /* the dense fault alone */
+    bump_weight_grad(&f, conv, 1.05);
     assert_int_equal(engine_checksums(f.e, CK_STAGE_STEP, f.vec), 0);
     ck_verdict v = judge(&f, f.vec);
     int kept = v.n_viol < CK_MAX_VIOL ? v.n_viol : CK_MAX_VIOL, conv_kept = 0;
@@ -698,23 +737,28 @@ static void test_worst_violation_first(void **s) {
         if (k) assert_true(v.v[k - 1].ratio >= v.v[k].ratio);
         conv_kept |= v.v[k].layer == conv;
     }
-    /* each fault breaks several relations of its layer (dense: plain,
-     * index- and random-weighted; conv: index- and random-weighted), so
-     * more than CK_MAX_VIOL are counted; the largest are kept */
-    assert_true(v.n_viol >= 2);
+    /* each fault breaks several relations of its layer (dense: its
+     * largest element re-done, plain, index- and random-weighted; conv:
+     * index- and random-weighted), so more than CK_MAX_VIOL are counted;
+     * the largest are kept: the dense ones, though conv comes first in
+     * the layout, and the conv fault is counted all the same */
+    print_message("  violations: %d with the dense fault alone, %d with both\n", v0.n_viol, v.n_viol);
+    assert_true(v.n_viol > v0.n_viol);
+    assert_true(v.n_viol > CK_MAX_VIOL || conv_kept);
     assert_int_equal(v.v[0].layer, dense);
     assert_int_equal(v.v[0].phase, CKP_BWD_WEIGHTS);
     assert_true(v.v[0].ratio > 100);
     assert_true(v.worst_ratio == v.v[0].ratio);
-    assert_true(conv_kept);
+    for (int k = 0; k < kept; k++) assert_true(conv_kept || v.v[k].layer == dense);
     teardown(&f);
 }
 
 /* Error patterns orthogonal to every fixed-weight backward-weights
- * relation (zoo attack 6): (+e, -e, -e, +e) over input channels 8-11 at a
- * conv2 filter's centre tap, e 64 times the filter's largest |dW| (the
- * size the attack measured unseen), and (+e, +e, -e, -e) on elements 2-5
- * of fc1's row 0, e the row's largest |dW|.  Judged without the
+ * relation (zoo attack 6): (+e, -e, -e, +e) over four input channels at a
+ * conv2 filter's centre tap and (+e, +e, -e, -e) on four elements of
+ * fc1's row 0, e a quarter of the filter's (row's) largest |dW|, on
+ * elements small enough that none becomes the largest (which BWD_W_PEEK
+ * re-does: the attack's e = 64x the largest is now seen there too).  Judged without the
  * random-weighted blocks (a vector of level CK_BLOCKS_D) nothing sees
  * them; with them, each layer's backward-weights (random-weighted)
  * relation of that filter (row) is over its bound.  (A conv filter's
@@ -738,11 +782,29 @@ static void test_weight_grad_null_patterns(void **s) {
     for (size_t t = 0; t < ckk; t++) ec = fabs(cw[t]) > ec ? fabs(cw[t]) : ec;
     for (size_t t = 0; t < in; t++) ed = fabs(dw[t]) > ed ? fabs(dw[t]) : ed;
     assert_true(ec > 0 && ed > 0);
+    /* where no element of the pattern becomes its filter's (row's)
+     * largest |dW|, which is re-done on its own (BWD_W_PEEK): four
+     * consecutive input channels (elements) each below half the
+     * largest, e a quarter of it; none the first or last */
     static const int walsh[4] = {1, -1, -1, 1}, pairs[4] = {1, 1, -1, -1};
-    for (int k = 0; k < 4; k++) {
-        cw[(8 + (size_t)k) * kk + 4] += (float)(walsh[k] * 64 * ec);
-        dw[2 + (size_t)k] += (float)(pairs[k] * ed);
+    size_t c0 = 1, t0 = 2;
+    for (; c0 + 4 < (size_t)cl->in_c; c0++) {
+        int ok = 1;
+        for (size_t k = 0; k < 4; k++) ok &= fabs(cw[(c0 + k) * kk + 4]) < 0.5 * ec;
+        if (ok) break;
     }
+    for (; t0 + 5 < in; t0 += 2) {
+        int ok = 1;
+        for (size_t k = 0; k < 4; k++) ok &= fabs(dw[t0 + k]) < 0.5 * ed;
+        if (ok) break;
+    }
+    assert_true(c0 + 4 < (size_t)cl->in_c && t0 + 5 < in);
+    for (int k = 0; k < 4; k++) {
+        cw[(c0 + (size_t)k) * kk + 4] += (float)(walsh[k] * 0.25 * ec);
+        dw[t0 + (size_t)k] += (float)(pairs[k] * 0.25 * ed);
+    }
+    print_message("  conv2 filter 0, channels %zu-%zu at the centre tap; fc1 row 0, elements %zu-%zu\n", c0, c0 + 3,
+                  t0, t0 + 3);
     assert_int_equal(engine_set_tensor(f.e, (tensor_id){TENSOR_GRADS, 0}, g), 0);
     assert_int_equal(engine_checksums(f.e, CK_STAGE_STEP, f.vec), 0);
     ck_verdict v;
@@ -1531,10 +1593,14 @@ static void test_subthreshold_not_flagged(void **s) {
     int conv1 = first_layer_of(&f.m, LAYER_CONV, 0), conv2 = first_layer_of(&f.m, LAYER_CONV, 1);
     int fc1 = first_layer_of(&f.m, LAYER_DENSE, 0), fc2 = first_layer_of(&f.m, LAYER_DENSE, fc1 + 1);
     fault_under(&f, target_forward, conv1);
-    fault_under(&f, target_forward, fc1);
     fault_under(&f, target_weight_grad, conv2);
     fault_under(&f, target_backward_data, conv2);
-    fault_under(&f, target_backward_data, fc2);
+    /* not a dense layer's forward or backward-data: every element of
+     * theirs is re-done against its own bound (FWD_DPEEK, BWD_DATA_DPEEK),
+     * so half a relation's tolerance in one element is many times its
+     * own bound, a PROBLEM; test_dense_output_element_own_bound moves one
+     * to 0.9x and 1.05x its own */
+    (void)fc2;
     /* the same targets over the threshold are flagged (the forward and weight
      * gradient ones here on smallcnn's choice of element) */
     fault_over(&f, target_forward, conv1);

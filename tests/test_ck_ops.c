@@ -446,9 +446,9 @@ static void test_zero_elements_as_kernels(void **st) {
                          got[1], got[2], got[3], want[0], want[1], want[2], want[3]);
             judged += want[1] > 0;
             if (ly->kind != LAYER_CONV) continue;
-            /* BWD_W_PEEK: the first, last and drawn elements, each re-done by the kernels' loop */
+            /* BWD_W_PEEK: the first, last, drawn and largest elements, each re-done by the kernels' loop */
             size_t t[CK_PEEK];
-            ck_peek_elems(t, row, key, l, oc);
+            ck_peek_elems(t, gw + oc * row, row, key, l, oc);
             ck_worst w;
             ck_worst_init(&w);
             for (size_t e = 0; e < CK_PEEK; e++) {

@@ -42,11 +42,11 @@ const char *ck_phase_name(int phase) {
     case CK_FWD_RND: return "forward (random-weighted)";
     case CK_BWD_DATA_RND: return "backward-data (random-weighted)";
     case CK_FWD_BLANK: return "forward (outputs of blank windows)";
-    case CK_BWD_W_PEEK: return "backward-weights (first, last and sampled elements)";
+    case CK_BWD_W_PEEK: return "backward-weights (first, last, largest and sampled elements)";
     case CK_FWD_PEEK: return "forward (first, last, largest and sampled outputs)";
     case CK_BWD_DATA_PEEK: return "backward-data (first, last, largest and sampled elements)";
-    case CK_FWD_DPEEK: return "forward (first, last, largest and sampled outputs of each sample)";
-    case CK_BWD_DATA_DPEEK: return "backward-data (first, last, largest and sampled elements of each sample)";
+    case CK_FWD_DPEEK: return "forward (every output of each sample)";
+    case CK_BWD_DATA_DPEEK: return "backward-data (every element of each sample)";
     case CK_BWD_W_RND: return "backward-weights (random-weighted)";
     }
     return "?";
@@ -61,13 +61,18 @@ ck_rnd_key_t ck_rnd_key(uint64_t input_digest, long step, int stage) {
 
 /* base/rng.h's Philox, stream RNG_STREAM_CK: counter {index, step, stage
  * 2^12 + layer 2^4 + what, CK}, keyed by the input digest */
-void ck_peek_elems(size_t *t, size_t cnt, ck_rnd_key_t key, int layer, size_t u) {
+void ck_peek_elems(size_t *t, const float *v, size_t cnt, ck_rnd_key_t key, int layer, size_t u) {
     t[0] = 0, t[1] = cnt ? cnt - 1 : 0;
     uint32_t c = key.stage << 12 | (uint32_t)layer << 4;
     for (int k = 0; k < CK_PEEK_RANDOM; k++) {
         uint32_t z = rng_u32(key.digest, (uint32_t)u, key.step, c | (uint32_t)(8 + k), RNG_STREAM_CK);
         t[2 + k] = cnt ? (size_t)(((uint64_t)z * cnt) >> 32) : 0;
     }
+    size_t am = 0;
+    float m = -1.0f;
+    for (size_t e = 0; e < cnt; e++)
+        if (fabsf(v[e]) > m) m = fabsf(v[e]), am = e;
+    t[2 + CK_PEEK_RANDOM] = am;
 }
 
 _Static_assert(CK_OPEEK_RANDOM <= 2, "ck_plane_draw's counters: what 10..13");
@@ -244,6 +249,10 @@ enum { CK_CNT_STRIDE = 2 * MODEL_MAX_LAYERS + 8 };
  * smallest nonzero, then BWD_W_PEEK's) over this sample (R, A, subnormal) */
 enum { CK_NREDO = 1 + CK_PEEK, CK_PART = 8 + 3 * CK_NREDO };
 
+/* dense_opeek's element blocks (accumulators in registers) */
+enum { DPEEK_BLK = 32 };
+static size_t dpeek_pad(size_t nd) { return (nd + DPEEK_BLK - 1) / DPEEK_BLK * DPEEK_BLK; }
+
 typedef struct {
     size_t n, cap_n;            /* batch the buffers are sized for */
     float *act[MODEL_MAX_LAYERS], *dact[MODEL_MAX_LAYERS], *input;
@@ -277,6 +286,11 @@ typedef struct {
     size_t grp_cap, grp_t;      /* and the slots of its table */
     double *wr;                 /* BWD_W_RND's scratch: wr_sh shared, then wr_pt per thread (wrnd_needed) */
     size_t wr_sh, wr_pt;
+    float *dwt;                 /* DPEEK's: a dense layer's weights as [term][element], rows padded (dwt_cap floats) */
+    double *dre;                /* per thread: one sample's R, A, keys and nonzero operands (4 dre_cap each) */
+    uint32_t *dnz;              /* per thread: the nonzero operands' indices (dre_cap each) */
+    unsigned char *dsub;        /* per thread: the elements' subnormal flags (dre_cap each) */
+    size_t dwt_cap, dre_cap;
 } ck_state;
 
 static void state_free_bufs(ck_state *S) {
@@ -297,6 +311,7 @@ static void state_free(void *p) {
     free(S->s), free(S->sa), free(S->sr), free(S->wt), free(S->pl), free(S->tv), free(S->part), free(S->nz), free(S->smp);
     free(S->zpos), free(S->zcnt), free(S->zch);
     free(S->cw), free(S->cnt), free(S->rnd), free(S->rw), free(S->grp), free(S->wr);
+    free(S->dwt), free(S->dre), free(S->dnz), free(S->dsub);
     free(S);
 }
 
@@ -471,7 +486,17 @@ static int state_get(engine *e, ck_state **out) {
         S->grp = ls_calloc(nt * S->grp_cap, 8);
         wrnd_needed(m, e->max_batch, &S->wr_sh, &S->wr_pt);
         S->wr = ls_malloc((S->wr_sh + nt * S->wr_pt) * 8);
-        if (!S->rnd || !S->rw || !S->grp || !S->wr) return LS_ENOMEM;
+        S->dwt_cap = S->dre_cap = DPEEK_BLK; /* dense_opeek: the largest dense W padded, a sample's most elements */
+        for (int l = 0; l < m->n_layers; l++) {
+            const layer *ly = &m->layers[l];
+            if (ly->kind != LAYER_DENSE) continue;
+            size_t a = dpeek_pad((size_t)ly->in_c), b = dpeek_pad((size_t)ly->out_c), z = a > b ? a : b;
+            size_t wz = (size_t)ly->in_c * b > (size_t)ly->out_c * a ? (size_t)ly->in_c * b : (size_t)ly->out_c * a;
+            S->dwt_cap = wz > S->dwt_cap ? wz : S->dwt_cap, S->dre_cap = z > S->dre_cap ? z : S->dre_cap;
+        }
+        S->dwt = ls_malloc(S->dwt_cap * 4), S->dre = ls_malloc(nt * 4 * S->dre_cap * 8);
+        S->dnz = ls_malloc(nt * S->dre_cap * sizeof *S->dnz), S->dsub = ls_malloc(nt * S->dre_cap);
+        if (!S->rnd || !S->rw || !S->grp || !S->wr || !S->dwt || !S->dre || !S->dnz || !S->dsub) return LS_ENOMEM;
         if (!S->p || !S->g || !S->m || !S->v || !S->p0 || !S->m0 || !S->v0 || !S->s || !S->sa || !S->sr || !S->wt ||
             !S->pl || !S->tv || !S->part || !S->nz || (lists && !S->zpos) || !S->zcnt || !S->zch || !S->smp || !S->cw || !S->cnt)
             return LS_ENOMEM;
@@ -2675,14 +2700,14 @@ static void dense_all(ck_state *S, const layer *ly, const float *w, const float 
     }
 }
 
-/* BWD_W_PEEK of a dense layer: per row j, its first, last and sampled dW
+/* BWD_W_PEEK of a dense layer: per row j, its first, last, largest and sampled dW
  * elements re-done over the batch (ck_dense_redo), the worst kept */
 static void dense_peek(const layer *ly, const float *dw, const float *dy, const float *x, size_t n, ck_rnd_key_t key,
                        int l, double *o) {
     size_t in = (size_t)ly->in_c, out = (size_t)ly->out_c;
     for (size_t j = 0; j < out; j++) {
         size_t t[CK_PEEK];
-        ck_peek_elems(t, in, key, l, j);
+        ck_peek_elems(t, dw + j * in, in, key, l, j);
         ck_worst w;
         ck_worst_init(&w);
         for (size_t e = 0; e < CK_PEEK; e++) {
@@ -2731,46 +2756,101 @@ static void dense_wrnd(const layer *ly, const float *dw, const float *dy, const 
 }
 
 /* FWD_DPEEK (bwd = 0) or BWD_DATA_DPEEK (bwd = 1) of a dense layer, per
- * sample i: its outputs' (input gradient's) first, last, largest (y; |dx|)
- * and drawn element re-done in double, each a dot product in the order of
- * its terms (forward: sum over features k of w[j][k] x[i][k], then + b[j];
- * backward-data: sum over outputs j of w[j][k] dy[i][j]), the four at once
- * (independent sums, so the loop is not one chain of additions); the worst
- * kept (ck_zero_keep; a term of a subnormal and a nonzero operand, which
- * fp32 may flush, leaves its element unjudged).  Each product of two
- * floats is exact in double. */
-static void dense_opeek(const layer *ly, const float *w, const float *b, const float *src, const float *dst, size_t n,
-                        ck_rnd_key_t key, int l, int bwd, double *o) {
+ * sample i: every output (input-gradient element) re-done in double, each
+ * a dot product in the order of its terms (forward: sum over features k
+ * of w[j][k] x[i][k], then + b[j]; backward-data: sum over outputs j of
+ * w[j][k] dy[i][j]), the worst kept (ck_zero_keep; a term of a subnormal
+ * and a nonzero operand, which fp32 may flush, leaves its element
+ * unjudged).  Each product of two floats is exact in double, and a term
+ * with a zero operand (ReLU's and max-pool's zeros: about half of them)
+ * is an exact zero, skipped.  Every element, not a few: the dense
+ * relations sum 16 to 64 elements' bounds (the batch, or a sample's
+ * outputs), so one element was seen only from ~16x its own bound
+ * (fc1_out_second_mantissa_flip_once: the second-largest output 9x its
+ * bound, SUSPECT only when the first, last, largest and one drawn were
+ * re-done); re-doing all of them costs the layer's multiply-adds once more
+ * in double, a dense layer being a small part of a CNN's.  The elements
+ * are summed element-parallel (the inner loop over the outputs, or over
+ * the input features, which vectorizes), one pass over the operand per
+ * sample; samples split among the threads (each writes its own slot). */
+CK_HOT static void dpeek_block(const float *wt, size_t ldw, const uint32_t *nzk, const double *nzx, size_t nnz,
+                               double *R, double *A) {
+    typedef double v8d __attribute__((vector_size(64)));
+    typedef float v8f __attribute__((vector_size(32)));
+    typedef long long v8l __attribute__((vector_size(64)));
+    const v8l absm = {~(1LL << 63), ~(1LL << 63), ~(1LL << 63), ~(1LL << 63),
+                      ~(1LL << 63), ~(1LL << 63), ~(1LL << 63), ~(1LL << 63)};
+    v8d r[DPEEK_BLK / 8] = {0}, a[DPEEK_BLK / 8] = {0};
+    for (size_t q = 0; q < nnz; q++) { /* the terms in order: each element's sum is one chain */
+        const float *wc = wt + (size_t)nzk[q] * ldw;
+        v8d xd = {nzx[q], nzx[q], nzx[q], nzx[q], nzx[q], nzx[q], nzx[q], nzx[q]};
+        for (int u = 0; u < DPEEK_BLK / 8; u++) {
+            v8f wf;
+            memcpy(&wf, wc + 8 * u, sizeof wf);
+            v8d p = __builtin_convertvector(wf, v8d) * xd; /* exact: a product of two floats */
+            r[u] += p, a[u] += (v8d)((v8l)p & absm);
+        }
+    }
+    memcpy(R, r, sizeof r), memcpy(A, a, sizeof a);
+}
+
+static void dense_opeek(ck_state *S, const layer *ly, const float *w, const float *b, const float *src,
+                        const float *dst, size_t n, int bwd, double *o) {
     size_t in = (size_t)ly->in_c, out = (size_t)ly->out_c;
-    size_t nd = bwd ? in : out, K = bwd ? out : in, ns = bwd ? out : in;
-    for (size_t i = 0; i < n; i++) {
-        const float *yv = dst + i * nd, *xs = src + i * ns;
-        size_t t[CK_OPEEK];
-        t[0] = 0, t[1] = nd - 1, t[2] = argmax_plane(yv, 1, nd, bwd);
-        ck_plane_draw(t + 3, nd, key, l, i, bwd);
-        /* element e's k-th weight: w[t_e][k] forward, w[k][t_e] backward */
-        const float *wr[CK_OPEEK];
-        size_t ws = bwd ? in : 1;
-        for (int e = 0; e < CK_OPEEK; e++) wr[e] = bwd ? w + t[e] : w + t[e] * in;
-        double R[CK_OPEEK] = {0}, A[CK_OPEEK] = {0};
-        int sub[CK_OPEEK] = {0};
-        for (size_t k = 0; k < K; k++) {
-            float xv = xs[k];
-            int xt = xv != 0 && fabsf(xv) < 0x1p-126f;
-            for (int e = 0; e < CK_OPEEK; e++) {
-                float wv = wr[e][k * ws];
-                double p = (double)wv * (double)xv;
-                R[e] += p, A[e] += fabs(p);
-                sub[e] |= (wv != 0) & (xv != 0) & (xt | (fabsf(wv) < 0x1p-126f));
+    size_t nd = bwd ? in : out, K = bwd ? out : in, ldw = dpeek_pad(nd), cap = S->dre_cap;
+    /* the weights as [term k][element], rows padded with zeros to whole
+     * blocks: forward W^T (in x out), backward-data W (out x in); a
+     * subnormal nonzero weight (never seen in training) sends the layer
+     * to the exact per-term flags below */
+    int wsub = 0;
+    for (size_t q = 0; q < in * out; q++) wsub |= w[q] != 0 && fabsf(w[q]) < 0x1p-126f;
+    float *wt = S->dwt;
+    for (size_t k = 0; k < K; k++) {
+        for (size_t e = 0; e < nd; e++) wt[k * ldw + e] = bwd ? w[k * in + e] : w[e * in + k];
+        for (size_t e = nd; e < ldw; e++) wt[k * ldw + e] = 0;
+    }
+#pragma omp parallel num_threads(S->nth)
+    {
+        int t = omp_get_thread_num();
+        double *R = S->dre + (size_t)t * 4 * cap, *A = R + cap, *key = A + cap, *nzx = key + cap;
+        uint32_t *nzk = S->dnz + (size_t)t * cap;
+        unsigned char *sub = S->dsub + (size_t)t * cap;
+#pragma omp for schedule(static)
+        for (size_t i = 0; i < n; i++) {
+            const float *yv = dst + i * nd, *xs = src + i * K;
+            size_t nnz = 0;
+            int subx = 0;
+            for (size_t k = 0; k < K; k++) /* the nonzero operands: a zero's term is an exact 0 */
+                if (xs[k] != 0) nzk[nnz] = (uint32_t)k, nzx[nnz++] = xs[k], subx |= fabsf(xs[k]) < 0x1p-126f;
+            for (size_t e0 = 0; e0 < nd; e0 += DPEEK_BLK) dpeek_block(wt + e0, ldw, nzk, nzx, nnz, R + e0, A + e0);
+            memset(sub, 0, nd);
+            if (wsub || subx) /* a term of a nonzero and a subnormal operand: its element is not judged */
+                for (size_t e = 0; e < nd; e++)
+                    for (size_t k = 0; k < K; k++) {
+                        float wv = bwd ? w[k * in + e] : w[e * in + k], xv = xs[k];
+                        sub[e] |= (wv != 0) & (xv != 0) & (fabsf(xv) < 0x1p-126f || fabsf(wv) < 0x1p-126f);
+                    }
+            /* ck_zero_keep's key of every element (vectorized), then the
+             * worst kept as its loop would (the first of the largest, a
+             * NaN first), handed to ck_zero_keep itself */
+            for (size_t e = 0; e < nd; e++) {
+                double bias = bwd ? 0.0 : (double)b[e], r = R[e] + bias, a = A[e] + fabs(bias), v = yv[e];
+                double k = (v == 0 ? fabs(r) : fabs(v - r)) / (a + 0x1p-125);
+                k = a > 0 ? k : v == 0 ? -1.0 : INFINITY;
+                key[e] = sub[e] ? -1.0 : k;
             }
+            double best = -1;
+            size_t be = nd;
+            for (size_t e = 0; e < nd; e++)
+                if (key[e] > best || (key[e] != key[e] && best == best)) best = key[e], be = e;
+            ck_worst wkp;
+            ck_worst_init(&wkp);
+            if (be < nd) {
+                double bias = bwd ? 0.0 : (double)b[be];
+                ck_zero_keep(&wkp, yv[be], R[be] + bias, A[be] + fabs(bias), sub[be]);
+            }
+            ck_worst_put(&wkp, o + CK_REL * i);
         }
-        ck_worst wk;
-        ck_worst_init(&wk);
-        for (int e = 0; e < CK_OPEEK; e++) {
-            double bias = bwd ? 0.0 : (double)b[t[e]];
-            ck_zero_keep(&wk, yv[t[e]], R[e] + bias, A[e] + fabs(bias), sub[e]);
-        }
-        ck_worst_put(&wk, o + CK_REL * i);
     }
 }
 
@@ -3260,7 +3340,7 @@ static int redo_sum(const conv_job *J, size_t n, size_t oc, size_t e, double *R,
     return sub;
 }
 
-/* BWD_W_PEEK of a conv layer: per filter, its first, last and sampled dW
+/* BWD_W_PEEK of a conv layer: per filter, its first, last, largest and sampled dW
  * elements re-done (the per-sample sums when the sample pass listed dy,
  * else the shared loop), the worst kept */
 static void conv_peek(const conv_job *J, size_t n, ck_rnd_key_t key, int layer) {
@@ -3272,7 +3352,7 @@ static void conv_peek(const conv_job *J, size_t n, ck_rnd_key_t key, int layer) 
         const float *f = J->dw + oc * ckk;
         size_t drawn[CK_PEEK];
         const size_t *t = listed ? J->small + oc * CK_NREDO + 1 : drawn;
-        if (!listed) ck_peek_elems(drawn, ckk, key, layer, oc);
+        if (!listed) ck_peek_elems(drawn, f, ckk, key, layer, oc);
         ck_worst w;
         ck_worst_init(&w);
         for (size_t e = 0; e < CK_PEEK; e++) {
@@ -3587,7 +3667,7 @@ static void samples_pass(engine *e, ck_state *S, const ck_layout *L, int backwar
                 for (size_t oc = 0; oc < OC; oc++) {
                     uint64_t b = 0;
                     sm[oc * CK_NREDO] = ck_conv_small(dw + oc * ckk, ckk);
-                    ck_peek_elems(sm + oc * CK_NREDO + 1, ckk, key, l, oc);
+                    ck_peek_elems(sm + oc * CK_NREDO + 1, dw + oc * ckk, ckk, key, l, oc);
                     for (size_t t = 0; t < ckk; t++)
                         if (dw[oc * ckk + t] == 0) b |= (uint64_t)1 << ((t / ((size_t)d.k * d.k)) % 64);
                     zch[oc] = d.c > 64 && b ? ~(uint64_t)0 : b;
@@ -3691,8 +3771,8 @@ static void layers_all(engine *e, ck_state *S, const ck_layout *L, int backward,
             dense_all(S, ly, w, b, x, y, dy, dx, dw, db, n, o);
             for (size_t dr = 0; dr < CK_RND_DRAWS; dr++) dense_rnd(S, ly, w, b, x, y, dy, dx, n, &rw[l][dr], dr, o);
             if (dy && o[CK_BWD_W_PEEK]) dense_peek(ly, dw, dy, x, n, key, l, o[CK_BWD_W_PEEK]);
-            if (o[CK_FWD_DPEEK]) dense_opeek(ly, w, b, x, y, n, key, l, 0, o[CK_FWD_DPEEK]);
-            if (dx && o[CK_BWD_DATA_DPEEK]) dense_opeek(ly, w, b, dy, dx, n, key, l, 1, o[CK_BWD_DATA_DPEEK]);
+            if (o[CK_FWD_DPEEK]) dense_opeek(S, ly, w, b, x, y, n, 0, o[CK_FWD_DPEEK]);
+            if (dx && o[CK_BWD_DATA_DPEEK]) dense_opeek(S, ly, w, b, dy, dx, n, 1, o[CK_BWD_DATA_DPEEK]);
             if (dy && o[CK_BWD_W_RND]) dense_wrnd(ly, dw, dy, x, n, key, l, S->wr, o[CK_BWD_W_RND]);
             continue;
         }

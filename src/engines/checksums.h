@@ -118,14 +118,16 @@ enum { CK_BWD_W_Z = CK_NPHASE_ALT, CK_NPHASE_Z };
  * outputs with the others, so noise there (an approximate transform, a
  * bias added from a narrower copy) hides under the rest's tolerance */
 /* and, per conv and dense layer, BWD_W_PEEK (OC entries, as BWD_W_Z's):
- * per filter or row, its first and last dW elements and CK_PEEK_RANDOM
- * drawn per stage (ck_rnd_index) re-done in double over their terms, the
+ * per filter or row, its first and last dW elements, CK_PEEK_RANDOM
+ * drawn per stage (ck_rnd_index) and its largest |dW| (as FWD_PEEK
+ * re-does each plane's largest output: a fault that scales a value is
+ * largest there) re-done in double over their terms, the
  * worst kept (ck_zero_keep): a relation's tolerance is its elements'
  * bounds summed, so one element a filter or row wrong by a few times its
  * own bound (a loop's peeled first or last iteration in another
  * precision) stays under it; re-done, it is judged against its own */
 enum { CK_FWD_RND = CK_NPHASE_Z, CK_BWD_DATA_RND, CK_FWD_BLANK, CK_BWD_W_PEEK, CK_NPHASE_R };
-enum { CK_PEEK_RANDOM = 2, CK_PEEK = 2 + CK_PEEK_RANDOM };
+enum { CK_PEEK_RANDOM = 2, CK_PEEK = 3 + CK_PEEK_RANDOM };
 /* after those (in recordings since plan.checksums "...,rand,peek";
  * ck_layout.peek_off): per conv layer, FWD_PEEK (n OC entries, one per
  * output plane) and BWD_DATA_PEEK (l > 0: n C, one per input-gradient
@@ -220,10 +222,11 @@ ck_rnd_key_t ck_rnd_key(uint64_t input_digest, long step, int stage);
  * vector leaves them 0, and they are not judged). */
 int ck_engine_has_rnd(const char *spec);
 void ck_rnd_weights(double *w, size_t cnt, ck_rnd_key_t key, int layer, int what);
-/* BWD_W_PEEK's elements of unit u (a filter or row of cnt elements):
- * t[0] = 0, t[1] = cnt - 1, then CK_PEEK_RANDOM drawn as the weights are
- * (what 16 + k), uniform below cnt */
-void ck_peek_elems(size_t *t, size_t cnt, ck_rnd_key_t key, int layer, size_t u);
+/* BWD_W_PEEK's elements of unit u (a filter or row of cnt elements, its
+ * dW at v): t[0] = 0, t[1] = cnt - 1, then CK_PEEK_RANDOM drawn as the
+ * weights are (what 8 + k), uniform below cnt, then the first of the
+ * largest |v| (NaN never: a NaN fails the unit's plain relation) */
+void ck_peek_elems(size_t *t, const float *v, size_t cnt, ck_rnd_key_t key, int layer, size_t u);
 /* FWD_PEEK's (bwd = 0) or BWD_DATA_PEEK's (bwd = 1) CK_OPEEK_RANDOM drawn
  * positions of plane u (sample i's channel c: u = i C + c; cnt positions),
  * from the same Philox counters as ck_peek_elems' with their own what */

@@ -402,6 +402,31 @@ static void test_restore_ignored(void **st) {
     }
 }
 
+/* --no-checksums on clean engines (zoo attack 7): the read-back ties
+ * (checksums_readback_state) compared every read of the parameters with
+ * the continuity chain, which was seeded at the drift start and, with no
+ * checksums, never advanced: a false PROBLEM at step 1 ("read back ...
+ * not those the checks judged") for a clean cpu and for cpu,cpu.  Now no
+ * chain is seeded without checksums, and nothing is tied to it. */
+static void test_no_checksums_clean(void **st) {
+    if (!have_data()) skip();
+    static const char *const engines[] = {"reference,cpu", "cpu,cpu"};
+    for (int k = 0; k < 2; k++) {
+        audit_cfg c;
+        checks_only_cfg(&c, engines[k], 72, 64, 1, AUDIT_FAIL_PROBLEM);
+        c.checksums = 0;
+        c.attribution_steps = k == 0 ? 2 : 0;
+        audit_result r;
+        if (audit_run(&c, &r)) fail_msg("audit %s --no-checksums: %s", engines[k], ls_errmsg());
+        printf("  %s --no-checksums: problems %d, gate %d, checks %ld step(s), violations %ld\n", engines[k],
+               r.problems, r.gate, r.eng[k == 0 ? 1 : 0].ck_steps, r.eng[k == 0 ? 1 : 0].ck_viol_checks);
+        assert_int_equal(r.problems, 0);
+        assert_int_equal(r.gate, 0);
+        for (int i = 0; i < r.n_engines; i++) assert_int_equal(r.eng[i].ck_viol_checks, 0);
+        audit_result_free(&r);
+    }
+}
+
 /* A fault in the repeat copy only that leaves the weights alone (zoo
  * attack 5): two signs of fc1's reported output gradient flipped after the
  * backward at step 7 (training is right, the pair stays "deterministic"),
@@ -565,6 +590,7 @@ int main(void) {
         cmocka_unit_test(test_restore_ignored),
         cmocka_unit_test(test_repeat_shares),
         cmocka_unit_test(test_repeat_own_problem),
+        cmocka_unit_test(test_no_checksums_clean),
         cmocka_unit_test(test_unknown_fault),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

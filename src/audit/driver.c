@@ -1523,9 +1523,11 @@ static int set_initial(audit *A) {
         if ((rc = engine_set_params(A->e[i], p0)) || r->eng[i].recorded) {
             if (rc) rc = engine_gone(A, i) ? 0 : engine_err(rc, r->eng[i].label, "");
             every_step_break_chain(&r->eng[i]); /* a recording's state is its own, judged by its records */
-        } else {
+        } else if (A->cfg.checksums) {
             /* the first drift step must compute with what was set (p0, m = v = 0): a restore the
-             * engine ignores, in whole or in part, is that step's continuity violation */
+             * engine ignores, in whole or in part, is that step's continuity violation.  Not
+             * with --no-checksums: no update would ever advance the chain, and the read-back
+             * ties (every_step_readback_state) would hold every later read to the initial state */
             rc = every_step_seed_chain(&r->eng[i], &A->m, p0);
         }
     }

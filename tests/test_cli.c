@@ -214,6 +214,37 @@ static void test_input_types_and_options(void **st) {
     assert_int_equal(system(args), 0);
 }
 
+/* An empty entry in a comma list was skipped without a word: `audit
+ * --engines cpu,,cpu` audited cpu twice, `--fail-on problem,` gated on
+ * problem alone, `cpu::threads=1` ran as cpu:threads=1.  Each is refused
+ * before any work, naming the option, the position and the list. */
+static void test_empty_list_entries(void **st) {
+    const char *cases[][2] = {
+        {"audit --engines cpu,,cpu --limit-train 64 --batch 32 --epochs 1 --no-eval",
+         "lockstep audit: --engines: empty engine name at position 2 in 'cpu,,cpu'"},
+        {"audit --engines cpu, --limit-train 64", "--engines: empty engine name at position 2 in 'cpu,'"},
+        {"audit --engines ,cpu --limit-train 64", "--engines: empty engine name at position 1 in ',cpu'"},
+        {"audit --engines 'cpu, ,cpu' --limit-train 64", "--engines: empty engine name at position 2 in 'cpu, ,cpu'"},
+        {"audit --engines '' --limit-train 64", "--engines: no engine name given"},
+        {"audit --ref-prec 64 --engines reference,,cpu --limit-train 64", "--engines: empty engine name at position 2"},
+        {"audit --engines cpu --fail-on problem,,unchecked --limit-train 64",
+         "lockstep audit: --fail-on: empty condition at position 2 in 'problem,,unchecked'"},
+        {"audit --engines cpu --fail-on problem, --limit-train 64", "--fail-on: empty condition at position 2"},
+        {"audit --engines cpu --fail-on '' --limit-train 64", "--fail-on: no condition given"},
+        {"eval --init /nonexistent/w.st --engines cpu,,cpu", "lockstep eval: --engines: empty engine name at position 2"},
+        {"train --engine cpu::threads=1 --steps 1 --limit-train 64",
+         "engine spec 'cpu::threads=1': an empty knob"},
+        {"train --engine cpu: --steps 1 --limit-train 64", "engine spec 'cpu:': an empty knob"},
+        {"audit --engines cpu,cpu:threads=1: --limit-train 64", "engine spec 'cpu:threads=1:': an empty knob"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        double t0 = ls_now_for_test();
+        expect(cases[i][0], 2, cases[i][1]);
+        double dt = ls_now_for_test() - t0;
+        if (dt > 2.0) fail_msg("lockstep %s: %.2f s to refuse, want it before any work", cases[i][0], dt);
+    }
+}
+
 static void test_special_files(void **st) {
     char dir[] = "/tmp/ls_cli_fifoXXXXXX";
     assert_non_null(mkdtemp(dir));
@@ -375,6 +406,7 @@ int main(void) {
         cmocka_unit_test(test_usage_errors),
         cmocka_unit_test(test_bad_inputs),
         cmocka_unit_test(test_hardening_inputs),
+        cmocka_unit_test(test_empty_list_entries),
         cmocka_unit_test(test_special_files),
         cmocka_unit_test(test_input_types_and_options),
         cmocka_unit_test(test_stdout_write_error),

@@ -293,7 +293,13 @@ static int parse_opts(int argc, char **argv, const char *cmd, run_cfg *c, audit_
         case OPT_REF_MODE: ref_mode = optarg; break;
         case OPT_REF_PREC: if (parse_long(name, optarg, 24, 1 << 20, &v)) return 2; ref_prec = v; break;
         case OPT_HELP: usage(stdout); return 0;
-        case OPT_ENGINES: au->engines = optarg; break;
+        case OPT_ENGINES:
+            if (ls_check_list(name, "engine name", optarg)) {
+                fprintf(stderr, "lockstep %s: %s\n", cmd, ls_errmsg());
+                return 2;
+            }
+            au->engines = optarg;
+            break;
         case OPT_MODE: if (lockstep_mode_parse(optarg, &au->mode)) { fprintf(stderr, "lockstep audit: --mode: %s\n", ls_errmsg()); return 2; } break;
         case OPT_REF_STEPS: if (parse_long(name, optarg, 0, LONG_MAX, &v)) return 2; au->ref_steps = v; au->ref_steps_set = 1; break;
         case OPT_AUDIT_EVERY: if (parse_long(name, optarg, 0, LONG_MAX, &v)) return 2; au->audit_every = v; au->audit_every_set = 1; break;
@@ -726,6 +732,10 @@ static int cmd_eval(int argc, char **argv) {
             st = 2;
         } else if (strcmp(a, "--engines") == 0) {
             x.engines = argv[++i];
+            if (ls_check_list(a, "engine name", x.engines)) {
+                fprintf(stderr, "lockstep eval: %s\n", ls_errmsg());
+                st = 2;
+            }
         } else if (strcmp(a, "--out") == 0) {
             x.out_path = argv[++i];
         } else if (strncmp(a, "--save", 6) == 0 || strncmp(a, "--steps", 7) == 0 || strncmp(a, "--epochs", 8) == 0 ||

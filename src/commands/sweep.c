@@ -116,8 +116,12 @@ static int plan_add_on(sweep_plan *p, const char *on) {
     for (int k = 0; k < m; k++)
         if (strcmp(p->partition[k], p->partition[m]) == 0)
             return ls_err(LS_EINVAL, "--on: partition %s given twice (list its engines once)", p->partition[m]);
-    char list[1024];
+    char list[1024], opt[64];
+    if (strlen(eq + 1) >= sizeof list) return ls_err(LS_EINVAL, "--on %s: engine list too long", p->partition[m]);
     snprintf(list, sizeof list, "%s", eq + 1);
+    snprintf(opt, sizeof opt, "--on %s", p->partition[m]);
+    int rc = ls_check_list(opt, "engine name", list);
+    if (rc) return rc;
     char *save = NULL;
     for (char *t = strtok_r(list, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
         if (p->n_engines[m] >= SWEEP_MAX_ENGINES)
@@ -151,6 +155,9 @@ static int plan_seeds(sweep_plan *p, const char *s, long long first) {
         return 0;
     }
     char buf[1024];
+    if (strlen(s) >= sizeof buf) return ls_err(LS_EINVAL, "--seeds: list too long");
+    int rc = ls_check_list("--seeds", "seed", s);
+    if (rc) return rc;
     snprintf(buf, sizeof buf, "%s", s);
     char *save = NULL;
     for (char *t = strtok_r(buf, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
@@ -1637,17 +1644,21 @@ int sweep_main(sweep_cfg *c) {
         return 2;
     }
     char dir[PATH_MAX];
-    if (c->action == SWEEP_SUBMIT && mkdirs(c->dir)) {
+    sweep_plan *p = ls_malloc(sizeof *p);
+    if (!p) return 2;
+    int rc;
+    /* a bad --on or --seeds is refused before DIR is created: an empty
+     * folder left behind by a typo would look like a sweep */
+    if (c->action == SWEEP_SUBMIT && ((rc = plan_from_cfg(p, c)) || mkdirs(c->dir))) {
         fprintf(stderr, "lockstep sweep: %s\n", ls_errmsg());
+        free(p);
         return 2;
     }
     if (!realpath(c->dir, dir)) {
         fprintf(stderr, "lockstep sweep: %s: %s\n", c->dir, strerror(errno));
+        free(p);
         return 2;
     }
-    sweep_plan *p = ls_malloc(sizeof *p);
-    if (!p) return 2;
-    int rc;
     char path[PATH_MAX];
     snprintf(path, sizeof path, "%s/plan.json", dir);
     if (c->action == SWEEP_SUBMIT) {

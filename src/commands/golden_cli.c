@@ -1238,6 +1238,24 @@ static int check_summary(checker *K, const golden_check_cfg *cfg, double t0) {
     return 0;
 }
 
+/* The policy line, said once: "policy bound (asked)", "policy exact (auto:
+ * library versions, ... all match)", "policy bound (auto: ISA differs: a vs
+ * b)".  golden_policy_resolve's reason repeats the policy ("policy bound (asked)",
+ * "auto → bound: ..."), which after "policy bound — " read as a stutter: only
+ * its why is kept. */
+static const char *policy_line(char *buf, size_t cap, const golden_policy *used, const golden_policy *asked,
+                               const char *reason) {
+    char pb[32];
+    golden_policy_str(used, pb, sizeof pb);
+    if (asked->kind != GOLDEN_POLICY_AUTO) {
+        snprintf(buf, cap, "policy %s (asked)", pb);
+        return buf;
+    }
+    const char *why = strstr(reason, ": ");
+    snprintf(buf, cap, "policy %s (auto: %s)", pb, strncmp(reason, "auto ", 5) == 0 && why ? why + 2 : reason);
+    return buf;
+}
+
 int golden_check_run(const golden_check_cfg *cfg) {
     checker K;
     memset(&K, 0, sizeof K);
@@ -1263,12 +1281,14 @@ int golden_check_run(const golden_check_cfg *cfg) {
     if ((rc = check_data_digests(gf, &R.ds))) goto done;
     if ((rc = run_state_open(&R, &c, c.engine))) goto done;
     if ((rc = build_prov(&cur, &c, steps, &R.m, &R.ds, R.e, R.spec))) goto done;
-    char reason[1024], pb[32];
+    char reason[1024], line[1200];
     golden_policy_resolve(&K.pol, &asked, &gf->prov, &cur, reason, sizeof reason);
     K.bounded = K.pol.kind == GOLDEN_POLICY_BOUND;
-    say(cfg->out, "golden check %s: %s, engine %s (recorded with %s), %ld step(s) of batch %zu, %zu test images\n",
-        gf->path, R.m.name, R.spec, espec, steps, R.B, R.n_test);
-    say(cfg->out, "policy %s — %s\n", golden_policy_str(&K.pol, pb, sizeof pb), reason);
+    /* "engine cpu (recorded with cpu)" said the engine twice */
+    int same = strcmp(R.spec, espec) == 0;
+    say(cfg->out, "golden check %s: %s, engine %s (%s%s), %ld step(s) of batch %zu, %zu test images\n", gf->path,
+        R.m.name, R.spec, same ? "as recorded" : "recorded with ", same ? "" : espec, steps, R.B, R.n_test);
+    say(cfg->out, "%s\n", policy_line(line, sizeof line, &K.pol, &asked, reason));
     say(cfg->out, "data %s: the 4 files match their recorded crc32\n", c.data_dir);
 
     K.m = &R.m;

@@ -338,6 +338,21 @@ static void test_pytorch_options(void **st) {
     expect("export /nonexistent.lsg --state-dict --step 1 --out /tmp/ls_cli_never.st", 2,
            "--state-dict is for a live replay");
     expect("export --engine cpu --step 0 --out /tmp/ls_cli_never.st", 2, "--step must be at least 1");
+    /* a step past the run trained for hours without a word (export took no --epochs): refused at once, with the
+     * limit and the --epochs that reaches it */
+    if (access(DATA_DIR_CHECK, R_OK) == 0) {
+        double t0 = ls_now_for_test();
+        expect("export --engine cpu --state-dict --step 99999 --out /tmp/ls_cli_never.st", 2,
+               "--step 99999 is past this run's last step, 705 (3 epoch(s) of 235 steps: 60000 training images, batch "
+               "256); --epochs 426 reaches step 99999");
+        double dt = ls_now_for_test() - t0;
+        if (dt > 5.0) fail_msg("export --step 99999: %.2f s to refuse, want it before the replay", dt);
+        expect("export --engine cpu --step 5 --limit-train 64 --batch 32 --epochs 2 --out /tmp/ls_cli_never.st", 2,
+               "--step 5 is past this run's last step, 4 (2 epoch(s) of 2 steps: 64 training images, batch 32); "
+               "--epochs 3 reaches step 5");
+        expect("export --engine cpu --state-dict --step 99999999 --out /tmp/ls_cli_never.st", 2,
+               "step 99999999 needs 425532 epochs, more than the 1000 --epochs takes");
+    }
     assert_int_equal(access("/tmp/ls_cli_never.st", F_OK), -1);
     if (access(DATA_DIR_CHECK, R_OK) != 0) return;
     expect("eval --init /nonexistent/w.st --limit-test 10", 2, "/nonexistent/w.st");
@@ -396,6 +411,13 @@ static void test_audit_order_checked_first(void **st) {
     expect(args, 2, "the batch order has 1 epoch(s); this run needs 2 (4 steps of 2 per epoch");
     dt = ls_now_for_test() - t0;
     if (dt > 2.0) fail_msg("record: %.2f s to refuse, want it before the first step", dt);
+    /* export: the --step's epoch must be in the file (before the replay), a step of epoch 1 is fine */
+    snprintf(args, sizeof args, "export --engine cpu --state-dict --step 3 --limit-train 64 --batch 32 --order %s "
+             "--out %s/w.st", path, dir);
+    expect(args, 2, "the batch order has 1 epoch(s); --step 3 is in epoch 2 (2 steps per epoch)");
+    snprintf(args, sizeof args, "export --engine cpu --state-dict --step 2 --limit-train 64 --batch 32 --order %s "
+             "--out %s/w.st", path, dir);
+    expect(args, 0, "export: step 2 of cpu");
     snprintf(args, sizeof args, "rm -rf %s", dir);
     assert_int_equal(system(args), 0);
 }

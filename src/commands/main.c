@@ -61,7 +61,7 @@ static void usage(FILE *f) {
             "                                one step's tensors (input, labels, act, dact, grad, params, Adam\n"
             "                                m/v) as safetensors, named stepS/conv2/act, stepS/conv2.weight/grad,\n"
             "                                ...: from a golden file, or replayed live (a reference engine's as\n"
-            "                                float64)\n"
+            "                                float64; S at most --epochs (default 3) x steps per epoch)\n"
             "  lockstep export --engine SPEC --state-dict [--f64] --step S --out W.safetensors [train options]\n"
             "                                exactly a PyTorch state_dict of the weights after step S (F32;\n"
             "                                a reference's full values as F64 with --f64)\n"
@@ -281,7 +281,7 @@ static int parse_opts(int argc, char **argv, const char *cmd, run_cfg *c, audit_
         case OPT_ENGINE: c->engine = optarg; break;
         case OPT_MODEL: c->model = optarg; break;
         case OPT_DATA: c->data_dir = optarg; break;
-        case OPT_EPOCHS: if (parse_long(name, optarg, 1, 1000, &v)) return 2; c->epochs = (int)v; break;
+        case OPT_EPOCHS: if (parse_long(name, optarg, 1, RUN_MAX_EPOCHS, &v)) return 2; c->epochs = (int)v; break;
         case OPT_BATCH: if (parse_long(name, optarg, 1, 65536, &v)) return 2; c->batch = (size_t)v; break;
         case OPT_LR: if (parse_double(name, optarg, 0, 10, &c->adam.lr)) return 2; break;
         case OPT_SEED: if (parse_long(name, optarg, 0, LONG_MAX, &v)) return 2; c->seed = (uint64_t)v; break;
@@ -660,6 +660,7 @@ static int cmd_export(int argc, char **argv) {
     export_cfg x;
     export_cfg_default(&x);
     x.out = stdout;
+    x.run.progress = isatty(2);
     char **av = calloc((size_t)argc + 1, sizeof *av);
     if (!av) return 2;
     int ac = 0, st = -1;
@@ -681,8 +682,7 @@ static int cmd_export(int argc, char **argv) {
             x.f64 = 1;
         } else if (strcmp(a, "--out") == 0) {
             x.out_path = argv[++i];
-        } else if (strncmp(a, "--json", 6) == 0 || strncmp(a, "--save", 6) == 0 || strncmp(a, "--steps", 7) == 0 ||
-                   strncmp(a, "--epochs", 8) == 0) {
+        } else if (strncmp(a, "--json", 6) == 0 || strncmp(a, "--save", 6) == 0 || strncmp(a, "--steps", 7) == 0) {
             fprintf(stderr, "lockstep export: option %s is not for this command (see lockstep --help)\n", a);
             st = 2;
         } else if (a[0] != '-' && i == 1) {

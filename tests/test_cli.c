@@ -245,6 +245,56 @@ static void test_empty_list_entries(void **st) {
     }
 }
 
+/* A user review's malformed command lines: the options parsed by hand
+ * (outside getopt) took a second value silently (`export --step 1 --step 2`
+ * exported step 2, `record --out a --out b` wrote b), `model --model` said
+ * "unknown argument", `audit --out FILE` spoke of "FILE/.lock", and the
+ * number errors did not say which command.  Each: exit 2, quickly, the
+ * option and the problem named, nothing written. */
+static void test_malformed_command_lines(void **st) {
+    const char *cases[][2] = {
+        {"record --engine cpu --out /tmp/ls_cli_never.lsr --out /tmp/ls_cli_never2.lsr --limit-train 64",
+         "lockstep record: option --out given twice"},
+        {"record --engine cpu --out /tmp/ls_cli_never.lsr --audit-every 5 --audit-every 6",
+         "lockstep record: option --audit-every given twice"},
+        {"record --engine cpu --out /tmp/ls_cli_never.lsr --ref-steps 1 --ref-steps 2", "option --ref-steps given twice"},
+        {"golden record --out /tmp/ls_cli_never.lsg --out=/tmp/ls_cli_never2.lsg",
+         "lockstep golden record: option --out given twice"},
+        {"golden check golden/cpu.lsg --policy exact --policy bound",
+         "lockstep golden check: option --policy given twice"},
+        {"golden check golden/cpu.lsg --engine cpu --engine reference", "option --engine given twice"},
+        {"model --model", "lockstep model: option --model needs a value"},
+        {"model --model smallcnn --model mnist-convnet", "lockstep model: option --model given twice"},
+        {"export --engine cpu --step 1 --step 2 --out /tmp/ls_cli_never.st", "lockstep export: option --step given twice"},
+        {"export --engine cpu --step 1 --out /tmp/ls_cli_never.st --out /tmp/ls_cli_never2.st",
+         "lockstep export: option --out given twice"},
+        {"export --engine cpu --state-dict --state-dict --step 1 --out /tmp/ls_cli_never.st",
+         "option --state-dict given twice"},
+        {"export --engine cpu --step abc --out /tmp/ls_cli_never.st",
+         "lockstep export: --step: expected an integer in 0..9223372036854775807, got 'abc'"},
+        {"eval --init /nonexistent/w.st --engines cpu --engines cpu", "lockstep eval: option --engines given twice"},
+        {"eval --init /nonexistent/w.st --out a.npy --out b.npy", "lockstep eval: option --out given twice"},
+        {"train --batch -1", "lockstep train: --batch: expected an integer in 1..65536, got '-1'"},
+        {"train --epochs abc", "lockstep train: --epochs: expected an integer in 1..1000, got 'abc'"},
+        {"train --limit-train 1e3", "lockstep train: --limit-train: expected an integer"},
+        {"audit --lr 1e-3x", "lockstep audit: --lr: expected a number in [0, 10], got '1e-3x'"},
+        {"record --engine cpu --out /tmp/ls_cli_never.lsr --audit-every x",
+         "lockstep record: --audit-every: expected an integer"},
+        {"audit --engines cpu --limit-train 64 --batch 32 --epochs 1 --no-eval --out /etc/hostname",
+         "lockstep audit: --out /etc/hostname: exists and is not a directory"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        double t0 = ls_now_for_test();
+        expect(cases[i][0], 2, cases[i][1]);
+        double dt = ls_now_for_test() - t0;
+        if (dt > 2.0) fail_msg("lockstep %s: %.2f s to refuse, want it before any work", cases[i][0], dt);
+    }
+    const char *never[] = {"/tmp/ls_cli_never.lsr", "/tmp/ls_cli_never2.lsr", "/tmp/ls_cli_never.lsg",
+                           "/tmp/ls_cli_never2.lsg", "/tmp/ls_cli_never.st", "/tmp/ls_cli_never2.st", "a.npy", "b.npy"};
+    for (size_t i = 0; i < sizeof never / sizeof never[0]; i++)
+        if (access(never[i], F_OK) == 0) fail_msg("%s was written by a refused command", never[i]);
+}
+
 static void test_special_files(void **st) {
     char dir[] = "/tmp/ls_cli_fifoXXXXXX";
     assert_non_null(mkdtemp(dir));
@@ -429,6 +479,7 @@ int main(void) {
         cmocka_unit_test(test_bad_inputs),
         cmocka_unit_test(test_hardening_inputs),
         cmocka_unit_test(test_empty_list_entries),
+        cmocka_unit_test(test_malformed_command_lines),
         cmocka_unit_test(test_special_files),
         cmocka_unit_test(test_input_types_and_options),
         cmocka_unit_test(test_stdout_write_error),

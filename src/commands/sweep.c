@@ -1475,7 +1475,7 @@ static int want_long(const char *opt, const char *s, long lo, long hi, long *out
 }
 
 int sweep_split_args(sweep_cfg *c, int argc, char **argv, char **rest, int *n_rest) {
-    int n = 0;
+    int n = 0, seen[10] = {0}, n_action = 0;
     long v;
     rest[n++] = argv[0];
     for (int i = 1; i < argc; i++) {
@@ -1489,6 +1489,21 @@ int sweep_split_args(sweep_cfg *c, int argc, char **argv, char **rest, int *n_re
             fprintf(stderr, "lockstep sweep: option %s needs a value\n", a);
             return 2;
         }
+        /* a second value silently replaced the first (--seeds 3 --seeds 42,43); --on is
+         * repeatable, and --status/--merge/--task are one action */
+        static const char *const once[] = {"--seeds", "--dir", "--time", "--jobs", "--audit-every", "--ref-steps",
+                                           "--slurm", "--local", "--wait", "--dry-run"};
+        static const char *const action[] = {"--status", "--merge", "--task"};
+        for (size_t k = 0; k < LS_ARRAY_LEN(once); k++)
+            if (!strcmp(a, once[k]) && seen[k]++) {
+                fprintf(stderr, "lockstep sweep: option %s given twice (give each option once)\n", a);
+                return 2;
+            }
+        for (size_t k = 0; k < LS_ARRAY_LEN(action); k++)
+            if (!strcmp(a, action[k]) && n_action++) {
+                fprintf(stderr, "lockstep sweep: %s: one of --status, --merge and --task at a time\n", a);
+                return 2;
+            }
         if (!strcmp(a, "--on")) {
             if (c->n_on >= SWEEP_MAX_MACHINES) {
                 fprintf(stderr, "lockstep sweep: --on: at most %d machine types\n", SWEEP_MAX_MACHINES);
@@ -1527,6 +1542,16 @@ int sweep_split_args(sweep_cfg *c, int argc, char **argv, char **rest, int *n_re
             continue;
         }
         if (takes) i++;
+    }
+    /* the last of --slurm/--local won, and --local --dry-run printed Slurm's sbatch lines */
+    if (seen[6] && seen[7]) {
+        fprintf(stderr, "lockstep sweep: --slurm and --local: give one backend\n");
+        return 2;
+    }
+    if (seen[7] && seen[9]) {
+        fprintf(stderr, "lockstep sweep: --dry-run goes with --slurm (it prints the sbatch commands); --local runs "
+                "the tasks here\n");
+        return 2;
     }
     rest[n] = NULL;
     *n_rest = n;

@@ -225,12 +225,12 @@ static void test_empty_list_entries(void **st) {
         {"audit --engines cpu, --limit-train 64", "--engines: empty engine name at position 2 in 'cpu,'"},
         {"audit --engines ,cpu --limit-train 64", "--engines: empty engine name at position 1 in ',cpu'"},
         {"audit --engines 'cpu, ,cpu' --limit-train 64", "--engines: empty engine name at position 2 in 'cpu, ,cpu'"},
-        {"audit --engines '' --limit-train 64", "--engines: no engine name given"},
+        {"audit --engines '' --limit-train 64", "lockstep audit: option --engines: empty value"},
         {"audit --ref-prec 64 --engines reference,,cpu --limit-train 64", "--engines: empty engine name at position 2"},
         {"audit --engines cpu --fail-on problem,,unchecked --limit-train 64",
          "lockstep audit: --fail-on: empty condition at position 2 in 'problem,,unchecked'"},
         {"audit --engines cpu --fail-on problem, --limit-train 64", "--fail-on: empty condition at position 2"},
-        {"audit --engines cpu --fail-on '' --limit-train 64", "--fail-on: no condition given"},
+        {"audit --engines cpu --fail-on '' --limit-train 64", "lockstep audit: option --fail-on: empty value"},
         {"eval --init /nonexistent/w.st --engines cpu,,cpu", "lockstep eval: --engines: empty engine name at position 2"},
         {"train --engine cpu::threads=1 --steps 1 --limit-train 64",
          "engine spec 'cpu::threads=1': an empty knob"},
@@ -282,6 +282,21 @@ static void test_malformed_command_lines(void **st) {
          "lockstep record: --audit-every: expected an integer"},
         {"audit --engines cpu --limit-train 64 --batch 32 --epochs 1 --no-eval --out /etc/hostname",
          "lockstep audit: --out /etc/hostname: exists and is not a directory"},
+        /* an empty value (an unset shell variable): `record --out ''` trained the whole run, then could not
+         * write; `train --json ''` the same; `--data ''` spoke of "/train-images-idx3-ubyte" */
+        {"record --engine cpu --out '' --limit-train 64 --batch 32 --epochs 1", "lockstep record: option --out: empty value"},
+        {"train --json '' --steps 1 --limit-train 64", "lockstep train: option --json: empty value"},
+        {"train --data '' --steps 1", "lockstep train: option --data: empty value"},
+        {"train --model '' --steps 1", "lockstep train: option --model: empty value"},
+        {"audit --engines cpu --out ''", "lockstep audit: option --out: empty value"},
+        {"golden record --out ''", "lockstep golden record: option --out: empty value"},
+        {"golden record --out=", "lockstep golden record: option --out: empty value"},
+        {"golden check golden/cpu.lsg --data ''", "lockstep golden check: option --data: empty value"},
+        {"export --engine cpu --step 1 --out ''", "lockstep export: option --out: empty value"},
+        {"eval --init ''", "lockstep eval: option --init: empty value"},
+        {"eval --init /nonexistent/w.st --out ''", "lockstep eval: option --out: empty value"},
+        {"model --model ''", "lockstep model: option --model: empty value"},
+        {"sweep --on a=cpu --dir ''", "lockstep sweep: option --dir: empty value"},
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         double t0 = ls_now_for_test();

@@ -462,7 +462,7 @@ int golden_record_run(const golden_record_cfg *c) {
     int rc;
     double t0 = ls_now();
     if (c->steps < 1) return ls_err(LS_EINVAL, "golden record: --steps must be at least 1");
-    if (!c->out_path || !*c->out_path) return ls_err(LS_EINVAL, "golden record: --out FILE is required");
+    if (!c->out_path || !*c->out_path) return ls_err(LS_EINVAL, "--out FILE is required");
     if ((rc = model_build(&r.m, c->run.model))) return rc;
     if ((rc = run_state_open(&r, &c->run, c->run.engine))) goto done;
     if ((rc = build_prov(&prov, &c->run, c->steps, &r.m, &r.ds, r.e, r.spec))) goto done;

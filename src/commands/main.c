@@ -247,6 +247,16 @@ static int given_twice(const char *cmd, const char *opt, int *seen) {
     return 1;
 }
 
+/* An option's value that is empty (`--out ''`, `--json "$UNSET"`):
+ * refused, 1, before it becomes a path "" that fails after the whole run
+ * (`record --out ''` trained, then could not write) or a message about
+ * "/train-images-idx3-ubyte". */
+static int empty_value(const char *cmd, const char *opt, const char *val) {
+    if (!val || *val) return 0;
+    fprintf(stderr, "lockstep %s: option %s: empty value\n", cmd, opt);
+    return 1;
+}
+
 /* Parse the options of `train` (audit == NULL) or `audit`.  Returns -1 to
  * go on, else the exit status. */
 /* --init and --order: their type before anything else runs (a FIFO would
@@ -282,6 +292,7 @@ static int parse_opts(int argc, char **argv, const char *cmd, run_cfg *c, audit_
             fprintf(stderr, "lockstep %s: option %s given twice (give each option once)\n", cmd, name);
             return 2;
         }
+        if (o >= OPT_ENGINE && empty_value(cmd, name, optarg)) return 2;
         int audit_only = o >= OPT_ENGINES, train_only = o == OPT_ENGINE || o == OPT_JSON;
         if ((audit_only && !au) || (train_only && au)) {
             fprintf(stderr, "lockstep %s: option %s is not for this command (see lockstep --help)\n", cmd, name);
@@ -536,7 +547,7 @@ static int cmd_model(int argc, char **argv) {
             fprintf(stderr, "lockstep model: option --model needs a value\n");
             return 2;
         } else if (strcmp(argv[i], "--model") == 0) {
-            if (given_twice("model", "--model", &seen)) return 2;
+            if (given_twice("model", "--model", &seen) || empty_value("model", "--model", argv[i + 1])) return 2;
             name = argv[++i];
         } else {
             fprintf(stderr, "lockstep model: unknown argument '%s'\n", argv[i]);
@@ -563,7 +574,8 @@ static int cmd_golden_record(int argc, char **argv) {
     int ac = 0, seen_out = 0;
     for (int i = 0; i < argc; i++) {
         int out = (strcmp(argv[i], "--out") == 0 && i + 1 < argc) || strncmp(argv[i], "--out=", 6) == 0;
-        if (out && given_twice("golden record", "--out", &seen_out)) {
+        if (out && (given_twice("golden record", "--out", &seen_out) ||
+                    empty_value("golden record", "--out", argv[i][5] == '=' ? argv[i] + 6 : argv[i + 1]))) {
             free(av);
             return 2;
         }
@@ -607,7 +619,8 @@ static int cmd_record(int argc, char **argv) {
         const char *a = argv[i];
         int has = i + 1 < argc;
         for (int k = 0; k < 4; k++)
-            if (strcmp(a, own[k]) == 0 && (has || k == 1) && given_twice("record", a, &seen[k])) {
+            if (strcmp(a, own[k]) == 0 && (has || k == 1) &&
+                (given_twice("record", a, &seen[k]) || (k != 1 && empty_value("record", a, argv[i + 1])))) {
                 free(av);
                 return 2;
             }
@@ -667,7 +680,7 @@ static int cmd_golden_check(int argc, char **argv) {
                 fprintf(stderr, "lockstep golden check: option %s needs a value\n", a);
                 return 2;
             }
-            if (given_twice("golden check", a, &seen[k])) return 2;
+            if (given_twice("golden check", a, &seen[k]) || empty_value("golden check", a, argv[i + 1])) return 2;
             *dst = argv[++i];
         } else if (a[0] == '-' || g.path) {
             fprintf(stderr, "lockstep golden check: unexpected argument '%s' (see lockstep --help)\n", a);
@@ -716,6 +729,7 @@ static int cmd_export(int argc, char **argv) {
             x.f64 = 1;
         } else if (strcmp(a, "--out") == 0) {
             x.out_path = argv[++i];
+            if (empty_value("export", a, x.out_path)) st = 2;
         } else if (strncmp(a, "--json", 6) == 0 || strncmp(a, "--save", 6) == 0 || strncmp(a, "--steps", 7) == 0) {
             fprintf(stderr, "lockstep export: option %s is not for this command (see lockstep --help)\n", a);
             st = 2;
@@ -762,7 +776,7 @@ static int cmd_eval(int argc, char **argv) {
     for (int i = 1; i < argc && st < 0; i++) {
         const char *a = argv[i];
         int k = strcmp(a, "--engines") == 0 ? 0 : strcmp(a, "--out") == 0 ? 1 : -1;
-        if (k >= 0 && i + 1 < argc && given_twice("eval", a, &seen[k])) st = 2;
+        if (k >= 0 && i + 1 < argc && (given_twice("eval", a, &seen[k]) || empty_value("eval", a, argv[i + 1]))) st = 2;
         else if ((strcmp(a, "--engines") == 0 || strcmp(a, "--out") == 0) && i + 1 >= argc) {
             fprintf(stderr, "lockstep eval: option %s needs a value\n", a);
             st = 2;

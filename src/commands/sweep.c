@@ -1489,6 +1489,10 @@ int sweep_split_args(sweep_cfg *c, int argc, char **argv, char **rest, int *n_re
             fprintf(stderr, "lockstep sweep: option %s needs a value\n", a);
             return 2;
         }
+        if (takes && !*val) {
+            fprintf(stderr, "lockstep sweep: option %s: empty value\n", a);
+            return 2;
+        }
         /* a second value silently replaced the first (--seeds 3 --seeds 42,43); --on is
          * repeatable, and --status/--merge/--task are one action */
         static const char *const once[] = {"--seeds", "--dir", "--time", "--jobs", "--audit-every", "--ref-steps",

@@ -274,6 +274,7 @@ static void test_malformed_command_lines(void **st) {
          "lockstep export: --step: expected an integer in 0..9223372036854775807, got 'abc'"},
         {"eval --init /nonexistent/w.st --engines cpu --engines cpu", "lockstep eval: option --engines given twice"},
         {"eval --init /nonexistent/w.st --out a.npy --out b.npy", "lockstep eval: option --out given twice"},
+        {"audit --seeds 42,43", "--seeds N is a count here (seeds S..S+N-1 from --seed S)"},
         {"train --batch -1", "lockstep train: --batch: expected an integer in 1..65536, got '-1'"},
         {"train --epochs abc", "lockstep train: --epochs: expected an integer in 1..1000, got 'abc'"},
         {"train --limit-train 1e3", "lockstep train: --limit-train: expected an integer"},

@@ -355,7 +355,16 @@ static int parse_opts(int argc, char **argv, const char *cmd, run_cfg *c, audit_
                 return 2;
             }
             break;
-        case OPT_SEEDS: if (parse_long(cmd, name, optarg, 1, SEEDS_MAX, &v)) return 2; au->seeds = (int)v; break;
+        case OPT_SEEDS:
+            if (parse_long(cmd, name, optarg, 1, SEEDS_MAX, &v)) {
+                /* sweep's --seeds takes a list; audit's is a count */
+                if (strchr(optarg, ','))
+                    fprintf(stderr, "lockstep %s: --seeds N is a count here (seeds S..S+N-1 from --seed S); a list of "
+                            "seeds is sweep's --seeds\n", cmd);
+                return 2;
+            }
+            au->seeds = (int)v;
+            break;
         case OPT_JOBS: if (parse_long(cmd, name, optarg, 1, 64, &v)) return 2; au->jobs = (int)v; break;
         case OPT_FLOOR_DRAWS: if (parse_long(cmd, name, optarg, 0, SEEDS_MAX, &v)) return 2; au->floor_draws = (int)v; break;
         case ':': fprintf(stderr, "lockstep %s: option %s needs a value\n", cmd, argv[optind - 1]); return 2;

@@ -305,6 +305,20 @@ static void test_malformed_command_lines(void **st) {
         double dt = ls_now_for_test() - t0;
         if (dt > 2.0) fail_msg("lockstep %s: %.2f s to refuse, want it before any work", cases[i][0], dt);
     }
+    /* the command said twice: "lockstep golden record: golden record: --steps must be at least 1" */
+    const char *said_once[][2] = {
+        {"golden record --out /tmp/ls_cli_never.lsg --steps 0", "lockstep golden record: --steps must be at least 1"},
+        {"export --engine cpu --step 0 --out /tmp/ls_cli_never.st", "lockstep export: --step must be at least 1"},
+        {"eval", "lockstep eval: --init W.safetensors is required"},
+    };
+    for (size_t i = 0; i < sizeof said_once / sizeof said_once[0]; i++) {
+        char out[8192], twice[64];
+        expect(said_once[i][0], 2, said_once[i][1]);
+        run(said_once[i][0], out, sizeof out);
+        const char *cmd = said_once[i][1] + strlen("lockstep ");
+        snprintf(twice, sizeof twice, "%.*s %.*s", (int)(strchr(cmd, ':') - cmd + 1), cmd, (int)(strchr(cmd, ':') - cmd + 1), cmd);
+        if (strstr(out, twice)) fail_msg("lockstep %s: the command named twice:\n%s", said_once[i][0], out);
+    }
     const char *never[] = {"/tmp/ls_cli_never.lsr", "/tmp/ls_cli_never2.lsr", "/tmp/ls_cli_never.lsg",
                            "/tmp/ls_cli_never2.lsg", "/tmp/ls_cli_never.st", "/tmp/ls_cli_never2.st", "a.npy", "b.npy"};
     for (size_t i = 0; i < sizeof never / sizeof never[0]; i++)

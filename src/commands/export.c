@@ -468,14 +468,14 @@ done:
 
 int export_run(const export_cfg *c) {
     if (c->step < (c->state_dict ? 0 : 1))
-        return ls_err(LS_EINVAL, "export: --step must be at least %d", c->state_dict ? 0 : 1);
+        return ls_err(LS_EINVAL, "--step must be at least %d", c->state_dict ? 0 : 1);
     if (c->state_dict && c->source)
-        return ls_err(LS_EINVAL, "export: --state-dict is for a live replay (--engine SPEC + train options), not %s",
+        return ls_err(LS_EINVAL, "--state-dict is for a live replay (--engine SPEC + train options), not %s",
                       c->source);
     if (c->f64 && !c->state_dict)
-        return ls_err(LS_EINVAL, "export: --f64 goes with --state-dict (a live export of a step already writes a "
+        return ls_err(LS_EINVAL, "--f64 goes with --state-dict (a live export of a step already writes a "
                       "reference's tensors as F64)");
-    if (!c->out_path || !*c->out_path) return ls_err(LS_EINVAL, "export: --out FILE.safetensors is required");
+    if (!c->out_path || !*c->out_path) return ls_err(LS_EINVAL, "--out FILE.safetensors is required");
     st_writer *w;
     int rc = st_writer_new(&w);
     if (rc) return rc;

@@ -461,7 +461,7 @@ int golden_record_run(const golden_record_cfg *c) {
     golden_writer *w = NULL;
     int rc;
     double t0 = ls_now();
-    if (c->steps < 1) return ls_err(LS_EINVAL, "golden record: --steps must be at least 1");
+    if (c->steps < 1) return ls_err(LS_EINVAL, "--steps must be at least 1");
     if (!c->out_path || !*c->out_path) return ls_err(LS_EINVAL, "--out FILE is required");
     if ((rc = model_build(&r.m, c->run.model))) return rc;
     if ((rc = run_state_open(&r, &c->run, c->run.engine))) goto done;
@@ -488,7 +488,7 @@ int golden_record_run(const golden_record_cfg *c) {
         float loss;
         if ((rc = engine_loss(r.e, &loss))) goto done;
         if (!isfinite(loss)) {
-            rc = ls_err(LS_EINVAL, "golden record: loss is %g at step %ld: nothing worth pinning", (double)loss, k);
+            rc = ls_err(LS_EINVAL, "loss is %g at step %ld: nothing worth pinning", (double)loss, k);
             goto done;
         }
         if ((rc = golden_writer_add(w, st, -1, TENSOR_LOSS, "", 0, NULL, &loss))) goto done;

@@ -718,7 +718,7 @@ static int task_run(const sweep_plan *p, const char *dir, int id, FILE *log) {
     for (int i = 0; i < 3; i++) sigaction(sigs[i], &sa, NULL);
     double t1 = ls_now();
     pid_t pid = fork();
-    if (pid < 0) return ls_err(LS_EIO, "sweep: fork: %s", strerror(errno));
+    if (pid < 0) return ls_err(LS_EIO, "fork: %s", strerror(errno));
     if (pid == 0) {
         for (int i = 0; i < 3; i++) signal(sigs[i], SIG_DFL);
         /* tasks share a node's cores with other tasks: OpenMP threads that
@@ -1006,7 +1006,7 @@ static int local_run(const sweep_plan *p, const char *dir, const task_status *ts
             if (ts[id].st == TS_DONE) continue;
             int slot = 0;
             while (pid[slot]) slot++;
-            if ((pid[slot] = local_start(dir, id, exe)) < 0) return ls_err(LS_EIO, "sweep: fork: %s", strerror(errno));
+            if ((pid[slot] = local_start(dir, id, exe)) < 0) return ls_err(LS_EIO, "fork: %s", strerror(errno));
             pid_task[slot] = id;
             running++;
         }

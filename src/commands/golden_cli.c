@@ -670,6 +670,7 @@ static int judge(checker *K, const golden_record *r, const float *cur, int ndim,
         K->cap_rows = cap;
     }
     sum_row *row = &K->rows[K->n_rows++];
+    memset(row, 0, sizeof *row); /* realloc'd: a row not judged by the sharper tier must read not suspect */
     snprintf(row->label, sizeof row->label, "%s", lab);
     row->n = r->count;
     row->n_fail = res.n_fail;

@@ -491,6 +491,16 @@ static void test_audit_order_checked_first(void **st) {
     expect(args, 2, "the batch order has 1 epoch(s); this run needs 2 (4 steps of 2 per epoch");
     dt = ls_now_for_test() - t0;
     if (dt > 2.0) fail_msg("record: %.2f s to refuse, want it before the first step", dt);
+    /* golden record the same: it wrote epoch 1's steps, then failed */
+    snprintf(args, sizeof args, "golden record --limit-train 64 --batch 32 --steps 3 --order %s --out %s/g.lsg", path, dir);
+    t0 = ls_now_for_test();
+    expect(args, 2, "the batch order has 1 epoch(s); --steps 3 needs 2 (2 steps per epoch)");
+    dt = ls_now_for_test() - t0;
+    if (dt > 2.0) fail_msg("golden record: %.2f s to refuse, want it before the first step", dt);
+    snprintf(args, sizeof args, "golden record --steps 1000001 --out %s/g.lsg", dir);
+    expect(args, 2, "--steps 1000001: a golden pins at most 1000000 steps");
+    snprintf(args, sizeof args, "%s/g.lsg", dir);
+    assert_int_not_equal(access(args, F_OK), 0);
     /* export: the --step's epoch must be in the file (before the replay), a step of epoch 1 is fine */
     snprintf(args, sizeof args, "export --engine cpu --state-dict --step 3 --limit-train 64 --batch 32 --order %s "
              "--out %s/w.st", path, dir);

@@ -453,6 +453,23 @@ void golden_record_cfg_default(golden_record_cfg *c) {
     c->steps = 1;
 }
 
+/* Before the first step: a golden `golden check` can read (at most
+ * GOLDEN_CHECK_MAX_STEPS steps), and a --order file holding every epoch
+ * the steps reach — found now, not after the steps before it were written. */
+static int record_check_plan(const golden_record_cfg *c, run_state *r) {
+    if (c->steps > GOLDEN_CHECK_MAX_STEPS)
+        return ls_err(LS_EINVAL, "--steps %ld: a golden pins at most %ld steps (golden check reads no more; each step "
+                      "holds every tensor)", c->steps, (long)GOLDEN_CHECK_MAX_STEPS);
+    if (!c->run.order_path) return LS_OK;
+    long spe = (long)steps_per_epoch(r->n_train, r->B), need = (c->steps + spe - 1) / spe;
+    int rc = order_load(&r->ord, c->run.order_path, r->n_train);
+    if (rc) return rc;
+    if ((long)r->ord.epochs < need)
+        return ls_err(LS_EINVAL, "%s: the batch order has %zu epoch(s); --steps %ld needs %ld (%ld steps per epoch)",
+                      c->run.order_path, r->ord.epochs, c->steps, need, spe);
+    return LS_OK;
+}
+
 int golden_record_run(const golden_record_cfg *c) {
     run_state r;
     memset(&r, 0, sizeof r);
@@ -465,6 +482,7 @@ int golden_record_run(const golden_record_cfg *c) {
     if (!c->out_path || !*c->out_path) return ls_err(LS_EINVAL, "--out FILE is required");
     if ((rc = model_build(&r.m, c->run.model))) return rc;
     if ((rc = run_state_open(&r, &c->run, c->run.engine))) goto done;
+    if ((rc = record_check_plan(c, &r))) goto done;
     if ((rc = build_prov(&prov, &c->run, c->steps, &r.m, &r.ds, r.e, r.spec))) goto done;
     if ((rc = golden_writer_open(&w, c->out_path, &prov))) goto done;
     say(c->out, "golden record: %s, engine %s, %ld step(s) of batch %zu, %zu test images -> %s\n", r.m.name, r.spec,
@@ -1180,7 +1198,7 @@ static int check_config(const golden_file *gf, const golden_check_cfg *cfg, mode
     if ((rc = prov_num(gf, "adam.beta1", 0, 1, &c->adam.beta1))) return rc;
     if ((rc = prov_num(gf, "adam.beta2", 0, 1, &c->adam.beta2))) return rc;
     if ((rc = prov_num(gf, "adam.eps", 0, 1, &c->adam.eps))) return rc;
-    if ((rc = prov_num(gf, "steps", 1, 1e6, &v))) return rc;
+    if ((rc = prov_num(gf, "steps", 1, GOLDEN_CHECK_MAX_STEPS, &v))) return rc;
     *steps = (long)v;
     if ((rc = prov_num(gf, "limit_train", 1, 1e9, &v))) return rc;
     c->limit_train = (size_t)v;

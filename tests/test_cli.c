@@ -214,6 +214,117 @@ static void test_input_types_and_options(void **st) {
     assert_int_equal(system(args), 0);
 }
 
+/* An empty entry in a comma list was skipped without a word: `audit
+ * --engines cpu,,cpu` audited cpu twice, `--fail-on problem,` gated on
+ * problem alone, `cpu::threads=1` ran as cpu:threads=1.  Each is refused
+ * before any work, naming the option, the position and the list. */
+static void test_empty_list_entries(void **st) {
+    const char *cases[][2] = {
+        {"audit --engines cpu,,cpu --limit-train 64 --batch 32 --epochs 1 --no-eval",
+         "lockstep audit: --engines: empty engine name at position 2 in 'cpu,,cpu'"},
+        {"audit --engines cpu, --limit-train 64", "--engines: empty engine name at position 2 in 'cpu,'"},
+        {"audit --engines ,cpu --limit-train 64", "--engines: empty engine name at position 1 in ',cpu'"},
+        {"audit --engines 'cpu, ,cpu' --limit-train 64", "--engines: empty engine name at position 2 in 'cpu, ,cpu'"},
+        {"audit --engines '' --limit-train 64", "lockstep audit: option --engines: empty value"},
+        {"audit --ref-prec 64 --engines reference,,cpu --limit-train 64", "--engines: empty engine name at position 2"},
+        {"audit --engines cpu --fail-on problem,,unchecked --limit-train 64",
+         "lockstep audit: --fail-on: empty condition at position 2 in 'problem,,unchecked'"},
+        {"audit --engines cpu --fail-on problem, --limit-train 64", "--fail-on: empty condition at position 2"},
+        {"audit --engines cpu --fail-on '' --limit-train 64", "lockstep audit: option --fail-on: empty value"},
+        {"eval --init /nonexistent/w.st --engines cpu,,cpu", "lockstep eval: --engines: empty engine name at position 2"},
+        {"train --engine cpu::threads=1 --steps 1 --limit-train 64",
+         "engine spec 'cpu::threads=1': an empty knob"},
+        {"train --engine cpu: --steps 1 --limit-train 64", "engine spec 'cpu:': an empty knob"},
+        {"audit --engines cpu,cpu:threads=1: --limit-train 64", "engine spec 'cpu:threads=1:': an empty knob"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        double t0 = ls_now_for_test();
+        expect(cases[i][0], 2, cases[i][1]);
+        double dt = ls_now_for_test() - t0;
+        if (dt > 2.0) fail_msg("lockstep %s: %.2f s to refuse, want it before any work", cases[i][0], dt);
+    }
+}
+
+/* A user review's malformed command lines: the options parsed by hand
+ * (outside getopt) took a second value silently (`export --step 1 --step 2`
+ * exported step 2, `record --out a --out b` wrote b), `model --model` said
+ * "unknown argument", `audit --out FILE` spoke of "FILE/.lock", and the
+ * number errors did not say which command.  Each: exit 2, quickly, the
+ * option and the problem named, nothing written. */
+static void test_malformed_command_lines(void **st) {
+    const char *cases[][2] = {
+        {"record --engine cpu --out /tmp/ls_cli_never.lsr --out /tmp/ls_cli_never2.lsr --limit-train 64",
+         "lockstep record: option --out given twice"},
+        {"record --engine cpu --out /tmp/ls_cli_never.lsr --audit-every 5 --audit-every 6",
+         "lockstep record: option --audit-every given twice"},
+        {"record --engine cpu --out /tmp/ls_cli_never.lsr --ref-steps 1 --ref-steps 2", "option --ref-steps given twice"},
+        {"golden record --out /tmp/ls_cli_never.lsg --out=/tmp/ls_cli_never2.lsg",
+         "lockstep golden record: option --out given twice"},
+        {"golden check golden/cpu.lsg --policy exact --policy bound",
+         "lockstep golden check: option --policy given twice"},
+        {"golden check golden/cpu.lsg --engine cpu --engine reference", "option --engine given twice"},
+        {"model --model", "lockstep model: option --model needs a value"},
+        {"model --model smallcnn --model mnist-convnet", "lockstep model: option --model given twice"},
+        {"export --engine cpu --step 1 --step 2 --out /tmp/ls_cli_never.st", "lockstep export: option --step given twice"},
+        {"export --engine cpu --step 1 --out /tmp/ls_cli_never.st --out /tmp/ls_cli_never2.st",
+         "lockstep export: option --out given twice"},
+        {"export --engine cpu --state-dict --state-dict --step 1 --out /tmp/ls_cli_never.st",
+         "option --state-dict given twice"},
+        {"export --engine cpu --step abc --out /tmp/ls_cli_never.st",
+         "lockstep export: --step: expected an integer in 0..9223372036854775807, got 'abc'"},
+        {"eval --init /nonexistent/w.st --engines cpu --engines cpu", "lockstep eval: option --engines given twice"},
+        {"eval --init /nonexistent/w.st --out a.npy --out b.npy", "lockstep eval: option --out given twice"},
+        {"audit --seeds 42,43", "--seeds N is a count here (seeds S..S+N-1 from --seed S)"},
+        {"train --batch -1", "lockstep train: --batch: expected an integer in 1..65536, got '-1'"},
+        {"train --epochs abc", "lockstep train: --epochs: expected an integer in 1..1000, got 'abc'"},
+        {"train --limit-train 1e3", "lockstep train: --limit-train: expected an integer"},
+        {"audit --lr 1e-3x", "lockstep audit: --lr: expected a number in [0, 10], got '1e-3x'"},
+        {"record --engine cpu --out /tmp/ls_cli_never.lsr --audit-every x",
+         "lockstep record: --audit-every: expected an integer"},
+        {"audit --engines cpu --limit-train 64 --batch 32 --epochs 1 --no-eval --out /etc/hostname",
+         "lockstep audit: --out /etc/hostname: exists and is not a directory"},
+        /* an empty value (an unset shell variable): `record --out ''` trained the whole run, then could not
+         * write; `train --json ''` the same; `--data ''` spoke of "/train-images-idx3-ubyte" */
+        {"record --engine cpu --out '' --limit-train 64 --batch 32 --epochs 1", "lockstep record: option --out: empty value"},
+        {"train --json '' --steps 1 --limit-train 64", "lockstep train: option --json: empty value"},
+        {"train --data '' --steps 1", "lockstep train: option --data: empty value"},
+        {"train --model '' --steps 1", "lockstep train: option --model: empty value"},
+        {"audit --engines cpu --out ''", "lockstep audit: option --out: empty value"},
+        {"golden record --out ''", "lockstep golden record: option --out: empty value"},
+        {"golden record --out=", "lockstep golden record: option --out: empty value"},
+        {"golden check golden/cpu.lsg --data ''", "lockstep golden check: option --data: empty value"},
+        {"export --engine cpu --step 1 --out ''", "lockstep export: option --out: empty value"},
+        {"eval --init ''", "lockstep eval: option --init: empty value"},
+        {"eval --init /nonexistent/w.st --out ''", "lockstep eval: option --out: empty value"},
+        {"model --model ''", "lockstep model: option --model: empty value"},
+        {"sweep --on a=cpu --dir ''", "lockstep sweep: option --dir: empty value"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        double t0 = ls_now_for_test();
+        expect(cases[i][0], 2, cases[i][1]);
+        double dt = ls_now_for_test() - t0;
+        if (dt > 2.0) fail_msg("lockstep %s: %.2f s to refuse, want it before any work", cases[i][0], dt);
+    }
+    /* the command said twice: "lockstep golden record: golden record: --steps must be at least 1" */
+    const char *said_once[][2] = {
+        {"golden record --out /tmp/ls_cli_never.lsg --steps 0", "lockstep golden record: --steps must be at least 1"},
+        {"export --engine cpu --step 0 --out /tmp/ls_cli_never.st", "lockstep export: --step must be at least 1"},
+        {"eval", "lockstep eval: --init W.safetensors is required"},
+    };
+    for (size_t i = 0; i < sizeof said_once / sizeof said_once[0]; i++) {
+        char out[8192], twice[64];
+        expect(said_once[i][0], 2, said_once[i][1]);
+        run(said_once[i][0], out, sizeof out);
+        const char *cmd = said_once[i][1] + strlen("lockstep ");
+        snprintf(twice, sizeof twice, "%.*s %.*s", (int)(strchr(cmd, ':') - cmd + 1), cmd, (int)(strchr(cmd, ':') - cmd + 1), cmd);
+        if (strstr(out, twice)) fail_msg("lockstep %s: the command named twice:\n%s", said_once[i][0], out);
+    }
+    const char *never[] = {"/tmp/ls_cli_never.lsr", "/tmp/ls_cli_never2.lsr", "/tmp/ls_cli_never.lsg",
+                           "/tmp/ls_cli_never2.lsg", "/tmp/ls_cli_never.st", "/tmp/ls_cli_never2.st", "a.npy", "b.npy"};
+    for (size_t i = 0; i < sizeof never / sizeof never[0]; i++)
+        if (access(never[i], F_OK) == 0) fail_msg("%s was written by a refused command", never[i]);
+}
+
 static void test_special_files(void **st) {
     char dir[] = "/tmp/ls_cli_fifoXXXXXX";
     assert_non_null(mkdtemp(dir));
@@ -307,6 +418,21 @@ static void test_pytorch_options(void **st) {
     expect("export /nonexistent.lsg --state-dict --step 1 --out /tmp/ls_cli_never.st", 2,
            "--state-dict is for a live replay");
     expect("export --engine cpu --step 0 --out /tmp/ls_cli_never.st", 2, "--step must be at least 1");
+    /* a step past the run trained for hours without a word (export took no --epochs): refused at once, with the
+     * limit and the --epochs that reaches it */
+    if (access(DATA_DIR_CHECK, R_OK) == 0) {
+        double t0 = ls_now_for_test();
+        expect("export --engine cpu --state-dict --step 99999 --out /tmp/ls_cli_never.st", 2,
+               "--step 99999 is past this run's last step, 705 (3 epoch(s) of 235 steps: 60000 training images, batch "
+               "256); --epochs 426 reaches step 99999");
+        double dt = ls_now_for_test() - t0;
+        if (dt > 5.0) fail_msg("export --step 99999: %.2f s to refuse, want it before the replay", dt);
+        expect("export --engine cpu --step 5 --limit-train 64 --batch 32 --epochs 2 --out /tmp/ls_cli_never.st", 2,
+               "--step 5 is past this run's last step, 4 (2 epoch(s) of 2 steps: 64 training images, batch 32); "
+               "--epochs 3 reaches step 5");
+        expect("export --engine cpu --state-dict --step 99999999 --out /tmp/ls_cli_never.st", 2,
+               "step 99999999 needs 425532 epochs, more than the 1000 --epochs takes");
+    }
     assert_int_equal(access("/tmp/ls_cli_never.st", F_OK), -1);
     if (access(DATA_DIR_CHECK, R_OK) != 0) return;
     expect("eval --init /nonexistent/w.st --limit-test 10", 2, "/nonexistent/w.st");
@@ -365,6 +491,23 @@ static void test_audit_order_checked_first(void **st) {
     expect(args, 2, "the batch order has 1 epoch(s); this run needs 2 (4 steps of 2 per epoch");
     dt = ls_now_for_test() - t0;
     if (dt > 2.0) fail_msg("record: %.2f s to refuse, want it before the first step", dt);
+    /* golden record the same: it wrote epoch 1's steps, then failed */
+    snprintf(args, sizeof args, "golden record --limit-train 64 --batch 32 --steps 3 --order %s --out %s/g.lsg", path, dir);
+    t0 = ls_now_for_test();
+    expect(args, 2, "the batch order has 1 epoch(s); --steps 3 needs 2 (2 steps per epoch)");
+    dt = ls_now_for_test() - t0;
+    if (dt > 2.0) fail_msg("golden record: %.2f s to refuse, want it before the first step", dt);
+    snprintf(args, sizeof args, "golden record --steps 1000001 --out %s/g.lsg", dir);
+    expect(args, 2, "--steps 1000001: a golden pins at most 1000000 steps");
+    snprintf(args, sizeof args, "%s/g.lsg", dir);
+    assert_int_not_equal(access(args, F_OK), 0);
+    /* export: the --step's epoch must be in the file (before the replay), a step of epoch 1 is fine */
+    snprintf(args, sizeof args, "export --engine cpu --state-dict --step 3 --limit-train 64 --batch 32 --order %s "
+             "--out %s/w.st", path, dir);
+    expect(args, 2, "the batch order has 1 epoch(s); --step 3 is in epoch 2 (2 steps per epoch)");
+    snprintf(args, sizeof args, "export --engine cpu --state-dict --step 2 --limit-train 64 --batch 32 --order %s "
+             "--out %s/w.st", path, dir);
+    expect(args, 0, "export: step 2 of cpu");
     snprintf(args, sizeof args, "rm -rf %s", dir);
     assert_int_equal(system(args), 0);
 }
@@ -375,6 +518,8 @@ int main(void) {
         cmocka_unit_test(test_usage_errors),
         cmocka_unit_test(test_bad_inputs),
         cmocka_unit_test(test_hardening_inputs),
+        cmocka_unit_test(test_empty_list_entries),
+        cmocka_unit_test(test_malformed_command_lines),
         cmocka_unit_test(test_special_files),
         cmocka_unit_test(test_input_types_and_options),
         cmocka_unit_test(test_stdout_write_error),

@@ -137,6 +137,33 @@ static void test_bad_input(void **st) {
     assert_non_null(strstr(out, "PARTITION=ENGINE"));
     assert_int_equal(sh(out, sizeof out, "%s sweep --local --on cpu-a=reference --seeds 2 --dir %s/bad", g_bin, g_tmp), 2);
     assert_non_null(strstr(out, "the merge runs the reference"));
+    /* an empty entry in a list was skipped (cpu,,cpu:threads=1 swept two engines; 42,,43 two seeds), and the
+     * refused command left its --dir behind */
+    assert_int_equal(sh(out, sizeof out, "%s sweep --local --on cpu-a=cpu,,cpu:threads=1 --seeds 2 --dir %s/empty1",
+                        g_bin, g_tmp), 2);
+    assert_non_null(strstr(out, "--on cpu-a: empty engine name at position 2 in 'cpu,,cpu:threads=1'"));
+    assert_int_equal(sh(out, sizeof out, "%s sweep --local --on cpu-a=cpu --seeds 42,,43 --dir %s/empty2", g_bin,
+                        g_tmp), 2);
+    assert_non_null(strstr(out, "--seeds: empty seed at position 2 in '42,,43'"));
+    assert_int_equal(sh(out, sizeof out, "%s sweep --local --on cpu-a=cpu --seeds 42, --dir %s/empty2", g_bin, g_tmp), 2);
+    assert_non_null(strstr(out, "--seeds: empty seed at position 2 in '42,'"));
+    char dir[PATH_MAX + 32];
+    snprintf(dir, sizeof dir, "%s/empty1", g_tmp);
+    assert_int_not_equal(access(dir, F_OK), 0);
+    snprintf(dir, sizeof dir, "%s/empty2", g_tmp);
+    assert_int_not_equal(access(dir, F_OK), 0);
+    /* a second value replaced the first; --local --dry-run printed Slurm's sbatch lines */
+    assert_int_equal(sh(out, sizeof out, "%s sweep --local --on cpu-a=cpu --seeds 2 --seeds 3 --dir %s/empty3", g_bin,
+                        g_tmp), 2);
+    assert_non_null(strstr(out, "lockstep sweep: option --seeds given twice"));
+    assert_int_equal(sh(out, sizeof out, "%s sweep --slurm --local --on cpu-a=cpu --dir %s/empty3", g_bin, g_tmp), 2);
+    assert_non_null(strstr(out, "--slurm and --local: give one backend"));
+    assert_int_equal(sh(out, sizeof out, "%s sweep --local --dry-run --on cpu-a=cpu --dir %s/empty3", g_bin, g_tmp), 2);
+    assert_non_null(strstr(out, "--dry-run goes with --slurm"));
+    assert_int_equal(sh(out, sizeof out, "%s sweep --status %s/a --merge %s/b", g_bin, g_tmp, g_tmp), 2);
+    assert_non_null(strstr(out, "one of --status, --merge and --task at a time"));
+    snprintf(dir, sizeof dir, "%s/empty3", g_tmp);
+    assert_int_not_equal(access(dir, F_OK), 0);
     assert_int_equal(sh(out, sizeof out, "%s sweep --local --on cpu-a=cpu", g_bin), 2);
     assert_non_null(strstr(out, "--dir"));
     assert_int_equal(sh(out, sizeof out, "%s sweep --status %s/nothing-here", g_bin, g_tmp), 2);

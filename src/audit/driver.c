@@ -71,6 +71,8 @@ int lockstep_mode_parse(const char *s, lockstep_mode *out) {
 int audit_fail_on_parse(const char *s, unsigned *out) {
     char buf[128];
     if (strlen(s) >= sizeof buf) return ls_err(LS_EINVAL, "--fail-on: value too long");
+    int rc = ls_check_list("--fail-on", "condition", s);
+    if (rc) return rc;
     snprintf(buf, sizeof buf, "%s", s);
     unsigned bits = 0;
     char *save = NULL;

@@ -81,6 +81,21 @@ static const char *node_kind(mode_t m) {
          : S_ISBLK(m) ? "a block device" : S_ISSOCK(m) ? "a socket" : S_ISDIR(m) ? "a directory" : "not a regular file";
 }
 
+int ls_check_list(const char *opt, const char *what, const char *list) {
+    if (!*list) return ls_err(LS_EINVAL, "%s: no %s given", opt, what);
+    int pos = 1, blank = 1;
+    for (const char *p = list;; p++) {
+        if (*p == ',' || !*p) {
+            if (blank) return ls_err(LS_EINVAL, "%s: empty %s at position %d in '%s'", opt, what, pos, list);
+            if (!*p) return LS_OK;
+            pos++;
+            blank = 1;
+        } else if (*p != ' ' && *p != '\t') {
+            blank = 0;
+        }
+    }
+}
+
 int ls_check_output_dir(const char *path) {
     char dir[4096];
     const char *slash = strrchr(path, '/');

@@ -73,6 +73,13 @@ int ls_open_regular(const char *path, size_t *size);
 /* The same as a FILE (mode "rb"); NULL with *rc the error. */
 FILE *ls_fopen_regular(const char *path, int *rc);
 
+/* 0 if every entry of the comma-separated `list` holds something other
+ * than blanks; else LS_EINVAL with "OPT: empty WHAT at position K in
+ * 'LIST'" (or "OPT: no WHAT given" for an empty list).  strtok skips empty
+ * entries, so `--engines cpu,,cpu` ran as `cpu,cpu` and a typo went
+ * unseen: every list the user types is checked with this first. */
+int ls_check_list(const char *opt, const char *what, const char *list);
+
 /* Physical memory of this machine in bytes (0 if unknown). */
 size_t ls_phys_mem(void);
 /* LS_ENOMEM with "WHAT needs about X GiB, more than the Y GiB of memory of

@@ -57,9 +57,14 @@ static int out_lock(const audit_cfg *c, out_guard *g) {
     char p[1200];
     g->fd = -1;
     if (!c->out_dir) return 0;
+    struct stat st;
     if (mkdir(c->out_dir, 0755) == 0) g->made_dir = 1;
     else if (errno != EEXIST)
-        return ls_err(LS_EIO, "%s: cannot create the output directory: %s", c->out_dir, strerror(errno));
+        return ls_err(LS_EIO, "--out %s: cannot create the output directory: %s", c->out_dir, strerror(errno));
+    /* an existing file: "DIR/.lock: ... Not a directory" named neither the option nor the problem */
+    else if (stat(c->out_dir, &st) != 0 || !S_ISDIR(st.st_mode))
+        return ls_err(LS_EIO, "--out %s: exists and is not a directory (--out names the folder the report set is "
+                      "written to)", c->out_dir);
     out_path(p, sizeof p, c->out_dir, OUT_LOCK);
     if ((g->fd = open(p, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0644)) < 0)
         return ls_err(LS_EIO, "%s: cannot create the lock of the output directory: %s", p, strerror(errno));

@@ -77,7 +77,7 @@ static int eval_setup(eval_ctx *t) {
     const run_cfg *c = &t->c->run;
     int rc;
     if (!c->init_path)
-        return ls_err(LS_EINVAL, "eval: --init W.safetensors is required (the weights to evaluate: a --save file, an "
+        return ls_err(LS_EINVAL, "--init W.safetensors is required (the weights to evaluate: a --save file, an "
                       "export --state-dict, or a PyTorch state_dict)");
     if ((rc = model_build(&t->m, c->model))) return rc;
     if ((rc = dataset_load_shape(&t->ds, c->data_dir, t->m.n_classes, t->m.in_h, t->m.in_w))) return rc;
@@ -105,17 +105,17 @@ static int eval_setup(eval_ctx *t) {
     if ((rc = st_load_params(m, c->init_path, t->params))) return rc;
     char list[1024];
     const char *src = t->c->engines ? t->c->engines : c->engine;
-    if (strlen(src) >= sizeof list) return ls_err(LS_EINVAL, "eval: engine list longer than %zu characters", sizeof list - 1);
+    if (strlen(src) >= sizeof list) return ls_err(LS_EINVAL, "engine list longer than %zu characters", sizeof list - 1);
     snprintf(list, sizeof list, "%s", src);
     char *save = NULL;
     for (char *s = strtok_r(list, ",", &save); s; s = strtok_r(NULL, ",", &save)) {
-        if (t->n_eng == EVAL_MAX_ENGINES) return ls_err(LS_EINVAL, "eval: at most %d engines", EVAL_MAX_ENGINES);
+        if (t->n_eng == EVAL_MAX_ENGINES) return ls_err(LS_EINVAL, "at most %d engines", EVAL_MAX_ENGINES);
         spec_with_threads(t->eng[t->n_eng++].spec, sizeof t->eng[0].spec, s, c->threads);
     }
-    if (t->n_eng == 0) return ls_err(LS_EINVAL, "eval: --engines lists no engine");
+    if (t->n_eng == 0) return ls_err(LS_EINVAL, "--engines lists no engine");
     const char *o = t->c->out_path;
     if (o && t->n_eng > 1 && strlen(o) > 4 && strcmp(o + strlen(o) - 4, ".npy") == 0)
-        return ls_err(LS_EINVAL, "eval: %s: .npy holds one engine's logits; give FILE.safetensors for %d engines", o,
+        return ls_err(LS_EINVAL, "%s: .npy holds one engine's logits; give FILE.safetensors for %d engines", o,
                       t->n_eng);
     return LS_OK;
 }

@@ -370,6 +370,32 @@ static int export_state_dict(const export_cfg *c, st_writer *w, engine *e, const
     return rc;
 }
 
+/* The step asked for must be one of the run the train options describe
+ * (--epochs x steps per epoch, as `train` would run it), and a --order file
+ * must hold its epoch: checked before the replay, which trains every step
+ * up to it (`--step 99999` was hours of silence with the default data). */
+static int export_check_plan(const export_cfg *c, batch_order *ord, size_t n_train) {
+    const run_cfg *rc_ = &c->run;
+    long spe = (long)steps_per_epoch(n_train, rc_->batch), last = (long)rc_->epochs * spe, S = c->step;
+    if (S > last) {
+        long need = (S + spe - 1) / spe;
+        char hint[128];
+        if (need <= RUN_MAX_EPOCHS) snprintf(hint, sizeof hint, "--epochs %ld reaches step %ld", need, S);
+        else snprintf(hint, sizeof hint, "step %ld needs %ld epochs, more than the %d --epochs takes", S, need,
+                      RUN_MAX_EPOCHS);
+        return ls_err(LS_EINVAL, "--step %ld is past this run's last step, %ld (%d epoch(s) of %ld steps: %zu "
+                      "training images, batch %zu); %s", S, last, rc_->epochs, spe, n_train, rc_->batch, hint);
+    }
+    if (!rc_->order_path || S == 0) return LS_OK;
+    int rc = order_load(ord, rc_->order_path, n_train);
+    if (rc) return rc;
+    long need = (S + spe - 1) / spe;
+    if ((long)ord->epochs < need)
+        return ls_err(LS_EINVAL, "%s: the batch order has %zu epoch(s); --step %ld is in epoch %ld (%ld steps per epoch)",
+                      rc_->order_path, ord->epochs, S, need, spe);
+    return LS_OK;
+}
+
 static int export_live(const export_cfg *c, st_writer *w, char *spec, size_t spec_cap) {
     const run_cfg *rc_ = &c->run;
     model m;
@@ -389,12 +415,13 @@ static int export_live(const export_cfg *c, st_writer *w, char *spec, size_t spe
                     ds.train.rows, ds.train.cols, m.name, m.in_c, m.in_h, m.in_w);
         goto done;
     }
+    size_t n_train = rc_->limit_train && rc_->limit_train < ds.train.n ? rc_->limit_train : ds.train.n;
+    size_t B = rc_->batch;
+    if ((rc = export_check_plan(c, &ord, n_train))) goto done;
     spec_with_threads(spec, spec_cap, rc_->engine, rc_->threads);
     engine_opts eo = {rc_->seed, rc_->batch, 0};
     if ((rc = engine_create(&e, spec, &m, &eo))) goto done;
     int f64 = e->iface->get_tensor_f64 != NULL;
-    size_t n_train = rc_->limit_train && rc_->limit_train < ds.train.n ? rc_->limit_train : ds.train.n;
-    size_t B = rc_->batch;
     if ((rc = live_bufs_alloc(&b, &m, B, n_train))) goto done;
     if ((rc = st_init_params(&m, rc_->init_path, rc_->seed, b.params))) goto done;
     if ((rc = engine_set_params(e, b.params))) goto done;
@@ -423,8 +450,12 @@ static int export_live(const export_cfg *c, st_writer *w, char *spec, size_t spe
             rc = ls_err(LS_EINVAL, "training diverged: loss is %g at step %ld (engine %s)", (double)loss, k, spec);
             goto done;
         }
+        if (rc_->progress)
+            fprintf(stderr, "\r  export: replaying step %ld of %ld (epoch %ld/%d)  loss %.4f  ", k, S, epoch + 1,
+                    rc_->epochs, (double)loss);
     }
 done_steps:
+    if (rc_->progress) fprintf(stderr, "\r%70s\r", "");
     if (!rc && c->state_dict) rc = export_state_dict(c, w, e, &m, &b, f64);
     if (!rc) rc = export_live_meta(w, rc_, &m, spec, c->state_dict ? c->f64 : f64);
 done:
@@ -437,14 +468,14 @@ done:
 
 int export_run(const export_cfg *c) {
     if (c->step < (c->state_dict ? 0 : 1))
-        return ls_err(LS_EINVAL, "export: --step must be at least %d", c->state_dict ? 0 : 1);
+        return ls_err(LS_EINVAL, "--step must be at least %d", c->state_dict ? 0 : 1);
     if (c->state_dict && c->source)
-        return ls_err(LS_EINVAL, "export: --state-dict is for a live replay (--engine SPEC + train options), not %s",
+        return ls_err(LS_EINVAL, "--state-dict is for a live replay (--engine SPEC + train options), not %s",
                       c->source);
     if (c->f64 && !c->state_dict)
-        return ls_err(LS_EINVAL, "export: --f64 goes with --state-dict (a live export of a step already writes a "
+        return ls_err(LS_EINVAL, "--f64 goes with --state-dict (a live export of a step already writes a "
                       "reference's tensors as F64)");
-    if (!c->out_path || !*c->out_path) return ls_err(LS_EINVAL, "export: --out FILE.safetensors is required");
+    if (!c->out_path || !*c->out_path) return ls_err(LS_EINVAL, "--out FILE.safetensors is required");
     st_writer *w;
     int rc = st_writer_new(&w);
     if (rc) return rc;

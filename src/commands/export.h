@@ -12,6 +12,9 @@
  *             --order batches, if any), then step S layer by layer, and its
  *             tensors are read out — a reference engine's as float64 (its
  *             full value, engine_get_tensor_f64), any other as its fp32 bits.
+ *             S is a step of the run the options describe: --epochs (3 by
+ *             default, as train) times the steps per epoch bound it, and a
+ *             step past them is refused before the replay starts.
  *
  * Names, for step S (layer names as `lockstep model` prints them; parameter
  * names as in safetensors.h):

@@ -453,6 +453,23 @@ void golden_record_cfg_default(golden_record_cfg *c) {
     c->steps = 1;
 }
 
+/* Before the first step: a golden `golden check` can read (at most
+ * GOLDEN_CHECK_MAX_STEPS steps), and a --order file holding every epoch
+ * the steps reach — found now, not after the steps before it were written. */
+static int record_check_plan(const golden_record_cfg *c, run_state *r) {
+    if (c->steps > GOLDEN_CHECK_MAX_STEPS)
+        return ls_err(LS_EINVAL, "--steps %ld: a golden pins at most %ld steps (golden check reads no more; each step "
+                      "holds every tensor)", c->steps, (long)GOLDEN_CHECK_MAX_STEPS);
+    if (!c->run.order_path) return LS_OK;
+    long spe = (long)steps_per_epoch(r->n_train, r->B), need = (c->steps + spe - 1) / spe;
+    int rc = order_load(&r->ord, c->run.order_path, r->n_train);
+    if (rc) return rc;
+    if ((long)r->ord.epochs < need)
+        return ls_err(LS_EINVAL, "%s: the batch order has %zu epoch(s); --steps %ld needs %ld (%ld steps per epoch)",
+                      c->run.order_path, r->ord.epochs, c->steps, need, spe);
+    return LS_OK;
+}
+
 int golden_record_run(const golden_record_cfg *c) {
     run_state r;
     memset(&r, 0, sizeof r);
@@ -461,10 +478,11 @@ int golden_record_run(const golden_record_cfg *c) {
     golden_writer *w = NULL;
     int rc;
     double t0 = ls_now();
-    if (c->steps < 1) return ls_err(LS_EINVAL, "golden record: --steps must be at least 1");
-    if (!c->out_path || !*c->out_path) return ls_err(LS_EINVAL, "golden record: --out FILE is required");
+    if (c->steps < 1) return ls_err(LS_EINVAL, "--steps must be at least 1");
+    if (!c->out_path || !*c->out_path) return ls_err(LS_EINVAL, "--out FILE is required");
     if ((rc = model_build(&r.m, c->run.model))) return rc;
     if ((rc = run_state_open(&r, &c->run, c->run.engine))) goto done;
+    if ((rc = record_check_plan(c, &r))) goto done;
     if ((rc = build_prov(&prov, &c->run, c->steps, &r.m, &r.ds, r.e, r.spec))) goto done;
     if ((rc = golden_writer_open(&w, c->out_path, &prov))) goto done;
     say(c->out, "golden record: %s, engine %s, %ld step(s) of batch %zu, %zu test images -> %s\n", r.m.name, r.spec,
@@ -488,7 +506,7 @@ int golden_record_run(const golden_record_cfg *c) {
         float loss;
         if ((rc = engine_loss(r.e, &loss))) goto done;
         if (!isfinite(loss)) {
-            rc = ls_err(LS_EINVAL, "golden record: loss is %g at step %ld: nothing worth pinning", (double)loss, k);
+            rc = ls_err(LS_EINVAL, "loss is %g at step %ld: nothing worth pinning", (double)loss, k);
             goto done;
         }
         if ((rc = golden_writer_add(w, st, -1, TENSOR_LOSS, "", 0, NULL, &loss))) goto done;
@@ -670,6 +688,7 @@ static int judge(checker *K, const golden_record *r, const float *cur, int ndim,
         K->cap_rows = cap;
     }
     sum_row *row = &K->rows[K->n_rows++];
+    memset(row, 0, sizeof *row); /* realloc'd: a row not judged by the sharper tier must read not suspect */
     snprintf(row->label, sizeof row->label, "%s", lab);
     row->n = r->count;
     row->n_fail = res.n_fail;
@@ -1179,7 +1198,7 @@ static int check_config(const golden_file *gf, const golden_check_cfg *cfg, mode
     if ((rc = prov_num(gf, "adam.beta1", 0, 1, &c->adam.beta1))) return rc;
     if ((rc = prov_num(gf, "adam.beta2", 0, 1, &c->adam.beta2))) return rc;
     if ((rc = prov_num(gf, "adam.eps", 0, 1, &c->adam.eps))) return rc;
-    if ((rc = prov_num(gf, "steps", 1, 1e6, &v))) return rc;
+    if ((rc = prov_num(gf, "steps", 1, GOLDEN_CHECK_MAX_STEPS, &v))) return rc;
     *steps = (long)v;
     if ((rc = prov_num(gf, "limit_train", 1, 1e9, &v))) return rc;
     c->limit_train = (size_t)v;
@@ -1238,6 +1257,24 @@ static int check_summary(checker *K, const golden_check_cfg *cfg, double t0) {
     return 0;
 }
 
+/* The policy line, said once: "policy bound (asked)", "policy exact (auto:
+ * library versions, ... all match)", "policy bound (auto: ISA differs: a vs
+ * b)".  golden_policy_resolve's reason repeats the policy ("policy bound (asked)",
+ * "auto → bound: ..."), which after "policy bound — " read as a stutter: only
+ * its why is kept. */
+static const char *policy_line(char *buf, size_t cap, const golden_policy *used, const golden_policy *asked,
+                               const char *reason) {
+    char pb[32];
+    golden_policy_str(used, pb, sizeof pb);
+    if (asked->kind != GOLDEN_POLICY_AUTO) {
+        snprintf(buf, cap, "policy %s (asked)", pb);
+        return buf;
+    }
+    const char *why = strstr(reason, ": ");
+    snprintf(buf, cap, "policy %s (auto: %s)", pb, strncmp(reason, "auto ", 5) == 0 && why ? why + 2 : reason);
+    return buf;
+}
+
 int golden_check_run(const golden_check_cfg *cfg) {
     checker K;
     memset(&K, 0, sizeof K);
@@ -1263,12 +1300,14 @@ int golden_check_run(const golden_check_cfg *cfg) {
     if ((rc = check_data_digests(gf, &R.ds))) goto done;
     if ((rc = run_state_open(&R, &c, c.engine))) goto done;
     if ((rc = build_prov(&cur, &c, steps, &R.m, &R.ds, R.e, R.spec))) goto done;
-    char reason[1024], pb[32];
+    char reason[1024], line[1200];
     golden_policy_resolve(&K.pol, &asked, &gf->prov, &cur, reason, sizeof reason);
     K.bounded = K.pol.kind == GOLDEN_POLICY_BOUND;
-    say(cfg->out, "golden check %s: %s, engine %s (recorded with %s), %ld step(s) of batch %zu, %zu test images\n",
-        gf->path, R.m.name, R.spec, espec, steps, R.B, R.n_test);
-    say(cfg->out, "policy %s — %s\n", golden_policy_str(&K.pol, pb, sizeof pb), reason);
+    /* "engine cpu (recorded with cpu)" said the engine twice */
+    int same = strcmp(R.spec, espec) == 0;
+    say(cfg->out, "golden check %s: %s, engine %s (%s%s), %ld step(s) of batch %zu, %zu test images\n", gf->path,
+        R.m.name, R.spec, same ? "as recorded" : "recorded with ", same ? "" : espec, steps, R.B, R.n_test);
+    say(cfg->out, "%s\n", policy_line(line, sizeof line, &K.pol, &asked, reason));
     say(cfg->out, "data %s: the 4 files match their recorded crc32\n", c.data_dir);
 
     K.m = &R.m;

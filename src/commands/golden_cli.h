@@ -31,6 +31,9 @@
 #include "formats/golden.h"
 #include "engines/run.h"
 
+/* the most steps a golden holds: golden record refuses more, golden check reads no more */
+#define GOLDEN_CHECK_MAX_STEPS 1000000L
+
 typedef struct {
     run_cfg run;          /* engine, model, data, seed, batch, lr, threads, limits */
     long steps;           /* S >= 1 */

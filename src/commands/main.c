@@ -61,7 +61,7 @@ static void usage(FILE *f) {
             "                                one step's tensors (input, labels, act, dact, grad, params, Adam\n"
             "                                m/v) as safetensors, named stepS/conv2/act, stepS/conv2.weight/grad,\n"
             "                                ...: from a golden file, or replayed live (a reference engine's as\n"
-            "                                float64)\n"
+            "                                float64; S at most --epochs (default 3) x steps per epoch)\n"
             "  lockstep export --engine SPEC --state-dict [--f64] --step S --out W.safetensors [train options]\n"
             "                                exactly a PyTorch state_dict of the weights after step S (F32;\n"
             "                                a reference's full values as F64 with --f64)\n"
@@ -165,24 +165,25 @@ static void usage(FILE *f) {
             LS_VERSION, DATA_DEFAULT_DIR);
 }
 
-static int parse_long(const char *opt, const char *s, long lo, long hi, long *out) {
+/* A number option's value; "lockstep CMD: OPT: expected ..." when it is not one in range. */
+static int parse_long(const char *cmd, const char *opt, const char *s, long lo, long hi, long *out) {
     char *end;
     errno = 0;
     long v = strtol(s, &end, 10);
     if (errno || *end || end == s || v < lo || v > hi) {
-        fprintf(stderr, "lockstep: %s: expected an integer in %ld..%ld, got '%s'\n", opt, lo, hi, s);
+        fprintf(stderr, "lockstep %s: %s: expected an integer in %ld..%ld, got '%s'\n", cmd, opt, lo, hi, s);
         return -1;
     }
     *out = v;
     return 0;
 }
 
-static int parse_double(const char *opt, const char *s, double lo, double hi, double *out) {
+static int parse_double(const char *cmd, const char *opt, const char *s, double lo, double hi, double *out) {
     char *end;
     errno = 0;
     double v = strtod(s, &end);
     if (errno || *end || end == s || !(v >= lo && v <= hi)) {
-        fprintf(stderr, "lockstep: %s: expected a number in [%g, %g], got '%s'\n", opt, lo, hi, s);
+        fprintf(stderr, "lockstep %s: %s: expected a number in [%g, %g], got '%s'\n", cmd, opt, lo, hi, s);
         return -1;
     }
     *out = v;
@@ -237,6 +238,25 @@ static int append(char *buf, size_t cap, size_t *n, const char *fmt, ...) {
     return 0;
 }
 
+/* A hand-parsed option seen before (*seen counts them): refused, as
+ * parse_opts refuses its own — `export --step 1 --step 2` exported step 2,
+ * `record --out a --out b` wrote b, without a word.  1 when refused. */
+static int given_twice(const char *cmd, const char *opt, int *seen) {
+    if (!(*seen)++) return 0;
+    fprintf(stderr, "lockstep %s: option %s given twice (give each option once)\n", cmd, opt);
+    return 1;
+}
+
+/* An option's value that is empty (`--out ''`, `--json "$UNSET"`):
+ * refused, 1, before it becomes a path "" that fails after the whole run
+ * (`record --out ''` trained, then could not write) or a message about
+ * "/train-images-idx3-ubyte". */
+static int empty_value(const char *cmd, const char *opt, const char *val) {
+    if (!val || *val) return 0;
+    fprintf(stderr, "lockstep %s: option %s: empty value\n", cmd, opt);
+    return 1;
+}
+
 /* Parse the options of `train` (audit == NULL) or `audit`.  Returns -1 to
  * go on, else the exit status. */
 /* --init and --order: their type before anything else runs (a FIFO would
@@ -272,6 +292,7 @@ static int parse_opts(int argc, char **argv, const char *cmd, run_cfg *c, audit_
             fprintf(stderr, "lockstep %s: option %s given twice (give each option once)\n", cmd, name);
             return 2;
         }
+        if (o >= OPT_ENGINE && empty_value(cmd, name, optarg)) return 2;
         int audit_only = o >= OPT_ENGINES, train_only = o == OPT_ENGINE || o == OPT_JSON;
         if ((audit_only && !au) || (train_only && au)) {
             fprintf(stderr, "lockstep %s: option %s is not for this command (see lockstep --help)\n", cmd, name);
@@ -281,29 +302,35 @@ static int parse_opts(int argc, char **argv, const char *cmd, run_cfg *c, audit_
         case OPT_ENGINE: c->engine = optarg; break;
         case OPT_MODEL: c->model = optarg; break;
         case OPT_DATA: c->data_dir = optarg; break;
-        case OPT_EPOCHS: if (parse_long(name, optarg, 1, 1000, &v)) return 2; c->epochs = (int)v; break;
-        case OPT_BATCH: if (parse_long(name, optarg, 1, 65536, &v)) return 2; c->batch = (size_t)v; break;
-        case OPT_LR: if (parse_double(name, optarg, 0, 10, &c->adam.lr)) return 2; break;
-        case OPT_SEED: if (parse_long(name, optarg, 0, LONG_MAX, &v)) return 2; c->seed = (uint64_t)v; break;
-        case OPT_THREADS: if (parse_long(name, optarg, 1, 256, &v)) return 2; c->threads = (int)v; break;
-        case OPT_LIMIT_TRAIN: if (parse_long(name, optarg, 1, LONG_MAX, &v)) return 2; c->limit_train = (size_t)v; break;
-        case OPT_LIMIT_TEST: if (parse_long(name, optarg, 1, LONG_MAX, &v)) return 2; c->limit_test = (size_t)v; break;
-        case OPT_STEPS: if (parse_long(name, optarg, 0, LONG_MAX, &v)) return 2; c->max_steps = v; c->print_steps = !au; break;
+        case OPT_EPOCHS: if (parse_long(cmd, name, optarg, 1, RUN_MAX_EPOCHS, &v)) return 2; c->epochs = (int)v; break;
+        case OPT_BATCH: if (parse_long(cmd, name, optarg, 1, 65536, &v)) return 2; c->batch = (size_t)v; break;
+        case OPT_LR: if (parse_double(cmd, name, optarg, 0, 10, &c->adam.lr)) return 2; break;
+        case OPT_SEED: if (parse_long(cmd, name, optarg, 0, LONG_MAX, &v)) return 2; c->seed = (uint64_t)v; break;
+        case OPT_THREADS: if (parse_long(cmd, name, optarg, 1, 256, &v)) return 2; c->threads = (int)v; break;
+        case OPT_LIMIT_TRAIN: if (parse_long(cmd, name, optarg, 1, LONG_MAX, &v)) return 2; c->limit_train = (size_t)v; break;
+        case OPT_LIMIT_TEST: if (parse_long(cmd, name, optarg, 1, LONG_MAX, &v)) return 2; c->limit_test = (size_t)v; break;
+        case OPT_STEPS: if (parse_long(cmd, name, optarg, 0, LONG_MAX, &v)) return 2; c->max_steps = v; c->print_steps = !au; break;
         case OPT_JSON: c->json_path = optarg; break;
         case OPT_REF_MODE: ref_mode = optarg; break;
-        case OPT_REF_PREC: if (parse_long(name, optarg, 24, 1 << 20, &v)) return 2; ref_prec = v; break;
+        case OPT_REF_PREC: if (parse_long(cmd, name, optarg, 24, 1 << 20, &v)) return 2; ref_prec = v; break;
         case OPT_HELP: usage(stdout); return 0;
-        case OPT_ENGINES: au->engines = optarg; break;
+        case OPT_ENGINES:
+            if (ls_check_list(name, "engine name", optarg)) {
+                fprintf(stderr, "lockstep %s: %s\n", cmd, ls_errmsg());
+                return 2;
+            }
+            au->engines = optarg;
+            break;
         case OPT_MODE: if (lockstep_mode_parse(optarg, &au->mode)) { fprintf(stderr, "lockstep audit: --mode: %s\n", ls_errmsg()); return 2; } break;
-        case OPT_REF_STEPS: if (parse_long(name, optarg, 0, LONG_MAX, &v)) return 2; au->ref_steps = v; au->ref_steps_set = 1; break;
-        case OPT_AUDIT_EVERY: if (parse_long(name, optarg, 0, LONG_MAX, &v)) return 2; au->audit_every = v; au->audit_every_set = 1; break;
-        case OPT_REPEAT: if (parse_long(name, optarg, 1, 2, &v)) return 2; au->repeat = (int)v; break;
+        case OPT_REF_STEPS: if (parse_long(cmd, name, optarg, 0, LONG_MAX, &v)) return 2; au->ref_steps = v; au->ref_steps_set = 1; break;
+        case OPT_AUDIT_EVERY: if (parse_long(cmd, name, optarg, 0, LONG_MAX, &v)) return 2; au->audit_every = v; au->audit_every_set = 1; break;
+        case OPT_REPEAT: if (parse_long(cmd, name, optarg, 1, 2, &v)) return 2; au->repeat = (int)v; break;
         case OPT_OUT: au->out_dir = optarg; break;
         case OPT_NO_EVAL: au->eval = 0; break;
         case OPT_EVAL: au->eval = 1; break;
         case OPT_ENGINE_TIMEOUT: {
             double t;
-            if (parse_double(name, optarg, 0, 1e7, &t)) return 2;
+            if (parse_double(cmd, name, optarg, 0, 1e7, &t)) return 2;
             remote_set_timeout(t);
             break;
         }
@@ -317,7 +344,7 @@ static int parse_opts(int argc, char **argv, const char *cmd, run_cfg *c, audit_
                 return 2;
             }
             break;
-        case OPT_ATTR_STEPS: if (parse_long(name, optarg, 0, 1000000, &v)) return 2; au->attribution_steps = v; break;
+        case OPT_ATTR_STEPS: if (parse_long(cmd, name, optarg, 0, 1000000, &v)) return 2; au->attribution_steps = v; break;
         case OPT_NO_ROUNDTRIP: au->roundtrip = 0; break;
         case OPT_NO_CHECKSUMS: au->checksums = 0; break;
         case OPT_NO_SHARE: au->ck_no_share = 1; break;
@@ -328,9 +355,18 @@ static int parse_opts(int argc, char **argv, const char *cmd, run_cfg *c, audit_
                 return 2;
             }
             break;
-        case OPT_SEEDS: if (parse_long(name, optarg, 1, SEEDS_MAX, &v)) return 2; au->seeds = (int)v; break;
-        case OPT_JOBS: if (parse_long(name, optarg, 1, 64, &v)) return 2; au->jobs = (int)v; break;
-        case OPT_FLOOR_DRAWS: if (parse_long(name, optarg, 0, SEEDS_MAX, &v)) return 2; au->floor_draws = (int)v; break;
+        case OPT_SEEDS:
+            if (parse_long(cmd, name, optarg, 1, SEEDS_MAX, &v)) {
+                /* sweep's --seeds takes a list; audit's is a count */
+                if (strchr(optarg, ','))
+                    fprintf(stderr, "lockstep %s: --seeds N is a count here (seeds S..S+N-1 from --seed S); a list of "
+                            "seeds is sweep's --seeds\n", cmd);
+                return 2;
+            }
+            au->seeds = (int)v;
+            break;
+        case OPT_JOBS: if (parse_long(cmd, name, optarg, 1, 64, &v)) return 2; au->jobs = (int)v; break;
+        case OPT_FLOOR_DRAWS: if (parse_long(cmd, name, optarg, 0, SEEDS_MAX, &v)) return 2; au->floor_draws = (int)v; break;
         case ':': fprintf(stderr, "lockstep %s: option %s needs a value\n", cmd, argv[optind - 1]); return 2;
         default: fprintf(stderr, "lockstep %s: unknown option '%s' (see lockstep --help)\n", cmd, argv[optind - 1]); return 2;
         }
@@ -514,9 +550,15 @@ static int cmd_audit(int argc, char **argv, char **full_argv) {
 
 static int cmd_model(int argc, char **argv) {
     const char *name = "smallcnn";
+    int seen = 0;
     for (int i = 1; i < argc; i++) {
-        if (strcmp(argv[i], "--model") == 0 && i + 1 < argc) name = argv[++i];
-        else {
+        if (strcmp(argv[i], "--model") == 0 && i + 1 >= argc) {
+            fprintf(stderr, "lockstep model: option --model needs a value\n");
+            return 2;
+        } else if (strcmp(argv[i], "--model") == 0) {
+            if (given_twice("model", "--model", &seen) || empty_value("model", "--model", argv[i + 1])) return 2;
+            name = argv[++i];
+        } else {
             fprintf(stderr, "lockstep model: unknown argument '%s'\n", argv[i]);
             return 2;
         }
@@ -538,8 +580,14 @@ static int cmd_golden_record(int argc, char **argv) {
     g.out = stdout;
     char **av = calloc((size_t)argc + 1, sizeof *av);
     if (!av) return 2;
-    int ac = 0;
+    int ac = 0, seen_out = 0;
     for (int i = 0; i < argc; i++) {
+        int out = (strcmp(argv[i], "--out") == 0 && i + 1 < argc) || strncmp(argv[i], "--out=", 6) == 0;
+        if (out && (given_twice("golden record", "--out", &seen_out) ||
+                    empty_value("golden record", "--out", argv[i][5] == '=' ? argv[i] + 6 : argv[i + 1]))) {
+            free(av);
+            return 2;
+        }
         if (strcmp(argv[i], "--out") == 0 && i + 1 < argc) g.out_path = argv[++i];
         else if (strncmp(argv[i], "--out=", 6) == 0) g.out_path = argv[i] + 6;
         else if (strncmp(argv[i], "--json", 6) == 0 || strncmp(argv[i], "--epochs", 8) == 0 ||
@@ -573,15 +621,22 @@ static int cmd_record(int argc, char **argv) {
     g.run.progress = isatty(2);
     char **av = calloc((size_t)argc + 1, sizeof *av);
     if (!av) return 2;
-    int ac = 0;
+    int ac = 0, seen[4] = {0};
     long v;
+    static const char *const own[4] = {"--out", "--no-checksums", "--audit-every", "--ref-steps"};
     for (int i = 0; i < argc; i++) {
         const char *a = argv[i];
         int has = i + 1 < argc;
+        for (int k = 0; k < 4; k++)
+            if (strcmp(a, own[k]) == 0 && (has || k == 1) &&
+                (given_twice("record", a, &seen[k]) || (k != 1 && empty_value("record", a, argv[i + 1])))) {
+                free(av);
+                return 2;
+            }
         if (strcmp(a, "--out") == 0 && has) g.out_path = argv[++i];
         else if (strcmp(a, "--no-checksums") == 0) g.no_checksums = 1;
         else if ((strcmp(a, "--audit-every") == 0 || strcmp(a, "--ref-steps") == 0) && has) {
-            if (parse_long(a, argv[++i], 0, LONG_MAX, &v)) {
+            if (parse_long("record", a, argv[++i], 0, LONG_MAX, &v)) {
                 free(av);
                 return 2;
             }
@@ -624,15 +679,17 @@ static int cmd_sweep(int argc, char **argv) {
 static int cmd_golden_check(int argc, char **argv) {
     golden_check_cfg g;
     golden_check_cfg_default(&g);
+    int seen[3] = {0};
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
-        const char **dst = strcmp(a, "--engine") == 0 ? &g.engine : strcmp(a, "--policy") == 0 ? &g.policy
-                         : strcmp(a, "--data") == 0 ? &g.data_dir : NULL;
+        int k = strcmp(a, "--engine") == 0 ? 0 : strcmp(a, "--policy") == 0 ? 1 : strcmp(a, "--data") == 0 ? 2 : -1;
+        const char **dst = k == 0 ? &g.engine : k == 1 ? &g.policy : k == 2 ? &g.data_dir : NULL;
         if (dst) {
             if (i + 1 >= argc) {
                 fprintf(stderr, "lockstep golden check: option %s needs a value\n", a);
                 return 2;
             }
+            if (given_twice("golden check", a, &seen[k]) || empty_value("golden check", a, argv[i + 1])) return 2;
             *dst = argv[++i];
         } else if (a[0] == '-' || g.path) {
             fprintf(stderr, "lockstep golden check: unexpected argument '%s' (see lockstep --help)\n", a);
@@ -654,20 +711,26 @@ static int cmd_export(int argc, char **argv) {
     export_cfg x;
     export_cfg_default(&x);
     x.out = stdout;
+    x.run.progress = isatty(2);
     char **av = calloc((size_t)argc + 1, sizeof *av);
     if (!av) return 2;
-    int ac = 0, st = -1;
+    int ac = 0, st = -1, seen[4] = {0};
     long v;
+    static const char *const own[4] = {"--step", "--out", "--state-dict", "--f64"};
     av[ac++] = argv[0];
     for (int i = 1; i < argc && st < 0; i++) {
         const char *a = argv[i];
+        for (int k = 0; k < 4; k++)
+            if (strcmp(a, own[k]) == 0 && given_twice("export", a, &seen[k])) st = 2;
         /* --step is taken here before getopt sees it: getopt_long would
          * read it as an abbreviation of --steps */
-        if ((strcmp(a, "--step") == 0 || strcmp(a, "--out") == 0) && i + 1 >= argc) {
+        if (st >= 0) {
+            break;
+        } else if ((strcmp(a, "--step") == 0 || strcmp(a, "--out") == 0) && i + 1 >= argc) {
             fprintf(stderr, "lockstep export: option %s needs a value\n", a);
             st = 2;
         } else if (strcmp(a, "--step") == 0) {
-            if (parse_long("--step", argv[++i], 0, LONG_MAX, &v)) st = 2;
+            if (parse_long("export", "--step", argv[++i], 0, LONG_MAX, &v)) st = 2;
             x.step = v;
         } else if (strcmp(a, "--state-dict") == 0) {
             x.state_dict = 1;
@@ -675,8 +738,8 @@ static int cmd_export(int argc, char **argv) {
             x.f64 = 1;
         } else if (strcmp(a, "--out") == 0) {
             x.out_path = argv[++i];
-        } else if (strncmp(a, "--json", 6) == 0 || strncmp(a, "--save", 6) == 0 || strncmp(a, "--steps", 7) == 0 ||
-                   strncmp(a, "--epochs", 8) == 0) {
+            if (empty_value("export", a, x.out_path)) st = 2;
+        } else if (strncmp(a, "--json", 6) == 0 || strncmp(a, "--save", 6) == 0 || strncmp(a, "--steps", 7) == 0) {
             fprintf(stderr, "lockstep export: option %s is not for this command (see lockstep --help)\n", a);
             st = 2;
         } else if (a[0] != '-' && i == 1) {
@@ -717,15 +780,21 @@ static int cmd_eval(int argc, char **argv) {
     x.out = stdout;
     char **av = calloc((size_t)argc + 1, sizeof *av);
     if (!av) return 2;
-    int ac = 0, st = -1;
+    int ac = 0, st = -1, seen[2] = {0};
     av[ac++] = argv[0];
     for (int i = 1; i < argc && st < 0; i++) {
         const char *a = argv[i];
-        if ((strcmp(a, "--engines") == 0 || strcmp(a, "--out") == 0) && i + 1 >= argc) {
+        int k = strcmp(a, "--engines") == 0 ? 0 : strcmp(a, "--out") == 0 ? 1 : -1;
+        if (k >= 0 && i + 1 < argc && (given_twice("eval", a, &seen[k]) || empty_value("eval", a, argv[i + 1]))) st = 2;
+        else if ((strcmp(a, "--engines") == 0 || strcmp(a, "--out") == 0) && i + 1 >= argc) {
             fprintf(stderr, "lockstep eval: option %s needs a value\n", a);
             st = 2;
         } else if (strcmp(a, "--engines") == 0) {
             x.engines = argv[++i];
+            if (ls_check_list(a, "engine name", x.engines)) {
+                fprintf(stderr, "lockstep eval: %s\n", ls_errmsg());
+                st = 2;
+            }
         } else if (strcmp(a, "--out") == 0) {
             x.out_path = argv[++i];
         } else if (strncmp(a, "--save", 6) == 0 || strncmp(a, "--steps", 7) == 0 || strncmp(a, "--epochs", 8) == 0 ||

@@ -186,7 +186,7 @@ static int record_prepare_checksums(record_run *r) {
     }
     /* the vector's header holds the step as an exact fp32 integer */
     if (r->total >= (1L << 24))
-        return ls_err(LS_EINVAL, "record: %ld steps: checksum vectors hold the step as an fp32 integer (< 2^24); "
+        return ls_err(LS_EINVAL, "%ld steps: checksum vectors hold the step as an fp32 integer (< 2^24); "
                       "record --no-checksums", r->total);
     ck_layout L;
     ck_layout_make(&L, &r->m, r->c->run.batch);
@@ -236,7 +236,7 @@ static int record_prepare(record_run *r) {
                       r->ds.train.rows, r->ds.train.cols, m->name, m->in_c, m->in_h, m->in_w);
     spec_with_threads(r->spec, sizeof r->spec, rc_->engine, rc_->threads);
     if (strncmp(r->spec, "recorded:", 9) == 0)
-        return ls_err(LS_EINVAL, "record: a recording cannot be recorded again (engine %s)", r->spec);
+        return ls_err(LS_EINVAL, "a recording cannot be recorded again (engine %s)", r->spec);
     engine_opts eo = {rc_->seed, rc_->batch, 0};
     if ((rc = engine_create(&r->e, r->spec, m, &eo))) return rc;
     r->R.e = r->e;
@@ -251,7 +251,7 @@ static int record_prepare(record_run *r) {
     r->spe = steps_per_epoch(r->n_train, rc_->batch);
     r->total = (long)r->spe * rc_->epochs;
     if (rc_->max_steps >= 0 && rc_->max_steps < r->total) r->total = rc_->max_steps;
-    if (r->total < 1) return ls_err(LS_EINVAL, "record: the plan has no step (--steps 0?)");
+    if (r->total < 1) return ls_err(LS_EINVAL, "the plan has no step (--steps 0?)");
     /* a --order file must hold every epoch the plan reaches: found now, not after an epoch has trained */
     if (rc_->order_path) {
         int orc = order_load(&r->ord, rc_->order_path, r->n_train);
@@ -535,9 +535,9 @@ int recording_record_run(const recording_cfg *c) {
     int rc;
     double t_start = ls_now();
 
-    if (!c->out_path) return ls_err(LS_EINVAL, "record: --out FILE is required");
-    if (rc_->epochs < 1 || rc_->epochs > 64) return ls_err(LS_EINVAL, "record: --epochs must be in 1..64");
-    if (c->audit_every < 0 || c->ref_steps < 0) return ls_err(LS_EINVAL, "record: --audit-every and --ref-steps must be >= 0");
+    if (!c->out_path) return ls_err(LS_EINVAL, "--out FILE is required");
+    if (rc_->epochs < 1 || rc_->epochs > 64) return ls_err(LS_EINVAL, "--epochs must be in 1..64");
+    if (c->audit_every < 0 || c->ref_steps < 0) return ls_err(LS_EINVAL, "--audit-every and --ref-steps must be >= 0");
     if ((rc = model_build(&r.m, rc_->model))) return rc;
     if ((rc = dataset_load(&r.ds, rc_->data_dir, r.m.n_classes))) return rc;
     run_apply_normalize(rc_, &r.ds);

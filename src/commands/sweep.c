@@ -116,8 +116,12 @@ static int plan_add_on(sweep_plan *p, const char *on) {
     for (int k = 0; k < m; k++)
         if (strcmp(p->partition[k], p->partition[m]) == 0)
             return ls_err(LS_EINVAL, "--on: partition %s given twice (list its engines once)", p->partition[m]);
-    char list[1024];
+    char list[1024], opt[64];
+    if (strlen(eq + 1) >= sizeof list) return ls_err(LS_EINVAL, "--on %s: engine list too long", p->partition[m]);
     snprintf(list, sizeof list, "%s", eq + 1);
+    snprintf(opt, sizeof opt, "--on %s", p->partition[m]);
+    int rc = ls_check_list(opt, "engine name", list);
+    if (rc) return rc;
     char *save = NULL;
     for (char *t = strtok_r(list, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
         if (p->n_engines[m] >= SWEEP_MAX_ENGINES)
@@ -151,6 +155,9 @@ static int plan_seeds(sweep_plan *p, const char *s, long long first) {
         return 0;
     }
     char buf[1024];
+    if (strlen(s) >= sizeof buf) return ls_err(LS_EINVAL, "--seeds: list too long");
+    int rc = ls_check_list("--seeds", "seed", s);
+    if (rc) return rc;
     snprintf(buf, sizeof buf, "%s", s);
     char *save = NULL;
     for (char *t = strtok_r(buf, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
@@ -711,7 +718,7 @@ static int task_run(const sweep_plan *p, const char *dir, int id, FILE *log) {
     for (int i = 0; i < 3; i++) sigaction(sigs[i], &sa, NULL);
     double t1 = ls_now();
     pid_t pid = fork();
-    if (pid < 0) return ls_err(LS_EIO, "sweep: fork: %s", strerror(errno));
+    if (pid < 0) return ls_err(LS_EIO, "fork: %s", strerror(errno));
     if (pid == 0) {
         for (int i = 0; i < 3; i++) signal(sigs[i], SIG_DFL);
         /* tasks share a node's cores with other tasks: OpenMP threads that
@@ -999,7 +1006,7 @@ static int local_run(const sweep_plan *p, const char *dir, const task_status *ts
             if (ts[id].st == TS_DONE) continue;
             int slot = 0;
             while (pid[slot]) slot++;
-            if ((pid[slot] = local_start(dir, id, exe)) < 0) return ls_err(LS_EIO, "sweep: fork: %s", strerror(errno));
+            if ((pid[slot] = local_start(dir, id, exe)) < 0) return ls_err(LS_EIO, "fork: %s", strerror(errno));
             pid_task[slot] = id;
             running++;
         }
@@ -1468,7 +1475,7 @@ static int want_long(const char *opt, const char *s, long lo, long hi, long *out
 }
 
 int sweep_split_args(sweep_cfg *c, int argc, char **argv, char **rest, int *n_rest) {
-    int n = 0;
+    int n = 0, seen[10] = {0}, n_action = 0;
     long v;
     rest[n++] = argv[0];
     for (int i = 1; i < argc; i++) {
@@ -1482,6 +1489,25 @@ int sweep_split_args(sweep_cfg *c, int argc, char **argv, char **rest, int *n_re
             fprintf(stderr, "lockstep sweep: option %s needs a value\n", a);
             return 2;
         }
+        if (takes && !*val) {
+            fprintf(stderr, "lockstep sweep: option %s: empty value\n", a);
+            return 2;
+        }
+        /* a second value silently replaced the first (--seeds 3 --seeds 42,43); --on is
+         * repeatable, and --status/--merge/--task are one action */
+        static const char *const once[] = {"--seeds", "--dir", "--time", "--jobs", "--audit-every", "--ref-steps",
+                                           "--slurm", "--local", "--wait", "--dry-run"};
+        static const char *const action[] = {"--status", "--merge", "--task"};
+        for (size_t k = 0; k < LS_ARRAY_LEN(once); k++)
+            if (!strcmp(a, once[k]) && seen[k]++) {
+                fprintf(stderr, "lockstep sweep: option %s given twice (give each option once)\n", a);
+                return 2;
+            }
+        for (size_t k = 0; k < LS_ARRAY_LEN(action); k++)
+            if (!strcmp(a, action[k]) && n_action++) {
+                fprintf(stderr, "lockstep sweep: %s: one of --status, --merge and --task at a time\n", a);
+                return 2;
+            }
         if (!strcmp(a, "--on")) {
             if (c->n_on >= SWEEP_MAX_MACHINES) {
                 fprintf(stderr, "lockstep sweep: --on: at most %d machine types\n", SWEEP_MAX_MACHINES);
@@ -1520,6 +1546,16 @@ int sweep_split_args(sweep_cfg *c, int argc, char **argv, char **rest, int *n_re
             continue;
         }
         if (takes) i++;
+    }
+    /* the last of --slurm/--local won, and --local --dry-run printed Slurm's sbatch lines */
+    if (seen[6] && seen[7]) {
+        fprintf(stderr, "lockstep sweep: --slurm and --local: give one backend\n");
+        return 2;
+    }
+    if (seen[7] && seen[9]) {
+        fprintf(stderr, "lockstep sweep: --dry-run goes with --slurm (it prints the sbatch commands); --local runs "
+                "the tasks here\n");
+        return 2;
     }
     rest[n] = NULL;
     *n_rest = n;
@@ -1637,17 +1673,21 @@ int sweep_main(sweep_cfg *c) {
         return 2;
     }
     char dir[PATH_MAX];
-    if (c->action == SWEEP_SUBMIT && mkdirs(c->dir)) {
+    sweep_plan *p = ls_malloc(sizeof *p);
+    if (!p) return 2;
+    int rc;
+    /* a bad --on or --seeds is refused before DIR is created: an empty
+     * folder left behind by a typo would look like a sweep */
+    if (c->action == SWEEP_SUBMIT && ((rc = plan_from_cfg(p, c)) || mkdirs(c->dir))) {
         fprintf(stderr, "lockstep sweep: %s\n", ls_errmsg());
+        free(p);
         return 2;
     }
     if (!realpath(c->dir, dir)) {
         fprintf(stderr, "lockstep sweep: %s: %s\n", c->dir, strerror(errno));
+        free(p);
         return 2;
     }
-    sweep_plan *p = ls_malloc(sizeof *p);
-    if (!p) return 2;
-    int rc;
     char path[PATH_MAX];
     snprintf(path, sizeof path, "%s/plan.json", dir);
     if (c->action == SWEEP_SUBMIT) {

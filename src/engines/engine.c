@@ -29,6 +29,9 @@ int engine_spec_parse(engine_spec *s, const char *text) {
         snprintf(s->name, sizeof s->name, "recorded");
         return LS_OK;
     }
+    /* strtok would skip an empty knob: `cpu::threads=1` and `cpu:` are typos, not cpu */
+    if (strstr(text, "::") || text[strlen(text) - 1] == ':')
+        return ls_err(LS_EINVAL, "engine spec '%s': an empty knob (':' twice in a row, or at the end)", text);
     char buf[128];
     snprintf(buf, sizeof buf, "%s", text);
     char *save = NULL;

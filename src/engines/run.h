@@ -96,6 +96,9 @@ typedef struct {
     size_t steps, images;
 } epoch_stats;
 
+/* The most epochs a run takes (--epochs 1..RUN_MAX_EPOCHS). */
+#define RUN_MAX_EPOCHS 1000
+
 /* Steps per epoch for n samples (the last batch may be partial). */
 static inline size_t steps_per_epoch(size_t n, size_t batch) { return (n + batch - 1) / batch; }
 

@@ -1055,7 +1055,39 @@ enum { CPU_FAULT_BELOW = 0, CPU_FAULT_DETECT = 1, CPU_FAULT_SUSPECT = 2, CPU_FAU
     X(DROPOUT_OFF_AFTER_EVAL, "dropout_off_after_eval", "op", "drop1", "forward", "mnist-convnet --limit-train 72 --limit-test 64 --epochs 2 --steps 10 --eval", \
       CPU_FAULT_DETECT, \
       "zoo attack 6: the first training step after an evaluation (step 6) runs dropout in inference mode, forward and backward (identity: a mode flag left as the evaluation set it)", \
-      "the dropout re-check keys the mask on (seed, step, element): measured PROBLEM at step 6, drop1 forward, 16618 elements not the exact re-computation")
+      "the dropout re-check keys the mask on (seed, step, element): measured PROBLEM at step 6, drop1 forward, 16618 elements not the exact re-computation") \
+    X(CONV1_DB_FP16_ACC_ONCE, "conv1_db_fp16_acc_once", "op", "conv1", "backward", "smallcnn --limit-train 72 --limit-test 64 --epochs 2 --steps 10 --eval", \
+      CPU_FAULT_DETECT, \
+      "zoo attack 7: at step 7, conv1's bias gradient is summed in an fp16 accumulator (binary16, to nearest, after every addition of an fp32 dy, samples then positions: a half-precision reduction kernel); dW and dx are right", \
+      "TBD") \
+    X(CONV2_DW_INT8_QUANT_ONCE, "conv2_dw_int8_quant_once", "op", "conv2", "backward", "smallcnn --limit-train 72 --limit-test 64 --epochs 2 --steps 10 --eval", \
+      CPU_FAULT_DETECT, \
+      "zoo attack 7: at step 7, conv2's weight gradient goes through int8 quantize-dequantize with one per-tensor scale max|dW| / 127, to nearest (gradient compression for communication left on in a single-process run)", \
+      "TBD") \
+    X(FC1_DW_SMALL_SIGN_FLIPPED_ONCE, "fc1_dw_small_sign_flipped_once", "op", "fc1", "backward", "smallcnn --limit-train 72 --limit-test 64 --epochs 2 --steps 10 --eval", \
+      CPU_FAULT_DETECT, \
+      "zoo attack 7: at step 7, every nonzero fc1 weight-gradient element below 2^(6 - k) (2^-10 at fault_k=16) of its row's largest |dW| has its sign flipped (a sign-magnitude packing that mishandles small codes); exact zeros and larger elements are right", \
+      "TBD") \
+    X(LABELS_ONE_SAMPLE_SHIFTED_ONCE, "labels_one_sample_shifted_once", "op", "fc2|loss", "loss", "smallcnn --limit-train 72 --limit-test 64 --epochs 2 --steps 10 --eval", \
+      CPU_FAULT_DETECT, \
+      "zoo attack 7: at step 7 only, sample 3's label is read as (label + 1) mod 10 (one element of the label copy off: an int8/int32 label buffer read with the wrong stride for one row); the images and the other labels are right", \
+      "TBD") \
+    X(ADAM_LR_WARMUP_ONCE, "adam_lr_warmup_once", "op", "conv1|conv2|fc1|fc2", "update", "smallcnn --limit-train 72 --limit-test 64 --epochs 2 --steps 10 --eval", \
+      CPU_FAULT_DETECT, \
+      "zoo attack 7: at step 7 only, the update's step size is halved (a linear warm-up or scheduler factor the configuration does not ask for, applied by the engine); m and v are right", \
+      "TBD") \
+    X(EVAL_ROUND2_FC2_ROW_STALE, "eval_round2_fc2_row_stale", "op", "fc2", "evaluation", "smallcnn --limit-train 72 --limit-test 64 --epochs 2 --steps 10 --eval", \
+      CPU_FAULT_DETECT, \
+      "zoo attack 7: in the second evaluation only, at its third batch (k = 2), fc2's output row of sample 0 is the one the batch before (k = 1) left in the buffer (a row a tiled GEMM did not write); every other logit and every training step are right", \
+      "TBD") \
+    X(FC2_DX_DRELU_FUSED_ONCE, "fc2_dx_drelu_fused_once", "op", "fc2|relu3", "backward", "smallcnn --limit-train 72 --limit-test 64 --epochs 2 --steps 10 --eval", \
+      CPU_FAULT_DETECT, \
+      "zoo attack 7: at step 7, fc2's backward-data writes its input gradient with relu3's mask already applied (dx x (relu3's output > 0): a DRELU epilogue fused into the GEMM, as cuBLASLt offers); relu3's backward gives the same fc1 gradient, so training is right and only the reported relu3 gradient is not fc2's backward-data", \
+      "TBD") \
+    X(CONV2_FWD_LAST_SAMPLE_STALE_ONCE, "conv2_fwd_last_sample_stale_once", "op", "conv2", "forward", "smallcnn --limit-train 72 --limit-test 64 --epochs 2 --steps 10 --eval", \
+      CPU_FAULT_DETECT, \
+      "zoo attack 7: at step 7, conv2's output for the batch's last sample (all 32 planes) is the one step 6 left there (the last thread's chunk of a static schedule not written: a race that loses one chunk); the following layers compute from it consistently", \
+      "TBD")
 
 #define CPU_FAULT_ENUM_(id, ...) CPU_FAULT_##id,
 enum { CPU_FAULT_NONE = 0, CPU_FAULT_LIST(CPU_FAULT_ENUM_) CPU_FAULT_COUNT };

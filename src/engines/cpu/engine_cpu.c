@@ -2301,6 +2301,20 @@ static int fault_forward_layer(engine *e, int l, int training) {
         for (size_t s0 = 0; s0 < n; s0++)
             for (size_t i = 16 * hw; i < (size_t)ly->out_c * hw; i++)
                 a[s0 * (size_t)ly->out_c * hw + i] = lowp_round_bf16(a[s0 * (size_t)ly->out_c * hw + i], LOWP_RNE);
+    } else if (id == CPU_FAULT_EVAL_ROUND2_FC2_ROW_STALE && !training && fault_layer(c, l, "fc2") &&
+               F->eval_round == 2 && (F->eval_k == 1 || F->eval_k == 2)) {
+        /* zoo attack 7: batch 1 leaves its row 0 (F->dw_save); batch 2's row 0 is not written */
+        size_t nc = (size_t)ly->out_c;
+        if ((rc = act_io(c, l, 0, a, 1))) return rc;
+        if (F->eval_k == 1) memcpy(F->dw_save, a, nc * sizeof *a);
+        else memcpy(a, F->dw_save, nc * sizeof *a);
+    } else if (id == CPU_FAULT_CONV2_FWD_LAST_SAMPLE_STALE_ONCE && training && fault_layer(c, l, "conv2") &&
+               (c->step == 6 || c->step == 7) && n > 1) {
+        /* zoo attack 7: step 6 leaves its last sample's planes (F->p_old); step 7's are not written */
+        size_t per = layer_out_size(ly);
+        if ((rc = act_io(c, l, 0, a, 1))) return rc;
+        if (c->step == 6) memcpy(F->p_old, a + (n - 1) * per, per * sizeof *a);
+        else memcpy(a + (n - 1) * per, F->p_old, per * sizeof *a);
     } else if (id == CPU_FAULT_FC1_OUT_1ULP && fault_layer(c, l, "fc1")) {
         if ((rc = act_io(c, l, 0, a, 1))) return rc;
         for (size_t i = 0; i < cnt; i++) a[i] = nextafterf(a[i], INFINITY);
@@ -2715,6 +2729,45 @@ static int fault_backward_layer(engine *e, int l) {
     }
     if ((rc = cpu_backward_layer(e, l))) return rc;
     const model_tensor *tw = ly->w_tensor >= 0 ? &c->m->tensors[ly->w_tensor] : NULL;
+    if (id == CPU_FAULT_CONV1_DB_FP16_ACC_ONCE && c->step == 7 && fault_layer(c, l, "conv1")) {
+        /* zoo attack 7: db[o] = sum over samples, then positions, of dy in an fp16 accumulator */
+        const model_tensor *tb = &c->m->tensors[ly->b_tensor];
+        size_t hw = (size_t)ly->out_h * ly->out_w, oc = (size_t)ly->out_c;
+        if ((rc = act_io(c, l, 1, F->a, 1))) return rc;
+        for (size_t o = 0; o < oc; o++) {
+            float acc = 0.0f;
+            for (size_t s0 = 0; s0 < P->n; s0++)
+                for (size_t q = 0; q < hw; q++) acc = round_fp16(acc + F->a[(s0 * oc + o) * hw + q]);
+            c->grads[tb->offset + o] = acc;
+        }
+    }
+    if (id == CPU_FAULT_CONV2_DW_INT8_QUANT_ONCE && c->step == 7 && fault_layer(c, l, "conv2")) {
+        /* zoo attack 7: int8 quantize-dequantize, one per-tensor scale max|dW| / 127, to nearest */
+        float *g = c->grads + tw->offset;
+        double mx = 0;
+        for (size_t i = 0; i < tw->numel; i++) mx = fmax(mx, fabs((double)g[i]));
+        double sc = mx / 127.0;
+        for (size_t i = 0; i < tw->numel && sc > 0; i++) g[i] = (float)(nearbyint((double)g[i] / sc) * sc);
+    }
+    if (id == CPU_FAULT_FC1_DW_SMALL_SIGN_FLIPPED_ONCE && c->step == 7 && fault_layer(c, l, "fc1")) {
+        /* zoo attack 7: nonzero |dW| < 2^(6 - k) of the row's largest: sign flipped */
+        size_t in = layer_in_size(ly), out = (size_t)ly->out_c;
+        for (size_t j = 0; j < out; j++) {
+            float *g = c->grads + tw->offset + j * in;
+            double lim = fabs((double)g[argmax_abs(g, in)]) * F->rel * 0x1p6;
+            for (size_t t = 0; t < in; t++)
+                if (g[t] != 0.0f && fabs((double)g[t]) < lim) g[t] = -g[t];
+        }
+    }
+    if (id == CPU_FAULT_FC2_DX_DRELU_FUSED_ONCE && c->step == 7 && fault_layer(c, l, "fc2") && l > 0) {
+        /* zoo attack 7: fc2's dx stored with relu3's mask applied (a DRELU epilogue); relu3's backward
+         * then gives the same gradient */
+        size_t cnt = P->n * layer_in_size(ly);
+        if ((rc = act_io(c, l - 1, 1, F->a, 1)) || (rc = act_io(c, l - 1, 0, F->b, 1))) return rc;
+        for (size_t i = 0; i < cnt; i++)
+            if (!(F->b[i] > 0)) F->a[i] = 0.0f;
+        if ((rc = act_io(c, l - 1, 1, F->a, 0))) return rc;
+    }
     if (id == CPU_FAULT_FC1_DB_STALE_ONCE && fault_layer(c, l, "fc1") && (c->step == 7 || c->step == 8)) {
         /* step 7's fc1 bias gradient kept (F->p_old); at step 8 it is what the gradient buffer holds */
         const model_tensor *tb = &c->m->tensors[ly->b_tensor];
@@ -3297,6 +3350,9 @@ static int fault_update(engine *e, const adam_scalars *s) {
         }
         c->params_ver++;
         return 0;
+    case CPU_FAULT_ADAM_LR_WARMUP_ONCE:
+        if (s->t == 7) a.step_size = s->step_size * 0.5f; /* a scheduler factor nobody configured */
+        break;
     case CPU_FAULT_STATE_ADAM_M_COPY: memcpy(c->adam_m, F->m_copy, np * sizeof(float)); break;
     case CPU_FAULT_STATE_ADAM_V_COPY: memcpy(c->adam_v, F->v_copy, np * sizeof(float)); break;
     default: custom = 0;
@@ -3409,6 +3465,13 @@ static int fault_set_batch(engine *e, const float *x, const int32_t *labels, siz
     if ((F->id == CPU_FAULT_PARAMS_REPORT_STALE_LAST_EVAL || F->id == CPU_FAULT_PARAMS_SAVE_READBACK_STALE) && !step &&
         F->eval_round == 1 && F->eval_k == 0)
         memcpy(F->p_old, c->params, c->m->n_params * sizeof(float)); /* the host mirror, refreshed this once */
+    if (F->id == CPU_FAULT_LABELS_ONE_SAMPLE_SHIFTED_ONCE && step == 7 && n > 3) {
+        /* zoo attack 7: one label of the copy off by one class */
+        int32_t *y = (int32_t *)F->b;
+        memcpy(y, labels, n * sizeof *labels);
+        y[3] = (y[3] + 1) % c->m->n_classes;
+        labels = y;
+    }
     if (F->id == CPU_FAULT_LABELS_STALE_ONCE && step == 7 && c->cur && e->batch >= n) {
         memcpy(F->b, c->labels, n * sizeof *labels);
         labels = (const int32_t *)F->b;

@@ -1059,35 +1059,47 @@ enum { CPU_FAULT_BELOW = 0, CPU_FAULT_DETECT = 1, CPU_FAULT_SUSPECT = 2, CPU_FAU
     X(CONV1_DB_FP16_ACC_ONCE, "conv1_db_fp16_acc_once", "op", "conv1", "backward", "smallcnn --limit-train 72 --limit-test 64 --epochs 2 --steps 10 --eval", \
       CPU_FAULT_DETECT, \
       "zoo attack 7: at step 7, conv1's bias gradient is summed in an fp16 accumulator (binary16, to nearest, after every addition of an fp32 dy, samples then positions: a half-precision reduction kernel); dW and dx are right", \
-      "TBD") \
+      "measured PROBLEM at step 7, conv1 backward-weights (bias), output channel 10, ratio 2.46 (1 of 16 over; sharper tier 31.8), exit 1: the bias gradient is re-done in double against gamma_(K-1) sum|dy|, K = 16 x 784 = 12544, the loosest per-element bound of the step, and an fp16 accumulator over 12544 terms clears it only 2.5-fold; the clean run's worst ratio 0.257 (fc2 bias)") \
     X(CONV2_DW_INT8_QUANT_ONCE, "conv2_dw_int8_quant_once", "op", "conv2", "backward", "smallcnn --limit-train 72 --limit-test 64 --epochs 2 --steps 10 --eval", \
       CPU_FAULT_DETECT, \
       "zoo attack 7: at step 7, conv2's weight gradient goes through int8 quantize-dequantize with one per-tensor scale max|dW| / 127, to nearest (gradient compression for communication left on in a single-process run)", \
-      "TBD") \
+      "measured PROBLEM at step 7, conv2 backward-weights (zero and smallest elements), output channel 30, ratio 5296 (31 of 32 filters over), exit 1: quantizing with one per-tensor step max|dW|/127 turns every element under half a step into an exact 0 that has terms, and the zero-element relation re-does those; the plain, signed, index- and random-weighted filter sums would see the rounding noise of 288 elements only at a fraction of their tolerance") \
     X(FC1_DW_SMALL_SIGN_FLIPPED_ONCE, "fc1_dw_small_sign_flipped_once", "op", "fc1", "backward", "smallcnn --limit-train 72 --limit-test 64 --epochs 2 --steps 10 --eval", \
       CPU_FAULT_DETECT, \
       "zoo attack 7: at step 7, every nonzero fc1 weight-gradient element below 2^(6 - k) (2^-10 at fault_k=16) of its row's largest |dW| has its sign flipped (a sign-magnitude packing that mishandles small codes); exact zeros and larger elements are right", \
-      "TBD") \
+      "measured PROBLEM at step 7, fc1 backward-weights (zero and smallest elements), output 57, ratio 2.08e6 (33 of 64 rows over), exit 1: each row's smallest nonzero |dW| is among the flipped and is re-done in double against its own bound (BWD_W_PEEK/Z); the row sums alone would see the flips only at ~1e-3 of their tolerance") \
     X(LABELS_ONE_SAMPLE_SHIFTED_ONCE, "labels_one_sample_shifted_once", "op", "fc2|loss", "loss", "smallcnn --limit-train 72 --limit-test 64 --epochs 2 --steps 10 --eval", \
       CPU_FAULT_DETECT, \
       "zoo attack 7: at step 7 only, sample 3's label is read as (label + 1) mod 10 (one element of the label copy off: an int8/int32 label buffer read with the wrong stride for one row); the images and the other labels are right", \
-      "TBD") \
+      "measured PROBLEM at step 7, fc2 loss, 'loss gradient dz re-done from the logits', ratio 4.61e6, exit 1: the loss and dz are re-done from the engine's logits with the labels the audit gave, so one label is enough (labels_stale_once changes all 16); every layer's relations hold") \
     X(ADAM_LR_WARMUP_ONCE, "adam_lr_warmup_once", "op", "conv1|conv2|fc1|fc2", "update", "smallcnn --limit-train 72 --limit-test 64 --epochs 2 --steps 10 --eval", \
       CPU_FAULT_DETECT, \
       "zoo attack 7: at step 7 only, the update's step size is halved (a linear warm-up or scheduler factor the configuration does not ask for, applied by the engine); m and v are right", \
-      "TBD") \
+      "measured PROBLEM at step 7, conv1 update, conv1.weight 123 elements differ (up to 4.88e-4; every tensor), exit 1: the Adam re-check re-does each element bit for bit with the scalars the driver made (adam_make_scalars), not the engine's") \
     X(EVAL_ROUND2_FC2_ROW_STALE, "eval_round2_fc2_row_stale", "op", "fc2", "evaluation", "smallcnn --limit-train 72 --limit-test 64 --epochs 2 --steps 10 --eval", \
       CPU_FAULT_DETECT, \
       "zoo attack 7: in the second evaluation only, at its third batch (k = 2), fc2's output row of sample 0 is the one the batch before (k = 1) left in the buffer (a row a tiled GEMM did not write); every other logit and every training step are right", \
-      "TBD") \
+      "measured PROBLEM at the evaluation after epoch 2, fc2 evaluation, FWD_DPEEK (first, last, largest and sampled outputs of each sample), sample 0, ratio 40876, exit 1; the first evaluation and every step clean: every evaluation batch carries its own EVAL vector, batch k > 0 of a later round included") \
     X(FC2_DX_DRELU_FUSED_ONCE, "fc2_dx_drelu_fused_once", "op", "fc2|relu3", "backward", "smallcnn --limit-train 72 --limit-test 64 --epochs 2 --steps 10 --eval", \
       CPU_FAULT_DETECT, \
       "zoo attack 7: at step 7, fc2's backward-data writes its input gradient with relu3's mask already applied (dx x (relu3's output > 0): a DRELU epilogue fused into the GEMM, as cuBLASLt offers); relu3's backward gives the same fc1 gradient, so training is right and only the reported relu3 gradient is not fc2's backward-data", \
-      "TBD") \
+      "measured PROBLEM at step 7, fc2 backward-data, BWD_DATA_DPEEK (first, last, largest and sampled elements of each sample), ratio 1.44e6 (16 of 16 samples over), exit 1. Training is bit for bit right (the mask is idempotent), so the finding is about the report: the engine's relu3 gradient is not fc2's backward-data; the audit names fc2 backward-data, the kernel that wrote it, which is where a fused DRELU epilogue lives. An engine that fuses it legitimately must report the unmasked tensor (or declare the fusion, as cpu fuse=on declares relu+pool through ck_fused); there is no dense+ReLU ck_fused rule yet") \
     X(CONV2_FWD_LAST_SAMPLE_STALE_ONCE, "conv2_fwd_last_sample_stale_once", "op", "conv2", "forward", "smallcnn --limit-train 72 --limit-test 64 --epochs 2 --steps 10 --eval", \
       CPU_FAULT_DETECT, \
       "zoo attack 7: at step 7, conv2's output for the batch's last sample (all 32 planes) is the one step 6 left there (the last thread's chunk of a static schedule not written: a race that loses one chunk); the following layers compute from it consistently", \
-      "TBD")
+      "measured PROBLEM at step 7, conv2 forward (first, last, largest and sampled outputs), plane 481, ratio 42612 (32 of 512 relations over; plain relation sharper tier 99768), exit 1: the lost chunk is the last sample's 32 planes, each far from W x + b of its own input") \
+    X(CONV1_DB_FP16_SPLIT_ONCE, "conv1_db_fp16_split_once", "op", "conv1", "backward", "smallcnn --limit-train 72 --limit-test 64 --epochs 2 --steps 10 --eval", \
+      CPU_FAULT_SUSPECT, \
+      "zoo attack 7: at step 7, conv1's bias gradient is a split reduction whose per-sample partial sums (784 positions each) run in an fp16 accumulator (to nearest after every addition); the 16 partials are then added in fp32", \
+      "measured SUSPECT only, exit 0 under --fail-on problem: step 7, conv1 backward-weights (bias), output channel 12, x6.06 the sharper tier, 0.469 of the worst case (7 of 16 channels over the sharp tier). Within gamma_12543 sum|dy| (an fp32 sum of 12544 terms may err that much), so no PROBLEM is owed and SUSPECT is the right class; it shows the margin: a conv bias gradient reduced with fp16 per-sample partials loses ~2^-11 of each partial, and only the sharper tier sees it. What would make it a PROBLEM at a tighter bound: judging db against the bound of the pairwise/blocked order the engine declares (gamma_(log2 K) rather than gamma_K), which the project does not assume") \
+    X(CONV1_DB_BF16_DY_ONCE, "conv1_db_bf16_dy_once", "op", "conv1", "backward", "smallcnn --limit-train 72 --limit-test 64 --epochs 2 --steps 10 --eval", \
+      CPU_FAULT_DETECT, \
+      "zoo attack 7: at step 7, conv1's bias gradient sums its output gradient rounded to bf16 (to nearest even) in an fp32 accumulator (an autocast reduction); dW and dx are right", \
+      "measured PROBLEM at step 7, conv1 backward-weights (bias), output channel 15, ratio 2.45 (1 of 16 over; sharper tier 31.7), exit 1: bf16 operands (2^-9 each) over 12544 terms of one sign-mixed sum exceed the fp32 worst case where the sum cancels (|db| << sum|dy|); at batch 16 the margin is 2.45") \
+    X(CONV2_DB_LAST_SAMPLE_DROPPED_ONCE, "conv2_db_last_sample_dropped_once", "op", "conv2", "backward", "smallcnn --limit-train 72 --limit-test 64 --epochs 2 --steps 10 --eval", \
+      CPU_FAULT_DETECT, \
+      "zoo attack 7: at step 7, conv2's bias gradient sums samples 0..n-2 only (the sample loop of the bias reduction one short); dW and dx are right", \
+      "measured PROBLEM at step 7, conv2 backward-weights (bias), output channel 11, ratio 174 (30 of 32 channels over; sharper tier 1125), exit 1: one sample's sum of dy is ~1/16 of the terms, far over gamma_3136 sum|dy|")
 
 #define CPU_FAULT_ENUM_(id, ...) CPU_FAULT_##id,
 enum { CPU_FAULT_NONE = 0, CPU_FAULT_LIST(CPU_FAULT_ENUM_) CPU_FAULT_COUNT };

@@ -2741,6 +2741,40 @@ static int fault_backward_layer(engine *e, int l) {
             c->grads[tb->offset + o] = acc;
         }
     }
+    if ((id == CPU_FAULT_CONV1_DB_FP16_SPLIT_ONCE || id == CPU_FAULT_CONV1_DB_BF16_DY_ONCE) && c->step == 7 &&
+        fault_layer(c, l, "conv1")) {
+        /* zoo attack 7: split: per-sample partials in fp16, then an fp32 sum; bf16_dy: dy rounded to bf16,
+         * summed in fp32 */
+        const model_tensor *tb = &c->m->tensors[ly->b_tensor];
+        size_t hw = (size_t)ly->out_h * ly->out_w, oc = (size_t)ly->out_c;
+        if ((rc = act_io(c, l, 1, F->a, 1))) return rc;
+        for (size_t o = 0; o < oc; o++) {
+            float acc = 0.0f;
+            for (size_t s0 = 0; s0 < P->n; s0++) {
+                const float *d = F->a + (s0 * oc + o) * hw;
+                if (id == CPU_FAULT_CONV1_DB_BF16_DY_ONCE) {
+                    for (size_t q = 0; q < hw; q++) acc += lowp_round_bf16(d[q], LOWP_RNE);
+                    continue;
+                }
+                float part = 0.0f;
+                for (size_t q = 0; q < hw; q++) part = round_fp16(part + d[q]);
+                acc += part;
+            }
+            c->grads[tb->offset + o] = acc;
+        }
+    }
+    if (id == CPU_FAULT_CONV2_DB_LAST_SAMPLE_DROPPED_ONCE && c->step == 7 && fault_layer(c, l, "conv2") && P->n > 1) {
+        /* zoo attack 7: the bias reduction's sample loop one short */
+        const model_tensor *tb = &c->m->tensors[ly->b_tensor];
+        size_t hw = (size_t)ly->out_h * ly->out_w, oc = (size_t)ly->out_c;
+        if ((rc = act_io(c, l, 1, F->a, 1))) return rc;
+        for (size_t o = 0; o < oc; o++) {
+            float acc = 0.0f;
+            for (size_t s0 = 0; s0 + 1 < P->n; s0++)
+                for (size_t q = 0; q < hw; q++) acc += F->a[(s0 * oc + o) * hw + q];
+            c->grads[tb->offset + o] = acc;
+        }
+    }
     if (id == CPU_FAULT_CONV2_DW_INT8_QUANT_ONCE && c->step == 7 && fault_layer(c, l, "conv2")) {
         /* zoo attack 7: int8 quantize-dequantize, one per-tensor scale max|dW| / 127, to nearest */
         float *g = c->grads + tw->offset;

@@ -1527,6 +1527,7 @@ typedef struct {
     uint64_t epoch0;    /* dropout_mask_epoch_step: the last step before the current epoch (0 in the first) */
     long updates;       /* updates run (params_restore_last_tensor_skipped: a restore after training) */
     int reads_after;    /* params_save_readback_stale: parameter read-backs since the last evaluation began */
+    int ck_lost;        /* ck_lost_step7_act_corrupt_step8: the checks stopped answering */
     int in_ck;          /* the engine's own checks are running (they read its tensors in place; the report faults
                          * of zoo attack 6 are in the copy-out to the caller only) */
 } fault_state;
@@ -1797,7 +1798,8 @@ static int fault_forward_layer(engine *e, int l, int training) {
     const float *bias = ly->b_tensor >= 0 ? c->params + c->m->tensors[ly->b_tensor].offset : NULL;
     float *a = F->a, *x = F->b;
     int edit = 1;
-    if (id == CPU_FAULT_ACT_CORRUPT_ONCE && training && c->step == 7 && fault_layer(c, l, "conv2")) {
+    if (((id == CPU_FAULT_ACT_CORRUPT_ONCE && c->step == 7) || (id == CPU_FAULT_CK_LOST_STEP7_ACT_CORRUPT_STEP8 && c->step == 8)) &&
+        training && fault_layer(c, l, "conv2")) {
         if ((rc = act_io(c, l, 0, a, 1))) return rc;
         size_t big = 0;
         for (size_t i = 1; i < (size_t)ly->out_h * ly->out_w; i++) big = fabsf(a[i]) > fabsf(a[big]) ? i : big;
@@ -3545,6 +3547,11 @@ static int fault_get_tensor(engine *e, tensor_id t, float *out) {
 
 static int fault_checksums(engine *e, int stage, double *out) {
     fault_state *F = ctx_of(e)->fault;
+    if (F && F->id == CPU_FAULT_CK_LOST_STEP7_ACT_CORRUPT_STEP8 && (F->ck_lost || ctx_of(e)->step >= 7)) {
+        /* zoo attack 7: the checks stop answering from step 7 on, as an engine without them does */
+        F->ck_lost = 1;
+        return ls_err(LS_EUNAVAIL, "cpu: every-step checksums unavailable (scratch allocation failed)");
+    }
     if (F) F->in_ck = 1;
     int rc = engine_checksums_host(e, stage, out);
     if (F) F->in_ck = 0;

@@ -3386,6 +3386,19 @@ static int fault_update(engine *e, const adam_scalars *s) {
         }
         c->params_ver++;
         return 0;
+    case CPU_FAULT_ADAM_FMA_CONTRACTED:
+        /* zoo attack 7: ops_adam_elem with its multiply-adds contracted (one rounding each instead of two) */
+        for (size_t i = 0; i < np; i++) {
+            float g = c->grads[i];
+            float mn = fmaf(a.beta1, c->adam_m[i], a.one_minus_beta1 * g);
+            float vn = fmaf(a.beta2, c->adam_v[i], a.one_minus_beta2 * (g * g));
+            float den = sqrtf(vn) / a.bc2_sqrt + a.eps;
+            c->params[i] = fmaf(-a.step_size, mn / den, c->params[i]);
+            c->adam_m[i] = mn;
+            c->adam_v[i] = vn;
+        }
+        c->params_ver++;
+        return 0;
     case CPU_FAULT_ADAM_LR_WARMUP_ONCE:
         if (s->t == 7) a.step_size = s->step_size * 0.5f; /* a scheduler factor nobody configured */
         break;

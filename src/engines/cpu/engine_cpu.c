@@ -2330,6 +2330,12 @@ static int fault_forward_layer(engine *e, int l, int training) {
     } else if (id == CPU_FAULT_DROPOUT_SCALE_OFF && ly->kind == LAYER_DROPOUT && training) {
         if ((rc = act_io(c, l, 0, a, 1))) return rc;
         for (size_t i = 0; i < cnt; i++) a[i] = (float)((double)a[i] * (1.0 + 0x1p-12));
+    } else if (id == CPU_FAULT_DROPOUT_DIVIDE_BY_KEEP && ly->kind == LAYER_DROPOUT && training) {
+        /* zoo attack 7: x / (1 - p) where kept */
+        if ((rc = act_io(c, l - 1, 0, x, 1))) return rc;
+        float keep = 1.0f - ly->p;
+        for (size_t i = 0; i < cnt; i++)
+            a[i] = rng_dropout_keep(e->seed, (uint32_t)c->step, (uint32_t)l, (uint32_t)i, ly->p) ? x[i] / keep : 0.0f;
     } else if (id == CPU_FAULT_DROPOUT_SCALE_1_OVER_P && ly->kind == LAYER_DROPOUT && training) {
         if ((rc = act_io(c, l - 1, 0, x, 1))) return rc;
         float inv_p = (float)(1.0 / (double)ly->p);
@@ -3310,6 +3316,14 @@ static int fault_backward_layer(engine *e, int l) {
             g[i] = g[in + i];
             g[in + i] = tmp;
         }
+    } else if (id == CPU_FAULT_DROPOUT_DIVIDE_BY_KEEP && ly->kind == LAYER_DROPOUT && P->L[l].need_dsrc) {
+        /* zoo attack 7: dy / (1 - p) where kept */
+        size_t cnt = P->n * layer_out_size(ly);
+        float keep = 1.0f - ly->p;
+        if ((rc = act_io(c, l, 1, F->a, 1))) return rc;
+        for (size_t i = 0; i < cnt; i++)
+            F->b[i] = rng_dropout_keep(e->seed, (uint32_t)c->step, (uint32_t)l, (uint32_t)i, ly->p) ? F->a[i] / keep : 0.0f;
+        return act_io(c, l - 1, 1, F->b, 0);
     } else if (id == CPU_FAULT_DROPOUT_MASK_WRONG_STEP && ly->kind == LAYER_DROPOUT && P->L[l].need_dsrc) {
         size_t cnt = P->n * layer_out_size(ly);
         float scale = (float)(1.0 / (1.0 - (double)ly->p));

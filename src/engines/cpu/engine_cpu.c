@@ -1798,7 +1798,7 @@ static int fault_forward_layer(engine *e, int l, int training) {
     const float *bias = ly->b_tensor >= 0 ? c->params + c->m->tensors[ly->b_tensor].offset : NULL;
     float *a = F->a, *x = F->b;
     int edit = 1;
-    if (((id == CPU_FAULT_ACT_CORRUPT_ONCE && c->step == 7) || (id == CPU_FAULT_CK_LOST_STEP7_ACT_CORRUPT_STEP8 && c->step == 8)) &&
+    if ((((id == CPU_FAULT_ACT_CORRUPT_ONCE || id == CPU_FAULT_CK_NONE_ACT_CORRUPT_ONCE) && c->step == 7) || (id == CPU_FAULT_CK_LOST_STEP7_ACT_CORRUPT_STEP8 && c->step == 8)) &&
         training && fault_layer(c, l, "conv2")) {
         if ((rc = act_io(c, l, 0, a, 1))) return rc;
         size_t big = 0;
@@ -3574,6 +3574,8 @@ static int fault_get_tensor(engine *e, tensor_id t, float *out) {
 
 static int fault_checksums(engine *e, int stage, double *out) {
     fault_state *F = ctx_of(e)->fault;
+    if (F && F->id == CPU_FAULT_CK_NONE_ACT_CORRUPT_ONCE)
+        return ls_err(LS_EUNAVAIL, "cpu: every-step checksums unavailable (not built in)");
     if (F && F->id == CPU_FAULT_CK_LOST_STEP7_ACT_CORRUPT_STEP8 && (F->ck_lost || ctx_of(e)->step >= 7)) {
         /* zoo attack 7: the checks stop answering from step 7 on, as an engine without them does */
         F->ck_lost = 1;

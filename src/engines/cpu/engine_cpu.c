@@ -1527,6 +1527,7 @@ typedef struct {
     uint64_t epoch0;    /* dropout_mask_epoch_step: the last step before the current epoch (0 in the first) */
     long updates;       /* updates run (params_restore_last_tensor_skipped: a restore after training) */
     int reads_after;    /* params_save_readback_stale: parameter read-backs since the last evaluation began */
+    int ck_lost;        /* ck_lost_step7_act_corrupt_step8: the checks stopped answering */
     int in_ck;          /* the engine's own checks are running (they read its tensors in place; the report faults
                          * of zoo attack 6 are in the copy-out to the caller only) */
 } fault_state;
@@ -1797,7 +1798,8 @@ static int fault_forward_layer(engine *e, int l, int training) {
     const float *bias = ly->b_tensor >= 0 ? c->params + c->m->tensors[ly->b_tensor].offset : NULL;
     float *a = F->a, *x = F->b;
     int edit = 1;
-    if (id == CPU_FAULT_ACT_CORRUPT_ONCE && training && c->step == 7 && fault_layer(c, l, "conv2")) {
+    if ((((id == CPU_FAULT_ACT_CORRUPT_ONCE || id == CPU_FAULT_CK_NONE_ACT_CORRUPT_ONCE) && c->step == 7) || (id == CPU_FAULT_CK_LOST_STEP7_ACT_CORRUPT_STEP8 && c->step == 8)) &&
+        training && fault_layer(c, l, "conv2")) {
         if ((rc = act_io(c, l, 0, a, 1))) return rc;
         size_t big = 0;
         for (size_t i = 1; i < (size_t)ly->out_h * ly->out_w; i++) big = fabsf(a[i]) > fabsf(a[big]) ? i : big;
@@ -2301,6 +2303,20 @@ static int fault_forward_layer(engine *e, int l, int training) {
         for (size_t s0 = 0; s0 < n; s0++)
             for (size_t i = 16 * hw; i < (size_t)ly->out_c * hw; i++)
                 a[s0 * (size_t)ly->out_c * hw + i] = lowp_round_bf16(a[s0 * (size_t)ly->out_c * hw + i], LOWP_RNE);
+    } else if (id == CPU_FAULT_EVAL_ROUND2_FC2_ROW_STALE && !training && fault_layer(c, l, "fc2") &&
+               F->eval_round == 2 && (F->eval_k == 1 || F->eval_k == 2)) {
+        /* zoo attack 7: batch 1 leaves its row 0 (F->dw_save); batch 2's row 0 is not written */
+        size_t nc = (size_t)ly->out_c;
+        if ((rc = act_io(c, l, 0, a, 1))) return rc;
+        if (F->eval_k == 1) memcpy(F->dw_save, a, nc * sizeof *a);
+        else memcpy(a, F->dw_save, nc * sizeof *a);
+    } else if (id == CPU_FAULT_CONV2_FWD_LAST_SAMPLE_STALE_ONCE && training && fault_layer(c, l, "conv2") &&
+               (c->step == 6 || c->step == 7) && n > 1) {
+        /* zoo attack 7: step 6 leaves its last sample's planes (F->p_old); step 7's are not written */
+        size_t per = layer_out_size(ly);
+        if ((rc = act_io(c, l, 0, a, 1))) return rc;
+        if (c->step == 6) memcpy(F->p_old, a + (n - 1) * per, per * sizeof *a);
+        else memcpy(a + (n - 1) * per, F->p_old, per * sizeof *a);
     } else if (id == CPU_FAULT_FC1_OUT_1ULP && fault_layer(c, l, "fc1")) {
         if ((rc = act_io(c, l, 0, a, 1))) return rc;
         for (size_t i = 0; i < cnt; i++) a[i] = nextafterf(a[i], INFINITY);
@@ -2314,6 +2330,12 @@ static int fault_forward_layer(engine *e, int l, int training) {
     } else if (id == CPU_FAULT_DROPOUT_SCALE_OFF && ly->kind == LAYER_DROPOUT && training) {
         if ((rc = act_io(c, l, 0, a, 1))) return rc;
         for (size_t i = 0; i < cnt; i++) a[i] = (float)((double)a[i] * (1.0 + 0x1p-12));
+    } else if (id == CPU_FAULT_DROPOUT_DIVIDE_BY_KEEP && ly->kind == LAYER_DROPOUT && training) {
+        /* zoo attack 7: x / (1 - p) where kept */
+        if ((rc = act_io(c, l - 1, 0, x, 1))) return rc;
+        float keep = 1.0f - ly->p;
+        for (size_t i = 0; i < cnt; i++)
+            a[i] = rng_dropout_keep(e->seed, (uint32_t)c->step, (uint32_t)l, (uint32_t)i, ly->p) ? x[i] / keep : 0.0f;
     } else if (id == CPU_FAULT_DROPOUT_SCALE_1_OVER_P && ly->kind == LAYER_DROPOUT && training) {
         if ((rc = act_io(c, l - 1, 0, x, 1))) return rc;
         float inv_p = (float)(1.0 / (double)ly->p);
@@ -2715,6 +2737,79 @@ static int fault_backward_layer(engine *e, int l) {
     }
     if ((rc = cpu_backward_layer(e, l))) return rc;
     const model_tensor *tw = ly->w_tensor >= 0 ? &c->m->tensors[ly->w_tensor] : NULL;
+    if (id == CPU_FAULT_CONV1_DB_FP16_ACC_ONCE && c->step == 7 && fault_layer(c, l, "conv1")) {
+        /* zoo attack 7: db[o] = sum over samples, then positions, of dy in an fp16 accumulator */
+        const model_tensor *tb = &c->m->tensors[ly->b_tensor];
+        size_t hw = (size_t)ly->out_h * ly->out_w, oc = (size_t)ly->out_c;
+        if ((rc = act_io(c, l, 1, F->a, 1))) return rc;
+        for (size_t o = 0; o < oc; o++) {
+            float acc = 0.0f;
+            for (size_t s0 = 0; s0 < P->n; s0++)
+                for (size_t q = 0; q < hw; q++) acc = round_fp16(acc + F->a[(s0 * oc + o) * hw + q]);
+            c->grads[tb->offset + o] = acc;
+        }
+    }
+    if ((id == CPU_FAULT_CONV1_DB_FP16_SPLIT_ONCE || id == CPU_FAULT_CONV1_DB_BF16_DY_ONCE) && c->step == 7 &&
+        fault_layer(c, l, "conv1")) {
+        /* zoo attack 7: split: per-sample partials in fp16, then an fp32 sum; bf16_dy: dy rounded to bf16,
+         * summed in fp32 */
+        const model_tensor *tb = &c->m->tensors[ly->b_tensor];
+        size_t hw = (size_t)ly->out_h * ly->out_w, oc = (size_t)ly->out_c;
+        if ((rc = act_io(c, l, 1, F->a, 1))) return rc;
+        for (size_t o = 0; o < oc; o++) {
+            float acc = 0.0f;
+            for (size_t s0 = 0; s0 < P->n; s0++) {
+                const float *d = F->a + (s0 * oc + o) * hw;
+                if (id == CPU_FAULT_CONV1_DB_BF16_DY_ONCE) {
+                    for (size_t q = 0; q < hw; q++) acc += lowp_round_bf16(d[q], LOWP_RNE);
+                    continue;
+                }
+                float part = 0.0f;
+                for (size_t q = 0; q < hw; q++) part = round_fp16(part + d[q]);
+                acc += part;
+            }
+            c->grads[tb->offset + o] = acc;
+        }
+    }
+    if (id == CPU_FAULT_CONV2_DB_LAST_SAMPLE_DROPPED_ONCE && c->step == 7 && fault_layer(c, l, "conv2") && P->n > 1) {
+        /* zoo attack 7: the bias reduction's sample loop one short */
+        const model_tensor *tb = &c->m->tensors[ly->b_tensor];
+        size_t hw = (size_t)ly->out_h * ly->out_w, oc = (size_t)ly->out_c;
+        if ((rc = act_io(c, l, 1, F->a, 1))) return rc;
+        for (size_t o = 0; o < oc; o++) {
+            float acc = 0.0f;
+            for (size_t s0 = 0; s0 + 1 < P->n; s0++)
+                for (size_t q = 0; q < hw; q++) acc += F->a[(s0 * oc + o) * hw + q];
+            c->grads[tb->offset + o] = acc;
+        }
+    }
+    if (id == CPU_FAULT_CONV2_DW_INT8_QUANT_ONCE && c->step == 7 && fault_layer(c, l, "conv2")) {
+        /* zoo attack 7: int8 quantize-dequantize, one per-tensor scale max|dW| / 127, to nearest */
+        float *g = c->grads + tw->offset;
+        double mx = 0;
+        for (size_t i = 0; i < tw->numel; i++) mx = fmax(mx, fabs((double)g[i]));
+        double sc = mx / 127.0;
+        for (size_t i = 0; i < tw->numel && sc > 0; i++) g[i] = (float)(nearbyint((double)g[i] / sc) * sc);
+    }
+    if (id == CPU_FAULT_FC1_DW_SMALL_SIGN_FLIPPED_ONCE && c->step == 7 && fault_layer(c, l, "fc1")) {
+        /* zoo attack 7: nonzero |dW| < 2^(6 - k) of the row's largest: sign flipped */
+        size_t in = layer_in_size(ly), out = (size_t)ly->out_c;
+        for (size_t j = 0; j < out; j++) {
+            float *g = c->grads + tw->offset + j * in;
+            double lim = fabs((double)g[argmax_abs(g, in)]) * F->rel * 0x1p6;
+            for (size_t t = 0; t < in; t++)
+                if (g[t] != 0.0f && fabs((double)g[t]) < lim) g[t] = -g[t];
+        }
+    }
+    if (id == CPU_FAULT_FC2_DX_DRELU_FUSED_ONCE && c->step == 7 && fault_layer(c, l, "fc2") && l > 0) {
+        /* zoo attack 7: fc2's dx stored with relu3's mask applied (a DRELU epilogue); relu3's backward
+         * then gives the same gradient */
+        size_t cnt = P->n * layer_in_size(ly);
+        if ((rc = act_io(c, l - 1, 1, F->a, 1)) || (rc = act_io(c, l - 1, 0, F->b, 1))) return rc;
+        for (size_t i = 0; i < cnt; i++)
+            if (!(F->b[i] > 0)) F->a[i] = 0.0f;
+        if ((rc = act_io(c, l - 1, 1, F->a, 0))) return rc;
+    }
     if (id == CPU_FAULT_FC1_DB_STALE_ONCE && fault_layer(c, l, "fc1") && (c->step == 7 || c->step == 8)) {
         /* step 7's fc1 bias gradient kept (F->p_old); at step 8 it is what the gradient buffer holds */
         const model_tensor *tb = &c->m->tensors[ly->b_tensor];
@@ -3221,6 +3316,14 @@ static int fault_backward_layer(engine *e, int l) {
             g[i] = g[in + i];
             g[in + i] = tmp;
         }
+    } else if (id == CPU_FAULT_DROPOUT_DIVIDE_BY_KEEP && ly->kind == LAYER_DROPOUT && P->L[l].need_dsrc) {
+        /* zoo attack 7: dy / (1 - p) where kept */
+        size_t cnt = P->n * layer_out_size(ly);
+        float keep = 1.0f - ly->p;
+        if ((rc = act_io(c, l, 1, F->a, 1))) return rc;
+        for (size_t i = 0; i < cnt; i++)
+            F->b[i] = rng_dropout_keep(e->seed, (uint32_t)c->step, (uint32_t)l, (uint32_t)i, ly->p) ? F->a[i] / keep : 0.0f;
+        return act_io(c, l - 1, 1, F->b, 0);
     } else if (id == CPU_FAULT_DROPOUT_MASK_WRONG_STEP && ly->kind == LAYER_DROPOUT && P->L[l].need_dsrc) {
         size_t cnt = P->n * layer_out_size(ly);
         float scale = (float)(1.0 / (1.0 - (double)ly->p));
@@ -3297,6 +3400,22 @@ static int fault_update(engine *e, const adam_scalars *s) {
         }
         c->params_ver++;
         return 0;
+    case CPU_FAULT_ADAM_FMA_CONTRACTED:
+        /* zoo attack 7: ops_adam_elem with its multiply-adds contracted (one rounding each instead of two) */
+        for (size_t i = 0; i < np; i++) {
+            float g = c->grads[i];
+            float mn = fmaf(a.beta1, c->adam_m[i], a.one_minus_beta1 * g);
+            float vn = fmaf(a.beta2, c->adam_v[i], a.one_minus_beta2 * (g * g));
+            float den = sqrtf(vn) / a.bc2_sqrt + a.eps;
+            c->params[i] = fmaf(-a.step_size, mn / den, c->params[i]);
+            c->adam_m[i] = mn;
+            c->adam_v[i] = vn;
+        }
+        c->params_ver++;
+        return 0;
+    case CPU_FAULT_ADAM_LR_WARMUP_ONCE:
+        if (s->t == 7) a.step_size = s->step_size * 0.5f; /* a scheduler factor nobody configured */
+        break;
     case CPU_FAULT_STATE_ADAM_M_COPY: memcpy(c->adam_m, F->m_copy, np * sizeof(float)); break;
     case CPU_FAULT_STATE_ADAM_V_COPY: memcpy(c->adam_v, F->v_copy, np * sizeof(float)); break;
     default: custom = 0;
@@ -3409,6 +3528,13 @@ static int fault_set_batch(engine *e, const float *x, const int32_t *labels, siz
     if ((F->id == CPU_FAULT_PARAMS_REPORT_STALE_LAST_EVAL || F->id == CPU_FAULT_PARAMS_SAVE_READBACK_STALE) && !step &&
         F->eval_round == 1 && F->eval_k == 0)
         memcpy(F->p_old, c->params, c->m->n_params * sizeof(float)); /* the host mirror, refreshed this once */
+    if (F->id == CPU_FAULT_LABELS_ONE_SAMPLE_SHIFTED_ONCE && step == 7 && n > 3) {
+        /* zoo attack 7: one label of the copy off by one class */
+        int32_t *y = (int32_t *)F->b;
+        memcpy(y, labels, n * sizeof *labels);
+        y[3] = (y[3] + 1) % c->m->n_classes;
+        labels = y;
+    }
     if (F->id == CPU_FAULT_LABELS_STALE_ONCE && step == 7 && c->cur && e->batch >= n) {
         memcpy(F->b, c->labels, n * sizeof *labels);
         labels = (const int32_t *)F->b;
@@ -3448,6 +3574,13 @@ static int fault_get_tensor(engine *e, tensor_id t, float *out) {
 
 static int fault_checksums(engine *e, int stage, double *out) {
     fault_state *F = ctx_of(e)->fault;
+    if (F && F->id == CPU_FAULT_CK_NONE_ACT_CORRUPT_ONCE)
+        return ls_err(LS_EUNAVAIL, "cpu: every-step checksums unavailable (not built in)");
+    if (F && F->id == CPU_FAULT_CK_LOST_STEP7_ACT_CORRUPT_STEP8 && (F->ck_lost || ctx_of(e)->step >= 7)) {
+        /* zoo attack 7: the checks stop answering from step 7 on, as an engine without them does */
+        F->ck_lost = 1;
+        return ls_err(LS_EUNAVAIL, "cpu: every-step checksums unavailable (scratch allocation failed)");
+    }
     if (F) F->in_ck = 1;
     int rc = engine_checksums_host(e, stage, out);
     if (F) F->in_ck = 0;

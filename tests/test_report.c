@@ -30,6 +30,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "audit/every_step.h"
 #include "audit/explain.h"
 #include "audit/headline.h"
 #include "report/report.h"
@@ -905,40 +906,59 @@ static void test_pair_table_aligned(void **st) {
     free_result(r);
 }
 
-/* "ok" covers what was checked: with no every-step checksums and no shadow
- * replay, the drift steps were checked by nothing, and the first line says
- * so instead of "every difference is consistent with fp32 rounding". */
+/* "ok" covers what was checked: drift steps or evaluations that nothing
+ * checked (no every-step checksums, or checks that stopped, and no
+ * per-element check there) make the verdict "not fully checked", naming
+ * the engine, the steps and why; unchecked is never ok. */
 static void test_ok_names_unchecked_drift(void **st) {
     audit_result *r = new_result();
     add_engine(r, "reference", "reference", REF_DESC, 1);
     int a = add_engine(r, "cpu", "cpu", CPU_DESC("2", "direct", "jit:avx512_core"), 0);
+    audit_engine *ae = &r->eng[a];
     audit_cfg_default(&r->cfg);
     r->cfg.checksums = 0;
+    r->cfg.eval = 0;
+    r->last_step = 4;
+    assert_int_equal(every_step_init(ae, 4), 0);
     verdict_table v;
     memset(&v, 0, sizeof v);
     headline h;
     headline_make(&h, r, &v);
-    assert_int_equal(h.kind, HEADLINE_OK);
-    if (!strstr(h.line, "VERDICT: ok — every difference checked is consistent with fp32 rounding, but cpu's drift "
-                        "steps were not checked (--no-checksums, no shadow replay"))
+    assert_int_equal(h.kind, HEADLINE_UNCHECKED);
+    if (!strstr(h.line, "VERDICT: not fully checked — nothing checked cpu's 4 of 4 drift steps (the first: step 1): "
+                        "--no-checksums"))
         fail_msg("headline: %s", h.line);
-    r->eng[a].ck_steps = 4; /* checked every step: the plain ok */
+    r->cfg.checksums = 1;
+    ae->ck_steps = 4; /* checked every step: the plain ok */
+    for (int k = 0; k < 4; k++) ae->ck_step_ratio[k] = 0.1f;
     headline_make(&h, r, &v);
-    if (!strstr(h.line, "VERDICT: ok — every engine listed ran")) fail_msg("headline: %s", h.line);
-    r->eng[a].ck_steps = 0;
-    r->n_shadows = 1; /* a shadow replay checked the drift phase */
+    assert_int_equal(h.kind, HEADLINE_OK);
+    if (!strstr(h.line, "VERDICT: ok — every engine listed ran, every step and evaluation was checked"))
+        fail_msg("headline: %s", h.line);
+    /* its checks stopped at step 2 (LS_EUNAVAIL); a shadow replay checked step 4: steps 2-3 unchecked */
+    ae->ck_steps = 1, ae->ck_have = 0;
+    ae->ck_step_ratio[1] = ae->ck_step_ratio[2] = ae->ck_step_ratio[3] = NAN;
+    ae->ck_step_elem[3] = 1;
+    snprintf(ae->ck_none, sizeof ae->ck_none, "they stopped answering at step 2");
     headline_make(&h, r, &v);
-    if (!strstr(h.line, "VERDICT: ok — every engine listed ran")) fail_msg("headline: %s", h.line);
+    assert_int_equal(h.kind, HEADLINE_UNCHECKED);
+    if (!strstr(h.line, "nothing checked cpu's drift steps 2-3 (2 of 4): they stopped answering at step 2"))
+        fail_msg("stopped: headline: %s", h.line);
+    ae->ck_step_elem[3] = 0;
+    headline_make(&h, r, &v);
+    if (!strstr(h.line, "nothing checked cpu's drift steps 2-4 (3 of 4)")) fail_msg("no shadow: headline: %s", h.line);
+    /* an evaluation its checks did not judge */
+    ae->ck_steps = 4, ae->ck_have = 1, ae->ck_none[0] = 0;
+    for (int k = 0; k < 4; k++) ae->ck_step_ratio[k] = 0.1f;
+    r->cfg.eval = 1, r->epochs_done = 2, ae->ck_eval_epochs = 1;
+    headline_make(&h, r, &v);
+    if (!strstr(h.line, "nothing checked cpu's 1 of 2 evaluations")) fail_msg("evaluation: headline: %s", h.line);
+    ae->ck_eval_epochs = 2;
     /* an isolated drift: every step checked per element against the reference, no checksums needed */
-    r->n_shadows = 0;
-    v.n_eng = 1;
-    v.e[0].engine = a;
-    v.e[0].check_steps = 4;
+    r->cfg.checksums = 0, r->cfg.eval = 0;
+    for (int k = 0; k < 4; k++) ae->ck_step_elem[k] = 1;
     headline_make(&h, r, &v);
     if (!strstr(h.line, "VERDICT: ok — every engine listed ran")) fail_msg("isolated: headline: %s", h.line);
-    r->attribution_steps = 4; /* ... but steps that were only the attribution's leave the drift blind */
-    headline_make(&h, r, &v);
-    if (!strstr(h.line, "cpu's drift steps were not checked")) fail_msg("attribution only: headline: %s", h.line);
     free_result(r);
 }
 

@@ -220,7 +220,7 @@ typedef struct {
     int ck_have;             /* the engine computes them (0: ck_none says why) */
     int ck_sent;             /* a vector requested (every_step_send), not yet read */
     double ck_t_sent;        /* when */
-    char ck_none[96];
+    char ck_none[200];
     char ck_partial[320];    /* non-empty: some blocks of the vector are not judged, and why */
     long ck_steps;           /* training steps judged by checksums */
     long ck_skipped;         /* training steps not judged (fed inputs: checked per element instead) */
@@ -260,6 +260,8 @@ typedef struct {
     ck_violation ck_sus;     /* it: phase, layer, ratio to the sharp tolerance */
     double ck_sus_worst_ratio; /* ... and to the worst-case tolerance */
     float *ck_step_sharp;    /* per drift step: the worst ratio to the sharp tolerance; NAN: not judged */
+    unsigned char *ck_step_elem; /* per drift step: 1 where it was checked per element against the reference
+                                  * (a shadow replay, an isolated or sync step): the headline's unchecked steps */
     /* evaluation vs the reference (last epoch): the reference's logits from
      * this engine's weights for the first ev_ref_images test images,
      * against the engine's, bounded by the propagated forward error */

@@ -731,6 +731,8 @@ static void compare_slot_range(audit *A, int s, const double *bound, const unsig
         ss->n_range += (long)n_range;
         if (is_ref && A->bounded_step) {
             ss->n_check_steps++;
+            audit_engine *eb = &r->eng[p->b];
+            if (!A->in_attr && eb->ck_step_elem && A->step > 0 && A->step <= eb->ck_total) eb->ck_step_elem[A->step - 1] = 1;
             if (st.has_bound) {
                 ss->n_bounded++;
                 ss->n_over += (long)st.n_over_bound;
@@ -1553,6 +1555,7 @@ void audit_result_free(audit_result *r) {
         free(r->eng[i].tsamples);
         free(r->eng[i].ck_step_ratio);
         free(r->eng[i].ck_step_sharp);
+        free(r->eng[i].ck_step_elem);
     }
     free(r->test_labels);
     for (int pi = 0; pi < r->n_pairs; pi++) {

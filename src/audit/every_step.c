@@ -24,6 +24,9 @@ int every_step_init(audit_engine *ae, long total) {
     free(ae->ck_step_sharp);
     ae->ck_step_sharp = ls_malloc((size_t)(total > 0 ? total : 1) * sizeof *ae->ck_step_sharp);
     if (!ae->ck_step_sharp) return LS_ENOMEM;
+    free(ae->ck_step_elem);
+    ae->ck_step_elem = ls_calloc((size_t)(total > 0 ? total : 1), 1);
+    if (!ae->ck_step_elem) return LS_ENOMEM;
     for (long k = 0; k < total; k++) ae->ck_step_ratio[k] = ae->ck_step_sharp[k] = NAN;
     return LS_OK;
 }
@@ -172,8 +175,16 @@ int every_step_stage(engine *e, audit_engine *ae, const model *m, int stage, siz
     int rc = ae->ck_sent ? remote_checksums_recv(e, vec) : engine_checksums(e, stage, vec);
     ae->ck_sent = 0;
     if (rc == LS_EUNAVAIL) {
+        /* none from the start (an engine without checks), or they stopped
+         * answering: either way the rest of the run is unchecked by them,
+         * and the verdict says "not fully checked" (headline.c) */
         ae->ck_have = 0;
-        snprintf(ae->ck_none, sizeof ae->ck_none, "%s", ls_errmsg());
+        if (ae->ck_steps || ae->ck_eval_batches)
+            snprintf(ae->ck_none, sizeof ae->ck_none, "they stopped answering at %s %ld: %s",
+                     (stage & CK_STAGE_MASK) == CK_STAGE_EVAL ? "the evaluation of epoch" : "step",
+                     (stage & CK_STAGE_MASK) == CK_STAGE_EVAL ? (long)epoch + 1 : step, ls_errmsg());
+        else
+            snprintf(ae->ck_none, sizeof ae->ck_none, "%s", ls_errmsg());
         ls_err_clear();
         return LS_OK;
     }

@@ -3,8 +3,11 @@
  */
 #include "audit/headline.h"
 
+#include <math.h>
 #include <stdio.h>
 #include <string.h>
+
+#include "audit/every_step.h"
 
 typedef struct {
     headline_kind kind;
@@ -71,13 +74,60 @@ static void next_step(headline *h, const audit_result *r) {
                                           "--engines %s", ran);
 }
 
+/* Drift steps and evaluations of an engine that nothing checked: not by
+ * its every-step checksums (none, or they stopped: ck_none), not by a
+ * per-element check against the reference beyond the attribution steps
+ * (shadow replays, isolated or sync drift).  "ok" covers what was
+ * checked, so an engine with such steps makes the verdict "not fully
+ * checked".  The first such engine's label and counts; how many have
+ * any. */
+typedef struct {
+    int engines;
+    const char *label, *why;
+    long unchecked, all, from, to;
+    int eval_unchecked, eval_all;
+} drift_gap;
+
+static void drift_gaps(drift_gap *g, const audit_result *r, const verdict_table *v) {
+    (void)v;
+    memset(g, 0, sizeof *g);
+    for (int i = 0; i < r->n_engines; i++) {
+        const audit_engine *ae = &r->eng[i];
+        if (!ae->available || ae->failed || ae->is_ref) continue;
+        long all = every_step_of_steps(r, ae), n = 0, first = 0, last = 0;
+        if (!ae->ck_step_ratio) { /* no per-step record (a result not from the driver): the counts */
+            long ck = r->cfg.checksums ? ae->ck_steps + ae->ck_skipped : 0;
+            n = all - ck, first = ck + 1, last = all;
+        }
+        for (long k = 0; k < all && ae->ck_step_ratio; k++) {
+            int ck = r->cfg.checksums && ae->ck_step_ratio && k < ae->ck_total && !isnan(ae->ck_step_ratio[k]);
+            int el = ae->ck_step_elem && k < ae->ck_total && ae->ck_step_elem[k];
+            if (ck || el) continue;
+            n++, last = k + 1;
+            if (!first) first = k + 1;
+        }
+        /* steps the checksums skipped on purpose (fed inputs) are checked per element */
+        if (ae->ck_step_ratio) n -= ae->ck_skipped < n ? ae->ck_skipped : n;
+        int ev_all = r->cfg.eval ? r->epochs_done : 0, ev = r->cfg.checksums ? ae->ck_eval_epochs : 0;
+        ev = ev > ev_all ? ev_all : ev; /* (evaluation against the reference reads a sample: not all of one) */
+        if (n <= 0 && ev >= ev_all) continue;
+        if (!g->engines++) {
+            g->label = ae->label, g->unchecked = n > 0 ? n : 0, g->all = all, g->from = first, g->to = last;
+            g->eval_unchecked = ev_all - ev, g->eval_all = ev_all;
+            g->why = !r->cfg.checksums ? "--no-checksums" : !ae->ck_have ? ae->ck_none : "";
+        }
+    }
+}
+
 void headline_make(headline *h, const audit_result *r, const verdict_table *v) {
     memset(h, 0, sizeof *h);
     missing_engines(h, r);
+    drift_gap gap;
+    drift_gaps(&gap, r, v);
     headline_kind k = v->problems ? HEADLINE_PROBLEM
                       : v->suspects ? HEADLINE_SUSPECT
                       : (h->n_missing || r->interrupted) ? HEADLINE_INCOMPLETE
-                      : v->unchecked ? HEADLINE_UNCHECKED : HEADLINE_OK;
+                      : (v->unchecked || gap.engines) ? HEADLINE_UNCHECKED : HEADLINE_OK;
     h->kind = k;
     h->word = KINDS[k].word;
     h->css = KINDS[k].css;
@@ -116,33 +166,30 @@ void headline_make(headline *h, const audit_result *r, const verdict_table *v) {
         break;
     }
     case HEADLINE_UNCHECKED:
-        snprintf(h->line, sizeof h->line, "VERDICT: not fully checked — %d engine(s) had tensors no rule could "
-                                          "judge (unchecked is not ok)", v->unchecked);
-        break;
-    default: {
-        /* ok covers what was checked: say so on the first screen when the drift phase's steps were not
-         * checked at all (no checksums, no shadow replay) for some engine */
-        const char *blind = NULL;
-        for (int i = 0; i < r->n_engines && !blind && r->total_steps > 0 && r->n_shadows == 0; i++) {
-            const audit_engine *ae = &r->eng[i];
-            if (!ae->available || ae->is_ref || ae->ck_steps > 0) continue;
-            /* checked per element beyond the attribution steps (isolated or sync drift): not blind */
-            long checked = 0;
-            for (int k = 0; k < v->n_eng; k++)
-                if (v->e[k].engine == i) checked = v->e[k].check_steps;
-            if (checked > r->attribution_steps) continue;
-            blind = ae->label;
+        if (v->unchecked)
+            snprintf(h->line, sizeof h->line, "VERDICT: not fully checked — %d engine(s) had tensors no rule could "
+                                              "judge (unchecked is not ok)", v->unchecked);
+        else {
+            char steps[160] = "", evals[96] = "", more[48] = "";
+            if (gap.unchecked > 0 && gap.unchecked == gap.to - gap.from + 1 && gap.unchecked < gap.all)
+                snprintf(steps, sizeof steps, "drift step%s %ld%s%.0ld (%ld of %ld)", gap.from < gap.to ? "s" : "",
+                         gap.from, gap.from < gap.to ? "-" : "", gap.from < gap.to ? gap.to : 0, gap.unchecked, gap.all);
+            else if (gap.unchecked > 0)
+                snprintf(steps, sizeof steps, "%ld of %ld drift steps (the first: step %ld)", gap.unchecked, gap.all,
+                         gap.from);
+            if (gap.eval_unchecked > 0)
+                snprintf(evals, sizeof evals, "%s%d of %d evaluations", steps[0] ? " and " : "", gap.eval_unchecked,
+                         gap.eval_all);
+            if (gap.engines > 1) snprintf(more, sizeof more, " (and %d more engine(s))", gap.engines - 1);
+            snprintf(h->line, sizeof h->line, "VERDICT: not fully checked — nothing checked %s's %s%s%s%s%s; every "
+                                              "difference checked is consistent with fp32 rounding (coverage below)",
+                     gap.label, steps, evals, more, gap.why[0] ? ": " : "", gap.why);
         }
-        if (blind)
-            snprintf(h->line, sizeof h->line, "VERDICT: ok — every difference checked is consistent with fp32 "
-                                              "rounding, but %s's drift steps were not checked (%s, no shadow "
-                                              "replay; coverage below)",
-                     blind, r->cfg.checksums ? "no every-step checksums" : "--no-checksums");
-        else
-            snprintf(h->line, sizeof h->line, "VERDICT: ok — every engine listed ran, and every difference is "
-                                              "consistent with fp32 rounding, worst case and sharper tier (coverage "
-                                              "below)");
-    }
+        break;
+    default:
+        snprintf(h->line, sizeof h->line, "VERDICT: ok — every engine listed ran, every step and evaluation was "
+                                          "checked, and every difference is consistent with fp32 rounding, worst case "
+                                          "and sharper tier (coverage below)");
     }
     next_step(h, r);
 }

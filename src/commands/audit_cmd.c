@@ -177,7 +177,7 @@ static void verdicts(audit_result *r) {
     r->gate = ((c->fail_on & AUDIT_FAIL_PROBLEM) && vt.problems) ||
               ((c->fail_on & AUDIT_FAIL_INCOMPLETE) && r->incomplete) ||
               ((c->fail_on & AUDIT_FAIL_SUSPECT) && vt.suspects) ||
-              ((c->fail_on & AUDIT_FAIL_UNCHECKED) && vt.unchecked) ||
+              ((c->fail_on & AUDIT_FAIL_UNCHECKED) && (vt.unchecked || h.kind == HEADLINE_UNCHECKED)) ||
               ((c->fail_on & AUDIT_FAIL_NONDET) && vt.nondet);
     if (c->verbose) report_print_summary(r);
     explain_list L;

@@ -172,6 +172,9 @@ void report_print_coverage(FILE *f, const audit_result *r, const verdict_table *
         long all = every_step_of_steps(r, ae);
         fprintf(f, "  %-24s ", ae->label);
         if (!r->cfg.checksums) fprintf(f, "every-step checksums off (--no-checksums)");
+        else if (!ae->ck_have && ae->ck_steps > 0)
+            fprintf(f, "every-step checksums STOPPED after %ld of %ld drift steps (%s), evaluation %d of %d epochs",
+                    ae->ck_steps, all, ae->ck_none, ae->ck_eval_epochs, r->cfg.eval ? r->epochs_done : 0);
         else if (!ae->ck_have) fprintf(f, "no every-step checksums (%s)", ae->ck_none);
         else
             fprintf(f, "%s by checksums (%ld of %ld, evaluation %d of %d epochs)",

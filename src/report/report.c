@@ -1145,7 +1145,11 @@ static void sec_checksums(doc *d, const ctx *x) {
         const audit_engine *ae = &r->eng[i];
         if (!ae->available || ae->is_ref) continue;
         char b1[32];
-        if (!ae->ck_have) para(d, "%s: no every-step checksums (%s).", ae->label, ae->ck_none);
+        if (!ae->ck_have && ae->ck_steps > 0)
+            para(d, "%s: every-step checksums stopped after %ld of %ld drift steps (%s): the steps after, and the "
+                    "evaluations after, were judged by nothing but the per-element checks listed above.",
+                 ae->label, ae->ck_steps, every_step_of_steps(r, ae), ae->ck_none);
+        else if (!ae->ck_have) para(d, "%s: no every-step checksums (%s).", ae->label, ae->ck_none);
         else
             para(d, "%s: %ld of %ld drift steps and %ld evaluation batches (%d epoch(s)) judged, %ld relations and "
                     "re-checks; worst ratio %s (%s); %ld check(s) violated; %.2f s.",

@@ -86,7 +86,7 @@ static void step_to_checks(fx *f, uint64_t step) {
 static ck_verdict judge(fx *f, const double *vec) {
     ck_verdict v;
     ck_verdict_init(&v);
-    assert_int_equal(checksums_judge(&f->m, vec, N, f->y, 0, CK_BLOCKS_ALL, &v), 0);
+    assert_int_equal(checksums_judge(&f->m, vec, N, f->y, 0, CK_BLOCKS_LIVE, &v), 0); /* a live cpu engine's */
     return v;
 }
 
@@ -1658,6 +1658,76 @@ static void test_fault_exact_and_continuity(void **s) {
     teardown(&f);
 }
 
+/* The Adam re-check against a legal evaluation of the same update (zoo
+ * attack 7, adam_fma_contracted): the three multiply-adds contracted to
+ * fused ones.  Elements differ from ops_adam_elem's by an ulp, within the
+ * fp32 bound of the exact update: SUSPECT (not the engines' shared
+ * formula), never a PROBLEM; one m element 1% off is a PROBLEM, and so
+ * is any difference judged without ADAMW (a recording's level). */
+static void test_adam_legal_variant(void **s) {
+    (void)s;
+    fx f;
+    setup(&f, "smallcnn", 0);
+    adam_cfg cfg = adam_default();
+    step_to_checks(&f, 1);
+    size_t np = f.m.n_params;
+    float *p = malloc(np * 4), *m = malloc(np * 4), *v = malloc(np * 4), *g = malloc(np * 4);
+    assert_non_null(p), assert_non_null(m), assert_non_null(v), assert_non_null(g);
+    assert_int_equal(engine_get_tensor(f.e, (tensor_id){TENSOR_PARAMS, 0}, p), 0);
+    assert_int_equal(engine_get_tensor(f.e, (tensor_id){TENSOR_ADAM_M, 0}, m), 0);
+    assert_int_equal(engine_get_tensor(f.e, (tensor_id){TENSOR_ADAM_V, 0}, v), 0);
+    assert_int_equal(engine_get_tensor(f.e, (tensor_id){TENSOR_GRADS, 0}, g), 0);
+    assert_int_equal(engine_update(f.e, &cfg, 1), 0);
+    adam_scalars a = adam_make_scalars(&cfg, 1);
+    size_t differ = 0;
+    float *p1 = malloc(np * 4), *m1 = malloc(np * 4), *v1 = malloc(np * 4);
+    assert_non_null(p1), assert_non_null(m1), assert_non_null(v1);
+    assert_int_equal(engine_get_tensor(f.e, (tensor_id){TENSOR_PARAMS, 0}, p1), 0);
+    for (size_t i = 0; i < np; i++) {
+        float mn = fmaf(a.beta1, m[i], a.one_minus_beta1 * g[i]);
+        float vn = fmaf(a.beta2, v[i], a.one_minus_beta2 * (g[i] * g[i]));
+        float den = sqrtf(vn) / a.bc2_sqrt + a.eps;
+        float pn = fmaf(-a.step_size, mn / den, p[i]);
+        differ += pn != p1[i];
+        p[i] = pn, m[i] = mn, v[i] = vn;
+    }
+    assert_int_equal(engine_set_tensor(f.e, (tensor_id){TENSOR_PARAMS, 0}, p), 0);
+    assert_int_equal(engine_set_tensor(f.e, (tensor_id){TENSOR_ADAM_M, 0}, m), 0);
+    assert_int_equal(engine_set_tensor(f.e, (tensor_id){TENSOR_ADAM_V, 0}, v), 0);
+    assert_int_equal(engine_checksums(f.e, CK_STAGE_UPDATE, f.post), 0);
+    ck_verdict vd = judge(&f, f.post);
+    print_message("  FMA-contracted Adam: %zu of %zu parameters differ from ops_adam_elem's; %d violation(s), "
+                  "%d SUSPECT: %s\n", differ, np, vd.n_viol, vd.n_sus, vd.n_sus ? vd.sus.what : "-");
+    assert_true(differ > 0);
+    assert_int_equal(vd.n_viol, 0);
+    assert_true(vd.n_sus >= 1);
+    assert_int_equal(vd.sus.phase, CKP_UPDATE);
+    assert_true(vd.sus_worst_ratio > 0 && vd.sus_worst_ratio <= 1);
+    /* judged as a recording would be (no ADAMW): any difference is a PROBLEM */
+    ck_verdict vr;
+    ck_verdict_init(&vr);
+    assert_int_equal(checksums_judge(&f.m, f.post, N, f.y, 0, CK_BLOCKS_ALL, &vr), 0);
+    assert_true(vr.n_viol >= 1);
+    /* the next step's update with one m element 1% off: beyond the bound */
+    step_to_checks(&f, 2);
+    assert_int_equal(engine_update(f.e, &cfg, 2), 0);
+    assert_int_equal(engine_get_tensor(f.e, (tensor_id){TENSOR_ADAM_M, 0}, m), 0);
+    size_t k = 0;
+    while (k < np && fabsf(m[k]) < 1e-6f) k++;
+    assert_true(k < np);
+    m[k] *= 1.01f;
+    assert_int_equal(engine_set_tensor(f.e, (tensor_id){TENSOR_ADAM_M, 0}, m), 0);
+    assert_int_equal(engine_checksums(f.e, CK_STAGE_UPDATE, f.post), 0);
+    vd = judge(&f, f.post);
+    print_message("  and m[%zu] 1%% off: %d violation(s): %s (ratio %.3g)\n", k, vd.n_viol,
+                  vd.n_viol ? vd.v[0].what : "-", vd.n_viol ? vd.v[0].ratio : 0.0);
+    assert_true(vd.n_viol >= 1);
+    assert_int_equal(vd.v[0].phase, CKP_UPDATE);
+    assert_true(vd.v[0].ratio > 1);
+    free(p), free(m), free(v), free(g), free(p1), free(m1), free(v1);
+    teardown(&f);
+}
+
 /* The operand hash against the changes that cancelled in its one-multiply
  * form (zoo attack 5): every pair of sign flips among 96 floats (even and
  * odd positions: a word's low and high float), every pair of elements
@@ -1981,7 +2051,7 @@ int main(void) {
         cmocka_unit_test(test_worst_violation_first),
         cmocka_unit_test(test_output_element_own_bound),
         cmocka_unit_test(test_identical_windows_apart),
-        cmocka_unit_test(test_dense_output_element_own_bound),
+        cmocka_unit_test(test_dense_output_element_own_bound), cmocka_unit_test(test_adam_legal_variant),
         cmocka_unit_test(test_vector_tied_to_logits), cmocka_unit_test(test_readback_tied), cmocka_unit_test(test_weight_grad_null_patterns),
         cmocka_unit_test(test_mlp_flatten_first),
         cmocka_unit_test(test_fault_weight_grad),

@@ -124,7 +124,7 @@ static int judge(engine *e, audit_engine *ae, const model *m, int stage, size_t 
      * at ra_off, one made before the zero-element blocks at z_off: those
      * are not judged, and the coverage line says so (ck_partial) */
     const recording *rec = engine_recorded_get(e);
-    int ext = rec ? rec->ck_ext : ck_engine_has_rnd(ae->spec) ? CK_BLOCKS_ALL : CK_BLOCKS_Z; /* ck_ext: 0..7 */
+    int ext = rec ? rec->ck_ext : ck_engine_has_rnd(ae->spec) ? CK_BLOCKS_LIVE : CK_BLOCKS_Z; /* ck_ext: 0..7 */
     int full = ext > CK_BLOCKS_BASE;
     if (!full)
         snprintf(ae->ck_partial, sizeof ae->ck_partial, "an older recording: its vectors stop at DIGEST (no input "

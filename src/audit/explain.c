@@ -1619,6 +1619,22 @@ static int checksum_suspect(explain_list *L, const audit_result *r, const model 
     f->ratio = v->ratio;
     if (ae->ck_sus_eval_epoch) snprintf(where, sizeof where, "the evaluation after epoch %d", ae->ck_sus_eval_epoch);
     else snprintf(where, sizeof where, "step %ld", ae->ck_sus_step);
+    if (v->phase == CKP_UPDATE && isinf(v->ratio)) { /* the Adam re-check (checks/checksums.c, judge_adam) */
+        snprintf(f->title, sizeof f->title, "%s: the Adam update at %s is not the engines' shared formula bit for bit, "
+                 "but within fp32 rounding of it (SUSPECT: %s of the worst case; %s)", ae->label, where,
+                 fnum(b2, sizeof b2, ae->ck_sus_worst_ratio), v->what);
+        snprintf(f->cause, sizeof f->cause,
+                 "Every engine applies Adam as ops_adam_elem, word for word, so a clean engine re-done from its own "
+                 "p, m, v and gradient matches bit for bit. %s differs, and the element furthest from it is within "
+                 "the fp32 bound of the exact update (checks/bounds.c, bounds_adam): a legal evaluation of the same "
+                 "update (fused multiply-adds, another order), or a fault no larger than rounding. Not a PROBLEM; "
+                 "--fail-on suspect makes it one.", ae->label);
+        snprintf(f->evidence, sizeof f->evidence, "%ld step(s) with such an update; the worst: %s.", ae->ck_sus_checks,
+                 v->what);
+        snprintf(f->fix, sizeof f->fix, "If %s is meant to share lockstep's formula (cpu, cuda), look for a compiler's "
+                 "contraction (-ffp-contract, nvcc --fmad) or a reordered update in it.", ae->label);
+        return 0;
+    }
     snprintf(f->title, sizeof f->title, "%s: every-step checksum beyond what fp32 rounding does in practice at %s, %s "
              "(SUSPECT: x%s the sharper tier, %s of the worst case)", ae->label, where, f->layer[0] ? f->layer : "?",
              fnum(b1, sizeof b1, v->ratio), fnum(b2, sizeof b2, ae->ck_sus_worst_ratio));
@@ -2095,9 +2111,13 @@ static void engine_verdict_words(engine_verdict *ev, const audit_result *r, cons
         char where[32], b2[32];
         if (ae->ck_sus_eval_epoch) snprintf(where, sizeof where, "evaluation, epoch %d", ae->ck_sus_eval_epoch);
         else snprintf(where, sizeof where, "step %ld", ae->ck_sus_step);
-        snprintf(ev->detail, sizeof ev->detail, "checksum %s, %s: x%s the sharper tier, %s of the worst case (%ld "
-                 "check(s))", where, ae->ck_sus.what, fnum(b1, sizeof b1, ae->ck_sus.ratio),
-                 fnum(b2, sizeof b2, ae->ck_sus_worst_ratio), ae->ck_sus_checks);
+        if (ae->ck_sus.phase == CKP_UPDATE && isinf(ae->ck_sus.ratio))
+            snprintf(ev->detail, sizeof ev->detail, "Adam update %s not the shared formula, %s of the worst case (%ld "
+                     "step(s))", where, fnum(b2, sizeof b2, ae->ck_sus_worst_ratio), ae->ck_sus_checks);
+        else
+            snprintf(ev->detail, sizeof ev->detail, "checksum %s, %s: x%s the sharper tier, %s of the worst case (%ld "
+                     "check(s))", where, ae->ck_sus.what, fnum(b1, sizeof b1, ae->ck_sus.ratio),
+                     fnum(b2, sizeof b2, ae->ck_sus_worst_ratio), ae->ck_sus_checks);
     } else if (ev->ref < 0) {
         snprintf(ev->verdict, sizeof ev->verdict, "unchecked");
         ev->unchecked = 1;

@@ -299,13 +299,64 @@ static void judge_logit_tie(const model *m, const ck_layout *L, const double *ve
     note(o, CKP_FORWARD, l, bad ? INFINITY : 0.0, (double)bad, what);
 }
 
-static void judge_adam(const model *m, const ck_layout *L, const double *vec, ck_verdict *o) {
+/* The Adam re-check: elements whose p, m or v is not ops_adam_elem's bit
+ * for bit.  The engines share that formula word for word, so a clean
+ * engine's count is 0.  With ADAMW (a live engine: per_sample >=
+ * CK_BLOCKS_LIVE) the element furthest from it is bounded: its p, m, v
+ * against the exact update from its own fp32 operands and the step's fp32
+ * scalars (evaluated in double: each product of floats exact, each of the
+ * few remaining operations within 2^-53 relative, covered by 2^-50 of the
+ * value), within bounds_adam's per-element bounds (vs_exact 0: the same
+ * fp32 constants).  Within them: a legal evaluation of the same update
+ * (FMA-contracted, another order; zoo attack 7's adam_fma_contracted: 0.4
+ * of it), not the engines' shared formula: SUSPECT.  Beyond them, or
+ * without ADAMW (a recording, cuda's host code): PROBLEM. */
+static double adam_elem_ratio(const double *sc, const double *el) {
+    adam_scalars a;
+    memset(&a, 0, sizeof a);
+    a.beta1 = (float)sc[0], a.one_minus_beta1 = (float)sc[1], a.beta2 = (float)sc[2], a.one_minus_beta2 = (float)sc[3];
+    a.step_size = (float)sc[4], a.bc2_sqrt = (float)sc[5], a.eps = (float)sc[6];
+    float p = (float)el[1], mo = (float)el[2], v = (float)el[3], g = (float)el[4];
+    double bp, bm, bv;
+    bounds_adam(&p, &mo, &v, &g, 1, &a, 0, &bp, &bm, &bv);
+    double me = (double)a.beta1 * mo + (double)a.one_minus_beta1 * g;
+    double ve = (double)a.beta2 * v + (double)a.one_minus_beta2 * ((double)g * g);
+    double pe = (double)p - (double)a.step_size * (me / (sqrt(ve) / (double)a.bc2_sqrt + (double)a.eps));
+    double rp = fabs(el[5] - pe) / (bp + 0x1p-50 * fabs(pe)), rm = fabs(el[6] - me) / (bm + 0x1p-50 * fabs(me));
+    double rv = fabs(el[7] - ve) / (bv + 0x1p-50 * fabs(ve)), r = fmax(rp, fmax(rm, rv));
+    return r == r ? r : INFINITY;
+}
+
+static void judge_adam(const model *m, const ck_layout *L, const double *vec, int per_sample, ck_verdict *o) {
+    int live = per_sample >= CK_BLOCKS_LIVE;
+    const double *sc = vec + L->adamw_off;
     for (int t = 0; t < m->n_tensors; t++) {
         double bad = vec[L->adam_off + 2 * t];
         char what[160];
-        snprintf(what, sizeof what, "%s Adam re-done from the step's p, m, v, g: %.0f element(s) differ (up to %.3g)",
-                 m->tensors[t].name, bad, vec[L->adam_off + 2 * t + 1]);
-        note(o, CKP_UPDATE, m->tensors[t].layer, bad > 0 ? INFINITY : 0.0, bad, what);
+        const double *el = sc + CK_ADAMW_HDR + CK_ADAMW_PER * (size_t)t;
+        double r = bad > 0 && live ? adam_elem_ratio(sc, el) : INFINITY;
+        if (bad > 0 && r <= 1) { /* within the bound: not the shared formula, a legal evaluation of the update */
+            snprintf(what, sizeof what, "%s Adam: %.0f element(s) not the shared formula bit for bit, the furthest "
+                     "%.2g of its fp32 bound (a legal evaluation)", m->tensors[t].name, bad, r);
+            note(o, CKP_UPDATE, m->tensors[t].layer, r, 0, what);
+            if (!o->n_sus || o->sus.ratio < INFINITY || r > o->sus_worst_ratio) {
+                o->sus.phase = CKP_UPDATE;
+                o->sus.layer = m->tensors[t].layer;
+                o->sus.ratio = INFINITY; /* the sharp tier of a shared formula: bit for bit */
+                o->sus.count = bad;
+                o->sus_worst_ratio = r;
+                snprintf(o->sus.what, sizeof o->sus.what, "%s", what);
+            }
+            o->n_sus++;
+            continue;
+        }
+        if (live && bad > 0)
+            snprintf(what, sizeof what, "%s Adam re-done from the step's p, m, v, g: %.0f element(s) differ (up to %.3g; "
+                     "the furthest %.3g of its bound)", m->tensors[t].name, bad, vec[L->adam_off + 2 * t + 1], r);
+        else
+            snprintf(what, sizeof what, "%s Adam re-done from the step's p, m, v, g: %.0f element(s) differ (up to %.3g)",
+                     m->tensors[t].name, bad, vec[L->adam_off + 2 * t + 1]);
+        note(o, CKP_UPDATE, m->tensors[t].layer, bad > 0 ? (live ? r : INFINITY) : 0.0, bad, what);
     }
 }
 
@@ -315,7 +366,7 @@ int checksums_judge(const model *m, const double *vec, size_t n, const int32_t *
     ck_layout_make(&L, m, n);
     int stage = (int)vec[0];
     if (stage == CK_STAGE_UPDATE) {
-        judge_adam(m, &L, vec, out);
+        judge_adam(m, &L, vec, per_sample, out);
         return LS_OK;
     }
     int eval = stage == CK_STAGE_EVAL;

@@ -75,7 +75,12 @@ void ck_verdict_init(ck_verdict *v);
  * LS_ENOMEM or 0. */
 enum {
     CK_BLOCKS_BASE = 0, CK_BLOCKS_EXT = 1, CK_BLOCKS_ALT = 2, CK_BLOCKS_Z = 3, CK_BLOCKS_R = 4, CK_BLOCKS_P = 5,
-    CK_BLOCKS_D = 6, CK_BLOCKS_ALL = 7
+    CK_BLOCKS_D = 6, CK_BLOCKS_ALL = 7,
+    /* a live engine's vector: all of the above and the UPDATE stage's ADAMW
+     * (engines/checksums.h), never recorded: its Adam differences are
+     * bounded (within bounds_adam: SUSPECT, not the engines' shared
+     * formula; beyond: PROBLEM); without it any difference is a PROBLEM */
+    CK_BLOCKS_LIVE = 8
 };
 int checksums_judge(const model *m, const double *vec, size_t n, const int32_t *labels, double u_in, int per_sample,
                     ck_verdict *out);

@@ -225,6 +225,8 @@ void ck_layout_make(ck_layout *L, const model *m, size_t n) {
             L->cnt[l][CK_BWD_W_RND] = CK_RND_DRAWS * (size_t)ly->out_c;
         at = place(L, l, CK_BWD_W_RND, CK_NPHASE_ALL, at);
     }
+    L->adamw_off = at;
+    at += CK_ADAMW_HDR + CK_ADAMW_PER * (size_t)m->n_tensors;
     L->total = at;
 }
 
@@ -3793,12 +3795,28 @@ static void digests(const model *m, const float *p, const float *mm, const float
 
 /* ops_adam_elem re-done from the snapshot (the step's p, m, v) and the
  * engine's gradient, per model tensor: elements whose p, m or v differ. */
+/* How many floats apart a and b are (their order as integers; a NaN or
+ * an infinity against a finite value: as far as can be) */
+static double ulps_apart(float a, float b) {
+    if (!isfinite(a) || !isfinite(b)) return ck_bits_differ(a, b) ? INFINITY : 0;
+    int32_t ia, ib;
+    memcpy(&ia, &a, 4), memcpy(&ib, &b, 4);
+    int64_t oa = ia < 0 ? (int64_t)INT32_MIN - ia : ia, ob = ib < 0 ? (int64_t)INT32_MIN - ib : ib;
+    return (double)(oa > ob ? oa - ob : ob - oa);
+}
+
 static void adam_recheck(engine *e, ck_state *S, const ck_layout *L, double *out) {
     const model *m = e->m;
     const adam_scalars *a = &e->last_adam;
+    double *w = out + L->adamw_off;
+    const float sc[CK_ADAMW_HDR] = {a->beta1, a->one_minus_beta1, a->beta2, a->one_minus_beta2,
+                                    a->step_size, a->bc2_sqrt, a->eps};
+    for (int k = 0; k < CK_ADAMW_HDR; k++) w[k] = sc[k];
     for (int t = 0; t < m->n_tensors; t++) {
         const model_tensor *T = &m->tensors[t];
-        double bad = 0, worst = 0;
+        double bad = 0, worst = 0, far = -1;
+        double *o = w + CK_ADAMW_HDR + CK_ADAMW_PER * (size_t)t;
+        for (int k = 0; k < CK_ADAMW_PER; k++) o[k] = 0;
         for (size_t i = T->offset; i < T->offset + T->numel; i++) {
             float p = S->p0[i], mm = S->m0[i], v = S->v0[i];
             ops_adam_elem(&p, &mm, &v, S->g[i], a->beta1, a->one_minus_beta1, a->beta2, a->one_minus_beta2,
@@ -3808,6 +3826,13 @@ static void adam_recheck(engine *e, ck_state *S, const ck_layout *L, double *out
                 bad += 1;
                 double d = fmax(fabs((double)p - S->p[i]), fmax(fabs((double)mm - S->m[i]), fabs((double)v - S->v[i])));
                 worst = d > worst || d != d ? d : worst;
+                double u = fmax(ulps_apart(p, S->p[i]), fmax(ulps_apart(mm, S->m[i]), ulps_apart(v, S->v[i])));
+                if (u > far) {
+                    far = u;
+                    const double el[CK_ADAMW_PER] = {(double)(i - T->offset), S->p0[i], S->m0[i], S->v0[i],
+                                                     S->g[i], S->p[i], S->m[i], S->v[i]};
+                    memcpy(o, el, sizeof el);
+                }
             }
         }
         out[L->adam_off + 2 * t] = bad;

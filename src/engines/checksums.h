@@ -191,8 +191,23 @@ typedef struct {
     size_t peek_off; /* where the output-element blocks start (the vector's end before them) */
     size_t dpeek_off; /* where the dense output-element blocks start (the vector's end before them) */
     size_t wrnd_off;  /* where the random-weighted backward-weights blocks start (the vector's end before them) */
+    size_t adamw_off; /* ADAMW (below): the end of what a recording holds */
     size_t total;  /* doubles */
 } ck_layout;
+
+/* After those, in the UPDATE stage's vector of a live engine (never in a
+ * recording: recording_ck_geom_of stops at adamw_off): ADAMW, the operands
+ * of the Adam re-check's differences.  The ADAM block counts the elements
+ * whose p, m or v is not ops_adam_elem's bit for bit; to tell a legal
+ * evaluation of the same update (an FMA-contracted one, another order)
+ * from a wrong one, the judge bounds the difference (checks/bounds.c,
+ * bounds_adam), so the vector carries the step's fp32 scalars
+ * (CK_ADAMW_HDR: beta1, 1 - beta1, beta2, 1 - beta2, step_size, bc2_sqrt,
+ * eps) and, per model tensor, CK_ADAMW_PER doubles: the index of its
+ * element furthest from the re-done values (in ulps, over p, m and v), its
+ * p, m, v before the update, g, and p, m, v as the engine wrote them (all
+ * 0 where none differs). */
+enum { CK_ADAMW_HDR = 7, CK_ADAMW_PER = 8 };
 
 void ck_layout_make(ck_layout *L, const model *m, size_t n);
 const char *ck_phase_name(int phase); /* "forward", "backward-data", ... */

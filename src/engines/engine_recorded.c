@@ -272,7 +272,7 @@ void recording_ck_geom_of(const model *m, size_t n, recording_ck_geom *out) {
     out->peek_off = L.peek_off;
     out->dpeek_off = L.dpeek_off;
     out->wrnd_off = L.wrnd_off;
-    out->total = L.total;
+    out->total = L.adamw_off; /* ADAMW is a live engine's only */
     out->ext = 7; /* what lockstep records now; a writer of a cuda engine's sets 3, a reader the recording's own
                    * (recording.ck_ext) */
 }

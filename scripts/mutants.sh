@@ -114,6 +114,7 @@ repeat=2|smallcnn|cpu;--repeat 2
 perturb=1|smallcnn|cpu:perturb=1
 ref=fp32cr|smallcnn|=reference:mode=fp32cr,cpu
 mnist-convnet|mnist-convnet|cpu
+no-checksums|smallcnn|cpu;--no-checksums
 EOF
 
 want() { [ -z "$ONLY" ] || [[ ",$ONLY," == *",$1,"* ]]; }

@@ -788,6 +788,7 @@ static int leader(const audit *A) {
  * the values are left in A->lead. */
 static int broadcast(audit *A, tensor_id t) {
     int L = leader(A);
+    if (L < 0) return ls_err(LS_EUNAVAIL, "no engine left to run this step");
     int rc = engine_get_tensor(A->e[L], t, A->lead);
     if (rc) return engine_err(rc, A->r->eng[L].label, "");
     for (int i = 0; i < A->r->n_engines; i++) {
@@ -1414,9 +1415,18 @@ static int roundtrip(audit *A, size_t nb) {
 }
 
 static int alive_engines(const audit *A) {
-    int n = 0;
-    for (int i = 0; i < A->r->n_engines; i++) n += A->r->eng[i].available && !A->r->eng[i].failed;
-    return n;
+    int n = 0, listed = 0, others = 0;
+    for (int i = 0; i < A->r->n_engines; i++) {
+        const audit_engine *ae = &A->r->eng[i];
+        n += ae->available && !ae->failed;
+        listed += ae->available && !ae->is_ref;
+        others += ae->available && !ae->is_ref && !ae->failed;
+    }
+    /* references alone have nothing to drive in the drift phase (they run
+     * at shadow steps, fed an engine's inputs): the run ends when every
+     * other engine listed has died (before, it went on and broadcast from
+     * no engine at all: index -1, found by UBSan) */
+    return listed && !others ? 0 : n;
 }
 
 /* ---- the run ------------------------------------------------------------ */

@@ -12,6 +12,7 @@
  */
 #include "engines/checksums.h"
 
+#include <limits.h>
 #include <math.h>
 #include <omp.h>
 #include <stddef.h>
@@ -2780,8 +2781,7 @@ CK_HOT static void dpeek_block(const float *wt, size_t ldw, const uint32_t *nzk,
     typedef double v8d __attribute__((vector_size(64)));
     typedef float v8f __attribute__((vector_size(32)));
     typedef long long v8l __attribute__((vector_size(64)));
-    const v8l absm = {~(1LL << 63), ~(1LL << 63), ~(1LL << 63), ~(1LL << 63),
-                      ~(1LL << 63), ~(1LL << 63), ~(1LL << 63), ~(1LL << 63)};
+    const v8l absm = {LLONG_MAX, LLONG_MAX, LLONG_MAX, LLONG_MAX, LLONG_MAX, LLONG_MAX, LLONG_MAX, LLONG_MAX}; /* |.| */
     v8d r[DPEEK_BLK / 8] = {0}, a[DPEEK_BLK / 8] = {0};
     for (size_t q = 0; q < nnz; q++) { /* the terms in order: each element's sum is one chain */
         const float *wc = wt + (size_t)nzk[q] * ldw;

@@ -88,8 +88,7 @@ typedef struct {
     int eval_unchecked, eval_all;
 } drift_gap;
 
-static void drift_gaps(drift_gap *g, const audit_result *r, const verdict_table *v) {
-    (void)v;
+static void drift_gaps(drift_gap *g, const audit_result *r) {
     memset(g, 0, sizeof *g);
     for (int i = 0; i < r->n_engines; i++) {
         const audit_engine *ae = &r->eng[i];
@@ -106,8 +105,8 @@ static void drift_gaps(drift_gap *g, const audit_result *r, const verdict_table 
             n++, last = k + 1;
             if (!first) first = k + 1;
         }
-        /* steps the checksums skipped on purpose (fed inputs) are checked per element */
-        if (ae->ck_step_ratio) n -= ae->ck_skipped < n ? ae->ck_skipped : n;
+        /* (steps the checksums skip on purpose, fed another engine's inputs, count as checked where a
+         * per-element check against the reference ran there: ck_step_elem, not ck_skipped) */
         int ev_all = r->cfg.eval ? r->epochs_done : 0, ev = r->cfg.checksums ? ae->ck_eval_epochs : 0;
         ev = ev > ev_all ? ev_all : ev; /* (evaluation against the reference reads a sample: not all of one) */
         if (n <= 0 && ev >= ev_all) continue;
@@ -123,7 +122,7 @@ void headline_make(headline *h, const audit_result *r, const verdict_table *v) {
     memset(h, 0, sizeof *h);
     missing_engines(h, r);
     drift_gap gap;
-    drift_gaps(&gap, r, v);
+    drift_gaps(&gap, r);
     headline_kind k = v->problems ? HEADLINE_PROBLEM
                       : v->suspects ? HEADLINE_SUSPECT
                       : (h->n_missing || r->interrupted) ? HEADLINE_INCOMPLETE

@@ -671,6 +671,50 @@ static void test_reference_killed_in_attribution(void **st) {
     free(text);
 }
 
+/* The only engine a reference has to drive it killed during the drift:
+ * the run stops there (a reference runs only on an engine's inputs; before,
+ * the drift went on and broadcast from no engine at all, found by UBSan),
+ * says so, exits 2 with the verdict incomplete, and leaves a usable report
+ * and no temporary file. */
+static void test_last_engine_killed_in_drift(void **st) {
+    if (!have_data()) skip();
+    char out[128], log[160];
+    snprintf(out, sizeof out, "%s/lastkill", g_dir);
+    snprintf(log, sizeof log, "%s/lastkill.log", g_dir);
+    char *argv[] = {"lockstep", "audit", "--engines", "reference,cpu", "--limit-train", "2048", "--limit-test", "256",
+                    "--batch", "32", "--epochs", "1", "--out", out, NULL};
+    pid_t p = spawn(log, argv);
+    long kids[4];
+    int nk = 0;
+    for (int i = 0; i < 1000 && nk < 2; i++) {
+        sleep_s(0.01);
+        nk = children(p, kids, 4);
+    }
+    assert_int_equal(nk, 2);
+    wait_for_steps(out); /* the attribution steps are done, the drift under way */
+    sleep_s(0.3 * rand() / (double)RAND_MAX);
+    long cpu = kids[0] < kids[1] ? kids[1] : kids[0]; /* created second */
+    assert_int_equal(kill((pid_t)cpu, SIGKILL), 0);
+    int status;
+    assert_int_equal(waitpid(p, &status, 0), p);
+    char *text = slurp(log);
+    if (!WIFEXITED(status)) fail_msg("the audit died of signal %d; output:\n%s", WTERMSIG(status), text);
+    if (WEXITSTATUS(status) != 2 || !strstr(text, "engine cpu died at step"))
+        fail_msg("expected exit 2 and \"engine cpu died at step\"; output:\n%s", text);
+    if (!strstr(text, "no engine is left to train")) fail_msg("the stop not said; output:\n%s", text);
+    if (strstr(text, "going on with the other engines")) fail_msg("promised to go on with a reference alone:\n%s", text);
+    assert_non_null(strstr(text, "VERDICT: incomplete"));
+    if (strstr(text, "PROBLEM")) fail_msg("a dead engine made a PROBLEM:\n%s", text);
+    char rj[200];
+    snprintf(rj, sizeof rj, "%s/run.json", out);
+    char *json = slurp(rj);
+    assert_non_null(json);
+    assert_non_null(strstr(json, "\"engines_failed\": 1"));
+    free(json);
+    assert_int_equal(count_tmp(out), 0);
+    free(text);
+}
+
 /* --save whose read-back is not the state the checks judged (zoo attack
  * 6's params_save_readback_stale, in build/lockstep-faults): a PROBLEM
  * naming the tensor and --save, exit 1 under --fail-on problem, and no
@@ -725,6 +769,7 @@ int main(void) {
         cmocka_unit_test(test_golden_record_interrupted),
         cmocka_unit_test(test_record_interrupted),
         cmocka_unit_test(test_reference_killed_in_attribution),
+        cmocka_unit_test(test_last_engine_killed_in_drift),
         cmocka_unit_test(test_save_readback_refused),
     };
     return cmocka_run_group_tests(tests, setup, teardown);

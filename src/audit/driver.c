@@ -194,6 +194,21 @@ static int engine_err(int rc, const char *label, const char *ctx) {
     return ls_err_prefix(rc, "engine %s%s%s", label, ctx[0] ? ", " : "", ctx);
 }
 
+static int alive_engines(const audit *A) {
+    int n = 0, listed = 0, others = 0;
+    for (int i = 0; i < A->r->n_engines; i++) {
+        const audit_engine *ae = &A->r->eng[i];
+        n += ae->available && !ae->failed;
+        listed += ae->available && !ae->is_ref;
+        others += ae->available && !ae->is_ref && !ae->failed;
+    }
+    /* references alone have nothing to drive in the drift phase (they run
+     * at shadow steps, fed an engine's inputs): the run ends when every
+     * other engine listed has died (before, it went on and broadcast from
+     * no engine at all: index -1, found by UBSan) */
+    return listed && !others ? 0 : n;
+}
+
 /* Engine i's call failed.  If its process is gone (remote.h), mark it
  * failed — from here on the audit goes on without it, as it does without
  * an engine that cannot run — and return 1; else 0: a real error. */
@@ -213,7 +228,11 @@ static int engine_gone(audit *A, int i) {
     A->active[i] = 0;
     A->died = 1;
     A->r->n_failed++;
-    fprintf(stderr, "lockstep audit: engine %s %s; going on with the other engines\n", ae->label, ae->fail_reason);
+    if (alive_engines(A))
+        fprintf(stderr, "lockstep audit: engine %s %s; going on with the other engines\n", ae->label, ae->fail_reason);
+    else /* a reference alone has nothing to drive it (it runs fed an engine's inputs) */
+        fprintf(stderr, "lockstep audit: engine %s %s; no engine is left to train (a reference runs only on an "
+                "engine's inputs): the run stops here\n", ae->label, ae->fail_reason);
     return 1;
 }
 
@@ -1414,20 +1433,6 @@ static int roundtrip(audit *A, size_t nb) {
     return rc;
 }
 
-static int alive_engines(const audit *A) {
-    int n = 0, listed = 0, others = 0;
-    for (int i = 0; i < A->r->n_engines; i++) {
-        const audit_engine *ae = &A->r->eng[i];
-        n += ae->available && !ae->failed;
-        listed += ae->available && !ae->is_ref;
-        others += ae->available && !ae->is_ref && !ae->failed;
-    }
-    /* references alone have nothing to drive in the drift phase (they run
-     * at shadow steps, fed an engine's inputs): the run ends when every
-     * other engine listed has died (before, it went on and broadcast from
-     * no engine at all: index -1, found by UBSan) */
-    return listed && !others ? 0 : n;
-}
 
 /* ---- the run ------------------------------------------------------------ */
 

@@ -301,7 +301,8 @@ def sweep_tier(name, k):
     return "SUSPECT" if suspects(run, label) else "-"
 
 def sensitivity(tiers):
-    """README's table: per tensor kind, the smallest 2^-k each tier detects
+    """The sensitivity table (README, "How sharp the checks are"; tests/EVIDENCE.md,
+    "Sensitivity"): per tensor kind, the smallest 2^-k each tier detects
     (isolated audits of the sweep), and the tier of the 1-ulp/TF32/bf16 faults"""
     if not os.path.isdir(os.path.join(out, "sweep")):
         return ""
@@ -387,7 +388,7 @@ for name, cls, layers, phase, model, expect, does, why in zoo:
     tsv.append("\t".join([name, cls, layers, phase, expect, does, why, " ".join(caught) or "-", named or "-", tier]))
 
 # the same table for scripts (results.tsv: one fault a line) and for the
-# README (zoo.md, a markdown table)
+# zoo table in tests/EVIDENCE.md, "The zoo, measured" (zoo.md, a markdown table)
 open(os.path.join(out, "results.tsv"), "w").write("".join(l + "\n" for l in tsv))
 long_name = {"free": "free", "sync": "sync", "iso": "isolated", "attr": "attrib", "dflt": "default"}
 md = ["| fault | what it breaks | layer, phase | expected | flagged by (measured) | first PROBLEM, %s audit | tier |"

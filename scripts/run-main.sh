@@ -7,7 +7,7 @@
 #                bound or exactness rule;
 #   drift        free mode, the whole training from the initial weights,
 #                every step and every evaluation batch of every engine judged
-#                by its checksums (README: every-step checks), a reference
+#                by its checksums (README, "What is checked"), a reference
 #                shadow replay at each epoch's partial last batch (the
 #                reference fed one engine's own inputs: its operations judged
 #                per element again, on its own trajectory, in the plan of the

@@ -1161,7 +1161,8 @@ static void fault_per_sample(fx *f, target (*make)(fx *, int), int l) {
 /* The row- and column-alternating conv relations (weights +-1, so the
  * plain relation's tolerance): one element over 1.05 P times its own
  * bound puts the relation itself over, named; 0.5 times its tolerance
- * does not (README: the smallest single-element fault, P x). */
+ * does not (README, "How sharp the checks are": the smallest
+ * single-element fault, P x). */
 static target target_forward_ra(fx *f, int l) { return target_forward_ph(f, l, CK_FWD_RA); }
 static target target_forward_ca(fx *f, int l) { return target_forward_ph(f, l, CK_FWD_CA); }
 static target target_backward_data_ra(fx *f, int l) { return target_backward_data_ph(f, l, CK_BWD_DATA_RA); }
@@ -1908,7 +1909,7 @@ static void test_tolerance(void **s) {
     assert_true(fabs(bounds_ck_tol(64, 1, 1, 1.0, 0, 0x1p-8) - 1.01 * g * f) <= 1e-9 * g * f); /* + the double term */
 }
 
-/* A TF32 twin's subnormal loss gradient (README, "False alarms hunted":
+/* A TF32 twin's subnormal loss gradient (tests/EVIDENCE.md, "False alarms hunted":
  * cpu:tf32=on at --lr 1, dz ~ 1e-41): fc2's dy column j subnormal, just
  * under 2^-137, so that TF32 to nearest rounds every dy to 0 and the
  * engine's dW row is exactly 0, against its normal inputs x.  The

@@ -483,8 +483,8 @@ static void test_zero_elements_as_kernels(void **st) {
  * order of their first window, the rest charged S^2.  Found here by
  * comparing every pair of windows value for value (the host hashes them);
  * on images with a constant background of -1 (one_step_bg), where the
- * sharper tier without E was a false SUSPECT on clean engines (README,
- * "False alarms hunted").  Also: the alternating and random-weight
+ * sharper tier without E was a false SUSPECT on clean engines
+ * (tests/EVIDENCE.md, "False alarms hunted").  Also: the alternating and random-weight
  * relations carry the plain relation's S', the position-weighted one P S
  * + P^2 E / A_pw, and the images of one_step (no two windows alike) get
  * E = 0 (test_s_equals_host's bitwise S). */

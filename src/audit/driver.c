@@ -44,7 +44,8 @@
  * they share the cores the audit may use; one engine alone takes all
  * (0).  Oversubscribed, each of the checks' parallel regions waits at its
  * barrier for a time slice (measured: a 1-epoch audit of cpu,
- * cpu:threads=1 spent 27 s with 2 check threads each, see the README). */
+ * cpu:threads=1 spent 27 s with 2 check threads each, see tests/EVIDENCE.md,
+ * "Cost"). */
 static int host_ck_threads(const audit_result *r) {
     int n = 0;
     for (int i = 0; i < r->n_engines; i++) {

@@ -194,7 +194,8 @@ static void child_run(const audit_cfg *base, const job_def *j, int fd) {
      * and the loop's question is the spread over seeds of the same engines
      * the main run checked at every step; the loop's steps are stated as
      * unchecked (the console's coverage line, run.json
-     * seeds.loop_runs_checked, README) */
+     * seeds.loop_runs_checked; README, "Known limits"; tests/EVIDENCE.md,
+     * "Tried and measured, not kept") */
     c.checksums = 0;
     c.verbose = 0;
     c.fail_on = 0;

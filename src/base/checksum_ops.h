@@ -535,7 +535,8 @@ LS_HD size_t ck_smallest_nonzero(const float *f, size_t cnt) {
  * see them, while Adam's scale-free step moves such a weight by ~lr.  It
  * was gated (re-done only below 2^-14 of the filter's mean |dW|) to save
  * its cost, which let those two faults through; one element of n OH OW
- * terms per filter (cost measured in the README).  cnt when the filter
+ * terms per filter (cost measured in tests/EVIDENCE.md, "An attack on the
+ * checks, two holes closed").  cnt when the filter
  * has no nonzero. */
 LS_HD size_t ck_conv_small(const float *f, size_t cnt) { return ck_smallest_nonzero(f, cnt); }
 

@@ -553,7 +553,8 @@ void bounds_cluster_of(const model *m, tensor_kind kind, int idx, size_t *cdiv, 
  * What it detects: one output wrong by f beta_q shifts R by f beta_q, so
  * a single-element fault is seen once f beta_q > sum_p beta_p, i.e.
  * f > (sum_p beta_p) / beta_q ~ P for outputs of similar magnitude (the
- * README states P per relation). */
+ * README's "How sharp the checks are" states P per relation; the full
+ * table: tests/EVIDENCE.md, "Every step and every evaluation checked"). */
 int bounds_ck_shape(const model *m, int l, int phase, size_t n, size_t *K, size_t *P, int *is_sum) {
     const layer *ly = &m->layers[l];
     size_t kk = (size_t)ly->k * ly->k, pos = (size_t)ly->out_h * ly->out_w;
@@ -720,11 +721,13 @@ void bounds_ck_tols(const bounds_ck_coef *c, double A, double Y, double S, doubl
  * terms' magnitudes, adds gamma times that again: times (1 + g).  The product of two TF32 / bf16
  * values is exact unless it underflows, which the fp32 underflow term
  * (c->under) covers, as it does for fp32 operands; accumulators that flush
- * subnormal partial sums are not modelled (see the README).  How wide:
+ * subnormal partial sums are not modelled (see tests/EVIDENCE.md, "False
+ * alarms hunted").  How wide:
  * M is a sum of operand magnitudes, so eta M ~ 1e-41 M (TF32) or 1e-38 M
  * (bf16), far below
  * u_in A unless the operands themselves are subnormal-sized: the
- * default run's relations do not move (README, "False alarms hunted"). */
+ * default run's relations do not move (tests/EVIDENCE.md, "False alarms
+ * hunted"). */
 double bounds_lowp_eta(double u_in) {
     if (!(u_in > 0)) return 0;
     return u_in >= 0x1p-8 ? 0x1p-126 : 0x1p-136;

@@ -109,7 +109,8 @@ static const char *block_name(const layer *ly, int ph) {
  * only, which covers rounded or flushed subnormal inputs x (bf16 on
  * subnormal images) but not subnormal dy; that, and the other relation
  * kinds (forward, backward-data, the per-sample and weighted ones), need
- * the engine to record sum |operands| (README, "False alarms hunted"). */
+ * the engine to record sum |operands| (tests/EVIDENCE.md, "False alarms
+ * hunted"; README, "Known limits"). */
 static double lowp_operand_sum(const model *m, const ck_layout *L, const double *vec, int l, int ph, size_t i,
                                size_t K, size_t P, const double *e) {
     const layer *ly = &m->layers[l];

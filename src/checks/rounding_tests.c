@@ -190,7 +190,8 @@ static void finish(rounding_stats *st, double sum_z2, double c2max, double alpha
  * to back would each wait on the one before), folded into st->hist.
  * Measured (bench_compare, 3.2 M elements): +2 ns an element over the
  * pass without buckets, ~10% of compare_f64 with bounds plus this tier;
- * in an audit, +0.5% of its comparison time (README). */
+ * in an audit, +0.5% of its comparison time (tests/EVIDENCE.md, "Two
+ * tiers"). */
 #define RT_CHUNK ((size_t)1 << 32)
 #define PER_ELEMENT_PASS(REF, CAND, REF_U)                                                                             \
     do {                                                                                                               \

@@ -48,7 +48,8 @@
  * never below the independent m.  With it the stated alpha holds for
  * channels that are independent of each other, dependence within one
  * allowed (asymptotically in C: with few channels it is an approximation,
- * which the legal variants' measured margin backs, README).
+ * which the legal variants' measured margin backs: tests/EVIDENCE.md,
+ * "Two tiers").
  * Thresholds: both at false-alarm probability alpha per tensor and check
  * (bounds.h: BOUNDS_SHARP_ALPHA_TEST).  Elements with a worst-case bound of
  * 0 (exact results) and non-finite pairs are the worst-case tier's, not

@@ -1426,7 +1426,7 @@ static void rows_weighted_of(ck_tv v, size_t i, size_t C, int h, int w, double *
  * S_g, so it moves the bound by at most the edge windows' share.
  * Cost: a pass over the sample's input planes (one mix a value) and 2 k
  * products a window: +6% of the STEP vector on one core
- * (bench_checksums; README, "Identical windows"). */
+ * (bench_checksums; tests/EVIDENCE.md, "Identical windows"). */
 static uint64_t grp_mix(uint64_t z) {
     z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
     z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
@@ -3271,8 +3271,8 @@ static double elem_bwd(engine *e, const layer *ly, int l, const float *x, const 
  * stay in the core's L2 cache from the first relation that reads them to
  * the last (a conv output is read by its layer's forward relation and the
  * fused pair after it, a gradient by up to three), so each is read from
- * memory once instead of once per relation (measured: see the README's
- * every-step checks).  Each relation is the same computation as one
+ * memory once instead of once per relation (measured: see
+ * tests/EVIDENCE.md, "Cost", the "Sample by sample" item).  Each relation is the same computation as one
  * layer at a time would do, so the vector's bits do not change. */
 typedef struct {
     int conv;        /* conv job index, or -1: a fused pair at layer l */

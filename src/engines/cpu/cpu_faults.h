@@ -29,7 +29,8 @@
  * count it); what it does; and why it is, or is not, detectable.
  * The *_rel faults are a family: the knob fault_k=K (default 16) sets the
  * relative perturbation 2^-K; `make mutants` sweeps K = 10..20 for the
- * sensitivity table (README).
+ * sensitivity table (README, "How sharp the checks are"; tests/EVIDENCE.md,
+ * "Sensitivity").
  *
  * Not here: the hooks themselves (engine_cpu.c's fault block, the per-plane
  * ones in cpu_pool.c) and the judging (scripts/mutants.sh).

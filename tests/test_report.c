@@ -906,6 +906,36 @@ static void test_pair_table_aligned(void **st) {
     free_result(r);
 }
 
+/* A reference listed, but no step judged against it (--attribution-steps
+ * 0 and no shadow replay): the headline says that, and what to run, not
+ * "tensors no rule could judge" (there were rules; nothing ran them). */
+static void test_unchecked_without_reference_steps(void **st) {
+    audit_result *r = new_result();
+    r->epochs_done = 1;
+    int ref = add_engine(r, "reference", "reference", REF_DESC, 1);
+    int a = add_engine(r, "cpu", "cpu", CPU_DESC("2", "direct", "jit:avx512_core"), 0);
+    (void)add_pair(r, ref, a);
+    audit_cfg_default(&r->cfg);
+    r->cfg.engines = "reference,cpu";
+    r->cfg.eval = 0;
+    r->last_step = 3;
+    audit_engine *ae = &r->eng[a];
+    assert_int_equal(every_step_init(ae, 3), 0);
+    ae->ck_steps = 3; /* every step held its checksums */
+    for (int k = 0; k < 3; k++) ae->ck_step_ratio[k] = 0.1f;
+    verdict_table v;
+    explain_verdicts(&v, r, &M);
+    assert_int_equal(v.unchecked, 1);
+    assert_int_equal(v.unchecked_noref, 1);
+    headline h;
+    headline_make(&h, r, &v);
+    assert_int_equal(h.kind, HEADLINE_UNCHECKED);
+    if (!strstr(h.line, "no step of 1 engine(s) was judged per element against the reference") ||
+        strstr(h.line, "no rule could judge") || !strstr(h.next, "--attribution-steps 2"))
+        fail_msg("headline: %s\n%s", h.line, h.next);
+    free_result(r);
+}
+
 /* "ok" covers what was checked: drift steps or evaluations that nothing
  * checked (no every-step checksums, or checks that stopped, and no
  * per-element check there) make the verdict "not fully checked", naming
@@ -974,6 +1004,7 @@ int main(void) {
         cmocka_unit_test(test_report_write_failures),
         cmocka_unit_test(test_partial_run_wording),
         cmocka_unit_test(test_pair_table_aligned),
+        cmocka_unit_test(test_unchecked_without_reference_steps),
         cmocka_unit_test(test_ok_names_unchecked_drift),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

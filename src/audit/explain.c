@@ -2236,6 +2236,7 @@ void explain_verdicts(verdict_table *v, const audit_result *r, const model *m) {
         v->n_eng++;
         v->problems += ev->problem;
         v->unchecked += ev->unchecked;
+        v->unchecked_noref += ev->unchecked && ev->ref < 0;
         v->suspects += ev->suspect;
     }
     int ep = r->epochs_done - 1;

@@ -130,6 +130,7 @@ typedef struct {
     int n_pair;
     pair_verdict p[AUDIT_MAX_PAIRS];
     int problems, unchecked, nondet;
+    int unchecked_noref;        /* of unchecked: engines no step judged against a reference at all */
     int suspects;               /* engines SUSPECT (and not PROBLEM) */
 } verdict_table;
 

@@ -165,7 +165,12 @@ void headline_make(headline *h, const audit_result *r, const verdict_table *v) {
         break;
     }
     case HEADLINE_UNCHECKED:
-        if (v->unchecked)
+        if (v->unchecked && v->unchecked_noref == v->unchecked)
+            /* a reference listed, but no attribution step and no shadow replay: the per-element tier never ran */
+            snprintf(h->line, sizeof h->line, "VERDICT: not fully checked — no step of %d engine(s) was judged per "
+                                              "element against the reference (this run had no attribution step and no "
+                                              "shadow replay); the every-step checks found nothing (coverage below)", v->unchecked);
+        else if (v->unchecked)
             snprintf(h->line, sizeof h->line, "VERDICT: not fully checked — %d engine(s) had tensors no rule could "
                                               "judge (unchecked is not ok)", v->unchecked);
         else {
@@ -191,4 +196,7 @@ void headline_make(headline *h, const audit_result *r, const verdict_table *v) {
                                           "and sharper tier (coverage below)");
     }
     next_step(h, r);
+    if (k == HEADLINE_UNCHECKED && v->unchecked && v->unchecked_noref == v->unchecked && !h->next[0])
+        snprintf(h->next, sizeof h->next, "next: audit again with --attribution-steps 2 (the first steps in isolated "
+                                          "mode, every operation judged against the reference's bound)");
 }

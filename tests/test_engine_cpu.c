@@ -1154,6 +1154,16 @@ static void test_knobs_and_describe(void **st) {
     assert_true(isfinite(loss));
     d = engine_describe(e);
     printf("  winograd: %s\n", d);
+    /* conv2 (16 input channels, blocked) runs Winograd: the engine's algo is the one asked for */
+    assert_non_null(strstr(d, "\"algo\":\"winograd\""));
+    assert_null(strstr(d, "algo_requested"));
+    free(d);
+    engine_free(e);
+    /* with a plain layout no convolution has a Winograd kernel: the engine says it ran direct */
+    e = make_engine(&m, "cpu:threads=1:algo=winograd:layout=plain", 4);
+    d = engine_describe(e);
+    if (!strstr(d, "\"algo\":\"direct\"") || !strstr(d, "\"algo_requested\":\"winograd\""))
+        fail_msg("a Winograd that ran direct, described as: %s", d);
     free(d);
     free(x);
     free(p);

@@ -934,6 +934,24 @@ static void test_unchecked_without_reference_steps(void **st) {
         strstr(h.line, "no rule could judge") || !strstr(h.next, "--attribution-steps 2"))
         fail_msg("headline: %s\n%s", h.line, h.next);
     free_result(r);
+    /* no reference listed: that is what the line says, and what to list */
+    r = new_result();
+    r->epochs_done = 1;
+    a = add_engine(r, "cpu", "cpu", CPU_DESC("2", "direct", "jit:avx512_core"), 0);
+    audit_cfg_default(&r->cfg);
+    r->cfg.engines = "cpu";
+    r->cfg.eval = 0;
+    r->last_step = 3;
+    ae = &r->eng[a];
+    assert_int_equal(every_step_init(ae, 3), 0);
+    ae->ck_steps = 3;
+    for (int k = 0; k < 3; k++) ae->ck_step_ratio[k] = 0.1f;
+    explain_verdicts(&v, r, &M);
+    assert_int_equal(v.unchecked_noref, 1);
+    headline_make(&h, r, &v);
+    if (!strstr(h.line, "no reference listed") || !strstr(h.next, "reference listed first"))
+        fail_msg("headline without a reference: %s\n%s", h.line, h.next);
+    free_result(r);
 }
 
 /* "ok" covers what was checked: drift steps or evaluations that nothing

@@ -2024,6 +2024,32 @@ static int rule_other_path(explain_list *L, const audit_result *r) {
     return LS_OK;
 }
 
+/* A knob asked for and not honoured: cpu:algo=winograd where oneDNN has no
+ * Winograd kernel for any convolution (a plain layout, a 1-channel input)
+ * runs direct; the engine says so (describe()'s "algo_requested"), and so
+ * does the audit, so that nobody reads an ok as Winograd's. */
+static int rule_knob_fallback(explain_list *L, const audit_result *r) {
+    for (int i = 0; i < r->n_engines; i++) {
+        const audit_engine *ae = &r->eng[i];
+        char req[32], ran[32];
+        if (!ae->available || !ae->describe || explain_json_get(ae->describe, "algo_requested", req, sizeof req) != 0 ||
+            explain_json_get(ae->describe, "algo", ran, sizeof ran) != 0)
+            continue;
+        explain_finding *f = add(L, "knob-fallback", EXPLAIN_INFO);
+        if (!f) return LS_ENOMEM;
+        snprintf(f->a, sizeof f->a, "%s", ae->label);
+        snprintf(f->title, sizeof f->title, "%s: algo=%s is unimplemented here for every convolution: it ran %s, so "
+                 "nothing in this audit judged %s", ae->label, req, ran, req);
+        snprintf(f->cause, sizeof f->cause, "oneDNN offers no %s kernel for these convolutions in this layout or at "
+                 "these shapes (a plain layout, a 1-channel input); the engine built %s primitives instead.", req, ran);
+        snprintf(f->evidence, sizeof f->evidence, "The engine's description: algo %s, algo_requested %s, and per "
+                 "layer the kernel that ran (Environment, Kernels per layer).", ran, req);
+        snprintf(f->fix, sizeof f->fix, "To audit %s, leave the layout blocked (the default) on a model whose "
+                 "convolutions have several input channels.", req);
+    }
+    return LS_OK;
+}
+
 /* ---- verdicts -------------------------------------------------------------- */
 
 /* The engine's checks against its reference: the first reference pair
@@ -2087,10 +2113,10 @@ static void engine_verdict_words(engine_verdict *ev, const audit_result *r, cons
         if (ae->ck_first_eval_epoch) snprintf(where, sizeof where, "evaluation, epoch %d", ae->ck_first_eval_epoch);
         else snprintf(where, sizeof where, "step %ld", ae->ck_first_step);
         if (isinf(ae->ck_first.ratio))
-            snprintf(ev->detail, sizeof ev->detail, "%s, %s: an exact check failed (%ld check(s) violated)", where,
+            snprintf(ev->detail, sizeof ev->detail, "%s, %s: an exact check failed (at %ld step(s) or evaluation batch(es))", where,
                      ck_phase_label(ae->ck_first.phase), ae->ck_viol_checks);
         else
-            snprintf(ev->detail, sizeof ev->detail, "%s, %s: ratio %s (%ld check(s) violated)", where,
+            snprintf(ev->detail, sizeof ev->detail, "%s, %s: ratio %s (at %ld step(s) or evaluation batch(es))", where,
                      ck_phase_label(ae->ck_first.phase), fnum(b1, sizeof b1, ae->ck_first.ratio), ae->ck_viol_checks);
     } else if (ae->ev_ref_images && !(ae->ev_ref_worst <= 1)) {
         snprintf(ev->verdict, sizeof ev->verdict, "EVAL exceeds bound");
@@ -2270,6 +2296,7 @@ int explain_run(explain_list *out, const audit_result *r, const model *m) {
     if (!rc) rc = rule_decisions(out, r, m);
     if (!rc) rc = rule_fp32_range(out, r, m);
     if (!rc) rc = rule_other_path(out, r);
+    if (!rc) rc = rule_knob_fallback(out, r);
     if (!rc) rc = rule_pairs(out, r, m);
     if (!rc) rc = rule_unbounded(out, r);
     if (!rc) rc = rule_accuracy(out, r, m);

@@ -123,6 +123,8 @@ void headline_make(headline *h, const audit_result *r, const verdict_table *v) {
     missing_engines(h, r);
     drift_gap gap;
     drift_gaps(&gap, r);
+    int have_ref = 0; /* an exact reference listed and running */
+    for (int i = 0; i < r->n_engines; i++) have_ref |= r->eng[i].is_ref && r->eng[i].available && !r->eng[i].failed;
     headline_kind k = v->problems ? HEADLINE_PROBLEM
                       : v->suspects ? HEADLINE_SUSPECT
                       : (h->n_missing || r->interrupted) ? HEADLINE_INCOMPLETE
@@ -165,7 +167,11 @@ void headline_make(headline *h, const audit_result *r, const verdict_table *v) {
         break;
     }
     case HEADLINE_UNCHECKED:
-        if (v->unchecked && v->unchecked_noref == v->unchecked)
+        if (v->unchecked && v->unchecked_noref == v->unchecked && !have_ref)
+            snprintf(h->line, sizeof h->line, "VERDICT: not fully checked — no reference listed: no step of %d "
+                                              "engine(s) was judged per element against fp32 bounds; the every-step "
+                                              "checks found nothing (coverage below)", v->unchecked);
+        else if (v->unchecked && v->unchecked_noref == v->unchecked)
             /* a reference listed, but no attribution step and no shadow replay: the per-element tier never ran */
             snprintf(h->line, sizeof h->line, "VERDICT: not fully checked — no step of %d engine(s) was judged per "
                                               "element against the reference (this run had no attribution step and no "
@@ -197,6 +203,7 @@ void headline_make(headline *h, const audit_result *r, const verdict_table *v) {
     }
     next_step(h, r);
     if (k == HEADLINE_UNCHECKED && v->unchecked && v->unchecked_noref == v->unchecked && !h->next[0])
-        snprintf(h->next, sizeof h->next, "next: audit again with --attribution-steps 2 (the first steps in isolated "
-                                          "mode, every operation judged against the reference's bound)");
+        snprintf(h->next, sizeof h->next, "next: audit again %s --attribution-steps 2 (the first steps in isolated "
+                                          "mode, every operation judged against the reference's bound)",
+                 have_ref ? "with" : "with reference listed first in --engines and");
 }

@@ -20,6 +20,15 @@
 
 static const char *fmt_ulp(char *buf, size_t cap, double u) { return ls_fmt_num(buf, cap, u, "nan"); }
 
+/* The engine column: 24 wide, or as wide as the longest label listed (a
+ * spec with knobs, cpu:threads=1:algo=winograd, ran into the verdict). */
+static int label_width(const audit_result *r) {
+    int w = 24;
+    for (int i = 0; i < r->n_engines; i++)
+        if ((int)strlen(r->eng[i].label) > w) w = (int)strlen(r->eng[i].label);
+    return w;
+}
+
 /* Engines against the exact reference: judged or not, how much of it. */
 static void print_engine_table(FILE *f, const audit_result *r, const verdict_table *v, const headline *h) {
     const char *refl = NULL;
@@ -30,14 +39,15 @@ static void print_engine_table(FILE *f, const audit_result *r, const verdict_tab
                    "shadow replay(s);\ncoverage = tensors judged by an fp32 error bound or exactness rule / tensors "
                    "compared:\n", refl, r->attribution_steps, (long)r->n_shadows);
     else fprintf(f, "\nengines (no exact reference listed: no engine is judged against fp32 bounds):\n");
-    fprintf(f, "  %-24s %-20s %-9s %s\n", "engine", "verdict", "coverage", "detail");
+    int lw = label_width(r);
+    fprintf(f, "  %-*s %-20s %-9s %s\n", lw, "engine", "verdict", "coverage", "detail");
     for (int k = 0; k < v->n_eng; k++) {
         const engine_verdict *ev = &v->e[k];
         char cov[24] = "-";
         if (ev->n_compared) snprintf(cov, sizeof cov, "%d/%d", ev->n_bounded, ev->n_compared);
         const char *detail = ev->detail;
         if (!r->eng[ev->engine].available) detail = h->short_reason[ev->engine];
-        fprintf(f, "  %-24s %-20s %-9s %s", r->eng[ev->engine].label, ev->verdict, cov, detail);
+        fprintf(f, "  %-*s %-20s %-9s %s", lw, r->eng[ev->engine].label, ev->verdict, cov, detail);
         if (ev->flips)
             fprintf(f, "; %ld ReLU/max-pool choice(s) went the other way than exact (%ld of them near-ties: inputs "
                        "within 1 ULP)", ev->flips, ev->sub_ulp);
@@ -75,7 +85,13 @@ static void print_pair_table(FILE *f, audit_result *R, const verdict_table *v) {
     int vw = 16; /* the verdict column as wide as its widest entry ("differs (not judged)") */
     for (int k = 0; k < v->n_pair; k++)
         if ((int)strlen(v->p[k].verdict) > vw) vw = (int)strlen(v->p[k].verdict);
-    fprintf(f, "  %-32s %-*s %s\n", "pair", vw, "verdict", "what differs");
+    int nw = 32; /* the pair column as wide as its widest "a vs b" shown */
+    for (int k = 0; k < v->n_pair; k++) {
+        const audit_pair *p = &r->pair[v->p[k].pair];
+        int w = (int)(strlen(r->eng[p->a].label) + strlen(r->eng[p->b].label)) + 4;
+        if ((pair_shown(r, &v->p[k]) || R->cfg.verbose) && w > nw) nw = w;
+    }
+    fprintf(f, "  %-*s %-*s %s\n", nw, "pair", vw, "verdict", "what differs");
     int hidden = 0;
     for (int k = 0; k < v->n_pair; k++) {
         const pair_verdict *pv = &v->p[k];
@@ -114,7 +130,7 @@ static void print_pair_table(FILE *f, audit_result *R, const verdict_table *v) {
                 snprintf(dead, sizeof dead, "; %s failed at step %ld: compared up to step %ld only", d->label,
                          d->failed_step, d->failed_step - 1);
         }
-        fprintf(f, "  %-32s %-*s %s%s%s%s\n", nm, vw, pv->verdict, fd, apart, tail, dead);
+        fprintf(f, "  %-*s %-*s %s%s%s%s\n", nw, nm, vw, pv->verdict, fd, apart, tail, dead);
     }
     if (hidden) fprintf(f, "  (%d more pair(s) of repeat and perturbed copies: --verbose, report.md)\n", hidden);
     fprintf(f, "  (apart: relative L2 distance of all parameters after the last step)\n");
@@ -164,13 +180,14 @@ static void print_top_layers(FILE *f, const audit_result *r, const model *m) {
  * and evaluation epochs) and the per-element checks against the reference. */
 void report_print_coverage(FILE *f, const audit_result *r, const verdict_table *v) {
     char b1[32];
+    int lw = label_width(r);
     fprintf(f, "\ncoverage in steps:\n");
     for (int k = 0; k < v->n_eng; k++) {
         const engine_verdict *ev = &v->e[k];
         const audit_engine *ae = &r->eng[ev->engine];
         if (!ae->available) continue;
         long all = every_step_of_steps(r, ae);
-        fprintf(f, "  %-24s ", ae->label);
+        fprintf(f, "  %-*s ", lw, ae->label);
         if (!r->cfg.checksums) fprintf(f, "every-step checksums off (--no-checksums)");
         else if (!ae->ck_have && ae->ck_steps > 0)
             fprintf(f, "every-step checksums STOPPED after %ld of %ld drift steps (%s), evaluation %d of %d epochs",
@@ -187,21 +204,21 @@ void report_print_coverage(FILE *f, const audit_result *r, const verdict_table *
         fprintf(f, "; per-element reference checks at %ld step(s)", ev->check_steps);
         if (r->attribution_steps) fprintf(f, " (%ld in attribution)", r->attribution_steps);
         if (ae->ck_have && r->cfg.checksums && ae->ck_relations)
-            fprintf(f, "\n  %-24s   worst checksum ratio %s: %s", "", ls_fmt_num(b1, sizeof b1, ae->ck_worst, "-"),
+            fprintf(f, "\n  %-*s   worst checksum ratio %s: %s", lw, "", ls_fmt_num(b1, sizeof b1, ae->ck_worst, "-"),
                     ae->ck_worst_what);
         if (ae->ck_have && r->cfg.checksums && ae->ck_n_sharp) {
             char b2[32];
-            fprintf(f, "\n  %-24s   sharper tier (%ld relations): worst ratio %s (%s), %ld check(s) over it within the "
-                       "worst case (SUSPECT)", "",
+            fprintf(f, "\n  %-*s   sharper tier (%ld relations): worst ratio %s (%s), %ld check(s) over it within the "
+                       "worst case (SUSPECT)", lw, "",
                     ae->ck_n_sharp, ls_fmt_num(b2, sizeof b2, ae->ck_sharp_worst, "-"), ae->ck_sharp_worst_what,
                     ae->ck_sus_checks);
         }
         if (ae->ev_ref_images)
-            fprintf(f, "\n  %-24s   evaluation vs the reference (epoch %d, %ld images): worst logit ratio %s, %ld "
-                       "prediction(s) differ", "", ae->ev_ref_epoch, ae->ev_ref_images,
+            fprintf(f, "\n  %-*s   evaluation vs the reference (epoch %d, %ld images): worst logit ratio %s, %ld "
+                       "prediction(s) differ", lw, "", ae->ev_ref_epoch, ae->ev_ref_images,
                     ls_fmt_num(b1, sizeof b1, ae->ev_ref_worst, "-"), ae->ev_ref_pred_diff);
         else if (ae->ev_ref_why[0])
-            fprintf(f, "\n  %-24s   evaluation vs the reference: not measured (%s)", "", ae->ev_ref_why);
+            fprintf(f, "\n  %-*s   evaluation vs the reference: not measured (%s)", lw, "", ae->ev_ref_why);
         fprintf(f, "\n");
     }
     /* repeats without a row of their own (nothing found): their every-step coverage, which the
@@ -212,7 +229,7 @@ void report_print_coverage(FILE *f, const audit_result *r, const verdict_table *
         for (int k = 0; k < v->n_eng; k++) row |= v->e[k].engine == i;
         if (row || ae->repeat_of < 0 || ae->is_ref || !ae->available || !r->cfg.checksums || !ae->ck_have) continue;
         long all = every_step_of_steps(r, ae);
-        fprintf(f, "  %-24s %s by checksums (%ld of %ld, evaluation %d of %d epochs)", ae->label,
+        fprintf(f, "  %-*s %s by checksums (%ld of %ld, evaluation %d of %d epochs)", lw, ae->label,
                 ae->ck_steps == all && all ? "every drift step checked" : "drift steps checked", ae->ck_steps, all,
                 ae->ck_eval_epochs, r->cfg.eval ? r->epochs_done : 0);
         if (ae->ck_twin_of >= 0 && ae->ck_twin_steps)
@@ -247,13 +264,19 @@ void report_print_verdicts(audit_result *R, const verdict_table *v, const explai
     /* --verbose printed every finding in full already (print_summary) */
     for (int i = 0; i < L->n && !R->cfg.verbose; i++) {
         const explain_finding *x = &L->f[i];
-        if (x->severity > EXPLAIN_CAUSE) continue;
+        /* of the notes, only a knob the engine did not honour (the user asked for it) */
+        int note = x->severity == EXPLAIN_INFO && strcmp(x->rule, "knob-fallback") == 0;
+        if (x->severity > EXPLAIN_CAUSE && !note) continue;
         if (shown >= 8) {
             more++;
             continue;
         }
         if (!shown) fprintf(f, "\nfindings:\n");
-        fprintf(f, "  [%s] %s\n", x->severity == EXPLAIN_PROBLEM ? "PROBLEM" : x->severity == EXPLAIN_SUSPECT ? "SUSPECT" : "cause", x->title);
+        fprintf(f, "  [%s] %s\n", x->severity == EXPLAIN_PROBLEM   ? "PROBLEM"
+                                   : x->severity == EXPLAIN_SUSPECT ? "SUSPECT"
+                                   : note                           ? "note"
+                                                                    : "cause",
+                x->title);
         shown++;
     }
     if (more) fprintf(f, "  ... and %d more (--verbose, report.md)\n", more);

@@ -457,8 +457,9 @@ static void env_cells_cpu(env_cells *e, const char *js) {
     snprintf(e->threads, sizeof e->threads, "%s", dget(js, "threads", v1, sizeof v1));
     snprintf(e->math, sizeof e->math, "fpmath %s; exp/log %s", dget(js, "fpmath", v1, sizeof v1),
              dget(js, "math", v2, sizeof v2));
-    snprintf(e->algos, sizeof e->algos, "conv %s; layout %s", dget(js, "algo", v1, sizeof v1),
-             dget(js, "layout", v2, sizeof v2));
+    dget(js, "algo_requested", v3, sizeof v3); /* before the call: argument order is unspecified */
+    snprintf(e->algos, sizeof e->algos, "conv %s%s%s%s; layout %s", dget(js, "algo", v1, sizeof v1),
+             v3[0] ? " (" : "", v3, v3[0] ? " asked for: unimplemented here)" : "", dget(js, "layout", v2, sizeof v2));
 }
 
 static void env_cells_cuda(env_cells *e, const char *js) {
@@ -1152,7 +1153,7 @@ static void sec_checksums(doc *d, const ctx *x) {
         else if (!ae->ck_have) para(d, "%s: no every-step checksums (%s).", ae->label, ae->ck_none);
         else
             para(d, "%s: %ld of %ld drift steps and %ld evaluation batches (%d epoch(s)) judged, %ld relations and "
-                    "re-checks; worst ratio %s (%s); %ld check(s) violated; %.2f s.",
+                    "re-checks; worst ratio %s (%s); violated at %ld step(s) or evaluation batch(es); %.2f s.",
                  ae->label, ae->ck_steps,
                  every_step_of_steps(r, ae),
                  ae->ck_eval_batches, ae->ck_eval_epochs,

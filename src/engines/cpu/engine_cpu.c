@@ -1377,9 +1377,20 @@ static char *cpu_describe(engine *e) {
     lsbuf_json_str(&b, dnnl_cpu_isa2str(dnnl_get_effective_cpu_isa()));
     lsbuf_printf(&b, ",\"isa_requested\":");
     lsbuf_json_str(&b, c->isa_req[0] ? c->isa_req : "default");
+    /* the algorithm that ran: winograd asked for and unimplemented for
+     * every convolution (a plain layout, a 1-channel input) ran direct,
+     * and says so, so that no report credits (or blames) winograd for it */
+    const char *algo = c->algo_name;
+    int convs = 0, fell = 0;
+    for (int l = 0; l < c->m->n_layers; l++)
+        if (c->m->layers[l].kind == LAYER_CONV) convs++, fell += strncmp(P->L[l].alg, "direct (", 8) == 0;
+    if (c->alg != dnnl_convolution_direct && convs && fell == convs) algo = "direct";
     lsbuf_printf(&b, ",\"threads\":%d,\"fpmath\":\"%s\",\"algo\":\"%s\",\"layout\":\"%s\",\"math\":\"%s\"",
-                 c->threads, dnnl_fpmath_mode2str(fm), c->algo_name, c->blocked ? "blocked" : "plain",
+                 c->threads, dnnl_fpmath_mode2str(fm), algo, c->blocked ? "blocked" : "plain",
                  c->portable ? "portable" : "vendor");
+    if (algo != c->algo_name)
+        lsbuf_printf(&b, ",\"algo_requested\":\"%s\",\"algo_note\":\"%s unimplemented here for every "
+                         "convolution (layout or shapes): ran direct\"", c->algo_name, c->algo_name);
     lsbuf_printf(&b, ",\"fuse\":\"%s\"", c->fuse ? "on" : "off");
     lsbuf_printf(&b, ",\"tf32\":\"%s\",\"dtype\":\"%s\"", c->tf32 ? "on" : "off", c->bf16 ? "bf16" : "f32");
     if (c->tf32) lsbuf_printf(&b, ",\"tf32round\":\"%s\"", lowp_round_name(c->tf32_mode));

@@ -197,9 +197,14 @@ void headline_make(headline *h, const audit_result *r, const verdict_table *v) {
         }
         break;
     default:
-        snprintf(h->line, sizeof h->line, "VERDICT: ok — every engine listed ran, every step and evaluation was "
-                                          "checked, and every difference is consistent with fp32 rounding, worst case "
-                                          "and sharper tier (coverage below)");
+        if (r->cfg.eval)
+            snprintf(h->line, sizeof h->line, "VERDICT: ok — every engine listed ran, every step and evaluation was "
+                                              "checked, and every difference is consistent with fp32 rounding, worst "
+                                              "case and sharper tier (coverage below)");
+        else /* "and evaluation" would claim a check of something that did not run */
+            snprintf(h->line, sizeof h->line, "VERDICT: ok — every engine listed ran, every step was checked (no "
+                                              "evaluation: --no-eval), and every difference is consistent with fp32 "
+                                              "rounding, worst case and sharper tier (coverage below)");
     }
     next_step(h, r);
     if (k == HEADLINE_UNCHECKED && v->unchecked && v->unchecked_noref == v->unchecked && !h->next[0])

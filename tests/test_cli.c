@@ -512,6 +512,36 @@ static void test_audit_order_checked_first(void **st) {
     assert_int_equal(system(args), 0);
 }
 
+/* getopt_long took any unique prefix: `train --lim 64` ran with
+ * --limit-train 64 (until --limit-test made it ambiguous), `export --ste 3`
+ * was --steps.  A prefix is refused with the options it could mean, before
+ * any work; the whole name still works. */
+static void test_no_abbreviations(void **st) {
+    const char *cases[][2] = {
+        {"train --lim 64", "lockstep train: unknown option '--lim' (options are not abbreviated); did you mean "
+                           "--limit-train or --limit-test?"},
+        {"train --limit-tr=64", "unknown option '--limit-tr' (options are not abbreviated); did you mean --limit-train?"},
+        {"train --eng cpu", "did you mean --engine?"},
+        {"audit --eng cpu", "did you mean --engines or --engine-timeout?"},
+        {"audit --engines cpu --no", "did you mean --no-eval, --no-roundtrip, --no-checksums, --no-share or --normalize?"},
+        {"export --engine cpu --ste 3 --out /tmp/ls_cli_never.st", "did you mean --step?"},
+        {"export --engine cpu --s 3 --out /tmp/ls_cli_never.st", "did you mean --seed, --step or --state-dict?"},
+        {"record --engine cpu --aud 3 --out /tmp/ls_cli_never.lsr", "lockstep record: unknown option '--aud'"},
+        {"golden record --ou /tmp/ls_cli_never.lsg", "did you mean --out?"},
+        {"eval --init /nonexistent/w.st --o y.npy", "did you mean --out?"},
+        {"sweep --on a=cpu --se 3 --dir /tmp/ls_cli_never_sweep", "did you mean --seed or --seeds?"},
+        /* only an audit option starts so: unknown to train, as a whole word would be */
+        {"train --no-e", "lockstep train: unknown option '--no-e' (see lockstep --help)"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) expect(cases[i][0], 2, cases[i][1]);
+    /* a value that looks like a prefix is a value (getopt takes the next word) */
+    expect("train --engine --lim --steps 1", 2, "unknown engine '--lim'");
+    assert_int_not_equal(access("/tmp/ls_cli_never.st", F_OK), 0);
+    assert_int_not_equal(access("/tmp/ls_cli_never.lsr", F_OK), 0);
+    assert_int_not_equal(access("/tmp/ls_cli_never.lsg", F_OK), 0);
+    assert_int_not_equal(access("/tmp/ls_cli_never_sweep", F_OK), 0);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_pytorch_options),
@@ -525,6 +555,7 @@ int main(void) {
         cmocka_unit_test(test_stdout_write_error),
         cmocka_unit_test(test_output_directory_checked_first),
         cmocka_unit_test(test_audit_order_checked_first),
+        cmocka_unit_test(test_no_abbreviations),
     };
     return cmocka_run_group_tests(tests, setup, NULL);
 }

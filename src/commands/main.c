@@ -275,12 +275,102 @@ static int check_input_files(const char *cmd, const run_cfg *c) {
     return 0;
 }
 
+/* The options a command takes by itself, outside TRAIN_OPTS (main.c's
+ * cmd_* and sweep_split_args take them out before parse_opts sees the
+ * rest): offered by no_abbreviations, so `export --st` names --step too. */
+static const char *const *own_options(const char *cmd) {
+    static const char *const golden_record[] = {"out", NULL};
+    static const char *const record[] = {"out", "no-checksums", "audit-every", "ref-steps", NULL};
+    static const char *const export_[] = {"step", "out", "state-dict", "f64", NULL};
+    static const char *const eval[] = {"engines", "out", NULL};
+    static const char *const sweep[] = {"on", "seeds", "dir", "jobs", "status", "merge", "task", "audit-every",
+                                        "ref-steps", "time", "slurm", "local", "wait", "dry-run", NULL};
+    static const char *const none[] = {NULL};
+    return !strcmp(cmd, "golden record") ? golden_record : !strcmp(cmd, "record") ? record
+         : !strcmp(cmd, "export") ? export_ : !strcmp(cmd, "eval") ? eval : !strcmp(cmd, "sweep") ? sweep : none;
+}
+
+/* TRAIN_OPTS' options a command refuses by itself (its cmd_* says "not for
+ * this command"): never offered as what a prefix meant. */
+static int refused_option(const char *cmd, const char *name) {
+    static const char *const golden_record[] = {"json", "epochs", "save", "save-optimizer", NULL};
+    static const char *const record[] = {"json", "save", "save-optimizer", NULL};
+    static const char *const export_[] = {"json", "save", "save-optimizer", "steps", NULL};
+    static const char *const eval[] = {"save", "save-optimizer", "steps", "epochs", "order", "limit-train", NULL};
+    static const char *const none[] = {NULL};
+    const char *const *r = !strcmp(cmd, "golden record") ? golden_record : !strcmp(cmd, "record") ? record
+                         : !strcmp(cmd, "export") ? export_ : !strcmp(cmd, "eval") ? eval : none;
+    for (int i = 0; r[i]; i++)
+        if (!strcmp(r[i], name)) return 1;
+    return 0;
+}
+
+/* getopt_long takes any unique prefix of a long option (`--lim 64` was
+ * --limit-train until --limit-test came; `--ste 3` is --steps): a script
+ * written that way breaks, or changes meaning, when an option is added.
+ * Every long option must be spelled out: a prefix of known ones is
+ * refused with them named (1), an unknown word is left to getopt's own
+ * "unknown option".  Values are skipped as getopt takes them (the next
+ * word after an option that needs one, whatever it looks like). */
+static int no_abbreviations(const char *cmd, int argc, char **argv, const audit_cfg *au) {
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i];
+        if (!strcmp(a, "--")) break;
+        if (strncmp(a, "--", 2) != 0 || !a[2]) continue;
+        const char *name = a + 2;
+        size_t len = strcspn(name, "=");
+        if (!len) continue; /* "--=x": getopt's unknown option */
+        const struct option *exact = NULL;
+        for (const struct option *o = TRAIN_OPTS; o->name && !exact; o++)
+            if (strlen(o->name) == len && !strncmp(o->name, name, len)) exact = o;
+        if (exact) {
+            if (exact->has_arg == required_argument && !name[len]) i++;
+            continue;
+        }
+        char cands[512] = "";
+        const char *last = NULL;
+        size_t n = 0;
+        int k = 0, any = 0;
+        const char *const *own = own_options(cmd);
+        for (int pass = 0; pass < 2; pass++)
+            for (int j = 0;; j++) {
+                const char *cand = pass ? own[j] : TRAIN_OPTS[j].name;
+                if (!cand) break;
+                if (strncmp(cand, name, len) != 0) continue;
+                any = 1;
+                if (!pass) {
+                    /* only what this command takes (parse_opts' own rule) */
+                    int o = TRAIN_OPTS[j].val, audit_only = o >= OPT_ENGINES, train_only = o == OPT_ENGINE || o == OPT_JSON;
+                    int is_own = 0;
+                    for (int q = 0; own[q]; q++) is_own |= !strcmp(own[q], cand);
+                    if (is_own || (audit_only && !au) || (train_only && au) || refused_option(cmd, cand)) continue;
+                }
+                if (last && append(cands, sizeof cands, &n, "%s--%s", k > 1 ? ", " : "", last)) break;
+                last = cand;
+                k++;
+            }
+        if (!any) continue;
+        if (!k) {
+            /* only options of other commands start so: unknown here, whole or not */
+            fprintf(stderr, "lockstep %s: unknown option '--%.*s' (see lockstep --help)\n", cmd, (int)len, name);
+            return 1;
+        }
+        if (k > 1) append(cands, sizeof cands, &n, " or ");
+        append(cands, sizeof cands, &n, "--%s", last);
+        fprintf(stderr, "lockstep %s: unknown option '--%.*s' (options are not abbreviated); did you mean %s?\n", cmd,
+                (int)len, name, cands);
+        return 1;
+    }
+    return 0;
+}
+
 static int parse_opts(int argc, char **argv, const char *cmd, run_cfg *c, audit_cfg *au) {
     const char *ref_mode = NULL;
     long ref_prec = 0, v;
     int o, li = 0;
     static char spec[1024];
     unsigned char seen[256] = {0}; /* options given so far, by code - OPT_ENGINE */
+    if (no_abbreviations(cmd, argc, argv, au)) return 2;
     optind = 1;
     opterr = 0;
     while ((o = getopt_long(argc, argv, ":", TRAIN_OPTS, &li)) != -1) {

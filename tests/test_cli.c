@@ -542,6 +542,41 @@ static void test_no_abbreviations(void **st) {
     assert_int_not_equal(access("/tmp/ls_cli_never_sweep", F_OK), 0);
 }
 
+/* --threads N beside an engine spec with threads=K: the spec's K won
+ * without a word (`train --engine cpu:threads=1 --threads 4` ran on one
+ * thread).  One engine: refused, both named.  A list: --threads is for the
+ * engines that do not say, and each that does is named (audit's default
+ * list holds cpu:threads=1 on purpose).  A sweep passes --threads to its
+ * recordings only for engines without their own. */
+static void test_threads_and_spec(void **st) {
+    const char *cases[][2] = {
+        {"train --engine cpu:threads=1 --threads 4 --steps 1 --limit-train 16",
+         "lockstep train: --threads 4 and --engine cpu:threads=1 disagree (4 threads or 1?): give the thread count once"},
+        {"golden record --engine cpu:algo=direct:threads=2 --threads 1 --out /tmp/ls_cli_never.lsg",
+         "lockstep golden record: --threads 1 and --engine cpu:algo=direct:threads=2 disagree"},
+        {"record --engine cpu:threads=2 --threads 3 --out /tmp/ls_cli_never.lsr", "lockstep record: --threads 3 and"},
+        {"export --engine cpu:threads=2 --threads 1 --step 1 --out /tmp/ls_cli_never.st", "lockstep export: --threads 1 and"},
+        {"train --engine reference:threads=2 --ref-prec 64 --threads 1 --steps 1", "--engine reference:threads=2:prec=64"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) expect(cases[i][0], 2, cases[i][1]);
+    assert_int_not_equal(access("/tmp/ls_cli_never.lsg", F_OK), 0);
+    assert_int_not_equal(access("/tmp/ls_cli_never.lsr", F_OK), 0);
+    assert_int_not_equal(access("/tmp/ls_cli_never.st", F_OK), 0);
+    if (access(DATA_DIR_CHECK, R_OK) != 0) return;
+    /* the same count twice is no conflict */
+    expect("train --engine cpu:threads=2 --threads 2 --steps 1 --limit-train 16 --batch 16", 0, "engine cpu:threads=2");
+    expect("audit --threads 2 --engines cpu,cpu:threads=1 --limit-train 32 --batch 16 --epochs 1 --no-eval", 0,
+           "lockstep audit: note: --threads 2 is for the engines without a threads= knob; cpu:threads=1 keeps its "
+           "threads=1");
+    char dir[] = "/tmp/ls_cli_swthrXXXXXX", args[512];
+    assert_non_null(mkdtemp(dir));
+    snprintf(args, sizeof args, "sweep --local --on a=cpu:threads=1 --seeds 1 --threads 2 --limit-train 16 --limit-test "
+             "50 --epochs 1 --batch 16 --dir %s/sw", dir);
+    expect(args, 0, "sweep merge: complete: 1 recordings audited");
+    snprintf(args, sizeof args, "rm -rf %s", dir);
+    assert_int_equal(system(args), 0);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_pytorch_options),
@@ -556,6 +591,7 @@ int main(void) {
         cmocka_unit_test(test_output_directory_checked_first),
         cmocka_unit_test(test_audit_order_checked_first),
         cmocka_unit_test(test_no_abbreviations),
+        cmocka_unit_test(test_threads_and_spec),
     };
     return cmocka_run_group_tests(tests, setup, NULL);
 }

@@ -364,6 +364,41 @@ static int no_abbreviations(const char *cmd, int argc, char **argv, const audit_
     return 0;
 }
 
+/* The threads=K knob of an engine spec, 0 when it has none (or does not
+ * parse: that is reported where the engine is made). */
+static long spec_threads_knob(const char *spec) {
+    engine_spec s;
+    if (engine_spec_parse(&s, spec) != 0) return 0;
+    const char *t = engine_spec_get(&s, "threads", NULL);
+    return t ? strtol(t, NULL, 10) : 0;
+}
+
+/* --threads N beside a spec that says threads=K: spec_with_threads keeps
+ * the spec's K, so `train --engine cpu:threads=1 --threads 4` ran on one
+ * thread without a word.  One engine (train, record, golden record,
+ * export, eval --engine): which was meant cannot be known, refused (2).
+ * A list (audit, eval --engines, sweep): --threads is for the engines that
+ * do not say (audit's default list holds cpu:threads=1 on purpose), and
+ * each that says otherwise is named on stderr. */
+static int threads_conflict(const char *cmd, const char *opt, const char *list, int threads, int is_list) {
+    if (threads <= 0 || !list) return 0;
+    char buf[1024];
+    snprintf(buf, sizeof buf, "%s", list);
+    char *save = NULL;
+    for (char *t = strtok_r(buf, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
+        long k = spec_threads_knob(t);
+        if (!k || k == threads) continue;
+        if (!is_list) {
+            fprintf(stderr, "lockstep %s: --threads %d and %s %s disagree (%d threads or %ld?): give the thread "
+                    "count once\n", cmd, threads, opt, t, threads, k);
+            return 1;
+        }
+        fprintf(stderr, "lockstep %s: note: --threads %d is for the engines without a threads= knob; %s keeps its "
+                "threads=%ld\n", cmd, threads, t, k);
+    }
+    return 0;
+}
+
 static int parse_opts(int argc, char **argv, const char *cmd, run_cfg *c, audit_cfg *au) {
     const char *ref_mode = NULL;
     long ref_prec = 0, v;
@@ -507,6 +542,9 @@ static int parse_opts(int argc, char **argv, const char *cmd, run_cfg *c, audit_
             c->engine = spec;
         }
     }
+    /* sweep's engines are its --on lists (sweep.c); audit's and eval's
+     * lists are noted by cmd_audit (after its re-exec) and cmd_eval */
+    if (!au && strcmp(cmd, "sweep") != 0 && threads_conflict(cmd, "--engine", c->engine, c->threads, 0)) return 2;
     return -1;
 }
 
@@ -599,6 +637,7 @@ static int cmd_audit(int argc, char **argv, char **full_argv) {
         execv("/proc/self/exe", full_argv);
         /* exec failed: carry on with the default policy */
     }
+    threads_conflict("audit", "--engines", a.engines, a.run.threads, 1);
     /* the first SIGINT/SIGTERM stops the audit at the next step boundary
      * with a partial report; a second one kills it (temporary files removed) */
     ls_signals_install(1);
@@ -899,6 +938,7 @@ static int cmd_eval(int argc, char **argv) {
     if (st < 0) st = parse_opts(ac, av, "eval", &x.run, NULL);
     free(av);
     if (st >= 0) return st;
+    threads_conflict("eval", "--engines", x.engines, x.run.threads, 1);
     x.json_path = x.run.json_path;
     const char *outs[2] = {x.json_path, x.out_path};
     for (int i = 0; i < 2; i++)

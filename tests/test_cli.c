@@ -577,6 +577,31 @@ static void test_threads_and_spec(void **st) {
     assert_int_equal(system(args), 0);
 }
 
+/* --limit-train/--limit-test past the data set were clamped without a
+ * word: a run smaller than asked for.  Each says so once, on stderr, and the
+ * run goes on with the whole set (as it did). */
+static void test_limits_past_data(void **st) {
+    if (access(DATA_DIR_CHECK, R_OK) != 0) skip();
+    expect("train --limit-train 100000 --limit-test 64 --steps 1 --batch 64", 0,
+           "lockstep train: note: --limit-train 100000 is more than the data set's 60000 training images: using all 60000");
+    expect("audit --engines cpu --limit-train 64 --limit-test 99999 --batch 32 --epochs 1", 0,
+           "lockstep audit: note: --limit-test 99999 is more than the data set's 10000 test images: using all 10000");
+    char dir[] = "/tmp/ls_cli_limXXXXXX", args[512], out[65536];
+    assert_non_null(mkdtemp(dir));
+    snprintf(args, sizeof args, "golden record --limit-train 70000 --limit-test 16 --out %s/g.lsg", dir);
+    expect(args, 0, "lockstep golden record: note: --limit-train 70000 is more than the data set's 60000 training");
+    /* said once, not per seed of the audit's seed loop */
+    run("audit --engines cpu --limit-train 64 --limit-test 20000 --batch 32 --epochs 1 --seeds 2", out, sizeof out);
+    const char *first = strstr(out, "note: --limit-test 20000");
+    assert_non_null(first);
+    assert_null(strstr(first + 1, "note: --limit-test 20000"));
+    /* within the set: no note */
+    run("train --limit-train 64 --limit-test 64 --steps 1 --batch 64", out, sizeof out);
+    assert_null(strstr(out, "note:"));
+    snprintf(args, sizeof args, "rm -rf %s", dir);
+    assert_int_equal(system(args), 0);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_pytorch_options),
@@ -592,6 +617,7 @@ int main(void) {
         cmocka_unit_test(test_audit_order_checked_first),
         cmocka_unit_test(test_no_abbreviations),
         cmocka_unit_test(test_threads_and_spec),
+        cmocka_unit_test(test_limits_past_data),
     };
     return cmocka_run_group_tests(tests, setup, NULL);
 }

@@ -410,6 +410,7 @@ static int export_live(const export_cfg *c, st_writer *w, char *spec, size_t spe
     if ((rc = model_build(&m, rc_->model))) return rc;
     if ((rc = dataset_load(&ds, rc_->data_dir, m.n_classes))) return rc;
     run_apply_normalize(rc_, &ds);
+    run_note_limits(rc_, &ds, "export");
     if (ds.train.rows != m.in_h || ds.train.cols != m.in_w || m.in_c != 1) {
         rc = ls_err(LS_EINVAL, "%s: images are %dx%d but model %s expects %dx%dx%d", ds.train.images_path,
                     ds.train.rows, ds.train.cols, m.name, m.in_c, m.in_h, m.in_w);

@@ -482,6 +482,7 @@ int golden_record_run(const golden_record_cfg *c) {
     if (!c->out_path || !*c->out_path) return ls_err(LS_EINVAL, "--out FILE is required");
     if ((rc = model_build(&r.m, c->run.model))) return rc;
     if ((rc = run_state_open(&r, &c->run, c->run.engine))) goto done;
+    run_note_limits(&c->run, &r.ds, "golden record");
     if ((rc = record_check_plan(c, &r))) goto done;
     if ((rc = build_prov(&prov, &c->run, c->steps, &r.m, &r.ds, r.e, r.spec))) goto done;
     if ((rc = golden_writer_open(&w, c->out_path, &prov))) goto done;

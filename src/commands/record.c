@@ -541,6 +541,7 @@ int recording_record_run(const recording_cfg *c) {
     if ((rc = model_build(&r.m, rc_->model))) return rc;
     if ((rc = dataset_load(&r.ds, rc_->data_dir, r.m.n_classes))) return rc;
     run_apply_normalize(rc_, &r.ds);
+    run_note_limits(rc_, &r.ds, "record");
     if ((rc = record_prepare(&r))) goto done;
     if ((rc = record_open(&r))) goto done;
     for (int ep = 0; ep < rc_->epochs && r.step < r.total; ep++) {

@@ -177,6 +177,7 @@ static int train_setup(train_ctx *t) {
     if ((rc = train_check_memory(&t->m, c->batch))) return rc;
     if ((rc = dataset_load_shape(&t->ds, c->data_dir, t->m.n_classes, t->m.in_h, t->m.in_w))) return rc;
     run_apply_normalize(c, &t->ds);
+    run_note_limits(c, &t->ds, "train");
     const model *m = &t->m;
     if (t->ds.train.rows != m->in_h || t->ds.train.cols != m->in_w || m->in_c != 1)
         return ls_err(LS_EINVAL, "%s: images are %dx%d but model %s expects %dx%dx%d", t->ds.train.images_path,

@@ -54,6 +54,21 @@ void run_apply_normalize(const run_cfg *c, dataset *ds) {
     if (c->normalize) dataset_set_normalize(ds, c->norm_mean, c->norm_std);
 }
 
+/* once: a sweep merge's audits load the same data again */
+static int g_limits_said[2];
+
+void run_note_limits_mute(void) { g_limits_said[0] = g_limits_said[1] = 1; }
+
+void run_note_limits(const run_cfg *c, const dataset *ds, const char *cmd) {
+    int *said = g_limits_said;
+    const size_t lim[2] = {c->limit_train, c->limit_test}, have[2] = {ds->train.n, ds->test.n};
+    static const char *const opt[2] = {"--limit-train", "--limit-test"}, *const what[2] = {"training", "test"};
+    for (int i = 0; i < 2; i++)
+        if (lim[i] > have[i] && !said[i]++)
+            fprintf(stderr, "lockstep %s: note: %s %zu is more than the data set's %zu %s images: using all %zu\n",
+                    cmd, opt[i], lim[i], have[i], what[i], have[i]);
+}
+
 const char *class_name(const char *data_dir, int n_classes, int k, char *buf, size_t cap) {
     if (n_classes == 10 && data_dir && strstr(data_dir, "fashion")) return FASHION_NAMES[k];
     snprintf(buf, cap, "%d", k);

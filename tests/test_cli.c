@@ -198,13 +198,13 @@ static void test_input_types_and_options(void **st) {
         for (int i = 0; i < 2; i++) {
             const char *opt = i ? "--order" : "--init";
             snprintf(args, sizeof args, "%s %s %s", cmds[k], opt, fifo);
-            snprintf(needle, sizeof needle, "%s: %s: not a regular file (a FIFO)", opt, fifo);
+            snprintf(needle, sizeof needle, "%s %s: not a regular file (a FIFO)", opt, fifo);
             double t0 = ls_now_for_test();
             expect(args, 2, needle);
             double dt = ls_now_for_test() - t0;
             if (dt > 1.0) fail_msg("lockstep %s: %.2f s to refuse a FIFO, want under a second", args, dt);
             snprintf(args, sizeof args, "%s %s %s", cmds[k], opt, dir);
-            snprintf(needle, sizeof needle, "%s: %s: not a regular file (a directory)", opt, dir);
+            snprintf(needle, sizeof needle, "%s %s: not a regular file (a directory)", opt, dir);
             expect(args, 2, needle);
         }
     expect("train --epochs 2 --epochs 1 --limit-train 64", 2, "option --epochs given twice");
@@ -602,6 +602,62 @@ static void test_limits_past_data(void **st) {
     assert_int_equal(system(args), 0);
 }
 
+/* Errors about --init and --model files named the file but not the option
+ * ("lockstep train: w.st: no tensor ..."; "not a built-in model ... and not
+ * usable as a spec file: foo: cannot open"): which of a command line's files
+ * was wrong had to be guessed.  Each names the option, then the file. */
+static void test_init_and_model_errors_name_the_option(void **st) {
+    char dir[] = "/tmp/ls_cli_optXXXXXX", args[1024], needle[1024], path[256], spec[256];
+    assert_non_null(mkdtemp(dir));
+    expect("train --model foo --steps 1", 2,
+           "lockstep train: --model foo: not a built-in model (smallcnn, mnist-convnet) and no such spec file");
+    expect("model --model foo", 2, "lockstep model: --model foo: not a built-in model");
+    snprintf(args, sizeof args, "model --model %s", dir);
+    snprintf(needle, sizeof needle, "--model %s: not a regular file (a directory), and not a built-in model "
+             "(smallcnn, mnist-convnet)", dir);
+    expect(args, 2, needle);
+    snprintf(spec, sizeof spec, "%s/empty.spec", dir);
+    FILE *f = fopen(spec, "w");
+    assert_non_null(f);
+    fclose(f);
+    snprintf(args, sizeof args, "audit --engines cpu --model %s --steps 1", spec);
+    snprintf(needle, sizeof needle, "lockstep audit: --model %s: ", spec);
+    expect(args, 2, needle);
+    /* --init: missing, empty, and the weights of another model */
+    expect("train --init /nonexistent/w.st --steps 1", 2, "lockstep train: --init /nonexistent/w.st: cannot open");
+    snprintf(path, sizeof path, "%s/empty.safetensors", dir);
+    f = fopen(path, "w");
+    assert_non_null(f);
+    fclose(f);
+    snprintf(args, sizeof args, "train --init %s --steps 1 --limit-train 64", path);
+    snprintf(needle, sizeof needle, "lockstep train: --init %s: 0 bytes", path);
+    expect(args, 2, needle);
+    if (access(DATA_DIR_CHECK, R_OK) == 0) {
+        snprintf(spec, sizeof spec, "%s/lin.spec", dir);
+        f = fopen(spec, "w");
+        assert_non_null(f);
+        fputs("input 1 28 28\nflatten\ndense 10\n", f);
+        fclose(f);
+        snprintf(path, sizeof path, "%s/lin.safetensors", dir);
+        snprintf(args, sizeof args, "train --model %s --steps 1 --limit-train 64 --save %s", spec, path);
+        expect(args, 0, NULL);
+        const char *cmds[] = {"train --steps 1 --limit-train 64", "audit --engines cpu --steps 1 --limit-train 64",
+                              "eval --limit-test 64", "golden record --out /tmp/ls_cli_never.lsg",
+                              "record --engine cpu --limit-train 64 --out /tmp/ls_cli_never.lsr",
+                              "export --engine cpu --step 1 --out /tmp/ls_cli_never.st"};
+        for (size_t i = 0; i < sizeof cmds / sizeof cmds[0]; i++) {
+            snprintf(args, sizeof args, "%s --init %s", cmds[i], path);
+            snprintf(needle, sizeof needle, ": --init %s: no tensor \"conv1.weight\"", path);
+            expect(args, 2, needle);
+        }
+        assert_int_not_equal(access("/tmp/ls_cli_never.lsg", F_OK), 0);
+        assert_int_not_equal(access("/tmp/ls_cli_never.lsr", F_OK), 0);
+        assert_int_not_equal(access("/tmp/ls_cli_never.st", F_OK), 0);
+    }
+    snprintf(args, sizeof args, "rm -rf %s", dir);
+    assert_int_equal(system(args), 0);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_pytorch_options),
@@ -618,6 +674,7 @@ int main(void) {
         cmocka_unit_test(test_no_abbreviations),
         cmocka_unit_test(test_threads_and_spec),
         cmocka_unit_test(test_limits_past_data),
+        cmocka_unit_test(test_init_and_model_errors_name_the_option),
     };
     return cmocka_run_group_tests(tests, setup, NULL);
 }

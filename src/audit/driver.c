@@ -1517,6 +1517,7 @@ static int set_initial(audit *A) {
         return LS_ENOMEM;
     }
     rc = st_init_params(&A->m, rc_->init_path, rc_->seed, params); /* --init, else the seeded draw */
+    if (rc && rc_->init_path) ls_err_option(rc, "--init", rc_->init_path);
     for (int i = 0; i < r->n_engines && !rc; i++) {
         if (!r->eng[i].available) continue;
         const float *p0 = params;
@@ -1798,7 +1799,7 @@ static int audit_setup(audit *A) {
     int rc;
     if (A->cfg.repeat < 1 || A->cfg.repeat > 2) return ls_err(LS_EINVAL, "--repeat must be 1 or 2");
     if (rc_->epochs < 1 || rc_->epochs > 64) return ls_err(LS_EINVAL, "--epochs must be in 1..64 for an audit");
-    if ((rc = model_build(&A->m, rc_->model))) return rc;
+    if ((rc = model_build(&A->m, rc_->model))) return ls_err_option(rc, "--model", rc_->model);
     if ((rc = check_audit_memory(A))) return rc;
     if ((rc = dataset_load_shape(&A->ds, rc_->data_dir, A->m.n_classes, A->m.in_h, A->m.in_w))) return rc;
     run_apply_normalize(rc_, &A->ds);

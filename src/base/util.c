@@ -49,6 +49,22 @@ int ls_err_prefix(int code, const char *fmt, ...) {
     return code;
 }
 
+int ls_err_option(int code, const char *opt, const char *path) {
+    if (!err_buf[0]) return code;
+    char old[sizeof err_buf];
+    memcpy(old, err_buf, sizeof old);
+    size_t n = strlen(path);
+    char out[2 * sizeof err_buf];
+    /* "PATH:3: ..." and "PATH: ..." already name it: the option goes in front */
+    if (strncmp(old, path, n) == 0 && old[n] == ':') snprintf(out, sizeof out, "%s %s", opt, old);
+    else snprintf(out, sizeof out, "%s %s: %s", opt, path, old);
+    size_t len = strlen(out);
+    if (len >= sizeof err_buf) len = sizeof err_buf - 1; /* cut, as ls_err cuts */
+    memcpy(err_buf, out, len);
+    err_buf[len] = 0;
+    return code;
+}
+
 const char *ls_errmsg(void) { return err_buf; }
 void ls_err_clear(void) { err_buf[0] = 0; }
 

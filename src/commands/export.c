@@ -407,7 +407,7 @@ static int export_live(const export_cfg *c, st_writer *w, char *spec, size_t spe
     live_bufs b;
     memset(&b, 0, sizeof b);
     int rc;
-    if ((rc = model_build(&m, rc_->model))) return rc;
+    if ((rc = model_build(&m, rc_->model))) return ls_err_option(rc, "--model", rc_->model);
     if ((rc = dataset_load(&ds, rc_->data_dir, m.n_classes))) return rc;
     run_apply_normalize(rc_, &ds);
     run_note_limits(rc_, &ds, "export");
@@ -424,7 +424,10 @@ static int export_live(const export_cfg *c, st_writer *w, char *spec, size_t spe
     if ((rc = engine_create(&e, spec, &m, &eo))) goto done;
     int f64 = e->iface->get_tensor_f64 != NULL;
     if ((rc = live_bufs_alloc(&b, &m, B, n_train))) goto done;
-    if ((rc = st_init_params(&m, rc_->init_path, rc_->seed, b.params))) goto done;
+    if ((rc = st_init_params(&m, rc_->init_path, rc_->seed, b.params))) {
+        if (rc_->init_path) ls_err_option(rc, "--init", rc_->init_path);
+        goto done;
+    }
     if ((rc = engine_set_params(e, b.params))) goto done;
     long k0 = 0; /* a --save-optimizer file: the run resumes after its step */
     if ((rc = run_resume(rc_, &m, e, n_train, &k0))) goto done;

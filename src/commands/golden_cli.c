@@ -395,7 +395,8 @@ static int run_state_open(run_state *r, const run_cfg *c, const char *spec_text)
     r->params = ls_malloc(r->m.n_params * sizeof *r->params);
     r->tmp = ls_malloc(big * sizeof *r->tmp);
     if (!r->perm || !r->x || !r->y || !r->params || !r->tmp) return LS_ENOMEM;
-    if ((rc = st_init_params(&r->m, c->init_path, c->seed, r->params))) return rc;
+    if ((rc = st_init_params(&r->m, c->init_path, c->seed, r->params)))
+        return c->init_path ? ls_err_option(rc, "--init", c->init_path) : rc;
     return engine_set_params(r->e, r->params);
 }
 
@@ -480,7 +481,7 @@ int golden_record_run(const golden_record_cfg *c) {
     double t0 = ls_now();
     if (c->steps < 1) return ls_err(LS_EINVAL, "--steps must be at least 1");
     if (!c->out_path || !*c->out_path) return ls_err(LS_EINVAL, "--out FILE is required");
-    if ((rc = model_build(&r.m, c->run.model))) return rc;
+    if ((rc = model_build(&r.m, c->run.model))) return ls_err_option(rc, "--model", c->run.model);
     if ((rc = run_state_open(&r, &c->run, c->run.engine))) goto done;
     run_note_limits(&c->run, &r.ds, "golden record");
     if ((rc = record_check_plan(c, &r))) goto done;

@@ -267,7 +267,8 @@ static int check_input_files(const char *cmd, const run_cfg *c) {
         if (!inputs[i]) continue;
         int fd = ls_open_regular(inputs[i], NULL);
         if (fd < 0) {
-            fprintf(stderr, "lockstep %s: %s %s\n", cmd, i ? "--order:" : "--init:", ls_errmsg());
+            ls_err_option(fd, i ? "--order" : "--init", inputs[i]);
+            fprintf(stderr, "lockstep %s: %s\n", cmd, ls_errmsg());
             return 2;
         }
         close(fd);
@@ -694,6 +695,7 @@ static int cmd_model(int argc, char **argv) {
     }
     model m;
     if (model_build(&m, name)) {
+        ls_err_option(2, "--model", name);
         fprintf(stderr, "lockstep model: %s\n", ls_errmsg());
         return 2;
     }

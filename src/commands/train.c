@@ -173,7 +173,7 @@ static int train_check_plan(train_ctx *t) {
 static int train_setup(train_ctx *t) {
     const run_cfg *c = t->c;
     int rc;
-    if ((rc = model_build(&t->m, c->model))) return rc;
+    if ((rc = model_build(&t->m, c->model))) return ls_err_option(rc, "--model", c->model);
     if ((rc = train_check_memory(&t->m, c->batch))) return rc;
     if ((rc = dataset_load_shape(&t->ds, c->data_dir, t->m.n_classes, t->m.in_h, t->m.in_w))) return rc;
     run_apply_normalize(c, &t->ds);
@@ -193,7 +193,8 @@ static int train_setup(train_ctx *t) {
     t->y = ls_malloc(c->batch * sizeof *t->y);
     t->perm = ls_malloc(t->n_train * sizeof *t->perm);
     if (!t->params || !t->x || !t->y || !t->perm) return LS_ENOMEM;
-    if ((rc = st_init_params(m, c->init_path, c->seed, t->params))) return rc;
+    if ((rc = st_init_params(m, c->init_path, c->seed, t->params)))
+        return c->init_path ? ls_err_option(rc, "--init", c->init_path) : rc;
     if ((rc = engine_set_params(t->e, t->params))) return rc;
     if ((rc = run_resume(c, m, t->e, t->n_train, &t->start_step))) return rc;
     t->step = t->start_step;

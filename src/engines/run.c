@@ -240,6 +240,7 @@ int run_resume(const run_cfg *c, const model *m, engine *e, size_t n_train, long
     float *am = ls_malloc(m->n_params * sizeof *am), *av = ls_malloc(m->n_params * sizeof *av);
     st_optim_in o;
     int rc = !am || !av ? LS_ENOMEM : st_load_optim(m, c->init_path, am, av, &o);
+    if (rc && am && av) ls_err_option(rc, "--init", c->init_path); /* the file's problem, not memory */
     if (rc || !o.present) goto done;
     const char *names[] = {"lr", "beta1", "beta2", "eps"};
     const double mine[] = {c->adam.lr, c->adam.beta1, c->adam.beta2, c->adam.eps};
@@ -252,6 +253,7 @@ int run_resume(const run_cfg *c, const model *m, engine *e, size_t n_train, long
         rc = ls_err(LS_EINVAL, "%s: saved at step %ld of a run with batch %ld on %ld training images; this run has "
                     "batch %zu on %zu: its step %ld would be another batch (give the same --batch and --limit-train)",
                     c->init_path, o.step, o.batch, o.n_train, c->batch, n_train, o.step + 1);
+    if (rc) ls_err_option(rc, "--init", c->init_path);
     if (!rc) rc = engine_set_tensor(e, (tensor_id){TENSOR_ADAM_M, 0}, am);
     if (!rc) rc = engine_set_tensor(e, (tensor_id){TENSOR_ADAM_V, 0}, av);
     if (!rc) *start_step = o.step;

@@ -658,6 +658,28 @@ static void test_init_and_model_errors_name_the_option(void **st) {
     assert_int_equal(system(args), 0);
 }
 
+/* `golden record --steps 1000000` wrote until the disk was full (each step
+ * holds every tensor: ~180 MB raw at batch 512).  A golden that cannot fit
+ * the destination's free space is refused before the first step, the size
+ * and the free space named, nothing left behind (not even OUT.tmp.PID). */
+static void test_golden_record_disk_space(void **st) {
+    if (access(DATA_DIR_CHECK, R_OK) != 0) skip();
+    char dir[] = "/tmp/ls_cli_diskXXXXXX", args[512], cmd[600];
+    assert_non_null(mkdtemp(dir));
+    snprintf(args, sizeof args, "golden record --steps 1000000 --batch 512 --limit-train 512 --out %s/g.lsg", dir);
+    double t0 = ls_now_for_test();
+    expect(args, 2, "step(s) at batch 512 make a golden of at least");
+    expect(args, 2, "GiB free on the file system of /tmp/ls_cli_disk");
+    if (ls_now_for_test() - t0 > 10.0) fail_msg("golden record: refused only after %.1f s", ls_now_for_test() - t0);
+    snprintf(cmd, sizeof cmd, "test -z \"$(ls -A %s)\"", dir);
+    assert_int_equal(system(cmd), 0);
+    /* one that fits is written as before */
+    snprintf(args, sizeof args, "golden record --steps 2 --out %s/g.lsg", dir);
+    expect(args, 0, "wrote");
+    snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
+    assert_int_equal(system(cmd), 0);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_pytorch_options),
@@ -675,6 +697,7 @@ int main(void) {
         cmocka_unit_test(test_threads_and_spec),
         cmocka_unit_test(test_limits_past_data),
         cmocka_unit_test(test_init_and_model_errors_name_the_option),
+        cmocka_unit_test(test_golden_record_disk_space),
     };
     return cmocka_run_group_tests(tests, setup, NULL);
 }

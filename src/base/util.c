@@ -16,6 +16,7 @@
 #include <string.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
+#include <sys/statvfs.h>
 #include <time.h>
 #include <unistd.h>
 #include <zlib.h>
@@ -169,6 +170,17 @@ int ls_check_memory(size_t bytes, const char *what) {
     if (phys == 0 || bytes <= phys) return LS_OK;
     return ls_err(LS_ENOMEM, "%s needs about %.1f GiB, more than the %.1f GiB of memory of this machine", what,
                   bytes / 1073741824.0, phys / 1073741824.0);
+}
+
+int ls_disk_free(const char *path, double *avail, char *dir, size_t cap) {
+    const char *slash = strrchr(path, '/');
+    if (!slash) snprintf(dir, cap, ".");
+    else if (slash == path) snprintf(dir, cap, "/");
+    else snprintf(dir, cap, "%.*s", (int)(slash - path), path);
+    struct statvfs v;
+    if (statvfs(dir, &v) != 0) return -1;
+    *avail = (double)v.f_bavail * (double)v.f_frsize;
+    return 0;
 }
 
 /* ---- signals and temporary files ------------------------------------ */

@@ -91,6 +91,10 @@ size_t ls_phys_mem(void);
  * this machine" when `bytes` exceeds physical memory, else 0: a run that
  * cannot fit is refused up front, not half-way by the kernel. */
 int ls_check_memory(size_t bytes, const char *what);
+/* The bytes free to this user (statvfs: f_bavail blocks) on the file
+ * system a new file at path would go to, and that directory's name (dir,
+ * cap bytes); -1 when it cannot say (no such directory: the writer says). */
+int ls_disk_free(const char *path, double *avail, char *dir, size_t cap);
 
 /* ---- signals and temporary files --------------------------------------
  * ls_signals_install() sets handlers for SIGINT and SIGTERM.  cooperative:

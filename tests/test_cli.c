@@ -680,6 +680,53 @@ static void test_golden_record_disk_space(void **st) {
     assert_int_equal(system(cmd), 0);
 }
 
+/* Found trying the commands as a new user: a file given as --data spoke of
+ * "FILE/train-images-idx3-ubyte: Not a directory"; a bad --order file and
+ * golden record's and record's bad --out named the file but not the option.
+ * Each names the option and the problem, exit 2, nothing written. */
+static void test_user_tryout_messages(void **st) {
+    char dir[] = "/tmp/ls_cli_tryXXXXXX", args[1024], needle[1024], file[256];
+    assert_non_null(mkdtemp(dir));
+    snprintf(file, sizeof file, "%s/empty", dir);
+    FILE *f = fopen(file, "w");
+    assert_non_null(f);
+    fclose(f);
+    const char *cmds[] = {"train --steps 1", "audit --engines cpu --epochs 1", "eval --init /nonexistent/w.st",
+                          "golden record --out /tmp/ls_cli_never.lsg", "record --engine cpu --out /tmp/ls_cli_never.lsr",
+                          "export --engine cpu --step 1 --out /tmp/ls_cli_never.st"};
+    for (size_t i = 0; i < sizeof cmds / sizeof cmds[0]; i++) {
+        snprintf(args, sizeof args, "%s --data %s", cmds[i], file);
+        snprintf(needle, sizeof needle, "--data %s: not a directory (--data names the folder of the IDX files", file);
+        expect(args, 2, needle);
+    }
+    snprintf(args, sizeof args, "golden check golden/cpu.lsg --data %s", file);
+    if (access("golden/cpu.lsg", R_OK) == 0) expect(args, 2, needle);
+    /* record's and golden record's --out, before any work */
+    snprintf(args, sizeof args, "golden record --out %s", dir);
+    snprintf(needle, sizeof needle, "lockstep golden record: --out %s: is a directory", dir);
+    expect(args, 2, needle);
+    snprintf(args, sizeof args, "record --engine cpu --out %s", dir);
+    snprintf(needle, sizeof needle, "lockstep record: --out %s: is a directory", dir);
+    expect(args, 2, needle);
+    expect("record --engine cpu --out /nonexistent_ls/r.lsr", 2,
+           "lockstep record: --out /nonexistent_ls/r.lsr: cannot be written: directory /nonexistent_ls");
+    if (access(DATA_DIR_CHECK, R_OK) == 0) {
+        const char *ocmds[] = {"train --steps 1", "audit --engines cpu --epochs 1", "golden record --out /tmp/ls_cli_never.lsg",
+                               "record --engine cpu --epochs 1 --out /tmp/ls_cli_never.lsr",
+                               "export --engine cpu --step 1 --out /tmp/ls_cli_never.st"};
+        for (size_t i = 0; i < sizeof ocmds / sizeof ocmds[0]; i++) {
+            snprintf(args, sizeof args, "%s --limit-train 16 --order %s", ocmds[i], file);
+            snprintf(needle, sizeof needle, ": --order %s: no epochs in the batch order", file);
+            expect(args, 2, needle);
+        }
+    }
+    const char *never[] = {"/tmp/ls_cli_never.lsg", "/tmp/ls_cli_never.lsr", "/tmp/ls_cli_never.st"};
+    for (size_t i = 0; i < sizeof never / sizeof never[0]; i++)
+        if (access(never[i], F_OK) == 0) fail_msg("%s was written by a refused command", never[i]);
+    snprintf(args, sizeof args, "rm -rf %s", dir);
+    assert_int_equal(system(args), 0);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_pytorch_options),
@@ -698,6 +745,7 @@ int main(void) {
         cmocka_unit_test(test_limits_past_data),
         cmocka_unit_test(test_init_and_model_errors_name_the_option),
         cmocka_unit_test(test_golden_record_disk_space),
+        cmocka_unit_test(test_user_tryout_messages),
     };
     return cmocka_run_group_tests(tests, setup, NULL);
 }

@@ -1821,7 +1821,7 @@ static int audit_setup(audit *A) {
     /* a --order file must hold every epoch the run reaches: found now, as train does, not after an
      * epoch has trained and the audit ends without a report */
     if (rc_->order_path && A->total > 0) {
-        if ((rc = order_load(&A->ord, rc_->order_path, A->n_train))) return rc;
+        if ((rc = order_load(&A->ord, rc_->order_path, A->n_train))) return ls_err_option(rc, "--order", rc_->order_path);
         long need = (A->total + (long)A->spe - 1) / (long)A->spe;
         if ((long)A->ord.epochs < need)
             return ls_err(LS_EINVAL, "%s: the batch order has %zu epoch(s); this run needs %ld (%ld steps of %zu per "

@@ -388,7 +388,7 @@ static int export_check_plan(const export_cfg *c, batch_order *ord, size_t n_tra
     }
     if (!rc_->order_path || S == 0) return LS_OK;
     int rc = order_load(ord, rc_->order_path, n_train);
-    if (rc) return rc;
+    if (rc) return ls_err_option(rc, "--order", rc_->order_path);
     long need = (S + spe - 1) / spe;
     if ((long)ord->epochs < need)
         return ls_err(LS_EINVAL, "%s: the batch order has %zu epoch(s); --step %ld is in epoch %ld (%ld steps per epoch)",

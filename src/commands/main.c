@@ -13,6 +13,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "engines/engine.h"
@@ -261,7 +262,20 @@ static int empty_value(const char *cmd, const char *opt, const char *val) {
  * go on, else the exit status. */
 /* --init and --order: their type before anything else runs (a FIFO would
  * block the run forever; a directory would read as "read error"). */
+/* --data that is there but not a directory: "empty/train-images-idx3-ubyte:
+ * cannot open: Not a directory" left the user to work out that --data was
+ * the problem.  A directory that is not there is left to the loader, which
+ * names each file it tried.  1 when refused. */
+static int data_not_a_dir(const char *cmd, const char *dir) {
+    struct stat sb;
+    if (!dir || stat(dir, &sb) != 0 || S_ISDIR(sb.st_mode)) return 0;
+    fprintf(stderr, "lockstep %s: --data %s: not a directory (--data names the folder of the IDX files "
+            "{train,t10k}-{images-idx3,labels-idx1}-ubyte[.gz])\n", cmd, dir);
+    return 1;
+}
+
 static int check_input_files(const char *cmd, const run_cfg *c) {
+    if (data_not_a_dir(cmd, c->data_dir)) return 2;
     const char *inputs[2] = {c->init_path, c->order_path};
     for (int i = 0; i < 2; i++) {
         if (!inputs[i]) continue;
@@ -737,6 +751,10 @@ static int cmd_golden_record(int argc, char **argv) {
         fprintf(stderr, "lockstep golden record: --out FILE is required\n");
         return 2;
     }
+    if (ls_check_output_path(g.out_path)) {
+        fprintf(stderr, "lockstep golden record: --out %s\n", ls_errmsg());
+        return 2;
+    }
     if (golden_record_run(&g)) {
         fprintf(stderr, "lockstep golden record: %s\n", ls_errmsg());
         return 2;
@@ -787,6 +805,10 @@ static int cmd_record(int argc, char **argv) {
         fprintf(stderr, "lockstep record: --out FILE is required\n");
         return 2;
     }
+    if (ls_check_output_path(g.out_path)) {
+        fprintf(stderr, "lockstep record: --out %s\n", ls_errmsg());
+        return 2;
+    }
     if (recording_record_run(&g)) {
         fprintf(stderr, "lockstep record: %s\n", ls_errmsg());
         return 2;
@@ -833,6 +855,7 @@ static int cmd_golden_check(int argc, char **argv) {
         fprintf(stderr, "lockstep golden check: which golden file? (lockstep golden check FILE)\n");
         return 2;
     }
+    if (data_not_a_dir("golden check", g.data_dir)) return 2;
     return golden_check_run(&g);
 }
 

@@ -255,7 +255,7 @@ static int record_prepare(record_run *r) {
     /* a --order file must hold every epoch the plan reaches: found now, not after an epoch has trained */
     if (rc_->order_path) {
         int orc = order_load(&r->ord, rc_->order_path, r->n_train);
-        if (orc) return orc;
+        if (orc) return ls_err_option(orc, "--order", rc_->order_path);
         long need = (r->total + (long)r->spe - 1) / (long)r->spe;
         if ((long)r->ord.epochs < need)
             return ls_err(LS_EINVAL, "%s: the batch order has %zu epoch(s); this run needs %ld (%ld steps of %zu per "

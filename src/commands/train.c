@@ -160,7 +160,7 @@ static int train_check_plan(train_ctx *t) {
                       c->max_steps >= 0 && c->max_steps < (long)c->epochs * spe ? "--steps" : "--epochs x steps per epoch");
     if (!c->order_path || t->last_step == t->start_step) return LS_OK;
     int rc = order_load(&t->ord, c->order_path, t->n_train);
-    if (rc) return rc;
+    if (rc) return ls_err_option(rc, "--order", c->order_path);
     long need = (t->last_step + spe - 1) / spe;
     if ((long)t->ord.epochs < need)
         return ls_err(LS_EINVAL, "%s: the batch order has %zu epoch(s); this run needs %ld (%ld steps of %ld per epoch%s)",

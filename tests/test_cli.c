@@ -727,6 +727,32 @@ static void test_user_tryout_messages(void **st) {
     assert_int_equal(system(args), 0);
 }
 
+/* --opt=value worked for the options getopt parses but not for those a
+ * command parses by itself: `record --out=r.lsr` and `eval --out=F` said
+ * "option --out is not for this command", `golden check --policy=exact`
+ * "unexpected argument".  Both spellings are the same option now. */
+static void test_equals_form(void **st) {
+    if (access("golden/cpu.lsg", R_OK) == 0) /* from the repository root, as make test runs it */
+        expect("golden check golden/cpu.lsg --policy=bogus", 2, "--policy \"bogus\": want auto, exact");
+    expect("golden check /nonexistent/g.lsg --policy=exact --policy exact", 2, "option --policy given twice");
+    expect("eval --init=/nonexistent/w.st --engines=cpu,,cpu", 2, "lockstep eval: --engines: empty engine name at position 2");
+    expect("export --engine=cpu --step=abc --out=/tmp/ls_cli_never.st", 2, "lockstep export: --step: expected an integer");
+    expect("record --engine=cpu --out=/nonexistent_ls/r.lsr", 2, "lockstep record: --out /nonexistent_ls/r.lsr: cannot be written");
+    expect("record --engine cpu --out= --limit-train 16", 2, "lockstep record: option --out: empty value");
+    expect("train --engine=cpu:threads=1 --threads=2", 2, "--threads 2 and --engine cpu:threads=1 disagree");
+    if (access(DATA_DIR_CHECK, R_OK) != 0) return;
+    char dir[] = "/tmp/ls_cli_eqXXXXXX", args[512], path[256];
+    assert_non_null(mkdtemp(dir));
+    snprintf(args, sizeof args, "record --engine=cpu --out=%s/r.lsr --limit-train=16 --limit-test=16 --epochs=1", dir);
+    expect(args, 0, "wrote");
+    snprintf(path, sizeof path, "%s/r.lsr", dir);
+    assert_int_equal(access(path, R_OK), 0);
+    snprintf(args, sizeof args, "export --engine=cpu --step=1 --limit-train=16 --out=%s/w.st", dir);
+    expect(args, 0, "export: step 1 of cpu");
+    snprintf(args, sizeof args, "rm -rf %s", dir);
+    assert_int_equal(system(args), 0);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_pytorch_options),
@@ -746,6 +772,7 @@ int main(void) {
         cmocka_unit_test(test_init_and_model_errors_name_the_option),
         cmocka_unit_test(test_golden_record_disk_space),
         cmocka_unit_test(test_user_tryout_messages),
+        cmocka_unit_test(test_equals_form),
     };
     return cmocka_run_group_tests(tests, setup, NULL);
 }

@@ -116,7 +116,7 @@ static int eval_setup(eval_ctx *t) {
     if (t->n_eng == 0) return ls_err(LS_EINVAL, "--engines lists no engine");
     const char *o = t->c->out_path;
     if (o && t->n_eng > 1 && strlen(o) > 4 && strcmp(o + strlen(o) - 4, ".npy") == 0)
-        return ls_err(LS_EINVAL, "%s: .npy holds one engine's logits; give FILE.safetensors for %d engines", o,
+        return ls_err(LS_EINVAL, "--out %s: .npy holds one engine's logits; give FILE.safetensors for %d engines", o,
                       t->n_eng);
     return LS_OK;
 }

@@ -1002,6 +1002,45 @@ static int finish_stdout(int status) {
     return status ? status : 2;
 }
 
+/* "--opt=value" as the two words "--opt" "value", for every command:
+ * getopt took the = form, but the options each command parses by itself
+ * (record's and export's --out, export's --step, eval's --engines, golden
+ * check's --policy) did not ("option --out is not for this command").
+ * Words after "--" and words that are not a long option stay as they are.
+ * The strings are new (n_alloc of them, *store); NULL when out of memory. */
+static char **split_long_values(int argc, char **argv, int *out_argc, char ***store, int *n_alloc) {
+    char **av = calloc(2 * (size_t)argc + 1, sizeof *av);
+    char **names = calloc((size_t)argc + 1, sizeof *names);
+    if (!av || !names) {
+        free(av);
+        free(names);
+        return NULL;
+    }
+    int n = 0, k = 0, done = 0;
+    for (int i = 0; i < argc; i++) {
+        const char *a = argv[i];
+        if (!strcmp(a, "--")) done = 1;
+        const char *eq = !done && a[0] == '-' && a[1] == '-' && a[2] && a[2] != '=' ? strchr(a, '=') : NULL;
+        if (!eq) {
+            av[n++] = argv[i];
+            continue;
+        }
+        names[k] = strndup(a, (size_t)(eq - a));
+        if (!names[k]) {
+            for (int j = 0; j < k; j++) free(names[j]);
+            free(names);
+            free(av);
+            return NULL;
+        }
+        av[n++] = names[k++];
+        av[n++] = (char *)eq + 1;
+    }
+    *out_argc = n;
+    *store = names;
+    *n_alloc = k;
+    return av;
+}
+
 int main(int argc, char **argv) {
     /* Tensors of a few to a few tens of MB are allocated and freed at every
      * compared step; glibc's default maps each anew (page faults, pages
@@ -1009,7 +1048,18 @@ int main(int argc, char **argv) {
      * heap, and the heap's top kept. */
     mallopt(M_MMAP_THRESHOLD, 32 << 20);
     mallopt(M_TRIM_THRESHOLD, 1 << 30);
-    return finish_stdout(dispatch(argc, argv));
+    int ac, n_alloc;
+    char **store;
+    char **av = split_long_values(argc, argv, &ac, &store, &n_alloc);
+    if (!av) {
+        fprintf(stderr, "lockstep: out of memory\n");
+        return 2;
+    }
+    int status = finish_stdout(dispatch(ac, av));
+    for (int i = 0; i < n_alloc; i++) free(store[i]);
+    free(store);
+    free(av);
+    return status;
 }
 
 static int dispatch(int argc, char **argv) {

@@ -198,13 +198,13 @@ static void test_input_types_and_options(void **st) {
         for (int i = 0; i < 2; i++) {
             const char *opt = i ? "--order" : "--init";
             snprintf(args, sizeof args, "%s %s %s", cmds[k], opt, fifo);
-            snprintf(needle, sizeof needle, "%s: %s: not a regular file (a FIFO)", opt, fifo);
+            snprintf(needle, sizeof needle, "%s %s: not a regular file (a FIFO)", opt, fifo);
             double t0 = ls_now_for_test();
             expect(args, 2, needle);
             double dt = ls_now_for_test() - t0;
             if (dt > 1.0) fail_msg("lockstep %s: %.2f s to refuse a FIFO, want under a second", args, dt);
             snprintf(args, sizeof args, "%s %s %s", cmds[k], opt, dir);
-            snprintf(needle, sizeof needle, "%s: %s: not a regular file (a directory)", opt, dir);
+            snprintf(needle, sizeof needle, "%s %s: not a regular file (a directory)", opt, dir);
             expect(args, 2, needle);
         }
     expect("train --epochs 2 --epochs 1 --limit-train 64", 2, "option --epochs given twice");
@@ -512,6 +512,247 @@ static void test_audit_order_checked_first(void **st) {
     assert_int_equal(system(args), 0);
 }
 
+/* getopt_long took any unique prefix: `train --lim 64` ran with
+ * --limit-train 64 (until --limit-test made it ambiguous), `export --ste 3`
+ * was --steps.  A prefix is refused with the options it could mean, before
+ * any work; the whole name still works. */
+static void test_no_abbreviations(void **st) {
+    const char *cases[][2] = {
+        {"train --lim 64", "lockstep train: unknown option '--lim' (options are not abbreviated); did you mean "
+                           "--limit-train or --limit-test?"},
+        {"train --limit-tr=64", "unknown option '--limit-tr' (options are not abbreviated); did you mean --limit-train?"},
+        {"train --eng cpu", "did you mean --engine?"},
+        {"audit --eng cpu", "did you mean --engines or --engine-timeout?"},
+        {"audit --engines cpu --no", "did you mean --no-eval, --no-roundtrip, --no-checksums, --no-share or --normalize?"},
+        {"export --engine cpu --ste 3 --out /tmp/ls_cli_never.st", "did you mean --step?"},
+        {"export --engine cpu --s 3 --out /tmp/ls_cli_never.st", "did you mean --seed, --step or --state-dict?"},
+        {"record --engine cpu --aud 3 --out /tmp/ls_cli_never.lsr", "lockstep record: unknown option '--aud'"},
+        {"golden record --ou /tmp/ls_cli_never.lsg", "did you mean --out?"},
+        {"eval --init /nonexistent/w.st --o y.npy", "did you mean --out?"},
+        {"sweep --on a=cpu --se 3 --dir /tmp/ls_cli_never_sweep", "did you mean --seed or --seeds?"},
+        /* only an audit option starts so: unknown to train, as a whole word would be */
+        {"train --no-e", "lockstep train: unknown option '--no-e' (see lockstep --help)"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) expect(cases[i][0], 2, cases[i][1]);
+    /* a value that looks like a prefix is a value (getopt takes the next word) */
+    expect("train --engine --lim --steps 1", 2, "unknown engine '--lim'");
+    assert_int_not_equal(access("/tmp/ls_cli_never.st", F_OK), 0);
+    assert_int_not_equal(access("/tmp/ls_cli_never.lsr", F_OK), 0);
+    assert_int_not_equal(access("/tmp/ls_cli_never.lsg", F_OK), 0);
+    assert_int_not_equal(access("/tmp/ls_cli_never_sweep", F_OK), 0);
+}
+
+/* --threads N beside an engine spec with threads=K: the spec's K won
+ * without a word (`train --engine cpu:threads=1 --threads 4` ran on one
+ * thread).  One engine: refused, both named.  A list: --threads is for the
+ * engines that do not say, and each that does is named (audit's default
+ * list holds cpu:threads=1 on purpose).  A sweep passes --threads to its
+ * recordings only for engines without their own. */
+static void test_threads_and_spec(void **st) {
+    const char *cases[][2] = {
+        {"train --engine cpu:threads=1 --threads 4 --steps 1 --limit-train 16",
+         "lockstep train: --threads 4 and --engine cpu:threads=1 disagree (4 threads or 1?): give the thread count once"},
+        {"golden record --engine cpu:algo=direct:threads=2 --threads 1 --out /tmp/ls_cli_never.lsg",
+         "lockstep golden record: --threads 1 and --engine cpu:algo=direct:threads=2 disagree"},
+        {"record --engine cpu:threads=2 --threads 3 --out /tmp/ls_cli_never.lsr", "lockstep record: --threads 3 and"},
+        {"export --engine cpu:threads=2 --threads 1 --step 1 --out /tmp/ls_cli_never.st", "lockstep export: --threads 1 and"},
+        {"train --engine reference:threads=2 --ref-prec 64 --threads 1 --steps 1", "--engine reference:threads=2:prec=64"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) expect(cases[i][0], 2, cases[i][1]);
+    assert_int_not_equal(access("/tmp/ls_cli_never.lsg", F_OK), 0);
+    assert_int_not_equal(access("/tmp/ls_cli_never.lsr", F_OK), 0);
+    assert_int_not_equal(access("/tmp/ls_cli_never.st", F_OK), 0);
+    if (access(DATA_DIR_CHECK, R_OK) != 0) return;
+    /* the same count twice is no conflict */
+    expect("train --engine cpu:threads=2 --threads 2 --steps 1 --limit-train 16 --batch 16", 0, "engine cpu:threads=2");
+    expect("audit --threads 2 --engines cpu,cpu:threads=1 --limit-train 32 --batch 16 --epochs 1 --no-eval", 0,
+           "lockstep audit: note: --threads 2 is for the engines without a threads= knob; cpu:threads=1 keeps its "
+           "threads=1");
+    char dir[] = "/tmp/ls_cli_swthrXXXXXX", args[512];
+    assert_non_null(mkdtemp(dir));
+    snprintf(args, sizeof args, "sweep --local --on a=cpu:threads=1 --seeds 1 --threads 2 --limit-train 16 --limit-test "
+             "50 --epochs 1 --batch 16 --dir %s/sw", dir);
+    expect(args, 0, "sweep merge: complete: 1 recordings audited");
+    snprintf(args, sizeof args, "rm -rf %s", dir);
+    assert_int_equal(system(args), 0);
+}
+
+/* --limit-train/--limit-test past the data set were clamped without a
+ * word: a run smaller than asked for.  Each says so once, on stderr, and the
+ * run goes on with the whole set (as it did). */
+static void test_limits_past_data(void **st) {
+    if (access(DATA_DIR_CHECK, R_OK) != 0) skip();
+    expect("train --limit-train 100000 --limit-test 64 --steps 1 --batch 64", 0,
+           "lockstep train: note: --limit-train 100000 is more than the data set's 60000 training images: using all 60000");
+    expect("audit --engines cpu --limit-train 64 --limit-test 99999 --batch 32 --epochs 1", 0,
+           "lockstep audit: note: --limit-test 99999 is more than the data set's 10000 test images: using all 10000");
+    char dir[] = "/tmp/ls_cli_limXXXXXX", args[512], out[65536];
+    assert_non_null(mkdtemp(dir));
+    snprintf(args, sizeof args, "golden record --limit-train 70000 --limit-test 16 --out %s/g.lsg", dir);
+    expect(args, 0, "lockstep golden record: note: --limit-train 70000 is more than the data set's 60000 training");
+    /* said once, not per seed of the audit's seed loop */
+    run("audit --engines cpu --limit-train 64 --limit-test 20000 --batch 32 --epochs 1 --seeds 2", out, sizeof out);
+    const char *first = strstr(out, "note: --limit-test 20000");
+    assert_non_null(first);
+    assert_null(strstr(first + 1, "note: --limit-test 20000"));
+    /* within the set: no note */
+    run("train --limit-train 64 --limit-test 64 --steps 1 --batch 64", out, sizeof out);
+    assert_null(strstr(out, "note:"));
+    snprintf(args, sizeof args, "rm -rf %s", dir);
+    assert_int_equal(system(args), 0);
+}
+
+/* Errors about --init and --model files named the file but not the option
+ * ("lockstep train: w.st: no tensor ..."; "not a built-in model ... and not
+ * usable as a spec file: foo: cannot open"): which of a command line's files
+ * was wrong had to be guessed.  Each names the option, then the file. */
+static void test_init_and_model_errors_name_the_option(void **st) {
+    char dir[] = "/tmp/ls_cli_optXXXXXX", args[1024], needle[1024], path[256], spec[256];
+    assert_non_null(mkdtemp(dir));
+    expect("train --model foo --steps 1", 2,
+           "lockstep train: --model foo: not a built-in model (smallcnn, mnist-convnet) and no such spec file");
+    expect("model --model foo", 2, "lockstep model: --model foo: not a built-in model");
+    snprintf(args, sizeof args, "model --model %s", dir);
+    snprintf(needle, sizeof needle, "--model %s: not a regular file (a directory), and not a built-in model "
+             "(smallcnn, mnist-convnet)", dir);
+    expect(args, 2, needle);
+    snprintf(spec, sizeof spec, "%s/empty.spec", dir);
+    FILE *f = fopen(spec, "w");
+    assert_non_null(f);
+    fclose(f);
+    snprintf(args, sizeof args, "audit --engines cpu --model %s --steps 1", spec);
+    snprintf(needle, sizeof needle, "lockstep audit: --model %s: ", spec);
+    expect(args, 2, needle);
+    /* --init: missing, empty, and the weights of another model */
+    expect("train --init /nonexistent/w.st --steps 1", 2, "lockstep train: --init /nonexistent/w.st: cannot open");
+    snprintf(path, sizeof path, "%s/empty.safetensors", dir);
+    f = fopen(path, "w");
+    assert_non_null(f);
+    fclose(f);
+    snprintf(args, sizeof args, "train --init %s --steps 1 --limit-train 64", path);
+    snprintf(needle, sizeof needle, "lockstep train: --init %s: 0 bytes", path);
+    expect(args, 2, needle);
+    if (access(DATA_DIR_CHECK, R_OK) == 0) {
+        snprintf(spec, sizeof spec, "%s/lin.spec", dir);
+        f = fopen(spec, "w");
+        assert_non_null(f);
+        fputs("input 1 28 28\nflatten\ndense 10\n", f);
+        fclose(f);
+        snprintf(path, sizeof path, "%s/lin.safetensors", dir);
+        snprintf(args, sizeof args, "train --model %s --steps 1 --limit-train 64 --save %s", spec, path);
+        expect(args, 0, NULL);
+        const char *cmds[] = {"train --steps 1 --limit-train 64", "audit --engines cpu --steps 1 --limit-train 64",
+                              "eval --limit-test 64", "golden record --out /tmp/ls_cli_never.lsg",
+                              "record --engine cpu --limit-train 64 --out /tmp/ls_cli_never.lsr",
+                              "export --engine cpu --step 1 --out /tmp/ls_cli_never.st"};
+        for (size_t i = 0; i < sizeof cmds / sizeof cmds[0]; i++) {
+            snprintf(args, sizeof args, "%s --init %s", cmds[i], path);
+            snprintf(needle, sizeof needle, ": --init %s: no tensor \"conv1.weight\"", path);
+            expect(args, 2, needle);
+        }
+        assert_int_not_equal(access("/tmp/ls_cli_never.lsg", F_OK), 0);
+        assert_int_not_equal(access("/tmp/ls_cli_never.lsr", F_OK), 0);
+        assert_int_not_equal(access("/tmp/ls_cli_never.st", F_OK), 0);
+    }
+    snprintf(args, sizeof args, "rm -rf %s", dir);
+    assert_int_equal(system(args), 0);
+}
+
+/* `golden record --steps 1000000` wrote until the disk was full (each step
+ * holds every tensor: ~180 MB raw at batch 512).  A golden that cannot fit
+ * the destination's free space is refused before the first step, the size
+ * and the free space named, nothing left behind (not even OUT.tmp.PID). */
+static void test_golden_record_disk_space(void **st) {
+    if (access(DATA_DIR_CHECK, R_OK) != 0) skip();
+    char dir[] = "/tmp/ls_cli_diskXXXXXX", args[512], cmd[600];
+    assert_non_null(mkdtemp(dir));
+    snprintf(args, sizeof args, "golden record --steps 1000000 --batch 512 --limit-train 512 --out %s/g.lsg", dir);
+    double t0 = ls_now_for_test();
+    expect(args, 2, "step(s) at batch 512 make a golden of at least");
+    expect(args, 2, "GiB free on the file system of /tmp/ls_cli_disk");
+    if (ls_now_for_test() - t0 > 10.0) fail_msg("golden record: refused only after %.1f s", ls_now_for_test() - t0);
+    snprintf(cmd, sizeof cmd, "test -z \"$(ls -A %s)\"", dir);
+    assert_int_equal(system(cmd), 0);
+    /* one that fits is written as before */
+    snprintf(args, sizeof args, "golden record --steps 2 --out %s/g.lsg", dir);
+    expect(args, 0, "wrote");
+    snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
+    assert_int_equal(system(cmd), 0);
+}
+
+/* Found trying the commands as a new user: a file given as --data spoke of
+ * "FILE/train-images-idx3-ubyte: Not a directory"; a bad --order file and
+ * golden record's and record's bad --out named the file but not the option.
+ * Each names the option and the problem, exit 2, nothing written. */
+static void test_user_tryout_messages(void **st) {
+    char dir[] = "/tmp/ls_cli_tryXXXXXX", args[1024], needle[1024], file[256];
+    assert_non_null(mkdtemp(dir));
+    snprintf(file, sizeof file, "%s/empty", dir);
+    FILE *f = fopen(file, "w");
+    assert_non_null(f);
+    fclose(f);
+    const char *cmds[] = {"train --steps 1", "audit --engines cpu --epochs 1", "eval --init /nonexistent/w.st",
+                          "golden record --out /tmp/ls_cli_never.lsg", "record --engine cpu --out /tmp/ls_cli_never.lsr",
+                          "export --engine cpu --step 1 --out /tmp/ls_cli_never.st"};
+    for (size_t i = 0; i < sizeof cmds / sizeof cmds[0]; i++) {
+        snprintf(args, sizeof args, "%s --data %s", cmds[i], file);
+        snprintf(needle, sizeof needle, "--data %s: not a directory (--data names the folder of the IDX files", file);
+        expect(args, 2, needle);
+    }
+    snprintf(args, sizeof args, "golden check golden/cpu.lsg --data %s", file);
+    if (access("golden/cpu.lsg", R_OK) == 0) expect(args, 2, needle);
+    /* record's and golden record's --out, before any work */
+    snprintf(args, sizeof args, "golden record --out %s", dir);
+    snprintf(needle, sizeof needle, "lockstep golden record: --out %s: is a directory", dir);
+    expect(args, 2, needle);
+    snprintf(args, sizeof args, "record --engine cpu --out %s", dir);
+    snprintf(needle, sizeof needle, "lockstep record: --out %s: is a directory", dir);
+    expect(args, 2, needle);
+    expect("record --engine cpu --out /nonexistent_ls/r.lsr", 2,
+           "lockstep record: --out /nonexistent_ls/r.lsr: cannot be written: directory /nonexistent_ls");
+    if (access(DATA_DIR_CHECK, R_OK) == 0) {
+        const char *ocmds[] = {"train --steps 1", "audit --engines cpu --epochs 1", "golden record --out /tmp/ls_cli_never.lsg",
+                               "record --engine cpu --epochs 1 --out /tmp/ls_cli_never.lsr",
+                               "export --engine cpu --step 1 --out /tmp/ls_cli_never.st"};
+        for (size_t i = 0; i < sizeof ocmds / sizeof ocmds[0]; i++) {
+            snprintf(args, sizeof args, "%s --limit-train 16 --order %s", ocmds[i], file);
+            snprintf(needle, sizeof needle, ": --order %s: no epochs in the batch order", file);
+            expect(args, 2, needle);
+        }
+    }
+    const char *never[] = {"/tmp/ls_cli_never.lsg", "/tmp/ls_cli_never.lsr", "/tmp/ls_cli_never.st"};
+    for (size_t i = 0; i < sizeof never / sizeof never[0]; i++)
+        if (access(never[i], F_OK) == 0) fail_msg("%s was written by a refused command", never[i]);
+    snprintf(args, sizeof args, "rm -rf %s", dir);
+    assert_int_equal(system(args), 0);
+}
+
+/* --opt=value worked for the options getopt parses but not for those a
+ * command parses by itself: `record --out=r.lsr` and `eval --out=F` said
+ * "option --out is not for this command", `golden check --policy=exact`
+ * "unexpected argument".  Both spellings are the same option now. */
+static void test_equals_form(void **st) {
+    if (access("golden/cpu.lsg", R_OK) == 0) /* from the repository root, as make test runs it */
+        expect("golden check golden/cpu.lsg --policy=bogus", 2, "--policy \"bogus\": want auto, exact");
+    expect("golden check /nonexistent/g.lsg --policy=exact --policy exact", 2, "option --policy given twice");
+    expect("eval --init=/nonexistent/w.st --engines=cpu,,cpu", 2, "lockstep eval: --engines: empty engine name at position 2");
+    expect("export --engine=cpu --step=abc --out=/tmp/ls_cli_never.st", 2, "lockstep export: --step: expected an integer");
+    expect("record --engine=cpu --out=/nonexistent_ls/r.lsr", 2, "lockstep record: --out /nonexistent_ls/r.lsr: cannot be written");
+    expect("record --engine cpu --out= --limit-train 16", 2, "lockstep record: option --out: empty value");
+    expect("train --engine=cpu:threads=1 --threads=2", 2, "--threads 2 and --engine cpu:threads=1 disagree");
+    if (access(DATA_DIR_CHECK, R_OK) != 0) return;
+    char dir[] = "/tmp/ls_cli_eqXXXXXX", args[512], path[256];
+    assert_non_null(mkdtemp(dir));
+    snprintf(args, sizeof args, "record --engine=cpu --out=%s/r.lsr --limit-train=16 --limit-test=16 --epochs=1", dir);
+    expect(args, 0, "wrote");
+    snprintf(path, sizeof path, "%s/r.lsr", dir);
+    assert_int_equal(access(path, R_OK), 0);
+    snprintf(args, sizeof args, "export --engine=cpu --step=1 --limit-train=16 --out=%s/w.st", dir);
+    expect(args, 0, "export: step 1 of cpu");
+    snprintf(args, sizeof args, "rm -rf %s", dir);
+    assert_int_equal(system(args), 0);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_pytorch_options),
@@ -525,6 +766,13 @@ int main(void) {
         cmocka_unit_test(test_stdout_write_error),
         cmocka_unit_test(test_output_directory_checked_first),
         cmocka_unit_test(test_audit_order_checked_first),
+        cmocka_unit_test(test_no_abbreviations),
+        cmocka_unit_test(test_threads_and_spec),
+        cmocka_unit_test(test_limits_past_data),
+        cmocka_unit_test(test_init_and_model_errors_name_the_option),
+        cmocka_unit_test(test_golden_record_disk_space),
+        cmocka_unit_test(test_user_tryout_messages),
+        cmocka_unit_test(test_equals_form),
     };
     return cmocka_run_group_tests(tests, setup, NULL);
 }

@@ -1523,6 +1523,7 @@ static int set_initial(audit *A) {
         return LS_ENOMEM;
     }
     rc = st_init_params(&A->m, rc_->init_path, rc_->seed, params); /* --init, else the seeded draw */
+    if (rc && rc_->init_path) ls_err_option(rc, "--init", rc_->init_path);
     for (int i = 0; i < r->n_engines && !rc; i++) {
         if (!r->eng[i].available) continue;
         const float *p0 = params;
@@ -1804,10 +1805,11 @@ static int audit_setup(audit *A) {
     int rc;
     if (A->cfg.repeat < 1 || A->cfg.repeat > 2) return ls_err(LS_EINVAL, "--repeat must be 1 or 2");
     if (rc_->epochs < 1 || rc_->epochs > 64) return ls_err(LS_EINVAL, "--epochs must be in 1..64 for an audit");
-    if ((rc = model_build(&A->m, rc_->model))) return rc;
+    if ((rc = model_build(&A->m, rc_->model))) return ls_err_option(rc, "--model", rc_->model);
     if ((rc = check_audit_memory(A))) return rc;
     if ((rc = dataset_load_shape(&A->ds, rc_->data_dir, A->m.n_classes, A->m.in_h, A->m.in_w))) return rc;
     run_apply_normalize(rc_, &A->ds);
+    run_note_limits(rc_, &A->ds, "audit");
     if (A->ds.train.rows != A->m.in_h || A->ds.train.cols != A->m.in_w || A->m.in_c != 1)
         return ls_err(LS_EINVAL, "%s: images are %dx%d but model %s expects %dx%dx%d", A->ds.train.images_path,
                       A->ds.train.rows, A->ds.train.cols, A->m.name, A->m.in_c, A->m.in_h, A->m.in_w);
@@ -1825,7 +1827,7 @@ static int audit_setup(audit *A) {
     /* a --order file must hold every epoch the run reaches: found now, as train does, not after an
      * epoch has trained and the audit ends without a report */
     if (rc_->order_path && A->total > 0) {
-        if ((rc = order_load(&A->ord, rc_->order_path, A->n_train))) return rc;
+        if ((rc = order_load(&A->ord, rc_->order_path, A->n_train))) return ls_err_option(rc, "--order", rc_->order_path);
         long need = (A->total + (long)A->spe - 1) / (long)A->spe;
         if ((long)A->ord.epochs < need)
             return ls_err(LS_EINVAL, "%s: the batch order has %zu epoch(s); this run needs %ld (%ld steps of %zu per "

@@ -16,6 +16,7 @@
 #include <string.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
+#include <sys/statvfs.h>
 #include <time.h>
 #include <unistd.h>
 #include <zlib.h>
@@ -46,6 +47,22 @@ int ls_err_prefix(int code, const char *fmt, ...) {
     va_end(ap);
     if (n < 0) n = 0;
     if ((size_t)n < sizeof err_buf) snprintf(err_buf + n, sizeof err_buf - (size_t)n, ": %s", old);
+    return code;
+}
+
+int ls_err_option(int code, const char *opt, const char *path) {
+    if (!err_buf[0]) return code;
+    char old[sizeof err_buf];
+    memcpy(old, err_buf, sizeof old);
+    size_t n = strlen(path);
+    char out[2 * sizeof err_buf];
+    /* "PATH:3: ..." and "PATH: ..." already name it: the option goes in front */
+    if (strncmp(old, path, n) == 0 && old[n] == ':') snprintf(out, sizeof out, "%s %s", opt, old);
+    else snprintf(out, sizeof out, "%s %s: %s", opt, path, old);
+    size_t len = strlen(out);
+    if (len >= sizeof err_buf) len = sizeof err_buf - 1; /* cut, as ls_err cuts */
+    memcpy(err_buf, out, len);
+    err_buf[len] = 0;
     return code;
 }
 
@@ -153,6 +170,17 @@ int ls_check_memory(size_t bytes, const char *what) {
     if (phys == 0 || bytes <= phys) return LS_OK;
     return ls_err(LS_ENOMEM, "%s needs about %.1f GiB, more than the %.1f GiB of memory of this machine", what,
                   bytes / 1073741824.0, phys / 1073741824.0);
+}
+
+int ls_disk_free(const char *path, double *avail, char *dir, size_t cap) {
+    const char *slash = strrchr(path, '/');
+    if (!slash) snprintf(dir, cap, ".");
+    else if (slash == path) snprintf(dir, cap, "/");
+    else snprintf(dir, cap, "%.*s", (int)(slash - path), path);
+    struct statvfs v;
+    if (statvfs(dir, &v) != 0) return -1;
+    *avail = (double)v.f_bavail * (double)v.f_frsize;
+    return 0;
 }
 
 /* ---- signals and temporary files ------------------------------------ */

@@ -32,6 +32,11 @@ int ls_err(int code, const char *fmt, ...) __attribute__((format(printf, 2, 3)))
  * `return ls_err_prefix(rc, "engine %s", name);`.  Use this, never
  * ls_err(rc, "...: %s", ls_errmsg()), which formats the buffer into itself. */
 int ls_err_prefix(int code, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* Name the option a file or name came from in the current message:
+ * "PATH: problem" becomes "OPT PATH: problem", any other message
+ * "OPT PATH: message" (`--init w.safetensors: tensor conv1.weight has
+ * shape ...`).  An empty message stays empty.  Returns code. */
+int ls_err_option(int code, const char *opt, const char *path);
 /* The last message set on this thread ("" if none). */
 const char *ls_errmsg(void);
 void ls_err_clear(void);
@@ -86,6 +91,10 @@ size_t ls_phys_mem(void);
  * this machine" when `bytes` exceeds physical memory, else 0: a run that
  * cannot fit is refused up front, not half-way by the kernel. */
 int ls_check_memory(size_t bytes, const char *what);
+/* The bytes free to this user (statvfs: f_bavail blocks) on the file
+ * system a new file at path would go to, and that directory's name (dir,
+ * cap bytes); -1 when it cannot say (no such directory: the writer says). */
+int ls_disk_free(const char *path, double *avail, char *dir, size_t cap);
 
 /* ---- signals and temporary files --------------------------------------
  * ls_signals_install() sets handlers for SIGINT and SIGTERM.  cooperative:

@@ -79,9 +79,10 @@ static int eval_setup(eval_ctx *t) {
     if (!c->init_path)
         return ls_err(LS_EINVAL, "--init W.safetensors is required (the weights to evaluate: a --save file, an "
                       "export --state-dict, or a PyTorch state_dict)");
-    if ((rc = model_build(&t->m, c->model))) return rc;
+    if ((rc = model_build(&t->m, c->model))) return ls_err_option(rc, "--model", c->model);
     if ((rc = dataset_load_shape(&t->ds, c->data_dir, t->m.n_classes, t->m.in_h, t->m.in_w))) return rc;
     run_apply_normalize(c, &t->ds);
+    run_note_limits(c, &t->ds, "eval");
     const model *m = &t->m;
     t->n = c->limit_test && c->limit_test < t->ds.test.n ? c->limit_test : t->ds.test.n;
     t->C = m->n_classes;
@@ -102,7 +103,7 @@ static int eval_setup(eval_ctx *t) {
     }
     if (!t->params || !t->x || !t->y || !t->errf || !t->tmp || !t->act[0] || !t->act[1] || !t->err[0] || !t->err[1])
         return LS_ENOMEM;
-    if ((rc = st_load_params(m, c->init_path, t->params))) return rc;
+    if ((rc = st_load_params(m, c->init_path, t->params))) return ls_err_option(rc, "--init", c->init_path);
     char list[1024];
     const char *src = t->c->engines ? t->c->engines : c->engine;
     if (strlen(src) >= sizeof list) return ls_err(LS_EINVAL, "engine list longer than %zu characters", sizeof list - 1);
@@ -115,7 +116,7 @@ static int eval_setup(eval_ctx *t) {
     if (t->n_eng == 0) return ls_err(LS_EINVAL, "--engines lists no engine");
     const char *o = t->c->out_path;
     if (o && t->n_eng > 1 && strlen(o) > 4 && strcmp(o + strlen(o) - 4, ".npy") == 0)
-        return ls_err(LS_EINVAL, "%s: .npy holds one engine's logits; give FILE.safetensors for %d engines", o,
+        return ls_err(LS_EINVAL, "--out %s: .npy holds one engine's logits; give FILE.safetensors for %d engines", o,
                       t->n_eng);
     return LS_OK;
 }

@@ -388,7 +388,7 @@ static int export_check_plan(const export_cfg *c, batch_order *ord, size_t n_tra
     }
     if (!rc_->order_path || S == 0) return LS_OK;
     int rc = order_load(ord, rc_->order_path, n_train);
-    if (rc) return rc;
+    if (rc) return ls_err_option(rc, "--order", rc_->order_path);
     long need = (S + spe - 1) / spe;
     if ((long)ord->epochs < need)
         return ls_err(LS_EINVAL, "%s: the batch order has %zu epoch(s); --step %ld is in epoch %ld (%ld steps per epoch)",
@@ -407,9 +407,10 @@ static int export_live(const export_cfg *c, st_writer *w, char *spec, size_t spe
     live_bufs b;
     memset(&b, 0, sizeof b);
     int rc;
-    if ((rc = model_build(&m, rc_->model))) return rc;
+    if ((rc = model_build(&m, rc_->model))) return ls_err_option(rc, "--model", rc_->model);
     if ((rc = dataset_load(&ds, rc_->data_dir, m.n_classes))) return rc;
     run_apply_normalize(rc_, &ds);
+    run_note_limits(rc_, &ds, "export");
     if (ds.train.rows != m.in_h || ds.train.cols != m.in_w || m.in_c != 1) {
         rc = ls_err(LS_EINVAL, "%s: images are %dx%d but model %s expects %dx%dx%d", ds.train.images_path,
                     ds.train.rows, ds.train.cols, m.name, m.in_c, m.in_h, m.in_w);
@@ -423,7 +424,10 @@ static int export_live(const export_cfg *c, st_writer *w, char *spec, size_t spe
     if ((rc = engine_create(&e, spec, &m, &eo))) goto done;
     int f64 = e->iface->get_tensor_f64 != NULL;
     if ((rc = live_bufs_alloc(&b, &m, B, n_train))) goto done;
-    if ((rc = st_init_params(&m, rc_->init_path, rc_->seed, b.params))) goto done;
+    if ((rc = st_init_params(&m, rc_->init_path, rc_->seed, b.params))) {
+        if (rc_->init_path) ls_err_option(rc, "--init", rc_->init_path);
+        goto done;
+    }
     if ((rc = engine_set_params(e, b.params))) goto done;
     long k0 = 0; /* a --save-optimizer file: the run resumes after its step */
     if ((rc = run_resume(rc_, &m, e, n_train, &k0))) goto done;

@@ -13,6 +13,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "engines/engine.h"
@@ -261,16 +262,154 @@ static int empty_value(const char *cmd, const char *opt, const char *val) {
  * go on, else the exit status. */
 /* --init and --order: their type before anything else runs (a FIFO would
  * block the run forever; a directory would read as "read error"). */
+/* --data that is there but not a directory: "empty/train-images-idx3-ubyte:
+ * cannot open: Not a directory" left the user to work out that --data was
+ * the problem.  A directory that is not there is left to the loader, which
+ * names each file it tried.  1 when refused. */
+static int data_not_a_dir(const char *cmd, const char *dir) {
+    struct stat sb;
+    if (!dir || stat(dir, &sb) != 0 || S_ISDIR(sb.st_mode)) return 0;
+    fprintf(stderr, "lockstep %s: --data %s: not a directory (--data names the folder of the IDX files "
+            "{train,t10k}-{images-idx3,labels-idx1}-ubyte[.gz])\n", cmd, dir);
+    return 1;
+}
+
 static int check_input_files(const char *cmd, const run_cfg *c) {
+    if (data_not_a_dir(cmd, c->data_dir)) return 2;
     const char *inputs[2] = {c->init_path, c->order_path};
     for (int i = 0; i < 2; i++) {
         if (!inputs[i]) continue;
         int fd = ls_open_regular(inputs[i], NULL);
         if (fd < 0) {
-            fprintf(stderr, "lockstep %s: %s %s\n", cmd, i ? "--order:" : "--init:", ls_errmsg());
+            ls_err_option(fd, i ? "--order" : "--init", inputs[i]);
+            fprintf(stderr, "lockstep %s: %s\n", cmd, ls_errmsg());
             return 2;
         }
         close(fd);
+    }
+    return 0;
+}
+
+/* The options a command takes by itself, outside TRAIN_OPTS (main.c's
+ * cmd_* and sweep_split_args take them out before parse_opts sees the
+ * rest): offered by no_abbreviations, so `export --st` names --step too. */
+static const char *const *own_options(const char *cmd) {
+    static const char *const golden_record[] = {"out", NULL};
+    static const char *const record[] = {"out", "no-checksums", "audit-every", "ref-steps", NULL};
+    static const char *const export_[] = {"step", "out", "state-dict", "f64", NULL};
+    static const char *const eval[] = {"engines", "out", NULL};
+    static const char *const sweep[] = {"on", "seeds", "dir", "jobs", "status", "merge", "task", "audit-every",
+                                        "ref-steps", "time", "slurm", "local", "wait", "dry-run", NULL};
+    static const char *const none[] = {NULL};
+    return !strcmp(cmd, "golden record") ? golden_record : !strcmp(cmd, "record") ? record
+         : !strcmp(cmd, "export") ? export_ : !strcmp(cmd, "eval") ? eval : !strcmp(cmd, "sweep") ? sweep : none;
+}
+
+/* TRAIN_OPTS' options a command refuses by itself (its cmd_* says "not for
+ * this command"): never offered as what a prefix meant. */
+static int refused_option(const char *cmd, const char *name) {
+    static const char *const golden_record[] = {"json", "epochs", "save", "save-optimizer", NULL};
+    static const char *const record[] = {"json", "save", "save-optimizer", NULL};
+    static const char *const export_[] = {"json", "save", "save-optimizer", "steps", NULL};
+    static const char *const eval[] = {"save", "save-optimizer", "steps", "epochs", "order", "limit-train", NULL};
+    static const char *const none[] = {NULL};
+    const char *const *r = !strcmp(cmd, "golden record") ? golden_record : !strcmp(cmd, "record") ? record
+                         : !strcmp(cmd, "export") ? export_ : !strcmp(cmd, "eval") ? eval : none;
+    for (int i = 0; r[i]; i++)
+        if (!strcmp(r[i], name)) return 1;
+    return 0;
+}
+
+/* getopt_long takes any unique prefix of a long option (`--lim 64` was
+ * --limit-train until --limit-test came; `--ste 3` is --steps): a script
+ * written that way breaks, or changes meaning, when an option is added.
+ * Every long option must be spelled out: a prefix of known ones is
+ * refused with them named (1), an unknown word is left to getopt's own
+ * "unknown option".  Values are skipped as getopt takes them (the next
+ * word after an option that needs one, whatever it looks like). */
+static int no_abbreviations(const char *cmd, int argc, char **argv, const audit_cfg *au) {
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i];
+        if (!strcmp(a, "--")) break;
+        if (strncmp(a, "--", 2) != 0 || !a[2]) continue;
+        const char *name = a + 2;
+        size_t len = strcspn(name, "=");
+        if (!len) continue; /* "--=x": getopt's unknown option */
+        const struct option *exact = NULL;
+        for (const struct option *o = TRAIN_OPTS; o->name && !exact; o++)
+            if (strlen(o->name) == len && !strncmp(o->name, name, len)) exact = o;
+        if (exact) {
+            if (exact->has_arg == required_argument && !name[len]) i++;
+            continue;
+        }
+        char cands[512] = "";
+        const char *last = NULL;
+        size_t n = 0;
+        int k = 0, any = 0;
+        const char *const *own = own_options(cmd);
+        for (int pass = 0; pass < 2; pass++)
+            for (int j = 0;; j++) {
+                const char *cand = pass ? own[j] : TRAIN_OPTS[j].name;
+                if (!cand) break;
+                if (strncmp(cand, name, len) != 0) continue;
+                any = 1;
+                if (!pass) {
+                    /* only what this command takes (parse_opts' own rule) */
+                    int o = TRAIN_OPTS[j].val, audit_only = o >= OPT_ENGINES, train_only = o == OPT_ENGINE || o == OPT_JSON;
+                    int is_own = 0;
+                    for (int q = 0; own[q]; q++) is_own |= !strcmp(own[q], cand);
+                    if (is_own || (audit_only && !au) || (train_only && au) || refused_option(cmd, cand)) continue;
+                }
+                if (last && append(cands, sizeof cands, &n, "%s--%s", k > 1 ? ", " : "", last)) break;
+                last = cand;
+                k++;
+            }
+        if (!any) continue;
+        if (!k) {
+            /* only options of other commands start so: unknown here, whole or not */
+            fprintf(stderr, "lockstep %s: unknown option '--%.*s' (see lockstep --help)\n", cmd, (int)len, name);
+            return 1;
+        }
+        if (k > 1) append(cands, sizeof cands, &n, " or ");
+        append(cands, sizeof cands, &n, "--%s", last);
+        fprintf(stderr, "lockstep %s: unknown option '--%.*s' (options are not abbreviated); did you mean %s?\n", cmd,
+                (int)len, name, cands);
+        return 1;
+    }
+    return 0;
+}
+
+/* The threads=K knob of an engine spec, 0 when it has none (or does not
+ * parse: that is reported where the engine is made). */
+static long spec_threads_knob(const char *spec) {
+    engine_spec s;
+    if (engine_spec_parse(&s, spec) != 0) return 0;
+    const char *t = engine_spec_get(&s, "threads", NULL);
+    return t ? strtol(t, NULL, 10) : 0;
+}
+
+/* --threads N beside a spec that says threads=K: spec_with_threads keeps
+ * the spec's K, so `train --engine cpu:threads=1 --threads 4` ran on one
+ * thread without a word.  One engine (train, record, golden record,
+ * export, eval --engine): which was meant cannot be known, refused (2).
+ * A list (audit, eval --engines, sweep): --threads is for the engines that
+ * do not say (audit's default list holds cpu:threads=1 on purpose), and
+ * each that says otherwise is named on stderr. */
+static int threads_conflict(const char *cmd, const char *opt, const char *list, int threads, int is_list) {
+    if (threads <= 0 || !list) return 0;
+    char buf[1024];
+    snprintf(buf, sizeof buf, "%s", list);
+    char *save = NULL;
+    for (char *t = strtok_r(buf, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
+        long k = spec_threads_knob(t);
+        if (!k || k == threads) continue;
+        if (!is_list) {
+            fprintf(stderr, "lockstep %s: --threads %d and %s %s disagree (%d threads or %ld?): give the thread "
+                    "count once\n", cmd, threads, opt, t, threads, k);
+            return 1;
+        }
+        fprintf(stderr, "lockstep %s: note: --threads %d is for the engines without a threads= knob; %s keeps its "
+                "threads=%ld\n", cmd, threads, t, k);
     }
     return 0;
 }
@@ -281,6 +420,7 @@ static int parse_opts(int argc, char **argv, const char *cmd, run_cfg *c, audit_
     int o, li = 0;
     static char spec[1024];
     unsigned char seen[256] = {0}; /* options given so far, by code - OPT_ENGINE */
+    if (no_abbreviations(cmd, argc, argv, au)) return 2;
     optind = 1;
     opterr = 0;
     while ((o = getopt_long(argc, argv, ":", TRAIN_OPTS, &li)) != -1) {
@@ -417,6 +557,9 @@ static int parse_opts(int argc, char **argv, const char *cmd, run_cfg *c, audit_
             c->engine = spec;
         }
     }
+    /* sweep's engines are its --on lists (sweep.c); audit's and eval's
+     * lists are noted by cmd_audit (after its re-exec) and cmd_eval */
+    if (!au && strcmp(cmd, "sweep") != 0 && threads_conflict(cmd, "--engine", c->engine, c->threads, 0)) return 2;
     return -1;
 }
 
@@ -509,6 +652,7 @@ static int cmd_audit(int argc, char **argv, char **full_argv) {
         execv("/proc/self/exe", full_argv);
         /* exec failed: carry on with the default policy */
     }
+    threads_conflict("audit", "--engines", a.engines, a.run.threads, 1);
     /* the first SIGINT/SIGTERM stops the audit at the next step boundary
      * with a partial report; a second one kills it (temporary files removed) */
     ls_signals_install(1);
@@ -565,6 +709,7 @@ static int cmd_model(int argc, char **argv) {
     }
     model m;
     if (model_build(&m, name)) {
+        ls_err_option(2, "--model", name);
         fprintf(stderr, "lockstep model: %s\n", ls_errmsg());
         return 2;
     }
@@ -604,6 +749,10 @@ static int cmd_golden_record(int argc, char **argv) {
     if (g.run.max_steps >= 0) g.steps = g.run.max_steps;
     if (!g.out_path) {
         fprintf(stderr, "lockstep golden record: --out FILE is required\n");
+        return 2;
+    }
+    if (ls_check_output_path(g.out_path)) {
+        fprintf(stderr, "lockstep golden record: --out %s\n", ls_errmsg());
         return 2;
     }
     if (golden_record_run(&g)) {
@@ -656,6 +805,10 @@ static int cmd_record(int argc, char **argv) {
         fprintf(stderr, "lockstep record: --out FILE is required\n");
         return 2;
     }
+    if (ls_check_output_path(g.out_path)) {
+        fprintf(stderr, "lockstep record: --out %s\n", ls_errmsg());
+        return 2;
+    }
     if (recording_record_run(&g)) {
         fprintf(stderr, "lockstep record: %s\n", ls_errmsg());
         return 2;
@@ -702,6 +855,7 @@ static int cmd_golden_check(int argc, char **argv) {
         fprintf(stderr, "lockstep golden check: which golden file? (lockstep golden check FILE)\n");
         return 2;
     }
+    if (data_not_a_dir("golden check", g.data_dir)) return 2;
     return golden_check_run(&g);
 }
 
@@ -809,6 +963,7 @@ static int cmd_eval(int argc, char **argv) {
     if (st < 0) st = parse_opts(ac, av, "eval", &x.run, NULL);
     free(av);
     if (st >= 0) return st;
+    threads_conflict("eval", "--engines", x.engines, x.run.threads, 1);
     x.json_path = x.run.json_path;
     const char *outs[2] = {x.json_path, x.out_path};
     for (int i = 0; i < 2; i++)
@@ -847,6 +1002,45 @@ static int finish_stdout(int status) {
     return status ? status : 2;
 }
 
+/* "--opt=value" as the two words "--opt" "value", for every command:
+ * getopt took the = form, but the options each command parses by itself
+ * (record's and export's --out, export's --step, eval's --engines, golden
+ * check's --policy) did not ("option --out is not for this command").
+ * Words after "--" and words that are not a long option stay as they are.
+ * The strings are new (n_alloc of them, *store); NULL when out of memory. */
+static char **split_long_values(int argc, char **argv, int *out_argc, char ***store, int *n_alloc) {
+    char **av = calloc(2 * (size_t)argc + 1, sizeof *av);
+    char **names = calloc((size_t)argc + 1, sizeof *names);
+    if (!av || !names) {
+        free(av);
+        free(names);
+        return NULL;
+    }
+    int n = 0, k = 0, done = 0;
+    for (int i = 0; i < argc; i++) {
+        const char *a = argv[i];
+        if (!strcmp(a, "--")) done = 1;
+        const char *eq = !done && a[0] == '-' && a[1] == '-' && a[2] && a[2] != '=' ? strchr(a, '=') : NULL;
+        if (!eq) {
+            av[n++] = argv[i];
+            continue;
+        }
+        names[k] = strndup(a, (size_t)(eq - a));
+        if (!names[k]) {
+            for (int j = 0; j < k; j++) free(names[j]);
+            free(names);
+            free(av);
+            return NULL;
+        }
+        av[n++] = names[k++];
+        av[n++] = (char *)eq + 1;
+    }
+    *out_argc = n;
+    *store = names;
+    *n_alloc = k;
+    return av;
+}
+
 int main(int argc, char **argv) {
     /* Tensors of a few to a few tens of MB are allocated and freed at every
      * compared step; glibc's default maps each anew (page faults, pages
@@ -854,7 +1048,18 @@ int main(int argc, char **argv) {
      * heap, and the heap's top kept. */
     mallopt(M_MMAP_THRESHOLD, 32 << 20);
     mallopt(M_TRIM_THRESHOLD, 1 << 30);
-    return finish_stdout(dispatch(argc, argv));
+    int ac, n_alloc;
+    char **store;
+    char **av = split_long_values(argc, argv, &ac, &store, &n_alloc);
+    if (!av) {
+        fprintf(stderr, "lockstep: out of memory\n");
+        return 2;
+    }
+    int status = finish_stdout(dispatch(ac, av));
+    for (int i = 0; i < n_alloc; i++) free(store[i]);
+    free(store);
+    free(av);
+    return status;
 }
 
 static int dispatch(int argc, char **argv) {

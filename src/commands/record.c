@@ -255,7 +255,7 @@ static int record_prepare(record_run *r) {
     /* a --order file must hold every epoch the plan reaches: found now, not after an epoch has trained */
     if (rc_->order_path) {
         int orc = order_load(&r->ord, rc_->order_path, r->n_train);
-        if (orc) return orc;
+        if (orc) return ls_err_option(orc, "--order", rc_->order_path);
         long need = (r->total + (long)r->spe - 1) / (long)r->spe;
         if ((long)r->ord.epochs < need)
             return ls_err(LS_EINVAL, "%s: the batch order has %zu epoch(s); this run needs %ld (%ld steps of %zu per "
@@ -276,7 +276,9 @@ static int record_prepare(record_run *r) {
     r->vals = ls_malloc((r->n_test > rc_->batch ? r->n_test : rc_->batch) * sizeof *r->vals);
     if (!r->perm || !r->x || !r->y || !r->R.buf || !r->logits || !r->vals) return LS_ENOMEM;
     if ((rc = record_prepare_checksums(r))) return rc;
-    if ((rc = st_init_params(m, rc_->init_path, rc_->seed, r->R.buf))) return rc; /* --init, else the seeded draw */
+    /* --init, else the seeded draw */
+    if ((rc = st_init_params(m, rc_->init_path, rc_->seed, r->R.buf)))
+        return rc_->init_path ? ls_err_option(rc, "--init", rc_->init_path) : rc;
     return engine_set_params(r->e, r->R.buf);
 }
 
@@ -538,9 +540,10 @@ int recording_record_run(const recording_cfg *c) {
     if (!c->out_path) return ls_err(LS_EINVAL, "--out FILE is required");
     if (rc_->epochs < 1 || rc_->epochs > 64) return ls_err(LS_EINVAL, "--epochs must be in 1..64");
     if (c->audit_every < 0 || c->ref_steps < 0) return ls_err(LS_EINVAL, "--audit-every and --ref-steps must be >= 0");
-    if ((rc = model_build(&r.m, rc_->model))) return rc;
+    if ((rc = model_build(&r.m, rc_->model))) return ls_err_option(rc, "--model", rc_->model);
     if ((rc = dataset_load(&r.ds, rc_->data_dir, r.m.n_classes))) return rc;
     run_apply_normalize(rc_, &r.ds);
+    run_note_limits(rc_, &r.ds, "record");
     if ((rc = record_prepare(&r))) goto done;
     if ((rc = record_open(&r))) goto done;
     for (int ep = 0; ep < rc_->epochs && r.step < r.total; ep++) {

@@ -670,7 +670,12 @@ static int task_argv(const sweep_plan *p, int id, const char *exe, const char *o
     ARG("--lr"); ARG("%.17g", p->lr);
     if (p->limit_train) { ARG("--limit-train"); ARG("%ld", p->limit_train); }
     if (p->limit_test) { ARG("--limit-test"); ARG("%ld", p->limit_test); }
-    if (p->threads) { ARG("--threads"); ARG("%d", p->threads); }
+    /* an engine that says threads=K keeps its K (spec_with_threads): record
+     * refuses --threads N beside a spec with another K, so it is not passed */
+    engine_spec es;
+    int own_threads = engine_spec_parse(&es, p->engine[t.machine][t.engine]) == 0 &&
+                      engine_spec_get(&es, "threads", NULL) != NULL;
+    if (p->threads && !own_threads) { ARG("--threads"); ARG("%d", p->threads); }
     ARG("--audit-every"); ARG("%ld", p->audit_every);
     ARG("--ref-steps"); ARG("%ld", p->ref_steps);
     ARG("--out"); ARG("%s", out);

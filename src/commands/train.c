@@ -160,7 +160,7 @@ static int train_check_plan(train_ctx *t) {
                       c->max_steps >= 0 && c->max_steps < (long)c->epochs * spe ? "--steps" : "--epochs x steps per epoch");
     if (!c->order_path || t->last_step == t->start_step) return LS_OK;
     int rc = order_load(&t->ord, c->order_path, t->n_train);
-    if (rc) return rc;
+    if (rc) return ls_err_option(rc, "--order", c->order_path);
     long need = (t->last_step + spe - 1) / spe;
     if ((long)t->ord.epochs < need)
         return ls_err(LS_EINVAL, "%s: the batch order has %zu epoch(s); this run needs %ld (%ld steps of %ld per epoch%s)",
@@ -173,10 +173,11 @@ static int train_check_plan(train_ctx *t) {
 static int train_setup(train_ctx *t) {
     const run_cfg *c = t->c;
     int rc;
-    if ((rc = model_build(&t->m, c->model))) return rc;
+    if ((rc = model_build(&t->m, c->model))) return ls_err_option(rc, "--model", c->model);
     if ((rc = train_check_memory(&t->m, c->batch))) return rc;
     if ((rc = dataset_load_shape(&t->ds, c->data_dir, t->m.n_classes, t->m.in_h, t->m.in_w))) return rc;
     run_apply_normalize(c, &t->ds);
+    run_note_limits(c, &t->ds, "train");
     const model *m = &t->m;
     if (t->ds.train.rows != m->in_h || t->ds.train.cols != m->in_w || m->in_c != 1)
         return ls_err(LS_EINVAL, "%s: images are %dx%d but model %s expects %dx%dx%d", t->ds.train.images_path,
@@ -192,7 +193,8 @@ static int train_setup(train_ctx *t) {
     t->y = ls_malloc(c->batch * sizeof *t->y);
     t->perm = ls_malloc(t->n_train * sizeof *t->perm);
     if (!t->params || !t->x || !t->y || !t->perm) return LS_ENOMEM;
-    if ((rc = st_init_params(m, c->init_path, c->seed, t->params))) return rc;
+    if ((rc = st_init_params(m, c->init_path, c->seed, t->params)))
+        return c->init_path ? ls_err_option(rc, "--init", c->init_path) : rc;
     if ((rc = engine_set_params(t->e, t->params))) return rc;
     if ((rc = run_resume(c, m, t->e, t->n_train, &t->start_step))) return rc;
     t->step = t->start_step;

@@ -54,6 +54,21 @@ void run_apply_normalize(const run_cfg *c, dataset *ds) {
     if (c->normalize) dataset_set_normalize(ds, c->norm_mean, c->norm_std);
 }
 
+/* once: a sweep merge's audits load the same data again */
+static int g_limits_said[2];
+
+void run_note_limits_mute(void) { g_limits_said[0] = g_limits_said[1] = 1; }
+
+void run_note_limits(const run_cfg *c, const dataset *ds, const char *cmd) {
+    int *said = g_limits_said;
+    const size_t lim[2] = {c->limit_train, c->limit_test}, have[2] = {ds->train.n, ds->test.n};
+    static const char *const opt[2] = {"--limit-train", "--limit-test"}, *const what[2] = {"training", "test"};
+    for (int i = 0; i < 2; i++)
+        if (lim[i] > have[i] && !said[i]++)
+            fprintf(stderr, "lockstep %s: note: %s %zu is more than the data set's %zu %s images: using all %zu\n",
+                    cmd, opt[i], lim[i], have[i], what[i], have[i]);
+}
+
 const char *class_name(const char *data_dir, int n_classes, int k, char *buf, size_t cap) {
     if (n_classes == 10 && data_dir && strstr(data_dir, "fashion")) return FASHION_NAMES[k];
     snprintf(buf, cap, "%d", k);
@@ -225,6 +240,7 @@ int run_resume(const run_cfg *c, const model *m, engine *e, size_t n_train, long
     float *am = ls_malloc(m->n_params * sizeof *am), *av = ls_malloc(m->n_params * sizeof *av);
     st_optim_in o;
     int rc = !am || !av ? LS_ENOMEM : st_load_optim(m, c->init_path, am, av, &o);
+    if (rc && am && av) ls_err_option(rc, "--init", c->init_path); /* the file's problem, not memory */
     if (rc || !o.present) goto done;
     const char *names[] = {"lr", "beta1", "beta2", "eps"};
     const double mine[] = {c->adam.lr, c->adam.beta1, c->adam.beta2, c->adam.eps};
@@ -237,6 +253,7 @@ int run_resume(const run_cfg *c, const model *m, engine *e, size_t n_train, long
         rc = ls_err(LS_EINVAL, "%s: saved at step %ld of a run with batch %ld on %ld training images; this run has "
                     "batch %zu on %zu: its step %ld would be another batch (give the same --batch and --limit-train)",
                     c->init_path, o.step, o.batch, o.n_train, c->batch, n_train, o.step + 1);
+    if (rc) ls_err_option(rc, "--init", c->init_path);
     if (!rc) rc = engine_set_tensor(e, (tensor_id){TENSOR_ADAM_M, 0}, am);
     if (!rc) rc = engine_set_tensor(e, (tensor_id){TENSOR_ADAM_V, 0}, av);
     if (!rc) *start_step = o.step;

@@ -52,6 +52,13 @@ int run_parse_normalize(run_cfg *c, const char *text);
 void run_normalize_str(const run_cfg *c, char *buf, size_t cap);
 /* Apply c's --normalize (if any) to a loaded data set. */
 void run_apply_normalize(const run_cfg *c, dataset *ds);
+/* --limit-train/--limit-test past the loaded data set's size: the run uses
+ * the whole set (the limits are clamped where they are read); said once per
+ * process on stderr, "lockstep CMD: note: ...", so that a run is never
+ * smaller than asked without a word. */
+void run_note_limits(const run_cfg *c, const dataset *ds, const char *cmd);
+/* No such note from this process (a seed loop's audit: the main one says it). */
+void run_note_limits_mute(void);
 
 /* Class names for a data set (FashionMNIST's when the directory says
  * fashion and there are 10 classes; else "0", "1", ...). */

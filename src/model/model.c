@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "base/rng.h"
@@ -326,9 +327,16 @@ int model_build(model *m, const char *name_or_path) {
         return rc;
     }
     /* a FIFO or device is refused before anything blocks on it */
+    struct stat sb;
+    if (stat(name_or_path, &sb) != 0 && errno == ENOENT)
+        return ls_err(LS_EIO, "%s: not a built-in model (smallcnn, mnist-convnet) and no such spec file", name_or_path);
     int fd = ls_open_regular(name_or_path, NULL);
-    if (fd < 0)
-        return ls_err_prefix(fd, "not a built-in model (smallcnn, mnist-convnet) and not usable as a spec file");
+    if (fd < 0) {
+        /* "PATH: not a regular file (a FIFO)", the path in front */
+        char why[1024];
+        snprintf(why, sizeof why, "%s", ls_errmsg());
+        return ls_err(fd, "%s, and not a built-in model (smallcnn, mnist-convnet)", why);
+    }
     FILE *f = fdopen(fd, "rb");
     if (!f) {
         close(fd);

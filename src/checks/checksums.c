@@ -66,10 +66,12 @@ static int computed_before(ck_phase ph, int layer, const ck_violation *prev) {
  * Returns where it was kept, -1 when not a violation or not kept. */
 static int note(ck_verdict *o, ck_phase ph, int layer, double ratio, double count, const char *what) {
     o->n_relations++;
+    /* the worst too: of equal ratios the one computed first, where step_order places both; else, as
+     * before, a NaN ratio (an inf one, noted later) takes the place */
     double rq = ratio != ratio ? INFINITY : ratio;
-    int first = rq == o->worst_ratio && o->worst_what[0] && step_order(o->worst_phase, o->worst_layer) >= 0 &&
-                step_order(ph, layer) >= 0 && step_order(ph, layer) < step_order(o->worst_phase, o->worst_layer);
-    if (ratio > o->worst_ratio || (ratio != ratio) || !o->worst_what[0] || first) {
+    int a = step_order(ph, layer), b = o->worst_what[0] ? step_order(o->worst_phase, o->worst_layer) : -1;
+    int tie = rq == o->worst_ratio && o->worst_what[0] && (a >= 0 && b >= 0 ? a < b : ratio != ratio);
+    if (rq > o->worst_ratio || !o->worst_what[0] || tie) {
         o->worst_ratio = ratio != ratio ? INFINITY : ratio;
         o->worst_layer = layer;
         o->worst_phase = ph;

@@ -2325,10 +2325,9 @@ static int fault_forward_layer(engine *e, int l, int training) {
     } else if (id == CPU_FAULT_CONV2_FWD_REL && fault_layer(c, l, "conv2")) {
         if ((rc = act_io(c, l, 0, a, 1))) return rc;
         for (size_t i = 0; i < cnt; i++) a[i] = (float)((double)a[i] * (1.0 + F->rel));
-    } else if ((id == CPU_FAULT_EVAL_FC2_SAMPLES_SWAPPED && fault_layer(c, l, "fc2")) ||
-               (id == CPU_FAULT_EVAL_FC1_SAMPLES_SWAPPED && fault_layer(c, l, "fc1"))) {
-        /* zoo attack 8: in evaluation only, the output rows of samples 0 and 1 exchanged (a row index of the
-         * inference GEMM's store swapped); the layers after compute from them consistently */
+    } else if (id == CPU_FAULT_EVAL_FC2_SAMPLES_SWAPPED && fault_layer(c, l, "fc2")) {
+        /* zoo attack 8: in evaluation only, the logit rows of samples 0 and 1 exchanged (a row index of the
+         * inference GEMM's store swapped) */
         size_t oc = (size_t)ly->out_c;
         if (training || !F->in_eval || n < 2) {
             edit = 0;
@@ -2647,6 +2646,20 @@ static int fault_backward_layer(engine *e, int l) {
         size_t at = argmax_abs(F->b, per);
         F->b[at] = copysignf(INFINITY, F->b[at]);
         return act_io(c, l - 1, 1, F->b, 0);
+    }
+    if (id == CPU_FAULT_DB_SERIAL_FP32 && ly->b_tensor >= 0) {
+        /* zoo attack 8, a legal variant: every bias gradient summed serially in one fp32 accumulator (samples
+         * outer, positions inner: 12544 terms for conv1 at batch 16), as a one-thread-per-channel kernel does */
+        const model_tensor *tb = &c->m->tensors[ly->b_tensor];
+        size_t oc = (size_t)ly->out_c, hw = ly->kind == LAYER_CONV ? (size_t)ly->out_h * ly->out_w : 1;
+        if ((rc = cpu_backward_layer(e, l)) || (rc = act_io(c, l, 1, F->a, 1))) return rc;
+        for (size_t o = 0; o < oc; o++) {
+            float acc = 0.0f;
+            for (size_t s0 = 0; s0 < P->n; s0++)
+                for (size_t q = 0; q < hw; q++) acc = acc + F->a[(s0 * oc + o) * hw + q];
+            c->grads[tb->offset + o] = acc;
+        }
+        return 0;
     }
     if (id == CPU_FAULT_DB_DOUBLE_SUM && ly->b_tensor >= 0) {
         /* zoo attack 8, a legal variant: every bias gradient summed in double and rounded once (the correctly

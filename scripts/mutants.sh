@@ -11,7 +11,8 @@
 # flagged it, whether the first PROBLEM named the right layer and phase;
 # and the mutation score (detectable faults flagged, with the right layer
 # and phase, by the default audit / detectable faults) and the false
-# PROBLEMs on legal variants.  Exit 0 only for 100% and 0 false PROBLEMs.
+# PROBLEMs on legal variants.  Exit 0 only for 100% and 0 false PROBLEMs (on legal
+# variants, or on faults expected below their bound).
 #
 # Judging: run.json's "findings" (severity "problem", engine a or b the
 # faulted one, "layer", "phase", "step").  A run.json without findings (a
@@ -469,5 +470,10 @@ if sens:
 if "default" in modes:
     print("--fail-on problem: exit 1 exactly when a PROBLEM was found, in %s" %
           ("every default audit" if not gate_bad else "all but: " + ", ".join(gate_bad)))
-sys.exit(0 if det_ok == det and false_p == 0 and false_s == 0 and sus_ok == sus_n and not gate_bad else 1)
+# a below-bound row flagged PROBLEM is a false alarm as much as a legal variant's: some rows are legal
+# variants the knobs cannot express (adam_fma_contracted, dropout_divide_by_keep, zoo attack 8's
+# loss_grad_div_n, db_double_sum, fc1_fwd_serial_order), so it fails the gate too (SUSPECT does not:
+# adam_fma_contracted is one by contract)
+sys.exit(0 if det_ok == det and false_p == 0 and false_s == 0 and sus_ok == sus_n and not gate_bad
+         and below_flagged == 0 else 1)
 PY

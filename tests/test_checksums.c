@@ -753,6 +753,45 @@ static void test_worst_violation_first(void **s) {
     teardown(&f);
 }
 
+/* Infinite ratios tie (an exact re-check; a NaN or Inf, which every
+ * relation computed after it reads as an operand): of those, v[0] is the
+ * one computed first in the step (forward upwards, loss, backward
+ * downwards), not the one the judge happens to note first (layer by
+ * layer).  Zoo attack 8's fc2_dx_nan_dead_once: a NaN in fc2's input
+ * gradient made every relation of the layers below infinite, and conv1's
+ * backward-weights, computed last, was named. */
+static void test_infinite_ties_compute_order(void **s) {
+    (void)s;
+    fx f;
+    setup(&f, "smallcnn", 0);
+    int conv1 = first_layer_of(&f.m, LAYER_CONV, 0), fc1 = first_layer_of(&f.m, LAYER_DENSE, 0);
+    int fc2 = first_layer_of(&f.m, LAYER_DENSE, fc1 + 1), relu3 = first_layer_of(&f.m, LAYER_RELU, fc1);
+    assert_true(conv1 >= 0 && fc1 > conv1 && relu3 > fc1 && fc2 > relu3);
+    for (int fwd = 0; fwd <= 1; fwd++) {
+        memset(f.vec, 0, f.L.total * sizeof *f.vec); /* every relation 0 = 0 within 0 */
+        f.vec[0] = CK_STAGE_STEP, f.vec[1] = N, f.vec[2] = 7;
+        /* the propagation below the origin: conv1's backward-weights and relu3's backward re-check */
+        f.vec[f.L.off[conv1][CK_BWD_W]] = NAN;
+        f.vec[f.L.off[relu3][CK_BWD_DATA]] = 1;
+        /* the origin: fc2's backward-data, or (fwd) fc1's forward */
+        if (fwd) f.vec[f.L.off[fc1][CK_FWD]] = NAN;
+        else f.vec[f.L.off[fc2][CK_BWD_DATA]] = NAN;
+        ck_verdict v;
+        ck_verdict_init(&v);
+        assert_int_equal(checksums_judge(&f.m, f.vec, N, NULL, 0, CK_BLOCKS_LIVE, &v), 0);
+        for (int k = 0; k < v.n_viol && k < CK_MAX_VIOL; k++) print_message("  %d: %s (ratio %g)\n", k, v.v[k].what, v.v[k].ratio);
+        assert_int_equal(v.n_viol, 3);
+        assert_true(isinf(v.v[0].ratio) && isinf(v.v[2].ratio));
+        assert_int_equal(v.v[0].layer, fwd ? fc1 : fc2);
+        assert_int_equal(v.v[0].phase, fwd ? CKP_FORWARD : CKP_BWD_DATA);
+        assert_int_equal(v.worst_layer, v.v[0].layer); /* the coverage line's worst names it too */
+        /* then in compute order: relu3's backward, conv1's backward-weights */
+        assert_int_equal(v.v[1].layer, relu3);
+        assert_int_equal(v.v[2].layer, conv1);
+    }
+    teardown(&f);
+}
+
 /* Error patterns orthogonal to every fixed-weight backward-weights
  * relation (zoo attack 6): (+e, -e, -e, +e) over four input channels at a
  * conv2 filter's centre tap and (+e, +e, -e, -e) on four elements of
@@ -2050,6 +2089,7 @@ int main(void) {
         cmocka_unit_test(test_clean_convnet),
         cmocka_unit_test(test_fault_forward),
         cmocka_unit_test(test_worst_violation_first),
+        cmocka_unit_test(test_infinite_ties_compute_order),
         cmocka_unit_test(test_output_element_own_bound),
         cmocka_unit_test(test_identical_windows_apart),
         cmocka_unit_test(test_dense_output_element_own_bound), cmocka_unit_test(test_adam_legal_variant),

@@ -35,13 +35,43 @@ void ck_verdict_init(ck_verdict *v) {
     v->sus.layer = -1;
 }
 
+/* A violation's place in the step's compute order, for ties (-1: not
+ * ordered so).  The judge notes layer by layer, each layer's forward and
+ * backward blocks together, but a step computes the forward upwards, then
+ * the loss, then the backward downwards.  Ratios tie where they are
+ * infinite: an exact re-check, or a NaN/Inf, which every relation after
+ * it reads as an operand (zoo attack 8's fc2_dx_nan_dead_once: a NaN in
+ * fc2's input gradient put conv1's backward-weights, judged first and
+ * computed last, in v[0]); the first wrong tensor is the one computed
+ * first.  The update, the evaluation (a forward, noted in order already)
+ * and continuity (state between steps) keep the order they are noted in. */
+static int step_order(ck_phase ph, int layer) {
+    switch (ph) {
+    case CKP_FORWARD: return layer;
+    case CKP_LOSS: return MODEL_MAX_LAYERS;
+    case CKP_BWD_DATA:
+    case CKP_BWD_WEIGHTS: return 2 * MODEL_MAX_LAYERS - layer;
+    default: return -1;
+    }
+}
+static int computed_before(ck_phase ph, int layer, const ck_violation *prev) {
+    int a = step_order(ph, layer), b = prev->between ? -1 : step_order(prev->phase, prev->layer);
+    return a >= 0 && b >= 0 && a < b;
+}
+
 /* Judge one relation or re-check; a violation is kept among the
- * CK_MAX_VIOL largest ratios, largest first (a later one of equal ratio
- * after the earlier): v[0] is the worst, and a user reads that one first.
+ * CK_MAX_VIOL largest ratios, largest first (of equal ratios, the one
+ * computed first in the step, else the earlier noted: step_order): v[0]
+ * is the worst, and a user reads that one first.
  * Returns where it was kept, -1 when not a violation or not kept. */
 static int note(ck_verdict *o, ck_phase ph, int layer, double ratio, double count, const char *what) {
     o->n_relations++;
-    if (ratio > o->worst_ratio || (ratio != ratio) || !o->worst_what[0]) {
+    /* the worst too: of equal ratios the one computed first, where step_order places both; else, as
+     * before, a NaN ratio (an inf one, noted later) takes the place */
+    double rq = ratio != ratio ? INFINITY : ratio;
+    int a = step_order(ph, layer), b = o->worst_what[0] ? step_order(o->worst_phase, o->worst_layer) : -1;
+    int tie = rq == o->worst_ratio && o->worst_what[0] && (a >= 0 && b >= 0 ? a < b : ratio != ratio);
+    if (rq > o->worst_ratio || !o->worst_what[0] || tie) {
         o->worst_ratio = ratio != ratio ? INFINITY : ratio;
         o->worst_layer = layer;
         o->worst_phase = ph;
@@ -52,7 +82,7 @@ static int note(ck_verdict *o, ck_phase ph, int layer, double ratio, double coun
     int kept = o->n_viol < CK_MAX_VIOL ? o->n_viol : CK_MAX_VIOL;
     o->n_viol++;
     int k = kept;
-    while (k > 0 && o->v[k - 1].ratio < r) k--;
+    while (k > 0 && (o->v[k - 1].ratio < r || (o->v[k - 1].ratio == r && computed_before(ph, layer, &o->v[k - 1])))) k--;
     if (k >= CK_MAX_VIOL) return -1; /* full, and no larger than any kept */
     int last = kept < CK_MAX_VIOL ? kept : CK_MAX_VIOL - 1;
     memmove(&o->v[k + 1], &o->v[k], (size_t)(last - k) * sizeof o->v[0]);

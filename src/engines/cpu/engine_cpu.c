@@ -1741,6 +1741,8 @@ static int fault_forward_layer(engine *e, int l, int training) {
     size_t n = P->n, cnt = n * layer_out_size(ly);
     int id = F->id, rc;
     if ((rc = fault_step_start(c, F, l, training))) return rc;
+    if (id == CPU_FAULT_EVAL_BATCH_SKIPPED_ONCE && !training && F->in_eval && F->eval_round == 1 && F->eval_k == 2)
+        return 0; /* zoo attack 8: this batch's forward never ran: every layer holds the batch before's outputs */
     if (id == CPU_FAULT_EVAL_DROPOUT_ON && !training && ly->kind == LAYER_DROPOUT) return cpu_forward_layer(e, l, 1);
     if (id == CPU_FAULT_DROPOUT_OFF_AFTER_EVAL && training && ly->kind == LAYER_DROPOUT && F->epoch0 &&
         c->step == F->epoch0 + 1)
@@ -2334,6 +2336,55 @@ static int fault_forward_layer(engine *e, int l, int training) {
     } else if (id == CPU_FAULT_CONV2_FWD_REL && fault_layer(c, l, "conv2")) {
         if ((rc = act_io(c, l, 0, a, 1))) return rc;
         for (size_t i = 0; i < cnt; i++) a[i] = (float)((double)a[i] * (1.0 + F->rel));
+    } else if (id == CPU_FAULT_EVAL_FC2_SAMPLES_SWAPPED && fault_layer(c, l, "fc2")) {
+        /* zoo attack 8: in evaluation only, the logit rows of samples 0 and 1 exchanged (a row index of the
+         * inference GEMM's store swapped) */
+        size_t oc = (size_t)ly->out_c;
+        if (training || !F->in_eval || n < 2) {
+            edit = 0;
+        } else {
+            if ((rc = act_io(c, l, 0, a, 1))) return rc;
+            for (size_t j = 0; j < oc; j++) {
+                float t = a[j];
+                a[j] = a[oc + j], a[oc + j] = t;
+            }
+        }
+    } else if (id == CPU_FAULT_CONV2_FWD_PAD_NEXT_PLANE_ONCE && training && c->step == 7 && fault_layer(c, l, "conv2")) {
+        /* zoo attack 8: the bottom padding row of every input plane is read from memory instead of taken as 0:
+         * in NCHW that is the next plane's first row (the next channel's, or the next sample's first channel's;
+         * the batch's very last plane reads zeros): an off-by-one in the row bound of the last output row */
+        const float *w = c->params + c->m->tensors[ly->w_tensor].offset;
+        size_t C = (size_t)ly->in_c, IH = (size_t)ly->in_h, IW = (size_t)ly->in_w, H = (size_t)ly->out_h,
+               W = (size_t)ly->out_w, OC = (size_t)ly->out_c, k = (size_t)ly->k, tot = n * C * IH * IW;
+        if ((rc = act_io(c, l, 0, a, 1)) || (rc = act_io(c, l - 1, 0, x, 1))) return rc;
+        for (size_t s0 = 0; s0 < n; s0++)
+            for (size_t oc = 0; oc < OC; oc++)
+                for (size_t i = 0; i < H; i++)
+                    for (size_t j = 0; j < W; j++) {
+                        double add = 0;
+                        for (size_t ch = 0; ch < C; ch++)
+                            for (size_t kh = 0; kh < k; kh++)
+                                for (size_t kw = 0; kw < k; kw++) {
+                                    long ih = (long)i + (long)kh - ly->pad, iw = (long)j + (long)kw - ly->pad;
+                                    if (ih != (long)IH || iw < 0 || iw >= (long)IW) continue;
+                                    size_t at = (s0 * C + ch) * IH * IW + IH * IW + (size_t)iw;
+                                    if (at < tot) add += (double)w[((oc * C + ch) * k + kh) * k + kw] * x[at];
+                                }
+                        float *yo = a + ((s0 * OC + oc) * H + i) * W + j;
+                        if (add != 0) *yo = (float)((double)*yo + add);
+                    }
+    } else if (id == CPU_FAULT_FC1_FWD_SERIAL_ORDER && fault_layer(c, l, "fc1")) {
+        /* zoo attack 8, a legal variant: fc1's forward as a plain serial fp32 dot product per output, the bias
+         * first, then the inputs in order (another summation order: every output within gamma_K of exact) */
+        const float *w = c->params + c->m->tensors[ly->w_tensor].offset;
+        size_t in = layer_in_size(ly), oc = (size_t)ly->out_c;
+        if ((rc = act_io(c, l - 1, 0, x, 1))) return rc;
+        for (size_t s0 = 0; s0 < n; s0++)
+            for (size_t j = 0; j < oc; j++) {
+                float acc = bias ? bias[j] : 0.0f;
+                for (size_t t = 0; t < in; t++) acc = acc + w[j * in + t] * x[s0 * in + t];
+                a[s0 * oc + j] = acc;
+            }
     } else if (id == CPU_FAULT_RELU3_NEG_ZERO && fault_layer(c, l, "relu3") && !L->fused) {
         if ((rc = act_io(c, l, 0, a, 1)) || (rc = act_io(c, l - 1, 0, x, 1))) return rc;
         for (size_t i = 0; i < cnt; i++)
@@ -2422,6 +2473,23 @@ static int fault_loss(engine *e, float *loss_out) {
             acc += (double)(ls - (zr[y] - mx));
         }
         if (nomax) c->loss = *loss_out = (float)(acc / (double)n);
+    } else if (F->id == CPU_FAULT_LOSS_GRAD_DIV_N) {
+        /* zoo attack 8, a legal variant: ops_softmax_xent_row's order, the gradient divided by n instead of
+         * multiplied by fl(1/n) (one correctly rounded operation instead of two: p - [j == y] is exact or one
+         * rounding either way); the loss is the same */
+        for (size_t i = 0; i < n; i++) {
+            const float *zr = z + i * nc;
+            float *d = dz + i * nc, mx = zr[0], s = 0.0f;
+            for (int j = 1; j < nc; j++) mx = zr[j] > mx ? zr[j] : mx;
+            for (int j = 0; j < nc; j++) {
+                float ex = c->portable ? ops_portable_expf(zr[j] - mx) : expf(zr[j] - mx);
+                d[j] = ex;
+                s = s + ex;
+            }
+            for (int j = 0; j < nc; j++) d[j] = (d[j] / s - (j == c->labels[i] ? 1.0f : 0.0f)) / (float)n;
+        }
+    } else if (F->id == CPU_FAULT_LOSS_GRAD_NAN_ONCE && c->step == 7) {
+        dz[c->labels[0]] = NAN; /* zoo attack 8: sample 0's gradient at its label is NaN (a transient 0 x inf) */
     } else if (F->id == CPU_FAULT_LOSS_GRAD_17ULP) {
         for (size_t i = 0; i < n * (size_t)nc; i++) dz[i] = (float)((double)dz[i] * (1.0 + 17 * 0x1p-23));
     } else if (F->id == CPU_FAULT_LOSS_GRAD_1ULP) {
@@ -2555,6 +2623,68 @@ static int fault_backward_layer(engine *e, int l) {
         for (size_t i = 0; i < cnt; i++)
             if (F->a[i] == 0.0f) F->b[i] = 0.0f;
         return act_io(c, l - 1, 1, F->b, 0);
+    }
+    if (id == CPU_FAULT_FC1_DW_NOT_ZEROED_ONCE && fault_layer(c, l, "fc1") && (c->step == 6 || c->step == 7)) {
+        /* zoo attack 8: step 6 keeps its fc1 weight gradient; at step 7 the new one is added to it (a zero_grad
+         * skipped once: beta = 1 for one step); the bias gradient is right */
+        const model_tensor *tw = &c->m->tensors[ly->w_tensor];
+        float *g = c->grads + tw->offset;
+        if ((rc = cpu_backward_layer(e, l))) return rc;
+        if (c->step == 6) memcpy(F->dw_save, g, tw->numel * sizeof *g);
+        else
+            for (size_t i = 0; i < tw->numel; i++) g[i] = F->dw_save[i] + g[i];
+        return 0;
+    }
+    if (id == CPU_FAULT_FC2_DX_NAN_DEAD_ONCE && fault_layer(c, l, "fc2") && c->step == 7 && P->L[l].need_dsrc) {
+        /* zoo attack 8: fc2's input gradient of sample 0 at its first unit that relu3 zeroed is NaN (a transient
+         * an x > 0 ? dy : 0 ReLU backward would clear; training need not see it) */
+        size_t cnt = P->n * layer_out_size(&c->m->layers[l - 1]), in = layer_out_size(&c->m->layers[l - 1]);
+        if ((rc = cpu_backward_layer(e, l)) || (rc = act_io(c, l - 1, 0, F->a, 1)) ||
+            (rc = act_io(c, l - 1, 1, F->b, 1)))
+            return rc;
+        for (size_t i = 0; i < in && i < cnt; i++)
+            if (F->a[i] == 0.0f) {
+                F->b[i] = NAN;
+                break;
+            }
+        return act_io(c, l - 1, 1, F->b, 0);
+    }
+    if (id == CPU_FAULT_CONV2_DX_INF_ONCE && fault_layer(c, l, "conv2") && c->step == 7 && P->L[l].need_dsrc) {
+        /* zoo attack 8: conv2's input gradient (pool1.dact) of sample 0 at its largest |dx| is +-inf (an overflow
+         * in one element); the layers below compute from it */
+        size_t per = layer_out_size(&c->m->layers[l - 1]);
+        if ((rc = cpu_backward_layer(e, l)) || (rc = act_io(c, l - 1, 1, F->b, 1))) return rc;
+        size_t at = argmax_abs(F->b, per);
+        F->b[at] = copysignf(INFINITY, F->b[at]);
+        return act_io(c, l - 1, 1, F->b, 0);
+    }
+    if (id == CPU_FAULT_DB_SERIAL_FP32 && ly->b_tensor >= 0) {
+        /* zoo attack 8, a legal variant: every bias gradient summed serially in one fp32 accumulator (samples
+         * outer, positions inner: 12544 terms for conv1 at batch 16), as a one-thread-per-channel kernel does */
+        const model_tensor *tb = &c->m->tensors[ly->b_tensor];
+        size_t oc = (size_t)ly->out_c, hw = ly->kind == LAYER_CONV ? (size_t)ly->out_h * ly->out_w : 1;
+        if ((rc = cpu_backward_layer(e, l)) || (rc = act_io(c, l, 1, F->a, 1))) return rc;
+        for (size_t o = 0; o < oc; o++) {
+            float acc = 0.0f;
+            for (size_t s0 = 0; s0 < P->n; s0++)
+                for (size_t q = 0; q < hw; q++) acc = acc + F->a[(s0 * oc + o) * hw + q];
+            c->grads[tb->offset + o] = acc;
+        }
+        return 0;
+    }
+    if (id == CPU_FAULT_DB_DOUBLE_SUM && ly->b_tensor >= 0) {
+        /* zoo attack 8, a legal variant: every bias gradient summed in double and rounded once (the correctly
+         * rounded sum of the fp32 dy: as accurate as an fp32 result can be) */
+        const model_tensor *tb = &c->m->tensors[ly->b_tensor];
+        size_t oc = (size_t)ly->out_c, hw = ly->kind == LAYER_CONV ? (size_t)ly->out_h * ly->out_w : 1;
+        if ((rc = cpu_backward_layer(e, l)) || (rc = act_io(c, l, 1, F->a, 1))) return rc;
+        for (size_t o = 0; o < oc; o++) {
+            double acc = 0;
+            for (size_t s0 = 0; s0 < P->n; s0++)
+                for (size_t q = 0; q < hw; q++) acc += (double)F->a[(s0 * oc + o) * hw + q];
+            c->grads[tb->offset + o] = (float)acc;
+        }
+        return 0;
     }
     if (id == CPU_FAULT_FC2_DB_ACCUMULATES && fault_layer(c, l, "fc2")) {
         /* beta = 1: the bias gradient is added to what the buffer holds (the last step's, or the zeros of
@@ -3424,6 +3554,17 @@ static int fault_update(engine *e, const adam_scalars *s) {
         }
         c->params_ver++;
         return 0;
+    case CPU_FAULT_ADAM_T_EPOCH_RESTART:
+        /* zoo attack 8: the bias corrections' step counter counts the steps of the epoch (reset when an epoch
+         * starts: step 6 is t = 1 again); m and v are right */
+        if (F->epoch0 && s->t > (int)F->epoch0) a = adam_make_scalars(&s->cfg, s->t - (int)F->epoch0);
+        break;
+    case CPU_FAULT_ADAM_T_OWN_COUNTER:
+        /* zoo attack 8: the bias corrections use the engine's own count of updates, not the step it is given:
+         * right until the caller restores an earlier state and trains again (the drift phase after the
+         * attribution steps), then ahead by the updates before the restore */
+        if ((long)s->t != F->updates) a = adam_make_scalars(&s->cfg, (int)F->updates);
+        break;
     case CPU_FAULT_ADAM_LR_WARMUP_ONCE:
         if (s->t == 7) a.step_size = s->step_size * 0.5f; /* a scheduler factor nobody configured */
         break;
@@ -3437,6 +3578,21 @@ static int fault_update(engine *e, const adam_scalars *s) {
         memcpy(F->p_copy, c->params, np * sizeof(float));
         memcpy(F->m_copy, c->adam_m, np * sizeof(float));
         memcpy(F->v_copy, c->adam_v, np * sizeof(float));
+    }
+    if (id == CPU_FAULT_ADAM_L2_BIASES) {
+        /* zoo attack 8: coupled L2 decay (torch.optim.Adam's weight_decay: g + wd p, wd = 2^(10-k), 0.0156 at
+         * fault_k=16) applied by the optimizer to the bias tensors only (a parameter-group mix-up); the gradient
+         * reported is the backward's, restored after */
+        memcpy(F->p_copy, c->grads, np * sizeof(float));
+        float wd = (float)(F->rel * 0x1p10);
+        for (int l = 0; l < c->m->n_layers; l++)
+            if (c->m->layers[l].b_tensor >= 0) {
+                const model_tensor *t = &c->m->tensors[c->m->layers[l].b_tensor];
+                for (size_t i = t->offset; i < t->offset + t->numel; i++) c->grads[i] = c->grads[i] + wd * c->params[i];
+            }
+        int rc = cpu_update(e, &a);
+        memcpy(c->grads, F->p_copy, np * sizeof(float));
+        return rc;
     }
     int rc = cpu_update(e, &a);
     if (rc) return rc;
@@ -3544,6 +3700,13 @@ static int fault_set_batch(engine *e, const float *x, const int32_t *labels, siz
         int32_t *y = (int32_t *)F->b;
         memcpy(y, labels, n * sizeof *labels);
         y[3] = (y[3] + 1) % c->m->n_classes;
+        labels = y;
+    }
+    if (F->id == CPU_FAULT_LABELS_PARTIAL_ROTATED && step && n > 1 && n < e->max_batch) {
+        /* zoo attack 8: in a partial batch the labels are read one slot on (sample i gets sample i + 1's
+         * label, the last sample the first's: a ring-buffer copy off by one for the short batch only) */
+        int32_t *y = (int32_t *)F->b;
+        for (size_t i = 0; i < n; i++) y[i] = labels[(i + 1) % n];
         labels = y;
     }
     if (F->id == CPU_FAULT_LABELS_STALE_ONCE && step == 7 && c->cur && e->batch >= n) {

@@ -1732,35 +1732,41 @@ static size_t argmax_plane(const float *pl, size_t cnt) {
 
 static float round_fp16(float v);
 
-static int fault_forward_layer(engine *e, int l, int training) {
+/* fault_forward_layer's hooks, a part a function.  fault_fwd_around:
+ * faults that replace or wrap the layer's own forward (1: one did, its
+ * status in *done); fault_fwd_state: state faults after it (the same);
+ * fault_fwd_edit_K: the output edits, each branch testing its own fault
+ * id, so the branches exclude each other and split into parts in order
+ * (0: none of this part's; 1: an edit of F->a, to write back; 2: one
+ * ended the hook, its status in *done). */
+
+static int fault_fwd_around(engine *e, int l, int training, int *done) {
     cpu_ctx *c = ctx_of(e);
     fault_state *F = c->fault;
-    if (!F || !c->cur) return cpu_forward_layer(e, l, training);
-    plan *P = c->cur;
     const layer *ly = &c->m->layers[l];
-    size_t n = P->n, cnt = n * layer_out_size(ly);
-    int id = F->id, rc;
-    if ((rc = fault_step_start(c, F, l, training))) return rc;
+    int id = F->id;
+    int rc;
+    if ((rc = fault_step_start(c, F, l, training))) { *done = (rc); return 1; }
     if (id == CPU_FAULT_EVAL_BATCH_SKIPPED_ONCE && !training && F->in_eval && F->eval_round == 1 && F->eval_k == 2)
-        return 0; /* zoo attack 8: this batch's forward never ran: every layer holds the batch before's outputs */
-    if (id == CPU_FAULT_EVAL_DROPOUT_ON && !training && ly->kind == LAYER_DROPOUT) return cpu_forward_layer(e, l, 1);
+        { *done = (0); return 1; } /* zoo attack 8: this batch's forward never ran: every layer holds the batch before's outputs */
+    if (id == CPU_FAULT_EVAL_DROPOUT_ON && !training && ly->kind == LAYER_DROPOUT) { *done = (cpu_forward_layer(e, l, 1)); return 1; }
     if (id == CPU_FAULT_DROPOUT_OFF_AFTER_EVAL && training && ly->kind == LAYER_DROPOUT && F->epoch0 &&
         c->step == F->epoch0 + 1)
-        return cpu_forward_layer(e, l, 0); /* the evaluation's mode, left set for the epoch's first step */
+        { *done = (cpu_forward_layer(e, l, 0)); return 1; } /* the evaluation's mode, left set for the epoch's first step */
     if (id == CPU_FAULT_DROPOUT_MASK_EPOCH_STEP && training && ly->kind == LAYER_DROPOUT && F->epoch0) {
         /* the mask's key is the step within the epoch (a counter reset at each epoch): epoch 2 redraws epoch 1's */
         uint64_t st = c->step;
         c->step = st - F->epoch0;
         rc = cpu_forward_layer(e, l, training);
         c->step = st;
-        return rc;
+        { *done = (rc); return 1; }
     }
     if (id == CPU_FAULT_DROPOUT_MASK_STALE_ONCE && training && ly->kind == LAYER_DROPOUT && c->step == 7) {
         /* the mask's key is the step before's (a counter advanced after the draw, once) */
         c->step = 6;
         rc = cpu_forward_layer(e, l, training);
         c->step = 7;
-        return rc;
+        { *done = (rc); return 1; }
     }
     if (id == CPU_FAULT_EVAL_STALE_WEIGHTS && !training && F->corrupted == 1 && l == c->m->n_layers - 1) {
         /* the batch ran on the previous evaluation's weights; the current ones are back for the report */
@@ -1768,7 +1774,7 @@ static int fault_forward_layer(engine *e, int l, int training) {
         memcpy(c->params, F->p_cur, c->m->n_params * sizeof(float));
         c->params_ver++;
         F->corrupted = 2;
-        return rc;
+        { *done = (rc); return 1; }
     }
     int how = id == CPU_FAULT_CONV1_WEIGHT_SHIFTED && fault_layer(c, l, "conv1")  ? 1
               : id == CPU_FAULT_CONV2_FWD_W_TF32 && fault_layer(c, l, "conv2") ? 3
@@ -1780,7 +1786,7 @@ static int fault_forward_layer(engine *e, int l, int training) {
         fault_edit_weights(c, l, how, F->dw_save);
         rc = cpu_forward_layer(e, l, training);
         fault_edit_weights(c, l, 0, F->dw_save);
-        return rc;
+        { *done = (rc); return 1; }
     }
     if (id == CPU_FAULT_STATE_BIAS_COPY_STALE && ly->b_tensor >= 0) {
         const model_tensor *t = &c->m->tensors[ly->b_tensor];
@@ -1789,58 +1795,77 @@ static int fault_forward_layer(engine *e, int l, int training) {
         memcpy(b, F->p_copy + t->offset, t->numel * sizeof *b);
         rc = cpu_forward_layer(e, l, training);
         memcpy(b, F->dw_save, t->numel * sizeof *b);
-        return rc;
+        { *done = (rc); return 1; }
     }
-    if ((rc = cpu_forward_layer(e, l, training))) return rc;
+    return 0;
+}
+
+static int fault_fwd_state(engine *e, int l, int *done) {
+    cpu_ctx *c = ctx_of(e);
+    fault_state *F = c->fault;
+    plan *P = c->cur;
+    const layer *ly = &c->m->layers[l];
+    int id = F->id;
     player *L = &P->L[l];
     if (id == CPU_FAULT_STATE_PIDX_REUSED && L->fused && ly->kind == LAYER_MAXPOOL) {
         size_t bytes = L->pg.n * L->pg.cb * L->pg.blk * L->pg.oh * L->pg.ow;
         if (!F->pidx_save[l]) {
             F->pidx_save[l] = malloc(c->pidx_cap[l]);
-            if (!F->pidx_save[l]) return LS_ENOMEM;
+            if (!F->pidx_save[l]) { *done = (LS_ENOMEM); return 1; }
             memcpy(F->pidx_save[l], c->pidx[l], bytes);
         } else {
             memcpy(c->pidx[l], F->pidx_save[l], bytes);
         }
-        return 0;
+        { *done = (0); return 1; }
     }
     if (id == CPU_FAULT_STATE_LAZY_ACT_STALE && L->fused && ly->kind == LAYER_RELU) {
         c->act_lazy[l] = 0; /* the rule still holds for the pool; the buffer is old */
-        return 0;
+        { *done = (0); return 1; }
     }
+    return 0;
+}
+
+static int fault_fwd_edit_1(engine *e, int l, int training, int *done) {
+    cpu_ctx *c = ctx_of(e);
+    fault_state *F = c->fault;
+    plan *P = c->cur;
+    const layer *ly = &c->m->layers[l];
+    size_t n = P->n;
+    size_t cnt = P->n * layer_out_size(ly);
+    int id = F->id;
+    int rc;
     const float *bias = ly->b_tensor >= 0 ? c->params + c->m->tensors[ly->b_tensor].offset : NULL;
-    float *a = F->a, *x = F->b;
-    int edit = 1;
+    float *a = F->a;
     if ((((id == CPU_FAULT_ACT_CORRUPT_ONCE || id == CPU_FAULT_CK_NONE_ACT_CORRUPT_ONCE) && c->step == 7) || (id == CPU_FAULT_CK_LOST_STEP7_ACT_CORRUPT_STEP8 && c->step == 8)) &&
         training && fault_layer(c, l, "conv2")) {
-        if ((rc = act_io(c, l, 0, a, 1))) return rc;
+        if ((rc = act_io(c, l, 0, a, 1))) { *done = (rc); return 2; }
         size_t big = 0;
         for (size_t i = 1; i < (size_t)ly->out_h * ly->out_w; i++) big = fabsf(a[i]) > fabsf(a[big]) ? i : big;
         a[big] *= 2.0f;
     } else if ((id == CPU_FAULT_CONV1_BIAS_TWICE && fault_layer(c, l, "conv1")) ||
         (id == CPU_FAULT_EVAL_FC2_BIAS_TWICE && !training && fault_layer(c, l, "fc2")) ||
         (id == CPU_FAULT_CONV2_PARTIAL_BATCH_BIAS && fault_layer(c, l, "conv2") && n < e->max_batch)) {
-        if ((rc = act_io(c, l, 0, a, 1))) return rc;
+        if ((rc = act_io(c, l, 0, a, 1))) { *done = (rc); return 2; }
         size_t hw = (size_t)ly->out_h * ly->out_w;
         for (size_t i = 0; i < cnt; i++) a[i] = a[i] + bias[i / hw % (size_t)ly->out_c];
     } else if (id == CPU_FAULT_FC2_BIAS_SCALED && fault_layer(c, l, "fc2")) {
-        if ((rc = act_io(c, l, 0, a, 1))) return rc;
+        if ((rc = act_io(c, l, 0, a, 1))) { *done = (rc); return 2; }
         for (size_t i = 0; i < cnt; i++) a[i] = a[i] + bias[i % (size_t)ly->out_c] * 0x1p-10f;
     } else if (id == CPU_FAULT_EVAL_POOL2_BLOCK1_1ULP && !training && fault_layer(c, l, "pool2") && ly->out_c > 21) {
-        if ((rc = act_io(c, l, 0, a, 1))) return rc;
+        if ((rc = act_io(c, l, 0, a, 1))) { *done = (rc); return 2; }
         size_t hw = (size_t)ly->out_h * ly->out_w, i = 21 * hw, end = 22 * hw;
         while (i < end && !(a[i] > 0)) i++;
         if (i < end) a[i] = nextafterf(a[i], INFINITY);
     } else if (id == CPU_FAULT_FC1_SAMPLES_SWAPPED_ONCE && training && c->step == 7 && fault_layer(c, l, "fc1") &&
                n > 1) {
-        if ((rc = act_io(c, l, 0, a, 1))) return rc;
+        if ((rc = act_io(c, l, 0, a, 1))) { *done = (rc); return 2; }
         for (int j = 0; j < ly->out_c; j++) {
             float t = a[j];
             a[j] = a[ly->out_c + j], a[ly->out_c + j] = t;
         }
     } else if (id == CPU_FAULT_CONV2_PLANE_TRANSPOSED_ONCE && training && c->step == 7 && fault_layer(c, l, "conv2") &&
                ly->out_h == ly->out_w) {
-        if ((rc = act_io(c, l, 0, a, 1))) return rc;
+        if ((rc = act_io(c, l, 0, a, 1))) { *done = (rc); return 2; }
         int h = ly->out_h;
         for (int i = 0; i < h; i++)
             for (int j = i + 1; j < h; j++) {
@@ -1848,7 +1873,7 @@ static int fault_forward_layer(engine *e, int l, int training) {
                 a[i * h + j] = a[j * h + i], a[j * h + i] = t;
             }
     } else if (id == CPU_FAULT_CONV2_PLANE_MIRRORED_ONCE && training && c->step == 7 && fault_layer(c, l, "conv2")) {
-        if ((rc = act_io(c, l, 0, a, 1))) return rc;
+        if ((rc = act_io(c, l, 0, a, 1))) { *done = (rc); return 2; }
         for (int i = 0; i < ly->out_h; i++)
             for (int j = 0; j < ly->out_w / 2; j++) {
                 float *row = a + (size_t)i * ly->out_w, t = row[j];
@@ -1858,7 +1883,7 @@ static int fault_forward_layer(engine *e, int l, int training) {
                 (id == CPU_FAULT_CONV1_POOL_WINDOW_SWAP_ONCE && fault_layer(c, l, "conv1"))) &&
                training && c->step == 7 && ly->out_w % 2 == 0) {
         /* out_w even: a linear index's parity is its column's, so i ^ 1 is i's partner in its 2x2 window's row */
-        if ((rc = act_io(c, l, 0, a, 1))) return rc;
+        if ((rc = act_io(c, l, 0, a, 1))) { *done = (rc); return 2; }
         size_t big = 0;
         for (size_t i = 1; i < (size_t)ly->out_h * ly->out_w; i++) big = a[i] > a[big] ? i : big;
         float t = a[big];
@@ -1866,7 +1891,7 @@ static int fault_forward_layer(engine *e, int l, int training) {
     } else if (id == CPU_FAULT_CONV2_POOL_LANE_SWAP && training && fault_layer(c, l, "conv2") && ly->out_h > 7 &&
                ly->out_w > 7) {
         /* every plane: (6, 6) <-> (6, 7), one 2x2 pooling window's top row */
-        if ((rc = act_io(c, l, 0, a, 1))) return rc;
+        if ((rc = act_io(c, l, 0, a, 1))) { *done = (rc); return 2; }
         size_t hw = (size_t)ly->out_h * ly->out_w, i0 = 6 * (size_t)ly->out_w + 6;
         for (size_t pl = 0; pl < n * (size_t)ly->out_c; pl++) {
             float t = a[pl * hw + i0];
@@ -1876,7 +1901,7 @@ static int fault_forward_layer(engine *e, int l, int training) {
                ly->out_w > 3) {
         /* the plane's largest value and the one two columns away in its row (column ^ 2, or - 2 past the
          * row's end): the same checkerboard sign */
-        if ((rc = act_io(c, l, 0, a, 1))) return rc;
+        if ((rc = act_io(c, l, 0, a, 1))) { *done = (rc); return 2; }
         size_t big = 0, w = (size_t)ly->out_w;
         for (size_t i = 1; i < (size_t)ly->out_h * w; i++) big = a[i] > a[big] ? i : big;
         size_t col = big % w, col2 = (col ^ 2) < w ? col ^ 2 : col - 2, mate = big - col + col2;
@@ -1885,7 +1910,7 @@ static int fault_forward_layer(engine *e, int l, int training) {
     } else if (id == CPU_FAULT_EVAL_CONV1_LAST_PLANE_SWAP && !training && F->in_eval && F->eval_k >= 1 &&
                fault_layer(c, l, "conv1") && ly->out_w % 2 == 0) {
         /* the last sample's last channel: its largest value and the partner in its 2x2 window's row */
-        if ((rc = act_io(c, l, 0, a, 1))) return rc;
+        if ((rc = act_io(c, l, 0, a, 1))) { *done = (rc); return 2; }
         size_t hw = (size_t)ly->out_h * ly->out_w, big = 0;
         float *pl = a + ((n - 1) * (size_t)ly->out_c + (size_t)ly->out_c - 1) * hw;
         for (size_t i = 1; i < hw; i++) big = pl[i] > pl[big] ? i : big;
@@ -1893,17 +1918,33 @@ static int fault_forward_layer(engine *e, int l, int training) {
         pl[big] = pl[big ^ 1], pl[big ^ 1] = t;
     } else if (id == CPU_FAULT_FC1_SAMPLE_DUPLICATED_ONCE && training && c->step == 7 && fault_layer(c, l, "fc1") &&
                n > 1) {
-        if ((rc = act_io(c, l, 0, a, 1))) return rc;
+        if ((rc = act_io(c, l, 0, a, 1))) { *done = (rc); return 2; }
         memcpy(a + ly->out_c, a, (size_t)ly->out_c * sizeof *a);
     } else if (id == CPU_FAULT_CONV2_WINO_TILE_ONCE && training && c->step == 7 && fault_layer(c, l, "conv2")) {
         /* sample 0, channel 0 */
-        if ((rc = act_io(c, l, 0, a, 1))) return rc;
+        if ((rc = act_io(c, l, 0, a, 1))) { *done = (rc); return 2; }
         wino_tile(a, (size_t)ly->out_h, (size_t)ly->out_w, argmax_plane(a, (size_t)ly->out_h * ly->out_w), F->rel);
     } else if (id == CPU_FAULT_CONV2_WINO_COL_TILE_ONCE && training && c->step == 7 && fault_layer(c, l, "conv2")) {
         /* sample 0, channel 0, as conv2_wino_tile_once with the pattern by columns */
-        if ((rc = act_io(c, l, 0, a, 1))) return rc;
+        if ((rc = act_io(c, l, 0, a, 1))) { *done = (rc); return 2; }
         wino_col_tile(a, (size_t)ly->out_h, (size_t)ly->out_w, argmax_plane(a, (size_t)ly->out_h * ly->out_w), F->rel);
-    } else if (id == CPU_FAULT_CONV2_WINO_U21_ONCE && training && c->step == 7 && fault_layer(c, l, "conv2") &&
+    } else {
+        return 0;
+    }
+    return 1;
+}
+
+static int fault_fwd_edit_2(engine *e, int l, int training, int *done) {
+    cpu_ctx *c = ctx_of(e);
+    fault_state *F = c->fault;
+    plan *P = c->cur;
+    const layer *ly = &c->m->layers[l];
+    size_t n = P->n;
+    int id = F->id;
+    int rc;
+    float *a = F->a;
+    float *x = F->b;
+    if (id == CPU_FAULT_CONV2_WINO_U21_ONCE && training && c->step == 7 && fault_layer(c, l, "conv2") &&
                ly->k == 3 && ly->pad == 1) {
         /* Winograd F(4x4, 3x3) with one element of the transformed weights, U[2][1] of (output channel 0,
          * input channel 0), off by dU = |U[2][1]| x 2^8 x rel: every 4x4 output tile of channel 0, every
@@ -1916,7 +1957,7 @@ static int fault_forward_layer(engine *e, int l, int training) {
             for (int q = 0; q < 3; q++) u21 += G2[p] * g[p * 3 + q] * G1[q];
         double du = fabs(u21) * 256.0 * F->rel;
         size_t H = (size_t)ly->out_h, W = (size_t)ly->out_w, IH = (size_t)ly->in_h, IW = (size_t)ly->in_w;
-        if ((rc = act_io(c, l, 0, a, 1)) || (rc = act_io(c, l - 1, 0, x, 1))) return rc;
+        if ((rc = act_io(c, l, 0, a, 1)) || (rc = act_io(c, l - 1, 0, x, 1))) { *done = (rc); return 2; }
         for (size_t s0 = 0; s0 < n; s0++) {
             const float *xi = x + s0 * (size_t)ly->in_c * IH * IW;
             float *yo = a + s0 * (size_t)ly->out_c * H * W;
@@ -1938,7 +1979,7 @@ static int fault_forward_layer(engine *e, int l, int training) {
                F->eval_k >= 1 && fault_layer(c, l, "conv1")) {
         /* the last sample, at its largest value (over all channels), in every batch but the first of the
          * second evaluation on (the last one of a 2-epoch run, and the reference's pass after it) */
-        if ((rc = act_io(c, l, 0, a, 1))) return rc;
+        if ((rc = act_io(c, l, 0, a, 1))) { *done = (rc); return 2; }
         size_t hw = (size_t)ly->out_h * ly->out_w, per = (size_t)ly->out_c * hw;
         float *s0 = a + (n - 1) * per;
         size_t big = argmax_plane(s0, per);
@@ -1948,7 +1989,7 @@ static int fault_forward_layer(engine *e, int l, int training) {
         /* sample 0, every channel: the 2x2 pooling window whose largest value (> 0) is closest to its
          * second largest (distinct) has the two exchanged */
         size_t w = (size_t)ly->out_w, hw = (size_t)ly->out_h * w;
-        if ((rc = act_io(c, l, 0, a, 1))) return rc;
+        if ((rc = act_io(c, l, 0, a, 1))) { *done = (rc); return 2; }
         for (size_t ch = 0; ch < (size_t)ly->out_c; ch++) {
             float *pl = a + ch * hw;
             size_t best_a = 0, best_b = 0;
@@ -1972,7 +2013,7 @@ static int fault_forward_layer(engine *e, int l, int training) {
         /* sample 0, channel 0: the first 2x2 pooling window whose four values are all negative gets a NaN in
          * its first element */
         size_t w = (size_t)ly->out_w;
-        if ((rc = act_io(c, l, 0, a, 1))) return rc;
+        if ((rc = act_io(c, l, 0, a, 1))) { *done = (rc); return 2; }
         for (size_t i = 0, done = 0; i < (size_t)ly->out_h && !done; i += 2)
             for (size_t j = 0; j < w && !done; j += 2)
                 if (a[i * w + j] < 0 && a[i * w + j + 1] < 0 && a[(i + 1) * w + j] < 0 && a[(i + 1) * w + j + 1] < 0)
@@ -1983,7 +2024,7 @@ static int fault_forward_layer(engine *e, int l, int training) {
          * for sample 1, for every output */
         const float *w = c->params + c->m->tensors[ly->w_tensor].offset;
         size_t in = layer_in_size(ly), t0 = in > 32 ? in - 32 : 0;
-        if ((rc = act_io(c, l, 0, a, 1)) || (rc = act_io(c, l - 1, 0, x, 1))) return rc;
+        if ((rc = act_io(c, l, 0, a, 1)) || (rc = act_io(c, l - 1, 0, x, 1))) { *done = (rc); return 2; }
         for (size_t j = 0; j < (size_t)ly->out_c; j++) {
             double d = 0;
             for (size_t t = t0; t < in; t++) d += (double)w[j * in + t] * ((double)x[in + t] - (double)x[t]);
@@ -1992,22 +2033,38 @@ static int fault_forward_layer(engine *e, int l, int training) {
         }
     } else if (id == CPU_FAULT_CONV2_FWD_HALVES_SWAP_ONCE && training && c->step == 7 && fault_layer(c, l, "conv2")) {
         /* sample 0, channel 0: the 4-lane group of the plane's largest value, halves exchanged */
-        if ((rc = act_io(c, l, 0, a, 1))) return rc;
+        if ((rc = act_io(c, l, 0, a, 1))) { *done = (rc); return 2; }
         size_t w = (size_t)ly->out_w, hw = (size_t)ly->out_h * w, fit = w & ~(size_t)3, big = 0;
         for (size_t i = 1; i < hw; i++) big = i % w < fit && (big % w >= fit || a[i] > a[big]) ? i : big;
         halves_swap_at(a, w, big);
-    } else if (id == CPU_FAULT_CONV2_FWD_HALVES_SWAP_EVERY_PLANE_ONCE && training && c->step == 7 &&
+    } else {
+        return 0;
+    }
+    return 1;
+}
+
+static int fault_fwd_edit_3(engine *e, int l, int training, int *done) {
+    cpu_ctx *c = ctx_of(e);
+    fault_state *F = c->fault;
+    plan *P = c->cur;
+    const layer *ly = &c->m->layers[l];
+    size_t n = P->n;
+    int id = F->id;
+    int rc;
+    float *a = F->a;
+    float *x = F->b;
+    if (id == CPU_FAULT_CONV2_FWD_HALVES_SWAP_EVERY_PLANE_ONCE && training && c->step == 7 &&
                fault_layer(c, l, "conv2") && ly->out_h > 6 && ly->out_w >= 8) {
         /* every (sample, channel) plane: the 4-lane group at row 6, columns 4..7, halves exchanged */
         size_t w = (size_t)ly->out_w, hw = (size_t)ly->out_h * w;
-        if ((rc = act_io(c, l, 0, a, 1))) return rc;
+        if ((rc = act_io(c, l, 0, a, 1))) { *done = (rc); return 2; }
         for (size_t pl = 0; pl < n * (size_t)ly->out_c; pl++) halves_swap_at(a + pl * hw, w, 6 * w + 4);
     } else if (id == CPU_FAULT_CONV1_FWD_HALVES_ANTISYM_ONCE && training && c->step == 7 && fault_layer(c, l, "conv1")) {
         /* sample 0, channel 0: the 4-lane group (4-aligned columns) of the plane's largest value gets +e in its
          * first half and -e in its second, e = 2^(12 - k) of that value (2^-4 at fault_k=16): a correction term
          * of the group applied with opposite signs to its two halves */
         size_t w = (size_t)ly->out_w, hw = (size_t)ly->out_h * w, fit = w & ~(size_t)3, big = 0;
-        if ((rc = act_io(c, l, 0, a, 1))) return rc;
+        if ((rc = act_io(c, l, 0, a, 1))) { *done = (rc); return 2; }
         for (size_t i = 1; i < hw; i++) big = i % w < fit && (big % w >= fit || a[i] > a[big]) ? i : big;
         double eps = fabs((double)a[big]) * F->rel * 0x1p12;
         float *g = a + big - big % w + (big % w & ~(size_t)3);
@@ -2018,7 +2075,7 @@ static int fault_forward_layer(engine *e, int l, int training) {
         /* the 2 x 2 register tile (samples 0, 1; outputs j0, j0 + 1, j0 the even-aligned pair of sample 0's
          * largest output) gets +e on its diagonal and -e off it, e = 2^(12 - k) of that output (2^-4 at
          * fault_k=16): a tile's correction term added with the wrong sign pattern */
-        if ((rc = act_io(c, l, 0, a, 1))) return rc;
+        if ((rc = act_io(c, l, 0, a, 1))) { *done = (rc); return 2; }
         size_t oc = (size_t)ly->out_c, big = argmax_plane(a, oc), j0 = big & ~(size_t)1;
         if (j0 + 1 < oc) {
             double eps = fabs((double)a[big]) * F->rel * 0x1p12;
@@ -2030,7 +2087,7 @@ static int fault_forward_layer(engine *e, int l, int training) {
         /* the first evaluation's first batch: samples 0 and 1, classes c0 (sample 0's largest logit) and c1 (its
          * second largest) get -e, +e (sample 0) and +e, -e (sample 1), e = 2^(17 - k) (z0[c0] - z0[c1]) (twice the
          * gap at fault_k=16: sample 0's prediction moves from c0 to c1) */
-        if ((rc = act_io(c, l, 0, a, 1))) return rc;
+        if ((rc = act_io(c, l, 0, a, 1))) { *done = (rc); return 2; }
         size_t oc = (size_t)ly->out_c, c0 = argmax_plane(a, oc), c1 = c0 ? 0 : 1;
         for (size_t j = 0; j < oc; j++) c1 = j != c0 && a[j] > a[c1] ? j : c1;
         double eps = ((double)a[c0] - a[c1]) * F->rel * 0x1p17;
@@ -2042,7 +2099,7 @@ static int fault_forward_layer(engine *e, int l, int training) {
          * register tile whose single remainder lane loads the rows exchanged): y0j += w_jk d, y1j -= w_jk d */
         const float *w = c->params + c->m->tensors[ly->w_tensor].offset;
         size_t in = layer_in_size(ly), k = 0;
-        if ((rc = act_io(c, l, 0, a, 1)) || (rc = act_io(c, l - 1, 0, x, 1))) return rc;
+        if ((rc = act_io(c, l, 0, a, 1)) || (rc = act_io(c, l - 1, 0, x, 1))) { *done = (rc); return 2; }
         for (size_t t = 1; t < in; t++) k = fabs((double)x[in + t] - x[t]) > fabs((double)x[in + k] - x[k]) ? t : k;
         double d = (double)x[in + k] - (double)x[k];
         for (size_t j = 0; j < (size_t)ly->out_c; j++) {
@@ -2055,7 +2112,7 @@ static int fault_forward_layer(engine *e, int l, int training) {
         const float *w = c->params + c->m->tensors[ly->w_tensor].offset;
         size_t C = (size_t)ly->in_c, IH = (size_t)ly->in_h, IW = (size_t)ly->in_w, H = (size_t)ly->out_h,
                W = (size_t)ly->out_w, OC = (size_t)ly->out_c, k = (size_t)ly->k;
-        if ((rc = act_io(c, l, 0, a, 1)) || (rc = act_io(c, l - 1, 0, x, 1))) return rc;
+        if ((rc = act_io(c, l, 0, a, 1)) || (rc = act_io(c, l - 1, 0, x, 1))) { *done = (rc); return 2; }
         for (size_t s0 = 0; s0 < n; s0++)
             for (size_t oc = 0; oc < OC; oc++)
                 for (size_t i = 0; i < H; i++)
@@ -2077,7 +2134,7 @@ static int fault_forward_layer(engine *e, int l, int training) {
     } else if (id == CPU_FAULT_FC1_OUT_SECOND_MANTISSA_FLIP_ONCE && training && c->step == 7 && fault_layer(c, l, "fc1") &&
                n > 3) {
         /* sample 3's second-largest output */
-        if ((rc = act_io(c, l, 0, a, 1))) return rc;
+        if ((rc = act_io(c, l, 0, a, 1))) { *done = (rc); return 2; }
         float *y = a + 3 * (size_t)ly->out_c;
         size_t big = argmax_plane(y, (size_t)ly->out_c), sec = big ? 0 : 1;
         for (size_t j = 0; j < (size_t)ly->out_c; j++) sec = j != big && y[j] > y[sec] ? j : sec;
@@ -2088,8 +2145,24 @@ static int fault_forward_layer(engine *e, int l, int training) {
             u ^= (uint32_t)1 << bit;
             memcpy(&y[sec], &u, 4);
         }
-    } else if (id == CPU_FAULT_FC1_OUT_NAN_NEGATIVE_ONCE && training && c->step == 7 && fault_layer(c, l, "fc1") && n > 5) {
-        if ((rc = act_io(c, l, 0, a, 1))) return rc;
+    } else {
+        return 0;
+    }
+    return 1;
+}
+
+static int fault_fwd_edit_4(engine *e, int l, int training, int *done) {
+    cpu_ctx *c = ctx_of(e);
+    fault_state *F = c->fault;
+    plan *P = c->cur;
+    const layer *ly = &c->m->layers[l];
+    size_t n = P->n;
+    size_t cnt = P->n * layer_out_size(ly);
+    int id = F->id;
+    int rc;
+    float *a = F->a;
+    if (id == CPU_FAULT_FC1_OUT_NAN_NEGATIVE_ONCE && training && c->step == 7 && fault_layer(c, l, "fc1") && n > 5) {
+        if ((rc = act_io(c, l, 0, a, 1))) { *done = (rc); return 2; }
         float *y = a + 5 * (size_t)ly->out_c;
         size_t lo = 0;
         for (size_t j = 1; j < (size_t)ly->out_c; j++) lo = y[j] < y[lo] ? j : lo;
@@ -2097,7 +2170,7 @@ static int fault_forward_layer(engine *e, int l, int training) {
     } else if (id == CPU_FAULT_FC1_OUT_MANTISSA_FLIP_ONCE && training && c->step == 7 && fault_layer(c, l, "fc1")) {
         /* sample 0's largest fc1 output (> 0: relu3 passes it on) has one mantissa bit flipped, the bit of
          * weight 2^(8-K) of the significand (K = fault_k: bit 31 - K; 15 at the default 16) */
-        if ((rc = act_io(c, l, 0, a, 1))) return rc;
+        if ((rc = act_io(c, l, 0, a, 1))) { *done = (rc); return 2; }
         size_t big = argmax_plane(a, (size_t)ly->out_c);
         int bit = 31 - (int)lround(-log2(F->rel));
         if (bit >= 0 && bit <= 22) {
@@ -2111,7 +2184,7 @@ static int fault_forward_layer(engine *e, int l, int training) {
         /* every plane, every sample: each 2x2 pooling window's largest value (> 0: the one pool1 passes on)
          * written back rounded to fp16 (binary16, to nearest even) */
         size_t w = (size_t)ly->out_w, hw = (size_t)ly->out_h * w;
-        if ((rc = act_io(c, l, 0, a, 1))) return rc;
+        if ((rc = act_io(c, l, 0, a, 1))) { *done = (rc); return 2; }
         for (size_t pl = 0; pl < n * (size_t)ly->out_c; pl++)
             for (size_t i = 0; i < (size_t)ly->out_h; i += 2)
                 for (size_t j = 0; j < w; j += 2) {
@@ -2124,7 +2197,7 @@ static int fault_forward_layer(engine *e, int l, int training) {
         /* every 16th float of conv1's output (lane 0 of each 16-float vector of the plain tensor) has the
          * mantissa bit 25 - k flipped (bit 9 at fault_k=16: 2^-14 of the significand) */
         int bit = 25 - (int)lround(-log2(F->rel));
-        if ((rc = act_io(c, l, 0, a, 1))) return rc;
+        if ((rc = act_io(c, l, 0, a, 1))) { *done = (rc); return 2; }
         for (size_t i = 0; bit >= 0 && bit <= 22 && i < cnt; i += 16) {
             uint32_t u;
             memcpy(&u, &a[i], 4);
@@ -2138,7 +2211,7 @@ static int fault_forward_layer(engine *e, int l, int training) {
         size_t hw = (size_t)ly->out_h * ly->out_w;
         int b = 0;
         while (((size_t)1 << b) < hw) b++;
-        if ((rc = act_io(c, l, 0, a, 1))) return rc;
+        if ((rc = act_io(c, l, 0, a, 1))) { *done = (rc); return 2; }
         for (size_t pl = 0; pl < n * (size_t)ly->out_c; pl++) {
             float *y = a + pl * hw + argmax_plane(a + pl * hw, hw);
             uint32_t u;
@@ -2151,7 +2224,7 @@ static int fault_forward_layer(engine *e, int l, int training) {
          * bits, to nearest even (10 at fault_k=16: TF32) */
         size_t hw = (size_t)ly->out_h * ly->out_w;
         int ex, mbits = (int)lround(-log2(F->rel)) - 6;
-        if ((rc = act_io(c, l, 0, a, 1))) return rc;
+        if ((rc = act_io(c, l, 0, a, 1))) { *done = (rc); return 2; }
         for (size_t pl = 0; pl < n * (size_t)ly->out_c; pl++) {
             size_t big = argmax_plane(a + pl * hw, hw);
             float *y = a + pl * hw + big;
@@ -2166,7 +2239,7 @@ static int fault_forward_layer(engine *e, int l, int training) {
          * scaled by 1 + 2^(4 - k) (2^-12 at fault_k=16) */
         size_t hw = (size_t)ly->out_h * ly->out_w;
         if (training) F->corrupted = 1;
-        if ((rc = act_io(c, l, 0, a, 1))) return rc;
+        if ((rc = act_io(c, l, 0, a, 1))) { *done = (rc); return 2; }
         for (size_t s0 = 0; s0 < n; s0++)
             for (size_t i = 0; i < hw; i++) {
                 float *y = a + s0 * (size_t)ly->out_c * hw + i;
@@ -2177,14 +2250,32 @@ static int fault_forward_layer(engine *e, int l, int training) {
         /* from training step 3 on (and in every evaluation after it), fc1's output unit 0 of every sample
          * scaled by 1 + 2^(4 - k) (2^-12 at fault_k=16) */
         if (training) F->corrupted = 1;
-        if ((rc = act_io(c, l, 0, a, 1))) return rc;
+        if ((rc = act_io(c, l, 0, a, 1))) { *done = (rc); return 2; }
         for (size_t s0 = 0; s0 < n; s0++)
             a[s0 * (size_t)ly->out_c] = (float)((double)a[s0 * (size_t)ly->out_c] * (1.0 + F->rel * 0x1p4));
-    } else if (id == CPU_FAULT_CONV1_FWD_PEEL_BIAS_FP16_ONCE && training && c->step == 7 && fault_layer(c, l, "conv1")) {
+    } else {
+        return 0;
+    }
+    return 1;
+}
+
+static int fault_fwd_edit_5(engine *e, int l, int training, int *done) {
+    cpu_ctx *c = ctx_of(e);
+    fault_state *F = c->fault;
+    plan *P = c->cur;
+    const layer *ly = &c->m->layers[l];
+    size_t n = P->n;
+    size_t cnt = P->n * layer_out_size(ly);
+    int id = F->id;
+    int rc;
+    const float *bias = ly->b_tensor >= 0 ? c->params + c->m->tensors[ly->b_tensor].offset : NULL;
+    float *a = F->a;
+    float *x = F->b;
+    if (id == CPU_FAULT_CONV1_FWD_PEEL_BIAS_FP16_ONCE && training && c->step == 7 && fault_layer(c, l, "conv1")) {
         /* every plane, every sample: the first element (the top-left corner: a vector loop's peeled first
          * iteration) adds its channel's bias from an fp16 copy, y - b + fp16(b) */
         size_t hw = (size_t)ly->out_h * ly->out_w;
-        if ((rc = act_io(c, l, 0, a, 1))) return rc;
+        if ((rc = act_io(c, l, 0, a, 1))) { *done = (rc); return 2; }
         for (size_t pl = 0; pl < n * (size_t)ly->out_c; pl++) {
             double b = bias[pl % (size_t)ly->out_c];
             a[pl * hw] = (float)((double)a[pl * hw] - b + (double)round_fp16((float)b));
@@ -2198,7 +2289,7 @@ static int fault_forward_layer(engine *e, int l, int training) {
         size_t H = (size_t)ly->out_h, W = (size_t)ly->out_w, IH = (size_t)ly->in_h, IW = (size_t)ly->in_w;
         size_t C = (size_t)ly->in_c, hw = H * W;
         double mx = 0;
-        if ((rc = act_io(c, l, 0, a, 1))) return rc;
+        if ((rc = act_io(c, l, 0, a, 1))) { *done = (rc); return 2; }
         for (size_t i = 0; i < cnt; i++) mx = fmax(mx, fabs((double)a[i]));
         for (size_t i = 0; i < cnt; i++) {
             size_t s0 = i / ((size_t)ly->out_c * hw), oi = i % hw / W, oj = i % W;
@@ -2222,7 +2313,7 @@ static int fault_forward_layer(engine *e, int l, int training) {
         size_t in = layer_in_size(ly), out = (size_t)ly->out_c;
         const float *w = c->params + c->m->tensors[ly->w_tensor].offset;
         int tf = id == CPU_FAULT_FC1_FWD_TF32_ONCE;
-        if ((rc = act_io(c, l - 1, 0, x, 1))) return rc;
+        if ((rc = act_io(c, l - 1, 0, x, 1))) { *done = (rc); return 2; }
         for (size_t i = 0; i < n * in; i++) x[i] = tf ? lowp_round_tf32(x[i], LOWP_RNE) : lowp_round_bf16(x[i], LOWP_RNE);
         for (size_t s0 = 0; s0 < n; s0++)
             for (size_t j = 0; j < out; j++) {
@@ -2234,20 +2325,37 @@ static int fault_forward_layer(engine *e, int l, int training) {
     } else if (id == CPU_FAULT_CONV2_FWD_INTERIOR_BITFLIP_ONCE && training && c->step == 7 &&
                fault_layer(c, l, "conv2") && n > 5 && ly->out_c > 11 && ly->out_h > 9 && ly->out_w > 6) {
         /* one interior output (sample 5, channel 11, row 9, column 6): mantissa bit 14 flipped */
-        if ((rc = act_io(c, l, 0, a, 1))) return rc;
+        if ((rc = act_io(c, l, 0, a, 1))) { *done = (rc); return 2; }
         float *y = a + ((5 * (size_t)ly->out_c + 11) * ly->out_h + 9) * ly->out_w + 6;
         uint32_t u;
         memcpy(&u, y, 4);
         u ^= 1u << 14;
         memcpy(y, &u, 4);
-    } else if (id == CPU_FAULT_CONV2_FWD_BACKGROUND_BITFLIP_ONCE && training && c->step == 7 &&
+    } else {
+        return 0;
+    }
+    return 1;
+}
+
+static int fault_fwd_edit_6(engine *e, int l, int training, int *done) {
+    cpu_ctx *c = ctx_of(e);
+    fault_state *F = c->fault;
+    plan *P = c->cur;
+    const layer *ly = &c->m->layers[l];
+    size_t n = P->n;
+    size_t cnt = P->n * layer_out_size(ly);
+    int id = F->id;
+    int rc;
+    float *a = F->a;
+    float *x = F->b;
+    if (id == CPU_FAULT_CONV2_FWD_BACKGROUND_BITFLIP_ONCE && training && c->step == 7 &&
                fault_layer(c, l, "conv2") && n > 5 && ly->out_c > 11 && ly->pad < ly->k) {
         /* sample 5, channel 11: the first output after the plane's first row whose window (every input
          * channel, zero padding) is not all 0 and equals an earlier output's: mantissa bit 14 flipped */
         size_t C = (size_t)ly->in_c, IH = (size_t)ly->in_h, IW = (size_t)ly->in_w, OH = (size_t)ly->out_h,
                OW = (size_t)ly->out_w, k = (size_t)ly->k;
         int pad = ly->pad;
-        if ((rc = act_io(c, l, 0, a, 1)) || (rc = act_io(c, l - 1, 0, x, 1))) return rc;
+        if ((rc = act_io(c, l, 0, a, 1)) || (rc = act_io(c, l - 1, 0, x, 1))) { *done = (rc); return 2; }
         const float *xs = x + 5 * C * IH * IW;
 #define BG_AT(cc, r, q, t)                                                                                        \
     ((int)(r) + (int)((t) / k) - pad >= 0 && (int)(r) + (int)((t) / k) - pad < (int)IH &&                        \
@@ -2284,7 +2392,7 @@ static int fault_forward_layer(engine *e, int l, int training) {
         size_t C = (size_t)ly->in_c, OC = (size_t)ly->out_c, H = (size_t)ly->out_h, W = (size_t)ly->out_w;
         size_t IH = (size_t)ly->in_h, IW = (size_t)ly->in_w;
         const float *w = c->params + c->m->tensors[ly->w_tensor].offset;
-        if ((rc = act_io(c, l, 0, a, 1)) || (rc = act_io(c, l - 1, 0, x, 1))) return rc;
+        if ((rc = act_io(c, l, 0, a, 1)) || (rc = act_io(c, l - 1, 0, x, 1))) { *done = (rc); return 2; }
         for (size_t s0 = 0; s0 < n; s0++)
             for (size_t oc = 0; oc < OC; oc++)
                 for (size_t ti = 0; ti < H; ti += 2)
@@ -2312,7 +2420,7 @@ static int fault_forward_layer(engine *e, int l, int training) {
                ly->out_c > 16) {
         /* channels 16.. of every sample stored rounded to bf16 */
         size_t hw = (size_t)ly->out_h * ly->out_w;
-        if ((rc = act_io(c, l, 0, a, 1))) return rc;
+        if ((rc = act_io(c, l, 0, a, 1))) { *done = (rc); return 2; }
         for (size_t s0 = 0; s0 < n; s0++)
             for (size_t i = 16 * hw; i < (size_t)ly->out_c * hw; i++)
                 a[s0 * (size_t)ly->out_c * hw + i] = lowp_round_bf16(a[s0 * (size_t)ly->out_c * hw + i], LOWP_RNE);
@@ -2320,21 +2428,41 @@ static int fault_forward_layer(engine *e, int l, int training) {
                F->eval_round == 2 && (F->eval_k == 1 || F->eval_k == 2)) {
         /* zoo attack 7: batch 1 leaves its row 0 (F->dw_save); batch 2's row 0 is not written */
         size_t nc = (size_t)ly->out_c;
-        if ((rc = act_io(c, l, 0, a, 1))) return rc;
+        if ((rc = act_io(c, l, 0, a, 1))) { *done = (rc); return 2; }
         if (F->eval_k == 1) memcpy(F->dw_save, a, nc * sizeof *a);
         else memcpy(a, F->dw_save, nc * sizeof *a);
     } else if (id == CPU_FAULT_CONV2_FWD_LAST_SAMPLE_STALE_ONCE && training && fault_layer(c, l, "conv2") &&
                (c->step == 6 || c->step == 7) && n > 1) {
         /* zoo attack 7: step 6 leaves its last sample's planes (F->p_old); step 7's are not written */
         size_t per = layer_out_size(ly);
-        if ((rc = act_io(c, l, 0, a, 1))) return rc;
+        if ((rc = act_io(c, l, 0, a, 1))) { *done = (rc); return 2; }
         if (c->step == 6) memcpy(F->p_old, a + (n - 1) * per, per * sizeof *a);
         else memcpy(a + (n - 1) * per, F->p_old, per * sizeof *a);
     } else if (id == CPU_FAULT_FC1_OUT_1ULP && fault_layer(c, l, "fc1")) {
-        if ((rc = act_io(c, l, 0, a, 1))) return rc;
+        if ((rc = act_io(c, l, 0, a, 1))) { *done = (rc); return 2; }
         for (size_t i = 0; i < cnt; i++) a[i] = nextafterf(a[i], INFINITY);
-    } else if (id == CPU_FAULT_CONV2_FWD_REL && fault_layer(c, l, "conv2")) {
-        if ((rc = act_io(c, l, 0, a, 1))) return rc;
+    } else {
+        return 0;
+    }
+    return 1;
+}
+
+static int fault_fwd_edit_7(engine *e, int l, int training, int *done) {
+    cpu_ctx *c = ctx_of(e);
+    fault_state *F = c->fault;
+    plan *P = c->cur;
+    const layer *ly = &c->m->layers[l];
+    size_t n = P->n;
+    size_t cnt = P->n * layer_out_size(ly);
+    int id = F->id;
+    int rc;
+    player *L = &P->L[l];
+    const float *bias = ly->b_tensor >= 0 ? c->params + c->m->tensors[ly->b_tensor].offset : NULL;
+    float *a = F->a;
+    float *x = F->b;
+    int edit = 1;
+    if (id == CPU_FAULT_CONV2_FWD_REL && fault_layer(c, l, "conv2")) {
+        if ((rc = act_io(c, l, 0, a, 1))) { *done = (rc); return 2; }
         for (size_t i = 0; i < cnt; i++) a[i] = (float)((double)a[i] * (1.0 + F->rel));
     } else if (id == CPU_FAULT_EVAL_FC2_SAMPLES_SWAPPED && fault_layer(c, l, "fc2")) {
         /* zoo attack 8: in evaluation only, the logit rows of samples 0 and 1 exchanged (a row index of the
@@ -2343,7 +2471,7 @@ static int fault_forward_layer(engine *e, int l, int training) {
         if (training || !F->in_eval || n < 2) {
             edit = 0;
         } else {
-            if ((rc = act_io(c, l, 0, a, 1))) return rc;
+            if ((rc = act_io(c, l, 0, a, 1))) { *done = (rc); return 2; }
             for (size_t j = 0; j < oc; j++) {
                 float t = a[j];
                 a[j] = a[oc + j], a[oc + j] = t;
@@ -2356,7 +2484,7 @@ static int fault_forward_layer(engine *e, int l, int training) {
         const float *w = c->params + c->m->tensors[ly->w_tensor].offset;
         size_t C = (size_t)ly->in_c, IH = (size_t)ly->in_h, IW = (size_t)ly->in_w, H = (size_t)ly->out_h,
                W = (size_t)ly->out_w, OC = (size_t)ly->out_c, k = (size_t)ly->k, tot = n * C * IH * IW;
-        if ((rc = act_io(c, l, 0, a, 1)) || (rc = act_io(c, l - 1, 0, x, 1))) return rc;
+        if ((rc = act_io(c, l, 0, a, 1)) || (rc = act_io(c, l - 1, 0, x, 1))) { *done = (rc); return 2; }
         for (size_t s0 = 0; s0 < n; s0++)
             for (size_t oc = 0; oc < OC; oc++)
                 for (size_t i = 0; i < H; i++)
@@ -2378,7 +2506,7 @@ static int fault_forward_layer(engine *e, int l, int training) {
          * first, then the inputs in order (another summation order: every output within gamma_K of exact) */
         const float *w = c->params + c->m->tensors[ly->w_tensor].offset;
         size_t in = layer_in_size(ly), oc = (size_t)ly->out_c;
-        if ((rc = act_io(c, l - 1, 0, x, 1))) return rc;
+        if ((rc = act_io(c, l - 1, 0, x, 1))) { *done = (rc); return 2; }
         for (size_t s0 = 0; s0 < n; s0++)
             for (size_t j = 0; j < oc; j++) {
                 float acc = bias ? bias[j] : 0.0f;
@@ -2386,27 +2514,45 @@ static int fault_forward_layer(engine *e, int l, int training) {
                 a[s0 * oc + j] = acc;
             }
     } else if (id == CPU_FAULT_RELU3_NEG_ZERO && fault_layer(c, l, "relu3") && !L->fused) {
-        if ((rc = act_io(c, l, 0, a, 1)) || (rc = act_io(c, l - 1, 0, x, 1))) return rc;
+        if ((rc = act_io(c, l, 0, a, 1)) || (rc = act_io(c, l - 1, 0, x, 1))) { *done = (rc); return 2; }
         for (size_t i = 0; i < cnt; i++)
             if (x[i] < 0) a[i] = -0.0f;
     } else if (id == CPU_FAULT_DROPOUT_SCALE_OFF && ly->kind == LAYER_DROPOUT && training) {
-        if ((rc = act_io(c, l, 0, a, 1))) return rc;
+        if ((rc = act_io(c, l, 0, a, 1))) { *done = (rc); return 2; }
         for (size_t i = 0; i < cnt; i++) a[i] = (float)((double)a[i] * (1.0 + 0x1p-12));
     } else if (id == CPU_FAULT_DROPOUT_DIVIDE_BY_KEEP && ly->kind == LAYER_DROPOUT && training) {
         /* zoo attack 7: x / (1 - p) where kept */
-        if ((rc = act_io(c, l - 1, 0, x, 1))) return rc;
+        if ((rc = act_io(c, l - 1, 0, x, 1))) { *done = (rc); return 2; }
         float keep = 1.0f - ly->p;
         for (size_t i = 0; i < cnt; i++)
             a[i] = rng_dropout_keep(e->seed, (uint32_t)c->step, (uint32_t)l, (uint32_t)i, ly->p) ? x[i] / keep : 0.0f;
     } else if (id == CPU_FAULT_DROPOUT_SCALE_1_OVER_P && ly->kind == LAYER_DROPOUT && training) {
-        if ((rc = act_io(c, l - 1, 0, x, 1))) return rc;
+        if ((rc = act_io(c, l - 1, 0, x, 1))) { *done = (rc); return 2; }
         float inv_p = (float)(1.0 / (double)ly->p);
         for (size_t i = 0; i < cnt; i++)
             a[i] = ops_dropout_fwd(x[i], e->seed, (uint32_t)c->step, (uint32_t)l, (uint32_t)i, ly->p, inv_p);
     } else {
-        edit = 0;
+        return 0;
     }
-    return edit ? act_io(c, l, 0, a, 0) : 0;
+    return edit;
+}
+
+static int fault_forward_layer(engine *e, int l, int training) {
+    cpu_ctx *c = ctx_of(e);
+    fault_state *F = c->fault;
+    if (!F || !c->cur) return cpu_forward_layer(e, l, training);
+    int rc = 0, r;
+    if (fault_fwd_around(e, l, training, &rc)) return rc;
+    if ((rc = cpu_forward_layer(e, l, training))) return rc;
+    if (fault_fwd_state(e, l, &rc)) return rc;
+    if ((r = fault_fwd_edit_1(e, l, training, &rc))) return r == 2 ? rc : act_io(c, l, 0, F->a, 0);
+    if ((r = fault_fwd_edit_2(e, l, training, &rc))) return r == 2 ? rc : act_io(c, l, 0, F->a, 0);
+    if ((r = fault_fwd_edit_3(e, l, training, &rc))) return r == 2 ? rc : act_io(c, l, 0, F->a, 0);
+    if ((r = fault_fwd_edit_4(e, l, training, &rc))) return r == 2 ? rc : act_io(c, l, 0, F->a, 0);
+    if ((r = fault_fwd_edit_5(e, l, training, &rc))) return r == 2 ? rc : act_io(c, l, 0, F->a, 0);
+    if ((r = fault_fwd_edit_6(e, l, training, &rc))) return r == 2 ? rc : act_io(c, l, 0, F->a, 0);
+    if ((r = fault_fwd_edit_7(e, l, training, &rc))) return r == 2 ? rc : act_io(c, l, 0, F->a, 0);
+    return 0;
 }
 
 /* softmax_exp_off: ops_softmax_xent_row with exp of class 0 scaled */
@@ -2582,58 +2728,68 @@ static void twin_sign_pair(float *buf, size_t off, size_t numel, int chosen, int
     buf[b] = -buf[b];
 }
 
-static int fault_backward_layer(engine *e, int l) {
+/* fault_backward_layer's hooks, in order, a chunk a function: each
+ * returns 1 when one of its faults ended the hook (its status in
+ * *done: FAULT_DONE), 0 to go on.  "before": instead of or around the
+ * layer's own backward; "after": edits of what it computed. */
+#define FAULT_DONE(x) \
+    do {                \
+        *done = (x);    \
+        return 1;       \
+    } while (0)
+
+static int fault_bwd_before_1(engine *e, int l, int *done) {
     cpu_ctx *c = ctx_of(e);
     fault_state *F = c->fault;
-    if (!F || !c->cur) return cpu_backward_layer(e, l);
     plan *P = c->cur;
     const layer *ly = &c->m->layers[l];
-    int id = F->id, rc;
+    int id = F->id;
+    int rc;
     if (id == CPU_FAULT_TWIN_DACT_SIGN_PAIR_ONCE && l == 0 && c->step == 7) {
         /* after the whole backward (nothing reads fc1's output gradient any more): two of its elements' signs
          * flipped, as reported (a readout fault in one copy) */
-        if ((rc = cpu_backward_layer(e, l))) return rc;
+        if ((rc = cpu_backward_layer(e, l))) FAULT_DONE(rc);
         for (int k = 0; k < c->m->n_layers; k++)
             if (fault_layer(c, k, "fc1")) {
                 size_t cnt = P->n * layer_out_size(&c->m->layers[k]);
-                if ((rc = act_io(c, k, 1, F->a, 1))) return rc;
+                if ((rc = act_io(c, k, 1, F->a, 1))) FAULT_DONE(rc);
                 twin_sign_pair(F->a, 0, cnt, 1, 1);
-                if ((rc = act_io(c, k, 1, F->a, 0))) return rc;
+                if ((rc = act_io(c, k, 1, F->a, 0))) FAULT_DONE(rc);
             }
-        return 0;
+        FAULT_DONE(0);
     }
     if (id == CPU_FAULT_DROPOUT_MASK_STALE_ONCE && ly->kind == LAYER_DROPOUT && c->step == 7) {
         c->step = 6; /* the forward's mask, consistently */
         rc = cpu_backward_layer(e, l);
         c->step = 7;
-        return rc;
+        FAULT_DONE(rc);
     }
     if (id == CPU_FAULT_DROPOUT_OFF_AFTER_EVAL && ly->kind == LAYER_DROPOUT && P->L[l].need_dsrc && F->epoch0 &&
         c->step == F->epoch0 + 1) {
         /* the inference mode's backward: dx = dy */
-        if ((rc = cpu_backward_layer(e, l)) || (rc = act_io(c, l, 1, F->a, 1))) return rc;
-        return act_io(c, l - 1, 1, F->a, 0);
+        if ((rc = cpu_backward_layer(e, l)) || (rc = act_io(c, l, 1, F->a, 1))) FAULT_DONE(rc);
+        FAULT_DONE(act_io(c, l - 1, 1, F->a, 0));
     }
     if (id == CPU_FAULT_DROPOUT_BWD_MASK_FROM_OUTPUT && ly->kind == LAYER_DROPOUT && P->L[l].need_dsrc) {
         /* the mask recovered from the forward's output (y != 0), as an in-place dropout does: a kept x that
          * is exactly 0 (a dark pool2 window) gets no gradient */
         size_t cnt = P->n * layer_out_size(ly);
         if ((rc = cpu_backward_layer(e, l)) || (rc = act_io(c, l, 0, F->a, 1)) || (rc = act_io(c, l - 1, 1, F->b, 1)))
-            return rc;
+            FAULT_DONE(rc);
         for (size_t i = 0; i < cnt; i++)
             if (F->a[i] == 0.0f) F->b[i] = 0.0f;
-        return act_io(c, l - 1, 1, F->b, 0);
+        FAULT_DONE(act_io(c, l - 1, 1, F->b, 0));
     }
     if (id == CPU_FAULT_FC1_DW_NOT_ZEROED_ONCE && fault_layer(c, l, "fc1") && (c->step == 6 || c->step == 7)) {
         /* zoo attack 8: step 6 keeps its fc1 weight gradient; at step 7 the new one is added to it (a zero_grad
          * skipped once: beta = 1 for one step); the bias gradient is right */
         const model_tensor *tw = &c->m->tensors[ly->w_tensor];
         float *g = c->grads + tw->offset;
-        if ((rc = cpu_backward_layer(e, l))) return rc;
+        if ((rc = cpu_backward_layer(e, l))) FAULT_DONE(rc);
         if (c->step == 6) memcpy(F->dw_save, g, tw->numel * sizeof *g);
         else
             for (size_t i = 0; i < tw->numel; i++) g[i] = F->dw_save[i] + g[i];
-        return 0;
+        FAULT_DONE(0);
     }
     if (id == CPU_FAULT_FC2_DX_NAN_DEAD_ONCE && fault_layer(c, l, "fc2") && c->step == 7 && P->L[l].need_dsrc) {
         /* zoo attack 8: fc2's input gradient of sample 0 at its first unit that relu3 zeroed is NaN (a transient
@@ -2641,85 +2797,95 @@ static int fault_backward_layer(engine *e, int l) {
         size_t cnt = P->n * layer_out_size(&c->m->layers[l - 1]), in = layer_out_size(&c->m->layers[l - 1]);
         if ((rc = cpu_backward_layer(e, l)) || (rc = act_io(c, l - 1, 0, F->a, 1)) ||
             (rc = act_io(c, l - 1, 1, F->b, 1)))
-            return rc;
+            FAULT_DONE(rc);
         for (size_t i = 0; i < in && i < cnt; i++)
             if (F->a[i] == 0.0f) {
                 F->b[i] = NAN;
                 break;
             }
-        return act_io(c, l - 1, 1, F->b, 0);
+        FAULT_DONE(act_io(c, l - 1, 1, F->b, 0));
     }
     if (id == CPU_FAULT_CONV2_DX_INF_ONCE && fault_layer(c, l, "conv2") && c->step == 7 && P->L[l].need_dsrc) {
         /* zoo attack 8: conv2's input gradient (pool1.dact) of sample 0 at its largest |dx| is +-inf (an overflow
          * in one element); the layers below compute from it */
         size_t per = layer_out_size(&c->m->layers[l - 1]);
-        if ((rc = cpu_backward_layer(e, l)) || (rc = act_io(c, l - 1, 1, F->b, 1))) return rc;
+        if ((rc = cpu_backward_layer(e, l)) || (rc = act_io(c, l - 1, 1, F->b, 1))) FAULT_DONE(rc);
         size_t at = argmax_abs(F->b, per);
         F->b[at] = copysignf(INFINITY, F->b[at]);
-        return act_io(c, l - 1, 1, F->b, 0);
+        FAULT_DONE(act_io(c, l - 1, 1, F->b, 0));
     }
     if (id == CPU_FAULT_DB_SERIAL_FP32 && ly->b_tensor >= 0) {
         /* zoo attack 8, a legal variant: every bias gradient summed serially in one fp32 accumulator (samples
          * outer, positions inner: 12544 terms for conv1 at batch 16), as a one-thread-per-channel kernel does */
         const model_tensor *tb = &c->m->tensors[ly->b_tensor];
         size_t oc = (size_t)ly->out_c, hw = ly->kind == LAYER_CONV ? (size_t)ly->out_h * ly->out_w : 1;
-        if ((rc = cpu_backward_layer(e, l)) || (rc = act_io(c, l, 1, F->a, 1))) return rc;
+        if ((rc = cpu_backward_layer(e, l)) || (rc = act_io(c, l, 1, F->a, 1))) FAULT_DONE(rc);
         for (size_t o = 0; o < oc; o++) {
             float acc = 0.0f;
             for (size_t s0 = 0; s0 < P->n; s0++)
                 for (size_t q = 0; q < hw; q++) acc = acc + F->a[(s0 * oc + o) * hw + q];
             c->grads[tb->offset + o] = acc;
         }
-        return 0;
+        FAULT_DONE(0);
     }
     if (id == CPU_FAULT_DB_DOUBLE_SUM && ly->b_tensor >= 0) {
         /* zoo attack 8, a legal variant: every bias gradient summed in double and rounded once (the correctly
          * rounded sum of the fp32 dy: as accurate as an fp32 result can be) */
         const model_tensor *tb = &c->m->tensors[ly->b_tensor];
         size_t oc = (size_t)ly->out_c, hw = ly->kind == LAYER_CONV ? (size_t)ly->out_h * ly->out_w : 1;
-        if ((rc = cpu_backward_layer(e, l)) || (rc = act_io(c, l, 1, F->a, 1))) return rc;
+        if ((rc = cpu_backward_layer(e, l)) || (rc = act_io(c, l, 1, F->a, 1))) FAULT_DONE(rc);
         for (size_t o = 0; o < oc; o++) {
             double acc = 0;
             for (size_t s0 = 0; s0 < P->n; s0++)
                 for (size_t q = 0; q < hw; q++) acc += (double)F->a[(s0 * oc + o) * hw + q];
             c->grads[tb->offset + o] = (float)acc;
         }
-        return 0;
+        FAULT_DONE(0);
     }
+    return 0;
+}
+
+static int fault_bwd_before_2(engine *e, int l, int *done) {
+    cpu_ctx *c = ctx_of(e);
+    fault_state *F = c->fault;
+    plan *P = c->cur;
+    const layer *ly = &c->m->layers[l];
+    int id = F->id;
+    int rc;
     if (id == CPU_FAULT_FC2_DB_ACCUMULATES && fault_layer(c, l, "fc2")) {
         /* beta = 1: the bias gradient is added to what the buffer holds (the last step's, or the zeros of
          * set_tensor(GRADS)) instead of overwriting it */
         const model_tensor *tb = &c->m->tensors[ly->b_tensor];
         float *db = c->grads + tb->offset;
         memcpy(F->dw_save, db, tb->numel * sizeof *db);
-        if ((rc = cpu_backward_layer(e, l))) return rc;
+        if ((rc = cpu_backward_layer(e, l))) FAULT_DONE(rc);
         for (size_t j = 0; j < tb->numel; j++) db[j] = F->dw_save[j] + db[j];
-        return 0;
+        FAULT_DONE(0);
     }
     if (id == CPU_FAULT_FC2_DB_PARTIAL_STALE_ROWS && fault_layer(c, l, "fc2")) {
         /* fc2's bias gradient sums its output gradient over the buffer's max_batch rows, not the batch's n:
          * in a partial batch the rows past n still hold the last full batch's dz */
         size_t oc = (size_t)ly->out_c, n = P->n, nb = e->max_batch;
-        if ((rc = cpu_backward_layer(e, l))) return rc;
+        if ((rc = cpu_backward_layer(e, l))) FAULT_DONE(rc);
         if (n == nb) {
             F->corrupted = 1;
-            return act_io(c, l, 1, F->b, 1);
+            FAULT_DONE(act_io(c, l, 1, F->b, 1));
         }
-        if (!F->corrupted) return 0;
+        if (!F->corrupted) FAULT_DONE(0);
         float *db = c->grads + c->m->tensors[ly->b_tensor].offset;
         for (size_t j = 0; j < oc; j++) {
             double t = db[j];
             for (size_t r = n; r < nb; r++) t += F->b[r * oc + j];
             db[j] = (float)t;
         }
-        return 0;
+        FAULT_DONE(0);
     }
     if ((id == CPU_FAULT_CONV2_BWD_DATA_UNFLIPPED || id == CPU_FAULT_CONV2_DX_W_TF32) && fault_layer(c, l, "conv2")) {
         /* backward-weights reads no weights: only backward-data sees them */
         fault_edit_weights(c, l, id == CPU_FAULT_CONV2_DX_W_TF32 ? 3 : 2, F->dw_save);
         rc = cpu_backward_layer(e, l);
         fault_edit_weights(c, l, 0, F->dw_save);
-        return rc;
+        FAULT_DONE(rc);
     }
     if ((id == CPU_FAULT_CONV2_DX_BORDER_BF16_ONCE || id == CPU_FAULT_CONV2_DX_PEEL_BF16_ONCE) && c->step == 7 &&
         fault_layer(c, l, "conv2")) {
@@ -2733,13 +2899,13 @@ static int fault_backward_layer(engine *e, int l) {
         fault_edit_weights(c, l, 0, F->dw_save);
         if (rc || (rc = act_io(c, l - 1, 1, F->a, 1)) || (rc = cpu_backward_layer(e, l)) ||
             (rc = act_io(c, l - 1, 1, F->b, 1)))
-            return rc;
+            FAULT_DONE(rc);
         for (size_t pl = 0; pl < planes; pl++)
             for (size_t i = 0; i < h; i++)
                 for (size_t j = 0; j < w; j++)
                     if (peel ? i == 0 && j == 0 : i == 0 || j == 0 || i + 1 == h || j + 1 == w)
                         F->b[(pl * h + i) * w + j] = F->a[(pl * h + i) * w + j];
-        return act_io(c, l - 1, 1, F->b, 0);
+        FAULT_DONE(act_io(c, l - 1, 1, F->b, 0));
     }
     if (id == CPU_FAULT_STATE_DW_FLAT_STALE && fault_layer(c, l, "conv2")) {
         const model_tensor *t = &c->m->tensors[ly->w_tensor];
@@ -2749,73 +2915,83 @@ static int fault_backward_layer(engine *e, int l) {
         rc = cpu_backward_layer(e, l);
         if (seen) memcpy(g, F->dw_save, t->numel * sizeof *g);
         F->bwd_seen[l] = 1;
-        return rc;
+        FAULT_DONE(rc);
     }
     if (id == CPU_FAULT_CONV2_DW_STALE_DY_ONCE && fault_layer(c, l, "conv2") && (c->step == 6 || c->step == 7)) {
         /* F->b keeps step 6's conv2 output gradient; at step 7 backward-weights (dW and db) runs on it,
          * backward-data on the step's own */
         const model_tensor *tw = &c->m->tensors[ly->w_tensor], *tb = &c->m->tensors[ly->b_tensor];
         if (c->step == 6) {
-            if ((rc = cpu_backward_layer(e, l))) return rc;
+            if ((rc = cpu_backward_layer(e, l))) FAULT_DONE(rc);
             F->corrupted = P->n;
-            return act_io(c, l, 1, F->b, 1);
+            FAULT_DONE(act_io(c, l, 1, F->b, 1));
         }
-        if ((size_t)F->corrupted != P->n) return cpu_backward_layer(e, l);
+        if ((size_t)F->corrupted != P->n) FAULT_DONE(cpu_backward_layer(e, l));
         if ((rc = act_io(c, l, 1, F->a, 1)) || (rc = act_io(c, l, 1, F->b, 0)) || (rc = cpu_backward_layer(e, l)))
-            return rc;
+            FAULT_DONE(rc);
         memcpy(F->dw_save, c->grads + tw->offset, tw->numel * sizeof(float));
         memcpy(F->dw_save + tw->numel, c->grads + tb->offset, tb->numel * sizeof(float));
-        if ((rc = act_io(c, l, 1, F->a, 0)) || (rc = cpu_backward_layer(e, l))) return rc;
+        if ((rc = act_io(c, l, 1, F->a, 0)) || (rc = cpu_backward_layer(e, l))) FAULT_DONE(rc);
         memcpy(c->grads + tw->offset, F->dw_save, tw->numel * sizeof(float));
         memcpy(c->grads + tb->offset, F->dw_save + tw->numel, tb->numel * sizeof(float));
-        return 0;
+        FAULT_DONE(0);
     }
     if (id == CPU_FAULT_CONV2_DW_SAMPLES_CROSSED_ONCE && c->step == 7 && fault_layer(c, l, "conv2") && P->n > 1) {
         /* backward-data reads no x: only backward-weights sees samples 0 and 1 of x exchanged */
         size_t per = layer_in_size(ly), cnt = P->n * per;
-        if ((rc = act_io(c, l - 1, 0, F->a, 1))) return rc;
+        if ((rc = act_io(c, l - 1, 0, F->a, 1))) FAULT_DONE(rc);
         memcpy(F->b, F->a, cnt * sizeof(float));
         memcpy(F->b, F->a + per, per * sizeof(float));
         memcpy(F->b + per, F->a, per * sizeof(float));
-        if ((rc = act_io(c, l - 1, 0, F->b, 0))) return rc;
+        if ((rc = act_io(c, l - 1, 0, F->b, 0))) FAULT_DONE(rc);
         rc = cpu_backward_layer(e, l);
         int rc2 = act_io(c, l - 1, 0, F->a, 0);
-        return rc ? rc : rc2;
+        FAULT_DONE(rc ? rc : rc2);
     }
+    return 0;
+}
+
+static int fault_bwd_before_3(engine *e, int l, int *done) {
+    cpu_ctx *c = ctx_of(e);
+    fault_state *F = c->fault;
+    plan *P = c->cur;
+    const layer *ly = &c->m->layers[l];
+    int id = F->id;
+    int rc;
     if (id == CPU_FAULT_CONV1_DW_LAST_SAMPLE_DROPPED_ONCE && c->step == 7 && fault_layer(c, l, "conv1") && P->n > 1) {
         /* backward-weights run once on dy with the last sample's plane zeroed (dW without it), then on the
          * step's own dy (db and the gradient buffers right); the first dW is kept */
         const model_tensor *tw = &c->m->tensors[ly->w_tensor];
         size_t per = layer_out_size(ly), cnt = P->n * per;
-        if ((rc = act_io(c, l, 1, F->a, 1))) return rc;
+        if ((rc = act_io(c, l, 1, F->a, 1))) FAULT_DONE(rc);
         memcpy(F->b, F->a, cnt * sizeof(float));
         memset(F->b + (P->n - 1) * per, 0, per * sizeof(float));
-        if ((rc = act_io(c, l, 1, F->b, 0)) || (rc = cpu_backward_layer(e, l))) return rc;
+        if ((rc = act_io(c, l, 1, F->b, 0)) || (rc = cpu_backward_layer(e, l))) FAULT_DONE(rc);
         memcpy(F->dw_save, c->grads + tw->offset, tw->numel * sizeof(float));
-        if ((rc = act_io(c, l, 1, F->a, 0)) || (rc = cpu_backward_layer(e, l))) return rc;
+        if ((rc = act_io(c, l, 1, F->a, 0)) || (rc = cpu_backward_layer(e, l))) FAULT_DONE(rc);
         memcpy(c->grads + tw->offset, F->dw_save, tw->numel * sizeof(float));
-        return 0;
+        FAULT_DONE(0);
     }
     if (id == CPU_FAULT_CONV1_DW_LAST_ROW_SKIPPED_ONCE && c->step == 7 && fault_layer(c, l, "conv1")) {
         /* backward-weights' output-row loop one short (oh < OH - 1): dW from dy with every plane's last row
          * zeroed; then the step's own dy (db and the gradient buffers right); the first dW is kept */
         const model_tensor *tw = &c->m->tensors[ly->w_tensor];
         size_t hw = (size_t)ly->out_h * ly->out_w, planes = P->n * (size_t)ly->out_c, cnt = planes * hw;
-        if ((rc = act_io(c, l, 1, F->a, 1))) return rc;
+        if ((rc = act_io(c, l, 1, F->a, 1))) FAULT_DONE(rc);
         memcpy(F->b, F->a, cnt * sizeof(float));
         for (size_t pl = 0; pl < planes; pl++) memset(F->b + pl * hw + hw - (size_t)ly->out_w, 0, (size_t)ly->out_w * sizeof(float));
-        if ((rc = act_io(c, l, 1, F->b, 0)) || (rc = cpu_backward_layer(e, l))) return rc;
+        if ((rc = act_io(c, l, 1, F->b, 0)) || (rc = cpu_backward_layer(e, l))) FAULT_DONE(rc);
         memcpy(F->dw_save, c->grads + tw->offset, tw->numel * sizeof(float));
-        if ((rc = act_io(c, l, 1, F->a, 0)) || (rc = cpu_backward_layer(e, l))) return rc;
+        if ((rc = act_io(c, l, 1, F->a, 0)) || (rc = cpu_backward_layer(e, l))) FAULT_DONE(rc);
         memcpy(c->grads + tw->offset, F->dw_save, tw->numel * sizeof(float));
-        return 0;
+        FAULT_DONE(0);
     }
     if (id == CPU_FAULT_DROPOUT_MASK_EPOCH_STEP && ly->kind == LAYER_DROPOUT && F->epoch0) {
         uint64_t st = c->step; /* the forward's mask, consistently */
         c->step = st - F->epoch0;
         rc = cpu_backward_layer(e, l);
         c->step = st;
-        return rc;
+        FAULT_DONE(rc);
     }
     if (id == CPU_FAULT_CONV1_DW_SMALL_DY_SKIPPED_ONCE && c->step == 7 && fault_layer(c, l, "conv1")) {
         /* conv1's backward-weights skips output gradients with 0 < |dy| < 2^(8 - k) of the batch's largest |dy|
@@ -2823,27 +2999,27 @@ static int fault_backward_layer(engine *e, int l) {
         const model_tensor *tw = &c->m->tensors[ly->w_tensor];
         size_t cnt = P->n * layer_out_size(ly);
         double mx = 0;
-        if ((rc = act_io(c, l, 1, F->a, 1))) return rc;
+        if ((rc = act_io(c, l, 1, F->a, 1))) FAULT_DONE(rc);
         for (size_t i = 0; i < cnt; i++) mx = fmax(mx, fabs((double)F->a[i]));
         double tau = mx * F->rel * 0x1p8;
         for (size_t i = 0; i < cnt; i++) F->b[i] = F->a[i] != 0.0f && fabs((double)F->a[i]) < tau ? 0.0f : F->a[i];
-        if ((rc = act_io(c, l, 1, F->b, 0)) || (rc = cpu_backward_layer(e, l))) return rc;
+        if ((rc = act_io(c, l, 1, F->b, 0)) || (rc = cpu_backward_layer(e, l))) FAULT_DONE(rc);
         memcpy(F->dw_save, c->grads + tw->offset, tw->numel * sizeof(float));
-        if ((rc = act_io(c, l, 1, F->a, 0)) || (rc = cpu_backward_layer(e, l))) return rc;
+        if ((rc = act_io(c, l, 1, F->a, 0)) || (rc = cpu_backward_layer(e, l))) FAULT_DONE(rc);
         memcpy(c->grads + tw->offset, F->dw_save, tw->numel * sizeof(float));
-        return 0;
+        FAULT_DONE(0);
     }
     if (id == CPU_FAULT_FC1_DW_PARTIAL_STALE_ROWS && fault_layer(c, l, "fc1")) {
         /* fc1's backward-weights runs over the buffers' max_batch rows, not the batch's n: in a partial batch
          * rows n.. still hold the last full batch's x and dy (F->a, F->b keep them) */
         size_t in = layer_in_size(ly), out = (size_t)ly->out_c, n = P->n, nb = e->max_batch;
-        if ((rc = cpu_backward_layer(e, l))) return rc;
+        if ((rc = cpu_backward_layer(e, l))) FAULT_DONE(rc);
         if (n == nb) {
             F->corrupted = 1;
-            if ((rc = act_io(c, l - 1, 0, F->a, 1))) return rc;
-            return act_io(c, l, 1, F->b, 1);
+            if ((rc = act_io(c, l - 1, 0, F->a, 1))) FAULT_DONE(rc);
+            FAULT_DONE(act_io(c, l, 1, F->b, 1));
         }
-        if (!F->corrupted) return 0;
+        if (!F->corrupted) FAULT_DONE(0);
         float *g = c->grads + c->m->tensors[ly->w_tensor].offset;
         for (size_t j = 0; j < out; j++)
             for (size_t k = 0; k < in; k++) {
@@ -2851,17 +3027,17 @@ static int fault_backward_layer(engine *e, int l) {
                 for (size_t r = n; r < nb; r++) t += (double)F->b[r * out + j] * F->a[r * in + k];
                 g[j * in + k] = (float)t;
             }
-        return 0;
+        FAULT_DONE(0);
     }
     if (id == CPU_FAULT_CONV2_DW_X_TF32 && fault_layer(c, l, "conv2")) {
         /* backward-data reads no x: only backward-weights sees it rounded */
         size_t cnt = P->n * layer_in_size(ly);
-        if ((rc = act_io(c, l - 1, 0, F->a, 1))) return rc;
+        if ((rc = act_io(c, l - 1, 0, F->a, 1))) FAULT_DONE(rc);
         lowp_round_tf32_array(F->b, F->a, cnt, LOWP_RNE);
-        if ((rc = act_io(c, l - 1, 0, F->b, 0))) return rc;
+        if ((rc = act_io(c, l - 1, 0, F->b, 0))) FAULT_DONE(rc);
         rc = cpu_backward_layer(e, l);
         int rc2 = act_io(c, l - 1, 0, F->a, 0);
-        return rc ? rc : rc2;
+        FAULT_DONE(rc ? rc : rc2);
     }
     if (c->step == 7 && ((id == CPU_FAULT_FC1_DW_SMALL_X_SKIPPED_ONCE && fault_layer(c, l, "fc1")) ||
                          (id == CPU_FAULT_CONV2_DW_SMALL_X_SKIPPED_ONCE && fault_layer(c, l, "conv2")))) {
@@ -2869,20 +3045,29 @@ static int fault_backward_layer(engine *e, int l) {
          * fault_k=16) count as zero in dW (backward-data reads no x; the engine's x is restored) */
         size_t cnt = P->n * layer_in_size(ly);
         double tau = F->rel * 0x1p6;
-        if ((rc = act_io(c, l - 1, 0, F->a, 1))) return rc;
+        if ((rc = act_io(c, l - 1, 0, F->a, 1))) FAULT_DONE(rc);
         for (size_t i = 0; i < cnt; i++) F->b[i] = F->a[i] != 0.0f && fabs((double)F->a[i]) < tau ? 0.0f : F->a[i];
-        if ((rc = act_io(c, l - 1, 0, F->b, 0))) return rc;
+        if ((rc = act_io(c, l - 1, 0, F->b, 0))) FAULT_DONE(rc);
         rc = cpu_backward_layer(e, l);
         int rc2 = act_io(c, l - 1, 0, F->a, 0);
-        return rc ? rc : rc2;
+        FAULT_DONE(rc ? rc : rc2);
     }
-    if ((rc = cpu_backward_layer(e, l))) return rc;
+    return 0;
+}
+
+static int fault_bwd_after_1(engine *e, int l, int *done) {
+    cpu_ctx *c = ctx_of(e);
+    fault_state *F = c->fault;
+    plan *P = c->cur;
+    const layer *ly = &c->m->layers[l];
+    int id = F->id;
+    int rc;
     const model_tensor *tw = ly->w_tensor >= 0 ? &c->m->tensors[ly->w_tensor] : NULL;
     if (id == CPU_FAULT_CONV1_DB_FP16_ACC_ONCE && c->step == 7 && fault_layer(c, l, "conv1")) {
         /* zoo attack 7: db[o] = sum over samples, then positions, of dy in an fp16 accumulator */
         const model_tensor *tb = &c->m->tensors[ly->b_tensor];
         size_t hw = (size_t)ly->out_h * ly->out_w, oc = (size_t)ly->out_c;
-        if ((rc = act_io(c, l, 1, F->a, 1))) return rc;
+        if ((rc = act_io(c, l, 1, F->a, 1))) FAULT_DONE(rc);
         for (size_t o = 0; o < oc; o++) {
             float acc = 0.0f;
             for (size_t s0 = 0; s0 < P->n; s0++)
@@ -2896,7 +3081,7 @@ static int fault_backward_layer(engine *e, int l) {
          * summed in fp32 */
         const model_tensor *tb = &c->m->tensors[ly->b_tensor];
         size_t hw = (size_t)ly->out_h * ly->out_w, oc = (size_t)ly->out_c;
-        if ((rc = act_io(c, l, 1, F->a, 1))) return rc;
+        if ((rc = act_io(c, l, 1, F->a, 1))) FAULT_DONE(rc);
         for (size_t o = 0; o < oc; o++) {
             float acc = 0.0f;
             for (size_t s0 = 0; s0 < P->n; s0++) {
@@ -2916,7 +3101,7 @@ static int fault_backward_layer(engine *e, int l) {
         /* zoo attack 7: the bias reduction's sample loop one short */
         const model_tensor *tb = &c->m->tensors[ly->b_tensor];
         size_t hw = (size_t)ly->out_h * ly->out_w, oc = (size_t)ly->out_c;
-        if ((rc = act_io(c, l, 1, F->a, 1))) return rc;
+        if ((rc = act_io(c, l, 1, F->a, 1))) FAULT_DONE(rc);
         for (size_t o = 0; o < oc; o++) {
             float acc = 0.0f;
             for (size_t s0 = 0; s0 + 1 < P->n; s0++)
@@ -2946,10 +3131,10 @@ static int fault_backward_layer(engine *e, int l) {
         /* zoo attack 7: fc2's dx stored with relu3's mask applied (a DRELU epilogue); relu3's backward
          * then gives the same gradient */
         size_t cnt = P->n * layer_in_size(ly);
-        if ((rc = act_io(c, l - 1, 1, F->a, 1)) || (rc = act_io(c, l - 1, 0, F->b, 1))) return rc;
+        if ((rc = act_io(c, l - 1, 1, F->a, 1)) || (rc = act_io(c, l - 1, 0, F->b, 1))) FAULT_DONE(rc);
         for (size_t i = 0; i < cnt; i++)
             if (!(F->b[i] > 0)) F->a[i] = 0.0f;
-        if ((rc = act_io(c, l - 1, 1, F->a, 0))) return rc;
+        if ((rc = act_io(c, l - 1, 1, F->a, 0))) FAULT_DONE(rc);
     }
     if (id == CPU_FAULT_FC1_DB_STALE_ONCE && fault_layer(c, l, "fc1") && (c->step == 7 || c->step == 8)) {
         /* step 7's fc1 bias gradient kept (F->p_old); at step 8 it is what the gradient buffer holds */
@@ -2962,10 +3147,21 @@ static int fault_backward_layer(engine *e, int l) {
          * sample 0's output gradient alone: the rows j with dy[0][j] == 0 are left +0 */
         size_t in = layer_in_size(ly), out = (size_t)ly->out_c;
         float *g = c->grads + tw->offset;
-        if ((rc = act_io(c, l, 1, F->a, 1))) return rc;
+        if ((rc = act_io(c, l, 1, F->a, 1))) FAULT_DONE(rc);
         for (size_t j = 0; j < out; j++)
             if (F->a[j] == 0.0f) memset(g + j * in, 0, in * sizeof *g);
     }
+    return 0;
+}
+
+static int fault_bwd_after_2(engine *e, int l, int *done) {
+    cpu_ctx *c = ctx_of(e);
+    fault_state *F = c->fault;
+    plan *P = c->cur;
+    const layer *ly = &c->m->layers[l];
+    int id = F->id;
+    int rc;
+    const model_tensor *tw = ly->w_tensor >= 0 ? &c->m->tensors[ly->w_tensor] : NULL;
     if (id == CPU_FAULT_FC1_DW_DEAD_FEATURES_STALE_ONCE && fault_layer(c, l, "fc1") && (c->step == 6 || c->step == 7)) {
         /* a zero-skipping backward-weights kernel that does not write what it skips: at step 7 the columns
          * of the input features that are +0 in every sample of the batch keep the values step 6 left in
@@ -2976,7 +3172,7 @@ static int fault_backward_layer(engine *e, int l) {
             memcpy(F->dw_save, g, tw->numel * sizeof(float));
             F->corrupted = 1;
         } else if (F->corrupted == 1) {
-            if ((rc = act_io(c, l - 1, 0, F->a, 1))) return rc;
+            if ((rc = act_io(c, l - 1, 0, F->a, 1))) FAULT_DONE(rc);
             for (size_t k = 0; k < in; k++) {
                 int dead = 1;
                 for (size_t i = 0; i < n && dead; i++) dead = F->a[i * in + k] == 0.0f;
@@ -2990,7 +3186,7 @@ static int fault_backward_layer(engine *e, int l) {
          * sample of the batch) is step 6's at step 7: the columns of features that were zero throughout
          * step 6's batch are left at +0 */
         size_t in = layer_in_size(ly), n = P->n;
-        if ((rc = act_io(c, l - 1, 0, F->a, 1))) return rc;
+        if ((rc = act_io(c, l - 1, 0, F->a, 1))) FAULT_DONE(rc);
         if (c->step == 6) {
             for (size_t k = 0; k < in; k++) {
                 F->b[k] = 0.0f;
@@ -3012,97 +3208,108 @@ static int fault_backward_layer(engine *e, int l) {
         size_t cnt = P->n * layer_out_size(ly);
         const model_tensor *tb = &c->m->tensors[ly->b_tensor];
         double mx = 0;
-        if ((rc = act_io(c, l, 1, F->a, 1))) return rc;
+        if ((rc = act_io(c, l, 1, F->a, 1))) FAULT_DONE(rc);
         for (size_t i = 0; i < cnt; i++) mx = fmax(mx, fabs((double)F->a[i]));
         double tau = mx * F->rel * 0x1p8;
         for (size_t i = 0; i < cnt; i++) F->b[i] = F->a[i] != 0.0f && fabs((double)F->a[i]) < tau ? 0.0f : F->a[i];
         memcpy(F->dw_save, c->grads + tw->offset, tw->numel * sizeof(float));
         memcpy(F->dw_save + tw->numel, c->grads + tb->offset, tb->numel * sizeof(float));
-        if ((rc = act_io(c, l, 1, F->b, 0)) || (rc = cpu_backward_layer(e, l))) return rc;
-        if ((rc = act_io(c, l, 1, F->a, 0))) return rc;
+        if ((rc = act_io(c, l, 1, F->b, 0)) || (rc = cpu_backward_layer(e, l))) FAULT_DONE(rc);
+        if ((rc = act_io(c, l, 1, F->a, 0))) FAULT_DONE(rc);
         memcpy(c->grads + tw->offset, F->dw_save, tw->numel * sizeof(float));
         memcpy(c->grads + tb->offset, F->dw_save + tw->numel, tb->numel * sizeof(float));
-        return 0;
+        FAULT_DONE(0);
     }
     if (id == CPU_FAULT_FUSED_GRAD_ONCE_BLOCK1 && c->step == 7 && fault_layer(c, l, "relu2") &&
         c->m->layers[l - 1].out_c > 17) {
         /* relu2's backward wrote conv2's output gradient (fused: with pool2's) */
         const layer *cv = &c->m->layers[l - 1];
         size_t hw = (size_t)cv->out_h * cv->out_w, i = 17 * hw, end = 18 * hw;
-        if ((rc = act_io(c, l - 1, 1, F->a, 1))) return rc;
+        if ((rc = act_io(c, l - 1, 1, F->a, 1))) FAULT_DONE(rc);
         while (i < end && F->a[i] != 0.0f) i++;
         if (i < end) F->a[i] = 1e-3f;
-        return act_io(c, l - 1, 1, F->a, 0);
+        FAULT_DONE(act_io(c, l - 1, 1, F->a, 0));
     }
     if (id == CPU_FAULT_CONV2_DX_PLANE_TRANSPOSED_ONCE && c->step == 7 && fault_layer(c, l, "conv2") &&
         ly->in_h == ly->in_w) {
-        if ((rc = act_io(c, l - 1, 1, F->a, 1))) return rc;
+        if ((rc = act_io(c, l - 1, 1, F->a, 1))) FAULT_DONE(rc);
         int h = ly->in_h;
         for (int i = 0; i < h; i++)
             for (int j = i + 1; j < h; j++) {
                 float t = F->a[i * h + j];
                 F->a[i * h + j] = F->a[j * h + i], F->a[j * h + i] = t;
             }
-        return act_io(c, l - 1, 1, F->a, 0);
+        FAULT_DONE(act_io(c, l - 1, 1, F->a, 0));
     }
     if (id == CPU_FAULT_CONV2_DX_ADJACENT_SWAP_ONCE && c->step == 7 && fault_layer(c, l, "conv2") && ly->in_w > 1) {
-        if ((rc = act_io(c, l - 1, 1, F->a, 1))) return rc;
+        if ((rc = act_io(c, l - 1, 1, F->a, 1))) FAULT_DONE(rc);
         size_t big = 0, w = (size_t)ly->in_w;
         for (size_t i = 1; i < (size_t)ly->in_h * w; i++) big = fabsf(F->a[i]) > fabsf(F->a[big]) ? i : big;
         size_t mate = big % w + 1 < w ? big + 1 : big - 1;
         float t = F->a[big];
         F->a[big] = F->a[mate], F->a[mate] = t;
-        return act_io(c, l - 1, 1, F->a, 0);
+        FAULT_DONE(act_io(c, l - 1, 1, F->a, 0));
     }
     if (id == CPU_FAULT_CONV2_DX_TILE_TRANSPOSED_ONCE && c->step == 7 && fault_layer(c, l, "conv2") &&
         ly->in_w % 2 == 0 && ly->in_h % 2 == 0) {
         /* the 2x2 tile of the largest |dx| (sample 0, channel 0) transposed: its anti-diagonal pair exchanged */
-        if ((rc = act_io(c, l - 1, 1, F->a, 1))) return rc;
+        if ((rc = act_io(c, l - 1, 1, F->a, 1))) FAULT_DONE(rc);
         size_t big = 0, w = (size_t)ly->in_w;
         for (size_t i = 1; i < (size_t)ly->in_h * w; i++) big = fabsf(F->a[i]) > fabsf(F->a[big]) ? i : big;
         size_t top = (big / w & ~(size_t)1) * w + (big % w & ~(size_t)1);
         float t = F->a[top + 1];
         F->a[top + 1] = F->a[top + w], F->a[top + w] = t;
-        return act_io(c, l - 1, 1, F->a, 0);
+        FAULT_DONE(act_io(c, l - 1, 1, F->a, 0));
     }
+    return 0;
+}
+
+static int fault_bwd_after_3(engine *e, int l, int *done) {
+    cpu_ctx *c = ctx_of(e);
+    fault_state *F = c->fault;
+    plan *P = c->cur;
+    const layer *ly = &c->m->layers[l];
+    int id = F->id;
+    int rc;
+    const model_tensor *tw = ly->w_tensor >= 0 ? &c->m->tensors[ly->w_tensor] : NULL;
     if (id == CPU_FAULT_CONV2_DX_TILES_TRANSPOSED_ONCE && c->step == 7 && fault_layer(c, l, "conv2") &&
         ly->in_w % 2 == 0 && ly->in_h % 2 == 0) {
         /* every 2x2 tile of every (sample, channel) plane transposed: each anti-diagonal pair exchanged */
         size_t w = (size_t)ly->in_w, hw = (size_t)ly->in_h * w, planes = P->n * (size_t)ly->in_c;
-        if ((rc = act_io(c, l - 1, 1, F->a, 1))) return rc;
+        if ((rc = act_io(c, l - 1, 1, F->a, 1))) FAULT_DONE(rc);
         for (size_t pl = 0; pl < planes; pl++)
             for (size_t i = 0; i < (size_t)ly->in_h; i += 2)
                 for (size_t j = 0; j < w; j += 2) {
                     float *t0 = F->a + pl * hw + i * w + j, t = t0[1];
                     t0[1] = t0[w], t0[w] = t;
                 }
-        return act_io(c, l - 1, 1, F->a, 0);
+        FAULT_DONE(act_io(c, l - 1, 1, F->a, 0));
     }
     if (id == CPU_FAULT_FC1_DX_LANE_PAIR_SWAPPED_ONCE && c->step == 7 && fault_layer(c, l, "fc1")) {
         /* fc1's input gradient, sample 0 only: the feature of the largest |dx| and its even/odd partner */
         size_t in = layer_in_size(ly), big = 0;
-        if ((rc = act_io(c, l - 1, 1, F->a, 1))) return rc;
+        if ((rc = act_io(c, l - 1, 1, F->a, 1))) FAULT_DONE(rc);
         for (size_t i = 1; i < in; i++) big = fabsf(F->a[i]) > fabsf(F->a[big]) ? i : big;
         size_t mate = (big ^ 1) < in ? big ^ 1 : big;
         float t = F->a[big];
         F->a[big] = F->a[mate], F->a[mate] = t;
-        return act_io(c, l - 1, 1, F->a, 0);
+        FAULT_DONE(act_io(c, l - 1, 1, F->a, 0));
     }
     if (id == CPU_FAULT_CONV2_DX_WINO_TILE_ONCE && c->step == 7 && fault_layer(c, l, "conv2")) {
         /* conv2's input gradient, sample 0: the plane of the largest |dx| that the pool before conv2 passes
          * on (its output > 0: the ReLU passed; elsewhere the tile would be lost in relu1's backward) */
         size_t hw = (size_t)ly->in_h * ly->in_w, big = 0, per = (size_t)ly->in_c * hw;
-        if ((rc = act_io(c, l - 1, 1, F->a, 1)) || (rc = act_io(c, l - 1, 0, F->b, 1))) return rc;
+        if ((rc = act_io(c, l - 1, 1, F->a, 1)) || (rc = act_io(c, l - 1, 0, F->b, 1))) FAULT_DONE(rc);
         for (size_t i = 0; i < per; i++)
             big = F->b[i] > 0 && (!(F->b[big] > 0) || fabsf(F->a[i]) > fabsf(F->a[big])) ? i : big;
         wino_tile(F->a + big / hw * hw, (size_t)ly->in_h, (size_t)ly->in_w, big % hw, F->rel);
-        return act_io(c, l - 1, 1, F->a, 0);
+        FAULT_DONE(act_io(c, l - 1, 1, F->a, 0));
     }
     if (id == CPU_FAULT_CONV2_DX_HALVES_ANTISYM_ONCE && c->step == 7 && fault_layer(c, l, "conv2")) {
         /* conv2's input gradient, sample 0: in the plane of the largest |dx| where pool1's output is > 0, the
          * 4-lane group of that element gets +e, +e, -e, -e, e = 2^(12 - k) of that |dx| (2^-4 at fault_k=16) */
         size_t hw = (size_t)ly->in_h * ly->in_w, w = (size_t)ly->in_w, big = 0, per = (size_t)ly->in_c * hw;
-        if ((rc = act_io(c, l - 1, 1, F->a, 1)) || (rc = act_io(c, l - 1, 0, F->b, 1))) return rc;
+        if ((rc = act_io(c, l - 1, 1, F->a, 1)) || (rc = act_io(c, l - 1, 0, F->b, 1))) FAULT_DONE(rc);
         for (size_t i = 0; i < per; i++)
             big = F->b[i] > 0 && i % w < (w & ~(size_t)3) &&
                           (!(F->b[big] > 0) || big % w >= (w & ~(size_t)3) || fabsf(F->a[i]) > fabsf(F->a[big]))
@@ -3111,13 +3318,13 @@ static int fault_backward_layer(engine *e, int l) {
         float *pl = F->a + big / hw * hw, *g = pl + big % hw - big % w + (big % w & ~(size_t)3);
         double eps = fabs((double)F->a[big]) * F->rel * 0x1p12;
         for (int t = 0; t < 4; t++) g[t] = (float)((double)g[t] + (t < 2 ? eps : -eps));
-        return act_io(c, l - 1, 1, F->a, 0);
+        FAULT_DONE(act_io(c, l - 1, 1, F->a, 0));
     }
     if (id == CPU_FAULT_FC1_DX_TILE_ANTISYM_ONCE && c->step == 7 && fault_layer(c, l, "fc1") && P->n > 1) {
         /* fc1's input gradient: the 2 x 2 tile (samples 0, 1; features k0, k0 + 1, k0 the even-aligned pair of
          * sample 0's largest |dx|) gets +e on its diagonal and -e off it, e = 2^(12 - k) of that |dx| */
         size_t in = layer_in_size(ly), big = in;
-        if ((rc = act_io(c, l - 1, 1, F->a, 1)) || (rc = act_io(c, l - 1, 0, F->b, 1))) return rc;
+        if ((rc = act_io(c, l - 1, 1, F->a, 1)) || (rc = act_io(c, l - 1, 0, F->b, 1))) FAULT_DONE(rc);
         for (size_t i = 0; i + 1 < in; i++) { /* both features > 0 in both samples: pool2 and relu2 pass them back */
             size_t q = i & ~(size_t)1;
             int live = F->b[q] > 0 && F->b[q + 1] > 0 && F->b[in + q] > 0 && F->b[in + q + 1] > 0;
@@ -3130,40 +3337,49 @@ static int fault_backward_layer(engine *e, int l) {
             F->a[in + k0] = (float)((double)F->a[in + k0] - eps);
             F->a[in + k0 + 1] = (float)((double)F->a[in + k0 + 1] + eps);
         }
-        return act_io(c, l - 1, 1, F->a, 0);
+        FAULT_DONE(act_io(c, l - 1, 1, F->a, 0));
     }
     if (id == CPU_FAULT_CONV2_DX_HALVES_SWAP_ONCE && c->step == 7 && fault_layer(c, l, "conv2")) {
         /* conv2's input gradient, sample 0: in the plane of the largest |dx| where pool1's output is > 0 (relu1
          * passes it on), the 4-lane group of that element has its halves exchanged */
         size_t hw = (size_t)ly->in_h * ly->in_w, big = 0, per = (size_t)ly->in_c * hw;
-        if ((rc = act_io(c, l - 1, 1, F->a, 1)) || (rc = act_io(c, l - 1, 0, F->b, 1))) return rc;
+        if ((rc = act_io(c, l - 1, 1, F->a, 1)) || (rc = act_io(c, l - 1, 0, F->b, 1))) FAULT_DONE(rc);
         for (size_t i = 0; i < per; i++)
             big = F->b[i] > 0 && (!(F->b[big] > 0) || fabsf(F->a[i]) > fabsf(F->a[big])) ? i : big;
         halves_swap_at(F->a + big / hw * hw, (size_t)ly->in_w, big % hw);
-        return act_io(c, l - 1, 1, F->a, 0);
+        FAULT_DONE(act_io(c, l - 1, 1, F->a, 0));
     }
     if ((id == CPU_FAULT_CONV2_DX_1ULP || id == CPU_FAULT_CONV2_DX_REL) && fault_layer(c, l, "conv2")) {
         size_t cnt = P->n * layer_in_size(ly);
-        if ((rc = act_io(c, l - 1, 1, F->a, 1))) return rc;
+        if ((rc = act_io(c, l - 1, 1, F->a, 1))) FAULT_DONE(rc);
         for (size_t i = 0; i < cnt; i++)
             F->a[i] = id == CPU_FAULT_CONV2_DX_1ULP ? nextafterf(F->a[i], INFINITY)
                                                     : (float)((double)F->a[i] * (1.0 + F->rel));
-        return act_io(c, l - 1, 1, F->a, 0);
+        FAULT_DONE(act_io(c, l - 1, 1, F->a, 0));
     }
     if (id == CPU_FAULT_CONV1_DW_AVG3_BF16_LATE && c->step >= 3 && fault_layer(c, l, "conv1")) {
         /* from step 3 on, conv1's weight gradient averaged over 3 replicas with 1/3 held in bf16: x 3 fl_bf16(1/3)
          * = 1 + 2^-9 (db is right) */
         double f = 3.0 * (double)lowp_round_bf16(1.0f / 3.0f, LOWP_RNE);
         for (size_t i = 0; i < tw->numel; i++) c->grads[tw->offset + i] = (float)((double)c->grads[tw->offset + i] * f);
-        return 0;
+        FAULT_DONE(0);
     }
     if (id == CPU_FAULT_CONV2_DW_IC8_PEEL_BF16_ONCE && c->step == 7 && fault_layer(c, l, "conv2")) {
         /* the second half of an input-channel split: each filter's element (C / 2) k k stored rounded to bf16 */
         size_t per = tw->numel / (size_t)ly->out_c, at = (size_t)ly->in_c / 2 * (size_t)ly->k * ly->k;
         for (size_t oc = 0; oc < (size_t)ly->out_c; oc++)
             c->grads[tw->offset + oc * per + at] = lowp_round_bf16(c->grads[tw->offset + oc * per + at], LOWP_RNE);
-        return 0;
+        FAULT_DONE(0);
     }
+    return 0;
+}
+
+static int fault_bwd_after_4(engine *e, int l, int *done) {
+    cpu_ctx *c = ctx_of(e);
+    fault_state *F = c->fault;
+    const layer *ly = &c->m->layers[l];
+    int id = F->id;
+    const model_tensor *tw = ly->w_tensor >= 0 ? &c->m->tensors[ly->w_tensor] : NULL;
     if (((id == CPU_FAULT_CONV2_DW_PEEL_BF16_ONCE || id == CPU_FAULT_CONV2_DW_IC0_BF16_ONCE) &&
          fault_layer(c, l, "conv2")) ||
         (id == CPU_FAULT_CONV1_DW_PEEL_BF16_ONCE && fault_layer(c, l, "conv1"))) {
@@ -3174,13 +3390,13 @@ static int fault_backward_layer(engine *e, int l) {
         for (size_t oc = 0; oc < (size_t)ly->out_c && c->step == 7; oc++)
             for (size_t t = 0; t < cnt; t++)
                 c->grads[tw->offset + oc * per + t] = lowp_round_bf16(c->grads[tw->offset + oc * per + t], LOWP_RNE);
-        return 0;
+        FAULT_DONE(0);
     }
     if ((id == CPU_FAULT_TWIN_DW_SIGN_PAIR_ONCE || id == CPU_FAULT_TWIN_DW_SIGN_PAIR_CHOSEN_ONCE) && c->step == 7 &&
         fault_layer(c, l, "fc1")) {
         twin_sign_pair(c->grads, tw->offset, tw->numel, id == CPU_FAULT_TWIN_DW_SIGN_PAIR_CHOSEN_ONCE,
                        (int)lround(-log2(F->rel)) - 15);
-        return 0;
+        FAULT_DONE(0);
     }
     if ((id == CPU_FAULT_CONV2_DW_EXP_FLIP_SMALL_ONCE || id == CPU_FAULT_CONV2_DW_SECOND_SMALLEST_DOUBLED_ONCE) &&
         c->step == 7 && fault_layer(c, l, "conv2")) {
@@ -3204,7 +3420,7 @@ static int fault_backward_layer(engine *e, int l) {
             u ^= 1u << 23;
             memcpy(&g[s2], &u, 4);
         }
-        return 0;
+        FAULT_DONE(0);
     }
     if (id == CPU_FAULT_FC1_DW_EXP_FLIP_SCATTERED_ONCE && c->step == 7 && fault_layer(c, l, "fc1")) {
         /* 16 scattered nonzero elements (the first nonzero at or after i x 6553 + 977), exponent's lowest bit */
@@ -3218,7 +3434,7 @@ static int fault_backward_layer(engine *e, int l) {
                     memcpy(&g[j], &u, 4);
                     break;
                 }
-        return 0;
+        FAULT_DONE(0);
     }
     if (id == CPU_FAULT_CONV2_DW_WALSH4_ONCE && c->step == 7 && fault_layer(c, l, "conv2") && ly->k == 3 &&
         ly->in_c >= 8) {
@@ -3245,7 +3461,7 @@ static int fault_backward_layer(engine *e, int l) {
             }
             break;
         }
-        return 0;
+        FAULT_DONE(0);
     }
     if (id == CPU_FAULT_FC1_DW_ROW_PATTERN_ONCE && c->step == 7 && fault_layer(c, l, "fc1")) {
         /* row 0 takes ck_iw's sign pattern 0, (-1)^t: weights (t+1, -(t+2), t+3, -(t+4)) on an even-aligned block;
@@ -3261,8 +3477,19 @@ static int fault_backward_layer(engine *e, int l) {
                 g[t + 2] = (float)((double)g[t + 2] - e), g[t + 3] = (float)((double)g[t + 3] - e);
                 break;
             }
-        return 0;
+        FAULT_DONE(0);
     }
+    return 0;
+}
+
+static int fault_bwd_after_5(engine *e, int l, int *done) {
+    cpu_ctx *c = ctx_of(e);
+    fault_state *F = c->fault;
+    plan *P = c->cur;
+    const layer *ly = &c->m->layers[l];
+    int id = F->id;
+    int rc;
+    const model_tensor *tw = ly->w_tensor >= 0 ? &c->m->tensors[ly->w_tensor] : NULL;
     if (id == CPU_FAULT_CONV2_DW_FILTER_MAX_SCALED_ONCE && c->step == 7 && fault_layer(c, l, "conv2")) {
         size_t per = tw->numel / (size_t)ly->out_c;
         for (size_t oc = 0; oc < 1; oc++) { /* filter 0 only */
@@ -3271,39 +3498,39 @@ static int fault_backward_layer(engine *e, int l) {
             if (big == 0 || big == per - 1) continue;
             g[big] = (float)((double)g[big] * (1.0 + F->rel * 4096.0));
         }
-        return 0;
+        FAULT_DONE(0);
     }
     if (id == CPU_FAULT_FC1_DX_SECOND_SCALED_ONCE && c->step == 7 && fault_layer(c, l, "fc1") && P->n > 3) {
         /* sample 3's second-largest |dx| */
         size_t in = layer_in_size(ly);
-        if ((rc = act_io(c, l - 1, 1, F->a, 1))) return rc;
+        if ((rc = act_io(c, l - 1, 1, F->a, 1))) FAULT_DONE(rc);
         float *d = F->a + 3 * in;
         size_t big = argmax_abs(d, in), sec = big ? 0 : 1;
         for (size_t k = 0; k < in; k++) sec = k != big && fabsf(d[k]) > fabsf(d[sec]) ? k : sec;
         d[sec] = (float)((double)d[sec] * (1.0 + F->rel * 256.0));
-        return act_io(c, l - 1, 1, F->a, 0);
+        FAULT_DONE(act_io(c, l - 1, 1, F->a, 0));
     }
     if (id == CPU_FAULT_FC1_DW_PEEL_DY_FP16_ONCE && c->step == 7 && fault_layer(c, l, "fc1")) {
         /* the first input feature's column of every row (a K-loop's peeled first iteration) computed from the
          * output gradient rounded to fp16 (binary16, to nearest even): dW[j][0] = sum_s fp16(dy[s][j]) x[s][0] */
         size_t in = layer_in_size(ly), out = (size_t)ly->out_c, n = P->n;
         float *g = c->grads + tw->offset;
-        if ((rc = act_io(c, l, 1, F->a, 1)) || (rc = act_io(c, l - 1, 0, F->b, 1))) return rc;
+        if ((rc = act_io(c, l, 1, F->a, 1)) || (rc = act_io(c, l - 1, 0, F->b, 1))) FAULT_DONE(rc);
         for (size_t j = 0; j < out; j++) {
             double t = 0;
             for (size_t s0 = 0; s0 < n; s0++) t += (double)round_fp16(F->a[s0 * out + j]) * F->b[s0 * in];
             g[j * in] = (float)t;
         }
-        return 0;
+        FAULT_DONE(0);
     }
     if (id == CPU_FAULT_FC1_DW_1ULP && fault_layer(c, l, "fc1")) {
         for (size_t i = 0; i < tw->numel; i++) c->grads[tw->offset + i] = nextafterf(c->grads[tw->offset + i], INFINITY);
-        return 0;
+        FAULT_DONE(0);
     }
     if (id == CPU_FAULT_CONV2_DW_REL && fault_layer(c, l, "conv2")) {
         for (size_t i = 0; i < tw->numel; i++)
             c->grads[tw->offset + i] = (float)((double)c->grads[tw->offset + i] * (1.0 + F->rel));
-        return 0;
+        FAULT_DONE(0);
     }
     if (id == CPU_FAULT_GRAD_CORRUPT_ONCE && c->step == 7 && fault_layer(c, l, "fc1")) {
         const model_tensor *t = &c->m->tensors[ly->w_tensor];
@@ -3311,7 +3538,8 @@ static int fault_backward_layer(engine *e, int l) {
         size_t big = 0;
         for (size_t i = 1; i < t->numel; i++) big = fabsf(g[i]) > fabsf(g[big]) ? i : big;
         g[big] *= 2.0f;
-    } else if (id == CPU_FAULT_CONV2_DW_FLIPPED_ONCE && c->step == 7 && fault_layer(c, l, "conv2")) {
+    }
+    if (id == CPU_FAULT_CONV2_DW_FLIPPED_ONCE && c->step == 7 && fault_layer(c, l, "conv2")) {
         const model_tensor *t = &c->m->tensors[ly->w_tensor];
         size_t kk = (size_t)ly->k * ly->k;
         float *g = c->grads + t->offset;
@@ -3321,7 +3549,8 @@ static int fault_backward_layer(engine *e, int l) {
                 g[s0 + a] = g[s0 + b];
                 g[s0 + b] = tmp;
             }
-    } else if (id == CPU_FAULT_FC1_DW_NHWC_ONCE && c->step == 7 && fault_layer(c, l, "fc1")) {
+    }
+    if (id == CPU_FAULT_FC1_DW_NHWC_ONCE && c->step == 7 && fault_layer(c, l, "fc1")) {
         const model_tensor *t = &c->m->tensors[ly->w_tensor];
         const layer *src = &c->m->layers[l - 1]; /* the flatten before fc1: its input is (C, H, W) */
         size_t C = (size_t)src->in_c, HW = (size_t)src->in_h * src->in_w, in = C * HW;
@@ -3332,43 +3561,60 @@ static int fault_backward_layer(engine *e, int l) {
                 for (size_t p = 0; p < HW; p++) F->a[ch * HW + p] = row[p * C + ch];
             memcpy(row, F->a, in * sizeof *row);
         }
-    } else if (((id == CPU_FAULT_CONV2_DW_SLICE_TRANSPOSED_ONCE && fault_layer(c, l, "conv2")) ||
+    }
+    if (((id == CPU_FAULT_CONV2_DW_SLICE_TRANSPOSED_ONCE && fault_layer(c, l, "conv2")) ||
                 (id == CPU_FAULT_CONV1_DW_SLICE_TRANSPOSED_ONCE && fault_layer(c, l, "conv1")) ||
                 (id == CPU_FAULT_CONV2_DW_TRANSPOSED_ONCE && fault_layer(c, l, "conv2"))) &&
                c->step == 7 && ly->k == 3) {
         /* slice (output channel 0, input channel 0), or every slice: (kh, kw) <-> (kw, kh) */
         size_t slices = id == CPU_FAULT_CONV2_DW_TRANSPOSED_ONCE ? tw->numel / 9 : 1;
         for (size_t s0 = 0; s0 < slices; s0++) transpose3(c->grads + tw->offset + 9 * s0);
-    } else if (id == CPU_FAULT_CONV2_DW_OC_SLICE_SWAPPED_ONCE && c->step == 7 && fault_layer(c, l, "conv2") &&
+    }
+    if (id == CPU_FAULT_CONV2_DW_OC_SLICE_SWAPPED_ONCE && c->step == 7 && fault_layer(c, l, "conv2") &&
                ly->out_c > 1) {
         swap_slices(c->grads + tw->offset, (size_t)ly->k * ly->k, tw->numel / (size_t)ly->out_c);
-    } else if ((id == CPU_FAULT_CONV2_DW_SLICE_TRANSPOSED_ALWAYS ||
+    }
+    if ((id == CPU_FAULT_CONV2_DW_SLICE_TRANSPOSED_ALWAYS ||
                 (id == CPU_FAULT_CONV2_DW_SLICE_TRANSPOSED_ALWAYS_LATE && c->step >= 3)) &&
                fault_layer(c, l, "conv2") && ly->k == 3) {
         /* every step (_late: from step 3), the slice (output channel 0, input channel 0) */
         transpose3(c->grads + tw->offset);
-    } else if (id == CPU_FAULT_CONV2_DW_IC_SLICES_SWAPPED_ONCE && c->step == 7 && fault_layer(c, l, "conv2") &&
+    }
+    if (id == CPU_FAULT_CONV2_DW_IC_SLICES_SWAPPED_ONCE && c->step == 7 && fault_layer(c, l, "conv2") &&
                ly->in_c > 1) {
         /* output channel 0: the slices of input channels 0 and 1, tap for tap */
         swap_slices(c->grads + tw->offset, (size_t)ly->k * ly->k, (size_t)ly->k * ly->k);
-    } else if (id == CPU_FAULT_FC1_DW_LANE_PAIR_SWAPPED_ONCE && c->step == 7 && fault_layer(c, l, "fc1")) {
+    }
+    return 0;
+}
+
+static int fault_bwd_after_6(engine *e, int l, int *done) {
+    cpu_ctx *c = ctx_of(e);
+    fault_state *F = c->fault;
+    const layer *ly = &c->m->layers[l];
+    int id = F->id;
+    const model_tensor *tw = ly->w_tensor >= 0 ? &c->m->tensors[ly->w_tensor] : NULL;
+    if (id == CPU_FAULT_FC1_DW_LANE_PAIR_SWAPPED_ONCE && c->step == 7 && fault_layer(c, l, "fc1")) {
         /* the even/odd column pair of row 0's largest |dW|, exchanged in every row */
         size_t in = tw->numel / (size_t)ly->out_c;
         float *g = c->grads + tw->offset;
         size_t f0 = argmax_abs(g, in), f1 = (f0 ^ 1) < in ? f0 ^ 1 : f0;
         swap_cols(g, (size_t)ly->out_c, in, f0, f1);
-    } else if (id == CPU_FAULT_CONV2_DW_IC_PAIR_SWAPPED_ONCE && c->step == 7 && fault_layer(c, l, "conv2") &&
+    }
+    if (id == CPU_FAULT_CONV2_DW_IC_PAIR_SWAPPED_ONCE && c->step == 7 && fault_layer(c, l, "conv2") &&
                ly->in_c > 1) {
         /* every filter: the slices of input channels 0 and 1, tap for tap */
         size_t kk = (size_t)ly->k * ly->k, per = tw->numel / (size_t)ly->out_c;
         for (size_t oc = 0; oc < (size_t)ly->out_c; oc++) swap_slices(c->grads + tw->offset + oc * per, kk, kk);
-    } else if (id == CPU_FAULT_FC1_DW_LANE02_SWAPPED_ONCE && c->step == 7 && fault_layer(c, l, "fc1")) {
+    }
+    if (id == CPU_FAULT_FC1_DW_LANE02_SWAPPED_ONCE && c->step == 7 && fault_layer(c, l, "fc1")) {
         /* the columns of row 0's largest |dW| and of the lane two away in its 4-lane group, in every row */
         size_t in = tw->numel / (size_t)ly->out_c;
         float *g = c->grads + tw->offset;
         size_t f0 = argmax_abs(g, in), f1 = (f0 ^ 2) < in ? f0 ^ 2 : f0;
         swap_cols(g, (size_t)ly->out_c, in, f0, f1);
-    } else if (id == CPU_FAULT_FC1_DW_HALVES_SWAPPED_ONCE && c->step == 7 && fault_layer(c, l, "fc1")) {
+    }
+    if (id == CPU_FAULT_FC1_DW_HALVES_SWAPPED_ONCE && c->step == 7 && fault_layer(c, l, "fc1")) {
         /* the 4-lane group of row 0's largest |dW|: (a, b, c, d) -> (c, d, a, b) in every row */
         size_t in = tw->numel / (size_t)ly->out_c;
         float *g = c->grads + tw->offset;
@@ -3377,7 +3623,8 @@ static int fault_backward_layer(engine *e, int l) {
             swap_cols(g, (size_t)ly->out_c, in, f0, f0 + 2);
             swap_cols(g, (size_t)ly->out_c, in, f0 + 1, f0 + 3);
         }
-    } else if (id == CPU_FAULT_CONV2_DW_EQUAL_WEIGHT_SWAP_ONCE && c->step == 7 && fault_layer(c, l, "conv2") &&
+    }
+    if (id == CPU_FAULT_CONV2_DW_EQUAL_WEIGHT_SWAP_ONCE && c->step == 7 && fault_layer(c, l, "conv2") &&
                ly->in_c > 1 && ly->k == 3) {
         /* every filter: (input channel 0, tap (0, 0)) <-> (input channel 1, tap (2, 1)), flat 0 <-> 16 */
         size_t per = tw->numel / (size_t)ly->out_c;
@@ -3387,29 +3634,34 @@ static int fault_backward_layer(engine *e, int l) {
             g[oc * per] = g[oc * per + 16];
             g[oc * per + 16] = tmp;
         }
-    } else if (id == CPU_FAULT_CONV2_DW_TINY_TO_MIN_NORMAL_ONCE && c->step == 7 && fault_layer(c, l, "conv2")) {
+    }
+    if (id == CPU_FAULT_CONV2_DW_TINY_TO_MIN_NORMAL_ONCE && c->step == 7 && fault_layer(c, l, "conv2")) {
         /* every nonzero |dW| below 2^-(k + 2) (2^-18 at fault_k=16; 2^-14, fp16's smallest normal, at 12) set to
          * that magnitude, its sign kept (a flush that rounds up to the smallest normal instead of to 0) */
         float *g = c->grads + tw->offset;
         double lim = F->rel * 0x1p-2;
         for (size_t i = 0; i < tw->numel; i++)
             if (g[i] != 0.0f && fabs((double)g[i]) < lim) g[i] = copysignf((float)lim, g[i]);
-    } else if (((id == CPU_FAULT_CONV2_DW_FP16_ONCE && fault_layer(c, l, "conv2")) ||
+    }
+    if (((id == CPU_FAULT_CONV2_DW_FP16_ONCE && fault_layer(c, l, "conv2")) ||
                 (id == CPU_FAULT_FC1_DW_FP16_ONCE && fault_layer(c, l, "fc1"))) &&
                c->step == 7) {
         /* the weight gradient stored as fp16 (binary16, to nearest, subnormals kept) with no loss scaling */
         float *g = c->grads + tw->offset;
         for (size_t i = 0; i < tw->numel; i++) g[i] = round_fp16(g[i]);
-    } else if (id == CPU_FAULT_FC1_DW_CLIP_VALUE_ONCE && c->step == 7 && fault_layer(c, l, "fc1")) {
+    }
+    if (id == CPU_FAULT_FC1_DW_CLIP_VALUE_ONCE && c->step == 7 && fault_layer(c, l, "fc1")) {
         /* per-element gradient clipping (clip_grad_value) at 2^(9 - k) (2^-7 at fault_k=16), applied silently */
         float *g = c->grads + tw->offset, lim = (float)(F->rel * 0x1p9);
         for (size_t i = 0; i < tw->numel; i++) g[i] = g[i] > lim ? lim : g[i] < -lim ? -lim : g[i];
-    } else if (id == CPU_FAULT_FC1_DW_TINY_FLUSHED_ONCE && c->step == 7 && fault_layer(c, l, "fc1")) {
+    }
+    if (id == CPU_FAULT_FC1_DW_TINY_FLUSHED_ONCE && c->step == 7 && fault_layer(c, l, "fc1")) {
         /* every nonzero |dW| below 2^-(k + 8) (2^-24 at fault_k=16: fp16's smallest subnormal) flushed to +0 */
         float *g = c->grads + tw->offset;
         for (size_t i = 0; i < tw->numel; i++)
             if (g[i] != 0.0f && fabs((double)g[i]) < F->rel * 0x1p-8) g[i] = 0.0f;
-    } else if (((id == CPU_FAULT_FC1_DW_TINY_TO_SUBNORMAL_ONCE && fault_layer(c, l, "fc1")) ||
+    }
+    if (((id == CPU_FAULT_FC1_DW_TINY_TO_SUBNORMAL_ONCE && fault_layer(c, l, "fc1")) ||
                 (id == CPU_FAULT_FC2_DW_TINY_FLUSHED_ONCE && fault_layer(c, l, "fc2")) ||
                 (id == CPU_FAULT_CONV2_DW_TINY_FLUSHED_ONCE && fault_layer(c, l, "conv2"))) &&
                c->step == 7) {
@@ -3426,7 +3678,19 @@ static int fault_backward_layer(engine *e, int l) {
             if (g[i] == 0.0f || !(fabs((double)g[i]) < lim)) continue;
             g[i] = id == CPU_FAULT_FC1_DW_TINY_TO_SUBNORMAL_ONCE ? copysignf((float)lim, g[i]) : 0.0f;
         }
-    } else if (id == CPU_FAULT_CONV2_DW_TRANSFORM_NOISE_ONCE && c->step == 7 && fault_layer(c, l, "conv2")) {
+    }
+    return 0;
+}
+
+static int fault_bwd_after_7(engine *e, int l, int *done) {
+    cpu_ctx *c = ctx_of(e);
+    fault_state *F = c->fault;
+    plan *P = c->cur;
+    const layer *ly = &c->m->layers[l];
+    int id = F->id;
+    int rc;
+    const model_tensor *tw = ly->w_tensor >= 0 ? &c->m->tensors[ly->w_tensor] : NULL;
+    if (id == CPU_FAULT_CONV2_DW_TRANSFORM_NOISE_ONCE && c->step == 7 && fault_layer(c, l, "conv2")) {
         /* every element of every filter that has a gradient (a filter all +-0 is left alone: its plain
          * relation, A = 0, would see any noise), zeros included, moved by up to 2^-(k + 14) of the layer's
          * largest |dW|: a fixed pseudo-random amount in (0, 1] and sign per element (an FFT's rounding
@@ -3445,10 +3709,12 @@ static int fault_backward_layer(engine *e, int l) {
                 g[i] = (float)((double)g[i] + u * mx * F->rel * 0x1p-14);
             }
         }
-    } else if (id == CPU_FAULT_CONV2_DB_TWICE && fault_layer(c, l, "conv2")) {
+    }
+    if (id == CPU_FAULT_CONV2_DB_TWICE && fault_layer(c, l, "conv2")) {
         const model_tensor *t = &c->m->tensors[ly->b_tensor];
         for (size_t i = 0; i < t->numel; i++) c->grads[t->offset + i] *= 2.0f;
-    } else if (id == CPU_FAULT_FC2_DW_ROWS_SWAPPED && fault_layer(c, l, "fc2")) {
+    }
+    if (id == CPU_FAULT_FC2_DW_ROWS_SWAPPED && fault_layer(c, l, "fc2")) {
         const model_tensor *t = &c->m->tensors[ly->w_tensor];
         size_t in = t->numel / (size_t)ly->out_c;
         float *g = c->grads + t->offset;
@@ -3457,37 +3723,60 @@ static int fault_backward_layer(engine *e, int l) {
             g[i] = g[in + i];
             g[in + i] = tmp;
         }
-    } else if (id == CPU_FAULT_DROPOUT_DIVIDE_BY_KEEP && ly->kind == LAYER_DROPOUT && P->L[l].need_dsrc) {
+    }
+    if (id == CPU_FAULT_DROPOUT_DIVIDE_BY_KEEP && ly->kind == LAYER_DROPOUT && P->L[l].need_dsrc) {
         /* zoo attack 7: dy / (1 - p) where kept */
         size_t cnt = P->n * layer_out_size(ly);
         float keep = 1.0f - ly->p;
-        if ((rc = act_io(c, l, 1, F->a, 1))) return rc;
+        if ((rc = act_io(c, l, 1, F->a, 1))) FAULT_DONE(rc);
         for (size_t i = 0; i < cnt; i++)
             F->b[i] = rng_dropout_keep(e->seed, (uint32_t)c->step, (uint32_t)l, (uint32_t)i, ly->p) ? F->a[i] / keep : 0.0f;
-        return act_io(c, l - 1, 1, F->b, 0);
-    } else if (id == CPU_FAULT_DROPOUT_MASK_WRONG_STEP && ly->kind == LAYER_DROPOUT && P->L[l].need_dsrc) {
+        FAULT_DONE(act_io(c, l - 1, 1, F->b, 0));
+    }
+    if (id == CPU_FAULT_DROPOUT_MASK_WRONG_STEP && ly->kind == LAYER_DROPOUT && P->L[l].need_dsrc) {
         size_t cnt = P->n * layer_out_size(ly);
         float scale = (float)(1.0 / (1.0 - (double)ly->p));
-        if ((rc = act_io(c, l, 1, F->a, 1))) return rc;
+        if ((rc = act_io(c, l, 1, F->a, 1))) FAULT_DONE(rc);
         for (size_t i = 0; i < cnt; i++)
             F->b[i] = ops_dropout_bwd(F->a[i], e->seed, (uint32_t)c->step + 1, (uint32_t)l, (uint32_t)i, ly->p, scale);
-        return act_io(c, l - 1, 1, F->b, 0);
-    } else if (id == CPU_FAULT_STATE_LAZY_DACT_STALE && P->L[l].fused && ly->kind == LAYER_MAXPOOL) {
+        FAULT_DONE(act_io(c, l - 1, 1, F->b, 0));
+    }
+    if (id == CPU_FAULT_STATE_LAZY_DACT_STALE && P->L[l].fused && ly->kind == LAYER_MAXPOOL) {
         c->dact_lazy[l - 1] = 0; /* the rule still holds for the ReLU; the buffer is old */
     }
     return 0;
 }
 
-static int fault_update(engine *e, const adam_scalars *s) {
+static int fault_backward_layer(engine *e, int l) {
     cpu_ctx *c = ctx_of(e);
     fault_state *F = c->fault;
-    if (!F) return cpu_update(e, s);
+    if (!F || !c->cur) return cpu_backward_layer(e, l);
+    int rc = 0;
+    if (fault_bwd_before_1(e, l, &rc)) return rc;
+    if (fault_bwd_before_2(e, l, &rc)) return rc;
+    if (fault_bwd_before_3(e, l, &rc)) return rc;
+    if ((rc = cpu_backward_layer(e, l))) return rc;
+    if (fault_bwd_after_1(e, l, &rc)) return rc;
+    if (fault_bwd_after_2(e, l, &rc)) return rc;
+    if (fault_bwd_after_3(e, l, &rc)) return rc;
+    if (fault_bwd_after_4(e, l, &rc)) return rc;
+    if (fault_bwd_after_5(e, l, &rc)) return rc;
+    if (fault_bwd_after_6(e, l, &rc)) return rc;
+    if (fault_bwd_after_7(e, l, &rc)) return rc;
+    return 0;
+}
+#undef FAULT_DONE
+
+/* fault_update's hooks, a part a function.  fault_adam_stale_grad: a
+ * gradient kept from an earlier step (1: it ran the update, its status in
+ * *done); fault_adam_scalars: Adam's scalars as a fault edits them (1: it
+ * ran the whole update itself, in its own arithmetic); fault_update_around:
+ * before the engine's update (1: it ran it, as fault_adam_stale_grad);
+ * fault_update_after: edits of p, m, v after it. */
+static int fault_adam_stale_grad(engine *e, const adam_scalars *s, int *done) {
+    cpu_ctx *c = ctx_of(e);
+    fault_state *F = c->fault;
     int id = F->id;
-    size_t np = c->m->n_params;
-    adam_scalars a = *s;
-    int custom = 1;
-    if (id == CPU_FAULT_ADAM_SKIP_PARTIAL_BATCH && c->cur && c->cur->n < e->max_batch) return 0;
-    F->updates++;
     if (id == CPU_FAULT_ADAM_STALE_GRAD_CONV2_BIAS_ONCE && (s->t == 6 || s->t == 7)) {
         /* conv2.bias's gradient kept at step 6; at step 7 the update reads it, and the buffer is set back */
         for (int l = 0; l < c->m->n_layers; l++)
@@ -3505,9 +3794,18 @@ static int fault_update(engine *e, const adam_scalars *s) {
                 }
                 int rc = cpu_update(e, s);
                 memcpy(g, F->dw_save, t->numel * sizeof *g);
-                return rc;
+                { *done = (rc); return 1; }
             }
     }
+    return 0;
+}
+
+static int fault_adam_scalars(engine *e, const adam_scalars *s, adam_scalars *ap) {
+    cpu_ctx *c = ctx_of(e);
+    fault_state *F = c->fault;
+    int id = F->id;
+    size_t np = c->m->n_params;
+    adam_scalars a = *ap;
     switch (id) {
     case CPU_FAULT_ADAM_BETAS_SWAPPED:
         a.beta1 = s->beta2, a.one_minus_beta1 = s->one_minus_beta2;
@@ -3540,7 +3838,7 @@ static int fault_update(engine *e, const adam_scalars *s) {
             c->adam_v[i] = vn;
         }
         c->params_ver++;
-        return 0;
+        return 1;
     case CPU_FAULT_ADAM_FMA_CONTRACTED:
         /* zoo attack 7: ops_adam_elem with its multiply-adds contracted (one rounding each instead of two) */
         for (size_t i = 0; i < np; i++) {
@@ -3553,7 +3851,7 @@ static int fault_update(engine *e, const adam_scalars *s) {
             c->adam_v[i] = vn;
         }
         c->params_ver++;
-        return 0;
+        return 1;
     case CPU_FAULT_ADAM_T_EPOCH_RESTART:
         /* zoo attack 8: the bias corrections' step counter counts the steps of the epoch (reset when an epoch
          * starts: step 6 is t = 1 again); m and v are right */
@@ -3570,9 +3868,17 @@ static int fault_update(engine *e, const adam_scalars *s) {
         break;
     case CPU_FAULT_STATE_ADAM_M_COPY: memcpy(c->adam_m, F->m_copy, np * sizeof(float)); break;
     case CPU_FAULT_STATE_ADAM_V_COPY: memcpy(c->adam_v, F->v_copy, np * sizeof(float)); break;
-    default: custom = 0;
     }
-    (void)custom;
+    *ap = a;
+    return 0;
+}
+
+static int fault_update_around(engine *e, const adam_scalars *s, const adam_scalars *ap, int *done) {
+    cpu_ctx *c = ctx_of(e);
+    fault_state *F = c->fault;
+    int id = F->id;
+    size_t np = c->m->n_params;
+    adam_scalars a = *ap;
     if (id == CPU_FAULT_ADAM_LAZY_ZERO_GRAD || (id == CPU_FAULT_ADAM_LAST_TENSOR_SKIPPED_ONCE && s->t == 7)) {
         /* the state copies serve as scratch: no state fault is on */
         memcpy(F->p_copy, c->params, np * sizeof(float));
@@ -3592,10 +3898,17 @@ static int fault_update(engine *e, const adam_scalars *s) {
             }
         int rc = cpu_update(e, &a);
         memcpy(c->grads, F->p_copy, np * sizeof(float));
-        return rc;
+        { *done = (rc); return 1; }
     }
-    int rc = cpu_update(e, &a);
-    if (rc) return rc;
+    return 0;
+}
+
+static void fault_update_after(engine *e, const adam_scalars *s, const adam_scalars *ap) {
+    cpu_ctx *c = ctx_of(e);
+    fault_state *F = c->fault;
+    int id = F->id;
+    size_t np = c->m->n_params;
+    adam_scalars a = *ap;
     if (id == CPU_FAULT_ADAM_LAZY_ZERO_GRAD)
         for (size_t i = 0; i < np; i++)
             if (c->grads[i] == 0.0f) {
@@ -3661,6 +3974,21 @@ static int fault_update(engine *e, const adam_scalars *s) {
                     c->plans[i].L[l].w_bwd.ver = c->params_ver;
                 }
     }
+}
+
+static int fault_update(engine *e, const adam_scalars *s) {
+    cpu_ctx *c = ctx_of(e);
+    fault_state *F = c->fault;
+    if (!F) return cpu_update(e, s);
+    if (F->id == CPU_FAULT_ADAM_SKIP_PARTIAL_BATCH && c->cur && c->cur->n < e->max_batch) return 0;
+    F->updates++;
+    adam_scalars a = *s;
+    int rc = 0;
+    if (fault_adam_stale_grad(e, s, &rc)) return rc;
+    if (fault_adam_scalars(e, s, &a)) return 0; /* it ran the update itself */
+    if (fault_update_around(e, s, &a, &rc)) return rc;
+    if ((rc = cpu_update(e, &a))) return rc;
+    fault_update_after(e, s, &a);
     return 0;
 }
 

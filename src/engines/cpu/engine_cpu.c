@@ -1732,6 +1732,19 @@ static size_t argmax_plane(const float *pl, size_t cnt) {
 
 static float round_fp16(float v);
 
+/* A hook part that ended the call: its status in *done, and 1 (2 from an
+ * edit part of the forward: fault_forward_layer writes nothing back). */
+#define FAULT_DONE(x)   \
+    do {                \
+        *done = (x);    \
+        return 1;       \
+    } while (0)
+#define FAULT_ENDED(x)  \
+    do {                \
+        *done = (x);    \
+        return 2;       \
+    } while (0)
+
 /* fault_forward_layer's hooks, a part a function.  fault_fwd_around:
  * faults that replace or wrap the layer's own forward (1: one did, its
  * status in *done); fault_fwd_state: state faults after it (the same);
@@ -1746,27 +1759,27 @@ static int fault_fwd_around(engine *e, int l, int training, int *done) {
     const layer *ly = &c->m->layers[l];
     int id = F->id;
     int rc;
-    if ((rc = fault_step_start(c, F, l, training))) { *done = (rc); return 1; }
+    if ((rc = fault_step_start(c, F, l, training))) FAULT_DONE(rc);
     if (id == CPU_FAULT_EVAL_BATCH_SKIPPED_ONCE && !training && F->in_eval && F->eval_round == 1 && F->eval_k == 2)
-        { *done = (0); return 1; } /* zoo attack 8: this batch's forward never ran: every layer holds the batch before's outputs */
-    if (id == CPU_FAULT_EVAL_DROPOUT_ON && !training && ly->kind == LAYER_DROPOUT) { *done = (cpu_forward_layer(e, l, 1)); return 1; }
+        FAULT_DONE(0); /* zoo attack 8: this batch's forward never ran: every layer holds the batch before's outputs */
+    if (id == CPU_FAULT_EVAL_DROPOUT_ON && !training && ly->kind == LAYER_DROPOUT) FAULT_DONE(cpu_forward_layer(e, l, 1));
     if (id == CPU_FAULT_DROPOUT_OFF_AFTER_EVAL && training && ly->kind == LAYER_DROPOUT && F->epoch0 &&
         c->step == F->epoch0 + 1)
-        { *done = (cpu_forward_layer(e, l, 0)); return 1; } /* the evaluation's mode, left set for the epoch's first step */
+        FAULT_DONE(cpu_forward_layer(e, l, 0)); /* the evaluation's mode, left set for the epoch's first step */
     if (id == CPU_FAULT_DROPOUT_MASK_EPOCH_STEP && training && ly->kind == LAYER_DROPOUT && F->epoch0) {
         /* the mask's key is the step within the epoch (a counter reset at each epoch): epoch 2 redraws epoch 1's */
         uint64_t st = c->step;
         c->step = st - F->epoch0;
         rc = cpu_forward_layer(e, l, training);
         c->step = st;
-        { *done = (rc); return 1; }
+        FAULT_DONE(rc);
     }
     if (id == CPU_FAULT_DROPOUT_MASK_STALE_ONCE && training && ly->kind == LAYER_DROPOUT && c->step == 7) {
         /* the mask's key is the step before's (a counter advanced after the draw, once) */
         c->step = 6;
         rc = cpu_forward_layer(e, l, training);
         c->step = 7;
-        { *done = (rc); return 1; }
+        FAULT_DONE(rc);
     }
     if (id == CPU_FAULT_EVAL_STALE_WEIGHTS && !training && F->corrupted == 1 && l == c->m->n_layers - 1) {
         /* the batch ran on the previous evaluation's weights; the current ones are back for the report */
@@ -1774,7 +1787,7 @@ static int fault_fwd_around(engine *e, int l, int training, int *done) {
         memcpy(c->params, F->p_cur, c->m->n_params * sizeof(float));
         c->params_ver++;
         F->corrupted = 2;
-        { *done = (rc); return 1; }
+        FAULT_DONE(rc);
     }
     int how = id == CPU_FAULT_CONV1_WEIGHT_SHIFTED && fault_layer(c, l, "conv1")  ? 1
               : id == CPU_FAULT_CONV2_FWD_W_TF32 && fault_layer(c, l, "conv2") ? 3
@@ -1786,7 +1799,7 @@ static int fault_fwd_around(engine *e, int l, int training, int *done) {
         fault_edit_weights(c, l, how, F->dw_save);
         rc = cpu_forward_layer(e, l, training);
         fault_edit_weights(c, l, 0, F->dw_save);
-        { *done = (rc); return 1; }
+        FAULT_DONE(rc);
     }
     if (id == CPU_FAULT_STATE_BIAS_COPY_STALE && ly->b_tensor >= 0) {
         const model_tensor *t = &c->m->tensors[ly->b_tensor];
@@ -1795,7 +1808,7 @@ static int fault_fwd_around(engine *e, int l, int training, int *done) {
         memcpy(b, F->p_copy + t->offset, t->numel * sizeof *b);
         rc = cpu_forward_layer(e, l, training);
         memcpy(b, F->dw_save, t->numel * sizeof *b);
-        { *done = (rc); return 1; }
+        FAULT_DONE(rc);
     }
     return 0;
 }
@@ -1811,16 +1824,16 @@ static int fault_fwd_state(engine *e, int l, int *done) {
         size_t bytes = L->pg.n * L->pg.cb * L->pg.blk * L->pg.oh * L->pg.ow;
         if (!F->pidx_save[l]) {
             F->pidx_save[l] = malloc(c->pidx_cap[l]);
-            if (!F->pidx_save[l]) { *done = (LS_ENOMEM); return 1; }
+            if (!F->pidx_save[l]) FAULT_DONE(LS_ENOMEM);
             memcpy(F->pidx_save[l], c->pidx[l], bytes);
         } else {
             memcpy(c->pidx[l], F->pidx_save[l], bytes);
         }
-        { *done = (0); return 1; }
+        FAULT_DONE(0);
     }
     if (id == CPU_FAULT_STATE_LAZY_ACT_STALE && L->fused && ly->kind == LAYER_RELU) {
         c->act_lazy[l] = 0; /* the rule still holds for the pool; the buffer is old */
-        { *done = (0); return 1; }
+        FAULT_DONE(0);
     }
     return 0;
 }
@@ -1838,34 +1851,34 @@ static int fault_fwd_edit_1(engine *e, int l, int training, int *done) {
     float *a = F->a;
     if ((((id == CPU_FAULT_ACT_CORRUPT_ONCE || id == CPU_FAULT_CK_NONE_ACT_CORRUPT_ONCE) && c->step == 7) || (id == CPU_FAULT_CK_LOST_STEP7_ACT_CORRUPT_STEP8 && c->step == 8)) &&
         training && fault_layer(c, l, "conv2")) {
-        if ((rc = act_io(c, l, 0, a, 1))) { *done = (rc); return 2; }
+        if ((rc = act_io(c, l, 0, a, 1))) FAULT_ENDED(rc);
         size_t big = 0;
         for (size_t i = 1; i < (size_t)ly->out_h * ly->out_w; i++) big = fabsf(a[i]) > fabsf(a[big]) ? i : big;
         a[big] *= 2.0f;
     } else if ((id == CPU_FAULT_CONV1_BIAS_TWICE && fault_layer(c, l, "conv1")) ||
         (id == CPU_FAULT_EVAL_FC2_BIAS_TWICE && !training && fault_layer(c, l, "fc2")) ||
         (id == CPU_FAULT_CONV2_PARTIAL_BATCH_BIAS && fault_layer(c, l, "conv2") && n < e->max_batch)) {
-        if ((rc = act_io(c, l, 0, a, 1))) { *done = (rc); return 2; }
+        if ((rc = act_io(c, l, 0, a, 1))) FAULT_ENDED(rc);
         size_t hw = (size_t)ly->out_h * ly->out_w;
         for (size_t i = 0; i < cnt; i++) a[i] = a[i] + bias[i / hw % (size_t)ly->out_c];
     } else if (id == CPU_FAULT_FC2_BIAS_SCALED && fault_layer(c, l, "fc2")) {
-        if ((rc = act_io(c, l, 0, a, 1))) { *done = (rc); return 2; }
+        if ((rc = act_io(c, l, 0, a, 1))) FAULT_ENDED(rc);
         for (size_t i = 0; i < cnt; i++) a[i] = a[i] + bias[i % (size_t)ly->out_c] * 0x1p-10f;
     } else if (id == CPU_FAULT_EVAL_POOL2_BLOCK1_1ULP && !training && fault_layer(c, l, "pool2") && ly->out_c > 21) {
-        if ((rc = act_io(c, l, 0, a, 1))) { *done = (rc); return 2; }
+        if ((rc = act_io(c, l, 0, a, 1))) FAULT_ENDED(rc);
         size_t hw = (size_t)ly->out_h * ly->out_w, i = 21 * hw, end = 22 * hw;
         while (i < end && !(a[i] > 0)) i++;
         if (i < end) a[i] = nextafterf(a[i], INFINITY);
     } else if (id == CPU_FAULT_FC1_SAMPLES_SWAPPED_ONCE && training && c->step == 7 && fault_layer(c, l, "fc1") &&
                n > 1) {
-        if ((rc = act_io(c, l, 0, a, 1))) { *done = (rc); return 2; }
+        if ((rc = act_io(c, l, 0, a, 1))) FAULT_ENDED(rc);
         for (int j = 0; j < ly->out_c; j++) {
             float t = a[j];
             a[j] = a[ly->out_c + j], a[ly->out_c + j] = t;
         }
     } else if (id == CPU_FAULT_CONV2_PLANE_TRANSPOSED_ONCE && training && c->step == 7 && fault_layer(c, l, "conv2") &&
                ly->out_h == ly->out_w) {
-        if ((rc = act_io(c, l, 0, a, 1))) { *done = (rc); return 2; }
+        if ((rc = act_io(c, l, 0, a, 1))) FAULT_ENDED(rc);
         int h = ly->out_h;
         for (int i = 0; i < h; i++)
             for (int j = i + 1; j < h; j++) {
@@ -1873,7 +1886,7 @@ static int fault_fwd_edit_1(engine *e, int l, int training, int *done) {
                 a[i * h + j] = a[j * h + i], a[j * h + i] = t;
             }
     } else if (id == CPU_FAULT_CONV2_PLANE_MIRRORED_ONCE && training && c->step == 7 && fault_layer(c, l, "conv2")) {
-        if ((rc = act_io(c, l, 0, a, 1))) { *done = (rc); return 2; }
+        if ((rc = act_io(c, l, 0, a, 1))) FAULT_ENDED(rc);
         for (int i = 0; i < ly->out_h; i++)
             for (int j = 0; j < ly->out_w / 2; j++) {
                 float *row = a + (size_t)i * ly->out_w, t = row[j];
@@ -1883,7 +1896,7 @@ static int fault_fwd_edit_1(engine *e, int l, int training, int *done) {
                 (id == CPU_FAULT_CONV1_POOL_WINDOW_SWAP_ONCE && fault_layer(c, l, "conv1"))) &&
                training && c->step == 7 && ly->out_w % 2 == 0) {
         /* out_w even: a linear index's parity is its column's, so i ^ 1 is i's partner in its 2x2 window's row */
-        if ((rc = act_io(c, l, 0, a, 1))) { *done = (rc); return 2; }
+        if ((rc = act_io(c, l, 0, a, 1))) FAULT_ENDED(rc);
         size_t big = 0;
         for (size_t i = 1; i < (size_t)ly->out_h * ly->out_w; i++) big = a[i] > a[big] ? i : big;
         float t = a[big];
@@ -1891,7 +1904,7 @@ static int fault_fwd_edit_1(engine *e, int l, int training, int *done) {
     } else if (id == CPU_FAULT_CONV2_POOL_LANE_SWAP && training && fault_layer(c, l, "conv2") && ly->out_h > 7 &&
                ly->out_w > 7) {
         /* every plane: (6, 6) <-> (6, 7), one 2x2 pooling window's top row */
-        if ((rc = act_io(c, l, 0, a, 1))) { *done = (rc); return 2; }
+        if ((rc = act_io(c, l, 0, a, 1))) FAULT_ENDED(rc);
         size_t hw = (size_t)ly->out_h * ly->out_w, i0 = 6 * (size_t)ly->out_w + 6;
         for (size_t pl = 0; pl < n * (size_t)ly->out_c; pl++) {
             float t = a[pl * hw + i0];
@@ -1901,7 +1914,7 @@ static int fault_fwd_edit_1(engine *e, int l, int training, int *done) {
                ly->out_w > 3) {
         /* the plane's largest value and the one two columns away in its row (column ^ 2, or - 2 past the
          * row's end): the same checkerboard sign */
-        if ((rc = act_io(c, l, 0, a, 1))) { *done = (rc); return 2; }
+        if ((rc = act_io(c, l, 0, a, 1))) FAULT_ENDED(rc);
         size_t big = 0, w = (size_t)ly->out_w;
         for (size_t i = 1; i < (size_t)ly->out_h * w; i++) big = a[i] > a[big] ? i : big;
         size_t col = big % w, col2 = (col ^ 2) < w ? col ^ 2 : col - 2, mate = big - col + col2;
@@ -1910,7 +1923,7 @@ static int fault_fwd_edit_1(engine *e, int l, int training, int *done) {
     } else if (id == CPU_FAULT_EVAL_CONV1_LAST_PLANE_SWAP && !training && F->in_eval && F->eval_k >= 1 &&
                fault_layer(c, l, "conv1") && ly->out_w % 2 == 0) {
         /* the last sample's last channel: its largest value and the partner in its 2x2 window's row */
-        if ((rc = act_io(c, l, 0, a, 1))) { *done = (rc); return 2; }
+        if ((rc = act_io(c, l, 0, a, 1))) FAULT_ENDED(rc);
         size_t hw = (size_t)ly->out_h * ly->out_w, big = 0;
         float *pl = a + ((n - 1) * (size_t)ly->out_c + (size_t)ly->out_c - 1) * hw;
         for (size_t i = 1; i < hw; i++) big = pl[i] > pl[big] ? i : big;
@@ -1918,15 +1931,15 @@ static int fault_fwd_edit_1(engine *e, int l, int training, int *done) {
         pl[big] = pl[big ^ 1], pl[big ^ 1] = t;
     } else if (id == CPU_FAULT_FC1_SAMPLE_DUPLICATED_ONCE && training && c->step == 7 && fault_layer(c, l, "fc1") &&
                n > 1) {
-        if ((rc = act_io(c, l, 0, a, 1))) { *done = (rc); return 2; }
+        if ((rc = act_io(c, l, 0, a, 1))) FAULT_ENDED(rc);
         memcpy(a + ly->out_c, a, (size_t)ly->out_c * sizeof *a);
     } else if (id == CPU_FAULT_CONV2_WINO_TILE_ONCE && training && c->step == 7 && fault_layer(c, l, "conv2")) {
         /* sample 0, channel 0 */
-        if ((rc = act_io(c, l, 0, a, 1))) { *done = (rc); return 2; }
+        if ((rc = act_io(c, l, 0, a, 1))) FAULT_ENDED(rc);
         wino_tile(a, (size_t)ly->out_h, (size_t)ly->out_w, argmax_plane(a, (size_t)ly->out_h * ly->out_w), F->rel);
     } else if (id == CPU_FAULT_CONV2_WINO_COL_TILE_ONCE && training && c->step == 7 && fault_layer(c, l, "conv2")) {
         /* sample 0, channel 0, as conv2_wino_tile_once with the pattern by columns */
-        if ((rc = act_io(c, l, 0, a, 1))) { *done = (rc); return 2; }
+        if ((rc = act_io(c, l, 0, a, 1))) FAULT_ENDED(rc);
         wino_col_tile(a, (size_t)ly->out_h, (size_t)ly->out_w, argmax_plane(a, (size_t)ly->out_h * ly->out_w), F->rel);
     } else {
         return 0;
@@ -1957,7 +1970,7 @@ static int fault_fwd_edit_2(engine *e, int l, int training, int *done) {
             for (int q = 0; q < 3; q++) u21 += G2[p] * g[p * 3 + q] * G1[q];
         double du = fabs(u21) * 256.0 * F->rel;
         size_t H = (size_t)ly->out_h, W = (size_t)ly->out_w, IH = (size_t)ly->in_h, IW = (size_t)ly->in_w;
-        if ((rc = act_io(c, l, 0, a, 1)) || (rc = act_io(c, l - 1, 0, x, 1))) { *done = (rc); return 2; }
+        if ((rc = act_io(c, l, 0, a, 1)) || (rc = act_io(c, l - 1, 0, x, 1))) FAULT_ENDED(rc);
         for (size_t s0 = 0; s0 < n; s0++) {
             const float *xi = x + s0 * (size_t)ly->in_c * IH * IW;
             float *yo = a + s0 * (size_t)ly->out_c * H * W;
@@ -1979,7 +1992,7 @@ static int fault_fwd_edit_2(engine *e, int l, int training, int *done) {
                F->eval_k >= 1 && fault_layer(c, l, "conv1")) {
         /* the last sample, at its largest value (over all channels), in every batch but the first of the
          * second evaluation on (the last one of a 2-epoch run, and the reference's pass after it) */
-        if ((rc = act_io(c, l, 0, a, 1))) { *done = (rc); return 2; }
+        if ((rc = act_io(c, l, 0, a, 1))) FAULT_ENDED(rc);
         size_t hw = (size_t)ly->out_h * ly->out_w, per = (size_t)ly->out_c * hw;
         float *s0 = a + (n - 1) * per;
         size_t big = argmax_plane(s0, per);
@@ -1989,7 +2002,7 @@ static int fault_fwd_edit_2(engine *e, int l, int training, int *done) {
         /* sample 0, every channel: the 2x2 pooling window whose largest value (> 0) is closest to its
          * second largest (distinct) has the two exchanged */
         size_t w = (size_t)ly->out_w, hw = (size_t)ly->out_h * w;
-        if ((rc = act_io(c, l, 0, a, 1))) { *done = (rc); return 2; }
+        if ((rc = act_io(c, l, 0, a, 1))) FAULT_ENDED(rc);
         for (size_t ch = 0; ch < (size_t)ly->out_c; ch++) {
             float *pl = a + ch * hw;
             size_t best_a = 0, best_b = 0;
@@ -2013,7 +2026,7 @@ static int fault_fwd_edit_2(engine *e, int l, int training, int *done) {
         /* sample 0, channel 0: the first 2x2 pooling window whose four values are all negative gets a NaN in
          * its first element */
         size_t w = (size_t)ly->out_w;
-        if ((rc = act_io(c, l, 0, a, 1))) { *done = (rc); return 2; }
+        if ((rc = act_io(c, l, 0, a, 1))) FAULT_ENDED(rc);
         for (size_t i = 0, done = 0; i < (size_t)ly->out_h && !done; i += 2)
             for (size_t j = 0; j < w && !done; j += 2)
                 if (a[i * w + j] < 0 && a[i * w + j + 1] < 0 && a[(i + 1) * w + j] < 0 && a[(i + 1) * w + j + 1] < 0)
@@ -2024,7 +2037,7 @@ static int fault_fwd_edit_2(engine *e, int l, int training, int *done) {
          * for sample 1, for every output */
         const float *w = c->params + c->m->tensors[ly->w_tensor].offset;
         size_t in = layer_in_size(ly), t0 = in > 32 ? in - 32 : 0;
-        if ((rc = act_io(c, l, 0, a, 1)) || (rc = act_io(c, l - 1, 0, x, 1))) { *done = (rc); return 2; }
+        if ((rc = act_io(c, l, 0, a, 1)) || (rc = act_io(c, l - 1, 0, x, 1))) FAULT_ENDED(rc);
         for (size_t j = 0; j < (size_t)ly->out_c; j++) {
             double d = 0;
             for (size_t t = t0; t < in; t++) d += (double)w[j * in + t] * ((double)x[in + t] - (double)x[t]);
@@ -2033,7 +2046,7 @@ static int fault_fwd_edit_2(engine *e, int l, int training, int *done) {
         }
     } else if (id == CPU_FAULT_CONV2_FWD_HALVES_SWAP_ONCE && training && c->step == 7 && fault_layer(c, l, "conv2")) {
         /* sample 0, channel 0: the 4-lane group of the plane's largest value, halves exchanged */
-        if ((rc = act_io(c, l, 0, a, 1))) { *done = (rc); return 2; }
+        if ((rc = act_io(c, l, 0, a, 1))) FAULT_ENDED(rc);
         size_t w = (size_t)ly->out_w, hw = (size_t)ly->out_h * w, fit = w & ~(size_t)3, big = 0;
         for (size_t i = 1; i < hw; i++) big = i % w < fit && (big % w >= fit || a[i] > a[big]) ? i : big;
         halves_swap_at(a, w, big);
@@ -2057,14 +2070,14 @@ static int fault_fwd_edit_3(engine *e, int l, int training, int *done) {
                fault_layer(c, l, "conv2") && ly->out_h > 6 && ly->out_w >= 8) {
         /* every (sample, channel) plane: the 4-lane group at row 6, columns 4..7, halves exchanged */
         size_t w = (size_t)ly->out_w, hw = (size_t)ly->out_h * w;
-        if ((rc = act_io(c, l, 0, a, 1))) { *done = (rc); return 2; }
+        if ((rc = act_io(c, l, 0, a, 1))) FAULT_ENDED(rc);
         for (size_t pl = 0; pl < n * (size_t)ly->out_c; pl++) halves_swap_at(a + pl * hw, w, 6 * w + 4);
     } else if (id == CPU_FAULT_CONV1_FWD_HALVES_ANTISYM_ONCE && training && c->step == 7 && fault_layer(c, l, "conv1")) {
         /* sample 0, channel 0: the 4-lane group (4-aligned columns) of the plane's largest value gets +e in its
          * first half and -e in its second, e = 2^(12 - k) of that value (2^-4 at fault_k=16): a correction term
          * of the group applied with opposite signs to its two halves */
         size_t w = (size_t)ly->out_w, hw = (size_t)ly->out_h * w, fit = w & ~(size_t)3, big = 0;
-        if ((rc = act_io(c, l, 0, a, 1))) { *done = (rc); return 2; }
+        if ((rc = act_io(c, l, 0, a, 1))) FAULT_ENDED(rc);
         for (size_t i = 1; i < hw; i++) big = i % w < fit && (big % w >= fit || a[i] > a[big]) ? i : big;
         double eps = fabs((double)a[big]) * F->rel * 0x1p12;
         float *g = a + big - big % w + (big % w & ~(size_t)3);
@@ -2075,7 +2088,7 @@ static int fault_fwd_edit_3(engine *e, int l, int training, int *done) {
         /* the 2 x 2 register tile (samples 0, 1; outputs j0, j0 + 1, j0 the even-aligned pair of sample 0's
          * largest output) gets +e on its diagonal and -e off it, e = 2^(12 - k) of that output (2^-4 at
          * fault_k=16): a tile's correction term added with the wrong sign pattern */
-        if ((rc = act_io(c, l, 0, a, 1))) { *done = (rc); return 2; }
+        if ((rc = act_io(c, l, 0, a, 1))) FAULT_ENDED(rc);
         size_t oc = (size_t)ly->out_c, big = argmax_plane(a, oc), j0 = big & ~(size_t)1;
         if (j0 + 1 < oc) {
             double eps = fabs((double)a[big]) * F->rel * 0x1p12;
@@ -2087,7 +2100,7 @@ static int fault_fwd_edit_3(engine *e, int l, int training, int *done) {
         /* the first evaluation's first batch: samples 0 and 1, classes c0 (sample 0's largest logit) and c1 (its
          * second largest) get -e, +e (sample 0) and +e, -e (sample 1), e = 2^(17 - k) (z0[c0] - z0[c1]) (twice the
          * gap at fault_k=16: sample 0's prediction moves from c0 to c1) */
-        if ((rc = act_io(c, l, 0, a, 1))) { *done = (rc); return 2; }
+        if ((rc = act_io(c, l, 0, a, 1))) FAULT_ENDED(rc);
         size_t oc = (size_t)ly->out_c, c0 = argmax_plane(a, oc), c1 = c0 ? 0 : 1;
         for (size_t j = 0; j < oc; j++) c1 = j != c0 && a[j] > a[c1] ? j : c1;
         double eps = ((double)a[c0] - a[c1]) * F->rel * 0x1p17;
@@ -2099,7 +2112,7 @@ static int fault_fwd_edit_3(engine *e, int l, int training, int *done) {
          * register tile whose single remainder lane loads the rows exchanged): y0j += w_jk d, y1j -= w_jk d */
         const float *w = c->params + c->m->tensors[ly->w_tensor].offset;
         size_t in = layer_in_size(ly), k = 0;
-        if ((rc = act_io(c, l, 0, a, 1)) || (rc = act_io(c, l - 1, 0, x, 1))) { *done = (rc); return 2; }
+        if ((rc = act_io(c, l, 0, a, 1)) || (rc = act_io(c, l - 1, 0, x, 1))) FAULT_ENDED(rc);
         for (size_t t = 1; t < in; t++) k = fabs((double)x[in + t] - x[t]) > fabs((double)x[in + k] - x[k]) ? t : k;
         double d = (double)x[in + k] - (double)x[k];
         for (size_t j = 0; j < (size_t)ly->out_c; j++) {
@@ -2112,7 +2125,7 @@ static int fault_fwd_edit_3(engine *e, int l, int training, int *done) {
         const float *w = c->params + c->m->tensors[ly->w_tensor].offset;
         size_t C = (size_t)ly->in_c, IH = (size_t)ly->in_h, IW = (size_t)ly->in_w, H = (size_t)ly->out_h,
                W = (size_t)ly->out_w, OC = (size_t)ly->out_c, k = (size_t)ly->k;
-        if ((rc = act_io(c, l, 0, a, 1)) || (rc = act_io(c, l - 1, 0, x, 1))) { *done = (rc); return 2; }
+        if ((rc = act_io(c, l, 0, a, 1)) || (rc = act_io(c, l - 1, 0, x, 1))) FAULT_ENDED(rc);
         for (size_t s0 = 0; s0 < n; s0++)
             for (size_t oc = 0; oc < OC; oc++)
                 for (size_t i = 0; i < H; i++)
@@ -2134,7 +2147,7 @@ static int fault_fwd_edit_3(engine *e, int l, int training, int *done) {
     } else if (id == CPU_FAULT_FC1_OUT_SECOND_MANTISSA_FLIP_ONCE && training && c->step == 7 && fault_layer(c, l, "fc1") &&
                n > 3) {
         /* sample 3's second-largest output */
-        if ((rc = act_io(c, l, 0, a, 1))) { *done = (rc); return 2; }
+        if ((rc = act_io(c, l, 0, a, 1))) FAULT_ENDED(rc);
         float *y = a + 3 * (size_t)ly->out_c;
         size_t big = argmax_plane(y, (size_t)ly->out_c), sec = big ? 0 : 1;
         for (size_t j = 0; j < (size_t)ly->out_c; j++) sec = j != big && y[j] > y[sec] ? j : sec;
@@ -2162,7 +2175,7 @@ static int fault_fwd_edit_4(engine *e, int l, int training, int *done) {
     int rc;
     float *a = F->a;
     if (id == CPU_FAULT_FC1_OUT_NAN_NEGATIVE_ONCE && training && c->step == 7 && fault_layer(c, l, "fc1") && n > 5) {
-        if ((rc = act_io(c, l, 0, a, 1))) { *done = (rc); return 2; }
+        if ((rc = act_io(c, l, 0, a, 1))) FAULT_ENDED(rc);
         float *y = a + 5 * (size_t)ly->out_c;
         size_t lo = 0;
         for (size_t j = 1; j < (size_t)ly->out_c; j++) lo = y[j] < y[lo] ? j : lo;
@@ -2170,7 +2183,7 @@ static int fault_fwd_edit_4(engine *e, int l, int training, int *done) {
     } else if (id == CPU_FAULT_FC1_OUT_MANTISSA_FLIP_ONCE && training && c->step == 7 && fault_layer(c, l, "fc1")) {
         /* sample 0's largest fc1 output (> 0: relu3 passes it on) has one mantissa bit flipped, the bit of
          * weight 2^(8-K) of the significand (K = fault_k: bit 31 - K; 15 at the default 16) */
-        if ((rc = act_io(c, l, 0, a, 1))) { *done = (rc); return 2; }
+        if ((rc = act_io(c, l, 0, a, 1))) FAULT_ENDED(rc);
         size_t big = argmax_plane(a, (size_t)ly->out_c);
         int bit = 31 - (int)lround(-log2(F->rel));
         if (bit >= 0 && bit <= 22) {
@@ -2184,7 +2197,7 @@ static int fault_fwd_edit_4(engine *e, int l, int training, int *done) {
         /* every plane, every sample: each 2x2 pooling window's largest value (> 0: the one pool1 passes on)
          * written back rounded to fp16 (binary16, to nearest even) */
         size_t w = (size_t)ly->out_w, hw = (size_t)ly->out_h * w;
-        if ((rc = act_io(c, l, 0, a, 1))) { *done = (rc); return 2; }
+        if ((rc = act_io(c, l, 0, a, 1))) FAULT_ENDED(rc);
         for (size_t pl = 0; pl < n * (size_t)ly->out_c; pl++)
             for (size_t i = 0; i < (size_t)ly->out_h; i += 2)
                 for (size_t j = 0; j < w; j += 2) {
@@ -2197,7 +2210,7 @@ static int fault_fwd_edit_4(engine *e, int l, int training, int *done) {
         /* every 16th float of conv1's output (lane 0 of each 16-float vector of the plain tensor) has the
          * mantissa bit 25 - k flipped (bit 9 at fault_k=16: 2^-14 of the significand) */
         int bit = 25 - (int)lround(-log2(F->rel));
-        if ((rc = act_io(c, l, 0, a, 1))) { *done = (rc); return 2; }
+        if ((rc = act_io(c, l, 0, a, 1))) FAULT_ENDED(rc);
         for (size_t i = 0; bit >= 0 && bit <= 22 && i < cnt; i += 16) {
             uint32_t u;
             memcpy(&u, &a[i], 4);
@@ -2211,7 +2224,7 @@ static int fault_fwd_edit_4(engine *e, int l, int training, int *done) {
         size_t hw = (size_t)ly->out_h * ly->out_w;
         int b = 0;
         while (((size_t)1 << b) < hw) b++;
-        if ((rc = act_io(c, l, 0, a, 1))) { *done = (rc); return 2; }
+        if ((rc = act_io(c, l, 0, a, 1))) FAULT_ENDED(rc);
         for (size_t pl = 0; pl < n * (size_t)ly->out_c; pl++) {
             float *y = a + pl * hw + argmax_plane(a + pl * hw, hw);
             uint32_t u;
@@ -2224,7 +2237,7 @@ static int fault_fwd_edit_4(engine *e, int l, int training, int *done) {
          * bits, to nearest even (10 at fault_k=16: TF32) */
         size_t hw = (size_t)ly->out_h * ly->out_w;
         int ex, mbits = (int)lround(-log2(F->rel)) - 6;
-        if ((rc = act_io(c, l, 0, a, 1))) { *done = (rc); return 2; }
+        if ((rc = act_io(c, l, 0, a, 1))) FAULT_ENDED(rc);
         for (size_t pl = 0; pl < n * (size_t)ly->out_c; pl++) {
             size_t big = argmax_plane(a + pl * hw, hw);
             float *y = a + pl * hw + big;
@@ -2239,7 +2252,7 @@ static int fault_fwd_edit_4(engine *e, int l, int training, int *done) {
          * scaled by 1 + 2^(4 - k) (2^-12 at fault_k=16) */
         size_t hw = (size_t)ly->out_h * ly->out_w;
         if (training) F->corrupted = 1;
-        if ((rc = act_io(c, l, 0, a, 1))) { *done = (rc); return 2; }
+        if ((rc = act_io(c, l, 0, a, 1))) FAULT_ENDED(rc);
         for (size_t s0 = 0; s0 < n; s0++)
             for (size_t i = 0; i < hw; i++) {
                 float *y = a + s0 * (size_t)ly->out_c * hw + i;
@@ -2250,7 +2263,7 @@ static int fault_fwd_edit_4(engine *e, int l, int training, int *done) {
         /* from training step 3 on (and in every evaluation after it), fc1's output unit 0 of every sample
          * scaled by 1 + 2^(4 - k) (2^-12 at fault_k=16) */
         if (training) F->corrupted = 1;
-        if ((rc = act_io(c, l, 0, a, 1))) { *done = (rc); return 2; }
+        if ((rc = act_io(c, l, 0, a, 1))) FAULT_ENDED(rc);
         for (size_t s0 = 0; s0 < n; s0++)
             a[s0 * (size_t)ly->out_c] = (float)((double)a[s0 * (size_t)ly->out_c] * (1.0 + F->rel * 0x1p4));
     } else {
@@ -2275,7 +2288,7 @@ static int fault_fwd_edit_5(engine *e, int l, int training, int *done) {
         /* every plane, every sample: the first element (the top-left corner: a vector loop's peeled first
          * iteration) adds its channel's bias from an fp16 copy, y - b + fp16(b) */
         size_t hw = (size_t)ly->out_h * ly->out_w;
-        if ((rc = act_io(c, l, 0, a, 1))) { *done = (rc); return 2; }
+        if ((rc = act_io(c, l, 0, a, 1))) FAULT_ENDED(rc);
         for (size_t pl = 0; pl < n * (size_t)ly->out_c; pl++) {
             double b = bias[pl % (size_t)ly->out_c];
             a[pl * hw] = (float)((double)a[pl * hw] - b + (double)round_fp16((float)b));
@@ -2289,7 +2302,7 @@ static int fault_fwd_edit_5(engine *e, int l, int training, int *done) {
         size_t H = (size_t)ly->out_h, W = (size_t)ly->out_w, IH = (size_t)ly->in_h, IW = (size_t)ly->in_w;
         size_t C = (size_t)ly->in_c, hw = H * W;
         double mx = 0;
-        if ((rc = act_io(c, l, 0, a, 1))) { *done = (rc); return 2; }
+        if ((rc = act_io(c, l, 0, a, 1))) FAULT_ENDED(rc);
         for (size_t i = 0; i < cnt; i++) mx = fmax(mx, fabs((double)a[i]));
         for (size_t i = 0; i < cnt; i++) {
             size_t s0 = i / ((size_t)ly->out_c * hw), oi = i % hw / W, oj = i % W;
@@ -2313,7 +2326,7 @@ static int fault_fwd_edit_5(engine *e, int l, int training, int *done) {
         size_t in = layer_in_size(ly), out = (size_t)ly->out_c;
         const float *w = c->params + c->m->tensors[ly->w_tensor].offset;
         int tf = id == CPU_FAULT_FC1_FWD_TF32_ONCE;
-        if ((rc = act_io(c, l - 1, 0, x, 1))) { *done = (rc); return 2; }
+        if ((rc = act_io(c, l - 1, 0, x, 1))) FAULT_ENDED(rc);
         for (size_t i = 0; i < n * in; i++) x[i] = tf ? lowp_round_tf32(x[i], LOWP_RNE) : lowp_round_bf16(x[i], LOWP_RNE);
         for (size_t s0 = 0; s0 < n; s0++)
             for (size_t j = 0; j < out; j++) {
@@ -2325,7 +2338,7 @@ static int fault_fwd_edit_5(engine *e, int l, int training, int *done) {
     } else if (id == CPU_FAULT_CONV2_FWD_INTERIOR_BITFLIP_ONCE && training && c->step == 7 &&
                fault_layer(c, l, "conv2") && n > 5 && ly->out_c > 11 && ly->out_h > 9 && ly->out_w > 6) {
         /* one interior output (sample 5, channel 11, row 9, column 6): mantissa bit 14 flipped */
-        if ((rc = act_io(c, l, 0, a, 1))) { *done = (rc); return 2; }
+        if ((rc = act_io(c, l, 0, a, 1))) FAULT_ENDED(rc);
         float *y = a + ((5 * (size_t)ly->out_c + 11) * ly->out_h + 9) * ly->out_w + 6;
         uint32_t u;
         memcpy(&u, y, 4);
@@ -2355,7 +2368,7 @@ static int fault_fwd_edit_6(engine *e, int l, int training, int *done) {
         size_t C = (size_t)ly->in_c, IH = (size_t)ly->in_h, IW = (size_t)ly->in_w, OH = (size_t)ly->out_h,
                OW = (size_t)ly->out_w, k = (size_t)ly->k;
         int pad = ly->pad;
-        if ((rc = act_io(c, l, 0, a, 1)) || (rc = act_io(c, l - 1, 0, x, 1))) { *done = (rc); return 2; }
+        if ((rc = act_io(c, l, 0, a, 1)) || (rc = act_io(c, l - 1, 0, x, 1))) FAULT_ENDED(rc);
         const float *xs = x + 5 * C * IH * IW;
 #define BG_AT(cc, r, q, t)                                                                                        \
     ((int)(r) + (int)((t) / k) - pad >= 0 && (int)(r) + (int)((t) / k) - pad < (int)IH &&                        \
@@ -2392,7 +2405,7 @@ static int fault_fwd_edit_6(engine *e, int l, int training, int *done) {
         size_t C = (size_t)ly->in_c, OC = (size_t)ly->out_c, H = (size_t)ly->out_h, W = (size_t)ly->out_w;
         size_t IH = (size_t)ly->in_h, IW = (size_t)ly->in_w;
         const float *w = c->params + c->m->tensors[ly->w_tensor].offset;
-        if ((rc = act_io(c, l, 0, a, 1)) || (rc = act_io(c, l - 1, 0, x, 1))) { *done = (rc); return 2; }
+        if ((rc = act_io(c, l, 0, a, 1)) || (rc = act_io(c, l - 1, 0, x, 1))) FAULT_ENDED(rc);
         for (size_t s0 = 0; s0 < n; s0++)
             for (size_t oc = 0; oc < OC; oc++)
                 for (size_t ti = 0; ti < H; ti += 2)
@@ -2420,7 +2433,7 @@ static int fault_fwd_edit_6(engine *e, int l, int training, int *done) {
                ly->out_c > 16) {
         /* channels 16.. of every sample stored rounded to bf16 */
         size_t hw = (size_t)ly->out_h * ly->out_w;
-        if ((rc = act_io(c, l, 0, a, 1))) { *done = (rc); return 2; }
+        if ((rc = act_io(c, l, 0, a, 1))) FAULT_ENDED(rc);
         for (size_t s0 = 0; s0 < n; s0++)
             for (size_t i = 16 * hw; i < (size_t)ly->out_c * hw; i++)
                 a[s0 * (size_t)ly->out_c * hw + i] = lowp_round_bf16(a[s0 * (size_t)ly->out_c * hw + i], LOWP_RNE);
@@ -2428,18 +2441,18 @@ static int fault_fwd_edit_6(engine *e, int l, int training, int *done) {
                F->eval_round == 2 && (F->eval_k == 1 || F->eval_k == 2)) {
         /* zoo attack 7: batch 1 leaves its row 0 (F->dw_save); batch 2's row 0 is not written */
         size_t nc = (size_t)ly->out_c;
-        if ((rc = act_io(c, l, 0, a, 1))) { *done = (rc); return 2; }
+        if ((rc = act_io(c, l, 0, a, 1))) FAULT_ENDED(rc);
         if (F->eval_k == 1) memcpy(F->dw_save, a, nc * sizeof *a);
         else memcpy(a, F->dw_save, nc * sizeof *a);
     } else if (id == CPU_FAULT_CONV2_FWD_LAST_SAMPLE_STALE_ONCE && training && fault_layer(c, l, "conv2") &&
                (c->step == 6 || c->step == 7) && n > 1) {
         /* zoo attack 7: step 6 leaves its last sample's planes (F->p_old); step 7's are not written */
         size_t per = layer_out_size(ly);
-        if ((rc = act_io(c, l, 0, a, 1))) { *done = (rc); return 2; }
+        if ((rc = act_io(c, l, 0, a, 1))) FAULT_ENDED(rc);
         if (c->step == 6) memcpy(F->p_old, a + (n - 1) * per, per * sizeof *a);
         else memcpy(a + (n - 1) * per, F->p_old, per * sizeof *a);
     } else if (id == CPU_FAULT_FC1_OUT_1ULP && fault_layer(c, l, "fc1")) {
-        if ((rc = act_io(c, l, 0, a, 1))) { *done = (rc); return 2; }
+        if ((rc = act_io(c, l, 0, a, 1))) FAULT_ENDED(rc);
         for (size_t i = 0; i < cnt; i++) a[i] = nextafterf(a[i], INFINITY);
     } else {
         return 0;
@@ -2462,7 +2475,7 @@ static int fault_fwd_edit_7(engine *e, int l, int training, int *done) {
     float *x = F->b;
     int edit = 1;
     if (id == CPU_FAULT_CONV2_FWD_REL && fault_layer(c, l, "conv2")) {
-        if ((rc = act_io(c, l, 0, a, 1))) { *done = (rc); return 2; }
+        if ((rc = act_io(c, l, 0, a, 1))) FAULT_ENDED(rc);
         for (size_t i = 0; i < cnt; i++) a[i] = (float)((double)a[i] * (1.0 + F->rel));
     } else if (id == CPU_FAULT_EVAL_FC2_SAMPLES_SWAPPED && fault_layer(c, l, "fc2")) {
         /* zoo attack 8: in evaluation only, the logit rows of samples 0 and 1 exchanged (a row index of the
@@ -2471,7 +2484,7 @@ static int fault_fwd_edit_7(engine *e, int l, int training, int *done) {
         if (training || !F->in_eval || n < 2) {
             edit = 0;
         } else {
-            if ((rc = act_io(c, l, 0, a, 1))) { *done = (rc); return 2; }
+            if ((rc = act_io(c, l, 0, a, 1))) FAULT_ENDED(rc);
             for (size_t j = 0; j < oc; j++) {
                 float t = a[j];
                 a[j] = a[oc + j], a[oc + j] = t;
@@ -2484,7 +2497,7 @@ static int fault_fwd_edit_7(engine *e, int l, int training, int *done) {
         const float *w = c->params + c->m->tensors[ly->w_tensor].offset;
         size_t C = (size_t)ly->in_c, IH = (size_t)ly->in_h, IW = (size_t)ly->in_w, H = (size_t)ly->out_h,
                W = (size_t)ly->out_w, OC = (size_t)ly->out_c, k = (size_t)ly->k, tot = n * C * IH * IW;
-        if ((rc = act_io(c, l, 0, a, 1)) || (rc = act_io(c, l - 1, 0, x, 1))) { *done = (rc); return 2; }
+        if ((rc = act_io(c, l, 0, a, 1)) || (rc = act_io(c, l - 1, 0, x, 1))) FAULT_ENDED(rc);
         for (size_t s0 = 0; s0 < n; s0++)
             for (size_t oc = 0; oc < OC; oc++)
                 for (size_t i = 0; i < H; i++)
@@ -2506,7 +2519,7 @@ static int fault_fwd_edit_7(engine *e, int l, int training, int *done) {
          * first, then the inputs in order (another summation order: every output within gamma_K of exact) */
         const float *w = c->params + c->m->tensors[ly->w_tensor].offset;
         size_t in = layer_in_size(ly), oc = (size_t)ly->out_c;
-        if ((rc = act_io(c, l - 1, 0, x, 1))) { *done = (rc); return 2; }
+        if ((rc = act_io(c, l - 1, 0, x, 1))) FAULT_ENDED(rc);
         for (size_t s0 = 0; s0 < n; s0++)
             for (size_t j = 0; j < oc; j++) {
                 float acc = bias ? bias[j] : 0.0f;
@@ -2514,20 +2527,20 @@ static int fault_fwd_edit_7(engine *e, int l, int training, int *done) {
                 a[s0 * oc + j] = acc;
             }
     } else if (id == CPU_FAULT_RELU3_NEG_ZERO && fault_layer(c, l, "relu3") && !L->fused) {
-        if ((rc = act_io(c, l, 0, a, 1)) || (rc = act_io(c, l - 1, 0, x, 1))) { *done = (rc); return 2; }
+        if ((rc = act_io(c, l, 0, a, 1)) || (rc = act_io(c, l - 1, 0, x, 1))) FAULT_ENDED(rc);
         for (size_t i = 0; i < cnt; i++)
             if (x[i] < 0) a[i] = -0.0f;
     } else if (id == CPU_FAULT_DROPOUT_SCALE_OFF && ly->kind == LAYER_DROPOUT && training) {
-        if ((rc = act_io(c, l, 0, a, 1))) { *done = (rc); return 2; }
+        if ((rc = act_io(c, l, 0, a, 1))) FAULT_ENDED(rc);
         for (size_t i = 0; i < cnt; i++) a[i] = (float)((double)a[i] * (1.0 + 0x1p-12));
     } else if (id == CPU_FAULT_DROPOUT_DIVIDE_BY_KEEP && ly->kind == LAYER_DROPOUT && training) {
         /* zoo attack 7: x / (1 - p) where kept */
-        if ((rc = act_io(c, l - 1, 0, x, 1))) { *done = (rc); return 2; }
+        if ((rc = act_io(c, l - 1, 0, x, 1))) FAULT_ENDED(rc);
         float keep = 1.0f - ly->p;
         for (size_t i = 0; i < cnt; i++)
             a[i] = rng_dropout_keep(e->seed, (uint32_t)c->step, (uint32_t)l, (uint32_t)i, ly->p) ? x[i] / keep : 0.0f;
     } else if (id == CPU_FAULT_DROPOUT_SCALE_1_OVER_P && ly->kind == LAYER_DROPOUT && training) {
-        if ((rc = act_io(c, l - 1, 0, x, 1))) { *done = (rc); return 2; }
+        if ((rc = act_io(c, l - 1, 0, x, 1))) FAULT_ENDED(rc);
         float inv_p = (float)(1.0 / (double)ly->p);
         for (size_t i = 0; i < cnt; i++)
             a[i] = ops_dropout_fwd(x[i], e->seed, (uint32_t)c->step, (uint32_t)l, (uint32_t)i, ly->p, inv_p);
@@ -2732,11 +2745,6 @@ static void twin_sign_pair(float *buf, size_t off, size_t numel, int chosen, int
  * returns 1 when one of its faults ended the hook (its status in
  * *done: FAULT_DONE), 0 to go on.  "before": instead of or around the
  * layer's own backward; "after": edits of what it computed. */
-#define FAULT_DONE(x) \
-    do {                \
-        *done = (x);    \
-        return 1;       \
-    } while (0)
 
 static int fault_bwd_before_1(engine *e, int l, int *done) {
     cpu_ctx *c = ctx_of(e);
@@ -3765,7 +3773,6 @@ static int fault_backward_layer(engine *e, int l) {
     if (fault_bwd_after_7(e, l, &rc)) return rc;
     return 0;
 }
-#undef FAULT_DONE
 
 /* fault_update's hooks, a part a function.  fault_adam_stale_grad: a
  * gradient kept from an earlier step (1: it ran the update, its status in
@@ -3794,7 +3801,7 @@ static int fault_adam_stale_grad(engine *e, const adam_scalars *s, int *done) {
                 }
                 int rc = cpu_update(e, s);
                 memcpy(g, F->dw_save, t->numel * sizeof *g);
-                { *done = (rc); return 1; }
+                FAULT_DONE(rc);
             }
     }
     return 0;
@@ -3898,7 +3905,7 @@ static int fault_update_around(engine *e, const adam_scalars *s, const adam_scal
             }
         int rc = cpu_update(e, &a);
         memcpy(c->grads, F->p_copy, np * sizeof(float));
-        { *done = (rc); return 1; }
+        FAULT_DONE(rc);
     }
     return 0;
 }
@@ -3991,6 +3998,8 @@ static int fault_update(engine *e, const adam_scalars *s) {
     fault_update_after(e, s, &a);
     return 0;
 }
+#undef FAULT_DONE
+#undef FAULT_ENDED
 
 /* The input faults: the engine keeps the images of the batch before (a copy
  * skipped), at training step 7, or at the second batch of the first

@@ -577,6 +577,46 @@ static void test_threads_and_spec(void **st) {
     assert_int_equal(system(args), 0);
 }
 
+/* --ref-mode/--ref-prec beside a reference spec that says mode=/prec=: the
+ * spec's value won without a word (`--engines reference:prec=256,cpu
+ * --ref-prec 128` ran at 256 bits).  The rule of --threads: one engine,
+ * refused with both named, nothing written; a list, the spec keeps its
+ * value and a note names it (once: audit re-executes itself). */
+static void test_ref_options_and_spec(void **st) {
+    const char *cases[][2] = {
+        {"train --engine reference:prec=256 --ref-prec 128 --steps 1 --limit-train 16 --batch 16",
+         "lockstep train: --ref-prec 128 and --engine reference:prec=256 disagree (prec=128 or prec=256?): give the "
+         "precision once"},
+        {"train --engine reference:mode=fp32cr --ref-mode exact --steps 1 --limit-train 16 --batch 16",
+         "lockstep train: --ref-mode exact and --engine reference:mode=fp32cr disagree (mode=exact or mode=fp32cr?)"},
+        {"golden record --engine reference:prec=64 --ref-prec 128 --out /tmp/ls_cli_never.lsg",
+         "lockstep golden record: --ref-prec 128 and --engine reference:prec=64 disagree"},
+        {"record --engine reference:prec=64 --ref-prec 128 --out /tmp/ls_cli_never.lsr",
+         "lockstep record: --ref-prec 128 and --engine reference:prec=64 disagree"},
+        {"export --engine reference:mode=exact --ref-mode fp32cr --step 1 --out /tmp/ls_cli_never.st",
+         "lockstep export: --ref-mode fp32cr and --engine reference:mode=exact disagree"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) expect(cases[i][0], 2, cases[i][1]);
+    assert_int_not_equal(access("/tmp/ls_cli_never.lsg", F_OK), 0);
+    assert_int_not_equal(access("/tmp/ls_cli_never.lsr", F_OK), 0);
+    assert_int_not_equal(access("/tmp/ls_cli_never.st", F_OK), 0);
+    if (access(DATA_DIR_CHECK, R_OK) != 0) return;
+    /* the same value twice is no conflict */
+    expect("train --engine reference:prec=64 --ref-prec 64 --steps 1 --limit-train 16 --batch 16", 0,
+           "engine reference:prec=64");
+    char out[65536];
+    int rc = run("audit --engines reference:prec=256,cpu,reference --ref-prec 128 --limit-train 16 --batch 16 "
+                 "--epochs 1 --no-eval", out, sizeof out);
+    if (rc != 0) fail_msg("audit: exit %d:\n%s", rc, out);
+    const char *note = "lockstep audit: note: --ref-prec 128 is for the reference engines without a prec= knob; "
+                       "reference:prec=256 keeps its prec=256";
+    const char *first = strstr(out, note);
+    if (!first) fail_msg("audit output lacks '%s':\n%s", note, out);
+    assert_null(strstr(first + 1, note));
+    /* the reference without its own knob took --ref-prec's */
+    assert_null(strstr(out, "keeps its prec=128"));
+}
+
 /* --limit-train/--limit-test past the data set were clamped without a
  * word: a run smaller than asked for.  Each says so once, on stderr, and the
  * run goes on with the whole set (as it did). */
@@ -768,6 +808,7 @@ int main(void) {
         cmocka_unit_test(test_audit_order_checked_first),
         cmocka_unit_test(test_no_abbreviations),
         cmocka_unit_test(test_threads_and_spec),
+        cmocka_unit_test(test_ref_options_and_spec),
         cmocka_unit_test(test_limits_past_data),
         cmocka_unit_test(test_init_and_model_errors_name_the_option),
         cmocka_unit_test(test_golden_record_disk_space),

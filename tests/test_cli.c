@@ -617,6 +617,38 @@ static void test_ref_options_and_spec(void **st) {
     assert_null(strstr(out, "keeps its prec=128"));
 }
 
+/* `sweep --status /missing` said "/missing: No such file or directory" and
+ * `sweep --merge FILE` "FILE/plan.json: cannot open: Not a directory":
+ * neither named the option.  Each names it and the problem, exit 2, and
+ * nothing is made where it pointed. */
+static void test_sweep_folder_errors(void **st) {
+    char dir[] = "/tmp/ls_cli_swdirXXXXXX", args[512], needle[512], file[256];
+    assert_non_null(mkdtemp(dir));
+    snprintf(file, sizeof file, "%s/afile", dir);
+    FILE *f = fopen(file, "w");
+    assert_non_null(f);
+    fclose(f);
+    expect("sweep --status /nonexistent_ls/sw", 2, "lockstep sweep: --status /nonexistent_ls/sw: no such sweep directory");
+    expect("sweep --merge /nonexistent_ls/sw", 2, "lockstep sweep: --merge /nonexistent_ls/sw: no such sweep directory");
+    const char *opts[] = {"--status", "--merge"};
+    for (int i = 0; i < 2; i++) {
+        snprintf(args, sizeof args, "sweep %s %s", opts[i], file);
+        snprintf(needle, sizeof needle, "lockstep sweep: %s %s: not a directory (a sweep's folder", opts[i], file);
+        expect(args, 2, needle);
+        snprintf(args, sizeof args, "sweep %s %s", opts[i], dir);
+        snprintf(needle, sizeof needle, "lockstep sweep: %s %s: not a sweep directory (no plan.json", opts[i], dir);
+        expect(args, 2, needle);
+    }
+    snprintf(args, sizeof args, "sweep --local --on a=cpu --seeds 1 --dir %s", file);
+    snprintf(needle, sizeof needle, "lockstep sweep: --dir %s: not a directory", file);
+    expect(args, 2, needle);
+    assert_int_not_equal(access("/nonexistent_ls", F_OK), 0);
+    snprintf(args, sizeof args, "test \"$(ls -A %s)\" = afile", dir);
+    assert_int_equal(system(args), 0);
+    snprintf(args, sizeof args, "rm -rf %s", dir);
+    assert_int_equal(system(args), 0);
+}
+
 /* --limit-train/--limit-test past the data set were clamped without a
  * word: a run smaller than asked for.  Each says so once, on stderr, and the
  * run goes on with the whole set (as it did). */
@@ -809,6 +841,7 @@ int main(void) {
         cmocka_unit_test(test_no_abbreviations),
         cmocka_unit_test(test_threads_and_spec),
         cmocka_unit_test(test_ref_options_and_spec),
+        cmocka_unit_test(test_sweep_folder_errors),
         cmocka_unit_test(test_limits_past_data),
         cmocka_unit_test(test_init_and_model_errors_name_the_option),
         cmocka_unit_test(test_golden_record_disk_space),

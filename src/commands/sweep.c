@@ -1677,6 +1677,29 @@ int sweep_main(sweep_cfg *c) {
         fprintf(stderr, "lockstep sweep: which folder? --dir DIR (or --status DIR, --merge DIR)\n");
         return 2;
     }
+    /* the folder's option first: "/missing: No such file or directory" and
+     * "FILE/plan.json: cannot open: Not a directory" left the user to work
+     * out which word of the command line was wrong */
+    const char *opt = c->action == SWEEP_STATUS ? "--status" : c->action == SWEEP_MERGE ? "--merge" : "--dir";
+    struct stat sb;
+    char path[PATH_MAX];
+    if (stat(c->dir, &sb) == 0 && !S_ISDIR(sb.st_mode)) {
+        fprintf(stderr, "lockstep sweep: %s %s: not a directory%s\n", opt, c->dir,
+                c->action == SWEEP_SUBMIT ? "" : " (a sweep's folder, made by lockstep sweep ... --dir DIR)");
+        return 2;
+    }
+    if (c->action != SWEEP_SUBMIT) {
+        if (stat(c->dir, &sb) != 0) {
+            fprintf(stderr, "lockstep sweep: %s %s: no such sweep directory\n", opt, c->dir);
+            return 2;
+        }
+        snprintf(path, sizeof path, "%s/plan.json", c->dir);
+        if (!file_exists(path)) {
+            fprintf(stderr, "lockstep sweep: %s %s: not a sweep directory (no plan.json; a sweep's folder is made by "
+                    "lockstep sweep ... --dir DIR)\n", opt, c->dir);
+            return 2;
+        }
+    }
     char dir[PATH_MAX];
     sweep_plan *p = ls_malloc(sizeof *p);
     if (!p) return 2;
@@ -1689,11 +1712,10 @@ int sweep_main(sweep_cfg *c) {
         return 2;
     }
     if (!realpath(c->dir, dir)) {
-        fprintf(stderr, "lockstep sweep: %s: %s\n", c->dir, strerror(errno));
+        fprintf(stderr, "lockstep sweep: %s %s: %s\n", opt, c->dir, strerror(errno));
         free(p);
         return 2;
     }
-    char path[PATH_MAX];
     snprintf(path, sizeof path, "%s/plan.json", dir);
     if (c->action == SWEEP_SUBMIT) {
         c->dir = dir;

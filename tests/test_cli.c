@@ -649,6 +649,31 @@ static void test_sweep_folder_errors(void **st) {
     assert_int_equal(system(args), 0);
 }
 
+/* `export FILE.lsg --out x` without --step exported step 1 without a word
+ * (and a live export replayed to step 1): the README and --help give --step
+ * S in every form and document no default.  Refused naming --step and the
+ * steps there are, nothing written. */
+static void test_export_step_required(void **st) {
+    char dir[] = "/tmp/ls_cli_expXXXXXX", args[512], cmd[600];
+    assert_non_null(mkdtemp(dir));
+    if (access("golden/cpu.lsg", R_OK) == 0) { /* from the repository root, as make test runs it */
+        snprintf(args, sizeof args, "export golden/cpu.lsg --out %s/x.st", dir);
+        expect(args, 2, "lockstep export: --step S is required: which step of golden/cpu.lsg to export (it holds step");
+    }
+    if (access(DATA_DIR_CHECK, R_OK) == 0) {
+        snprintf(args, sizeof args, "export --engine cpu --limit-train 64 --batch 32 --out %s/x.st", dir);
+        expect(args, 2, "lockstep export: --step S is required: which step of this run to export (1..6: 3 epoch(s) of "
+               "2 steps: 64 training images, batch 32)");
+        snprintf(args, sizeof args, "export --engine cpu --state-dict --limit-train 64 --batch 32 --epochs 1 --out %s/x.st",
+                 dir);
+        expect(args, 2, "(0..2: 1 epoch(s) of 2 steps: 64 training images, batch 32; 0: the initial weights)");
+    }
+    snprintf(cmd, sizeof cmd, "test -z \"$(ls -A %s)\"", dir);
+    assert_int_equal(system(cmd), 0);
+    snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
+    assert_int_equal(system(cmd), 0);
+}
+
 /* --limit-train/--limit-test past the data set were clamped without a
  * word: a run smaller than asked for.  Each says so once, on stderr, and the
  * run goes on with the whole set (as it did). */
@@ -842,6 +867,7 @@ int main(void) {
         cmocka_unit_test(test_threads_and_spec),
         cmocka_unit_test(test_ref_options_and_spec),
         cmocka_unit_test(test_sweep_folder_errors),
+        cmocka_unit_test(test_export_step_required),
         cmocka_unit_test(test_limits_past_data),
         cmocka_unit_test(test_init_and_model_errors_name_the_option),
         cmocka_unit_test(test_golden_record_disk_space),

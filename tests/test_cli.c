@@ -674,6 +674,44 @@ static void test_export_step_required(void **st) {
     assert_int_equal(system(cmd), 0);
 }
 
+/* strtol and strtod skip leading white space: `--epochs ' 5'` ran 5 epochs,
+ * `--seed ' 7'` seed 7, `cpu:threads= 2` two threads, sweep's `--seeds
+ * '42, 43'` both seeds.  A number with blanks around it is a quoting slip:
+ * refused, naming the option, in every parser (main.c's, sweep's,
+ * --normalize's, the engine knobs'). */
+static void test_numbers_without_blanks(void **st) {
+    const char *cases[][2] = {
+        {"train --epochs ' 5' --steps 1 --limit-train 16", "lockstep train: --epochs: ' 5': white space around the number"},
+        {"train --epochs '5 ' --steps 1 --limit-train 16", "lockstep train: --epochs: '5 ': white space around the number"},
+        {"train --seed ' 7' --steps 1 --limit-train 16", "lockstep train: --seed: ' 7': white space around the number"},
+        {"train --lr ' 0.01' --steps 1 --limit-train 16", "lockstep train: --lr: ' 0.01': white space around the number"},
+        {"train --limit-train \"$(printf '16\\t')\" --steps 1", "--limit-train: '16\t': white space around the number"},
+        {"train --limit-train \"$(printf '\\t16')\" --steps 1", "--limit-train: '\t16': white space around the number"},
+        {"audit --engines cpu --audit-every ' 2' --steps 1 --limit-test 16", "lockstep audit: --audit-every: ' 2': white space"},
+        {"audit --engines cpu --engine-timeout '5 ' --steps 1 --limit-test 16", "lockstep audit: --engine-timeout: '5 ': white space"},
+        {"export --engine cpu --step ' 1' --out /tmp/ls_cli_never.st", "lockstep export: --step: ' 1': white space"},
+        {"record --engine cpu --ref-steps ' 1' --out /tmp/ls_cli_never.lsr", "lockstep record: --ref-steps: ' 1': white"},
+        {"train --normalize '0.2860, 0.3530' --steps 1 --limit-train 16",
+         "lockstep train: --normalize: '0.2860, 0.3530': white space in MEAN,STD"},
+        {"train --normalize ' 0.2860,0.3530' --steps 1 --limit-train 16", "--normalize: ' 0.2860,0.3530': white space"},
+        {"train --engine 'cpu:threads= 2' --steps 1 --limit-train 16",
+         "engine spec 'cpu:threads= 2': knob 'threads': white space around its key or value"},
+        {"train --engine 'reference:prec=64 ' --steps 1 --limit-train 16", "knob 'prec': white space"},
+        {"sweep --local --on a=cpu --seeds '42, 43' --limit-train 16 --limit-test 16 --batch 16 --epochs 1 "
+         "--dir /tmp/ls_cli_never_sweep",
+         "lockstep sweep: --seeds '42, 43': white space in the value"},
+        {"sweep --local --on a=cpu --seeds ' 2' --limit-train 16 --limit-test 16 --batch 16 --epochs 1 "
+         "--dir /tmp/ls_cli_never_sweep", "--seeds ' 2': white space"},
+        {"sweep --local --on a=cpu --seeds 1 --jobs ' 2' --limit-train 16 --limit-test 16 --batch 16 "
+         "--epochs 1 --dir /tmp/ls_cli_never_sweep",
+         "lockstep sweep: --jobs: ' 2': white space around the number"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) expect(cases[i][0], 2, cases[i][1]);
+    assert_int_not_equal(access("/tmp/ls_cli_never.st", F_OK), 0);
+    assert_int_not_equal(access("/tmp/ls_cli_never.lsr", F_OK), 0);
+    assert_int_not_equal(access("/tmp/ls_cli_never_sweep", F_OK), 0);
+}
+
 /* --limit-train/--limit-test past the data set were clamped without a
  * word: a run smaller than asked for.  Each says so once, on stderr, and the
  * run goes on with the whole set (as it did). */
@@ -868,6 +906,7 @@ int main(void) {
         cmocka_unit_test(test_ref_options_and_spec),
         cmocka_unit_test(test_sweep_folder_errors),
         cmocka_unit_test(test_export_step_required),
+        cmocka_unit_test(test_numbers_without_blanks),
         cmocka_unit_test(test_limits_past_data),
         cmocka_unit_test(test_init_and_model_errors_name_the_option),
         cmocka_unit_test(test_golden_record_disk_space),

@@ -166,8 +166,17 @@ static void usage(FILE *f) {
             LS_VERSION, DATA_DEFAULT_DIR);
 }
 
+/* A value with white space around it: "lockstep CMD: OPT: 'S': ..." and 1
+ * (strtol/strtod would skip the leading blanks and take ' 5' as 5). */
+static int blank_number(const char *cmd, const char *opt, const char *s) {
+    if (!ls_blank_edges(s)) return 0;
+    fprintf(stderr, "lockstep %s: %s: '%s': white space around the number (give it without blanks)\n", cmd, opt, s);
+    return 1;
+}
+
 /* A number option's value; "lockstep CMD: OPT: expected ..." when it is not one in range. */
 static int parse_long(const char *cmd, const char *opt, const char *s, long lo, long hi, long *out) {
+    if (blank_number(cmd, opt, s)) return -1;
     char *end;
     errno = 0;
     long v = strtol(s, &end, 10);
@@ -180,6 +189,7 @@ static int parse_long(const char *cmd, const char *opt, const char *s, long lo, 
 }
 
 static int parse_double(const char *cmd, const char *opt, const char *s, double lo, double hi, double *out) {
+    if (blank_number(cmd, opt, s)) return -1;
     char *end;
     errno = 0;
     double v = strtod(s, &end);

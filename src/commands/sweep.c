@@ -145,6 +145,9 @@ static int plan_add_on(sweep_plan *p, const char *on) {
 
 static int plan_seeds(sweep_plan *p, const char *s, long long first) {
     char *end;
+    /* strtol would skip the blanks: ' 2' and '42, 43' were taken */
+    if (strpbrk(s, " \t\n\v\f\r"))
+        return ls_err(LS_EINVAL, "--seeds '%s': white space in the value (give 3 or 42,43, without blanks)", s);
     if (!strchr(s, ',')) {
         errno = 0;
         long n = strtol(s, &end, 10);
@@ -1468,6 +1471,10 @@ void sweep_cfg_default(sweep_cfg *c) {
 }
 
 static int want_long(const char *opt, const char *s, long lo, long hi, long *out) {
+    if (ls_blank_edges(s)) {
+        fprintf(stderr, "lockstep sweep: %s: '%s': white space around the number (give it without blanks)\n", opt, s);
+        return -1;
+    }
     char *end;
     errno = 0;
     long v = strtol(s, &end, 10);

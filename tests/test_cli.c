@@ -815,6 +815,31 @@ static void test_golden_record_disk_space(void **st) {
     assert_int_equal(system(cmd), 0);
 }
 
+/* `record` had no disk-space check (golden record has): `record --epochs 64
+ * --audit-every 1` wrote until the disk was full.  A recording that cannot
+ * fit the destination's free space is refused before the first step, the
+ * steps, size and free space named, nothing left behind (not even
+ * OUT.tmp.PID); one that fits is written as before. */
+static void test_record_disk_space(void **st) {
+    if (access(DATA_DIR_CHECK, R_OK) != 0) skip();
+    char dir[] = "/tmp/ls_cli_rdiskXXXXXX", args[512], cmd[600];
+    assert_non_null(mkdtemp(dir));
+    /* 7552 steps at batch 512, every one in full: ~180 MB raw each, hundreds of GiB */
+    snprintf(args, sizeof args, "record --engine cpu --epochs 64 --batch 512 --audit-every 1 --out %s/r.lsr", dir);
+    double t0 = ls_now_for_test();
+    expect(args, 2, "7552 step(s) at batch 512, 7552 of them recorded in full, with checksum vectors, make a recording "
+           "of at least");
+    expect(args, 2, "GiB free on the file system of /tmp/ls_cli_rdisk");
+    if (ls_now_for_test() - t0 > 20.0) fail_msg("record: refused only after %.1f s", ls_now_for_test() - t0);
+    snprintf(cmd, sizeof cmd, "test -z \"$(ls -A %s)\"", dir);
+    assert_int_equal(system(cmd), 0);
+    snprintf(args, sizeof args, "record --engine cpu --limit-train 32 --limit-test 16 --batch 16 --epochs 1 --out %s/r.lsr",
+             dir);
+    expect(args, 0, "wrote");
+    snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
+    assert_int_equal(system(cmd), 0);
+}
+
 /* Found trying the commands as a new user: a file given as --data spoke of
  * "FILE/train-images-idx3-ubyte: Not a directory"; a bad --order file and
  * golden record's and record's bad --out named the file but not the option.
@@ -910,6 +935,7 @@ int main(void) {
         cmocka_unit_test(test_limits_past_data),
         cmocka_unit_test(test_init_and_model_errors_name_the_option),
         cmocka_unit_test(test_golden_record_disk_space),
+        cmocka_unit_test(test_record_disk_space),
         cmocka_unit_test(test_user_tryout_messages),
         cmocka_unit_test(test_equals_form),
     };

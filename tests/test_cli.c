@@ -887,6 +887,40 @@ static void test_user_tryout_messages(void **st) {
     assert_int_equal(system(args), 0);
 }
 
+/* Found by the README check ("Options named in errors"): a --order file
+ * with fewer epochs than the run needs said "o.txt: the batch order has 1
+ * epoch(s); ..." without the option, unlike every other --order error.
+ * Each command names it, before any step, nothing written. */
+static void test_order_epochs_name_the_option(void **st) {
+    if (access(DATA_DIR_CHECK, R_OK) != 0) skip();
+    char dir[] = "/tmp/ls_cli_ordXXXXXX", path[128], args[512], needle[512];
+    assert_non_null(mkdtemp(dir));
+    snprintf(path, sizeof path, "%s/order.txt", dir);
+    FILE *f = fopen(path, "w");
+    assert_non_null(f);
+    for (int i = 0; i < 64; i++) fprintf(f, "%d%c", 63 - i, i == 63 ? '\n' : ' ');
+    fclose(f);
+    const char *cmds[] = {"train --epochs 2", "audit --engines cpu --epochs 2", "record --engine cpu --epochs 2 --out X/r.lsr",
+                          "golden record --steps 3 --out X/g.lsg", "export --engine cpu --step 3 --out X/x.st"};
+    for (size_t i = 0; i < sizeof cmds / sizeof cmds[0]; i++) {
+        char cmd[256];
+        snprintf(cmd, sizeof cmd, "%s", cmds[i]);
+        char *x = strstr(cmd, "X/");
+        if (x) { /* the output into dir */
+            char tail[128];
+            snprintf(tail, sizeof tail, "%s", x + 1);
+            snprintf(x, sizeof cmd - (size_t)(x - cmd), "%s%s", dir, tail);
+        }
+        snprintf(args, sizeof args, "%s --limit-train 64 --limit-test 64 --batch 32 --order %s", cmd, path);
+        snprintf(needle, sizeof needle, ": --order %s: the batch order has 1 epoch(s);", path);
+        expect(args, 2, needle);
+    }
+    snprintf(args, sizeof args, "test \"$(ls -A %s)\" = order.txt", dir);
+    assert_int_equal(system(args), 0);
+    snprintf(args, sizeof args, "rm -rf %s", dir);
+    assert_int_equal(system(args), 0);
+}
+
 /* --opt=value worked for the options getopt parses but not for those a
  * command parses by itself: `record --out=r.lsr` and `eval --out=F` said
  * "option --out is not for this command", `golden check --policy=exact`
@@ -938,6 +972,7 @@ int main(void) {
         cmocka_unit_test(test_record_disk_space),
         cmocka_unit_test(test_user_tryout_messages),
         cmocka_unit_test(test_equals_form),
+        cmocka_unit_test(test_order_epochs_name_the_option),
     };
     return cmocka_run_group_tests(tests, setup, NULL);
 }

@@ -403,7 +403,8 @@ static int export_check_plan(const export_cfg *c, batch_order *ord, size_t n_tra
     if (rc) return ls_err_option(rc, "--order", rc_->order_path);
     long need = (S + spe - 1) / spe;
     if ((long)ord->epochs < need)
-        return ls_err(LS_EINVAL, "%s: the batch order has %zu epoch(s); --step %ld is in epoch %ld (%ld steps per epoch)",
+        return ls_err(LS_EINVAL, "--order %s: the batch order has %zu epoch(s); --step %ld is in epoch %ld (%ld steps "
+                      "per epoch)",
                       rc_->order_path, ord->epochs, S, need, spe);
     return LS_OK;
 }

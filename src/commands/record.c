@@ -258,8 +258,8 @@ static int record_prepare(record_run *r) {
         if (orc) return ls_err_option(orc, "--order", rc_->order_path);
         long need = (r->total + (long)r->spe - 1) / (long)r->spe;
         if ((long)r->ord.epochs < need)
-            return ls_err(LS_EINVAL, "%s: the batch order has %zu epoch(s); this run needs %ld (%ld steps of %zu per "
-                          "epoch%s)", rc_->order_path, r->ord.epochs, need, r->total, r->spe,
+            return ls_err(LS_EINVAL, "--order %s: the batch order has %zu epoch(s); this run needs %ld (%ld "
+                          "steps of %zu per epoch%s)", rc_->order_path, r->ord.epochs, need, r->total, r->spe,
                           rc_->max_steps < 0 ? "; --epochs N sets how many" : "");
     }
     size_t in = (size_t)m->in_c * m->in_h * m->in_w, C = (size_t)m->n_classes, big = m->n_params;

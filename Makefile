@@ -195,6 +195,11 @@ run: deps
 	@$(MAKE) --no-print-directory all
 	bash scripts/run-main.sh
 
+# the speed, memory and accuracy figures (scripts/bench.sh; an idle machine)
+bench: deps
+	@$(MAKE) --no-print-directory all $(BENCHES)
+	bash scripts/bench.sh
+
 test: deps-test
 	python3 scripts/check-layers.py
 	@$(MAKE) --no-print-directory all $(TESTS) $(REPLAYS)

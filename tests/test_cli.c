@@ -577,6 +577,141 @@ static void test_threads_and_spec(void **st) {
     assert_int_equal(system(args), 0);
 }
 
+/* --ref-mode/--ref-prec beside a reference spec that says mode=/prec=: the
+ * spec's value won without a word (`--engines reference:prec=256,cpu
+ * --ref-prec 128` ran at 256 bits).  The rule of --threads: one engine,
+ * refused with both named, nothing written; a list, the spec keeps its
+ * value and a note names it (once: audit re-executes itself). */
+static void test_ref_options_and_spec(void **st) {
+    const char *cases[][2] = {
+        {"train --engine reference:prec=256 --ref-prec 128 --steps 1 --limit-train 16 --batch 16",
+         "lockstep train: --ref-prec 128 and --engine reference:prec=256 disagree (prec=128 or prec=256?): give the "
+         "precision once"},
+        {"train --engine reference:mode=fp32cr --ref-mode exact --steps 1 --limit-train 16 --batch 16",
+         "lockstep train: --ref-mode exact and --engine reference:mode=fp32cr disagree (mode=exact or mode=fp32cr?)"},
+        {"golden record --engine reference:prec=64 --ref-prec 128 --out /tmp/ls_cli_never.lsg",
+         "lockstep golden record: --ref-prec 128 and --engine reference:prec=64 disagree"},
+        {"record --engine reference:prec=64 --ref-prec 128 --out /tmp/ls_cli_never.lsr",
+         "lockstep record: --ref-prec 128 and --engine reference:prec=64 disagree"},
+        {"export --engine reference:mode=exact --ref-mode fp32cr --step 1 --out /tmp/ls_cli_never.st",
+         "lockstep export: --ref-mode fp32cr and --engine reference:mode=exact disagree"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) expect(cases[i][0], 2, cases[i][1]);
+    assert_int_not_equal(access("/tmp/ls_cli_never.lsg", F_OK), 0);
+    assert_int_not_equal(access("/tmp/ls_cli_never.lsr", F_OK), 0);
+    assert_int_not_equal(access("/tmp/ls_cli_never.st", F_OK), 0);
+    if (access(DATA_DIR_CHECK, R_OK) != 0) return;
+    /* the same value twice is no conflict */
+    expect("train --engine reference:prec=64 --ref-prec 64 --steps 1 --limit-train 16 --batch 16", 0,
+           "engine reference:prec=64");
+    char out[65536];
+    int rc = run("audit --engines reference:prec=256,cpu,reference --ref-prec 128 --limit-train 16 --batch 16 "
+                 "--epochs 1 --no-eval", out, sizeof out);
+    if (rc != 0) fail_msg("audit: exit %d:\n%s", rc, out);
+    const char *note = "lockstep audit: note: --ref-prec 128 is for the reference engines without a prec= knob; "
+                       "reference:prec=256 keeps its prec=256";
+    const char *first = strstr(out, note);
+    if (!first) fail_msg("audit output lacks '%s':\n%s", note, out);
+    assert_null(strstr(first + 1, note));
+    /* the reference without its own knob took --ref-prec's */
+    assert_null(strstr(out, "keeps its prec=128"));
+}
+
+/* `sweep --status /missing` said "/missing: No such file or directory" and
+ * `sweep --merge FILE` "FILE/plan.json: cannot open: Not a directory":
+ * neither named the option.  Each names it and the problem, exit 2, and
+ * nothing is made where it pointed. */
+static void test_sweep_folder_errors(void **st) {
+    char dir[] = "/tmp/ls_cli_swdirXXXXXX", args[512], needle[512], file[256];
+    assert_non_null(mkdtemp(dir));
+    snprintf(file, sizeof file, "%s/afile", dir);
+    FILE *f = fopen(file, "w");
+    assert_non_null(f);
+    fclose(f);
+    expect("sweep --status /nonexistent_ls/sw", 2, "lockstep sweep: --status /nonexistent_ls/sw: no such sweep directory");
+    expect("sweep --merge /nonexistent_ls/sw", 2, "lockstep sweep: --merge /nonexistent_ls/sw: no such sweep directory");
+    const char *opts[] = {"--status", "--merge"};
+    for (int i = 0; i < 2; i++) {
+        snprintf(args, sizeof args, "sweep %s %s", opts[i], file);
+        snprintf(needle, sizeof needle, "lockstep sweep: %s %s: not a directory (a sweep's folder", opts[i], file);
+        expect(args, 2, needle);
+        snprintf(args, sizeof args, "sweep %s %s", opts[i], dir);
+        snprintf(needle, sizeof needle, "lockstep sweep: %s %s: not a sweep directory (no plan.json", opts[i], dir);
+        expect(args, 2, needle);
+    }
+    snprintf(args, sizeof args, "sweep --local --on a=cpu --seeds 1 --dir %s", file);
+    snprintf(needle, sizeof needle, "lockstep sweep: --dir %s: not a directory", file);
+    expect(args, 2, needle);
+    assert_int_not_equal(access("/nonexistent_ls", F_OK), 0);
+    snprintf(args, sizeof args, "test \"$(ls -A %s)\" = afile", dir);
+    assert_int_equal(system(args), 0);
+    snprintf(args, sizeof args, "rm -rf %s", dir);
+    assert_int_equal(system(args), 0);
+}
+
+/* `export FILE.lsg --out x` without --step exported step 1 without a word
+ * (and a live export replayed to step 1): the README and --help give --step
+ * S in every form and document no default.  Refused naming --step and the
+ * steps there are, nothing written. */
+static void test_export_step_required(void **st) {
+    char dir[] = "/tmp/ls_cli_expXXXXXX", args[512], cmd[600];
+    assert_non_null(mkdtemp(dir));
+    if (access("golden/cpu.lsg", R_OK) == 0) { /* from the repository root, as make test runs it */
+        snprintf(args, sizeof args, "export golden/cpu.lsg --out %s/x.st", dir);
+        expect(args, 2, "lockstep export: --step S is required: which step of golden/cpu.lsg to export (it holds step");
+    }
+    if (access(DATA_DIR_CHECK, R_OK) == 0) {
+        snprintf(args, sizeof args, "export --engine cpu --limit-train 64 --batch 32 --out %s/x.st", dir);
+        expect(args, 2, "lockstep export: --step S is required: which step of this run to export (1..6: 3 epoch(s) of "
+               "2 steps: 64 training images, batch 32)");
+        snprintf(args, sizeof args, "export --engine cpu --state-dict --limit-train 64 --batch 32 --epochs 1 --out %s/x.st",
+                 dir);
+        expect(args, 2, "(0..2: 1 epoch(s) of 2 steps: 64 training images, batch 32; 0: the initial weights)");
+    }
+    snprintf(cmd, sizeof cmd, "test -z \"$(ls -A %s)\"", dir);
+    assert_int_equal(system(cmd), 0);
+    snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
+    assert_int_equal(system(cmd), 0);
+}
+
+/* strtol and strtod skip leading white space: `--epochs ' 5'` ran 5 epochs,
+ * `--seed ' 7'` seed 7, `cpu:threads= 2` two threads, sweep's `--seeds
+ * '42, 43'` both seeds.  A number with blanks around it is a quoting slip:
+ * refused, naming the option, in every parser (main.c's, sweep's,
+ * --normalize's, the engine knobs'). */
+static void test_numbers_without_blanks(void **st) {
+    const char *cases[][2] = {
+        {"train --epochs ' 5' --steps 1 --limit-train 16", "lockstep train: --epochs: ' 5': white space around the number"},
+        {"train --epochs '5 ' --steps 1 --limit-train 16", "lockstep train: --epochs: '5 ': white space around the number"},
+        {"train --seed ' 7' --steps 1 --limit-train 16", "lockstep train: --seed: ' 7': white space around the number"},
+        {"train --lr ' 0.01' --steps 1 --limit-train 16", "lockstep train: --lr: ' 0.01': white space around the number"},
+        {"train --limit-train \"$(printf '16\\t')\" --steps 1", "--limit-train: '16\t': white space around the number"},
+        {"train --limit-train \"$(printf '\\t16')\" --steps 1", "--limit-train: '\t16': white space around the number"},
+        {"audit --engines cpu --audit-every ' 2' --steps 1 --limit-test 16", "lockstep audit: --audit-every: ' 2': white space"},
+        {"audit --engines cpu --engine-timeout '5 ' --steps 1 --limit-test 16", "lockstep audit: --engine-timeout: '5 ': white space"},
+        {"export --engine cpu --step ' 1' --out /tmp/ls_cli_never.st", "lockstep export: --step: ' 1': white space"},
+        {"record --engine cpu --ref-steps ' 1' --out /tmp/ls_cli_never.lsr", "lockstep record: --ref-steps: ' 1': white"},
+        {"train --normalize '0.2860, 0.3530' --steps 1 --limit-train 16",
+         "lockstep train: --normalize: '0.2860, 0.3530': white space in MEAN,STD"},
+        {"train --normalize ' 0.2860,0.3530' --steps 1 --limit-train 16", "--normalize: ' 0.2860,0.3530': white space"},
+        {"train --engine 'cpu:threads= 2' --steps 1 --limit-train 16",
+         "engine spec 'cpu:threads= 2': knob 'threads': white space around its key or value"},
+        {"train --engine 'reference:prec=64 ' --steps 1 --limit-train 16", "knob 'prec': white space"},
+        {"sweep --local --on a=cpu --seeds '42, 43' --limit-train 16 --limit-test 16 --batch 16 --epochs 1 "
+         "--dir /tmp/ls_cli_never_sweep",
+         "lockstep sweep: --seeds '42, 43': white space in the value"},
+        {"sweep --local --on a=cpu --seeds ' 2' --limit-train 16 --limit-test 16 --batch 16 --epochs 1 "
+         "--dir /tmp/ls_cli_never_sweep", "--seeds ' 2': white space"},
+        {"sweep --local --on a=cpu --seeds 1 --jobs ' 2' --limit-train 16 --limit-test 16 --batch 16 "
+         "--epochs 1 --dir /tmp/ls_cli_never_sweep",
+         "lockstep sweep: --jobs: ' 2': white space around the number"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) expect(cases[i][0], 2, cases[i][1]);
+    assert_int_not_equal(access("/tmp/ls_cli_never.st", F_OK), 0);
+    assert_int_not_equal(access("/tmp/ls_cli_never.lsr", F_OK), 0);
+    assert_int_not_equal(access("/tmp/ls_cli_never_sweep", F_OK), 0);
+}
+
 /* --limit-train/--limit-test past the data set were clamped without a
  * word: a run smaller than asked for.  Each says so once, on stderr, and the
  * run goes on with the whole set (as it did). */
@@ -680,6 +815,31 @@ static void test_golden_record_disk_space(void **st) {
     assert_int_equal(system(cmd), 0);
 }
 
+/* `record` had no disk-space check (golden record has): `record --epochs 64
+ * --audit-every 1` wrote until the disk was full.  A recording that cannot
+ * fit the destination's free space is refused before the first step, the
+ * steps, size and free space named, nothing left behind (not even
+ * OUT.tmp.PID); one that fits is written as before. */
+static void test_record_disk_space(void **st) {
+    if (access(DATA_DIR_CHECK, R_OK) != 0) skip();
+    char dir[] = "/tmp/ls_cli_rdiskXXXXXX", args[512], cmd[600];
+    assert_non_null(mkdtemp(dir));
+    /* 7552 steps at batch 512, every one in full: ~180 MB raw each, hundreds of GiB */
+    snprintf(args, sizeof args, "record --engine cpu --epochs 64 --batch 512 --audit-every 1 --out %s/r.lsr", dir);
+    double t0 = ls_now_for_test();
+    expect(args, 2, "7552 step(s) at batch 512, 7552 of them recorded in full, with checksum vectors, make a recording "
+           "of at least");
+    expect(args, 2, "GiB free on the file system of /tmp/ls_cli_rdisk");
+    if (ls_now_for_test() - t0 > 20.0) fail_msg("record: refused only after %.1f s", ls_now_for_test() - t0);
+    snprintf(cmd, sizeof cmd, "test -z \"$(ls -A %s)\"", dir);
+    assert_int_equal(system(cmd), 0);
+    snprintf(args, sizeof args, "record --engine cpu --limit-train 32 --limit-test 16 --batch 16 --epochs 1 --out %s/r.lsr",
+             dir);
+    expect(args, 0, "wrote");
+    snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
+    assert_int_equal(system(cmd), 0);
+}
+
 /* Found trying the commands as a new user: a file given as --data spoke of
  * "FILE/train-images-idx3-ubyte: Not a directory"; a bad --order file and
  * golden record's and record's bad --out named the file but not the option.
@@ -727,6 +887,62 @@ static void test_user_tryout_messages(void **st) {
     assert_int_equal(system(args), 0);
 }
 
+/* Found by the README check ("Options named in errors"): a --order file
+ * with fewer epochs than the run needs said "o.txt: the batch order has 1
+ * epoch(s); ..." without the option, unlike every other --order error.
+ * Each command names it, before any step, nothing written. */
+static void test_order_epochs_name_the_option(void **st) {
+    if (access(DATA_DIR_CHECK, R_OK) != 0) skip();
+    char dir[] = "/tmp/ls_cli_ordXXXXXX", path[128], args[512], needle[512];
+    assert_non_null(mkdtemp(dir));
+    snprintf(path, sizeof path, "%s/order.txt", dir);
+    FILE *f = fopen(path, "w");
+    assert_non_null(f);
+    for (int i = 0; i < 64; i++) fprintf(f, "%d%c", 63 - i, i == 63 ? '\n' : ' ');
+    fclose(f);
+    const char *cmds[] = {"train --epochs 2", "audit --engines cpu --epochs 2", "record --engine cpu --epochs 2 --out X/r.lsr",
+                          "golden record --steps 3 --out X/g.lsg", "export --engine cpu --step 3 --out X/x.st"};
+    for (size_t i = 0; i < sizeof cmds / sizeof cmds[0]; i++) {
+        char cmd[256];
+        snprintf(cmd, sizeof cmd, "%s", cmds[i]);
+        char *x = strstr(cmd, "X/");
+        if (x) { /* the output into dir */
+            char tail[128];
+            snprintf(tail, sizeof tail, "%s", x + 1);
+            snprintf(x, sizeof cmd - (size_t)(x - cmd), "%s%s", dir, tail);
+        }
+        snprintf(args, sizeof args, "%s --limit-train 64 --limit-test 64 --batch 32 --order %s", cmd, path);
+        snprintf(needle, sizeof needle, ": --order %s: the batch order has 1 epoch(s);", path);
+        expect(args, 2, needle);
+    }
+    snprintf(args, sizeof args, "test \"$(ls -A %s)\" = order.txt", dir);
+    assert_int_equal(system(args), 0);
+    snprintf(args, sizeof args, "rm -rf %s", dir);
+    assert_int_equal(system(args), 0);
+}
+
+/* Found by the README check: `make bench` (README, the Makefile's own
+ * header) did nothing at all: its rule was lost when the fuzz targets came
+ * (b1148cb), leaving only the .PHONY name.  Every make target the README
+ * tells a user to run has a recipe (make -n: printed, nothing run). */
+static void test_readme_make_targets(void **st) {
+    if (access("Makefile", R_OK) != 0 || access("scripts/bench.sh", R_OK) != 0) skip(); /* the repository root */
+    const char *cases[][2] = {
+        {"bench", "scripts/bench.sh"}, {"run", "scripts/run-main.sh"}, {"mutants", "scripts/mutants.sh"},
+        {"test", "scripts/run-tests.sh"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        char cmd[256], out[65536];
+        snprintf(cmd, sizeof cmd, "make -n --no-print-directory %s 2>&1", cases[i][0]);
+        FILE *p = popen(cmd, "r");
+        assert_non_null(p);
+        size_t n = fread(out, 1, sizeof out - 1, p);
+        out[n] = 0;
+        pclose(p);
+        if (!strstr(out, cases[i][1])) fail_msg("make -n %s does not run %s:\n%s", cases[i][0], cases[i][1], out);
+    }
+}
+
 /* --opt=value worked for the options getopt parses but not for those a
  * command parses by itself: `record --out=r.lsr` and `eval --out=F` said
  * "option --out is not for this command", `golden check --policy=exact`
@@ -768,11 +984,18 @@ int main(void) {
         cmocka_unit_test(test_audit_order_checked_first),
         cmocka_unit_test(test_no_abbreviations),
         cmocka_unit_test(test_threads_and_spec),
+        cmocka_unit_test(test_ref_options_and_spec),
+        cmocka_unit_test(test_sweep_folder_errors),
+        cmocka_unit_test(test_export_step_required),
+        cmocka_unit_test(test_numbers_without_blanks),
         cmocka_unit_test(test_limits_past_data),
         cmocka_unit_test(test_init_and_model_errors_name_the_option),
         cmocka_unit_test(test_golden_record_disk_space),
+        cmocka_unit_test(test_record_disk_space),
         cmocka_unit_test(test_user_tryout_messages),
         cmocka_unit_test(test_equals_form),
+        cmocka_unit_test(test_order_epochs_name_the_option),
+        cmocka_unit_test(test_readme_make_targets),
     };
     return cmocka_run_group_tests(tests, setup, NULL);
 }

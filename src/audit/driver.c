@@ -1830,8 +1830,8 @@ static int audit_setup(audit *A) {
         if ((rc = order_load(&A->ord, rc_->order_path, A->n_train))) return ls_err_option(rc, "--order", rc_->order_path);
         long need = (A->total + (long)A->spe - 1) / (long)A->spe;
         if ((long)A->ord.epochs < need)
-            return ls_err(LS_EINVAL, "%s: the batch order has %zu epoch(s); this run needs %ld (%ld steps of %zu per "
-                          "epoch%s)", rc_->order_path, A->ord.epochs, need, A->total, A->spe,
+            return ls_err(LS_EINVAL, "--order %s: the batch order has %zu epoch(s); this run needs %ld (%ld "
+                          "steps of %zu per epoch%s)", rc_->order_path, A->ord.epochs, need, A->total, A->spe,
                           rc_->max_steps < 0 ? "; --epochs N sets how many" : "");
     }
     for (int i = 0; i < r->n_engines; i++) {

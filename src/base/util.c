@@ -4,6 +4,7 @@
  */
 #include "base/util.h"
 
+#include <ctype.h>
 #include <dirent.h>
 
 #include <errno.h>
@@ -96,6 +97,11 @@ void *ls_calloc(size_t n, size_t size) {
 static const char *node_kind(mode_t m) {
     return S_ISLNK(m) ? "a symbolic link" : S_ISFIFO(m) ? "a FIFO" : S_ISCHR(m) ? "a character device"
          : S_ISBLK(m) ? "a block device" : S_ISSOCK(m) ? "a socket" : S_ISDIR(m) ? "a directory" : "not a regular file";
+}
+
+int ls_blank_edges(const char *s) {
+    size_t n = strlen(s);
+    return n && (isspace((unsigned char)s[0]) || isspace((unsigned char)s[n - 1]));
 }
 
 int ls_check_list(const char *opt, const char *what, const char *list) {

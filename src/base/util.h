@@ -85,6 +85,12 @@ FILE *ls_fopen_regular(const char *path, int *rc);
  * unseen: every list the user types is checked with this first. */
 int ls_check_list(const char *opt, const char *what, const char *list);
 
+/* 1 when s begins or ends with white space.  strtol and strtod skip leading
+ * blanks, so `--epochs ' 5'` ran 5 epochs and `cpu:threads= 2` two threads:
+ * a quoting slip read as something else.  Every number the user types
+ * (option values, engine knobs) is refused so, naming the option. */
+int ls_blank_edges(const char *s);
+
 /* Physical memory of this machine in bytes (0 if unknown). */
 size_t ls_phys_mem(void);
 /* LS_ENOMEM with "WHAT needs about X GiB, more than the Y GiB of memory of

@@ -25,7 +25,7 @@ static const unsigned char GOLDEN_MAGIC[8] = {0x89, 'L', 'S', 'G', '\r', '\n', 0
 void export_cfg_default(export_cfg *c) {
     memset(c, 0, sizeof *c);
     run_cfg_default(&c->run);
-    c->step = 1;
+    c->step = EXPORT_STEP_UNSET;
 }
 
 /* shape of ACT/DACT of a layer for a batch of nb, as PyTorch has it */
@@ -169,6 +169,14 @@ static int export_golden(const export_cfg *c, st_writer *w) {
     char name[320], kb[16];
     size_t n = 0;
     long S = c->step;
+    if (S == EXPORT_STEP_UNSET) {
+        long last = 0;
+        for (size_t i = 0; i < gf->n_records; i++)
+            if ((long)gf->records[i].step > last) last = (long)gf->records[i].step;
+        golden_file_free(gf);
+        return ls_err(LS_EINVAL, "--step S is required: which step of %s to export (it holds step%s %s%ld)", c->source,
+                      last > 1 ? "s" : "", last > 1 ? "1.." : "", last);
+    }
     for (size_t i = 0; i < gf->n_records && !rc; i++) {
         const golden_record *r = &gf->records[i];
         if (r->step != (uint32_t)S) continue;
@@ -377,6 +385,10 @@ static int export_state_dict(const export_cfg *c, st_writer *w, engine *e, const
 static int export_check_plan(const export_cfg *c, batch_order *ord, size_t n_train) {
     const run_cfg *rc_ = &c->run;
     long spe = (long)steps_per_epoch(n_train, rc_->batch), last = (long)rc_->epochs * spe, S = c->step;
+    if (S == EXPORT_STEP_UNSET)
+        return ls_err(LS_EINVAL, "--step S is required: which step of this run to export (%d..%ld: %d epoch(s) of %ld "
+                      "steps: %zu training images, batch %zu%s)", c->state_dict ? 0 : 1, last, rc_->epochs, spe,
+                      n_train, rc_->batch, c->state_dict ? "; 0: the initial weights" : "");
     if (S > last) {
         long need = (S + spe - 1) / spe;
         char hint[128];
@@ -391,7 +403,8 @@ static int export_check_plan(const export_cfg *c, batch_order *ord, size_t n_tra
     if (rc) return ls_err_option(rc, "--order", rc_->order_path);
     long need = (S + spe - 1) / spe;
     if ((long)ord->epochs < need)
-        return ls_err(LS_EINVAL, "%s: the batch order has %zu epoch(s); --step %ld is in epoch %ld (%ld steps per epoch)",
+        return ls_err(LS_EINVAL, "--order %s: the batch order has %zu epoch(s); --step %ld is in epoch %ld (%ld steps "
+                      "per epoch)",
                       rc_->order_path, ord->epochs, S, need, spe);
     return LS_OK;
 }
@@ -471,7 +484,7 @@ done:
 }
 
 int export_run(const export_cfg *c) {
-    if (c->step < (c->state_dict ? 0 : 1))
+    if (c->step != EXPORT_STEP_UNSET && c->step < (c->state_dict ? 0 : 1))
         return ls_err(LS_EINVAL, "--step must be at least %d", c->state_dict ? 0 : 1);
     if (c->state_dict && c->source)
         return ls_err(LS_EINVAL, "--state-dict is for a live replay (--engine SPEC + train options), not %s",

@@ -48,10 +48,13 @@
 
 #include "engines/run.h"
 
+#define EXPORT_STEP_UNSET (-1L)
+
 typedef struct {
     run_cfg run;          /* live: engine, model, data, seed, batch, lr, threads, limits, init, order */
     const char *source;   /* a golden file; NULL: live */
-    long step;            /* S >= 1 (>= 0 with state_dict) */
+    long step;            /* S >= 1 (>= 0 with state_dict); EXPORT_STEP_UNSET: not given, refused naming
+                           * the steps there are (no default: a quiet step 1 was never what was asked) */
     int state_dict;       /* --state-dict: only the weights after step S, PyTorch's state_dict */
     int f64;              /* --f64: with state_dict, a reference engine's values as F64 */
     const char *out_path; /* the .safetensors to write */

@@ -466,7 +466,8 @@ static int record_check_plan(const golden_record_cfg *c, run_state *r) {
     int rc = order_load(&r->ord, c->run.order_path, r->n_train);
     if (rc) return ls_err_option(rc, "--order", c->run.order_path);
     if ((long)r->ord.epochs < need)
-        return ls_err(LS_EINVAL, "%s: the batch order has %zu epoch(s); --steps %ld needs %ld (%ld steps per epoch)",
+        return ls_err(LS_EINVAL, "--order %s: the batch order has %zu epoch(s); --steps %ld needs %ld (%ld steps per "
+                      "epoch)",
                       c->run.order_path, r->ord.epochs, c->steps, need, spe);
     return LS_OK;
 }

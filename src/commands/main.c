@@ -166,8 +166,17 @@ static void usage(FILE *f) {
             LS_VERSION, DATA_DEFAULT_DIR);
 }
 
+/* A value with white space around it: "lockstep CMD: OPT: 'S': ..." and 1
+ * (strtol/strtod would skip the leading blanks and take ' 5' as 5). */
+static int blank_number(const char *cmd, const char *opt, const char *s) {
+    if (!ls_blank_edges(s)) return 0;
+    fprintf(stderr, "lockstep %s: %s: '%s': white space around the number (give it without blanks)\n", cmd, opt, s);
+    return 1;
+}
+
 /* A number option's value; "lockstep CMD: OPT: expected ..." when it is not one in range. */
 static int parse_long(const char *cmd, const char *opt, const char *s, long lo, long hi, long *out) {
+    if (blank_number(cmd, opt, s)) return -1;
     char *end;
     errno = 0;
     long v = strtol(s, &end, 10);
@@ -180,6 +189,7 @@ static int parse_long(const char *cmd, const char *opt, const char *s, long lo, 
 }
 
 static int parse_double(const char *cmd, const char *opt, const char *s, double lo, double hi, double *out) {
+    if (blank_number(cmd, opt, s)) return -1;
     char *end;
     errno = 0;
     double v = strtod(s, &end);
@@ -414,6 +424,46 @@ static int threads_conflict(const char *cmd, const char *opt, const char *list, 
     return 0;
 }
 
+/* --ref-mode/--ref-prec as given (NULL/0: not given), kept for cmd_audit:
+ * its notes are said after its re-exec, once, as threads_conflict's are. */
+static const char *g_ref_mode;
+static long g_ref_prec;
+
+/* --ref-mode M / --ref-prec P beside a reference spec that says mode=/prec=
+ * itself: the shorthand adds only the knobs a spec lacks, so `--engines
+ * reference:prec=256,cpu --ref-prec 128` ran at 256 bits without a word.
+ * The rule of --threads (threads_conflict): one engine (train, record,
+ * golden record, export), which was meant cannot be known, refused (1);
+ * a list (audit), the option is for the reference engines that do not
+ * say, and each that says otherwise is named on stderr.  The same value
+ * twice is no conflict. */
+static int ref_conflict(const char *cmd, const char *opt, const char *list, const char *mode, long prec, int is_list) {
+    if ((!mode && !prec) || !list) return 0;
+    char buf[1024];
+    snprintf(buf, sizeof buf, "%s", list);
+    char *save = NULL;
+    for (char *t = strtok_r(buf, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
+        engine_spec s;
+        if (strncmp(t, "reference", 9) != 0 || engine_spec_parse(&s, t) != 0) continue;
+        const char *own[2] = {engine_spec_get(&s, "mode", NULL), engine_spec_get(&s, "prec", NULL)};
+        char given[2][64] = {"", ""};
+        if (mode) snprintf(given[0], sizeof given[0], "%s", mode);
+        if (prec) snprintf(given[1], sizeof given[1], "%ld", prec);
+        static const char *const knob[2] = {"mode", "prec"}, *const what[2] = {"mode", "precision"};
+        for (int i = 0; i < 2; i++) {
+            if (!given[i][0] || !own[i] || (i ? strtol(own[i], NULL, 10) == prec : !strcmp(own[i], mode))) continue;
+            if (!is_list) {
+                fprintf(stderr, "lockstep %s: --ref-%s %s and %s %s disagree (%s=%s or %s=%s?): give the %s once\n",
+                        cmd, knob[i], given[i], opt, t, knob[i], given[i], knob[i], own[i], what[i]);
+                return 1;
+            }
+            fprintf(stderr, "lockstep %s: note: --ref-%s %s is for the reference engines without a %s= knob; %s keeps "
+                    "its %s=%s\n", cmd, knob[i], given[i], knob[i], t, knob[i], own[i]);
+        }
+    }
+    return 0;
+}
+
 static int parse_opts(int argc, char **argv, const char *cmd, run_cfg *c, audit_cfg *au) {
     const char *ref_mode = NULL;
     long ref_prec = 0, v;
@@ -520,6 +570,8 @@ static int parse_opts(int argc, char **argv, const char *cmd, run_cfg *c, audit_
         fprintf(stderr, "lockstep %s: --save-optimizer needs --save FILE.safetensors\n", cmd);
         return 2;
     }
+    g_ref_mode = ref_mode;
+    g_ref_prec = ref_prec;
     if (ref_mode || ref_prec) {
         /* shorthand knobs for every reference engine named */
         if (!au && strncmp(c->engine, "reference", 9) != 0) {
@@ -559,6 +611,7 @@ static int parse_opts(int argc, char **argv, const char *cmd, run_cfg *c, audit_
     }
     /* sweep's engines are its --on lists (sweep.c); audit's and eval's
      * lists are noted by cmd_audit (after its re-exec) and cmd_eval */
+    if (!au && ref_conflict(cmd, "--engine", c->engine, ref_mode, ref_prec, 0)) return 2;
     if (!au && strcmp(cmd, "sweep") != 0 && threads_conflict(cmd, "--engine", c->engine, c->threads, 0)) return 2;
     return -1;
 }
@@ -653,6 +706,7 @@ static int cmd_audit(int argc, char **argv, char **full_argv) {
         /* exec failed: carry on with the default policy */
     }
     threads_conflict("audit", "--engines", a.engines, a.run.threads, 1);
+    ref_conflict("audit", "--engines", a.engines, g_ref_mode, g_ref_prec, 1);
     /* the first SIGINT/SIGTERM stops the audit at the next step boundary
      * with a partial report; a second one kills it (temporary files removed) */
     ls_signals_install(1);

@@ -258,8 +258,8 @@ static int record_prepare(record_run *r) {
         if (orc) return ls_err_option(orc, "--order", rc_->order_path);
         long need = (r->total + (long)r->spe - 1) / (long)r->spe;
         if ((long)r->ord.epochs < need)
-            return ls_err(LS_EINVAL, "%s: the batch order has %zu epoch(s); this run needs %ld (%ld steps of %zu per "
-                          "epoch%s)", rc_->order_path, r->ord.epochs, need, r->total, r->spe,
+            return ls_err(LS_EINVAL, "--order %s: the batch order has %zu epoch(s); this run needs %ld (%ld "
+                          "steps of %zu per epoch%s)", rc_->order_path, r->ord.epochs, need, r->total, r->spe,
                           rc_->max_steps < 0 ? "; --epochs N sets how many" : "");
     }
     size_t in = (size_t)m->in_c * m->in_h * m->in_w, C = (size_t)m->n_classes, big = m->n_params;
@@ -280,6 +280,76 @@ static int record_prepare(record_run *r) {
     if ((rc = st_init_params(m, rc_->init_path, rc_->seed, r->R.buf)))
         return rc_->init_path ? ls_err_option(rc, "--init", rc_->init_path) : rc;
     return engine_set_params(r->e, r->R.buf);
+}
+
+/* The recording's bytes before compression, in two parts: parts[0] the
+ * tensors of the full steps (the state before and after, the batch, every
+ * activation and its gradient, the loss, the parameters' gradients) and
+ * of each epoch's evaluation (logits, predictions); parts[1] what every
+ * step adds (the STEP record, and the STEP and UPDATE checksum vectors
+ * when they are recorded) and the evaluations' checksum vectors.  Each
+ * record also has its head (at most 32 + GOLDEN_MAX_NAME bytes). */
+static void record_raw_bytes(const record_run *r, double parts[2], long *n_full) {
+    const model *m = &r->m;
+    const size_t B = r->c->run.batch, nb = B < r->n_train ? B : r->n_train;
+    const double head = 32 + GOLDEN_MAX_NAME, np = (double)m->n_params, L = m->n_layers;
+    double acts = 0;
+    for (int l = 0; l < m->n_layers; l++) acts += (double)layer_out_size(&m->layers[l]);
+    double ck_step = 0, ck_update = 0, ck_eval = 0;
+    if (r->ck_on) {
+        recording_ck_geom G;
+        recording_ck_geom_of(m, nb, &G);
+        G.ext = r->ck_ext;
+        ck_step = (double)recording_ck_packed_len(&G, m, REC_CK_STEP) * 4 + head;
+        ck_update = (double)recording_ck_packed_len(&G, m, REC_CK_UPDATE) * 4 + head;
+        recording_ck_geom_of(m, B, &G);
+        G.ext = r->ck_ext;
+        ck_eval = (double)recording_ck_packed_len(&G, m, REC_CK_EVAL) * 4 + head;
+    }
+    double full = 0, before = 0;
+    for (long k = 1; k <= r->total; k++)
+        if (recording_is_full_step(k, r->total, r->c->ref_steps, r->c->audit_every)) {
+            full++;
+            before += k == 1 || !recording_is_full_step(k - 1, r->total, r->c->ref_steps, r->c->audit_every);
+        }
+    const double state = 3 * (np * 4 + head);
+    const double per_full = state + (double)nb * ((double)m->in_c * m->in_h * m->in_w + 2) * 4 + 3 * head +
+                            2 * (double)nb * acts * 4 + 2 * L * head + 4 + head + np * 4 + head;
+    const double epochs = (double)((r->total + (long)r->spe - 1) / (long)r->spe);
+    const double batches = (double)((r->n_test + B - 1) / B);
+    parts[0] = full * per_full + before * state +
+               epochs * ((double)r->n_test * ((double)r->C + 1) * 4 + 2 * head + EPOCH_FIELDS * 4 + head);
+    parts[1] = (double)r->total * (STEP_FIELDS * 4 + head + ck_step + ck_update) + epochs * batches * ck_eval +
+               (4 * L + 6) * 4 + head;
+    *n_full = (long)full;
+}
+
+/* A plan whose recording cannot fit is refused before the first step, not
+ * after filling the disk (`record --epochs 64 --audit-every 1` is terabytes),
+ * as golden record refuses a golden.  The file is deflated, so the raw
+ * bytes are scaled down by the smallest share deflate left of each part
+ * (measured, `record --engine cpu --epochs 1`, file size against
+ * record_raw_bytes; --no-checksums gives the tensors' share alone):
+ *   tensors: 32% (a linear model, batch 64, 100 steps), 41% (mnist-convnet,
+ *            batch 64), 44% (smallcnn, batch 256), 47% (smallcnn, batch 64);
+ *   the checksum vectors: 78% (smallcnn, batch 64), 78% (mnist-convnet,
+ *            batch 64), 79% (smallcnn, batch 256, 50 steps), 85% (linear);
+ * so 30% and 75%: the estimate is at most what the file needs (it was 73% to
+ * 90% of the measured files).  Per step that is ~1.65 MB for smallcnn at
+ * batch 256 with checksum vectors (1.97 MB raw): they, not the full steps,
+ * make a long run's recording big. */
+static int record_check_disk(const record_run *r) {
+    double parts[2], avail;
+    long n_full;
+    char dir[4096];
+    record_raw_bytes(r, parts, &n_full);
+    double need = 0.30 * parts[0] + 0.75 * parts[1];
+    if (ls_disk_free(r->c->out_path, &avail, dir, sizeof dir) != 0 || need <= avail) return 0;
+    return ls_err(LS_EIO, "--out %s: %ld step(s) at batch %zu, %ld of them recorded in full%s, make a recording of at "
+                  "least %.1f GiB (compressed), more than the %.1f GiB free on the file system of %s: record fewer "
+                  "steps (--epochs, --limit-train, --steps), fewer in full (--audit-every), %sor write it elsewhere",
+                  r->c->out_path, r->total, r->c->run.batch, n_full, r->ck_on ? ", with checksum vectors" : "",
+                  need / 1073741824.0, avail / 1073741824.0, dir, r->ck_on ? "--no-checksums, " : "");
 }
 
 /* The provenance, the writer under its temporary name, the signal handlers
@@ -545,6 +615,7 @@ int recording_record_run(const recording_cfg *c) {
     run_apply_normalize(rc_, &r.ds);
     run_note_limits(rc_, &r.ds, "record");
     if ((rc = record_prepare(&r))) goto done;
+    if ((rc = record_check_disk(&r))) goto done;
     if ((rc = record_open(&r))) goto done;
     for (int ep = 0; ep < rc_->epochs && r.step < r.total; ep++) {
         double train_s = 0;

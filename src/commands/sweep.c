@@ -145,6 +145,9 @@ static int plan_add_on(sweep_plan *p, const char *on) {
 
 static int plan_seeds(sweep_plan *p, const char *s, long long first) {
     char *end;
+    /* strtol would skip the blanks: ' 2' and '42, 43' were taken */
+    if (strpbrk(s, " \t\n\v\f\r"))
+        return ls_err(LS_EINVAL, "--seeds '%s': white space in the value (give 3 or 42,43, without blanks)", s);
     if (!strchr(s, ',')) {
         errno = 0;
         long n = strtol(s, &end, 10);
@@ -1468,6 +1471,10 @@ void sweep_cfg_default(sweep_cfg *c) {
 }
 
 static int want_long(const char *opt, const char *s, long lo, long hi, long *out) {
+    if (ls_blank_edges(s)) {
+        fprintf(stderr, "lockstep sweep: %s: '%s': white space around the number (give it without blanks)\n", opt, s);
+        return -1;
+    }
     char *end;
     errno = 0;
     long v = strtol(s, &end, 10);
@@ -1677,6 +1684,29 @@ int sweep_main(sweep_cfg *c) {
         fprintf(stderr, "lockstep sweep: which folder? --dir DIR (or --status DIR, --merge DIR)\n");
         return 2;
     }
+    /* the folder's option first: "/missing: No such file or directory" and
+     * "FILE/plan.json: cannot open: Not a directory" left the user to work
+     * out which word of the command line was wrong */
+    const char *opt = c->action == SWEEP_STATUS ? "--status" : c->action == SWEEP_MERGE ? "--merge" : "--dir";
+    struct stat sb;
+    char path[PATH_MAX];
+    if (stat(c->dir, &sb) == 0 && !S_ISDIR(sb.st_mode)) {
+        fprintf(stderr, "lockstep sweep: %s %s: not a directory%s\n", opt, c->dir,
+                c->action == SWEEP_SUBMIT ? "" : " (a sweep's folder, made by lockstep sweep ... --dir DIR)");
+        return 2;
+    }
+    if (c->action != SWEEP_SUBMIT) {
+        if (stat(c->dir, &sb) != 0) {
+            fprintf(stderr, "lockstep sweep: %s %s: no such sweep directory\n", opt, c->dir);
+            return 2;
+        }
+        snprintf(path, sizeof path, "%s/plan.json", c->dir);
+        if (!file_exists(path)) {
+            fprintf(stderr, "lockstep sweep: %s %s: not a sweep directory (no plan.json; a sweep's folder is made by "
+                    "lockstep sweep ... --dir DIR)\n", opt, c->dir);
+            return 2;
+        }
+    }
     char dir[PATH_MAX];
     sweep_plan *p = ls_malloc(sizeof *p);
     if (!p) return 2;
@@ -1689,11 +1719,10 @@ int sweep_main(sweep_cfg *c) {
         return 2;
     }
     if (!realpath(c->dir, dir)) {
-        fprintf(stderr, "lockstep sweep: %s: %s\n", c->dir, strerror(errno));
+        fprintf(stderr, "lockstep sweep: %s %s: %s\n", opt, c->dir, strerror(errno));
         free(p);
         return 2;
     }
-    char path[PATH_MAX];
     snprintf(path, sizeof path, "%s/plan.json", dir);
     if (c->action == SWEEP_SUBMIT) {
         c->dir = dir;

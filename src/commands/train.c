@@ -163,7 +163,8 @@ static int train_check_plan(train_ctx *t) {
     if (rc) return ls_err_option(rc, "--order", c->order_path);
     long need = (t->last_step + spe - 1) / spe;
     if ((long)t->ord.epochs < need)
-        return ls_err(LS_EINVAL, "%s: the batch order has %zu epoch(s); this run needs %ld (%ld steps of %ld per epoch%s)",
+        return ls_err(LS_EINVAL, "--order %s: the batch order has %zu epoch(s); this run needs %ld (%ld steps of %ld "
+                      "per epoch%s)",
                       c->order_path, t->ord.epochs, need, t->last_step, spe,
                       c->max_steps < 0 ? "; --epochs N sets how many" : "");
     return LS_OK;

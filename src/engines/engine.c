@@ -48,6 +48,9 @@ int engine_spec_parse(engine_spec *s, const char *text) {
             return ls_err(LS_EINVAL, "engine spec '%s': knob too long", text);
         for (int i = 0; i < s->n_knobs; i++)
             if (strcmp(s->key[i], tok) == 0) return ls_err(LS_EINVAL, "engine spec '%s': knob '%s' given twice", text, tok);
+        /* `threads= 2` was two threads (strtol skips the blank) */
+        if (ls_blank_edges(tok) || ls_blank_edges(eq + 1))
+            return ls_err(LS_EINVAL, "engine spec '%s': knob '%s': white space around its key or value", text, tok);
         snprintf(s->key[s->n_knobs], sizeof s->key[0], "%s", tok);
         snprintf(s->val[s->n_knobs], sizeof s->val[0], "%s", eq + 1);
         s->n_knobs++;

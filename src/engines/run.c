@@ -5,6 +5,7 @@
  */
 #include "engines/run.h"
 
+#include <ctype.h>
 #include <errno.h>
 #include <math.h>
 #include <stdio.h>
@@ -32,9 +33,13 @@ int run_parse_normalize(run_cfg *c, const char *text) {
     char *end;
     errno = 0;
     double mean = strtod(text, &end);
-    int ok = !errno && end != text && *end == ',';
-    double std = ok ? strtod(end + 1, &end) : 0;
-    ok = ok && !errno && *end == 0;
+    int ok = !errno && end != text && *end == ',' && !isspace((unsigned char)text[0]);
+    const char *s2 = end + 1;
+    double std = ok ? strtod(s2, &end) : 0;
+    ok = ok && !errno && *end == 0 && !ls_blank_edges(s2);
+    if (!ok && strpbrk(text, " \t\n\v\f\r"))
+        return ls_err(LS_EINVAL, "--normalize: '%s': white space in MEAN,STD (give e.g. 0.2860,0.3530, without blanks)",
+                      text);
     float fm = (float)mean, fs = (float)std;
     if (!ok || !isfinite(fm) || !isfinite(fs) || fs == 0.0f)
         return ls_err(LS_EINVAL, "--normalize: expected MEAN,STD (two finite numbers, STD not 0, e.g. 0.2860,0.3530), "

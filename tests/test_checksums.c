@@ -792,6 +792,36 @@ static void test_infinite_ties_compute_order(void **s) {
     teardown(&f);
 }
 
+/* The same tie with a continuity violation between (judge notes the step's
+ * relations, then continuity, then the input digest: every_step.c judge):
+ * an input digest that differs is computed first of all (forward, layer 0),
+ * and v[0] and the coverage line's worst must name one and the same. */
+static void test_infinite_ties_across_continuity(void **s) {
+    (void)s;
+    fx f;
+    setup(&f, "smallcnn", 0);
+    int conv1 = first_layer_of(&f.m, LAYER_CONV, 0);
+    memset(f.vec, 0, f.L.total * sizeof *f.vec);
+    f.vec[0] = CK_STAGE_STEP, f.vec[1] = N, f.vec[2] = 7;
+    f.vec[f.L.off[conv1][CK_BWD_W]] = NAN;
+    ck_verdict v;
+    ck_verdict_init(&v);
+    assert_int_equal(checksums_judge(&f.m, f.vec, N, NULL, 0, CK_BLOCKS_LIVE, &v), 0);
+    double *prev = calloc(3 * (size_t)f.m.n_tensors, sizeof *prev);
+    assert_non_null(prev);
+    prev[0] = 1.0; /* one tensor's values not those the last update reported */
+    checksums_continuity(&f.m, prev, f.vec, N, 0, &v);
+    checksums_input(&f.m, f.vec, N, 12345, &v); /* the digest in vec is 0 */
+    free(prev);
+    for (int k = 0; k < v.n_viol && k < CK_MAX_VIOL; k++) print_message("  %d: %s (ratio %g)\n", k, v.v[k].what, v.v[k].ratio);
+    print_message("  worst: %s\n", v.worst_what);
+    assert_int_equal(v.n_viol, 3);
+    assert_int_equal(v.worst_layer, v.v[0].layer);
+    assert_int_equal(v.worst_phase, v.v[0].phase);
+    assert_string_equal(v.worst_what, v.v[0].what);
+    teardown(&f);
+}
+
 /* Error patterns orthogonal to every fixed-weight backward-weights
  * relation (zoo attack 6): (+e, -e, -e, +e) over four input channels at a
  * conv2 filter's centre tap and (+e, +e, -e, -e) on four elements of
@@ -2090,6 +2120,7 @@ int main(void) {
         cmocka_unit_test(test_fault_forward),
         cmocka_unit_test(test_worst_violation_first),
         cmocka_unit_test(test_infinite_ties_compute_order),
+        cmocka_unit_test(test_infinite_ties_across_continuity),
         cmocka_unit_test(test_output_element_own_bound),
         cmocka_unit_test(test_identical_windows_apart),
         cmocka_unit_test(test_dense_output_element_own_bound), cmocka_unit_test(test_adam_legal_variant),

@@ -82,7 +82,21 @@ static int note(ck_verdict *o, ck_phase ph, int layer, double ratio, double coun
     int kept = o->n_viol < CK_MAX_VIOL ? o->n_viol : CK_MAX_VIOL;
     o->n_viol++;
     int k = kept;
-    while (k > 0 && (o->v[k - 1].ratio < r || (o->v[k - 1].ratio == r && computed_before(ph, layer, &o->v[k - 1])))) k--;
+    while (k > 0) {
+        if (o->v[k - 1].ratio < r) {
+            k--;
+            continue;
+        }
+        /* a tie: the nearest tie step_order places (continuity, update and
+         * evaluation ties between are passed over, or a forward noted after
+         * them, the input digest say, would stay behind a backward while the
+         * worst above names it) */
+        int j = k - 1;
+        while (j >= 0 && o->v[j].ratio == r && (o->v[j].between || step_order(o->v[j].phase, o->v[j].layer) < 0))
+            j--;
+        if (j >= 0 && o->v[j].ratio == r && computed_before(ph, layer, &o->v[j])) k = j;
+        else break;
+    }
     if (k >= CK_MAX_VIOL) return -1; /* full, and no larger than any kept */
     int last = kept < CK_MAX_VIOL ? kept : CK_MAX_VIOL - 1;
     memmove(&o->v[k + 1], &o->v[k], (size_t)(last - k) * sizeof o->v[0]);

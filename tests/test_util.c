@@ -108,12 +108,27 @@ static void test_memory_check(void **st) {
     assert_non_null(strstr(ls_errmsg(), "a big run needs about"));
 }
 
+/* A file system that reports no size (f_blocks 0: /proc here, a tmpfs
+ * mounted size=0, which is unlimited, some FUSE and network ones) has
+ * unknown free space, not none: golden record and record refused every
+ * output there ("at least 0.0 GiB ... more than the 0.0 GiB free"). */
+static void test_disk_free_unknown(void **st) {
+    double avail = -1;
+    char dir[256];
+    assert_int_equal(ls_disk_free("/tmp/x", &avail, dir, sizeof dir), 0);
+    assert_string_equal(dir, "/tmp");
+    assert_true(avail >= 0);
+    avail = -1;
+    assert_int_equal(ls_disk_free("/proc/x", &avail, dir, sizeof dir), -1);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_err_prefix),
         cmocka_unit_test(test_output_targets_refused),
         cmocka_unit_test(test_input_fifo_refused),
         cmocka_unit_test(test_memory_check),
+        cmocka_unit_test(test_disk_free_unknown),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }

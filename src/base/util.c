@@ -184,7 +184,9 @@ int ls_disk_free(const char *path, double *avail, char *dir, size_t cap) {
     else if (slash == path) snprintf(dir, cap, "/");
     else snprintf(dir, cap, "%.*s", (int)(slash - path), path);
     struct statvfs v;
-    if (statvfs(dir, &v) != 0) return -1;
+    /* no size at all (f_blocks 0): a tmpfs mounted size=0 (unlimited),
+     * /proc, some FUSE and network file systems: free space unknown, not 0 */
+    if (statvfs(dir, &v) != 0 || v.f_blocks == 0) return -1;
     *avail = (double)v.f_bavail * (double)v.f_frsize;
     return 0;
 }

@@ -99,7 +99,8 @@ size_t ls_phys_mem(void);
 int ls_check_memory(size_t bytes, const char *what);
 /* The bytes free to this user (statvfs: f_bavail blocks) on the file
  * system a new file at path would go to, and that directory's name (dir,
- * cap bytes); -1 when it cannot say (no such directory: the writer says). */
+ * cap bytes); -1 when it cannot say (no such directory: the writer says;
+ * a file system that reports no size, f_blocks 0: an unlimited tmpfs). */
 int ls_disk_free(const char *path, double *avail, char *dir, size_t cap);
 
 /* ---- signals and temporary files --------------------------------------

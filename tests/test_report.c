@@ -949,8 +949,17 @@ static void test_unchecked_without_reference_steps(void **st) {
     explain_verdicts(&v, r, &M);
     assert_int_equal(v.unchecked_noref, 1);
     headline_make(&h, r, &v);
-    if (!strstr(h.line, "no reference listed") || !strstr(h.next, "reference listed first"))
+    if (!strstr(h.line, "no reference listed") || !strstr(h.next, "reference listed first") ||
+        !strstr(h.line, "the every-step checks found nothing"))
         fail_msg("headline without a reference: %s\n%s", h.line, h.next);
+    /* --no-checksums: nothing judged any step, and the line must not say the checks found nothing */
+    r->cfg.checksums = 0;
+    ae->ck_steps = 0;
+    explain_verdicts(&v, r, &M);
+    headline_make(&h, r, &v);
+    assert_int_equal(h.kind, HEADLINE_UNCHECKED);
+    if (strstr(h.line, "found nothing") || !strstr(h.line, "--no-checksums"))
+        fail_msg("headline without a reference or checksums: %s", h.line);
     free_result(r);
 }
 

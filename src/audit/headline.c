@@ -125,6 +125,21 @@ void headline_make(headline *h, const audit_result *r, const verdict_table *v) {
     drift_gaps(&gap, r);
     int have_ref = 0; /* an exact reference listed and running */
     for (int i = 0; i < r->n_engines; i++) have_ref |= r->eng[i].is_ref && r->eng[i].available && !r->eng[i].failed;
+    /* what the every-step checks did, for the unchecked lines below: "found
+     * nothing" only where they ran (--no-checksums, or an engine without
+     * them, judged nothing at all) */
+    int ck_engines = 0, ck_ran = 0;
+    for (int i = 0; i < r->n_engines; i++) {
+        const audit_engine *ae = &r->eng[i];
+        if (ae->is_ref || !ae->available) continue;
+        ck_engines++;
+        ck_ran += r->cfg.checksums && (ae->ck_steps > 0 || ae->ck_eval_batches > 0);
+    }
+    const char *ck_words = !r->cfg.checksums ? ", and the every-step checks were off (--no-checksums): nothing "
+                                               "judged it"
+                           : !ck_ran             ? ", and no every-step checks ran either: nothing judged it"
+                           : ck_ran < ck_engines ? "; the every-step checks found nothing where they ran"
+                                                 : "; the every-step checks found nothing";
     headline_kind k = v->problems ? HEADLINE_PROBLEM
                       : v->suspects ? HEADLINE_SUSPECT
                       : (h->n_missing || r->interrupted) ? HEADLINE_INCOMPLETE
@@ -169,13 +184,13 @@ void headline_make(headline *h, const audit_result *r, const verdict_table *v) {
     case HEADLINE_UNCHECKED:
         if (v->unchecked && v->unchecked_noref == v->unchecked && !have_ref)
             snprintf(h->line, sizeof h->line, "VERDICT: not fully checked — no reference listed: no step of %d "
-                                              "engine(s) was judged per element against fp32 bounds; the every-step "
-                                              "checks found nothing (coverage below)", v->unchecked);
+                                              "engine(s) was judged per element against fp32 bounds%s (coverage "
+                                              "below)", v->unchecked, ck_words);
         else if (v->unchecked && v->unchecked_noref == v->unchecked)
             /* a reference listed, but no attribution step and no shadow replay: the per-element tier never ran */
             snprintf(h->line, sizeof h->line, "VERDICT: not fully checked — no step of %d engine(s) was judged per "
                                               "element against the reference (this run had no attribution step and no "
-                                              "shadow replay); the every-step checks found nothing (coverage below)", v->unchecked);
+                                              "shadow replay)%s (coverage below)", v->unchecked, ck_words);
         else if (v->unchecked)
             snprintf(h->line, sizeof h->line, "VERDICT: not fully checked — %d engine(s) had tensors no rule could "
                                               "judge (unchecked is not ok)", v->unchecked);

@@ -1164,10 +1164,31 @@ static void test_knobs_and_describe(void **st) {
     d = engine_describe(e);
     if (!strstr(d, "\"algo\":\"direct\"") || !strstr(d, "\"algo_requested\":\"winograd\""))
         fail_msg("a Winograd that ran direct, described as: %s", d);
+    if (!strstr(d, "layout or shapes")) fail_msg("plain layout's fallback, described as: %s", d);
     free(d);
+    engine_free(e);
+    /* dtype=bf16 builds every convolution direct whatever algo= says: the
+     * note names the dtype (not "layout or shapes", whose fix, a blocked
+     * layout, it already has), and auto, which promises no algorithm, is no
+     * fallback at all */
+    engine *eb = NULL;
+    engine_opts ob = {1234, 4, 0};
+    if (engine_create(&eb, "cpu:threads=1:algo=winograd:dtype=bf16", &m, &ob) == 0) {
+        d = engine_describe(eb);
+        if (!strstr(d, "\"algo\":\"direct\"") || !strstr(d, "dtype=bf16") || strstr(d, "layout or shapes"))
+            fail_msg("bf16's direct convolutions, described as: %s", d);
+        free(d);
+        engine_free(eb);
+        eb = make_engine(&m, "cpu:threads=1:algo=auto:dtype=bf16", 4);
+        d = engine_describe(eb);
+        if (strstr(d, "algo_requested")) fail_msg("algo=auto described as a fallback: %s", d);
+        free(d);
+        engine_free(eb);
+    } else {
+        ls_err_clear(); /* no bf16 kernels on this CPU (LS_EUNAVAIL) */
+    }
     free(x);
     free(p);
-    engine_free(e);
 }
 
 int main(void) {

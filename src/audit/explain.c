@@ -2040,12 +2040,21 @@ static int rule_knob_fallback(explain_list *L, const audit_result *r) {
         snprintf(f->a, sizeof f->a, "%s", ae->label);
         snprintf(f->title, sizeof f->title, "%s: algo=%s is unimplemented here for every convolution: it ran %s, so "
                  "nothing in this audit judged %s", ae->label, req, ran, req);
-        snprintf(f->cause, sizeof f->cause, "oneDNN offers no %s kernel for these convolutions in this layout or at "
-                 "these shapes (a plain layout, a 1-channel input); the engine built %s primitives instead.", req, ran);
+        char dtype[16] = "";
+        int bf16 = explain_json_get(ae->describe, "dtype", dtype, sizeof dtype) == 0 && strcmp(dtype, "bf16") == 0;
+        if (bf16)
+            snprintf(f->cause, sizeof f->cause, "dtype=bf16: the engine builds its bf16 convolutions as %s "
+                     "primitives whatever algo= says.", ran);
+        else
+            snprintf(f->cause, sizeof f->cause, "oneDNN offers no %s kernel for these convolutions in this layout or "
+                     "at these shapes (a plain layout, a 1-channel input); the engine built %s primitives instead.",
+                     req, ran);
         snprintf(f->evidence, sizeof f->evidence, "The engine's description: algo %s, algo_requested %s, and per "
                  "layer the kernel that ran (Environment, Kernels per layer).", ran, req);
-        snprintf(f->fix, sizeof f->fix, "To audit %s, leave the layout blocked (the default) on a model whose "
-                 "convolutions have several input channels.", req);
+        if (bf16) snprintf(f->fix, sizeof f->fix, "To audit %s, use dtype=f32 (the default).", req);
+        else
+            snprintf(f->fix, sizeof f->fix, "To audit %s, leave the layout blocked (the default) on a model whose "
+                     "convolutions have several input channels.", req);
     }
     return LS_OK;
 }

@@ -1384,13 +1384,15 @@ static char *cpu_describe(engine *e) {
     int convs = 0, fell = 0;
     for (int l = 0; l < c->m->n_layers; l++)
         if (c->m->layers[l].kind == LAYER_CONV) convs++, fell += strncmp(P->L[l].alg, "direct (", 8) == 0;
-    if (c->alg != dnnl_convolution_direct && convs && fell == convs) algo = "direct";
+    /* auto promises no algorithm (oneDNN's choice): only winograd asked for can fall back */
+    if (c->alg == dnnl_convolution_winograd && convs && fell == convs) algo = "direct";
     lsbuf_printf(&b, ",\"threads\":%d,\"fpmath\":\"%s\",\"algo\":\"%s\",\"layout\":\"%s\",\"math\":\"%s\"",
                  c->threads, dnnl_fpmath_mode2str(fm), algo, c->blocked ? "blocked" : "plain",
                  c->portable ? "portable" : "vendor");
     if (algo != c->algo_name)
         lsbuf_printf(&b, ",\"algo_requested\":\"%s\",\"algo_note\":\"%s unimplemented here for every "
-                         "convolution (layout or shapes): ran direct\"", c->algo_name, c->algo_name);
+                         "convolution (%s): ran direct\"", c->algo_name, c->algo_name,
+                     c->bf16 ? "dtype=bf16: its convolutions always run direct" : "layout or shapes");
     lsbuf_printf(&b, ",\"fuse\":\"%s\"", c->fuse ? "on" : "off");
     lsbuf_printf(&b, ",\"tf32\":\"%s\",\"dtype\":\"%s\"", c->tf32 ? "on" : "off", c->bf16 ? "bf16" : "f32");
     if (c->tf32) lsbuf_printf(&b, ",\"tf32round\":\"%s\"", lowp_round_name(c->tf32_mode));

@@ -956,6 +956,10 @@ static void test_equals_form(void **st) {
     expect("record --engine=cpu --out=/nonexistent_ls/r.lsr", 2, "lockstep record: --out /nonexistent_ls/r.lsr: cannot be written");
     expect("record --engine cpu --out= --limit-train 16", 2, "lockstep record: option --out: empty value");
     expect("train --engine=cpu:threads=1 --threads=2", 2, "--threads 2 and --engine cpu:threads=1 disagree");
+    /* a value that looks like --x=y is the option's value, whole, as getopt takes it: not split into
+     * "--run" "1.json" (unexpected argument '1.json'), nor split again by audit's re-exec */
+    expect("train --json --run=1.json --data /nonexistent_ls", 2, "/nonexistent_ls/train-images");
+    expect("audit --engines cpu --out=--x=y --data /nonexistent_ls", 2, "/nonexistent_ls/train-images");
     if (access(DATA_DIR_CHECK, R_OK) != 0) return;
     char dir[] = "/tmp/ls_cli_eqXXXXXX", args[512], path[256];
     assert_non_null(mkdtemp(dir));

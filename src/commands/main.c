@@ -1062,6 +1062,21 @@ static int finish_stdout(int status) {
  * check's --policy) did not ("option --out is not for this command").
  * Words after "--" and words that are not a long option stay as they are.
  * The strings are new (n_alloc of them, *store); NULL when out of memory. */
+/* 1 when word is a long option, spelled "--name" without a value, that
+ * takes the next word as its value (getopt's required_argument options and
+ * those the commands parse by themselves): that next word is a value, left
+ * whole (`--json --run=1.json`, and audit's re-exec of an already split
+ * `--out --x=y`). */
+static int takes_next_word(const char *word) {
+    static const char *const own[] = {"step", "policy", "on", "dir", "status", "merge", "task", "time", NULL};
+    if (word[0] != '-' || word[1] != '-' || !word[2] || strchr(word, '=')) return 0;
+    for (const struct option *o = TRAIN_OPTS; o->name; o++)
+        if (!strcmp(o->name, word + 2)) return o->has_arg == required_argument;
+    for (int i = 0; own[i]; i++)
+        if (!strcmp(own[i], word + 2)) return 1;
+    return 0;
+}
+
 static char **split_long_values(int argc, char **argv, int *out_argc, char ***store, int *n_alloc) {
     char **av = calloc(2 * (size_t)argc + 1, sizeof *av);
     char **names = calloc((size_t)argc + 1, sizeof *names);
@@ -1070,11 +1085,13 @@ static char **split_long_values(int argc, char **argv, int *out_argc, char ***st
         free(names);
         return NULL;
     }
-    int n = 0, k = 0, done = 0;
+    int n = 0, k = 0, done = 0, want = 0;
     for (int i = 0; i < argc; i++) {
         const char *a = argv[i];
-        if (!strcmp(a, "--")) done = 1;
-        const char *eq = !done && a[0] == '-' && a[1] == '-' && a[2] && a[2] != '=' ? strchr(a, '=') : NULL;
+        int value = want; /* the option before asks for this word: a value, whole */
+        want = !value && !done && takes_next_word(a);
+        if (!value && !strcmp(a, "--")) done = 1;
+        const char *eq = !done && !value && a[0] == '-' && a[1] == '-' && a[2] && a[2] != '=' ? strchr(a, '=') : NULL;
         if (!eq) {
             av[n++] = argv[i];
             continue;

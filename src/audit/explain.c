@@ -2122,10 +2122,10 @@ static void engine_verdict_words(engine_verdict *ev, const audit_result *r, cons
         if (ae->ck_first_eval_epoch) snprintf(where, sizeof where, "evaluation, epoch %d", ae->ck_first_eval_epoch);
         else snprintf(where, sizeof where, "step %ld", ae->ck_first_step);
         if (isinf(ae->ck_first.ratio))
-            snprintf(ev->detail, sizeof ev->detail, "%s, %s: an exact check failed (at %ld step(s) or evaluation batch(es))", where,
+            snprintf(ev->detail, sizeof ev->detail, "%s, %s: an exact check failed (%ld judged stage(s) violated)", where,
                      ck_phase_label(ae->ck_first.phase), ae->ck_viol_checks);
         else
-            snprintf(ev->detail, sizeof ev->detail, "%s, %s: ratio %s (at %ld step(s) or evaluation batch(es))", where,
+            snprintf(ev->detail, sizeof ev->detail, "%s, %s: ratio %s (%ld judged stage(s) violated)", where,
                      ck_phase_label(ae->ck_first.phase), fnum(b1, sizeof b1, ae->ck_first.ratio), ae->ck_viol_checks);
     } else if (ae->ev_ref_images && !(ae->ev_ref_worst <= 1)) {
         snprintf(ev->verdict, sizeof ev->verdict, "EVAL exceeds bound");

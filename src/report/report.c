@@ -1153,7 +1153,7 @@ static void sec_checksums(doc *d, const ctx *x) {
         else if (!ae->ck_have) para(d, "%s: no every-step checksums (%s).", ae->label, ae->ck_none);
         else
             para(d, "%s: %ld of %ld drift steps and %ld evaluation batches (%d epoch(s)) judged, %ld relations and "
-                    "re-checks; worst ratio %s (%s); violated at %ld step(s) or evaluation batch(es); %.2f s.",
+                    "re-checks; worst ratio %s (%s); %ld judged stage(s) violated (steps, updates, evaluation batches, read-backs); %.2f s.",
                  ae->label, ae->ck_steps,
                  every_step_of_steps(r, ae),
                  ae->ck_eval_batches, ae->ck_eval_epochs,

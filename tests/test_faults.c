@@ -124,6 +124,17 @@ static void sleep_s(double s) {
     nanosleep(&ts, NULL);
 }
 
+/* The engine children of p once it has forked `want` of them (polled for
+ * up to `polls` x 10 ms); how many there are then. */
+static int wait_children(pid_t p, long *kids, int cap, int want, int polls) {
+    int nk = 0;
+    for (int i = 0; i < polls && nk < want; i++) {
+        sleep_s(0.01);
+        nk = children(p, kids, cap);
+    }
+    return nk;
+}
+
 /* ---- the proxy: a dead child, a stopped child ----------------------------- */
 
 /* Before the fix, the write to a dead child's socket raised SIGPIPE and
@@ -212,12 +223,7 @@ static void test_engine_killed_at_random_step(void **st) {
         char *argv[] = {"lockstep", AUDIT_ARGS(out), NULL};
         pid_t p = spawn(log, argv);
         long kids[4];
-        int nk = 0;
-        for (int i = 0; i < 200 && nk < 2; i++) {
-            sleep_s(0.01);
-            nk = children(p, kids, 4);
-        }
-        assert_int_equal(nk, 2);
+        assert_int_equal(wait_children(p, kids, 4, 2, 200), 2);
         wait_for_steps(out);
         /* the 64 steps take ~1-2 s here (several times that under ASan);
          * a kill within 0.5 s of the first step lands anywhere in the first
@@ -644,12 +650,7 @@ static void test_reference_killed_in_attribution(void **st) {
                     "--epochs", "1", "--out", out, NULL};
     pid_t p = spawn(log, argv);
     long kids[4];
-    int nk = 0;
-    for (int i = 0; i < 1000 && nk < 2; i++) {
-        sleep_s(0.01);
-        nk = children(p, kids, 4);
-    }
-    assert_int_equal(nk, 2);
+    assert_int_equal(wait_children(p, kids, 4, 2, 1000), 2);
     sleep_s(1.0); /* inside the reference's first attribution step (seconds long) */
     long ref = kids[0] < kids[1] ? kids[0] : kids[1]; /* created first */
     assert_int_equal(kill((pid_t)ref, SIGKILL), 0);
@@ -685,12 +686,7 @@ static void test_last_engine_killed_in_drift(void **st) {
                     "--batch", "32", "--epochs", "1", "--out", out, NULL};
     pid_t p = spawn(log, argv);
     long kids[4];
-    int nk = 0;
-    for (int i = 0; i < 1000 && nk < 2; i++) {
-        sleep_s(0.01);
-        nk = children(p, kids, 4);
-    }
-    assert_int_equal(nk, 2);
+    assert_int_equal(wait_children(p, kids, 4, 2, 1000), 2);
     wait_for_steps(out); /* the attribution steps are done, the drift under way */
     sleep_s(0.3 * rand() / (double)RAND_MAX);
     long cpu = kids[0] < kids[1] ? kids[1] : kids[0]; /* created second */

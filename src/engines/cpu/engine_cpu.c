@@ -1734,6 +1734,19 @@ static size_t argmax_plane(const float *pl, size_t cnt) {
 
 static float round_fp16(float v);
 
+/* The locals every hook part starts from (the engine's context, the
+ * fault, the step's plan, the layer, the batch, its output's size, the
+ * fault's id, a status, and two scratch buffers); a part uses some. */
+#define FAULT_LOCALS                                                                                      \
+    cpu_ctx *c = ctx_of(e);                                                                               \
+    fault_state *F = c->fault;                                                                            \
+    plan *P = c->cur;                                                                                     \
+    const layer *ly = &c->m->layers[l];                                                                   \
+    size_t n = P->n, cnt = n * layer_out_size(ly);                                                        \
+    int id = F->id, rc = 0;                                                                               \
+    float *a = F->a, *x = F->b;                                                                           \
+    (void)P, (void)ly, (void)n, (void)cnt, (void)id, (void)rc, (void)a, (void)x
+
 /* A hook part that ended the call: its status in *done, and 1 (2 from an
  * edit part of the forward: fault_forward_layer writes nothing back). */
 #define FAULT_DONE(x)   \
@@ -1756,11 +1769,7 @@ static float round_fp16(float v);
  * ended the hook, its status in *done). */
 
 static int fault_fwd_around(engine *e, int l, int training, int *done) {
-    cpu_ctx *c = ctx_of(e);
-    fault_state *F = c->fault;
-    const layer *ly = &c->m->layers[l];
-    int id = F->id;
-    int rc;
+    FAULT_LOCALS;
     if ((rc = fault_step_start(c, F, l, training))) FAULT_DONE(rc);
     if (id == CPU_FAULT_EVAL_BATCH_SKIPPED_ONCE && !training && F->in_eval && F->eval_round == 1 && F->eval_k == 2)
         FAULT_DONE(0); /* zoo attack 8: this batch's forward never ran: every layer holds the batch before's outputs */
@@ -1816,11 +1825,7 @@ static int fault_fwd_around(engine *e, int l, int training, int *done) {
 }
 
 static int fault_fwd_state(engine *e, int l, int *done) {
-    cpu_ctx *c = ctx_of(e);
-    fault_state *F = c->fault;
-    plan *P = c->cur;
-    const layer *ly = &c->m->layers[l];
-    int id = F->id;
+    FAULT_LOCALS;
     player *L = &P->L[l];
     if (id == CPU_FAULT_STATE_PIDX_REUSED && L->fused && ly->kind == LAYER_MAXPOOL) {
         size_t bytes = L->pg.n * L->pg.cb * L->pg.blk * L->pg.oh * L->pg.ow;
@@ -1841,16 +1846,8 @@ static int fault_fwd_state(engine *e, int l, int *done) {
 }
 
 static int fault_fwd_edit_1(engine *e, int l, int training, int *done) {
-    cpu_ctx *c = ctx_of(e);
-    fault_state *F = c->fault;
-    plan *P = c->cur;
-    const layer *ly = &c->m->layers[l];
-    size_t n = P->n;
-    size_t cnt = P->n * layer_out_size(ly);
-    int id = F->id;
-    int rc;
+    FAULT_LOCALS;
     const float *bias = ly->b_tensor >= 0 ? c->params + c->m->tensors[ly->b_tensor].offset : NULL;
-    float *a = F->a;
     if ((((id == CPU_FAULT_ACT_CORRUPT_ONCE || id == CPU_FAULT_CK_NONE_ACT_CORRUPT_ONCE) && c->step == 7) || (id == CPU_FAULT_CK_LOST_STEP7_ACT_CORRUPT_STEP8 && c->step == 8)) &&
         training && fault_layer(c, l, "conv2")) {
         if ((rc = act_io(c, l, 0, a, 1))) FAULT_ENDED(rc);
@@ -1950,15 +1947,7 @@ static int fault_fwd_edit_1(engine *e, int l, int training, int *done) {
 }
 
 static int fault_fwd_edit_2(engine *e, int l, int training, int *done) {
-    cpu_ctx *c = ctx_of(e);
-    fault_state *F = c->fault;
-    plan *P = c->cur;
-    const layer *ly = &c->m->layers[l];
-    size_t n = P->n;
-    int id = F->id;
-    int rc;
-    float *a = F->a;
-    float *x = F->b;
+    FAULT_LOCALS;
     if (id == CPU_FAULT_CONV2_WINO_U21_ONCE && training && c->step == 7 && fault_layer(c, l, "conv2") &&
                ly->k == 3 && ly->pad == 1) {
         /* Winograd F(4x4, 3x3) with one element of the transformed weights, U[2][1] of (output channel 0,
@@ -2059,15 +2048,7 @@ static int fault_fwd_edit_2(engine *e, int l, int training, int *done) {
 }
 
 static int fault_fwd_edit_3(engine *e, int l, int training, int *done) {
-    cpu_ctx *c = ctx_of(e);
-    fault_state *F = c->fault;
-    plan *P = c->cur;
-    const layer *ly = &c->m->layers[l];
-    size_t n = P->n;
-    int id = F->id;
-    int rc;
-    float *a = F->a;
-    float *x = F->b;
+    FAULT_LOCALS;
     if (id == CPU_FAULT_CONV2_FWD_HALVES_SWAP_EVERY_PLANE_ONCE && training && c->step == 7 &&
                fault_layer(c, l, "conv2") && ly->out_h > 6 && ly->out_w >= 8) {
         /* every (sample, channel) plane: the 4-lane group at row 6, columns 4..7, halves exchanged */
@@ -2167,15 +2148,7 @@ static int fault_fwd_edit_3(engine *e, int l, int training, int *done) {
 }
 
 static int fault_fwd_edit_4(engine *e, int l, int training, int *done) {
-    cpu_ctx *c = ctx_of(e);
-    fault_state *F = c->fault;
-    plan *P = c->cur;
-    const layer *ly = &c->m->layers[l];
-    size_t n = P->n;
-    size_t cnt = P->n * layer_out_size(ly);
-    int id = F->id;
-    int rc;
-    float *a = F->a;
+    FAULT_LOCALS;
     if (id == CPU_FAULT_FC1_OUT_NAN_NEGATIVE_ONCE && training && c->step == 7 && fault_layer(c, l, "fc1") && n > 5) {
         if ((rc = act_io(c, l, 0, a, 1))) FAULT_ENDED(rc);
         float *y = a + 5 * (size_t)ly->out_c;
@@ -2275,17 +2248,8 @@ static int fault_fwd_edit_4(engine *e, int l, int training, int *done) {
 }
 
 static int fault_fwd_edit_5(engine *e, int l, int training, int *done) {
-    cpu_ctx *c = ctx_of(e);
-    fault_state *F = c->fault;
-    plan *P = c->cur;
-    const layer *ly = &c->m->layers[l];
-    size_t n = P->n;
-    size_t cnt = P->n * layer_out_size(ly);
-    int id = F->id;
-    int rc;
+    FAULT_LOCALS;
     const float *bias = ly->b_tensor >= 0 ? c->params + c->m->tensors[ly->b_tensor].offset : NULL;
-    float *a = F->a;
-    float *x = F->b;
     if (id == CPU_FAULT_CONV1_FWD_PEEL_BIAS_FP16_ONCE && training && c->step == 7 && fault_layer(c, l, "conv1")) {
         /* every plane, every sample: the first element (the top-left corner: a vector loop's peeled first
          * iteration) adds its channel's bias from an fp16 copy, y - b + fp16(b) */
@@ -2353,16 +2317,7 @@ static int fault_fwd_edit_5(engine *e, int l, int training, int *done) {
 }
 
 static int fault_fwd_edit_6(engine *e, int l, int training, int *done) {
-    cpu_ctx *c = ctx_of(e);
-    fault_state *F = c->fault;
-    plan *P = c->cur;
-    const layer *ly = &c->m->layers[l];
-    size_t n = P->n;
-    size_t cnt = P->n * layer_out_size(ly);
-    int id = F->id;
-    int rc;
-    float *a = F->a;
-    float *x = F->b;
+    FAULT_LOCALS;
     if (id == CPU_FAULT_CONV2_FWD_BACKGROUND_BITFLIP_ONCE && training && c->step == 7 &&
                fault_layer(c, l, "conv2") && n > 5 && ly->out_c > 11 && ly->pad < ly->k) {
         /* sample 5, channel 11: the first output after the plane's first row whose window (every input
@@ -2463,18 +2418,9 @@ static int fault_fwd_edit_6(engine *e, int l, int training, int *done) {
 }
 
 static int fault_fwd_edit_7(engine *e, int l, int training, int *done) {
-    cpu_ctx *c = ctx_of(e);
-    fault_state *F = c->fault;
-    plan *P = c->cur;
-    const layer *ly = &c->m->layers[l];
-    size_t n = P->n;
-    size_t cnt = P->n * layer_out_size(ly);
-    int id = F->id;
-    int rc;
+    FAULT_LOCALS;
     player *L = &P->L[l];
     const float *bias = ly->b_tensor >= 0 ? c->params + c->m->tensors[ly->b_tensor].offset : NULL;
-    float *a = F->a;
-    float *x = F->b;
     int edit = 1;
     if (id == CPU_FAULT_CONV2_FWD_REL && fault_layer(c, l, "conv2")) {
         if ((rc = act_io(c, l, 0, a, 1))) FAULT_ENDED(rc);
@@ -2749,12 +2695,7 @@ static void twin_sign_pair(float *buf, size_t off, size_t numel, int chosen, int
  * layer's own backward; "after": edits of what it computed. */
 
 static int fault_bwd_before_1(engine *e, int l, int *done) {
-    cpu_ctx *c = ctx_of(e);
-    fault_state *F = c->fault;
-    plan *P = c->cur;
-    const layer *ly = &c->m->layers[l];
-    int id = F->id;
-    int rc;
+    FAULT_LOCALS;
     if (id == CPU_FAULT_TWIN_DACT_SIGN_PAIR_ONCE && l == 0 && c->step == 7) {
         /* after the whole backward (nothing reads fc1's output gradient any more): two of its elements' signs
          * flipped, as reported (a readout fault in one copy) */
@@ -2856,12 +2797,7 @@ static int fault_bwd_before_1(engine *e, int l, int *done) {
 }
 
 static int fault_bwd_before_2(engine *e, int l, int *done) {
-    cpu_ctx *c = ctx_of(e);
-    fault_state *F = c->fault;
-    plan *P = c->cur;
-    const layer *ly = &c->m->layers[l];
-    int id = F->id;
-    int rc;
+    FAULT_LOCALS;
     if (id == CPU_FAULT_FC2_DB_ACCUMULATES && fault_layer(c, l, "fc2")) {
         /* beta = 1: the bias gradient is added to what the buffer holds (the last step's, or the zeros of
          * set_tensor(GRADS)) instead of overwriting it */
@@ -2962,12 +2898,7 @@ static int fault_bwd_before_2(engine *e, int l, int *done) {
 }
 
 static int fault_bwd_before_3(engine *e, int l, int *done) {
-    cpu_ctx *c = ctx_of(e);
-    fault_state *F = c->fault;
-    plan *P = c->cur;
-    const layer *ly = &c->m->layers[l];
-    int id = F->id;
-    int rc;
+    FAULT_LOCALS;
     if (id == CPU_FAULT_CONV1_DW_LAST_SAMPLE_DROPPED_ONCE && c->step == 7 && fault_layer(c, l, "conv1") && P->n > 1) {
         /* backward-weights run once on dy with the last sample's plane zeroed (dW without it), then on the
          * step's own dy (db and the gradient buffers right); the first dW is kept */
@@ -3066,12 +2997,7 @@ static int fault_bwd_before_3(engine *e, int l, int *done) {
 }
 
 static int fault_bwd_after_1(engine *e, int l, int *done) {
-    cpu_ctx *c = ctx_of(e);
-    fault_state *F = c->fault;
-    plan *P = c->cur;
-    const layer *ly = &c->m->layers[l];
-    int id = F->id;
-    int rc;
+    FAULT_LOCALS;
     const model_tensor *tw = ly->w_tensor >= 0 ? &c->m->tensors[ly->w_tensor] : NULL;
     if (id == CPU_FAULT_CONV1_DB_FP16_ACC_ONCE && c->step == 7 && fault_layer(c, l, "conv1")) {
         /* zoo attack 7: db[o] = sum over samples, then positions, of dy in an fp16 accumulator */
@@ -3165,12 +3091,7 @@ static int fault_bwd_after_1(engine *e, int l, int *done) {
 }
 
 static int fault_bwd_after_2(engine *e, int l, int *done) {
-    cpu_ctx *c = ctx_of(e);
-    fault_state *F = c->fault;
-    plan *P = c->cur;
-    const layer *ly = &c->m->layers[l];
-    int id = F->id;
-    int rc;
+    FAULT_LOCALS;
     const model_tensor *tw = ly->w_tensor >= 0 ? &c->m->tensors[ly->w_tensor] : NULL;
     if (id == CPU_FAULT_FC1_DW_DEAD_FEATURES_STALE_ONCE && fault_layer(c, l, "fc1") && (c->step == 6 || c->step == 7)) {
         /* a zero-skipping backward-weights kernel that does not write what it skips: at step 7 the columns
@@ -3275,12 +3196,7 @@ static int fault_bwd_after_2(engine *e, int l, int *done) {
 }
 
 static int fault_bwd_after_3(engine *e, int l, int *done) {
-    cpu_ctx *c = ctx_of(e);
-    fault_state *F = c->fault;
-    plan *P = c->cur;
-    const layer *ly = &c->m->layers[l];
-    int id = F->id;
-    int rc;
+    FAULT_LOCALS;
     const model_tensor *tw = ly->w_tensor >= 0 ? &c->m->tensors[ly->w_tensor] : NULL;
     if (id == CPU_FAULT_CONV2_DX_TILES_TRANSPOSED_ONCE && c->step == 7 && fault_layer(c, l, "conv2") &&
         ly->in_w % 2 == 0 && ly->in_h % 2 == 0) {
@@ -3385,10 +3301,7 @@ static int fault_bwd_after_3(engine *e, int l, int *done) {
 }
 
 static int fault_bwd_after_4(engine *e, int l, int *done) {
-    cpu_ctx *c = ctx_of(e);
-    fault_state *F = c->fault;
-    const layer *ly = &c->m->layers[l];
-    int id = F->id;
+    FAULT_LOCALS;
     const model_tensor *tw = ly->w_tensor >= 0 ? &c->m->tensors[ly->w_tensor] : NULL;
     if (((id == CPU_FAULT_CONV2_DW_PEEL_BF16_ONCE || id == CPU_FAULT_CONV2_DW_IC0_BF16_ONCE) &&
          fault_layer(c, l, "conv2")) ||
@@ -3493,12 +3406,7 @@ static int fault_bwd_after_4(engine *e, int l, int *done) {
 }
 
 static int fault_bwd_after_5(engine *e, int l, int *done) {
-    cpu_ctx *c = ctx_of(e);
-    fault_state *F = c->fault;
-    plan *P = c->cur;
-    const layer *ly = &c->m->layers[l];
-    int id = F->id;
-    int rc;
+    FAULT_LOCALS;
     const model_tensor *tw = ly->w_tensor >= 0 ? &c->m->tensors[ly->w_tensor] : NULL;
     if (id == CPU_FAULT_CONV2_DW_FILTER_MAX_SCALED_ONCE && c->step == 7 && fault_layer(c, l, "conv2")) {
         size_t per = tw->numel / (size_t)ly->out_c;
@@ -3599,10 +3507,7 @@ static int fault_bwd_after_5(engine *e, int l, int *done) {
 }
 
 static int fault_bwd_after_6(engine *e, int l, int *done) {
-    cpu_ctx *c = ctx_of(e);
-    fault_state *F = c->fault;
-    const layer *ly = &c->m->layers[l];
-    int id = F->id;
+    FAULT_LOCALS;
     const model_tensor *tw = ly->w_tensor >= 0 ? &c->m->tensors[ly->w_tensor] : NULL;
     if (id == CPU_FAULT_FC1_DW_LANE_PAIR_SWAPPED_ONCE && c->step == 7 && fault_layer(c, l, "fc1")) {
         /* the even/odd column pair of row 0's largest |dW|, exchanged in every row */
@@ -3693,12 +3598,7 @@ static int fault_bwd_after_6(engine *e, int l, int *done) {
 }
 
 static int fault_bwd_after_7(engine *e, int l, int *done) {
-    cpu_ctx *c = ctx_of(e);
-    fault_state *F = c->fault;
-    plan *P = c->cur;
-    const layer *ly = &c->m->layers[l];
-    int id = F->id;
-    int rc;
+    FAULT_LOCALS;
     const model_tensor *tw = ly->w_tensor >= 0 ? &c->m->tensors[ly->w_tensor] : NULL;
     if (id == CPU_FAULT_CONV2_DW_TRANSFORM_NOISE_ONCE && c->step == 7 && fault_layer(c, l, "conv2")) {
         /* every element of every filter that has a gradient (a filter all +-0 is left alone: its plain
@@ -4002,6 +3902,7 @@ static int fault_update(engine *e, const adam_scalars *s) {
 }
 #undef FAULT_DONE
 #undef FAULT_ENDED
+#undef FAULT_LOCALS
 
 /* The input faults: the engine keeps the images of the batch before (a copy
  * skipped), at training step 7, or at the second batch of the first

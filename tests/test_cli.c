@@ -932,14 +932,11 @@ static void test_readme_make_targets(void **st) {
         {"test", "scripts/run-tests.sh"},
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
-        char cmd[256], out[65536];
-        snprintf(cmd, sizeof cmd, "make -n --no-print-directory %s 2>&1", cases[i][0]);
-        FILE *p = popen(cmd, "r");
-        assert_non_null(p);
-        size_t n = fread(out, 1, sizeof out - 1, p);
-        out[n] = 0;
-        pclose(p);
-        if (!strstr(out, cases[i][1])) fail_msg("make -n %s does not run %s:\n%s", cases[i][0], cases[i][1], out);
+        /* grep the whole dry run: `make -n test` prints the sanitizer
+         * build's commands too (over 100 KB in a fresh clone) */
+        char cmd[256];
+        snprintf(cmd, sizeof cmd, "make -n --no-print-directory %s 2>&1 | grep -q -F '%s'", cases[i][0], cases[i][1]);
+        if (system(cmd) != 0) fail_msg("make -n %s does not run %s", cases[i][0], cases[i][1]);
     }
 }
 

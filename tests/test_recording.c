@@ -894,6 +894,29 @@ static int run_cmd(const char *cmd, char *out, size_t cap) {
  * forward output: act_corrupt_once, cpu_faults.h), which no fully
  * compared step sees: the audit of the recording alone is a PROBLEM
  * naming the recorded engine, step 7 and conv2, from its own vectors. */
+/* src rewritten to dst with one provenance key set (every record as it
+ * is): an edit of the file's claims, not of its numbers. */
+static void write_with_prov(const char *src, const char *dst, const char *key, const char *val) {
+    golden_file *gf;
+    if (golden_read(&gf, src)) fail_msg("%s", ls_errmsg());
+    golden_prov pv;
+    golden_prov_init(&pv);
+    for (size_t i = 0; i < gf->prov.n; i++) assert_int_equal(golden_prov_set(&pv, gf->prov.key[i], gf->prov.val[i]), 0);
+    assert_int_equal(golden_prov_set(&pv, key, val), 0);
+    golden_writer *w;
+    if (golden_writer_open(&w, dst, &pv)) fail_msg("%s", ls_errmsg());
+    for (size_t i = 0; i < gf->n_records; i++) {
+        const golden_record *g = &gf->records[i];
+        size_t shape[GOLDEN_MAX_NDIM];
+        memcpy(shape, g->shape, sizeof shape);
+        if (golden_writer_add(w, g->step, g->layer, g->kind, g->name, g->ndim, shape, g->values))
+            fail_msg("%s", ls_errmsg());
+    }
+    if (golden_writer_close(w, 1)) fail_msg("%s", ls_errmsg());
+    golden_prov_free(&pv);
+    golden_file_free(gf);
+}
+
 static void test_fault_in_recording(void **st) {
     if (!have_data()) skip();
     char bin[PATH_MAX], faults[PATH_MAX + 32], cmd[2 * PATH_MAX + 512], path[160], dir[160];
@@ -959,6 +982,35 @@ static void test_fault_in_recording(void **st) {
         if (!strstr(out, "VERDICT: PROBLEM") || !p || !strstr(p, want) || !strstr(p, at))
             fail_msg("%s: want a PROBLEM '%s...%s':\n%s", ext[k].fault, want, at, out);
     }
+    /* zoo attack 9: the operand rounding a recording's vectors are judged
+     * at is its own engine.spec's claim (tf32=on, dtype=bf16).  An fp32
+     * recording of a fault seen only by the checksums (ratio 9 at step 7),
+     * its engine.spec edited to say dtype=bf16, was "VERDICT: ok" (exit 0
+     * under --fail-on problem,unchecked): the widened tolerance hid it, the
+     * per-element tier (fp32, full steps 1, 2, 10) had nothing to see, and
+     * the verdict said "consistent with fp32 rounding".  Judged at a
+     * rounding the reference does not share, it is not checked at fp32. */
+    char bf[192];
+    snprintf(path, sizeof path, "%s/mantissa.lsr", g_dir);
+    snprintf(bf, sizeof bf, "%s/mantissa-bf16.lsr", g_dir);
+    snprintf(cmd, sizeof cmd,
+             "timeout 120 %s record --engine cpu:threads=1:fault=fc1_out_mantissa_flip_once --out %s %s 2>&1", faults,
+             path, plan);
+    if (run_cmd(cmd, out, sizeof out) != 0) fail_msg("record: %s", out);
+    write_with_prov(path, bf, "engine.spec", "cpu:threads=1:dtype=bf16");
+    snprintf(cmd, sizeof cmd, "timeout 120 %s/../lockstep audit --engines reference,recorded:%s %s 2>&1", bin, path,
+             plan);
+    run_cmd(cmd, out, sizeof out);
+    if (!strstr(out, "VERDICT: PROBLEM") || !strstr(out, "at step 7, fc1 forward"))
+        fail_msg("the fp32 recording: want a PROBLEM at step 7, fc1 forward:\n%s", out);
+    snprintf(cmd, sizeof cmd,
+             "timeout 120 %s/../lockstep audit --engines reference,recorded:%s %s --fail-on problem,unchecked 2>&1",
+             bin, bf, plan);
+    int rc = run_cmd(cmd, out, sizeof out);
+    if (rc == 0 || strstr(out, "VERDICT: ok") || !strstr(out, "VERDICT: not fully checked") ||
+        !strstr(out, "bf16 operand rounding its recording's engine.spec (unverified) declares"))
+        fail_msg("engine.spec edited to dtype=bf16: want 'not fully checked' naming the claim, exit != 0 (%d):\n%s", rc,
+                 out);
 }
 
 int main(void) {

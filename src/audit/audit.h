@@ -222,6 +222,8 @@ typedef struct {
     double ck_t_sent;        /* when */
     char ck_none[200];
     char ck_partial[320];    /* non-empty: some blocks of the vector are not judged, and why */
+    double ck_u_in;          /* the operand rounding its vectors were judged at (0: fp32; a recording's: what its
+                              * own engine.spec declares) */
     long ck_steps;           /* training steps judged by checksums */
     long ck_skipped;         /* training steps not judged (fed inputs: checked per element instead) */
     long ck_eval_batches;    /* evaluation batches judged */

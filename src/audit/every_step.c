@@ -56,7 +56,7 @@ int every_step_seed_chain(audit_engine *ae, const model *m, const float *p) {
 /* Operands an engine declares rounded before its products (bounds_ck_tol's
  * u_in): the cpu engine's tf32=on (2^-10 covers truncation as well as
  * rounding to nearest) and dtype=bf16 (2^-8); cuda's math=tf32. */
-static double declared_u_in(const char *spec) {
+double every_step_declared_u_in(const char *spec) {
     if (strstr(spec, "dtype=bf16")) return 0x1p-8;
     if (strstr(spec, "tf32=on") || strstr(spec, "math=tf32")) return 0x1p-10;
     return 0;
@@ -151,7 +151,10 @@ static int judge(engine *e, audit_engine *ae, const model *m, int stage, size_t 
         snprintf(ae->ck_partial, sizeof ae->ck_partial, "an older recording: its vectors have no random-weighted "
                  "weight-gradient relations (error patterns that keep every fixed-weight sum of a filter or row, "
                  "+e -e -e +e over four channels, are not seen)");
-    if ((rc = checksums_judge(m, vec, n, y, declared_u_in(rs ? rs : ae->spec), ext, &v))) return rc;
+    /* the tolerance this engine's vectors are judged at: a recording's is its own file's claim */
+    double u_in = every_step_declared_u_in(rs ? rs : ae->spec);
+    if (u_in > ae->ck_u_in) ae->ck_u_in = u_in;
+    if ((rc = checksums_judge(m, vec, n, y, u_in, ext, &v))) return rc;
     ck_layout L;
     ck_layout_make(&L, m, n);
     if (stage != CK_STAGE_UPDATE && ae->ck_chain) checksums_continuity(m, ae->ck_dig, vec, n, ae->ck_seeded, &v);

@@ -69,5 +69,8 @@ int every_step_readback_loss(audit_engine *ae, const model *m, size_t n, const d
  * the run made (an engine that died part way was checked at fewer), or
  * more where the engine's own count (judged + fed) says so. */
 long every_step_of_steps(const audit_result *r, const audit_engine *ae);
+/* The operand rounding a spec declares (bounds_ck_tol's u_in): 2^-8 for
+ * dtype=bf16, 2^-10 for tf32=on and math=tf32, 0 otherwise (fp32). */
+double every_step_declared_u_in(const char *spec);
 
 #endif

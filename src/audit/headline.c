@@ -140,10 +140,26 @@ void headline_make(headline *h, const audit_result *r, const verdict_table *v) {
                            : !ck_ran             ? ", and no every-step checks ran either: nothing judged it"
                            : ck_ran < ck_engines ? "; the every-step checks found nothing where they ran"
                                                  : "; the every-step checks found nothing";
+    /* an engine whose vectors were judged at a coarser operand rounding
+     * than the reference computes with (its spec's tf32=on, dtype=bf16,
+     * math=tf32; a recording's is a claim of its own file): "ok" says fp32,
+     * and where the per-element tier found nothing beyond fp32 the claim is
+     * not borne out either, so its drift steps were not checked at fp32 */
+    double ref_u = 0;
+    const audit_engine *lowp = NULL;
+    for (int i = 0; i < r->n_engines; i++)
+        if (r->eng[i].is_ref && r->eng[i].available && !r->eng[i].failed) {
+            double u = every_step_declared_u_in(r->eng[i].spec);
+            ref_u = u > ref_u ? u : ref_u;
+        }
+    for (int i = 0; i < r->n_engines && !lowp; i++) {
+        const audit_engine *ae = &r->eng[i];
+        if (!ae->is_ref && ae->available && !ae->failed && ae->ck_u_in > ref_u) lowp = ae;
+    }
     headline_kind k = v->problems ? HEADLINE_PROBLEM
                       : v->suspects ? HEADLINE_SUSPECT
                       : (h->n_missing || r->interrupted) ? HEADLINE_INCOMPLETE
-                      : (v->unchecked || gap.engines) ? HEADLINE_UNCHECKED : HEADLINE_OK;
+                      : (v->unchecked || gap.engines || lowp) ? HEADLINE_UNCHECKED : HEADLINE_OK;
     h->kind = k;
     h->word = KINDS[k].word;
     h->css = KINDS[k].css;
@@ -194,6 +210,13 @@ void headline_make(headline *h, const audit_result *r, const verdict_table *v) {
         else if (v->unchecked)
             snprintf(h->line, sizeof h->line, "VERDICT: not fully checked — %d engine(s) had tensors no rule could "
                                               "judge (unchecked is not ok)", v->unchecked);
+        else if (!gap.engines && lowp)
+            snprintf(h->line, sizeof h->line, "VERDICT: not fully checked — %s's every-step checksums were judged at "
+                                              "the %s operand rounding its %s declares, not at fp32, and the "
+                                              "reference does not compute with it: its drift steps were not checked "
+                                              "at fp32 (coverage below)",
+                     lowp->label, lowp->ck_u_in >= 0x1p-8 ? "bf16" : "TF32",
+                     strncmp(lowp->spec, "recorded:", 9) == 0 ? "recording's engine.spec (unverified)" : "spec");
         else {
             char steps[160] = "", evals[96] = "", more[48] = "";
             if (gap.unchecked > 0 && gap.unchecked == gap.to - gap.from + 1 && gap.unchecked < gap.all)

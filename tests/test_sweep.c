@@ -409,6 +409,24 @@ static void test_local_small(void **st) {
     assert_string_equal(buf, again);
     assert_int_equal(sh(out, sizeof out, "%s sweep --status %s/small", g_bin, g_tmp), 0);
     assert_non_null(strstr(out, "done 4,"));
+    /* zoo attack 9: the merge counted problems only, so seeds whose own
+     * audit was "not fully checked" merged as "complete: ...; 0
+     * problem(s)".  Here every seed is (two recordings, one shadow replay:
+     * one stays unchecked per element), and so is a seed one of whose
+     * recordings was made without checksum vectors (record --no-checksums):
+     * the merged verdict names each seed and its verdict. */
+    snprintf(path, sizeof path, "%s/small/report/verdict.txt", g_tmp);
+    assert_int_equal(read_file(path, buf, sizeof buf), 0);
+    if (!strstr(buf, "; 0 problem(s); not ok: seed 42: not fully checked") || !strstr(buf, "; seed 43: not fully checked"))
+        fail_msg("want each seed's 'not fully checked' in the merged verdict:\n%s", buf);
+    rc = sh(out, sizeof out, "%s record --engine cpu:threads=1 --no-checksums --seed 43 --limit-train 16 --limit-test 50 "
+            "--batch 16 --epochs 1 --ref-steps 0 --audit-every 1 --out '%s/small/rec/a/cpu:threads=1/43.lsr'", g_bin, g_tmp);
+    if (rc) fail_msg("record: %s", out);
+    sh(out, sizeof out, "%s sweep --merge %s/small", g_bin, g_tmp);
+    assert_int_equal(read_file(path, buf, sizeof buf), 0);
+    if (!strstr(buf, "; seed 43: not fully checked") || !strstr(buf, "the every-step checks found nothing where they ran"))
+        fail_msg("a recording without vectors: want seed 43's verdict to say the checks ran on part only:\n%s\n%s",
+                 buf, out);
 }
 
 int main(void) {

@@ -37,6 +37,7 @@
 #include <unistd.h>
 
 #include "audit/explain.h"
+#include "audit/headline.h"
 #include "audit/seeds.h"
 #include "base/util.h"
 #include "commands/audit_cmd.h"
@@ -1110,9 +1111,19 @@ static void short_label(char *out, size_t cap, const char *label) {
     } else snprintf(out, cap, "%s", label);
 }
 
-static void merge_seed_verdicts(lsbuf *md, lsbuf *vt, const audit_result *r, long long seed, int *problems) {
+static void merge_seed_verdicts(lsbuf *md, lsbuf *vt, const audit_result *r, long long seed, int *problems,
+                                lsbuf *not_ok) {
     verdict_table v;
     explain_verdicts(&v, r, &r->m);
+    /* the seed's own verdict: a SUSPECT, an incomplete or a not fully
+     * checked audit (a recording without vectors, one judged at a rounding
+     * it only claims) is not a problem count of 0 */
+    headline h;
+    headline_make(&h, r, &v);
+    if (h.kind != HEADLINE_OK && h.kind != HEADLINE_PROBLEM) {
+        lsbuf_printf(vt, "seed %lld %s\n", seed, h.line);
+        lsbuf_printf(not_ok, "%sseed %lld: %s", not_ok->s && not_ok->s[0] ? "; " : "", seed, h.line + 9);
+    }
     char a[160], b[160];
     lsbuf_printf(md, "\n### seed %lld\n\n| engine / pair | verdict | detail |\n|---|---|---|\n", seed);
     for (int i = 0; i < v.n_eng; i++) {
@@ -1196,7 +1207,8 @@ static int write_text(const char *dir, const char *name, const lsbuf *b) {
 
 /* Audit each seed's recordings (the reference shadow-replays them) and
  * collect the verdicts; then the significance over seeds. */
-static int merge_audits(const sweep_plan *p, const char *tmp, lsbuf *md, lsbuf *vt, lsbuf *js, int *problems, FILE *out) {
+static int merge_audits(const sweep_plan *p, const char *tmp, lsbuf *md, lsbuf *vt, lsbuf *js, int *problems, lsbuf *not_ok,
+                        FILE *out) {
     int n_eng = 0;
     char labels[AUDIT_MAX_ENGINES][256];
     for (int m = 0; m < p->n_machines; m++)
@@ -1264,7 +1276,7 @@ static int merge_audits(const sweep_plan *p, const char *tmp, lsbuf *md, lsbuf *
             for (int i = 0; i < runs[s]->n_engines; i++)
                 if (strcmp(runs[s]->eng[i].label, want) == 0 && !runs[s]->eng[i].failed) map[s][t] = i;
         }
-        merge_seed_verdicts(md, vt, runs[s], p->seed[s], problems);
+        merge_seed_verdicts(md, vt, runs[s], p->seed[s], problems, not_ok);
     }
     seeds_result *R = rc ? NULL : ls_calloc(1, sizeof *R);
     if (!rc && !R) rc = LS_ENOMEM;
@@ -1322,8 +1334,9 @@ static int merge_here(const sweep_plan *p, const char *dir, FILE *out) {
     char tmp[64];
     snprintf(tmp, sizeof tmp, "report.tmp.%ld", (long)getpid());
     if ((rc = mkdirs(tmp))) goto done;
-    lsbuf md, vt, js, why;
+    lsbuf md, vt, js, why, not_ok;
     lsbuf_init(&md);
+    lsbuf_init(&not_ok);
     lsbuf_init(&vt);
     lsbuf_init(&js);
     lsbuf_init(&why);
@@ -1348,7 +1361,7 @@ static int merge_here(const sweep_plan *p, const char *dir, FILE *out) {
     }
     if (!missing) {
         merge_machines(&md, p, ts);
-        rc = merge_audits(p, tmp, &md, &vt, &js, &problems, out);
+        rc = merge_audits(p, tmp, &md, &vt, &js, &problems, &not_ok, out);
     }
     if (!rc) {
         char verdict[4096];
@@ -1356,8 +1369,8 @@ static int merge_here(const sweep_plan *p, const char *dir, FILE *out) {
             snprintf(verdict, sizeof verdict, "incomplete: %d of %d tasks have no recording, nothing was audited (%s); "
                      "submit the same plan again to run them", missing, n, why.s ? why.s : "");
         else
-            snprintf(verdict, sizeof verdict, "complete: %d recordings audited over %d seeds; %d problem(s)", n, p->n_seeds,
-                     problems);
+            snprintf(verdict, sizeof verdict, "complete: %d recordings audited over %d seeds; %d problem(s)%s%s", n,
+                     p->n_seeds, problems, not_ok.s && not_ok.s[0] ? "; not ok: " : "", not_ok.s ? not_ok.s : "");
         lsbuf_printf(&md, "\n## Verdict\n\n%s\n", verdict);
         lsbuf vline;
         lsbuf_init(&vline);
@@ -1406,6 +1419,7 @@ static int merge_here(const sweep_plan *p, const char *dir, FILE *out) {
     lsbuf_free(&vt);
     lsbuf_free(&js);
     lsbuf_free(&why);
+    lsbuf_free(&not_ok);
     if (rc) remove_tree(tmp);
     else rc = missing ? 1 : 0;
 done:

@@ -202,7 +202,9 @@ void report_print_coverage(FILE *f, const audit_result *r, const verdict_table *
             fprintf(f, " (vectors as recorded: computed on the recording machine, each tied to its step's logits; "
                        "not authenticated)");
         fprintf(f, "; per-element reference checks at %ld step(s)", ev->check_steps);
-        if (r->attribution_steps) fprintf(f, " (%ld in attribution)", r->attribution_steps);
+        /* a recording is not replayed in isolation (driver.c: recorded engines skip the attribution phase) */
+        if (r->attribution_steps && ae->recorded) fprintf(f, " (none in attribution: a recording is not replayed there)");
+        else if (r->attribution_steps) fprintf(f, " (%ld in attribution)", r->attribution_steps);
         if (ae->ck_have && r->cfg.checksums && ae->ck_relations)
             fprintf(f, "\n  %-*s   worst checksum ratio %s: %s", lw, "", ls_fmt_num(b1, sizeof b1, ae->ck_worst, "-"),
                     ae->ck_worst_what);

@@ -204,7 +204,7 @@ static void json_checksums(lsbuf *b, const audit_result *r, const audit_engine *
                     "\"eval_epochs_checked\": %d, \"eval_epochs\": %d, \"relations\": %ld, \"violations\": %ld, "
                     "\"seconds\": ",
                  r->cfg.checksums ? "true" : "false", ae->ck_have ? "true" : "false", ae->ck_steps, ae->ck_skipped,
-                 r->attribution_steps, ae->ck_eval_batches, ae->ck_eval_epochs, r->cfg.eval ? r->epochs_done : 0,
+                 ae->recorded ? 0L : r->attribution_steps, ae->ck_eval_batches, ae->ck_eval_epochs, r->cfg.eval ? r->epochs_done : 0,
                  ae->ck_relations, ae->ck_viol_checks);
     lsbuf_json_num(b, ae->ck_s);
     lsbuf_printf(b, ", \"worst_ratio\": ");

@@ -427,6 +427,15 @@ static void test_local_small(void **st) {
     if (!strstr(buf, "; seed 43: not fully checked") || !strstr(buf, "the every-step checks found nothing where they ran"))
         fail_msg("a recording without vectors: want seed 43's verdict to say the checks ran on part only:\n%s\n%s",
                  buf, out);
+    /* zoo attack 9 (S2): another engine's recording in a slot (cpu:threads=2 as rec/a/cpu:threads=1/43.lsr) was
+     * audited and reported as the slot's engine; the merge refuses it, naming the file and both engines */
+    rc = sh(out, sizeof out, "%s record --engine cpu:threads=2 --seed 43 --limit-train 16 --limit-test 50 --batch 16 "
+            "--epochs 1 --ref-steps 0 --audit-every 1 --out '%s/small/rec/a/cpu:threads=1/43.lsr'", g_bin, g_tmp);
+    if (rc) fail_msg("record: %s", out);
+    rc = sh(out, sizeof out, "%s sweep --merge %s/small", g_bin, g_tmp);
+    if (rc != 2 || !strstr(out, "rec/a/cpu:threads=1/43.lsr: recorded engine 'cpu:threads=2' is not this slot's engine "
+                                "'cpu:threads=1'"))
+        fail_msg("want the merge refused (exit 2) naming the recording and both engines; exit %d:\n%s", rc, out);
 }
 
 int main(void) {

@@ -1057,10 +1057,33 @@ static int local_run(const sweep_plan *p, const char *dir, const task_status *ts
 static const char *PROV_KEYS[] = {"host.os", "host.cpu", "cpu.isa", "threads", "gpu.name", "gpu.driver", "lib.onednn",
                                   "lib.cudnn", "lib.cublas", "lib.cudart", "lib.glibc", "lockstep.commit"};
 
+/* Whether recorded engine spec `got` is the task's engine `want` as the
+ * task ran it (its knobs, and threads=N from the plan's --threads where
+ * the spec has no threads knob of its own); 0 when it is, else an error
+ * naming the recording.  A recording put in another engine's slot (a
+ * cpu:threads=2 run as rec/M/cpu:threads=1/S.lsr) would otherwise be
+ * audited and reported as the slot's engine (zoo attack 9). */
+static int recorded_engine_matches(const sweep_plan *p, const char *rec, const char *want, const char *got) {
+    engine_spec w, g;
+    if (!got) return ls_err(LS_EFORMAT, "%s: provenance has no engine.spec: which engine it recorded is unknown", rec);
+    int ok = engine_spec_parse(&w, want) == 0 && engine_spec_parse(&g, got) == 0 && strcmp(w.name, g.name) == 0;
+    for (int k = 0; ok && k < w.n_knobs; k++) ok = strcmp(engine_spec_get(&g, w.key[k], ""), w.val[k]) == 0;
+    for (int k = 0; ok && k < g.n_knobs; k++) {
+        if (engine_spec_get(&w, g.key[k], NULL)) continue;
+        char th[16];
+        snprintf(th, sizeof th, "%d", p->threads);
+        ok = strcmp(g.key[k], "threads") == 0 && p->threads && strcmp(g.val[k], th) == 0;
+    }
+    return ok ? 0
+              : ls_err(LS_EMISMATCH, "%s: recorded engine '%s' is not this slot's engine '%s' (a recording in "
+                       "another engine's place): record it again (delete it and submit the plan)", rec, got, want);
+}
+
 /* Per machine: what its recordings say they ran on, and whether they
  * agree (a partition that mixes CPU models or drivers is not one machine
  * type, and its seeds are not comparable). */
-static void merge_machines(lsbuf *md, const sweep_plan *p, const task_status *ts) {
+static int merge_machines(lsbuf *md, const sweep_plan *p, const task_status *ts) {
+    int rc = 0;
     lsbuf_printf(md, "\n## Machines (from each recording's provenance)\n\n");
     int id0 = 0;
     for (int m = 0; m < p->n_machines; m++) {
@@ -1082,6 +1105,9 @@ static void merge_machines(lsbuf *md, const sweep_plan *p, const task_status *ts
             task_rec_path(rec, sizeof rec, p, id0 + k);
             golden_file *gf = NULL;
             if (golden_read(&gf, rec) != 0) continue;
+            sweep_task tk = plan_task(p, id0 + k);
+            if (!rc) rc = recorded_engine_matches(p, rec, p->engine[tk.machine][tk.engine],
+                                                  golden_provenance_get(gf, "engine.spec"));
             for (size_t q = 0; q < NK; q++) {
                 const char *v = golden_provenance_get(gf, PROV_KEYS[q]);
                 if (!v) continue;
@@ -1100,6 +1126,7 @@ static void merge_machines(lsbuf *md, const sweep_plan *p, const task_status *ts
         lsbuf_printf(md, "\n");
         id0 += nt;
     }
+    return rc;
 }
 
 /* machine/engine of recorded label "recorded:rec/M/E/S.lsr"; the label itself otherwise */
@@ -1360,8 +1387,8 @@ static int merge_here(const sweep_plan *p, const char *dir, FILE *out) {
         }
     }
     if (!missing) {
-        merge_machines(&md, p, ts);
-        rc = merge_audits(p, tmp, &md, &vt, &js, &problems, &not_ok, out);
+        rc = merge_machines(&md, p, ts);
+        if (!rc) rc = merge_audits(p, tmp, &md, &vt, &js, &problems, &not_ok, out);
     }
     if (!rc) {
         char verdict[4096];

@@ -617,6 +617,54 @@ static void test_ref_options_and_spec(void **st) {
     assert_null(strstr(out, "keeps its prec=128"));
 }
 
+/* --ref-mode/--ref-prec with a list that eval took by itself: `eval
+ * --engines reference,cpu --ref-prec 64` was refused ("apply to reference
+ * engines only": only --engine was looked at), and the alias `ref` got no
+ * knobs where `reference` did.  Now: the knobs go to every reference of
+ * the list the command runs, `ref` included; a list without one, and
+ * `eval --engine` beside `--engines`, are refused. */
+static void test_ref_options_in_lists(void **st) {
+    char dir[] = "/tmp/ls_cli_reflXXXXXX", args[512], needle[512];
+    assert_non_null(mkdtemp(dir));
+    expect("audit --engines cpu,cpu:threads=1 --ref-prec 64 --limit-train 16 --batch 16 --epochs 1", 2,
+           "lockstep audit: --ref-mode/--ref-prec apply to reference engines only, and --engines cpu,cpu:threads=1 "
+           "names none");
+    expect("train --engine cpu --ref-mode exact --steps 1", 2, "--engine cpu names none");
+    expect("train --engine ref:prec=256 --ref-prec 64 --steps 1 --limit-train 16 --batch 16", 2,
+           "lockstep train: --ref-prec 64 and --engine ref:prec=256 disagree");
+    /* a name that only starts like one is not a reference */
+    expect("train --engine referencex --ref-prec 64 --steps 1", 2, "--engine referencex names none");
+    if (access(DATA_DIR_CHECK, R_OK) != 0) {
+        snprintf(args, sizeof args, "rm -rf %s", dir);
+        assert_int_equal(system(args), 0);
+        return;
+    }
+    expect("train --engine ref --ref-prec 64 --ref-mode fp32cr --steps 1 --limit-train 16 --batch 16", 0,
+           "engine ref:mode=fp32cr:prec=64");
+    snprintf(args, sizeof args, "train --steps 1 --limit-train 16 --batch 16 --save %s/w.st", dir);
+    expect(args, 0, NULL);
+    const char *ok[][2] = {
+        {"--engines reference,cpu --ref-prec 64", "engines reference:prec=64,cpu"},
+        {"--engines cpu,ref --ref-prec 64 --ref-mode fp32cr", "engines cpu,ref:mode=fp32cr:prec=64"},
+        {"--engines ref:prec=256,cpu --ref-prec 64", "lockstep eval: note: --ref-prec 64 is for the reference engines "
+         "without a prec= knob; ref:prec=256 keeps its prec=256"},
+        {"--engine reference --ref-prec 64", "engines reference:prec=64"},
+    };
+    for (size_t i = 0; i < sizeof ok / sizeof ok[0]; i++) {
+        snprintf(args, sizeof args, "eval --init %s/w.st --limit-test 16 --batch 16 %s", dir, ok[i][0]);
+        expect(args, 0, ok[i][1]);
+    }
+    snprintf(args, sizeof args, "eval --init %s/w.st --limit-test 16 --engines cpu --ref-prec 64", dir);
+    expect(args, 2, "lockstep eval: --ref-mode/--ref-prec apply to reference engines only, and --engines cpu names none");
+    snprintf(args, sizeof args, "eval --init %s/w.st --limit-test 16 --engine cpu --engines cpu:threads=1", dir);
+    snprintf(needle, sizeof needle, "lockstep eval: --engine and --engines both given: give one");
+    expect(args, 2, needle);
+    snprintf(args, sizeof args, "eval --init %s/w.st --limit-test 16 --engines cpu:threads=1 --engine cpu", dir);
+    expect(args, 2, needle);
+    snprintf(args, sizeof args, "rm -rf %s", dir);
+    assert_int_equal(system(args), 0);
+}
+
 /* `sweep --status /missing` said "/missing: No such file or directory" and
  * `sweep --merge FILE` "FILE/plan.json: cannot open: Not a directory":
  * neither named the option.  Each names it and the problem, exit 2, and
@@ -986,6 +1034,7 @@ int main(void) {
         cmocka_unit_test(test_no_abbreviations),
         cmocka_unit_test(test_threads_and_spec),
         cmocka_unit_test(test_ref_options_and_spec),
+        cmocka_unit_test(test_ref_options_in_lists),
         cmocka_unit_test(test_sweep_folder_errors),
         cmocka_unit_test(test_export_step_required),
         cmocka_unit_test(test_numbers_without_blanks),

@@ -665,6 +665,57 @@ static void test_ref_options_in_lists(void **st) {
     assert_int_equal(system(args), 0);
 }
 
+/* A local sweep's merge printed "report: report.tmp.PID/seed-42/report.md",
+ * a folder renamed before the command ended; and a merge exited 0 with
+ * problems found, whatever a CI job asked.  Now the console names the
+ * final folder, and --fail-on gates the merge as audit's does (default
+ * none, as audit's); an incomplete sweep exits 1 as before. */
+static void test_sweep_merge_exit_and_paths(void **st) {
+    char dir[] = "/tmp/ls_cli_swgateXXXXXX", args[768], needle[512], out[1 << 16];
+    assert_non_null(mkdtemp(dir));
+    /* --fail-on goes with a merge this command runs or waits for */
+    const char *bad[][2] = {
+        {"sweep --status /tmp --fail-on problem", "--status prints the verdict only"},
+        {"sweep --task 0 --dir /tmp --fail-on problem", "--task records, it merges nothing"},
+        {"sweep --slurm --on a=cpu --seeds 1 --dir /tmp/ls_cli_never_sweep --fail-on problem", "add --wait"},
+        {"sweep --merge /tmp --fail-on bogus", "--fail-on: unknown condition 'bogus'"},
+        {"sweep --merge /tmp --fail-on problem --fail-on unchecked", "option --fail-on given twice"},
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) expect(bad[i][0], 2, bad[i][1]);
+    assert_int_not_equal(access("/tmp/ls_cli_never_sweep", F_OK), 0);
+    if (access(DATA_DIR_CHECK, R_OK) != 0) {
+        snprintf(args, sizeof args, "rm -rf %s", dir);
+        assert_int_equal(system(args), 0);
+        return;
+    }
+    /* one recording, no shadow replay: the seed's audit is "not fully checked" (unchecked), no problem */
+    snprintf(args, sizeof args, "sweep --local --on a=cpu:threads=1 --seeds 1 --limit-train 16 --limit-test 50 "
+             "--epochs 1 --batch 16 --dir %s/sw", dir);
+    int rc = run(args, out, sizeof out);
+    if (rc != 0) fail_msg("%s: exit %d (want 0: no --fail-on):\n%s", args, rc, out);
+    if (strstr(out, "report.tmp.")) fail_msg("the merge names its temporary folder:\n%s", out);
+    snprintf(needle, sizeof needle, "report: %s/sw/report/seed-42/report.md", dir);
+    if (!strstr(out, needle)) fail_msg("want '%s':\n%s", needle, out);
+    snprintf(needle, sizeof needle, "%s/sw/report/seed-42/report.md", dir);
+    assert_int_equal(access(needle, R_OK), 0);
+    snprintf(needle, sizeof needle, "%s/sw/report/summary.json", dir);
+    FILE *f = fopen(needle, "r");
+    assert_non_null(f);
+    size_t n = fread(out, 1, sizeof out - 1, f);
+    out[n] = 0;
+    fclose(f);
+    if (!strstr(out, "\"found\": [\"unchecked\"]")) fail_msg("summary.json lacks found unchecked:\n%.2000s", out);
+    snprintf(args, sizeof args, "sweep --merge %s/sw --fail-on problem", dir);
+    expect(args, 0, "sweep merge: complete");
+    snprintf(args, sizeof args, "sweep --merge %s/sw --fail-on problem,unchecked", dir);
+    expect(args, 1, "lockstep sweep: exit 1: --fail-on: a merged seed's audit found unchecked");
+    snprintf(args, sizeof args, "sweep --local --on a=cpu:threads=1 --seeds 1 --limit-train 16 --limit-test 50 "
+             "--epochs 1 --batch 16 --dir %s/sw --fail-on unchecked", dir);
+    expect(args, 1, "found unchecked");
+    snprintf(args, sizeof args, "rm -rf %s", dir);
+    assert_int_equal(system(args), 0);
+}
+
 /* `sweep --status /missing` said "/missing: No such file or directory" and
  * `sweep --merge FILE` "FILE/plan.json: cannot open: Not a directory":
  * neither named the option.  Each names it and the problem, exit 2, and
@@ -1036,6 +1087,7 @@ int main(void) {
         cmocka_unit_test(test_ref_options_and_spec),
         cmocka_unit_test(test_ref_options_in_lists),
         cmocka_unit_test(test_sweep_folder_errors),
+        cmocka_unit_test(test_sweep_merge_exit_and_paths),
         cmocka_unit_test(test_export_step_required),
         cmocka_unit_test(test_numbers_without_blanks),
         cmocka_unit_test(test_limits_past_data),

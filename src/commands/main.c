@@ -54,6 +54,9 @@ static void usage(FILE *f) {
             "                                and judge the gaps over seeds, per machine (DIR/report/); the same\n"
             "                                command again runs only what is missing or failed (README: cluster)\n"
             "  lockstep sweep --status DIR | --merge DIR   each task's state / audit what is there\n"
+            "                 --fail-on LIST (with --merge, --local or --slurm --wait): exit 1 when a seed's\n"
+            "                                audit finds what LIST names, as audit's --fail-on (default none);\n"
+            "                                an incomplete sweep exits 1 always\n"
             "  lockstep golden check FILE [--engine E] [--policy P] [--data DIR]\n"
             "                                replay a golden file and compare (exit 0 pass, 1 regression,\n"
             "                                2 unusable input)\n"
@@ -160,9 +163,10 @@ static void usage(FILE *f) {
             "                      match the file's, else bound), exact, ulp:N, bound, bound:N\n"
             "  --data DIR          the IDX directory (default: the file's; crc32s must match)\n"
             "\n"
-            "exit status: 0 ok, 1 a check failed (golden regression, audit --fail-on), 2 bad usage or unusable input,\n"
-            "or an engine process died during an audit (the report marks it failed); 130/143 an audit stopped by\n"
-            "SIGINT/SIGTERM (its partial report is written, marked interrupted)\n",
+            "exit status: 0 ok, 1 a check failed (golden regression, audit/sweep --fail-on, an incomplete sweep),\n"
+            "2 bad usage or unusable input, or an engine process died during an audit (the report marks it\n"
+            "failed); 130/143 an audit stopped by SIGINT/SIGTERM (its partial report is written, marked\n"
+            "interrupted)\n",
             LS_VERSION, DATA_DEFAULT_DIR);
 }
 

@@ -57,7 +57,7 @@ static void usage(FILE *f) {
             "                 --fail-on LIST (with --merge, --local or --slurm --wait): exit 1 when a seed's\n"
             "                                audit finds what LIST names, as audit's --fail-on (default none);\n"
             "                                an incomplete sweep exits 1 always\n"
-            "  lockstep golden check FILE [--engine E] [--policy P] [--data DIR]\n"
+            "  lockstep golden check FILE [--engine E] [--policy P] [--data DIR] [--verbose]\n"
             "                                replay a golden file and compare (exit 0 pass, 1 regression,\n"
             "                                2 unusable input)\n"
             "  lockstep export FILE.lsg --step S --out OUT.safetensors\n"
@@ -162,6 +162,8 @@ static void usage(FILE *f) {
             "  --policy P          auto (default: exact when libraries, ISA, threads and algorithms\n"
             "                      match the file's, else bound), exact, ulp:N, bound, bound:N\n"
             "  --data DIR          the IDX directory (default: the file's; crc32s must match)\n"
+            "  --verbose           also print the per-tensor table (after the verdict and the first\n"
+            "                      mismatches)\n"
             "\n"
             "exit status: 0 ok, 1 a check failed (golden regression, audit/sweep --fail-on, an incomplete sweep),\n"
             "2 bad usage or unusable input, or an engine process died during an audit (the report marks it\n"
@@ -313,7 +315,7 @@ static const char *const *own_options(const char *cmd) {
     static const char *const export_[] = {"step", "out", "state-dict", "f64", NULL};
     static const char *const eval[] = {"engines", "out", NULL};
     static const char *const sweep[] = {"on", "seeds", "dir", "jobs", "status", "merge", "task", "audit-every",
-                                        "ref-steps", "time", "slurm", "local", "wait", "dry-run", NULL};
+                                        "ref-steps", "time", "slurm", "local", "wait", "dry-run", "fail-on", NULL};
     static const char *const none[] = {NULL};
     return !strcmp(cmd, "golden record") ? golden_record : !strcmp(cmd, "record") ? record
          : !strcmp(cmd, "export") ? export_ : !strcmp(cmd, "eval") ? eval : !strcmp(cmd, "sweep") ? sweep : none;
@@ -913,7 +915,7 @@ static int cmd_sweep(int argc, char **argv) {
 static int cmd_golden_check(int argc, char **argv) {
     golden_check_cfg g;
     golden_check_cfg_default(&g);
-    int seen[3] = {0};
+    int seen[3] = {0}, seen_verbose = 0;
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
         int k = strcmp(a, "--engine") == 0 ? 0 : strcmp(a, "--policy") == 0 ? 1 : strcmp(a, "--data") == 0 ? 2 : -1;
@@ -925,6 +927,9 @@ static int cmd_golden_check(int argc, char **argv) {
             }
             if (given_twice("golden check", a, &seen[k]) || empty_value("golden check", a, argv[i + 1])) return 2;
             *dst = argv[++i];
+        } else if (strcmp(a, "--verbose") == 0) {
+            if (given_twice("golden check", a, &seen_verbose)) return 2;
+            g.verbose = 1;
         } else if (a[0] == '-' || g.path) {
             fprintf(stderr, "lockstep golden check: unexpected argument '%s' (see lockstep --help)\n", a);
             return 2;

@@ -16,6 +16,9 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "base/util.h"
+#include "formats/golden.h"
+
 #define DATA_DIR_CHECK "/usr/share/datasets/fashion-mnist/train-images-idx3-ubyte.gz"
 
 static char g_bin[PATH_MAX];
@@ -716,6 +719,31 @@ static void test_sweep_merge_exit_and_paths(void **st) {
     assert_int_equal(system(args), 0);
 }
 
+/* record's opening line listed every full step ("full at 1,2,50,100,...":
+ * hundreds of numbers on a long run).  It says them as ranges, the first
+ * and last few, and the count; the whole list stays in the recording's
+ * provenance (plan.full_steps). */
+static void test_record_opening_line(void **st) {
+    if (access(DATA_DIR_CHECK, R_OK) != 0) skip();
+    char dir[] = "/tmp/ls_cli_recl" "XXXXXX", args[512], path[300];
+    assert_non_null(mkdtemp(dir));
+    snprintf(path, sizeof path, "%s/r.lsr", dir);
+    /* 32 steps of batch 4 (128 images); full: 1..2, every 4th, the last */
+    snprintf(args, sizeof args, "record --engine cpu:threads=1 --limit-train 128 --batch 4 --epochs 1 --audit-every 4 "
+             "--limit-test 16 --out %s", path);
+    expect(args, 0, "32 steps, full steps 1-2, 4, 8, 12, ..., 28, 32 (10 in all), checksum vectors");
+    golden_file *gf;
+    if (golden_read(&gf, path)) fail_msg("%s", ls_errmsg());
+    assert_string_equal(golden_provenance_get(gf, "plan.full_steps"), "1,2,4,8,12,16,20,24,28,32");
+    golden_file_free(gf);
+    /* a short plan is said whole */
+    snprintf(args, sizeof args, "record --engine cpu:threads=1 --limit-train 32 --batch 4 --epochs 1 --audit-every 4 "
+             "--ref-steps 3 --limit-test 16 --out %s", path);
+    expect(args, 0, "8 steps, full steps 1-4, 8 (5 in all), checksum vectors");
+    snprintf(args, sizeof args, "rm -rf %s", dir);
+    assert_int_equal(system(args), 0);
+}
+
 /* `sweep --status /missing` said "/missing: No such file or directory" and
  * `sweep --merge FILE` "FILE/plan.json: cannot open: Not a directory":
  * neither named the option.  Each names it and the problem, exit 2, and
@@ -1088,6 +1116,7 @@ int main(void) {
         cmocka_unit_test(test_ref_options_in_lists),
         cmocka_unit_test(test_sweep_folder_errors),
         cmocka_unit_test(test_sweep_merge_exit_and_paths),
+        cmocka_unit_test(test_record_opening_line),
         cmocka_unit_test(test_export_step_required),
         cmocka_unit_test(test_numbers_without_blanks),
         cmocka_unit_test(test_limits_past_data),

@@ -674,7 +674,7 @@ static void test_ref_options_in_lists(void **st) {
  * final folder, and --fail-on gates the merge as audit's does (default
  * none, as audit's); an incomplete sweep exits 1 as before. */
 static void test_sweep_merge_exit_and_paths(void **st) {
-    char dir[] = "/tmp/ls_cli_swgateXXXXXX", args[768], needle[512], out[1 << 16];
+    char dir[] = "/tmp/ls_cli_swgateXXXXXX", args[1024], needle[1024], out[1 << 16];
     assert_non_null(mkdtemp(dir));
     /* --fail-on goes with a merge this command runs or waits for */
     const char *bad[][2] = {
@@ -715,6 +715,39 @@ static void test_sweep_merge_exit_and_paths(void **st) {
     snprintf(args, sizeof args, "sweep --local --on a=cpu:threads=1 --seeds 1 --limit-train 16 --limit-test 50 "
              "--epochs 1 --batch 16 --dir %s/sw --fail-on unchecked", dir);
     expect(args, 1, "found unchecked");
+    /* damage: a recording cut short names the sweep's folder with the
+     * recording's relative path; a plan cut short or followed by text, or
+     * a plan.json that is a folder, is refused naming it, exit 2 */
+    char rec[200], keep[200], plan[200];
+    snprintf(rec, sizeof rec, "%s/sw/rec/a/cpu:threads=1/42.lsr", dir);
+    snprintf(keep, sizeof keep, "%s/keep.lsr", dir);
+    assert_int_equal(rename(rec, keep), 0);
+    snprintf(args, sizeof args, "head -c 100000 '%s' > '%s'", keep, rec);
+    assert_int_equal(system(args), 0);
+    snprintf(args, sizeof args, "sweep --merge %s/sw", dir);
+    snprintf(needle, sizeof needle, "lockstep sweep: merge of %s/sw, seed 42: engine recorded:rec/a/cpu:threads=1/42.lsr: "
+             "rec/a/cpu:threads=1/42.lsr: truncated", dir);
+    expect(args, 2, needle);
+    assert_int_equal(rename(keep, rec), 0);
+    snprintf(plan, sizeof plan, "%s/sw/plan.json", dir);
+    snprintf(keep, sizeof keep, "%s/plan.keep", dir);
+    assert_int_equal(rename(plan, keep), 0);
+    snprintf(args, sizeof args, "head -n 10 '%s' > '%s'", keep, plan);
+    assert_int_equal(system(args), 0);
+    snprintf(args, sizeof args, "sweep --status %s/sw", dir);
+    snprintf(needle, sizeof needle, "%s/sw/plan.json: truncated after line 10 (no closing })", dir);
+    expect(args, 2, needle);
+    snprintf(args, sizeof args, "cat '%s' '%s' > '%s'", keep, keep, plan);
+    assert_int_equal(system(args), 0);
+    snprintf(args, sizeof args, "sweep --merge %s/sw", dir);
+    expect(args, 2, "plan.json: line 17: text after the plan's closing }");
+    assert_int_equal(unlink(plan), 0);
+    assert_int_equal(mkdir(plan, 0755), 0);
+    snprintf(needle, sizeof needle, "lockstep sweep: --merge %s/sw: its plan.json is not a regular file", dir);
+    expect(args, 2, needle);
+    assert_int_equal(rmdir(plan), 0);
+    assert_int_equal(rename(keep, plan), 0);
+    expect(args, 0, "sweep merge: complete");
     snprintf(args, sizeof args, "rm -rf %s", dir);
     assert_int_equal(system(args), 0);
 }
@@ -742,6 +775,59 @@ static void test_record_opening_line(void **st) {
     expect(args, 0, "8 steps, full steps 1-4, 8 (5 in all), checksum vectors");
     snprintf(args, sizeof args, "rm -rf %s", dir);
     assert_int_equal(system(args), 0);
+}
+
+/* An output whose folder exists but takes no new file (here /sys: no
+ * permission, even for root) was found only when the output was written,
+ * after the work (train trained, record recorded, audit audited), and the
+ * message named FILE.tmp.PID, not the option.  Each is refused before any
+ * work, naming the option and the folder; nothing is written. */
+static void test_unwritable_outputs(void **st) {
+    if (access("/sys", F_OK) != 0 || access("/sys/ls_cli_probe", F_OK) == 0) skip();
+    const char *cases[][2] = {
+        {"train --steps 1 --limit-train 16 --batch 16 --json /sys/ls.json",
+         "lockstep train: --json /sys/ls.json: cannot be written: directory /sys: "},
+        {"train --steps 1 --limit-train 16 --batch 16 --save /sys/ls.st",
+         "lockstep train: --save /sys/ls.st: cannot be written: directory /sys: "},
+        {"record --engine cpu --limit-train 16 --batch 16 --epochs 1 --out /sys/ls.lsr",
+         "lockstep record: --out /sys/ls.lsr: cannot be written: directory /sys: "},
+        {"golden record --out /sys/ls.lsg", "lockstep golden record: --out /sys/ls.lsg: cannot be written: directory /sys: "},
+        {"export golden/cpu.lsg --step 1 --out /sys/ls.st", "lockstep export: --out /sys/ls.st: cannot be written: "},
+        {"audit --engines cpu --limit-train 16 --batch 16 --epochs 1 --no-eval --save /sys/ls.st",
+         "lockstep audit: --save /sys/ls.st: cannot be written: directory /sys: "},
+        {"audit --engines cpu --limit-train 16 --batch 16 --epochs 1 --no-eval --out /sys/kernel",
+         "lockstep audit: --out /sys/kernel: cannot be written: its lock /sys/kernel/.lock cannot be made: "},
+    };
+    static char out[65536];
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        int rc = run(cases[i][0], out, sizeof out);
+        if (rc != 2 || !strstr(out, cases[i][1]) || strstr(out, "epoch 1") || strstr(out, "step 1 ") ||
+            strstr(out, ".tmp."))
+            fail_msg("lockstep %s: exit %d; want 2, '%s', before any work:\n%s", cases[i][0], rc, cases[i][1], out);
+    }
+    if (access(DATA_DIR_CHECK, R_OK) != 0) return;
+    char dir[] = "/tmp/ls_cli_unwXXXXXX", args[512];
+    assert_non_null(mkdtemp(dir));
+    snprintf(args, sizeof args, "train --steps 1 --limit-train 16 --batch 16 --save %s/w.st", dir);
+    expect(args, 0, NULL);
+    const char *outs[] = {"--out /sys/ls.st", "--json /sys/ls.json"};
+    for (int i = 0; i < 2; i++) {
+        snprintf(args, sizeof args, "eval --init %s/w.st --limit-test 16 %s", dir, outs[i]);
+        int rc = run(args, out, sizeof out);
+        if (rc != 2 || !strstr(out, "cannot be written: directory /sys: ") || strstr(out, "test loss"))
+            fail_msg("lockstep %s: exit %d; want 2 before the evaluation:\n%s", args, rc, out);
+    }
+    snprintf(args, sizeof args, "rm -rf %s", dir);
+    assert_int_equal(system(args), 0);
+}
+
+/* lockstep's own files given where safetensors are expected: "header
+ * length 727905341921250441 is outside 2..104857600" said nothing useful. */
+static void test_lockstep_file_as_safetensors(void **st) {
+    expect("eval --init golden/cpu.lsg --limit-test 16", 2,
+           "lockstep eval: --init golden/cpu.lsg: a lockstep golden file or recording (\\x89LSG magic), not a "
+           "safetensors file");
+    expect("train --init golden/cpu.lsg --steps 1", 2, "--init golden/cpu.lsg: a lockstep golden file or recording");
 }
 
 /* `sweep --status /missing` said "/missing: No such file or directory" and
@@ -1117,6 +1203,8 @@ int main(void) {
         cmocka_unit_test(test_sweep_folder_errors),
         cmocka_unit_test(test_sweep_merge_exit_and_paths),
         cmocka_unit_test(test_record_opening_line),
+        cmocka_unit_test(test_unwritable_outputs),
+        cmocka_unit_test(test_lockstep_file_as_safetensors),
         cmocka_unit_test(test_export_step_required),
         cmocka_unit_test(test_numbers_without_blanks),
         cmocka_unit_test(test_limits_past_data),

@@ -67,7 +67,8 @@ static int out_lock(const audit_cfg *c, out_guard *g) {
                       "written to)", c->out_dir);
     out_path(p, sizeof p, c->out_dir, OUT_LOCK);
     if ((g->fd = open(p, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0644)) < 0)
-        return ls_err(LS_EIO, "%s: cannot create the lock of the output directory: %s", p, strerror(errno));
+        return ls_err(LS_EIO, "--out %s: cannot be written: its lock %s cannot be made: %s", c->out_dir, p,
+                      strerror(errno));
     if (flock(g->fd, LOCK_EX | LOCK_NB) != 0) {
         char who[32] = "";
         ssize_t n = pread(g->fd, who, sizeof who - 1, 0);

@@ -5,6 +5,7 @@
  * This is the only file that calls exit() (through returning from main).
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
 #include <malloc.h>
 #include <getopt.h>
@@ -170,6 +171,30 @@ static void usage(FILE *f) {
             "failed); 130/143 an audit stopped by SIGINT/SIGTERM (its partial report is written, marked\n"
             "interrupted)\n",
             LS_VERSION, DATA_DEFAULT_DIR);
+}
+
+/* ls_check_output_path (dir_only: ls_check_output_dir), then the proof
+ * that the output's folder takes a new file: a folder that exists but
+ * cannot be written (no permission, a read-only mount) failed only when
+ * the output was written, after the whole run (`train --json`, `record
+ * --out`, `audit --save`), naming PATH.tmp.PID.  The probe is that
+ * temporary name, the one the writer will use, made and removed at once.
+ * Returns 0, or an error with ls_errmsg() set (the path first). */
+static int check_output(const char *path, int dir_only) {
+    if (dir_only ? ls_check_output_dir(path) : ls_check_output_path(path)) return LS_EIO;
+    char probe[PATH_MAX + 32];
+    if (snprintf(probe, sizeof probe, "%s.tmp.%ld", path, (long)getpid()) >= (int)sizeof probe) return 0;
+    int fd = open(probe, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+    if (fd < 0) {
+        if (errno == EEXIST) return 0; /* not ours to remove; the writer says what it finds */
+        int e = errno;
+        const char *slash = strrchr(path, '/');
+        int n = !slash ? 1 : slash == path ? 1 : (int)(slash - path);
+        return ls_err(LS_EIO, "%s: cannot be written: directory %.*s: %s", path, n, slash ? path : ".", strerror(e));
+    }
+    close(fd);
+    unlink(probe);
+    return 0;
 }
 
 /* A value with white space around it: "lockstep CMD: OPT: 'S': ..." and 1
@@ -652,11 +677,11 @@ static int cmd_train(int argc, char **argv) {
     int st = parse_opts(argc, argv, "train", &c, NULL, NULL);
     if (st >= 0) return st;
     /* refuse a --json that cannot be written before training, not after */
-    if (c.json_path && ls_check_output_path(c.json_path)) {
+    if (c.json_path && check_output(c.json_path, 0)) {
         fprintf(stderr, "lockstep train: --json %s\n", ls_errmsg());
         return 2;
     }
-    if (c.save_path && ls_check_output_path(c.save_path)) {
+    if (c.save_path && check_output(c.save_path, 0)) {
         fprintf(stderr, "lockstep train: --save %s\n", ls_errmsg());
         return 2;
     }
@@ -713,7 +738,7 @@ static int cmd_audit(int argc, char **argv, char **full_argv) {
     if (st >= 0) return st;
     /* --save is written after the whole audit (one file per engine, beside
      * this name): a directory that is not there fails now, not after the run */
-    if (a.run.save_path && ls_check_output_dir(a.run.save_path)) {
+    if (a.run.save_path && check_output(a.run.save_path, 1)) {
         fprintf(stderr, "lockstep audit: --save %s\n", ls_errmsg());
         return 2;
     }
@@ -834,7 +859,7 @@ static int cmd_golden_record(int argc, char **argv) {
         fprintf(stderr, "lockstep golden record: --out FILE is required\n");
         return 2;
     }
-    if (ls_check_output_path(g.out_path)) {
+    if (check_output(g.out_path, 0)) {
         fprintf(stderr, "lockstep golden record: --out %s\n", ls_errmsg());
         return 2;
     }
@@ -888,7 +913,7 @@ static int cmd_record(int argc, char **argv) {
         fprintf(stderr, "lockstep record: --out FILE is required\n");
         return 2;
     }
-    if (ls_check_output_path(g.out_path)) {
+    if (check_output(g.out_path, 0)) {
         fprintf(stderr, "lockstep record: --out %s\n", ls_errmsg());
         return 2;
     }
@@ -1001,7 +1026,7 @@ static int cmd_export(int argc, char **argv) {
         return 2;
     }
     /* a live replay to a far step can run long: refuse an unwritable --out now, and say so if stopped */
-    if (ls_check_output_path(x.out_path)) {
+    if (check_output(x.out_path, 0)) {
         fprintf(stderr, "lockstep export: --out %s\n", ls_errmsg());
         return 2;
     }
@@ -1072,7 +1097,7 @@ static int cmd_eval(int argc, char **argv) {
     x.json_path = x.run.json_path;
     const char *outs[2] = {x.json_path, x.out_path};
     for (int i = 0; i < 2; i++)
-        if (outs[i] && ls_check_output_path(outs[i])) {
+        if (outs[i] && check_output(outs[i], 0)) {
             fprintf(stderr, "lockstep eval: %s %s\n", i ? "--out" : "--json", ls_errmsg());
             return 2;
         }

@@ -305,11 +305,16 @@ static int plan_read(sweep_plan *p, const char *path) {
     FILE *f = fopen(path, "r");
     if (!f) return ls_err(LS_EIO, "%s: cannot open: %s", path, strerror(errno));
     char line[8192];
-    int rc = 0, magic = 0, ln = 0;
+    int rc = 0, magic = 0, ln = 0, closed = 0;
     while (!rc && fgets(line, sizeof line, f)) {
         ln++;
         char *key = NULL, *v;
-        if (line[0] == '{' || line[0] == '}') continue;
+        if (closed && line[strspn(line, " \t\r\n")]) {
+            rc = ls_err(LS_EFORMAT, "%s: line %d: text after the plan's closing }", path, ln);
+            break;
+        }
+        closed |= line[0] == '}';
+        if (line[0] == '{' || line[0] == '}' || closed) continue;
         if (!(v = plan_value(line, &key))) {
             rc = ls_err(LS_EFORMAT, "%s: line %d: not a plan field", path, ln);
             break;
@@ -321,6 +326,8 @@ static int plan_read(sweep_plan *p, const char *path) {
     fclose(f);
     if (rc) return rc;
     if (!magic) return ls_err(LS_EFORMAT, "%s: not a lockstep sweep plan (field 'magic' is not \"%s\")", path, PLAN_MAGIC);
+    /* the plan is written whole (renamed into place): an end missing is damage, not a shorter plan */
+    if (!closed) return ls_err(LS_EFORMAT, "%s: truncated after line %d (no closing })", path, ln);
     if (p->version != PLAN_VERSION)
         return ls_err(LS_EFORMAT, "%s: field 'version' is %d; this lockstep reads version %d", path, p->version,
                       PLAN_VERSION);
@@ -1301,7 +1308,8 @@ static int merge_audits(const sweep_plan *p, const char *dir, const char *tmp, l
         if ((rc = audit_run_shown(&a, runs[s], shown))) {
             free(runs[s]);
             runs[s] = NULL;
-            rc = ls_err_prefix(rc, "merge, seed %lld", p->seed[s]);
+            /* the audit names the recordings relative to the sweep's folder */
+            rc = ls_err_prefix(rc, "merge of %s, seed %lld", dir, p->seed[s]);
             break;
         }
         for (int t = 0; t < n_eng; t++) {
@@ -1826,6 +1834,10 @@ int sweep_main(sweep_cfg *c) {
             return 2;
         }
         snprintf(path, sizeof path, "%s/plan.json", c->dir);
+        if (stat(path, &sb) == 0 && !S_ISREG(sb.st_mode)) {
+            fprintf(stderr, "lockstep sweep: %s %s: its plan.json is not a regular file\n", opt, c->dir);
+            return 2;
+        }
         if (!file_exists(path)) {
             fprintf(stderr, "lockstep sweep: %s %s: not a sweep directory (no plan.json; a sweep's folder is made by "
                     "lockstep sweep ... --dir DIR)\n", opt, c->dir);

@@ -289,11 +289,14 @@ static void test_verdict_first(void **state) {
     assert_int_equal(run_check(bad, NULL, "exact", &out), GOLDEN_REGRESSION);
     const char *r = strstr(out, "\n\nREGRESSION: ");
     const char *m = strstr(out, "first mismatches:\n  step 1 layer 3 (conv2) act");
-    const char *hint = strstr(out, "records): add --verbose\n");
+    const char *hint = strstr(out, "records outside the policy (!) or SUSPECT (?)");
+    hint = hint ? strstr(hint, "\n! step 1 layer 3 (conv2) act ") : NULL;
+    hint = hint ? strstr(hint, "(all ") : NULL;
     const char *r2 = r ? strstr(r + 2, "\n\nREGRESSION: ") : NULL;
     if (!r || !m || m < r || !hint || hint < m || !r2 || r2 < hint || strstr(out, "per-tensor summary") ||
         strncmp(last_line(out), "REGRESSION: ", 12) != 0)
-        fail_msg("want REGRESSION, the first mismatches, the --verbose hint, REGRESSION again last:\n%s", out);
+        fail_msg("want REGRESSION, the first mismatches, the flagged rows and the --verbose hint, REGRESSION again "
+                 "last:\n%s", out);
     free(out);
 }
 

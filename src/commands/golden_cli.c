@@ -754,14 +754,18 @@ static int judge(checker *K, const golden_record *r, const float *cur, int ndim,
     return 0;
 }
 
-static void print_table(checker *K) {
+/* The per-tensor table; flagged: only the records that failed (!) or are
+ * SUSPECT (?), under a title that says so. */
+static void print_table(checker *K, int flagged) {
     FILE *f = K->cfg->out;
     if (!f) return;
-    say(f, "per-tensor summary (%s):\n  %-44s %9s %8s %10s %11s %9s %9s\n",
-        K->bounded ? "ratio = max |diff| / tolerance; sharp: the same against the sharper tier" : "", "record",
+    say(f, "%s%s:\n  %-44s %9s %8s %10s %11s %9s %9s\n",
+        flagged ? "records outside the policy (!) or SUSPECT (?)" : "per-tensor summary",
+        K->bounded ? " (ratio = max |diff| / tolerance; sharp: the same against the sharper tier)" : "", "record",
         "values", "failed", "max ULP", "max |diff|", "ratio", "sharp");
     for (size_t i = 0; i < K->n_rows; i++) {
         const sum_row *r = &K->rows[i];
+        if (flagged && !r->n_fail && !r->suspect) continue;
         char ratio[32] = "-";
         if (r->max_ratio >= 0) snprintf(ratio, sizeof ratio, "%.3g", r->max_ratio);
         char ulp[32];
@@ -1274,9 +1278,9 @@ static int check_data_digests(const golden_file *gf, const dataset *ds) {
 }
 
 /* The verdict line first (a user's first screen, as audit's), then its
- * evidence: the first mismatches and the SUSPECT records; the per-tensor
- * table with --verbose (audit's "evidence one --verbose away"), else a
- * line saying how to get it.  When anything follows the verdict line, it
+ * evidence: the first mismatches and the SUSPECT records, and the table's
+ * rows of the records flagged; the whole per-tensor table with --verbose
+ * (audit's "evidence one --verbose away").  When anything follows the verdict line, it
  * is said again as the last line, where a CI log's tail looks.  Returns 0
  * PASS, LS_EMISMATCH REGRESSION. */
 static int check_summary(checker *K, const golden_check_cfg *cfg, double t0) {
@@ -1301,12 +1305,11 @@ static int check_summary(checker *K, const golden_check_cfg *cfg, double t0) {
             say(cfg->out, "%s", ev[i]->s);
             more = 1;
         }
-    if (cfg->verbose) {
+    if (cfg->verbose || more) {
         say(cfg->out, "\n");
-        print_table(K);
+        print_table(K, !cfg->verbose);
+        if (!cfg->verbose) say(cfg->out, "(all %zu records: add --verbose)\n", K->n_rows);
         more = 1;
-    } else if (more) {
-        say(cfg->out, "per-tensor table (%zu records): add --verbose\n", K->n_rows);
     }
     if (more) say(cfg->out, "\n%s\n", verdict);
     if (K->n_fail_rec)

@@ -16,6 +16,9 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "base/util.h"
+#include "formats/golden.h"
+
 #define DATA_DIR_CHECK "/usr/share/datasets/fashion-mnist/train-images-idx3-ubyte.gz"
 
 static char g_bin[PATH_MAX];
@@ -617,6 +620,216 @@ static void test_ref_options_and_spec(void **st) {
     assert_null(strstr(out, "keeps its prec=128"));
 }
 
+/* --ref-mode/--ref-prec with a list that eval took by itself: `eval
+ * --engines reference,cpu --ref-prec 64` was refused ("apply to reference
+ * engines only": only --engine was looked at), and the alias `ref` got no
+ * knobs where `reference` did.  Now: the knobs go to every reference of
+ * the list the command runs, `ref` included; a list without one, and
+ * `eval --engine` beside `--engines`, are refused. */
+static void test_ref_options_in_lists(void **st) {
+    char dir[] = "/tmp/ls_cli_reflXXXXXX", args[512], needle[512];
+    assert_non_null(mkdtemp(dir));
+    expect("audit --engines cpu,cpu:threads=1 --ref-prec 64 --limit-train 16 --batch 16 --epochs 1", 2,
+           "lockstep audit: --ref-mode/--ref-prec apply to reference engines only, and --engines cpu,cpu:threads=1 "
+           "names none");
+    expect("train --engine cpu --ref-mode exact --steps 1", 2, "--engine cpu names none");
+    expect("train --engine ref:prec=256 --ref-prec 64 --steps 1 --limit-train 16 --batch 16", 2,
+           "lockstep train: --ref-prec 64 and --engine ref:prec=256 disagree");
+    /* a name that only starts like one is not a reference */
+    expect("train --engine referencex --ref-prec 64 --steps 1", 2, "--engine referencex names none");
+    if (access(DATA_DIR_CHECK, R_OK) != 0) {
+        snprintf(args, sizeof args, "rm -rf %s", dir);
+        assert_int_equal(system(args), 0);
+        return;
+    }
+    expect("train --engine ref --ref-prec 64 --ref-mode fp32cr --steps 1 --limit-train 16 --batch 16", 0,
+           "engine ref:mode=fp32cr:prec=64");
+    snprintf(args, sizeof args, "train --steps 1 --limit-train 16 --batch 16 --save %s/w.st", dir);
+    expect(args, 0, NULL);
+    const char *ok[][2] = {
+        {"--engines reference,cpu --ref-prec 64", "engines reference:prec=64,cpu"},
+        {"--engines cpu,ref --ref-prec 64 --ref-mode fp32cr", "engines cpu,ref:mode=fp32cr:prec=64"},
+        {"--engines ref:prec=256,cpu --ref-prec 64", "lockstep eval: note: --ref-prec 64 is for the reference engines "
+         "without a prec= knob; ref:prec=256 keeps its prec=256"},
+        {"--engine reference --ref-prec 64", "engines reference:prec=64"},
+    };
+    for (size_t i = 0; i < sizeof ok / sizeof ok[0]; i++) {
+        snprintf(args, sizeof args, "eval --init %s/w.st --limit-test 16 --batch 16 %s", dir, ok[i][0]);
+        expect(args, 0, ok[i][1]);
+    }
+    snprintf(args, sizeof args, "eval --init %s/w.st --limit-test 16 --engines cpu --ref-prec 64", dir);
+    expect(args, 2, "lockstep eval: --ref-mode/--ref-prec apply to reference engines only, and --engines cpu names none");
+    snprintf(args, sizeof args, "eval --init %s/w.st --limit-test 16 --engine cpu --engines cpu:threads=1", dir);
+    snprintf(needle, sizeof needle, "lockstep eval: --engine and --engines both given: give one");
+    expect(args, 2, needle);
+    snprintf(args, sizeof args, "eval --init %s/w.st --limit-test 16 --engines cpu:threads=1 --engine cpu", dir);
+    expect(args, 2, needle);
+    snprintf(args, sizeof args, "rm -rf %s", dir);
+    assert_int_equal(system(args), 0);
+}
+
+/* A local sweep's merge printed "report: report.tmp.PID/seed-42/report.md",
+ * a folder renamed before the command ended; and a merge exited 0 with
+ * problems found, whatever a CI job asked.  Now the console names the
+ * final folder, and --fail-on gates the merge as audit's does (default
+ * none, as audit's); an incomplete sweep exits 1 as before. */
+static void test_sweep_merge_exit_and_paths(void **st) {
+    char dir[] = "/tmp/ls_cli_swgateXXXXXX", args[1024], needle[1024], out[1 << 16];
+    assert_non_null(mkdtemp(dir));
+    /* --fail-on goes with a merge this command runs or waits for */
+    const char *bad[][2] = {
+        {"sweep --status /tmp --fail-on problem", "--status prints the verdict only"},
+        {"sweep --task 0 --dir /tmp --fail-on problem", "--task records, it merges nothing"},
+        {"sweep --slurm --on a=cpu --seeds 1 --dir /tmp/ls_cli_never_sweep --fail-on problem", "add --wait"},
+        {"sweep --merge /tmp --fail-on bogus", "--fail-on: unknown condition 'bogus'"},
+        {"sweep --merge /tmp --fail-on problem --fail-on unchecked", "option --fail-on given twice"},
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) expect(bad[i][0], 2, bad[i][1]);
+    assert_int_not_equal(access("/tmp/ls_cli_never_sweep", F_OK), 0);
+    if (access(DATA_DIR_CHECK, R_OK) != 0) {
+        snprintf(args, sizeof args, "rm -rf %s", dir);
+        assert_int_equal(system(args), 0);
+        return;
+    }
+    /* one recording, no shadow replay: the seed's audit is "not fully checked" (unchecked), no problem */
+    snprintf(args, sizeof args, "sweep --local --on a=cpu:threads=1 --seeds 1 --limit-train 16 --limit-test 50 "
+             "--epochs 1 --batch 16 --dir %s/sw", dir);
+    int rc = run(args, out, sizeof out);
+    if (rc != 0) fail_msg("%s: exit %d (want 0: no --fail-on):\n%s", args, rc, out);
+    if (strstr(out, "report.tmp.")) fail_msg("the merge names its temporary folder:\n%s", out);
+    snprintf(needle, sizeof needle, "report: %s/sw/report/seed-42/report.md", dir);
+    if (!strstr(out, needle)) fail_msg("want '%s':\n%s", needle, out);
+    snprintf(needle, sizeof needle, "%s/sw/report/seed-42/report.md", dir);
+    assert_int_equal(access(needle, R_OK), 0);
+    snprintf(needle, sizeof needle, "%s/sw/report/summary.json", dir);
+    FILE *f = fopen(needle, "r");
+    assert_non_null(f);
+    size_t n = fread(out, 1, sizeof out - 1, f);
+    out[n] = 0;
+    fclose(f);
+    if (!strstr(out, "\"found\": [\"unchecked\"]")) fail_msg("summary.json lacks found unchecked:\n%.2000s", out);
+    snprintf(args, sizeof args, "sweep --merge %s/sw --fail-on problem", dir);
+    expect(args, 0, "sweep merge: complete");
+    snprintf(args, sizeof args, "sweep --merge %s/sw --fail-on problem,unchecked", dir);
+    expect(args, 1, "lockstep sweep: exit 1: --fail-on: a merged seed's audit found unchecked");
+    snprintf(args, sizeof args, "sweep --local --on a=cpu:threads=1 --seeds 1 --limit-train 16 --limit-test 50 "
+             "--epochs 1 --batch 16 --dir %s/sw --fail-on unchecked", dir);
+    expect(args, 1, "found unchecked");
+    /* damage: a recording cut short names the sweep's folder with the
+     * recording's relative path; a plan cut short or followed by text, or
+     * a plan.json that is a folder, is refused naming it, exit 2 */
+    char rec[200], keep[200], plan[200];
+    snprintf(rec, sizeof rec, "%s/sw/rec/a/cpu:threads=1/42.lsr", dir);
+    snprintf(keep, sizeof keep, "%s/keep.lsr", dir);
+    assert_int_equal(rename(rec, keep), 0);
+    snprintf(args, sizeof args, "head -c 100000 '%s' > '%s'", keep, rec);
+    assert_int_equal(system(args), 0);
+    snprintf(args, sizeof args, "sweep --merge %s/sw", dir);
+    snprintf(needle, sizeof needle, "lockstep sweep: merge of %s/sw, seed 42: engine recorded:rec/a/cpu:threads=1/42.lsr: "
+             "rec/a/cpu:threads=1/42.lsr: truncated", dir);
+    expect(args, 2, needle);
+    assert_int_equal(rename(keep, rec), 0);
+    snprintf(plan, sizeof plan, "%s/sw/plan.json", dir);
+    snprintf(keep, sizeof keep, "%s/plan.keep", dir);
+    assert_int_equal(rename(plan, keep), 0);
+    snprintf(args, sizeof args, "head -n 10 '%s' > '%s'", keep, plan);
+    assert_int_equal(system(args), 0);
+    snprintf(args, sizeof args, "sweep --status %s/sw", dir);
+    snprintf(needle, sizeof needle, "%s/sw/plan.json: truncated after line 10 (no closing })", dir);
+    expect(args, 2, needle);
+    snprintf(args, sizeof args, "cat '%s' '%s' > '%s'", keep, keep, plan);
+    assert_int_equal(system(args), 0);
+    snprintf(args, sizeof args, "sweep --merge %s/sw", dir);
+    expect(args, 2, "plan.json: line 17: text after the plan's closing }");
+    assert_int_equal(unlink(plan), 0);
+    assert_int_equal(mkdir(plan, 0755), 0);
+    snprintf(needle, sizeof needle, "lockstep sweep: --merge %s/sw: its plan.json is not a regular file", dir);
+    expect(args, 2, needle);
+    assert_int_equal(rmdir(plan), 0);
+    assert_int_equal(rename(keep, plan), 0);
+    expect(args, 0, "sweep merge: complete");
+    snprintf(args, sizeof args, "rm -rf %s", dir);
+    assert_int_equal(system(args), 0);
+}
+
+/* record's opening line listed every full step ("full at 1,2,50,100,...":
+ * hundreds of numbers on a long run).  It says them as ranges, the first
+ * and last few, and the count; the whole list stays in the recording's
+ * provenance (plan.full_steps). */
+static void test_record_opening_line(void **st) {
+    if (access(DATA_DIR_CHECK, R_OK) != 0) skip();
+    char dir[] = "/tmp/ls_cli_recl" "XXXXXX", args[512], path[300];
+    assert_non_null(mkdtemp(dir));
+    snprintf(path, sizeof path, "%s/r.lsr", dir);
+    /* 32 steps of batch 4 (128 images); full: 1..2, every 4th, the last */
+    snprintf(args, sizeof args, "record --engine cpu:threads=1 --limit-train 128 --batch 4 --epochs 1 --audit-every 4 "
+             "--limit-test 16 --out %s", path);
+    expect(args, 0, "32 steps, full steps 1-2, 4, 8, 12, ..., 28, 32 (10 in all), checksum vectors");
+    golden_file *gf;
+    if (golden_read(&gf, path)) fail_msg("%s", ls_errmsg());
+    assert_string_equal(golden_provenance_get(gf, "plan.full_steps"), "1,2,4,8,12,16,20,24,28,32");
+    golden_file_free(gf);
+    /* a short plan is said whole */
+    snprintf(args, sizeof args, "record --engine cpu:threads=1 --limit-train 32 --batch 4 --epochs 1 --audit-every 4 "
+             "--ref-steps 3 --limit-test 16 --out %s", path);
+    expect(args, 0, "8 steps, full steps 1-4, 8 (5 in all), checksum vectors");
+    snprintf(args, sizeof args, "rm -rf %s", dir);
+    assert_int_equal(system(args), 0);
+}
+
+/* An output whose folder exists but takes no new file (here /sys: no
+ * permission, even for root) was found only when the output was written,
+ * after the work (train trained, record recorded, audit audited), and the
+ * message named FILE.tmp.PID, not the option.  Each is refused before any
+ * work, naming the option and the folder; nothing is written. */
+static void test_unwritable_outputs(void **st) {
+    if (access("/sys", F_OK) != 0 || access("/sys/ls_cli_probe", F_OK) == 0) skip();
+    const char *cases[][2] = {
+        {"train --steps 1 --limit-train 16 --batch 16 --json /sys/ls.json",
+         "lockstep train: --json /sys/ls.json: cannot be written: directory /sys: "},
+        {"train --steps 1 --limit-train 16 --batch 16 --save /sys/ls.st",
+         "lockstep train: --save /sys/ls.st: cannot be written: directory /sys: "},
+        {"record --engine cpu --limit-train 16 --batch 16 --epochs 1 --out /sys/ls.lsr",
+         "lockstep record: --out /sys/ls.lsr: cannot be written: directory /sys: "},
+        {"golden record --out /sys/ls.lsg", "lockstep golden record: --out /sys/ls.lsg: cannot be written: directory /sys: "},
+        {"export golden/cpu.lsg --step 1 --out /sys/ls.st", "lockstep export: --out /sys/ls.st: cannot be written: "},
+        {"audit --engines cpu --limit-train 16 --batch 16 --epochs 1 --no-eval --save /sys/ls.st",
+         "lockstep audit: --save /sys/ls.st: cannot be written: directory /sys: "},
+        {"audit --engines cpu --limit-train 16 --batch 16 --epochs 1 --no-eval --out /sys/kernel",
+         "lockstep audit: --out /sys/kernel: cannot be written: its lock /sys/kernel/.lock cannot be made: "},
+    };
+    static char out[65536];
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        int rc = run(cases[i][0], out, sizeof out);
+        if (rc != 2 || !strstr(out, cases[i][1]) || strstr(out, "epoch 1") || strstr(out, "step 1 ") ||
+            strstr(out, ".tmp."))
+            fail_msg("lockstep %s: exit %d; want 2, '%s', before any work:\n%s", cases[i][0], rc, cases[i][1], out);
+    }
+    if (access(DATA_DIR_CHECK, R_OK) != 0) return;
+    char dir[] = "/tmp/ls_cli_unwXXXXXX", args[512];
+    assert_non_null(mkdtemp(dir));
+    snprintf(args, sizeof args, "train --steps 1 --limit-train 16 --batch 16 --save %s/w.st", dir);
+    expect(args, 0, NULL);
+    const char *outs[] = {"--out /sys/ls.st", "--json /sys/ls.json"};
+    for (int i = 0; i < 2; i++) {
+        snprintf(args, sizeof args, "eval --init %s/w.st --limit-test 16 %s", dir, outs[i]);
+        int rc = run(args, out, sizeof out);
+        if (rc != 2 || !strstr(out, "cannot be written: directory /sys: ") || strstr(out, "test loss"))
+            fail_msg("lockstep %s: exit %d; want 2 before the evaluation:\n%s", args, rc, out);
+    }
+    snprintf(args, sizeof args, "rm -rf %s", dir);
+    assert_int_equal(system(args), 0);
+}
+
+/* lockstep's own files given where safetensors are expected: "header
+ * length 727905341921250441 is outside 2..104857600" said nothing useful. */
+static void test_lockstep_file_as_safetensors(void **st) {
+    expect("eval --init golden/cpu.lsg --limit-test 16", 2,
+           "lockstep eval: --init golden/cpu.lsg: a lockstep golden file or recording (\\x89LSG magic), not a "
+           "safetensors file");
+    expect("train --init golden/cpu.lsg --steps 1", 2, "--init golden/cpu.lsg: a lockstep golden file or recording");
+}
+
 /* `sweep --status /missing` said "/missing: No such file or directory" and
  * `sweep --merge FILE` "FILE/plan.json: cannot open: Not a directory":
  * neither named the option.  Each names it and the problem, exit 2, and
@@ -986,7 +1199,12 @@ int main(void) {
         cmocka_unit_test(test_no_abbreviations),
         cmocka_unit_test(test_threads_and_spec),
         cmocka_unit_test(test_ref_options_and_spec),
+        cmocka_unit_test(test_ref_options_in_lists),
         cmocka_unit_test(test_sweep_folder_errors),
+        cmocka_unit_test(test_sweep_merge_exit_and_paths),
+        cmocka_unit_test(test_record_opening_line),
+        cmocka_unit_test(test_unwritable_outputs),
+        cmocka_unit_test(test_lockstep_file_as_safetensors),
         cmocka_unit_test(test_export_step_required),
         cmocka_unit_test(test_numbers_without_blanks),
         cmocka_unit_test(test_limits_past_data),

@@ -46,10 +46,12 @@ static int g_have_data;
 
 /* ---- helpers ------------------------------------------------------------------ */
 
-/* Run the check job with output captured into *text (caller frees). */
-static int run_check(const char *path, const char *engine, const char *policy, char **text) {
+/* Run the check job with output captured into *text (caller frees);
+ * verbose: with the per-tensor table. */
+static int run_check_v(const char *path, const char *engine, const char *policy, int verbose, char **text) {
     golden_check_cfg c;
     golden_check_cfg_default(&c);
+    c.verbose = verbose;
     c.path = path;
     c.engine = engine;
     c.policy = policy;
@@ -63,6 +65,10 @@ static int run_check(const char *path, const char *engine, const char *policy, c
     if (text) *text = buf;
     else free(buf);
     return rc;
+}
+
+static int run_check(const char *path, const char *engine, const char *policy, char **text) {
+    return run_check_v(path, engine, policy, 0, text);
 }
 
 static int record(const char *path, const char *engine, long steps, size_t batch, size_t limit_test) {
@@ -194,7 +200,7 @@ static void test_roundtrip_cpu(void **state) {
     (void)state;
     NEED_DATA();
     char *out;
-    assert_int_equal(run_check(g_cpu, NULL, "auto", &out), GOLDEN_PASS);
+    assert_int_equal(run_check_v(g_cpu, NULL, "auto", 1, &out), GOLDEN_PASS);
     /* the policy and the engine said once ("policy exact — auto → exact: ...", "engine cpu (recorded with cpu)") */
     assert_non_null(strstr(out, "\npolicy exact (auto: library versions, ISA, threads, algorithms and engine spec all "
                                 "match)\n"));
@@ -243,6 +249,54 @@ static void test_one_ulp_is_regression(void **state) {
     free(out);
     /* ulp:1 lets exactly that one ULP through */
     assert_int_equal(run_check(bad, NULL, "ulp:1", &out), GOLDEN_PASS);
+    free(out);
+}
+
+/* The last line of text (without its newline), in a static buffer. */
+static const char *last_line(const char *text) {
+    static char line[512];
+    size_t n = strlen(text);
+    while (n && text[n - 1] == '\n') n--;
+    size_t b = n;
+    while (b && text[b - 1] != '\n') b--;
+    snprintf(line, sizeof line, "%.*s", (int)(n - b), text + b);
+    return line;
+}
+
+/* The first screen is the verdict: `golden check` printed its 55-row
+ * table before PASS/REGRESSION.  Now the verdict follows the three lines
+ * that say what was checked; the first mismatches follow it; the table
+ * only with --verbose; and the verdict is the last line too whenever
+ * anything follows it (CI logs read the tail). */
+static void test_verdict_first(void **state) {
+    (void)state;
+    NEED_DATA();
+    char *out, bad[160];
+    assert_int_equal(run_check(g_cpu, NULL, "auto", &out), GOLDEN_PASS);
+    const char *v = strstr(out, "\n\nPASS: ");
+    if (!v || strstr(out, "per-tensor summary") || strncmp(last_line(out), "PASS: ", 6) != 0 ||
+        strchr(v + 2, '\n') != out + strlen(out) - 1)
+        fail_msg("want the header, then PASS as the last line, no table:\n%s", out);
+    free(out);
+    assert_int_equal(run_check_v(g_cpu, NULL, "auto", 1, &out), GOLDEN_PASS);
+    const char *t = strstr(out, "per-tensor summary");
+    v = strstr(out, "PASS: ");
+    if (!t || !v || v > t || strncmp(last_line(out), "PASS: ", 6) != 0)
+        fail_msg("--verbose: want PASS, the table, PASS again last:\n%s", out);
+    free(out);
+    snprintf(bad, sizeof bad, "%s/ulp_first.lsg", g_dir);
+    rewrite(g_cpu, bad, NULL, NULL, 1, 3, 1 /* act */, 5);
+    assert_int_equal(run_check(bad, NULL, "exact", &out), GOLDEN_REGRESSION);
+    const char *r = strstr(out, "\n\nREGRESSION: ");
+    const char *m = strstr(out, "first mismatches:\n  step 1 layer 3 (conv2) act");
+    const char *hint = strstr(out, "records outside the policy (!) or SUSPECT (?)");
+    hint = hint ? strstr(hint, "\n! step 1 layer 3 (conv2) act ") : NULL;
+    hint = hint ? strstr(hint, "(all ") : NULL;
+    const char *r2 = r ? strstr(r + 2, "\n\nREGRESSION: ") : NULL;
+    if (!r || !m || m < r || !hint || hint < m || !r2 || r2 < hint || strstr(out, "per-tensor summary") ||
+        strncmp(last_line(out), "REGRESSION: ", 12) != 0)
+        fail_msg("want REGRESSION, the first mismatches, the flagged rows and the --verbose hint, REGRESSION again "
+                 "last:\n%s", out);
     free(out);
 }
 
@@ -405,13 +459,13 @@ static void test_bound_holds_across_engines(void **state) {
     /* the cpu golden replayed by the correctly rounded reference, and the
      * reference golden by the cpu engine: different summation orders, each
      * within the a-priori fp32 bound of the exact result */
-    int rc = run_check(g_cpu, "reference:mode=fp32cr:threads=1", "bound", &out);
+    int rc = run_check_v(g_cpu, "reference:mode=fp32cr:threads=1", "bound", 1, &out);
     if (rc != GOLDEN_PASS) print_message("%s\n", out);
     assert_int_equal(rc, GOLDEN_PASS);
     /* legal reorderings: no false alarm of the sharper tier either (issue 24) */
     if (strstr(out, "SUSPECT")) print_message("%s\n", out);
     assert_null(strstr(out, "SUSPECT"));
-    assert_non_null(strstr(out, "sharp"));
+    assert_non_null(strstr(out, "sharp")); /* the table's column (--verbose) */
     /* another engine than the file's is named as such; the asked policy once */
     assert_non_null(strstr(out, "engine reference:mode=fp32cr:threads=1 (recorded with cpu"));
     assert_non_null(strstr(out, "\npolicy bound (asked)\n"));
@@ -453,6 +507,7 @@ int main(void) {
         cmocka_unit_test(test_roundtrip_reference),
         cmocka_unit_test(test_one_ulp_is_regression),
         cmocka_unit_test(test_damage_is_unusable),
+        cmocka_unit_test(test_verdict_first),
         cmocka_unit_test(test_provenance_mismatch_switches_to_bound),
         cmocka_unit_test(test_data_crc_mismatch_is_unusable),
         cmocka_unit_test(test_bound_holds_across_engines),

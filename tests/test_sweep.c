@@ -346,6 +346,24 @@ static void test_slurm_end_to_end(void **st) {
     struct dirent *e;
     while (dd && (e = readdir(dd))) assert_null(strstr(e->d_name, "report.tmp")); /* the cancelled merge's, removed */
     if (dd) closedir(dd);
+    /* the merge job's console names the report's final folder, not report.tmp.PID */
+    last_merge(d1, job, sizeof job);
+    snprintf(path, sizeof path, "%s/log/merge.%s.out", d1, job);
+    assert_int_equal(read_file(path, buf, sizeof buf), 0);
+    char want[PATH_MAX + 64];
+    snprintf(want, sizeof want, "report: %s/report/seed-43/report.md", d1);
+    if (strstr(buf, "report.tmp.") || !strstr(buf, want)) fail_msg("merge log: want '%s', no report.tmp.:\n%s", want, buf);
+    /* --wait --fail-on: the merge ran in its job; the waiter gates on its summary.json's "found" */
+    snprintf(path, sizeof path, "%s/report/summary.json", d1);
+    assert_int_equal(read_file(path, buf, sizeof buf), 0);
+    const char *fl = strstr(buf, "\"found\": [");
+    assert_non_null(fl);
+    int any = fl[10] != ']';
+    rc = sh(out, sizeof out, "%s sweep --slurm --wait --fail-on problem,suspect,unchecked,nondeterminism,incomplete %s "
+            "--dir %s", g_bin, PLAN, d1);
+    if (rc != any || (strstr(out, "exit 1: --fail-on: a merged seed's audit found") != NULL) != any)
+        fail_msg("--wait --fail-on: exit %d, want %d (summary.json: %.80s):\n%s", rc, any, fl, out);
+    assert_int_equal(wait_idle(60), 0);
 
     /* 4. the local backend: the same recordings, the same verdicts */
     t0 = ls_now();
@@ -375,6 +393,16 @@ static void test_slurm_end_to_end(void **st) {
     snprintf(a, sizeof a, "%s/rec/cpu-a/cpu/42.lsr", d1);
     snprintf(b, sizeof b, "%s/rec/cpu-a/cpu/43.lsr", d1);
     assert_int_equal(sweep_recordings_same(a, b), LS_EMISMATCH);
+    /* 5. --wait --fail-on when a seed's audit finds something: seed 43's
+     * cpu-a/cpu recorded without checksum vectors leaves that seed "not
+     * fully checked" (unchecked); the merge job finds it, the waiter gates */
+    rc = sh(out, sizeof out, "%s record --engine cpu --no-checksums --seed 43 --limit-train 64 --limit-test 100 "
+            "--batch 16 --epochs 1 --ref-steps 0 --audit-every 1 --out %s", g_bin, b);
+    if (rc) fail_msg("record: %s", out);
+    rc = sh(out, sizeof out, "%s sweep --slurm --wait --fail-on unchecked %s --dir %s", g_bin, PLAN, d1);
+    if (rc != 1 || !strstr(out, "lockstep sweep: exit 1: --fail-on: a merged seed's audit found unchecked"))
+        fail_msg("--wait --fail-on unchecked: exit %d, want 1:\n%s", rc, out);
+    assert_int_equal(wait_idle(60), 0);
 }
 
 /* The local backend alone, one step per recording: what runs under ASan

@@ -67,7 +67,8 @@ static int out_lock(const audit_cfg *c, out_guard *g) {
                       "written to)", c->out_dir);
     out_path(p, sizeof p, c->out_dir, OUT_LOCK);
     if ((g->fd = open(p, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0644)) < 0)
-        return ls_err(LS_EIO, "%s: cannot create the lock of the output directory: %s", p, strerror(errno));
+        return ls_err(LS_EIO, "--out %s: cannot be written: its lock %s cannot be made: %s", c->out_dir, p,
+                      strerror(errno));
     if (flock(g->fd, LOCK_EX | LOCK_NB) != 0) {
         char who[32] = "";
         ssize_t n = pread(g->fd, who, sizeof who - 1, 0);
@@ -162,6 +163,13 @@ static int seed_loop(audit_result *r, seeds_early *early) {
     return 0;
 }
 
+unsigned audit_conditions(const audit_result *r, const verdict_table *vt, const headline *h) {
+    return (vt->problems ? AUDIT_FAIL_PROBLEM : 0u) | (h->n_missing || r->interrupted ? AUDIT_FAIL_INCOMPLETE : 0u) |
+           (vt->suspects ? AUDIT_FAIL_SUSPECT : 0u) |
+           (vt->unchecked || h->kind == HEADLINE_UNCHECKED ? AUDIT_FAIL_UNCHECKED : 0u) |
+           (vt->nondet ? AUDIT_FAIL_NONDET : 0u);
+}
+
 /* The verdict table, the gate, and the verdict screen. */
 static void verdicts(audit_result *r) {
     const audit_cfg *c = &r->cfg;
@@ -174,11 +182,7 @@ static void verdicts(audit_result *r) {
     headline_make(&h, r, &vt);
     r->incomplete = h.n_missing + (r->interrupted != 0);
     r->suspects = vt.suspects;
-    r->gate = ((c->fail_on & AUDIT_FAIL_PROBLEM) && vt.problems) ||
-              ((c->fail_on & AUDIT_FAIL_INCOMPLETE) && r->incomplete) ||
-              ((c->fail_on & AUDIT_FAIL_SUSPECT) && vt.suspects) ||
-              ((c->fail_on & AUDIT_FAIL_UNCHECKED) && (vt.unchecked || h.kind == HEADLINE_UNCHECKED)) ||
-              ((c->fail_on & AUDIT_FAIL_NONDET) && vt.nondet);
+    r->gate = (audit_conditions(r, &vt, &h) & c->fail_on) != 0;
     if (c->verbose) report_print_summary(r);
     explain_list L;
     if (explain_run(&L, r, &r->m) == 0) {
@@ -188,8 +192,9 @@ static void verdicts(audit_result *r) {
     report_print_failures(r);
 }
 
-/* steps.jsonl.gz into place, then run.json, report.md and report.html. */
-static int report_set(audit_result *r, out_guard *g) {
+/* steps.jsonl.gz into place, then run.json, report.md and report.html;
+ * the console names the set as `shown` (NULL: --out). */
+static int report_set(audit_result *r, out_guard *g, const char *shown) {
     const audit_cfg *c = &r->cfg;
     if (!c->out_dir) return 0;
     g->set_started = 1;
@@ -203,11 +208,15 @@ static int report_set(audit_result *r, out_guard *g) {
     if (!rc) rc = report_write(c->out_dir, c, &r->m, &r->ds, r);
     if (!rc && c->out)
         fprintf(c->out, "report: %s/report.md and report.html (evidence), run.json, steps.jsonl.gz (%ld lines; zcat to read)\n",
-                c->out_dir, r->jsonl_lines);
+                shown ? shown : c->out_dir, r->jsonl_lines);
     return rc;
 }
 
 int audit_run(const audit_cfg *cfg, audit_result *res) {
+    return audit_run_shown(cfg, res, NULL);
+}
+
+int audit_run_shown(const audit_cfg *cfg, audit_result *res, const char *shown) {
     /* the result is megabytes (a slot table per pair): never on the stack */
     audit_result *local = res ? NULL : ls_malloc(sizeof *local);
     if (!res && !local) return LS_ENOMEM;
@@ -233,7 +242,7 @@ int audit_run(const audit_cfg *cfg, audit_result *res) {
     if (!(rc = seed_loop(r, early))) {
         r->total_s = ls_now() - t0;
         verdicts(r);
-        rc = report_set(r, &g);
+        rc = report_set(r, &g, shown);
     }
     out_release(cfg, &g, rc == 0);
     if (r->jsonl_tmp[0]) { /* not renamed into place: nothing half-written is left */

@@ -642,6 +642,9 @@ typedef struct {
     uint64_t *hash;       /* rounding_tests' duplicate set */
     size_t hash_cap;
     size_t n_suspect;     /* records SUSPECT */
+    /* the verdict's evidence, said after the verdict line (the first
+     * screen is the verdict): the first mismatches, the SUSPECT records */
+    lsbuf mismatches, suspects;
 } checker;
 
 /* The record (step, layer, kind, name), marked as replayed; NULL (and an
@@ -729,21 +732,21 @@ static int judge(checker *K, const golden_record *r, const float *cur, int ndim,
     row->max_ratio = res.stats.has_bound ? res.stats.max_bound_ratio / K->pol.bound_scale : -1;
     row->sharp_ratio = K->bounded && res.pass ? sharp_record(K, r, cur, bound, &row->suspect) : -1;
     if (row->suspect) {
-        if (!K->n_suspect) say(K->cfg->out, "SUSPECT (within the worst-case bound, beyond the sharper tier):\n");
-        say(K->cfg->out, "  %s: ratio to the sharp tolerance %.3g, to the worst case %.3g\n", lab, row->sharp_ratio,
-            row->max_ratio);
+        if (!K->n_suspect) lsbuf_printf(&K->suspects, "SUSPECT (within the worst-case bound, beyond the sharper tier):\n");
+        lsbuf_printf(&K->suspects, "  %s: ratio to the sharp tolerance %.3g, to the worst case %.3g\n", lab,
+                     row->sharp_ratio, row->max_ratio);
         K->n_suspect++;
     }
     K->n_values += r->count;
     if (!res.pass) {
-        if (K->n_fail_rec == 0) say(K->cfg->out, "first mismatches:\n");
+        if (K->n_fail_rec == 0) lsbuf_printf(&K->mismatches, "first mismatches:\n");
         K->n_fail_rec++;
         K->n_fail_el += res.n_fail;
         for (size_t i = 0; i < res.n_shown && K->n_shown < (size_t)K->cfg->max_shown; i++) {
             lsbuf b;
             lsbuf_init(&b);
             golden_mismatch_str(&b, r, &res.shown[i]);
-            say(K->cfg->out, "  %s\n", b.failed ? "?" : b.s);
+            lsbuf_printf(&K->mismatches, "  %s\n", b.failed ? "?" : b.s);
             lsbuf_free(&b);
             K->n_shown++;
         }
@@ -751,14 +754,18 @@ static int judge(checker *K, const golden_record *r, const float *cur, int ndim,
     return 0;
 }
 
-static void print_table(checker *K) {
+/* The per-tensor table; flagged: only the records that failed (!) or are
+ * SUSPECT (?), under a title that says so. */
+static void print_table(checker *K, int flagged) {
     FILE *f = K->cfg->out;
     if (!f) return;
-    say(f, "\nper-tensor summary (%s):\n  %-44s %9s %8s %10s %11s %9s %9s\n",
-        K->bounded ? "ratio = max |diff| / tolerance; sharp: the same against the sharper tier" : "", "record",
+    say(f, "%s%s:\n  %-44s %9s %8s %10s %11s %9s %9s\n",
+        flagged ? "records outside the policy (!) or SUSPECT (?)" : "per-tensor summary",
+        K->bounded ? " (ratio = max |diff| / tolerance; sharp: the same against the sharper tier)" : "", "record",
         "values", "failed", "max ULP", "max |diff|", "ratio", "sharp");
     for (size_t i = 0; i < K->n_rows; i++) {
         const sum_row *r = &K->rows[i];
+        if (flagged && !r->n_fail && !r->suspect) continue;
         char ratio[32] = "-";
         if (r->max_ratio >= 0) snprintf(ratio, sizeof ratio, "%.3g", r->max_ratio);
         char ulp[32];
@@ -1270,22 +1277,44 @@ static int check_data_digests(const golden_file *gf, const dataset *ds) {
     return 0;
 }
 
-/* The table and the verdict line: PASS, or REGRESSION with LS_EMISMATCH. */
+/* The verdict line first (a user's first screen, as audit's), then its
+ * evidence: the first mismatches and the SUSPECT records, and the table's
+ * rows of the records flagged; the whole per-tensor table with --verbose
+ * (audit's "evidence one --verbose away").  When anything follows the verdict line, it
+ * is said again as the last line, where a CI log's tail looks.  Returns 0
+ * PASS, LS_EMISMATCH REGRESSION. */
 static int check_summary(checker *K, const golden_check_cfg *cfg, double t0) {
-    char pb[32];
-    print_table(K);
-    if (K->n_fail_rec) {
-        say(cfg->out, "\nREGRESSION: %zu of %zu values in %zu of %zu records outside policy %s (%.2f s)\n",
-            K->n_fail_el, K->n_values, K->n_fail_rec, K->n_rows, golden_policy_str(&K->pol, pb, sizeof pb),
-            ls_now() - t0);
-        return ls_err(LS_EMISMATCH, "%s: %zu values in %zu records differ under policy %s", K->gf->path,
-                      K->n_fail_el, K->n_fail_rec, golden_policy_str(&K->pol, pb, sizeof pb));
-    }
-    say(cfg->out, "\nPASS: %zu records, %zu values, policy %s (%.2f s)\n", K->n_rows, K->n_values,
-        golden_policy_str(&K->pol, pb, sizeof pb), ls_now() - t0);
-    if (K->n_suspect)
+    char pb[32], verdict[512];
+    golden_policy_str(&K->pol, pb, sizeof pb);
+    if (K->n_fail_rec)
+        snprintf(verdict, sizeof verdict, "REGRESSION: %zu of %zu values in %zu of %zu records outside policy %s "
+                 "(%.2f s)", K->n_fail_el, K->n_values, K->n_fail_rec, K->n_rows, pb, ls_now() - t0);
+    else
+        snprintf(verdict, sizeof verdict, "PASS: %zu records, %zu values, policy %s (%.2f s)", K->n_rows, K->n_values,
+                 pb, ls_now() - t0);
+    say(cfg->out, "\n%s\n", verdict);
+    int more = 0;
+    if (K->n_suspect) {
         say(cfg->out, "SUSPECT: %zu record(s) within the worst-case bound but beyond what independent fp32 rounding "
             "does (marked ?; exit status unchanged)\n", K->n_suspect);
+        more = 1;
+    }
+    const lsbuf *ev[2] = {&K->mismatches, &K->suspects};
+    for (int i = 0; i < 2; i++)
+        if (ev[i]->len) {
+            say(cfg->out, "%s", ev[i]->s);
+            more = 1;
+        }
+    if (cfg->verbose || more) {
+        say(cfg->out, "\n");
+        print_table(K, !cfg->verbose);
+        if (!cfg->verbose) say(cfg->out, "(all %zu records: add --verbose)\n", K->n_rows);
+        more = 1;
+    }
+    if (more) say(cfg->out, "\n%s\n", verdict);
+    if (K->n_fail_rec)
+        return ls_err(LS_EMISMATCH, "%s: %zu values in %zu records differ under policy %s", K->gf->path,
+                      K->n_fail_el, K->n_fail_rec, pb);
     return 0;
 }
 
@@ -1311,6 +1340,8 @@ int golden_check_run(const golden_check_cfg *cfg) {
     checker K;
     memset(&K, 0, sizeof K);
     K.cfg = cfg;
+    lsbuf_init(&K.mismatches);
+    lsbuf_init(&K.suspects);
     run_state R;
     memset(&R, 0, sizeof R);
     golden_prov cur;
@@ -1354,5 +1385,7 @@ done:
     free(K.seen);
     free(K.rows);
     free(K.hash);
+    lsbuf_free(&K.mismatches);
+    lsbuf_free(&K.suspects);
     return golden_verdict(rc);
 }

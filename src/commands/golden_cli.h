@@ -56,7 +56,8 @@ typedef struct {
     const char *policy;   /* "auto" (default), "exact", "ulp:N", "bound", "bound:N" */
     const char *data_dir; /* NULL: the file's data.dir */
     int max_shown;        /* mismatches printed in all (default 10) */
-    FILE *out;            /* verdict, policy, mismatches, summary table (NULL: none) */
+    int verbose;          /* print the per-tensor table (after the verdict and its evidence) */
+    FILE *out;            /* run, policy, verdict, mismatches, [table] (NULL: none) */
     FILE *err;            /* the reason for an unusable input (NULL: none) */
 } golden_check_cfg;
 

@@ -5,6 +5,7 @@
  * This is the only file that calls exit() (through returning from main).
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
 #include <malloc.h>
 #include <getopt.h>
@@ -54,7 +55,10 @@ static void usage(FILE *f) {
             "                                and judge the gaps over seeds, per machine (DIR/report/); the same\n"
             "                                command again runs only what is missing or failed (README: cluster)\n"
             "  lockstep sweep --status DIR | --merge DIR   each task's state / audit what is there\n"
-            "  lockstep golden check FILE [--engine E] [--policy P] [--data DIR]\n"
+            "                 --fail-on LIST (with --merge, --local or --slurm --wait): exit 1 when a seed's\n"
+            "                                audit finds what LIST names, as audit's --fail-on (default none);\n"
+            "                                an incomplete sweep exits 1 always\n"
+            "  lockstep golden check FILE [--engine E] [--policy P] [--data DIR] [--verbose]\n"
             "                                replay a golden file and compare (exit 0 pass, 1 regression,\n"
             "                                2 unusable input)\n"
             "  lockstep export FILE.lsg --step S --out OUT.safetensors\n"
@@ -159,11 +163,38 @@ static void usage(FILE *f) {
             "  --policy P          auto (default: exact when libraries, ISA, threads and algorithms\n"
             "                      match the file's, else bound), exact, ulp:N, bound, bound:N\n"
             "  --data DIR          the IDX directory (default: the file's; crc32s must match)\n"
+            "  --verbose           also print the per-tensor table (after the verdict and the first\n"
+            "                      mismatches)\n"
             "\n"
-            "exit status: 0 ok, 1 a check failed (golden regression, audit --fail-on), 2 bad usage or unusable input,\n"
-            "or an engine process died during an audit (the report marks it failed); 130/143 an audit stopped by\n"
-            "SIGINT/SIGTERM (its partial report is written, marked interrupted)\n",
+            "exit status: 0 ok, 1 a check failed (golden regression, audit/sweep --fail-on, an incomplete sweep),\n"
+            "2 bad usage or unusable input, or an engine process died during an audit (the report marks it\n"
+            "failed); 130/143 an audit stopped by SIGINT/SIGTERM (its partial report is written, marked\n"
+            "interrupted)\n",
             LS_VERSION, DATA_DEFAULT_DIR);
+}
+
+/* ls_check_output_path (dir_only: ls_check_output_dir), then the proof
+ * that the output's folder takes a new file: a folder that exists but
+ * cannot be written (no permission, a read-only mount) failed only when
+ * the output was written, after the whole run (`train --json`, `record
+ * --out`, `audit --save`), naming PATH.tmp.PID.  The probe is that
+ * temporary name, the one the writer will use, made and removed at once.
+ * Returns 0, or an error with ls_errmsg() set (the path first). */
+static int check_output(const char *path, int dir_only) {
+    if (dir_only ? ls_check_output_dir(path) : ls_check_output_path(path)) return LS_EIO;
+    char probe[PATH_MAX + 32];
+    if (snprintf(probe, sizeof probe, "%s.tmp.%ld", path, (long)getpid()) >= (int)sizeof probe) return 0;
+    int fd = open(probe, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+    if (fd < 0) {
+        if (errno == EEXIST) return 0; /* not ours to remove; the writer says what it finds */
+        int e = errno;
+        const char *slash = strrchr(path, '/');
+        int n = !slash ? 1 : slash == path ? 1 : (int)(slash - path);
+        return ls_err(LS_EIO, "%s: cannot be written: directory %.*s: %s", path, n, slash ? path : ".", strerror(e));
+    }
+    close(fd);
+    unlink(probe);
+    return 0;
 }
 
 /* A value with white space around it: "lockstep CMD: OPT: 'S': ..." and 1
@@ -309,7 +340,7 @@ static const char *const *own_options(const char *cmd) {
     static const char *const export_[] = {"step", "out", "state-dict", "f64", NULL};
     static const char *const eval[] = {"engines", "out", NULL};
     static const char *const sweep[] = {"on", "seeds", "dir", "jobs", "status", "merge", "task", "audit-every",
-                                        "ref-steps", "time", "slurm", "local", "wait", "dry-run", NULL};
+                                        "ref-steps", "time", "slurm", "local", "wait", "dry-run", "fail-on", NULL};
     static const char *const none[] = {NULL};
     return !strcmp(cmd, "golden record") ? golden_record : !strcmp(cmd, "record") ? record
          : !strcmp(cmd, "export") ? export_ : !strcmp(cmd, "eval") ? eval : !strcmp(cmd, "sweep") ? sweep : none;
@@ -424,6 +455,15 @@ static int threads_conflict(const char *cmd, const char *opt, const char *list, 
     return 0;
 }
 
+/* 1 when an engine spec names the reference engine, by its name or by the
+ * alias `ref` that registry.c takes as well: the name before the first
+ * ':', never a prefix of the text (`ref:prec=64` is a reference; the knobs
+ * of --ref-mode/--ref-prec went to `reference...` only). */
+static int spec_is_reference(const char *spec) {
+    size_t len = strcspn(spec, ":");
+    return (len == 9 && !strncmp(spec, "reference", 9)) || (len == 3 && !strncmp(spec, "ref", 3));
+}
+
 /* --ref-mode/--ref-prec as given (NULL/0: not given), kept for cmd_audit:
  * its notes are said after its re-exec, once, as threads_conflict's are. */
 static const char *g_ref_mode;
@@ -444,7 +484,7 @@ static int ref_conflict(const char *cmd, const char *opt, const char *list, cons
     char *save = NULL;
     for (char *t = strtok_r(buf, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
         engine_spec s;
-        if (strncmp(t, "reference", 9) != 0 || engine_spec_parse(&s, t) != 0) continue;
+        if (!spec_is_reference(t) || engine_spec_parse(&s, t) != 0) continue;
         const char *own[2] = {engine_spec_get(&s, "mode", NULL), engine_spec_get(&s, "prec", NULL)};
         char given[2][64] = {"", ""};
         if (mode) snprintf(given[0], sizeof given[0], "%s", mode);
@@ -464,11 +504,56 @@ static int ref_conflict(const char *cmd, const char *opt, const char *list, cons
     return 0;
 }
 
-static int parse_opts(int argc, char **argv, const char *cmd, run_cfg *c, audit_cfg *au) {
+/* --ref-mode M / --ref-prec P: the knobs mode=M / prec=P added to every
+ * reference engine of *specs (one spec, or a comma list, opt names which)
+ * that does not say them itself (ref_conflict speaks of those); *specs
+ * then points to the new text (a static buffer: one call per process).
+ * A list without a reference engine is refused, naming it: the option
+ * would change nothing.  Returns 0 or 2 (the message printed). */
+static int ref_knobs_apply(const char *cmd, const char *opt, const char **specs, const char *mode, long prec) {
+    static char outl[1024];
+    char tmp[1024];
+    size_t n = 0;
+    int refs = 0;
+    if (strlen(*specs) >= sizeof tmp) {
+        fprintf(stderr, "lockstep %s: %s: engine list longer than %zu characters\n", cmd, opt, sizeof tmp - 1);
+        return 2;
+    }
+    snprintf(tmp, sizeof tmp, "%s", *specs);
+    outl[0] = 0;
+    char *save = NULL;
+    for (char *t = strtok_r(tmp, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
+        int bad = append(outl, sizeof outl, &n, "%s%s", n ? "," : "", t);
+        if (!bad && spec_is_reference(t)) {
+            refs++;
+            /* knobs are ':'-separated: ":prec=" is that knob, not "tf32prec=" */
+            if (mode && !strstr(t, ":mode=")) bad |= append(outl, sizeof outl, &n, ":mode=%s", mode);
+            if (prec && !strstr(t, ":prec=")) bad |= append(outl, sizeof outl, &n, ":prec=%ld", prec);
+        }
+        if (bad) {
+            fprintf(stderr, "lockstep %s: --ref-mode/--ref-prec: the engine list they make is longer than %zu "
+                    "characters\n", cmd, sizeof outl - 1);
+            return 2;
+        }
+    }
+    if (!refs) {
+        fprintf(stderr, "lockstep %s: --ref-mode/--ref-prec apply to reference engines only, and %s %s names none "
+                "(reference or ref, with knobs)\n", cmd, opt, *specs);
+        return 2;
+    }
+    *specs = outl;
+    return 0;
+}
+
+/* The options every run command shares, into c (and au for audit).  list:
+ * the engine list a command took by itself (eval's --engines), or NULL;
+ * --ref-mode/--ref-prec add their knobs to the reference engines of the
+ * list the command runs (audit's --engines, *list when set, else
+ * --engine).  Returns -1 to go on, or the exit status (0: --help). */
+static int parse_opts(int argc, char **argv, const char *cmd, run_cfg *c, audit_cfg *au, const char **list) {
     const char *ref_mode = NULL;
     long ref_prec = 0, v;
     int o, li = 0;
-    static char spec[1024];
     unsigned char seen[256] = {0}; /* options given so far, by code - OPT_ENGINE */
     if (no_abbreviations(cmd, argc, argv, au)) return 2;
     optind = 1;
@@ -572,47 +657,16 @@ static int parse_opts(int argc, char **argv, const char *cmd, run_cfg *c, audit_
     }
     g_ref_mode = ref_mode;
     g_ref_prec = ref_prec;
-    if (ref_mode || ref_prec) {
-        /* shorthand knobs for every reference engine named */
-        if (!au && strncmp(c->engine, "reference", 9) != 0) {
-            fprintf(stderr, "lockstep %s: --ref-mode/--ref-prec apply to reference engines only\n", cmd);
-            return 2;
-        }
-        const char *list = au ? au->engines : c->engine;
-        char outl[1024] = "";
-        char tmp[1024];
-        size_t n = 0;
-        if (strlen(list) >= sizeof tmp) {
-            fprintf(stderr, "lockstep %s: %s: engine list longer than %zu characters\n", cmd, au ? "--engines" : "--engine",
-                    sizeof tmp - 1);
-            return 2;
-        }
-        snprintf(tmp, sizeof tmp, "%s", list);
-        char *save = NULL;
-        for (char *t = strtok_r(tmp, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
-            int bad = append(outl, sizeof outl, &n, "%s%s", n ? "," : "", t);
-            if (!bad && strncmp(t, "reference", 9) == 0) {
-                if (ref_mode && !strstr(t, "mode=")) bad |= append(outl, sizeof outl, &n, ":mode=%s", ref_mode);
-                if (ref_prec && !strstr(t, "prec=")) bad |= append(outl, sizeof outl, &n, ":prec=%ld", ref_prec);
-            }
-            if (bad) {
-                fprintf(stderr, "lockstep %s: --ref-mode/--ref-prec: the engine list they make is longer than %zu "
-                        "characters\n", cmd, sizeof outl - 1);
-                return 2;
-            }
-        }
-        static char lists[1024];
-        snprintf(lists, sizeof lists, "%s", outl);
-        if (au) au->engines = lists;
-        else {
-            snprintf(spec, sizeof spec, "%s", lists);
-            c->engine = spec;
-        }
-    }
+    /* the engines the command runs: a list (audit, eval --engines) or one */
+    const char **run_list = au ? &au->engines : list && *list ? list : NULL;
+    if ((ref_mode || ref_prec) && ref_knobs_apply(cmd, run_list ? "--engines" : "--engine",
+                                                  run_list ? run_list : &c->engine, ref_mode, ref_prec))
+        return 2;
     /* sweep's engines are its --on lists (sweep.c); audit's and eval's
      * lists are noted by cmd_audit (after its re-exec) and cmd_eval */
-    if (!au && ref_conflict(cmd, "--engine", c->engine, ref_mode, ref_prec, 0)) return 2;
-    if (!au && strcmp(cmd, "sweep") != 0 && threads_conflict(cmd, "--engine", c->engine, c->threads, 0)) return 2;
+    if (!run_list && ref_conflict(cmd, "--engine", c->engine, ref_mode, ref_prec, 0)) return 2;
+    if (!run_list && strcmp(cmd, "sweep") != 0 && threads_conflict(cmd, "--engine", c->engine, c->threads, 0))
+        return 2;
     return -1;
 }
 
@@ -620,14 +674,14 @@ static int cmd_train(int argc, char **argv) {
     run_cfg c;
     run_cfg_default(&c);
     c.progress = isatty(2);
-    int st = parse_opts(argc, argv, "train", &c, NULL);
+    int st = parse_opts(argc, argv, "train", &c, NULL, NULL);
     if (st >= 0) return st;
     /* refuse a --json that cannot be written before training, not after */
-    if (c.json_path && ls_check_output_path(c.json_path)) {
+    if (c.json_path && check_output(c.json_path, 0)) {
         fprintf(stderr, "lockstep train: --json %s\n", ls_errmsg());
         return 2;
     }
-    if (c.save_path && ls_check_output_path(c.save_path)) {
+    if (c.save_path && check_output(c.save_path, 0)) {
         fprintf(stderr, "lockstep train: --save %s\n", ls_errmsg());
         return 2;
     }
@@ -680,11 +734,11 @@ static int cmd_audit(int argc, char **argv, char **full_argv) {
      * steps judged per element in isolation (no reference: no such phase) */
     a.attribution_steps = 2;
     a.run.progress = isatty(2);
-    int st = parse_opts(argc, argv, "audit", &a.run, &a);
+    int st = parse_opts(argc, argv, "audit", &a.run, &a, NULL);
     if (st >= 0) return st;
     /* --save is written after the whole audit (one file per engine, beside
      * this name): a directory that is not there fails now, not after the run */
-    if (a.run.save_path && ls_check_output_dir(a.run.save_path)) {
+    if (a.run.save_path && check_output(a.run.save_path, 1)) {
         fprintf(stderr, "lockstep audit: --save %s\n", ls_errmsg());
         return 2;
     }
@@ -796,7 +850,7 @@ static int cmd_golden_record(int argc, char **argv) {
             return 2;
         } else av[ac++] = argv[i];
     }
-    int st = parse_opts(ac, av, "golden record", &g.run, NULL);
+    int st = parse_opts(ac, av, "golden record", &g.run, NULL, NULL);
     free(av);
     if (st >= 0) return st;
     ls_signals_install(0); /* SIGINT/SIGTERM: remove OUT.tmp.PID and die */
@@ -805,7 +859,7 @@ static int cmd_golden_record(int argc, char **argv) {
         fprintf(stderr, "lockstep golden record: --out FILE is required\n");
         return 2;
     }
-    if (ls_check_output_path(g.out_path)) {
+    if (check_output(g.out_path, 0)) {
         fprintf(stderr, "lockstep golden record: --out %s\n", ls_errmsg());
         return 2;
     }
@@ -851,7 +905,7 @@ static int cmd_record(int argc, char **argv) {
             return 2;
         } else av[ac++] = argv[i];
     }
-    int st = parse_opts(ac, av, "record", &g.run, NULL);
+    int st = parse_opts(ac, av, "record", &g.run, NULL, NULL);
     free(av);
     if (st >= 0) return st;
     g.run.print_steps = 0;
@@ -859,7 +913,7 @@ static int cmd_record(int argc, char **argv) {
         fprintf(stderr, "lockstep record: --out FILE is required\n");
         return 2;
     }
-    if (ls_check_output_path(g.out_path)) {
+    if (check_output(g.out_path, 0)) {
         fprintf(stderr, "lockstep record: --out %s\n", ls_errmsg());
         return 2;
     }
@@ -878,7 +932,7 @@ static int cmd_sweep(int argc, char **argv) {
     int ac = 0;
     if (!av) return 2;
     int st = sweep_split_args(&s, argc, argv, av, &ac);
-    if (st < 0) st = parse_opts(ac, av, "sweep", &s.run, NULL);
+    if (st < 0) st = parse_opts(ac, av, "sweep", &s.run, NULL, NULL);
     free(av);
     return st >= 0 ? st : sweep_main(&s);
 }
@@ -886,7 +940,7 @@ static int cmd_sweep(int argc, char **argv) {
 static int cmd_golden_check(int argc, char **argv) {
     golden_check_cfg g;
     golden_check_cfg_default(&g);
-    int seen[3] = {0};
+    int seen[3] = {0}, seen_verbose = 0;
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
         int k = strcmp(a, "--engine") == 0 ? 0 : strcmp(a, "--policy") == 0 ? 1 : strcmp(a, "--data") == 0 ? 2 : -1;
@@ -898,6 +952,9 @@ static int cmd_golden_check(int argc, char **argv) {
             }
             if (given_twice("golden check", a, &seen[k]) || empty_value("golden check", a, argv[i + 1])) return 2;
             *dst = argv[++i];
+        } else if (strcmp(a, "--verbose") == 0) {
+            if (given_twice("golden check", a, &seen_verbose)) return 2;
+            g.verbose = 1;
         } else if (a[0] == '-' || g.path) {
             fprintf(stderr, "lockstep golden check: unexpected argument '%s' (see lockstep --help)\n", a);
             return 2;
@@ -961,7 +1018,7 @@ static int cmd_export(int argc, char **argv) {
                 "live replay, without a file)\n", av[1]);
         st = 2;
     }
-    if (st < 0) st = parse_opts(ac, av, "export", &x.run, NULL);
+    if (st < 0) st = parse_opts(ac, av, "export", &x.run, NULL, NULL);
     free(av);
     if (st >= 0) return st;
     if (!x.out_path) {
@@ -969,7 +1026,7 @@ static int cmd_export(int argc, char **argv) {
         return 2;
     }
     /* a live replay to a far step can run long: refuse an unwritable --out now, and say so if stopped */
-    if (ls_check_output_path(x.out_path)) {
+    if (check_output(x.out_path, 0)) {
         fprintf(stderr, "lockstep export: --out %s\n", ls_errmsg());
         return 2;
     }
@@ -977,6 +1034,19 @@ static int cmd_export(int argc, char **argv) {
     if (export_run(&x)) {
         fprintf(stderr, "lockstep export: %s\n", ls_errmsg());
         return 2;
+    }
+    return 0;
+}
+
+static int takes_next_word(const char *word);
+
+/* 1 when argv (from an option on) gives --engines as an option, not as
+ * another option's value. */
+static int eval_has_engines(int argc, char **argv) {
+    for (int i = 0; i < argc; i++) {
+        if (!strcmp(argv[i], "--")) return 0;
+        if (!strcmp(argv[i], "--engines")) return 1;
+        if (takes_next_word(argv[i])) i++;
     }
     return 0;
 }
@@ -1005,6 +1075,11 @@ static int cmd_eval(int argc, char **argv) {
             }
         } else if (strcmp(a, "--out") == 0) {
             x.out_path = argv[++i];
+        } else if (strcmp(a, "--engine") == 0 && (seen[0] || eval_has_engines(argc - i, argv + i))) {
+            /* --engines took over without a word: which was meant? */
+            fprintf(stderr, "lockstep eval: --engine and --engines both given: give one (--engine E, or --engines "
+                    "E1,E2,...)\n");
+            st = 2;
         } else if (strncmp(a, "--save", 6) == 0 || strncmp(a, "--steps", 7) == 0 || strncmp(a, "--epochs", 8) == 0 ||
                    strncmp(a, "--order", 7) == 0 || strncmp(a, "--limit-train", 13) == 0) {
             fprintf(stderr, "lockstep eval: option %s is not for this command: eval trains nothing (see lockstep "
@@ -1014,14 +1089,15 @@ static int cmd_eval(int argc, char **argv) {
             av[ac++] = argv[i];
         }
     }
-    if (st < 0) st = parse_opts(ac, av, "eval", &x.run, NULL);
+    if (st < 0) st = parse_opts(ac, av, "eval", &x.run, NULL, &x.engines);
     free(av);
     if (st >= 0) return st;
     threads_conflict("eval", "--engines", x.engines, x.run.threads, 1);
+    ref_conflict("eval", "--engines", x.engines, g_ref_mode, g_ref_prec, 1);
     x.json_path = x.run.json_path;
     const char *outs[2] = {x.json_path, x.out_path};
     for (int i = 0; i < 2; i++)
-        if (outs[i] && ls_check_output_path(outs[i])) {
+        if (outs[i] && check_output(outs[i], 0)) {
             fprintf(stderr, "lockstep eval: %s %s\n", i ? "--out" : "--json", ls_errmsg());
             return 2;
         }

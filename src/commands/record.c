@@ -106,6 +106,38 @@ static int add_plan_prov(golden_prov *p, const recording_cfg *c, long total, con
     return rc;
 }
 
+/* The plan's full steps for the opening line, short: runs of consecutive
+ * steps as ranges and, past 7 runs, the first 4, "...", the last 2; then
+ * the count ("1-2, 50, 100, 150, ..., 650, 700, 705 (17 in all)").  The
+ * whole list is the recording's provenance, plan.full_steps: printed
+ * whole, a long run's opening line filled a terminal.  Two passes over the
+ * plan: the runs counted, then the ones shown printed. */
+static void full_steps_summary(char *buf, size_t cap, long total, long ref_steps, long audit_every) {
+    enum { HEAD = 4, TAIL = 2 };
+    long n_runs = 0, n_full = 0;
+    size_t n = 0;
+    buf[0] = 0;
+    for (int pass = 0; pass < 2; pass++) {
+        long run = 0, a = 0;
+        for (long k = 1; k <= total + 1; k++) {
+            int full = k <= total && recording_is_full_step(k, total, ref_steps, audit_every);
+            n_full += !pass && full;
+            if (full && !a) a = k;
+            if (full || !a) continue;
+            /* the run a..k-1 ended */
+            int shown = n_runs <= HEAD + TAIL + 1 || run < HEAD || run >= n_runs - TAIL;
+            if (pass && shown && n < cap)
+                n += (size_t)snprintf(buf + n, cap - n, "%s%ld", run ? ", " : "", a);
+            if (pass && shown && n < cap && k - 1 > a) n += (size_t)snprintf(buf + n, cap - n, "-%ld", k - 1);
+            if (pass && run == HEAD && !shown && n < cap) n += (size_t)snprintf(buf + n, cap - n, ", ...");
+            run++;
+            a = 0;
+        }
+        if (!pass) n_runs = run;
+    }
+    if (n < cap) snprintf(buf + n, cap - n, "%s(%ld in all)", n_runs ? " " : "", n_full);
+}
+
 typedef struct {
     golden_writer *w;
     engine *e;
@@ -382,10 +414,13 @@ static int record_open(record_run *r) {
     }
     r->handlers = 1;
     sigprocmask(SIG_SETMASK, &r->prev, NULL);
-    if (c->out)
-        fprintf(c->out, "record %s: %s, %s, %d epoch(s) of %zu images, batch %zu, seed %llu, %ld steps, full at %s, "
+    if (c->out) {
+        char full[192];
+        full_steps_summary(full, sizeof full, r->total, c->ref_steps, c->audit_every);
+        fprintf(c->out, "record %s: %s, %s, %d epoch(s) of %zu images, batch %zu, seed %llu, %ld steps, full steps %s, "
                 "checksum vectors: %s\n", c->out_path, r->spec, r->m.name, rc_->epochs, r->n_train, rc_->batch,
-                (unsigned long long)rc_->seed, r->total, golden_prov_get(&r->prov, "plan.full_steps"), r->ck_what);
+                (unsigned long long)rc_->seed, r->total, full, r->ck_what);
+    }
     return 0;
 }
 

@@ -36,6 +36,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include <jansson.h>
+
 #include "audit/explain.h"
 #include "audit/headline.h"
 #include "audit/seeds.h"
@@ -303,11 +305,16 @@ static int plan_read(sweep_plan *p, const char *path) {
     FILE *f = fopen(path, "r");
     if (!f) return ls_err(LS_EIO, "%s: cannot open: %s", path, strerror(errno));
     char line[8192];
-    int rc = 0, magic = 0, ln = 0;
+    int rc = 0, magic = 0, ln = 0, closed = 0;
     while (!rc && fgets(line, sizeof line, f)) {
         ln++;
         char *key = NULL, *v;
-        if (line[0] == '{' || line[0] == '}') continue;
+        if (closed && line[strspn(line, " \t\r\n")]) {
+            rc = ls_err(LS_EFORMAT, "%s: line %d: text after the plan's closing }", path, ln);
+            break;
+        }
+        closed |= line[0] == '}';
+        if (line[0] == '{' || line[0] == '}' || closed) continue;
         if (!(v = plan_value(line, &key))) {
             rc = ls_err(LS_EFORMAT, "%s: line %d: not a plan field", path, ln);
             break;
@@ -319,6 +326,8 @@ static int plan_read(sweep_plan *p, const char *path) {
     fclose(f);
     if (rc) return rc;
     if (!magic) return ls_err(LS_EFORMAT, "%s: not a lockstep sweep plan (field 'magic' is not \"%s\")", path, PLAN_MAGIC);
+    /* the plan is written whole (renamed into place): an end missing is damage, not a shorter plan */
+    if (!closed) return ls_err(LS_EFORMAT, "%s: truncated after line %d (no closing })", path, ln);
     if (p->version != PLAN_VERSION)
         return ls_err(LS_EFORMAT, "%s: field 'version' is %d; this lockstep reads version %d", path, p->version,
                       PLAN_VERSION);
@@ -1139,7 +1148,7 @@ static void short_label(char *out, size_t cap, const char *label) {
 }
 
 static void merge_seed_verdicts(lsbuf *md, lsbuf *vt, const audit_result *r, long long seed, int *problems,
-                                lsbuf *not_ok) {
+                                lsbuf *not_ok, unsigned *found) {
     verdict_table v;
     explain_verdicts(&v, r, &r->m);
     /* the seed's own verdict: a SUSPECT, an incomplete or a not fully
@@ -1147,6 +1156,8 @@ static void merge_seed_verdicts(lsbuf *md, lsbuf *vt, const audit_result *r, lon
      * it only claims) is not a problem count of 0 */
     headline h;
     headline_make(&h, r, &v);
+    /* what `audit --fail-on` would gate on for this seed (audit_cmd.c) */
+    *found |= audit_conditions(r, &v, &h);
     if (h.kind != HEADLINE_OK && h.kind != HEADLINE_PROBLEM) {
         lsbuf_printf(vt, "seed %lld %s\n", seed, h.line);
         lsbuf_printf(not_ok, "%sseed %lld: %s", not_ok->s && not_ok->s[0] ? "; " : "", seed, h.line + 9);
@@ -1173,6 +1184,7 @@ static void merge_seed_verdicts(lsbuf *md, lsbuf *vt, const audit_result *r, lon
         if (r->eng[i].failed) {
             lsbuf_printf(vt, "seed %lld engine %s: FAILED %s\n", seed, r->eng[i].label, r->eng[i].fail_reason);
             (*problems)++;
+            *found |= AUDIT_FAIL_PROBLEM; /* counted as a problem in the merged verdict: gated as one */
         }
     *problems += v.problems;
 }
@@ -1234,8 +1246,8 @@ static int write_text(const char *dir, const char *name, const lsbuf *b) {
 
 /* Audit each seed's recordings (the reference shadow-replays them) and
  * collect the verdicts; then the significance over seeds. */
-static int merge_audits(const sweep_plan *p, const char *tmp, lsbuf *md, lsbuf *vt, lsbuf *js, int *problems, lsbuf *not_ok,
-                        FILE *out) {
+static int merge_audits(const sweep_plan *p, const char *dir, const char *tmp, lsbuf *md, lsbuf *vt, lsbuf *js,
+                        int *problems, lsbuf *not_ok, unsigned *found, FILE *out) {
     int n_eng = 0;
     char labels[AUDIT_MAX_ENGINES][256];
     for (int m = 0; m < p->n_machines; m++)
@@ -1264,11 +1276,14 @@ static int merge_audits(const sweep_plan *p, const char *tmp, lsbuf *md, lsbuf *
                      n_eng - shadows);
     for (int s = 0; s < p->n_seeds && !rc; s++) {
         seeds[s] = (uint64_t)p->seed[s];
-        char list[2048] = "reference", odir[PATH_MAX];
+        char list[2048] = "reference", odir[PATH_MAX], shown[PATH_MAX + 32];
         size_t ll = strlen(list);
         for (int t = 0; t < n_eng; t++)
             ll += (size_t)snprintf(list + ll, sizeof list - ll, ",recorded:rec/%s/%lld.lsr", labels[t], p->seed[s]);
         snprintf(odir, sizeof odir, "%s/seed-%lld", tmp, p->seed[s]);
+        /* the console names the folder the set is renamed to (merge_here),
+         * not report.tmp.PID, which is gone when the command ends */
+        snprintf(shown, sizeof shown, "%s/report/seed-%lld", dir, p->seed[s]);
         audit_cfg a;
         audit_cfg_default(&a);
         a.run.model = p->model;
@@ -1290,10 +1305,11 @@ static int merge_audits(const sweep_plan *p, const char *tmp, lsbuf *md, lsbuf *
             rc = LS_ENOMEM;
             break;
         }
-        if ((rc = audit_run(&a, runs[s]))) {
+        if ((rc = audit_run_shown(&a, runs[s], shown))) {
             free(runs[s]);
             runs[s] = NULL;
-            rc = ls_err_prefix(rc, "merge, seed %lld", p->seed[s]);
+            /* the audit names the recordings relative to the sweep's folder */
+            rc = ls_err_prefix(rc, "merge of %s, seed %lld", dir, p->seed[s]);
             break;
         }
         for (int t = 0; t < n_eng; t++) {
@@ -1303,7 +1319,7 @@ static int merge_audits(const sweep_plan *p, const char *tmp, lsbuf *md, lsbuf *
             for (int i = 0; i < runs[s]->n_engines; i++)
                 if (strcmp(runs[s]->eng[i].label, want) == 0 && !runs[s]->eng[i].failed) map[s][t] = i;
         }
-        merge_seed_verdicts(md, vt, runs[s], p->seed[s], problems, not_ok);
+        merge_seed_verdicts(md, vt, runs[s], p->seed[s], problems, not_ok, found);
     }
     seeds_result *R = rc ? NULL : ls_calloc(1, sizeof *R);
     if (!rc && !R) rc = LS_ENOMEM;
@@ -1344,11 +1360,43 @@ static void remove_stale_tmp(void) {
     if (d) closedir(d);
 }
 
+/* The --fail-on conditions (AUDIT_FAIL_* bits) as audit's words, into b:
+ * a JSON list, or (json 0) the words with commas. */
+static void conditions_words(lsbuf *b, unsigned bits, int json) {
+    static const struct { unsigned bit; const char *word; } W[] = {
+        {AUDIT_FAIL_PROBLEM, "problem"},     {AUDIT_FAIL_SUSPECT, "suspect"},
+        {AUDIT_FAIL_UNCHECKED, "unchecked"}, {AUDIT_FAIL_NONDET, "nondeterminism"},
+        {AUDIT_FAIL_INCOMPLETE, "incomplete"},
+    };
+    int k = 0;
+    const char *q = json ? "\"" : "";
+    lsbuf_printf(b, "%s", json ? "[" : "");
+    for (size_t i = 0; i < LS_ARRAY_LEN(W); i++)
+        if (bits & W[i].bit) lsbuf_printf(b, "%s%s%s%s", k++ ? ", " : "", q, W[i].word, q);
+    lsbuf_printf(b, "%s", json ? "]" : "");
+}
+
+/* The gate of --fail-on over a merge's conditions: 1 (and a line on
+ * stderr naming what was found) when one named is found, else 0. */
+static int merge_gate(unsigned found, unsigned fail_on) {
+    unsigned hit = found & fail_on;
+    if (!hit) return 0;
+    lsbuf b;
+    lsbuf_init(&b);
+    conditions_words(&b, hit, 0);
+    fprintf(stderr, "lockstep sweep: exit 1: --fail-on: a merged seed's audit found %s (report/verdicts.txt)\n",
+            b.s ? b.s : "");
+    lsbuf_free(&b);
+    return 1;
+}
+
 /* `sweep --merge DIR`, in DIR (the caller chdir()s): the report set in
  * report.tmp.PID, renamed to report/ when complete.  Returns 0 complete,
- * 1 incomplete, or an error. */
-static int merge_here(const sweep_plan *p, const char *dir, FILE *out) {
+ * 1 incomplete or a condition of fail_on (AUDIT_FAIL_* bits) found in a
+ * seed's audit, or an error. */
+static int merge_here(const sweep_plan *p, const char *dir, unsigned fail_on, FILE *out) {
     int n = plan_n_tasks(p), rc = 0, missing = 0, problems = 0;
+    unsigned found = 0;
     task_status *ts = ls_calloc((size_t)n, sizeof *ts);
     slurm_view *v = ls_malloc(sizeof *v);
     if (!ts || !v) {
@@ -1388,7 +1436,7 @@ static int merge_here(const sweep_plan *p, const char *dir, FILE *out) {
     }
     if (!missing) {
         rc = merge_machines(&md, p, ts);
-        if (!rc) rc = merge_audits(p, tmp, &md, &vt, &js, &problems, &not_ok, out);
+        if (!rc) rc = merge_audits(p, dir, tmp, &md, &vt, &js, &problems, &not_ok, &found, out);
     }
     if (!rc) {
         char verdict[4096];
@@ -1407,6 +1455,10 @@ static int merge_here(const sweep_plan *p, const char *dir, FILE *out) {
         lsbuf_printf(&sj, "{\"magic\": \"lockstep-sweep-report\", \"version\": 1, \"complete\": %s, \"verdict\": ",
                      missing ? "false" : "true");
         lsbuf_json_str(&sj, verdict);
+        /* what `--fail-on` can gate on, found in any seed's audit: --wait
+         * reads it (the merge ran in a Slurm job, without the option) */
+        lsbuf_printf(&sj, ", \"found\": ");
+        conditions_words(&sj, found, 1);
         lsbuf_printf(&sj, ", \"tasks\": [");
         for (int id = 0; id < n; id++) {
             char rec[PATH_MAX];
@@ -1448,7 +1500,7 @@ static int merge_here(const sweep_plan *p, const char *dir, FILE *out) {
     lsbuf_free(&why);
     lsbuf_free(&not_ok);
     if (rc) remove_tree(tmp);
-    else rc = missing ? 1 : 0;
+    else rc = missing ? 1 : merge_gate(found, fail_on);
 done:
     free(ts);
     free(v);
@@ -1528,7 +1580,7 @@ static int want_long(const char *opt, const char *s, long lo, long hi, long *out
 }
 
 int sweep_split_args(sweep_cfg *c, int argc, char **argv, char **rest, int *n_rest) {
-    int n = 0, seen[10] = {0}, n_action = 0;
+    int n = 0, seen[11] = {0}, n_action = 0;
     long v;
     rest[n++] = argv[0];
     for (int i = 1; i < argc; i++) {
@@ -1537,7 +1589,8 @@ int sweep_split_args(sweep_cfg *c, int argc, char **argv, char **rest, int *n_re
         const char *val = has ? argv[i + 1] : NULL;
         int takes = !strcmp(a, "--on") || !strcmp(a, "--seeds") || !strcmp(a, "--dir") || !strcmp(a, "--jobs") ||
                     !strcmp(a, "--status") || !strcmp(a, "--merge") || !strcmp(a, "--task") ||
-                    !strcmp(a, "--audit-every") || !strcmp(a, "--ref-steps") || !strcmp(a, "--time");
+                    !strcmp(a, "--audit-every") || !strcmp(a, "--ref-steps") || !strcmp(a, "--time") ||
+                    !strcmp(a, "--fail-on");
         if (takes && !has) {
             fprintf(stderr, "lockstep sweep: option %s needs a value\n", a);
             return 2;
@@ -1549,7 +1602,7 @@ int sweep_split_args(sweep_cfg *c, int argc, char **argv, char **rest, int *n_re
         /* a second value silently replaced the first (--seeds 3 --seeds 42,43); --on is
          * repeatable, and --status/--merge/--task are one action */
         static const char *const once[] = {"--seeds", "--dir", "--time", "--jobs", "--audit-every", "--ref-steps",
-                                           "--slurm", "--local", "--wait", "--dry-run"};
+                                           "--slurm", "--local", "--wait", "--dry-run", "--fail-on"};
         static const char *const action[] = {"--status", "--merge", "--task"};
         for (size_t k = 0; k < LS_ARRAY_LEN(once); k++)
             if (!strcmp(a, once[k]) && seen[k]++) {
@@ -1584,6 +1637,12 @@ int sweep_split_args(sweep_cfg *c, int argc, char **argv, char **rest, int *n_re
             if (want_long(a, val, 0, LONG_MAX, &v)) return 2;
             if (a[2] == 'a') c->audit_every = v;
             else c->ref_steps = v;
+        } else if (!strcmp(a, "--fail-on")) {
+            if (audit_fail_on_parse(val, &c->fail_on)) {
+                fprintf(stderr, "lockstep sweep: %s\n", ls_errmsg());
+                return 2;
+            }
+            c->fail_on_set = 1;
         } else if (!strcmp(a, "--slurm")) c->backend = SWEEP_SLURM;
         else if (!strcmp(a, "--local")) c->backend = SWEEP_LOCAL;
         else if (!strcmp(a, "--wait")) c->wait = 1;
@@ -1603,6 +1662,14 @@ int sweep_split_args(sweep_cfg *c, int argc, char **argv, char **rest, int *n_re
     /* the last of --slurm/--local won, and --local --dry-run printed Slurm's sbatch lines */
     if (seen[6] && seen[7]) {
         fprintf(stderr, "lockstep sweep: --slurm and --local: give one backend\n");
+        return 2;
+    }
+    /* --fail-on gates a merge this command runs or waits for */
+    if (seen[10] && (c->action == SWEEP_STATUS || c->action == SWEEP_TASK || c->dry_run || (seen[6] && !seen[8]))) {
+        fprintf(stderr, "lockstep sweep: --fail-on gates the merge this command runs (--merge DIR, --local) or waits "
+                "for (--slurm --wait); %s\n", c->action == SWEEP_STATUS ? "--status prints the verdict only"
+                : c->action == SWEEP_TASK ? "--task records, it merges nothing" : "add --wait, or run sweep --merge DIR "
+                "--fail-on ... after the merge job");
         return 2;
     }
     if (seen[7] && seen[9]) {
@@ -1650,6 +1717,30 @@ static int plan_settle(const sweep_cfg *c, sweep_plan *p) {
     rc = b.failed ? LS_ENOMEM : ls_write_file_atomic(path, b.s, b.len);
     lsbuf_free(&b);
     return rc;
+}
+
+/* --slurm --wait --fail-on: the merge ran in its Slurm job, which gates on
+ * nothing; its report/summary.json says what it found ("found", audit's
+ * words).  Returns 0, 1 (gated), or an error. */
+static int waited_gate(const char *dir, unsigned fail_on) {
+    char path[PATH_MAX];
+    snprintf(path, sizeof path, "%s/report/summary.json", dir);
+    json_error_t err;
+    json_t *root = json_load_file(path, 0, &err);
+    json_t *found = root ? json_object_get(root, "found") : NULL;
+    if (!json_is_array(found)) {
+        json_decref(root);
+        return ls_err(LS_EFORMAT, "%s: no \"found\" list (%s): a merge by an older lockstep? run sweep --merge %s "
+                      "--fail-on ... here", path, root ? "not in the file" : err.text, dir);
+    }
+    unsigned bits = 0, one;
+    size_t i;
+    json_t *w;
+    json_array_foreach(found, i, w) {
+        if (json_is_string(w) && audit_fail_on_parse(json_string_value(w), &one) == 0) bits |= one;
+    }
+    json_decref(root);
+    return merge_gate(bits, fail_on);
 }
 
 static int submit(const sweep_cfg *c, const char *dir, sweep_plan *p) {
@@ -1700,6 +1791,7 @@ static int submit(const sweep_cfg *c, const char *dir, sweep_plan *p) {
                 if (f) fclose(f);
                 if (!rc && c->out) fprintf(c->out, "sweep: %s", line);
                 if (!rc) rc = strncmp(line, "complete", 8) ? 1 : 0;
+                if (!rc && c->fail_on) rc = waited_gate(dir, c->fail_on);
             }
         }
     } else if (!rc) {
@@ -1709,7 +1801,7 @@ static int submit(const sweep_cfg *c, const char *dir, sweep_plan *p) {
             if (!getcwd(cwd, sizeof cwd)) cwd[0] = 0;
             if (chdir(dir) != 0) rc = ls_err(LS_EIO, "%s: cannot enter: %s", dir, strerror(errno));
             else {
-                rc = merge_here(p, dir, c->out);
+                rc = merge_here(p, dir, c->fail_on, c->out);
                 if (cwd[0] && chdir(cwd) != 0) rc = rc ? rc : ls_err(LS_EIO, "cannot return to %s", cwd);
             }
         }
@@ -1742,11 +1834,22 @@ int sweep_main(sweep_cfg *c) {
             return 2;
         }
         snprintf(path, sizeof path, "%s/plan.json", c->dir);
+        if (stat(path, &sb) == 0 && !S_ISREG(sb.st_mode)) {
+            fprintf(stderr, "lockstep sweep: %s %s: its plan.json is not a regular file\n", opt, c->dir);
+            return 2;
+        }
         if (!file_exists(path)) {
             fprintf(stderr, "lockstep sweep: %s %s: not a sweep directory (no plan.json; a sweep's folder is made by "
                     "lockstep sweep ... --dir DIR)\n", opt, c->dir);
             return 2;
         }
+    }
+    /* sweep_split_args refused --slurm --fail-on without --wait; Slurm found
+     * on PATH is the same case, refused before the folder is made */
+    if (c->action == SWEEP_SUBMIT && c->fail_on_set && !c->wait && c->backend == SWEEP_AUTO && on_path("sbatch")) {
+        fprintf(stderr, "lockstep sweep: --fail-on gates the merge this command runs or waits for: sbatch is on PATH, "
+                "so the merge runs in a Slurm job; add --wait (or --local to run it here)\n");
+        return 2;
     }
     char dir[PATH_MAX];
     sweep_plan *p = ls_malloc(sizeof *p);
@@ -1779,7 +1882,7 @@ int sweep_main(sweep_cfg *c) {
              * report/ is untouched */
             ls_signals_install(0);
             if (chdir(dir) != 0) rc = ls_err(LS_EIO, "%s: cannot enter: %s", dir, strerror(errno));
-            else rc = merge_here(p, dir, c->out);
+            else rc = merge_here(p, dir, c->fail_on, c->out);
         }
     }
     free(p);

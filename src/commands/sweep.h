@@ -53,6 +53,9 @@ typedef struct {
     const char *seeds;      /* "42,43" (a list) or "N" (a count from --seed) */
     long audit_every, ref_steps;
     const char *time_limit; /* sbatch --time for each task (NULL: the partition's) */
+    unsigned fail_on;       /* --fail-on: AUDIT_FAIL_* bits found in a merged seed's audit that make the
+                             * merge exit 1 (as `audit --fail-on`); 0 (the default, as audit's): none */
+    int fail_on_set;
     run_cfg run;            /* model, data, epochs, batch, lr, limits, threads, seed */
     FILE *out;
 } sweep_cfg;
@@ -65,10 +68,11 @@ void sweep_cfg_default(sweep_cfg *c);
  * with the message printed). */
 int sweep_split_args(sweep_cfg *c, int argc, char **argv, char **rest, int *n_rest);
 
-/* Run the action.  Returns the exit status: 0 done (merge: complete),
- * 1 the merged verdict is incomplete (a task failed, was cancelled or is
- * missing), 2 bad input or an error (message on stderr), 128+N stopped by
- * signal N. */
+/* Run the action.  Returns the exit status: 0 done (merge: complete, and
+ * nothing --fail-on names found), 1 the merged verdict is incomplete (a
+ * task failed, was cancelled or is missing) or a seed's audit found what
+ * --fail-on names, 2 bad input or an error (message on stderr), 128+N
+ * stopped by signal N. */
 int sweep_main(sweep_cfg *c);
 
 /* Two recordings of the same task hold the same numbers: every record

@@ -125,6 +125,10 @@ int st_parse(st_file *out, const void *buf, size_t len, const char *fn) {
     snprintf(out->path, sizeof out->path, "%s", fn);
     const unsigned char *p = buf;
     if (len < 8) return ls_err(LS_EFORMAT, "%s: %zu bytes: too short for a safetensors file (8-byte header length)", fn, len);
+    /* lockstep's own files are the likely mistake: say which it is */
+    if (memcmp(p, "\x89LSG", 4) == 0)
+        return ls_err(LS_EFORMAT, "%s: a lockstep golden file or recording (\\x89LSG magic), not a safetensors file",
+                      fn);
     uint64_t n = 0;
     for (int i = 7; i >= 0; i--) n = n << 8 | p[i];
     if (n < 2 || n > ST_MAX_HEADER)

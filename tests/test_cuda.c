@@ -32,6 +32,7 @@
 #include "base/ops_elem.h"
 #include "base/rng.h"
 #include "base/util.h"
+#include "ck_peek_expect.h"
 
 #if LS_HAVE_CUDA
 #include <cuda_runtime_api.h>
@@ -300,6 +301,9 @@ static void test_ck_policy(void **st) {
         assert_int_equal(cp_ck_wants(CK_STAGE_EVAL, ph), ph == CK_FWD);
         assert_false(cp_ck_wants(CK_STAGE_UPDATE, ph));
     }
+    assert_true(cp_ck_wants(CK_STAGE_EVAL, CK_FWD_DPEEK)); /* every output re-done at evaluation too */
+    assert_false(cp_ck_wants(CK_STAGE_EVAL, CK_BWD_DATA_DPEEK));
+    assert_true(cp_ck_wants(CK_STAGE_STEP, CK_BWD_DATA_DPEEK));
     int kinds[6] = {0};
     for (int l = 0; l < m.n_layers; l++) {
         int k = cp_ck_elem_kind(&m.layers[l]);
@@ -351,6 +355,146 @@ static void test_create_or_unavailable(void **st) {
     assert_int_equal(rc, LS_EUNAVAIL);
     assert_non_null(strstr(ls_errmsg(), "built without CUDA"));
 #endif
+}
+
+/* ---- the device's output-element blocks, on the host --------------------
+ * base/checksum_peek.h's loops (the bodies k_ck_dense_opeek calls, in the
+ * device's split too) over a cpu engine's own SmallCNN tensors give its
+ * vector's blocks bit for bit (the same chains in the same order, in
+ * double), and the judge reads them for a cuda engine. */
+
+/* a batch with blank areas, as images have (every other row 0 in half the samples) */
+static void blank_batch(float *x, int32_t *y, size_t n, size_t in, uint32_t step) {
+    for (size_t i = 0; i < n * in; i++) {
+        size_t s = i / in, r = (i % in) / 28;
+        x[i] = (s & 1) && (r & 1) ? 0.0f : rng_uniform(11, (uint32_t)i, step, 0, 3);
+    }
+    for (size_t i = 0; i < n; i++) y[i] = (int32_t)(rng_u32(11, (uint32_t)i, step, 1, 3) % 10);
+}
+
+static void test_dpeek_host(void **st) {
+    (void)st;
+    enum { N = 24 };
+    model m;
+    assert_int_equal(model_build(&m, "smallcnn"), 0);
+    engine_opts o = {.seed = 42, .max_batch = N};
+    engine *e = NULL;
+    assert_int_equal(engine_create(&e, "cpu:threads=1", &m, &o), 0);
+    size_t in = (size_t)m.in_c * m.in_h * m.in_w;
+    float *p = malloc(m.n_params * 4), *x = malloc(N * in * 4);
+    int32_t y[N];
+    ck_layout L;
+    ck_layout_make(&L, &m, N);
+    double *v = calloc(L.total, sizeof *v);
+    assert_true(p && x && v);
+    model_init_params(&m, p, 42);
+    assert_int_equal(engine_set_params(e, p), 0);
+    adam_cfg a = adam_default();
+    size_t cnt = 0, kept = 0;
+    for (uint32_t step = 1; step <= 3; step++) { /* the initial weights, then trained ones */
+        blank_batch(x, y, N, in, step);
+        assert_int_equal(engine_set_batch(e, x, y, N, step), 0);
+        assert_int_equal(engine_forward(e, 1), 0);
+        assert_int_equal(engine_loss(e, NULL), 0);
+        assert_int_equal(engine_backward(e), 0);
+        assert_int_equal(engine_checksums(e, CK_STAGE_STEP, v), 0);
+        peek_tensors t;
+        peek_tensors_get(&t, e, &m, N, x, 1);
+        cnt += expect_dpeek(&m, v, N, &t, step == 1 ? 128 : step == 2 ? 32 : 1, &kept);
+        peek_tensors_free(&t, &m);
+        assert_int_equal(engine_update(e, &a, step), 0);
+        assert_int_equal(engine_checksums(e, CK_STAGE_UPDATE, v), 0);
+    }
+    /* an evaluation batch: FWD_DPEEK only */
+    assert_int_equal(engine_set_batch(e, x, y, N, 0), 0);
+    assert_int_equal(engine_forward(e, 0), 0);
+    assert_int_equal(engine_checksums(e, CK_STAGE_EVAL, v), 0);
+    peek_tensors t;
+    peek_tensors_get(&t, e, &m, N, x, 0);
+    cnt += expect_dpeek(&m, v, N, &t, 128, &kept);
+    print_message("dense output elements: %zu entries bit for bit as the cpu engine's, %zu with a re-done element\n",
+                  cnt, kept);
+    assert_int_equal(cnt, 3 * 4 * N + 2 * N); /* fc1, fc2: forward and backward-data, 3 steps; 2 forward at eval */
+    assert_true(kept * 10 > cnt * 9);
+    peek_tensors_free(&t, &m);
+    engine_free(e);
+    free(p), free(x), free(v);
+}
+
+/* The judge reads DPEEK for a cuda engine (ck_engine_extra_phases) though
+ * its level (CK_BLOCKS_Z) stops before it: a vector that holds only what
+ * the device computes (the other later blocks 0) is clean, and one fc1
+ * output a few times its own bound off, re-done by the host loop as the
+ * device would, is caught there and only there. */
+static void test_dpeek_judged(void **st) {
+    (void)st;
+    enum { N = 16 };
+    unsigned extra = ck_engine_extra_phases("cuda:math=fma");
+    assert_true(extra >> CK_FWD_DPEEK & 1u);
+    assert_true(extra >> CK_BWD_DATA_DPEEK & 1u);
+    assert_int_equal(ck_engine_extra_phases("cpu"), 0);
+    assert_int_equal(ck_engine_has_rnd("cuda"), 0);
+    model m;
+    assert_int_equal(model_build(&m, "smallcnn"), 0);
+    engine_opts o = {.seed = 42, .max_batch = N};
+    engine *e = NULL;
+    assert_int_equal(engine_create(&e, "cpu:threads=1", &m, &o), 0);
+    size_t in = (size_t)m.in_c * m.in_h * m.in_w;
+    float *p = malloc(m.n_params * 4), *x = malloc(N * in * 4);
+    int32_t y[N];
+    ck_layout L;
+    ck_layout_make(&L, &m, N);
+    double *v = calloc(L.total, sizeof *v);
+    assert_true(p && x && v);
+    model_init_params(&m, p, 42);
+    assert_int_equal(engine_set_params(e, p), 0);
+    blank_batch(x, y, N, in, 1);
+    assert_int_equal(engine_set_batch(e, x, y, N, 1), 0);
+    assert_int_equal(engine_forward(e, 1), 0);
+    assert_int_equal(engine_loss(e, NULL), 0);
+    assert_int_equal(engine_backward(e), 0);
+    assert_int_equal(engine_checksums(e, CK_STAGE_STEP, v), 0);
+    /* as a cuda vector: the blocks after the zero-element ones 0, but those the device computes */
+    for (int l = 0; l < m.n_layers; l++)
+        for (int ph = CK_FWD_RND; ph < CK_NPHASE_ALL; ph++)
+            if (!(extra >> ph & 1u)) memset(v + L.off[l][ph], 0, CK_REL * L.cnt[l][ph] * sizeof *v);
+    memset(v + L.adamw_off, 0, (L.total - L.adamw_off) * sizeof *v);
+    ck_verdict cv;
+    ck_verdict_init(&cv);
+    assert_int_equal(checksums_judge_blocks(&m, v, N, y, 0, CK_BLOCKS_Z, extra, &cv), 0);
+    if (cv.n_viol) fail_msg("clean cuda-shaped vector: %s", cv.v[0].what);
+    /* fc1's output: sample 3's second-largest output moved by 6 times its own bound (gamma_K A, K = in + 1) */
+    int l = -1;
+    for (int k = 0; k < m.n_layers; k++)
+        if (m.layers[k].kind == LAYER_DENSE && l < 0) l = k;
+    const layer *ly = &m.layers[l];
+    peek_tensors t;
+    peek_tensors_get(&t, e, &m, N, x, 1);
+    size_t out = (size_t)ly->out_c, fin = (size_t)ly->in_c, i = 3, big = 0, second = 1;
+    float *yo = t.act[l] + i * out;
+    for (size_t j = 0; j < out; j++) big = yo[j] > yo[big] ? j : big;
+    second = big ? 0 : 1;
+    for (size_t j = 0; j < out; j++) second = j != big && yo[j] > yo[second] ? j : second;
+    const float *w = t.p + m.tensors[ly->w_tensor].offset, *b = t.p + m.tensors[ly->b_tensor].offset;
+    double R, A;
+    (void)ck_dense_elem_redo(w, t.act[l - 1] + i * fin, fin, fin, second, 0, &R, &A);
+    A += fabs((double)b[second]);
+    double K = (double)fin + 1, gam = K * U32 / (1 - K * U32);
+    yo[second] = (float)((double)yo[second] + 6 * gam * A);
+    ck_dense_opeek_sample(v + L.off[l][CK_FWD_DPEEK] + CK_REL * i, w, b, t.act[l - 1], t.act[l], fin, out, i, 0);
+    ck_verdict_init(&cv);
+    assert_int_equal(checksums_judge_blocks(&m, v, N, y, 0, CK_BLOCKS_Z, extra, &cv), 0);
+    assert_true(cv.n_viol >= 1);
+    assert_int_equal(cv.v[0].layer, l);
+    assert_non_null(strstr(cv.v[0].what, "every output"));
+    print_message("fc1 output 6x its bound off: %s (ratio %.3g)\n", cv.v[0].what, cv.v[0].ratio);
+    /* without the extra blocks (the level alone) the same vector passes: the sums do not see it */
+    ck_verdict_init(&cv);
+    assert_int_equal(checksums_judge_blocks(&m, v, N, y, 0, CK_BLOCKS_Z, 0, &cv), 0);
+    assert_int_equal(cv.n_viol, 0);
+    peek_tensors_free(&t, &m);
+    engine_free(e);
+    free(p), free(x), free(v);
 }
 
 #if LS_HAVE_CUDA
@@ -876,18 +1020,67 @@ static void test_dev_checksums(void **st) {
     assert_int_equal(engine_checksums(e, CK_STAGE_STEP, v), 0);
     ck_verdict cv;
     ck_verdict_init(&cv);
-    assert_int_equal(checksums_judge(&m, v, N, y, 0, CK_BLOCKS_ALL, &cv), 0);
+    /* as the audit judges a cuda engine: its level and the blocks it computes ahead of it */
+    unsigned extra = ck_engine_extra_phases("cuda:math=fma:algo=det");
+    assert_int_equal(checksums_judge_blocks(&m, v, N, y, 0, CK_BLOCKS_Z, extra, &cv), 0);
     /* the device's digest of its input: the batch it was given */
     checksums_input(&m, v, N, ck_digest(x, N * 784), &cv);
     if (cv.n_viol) fail_msg("cuda step: %s (ratio %g)", cv.v[0].what, cv.v[0].ratio);
     expect_dev_s(e, &m, v, N, x);
     expect_dev_zero(e, &m, v, N, x, &L);
+    /* the output-element blocks (k_ck_dense_opeek) against checksum_peek.h's host loop on the device's own
+     * tensors, bit for bit (the same chains in the same order, --fmad=false) */
+    peek_tensors pt;
+    size_t kept = 0, cnt;
+    peek_tensors_get(&pt, e, &m, N, x, 1);
+    cnt = expect_dpeek(&m, v, N, &pt, 128, &kept);
+    peek_tensors_free(&pt, &m);
+    print_message("device dense output elements: %zu entries bit for bit as the host loop, %zu re-done\n", cnt, kept);
+    assert_true(cnt > 0 && kept * 2 > cnt);
     adam_cfg a = adam_default();
     assert_int_equal(engine_update(e, &a, 1), 0);
     assert_int_equal(engine_checksums(e, CK_STAGE_UPDATE, v), 0);
     ck_verdict_init(&cv);
     assert_int_equal(checksums_judge(&m, v, N, y, 0, CK_BLOCKS_ALL, &cv), 0);
     if (cv.n_viol) fail_msg("cuda update: %s", cv.v[0].what);
+    /* an evaluation batch: FWD_DPEEK on the device too */
+    assert_int_equal(engine_forward(e, 0), 0);
+    assert_int_equal(engine_checksums(e, CK_STAGE_EVAL, v), 0);
+    ck_verdict_init(&cv);
+    assert_int_equal(checksums_judge_blocks(&m, v, N, NULL, 0, CK_BLOCKS_Z, extra, &cv), 0);
+    if (cv.n_viol) fail_msg("cuda evaluation: %s", cv.v[0].what);
+    peek_tensors_get(&pt, e, &m, N, x, 0);
+    kept = 0;
+    cnt = expect_dpeek(&m, v, N, &pt, 128, &kept);
+    peek_tensors_free(&pt, &m);
+    assert_true(cnt > 0);
+    /* the first dense layer's output: one element 6 times its own bound off, set on the device: the device's
+     * DPEEK block names it */
+    {
+        int l = -1;
+        for (int k = 0; k < m.n_layers && l < 0; k++)
+            if (m.layers[k].kind == LAYER_DENSE) l = k;
+        const layer *ly = &m.layers[l];
+        assert_int_equal(engine_forward(e, 1), 0);
+        assert_int_equal(engine_loss(e, NULL), 0);
+        assert_int_equal(engine_backward(e), 0);
+        peek_tensors_get(&pt, e, &m, N, x, 1);
+        size_t fin = (size_t)ly->in_c, out = (size_t)ly->out_c, i = 5, j = 1;
+        const float *w = pt.p + m.tensors[ly->w_tensor].offset, *b = pt.p + m.tensors[ly->b_tensor].offset;
+        double R, A;
+        (void)ck_dense_elem_redo(w, (l ? pt.act[l - 1] : x) + i * fin, fin, fin, j, 0, &R, &A);
+        A += fabs((double)b[j]);
+        double K = (double)fin + 1, gam = K * U32 / (1 - K * U32);
+        pt.act[l][i * out + j] = (float)((double)pt.act[l][i * out + j] + 6 * gam * A);
+        assert_int_equal(engine_set_tensor(e, (tensor_id){TENSOR_ACT, l}, pt.act[l]), 0);
+        assert_int_equal(engine_checksums(e, CK_STAGE_STEP, v), 0);
+        ck_verdict_init(&cv);
+        assert_int_equal(checksums_judge_blocks(&m, v, N, y, 0, CK_BLOCKS_Z, extra, &cv), 0);
+        int named = 0;
+        for (int k = 0; k < cv.n_viol; k++) named |= cv.v[k].layer == l && strstr(cv.v[k].what, "every output") != NULL;
+        if (!named) fail_msg("%s output 6x its bound off: not named by the device's DPEEK block", ly->name);
+        peek_tensors_free(&pt, &m);
+    }
     /* conv1's output, one element doubled */
     size_t na = N * layer_out_size(&m.layers[0]);
     float *act = malloc(na * 4);
@@ -930,6 +1123,7 @@ int main(void) {
         cmocka_unit_test(test_ck_policy),     cmocka_unit_test(test_create_or_unavailable),
         cmocka_unit_test(test_dev_elementwise), cmocka_unit_test(test_dev_vs_cpu),
         cmocka_unit_test(test_dev_train),     cmocka_unit_test(test_dev_checksums),
+        cmocka_unit_test(test_dpeek_host),    cmocka_unit_test(test_dpeek_judged),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

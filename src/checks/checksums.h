@@ -84,6 +84,13 @@ enum {
 };
 int checksums_judge(const model *m, const double *vec, size_t n, const int32_t *labels, double u_in, int per_sample,
                     ck_verdict *out);
+/* The same, judging besides per_sample's blocks the phases of later
+ * levels whose bit (1u << phase, engines/checksums.h's CK_FWD_RND ..
+ * CK_BWD_W_RND) is in extra: an engine that computes some blocks ahead of
+ * the level order (the cuda engine's: engines/checksums.h,
+ * ck_engine_extra_phases).  extra 0 is checksums_judge. */
+int checksums_judge_blocks(const model *m, const double *vec, size_t n, const int32_t *labels, double u_in,
+                           int per_sample, unsigned extra, ck_verdict *out);
 
 /* Continuity: the digests of the state this stage computed with (vec of a
  * STEP or EVAL stage) against those the engine reported after the last

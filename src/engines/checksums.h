@@ -236,6 +236,12 @@ ck_rnd_key_t ck_rnd_key(uint64_t input_digest, long step, int stage);
  * implementation does (cpu); the cuda engine's kernels do not yet (its
  * vector leaves them 0, and they are not judged). */
 int ck_engine_has_rnd(const char *spec);
+/* The blocks after the zero-element ones that an engine without them
+ * (ck_engine_has_rnd 0) computes nevertheless, a bit (1u << phase) each:
+ * the cuda engine's kernels so far (checks/checksums.h,
+ * checksums_judge_blocks); 0 for every other engine (it has all or,
+ * a recording, its level). */
+unsigned ck_engine_extra_phases(const char *spec);
 void ck_rnd_weights(double *w, size_t cnt, ck_rnd_key_t key, int layer, int what);
 /* BWD_W_PEEK's elements of unit u (a filter or row of cnt elements, its
  * dW at v): t[0] = 0, t[1] = cnt - 1, then CK_PEEK_RANDOM drawn as the

@@ -271,7 +271,8 @@ size_t cp_ck_parts(const model *m, size_t n) {
 int cp_ck_wants(int stage, int phase) {
     if (stage == CK_STAGE_STEP) return phase >= CK_FWD && phase < CK_NPHASE_ALL;
     if (stage == CK_STAGE_EVAL)
-        return phase == CK_FWD || phase == CK_FWD_PS || phase == CK_FWD_PW || phase == CK_FWD_RA || phase == CK_FWD_CA;
+        return phase == CK_FWD || phase == CK_FWD_PS || phase == CK_FWD_PW || phase == CK_FWD_RA || phase == CK_FWD_CA ||
+               phase == CK_FWD_DPEEK;
     return 0;
 }
 

@@ -794,10 +794,16 @@ static int ck_dense(cuda_ctx *c, const layer *ly, int l, const ck_layout *L, int
     CHECK_LK(lk_ck_sums(c->stream, cs, csa, NULL, w, out, in, 0));
     CHECK_LK(lk_ck_sums(c->stream, rs, rsa, NULL, w, out, in, 1));
     CHECK_LK(lk_ck_dense_sample(c->stream, v + L->off[l][CK_FWD_PS], c->act[l], x, cs, csa, rsa, b, n, out, in));
+    /* every output of each sample re-done (FWD_DPEEK; EVAL too) */
+    if (cp_ck_wants(stage, CK_FWD_DPEEK))
+        CHECK_LK(lk_ck_dense_opeek(c->stream, v + L->off[l][CK_FWD_DPEEK], w, b, x, c->act[l], n, in, out, 0));
     if (!cp_ck_wants(stage, CK_BWD_W)) return 0;
     if (L->cnt[l][CK_BWD_DATA_PS])
         CHECK_LK(lk_ck_dense_sample(c->stream, v + L->off[l][CK_BWD_DATA_PS], c->dact[l - 1], c->dact[l], rs, rsa,
                                     csa, NULL, n, in, out));
+    if (L->cnt[l][CK_BWD_DATA_DPEEK]) /* every input-gradient element of each sample re-done */
+        CHECK_LK(lk_ck_dense_opeek(c->stream, v + L->off[l][CK_BWD_DATA_DPEEK], w, NULL, c->dact[l], c->dact[l - 1], n,
+                                   in, out, 1));
     if (L->cnt[l][CK_BWD_DATA]) {
         CHECK_LK(lk_ck_sums(c->stream, c->ck_s, c->ck_sa, mx + 1, c->dact[l], n, out, 0));
         CHECK_LK(lk_ck_dense(c->stream, v + L->off[l][CK_BWD_DATA], NULL, w, NULL, c->dact[l - 1], NULL, c->ck_s,

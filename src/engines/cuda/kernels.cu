@@ -15,6 +15,7 @@ extern "C" {
 #include "engines/cuda/cuda_policy.h"
 #include "base/ops_elem.h"
 #include "base/checksum_ops.h"
+#include "base/checksum_peek.h"
 }
 #include "engines/cuda/kernels.h"
 
@@ -478,15 +479,7 @@ __global__ void k_ck_conv_zero(double *o, const float *dw, const float *x, const
  * 0 finds the smallest nonzero (the loop's rule, in order) and keeps it
  * last.  Was one thread per row: SmallCNN's fc1 (64 rows of 1568, a few
  * hundred zeros each) took 3.5 ms a step on an H200. */
-struct ck_cand {
-    double key, v, r, a;
-    size_t idx;
-};
-__device__ int ck_cand_beats(const ck_cand *p, const ck_cand *q) { /* p wins over q */
-    int pn = p->key != p->key, qn = q->key != q->key;
-    if (pn || qn) return pn && (!qn || p->idx < q->idx);
-    return p->key > q->key || (p->key == q->key && p->idx < q->idx);
-}
+/* ck_cand, ck_cand_beats: base/checksum_peek.h (p wins over q) */
 __global__ void k_ck_dense_zero(double *o, const float *dw, const float *dy, const float *x, const double *xa,
                                 size_t n, size_t in, size_t out) {
     __shared__ ck_cand sc[LK_THREADS];
@@ -608,6 +601,30 @@ __global__ void k_ck_adam(double *out, const float *p0, const float *m0, const f
     }
 }
 
+/* FWD_DPEEK / BWD_DATA_DPEEK: a block per sample, its elements split
+ * among the threads (thread t: e = t, t + blockDim, ...; each element one
+ * chain, ck_dense_opeek_elem), the worst merged by a fixed tree of
+ * ck_cand_beats: the element and bits of checksum_peek.h's host loop. */
+#define LK_DPEEK_THREADS 128u
+__global__ void k_ck_dense_opeek(double *o, const float *w, const float *b, const float *x, const float *y, size_t n,
+                                 size_t in, size_t out, int bwd) {
+    __shared__ ck_cand sc[LK_DPEEK_THREADS];
+    size_t nd = bwd ? in : out, K = bwd ? out : in;
+    for (size_t i = blockIdx.x; i < n; i += gridDim.x) {
+        ck_cand best = ck_cand_none();
+        for (size_t e = threadIdx.x; e < nd; e += blockDim.x)
+            ck_dense_opeek_elem(&best, w, b, x + i * K, y + i * nd, in, K, e, bwd);
+        sc[threadIdx.x] = best;
+        __syncthreads();
+        for (unsigned h = blockDim.x / 2; h > 0; h >>= 1) {
+            if (threadIdx.x < h && ck_cand_beats(&sc[threadIdx.x + h], &sc[threadIdx.x])) sc[threadIdx.x] = sc[threadIdx.x + h];
+            __syncthreads();
+        }
+        if (threadIdx.x == 0) ck_cand_put(&sc[0], o + 4 * i);
+        __syncthreads();
+    }
+}
+
 extern "C" int lk_ck_window(cudaStream_t s, double *sum, double *asum, double *mx, const float *x,
                             const ck_conv_dims *d, size_t planes, int dy_mode) {
     LAUNCH(planes * d->k * d->k, k_ck_window, sum, asum, mx, x, *d, planes, dy_mode);
@@ -657,6 +674,14 @@ extern "C" int lk_ck_conv_zero(cudaStream_t s, double *o, const float *dw, const
     unsigned nb = d->oc < (int)LK_MAX_BLOCKS ? (unsigned)d->oc : LK_MAX_BLOCKS;
     clear_stale();
     k_ck_conv_zero<<<nb, LK_THREADS, 0, s>>>(o, dw, x, dy, part, mx_x, *d, n);
+    return launched();
+}
+extern "C" int lk_ck_dense_opeek(cudaStream_t s, double *o, const float *w, const float *b, const float *x,
+                                 const float *y, size_t n, size_t in, size_t out, int bwd) {
+    if (n == 0) return 0;
+    unsigned nb = n < LK_MAX_BLOCKS ? (unsigned)n : LK_MAX_BLOCKS;
+    clear_stale();
+    k_ck_dense_opeek<<<nb, LK_DPEEK_THREADS, 0, s>>>(o, w, b, x, y, n, in, out, bwd);
     return launched();
 }
 extern "C" int lk_ck_dense_zero(cudaStream_t s, double *o, const float *dw, const float *dy, const float *x,

@@ -103,6 +103,13 @@ int lk_ck_conv_zero(cudaStream_t s, double *o, const float *dw, const float *x, 
  * mode 0) */
 int lk_ck_dense_zero(cudaStream_t s, double *o, const float *dw, const float *dy, const float *x, const double *xa,
                      size_t n, size_t in, size_t out);
+/* FWD_DPEEK (bwd 0: x the layer's input, y its output, b the bias) or
+ * BWD_DATA_DPEEK (bwd 1: x = dy, y = dx, b NULL) of a dense layer (w: out
+ * x in): per sample, every element re-done and the worst kept
+ * (base/checksum_peek.h's ck_dense_opeek_elem), a block per sample; o: n
+ * entries of 4 doubles */
+int lk_ck_dense_opeek(cudaStream_t s, double *o, const float *w, const float *b, const float *x, const float *y,
+                      size_t n, size_t in, size_t out, int bwd);
 /* one thread per sample: base/checksum_ops.h's ck_dense_sample (forward: lhs
  * = y, x = the layer's input, nl = out, nx = in, cs/csa W's column sums,
  * lw its row sums of |w|, b the bias; backward-data: lhs = dx, x = dy, nl =

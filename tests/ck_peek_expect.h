@@ -1,0 +1,109 @@
+/*
+ * ck_peek_expect.h — for tests/test_cuda.c: the output-element blocks
+ * (FWD_DPEEK, BWD_DATA_DPEEK) of an engine's every-step vector against
+ * base/checksum_peek.h's host loops over the same engine's tensors, bit
+ * for bit; and the same loops split as the device kernel splits them
+ * (k_ck_dense_opeek: thread t of T takes elements t, t + T, ..., a tree
+ * of ck_cand_beats merges), so that the split's logic is tested on a
+ * machine without a device.
+ */
+#ifndef LS_TEST_CK_PEEK_EXPECT_H
+#define LS_TEST_CK_PEEK_EXPECT_H
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "base/checksum_peek.h"
+#include "engines/checksums.h"
+#include "engines/engine.h"
+#include "model/model.h"
+
+/* An engine's tensors after a step: params, each layer's output and its
+ * gradient (dact NULL for an EVAL stage), the input batch x. */
+typedef struct {
+    float *p, *act[MODEL_MAX_LAYERS], *dact[MODEL_MAX_LAYERS];
+    const float *x;
+} peek_tensors;
+
+static inline void peek_tensors_get(peek_tensors *t, engine *e, const model *m, size_t n, const float *x, int grads) {
+    memset(t, 0, sizeof *t);
+    t->x = x;
+    t->p = malloc(m->n_params * 4);
+    assert_non_null(t->p);
+    assert_int_equal(engine_get_tensor(e, (tensor_id){TENSOR_PARAMS, 0}, t->p), 0);
+    for (int l = 0; l < m->n_layers; l++) {
+        size_t z = n * layer_out_size(&m->layers[l]);
+        t->act[l] = malloc(z * 4);
+        assert_non_null(t->act[l]);
+        assert_int_equal(engine_get_tensor(e, (tensor_id){TENSOR_ACT, l}, t->act[l]), 0);
+        if (!grads) continue;
+        t->dact[l] = malloc(z * 4);
+        assert_non_null(t->dact[l]);
+        assert_int_equal(engine_get_tensor(e, (tensor_id){TENSOR_DACT, l}, t->dact[l]), 0);
+    }
+}
+
+static inline void peek_tensors_free(peek_tensors *t, const model *m) {
+    for (int l = 0; l < m->n_layers; l++) free(t->act[l]), free(t->dact[l]);
+    free(t->p);
+}
+
+/* k_ck_dense_opeek's split, on the host: T threads, strided elements, a
+ * tree over the threads' candidates (T a power of two) */
+static inline void dpeek_split(double *o, const float *w, const float *b, const float *x, const float *y, size_t in,
+                               size_t out, size_t i, int bwd, unsigned T) {
+    size_t nd = bwd ? in : out, K = bwd ? out : in;
+    ck_cand sc[1024];
+    for (unsigned t = 0; t < T; t++) {
+        sc[t] = ck_cand_none();
+        for (size_t e = t; e < nd; e += T) ck_dense_opeek_elem(&sc[t], w, b, x + i * K, y + i * nd, in, K, e, bwd);
+    }
+    for (unsigned h = T / 2; h > 0; h >>= 1)
+        for (unsigned t = 0; t < h; t++)
+            if (ck_cand_beats(&sc[t + h], &sc[t])) sc[t] = sc[t + h];
+    ck_cand_put(&sc[0], o);
+}
+
+static inline int same_bits4(const double *a, const double *b) { return memcmp(a, b, 4 * sizeof *a) == 0; }
+
+/* Every dense layer's FWD_DPEEK (and, with grads, BWD_DATA_DPEEK) entries
+ * of v against the host loop (and the device's split with T threads, T >
+ * 0) over t's tensors, bit for bit; returns the entries compared and, in
+ * *kept, how many held a re-done element (A > 0). */
+static inline size_t expect_dpeek(const model *m, const double *v, size_t n, const peek_tensors *t, unsigned T,
+                                  size_t *kept) {
+    ck_layout L;
+    ck_layout_make(&L, m, n);
+    size_t cnt = 0;
+    for (int l = 0; l < m->n_layers; l++) {
+        const layer *ly = &m->layers[l];
+        if (ly->kind != LAYER_DENSE) continue;
+        size_t in = (size_t)ly->in_c, out = (size_t)ly->out_c;
+        const float *w = t->p + m->tensors[ly->w_tensor].offset, *b = t->p + m->tensors[ly->b_tensor].offset;
+        const float *x = l ? t->act[l - 1] : t->x;
+        for (int bwd = 0; bwd < 2; bwd++) {
+            int ph = bwd ? CK_BWD_DATA_DPEEK : CK_FWD_DPEEK;
+            if (!L.cnt[l][ph] || (bwd && !t->dact[l])) continue;
+            const float *src = bwd ? t->dact[l] : x, *dst = bwd ? t->dact[l - 1] : t->act[l];
+            for (size_t i = 0; i < n; i++, cnt++) {
+                double want[4], split[4];
+                ck_dense_opeek_sample(want, w, bwd ? NULL : b, src, dst, in, out, i, bwd);
+                const double *got = v + L.off[l][ph] + CK_REL * i;
+                if (!same_bits4(got, want))
+                    fail_msg("%s %s sample %zu: vector (%.17g %.17g %.17g %.17g), checksum_peek.h's loop (%.17g %.17g "
+                             "%.17g %.17g)", ly->name, ck_phase_name(ph), i, got[0], got[1], got[2], got[3], want[0],
+                             want[1], want[2], want[3]);
+                if (T) {
+                    dpeek_split(split, w, bwd ? NULL : b, src, dst, in, out, i, bwd, T);
+                    if (!same_bits4(split, want))
+                        fail_msg("%s %s sample %zu: the device's split over %u threads keeps another element", ly->name,
+                                 ck_phase_name(ph), i, T);
+                }
+                *kept += want[1] > 0;
+            }
+        }
+    }
+    return cnt;
+}
+
+#endif

@@ -106,4 +106,46 @@ static inline size_t expect_dpeek(const model *m, const double *v, size_t n, con
     return cnt;
 }
 
+/* Every conv layer's FWD_PEEK (and, with grads, BWD_DATA_PEEK) entries of
+ * v against the host loop (k_ck_conv_peek's body, a plane at a time) over
+ * t's tensors, bit for bit, the draws keyed by v's own header and INPUT
+ * digest (as the device reads them); returns the entries compared and, in
+ * *kept, how many held a re-done element (A > 0). */
+static inline size_t expect_peek(const model *m, const double *v, size_t n, const peek_tensors *t, size_t *kept) {
+    ck_layout L;
+    ck_layout_make(&L, m, n);
+    uint64_t dig = ck_get_u64(v + L.input_off);
+    uint32_t stage = (uint32_t)v[0], step = (uint32_t)v[2];
+    size_t cnt = 0;
+    for (int l = 0; l < m->n_layers; l++) {
+        const layer *ly = &m->layers[l];
+        if (ly->kind != LAYER_CONV) continue;
+        ck_conv_dims d = {ly->in_c, ly->in_h, ly->in_w, ly->out_c, ly->out_h, ly->out_w, ly->k, ly->pad};
+        const float *w = t->p + m->tensors[ly->w_tensor].offset, *b = t->p + m->tensors[ly->b_tensor].offset;
+        const float *x = l ? t->act[l - 1] : t->x;
+        for (int bwd = 0; bwd < 2; bwd++) {
+            int ph = bwd ? CK_BWD_DATA_PEEK : CK_FWD_PEEK;
+            if (!L.cnt[l][ph] || (bwd && !t->dact[l])) continue;
+            size_t NC = bwd ? (size_t)d.c : (size_t)d.oc, nsrc = bwd ? (size_t)d.oc : (size_t)d.c;
+            size_t P = bwd ? (size_t)d.h * d.w : (size_t)d.oh * d.ow, HWs = bwd ? (size_t)d.oh * d.ow : (size_t)d.h * d.w;
+            const float *yt = bwd ? t->dact[l - 1] : t->act[l], *src = bwd ? t->dact[l] : x;
+            for (size_t u = 0; u < n * NC; u++, cnt++) {
+                size_t i = u / NC, ch = u % NC, drawn[CK_OPEEK_RANDOM], host[CK_OPEEK_RANDOM];
+                for (int k = 0; k < CK_OPEEK_RANDOM; k++) drawn[k] = ck_plane_draw_one(dig, step, stage, l, u, bwd, k, P);
+                ck_plane_draw(host, P, ck_rnd_key(dig, step, (int)stage), l, u, bwd);
+                if (memcmp(host, drawn, sizeof host)) fail_msg("%s plane %zu: another draw than ck_plane_draw's", ly->name, u);
+                double want[4];
+                ck_conv_plane_peek(want, yt + u * P, src + i * nsrc * HWs, w, bwd ? NULL : b, &d, bwd, ch, drawn);
+                const double *got = v + L.off[l][ph] + CK_REL * u;
+                if (!same_bits4(got, want))
+                    fail_msg("%s %s plane %zu: vector (%.17g %.17g %.17g %.17g), checksum_peek.h's loop (%.17g %.17g "
+                             "%.17g %.17g)", ly->name, ck_phase_name(ph), u, got[0], got[1], got[2], got[3], want[0],
+                             want[1], want[2], want[3]);
+                *kept += want[1] > 0;
+            }
+        }
+    }
+    return cnt;
+}
+
 #endif

@@ -372,7 +372,7 @@ static void blank_batch(float *x, int32_t *y, size_t n, size_t in, uint32_t step
     for (size_t i = 0; i < n; i++) y[i] = (int32_t)(rng_u32(11, (uint32_t)i, step, 1, 3) % 10);
 }
 
-static void test_dpeek_host(void **st) {
+static void test_peek_host(void **st) {
     (void)st;
     enum { N = 24 };
     model m;
@@ -390,7 +390,7 @@ static void test_dpeek_host(void **st) {
     model_init_params(&m, p, 42);
     assert_int_equal(engine_set_params(e, p), 0);
     adam_cfg a = adam_default();
-    size_t cnt = 0, kept = 0;
+    size_t cnt = 0, kept = 0, pcnt = 0, pkept = 0;
     for (uint32_t step = 1; step <= 3; step++) { /* the initial weights, then trained ones */
         blank_batch(x, y, N, in, step);
         assert_int_equal(engine_set_batch(e, x, y, N, step), 0);
@@ -401,6 +401,7 @@ static void test_dpeek_host(void **st) {
         peek_tensors t;
         peek_tensors_get(&t, e, &m, N, x, 1);
         cnt += expect_dpeek(&m, v, N, &t, step == 1 ? 128 : step == 2 ? 32 : 1, &kept);
+        pcnt += expect_peek(&m, v, N, &t, &pkept);
         peek_tensors_free(&t, &m);
         assert_int_equal(engine_update(e, &a, step), 0);
         assert_int_equal(engine_checksums(e, CK_STAGE_UPDATE, v), 0);
@@ -412,10 +413,16 @@ static void test_dpeek_host(void **st) {
     peek_tensors t;
     peek_tensors_get(&t, e, &m, N, x, 0);
     cnt += expect_dpeek(&m, v, N, &t, 128, &kept);
+    pcnt += expect_peek(&m, v, N, &t, &pkept);
     print_message("dense output elements: %zu entries bit for bit as the cpu engine's, %zu with a re-done element\n",
                   cnt, kept);
+    print_message("conv planes' sampled elements: %zu entries bit for bit as the cpu engine's, %zu with a re-done "
+                  "element\n", pcnt, pkept);
     assert_int_equal(cnt, 3 * 4 * N + 2 * N); /* fc1, fc2: forward and backward-data, 3 steps; 2 forward at eval */
     assert_true(kept * 10 > cnt * 9);
+    /* conv1 (16 planes, forward only), conv2 (32 forward, 16 backward-data), 3 steps; forward at eval */
+    assert_int_equal(pcnt, 3 * N * (16 + 32 + 16) + N * (16 + 32));
+    assert_true(pkept * 10 > pcnt * 9);
     peek_tensors_free(&t, &m);
     engine_free(e);
     free(p), free(x), free(v);
@@ -492,6 +499,32 @@ static void test_dpeek_judged(void **st) {
     ck_verdict_init(&cv);
     assert_int_equal(checksums_judge_blocks(&m, v, N, y, 0, CK_BLOCKS_Z, 0, &cv), 0);
     assert_int_equal(cv.n_viol, 0);
+    /* conv2's output: sample 2, channel 5, its largest element 20 times its own bound up, re-done by the
+     * host loop as the device would: FWD_PEEK names it */
+    int lc = -1;
+    for (int k = 0; k < m.n_layers; k++)
+        if (m.layers[k].kind == LAYER_CONV) lc = k; /* the last conv layer */
+    const layer *cy = &m.layers[lc];
+    ck_conv_dims d = {cy->in_c, cy->in_h, cy->in_w, cy->out_c, cy->out_h, cy->out_w, cy->k, cy->pad};
+    size_t P = (size_t)d.oh * d.ow, u = 2 * (size_t)d.oc + 5, HW = (size_t)d.h * d.w, drawn[CK_OPEEK_RANDOM];
+    const float *cw = t.p + m.tensors[cy->w_tensor].offset, *cb = t.p + m.tensors[cy->b_tensor].offset;
+    const float *src = t.act[lc - 1] + 2 * (size_t)d.c * HW;
+    float *yp = t.act[lc] + u * P;
+    size_t am = ck_plane_argmax(yp, P, 0);
+    (void)ck_conv_elem_redo(src, cw, &d, 0, 5, (int)(am / (size_t)d.ow), (int)(am % (size_t)d.ow), &R, &A);
+    A += fabs((double)cb[5]);
+    K = (double)d.c * d.k * d.k + 1, gam = K * U32 / (1 - K * U32);
+    yp[am] = (float)((double)yp[am] + 20 * gam * A);
+    uint64_t dig = ck_get_u64(v + L.input_off);
+    for (int k = 0; k < CK_OPEEK_RANDOM; k++) drawn[k] = ck_plane_draw_one(dig, 1, CK_STAGE_STEP, lc, u, 0, k, P);
+    ck_conv_plane_peek(v + L.off[lc][CK_FWD_PEEK] + CK_REL * u, yp, src, cw, cb, &d, 0, 5, drawn);
+    ck_verdict_init(&cv);
+    assert_int_equal(checksums_judge_blocks(&m, v, N, y, 0, CK_BLOCKS_Z, extra, &cv), 0);
+    int named = 0;
+    for (int k = 0; k < cv.n_viol; k++)
+        named |= cv.v[k].layer == lc && strstr(cv.v[k].what, "first, last, largest and sampled outputs") != NULL;
+    if (!named) fail_msg("%s largest output 20x its bound up: not named by FWD_PEEK", cy->name);
+    print_message("%s largest output 20x its bound up: named by FWD_PEEK among %d violation(s)\n", cy->name, cv.n_viol);
     peek_tensors_free(&t, &m);
     engine_free(e);
     free(p), free(x), free(v);
@@ -1034,8 +1067,14 @@ static void test_dev_checksums(void **st) {
     size_t kept = 0, cnt;
     peek_tensors_get(&pt, e, &m, N, x, 1);
     cnt = expect_dpeek(&m, v, N, &pt, 128, &kept);
-    peek_tensors_free(&pt, &m);
     print_message("device dense output elements: %zu entries bit for bit as the host loop, %zu re-done\n", cnt, kept);
+    assert_true(cnt > 0 && kept * 2 > cnt);
+    /* the conv planes' sampled elements (k_ck_conv_peek), the draws keyed by the device's own input digest */
+    kept = 0;
+    cnt = expect_peek(&m, v, N, &pt, &kept);
+    peek_tensors_free(&pt, &m);
+    print_message("device conv planes' sampled elements: %zu entries bit for bit as the host loop, %zu re-done\n",
+                  cnt, kept);
     assert_true(cnt > 0 && kept * 2 > cnt);
     adam_cfg a = adam_default();
     assert_int_equal(engine_update(e, &a, 1), 0);
@@ -1052,6 +1091,7 @@ static void test_dev_checksums(void **st) {
     peek_tensors_get(&pt, e, &m, N, x, 0);
     kept = 0;
     cnt = expect_dpeek(&m, v, N, &pt, 128, &kept);
+    cnt += expect_peek(&m, v, N, &pt, &kept);
     peek_tensors_free(&pt, &m);
     assert_true(cnt > 0);
     /* the first dense layer's output: one element 6 times its own bound off, set on the device: the device's
@@ -1097,6 +1137,19 @@ static void test_dev_checksums(void **st) {
     assert_int_equal(checksums_judge(&m, v, N, y, 0, CK_BLOCKS_ALL, &cv), 0);
     assert_true(cv.n_viol >= 1);
     assert_int_equal(cv.v[0].layer, 0);
+    /* judged as the audit judges cuda, the device's FWD_PEEK names a plane's largest output moved (re-done):
+     * the element above put back, plane (0, 0)'s largest y doubled (or raised by 1 where it is <= 0) */
+    act[big] /= 2;
+    size_t P0 = (size_t)m.layers[0].out_h * m.layers[0].out_w, am = ck_plane_argmax(act, P0, 0);
+    act[am] = act[am] > 0 ? 2 * act[am] : act[am] + 1;
+    assert_int_equal(engine_set_tensor(e, (tensor_id){TENSOR_ACT, 0}, act), 0);
+    assert_int_equal(engine_checksums(e, CK_STAGE_STEP, v), 0);
+    ck_verdict_init(&cv);
+    assert_int_equal(checksums_judge_blocks(&m, v, N, y, 0, CK_BLOCKS_Z, extra, &cv), 0);
+    int peeked = 0;
+    for (int k = 0; k < cv.n_viol; k++)
+        peeked |= cv.v[k].layer == 0 && strstr(cv.v[k].what, "first, last, largest and sampled outputs") != NULL;
+    if (!peeked) fail_msg("conv1's largest output of plane (0, 0) moved: not named by the device's FWD_PEEK");
     engine_free(e);
     free(p), free(x), free(v), free(act);
 }
@@ -1123,7 +1176,7 @@ int main(void) {
         cmocka_unit_test(test_ck_policy),     cmocka_unit_test(test_create_or_unavailable),
         cmocka_unit_test(test_dev_elementwise), cmocka_unit_test(test_dev_vs_cpu),
         cmocka_unit_test(test_dev_train),     cmocka_unit_test(test_dev_checksums),
-        cmocka_unit_test(test_dpeek_host),    cmocka_unit_test(test_dpeek_judged),
+        cmocka_unit_test(test_peek_host),    cmocka_unit_test(test_dpeek_judged),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -144,9 +144,9 @@ static int judge(engine *e, audit_engine *ae, const model *m, int stage, size_t 
                  rec ? "a recording from before them or of a cuda engine" : "cuda");
     else if (ext < CK_BLOCKS_R)
         snprintf(ae->ck_partial, sizeof ae->ck_partial, "cuda: no random-weight relations, blank-window or "
-                 "conv and weight-gradient sampled-element checks (not on the device yet; every dense output and "
-                 "input-gradient element is re-done there): error patterns that keep every fixed-weight sum (+e, "
-                 "+e, -e, -e along a row) are not seen");
+                 "weight-gradient sampled-element checks (not on the device yet; every dense output and each conv "
+                 "plane's first, last, largest and drawn elements are re-done there): error patterns that keep "
+                 "every fixed-weight sum (+e, +e, -e, -e along a row) are not seen");
     else if (ext < CK_BLOCKS_P)
         snprintf(ae->ck_partial, sizeof ae->ck_partial, "an older recording: its vectors have no output-element "
                  "checks (one wrong element a plane, tens of times its own bound, is not seen)");

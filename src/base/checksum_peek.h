@@ -36,6 +36,10 @@
 #include "base/checksum_ops.h"
 #include "base/rng.h"
 
+/* elements re-done per conv plane: first, last, largest and drawn
+ * (engines/checksums.h's CK_OPEEK, which asserts it is this) */
+enum { CK_PEEK_PLANE = 4 };
+
 /* A kept element with its index, for merging the worst of several
  * threads' elements: p wins over q when its key is larger, or equal with
  * a lower index; a NaN key wins over any other, the lower index among
@@ -114,6 +118,96 @@ LS_HD void ck_dense_opeek_sample(double *o, const float *w, const float *b, cons
     ck_cand best = ck_cand_none();
     for (size_t e = 0; e < nd; e++) ck_dense_opeek_elem(&best, w, b, x + i * K, y + i * nd, in, K, e, bwd);
     ck_cand_put(&best, o);
+}
+
+/* ---- conv output elements (FWD_PEEK, BWD_DATA_PEEK) --------------------- */
+
+/* Drawn position k (< CK_OPEEK_RANDOM) of plane u of cnt elements:
+ * Philox (stream RNG_STREAM_CK) at counter {u, step, stage 2^12 + layer
+ * 2^4 + 10 + 2k + bwd}, keyed by the stage's input digest, scaled below
+ * cnt (engines/checksums.c's ck_plane_draw calls this). */
+LS_HD size_t ck_plane_draw_one(uint64_t digest, uint32_t step, uint32_t stage, int layer, size_t u, int bwd, int k,
+                               size_t cnt) {
+    uint32_t c = stage << 12 | (uint32_t)layer << 4;
+    uint32_t z = rng_u32(digest, (uint32_t)u, step, c | (uint32_t)(10 + 2 * k + bwd), RNG_STREAM_CK);
+    return cnt ? (size_t)(((uint64_t)z * cnt) >> 32) : 0;
+}
+
+/* Element (r, q) of output channel ch (forward, bwd 0: b[ch] + sum over
+ * taps and input channels of w[ch][c][t] x[c][...]) or of input-gradient
+ * channel ch (backward-data, bwd 1: sum over taps and output channels of
+ * w[o][ch][t] dy[o][...]) of one sample re-done in double: src the
+ * sample's source planes (x: C planes h x w; dy: OC planes oh x ow,
+ * plain), w the filters (OIHW).  Taps (kh, kw) in order whose source
+ * position (r + sg (kh - pad), q + sg (kw - pad)), sg = 1 forward, -1
+ * backward, lies inside; term (t, c) added into lane c mod 16, the lanes
+ * summed in order from +0 at the end (the host implementation's
+ * redo_elem).  *R, *A: the sum and the sum of |terms| (bias not
+ * included); returns 1 when a term has two nonzero operands, one
+ * subnormal. */
+LS_HD int ck_conv_elem_redo(const float *src, const float *w, const ck_conv_dims *d, int bwd, size_t ch, int r, int q,
+                            double *R, double *A) {
+    size_t nc = bwd ? (size_t)d->oc : (size_t)d->c, C = (size_t)d->c, kk = (size_t)d->k * d->k;
+    int hs = bwd ? d->oh : d->h, ws = bwd ? d->ow : d->w, sg = bwd ? -1 : 1;
+    size_t HWs = (size_t)hs * ws;
+    double t16[16], a16[16], rr = 0, aa = 0;
+    int s16[16];
+    for (int l = 0; l < 16; l++) t16[l] = 0, a16[l] = 0, s16[l] = 0;
+    for (int kh = 0; kh < d->k; kh++) {
+        int y = r + sg * (kh - d->pad);
+        if (y < 0 || y >= hs) continue;
+        for (int kw = 0; kw < d->k; kw++) {
+            int x = q + sg * (kw - d->pad);
+            if (x < 0 || x >= ws) continue;
+            size_t pos = (size_t)y * ws + (size_t)x, t = (size_t)(kh * d->k + kw);
+            for (size_t c = 0; c < nc; c++) {
+                double v = src[c * HWs + pos];
+                double wv = bwd ? w[(c * C + ch) * kk + t] : w[(ch * C + c) * kk + t], tt = wv * v;
+                t16[c % 16] += tt, a16[c % 16] += fabs(tt);
+                s16[c % 16] |= (tt != 0) & ((fabs(wv) < 0x1p-126) | (fabs(v) < 0x1p-126));
+            }
+        }
+    }
+    int sub = 0;
+    for (int l = 0; l < 16; l++) rr += t16[l], aa += a16[l], sub |= s16[l];
+    *R = rr, *A = aa;
+    return sub;
+}
+
+/* The position of a plane's largest element (absval: of |.|), the first
+ * of equals; a plane of NaNs: 0. */
+LS_HD size_t ck_plane_argmax(const float *y, size_t P, int absval) {
+    size_t am = 0;
+    float m = -INFINITY;
+    for (size_t p = 0; p < P; p++) {
+        float e = absval ? fabsf(y[p]) : y[p];
+        if (e > m) m = e, am = p;
+    }
+    return am;
+}
+
+/* One plane's entry (4 doubles at o) of FWD_PEEK (bwd 0: yp output plane
+ * ch of the sample, src its input x, b the bias) or BWD_DATA_PEEK (bwd 1:
+ * yp input-gradient plane ch, src the sample's dy, b NULL): the plane's
+ * first, last, largest (forward: y; backward-data: |dx|) and drawn
+ * (CK_OPEEK_RANDOM positions, ck_plane_draw_one) elements re-done, the
+ * worst kept in that order (ck_zero_keep; bias + R, |bias| + A). */
+LS_HD void ck_conv_plane_peek(double *o, const float *yp, const float *src, const float *w, const float *b,
+                              const ck_conv_dims *d, int bwd, size_t ch, const size_t *drawn) {
+    int oh = bwd ? d->h : d->oh, ow = bwd ? d->w : d->ow;
+    size_t P = (size_t)oh * ow, t[CK_PEEK_PLANE];
+    t[0] = 0, t[1] = P - 1, t[2] = ck_plane_argmax(yp, P, bwd);
+    for (int k = 0; k < CK_PEEK_PLANE - 3; k++) t[3 + k] = drawn[k];
+    double bias = bwd ? 0.0 : (double)b[ch];
+    ck_worst w_;
+    ck_worst_init(&w_);
+    for (int e = 0; e < CK_PEEK_PLANE; e++) {
+        double R, A;
+        int r = (int)(t[e] / (size_t)ow), q = (int)(t[e] % (size_t)ow);
+        int sub = ck_conv_elem_redo(src, w, d, bwd, ch, r, q, &R, &A);
+        ck_zero_keep(&w_, yp[t[e]], bias + R, fabs(bias) + A, sub);
+    }
+    ck_worst_put(&w_, o);
 }
 
 #endif

@@ -20,6 +20,7 @@
 #include <string.h>
 
 #include "base/checksum_ops.h"
+#include "base/checksum_peek.h"
 #include "base/ops_elem.h"
 #include "base/rng.h"
 #include "base/util.h"
@@ -55,7 +56,9 @@ const char *ck_phase_name(int phase) {
 
 int ck_engine_has_rnd(const char *spec) { return strncmp(spec, "cuda", 4) != 0; }
 unsigned ck_engine_extra_phases(const char *spec) {
-    return ck_engine_has_rnd(spec) ? 0u : 1u << CK_FWD_DPEEK | 1u << CK_BWD_DATA_DPEEK;
+    return ck_engine_has_rnd(spec) ? 0u
+                                   : 1u << CK_FWD_PEEK | 1u << CK_BWD_DATA_PEEK | 1u << CK_FWD_DPEEK |
+                                         1u << CK_BWD_DATA_DPEEK;
 }
 
 ck_rnd_key_t ck_rnd_key(uint64_t input_digest, long step, int stage) {
@@ -80,12 +83,10 @@ void ck_peek_elems(size_t *t, const float *v, size_t cnt, ck_rnd_key_t key, int 
 }
 
 _Static_assert(CK_OPEEK_RANDOM <= 2, "ck_plane_draw's counters: what 10..13");
+_Static_assert((int)CK_OPEEK == (int)CK_PEEK_PLANE, "base/checksum_peek.h re-does as many elements per plane (the device's)");
 void ck_plane_draw(size_t *t, size_t cnt, ck_rnd_key_t key, int layer, size_t u, int bwd) {
-    uint32_t c = key.stage << 12 | (uint32_t)layer << 4;
-    for (int k = 0; k < CK_OPEEK_RANDOM; k++) {
-        uint32_t z = rng_u32(key.digest, (uint32_t)u, key.step, c | (uint32_t)(10 + 2 * k + bwd), RNG_STREAM_CK);
-        t[k] = cnt ? (size_t)(((uint64_t)z * cnt) >> 32) : 0;
-    }
+    for (int k = 0; k < CK_OPEEK_RANDOM; k++) /* base/checksum_peek.h: the same draw on the device */
+        t[k] = ck_plane_draw_one(key.digest, key.step, key.stage, layer, u, bwd, k, cnt);
 }
 
 _Static_assert(CK_RND_DRAWS <= 2, "ck_rnd_weights' counters: what 0..7 (FWD_RND, BWD_DATA_RND), 8, 9 (ck_peek_elems), "

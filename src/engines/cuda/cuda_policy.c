@@ -272,7 +272,7 @@ int cp_ck_wants(int stage, int phase) {
     if (stage == CK_STAGE_STEP) return phase >= CK_FWD && phase < CK_NPHASE_ALL;
     if (stage == CK_STAGE_EVAL)
         return phase == CK_FWD || phase == CK_FWD_PS || phase == CK_FWD_PW || phase == CK_FWD_RA || phase == CK_FWD_CA ||
-               phase == CK_FWD_DPEEK;
+               phase == CK_FWD_DPEEK || phase == CK_FWD_PEEK;
     return 0;
 }
 

@@ -747,7 +747,14 @@ static int ck_conv(cuda_ctx *c, const layer *ly, int l, const ck_layout *L, int 
     CHECK_LK(lk_ck_conv_fwd(c->stream, v + L->off[l][CK_FWD_RA], c->act[l], w, b, c->ck_s, c->ck_sa, mx_x, &d, n, 2));
     CHECK_LK(lk_ck_window(c->stream, c->ck_s, c->ck_sa, mx_x, x, &d, n * (size_t)d.c, 6));
     CHECK_LK(lk_ck_conv_fwd(c->stream, v + L->off[l][CK_FWD_CA], c->act[l], w, b, c->ck_s, c->ck_sa, mx_x, &d, n, 3));
+    /* each output plane's first, last, largest and drawn outputs re-done (FWD_PEEK; EVAL too) */
+    if (cp_ck_wants(stage, CK_FWD_PEEK))
+        CHECK_LK(lk_ck_conv_peek(c->stream, v + L->off[l][CK_FWD_PEEK], c->act[l], x, w, b, &d, n, 0, v + L->input_off,
+                                 (uint32_t)c->step, (uint32_t)stage, l));
     if (!cp_ck_wants(stage, CK_BWD_W)) return 0;
+    if (L->cnt[l][CK_BWD_DATA_PEEK]) /* each input-gradient plane's first, last, largest |dx| and drawn */
+        CHECK_LK(lk_ck_conv_peek(c->stream, v + L->off[l][CK_BWD_DATA_PEEK], c->dact[l - 1], c->dact[l], w, NULL, &d, n,
+                                 1, v + L->input_off, (uint32_t)c->step, (uint32_t)stage, l));
     if (L->cnt[l][CK_BWD_DATA]) {
         CHECK_LK(lk_ck_window(c->stream, c->ck_s, c->ck_sa, mx_dy, c->dact[l], &d, n * (size_t)d.oc, 1));
         CHECK_LK(lk_ck_conv_bwd_data(c->stream, v + L->off[l][CK_BWD_DATA], c->dact[l - 1], w, c->ck_s, c->ck_sa, mx_dy,
@@ -891,6 +898,10 @@ static int cu_checksums(engine *e, int stage, double *out) {
     if (stage == CK_STAGE_UPDATE) {
         if ((rc = ck_update(e, c, &L))) return rc;
     } else {
+        /* INPUT: the images on the device, as the first layer reads them; first, as the key of the
+         * sampled elements' draws (FWD_PEEK, BWD_DATA_PEEK) */
+        CHECK_LK(lk_ck_digest(c->stream, c->ck_vec + L.input_off, c->input,
+                              n * (size_t)m->in_c * m->in_h * m->in_w));
         for (int l = 0; l < m->n_layers && !rc; l++) {
             const layer *ly = &m->layers[l];
             if (c->ck_prof) CHECK_CUDA(cudaEventRecord(c->ck_pev[l], c->stream));
@@ -904,9 +915,6 @@ static int cu_checksums(engine *e, int stage, double *out) {
         }
         if (rc) return rc;
         if (c->ck_prof) CHECK_CUDA(cudaEventRecord(c->ck_pev[m->n_layers], c->stream));
-        /* INPUT: the images on the device, as the first layer reads them */
-        CHECK_LK(lk_ck_digest(c->stream, c->ck_vec + L.input_off, c->input,
-                              n * (size_t)m->in_c * m->in_h * m->in_w));
         int step = stage == CK_STAGE_STEP;
         if ((rc = ck_digests(e, c, &L, c->params, step ? c->adam_m : NULL, step ? c->adam_v : NULL))) return rc;
         if (step) {

@@ -625,6 +625,26 @@ __global__ void k_ck_dense_opeek(double *o, const float *w, const float *b, cons
     }
 }
 
+/* FWD_PEEK / BWD_DATA_PEEK: a thread per (sample, channel) plane u of the
+ * checked tensor yt (n, NC, P): its first, last, largest and drawn
+ * elements re-done over the sample's source planes (base/checksum_peek.h's
+ * ck_conv_plane_peek, the host loop's body); the draws keyed by the
+ * stage's input digest, read from the vector's INPUT slot (computed
+ * before). */
+__global__ void k_ck_conv_peek(double *o, const float *yt, const float *src, const float *w, const float *b,
+                               ck_conv_dims d, size_t n, int bwd, const double *dig, uint32_t step, uint32_t stage,
+                               int layer) {
+    size_t NC = bwd ? (size_t)d.c : (size_t)d.oc, nsrc = bwd ? (size_t)d.oc : (size_t)d.c;
+    size_t P = bwd ? (size_t)d.h * d.w : (size_t)d.oh * d.ow, HWs = bwd ? (size_t)d.oh * d.ow : (size_t)d.h * d.w;
+    uint64_t digest;
+    memcpy(&digest, dig, sizeof digest);
+    GRID_STRIDE(u, n * NC) {
+        size_t i = u / NC, ch = u % NC, drawn[CK_PEEK_PLANE - 3];
+        for (int k = 0; k < CK_PEEK_PLANE - 3; k++) drawn[k] = ck_plane_draw_one(digest, step, stage, layer, u, bwd, k, P);
+        ck_conv_plane_peek(o + 4 * u, yt + u * P, src + i * nsrc * HWs, w, b, &d, bwd, ch, drawn);
+    }
+}
+
 extern "C" int lk_ck_window(cudaStream_t s, double *sum, double *asum, double *mx, const float *x,
                             const ck_conv_dims *d, size_t planes, int dy_mode) {
     LAUNCH(planes * d->k * d->k, k_ck_window, sum, asum, mx, x, *d, planes, dy_mode);
@@ -683,6 +703,11 @@ extern "C" int lk_ck_dense_opeek(cudaStream_t s, double *o, const float *w, cons
     clear_stale();
     k_ck_dense_opeek<<<nb, LK_DPEEK_THREADS, 0, s>>>(o, w, b, x, y, n, in, out, bwd);
     return launched();
+}
+extern "C" int lk_ck_conv_peek(cudaStream_t s, double *o, const float *yt, const float *src, const float *w,
+                               const float *b, const ck_conv_dims *d, size_t n, int bwd, const double *dig,
+                               uint32_t step, uint32_t stage, int layer) {
+    LAUNCH(n * (size_t)(bwd ? d->c : d->oc), k_ck_conv_peek, o, yt, src, w, b, *d, n, bwd, dig, step, stage, layer);
 }
 extern "C" int lk_ck_dense_zero(cudaStream_t s, double *o, const float *dw, const float *dy, const float *x,
                                 const double *xa, size_t n, size_t in, size_t out) {

@@ -103,6 +103,15 @@ int lk_ck_conv_zero(cudaStream_t s, double *o, const float *dw, const float *x, 
  * mode 0) */
 int lk_ck_dense_zero(cudaStream_t s, double *o, const float *dw, const float *dy, const float *x, const double *xa,
                      size_t n, size_t in, size_t out);
+/* FWD_PEEK (bwd 0: yt = y, src = x, b the bias) or BWD_DATA_PEEK (bwd 1:
+ * yt = dx, src = dy, b NULL) of a conv layer (plain NCHW, w OIHW): per
+ * (sample, channel) plane, its first, last, largest and drawn elements
+ * re-done (base/checksum_peek.h's ck_conv_plane_peek), a thread per
+ * plane; dig: the vector's INPUT slot (the stage's input digest, already
+ * computed: the draws' key), step and stage the vector's header's */
+int lk_ck_conv_peek(cudaStream_t s, double *o, const float *yt, const float *src, const float *w, const float *b,
+                    const ck_conv_dims *d, size_t n, int bwd, const double *dig, uint32_t step, uint32_t stage,
+                    int layer);
 /* FWD_DPEEK (bwd 0: x the layer's input, y its output, b the bias) or
  * BWD_DATA_DPEEK (bwd 1: x = dy, y = dx, b NULL) of a dense layer (w: out
  * x in): per sample, every element re-done and the worst kept

@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "base/checksum_peek.h"
+#include "base/checksum_rnd.h"
 #include "engines/checksums.h"
 #include "engines/engine.h"
 #include "model/model.h"
@@ -143,6 +144,117 @@ static inline size_t expect_peek(const model *m, const double *v, size_t n, cons
                              want[1], want[2], want[3]);
                 *kept += want[1] > 0;
             }
+        }
+    }
+    return cnt;
+}
+
+/* A layer's random weights of draw dr as k_ck_rnd_weights lays them out
+ * ([a n1][|a| n1][b n2][a' n3][|a'| n3][b' n4]), from ck_rnd_weight_one,
+ * checked against engines/checksums.c's ck_rnd_weights bit for bit */
+static inline double *rnd_weights_of(uint64_t dig, uint32_t step, uint32_t stage, int l, int dr, size_t n1, size_t n2,
+                                     size_t n3, size_t n4) {
+    size_t ws = 2 * n1 + n2 + 2 * n3 + n4, cnt[4] = {n1, n2, n3, n4}, at[4] = {0, 2 * n1, 2 * n1 + n2, 2 * n1 + n2 + 2 * n3};
+    double *W = calloc(ws + 1, sizeof *W), *h = calloc(n1 + n2 + n3 + n4 + 1, sizeof *h);
+    assert_true(W && h);
+    for (int k = 0; k < 4; k++) {
+        for (size_t i = 0; i < cnt[k]; i++) W[at[k] + i] = ck_rnd_weight_one(dig, step, stage, l, 4 * dr + k, i);
+        ck_rnd_weights(h, cnt[k], ck_rnd_key(dig, step, (int)stage), l, 4 * dr + k);
+        if (cnt[k] && memcmp(h, W + at[k], cnt[k] * sizeof *h)) fail_msg("layer %d: another weight than ck_rnd_weights'", l);
+    }
+    for (size_t i = 0; i < n1; i++) W[n1 + i] = fabs(W[i]);
+    for (size_t i = 0; i < n3; i++) W[2 * n1 + n2 + n3 + i] = fabs(W[2 * n1 + n2 + i]);
+    free(h);
+    return W;
+}
+
+static inline void expect_entry(const double *got, const double *want, const char *name, int ph, size_t u, int dr) {
+    if (!same_bits4(got, want))
+        fail_msg("%s %s unit %zu draw %d: vector (%.17g %.17g %.17g %.17g), checksum_rnd.h's loop (%.17g %.17g %.17g "
+                 "%.17g)", name, ck_phase_name(ph), u, dr, got[0], got[1], got[2], got[3], want[0], want[1], want[2],
+                 want[3]);
+}
+
+/* Every conv and dense layer's FWD_RND (and, with grads, BWD_DATA_RND)
+ * entries of v against base/checksum_rnd.h's loops over t's tensors, in
+ * the kernels' split (windows, then relations; a dense layer's column
+ * sums, scalars, then samples), bit for bit; a conv entry's A, Y, S are
+ * taken from v's plain relation, as the device copies them.  Returns the
+ * entries compared. */
+static inline size_t expect_rnd(const model *m, const double *v, size_t n, const peek_tensors *t) {
+    ck_layout L;
+    ck_layout_make(&L, m, n);
+    uint64_t dig = ck_get_u64(v + L.input_off);
+    uint32_t stage = (uint32_t)v[0], step = (uint32_t)v[2];
+    size_t cnt = 0;
+    for (int l = 0; l < m->n_layers; l++) {
+        const layer *ly = &m->layers[l];
+        if (ly->kind != LAYER_CONV && ly->kind != LAYER_DENSE) continue;
+        const float *w = t->p + m->tensors[ly->w_tensor].offset, *b = t->p + m->tensors[ly->b_tensor].offset;
+        const float *x = l ? t->act[l - 1] : t->x;
+        for (int dr = 0; dr < CK_RND_DRAWS; dr++) {
+            if (ly->kind == LAYER_CONV) {
+                ck_conv_dims d = {ly->in_c, ly->in_h, ly->in_w, ly->out_c, ly->out_h, ly->out_w, ly->k, ly->pad};
+                size_t n1 = (size_t)d.oh, n2 = (size_t)d.ow, n3 = (size_t)d.h, kk = (size_t)d.k * d.k;
+                double *W = rnd_weights_of(dig, step, stage, l, dr, n1, n2, n3, (size_t)d.w);
+                for (int bwd = 0; bwd < 2; bwd++) {
+                    int ph = bwd ? CK_BWD_DATA_RND : CK_FWD_RND, pp = bwd ? CK_BWD_DATA : CK_FWD;
+                    if (!L.cnt[l][ph] || (bwd && !t->dact[l])) continue;
+                    size_t NC = bwd ? (size_t)d.c : (size_t)d.oc, ns = bwd ? (size_t)d.oc : (size_t)d.c;
+                    int R = bwd ? d.oh : d.h, Q = bwd ? d.ow : d.w, nrow = bwd ? d.h : d.oh, ncol = bwd ? d.w : d.ow;
+                    const double *rw = bwd ? W + 2 * n1 + n2 : W, *cw = bwd ? W + 2 * n1 + n2 + 2 * n3 : W + 2 * n1;
+                    const float *src = bwd ? t->dact[l] : x, *yt = bwd ? t->dact[l - 1] : t->act[l];
+                    double *g = malloc(ns * kk * sizeof *g);
+                    for (size_t i = 0; i < n; i++) {
+                        for (size_t sp = 0; sp < ns * kk; sp++)
+                            g[sp] = ck_rnd_win(src + (i * ns + sp / kk) * (size_t)R * Q, R, Q, d.k, d.pad, bwd ? 1 : -1,
+                                               rw, nrow, cw, ncol, (int)(sp % kk / (size_t)d.k), (int)(sp % (size_t)d.k));
+                        for (size_t ch = 0; ch < NC; ch++, cnt++) {
+                            size_t u = i * NC + ch;
+                            double rhs = bwd ? 0.0 : ck_rnd_total(W, n1) * ck_rnd_total(W + 2 * n1, n2) * (double)b[ch];
+                            rhs = ck_rnd_rhs_acc(rhs, w, g, ns, (size_t)d.c, kk, ch, bwd);
+                            double ys = ck_rnd_plane(yt + u * (size_t)nrow * ncol, nrow, ncol, rw, cw);
+                            const double *pl = v + L.off[l][pp] + CK_REL * u;
+                            double want[4] = {ys - rhs, pl[1], pl[2], pl[3]};
+                            expect_entry(v + L.off[l][ph] + CK_REL * (u * CK_RND_DRAWS + (size_t)dr), want, ly->name, ph,
+                                         u, dr);
+                        }
+                    }
+                    free(g);
+                }
+                free(W);
+                continue;
+            }
+            size_t in = (size_t)ly->in_c, out = (size_t)ly->out_c;
+            double *W = rnd_weights_of(dig, step, stage, l, dr, out, 0, in, 0);
+            const double *sw = W, *swa = W + out, *tw = W + 2 * out, *twa = W + 2 * out + in;
+            double *V = calloc(2 * in + 3 * out + in + 1, sizeof *V), *VA = V + in, *RSA = VA + in, *U = RSA + out;
+            double *UA = U + out, *CA = UA + out, sc[4];
+            for (size_t k = 0; k < in; k++) ck_dense_rnd_col(w, sw, swa, out, in, k, &V[k], &VA[k]);
+            for (size_t j = 0; j < out; j++) RSA[j] = ck_abs_lanes(w + j * in, in);
+            ck_dense_rnd_bias(b, sw, swa, RSA, out, sc);
+            for (size_t p = 0; p < n; p++, cnt++) {
+                double want[4];
+                ck_dense_rnd_fwd(want, t->act[l] + p * out, x + p * in, sw, swa, V, VA, sc, out, in);
+                expect_entry(v + L.off[l][CK_FWD_RND] + CK_REL * (p * CK_RND_DRAWS + (size_t)dr), want, ly->name,
+                             CK_FWD_RND, p, dr);
+            }
+            if (L.cnt[l][CK_BWD_DATA_RND] && t->dact[l]) {
+                for (size_t j = 0; j < out; j++) {
+                    double q[4];
+                    ck_dot_lanes(w + j * in, tw, twa, in, q);
+                    U[j] = q[0], UA[j] = q[1];
+                }
+                for (size_t k = 0; k < in; k++) CA[k] = ck_dense_col_abs(w, out, in, k);
+                double cm = ck_max_of(CA, in);
+                for (size_t p = 0; p < n; p++, cnt++) {
+                    double want[4];
+                    ck_dense_rnd_bwd(want, t->dact[l - 1] + p * in, t->dact[l] + p * out, tw, twa, U, UA, cm, out, in);
+                    expect_entry(v + L.off[l][CK_BWD_DATA_RND] + CK_REL * (p * CK_RND_DRAWS + (size_t)dr), want,
+                                 ly->name, CK_BWD_DATA_RND, p, dr);
+                }
+            }
+            free(V), free(W);
         }
     }
     return cnt;

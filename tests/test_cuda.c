@@ -304,6 +304,12 @@ static void test_ck_policy(void **st) {
     assert_true(cp_ck_wants(CK_STAGE_EVAL, CK_FWD_DPEEK)); /* every output re-done at evaluation too */
     assert_false(cp_ck_wants(CK_STAGE_EVAL, CK_BWD_DATA_DPEEK));
     assert_true(cp_ck_wants(CK_STAGE_STEP, CK_BWD_DATA_DPEEK));
+    assert_true(cp_ck_wants(CK_STAGE_EVAL, CK_FWD_PEEK) && cp_ck_wants(CK_STAGE_EVAL, CK_FWD_RND));
+    assert_false(cp_ck_wants(CK_STAGE_EVAL, CK_BWD_DATA_PEEK) || cp_ck_wants(CK_STAGE_EVAL, CK_BWD_DATA_RND));
+    /* the random-weight scratch: conv2's 2 draws x n x 32 filters x 9 taps of window sums, plus its weights
+     * (2 x (2 14 + 14 + 2 14 + 14)); fc1's 2 x (2 64 + 2 1568) + 5 (1568 + 64) + 9 is less at n = 256 */
+    assert_int_equal(cp_ck_rnd(&m, 256), 2 * 256 * 32 * 9 + 2 * (2 * 14 + 14 + 2 * 14 + 14));
+    assert_int_equal(cp_ck_rnd(&m, 1), 2 * (2 * 64 + 2 * 1568) + 5 * (1568 + 64) + 9);
     int kinds[6] = {0};
     for (int l = 0; l < m.n_layers; l++) {
         int k = cp_ck_elem_kind(&m.layers[l]);
@@ -390,7 +396,7 @@ static void test_peek_host(void **st) {
     model_init_params(&m, p, 42);
     assert_int_equal(engine_set_params(e, p), 0);
     adam_cfg a = adam_default();
-    size_t cnt = 0, kept = 0, pcnt = 0, pkept = 0;
+    size_t cnt = 0, kept = 0, pcnt = 0, pkept = 0, rcnt = 0;
     for (uint32_t step = 1; step <= 3; step++) { /* the initial weights, then trained ones */
         blank_batch(x, y, N, in, step);
         assert_int_equal(engine_set_batch(e, x, y, N, step), 0);
@@ -402,6 +408,7 @@ static void test_peek_host(void **st) {
         peek_tensors_get(&t, e, &m, N, x, 1);
         cnt += expect_dpeek(&m, v, N, &t, step == 1 ? 128 : step == 2 ? 32 : 1, &kept);
         pcnt += expect_peek(&m, v, N, &t, &pkept);
+        rcnt += expect_rnd(&m, v, N, &t);
         peek_tensors_free(&t, &m);
         assert_int_equal(engine_update(e, &a, step), 0);
         assert_int_equal(engine_checksums(e, CK_STAGE_UPDATE, v), 0);
@@ -414,6 +421,10 @@ static void test_peek_host(void **st) {
     peek_tensors_get(&t, e, &m, N, x, 0);
     cnt += expect_dpeek(&m, v, N, &t, 128, &kept);
     pcnt += expect_peek(&m, v, N, &t, &pkept);
+    rcnt += expect_rnd(&m, v, N, &t);
+    print_message("random-weight relations: %zu entries bit for bit as the cpu engine's\n", rcnt);
+    /* per draw: conv1 (16 forward), conv2 (32, 16), fc1 (1, 1), fc2 (1, 1) a sample, 3 steps; the forward at eval */
+    assert_int_equal(rcnt, CK_RND_DRAWS * (3 * N * (16 + 48 + 4) + N * (16 + 32 + 2)));
     print_message("dense output elements: %zu entries bit for bit as the cpu engine's, %zu with a re-done element\n",
                   cnt, kept);
     print_message("conv planes' sampled elements: %zu entries bit for bit as the cpu engine's, %zu with a re-done "
@@ -439,6 +450,9 @@ static void test_dpeek_judged(void **st) {
     unsigned extra = ck_engine_extra_phases("cuda:math=fma");
     assert_true(extra >> CK_FWD_DPEEK & 1u);
     assert_true(extra >> CK_BWD_DATA_DPEEK & 1u);
+    for (int ph = CK_FWD_RND; ph < CK_NPHASE_ALL; ph++) /* what the device computes of the blocks after the level */
+        assert_int_equal(extra >> ph & 1u, ph == CK_FWD_RND || ph == CK_BWD_DATA_RND || ph == CK_FWD_PEEK ||
+                                               ph == CK_BWD_DATA_PEEK || ph == CK_FWD_DPEEK || ph == CK_BWD_DATA_DPEEK);
     assert_int_equal(ck_engine_extra_phases("cpu"), 0);
     assert_int_equal(ck_engine_has_rnd("cuda"), 0);
     model m;
@@ -525,6 +539,53 @@ static void test_dpeek_judged(void **st) {
         named |= cv.v[k].layer == lc && strstr(cv.v[k].what, "first, last, largest and sampled outputs") != NULL;
     if (!named) fail_msg("%s largest output 20x its bound up: not named by FWD_PEEK", cy->name);
     print_message("%s largest output 20x its bound up: named by FWD_PEEK among %d violation(s)\n", cy->name, cv.n_viol);
+    /* conv1's output: (+e, +e, -e, -e) along row 10 of plane (1, 3), e 1% of the plane's largest |y|, which
+     * keeps every fixed-weight relation exactly; FWD_RND re-done by the host loop (as the device would) over
+     * the moved tensor names it (every other block left as computed) */
+    int l1 = -1;
+    for (int k = 0; k < m.n_layers && l1 < 0; k++)
+        if (m.layers[k].kind == LAYER_CONV) l1 = k;
+    const layer *c1 = &m.layers[l1];
+    size_t P1 = (size_t)c1->out_h * c1->out_w, u1 = 1 * (size_t)c1->out_c + 3;
+    float *y1 = t.act[l1] + u1 * P1;
+    double e1 = 0.01 * ck_rnd_max_abs(y1, P1);
+    static const double pat[4] = {1, 1, -1, -1};
+    for (int k = 0; k < 4; k++) y1[10 * (size_t)c1->out_w + 10 + (size_t)k] += (float)(pat[k] * e1);
+    double *v2 = malloc(L.total * sizeof *v2);
+    memcpy(v2, v, L.total * sizeof *v2);
+    ck_verdict_init(&cv);
+    assert_int_equal(checksums_judge_blocks(&m, v2, N, y, 0, CK_BLOCKS_Z, extra & ~(1u << CK_FWD_RND), &cv), 0);
+    int before = cv.n_viol;
+    /* expect_rnd fails on the first entry the moved plane changes: compute the plane's entries instead */
+    {
+        ck_conv_dims d1 = {c1->in_c, c1->in_h, c1->in_w, c1->out_c, c1->out_h, c1->out_w, c1->k, c1->pad};
+        size_t kk = (size_t)d1.k * d1.k;
+        const float *w1 = t.p + m.tensors[c1->w_tensor].offset, *b1 = t.p + m.tensors[c1->b_tensor].offset;
+        for (int dr = 0; dr < CK_RND_DRAWS; dr++) {
+            double *W = rnd_weights_of(dig, 1, CK_STAGE_STEP, l1, dr, (size_t)d1.oh, (size_t)d1.ow, (size_t)d1.h,
+                                       (size_t)d1.w);
+            double g[64 * 9];
+            assert_true((size_t)d1.c * kk <= 64 * 9);
+            for (size_t sp = 0; sp < (size_t)d1.c * kk; sp++)
+                g[sp] = ck_rnd_win(x + (1 * (size_t)d1.c + sp / kk) * (size_t)d1.h * d1.w, d1.h, d1.w, d1.k, d1.pad, -1,
+                                   W, d1.oh, W + 2 * (size_t)d1.oh, d1.ow, (int)(sp % kk / (size_t)d1.k),
+                                   (int)(sp % (size_t)d1.k));
+            double rhs = ck_rnd_total(W, (size_t)d1.oh) * ck_rnd_total(W + 2 * (size_t)d1.oh, (size_t)d1.ow) * (double)b1[3];
+            rhs = ck_rnd_rhs_acc(rhs, w1, g, (size_t)d1.c, (size_t)d1.c, kk, 3, 0);
+            double ys = ck_rnd_plane(y1, d1.oh, d1.ow, W, W + 2 * (size_t)d1.oh);
+            v2[L.off[l1][CK_FWD_RND] + CK_REL * (u1 * CK_RND_DRAWS + (size_t)dr)] = ys - rhs;
+            free(W);
+        }
+    }
+    ck_verdict_init(&cv);
+    assert_int_equal(checksums_judge_blocks(&m, v2, N, y, 0, CK_BLOCKS_Z, extra, &cv), 0);
+    int rnd_named = 0;
+    for (int k = 0; k < cv.n_viol; k++)
+        rnd_named |= cv.v[k].layer == l1 && strstr(cv.v[k].what, "random-weighted") != NULL;
+    if (!rnd_named) fail_msg("%s (+e, +e, -e, -e) along a row: not named by FWD_RND", c1->name);
+    print_message("%s (+e, +e, -e, -e) along a row: named by FWD_RND (violations %d, %d before)\n", c1->name, cv.n_viol,
+                  before);
+    free(v2);
     peek_tensors_free(&t, &m);
     engine_free(e);
     free(p), free(x), free(v);
@@ -1072,6 +1133,10 @@ static void test_dev_checksums(void **st) {
     /* the conv planes' sampled elements (k_ck_conv_peek), the draws keyed by the device's own input digest */
     kept = 0;
     cnt = expect_peek(&m, v, N, &pt, &kept);
+    /* the random-weight relations (k_ck_conv_rnd_*, k_ck_dense_rnd_*), A, Y, S the device's plain ones */
+    size_t rcnt = expect_rnd(&m, v, N, &pt);
+    print_message("device random-weight relations: %zu entries bit for bit as the host loops\n", rcnt);
+    assert_true(rcnt > 0);
     peek_tensors_free(&pt, &m);
     print_message("device conv planes' sampled elements: %zu entries bit for bit as the host loop, %zu re-done\n",
                   cnt, kept);
@@ -1092,6 +1157,7 @@ static void test_dev_checksums(void **st) {
     kept = 0;
     cnt = expect_dpeek(&m, v, N, &pt, 128, &kept);
     cnt += expect_peek(&m, v, N, &pt, &kept);
+    cnt += expect_rnd(&m, v, N, &pt);
     peek_tensors_free(&pt, &m);
     assert_true(cnt > 0);
     /* the first dense layer's output: one element 6 times its own bound off, set on the device: the device's

@@ -251,6 +251,22 @@ size_t cp_ck_scratch(const model *m, size_t n) {
     return mx;
 }
 
+_Static_assert(CK_RND_DRAWS == 2, "kernels.cu's LK_RND_DRAWS");
+size_t cp_ck_rnd(const model *m, size_t n) {
+    size_t mx = 1;
+    for (int l = 0; l < m->n_layers; l++) {
+        const layer *ly = &m->layers[l];
+        size_t t = 0, kk = (size_t)ly->k * ly->k, C = (size_t)ly->in_c, OC = (size_t)ly->out_c;
+        if (ly->kind == LAYER_CONV)
+            t = CK_RND_DRAWS * (2 * (size_t)ly->out_h + ly->out_w + 2 * (size_t)ly->in_h + ly->in_w) +
+                CK_RND_DRAWS * n * (C > OC ? C : OC) * kk;
+        else if (ly->kind == LAYER_DENSE)
+            t = CK_RND_DRAWS * (2 * OC + 2 * C) + 5 * C + 5 * OC + 4 * CK_RND_DRAWS + 1;
+        mx = t > mx ? t : mx;
+    }
+    return mx;
+}
+
 size_t cp_ck_maxima(const model *m, size_t n) {
     size_t mx = 2;
     for (int l = 0; l < m->n_layers; l++) {
@@ -272,7 +288,7 @@ int cp_ck_wants(int stage, int phase) {
     if (stage == CK_STAGE_STEP) return phase >= CK_FWD && phase < CK_NPHASE_ALL;
     if (stage == CK_STAGE_EVAL)
         return phase == CK_FWD || phase == CK_FWD_PS || phase == CK_FWD_PW || phase == CK_FWD_RA || phase == CK_FWD_CA ||
-               phase == CK_FWD_DPEEK || phase == CK_FWD_PEEK;
+               phase == CK_FWD_DPEEK || phase == CK_FWD_PEEK || phase == CK_FWD_RND;
     return 0;
 }
 

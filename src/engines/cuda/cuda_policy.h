@@ -128,6 +128,12 @@ size_t cp_ck_scratch(const model *m, size_t n);
 size_t cp_ck_maxima(const model *m, size_t n);
 size_t cp_ck_parts(const model *m, size_t n);
 int cp_ck_wants(int stage, int phase);
+/* doubles of the random-weight relations' scratch (kernels.h's
+ * lk_ck_conv_rnd, lk_ck_dense_rnd) for a batch of n: per layer both
+ * draws' weights, then a conv's weighted window sums (both draws, n
+ * max(C, OC) k k each) or a dense layer's W^T s, W t and sums (5 in +
+ * 5 out + 9); the largest layer's */
+size_t cp_ck_rnd(const model *m, size_t n);
 int cp_ck_elem_kind(const layer *l);
 
 #endif

@@ -151,13 +151,14 @@ typedef struct {
      * snapshot of the state a step computed with (for the Adam re-check) */
     double *ck_vec, *ck_s, *ck_sa, *ck_mx; /* ck_mx: plane maxima (the relations' S) */
     double *ck_part; /* conv backward-weights: per (sample, filter) plane's sums (cp_ck_parts) */
+    double *ck_rnd;  /* the random-weight relations' weights and sums (cp_ck_rnd) */
     /* LOCKSTEP_CUDA_CK_PROFILE=1: device time of the checksums per layer
      * (slot l) and of the digests (slot n_layers), printed at the end */
     int ck_prof;
     cudaEvent_t ck_pev[MODEL_MAX_LAYERS + 2];
     double ck_pms[MODEL_MAX_LAYERS + 1];
     long ck_pcalls;
-    size_t ck_vec_bytes, ck_s_bytes, ck_mx_bytes, ck_part_bytes;
+    size_t ck_vec_bytes, ck_s_bytes, ck_mx_bytes, ck_part_bytes, ck_rnd_bytes;
     float *ck_p0, *ck_m0, *ck_v0;
     int ck_snap;
 
@@ -721,9 +722,11 @@ static int ck_alloc(engine *e, cuda_ctx *c, const ck_layout *Lmax) {
     c->ck_s_bytes = cp_ck_scratch(e->m, e->max_batch) * sizeof(double);
     c->ck_mx_bytes = cp_ck_maxima(e->m, e->max_batch) * sizeof(double);
     c->ck_part_bytes = cp_ck_parts(e->m, e->max_batch) * sizeof(double);
+    c->ck_rnd_bytes = cp_ck_rnd(e->m, e->max_batch) * sizeof(double);
     if ((rc = dev_alloc(c, (void **)&c->ck_vec, c->ck_vec_bytes)) || (rc = dev_alloc(c, (void **)&c->ck_s, c->ck_s_bytes)) ||
         (rc = dev_alloc(c, (void **)&c->ck_sa, c->ck_s_bytes)) || (rc = dev_alloc(c, (void **)&c->ck_mx, c->ck_mx_bytes)) ||
         (rc = dev_alloc(c, (void **)&c->ck_part, c->ck_part_bytes)) ||
+        (rc = dev_alloc(c, (void **)&c->ck_rnd, c->ck_rnd_bytes)) ||
         (rc = dev_alloc(c, (void **)&c->ck_p0, np)) ||
         (rc = dev_alloc(c, (void **)&c->ck_m0, np)) || (rc = dev_alloc(c, (void **)&c->ck_v0, np)))
         return rc;
@@ -751,6 +754,10 @@ static int ck_conv(cuda_ctx *c, const layer *ly, int l, const ck_layout *L, int 
     if (cp_ck_wants(stage, CK_FWD_PEEK))
         CHECK_LK(lk_ck_conv_peek(c->stream, v + L->off[l][CK_FWD_PEEK], c->act[l], x, w, b, &d, n, 0, v + L->input_off,
                                  (uint32_t)c->step, (uint32_t)stage, l));
+    /* the random-weighted forward relations (FWD_RND; EVAL too), A, Y, S the plain FWD's */
+    if (cp_ck_wants(stage, CK_FWD_RND))
+        CHECK_LK(lk_ck_conv_rnd(c->stream, v + L->off[l][CK_FWD_RND], v + L->off[l][CK_FWD], c->act[l], x, w, b, &d, n,
+                                0, c->ck_rnd, v + L->input_off, (uint32_t)c->step, (uint32_t)stage, l));
     if (!cp_ck_wants(stage, CK_BWD_W)) return 0;
     if (L->cnt[l][CK_BWD_DATA_PEEK]) /* each input-gradient plane's first, last, largest |dx| and drawn */
         CHECK_LK(lk_ck_conv_peek(c->stream, v + L->off[l][CK_BWD_DATA_PEEK], c->dact[l - 1], c->dact[l], w, NULL, &d, n,
@@ -759,6 +766,10 @@ static int ck_conv(cuda_ctx *c, const layer *ly, int l, const ck_layout *L, int 
         CHECK_LK(lk_ck_window(c->stream, c->ck_s, c->ck_sa, mx_dy, c->dact[l], &d, n * (size_t)d.oc, 1));
         CHECK_LK(lk_ck_conv_bwd_data(c->stream, v + L->off[l][CK_BWD_DATA], c->dact[l - 1], w, c->ck_s, c->ck_sa, mx_dy,
                                      &d, n, 0));
+        /* the random-weighted backward-data relations (BWD_DATA_RND), A, Y, S the plain BWD_DATA's */
+        CHECK_LK(lk_ck_conv_rnd(c->stream, v + L->off[l][CK_BWD_DATA_RND], v + L->off[l][CK_BWD_DATA], c->dact[l - 1],
+                                c->dact[l], w, NULL, &d, n, 1, c->ck_rnd, v + L->input_off, (uint32_t)c->step,
+                                (uint32_t)stage, l));
         /* position-weighted (BWD_DATA_PW), in the same scratch after the plain relation */
         CHECK_LK(lk_ck_window(c->stream, c->ck_s, c->ck_sa, mx_dy, c->dact[l], &d, n * (size_t)d.oc, 3));
         CHECK_LK(lk_ck_conv_bwd_data(c->stream, v + L->off[l][CK_BWD_DATA_PW], c->dact[l - 1], w, c->ck_s, c->ck_sa,
@@ -804,6 +815,13 @@ static int ck_dense(cuda_ctx *c, const layer *ly, int l, const ck_layout *L, int
     /* every output of each sample re-done (FWD_DPEEK; EVAL too) */
     if (cp_ck_wants(stage, CK_FWD_DPEEK))
         CHECK_LK(lk_ck_dense_opeek(c->stream, v + L->off[l][CK_FWD_DPEEK], w, b, x, c->act[l], n, in, out, 0));
+    /* the random-weighted relations per sample (FWD_RND; EVAL too; BWD_DATA_RND in a step) */
+    if (cp_ck_wants(stage, CK_FWD_RND)) {
+        int bd = cp_ck_wants(stage, CK_BWD_DATA_RND) && L->cnt[l][CK_BWD_DATA_RND];
+        CHECK_LK(lk_ck_dense_rnd(c->stream, v + L->off[l][CK_FWD_RND], bd ? v + L->off[l][CK_BWD_DATA_RND] : NULL, w, b,
+                                 x, c->act[l], bd ? c->dact[l] : NULL, bd ? c->dact[l - 1] : NULL, n, in, out,
+                                 c->ck_rnd, v + L->input_off, (uint32_t)c->step, (uint32_t)stage, l));
+    }
     if (!cp_ck_wants(stage, CK_BWD_W)) return 0;
     if (L->cnt[l][CK_BWD_DATA_PS])
         CHECK_LK(lk_ck_dense_sample(c->stream, v + L->off[l][CK_BWD_DATA_PS], c->dact[l - 1], c->dact[l], rs, rsa,
@@ -1137,6 +1155,7 @@ static void cu_free(engine *e) {
     dev_free(c, (void **)&c->ck_sa, c->ck_s_bytes);
     dev_free(c, (void **)&c->ck_mx, c->ck_mx_bytes);
     dev_free(c, (void **)&c->ck_part, c->ck_part_bytes);
+    dev_free(c, (void **)&c->ck_rnd, c->ck_rnd_bytes);
     dev_free(c, (void **)&c->ck_p0, c->ck_p0 ? np : 0);
     dev_free(c, (void **)&c->ck_m0, c->ck_m0 ? np : 0);
     dev_free(c, (void **)&c->ck_v0, c->ck_v0 ? np : 0);

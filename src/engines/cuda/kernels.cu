@@ -16,6 +16,7 @@ extern "C" {
 #include "base/ops_elem.h"
 #include "base/checksum_ops.h"
 #include "base/checksum_peek.h"
+#include "base/checksum_rnd.h"
 }
 #include "engines/cuda/kernels.h"
 
@@ -645,6 +646,116 @@ __global__ void k_ck_conv_peek(double *o, const float *yt, const float *src, con
     }
 }
 
+#define LK_RND_DRAWS 2 /* engines/checksums.h's CK_RND_DRAWS (cuda_policy.c asserts it) */
+/* ---- random-weight relations (FWD_RND, BWD_DATA_RND; base/checksum_rnd.h) ----
+ * scratch rs: per draw dr, CK_RND_WS(n1..n4) doubles of weights [a n1][|a| n1][b n2][a' n3][|a'| n3][b' n4]
+ * (a dense layer: s = a, t = a'), then the relations' own (cp_ck_rnd) */
+#define CK_RND_WS(n1, n2, n3, n4) (2 * (n1) + (n2) + 2 * (n3) + (n4))
+__global__ void k_ck_rnd_weights(double *rs, size_t n1, size_t n2, size_t n3, size_t n4, const double *dig,
+                                 uint32_t step, uint32_t stage, int layer) {
+    size_t ws = CK_RND_WS(n1, n2, n3, n4);
+    uint64_t digest;
+    memcpy(&digest, dig, sizeof digest);
+    GRID_STRIDE(q, LK_RND_DRAWS * ws) {
+        int dr = (int)(q / ws);
+        size_t e = q % ws, i;
+        int what;
+        int ab = 0;
+        if (e < n1) what = 4 * dr, i = e;
+        else if (e < 2 * n1) what = 4 * dr, i = e - n1, ab = 1;
+        else if (e < 2 * n1 + n2) what = 4 * dr + 1, i = e - 2 * n1;
+        else if (e < 2 * n1 + n2 + n3) what = 4 * dr + 2, i = e - 2 * n1 - n2;
+        else if (e < 2 * n1 + n2 + 2 * n3) what = 4 * dr + 2, i = e - 2 * n1 - n2 - n3, ab = 1;
+        else what = 4 * dr + 3, i = e - 2 * n1 - n2 - 2 * n3;
+        double wv = ck_rnd_weight_one(digest, step, stage, layer, what, i);
+        rs[q] = ab ? fabs(wv) : wv;
+    }
+}
+/* conv, the source's weighted window sums: g[dr][(i ns + s) kk + t] */
+__global__ void k_ck_conv_rnd_win(double *g, const double *rs, size_t ws, const float *src, ck_conv_dims d, size_t n,
+                                  int bwd) {
+    size_t ns = bwd ? (size_t)d.oc : (size_t)d.c, kk = (size_t)d.k * d.k, per = n * ns * kk;
+    int R = bwd ? d.oh : d.h, Q = bwd ? d.ow : d.w, nrow = bwd ? d.h : d.oh, ncol = bwd ? d.w : d.ow;
+    size_t n1 = (size_t)d.oh, n2 = (size_t)d.ow, n3 = (size_t)d.h;
+    GRID_STRIDE(q, LK_RND_DRAWS * per) {
+        size_t dr = q / per, e = q % per, plane = e / kk, t = e % kk;
+        const double *W = rs + dr * ws;
+        const double *rw = bwd ? W + 2 * n1 + n2 : W, *cw = bwd ? W + 2 * n1 + n2 + 2 * n3 : W + 2 * n1;
+        g[q] = ck_rnd_win(src + plane * (size_t)R * Q, R, Q, d.k, d.pad, bwd ? 1 : -1, rw, nrow, cw, ncol,
+                          (int)(t / (size_t)d.k), (int)(t % (size_t)d.k));
+    }
+}
+/* conv, the relations: entry ((i NC + ch) draws + dr); A, Y, S the plain relation's (plain: its block) */
+__global__ void k_ck_conv_rnd_rel(double *o, const double *plain, const double *g, const double *rs, size_t ws,
+                                  const float *yt, const float *w, const float *b, ck_conv_dims d, size_t n, int bwd) {
+    size_t NC = bwd ? (size_t)d.c : (size_t)d.oc, ns = bwd ? (size_t)d.oc : (size_t)d.c, kk = (size_t)d.k * d.k;
+    int nrow = bwd ? d.h : d.oh, ncol = bwd ? d.w : d.ow;
+    size_t n1 = (size_t)d.oh, n2 = (size_t)d.ow, n3 = (size_t)d.h, per = n * ns * kk;
+    GRID_STRIDE(u, n * NC) {
+        size_t i = u / NC, ch = u % NC;
+        for (int dr = 0; dr < LK_RND_DRAWS; dr++) {
+            const double *W = rs + (size_t)dr * ws;
+            const double *ra = bwd ? W + 2 * n1 + n2 : W, *cb = bwd ? W + 2 * n1 + n2 + 2 * n3 : W + 2 * n1;
+            double rhs = bwd ? 0.0 : ck_rnd_total(W, n1) * ck_rnd_total(W + 2 * n1, n2) * (double)b[ch];
+            rhs = ck_rnd_rhs_acc(rhs, w, g + (size_t)dr * per + i * ns * kk, ns, (size_t)d.c, kk, ch, bwd);
+            double ys = ck_rnd_plane(yt + u * (size_t)nrow * ncol, nrow, ncol, ra, cb);
+            double *e = o + 4 * (u * LK_RND_DRAWS + (size_t)dr);
+            const double *pl = plain + 4 * u;
+            e[0] = ys - rhs, e[1] = pl[1], e[2] = pl[2], e[3] = pl[3];
+        }
+    }
+}
+/* dense, per layer: V[dr][in], VA[dr][in] (W^T s), RSA[out], U[dr][out], UA[dr][out] (W t), CA[in] */
+__global__ void k_ck_dense_rnd_prep(double *x, const double *rs, size_t ws, const float *w, size_t in, size_t out,
+                                    int bwd) {
+    double *V = x, *VA = V + LK_RND_DRAWS * in, *RSA = VA + LK_RND_DRAWS * in, *U = RSA + out;
+    double *UA = U + LK_RND_DRAWS * out, *CA = UA + LK_RND_DRAWS * out;
+    size_t t1 = LK_RND_DRAWS * in, t2 = t1 + out, t3 = t2 + LK_RND_DRAWS * out, t4 = t3 + in;
+    GRID_STRIDE(q, bwd ? t4 : t2) {
+        if (q < t1) {
+            size_t dr = q / in, k = q % in;
+            const double *W = rs + dr * ws;
+            ck_dense_rnd_col(w, W, W + out, out, in, k, &V[q], &VA[q]);
+        } else if (q < t2) {
+            RSA[q - t1] = ck_abs_lanes(w + (q - t1) * in, in);
+        } else if (q < t3) {
+            size_t dr = (q - t2) / out, j = (q - t2) % out;
+            const double *W = rs + dr * ws;
+            double qq[4];
+            ck_dot_lanes(w + j * in, W + 2 * out, W + 2 * out + in, in, qq);
+            U[q - t2] = qq[0], UA[q - t2] = qq[1];
+        } else {
+            CA[q - t3] = ck_dense_col_abs(w, out, in, q - t3);
+        }
+    }
+}
+/* dense, the scalars (one thread): SC[dr][4] (ck_dense_rnd_bias), CM (the largest column sum of |w|) */
+__global__ void k_ck_dense_rnd_scalars(double *x, const double *rs, size_t ws, const float *b, size_t in, size_t out) {
+    double *RSA = x + 2 * LK_RND_DRAWS * in, *CA = RSA + out + 2 * LK_RND_DRAWS * out, *SC = CA + in;
+    if (blockIdx.x || threadIdx.x) return;
+    for (int dr = 0; dr < LK_RND_DRAWS; dr++) {
+        const double *W = rs + (size_t)dr * ws;
+        ck_dense_rnd_bias(b, W, W + out, RSA, out, SC + 4 * dr);
+    }
+    SC[4 * LK_RND_DRAWS] = ck_max_of(CA, in);
+}
+/* dense, the relations: a thread per (sample, draw) */
+__global__ void k_ck_dense_rnd_rel(double *o, const double *x, const double *rs, size_t ws, const float *lhs,
+                                   const float *src, size_t n, size_t in, size_t out, int bwd) {
+    const double *V = x, *VA = V + LK_RND_DRAWS * in, *RSA = VA + LK_RND_DRAWS * in, *U = RSA + out;
+    const double *UA = U + LK_RND_DRAWS * out, *CA = UA + LK_RND_DRAWS * out, *SC = CA + in;
+    GRID_STRIDE(q, n * LK_RND_DRAWS) {
+        size_t p = q / LK_RND_DRAWS, dr = q % LK_RND_DRAWS;
+        const double *W = rs + dr * ws;
+        if (!bwd)
+            ck_dense_rnd_fwd(o + 4 * q, lhs + p * out, src + p * in, W, W + out, V + dr * in, VA + dr * in, SC + 4 * dr,
+                             out, in);
+        else
+            ck_dense_rnd_bwd(o + 4 * q, lhs + p * in, src + p * out, W + 2 * out, W + 2 * out + in, U + dr * out,
+                             UA + dr * out, SC[4 * LK_RND_DRAWS], out, in);
+    }
+}
+
 extern "C" int lk_ck_window(cudaStream_t s, double *sum, double *asum, double *mx, const float *x,
                             const ck_conv_dims *d, size_t planes, int dy_mode) {
     LAUNCH(planes * d->k * d->k, k_ck_window, sum, asum, mx, x, *d, planes, dy_mode);
@@ -708,6 +819,54 @@ extern "C" int lk_ck_conv_peek(cudaStream_t s, double *o, const float *yt, const
                                const float *b, const ck_conv_dims *d, size_t n, int bwd, const double *dig,
                                uint32_t step, uint32_t stage, int layer) {
     LAUNCH(n * (size_t)(bwd ? d->c : d->oc), k_ck_conv_peek, o, yt, src, w, b, *d, n, bwd, dig, step, stage, layer);
+}
+static size_t rnd_ws(const ck_conv_dims *d, int dense) {
+    return dense ? CK_RND_WS((size_t)d->oc, 0, (size_t)d->c, 0)
+                 : CK_RND_WS((size_t)d->oh, (size_t)d->ow, (size_t)d->h, (size_t)d->w);
+}
+extern "C" int lk_ck_conv_rnd(cudaStream_t s, double *o, const double *plain, const float *yt, const float *src,
+                              const float *w, const float *b, const ck_conv_dims *d, size_t n, int bwd, double *rs,
+                              const double *dig, uint32_t step, uint32_t stage, int layer) {
+    size_t ws = rnd_ws(d, 0), ns = bwd ? (size_t)d->oc : (size_t)d->c, NC = bwd ? (size_t)d->c : (size_t)d->oc;
+    size_t kk = (size_t)d->k * d->k, per = n * ns * kk;
+    double *g = rs + LK_RND_DRAWS * ws;
+    unsigned nb = cp_grid_blocks(LK_RND_DRAWS * ws, LK_THREADS, LK_MAX_BLOCKS);
+    if (nb == 0 || n == 0) return 0;
+    clear_stale();
+    k_ck_rnd_weights<<<nb, LK_THREADS, 0, s>>>(rs, (size_t)d->oh, (size_t)d->ow, (size_t)d->h, (size_t)d->w, dig, step,
+                                                stage, layer);
+    int rc = launched();
+    if (rc) return rc;
+    k_ck_conv_rnd_win<<<cp_grid_blocks(LK_RND_DRAWS * per, LK_THREADS, LK_MAX_BLOCKS), LK_THREADS, 0, s>>>(
+        g, rs, ws, src, *d, n, bwd);
+    if ((rc = launched())) return rc;
+    k_ck_conv_rnd_rel<<<cp_grid_blocks(n * NC, LK_THREADS, LK_MAX_BLOCKS), LK_THREADS, 0, s>>>(o, plain, g, rs, ws, yt,
+                                                                                              w, b, *d, n, bwd);
+    return launched();
+}
+extern "C" int lk_ck_dense_rnd(cudaStream_t s, double *of, double *ob, const float *w, const float *b, const float *x,
+                               const float *y, const float *dy, const float *dx, size_t n, size_t in, size_t out,
+                               double *rs, const double *dig, uint32_t step, uint32_t stage, int layer) {
+    ck_conv_dims d = {(int)in, 1, 1, (int)out, 1, 1, 1, 0};
+    size_t ws = rnd_ws(&d, 1);
+    double *x2 = rs + LK_RND_DRAWS * ws;
+    int bwd = ob != NULL, rc;
+    if (n == 0) return 0;
+    clear_stale();
+    k_ck_rnd_weights<<<cp_grid_blocks(LK_RND_DRAWS * ws, LK_THREADS, LK_MAX_BLOCKS), LK_THREADS, 0, s>>>(
+        rs, out, 0, in, 0, dig, step, stage, layer);
+    if ((rc = launched())) return rc;
+    size_t t = LK_RND_DRAWS * in + out + (bwd ? LK_RND_DRAWS * out + in : 0);
+    k_ck_dense_rnd_prep<<<cp_grid_blocks(t, LK_THREADS, LK_MAX_BLOCKS), LK_THREADS, 0, s>>>(x2, rs, ws, w, in, out, bwd);
+    if ((rc = launched())) return rc;
+    k_ck_dense_rnd_scalars<<<1, 1, 0, s>>>(x2, rs, ws, b, in, out);
+    if ((rc = launched())) return rc;
+    unsigned nb = cp_grid_blocks(n * LK_RND_DRAWS, LK_THREADS, LK_MAX_BLOCKS);
+    k_ck_dense_rnd_rel<<<nb, LK_THREADS, 0, s>>>(of, x2, rs, ws, y, x, n, in, out, 0);
+    if ((rc = launched())) return rc;
+    if (!bwd) return 0;
+    k_ck_dense_rnd_rel<<<nb, LK_THREADS, 0, s>>>(ob, x2, rs, ws, dx, dy, n, in, out, 1);
+    return launched();
 }
 extern "C" int lk_ck_dense_zero(cudaStream_t s, double *o, const float *dw, const float *dy, const float *x,
                                 const double *xa, size_t n, size_t in, size_t out) {

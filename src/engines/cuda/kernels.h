@@ -112,6 +112,21 @@ int lk_ck_dense_zero(cudaStream_t s, double *o, const float *dw, const float *dy
 int lk_ck_conv_peek(cudaStream_t s, double *o, const float *yt, const float *src, const float *w, const float *b,
                     const ck_conv_dims *d, size_t n, int bwd, const double *dig, uint32_t step, uint32_t stage,
                     int layer);
+/* FWD_RND (bwd 0: yt = y, src = x, b the bias, plain = the FWD block) or
+ * BWD_DATA_RND (bwd 1: yt = dx, src = dy, b NULL, plain = BWD_DATA) of a
+ * conv layer: the stage's random weights into rs (keyed by the INPUT
+ * slot dig, step and stage, as ck_rnd_weights), the source's weighted
+ * window sums, then per (sample, channel) and draw the relation
+ * (base/checksum_rnd.h), A, Y, S copied from the plain one; rs:
+ * cp_ck_rnd doubles of scratch */
+int lk_ck_conv_rnd(cudaStream_t s, double *o, const double *plain, const float *yt, const float *src, const float *w,
+                   const float *b, const ck_conv_dims *d, size_t n, int bwd, double *rs, const double *dig,
+                   uint32_t step, uint32_t stage, int layer);
+/* FWD_RND (of) and, ob != NULL, BWD_DATA_RND (ob; dy, dx) of a dense layer
+ * (w: out x in), per sample and draw (base/checksum_rnd.h); rs as above */
+int lk_ck_dense_rnd(cudaStream_t s, double *of, double *ob, const float *w, const float *b, const float *x,
+                    const float *y, const float *dy, const float *dx, size_t n, size_t in, size_t out, double *rs,
+                    const double *dig, uint32_t step, uint32_t stage, int layer);
 /* FWD_DPEEK (bwd 0: x the layer's input, y its output, b the bias) or
  * BWD_DATA_DPEEK (bwd 1: x = dy, y = dx, b NULL) of a dense layer (w: out
  * x in): per sample, every element re-done and the worst kept

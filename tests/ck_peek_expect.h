@@ -22,7 +22,7 @@
 /* An engine's tensors after a step: params, each layer's output and its
  * gradient (dact NULL for an EVAL stage), the input batch x. */
 typedef struct {
-    float *p, *act[MODEL_MAX_LAYERS], *dact[MODEL_MAX_LAYERS];
+    float *p, *g, *act[MODEL_MAX_LAYERS], *dact[MODEL_MAX_LAYERS]; /* g: the gradients (NULL at EVAL) */
     const float *x;
 } peek_tensors;
 
@@ -32,6 +32,11 @@ static inline void peek_tensors_get(peek_tensors *t, engine *e, const model *m, 
     t->p = malloc(m->n_params * 4);
     assert_non_null(t->p);
     assert_int_equal(engine_get_tensor(e, (tensor_id){TENSOR_PARAMS, 0}, t->p), 0);
+    if (grads) {
+        t->g = malloc(m->n_params * 4);
+        assert_non_null(t->g);
+        assert_int_equal(engine_get_tensor(e, (tensor_id){TENSOR_GRADS, 0}, t->g), 0);
+    }
     for (int l = 0; l < m->n_layers; l++) {
         size_t z = n * layer_out_size(&m->layers[l]);
         t->act[l] = malloc(z * 4);
@@ -46,7 +51,7 @@ static inline void peek_tensors_get(peek_tensors *t, engine *e, const model *m, 
 
 static inline void peek_tensors_free(peek_tensors *t, const model *m) {
     for (int l = 0; l < m->n_layers; l++) free(t->act[l]), free(t->dact[l]);
-    free(t->p);
+    free(t->p), free(t->g);
 }
 
 /* k_ck_dense_opeek's split, on the host: T threads, strided elements, a
@@ -255,6 +260,42 @@ static inline size_t expect_rnd(const model *m, const double *v, size_t n, const
                 }
             }
             free(V), free(W);
+        }
+    }
+    return cnt;
+}
+
+/* Every conv and dense layer's BWD_W_PEEK entries of v (a STEP vector)
+ * against base/checksum_peek.h's loops (ck_peek_elems_at, then
+ * ck_conv_wpeek_filter or ck_dense_wpeek_row) over t's tensors, bit for
+ * bit; the elements also checked against engines/checksums.c's
+ * ck_peek_elems.  Returns the entries compared, *kept those with A > 0. */
+static inline size_t expect_wpeek(const model *m, const double *v, size_t n, const peek_tensors *t, size_t *kept) {
+    ck_layout L;
+    ck_layout_make(&L, m, n);
+    uint64_t dig = ck_get_u64(v + L.input_off);
+    uint32_t stage = (uint32_t)v[0], step = (uint32_t)v[2];
+    size_t cnt = 0;
+    for (int l = 0; l < m->n_layers && t->g; l++) {
+        const layer *ly = &m->layers[l];
+        if (ly->kind != LAYER_CONV && ly->kind != LAYER_DENSE) continue;
+        const float *dw = t->g + m->tensors[ly->w_tensor].offset, *x = l ? t->act[l - 1] : t->x;
+        size_t row = m->tensors[ly->w_tensor].numel / (size_t)ly->out_c;
+        ck_conv_dims d = {ly->in_c, ly->in_h, ly->in_w, ly->out_c, ly->out_h, ly->out_w, ly->k, ly->pad};
+        for (size_t u = 0; u < (size_t)ly->out_c; u++, cnt++) {
+            size_t te[CK_PEEK], th[CK_PEEK];
+            ck_peek_elems_at(te, dw + u * row, row, dig, step, stage, l, u);
+            ck_peek_elems(th, dw + u * row, row, ck_rnd_key(dig, step, (int)stage), l, u);
+            if (memcmp(te, th, sizeof te)) fail_msg("%s unit %zu: other elements than ck_peek_elems'", ly->name, u);
+            double want[4];
+            if (ly->kind == LAYER_CONV) ck_conv_wpeek_filter(want, dw + u * row, x, t->dact[l], &d, n, u, te);
+            else ck_dense_wpeek_row(want, dw, t->dact[l], x, n, row, (size_t)ly->out_c, u, te);
+            const double *got = v + L.off[l][CK_BWD_W_PEEK] + CK_REL * u;
+            if (!same_bits4(got, want))
+                fail_msg("%s %s unit %zu: vector (%.17g %.17g %.17g %.17g), checksum_peek.h's loop (%.17g %.17g %.17g "
+                         "%.17g)", ly->name, ck_phase_name(CK_BWD_W_PEEK), u, got[0], got[1], got[2], got[3], want[0],
+                         want[1], want[2], want[3]);
+            *kept += want[1] > 0;
         }
     }
     return cnt;

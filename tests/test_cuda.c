@@ -396,7 +396,7 @@ static void test_peek_host(void **st) {
     model_init_params(&m, p, 42);
     assert_int_equal(engine_set_params(e, p), 0);
     adam_cfg a = adam_default();
-    size_t cnt = 0, kept = 0, pcnt = 0, pkept = 0, rcnt = 0;
+    size_t cnt = 0, kept = 0, pcnt = 0, pkept = 0, rcnt = 0, wcnt = 0, wkept = 0;
     for (uint32_t step = 1; step <= 3; step++) { /* the initial weights, then trained ones */
         blank_batch(x, y, N, in, step);
         assert_int_equal(engine_set_batch(e, x, y, N, step), 0);
@@ -409,6 +409,7 @@ static void test_peek_host(void **st) {
         cnt += expect_dpeek(&m, v, N, &t, step == 1 ? 128 : step == 2 ? 32 : 1, &kept);
         pcnt += expect_peek(&m, v, N, &t, &pkept);
         rcnt += expect_rnd(&m, v, N, &t);
+        wcnt += expect_wpeek(&m, v, N, &t, &wkept);
         peek_tensors_free(&t, &m);
         assert_int_equal(engine_update(e, &a, step), 0);
         assert_int_equal(engine_checksums(e, CK_STAGE_UPDATE, v), 0);
@@ -423,6 +424,10 @@ static void test_peek_host(void **st) {
     pcnt += expect_peek(&m, v, N, &t, &pkept);
     rcnt += expect_rnd(&m, v, N, &t);
     print_message("random-weight relations: %zu entries bit for bit as the cpu engine's\n", rcnt);
+    print_message("weight-gradient sampled elements: %zu entries bit for bit as the cpu engine's, %zu re-done\n", wcnt,
+                  wkept);
+    assert_int_equal(wcnt, 3 * (16 + 32 + 64 + 10)); /* a filter or row each, 3 steps */
+    assert_true(wkept * 2 > wcnt); /* a row whose dy is 0 in the whole batch keeps nothing (its dW must be 0) */
     /* per draw: conv1 (16 forward), conv2 (32, 16), fc1 (1, 1), fc2 (1, 1) a sample, 3 steps; the forward at eval */
     assert_int_equal(rcnt, CK_RND_DRAWS * (3 * N * (16 + 48 + 4) + N * (16 + 32 + 2)));
     print_message("dense output elements: %zu entries bit for bit as the cpu engine's, %zu with a re-done element\n",
@@ -451,7 +456,8 @@ static void test_dpeek_judged(void **st) {
     assert_true(extra >> CK_FWD_DPEEK & 1u);
     assert_true(extra >> CK_BWD_DATA_DPEEK & 1u);
     for (int ph = CK_FWD_RND; ph < CK_NPHASE_ALL; ph++) /* what the device computes of the blocks after the level */
-        assert_int_equal(extra >> ph & 1u, ph == CK_FWD_RND || ph == CK_BWD_DATA_RND || ph == CK_FWD_PEEK ||
+        assert_int_equal(extra >> ph & 1u, ph == CK_FWD_RND || ph == CK_BWD_DATA_RND || ph == CK_BWD_W_PEEK ||
+                                               ph == CK_FWD_PEEK ||
                                                ph == CK_BWD_DATA_PEEK || ph == CK_FWD_DPEEK || ph == CK_BWD_DATA_DPEEK);
     assert_int_equal(ck_engine_extra_phases("cpu"), 0);
     assert_int_equal(ck_engine_has_rnd("cuda"), 0);
@@ -585,6 +591,30 @@ static void test_dpeek_judged(void **st) {
     if (!rnd_named) fail_msg("%s (+e, +e, -e, -e) along a row: not named by FWD_RND", c1->name);
     print_message("%s (+e, +e, -e, -e) along a row: named by FWD_RND (violations %d, %d before)\n", c1->name, cv.n_viol,
                   before);
+    /* fc1's dW: each row's largest |dW| 8 times its own bound (gamma_n A, n the batch) up, re-done by the host
+     * loop as the device would: BWD_W_PEEK names it */
+    {
+        size_t fo = (size_t)ly->out_c, fi = (size_t)ly->in_c;
+        float *gw = t.g + m.tensors[ly->w_tensor].offset;
+        double gn = (double)N * U32 / (1 - (double)N * U32);
+        for (size_t j = 0; j < fo; j++) {
+            size_t te[CK_PEEK];
+            ck_peek_elems_at(te, gw + j * fi, fi, dig, 1, CK_STAGE_STEP, l, j);
+            size_t big = te[CK_PEEK - 1];
+            double R2, A2;
+            (void)ck_dense_redo(t.dact[l], t.act[l - 1], N, fi, fo, j, big, &R2, &A2);
+            gw[j * fi + big] = (float)((double)gw[j * fi + big] + 8 * gn * A2);
+            ck_peek_elems_at(te, gw + j * fi, fi, dig, 1, CK_STAGE_STEP, l, j); /* still the largest */
+            ck_dense_wpeek_row(v2 + L.off[l][CK_BWD_W_PEEK] + CK_REL * j, gw, t.dact[l], t.act[l - 1], N, fi, fo, j, te);
+        }
+        ck_verdict_init(&cv);
+        assert_int_equal(checksums_judge_blocks(&m, v2, N, y, 0, CK_BLOCKS_Z, extra, &cv), 0);
+        int wnamed = 0;
+        for (int k = 0; k < cv.n_viol; k++)
+            wnamed |= cv.v[k].layer == l && strstr(cv.v[k].what, "first, last, largest and sampled elements") != NULL;
+        if (!wnamed) fail_msg("%s dW 8x its bound: not named by BWD_W_PEEK", ly->name);
+        print_message("%s largest dW of each row 8x its bound up: named by BWD_W_PEEK\n", ly->name);
+    }
     free(v2);
     peek_tensors_free(&t, &m);
     engine_free(e);
@@ -1137,6 +1167,12 @@ static void test_dev_checksums(void **st) {
     size_t rcnt = expect_rnd(&m, v, N, &pt);
     print_message("device random-weight relations: %zu entries bit for bit as the host loops\n", rcnt);
     assert_true(rcnt > 0);
+    /* the weight gradients' sampled elements (k_ck_conv_wpeek, k_ck_dense_wpeek) */
+    kept = 0;
+    cnt = expect_wpeek(&m, v, N, &pt, &kept);
+    print_message("device weight-gradient sampled elements: %zu entries bit for bit as the host loop, %zu re-done\n",
+                  cnt, kept);
+    assert_true(cnt > 0 && kept * 2 > cnt);
     peek_tensors_free(&pt, &m);
     print_message("device conv planes' sampled elements: %zu entries bit for bit as the host loop, %zu re-done\n",
                   cnt, kept);
@@ -1177,6 +1213,7 @@ static void test_dev_checksums(void **st) {
         (void)ck_dense_elem_redo(w, (l ? pt.act[l - 1] : x) + i * fin, fin, fin, j, 0, &R, &A);
         A += fabs((double)b[j]);
         double K = (double)fin + 1, gam = K * U32 / (1 - K * U32);
+        float orig = pt.act[l][i * out + j];
         pt.act[l][i * out + j] = (float)((double)pt.act[l][i * out + j] + 6 * gam * A);
         assert_int_equal(engine_set_tensor(e, (tensor_id){TENSOR_ACT, l}, pt.act[l]), 0);
         assert_int_equal(engine_checksums(e, CK_STAGE_STEP, v), 0);
@@ -1185,6 +1222,24 @@ static void test_dev_checksums(void **st) {
         int named = 0;
         for (int k = 0; k < cv.n_viol; k++) named |= cv.v[k].layer == l && strstr(cv.v[k].what, "every output") != NULL;
         if (!named) fail_msg("%s output 6x its bound off: not named by the device's DPEEK block", ly->name);
+        /* its dW: row 2's largest |dW| 8 times its own bound up, set on the device (the output put back):
+         * BWD_W_PEEK names it */
+        pt.act[l][i * out + j] = orig;
+        assert_int_equal(engine_set_tensor(e, (tensor_id){TENSOR_ACT, l}, pt.act[l]), 0);
+        float *gw = pt.g + m.tensors[ly->w_tensor].offset;
+        uint64_t dig = ck_get_u64(v + L.input_off);
+        size_t te[CK_PEEK], jr = 2;
+        ck_peek_elems_at(te, gw + jr * fin, fin, dig, (uint32_t)v[2], CK_STAGE_STEP, l, jr);
+        (void)ck_dense_redo(pt.dact[l], l ? pt.act[l - 1] : x, N, fin, out, jr, te[CK_PEEK - 1], &R, &A);
+        gw[jr * fin + te[CK_PEEK - 1]] += (float)(8 * ((double)N * U32 / (1 - (double)N * U32)) * A);
+        assert_int_equal(engine_set_tensor(e, (tensor_id){TENSOR_GRADS, 0}, pt.g), 0);
+        assert_int_equal(engine_checksums(e, CK_STAGE_STEP, v), 0);
+        ck_verdict_init(&cv);
+        assert_int_equal(checksums_judge_blocks(&m, v, N, y, 0, CK_BLOCKS_Z, extra, &cv), 0);
+        named = 0;
+        for (int k = 0; k < cv.n_viol; k++)
+            named |= cv.v[k].layer == l && strstr(cv.v[k].what, "first, last, largest and sampled elements") != NULL;
+        if (!named) fail_msg("%s dW 8x its bound: not named by the device's BWD_W_PEEK block", ly->name);
         peek_tensors_free(&pt, &m);
     }
     /* conv1's output, one element doubled */

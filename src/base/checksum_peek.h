@@ -39,6 +39,9 @@
 /* elements re-done per conv plane: first, last, largest and drawn
  * (engines/checksums.h's CK_OPEEK, which asserts it is this) */
 enum { CK_PEEK_PLANE = 4 };
+/* elements re-done per dW filter or row: first, last, CK_WPEEK_RANDOM
+ * drawn, largest (engines/checksums.h's CK_PEEK, CK_PEEK_RANDOM) */
+enum { CK_WPEEK_RANDOM = 2, CK_WPEEK = 3 + CK_WPEEK_RANDOM };
 
 /* A kept element with its index, for merging the worst of several
  * threads' elements: p wins over q when its key is larger, or equal with
@@ -208,6 +211,85 @@ LS_HD void ck_conv_plane_peek(double *o, const float *yp, const float *src, cons
         ck_zero_keep(&w_, yp[t[e]], bias + R, fabs(bias) + A, sub);
     }
     ck_worst_put(&w_, o);
+}
+
+/* ---- weight-gradient elements (BWD_W_PEEK) ------------------------------ */
+
+/* Drawn element k (< CK_WPEEK_RANDOM) of filter or row u of cnt
+ * elements: Philox at counter {u, step, stage 2^12 + layer 2^4 + 8 + k}
+ * (engines/checksums.c's ck_peek_elems calls this) */
+LS_HD size_t ck_peek_draw_one(uint64_t digest, uint32_t step, uint32_t stage, int layer, size_t u, int k, size_t cnt) {
+    uint32_t c = stage << 12 | (uint32_t)layer << 4;
+    uint32_t z = rng_u32(digest, (uint32_t)u, step, c | (uint32_t)(8 + k), RNG_STREAM_CK);
+    return cnt ? (size_t)(((uint64_t)z * cnt) >> 32) : 0;
+}
+/* The elements of unit u (cnt elements at v): t[0] = 0, t[1] = cnt - 1,
+ * CK_WPEEK_RANDOM drawn, then the first of the largest |v| (a NaN never) */
+LS_HD void ck_peek_elems_at(size_t *t, const float *v, size_t cnt, uint64_t digest, uint32_t step, uint32_t stage,
+                            int layer, size_t u) {
+    t[0] = 0, t[1] = cnt ? cnt - 1 : 0;
+    for (int k = 0; k < CK_WPEEK_RANDOM; k++) t[2 + k] = ck_peek_draw_one(digest, step, stage, layer, u, k, cnt);
+    size_t am = 0;
+    float m = -1.0f;
+    for (size_t e = 0; e < cnt; e++)
+        if (fabsf(v[e]) > m) m = fabsf(v[e]), am = e;
+    t[2 + CK_WPEEK_RANDOM] = am;
+}
+/* Row j of a dense layer's dW (out x in): its elements t re-done over the
+ * batch (ck_dense_redo, samples in order), the worst kept; o: 4 doubles */
+LS_HD void ck_dense_wpeek_row(double *o, const float *dw, const float *dy, const float *x, size_t n, size_t in,
+                              size_t out, size_t j, const size_t *t) {
+    ck_worst w;
+    ck_worst_init(&w);
+    for (int e = 0; e < CK_WPEEK; e++) {
+        double R, A;
+        int sub = ck_dense_redo(dy, x, n, in, out, j, t[e], &R, &A);
+        ck_zero_keep(&w, dw[j * in + t[e]], R, A, sub);
+    }
+    ck_worst_put(&w, o);
+}
+/* Sample i's terms of element t = (c, kh, kw) of filter oc of a conv
+ * layer's dW (plain x, dy), output positions in order: *R, *A (the
+ * host's ck_conv_redo adds these per sample, samples in order) */
+LS_HD int ck_conv_redo_sample(const float *x, const float *dy, const ck_conv_dims *d, size_t i, size_t oc, size_t t,
+                              double *R, double *A) {
+    size_t kk = (size_t)d->k * d->k, HW = (size_t)d->h * d->w, OP = (size_t)d->oh * d->ow, c = t / kk;
+    int kh = (int)((t % kk) / (size_t)d->k), kw = (int)(t % (size_t)d->k), sub = 0;
+    const float *gp = dy + (i * (size_t)d->oc + oc) * OP, *xp = x + (i * (size_t)d->c + c) * HW;
+    double ri = 0, ai = 0;
+    for (int ya = 0; ya < d->oh; ya++) {
+        int ih = ya + kh - d->pad;
+        if (ih < 0 || ih >= d->h) continue;
+        for (int yb = 0; yb < d->ow; yb++) {
+            int iw = yb + kw - d->pad;
+            if (iw < 0 || iw >= d->w) continue;
+            float g = gp[(size_t)ya * d->ow + yb], xv = xp[(size_t)ih * d->w + iw];
+            double tt = (double)g * (double)xv;
+            sub |= (g != 0) & (xv != 0) & ((fabsf(g) < 0x1p-126f) | (fabsf(xv) < 0x1p-126f));
+            ri += tt, ai += fabs(tt);
+        }
+    }
+    *R = ri, *A = ai;
+    return sub;
+}
+/* The host loop of a conv filter's entry: its elements t re-done, each
+ * over the samples in order (ck_conv_redo_sample, then added), the worst
+ * kept; dwf the filter's C k k dW */
+LS_HD void ck_conv_wpeek_filter(double *o, const float *dwf, const float *x, const float *dy, const ck_conv_dims *d,
+                                size_t n, size_t oc, const size_t *t) {
+    ck_worst w;
+    ck_worst_init(&w);
+    for (int e = 0; e < CK_WPEEK; e++) {
+        double R = 0, A = 0;
+        int sub = 0;
+        for (size_t i = 0; i < n; i++) {
+            double ri, ai;
+            sub |= ck_conv_redo_sample(x, dy, d, i, oc, t[e], &ri, &ai);
+            R += ri, A += ai;
+        }
+        ck_zero_keep(&w, dwf[t[e]], R, A, sub);
+    }
+    ck_worst_put(&w, o);
 }
 
 #endif

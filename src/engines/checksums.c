@@ -57,7 +57,8 @@ const char *ck_phase_name(int phase) {
 int ck_engine_has_rnd(const char *spec) { return strncmp(spec, "cuda", 4) != 0; }
 unsigned ck_engine_extra_phases(const char *spec) {
     return ck_engine_has_rnd(spec) ? 0u
-                                   : 1u << CK_FWD_RND | 1u << CK_BWD_DATA_RND | 1u << CK_FWD_PEEK |
+                                   : 1u << CK_FWD_RND | 1u << CK_BWD_DATA_RND | 1u << CK_BWD_W_PEEK |
+                                         1u << CK_FWD_PEEK |
                                          1u << CK_BWD_DATA_PEEK | 1u << CK_FWD_DPEEK | 1u << CK_BWD_DATA_DPEEK;
 }
 
@@ -68,18 +69,10 @@ ck_rnd_key_t ck_rnd_key(uint64_t input_digest, long step, int stage) {
 
 /* base/rng.h's Philox, stream RNG_STREAM_CK: counter {index, step, stage
  * 2^12 + layer 2^4 + what, CK}, keyed by the input digest */
+_Static_assert((int)CK_PEEK_RANDOM == (int)CK_WPEEK_RANDOM && (int)CK_PEEK == (int)CK_WPEEK,
+               "base/checksum_peek.h re-does as many dW elements (the device's)");
 void ck_peek_elems(size_t *t, const float *v, size_t cnt, ck_rnd_key_t key, int layer, size_t u) {
-    t[0] = 0, t[1] = cnt ? cnt - 1 : 0;
-    uint32_t c = key.stage << 12 | (uint32_t)layer << 4;
-    for (int k = 0; k < CK_PEEK_RANDOM; k++) {
-        uint32_t z = rng_u32(key.digest, (uint32_t)u, key.step, c | (uint32_t)(8 + k), RNG_STREAM_CK);
-        t[2 + k] = cnt ? (size_t)(((uint64_t)z * cnt) >> 32) : 0;
-    }
-    size_t am = 0;
-    float m = -1.0f;
-    for (size_t e = 0; e < cnt; e++)
-        if (fabsf(v[e]) > m) m = fabsf(v[e]), am = e;
-    t[2 + CK_PEEK_RANDOM] = am;
+    ck_peek_elems_at(t, v, cnt, key.digest, key.step, key.stage, layer, u); /* base/checksum_peek.h: the device's too */
 }
 
 _Static_assert(CK_OPEEK_RANDOM <= 2, "ck_plane_draw's counters: what 10..13");

@@ -792,6 +792,9 @@ static int ck_conv(cuda_ctx *c, const layer *ly, int l, const ck_layout *L, int 
     /* zero and smallest elements (BWD_W_Z): a block per filter, reading only the samples whose x plane (mx_x) and
      * dy plane (ck_part's sum |dy|, left by the backward-weights relations) have a nonzero */
     CHECK_LK(lk_ck_conv_zero(c->stream, v + L->off[l][CK_BWD_W_Z], dw, x, c->dact[l], c->ck_part, mx_x, &d, n));
+    /* each filter's first, last, drawn and largest dW re-done (BWD_W_PEEK) */
+    CHECK_LK(lk_ck_conv_wpeek(c->stream, v + L->off[l][CK_BWD_W_PEEK], dw, x, c->dact[l], &d, n, v + L->input_off,
+                              (uint32_t)c->step, (uint32_t)stage, l));
 done:
     return rc;
 }
@@ -846,6 +849,9 @@ static int ck_dense(cuda_ctx *c, const layer *ly, int l, const ck_layout *L, int
     /* zero elements (BWD_W_Z): x's column sums of |.| in the same scratch, then a row per thread */
     CHECK_LK(lk_ck_sums(c->stream, c->ck_s, c->ck_sa, NULL, x, n, in, 0));
     CHECK_LK(lk_ck_dense_zero(c->stream, v + L->off[l][CK_BWD_W_Z], dw, c->dact[l], x, c->ck_sa, n, in, out));
+    /* each row's first, last, drawn and largest dW re-done (BWD_W_PEEK) */
+    CHECK_LK(lk_ck_dense_wpeek(c->stream, v + L->off[l][CK_BWD_W_PEEK], dw, c->dact[l], x, n, in, out, v + L->input_off,
+                               (uint32_t)c->step, (uint32_t)stage, l));
 done:
     return rc;
 }

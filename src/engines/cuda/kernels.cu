@@ -756,6 +756,60 @@ __global__ void k_ck_dense_rnd_rel(double *o, const double *x, const double *rs,
     }
 }
 
+/* BWD_W_PEEK (base/checksum_peek.h).  Dense: a thread per row (its
+ * elements, ck_peek_elems_at, then each re-done over the batch, the
+ * host's order).  Conv: a block per filter; thread 0 picks the elements;
+ * each element's per-sample sums by the threads (ck_conv_redo_sample, a
+ * sample each), added by thread 0 in sample order: the host's
+ * association, bit for bit. */
+__global__ void k_ck_dense_wpeek(double *o, const float *dw, const float *dy, const float *x, size_t n, size_t in,
+                                 size_t out, const double *dig, uint32_t step, uint32_t stage, int layer) {
+    uint64_t digest;
+    memcpy(&digest, dig, sizeof digest);
+    GRID_STRIDE(j, out) {
+        size_t t[CK_WPEEK];
+        ck_peek_elems_at(t, dw + j * in, in, digest, step, stage, layer, j);
+        ck_dense_wpeek_row(o + 4 * j, dw, dy, x, n, in, out, j, t);
+    }
+}
+__global__ void k_ck_conv_wpeek(double *o, const float *dw, const float *x, const float *dy, ck_conv_dims d, size_t n,
+                                const double *dig, uint32_t step, uint32_t stage, int layer) {
+    __shared__ double sR[LK_THREADS], sA[LK_THREADS];
+    __shared__ unsigned long long st[CK_WPEEK];
+    size_t ckk = (size_t)d.c * d.k * d.k;
+    uint64_t digest;
+    memcpy(&digest, dig, sizeof digest);
+    for (size_t oc = blockIdx.x; oc < (size_t)d.oc; oc += gridDim.x) {
+        const float *f = dw + oc * ckk;
+        if (threadIdx.x == 0) {
+            size_t t[CK_WPEEK];
+            ck_peek_elems_at(t, f, ckk, digest, step, stage, layer, oc);
+            for (int e = 0; e < CK_WPEEK; e++) st[e] = t[e];
+        }
+        __syncthreads();
+        ck_worst w;
+        ck_worst_init(&w);
+        for (int e = 0; e < CK_WPEEK; e++) {
+            size_t te = (size_t)st[e];
+            double R = 0, A = 0;
+            int sub = 0;
+            for (size_t i0 = 0; i0 < n; i0 += blockDim.x) {
+                size_t i = i0 + threadIdx.x;
+                double ri = 0, ai = 0;
+                int sb = i < n ? ck_conv_redo_sample(x, dy, &d, i, oc, te, &ri, &ai) : 0;
+                sR[threadIdx.x] = ri, sA[threadIdx.x] = ai;
+                sub |= __syncthreads_or(sb);
+                if (threadIdx.x == 0)
+                    for (size_t k = 0; k < blockDim.x && i0 + k < n; k++) R += sR[k], A += sA[k];
+                __syncthreads();
+            }
+            if (threadIdx.x == 0) ck_zero_keep(&w, f[te], R, A, sub);
+        }
+        if (threadIdx.x == 0) ck_worst_put(&w, o + 4 * oc);
+        __syncthreads();
+    }
+}
+
 extern "C" int lk_ck_window(cudaStream_t s, double *sum, double *asum, double *mx, const float *x,
                             const ck_conv_dims *d, size_t planes, int dy_mode) {
     LAUNCH(planes * d->k * d->k, k_ck_window, sum, asum, mx, x, *d, planes, dy_mode);
@@ -866,6 +920,20 @@ extern "C" int lk_ck_dense_rnd(cudaStream_t s, double *of, double *ob, const flo
     if ((rc = launched())) return rc;
     if (!bwd) return 0;
     k_ck_dense_rnd_rel<<<nb, LK_THREADS, 0, s>>>(ob, x2, rs, ws, dx, dy, n, in, out, 1);
+    return launched();
+}
+extern "C" int lk_ck_dense_wpeek(cudaStream_t s, double *o, const float *dw, const float *dy, const float *x,
+                                 size_t n, size_t in, size_t out, const double *dig, uint32_t step, uint32_t stage,
+                                 int layer) {
+    LAUNCH(out, k_ck_dense_wpeek, o, dw, dy, x, n, in, out, dig, step, stage, layer);
+}
+extern "C" int lk_ck_conv_wpeek(cudaStream_t s, double *o, const float *dw, const float *x, const float *dy,
+                                const ck_conv_dims *d, size_t n, const double *dig, uint32_t step, uint32_t stage,
+                                int layer) {
+    if (d->oc <= 0) return 0;
+    unsigned nb = d->oc < (int)LK_MAX_BLOCKS ? (unsigned)d->oc : LK_MAX_BLOCKS;
+    clear_stale();
+    k_ck_conv_wpeek<<<nb, LK_THREADS, 0, s>>>(o, dw, x, dy, *d, n, dig, step, stage, layer);
     return launched();
 }
 extern "C" int lk_ck_dense_zero(cudaStream_t s, double *o, const float *dw, const float *dy, const float *x,

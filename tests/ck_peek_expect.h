@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/checksum_blank.h"
 #include "base/checksum_peek.h"
 #include "base/checksum_rnd.h"
 #include "engines/checksums.h"
@@ -297,6 +298,40 @@ static inline size_t expect_wpeek(const model *m, const double *v, size_t n, con
                          want[1], want[2], want[3]);
             *kept += want[1] > 0;
         }
+    }
+    return cnt;
+}
+
+/* Every conv layer's FWD_BLANK entries of v against base/checksum_blank.h's
+ * host loop (ck_blank_sample) over t's tensors, bit for bit; returns the
+ * entries compared, *blank the blank positions and *grp the entries whose
+ * identical windows' term is nonzero. */
+static inline size_t expect_blank(const model *m, const double *v, size_t n, const peek_tensors *t, double *blank,
+                                  size_t *grp) {
+    ck_layout L;
+    ck_layout_make(&L, m, n);
+    size_t cnt = 0;
+    for (int l = 0; l < m->n_layers; l++) {
+        const layer *ly = &m->layers[l];
+        if (ly->kind != LAYER_CONV || !L.cnt[l][CK_FWD_BLANK]) continue;
+        ck_conv_dims d = {ly->in_c, ly->in_h, ly->in_w, ly->out_c, ly->out_h, ly->out_w, ly->k, ly->pad};
+        const float *w = t->p + m->tensors[ly->w_tensor].offset, *b = t->p + m->tensors[ly->b_tensor].offset;
+        const float *x = l ? t->act[l - 1] : t->x;
+        size_t HW = (size_t)d.h * d.w, P = (size_t)d.oh * d.ow;
+        uint64_t *hp = malloc((HW + P) * sizeof *hp);
+        uint32_t *fm = malloc(P * sizeof *fm);
+        assert_true(hp && fm);
+        for (size_t i = 0; i < n; i++, cnt++) {
+            double want[4];
+            ck_blank_sample(want, x, t->act[l], w, b, &d, i, hp, hp + HW, fm);
+            const double *got = v + L.off[l][CK_FWD_BLANK] + CK_REL * i;
+            if (!same_bits4(got, want))
+                fail_msg("%s %s sample %zu: vector (%.17g %.17g %.17g %.17g), checksum_blank.h's loop (%.17g %.17g "
+                         "%.17g %.17g)", ly->name, ck_phase_name(CK_FWD_BLANK), i, got[0], got[1], got[2], got[3],
+                         want[0], want[1], want[2], want[3]);
+            *blank += want[2], *grp += want[3] > 0;
+        }
+        free(hp), free(fm);
     }
     return cnt;
 }

@@ -369,11 +369,15 @@ static void test_create_or_unavailable(void **st) {
  * vector's blocks bit for bit (the same chains in the same order, in
  * double), and the judge reads them for a cuda engine. */
 
-/* a batch with blank areas, as images have (every other row 0 in half the samples) */
+/* a batch with blank areas and flat backgrounds, as images have: in odd
+ * samples the top 8 rows and the left 6 columns 0 and every other row of
+ * the rest 0 (blank windows, identical windows); in samples 4k + 2 the
+ * bottom 10 rows a constant (identical windows that are not blank) */
 static void blank_batch(float *x, int32_t *y, size_t n, size_t in, uint32_t step) {
     for (size_t i = 0; i < n * in; i++) {
-        size_t s = i / in, r = (i % in) / 28;
-        x[i] = (s & 1) && (r & 1) ? 0.0f : rng_uniform(11, (uint32_t)i, step, 0, 3);
+        size_t s = i / in, r = (i % in) / 28, c = (i % in) % 28;
+        float u = rng_uniform(11, (uint32_t)i, step, 0, 3);
+        x[i] = (s & 1) && (r < 8 || c < 6 || (r & 1)) ? 0.0f : s % 4 == 2 && r >= 18 ? 0.375f : u;
     }
     for (size_t i = 0; i < n; i++) y[i] = (int32_t)(rng_u32(11, (uint32_t)i, step, 1, 3) % 10);
 }
@@ -396,7 +400,8 @@ static void test_peek_host(void **st) {
     model_init_params(&m, p, 42);
     assert_int_equal(engine_set_params(e, p), 0);
     adam_cfg a = adam_default();
-    size_t cnt = 0, kept = 0, pcnt = 0, pkept = 0, rcnt = 0, wcnt = 0, wkept = 0;
+    size_t cnt = 0, kept = 0, pcnt = 0, pkept = 0, rcnt = 0, wcnt = 0, wkept = 0, bcnt = 0, bgrp = 0;
+    double bpos = 0;
     for (uint32_t step = 1; step <= 3; step++) { /* the initial weights, then trained ones */
         blank_batch(x, y, N, in, step);
         assert_int_equal(engine_set_batch(e, x, y, N, step), 0);
@@ -410,6 +415,7 @@ static void test_peek_host(void **st) {
         pcnt += expect_peek(&m, v, N, &t, &pkept);
         rcnt += expect_rnd(&m, v, N, &t);
         wcnt += expect_wpeek(&m, v, N, &t, &wkept);
+        bcnt += expect_blank(&m, v, N, &t, &bpos, &bgrp);
         peek_tensors_free(&t, &m);
         assert_int_equal(engine_update(e, &a, step), 0);
         assert_int_equal(engine_checksums(e, CK_STAGE_UPDATE, v), 0);
@@ -423,6 +429,11 @@ static void test_peek_host(void **st) {
     cnt += expect_dpeek(&m, v, N, &t, 128, &kept);
     pcnt += expect_peek(&m, v, N, &t, &pkept);
     rcnt += expect_rnd(&m, v, N, &t);
+    bcnt += expect_blank(&m, v, N, &t, &bpos, &bgrp);
+    print_message("blank and identical windows: %zu entries bit for bit as the cpu engine's (%.0f blank positions, %zu "
+                  "entries with identical windows' outputs apart)\n", bcnt, bpos, bgrp);
+    assert_int_equal(bcnt, 4 * N * 2); /* conv1, conv2: 3 steps and the evaluation */
+    assert_true(bpos > 0);
     print_message("random-weight relations: %zu entries bit for bit as the cpu engine's\n", rcnt);
     print_message("weight-gradient sampled elements: %zu entries bit for bit as the cpu engine's, %zu re-done\n", wcnt,
                   wkept);
@@ -456,7 +467,8 @@ static void test_dpeek_judged(void **st) {
     assert_true(extra >> CK_FWD_DPEEK & 1u);
     assert_true(extra >> CK_BWD_DATA_DPEEK & 1u);
     for (int ph = CK_FWD_RND; ph < CK_NPHASE_ALL; ph++) /* what the device computes of the blocks after the level */
-        assert_int_equal(extra >> ph & 1u, ph == CK_FWD_RND || ph == CK_BWD_DATA_RND || ph == CK_BWD_W_PEEK ||
+        assert_int_equal(extra >> ph & 1u, ph == CK_FWD_RND || ph == CK_BWD_DATA_RND || ph == CK_FWD_BLANK ||
+                                               ph == CK_BWD_W_PEEK ||
                                                ph == CK_FWD_PEEK ||
                                                ph == CK_BWD_DATA_PEEK || ph == CK_FWD_DPEEK || ph == CK_BWD_DATA_DPEEK);
     assert_int_equal(ck_engine_extra_phases("cpu"), 0);
@@ -617,6 +629,40 @@ static void test_dpeek_judged(void **st) {
     }
     free(v2);
     peek_tensors_free(&t, &m);
+    /* FWD_BLANK's two parts with a cpu engine's own vector after its conv1 output is moved (set_tensor):
+     * sample 1's output (2, 2) of channel 3, whose window is blank, and sample 2's output (22, 10) of
+     * channel 0, whose window is one of the flat background's identical windows; the host loop over the
+     * moved tensors gives the cpu engine's entries bit for bit, and the judge names both */
+    {
+        peek_tensors tb;
+        peek_tensors_get(&tb, e, &m, N, x, 1);
+        double *vc = malloc(L.total * sizeof *vc); /* the clean vector: judged with the moved FWD_BLANK alone */
+        assert_int_equal(engine_checksums(e, CK_STAGE_STEP, vc), 0);
+        const layer *c1 = &m.layers[0];
+        size_t P1 = (size_t)c1->out_h * c1->out_w, OC1 = (size_t)c1->out_c;
+        tb.act[0][(1 * OC1 + 3) * P1 + 2 * (size_t)c1->out_w + 2] += 0.5f;
+        tb.act[0][(2 * OC1 + 0) * P1 + 22 * (size_t)c1->out_w + 10] *= 1.001f;
+        assert_int_equal(engine_set_tensor(e, (tensor_id){TENSOR_ACT, 0}, tb.act[0]), 0);
+        assert_int_equal(engine_checksums(e, CK_STAGE_STEP, v), 0);
+        double bpos = 0;
+        size_t bgrp = 0, bcnt = expect_blank(&m, v, N, &tb, &bpos, &bgrp);
+        const double *e1 = v + L.off[0][CK_FWD_BLANK] + CK_REL * 1, *e2 = v + L.off[0][CK_FWD_BLANK] + CK_REL * 2;
+        print_message("conv1 moved: sample 1 %.0f blank output(s) off its bias (by %.3g), sample 2's identical "
+                      "windows %.3g of gamma_K apart (%zu entries bit for bit as the cpu engine's)\n", e1[0], e1[1],
+                      e2[3] / (10 * U32 / (1 - 10 * U32)), bcnt);
+        assert_true(e1[0] == 1 && e1[1] > 0.4 && e2[3] > 0 && bgrp == 1);
+        memcpy(vc + L.off[0][CK_FWD_BLANK], v + L.off[0][CK_FWD_BLANK], CK_REL * L.cnt[0][CK_FWD_BLANK] * sizeof *vc);
+        ck_verdict_init(&cv);
+        assert_int_equal(checksums_judge_blocks(&m, vc, N, y, 0, CK_BLOCKS_Z, extra, &cv), 0);
+        free(vc);
+        int nb = 0, ng = 0;
+        for (int k = 0; k < cv.n_viol; k++)
+            nb |= cv.v[k].layer == 0 && strstr(cv.v[k].what, "all-zero windows are not exactly its bias") != NULL,
+                ng |= cv.v[k].layer == 0 && strstr(cv.v[k].what, "identical windows") != NULL;
+        for (int k = 0; !(nb && ng) && k < cv.n_viol; k++) print_message("  %s (%g)\n", cv.v[k].what, cv.v[k].ratio);
+        if (!nb || !ng) fail_msg("conv1's blank and identical windows: named %d, %d", nb, ng);
+        peek_tensors_free(&tb, &m);
+    }
     engine_free(e);
     free(p), free(x), free(v);
 }
@@ -1173,6 +1219,13 @@ static void test_dev_checksums(void **st) {
     print_message("device weight-gradient sampled elements: %zu entries bit for bit as the host loop, %zu re-done\n",
                   cnt, kept);
     assert_true(cnt > 0 && kept * 2 > cnt);
+    /* blank and identical windows (k_ck_grp_*, k_ck_blank) */
+    double bpos = 0;
+    size_t bgrp = 0;
+    cnt = expect_blank(&m, v, N, &pt, &bpos, &bgrp);
+    print_message("device blank and identical windows: %zu entries bit for bit as the host loop (%.0f blank positions, "
+                  "%zu with identical windows apart)\n", cnt, bpos, bgrp);
+    assert_true(cnt > 0);
     peek_tensors_free(&pt, &m);
     print_message("device conv planes' sampled elements: %zu entries bit for bit as the host loop, %zu re-done\n",
                   cnt, kept);
@@ -1194,6 +1247,7 @@ static void test_dev_checksums(void **st) {
     cnt = expect_dpeek(&m, v, N, &pt, 128, &kept);
     cnt += expect_peek(&m, v, N, &pt, &kept);
     cnt += expect_rnd(&m, v, N, &pt);
+    cnt += expect_blank(&m, v, N, &pt, &bpos, &bgrp);
     peek_tensors_free(&pt, &m);
     assert_true(cnt > 0);
     /* the first dense layer's output: one element 6 times its own bound off, set on the device: the device's

@@ -57,7 +57,8 @@ const char *ck_phase_name(int phase) {
 int ck_engine_has_rnd(const char *spec) { return strncmp(spec, "cuda", 4) != 0; }
 unsigned ck_engine_extra_phases(const char *spec) {
     return ck_engine_has_rnd(spec) ? 0u
-                                   : 1u << CK_FWD_RND | 1u << CK_BWD_DATA_RND | 1u << CK_BWD_W_PEEK |
+                                   : 1u << CK_FWD_RND | 1u << CK_BWD_DATA_RND | 1u << CK_FWD_BLANK |
+                                         1u << CK_BWD_W_PEEK |
                                          1u << CK_FWD_PEEK |
                                          1u << CK_BWD_DATA_PEEK | 1u << CK_FWD_DPEEK | 1u << CK_BWD_DATA_DPEEK;
 }

@@ -267,6 +267,17 @@ size_t cp_ck_rnd(const model *m, size_t n) {
     return mx;
 }
 
+size_t cp_ck_blank(const model *m, size_t n) {
+    size_t mx = 8;
+    for (int l = 0; l < m->n_layers; l++) {
+        const layer *ly = &m->layers[l];
+        if (ly->kind != LAYER_CONV) continue;
+        size_t HW = (size_t)ly->in_h * ly->in_w, P = (size_t)ly->out_h * ly->out_w, t = n * (8 * (HW + P) + 4 * P);
+        mx = t > mx ? t : mx;
+    }
+    return mx;
+}
+
 size_t cp_ck_maxima(const model *m, size_t n) {
     size_t mx = 2;
     for (int l = 0; l < m->n_layers; l++) {
@@ -288,7 +299,7 @@ int cp_ck_wants(int stage, int phase) {
     if (stage == CK_STAGE_STEP) return phase >= CK_FWD && phase < CK_NPHASE_ALL;
     if (stage == CK_STAGE_EVAL)
         return phase == CK_FWD || phase == CK_FWD_PS || phase == CK_FWD_PW || phase == CK_FWD_RA || phase == CK_FWD_CA ||
-               phase == CK_FWD_DPEEK || phase == CK_FWD_PEEK || phase == CK_FWD_RND;
+               phase == CK_FWD_DPEEK || phase == CK_FWD_PEEK || phase == CK_FWD_RND || phase == CK_FWD_BLANK;
     return 0;
 }
 

@@ -134,6 +134,10 @@ int cp_ck_wants(int stage, int phase);
  * max(C, OC) k k each) or a dense layer's W^T s, W t and sums (5 in +
  * 5 out + 9); the largest layer's */
 size_t cp_ck_rnd(const model *m, size_t n);
+/* bytes of the blank and identical windows' scratch (lk_ck_blank) for a
+ * batch of n: per conv layer n (h w + oh ow) window hashes (8 bytes) and
+ * n oh ow group firsts (4 bytes); the largest layer's */
+size_t cp_ck_blank(const model *m, size_t n);
 int cp_ck_elem_kind(const layer *l);
 
 #endif

@@ -152,13 +152,14 @@ typedef struct {
     double *ck_vec, *ck_s, *ck_sa, *ck_mx; /* ck_mx: plane maxima (the relations' S) */
     double *ck_part; /* conv backward-weights: per (sample, filter) plane's sums (cp_ck_parts) */
     double *ck_rnd;  /* the random-weight relations' weights and sums (cp_ck_rnd) */
+    void *ck_grp;    /* the blank and identical windows' hashes (cp_ck_blank bytes) */
     /* LOCKSTEP_CUDA_CK_PROFILE=1: device time of the checksums per layer
      * (slot l) and of the digests (slot n_layers), printed at the end */
     int ck_prof;
     cudaEvent_t ck_pev[MODEL_MAX_LAYERS + 2];
     double ck_pms[MODEL_MAX_LAYERS + 1];
     long ck_pcalls;
-    size_t ck_vec_bytes, ck_s_bytes, ck_mx_bytes, ck_part_bytes, ck_rnd_bytes;
+    size_t ck_vec_bytes, ck_s_bytes, ck_mx_bytes, ck_part_bytes, ck_rnd_bytes, ck_grp_bytes;
     float *ck_p0, *ck_m0, *ck_v0;
     int ck_snap;
 
@@ -723,10 +724,12 @@ static int ck_alloc(engine *e, cuda_ctx *c, const ck_layout *Lmax) {
     c->ck_mx_bytes = cp_ck_maxima(e->m, e->max_batch) * sizeof(double);
     c->ck_part_bytes = cp_ck_parts(e->m, e->max_batch) * sizeof(double);
     c->ck_rnd_bytes = cp_ck_rnd(e->m, e->max_batch) * sizeof(double);
+    c->ck_grp_bytes = cp_ck_blank(e->m, e->max_batch);
     if ((rc = dev_alloc(c, (void **)&c->ck_vec, c->ck_vec_bytes)) || (rc = dev_alloc(c, (void **)&c->ck_s, c->ck_s_bytes)) ||
         (rc = dev_alloc(c, (void **)&c->ck_sa, c->ck_s_bytes)) || (rc = dev_alloc(c, (void **)&c->ck_mx, c->ck_mx_bytes)) ||
         (rc = dev_alloc(c, (void **)&c->ck_part, c->ck_part_bytes)) ||
         (rc = dev_alloc(c, (void **)&c->ck_rnd, c->ck_rnd_bytes)) ||
+        (rc = dev_alloc(c, (void **)&c->ck_grp, c->ck_grp_bytes)) ||
         (rc = dev_alloc(c, (void **)&c->ck_p0, np)) ||
         (rc = dev_alloc(c, (void **)&c->ck_m0, np)) || (rc = dev_alloc(c, (void **)&c->ck_v0, np)))
         return rc;
@@ -754,6 +757,9 @@ static int ck_conv(cuda_ctx *c, const layer *ly, int l, const ck_layout *L, int 
     if (cp_ck_wants(stage, CK_FWD_PEEK))
         CHECK_LK(lk_ck_conv_peek(c->stream, v + L->off[l][CK_FWD_PEEK], c->act[l], x, w, b, &d, n, 0, v + L->input_off,
                                  (uint32_t)c->step, (uint32_t)stage, l));
+    /* blank windows' outputs exactly the bias, identical windows' within 2 gamma_K S_g (FWD_BLANK; EVAL too) */
+    if (cp_ck_wants(stage, CK_FWD_BLANK))
+        CHECK_LK(lk_ck_blank(c->stream, v + L->off[l][CK_FWD_BLANK], x, c->act[l], w, b, &d, n, c->ck_grp));
     /* the random-weighted forward relations (FWD_RND; EVAL too), A, Y, S the plain FWD's */
     if (cp_ck_wants(stage, CK_FWD_RND))
         CHECK_LK(lk_ck_conv_rnd(c->stream, v + L->off[l][CK_FWD_RND], v + L->off[l][CK_FWD], c->act[l], x, w, b, &d, n,
@@ -1162,6 +1168,7 @@ static void cu_free(engine *e) {
     dev_free(c, (void **)&c->ck_mx, c->ck_mx_bytes);
     dev_free(c, (void **)&c->ck_part, c->ck_part_bytes);
     dev_free(c, (void **)&c->ck_rnd, c->ck_rnd_bytes);
+    dev_free(c, (void **)&c->ck_grp, c->ck_grp_bytes);
     dev_free(c, (void **)&c->ck_p0, c->ck_p0 ? np : 0);
     dev_free(c, (void **)&c->ck_m0, c->ck_m0 ? np : 0);
     dev_free(c, (void **)&c->ck_v0, c->ck_v0 ? np : 0);

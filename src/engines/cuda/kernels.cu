@@ -17,6 +17,7 @@ extern "C" {
 #include "base/checksum_ops.h"
 #include "base/checksum_peek.h"
 #include "base/checksum_rnd.h"
+#include "base/checksum_blank.h"
 }
 #include "engines/cuda/kernels.h"
 
@@ -810,6 +811,42 @@ __global__ void k_ck_conv_wpeek(double *o, const float *dw, const float *x, cons
     }
 }
 
+/* FWD_BLANK (base/checksum_blank.h): per (sample, input position) its
+ * hash, per (sample, output) its window key, per output the first of its
+ * group; then a block per sample whose threads take outputs, merged by a
+ * tree (counts and maxima: any order).  scr: n (HW + P) u64, n P u32. */
+__global__ void k_ck_grp_pos(uint64_t *hpos, const float *x, ck_conv_dims d, size_t n) {
+    size_t HW = (size_t)d.h * d.w, C = (size_t)d.c;
+    GRID_STRIDE(q, n * HW) hpos[q] = ck_grp_pos(x + (q / HW) * C * HW, C, HW, q % HW);
+}
+__global__ void k_ck_grp_key(uint64_t *key, const uint64_t *hpos, ck_conv_dims d, size_t n) {
+    size_t HW = (size_t)d.h * d.w, P = (size_t)d.oh * d.ow;
+    GRID_STRIDE(q, n * P) key[q] = ck_grp_key(hpos + (q / P) * HW, &d, q % P);
+}
+__global__ void k_ck_grp_first(uint32_t *fm, const uint64_t *key, ck_conv_dims d, size_t n) {
+    size_t P = (size_t)d.oh * d.ow;
+    GRID_STRIDE(q, n * P) fm[q] = ck_grp_first(key + (q / P) * P, P, q % P);
+}
+__global__ void k_ck_blank(double *o, const float *x, const float *y, const float *w, const float *b,
+                           const uint64_t *key, const uint32_t *fm, ck_conv_dims d, size_t n) {
+    __shared__ double sa[LK_THREADS][4];
+    size_t HW = (size_t)d.h * d.w, P = (size_t)d.oh * d.ow, C = (size_t)d.c, OC = (size_t)d.oc;
+    for (size_t i = blockIdx.x; i < n; i += gridDim.x) {
+        double acc[4] = {0, 0, 0, 0};
+        for (size_t p = threadIdx.x; p < P; p += blockDim.x)
+            ck_blank_output(acc, x + i * C * HW, y + i * OC * P, w, b, key + i * P, fm + i * P, &d, p);
+        for (int k = 0; k < 4; k++) sa[threadIdx.x][k] = acc[k];
+        __syncthreads();
+        for (unsigned h = blockDim.x / 2; h > 0; h >>= 1) {
+            if (threadIdx.x < h) ck_blank_merge(sa[threadIdx.x], sa[threadIdx.x + h]);
+            __syncthreads();
+        }
+        if (threadIdx.x == 0)
+            for (int k = 0; k < 4; k++) o[4 * i + (size_t)k] = sa[0][k];
+        __syncthreads();
+    }
+}
+
 extern "C" int lk_ck_window(cudaStream_t s, double *sum, double *asum, double *mx, const float *x,
                             const ck_conv_dims *d, size_t planes, int dy_mode) {
     LAUNCH(planes * d->k * d->k, k_ck_window, sum, asum, mx, x, *d, planes, dy_mode);
@@ -934,6 +971,24 @@ extern "C" int lk_ck_conv_wpeek(cudaStream_t s, double *o, const float *dw, cons
     unsigned nb = d->oc < (int)LK_MAX_BLOCKS ? (unsigned)d->oc : LK_MAX_BLOCKS;
     clear_stale();
     k_ck_conv_wpeek<<<nb, LK_THREADS, 0, s>>>(o, dw, x, dy, *d, n, dig, step, stage, layer);
+    return launched();
+}
+extern "C" int lk_ck_blank(cudaStream_t s, double *o, const float *x, const float *y, const float *w,
+                           const float *b, const ck_conv_dims *d, size_t n, void *scr) {
+    size_t HW = (size_t)d->h * d->w, P = (size_t)d->oh * d->ow;
+    uint64_t *hpos = (uint64_t *)scr, *key = hpos + n * HW;
+    uint32_t *fm = (uint32_t *)(key + n * P);
+    int rc;
+    if (n == 0 || P == 0) return 0;
+    clear_stale();
+    k_ck_grp_pos<<<cp_grid_blocks(n * HW, LK_THREADS, LK_MAX_BLOCKS), LK_THREADS, 0, s>>>(hpos, x, *d, n);
+    if ((rc = launched())) return rc;
+    k_ck_grp_key<<<cp_grid_blocks(n * P, LK_THREADS, LK_MAX_BLOCKS), LK_THREADS, 0, s>>>(key, hpos, *d, n);
+    if ((rc = launched())) return rc;
+    k_ck_grp_first<<<cp_grid_blocks(n * P, LK_THREADS, LK_MAX_BLOCKS), LK_THREADS, 0, s>>>(fm, key, *d, n);
+    if ((rc = launched())) return rc;
+    unsigned nb = n < LK_MAX_BLOCKS ? (unsigned)n : LK_MAX_BLOCKS;
+    k_ck_blank<<<nb, LK_THREADS, 0, s>>>(o, x, y, w, b, key, fm, *d, n);
     return launched();
 }
 extern "C" int lk_ck_dense_zero(cudaStream_t s, double *o, const float *dw, const float *dy, const float *x,

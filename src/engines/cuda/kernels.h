@@ -135,6 +135,12 @@ int lk_ck_dense_wpeek(cudaStream_t s, double *o, const float *dw, const float *d
                       size_t out, const double *dig, uint32_t step, uint32_t stage, int layer);
 int lk_ck_conv_wpeek(cudaStream_t s, double *o, const float *dw, const float *x, const float *dy,
                      const ck_conv_dims *d, size_t n, const double *dig, uint32_t step, uint32_t stage, int layer);
+/* FWD_BLANK of a conv layer (x, y plain NCHW, w OIHW, b the bias): per
+ * sample, its blank windows' outputs against the bias and its identical
+ * windows' outputs against each other (base/checksum_blank.h); scr:
+ * cp_ck_blank bytes of scratch */
+int lk_ck_blank(cudaStream_t s, double *o, const float *x, const float *y, const float *w, const float *b,
+                const ck_conv_dims *d, size_t n, void *scr);
 /* FWD_DPEEK (bwd 0: x the layer's input, y its output, b the bias) or
  * BWD_DATA_DPEEK (bwd 1: x = dy, y = dx, b NULL) of a dense layer (w: out
  * x in): per sample, every element re-done and the worst kept

@@ -20,7 +20,9 @@
 #include <string.h>
 
 #include "base/checksum_ops.h"
+#include "base/checksum_blank.h"
 #include "base/checksum_peek.h"
+#include "base/checksum_rnd.h"
 #include "base/ops_elem.h"
 #include "base/rng.h"
 #include "base/util.h"
@@ -4037,3 +4039,9 @@ int engine_checksums_host(engine *e, int stage_flags, double *out) {
     if (!only) digests(m, S->p0, S->m0, S->v0, out + L.digest_off);
     return LS_OK;
 }
+
+/* The device's copies (base/checksum_blank.h, checksum_rnd.h: the cuda
+ * engine's kernels) use the same constants as this file's loops. */
+_Static_assert((int)GRP_EXACT == (int)CK_GRP_EXACT && (int)CK_MAXK == (int)CK_GRP_MAXK,
+               "base/checksum_blank.h: the identical windows' groups and tap weights");
+_Static_assert((int)LANES == (int)CK_RND_LANES, "base/checksum_rnd.h: the dense random-weight lane sums");

@@ -336,4 +336,59 @@ static inline size_t expect_blank(const model *m, const double *v, size_t n, con
     return cnt;
 }
 
+/* Every conv and dense layer's BWD_W_RND entries of v (a STEP vector)
+ * against base/checksum_rnd.h's loops in the kernels' split (per sample
+ * U, then per (sample, filter) shares, then per filter; a dense layer's
+ * per-sample weighted inputs, then rows), bit for bit; the weights also
+ * against ck_rnd_weights'.  Returns the entries compared. */
+static inline size_t expect_wrnd(const model *m, const double *v, size_t n, const peek_tensors *t) {
+    ck_layout L;
+    ck_layout_make(&L, m, n);
+    uint64_t dig = ck_get_u64(v + L.input_off);
+    uint32_t stage = (uint32_t)v[0], step = (uint32_t)v[2];
+    size_t cnt = 0;
+    for (int l = 0; l < m->n_layers && t->g; l++) {
+        const layer *ly = &m->layers[l];
+        if ((ly->kind != LAYER_CONV && ly->kind != LAYER_DENSE) || !L.cnt[l][CK_BWD_W_RND]) continue;
+        const float *dw = t->g + m->tensors[ly->w_tensor].offset, *x = l ? t->act[l - 1] : t->x, *dy = t->dact[l];
+        ck_conv_dims d = {ly->in_c, ly->in_h, ly->in_w, ly->out_c, ly->out_h, ly->out_w, ly->k, ly->pad};
+        size_t C = (size_t)d.c, OC = (size_t)d.oc, kk = (size_t)d.k * d.k, HW = (size_t)d.h * d.w;
+        size_t OP = (size_t)d.oh * d.ow, nw = ly->kind == LAYER_CONV ? C + kk : C;
+        for (int dr = 0; dr < CK_RND_DRAWS; dr++) {
+            double *wt = malloc(nw * sizeof *wt), *h = malloc(nw * sizeof *h);
+            for (size_t q = 0; q < nw; q++) wt[q] = ck_rnd_weight_one(dig, step, stage, l, 14 + dr, q);
+            ck_rnd_weights(h, nw, ck_rnd_key(dig, step, (int)stage), l, 14 + dr);
+            if (memcmp(h, wt, nw * sizeof *h)) fail_msg("%s: another weight than ck_rnd_weights'", ly->name);
+            if (ly->kind == LAYER_CONV) {
+                double *U = malloc(2 * OP * sizeof *U), *Ua = U + OP, *res = malloc(3 * n * OC * sizeof *res);
+                for (size_t i = 0; i < n; i++) {
+                    const float *xs = x + i * C * HW;
+                    double mx = ck_wrnd_max(xs, C * HW);
+                    for (size_t p = 0; p < OP; p++) ck_wrnd_u(xs, &d, wt, wt + C, p, &U[p], &Ua[p]);
+                    for (size_t o = 0; o < OC; o++) ck_wrnd_res(res + 3 * (o * n + i), dy + (i * OC + o) * OP, OP, U, Ua, mx);
+                }
+                for (size_t o = 0; o < OC; o++, cnt++) {
+                    double want[4];
+                    ck_wrnd_conv_entry(want, dw + o * C * kk, C, kk, wt, wt + C, res + 3 * o * n, 3, n);
+                    expect_entry(v + L.off[l][CK_BWD_W_RND] + CK_REL * (o * CK_RND_DRAWS + (size_t)dr), want, ly->name,
+                                 CK_BWD_W_RND, o, dr);
+                }
+                free(U), free(res);
+            } else {
+                double *rx = malloc(2 * n * sizeof *rx), *rxa = rx + n, mx = ck_wrnd_max(x, n * C);
+                for (size_t i = 0; i < n; i++) ck_wrnd_rx(x + i * C, wt, C, &rx[i], &rxa[i]);
+                for (size_t j = 0; j < OC; j++, cnt++) {
+                    double want[4];
+                    ck_wrnd_dense_entry(want, dw, dy, wt, rx, rxa, mx, n, C, OC, j);
+                    expect_entry(v + L.off[l][CK_BWD_W_RND] + CK_REL * (j * CK_RND_DRAWS + (size_t)dr), want, ly->name,
+                                 CK_BWD_W_RND, j, dr);
+                }
+                free(rx);
+            }
+            free(wt), free(h);
+        }
+    }
+    return cnt;
+}
+
 #endif

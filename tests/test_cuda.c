@@ -306,9 +306,9 @@ static void test_ck_policy(void **st) {
     assert_true(cp_ck_wants(CK_STAGE_STEP, CK_BWD_DATA_DPEEK));
     assert_true(cp_ck_wants(CK_STAGE_EVAL, CK_FWD_PEEK) && cp_ck_wants(CK_STAGE_EVAL, CK_FWD_RND));
     assert_false(cp_ck_wants(CK_STAGE_EVAL, CK_BWD_DATA_PEEK) || cp_ck_wants(CK_STAGE_EVAL, CK_BWD_DATA_RND));
-    /* the random-weight scratch: conv2's 2 draws x n x 32 filters x 9 taps of window sums, plus its weights
-     * (2 x (2 14 + 14 + 2 14 + 14)); fc1's 2 x (2 64 + 2 1568) + 5 (1568 + 64) + 9 is less at n = 256 */
-    assert_int_equal(cp_ck_rnd(&m, 256), 2 * 256 * 32 * 9 + 2 * (2 * 14 + 14 + 2 * 14 + 14));
+    /* the random-weight scratch: at n = 1 fc1's 2 x (2 64 + 2 1568) + 5 (1568 + 64) + 9 the most */
+    /* BWD_W_RND's conv1 needs more at n = 256: U and Ua of both draws (4 n 28 28), the shares (6 n 16), n maxima */
+    assert_int_equal(cp_ck_rnd(&m, 256), 2 * (1 + 9) + 4 * 256 * 784 + 6 * 256 * 16 + 256);
     assert_int_equal(cp_ck_rnd(&m, 1), 2 * (2 * 64 + 2 * 1568) + 5 * (1568 + 64) + 9);
     int kinds[6] = {0};
     for (int l = 0; l < m.n_layers; l++) {
@@ -400,7 +400,7 @@ static void test_peek_host(void **st) {
     model_init_params(&m, p, 42);
     assert_int_equal(engine_set_params(e, p), 0);
     adam_cfg a = adam_default();
-    size_t cnt = 0, kept = 0, pcnt = 0, pkept = 0, rcnt = 0, wcnt = 0, wkept = 0, bcnt = 0, bgrp = 0;
+    size_t cnt = 0, kept = 0, pcnt = 0, pkept = 0, rcnt = 0, wcnt = 0, wkept = 0, bcnt = 0, bgrp = 0, wrcnt = 0;
     double bpos = 0;
     for (uint32_t step = 1; step <= 3; step++) { /* the initial weights, then trained ones */
         blank_batch(x, y, N, in, step);
@@ -416,6 +416,7 @@ static void test_peek_host(void **st) {
         rcnt += expect_rnd(&m, v, N, &t);
         wcnt += expect_wpeek(&m, v, N, &t, &wkept);
         bcnt += expect_blank(&m, v, N, &t, &bpos, &bgrp);
+        wrcnt += expect_wrnd(&m, v, N, &t);
         peek_tensors_free(&t, &m);
         assert_int_equal(engine_update(e, &a, step), 0);
         assert_int_equal(engine_checksums(e, CK_STAGE_UPDATE, v), 0);
@@ -435,6 +436,8 @@ static void test_peek_host(void **st) {
     assert_int_equal(bcnt, 4 * N * 2); /* conv1, conv2: 3 steps and the evaluation */
     assert_true(bpos > 0);
     print_message("random-weight relations: %zu entries bit for bit as the cpu engine's\n", rcnt);
+    print_message("random-weighted weight gradients: %zu entries bit for bit as the cpu engine's\n", wrcnt);
+    assert_int_equal(wrcnt, 3 * CK_RND_DRAWS * (16 + 32 + 64 + 10));
     print_message("weight-gradient sampled elements: %zu entries bit for bit as the cpu engine's, %zu re-done\n", wcnt,
                   wkept);
     assert_int_equal(wcnt, 3 * (16 + 32 + 64 + 10)); /* a filter or row each, 3 steps */
@@ -470,7 +473,8 @@ static void test_dpeek_judged(void **st) {
         assert_int_equal(extra >> ph & 1u, ph == CK_FWD_RND || ph == CK_BWD_DATA_RND || ph == CK_FWD_BLANK ||
                                                ph == CK_BWD_W_PEEK ||
                                                ph == CK_FWD_PEEK ||
-                                               ph == CK_BWD_DATA_PEEK || ph == CK_FWD_DPEEK || ph == CK_BWD_DATA_DPEEK);
+                                               ph == CK_BWD_DATA_PEEK || ph == CK_FWD_DPEEK || ph == CK_BWD_DATA_DPEEK ||
+                                               ph == CK_BWD_W_RND);
     assert_int_equal(ck_engine_extra_phases("cpu"), 0);
     assert_int_equal(ck_engine_has_rnd("cuda"), 0);
     model m;
@@ -1213,6 +1217,10 @@ static void test_dev_checksums(void **st) {
     size_t rcnt = expect_rnd(&m, v, N, &pt);
     print_message("device random-weight relations: %zu entries bit for bit as the host loops\n", rcnt);
     assert_true(rcnt > 0);
+    /* the random-weighted weight gradients (k_ck_wrnd_*) */
+    cnt = expect_wrnd(&m, v, N, &pt);
+    print_message("device random-weighted weight gradients: %zu entries bit for bit as the host loops\n", cnt);
+    assert_true(cnt > 0);
     /* the weight gradients' sampled elements (k_ck_conv_wpeek, k_ck_dense_wpeek) */
     kept = 0;
     cnt = expect_wpeek(&m, v, N, &pt, &kept);

@@ -142,10 +142,6 @@ static int judge(engine *e, audit_engine *ae, const model *m, int stage, size_t 
                  "sampled-element or output-element checks (not computed on the device yet): error patterns that "
                  "keep every fixed-weight sum (+e, +e, -e, -e along a row) are not seen",
                  rec ? "a recording from before them or of a cuda engine" : "cuda");
-    else if (ext < CK_BLOCKS_R)
-        snprintf(ae->ck_partial, sizeof ae->ck_partial, "cuda: no random-weighted weight-gradient "
-                 "relations (not on the device yet): patterns that keep a filter's or row's fixed-weight sums (+e "
-                 "-e -e +e over four channels) are not seen");
     else if (ext < CK_BLOCKS_P)
         snprintf(ae->ck_partial, sizeof ae->ck_partial, "an older recording: its vectors have no output-element "
                  "checks (one wrong element a plane, tens of times its own bound, is not seen)");

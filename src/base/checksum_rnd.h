@@ -186,4 +186,97 @@ LS_HD double ck_dense_col_abs(const float *w, size_t out, size_t in, size_t k) {
     return s;
 }
 
+/* ---- random-weighted weight gradients (BWD_W_RND) --------------------------
+ * Draw dr's weights: what 14 + dr, a conv layer's C channel weights a
+ * then its k k tap weights b (element (c, t) weighted a_c b_t), a dense
+ * layer's in feature weights r.  Conv, per sample i: X[q] = sum over c of
+ * a_c x[c][q] (and Xa in |.|), U[p] = sum over the taps (kh, then kw)
+ * inside the input of b_t X[p + t] (engines/checksums.c's
+ * conv_wrnd_sample, X re-done per tap: the same bits); per (sample,
+ * filter): sum over p of dy U, of |dy| Ua, and (sum |dy|) max|x_i|; per
+ * filter the samples' added in order against sum over (c, t) of a_c b_t
+ * dW (conv_wrnd_finish). */
+LS_HD void ck_wrnd_x(const float *xs, size_t C, size_t HW, const double *a, size_t q, double *X, double *Xa) {
+    double t = 0, ta = 0;
+    for (size_t c = 0; c < C; c++) {
+        double v = xs[c * HW + q], ac = a[c];
+        t += ac * v, ta += fabs(ac) * fabs(v);
+    }
+    *X = t, *Xa = ta;
+}
+LS_HD void ck_wrnd_u(const float *xs, const ck_conv_dims *d, const double *a, const double *b, size_t p, double *U,
+                     double *Ua) {
+    int oh = (int)(p / (size_t)d->ow), ow = (int)(p % (size_t)d->ow);
+    size_t HW = (size_t)d->h * d->w;
+    double u = 0, ua = 0;
+    for (int kh = 0; kh < d->k; kh++) {
+        int ih = oh + kh - d->pad;
+        if (ih < 0 || ih >= d->h) continue;
+        for (int kw = 0; kw < d->k; kw++) {
+            int iw = ow + kw - d->pad;
+            if (iw < 0 || iw >= d->w) continue;
+            double X, Xa, bt = b[kh * d->k + kw];
+            ck_wrnd_x(xs, (size_t)d->c, HW, a, (size_t)ih * d->w + iw, &X, &Xa);
+            u += bt * X, ua += fabs(bt) * Xa;
+        }
+    }
+    *U = u, *Ua = ua;
+}
+/* sample i's share of filter o: r[0] = sum dy U, r[1] = sum |dy| Ua, r[2] =
+ * (sum |dy|) mx (gp: the sample's dy plane of filter o; OP positions) */
+LS_HD void ck_wrnd_res(double *r, const float *gp, size_t OP, const double *U, const double *Ua, double mx) {
+    double R = 0, A = 0, G = 0;
+    for (size_t p = 0; p < OP; p++) {
+        double g = gp[p];
+        R += g * U[p], A += fabs(g) * Ua[p], G += fabs(g);
+    }
+    r[0] = R, r[1] = A, r[2] = G * mx;
+}
+/* filter o's entry for one draw: f its C k k dW, res the samples' shares
+ * (stride rs doubles between samples) */
+LS_HD void ck_wrnd_conv_entry(double *o, const float *f, size_t C, size_t kk, const double *a, const double *b,
+                              const double *res, size_t rs, size_t n) {
+    double ls = 0, la = 0, R = 0, A = 0, Sm = 0;
+    for (size_t c = 0; c < C; c++)
+        for (size_t t = 0; t < kk; t++) {
+            double wgt = a[c] * b[t], v = f[c * kk + t]; /* 12 bits times 24: exact */
+            ls += wgt * v, la += fabs(wgt) * fabs(v);
+        }
+    for (size_t i = 0; i < n; i++) R += res[i * rs], A += res[i * rs + 1], Sm += res[i * rs + 2];
+    o[0] = ls - R, o[1] = A, o[2] = la, o[3] = Sm;
+}
+/* the largest |x| of a sample's C HW inputs (a NaN never) */
+LS_HD double ck_wrnd_max(const float *xs, size_t cnt) {
+    double m = 0;
+    for (size_t q = 0; q < cnt; q++) {
+        double v = fabs((double)xs[q]);
+        m = v > m ? v : m;
+    }
+    return m;
+}
+/* Dense: a sample's input weighted (rx = sum r x, rxa in |.|), then row
+ * j's entry for one draw (dense_wrnd): sum r dW against sum over samples
+ * of dy rx, A in |.|, S = (sum |dy|) mx, mx the batch's largest |x| */
+LS_HD void ck_wrnd_rx(const float *xs, const double *r, size_t in, double *t, double *ta) {
+    double x = 0, xa = 0;
+    for (size_t k = 0; k < in; k++) {
+        double v = xs[k];
+        x += r[k] * v, xa += fabs(r[k]) * fabs(v);
+    }
+    *t = x, *ta = xa;
+}
+LS_HD void ck_wrnd_dense_entry(double *o, const float *dw, const float *dy, const double *r, const double *rx,
+                               const double *rxa, double mx, size_t n, size_t in, size_t out, size_t j) {
+    double ls = 0, la = 0, R = 0, A = 0, G = 0;
+    for (size_t k = 0; k < in; k++) {
+        double v = dw[j * in + k];
+        ls += r[k] * v, la += fabs(r[k]) * fabs(v);
+    }
+    for (size_t i = 0; i < n; i++) {
+        double g = dy[i * out + j];
+        R += g * rx[i], A += fabs(g) * rxa[i], G += fabs(g);
+    }
+    o[0] = ls - R, o[1] = A, o[2] = la, o[3] = G * mx;
+}
+
 #endif

@@ -62,7 +62,8 @@ unsigned ck_engine_extra_phases(const char *spec) {
                                    : 1u << CK_FWD_RND | 1u << CK_BWD_DATA_RND | 1u << CK_FWD_BLANK |
                                          1u << CK_BWD_W_PEEK |
                                          1u << CK_FWD_PEEK |
-                                         1u << CK_BWD_DATA_PEEK | 1u << CK_FWD_DPEEK | 1u << CK_BWD_DATA_DPEEK;
+                                         1u << CK_BWD_DATA_PEEK | 1u << CK_FWD_DPEEK | 1u << CK_BWD_DATA_DPEEK |
+                                         1u << CK_BWD_W_RND;
 }
 
 ck_rnd_key_t ck_rnd_key(uint64_t input_digest, long step, int stage) {

@@ -257,12 +257,17 @@ size_t cp_ck_rnd(const model *m, size_t n) {
     for (int l = 0; l < m->n_layers; l++) {
         const layer *ly = &m->layers[l];
         size_t t = 0, kk = (size_t)ly->k * ly->k, C = (size_t)ly->in_c, OC = (size_t)ly->out_c;
-        if (ly->kind == LAYER_CONV)
+        size_t w = 0; /* BWD_W_RND's: weights, U and Ua, the shares, each sample's max |x| (or rx, rxa) */
+        if (ly->kind == LAYER_CONV) {
             t = CK_RND_DRAWS * (2 * (size_t)ly->out_h + ly->out_w + 2 * (size_t)ly->in_h + ly->in_w) +
                 CK_RND_DRAWS * n * (C > OC ? C : OC) * kk;
-        else if (ly->kind == LAYER_DENSE)
+            w = CK_RND_DRAWS * (C + kk) + 2 * CK_RND_DRAWS * n * (size_t)ly->out_h * ly->out_w + 3 * CK_RND_DRAWS * n * OC + n;
+        } else if (ly->kind == LAYER_DENSE) {
             t = CK_RND_DRAWS * (2 * OC + 2 * C) + 5 * C + 5 * OC + 4 * CK_RND_DRAWS + 1;
+            w = CK_RND_DRAWS * C + 2 * CK_RND_DRAWS * n;
+        }
         mx = t > mx ? t : mx;
+        mx = w > mx ? w : mx;
     }
     return mx;
 }

@@ -801,6 +801,9 @@ static int ck_conv(cuda_ctx *c, const layer *ly, int l, const ck_layout *L, int 
     /* each filter's first, last, drawn and largest dW re-done (BWD_W_PEEK) */
     CHECK_LK(lk_ck_conv_wpeek(c->stream, v + L->off[l][CK_BWD_W_PEEK], dw, x, c->dact[l], &d, n, v + L->input_off,
                               (uint32_t)c->step, (uint32_t)stage, l));
+    /* each filter's dW summed with random weights (BWD_W_RND) */
+    CHECK_LK(lk_ck_conv_wrnd(c->stream, v + L->off[l][CK_BWD_W_RND], dw, x, c->dact[l], &d, n, c->ck_rnd,
+                             v + L->input_off, (uint32_t)c->step, (uint32_t)stage, l));
 done:
     return rc;
 }
@@ -858,6 +861,9 @@ static int ck_dense(cuda_ctx *c, const layer *ly, int l, const ck_layout *L, int
     /* each row's first, last, drawn and largest dW re-done (BWD_W_PEEK) */
     CHECK_LK(lk_ck_dense_wpeek(c->stream, v + L->off[l][CK_BWD_W_PEEK], dw, c->dact[l], x, n, in, out, v + L->input_off,
                                (uint32_t)c->step, (uint32_t)stage, l));
+    /* each row's dW summed with random weights (BWD_W_RND; mx[0]: max |x|, from the forward's sums) */
+    CHECK_LK(lk_ck_dense_wrnd(c->stream, v + L->off[l][CK_BWD_W_RND], dw, c->dact[l], x, mx, n, in, out, c->ck_rnd,
+                              v + L->input_off, (uint32_t)c->step, (uint32_t)stage, l));
 done:
     return rc;
 }

@@ -847,6 +847,61 @@ __global__ void k_ck_blank(double *o, const float *x, const float *y, const floa
     }
 }
 
+/* BWD_W_RND (base/checksum_rnd.h): the draws' weights (what 14 + dr,
+ * cnt a draw), then a conv layer's U per (draw, sample, position), each
+ * sample's max |x|, the (draw, filter, sample) shares and per (filter,
+ * draw) the entry (the samples added in order); a dense layer's weighted
+ * inputs per (draw, sample), then per (row, draw) the entry.  Each sum in
+ * the host's order: the host loop's bits. */
+__global__ void k_ck_wrnd_weights(double *W, size_t cnt, const double *dig, uint32_t step, uint32_t stage, int layer) {
+    uint64_t digest;
+    memcpy(&digest, dig, sizeof digest);
+    GRID_STRIDE(q, LK_RND_DRAWS * cnt) W[q] = ck_rnd_weight_one(digest, step, stage, layer, 14 + (int)(q / cnt), q % cnt);
+}
+__global__ void k_ck_wrnd_u(double *U, const double *W, const float *x, ck_conv_dims d, size_t n) {
+    size_t C = (size_t)d.c, kk = (size_t)d.k * d.k, HW = (size_t)d.h * d.w, OP = (size_t)d.oh * d.ow, per = n * OP;
+    GRID_STRIDE(q, LK_RND_DRAWS * per) {
+        size_t dr = q / per, i = (q % per) / OP, p = q % OP;
+        const double *a = W + dr * (C + kk);
+        ck_wrnd_u(x + i * C * HW, &d, a, a + C, p, &U[q], &U[LK_RND_DRAWS * per + q]);
+    }
+}
+__global__ void k_ck_wrnd_mx(double *mx, const float *x, size_t per, size_t n) {
+    GRID_STRIDE(i, n) mx[i] = ck_wrnd_max(x + i * per, per);
+}
+__global__ void k_ck_wrnd_res(double *res, const double *U, const double *mx, const float *dy, ck_conv_dims d,
+                              size_t n) {
+    size_t OC = (size_t)d.oc, OP = (size_t)d.oh * d.ow, per = n * OP;
+    GRID_STRIDE(q, LK_RND_DRAWS * OC * n) { /* q = (dr OC + o) n + i */
+        size_t i = q % n, o = (q / n) % OC, dr = q / (n * OC);
+        const double *u = U + (dr * n + i) * OP;
+        ck_wrnd_res(res + 3 * q, dy + (i * OC + o) * OP, OP, u, u + LK_RND_DRAWS * per, mx[i]);
+    }
+}
+__global__ void k_ck_wrnd_conv_fin(double *o, const float *dw, const double *W, const double *res, ck_conv_dims d,
+                                   size_t n) {
+    size_t C = (size_t)d.c, kk = (size_t)d.k * d.k, OC = (size_t)d.oc;
+    GRID_STRIDE(q, OC * LK_RND_DRAWS) { /* q = o draws + dr: the entry's index */
+        size_t oc = q / LK_RND_DRAWS, dr = q % LK_RND_DRAWS;
+        const double *a = W + dr * (C + kk);
+        ck_wrnd_conv_entry(o + 4 * q, dw + oc * C * kk, C, kk, a, a + C, res + 3 * (dr * OC + oc) * n, 3, n);
+    }
+}
+__global__ void k_ck_wrnd_rx(double *rx, const double *W, const float *x, size_t n, size_t in) {
+    GRID_STRIDE(q, LK_RND_DRAWS * n) { /* q = dr n + i */
+        size_t dr = q / n, i = q % n;
+        ck_wrnd_rx(x + i * in, W + dr * in, in, &rx[q], &rx[LK_RND_DRAWS * n + q]);
+    }
+}
+__global__ void k_ck_wrnd_dense_fin(double *o, const float *dw, const float *dy, const double *W, const double *rx,
+                                    const double *mx, size_t n, size_t in, size_t out) {
+    GRID_STRIDE(q, out * LK_RND_DRAWS) {
+        size_t j = q / LK_RND_DRAWS, dr = q % LK_RND_DRAWS;
+        ck_wrnd_dense_entry(o + 4 * q, dw, dy, W + dr * in, rx + dr * n, rx + LK_RND_DRAWS * n + dr * n, mx[0], n, in,
+                            out, j);
+    }
+}
+
 extern "C" int lk_ck_window(cudaStream_t s, double *sum, double *asum, double *mx, const float *x,
                             const ck_conv_dims *d, size_t planes, int dy_mode) {
     LAUNCH(planes * d->k * d->k, k_ck_window, sum, asum, mx, x, *d, planes, dy_mode);
@@ -990,6 +1045,42 @@ extern "C" int lk_ck_blank(cudaStream_t s, double *o, const float *x, const floa
     unsigned nb = n < LK_MAX_BLOCKS ? (unsigned)n : LK_MAX_BLOCKS;
     k_ck_blank<<<nb, LK_THREADS, 0, s>>>(o, x, y, w, b, key, fm, *d, n);
     return launched();
+}
+#define LK_GO(nthreads, kernel, ...)                                                                  \
+    do {                                                                                                \
+        unsigned nb_ = cp_grid_blocks((nthreads), LK_THREADS, LK_MAX_BLOCKS);                           \
+        if (nb_) {                                                                                      \
+            kernel<<<nb_, LK_THREADS, 0, s>>>(__VA_ARGS__);                                             \
+            if ((rc = launched())) return rc;                                                           \
+        }                                                                                               \
+    } while (0)
+extern "C" int lk_ck_conv_wrnd(cudaStream_t s, double *o, const float *dw, const float *x, const float *dy,
+                               const ck_conv_dims *d, size_t n, double *rs, const double *dig, uint32_t step,
+                               uint32_t stage, int layer) {
+    size_t C = (size_t)d->c, kk = (size_t)d->k * d->k, OC = (size_t)d->oc, OP = (size_t)d->oh * d->ow;
+    double *W = rs, *U = W + LK_RND_DRAWS * (C + kk), *res = U + 2 * LK_RND_DRAWS * n * OP;
+    double *mx = res + 3 * LK_RND_DRAWS * n * OC;
+    int rc = 0;
+    if (n == 0) return 0;
+    clear_stale();
+    LK_GO(LK_RND_DRAWS * (C + kk), k_ck_wrnd_weights, W, C + kk, dig, step, stage, layer);
+    LK_GO(LK_RND_DRAWS * n * OP, k_ck_wrnd_u, U, W, x, *d, n);
+    LK_GO(n, k_ck_wrnd_mx, mx, x, C * (size_t)d->h * d->w, n);
+    LK_GO(LK_RND_DRAWS * OC * n, k_ck_wrnd_res, res, U, mx, dy, *d, n);
+    LK_GO(OC * LK_RND_DRAWS, k_ck_wrnd_conv_fin, o, dw, W, res, *d, n);
+    return 0;
+}
+extern "C" int lk_ck_dense_wrnd(cudaStream_t s, double *o, const float *dw, const float *dy, const float *x,
+                                const double *mx, size_t n, size_t in, size_t out, double *rs, const double *dig,
+                                uint32_t step, uint32_t stage, int layer) {
+    double *W = rs, *rx = W + LK_RND_DRAWS * in;
+    int rc = 0;
+    if (n == 0) return 0;
+    clear_stale();
+    LK_GO(LK_RND_DRAWS * in, k_ck_wrnd_weights, W, in, dig, step, stage, layer);
+    LK_GO(LK_RND_DRAWS * n, k_ck_wrnd_rx, rx, W, x, n, in);
+    LK_GO(out * LK_RND_DRAWS, k_ck_wrnd_dense_fin, o, dw, dy, W, rx, mx, n, in, out);
+    return 0;
 }
 extern "C" int lk_ck_dense_zero(cudaStream_t s, double *o, const float *dw, const float *dy, const float *x,
                                 const double *xa, size_t n, size_t in, size_t out) {

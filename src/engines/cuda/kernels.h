@@ -141,6 +141,17 @@ int lk_ck_conv_wpeek(cudaStream_t s, double *o, const float *dw, const float *x,
  * cp_ck_blank bytes of scratch */
 int lk_ck_blank(cudaStream_t s, double *o, const float *x, const float *y, const float *w, const float *b,
                 const ck_conv_dims *d, size_t n, void *scr);
+/* BWD_W_RND: per conv filter (x, dy plain NCHW) or dense row and draw, dW
+ * summed with random weights against dy times the input summed with the
+ * same weights (base/checksum_rnd.h), the weights drawn on the device
+ * (dig, step, stage as lk_ck_conv_peek's); rs: cp_ck_rnd doubles of
+ * scratch; a dense layer's mx: max |x| over the batch (lk_ck_sums' mx[0]) */
+int lk_ck_conv_wrnd(cudaStream_t s, double *o, const float *dw, const float *x, const float *dy,
+                    const ck_conv_dims *d, size_t n, double *rs, const double *dig, uint32_t step, uint32_t stage,
+                    int layer);
+int lk_ck_dense_wrnd(cudaStream_t s, double *o, const float *dw, const float *dy, const float *x, const double *mx,
+                     size_t n, size_t in, size_t out, double *rs, const double *dig, uint32_t step, uint32_t stage,
+                     int layer);
 /* FWD_DPEEK (bwd 0: x the layer's input, y its output, b the bias) or
  * BWD_DATA_DPEEK (bwd 1: x = dy, y = dx, b NULL) of a dense layer (w: out
  * x in): per sample, every element re-done and the worst kept

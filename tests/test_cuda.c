@@ -458,25 +458,17 @@ static void test_peek_host(void **st) {
     free(p), free(x), free(v);
 }
 
-/* The judge reads DPEEK for a cuda engine (ck_engine_extra_phases) though
- * its level (CK_BLOCKS_Z) stops before it: a vector that holds only what
- * the device computes (the other later blocks 0) is clean, and one fc1
- * output a few times its own bound off, re-done by the host loop as the
- * device would, is caught there and only there. */
+/* The judge reads every block of a cuda engine's vector (CK_BLOCKS_ALL:
+ * all but ADAMW, which the device does not compute): a vector without
+ * ADAMW is clean; faults that only the ported blocks see, each entry
+ * re-done by the host loop as the device would, are named there, and a
+ * judge at the cuda engine's old level (CK_BLOCKS_Z) does not see them. */
 static void test_dpeek_judged(void **st) {
     (void)st;
     enum { N = 16 };
-    unsigned extra = ck_engine_extra_phases("cuda:math=fma");
-    assert_true(extra >> CK_FWD_DPEEK & 1u);
-    assert_true(extra >> CK_BWD_DATA_DPEEK & 1u);
-    for (int ph = CK_FWD_RND; ph < CK_NPHASE_ALL; ph++) /* what the device computes of the blocks after the level */
-        assert_int_equal(extra >> ph & 1u, ph == CK_FWD_RND || ph == CK_BWD_DATA_RND || ph == CK_FWD_BLANK ||
-                                               ph == CK_BWD_W_PEEK ||
-                                               ph == CK_FWD_PEEK ||
-                                               ph == CK_BWD_DATA_PEEK || ph == CK_FWD_DPEEK || ph == CK_BWD_DATA_DPEEK ||
-                                               ph == CK_BWD_W_RND);
-    assert_int_equal(ck_engine_extra_phases("cpu"), 0);
-    assert_int_equal(ck_engine_has_rnd("cuda"), 0);
+    /* a live cuda engine is judged on every block but ADAMW (CK_BLOCKS_ALL), a cpu engine on all (LIVE) */
+    assert_int_equal(ck_engine_has_adamw("cuda:math=fma"), 0);
+    assert_int_equal(ck_engine_has_adamw("cpu:threads=1"), 1);
     model m;
     assert_int_equal(model_build(&m, "smallcnn"), 0);
     engine_opts o = {.seed = 42, .max_batch = N};
@@ -497,14 +489,11 @@ static void test_dpeek_judged(void **st) {
     assert_int_equal(engine_loss(e, NULL), 0);
     assert_int_equal(engine_backward(e), 0);
     assert_int_equal(engine_checksums(e, CK_STAGE_STEP, v), 0);
-    /* as a cuda vector: the blocks after the zero-element ones 0, but those the device computes */
-    for (int l = 0; l < m.n_layers; l++)
-        for (int ph = CK_FWD_RND; ph < CK_NPHASE_ALL; ph++)
-            if (!(extra >> ph & 1u)) memset(v + L.off[l][ph], 0, CK_REL * L.cnt[l][ph] * sizeof *v);
+    /* as a cuda vector: no ADAMW */
     memset(v + L.adamw_off, 0, (L.total - L.adamw_off) * sizeof *v);
     ck_verdict cv;
     ck_verdict_init(&cv);
-    assert_int_equal(checksums_judge_blocks(&m, v, N, y, 0, CK_BLOCKS_Z, extra, &cv), 0);
+    assert_int_equal(checksums_judge(&m, v, N, y, 0, CK_BLOCKS_ALL, &cv), 0);
     if (cv.n_viol) fail_msg("clean cuda-shaped vector: %s", cv.v[0].what);
     /* fc1's output: sample 3's second-largest output moved by 6 times its own bound (gamma_K A, K = in + 1) */
     int l = -1;
@@ -526,14 +515,15 @@ static void test_dpeek_judged(void **st) {
     yo[second] = (float)((double)yo[second] + 6 * gam * A);
     ck_dense_opeek_sample(v + L.off[l][CK_FWD_DPEEK] + CK_REL * i, w, b, t.act[l - 1], t.act[l], fin, out, i, 0);
     ck_verdict_init(&cv);
-    assert_int_equal(checksums_judge_blocks(&m, v, N, y, 0, CK_BLOCKS_Z, extra, &cv), 0);
+    assert_int_equal(checksums_judge(&m, v, N, y, 0, CK_BLOCKS_ALL, &cv), 0);
     assert_true(cv.n_viol >= 1);
     assert_int_equal(cv.v[0].layer, l);
     assert_non_null(strstr(cv.v[0].what, "every output"));
     print_message("fc1 output 6x its bound off: %s (ratio %.3g)\n", cv.v[0].what, cv.v[0].ratio);
-    /* without the extra blocks (the level alone) the same vector passes: the sums do not see it */
+    /* at the cuda engine's old level (CK_BLOCKS_Z: its vectors before these kernels) the same vector passes:
+     * the sums do not see it */
     ck_verdict_init(&cv);
-    assert_int_equal(checksums_judge_blocks(&m, v, N, y, 0, CK_BLOCKS_Z, 0, &cv), 0);
+    assert_int_equal(checksums_judge(&m, v, N, y, 0, CK_BLOCKS_Z, &cv), 0);
     assert_int_equal(cv.n_viol, 0);
     /* conv2's output: sample 2, channel 5, its largest element 20 times its own bound up, re-done by the
      * host loop as the device would: FWD_PEEK names it */
@@ -555,7 +545,7 @@ static void test_dpeek_judged(void **st) {
     for (int k = 0; k < CK_OPEEK_RANDOM; k++) drawn[k] = ck_plane_draw_one(dig, 1, CK_STAGE_STEP, lc, u, 0, k, P);
     ck_conv_plane_peek(v + L.off[lc][CK_FWD_PEEK] + CK_REL * u, yp, src, cw, cb, &d, 0, 5, drawn);
     ck_verdict_init(&cv);
-    assert_int_equal(checksums_judge_blocks(&m, v, N, y, 0, CK_BLOCKS_Z, extra, &cv), 0);
+    assert_int_equal(checksums_judge(&m, v, N, y, 0, CK_BLOCKS_ALL, &cv), 0);
     int named = 0;
     for (int k = 0; k < cv.n_viol; k++)
         named |= cv.v[k].layer == lc && strstr(cv.v[k].what, "first, last, largest and sampled outputs") != NULL;
@@ -576,7 +566,7 @@ static void test_dpeek_judged(void **st) {
     double *v2 = malloc(L.total * sizeof *v2);
     memcpy(v2, v, L.total * sizeof *v2);
     ck_verdict_init(&cv);
-    assert_int_equal(checksums_judge_blocks(&m, v2, N, y, 0, CK_BLOCKS_Z, extra & ~(1u << CK_FWD_RND), &cv), 0);
+    assert_int_equal(checksums_judge(&m, v2, N, y, 0, CK_BLOCKS_ALL, &cv), 0);
     int before = cv.n_viol;
     /* expect_rnd fails on the first entry the moved plane changes: compute the plane's entries instead */
     {
@@ -600,7 +590,7 @@ static void test_dpeek_judged(void **st) {
         }
     }
     ck_verdict_init(&cv);
-    assert_int_equal(checksums_judge_blocks(&m, v2, N, y, 0, CK_BLOCKS_Z, extra, &cv), 0);
+    assert_int_equal(checksums_judge(&m, v2, N, y, 0, CK_BLOCKS_ALL, &cv), 0);
     int rnd_named = 0;
     for (int k = 0; k < cv.n_viol; k++)
         rnd_named |= cv.v[k].layer == l1 && strstr(cv.v[k].what, "random-weighted") != NULL;
@@ -624,7 +614,7 @@ static void test_dpeek_judged(void **st) {
             ck_dense_wpeek_row(v2 + L.off[l][CK_BWD_W_PEEK] + CK_REL * j, gw, t.dact[l], t.act[l - 1], N, fi, fo, j, te);
         }
         ck_verdict_init(&cv);
-        assert_int_equal(checksums_judge_blocks(&m, v2, N, y, 0, CK_BLOCKS_Z, extra, &cv), 0);
+        assert_int_equal(checksums_judge(&m, v2, N, y, 0, CK_BLOCKS_ALL, &cv), 0);
         int wnamed = 0;
         for (int k = 0; k < cv.n_viol; k++)
             wnamed |= cv.v[k].layer == l && strstr(cv.v[k].what, "first, last, largest and sampled elements") != NULL;
@@ -657,7 +647,7 @@ static void test_dpeek_judged(void **st) {
         assert_true(e1[0] == 1 && e1[1] > 0.4 && e2[3] > 0 && bgrp == 1);
         memcpy(vc + L.off[0][CK_FWD_BLANK], v + L.off[0][CK_FWD_BLANK], CK_REL * L.cnt[0][CK_FWD_BLANK] * sizeof *vc);
         ck_verdict_init(&cv);
-        assert_int_equal(checksums_judge_blocks(&m, vc, N, y, 0, CK_BLOCKS_Z, extra, &cv), 0);
+        assert_int_equal(checksums_judge(&m, vc, N, y, 0, CK_BLOCKS_ALL, &cv), 0);
         free(vc);
         int nb = 0, ng = 0;
         for (int k = 0; k < cv.n_viol; k++)
@@ -1194,9 +1184,9 @@ static void test_dev_checksums(void **st) {
     assert_int_equal(engine_checksums(e, CK_STAGE_STEP, v), 0);
     ck_verdict cv;
     ck_verdict_init(&cv);
-    /* as the audit judges a cuda engine: its level and the blocks it computes ahead of it */
-    unsigned extra = ck_engine_extra_phases("cuda:math=fma:algo=det");
-    assert_int_equal(checksums_judge_blocks(&m, v, N, y, 0, CK_BLOCKS_Z, extra, &cv), 0);
+    /* as the audit judges a live cuda engine: every block but ADAMW */
+    assert_int_equal(ck_engine_has_adamw("cuda:math=fma:algo=det"), 0);
+    assert_int_equal(checksums_judge(&m, v, N, y, 0, CK_BLOCKS_ALL, &cv), 0);
     /* the device's digest of its input: the batch it was given */
     checksums_input(&m, v, N, ck_digest(x, N * 784), &cv);
     if (cv.n_viol) fail_msg("cuda step: %s (ratio %g)", cv.v[0].what, cv.v[0].ratio);
@@ -1248,7 +1238,7 @@ static void test_dev_checksums(void **st) {
     assert_int_equal(engine_forward(e, 0), 0);
     assert_int_equal(engine_checksums(e, CK_STAGE_EVAL, v), 0);
     ck_verdict_init(&cv);
-    assert_int_equal(checksums_judge_blocks(&m, v, N, NULL, 0, CK_BLOCKS_Z, extra, &cv), 0);
+    assert_int_equal(checksums_judge(&m, v, N, NULL, 0, CK_BLOCKS_ALL, &cv), 0);
     if (cv.n_viol) fail_msg("cuda evaluation: %s", cv.v[0].what);
     peek_tensors_get(&pt, e, &m, N, x, 0);
     kept = 0;
@@ -1280,7 +1270,7 @@ static void test_dev_checksums(void **st) {
         assert_int_equal(engine_set_tensor(e, (tensor_id){TENSOR_ACT, l}, pt.act[l]), 0);
         assert_int_equal(engine_checksums(e, CK_STAGE_STEP, v), 0);
         ck_verdict_init(&cv);
-        assert_int_equal(checksums_judge_blocks(&m, v, N, y, 0, CK_BLOCKS_Z, extra, &cv), 0);
+        assert_int_equal(checksums_judge(&m, v, N, y, 0, CK_BLOCKS_ALL, &cv), 0);
         int named = 0;
         for (int k = 0; k < cv.n_viol; k++) named |= cv.v[k].layer == l && strstr(cv.v[k].what, "every output") != NULL;
         if (!named) fail_msg("%s output 6x its bound off: not named by the device's DPEEK block", ly->name);
@@ -1297,7 +1287,7 @@ static void test_dev_checksums(void **st) {
         assert_int_equal(engine_set_tensor(e, (tensor_id){TENSOR_GRADS, 0}, pt.g), 0);
         assert_int_equal(engine_checksums(e, CK_STAGE_STEP, v), 0);
         ck_verdict_init(&cv);
-        assert_int_equal(checksums_judge_blocks(&m, v, N, y, 0, CK_BLOCKS_Z, extra, &cv), 0);
+        assert_int_equal(checksums_judge(&m, v, N, y, 0, CK_BLOCKS_ALL, &cv), 0);
         named = 0;
         for (int k = 0; k < cv.n_viol; k++)
             named |= cv.v[k].layer == l && strstr(cv.v[k].what, "first, last, largest and sampled elements") != NULL;
@@ -1328,7 +1318,7 @@ static void test_dev_checksums(void **st) {
     assert_int_equal(engine_set_tensor(e, (tensor_id){TENSOR_ACT, 0}, act), 0);
     assert_int_equal(engine_checksums(e, CK_STAGE_STEP, v), 0);
     ck_verdict_init(&cv);
-    assert_int_equal(checksums_judge_blocks(&m, v, N, y, 0, CK_BLOCKS_Z, extra, &cv), 0);
+    assert_int_equal(checksums_judge(&m, v, N, y, 0, CK_BLOCKS_ALL, &cv), 0);
     int peeked = 0;
     for (int k = 0; k < cv.n_viol; k++)
         peeked |= cv.v[k].layer == 0 && strstr(cv.v[k].what, "first, last, largest and sampled outputs") != NULL;

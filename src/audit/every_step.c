@@ -124,10 +124,9 @@ static int judge(engine *e, audit_engine *ae, const model *m, int stage, size_t 
      * at ra_off, one made before the zero-element blocks at z_off: those
      * are not judged, and the coverage line says so (ck_partial) */
     const recording *rec = engine_recorded_get(e);
-    int ext = rec ? rec->ck_ext : ck_engine_has_rnd(ae->spec) ? CK_BLOCKS_LIVE : CK_BLOCKS_Z; /* ck_ext: 0..7 */
+    /* a live engine's: all blocks (cuda: without ADAMW) */
+    int ext = rec ? rec->ck_ext : ck_engine_has_adamw(ae->spec) ? CK_BLOCKS_LIVE : CK_BLOCKS_ALL; /* ck_ext: 0..7 */
     int full = ext > CK_BLOCKS_BASE;
-    /* blocks ahead of the level that the engine computes (the cuda engine's device ports) */
-    unsigned extra = rec ? 0u : ck_engine_extra_phases(ae->spec);
     if (!full)
         snprintf(ae->ck_partial, sizeof ae->ck_partial, "an older recording: its vectors stop at DIGEST (no input "
                  "digest, no per-sample, position-, index-weighted or alternating relations)");
@@ -137,11 +136,11 @@ static int judge(engine *e, audit_engine *ae, const model *m, int stage, size_t 
     else if (ext < CK_BLOCKS_Z)
         snprintf(ae->ck_partial, sizeof ae->ck_partial, "an older recording: its vectors have no zero-element "
                  "or random-weight relations (dense weight gradients flushed to 0 are not seen)");
-    else if (ext < CK_BLOCKS_R && !extra)
-        snprintf(ae->ck_partial, sizeof ae->ck_partial, "%s: no random-weight relations, blank-window, "
-                 "sampled-element or output-element checks (not computed on the device yet): error patterns that "
-                 "keep every fixed-weight sum (+e, +e, -e, -e along a row) are not seen",
-                 rec ? "a recording from before them or of a cuda engine" : "cuda");
+    else if (ext < CK_BLOCKS_R)
+        snprintf(ae->ck_partial, sizeof ae->ck_partial, "an older recording (or a cuda engine's from before its "
+                 "kernels computed them): no random-weight relations, blank-window, sampled-element or "
+                 "output-element checks: error patterns that keep every fixed-weight sum (+e, +e, -e, -e along a "
+                 "row) are not seen");
     else if (ext < CK_BLOCKS_P)
         snprintf(ae->ck_partial, sizeof ae->ck_partial, "an older recording: its vectors have no output-element "
                  "checks (one wrong element a plane, tens of times its own bound, is not seen)");
@@ -156,7 +155,7 @@ static int judge(engine *e, audit_engine *ae, const model *m, int stage, size_t 
     /* the tolerance this engine's vectors are judged at: a recording's is its own file's claim */
     double u_in = every_step_declared_u_in(rs ? rs : ae->spec);
     if (u_in > ae->ck_u_in) ae->ck_u_in = u_in;
-    if ((rc = checksums_judge_blocks(m, vec, n, y, u_in, ext, extra, &v))) return rc;
+    if ((rc = checksums_judge(m, vec, n, y, u_in, ext, &v))) return rc;
     ck_layout L;
     ck_layout_make(&L, m, n);
     if (stage != CK_STAGE_UPDATE && ae->ck_chain) checksums_continuity(m, ae->ck_dig, vec, n, ae->ck_seeded, &v);

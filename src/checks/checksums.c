@@ -407,12 +407,7 @@ static void judge_adam(const model *m, const ck_layout *L, const double *vec, in
 
 int checksums_judge(const model *m, const double *vec, size_t n, const int32_t *labels, double u_in, int per_sample,
                     ck_verdict *out) {
-    return checksums_judge_blocks(m, vec, n, labels, u_in, per_sample, 0, out);
-}
 
-_Static_assert(CK_NPHASE_ALL <= 32, "checksums_judge_blocks' extra: a bit per phase");
-int checksums_judge_blocks(const model *m, const double *vec, size_t n, const int32_t *labels, double u_in,
-                           int per_sample, unsigned extra, ck_verdict *out) {
     ck_layout L;
     ck_layout_make(&L, m, n);
     int stage = (int)vec[0];
@@ -437,8 +432,7 @@ int checksums_judge_blocks(const model *m, const double *vec, size_t n, const in
                      : per_sample == CK_BLOCKS_ALT ? CK_NPHASE_ALT
                      : per_sample == CK_BLOCKS_EXT ? CK_NPHASE_EXT
                                                    : 0;
-        for (int ph = CK_FWD_PS; ph < CK_NPHASE_ALL; ph++) {
-            if (ph >= ph_end && !(extra >> ph & 1u)) continue; /* a block this engine does not compute */
+        for (int ph = CK_FWD_PS; ph < ph_end; ph++) {
             if (ph == CK_FWD_BLANK) {
                 judge_blank(m, &L, vec, n, l, eval ? CKP_EVAL : CKP_FORWARD, u_in, out);
                 continue;

@@ -66,8 +66,8 @@ void ck_verdict_init(ck_verdict *v);
  * layers' output-element blocks (a recording from before them),
  * CK_BLOCKS_R all but those and the conv layers'
  * output-element blocks (a recording from before them), CK_BLOCKS_Z all
- * but those and the random-weight blocks (the cuda engine's: not on the
- * device yet; a recording from before them), CK_BLOCKS_ALT all but those and the
+ * but those and the random-weight blocks (a recording from before them,
+ * or a cuda engine's made before its kernels computed them), CK_BLOCKS_ALT all but those and the
  * zero-element blocks, CK_BLOCKS_EXT the per-sample, position- and
  * index-weighted blocks but not the alternating ones (recordings from
  * before them: recording.ck_ext), CK_BLOCKS_BASE none (an older
@@ -84,13 +84,6 @@ enum {
 };
 int checksums_judge(const model *m, const double *vec, size_t n, const int32_t *labels, double u_in, int per_sample,
                     ck_verdict *out);
-/* The same, judging besides per_sample's blocks the phases of later
- * levels whose bit (1u << phase, engines/checksums.h's CK_FWD_RND ..
- * CK_BWD_W_RND) is in extra: an engine that computes some blocks ahead of
- * the level order (the cuda engine's: engines/checksums.h,
- * ck_engine_extra_phases).  extra 0 is checksums_judge. */
-int checksums_judge_blocks(const model *m, const double *vec, size_t n, const int32_t *labels, double u_in,
-                           int per_sample, unsigned extra, ck_verdict *out);
 
 /* Continuity: the digests of the state this stage computed with (vec of a
  * STEP or EVAL stage) against those the engine reported after the last

@@ -56,15 +56,7 @@ const char *ck_phase_name(int phase) {
     return "?";
 }
 
-int ck_engine_has_rnd(const char *spec) { return strncmp(spec, "cuda", 4) != 0; }
-unsigned ck_engine_extra_phases(const char *spec) {
-    return ck_engine_has_rnd(spec) ? 0u
-                                   : 1u << CK_FWD_RND | 1u << CK_BWD_DATA_RND | 1u << CK_FWD_BLANK |
-                                         1u << CK_BWD_W_PEEK |
-                                         1u << CK_FWD_PEEK |
-                                         1u << CK_BWD_DATA_PEEK | 1u << CK_FWD_DPEEK | 1u << CK_BWD_DATA_DPEEK |
-                                         1u << CK_BWD_W_RND;
-}
+int ck_engine_has_adamw(const char *spec) { return strncmp(spec, "cuda", 4) != 0; }
 
 ck_rnd_key_t ck_rnd_key(uint64_t input_digest, long step, int stage) {
     ck_rnd_key_t k = {input_digest, (uint32_t)step, (uint32_t)stage};

@@ -16,6 +16,7 @@
 #include "base/checksum_blank.h"
 #include "base/checksum_peek.h"
 #include "base/checksum_rnd.h"
+#include "base/ops_elem.h"
 #include "engines/checksums.h"
 #include "engines/engine.h"
 #include "model/model.h"
@@ -389,6 +390,46 @@ static inline size_t expect_wrnd(const model *m, const double *v, size_t n, cons
         }
     }
     return cnt;
+}
+
+/* An UPDATE vector's ADAM counts and ADAMW entries against the host loop
+ * (ops_adam_elem re-done from the step's p0, m0, v0 and g, then
+ * base/checksum_peek.h's ck_adam_far_key and ck_adam_far_put) over the
+ * state after the update (p, mo, v), bit for bit; a the step's scalars.
+ * Returns the elements that differ. */
+static inline size_t expect_adamw(const model *m, const double *vec, size_t n, const adam_scalars *a, const float *p0,
+                                  const float *m0, const float *v0, const float *g, const float *p, const float *mo,
+                                  const float *v) {
+    ck_layout L;
+    ck_layout_make(&L, m, n);
+    size_t bad_all = 0;
+    const float sc[CK_ADAMW_HDR] = {a->beta1, a->one_minus_beta1, a->beta2, a->one_minus_beta2, a->step_size,
+                                    a->bc2_sqrt, a->eps};
+    for (int k = 0; k < CK_ADAMW_HDR; k++)
+        if (vec[L.adamw_off + (size_t)k] != sc[k]) fail_msg("ADAMW header %d: %g, the step's %g", k, vec[L.adamw_off + (size_t)k], (double)sc[k]);
+    for (int t = 0; t < m->n_tensors; t++) {
+        const model_tensor *T = &m->tensors[t];
+        size_t o = T->offset, bad = 0;
+        uint64_t key = 0;
+        for (size_t i = 0; i < T->numel; i++) {
+            float rp = p0[o + i], rm = m0[o + i], rv = v0[o + i];
+            ops_adam_elem(&rp, &rm, &rv, g[o + i], a->beta1, a->one_minus_beta1, a->beta2, a->one_minus_beta2,
+                          a->step_size, a->bc2_sqrt, a->eps);
+            uint64_t k = ck_adam_far_key(rp, rm, rv, p[o + i], mo[o + i], v[o + i], i);
+            bad += k != 0, key = k > key ? k : key;
+        }
+        double want[CK_ADAMW_PER];
+        ck_adam_far_put(want, key, p0 + o, m0 + o, v0 + o, g + o, p + o, mo + o, v + o);
+        const double *got = vec + L.adamw_off + CK_ADAMW_HDR + CK_ADAMW_PER * (size_t)t;
+        if (memcmp(got, want, sizeof want))
+            fail_msg("%s ADAMW: vector (%g %g %g %g %g %g %g %g), the host loop (%g %g %g %g %g %g %g %g)", T->name,
+                     got[0], got[1], got[2], got[3], got[4], got[5], got[6], got[7], want[0], want[1], want[2], want[3],
+                     want[4], want[5], want[6], want[7]);
+        if (vec[L.adam_off + 2 * (size_t)t] != (double)bad)
+            fail_msg("%s ADAM: %g elements differ, the host loop %zu", T->name, vec[L.adam_off + 2 * (size_t)t], bad);
+        bad_all += bad;
+    }
+    return bad_all;
 }
 
 #endif

@@ -458,17 +458,14 @@ static void test_peek_host(void **st) {
     free(p), free(x), free(v);
 }
 
-/* The judge reads every block of a cuda engine's vector (CK_BLOCKS_ALL:
- * all but ADAMW, which the device does not compute): a vector without
- * ADAMW is clean; faults that only the ported blocks see, each entry
- * re-done by the host loop as the device would, are named there, and a
- * judge at the cuda engine's old level (CK_BLOCKS_Z) does not see them. */
+/* The judge reads every block of a cuda engine's vector as a cpu
+ * engine's (CK_BLOCKS_LIVE): faults that only the ported blocks see, each
+ * entry re-done by the host loop as the device would, are named there,
+ * and a judge at the cuda engine's old level (CK_BLOCKS_Z) does not see
+ * them. */
 static void test_dpeek_judged(void **st) {
     (void)st;
     enum { N = 16 };
-    /* a live cuda engine is judged on every block but ADAMW (CK_BLOCKS_ALL), a cpu engine on all (LIVE) */
-    assert_int_equal(ck_engine_has_adamw("cuda:math=fma"), 0);
-    assert_int_equal(ck_engine_has_adamw("cpu:threads=1"), 1);
     model m;
     assert_int_equal(model_build(&m, "smallcnn"), 0);
     engine_opts o = {.seed = 42, .max_batch = N};
@@ -489,11 +486,9 @@ static void test_dpeek_judged(void **st) {
     assert_int_equal(engine_loss(e, NULL), 0);
     assert_int_equal(engine_backward(e), 0);
     assert_int_equal(engine_checksums(e, CK_STAGE_STEP, v), 0);
-    /* as a cuda vector: no ADAMW */
-    memset(v + L.adamw_off, 0, (L.total - L.adamw_off) * sizeof *v);
     ck_verdict cv;
     ck_verdict_init(&cv);
-    assert_int_equal(checksums_judge(&m, v, N, y, 0, CK_BLOCKS_ALL, &cv), 0);
+    assert_int_equal(checksums_judge(&m, v, N, y, 0, CK_BLOCKS_LIVE, &cv), 0);
     if (cv.n_viol) fail_msg("clean cuda-shaped vector: %s", cv.v[0].what);
     /* fc1's output: sample 3's second-largest output moved by 6 times its own bound (gamma_K A, K = in + 1) */
     int l = -1;
@@ -515,7 +510,7 @@ static void test_dpeek_judged(void **st) {
     yo[second] = (float)((double)yo[second] + 6 * gam * A);
     ck_dense_opeek_sample(v + L.off[l][CK_FWD_DPEEK] + CK_REL * i, w, b, t.act[l - 1], t.act[l], fin, out, i, 0);
     ck_verdict_init(&cv);
-    assert_int_equal(checksums_judge(&m, v, N, y, 0, CK_BLOCKS_ALL, &cv), 0);
+    assert_int_equal(checksums_judge(&m, v, N, y, 0, CK_BLOCKS_LIVE, &cv), 0);
     assert_true(cv.n_viol >= 1);
     assert_int_equal(cv.v[0].layer, l);
     assert_non_null(strstr(cv.v[0].what, "every output"));
@@ -545,7 +540,7 @@ static void test_dpeek_judged(void **st) {
     for (int k = 0; k < CK_OPEEK_RANDOM; k++) drawn[k] = ck_plane_draw_one(dig, 1, CK_STAGE_STEP, lc, u, 0, k, P);
     ck_conv_plane_peek(v + L.off[lc][CK_FWD_PEEK] + CK_REL * u, yp, src, cw, cb, &d, 0, 5, drawn);
     ck_verdict_init(&cv);
-    assert_int_equal(checksums_judge(&m, v, N, y, 0, CK_BLOCKS_ALL, &cv), 0);
+    assert_int_equal(checksums_judge(&m, v, N, y, 0, CK_BLOCKS_LIVE, &cv), 0);
     int named = 0;
     for (int k = 0; k < cv.n_viol; k++)
         named |= cv.v[k].layer == lc && strstr(cv.v[k].what, "first, last, largest and sampled outputs") != NULL;
@@ -566,7 +561,7 @@ static void test_dpeek_judged(void **st) {
     double *v2 = malloc(L.total * sizeof *v2);
     memcpy(v2, v, L.total * sizeof *v2);
     ck_verdict_init(&cv);
-    assert_int_equal(checksums_judge(&m, v2, N, y, 0, CK_BLOCKS_ALL, &cv), 0);
+    assert_int_equal(checksums_judge(&m, v2, N, y, 0, CK_BLOCKS_LIVE, &cv), 0);
     int before = cv.n_viol;
     /* expect_rnd fails on the first entry the moved plane changes: compute the plane's entries instead */
     {
@@ -590,7 +585,7 @@ static void test_dpeek_judged(void **st) {
         }
     }
     ck_verdict_init(&cv);
-    assert_int_equal(checksums_judge(&m, v2, N, y, 0, CK_BLOCKS_ALL, &cv), 0);
+    assert_int_equal(checksums_judge(&m, v2, N, y, 0, CK_BLOCKS_LIVE, &cv), 0);
     int rnd_named = 0;
     for (int k = 0; k < cv.n_viol; k++)
         rnd_named |= cv.v[k].layer == l1 && strstr(cv.v[k].what, "random-weighted") != NULL;
@@ -614,7 +609,7 @@ static void test_dpeek_judged(void **st) {
             ck_dense_wpeek_row(v2 + L.off[l][CK_BWD_W_PEEK] + CK_REL * j, gw, t.dact[l], t.act[l - 1], N, fi, fo, j, te);
         }
         ck_verdict_init(&cv);
-        assert_int_equal(checksums_judge(&m, v2, N, y, 0, CK_BLOCKS_ALL, &cv), 0);
+        assert_int_equal(checksums_judge(&m, v2, N, y, 0, CK_BLOCKS_LIVE, &cv), 0);
         int wnamed = 0;
         for (int k = 0; k < cv.n_viol; k++)
             wnamed |= cv.v[k].layer == l && strstr(cv.v[k].what, "first, last, largest and sampled elements") != NULL;
@@ -647,7 +642,7 @@ static void test_dpeek_judged(void **st) {
         assert_true(e1[0] == 1 && e1[1] > 0.4 && e2[3] > 0 && bgrp == 1);
         memcpy(vc + L.off[0][CK_FWD_BLANK], v + L.off[0][CK_FWD_BLANK], CK_REL * L.cnt[0][CK_FWD_BLANK] * sizeof *vc);
         ck_verdict_init(&cv);
-        assert_int_equal(checksums_judge(&m, vc, N, y, 0, CK_BLOCKS_ALL, &cv), 0);
+        assert_int_equal(checksums_judge(&m, vc, N, y, 0, CK_BLOCKS_LIVE, &cv), 0);
         free(vc);
         int nb = 0, ng = 0;
         for (int k = 0; k < cv.n_viol; k++)
@@ -659,6 +654,63 @@ static void test_dpeek_judged(void **st) {
     }
     engine_free(e);
     free(p), free(x), free(v);
+}
+
+/* ADAMW: a cpu engine's update, then three p and one m element moved by
+ * a few ulps (set_tensor): its UPDATE vector's ADAM counts and ADAMW
+ * entries are the host loop's (the body k_ck_adam and k_ck_adam_far run)
+ * bit for bit, and the judge bounds the furthest element. */
+static void test_adamw_host(void **st) {
+    (void)st;
+    enum { N = 16 };
+    model m;
+    assert_int_equal(model_build(&m, "smallcnn"), 0);
+    engine_opts o = {.seed = 42, .max_batch = N};
+    engine *e = NULL;
+    assert_int_equal(engine_create(&e, "cpu:threads=1", &m, &o), 0);
+    size_t in = (size_t)m.in_c * m.in_h * m.in_w, np = m.n_params;
+    float *x = malloc(N * in * 4), *st7 = malloc(7 * np * 4);
+    float *p0 = st7, *m0 = p0 + np, *v0 = m0 + np, *g = v0 + np, *p = g + np, *mo = p + np, *v = mo + np;
+    int32_t y[N];
+    ck_layout L;
+    ck_layout_make(&L, &m, N);
+    double *vec = calloc(L.total, sizeof *vec);
+    assert_true(x && st7 && vec);
+    model_init_params(&m, p0, 42);
+    assert_int_equal(engine_set_params(e, p0), 0);
+    adam_cfg a = adam_default();
+    for (uint32_t step = 1; step <= 2; step++) {
+        blank_batch(x, y, N, in, step);
+        assert_int_equal(engine_set_batch(e, x, y, N, step), 0);
+        assert_int_equal(engine_forward(e, 1), 0);
+        assert_int_equal(engine_loss(e, NULL), 0);
+        assert_int_equal(engine_backward(e), 0);
+        assert_int_equal(engine_checksums(e, CK_STAGE_STEP, vec), 0);
+        static const tensor_kind kinds[4] = {TENSOR_PARAMS, TENSOR_ADAM_M, TENSOR_ADAM_V, TENSOR_GRADS};
+        for (int k = 0; k < 4; k++) assert_int_equal(engine_get_tensor(e, (tensor_id){kinds[k], 0}, st7 + k * np), 0);
+        assert_int_equal(engine_update(e, &a, step), 0);
+        for (int k = 0; k < 3; k++) assert_int_equal(engine_get_tensor(e, (tensor_id){kinds[k], 0}, p + k * np), 0);
+        if (step == 2) { /* p: 3 elements of two tensors, m: one */
+            size_t at[3] = {5, np / 2, np - 3};
+            for (int k = 0; k < 3; k++) p[at[k]] = nextafterf(nextafterf(p[at[k]], INFINITY), INFINITY);
+            mo[7] = nextafterf(mo[7], -INFINITY);
+            assert_int_equal(engine_set_tensor(e, (tensor_id){TENSOR_PARAMS, 0}, p), 0);
+            assert_int_equal(engine_set_tensor(e, (tensor_id){TENSOR_ADAM_M, 0}, mo), 0);
+        }
+        assert_int_equal(engine_checksums(e, CK_STAGE_UPDATE, vec), 0);
+        size_t bad = expect_adamw(&m, vec, N, &e->last_adam, p0, m0, v0, g, p, mo, v);
+        assert_int_equal(bad, step == 2 ? 4 : 0);
+        ck_verdict cv;
+        ck_verdict_init(&cv);
+        assert_int_equal(checksums_judge(&m, vec, N, y, 0, CK_BLOCKS_LIVE, &cv), 0);
+        if (step == 2) {
+            assert_true(cv.n_viol + cv.n_sus >= 1);
+            print_message("Adam, 4 elements moved by 1-2 ulps: ADAM and ADAMW as the host loop's bit for bit; %s\n",
+                          cv.n_viol ? cv.v[0].what : cv.sus.what);
+        } else assert_int_equal(cv.n_viol + cv.n_sus, 0);
+    }
+    engine_free(e);
+    free(x), free(st7), free(vec);
 }
 
 #if LS_HAVE_CUDA
@@ -1184,9 +1236,8 @@ static void test_dev_checksums(void **st) {
     assert_int_equal(engine_checksums(e, CK_STAGE_STEP, v), 0);
     ck_verdict cv;
     ck_verdict_init(&cv);
-    /* as the audit judges a live cuda engine: every block but ADAMW */
-    assert_int_equal(ck_engine_has_adamw("cuda:math=fma:algo=det"), 0);
-    assert_int_equal(checksums_judge(&m, v, N, y, 0, CK_BLOCKS_ALL, &cv), 0);
+    /* as the audit judges a live cuda engine: every block (CK_BLOCKS_LIVE) */
+    assert_int_equal(checksums_judge(&m, v, N, y, 0, CK_BLOCKS_LIVE, &cv), 0);
     /* the device's digest of its input: the batch it was given */
     checksums_input(&m, v, N, ck_digest(x, N * 784), &cv);
     if (cv.n_viol) fail_msg("cuda step: %s (ratio %g)", cv.v[0].what, cv.v[0].ratio);
@@ -1232,13 +1283,13 @@ static void test_dev_checksums(void **st) {
     assert_int_equal(engine_update(e, &a, 1), 0);
     assert_int_equal(engine_checksums(e, CK_STAGE_UPDATE, v), 0);
     ck_verdict_init(&cv);
-    assert_int_equal(checksums_judge(&m, v, N, y, 0, CK_BLOCKS_ALL, &cv), 0);
+    assert_int_equal(checksums_judge(&m, v, N, y, 0, CK_BLOCKS_LIVE, &cv), 0);
     if (cv.n_viol) fail_msg("cuda update: %s", cv.v[0].what);
     /* an evaluation batch: FWD_DPEEK on the device too */
     assert_int_equal(engine_forward(e, 0), 0);
     assert_int_equal(engine_checksums(e, CK_STAGE_EVAL, v), 0);
     ck_verdict_init(&cv);
-    assert_int_equal(checksums_judge(&m, v, N, NULL, 0, CK_BLOCKS_ALL, &cv), 0);
+    assert_int_equal(checksums_judge(&m, v, N, NULL, 0, CK_BLOCKS_LIVE, &cv), 0);
     if (cv.n_viol) fail_msg("cuda evaluation: %s", cv.v[0].what);
     peek_tensors_get(&pt, e, &m, N, x, 0);
     kept = 0;
@@ -1270,7 +1321,7 @@ static void test_dev_checksums(void **st) {
         assert_int_equal(engine_set_tensor(e, (tensor_id){TENSOR_ACT, l}, pt.act[l]), 0);
         assert_int_equal(engine_checksums(e, CK_STAGE_STEP, v), 0);
         ck_verdict_init(&cv);
-        assert_int_equal(checksums_judge(&m, v, N, y, 0, CK_BLOCKS_ALL, &cv), 0);
+        assert_int_equal(checksums_judge(&m, v, N, y, 0, CK_BLOCKS_LIVE, &cv), 0);
         int named = 0;
         for (int k = 0; k < cv.n_viol; k++) named |= cv.v[k].layer == l && strstr(cv.v[k].what, "every output") != NULL;
         if (!named) fail_msg("%s output 6x its bound off: not named by the device's DPEEK block", ly->name);
@@ -1287,7 +1338,7 @@ static void test_dev_checksums(void **st) {
         assert_int_equal(engine_set_tensor(e, (tensor_id){TENSOR_GRADS, 0}, pt.g), 0);
         assert_int_equal(engine_checksums(e, CK_STAGE_STEP, v), 0);
         ck_verdict_init(&cv);
-        assert_int_equal(checksums_judge(&m, v, N, y, 0, CK_BLOCKS_ALL, &cv), 0);
+        assert_int_equal(checksums_judge(&m, v, N, y, 0, CK_BLOCKS_LIVE, &cv), 0);
         named = 0;
         for (int k = 0; k < cv.n_viol; k++)
             named |= cv.v[k].layer == l && strstr(cv.v[k].what, "first, last, largest and sampled elements") != NULL;
@@ -1307,7 +1358,7 @@ static void test_dev_checksums(void **st) {
     assert_int_equal(engine_set_tensor(e, (tensor_id){TENSOR_ACT, 0}, act), 0);
     assert_int_equal(engine_checksums(e, CK_STAGE_STEP, v), 0);
     ck_verdict_init(&cv);
-    assert_int_equal(checksums_judge(&m, v, N, y, 0, CK_BLOCKS_ALL, &cv), 0);
+    assert_int_equal(checksums_judge(&m, v, N, y, 0, CK_BLOCKS_LIVE, &cv), 0);
     assert_true(cv.n_viol >= 1);
     assert_int_equal(cv.v[0].layer, 0);
     /* judged as the audit judges cuda, the device's FWD_PEEK names a plane's largest output moved (re-done):
@@ -1318,11 +1369,32 @@ static void test_dev_checksums(void **st) {
     assert_int_equal(engine_set_tensor(e, (tensor_id){TENSOR_ACT, 0}, act), 0);
     assert_int_equal(engine_checksums(e, CK_STAGE_STEP, v), 0);
     ck_verdict_init(&cv);
-    assert_int_equal(checksums_judge(&m, v, N, y, 0, CK_BLOCKS_ALL, &cv), 0);
+    assert_int_equal(checksums_judge(&m, v, N, y, 0, CK_BLOCKS_LIVE, &cv), 0);
     int peeked = 0;
     for (int k = 0; k < cv.n_viol; k++)
         peeked |= cv.v[k].layer == 0 && strstr(cv.v[k].what, "first, last, largest and sampled outputs") != NULL;
     if (!peeked) fail_msg("conv1's largest output of plane (0, 0) moved: not named by the device's FWD_PEEK");
+    /* ADAMW on the device: an update from this step, then three p and one m element moved by 1-2 ulps
+     * (set_tensor): the device's ADAM counts and ADAMW entries are the host loop's bit for bit */
+    {
+        size_t np = m.n_params;
+        float *st7 = malloc(7 * np * 4), *q0 = st7, *qm0 = q0 + np, *qv0 = qm0 + np, *qg = qv0 + np, *qp = qg + np;
+        float *qm = qp + np, *qv = qm + np;
+        static const tensor_kind kinds[4] = {TENSOR_PARAMS, TENSOR_ADAM_M, TENSOR_ADAM_V, TENSOR_GRADS};
+        for (int k = 0; k < 4; k++) assert_int_equal(engine_get_tensor(e, (tensor_id){kinds[k], 0}, st7 + k * np), 0);
+        assert_int_equal(engine_update(e, &a, 2), 0);
+        for (int k = 0; k < 3; k++) assert_int_equal(engine_get_tensor(e, (tensor_id){kinds[k], 0}, qp + k * np), 0);
+        size_t at[3] = {5, np / 2, np - 3};
+        for (int k = 0; k < 3; k++) qp[at[k]] = nextafterf(nextafterf(qp[at[k]], INFINITY), INFINITY);
+        qm[7] = nextafterf(qm[7], -INFINITY);
+        assert_int_equal(engine_set_tensor(e, (tensor_id){TENSOR_PARAMS, 0}, qp), 0);
+        assert_int_equal(engine_set_tensor(e, (tensor_id){TENSOR_ADAM_M, 0}, qm), 0);
+        assert_int_equal(engine_checksums(e, CK_STAGE_UPDATE, v), 0);
+        size_t bad = expect_adamw(&m, v, N, &e->last_adam, q0, qm0, qv0, qg, qp, qm, qv);
+        print_message("device Adam, 4 elements moved: ADAM and ADAMW bit for bit as the host loop's (%zu differ)\n", bad);
+        assert_int_equal(bad, 4);
+        free(st7);
+    }
     engine_free(e);
     free(p), free(x), free(v), free(act);
 }
@@ -1350,6 +1422,7 @@ int main(void) {
         cmocka_unit_test(test_dev_elementwise), cmocka_unit_test(test_dev_vs_cpu),
         cmocka_unit_test(test_dev_train),     cmocka_unit_test(test_dev_checksums),
         cmocka_unit_test(test_peek_host),    cmocka_unit_test(test_dpeek_judged),
+        cmocka_unit_test(test_adamw_host),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -124,8 +124,8 @@ static int judge(engine *e, audit_engine *ae, const model *m, int stage, size_t 
      * at ra_off, one made before the zero-element blocks at z_off: those
      * are not judged, and the coverage line says so (ck_partial) */
     const recording *rec = engine_recorded_get(e);
-    /* a live engine's: all blocks (cuda: without ADAMW) */
-    int ext = rec ? rec->ck_ext : ck_engine_has_adamw(ae->spec) ? CK_BLOCKS_LIVE : CK_BLOCKS_ALL; /* ck_ext: 0..7 */
+    /* a live engine's: all blocks (cuda's computed on the device) */
+    int ext = rec ? rec->ck_ext : CK_BLOCKS_LIVE; /* ck_ext: 0..7 */
     int full = ext > CK_BLOCKS_BASE;
     if (!full)
         snprintf(ae->ck_partial, sizeof ae->ck_partial, "an older recording: its vectors stop at DIGEST (no input "

@@ -56,8 +56,6 @@ const char *ck_phase_name(int phase) {
     return "?";
 }
 
-int ck_engine_has_adamw(const char *spec) { return strncmp(spec, "cuda", 4) != 0; }
-
 ck_rnd_key_t ck_rnd_key(uint64_t input_digest, long step, int stage) {
     ck_rnd_key_t k = {input_digest, (uint32_t)step, (uint32_t)stage};
     return k;

@@ -710,10 +710,13 @@ done:
 
 /* ---- every-step checksums -------------------------------------------------
  * The vector of engines/checksums.h computed on the device by kernels.cu's
- * lk_ck_* (base/checksum_ops.h's bodies, as the host implementation); only
- * the vector (and the loss block's n x classes logits and gradient) comes
- * back.  Which blocks a stage computes and the scratch sizes are
- * cuda_policy.c's (cp_ck_*, unit-tested). */
+ * lk_ck_* (base/checksum_ops.h's bodies, as the host implementation, and
+ * base/checksum_peek.h's, checksum_rnd.h's and checksum_blank.h's for the
+ * sampled- and output-element, random-weight, blank-window and ADAMW
+ * blocks: every block the cpu engine's vector has); only the vector (and
+ * the loss block's n x classes logits and gradient) comes back.  Which
+ * blocks a stage computes and the scratch sizes are cuda_policy.c's
+ * (cp_ck_*, unit-tested). */
 
 static int ck_alloc(engine *e, cuda_ctx *c, const ck_layout *Lmax) {
     int rc = 0;
@@ -908,9 +911,13 @@ static int ck_update(engine *e, cuda_ctx *c, const ck_layout *L) {
     for (int t = 0; t < e->m->n_tensors; t++) {
         const model_tensor *T = &e->m->tensors[t];
         size_t o = T->offset;
-        CHECK_LK(lk_ck_adam(c->stream, c->ck_vec + L->adam_off + 2 * t, c->ck_p0 + o, c->ck_m0 + o, c->ck_v0 + o,
-                            c->grads + o, c->params + o, c->adam_m + o, c->adam_v + o, T->numel, a->beta1,
-                            a->one_minus_beta1, a->beta2, a->one_minus_beta2, a->step_size, a->bc2_sqrt, a->eps));
+        if (T->numel > 0xffffffffu) return ls_err(LS_EINVAL, "%s: %s: a tensor of 2^32 elements or more", e->spec.spec,
+                                                   T->name); /* ADAMW's key holds the index in 32 bits */
+        CHECK_LK(lk_ck_adam(c->stream, c->ck_vec + L->adam_off + 2 * t,
+                            c->ck_vec + L->adamw_off + CK_ADAMW_HDR + CK_ADAMW_PER * (size_t)t, c->ck_p0 + o,
+                            c->ck_m0 + o, c->ck_v0 + o, c->grads + o, c->params + o, c->adam_m + o, c->adam_v + o,
+                            T->numel, a->beta1, a->one_minus_beta1, a->beta2, a->one_minus_beta2, a->step_size,
+                            a->bc2_sqrt, a->eps));
     }
     c->ck_snap = 0;
     rc = ck_digests(e, c, L, c->params, c->adam_m, c->adam_v);
@@ -972,6 +979,12 @@ static int cu_checksums(engine *e, int stage, double *out) {
         c->ck_pcalls++;
     }
     out[0] = stage, out[1] = (double)n, out[2] = (double)c->step;
+    if (stage == CK_STAGE_UPDATE) { /* ADAMW's header: the step's fp32 scalars (the host's, as the device used them) */
+        const adam_scalars *a = &e->last_adam;
+        const float sc[CK_ADAMW_HDR] = {a->beta1, a->one_minus_beta1, a->beta2, a->one_minus_beta2,
+                                        a->step_size, a->bc2_sqrt, a->eps};
+        for (int k = 0; k < CK_ADAMW_HDR; k++) out[L.adamw_off + (size_t)k] = sc[k];
+    }
     if (stage == CK_STAGE_STEP || stage == CK_STAGE_EVAL) {
         /* the loss block: n x classes logits and gradient, small (EVAL: the
          * logits only, which the driver's read-back must equal; the

@@ -588,7 +588,7 @@ __global__ void k_ck_digest(unsigned long long *out, const float *x, size_t coun
 /* Adam re-done from the snapshot; out[0] += elements that differ, out[1]
  * = the largest |difference| (atomicMax on the bits of a nonnegative
  * double: their order is the integers' order) */
-__global__ void k_ck_adam(double *out, const float *p0, const float *m0, const float *v0, const float *g,
+__global__ void k_ck_adam(double *out, double *far, const float *p0, const float *m0, const float *v0, const float *g,
                           const float *p, const float *m, const float *v, size_t count, float b1, float omb1,
                           float b2, float omb2, float step_size, float bc2_sqrt, float eps) {
     GRID_STRIDE(i, count) {
@@ -599,8 +599,18 @@ __global__ void k_ck_adam(double *out, const float *p0, const float *m0, const f
             double dd = fmax(fabs((double)pp - p[i]), fmax(fabs((double)mm - m[i]), fabs((double)vv - v[i])));
             if (dd != dd) dd = 1e300;
             atomicMax((unsigned long long *)(out + 1), (unsigned long long)__double_as_longlong(dd));
+            /* ADAMW: the furthest element (base/checksum_peek.h's key: the host loop's choice) */
+            atomicMax((unsigned long long *)far, (unsigned long long)ck_adam_far_key(pp, mm, vv, p[i], m[i], v[i], i));
         }
     }
+}
+/* ADAMW's entry from the key k_ck_adam left in its first slot (one thread) */
+__global__ void k_ck_adam_far(double *far, const float *p0, const float *m0, const float *v0, const float *g,
+                              const float *p, const float *m, const float *v) {
+    if (blockIdx.x || threadIdx.x) return;
+    uint64_t key;
+    memcpy(&key, far, sizeof key);
+    ck_adam_far_put(far, key, p0, m0, v0, g, p, m, v);
 }
 
 /* FWD_DPEEK / BWD_DATA_DPEEK: a block per sample, its elements split
@@ -1102,8 +1112,16 @@ extern "C" int lk_ck_pool(cudaStream_t s, double *bad, const float *x, const flo
 extern "C" int lk_ck_digest(cudaStream_t s, double *slot, const float *x, size_t count) {
     LAUNCH(count, k_ck_digest, (unsigned long long *)slot, x, count);
 }
-extern "C" int lk_ck_adam(cudaStream_t s, double *out, const float *p0, const float *m0, const float *v0,
-                          const float *g, const float *p, const float *m, const float *v, size_t count, float b1,
-                          float omb1, float b2, float omb2, float step_size, float bc2_sqrt, float eps) {
-    LAUNCH(count, k_ck_adam, out, p0, m0, v0, g, p, m, v, count, b1, omb1, b2, omb2, step_size, bc2_sqrt, eps);
+extern "C" int lk_ck_adam(cudaStream_t s, double *out, double *far, const float *p0, const float *m0,
+                          const float *v0, const float *g, const float *p, const float *m, const float *v, size_t count,
+                          float b1, float omb1, float b2, float omb2, float step_size, float bc2_sqrt, float eps) {
+    unsigned nb = cp_grid_blocks(count, LK_THREADS, LK_MAX_BLOCKS);
+    int rc;
+    if (nb == 0) return 0;
+    clear_stale();
+    k_ck_adam<<<nb, LK_THREADS, 0, s>>>(out, far, p0, m0, v0, g, p, m, v, count, b1, omb1, b2, omb2, step_size,
+                                        bc2_sqrt, eps);
+    if ((rc = launched())) return rc;
+    k_ck_adam_far<<<1, 1, 0, s>>>(far, p0, m0, v0, g, p, m, v);
+    return launched();
 }

@@ -172,9 +172,13 @@ int lk_ck_elem(cudaStream_t s, double *bad, int kind, int backward, int training
 int lk_ck_pool(cudaStream_t s, double *bad, const float *x, const float *y, const float *dy, const float *dx,
                size_t planes, int h, int w, int oh, int ow, int backward);
 int lk_ck_digest(cudaStream_t s, double *slot, const float *x, size_t count);
-int lk_ck_adam(cudaStream_t s, double *out, const float *p0, const float *m0, const float *v0, const float *g,
-               const float *p, const float *m, const float *v, size_t count, float b1, float omb1, float b2,
-               float omb2, float step_size, float bc2_sqrt, float eps);
+/* out: the tensor's ADAM entry (2 doubles: elements that differ, the
+ * largest |difference|); far: its ADAMW entry (CK_ADAMW_PER doubles,
+ * zeroed by the caller): the furthest element (base/checksum_peek.h's
+ * ck_adam_far_key, by atomicMax, then ck_adam_far_put); count < 2^32 */
+int lk_ck_adam(cudaStream_t s, double *out, double *far, const float *p0, const float *m0, const float *v0,
+               const float *g, const float *p, const float *m, const float *v, size_t count, float b1, float omb1,
+               float b2, float omb2, float step_size, float bc2_sqrt, float eps);
 
 /* For tests: the vendor and portable exp/log of ops_elem.h on the device. */
 int lk_test_expf_logf(cudaStream_t s, float *exp_out, float *log_out, const float *x,

@@ -656,6 +656,56 @@ static void test_dpeek_judged(void **st) {
     free(p), free(x), free(v);
 }
 
+/* The same comparisons on mnist-convnet (convolutions without padding,
+ * dropout between the dense layers, 32 and 64 channels), two training
+ * steps and an evaluation batch: every ported block bit for bit as the
+ * cpu engine's. */
+static void test_blocks_mnist_convnet(void **st) {
+    (void)st;
+    enum { N = 8 };
+    model m;
+    assert_int_equal(model_build(&m, "mnist-convnet"), 0);
+    engine_opts o = {.seed = 7, .max_batch = N};
+    engine *e = NULL;
+    assert_int_equal(engine_create(&e, "cpu:threads=1", &m, &o), 0);
+    size_t in = (size_t)m.in_c * m.in_h * m.in_w, cnt = 0, kept = 0;
+    float *p = malloc(m.n_params * 4), *x = malloc(N * in * 4);
+    int32_t y[N];
+    ck_layout L;
+    ck_layout_make(&L, &m, N);
+    double *v = calloc(L.total, sizeof *v), bpos = 0;
+    assert_true(p && x && v);
+    model_init_params(&m, p, 7);
+    assert_int_equal(engine_set_params(e, p), 0);
+    adam_cfg a = adam_default();
+    size_t bgrp = 0;
+    for (uint32_t step = 1; step <= 3; step++) {
+        blank_batch(x, y, N, in, step);
+        assert_int_equal(engine_set_batch(e, x, y, N, step), 0);
+        int train = step < 3;
+        assert_int_equal(engine_forward(e, train), 0);
+        if (train) {
+            assert_int_equal(engine_loss(e, NULL), 0);
+            assert_int_equal(engine_backward(e), 0);
+        }
+        assert_int_equal(engine_checksums(e, train ? CK_STAGE_STEP : CK_STAGE_EVAL, v), 0);
+        peek_tensors t;
+        peek_tensors_get(&t, e, &m, N, x, train);
+        cnt += expect_dpeek(&m, v, N, &t, 128, &kept) + expect_peek(&m, v, N, &t, &kept) + expect_rnd(&m, v, N, &t) +
+               expect_blank(&m, v, N, &t, &bpos, &bgrp) + expect_wpeek(&m, v, N, &t, &kept) + expect_wrnd(&m, v, N, &t);
+        peek_tensors_free(&t, &m);
+        if (train) {
+            assert_int_equal(engine_update(e, &a, step), 0);
+            assert_int_equal(engine_checksums(e, CK_STAGE_UPDATE, v), 0);
+        }
+    }
+    print_message("mnist-convnet: %zu entries of the ported blocks bit for bit as the cpu engine's (%.0f blank "
+                  "positions)\n", cnt, bpos);
+    assert_true(cnt > 1000 && bpos > 0);
+    engine_free(e);
+    free(p), free(x), free(v);
+}
+
 /* ADAMW: a cpu engine's update, then three p and one m element moved by
  * a few ulps (set_tensor): its UPDATE vector's ADAM counts and ADAMW
  * entries are the host loop's (the body k_ck_adam and k_ck_adam_far run)
@@ -1422,7 +1472,7 @@ int main(void) {
         cmocka_unit_test(test_dev_elementwise), cmocka_unit_test(test_dev_vs_cpu),
         cmocka_unit_test(test_dev_train),     cmocka_unit_test(test_dev_checksums),
         cmocka_unit_test(test_peek_host),    cmocka_unit_test(test_dpeek_judged),
-        cmocka_unit_test(test_adamw_host),
+        cmocka_unit_test(test_adamw_host),    cmocka_unit_test(test_blocks_mnist_convnet),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

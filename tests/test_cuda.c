@@ -4,14 +4,20 @@
  * Host part, run on every machine (GPU or not, CUDA build or not): knob
  * parsing, the algorithm policy over hand-made candidate lists, algorithm
  * names against cuDNN's enums, descriptor shapes of SmallCNN, launch
- * geometry, error hints, and the "cuda: unavailable (...)" path.
+ * geometry, error hints, and the "cuda: unavailable (...)" path; and the
+ * device's every-step blocks on the host: base/checksum_peek.h's,
+ * checksum_rnd.h's and checksum_blank.h's per-element bodies (the
+ * kernels' own), looped as the kernels split them, give a cpu engine's
+ * vector bit for bit on SmallCNN and mnist-convnet tensors, and the judge
+ * names faults only those blocks see (tests/ck_peek_expect.h).
  *
  * Device part, which calls skip() with the reason when there is no usable
  * device (or the build has no CUDA): our element-wise kernels bitwise equal
  * to the C code on the same inputs; SmallCNN layer by layer against the cpu
  * engine, each layer fed the cpu engine's input (so each comparison sees
  * one layer's rounding only) within the fp32 bound; a few training steps
- * that lower the loss and repeat bit for bit.
+ * that lower the loss and repeat bit for bit; the device's checksum
+ * vector, every block against the host loops on the device's own tensors.
  */
 #include <setjmp.h>
 #include <stdarg.h>

@@ -70,7 +70,8 @@ void ck_peek_elems(size_t *t, const float *v, size_t cnt, ck_rnd_key_t key, int 
 }
 
 _Static_assert(CK_OPEEK_RANDOM <= 2, "ck_plane_draw's counters: what 10..13");
-_Static_assert((int)CK_OPEEK == (int)CK_PEEK_PLANE, "base/checksum_peek.h re-does as many elements per plane (the device's)");
+_Static_assert((int)CK_OPEEK == (int)CK_PEEK_PLANE,
+               "base/checksum_peek.h re-does as many elements per plane (the device's)");
 void ck_plane_draw(size_t *t, size_t cnt, ck_rnd_key_t key, int layer, size_t u, int bwd) {
     for (int k = 0; k < CK_OPEEK_RANDOM; k++) /* base/checksum_peek.h: the same draw on the device */
         t[k] = ck_plane_draw_one(key.digest, key.step, key.stage, layer, u, bwd, k, cnt);

@@ -261,7 +261,8 @@ size_t cp_ck_rnd(const model *m, size_t n) {
         if (ly->kind == LAYER_CONV) {
             t = CK_RND_DRAWS * (2 * (size_t)ly->out_h + ly->out_w + 2 * (size_t)ly->in_h + ly->in_w) +
                 CK_RND_DRAWS * n * (C > OC ? C : OC) * kk;
-            w = CK_RND_DRAWS * (C + kk) + 2 * CK_RND_DRAWS * n * (size_t)ly->out_h * ly->out_w + 3 * CK_RND_DRAWS * n * OC + n;
+            w = CK_RND_DRAWS * (C + kk) + 2 * CK_RND_DRAWS * n * (size_t)ly->out_h * ly->out_w +
+                3 * CK_RND_DRAWS * n * OC + n;
         } else if (ly->kind == LAYER_DENSE) {
             t = CK_RND_DRAWS * (2 * OC + 2 * C) + 5 * C + 5 * OC + 4 * CK_RND_DRAWS + 1;
             w = CK_RND_DRAWS * C + 2 * CK_RND_DRAWS * n;

@@ -154,7 +154,7 @@ else
     say "test_cuda: FAIL"
     grep -v "^\[ *\(RUN\|OK\|PASSED\) *\]" "$OUTDIR/test_cuda.log" | tail -25
 fi
-grep -E "^\[ *(OK|FAILED|SKIPPED|ERROR|LINE) *\]|skipped:|cuda - cpu|device .* vs|ratio|device zero|device S" "$OUTDIR/test_cuda.log" | head -40
+grep -E "^\[ *(OK|FAILED|SKIPPED|ERROR|LINE) *\]|skipped:|cuda - cpu|device .* vs|ratio|device zero|device S|device dense output|output elements|^device |bit for bit as the" "$OUTDIR/test_cuda.log" | head -40
 if grep -q "SKIPPED \] test_dev" "$OUTDIR/test_cuda.log"; then
     say "WARNING: device tests were skipped — no usable device?"
     status=1

@@ -1322,7 +1322,7 @@ static void test_random_weighted_null_space(void **s) {
         named_fc |= strstr(v.v[k].what, "fc1 forward (random-weighted)") != NULL;
     }
     assert_true(named_conv && named_fc);
-    /* an engine without them (cuda: CK_BLOCKS_Z) is judged without them:
+    /* a vector without them (a recording from before them: CK_BLOCKS_Z) is judged without them:
      * no relation of either layer flagged (the next layers' exact
      * re-checks see the edited tensors here, as they would not see an
      * engine that computed on from them) */

@@ -743,7 +743,8 @@ static size_t write_older(const char *path, const char *marker, int level) {
  * blocks ("...,all-blocks", ending at ra_off), one from before the
  * zero-element blocks ("...,all-blocks,alt", ending at z_off) and one
  * from before the random-weight blocks ("...,zero", ending at rnd_off, as
- * a cuda engine's recording is), one from before the output-element
+ * a cuda engine's recording was before its kernels computed them), one
+ * from before the output-element
  * blocks ("...,rand", ending at peek_off) and one from before the dense
  * ones ("...,rand,peek", ending at dpeek_off) and one from before the
  * random-weighted backward-weights ones ("...,dpeek", ending at
@@ -810,7 +811,7 @@ static void test_older_recording_partial(void **st) {
     assert_int_equal(r.eng[i].ck_viol_checks, 0);
     if (!strstr(r.eng[i].ck_partial, "no zero-element")) fail_msg("partial: '%s'", r.eng[i].ck_partial);
     audit_result_free(&r);
-    /* from before the random-weight blocks (or a cuda engine's): all the rest is judged */
+    /* from before the random-weight blocks (or a cuda engine's before its kernels had them): all the rest is judged */
     if (recording_open(&rec, old3)) fail_msg("%s", ls_errmsg());
     assert_int_equal(rec->ck_ext, 3);
     if (recording_validate(rec, &m, recording_ck_geom_of)) fail_msg("%s", ls_errmsg());

@@ -124,7 +124,8 @@ static int judge(engine *e, audit_engine *ae, const model *m, int stage, size_t 
      * at ra_off, one made before the zero-element blocks at z_off: those
      * are not judged, and the coverage line says so (ck_partial) */
     const recording *rec = engine_recorded_get(e);
-    int ext = rec ? rec->ck_ext : ck_engine_has_rnd(ae->spec) ? CK_BLOCKS_LIVE : CK_BLOCKS_Z; /* ck_ext: 0..7 */
+    /* a live engine's: all blocks (cuda's computed on the device) */
+    int ext = rec ? rec->ck_ext : CK_BLOCKS_LIVE; /* ck_ext: 0..7 */
     int full = ext > CK_BLOCKS_BASE;
     if (!full)
         snprintf(ae->ck_partial, sizeof ae->ck_partial, "an older recording: its vectors stop at DIGEST (no input "
@@ -136,10 +137,10 @@ static int judge(engine *e, audit_engine *ae, const model *m, int stage, size_t 
         snprintf(ae->ck_partial, sizeof ae->ck_partial, "an older recording: its vectors have no zero-element "
                  "or random-weight relations (dense weight gradients flushed to 0 are not seen)");
     else if (ext < CK_BLOCKS_R)
-        snprintf(ae->ck_partial, sizeof ae->ck_partial, "%s: no random-weight relations, blank-window, "
-                 "sampled-element or output-element checks (not computed on the device yet): error patterns that "
-                 "keep every fixed-weight sum (+e, +e, -e, -e along a row) are not seen",
-                 rec ? "a recording from before them or of a cuda engine" : "cuda");
+        snprintf(ae->ck_partial, sizeof ae->ck_partial, "an older recording (or a cuda engine's from before its "
+                 "kernels computed them): no random-weight relations, blank-window, sampled-element or "
+                 "output-element checks: error patterns that keep every fixed-weight sum (+e, +e, -e, -e along a "
+                 "row) are not seen");
     else if (ext < CK_BLOCKS_P)
         snprintf(ae->ck_partial, sizeof ae->ck_partial, "an older recording: its vectors have no output-element "
                  "checks (one wrong element a plane, tens of times its own bound, is not seen)");

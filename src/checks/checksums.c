@@ -355,7 +355,7 @@ static void judge_logit_tie(const model *m, const ck_layout *L, const double *ve
  * fp32 constants).  Within them: a legal evaluation of the same update
  * (FMA-contracted, another order; zoo attack 7's adam_fma_contracted: 0.4
  * of it), not the engines' shared formula: SUSPECT.  Beyond them, or
- * without ADAMW (a recording, cuda's host code): PROBLEM. */
+ * without ADAMW (a recording): PROBLEM. */
 static double adam_elem_ratio(const double *sc, const double *el) {
     adam_scalars a;
     memset(&a, 0, sizeof a);
@@ -407,6 +407,7 @@ static void judge_adam(const model *m, const ck_layout *L, const double *vec, in
 
 int checksums_judge(const model *m, const double *vec, size_t n, const int32_t *labels, double u_in, int per_sample,
                     ck_verdict *out) {
+
     ck_layout L;
     ck_layout_make(&L, m, n);
     int stage = (int)vec[0];

@@ -66,8 +66,8 @@ void ck_verdict_init(ck_verdict *v);
  * layers' output-element blocks (a recording from before them),
  * CK_BLOCKS_R all but those and the conv layers'
  * output-element blocks (a recording from before them), CK_BLOCKS_Z all
- * but those and the random-weight blocks (the cuda engine's: not on the
- * device yet; a recording from before them), CK_BLOCKS_ALT all but those and the
+ * but those and the random-weight blocks (a recording from before them,
+ * or a cuda engine's made before its kernels computed them), CK_BLOCKS_ALT all but those and the
  * zero-element blocks, CK_BLOCKS_EXT the per-sample, position- and
  * index-weighted blocks but not the alternating ones (recordings from
  * before them: recording.ck_ext), CK_BLOCKS_BASE none (an older

@@ -230,10 +230,10 @@ static int record_prepare_checksums(record_run *r) {
      * ",alt": and the row- and column-alternating ones, ",zero": and the
      * zero-element ones, ",rand": and the random-weight ones, ",peek":
      * and the conv layers' output-element ones, ",dpeek": and the dense
-     * layers', ",wrnd": and the random-weighted backward-weights ones (an
-     * engine that computes them: not cuda's yet; an older lockstep reads
-     * such a recording as one without vectors) */
-    r->ck_ext = ck_engine_has_rnd(r->spec) ? 7 : 3;
+     * layers', ",wrnd": and the random-weighted backward-weights ones
+     * (every engine computes them, cuda's on the device; an older
+     * lockstep reads such a recording as one without vectors) */
+    r->ck_ext = 7;
     snprintf(r->ck_what, sizeof r->ck_what, "step,update,eval,all-blocks,alt,zero%s",
              r->ck_ext == 7 ? ",rand,peek,dpeek,wrnd" : "");
     return 0;

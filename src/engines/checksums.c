@@ -20,6 +20,9 @@
 #include <string.h>
 
 #include "base/checksum_ops.h"
+#include "base/checksum_blank.h"
+#include "base/checksum_peek.h"
+#include "base/checksum_rnd.h"
 #include "base/ops_elem.h"
 #include "base/rng.h"
 #include "base/util.h"
@@ -53,8 +56,6 @@ const char *ck_phase_name(int phase) {
     return "?";
 }
 
-int ck_engine_has_rnd(const char *spec) { return strncmp(spec, "cuda", 4) != 0; }
-
 ck_rnd_key_t ck_rnd_key(uint64_t input_digest, long step, int stage) {
     ck_rnd_key_t k = {input_digest, (uint32_t)step, (uint32_t)stage};
     return k;
@@ -62,27 +63,18 @@ ck_rnd_key_t ck_rnd_key(uint64_t input_digest, long step, int stage) {
 
 /* base/rng.h's Philox, stream RNG_STREAM_CK: counter {index, step, stage
  * 2^12 + layer 2^4 + what, CK}, keyed by the input digest */
+_Static_assert((int)CK_PEEK_RANDOM == (int)CK_WPEEK_RANDOM && (int)CK_PEEK == (int)CK_WPEEK,
+               "base/checksum_peek.h re-does as many dW elements (the device's)");
 void ck_peek_elems(size_t *t, const float *v, size_t cnt, ck_rnd_key_t key, int layer, size_t u) {
-    t[0] = 0, t[1] = cnt ? cnt - 1 : 0;
-    uint32_t c = key.stage << 12 | (uint32_t)layer << 4;
-    for (int k = 0; k < CK_PEEK_RANDOM; k++) {
-        uint32_t z = rng_u32(key.digest, (uint32_t)u, key.step, c | (uint32_t)(8 + k), RNG_STREAM_CK);
-        t[2 + k] = cnt ? (size_t)(((uint64_t)z * cnt) >> 32) : 0;
-    }
-    size_t am = 0;
-    float m = -1.0f;
-    for (size_t e = 0; e < cnt; e++)
-        if (fabsf(v[e]) > m) m = fabsf(v[e]), am = e;
-    t[2 + CK_PEEK_RANDOM] = am;
+    ck_peek_elems_at(t, v, cnt, key.digest, key.step, key.stage, layer, u); /* base/checksum_peek.h: the device's too */
 }
 
 _Static_assert(CK_OPEEK_RANDOM <= 2, "ck_plane_draw's counters: what 10..13");
+_Static_assert((int)CK_OPEEK == (int)CK_PEEK_PLANE,
+               "base/checksum_peek.h re-does as many elements per plane (the device's)");
 void ck_plane_draw(size_t *t, size_t cnt, ck_rnd_key_t key, int layer, size_t u, int bwd) {
-    uint32_t c = key.stage << 12 | (uint32_t)layer << 4;
-    for (int k = 0; k < CK_OPEEK_RANDOM; k++) {
-        uint32_t z = rng_u32(key.digest, (uint32_t)u, key.step, c | (uint32_t)(10 + 2 * k + bwd), RNG_STREAM_CK);
-        t[k] = cnt ? (size_t)(((uint64_t)z * cnt) >> 32) : 0;
-    }
+    for (int k = 0; k < CK_OPEEK_RANDOM; k++) /* base/checksum_peek.h: the same draw on the device */
+        t[k] = ck_plane_draw_one(key.digest, key.step, key.stage, layer, u, bwd, k, cnt);
 }
 
 _Static_assert(CK_RND_DRAWS <= 2, "ck_rnd_weights' counters: what 0..7 (FWD_RND, BWD_DATA_RND), 8, 9 (ck_peek_elems), "
@@ -4039,3 +4031,9 @@ int engine_checksums_host(engine *e, int stage_flags, double *out) {
     if (!only) digests(m, S->p0, S->m0, S->v0, out + L.digest_off);
     return LS_OK;
 }
+
+/* The device's copies (base/checksum_blank.h, checksum_rnd.h: the cuda
+ * engine's kernels) use the same constants as this file's loops. */
+_Static_assert((int)GRP_EXACT == (int)CK_GRP_EXACT && (int)CK_MAXK == (int)CK_GRP_MAXK,
+               "base/checksum_blank.h: the identical windows' groups and tap weights");
+_Static_assert((int)LANES == (int)CK_RND_LANES, "base/checksum_rnd.h: the dense random-weight lane sums");

@@ -232,10 +232,6 @@ typedef struct {
     uint32_t step, stage;
 } ck_rnd_key_t;
 ck_rnd_key_t ck_rnd_key(uint64_t input_digest, long step, int stage);
-/* Whether the engine of spec computes the random-weight blocks: the host
- * implementation does (cpu); the cuda engine's kernels do not yet (its
- * vector leaves them 0, and they are not judged). */
-int ck_engine_has_rnd(const char *spec);
 void ck_rnd_weights(double *w, size_t cnt, ck_rnd_key_t key, int layer, int what);
 /* BWD_W_PEEK's elements of unit u (a filter or row of cnt elements, its
  * dW at v): t[0] = 0, t[1] = cnt - 1, then CK_PEEK_RANDOM drawn as the

@@ -110,7 +110,7 @@ typedef struct {
                             * (",all-blocks,alt"): the alternating blocks as well (1 stops at ra_off); 3
                             * (",all-blocks,alt,zero"): the zero-element blocks as well (2 stops at z_off);
                             * 4 (",all-blocks,alt,zero,rand"): the random-weight and blank-window blocks as well (3 stops at
-                            * rnd_off: a cuda engine's recording, or one from before them); 5 (",rand,peek"): the
+                            * rnd_off: one from before them, or a cuda engine's from before its kernels computed them); 5 (",rand,peek"): the
                             * conv output-element blocks as well (4 stops at peek_off); 6 (",rand,peek,dpeek"):
                             * the dense ones as well (5 stops at dpeek_off); 7 (",dpeek,wrnd"): the
                             * random-weighted backward-weights blocks as well (6 stops at wrnd_off) */

@@ -251,6 +251,39 @@ size_t cp_ck_scratch(const model *m, size_t n) {
     return mx;
 }
 
+_Static_assert(CK_RND_DRAWS == 2, "kernels.cu's LK_RND_DRAWS");
+size_t cp_ck_rnd(const model *m, size_t n) {
+    size_t mx = 1;
+    for (int l = 0; l < m->n_layers; l++) {
+        const layer *ly = &m->layers[l];
+        size_t t = 0, kk = (size_t)ly->k * ly->k, C = (size_t)ly->in_c, OC = (size_t)ly->out_c;
+        size_t w = 0; /* BWD_W_RND's: weights, U and Ua, the shares, each sample's max |x| (or rx, rxa) */
+        if (ly->kind == LAYER_CONV) {
+            t = CK_RND_DRAWS * (2 * (size_t)ly->out_h + ly->out_w + 2 * (size_t)ly->in_h + ly->in_w) +
+                CK_RND_DRAWS * n * (C > OC ? C : OC) * kk;
+            w = CK_RND_DRAWS * (C + kk) + 2 * CK_RND_DRAWS * n * (size_t)ly->out_h * ly->out_w +
+                3 * CK_RND_DRAWS * n * OC + n;
+        } else if (ly->kind == LAYER_DENSE) {
+            t = CK_RND_DRAWS * (2 * OC + 2 * C) + 5 * C + 5 * OC + 4 * CK_RND_DRAWS + 1;
+            w = CK_RND_DRAWS * C + 2 * CK_RND_DRAWS * n;
+        }
+        mx = t > mx ? t : mx;
+        mx = w > mx ? w : mx;
+    }
+    return mx;
+}
+
+size_t cp_ck_blank(const model *m, size_t n) {
+    size_t mx = 8;
+    for (int l = 0; l < m->n_layers; l++) {
+        const layer *ly = &m->layers[l];
+        if (ly->kind != LAYER_CONV) continue;
+        size_t HW = (size_t)ly->in_h * ly->in_w, P = (size_t)ly->out_h * ly->out_w, t = n * (8 * (HW + P) + 4 * P);
+        mx = t > mx ? t : mx;
+    }
+    return mx;
+}
+
 size_t cp_ck_maxima(const model *m, size_t n) {
     size_t mx = 2;
     for (int l = 0; l < m->n_layers; l++) {
@@ -271,7 +304,8 @@ size_t cp_ck_parts(const model *m, size_t n) {
 int cp_ck_wants(int stage, int phase) {
     if (stage == CK_STAGE_STEP) return phase >= CK_FWD && phase < CK_NPHASE_ALL;
     if (stage == CK_STAGE_EVAL)
-        return phase == CK_FWD || phase == CK_FWD_PS || phase == CK_FWD_PW || phase == CK_FWD_RA || phase == CK_FWD_CA;
+        return phase == CK_FWD || phase == CK_FWD_PS || phase == CK_FWD_PW || phase == CK_FWD_RA || phase == CK_FWD_CA ||
+               phase == CK_FWD_DPEEK || phase == CK_FWD_PEEK || phase == CK_FWD_RND || phase == CK_FWD_BLANK;
     return 0;
 }
 

@@ -128,6 +128,19 @@ size_t cp_ck_scratch(const model *m, size_t n);
 size_t cp_ck_maxima(const model *m, size_t n);
 size_t cp_ck_parts(const model *m, size_t n);
 int cp_ck_wants(int stage, int phase);
+/* doubles of the random-weight relations' scratch (kernels.h's
+ * lk_ck_conv_rnd, lk_ck_dense_rnd, and, in turn, lk_ck_conv_wrnd,
+ * lk_ck_dense_wrnd) for a batch of n: per layer both draws' weights, then
+ * a conv's weighted window sums (both draws, n max(C, OC) k k each) or a
+ * dense layer's W^T s, W t and sums (5 in + 5 out + 9); for BWD_W_RND a
+ * conv's U and Ua (both draws, n oh ow each), the (filter, sample) shares
+ * (3 n OC a draw) and n maxima, a dense layer's weighted inputs (4 n);
+ * the largest of all */
+size_t cp_ck_rnd(const model *m, size_t n);
+/* bytes of the blank and identical windows' scratch (lk_ck_blank) for a
+ * batch of n: per conv layer n (h w + oh ow) window hashes (8 bytes) and
+ * n oh ow group firsts (4 bytes); the largest layer's */
+size_t cp_ck_blank(const model *m, size_t n);
 int cp_ck_elem_kind(const layer *l);
 
 #endif

@@ -151,13 +151,15 @@ typedef struct {
      * snapshot of the state a step computed with (for the Adam re-check) */
     double *ck_vec, *ck_s, *ck_sa, *ck_mx; /* ck_mx: plane maxima (the relations' S) */
     double *ck_part; /* conv backward-weights: per (sample, filter) plane's sums (cp_ck_parts) */
+    double *ck_rnd;  /* the random-weight relations' weights and sums (cp_ck_rnd) */
+    void *ck_grp;    /* the blank and identical windows' hashes (cp_ck_blank bytes) */
     /* LOCKSTEP_CUDA_CK_PROFILE=1: device time of the checksums per layer
      * (slot l) and of the digests (slot n_layers), printed at the end */
     int ck_prof;
     cudaEvent_t ck_pev[MODEL_MAX_LAYERS + 2];
     double ck_pms[MODEL_MAX_LAYERS + 1];
     long ck_pcalls;
-    size_t ck_vec_bytes, ck_s_bytes, ck_mx_bytes, ck_part_bytes;
+    size_t ck_vec_bytes, ck_s_bytes, ck_mx_bytes, ck_part_bytes, ck_rnd_bytes, ck_grp_bytes;
     float *ck_p0, *ck_m0, *ck_v0;
     int ck_snap;
 
@@ -708,10 +710,13 @@ done:
 
 /* ---- every-step checksums -------------------------------------------------
  * The vector of engines/checksums.h computed on the device by kernels.cu's
- * lk_ck_* (base/checksum_ops.h's bodies, as the host implementation); only
- * the vector (and the loss block's n x classes logits and gradient) comes
- * back.  Which blocks a stage computes and the scratch sizes are
- * cuda_policy.c's (cp_ck_*, unit-tested). */
+ * lk_ck_* (base/checksum_ops.h's bodies, as the host implementation, and
+ * base/checksum_peek.h's, checksum_rnd.h's and checksum_blank.h's for the
+ * sampled- and output-element, random-weight, blank-window and ADAMW
+ * blocks: every block the cpu engine's vector has); only the vector (and
+ * the loss block's n x classes logits and gradient) comes back.  Which
+ * blocks a stage computes and the scratch sizes are cuda_policy.c's
+ * (cp_ck_*, unit-tested). */
 
 static int ck_alloc(engine *e, cuda_ctx *c, const ck_layout *Lmax) {
     int rc = 0;
@@ -721,9 +726,13 @@ static int ck_alloc(engine *e, cuda_ctx *c, const ck_layout *Lmax) {
     c->ck_s_bytes = cp_ck_scratch(e->m, e->max_batch) * sizeof(double);
     c->ck_mx_bytes = cp_ck_maxima(e->m, e->max_batch) * sizeof(double);
     c->ck_part_bytes = cp_ck_parts(e->m, e->max_batch) * sizeof(double);
+    c->ck_rnd_bytes = cp_ck_rnd(e->m, e->max_batch) * sizeof(double);
+    c->ck_grp_bytes = cp_ck_blank(e->m, e->max_batch);
     if ((rc = dev_alloc(c, (void **)&c->ck_vec, c->ck_vec_bytes)) || (rc = dev_alloc(c, (void **)&c->ck_s, c->ck_s_bytes)) ||
         (rc = dev_alloc(c, (void **)&c->ck_sa, c->ck_s_bytes)) || (rc = dev_alloc(c, (void **)&c->ck_mx, c->ck_mx_bytes)) ||
         (rc = dev_alloc(c, (void **)&c->ck_part, c->ck_part_bytes)) ||
+        (rc = dev_alloc(c, (void **)&c->ck_rnd, c->ck_rnd_bytes)) ||
+        (rc = dev_alloc(c, (void **)&c->ck_grp, c->ck_grp_bytes)) ||
         (rc = dev_alloc(c, (void **)&c->ck_p0, np)) ||
         (rc = dev_alloc(c, (void **)&c->ck_m0, np)) || (rc = dev_alloc(c, (void **)&c->ck_v0, np)))
         return rc;
@@ -747,11 +756,29 @@ static int ck_conv(cuda_ctx *c, const layer *ly, int l, const ck_layout *L, int 
     CHECK_LK(lk_ck_conv_fwd(c->stream, v + L->off[l][CK_FWD_RA], c->act[l], w, b, c->ck_s, c->ck_sa, mx_x, &d, n, 2));
     CHECK_LK(lk_ck_window(c->stream, c->ck_s, c->ck_sa, mx_x, x, &d, n * (size_t)d.c, 6));
     CHECK_LK(lk_ck_conv_fwd(c->stream, v + L->off[l][CK_FWD_CA], c->act[l], w, b, c->ck_s, c->ck_sa, mx_x, &d, n, 3));
+    /* each output plane's first, last, largest and drawn outputs re-done (FWD_PEEK; EVAL too) */
+    if (cp_ck_wants(stage, CK_FWD_PEEK))
+        CHECK_LK(lk_ck_conv_peek(c->stream, v + L->off[l][CK_FWD_PEEK], c->act[l], x, w, b, &d, n, 0, v + L->input_off,
+                                 (uint32_t)c->step, (uint32_t)stage, l));
+    /* blank windows' outputs exactly the bias, identical windows' within 2 gamma_K S_g (FWD_BLANK; EVAL too) */
+    if (cp_ck_wants(stage, CK_FWD_BLANK))
+        CHECK_LK(lk_ck_blank(c->stream, v + L->off[l][CK_FWD_BLANK], x, c->act[l], w, b, &d, n, c->ck_grp));
+    /* the random-weighted forward relations (FWD_RND; EVAL too), A, Y, S the plain FWD's */
+    if (cp_ck_wants(stage, CK_FWD_RND))
+        CHECK_LK(lk_ck_conv_rnd(c->stream, v + L->off[l][CK_FWD_RND], v + L->off[l][CK_FWD], c->act[l], x, w, b, &d, n,
+                                0, c->ck_rnd, v + L->input_off, (uint32_t)c->step, (uint32_t)stage, l));
     if (!cp_ck_wants(stage, CK_BWD_W)) return 0;
+    if (L->cnt[l][CK_BWD_DATA_PEEK]) /* each input-gradient plane's first, last, largest |dx| and drawn */
+        CHECK_LK(lk_ck_conv_peek(c->stream, v + L->off[l][CK_BWD_DATA_PEEK], c->dact[l - 1], c->dact[l], w, NULL, &d, n,
+                                 1, v + L->input_off, (uint32_t)c->step, (uint32_t)stage, l));
     if (L->cnt[l][CK_BWD_DATA]) {
         CHECK_LK(lk_ck_window(c->stream, c->ck_s, c->ck_sa, mx_dy, c->dact[l], &d, n * (size_t)d.oc, 1));
         CHECK_LK(lk_ck_conv_bwd_data(c->stream, v + L->off[l][CK_BWD_DATA], c->dact[l - 1], w, c->ck_s, c->ck_sa, mx_dy,
                                      &d, n, 0));
+        /* the random-weighted backward-data relations (BWD_DATA_RND), A, Y, S the plain BWD_DATA's */
+        CHECK_LK(lk_ck_conv_rnd(c->stream, v + L->off[l][CK_BWD_DATA_RND], v + L->off[l][CK_BWD_DATA], c->dact[l - 1],
+                                c->dact[l], w, NULL, &d, n, 1, c->ck_rnd, v + L->input_off, (uint32_t)c->step,
+                                (uint32_t)stage, l));
         /* position-weighted (BWD_DATA_PW), in the same scratch after the plain relation */
         CHECK_LK(lk_ck_window(c->stream, c->ck_s, c->ck_sa, mx_dy, c->dact[l], &d, n * (size_t)d.oc, 3));
         CHECK_LK(lk_ck_conv_bwd_data(c->stream, v + L->off[l][CK_BWD_DATA_PW], c->dact[l - 1], w, c->ck_s, c->ck_sa,
@@ -774,6 +801,12 @@ static int ck_conv(cuda_ctx *c, const layer *ly, int l, const ck_layout *L, int 
     /* zero and smallest elements (BWD_W_Z): a block per filter, reading only the samples whose x plane (mx_x) and
      * dy plane (ck_part's sum |dy|, left by the backward-weights relations) have a nonzero */
     CHECK_LK(lk_ck_conv_zero(c->stream, v + L->off[l][CK_BWD_W_Z], dw, x, c->dact[l], c->ck_part, mx_x, &d, n));
+    /* each filter's first, last, drawn and largest dW re-done (BWD_W_PEEK) */
+    CHECK_LK(lk_ck_conv_wpeek(c->stream, v + L->off[l][CK_BWD_W_PEEK], dw, x, c->dact[l], &d, n, v + L->input_off,
+                              (uint32_t)c->step, (uint32_t)stage, l));
+    /* each filter's dW summed with random weights (BWD_W_RND) */
+    CHECK_LK(lk_ck_conv_wrnd(c->stream, v + L->off[l][CK_BWD_W_RND], dw, x, c->dact[l], &d, n, c->ck_rnd,
+                             v + L->input_off, (uint32_t)c->step, (uint32_t)stage, l));
 done:
     return rc;
 }
@@ -794,10 +827,23 @@ static int ck_dense(cuda_ctx *c, const layer *ly, int l, const ck_layout *L, int
     CHECK_LK(lk_ck_sums(c->stream, cs, csa, NULL, w, out, in, 0));
     CHECK_LK(lk_ck_sums(c->stream, rs, rsa, NULL, w, out, in, 1));
     CHECK_LK(lk_ck_dense_sample(c->stream, v + L->off[l][CK_FWD_PS], c->act[l], x, cs, csa, rsa, b, n, out, in));
+    /* every output of each sample re-done (FWD_DPEEK; EVAL too) */
+    if (cp_ck_wants(stage, CK_FWD_DPEEK))
+        CHECK_LK(lk_ck_dense_opeek(c->stream, v + L->off[l][CK_FWD_DPEEK], w, b, x, c->act[l], n, in, out, 0));
+    /* the random-weighted relations per sample (FWD_RND; EVAL too; BWD_DATA_RND in a step) */
+    if (cp_ck_wants(stage, CK_FWD_RND)) {
+        int bd = cp_ck_wants(stage, CK_BWD_DATA_RND) && L->cnt[l][CK_BWD_DATA_RND];
+        CHECK_LK(lk_ck_dense_rnd(c->stream, v + L->off[l][CK_FWD_RND], bd ? v + L->off[l][CK_BWD_DATA_RND] : NULL, w, b,
+                                 x, c->act[l], bd ? c->dact[l] : NULL, bd ? c->dact[l - 1] : NULL, n, in, out,
+                                 c->ck_rnd, v + L->input_off, (uint32_t)c->step, (uint32_t)stage, l));
+    }
     if (!cp_ck_wants(stage, CK_BWD_W)) return 0;
     if (L->cnt[l][CK_BWD_DATA_PS])
         CHECK_LK(lk_ck_dense_sample(c->stream, v + L->off[l][CK_BWD_DATA_PS], c->dact[l - 1], c->dact[l], rs, rsa,
                                     csa, NULL, n, in, out));
+    if (L->cnt[l][CK_BWD_DATA_DPEEK]) /* every input-gradient element of each sample re-done */
+        CHECK_LK(lk_ck_dense_opeek(c->stream, v + L->off[l][CK_BWD_DATA_DPEEK], w, NULL, c->dact[l], c->dact[l - 1], n,
+                                   in, out, 1));
     if (L->cnt[l][CK_BWD_DATA]) {
         CHECK_LK(lk_ck_sums(c->stream, c->ck_s, c->ck_sa, mx + 1, c->dact[l], n, out, 0));
         CHECK_LK(lk_ck_dense(c->stream, v + L->off[l][CK_BWD_DATA], NULL, w, NULL, c->dact[l - 1], NULL, c->ck_s,
@@ -815,6 +861,12 @@ static int ck_dense(cuda_ctx *c, const layer *ly, int l, const ck_layout *L, int
     /* zero elements (BWD_W_Z): x's column sums of |.| in the same scratch, then a row per thread */
     CHECK_LK(lk_ck_sums(c->stream, c->ck_s, c->ck_sa, NULL, x, n, in, 0));
     CHECK_LK(lk_ck_dense_zero(c->stream, v + L->off[l][CK_BWD_W_Z], dw, c->dact[l], x, c->ck_sa, n, in, out));
+    /* each row's first, last, drawn and largest dW re-done (BWD_W_PEEK) */
+    CHECK_LK(lk_ck_dense_wpeek(c->stream, v + L->off[l][CK_BWD_W_PEEK], dw, c->dact[l], x, n, in, out, v + L->input_off,
+                               (uint32_t)c->step, (uint32_t)stage, l));
+    /* each row's dW summed with random weights (BWD_W_RND; mx[0]: max |x|, from the forward's sums) */
+    CHECK_LK(lk_ck_dense_wrnd(c->stream, v + L->off[l][CK_BWD_W_RND], dw, c->dact[l], x, mx, n, in, out, c->ck_rnd,
+                              v + L->input_off, (uint32_t)c->step, (uint32_t)stage, l));
 done:
     return rc;
 }
@@ -859,9 +911,13 @@ static int ck_update(engine *e, cuda_ctx *c, const ck_layout *L) {
     for (int t = 0; t < e->m->n_tensors; t++) {
         const model_tensor *T = &e->m->tensors[t];
         size_t o = T->offset;
-        CHECK_LK(lk_ck_adam(c->stream, c->ck_vec + L->adam_off + 2 * t, c->ck_p0 + o, c->ck_m0 + o, c->ck_v0 + o,
-                            c->grads + o, c->params + o, c->adam_m + o, c->adam_v + o, T->numel, a->beta1,
-                            a->one_minus_beta1, a->beta2, a->one_minus_beta2, a->step_size, a->bc2_sqrt, a->eps));
+        if (T->numel > 0xffffffffu) return ls_err(LS_EINVAL, "%s: %s: a tensor of 2^32 elements or more", e->spec.spec,
+                                                   T->name); /* ADAMW's key holds the index in 32 bits */
+        CHECK_LK(lk_ck_adam(c->stream, c->ck_vec + L->adam_off + 2 * t,
+                            c->ck_vec + L->adamw_off + CK_ADAMW_HDR + CK_ADAMW_PER * (size_t)t, c->ck_p0 + o,
+                            c->ck_m0 + o, c->ck_v0 + o, c->grads + o, c->params + o, c->adam_m + o, c->adam_v + o,
+                            T->numel, a->beta1, a->one_minus_beta1, a->beta2, a->one_minus_beta2, a->step_size,
+                            a->bc2_sqrt, a->eps));
     }
     c->ck_snap = 0;
     rc = ck_digests(e, c, L, c->params, c->adam_m, c->adam_v);
@@ -885,6 +941,10 @@ static int cu_checksums(engine *e, int stage, double *out) {
     if (stage == CK_STAGE_UPDATE) {
         if ((rc = ck_update(e, c, &L))) return rc;
     } else {
+        /* INPUT: the images on the device, as the first layer reads them; first, as the key of the
+         * sampled elements' draws (FWD_PEEK, BWD_DATA_PEEK) */
+        CHECK_LK(lk_ck_digest(c->stream, c->ck_vec + L.input_off, c->input,
+                              n * (size_t)m->in_c * m->in_h * m->in_w));
         for (int l = 0; l < m->n_layers && !rc; l++) {
             const layer *ly = &m->layers[l];
             if (c->ck_prof) CHECK_CUDA(cudaEventRecord(c->ck_pev[l], c->stream));
@@ -898,9 +958,6 @@ static int cu_checksums(engine *e, int stage, double *out) {
         }
         if (rc) return rc;
         if (c->ck_prof) CHECK_CUDA(cudaEventRecord(c->ck_pev[m->n_layers], c->stream));
-        /* INPUT: the images on the device, as the first layer reads them */
-        CHECK_LK(lk_ck_digest(c->stream, c->ck_vec + L.input_off, c->input,
-                              n * (size_t)m->in_c * m->in_h * m->in_w));
         int step = stage == CK_STAGE_STEP;
         if ((rc = ck_digests(e, c, &L, c->params, step ? c->adam_m : NULL, step ? c->adam_v : NULL))) return rc;
         if (step) {
@@ -922,6 +979,12 @@ static int cu_checksums(engine *e, int stage, double *out) {
         c->ck_pcalls++;
     }
     out[0] = stage, out[1] = (double)n, out[2] = (double)c->step;
+    if (stage == CK_STAGE_UPDATE) { /* ADAMW's header: the step's fp32 scalars (the host's, as the device used them) */
+        const adam_scalars *a = &e->last_adam;
+        const float sc[CK_ADAMW_HDR] = {a->beta1, a->one_minus_beta1, a->beta2, a->one_minus_beta2,
+                                        a->step_size, a->bc2_sqrt, a->eps};
+        for (int k = 0; k < CK_ADAMW_HDR; k++) out[L.adamw_off + (size_t)k] = sc[k];
+    }
     if (stage == CK_STAGE_STEP || stage == CK_STAGE_EVAL) {
         /* the loss block: n x classes logits and gradient, small (EVAL: the
          * logits only, which the driver's read-back must equal; the
@@ -1123,6 +1186,8 @@ static void cu_free(engine *e) {
     dev_free(c, (void **)&c->ck_sa, c->ck_s_bytes);
     dev_free(c, (void **)&c->ck_mx, c->ck_mx_bytes);
     dev_free(c, (void **)&c->ck_part, c->ck_part_bytes);
+    dev_free(c, (void **)&c->ck_rnd, c->ck_rnd_bytes);
+    dev_free(c, (void **)&c->ck_grp, c->ck_grp_bytes);
     dev_free(c, (void **)&c->ck_p0, c->ck_p0 ? np : 0);
     dev_free(c, (void **)&c->ck_m0, c->ck_m0 ? np : 0);
     dev_free(c, (void **)&c->ck_v0, c->ck_v0 ? np : 0);

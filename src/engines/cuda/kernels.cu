@@ -15,6 +15,9 @@ extern "C" {
 #include "engines/cuda/cuda_policy.h"
 #include "base/ops_elem.h"
 #include "base/checksum_ops.h"
+#include "base/checksum_peek.h"
+#include "base/checksum_rnd.h"
+#include "base/checksum_blank.h"
 }
 #include "engines/cuda/kernels.h"
 
@@ -478,15 +481,7 @@ __global__ void k_ck_conv_zero(double *o, const float *dw, const float *x, const
  * 0 finds the smallest nonzero (the loop's rule, in order) and keeps it
  * last.  Was one thread per row: SmallCNN's fc1 (64 rows of 1568, a few
  * hundred zeros each) took 3.5 ms a step on an H200. */
-struct ck_cand {
-    double key, v, r, a;
-    size_t idx;
-};
-__device__ int ck_cand_beats(const ck_cand *p, const ck_cand *q) { /* p wins over q */
-    int pn = p->key != p->key, qn = q->key != q->key;
-    if (pn || qn) return pn && (!qn || p->idx < q->idx);
-    return p->key > q->key || (p->key == q->key && p->idx < q->idx);
-}
+/* ck_cand, ck_cand_beats: base/checksum_peek.h (p wins over q) */
 __global__ void k_ck_dense_zero(double *o, const float *dw, const float *dy, const float *x, const double *xa,
                                 size_t n, size_t in, size_t out) {
     __shared__ ck_cand sc[LK_THREADS];
@@ -593,7 +588,7 @@ __global__ void k_ck_digest(unsigned long long *out, const float *x, size_t coun
 /* Adam re-done from the snapshot; out[0] += elements that differ, out[1]
  * = the largest |difference| (atomicMax on the bits of a nonnegative
  * double: their order is the integers' order) */
-__global__ void k_ck_adam(double *out, const float *p0, const float *m0, const float *v0, const float *g,
+__global__ void k_ck_adam(double *out, double *far, const float *p0, const float *m0, const float *v0, const float *g,
                           const float *p, const float *m, const float *v, size_t count, float b1, float omb1,
                           float b2, float omb2, float step_size, float bc2_sqrt, float eps) {
     GRID_STRIDE(i, count) {
@@ -604,7 +599,316 @@ __global__ void k_ck_adam(double *out, const float *p0, const float *m0, const f
             double dd = fmax(fabs((double)pp - p[i]), fmax(fabs((double)mm - m[i]), fabs((double)vv - v[i])));
             if (dd != dd) dd = 1e300;
             atomicMax((unsigned long long *)(out + 1), (unsigned long long)__double_as_longlong(dd));
+            /* ADAMW: the furthest element (base/checksum_peek.h's key: the host loop's choice) */
+            atomicMax((unsigned long long *)far, (unsigned long long)ck_adam_far_key(pp, mm, vv, p[i], m[i], v[i], i));
         }
+    }
+}
+/* ADAMW's entry from the key k_ck_adam left in its first slot (one thread) */
+__global__ void k_ck_adam_far(double *far, const float *p0, const float *m0, const float *v0, const float *g,
+                              const float *p, const float *m, const float *v) {
+    if (blockIdx.x || threadIdx.x) return;
+    uint64_t key;
+    memcpy(&key, far, sizeof key);
+    ck_adam_far_put(far, key, p0, m0, v0, g, p, m, v);
+}
+
+/* FWD_DPEEK / BWD_DATA_DPEEK: a block per sample, its elements split
+ * among the threads (thread t: e = t, t + blockDim, ...; each element one
+ * chain, ck_dense_opeek_elem), the worst merged by a fixed tree of
+ * ck_cand_beats: the element and bits of checksum_peek.h's host loop. */
+#define LK_DPEEK_THREADS 128u
+__global__ void k_ck_dense_opeek(double *o, const float *w, const float *b, const float *x, const float *y, size_t n,
+                                 size_t in, size_t out, int bwd) {
+    __shared__ ck_cand sc[LK_DPEEK_THREADS];
+    size_t nd = bwd ? in : out, K = bwd ? out : in;
+    for (size_t i = blockIdx.x; i < n; i += gridDim.x) {
+        ck_cand best = ck_cand_none();
+        for (size_t e = threadIdx.x; e < nd; e += blockDim.x)
+            ck_dense_opeek_elem(&best, w, b, x + i * K, y + i * nd, in, K, e, bwd);
+        sc[threadIdx.x] = best;
+        __syncthreads();
+        for (unsigned h = blockDim.x / 2; h > 0; h >>= 1) {
+            if (threadIdx.x < h && ck_cand_beats(&sc[threadIdx.x + h], &sc[threadIdx.x])) sc[threadIdx.x] = sc[threadIdx.x + h];
+            __syncthreads();
+        }
+        if (threadIdx.x == 0) ck_cand_put(&sc[0], o + 4 * i);
+        __syncthreads();
+    }
+}
+
+/* FWD_PEEK / BWD_DATA_PEEK: a thread per (sample, channel) plane u of the
+ * checked tensor yt (n, NC, P): its first, last, largest and drawn
+ * elements re-done over the sample's source planes (base/checksum_peek.h's
+ * ck_conv_plane_peek, the host loop's body); the draws keyed by the
+ * stage's input digest, read from the vector's INPUT slot (computed
+ * before). */
+__global__ void k_ck_conv_peek(double *o, const float *yt, const float *src, const float *w, const float *b,
+                               ck_conv_dims d, size_t n, int bwd, const double *dig, uint32_t step, uint32_t stage,
+                               int layer) {
+    size_t NC = bwd ? (size_t)d.c : (size_t)d.oc, nsrc = bwd ? (size_t)d.oc : (size_t)d.c;
+    size_t P = bwd ? (size_t)d.h * d.w : (size_t)d.oh * d.ow, HWs = bwd ? (size_t)d.oh * d.ow : (size_t)d.h * d.w;
+    uint64_t digest;
+    memcpy(&digest, dig, sizeof digest);
+    GRID_STRIDE(u, n * NC) {
+        size_t i = u / NC, ch = u % NC, drawn[CK_PEEK_PLANE - 3];
+        for (int k = 0; k < CK_PEEK_PLANE - 3; k++) drawn[k] = ck_plane_draw_one(digest, step, stage, layer, u, bwd, k, P);
+        ck_conv_plane_peek(o + 4 * u, yt + u * P, src + i * nsrc * HWs, w, b, &d, bwd, ch, drawn);
+    }
+}
+
+#define LK_RND_DRAWS 2 /* engines/checksums.h's CK_RND_DRAWS (cuda_policy.c asserts it) */
+/* ---- random-weight relations (FWD_RND, BWD_DATA_RND; base/checksum_rnd.h) ----
+ * scratch rs: per draw dr, CK_RND_WS(n1..n4) doubles of weights [a n1][|a| n1][b n2][a' n3][|a'| n3][b' n4]
+ * (a dense layer: s = a, t = a'), then the relations' own (cp_ck_rnd) */
+#define CK_RND_WS(n1, n2, n3, n4) (2 * (n1) + (n2) + 2 * (n3) + (n4))
+__global__ void k_ck_rnd_weights(double *rs, size_t n1, size_t n2, size_t n3, size_t n4, const double *dig,
+                                 uint32_t step, uint32_t stage, int layer) {
+    size_t ws = CK_RND_WS(n1, n2, n3, n4);
+    uint64_t digest;
+    memcpy(&digest, dig, sizeof digest);
+    GRID_STRIDE(q, LK_RND_DRAWS * ws) {
+        int dr = (int)(q / ws);
+        size_t e = q % ws, i;
+        int what;
+        int ab = 0;
+        if (e < n1) what = 4 * dr, i = e;
+        else if (e < 2 * n1) what = 4 * dr, i = e - n1, ab = 1;
+        else if (e < 2 * n1 + n2) what = 4 * dr + 1, i = e - 2 * n1;
+        else if (e < 2 * n1 + n2 + n3) what = 4 * dr + 2, i = e - 2 * n1 - n2;
+        else if (e < 2 * n1 + n2 + 2 * n3) what = 4 * dr + 2, i = e - 2 * n1 - n2 - n3, ab = 1;
+        else what = 4 * dr + 3, i = e - 2 * n1 - n2 - 2 * n3;
+        double wv = ck_rnd_weight_one(digest, step, stage, layer, what, i);
+        rs[q] = ab ? fabs(wv) : wv;
+    }
+}
+/* conv, the source's weighted window sums: g[dr][(i ns + s) kk + t] */
+__global__ void k_ck_conv_rnd_win(double *g, const double *rs, size_t ws, const float *src, ck_conv_dims d, size_t n,
+                                  int bwd) {
+    size_t ns = bwd ? (size_t)d.oc : (size_t)d.c, kk = (size_t)d.k * d.k, per = n * ns * kk;
+    int R = bwd ? d.oh : d.h, Q = bwd ? d.ow : d.w, nrow = bwd ? d.h : d.oh, ncol = bwd ? d.w : d.ow;
+    size_t n1 = (size_t)d.oh, n2 = (size_t)d.ow, n3 = (size_t)d.h;
+    GRID_STRIDE(q, LK_RND_DRAWS * per) {
+        size_t dr = q / per, e = q % per, plane = e / kk, t = e % kk;
+        const double *W = rs + dr * ws;
+        const double *rw = bwd ? W + 2 * n1 + n2 : W, *cw = bwd ? W + 2 * n1 + n2 + 2 * n3 : W + 2 * n1;
+        g[q] = ck_rnd_win(src + plane * (size_t)R * Q, R, Q, d.k, d.pad, bwd ? 1 : -1, rw, nrow, cw, ncol,
+                          (int)(t / (size_t)d.k), (int)(t % (size_t)d.k));
+    }
+}
+/* conv, the relations: entry ((i NC + ch) draws + dr); A, Y, S the plain relation's (plain: its block) */
+__global__ void k_ck_conv_rnd_rel(double *o, const double *plain, const double *g, const double *rs, size_t ws,
+                                  const float *yt, const float *w, const float *b, ck_conv_dims d, size_t n, int bwd) {
+    size_t NC = bwd ? (size_t)d.c : (size_t)d.oc, ns = bwd ? (size_t)d.oc : (size_t)d.c, kk = (size_t)d.k * d.k;
+    int nrow = bwd ? d.h : d.oh, ncol = bwd ? d.w : d.ow;
+    size_t n1 = (size_t)d.oh, n2 = (size_t)d.ow, n3 = (size_t)d.h, per = n * ns * kk;
+    GRID_STRIDE(u, n * NC) {
+        size_t i = u / NC, ch = u % NC;
+        for (int dr = 0; dr < LK_RND_DRAWS; dr++) {
+            const double *W = rs + (size_t)dr * ws;
+            const double *ra = bwd ? W + 2 * n1 + n2 : W, *cb = bwd ? W + 2 * n1 + n2 + 2 * n3 : W + 2 * n1;
+            double rhs = bwd ? 0.0 : ck_rnd_total(W, n1) * ck_rnd_total(W + 2 * n1, n2) * (double)b[ch];
+            rhs = ck_rnd_rhs_acc(rhs, w, g + (size_t)dr * per + i * ns * kk, ns, (size_t)d.c, kk, ch, bwd);
+            double ys = ck_rnd_plane(yt + u * (size_t)nrow * ncol, nrow, ncol, ra, cb);
+            double *e = o + 4 * (u * LK_RND_DRAWS + (size_t)dr);
+            const double *pl = plain + 4 * u;
+            e[0] = ys - rhs, e[1] = pl[1], e[2] = pl[2], e[3] = pl[3];
+        }
+    }
+}
+/* dense, per layer: V[dr][in], VA[dr][in] (W^T s), RSA[out], U[dr][out], UA[dr][out] (W t), CA[in] */
+__global__ void k_ck_dense_rnd_prep(double *x, const double *rs, size_t ws, const float *w, size_t in, size_t out,
+                                    int bwd) {
+    double *V = x, *VA = V + LK_RND_DRAWS * in, *RSA = VA + LK_RND_DRAWS * in, *U = RSA + out;
+    double *UA = U + LK_RND_DRAWS * out, *CA = UA + LK_RND_DRAWS * out;
+    size_t t1 = LK_RND_DRAWS * in, t2 = t1 + out, t3 = t2 + LK_RND_DRAWS * out, t4 = t3 + in;
+    GRID_STRIDE(q, bwd ? t4 : t2) {
+        if (q < t1) {
+            size_t dr = q / in, k = q % in;
+            const double *W = rs + dr * ws;
+            ck_dense_rnd_col(w, W, W + out, out, in, k, &V[q], &VA[q]);
+        } else if (q < t2) {
+            RSA[q - t1] = ck_abs_lanes(w + (q - t1) * in, in);
+        } else if (q < t3) {
+            size_t dr = (q - t2) / out, j = (q - t2) % out;
+            const double *W = rs + dr * ws;
+            double qq[4];
+            ck_dot_lanes(w + j * in, W + 2 * out, W + 2 * out + in, in, qq);
+            U[q - t2] = qq[0], UA[q - t2] = qq[1];
+        } else {
+            CA[q - t3] = ck_dense_col_abs(w, out, in, q - t3);
+        }
+    }
+}
+/* dense, the scalars (one thread): SC[dr][4] (ck_dense_rnd_bias), CM (the largest column sum of |w|) */
+__global__ void k_ck_dense_rnd_scalars(double *x, const double *rs, size_t ws, const float *b, size_t in, size_t out) {
+    double *RSA = x + 2 * LK_RND_DRAWS * in, *CA = RSA + out + 2 * LK_RND_DRAWS * out, *SC = CA + in;
+    if (blockIdx.x || threadIdx.x) return;
+    for (int dr = 0; dr < LK_RND_DRAWS; dr++) {
+        const double *W = rs + (size_t)dr * ws;
+        ck_dense_rnd_bias(b, W, W + out, RSA, out, SC + 4 * dr);
+    }
+    SC[4 * LK_RND_DRAWS] = ck_max_of(CA, in);
+}
+/* dense, the relations: a thread per (sample, draw) */
+__global__ void k_ck_dense_rnd_rel(double *o, const double *x, const double *rs, size_t ws, const float *lhs,
+                                   const float *src, size_t n, size_t in, size_t out, int bwd) {
+    const double *V = x, *VA = V + LK_RND_DRAWS * in, *RSA = VA + LK_RND_DRAWS * in, *U = RSA + out;
+    const double *UA = U + LK_RND_DRAWS * out, *CA = UA + LK_RND_DRAWS * out, *SC = CA + in;
+    GRID_STRIDE(q, n * LK_RND_DRAWS) {
+        size_t p = q / LK_RND_DRAWS, dr = q % LK_RND_DRAWS;
+        const double *W = rs + dr * ws;
+        if (!bwd)
+            ck_dense_rnd_fwd(o + 4 * q, lhs + p * out, src + p * in, W, W + out, V + dr * in, VA + dr * in, SC + 4 * dr,
+                             out, in);
+        else
+            ck_dense_rnd_bwd(o + 4 * q, lhs + p * in, src + p * out, W + 2 * out, W + 2 * out + in, U + dr * out,
+                             UA + dr * out, SC[4 * LK_RND_DRAWS], out, in);
+    }
+}
+
+/* BWD_W_PEEK (base/checksum_peek.h).  Dense: a thread per row (its
+ * elements, ck_peek_elems_at, then each re-done over the batch, the
+ * host's order).  Conv: a block per filter; thread 0 picks the elements;
+ * each element's per-sample sums by the threads (ck_conv_redo_sample, a
+ * sample each), added by thread 0 in sample order: the host's
+ * association, bit for bit. */
+__global__ void k_ck_dense_wpeek(double *o, const float *dw, const float *dy, const float *x, size_t n, size_t in,
+                                 size_t out, const double *dig, uint32_t step, uint32_t stage, int layer) {
+    uint64_t digest;
+    memcpy(&digest, dig, sizeof digest);
+    GRID_STRIDE(j, out) {
+        size_t t[CK_WPEEK];
+        ck_peek_elems_at(t, dw + j * in, in, digest, step, stage, layer, j);
+        ck_dense_wpeek_row(o + 4 * j, dw, dy, x, n, in, out, j, t);
+    }
+}
+__global__ void k_ck_conv_wpeek(double *o, const float *dw, const float *x, const float *dy, ck_conv_dims d, size_t n,
+                                const double *dig, uint32_t step, uint32_t stage, int layer) {
+    __shared__ double sR[LK_THREADS], sA[LK_THREADS];
+    __shared__ unsigned long long st[CK_WPEEK];
+    size_t ckk = (size_t)d.c * d.k * d.k;
+    uint64_t digest;
+    memcpy(&digest, dig, sizeof digest);
+    for (size_t oc = blockIdx.x; oc < (size_t)d.oc; oc += gridDim.x) {
+        const float *f = dw + oc * ckk;
+        if (threadIdx.x == 0) {
+            size_t t[CK_WPEEK];
+            ck_peek_elems_at(t, f, ckk, digest, step, stage, layer, oc);
+            for (int e = 0; e < CK_WPEEK; e++) st[e] = t[e];
+        }
+        __syncthreads();
+        ck_worst w;
+        ck_worst_init(&w);
+        for (int e = 0; e < CK_WPEEK; e++) {
+            size_t te = (size_t)st[e];
+            double R = 0, A = 0;
+            int sub = 0;
+            for (size_t i0 = 0; i0 < n; i0 += blockDim.x) {
+                size_t i = i0 + threadIdx.x;
+                double ri = 0, ai = 0;
+                int sb = i < n ? ck_conv_redo_sample(x, dy, &d, i, oc, te, &ri, &ai) : 0;
+                sR[threadIdx.x] = ri, sA[threadIdx.x] = ai;
+                sub |= __syncthreads_or(sb);
+                if (threadIdx.x == 0)
+                    for (size_t k = 0; k < blockDim.x && i0 + k < n; k++) R += sR[k], A += sA[k];
+                __syncthreads();
+            }
+            if (threadIdx.x == 0) ck_zero_keep(&w, f[te], R, A, sub);
+        }
+        if (threadIdx.x == 0) ck_worst_put(&w, o + 4 * oc);
+        __syncthreads();
+    }
+}
+
+/* FWD_BLANK (base/checksum_blank.h): per (sample, input position) its
+ * hash, per (sample, output) its window key, per output the first of its
+ * group; then a block per sample whose threads take outputs, merged by a
+ * tree (counts and maxima: any order).  scr: n (HW + P) u64, n P u32. */
+__global__ void k_ck_grp_pos(uint64_t *hpos, const float *x, ck_conv_dims d, size_t n) {
+    size_t HW = (size_t)d.h * d.w, C = (size_t)d.c;
+    GRID_STRIDE(q, n * HW) hpos[q] = ck_grp_pos(x + (q / HW) * C * HW, C, HW, q % HW);
+}
+__global__ void k_ck_grp_key(uint64_t *key, const uint64_t *hpos, ck_conv_dims d, size_t n) {
+    size_t HW = (size_t)d.h * d.w, P = (size_t)d.oh * d.ow;
+    GRID_STRIDE(q, n * P) key[q] = ck_grp_key(hpos + (q / P) * HW, &d, q % P);
+}
+__global__ void k_ck_grp_first(uint32_t *fm, const uint64_t *key, ck_conv_dims d, size_t n) {
+    size_t P = (size_t)d.oh * d.ow;
+    GRID_STRIDE(q, n * P) fm[q] = ck_grp_first(key + (q / P) * P, P, q % P);
+}
+__global__ void k_ck_blank(double *o, const float *x, const float *y, const float *w, const float *b,
+                           const uint64_t *key, const uint32_t *fm, ck_conv_dims d, size_t n) {
+    __shared__ double sa[LK_THREADS][4];
+    size_t HW = (size_t)d.h * d.w, P = (size_t)d.oh * d.ow, C = (size_t)d.c, OC = (size_t)d.oc;
+    for (size_t i = blockIdx.x; i < n; i += gridDim.x) {
+        double acc[4] = {0, 0, 0, 0};
+        for (size_t p = threadIdx.x; p < P; p += blockDim.x)
+            ck_blank_output(acc, x + i * C * HW, y + i * OC * P, w, b, key + i * P, fm + i * P, &d, p);
+        for (int k = 0; k < 4; k++) sa[threadIdx.x][k] = acc[k];
+        __syncthreads();
+        for (unsigned h = blockDim.x / 2; h > 0; h >>= 1) {
+            if (threadIdx.x < h) ck_blank_merge(sa[threadIdx.x], sa[threadIdx.x + h]);
+            __syncthreads();
+        }
+        if (threadIdx.x == 0)
+            for (int k = 0; k < 4; k++) o[4 * i + (size_t)k] = sa[0][k];
+        __syncthreads();
+    }
+}
+
+/* BWD_W_RND (base/checksum_rnd.h): the draws' weights (what 14 + dr,
+ * cnt a draw), then a conv layer's U per (draw, sample, position), each
+ * sample's max |x|, the (draw, filter, sample) shares and per (filter,
+ * draw) the entry (the samples added in order); a dense layer's weighted
+ * inputs per (draw, sample), then per (row, draw) the entry.  Each sum in
+ * the host's order: the host loop's bits. */
+__global__ void k_ck_wrnd_weights(double *W, size_t cnt, const double *dig, uint32_t step, uint32_t stage, int layer) {
+    uint64_t digest;
+    memcpy(&digest, dig, sizeof digest);
+    GRID_STRIDE(q, LK_RND_DRAWS * cnt) W[q] = ck_rnd_weight_one(digest, step, stage, layer, 14 + (int)(q / cnt), q % cnt);
+}
+__global__ void k_ck_wrnd_u(double *U, const double *W, const float *x, ck_conv_dims d, size_t n) {
+    size_t C = (size_t)d.c, kk = (size_t)d.k * d.k, HW = (size_t)d.h * d.w, OP = (size_t)d.oh * d.ow, per = n * OP;
+    GRID_STRIDE(q, LK_RND_DRAWS * per) {
+        size_t dr = q / per, i = (q % per) / OP, p = q % OP;
+        const double *a = W + dr * (C + kk);
+        ck_wrnd_u(x + i * C * HW, &d, a, a + C, p, &U[q], &U[LK_RND_DRAWS * per + q]);
+    }
+}
+__global__ void k_ck_wrnd_mx(double *mx, const float *x, size_t per, size_t n) {
+    GRID_STRIDE(i, n) mx[i] = ck_wrnd_max(x + i * per, per);
+}
+__global__ void k_ck_wrnd_res(double *res, const double *U, const double *mx, const float *dy, ck_conv_dims d,
+                              size_t n) {
+    size_t OC = (size_t)d.oc, OP = (size_t)d.oh * d.ow, per = n * OP;
+    GRID_STRIDE(q, LK_RND_DRAWS * OC * n) { /* q = (dr OC + o) n + i */
+        size_t i = q % n, o = (q / n) % OC, dr = q / (n * OC);
+        const double *u = U + (dr * n + i) * OP;
+        ck_wrnd_res(res + 3 * q, dy + (i * OC + o) * OP, OP, u, u + LK_RND_DRAWS * per, mx[i]);
+    }
+}
+__global__ void k_ck_wrnd_conv_fin(double *o, const float *dw, const double *W, const double *res, ck_conv_dims d,
+                                   size_t n) {
+    size_t C = (size_t)d.c, kk = (size_t)d.k * d.k, OC = (size_t)d.oc;
+    GRID_STRIDE(q, OC * LK_RND_DRAWS) { /* q = o draws + dr: the entry's index */
+        size_t oc = q / LK_RND_DRAWS, dr = q % LK_RND_DRAWS;
+        const double *a = W + dr * (C + kk);
+        ck_wrnd_conv_entry(o + 4 * q, dw + oc * C * kk, C, kk, a, a + C, res + 3 * (dr * OC + oc) * n, 3, n);
+    }
+}
+__global__ void k_ck_wrnd_rx(double *rx, const double *W, const float *x, size_t n, size_t in) {
+    GRID_STRIDE(q, LK_RND_DRAWS * n) { /* q = dr n + i */
+        size_t dr = q / n, i = q % n;
+        ck_wrnd_rx(x + i * in, W + dr * in, in, &rx[q], &rx[LK_RND_DRAWS * n + q]);
+    }
+}
+__global__ void k_ck_wrnd_dense_fin(double *o, const float *dw, const float *dy, const double *W, const double *rx,
+                                    const double *mx, size_t n, size_t in, size_t out) {
+    GRID_STRIDE(q, out * LK_RND_DRAWS) {
+        size_t j = q / LK_RND_DRAWS, dr = q % LK_RND_DRAWS;
+        ck_wrnd_dense_entry(o + 4 * q, dw, dy, W + dr * in, rx + dr * n, rx + LK_RND_DRAWS * n + dr * n, mx[0], n, in,
+                            out, j);
     }
 }
 
@@ -659,6 +963,135 @@ extern "C" int lk_ck_conv_zero(cudaStream_t s, double *o, const float *dw, const
     k_ck_conv_zero<<<nb, LK_THREADS, 0, s>>>(o, dw, x, dy, part, mx_x, *d, n);
     return launched();
 }
+extern "C" int lk_ck_dense_opeek(cudaStream_t s, double *o, const float *w, const float *b, const float *x,
+                                 const float *y, size_t n, size_t in, size_t out, int bwd) {
+    if (n == 0) return 0;
+    unsigned nb = n < LK_MAX_BLOCKS ? (unsigned)n : LK_MAX_BLOCKS;
+    clear_stale();
+    k_ck_dense_opeek<<<nb, LK_DPEEK_THREADS, 0, s>>>(o, w, b, x, y, n, in, out, bwd);
+    return launched();
+}
+extern "C" int lk_ck_conv_peek(cudaStream_t s, double *o, const float *yt, const float *src, const float *w,
+                               const float *b, const ck_conv_dims *d, size_t n, int bwd, const double *dig,
+                               uint32_t step, uint32_t stage, int layer) {
+    LAUNCH(n * (size_t)(bwd ? d->c : d->oc), k_ck_conv_peek, o, yt, src, w, b, *d, n, bwd, dig, step, stage, layer);
+}
+static size_t rnd_ws(const ck_conv_dims *d, int dense) {
+    return dense ? CK_RND_WS((size_t)d->oc, 0, (size_t)d->c, 0)
+                 : CK_RND_WS((size_t)d->oh, (size_t)d->ow, (size_t)d->h, (size_t)d->w);
+}
+extern "C" int lk_ck_conv_rnd(cudaStream_t s, double *o, const double *plain, const float *yt, const float *src,
+                              const float *w, const float *b, const ck_conv_dims *d, size_t n, int bwd, double *rs,
+                              const double *dig, uint32_t step, uint32_t stage, int layer) {
+    size_t ws = rnd_ws(d, 0), ns = bwd ? (size_t)d->oc : (size_t)d->c, NC = bwd ? (size_t)d->c : (size_t)d->oc;
+    size_t kk = (size_t)d->k * d->k, per = n * ns * kk;
+    double *g = rs + LK_RND_DRAWS * ws;
+    unsigned nb = cp_grid_blocks(LK_RND_DRAWS * ws, LK_THREADS, LK_MAX_BLOCKS);
+    if (nb == 0 || n == 0) return 0;
+    clear_stale();
+    k_ck_rnd_weights<<<nb, LK_THREADS, 0, s>>>(rs, (size_t)d->oh, (size_t)d->ow, (size_t)d->h, (size_t)d->w, dig, step,
+                                                stage, layer);
+    int rc = launched();
+    if (rc) return rc;
+    k_ck_conv_rnd_win<<<cp_grid_blocks(LK_RND_DRAWS * per, LK_THREADS, LK_MAX_BLOCKS), LK_THREADS, 0, s>>>(
+        g, rs, ws, src, *d, n, bwd);
+    if ((rc = launched())) return rc;
+    k_ck_conv_rnd_rel<<<cp_grid_blocks(n * NC, LK_THREADS, LK_MAX_BLOCKS), LK_THREADS, 0, s>>>(o, plain, g, rs, ws, yt,
+                                                                                              w, b, *d, n, bwd);
+    return launched();
+}
+extern "C" int lk_ck_dense_rnd(cudaStream_t s, double *of, double *ob, const float *w, const float *b, const float *x,
+                               const float *y, const float *dy, const float *dx, size_t n, size_t in, size_t out,
+                               double *rs, const double *dig, uint32_t step, uint32_t stage, int layer) {
+    ck_conv_dims d = {(int)in, 1, 1, (int)out, 1, 1, 1, 0};
+    size_t ws = rnd_ws(&d, 1);
+    double *x2 = rs + LK_RND_DRAWS * ws;
+    int bwd = ob != NULL, rc;
+    if (n == 0) return 0;
+    clear_stale();
+    k_ck_rnd_weights<<<cp_grid_blocks(LK_RND_DRAWS * ws, LK_THREADS, LK_MAX_BLOCKS), LK_THREADS, 0, s>>>(
+        rs, out, 0, in, 0, dig, step, stage, layer);
+    if ((rc = launched())) return rc;
+    size_t t = LK_RND_DRAWS * in + out + (bwd ? LK_RND_DRAWS * out + in : 0);
+    k_ck_dense_rnd_prep<<<cp_grid_blocks(t, LK_THREADS, LK_MAX_BLOCKS), LK_THREADS, 0, s>>>(x2, rs, ws, w, in, out, bwd);
+    if ((rc = launched())) return rc;
+    k_ck_dense_rnd_scalars<<<1, 1, 0, s>>>(x2, rs, ws, b, in, out);
+    if ((rc = launched())) return rc;
+    unsigned nb = cp_grid_blocks(n * LK_RND_DRAWS, LK_THREADS, LK_MAX_BLOCKS);
+    k_ck_dense_rnd_rel<<<nb, LK_THREADS, 0, s>>>(of, x2, rs, ws, y, x, n, in, out, 0);
+    if ((rc = launched())) return rc;
+    if (!bwd) return 0;
+    k_ck_dense_rnd_rel<<<nb, LK_THREADS, 0, s>>>(ob, x2, rs, ws, dx, dy, n, in, out, 1);
+    return launched();
+}
+extern "C" int lk_ck_dense_wpeek(cudaStream_t s, double *o, const float *dw, const float *dy, const float *x,
+                                 size_t n, size_t in, size_t out, const double *dig, uint32_t step, uint32_t stage,
+                                 int layer) {
+    LAUNCH(out, k_ck_dense_wpeek, o, dw, dy, x, n, in, out, dig, step, stage, layer);
+}
+extern "C" int lk_ck_conv_wpeek(cudaStream_t s, double *o, const float *dw, const float *x, const float *dy,
+                                const ck_conv_dims *d, size_t n, const double *dig, uint32_t step, uint32_t stage,
+                                int layer) {
+    if (d->oc <= 0) return 0;
+    unsigned nb = d->oc < (int)LK_MAX_BLOCKS ? (unsigned)d->oc : LK_MAX_BLOCKS;
+    clear_stale();
+    k_ck_conv_wpeek<<<nb, LK_THREADS, 0, s>>>(o, dw, x, dy, *d, n, dig, step, stage, layer);
+    return launched();
+}
+extern "C" int lk_ck_blank(cudaStream_t s, double *o, const float *x, const float *y, const float *w,
+                           const float *b, const ck_conv_dims *d, size_t n, void *scr) {
+    size_t HW = (size_t)d->h * d->w, P = (size_t)d->oh * d->ow;
+    uint64_t *hpos = (uint64_t *)scr, *key = hpos + n * HW;
+    uint32_t *fm = (uint32_t *)(key + n * P);
+    int rc;
+    if (n == 0 || P == 0) return 0;
+    clear_stale();
+    k_ck_grp_pos<<<cp_grid_blocks(n * HW, LK_THREADS, LK_MAX_BLOCKS), LK_THREADS, 0, s>>>(hpos, x, *d, n);
+    if ((rc = launched())) return rc;
+    k_ck_grp_key<<<cp_grid_blocks(n * P, LK_THREADS, LK_MAX_BLOCKS), LK_THREADS, 0, s>>>(key, hpos, *d, n);
+    if ((rc = launched())) return rc;
+    k_ck_grp_first<<<cp_grid_blocks(n * P, LK_THREADS, LK_MAX_BLOCKS), LK_THREADS, 0, s>>>(fm, key, *d, n);
+    if ((rc = launched())) return rc;
+    unsigned nb = n < LK_MAX_BLOCKS ? (unsigned)n : LK_MAX_BLOCKS;
+    k_ck_blank<<<nb, LK_THREADS, 0, s>>>(o, x, y, w, b, key, fm, *d, n);
+    return launched();
+}
+#define LK_GO(nthreads, kernel, ...)                                                                  \
+    do {                                                                                                \
+        unsigned nb_ = cp_grid_blocks((nthreads), LK_THREADS, LK_MAX_BLOCKS);                           \
+        if (nb_) {                                                                                      \
+            kernel<<<nb_, LK_THREADS, 0, s>>>(__VA_ARGS__);                                             \
+            if ((rc = launched())) return rc;                                                           \
+        }                                                                                               \
+    } while (0)
+extern "C" int lk_ck_conv_wrnd(cudaStream_t s, double *o, const float *dw, const float *x, const float *dy,
+                               const ck_conv_dims *d, size_t n, double *rs, const double *dig, uint32_t step,
+                               uint32_t stage, int layer) {
+    size_t C = (size_t)d->c, kk = (size_t)d->k * d->k, OC = (size_t)d->oc, OP = (size_t)d->oh * d->ow;
+    double *W = rs, *U = W + LK_RND_DRAWS * (C + kk), *res = U + 2 * LK_RND_DRAWS * n * OP;
+    double *mx = res + 3 * LK_RND_DRAWS * n * OC;
+    int rc = 0;
+    if (n == 0) return 0;
+    clear_stale();
+    LK_GO(LK_RND_DRAWS * (C + kk), k_ck_wrnd_weights, W, C + kk, dig, step, stage, layer);
+    LK_GO(LK_RND_DRAWS * n * OP, k_ck_wrnd_u, U, W, x, *d, n);
+    LK_GO(n, k_ck_wrnd_mx, mx, x, C * (size_t)d->h * d->w, n);
+    LK_GO(LK_RND_DRAWS * OC * n, k_ck_wrnd_res, res, U, mx, dy, *d, n);
+    LK_GO(OC * LK_RND_DRAWS, k_ck_wrnd_conv_fin, o, dw, W, res, *d, n);
+    return 0;
+}
+extern "C" int lk_ck_dense_wrnd(cudaStream_t s, double *o, const float *dw, const float *dy, const float *x,
+                                const double *mx, size_t n, size_t in, size_t out, double *rs, const double *dig,
+                                uint32_t step, uint32_t stage, int layer) {
+    double *W = rs, *rx = W + LK_RND_DRAWS * in;
+    int rc = 0;
+    if (n == 0) return 0;
+    clear_stale();
+    LK_GO(LK_RND_DRAWS * in, k_ck_wrnd_weights, W, in, dig, step, stage, layer);
+    LK_GO(LK_RND_DRAWS * n, k_ck_wrnd_rx, rx, W, x, n, in);
+    LK_GO(out * LK_RND_DRAWS, k_ck_wrnd_dense_fin, o, dw, dy, W, rx, mx, n, in, out);
+    return 0;
+}
 extern "C" int lk_ck_dense_zero(cudaStream_t s, double *o, const float *dw, const float *dy, const float *x,
                                 const double *xa, size_t n, size_t in, size_t out) {
     if (out == 0) return 0;
@@ -679,8 +1112,16 @@ extern "C" int lk_ck_pool(cudaStream_t s, double *bad, const float *x, const flo
 extern "C" int lk_ck_digest(cudaStream_t s, double *slot, const float *x, size_t count) {
     LAUNCH(count, k_ck_digest, (unsigned long long *)slot, x, count);
 }
-extern "C" int lk_ck_adam(cudaStream_t s, double *out, const float *p0, const float *m0, const float *v0,
-                          const float *g, const float *p, const float *m, const float *v, size_t count, float b1,
-                          float omb1, float b2, float omb2, float step_size, float bc2_sqrt, float eps) {
-    LAUNCH(count, k_ck_adam, out, p0, m0, v0, g, p, m, v, count, b1, omb1, b2, omb2, step_size, bc2_sqrt, eps);
+extern "C" int lk_ck_adam(cudaStream_t s, double *out, double *far, const float *p0, const float *m0,
+                          const float *v0, const float *g, const float *p, const float *m, const float *v, size_t count,
+                          float b1, float omb1, float b2, float omb2, float step_size, float bc2_sqrt, float eps) {
+    unsigned nb = cp_grid_blocks(count, LK_THREADS, LK_MAX_BLOCKS);
+    int rc;
+    if (nb == 0) return 0;
+    clear_stale();
+    k_ck_adam<<<nb, LK_THREADS, 0, s>>>(out, far, p0, m0, v0, g, p, m, v, count, b1, omb1, b2, omb2, step_size,
+                                        bc2_sqrt, eps);
+    if ((rc = launched())) return rc;
+    k_ck_adam_far<<<1, 1, 0, s>>>(far, p0, m0, v0, g, p, m, v);
+    return launched();
 }

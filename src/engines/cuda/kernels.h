@@ -103,6 +103,62 @@ int lk_ck_conv_zero(cudaStream_t s, double *o, const float *dw, const float *x, 
  * mode 0) */
 int lk_ck_dense_zero(cudaStream_t s, double *o, const float *dw, const float *dy, const float *x, const double *xa,
                      size_t n, size_t in, size_t out);
+/* FWD_PEEK (bwd 0: yt = y, src = x, b the bias) or BWD_DATA_PEEK (bwd 1:
+ * yt = dx, src = dy, b NULL) of a conv layer (plain NCHW, w OIHW): per
+ * (sample, channel) plane, its first, last, largest and drawn elements
+ * re-done (base/checksum_peek.h's ck_conv_plane_peek), a thread per
+ * plane; dig: the vector's INPUT slot (the stage's input digest, already
+ * computed: the draws' key), step and stage the vector's header's */
+int lk_ck_conv_peek(cudaStream_t s, double *o, const float *yt, const float *src, const float *w, const float *b,
+                    const ck_conv_dims *d, size_t n, int bwd, const double *dig, uint32_t step, uint32_t stage,
+                    int layer);
+/* FWD_RND (bwd 0: yt = y, src = x, b the bias, plain = the FWD block) or
+ * BWD_DATA_RND (bwd 1: yt = dx, src = dy, b NULL, plain = BWD_DATA) of a
+ * conv layer: the stage's random weights into rs (keyed by the INPUT
+ * slot dig, step and stage, as ck_rnd_weights), the source's weighted
+ * window sums, then per (sample, channel) and draw the relation
+ * (base/checksum_rnd.h), A, Y, S copied from the plain one; rs:
+ * cp_ck_rnd doubles of scratch */
+int lk_ck_conv_rnd(cudaStream_t s, double *o, const double *plain, const float *yt, const float *src, const float *w,
+                   const float *b, const ck_conv_dims *d, size_t n, int bwd, double *rs, const double *dig,
+                   uint32_t step, uint32_t stage, int layer);
+/* FWD_RND (of) and, ob != NULL, BWD_DATA_RND (ob; dy, dx) of a dense layer
+ * (w: out x in), per sample and draw (base/checksum_rnd.h); rs as above */
+int lk_ck_dense_rnd(cudaStream_t s, double *of, double *ob, const float *w, const float *b, const float *x,
+                    const float *y, const float *dy, const float *dx, size_t n, size_t in, size_t out, double *rs,
+                    const double *dig, uint32_t step, uint32_t stage, int layer);
+/* BWD_W_PEEK: per dense row (a thread each) or conv filter (a block each;
+ * x, dy plain NCHW) of dW, its first, last, drawn and largest |dW|
+ * elements re-done over the batch (base/checksum_peek.h), the worst kept;
+ * dig, step, stage: the draws' key as lk_ck_conv_peek's */
+int lk_ck_dense_wpeek(cudaStream_t s, double *o, const float *dw, const float *dy, const float *x, size_t n, size_t in,
+                      size_t out, const double *dig, uint32_t step, uint32_t stage, int layer);
+int lk_ck_conv_wpeek(cudaStream_t s, double *o, const float *dw, const float *x, const float *dy,
+                     const ck_conv_dims *d, size_t n, const double *dig, uint32_t step, uint32_t stage, int layer);
+/* FWD_BLANK of a conv layer (x, y plain NCHW, w OIHW, b the bias): per
+ * sample, its blank windows' outputs against the bias and its identical
+ * windows' outputs against each other (base/checksum_blank.h); scr:
+ * cp_ck_blank bytes of scratch */
+int lk_ck_blank(cudaStream_t s, double *o, const float *x, const float *y, const float *w, const float *b,
+                const ck_conv_dims *d, size_t n, void *scr);
+/* BWD_W_RND: per conv filter (x, dy plain NCHW) or dense row and draw, dW
+ * summed with random weights against dy times the input summed with the
+ * same weights (base/checksum_rnd.h), the weights drawn on the device
+ * (dig, step, stage as lk_ck_conv_peek's); rs: cp_ck_rnd doubles of
+ * scratch; a dense layer's mx: max |x| over the batch (lk_ck_sums' mx[0]) */
+int lk_ck_conv_wrnd(cudaStream_t s, double *o, const float *dw, const float *x, const float *dy,
+                    const ck_conv_dims *d, size_t n, double *rs, const double *dig, uint32_t step, uint32_t stage,
+                    int layer);
+int lk_ck_dense_wrnd(cudaStream_t s, double *o, const float *dw, const float *dy, const float *x, const double *mx,
+                     size_t n, size_t in, size_t out, double *rs, const double *dig, uint32_t step, uint32_t stage,
+                     int layer);
+/* FWD_DPEEK (bwd 0: x the layer's input, y its output, b the bias) or
+ * BWD_DATA_DPEEK (bwd 1: x = dy, y = dx, b NULL) of a dense layer (w: out
+ * x in): per sample, every element re-done and the worst kept
+ * (base/checksum_peek.h's ck_dense_opeek_elem), a block per sample; o: n
+ * entries of 4 doubles */
+int lk_ck_dense_opeek(cudaStream_t s, double *o, const float *w, const float *b, const float *x, const float *y,
+                      size_t n, size_t in, size_t out, int bwd);
 /* one thread per sample: base/checksum_ops.h's ck_dense_sample (forward: lhs
  * = y, x = the layer's input, nl = out, nx = in, cs/csa W's column sums,
  * lw its row sums of |w|, b the bias; backward-data: lhs = dx, x = dy, nl =
@@ -116,9 +172,13 @@ int lk_ck_elem(cudaStream_t s, double *bad, int kind, int backward, int training
 int lk_ck_pool(cudaStream_t s, double *bad, const float *x, const float *y, const float *dy, const float *dx,
                size_t planes, int h, int w, int oh, int ow, int backward);
 int lk_ck_digest(cudaStream_t s, double *slot, const float *x, size_t count);
-int lk_ck_adam(cudaStream_t s, double *out, const float *p0, const float *m0, const float *v0, const float *g,
-               const float *p, const float *m, const float *v, size_t count, float b1, float omb1, float b2,
-               float omb2, float step_size, float bc2_sqrt, float eps);
+/* out: the tensor's ADAM entry (2 doubles: elements that differ, the
+ * largest |difference|); far: its ADAMW entry (CK_ADAMW_PER doubles,
+ * zeroed by the caller): the furthest element (base/checksum_peek.h's
+ * ck_adam_far_key, by atomicMax, then ck_adam_far_put); count < 2^32 */
+int lk_ck_adam(cudaStream_t s, double *out, double *far, const float *p0, const float *m0, const float *v0,
+               const float *g, const float *p, const float *m, const float *v, size_t count, float b1, float omb1,
+               float b2, float omb2, float step_size, float bc2_sqrt, float eps);
 
 /* For tests: the vendor and portable exp/log of ops_elem.h on the device. */
 int lk_test_expf_logf(cudaStream_t s, float *exp_out, float *log_out, const float *x,

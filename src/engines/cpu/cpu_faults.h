@@ -1180,7 +1180,75 @@ enum { CPU_FAULT_BELOW = 0, CPU_FAULT_DETECT = 1, CPU_FAULT_SUSPECT = 2, CPU_FAU
     X(FC1_FWD_SERIAL_ORDER, "fc1_fwd_serial_order", "op", "fc1", "forward", "smallcnn --limit-train 72 --limit-test 64 --epochs 2 --steps 10 --eval", \
       CPU_FAULT_BELOW, \
       "zoo attack 8, a legal variant: fc1's forward (training and evaluation) is a serial fp32 dot product per output, the bias first, then the 1568 inputs in order (not oneDNN's blocked order)", \
-      "a serial sum's error grows with K but stays within gamma_K sum|w x|, and the sharper tier must not take a legal order for a shift: measured VERDICT ok, exit 0, no SUSPECT (worst checksum 0.291, per element 0.970 of the bound); the values did change (evaluation vs the reference 2.26e-4, clean 1.22e-4)")
+      "a serial sum's error grows with K but stays within gamma_K sum|w x|, and the sharper tier must not take a legal order for a shift: measured VERDICT ok, exit 0, no SUSPECT (worst checksum 0.291, per element 0.970 of the bound); the values did change (evaluation vs the reference 2.26e-4, clean 1.22e-4)") \
+    X(LOSS_VALUE_PARTIAL_MEAN_MAX, "loss_value_partial_mean_max", "op", "fc2|loss", "loss", "smallcnn --limit-train 72 --limit-test 64 --epochs 2 --steps 10 --eval", \
+      CPU_FAULT_DETECT, \
+      "zoo attack 10: in a partial batch (steps 5 and 10: 8 of 16 images) the training loss the engine reports is the sum over the batch divided by the full batch size (16), not by n; the gradient is right (only the reported number, the one a loss curve shows, is wrong)", \
+      "the gradient and every relation hold; the loss re-check re-does the loss from the logits: measured PROBLEM at step 5 (the first partial batch), loss, 'loss (softmax cross-entropy) re-done from the logits', 4.60e5; the shadow replay of step 10 against the reference: loss 4.76e5") \
+    X(LABELS_LAST_CLASS_AS_0, "labels_last_class_as_0", "op", "fc2|loss", "loss", "smallcnn --limit-train 72 --limit-test 64 --epochs 2 --steps 10 --eval", \
+      CPU_FAULT_DETECT, \
+      "zoo attack 10: every step, the loss's one-hot is built with C - 1 classes (label 9 wraps to class 0: y % (C - 1)): every sample of class 9 is trained as class 0, loss and gradient; the labels the engine holds are right", \
+      "the loss re-check re-does dz from the labels the audit gave: measured PROBLEM at step 2 (the first batch holding a 9), loss, 'loss gradient dz re-done from the logits', 7.31e6; per element against the reference at attribution step 2, fc2.dact 7.31e6") \
+    X(LOSS_LABEL_SMOOTHING, "loss_label_smoothing", "op", "fc2|loss", "loss", "smallcnn --limit-train 72 --limit-test 64 --epochs 2 --steps 10 --eval", \
+      CPU_FAULT_DETECT, \
+      "zoo attack 10: label smoothing configured by nobody, with a tiny epsilon: the target is (1 - eps)[j = y] + eps / C, eps = 2^-(k + 4) (2^-20 at fault_k=16), in the loss and its gradient (PyTorch's CrossEntropyLoss(label_smoothing=eps))", \
+      "dz moves by eps (1 - 1/C) / n at the label and eps / (C n) elsewhere, ~2^-20 / 16 against dz's per-element bound of a few u |dz|: measured PROBLEM at step 1, loss, 'loss gradient dz re-done from the logits', 3.22 (fc2.dact 3.54 per element at the shadow of step 10); eps = 2^-22 would be within the rule's worst case (one-signed, but the loss rule has no sign test: loss_grad_1ulp)") \
+    X(ADAM_EPS_HAT, "adam_eps_hat", "op", "conv1|conv2|fc1|fc2", "update", "smallcnn --limit-train 72 --limit-test 64 --epochs 2 --steps 10 --eval", \
+      CPU_FAULT_DETECT, \
+      "zoo attack 10: TensorFlow 1 / Keras Adam's epsilon-hat: p -= (lr sqrt(1 - b2^t) / (1 - b1^t)) m / (sqrt(v) + eps), i.e. eps added to sqrt(v) before the bias correction, not after (PyTorch's sqrt(v) / sqrt(1 - b2^t) + eps): an optimizer from the other framework", \
+      "eps is 1e-8 against sqrt(v) / bc, and weights with small v move by several percent more: measured PROBLEM at step 1, fc1 update, 'Adam re-done from the step's p, m, v, g', 1.11e6; per element at attribution step 1, conv1.weight 12862") \
+    X(ADAM_ZERO_GRAD_MOMENTS_FROZEN, "adam_zero_grad_moments_frozen", "op", "conv1|conv2|fc1|fc2", "update", "smallcnn --limit-train 72 --limit-test 64 --epochs 2 --steps 10 --eval", \
+      CPU_FAULT_DETECT, \
+      "zoo attack 10: where the gradient is exactly 0, m and v are not decayed (a sparse-Adam shortcut: moments updated only where g != 0), and p still moves by step m / (sqrt(v) / bc + eps) of the frozen moments (unlike adam_lazy_zero_grad, which keeps p too)", \
+      "fires where g == 0 exactly (fc1's dead features, from step 2: at step 1 m = v = 0 and nothing differs): measured PROBLEM at step 2, fc1 update, 7.91e5; per element at attribution step 2, conv1.weight 56521") \
+    X(ADAM_T_COUNTS_EVAL, "adam_t_counts_eval", "op", "conv1|conv2|fc1|fc2", "update", "smallcnn --limit-train 72 --limit-test 64 --epochs 2 --steps 10 --eval", \
+      CPU_FAULT_DETECT, \
+      "zoo attack 10: the bias corrections' step counter is one ahead once an evaluation has run (the evaluation pass counted as a step): t + 1 from the second epoch on (step 6); m, v and the first epoch are right", \
+      "t = 7 for 6 changes (1 - b1^t) by 11%: measured PROBLEM at step 6, fc1 update, 58824; the first epoch is clean") \
+    X(EVAL_FC2_PRE_UPDATE_WEIGHTS, "eval_fc2_pre_update_weights", "op", "fc2", "evaluation", "smallcnn --no-roundtrip --limit-train 72 --limit-test 64 --epochs 2 --steps 10 --eval", \
+      CPU_FAULT_DETECT, \
+      "zoo attack 10: every evaluation's fc2 forward uses fc2's weights from before the epoch's last update (the inference copy refreshed before the optimizer step, not after); training and the weights reported are right", \
+      "needs --no-roundtrip (its options): with the state round trip on, the probe steps at the epoch's last step (a shadow step: the partial batch) run the engine's update and the audit then restores the state, so the copy taken before the last update IS the current weights and the evaluation is right: measured VERDICT ok, exit 0, and the fault has no effect (the copy differs from the weights by 0; the audited run and an unaudited train differ). Without the round trip: measured PROBLEM at the evaluation after epoch 1, fc2 evaluation, 3535 (8 of 8 evaluation batches violated); evaluation vs the reference after epoch 2: 4.9, 0 predictions differ") \
+    X(EVAL_RELU3_LOST_AFTER_FIRST, "eval_relu3_lost_after_first", "op", "relu3", "evaluation", "smallcnn --limit-train 72 --limit-test 64 --epochs 2 --steps 10 --eval", \
+      CPU_FAULT_DETECT, \
+      "zoo attack 10: in every evaluation batch after the first (k >= 1), relu3 passes its input through unchanged (the inference primitive re-created after the first batch without its ReLU post-op); the first batch and training are right", \
+      "ReLU is exact and re-checked in every evaluation batch: measured PROBLEM at the evaluation after epoch 1, relu3 evaluation, 'relu3 forward: 537 element(s) not the exact re-computation' (inf); evaluation vs the reference: 441, 12 of 64 predictions differ") \
+    X(CONV2_DX_SLICE_STALE_W_ONCE, "conv2_dx_slice_stale_w_once", "op", "conv2|pool1", "backward", "smallcnn --limit-train 72 --limit-test 64 --epochs 2 --steps 10 --eval", \
+      CPU_FAULT_DETECT, \
+      "zoo attack 10: at step 7, conv2's backward-data for the second half of the batch (one thread's slice of samples) uses step 6's weights, from before the last update (that thread's weight copy not refreshed); the first half, dW and db are right", \
+      "the weights moved by ~1e-3 in the last update, 2-4% of each: the half-batch's dx is off by ~1% against gamma_144 sum|w dy|: measured PROBLEM at step 7, conv2 backward-data, 610 (the sample-and-channel relations of samples 8-15)") \
+    X(FC1_DW_SHORT_SIGN_ONCE, "fc1_dw_short_sign_once", "op", "fc1", "backward", "smallcnn --limit-train 72 --limit-test 64 --epochs 2 --steps 10 --eval", \
+      CPU_FAULT_DETECT, \
+      "zoo attack 10: at step 7, fc1's weight-gradient elements that are exactly representable with 12 significant bits (the low 12 mantissa bits zero: the values a packer stores in a short format) lose their sign (stored as +|g|): a sign error only on 'short' values", \
+      "5 elements of fc1's 100352 dW fire at step 7 (LS_FAULT_VERBOSE=1 prints the count), each 2|g| off in a row relation of 1568 elements: measured PROBLEM at step 7, fc1 backward-weights, 346") \
+    X(LOSS_GRAD_PARTIAL_LAST_ROW_STALE, "loss_grad_partial_last_row_stale", "op", "fc2|loss", "loss", "smallcnn --limit-train 72 --limit-test 64 --epochs 2 --steps 10 --eval", \
+      CPU_FAULT_DETECT, \
+      "zoo attack 10: in a partial batch, the loss gradient's last row (sample n - 1) is not written (a remainder loop one short) and keeps what the buffer held from the batch before; the loss value is right", \
+      "the loss re-check re-does every row of dz: measured PROBLEM at step 5, loss, 'loss gradient dz re-done from the logits', 3.56e6 (and at the shadow of step 10, fc2.dact 3.73e6)") \
+    X(REPORT_POOL2_ACT_BF16, "report_pool2_act_bf16", "op", "pool2|flatten|fc1", "forward", "smallcnn --limit-train 72 --limit-test 64 --epochs 2 --steps 10 --eval", \
+      CPU_FAULT_DETECT, \
+      "zoo attack 10: pool2's training activations as the engine reports them (get_tensor, outside its own checks) are rounded to bf16; the engine trains with, and checks, the exact ones: a corrupted report of a correct state", \
+      "every check the engine computes reads its tensors in place and holds; what reads the report is the reference: measured PROBLEM at attribution step 1, pool2 forward (exact rule: pool2.act read back differs from the reference's max-pool of the leader's input, inf), and at the shadow replay of step 5 named flatten forward (the reference's flatten consumes the reported pool2.act; flatten's own report is exact: in a replay a report fault at layer l is named at its consumer l + 1). At steps no reference replays nothing reads the report, and nothing computed from it is wrong") \
+    X(ADAM_PYTORCH_LERP, "adam_pytorch_lerp", "op", "conv1|conv2|fc1|fc2", "update", "smallcnn --limit-train 72 --limit-test 64 --epochs 2 --steps 10 --eval", \
+      CPU_FAULT_BELOW, \
+      "zoo attack 10, a legal variant: torch.optim.Adam's own evaluation order (PyTorch 2.x single-tensor Adam): m.lerp_(g, 1 - b1), i.e. m + (1 - b1)(g - m); v.mul_(b2).addcmul_(g, g, value=1 - b2), i.e. b2 v + ((1 - b2) g) g; then p + (-step) (m / (sqrt(v) / bc + eps))", \
+      "a legal order: each of m', v', p' within its fp32 bound. MEASURED FALSE ALARM after the re-check was made to carry each tensor's worst element (below): PROBLEM at step 2, fc1 update, 1.16 of the bound: m + w(g - m) rounds g - m, w(g - m) and the sum, ~3u w|g| where |m| << |g|, over ops_adam_elem's 2u(b1|m| + w|g|) (test_bounds: test_adam_pytorch_order, 1.29 on random states). Before that fix the re-check carried the element furthest in ulps and read 0.84 (SUSPECT) by luck of the pick. FIXED (base/adam_bound.h: m's bound carries the lerp order's terms, u w|g| + 3u w|m|, 0 from m = 0): measured VERDICT SUSPECT, exit 0, 'not the engines' shared formula bit for bit, but within fp32 rounding of it' (0.951 of the worst case; per element at the attribution steps 0.941); adam_m_1ulp stays a PROBLEM (1.54 at step 2)") \
+    X(LOSS_PYTORCH_LOG_SOFTMAX, "loss_pytorch_log_softmax", "op", "fc2|loss", "loss", "smallcnn --limit-train 72 --limit-test 64 --epochs 2 --steps 10 --eval", \
+      CPU_FAULT_BELOW, \
+      "zoo attack 10, a legal variant: PyTorch's CrossEntropyLoss order: o = (z - max) - log(sum exp(z - max)) (log_softmax), loss = -mean o_y, and the backward of nll and log_softmax: dz_j = g_j - exp(o_j) (sum_j g_j), g_y = -1/n (one rounding), which for the label is fl(fl(exp(o_y) / n) - 1/n)", \
+      "p_j = exp(o_j) carries the roundings of log s and of the subtraction (~u (|z - mx| + |log s|) relative), within the loss rule's 4u + u|z - mx| per exp for these logits: measured VERDICT ok, exit 0, no SUSPECT (worst checksum 0.336, the clean run's; evaluation vs the reference 1.17e-4, clean 1.22e-4)") \
+    X(ADAM_OMB1_FP32, "adam_omb1_fp32", "op", "conv1|conv2|fc1|fc2", "update", "smallcnn --limit-train 72 --limit-test 64 --epochs 2 --steps 10 --eval", \
+      CPU_FAULT_DETECT, \
+      "zoo attack 10: the optimizer computes its own 1 - b1 in fp32 from the fp32 b1 (1.0f - 0.9f = 0.100000024, exact by Sterbenz) instead of using fl(0.1) = 0.1000000015 as given: m's new term off by 2.2e-7 relative (3.75 u); everything else is ops_adam_elem", \
+      "m's new term is 3.75u off against a 2u bound where |omb1 g| dominates |b1 m| (the first steps, sign changes): measured PROBLEM at step 1, fc1 update, 2.33; per element at attribution step 1, conv1.weight.adam_m 1.6") \
+    X(ADAM_FMA_OMB1_FP32, "adam_fma_omb1_fp32", "op", "conv1|conv2|fc1|fc2", "update", "smallcnn --limit-train 72 --limit-test 64 --epochs 2 --steps 10 --eval", \
+      CPU_FAULT_DETECT, \
+      "zoo attack 10: a vendor fused Adam kernel: FMA-contracted (legal: adam_fma_contracted) AND its own 1 - b1 in fp32 from b1 (adam_omb1_fp32's fault): the legal contraction moves some elements by many ulps within their bound, the fault moves m by a few ulps beyond it", \
+      "measured PROBLEM at step 1, fc1 update, 2.33, as adam_omb1_fp32. Before the re-check carried each tensor's worst element it carried the one furthest in ulps, which the legal contraction decides (p' near 0 after the update differs by thousands of ulps within its bound): at drift step 2, fc1.weight's carried element was 0.915 of its bound while 31775 of its m' were over (up to 2.72), conv2.weight 0.807 with 1610 over: the violation was judged only where a tensor's furthest element happened to be one of them (step 1: 2.28 at conv1.bias). Now every step's carried element is the worst (test_checksums: test_adam_worst_element_carried)") \
+    X(ADAM_BC_FP32_POW, "adam_bc_fp32_pow", "op", "conv1|conv2|fc1|fc2", "update", "smallcnn --limit-train 72 --limit-test 64 --epochs 2 --steps 10 --eval", \
+      CPU_FAULT_DETECT, \
+      "zoo attack 10: the optimizer computes its own bias corrections in fp32 from the fp32 betas (step_size = lr / (1 - powf(b1, t)), bc2 = sqrtf(1 - powf(b2, t)), as fused kernels that take float betas do) instead of the scalars it is given (made in double from the settings): 1 - 0.999f = 9.9998713e-4 for 1e-3, ~107 u in bc2 at t = 1", \
+      "bc2 off by ~107u at t = 1 shifts every update by ~6e-6 relative, beyond u|p'| where the update is not tiny against p: measured PROBLEM at step 1, fc1 update, 13.1; per element at attribution step 1, conv1.weight 8.87")
 
 #define CPU_FAULT_ENUM_(id, ...) CPU_FAULT_##id,
 enum { CPU_FAULT_NONE = 0, CPU_FAULT_LIST(CPU_FAULT_ENUM_) CPU_FAULT_COUNT };

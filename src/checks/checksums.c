@@ -355,8 +355,9 @@ static void judge_logit_tie(const model *m, const ck_layout *L, const double *ve
  * few remaining operations within 2^-53 relative, covered by 2^-50 of the
  * value), within bounds_adam's per-element bounds (vs_exact 0: the same
  * fp32 constants).  Within them: a legal evaluation of the same update
- * (FMA-contracted, another order; zoo attack 7's adam_fma_contracted: 0.4
- * of it), not the engines' shared formula: SUSPECT.  Beyond them, or
+ * (FMA-contracted, another order; zoo attack 7's adam_fma_contracted: 0.96
+ * of it with the worst element carried, zoo attack 10's adam_pytorch_lerp
+ * 0.95), not the engines' shared formula: SUSPECT.  Beyond them, or
  * without ADAMW (a recording, cuda's host code): PROBLEM. */
 static double adam_elem_ratio(const double *sc, const double *el) {
     return ops_adam_elem_ratio((float)el[1], (float)el[2], (float)el[3], (float)el[4], (float)sc[0], (float)sc[1],

@@ -394,7 +394,7 @@ static inline size_t expect_wrnd(const model *m, const double *v, size_t n, cons
 
 /* An UPDATE vector's ADAM counts and ADAMW entries against the host loop
  * (ops_adam_elem re-done from the step's p0, m0, v0 and g, then
- * base/checksum_peek.h's ck_adam_far_key and ck_adam_far_put) over the
+ * base/checksum_peek.h's ck_adam_far_ratio and ck_adam_far_put) over the
  * state after the update (p, mo, v), bit for bit; a the step's scalars.
  * Returns the elements that differ. */
 static inline size_t expect_adamw(const model *m, const double *vec, size_t n, const adam_scalars *a, const float *p0,
@@ -410,16 +410,19 @@ static inline size_t expect_adamw(const model *m, const double *vec, size_t n, c
     for (int t = 0; t < m->n_tensors; t++) {
         const model_tensor *T = &m->tensors[t];
         size_t o = T->offset, bad = 0;
-        uint64_t key = 0;
+        double far = -1;
+        size_t at = 0;
         for (size_t i = 0; i < T->numel; i++) {
             float rp = p0[o + i], rm = m0[o + i], rv = v0[o + i];
             ops_adam_elem(&rp, &rm, &rv, g[o + i], a->beta1, a->one_minus_beta1, a->beta2, a->one_minus_beta2,
                           a->step_size, a->bc2_sqrt, a->eps);
-            uint64_t k = ck_adam_far_key(rp, rm, rv, p[o + i], mo[o + i], v[o + i], i);
-            bad += k != 0, key = k > key ? k : key;
+            double r = ck_adam_far_ratio(rp, rm, rv, p0[o + i], m0[o + i], v0[o + i], g[o + i], p[o + i], mo[o + i],
+                                         v[o + i], sc);
+            bad += r >= 0;
+            if (r > far) far = r, at = i;
         }
         double want[CK_ADAMW_PER];
-        ck_adam_far_put(want, key, p0 + o, m0 + o, v0 + o, g + o, p + o, mo + o, v + o);
+        ck_adam_far_put(want, far >= 0, at, p0 + o, m0 + o, v0 + o, g + o, p + o, mo + o, v + o);
         const double *got = vec + L.adamw_off + CK_ADAMW_HDR + CK_ADAMW_PER * (size_t)t;
         if (memcmp(got, want, sizeof want))
             fail_msg("%s ADAMW: vector (%g %g %g %g %g %g %g %g), the host loop (%g %g %g %g %g %g %g %g)", T->name,

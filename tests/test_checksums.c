@@ -26,6 +26,7 @@
 
 #include "base/checksum_ops.h"
 #include "base/lowp.h"
+#include "base/ops_elem.h"
 #include "base/rng.h"
 #include "base/util.h"
 #include "checks/bounds.h"
@@ -1798,6 +1799,70 @@ static void test_adam_legal_variant(void **s) {
     teardown(&f);
 }
 
+/* The element the Adam re-check carries for the judge is the tensor's worst
+ * against its bound (zoo attack 10).  fc1.weight's element j is set up so
+ * that its update cancels (p = the step's update: p' ~ 0), and its p' is
+ * written as the exact update rounded once — legal, far within its bound,
+ * but thousands of ulps from ops_adam_elem's p' = 0; element k's m' is moved
+ * 8 ulps, ~2.6x its bound.  Carried by ULP distance (before), j hid k:
+ * SUSPECT only; now k is carried: a PROBLEM at fc1's update. */
+static void test_adam_worst_element_carried(void **s) {
+    (void)s;
+    fx f;
+    setup(&f, "smallcnn", 0);
+    adam_cfg cfg = adam_default();
+    adam_scalars a = adam_make_scalars(&cfg, 1);
+    size_t np = f.m.n_params;
+    int ti = -1;
+    for (int t = 0; t < f.m.n_tensors; t++)
+        if (strcmp(f.m.tensors[t].name, "fc1.weight") == 0) ti = t;
+    assert_true(ti >= 0);
+    const model_tensor *T = &f.m.tensors[ti];
+    float *p = malloc(np * 4), *m = malloc(np * 4), *v = malloc(np * 4), *g = malloc(np * 4);
+    assert_non_null(p), assert_non_null(m), assert_non_null(v), assert_non_null(g);
+    step_to_checks(&f, 1);
+    assert_int_equal(engine_get_tensor(f.e, (tensor_id){TENSOR_GRADS, 0}, g), 0);
+    size_t j = T->offset, k = T->offset;
+    for (size_t i = T->offset; i < T->offset + T->numel; i++) j = fabsf(g[i]) > fabsf(g[j]) ? i : j;
+    float pj = 0.0f, mj = 0.0f, vj = 0.0f; /* from p = 0: p' = -(the update) */
+    ops_adam_elem(&pj, &mj, &vj, g[j], a.beta1, a.one_minus_beta1, a.beta2, a.one_minus_beta2, a.step_size,
+                  a.bc2_sqrt, a.eps);
+    f.p[j] = -pj;
+    assert_int_equal(engine_set_params(f.e, f.p), 0);
+    step_to_checks(&f, 1); /* the same batch from the edited weights */
+    assert_int_equal(engine_get_tensor(f.e, (tensor_id){TENSOR_PARAMS, 0}, p), 0);
+    assert_int_equal(engine_get_tensor(f.e, (tensor_id){TENSOR_ADAM_M, 0}, m), 0);
+    assert_int_equal(engine_get_tensor(f.e, (tensor_id){TENSOR_ADAM_V, 0}, v), 0);
+    assert_int_equal(engine_get_tensor(f.e, (tensor_id){TENSOR_GRADS, 0}, g), 0);
+    double me = (double)a.beta1 * m[j] + (double)a.one_minus_beta1 * g[j];
+    double ve = (double)a.beta2 * v[j] + (double)a.one_minus_beta2 * ((double)g[j] * g[j]);
+    float pl = (float)((double)p[j] - (double)a.step_size * (me / (sqrt(ve) / (double)a.bc2_sqrt + (double)a.eps)));
+    assert_int_equal(engine_update(f.e, &cfg, 1), 0);
+    float *p1 = malloc(np * 4), *m1 = malloc(np * 4), *v1 = malloc(np * 4);
+    assert_non_null(p1), assert_non_null(m1), assert_non_null(v1);
+    assert_int_equal(engine_get_tensor(f.e, (tensor_id){TENSOR_PARAMS, 0}, p1), 0);
+    assert_int_equal(engine_get_tensor(f.e, (tensor_id){TENSOR_ADAM_M, 0}, m1), 0);
+    assert_int_equal(engine_get_tensor(f.e, (tensor_id){TENSOR_ADAM_V, 0}, v1), 0);
+    uint32_t far = ls_ulp_dist(pl, p1[j]);
+    p1[j] = pl;
+    for (size_t i = T->offset; i < T->offset + T->numel; i++)
+        if (i != j && fabsf(m1[i]) > fabsf(m1[k])) k = i;
+    for (int q = 0; q < 8; q++) m1[k] = nextafterf(m1[k], INFINITY);
+    assert_int_equal(engine_set_tensor(f.e, (tensor_id){TENSOR_PARAMS, 0}, p1), 0);
+    assert_int_equal(engine_set_tensor(f.e, (tensor_id){TENSOR_ADAM_M, 0}, m1), 0);
+    assert_int_equal(engine_checksums(f.e, CK_STAGE_UPDATE, f.post), 0);
+    ck_verdict vd = judge(&f, f.post);
+    print_message("  fc1.weight: a legal p' %u ulps from ops_adam_elem's, an m' 8 ulps over: %d violation(s): %s "
+                  "(ratio %.3g)\n", far, vd.n_viol, vd.n_viol ? vd.v[0].what : "-", vd.n_viol ? vd.v[0].ratio : 0.0);
+    assert_true(far > 8);
+    assert_true(vd.n_viol >= 1);
+    assert_int_equal(vd.v[0].phase, CKP_UPDATE);
+    assert_int_equal(vd.v[0].layer, T->layer);
+    assert_true(vd.v[0].ratio > 1);
+    free(p), free(m), free(v), free(g), free(p1), free(m1), free(v1);
+    teardown(&f);
+}
+
 /* The operand hash against the changes that cancelled in its one-multiply
  * form (zoo attack 5): every pair of sign flips among 96 floats (even and
  * odd positions: a word's low and high float), every pair of elements
@@ -2124,6 +2189,7 @@ int main(void) {
         cmocka_unit_test(test_output_element_own_bound),
         cmocka_unit_test(test_identical_windows_apart),
         cmocka_unit_test(test_dense_output_element_own_bound), cmocka_unit_test(test_adam_legal_variant),
+        cmocka_unit_test(test_adam_worst_element_carried),
         cmocka_unit_test(test_vector_tied_to_logits), cmocka_unit_test(test_readback_tied), cmocka_unit_test(test_weight_grad_null_patterns),
         cmocka_unit_test(test_mlp_flatten_first),
         cmocka_unit_test(test_fault_weight_grad),

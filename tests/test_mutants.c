@@ -402,6 +402,32 @@ static void test_restore_ignored(void **st) {
     }
 }
 
+/* The state round trip of an epoch's last step runs after the evaluation
+ * (zoo attack 10): its probe steps go through the engine's update and the
+ * state is set back, so an engine whose evaluation uses a copy of the
+ * weights taken before each update evaluated with the probe's copy — the
+ * current weights — and the fault had no effect in the audited run
+ * (VERDICT ok, exit 0; with --no-roundtrip a PROBLEM). */
+static void test_roundtrip_after_eval(void **st) {
+    (void)st;
+    if (!have_data()) skip();
+    audit_cfg c;
+    checks_only_cfg(&c, "reference,cpu:fault=eval_fc2_pre_update_weights", 72, 64, 2, AUDIT_FAIL_PROBLEM);
+    c.attribution_steps = 2;
+    assert_int_equal(c.roundtrip, 1);
+    audit_result r;
+    if (audit_run(&c, &r)) fail_msg("audit: %s", ls_errmsg());
+    const audit_engine *ae = &r.eng[1];
+    printf("  round trip %ld check(s); violations %ld: %s\n", ae->rt_checks, ae->ck_viol_checks,
+           ae->ck_viol_checks ? ae->ck_first.what : "-");
+    assert_true(ae->rt_checks >= 2);
+    assert_true(ae->ck_viol_checks >= 1);
+    assert_int_equal(ae->ck_first.phase, CKP_EVAL);
+    assert_string_equal(r.m.layers[ae->ck_first.layer].name, "fc2");
+    assert_int_equal(r.gate, 1);
+    audit_result_free(&r);
+}
+
 /* --no-checksums on clean engines (zoo attack 7): the read-back ties
  * (checksums_readback_state) compared every read of the parameters with
  * the continuity chain, which was seeded at the drift start and, with no
@@ -588,6 +614,7 @@ int main(void) {
         cmocka_unit_test(test_checksum_suspect),
         cmocka_unit_test(test_one_off_data_faults),
         cmocka_unit_test(test_restore_ignored),
+        cmocka_unit_test(test_roundtrip_after_eval),
         cmocka_unit_test(test_repeat_shares),
         cmocka_unit_test(test_repeat_own_problem),
         cmocka_unit_test(test_no_checksums_clean),

@@ -182,6 +182,7 @@ typedef struct {
     /* the run's shape and batch order */
     size_t n_train, spe; /* training images, steps per epoch */
     long total;          /* steps of the drift phase */
+    size_t rt_pending;   /* an epoch's last step owes its state round trip, after the evaluation: batch s + 1 (0: none) */
     uint32_t *perm;      /* this epoch's order */
     batch_order ord;
 } audit;
@@ -2047,6 +2048,13 @@ static int drift_step(audit *A, size_t s) {
         /* a dead engine abandons this step, not the run; the survivors did not finish it either */
         if (!sweep_dead(A)) return rc;
         r->abandoned_step = A->step;
+    } else if (full && A->cfg.roundtrip && A->cfg.eval && (s + 1 == A->spe || A->step >= A->total)) {
+        /* the epoch's last step: its round trip runs after the evaluation (drift_epoch_end).  Its probe steps
+         * go through the engine's update and the state is then set back: state an engine keeps apart and
+         * refreshes at each update (an inference copy taken before it) would be the probe's, and the
+         * evaluation would judge a run that training without the audit does not make (zoo attack 10,
+         * eval_fc2_pre_update_weights: no effect at all with the round trip before the evaluation) */
+        A->rt_pending = s + 1;
     } else if (full && A->cfg.roundtrip) {
         double tr = ls_now();
         if ((rc = roundtrip(A, nb)) && !sweep_dead(A)) return rc;
@@ -2082,6 +2090,15 @@ static int drift_epoch_end(audit *A) {
     }
     r->epochs_done = A->epoch + 1;
     if (A->cfg.eval && (rc = evaluate(A))) return rc;
+    if (A->rt_pending) {
+        /* the last step's round trip (drift_step), on its own batch again */
+        size_t nb = make_batch(A, A->rt_pending - 1);
+        double tr = ls_now();
+        A->rt_pending = 0;
+        if ((rc = roundtrip(A, nb)) && !sweep_dead(A)) return rc;
+        A->t_compare += ls_now() - tr;
+        r->roundtrip_s += ls_now() - tr;
+    }
     if (out && A->cfg.eval) {
         fprintf(out, "epoch %d:", A->epoch + 1);
         for (int i = 0; i < r->n_engines; i++)

@@ -23,6 +23,7 @@
 #include <string.h>
 
 #include "checks/compare.h"
+#include "base/adam_bound.h"
 #include "base/lowp.h"
 #include "base/ops_elem.h"
 #include "base/util.h"
@@ -321,12 +322,8 @@ int bounds_loss(const float *z, const int32_t *y, size_t n, int C, double *bound
  * reference is still finite and the difference is non-finite against
  * finite, which compare.c counts over any finite bound. */
 static int adam_v_overflows(float p, float m, float v, float g, const adam_scalars *a, float *want_p, float *want_v) {
-    float pp = p, mm = m, vv = v;
-    ops_adam_elem(&pp, &mm, &vv, g, a->beta1, a->one_minus_beta1, a->beta2, a->one_minus_beta2, a->step_size,
-                  a->bc2_sqrt, a->eps);
-    if (want_p) *want_p = pp;
-    if (want_v) *want_v = vv;
-    return isinf(vv);
+    return ops_adam_v_overflows(p, m, v, g, a->beta1, a->one_minus_beta1, a->beta2, a->one_minus_beta2, a->step_size,
+                                a->bc2_sqrt, a->eps, want_p, want_v);
 }
 
 size_t bounds_adam_range(const float *p, const float *m, const float *v, const float *g, size_t n,
@@ -352,28 +349,10 @@ size_t bounds_range_apply(double *ref, double *bound, const unsigned char *ovf, 
 
 void bounds_adam(const float *p, const float *m, const float *v, const float *g, size_t n, const adam_scalars *a,
                  int vs_exact, double *bp, double *bm, double *bv) {
-    double u = U32, k = vs_exact ? 1.0 : 0.0, eta = 0x1p-150;
-    for (size_t i = 0; i < n; i++) {
-        double b1m = fabs((double)a->beta1 * m[i]), o1g = fabs((double)a->one_minus_beta1 * g[i]);
-        double b2v = fabs((double)a->beta2 * v[i]), o2g = (double)a->one_minus_beta2 * (double)g[i] * g[i];
-        double mn = (double)a->beta1 * m[i] + (double)a->one_minus_beta1 * g[i];
-        double vn = b2v + o2g;
-        double em = (2 + k) * u * (b1m + o1g) + 2 * eta, ev = (3 + k) * u * (b2v + o2g) + 3 * eta;
-        double sq = sqrt(vn);
-        double esq = u * sq + (sq > 0 ? fmin(sqrt(ev), ev / (2 * sq)) : sqrt(ev));
-        double bc = a->bc2_sqrt, den = sq / bc + a->eps;
-        double eden = esq / bc + u * sq / bc + eta + u * den + k * u * (sq / bc + a->eps);
-        double q = mn / den;
-        double eq = em / den + fabs(q) * eden / den + u * fabs(q) + eta;
-        double upd = (double)a->step_size * q;
-        double eupd = (double)a->step_size * eq + (1 + k) * u * fabs(upd) + eta;
-        double pn = (double)p[i] - upd;
-        bp[i] = 1.01 * (eupd + u * fabs(pn)) + 0x1p-140;
-        bm[i] = 1.01 * em + 0x1p-140;
-        bv[i] = 1.01 * ev + 0x1p-140;
-        if (adam_v_overflows(p[i], m[i], v[i], g[i], a, NULL, NULL))
-            bp[i] = bv[i] = 0.0; /* beyond fp32's range: the exactness rule above */
-    }
+    /* the per-element body is base/adam_bound.h's (the every-step re-check picks its element by it) */
+    for (size_t i = 0; i < n; i++)
+        ops_adam_elem_bound(p[i], m[i], v[i], g[i], a->beta1, a->one_minus_beta1, a->beta2, a->one_minus_beta2,
+                            a->step_size, a->bc2_sqrt, a->eps, vs_exact, &bp[i], &bm[i], &bv[i]);
 }
 
 /* Forward error propagated through one layer of the eval pass: err_out

@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/adam_bound.h"
 #include "base/util.h"
 #include "checks/bounds.h"
 #include "checks/compare.h"
@@ -347,29 +348,20 @@ static void judge_logit_tie(const model *m, const ck_layout *L, const double *ve
 /* The Adam re-check: elements whose p, m or v is not ops_adam_elem's bit
  * for bit.  The engines share that formula word for word, so a clean
  * engine's count is 0.  With ADAMW (a live engine: per_sample >=
- * CK_BLOCKS_LIVE) the element furthest from it is bounded: its p, m, v
+ * CK_BLOCKS_LIVE) the element furthest over its bound is bounded (the
+ * producer picks it by the same ratio, base/adam_bound.h): its p, m, v
  * against the exact update from its own fp32 operands and the step's fp32
  * scalars (evaluated in double: each product of floats exact, each of the
  * few remaining operations within 2^-53 relative, covered by 2^-50 of the
  * value), within bounds_adam's per-element bounds (vs_exact 0: the same
  * fp32 constants).  Within them: a legal evaluation of the same update
- * (FMA-contracted, another order; zoo attack 7's adam_fma_contracted: 0.4
- * of it), not the engines' shared formula: SUSPECT.  Beyond them, or
- * without ADAMW (a recording): PROBLEM. */
+ * (FMA-contracted, another order; zoo attack 7's adam_fma_contracted: 0.96
+ * of it with the worst element carried, zoo attack 10's adam_pytorch_lerp
+ * 0.95), not the engines' shared formula: SUSPECT.  Beyond them, or
+ * without ADAMW (a recording made before it): PROBLEM. */
 static double adam_elem_ratio(const double *sc, const double *el) {
-    adam_scalars a;
-    memset(&a, 0, sizeof a);
-    a.beta1 = (float)sc[0], a.one_minus_beta1 = (float)sc[1], a.beta2 = (float)sc[2], a.one_minus_beta2 = (float)sc[3];
-    a.step_size = (float)sc[4], a.bc2_sqrt = (float)sc[5], a.eps = (float)sc[6];
-    float p = (float)el[1], mo = (float)el[2], v = (float)el[3], g = (float)el[4];
-    double bp, bm, bv;
-    bounds_adam(&p, &mo, &v, &g, 1, &a, 0, &bp, &bm, &bv);
-    double me = (double)a.beta1 * mo + (double)a.one_minus_beta1 * g;
-    double ve = (double)a.beta2 * v + (double)a.one_minus_beta2 * ((double)g * g);
-    double pe = (double)p - (double)a.step_size * (me / (sqrt(ve) / (double)a.bc2_sqrt + (double)a.eps));
-    double rp = fabs(el[5] - pe) / (bp + 0x1p-50 * fabs(pe)), rm = fabs(el[6] - me) / (bm + 0x1p-50 * fabs(me));
-    double rv = fabs(el[7] - ve) / (bv + 0x1p-50 * fabs(ve)), r = fmax(rp, fmax(rm, rv));
-    return r == r ? r : INFINITY;
+    return ops_adam_elem_ratio((float)el[1], (float)el[2], (float)el[3], (float)el[4], (float)sc[0], (float)sc[1],
+                               (float)sc[2], (float)sc[3], (float)sc[4], (float)sc[5], (float)sc[6], el[5], el[6], el[7]);
 }
 
 static void judge_adam(const model *m, const ck_layout *L, const double *vec, int per_sample, ck_verdict *o) {

@@ -19,6 +19,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/adam_bound.h"
 #include "base/checksum_ops.h"
 #include "base/checksum_blank.h"
 #include "base/checksum_peek.h"
@@ -3808,8 +3809,10 @@ static void adam_recheck(engine *e, ck_state *S, const ck_layout *L, double *out
                 bad += 1;
                 double d = fmax(fabs((double)p - S->p[i]), fmax(fabs((double)mm - S->m[i]), fabs((double)v - S->v[i])));
                 worst = d > worst || d != d ? d : worst;
-                /* base/util's ULP distance (a NaN: the largest) picks the element the judge bounds */
-                double u = fmax(ls_ulp_dist(p, S->p[i]), fmax(ls_ulp_dist(mm, S->m[i]), ls_ulp_dist(v, S->v[i])));
+                /* the judge's own ratio (a NaN: +inf) picks the element it bounds: the tensor's worst */
+                double u = ops_adam_elem_ratio(S->p0[i], S->m0[i], S->v0[i], S->g[i], a->beta1, a->one_minus_beta1,
+                                               a->beta2, a->one_minus_beta2, a->step_size, a->bc2_sqrt, a->eps,
+                                               S->p[i], S->m[i], S->v[i]);
                 if (u > far) {
                     far = u;
                     const double el[CK_ADAMW_PER] = {(double)(i - T->offset), S->p0[i], S->m0[i], S->v0[i],

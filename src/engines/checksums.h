@@ -204,7 +204,11 @@ typedef struct {
  * bounds_adam), so the vector carries the step's fp32 scalars
  * (CK_ADAMW_HDR: beta1, 1 - beta1, beta2, 1 - beta2, step_size, bc2_sqrt,
  * eps) and, per model tensor, CK_ADAMW_PER doubles: the index of its
- * element furthest from the re-done values (in ulps, over p, m and v), its
+ * element furthest over its fp32 bound (ops_adam_elem_ratio, base/
+ * adam_bound.h: the judge's own ratio, so the element it bounds is the
+ * tensor's worst; by ULP distance, as before zoo attack 10, a legal
+ * order's many-ulp difference where the bound is wide hid a few-ulp
+ * violation elsewhere), its
  * p, m, v before the update, g, and p, m, v as the engine wrote them (all
  * 0 where none differs). */
 enum { CK_ADAMW_HDR = 7, CK_ADAMW_PER = 8 };

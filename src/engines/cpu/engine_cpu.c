@@ -1792,6 +1792,20 @@ static int fault_fwd_around(engine *e, int l, int training, int *done) {
         c->step = 7;
         FAULT_DONE(rc);
     }
+    if (id == CPU_FAULT_EVAL_FC2_PRE_UPDATE_WEIGHTS && !training && F->in_eval && F->updates > 0 &&
+        fault_layer(c, l, "fc2")) {
+        /* zoo attack 10: the inference copy of fc2's weights from before the last update */
+        if (getenv("LS_FAULT_VERBOSE")) { double md = 0; const model_tensor *tt = &c->m->tensors[ly->w_tensor]; for (size_t q = 0; q < tt->numel; q++) md = fmax(md, fabs((double)c->params[tt->offset + q] - F->p_old[tt->offset + q])); fprintf(stderr, "eval_fc2_pre_update_weights: round %d batch %d maxdiff %g\n", F->eval_round, F->eval_k, md); }
+        const model_tensor *t = &c->m->tensors[ly->w_tensor];
+        float *w = c->params + t->offset;
+        memcpy(F->p_cur, w, t->numel * sizeof *w);
+        memcpy(w, F->p_old + t->offset, t->numel * sizeof *w);
+        c->params_ver++;
+        rc = cpu_forward_layer(e, l, training);
+        memcpy(w, F->p_cur, t->numel * sizeof *w);
+        c->params_ver++;
+        FAULT_DONE(rc);
+    }
     if (id == CPU_FAULT_EVAL_STALE_WEIGHTS && !training && F->corrupted == 1 && l == c->m->n_layers - 1) {
         /* the batch ran on the previous evaluation's weights; the current ones are back for the report */
         rc = cpu_forward_layer(e, l, training);
@@ -2498,6 +2512,18 @@ static int fault_fwd_edit_7(engine *e, int l, int training, int *done) {
     return edit;
 }
 
+
+static int fault_fwd_edit_8(engine *e, int l, int training, int *done) {
+    FAULT_LOCALS;
+    if (id == CPU_FAULT_EVAL_RELU3_LOST_AFTER_FIRST && !training && F->in_eval && F->eval_k >= 1 &&
+        fault_layer(c, l, "relu3")) {
+        /* zoo attack 10: the ReLU post-op lost: relu3's output is its input */
+        if ((rc = act_io(c, l - 1, 0, a, 1))) FAULT_ENDED(rc);
+        return 1;
+    }
+    return 0;
+}
+
 static int fault_forward_layer(engine *e, int l, int training) {
     cpu_ctx *c = ctx_of(e);
     fault_state *F = c->fault;
@@ -2513,6 +2539,7 @@ static int fault_forward_layer(engine *e, int l, int training) {
     if ((r = fault_fwd_edit_5(e, l, training, &rc))) return r == 2 ? rc : act_io(c, l, 0, F->a, 0);
     if ((r = fault_fwd_edit_6(e, l, training, &rc))) return r == 2 ? rc : act_io(c, l, 0, F->a, 0);
     if ((r = fault_fwd_edit_7(e, l, training, &rc))) return r == 2 ? rc : act_io(c, l, 0, F->a, 0);
+    if ((r = fault_fwd_edit_8(e, l, training, &rc))) return r == 2 ? rc : act_io(c, l, 0, F->a, 0);
     return 0;
 }
 
@@ -2529,6 +2556,82 @@ static float fault_xent_row(const float *z, int nc, int y, float inv_n, float *d
     }
     for (int j = 0; j < nc; j++) dz[j] = (dz[j] / s - (j == y ? 1.0f : 0.0f)) * inv_n;
     return logf(s) - (z[y] - mx);
+}
+
+
+/* zoo attack 10's loss faults (after cpu_loss: the loss and dz of the batch, its logits z) */
+static void fault_loss_10(engine *e, fault_state *F, const float *z, float *dz, size_t n, int nc) {
+    cpu_ctx *c = ctx_of(e);
+    int id = F->id, pt = c->portable;
+    float inv = 1.0f / (float)n;
+    if (id == CPU_FAULT_LOSS_VALUE_PARTIAL_MEAN_MAX && n < e->max_batch) {
+        /* the reported loss: the batch's sum over the full batch size; dz is right */
+        c->loss = (float)((double)c->loss * (double)n / (double)e->max_batch);
+    } else if (id == CPU_FAULT_LABELS_LAST_CLASS_AS_0 && nc > 2) {
+        /* the one-hot built with C - 1 classes: label C - 1 wraps to 0 */
+        double acc = 0.0;
+        for (size_t i = 0; i < n; i++)
+            acc += (double)ops_softmax_xent_row(z + i * nc, nc, c->labels[i] % (nc - 1), inv, pt, dz + i * nc);
+        c->loss = (float)(acc / (double)n);
+    } else if (id == CPU_FAULT_LOSS_LABEL_SMOOTHING) {
+        /* target (1 - eps)[j = y] + eps / C, eps = 2^-(k + 4): PyTorch's label_smoothing */
+        float eps = (float)(F->rel * 0x1p-4), off = eps / (float)nc, on = (1.0f - eps) + off;
+        double acc = 0.0;
+        for (size_t i = 0; i < n; i++) {
+            const float *zr = z + i * nc;
+            float *d = dz + i * nc, mx = zr[0], sum = 0.0f;
+            int y = c->labels[i];
+            for (int j = 1; j < nc; j++) mx = zr[j] > mx ? zr[j] : mx;
+            for (int j = 0; j < nc; j++) {
+                float ex = pt ? ops_portable_expf(zr[j] - mx) : expf(zr[j] - mx);
+                d[j] = ex;
+                sum = sum + ex;
+            }
+            float ls = pt ? ops_portable_logf(sum) : logf(sum);
+            double li = 0.0;
+            for (int j = 0; j < nc; j++) {
+                float t = j == y ? on : off;
+                li += (double)t * ((double)ls - ((double)zr[j] - mx));
+                d[j] = (d[j] / sum - t) * inv;
+            }
+            acc += li;
+        }
+        c->loss = (float)(acc / (double)n);
+    } else if (id == CPU_FAULT_LOSS_GRAD_PARTIAL_LAST_ROW_STALE) {
+        /* the partial batch's last row keeps the batch before's; every batch's dz is kept for the next */
+        float *keep = F->p_cur;
+        if (n < e->max_batch && F->corrupted) {
+            float tmp[64];
+            memcpy(tmp, dz + (n - 1) * nc, (size_t)nc * sizeof *tmp);
+            memcpy(dz + (n - 1) * nc, keep + (n - 1) * nc, (size_t)nc * sizeof *dz);
+            memcpy(keep, dz, n * nc * sizeof *dz);
+            memcpy(keep + (n - 1) * nc, tmp, (size_t)nc * sizeof *tmp);
+        } else {
+            memcpy(keep, dz, n * nc * sizeof *dz);
+        }
+        F->corrupted = 1;
+    } else if (id == CPU_FAULT_LOSS_PYTORCH_LOG_SOFTMAX) {
+        /* a legal variant: PyTorch's log_softmax + nll order.  o_j = (z_j - mx) - log s; loss = -mean o_y;
+         * backward: g_y = -1/n (one rounding), dz_j = g_j - exp(o_j) g_y */
+        float gy = -1.0f / (float)n;
+        double acc = 0.0;
+        for (size_t i = 0; i < n; i++) {
+            const float *zr = z + i * nc;
+            float *d = dz + i * nc, mx = zr[0], sum = 0.0f;
+            int y = c->labels[i];
+            for (int j = 1; j < nc; j++) mx = zr[j] > mx ? zr[j] : mx;
+            for (int j = 0; j < nc; j++) sum = sum + (pt ? ops_portable_expf(zr[j] - mx) : expf(zr[j] - mx));
+            float ls = pt ? ops_portable_logf(sum) : logf(sum);
+            for (int j = 0; j < nc; j++) {
+                float o = (zr[j] - mx) - ls;
+                float ex = pt ? ops_portable_expf(o) : expf(o);
+                float g = j == y ? gy : 0.0f;
+                d[j] = g - ex * gy;
+                if (j == y) acc += (double)(-o);
+            }
+        }
+        c->loss = (float)(acc / (double)n);
+    }
 }
 
 static int fault_loss(engine *e, float *loss_out) {
@@ -2603,6 +2706,9 @@ static int fault_loss(engine *e, float *loss_out) {
         for (size_t i = 0; i < n * (size_t)nc; i++) dz[i] = nextafterf(dz[i], INFINITY);
     } else if (F->id == CPU_FAULT_LOSS_GRAD_REL) {
         for (size_t i = 0; i < n * (size_t)nc; i++) dz[i] = (float)((double)dz[i] * (1.0 + F->rel));
+    } else {
+        fault_loss_10(e, F, z, dz, n, nc);
+        *loss_out = c->loss;
     }
     return 0;
 }
@@ -3657,6 +3763,46 @@ static int fault_bwd_after_7(engine *e, int l, int *done) {
     return 0;
 }
 
+
+static int fault_bwd_after_8(engine *e, int l, int *done) {
+    FAULT_LOCALS;
+    const model_tensor *tw = ly->w_tensor >= 0 ? &c->m->tensors[ly->w_tensor] : NULL;
+    if (id == CPU_FAULT_CONV2_DX_SLICE_STALE_W_ONCE && c->step == 7 && fault_layer(c, l, "conv2") &&
+        P->L[l].need_dsrc && n > 1 && F->updates > 0) {
+        /* zoo attack 10: the second half of the samples' dx from the weights before the last update */
+        const model_tensor *tb = &c->m->tensors[ly->b_tensor];
+        size_t per = layer_in_size(ly), h = n / 2;
+        float *w = c->params + tw->offset;
+        if ((rc = act_io(c, l - 1, 1, a, 1))) FAULT_DONE(rc);
+        memcpy(F->dw_save, c->grads + tw->offset, tw->numel * sizeof(float));
+        memcpy(F->dw_save + tw->numel, c->grads + tb->offset, tb->numel * sizeof(float));
+        memcpy(F->p_cur, w, tw->numel * sizeof *w);
+        memcpy(w, F->p_old + tw->offset, tw->numel * sizeof *w);
+        c->params_ver++;
+        rc = cpu_backward_layer(e, l);
+        memcpy(w, F->p_cur, tw->numel * sizeof *w);
+        c->params_ver++;
+        if (rc || (rc = act_io(c, l - 1, 1, x, 1))) FAULT_DONE(rc);
+        memcpy(a + h * per, x + h * per, (n - h) * per * sizeof *a);
+        memcpy(c->grads + tw->offset, F->dw_save, tw->numel * sizeof(float));
+        memcpy(c->grads + tb->offset, F->dw_save + tw->numel, tb->numel * sizeof(float));
+        FAULT_DONE(act_io(c, l - 1, 1, a, 0));
+    }
+    if (id == CPU_FAULT_FC1_DW_SHORT_SIGN_ONCE && c->step == 7 && fault_layer(c, l, "fc1")) {
+        /* zoo attack 10: dW elements with their low 12 mantissa bits zero stored as +|g| */
+        float *g = c->grads + tw->offset;
+        size_t hit = 0;
+        for (size_t i = 0; i < tw->numel; i++) {
+            uint32_t u;
+            memcpy(&u, &g[i], 4);
+            if ((u & 0xFFFu) == 0 && (u & 0x80000000u) && (u & 0x7FFFFFFFu)) g[i] = -g[i], hit++;
+        }
+        if (getenv("LS_FAULT_VERBOSE")) fprintf(stderr, "fc1_dw_short_sign_once: %zu element(s)\n", hit);
+        FAULT_DONE(0);
+    }
+    return 0;
+}
+
 static int fault_backward_layer(engine *e, int l) {
     cpu_ctx *c = ctx_of(e);
     fault_state *F = c->fault;
@@ -3673,6 +3819,7 @@ static int fault_backward_layer(engine *e, int l) {
     if (fault_bwd_after_5(e, l, &rc)) return rc;
     if (fault_bwd_after_6(e, l, &rc)) return rc;
     if (fault_bwd_after_7(e, l, &rc)) return rc;
+    if (fault_bwd_after_8(e, l, &rc)) return rc;
     return 0;
 }
 
@@ -3708,6 +3855,8 @@ static int fault_adam_stale_grad(engine *e, const adam_scalars *s, int *done) {
     }
     return 0;
 }
+
+static float b2_mul(float b2, float v) { return b2 * v; }
 
 static int fault_adam_scalars(engine *e, const adam_scalars *s, adam_scalars *ap) {
     cpu_ctx *c = ctx_of(e);
@@ -3748,6 +3897,17 @@ static int fault_adam_scalars(engine *e, const adam_scalars *s, adam_scalars *ap
         }
         c->params_ver++;
         return 1;
+    case CPU_FAULT_ADAM_BC_FP32_POW:
+        /* zoo attack 10: the bias corrections in fp32 from the fp32 betas */
+        a.step_size = (float)s->cfg.lr / (1.0f - powf(s->beta1, (float)s->t));
+        a.bc2_sqrt = sqrtf(1.0f - powf(s->beta2, (float)s->t));
+        break;
+    case CPU_FAULT_ADAM_OMB1_FP32:
+        a.one_minus_beta1 = 1.0f - s->beta1; /* zoo attack 10: 0.100000024 for fl(0.1) */
+        break;
+    case CPU_FAULT_ADAM_FMA_OMB1_FP32:
+        a.one_minus_beta1 = 1.0f - s->beta1;
+        /* fall through */
     case CPU_FAULT_ADAM_FMA_CONTRACTED:
         /* zoo attack 7: ops_adam_elem with its multiply-adds contracted (one rounding each instead of two) */
         for (size_t i = 0; i < np; i++) {
@@ -3775,6 +3935,29 @@ static int fault_adam_scalars(engine *e, const adam_scalars *s, adam_scalars *ap
     case CPU_FAULT_ADAM_LR_WARMUP_ONCE:
         if (s->t == 7) a.step_size = s->step_size * 0.5f; /* a scheduler factor nobody configured */
         break;
+    case CPU_FAULT_ADAM_EPS_HAT:
+        /* zoo attack 10: TF1/Keras's epsilon-hat: lr_t = step_size sqrt(1 - b2^t), den = sqrt(v) + eps */
+        a.step_size = s->step_size * s->bc2_sqrt;
+        a.bc2_sqrt = 1.0f;
+        break;
+    case CPU_FAULT_ADAM_T_COUNTS_EVAL:
+        /* zoo attack 10: the evaluation counted as a step: t + 1 once one has run */
+        if (F->eval_round > 0) a = adam_make_scalars(&s->cfg, s->t + 1);
+        break;
+    case CPU_FAULT_ADAM_PYTORCH_LERP:
+        /* zoo attack 10, a legal variant: torch.optim.Adam's order: m.lerp_(g, 1 - b1) (weight < 0.5: m + w (g -
+         * m)), v.mul_(b2).addcmul_(g, g, value=1 - b2) (b2 v + ((1 - b2) g) g), p.addcdiv_(m, den, -step) */
+        for (size_t i = 0; i < np; i++) {
+            float g = c->grads[i], m = c->adam_m[i], v = c->adam_v[i];
+            float mn = m + a.one_minus_beta1 * (g - m);
+            float vn = b2_mul(a.beta2, v) + (a.one_minus_beta2 * g) * g;
+            float den = sqrtf(vn) / a.bc2_sqrt + a.eps;
+            c->params[i] = c->params[i] + (-a.step_size) * (mn / den);
+            c->adam_m[i] = mn;
+            c->adam_v[i] = vn;
+        }
+        c->params_ver++;
+        return 1;
     case CPU_FAULT_STATE_ADAM_M_COPY: memcpy(c->adam_m, F->m_copy, np * sizeof(float)); break;
     case CPU_FAULT_STATE_ADAM_V_COPY: memcpy(c->adam_v, F->v_copy, np * sizeof(float)); break;
     }
@@ -3788,7 +3971,8 @@ static int fault_update_around(engine *e, const adam_scalars *s, const adam_scal
     int id = F->id;
     size_t np = c->m->n_params;
     adam_scalars a = *ap;
-    if (id == CPU_FAULT_ADAM_LAZY_ZERO_GRAD || (id == CPU_FAULT_ADAM_LAST_TENSOR_SKIPPED_ONCE && s->t == 7)) {
+    if (id == CPU_FAULT_ADAM_LAZY_ZERO_GRAD || id == CPU_FAULT_ADAM_ZERO_GRAD_MOMENTS_FROZEN ||
+        (id == CPU_FAULT_ADAM_LAST_TENSOR_SKIPPED_ONCE && s->t == 7)) {
         /* the state copies serve as scratch: no state fault is on */
         memcpy(F->p_copy, c->params, np * sizeof(float));
         memcpy(F->m_copy, c->adam_m, np * sizeof(float));
@@ -3825,6 +4009,16 @@ static void fault_update_after(engine *e, const adam_scalars *s, const adam_scal
                 c->adam_m[i] = F->m_copy[i];
                 c->adam_v[i] = F->v_copy[i];
             }
+    if (id == CPU_FAULT_ADAM_ZERO_GRAD_MOMENTS_FROZEN) {
+        /* zoo attack 10: where g == 0, m and v keep their values (not decayed) and p moves by them */
+        for (size_t i = 0; i < np; i++)
+            if (c->grads[i] == 0.0f) {
+                float p = F->p_copy[i], m = F->m_copy[i], v = F->v_copy[i];
+                ops_adam_elem(&p, &m, &v, 0.0f, 1.0f, 0.0f, 1.0f, 0.0f, a.step_size, a.bc2_sqrt, a.eps);
+                c->params[i] = p, c->adam_m[i] = m, c->adam_v[i] = v;
+            }
+        c->params_ver++;
+    }
     if (id == CPU_FAULT_ADAM_LAST_TENSOR_SKIPPED_ONCE && s->t == 7) {
         /* the loop over the model's tensors stops one short: the last (fc2.bias) keeps its p, m and v */
         const model_tensor *t = &c->m->tensors[c->m->n_tensors - 1];
@@ -3891,6 +4085,8 @@ static int fault_update(engine *e, const adam_scalars *s) {
     if (!F) return cpu_update(e, s);
     if (F->id == CPU_FAULT_ADAM_SKIP_PARTIAL_BATCH && c->cur && c->cur->n < e->max_batch) return 0;
     F->updates++;
+    if (F->id == CPU_FAULT_EVAL_FC2_PRE_UPDATE_WEIGHTS || F->id == CPU_FAULT_CONV2_DX_SLICE_STALE_W_ONCE)
+        memcpy(F->p_old, c->params, c->m->n_params * sizeof(float)); /* zoo attack 10: the weights before it */
     adam_scalars a = *s;
     int rc = 0;
     if (fault_adam_stale_grad(e, s, &rc)) return rc;
@@ -3973,6 +4169,12 @@ static int fault_get_tensor(engine *e, tensor_id t, float *out) {
         return 0;
     }
     int rc = cpu_get_tensor(e, t, out), L = c->m->n_layers;
+    if (!rc && F && !F->in_ck && F->id == CPU_FAULT_REPORT_POOL2_ACT_BF16 && t.kind == TENSOR_ACT && !F->in_eval &&
+        c->cur && fault_layer(c, t.layer, "pool2")) {
+        /* zoo attack 10: the report of pool2's training activations in bf16; the state is exact */
+        size_t cnt = c->cur->n * layer_out_size(&c->m->layers[t.layer]);
+        for (size_t i = 0; i < cnt; i++) out[i] = lowp_round_bf16(out[i], LOWP_RNE);
+    }
     if (rc || !F || F->in_ck || t.kind != TENSOR_ACT || t.layer != L - 1 || !F->in_eval || !c->cur) return rc;
     size_t nc = (size_t)c->m->n_classes, n = c->cur->n;
     if (F->id == CPU_FAULT_EVAL_LOGITS_STALE_READBACK_ONCE && F->eval_round == 1) {

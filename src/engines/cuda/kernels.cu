@@ -587,10 +587,14 @@ __global__ void k_ck_digest(unsigned long long *out, const float *x, size_t coun
 
 /* Adam re-done from the snapshot; out[0] += elements that differ, out[1]
  * = the largest |difference| (atomicMax on the bits of a nonnegative
- * double: their order is the integers' order) */
+ * double: their order is the integers' order); far[0] = the largest ratio
+ * of a differing element to its bound (base/checksum_peek.h's
+ * ck_adam_far_ratio, its bits by atomicMax: ADAMW's pick, pass 1) */
+#define LK_ADAM_SC const float sc[7] = {b1, omb1, b2, omb2, step_size, bc2_sqrt, eps}
 __global__ void k_ck_adam(double *out, double *far, const float *p0, const float *m0, const float *v0, const float *g,
                           const float *p, const float *m, const float *v, size_t count, float b1, float omb1,
                           float b2, float omb2, float step_size, float bc2_sqrt, float eps) {
+    LK_ADAM_SC;
     GRID_STRIDE(i, count) {
         float pp = p0[i], mm = m0[i], vv = v0[i];
         ops_adam_elem(&pp, &mm, &vv, g[i], b1, omb1, b2, omb2, step_size, bc2_sqrt, eps);
@@ -599,18 +603,33 @@ __global__ void k_ck_adam(double *out, double *far, const float *p0, const float
             double dd = fmax(fabs((double)pp - p[i]), fmax(fabs((double)mm - m[i]), fabs((double)vv - v[i])));
             if (dd != dd) dd = 1e300;
             atomicMax((unsigned long long *)(out + 1), (unsigned long long)__double_as_longlong(dd));
-            /* ADAMW: the furthest element (base/checksum_peek.h's key: the host loop's choice) */
-            atomicMax((unsigned long long *)far, (unsigned long long)ck_adam_far_key(pp, mm, vv, p[i], m[i], v[i], i));
+            double r = ck_adam_far_ratio(pp, mm, vv, p0[i], m0[i], v0[i], g[i], p[i], m[i], v[i], sc);
+            atomicMax((unsigned long long *)far, (unsigned long long)__double_as_longlong(r));
         }
     }
 }
-/* ADAMW's entry from the key k_ck_adam left in its first slot (one thread) */
+/* ADAMW's pick, pass 2: far[1] = ~i of the first element at far[0]'s
+ * ratio (atomicMax on ~i: the smallest i; never 0 for i < 2^64 - 1, so 0
+ * is "no element differs") */
+__global__ void k_ck_adam_first(double *far, const float *p0, const float *m0, const float *v0, const float *g,
+                                const float *p, const float *m, const float *v, size_t count, float b1, float omb1,
+                                float b2, float omb2, float step_size, float bc2_sqrt, float eps) {
+    LK_ADAM_SC;
+    unsigned long long top = (unsigned long long)__double_as_longlong(far[0]);
+    GRID_STRIDE(i, count) {
+        float pp = p0[i], mm = m0[i], vv = v0[i];
+        ops_adam_elem(&pp, &mm, &vv, g[i], b1, omb1, b2, omb2, step_size, bc2_sqrt, eps);
+        double r = ck_adam_far_ratio(pp, mm, vv, p0[i], m0[i], v0[i], g[i], p[i], m[i], v[i], sc);
+        if (r >= 0 && (unsigned long long)__double_as_longlong(r) == top)
+            atomicMax((unsigned long long *)(far + 1), ~(unsigned long long)i);
+    }
+}
+/* ADAMW's entry from the index k_ck_adam_first left in far[1] (one thread) */
 __global__ void k_ck_adam_far(double *far, const float *p0, const float *m0, const float *v0, const float *g,
                               const float *p, const float *m, const float *v) {
     if (blockIdx.x || threadIdx.x) return;
-    uint64_t key;
-    memcpy(&key, far, sizeof key);
-    ck_adam_far_put(far, key, p0, m0, v0, g, p, m, v);
+    unsigned long long ni = (unsigned long long)__double_as_longlong(far[1]);
+    ck_adam_far_put(far, ni != 0, (size_t)~ni, p0, m0, v0, g, p, m, v);
 }
 
 /* FWD_DPEEK / BWD_DATA_DPEEK: a block per sample, its elements split
@@ -1121,6 +1140,9 @@ extern "C" int lk_ck_adam(cudaStream_t s, double *out, double *far, const float 
     clear_stale();
     k_ck_adam<<<nb, LK_THREADS, 0, s>>>(out, far, p0, m0, v0, g, p, m, v, count, b1, omb1, b2, omb2, step_size,
                                         bc2_sqrt, eps);
+    if ((rc = launched())) return rc;
+    k_ck_adam_first<<<nb, LK_THREADS, 0, s>>>(far, p0, m0, v0, g, p, m, v, count, b1, omb1, b2, omb2, step_size,
+                                              bc2_sqrt, eps);
     if ((rc = launched())) return rc;
     k_ck_adam_far<<<1, 1, 0, s>>>(far, p0, m0, v0, g, p, m, v);
     return launched();

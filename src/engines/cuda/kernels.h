@@ -174,8 +174,9 @@ int lk_ck_pool(cudaStream_t s, double *bad, const float *x, const float *y, cons
 int lk_ck_digest(cudaStream_t s, double *slot, const float *x, size_t count);
 /* out: the tensor's ADAM entry (2 doubles: elements that differ, the
  * largest |difference|); far: its ADAMW entry (CK_ADAMW_PER doubles,
- * zeroed by the caller): the furthest element (base/checksum_peek.h's
- * ck_adam_far_key, by atomicMax, then ck_adam_far_put); count < 2^32 */
+ * zeroed by the caller): the element furthest over its bound, the first
+ * of equals (base/checksum_peek.h's ck_adam_far_ratio, by two atomicMax
+ * passes, then ck_adam_far_put), as the host's loop picks it */
 int lk_ck_adam(cudaStream_t s, double *out, double *far, const float *p0, const float *m0, const float *v0,
                const float *g, const float *p, const float *m, const float *v, size_t count, float b1, float omb1,
                float b2, float omb2, float step_size, float bc2_sqrt, float eps);

@@ -6,6 +6,7 @@
  * byte of every vector as it was: the bounds and the fault zoo's score rest
  * on the exact order of each sum.
  *   build/tests/bench_ck_dump OUTDIR [quick]
+ *   build/tests/bench_ck_dump time K   (the STEP vector's CPU time, K times)
  * One file per configuration (engine spec, model, batch, the checks'
  * thread count, the re-do's vector ISA): for each of 3 steps of
  * FashionMNIST training (the train set's first batches; random images when
@@ -19,6 +20,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "base/rng.h"
 #include "base/util.h"
@@ -110,7 +112,60 @@ static int run_cfg(const cfg *c, const dataset *ds, int have_data, const char *d
     return rc;
 }
 
+static int cmpd(const void *a, const void *b) {
+    double x = *(const double *)a, y = *(const double *)b;
+    return x < y ? -1 : x > y;
+}
+
+static double cpu_now(void) {
+    struct timespec t;
+    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t);
+    return t.tv_sec + 1e-9 * t.tv_nsec;
+}
+
+/* time K: the STEP vector (and the hash-only stage) of one batch-256 step
+ * on one check thread, K times each: min and median of this thread's CPU
+ * time (less sensitive than wall time to a shared machine) */
+static int time_mode(int K) {
+    model m;
+    if (model_build(&m, "smallcnn")) return 1;
+    size_t n = 256;
+    engine_opts o = {.seed = 1, .max_batch = n, .ck_threads = 1};
+    engine *e = NULL;
+    if (engine_create(&e, "cpu", &m, &o)) return 1;
+    float *x = malloc(n * 784 * sizeof *x), *p = malloc(m.n_params * sizeof *p);
+    int32_t *y = malloc(n * sizeof *y);
+    ck_layout L;
+    ck_layout_make(&L, &m, n);
+    double *v = malloc((L.total + 1) * sizeof *v), *t = malloc(4 * (size_t)K * sizeof *t);
+    dataset ds;
+    memset(&ds, 0, sizeof ds);
+    if (dataset_load(&ds, DATA_DEFAULT_DIR, 10) == 0) data_make_batch(&ds.train, NULL, 0, n, x, y);
+    else
+        for (size_t i = 0; i < n * 784; i++) x[i] = rng_uniform(5, (uint32_t)i, 0, 0, 1), y[i % n] = (int32_t)(i % 10);
+    model_init_params(&m, p, 1);
+    int rc = engine_set_params(e, p);
+    if (!rc) rc = engine_set_batch(e, x, y, n, 1);
+    if (!rc) rc = engine_forward(e, 1);
+    if (!rc) rc = engine_loss(e, NULL);
+    if (!rc) rc = engine_backward(e);
+    for (int k = 0; k < K && !rc; k++) {
+        double c0 = cpu_now();
+        rc = engine_checksums(e, CK_STAGE_STEP, v);
+        double c1 = cpu_now();
+        if (!rc) rc = engine_checksums(e, CK_STAGE_STEP | CK_STAGE_HASH_ONLY, v);
+        double c2 = cpu_now();
+        t[k] = c1 - c0, t[K + k] = c2 - c1;
+    }
+    if (rc) return 1;
+    qsort(t, (size_t)K, sizeof *t, cmpd), qsort(t + K, (size_t)K, sizeof *t, cmpd);
+    printf("STEP vector cpu-ms min %.2f median %.2f | hash-only min %.3f median %.3f\n", 1e3 * t[0], 1e3 * t[K / 2],
+           1e3 * t[K], 1e3 * t[K + K / 2]);
+    return 0;
+}
+
 int main(int argc, char **argv) {
+    if (argc > 2 && strcmp(argv[1], "time") == 0) return time_mode(atoi(argv[2]) > 0 ? atoi(argv[2]) : 10);
     if (argc < 2) {
         fprintf(stderr, "usage: bench_ck_dump OUTDIR [quick]\n");
         return 2;

@@ -1200,9 +1200,31 @@ static void sums_of(ck_tv v, size_t i, size_t C, size_t P, double *s, double *sa
  * P: R x Q positions of L lanes */
 static inline __attribute__((always_inline)) void rnd_rows(const float *P, int L, int R, int Q, int k, int pad, int sg,
                                                            const double *wt, int nw, double *out) {
+    /* four rows at once: four independent chains per lane (a chain's
+     * additions wait on each other), each its terms in q's order */
     for (int s = 0; s < k; s++) {
         int dl = sg * (s - pad), q0 = -dl > 0 ? -dl : 0, q1 = nw - dl < Q ? nw - dl : Q;
-        for (int r = 0; r < R; r++) {
+        int r = 0;
+        for (; r + 4 <= R; r += 4) {
+            double t0[16] = {0}, t1[16] = {0}, t2[16] = {0}, t3[16] = {0};
+            const float *row = P + (size_t)r * Q * L, *rs = row;
+            size_t st = (size_t)Q * L;
+            for (int q = q0; q < q1; q++) {
+                double c = wt[q + dl];
+                rs = row + (size_t)q * L;
+                for (int l = 0; l < L; l++) {
+                    t0[l] += c * (double)rs[l];
+                    t1[l] += c * (double)rs[st + l];
+                    t2[l] += c * (double)rs[2 * st + l];
+                    t3[l] += c * (double)rs[3 * st + l];
+                }
+            }
+            for (int l = 0; l < L; l++) {
+                out[((size_t)s * R + r) * L + l] = t0[l], out[((size_t)s * R + r + 1) * L + l] = t1[l];
+                out[((size_t)s * R + r + 2) * L + l] = t2[l], out[((size_t)s * R + r + 3) * L + l] = t3[l];
+            }
+        }
+        for (; r < R; r++) {
             double t[16] = {0};
             const float *row = P + (size_t)r * Q * L;
             for (int q = q0; q < q1; q++) {
@@ -1217,9 +1239,28 @@ static inline __attribute__((always_inline)) void rnd_rows(const float *P, int L
 /* columns stage: g[(kh k + kw) L + l] = sum over r of a[r + delta_kh] u[kw][r][l] */
 static inline __attribute__((always_inline)) void rnd_cols(const double *u, int L, int R, int k, int pad, int sg,
                                                            const double *a, int na, double *g) {
+    /* three kw at once: independent chains per lane, each its terms in
+     * r's order */
     for (int kh = 0; kh < k; kh++) {
         int dl = sg * (kh - pad), r0 = -dl > 0 ? -dl : 0, r1 = na - dl < R ? na - dl : R;
-        for (int kw = 0; kw < k; kw++) {
+        int kw = 0;
+        for (; kw + 3 <= k; kw += 3) {
+            double t0[16] = {0}, t1[16] = {0}, t2[16] = {0};
+            const double *u0 = u + (size_t)kw * R * L, *u1 = u0 + (size_t)R * L, *u2 = u1 + (size_t)R * L;
+            for (int r = r0; r < r1; r++) {
+                double c = a[r + dl];
+                for (int l = 0; l < L; l++) {
+                    t0[l] += c * u0[(size_t)r * L + l];
+                    t1[l] += c * u1[(size_t)r * L + l];
+                    t2[l] += c * u2[(size_t)r * L + l];
+                }
+            }
+            for (int l = 0; l < L; l++) {
+                g[((size_t)kh * k + kw) * L + l] = t0[l], g[((size_t)kh * k + kw + 1) * L + l] = t1[l];
+                g[((size_t)kh * k + kw + 2) * L + l] = t2[l];
+            }
+        }
+        for (; kw < k; kw++) {
             double t[16] = {0};
             for (int r = r0; r < r1; r++) {
                 double c = a[r + dl];
@@ -1230,15 +1271,20 @@ static inline __attribute__((always_inline)) void rnd_cols(const double *u, int 
     }
 }
 
-/* weighted plane sums: s[l] = sum over p of wp[p] y[p][l] */
-static inline __attribute__((always_inline)) void rnd_plane(const float *y, int L, size_t n, const double *wp,
-                                                            double *s) {
-    double t[16] = {0};
+/* weighted plane sums of both draws in one pass over y: s0[l] = sum over
+ * p of wp0[p] y[p][l], s1 with wp1 (two independent chains per lane, each
+ * its terms in p's order) */
+static inline __attribute__((always_inline)) void rnd_plane2(const float *y, int L, size_t n, const double *wp0,
+                                                             const double *wp1, double *s0, double *s1) {
+    double t0[16] = {0}, t1[16] = {0};
     for (size_t p = 0; p < n; p++) {
-        double c = wp[p];
-        for (int l = 0; l < L; l++) t[l] += c * (double)y[p * L + l];
+        double c0 = wp0[p], c1 = wp1[p];
+        for (int l = 0; l < L; l++) {
+            double v = (double)y[p * L + l];
+            t0[l] += c0 * v, t1[l] += c1 * v;
+        }
     }
-    for (int l = 0; l < L; l++) s[l] = t[l];
+    for (int l = 0; l < L; l++) s0[l] = t0[l], s1[l] = t1[l];
 }
 
 CK_HOT static void rnd_rows16(const float *P, int R, int Q, int k, int pad, int sg, const double *wt, int nw,
@@ -1248,7 +1294,9 @@ CK_HOT static void rnd_rows16(const float *P, int R, int Q, int k, int pad, int 
 CK_HOT static void rnd_cols16(const double *u, int R, int k, int pad, int sg, const double *a, int na, double *g) {
     rnd_cols(u, 16, R, k, pad, sg, a, na, g);
 }
-CK_HOT static void rnd_plane16(const float *y, size_t n, const double *wp, double *s) { rnd_plane(y, 16, n, wp, s); }
+CK_HOT static void rnd_plane16x2(const float *y, size_t n, const double *wp0, const double *wp1, double *s0, double *s1) {
+    rnd_plane2(y, 16, n, wp0, wp1, s0, s1);
+}
 
 /* The weighted window sums of sample i's planes of v (C planes of R x Q):
  * per plane c, g[c k k + t] (t = kh k + kw), over lanes.  v2: k R 16 +
@@ -1273,14 +1321,16 @@ static void rnd_windows(ck_tv v, size_t i, size_t C, int R, int Q, int k, int pa
     }
 }
 
-/* sample i's C planes of P positions weighted by wp: s[c] */
-static void rnd_planes(ck_tv v, size_t i, size_t C, size_t P, const double *wp, double *s) {
+/* sample i's C planes of P positions weighted by wp0 and wp1 (both draws), in one pass: s0[c], s1[c] */
+static void rnd_planes2(ck_tv v, size_t i, size_t C, size_t P, const double *wp0, const double *wp1, double *s0,
+                        double *s1) {
     const float *x = v.p + i * C * P;
     if (v.cb == 16) {
-        for (size_t cb = 0; cb < C / 16; cb++) rnd_plane16(x + cb * 16 * P, P, wp, s + cb * 16);
+        for (size_t cb = 0; cb < C / 16; cb++)
+            rnd_plane16x2(x + cb * 16 * P, P, wp0, wp1, s0 + cb * 16, s1 + cb * 16);
         return;
     }
-    for (size_t c = 0; c < C; c++) rnd_plane(x + c * P, 1, P, wp, &s[c]);
+    for (size_t c = 0; c < C; c++) rnd_plane2(x + c * P, 1, P, wp0, wp1, &s0[c], &s1[c]);
 }
 
 /* A layer's random weights of one draw (ck_rnd_weights): conv forward a
@@ -1723,8 +1773,8 @@ static void conv_fwd_rnd_sample(const conv_job *J, const ck_tls *W, size_t i, co
         const ck_rndw *r = &J->rw[dr];
         rnd_windows(J->xv, i, C, d->h, d->w, d->k, d->pad, -1, r->a, d->oh, r->b, d->ow, v2, g[dr]);
         for (size_t oc = 0; oc < OC; oc++) rhs[dr][oc] = r->sa * r->sb * (double)J->b[oc];
-        rnd_planes(J->yv, i, OC, P, r->ab, ys[dr]);
     }
+    rnd_planes2(J->yv, i, OC, P, J->rw[0].ab, J->rw[1].ab, ys[0], ys[1]);
     matvec_s2(rhs[0], rhs[1], J->wf, g[0], g[1], ckk, OC);
     double *o = J->o[CK_FWD_RND];
     for (size_t oc = 0; oc < OC; oc++)
@@ -1749,8 +1799,8 @@ static void conv_bwd_data_rnd_sample(const conv_job *J, const ck_tls *W, size_t 
         const ck_rndw *r = &J->rw[dr];
         rnd_windows(J->dyv, i, OC, d->oh, d->ow, d->k, d->pad, 1, r->da, d->h, r->db, d->w, v2, g[dr]);
         for (size_t c = 0; c < C; c++) rhs[dr][c] = 0;
-        rnd_planes(J->dxv, i, C, HW, r->dab, xs[dr]);
     }
+    rnd_planes2(J->dxv, i, C, HW, J->rw[0].dab, J->rw[1].dab, xs[0], xs[1]);
     matvec_s2(rhs[0], rhs[1], J->wb, g[0], g[1], OC * kk, C);
     double *o = J->o[CK_BWD_DATA_RND];
     for (size_t c = 0; c < C; c++)

@@ -12,6 +12,7 @@ set -u
 old=${1:?usage: ck-bitid.sh OLD_BENCH_CK_DUMP [NEW] [quick]}
 new=${2:-build/tests/bench_ck_dump}
 q=${3:-}
+if [ "$new" = quick ]; then new=build/tests/bench_ck_dump; q=quick; fi
 d=$(mktemp -d)
 trap 'rm -rf "$d"' EXIT
 mkdir "$d/old" "$d/new"

@@ -7,6 +7,7 @@
  * on the exact order of each sum.
  *   build/tests/bench_ck_dump OUTDIR [quick]
  *   build/tests/bench_ck_dump time K   (the STEP vector's CPU time, K times)
+ *   bench_ck_dump OUTDIR faults MODEL:FAULT...  (linked with the fault zoo's objects: ck-bitid.sh --faults)
  * One file per configuration (engine spec, model, batch, the checks'
  * thread count, the re-do's vector ISA): for each of 3 steps of
  * FashionMNIST training (the train set's first batches; random images when
@@ -33,15 +34,24 @@ typedef struct {
     size_t n;
     int ck_threads;
     const char *isa; /* ck_redo_force_isa; NULL: the machine's best */
+    int steps;       /* 0: 3 */
 } cfg;
 
+/* a digest of len bytes (len a multiple of 8), word by word */
 static uint64_t fnv(uint64_t h, const void *p, size_t len) {
     const unsigned char *b = p;
-    for (size_t i = 0; i < len; i++) h = (h ^ b[i]) * 1099511628211ull;
+    for (size_t i = 0; i + 8 <= len; i += 8) {
+        uint64_t w;
+        memcpy(&w, b + i, 8);
+        h = (h ^ w) * 1099511628211ull;
+        h ^= h >> 29;
+    }
     return h;
 }
 
-static int run_cfg(const cfg *c, const dataset *ds, int have_data, const char *dir) {
+static int run_cfg(const cfg *c0, const dataset *ds, int have_data, const char *dir) {
+    cfg cc = *c0, *c = &cc;
+    if (c->steps <= 0) c->steps = 3;
     model m;
     if (model_build(&m, c->model)) return 1;
     engine_opts o = {.seed = 1, .max_batch = c->n, .ck_threads = c->ck_threads};
@@ -69,13 +79,13 @@ static int run_cfg(const cfg *c, const dataset *ds, int have_data, const char *d
     for (char *q = name; *q; q++)
         if (*q == ':' || *q == '=' || *q == ',') *q = '-';
     snprintf(path, sizeof path, "%s/%s.bin", dir, name);
-    FILE *f = fopen(path, "wb");
-    if (!x || !p || !y || !v || !f) return 1;
+    FILE *f = strcmp(dir, "-") ? fopen(path, "wb") : NULL; /* "-": the digests only */
+    if (!x || !p || !y || !v || (!f && strcmp(dir, "-"))) return 1;
     model_init_params(&m, p, 1);
     adam_cfg a = adam_default();
     int rc = engine_set_params(e, p);
     uint64_t h = 1469598103934665603ull;
-    for (int s = 0; s < 3 && !rc; s++) {
+    for (int s = 0; s < c->steps && !rc; s++) {
         if (have_data && ds->train.rows * ds->train.cols == (int)in)
             data_make_batch(&ds->train, NULL, (size_t)s * n, n, x, y);
         else
@@ -98,13 +108,13 @@ static int run_cfg(const cfg *c, const dataset *ds, int have_data, const char *d
             }
             for (size_t i = 0; i < nv; i++) v[i] = -1234.5;
             if (!rc) rc = engine_checksums(e, st[k], v);
-            if (!rc && fwrite(v, sizeof *v, nv, f) != nv) rc = 1;
+            if (!rc && f && fwrite(v, sizeof *v, nv, f) != nv) rc = 1;
             h = fnv(h, v, nv * sizeof *v);
         }
     }
-    if (fclose(f)) rc = 1;
-    if (rc) fprintf(stderr, "bench_ck_dump: %s: %s\n", name, ls_errmsg());
-    else printf("%-60s %016llx (%zu doubles x 12)\n", name, (unsigned long long)h, nv);
+    if (f && fclose(f)) rc = 1;
+    if (rc) printf("%-60s stopped: %s\n", name, ls_errmsg());
+    else printf("%-60s %016llx (%zu doubles x %d)\n", name, (unsigned long long)h, nv, 4 * c->steps);
     fflush(stdout);
     if (c->isa) (void)(ck_redo_force_isa("avx512f") == 0 || ck_redo_force_isa("avx2") == 0 || ck_redo_force_isa("scalar"));
     engine_free(e);
@@ -164,31 +174,55 @@ static int time_mode(int K) {
     return 0;
 }
 
+/* faults OUTDIR MODEL:NAME...: the vectors of 9 steps (batch 32, one check
+ * thread) of the cpu engine with each fault of the zoo switched in (a
+ * build linked with the fault objects, LS_FAULTS: scripts/ck-bitid.sh
+ * --faults); an engine that refuses the fault or fails mid-run writes what
+ * it has, and the next goes on */
+static int faults_mode(const char *dir, int argc, char **argv) {
+    dataset ds;
+    memset(&ds, 0, sizeof ds);
+    int have = dataset_load(&ds, DATA_DEFAULT_DIR, 10) == 0;
+    if (!have) ls_err_clear();
+    for (int k = 0; k < argc; k++) {
+        char spec[200], mod[64];
+        const char *colon = strchr(argv[k], ':');
+        if (!colon || (size_t)(colon - argv[k]) >= sizeof mod) continue;
+        memcpy(mod, argv[k], (size_t)(colon - argv[k])), mod[colon - argv[k]] = 0;
+        snprintf(spec, sizeof spec, "cpu:fault=%s", colon + 1);
+        cfg c = {spec, mod, 32, 1, NULL, 9};
+        if (run_cfg(&c, &ds, have, dir)) ls_err_clear();
+    }
+    if (have) dataset_free(&ds);
+    return 0;
+}
+
 int main(int argc, char **argv) {
     if (argc > 2 && strcmp(argv[1], "time") == 0) return time_mode(atoi(argv[2]) > 0 ? atoi(argv[2]) : 10);
+    if (argc > 2 && strcmp(argv[2], "faults") == 0) return faults_mode(argv[1], argc - 3, argv + 3);
     if (argc < 2) {
         fprintf(stderr, "usage: bench_ck_dump OUTDIR [quick]\n");
         return 2;
     }
     int quick = argc > 2 && strcmp(argv[2], "quick") == 0;
     static const cfg all[] = {
-        {"cpu", "smallcnn", 256, 1, NULL},
-        {"cpu", "smallcnn", 256, 2, NULL},
-        {"cpu:threads=1", "smallcnn", 256, 1, NULL},
-        {"cpu", "smallcnn", 96, 1, NULL},
-        {"cpu", "smallcnn", 96, 2, NULL},
-        {"cpu", "smallcnn", 16, 1, NULL},
-        {"cpu", "smallcnn", 16, 2, NULL},
-        {"cpu", "smallcnn", 7, 3, NULL},
-        {"cpu", "smallcnn", 96, 1, "avx2"},
-        {"cpu", "smallcnn", 96, 2, "scalar"},
-        {"cpu", "smallcnn", 16, 1, "avx512f"},
-        {"cpu:layout=plain", "smallcnn", 96, 2, NULL},
-        {"cpu:fuse=off", "smallcnn", 96, 1, NULL},
-        {"cpu:tf32=on", "smallcnn", 16, 2, NULL},
-        {"cpu", "mnist-convnet", 96, 2, NULL},
-        {"cpu", "mnist-convnet", 16, 1, NULL},
-        {"cpu", "smallcnn", 256, 1, "avx2"},
+        {"cpu", "smallcnn", 256, 1, NULL, 3},
+        {"cpu", "smallcnn", 256, 2, NULL, 3},
+        {"cpu:threads=1", "smallcnn", 256, 1, NULL, 3},
+        {"cpu", "smallcnn", 96, 1, NULL, 3},
+        {"cpu", "smallcnn", 96, 2, NULL, 3},
+        {"cpu", "smallcnn", 16, 1, NULL, 3},
+        {"cpu", "smallcnn", 16, 2, NULL, 3},
+        {"cpu", "smallcnn", 7, 3, NULL, 3},
+        {"cpu", "smallcnn", 96, 1, "avx2", 3},
+        {"cpu", "smallcnn", 96, 2, "scalar", 3},
+        {"cpu", "smallcnn", 16, 1, "avx512f", 3},
+        {"cpu:layout=plain", "smallcnn", 96, 2, NULL, 3},
+        {"cpu:fuse=off", "smallcnn", 96, 1, NULL, 3},
+        {"cpu:tf32=on", "smallcnn", 16, 2, NULL, 3},
+        {"cpu", "mnist-convnet", 96, 2, NULL, 3},
+        {"cpu", "mnist-convnet", 16, 1, NULL, 3},
+        {"cpu", "smallcnn", 256, 1, "avx2", 3},
     };
     dataset ds;
     memset(&ds, 0, sizeof ds);

@@ -539,6 +539,31 @@ static int fetch_plain(engine *e, ck_state *S, int g, int l) {
     return e->iface->get_tensor(e, (tensor_id){g ? TENSOR_DACT : TENSOR_ACT, l}, buf);
 }
 
+/* ACT/DACT l's plain copy made here from the engine's nChw16c view (C a
+ * multiple of 16): the same floats as its get_tensor gives (a copy, moved
+ * as bits), but on this thread, where the engine's reorder runs on its own
+ * threads and waits at their barrier for a time slice when the cores are
+ * shared (every cpu engine of an audit); else fetch_plain. */
+static void unblock16(const float *src, size_t n, size_t C, size_t HW, float *dst) {
+    for (size_t i = 0; i < n; i++)
+        for (size_t cb = 0; cb < C / 16; cb++) {
+            const uint32_t *b = (const uint32_t *)src + (i * C + cb * 16) * HW;
+            uint32_t *d = (uint32_t *)dst + (i * C + cb * 16) * HW;
+            for (size_t q = 0; q < HW; q++)
+                for (size_t l = 0; l < 16; l++) d[l * HW + q] = b[q * 16 + l];
+        }
+}
+
+static int fetch_plain_view(engine *e, ck_state *S, int g, int l, ck_tv v) {
+    const layer *ly = &e->m->layers[l];
+    size_t C = (size_t)ly->out_c, HW = layer_out_size(ly) / (C ? C : 1);
+    if (S->plain[g][l] || v.cb != 16 || !v.p || C % 16 || C * HW != layer_out_size(ly)) return fetch_plain(e, S, g, l);
+    float *buf = g ? S->dact[l] : S->act[l];
+    unblock16(v.p, e->batch, C, HW, buf);
+    S->plain[g][l] = buf;
+    return 0;
+}
+
 /* The engine's tensors: its own buffers where it offers them
  * (engine_i.ck_view), plain copies through its table (no wrapper timing)
  * where it does not or a check needs plain.  A fused ReLU's are not read:
@@ -554,7 +579,8 @@ static int fetch(engine *e, ck_state *S, int backward) {
             if (S->fused[l]) continue;
             if (I->ck_view) I->ck_view(e, (tensor_id){g ? TENSOR_DACT : TENSOR_ACT, l}, &v->p, &v->cb);
             if (v->p && v->cb == 1) S->plain[g][l] = v->p;
-            if (!v->p || (v->cb != 1 && plain_needed(m, S->fused, l))) rc = fetch_plain(e, S, g, l);
+            if (!v->p) rc = fetch_plain(e, S, g, l);
+            else if (v->cb != 1 && plain_needed(m, S->fused, l)) rc = fetch_plain_view(e, S, g, l, *v);
             if (!v->p) *v = (ck_tv){S->plain[g][l], 1};
         }
     /* a fused pair reads its four tensors in one layout: plain unless all are nChw16c */
@@ -564,7 +590,8 @@ static int fetch(engine *e, ck_state *S, int backward) {
         for (int g = 0; g <= backward; g++) all16 &= S->view[g][r - 1].cb == 16 && S->view[g][r + 1].cb == 16;
         for (int g = 0; g <= backward && !all16 && !rc; g++)
             for (int k = 0; k < 2 && !rc; k++)
-                if (!(rc = fetch_plain(e, S, g, ls[k]))) S->view[g][ls[k]] = (ck_tv){S->plain[g][ls[k]], 1};
+                if (!(rc = fetch_plain_view(e, S, g, ls[k], S->view[g][ls[k]])))
+                    S->view[g][ls[k]] = (ck_tv){S->plain[g][ls[k]], 1};
     }
     if (!rc) rc = I->get_tensor(e, (tensor_id){TENSOR_PARAMS, 0}, S->p);
     if (!rc && backward) rc = I->get_tensor(e, (tensor_id){TENSOR_GRADS, 0}, S->g);

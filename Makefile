@@ -186,6 +186,12 @@ $(BUILD)/tests/test_mutants: $(BUILD)/tests/test_mutants.o $(OBJ_FAULTS)
 	@mkdir -p $(dir $@)
 	$(CC) -o $@ $(filter %.o,$^) $(LDLIBS) -lcmocka
 
+# bench_ck_dump with the zoo's faults (scripts/ck-bitid.sh --faults: the
+# every-step vectors of each faulted engine, old build against new)
+$(BUILD)/tests/bench_ck_dump_faults: $(BUILD)/tests/bench_ck_dump.o $(OBJ_FAULTS)
+	@mkdir -p $(dir $@)
+	$(CC) -o $@ $(filter %.o,$^) $(LDLIBS)
+
 # every fault of the zoo audited, every legal variant too: the mutation score
 mutants:
 	@$(MAKE) --no-print-directory all $(BUILD)/lockstep-faults

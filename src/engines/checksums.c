@@ -532,6 +532,31 @@ static int fetch_plain(engine *e, ck_state *S, int g, int l) {
     return e->iface->get_tensor(e, (tensor_id){g ? TENSOR_DACT : TENSOR_ACT, l}, buf);
 }
 
+/* ACT/DACT l's plain copy made here from the engine's nChw16c view (C a
+ * multiple of 16): the same floats as its get_tensor gives (a copy, moved
+ * as bits), but on this thread, where the engine's reorder runs on its own
+ * threads and waits at their barrier for a time slice when the cores are
+ * shared (every cpu engine of an audit); else fetch_plain. */
+static void unblock16(const float *src, size_t n, size_t C, size_t HW, float *dst) {
+    for (size_t i = 0; i < n; i++)
+        for (size_t cb = 0; cb < C / 16; cb++) {
+            const uint32_t *b = (const uint32_t *)src + (i * C + cb * 16) * HW;
+            uint32_t *d = (uint32_t *)dst + (i * C + cb * 16) * HW;
+            for (size_t q = 0; q < HW; q++)
+                for (size_t l = 0; l < 16; l++) d[l * HW + q] = b[q * 16 + l];
+        }
+}
+
+static int fetch_plain_view(engine *e, ck_state *S, int g, int l, ck_tv v) {
+    const layer *ly = &e->m->layers[l];
+    size_t C = (size_t)ly->out_c, HW = layer_out_size(ly) / (C ? C : 1);
+    if (S->plain[g][l] || v.cb != 16 || !v.p || C % 16 || C * HW != layer_out_size(ly)) return fetch_plain(e, S, g, l);
+    float *buf = g ? S->dact[l] : S->act[l];
+    unblock16(v.p, e->batch, C, HW, buf);
+    S->plain[g][l] = buf;
+    return 0;
+}
+
 /* The engine's tensors: its own buffers where it offers them
  * (engine_i.ck_view), plain copies through its table (no wrapper timing)
  * where it does not or a check needs plain.  A fused ReLU's are not read:
@@ -547,7 +572,8 @@ static int fetch(engine *e, ck_state *S, int backward) {
             if (S->fused[l]) continue;
             if (I->ck_view) I->ck_view(e, (tensor_id){g ? TENSOR_DACT : TENSOR_ACT, l}, &v->p, &v->cb);
             if (v->p && v->cb == 1) S->plain[g][l] = v->p;
-            if (!v->p || (v->cb != 1 && plain_needed(m, S->fused, l))) rc = fetch_plain(e, S, g, l);
+            if (!v->p) rc = fetch_plain(e, S, g, l);
+            else if (v->cb != 1 && plain_needed(m, S->fused, l)) rc = fetch_plain_view(e, S, g, l, *v);
             if (!v->p) *v = (ck_tv){S->plain[g][l], 1};
         }
     /* a fused pair reads its four tensors in one layout: plain unless all are nChw16c */
@@ -557,7 +583,8 @@ static int fetch(engine *e, ck_state *S, int backward) {
         for (int g = 0; g <= backward; g++) all16 &= S->view[g][r - 1].cb == 16 && S->view[g][r + 1].cb == 16;
         for (int g = 0; g <= backward && !all16 && !rc; g++)
             for (int k = 0; k < 2 && !rc; k++)
-                if (!(rc = fetch_plain(e, S, g, ls[k]))) S->view[g][ls[k]] = (ck_tv){S->plain[g][ls[k]], 1};
+                if (!(rc = fetch_plain_view(e, S, g, ls[k], S->view[g][ls[k]])))
+                    S->view[g][ls[k]] = (ck_tv){S->plain[g][ls[k]], 1};
     }
     if (!rc) rc = I->get_tensor(e, (tensor_id){TENSOR_PARAMS, 0}, S->p);
     if (!rc && backward) rc = I->get_tensor(e, (tensor_id){TENSOR_GRADS, 0}, S->g);
@@ -589,6 +616,9 @@ static void put_rel(double *o, double lhs, double lhs_a, double rhs, double a, d
 
 /* max |x| over n floats, in 16 lanes (a maximum does not depend on the
  * order; a NaN is never > anything, so it never becomes the maximum) */
+#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__) && !defined(__SANITIZE_ADDRESS__)
+__attribute__((target_clones("avx512f", "avx2", "default"))) /* CK_HOT (below): a maximum is exact in any width */
+#endif
 static double max_abs(const float *x, size_t n) {
     float t[16] = {0}, m = 0;
     size_t i = 0;
@@ -1190,9 +1220,31 @@ static void sums_of(ck_tv v, size_t i, size_t C, size_t P, double *s, double *sa
  * P: R x Q positions of L lanes */
 static inline __attribute__((always_inline)) void rnd_rows(const float *P, int L, int R, int Q, int k, int pad, int sg,
                                                            const double *wt, int nw, double *out) {
+    /* four rows at once: four independent chains per lane (a chain's
+     * additions wait on each other), each its terms in q's order */
     for (int s = 0; s < k; s++) {
         int dl = sg * (s - pad), q0 = -dl > 0 ? -dl : 0, q1 = nw - dl < Q ? nw - dl : Q;
-        for (int r = 0; r < R; r++) {
+        int r = 0;
+        for (; r + 4 <= R; r += 4) {
+            double t0[16] = {0}, t1[16] = {0}, t2[16] = {0}, t3[16] = {0};
+            const float *row = P + (size_t)r * Q * L, *rs = row;
+            size_t st = (size_t)Q * L;
+            for (int q = q0; q < q1; q++) {
+                double c = wt[q + dl];
+                rs = row + (size_t)q * L;
+                for (int l = 0; l < L; l++) {
+                    t0[l] += c * (double)rs[l];
+                    t1[l] += c * (double)rs[st + l];
+                    t2[l] += c * (double)rs[2 * st + l];
+                    t3[l] += c * (double)rs[3 * st + l];
+                }
+            }
+            for (int l = 0; l < L; l++) {
+                out[((size_t)s * R + r) * L + l] = t0[l], out[((size_t)s * R + r + 1) * L + l] = t1[l];
+                out[((size_t)s * R + r + 2) * L + l] = t2[l], out[((size_t)s * R + r + 3) * L + l] = t3[l];
+            }
+        }
+        for (; r < R; r++) {
             double t[16] = {0};
             const float *row = P + (size_t)r * Q * L;
             for (int q = q0; q < q1; q++) {
@@ -1207,9 +1259,28 @@ static inline __attribute__((always_inline)) void rnd_rows(const float *P, int L
 /* columns stage: g[(kh k + kw) L + l] = sum over r of a[r + delta_kh] u[kw][r][l] */
 static inline __attribute__((always_inline)) void rnd_cols(const double *u, int L, int R, int k, int pad, int sg,
                                                            const double *a, int na, double *g) {
+    /* three kw at once: independent chains per lane, each its terms in
+     * r's order */
     for (int kh = 0; kh < k; kh++) {
         int dl = sg * (kh - pad), r0 = -dl > 0 ? -dl : 0, r1 = na - dl < R ? na - dl : R;
-        for (int kw = 0; kw < k; kw++) {
+        int kw = 0;
+        for (; kw + 3 <= k; kw += 3) {
+            double t0[16] = {0}, t1[16] = {0}, t2[16] = {0};
+            const double *u0 = u + (size_t)kw * R * L, *u1 = u0 + (size_t)R * L, *u2 = u1 + (size_t)R * L;
+            for (int r = r0; r < r1; r++) {
+                double c = a[r + dl];
+                for (int l = 0; l < L; l++) {
+                    t0[l] += c * u0[(size_t)r * L + l];
+                    t1[l] += c * u1[(size_t)r * L + l];
+                    t2[l] += c * u2[(size_t)r * L + l];
+                }
+            }
+            for (int l = 0; l < L; l++) {
+                g[((size_t)kh * k + kw) * L + l] = t0[l], g[((size_t)kh * k + kw + 1) * L + l] = t1[l];
+                g[((size_t)kh * k + kw + 2) * L + l] = t2[l];
+            }
+        }
+        for (; kw < k; kw++) {
             double t[16] = {0};
             for (int r = r0; r < r1; r++) {
                 double c = a[r + dl];
@@ -1220,15 +1291,20 @@ static inline __attribute__((always_inline)) void rnd_cols(const double *u, int 
     }
 }
 
-/* weighted plane sums: s[l] = sum over p of wp[p] y[p][l] */
-static inline __attribute__((always_inline)) void rnd_plane(const float *y, int L, size_t n, const double *wp,
-                                                            double *s) {
-    double t[16] = {0};
+/* weighted plane sums of both draws in one pass over y: s0[l] = sum over
+ * p of wp0[p] y[p][l], s1 with wp1 (two independent chains per lane, each
+ * its terms in p's order) */
+static inline __attribute__((always_inline)) void rnd_plane2(const float *y, int L, size_t n, const double *wp0,
+                                                             const double *wp1, double *s0, double *s1) {
+    double t0[16] = {0}, t1[16] = {0};
     for (size_t p = 0; p < n; p++) {
-        double c = wp[p];
-        for (int l = 0; l < L; l++) t[l] += c * (double)y[p * L + l];
+        double c0 = wp0[p], c1 = wp1[p];
+        for (int l = 0; l < L; l++) {
+            double v = (double)y[p * L + l];
+            t0[l] += c0 * v, t1[l] += c1 * v;
+        }
     }
-    for (int l = 0; l < L; l++) s[l] = t[l];
+    for (int l = 0; l < L; l++) s0[l] = t0[l], s1[l] = t1[l];
 }
 
 CK_HOT static void rnd_rows16(const float *P, int R, int Q, int k, int pad, int sg, const double *wt, int nw,
@@ -1238,7 +1314,9 @@ CK_HOT static void rnd_rows16(const float *P, int R, int Q, int k, int pad, int 
 CK_HOT static void rnd_cols16(const double *u, int R, int k, int pad, int sg, const double *a, int na, double *g) {
     rnd_cols(u, 16, R, k, pad, sg, a, na, g);
 }
-CK_HOT static void rnd_plane16(const float *y, size_t n, const double *wp, double *s) { rnd_plane(y, 16, n, wp, s); }
+CK_HOT static void rnd_plane16x2(const float *y, size_t n, const double *wp0, const double *wp1, double *s0, double *s1) {
+    rnd_plane2(y, 16, n, wp0, wp1, s0, s1);
+}
 
 /* The weighted window sums of sample i's planes of v (C planes of R x Q):
  * per plane c, g[c k k + t] (t = kh k + kw), over lanes.  v2: k R 16 +
@@ -1263,14 +1341,16 @@ static void rnd_windows(ck_tv v, size_t i, size_t C, int R, int Q, int k, int pa
     }
 }
 
-/* sample i's C planes of P positions weighted by wp: s[c] */
-static void rnd_planes(ck_tv v, size_t i, size_t C, size_t P, const double *wp, double *s) {
+/* sample i's C planes of P positions weighted by wp0 and wp1 (both draws), in one pass: s0[c], s1[c] */
+static void rnd_planes2(ck_tv v, size_t i, size_t C, size_t P, const double *wp0, const double *wp1, double *s0,
+                        double *s1) {
     const float *x = v.p + i * C * P;
     if (v.cb == 16) {
-        for (size_t cb = 0; cb < C / 16; cb++) rnd_plane16(x + cb * 16 * P, P, wp, s + cb * 16);
+        for (size_t cb = 0; cb < C / 16; cb++)
+            rnd_plane16x2(x + cb * 16 * P, P, wp0, wp1, s0 + cb * 16, s1 + cb * 16);
         return;
     }
-    for (size_t c = 0; c < C; c++) rnd_plane(x + c * P, 1, P, wp, &s[c]);
+    for (size_t c = 0; c < C; c++) rnd_plane2(x + c * P, 1, P, wp0, wp1, &s0[c], &s1[c]);
 }
 
 /* A layer's random weights of one draw (ck_rnd_weights): conv forward a
@@ -1713,8 +1793,8 @@ static void conv_fwd_rnd_sample(const conv_job *J, const ck_tls *W, size_t i, co
         const ck_rndw *r = &J->rw[dr];
         rnd_windows(J->xv, i, C, d->h, d->w, d->k, d->pad, -1, r->a, d->oh, r->b, d->ow, v2, g[dr]);
         for (size_t oc = 0; oc < OC; oc++) rhs[dr][oc] = r->sa * r->sb * (double)J->b[oc];
-        rnd_planes(J->yv, i, OC, P, r->ab, ys[dr]);
     }
+    rnd_planes2(J->yv, i, OC, P, J->rw[0].ab, J->rw[1].ab, ys[0], ys[1]);
     matvec_s2(rhs[0], rhs[1], J->wf, g[0], g[1], ckk, OC);
     double *o = J->o[CK_FWD_RND];
     for (size_t oc = 0; oc < OC; oc++)
@@ -1739,8 +1819,8 @@ static void conv_bwd_data_rnd_sample(const conv_job *J, const ck_tls *W, size_t 
         const ck_rndw *r = &J->rw[dr];
         rnd_windows(J->dyv, i, OC, d->oh, d->ow, d->k, d->pad, 1, r->da, d->h, r->db, d->w, v2, g[dr]);
         for (size_t c = 0; c < C; c++) rhs[dr][c] = 0;
-        rnd_planes(J->dxv, i, C, HW, r->dab, xs[dr]);
     }
+    rnd_planes2(J->dxv, i, C, HW, J->rw[0].dab, J->rw[1].dab, xs[0], xs[1]);
     matvec_s2(rhs[0], rhs[1], J->wb, g[0], g[1], OC * kk, C);
     double *o = J->o[CK_BWD_DATA_RND];
     for (size_t c = 0; c < C; c++)
@@ -2608,6 +2688,79 @@ CK_HOT static void col_sums(const float *x, size_t rows, size_t cols, double *s,
     }
 }
 
+/* ck_dense_redo of up to 8 elements (j, ii[0..k-1]) of one dense row at
+ * once, in one pass over the batch: each element's sums are one chain of
+ * its own, its terms in ck_dense_redo's order with its operations, so the
+ * same bits; eight chains instead of one (ck_dense_redo waits on each
+ * addition), and dy[s][j] read once for all.  Lanes from k on repeat
+ * element ii[0] and are not returned. */
+CK_HOT static void dense_redo8(const float *dy, const float *x, size_t n, size_t in, size_t out, size_t j,
+                               const size_t *ii, int k, double *R, double *A, int *sub) {
+    size_t c[8];
+    double r[8] = {0}, a[8] = {0};
+    int sb[8] = {0};
+    for (int e = 0; e < 8; e++) c[e] = ii[e < k ? e : 0];
+    for (size_t s = 0; s < n; s++) {
+        float d = dy[s * out + j];
+        const float *xs = x + s * in;
+        for (int e = 0; e < 8; e++) {
+            float xv = xs[c[e]];
+            double t = (double)d * (double)xv;
+            sb[e] |= (d != 0) & (xv != 0) & ((fabsf(d) < 0x1p-126f) | (fabsf(xv) < 0x1p-126f));
+            r[e] += t, a[e] += fabs(t);
+        }
+    }
+    for (int e = 0; e < k; e++) R[e] = r[e], A[e] = a[e], sub[e] = sb[e];
+}
+
+/* base/checksum_ops.h's ck_dense_zero_row, its zero elements re-done
+ * eight at a time (dense_redo8): the same ck_worst calls with the same
+ * values in the same order (a batch is kept before any later element's
+ * call), so the same bits */
+static void dense_zero_row8(double *o, const float *dw_row, const float *dy, const float *x, const double *xa,
+                            size_t n, size_t in, size_t out, size_t j) {
+    double da = 0;
+    ck_worst w;
+    ck_worst_init(&w);
+    for (size_t s = 0; s < n; s++) da += fabs((double)dy[s * out + j]);
+    int dead = !(da > 0);
+    size_t small = in, pend[8];
+    int np = 0;
+    double R[8], A[8];
+    int sub[8];
+#define ZR8_FLUSH()                                                                \
+    do {                                                                           \
+        if (np) {                                                                  \
+            dense_redo8(dy, x, n, in, out, j, pend, np, R, A, sub);                \
+            for (int e_ = 0; e_ < np; e_++) ck_zero_keep(&w, dw_row[pend[e_]], R[e_], A[e_], sub[e_]); \
+            np = 0;                                                                \
+        }                                                                          \
+    } while (0)
+    for (size_t i = 0; i < in; i++) {
+        float v = dw_row[i];
+        int col_dead = !(xa[i] > 0);
+        if (v == 0) {
+            if (dead || col_dead) continue;
+            pend[np++] = i;
+            if (np == 8) ZR8_FLUSH();
+        } else if (dead || col_dead) {
+            ZR8_FLUSH();
+            ck_worst_keep(&w, INFINITY, v, 0, 0);
+        } else if (small == in || fabsf(v) < fabsf(dw_row[small])) {
+            small = i;
+        }
+    }
+    ZR8_FLUSH();
+#undef ZR8_FLUSH
+    if (small < in) {
+        int sb;
+        double r, a;
+        dense_redo8(dy, x, n, in, out, j, &small, 1, &r, &a, &sb);
+        ck_zero_keep(&w, dw_row[small], r, a, sb); /* no term: the exact value is +-0 */
+    }
+    ck_worst_put(&w, o);
+}
+
 /* A dense layer's relations: over the batch (per output, per input
  * feature, backward-weights, bias) and per sample (base/checksum_ops.h's
  * ck_dense_sample, its sums in lanes here). */
@@ -2673,9 +2826,9 @@ static void dense_all(ck_state *S, const layer *ly, const float *w, const float 
         put_rel(o[CK_BWD_W] + CK_REL * j, ls, la, rhs, a, da[j] * mx);
         put_rel(o[CK_BWD_B] + CK_REL * j, db[j], fabs((double)db[j]), ds[j], da[j], da[j]);
     }
-    /* zero elements (BWD_W_Z): base/checksum_ops.h's ck_dense_zero_row */
+    /* zero elements (BWD_W_Z): base/checksum_ops.h's ck_dense_zero_row (dense_zero_row8: the same, faster) */
     for (size_t j = 0; o[CK_BWD_W_Z] && j < out; j++)
-        ck_dense_zero_row(o[CK_BWD_W_Z] + CK_REL * j, dw + j * in, dy, x, xlive, n, in, out, j);
+        dense_zero_row8(o[CK_BWD_W_Z] + CK_REL * j, dw + j * in, dy, x, xlive, n, in, out, j);
     if (!o[CK_BWD_W_PW]) return;
     /* index-weighted (BWD_W_PW): dW[j][k] weighted by +-(k + 1), the sign
      * by row j's pattern (ck_iw_dense), against dy times each sample's
@@ -2706,11 +2859,11 @@ static void dense_peek(const layer *ly, const float *dw, const float *dy, const 
         ck_peek_elems(t, dw + j * in, in, key, l, j);
         ck_worst w;
         ck_worst_init(&w);
-        for (size_t e = 0; e < CK_PEEK; e++) {
-            double R, A;
-            int sub = ck_dense_redo(dy, x, n, in, out, j, t[e], &R, &A);
-            ck_zero_keep(&w, dw[j * in + t[e]], R, A, sub);
-        }
+        _Static_assert(CK_PEEK <= 8, "a row's peeks in one dense_redo8");
+        double R[8], A[8];
+        int sub[8];
+        dense_redo8(dy, x, n, in, out, j, t, CK_PEEK, R, A, sub); /* ck_dense_redo's sums, each */
+        for (size_t e = 0; e < CK_PEEK; e++) ck_zero_keep(&w, dw[j * in + t[e]], R[e], A[e], sub[e]);
         ck_worst_put(&w, o + CK_REL * j);
     }
 }
@@ -3868,11 +4021,14 @@ static uint64_t hash_fold(uint64_t h, uint64_t v) {
 __attribute__((target_clones("arch=x86-64-v4", "default")))
 #endif
 static uint64_t hash_words(const float *x, size_t nw, uint64_t j0) {
-    uint64_t s = 0;
-    for (size_t j = 0; j < nw; j++) {
+    /* the key (j0 + j) K stepped by additions (the same words mod 2^64:
+     * one 64-bit vector multiply less per word, the slowest instruction
+     * here) */
+    uint64_t s = 0, k = j0 * 0x9E3779B97F4A7C15ull;
+    for (size_t j = 0; j < nw; j++, k += 0x9E3779B97F4A7C15ull) {
         uint64_t w;
         memcpy(&w, x + 2 * j, 8);
-        uint64_t z = w ^ ((j0 + j) * 0x9E3779B97F4A7C15ull);
+        uint64_t z = w ^ k;
         z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
         z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
         s += z ^ (z >> 31);

@@ -114,9 +114,15 @@ $(BUILD)/%.o: %.c $(FLAGS_STAMP)
 	@mkdir -p $(dir $@)
 	$(CC) $(ALLCFLAGS) -c $< -o $@
 
+# -MMD -MP as the C objects' (-MF: nvcc names no .d beside -o itself): the kernels include the headers whose
+# per-element bodies the host loops share (base/checksum_peek.h, adam_bound.h, ...); without the .d an edit to
+# one rebuilt the host side only, and the device code went on computing the old text
 $(BUILD)/%.cu.o: %.cu $(FLAGS_STAMP)
 	@mkdir -p $(dir $@)
-	$(NVCC) $(NVFLAGS) -c $< -o $@
+	$(NVCC) $(NVFLAGS) -MMD -MP -MT $@ -MF $(@:.o=.d) -c $< -o $@
+# an object built before that has no .d: its headers are unknown, so it is rebuilt once
+$(foreach o,$(CUDA_CU:%.cu=$(BUILD)/%.cu.o),$(if $(wildcard $(o:.o=.d)),,$(eval $(o): FORCE_NO_DEPS)))
+.PHONY: FORCE_NO_DEPS
 
 # src/checks/compare.c runs in the audit's parent process, which forks the engines:
 # it must not start an OpenMP thread pool there (a forked child inherits

@@ -1067,6 +1067,45 @@ static void test_adam_pytorch_order(void **state) {
     assert_true(worst_old > 1.0);
 }
 
+/* (c2) PyTorch's lerp at beta1 < 0.5 (a golden file's adam.beta1 may say
+ * so): w = 1 - b1 >= 0.5 takes lerp's other branch, g - (g - m)(1 - w),
+ * and its m coefficient 1 - w (exact in fp32) is not b1: |1 - w - b1| up
+ * to u(b1 + w), e.g. b1 = 0.1: 0.375u |m|, beyond ops_adam_elem's 2u b1 |m|
+ * = 0.2u |m| even at g = 0.  m's bound must carry u w |m| terms there, as
+ * it does in the w < 0.5 branch. */
+static void test_adam_pytorch_order_small_beta1(void **state) {
+    (void)state;
+    enum { N = 20000 };
+    static float p[N], m[N], v[N], g[N], cp[N], cm[N], cv[N];
+    static double bp[N], bm[N], bv[N], ep[N], em[N], ev[N];
+    static const double betas[] = {0.1, 0.3, 0.45};
+    for (size_t bi = 0; bi < LS_ARRAY_LEN(betas); bi++)
+        for (int consts = 0; consts < 2; consts++) {
+            adam_cfg cfg = adam_default();
+            cfg.beta1 = betas[bi];
+            adam_scalars a = adam_make_scalars(&cfg, 3);
+            assert_true(a.one_minus_beta1 >= 0.5f);
+            for (size_t i = 0; i < N; i++) {
+                m[i] = rnd_logu(-8, -1) * (rnd01() < 0.5 ? -1.0f : 1.0f);
+                p[i] = 0.5f * rnd_sym();
+                /* g from 0 (a tenth of the elements) up to |m| */
+                g[i] = i % 10 == 0 ? 0.0f
+                                   : (float)((double)m[i] * (rnd01() < 0.5 ? -1 : 1) * pow(10.0, -7 + 7 * rnd01()));
+                v[i] = (float)((double)m[i] * m[i] * (0.25 + 2 * rnd01()));
+                float w = a.one_minus_beta1, c = 1.0f - w, mn = g[i] - (g[i] - m[i]) * c;
+                float vn = a.beta2 * v[i] + (a.one_minus_beta2 * g[i]) * g[i];
+                float den = sqrtf(vn) / a.bc2_sqrt + a.eps;
+                cp[i] = p[i] + (-a.step_size) * (mn / den), cm[i] = mn, cv[i] = vn;
+                exact_adam(p[i], m[i], v[i], g[i], &a, consts, &ep[i], &em[i], &ev[i]);
+            }
+            bounds_adam(p, m, v, g, N, &a, consts, bp, bm, bv);
+            double r[3] = {max_ratio(ep, cp, N, bp), max_ratio(em, cm, N, bm), max_ratio(ev, cv, N, bv)};
+            printf("  adam PyTorch order beta1=%.2f vs_exact=%d: max ratio p %.4f m %.4f v %.4f\n", betas[bi], consts,
+                   r[0], r[1], r[2]);
+            for (int k = 0; k < 3; k++) assert_true(r[k] <= 1.0);
+        }
+}
+
 /* (d) Adam at t = 1 from a zero state, hand values: m' = (1-b1) g,
  * v' = (1-b2) g^2, sqrt(v')/sqrt(1-b2) = |g|, so p' = p - lr g / (|g| + eps)
  * exactly with the double settings — the update is ~lr sign(g) and the
@@ -1494,6 +1533,7 @@ int main(void) {
         cmocka_unit_test_setup(test_xent, reseed),
         cmocka_unit_test_setup(test_adam_random, reseed),
         cmocka_unit_test_setup(test_adam_pytorch_order, reseed),
+        cmocka_unit_test_setup(test_adam_pytorch_order_small_beta1, reseed),
         cmocka_unit_test_setup(test_adam_t1, reseed),
         cmocka_unit_test_setup(test_adam_vs_exact0_fails, reseed),
         cmocka_unit_test_setup(test_adam_overflow_rule, reseed),

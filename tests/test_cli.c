@@ -1153,6 +1153,26 @@ static void test_readme_make_targets(void **st) {
     }
 }
 
+/* The CUDA kernels include the headers whose per-element bodies the host
+ * loops share (base/checksum_peek.h, checksum_rnd.h, checksum_blank.h,
+ * adam_bound.h, ...: bit for bit only while both are built from the same
+ * text), but kernels.cu.o was built without a dependency file: an edit to
+ * one of them rebuilt the host side and left the device code stale (make
+ * said nothing to do).  make -n -W HEADER: what would run if HEADER
+ * changed. */
+static void test_cuda_object_header_deps(void **st) {
+    (void)st;
+    const char *obj = "build/src/engines/cuda/kernels.cu.o";
+    if (access("Makefile", R_OK) != 0 || access(obj, R_OK) != 0) skip(); /* the repository root, CUDA built */
+    static const char *const hdr[] = {"src/base/checksum_peek.h", "src/base/checksum_rnd.h", "src/base/checksum_blank.h",
+                                      "src/base/adam_bound.h", "src/base/ops_elem.h", "src/engines/cuda/kernels.h"};
+    for (size_t i = 0; i < sizeof hdr / sizeof hdr[0]; i++) {
+        char cmd[512];
+        snprintf(cmd, sizeof cmd, "make -n --no-print-directory -W %s %s 2>&1 | grep -q -F 'kernels.cu -o'", hdr[i], obj);
+        if (system(cmd) != 0) fail_msg("a change to %s does not rebuild %s", hdr[i], obj);
+    }
+}
+
 /* --opt=value worked for the options getopt parses but not for those a
  * command parses by itself: `record --out=r.lsr` and `eval --out=F` said
  * "option --out is not for this command", `golden check --policy=exact`
@@ -1215,6 +1235,7 @@ int main(void) {
         cmocka_unit_test(test_equals_form),
         cmocka_unit_test(test_order_epochs_name_the_option),
         cmocka_unit_test(test_readme_make_targets),
+        cmocka_unit_test(test_cuda_object_header_deps),
     };
     return cmocka_run_group_tests(tests, setup, NULL);
 }

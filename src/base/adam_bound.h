@@ -51,12 +51,20 @@ LS_HD void ops_adam_elem_bound(float p, float m, float v, float g, float b1, flo
      * by u w|g| + 3u w|m|; against the exact constants (k) w (g - m) carries w's rounding, u w(|g| + |m|) more.
      * From m = 0 (the first step) g - m and the sum are exact and the lerp is one rounding, within ops' bound.
      * Measured without it: adam_pytorch_lerp 1.16 of the bound (zoo attack 10).  v' in PyTorch's order,
-     * b2 v + ((1 - b2) g) g, has ops_adam_elem's three roundings on the same terms: within ev as it is. */
+     * b2 v + ((1 - b2) g) g, has ops_adam_elem's three roundings on the same terms: within ev as it is.
+     * At w >= 0.5 (beta1 < 0.5: a golden file's adam.beta1 may say so) the roles do not swap in the bound: m's
+     * coefficient is still 1 - w (exact), not b1, and 1 - w is now the small one: |1 - w - b1| |m| + 2u(1 - w)
+     * (|g| + |m|) + u|m'| exceeds ops' bound by (2 b1 + w) u|m| + max(0, 2 b1 - w) u|g| (against the exact
+     * constants, k: u w (|g| + |m|) more, loosely), also at g = 0 (g - m exact, one rounding of (1 - w) m: the
+     * coefficient's error stays; b1 = 0.1 reached 2.3 of the bound that swapped m and g,
+     * test_adam_pytorch_order_small_beta1). */
     int lo = omb1 < 0.5f;
-    double lerp = (lo ? m == 0.0f : g == 0.0f) /* then g - m and the sum are exact: one rounding, as ops' */
-                      ? 0.0
-                      : (1 + k) * u * (lo ? o1g : b1m) +
-                            (3 + k) * u * fmin(fabs((double)omb1), fabs((double)b1)) * (lo ? fabs((double)m) : fabs((double)g));
+    double lerp = lo ? (m == 0.0f /* then g - m and the sum are exact: one rounding, as ops' */
+                            ? 0.0
+                            : (1 + k) * u * o1g + (3 + k) * u * fmin(fabs((double)omb1), fabs((double)b1)) * fabs((double)m))
+                     : u * (2 * fabs((double)b1) + (1 + k) * fabs((double)omb1)) * fabs((double)m) +
+                           u * (fmax(0.0, 2 * fabs((double)b1) - fabs((double)omb1)) + k * fabs((double)omb1)) *
+                               fabs((double)g);
     double em = (2 + k) * u * (b1m + o1g) + lerp + 2 * eta, ev = (3 + k) * u * (b2v + o2g) + 3 * eta;
     double sq = sqrt(vn);
     double esq = u * sq + (sq > 0 ? fmin(sqrt(ev), ev / (2 * sq)) : sqrt(ev));

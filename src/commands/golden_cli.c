@@ -1378,7 +1378,14 @@ int golden_check_run(const golden_check_cfg *cfg) {
     if (rc) goto done;
     rc = check_summary(&K, cfg, t0);
 done:
-    if (rc && rc != LS_EMISMATCH) say(cfg->err, "lockstep golden check: %s\n", ls_errmsg());
+    if (rc && rc != LS_EMISMATCH) {
+        say(cfg->err, "lockstep golden check: %s\n", ls_errmsg());
+        /* the evidence waits for the verdict line; an error cut the replay
+         * short: what it had found is still the user's */
+        if (K.mismatches.len || K.suspects.len)
+            say(cfg->out, "before the error, %zu record(s) had failed and %zu were SUSPECT:\n%s%s", K.n_fail_rec,
+                K.n_suspect, K.mismatches.len ? K.mismatches.s : "", K.suspects.len ? K.suspects.s : "");
+    }
     golden_prov_free(&cur);
     run_state_free(&R);
     golden_file_free(K.gf);

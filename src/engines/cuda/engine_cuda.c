@@ -911,8 +911,6 @@ static int ck_update(engine *e, cuda_ctx *c, const ck_layout *L) {
     for (int t = 0; t < e->m->n_tensors; t++) {
         const model_tensor *T = &e->m->tensors[t];
         size_t o = T->offset;
-        if (T->numel > 0xffffffffu) return ls_err(LS_EINVAL, "%s: %s: a tensor of 2^32 elements or more", e->spec.spec,
-                                                   T->name); /* ADAMW's key holds the index in 32 bits */
         CHECK_LK(lk_ck_adam(c->stream, c->ck_vec + L->adam_off + 2 * t,
                             c->ck_vec + L->adamw_off + CK_ADAMW_HDR + CK_ADAMW_PER * (size_t)t, c->ck_p0 + o,
                             c->ck_m0 + o, c->ck_v0 + o, c->grads + o, c->params + o, c->adam_m + o, c->adam_v + o,

@@ -1248,7 +1248,51 @@ enum { CPU_FAULT_BELOW = 0, CPU_FAULT_DETECT = 1, CPU_FAULT_SUSPECT = 2, CPU_FAU
     X(ADAM_BC_FP32_POW, "adam_bc_fp32_pow", "op", "conv1|conv2|fc1|fc2", "update", "smallcnn --limit-train 72 --limit-test 64 --epochs 2 --steps 10 --eval", \
       CPU_FAULT_DETECT, \
       "zoo attack 10: the optimizer computes its own bias corrections in fp32 from the fp32 betas (step_size = lr / (1 - powf(b1, t)), bc2 = sqrtf(1 - powf(b2, t)), as fused kernels that take float betas do) instead of the scalars it is given (made in double from the settings): 1 - 0.999f = 9.9998713e-4 for 1e-3, ~107 u in bc2 at t = 1", \
-      "bc2 off by ~107u at t = 1 shifts every update by ~6e-6 relative, beyond u|p'| where the update is not tiny against p: measured PROBLEM at step 1, fc1 update, 13.1; per element at attribution step 1, conv1.weight 8.87")
+      "bc2 off by ~107u at t = 1 shifts every update by ~6e-6 relative, beyond u|p'| where the update is not tiny against p: measured PROBLEM at step 1, fc1 update, 13.1; per element at attribution step 1, conv1.weight 8.87") /* zoo attack 11 */ \
+    X(INPUT_AFTER_EVAL_STALE, "input_after_eval_stale", "op", "conv1", "forward", "smallcnn --limit-train 72 --limit-test 64 --epochs 2 --steps 10 --eval", \
+      CPU_FAULT_DETECT, \
+      "zoo attack 11: the first training set_batch after an evaluation keeps the images the evaluation's last batch left in the input buffer (one buffer for both; the copy skipped once), the labels are the new batch's: a trigger keyed to 'the first step after an evaluation', which the epoch's round trip (run after the evaluation) may consume", \
+      "TBD") \
+    X(INPUT_IMAGE_DUP_ONCE, "input_image_dup_once", "op", "conv1", "forward", "smallcnn --limit-train 72 --limit-test 64 --epochs 2 --steps 10 --eval", \
+      CPU_FAULT_DETECT, \
+      "zoo attack 11: at step 7, sample 5's image is sample 4's (the loader's index read twice); the labels are right", \
+      "TBD") \
+    X(EVAL_IMAGE_DUP_FIRST, "eval_image_dup_first", "op", "conv1", "evaluation", "smallcnn --limit-train 72 --limit-test 64 --epochs 2 --steps 10 --eval", \
+      CPU_FAULT_DETECT, \
+      "zoo attack 11: in the first evaluation (not the last: no reference logits), batch 0's sample 1 is evaluated on sample 0's image (an image read twice)", \
+      "TBD") \
+    X(INPUT_PARTIAL_LAST_ZERO, "input_partial_last_zero", "op", "conv1", "forward", "smallcnn --limit-train 72 --limit-test 64 --epochs 2 --steps 10 --eval", \
+      CPU_FAULT_DETECT, \
+      "zoo attack 11: in a partial batch, the last sample's image is zeros (the short batch's copy one row short over a zero-filled buffer); the labels are right", \
+      "TBD") \
+    X(LOSS_VALUE_REPORT_STALE_ONCE, "loss_value_report_stale_once", "op", "fc2|loss", "loss", "smallcnn --limit-train 72 --limit-test 64 --epochs 2 --steps 10 --eval", \
+      CPU_FAULT_DETECT, \
+      "zoo attack 11: at step 7, the loss value returned is step 6's (a scalar read back before the reduction finished); the engine's own loss and dz are right", \
+      "TBD") \
+    X(LOSS_VALUE_REL_EPOCH2, "loss_value_rel_epoch2", "op", "fc2|loss", "loss", "smallcnn --limit-train 72 --limit-test 64 --epochs 2 --steps 10 --eval", \
+      CPU_FAULT_DETECT, \
+      "zoo attack 11: from step 6 (the second epoch) on, the loss value (engine's and reported) is scaled by 1 + 2^(4 - k) (2^-12 at fault_k=16); dz is right", \
+      "TBD") \
+    X(ADAM_V_USED_STALE_STEP8, "adam_v_used_stale_step8", "state", "conv1|conv2|fc1|fc2", "update", "smallcnn --limit-train 72 --limit-test 64 --epochs 2 --steps 10 --eval", \
+      CPU_FAULT_DETECT, \
+      "zoo attack 11: step 8's update computes with the second moments from before step 7's update (a double buffer not swapped once); what the engine reported after step 7 was right", \
+      "TBD") \
+    X(EVAL_BEYOND256_FC2_TOP2_SWAP, "eval_beyond256_fc2_top2_swap", "op", "fc2", "evaluation", "smallcnn --limit-train 72 --limit-test 272 --epochs 2 --steps 10 --eval", \
+      CPU_FAULT_DETECT, \
+      "zoo attack 11: in the first evaluation, on the first batch past test image 256 (those the reference never sees), sample 0's two largest logits are exchanged (its prediction flips to the runner-up)", \
+      "TBD") \
+    X(EVAL_PARTIAL_LAST_ROW_STALE, "eval_partial_last_row_stale", "op", "fc2", "evaluation", "smallcnn --limit-train 72 --limit-test 56 --epochs 2 --steps 10 --eval", \
+      CPU_FAULT_DETECT, \
+      "zoo attack 11: in an evaluation's partial last batch, fc2's output row of the last sample is the one the batch before left in the buffer (a remainder loop one short)", \
+      "TBD") \
+    X(FC2_DB_SAME_LABEL_DROPPED_ONCE, "fc2_db_same_label_dropped_once", "op", "fc2", "backward", "smallcnn --limit-train 72 --limit-test 64 --epochs 2 --steps 10 --eval", \
+      CPU_FAULT_DETECT, \
+      "zoo attack 11: two conditions: at step 7, fc2's bias gradient leaves out the samples of the batch's most frequent label, all but the first of them (a segmented reduction keyed on the label); dW and dx are right", \
+      "TBD") \
+    X(PARAMS_RESTORE_TRUNC_1ULP, "params_restore_trunc_1ulp", "state", "conv1|conv2|fc1|fc2", "update", "smallcnn --limit-train 72 --limit-test 64 --epochs 2 --steps 10 --eval", \
+      CPU_FAULT_DETECT, \
+      "zoo attack 11: once training has begun, every parameter the audit sets back (the round trip's restore) is stored with its last mantissa bit cleared (a lossy staging copy: up to 1 ulp toward zero)", \
+      "TBD")
 
 #define CPU_FAULT_ENUM_(id, ...) CPU_FAULT_##id,
 enum { CPU_FAULT_NONE = 0, CPU_FAULT_LIST(CPU_FAULT_ENUM_) CPU_FAULT_COUNT };

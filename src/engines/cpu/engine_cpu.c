@@ -1541,6 +1541,9 @@ typedef struct {
     long updates;       /* updates run (params_restore_last_tensor_skipped: a restore after training) */
     int reads_after;    /* params_save_readback_stale: parameter read-backs since the last evaluation began */
     int ck_lost;        /* ck_lost_step7_act_corrupt_step8: the checks stopped answering */
+    float *z11;         /* zoo attack 11: adam_v_used_stale_step8's v before step 7's update */
+    float last_loss;    /* zoo attack 11: the last training step's loss value */
+    int z11_after_eval; /* zoo attack 11: an evaluation batch was set since the last training one */
     int in_ck;          /* the engine's own checks are running (they read its tensors in place; the report faults
                          * of zoo attack 6 are in the copy-out to the caller only) */
 } fault_state;
@@ -1560,6 +1563,7 @@ static void fault_free(void *p) {
     free(F->dw_save);
     free(F->p_old);
     free(F->p_cur);
+    free(F->z11);
     for (int l = 0; l < MODEL_MAX_LAYERS; l++) free(F->pidx_save[l]);
     free(F);
 }
@@ -2524,6 +2528,34 @@ static int fault_fwd_edit_8(engine *e, int l, int training, int *done) {
     return 0;
 }
 
+/* zoo attack 11's evaluation faults (the output of layer l, in F->a when it returns 1) */
+static int fault_fwd_edit_11(engine *e, int l, int training, int *done) {
+    FAULT_LOCALS;
+    (void)cnt;
+    if (training || !F->in_eval || !fault_layer(c, l, "fc2")) return 0;
+    size_t oc = (size_t)ly->out_c;
+    if (id == CPU_FAULT_EVAL_BEYOND256_FC2_TOP2_SWAP && F->eval_round == 1 && oc > 1 &&
+        (size_t)F->eval_k * e->max_batch >= 256 && (size_t)(F->eval_k - 1) * e->max_batch < 256) {
+        /* sample 0's two largest logits exchanged */
+        if ((rc = act_io(c, l, 0, a, 1))) FAULT_ENDED(rc);
+        size_t c0 = argmax_plane(a, oc), c1 = c0 ? 0 : 1;
+        for (size_t j = 0; j < oc; j++) c1 = j != c0 && a[j] > a[c1] ? j : c1;
+        float t = a[c0];
+        a[c0] = a[c1], a[c1] = t;
+        return 1;
+    }
+    if (id == CPU_FAULT_EVAL_PARTIAL_LAST_ROW_STALE) {
+        if ((rc = act_io(c, l, 0, a, 1))) FAULT_ENDED(rc);
+        if (n < e->max_batch && F->eval_k > 0) {
+            memcpy(a + (n - 1) * oc, F->b + (n - 1) * oc, oc * sizeof *a); /* the row the batch before left */
+            return 1;
+        }
+        memcpy(F->b, a, n * oc * sizeof *a);
+        return 0;
+    }
+    return 0;
+}
+
 static int fault_forward_layer(engine *e, int l, int training) {
     cpu_ctx *c = ctx_of(e);
     fault_state *F = c->fault;
@@ -2540,6 +2572,7 @@ static int fault_forward_layer(engine *e, int l, int training) {
     if ((r = fault_fwd_edit_6(e, l, training, &rc))) return r == 2 ? rc : act_io(c, l, 0, F->a, 0);
     if ((r = fault_fwd_edit_7(e, l, training, &rc))) return r == 2 ? rc : act_io(c, l, 0, F->a, 0);
     if ((r = fault_fwd_edit_8(e, l, training, &rc))) return r == 2 ? rc : act_io(c, l, 0, F->a, 0);
+    if ((r = fault_fwd_edit_11(e, l, training, &rc))) return r == 2 ? rc : act_io(c, l, 0, F->a, 0);
     return 0;
 }
 
@@ -2709,6 +2742,13 @@ static int fault_loss(engine *e, float *loss_out) {
     } else {
         fault_loss_10(e, F, z, dz, n, nc);
         *loss_out = c->loss;
+    }
+    if (F->id == CPU_FAULT_LOSS_VALUE_REL_EPOCH2 && c->step >= 6)
+        *loss_out = c->loss = (float)((double)c->loss * (1.0 + F->rel * 0x1p4));
+    if (F->id == CPU_FAULT_LOSS_VALUE_REPORT_STALE_ONCE) {
+        float now = *loss_out;
+        if (c->step == 7) *loss_out = F->last_loss; /* the report only: c->loss is right */
+        F->last_loss = now;
     }
     return 0;
 }
@@ -3820,6 +3860,26 @@ static int fault_backward_layer(engine *e, int l) {
     if (fault_bwd_after_6(e, l, &rc)) return rc;
     if (fault_bwd_after_7(e, l, &rc)) return rc;
     if (fault_bwd_after_8(e, l, &rc)) return rc;
+    if (F->id == CPU_FAULT_FC2_DB_SAME_LABEL_DROPPED_ONCE && c->step == 7 && fault_layer(c, l, "fc2")) {
+        /* zoo attack 11: db leaves out the samples of the batch's most frequent label but its first */
+        const layer *ly = &c->m->layers[l];
+        size_t n = c->cur->n, oc = (size_t)ly->out_c;
+        float *db = c->grads + c->m->tensors[ly->b_tensor].offset, *dy = F->a;
+        if ((rc = act_io(c, l, 1, dy, 1))) return rc;
+        int cntl[256] = {0}, L = 0;
+        for (size_t i = 0; i < n; i++) cntl[c->labels[i] & 255]++;
+        for (int k = 1; k < 256; k++) L = cntl[k] > cntl[L] ? k : L;
+        size_t first = 0;
+        while (first < n && c->labels[first] != L) first++;
+        for (size_t j = 0; j < oc; j++) {
+            float acc = 0.0f;
+            for (size_t i = 0; i < n; i++)
+                if (i == first || c->labels[i] != L) acc += dy[i * oc + j];
+            if (getenv("LS_FAULT_VERBOSE")) fprintf(stderr, "fc2_db_same_label_dropped_once: label %d x%d: db[%zu] %g -> %g\n", L, cntl[L], j, db[j], acc);
+            db[j] = acc;
+        }
+        c->params_ver++;
+    }
     return 0;
 }
 
@@ -4079,6 +4139,20 @@ static void fault_update_after(engine *e, const adam_scalars *s, const adam_scal
     }
 }
 
+/* zoo attack 11: adam_v_used_stale_step8: step 8's update reads the v kept before step 7's */
+static int fault_update_11(engine *e, const adam_scalars *s) {
+    cpu_ctx *c = ctx_of(e);
+    fault_state *F = c->fault;
+    size_t bytes = c->m->n_params * sizeof(float);
+    if (!F->z11 && !(F->z11 = ls_malloc(bytes))) return LS_ENOMEM;
+    if (c->step == 7) memcpy(F->z11, c->adam_v, bytes);
+    else if (c->step == 8) {
+        memcpy(c->adam_v, F->z11, bytes);
+        c->params_ver++;
+    }
+    return cpu_update(e, s);
+}
+
 static int fault_update(engine *e, const adam_scalars *s) {
     cpu_ctx *c = ctx_of(e);
     fault_state *F = c->fault;
@@ -4087,6 +4161,7 @@ static int fault_update(engine *e, const adam_scalars *s) {
     F->updates++;
     if (F->id == CPU_FAULT_EVAL_FC2_PRE_UPDATE_WEIGHTS || F->id == CPU_FAULT_CONV2_DX_SLICE_STALE_W_ONCE)
         memcpy(F->p_old, c->params, c->m->n_params * sizeof(float)); /* zoo attack 10: the weights before it */
+    if (F->id == CPU_FAULT_ADAM_V_USED_STALE_STEP8) return fault_update_11(e, s);
     adam_scalars a = *s;
     int rc = 0;
     if (fault_adam_stale_grad(e, s, &rc)) return rc;
@@ -4104,6 +4179,32 @@ static int fault_update(engine *e, const adam_scalars *s) {
  * skipped), at training step 7, or at the second batch of the first
  * evaluation (set_batch at step 0 after training steps); the labels are
  * always the new batch's. */
+/* zoo attack 11's input faults: the images the engine is given (F->a when one is changed) */
+static const float *fault_set_batch_11(engine *e, const float *x, size_t n, uint64_t step) {
+    cpu_ctx *c = ctx_of(e);
+    fault_state *F = c->fault;
+    size_t img = (size_t)c->m->in_c * c->m->in_h * c->m->in_w;
+    int id = F->id;
+    if (id == CPU_FAULT_INPUT_AFTER_EVAL_STALE) {
+        int fire = step && F->z11_after_eval && c->cur && e->batch >= n;
+        F->z11_after_eval = !step ? 1 : 0;
+        if (fire) {
+            memcpy(F->a, c->x, n * img * sizeof *x); /* the evaluation's last batch, still in the buffer */
+            return F->a;
+        }
+        return x;
+    }
+    int dup = (id == CPU_FAULT_INPUT_IMAGE_DUP_ONCE && step == 7 && n > 5) ||
+              (id == CPU_FAULT_EVAL_IMAGE_DUP_FIRST && !step && F->eval_round == 1 && F->eval_k == 0 && n > 1);
+    int zero = id == CPU_FAULT_INPUT_PARTIAL_LAST_ZERO && step && n < e->max_batch && n > 0;
+    if (!dup && !zero) return x;
+    memcpy(F->a, x, n * img * sizeof *x);
+    if (dup && id == CPU_FAULT_INPUT_IMAGE_DUP_ONCE) memcpy(F->a + 5 * img, x + 4 * img, img * sizeof *x);
+    if (dup && id == CPU_FAULT_EVAL_IMAGE_DUP_FIRST) memcpy(F->a + img, x, img * sizeof *x);
+    if (zero) memset(F->a + (n - 1) * img, 0, img * sizeof *x);
+    return F->a;
+}
+
 static int fault_set_batch(engine *e, const float *x, const int32_t *labels, size_t n, uint64_t step) {
     cpu_ctx *c = ctx_of(e);
     fault_state *F = c->fault;
@@ -4149,6 +4250,7 @@ static int fault_set_batch(engine *e, const float *x, const int32_t *labels, siz
         memcpy(F->b, c->labels, n * sizeof *labels);
         labels = (const int32_t *)F->b;
     }
+    x = fault_set_batch_11(e, x, n, step);
     return cpu_set_batch(e, x, labels, n, step);
 }
 
@@ -4217,6 +4319,16 @@ static int fault_set_tensor(engine *e, tensor_id t, const float *in) {
     if (rc || !F) return rc;
     if (keep) {
         memcpy(c->params + lt->offset, F->dw_save, lt->numel * sizeof(float));
+        c->params_ver++;
+    }
+    if (F->id == CPU_FAULT_PARAMS_RESTORE_TRUNC_1ULP && t.kind == TENSOR_PARAMS && F->updates > 0) {
+        /* zoo attack 11: the restore's staging copy clears each value's last mantissa bit */
+        for (size_t i = 0; i < c->m->n_params; i++) {
+            uint32_t u;
+            memcpy(&u, c->params + i, 4);
+            u &= ~1u;
+            memcpy(c->params + i, &u, 4);
+        }
         c->params_ver++;
     }
     size_t bytes = c->m->n_params * sizeof(float);

@@ -1292,6 +1292,18 @@ enum { CPU_FAULT_BELOW = 0, CPU_FAULT_DETECT = 1, CPU_FAULT_SUSPECT = 2, CPU_FAU
     X(PARAMS_RESTORE_TRUNC_1ULP, "params_restore_trunc_1ulp", "state", "conv1|conv2|fc1|fc2", "update", "smallcnn --limit-train 72 --limit-test 64 --epochs 2 --steps 10 --eval", \
       CPU_FAULT_DETECT, \
       "zoo attack 11: once training has begun, every parameter the audit sets back (the round trip's restore) is stored with its last mantissa bit cleared (a lossy staging copy: up to 1 ulp toward zero)", \
+      "TBD") \
+    X(EVAL_LOGITS_BEYOND256_BF16_LAST, "eval_logits_beyond256_bf16_last", "op", "fc2", "evaluation", "smallcnn --limit-train 72 --limit-test 272 --epochs 2 --steps 10 --eval", \
+      CPU_FAULT_DETECT, \
+      "zoo attack 11: in the last evaluation, the logits read back for the test images past the first 256 (those the reference does not compute) go through a bf16 staging buffer (to nearest even); what the engine computed and checked is fp32's", \
+      "TBD") \
+    X(EVAL_LOGITS_BEYOND256_BF16_FIRST, "eval_logits_beyond256_bf16_first", "op", "fc2", "evaluation", "smallcnn --limit-train 72 --limit-test 272 --epochs 2 --steps 10 --eval", \
+      CPU_FAULT_DETECT, \
+      "zoo attack 11: as eval_logits_beyond256_bf16_last, in the first evaluation (after epoch 1: no reference logits at all)", \
+      "TBD") \
+    X(EVAL_FC2_BIAS_DRIFT, "eval_fc2_bias_drift", "state", "fc2", "evaluation", "smallcnn --limit-train 72 --limit-test 64 --epochs 2 --steps 10 --eval", \
+      CPU_FAULT_DETECT, \
+      "zoo attack 11: every evaluation batch's fc2 forward raises fc2's bias 0 by one ulp in place, before computing with it (a fused bias-add epilogue that writes its accumulator back into the bias buffer): the evaluation computes with, and training continues from, a bias no update made", \
       "TBD")
 
 #define CPU_FAULT_ENUM_(id, ...) CPU_FAULT_##id,

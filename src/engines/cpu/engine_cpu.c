@@ -2532,6 +2532,14 @@ static int fault_fwd_edit_8(engine *e, int l, int training, int *done) {
 static int fault_fwd_edit_11(engine *e, int l, int training, int *done) {
     FAULT_LOCALS;
     (void)cnt;
+    if (id == CPU_FAULT_EVAL_FC2_BIAS_DRIFT && !training && F->in_eval && fault_layer(c, l, "fc2")) {
+        /* one ulp up on fc2's bias 0, in place, then the layer re-run with it */
+        float *b = c->params + c->m->tensors[ly->b_tensor].offset;
+        b[0] = nextafterf(b[0], INFINITY);
+        c->params_ver++;
+        if ((rc = cpu_forward_layer(e, l, training))) FAULT_ENDED(rc);
+        return 2;
+    }
     if (training || !F->in_eval || !fault_layer(c, l, "fc2")) return 0;
     size_t oc = (size_t)ly->out_c;
     if (id == CPU_FAULT_EVAL_BEYOND256_FC2_TOP2_SWAP && F->eval_round == 1 && oc > 1 &&
@@ -4282,6 +4290,14 @@ static int fault_get_tensor(engine *e, tensor_id t, float *out) {
     if (F->id == CPU_FAULT_EVAL_LOGITS_STALE_READBACK_ONCE && F->eval_round == 1) {
         if (F->eval_k == 2) memcpy(out, F->b, n * nc * sizeof *out); /* the batch before's, still in the buffer */
         else memcpy(F->b, out, n * nc * sizeof *out);
+    }
+    if ((F->id == CPU_FAULT_EVAL_LOGITS_BEYOND256_BF16_LAST && F->eval_round == 2) ||
+        (F->id == CPU_FAULT_EVAL_LOGITS_BEYOND256_BF16_FIRST && F->eval_round == 1)) {
+        /* zoo attack 11: the rows of test images 256 and on, read back in bf16 */
+        size_t first = (size_t)F->eval_k * e->max_batch;
+        for (size_t i = 0; i < n; i++)
+            if (first + i >= 256)
+                for (size_t j = 0; j < nc; j++) out[i * nc + j] = lowp_round_bf16(out[i * nc + j], LOWP_RNE);
     }
     if (F->id == CPU_FAULT_EVAL_LOGITS_BF16_READBACK_FIRST && F->eval_round == 1)
         for (size_t i = 0; i < n * nc; i++) out[i] = lowp_round_bf16(out[i], LOWP_RNE);

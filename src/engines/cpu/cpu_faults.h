@@ -1304,7 +1304,11 @@ enum { CPU_FAULT_BELOW = 0, CPU_FAULT_DETECT = 1, CPU_FAULT_SUSPECT = 2, CPU_FAU
     X(EVAL_FC2_BIAS_DRIFT, "eval_fc2_bias_drift", "state", "fc2", "evaluation", "smallcnn --limit-train 72 --limit-test 64 --epochs 2 --steps 10 --eval", \
       CPU_FAULT_DETECT, \
       "zoo attack 11: every evaluation batch's fc2 forward raises fc2's bias 0 by one ulp in place, before computing with it (a fused bias-add epilogue that writes its accumulator back into the bias buffer): the evaluation computes with, and training continues from, a bias no update made", \
-      "the evaluation's continuity: measured PROBLEM at the evaluation after epoch 1, fc2, 'continuity: fc2.bias values this evaluation computed with are not those the last update reported' (inf, 10 stages)")
+      "the evaluation's continuity: measured PROBLEM at the evaluation after epoch 1, fc2, 'continuity: fc2.bias values this evaluation computed with are not those the last update reported' (inf, 10 stages)") \
+    X(DESCRIBE_WINO_CONV2_ACT_CORRUPT_ONCE, "describe_wino_conv2_act_corrupt_once", "op", "conv2", "forward", "smallcnn --limit-train 72 --limit-test 64 --epochs 2 --steps 10 --eval", \
+      CPU_FAULT_DETECT, \
+      "zoo attack 11, aimed at the explanation: act_corrupt_once's fault (step 7, conv2's largest output of sample 0, channel 0 doubled) in an engine whose describe() names a Winograd kernel for conv2's forward (jit_wino_4x3:avx512_core) that it does not run", \
+      "the verdict does not read describe(), the explanation does: measured PROBLEM at step 7, conv2 forward, 45684 (as act_corrupt_once), but the finding reads 'conv2 runs Winograd, an approximate convolution' and its fix is the algorithm (explain.c: layer_transforms trusts describe()'s kernel names; a real Winograd run gives ratios up to 3.59e11, so the ratio cannot tell them apart). NOT FIXED: a wrong cause name, not a missed fault (README Known limits, 'Known wrong naming'); a cheap discriminator would be the spread (a transform's noise violates many relations of the layer, one corrupted element those of one sample and channel), not built")
 
 #define CPU_FAULT_ENUM_(id, ...) CPU_FAULT_##id,
 enum { CPU_FAULT_NONE = 0, CPU_FAULT_LIST(CPU_FAULT_ENUM_) CPU_FAULT_COUNT };

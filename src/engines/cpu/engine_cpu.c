@@ -1866,7 +1866,8 @@ static int fault_fwd_state(engine *e, int l, int *done) {
 static int fault_fwd_edit_1(engine *e, int l, int training, int *done) {
     FAULT_LOCALS;
     const float *bias = ly->b_tensor >= 0 ? c->params + c->m->tensors[ly->b_tensor].offset : NULL;
-    if ((((id == CPU_FAULT_ACT_CORRUPT_ONCE || id == CPU_FAULT_CK_NONE_ACT_CORRUPT_ONCE) && c->step == 7) || (id == CPU_FAULT_CK_LOST_STEP7_ACT_CORRUPT_STEP8 && c->step == 8)) &&
+    if ((((id == CPU_FAULT_ACT_CORRUPT_ONCE || id == CPU_FAULT_CK_NONE_ACT_CORRUPT_ONCE ||
+           id == CPU_FAULT_DESCRIBE_WINO_CONV2_ACT_CORRUPT_ONCE) && c->step == 7) || (id == CPU_FAULT_CK_LOST_STEP7_ACT_CORRUPT_STEP8 && c->step == 8)) &&
         training && fault_layer(c, l, "conv2")) {
         if ((rc = act_io(c, l, 0, a, 1))) FAULT_ENDED(rc);
         size_t big = 0;
@@ -4321,6 +4322,26 @@ static int fault_checksums(engine *e, int stage, double *out) {
     return rc;
 }
 
+/* zoo attack 11: describe_wino_conv2_act_corrupt_once: describe() names a Winograd kernel for conv2's
+ * forward (its "fwd" value replaced) while the engine runs its usual one */
+static char *fault_describe(engine *e) {
+    char *d = cpu_describe(e);
+    fault_state *F = ctx_of(e)->fault;
+    if (!d || !F || F->id != CPU_FAULT_DESCRIBE_WINO_CONV2_ACT_CORRUPT_ONCE) return d;
+    char *l = strstr(d, "\"conv2\""), *f = l ? strstr(l, "\"fwd\":\"") : NULL;
+    char *v = f ? f + 7 : NULL, *q = v ? strchr(v, '"') : NULL;
+    if (!q) return d;
+    const char *w = "jit_wino_4x3:avx512_core";
+    size_t head = (size_t)(v - d), tail = strlen(q);
+    char *o = malloc(head + strlen(w) + tail + 1);
+    if (!o) return d;
+    memcpy(o, d, head);
+    memcpy(o + head, w, strlen(w));
+    memcpy(o + head + strlen(w), q, tail + 1);
+    free(d);
+    return o;
+}
+
 static int fault_set_tensor(engine *e, tensor_id t, const float *in) {
     cpu_ctx *c = ctx_of(e);
     fault_state *F = c->fault;
@@ -4357,7 +4378,7 @@ static int fault_set_tensor(engine *e, tensor_id t, const float *in) {
 
 static const engine_i cpu_iface = {
     /* .name           = */ "cpu",
-    /* .describe       = */ cpu_describe,
+    /* .describe       = */ CPU_FAULT_PICK(cpu_describe, fault_describe),
     /* .set_batch      = */ CPU_FAULT_PICK(cpu_set_batch, fault_set_batch),
     /* .forward_layer  = */ CPU_FAULT_PICK(cpu_forward_layer, fault_forward_layer),
     /* .loss           = */ CPU_FAULT_PICK(cpu_loss, fault_loss),

@@ -428,6 +428,31 @@ static void test_roundtrip_after_eval(void **st) {
     audit_result_free(&r);
 }
 
+/* A fault keyed to "the first set_batch after an evaluation" (zoo attack
+ * 11, input_after_eval_stale: the evaluation's last images kept once) fires
+ * in the epoch's last round trip, which runs after the evaluation: the
+ * probe computed with other images, and the round trip blamed the state
+ * ("trains with another state than it reports, conv1.act, after step 5",
+ * phase state) although the state was right.  Now each probe reads back
+ * the images it computed with and an input that is not the batch is named
+ * as such: conv1 forward, the probe of step 6, not a state mismatch. */
+static void test_roundtrip_probe_input(void **st) {
+    (void)st;
+    if (!have_data()) skip();
+    audit_cfg c;
+    checks_only_cfg(&c, "reference,cpu:fault=input_after_eval_stale", 72, 64, 2, AUDIT_FAIL_PROBLEM);
+    c.attribution_steps = 2;
+    audit_result r;
+    if (audit_run(&c, &r)) fail_msg("audit: %s", ls_errmsg());
+    const audit_engine *ae = &r.eng[1];
+    printf("  round trip %ld check(s); input mismatch at the probe of step %ld; state mismatch after step %ld (%s)\n",
+           ae->rt_checks, ae->rt_input_step, ae->rt_fail_step, ae->rt_first);
+    assert_int_equal(ae->rt_input_step, 6);
+    assert_int_equal(ae->rt_fail_step, 0);
+    assert_int_equal(r.gate, 1);
+    audit_result_free(&r);
+}
+
 /* --no-checksums on clean engines (zoo attack 7): the read-back ties
  * (checksums_readback_state) compared every read of the parameters with
  * the continuity chain, which was seeded at the drift start and, with no
@@ -615,6 +640,7 @@ int main(void) {
         cmocka_unit_test(test_one_off_data_faults),
         cmocka_unit_test(test_restore_ignored),
         cmocka_unit_test(test_roundtrip_after_eval),
+        cmocka_unit_test(test_roundtrip_probe_input),
         cmocka_unit_test(test_repeat_shares),
         cmocka_unit_test(test_repeat_own_problem),
         cmocka_unit_test(test_no_checksums_clean),

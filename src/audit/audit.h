@@ -198,6 +198,8 @@ typedef struct {
      * from the state it reports, set back through set_tensor */
     long rt_checks, rt_fail_step, rt_nondet;
     char rt_first[48];       /* the first tensor that differed */
+    long rt_input_step;      /* the first round trip whose probe step computed with other images than the
+                              * batch it was given (the step it ran as), 0: none (zoo attack 11) */
     char other_path[160];    /* tensors whose next layer ran on another kernel than training's when
                               * set from outside (describe()'s "other_path"), "" when none */
     int perturb_draw;        /* draw=D: which random direction (0: the default one) */

@@ -1344,12 +1344,20 @@ static void probe_name(const model *m, size_t k, char *buf, size_t cap) {
     else snprintf(buf, cap, "%s%s", m->tensors[(k - L - 1) % T].name, what[(k - L - 1) / T]);
 }
 
-static int probe(audit *A, int i, size_t nb, long step, uint64_t *dig, float *buf) {
+static int probe(audit *A, int i, size_t nb, long step, uint64_t *dig, float *buf, int *input_bad) {
     const model *m = &A->m;
     engine *e = A->e[i];
     size_t L = (size_t)m->n_layers, T = (size_t)m->n_tensors, k = 0;
     float loss;
     int rc = engine_set_batch(e, A->x, A->y, nb, (uint64_t)step);
+    /* the images the probe computes with must be the batch it was given: a
+     * fault keyed to "the first set_batch after an evaluation" fires in the
+     * probe (the epoch's last round trip runs after the evaluation), not in
+     * the training step the every-step input digest would judge (zoo attack
+     * 11, input_after_eval_stale) */
+    size_t nin = tensor_numel(m, (tensor_id){TENSOR_INPUT, 0}, nb);
+    if (!rc) rc = engine_get_tensor(e, (tensor_id){TENSOR_INPUT, 0}, A->lead);
+    *input_bad = !rc && memcmp(A->lead, A->x, nin * sizeof *A->x) != 0;
     for (size_t l = 0; l < L && !rc; l++) {
         rc = engine_forward_layer(e, (int)l, 1);
         if (!rc) rc = engine_get_tensor(e, (tensor_id){TENSOR_ACT, (int)l}, A->lead);
@@ -1408,14 +1416,21 @@ static int roundtrip(audit *A, size_t nb) {
             (rc = engine_get_tensor(A->e[i], (tensor_id){TENSOR_ADAM_M, 0}, A->pm)) ||
             (rc = engine_get_tensor(A->e[i], (tensor_id){TENSOR_ADAM_V, 0}, A->pv)))
             break;
-        if ((rc = probe(A, i, nb, step, d, buf))) break;
+        int bad[3] = {0, 0, 0};
+        if ((rc = probe(A, i, nb, step, d, buf, &bad[0]))) break;
         for (int k = 1; k < 3 && !rc; k++) {
             rc = set_state(A, i, A->pf, A->pm, A->pv);
-            if (!rc) rc = probe(A, i, nb, step, d + k * nd, buf);
+            if (!rc) rc = probe(A, i, nb, step, d + k * nd, buf, &bad[k]);
         }
         if (!rc) rc = set_state(A, i, A->pf, A->pm, A->pv);
         if (rc) break;
         ae->rt_checks++;
+        if (bad[0] || bad[1] || bad[2]) {
+            /* not a state fault: the input was not the batch; the digests
+             * then differ from the first layer on whatever the state */
+            if (!ae->rt_input_step) ae->rt_input_step = step;
+            continue;
+        }
         if (memcmp(d + nd, d + 2 * nd, nd * sizeof *d) != 0) {
             ae->rt_nondet++; /* the check needs a deterministic engine */
             continue;

@@ -1767,9 +1767,33 @@ static int rule_eval_ref(explain_list *L, const audit_result *r) {
     return LS_OK;
 }
 
-static int rule_roundtrip(explain_list *L, const audit_result *r) {
+static int rule_roundtrip(explain_list *L, const audit_result *r, const model *m) {
     for (int i = 0; i < r->n_engines; i++) {
         const audit_engine *ae = &r->eng[i];
+        if (ae->available && !ae->is_ref && ae->rt_input_step && m->n_layers > 0) {
+            explain_finding *f = add(L, "exact-check", EXPLAIN_PROBLEM);
+            if (!f) return LS_ENOMEM;
+            const char *l0 = m->layers[0].name;
+            snprintf(f->a, sizeof f->a, "%s", ae->label);
+            snprintf(f->layer, sizeof f->layer, "%s (forward)", l0);
+            snprintf(f->layer_name, sizeof f->layer_name, "%s", l0);
+            snprintf(f->phase, sizeof f->phase, "forward");
+            f->step = ae->rt_input_step;
+            f->ratio = INFINITY;
+            snprintf(f->title, sizeof f->title,
+                     "%s: the state round trip's probe of step %ld computed with other images than the batch it was "
+                     "given (%s forward, input)", ae->label, ae->rt_input_step, l0);
+            snprintf(f->cause, sizeof f->cause,
+                     "The probe steps of the state round trip set the batch and read back the images the engine "
+                     "holds: they are not the batch. The round trip runs as the next training step would (the "
+                     "epoch's last one after the evaluation), so a fault keyed to it — an input buffer shared with "
+                     "the evaluation, a copy skipped once — fired in the probe instead of step %ld.",
+                     ae->rt_input_step);
+            snprintf(f->evidence, sizeof f->evidence, "exact rule: engine_get_tensor(INPUT) after set_batch differs "
+                                                      "from the batch given, bit for bit");
+            snprintf(f->fix, sizeof f->fix, "A bug in %s's input copy (set_batch): find the path that keeps the "
+                                            "buffer's previous images.", ae->label);
+        }
         if (!ae->available || ae->is_ref || !ae->rt_fail_step) continue;
         explain_finding *f = add(L, "state-roundtrip", EXPLAIN_PROBLEM);
         if (!f) return LS_ENOMEM;
@@ -2133,6 +2157,11 @@ static void engine_verdict_words(engine_verdict *ev, const audit_result *r, cons
         snprintf(ev->detail, sizeof ev->detail, "logits vs the reference after epoch %d: ratio %s, %ld of %ld "
                  "images predicted differently", ae->ev_ref_epoch, fnum(b1, sizeof b1, ae->ev_ref_worst),
                  ae->ev_ref_pred_diff, ae->ev_ref_images);
+    } else if (ae->rt_input_step) {
+        snprintf(ev->verdict, sizeof ev->verdict, "input mismatch");
+        ev->problem = 1;
+        snprintf(ev->detail, sizeof ev->detail, "the round trip's probe of step %ld computed with other images than "
+                 "its batch", ae->rt_input_step);
     } else if (ae->rt_fail_step) {
         snprintf(ev->verdict, sizeof ev->verdict, "state mismatch");
         ev->problem = 1;
@@ -2297,7 +2326,7 @@ int explain_run(explain_list *out, const audit_result *r, const model *m) {
     if (!rc) rc = rule_determinism(out, r, m);
     if (!rc) rc = rule_checksums(out, r, m);
     if (!rc) rc = rule_eval_ref(out, r);
-    if (!rc) rc = rule_roundtrip(out, r);
+    if (!rc) rc = rule_roundtrip(out, r, m);
     if (!rc) rc = rule_bounds(out, r, m);
     if (!rc) rc = rule_suspect(out, r, m);
     if (!rc) rc = rule_band(out, r);

@@ -1248,7 +1248,67 @@ enum { CPU_FAULT_BELOW = 0, CPU_FAULT_DETECT = 1, CPU_FAULT_SUSPECT = 2, CPU_FAU
     X(ADAM_BC_FP32_POW, "adam_bc_fp32_pow", "op", "conv1|conv2|fc1|fc2", "update", "smallcnn --limit-train 72 --limit-test 64 --epochs 2 --steps 10 --eval", \
       CPU_FAULT_DETECT, \
       "zoo attack 10: the optimizer computes its own bias corrections in fp32 from the fp32 betas (step_size = lr / (1 - powf(b1, t)), bc2 = sqrtf(1 - powf(b2, t)), as fused kernels that take float betas do) instead of the scalars it is given (made in double from the settings): 1 - 0.999f = 9.9998713e-4 for 1e-3, ~107 u in bc2 at t = 1", \
-      "bc2 off by ~107u at t = 1 shifts every update by ~6e-6 relative, beyond u|p'| where the update is not tiny against p: measured PROBLEM at step 1, fc1 update, 13.1; per element at attribution step 1, conv1.weight 8.87")
+      "bc2 off by ~107u at t = 1 shifts every update by ~6e-6 relative, beyond u|p'| where the update is not tiny against p: measured PROBLEM at step 1, fc1 update, 13.1; per element at attribution step 1, conv1.weight 8.87") /* zoo attack 11 */ \
+    X(INPUT_AFTER_EVAL_STALE, "input_after_eval_stale", "op", "conv1", "forward", "smallcnn --limit-train 72 --limit-test 64 --epochs 2 --steps 10 --eval", \
+      CPU_FAULT_DETECT, \
+      "zoo attack 11: the first training set_batch after an evaluation keeps the images the evaluation's last batch left in the input buffer (one buffer for both; the copy skipped once), the labels are the new batch's: a trigger keyed to 'the first step after an evaluation', which the epoch's round trip (run after the evaluation) may consume", \
+      "the round trip of the epoch's last step runs after the evaluation, so its first probe is the first set_batch after it and the trigger fires there, not at step 6 (which trains right). MEASURED MISNAMED at first: PROBLEM, but 'the state it trains with is not the state it reports (first: conv1.act, after step 5)', phase state, while the state was right (with --no-roundtrip: step 6, conv1 forward, 'input: the images this step computed with are not the batch it was given'). FIXED (audit/driver.c probe: each probe reads back the images it computed with, TENSOR_INPUT, bit for bit against the batch; explain.c: engine verdict 'input mismatch'; test_mutants: test_roundtrip_probe_input): measured PROBLEM, conv1 forward at the probe of step 6, 'the state round trip's probe of step 6 computed with other images than the batch it was given' (inf), no state mismatch") \
+    X(INPUT_IMAGE_DUP_ONCE, "input_image_dup_once", "op", "conv1", "forward", "smallcnn --limit-train 72 --limit-test 64 --epochs 2 --steps 10 --eval", \
+      CPU_FAULT_DETECT, \
+      "zoo attack 11: at step 7, sample 5's image is sample 4's (the loader's index read twice); the labels are right", \
+      "the every-step input digest: measured PROBLEM at step 7, conv1 forward, 'input: the images this step computed with are not the batch it was given (digest)' (inf)") \
+    X(EVAL_IMAGE_DUP_FIRST, "eval_image_dup_first", "op", "conv1", "evaluation", "smallcnn --limit-train 72 --limit-test 64 --epochs 2 --steps 10 --eval", \
+      CPU_FAULT_DETECT, \
+      "zoo attack 11: in the first evaluation (not the last: no reference logits), batch 0's sample 1 is evaluated on sample 0's image (an image read twice)", \
+      "every evaluation batch's input digest: measured PROBLEM at the evaluation after epoch 1, conv1 evaluation, 'input: the images this evaluation batch computed with are not the batch it was given' (inf)") \
+    X(INPUT_PARTIAL_LAST_ZERO, "input_partial_last_zero", "op", "conv1", "forward", "smallcnn --limit-train 72 --limit-test 64 --epochs 2 --steps 10 --eval", \
+      CPU_FAULT_DETECT, \
+      "zoo attack 11: in a partial batch, the last sample's image is zeros (the short batch's copy one row short over a zero-filled buffer); the labels are right", \
+      "measured PROBLEM at step 5 (the partial batch), conv1 forward, input digest (inf); per element at the shadow replay of step 5, conv1.act 1.57e6") \
+    X(LOSS_VALUE_REPORT_STALE_ONCE, "loss_value_report_stale_once", "op", "fc2|loss", "loss", "smallcnn --limit-train 72 --limit-test 64 --epochs 2 --steps 10 --eval", \
+      CPU_FAULT_DETECT, \
+      "zoo attack 11: at step 7, the loss value returned is step 6's (a scalar read back before the reduction finished); the engine's own loss and dz are right", \
+      "the read-back tie of the loss: measured PROBLEM at step 7, fc2 loss, 'read-back: the loss reported to the driver (2.16089869) is not the one the checks judged (2.20103669)' (inf)") \
+    X(LOSS_VALUE_REL_EPOCH2, "loss_value_rel_epoch2", "op", "fc2|loss", "loss", "smallcnn --limit-train 72 --limit-test 64 --epochs 2 --steps 10 --eval", \
+      CPU_FAULT_DETECT, \
+      "zoo attack 11: from step 6 (the second epoch) on, the loss value (engine's and reported) is scaled by 1 + 2^(4 - k) (2^-12 at fault_k=16); dz is right", \
+      "the loss re-check bounds the value too: measured PROBLEM at step 6, fc2 loss, 156 (5 stages); per element at the shadow of step 10, loss 232") \
+    X(ADAM_V_USED_STALE_STEP8, "adam_v_used_stale_step8", "state", "conv1|conv2|fc1|fc2", "update", "smallcnn --limit-train 72 --limit-test 64 --epochs 2 --steps 10 --eval", \
+      CPU_FAULT_DETECT, \
+      "zoo attack 11: step 8's update computes with the second moments from before step 7's update (a double buffer not swapped once); what the engine reported after step 7 was right", \
+      "the Adam re-check re-does the update from the v the step started with: measured PROBLEM at step 8, fc1 update, 9.52e9") \
+    X(EVAL_BEYOND256_FC2_TOP2_SWAP, "eval_beyond256_fc2_top2_swap", "op", "fc2", "evaluation", "smallcnn --limit-train 72 --limit-test 272 --epochs 2 --steps 10 --eval", \
+      CPU_FAULT_DETECT, \
+      "zoo attack 11: in the first evaluation, on the first batch past test image 256 (those the reference never sees), sample 0's two largest logits are exchanged (its prediction flips to the runner-up)", \
+      "the evaluation relations run on every batch of every evaluation, not only the reference's 256 images: measured PROBLEM at the evaluation after epoch 1, fc2 evaluation, 88202") \
+    X(EVAL_PARTIAL_LAST_ROW_STALE, "eval_partial_last_row_stale", "op", "fc2", "evaluation", "smallcnn --limit-train 72 --limit-test 56 --epochs 2 --steps 10 --eval", \
+      CPU_FAULT_DETECT, \
+      "zoo attack 11: in an evaluation's partial last batch, fc2's output row of the last sample is the one the batch before left in the buffer (a remainder loop one short)", \
+      "measured PROBLEM at the evaluation after epoch 1, fc2 evaluation, 35662 (and the evaluation vs the reference after epoch 2, 139)") \
+    X(FC2_DB_SAME_LABEL_DROPPED_ONCE, "fc2_db_same_label_dropped_once", "op", "fc2", "backward", "smallcnn --limit-train 72 --limit-test 64 --epochs 2 --steps 10 --eval", \
+      CPU_FAULT_DETECT, \
+      "zoo attack 11: two conditions: at step 7, fc2's bias gradient leaves out the samples of the batch's most frequent label, all but the first of them (a segmented reduction keyed on the label); dW and dx are right", \
+      "first written keyed on sample 0's label, which was unique in step 7's batch: the fault never fired (LS_FAULT_VERBOSE=1: db unchanged) and the audit said ok, rightly. As written now (label 3, three samples): measured PROBLEM at step 7, fc2 backward-weights (bias), 4.57e5 (10 of 10 relations over)") \
+    X(PARAMS_RESTORE_TRUNC_1ULP, "params_restore_trunc_1ulp", "state", "conv1|conv2|fc1|fc2", "update", "smallcnn --limit-train 72 --limit-test 64 --epochs 2 --steps 10 --eval", \
+      CPU_FAULT_DETECT, \
+      "zoo attack 11: once training has begun, every parameter the audit sets back (the round trip's restore) is stored with its last mantissa bit cleared (a lossy staging copy: up to 1 ulp toward zero)", \
+      "the first restore after training is the drift phase's set_initial: measured PROBLEM at step 1, conv1 state, 'continuity: conv1.weight values this step computed with are not those the audit set' (inf); the round trip says the same ('trains with another state than it reports', after step 1)") \
+    X(EVAL_LOGITS_BEYOND256_BF16_LAST, "eval_logits_beyond256_bf16_last", "op", "fc2", "evaluation", "smallcnn --limit-train 72 --limit-test 272 --epochs 2 --steps 10 --eval", \
+      CPU_FAULT_DETECT, \
+      "zoo attack 11: in the last evaluation, the logits read back for the test images past the first 256 (those the reference does not compute) go through a bf16 staging buffer (to nearest even); what the engine computed and checked is fp32's", \
+      "the read-back tie of every evaluation batch's logits: measured PROBLEM at the evaluation after epoch 2, fc2 evaluation, 'read-back: 160 of 160 evaluation logits read back are not those the checks judged' (inf). Also 'evaluation vs the reference EXCEEDS (1.92)': the comparison's own forward pass (eval_ref_batch, set_batch at step 0 with no training step between) continues the fault's batch count, so its batches are the fault's 17th and on (an artifact of the fault's trigger, not of the comparison)") \
+    X(EVAL_LOGITS_BEYOND256_BF16_FIRST, "eval_logits_beyond256_bf16_first", "op", "fc2", "evaluation", "smallcnn --limit-train 72 --limit-test 272 --epochs 2 --steps 10 --eval", \
+      CPU_FAULT_DETECT, \
+      "zoo attack 11: as eval_logits_beyond256_bf16_last, in the first evaluation (after epoch 1: no reference logits at all)", \
+      "measured PROBLEM at the evaluation after epoch 1, fc2 evaluation, 'read-back: 160 of 160 evaluation logits read back are not those the checks judged' (inf)") \
+    X(EVAL_FC2_BIAS_DRIFT, "eval_fc2_bias_drift", "state", "fc2", "evaluation", "smallcnn --limit-train 72 --limit-test 64 --epochs 2 --steps 10 --eval", \
+      CPU_FAULT_DETECT, \
+      "zoo attack 11: every evaluation batch's fc2 forward raises fc2's bias 0 by one ulp in place, before computing with it (a fused bias-add epilogue that writes its accumulator back into the bias buffer): the evaluation computes with, and training continues from, a bias no update made", \
+      "the evaluation's continuity: measured PROBLEM at the evaluation after epoch 1, fc2, 'continuity: fc2.bias values this evaluation computed with are not those the last update reported' (inf, 10 stages)") \
+    X(DESCRIBE_WINO_CONV2_ACT_CORRUPT_ONCE, "describe_wino_conv2_act_corrupt_once", "op", "conv2", "forward", "smallcnn --limit-train 72 --limit-test 64 --epochs 2 --steps 10 --eval", \
+      CPU_FAULT_DETECT, \
+      "zoo attack 11, aimed at the explanation: act_corrupt_once's fault (step 7, conv2's largest output of sample 0, channel 0 doubled) in an engine whose describe() names a Winograd kernel for conv2's forward (jit_wino_4x3:avx512_core) that it does not run", \
+      "the verdict does not read describe(), the explanation does: measured PROBLEM at step 7, conv2 forward, 45684 (as act_corrupt_once), but the finding reads 'conv2 runs Winograd, an approximate convolution' and its fix is the algorithm (explain.c: layer_transforms trusts describe()'s kernel names; a real Winograd run gives ratios up to 3.59e11, so the ratio cannot tell them apart). NOT FIXED: a wrong cause name, not a missed fault (README Known limits, 'Known wrong naming'); a cheap discriminator would be the spread (a transform's noise violates many relations of the layer, one corrupted element those of one sample and channel), not built")
 
 #define CPU_FAULT_ENUM_(id, ...) CPU_FAULT_##id,
 enum { CPU_FAULT_NONE = 0, CPU_FAULT_LIST(CPU_FAULT_ENUM_) CPU_FAULT_COUNT };

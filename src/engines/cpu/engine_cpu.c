@@ -1541,6 +1541,9 @@ typedef struct {
     long updates;       /* updates run (params_restore_last_tensor_skipped: a restore after training) */
     int reads_after;    /* params_save_readback_stale: parameter read-backs since the last evaluation began */
     int ck_lost;        /* ck_lost_step7_act_corrupt_step8: the checks stopped answering */
+    float *z11;         /* zoo attack 11: adam_v_used_stale_step8's v before step 7's update */
+    float last_loss;    /* zoo attack 11: the last training step's loss value */
+    int z11_after_eval; /* zoo attack 11: an evaluation batch was set since the last training one */
     int in_ck;          /* the engine's own checks are running (they read its tensors in place; the report faults
                          * of zoo attack 6 are in the copy-out to the caller only) */
 } fault_state;
@@ -1560,6 +1563,7 @@ static void fault_free(void *p) {
     free(F->dw_save);
     free(F->p_old);
     free(F->p_cur);
+    free(F->z11);
     for (int l = 0; l < MODEL_MAX_LAYERS; l++) free(F->pidx_save[l]);
     free(F);
 }
@@ -1862,7 +1866,8 @@ static int fault_fwd_state(engine *e, int l, int *done) {
 static int fault_fwd_edit_1(engine *e, int l, int training, int *done) {
     FAULT_LOCALS;
     const float *bias = ly->b_tensor >= 0 ? c->params + c->m->tensors[ly->b_tensor].offset : NULL;
-    if ((((id == CPU_FAULT_ACT_CORRUPT_ONCE || id == CPU_FAULT_CK_NONE_ACT_CORRUPT_ONCE) && c->step == 7) || (id == CPU_FAULT_CK_LOST_STEP7_ACT_CORRUPT_STEP8 && c->step == 8)) &&
+    if ((((id == CPU_FAULT_ACT_CORRUPT_ONCE || id == CPU_FAULT_CK_NONE_ACT_CORRUPT_ONCE ||
+           id == CPU_FAULT_DESCRIBE_WINO_CONV2_ACT_CORRUPT_ONCE) && c->step == 7) || (id == CPU_FAULT_CK_LOST_STEP7_ACT_CORRUPT_STEP8 && c->step == 8)) &&
         training && fault_layer(c, l, "conv2")) {
         if ((rc = act_io(c, l, 0, a, 1))) FAULT_ENDED(rc);
         size_t big = 0;
@@ -2524,6 +2529,42 @@ static int fault_fwd_edit_8(engine *e, int l, int training, int *done) {
     return 0;
 }
 
+/* zoo attack 11's evaluation faults (the output of layer l, in F->a when it returns 1) */
+static int fault_fwd_edit_11(engine *e, int l, int training, int *done) {
+    FAULT_LOCALS;
+    (void)cnt;
+    if (id == CPU_FAULT_EVAL_FC2_BIAS_DRIFT && !training && F->in_eval && fault_layer(c, l, "fc2")) {
+        /* one ulp up on fc2's bias 0, in place, then the layer re-run with it */
+        float *b = c->params + c->m->tensors[ly->b_tensor].offset;
+        b[0] = nextafterf(b[0], INFINITY);
+        c->params_ver++;
+        if ((rc = cpu_forward_layer(e, l, training))) FAULT_ENDED(rc);
+        return 2;
+    }
+    if (training || !F->in_eval || !fault_layer(c, l, "fc2")) return 0;
+    size_t oc = (size_t)ly->out_c;
+    if (id == CPU_FAULT_EVAL_BEYOND256_FC2_TOP2_SWAP && F->eval_round == 1 && oc > 1 &&
+        (size_t)F->eval_k * e->max_batch >= 256 && (size_t)(F->eval_k - 1) * e->max_batch < 256) {
+        /* sample 0's two largest logits exchanged */
+        if ((rc = act_io(c, l, 0, a, 1))) FAULT_ENDED(rc);
+        size_t c0 = argmax_plane(a, oc), c1 = c0 ? 0 : 1;
+        for (size_t j = 0; j < oc; j++) c1 = j != c0 && a[j] > a[c1] ? j : c1;
+        float t = a[c0];
+        a[c0] = a[c1], a[c1] = t;
+        return 1;
+    }
+    if (id == CPU_FAULT_EVAL_PARTIAL_LAST_ROW_STALE) {
+        if ((rc = act_io(c, l, 0, a, 1))) FAULT_ENDED(rc);
+        if (n < e->max_batch && F->eval_k > 0) {
+            memcpy(a + (n - 1) * oc, F->b + (n - 1) * oc, oc * sizeof *a); /* the row the batch before left */
+            return 1;
+        }
+        memcpy(F->b, a, n * oc * sizeof *a);
+        return 0;
+    }
+    return 0;
+}
+
 static int fault_forward_layer(engine *e, int l, int training) {
     cpu_ctx *c = ctx_of(e);
     fault_state *F = c->fault;
@@ -2540,6 +2581,7 @@ static int fault_forward_layer(engine *e, int l, int training) {
     if ((r = fault_fwd_edit_6(e, l, training, &rc))) return r == 2 ? rc : act_io(c, l, 0, F->a, 0);
     if ((r = fault_fwd_edit_7(e, l, training, &rc))) return r == 2 ? rc : act_io(c, l, 0, F->a, 0);
     if ((r = fault_fwd_edit_8(e, l, training, &rc))) return r == 2 ? rc : act_io(c, l, 0, F->a, 0);
+    if ((r = fault_fwd_edit_11(e, l, training, &rc))) return r == 2 ? rc : act_io(c, l, 0, F->a, 0);
     return 0;
 }
 
@@ -2709,6 +2751,13 @@ static int fault_loss(engine *e, float *loss_out) {
     } else {
         fault_loss_10(e, F, z, dz, n, nc);
         *loss_out = c->loss;
+    }
+    if (F->id == CPU_FAULT_LOSS_VALUE_REL_EPOCH2 && c->step >= 6)
+        *loss_out = c->loss = (float)((double)c->loss * (1.0 + F->rel * 0x1p4));
+    if (F->id == CPU_FAULT_LOSS_VALUE_REPORT_STALE_ONCE) {
+        float now = *loss_out;
+        if (c->step == 7) *loss_out = F->last_loss; /* the report only: c->loss is right */
+        F->last_loss = now;
     }
     return 0;
 }
@@ -3820,6 +3869,26 @@ static int fault_backward_layer(engine *e, int l) {
     if (fault_bwd_after_6(e, l, &rc)) return rc;
     if (fault_bwd_after_7(e, l, &rc)) return rc;
     if (fault_bwd_after_8(e, l, &rc)) return rc;
+    if (F->id == CPU_FAULT_FC2_DB_SAME_LABEL_DROPPED_ONCE && c->step == 7 && fault_layer(c, l, "fc2")) {
+        /* zoo attack 11: db leaves out the samples of the batch's most frequent label but its first */
+        const layer *ly = &c->m->layers[l];
+        size_t n = c->cur->n, oc = (size_t)ly->out_c;
+        float *db = c->grads + c->m->tensors[ly->b_tensor].offset, *dy = F->a;
+        if ((rc = act_io(c, l, 1, dy, 1))) return rc;
+        int cntl[256] = {0}, L = 0;
+        for (size_t i = 0; i < n; i++) cntl[c->labels[i] & 255]++;
+        for (int k = 1; k < 256; k++) L = cntl[k] > cntl[L] ? k : L;
+        size_t first = 0;
+        while (first < n && c->labels[first] != L) first++;
+        for (size_t j = 0; j < oc; j++) {
+            float acc = 0.0f;
+            for (size_t i = 0; i < n; i++)
+                if (i == first || c->labels[i] != L) acc += dy[i * oc + j];
+            if (getenv("LS_FAULT_VERBOSE")) fprintf(stderr, "fc2_db_same_label_dropped_once: label %d x%d: db[%zu] %g -> %g\n", L, cntl[L], j, db[j], acc);
+            db[j] = acc;
+        }
+        c->params_ver++;
+    }
     return 0;
 }
 
@@ -4079,6 +4148,20 @@ static void fault_update_after(engine *e, const adam_scalars *s, const adam_scal
     }
 }
 
+/* zoo attack 11: adam_v_used_stale_step8: step 8's update reads the v kept before step 7's */
+static int fault_update_11(engine *e, const adam_scalars *s) {
+    cpu_ctx *c = ctx_of(e);
+    fault_state *F = c->fault;
+    size_t bytes = c->m->n_params * sizeof(float);
+    if (!F->z11 && !(F->z11 = ls_malloc(bytes))) return LS_ENOMEM;
+    if (c->step == 7) memcpy(F->z11, c->adam_v, bytes);
+    else if (c->step == 8) {
+        memcpy(c->adam_v, F->z11, bytes);
+        c->params_ver++;
+    }
+    return cpu_update(e, s);
+}
+
 static int fault_update(engine *e, const adam_scalars *s) {
     cpu_ctx *c = ctx_of(e);
     fault_state *F = c->fault;
@@ -4087,6 +4170,7 @@ static int fault_update(engine *e, const adam_scalars *s) {
     F->updates++;
     if (F->id == CPU_FAULT_EVAL_FC2_PRE_UPDATE_WEIGHTS || F->id == CPU_FAULT_CONV2_DX_SLICE_STALE_W_ONCE)
         memcpy(F->p_old, c->params, c->m->n_params * sizeof(float)); /* zoo attack 10: the weights before it */
+    if (F->id == CPU_FAULT_ADAM_V_USED_STALE_STEP8) return fault_update_11(e, s);
     adam_scalars a = *s;
     int rc = 0;
     if (fault_adam_stale_grad(e, s, &rc)) return rc;
@@ -4104,6 +4188,32 @@ static int fault_update(engine *e, const adam_scalars *s) {
  * skipped), at training step 7, or at the second batch of the first
  * evaluation (set_batch at step 0 after training steps); the labels are
  * always the new batch's. */
+/* zoo attack 11's input faults: the images the engine is given (F->a when one is changed) */
+static const float *fault_set_batch_11(engine *e, const float *x, size_t n, uint64_t step) {
+    cpu_ctx *c = ctx_of(e);
+    fault_state *F = c->fault;
+    size_t img = (size_t)c->m->in_c * c->m->in_h * c->m->in_w;
+    int id = F->id;
+    if (id == CPU_FAULT_INPUT_AFTER_EVAL_STALE) {
+        int fire = step && F->z11_after_eval && c->cur && e->batch >= n;
+        F->z11_after_eval = !step ? 1 : 0;
+        if (fire) {
+            memcpy(F->a, c->x, n * img * sizeof *x); /* the evaluation's last batch, still in the buffer */
+            return F->a;
+        }
+        return x;
+    }
+    int dup = (id == CPU_FAULT_INPUT_IMAGE_DUP_ONCE && step == 7 && n > 5) ||
+              (id == CPU_FAULT_EVAL_IMAGE_DUP_FIRST && !step && F->eval_round == 1 && F->eval_k == 0 && n > 1);
+    int zero = id == CPU_FAULT_INPUT_PARTIAL_LAST_ZERO && step && n < e->max_batch && n > 0;
+    if (!dup && !zero) return x;
+    memcpy(F->a, x, n * img * sizeof *x);
+    if (dup && id == CPU_FAULT_INPUT_IMAGE_DUP_ONCE) memcpy(F->a + 5 * img, x + 4 * img, img * sizeof *x);
+    if (dup && id == CPU_FAULT_EVAL_IMAGE_DUP_FIRST) memcpy(F->a + img, x, img * sizeof *x);
+    if (zero) memset(F->a + (n - 1) * img, 0, img * sizeof *x);
+    return F->a;
+}
+
 static int fault_set_batch(engine *e, const float *x, const int32_t *labels, size_t n, uint64_t step) {
     cpu_ctx *c = ctx_of(e);
     fault_state *F = c->fault;
@@ -4149,6 +4259,7 @@ static int fault_set_batch(engine *e, const float *x, const int32_t *labels, siz
         memcpy(F->b, c->labels, n * sizeof *labels);
         labels = (const int32_t *)F->b;
     }
+    x = fault_set_batch_11(e, x, n, step);
     return cpu_set_batch(e, x, labels, n, step);
 }
 
@@ -4181,6 +4292,14 @@ static int fault_get_tensor(engine *e, tensor_id t, float *out) {
         if (F->eval_k == 2) memcpy(out, F->b, n * nc * sizeof *out); /* the batch before's, still in the buffer */
         else memcpy(F->b, out, n * nc * sizeof *out);
     }
+    if ((F->id == CPU_FAULT_EVAL_LOGITS_BEYOND256_BF16_LAST && F->eval_round == 2) ||
+        (F->id == CPU_FAULT_EVAL_LOGITS_BEYOND256_BF16_FIRST && F->eval_round == 1)) {
+        /* zoo attack 11: the rows of test images 256 and on, read back in bf16 */
+        size_t first = (size_t)F->eval_k * e->max_batch;
+        for (size_t i = 0; i < n; i++)
+            if (first + i >= 256)
+                for (size_t j = 0; j < nc; j++) out[i * nc + j] = lowp_round_bf16(out[i * nc + j], LOWP_RNE);
+    }
     if (F->id == CPU_FAULT_EVAL_LOGITS_BF16_READBACK_FIRST && F->eval_round == 1)
         for (size_t i = 0; i < n * nc; i++) out[i] = lowp_round_bf16(out[i], LOWP_RNE);
     if (F->id == CPU_FAULT_EVAL_LOGITS_ROWS_SHIFTED_LAST && F->eval_round == 2 && F->eval_k == 3 && n > 1)
@@ -4203,6 +4322,26 @@ static int fault_checksums(engine *e, int stage, double *out) {
     return rc;
 }
 
+/* zoo attack 11: describe_wino_conv2_act_corrupt_once: describe() names a Winograd kernel for conv2's
+ * forward (its "fwd" value replaced) while the engine runs its usual one */
+static char *fault_describe(engine *e) {
+    char *d = cpu_describe(e);
+    fault_state *F = ctx_of(e)->fault;
+    if (!d || !F || F->id != CPU_FAULT_DESCRIBE_WINO_CONV2_ACT_CORRUPT_ONCE) return d;
+    char *l = strstr(d, "\"conv2\""), *f = l ? strstr(l, "\"fwd\":\"") : NULL;
+    char *v = f ? f + 7 : NULL, *q = v ? strchr(v, '"') : NULL;
+    if (!q) return d;
+    const char *w = "jit_wino_4x3:avx512_core";
+    size_t head = (size_t)(v - d), tail = strlen(q);
+    char *o = malloc(head + strlen(w) + tail + 1);
+    if (!o) return d;
+    memcpy(o, d, head);
+    memcpy(o + head, w, strlen(w));
+    memcpy(o + head + strlen(w), q, tail + 1);
+    free(d);
+    return o;
+}
+
 static int fault_set_tensor(engine *e, tensor_id t, const float *in) {
     cpu_ctx *c = ctx_of(e);
     fault_state *F = c->fault;
@@ -4219,6 +4358,16 @@ static int fault_set_tensor(engine *e, tensor_id t, const float *in) {
         memcpy(c->params + lt->offset, F->dw_save, lt->numel * sizeof(float));
         c->params_ver++;
     }
+    if (F->id == CPU_FAULT_PARAMS_RESTORE_TRUNC_1ULP && t.kind == TENSOR_PARAMS && F->updates > 0) {
+        /* zoo attack 11: the restore's staging copy clears each value's last mantissa bit */
+        for (size_t i = 0; i < c->m->n_params; i++) {
+            uint32_t u;
+            memcpy(&u, c->params + i, 4);
+            u &= ~1u;
+            memcpy(c->params + i, &u, 4);
+        }
+        c->params_ver++;
+    }
     size_t bytes = c->m->n_params * sizeof(float);
     if (t.kind == TENSOR_PARAMS) memcpy(F->p_copy, in, bytes);
     if (t.kind == TENSOR_ADAM_M) memcpy(F->m_copy, in, bytes);
@@ -4229,7 +4378,7 @@ static int fault_set_tensor(engine *e, tensor_id t, const float *in) {
 
 static const engine_i cpu_iface = {
     /* .name           = */ "cpu",
-    /* .describe       = */ cpu_describe,
+    /* .describe       = */ CPU_FAULT_PICK(cpu_describe, fault_describe),
     /* .set_batch      = */ CPU_FAULT_PICK(cpu_set_batch, fault_set_batch),
     /* .forward_layer  = */ CPU_FAULT_PICK(cpu_forward_layer, fault_forward_layer),
     /* .loss           = */ CPU_FAULT_PICK(cpu_loss, fault_loss),

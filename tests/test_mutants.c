@@ -453,6 +453,35 @@ static void test_roundtrip_probe_input(void **st) {
     audit_result_free(&r);
 }
 
+/* A layer whose describe() claims Winograd while the engine has a one-off
+ * fault there (zoo attack 11): the finding was "conv2 runs Winograd, an
+ * approximate convolution", the fix cpu:algo=direct.  A transform breaks
+ * relations at every step it runs; 1 of 18 judged stages is a fault. */
+static void test_claimed_transform_one_off(void **st) {
+    (void)st;
+    if (!have_data()) skip();
+    audit_cfg c;
+    checks_only_cfg(&c, "reference,cpu:fault=describe_wino_conv2_act_corrupt_once", 72, 64, 2, AUDIT_FAIL_PROBLEM);
+    c.attribution_steps = 2;
+    audit_result r;
+    if (audit_run(&c, &r)) fail_msg("audit: %s", ls_errmsg());
+    explain_list el = {0};
+    assert_int_equal(explain_run(&el, &r, &r.m), 0);
+    int fault = 0, excused = 0;
+    for (int k = 0; k < el.n; k++) {
+        if (strcmp(el.f[k].rule, "checksum") != 0) continue;
+        printf("  %s\n", el.f[k].title);
+        fault += strstr(el.f[k].title, "claims Winograd, yet only 1 of") && strstr(el.f[k].title, "a fault, not the transform") &&
+                 !strstr(el.f[k].fix, "algo=direct");
+        excused += strstr(el.f[k].title, "an approximate convolution") != NULL;
+    }
+    assert_int_equal(fault, 1);
+    assert_int_equal(excused, 0);
+    assert_int_equal(r.gate, 1);
+    explain_list_free(&el);
+    audit_result_free(&r);
+}
+
 /* --no-checksums on clean engines (zoo attack 7): the read-back ties
  * (checksums_readback_state) compared every read of the parameters with
  * the continuity chain, which was seeded at the drift start and, with no
@@ -641,6 +670,7 @@ int main(void) {
         cmocka_unit_test(test_restore_ignored),
         cmocka_unit_test(test_roundtrip_after_eval),
         cmocka_unit_test(test_roundtrip_probe_input),
+        cmocka_unit_test(test_claimed_transform_one_off),
         cmocka_unit_test(test_repeat_shares),
         cmocka_unit_test(test_repeat_own_problem),
         cmocka_unit_test(test_no_checksums_clean),

@@ -1707,7 +1707,27 @@ static int rule_checksums(explain_list *L, const audit_result *r, const model *m
         char tr[160];
         int transform = v->layer >= 0 && v->layer < m->n_layers && m->layers[v->layer].kind == LAYER_CONV &&
                         ae->describe && layer_transforms(ae->describe, m->layers[v->layer].name, tr, sizeof tr) > 0;
-        if (transform) {
+        /* ... as its describe() says.  A transform's error comes back at
+         * every step the layer runs (a real oneDNN Winograd conv2: 8 of 8
+         * steps violated, 31 of 32 relations over at the first), so a layer
+         * that claims one while its relations broke at under half of many
+         * judged steps has a fault the claim would excuse (zoo attack 11's
+         * describe_wino_conv2_act_corrupt_once: 1 of 10) */
+        long judged = ae->ck_steps + ae->ck_eval_batches;
+        if (transform && judged >= 4 && 2 * ae->ck_viol_checks < judged) {
+            cat(f->title, sizeof f->title, "; %s claims %s, yet only %ld of %ld judged stage(s) broke a relation: "
+                "a fault, not the transform", m->layers[v->layer].name, transform_kind(tr), ae->ck_viol_checks, judged);
+            char gen[sizeof f->cause];
+            memcpy(gen, f->cause, sizeof gen);
+            f->cause[0] = 0;
+            cat(f->cause, sizeof f->cause, "%s's describe() names a transform algorithm (%s), whose error would "
+                "break relations at every step it runs; here %ld of %ld judged training steps and evaluation "
+                "batches broke one, so the transform does not explain it. ", m->layers[v->layer].name, tr,
+                ae->ck_viol_checks, judged);
+            cat(f->cause, sizeof f->cause, "%s", gen);
+            snprintf(f->fix, sizeof f->fix, "A fault in %s at %s: the operation named computed a value that its own "
+                     "inputs do not give (the transform it claims would show at every step).", ae->label, where);
+        } else if (transform) {
             cat(f->title, sizeof f->title, "; %s runs %s, an approximate convolution", m->layers[v->layer].name,
                 transform_kind(tr));
             /* the why first: the generic text after it may be cut */

@@ -1248,7 +1248,55 @@ enum { CPU_FAULT_BELOW = 0, CPU_FAULT_DETECT = 1, CPU_FAULT_SUSPECT = 2, CPU_FAU
     X(ADAM_BC_FP32_POW, "adam_bc_fp32_pow", "op", "conv1|conv2|fc1|fc2", "update", "smallcnn --limit-train 72 --limit-test 64 --epochs 2 --steps 10 --eval", \
       CPU_FAULT_DETECT, \
       "zoo attack 10: the optimizer computes its own bias corrections in fp32 from the fp32 betas (step_size = lr / (1 - powf(b1, t)), bc2 = sqrtf(1 - powf(b2, t)), as fused kernels that take float betas do) instead of the scalars it is given (made in double from the settings): 1 - 0.999f = 9.9998713e-4 for 1e-3, ~107 u in bc2 at t = 1", \
-      "bc2 off by ~107u at t = 1 shifts every update by ~6e-6 relative, beyond u|p'| where the update is not tiny against p: measured PROBLEM at step 1, fc1 update, 13.1; per element at attribution step 1, conv1.weight 8.87")
+      "bc2 off by ~107u at t = 1 shifts every update by ~6e-6 relative, beyond u|p'| where the update is not tiny against p: measured PROBLEM at step 1, fc1 update, 13.1; per element at attribution step 1, conv1.weight 8.87") \
+    X(FC1_FWD_DOUBLE_ACC, "fc1_fwd_double_acc", "op", "fc1", "forward", "smallcnn --limit-train 72 --limit-test 64 --epochs 2 --steps 10 --eval", \
+      CPU_FAULT_BELOW, \
+      "legal-variant attack: fc1's forward accumulated in double (bias first, then the 1568 products in order) and rounded to fp32 once (an fp64-accumulating GEMM)", \
+      "more accurate than any fp32 order: within u|y| of exact, far inside gamma_K (sum|w x| + |b|)") \
+    X(FC1_FWD_BLOCKED16, "fc1_fwd_blocked16", "op", "fc1", "forward", "smallcnn --limit-train 72 --limit-test 64 --epochs 2 --steps 10 --eval", \
+      CPU_FAULT_BELOW, \
+      "legal-variant attack: fc1's forward as 16 fp32 partial sums (input t into lane t mod 16, a 16-wide SIMD dot product), the lanes combined pairwise, the bias added last", \
+      "another summation order of the same K + 1 terms: each term passes through at most 98 + 4 + 1 additions, within gamma_K") \
+    X(CONV2_FWD_PAIRWISE, "conv2_fwd_pairwise", "op", "conv2", "forward", "smallcnn --limit-train 72 --limit-test 64 --epochs 2 --steps 10 --eval", \
+      CPU_FAULT_BELOW, \
+      "legal-variant attack: conv2's forward with each output's 144 products summed pairwise (recursive halving, 8 serial at the leaves: numpy's order), the bias added last", \
+      "a summation tree of depth <= 8 + 5: within gamma_K of exact") \
+    X(FC1_DX_BLOCKED8, "fc1_dx_blocked8", "op", "fc1|pool2|flatten", "backward", "smallcnn --limit-train 72 --limit-test 64 --epochs 2 --steps 10 --eval", \
+      CPU_FAULT_BELOW, \
+      "legal-variant attack: fc1's backward-data with 8 fp32 accumulators (output unit j into lane j mod 8), the lanes combined pairwise", \
+      "another summation order of the 64 products: within gamma_64 sum|w dy|") \
+    X(FC1_DW_PAIRWISE, "fc1_dw_pairwise", "op", "fc1", "backward", "smallcnn --limit-train 72 --limit-test 64 --epochs 2 --steps 10 --eval", \
+      CPU_FAULT_BELOW, \
+      "legal-variant attack: fc1's weight gradient with each element's batch sum (sum_s dy[s,j] x[s,t]) summed pairwise; the bias gradient is the engine's", \
+      "a summation tree over the batch: within gamma_n sum|dy x|") \
+    X(CONV2_DW_BLOCKED16, "conv2_dw_blocked16", "op", "conv2", "backward", "smallcnn --limit-train 72 --limit-test 64 --epochs 2 --steps 10 --eval", \
+      CPU_FAULT_BELOW, \
+      "legal-variant attack: conv2's weight gradient with each element's batch x positions sum in 16 fp32 accumulators (term q into lane q mod 16, samples outer), the lanes combined pairwise; padding taps skipped (their products are 0)", \
+      "another summation order of the n x 196 products: within gamma_K sum|dy x|") \
+    X(DB_KAHAN, "db_kahan", "op", "conv1|conv2|fc1|fc2", "backward", "smallcnn --limit-train 72 --limit-test 64 --epochs 2 --steps 10 --eval", \
+      CPU_FAULT_BELOW, \
+      "legal-variant attack: every bias gradient summed with Kahan's compensated summation in fp32 (samples outer, positions inner)", \
+      "compensated: within 2u + O(K u^2) of sum|dy| of exact, inside gamma_K") \
+    X(LOSS_PYTORCH_LSE, "loss_pytorch_lse", "op", "fc2|loss", "loss", "smallcnn --limit-train 72 --limit-test 64 --epochs 2 --steps 10 --eval", \
+      CPU_FAULT_BELOW, \
+      "legal-variant attack: PyTorch's vectorised log_softmax order: lse = mx + log(sum exp(z - mx)) rounded to fp32, o_j = z_j - lse, loss = -mean o_y (in double), dz_j = (exp(o_j) - [j = y]) * fl(1/n)", \
+      "lse carries u|lse| absolute and z - lse another u|o|: p_j is off by ~u(|mx| + |log s| + |o_j|) relative: legal, but a larger error than (z - mx) - log s where |mx| is large") \
+    X(LOSS_MEAN_FP32_PRESCALED, "loss_mean_fp32_prescaled", "op", "fc2|loss", "loss", "smallcnn --limit-train 72 --limit-test 64 --epochs 2 --steps 10 --eval", \
+      CPU_FAULT_BELOW, \
+      "legal-variant attack: the batch loss as an fp32 sum of the rows' losses each scaled by fl(1/n) first (sum_i fl(l_i fl(1/n)), serial fp32), not the double mean; dz is the engine's", \
+      "the mean with 1/n applied before the sum, in fp32: within (n + 1) u of sum l_i / n, and the loss is ~2.3") \
+    X(ADAM_ADDCDIV_ORDER, "adam_addcdiv_order", "op", "conv1|conv2|fc1|fc2", "update", "smallcnn --limit-train 72 --limit-test 64 --epochs 2 --steps 10 --eval", \
+      CPU_FAULT_BELOW, \
+      "legal-variant attack: PyTorch's foreach / fused Adam order: addcdiv(p, m, den, value=-step) evaluates p + ((-step) m) / den (the step multiplied into m before the division), den = sqrt(v) / bc2 + eps; m and v as ops_adam_elem", \
+      "the same update with the same scalars, the product and the quotient in the other order: the same number of roundings") \
+    X(ADAM_CAPTURABLE, "adam_capturable", "op", "conv1|conv2|fc1|fc2", "update", "smallcnn --limit-train 72 --limit-test 64 --epochs 2 --steps 10 --eval", \
+      CPU_FAULT_BELOW, \
+      "legal-variant attack: PyTorch's capturable foreach Adam: sn = -step; den = sqrt(v) / fl(bc2 sn) + fl(1 / fl(sn / eps)); p + m / den (negative den); m and v as ops_adam_elem", \
+      "algebraically the same update from the same scalars, two more roundings on the scalars (relative u each), one fewer multiply") \
+    X(ADAM_TEXTBOOK_MHAT, "adam_textbook_mhat", "op", "conv1|conv2|fc1|fc2", "update", "smallcnn --limit-train 72 --limit-test 64 --epochs 2 --steps 10 --eval", \
+      CPU_FAULT_BELOW, \
+      "legal-variant attack: Kingma and Ba's own order: mh = m / bc1, vh = v / bc2 (bc1 = 1 - b1^t, bc2 = 1 - b2^t made in double, rounded once), p - lr (mh / (sqrt(vh) + eps)), lr rounded once; m and v as ops_adam_elem", \
+      "algebraically the same update; its scalars are lr, bc1, bc2 (each one rounding from the settings), not step and bc2_sqrt")
 
 #define CPU_FAULT_ENUM_(id, ...) CPU_FAULT_##id,
 enum { CPU_FAULT_NONE = 0, CPU_FAULT_LIST(CPU_FAULT_ENUM_) CPU_FAULT_COUNT };

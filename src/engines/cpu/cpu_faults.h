@@ -1296,7 +1296,11 @@ enum { CPU_FAULT_BELOW = 0, CPU_FAULT_DETECT = 1, CPU_FAULT_SUSPECT = 2, CPU_FAU
     X(ADAM_TEXTBOOK_MHAT, "adam_textbook_mhat", "op", "conv1|conv2|fc1|fc2", "update", "smallcnn --limit-train 72 --limit-test 64 --epochs 2 --steps 10 --eval", \
       CPU_FAULT_BELOW, \
       "legal-variant attack: Kingma and Ba's own order: mh = m / bc1, vh = v / bc2 (bc1 = 1 - b1^t, bc2 = 1 - b2^t made in double, rounded once), p - lr (mh / (sqrt(vh) + eps)), lr rounded once; m and v as ops_adam_elem", \
-      "algebraically the same update; its scalars are lr, bc1, bc2 (each one rounding from the settings), not step and bc2_sqrt")
+      "algebraically the same update; its scalars are lr, bc1, bc2 (each one rounding from the settings), not step and bc2_sqrt") \
+    X(DROPOUT_MASK_MUL, "dropout_mask_mul", "op", "drop1", "forward", "mnist-convnet", \
+      CPU_FAULT_BELOW, \
+      "legal-variant attack: PyTorch's native dropout: y = (x * mask) * scale and dx = (dy * mask) * scale with mask a 0/1 float (input.mul(mask).mul_(scale)): a dropped negative x (or dy) gives -0, not +0", \
+      "every kept value is x * scale bit for bit; a dropped one is a zero of the other sign, which no operation of the model tells apart")
 
 #define CPU_FAULT_ENUM_(id, ...) CPU_FAULT_##id,
 enum { CPU_FAULT_NONE = 0, CPU_FAULT_LIST(CPU_FAULT_ENUM_) CPU_FAULT_COUNT };

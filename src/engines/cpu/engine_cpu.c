@@ -2567,6 +2567,15 @@ static int fault_fwd_legal(engine *e, int l, int training, int *done) {
             }
         return 1;
     }
+    if (id == CPU_FAULT_DROPOUT_MASK_MUL && ly->kind == LAYER_DROPOUT && training) {
+        float scale = (float)(1.0 / (1.0 - (double)ly->p));
+        if ((rc = act_io(c, l - 1, 0, x, 1))) FAULT_ENDED(rc);
+        for (size_t i = 0; i < cnt; i++) {
+            float mask = rng_dropout_keep(e->seed, (uint32_t)c->step, (uint32_t)l, (uint32_t)i, ly->p) ? 1.0f : 0.0f;
+            a[i] = (x[i] * mask) * scale;
+        }
+        return 1;
+    }
     if (id == CPU_FAULT_CONV2_FWD_PAIRWISE && fault_layer(c, l, "conv2")) {
         const float *w = c->params + c->m->tensors[ly->w_tensor].offset;
         size_t C = (size_t)ly->in_c, IH = (size_t)ly->in_h, IW = (size_t)ly->in_w, H = (size_t)ly->out_h,
@@ -3963,6 +3972,20 @@ static int fault_bwd_legal(engine *e, int l, int *done) {
                         g[((oc * C + ch) * k + kh) * k + kw] = ls_lanes(lane, 16);
                     }
         FAULT_DONE(0);
+    }
+    if (id == CPU_FAULT_DROPOUT_MASK_MUL && ly->kind == LAYER_DROPOUT && P->L[l].need_dsrc) {
+        float scale = (float)(1.0 / (1.0 - (double)ly->p));
+        if ((rc = cpu_backward_layer(e, l)) || (rc = act_io(c, l, 1, a, 1))) FAULT_DONE(rc);
+        for (size_t i = 0; i < cnt; i++) {
+            float mask = rng_dropout_keep(e->seed, (uint32_t)c->step, (uint32_t)l, (uint32_t)i, ly->p) ? 1.0f : 0.0f;
+            x[i] = (a[i] * mask) * scale;
+        }
+        if (getenv("LS_FAULT_VERBOSE")) {
+            size_t nz = 0;
+            for (size_t i = 0; i < cnt; i++) nz += x[i] == 0.0f && signbit(x[i]);
+            fprintf(stderr, "dropout_mask_mul: step %llu, %zu -0 of %zu in dx\n", (unsigned long long)c->step, nz, cnt);
+        }
+        FAULT_DONE(act_io(c, l - 1, 1, x, 0));
     }
     if (id == CPU_FAULT_DB_KAHAN && ly->b_tensor >= 0) {
         const model_tensor *tb = &c->m->tensors[ly->b_tensor];

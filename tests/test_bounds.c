@@ -758,6 +758,19 @@ static float xent_row_reordered(const float *z, int c, int y, float nf, float *d
     return logf(s) - (z[y] - mx);
 }
 
+/* PyTorch's log_softmax as its CPU (vectorised) and CUDA kernels evaluate it (cpu_faults.h: loss_pytorch_lse):
+ * lse = fl(mx + fl(log s)), o_j = fl(z_j - lse), p_j = exp(o_j); dz = (p_j - [j = y]) * fl(1/n), the row loss
+ * -o_y.  Found by the legal-variant attack: lse's rounding is u |mx + log s| absolute in every o_j, a relative
+ * u |lse| in every p_j, which ops_elem's order (p_j = e_j / s) does not have. */
+static float xent_row_pytorch_lse(const float *z, int c, int y, float inv_n, float *dz) {
+    float mx = z[0], s = 0.0f;
+    for (int j = 1; j < c; j++) mx = z[j] > mx ? z[j] : mx;
+    for (int j = 0; j < c; j++) s = s + expf(z[j] - mx);
+    float lse = mx + logf(s);
+    for (int j = 0; j < c; j++) dz[j] = (expf(z[j] - lse) - (j == y ? 1.0f : 0.0f)) * inv_n;
+    return -(z[y] - lse);
+}
+
 /* Evaluate the batch four legal ways and check loss and dz against
  * bounds_loss; then the faults.  Returns the max ratio (loss and dz). */
 static void check_xent(const char *what, const float *z, const int32_t *y, size_t n, int C, double *legal_loss,
@@ -767,9 +780,13 @@ static void check_xent(const char *what, const float *z, const int32_t *y, size_
     assert_int_equal(bounds_loss(z, y, n, C, &bl, bdz), 0);
     double el = exact_xent(z, y, n, C, edz);
     double rloss = 0, rdz = 0;
-    for (int way = 0; way < 5; way++) {
+    for (int way = 0; way < 6; way++) {
         float loss;
-        if (way <= 1) { /* the cpu engine: rows by ops_elem, mean in double */
+        if (way == 5) { /* PyTorch's log_softmax order, the mean in double */
+            double acc = 0;
+            for (size_t i = 0; i < n; i++) acc += xent_row_pytorch_lse(z + i * C, C, y[i], 1.0f / (float)n, dz + i * C);
+            loss = (float)(acc / (double)n);
+        } else if (way <= 1) { /* the cpu engine: rows by ops_elem, mean in double */
             float inv_n = 1.0f / (float)n;
             double acc = 0;
             for (size_t i = 0; i < n; i++) {

@@ -1300,7 +1300,19 @@ enum { CPU_FAULT_BELOW = 0, CPU_FAULT_DETECT = 1, CPU_FAULT_SUSPECT = 2, CPU_FAU
     X(DROPOUT_MASK_MUL, "dropout_mask_mul", "op", "drop1", "forward", "mnist-convnet", \
       CPU_FAULT_BELOW, \
       "legal-variant attack: PyTorch's native dropout: y = (x * mask) * scale and dx = (dy * mask) * scale with mask a 0/1 float (input.mul(mask).mul_(scale)): a dropped negative x (or dy) gives -0, not +0", \
-      "every kept value is x * scale bit for bit; a dropped one is a zero of the other sign, which no operation of the model tells apart")
+      "every kept value is x * scale bit for bit; a dropped one is a zero of the other sign, which no operation of the model tells apart") \
+    X(FC1_FWD_FMA_SERIAL, "fc1_fwd_fma_serial", "op", "fc1", "forward", "smallcnn --limit-train 72 --limit-test 64 --epochs 2 --steps 10 --eval", \
+      CPU_FAULT_BELOW, \
+      "legal-variant attack: fc1's forward as a serial chain of fused multiply-adds, acc = fma(w, x, acc) from the bias (one rounding per term, as every FMA GEMM microkernel)", \
+      "one rounding per term instead of two: within gamma_K") \
+    X(CONV2_DX_PAIRWISE, "conv2_dx_pairwise", "op", "conv2|pool1", "backward", "smallcnn --limit-train 72 --limit-test 64 --epochs 2 --steps 10 --eval", \
+      CPU_FAULT_BELOW, \
+      "legal-variant attack: conv2's backward-data with each input gradient's 288 terms (output channel, tap) summed pairwise; padding taps skipped", \
+      "another summation order: within gamma_K sum|w dy|") \
+    X(CONV_DW_SERIAL_FP32, "conv_dw_serial_fp32", "op", "conv1|conv2", "backward", "smallcnn --limit-train 72 --limit-test 64 --epochs 2 --steps 10 --eval", \
+      CPU_FAULT_BELOW, \
+      "legal-variant attack: every conv weight gradient as one serial fp32 accumulator over samples and positions (12544 terms for conv1 at batch 16, 200704 at 256: a one-thread-per-weight kernel); the bias gradient is the engine's", \
+      "a serial sum of K terms: within gamma_K sum|dy x|; its typical error grows like sqrt(K) u, the sharper tier's question")
 
 #define CPU_FAULT_ENUM_(id, ...) CPU_FAULT_##id,
 enum { CPU_FAULT_NONE = 0, CPU_FAULT_LIST(CPU_FAULT_ENUM_) CPU_FAULT_COUNT };

@@ -2576,6 +2576,18 @@ static int fault_fwd_legal(engine *e, int l, int training, int *done) {
         }
         return 1;
     }
+    if (id == CPU_FAULT_FC1_FWD_FMA_SERIAL && fault_layer(c, l, "fc1")) {
+        const float *w = c->params + c->m->tensors[ly->w_tensor].offset;
+        size_t in = layer_in_size(ly), oc = (size_t)ly->out_c;
+        if ((rc = act_io(c, l - 1, 0, x, 1))) FAULT_ENDED(rc);
+        for (size_t s0 = 0; s0 < n; s0++)
+            for (size_t j = 0; j < oc; j++) {
+                float acc = bias ? bias[j] : 0.0f;
+                for (size_t t = 0; t < in; t++) acc = fmaf(w[j * in + t], x[s0 * in + t], acc);
+                a[s0 * oc + j] = acc;
+            }
+        return 1;
+    }
     if (id == CPU_FAULT_CONV2_FWD_PAIRWISE && fault_layer(c, l, "conv2")) {
         const float *w = c->params + c->m->tensors[ly->w_tensor].offset;
         size_t C = (size_t)ly->in_c, IH = (size_t)ly->in_h, IW = (size_t)ly->in_w, H = (size_t)ly->out_h,
@@ -3986,6 +3998,54 @@ static int fault_bwd_legal(engine *e, int l, int *done) {
             fprintf(stderr, "dropout_mask_mul: step %llu, %zu -0 of %zu in dx\n", (unsigned long long)c->step, nz, cnt);
         }
         FAULT_DONE(act_io(c, l - 1, 1, x, 0));
+    }
+    if (id == CPU_FAULT_CONV2_DX_PAIRWISE && fault_layer(c, l, "conv2") && P->L[l].need_dsrc) {
+        const float *w = c->params + tw->offset;
+        size_t C = (size_t)ly->in_c, IH = (size_t)ly->in_h, IW = (size_t)ly->in_w, H = (size_t)ly->out_h,
+               W = (size_t)ly->out_w, OC = (size_t)ly->out_c, k = (size_t)ly->k;
+        float prod[4096];
+        if (OC * k * k > 4096) return 0;
+        if ((rc = cpu_backward_layer(e, l)) || (rc = act_io(c, l, 1, a, 1))) FAULT_DONE(rc);
+        for (size_t s0 = 0; s0 < n; s0++)
+            for (size_t ch = 0; ch < C; ch++)
+                for (size_t ih = 0; ih < IH; ih++)
+                    for (size_t iw = 0; iw < IW; iw++) {
+                        size_t q = 0;
+                        for (size_t oc = 0; oc < OC; oc++)
+                            for (size_t kh = 0; kh < k; kh++)
+                                for (size_t kw = 0; kw < k; kw++) {
+                                    long i = (long)ih - (long)kh + ly->pad, j = (long)iw - (long)kw + ly->pad;
+                                    if (i < 0 || j < 0 || i >= (long)H || j >= (long)W) continue;
+                                    prod[q++] = w[((oc * C + ch) * k + kh) * k + kw] *
+                                                a[((s0 * OC + oc) * H + (size_t)i) * W + (size_t)j];
+                                }
+                        x[((s0 * C + ch) * IH + ih) * IW + iw] = ls_pairwise(prod, q);
+                    }
+        FAULT_DONE(act_io(c, l - 1, 1, x, 0));
+    }
+    if (id == CPU_FAULT_CONV_DW_SERIAL_FP32 && ly->kind == LAYER_CONV) {
+        size_t C = (size_t)ly->in_c, IH = (size_t)ly->in_h, IW = (size_t)ly->in_w, H = (size_t)ly->out_h,
+               W = (size_t)ly->out_w, OC = (size_t)ly->out_c, k = (size_t)ly->k;
+        if ((rc = cpu_backward_layer(e, l)) || (rc = act_io(c, l, 1, a, 1))) FAULT_DONE(rc);
+        if (l == 0) x = c->x; /* the batch's images, plain NCHW */
+        else if ((rc = act_io(c, l - 1, 0, x, 1))) FAULT_DONE(rc);
+        float *g = c->grads + tw->offset;
+        for (size_t oc = 0; oc < OC; oc++)
+            for (size_t ch = 0; ch < C; ch++)
+                for (size_t kh = 0; kh < k; kh++)
+                    for (size_t kw = 0; kw < k; kw++) {
+                        float acc = 0.0f;
+                        for (size_t s0 = 0; s0 < n; s0++)
+                            for (size_t i = 0; i < H; i++)
+                                for (size_t j = 0; j < W; j++) {
+                                    long ih = (long)i + (long)kh - ly->pad, iw = (long)j + (long)kw - ly->pad;
+                                    if (ih < 0 || iw < 0 || ih >= (long)IH || iw >= (long)IW) continue;
+                                    acc = acc + a[((s0 * OC + oc) * H + i) * W + j] *
+                                                    x[((s0 * C + ch) * IH + (size_t)ih) * IW + (size_t)iw];
+                                }
+                        g[((oc * C + ch) * k + kh) * k + kw] = acc;
+                    }
+        FAULT_DONE(0);
     }
     if (id == CPU_FAULT_DB_KAHAN && ly->b_tensor >= 0) {
         const model_tensor *tb = &c->m->tensors[ly->b_tensor];

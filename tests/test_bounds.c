@@ -771,6 +771,21 @@ static float xent_row_pytorch_lse(const float *z, int c, int y, float inv_n, flo
     return -(z[y] - lse);
 }
 
+/* PyTorch's log_softmax + nll order as cpu_faults.h's loss_pytorch_log_softmax evaluates it: o_j = fl(fl(z_j -
+ * mx) - fl(log s)), the row loss -o_y, dz_j = g_j - exp(o_j) g_y with g_y = fl(-1/n). */
+static float xent_row_pytorch_log_softmax(const float *z, int c, int y, size_t n, float *dz) {
+    float mx = z[0], s = 0.0f, gy = -1.0f / (float)n;
+    for (int j = 1; j < c; j++) mx = z[j] > mx ? z[j] : mx;
+    for (int j = 0; j < c; j++) s = s + expf(z[j] - mx);
+    float ls = logf(s), oy = 0.0f;
+    for (int j = 0; j < c; j++) {
+        float o = (z[j] - mx) - ls;
+        dz[j] = (j == y ? gy : 0.0f) - expf(o) * gy;
+        if (j == y) oy = o;
+    }
+    return -oy;
+}
+
 /* Evaluate the batch four legal ways and check loss and dz against
  * bounds_loss; then the faults.  Returns the max ratio (loss and dz). */
 static void check_xent(const char *what, const float *z, const int32_t *y, size_t n, int C, double *legal_loss,
@@ -780,11 +795,13 @@ static void check_xent(const char *what, const float *z, const int32_t *y, size_
     assert_int_equal(bounds_loss(z, y, n, C, &bl, bdz), 0);
     double el = exact_xent(z, y, n, C, edz);
     double rloss = 0, rdz = 0;
-    for (int way = 0; way < 6; way++) {
+    for (int way = 0; way < 7; way++) {
         float loss;
-        if (way == 5) { /* PyTorch's log_softmax order, the mean in double */
+        if (way >= 5) { /* PyTorch's log_softmax orders (5: lse = mx + log s; 6: (z - mx) - log s), mean in double */
             double acc = 0;
-            for (size_t i = 0; i < n; i++) acc += xent_row_pytorch_lse(z + i * C, C, y[i], 1.0f / (float)n, dz + i * C);
+            for (size_t i = 0; i < n; i++)
+                acc += way == 5 ? xent_row_pytorch_lse(z + i * C, C, y[i], 1.0f / (float)n, dz + i * C)
+                                : xent_row_pytorch_log_softmax(z + i * C, C, y[i], n, dz + i * C);
             loss = (float)(acc / (double)n);
         } else if (way <= 1) { /* the cpu engine: rows by ops_elem, mean in double */
             float inv_n = 1.0f / (float)n;

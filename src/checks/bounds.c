@@ -225,6 +225,21 @@ void bounds_backward_weights(double *bound_w, double *bound_b, const model *m, i
  *   loss = (1/n) sum r (any order, then a division): sum err(r)/n + gamma_n sum|r|/n + u |loss|
  *   p_j = e_j / s: p_j (err(e_j)/e_j + err(s)/s + u);  d = p_j - [j = y]: err(p_j) + u |d|
  *   dz = d * fl(1/n) (or d / n): err(d)/n + 2u |dz|
+ * PyTorch's log_softmax orders form p_j = exp(o_j) from a log-probability
+ * o_j instead of e_j / s (found by the legal-variant attack: its CPU and
+ * CUDA kernels' lse order reached 3.1 of the bound below at logits ~60-100,
+ * test_bounds: test_xent way 5), with lse = mx + ls the row's log-sum-exp:
+ *   lse order:   o_j = fl(z_j - fl(mx + ls)): err(ls) + u |lse| + u |o_j|,
+ *                |o_j| = a_j + ls (z_j <= mx, ls >= 0)
+ *   (z - mx) - ls (loss_pytorch_log_softmax): u a_j + err(ls) + u |o_j|
+ *   then p_j = exp(o_j): 4u + err(o_j), relative, and err(ls) = 2u ls + err(s)/s:
+ *   err(p_j)/p_j <= 4u + u a_j + err(s)/s + 3u ls + u max(a_j, |lse|)
+ * against ops_elem's 4u + u a_j + err(s)/s + u (the division): the bound of
+ * p_j carries max(u, 3u ls + u max(a_j, |lse|)) in that place.  The row
+ * loss -o_y of the same orders: err(ls) + u |r| + u max(a_y, |lse|), where
+ * ops_elem's r = ls - t has err(ls) + u |r| + u a_y: u max(a_y, |lse|) in
+ * place of u |t| = u a_y.  dz_j = g_j - exp(o_j) g_y (g_y = fl(-1/n)) rounds
+ * g_y, the product and the difference: within err(d)/n + 2u |dz| as above.
  * First-order terms only; the O(u^2) rest is covered by the 1% margin. */
 int bounds_loss(const float *z, const int32_t *y, size_t n, int C, double *bound_loss, double *bound_dz) {
     double sum_err_r = 0, sum_abs_r = 0, u = U32;
@@ -243,9 +258,9 @@ int bounds_loss(const float *z, const int32_t *y, size_t n, int C, double *bound
             es += e[j] * ee[j];
         }
         es += compare_gamma((size_t)(C > 1 ? C - 1 : 1)) * s;
-        double ls = log(s), els = 2 * u * fabs(ls) + es / s;
+        double ls = log(s), els = 2 * u * fabs(ls) + es / s, lse = fabs(mx + ls);
         double t = (double)zr[y[i]] - mx, r = ls - t;
-        double er = u * fabs(r) + els + u * fabs(t);
+        double er = u * fabs(r) + els + u * fmax(fabs(t), lse); /* lse: PyTorch's order (above) */
         sum_err_r += er;
         sum_abs_r += fabs(r);
         for (int j = 0; j < C; j++) {
@@ -253,7 +268,7 @@ int bounds_loss(const float *z, const int32_t *y, size_t n, int C, double *bound
             /* relative, not ee/e: for z_j - mx < -745 exp() is 0 in double and
              * ee/e was 0/0, a NaN bound (found by tests/test_bounds.c); then
              * p = 0, and the fp32 p_j (0, or subnormal) is within 2^-140 */
-            double ep = p * (ee[j] + es / s + u);
+            double ep = p * (ee[j] + es / s + fmax(u, 3 * u * fabs(ls) + u * fmax(fabs((double)zr[j] - mx), lse)));
             double d = p - (j == y[i] ? 1.0 : 0.0);
             double ed = ep + u * fabs(d);
             bound_dz[i * C + j] = 1.01 * (ed / (double)n + 2 * u * fabs(d) / (double)n) + 0x1p-140;

@@ -960,7 +960,7 @@ enum { CPU_FAULT_BELOW = 0, CPU_FAULT_DETECT = 1, CPU_FAULT_SUSPECT = 2, CPU_FAU
     X(SOFTMAX_LAST_CLASS_COMPLEMENT, "softmax_last_class_complement", "op", "fc2|loss", "loss", "smallcnn --limit-train 72 --limit-test 64 --epochs 2 --steps 10 --eval", \
       CPU_FAULT_DETECT, \
       "the loss gradient of the last class (class 9, the tail lane of 8 + 2) takes p_9 = 1 - (p_0 + ... + p_8) instead of e_9 / s (every step; the loss itself is right)", \
-      "p_9 = 1 - sum carries ~u absolute from the sum, ~17 ulps of p_9 ~ 0.1, against dz's per-element bound of ~15u relative: measured PROBLEM at step 1 (drift), fc2 loss, 'loss gradient dz re-done from the logits' 1.18 (worst 1.42; the bounded compares 1.06-1.18 at steps 1, 2, 5, 10): a thin margin that grows as p_9 shrinks with training") \
+      "p_9 = 1 - sum carries ~u absolute from the sum, ~17 ulps of p_9 ~ 0.1, against dz's per-element bound of ~15u relative: measured PROBLEM at step 1 (drift), fc2 loss, 'loss gradient dz re-done from the logits' 1.18 (worst 1.42; the bounded compares 1.06-1.18 at steps 1, 2, 5, 10): a thin margin that grows as p_9 shrinks with training. Thinner since bounds_loss carries PyTorch's log_softmax orders (the legal-variant attack: p_j's bound gained 3u log s + u max(a_j, |lse|) in place of u): measured PROBLEM at step 8, 1.09 (the only stage over; per element at steps 1, 2, 5, 10 now 0.92 at most)") \
     X(FC2_DB_ACCUMULATES, "fc2_db_accumulates", "op", "fc2", "backward", "smallcnn --limit-train 72 --limit-test 64 --epochs 2 --steps 10 --eval", \
       CPU_FAULT_DETECT, \
       "fc2's bias gradient is accumulated into the gradient buffer (beta = 1) instead of overwriting it: only set_tensor(GRADS) (engine_set_params) zeroes it, so from the second step on db is the sum over all steps so far (a zero_grad that is never called)", \
@@ -1308,7 +1308,71 @@ enum { CPU_FAULT_BELOW = 0, CPU_FAULT_DETECT = 1, CPU_FAULT_SUSPECT = 2, CPU_FAU
     X(DESCRIBE_WINO_CONV2_ACT_CORRUPT_ONCE, "describe_wino_conv2_act_corrupt_once", "op", "conv2", "forward", "smallcnn --limit-train 72 --limit-test 64 --epochs 2 --steps 10 --eval", \
       CPU_FAULT_DETECT, \
       "zoo attack 11, aimed at the explanation: act_corrupt_once's fault (step 7, conv2's largest output of sample 0, channel 0 doubled) in an engine whose describe() names a Winograd kernel for conv2's forward (jit_wino_4x3:avx512_core) that it does not run", \
-      "the verdict does not read describe(), the explanation does: measured PROBLEM at step 7, conv2 forward, 45684 (as act_corrupt_once), but the finding reads 'conv2 runs Winograd, an approximate convolution' and its fix is the algorithm (explain.c: layer_transforms trusts describe()'s kernel names; a real Winograd run gives ratios up to 3.59e11, so the ratio cannot tell them apart). FIXED (explain.c: a transform breaks relations at every step it runs - a real oneDNN Winograd conv2 8 of 8 steps; a layer that claims one while under half of 4 or more judged stages broke a relation is explained as a fault; test_mutants: test_claimed_transform_one_off): measured 'conv2 claims Winograd, yet only 1 of 18 judged stage(s) broke a relation: a fault, not the transform', the fix text a fault's")
+      "the verdict does not read describe(), the explanation does: measured PROBLEM at step 7, conv2 forward, 45684 (as act_corrupt_once), but the finding reads 'conv2 runs Winograd, an approximate convolution' and its fix is the algorithm (explain.c: layer_transforms trusts describe()'s kernel names; a real Winograd run gives ratios up to 3.59e11, so the ratio cannot tell them apart). FIXED (explain.c: a transform breaks relations at every step it runs - a real oneDNN Winograd conv2 8 of 8 steps; a layer that claims one while under half of 4 or more judged stages broke a relation is explained as a fault; test_mutants: test_claimed_transform_one_off): measured 'conv2 claims Winograd, yet only 1 of 18 judged stage(s) broke a relation: a fault, not the transform', the fix text a fault's") /* the legal-variant attack */ \
+    X(FC1_FWD_DOUBLE_ACC, "fc1_fwd_double_acc", "op", "fc1", "forward", "smallcnn --limit-train 72 --limit-test 64 --epochs 2 --steps 10 --eval", \
+      CPU_FAULT_BELOW, \
+      "legal-variant attack: fc1's forward accumulated in double (bias first, then the 1568 products in order) and rounded to fp32 once (an fp64-accumulating GEMM)", \
+      "more accurate than any fp32 order: within u|y| of exact, far inside gamma_K (sum|w x| + |b|)") \
+    X(FC1_FWD_BLOCKED16, "fc1_fwd_blocked16", "op", "fc1", "forward", "smallcnn --limit-train 72 --limit-test 64 --epochs 2 --steps 10 --eval", \
+      CPU_FAULT_BELOW, \
+      "legal-variant attack: fc1's forward as 16 fp32 partial sums (input t into lane t mod 16, a 16-wide SIMD dot product), the lanes combined pairwise, the bias added last", \
+      "another summation order of the same K + 1 terms: each term passes through at most 98 + 4 + 1 additions, within gamma_K") \
+    X(CONV2_FWD_PAIRWISE, "conv2_fwd_pairwise", "op", "conv2", "forward", "smallcnn --limit-train 72 --limit-test 64 --epochs 2 --steps 10 --eval", \
+      CPU_FAULT_BELOW, \
+      "legal-variant attack: conv2's forward with each output's 144 products summed pairwise (recursive halving, 8 serial at the leaves: numpy's order), the bias added last", \
+      "a summation tree of depth <= 8 + 5: within gamma_K of exact") \
+    X(FC1_DX_BLOCKED8, "fc1_dx_blocked8", "op", "fc1|pool2|flatten", "backward", "smallcnn --limit-train 72 --limit-test 64 --epochs 2 --steps 10 --eval", \
+      CPU_FAULT_BELOW, \
+      "legal-variant attack: fc1's backward-data with 8 fp32 accumulators (output unit j into lane j mod 8), the lanes combined pairwise", \
+      "another summation order of the 64 products: within gamma_64 sum|w dy|") \
+    X(FC1_DW_PAIRWISE, "fc1_dw_pairwise", "op", "fc1", "backward", "smallcnn --limit-train 72 --limit-test 64 --epochs 2 --steps 10 --eval", \
+      CPU_FAULT_BELOW, \
+      "legal-variant attack: fc1's weight gradient with each element's batch sum (sum_s dy[s,j] x[s,t]) summed pairwise; the bias gradient is the engine's", \
+      "a summation tree over the batch: within gamma_n sum|dy x|") \
+    X(CONV2_DW_BLOCKED16, "conv2_dw_blocked16", "op", "conv2", "backward", "smallcnn --limit-train 72 --limit-test 64 --epochs 2 --steps 10 --eval", \
+      CPU_FAULT_BELOW, \
+      "legal-variant attack: conv2's weight gradient with each element's batch x positions sum in 16 fp32 accumulators (term q into lane q mod 16, samples outer), the lanes combined pairwise; padding taps skipped (their products are 0)", \
+      "another summation order of the n x 196 products: within gamma_K sum|dy x|") \
+    X(DB_KAHAN, "db_kahan", "op", "conv1|conv2|fc1|fc2", "backward", "smallcnn --limit-train 72 --limit-test 64 --epochs 2 --steps 10 --eval", \
+      CPU_FAULT_BELOW, \
+      "legal-variant attack: every bias gradient summed with Kahan's compensated summation in fp32 (samples outer, positions inner)", \
+      "compensated: within 2u + O(K u^2) of sum|dy| of exact, inside gamma_K") \
+    X(LOSS_PYTORCH_LSE, "loss_pytorch_lse", "op", "fc2|loss", "loss", "smallcnn --limit-train 72 --limit-test 64 --epochs 2 --steps 10 --eval", \
+      CPU_FAULT_BELOW, \
+      "legal-variant attack: PyTorch's vectorised log_softmax order: lse = mx + log(sum exp(z - mx)) rounded to fp32, o_j = z_j - lse, loss = -mean o_y (in double), dz_j = (exp(o_j) - [j = y]) * fl(1/n)", \
+      "lse carries u|lse| absolute and z - lse another u|o|: p_j is off by ~u(|mx| + |log s| + |o_j|) relative: legal, but a larger error than (z - mx) - log s where |mx| is large") \
+    X(LOSS_MEAN_FP32_PRESCALED, "loss_mean_fp32_prescaled", "op", "fc2|loss", "loss", "smallcnn --limit-train 72 --limit-test 64 --epochs 2 --steps 10 --eval", \
+      CPU_FAULT_BELOW, \
+      "legal-variant attack: the batch loss as an fp32 sum of the rows' losses each scaled by fl(1/n) first (sum_i fl(l_i fl(1/n)), serial fp32), not the double mean; dz is the engine's", \
+      "the mean with 1/n applied before the sum, in fp32: within (n + 1) u of sum l_i / n, and the loss is ~2.3") \
+    X(ADAM_ADDCDIV_ORDER, "adam_addcdiv_order", "op", "conv1|conv2|fc1|fc2", "update", "smallcnn --limit-train 72 --limit-test 64 --epochs 2 --steps 10 --eval", \
+      CPU_FAULT_BELOW, \
+      "legal-variant attack: PyTorch's foreach / fused Adam order: addcdiv(p, m, den, value=-step) evaluates p + ((-step) m) / den (the step multiplied into m before the division), den = sqrt(v) / bc2 + eps; m and v as ops_adam_elem", \
+      "the same update with the same scalars, the product and the quotient in the other order: the same number of roundings") \
+    X(ADAM_CAPTURABLE, "adam_capturable", "op", "conv1|conv2|fc1|fc2", "update", "smallcnn --limit-train 72 --limit-test 64 --epochs 2 --steps 10 --eval", \
+      CPU_FAULT_BELOW, \
+      "legal-variant attack: PyTorch's capturable foreach Adam: sn = -step; den = sqrt(v) / fl(bc2 sn) + fl(1 / fl(sn / eps)); p + m / den (negative den); m and v as ops_adam_elem", \
+      "algebraically the same update from the same scalars, two more roundings on the scalars (relative u each), one fewer multiply") \
+    X(ADAM_TEXTBOOK_MHAT, "adam_textbook_mhat", "op", "conv1|conv2|fc1|fc2", "update", "smallcnn --limit-train 72 --limit-test 64 --epochs 2 --steps 10 --eval", \
+      CPU_FAULT_BELOW, \
+      "legal-variant attack: Kingma and Ba's own order: mh = m / bc1, vh = v / bc2 (bc1 = 1 - b1^t, bc2 = 1 - b2^t made in double, rounded once), p - lr (mh / (sqrt(vh) + eps)), lr rounded once; m and v as ops_adam_elem", \
+      "algebraically the same update; its scalars are lr, bc1, bc2 (each one rounding from the settings), not step and bc2_sqrt") \
+    X(DROPOUT_MASK_MUL, "dropout_mask_mul", "op", "drop1", "forward", "mnist-convnet", \
+      CPU_FAULT_BELOW, \
+      "legal-variant attack: PyTorch's native dropout: y = (x * mask) * scale and dx = (dy * mask) * scale with mask a 0/1 float (input.mul(mask).mul_(scale)): a dropped negative x (or dy) gives -0, not +0", \
+      "every kept value is x * scale bit for bit; a dropped one is a zero of the other sign, which no operation of the model tells apart") \
+    X(FC1_FWD_FMA_SERIAL, "fc1_fwd_fma_serial", "op", "fc1", "forward", "smallcnn --limit-train 72 --limit-test 64 --epochs 2 --steps 10 --eval", \
+      CPU_FAULT_BELOW, \
+      "legal-variant attack: fc1's forward as a serial chain of fused multiply-adds, acc = fma(w, x, acc) from the bias (one rounding per term, as every FMA GEMM microkernel)", \
+      "one rounding per term instead of two: within gamma_K") \
+    X(CONV2_DX_PAIRWISE, "conv2_dx_pairwise", "op", "conv2|pool1", "backward", "smallcnn --limit-train 72 --limit-test 64 --epochs 2 --steps 10 --eval", \
+      CPU_FAULT_BELOW, \
+      "legal-variant attack: conv2's backward-data with each input gradient's 288 terms (output channel, tap) summed pairwise; padding taps skipped", \
+      "another summation order: within gamma_K sum|w dy|") \
+    X(CONV_DW_SERIAL_FP32, "conv_dw_serial_fp32", "op", "conv1|conv2", "backward", "smallcnn --limit-train 72 --limit-test 64 --epochs 2 --steps 10 --eval", \
+      CPU_FAULT_BELOW, \
+      "legal-variant attack: every conv weight gradient as one serial fp32 accumulator over samples and positions (12544 terms for conv1 at batch 16, 200704 at 256: a one-thread-per-weight kernel); the bias gradient is the engine's", \
+      "a serial sum of K terms: within gamma_K sum|dy x|; its typical error grows like sqrt(K) u, the sharper tier's question")
 
 #define CPU_FAULT_ENUM_(id, ...) CPU_FAULT_##id,
 enum { CPU_FAULT_NONE = 0, CPU_FAULT_LIST(CPU_FAULT_ENUM_) CPU_FAULT_COUNT };

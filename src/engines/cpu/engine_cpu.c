@@ -2565,6 +2565,99 @@ static int fault_fwd_edit_11(engine *e, int l, int training, int *done) {
     return 0;
 }
 
+/* ---- the legal-variant attack's rows (cpu_faults.h, the last block): legal fp32 evaluations, each a hook of
+ * its own.  ls_pairwise: numpy's pairwise sum (8 serial at the leaves, recursive halving above). */
+static float ls_pairwise(const float *v, size_t n) {
+    if (n <= 8) {
+        float s = 0.0f;
+        for (size_t i = 0; i < n; i++) s = s + v[i];
+        return s;
+    }
+    size_t h = n / 2;
+    return ls_pairwise(v, h) + ls_pairwise(v + h, n - h);
+}
+
+/* lanes combined pairwise: ((l0 + l1) + (l2 + l3)) + ... (nl a power of two) */
+static float ls_lanes(float *lane, size_t nl) {
+    for (size_t w = nl; w > 1; w /= 2)
+        for (size_t i = 0; i < w / 2; i++) lane[i] = lane[2 * i] + lane[2 * i + 1];
+    return lane[0];
+}
+
+static int fault_fwd_legal(engine *e, int l, int training, int *done) {
+    FAULT_LOCALS;
+    (void)training;
+    const float *bias = ly->b_tensor >= 0 ? c->params + c->m->tensors[ly->b_tensor].offset : NULL;
+    if ((id == CPU_FAULT_FC1_FWD_DOUBLE_ACC || id == CPU_FAULT_FC1_FWD_BLOCKED16) && fault_layer(c, l, "fc1")) {
+        const float *w = c->params + c->m->tensors[ly->w_tensor].offset;
+        size_t in = layer_in_size(ly), oc = (size_t)ly->out_c;
+        if ((rc = act_io(c, l - 1, 0, x, 1))) FAULT_ENDED(rc);
+        for (size_t s0 = 0; s0 < n; s0++)
+            for (size_t j = 0; j < oc; j++) {
+                const float *wr = w + j * in, *xr = x + s0 * in;
+                if (id == CPU_FAULT_FC1_FWD_DOUBLE_ACC) {
+                    double acc = bias ? (double)bias[j] : 0.0;
+                    for (size_t t = 0; t < in; t++) acc += (double)wr[t] * (double)xr[t];
+                    a[s0 * oc + j] = (float)acc;
+                } else {
+                    float lane[16] = {0};
+                    for (size_t t = 0; t < in; t++) lane[t % 16] = lane[t % 16] + wr[t] * xr[t];
+                    float acc = ls_lanes(lane, 16);
+                    a[s0 * oc + j] = bias ? acc + bias[j] : acc;
+                }
+            }
+        return 1;
+    }
+    if (id == CPU_FAULT_DROPOUT_MASK_MUL && ly->kind == LAYER_DROPOUT && training) {
+        float scale = (float)(1.0 / (1.0 - (double)ly->p));
+        if ((rc = act_io(c, l - 1, 0, x, 1))) FAULT_ENDED(rc);
+        for (size_t i = 0; i < cnt; i++) {
+            float mask = rng_dropout_keep(e->seed, (uint32_t)c->step, (uint32_t)l, (uint32_t)i, ly->p) ? 1.0f : 0.0f;
+            a[i] = (x[i] * mask) * scale;
+        }
+        return 1;
+    }
+    if (id == CPU_FAULT_FC1_FWD_FMA_SERIAL && fault_layer(c, l, "fc1")) {
+        const float *w = c->params + c->m->tensors[ly->w_tensor].offset;
+        size_t in = layer_in_size(ly), oc = (size_t)ly->out_c;
+        if ((rc = act_io(c, l - 1, 0, x, 1))) FAULT_ENDED(rc);
+        for (size_t s0 = 0; s0 < n; s0++)
+            for (size_t j = 0; j < oc; j++) {
+                float acc = bias ? bias[j] : 0.0f;
+                for (size_t t = 0; t < in; t++) acc = fmaf(w[j * in + t], x[s0 * in + t], acc);
+                a[s0 * oc + j] = acc;
+            }
+        return 1;
+    }
+    if (id == CPU_FAULT_CONV2_FWD_PAIRWISE && fault_layer(c, l, "conv2")) {
+        const float *w = c->params + c->m->tensors[ly->w_tensor].offset;
+        size_t C = (size_t)ly->in_c, IH = (size_t)ly->in_h, IW = (size_t)ly->in_w, H = (size_t)ly->out_h,
+               W = (size_t)ly->out_w, OC = (size_t)ly->out_c, k = (size_t)ly->k;
+        float prod[4096];
+        if (C * k * k > 4096) return 0;
+        if ((rc = act_io(c, l - 1, 0, x, 1))) FAULT_ENDED(rc);
+        for (size_t s0 = 0; s0 < n; s0++)
+            for (size_t oc = 0; oc < OC; oc++)
+                for (size_t i = 0; i < H; i++)
+                    for (size_t j = 0; j < W; j++) {
+                        size_t q = 0;
+                        for (size_t ch = 0; ch < C; ch++)
+                            for (size_t kh = 0; kh < k; kh++)
+                                for (size_t kw = 0; kw < k; kw++) {
+                                    long ih = (long)i + (long)kh - ly->pad, iw = (long)j + (long)kw - ly->pad;
+                                    float xv = ih < 0 || iw < 0 || ih >= (long)IH || iw >= (long)IW
+                                                   ? 0.0f
+                                                   : x[((s0 * C + ch) * IH + (size_t)ih) * IW + (size_t)iw];
+                                    prod[q++] = w[((oc * C + ch) * k + kh) * k + kw] * xv;
+                                }
+                        float acc = ls_pairwise(prod, q);
+                        a[((s0 * OC + oc) * H + i) * W + j] = bias ? acc + bias[oc] : acc;
+                    }
+        return 1;
+    }
+    return 0;
+}
+
 static int fault_forward_layer(engine *e, int l, int training) {
     cpu_ctx *c = ctx_of(e);
     fault_state *F = c->fault;
@@ -2582,6 +2675,7 @@ static int fault_forward_layer(engine *e, int l, int training) {
     if ((r = fault_fwd_edit_7(e, l, training, &rc))) return r == 2 ? rc : act_io(c, l, 0, F->a, 0);
     if ((r = fault_fwd_edit_8(e, l, training, &rc))) return r == 2 ? rc : act_io(c, l, 0, F->a, 0);
     if ((r = fault_fwd_edit_11(e, l, training, &rc))) return r == 2 ? rc : act_io(c, l, 0, F->a, 0);
+    if ((r = fault_fwd_legal(e, l, training, &rc))) return r == 2 ? rc : act_io(c, l, 0, F->a, 0);
     return 0;
 }
 
@@ -2600,6 +2694,38 @@ static float fault_xent_row(const float *z, int nc, int y, float inv_n, float *d
     return logf(s) - (z[y] - mx);
 }
 
+
+/* the legal-variant attack's loss rows (after cpu_loss: the loss and dz of the batch, its logits z) */
+static void fault_loss_legal(engine *e, fault_state *F, const float *z, float *dz, size_t n, int nc) {
+    cpu_ctx *c = ctx_of(e);
+    int id = F->id, pt = c->portable;
+    float inv = 1.0f / (float)n;
+    if (id == CPU_FAULT_LOSS_PYTORCH_LSE) {
+        /* lse = mx + log s (fp32), o = z - lse, loss = -mean o_y, dz = (exp(o) - onehot) * fl(1/n) */
+        double acc = 0.0;
+        for (size_t i = 0; i < n; i++) {
+            const float *zr = z + i * nc;
+            float *d = dz + i * nc, mx = zr[0], sum = 0.0f;
+            int y = c->labels[i];
+            for (int j = 1; j < nc; j++) mx = zr[j] > mx ? zr[j] : mx;
+            for (int j = 0; j < nc; j++) sum = sum + (pt ? ops_portable_expf(zr[j] - mx) : expf(zr[j] - mx));
+            float lse = mx + (pt ? ops_portable_logf(sum) : logf(sum));
+            for (int j = 0; j < nc; j++) {
+                float o = zr[j] - lse;
+                float ex = pt ? ops_portable_expf(o) : expf(o);
+                d[j] = (ex - (j == y ? 1.0f : 0.0f)) * inv;
+                if (j == y) acc += (double)(-o);
+            }
+        }
+        c->loss = (float)(acc / (double)n);
+    } else if (id == CPU_FAULT_LOSS_MEAN_FP32_PRESCALED) {
+        /* sum_i fl(l_i fl(1/n)) in fp32, serially; dz as the engine's (ops_softmax_xent_row writes the same) */
+        float acc = 0.0f;
+        for (size_t i = 0; i < n; i++)
+            acc = acc + ops_softmax_xent_row(z + i * nc, nc, c->labels[i], inv, pt, dz + i * nc) * inv;
+        c->loss = acc;
+    }
+}
 
 /* zoo attack 10's loss faults (after cpu_loss: the loss and dz of the batch, its logits z) */
 static void fault_loss_10(engine *e, fault_state *F, const float *z, float *dz, size_t n, int nc) {
@@ -2674,6 +2800,7 @@ static void fault_loss_10(engine *e, fault_state *F, const float *z, float *dz, 
         }
         c->loss = (float)(acc / (double)n);
     }
+    fault_loss_legal(e, F, z, dz, n, nc);
 }
 
 static int fault_loss(engine *e, float *loss_out) {
@@ -3852,6 +3979,143 @@ static int fault_bwd_after_8(engine *e, int l, int *done) {
     return 0;
 }
 
+/* the legal-variant attack's backward rows: the engine's backward, then one result re-done in a legal order */
+static int fault_bwd_legal(engine *e, int l, int *done) {
+    FAULT_LOCALS;
+    const model_tensor *tw = ly->w_tensor >= 0 ? &c->m->tensors[ly->w_tensor] : NULL;
+    if (id == CPU_FAULT_FC1_DX_BLOCKED8 && fault_layer(c, l, "fc1") && P->L[l].need_dsrc) {
+        const float *w = c->params + tw->offset;
+        size_t in = layer_in_size(ly), oc = (size_t)ly->out_c;
+        if ((rc = cpu_backward_layer(e, l)) || (rc = act_io(c, l, 1, a, 1))) FAULT_DONE(rc);
+        for (size_t s0 = 0; s0 < n; s0++)
+            for (size_t t = 0; t < in; t++) {
+                float lane[8] = {0};
+                for (size_t j = 0; j < oc; j++) lane[j % 8] = lane[j % 8] + w[j * in + t] * a[s0 * oc + j];
+                x[s0 * in + t] = ls_lanes(lane, 8);
+            }
+        FAULT_DONE(act_io(c, l - 1, 1, x, 0));
+    }
+    if (id == CPU_FAULT_FC1_DW_PAIRWISE && fault_layer(c, l, "fc1")) {
+        size_t in = layer_in_size(ly), oc = (size_t)ly->out_c;
+        float prod[4096];
+        if (n > 4096) return 0;
+        if ((rc = cpu_backward_layer(e, l)) || (rc = act_io(c, l, 1, a, 1)) || (rc = act_io(c, l - 1, 0, x, 1)))
+            FAULT_DONE(rc);
+        float *g = c->grads + tw->offset;
+        for (size_t j = 0; j < oc; j++)
+            for (size_t t = 0; t < in; t++) {
+                for (size_t s0 = 0; s0 < n; s0++) prod[s0] = a[s0 * oc + j] * x[s0 * in + t];
+                g[j * in + t] = ls_pairwise(prod, n);
+            }
+        FAULT_DONE(0);
+    }
+    if (id == CPU_FAULT_CONV2_DW_BLOCKED16 && fault_layer(c, l, "conv2")) {
+        size_t C = (size_t)ly->in_c, IH = (size_t)ly->in_h, IW = (size_t)ly->in_w, H = (size_t)ly->out_h,
+               W = (size_t)ly->out_w, OC = (size_t)ly->out_c, k = (size_t)ly->k;
+        if ((rc = cpu_backward_layer(e, l)) || (rc = act_io(c, l, 1, a, 1)) || (rc = act_io(c, l - 1, 0, x, 1)))
+            FAULT_DONE(rc);
+        float *g = c->grads + tw->offset;
+        for (size_t oc = 0; oc < OC; oc++)
+            for (size_t ch = 0; ch < C; ch++)
+                for (size_t kh = 0; kh < k; kh++)
+                    for (size_t kw = 0; kw < k; kw++) {
+                        float lane[16] = {0};
+                        size_t q = 0;
+                        for (size_t s0 = 0; s0 < n; s0++)
+                            for (size_t i = 0; i < H; i++)
+                                for (size_t j = 0; j < W; j++, q++) {
+                                    long ih = (long)i + (long)kh - ly->pad, iw = (long)j + (long)kw - ly->pad;
+                                    if (ih < 0 || iw < 0 || ih >= (long)IH || iw >= (long)IW) continue;
+                                    float dy = a[((s0 * OC + oc) * H + i) * W + j];
+                                    float xv = x[((s0 * C + ch) * IH + (size_t)ih) * IW + (size_t)iw];
+                                    lane[q % 16] = lane[q % 16] + dy * xv;
+                                }
+                        g[((oc * C + ch) * k + kh) * k + kw] = ls_lanes(lane, 16);
+                    }
+        FAULT_DONE(0);
+    }
+    if (id == CPU_FAULT_DROPOUT_MASK_MUL && ly->kind == LAYER_DROPOUT && P->L[l].need_dsrc) {
+        float scale = (float)(1.0 / (1.0 - (double)ly->p));
+        if ((rc = cpu_backward_layer(e, l)) || (rc = act_io(c, l, 1, a, 1))) FAULT_DONE(rc);
+        for (size_t i = 0; i < cnt; i++) {
+            float mask = rng_dropout_keep(e->seed, (uint32_t)c->step, (uint32_t)l, (uint32_t)i, ly->p) ? 1.0f : 0.0f;
+            x[i] = (a[i] * mask) * scale;
+        }
+        if (getenv("LS_FAULT_VERBOSE")) {
+            size_t nz = 0;
+            for (size_t i = 0; i < cnt; i++) nz += x[i] == 0.0f && signbit(x[i]);
+            fprintf(stderr, "dropout_mask_mul: step %llu, %zu -0 of %zu in dx\n", (unsigned long long)c->step, nz, cnt);
+        }
+        FAULT_DONE(act_io(c, l - 1, 1, x, 0));
+    }
+    if (id == CPU_FAULT_CONV2_DX_PAIRWISE && fault_layer(c, l, "conv2") && P->L[l].need_dsrc) {
+        const float *w = c->params + tw->offset;
+        size_t C = (size_t)ly->in_c, IH = (size_t)ly->in_h, IW = (size_t)ly->in_w, H = (size_t)ly->out_h,
+               W = (size_t)ly->out_w, OC = (size_t)ly->out_c, k = (size_t)ly->k;
+        float prod[4096];
+        if (OC * k * k > 4096) return 0;
+        if ((rc = cpu_backward_layer(e, l)) || (rc = act_io(c, l, 1, a, 1))) FAULT_DONE(rc);
+        for (size_t s0 = 0; s0 < n; s0++)
+            for (size_t ch = 0; ch < C; ch++)
+                for (size_t ih = 0; ih < IH; ih++)
+                    for (size_t iw = 0; iw < IW; iw++) {
+                        size_t q = 0;
+                        for (size_t oc = 0; oc < OC; oc++)
+                            for (size_t kh = 0; kh < k; kh++)
+                                for (size_t kw = 0; kw < k; kw++) {
+                                    long i = (long)ih - (long)kh + ly->pad, j = (long)iw - (long)kw + ly->pad;
+                                    if (i < 0 || j < 0 || i >= (long)H || j >= (long)W) continue;
+                                    prod[q++] = w[((oc * C + ch) * k + kh) * k + kw] *
+                                                a[((s0 * OC + oc) * H + (size_t)i) * W + (size_t)j];
+                                }
+                        x[((s0 * C + ch) * IH + ih) * IW + iw] = ls_pairwise(prod, q);
+                    }
+        FAULT_DONE(act_io(c, l - 1, 1, x, 0));
+    }
+    if (id == CPU_FAULT_CONV_DW_SERIAL_FP32 && ly->kind == LAYER_CONV) {
+        size_t C = (size_t)ly->in_c, IH = (size_t)ly->in_h, IW = (size_t)ly->in_w, H = (size_t)ly->out_h,
+               W = (size_t)ly->out_w, OC = (size_t)ly->out_c, k = (size_t)ly->k;
+        if ((rc = cpu_backward_layer(e, l)) || (rc = act_io(c, l, 1, a, 1))) FAULT_DONE(rc);
+        if (l == 0) x = c->x; /* the batch's images, plain NCHW */
+        else if ((rc = act_io(c, l - 1, 0, x, 1))) FAULT_DONE(rc);
+        float *g = c->grads + tw->offset;
+        for (size_t oc = 0; oc < OC; oc++)
+            for (size_t ch = 0; ch < C; ch++)
+                for (size_t kh = 0; kh < k; kh++)
+                    for (size_t kw = 0; kw < k; kw++) {
+                        float acc = 0.0f;
+                        for (size_t s0 = 0; s0 < n; s0++)
+                            for (size_t i = 0; i < H; i++)
+                                for (size_t j = 0; j < W; j++) {
+                                    long ih = (long)i + (long)kh - ly->pad, iw = (long)j + (long)kw - ly->pad;
+                                    if (ih < 0 || iw < 0 || ih >= (long)IH || iw >= (long)IW) continue;
+                                    acc = acc + a[((s0 * OC + oc) * H + i) * W + j] *
+                                                    x[((s0 * C + ch) * IH + (size_t)ih) * IW + (size_t)iw];
+                                }
+                        g[((oc * C + ch) * k + kh) * k + kw] = acc;
+                    }
+        FAULT_DONE(0);
+    }
+    if (id == CPU_FAULT_DB_KAHAN && ly->b_tensor >= 0) {
+        const model_tensor *tb = &c->m->tensors[ly->b_tensor];
+        size_t oc = (size_t)ly->out_c, hw = ly->kind == LAYER_CONV ? (size_t)ly->out_h * ly->out_w : 1;
+        if ((rc = cpu_backward_layer(e, l)) || (rc = act_io(c, l, 1, a, 1))) FAULT_DONE(rc);
+        for (size_t o = 0; o < oc; o++) {
+            float s = 0.0f, comp = 0.0f;
+            for (size_t s0 = 0; s0 < n; s0++)
+                for (size_t q = 0; q < hw; q++) {
+                    float y = a[(s0 * oc + o) * hw + q] - comp;
+                    float t2 = s + y;
+                    comp = (t2 - s) - y;
+                    s = t2;
+                }
+            c->grads[tb->offset + o] = s;
+        }
+        FAULT_DONE(0);
+    }
+    return 0;
+}
+
 static int fault_backward_layer(engine *e, int l) {
     cpu_ctx *c = ctx_of(e);
     fault_state *F = c->fault;
@@ -3860,6 +4124,7 @@ static int fault_backward_layer(engine *e, int l) {
     if (fault_bwd_before_1(e, l, &rc)) return rc;
     if (fault_bwd_before_2(e, l, &rc)) return rc;
     if (fault_bwd_before_3(e, l, &rc)) return rc;
+    if (fault_bwd_legal(e, l, &rc)) return rc;
     if ((rc = cpu_backward_layer(e, l))) return rc;
     if (fault_bwd_after_1(e, l, &rc)) return rc;
     if (fault_bwd_after_2(e, l, &rc)) return rc;
@@ -4162,6 +4427,39 @@ static int fault_update_11(engine *e, const adam_scalars *s) {
     return cpu_update(e, s);
 }
 
+/* the legal-variant attack's Adam rows: the whole update in another legal order (1: it ran it) */
+static int fault_adam_legal(engine *e, const adam_scalars *ap) {
+    cpu_ctx *c = ctx_of(e);
+    int id = ((fault_state *)c->fault)->id;
+    size_t np = c->m->n_params;
+    adam_scalars a = *ap;
+    if (id != CPU_FAULT_ADAM_ADDCDIV_ORDER && id != CPU_FAULT_ADAM_CAPTURABLE && id != CPU_FAULT_ADAM_TEXTBOOK_MHAT)
+        return 0;
+    float sn = -a.step_size, bc2sn = a.bc2_sqrt * sn, eps_sn = 1.0f / (sn / a.eps);
+    float lr = (float)a.cfg.lr, bc1 = (float)(1.0 - pow(a.cfg.beta1, a.t)), bc2 = (float)(1.0 - pow(a.cfg.beta2, a.t));
+    for (size_t i = 0; i < np; i++) {
+        float g = c->grads[i];
+        float mn = a.beta1 * c->adam_m[i] + a.one_minus_beta1 * g;
+        float vn = a.beta2 * c->adam_v[i] + a.one_minus_beta2 * (g * g);
+        float p = c->params[i];
+        if (id == CPU_FAULT_ADAM_ADDCDIV_ORDER) {
+            float den = sqrtf(vn) / a.bc2_sqrt + a.eps;
+            p = p + (sn * mn) / den;
+        } else if (id == CPU_FAULT_ADAM_CAPTURABLE) {
+            float den = sqrtf(vn) / bc2sn + eps_sn;
+            p = p + mn / den;
+        } else {
+            float mh = mn / bc1, vh = vn / bc2;
+            p = p - lr * (mh / (sqrtf(vh) + a.eps));
+        }
+        c->params[i] = p;
+        c->adam_m[i] = mn;
+        c->adam_v[i] = vn;
+    }
+    c->params_ver++;
+    return 1;
+}
+
 static int fault_update(engine *e, const adam_scalars *s) {
     cpu_ctx *c = ctx_of(e);
     fault_state *F = c->fault;
@@ -4175,6 +4473,7 @@ static int fault_update(engine *e, const adam_scalars *s) {
     int rc = 0;
     if (fault_adam_stale_grad(e, s, &rc)) return rc;
     if (fault_adam_scalars(e, s, &a)) return 0; /* it ran the update itself */
+    if (fault_adam_legal(e, &a)) return 0;
     if (fault_update_around(e, s, &a, &rc)) return rc;
     if ((rc = cpu_update(e, &a))) return rc;
     fault_update_after(e, s, &a);

@@ -2226,25 +2226,10 @@ CK_HOT static void patch_sums(const float *x, const ck_conv_dims *d, double *v, 
 }
 
 /* q[0..3] = sum g z, sum |g| za, sum g, sum |g| over P positions, in
- * LANES lanes */
+ * LANES lanes: base/checksum_rnd.h's ck_dot_lanes (the device's too),
+ * inlined here into the hot clones */
 CK_HOT static void dy_dot_lanes(const float *g, const double *z, const double *za, size_t P, double *q) {
-    double t[LANES] = {0}, ta[LANES] = {0}, u[LANES] = {0}, ua[LANES] = {0};
-    size_t p = 0;
-    for (; p + LANES <= P; p += LANES)
-        for (int l = 0; l < LANES; l++) {
-            double v = g[p + l];
-            t[l] += v * z[p + l];
-            ta[l] += fabs(v) * za[p + l];
-            u[l] += v;
-            ua[l] += fabs(v);
-        }
-    double st = 0, sta = 0, su = 0, sua = 0;
-    for (int l = 0; l < LANES; l++) st += t[l], sta += ta[l], su += u[l], sua += ua[l];
-    for (; p < P; p++) {
-        double v = g[p];
-        st += v * z[p], sta += fabs(v) * za[p], su += v, sua += fabs(v);
-    }
-    q[0] = st, q[1] = sta, q[2] = su, q[3] = sua;
+    ck_dot_lanes(g, z, za, P, q);
 }
 
 /* dy_dot_lanes for the 16 output channels of a dy block plane (P, 16):

@@ -2866,26 +2866,10 @@ static void dense_wrnd(const layer *ly, const float *dw, const float *dy, const 
     double *r = wr, *rx = r + in, *rxa = rx + n, mx = max_abs(x, n * in);
     for (size_t dr = 0; dr < CK_RND_DRAWS; dr++) {
         ck_rnd_weights(r, in, key, l, 14 + (int)dr);
-        for (size_t i = 0; i < n; i++) {
-            double t = 0, ta = 0;
-            for (size_t k = 0; k < in; k++) {
-                double v = x[i * in + k];
-                t += r[k] * v, ta += fabs(r[k]) * fabs(v);
-            }
-            rx[i] = t, rxa[i] = ta;
-        }
-        for (size_t j = 0; j < out; j++) {
-            double ls = 0, la = 0, R = 0, A = 0, G = 0;
-            for (size_t k = 0; k < in; k++) {
-                double v = dw[j * in + k];
-                ls += r[k] * v, la += fabs(r[k]) * fabs(v);
-            }
-            for (size_t i = 0; i < n; i++) {
-                double g = dy[i * out + j];
-                R += g * rx[i], A += fabs(g) * rxa[i], G += fabs(g);
-            }
-            put_rel(o + CK_REL * (j * CK_RND_DRAWS + dr), ls, la, R, A, G * mx);
-        }
+        /* base/checksum_rnd.h's loops, the device's too */
+        for (size_t i = 0; i < n; i++) ck_wrnd_rx(x + i * in, r, in, &rx[i], &rxa[i]);
+        for (size_t j = 0; j < out; j++)
+            ck_wrnd_dense_entry(o + CK_REL * (j * CK_RND_DRAWS + dr), dw, dy, r, rx, rxa, mx, n, in, out, j);
     }
 }
 

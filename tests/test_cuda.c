@@ -9,7 +9,10 @@
  * checksum_rnd.h's and checksum_blank.h's per-element bodies (the
  * kernels' own), looped as the kernels split them, give a cpu engine's
  * vector bit for bit on SmallCNN and mnist-convnet tensors, and the judge
- * names faults only those blocks see (tests/ck_peek_expect.h).
+ * names faults only those blocks see (tests/ck_peek_expect.h); so does
+ * the conv relations' S with the identical windows' term (expect_grp,
+ * lk_ck_conv_grp's loops), forward on flat backgrounds and backward-data
+ * on a dy given flat regions.
  *
  * Device part, which calls skip() with the reason when there is no usable
  * device (or the build has no CUDA): our element-wise kernels bitwise equal
@@ -17,7 +20,8 @@
  * engine, each layer fed the cpu engine's input (so each comparison sees
  * one layer's rounding only) within the fp32 bound; a few training steps
  * that lower the loss and repeat bit for bit; the device's checksum
- * vector, every block against the host loops on the device's own tensors.
+ * vector, every block against the host loops on the device's own tensors
+ * (and on flat backgrounds, the identical windows' term: test_dev_grp).
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -1531,6 +1535,82 @@ static void test_dev_checksums(void **st) {
     engine_free(e);
     free(p), free(x), free(v), free(act);
 }
+/* The identical windows' term on the device (lk_ck_conv_grp): mnist-convnet
+ * (pad 0: dy's reversed windows start k - 1 before x's) on blank_batch's
+ * flat backgrounds, a training step and an evaluation batch judged clean
+ * as the audit judges a live cuda engine, every conv forward relation's S
+ * (and its alternating, random-weight and position-weighted companions')
+ * the host loops' on the device's own tensors and A, bit for bit; then
+ * conv2's dy given flat regions on the device (set_tensor), the
+ * backward-data relations' too. */
+static void test_dev_grp(void **st) {
+    const char *why = no_device();
+    if (why) { print_message("skipped: %s\n", why); skip(); }
+    enum { N = 16 };
+    model m;
+    assert_int_equal(model_build(&m, "mnist-convnet"), 0);
+    engine_opts o = {.seed = 9, .max_batch = N};
+    engine *e = NULL;
+    assert_int_equal(engine_create(&e, "cuda:math=fma:algo=det", &m, &o), 0);
+    size_t in = (size_t)m.in_c * m.in_h * m.in_w;
+    float *p = malloc(m.n_params * 4), *x = malloc(N * in * 4);
+    int32_t y[N];
+    ck_layout L;
+    ck_layout_make(&L, &m, N);
+    double *v = calloc(L.total, sizeof *v);
+    assert_true(p && x && v);
+    model_init_params(&m, p, 9);
+    assert_int_equal(engine_set_params(e, p), 0);
+    blank_batch(x, y, N, in, 1);
+    assert_int_equal(engine_set_batch(e, x, y, N, 1), 0);
+    assert_int_equal(engine_forward(e, 1), 0);
+    assert_int_equal(engine_loss(e, NULL), 0);
+    assert_int_equal(engine_backward(e), 0);
+    assert_int_equal(engine_checksums(e, CK_STAGE_STEP, v), 0);
+    ck_verdict cv;
+    ck_verdict_init(&cv);
+    assert_int_equal(checksums_judge(&m, v, N, y, 0, CK_BLOCKS_LIVE, &cv), 0);
+    if (cv.n_viol) fail_msg("cuda step on flat backgrounds: %s (ratio %g)", cv.v[0].what, cv.v[0].ratio);
+    peek_tensors t;
+    peek_tensors_get(&t, e, &m, N, x, 1);
+    size_t with[2] = {0, 0}, grp = 0, cnt = expect_grp(&m, v, N, &t, with, &grp);
+    double bpos = 0;
+    size_t bgrp = 0, bcnt = expect_blank(&m, v, N, &t, &bpos, &bgrp), rcnt = expect_rnd(&m, v, N, &t);
+    print_message("device identical windows' term: %zu relations' S bit for bit as the host loops (%zu exact groups, "
+                  "%zu forward relations whose S it moves; FWD_BLANK %zu, random-weight %zu entries as well)\n", cnt,
+                  grp, with[0], bcnt, rcnt);
+    assert_true(grp > 0 && with[0] > 0 && bcnt > 0 && rcnt > 0);
+    /* conv2's dy: in even samples the bottom 8 rows of each channel that channel's constant */
+    int l2 = -1;
+    for (int l = 1; l < m.n_layers; l++)
+        if (m.layers[l].kind == LAYER_CONV) l2 = l;
+    const layer *c2 = &m.layers[l2];
+    size_t P = (size_t)c2->out_h * c2->out_w, OC = (size_t)c2->out_c;
+    for (size_t i = 0; i < N; i += 2)
+        for (size_t oc = 0; oc < OC; oc++)
+            for (size_t q = P - 8 * (size_t)c2->out_w; q < P; q++) t.dact[l2][(i * OC + oc) * P + q] = 1e-3f * (float)(oc + 1);
+    assert_int_equal(engine_set_tensor(e, (tensor_id){TENSOR_DACT, l2}, t.dact[l2]), 0);
+    assert_int_equal(engine_checksums(e, CK_STAGE_STEP, v), 0);
+    with[0] = with[1] = grp = 0;
+    cnt = expect_grp(&m, v, N, &t, with, &grp);
+    print_message("device identical windows' term, conv2 dy given flat regions: %zu relations' S bit for bit as the "
+                  "host loops (%zu backward-data relations whose S it moves)\n", cnt, with[1]);
+    assert_true(with[1] > 0);
+    peek_tensors_free(&t, &m);
+    /* an evaluation batch: the forward relations' */
+    assert_int_equal(engine_forward(e, 0), 0);
+    assert_int_equal(engine_checksums(e, CK_STAGE_EVAL, v), 0);
+    ck_verdict_init(&cv);
+    assert_int_equal(checksums_judge(&m, v, N, NULL, 0, CK_BLOCKS_LIVE, &cv), 0);
+    if (cv.n_viol) fail_msg("cuda evaluation on flat backgrounds: %s (ratio %g)", cv.v[0].what, cv.v[0].ratio);
+    peek_tensors_get(&t, e, &m, N, x, 0);
+    with[0] = with[1] = grp = 0;
+    cnt = expect_grp(&m, v, N, &t, with, &grp);
+    assert_true(cnt > 0 && with[0] > 0);
+    peek_tensors_free(&t, &m);
+    engine_free(e);
+    free(p), free(x), free(v);
+}
 #else
 /* For engine against engine: equal values, +0 and -0 counted equal (a
  * library may produce -0 where we produce +0, e.g. ReLU as x * 0). */
@@ -1544,6 +1624,7 @@ static void test_dev_elementwise(void **st) { print_message("skipped: %s\n", no_
 static void test_dev_vs_cpu(void **st) { print_message("skipped: %s\n", no_device()); skip(); }
 static void test_dev_train(void **st) { print_message("skipped: %s\n", no_device()); skip(); }
 static void test_dev_checksums(void **st) { print_message("skipped: %s\n", no_device()); skip(); }
+static void test_dev_grp(void **st) { print_message("skipped: %s\n", no_device()); skip(); }
 #endif
 
 int main(void) {
@@ -1554,6 +1635,7 @@ int main(void) {
         cmocka_unit_test(test_ck_policy),     cmocka_unit_test(test_create_or_unavailable),
         cmocka_unit_test(test_dev_elementwise), cmocka_unit_test(test_dev_vs_cpu),
         cmocka_unit_test(test_dev_train),     cmocka_unit_test(test_dev_checksums),
+        cmocka_unit_test(test_dev_grp),
         cmocka_unit_test(test_peek_host),    cmocka_unit_test(test_dpeek_judged),
         cmocka_unit_test(test_adamw_host),    cmocka_unit_test(test_blocks_mnist_convnet),
         cmocka_unit_test(test_grp_bwd_host),

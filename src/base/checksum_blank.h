@@ -22,6 +22,15 @@
  * field.  Every count and maximum is independent of the order it is
  * taken in; S_g is summed in channel order.
  *
+ * And the identical windows' term E of the conv forward and
+ * backward-data relations' S (the sharper tier's; engines/checksums.c's
+ * conv_groups derives it and calls these pieces, lk_ck_conv_grp calls
+ * them per thread): the window maxima (ck_grp_win_max), S_g
+ * (ck_grp_sg_mx), E in the host's order (ck_grp_e_add, ck_grp_e) and S'
+ * (ck_grp_s); the groups in the kernels' way (ck_grp_list over
+ * ck_grp_first; dy's windows through ck_grp_key_at with the taps
+ * reversed).
+ *
  * Plain NCHW / OIHW.  Not here: loops over samples, memory, verdicts.
  */
 #ifndef LS_CHECKSUM_BLANK_H

@@ -215,7 +215,12 @@ extern "C" int lk_test_expf_logf(cudaStream_t s, float *exp_out, float *log_out,
  * nonnegative double, an integer max: the same value in any order).
  * Only conv backward-weights sums its per-sample |dy| in another order
  * than the host (plain, as its bias relation's A; the host's 8 lanes):
- * its S differs from the host's in the last bits, not in what it bounds. --- */
+ * its S differs from the host's in the last bits, not in what it bounds.
+ * The conv forward and backward-data relations' S then gets the identical
+ * windows' term, S' = S + E / A (lk_ck_conv_grp, below): E is the host's
+ * bit for bit, A the relation's own (the device's A is summed in
+ * checksum_ops.h's plain order, the host's in its own: the same within
+ * double rounding, so S' too). --- */
 
 /* window sums of every plane and offset; mx[plane] = the plane's max |x| */
 __global__ void k_ck_window(double *s, double *sa, double *mx, const float *x, ck_conv_dims d, size_t planes,

@@ -155,6 +155,9 @@ else
     grep -v "^\[ *\(RUN\|OK\|PASSED\) *\]" "$OUTDIR/test_cuda.log" | tail -25
 fi
 grep -E "^\[ *(OK|FAILED|SKIPPED|ERROR|LINE) *\]|skipped:|cuda - cpu|device .* vs|ratio|device zero|device S|device dense output|output elements|^device |bit for bit as the" "$OUTDIR/test_cuda.log" | head -40
+# the device's identical windows' term (test_dev_grp: the conv relations' S as the host's, flat backgrounds judged
+# clean): its lines whatever the head above left out
+grep -E "^\[ *(OK|FAILED|SKIPPED) *\] test_dev_grp|flat backgrounds|^device identical windows" "$OUTDIR/test_cuda.log" | head -6
 if grep -q "SKIPPED \] test_dev" "$OUTDIR/test_cuda.log"; then
     say "WARNING: device tests were skipped — no usable device?"
     status=1

@@ -337,6 +337,92 @@ static inline size_t expect_blank(const model *m, const double *v, size_t n, con
     return cnt;
 }
 
+/* S' of one block's entry: its S field bit for bit the expected one */
+static inline void expect_s(const double *got, double want, const char *name, int ph, size_t r, double S, double E) {
+    if (memcmp(&got[3], &want, sizeof want))
+        fail_msg("%s %s relation %zu: vector S %.17g, checksum_blank.h's loops %.17g (S %.17g, E %.17g, A %.17g)", name,
+                 ck_phase_name(ph), r, got[3], want, S, E, got[1]);
+}
+
+/* Every conv layer's identical windows' term in the S of its forward
+ * relations and, with gradients, its backward-data relations (dy's
+ * windows, taps reversed): base/checksum_blank.h's loops in the kernels'
+ * split (lk_ck_conv_grp: position hashes, window keys and group firsts
+ * per output, then ck_grp_list per sample, ck_grp_win_max per exact
+ * group and channel, ck_abs_sum per channel and relation, ck_grp_e per
+ * relation), the plane's S from the plane maxima (ck_max_abs, then
+ * ck_s_conv_fwd or ck_s_conv_bwd_data, as k_ck_window and the relation
+ * kernels), each block's A its own from v: the plain, alternating and
+ * random-weight relations' S must be ck_grp_s(S, E, the plain A), the
+ * position-weighted one's ck_grp_s(P S, P^2 E, its A), bit for bit.
+ * Returns the relations compared (a plain one and its companions count
+ * once); with_e[0] forward, [1] backward-data: those whose S' is not S
+ * (where a vector without the term fails), *groups: the exact groups met (per sample and direction). */
+static inline size_t expect_grp(const model *m, const double *v, size_t n, const peek_tensors *t, size_t with_e[2],
+                                size_t *groups) {
+    ck_layout L;
+    ck_layout_make(&L, m, n);
+    size_t cnt = 0;
+    for (int l = 0; l < m->n_layers; l++) {
+        const layer *ly = &m->layers[l];
+        if (ly->kind != LAYER_CONV) continue;
+        ck_conv_dims d = {ly->in_c, ly->in_h, ly->in_w, ly->out_c, ly->out_h, ly->out_w, ly->k, ly->pad};
+        const float *w = t->p + m->tensors[ly->w_tensor].offset, *b = t->p + m->tensors[ly->b_tensor].offset;
+        size_t kk = (size_t)d.k * d.k, C = (size_t)d.c, OC = (size_t)d.oc;
+        for (int bwd = 0; bwd < 2; bwd++) {
+            int ph = bwd ? CK_BWD_DATA : CK_FWD;
+            if (!L.cnt[l][ph] || (bwd && !t->g)) continue;
+            int phs[4] = {bwd ? CK_BWD_DATA_RA : CK_FWD_RA, bwd ? CK_BWD_DATA_CA : CK_FWD_CA,
+                          bwd ? CK_BWD_DATA_RND : CK_FWD_RND, bwd ? CK_BWD_DATA_PW : CK_FWD_PW};
+            const float *src = bwd ? t->dact[l] : l ? t->act[l - 1] : t->x;
+            int hs = bwd ? d.oh : d.h, ws = bwd ? d.ow : d.w, ow = bwd ? d.w : d.ow, off = bwd ? d.pad - (d.k - 1) : -d.pad;
+            size_t HWs = (size_t)hs * ws, Po = bwd ? (size_t)d.h * d.w : (size_t)d.oh * d.ow;
+            size_t NU = bwd ? OC : C, NV = bwd ? C : OC;
+            uint64_t *hp = malloc((HWs + Po) * sizeof *hp);
+            uint32_t *fm = malloc(2 * Po * sizeof *fm), first[CK_GRP_EXACT];
+            double *coef = malloc(NU * NV * sizeof *coef), *gmx = malloc(CK_GRP_EXACT * NU * sizeof *gmx);
+            double *mxp = malloc(NU * sizeof *mxp), f[CK_GRP_EXACT], over;
+            assert_true(hp && fm && coef && gmx && mxp);
+            for (size_t q = 0; q < OC * C; q++) /* k_ck_grp_wsum */
+                coef[bwd ? q : (q % C) * OC + q / C] = ck_abs_sum(w + q * kk, kk, 1);
+            for (size_t i = 0; i < n; i++) {
+                const float *xs = src + i * NU * HWs;
+                for (size_t q = 0; q < HWs; q++) hp[q] = ck_grp_pos(xs, NU, HWs, q);
+                for (size_t p = 0; p < Po; p++) hp[HWs + p] = ck_grp_key_at(hp, hs, ws, ow, d.k, off, p);
+                for (size_t p = 0; p < Po; p++) fm[p] = ck_grp_first(hp + HWs, Po, p);
+                size_t ng = ck_grp_list(fm, Po, fm + Po, first, f, &over);
+                *groups += ng;
+                for (size_t j = 0; j < ng; j++)
+                    for (size_t u = 0; u < NU; u++)
+                        gmx[j * NU + u] = ck_grp_win_max(xs + u * HWs, 1, hs, ws, d.k, off, (int)(first[j] / (uint32_t)ow),
+                                                         (int)(first[j] % (uint32_t)ow));
+                for (size_t u = 0; u < NU; u++) mxp[u] = ck_max_abs(xs + u * HWs, HWs, 1);
+                for (size_t vv = 0; vv < NV; vv++, cnt++) {
+                    size_t r = i * NV + vv;
+                    double S = bwd ? ck_s_conv_bwd_data(w, mxp, &d, (int)vv) : ck_s_conv_fwd(w, b, mxp, &d, (int)vv);
+                    double E = ck_grp_e(ng, f, gmx, over, coef + vv, NV, NU, bwd ? 0.0 : fabs((double)b[vv]), S);
+                    const double *o = v + L.off[l][ph] + CK_REL * r;
+                    double sp = ck_grp_s(S, E, o[1]);
+                    expect_s(o, sp, ly->name, ph, r, S, E);
+                    for (int k = 0; k < 3; k++) {
+                        if (!L.cnt[l][phs[k]]) continue;
+                        size_t per = k == 2 ? CK_RND_DRAWS : 1;
+                        for (size_t dr = 0; dr < per; dr++)
+                            expect_s(v + L.off[l][phs[k]] + CK_REL * (r * per + dr), sp, ly->name, phs[k], r, S, E);
+                    }
+                    if (L.cnt[l][phs[3]]) {
+                        const double *g = v + L.off[l][phs[3]] + CK_REL * r;
+                        expect_s(g, ck_grp_s((double)Po * S, (double)Po * (double)Po * E, g[1]), ly->name, phs[3], r, S, E);
+                    }
+                    with_e[bwd] += sp != S;
+                }
+            }
+            free(hp), free(fm), free(coef), free(gmx), free(mxp);
+        }
+    }
+    return cnt;
+}
+
 /* Every conv and dense layer's BWD_W_RND entries of v (a STEP vector)
  * against base/checksum_rnd.h's loops in the kernels' split (per sample
  * U, then per (sample, filter) shares, then per filter; a dense layer's

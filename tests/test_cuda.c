@@ -9,7 +9,10 @@
  * checksum_rnd.h's and checksum_blank.h's per-element bodies (the
  * kernels' own), looped as the kernels split them, give a cpu engine's
  * vector bit for bit on SmallCNN and mnist-convnet tensors, and the judge
- * names faults only those blocks see (tests/ck_peek_expect.h).
+ * names faults only those blocks see (tests/ck_peek_expect.h); so does
+ * the conv relations' S with the identical windows' term (expect_grp,
+ * lk_ck_conv_grp's loops), forward on flat backgrounds and backward-data
+ * on a dy given flat regions.
  *
  * Device part, which calls skip() with the reason when there is no usable
  * device (or the build has no CUDA): our element-wise kernels bitwise equal
@@ -17,7 +20,8 @@
  * engine, each layer fed the cpu engine's input (so each comparison sees
  * one layer's rounding only) within the fp32 bound; a few training steps
  * that lower the loss and repeat bit for bit; the device's checksum
- * vector, every block against the host loops on the device's own tensors.
+ * vector, every block against the host loops on the device's own tensors
+ * (and on flat backgrounds, the identical windows' term: test_dev_grp).
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -407,6 +411,7 @@ static void test_peek_host(void **st) {
     assert_int_equal(engine_set_params(e, p), 0);
     adam_cfg a = adam_default();
     size_t cnt = 0, kept = 0, pcnt = 0, pkept = 0, rcnt = 0, wcnt = 0, wkept = 0, bcnt = 0, bgrp = 0, wrcnt = 0;
+    size_t gcnt = 0, gwith[2] = {0, 0}, ggrp = 0;
     double bpos = 0;
     for (uint32_t step = 1; step <= 3; step++) { /* the initial weights, then trained ones */
         blank_batch(x, y, N, in, step);
@@ -422,6 +427,7 @@ static void test_peek_host(void **st) {
         rcnt += expect_rnd(&m, v, N, &t);
         wcnt += expect_wpeek(&m, v, N, &t, &wkept);
         bcnt += expect_blank(&m, v, N, &t, &bpos, &bgrp);
+        gcnt += expect_grp(&m, v, N, &t, gwith, &ggrp);
         wrcnt += expect_wrnd(&m, v, N, &t);
         peek_tensors_free(&t, &m);
         assert_int_equal(engine_update(e, &a, step), 0);
@@ -437,8 +443,17 @@ static void test_peek_host(void **st) {
     pcnt += expect_peek(&m, v, N, &t, &pkept);
     rcnt += expect_rnd(&m, v, N, &t);
     bcnt += expect_blank(&m, v, N, &t, &bpos, &bgrp);
+    gcnt += expect_grp(&m, v, N, &t, gwith, &ggrp);
     print_message("blank and identical windows: %zu entries bit for bit as the cpu engine's (%.0f blank positions, %zu "
                   "entries with identical windows' outputs apart)\n", bcnt, bpos, bgrp);
+    /* the identical windows' term (lk_ck_conv_grp's loops): every conv forward and backward-data relation's S
+     * and its companions' as the cpu engine's, bit for bit; where the term moves S, a vector without it (the
+     * device's before) fails that comparison: blank_batch's flat regions must give such relations */
+    print_message("identical windows' term: %zu relations' S bit for bit as the cpu engine's (%zu exact groups; %zu "
+                  "forward and %zu backward-data relations whose S the term moves)\n", gcnt, ggrp, gwith[0], gwith[1]);
+    /* conv1 (16), conv2 (32 forward, 16 backward-data) a sample, 3 steps; forward at eval */
+    assert_int_equal(gcnt, 3 * N * (16 + 32 + 16) + N * (16 + 32));
+    assert_true(ggrp > 0 && gwith[0] * 10 > gcnt); /* measured: see the message */
     assert_int_equal(bcnt, 4 * N * 2); /* conv1, conv2: 3 steps and the evaluation */
     assert_true(bpos > 0);
     print_message("random-weight relations: %zu entries bit for bit as the cpu engine's\n", rcnt);
@@ -462,6 +477,70 @@ static void test_peek_host(void **st) {
     peek_tensors_free(&t, &m);
     engine_free(e);
     free(p), free(x), free(v);
+}
+
+/* dy's identical windows (backward-data, taps reversed): the models'
+ * gradients have none (a ReLU'd background routes no gradient: blank, not
+ * a group), so a cpu engine's conv2 dy is given flat regions (set_tensor):
+ * in even samples the bottom 8 rows of each channel that channel's
+ * constant, in samples 4k + 1 every plane its channel's constant; its
+ * backward-data relations' S (and their companions') are then the
+ * kernels' loops' bit for bit, the term moving most of them. */
+static void grp_bwd_model(const char *name, size_t rels) {
+    enum { N = 8 };
+    model m;
+    assert_int_equal(model_build(&m, name), 0);
+    engine_opts o = {.seed = 5, .max_batch = N};
+    engine *e = NULL;
+    assert_int_equal(engine_create(&e, "cpu:threads=1", &m, &o), 0);
+    size_t in = (size_t)m.in_c * m.in_h * m.in_w;
+    float *p = malloc(m.n_params * 4), *x = malloc(N * in * 4);
+    int32_t y[N];
+    ck_layout L;
+    ck_layout_make(&L, &m, N);
+    double *v = calloc(L.total, sizeof *v);
+    assert_true(p && x && v);
+    model_init_params(&m, p, 5);
+    assert_int_equal(engine_set_params(e, p), 0);
+    blank_batch(x, y, N, in, 1);
+    assert_int_equal(engine_set_batch(e, x, y, N, 1), 0);
+    assert_int_equal(engine_forward(e, 1), 0);
+    assert_int_equal(engine_loss(e, NULL), 0);
+    assert_int_equal(engine_backward(e), 0);
+    int l2 = -1;
+    for (int l = 1; l < m.n_layers; l++)
+        if (m.layers[l].kind == LAYER_CONV) l2 = l;
+    assert_true(l2 > 0);
+    const layer *c2 = &m.layers[l2];
+    peek_tensors t;
+    peek_tensors_get(&t, e, &m, N, x, 1);
+    size_t P = (size_t)c2->out_h * c2->out_w, OC = (size_t)c2->out_c;
+    for (size_t i = 0; i < N; i++)
+        for (size_t oc = 0; oc < OC; oc++)
+            for (size_t q = 0; q < P; q++) {
+                float *dy = &t.dact[l2][(i * OC + oc) * P + q];
+                if (i % 2 == 0 && q / (size_t)c2->out_w >= (size_t)c2->out_h - 8) *dy = 1e-3f * (float)(oc + 1);
+                if (i % 4 == 1) *dy = -2e-3f * (float)(oc % 5 + 1);
+            }
+    assert_int_equal(engine_set_tensor(e, (tensor_id){TENSOR_DACT, l2}, t.dact[l2]), 0);
+    assert_int_equal(engine_checksums(e, CK_STAGE_STEP, v), 0);
+    size_t with[2] = {0, 0}, grp = 0, cnt = expect_grp(&m, v, N, &t, with, &grp);
+    print_message("%s, conv2 dy given flat regions: %zu relations' S bit for bit as the cpu engine's (%zu exact "
+                  "groups; %zu forward and %zu backward-data relations whose S the term moves)\n", name, cnt, grp,
+                  with[0], with[1]);
+    assert_int_equal(cnt, N * rels);
+    assert_true(with[1] * 2 > N * (size_t)c2->in_c); /* most of conv2's backward-data relations */
+    peek_tensors_free(&t, &m);
+    engine_free(e);
+    free(p), free(x), free(v);
+}
+
+/* smallcnn (k 3, pad 1: dy's reversed windows start where x's do) and
+ * mnist-convnet (pad 0: they start k - 1 before) */
+static void test_grp_bwd_host(void **st) {
+    (void)st;
+    grp_bwd_model("smallcnn", 16 + 32 + 16);
+    grp_bwd_model("mnist-convnet", 32 + 64 + 32);
 }
 
 /* The judge reads every block of a cuda engine's vector as a cpu
@@ -684,7 +763,7 @@ static void test_blocks_mnist_convnet(void **st) {
     model_init_params(&m, p, 7);
     assert_int_equal(engine_set_params(e, p), 0);
     adam_cfg a = adam_default();
-    size_t bgrp = 0;
+    size_t bgrp = 0, gwith[2] = {0, 0}, ggrp = 0;
     for (uint32_t step = 1; step <= 3; step++) {
         blank_batch(x, y, N, in, step);
         assert_int_equal(engine_set_batch(e, x, y, N, step), 0);
@@ -698,7 +777,8 @@ static void test_blocks_mnist_convnet(void **st) {
         peek_tensors t;
         peek_tensors_get(&t, e, &m, N, x, train);
         cnt += expect_dpeek(&m, v, N, &t, 128, &kept) + expect_peek(&m, v, N, &t, &kept) + expect_rnd(&m, v, N, &t) +
-               expect_blank(&m, v, N, &t, &bpos, &bgrp) + expect_wpeek(&m, v, N, &t, &kept) + expect_wrnd(&m, v, N, &t);
+               expect_blank(&m, v, N, &t, &bpos, &bgrp) + expect_wpeek(&m, v, N, &t, &kept) + expect_wrnd(&m, v, N, &t) +
+               expect_grp(&m, v, N, &t, gwith, &ggrp);
         peek_tensors_free(&t, &m);
         if (train) {
             assert_int_equal(engine_update(e, &a, step), 0);
@@ -706,8 +786,9 @@ static void test_blocks_mnist_convnet(void **st) {
         }
     }
     print_message("mnist-convnet: %zu entries of the ported blocks bit for bit as the cpu engine's (%.0f blank "
-                  "positions)\n", cnt, bpos);
-    assert_true(cnt > 1000 && bpos > 0);
+                  "positions; identical windows' term: %zu exact groups, %zu relations whose S it moves)\n", cnt, bpos,
+                  ggrp, gwith[0] + gwith[1]);
+    assert_true(cnt > 1000 && bpos > 0 && ggrp > 0 && gwith[0] > 0);
     engine_free(e);
     free(p), free(x), free(v);
 }
@@ -1454,6 +1535,82 @@ static void test_dev_checksums(void **st) {
     engine_free(e);
     free(p), free(x), free(v), free(act);
 }
+/* The identical windows' term on the device (lk_ck_conv_grp): mnist-convnet
+ * (pad 0: dy's reversed windows start k - 1 before x's) on blank_batch's
+ * flat backgrounds, a training step and an evaluation batch judged clean
+ * as the audit judges a live cuda engine, every conv forward relation's S
+ * (and its alternating, random-weight and position-weighted companions')
+ * the host loops' on the device's own tensors and A, bit for bit; then
+ * conv2's dy given flat regions on the device (set_tensor), the
+ * backward-data relations' too. */
+static void test_dev_grp(void **st) {
+    const char *why = no_device();
+    if (why) { print_message("skipped: %s\n", why); skip(); }
+    enum { N = 16 };
+    model m;
+    assert_int_equal(model_build(&m, "mnist-convnet"), 0);
+    engine_opts o = {.seed = 9, .max_batch = N};
+    engine *e = NULL;
+    assert_int_equal(engine_create(&e, "cuda:math=fma:algo=det", &m, &o), 0);
+    size_t in = (size_t)m.in_c * m.in_h * m.in_w;
+    float *p = malloc(m.n_params * 4), *x = malloc(N * in * 4);
+    int32_t y[N];
+    ck_layout L;
+    ck_layout_make(&L, &m, N);
+    double *v = calloc(L.total, sizeof *v);
+    assert_true(p && x && v);
+    model_init_params(&m, p, 9);
+    assert_int_equal(engine_set_params(e, p), 0);
+    blank_batch(x, y, N, in, 1);
+    assert_int_equal(engine_set_batch(e, x, y, N, 1), 0);
+    assert_int_equal(engine_forward(e, 1), 0);
+    assert_int_equal(engine_loss(e, NULL), 0);
+    assert_int_equal(engine_backward(e), 0);
+    assert_int_equal(engine_checksums(e, CK_STAGE_STEP, v), 0);
+    ck_verdict cv;
+    ck_verdict_init(&cv);
+    assert_int_equal(checksums_judge(&m, v, N, y, 0, CK_BLOCKS_LIVE, &cv), 0);
+    if (cv.n_viol) fail_msg("cuda step on flat backgrounds: %s (ratio %g)", cv.v[0].what, cv.v[0].ratio);
+    peek_tensors t;
+    peek_tensors_get(&t, e, &m, N, x, 1);
+    size_t with[2] = {0, 0}, grp = 0, cnt = expect_grp(&m, v, N, &t, with, &grp);
+    double bpos = 0;
+    size_t bgrp = 0, bcnt = expect_blank(&m, v, N, &t, &bpos, &bgrp), rcnt = expect_rnd(&m, v, N, &t);
+    print_message("device identical windows' term: %zu relations' S bit for bit as the host loops (%zu exact groups, "
+                  "%zu forward relations whose S it moves; FWD_BLANK %zu, random-weight %zu entries as well)\n", cnt,
+                  grp, with[0], bcnt, rcnt);
+    assert_true(grp > 0 && with[0] > 0 && bcnt > 0 && rcnt > 0);
+    /* conv2's dy: in even samples the bottom 8 rows of each channel that channel's constant */
+    int l2 = -1;
+    for (int l = 1; l < m.n_layers; l++)
+        if (m.layers[l].kind == LAYER_CONV) l2 = l;
+    const layer *c2 = &m.layers[l2];
+    size_t P = (size_t)c2->out_h * c2->out_w, OC = (size_t)c2->out_c;
+    for (size_t i = 0; i < N; i += 2)
+        for (size_t oc = 0; oc < OC; oc++)
+            for (size_t q = P - 8 * (size_t)c2->out_w; q < P; q++) t.dact[l2][(i * OC + oc) * P + q] = 1e-3f * (float)(oc + 1);
+    assert_int_equal(engine_set_tensor(e, (tensor_id){TENSOR_DACT, l2}, t.dact[l2]), 0);
+    assert_int_equal(engine_checksums(e, CK_STAGE_STEP, v), 0);
+    with[0] = with[1] = grp = 0;
+    cnt = expect_grp(&m, v, N, &t, with, &grp);
+    print_message("device identical windows' term, conv2 dy given flat regions: %zu relations' S bit for bit as the "
+                  "host loops (%zu backward-data relations whose S it moves)\n", cnt, with[1]);
+    assert_true(with[1] > 0);
+    peek_tensors_free(&t, &m);
+    /* an evaluation batch: the forward relations' */
+    assert_int_equal(engine_forward(e, 0), 0);
+    assert_int_equal(engine_checksums(e, CK_STAGE_EVAL, v), 0);
+    ck_verdict_init(&cv);
+    assert_int_equal(checksums_judge(&m, v, N, NULL, 0, CK_BLOCKS_LIVE, &cv), 0);
+    if (cv.n_viol) fail_msg("cuda evaluation on flat backgrounds: %s (ratio %g)", cv.v[0].what, cv.v[0].ratio);
+    peek_tensors_get(&t, e, &m, N, x, 0);
+    with[0] = with[1] = grp = 0;
+    cnt = expect_grp(&m, v, N, &t, with, &grp);
+    assert_true(cnt > 0 && with[0] > 0);
+    peek_tensors_free(&t, &m);
+    engine_free(e);
+    free(p), free(x), free(v);
+}
 #else
 /* For engine against engine: equal values, +0 and -0 counted equal (a
  * library may produce -0 where we produce +0, e.g. ReLU as x * 0). */
@@ -1467,6 +1624,7 @@ static void test_dev_elementwise(void **st) { print_message("skipped: %s\n", no_
 static void test_dev_vs_cpu(void **st) { print_message("skipped: %s\n", no_device()); skip(); }
 static void test_dev_train(void **st) { print_message("skipped: %s\n", no_device()); skip(); }
 static void test_dev_checksums(void **st) { print_message("skipped: %s\n", no_device()); skip(); }
+static void test_dev_grp(void **st) { print_message("skipped: %s\n", no_device()); skip(); }
 #endif
 
 int main(void) {
@@ -1477,8 +1635,10 @@ int main(void) {
         cmocka_unit_test(test_ck_policy),     cmocka_unit_test(test_create_or_unavailable),
         cmocka_unit_test(test_dev_elementwise), cmocka_unit_test(test_dev_vs_cpu),
         cmocka_unit_test(test_dev_train),     cmocka_unit_test(test_dev_checksums),
+        cmocka_unit_test(test_dev_grp),
         cmocka_unit_test(test_peek_host),    cmocka_unit_test(test_dpeek_judged),
         cmocka_unit_test(test_adamw_host),    cmocka_unit_test(test_blocks_mnist_convnet),
+        cmocka_unit_test(test_grp_bwd_host),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

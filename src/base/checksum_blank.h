@@ -22,6 +22,15 @@
  * field.  Every count and maximum is independent of the order it is
  * taken in; S_g is summed in channel order.
  *
+ * And the identical windows' term E of the conv forward and
+ * backward-data relations' S (the sharper tier's; engines/checksums.c's
+ * conv_groups derives it and calls these pieces, lk_ck_conv_grp calls
+ * them per thread): the window maxima (ck_grp_win_max), S_g
+ * (ck_grp_sg_mx), E in the host's order (ck_grp_e_add, ck_grp_e) and S'
+ * (ck_grp_s); the groups in the kernels' way (ck_grp_list over
+ * ck_grp_first; dy's windows through ck_grp_key_at with the taps
+ * reversed).
+ *
  * Plain NCHW / OIHW.  Not here: loops over samples, memory, verdicts.
  */
 #ifndef LS_CHECKSUM_BLANK_H
@@ -73,25 +82,32 @@ LS_HD uint64_t ck_grp_pos(const float *xs, size_t NU, size_t HW, size_t q) {
     return any ? ck_grp_mix(((uint64_t)a1 << 32) | a2) | 1 : 0;
 }
 
-/* Output p's window key (forward: output (r, c) reads (r + a - pad, c + b
- * - pad), a, b < k): 0 when blank, else mix(sum over taps of hpos kr[a]
- * kc[b]) | 1 (mod 2^64: any order); hpos the sample's position hashes
- * (h x w) */
-LS_HD uint64_t ck_grp_key(const uint64_t *hpos, const ck_conv_dims *d, size_t p) {
-    int r = (int)(p / (size_t)d->ow), c = (int)(p % (size_t)d->ow);
+/* Output p's window key on an oh x ow grid (ow given) whose window reads
+ * input (h x w) positions (r + a + o, c + b + o), a, b < k: o = -pad
+ * forward, pad - (k - 1) backward-data (dy's windows, taps reversed: the
+ * same windows are equal either way; engines/checksums.c's conv_groups
+ * takes the same taps in the same order): 0 when blank, else mix(sum
+ * over taps of hpos kr[a] kc[b]) | 1 (mod 2^64: any order); hpos the
+ * sample's position hashes (h x w) */
+LS_HD uint64_t ck_grp_key_at(const uint64_t *hpos, int h, int w, int ow, int k, int o, size_t p) {
+    int r = (int)(p / (size_t)ow), c = (int)(p % (size_t)ow);
     uint64_t hs = 0, any = 0;
-    for (int a = 0; a < d->k; a++) {
+    for (int a = 0; a < k; a++) {
         uint64_t kr = ck_grp_mix((uint64_t)a + 1) | 1, row = 0;
-        int ih = r + a - d->pad;
-        for (int b = 0; b < d->k; b++) {
-            int iw = c + b - d->pad;
+        int ih = r + a + o;
+        for (int b = 0; b < k; b++) {
+            int iw = c + b + o;
             uint64_t kc = ck_grp_mix((uint64_t)b + 1 + CK_GRP_MAXK) | 1;
-            uint64_t h = ih >= 0 && ih < d->h && iw >= 0 && iw < d->w ? hpos[(size_t)ih * d->w + iw] : 0;
-            row += h * kc, any |= h;
+            uint64_t hv = ih >= 0 && ih < h && iw >= 0 && iw < w ? hpos[(size_t)ih * w + iw] : 0;
+            row += hv * kc, any |= hv;
         }
         hs += row * kr;
     }
     return any ? ck_grp_mix(hs) | 1 : 0;
+}
+/* forward: output (r, c) reads (r + a - pad, c + b - pad) */
+LS_HD uint64_t ck_grp_key(const uint64_t *hpos, const ck_conv_dims *d, size_t p) {
+    return ck_grp_key_at(hpos, d->h, d->w, d->ow, d->k, -d->pad, p);
 }
 
 /* The first output (row-major) with key[p]'s key, and bit 31 set when
@@ -131,6 +147,77 @@ LS_HD double ck_grp_sg(const float *xs, const float *w, const float *b, const ck
     }
     return g;
 }
+/* ---- the identical windows' term of the sharper tier (E) ------------
+ * engines/checksums.c's conv_groups (the derivation is there): per sample
+ * and relation v, E = sum over the first CK_GRP_EXACT groups of two or
+ * more identical windows, in the order of their first window, of (G^2 -
+ * G) S_g^2, then + (the other groups' summed G^2 - G) S^2 (S the plane's,
+ * >= any S_g), and the relation's S becomes S' = S + E / A (ck_grp_s).
+ * The host finds the groups with a hash table, the kernels with
+ * ck_grp_first; both add the same terms in the same order with these. */
+
+/* the largest |x| over the window of output (r, c) in one input plane xp
+ * (h x w, element stride cb), the window reading (r + a + o, c + b + o) as
+ * ck_grp_key_at's (+-0 and NaN: nothing; a max: any order) */
+LS_HD double ck_grp_win_max(const float *xp, size_t cb, int h, int w, int k, int o, int r, int c) {
+    double m = 0;
+    for (int a = 0; a < k; a++)
+        for (int b = 0; b < k; b++) {
+            int ih = r + a + o, iw = c + b + o;
+            if (ih >= 0 && ih < h && iw >= 0 && iw < w) {
+                double t = fabs((double)xp[((size_t)ih * (size_t)w + (size_t)iw) * cb]);
+                m = t > m ? t : m;
+            }
+        }
+    return m;
+}
+/* S_g of one relation: babs (|b_v|, 0 for backward-data) + sum over the
+ * window channels u, in order, of coef[u cs] mx[u] (coef: the relation's
+ * sum of |w| over the channel's taps, in tap order; mx: the group's first
+ * window's ck_grp_win_max per channel) */
+LS_HD double ck_grp_sg_mx(const double *mx, const double *coef, size_t cs, size_t NU, double babs) {
+    double g = babs;
+    for (size_t u = 0; u < NU; u++) g += coef[u * cs] * mx[u];
+    return g;
+}
+/* e + f g^2: one exact group's share (f = G^2 - G, g = S_g), or the other
+ * groups' (f their summed G^2 - G, g = the plane's S), in this order */
+LS_HD double ck_grp_e_add(double e, double f, double g) { return e + f * g * g; }
+/* S' = S + E / A (E > 0 means a group of G >= 2, and then A >= G S_g > 0
+ * but where the operands are 0 or not finite: S' = inf then) */
+LS_HD double ck_grp_s(double s, double e, double a) { return e > 0 ? (a > 0 ? s + e / a : INFINITY) : s; }
+/* One sample's groups from its outputs' ck_grp_first fm (P): cnt (P
+ * scratch) counts each group's outputs at its first; the first
+ * CK_GRP_EXACT groups of two or more in the order of their first output
+ * (row-major: the order conv_groups' table lists them) go to first[j] and
+ * f[j] = G^2 - G; returns their number, *over = the others' summed G^2 - G
+ * (integers in double, exact below 2^53: any order) */
+LS_HD size_t ck_grp_list(const uint32_t *fm, size_t P, uint32_t *cnt, uint32_t *first, double *f, double *over) {
+    size_t ng = 0;
+    double ov = 0;
+    for (size_t q = 0; q < P; q++) cnt[q] = 0;
+    for (size_t q = 0; q < P; q++)
+        if (fm[q] >> 31) cnt[fm[q] & 0x7fffffffu]++;
+    for (size_t q = 0; q < P; q++) {
+        if (cnt[q] < 2) continue;
+        double G = (double)cnt[q];
+        if (ng < CK_GRP_EXACT) first[ng] = (uint32_t)q, f[ng] = G * G - G, ng++;
+        else ov += G * G - G;
+    }
+    *over = ov;
+    return ng;
+}
+/* E of relation v of one sample: ng exact groups (f[j], their window
+ * maxima gmx[j NU ..]), over, coef as ck_grp_sg_mx's (coef + v, stride
+ * cs), s the plane's S */
+LS_HD double ck_grp_e(size_t ng, const double *f, const double *gmx, double over, const double *coef, size_t cs,
+                      size_t NU, double babs, double s) {
+    double e = 0;
+    for (size_t j = 0; j < ng; j++) e = ck_grp_e_add(e, f[j], ck_grp_sg_mx(gmx + j * NU, coef, cs, NU, babs));
+    if (over > 0) e = ck_grp_e_add(e, over, s);
+    return e;
+}
+
 /* One output p's share of the entry (acc[0] count, acc[1] worst |y - b|,
  * acc[2] blank positions, acc[3] the identical windows' worst): xs the
  * sample's input planes, ys its output planes (OC x P), key its window

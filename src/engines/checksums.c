@@ -1667,29 +1667,18 @@ __attribute__((noinline)) static double *conv_groups(ck_tv xv, size_t i, size_t 
         }
         slot[1] |= (uint64_t)(ng + 1) << 56; /* an exact group: its S_g at sg[ng NV ..] */
         ng++;
+        /* base/checksum_blank.h's pieces, as the kernels (k_ck_grp_mx, k_ck_grp_e) take them */
         int r = (int)((uint32_t)cr / (uint32_t)ow), c = (int)((uint32_t)cr % (uint32_t)ow);
-        for (size_t u = 0; u < NU; u++) {
-            const float *xp = ck_plane(xv.p, xv.cb, NU, HW, i, u);
-            double m = 0;
-            for (int a = 0; a < k; a++)
-                for (int b = 0; b < k; b++) {
-                    int ih = flip ? r + pad - a : r + a - pad, iw = flip ? c + pad - b : c + b - pad;
-                    if ((unsigned)ih < (unsigned)h && (unsigned)iw < (unsigned)w) {
-                        double t = fabs((double)xp[((size_t)ih * (size_t)w + (size_t)iw) * cb]);
-                        m = t > m ? t : m;
-                    }
-                }
-            mx[u] = m;
-        }
+        for (size_t u = 0; u < NU; u++)
+            mx[u] = ck_grp_win_max(ck_plane(xv.p, xv.cb, NU, HW, i, u), cb, h, w, k, flip ? pad - (k - 1) : -pad, r, c);
         for (size_t v = 0; v < NV; v++) {
-            double g = bias ? fabs((double)bias[v]) : 0;
-            for (size_t u = 0; u < NU; u++) g += coef[u * NV + v] * mx[u];
-            E[v] += f * g * g;
+            double g = ck_grp_sg_mx(mx, coef + v, NV, NU, bias ? fabs((double)bias[v]) : 0);
+            E[v] = ck_grp_e_add(E[v], f, g);
             sg[(ng - 1) * NV + v] = g;
         }
     }
     if (over > 0)
-        for (size_t v = 0; v < NV; v++) E[v] += over * s[v] * s[v];
+        for (size_t v = 0; v < NV; v++) E[v] = ck_grp_e_add(E[v], over, s[v]);
     /* The outputs of one exact group, against its first (FWD_BLANK's
      * fourth field, *dmax; judged in checks/checksums.c): every one of
      * them is a dot product of the same K = NU k k + 1 operands (the bias
@@ -1732,8 +1721,8 @@ __attribute__((noinline)) static double *conv_groups(ck_tv xv, size_t i, size_t 
     return E;
 }
 
-/* S' = S + E / A (conv_groups) */
-static double grp_s(double s, double e, double a) { return e > 0 ? (a > 0 ? s + e / a : INFINITY) : s; }
+/* S' = S + E / A (conv_groups; base/checksum_blank.h's, as the kernels) */
+static double grp_s(double s, double e, double a) { return ck_grp_s(s, e, a); }
 
 /* forward, alternating (FWD_RA, FWD_CA), sample i: per output channel,
  * the sum of (-1)^row y (of (-1)^column y: sr, sc, rows_weighted_of's)

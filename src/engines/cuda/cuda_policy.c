@@ -7,6 +7,7 @@
 #include "engines/cuda/cuda_policy.h"
 
 #include "base/checksum_ops.h"
+#include "base/checksum_blank.h"
 #include "engines/checksums.h"
 
 #include <errno.h>
@@ -278,8 +279,15 @@ size_t cp_ck_blank(const model *m, size_t n) {
     for (int l = 0; l < m->n_layers; l++) {
         const layer *ly = &m->layers[l];
         if (ly->kind != LAYER_CONV) continue;
-        size_t HW = (size_t)ly->in_h * ly->in_w, P = (size_t)ly->out_h * ly->out_w, t = n * (8 * (HW + P) + 4 * P);
-        mx = t > mx ? t : mx;
+        size_t HW = (size_t)ly->in_h * ly->in_w, P = (size_t)ly->out_h * ly->out_w;
+        size_t C = (size_t)ly->in_c, OC = (size_t)ly->out_c;
+        for (int bwd = 0; bwd < 2; bwd++) { /* lk_ck_conv_grp's layout (FWD_BLANK's is its first part) */
+            size_t hw = bwd ? P : HW, po = bwd ? HW : P, nu = bwd ? OC : C;
+            size_t u32s = 2 * n * po + n * CK_GRP_EXACT + n;
+            size_t t = 8 * n * (hw + po) + 8 * ((u32s + 1) / 2) + 8 * (n * CK_GRP_EXACT + n + n * CK_GRP_EXACT * nu) +
+                       8 * C * OC;
+            mx = t > mx ? t : mx;
+        }
     }
     return mx;
 }

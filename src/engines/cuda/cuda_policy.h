@@ -137,9 +137,14 @@ int cp_ck_wants(int stage, int phase);
  * (3 n OC a draw) and n maxima, a dense layer's weighted inputs (4 n);
  * the largest of all */
 size_t cp_ck_rnd(const model *m, size_t n);
-/* bytes of the blank and identical windows' scratch (lk_ck_blank) for a
- * batch of n: per conv layer n (h w + oh ow) window hashes (8 bytes) and
- * n oh ow group firsts (4 bytes); the largest layer's */
+/* bytes of the blank and identical windows' scratch (lk_ck_conv_grp,
+ * lk_ck_blank) for a batch of n: per conv layer and direction (forward:
+ * x's windows over the outputs; backward-data: dy's over the input
+ * positions) n source-position and n window hashes (8 bytes each), n
+ * group firsts and counts a window (4 bytes each), n CK_GRP_EXACT group
+ * lists (4 bytes) and sizes (8), n group counts (4) and remainders (8),
+ * n CK_GRP_EXACT window maxima per source channel (8) and the layer's
+ * C OC sums of |w| (8); the largest */
 size_t cp_ck_blank(const model *m, size_t n);
 int cp_ck_elem_kind(const layer *l);
 

@@ -756,13 +756,17 @@ static int ck_conv(cuda_ctx *c, const layer *ly, int l, const ck_layout *L, int 
     CHECK_LK(lk_ck_conv_fwd(c->stream, v + L->off[l][CK_FWD_RA], c->act[l], w, b, c->ck_s, c->ck_sa, mx_x, &d, n, 2));
     CHECK_LK(lk_ck_window(c->stream, c->ck_s, c->ck_sa, mx_x, x, &d, n * (size_t)d.c, 6));
     CHECK_LK(lk_ck_conv_fwd(c->stream, v + L->off[l][CK_FWD_CA], c->act[l], w, b, c->ck_s, c->ck_sa, mx_x, &d, n, 3));
+    /* the identical windows' term of every forward relation's S (S' = S + E / A, as the host's conv_groups);
+     * before FWD_RND, which copies the plain relation's S, and FWD_BLANK, which reads its window keys */
+    CHECK_LK(lk_ck_conv_grp(c->stream, v + L->off[l][CK_FWD], v + L->off[l][CK_FWD_PW], v + L->off[l][CK_FWD_RA],
+                            v + L->off[l][CK_FWD_CA], x, w, b, &d, n, 0, c->ck_grp));
     /* each output plane's first, last, largest and drawn outputs re-done (FWD_PEEK; EVAL too) */
     if (cp_ck_wants(stage, CK_FWD_PEEK))
         CHECK_LK(lk_ck_conv_peek(c->stream, v + L->off[l][CK_FWD_PEEK], c->act[l], x, w, b, &d, n, 0, v + L->input_off,
                                  (uint32_t)c->step, (uint32_t)stage, l));
     /* blank windows' outputs exactly the bias, identical windows' within 2 gamma_K S_g (FWD_BLANK; EVAL too) */
     if (cp_ck_wants(stage, CK_FWD_BLANK))
-        CHECK_LK(lk_ck_blank(c->stream, v + L->off[l][CK_FWD_BLANK], x, c->act[l], w, b, &d, n, c->ck_grp));
+        CHECK_LK(lk_ck_blank(c->stream, v + L->off[l][CK_FWD_BLANK], x, c->act[l], w, b, &d, n, c->ck_grp, 1));
     /* the random-weighted forward relations (FWD_RND; EVAL too), A, Y, S the plain FWD's */
     if (cp_ck_wants(stage, CK_FWD_RND))
         CHECK_LK(lk_ck_conv_rnd(c->stream, v + L->off[l][CK_FWD_RND], v + L->off[l][CK_FWD], c->act[l], x, w, b, &d, n,
@@ -775,10 +779,6 @@ static int ck_conv(cuda_ctx *c, const layer *ly, int l, const ck_layout *L, int 
         CHECK_LK(lk_ck_window(c->stream, c->ck_s, c->ck_sa, mx_dy, c->dact[l], &d, n * (size_t)d.oc, 1));
         CHECK_LK(lk_ck_conv_bwd_data(c->stream, v + L->off[l][CK_BWD_DATA], c->dact[l - 1], w, c->ck_s, c->ck_sa, mx_dy,
                                      &d, n, 0));
-        /* the random-weighted backward-data relations (BWD_DATA_RND), A, Y, S the plain BWD_DATA's */
-        CHECK_LK(lk_ck_conv_rnd(c->stream, v + L->off[l][CK_BWD_DATA_RND], v + L->off[l][CK_BWD_DATA], c->dact[l - 1],
-                                c->dact[l], w, NULL, &d, n, 1, c->ck_rnd, v + L->input_off, (uint32_t)c->step,
-                                (uint32_t)stage, l));
         /* position-weighted (BWD_DATA_PW), in the same scratch after the plain relation */
         CHECK_LK(lk_ck_window(c->stream, c->ck_s, c->ck_sa, mx_dy, c->dact[l], &d, n * (size_t)d.oc, 3));
         CHECK_LK(lk_ck_conv_bwd_data(c->stream, v + L->off[l][CK_BWD_DATA_PW], c->dact[l - 1], w, c->ck_s, c->ck_sa,
@@ -790,6 +790,14 @@ static int ck_conv(cuda_ctx *c, const layer *ly, int l, const ck_layout *L, int 
         CHECK_LK(lk_ck_window(c->stream, c->ck_s, c->ck_sa, mx_dy, c->dact[l], &d, n * (size_t)d.oc, 7));
         CHECK_LK(lk_ck_conv_bwd_data(c->stream, v + L->off[l][CK_BWD_DATA_CA], c->dact[l - 1], w, c->ck_s, c->ck_sa,
                                      mx_dy, &d, n, 3));
+        /* dy's identical windows (taps reversed): S' in every backward-data relation, as the host's conv_groups */
+        CHECK_LK(lk_ck_conv_grp(c->stream, v + L->off[l][CK_BWD_DATA], v + L->off[l][CK_BWD_DATA_PW],
+                                v + L->off[l][CK_BWD_DATA_RA], v + L->off[l][CK_BWD_DATA_CA], c->dact[l], w, NULL, &d,
+                                n, 1, c->ck_grp));
+        /* the random-weighted backward-data relations (BWD_DATA_RND), A, Y, S the plain BWD_DATA's (S' above) */
+        CHECK_LK(lk_ck_conv_rnd(c->stream, v + L->off[l][CK_BWD_DATA_RND], v + L->off[l][CK_BWD_DATA], c->dact[l - 1],
+                                c->dact[l], w, NULL, &d, n, 1, c->ck_rnd, v + L->input_off, (uint32_t)c->step,
+                                (uint32_t)stage, l));
     }
     CHECK_LK(lk_ck_conv_z(c->stream, c->ck_s, c->ck_sa, x, &d, n, 0));
     CHECK_LK(lk_ck_conv_bwd_w(c->stream, v + L->off[l][CK_BWD_W], v + L->off[l][CK_BWD_B], dw, db, c->dact[l], c->ck_s,

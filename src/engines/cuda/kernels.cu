@@ -215,7 +215,12 @@ extern "C" int lk_test_expf_logf(cudaStream_t s, float *exp_out, float *log_out,
  * nonnegative double, an integer max: the same value in any order).
  * Only conv backward-weights sums its per-sample |dy| in another order
  * than the host (plain, as its bias relation's A; the host's 8 lanes):
- * its S differs from the host's in the last bits, not in what it bounds. --- */
+ * its S differs from the host's in the last bits, not in what it bounds.
+ * The conv forward and backward-data relations' S then gets the identical
+ * windows' term, S' = S + E / A (lk_ck_conv_grp, below): E is the host's
+ * bit for bit, A the relation's own (the device's A is summed in
+ * checksum_ops.h's plain order, the host's in its own: the same within
+ * double rounding, so S' too). --- */
 
 /* window sums of every plane and offset; mx[plane] = the plane's max |x| */
 __global__ void k_ck_window(double *s, double *sa, double *mx, const float *x, ck_conv_dims d, size_t planes,
@@ -843,17 +848,19 @@ __global__ void k_ck_conv_wpeek(double *o, const float *dw, const float *x, cons
 /* FWD_BLANK (base/checksum_blank.h): per (sample, input position) its
  * hash, per (sample, output) its window key, per output the first of its
  * group; then a block per sample whose threads take outputs, merged by a
- * tree (counts and maxima: any order).  scr: n (HW + P) u64, n P u32. */
-__global__ void k_ck_grp_pos(uint64_t *hpos, const float *x, ck_conv_dims d, size_t n) {
-    size_t HW = (size_t)d.h * d.w, C = (size_t)d.c;
-    GRID_STRIDE(q, n * HW) hpos[q] = ck_grp_pos(x + (q / HW) * C * HW, C, HW, q % HW);
+ * tree (counts and maxima: any order).  scr: n (HW + P) u64, n P u32.
+ * The first three serve the identical windows' term too (k_ck_grp_list
+ * on): over a source of NU planes of hs x ws (HWs) per sample, outputs on
+ * a grid of Po with ow columns whose windows read (r + a + o, c + b + o). */
+__global__ void k_ck_grp_pos(uint64_t *hpos, const float *x, size_t NU, size_t HWs, size_t n) {
+    GRID_STRIDE(q, n * HWs) hpos[q] = ck_grp_pos(x + (q / HWs) * NU * HWs, NU, HWs, q % HWs);
 }
-__global__ void k_ck_grp_key(uint64_t *key, const uint64_t *hpos, ck_conv_dims d, size_t n) {
-    size_t HW = (size_t)d.h * d.w, P = (size_t)d.oh * d.ow;
-    GRID_STRIDE(q, n * P) key[q] = ck_grp_key(hpos + (q / P) * HW, &d, q % P);
+__global__ void k_ck_grp_key(uint64_t *key, const uint64_t *hpos, int hs, int ws, int ow, int k, int o, size_t Po,
+                             size_t n) {
+    size_t HWs = (size_t)hs * ws;
+    GRID_STRIDE(q, n * Po) key[q] = ck_grp_key_at(hpos + (q / Po) * HWs, hs, ws, ow, k, o, q % Po);
 }
-__global__ void k_ck_grp_first(uint32_t *fm, const uint64_t *key, ck_conv_dims d, size_t n) {
-    size_t P = (size_t)d.oh * d.ow;
+__global__ void k_ck_grp_first(uint32_t *fm, const uint64_t *key, size_t P, size_t n) {
     GRID_STRIDE(q, n * P) fm[q] = ck_grp_first(key + (q / P) * P, P, q % P);
 }
 __global__ void k_ck_blank(double *o, const float *x, const float *y, const float *w, const float *b,
@@ -873,6 +880,72 @@ __global__ void k_ck_blank(double *o, const float *x, const float *y, const floa
         if (threadIdx.x == 0)
             for (int k = 0; k < 4; k++) o[4 * i + (size_t)k] = sa[0][k];
         __syncthreads();
+    }
+}
+
+/* ---- the identical windows' term of the conv relations' S (E;
+ * base/checksum_blank.h's ck_grp_*, which engines/checksums.c's
+ * conv_groups calls on the host): after the position hashes, window keys
+ * and group firsts above (forward: x's windows, o = -pad; backward-data:
+ * dy's, o = pad - (k - 1)), a thread per sample lists its groups
+ * (ck_grp_list: the first CK_GRP_EXACT of two or more in the order of
+ * their first window, the others' summed G^2 - G), a thread per (sample,
+ * exact group, window channel) takes the first window's max |src|, a
+ * thread per (window channel, relation) the sum of |w| over the taps, and
+ * a thread per (sample, relation) E in the host's order and S' = S + E /
+ * A into the plain relation (its own A), the alternating ones (the plain
+ * S', as on the host) and the position-weighted one (P S + P^2 E / its A);
+ * the random-weight relations copy the plain one's after this.
+ * Registers and memory: no thread holds an array (the counts, lists and
+ * maxima are global scratch, cp_ck_blank), so nothing spills to local
+ * memory (ptxas -v, sm_90: k_ck_grp_e 48 registers, the others 22-32, 0
+ * bytes stack and spills): k_ck_grp_e keeps a few doubles and walks at
+ * most CK_GRP_EXACT x NU maxima; k_ck_grp_list is O(P) a thread but only n threads (a
+ * latency, not a throughput, cost: 3 P steps, P = 784 in SmallCNN);
+ * k_ck_grp_first is O(P) a thread, O(n P^2) in all (157 M key
+ * comparisons for conv1 at batch 256), shared with FWD_BLANK, whose
+ * launcher then skips its own.  Scratch per direction: n (8 HWs + 16 Po +
+ * 68) bytes of hashes, keys, firsts, counts and lists (+ 4 to align),
+ * then n (136 + 128 NU) + 8 NU NV bytes of doubles. */
+__global__ void k_ck_grp_list(uint32_t *first, double *f, uint32_t *ng, double *over, const uint32_t *fm,
+                              uint32_t *cnt, size_t P, size_t n) {
+    GRID_STRIDE(i, n)
+    ng[i] = (uint32_t)ck_grp_list(fm + i * P, P, cnt + i * P, first + i * CK_GRP_EXACT, f + i * CK_GRP_EXACT, &over[i]);
+}
+__global__ void k_ck_grp_mx(double *gmx, const float *src, const uint32_t *first, const uint32_t *ng, size_t NU,
+                            int hs, int ws, int ow, int k, int o, size_t n) {
+    size_t HWs = (size_t)hs * ws;
+    GRID_STRIDE(q, n * CK_GRP_EXACT * NU) {
+        size_t i = q / (CK_GRP_EXACT * NU), j = (q / NU) % CK_GRP_EXACT, u = q % NU;
+        if (j >= ng[i]) continue;
+        uint32_t f0 = first[i * CK_GRP_EXACT + j];
+        gmx[q] = ck_grp_win_max(src + (i * NU + u) * HWs, 1, hs, ws, k, o, (int)(f0 / (uint32_t)ow),
+                                (int)(f0 % (uint32_t)ow));
+    }
+}
+/* coef[u NV + v]: forward u = c, v = oc; backward-data u = oc, v = c; each
+ * sum_t |w[oc][c][t]| in tap order (the host's wsum) */
+__global__ void k_ck_grp_wsum(double *coef, const float *w, ck_conv_dims d, int bwd) {
+    size_t kk = (size_t)d.k * d.k, C = (size_t)d.c, OC = (size_t)d.oc;
+    GRID_STRIDE(q, OC * C) {
+        size_t oc = q / C, c = q % C;
+        coef[bwd ? oc * C + c : c * OC + oc] = ck_abs_sum(w + q * kk, kk, 1);
+    }
+}
+__global__ void k_ck_grp_e(double *o, double *opw, double *ora, double *oca, const double *gmx, const double *f,
+                           const uint32_t *ng, const double *over, const double *coef, const float *b, size_t NU,
+                           size_t NV, size_t Po, size_t n) {
+    GRID_STRIDE(r, n * NV) {
+        size_t i = r / NV, v = r % NV;
+        double S = o[4 * r + 3];
+        double E = ck_grp_e(ng[i], f + i * CK_GRP_EXACT, gmx + i * CK_GRP_EXACT * NU, over[i], coef + v, NV, NU,
+                            b ? fabs((double)b[v]) : 0.0, S);
+        if (!(E > 0)) continue; /* S' = S everywhere */
+        double sp = ck_grp_s(S, E, o[4 * r + 1]);
+        o[4 * r + 3] = sp;
+        if (ora) ora[4 * r + 3] = sp;
+        if (oca) oca[4 * r + 3] = sp;
+        if (opw) opw[4 * r + 3] = ck_grp_s((double)Po * S, (double)Po * (double)Po * E, opw[4 * r + 1]);
     }
 }
 
@@ -1057,24 +1130,6 @@ extern "C" int lk_ck_conv_wpeek(cudaStream_t s, double *o, const float *dw, cons
     k_ck_conv_wpeek<<<nb, LK_THREADS, 0, s>>>(o, dw, x, dy, *d, n, dig, step, stage, layer);
     return launched();
 }
-extern "C" int lk_ck_blank(cudaStream_t s, double *o, const float *x, const float *y, const float *w,
-                           const float *b, const ck_conv_dims *d, size_t n, void *scr) {
-    size_t HW = (size_t)d->h * d->w, P = (size_t)d->oh * d->ow;
-    uint64_t *hpos = (uint64_t *)scr, *key = hpos + n * HW;
-    uint32_t *fm = (uint32_t *)(key + n * P);
-    int rc;
-    if (n == 0 || P == 0) return 0;
-    clear_stale();
-    k_ck_grp_pos<<<cp_grid_blocks(n * HW, LK_THREADS, LK_MAX_BLOCKS), LK_THREADS, 0, s>>>(hpos, x, *d, n);
-    if ((rc = launched())) return rc;
-    k_ck_grp_key<<<cp_grid_blocks(n * P, LK_THREADS, LK_MAX_BLOCKS), LK_THREADS, 0, s>>>(key, hpos, *d, n);
-    if ((rc = launched())) return rc;
-    k_ck_grp_first<<<cp_grid_blocks(n * P, LK_THREADS, LK_MAX_BLOCKS), LK_THREADS, 0, s>>>(fm, key, *d, n);
-    if ((rc = launched())) return rc;
-    unsigned nb = n < LK_MAX_BLOCKS ? (unsigned)n : LK_MAX_BLOCKS;
-    k_ck_blank<<<nb, LK_THREADS, 0, s>>>(o, x, y, w, b, key, fm, *d, n);
-    return launched();
-}
 #define LK_GO(nthreads, kernel, ...)                                                                  \
     do {                                                                                                \
         unsigned nb_ = cp_grid_blocks((nthreads), LK_THREADS, LK_MAX_BLOCKS);                           \
@@ -1083,6 +1138,55 @@ extern "C" int lk_ck_blank(cudaStream_t s, double *o, const float *x, const floa
             if ((rc = launched())) return rc;                                                           \
         }                                                                                               \
     } while (0)
+/* the hashes, keys and firsts of cp_ck_blank's scratch (its first n (HWs + Po) u64 and n Po u32) */
+static int grp_keys(cudaStream_t s, void *scr, const float *src, size_t NU, int hs, int ws, int ow, size_t Po, int k,
+                    int o, size_t n) {
+    size_t HWs = (size_t)hs * ws;
+    uint64_t *hpos = (uint64_t *)scr, *key = hpos + n * HWs;
+    uint32_t *fm = (uint32_t *)(key + n * Po);
+    int rc;
+    k_ck_grp_pos<<<cp_grid_blocks(n * HWs, LK_THREADS, LK_MAX_BLOCKS), LK_THREADS, 0, s>>>(hpos, src, NU, HWs, n);
+    if ((rc = launched())) return rc;
+    k_ck_grp_key<<<cp_grid_blocks(n * Po, LK_THREADS, LK_MAX_BLOCKS), LK_THREADS, 0, s>>>(key, hpos, hs, ws, ow, k, o,
+                                                                                         Po, n);
+    if ((rc = launched())) return rc;
+    k_ck_grp_first<<<cp_grid_blocks(n * Po, LK_THREADS, LK_MAX_BLOCKS), LK_THREADS, 0, s>>>(fm, key, Po, n);
+    return launched();
+}
+extern "C" int lk_ck_blank(cudaStream_t s, double *o, const float *x, const float *y, const float *w,
+                           const float *b, const ck_conv_dims *d, size_t n, void *scr, int keyed) {
+    size_t HW = (size_t)d->h * d->w, P = (size_t)d->oh * d->ow;
+    uint64_t *hpos = (uint64_t *)scr, *key = hpos + n * HW;
+    uint32_t *fm = (uint32_t *)(key + n * P);
+    int rc;
+    if (n == 0 || P == 0) return 0;
+    clear_stale();
+    if (!keyed && (rc = grp_keys(s, scr, x, (size_t)d->c, d->h, d->w, d->ow, P, d->k, -d->pad, n))) return rc;
+    unsigned nb = n < LK_MAX_BLOCKS ? (unsigned)n : LK_MAX_BLOCKS;
+    k_ck_blank<<<nb, LK_THREADS, 0, s>>>(o, x, y, w, b, key, fm, *d, n);
+    return launched();
+}
+extern "C" int lk_ck_conv_grp(cudaStream_t s, double *o, double *opw, double *ora, double *oca, const float *src,
+                              const float *w, const float *b, const ck_conv_dims *d, size_t n, int bwd, void *scr) {
+    int hs = bwd ? d->oh : d->h, ws = bwd ? d->ow : d->w, ow = bwd ? d->w : d->ow;
+    int off = bwd ? d->pad - (d->k - 1) : -d->pad;
+    size_t HWs = (size_t)hs * ws, Po = bwd ? (size_t)d->h * d->w : (size_t)d->oh * d->ow;
+    size_t NU = bwd ? (size_t)d->oc : (size_t)d->c, NV = bwd ? (size_t)d->c : (size_t)d->oc;
+    int rc = 0;
+    if (n == 0 || Po == 0 || HWs == 0) return 0;
+    clear_stale();
+    if ((rc = grp_keys(s, scr, src, NU, hs, ws, ow, Po, d->k, off, n))) return rc;
+    uint32_t *fm = (uint32_t *)((uint64_t *)scr + n * (HWs + Po)), *cnt = fm + n * Po, *first = cnt + n * Po;
+    uint32_t *ng = first + n * CK_GRP_EXACT;
+    size_t u32s = 2 * n * Po + n * CK_GRP_EXACT + n;
+    double *f = (double *)((uint64_t *)scr + n * (HWs + Po) + (u32s + 1) / 2), *over = f + n * CK_GRP_EXACT;
+    double *gmx = over + n, *coef = gmx + n * CK_GRP_EXACT * NU;
+    LK_GO(n, k_ck_grp_list, first, f, ng, over, fm, cnt, Po, n);
+    LK_GO(n * CK_GRP_EXACT * NU, k_ck_grp_mx, gmx, src, first, ng, NU, hs, ws, ow, d->k, off, n);
+    LK_GO(NU * NV, k_ck_grp_wsum, coef, w, *d, bwd);
+    LK_GO(n * NV, k_ck_grp_e, o, opw, ora, oca, gmx, f, ng, over, coef, b, NU, NV, Po, n);
+    return 0;
+}
 extern "C" int lk_ck_conv_wrnd(cudaStream_t s, double *o, const float *dw, const float *x, const float *dy,
                                const ck_conv_dims *d, size_t n, double *rs, const double *dig, uint32_t step,
                                uint32_t stage, int layer) {

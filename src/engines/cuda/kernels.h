@@ -138,9 +138,21 @@ int lk_ck_conv_wpeek(cudaStream_t s, double *o, const float *dw, const float *x,
 /* FWD_BLANK of a conv layer (x, y plain NCHW, w OIHW, b the bias): per
  * sample, its blank windows' outputs against the bias and its identical
  * windows' outputs against each other (base/checksum_blank.h); scr:
- * cp_ck_blank bytes of scratch */
+ * cp_ck_blank bytes of scratch; keyed: the window keys and group firsts
+ * of x are already there (lk_ck_conv_grp's forward, just before) */
 int lk_ck_blank(cudaStream_t s, double *o, const float *x, const float *y, const float *w, const float *b,
-                const ck_conv_dims *d, size_t n, void *scr);
+                const ck_conv_dims *d, size_t n, void *scr, int keyed);
+/* The identical windows' term of a conv layer's forward (bwd 0: src = x,
+ * b the bias; o FWD, opw FWD_PW, ora FWD_RA, oca FWD_CA) or
+ * backward-data relations (bwd 1: src = dy, b NULL; the BWD_DATA blocks):
+ * per sample the groups of identical windows and per relation E, then S
+ * = S + E / A in each block (base/checksum_blank.h's ck_grp_*, as
+ * engines/checksums.c's conv_groups), the plain relation's S read from o
+ * (lk_ck_conv_fwd, lk_ck_conv_bwd_data must have written every block
+ * first; the random-weight ones copy o's S after this); a NULL block is
+ * skipped; scr: cp_ck_blank bytes, its keys left for lk_ck_blank */
+int lk_ck_conv_grp(cudaStream_t s, double *o, double *opw, double *ora, double *oca, const float *src,
+                   const float *w, const float *b, const ck_conv_dims *d, size_t n, int bwd, void *scr);
 /* BWD_W_RND: per conv filter (x, dy plain NCHW) or dense row and draw, dW
  * summed with random weights against dy times the input summed with the
  * same weights (base/checksum_rnd.h), the weights drawn on the device

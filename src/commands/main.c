@@ -1095,6 +1095,18 @@ static int cmd_eval(int argc, char **argv) {
     threads_conflict("eval", "--engines", x.engines, x.run.threads, 1);
     ref_conflict("eval", "--engines", x.engines, g_ref_mode, g_ref_prec, 1);
     x.json_path = x.run.json_path;
+    /* the --out name chooses the format: refuse one that names neither
+     * before the data is read (eval_setup checks again, for other callers) */
+    eval_out_format fmt;
+    if (x.out_path && eval_out_format_of(x.out_path, &fmt)) {
+        fprintf(stderr, "lockstep eval: %s\n", ls_errmsg());
+        return 2;
+    }
+    if (x.out_path && fmt == EVAL_OUT_NPY && x.engines && strchr(x.engines, ',')) {
+        fprintf(stderr, "lockstep eval: --out %s: .npy holds one engine's logits; give FILE.safetensors for "
+                "--engines %s\n", x.out_path, x.engines);
+        return 2;
+    }
     const char *outs[2] = {x.json_path, x.out_path};
     for (int i = 0; i < 2; i++)
         if (outs[i] && check_output(outs[i], 0)) {

@@ -85,6 +85,27 @@ static void test_usage_errors(void **st) {
     expect("--help", 0, "(run.json's \"seeds\" with --out)");
 }
 
+/* `CMD --help` is the usage, exit 0, for every command: `golden --help`,
+ * `golden check --help` and `model --help` were refused as unknown
+ * arguments (exit 2).  And what the usage says of options holds: golden
+ * record takes the train options but --json/--epochs/--save (it listed
+ * eleven, not --init, --order or --normalize), export's live replay takes
+ * --init and --order, sweep's --local needs no --jobs. */
+static void test_help_everywhere(void **st) {
+    const char *cmds[] = {"train", "audit", "golden", "golden record", "golden check", "golden check golden/cpu.lsg",
+                          "record", "export", "eval", "sweep", "model"};
+    char args[128];
+    for (size_t i = 0; i < sizeof cmds / sizeof cmds[0]; i++) {
+        snprintf(args, sizeof args, "%s --help", cmds[i]);
+        expect(args, 0, "usage:\n");
+    }
+    expect("--help", 0, "options (golden record; the train options apply, --json, --epochs and --save excepted)");
+    expect("--help", 0, "(train, audit, golden record, record, export; eval: the weights it\n");
+    expect("--help", 0, "permutation of 0..n-1 (train, audit, golden record, record, export;\n");
+    expect("--help", 0, "| --local [--jobs J]]");
+    expect("--help", 0, "--out's name chooses the format");
+}
+
 static void test_bad_inputs(void **st) {
     expect("train --data /nonexistent/dir --epochs 1", 2, "/nonexistent/dir/train-images-idx3-ubyte");
     char spec[] = "/tmp/ls_cli_specXXXXXX";
@@ -1248,6 +1269,7 @@ int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_pytorch_options),
         cmocka_unit_test(test_usage_errors),
+        cmocka_unit_test(test_help_everywhere),
         cmocka_unit_test(test_bad_inputs),
         cmocka_unit_test(test_hardening_inputs),
         cmocka_unit_test(test_empty_list_entries),

@@ -49,7 +49,8 @@ static void usage(FILE *f) {
             "  lockstep record --engine SPEC --out FILE [options]  record one engine's whole run, to audit\n"
             "                                it elsewhere as the engine recorded:FILE\n"
             "  lockstep sweep --on PARTITION=ENGINE[,ENGINE...] [--on ...] --seeds 42,43|N --dir DIR\n"
-            "                 [--slurm [--wait] [--time T] [--dry-run] | --local --jobs J] [record's run options]\n"
+            "                 [--slurm [--wait] [--time T] [--dry-run] | --local [--jobs J]]\n"
+            "                 [record's run options]\n"
             "                                record every (machine, engine, seed) as Slurm job arrays (or local\n"
             "                                processes), then audit the recordings per seed with the reference\n"
             "                                and judge the gaps over seeds, per machine (DIR/report/); the same\n"
@@ -75,7 +76,9 @@ static void usage(FILE *f) {
             "                                test loss, accuracy, per-class accuracy, confusion matrix of given\n"
             "                                weights (any engine, the reference included; --engine E for one);\n"
             "                                with several engines the predictions that differ and the logits\n"
-            "                                against the forward error bound\n"
+            "                                against the forward error bound; --out's name chooses the format:\n"
+            "                                .safetensors (or .st) every engine's logits and predictions, .npy\n"
+            "                                one engine's logits (predictions in F.predictions.npy)\n"
             "  lockstep --help | --version\n"
             "\n"
             "options (train):\n"
@@ -88,7 +91,7 @@ static void usage(FILE *f) {
             "  --batch N           batch size (default 256)\n"
             "  --lr X              Adam learning rate (default 1e-3; betas 0.9/0.999, eps 1e-8)\n"
             "  --seed N            seed of every random stream (default 42)\n"
-            "  --threads N         threads for cpu/reference engines (adds threads=N to the spec)\n"
+            "  --threads N         threads for cpu/reference engines (adds threads=N to a spec without one)\n"
             "  --limit-train N     use only the first N training images\n"
             "  --limit-test N      evaluate on only the first N test images\n"
             "  --steps N           stop after N training steps, print each step's loss and time\n"
@@ -98,9 +101,11 @@ static void usage(FILE *f) {
             "  --json FILE         also write the results as one JSON document\n"
             "  --init FILE         start from these weights (safetensors, F32, PyTorch names: conv1.weight, ...\n"
             "                      or nn.Sequential's 0.weight, ...; see README) instead of the seeded draw\n"
-            "                      (train, audit, golden record, record)\n"
+            "                      (train, audit, golden record, record, export; eval: the weights it\n"
+            "                      evaluates, required)\n"
             "  --order FILE        batch order: .npy int64 (epochs, n) or text, one epoch per line, each a\n"
-            "                      permutation of 0..n-1 (train, audit, golden record, record; default: Philox shuffle)\n"
+            "                      permutation of 0..n-1 (train, audit, golden record, record, export;\n"
+            "                      default: Philox shuffle)\n"
             "  --save FILE         write the final weights as safetensors (train; audit: each trained\n"
             "                      engine, its label in the name when there are several)\n"
             "  --save-optimizer    with --save: the Adam moments and step count too (train --init FILE\n"
@@ -147,8 +152,7 @@ static void usage(FILE *f) {
             "  initial weights moved K ulps each, the noise floor other differences are judged against;\n"
             "  draw=D (e.g. cpu:perturb=1:draw=3) picks another random direction for the same seed\n"
             "\n"
-            "options (golden record; the train options --engine --model --data --seed --batch --lr\n"
-            "         --threads --limit-train --limit-test --ref-mode --ref-prec apply):\n"
+            "options (golden record; the train options apply, --json, --epochs and --save excepted):\n"
             "  --out FILE          the golden file to write (required)\n"
             "  --steps S           training steps to pin (default 1); defaults differ from train:\n"
             "                      batch 4, limit-train 512, limit-test 256 (smallcnn: ~1.7 MB)\n"
@@ -810,6 +814,9 @@ static int cmd_model(int argc, char **argv) {
         } else if (strcmp(argv[i], "--model") == 0) {
             if (given_twice("model", "--model", &seen) || empty_value("model", "--model", argv[i + 1])) return 2;
             name = argv[++i];
+        } else if (strcmp(argv[i], "--help") == 0) {
+            usage(stdout); /* as every other command: `model --help` said "unknown argument" */
+            return 0;
         } else {
             fprintf(stderr, "lockstep model: unknown argument '%s'\n", argv[i]);
             return 2;
@@ -955,6 +962,9 @@ static int cmd_golden_check(int argc, char **argv) {
         } else if (strcmp(a, "--verbose") == 0) {
             if (given_twice("golden check", a, &seen_verbose)) return 2;
             g.verbose = 1;
+        } else if (strcmp(a, "--help") == 0) {
+            usage(stdout); /* `golden check --help` said "unexpected argument" */
+            return 0;
         } else if (a[0] == '-' || g.path) {
             fprintf(stderr, "lockstep golden check: unexpected argument '%s' (see lockstep --help)\n", a);
             return 2;
@@ -1124,6 +1134,10 @@ static int cmd_eval(int argc, char **argv) {
 static int cmd_golden(int argc, char **argv) {
     if (argc >= 2 && strcmp(argv[1], "record") == 0) return cmd_golden_record(argc - 1, argv + 1);
     if (argc >= 2 && strcmp(argv[1], "check") == 0) return cmd_golden_check(argc - 1, argv + 1);
+    if (argc == 2 && strcmp(argv[1], "--help") == 0) {
+        usage(stdout);
+        return 0;
+    }
     fprintf(stderr, "lockstep golden: want 'record' or 'check' (see lockstep --help)\n");
     return 2;
 }

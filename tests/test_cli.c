@@ -104,6 +104,11 @@ static void test_help_everywhere(void **st) {
     expect("--help", 0, "permutation of 0..n-1 (train, audit, golden record, record, export;\n");
     expect("--help", 0, "| --local [--jobs J]]");
     expect("--help", 0, "--out's name chooses the format");
+    /* --ref-prec's range is the reference engine's, refused at once (it passed 24..2^20, and the engine refused
+     * 100000 after reading the data) */
+    expect("--help", 0, "reference:prec=P (bits, 24..65536, default 128)");
+    expect("train --engine reference --ref-prec 100000 --steps 1", 2,
+           "lockstep train: --ref-prec: expected an integer in 24..65536, got '100000'");
 }
 
 static void test_bad_inputs(void **st) {

@@ -85,6 +85,32 @@ static void test_usage_errors(void **st) {
     expect("--help", 0, "(run.json's \"seeds\" with --out)");
 }
 
+/* `CMD --help` is the usage, exit 0, for every command: `golden --help`,
+ * `golden check --help` and `model --help` were refused as unknown
+ * arguments (exit 2).  And what the usage says of options holds: golden
+ * record takes the train options but --json/--epochs/--save (it listed
+ * eleven, not --init, --order or --normalize), export's live replay takes
+ * --init and --order, sweep's --local needs no --jobs. */
+static void test_help_everywhere(void **st) {
+    const char *cmds[] = {"train", "audit", "golden", "golden record", "golden check", "golden check golden/cpu.lsg",
+                          "record", "export", "eval", "sweep", "model"};
+    char args[128];
+    for (size_t i = 0; i < sizeof cmds / sizeof cmds[0]; i++) {
+        snprintf(args, sizeof args, "%s --help", cmds[i]);
+        expect(args, 0, "usage:\n");
+    }
+    expect("--help", 0, "options (golden record; the train options apply, --json, --epochs and --save excepted)");
+    expect("--help", 0, "(train, audit, golden record, record, export; eval: the weights it\n");
+    expect("--help", 0, "permutation of 0..n-1 (train, audit, golden record, record, export;\n");
+    expect("--help", 0, "| --local [--jobs J]]");
+    expect("--help", 0, "--out's name chooses the format");
+    /* --ref-prec's range is the reference engine's, refused at once (it passed 24..2^20, and the engine refused
+     * 100000 after reading the data) */
+    expect("--help", 0, "reference:prec=P (bits, 24..65536, default 128)");
+    expect("train --engine reference --ref-prec 100000 --steps 1", 2,
+           "lockstep train: --ref-prec: expected an integer in 24..65536, got '100000'");
+}
+
 static void test_bad_inputs(void **st) {
     expect("train --data /nonexistent/dir --epochs 1", 2, "/nonexistent/dir/train-images-idx3-ubyte");
     char spec[] = "/tmp/ls_cli_specXXXXXX";
@@ -821,6 +847,47 @@ static void test_unwritable_outputs(void **st) {
     assert_int_equal(system(args), 0);
 }
 
+/* `eval --out F.txt` wrote safetensors into F.txt: the name chooses the
+ * format (.npy or safetensors), and one that names neither is refused
+ * before any work, naming the file and the extensions; nothing is written.
+ * The names that do choose a format still work (.st: safetensors). */
+static void test_eval_out_names(void **st) {
+    if (access(DATA_DIR_CHECK, R_OK) != 0) skip();
+    char dir[] = "/tmp/ls_cli_evoXXXXXX", args[512], path[256];
+    static char out[65536];
+    assert_non_null(mkdtemp(dir));
+    snprintf(args, sizeof args, "train --steps 1 --limit-train 16 --batch 16 --save %s/w.st", dir);
+    expect(args, 0, NULL);
+    const char *bad[] = {"F.txt", "F", "F.safetensors.bak", "F.NPY", "F.npy.txt"};
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        snprintf(args, sizeof args, "eval --init %s/w.st --limit-test 16 --out %s/%s", dir, dir, bad[i]);
+        int rc = run(args, out, sizeof out);
+        char want[400];
+        snprintf(want, sizeof want, "lockstep eval: --out %s/%s: the name chooses the format: want "
+                 "FILE.safetensors (or FILE.st)", dir, bad[i]);
+        if (rc != 2 || !strstr(out, want) || !strstr(out, "or FILE.npy") || strstr(out, "test loss"))
+            fail_msg("lockstep %s: exit %d; want 2 and '%s' before the evaluation:\n%s", args, rc, want, out);
+        snprintf(path, sizeof path, "%s/%s", dir, bad[i]);
+        if (access(path, F_OK) == 0) fail_msg("lockstep %s: wrote %s", args, path);
+    }
+    /* .npy for two engines: refused as early, naming the list */
+    snprintf(args, sizeof args, "eval --init %s/w.st --limit-test 16 --engines cpu,cpu:threads=1 --out %s/F.npy", dir,
+             dir);
+    int rc = run(args, out, sizeof out);
+    if (rc != 2 || !strstr(out, "F.npy: .npy holds one engine's logits; give FILE.safetensors for --engines "
+                           "cpu,cpu:threads=1") || strstr(out, "lockstep eval: model"))
+        fail_msg("lockstep %s: exit %d; want 2 before the data is read:\n%s", args, rc, out);
+    const char *good[] = {"F.safetensors", "F.st", "F.npy"};
+    for (size_t i = 0; i < sizeof good / sizeof good[0]; i++) {
+        snprintf(args, sizeof args, "eval --init %s/w.st --limit-test 16 --out %s/%s", dir, dir, good[i]);
+        expect(args, 0, "wrote");
+        snprintf(path, sizeof path, "%s/%s", dir, good[i]);
+        assert_int_equal(access(path, R_OK), 0);
+    }
+    snprintf(args, sizeof args, "rm -rf %s", dir);
+    assert_int_equal(system(args), 0);
+}
+
 /* lockstep's own files given where safetensors are expected: "header
  * length 727905341921250441 is outside 2..104857600" said nothing useful. */
 static void test_lockstep_file_as_safetensors(void **st) {
@@ -1207,6 +1274,7 @@ int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_pytorch_options),
         cmocka_unit_test(test_usage_errors),
+        cmocka_unit_test(test_help_everywhere),
         cmocka_unit_test(test_bad_inputs),
         cmocka_unit_test(test_hardening_inputs),
         cmocka_unit_test(test_empty_list_entries),
@@ -1225,6 +1293,7 @@ int main(void) {
         cmocka_unit_test(test_record_opening_line),
         cmocka_unit_test(test_unwritable_outputs),
         cmocka_unit_test(test_lockstep_file_as_safetensors),
+        cmocka_unit_test(test_eval_out_names),
         cmocka_unit_test(test_export_step_required),
         cmocka_unit_test(test_numbers_without_blanks),
         cmocka_unit_test(test_limits_past_data),

@@ -4,7 +4,8 @@
  * Host part, run on every machine (GPU or not, CUDA build or not): knob
  * parsing, the algorithm policy over hand-made candidate lists, algorithm
  * names against cuDNN's enums, descriptor shapes of SmallCNN, launch
- * geometry, error hints, and the "cuda: unavailable (...)" path; and the
+ * geometry, error hints, the "cuda: unavailable (...)" path, the
+ * checksums' device buffers allocated all or none (a fake allocator); and the
  * device's every-step blocks on the host: base/checksum_peek.h's,
  * checksum_rnd.h's and checksum_blank.h's per-element bodies (the
  * kernels' own), looped as the kernels split them, give a cpu engine's
@@ -335,6 +336,74 @@ static void test_ck_policy(void **st) {
     int drop = 0;
     for (int l = 0; l < d.n_layers; l++) drop += cp_ck_elem_kind(&d.layers[l]) == 2;
     assert_int_equal(drop, 1);
+}
+
+/* A fake device allocator for cp_alloc_all: fails the fail_at-th call
+ * (1-based; 0 never), counts what is live, and says what release() got. */
+typedef struct {
+    int calls, fail_at, live, released, bad_release;
+    char mem[8][64];
+} fake_dev;
+
+static int fake_alloc(void *ctx, void **p, size_t bytes) {
+    fake_dev *f = ctx;
+    int k = f->calls++;
+    if (f->calls == f->fail_at) return ls_err(LS_ELIB, "fake: cudaMalloc(p, %zu): out of memory", bytes);
+    *p = bytes ? f->mem[k] : NULL;
+    f->live += bytes != 0;
+    return 0;
+}
+
+static void fake_release(void *ctx, void **p, size_t bytes) {
+    fake_dev *f = ctx;
+    if (*p) {
+        f->live--;
+        f->released++;
+        if (bytes == 0) f->bad_release++;
+    }
+    *p = NULL;
+    ls_err(LS_EIO, "release's own message"); /* must not replace the cause */
+}
+
+/* The checksums' device buffers are a set, all or none: a failure past the
+ * first buffer left the earlier ones allocated and the rest NULL, and the
+ * next call (which took "ck_vec allocated" for "ready") ran kernels on the
+ * NULLs.  Here every position fails in turn: nothing stays allocated, every
+ * pointer is NULL, the message names the set, the buffer and the cause; a
+ * later call can allocate the whole set. */
+static void test_alloc_all_or_none(void **st) {
+    (void)st;
+    void *p[5];
+    const cp_buf set[5] = {{&p[0], 1 << 20, "ck_vec"}, {&p[1], 512 << 10, "ck_s"}, {&p[2], 0, "ck_grp"},
+                           {&p[3], 1 << 20, "ck_p0"},  {&p[4], 3 << 19, "ck_m0"}};
+    for (int at = 1; at <= 5; at++) {
+        if (at == 3) continue; /* a 0-byte buffer is still asked for: fail it too below */
+        fake_dev f = {0};
+        f.fail_at = at;
+        for (int i = 0; i < 5; i++) p[i] = (void *)&f; /* stale values: none may survive */
+        int rc = cp_alloc_all(set, 5, fake_alloc, fake_release, &f, "the every-step checksums");
+        assert_int_equal(rc, LS_ELIB);
+        assert_int_equal(f.live, 0);
+        assert_int_equal(f.bad_release, 0);
+        for (int i = 0; i < 5; i++)
+            if (p[i]) fail_msg("failure at buffer %d: buffer %d (%s) left non-NULL", at, i + 1, set[i].name);
+        char want[256];
+        snprintf(want, sizeof want, "cuda: cannot allocate the device memory of the every-step checksums: %s (%.1f "
+                 "MiB, buffer %d of 5; 4.0 MiB in all), none kept: fake: cudaMalloc(p, %zu): out of memory",
+                 set[at - 1].name, set[at - 1].bytes / 1048576.0, at, set[at - 1].bytes);
+        assert_string_equal(ls_errmsg(), want);
+    }
+    /* the 0-byte buffer's allocation failing (a sticky device error) is handled the same way */
+    fake_dev f = {0};
+    f.fail_at = 3;
+    assert_int_equal(cp_alloc_all(set, 5, fake_alloc, fake_release, &f, "x"), LS_ELIB);
+    assert_int_equal(f.live, 0);
+    assert_int_equal(f.released, 2);
+    /* then the whole set, on a device with room */
+    fake_dev g = {0};
+    assert_int_equal(cp_alloc_all(set, 5, fake_alloc, fake_release, &g, "x"), 0);
+    assert_int_equal(g.live, 4);
+    for (int i = 0; i < 5; i++) assert_int_equal(p[i] != NULL, set[i].bytes != 0);
 }
 
 static void test_create_or_unavailable(void **st) {
@@ -1633,6 +1702,7 @@ int main(void) {
         cmocka_unit_test(test_algo_names),    cmocka_unit_test(test_dims_smallcnn),
         cmocka_unit_test(test_grid),          cmocka_unit_test(test_hints),
         cmocka_unit_test(test_ck_policy),     cmocka_unit_test(test_create_or_unavailable),
+        cmocka_unit_test(test_alloc_all_or_none),
         cmocka_unit_test(test_dev_elementwise), cmocka_unit_test(test_dev_vs_cpu),
         cmocka_unit_test(test_dev_train),     cmocka_unit_test(test_dev_checksums),
         cmocka_unit_test(test_dev_grp),

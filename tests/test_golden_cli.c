@@ -10,6 +10,8 @@
  *     and index;
  *   - truncation at each sixteenth, flipped bytes, wrong magic, wrong
  *     version, a missing file: unusable (exit 2), never a pass;
+ *   - an error that cuts the replay short (a record missing at step 2) is
+ *     unusable, and the mismatch found at step 1 is still printed;
  *   - a provenance mismatch (lib.onednn) switches auto to bound and says so;
  *   - data whose crc32 differs from the recorded one is unusable;
  *   - the bound policy's tolerances hold across engines: a cpu golden
@@ -300,6 +302,66 @@ static void test_verdict_first(void **state) {
     free(out);
 }
 
+/* Re-write golden `src` to `dst` as rewrite() with one value of (step,
+ * layer, kind) moved one ULP up, and without the record (dstep, dlayer,
+ * dkind): a golden whose later part the replay cannot read. */
+static void rewrite_without(const char *src, const char *dst, uint32_t step, int32_t layer, unsigned kind,
+                            size_t index, uint32_t dstep, int32_t dlayer, unsigned dkind) {
+    char mid[200];
+    snprintf(mid, sizeof mid, "%s.mid", dst);
+    rewrite(src, mid, NULL, NULL, step, layer, kind, index);
+    golden_file *gf;
+    assert_int_equal(golden_read(&gf, mid), 0);
+    golden_writer *w;
+    assert_int_equal(golden_writer_open(&w, dst, &gf->prov), 0);
+    int dropped = 0;
+    for (size_t i = 0; i < gf->n_records; i++) {
+        const golden_record *r = &gf->records[i];
+        if (r->step == dstep && r->layer == dlayer && r->kind == dkind) {
+            dropped++;
+            continue;
+        }
+        assert_int_equal(golden_writer_add(w, r->step, r->layer, r->kind, r->name, r->ndim, r->shape, r->values), 0);
+    }
+    assert_int_equal(golden_writer_close(w, 1), 0);
+    assert_int_equal(dropped, 1);
+    golden_file_free(gf);
+    unlink(mid);
+}
+
+/* An error that cuts the replay short (here step 2's conv1 act is missing
+ * from the file) is exit 2 with the error named — and the mismatches step
+ * 1 had already shown are still printed, not lost with the verdict: a
+ * user whose replay broke at step 900 keeps what steps 1..899 found. */
+static void test_error_keeps_earlier_mismatches(void **state) {
+    (void)state;
+    NEED_DATA();
+    char bad[160], *out;
+    snprintf(bad, sizeof bad, "%s/ulp_then_missing.lsg", g_dir);
+    rewrite_without(g_cpu, bad, 1, 3, 1 /* act */, 5, 2, 0, 1 /* act */);
+    assert_int_equal(run_check(bad, NULL, "exact", &out), GOLDEN_UNUSABLE);
+    /* two records: conv2's act, and relu2's, which the replay computes from the golden's conv2 act; then
+     * the error, the last line */
+    const char *b = strstr(out, "the replay stopped at an error (below); before it, 2 record(s) had failed and 0 "
+                                "were SUSPECT:\n");
+    const char *m = b ? strstr(b, "first mismatches:\n  step 1 layer 3 (conv2) act [n=0 c=0 h=0 w=5]") : NULL;
+    m = m ? strstr(m, "\n  step 1 layer 4 (relu2) act [n=0 c=0 h=0 w=5]") : NULL;
+    const char *e = m ? strstr(m, "\nlockstep golden check: ") : NULL;
+    if (!b || !m || !e || strstr(out, "PASS") || strstr(out, "REGRESSION: ") ||
+        !strstr(last_line(out), "ulp_then_missing.lsg: no record for step 2 layer 0 act (conv1): the file does not "
+                                "hold what its provenance says it holds"))
+        fail_msg("want step 1's mismatches, then the error naming the file and the missing record as the last "
+                 "line, no verdict:\n%s", out);
+    free(out);
+    /* the same cut with nothing found before it says nothing of "before" */
+    snprintf(bad, sizeof bad, "%s/missing_only.lsg", g_dir);
+    rewrite_without(g_cpu, bad, 0, 0, 0, 0, 2, 0, 1 /* act */);
+    assert_int_equal(run_check(bad, NULL, "exact", &out), GOLDEN_UNUSABLE);
+    if (!strstr(out, "no record for step 2 layer 0 act (conv1)") || strstr(out, "before it"))
+        fail_msg("want the error alone:\n%s", out);
+    free(out);
+}
+
 static void test_damage_is_unusable(void **state) {
     (void)state;
     NEED_DATA();
@@ -507,6 +569,7 @@ int main(void) {
         cmocka_unit_test(test_roundtrip_reference),
         cmocka_unit_test(test_one_ulp_is_regression),
         cmocka_unit_test(test_damage_is_unusable),
+        cmocka_unit_test(test_error_keeps_earlier_mismatches),
         cmocka_unit_test(test_verdict_first),
         cmocka_unit_test(test_provenance_mismatch_switches_to_bound),
         cmocka_unit_test(test_data_crc_mismatch_is_unusable),

@@ -72,6 +72,20 @@ static void eval_ctx_free(eval_ctx *t) {
     dataset_free(&t->ds);
 }
 
+static int ends_with(const char *s, const char *tail) {
+    size_t n = strlen(s), k = strlen(tail);
+    return n > k && strcmp(s + n - k, tail) == 0;
+}
+
+int eval_out_format_of(const char *path, eval_out_format *fmt) {
+    if (ends_with(path, ".npy")) *fmt = EVAL_OUT_NPY;
+    else if (ends_with(path, ".safetensors") || ends_with(path, ".st")) *fmt = EVAL_OUT_SAFETENSORS;
+    else
+        return ls_err(LS_EINVAL, "--out %s: the name chooses the format: want FILE.safetensors (or FILE.st) for "
+                      "every engine's logits and predictions, or FILE.npy for one engine's", path);
+    return LS_OK;
+}
+
 /* Model, data, weights, scratch; the engines' specs. */
 static int eval_setup(eval_ctx *t) {
     const run_cfg *c = &t->c->run;
@@ -115,7 +129,9 @@ static int eval_setup(eval_ctx *t) {
     }
     if (t->n_eng == 0) return ls_err(LS_EINVAL, "--engines lists no engine");
     const char *o = t->c->out_path;
-    if (o && t->n_eng > 1 && strlen(o) > 4 && strcmp(o + strlen(o) - 4, ".npy") == 0)
+    eval_out_format fmt;
+    if (o && (rc = eval_out_format_of(o, &fmt))) return rc;
+    if (o && t->n_eng > 1 && fmt == EVAL_OUT_NPY)
         return ls_err(LS_EINVAL, "--out %s: .npy holds one engine's logits; give FILE.safetensors for %d engines", o,
                       t->n_eng);
     return LS_OK;
@@ -286,10 +302,12 @@ static int write_npy(const char *path, const char *descr, const size_t *shape, i
 static int write_outputs(const eval_ctx *t) {
     const char *p = t->c->out_path;
     size_t n = t->n, sh[2] = {n, (size_t)t->C}, pl = strlen(p);
+    eval_out_format fmt;
+    int rc = eval_out_format_of(p, &fmt);
+    if (rc) return rc;
     int64_t *i64 = ls_malloc((n ? n : 1) * sizeof *i64);
     if (!i64) return LS_ENOMEM;
-    int rc = LS_OK;
-    if (pl > 4 && strcmp(p + pl - 4, ".npy") == 0) {
+    if (fmt == EVAL_OUT_NPY) {
         const eval_eng *g = &t->eng[0];
         char pp[1100];
         snprintf(pp, sizeof pp, "%.*s.predictions.npy", (int)(pl - 4), p);

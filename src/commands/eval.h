@@ -32,7 +32,14 @@ typedef struct {
     FILE *out;            /* the report (stdout) */
 } eval_cfg;
 
+typedef enum { EVAL_OUT_SAFETENSORS, EVAL_OUT_NPY } eval_out_format;
+
 void eval_cfg_default(eval_cfg *c);
+/* The format an --out name asks for, from its extension: .safetensors (or
+ * .st, the short form lockstep's own examples use) or .npy.  Any other
+ * name is refused (LS_EINVAL, ls_errmsg() naming the file and the
+ * extensions): `--out F.txt` once wrote safetensors into F.txt. */
+int eval_out_format_of(const char *path, eval_out_format *fmt);
 /* Returns 0, or an error code with ls_errmsg() set; 1 is never returned
  * (differing predictions are reported, not judged). */
 int eval_cmd_run(const eval_cfg *c);

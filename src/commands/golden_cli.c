@@ -1379,12 +1379,14 @@ int golden_check_run(const golden_check_cfg *cfg) {
     rc = check_summary(&K, cfg, t0);
 done:
     if (rc && rc != LS_EMISMATCH) {
-        say(cfg->err, "lockstep golden check: %s\n", ls_errmsg());
         /* the evidence waits for the verdict line; an error cut the replay
-         * short: what it had found is still the user's */
+         * short: what it had found is still the user's, said first, so
+         * that the error is the last line (where a CI log's tail looks) */
         if (K.mismatches.len || K.suspects.len)
-            say(cfg->out, "before the error, %zu record(s) had failed and %zu were SUSPECT:\n%s%s", K.n_fail_rec,
-                K.n_suspect, K.mismatches.len ? K.mismatches.s : "", K.suspects.len ? K.suspects.s : "");
+            say(cfg->out, "the replay stopped at an error (below); before it, %zu record(s) had failed and %zu were "
+                "SUSPECT:\n%s%s", K.n_fail_rec, K.n_suspect, K.mismatches.len ? K.mismatches.s : "",
+                K.suspects.len ? K.suspects.s : "");
+        say(cfg->err, "lockstep golden check: %s\n", ls_errmsg());
     }
     golden_prov_free(&cur);
     run_state_free(&R);

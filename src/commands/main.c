@@ -49,7 +49,8 @@ static void usage(FILE *f) {
             "  lockstep record --engine SPEC --out FILE [options]  record one engine's whole run, to audit\n"
             "                                it elsewhere as the engine recorded:FILE\n"
             "  lockstep sweep --on PARTITION=ENGINE[,ENGINE...] [--on ...] --seeds 42,43|N --dir DIR\n"
-            "                 [--slurm [--wait] [--time T] [--dry-run] | --local --jobs J] [record's run options]\n"
+            "                 [--slurm [--wait] [--time T] [--dry-run] | --local [--jobs J]]\n"
+            "                 [record's run options]\n"
             "                                record every (machine, engine, seed) as Slurm job arrays (or local\n"
             "                                processes), then audit the recordings per seed with the reference\n"
             "                                and judge the gaps over seeds, per machine (DIR/report/); the same\n"
@@ -75,7 +76,9 @@ static void usage(FILE *f) {
             "                                test loss, accuracy, per-class accuracy, confusion matrix of given\n"
             "                                weights (any engine, the reference included; --engine E for one);\n"
             "                                with several engines the predictions that differ and the logits\n"
-            "                                against the forward error bound\n"
+            "                                against the forward error bound; --out's name chooses the format:\n"
+            "                                .safetensors (or .st) every engine's logits and predictions, .npy\n"
+            "                                one engine's logits (predictions in F.predictions.npy)\n"
             "  lockstep --help | --version\n"
             "\n"
             "options (train):\n"
@@ -88,19 +91,21 @@ static void usage(FILE *f) {
             "  --batch N           batch size (default 256)\n"
             "  --lr X              Adam learning rate (default 1e-3; betas 0.9/0.999, eps 1e-8)\n"
             "  --seed N            seed of every random stream (default 42)\n"
-            "  --threads N         threads for cpu/reference engines (adds threads=N to the spec)\n"
+            "  --threads N         threads for cpu/reference engines (adds threads=N to a spec without one)\n"
             "  --limit-train N     use only the first N training images\n"
             "  --limit-test N      evaluate on only the first N test images\n"
             "  --steps N           stop after N training steps, print each step's loss and time\n"
             "                      (and skip the test-set evaluation: a probe, e.g. of the reference)\n"
             "  --ref-mode MODE     shorthand for reference:mode=MODE (exact or fp32cr)\n"
-            "  --ref-prec P        shorthand for reference:prec=P (bits, default 128)\n"
+            "  --ref-prec P        shorthand for reference:prec=P (bits, 24..65536, default 128)\n"
             "  --json FILE         also write the results as one JSON document\n"
             "  --init FILE         start from these weights (safetensors, F32, PyTorch names: conv1.weight, ...\n"
             "                      or nn.Sequential's 0.weight, ...; see README) instead of the seeded draw\n"
-            "                      (train, audit, golden record, record)\n"
+            "                      (train, audit, golden record, record, export; eval: the weights it\n"
+            "                      evaluates, required)\n"
             "  --order FILE        batch order: .npy int64 (epochs, n) or text, one epoch per line, each a\n"
-            "                      permutation of 0..n-1 (train, audit, golden record, record; default: Philox shuffle)\n"
+            "                      permutation of 0..n-1 (train, audit, golden record, record, export;\n"
+            "                      default: Philox shuffle)\n"
             "  --save FILE         write the final weights as safetensors (train; audit: each trained\n"
             "                      engine, its label in the name when there are several)\n"
             "  --save-optimizer    with --save: the Adam moments and step count too (train --init FILE\n"
@@ -147,8 +152,7 @@ static void usage(FILE *f) {
             "  initial weights moved K ulps each, the noise floor other differences are judged against;\n"
             "  draw=D (e.g. cpu:perturb=1:draw=3) picks another random direction for the same seed\n"
             "\n"
-            "options (golden record; the train options --engine --model --data --seed --batch --lr\n"
-            "         --threads --limit-train --limit-test --ref-mode --ref-prec apply):\n"
+            "options (golden record; the train options apply, --json, --epochs and --save excepted):\n"
             "  --out FILE          the golden file to write (required)\n"
             "  --steps S           training steps to pin (default 1); defaults differ from train:\n"
             "                      batch 4, limit-train 512, limit-test 256 (smallcnn: ~1.7 MB)\n"
@@ -167,9 +171,9 @@ static void usage(FILE *f) {
             "                      mismatches)\n"
             "\n"
             "exit status: 0 ok, 1 a check failed (golden regression, audit/sweep --fail-on, an incomplete sweep),\n"
-            "2 bad usage or unusable input, or an engine process died during an audit (the report marks it\n"
-            "failed); 130/143 an audit stopped by SIGINT/SIGTERM (its partial report is written, marked\n"
-            "interrupted)\n",
+            "2 bad usage or unusable input, any other error (a full disk, a failed engine), or an engine\n"
+            "process died during an audit (the report marks it failed); 130/143 an audit stopped by\n"
+            "SIGINT/SIGTERM (its partial report is written, marked interrupted)\n",
             LS_VERSION, DATA_DEFAULT_DIR);
 }
 
@@ -587,7 +591,9 @@ static int parse_opts(int argc, char **argv, const char *cmd, run_cfg *c, audit_
         case OPT_STEPS: if (parse_long(cmd, name, optarg, 0, LONG_MAX, &v)) return 2; c->max_steps = v; c->print_steps = !au; break;
         case OPT_JSON: c->json_path = optarg; break;
         case OPT_REF_MODE: ref_mode = optarg; break;
-        case OPT_REF_PREC: if (parse_long(cmd, name, optarg, 24, 1 << 20, &v)) return 2; ref_prec = v; break;
+        /* the reference's own range (engine_reference.c): 24..2^20 let 100000 through to the engine, which
+         * refused it only after the data was read */
+        case OPT_REF_PREC: if (parse_long(cmd, name, optarg, 24, 1 << 16, &v)) return 2; ref_prec = v; break;
         case OPT_HELP: usage(stdout); return 0;
         case OPT_ENGINES:
             if (ls_check_list(name, "engine name", optarg)) {
@@ -810,6 +816,9 @@ static int cmd_model(int argc, char **argv) {
         } else if (strcmp(argv[i], "--model") == 0) {
             if (given_twice("model", "--model", &seen) || empty_value("model", "--model", argv[i + 1])) return 2;
             name = argv[++i];
+        } else if (strcmp(argv[i], "--help") == 0) {
+            usage(stdout); /* as every other command: `model --help` said "unknown argument" */
+            return 0;
         } else {
             fprintf(stderr, "lockstep model: unknown argument '%s'\n", argv[i]);
             return 2;
@@ -955,6 +964,9 @@ static int cmd_golden_check(int argc, char **argv) {
         } else if (strcmp(a, "--verbose") == 0) {
             if (given_twice("golden check", a, &seen_verbose)) return 2;
             g.verbose = 1;
+        } else if (strcmp(a, "--help") == 0) {
+            usage(stdout); /* `golden check --help` said "unexpected argument" */
+            return 0;
         } else if (a[0] == '-' || g.path) {
             fprintf(stderr, "lockstep golden check: unexpected argument '%s' (see lockstep --help)\n", a);
             return 2;
@@ -1095,6 +1107,18 @@ static int cmd_eval(int argc, char **argv) {
     threads_conflict("eval", "--engines", x.engines, x.run.threads, 1);
     ref_conflict("eval", "--engines", x.engines, g_ref_mode, g_ref_prec, 1);
     x.json_path = x.run.json_path;
+    /* the --out name chooses the format: refuse one that names neither
+     * before the data is read (eval_setup checks again, for other callers) */
+    eval_out_format fmt;
+    if (x.out_path && eval_out_format_of(x.out_path, &fmt)) {
+        fprintf(stderr, "lockstep eval: %s\n", ls_errmsg());
+        return 2;
+    }
+    if (x.out_path && fmt == EVAL_OUT_NPY && x.engines && strchr(x.engines, ',')) {
+        fprintf(stderr, "lockstep eval: --out %s: .npy holds one engine's logits; give FILE.safetensors for "
+                "--engines %s\n", x.out_path, x.engines);
+        return 2;
+    }
     const char *outs[2] = {x.json_path, x.out_path};
     for (int i = 0; i < 2; i++)
         if (outs[i] && check_output(outs[i], 0)) {
@@ -1112,6 +1136,10 @@ static int cmd_eval(int argc, char **argv) {
 static int cmd_golden(int argc, char **argv) {
     if (argc >= 2 && strcmp(argv[1], "record") == 0) return cmd_golden_record(argc - 1, argv + 1);
     if (argc >= 2 && strcmp(argv[1], "check") == 0) return cmd_golden_check(argc - 1, argv + 1);
+    if (argc == 2 && strcmp(argv[1], "--help") == 0) {
+        usage(stdout);
+        return 0;
+    }
     fprintf(stderr, "lockstep golden: want 'record' or 'check' (see lockstep --help)\n");
     return 2;
 }

@@ -326,3 +326,24 @@ int cp_ck_elem_kind(const layer *l) {
     default: return -1;
     }
 }
+
+int cp_alloc_all(const cp_buf *b, int n, cp_alloc_fn alloc, cp_release_fn release, void *ctx, const char *what) {
+    double total = 0;
+    for (int i = 0; i < n; i++) {
+        *b[i].p = NULL;
+        total += (double)b[i].bytes;
+    }
+    for (int i = 0; i < n; i++) {
+        int rc = alloc(ctx, b[i].p, b[i].bytes);
+        if (!rc) continue;
+        /* the cause first: release() may set a message of its own */
+        char cause[512];
+        snprintf(cause, sizeof cause, "%s", ls_errmsg());
+        for (int k = i - 1; k >= 0; k--) release(ctx, b[k].p, b[k].bytes);
+        for (int k = 0; k < n; k++) *b[k].p = NULL;
+        return ls_err(rc, "cuda: cannot allocate the device memory of %s: %s (%.1f MiB, buffer %d of %d; %.1f MiB in "
+                      "all), none kept: %s", what, b[i].name, (double)b[i].bytes / 1048576.0, i + 1, n,
+                      total / 1048576.0, cause);
+    }
+    return 0;
+}

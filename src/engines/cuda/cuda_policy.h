@@ -148,4 +148,26 @@ size_t cp_ck_rnd(const model *m, size_t n);
 size_t cp_ck_blank(const model *m, size_t n);
 int cp_ck_elem_kind(const layer *l);
 
+/* ---- all-or-nothing allocation -------------------------------------------
+ * A set of device buffers used together (the every-step checksums' vector,
+ * scratch and snapshots) is allocated whole or not at all: a set kept half
+ * allocated after a failure was taken as ready by the next call, whose
+ * kernels then wrote through its NULLs.  cp_alloc_all calls alloc(ctx, p,
+ * bytes) for each buffer in order (0, or an error code with ls_errmsg()
+ * set; a 0-byte buffer may stay NULL); at the first failure it calls
+ * release(ctx, p, bytes) on those already allocated, last first, sets
+ * every pointer of the set to NULL and returns that code, the message
+ * naming what, the buffer, its size, the whole set's size and the cause
+ * (`cuda: cannot allocate the device memory of the every-step checksums:
+ * ck_s (1.5 MiB, buffer 2 of 10; 9.0 MiB in all), none kept: cuda: ...
+ * out of memory`).  Returns 0 with every buffer allocated otherwise. */
+typedef struct {
+    void **p;
+    size_t bytes;
+    const char *name;
+} cp_buf;
+typedef int (*cp_alloc_fn)(void *ctx, void **p, size_t bytes);
+typedef void (*cp_release_fn)(void *ctx, void **p, size_t bytes);
+int cp_alloc_all(const cp_buf *b, int n, cp_alloc_fn alloc, cp_release_fn release, void *ctx, const char *what);
+
 #endif

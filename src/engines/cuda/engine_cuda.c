@@ -162,6 +162,7 @@ typedef struct {
     size_t ck_vec_bytes, ck_s_bytes, ck_mx_bytes, ck_part_bytes, ck_rnd_bytes, ck_grp_bytes;
     float *ck_p0, *ck_m0, *ck_v0;
     int ck_snap;
+    int ck_ready;        /* every ck_* buffer above is allocated (ck_alloc: all or none) */
 
     /* timing: [layer][dir][start/end], plus loss and update */
     cudaEvent_t ev[MODEL_MAX_LAYERS][DIR_N][2];
@@ -718,25 +719,33 @@ done:
  * blocks a stage computes and the scratch sizes are cuda_policy.c's
  * (cp_ck_*, unit-tested). */
 
+static int ck_dev_alloc(void *ctx, void **p, size_t bytes) { return dev_alloc(ctx, p, bytes); }
+static void ck_dev_release(void *ctx, void **p, size_t bytes) { dev_free(ctx, p, bytes); }
+
+/* The checksums' buffers, allocated at the first call, all or none
+ * (cp_alloc_all): ck_ready says the set is whole.  It was "ck_vec is not
+ * NULL": after a failure past the first buffer the next call found ck_vec
+ * and ran the kernels on NULL scratch. */
 static int ck_alloc(engine *e, cuda_ctx *c, const ck_layout *Lmax) {
-    int rc = 0;
     size_t np = e->m->n_params * sizeof(float);
-    if (c->ck_vec) return 0;
+    if (c->ck_ready) return 0;
     c->ck_vec_bytes = Lmax->total * sizeof(double);
     c->ck_s_bytes = cp_ck_scratch(e->m, e->max_batch) * sizeof(double);
     c->ck_mx_bytes = cp_ck_maxima(e->m, e->max_batch) * sizeof(double);
     c->ck_part_bytes = cp_ck_parts(e->m, e->max_batch) * sizeof(double);
     c->ck_rnd_bytes = cp_ck_rnd(e->m, e->max_batch) * sizeof(double);
     c->ck_grp_bytes = cp_ck_blank(e->m, e->max_batch);
-    if ((rc = dev_alloc(c, (void **)&c->ck_vec, c->ck_vec_bytes)) || (rc = dev_alloc(c, (void **)&c->ck_s, c->ck_s_bytes)) ||
-        (rc = dev_alloc(c, (void **)&c->ck_sa, c->ck_s_bytes)) || (rc = dev_alloc(c, (void **)&c->ck_mx, c->ck_mx_bytes)) ||
-        (rc = dev_alloc(c, (void **)&c->ck_part, c->ck_part_bytes)) ||
-        (rc = dev_alloc(c, (void **)&c->ck_rnd, c->ck_rnd_bytes)) ||
-        (rc = dev_alloc(c, (void **)&c->ck_grp, c->ck_grp_bytes)) ||
-        (rc = dev_alloc(c, (void **)&c->ck_p0, np)) ||
-        (rc = dev_alloc(c, (void **)&c->ck_m0, np)) || (rc = dev_alloc(c, (void **)&c->ck_v0, np)))
-        return rc;
-    return 0;
+    const cp_buf set[] = {
+        {(void **)&c->ck_vec, c->ck_vec_bytes, "ck_vec"}, {(void **)&c->ck_s, c->ck_s_bytes, "ck_s"},
+        {(void **)&c->ck_sa, c->ck_s_bytes, "ck_sa"},     {(void **)&c->ck_mx, c->ck_mx_bytes, "ck_mx"},
+        {(void **)&c->ck_part, c->ck_part_bytes, "ck_part"}, {(void **)&c->ck_rnd, c->ck_rnd_bytes, "ck_rnd"},
+        {(void **)&c->ck_grp, c->ck_grp_bytes, "ck_grp"}, {(void **)&c->ck_p0, np, "ck_p0"},
+        {(void **)&c->ck_m0, np, "ck_m0"},                {(void **)&c->ck_v0, np, "ck_v0"},
+    };
+    int rc = cp_alloc_all(set, (int)(sizeof set / sizeof set[0]), ck_dev_alloc, ck_dev_release, c,
+                          "the every-step checksums");
+    c->ck_ready = rc == 0;
+    return rc;
 }
 
 static int ck_conv(cuda_ctx *c, const layer *ly, int l, const ck_layout *L, int stage, const float *w, const float *b,

@@ -314,10 +314,74 @@ static void test_histogram(void **st) {
     assert_true(rt_hist_quantile(z, 0.5, -1) == -1);
 }
 
+/* Duplicate samples (tests/EVIDENCE.md, "Legal variants attacked, the
+ * second attack"): a dense weight gradient dW[j][t] = sum_s dy[s][j] x[s][t]
+ * over a batch of n = 256 copies of one sample (a data set of one image
+ * repeated, or all-background images of one label), summed serially over
+ * the batch as a GEMM's K loop does: n equal terms a element, whose
+ * roundings correlate (~n^2 u |t| / 4 instead of sqrt(n) n u |t|).  With
+ * the batch's rho2 (bounds_dup_rho2: n here) the grouped factors hold it;
+ * with the independent model's (rho2 = 1) the scale test failed, as the
+ * audit's fc1.weight.grad did (x1.47 its limit, batch 256, 720 copies of
+ * one FashionMNIST image).  Also rho2 of a mixed batch: groups of 4, 2,
+ * 1, 1 give (16 + 4 + 1 + 1) / 8. */
+static void test_duplicate_samples_grouped(void **state) {
+    (void)state;
+    enum { NB = 256, ROWS = 64, IN = 1568, PER = 784 };
+    size_t ne = (size_t)ROWS * IN;
+    double *exact = malloc(ne * sizeof *exact), *worst = malloc(ne * sizeof *worst), *cand = malloc(ne * sizeof *cand);
+    float *img = malloc((size_t)NB * PER * sizeof *img), dy[ROWS], x[IN];
+    int32_t lab[NB];
+    assert_non_null(exact), assert_non_null(worst), assert_non_null(cand), assert_non_null(img);
+    g_lcg = 0x2545F4914F6CDD1Dull;
+    for (int j = 0; j < ROWS; j++) dy[j] = (float)((urand() < 0.5 ? -1 : 1) * (1e-4 + 9e-4 * urand()));
+    for (int t = 0; t < IN; t++) x[t] = urand() < 0.3 ? 0.0f : (float)urand();
+    for (size_t i = 0; i < ne; i++) {
+        float p = dy[i / IN] * x[i % IN], acc = 0.0f;
+        for (int s0 = 0; s0 < NB; s0++) acc = acc + p;
+        exact[i] = (double)NB * (double)p; /* p times 2^8: exact in double */
+        worst[i] = compare_gamma(NB) * fabs(exact[i]);
+        cand[i] = acc;
+    }
+    for (int s0 = 0; s0 < NB; s0++) {
+        for (int k = 0; k < PER; k++) img[(size_t)s0 * PER + k] = (float)(k % 7) / 7.0f;
+        lab[s0] = 3;
+    }
+    double rho2 = bounds_dup_rho2(img, lab, NB, PER);
+    assert_true(rho2 == (double)NB);
+    rounding_stats ind, grp;
+    rounding_test_d(&ind, exact, cand, worst, ne, bounds_sharp_factor(BOUND_RULE_DOT, NB),
+                    bounds_sd_factor(BOUND_RULE_DOT, NB), 0, BOUNDS_SHARP_ALPHA_TEST, NULL, 0, IN, ROWS);
+    rounding_test_d(&grp, exact, cand, worst, ne, bounds_sharp_factor_grouped(BOUND_RULE_DOT, NB, rho2),
+                    bounds_sd_factor_grouped(BOUND_RULE_DOT, NB, rho2), 0, BOUNDS_SHARP_ALPHA_TEST, NULL, 0, IN, ROWS);
+    printf("duplicate samples (n=%d copies, %zu dW elements, serial over the batch): independent model: sharp ratio "
+           "%.3g, scale score %.3g, bias score %.3g; grouped (rho2 %.0f): sharp ratio %.3g, scale score %.3g, "
+           "bias score %.3g\n",
+           NB, ne, ind.max_sharp_ratio, ind.scale_score, ind.bias_score, rho2, grp.max_sharp_ratio, grp.scale_score,
+           grp.bias_score);
+    assert_true(ind.scale_fail || ind.n_over_sharp > 0); /* the false alarm the grouping removes */
+    assert_int_equal(grp.n_over_sharp, 0);
+    assert_false(grp.scale_fail);
+    assert_false(grp.bias_fail);
+    /* the factors: rho2 = 1 is the ungrouped tier; all copies of one sample and K = n: the tiers coincide */
+    assert_true(bounds_sharp_factor_grouped(BOUND_RULE_DOT, 12544, 1.0) == bounds_sharp_factor(BOUND_RULE_DOT, 12544));
+    assert_true(bounds_sd_factor_grouped(BOUND_RULE_DOT, 12544, 1.0) == bounds_sd_factor(BOUND_RULE_DOT, 12544));
+    assert_true(bounds_sharp_factor_grouped(BOUND_RULE_DOT, NB, NB) == 1.0);
+    /* a mixed batch: samples 0-3 one image, 4-5 another, 6 and 7 their own (7: 4's image, another label) */
+    for (int s0 = 0; s0 < 8; s0++) {
+        int g = s0 < 4 ? 0 : s0 < 6 ? 1 : s0 == 6 ? 2 : 1;
+        for (int k = 0; k < PER; k++) img[(size_t)s0 * PER + k] = (float)((k + g) % 5);
+        lab[s0] = s0 == 7 ? 9 : 3;
+    }
+    assert_true(bounds_dup_rho2(img, lab, 8, PER) == 22.0 / 8.0);
+    free(exact), free(worst), free(cand), free(img);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_histogram),
         cmocka_unit_test(test_factors),
+        cmocka_unit_test(test_duplicate_samples_grouped),
         cmocka_unit_test_setup_teardown(test_legal_orders_no_alarm, setup, teardown),
         cmocka_unit_test_setup_teardown(test_one_ulp_up_fails, setup, teardown),
         cmocka_unit_test_setup_teardown(test_tf32_operand_fails, setup, teardown),

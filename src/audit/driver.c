@@ -621,7 +621,12 @@ static void sharp_dist_add(audit_sharp_dist *k, const rounding_stats *rs, double
 static void sharp_check(audit *A, audit_pair *p, audit_slot_stats *ss, const slot_def *d, const double *ref,
                         const float *cand, const double *worst, size_t nn, int ref_fp32cr, size_t batch) {
     size_t K = bounds_K_of(&A->m, d->kind, d->ridx, batch);
-    double f = bounds_sharp_factor(d->rule, K), sdf = bounds_sd_factor(d->rule, K);
+    /* a gradient sums over the batch: duplicate samples repeat its roundings (bounds_sharp_factor_grouped) */
+    double rho2 = d->kind == TENSOR_GRADS
+                      ? bounds_dup_rho2(A->x, A->y, batch, (size_t)A->m.in_c * A->m.in_h * A->m.in_w)
+                      : 1.0;
+    double f = bounds_sharp_factor_grouped(d->rule, K, rho2), sdf = bounds_sd_factor_grouped(d->rule, K, rho2);
+    double alarm = f < 1.0 ? bounds_sharp_alarm(d->rule, K) : 0.0;
     if (!A->sharp_hash) {
         size_t cap = 1;
         while (cap < 2 * A->maxf) cap *= 2;
@@ -634,7 +639,7 @@ static void sharp_check(audit *A, audit_pair *p, audit_slot_stats *ss, const slo
     rounding_test_f64(&rs, ref, cand, worst, nn, f, sdf, ref_fp32cr ? 0x1p-24 : 0.0, BOUNDS_SHARP_ALPHA_TEST,
                       A->sharp_hash, A->sharp_hash_cap, cdiv, cmod);
     if (!rs.n) return;
-    sharp_dist_add(&p->sharp_kind[sharp_kind_of(&A->m, d)], &rs, f, bounds_sharp_alarm(d->rule, K));
+    sharp_dist_add(&p->sharp_kind[sharp_kind_of(&A->m, d)], &rs, f, alarm);
     ss->n_sharp++;
     ss->n_aggregate += rs.aggregate;
     ss->n_over_sharp += (long)rs.n_over_sharp;
@@ -642,7 +647,7 @@ static void sharp_check(audit *A, audit_pair *p, audit_slot_stats *ss, const slo
         ss->max_sharp_ratio = rs.max_sharp_ratio;
         ss->worst_sharp_step = A->step;
         ss->sharp_factor = f;
-        ss->sharp_alarm = bounds_sharp_alarm(d->rule, K);
+        ss->sharp_alarm = alarm;
     }
     if (rs.aggregate && rs.bias_score > ss->max_bias_score) {
         ss->max_bias_score = rs.bias_score;

@@ -173,6 +173,15 @@ void bounds_sharpen(double *sharp, const double *worst, size_t n, bound_rule r, 
  * the rules without an aggregate model (the few-operation DERIVED rules
  * carry systematic terms: the exact reference's 0.9 is not fl(0.9)). */
 double bounds_sd_factor(bound_rule r, size_t K);
+/* A weight or bias gradient of a batch with duplicate samples (groups of
+ * G_g equal images with equal labels): rho2 = sum_g G_g^2 / n (>= 1; 1: no
+ * two alike) widens both factors as if the reduction made n_r rho2
+ * roundings (derived in bounds.c: the copies' roundings may correlate).
+ * rho2 <= 1 gives bounds_sharp_factor and bounds_sd_factor. */
+double bounds_sharp_factor_grouped(bound_rule r, size_t K, double rho2);
+double bounds_sd_factor_grouped(bound_rule r, size_t K, double rho2);
+/* rho2 of a batch: n images of `per` floats, labels y (NULL: images only). */
+double bounds_dup_rho2(const float *x, const int32_t *y, size_t n, size_t per);
 /* The output channel of element i of tensor (kind, idx) is (i / *cdiv) %
  * *cmod (NCHW activations and their gradients: the channel; (O, ...)
  * weights and their gradients: the output row): the clusters of the sign

@@ -208,6 +208,11 @@ static void judge_rel(const model *m, const ck_layout *L, const double *vec, siz
     char what[160]; /* note keeps what fits ck_violation.what */
     /* the random-weighted blocks hold CK_RND_DRAWS relations a unit */
     size_t dv = ph == CK_FWD_RND || ph == CK_BWD_DATA_RND || ph == CK_BWD_W_RND ? CK_RND_DRAWS : 1;
+    /* LOCKSTEP_CK_TRACE=1: one line a block and judgement on stderr, its worst ratio to each tier (how the legal
+     * variants of tests/EVIDENCE.md were measured per check; the verdict keeps only the worst of all blocks) */
+    static int trace = -1;
+    if (trace < 0) trace = getenv("LOCKSTEP_CK_TRACE") && getenv("LOCKSTEP_CK_TRACE")[0] == '1';
+    if (trace) fprintf(stderr, "ck-trace\t%s %s\t%.6g\t%.6g\n", ly->name, block_name(ly, ph), worst, wsharp);
     snprintf(what, sizeof what, "%s %s, %s %zu (%zu of %zu relations over)", ly->name, block_name(ly, ph),
              unit_name(ly, ph), wi / dv, bad, cnt);
     o->n_relations += (long)cnt - 1;

@@ -1372,7 +1372,43 @@ enum { CPU_FAULT_BELOW = 0, CPU_FAULT_DETECT = 1, CPU_FAULT_SUSPECT = 2, CPU_FAU
     X(CONV_DW_SERIAL_FP32, "conv_dw_serial_fp32", "op", "conv1|conv2", "backward", "smallcnn --limit-train 72 --limit-test 64 --epochs 2 --steps 10 --eval", \
       CPU_FAULT_BELOW, \
       "legal-variant attack: every conv weight gradient as one serial fp32 accumulator over samples and positions (12544 terms for conv1 at batch 16, 200704 at 256: a one-thread-per-weight kernel); the bias gradient is the engine's", \
-      "a serial sum of K terms: within gamma_K sum|dy x|; its typical error grows like sqrt(K) u, the sharper tier's question")
+      "a serial sum of K terms: within gamma_K sum|dy x|; its typical error grows like sqrt(K) u, the sharper tier's question") \
+    X(CONV1_DW_SORTED_ASC, "conv1_dw_sorted_asc", "op", "conv1", "backward", "smallcnn --limit-train 72 --limit-test 64 --epochs 2 --steps 10 --eval", \
+      CPU_FAULT_BELOW, \
+      "second legal-variant attack (correlated roundings): conv1's weight gradient, each element's n x 784 products sorted by ascending magnitude and summed serially in fp32 (200704 terms at batch 256)", \
+      "a summation order of the same products: within gamma_K sum|dy x|; the partial sums grow steadily, the sharper tier's independence model is the question") \
+    X(CONV1_DW_SORTED_DESC, "conv1_dw_sorted_desc", "op", "conv1", "backward", "smallcnn --limit-train 72 --limit-test 64 --epochs 2 --steps 10 --eval", \
+      CPU_FAULT_BELOW, \
+      "second legal-variant attack: conv1's weight gradient, products sorted by descending magnitude, serial fp32 (the tail's terms fall below half an ulp of the partial sum and are lost: errors of the tail's sign)", \
+      "a summation order: within gamma_K sum|dy x|; the lost tail is a correlated error, the sharper tier's question") \
+    X(CONV1_DW_POSNEG, "conv1_dw_posneg", "op", "conv1", "backward", "smallcnn --limit-train 72 --limit-test 64 --epochs 2 --steps 10 --eval", \
+      CPU_FAULT_BELOW, \
+      "second legal-variant attack: conv1's weight gradient, every positive product first, then every negative one, serial fp32 (partial sums rise monotonically to sum of the positives, then fall)", \
+      "a summation order: within gamma_K sum|dy x|; the errors ride one monotone partial sum, the systematic regime the independence model excludes") \
+    X(CONV_DW_MB_CHUNKS, "conv_dw_mb_chunks", "op", "conv1|conv2", "backward", "smallcnn --limit-train 72 --limit-test 64 --epochs 2 --steps 10 --eval", \
+      CPU_FAULT_BELOW, \
+      "second legal-variant attack: every conv weight gradient with the minibatch split as oneDNN splits backward-weights over threads: 6 chunks of ceil(n/6) samples (uneven: 43 x 5 + 41 at 256, 35 x 5 + 33 at 208), each a serial sum over samples and positions, chunk sums added in chunk order", \
+      "another summation order of the same products: within gamma_K sum|dy x|") \
+    X(CONV_DW_BLOCKED_UNEVEN, "conv_dw_blocked_uneven", "op", "conv1|conv2", "backward", "smallcnn --limit-train 72 --limit-test 64 --epochs 2 --steps 10 --eval", \
+      CPU_FAULT_BELOW, \
+      "second legal-variant attack: every conv weight gradient in serial blocks of 1000 consecutive terms (a block size that divides no term count here), block sums accumulated serially", \
+      "another summation order: within gamma_K sum|dy x|") \
+    X(CONV2_FWD_SORTED_DESC, "conv2_fwd_sorted_desc", "op", "conv2", "forward", "smallcnn --limit-train 72 --limit-test 64 --epochs 2 --steps 10 --eval", \
+      CPU_FAULT_BELOW, \
+      "second legal-variant attack: conv2's forward, each output's products and bias sorted by descending magnitude, summed serially in fp32", \
+      "a summation order of the K + 1 terms: within gamma_K (sum|w x| + |b|)") \
+    X(FC1_FWD_SORTED_ASC, "fc1_fwd_sorted_asc", "op", "fc1", "forward", "smallcnn --limit-train 72 --limit-test 64 --epochs 2 --steps 10 --eval", \
+      CPU_FAULT_BELOW, \
+      "second legal-variant attack: fc1's forward, each output's 1568 products and bias sorted by ascending magnitude, summed serially in fp32", \
+      "a summation order: within gamma_K (sum|w x| + |b|)") \
+    X(FC1_FWD_POSNEG, "fc1_fwd_posneg", "op", "fc1", "forward", "smallcnn --limit-train 72 --limit-test 64 --epochs 2 --steps 10 --eval", \
+      CPU_FAULT_BELOW, \
+      "second legal-variant attack: fc1's forward, each output's positive terms (products and bias) first, then its negative ones, serial fp32", \
+      "a summation order: within gamma_K (sum|w x| + |b|); partial sums monotone, then monotone the other way") \
+    X(FC1_DW_POSNEG, "fc1_dw_posneg", "op", "fc1", "backward", "smallcnn --limit-train 72 --limit-test 64 --epochs 2 --steps 10 --eval", \
+      CPU_FAULT_BELOW, \
+      "second legal-variant attack: fc1's weight gradient, each element's batch sum with the positive products first, then the negative ones, serial fp32; the bias gradient is the engine's", \
+      "a summation order over the batch: within gamma_n sum|dy x|")
 
 #define CPU_FAULT_ENUM_(id, ...) CPU_FAULT_##id,
 enum { CPU_FAULT_NONE = 0, CPU_FAULT_LIST(CPU_FAULT_ENUM_) CPU_FAULT_COUNT };

@@ -2658,6 +2658,84 @@ static int fault_fwd_legal(engine *e, int l, int training, int *done) {
     return 0;
 }
 
+/* ---- the second legal-variant attack's rows (cpu_faults.h, the last block): legal fp32 orders whose rounding
+ * errors are correlated, aimed at the sharper tier's independence model.  Round to nearest even throughout;
+ * every order sums the same products, each rounded once, so each is within gamma_K of exact. */
+enum { LS_ORD_ASC, LS_ORD_DESC, LS_ORD_POSNEG };
+
+static int ls_cmp_abs_asc(const void *pa, const void *pb) {
+    float x = fabsf(*(const float *)pa), y = fabsf(*(const float *)pb);
+    return (x > y) - (x < y);
+}
+static int ls_cmp_abs_desc(const void *pa, const void *pb) { return ls_cmp_abs_asc(pb, pa); }
+
+/* one serial fp32 sum of v[0..q) in the order ord: ascending or descending magnitude (v is sorted in place), or
+ * every positive term first, then every negative one (the partial sums rise monotonically, then fall) */
+static float ls_sum_ordered(float *v, size_t q, int ord) {
+    float s = 0.0f;
+    if (ord == LS_ORD_POSNEG) {
+        for (size_t i = 0; i < q; i++)
+            if (v[i] > 0.0f) s = s + v[i];
+        for (size_t i = 0; i < q; i++)
+            if (v[i] < 0.0f) s = s + v[i];
+        return s;
+    }
+    qsort(v, q, sizeof *v, ord == LS_ORD_ASC ? ls_cmp_abs_asc : ls_cmp_abs_desc);
+    for (size_t i = 0; i < q; i++) s = s + v[i];
+    return s;
+}
+
+static int fault_fwd_legal2(engine *e, int l, int training, int *done) {
+    FAULT_LOCALS;
+    (void)training;
+    const float *bias = ly->b_tensor >= 0 ? c->params + c->m->tensors[ly->b_tensor].offset : NULL;
+    if ((id == CPU_FAULT_FC1_FWD_SORTED_ASC || id == CPU_FAULT_FC1_FWD_POSNEG) && fault_layer(c, l, "fc1")) {
+        const float *w = c->params + c->m->tensors[ly->w_tensor].offset;
+        size_t in = layer_in_size(ly), oc = (size_t)ly->out_c;
+        float *prod = malloc((in + 1) * sizeof *prod);
+        if (!prod) FAULT_ENDED(-1);
+        if ((rc = act_io(c, l - 1, 0, x, 1))) {
+            free(prod);
+            FAULT_ENDED(rc);
+        }
+        for (size_t s0 = 0; s0 < n; s0++)
+            for (size_t j = 0; j < oc; j++) {
+                size_t q = 0;
+                for (size_t t = 0; t < in; t++) prod[q++] = w[j * in + t] * x[s0 * in + t];
+                if (bias) prod[q++] = bias[j]; /* the bias one more term of the sorted sum */
+                a[s0 * oc + j] = ls_sum_ordered(prod, q, id == CPU_FAULT_FC1_FWD_SORTED_ASC ? LS_ORD_ASC : LS_ORD_POSNEG);
+            }
+        free(prod);
+        return 1;
+    }
+    if (id == CPU_FAULT_CONV2_FWD_SORTED_DESC && fault_layer(c, l, "conv2")) {
+        const float *w = c->params + c->m->tensors[ly->w_tensor].offset;
+        size_t C = (size_t)ly->in_c, IH = (size_t)ly->in_h, IW = (size_t)ly->in_w, H = (size_t)ly->out_h,
+               W = (size_t)ly->out_w, OC = (size_t)ly->out_c, k = (size_t)ly->k;
+        float prod[4097];
+        if (C * k * k > 4096) return 0;
+        if ((rc = act_io(c, l - 1, 0, x, 1))) FAULT_ENDED(rc);
+        for (size_t s0 = 0; s0 < n; s0++)
+            for (size_t oc = 0; oc < OC; oc++)
+                for (size_t i = 0; i < H; i++)
+                    for (size_t j = 0; j < W; j++) {
+                        size_t q = 0;
+                        for (size_t ch = 0; ch < C; ch++)
+                            for (size_t kh = 0; kh < k; kh++)
+                                for (size_t kw = 0; kw < k; kw++) {
+                                    long ih = (long)i + (long)kh - ly->pad, iw = (long)j + (long)kw - ly->pad;
+                                    if (ih < 0 || iw < 0 || ih >= (long)IH || iw >= (long)IW) continue;
+                                    prod[q++] = w[((oc * C + ch) * k + kh) * k + kw] *
+                                                x[((s0 * C + ch) * IH + (size_t)ih) * IW + (size_t)iw];
+                                }
+                        if (bias) prod[q++] = bias[oc];
+                        a[((s0 * OC + oc) * H + i) * W + j] = ls_sum_ordered(prod, q, LS_ORD_DESC);
+                    }
+        return 1;
+    }
+    return 0;
+}
+
 static int fault_forward_layer(engine *e, int l, int training) {
     cpu_ctx *c = ctx_of(e);
     fault_state *F = c->fault;
@@ -2676,6 +2754,7 @@ static int fault_forward_layer(engine *e, int l, int training) {
     if ((r = fault_fwd_edit_8(e, l, training, &rc))) return r == 2 ? rc : act_io(c, l, 0, F->a, 0);
     if ((r = fault_fwd_edit_11(e, l, training, &rc))) return r == 2 ? rc : act_io(c, l, 0, F->a, 0);
     if ((r = fault_fwd_legal(e, l, training, &rc))) return r == 2 ? rc : act_io(c, l, 0, F->a, 0);
+    if ((r = fault_fwd_legal2(e, l, training, &rc))) return r == 2 ? rc : act_io(c, l, 0, F->a, 0);
     return 0;
 }
 
@@ -4116,6 +4195,95 @@ static int fault_bwd_legal(engine *e, int l, int *done) {
     return 0;
 }
 
+/* the second legal-variant attack's backward rows: the engine's backward, then one weight gradient re-done in a
+ * legal order (padding taps skipped: their products are exactly 0).  Minibatch chunks as oneDNN's
+ * backward-weights splits the batch over threads: LS_CHUNKS chunks of ceil(n / LS_CHUNKS) samples (the last ones
+ * shorter, or empty), each a serial sum over its samples and positions, the chunk sums added in chunk order.
+ * Uneven blocks: LS_BLOCK consecutive terms a block (200704 = 200 x 1000 + 704 for conv1 at batch 256), each
+ * block serial, the block sums accumulated serially. */
+#define LS_CHUNKS 6
+#define LS_BLOCK 1000
+static int fault_bwd_legal2(engine *e, int l, int *done) {
+    FAULT_LOCALS;
+    const model_tensor *tw = ly->w_tensor >= 0 ? &c->m->tensors[ly->w_tensor] : NULL;
+    int sorted = (id == CPU_FAULT_CONV1_DW_SORTED_ASC || id == CPU_FAULT_CONV1_DW_SORTED_DESC ||
+                  id == CPU_FAULT_CONV1_DW_POSNEG) && fault_layer(c, l, "conv1");
+    int split = (id == CPU_FAULT_CONV_DW_MB_CHUNKS || id == CPU_FAULT_CONV_DW_BLOCKED_UNEVEN) && ly->kind == LAYER_CONV;
+    if (sorted || split) {
+        size_t C = (size_t)ly->in_c, IH = (size_t)ly->in_h, IW = (size_t)ly->in_w, H = (size_t)ly->out_h,
+               W = (size_t)ly->out_w, OC = (size_t)ly->out_c, k = (size_t)ly->k;
+        float *prod = malloc(n * H * W * sizeof *prod);
+        size_t *sq = malloc((n + 1) * sizeof *sq); /* where sample s0's terms start in prod */
+        if (!prod || !sq) {
+            free(prod), free(sq);
+            FAULT_DONE(-1);
+        }
+        rc = cpu_backward_layer(e, l);
+        if (!rc) rc = act_io(c, l, 1, a, 1);
+        if (!rc && l == 0) x = c->x; /* the batch's images, plain NCHW */
+        else if (!rc) rc = act_io(c, l - 1, 0, x, 1);
+        if (rc) {
+            free(prod), free(sq);
+            FAULT_DONE(rc);
+        }
+        int ord = id == CPU_FAULT_CONV1_DW_SORTED_ASC ? LS_ORD_ASC
+                  : id == CPU_FAULT_CONV1_DW_SORTED_DESC ? LS_ORD_DESC : LS_ORD_POSNEG;
+        float *g = c->grads + tw->offset;
+        for (size_t oc = 0; oc < OC; oc++)
+            for (size_t ch = 0; ch < C; ch++)
+                for (size_t kh = 0; kh < k; kh++)
+                    for (size_t kw = 0; kw < k; kw++) {
+                        size_t q = 0;
+                        for (size_t s0 = 0; s0 < n; s0++) {
+                            sq[s0] = q;
+                            for (size_t i = 0; i < H; i++)
+                                for (size_t j = 0; j < W; j++) {
+                                    long ih = (long)i + (long)kh - ly->pad, iw = (long)j + (long)kw - ly->pad;
+                                    if (ih < 0 || iw < 0 || ih >= (long)IH || iw >= (long)IW) continue;
+                                    prod[q++] = a[((s0 * OC + oc) * H + i) * W + j] *
+                                                x[((s0 * C + ch) * IH + (size_t)ih) * IW + (size_t)iw];
+                                }
+                        }
+                        sq[n] = q;
+                        float acc = 0.0f;
+                        if (sorted) acc = ls_sum_ordered(prod, q, ord);
+                        else if (id == CPU_FAULT_CONV_DW_BLOCKED_UNEVEN)
+                            for (size_t b0 = 0; b0 < q; b0 += LS_BLOCK) {
+                                float bs = 0.0f;
+                                for (size_t t = b0; t < q && t < b0 + LS_BLOCK; t++) bs = bs + prod[t];
+                                acc = acc + bs;
+                            }
+                        else {
+                            size_t per = (n + LS_CHUNKS - 1) / LS_CHUNKS;
+                            for (size_t s0 = 0; s0 < n; s0 += per) {
+                                float cs = 0.0f;
+                                size_t s1 = s0 + per < n ? s0 + per : n;
+                                for (size_t t = sq[s0]; t < sq[s1]; t++) cs = cs + prod[t];
+                                acc = acc + cs;
+                            }
+                        }
+                        g[((oc * C + ch) * k + kh) * k + kw] = acc;
+                    }
+        free(prod), free(sq);
+        FAULT_DONE(0);
+    }
+    if (id == CPU_FAULT_FC1_DW_POSNEG && fault_layer(c, l, "fc1")) {
+        size_t in = layer_in_size(ly), oc = (size_t)ly->out_c;
+        float prod[4096];
+        if (n > 4096) return 0;
+        if ((rc = cpu_backward_layer(e, l)) || (rc = act_io(c, l, 1, a, 1)) || (rc = act_io(c, l - 1, 0, x, 1)))
+            FAULT_DONE(rc);
+        float *g = c->grads + tw->offset;
+        for (size_t j = 0; j < oc; j++)
+            for (size_t t = 0; t < in; t++) {
+                for (size_t s0 = 0; s0 < n; s0++) prod[s0] = a[s0 * oc + j] * x[s0 * in + t];
+                g[j * in + t] = ls_sum_ordered(prod, n, LS_ORD_POSNEG);
+            }
+        FAULT_DONE(0);
+    }
+    return 0;
+}
+
 static int fault_backward_layer(engine *e, int l) {
     cpu_ctx *c = ctx_of(e);
     fault_state *F = c->fault;
@@ -4125,6 +4293,7 @@ static int fault_backward_layer(engine *e, int l) {
     if (fault_bwd_before_2(e, l, &rc)) return rc;
     if (fault_bwd_before_3(e, l, &rc)) return rc;
     if (fault_bwd_legal(e, l, &rc)) return rc;
+    if (fault_bwd_legal2(e, l, &rc)) return rc;
     if ((rc = cpu_backward_layer(e, l))) return rc;
     if (fault_bwd_after_1(e, l, &rc)) return rc;
     if (fault_bwd_after_2(e, l, &rc)) return rc;

@@ -194,12 +194,15 @@ typedef struct {
     int is_ref, available, repeat_of; /* repeat_of: index of the first run, or -1 */
     int perturb_ulps;        /* perturb=K: initial weights moved K ulps each (0: none) */
     int ref_fp32cr;          /* a reference in fp32cr mode: its own values are rounded (u |ref| each) */
-    /* state round-trip checks: a probe step from the engine's own state vs
-     * from the state it reports, set back through set_tensor */
+    /* state round-trip checks: a training step of the engine from its own
+     * state vs the same step of a second instance of its spec loaded with
+     * the state it reported before it (set_tensor), run twice; rt_fail_step
+     * and rt_input_step are that training step's number */
     long rt_checks, rt_fail_step, rt_nondet;
     char rt_first[48];       /* the first tensor that differed */
-    long rt_input_step;      /* the first round trip whose probe step computed with other images than the
-                              * batch it was given (the step it ran as), 0: none (zoo attack 11) */
+    long rt_input_step;      /* the first round trip whose step (the engine's or its second instance's)
+                              * computed with other images than the batch it was given, 0: none (zoo attack 11) */
+    char rt_none[200];       /* why the engine has no round trip (no second instance), "" when it has one */
     char other_path[160];    /* tensors whose next layer ran on another kernel than training's when
                               * set from outside (describe()'s "other_path"), "" when none */
     int perturb_draw;        /* draw=D: which random direction (0: the default one) */

@@ -68,7 +68,8 @@ typedef struct {
     long attribution_steps; /* K > 0 (and a reference listed): first an attribution phase, K steps
                              * in isolated mode, then every engine is reset to the initial state
                              * and the run (the drift phase, in `mode`) starts from step 1 */
-    int roundtrip;        /* state round-trip check of every fp32 engine at fully compared steps */
+    int roundtrip;        /* state round-trip check of every fp32 engine: the step after each fully compared step,
+                           * against a second instance of its spec (driver.c roundtrip()) */
     int checksums;        /* every-step checksums of every engine that has them (default 1) */
     int ck_no_share;      /* --no-share: a repeat computes its own vector at every step (every_step.h) */
     int verbose;          /* the whole evidence on stdout, not only the verdict screen */
@@ -218,6 +219,7 @@ typedef struct {
     uint8_t *pred_epoch;     /* every epoch: [epoch * n_test + image] */
     float *logits;           /* last epoch: n_test x n_classes */
     size_t peak_rss;
+    size_t rt_clone_rss;     /* the peak RSS of its state round trip's second instance (0: none) */
     engine_timing timing;    /* from the child */
     engine_timing_samples *tsamples; /* per-call spread from the child (owned; NULL: none, e.g. recorded) */
     /* every-step checksums (checks/checksums.h), training steps and

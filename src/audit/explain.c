@@ -1820,9 +1820,14 @@ static int rule_roundtrip(explain_list *L, const audit_result *r, const model *m
         snprintf(f->a, sizeof f->a, "%s", ae->label);
         snprintf(f->tensor, sizeof f->tensor, "%s", ae->rt_first);
         snprintf(f->phase, sizeof f->phase, "state");
-        f->step = ae->rt_fail_step;
-        snprintf(f->title, sizeof f->title, "%s: the state it trains with is not the state it reports (first: %s, "
-                                            "at step %ld)", ae->label, ae->rt_first, ae->rt_fail_step);
+        /* the finding is the state between two steps: the one reported
+         * after step N - 1 (read just before step N, after any evaluation)
+         * is not the one step N trained from; phase "state" ranks it after
+         * step N - 1's update, before anything step N computes */
+        f->step = ae->rt_fail_step - 1;
+        snprintf(f->title, sizeof f->title, "%s: the state it trains with is not the state it reports (first: %s; "
+                                            "the state reported after step %ld, trained with at step %ld)",
+                 ae->label, ae->rt_first, ae->rt_fail_step - 1, ae->rt_fail_step);
         snprintf(f->cause, sizeof f->cause,
                  "Training step %ld from the engine's own state and the same step run by a second instance of %s "
                  "loaded with the state the engine reported before it (parameters, Adam m and v, through "
@@ -2186,7 +2191,7 @@ static void engine_verdict_words(engine_verdict *ev, const audit_result *r, cons
     } else if (ae->rt_fail_step) {
         snprintf(ev->verdict, sizeof ev->verdict, "state mismatch");
         ev->problem = 1;
-        snprintf(ev->detail, sizeof ev->detail, "trains with another state than it reports (%s, step %ld)",
+        snprintf(ev->detail, sizeof ev->detail, "trains with another state than it reports (%s, at step %ld)",
                  ae->rt_first, ae->rt_fail_step);
     } else if (ae->ck_sus_checks && !(ev->ref >= 0 && ev->worst_slot >= 0 && !(ev->worst_ratio <= 1))) {
         /* a checksum SUSPECT outranks "unchecked" (no reference) but not a

@@ -1592,10 +1592,16 @@ static int check_audit_memory(const audit *A) {
         if (layer_out_size(&m->layers[l]) > widest) widest = layer_out_size(&m->layers[l]);
     }
     size_t maxf = B * widest > m->n_params ? B * widest : m->n_params;
-    size_t E = 1;
+    size_t E = 1, clones = 0;
     for (const char *p = A->cfg.engines; *p; p++) E += *p == ',';
+    /* the state round trip's second instances: one more process per engine
+     * that trains here (not a reference, not a recording) */
+    for (const char *p = A->cfg.engines; A->cfg.roundtrip && *p; p = strchr(p, ',') ? strchr(p, ',') + 1 : "")
+        clones += strncmp(p, "reference", 9) != 0 && strncmp(p, "ref,", 4) != 0 && strncmp(p, "ref:", 4) != 0 &&
+                  strcmp(p, "ref") != 0 && strncmp(p, "recorded:", 9) != 0;
     E *= (size_t)(A->cfg.repeat > 0 ? A->cfg.repeat : 1);
-    double bytes = (double)E * (3.0 * B * acts * 4 + 4.0 * m->n_params * 4 + maxf * 8.0) +
+    clones *= (size_t)(A->cfg.repeat > 0 ? A->cfg.repeat : 1);
+    double bytes = (double)(E + clones) * (3.0 * B * acts * 4 + 4.0 * m->n_params * 4 + maxf * 8.0) +
                    (double)E * maxf * 4 + 3.0 * maxf * 8;
     char what[160];
     snprintf(what, sizeof what, "an audit of %zu engine(s) on model %s at batch %zu", E, m->name, B);

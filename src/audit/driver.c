@@ -1934,10 +1934,6 @@ static int audit_setup(audit *A) {
         return ls_err(LS_EINVAL, "%s: images are %dx%d but model %s expects %dx%dx%d", A->ds.train.images_path,
                       A->ds.train.rows, A->ds.train.cols, A->m.name, A->m.in_c, A->m.in_h, A->m.in_w);
     if ((rc = make_slots(A))) return rc;
-    /* children first: nothing in this process has started OpenMP, oneDNN
-     * or CUDA yet, so each child begins clean */
-    if ((rc = make_engines(A))) return rc;
-
     A->n_train = rc_->limit_train && rc_->limit_train < A->ds.train.n ? rc_->limit_train : A->ds.train.n;
     A->spe = steps_per_epoch(A->n_train, rc_->batch);
     A->total = (long)A->spe * rc_->epochs;
@@ -1945,7 +1941,8 @@ static int audit_setup(audit *A) {
     r->total_steps = A->total;
     r->batch = rc_->batch;
     /* a --order file must hold every epoch the run reaches: found now, as train does, not after an
-     * epoch has trained and the audit ends without a report */
+     * epoch has trained and the audit ends without a report (and before the engines' processes, a
+     * clone each for the state round trip, are made) */
     if (rc_->order_path && A->total > 0) {
         if ((rc = order_load(&A->ord, rc_->order_path, A->n_train))) return ls_err_option(rc, "--order", rc_->order_path);
         long need = (A->total + (long)A->spe - 1) / (long)A->spe;
@@ -1954,6 +1951,9 @@ static int audit_setup(audit *A) {
                           "steps of %zu per epoch%s)", rc_->order_path, A->ord.epochs, need, A->total, A->spe,
                           rc_->max_steps < 0 ? "; --epochs N sets how many" : "");
     }
+    /* children first: nothing in this process has started OpenMP, oneDNN
+     * or CUDA yet, so each child begins clean */
+    if ((rc = make_engines(A))) return rc;
     for (int i = 0; i < r->n_engines; i++) {
         const recording *rec = r->eng[i].available ? engine_recorded_get(A->e[i]) : NULL;
         if (rec && ((rc = recording_check_run(rec, rc_, &A->m, &A->ds, A->total)) || (rc = adopt_plan(A, rec))))

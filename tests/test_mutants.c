@@ -402,12 +402,13 @@ static void test_restore_ignored(void **st) {
     }
 }
 
-/* The state round trip of an epoch's last step runs after the evaluation
- * (zoo attack 10): its probe steps go through the engine's update and the
- * state is set back, so an engine whose evaluation uses a copy of the
- * weights taken before each update evaluated with the probe's copy — the
- * current weights — and the fault had no effect in the audited run
- * (VERDICT ok, exit 0; with --no-roundtrip a PROBLEM). */
+/* Zoo attack 10: when the state round trip's probe steps went through the
+ * engine's update (and the state was set back), an engine whose evaluation
+ * uses a copy of the weights taken before each update evaluated with the
+ * probe's copy — the current weights — and the fault had no effect in the
+ * audited run (VERDICT ok, exit 0; with --no-roundtrip a PROBLEM).  The
+ * round trip now judges the engine's real next step against a second
+ * instance: the evaluation sees what training left. */
 static void test_roundtrip_after_eval(void **st) {
     (void)st;
     if (!have_data()) skip();
@@ -429,13 +430,13 @@ static void test_roundtrip_after_eval(void **st) {
 }
 
 /* A fault keyed to "the first set_batch after an evaluation" (zoo attack
- * 11, input_after_eval_stale: the evaluation's last images kept once) fires
- * in the epoch's last round trip, which runs after the evaluation: the
- * probe computed with other images, and the round trip blamed the state
- * ("trains with another state than it reports, conv1.act, after step 5",
- * phase state) although the state was right.  Now each probe reads back
- * the images it computed with and an input that is not the batch is named
- * as such: conv1 forward, the probe of step 6, not a state mismatch. */
+ * 11, input_after_eval_stale: the evaluation's last images kept once) fired
+ * in the round trip's probe when the probes ran after the evaluation, and
+ * the round trip blamed the state although it was right.  The round trip
+ * now judges step 6 itself (owed by step 5, the epoch's last, a full step)
+ * and reads back the images the step computed with: an input that is not
+ * the batch is named as such, conv1 forward at step 6, not a state
+ * mismatch; the every-step input digest names the same step. */
 static void test_roundtrip_probe_input(void **st) {
     (void)st;
     if (!have_data()) skip();
@@ -445,12 +446,92 @@ static void test_roundtrip_probe_input(void **st) {
     audit_result r;
     if (audit_run(&c, &r)) fail_msg("audit: %s", ls_errmsg());
     const audit_engine *ae = &r.eng[1];
-    printf("  round trip %ld check(s); input mismatch at the probe of step %ld; state mismatch after step %ld (%s)\n",
+    printf("  round trip %ld check(s); input mismatch at step %ld; state mismatch at step %ld (%s)\n",
            ae->rt_checks, ae->rt_input_step, ae->rt_fail_step, ae->rt_first);
     assert_int_equal(ae->rt_input_step, 6);
     assert_int_equal(ae->rt_fail_step, 0);
+    assert_int_equal(ae->ck_first_step, 6);
+    assert_string_equal(r.m.layers[ae->ck_first.layer].name, "conv1");
     assert_int_equal(r.gate, 1);
     audit_result_free(&r);
+}
+
+/* The state round trip must not perturb the run it audits: its probe of
+ * the engine's own state is the engine's real next step, the set-state
+ * runs are a second instance's.  With the round trip on and off, a faulted
+ * engine whose trigger the old probes consumed (adam_reset_epoch: m and v
+ * zeroed at the first training step after an evaluation; the probe of the
+ * epoch's last step took it and step 6 trained from the restored state)
+ * ends with the same parameters, Adam state and test losses, bit for bit;
+ * and the round trip itself names the reset at step 6, the step it hits. */
+static void test_roundtrip_unperturbed(void **st) {
+    (void)st;
+    if (!have_data()) skip();
+    /* what each run leaves, kept apart (an audit_result is megabytes: one at a time) */
+    struct {
+        long checks, fail_step;
+        char first[48];
+        double dig[3 * MODEL_MAX_TENSORS], loss[2];
+    } got[2];
+    for (int k = 0; k < 2; k++) {
+        audit_cfg c;
+        checks_only_cfg(&c, "cpu:fault=adam_reset_epoch", 72, 64, 2, AUDIT_FAIL_PROBLEM);
+        c.roundtrip = k == 0;
+        audit_result r;
+        if (audit_run(&c, &r)) fail_msg("audit: %s", ls_errmsg());
+        const audit_engine *ae = &r.eng[0];
+        got[k].checks = ae->rt_checks;
+        got[k].fail_step = ae->rt_fail_step;
+        snprintf(got[k].first, sizeof got[k].first, "%s", ae->rt_first);
+        memcpy(got[k].dig, ae->ck_dig, sizeof got[k].dig);
+        got[k].loss[0] = ae->test_loss[0];
+        got[k].loss[1] = ae->test_loss[1];
+        audit_result_free(&r);
+    }
+    printf("  round trip on: %ld check(s), first mismatch at step %ld (%s); off: %ld check(s); test loss %.9g / %.9g\n",
+           got[0].checks, got[0].fail_step, got[0].first, got[1].checks, got[0].loss[1], got[1].loss[1]);
+    assert_true(got[0].checks >= 2);
+    assert_int_equal(got[1].checks, 0);
+    assert_int_equal(got[0].fail_step, 6);
+    assert_true(strstr(got[0].first, ".adam_") != NULL || strstr(got[0].first, ".weight") != NULL ||
+                strstr(got[0].first, ".bias") != NULL);
+    assert_memory_equal(got[0].dig, got[1].dig, sizeof got[0].dig);
+    for (int ep = 0; ep < 2; ep++) assert_true(got[0].loss[ep] == got[1].loss[ep]); /* bitwise: the same run */
+}
+
+/* A stale weight copy seen by the round trip alone: no reference, no
+ * every-step checks, one engine (no pair to compare).  fc1's reordered
+ * weight copy is refreshed only by set_tensor (state_fc1_copy_stale): step
+ * 2 (owed by step 1, fully compared) computes fc1 from the initial weights,
+ * the second instance, loaded through set_tensor, from the reported ones;
+ * its two runs agree: the first digest that differs is fc1.act at step 2.
+ * The unfaulted engine passes the same check. */
+static void test_roundtrip_sees_stale_copy(void **st) {
+    (void)st;
+    if (!have_data()) skip();
+    const char *engines[2] = {"cpu:fault=state_fc1_copy_stale", "cpu"};
+    for (int k = 0; k < 2; k++) {
+        audit_cfg c;
+        checks_only_cfg(&c, engines[k], 72, 0, 1, AUDIT_FAIL_PROBLEM);
+        c.checksums = 0;
+        audit_result r;
+        if (audit_run(&c, &r)) fail_msg("audit %s: %s", engines[k], ls_errmsg());
+        const audit_engine *ae = &r.eng[0];
+        printf("  %-32s round trip %ld check(s), nondeterministic %ld, first mismatch at step %ld (%s)\n", engines[k],
+               ae->rt_checks, ae->rt_nondet, ae->rt_fail_step, ae->rt_first);
+        assert_true(ae->rt_checks >= 2);
+        assert_int_equal(ae->rt_nondet, 0);
+        assert_int_equal(ae->rt_input_step, 0);
+        if (k == 0) {
+            assert_int_equal(ae->rt_fail_step, 2);
+            assert_string_equal(ae->rt_first, "fc1.act");
+            assert_int_equal(r.gate, 1);
+        } else {
+            assert_int_equal(ae->rt_fail_step, 0);
+            assert_int_equal(r.gate, 0);
+        }
+        audit_result_free(&r);
+    }
 }
 
 /* A layer whose describe() claims Winograd while the engine has a one-off
@@ -670,11 +751,15 @@ int main(void) {
         cmocka_unit_test(test_restore_ignored),
         cmocka_unit_test(test_roundtrip_after_eval),
         cmocka_unit_test(test_roundtrip_probe_input),
+        cmocka_unit_test(test_roundtrip_unperturbed),
+        cmocka_unit_test(test_roundtrip_sees_stale_copy),
         cmocka_unit_test(test_claimed_transform_one_off),
         cmocka_unit_test(test_repeat_shares),
         cmocka_unit_test(test_repeat_own_problem),
         cmocka_unit_test(test_no_checksums_clean),
         cmocka_unit_test(test_unknown_fault),
     };
+    /* MUTANTS_TEST_FILTER=test_roundtrip*: the tests whose names match (cmocka's * and ? wildcards) */
+    if (getenv("MUTANTS_TEST_FILTER")) cmocka_set_test_filter(getenv("MUTANTS_TEST_FILTER"));
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -68,7 +68,8 @@ typedef struct {
     long attribution_steps; /* K > 0 (and a reference listed): first an attribution phase, K steps
                              * in isolated mode, then every engine is reset to the initial state
                              * and the run (the drift phase, in `mode`) starts from step 1 */
-    int roundtrip;        /* state round-trip check of every fp32 engine at fully compared steps */
+    int roundtrip;        /* state round-trip check of every fp32 engine: the step after each fully compared step,
+                           * against a second instance of its spec (driver.c roundtrip()) */
     int checksums;        /* every-step checksums of every engine that has them (default 1) */
     int ck_no_share;      /* --no-share: a repeat computes its own vector at every step (every_step.h) */
     int verbose;          /* the whole evidence on stdout, not only the verdict screen */
@@ -194,12 +195,15 @@ typedef struct {
     int is_ref, available, repeat_of; /* repeat_of: index of the first run, or -1 */
     int perturb_ulps;        /* perturb=K: initial weights moved K ulps each (0: none) */
     int ref_fp32cr;          /* a reference in fp32cr mode: its own values are rounded (u |ref| each) */
-    /* state round-trip checks: a probe step from the engine's own state vs
-     * from the state it reports, set back through set_tensor */
+    /* state round-trip checks: a training step of the engine from its own
+     * state vs the same step of a second instance of its spec loaded with
+     * the state it reported before it (set_tensor), run twice; rt_fail_step
+     * and rt_input_step are that training step's number */
     long rt_checks, rt_fail_step, rt_nondet;
     char rt_first[48];       /* the first tensor that differed */
-    long rt_input_step;      /* the first round trip whose probe step computed with other images than the
-                              * batch it was given (the step it ran as), 0: none (zoo attack 11) */
+    long rt_input_step;      /* the first round trip whose step (the engine's or its second instance's)
+                              * computed with other images than the batch it was given, 0: none (zoo attack 11) */
+    char rt_none[200];       /* why the engine has no round trip (no second instance), "" when it has one */
     char other_path[160];    /* tensors whose next layer ran on another kernel than training's when
                               * set from outside (describe()'s "other_path"), "" when none */
     int perturb_draw;        /* draw=D: which random direction (0: the default one) */
@@ -215,6 +219,7 @@ typedef struct {
     uint8_t *pred_epoch;     /* every epoch: [epoch * n_test + image] */
     float *logits;           /* last epoch: n_test x n_classes */
     size_t peak_rss;
+    size_t rt_clone_rss;     /* the peak RSS of its state round trip's second instance (0: none) */
     engine_timing timing;    /* from the child */
     engine_timing_samples *tsamples; /* per-call spread from the child (owned; NULL: none, e.g. recorded) */
     /* every-step checksums (checks/checksums.h), training steps and

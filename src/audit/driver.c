@@ -182,7 +182,13 @@ typedef struct {
     /* the run's shape and batch order */
     size_t n_train, spe; /* training images, steps per epoch */
     long total;          /* steps of the drift phase */
-    size_t rt_pending;   /* an epoch's last step owes its state round trip, after the evaluation: batch s + 1 (0: none) */
+    /* the state round trip (roundtrip()): per engine, its second instance
+     * (NULL: none), the state it reported before the step being judged
+     * (params, m, v), whether a fully compared step owes it a check, and
+     * whether this step is that check */
+    engine *rt_clone[AUDIT_MAX_ENGINES];
+    float *rt_state[AUDIT_MAX_ENGINES];
+    int rt_owed[AUDIT_MAX_ENGINES], rt_now[AUDIT_MAX_ENGINES];
     uint32_t *perm;      /* this epoch's order */
     batch_order ord;
 } audit;
@@ -255,6 +261,8 @@ static int sweep_dead(audit *A) {
 }
 
 /* ---- setup ----------------------------------------------------------- */
+
+static void make_clones(audit *A, const engine_opts *eo);
 
 static int add_slot(audit *A, const char *name, int phase, tensor_kind k, int layer, size_t off, size_t len) {
     audit_result *r = A->r;
@@ -407,6 +415,7 @@ static int make_engines(audit *A) {
         ae->describe = engine_describe(A->e[i]);
         n_avail++;
     }
+    make_clones(A, &eo);
     if (n_avail == 0) { /* say why: each engine's reason */
         char why[1400] = "";
         size_t n = 0;
@@ -1334,11 +1343,31 @@ static int step_once(audit *A, size_t nb, int full) {
 
 /* ---- state round-trip -------------------------------------------------- */
 
-/* One probe step of engine i on the current batch (as step `step`), with
- * a digest of everything it computes, in compute order: each layer's ACT,
- * the loss, the gradients per model tensor, then the parameters, m and v it
- * leaves.  The first digest that differs between two probes names where
- * they part (a stale fc1 weight copy shows first at fc1.act). */
+/* The state an engine trains with must be the state it reports.  A fully
+ * compared step owes each fp32 engine a round trip, judged at the engine's
+ * next plain step (free mode: the next step; sync and isolated modes: the
+ * next step not fully compared, as their full steps set every engine's
+ * state or layer inputs).  Before that step the driver reads the state
+ * the engine reports (PARAMS, ADAM_M, ADAM_V); the engine then trains the
+ * step as it would without the audit; after it, a digest of everything
+ * the step computed is read.  A second instance of the same engine spec
+ * (the clone, a process of its own created with the engines) is loaded
+ * with the reported state through set_tensor and runs the same step —
+ * same batch, dropout key and Adam t — twice.  The clone's two runs agree
+ * bitwise for a deterministic engine; if they do and the engine's own step
+ * does not, something the engine computes with (a blocked weight copy, a
+ * cached layout, a lazily materialised tensor, optimizer state on a
+ * device, a trigger keyed to what it did before) is not what it reports.
+ * The engine is never set or stepped by the check: state it keeps apart
+ * and refreshes at each update, or a fault keyed to "the first step after
+ * an evaluation", meets the training step itself (zoo attacks 10 and 11).
+ * Costs two steps of the clone per check and its memory. */
+
+/* The digest of a step: each layer's ACT, the loss, the gradients per
+ * model tensor, then the parameters, m and v it leaves, all read after
+ * the update (the engine's own step is read there, and the clone's the
+ * same way).  The first digest that differs between two steps names
+ * where they part (a stale fc1 weight copy shows first at fc1.act). */
 static size_t probe_len(const model *m) { return (size_t)m->n_layers + 1 + 4 * (size_t)m->n_tensors; }
 
 static void probe_name(const model *m, size_t k, char *buf, size_t cap) {
@@ -1349,59 +1378,122 @@ static void probe_name(const model *m, size_t k, char *buf, size_t cap) {
     else snprintf(buf, cap, "%s%s", m->tensors[(k - L - 1) % T].name, what[(k - L - 1) / T]);
 }
 
-static int probe(audit *A, int i, size_t nb, long step, uint64_t *dig, float *buf, int *input_bad) {
+/* Read the digest of the step engine e just ran (loss: the value it
+ * reported); *input_bad when the images it holds are not the batch: a
+ * fault keyed to "the first set_batch after an evaluation" (zoo attack
+ * 11, input_after_eval_stale) is a bad input, not a state mismatch. */
+static int step_digest(audit *A, engine *e, size_t nb, float loss, uint64_t *dig, float *buf, int *input_bad) {
     const model *m = &A->m;
-    engine *e = A->e[i];
     size_t L = (size_t)m->n_layers, T = (size_t)m->n_tensors, k = 0;
-    float loss;
-    int rc = engine_set_batch(e, A->x, A->y, nb, (uint64_t)step);
-    /* the images the probe computes with must be the batch it was given: a
-     * fault keyed to "the first set_batch after an evaluation" fires in the
-     * probe (the epoch's last round trip runs after the evaluation), not in
-     * the training step the every-step input digest would judge (zoo attack
-     * 11, input_after_eval_stale) */
     size_t nin = tensor_numel(m, (tensor_id){TENSOR_INPUT, 0}, nb);
-    if (!rc) rc = engine_get_tensor(e, (tensor_id){TENSOR_INPUT, 0}, A->lead);
+    int rc = engine_get_tensor(e, (tensor_id){TENSOR_INPUT, 0}, A->lead);
     *input_bad = !rc && memcmp(A->lead, A->x, nin * sizeof *A->x) != 0;
     for (size_t l = 0; l < L && !rc; l++) {
-        rc = engine_forward_layer(e, (int)l, 1);
-        if (!rc) rc = engine_get_tensor(e, (tensor_id){TENSOR_ACT, (int)l}, A->lead);
+        rc = engine_get_tensor(e, (tensor_id){TENSOR_ACT, (int)l}, A->lead);
         if (!rc) dig[k++] = ck_digest(A->lead, tensor_numel(m, (tensor_id){TENSOR_ACT, (int)l}, nb));
     }
-    if (!rc) rc = engine_loss(e, &loss);
     if (!rc) dig[k++] = ck_digest(&loss, 1);
-    if (!rc) rc = engine_backward(e);
     tensor_kind ks[4] = {TENSOR_GRADS, TENSOR_PARAMS, TENSOR_ADAM_M, TENSOR_ADAM_V};
     for (int q = 0; q < 4 && !rc; q++) {
-        if (q == 1) rc = engine_update(e, &A->cfg.run.adam, (int)step);
-        if (!rc) rc = engine_get_tensor(e, (tensor_id){ks[q], 0}, buf);
+        rc = engine_get_tensor(e, (tensor_id){ks[q], 0}, buf);
         for (size_t t = 0; t < T && !rc; t++) dig[k++] = ck_digest(buf + m->tensors[t].offset, m->tensors[t].numel);
     }
     return rc;
 }
 
-static int set_state(audit *A, int i, const float *p, const float *mm, const float *v) {
-    int rc = engine_set_tensor(A->e[i], (tensor_id){TENSOR_PARAMS, 0}, p);
-    if (!rc) rc = engine_set_tensor(A->e[i], (tensor_id){TENSOR_ADAM_M, 0}, mm);
-    if (!rc) rc = engine_set_tensor(A->e[i], (tensor_id){TENSOR_ADAM_V, 0}, v);
-    /* the checksum continuity chain holds: the round trip sets back the
-     * state the engine reported after its last update */
+/* One run of this step on engine i's clone from the state the engine
+ * reported before it (A->rt_state[i]: params, m, v). */
+static int clone_step(audit *A, int i, size_t nb, uint64_t *dig, float *buf, int *input_bad) {
+    engine *c = A->rt_clone[i];
+    size_t np = A->m.n_params;
+    const float *st = A->rt_state[i];
+    float loss = 0;
+    int rc = engine_set_tensor(c, (tensor_id){TENSOR_PARAMS, 0}, st);
+    if (!rc) rc = engine_set_tensor(c, (tensor_id){TENSOR_ADAM_M, 0}, st + np);
+    if (!rc) rc = engine_set_tensor(c, (tensor_id){TENSOR_ADAM_V, 0}, st + 2 * np);
+    if (!rc) rc = engine_train_step(c, A->x, A->y, nb, (uint64_t)A->step, &A->cfg.run.adam, (int)A->step, &loss);
+    if (!rc) rc = step_digest(A, c, nb, loss, dig, buf, input_bad);
     return rc;
 }
 
-/* The state an engine trains with must be the state it reports.  From the
- * state as it is, one probe step (the next step's Adam t and dropout key,
- * on the current batch); then the state read out (PARAMS, ADAM_M, ADAM_V)
- * is set back through set_tensor — which refreshes every internal copy,
- * layout, cache — and the same probe runs twice more.  The two probes from
- * the set state agree bitwise for a deterministic engine; if they do and
- * the probe from the engine's own state does not, something the engine
- * computes with (a blocked weight copy, a cached layout, a lazily
- * materialised tensor, optimizer state on a device) is not what it
- * reports.  Finally the state read out is set back, so a correct engine
- * continues exactly where it was.  Costs three training steps per engine
- * per check. */
-static int roundtrip(audit *A, size_t nb) {
+/* Whether engine i and its clone, both fresh, describe the same kernels,
+ * algorithms and modes.  Later describe()s differ by history (the batch
+ * sizes built, tensors set from outside), so the comparison is made once,
+ * at creation: an engine whose choices are not a function of its spec —
+ * cuda algo=fast times cudnnFind per instance (describe() carries the
+ * times) — has no clone, since its second instance may run other kernels
+ * at some step and the round trip would blame the state for it. */
+static int clone_alike(audit *A, int i) {
+    char *a = engine_describe(A->e[i]), *b = engine_describe(A->rt_clone[i]);
+    int same = a && b && strcmp(a, b) == 0;
+    free(a);
+    free(b);
+    return same;
+}
+
+/* The clone of engine i is gone or unusable: no more round trips for it,
+ * and the run says why (rt_none). */
+static void clone_drop(audit *A, int i, const char *why) {
+    audit_engine *ae = &A->r->eng[i];
+    snprintf(ae->rt_none, sizeof ae->rt_none, "%s", why);
+    fprintf(stderr, "lockstep audit: engine %s: no state round trip from here on (%s)\n", ae->label, why);
+    engine_free(A->rt_clone[i]);
+    A->rt_clone[i] = NULL;
+    A->rt_now[i] = A->rt_owed[i] = 0;
+}
+
+/* The state round trip's second instances, created with the engines (a
+ * child forked before this process starts OpenMP or CUDA) and after all of
+ * them (LS_FAULT_ONE_COPY counts processes in creation order).  Every fp32
+ * engine that trains here has one; a reference is the judge, not judged,
+ * and a recording's state is the file.  One that cannot be created, or that
+ * describes other kernels than its engine (a timed algorithm choice), is
+ * no clone: that engine's round trip is off and rt_none says why. */
+static void make_clones(audit *A, const engine_opts *eo) {
+    audit_result *r = A->r;
+    for (int i = 0; i < r->n_engines && A->cfg.roundtrip; i++) {
+        audit_engine *ae = &r->eng[i];
+        if (!ae->available || ae->is_ref || ae->recorded) continue;
+        int rc = remote_engine_create(&A->rt_clone[i], ae->spec, &A->m, eo);
+        char why[200];
+        if (rc) {
+            snprintf(why, sizeof why, "its second instance could not be created: %s", ls_errmsg());
+            clone_drop(A, i, why);
+            continue;
+        }
+        if (!clone_alike(A, i)) {
+            snprintf(why, sizeof why, "its second instance does not describe the same kernels and choices (chosen per "
+                     "instance, e.g. timed: cuda algo=fast)");
+            clone_drop(A, i, why);
+        }
+    }
+}
+
+/* Before a drift step: each engine owed a round trip whose step this is
+ * a plain one has the state it reports read (the step is then judged by
+ * roundtrip()). */
+static int roundtrip_before(audit *A, int full) {
+    audit_result *r = A->r;
+    size_t np = A->m.n_params;
+    int plain = !full || A->mode_now == MODE_FREE;
+    for (int i = 0; i < r->n_engines; i++) {
+        A->rt_now[i] = 0;
+        if (!A->rt_owed[i] || !A->rt_clone[i] || !A->active[i] || !plain) continue;
+        if (!A->rt_state[i] && !(A->rt_state[i] = ls_malloc(3 * np * sizeof(float)))) return LS_ENOMEM;
+        float *st = A->rt_state[i];
+        int rc = engine_get_tensor(A->e[i], (tensor_id){TENSOR_PARAMS, 0}, st);
+        if (!rc) rc = engine_get_tensor(A->e[i], (tensor_id){TENSOR_ADAM_M, 0}, st + np);
+        if (!rc) rc = engine_get_tensor(A->e[i], (tensor_id){TENSOR_ADAM_V, 0}, st + 2 * np);
+        if (rc && engine_gone(A, i)) continue;
+        if (rc) return engine_err(rc, r->eng[i].label, "state round-trip check");
+        A->rt_now[i] = 1;
+    }
+    return 0;
+}
+
+/* After the step: judge the round trips read before it (roundtrip_before),
+ * then owe one to the next plain step when this step was fully compared. */
+static int roundtrip(audit *A, size_t nb, int full) {
     audit_result *r = A->r;
     const model *m = &A->m;
     size_t nd = probe_len(m);
@@ -1415,40 +1507,46 @@ static int roundtrip(audit *A, size_t nb) {
     }
     for (int i = 0; i < r->n_engines && !rc; i++) {
         audit_engine *ae = &r->eng[i];
-        if (!A->active[i] || ae->is_ref || ae->recorded) continue; /* a recording's state is the file */
-        long step = A->step + 1;
-        if ((rc = engine_get_tensor(A->e[i], (tensor_id){TENSOR_PARAMS, 0}, A->pf)) ||
-            (rc = engine_get_tensor(A->e[i], (tensor_id){TENSOR_ADAM_M, 0}, A->pm)) ||
-            (rc = engine_get_tensor(A->e[i], (tensor_id){TENSOR_ADAM_V, 0}, A->pv)))
-            break;
+        if (!A->rt_now[i] || !A->active[i]) continue;
+        A->rt_now[i] = A->rt_owed[i] = 0;
         int bad[3] = {0, 0, 0};
-        if ((rc = probe(A, i, nb, step, d, buf, &bad[0]))) break;
-        for (int k = 1; k < 3 && !rc; k++) {
-            rc = set_state(A, i, A->pf, A->pm, A->pv);
-            if (!rc) rc = probe(A, i, nb, step, d + k * nd, buf, &bad[k]);
+        if ((rc = step_digest(A, A->e[i], nb, A->losses[i], d, buf, &bad[0]))) {
+            if (engine_gone(A, i)) rc = 0;
+            else rc = engine_err(rc, ae->label, "");
+            continue;
         }
-        if (!rc) rc = set_state(A, i, A->pf, A->pm, A->pv);
-        if (rc) break;
+        for (int k = 1; k < 3 && !rc; k++) rc = clone_step(A, i, nb, d + k * nd, buf, &bad[k]);
+        if (rc) {
+            /* the clone is no part of the audited run: its failure ends its
+             * round trips, not the audit */
+            char why[200];
+            const char *dead = remote_engine_dead(A->rt_clone[i]);
+            snprintf(why, sizeof why, "its second instance %s at step %ld: %s", dead ? "died" : "failed", A->step,
+                     dead ? dead : ls_errmsg());
+            clone_drop(A, i, why);
+            rc = 0;
+            continue;
+        }
+        size_t k = 0;
+        while (k < nd && d[k] == d[nd + k]) k++;
         ae->rt_checks++;
         if (bad[0] || bad[1] || bad[2]) {
             /* not a state fault: the input was not the batch; the digests
              * then differ from the first layer on whatever the state */
-            if (!ae->rt_input_step) ae->rt_input_step = step;
+            if (!ae->rt_input_step) ae->rt_input_step = A->step;
             continue;
         }
         if (memcmp(d + nd, d + 2 * nd, nd * sizeof *d) != 0) {
             ae->rt_nondet++; /* the check needs a deterministic engine */
             continue;
         }
-        for (size_t k = 0; k < nd; k++) {
-            if (d[k] == d[nd + k]) continue;
-            if (!ae->rt_fail_step) {
-                ae->rt_fail_step = A->step;
-                probe_name(m, k, ae->rt_first, sizeof ae->rt_first);
-            }
-            break;
+        if (k < nd && !ae->rt_fail_step) {
+            ae->rt_fail_step = A->step;
+            probe_name(m, k, ae->rt_first, sizeof ae->rt_first);
         }
     }
+    for (int i = 0; i < r->n_engines && !rc && full && A->cfg.roundtrip; i++)
+        A->rt_owed[i] = A->rt_clone[i] && A->active[i];
     if (rc) rc = ls_err_prefix(rc, "state round-trip check");
     free(d);
     free(buf);
@@ -1499,10 +1597,16 @@ static int check_audit_memory(const audit *A) {
         if (layer_out_size(&m->layers[l]) > widest) widest = layer_out_size(&m->layers[l]);
     }
     size_t maxf = B * widest > m->n_params ? B * widest : m->n_params;
-    size_t E = 1;
+    size_t E = 1, clones = 0;
     for (const char *p = A->cfg.engines; *p; p++) E += *p == ',';
+    /* the state round trip's second instances: one more process per engine
+     * that trains here (not a reference, not a recording) */
+    for (const char *p = A->cfg.engines; A->cfg.roundtrip && *p; p = strchr(p, ',') ? strchr(p, ',') + 1 : "")
+        clones += strncmp(p, "reference", 9) != 0 && strncmp(p, "ref,", 4) != 0 && strncmp(p, "ref:", 4) != 0 &&
+                  strcmp(p, "ref") != 0 && strncmp(p, "recorded:", 9) != 0;
     E *= (size_t)(A->cfg.repeat > 0 ? A->cfg.repeat : 1);
-    double bytes = (double)E * (3.0 * B * acts * 4 + 4.0 * m->n_params * 4 + maxf * 8.0) +
+    clones *= (size_t)(A->cfg.repeat > 0 ? A->cfg.repeat : 1);
+    double bytes = (double)(E + clones) * (3.0 * B * acts * 4 + 4.0 * m->n_params * 4 + maxf * 8.0) +
                    (double)E * maxf * 4 + 3.0 * maxf * 8;
     char what[160];
     snprintf(what, sizeof what, "an audit of %zu engine(s) on model %s at batch %zu", E, m->name, B);
@@ -1835,10 +1939,6 @@ static int audit_setup(audit *A) {
         return ls_err(LS_EINVAL, "%s: images are %dx%d but model %s expects %dx%dx%d", A->ds.train.images_path,
                       A->ds.train.rows, A->ds.train.cols, A->m.name, A->m.in_c, A->m.in_h, A->m.in_w);
     if ((rc = make_slots(A))) return rc;
-    /* children first: nothing in this process has started OpenMP, oneDNN
-     * or CUDA yet, so each child begins clean */
-    if ((rc = make_engines(A))) return rc;
-
     A->n_train = rc_->limit_train && rc_->limit_train < A->ds.train.n ? rc_->limit_train : A->ds.train.n;
     A->spe = steps_per_epoch(A->n_train, rc_->batch);
     A->total = (long)A->spe * rc_->epochs;
@@ -1846,7 +1946,8 @@ static int audit_setup(audit *A) {
     r->total_steps = A->total;
     r->batch = rc_->batch;
     /* a --order file must hold every epoch the run reaches: found now, as train does, not after an
-     * epoch has trained and the audit ends without a report */
+     * epoch has trained and the audit ends without a report (and before the engines' processes, a
+     * clone each for the state round trip, are made) */
     if (rc_->order_path && A->total > 0) {
         if ((rc = order_load(&A->ord, rc_->order_path, A->n_train))) return ls_err_option(rc, "--order", rc_->order_path);
         long need = (A->total + (long)A->spe - 1) / (long)A->spe;
@@ -1855,6 +1956,9 @@ static int audit_setup(audit *A) {
                           "steps of %zu per epoch%s)", rc_->order_path, A->ord.epochs, need, A->total, A->spe,
                           rc_->max_steps < 0 ? "; --epochs N sets how many" : "");
     }
+    /* children first: nothing in this process has started OpenMP, oneDNN
+     * or CUDA yet, so each child begins clean */
+    if ((rc = make_engines(A))) return rc;
     for (int i = 0; i < r->n_engines; i++) {
         const recording *rec = r->eng[i].available ? engine_recorded_get(A->e[i]) : NULL;
         if (rec && ((rc = recording_check_run(rec, rc_, &A->m, &A->ds, A->total)) || (rc = adopt_plan(A, rec))))
@@ -2064,23 +2168,24 @@ static int drift_step(audit *A, size_t s) {
             r->eng[i].images[A->epoch] += nb;
         }
     }
+    /* the state round trip owed by the last fully compared step judges
+     * this one (an epoch's first step comes after its evaluation: a fault
+     * keyed to that is met by the training step itself) */
+    double tr = ls_now();
+    if ((rc = roundtrip_before(A, full))) return rc;
+    double t_rt = ls_now() - tr;
     if ((rc = step_once(A, nb, full))) {
         /* a dead engine abandons this step, not the run; the survivors did not finish it either */
         if (!sweep_dead(A)) return rc;
         r->abandoned_step = A->step;
-    } else if (full && A->cfg.roundtrip && A->cfg.eval && (s + 1 == A->spe || A->step >= A->total)) {
-        /* the epoch's last step: its round trip runs after the evaluation (drift_epoch_end).  Its probe steps
-         * go through the engine's update and the state is then set back: state an engine keeps apart and
-         * refreshes at each update (an inference copy taken before it) would be the probe's, and the
-         * evaluation would judge a run that training without the audit does not make (zoo attack 10,
-         * eval_fc2_pre_update_weights: no effect at all with the round trip before the evaluation) */
-        A->rt_pending = s + 1;
-    } else if (full && A->cfg.roundtrip) {
-        double tr = ls_now();
-        if ((rc = roundtrip(A, nb)) && !sweep_dead(A)) return rc;
-        A->t_compare += ls_now() - tr;
-        r->roundtrip_s += ls_now() - tr;
+        for (int i = 0; i < r->n_engines; i++) A->rt_now[i] = 0; /* still owed */
+    } else {
+        tr = ls_now();
+        if ((rc = roundtrip(A, nb, full)) && !sweep_dead(A)) return rc;
+        t_rt += ls_now() - tr;
     }
+    A->t_compare += t_rt;
+    r->roundtrip_s += t_rt;
     /* a full flush each step: a write error shows at the step that met it,
      * and what was written so far is a valid gzip stream to read */
     errno = 0;
@@ -2110,15 +2215,6 @@ static int drift_epoch_end(audit *A) {
     }
     r->epochs_done = A->epoch + 1;
     if (A->cfg.eval && (rc = evaluate(A))) return rc;
-    if (A->rt_pending) {
-        /* the last step's round trip (drift_step), on its own batch again */
-        size_t nb = make_batch(A, A->rt_pending - 1);
-        double tr = ls_now();
-        A->rt_pending = 0;
-        if ((rc = roundtrip(A, nb)) && !sweep_dead(A)) return rc;
-        A->t_compare += ls_now() - tr;
-        r->roundtrip_s += ls_now() - tr;
-    }
     if (out && A->cfg.eval) {
         fprintf(out, "epoch %d:", A->epoch + 1);
         for (int i = 0; i < r->n_engines; i++)
@@ -2173,6 +2269,8 @@ static int collect_engine_stats(audit *A) {
         } else if (r->eng[i].available && !r->eng[i].failed) {
             if ((rc = remote_fetch_stats(A->e[i], &r->eng[i].peak_rss)) && !engine_gone(A, i)) return rc;
             r->eng[i].timing = A->e[i]->timing;
+            /* the round trip's second instance: its memory is the check's cost, not the engine's */
+            if (A->rt_clone[i] && remote_fetch_stats(A->rt_clone[i], &r->eng[i].rt_clone_rss)) r->eng[i].rt_clone_rss = 0;
             if (!rc && A->e[i]->samples && (r->eng[i].tsamples = malloc(sizeof *r->eng[i].tsamples)))
                 memcpy(r->eng[i].tsamples, A->e[i]->samples, sizeof *r->eng[i].tsamples);
         } else if (r->eng[i].available) {
@@ -2285,6 +2383,8 @@ static void audit_free(audit *A) {
     }
     for (int i = 0; i < AUDIT_MAX_ENGINES; i++) {
         engine_free(A->e[i]);
+        engine_free(A->rt_clone[i]);
+        free(A->rt_state[i]);
         free(A->fb[i]);
         free(A->db[i]);
     }

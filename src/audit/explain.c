@@ -1801,15 +1801,15 @@ static int rule_roundtrip(explain_list *L, const audit_result *r, const model *m
             f->step = ae->rt_input_step;
             f->ratio = INFINITY;
             snprintf(f->title, sizeof f->title,
-                     "%s: the state round trip's probe of step %ld computed with other images than the batch it was "
-                     "given (%s forward, input)", ae->label, ae->rt_input_step, l0);
+                     "%s: step %ld computed with other images than the batch it was given (%s forward, input; "
+                     "read back by the state round trip)", ae->label, ae->rt_input_step, l0);
             snprintf(f->cause, sizeof f->cause,
-                     "The probe steps of the state round trip set the batch and read back the images the engine "
-                     "holds: they are not the batch. The round trip runs as the next training step would (the "
-                     "epoch's last one after the evaluation), so a fault keyed to it — an input buffer shared with "
-                     "the evaluation, a copy skipped once — fired in the probe instead of step %ld.",
+                     "The state round trip reads back, after training step %ld (the engine's own, and its second "
+                     "instance's), the images the engine holds: they are not the batch it was given. A fault keyed "
+                     "to that step — an input buffer shared with the evaluation, a copy skipped once — is an input "
+                     "fault, not a state mismatch.",
                      ae->rt_input_step);
-            snprintf(f->evidence, sizeof f->evidence, "exact rule: engine_get_tensor(INPUT) after set_batch differs "
+            snprintf(f->evidence, sizeof f->evidence, "exact rule: engine_get_tensor(INPUT) after the step differs "
                                                       "from the batch given, bit for bit");
             snprintf(f->fix, sizeof f->fix, "A bug in %s's input copy (set_batch): find the path that keeps the "
                                             "buffer's previous images.", ae->label);
@@ -1820,17 +1820,23 @@ static int rule_roundtrip(explain_list *L, const audit_result *r, const model *m
         snprintf(f->a, sizeof f->a, "%s", ae->label);
         snprintf(f->tensor, sizeof f->tensor, "%s", ae->rt_first);
         snprintf(f->phase, sizeof f->phase, "state");
-        f->step = ae->rt_fail_step;
-        snprintf(f->title, sizeof f->title, "%s: the state it trains with is not the state it reports (first: %s, "
-                                            "after step %ld)", ae->label, ae->rt_first, ae->rt_fail_step);
+        /* the finding is the state between two steps: the one reported
+         * after step N - 1 (read just before step N, after any evaluation)
+         * is not the one step N trained from; phase "state" ranks it after
+         * step N - 1's update, before anything step N computes */
+        f->step = ae->rt_fail_step - 1;
+        snprintf(f->title, sizeof f->title, "%s: the state it trains with is not the state it reports (first: %s; "
+                                            "the state reported after step %ld, trained with at step %ld)",
+                 ae->label, ae->rt_first, ae->rt_fail_step - 1, ae->rt_fail_step);
         snprintf(f->cause, sizeof f->cause,
-                 "A probe step from the engine's own state and the same probe after setting back the state it "
-                 "reports (parameters, Adam m and v) give different results, while two probes from the set state "
-                 "agree bit for bit: something %s computes with — a weight copy in another layout, a cache, a lazily "
-                 "written tensor, optimizer state kept elsewhere — is stale or inconsistent.",
-                 ae->label);
+                 "Training step %ld from the engine's own state and the same step run by a second instance of %s "
+                 "loaded with the state the engine reported before it (parameters, Adam m and v, through "
+                 "set_tensor) give different results, while two runs of the second instance agree bit for bit: "
+                 "something %s computes with — a weight copy in another layout, a cache, a lazily written tensor, "
+                 "optimizer state kept elsewhere — is stale or inconsistent.",
+                 ae->rt_fail_step, ae->label, ae->label);
         snprintf(f->evidence, sizeof f->evidence,
-                 "%ld round-trip check(s), the first mismatch after step %ld; the first tensor whose digest differs "
+                 "%ld round-trip check(s), the first mismatch at step %ld; the first tensor whose digest differs "
                  "is %s. Sync and isolated modes cannot see this class: setting the state refreshes the copies.",
                  ae->rt_checks, ae->rt_fail_step, ae->rt_first);
         snprintf(f->fix, sizeof f->fix, "A bug in %s's state handling: find the copy of %s that update() does not "
@@ -2180,12 +2186,12 @@ static void engine_verdict_words(engine_verdict *ev, const audit_result *r, cons
     } else if (ae->rt_input_step) {
         snprintf(ev->verdict, sizeof ev->verdict, "input mismatch");
         ev->problem = 1;
-        snprintf(ev->detail, sizeof ev->detail, "the round trip's probe of step %ld computed with other images than "
-                 "its batch", ae->rt_input_step);
+        snprintf(ev->detail, sizeof ev->detail, "step %ld computed with other images than its batch (read back by "
+                 "the state round trip)", ae->rt_input_step);
     } else if (ae->rt_fail_step) {
         snprintf(ev->verdict, sizeof ev->verdict, "state mismatch");
         ev->problem = 1;
-        snprintf(ev->detail, sizeof ev->detail, "trains with another state than it reports (%s, step %ld)",
+        snprintf(ev->detail, sizeof ev->detail, "trains with another state than it reports (%s, at step %ld)",
                  ae->rt_first, ae->rt_fail_step);
     } else if (ae->ck_sus_checks && !(ev->ref >= 0 && ev->worst_slot >= 0 && !(ev->worst_ratio <= 1))) {
         /* a checksum SUSPECT outranks "unchecked" (no reference) but not a

@@ -723,6 +723,12 @@ static int multithreaded_engines(const audit_cfg *a) {
          * engines, 1 epoch: 51 s with spinning idle threads, 33 s with
          * sleeping ones; this round 22.2 s vs 18.9 s) */
         if (a->checksums && !is_ref && !mt && strcmp(s.name, "cpu") == 0) n += a->repeat;
+        /* the state round trip's second instance of a multi-threaded
+         * engine (driver.c roundtrip()) is one more: idle between the
+         * checks, its workers spinning under "active" take the cores from
+         * the engine's training for the rest of the run, and the engine's
+         * from the clone's steps (measured below, tests/EVIDENCE.md) */
+        if (a->roundtrip && !is_ref && mt) n += a->repeat;
     }
     /* the seed loop adds "<first engine>:perturb=1" when none is perturbed */
     if (a->seeds > 0 && !perturbed && first_mt > 0) n++;

@@ -102,6 +102,12 @@ static void json_engine_verdict(lsbuf *b, const audit_result *r, const engine_ve
                     "\"roundtrip_checks\": %ld, \"detail\": ",
                  ev->worst_step, ev->flips, ev->near_ties, ev->sub_ulp, r->eng[ev->engine].rt_checks);
     lsbuf_json_str(b, ev->detail);
+    /* why an fp32 engine has no state round trip from some step on (its second instance could not be created,
+     * describes other kernels, or died); absent when it has one */
+    if (r->eng[ev->engine].rt_none[0]) {
+        lsbuf_printf(b, ", \"roundtrip_off\": ");
+        lsbuf_json_str(b, r->eng[ev->engine].rt_none);
+    }
     lsbuf_printf(b, ", \"suspect\": %s", ev->suspect ? "true" : "false");
     if (ev->suspect_slot >= 0) {
         /* the sharper tier's verdict (explain.h) */
@@ -393,7 +399,8 @@ static void json_engine(lsbuf *b, const audit_result *r, int i) {
     lsbuf_printf(b, ", \"epoch_seconds_warm_mean\": ");
     lsbuf_json_num(b, warm);
     json_checksums(b, r, ae);
-    lsbuf_printf(b, ", \"peak_rss_bytes\": %zu, \"timing\": {\"layers\": [", ae->peak_rss);
+    lsbuf_printf(b, ", \"peak_rss_bytes\": %zu, \"roundtrip_clone_peak_rss_bytes\": %zu, \"timing\": {\"layers\": [",
+                 ae->peak_rss, ae->rt_clone_rss);
     for (int l = 0; l < m->n_layers; l++) {
         lsbuf_printf(b, "%s{\"layer\": ", l ? ", " : "");
         lsbuf_json_str(b, m->layers[l].name);

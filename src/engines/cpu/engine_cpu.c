@@ -2653,6 +2653,35 @@ static int fault_fwd_edit_12(engine *e, int l, int training, int *done) {
             return 1;
         }
     }
+    if (id == CPU_FAULT_EVAL_CONV2_INTERIOR_BITFLIP_LAST && !training && F->in_eval && F->eval_round == 2 &&
+        F->eval_k == 0 && fault_layer(c, l, "conv2") && n > 5 && ly->out_c > 11 && ly->out_h >= 4 && ly->out_w >= 4) {
+        /* sample 5, channel 11: of the interior outputs that are positive and their 2x2 pool window's maximum
+         * (so they reach fc1) but not the plane's largest, the median by value: mantissa bit 13 flipped */
+        size_t H = (size_t)ly->out_h, W = (size_t)ly->out_w, cand[1024], nc = 0, big = 0;
+        if ((rc = act_io(c, l, 0, a, 1))) FAULT_ENDED(rc);
+        float *pl = a + (5 * (size_t)ly->out_c + 11) * H * W;
+        for (size_t q = 1; q < H * W; q++) big = pl[q] > pl[big] ? q : big;
+        for (size_t r = 2; r + 2 < H; r++)
+            for (size_t q = 2; q + 2 < W; q++) {
+                size_t at = r * W + q, r0 = r & ~(size_t)1, q0 = q & ~(size_t)1;
+                float mx = fmaxf(fmaxf(pl[r0 * W + q0], pl[r0 * W + q0 + 1]), fmaxf(pl[(r0 + 1) * W + q0], pl[(r0 + 1) * W + q0 + 1]));
+                if (pl[at] > 0 && pl[at] == mx && at != big && nc < 1024) cand[nc++] = at;
+            }
+        if (!nc) return 0;
+        for (size_t i = 1; i < nc; i++) /* by value, insertion */
+            for (size_t j = i; j > 0 && pl[cand[j]] < pl[cand[j - 1]]; j--) {
+                size_t t = cand[j];
+                cand[j] = cand[j - 1], cand[j - 1] = t;
+            }
+        float *y = pl + cand[nc / 2];
+        if (getenv("LS_FAULT_VERBOSE")) fprintf(stderr, "eval_conv2_interior_bitflip_last: element %zu of %zu candidates: %g", cand[nc / 2], nc, *y);
+        uint32_t u;
+        memcpy(&u, y, 4);
+        u ^= 1u << 13;
+        memcpy(y, &u, 4);
+        if (getenv("LS_FAULT_VERBOSE")) fprintf(stderr, " -> %g\n", *y);
+        return 1;
+    }
     if (id == CPU_FAULT_FC1_FWD_FLATTEN_NHWC_ONCE && training && c->step == 7 && fault_layer(c, l, "fc1") && l >= 2) {
         /* y = b + W x' with x'[q C + c] = x[c HW + q]: summed in double and rounded once (a legal order: only the
          * reading order of x is the fault) */

@@ -200,10 +200,6 @@ typedef struct {
     char rt_first[48];       /* the first tensor that differed */
     long rt_input_step;      /* the first round trip whose probe step computed with other images than the
                               * batch it was given (the step it ran as), 0: none (zoo attack 11) */
-    long rt_eval_step;       /* the first round trip whose probe from the engine's own state was reproduced bit
-                              * for bit by a probe from the set state after one inference pass: the difference
-                              * is what an evaluation leaves set, not the state (the step the probe ran as; 0:
-                              * none; rt_first names its first digest; zoo attack 12) */
     char other_path[160];    /* tensors whose next layer ran on another kernel than training's when
                               * set from outside (describe()'s "other_path"), "" when none */
     int perturb_draw;        /* draw=D: which random direction (0: the default one) */

@@ -1400,7 +1400,7 @@ static int roundtrip(audit *A, size_t nb) {
     audit_result *r = A->r;
     const model *m = &A->m;
     size_t nd = probe_len(m);
-    uint64_t *d = malloc(4 * nd * sizeof *d);
+    uint64_t *d = malloc(3 * nd * sizeof *d);
     float *buf = ls_malloc(m->n_params * sizeof *buf);
     int rc = 0;
     if (!d || !buf) {
@@ -1435,28 +1435,14 @@ static int roundtrip(audit *A, size_t nb) {
             ae->rt_nondet++; /* the check needs a deterministic engine */
             continue;
         }
-        size_t k = 0;
-        while (k < nd && d[k] == d[nd + k]) k++;
-        if (k == nd || ae->rt_fail_step || ae->rt_eval_step) continue;
-        /* Probe 0 parted from the set state's.  Its cause is the state only if an inference pass does not
-         * explain it: the epoch's last round trip runs after the evaluation, so a fault keyed to "the first
-         * training step after an evaluation" (a mode, flag or buffer the evaluation leaves set, reset by
-         * that step) fires in probe 0 and nowhere else - the state is right, and training goes on right
-         * (zoo attack 12, fc2_bias_twice_first_after_eval: it read "the state it trains with is not the
-         * state it reports").  So, from the set state, one inference pass on the batch (as an evaluation
-         * makes: set_batch at step 0, forward) and the probe again: if that reproduces probe 0 bit for
-         * bit, the evaluation's side effect is named, at the layer of the first digest; else the state.
-         * Runs only where probe 0 parted (never on a correct engine). */
-        int bad3 = 0;
-        rc = set_state(A, i, A->pf, A->pm, A->pv);
-        if (!rc) rc = engine_set_batch(A->e[i], A->x, A->y, nb, 0);
-        if (!rc) rc = engine_forward(A->e[i], 0);
-        if (!rc) rc = probe(A, i, nb, step, d + 3 * nd, buf, &bad3);
-        if (!rc) rc = set_state(A, i, A->pf, A->pm, A->pv);
-        if (rc) break;
-        if (!bad3 && memcmp(d, d + 3 * nd, nd * sizeof *d) == 0) ae->rt_eval_step = step;
-        else ae->rt_fail_step = A->step;
-        probe_name(m, k, ae->rt_first, sizeof ae->rt_first);
+        for (size_t k = 0; k < nd; k++) {
+            if (d[k] == d[nd + k]) continue;
+            if (!ae->rt_fail_step) {
+                ae->rt_fail_step = A->step;
+                probe_name(m, k, ae->rt_first, sizeof ae->rt_first);
+            }
+            break;
+        }
     }
     if (rc) rc = ls_err_prefix(rc, "state round-trip check");
     free(d);

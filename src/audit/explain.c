@@ -1809,33 +1809,6 @@ static int rule_eval_ref(explain_list *L, const audit_result *r) {
     return LS_OK;
 }
 
-/* Where a probe digest (driver.c probe_name: "LAYER.act", "loss", "TENSOR.grad", "TENSOR", "TENSOR.adam_m",
- * "TENSOR.adam_v") is computed: the layer's name and the phase. */
-static const char *probe_digest_where(const model *m, const char *name, char *layer, size_t cap) {
-    size_t n = strlen(name);
-    layer[0] = 0;
-    if (n > 4 && strcmp(name + n - 4, ".act") == 0) {
-        snprintf(layer, cap, "%.*s", (int)(n - 4), name);
-        return "forward";
-    }
-    if (strcmp(name, "loss") == 0) {
-        if (m->n_layers > 0) snprintf(layer, cap, "%s", m->layers[m->n_layers - 1].name);
-        return "loss";
-    }
-    static const char *const sfx[3] = {".grad", ".adam_m", ".adam_v"};
-    size_t base = n;
-    int grad = 0;
-    for (int q = 0; q < 3; q++) {
-        size_t ls = strlen(sfx[q]);
-        if (n > ls && strcmp(name + n - ls, sfx[q]) == 0) base = n - ls, grad = q == 0;
-    }
-    for (int t = 0; t < m->n_tensors; t++)
-        if (strlen(m->tensors[t].name) == base && strncmp(m->tensors[t].name, name, base) == 0 &&
-            m->tensors[t].layer >= 0 && m->tensors[t].layer < m->n_layers)
-            snprintf(layer, cap, "%s", m->layers[m->tensors[t].layer].name);
-    return grad ? "backward" : "update";
-}
-
 static int rule_roundtrip(explain_list *L, const audit_result *r, const model *m) {
     for (int i = 0; i < r->n_engines; i++) {
         const audit_engine *ae = &r->eng[i];
@@ -1862,36 +1835,6 @@ static int rule_roundtrip(explain_list *L, const audit_result *r, const model *m
                                                       "from the batch given, bit for bit");
             snprintf(f->fix, sizeof f->fix, "A bug in %s's input copy (set_batch): find the path that keeps the "
                                             "buffer's previous images.", ae->label);
-        }
-        if (ae->available && !ae->is_ref && ae->rt_eval_step) {
-            explain_finding *f = add(L, "exact-check", EXPLAIN_PROBLEM);
-            if (!f) return LS_ENOMEM;
-            char lay[sizeof f->layer_name];
-            const char *ph = probe_digest_where(m, ae->rt_first, lay, sizeof lay);
-            snprintf(f->a, sizeof f->a, "%s", ae->label);
-            snprintf(f->tensor, sizeof f->tensor, "%s", ae->rt_first);
-            snprintf(f->layer, sizeof f->layer, "%s (%s)", lay, ph);
-            snprintf(f->layer_name, sizeof f->layer_name, "%s", lay);
-            snprintf(f->phase, sizeof f->phase, "%s", ph);
-            f->step = ae->rt_eval_step;
-            f->ratio = INFINITY;
-            snprintf(f->title, sizeof f->title,
-                     "%s: its first training step after an evaluation computes otherwise than the same step without "
-                     "one (first: %s, %s %s, the round trip's probe of step %ld)", ae->label, ae->rt_first, lay, ph,
-                     ae->rt_eval_step);
-            snprintf(f->cause, sizeof f->cause,
-                     "The state round trip's probe from the engine's own state differs from the probes from the state "
-                     "it reports, and one inference pass on the batch before a probe from that same reported state "
-                     "reproduces the difference bit for bit: not the state, but something an evaluation leaves set "
-                     "(a mode, a flag, a buffer) that the next training step uses. The epoch's last round trip runs "
-                     "after the evaluation, so the fault fired in its probe instead of step %ld; without the audit "
-                     "it is step %ld's.", ae->rt_eval_step, ae->rt_eval_step);
-            snprintf(f->evidence, sizeof f->evidence,
-                     "probe digests (each layer's output, the loss, gradients, parameters, m, v): from its own state "
-                     "after the evaluation and from the set state after an inference pass equal bit for bit, from "
-                     "the set state alone they part at %s", ae->rt_first);
-            snprintf(f->fix, sizeof f->fix, "A bug in %s: what the evaluation (inference mode) sets and the first "
-                     "training step after it reads, at %s's %s.", ae->label, lay, ph);
         }
         if (!ae->available || ae->is_ref || !ae->rt_fail_step) continue;
         explain_finding *f = add(L, "state-roundtrip", EXPLAIN_PROBLEM);
@@ -2267,11 +2210,6 @@ static void engine_verdict_words(engine_verdict *ev, const audit_result *r, cons
         ev->problem = 1;
         snprintf(ev->detail, sizeof ev->detail, "the round trip's probe of step %ld computed with other images than "
                  "its batch", ae->rt_input_step);
-    } else if (ae->rt_eval_step) {
-        snprintf(ev->verdict, sizeof ev->verdict, "after-eval mismatch");
-        ev->problem = 1;
-        snprintf(ev->detail, sizeof ev->detail, "its first training step after an evaluation computes otherwise (%s, "
-                 "the probe of step %ld)", ae->rt_first, ae->rt_eval_step);
     } else if (ae->rt_fail_step) {
         snprintf(ev->verdict, sizeof ev->verdict, "state mismatch");
         ev->problem = 1;

@@ -199,7 +199,7 @@ echo "mutants: $n_jobs audits ($n_zoo faults in the zoo; modes: $MODES), $JOBS a
 wall=$(( $(date +%s) - t0 ))
 
 python3 - "$OUT" "$MODES" "$wall" <<'PY'
-import json, os, sys
+import json, os, re, sys
 out, modes, wall = sys.argv[1], sys.argv[2].split(), int(sys.argv[3])
 PH = {"forward": 0, "loss": 1, "backward": 2, "update": 3, "state": 4}
 
@@ -244,6 +244,10 @@ def tensor_order(run):
             order.setdefault(t["tensor"], len(order))
     return order
 
+def base_label(l):
+    """an engine's label without a repeat's #N"""
+    return re.sub(r"#[0-9]+$", "", l) if l else l
+
 def findings_of(run, label, severity, order):
     """run.json's findings of `severity` involving engine `label` (None:
     any), as (step, phase order, tensor order, layer, phase, tensor, ratio,
@@ -252,7 +256,8 @@ def findings_of(run, label, severity, order):
     for f in run.get("findings", []):
         if f.get("severity") != severity:
             continue
-        if label is not None and label not in (f.get("a"), f.get("b")):
+        # a repeat (--repeat 2, or the engine listed twice) is labelled LABEL#2: the same engine
+        if label is not None and label not in (base_label(f.get("a")), base_label(f.get("b"))):
             continue
         # a state round-trip finding names a tensor and no layer
         lay = f.get("layer") or layer_of(f.get("tensor") or "")

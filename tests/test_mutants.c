@@ -534,6 +534,36 @@ static void test_roundtrip_sees_stale_copy(void **st) {
     }
 }
 
+/* The last evaluation against the reference re-runs the forward of the
+ * evaluation's first batches with the same weights (zoo attack 12): one
+ * conv2 output of one test image 6000 ulps off in the evaluation only,
+ * below the evaluation's relations (0.536 of the sharper tier), was
+ * VERDICT ok while the accuracy was counted from it.  Now the comparison
+ * pass's logits are tied bit for bit to those the evaluation read back;
+ * a clean engine's agree. */
+static void test_eval_ref_tie(void **st) {
+    (void)st;
+    if (!have_data()) skip();
+    static const char *const engines[2] = {"reference,cpu", "reference,cpu:fault=eval_conv2_interior_bitflip_last"};
+    for (int k = 0; k < 2; k++) {
+        audit_cfg c;
+        checks_only_cfg(&c, engines[k], 72, 64, 2, AUDIT_FAIL_PROBLEM);
+        c.attribution_steps = 2;
+        audit_result r;
+        if (audit_run(&c, &r)) fail_msg("audit: %s", ls_errmsg());
+        const audit_engine *ae = &r.eng[1];
+        printf("  %s: %ld images compared with the reference, tied: %d, %ld differ from the evaluation's (first %ld); "
+               "gate %d\n", engines[k], ae->ev_ref_images, ae->ev_ref_tie_on, ae->ev_ref_tie_bad, ae->ev_ref_tie_first,
+               r.gate);
+        assert_int_equal(ae->ev_ref_images, 64);
+        assert_int_equal(ae->ev_ref_tie_on, 1);
+        assert_int_equal(ae->ev_ref_tie_bad, k);
+        if (k) assert_int_equal(ae->ev_ref_tie_first, 5);
+        assert_int_equal(r.gate, k);
+        audit_result_free(&r);
+    }
+}
+
 /* A layer whose describe() claims Winograd while the engine has a one-off
  * fault there (zoo attack 11): the finding was "conv2 runs Winograd, an
  * approximate convolution", the fix cpu:algo=direct.  A transform breaks
@@ -753,6 +783,7 @@ int main(void) {
         cmocka_unit_test(test_roundtrip_probe_input),
         cmocka_unit_test(test_roundtrip_unperturbed),
         cmocka_unit_test(test_roundtrip_sees_stale_copy),
+        cmocka_unit_test(test_eval_ref_tie),
         cmocka_unit_test(test_claimed_transform_one_off),
         cmocka_unit_test(test_repeat_shares),
         cmocka_unit_test(test_repeat_own_problem),

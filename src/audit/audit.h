@@ -280,6 +280,10 @@ typedef struct {
     double ev_ref_worst;     /* worst |z - z_ref| / propagated bound */
     long ev_ref_over;        /* logits over their bound */
     long ev_ref_pred_diff;   /* images whose predicted class differs from the reference's */
+    int ev_ref_tie_on;       /* the comparison pass's logits tied bit for bit to the last evaluation's (a
+                              * deterministic engine: cpu) */
+    long ev_ref_tie_bad;     /* images whose logits differ between the two passes (zoo attack 12) */
+    long ev_ref_tie_first;   /* the first such image (0-based), when ev_ref_tie_bad */
     int failed;              /* its process died (or hung) during the run: left out from failed_step on */
     long failed_step;
     int failed_in_attr;      /* failed_step is an attribution step (no drift step ran with it) */

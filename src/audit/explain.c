@@ -1783,6 +1783,28 @@ static int rule_eval_ref(explain_list *L, const audit_result *r) {
         snprintf(f->evidence, sizeof f->evidence, "%ld of %ld logits over their bound (bounds_eval_layer, the "
                  "forward error propagated from the engine's own layer inputs).", ae->ev_ref_over,
                  ae->ev_ref_images * r->n_classes);
+        if (!ae->ev_ref_tie_bad) continue;
+        f = add(L, "exact-check", EXPLAIN_PROBLEM);
+        if (!f) return LS_ENOMEM;
+        snprintf(f->a, sizeof f->a, "%s", ae->label);
+        snprintf(f->phase, sizeof f->phase, "evaluation");
+        snprintf(f->layer_name, sizeof f->layer_name, "%s", r->m.layers[r->m.n_layers - 1].name);
+        snprintf(f->layer, sizeof f->layer, "%s (evaluation)", f->layer_name);
+        f->step = r->total_steps;
+        f->ratio = INFINITY;
+        snprintf(f->title, sizeof f->title, "%s: the evaluation after epoch %d that its accuracy was counted from is "
+                 "not the one compared with the reference: %ld of %ld test images' logits differ bit for bit between "
+                 "two forward passes of the same weights and images (first: image %ld)", ae->label, ae->ev_ref_epoch,
+                 ae->ev_ref_tie_bad, ae->ev_ref_images, ae->ev_ref_tie_first);
+        snprintf(f->cause, sizeof f->cause, "A deterministic engine computes the same logits from the same weights "
+                 "and images. One of the two passes computed something else: a fault in one pass (below the "
+                 "evaluation's every-step tolerance, as those checks passed), a stale buffer or a mode the other did "
+                 "not have.");
+        snprintf(f->evidence, sizeof f->evidence, "exact rule: the logits of the comparison pass (the first %ld test "
+                 "images, the evaluation's batches) against those the evaluation read back, bit for bit",
+                 ae->ev_ref_images);
+        snprintf(f->fix, sizeof f->fix, "A bug in %s's inference path: rerun with the same weights and compare the "
+                 "two passes layer by layer.", ae->label);
     }
     return LS_OK;
 }
@@ -2177,6 +2199,12 @@ static void engine_verdict_words(engine_verdict *ev, const audit_result *r, cons
         else
             snprintf(ev->detail, sizeof ev->detail, "%s, %s: ratio %s (%ld judged stage(s) violated)", where,
                      ck_phase_label(ae->ck_first.phase), fnum(b1, sizeof b1, ae->ck_first.ratio), ae->ck_viol_checks);
+    } else if (ae->ev_ref_tie_bad) {
+        snprintf(ev->verdict, sizeof ev->verdict, "EVAL not repeated");
+        ev->problem = 1;
+        snprintf(ev->detail, sizeof ev->detail, "after epoch %d, %ld of %ld images' logits differ between the "
+                 "evaluation and the comparison pass (same weights and images)", ae->ev_ref_epoch, ae->ev_ref_tie_bad,
+                 ae->ev_ref_images);
     } else if (ae->ev_ref_images && !(ae->ev_ref_worst <= 1)) {
         snprintf(ev->verdict, sizeof ev->verdict, "EVAL exceeds bound");
         ev->problem = 1;

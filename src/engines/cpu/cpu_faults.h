@@ -1408,7 +1408,63 @@ enum { CPU_FAULT_BELOW = 0, CPU_FAULT_DETECT = 1, CPU_FAULT_SUSPECT = 2, CPU_FAU
     X(FC1_DW_POSNEG, "fc1_dw_posneg", "op", "fc1", "backward", "smallcnn --limit-train 72 --limit-test 64 --epochs 2 --steps 10 --eval", \
       CPU_FAULT_BELOW, \
       "second legal-variant attack: fc1's weight gradient, each element's batch sum with the positive products first, then the negative ones, serial fp32; the bias gradient is the engine's", \
-      "a summation order over the batch: within gamma_n sum|dy x|")
+      "a summation order over the batch: within gamma_n sum|dy x|") /* zoo attack 12 below */ \
+    X(DROPOUT_BWD_PREV_MASK_ONCE, "dropout_bwd_prev_mask_once", "op", "drop1", "backward", "mnist-convnet --limit-train 72 --limit-test 64 --epochs 2 --steps 10 --eval", \
+      CPU_FAULT_DETECT, \
+      "zoo attack 12: at step 7 only, dropout backward draws the mask of step 6 (forward draws step 7's): a backward that re-derives its mask from a step counter already advanced, once", \
+      "about half of the kept elements' gradients land where forward dropped: the every-step dropout backward re-check keys the mask on (seed, step, element): measured PROBLEM at step 7, drop1 backward-data, 12795 elements not the exact re-computation") \
+    X(DROPOUT_MASK_SAMPLE0_ONCE, "dropout_mask_sample0_once", "op", "drop1", "forward", "mnist-convnet --limit-train 72 --limit-test 64 --epochs 2 --steps 10 --eval", \
+      CPU_FAULT_DETECT, \
+      "zoo attack 12: at step 7 only, every sample gets sample 0's dropout mask (the element index taken modulo the sample's size: a mask drawn for one sample and broadcast over the batch), forward and backward alike", \
+      "forward and backward agree, each kept element is x / (1 - p), the fraction kept is right; the re-check keys the mask on the element's index in the batch: measured PROBLEM at step 7, drop1 forward, 7947 elements not the exact re-computation") \
+    X(EVAL_DROPOUT_ON_PARTIAL_LAST, "eval_dropout_on_partial_last", "op", "drop1", "evaluation", "mnist-convnet --limit-train 72 --limit-test 56 --epochs 2 --steps 10 --eval", \
+      CPU_FAULT_DETECT, \
+      "zoo attack 12: dropout stays in training mode in one evaluation batch only: the last evaluation's partial last batch (8 of 56 test images)", \
+      "the evaluation checksum requires dropout to be the identity in every evaluation batch: measured PROBLEM at the evaluation after epoch 2, drop1 evaluation, 8416 elements not the exact re-computation (the fault's trigger skips the comparison pass's own partial batch)") \
+    X(DROPOUT_KEY_OWN_COUNTER, "dropout_key_own_counter", "op", "drop1", "forward", "mnist-convnet --limit-train 72 --limit-test 64 --epochs 2 --steps 10 --eval", \
+      CPU_FAULT_DETECT, \
+      "zoo attack 12: dropout keys its mask on the engine's own count of training batches, not the step it is given: right until the caller sets an earlier state back and trains again (the round trip's probes, the drift phase after attribution)", \
+      "the key is the step's while the counts agree (both attribution steps: no round trip runs there); the re-check keys the mask on the audit's step: measured PROBLEM at drift step 1 (key 3), drop1 forward, 8699 elements not the exact re-computation; the shadow replay of step 5 against the reference: drop1.act (inf)") \
+    X(FC1_FWD_FLATTEN_NHWC_ONCE, "fc1_fwd_flatten_nhwc_once", "op", "fc1|flatten", "forward", "smallcnn --limit-train 72 --limit-test 64 --epochs 2 --steps 10 --eval", \
+      CPU_FAULT_DETECT, \
+      "zoo attack 12: at step 7 only, fc1's forward reads flatten's output in NHWC order (x[c HW + q] taken as x[q C + c]: a flatten ported from a channels-last framework); flatten's reported output is right", \
+      "another dot product: errors of the order of the output; fc1's forward relations read the reported flatten output: measured PROBLEM at step 7, fc1 forward, 2017") \
+    X(FC1_DX_FLATTEN_NHWC_ONCE, "fc1_dx_flatten_nhwc_once", "op", "fc1|flatten|pool2", "backward", "smallcnn --limit-train 72 --limit-test 64 --epochs 2 --steps 10 --eval", \
+      CPU_FAULT_DETECT, \
+      "zoo attack 12: at step 7 only, fc1's input gradient is written in NHWC order (what belongs at feature q C + c lands at c HW + q), and pool2's backward routes it so; forward and fc1's weight gradient are right", \
+      "whole gradients at other features: fc1's backward-data relations re-do every element of each sample: measured PROBLEM at step 7, fc1 backward-data, 3.97e5") \
+    X(EVAL_CONV2_INTERIOR_BITFLIP_LAST, "eval_conv2_interior_bitflip_last", "op", "conv2|fc2", "evaluation", "smallcnn --limit-train 72 --limit-test 64 --epochs 2 --steps 10 --eval", \
+      CPU_FAULT_DETECT, \
+      "zoo attack 12: in the last evaluation's first batch, one interior conv2 output of test image 5 (channel 11: the median of the positive outputs that are their pool window's maximum, not the plane's largest) has mantissa bit 13 flipped (a single-bit upset: 0.16309 -> 0.163212, ~6000 ulps, that reaches fc1 and the logits the accuracy is counted from)", \
+      "the evaluation's relations are conv2_fwd_interior_bitflip_once's blind spot (one element away from the plane's sampled ones is seen at ~P x its bound: sharper tier 0.536, worst case 0.323 of the run): measured VERDICT ok, exit 0 (bit 17 instead: PROBLEM 2.02, conv2 evaluation). The last evaluation is computed a second time, by the comparison with the reference (the first 256 test images in the evaluation's batches, the same weights), whose logits were judged only by the propagated bound. FIXED (driver.c eval_ref_batch: for the cpu engine, a deterministic forward, the comparison pass's logits are tied bit for bit to those the evaluation read back; test_mutants: test_eval_ref_tie): measured PROBLEM at the evaluation after epoch 2, fc2 evaluation (the logits: the tie does not localize), '1 of 64 test images' logits differ bit for bit between two forward passes of the same weights and images (first: image 5)'") \
+    X(EVAL_LAST_PIXEL_1ULP, "eval_last_pixel_1ulp", "op", "conv1", "evaluation", "smallcnn --limit-train 72 --limit-test 64 --epochs 2 --steps 10 --eval", \
+      CPU_FAULT_DETECT, \
+      "zoo attack 12: in the last evaluation's last batch, one pixel (the centre) of the last image is one ulp up (a copy through another precision, one value)", \
+      "the evaluation's input digest is bit for bit: measured PROBLEM at the evaluation after epoch 2, conv1 evaluation, input digest (inf)") \
+    X(ADAM_AMSGRAD_ONCE, "adam_amsgrad_once", "op", "conv1|conv2|fc1|fc2", "update", "smallcnn --limit-train 72 --limit-test 64 --epochs 2 --steps 10 --eval", \
+      CPU_FAULT_DETECT, \
+      "zoo attack 12: at step 7 only, Adam runs as AMSGrad: v' = max(v, b2 v + (1 - b2) g^2), and the step uses it (an amsgrad flag set for one step)", \
+      "v' is v wherever g^2 < v: far from b2 v + (1 - b2) g^2 (v shrinks by ~0.1% a step), thousands of ulps: measured PROBLEM at step 7, conv1 update, 5543") \
+    X(ADAM_FC2_BIAS_LR_MULT2_ONCE, "adam_fc2_bias_lr_mult2_once", "op", "fc2", "update", "smallcnn --limit-train 72 --limit-test 64 --epochs 2 --steps 10 --eval", \
+      CPU_FAULT_DETECT, \
+      "zoo attack 12: at step 8 only, fc2's bias moves by twice Adam's step (Caffe's lr_mult 2 for biases, applied to one tensor once); m and v are right", \
+      "p' - p is twice the formula's for 10 elements: the Adam re-check re-does every element: measured PROBLEM at step 8, fc2 update, 8.85e5") \
+    X(CONV1_DB_LATE_SCALED, "conv1_db_late_scaled", "op", "conv1", "backward", "smallcnn --limit-train 72 --limit-test 64 --epochs 2 --steps 10 --eval", \
+      CPU_FAULT_SUSPECT, \
+      "zoo attack 12: at step 9 only (a full batch of epoch 2 nothing but the every-step checks samples), conv1's bias gradient is scaled by 1 + 2^-10", \
+      "2^-10 |db| against the order-generic worst case gamma_K sum|dy|, K = 16 x 784 = 12544 terms (gamma_K ~ 7.5e-4): within it wherever sum|dy| > 1.3 |db| (a sum that cancels, as bias gradients do); independent roundings make ~lambda sqrt(K) u sum|dy| ~ 6e-5 sum|dy|: measured SUSPECT at step 9, conv1 backward-weights (bias), output channel 13, x5.85 the sharper tier, 0.453 of the worst case (exit 0 under --fail-on problem, 1 under --fail-on suspect)") \
+    X(REPEAT2_LABEL_SHIFTED_ONCE, "repeat2_label_shifted_once", "op", "fc2|loss", "loss", "smallcnn --repeat 2 --limit-train 72 --limit-test 64 --epochs 2 --steps 10 --eval", \
+      CPU_FAULT_DETECT, \
+      "zoo attack 12: in the second listing of the engine only (--repeat 2: the copy created second, found by an instance counter), at step 8, sample 3's label is read as (label + 1) mod 10; the first listing is right", \
+      "the labels are not among the operand hash's buffers, but dz is: the hashes part at step 8's STEP stage and the repeat's own vector judges it: measured PROBLEM at step 8, cpu:fault=repeat2_label_shifted_once#2, fc2 loss, 6.71e6 (the first listing clean); the pair 'NOT bitwise deterministic' from the shadow replay of step 10") \
+    X(DROPOUT_OFF_FIRST_AFTER_EVAL, "dropout_off_first_after_eval", "op", "drop1", "forward", "mnist-convnet --limit-train 72 --limit-test 64 --epochs 2 --steps 10 --eval", \
+      CPU_FAULT_DETECT, \
+      "zoo attack 12: the first training step after an evaluation runs dropout in inference mode, forward and backward (a mode flag reset lazily, after that step: a one-shot flag, not keyed to the step)", \
+      "the epoch's last round trip runs after the evaluation, so the flag fires in its first probe (step 6 trains right): measured PROBLEM, 'the state it trains with is not the state it reports (first: drop1.act, after step 5)', phase state, while the state was right. FIXED (driver.c roundtrip: a probe from the set state after one inference pass reproduces probe 0 bit for bit, so the evaluation's side effect is named, not the state; test_mutants: test_roundtrip_after_eval_op): measured PROBLEM at the probe of step 6, drop1 forward, 'its first training step after an evaluation computes otherwise than the same step without one (first: drop1.act)'") \
+    X(FC2_BIAS_TWICE_FIRST_AFTER_EVAL, "fc2_bias_twice_first_after_eval", "op", "fc2", "forward", "smallcnn --limit-train 72 --limit-test 64 --epochs 2 --steps 10 --eval", \
+      CPU_FAULT_DETECT, \
+      "zoo attack 12: the first training step after an evaluation adds fc2's bias twice (an epilogue flag the evaluation left set, cleared by that step: a one-shot flag)", \
+      "as dropout_off_first_after_eval, in make run's model: measured PROBLEM 'the state it trains with is not the state it reports (first: fc2.act, after step 5)', phase state. FIXED (the same fix): measured PROBLEM at the probe of step 6, fc2 forward (fc2.act)")
 
 #define CPU_FAULT_ENUM_(id, ...) CPU_FAULT_##id,
 enum { CPU_FAULT_NONE = 0, CPU_FAULT_LIST(CPU_FAULT_ENUM_) CPU_FAULT_COUNT };

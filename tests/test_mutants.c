@@ -534,6 +534,57 @@ static void test_roundtrip_sees_stale_copy(void **st) {
     }
 }
 
+/* A fault keyed to "the first training step after an evaluation" (zoo
+ * attack 12: fc2 adds its bias twice there, a flag the evaluation left set
+ * and that step clears) makes the engine's step part from its second
+ * instance's, which never evaluates: it read "the state it trains with is
+ * not the state it reports (first: fc2.act)", phase state, while the state
+ * was right.  The second instance after one inference pass reproduces the
+ * engine's step bit for bit: named fc2 forward at step 6.  A stale weight
+ * copy still reads as the state. */
+static void test_roundtrip_after_eval_op(void **st) {
+    (void)st;
+    if (!have_data()) skip();
+    static const struct {
+        const char *engines;
+        int after_eval; /* 1: named as the evaluation's side effect; 0: as the state */
+        const char *first;
+    } cases[] = {
+        {"reference,cpu:fault=fc2_bias_twice_first_after_eval", 1, "fc2.act"},
+        {"reference,cpu:fault=state_fc1_copy_stale", 0, "fc1.act"},
+    };
+    for (size_t k = 0; k < sizeof cases / sizeof *cases; k++) {
+        audit_cfg c;
+        checks_only_cfg(&c, cases[k].engines, 72, 64, 2, AUDIT_FAIL_PROBLEM);
+        c.attribution_steps = 2;
+        audit_result r;
+        if (audit_run(&c, &r)) fail_msg("audit: %s", ls_errmsg());
+        const audit_engine *ae = &r.eng[1];
+        printf("  %s: round trip %ld check(s); after-evaluation mismatch at step %ld; state mismatch at step %ld "
+               "(first: %s)\n", cases[k].engines, ae->rt_checks, ae->rt_eval_step, ae->rt_fail_step, ae->rt_first);
+        if (cases[k].after_eval) {
+            assert_int_equal(ae->rt_eval_step, 6);
+            assert_int_equal(ae->rt_fail_step, 0);
+        } else {
+            assert_int_equal(ae->rt_eval_step, 0);
+            assert_true(ae->rt_fail_step > 0);
+        }
+        assert_string_equal(ae->rt_first, cases[k].first);
+        assert_int_equal(r.gate, 1);
+        explain_list el = {0};
+        assert_int_equal(explain_run(&el, &r, &r.m), 0);
+        int named = 0;
+        for (int q = 0; q < el.n; q++)
+            named += cases[k].after_eval ? strcmp(el.f[q].phase, "forward") == 0 &&
+                                               strcmp(el.f[q].layer_name, "fc2") == 0 && el.f[q].step == 6 &&
+                                               strstr(el.f[q].title, "after an evaluation") != NULL
+                                         : strcmp(el.f[q].phase, "state") == 0;
+        assert_true(named >= 1);
+        explain_list_free(&el);
+        audit_result_free(&r);
+    }
+}
+
 /* The last evaluation against the reference re-runs the forward of the
  * evaluation's first batches with the same weights (zoo attack 12): one
  * conv2 output of one test image 6000 ulps off in the evaluation only,
@@ -783,6 +834,7 @@ int main(void) {
         cmocka_unit_test(test_roundtrip_probe_input),
         cmocka_unit_test(test_roundtrip_unperturbed),
         cmocka_unit_test(test_roundtrip_sees_stale_copy),
+        cmocka_unit_test(test_roundtrip_after_eval_op),
         cmocka_unit_test(test_eval_ref_tie),
         cmocka_unit_test(test_claimed_transform_one_off),
         cmocka_unit_test(test_repeat_shares),

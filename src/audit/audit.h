@@ -201,6 +201,10 @@ typedef struct {
      * and rt_input_step are that training step's number */
     long rt_checks, rt_fail_step, rt_nondet;
     char rt_first[48];       /* the first tensor that differed */
+    long rt_eval_step;       /* the first round trip whose engine step was reproduced bit for bit by its
+                              * second instance after one inference pass from the reported state: the
+                              * difference is what an evaluation leaves set, not the state (the training
+                              * step's number; 0: none; rt_first names its first digest; zoo attack 12) */
     long rt_input_step;      /* the first round trip whose step (the engine's or its second instance's)
                               * computed with other images than the batch it was given, 0: none (zoo attack 11) */
     char rt_none[200];       /* why the engine has no round trip (no second instance), "" when it has one */

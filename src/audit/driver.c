@@ -1403,7 +1403,7 @@ static int step_digest(audit *A, engine *e, size_t nb, float loss, uint64_t *dig
 
 /* One run of this step on engine i's clone from the state the engine
  * reported before it (A->rt_state[i]: params, m, v). */
-static int clone_step(audit *A, int i, size_t nb, uint64_t *dig, float *buf, int *input_bad) {
+static int clone_step(audit *A, int i, size_t nb, int after_eval, uint64_t *dig, float *buf, int *input_bad) {
     engine *c = A->rt_clone[i];
     size_t np = A->m.n_params;
     const float *st = A->rt_state[i];
@@ -1411,6 +1411,10 @@ static int clone_step(audit *A, int i, size_t nb, uint64_t *dig, float *buf, int
     int rc = engine_set_tensor(c, (tensor_id){TENSOR_PARAMS, 0}, st);
     if (!rc) rc = engine_set_tensor(c, (tensor_id){TENSOR_ADAM_M, 0}, st + np);
     if (!rc) rc = engine_set_tensor(c, (tensor_id){TENSOR_ADAM_V, 0}, st + 2 * np);
+    /* after_eval: first one inference pass on the batch, as an evaluation makes (set_batch at step 0, forward
+     * in inference mode) */
+    if (!rc && after_eval) rc = engine_set_batch(c, A->x, A->y, nb, 0);
+    if (!rc && after_eval) rc = engine_forward(c, 0);
     if (!rc) rc = engine_train_step(c, A->x, A->y, nb, (uint64_t)A->step, &A->cfg.run.adam, (int)A->step, &loss);
     if (!rc) rc = step_digest(A, c, nb, loss, dig, buf, input_bad);
     return rc;
@@ -1497,7 +1501,7 @@ static int roundtrip(audit *A, size_t nb, int full) {
     audit_result *r = A->r;
     const model *m = &A->m;
     size_t nd = probe_len(m);
-    uint64_t *d = malloc(3 * nd * sizeof *d);
+    uint64_t *d = malloc(4 * nd * sizeof *d);
     float *buf = ls_malloc(m->n_params * sizeof *buf);
     int rc = 0;
     if (!d || !buf) {
@@ -1515,7 +1519,25 @@ static int roundtrip(audit *A, size_t nb, int full) {
             else rc = engine_err(rc, ae->label, "");
             continue;
         }
-        for (int k = 1; k < 3 && !rc; k++) rc = clone_step(A, i, nb, d + k * nd, buf, &bad[k]);
+        for (int k = 1; k < 3 && !rc; k++) rc = clone_step(A, i, nb, 0, d + k * nd, buf, &bad[k]);
+        size_t k = 0;
+        while (k < nd && d[k] == d[nd + k]) k++;
+        int after_eval = 0;
+        if (!rc && k < nd && !bad[0] && !bad[1] && !bad[2] && !ae->rt_fail_step && !ae->rt_eval_step &&
+            memcmp(d + nd, d + 2 * nd, nd * sizeof *d) == 0) {
+            /* The engine's step parted from the clone's.  Its cause is the state only if an inference pass
+             * does not explain it: a fault keyed to "the first training step after an evaluation" (a mode,
+             * flag or buffer the evaluation leaves set, read by that step) fires in the engine, which
+             * evaluated, and not in the clone, which never does - the state is right (zoo attack 12,
+             * fc2_bias_twice_first_after_eval: it read "the state it trains with is not the state it
+             * reports").  So the clone runs the step once more from the reported state after one inference
+             * pass; if that reproduces the engine's step bit for bit, the evaluation's side effect is named
+             * at the layer and phase of the first differing digest; else the state.  Runs only where the
+             * engine parted (never on a correct engine). */
+            int bad3 = 0;
+            rc = clone_step(A, i, nb, 1, d + 3 * nd, buf, &bad3);
+            after_eval = !rc && !bad3 && memcmp(d, d + 3 * nd, nd * sizeof *d) == 0;
+        }
         if (rc) {
             /* the clone is no part of the audited run: its failure ends its
              * round trips, not the audit */
@@ -1527,8 +1549,6 @@ static int roundtrip(audit *A, size_t nb, int full) {
             rc = 0;
             continue;
         }
-        size_t k = 0;
-        while (k < nd && d[k] == d[nd + k]) k++;
         ae->rt_checks++;
         if (bad[0] || bad[1] || bad[2]) {
             /* not a state fault: the input was not the batch; the digests
@@ -1540,8 +1560,9 @@ static int roundtrip(audit *A, size_t nb, int full) {
             ae->rt_nondet++; /* the check needs a deterministic engine */
             continue;
         }
-        if (k < nd && !ae->rt_fail_step) {
-            ae->rt_fail_step = A->step;
+        if (k < nd && !ae->rt_fail_step && !ae->rt_eval_step) {
+            if (after_eval) ae->rt_eval_step = A->step;
+            else ae->rt_fail_step = A->step;
             probe_name(m, k, ae->rt_first, sizeof ae->rt_first);
         }
     }

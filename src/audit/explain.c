@@ -1809,9 +1809,63 @@ static int rule_eval_ref(explain_list *L, const audit_result *r) {
     return LS_OK;
 }
 
+/* Where a round-trip digest (driver.c probe_name: "LAYER.act", "loss", "TENSOR.grad", "TENSOR",
+ * "TENSOR.adam_m", "TENSOR.adam_v") is computed: the layer's name and the phase. */
+static const char *probe_digest_where(const model *m, const char *name, char *layer, size_t cap) {
+    size_t n = strlen(name);
+    layer[0] = 0;
+    if (n > 4 && strcmp(name + n - 4, ".act") == 0) {
+        snprintf(layer, cap, "%.*s", (int)(n - 4), name);
+        return "forward";
+    }
+    if (strcmp(name, "loss") == 0) {
+        if (m->n_layers > 0) snprintf(layer, cap, "%s", m->layers[m->n_layers - 1].name);
+        return "loss";
+    }
+    static const char *const sfx[3] = {".grad", ".adam_m", ".adam_v"};
+    size_t base = n;
+    int grad = 0;
+    for (int q = 0; q < 3; q++) {
+        size_t ls = strlen(sfx[q]);
+        if (n > ls && strcmp(name + n - ls, sfx[q]) == 0) base = n - ls, grad = q == 0;
+    }
+    for (int t = 0; t < m->n_tensors; t++)
+        if (strlen(m->tensors[t].name) == base && strncmp(m->tensors[t].name, name, base) == 0 &&
+            m->tensors[t].layer >= 0 && m->tensors[t].layer < m->n_layers)
+            snprintf(layer, cap, "%s", m->layers[m->tensors[t].layer].name);
+    return grad ? "backward" : "update";
+}
+
 static int rule_roundtrip(explain_list *L, const audit_result *r, const model *m) {
     for (int i = 0; i < r->n_engines; i++) {
         const audit_engine *ae = &r->eng[i];
+        if (ae->available && !ae->is_ref && ae->rt_eval_step) {
+            explain_finding *f = add(L, "exact-check", EXPLAIN_PROBLEM);
+            if (!f) return LS_ENOMEM;
+            char lay[sizeof f->layer_name];
+            const char *ph = probe_digest_where(m, ae->rt_first, lay, sizeof lay);
+            snprintf(f->a, sizeof f->a, "%s", ae->label);
+            snprintf(f->tensor, sizeof f->tensor, "%s", ae->rt_first);
+            snprintf(f->layer, sizeof f->layer, "%s (%s)", lay, ph);
+            snprintf(f->layer_name, sizeof f->layer_name, "%s", lay);
+            snprintf(f->phase, sizeof f->phase, "%s", ph);
+            f->step = ae->rt_eval_step;
+            f->ratio = INFINITY;
+            snprintf(f->title, sizeof f->title,
+                     "%s: its step %ld, after an evaluation, computes otherwise than the same step from the same "
+                     "state without one (first: %s, %s %s)", ae->label, ae->rt_eval_step, ae->rt_first, lay, ph);
+            snprintf(f->cause, sizeof f->cause,
+                     "The state round trip's second instance, loaded with the state the engine reported, computes "
+                     "step %ld otherwise than the engine; after one inference pass on the batch it reproduces the "
+                     "engine's step bit for bit: not the state, but something an evaluation leaves set (a mode, a "
+                     "flag, a buffer) that the next training step uses.", ae->rt_eval_step);
+            snprintf(f->evidence, sizeof f->evidence,
+                     "step digests (each layer's output, the loss, gradients, parameters, m, v): the engine's and "
+                     "its second instance's after an inference pass equal bit for bit; its second instance's without "
+                     "one part at %s", ae->rt_first);
+            snprintf(f->fix, sizeof f->fix, "A bug in %s: what the evaluation (inference mode) sets and the first "
+                     "training step after it reads, at %s's %s.", ae->label, lay, ph);
+        }
         if (ae->available && !ae->is_ref && ae->rt_input_step && m->n_layers > 0) {
             explain_finding *f = add(L, "exact-check", EXPLAIN_PROBLEM);
             if (!f) return LS_ENOMEM;
@@ -2216,6 +2270,11 @@ static void engine_verdict_words(engine_verdict *ev, const audit_result *r, cons
         ev->problem = 1;
         snprintf(ev->detail, sizeof ev->detail, "step %ld computed with other images than its batch (read back by "
                  "the state round trip)", ae->rt_input_step);
+    } else if (ae->rt_eval_step) {
+        snprintf(ev->verdict, sizeof ev->verdict, "after-eval mismatch");
+        ev->problem = 1;
+        snprintf(ev->detail, sizeof ev->detail, "its step %ld, after an evaluation, computes otherwise (%s)",
+                 ae->rt_eval_step, ae->rt_first);
     } else if (ae->rt_fail_step) {
         snprintf(ev->verdict, sizeof ev->verdict, "state mismatch");
         ev->problem = 1;

@@ -2700,6 +2700,25 @@ static int fault_fwd_edit_12(engine *e, int l, int training, int *done) {
     return 0;
 }
 
+/* The products w * x of conv output (s0, oc, i, j), in (channel, kh, kw)
+ * order, into prod (C k k of them at most); keep_pad: a padding tap's
+ * product is a term (0), else it is left out.  The legal-order faults sum
+ * them in their own orders. */
+static size_t conv_window_products(const layer *ly, const float *x, const float *w, size_t s0, size_t oc, size_t i,
+                                   size_t j, int keep_pad, float *prod) {
+    size_t C = (size_t)ly->in_c, IH = (size_t)ly->in_h, IW = (size_t)ly->in_w, k = (size_t)ly->k, q = 0;
+    for (size_t ch = 0; ch < C; ch++)
+        for (size_t kh = 0; kh < k; kh++)
+            for (size_t kw = 0; kw < k; kw++) {
+                long ih = (long)i + (long)kh - ly->pad, iw = (long)j + (long)kw - ly->pad;
+                int pad = ih < 0 || iw < 0 || ih >= (long)IH || iw >= (long)IW;
+                if (pad && !keep_pad) continue;
+                float xv = pad ? 0.0f : x[((s0 * C + ch) * IH + (size_t)ih) * IW + (size_t)iw];
+                prod[q++] = w[((oc * C + ch) * k + kh) * k + kw] * xv;
+            }
+    return q;
+}
+
 static int fault_fwd_legal(engine *e, int l, int training, int *done) {
     FAULT_LOCALS;
     (void)training;
@@ -2747,8 +2766,8 @@ static int fault_fwd_legal(engine *e, int l, int training, int *done) {
     }
     if (id == CPU_FAULT_CONV2_FWD_PAIRWISE && fault_layer(c, l, "conv2")) {
         const float *w = c->params + c->m->tensors[ly->w_tensor].offset;
-        size_t C = (size_t)ly->in_c, IH = (size_t)ly->in_h, IW = (size_t)ly->in_w, H = (size_t)ly->out_h,
-               W = (size_t)ly->out_w, OC = (size_t)ly->out_c, k = (size_t)ly->k;
+        size_t C = (size_t)ly->in_c, H = (size_t)ly->out_h, W = (size_t)ly->out_w, OC = (size_t)ly->out_c,
+               k = (size_t)ly->k;
         float prod[4096];
         if (C * k * k > 4096) return 0;
         if ((rc = act_io(c, l - 1, 0, x, 1))) FAULT_ENDED(rc);
@@ -2756,16 +2775,7 @@ static int fault_fwd_legal(engine *e, int l, int training, int *done) {
             for (size_t oc = 0; oc < OC; oc++)
                 for (size_t i = 0; i < H; i++)
                     for (size_t j = 0; j < W; j++) {
-                        size_t q = 0;
-                        for (size_t ch = 0; ch < C; ch++)
-                            for (size_t kh = 0; kh < k; kh++)
-                                for (size_t kw = 0; kw < k; kw++) {
-                                    long ih = (long)i + (long)kh - ly->pad, iw = (long)j + (long)kw - ly->pad;
-                                    float xv = ih < 0 || iw < 0 || ih >= (long)IH || iw >= (long)IW
-                                                   ? 0.0f
-                                                   : x[((s0 * C + ch) * IH + (size_t)ih) * IW + (size_t)iw];
-                                    prod[q++] = w[((oc * C + ch) * k + kh) * k + kw] * xv;
-                                }
+                        size_t q = conv_window_products(ly, x, w, s0, oc, i, j, 1, prod);
                         float acc = ls_pairwise(prod, q);
                         a[((s0 * OC + oc) * H + i) * W + j] = bias ? acc + bias[oc] : acc;
                     }
@@ -2826,8 +2836,8 @@ static int fault_fwd_legal2(engine *e, int l, int training, int *done) {
     }
     if (id == CPU_FAULT_CONV2_FWD_SORTED_DESC && fault_layer(c, l, "conv2")) {
         const float *w = c->params + c->m->tensors[ly->w_tensor].offset;
-        size_t C = (size_t)ly->in_c, IH = (size_t)ly->in_h, IW = (size_t)ly->in_w, H = (size_t)ly->out_h,
-               W = (size_t)ly->out_w, OC = (size_t)ly->out_c, k = (size_t)ly->k;
+        size_t C = (size_t)ly->in_c, H = (size_t)ly->out_h, W = (size_t)ly->out_w, OC = (size_t)ly->out_c,
+               k = (size_t)ly->k;
         float prod[4097];
         if (C * k * k > 4096) return 0;
         if ((rc = act_io(c, l - 1, 0, x, 1))) FAULT_ENDED(rc);
@@ -2835,15 +2845,7 @@ static int fault_fwd_legal2(engine *e, int l, int training, int *done) {
             for (size_t oc = 0; oc < OC; oc++)
                 for (size_t i = 0; i < H; i++)
                     for (size_t j = 0; j < W; j++) {
-                        size_t q = 0;
-                        for (size_t ch = 0; ch < C; ch++)
-                            for (size_t kh = 0; kh < k; kh++)
-                                for (size_t kw = 0; kw < k; kw++) {
-                                    long ih = (long)i + (long)kh - ly->pad, iw = (long)j + (long)kw - ly->pad;
-                                    if (ih < 0 || iw < 0 || ih >= (long)IH || iw >= (long)IW) continue;
-                                    prod[q++] = w[((oc * C + ch) * k + kh) * k + kw] *
-                                                x[((s0 * C + ch) * IH + (size_t)ih) * IW + (size_t)iw];
-                                }
+                        size_t q = conv_window_products(ly, x, w, s0, oc, i, j, 0, prod);
                         if (bias) prod[q++] = bias[oc];
                         a[((s0 * OC + oc) * H + i) * W + j] = ls_sum_ordered(prod, q, LS_ORD_DESC);
                     }

@@ -43,6 +43,7 @@
 #include "engines/engine.h"
 #include "engines/registry.h"
 #include "audit/audit.h"
+#include "audit/every_step.h"
 #include "audit/explain.h"
 #include "checks/checksums.h"
 #include "commands/audit_cmd.h"
@@ -587,6 +588,47 @@ static void test_roundtrip_after_eval_op(void **st) {
     }
 }
 
+/* A legal but nondeterministic engine (fc1_fwd_order_alternating: fc1's
+ * forward sums in order at even calls, in reverse at odd ones) is judged
+ * ok by every check, and its state round trips are inconclusive, never a
+ * state mismatch: the second instance's two runs of a step differ.  That
+ * was counted (rt_nondet) but said nowhere; now the coverage line,
+ * report.md, run.json and an INFO finding say it.  The clean engine's
+ * round trips are all conclusive (test_roundtrip_sees_stale_copy). */
+static void test_roundtrip_nondet(void **st) {
+    (void)st;
+    if (!have_data()) skip();
+    audit_cfg c;
+    checks_only_cfg(&c, "reference,cpu:fault=fc1_fwd_order_alternating", 72, 64, 2, AUDIT_FAIL_PROBLEM);
+    c.attribution_steps = 2;
+    audit_result r;
+    if (audit_run(&c, &r)) fail_msg("audit: %s", ls_errmsg());
+    const audit_engine *ae = &r.eng[1];
+    char words[400];
+    int notable = every_step_roundtrip_words(&r, ae, words, sizeof words);
+    printf("  round trip %ld check(s), %ld inconclusive; violations %ld; \"%s\"\n", ae->rt_checks, ae->rt_nondet,
+           ae->ck_viol_checks, words);
+    assert_true(ae->rt_checks >= 2);
+    assert_int_equal(ae->rt_nondet, ae->rt_checks);
+    assert_int_equal(ae->rt_fail_step, 0);
+    assert_int_equal(ae->rt_eval_step, 0);
+    assert_int_equal(ae->ck_viol_checks, 0);
+    assert_int_equal(r.gate, 0);
+    assert_int_equal(notable, 1);
+    assert_non_null(strstr(words, "inconclusive"));
+    explain_list el = {0};
+    assert_int_equal(explain_run(&el, &r, &r.m), 0);
+    int said = 0, blamed = 0;
+    for (int q = 0; q < el.n; q++) {
+        said += el.f[q].severity == EXPLAIN_INFO && strstr(el.f[q].title, "not run-to-run deterministic") != NULL;
+        blamed += el.f[q].severity == EXPLAIN_PROBLEM || el.f[q].severity == EXPLAIN_SUSPECT;
+    }
+    assert_int_equal(said, 1);
+    assert_int_equal(blamed, 0);
+    explain_list_free(&el);
+    audit_result_free(&r);
+}
+
 /* The last evaluation against the reference re-runs the forward of the
  * evaluation's first batches with the same weights (zoo attack 12): one
  * conv2 output of one test image 6000 ulps off in the evaluation only,
@@ -837,6 +879,7 @@ int main(void) {
         cmocka_unit_test(test_roundtrip_unperturbed),
         cmocka_unit_test(test_roundtrip_sees_stale_copy),
         cmocka_unit_test(test_roundtrip_after_eval_op),
+        cmocka_unit_test(test_roundtrip_nondet),
         cmocka_unit_test(test_eval_ref_tie),
         cmocka_unit_test(test_claimed_transform_one_off),
         cmocka_unit_test(test_repeat_shares),

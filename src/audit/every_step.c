@@ -38,6 +38,19 @@ long every_step_of_steps(const audit_result *r, const audit_engine *ae) {
     return r->last_step > own ? r->last_step : own;
 }
 
+int every_step_roundtrip_words(const audit_result *r, const audit_engine *ae, char *buf, size_t cap) {
+    if (cap) buf[0] = 0;
+    if (!r->cfg.roundtrip || ae->is_ref || ae->recorded || !ae->available || !cap) return 0;
+    long ok = ae->rt_checks - ae->rt_nondet;
+    int n = snprintf(buf, cap, "state round trip at %ld step(s) on a second instance", ae->rt_checks);
+    if (ae->rt_nondet > 0 && n >= 0 && (size_t)n < cap)
+        n += snprintf(buf + n, cap - (size_t)n, "; %ld of them inconclusive (the instance's two runs of the step "
+                      "differed: the check needs a deterministic engine), %ld judged", ae->rt_nondet, ok);
+    if (ae->rt_none[0] && n >= 0 && (size_t)n < cap)
+        n += snprintf(buf + n, cap - (size_t)n, "; %s: %s", ae->rt_checks ? "off from then on" : "off", ae->rt_none);
+    return ae->rt_nondet > 0 || ae->rt_none[0];
+}
+
 int every_step_seed_chain(audit_engine *ae, const model *m, const float *p) {
     float *zero = ls_calloc(m->n_params ? m->n_params : 1, sizeof *zero);
     if (!zero) return LS_ENOMEM;

@@ -69,6 +69,16 @@ int every_step_readback_loss(audit_engine *ae, const model *m, size_t n, const d
  * the run made (an engine that died part way was checked at fewer), or
  * more where the engine's own count (judged + fed) says so. */
 long every_step_of_steps(const audit_result *r, const audit_engine *ae);
+/* The state round trip's coverage of one engine in words, for the
+ * coverage line, report.md and run.json alike (driver.c roundtrip():
+ * rt_checks, rt_nondet, rt_none): "at N step(s) on a second instance",
+ * the inconclusive ones (the instance's two runs of a step differed: the
+ * check needs a deterministic engine), and why it is off where it is.
+ * Returns 1 when something is worth a line of its own on the first screen
+ * (inconclusive runs, or the check off for a reason), else 0; buf is ""
+ * for an engine the round trip does not apply to (the reference, a
+ * recording, --no-roundtrip). */
+int every_step_roundtrip_words(const audit_result *r, const audit_engine *ae, char *buf, size_t cap);
 /* The operand rounding a spec declares (bounds_ck_tol's u_in): 2^-8 for
  * dtype=bf16, 2^-10 for tf32=on and math=tf32, 0 otherwise (fp32). */
 double every_step_declared_u_in(const char *spec);

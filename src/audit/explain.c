@@ -1890,6 +1890,32 @@ static int rule_roundtrip(explain_list *L, const audit_result *r, const model *m
             snprintf(f->fix, sizeof f->fix, "A bug in %s's input copy (set_batch): find the path that keeps the "
                                             "buffer's previous images.", ae->label);
         }
+        if (ae->available && !ae->is_ref && ae->rt_nondet > 0) {
+            /* the check's premise failed, not the engine: two runs of one step from one state differed on
+             * the second instance; a legal engine may be nondeterministic (an atomics-based reduction), so this
+             * is a fact to state, and those round trips judged nothing (zoo: fc1_fwd_order_alternating) */
+            explain_finding *f = add(L, "state-roundtrip", EXPLAIN_INFO);
+            if (!f) return LS_ENOMEM;
+            snprintf(f->a, sizeof f->a, "%s", ae->label);
+            snprintf(f->phase, sizeof f->phase, "state");
+            f->step = 0;
+            snprintf(f->title, sizeof f->title,
+                     "%s is not run-to-run deterministic: its second instance computed one training step twice "
+                     "from the same state and got different results (%ld of %ld state round trips inconclusive)",
+                     ae->label, ae->rt_nondet, ae->rt_checks);
+            snprintf(f->cause, sizeof f->cause,
+                     "The state round trip judges the engine's step against a second instance of %s loaded with the "
+                     "state the engine reported, run twice; where the two runs differ, the engine's results depend on "
+                     "something besides its inputs and state (thread timing, atomics, a counter), and a mismatch "
+                     "with the engine would say nothing about the state. Those round trips judged nothing; the "
+                     "every-step continuity digests still tie each step's state to the last update.", ae->label);
+            snprintf(f->evidence, sizeof f->evidence,
+                     "%ld round trip(s), %ld inconclusive (the instance's two runs' step digests differ)", ae->rt_checks,
+                     ae->rt_nondet);
+            snprintf(f->fix, sizeof f->fix,
+                     "Nothing to fix if %s is meant to be nondeterministic; list it twice (or --repeat 2) to measure "
+                     "how far two runs part.", ae->label);
+        }
         if (!ae->available || ae->is_ref || !ae->rt_fail_step) continue;
         explain_finding *f = add(L, "state-roundtrip", EXPLAIN_PROBLEM);
         if (!f) return LS_ENOMEM;

@@ -221,6 +221,10 @@ void report_print_coverage(FILE *f, const audit_result *r, const verdict_table *
                     ls_fmt_num(b1, sizeof b1, ae->ev_ref_worst, "-"), ae->ev_ref_pred_diff);
         else if (ae->ev_ref_why[0])
             fprintf(f, "\n  %-*s   evaluation vs the reference: not measured (%s)", lw, "", ae->ev_ref_why);
+        /* the state round trip: a line only where some of it was inconclusive or off (report.md and run.json
+         * always say it) */
+        char rtw[400];
+        if (every_step_roundtrip_words(r, ae, rtw, sizeof rtw)) fprintf(f, "\n  %-*s   %s", lw, "", rtw);
         fprintf(f, "\n");
     }
     /* repeats without a row of their own (nothing found): their every-step coverage, which the

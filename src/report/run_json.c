@@ -99,8 +99,9 @@ static void json_engine_verdict(lsbuf *b, const audit_result *r, const engine_ve
     lsbuf_printf(b, ", \"worst_ratio\": ");
     lsbuf_json_num(b, ev->worst_slot >= 0 ? ev->worst_ratio : NAN);
     lsbuf_printf(b, ", \"worst_step\": %ld, \"decision_flips\": %ld, \"near_ties\": %ld, \"sub_ulp\": %ld, "
-                    "\"roundtrip_checks\": %ld, \"detail\": ",
-                 ev->worst_step, ev->flips, ev->near_ties, ev->sub_ulp, r->eng[ev->engine].rt_checks);
+                    "\"roundtrip_checks\": %ld, \"roundtrip_inconclusive\": %ld, \"detail\": ",
+                 ev->worst_step, ev->flips, ev->near_ties, ev->sub_ulp, r->eng[ev->engine].rt_checks,
+                 r->eng[ev->engine].rt_nondet);
     lsbuf_json_str(b, ev->detail);
     /* why an fp32 engine has no state round trip from some step on (its second instance could not be created,
      * describes other kernels, or died); absent when it has one */

@@ -1464,7 +1464,11 @@ enum { CPU_FAULT_BELOW = 0, CPU_FAULT_DETECT = 1, CPU_FAULT_SUSPECT = 2, CPU_FAU
     X(FC2_BIAS_TWICE_FIRST_AFTER_EVAL, "fc2_bias_twice_first_after_eval", "op", "fc2", "forward", "smallcnn --limit-train 72 --limit-test 64 --epochs 2 --steps 10 --eval", \
       CPU_FAULT_DETECT, \
       "zoo attack 12: the first training step after an evaluation adds fc2's bias twice (an epilogue flag the evaluation left set, cleared by that step: a one-shot flag)", \
-      "as dropout_off_first_after_eval, in make run's model: measured PROBLEM 'the state it trains with is not the state it reports (first: fc2.act, after step 5)', phase state. FIXED (the same fix): measured PROBLEM at step 6, fc2 forward (fc2.act)")
+      "as dropout_off_first_after_eval, in make run's model: measured PROBLEM 'the state it trains with is not the state it reports (first: fc2.act, after step 5)', phase state. FIXED (the same fix): measured PROBLEM at step 6, fc2 forward (fc2.act)") \
+    X(FC1_FWD_ORDER_ALTERNATING, "fc1_fwd_order_alternating", "op", "fc1", "forward", "smallcnn --limit-train 72 --limit-test 64 --epochs 2 --steps 10 --eval", \
+      CPU_FAULT_BELOW, \
+      "a legal but nondeterministic engine: fc1's forward is a serial fp32 dot product per output, the inputs in order at even calls of the process and in reverse at odd ones (an order set by a run-time accident, as an atomics-based reduction's is)", \
+      "each call is a legal order (within gamma_K sum|w x| + |b|), so nothing may be blamed; the state round trip runs the step twice on its second instance, the two runs differ, and the check is inconclusive, never a state mismatch: it must say so (coverage line, report.md, run.json roundtrip_inconclusive; test_mutants: test_roundtrip_nondet)")
 
 #define CPU_FAULT_ENUM_(id, ...) CPU_FAULT_##id,
 enum { CPU_FAULT_NONE = 0, CPU_FAULT_LIST(CPU_FAULT_ENUM_) CPU_FAULT_COUNT };

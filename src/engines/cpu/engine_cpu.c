@@ -2514,16 +2514,25 @@ static int fault_fwd_edit_7(engine *e, int l, int training, int *done) {
                         float *yo = a + ((s0 * OC + oc) * H + i) * W + j;
                         if (add != 0) *yo = (float)((double)*yo + add);
                     }
-    } else if (id == CPU_FAULT_FC1_FWD_SERIAL_ORDER && fault_layer(c, l, "fc1")) {
+    } else if ((id == CPU_FAULT_FC1_FWD_SERIAL_ORDER || id == CPU_FAULT_FC1_FWD_ORDER_ALTERNATING) &&
+               fault_layer(c, l, "fc1")) {
         /* zoo attack 8, a legal variant: fc1's forward as a plain serial fp32 dot product per output, the bias
-         * first, then the inputs in order (another summation order: every output within gamma_K of exact) */
+         * first, then the inputs in order (another summation order: every output within gamma_K of exact).
+         * fc1_fwd_order_alternating: a legal but nondeterministic engine, the inputs in order at even calls of
+         * this process and in reverse at odd ones (an order that depends on a run-time accident, as an
+         * atomics-based reduction's does) */
+        static unsigned long calls;
+        int rev = id == CPU_FAULT_FC1_FWD_ORDER_ALTERNATING && (calls++ & 1u);
         const float *w = c->params + c->m->tensors[ly->w_tensor].offset;
         size_t in = layer_in_size(ly), oc = (size_t)ly->out_c;
         if ((rc = act_io(c, l - 1, 0, x, 1))) FAULT_ENDED(rc);
         for (size_t s0 = 0; s0 < n; s0++)
             for (size_t j = 0; j < oc; j++) {
                 float acc = bias ? bias[j] : 0.0f;
-                for (size_t t = 0; t < in; t++) acc = acc + w[j * in + t] * x[s0 * in + t];
+                for (size_t t = 0; t < in; t++) {
+                    size_t q = rev ? in - 1 - t : t;
+                    acc = acc + w[j * in + q] * x[s0 * in + q];
+                }
                 a[s0 * oc + j] = acc;
             }
     } else if (id == CPU_FAULT_RELU3_NEG_ZERO && fault_layer(c, l, "relu3") && !L->fused) {
@@ -2700,6 +2709,10 @@ static int fault_fwd_edit_12(engine *e, int l, int training, int *done) {
     return 0;
 }
 
+enum { CONV_FWD_PAIRWISE, CONV_FWD_SORTED_DESC };
+static void conv_fwd_ordered(const layer *ly, const float *x, const float *w, const float *bias, size_t n, float *a,
+                             int how);
+
 /* The products w * x of conv output (s0, oc, i, j), in (channel, kh, kw)
  * order, into prod (C k k of them at most); keep_pad: a padding tap's
  * product is a term (0), else it is left out.  The legal-order faults sum
@@ -2765,20 +2778,9 @@ static int fault_fwd_legal(engine *e, int l, int training, int *done) {
         return 1;
     }
     if (id == CPU_FAULT_CONV2_FWD_PAIRWISE && fault_layer(c, l, "conv2")) {
-        const float *w = c->params + c->m->tensors[ly->w_tensor].offset;
-        size_t C = (size_t)ly->in_c, H = (size_t)ly->out_h, W = (size_t)ly->out_w, OC = (size_t)ly->out_c,
-               k = (size_t)ly->k;
-        float prod[4096];
-        if (C * k * k > 4096) return 0;
+        if ((size_t)ly->in_c * ly->k * ly->k > 4096) return 0;
         if ((rc = act_io(c, l - 1, 0, x, 1))) FAULT_ENDED(rc);
-        for (size_t s0 = 0; s0 < n; s0++)
-            for (size_t oc = 0; oc < OC; oc++)
-                for (size_t i = 0; i < H; i++)
-                    for (size_t j = 0; j < W; j++) {
-                        size_t q = conv_window_products(ly, x, w, s0, oc, i, j, 1, prod);
-                        float acc = ls_pairwise(prod, q);
-                        a[((s0 * OC + oc) * H + i) * W + j] = bias ? acc + bias[oc] : acc;
-                    }
+        conv_fwd_ordered(ly, x, c->params + c->m->tensors[ly->w_tensor].offset, bias, n, a, CONV_FWD_PAIRWISE);
         return 1;
     }
     return 0;
@@ -2811,6 +2813,29 @@ static float ls_sum_ordered(float *v, size_t q, int ord) {
     return s;
 }
 
+/* A conv forward (C k k <= 4096 taps) with each output's products in a legal order of its own: a pairwise sum,
+ * the padding taps' zero products kept and the bias added after (conv2_fwd_pairwise); or descending magnitude
+ * with the bias one more term, the padding taps left out (conv2_fwd_sorted_desc). */
+static void conv_fwd_ordered(const layer *ly, const float *x, const float *w, const float *bias, size_t n, float *a,
+                             int how) {
+    size_t H = (size_t)ly->out_h, W = (size_t)ly->out_w, OC = (size_t)ly->out_c;
+    float prod[4097];
+    for (size_t s0 = 0; s0 < n; s0++)
+        for (size_t oc = 0; oc < OC; oc++)
+            for (size_t i = 0; i < H; i++)
+                for (size_t j = 0; j < W; j++) {
+                    float *out = &a[((s0 * OC + oc) * H + i) * W + j];
+                    size_t q = conv_window_products(ly, x, w, s0, oc, i, j, how == CONV_FWD_PAIRWISE, prod);
+                    if (how == CONV_FWD_PAIRWISE) {
+                        float acc = ls_pairwise(prod, q);
+                        *out = bias ? acc + bias[oc] : acc;
+                    } else {
+                        if (bias) prod[q++] = bias[oc];
+                        *out = ls_sum_ordered(prod, q, LS_ORD_DESC);
+                    }
+                }
+}
+
 static int fault_fwd_legal2(engine *e, int l, int training, int *done) {
     FAULT_LOCALS;
     (void)training;
@@ -2835,20 +2860,9 @@ static int fault_fwd_legal2(engine *e, int l, int training, int *done) {
         return 1;
     }
     if (id == CPU_FAULT_CONV2_FWD_SORTED_DESC && fault_layer(c, l, "conv2")) {
-        const float *w = c->params + c->m->tensors[ly->w_tensor].offset;
-        size_t C = (size_t)ly->in_c, H = (size_t)ly->out_h, W = (size_t)ly->out_w, OC = (size_t)ly->out_c,
-               k = (size_t)ly->k;
-        float prod[4097];
-        if (C * k * k > 4096) return 0;
+        if ((size_t)ly->in_c * ly->k * ly->k > 4096) return 0;
         if ((rc = act_io(c, l - 1, 0, x, 1))) FAULT_ENDED(rc);
-        for (size_t s0 = 0; s0 < n; s0++)
-            for (size_t oc = 0; oc < OC; oc++)
-                for (size_t i = 0; i < H; i++)
-                    for (size_t j = 0; j < W; j++) {
-                        size_t q = conv_window_products(ly, x, w, s0, oc, i, j, 0, prod);
-                        if (bias) prod[q++] = bias[oc];
-                        a[((s0 * OC + oc) * H + i) * W + j] = ls_sum_ordered(prod, q, LS_ORD_DESC);
-                    }
+        conv_fwd_ordered(ly, x, c->params + c->m->tensors[ly->w_tensor].offset, bias, n, a, CONV_FWD_SORTED_DESC);
         return 1;
     }
     return 0;

@@ -2230,7 +2230,7 @@ static void test_duplicate_samples_relations(void **state) {
     }
     bounds_dups d;
     bounds_dup_groups(x, y, NB, per, &d);
-    assert_true(d.rho2 == (double)NB && d.gmax == (double)NB);
+    assert_true(d.rho2 == (double)NB && d.gmax == (double)NB && d.rho2_x == (double)NB && d.gmax_x == (double)NB);
     /* where the batch runs: conv forward per sample (none), a dense forward over the batch (outputs: measured
      * at NB = 4096 on one image repeated, fc2 backward-data 1.14 of the independent tier, 0.167 grouped), a
      * weight gradient's terms; all copies: a dense output's S times n (sum_p S_p^2 = n S^2 becomes n^2 S^2),
@@ -2238,7 +2238,7 @@ static void test_duplicate_samples_relations(void **state) {
     int lc = 0, ld = m.n_layers - 1;
     assert_int_equal(m.layers[lc].kind, LAYER_CONV), assert_int_equal(m.layers[ld].kind, LAYER_DENSE);
     assert_int_equal(bounds_ck_batch_axis(&m, lc, CK_FWD), BOUNDS_CK_BATCH_NONE);
-    assert_int_equal(bounds_ck_batch_axis(&m, ld, CK_FWD), BOUNDS_CK_BATCH_OUTPUTS);
+    assert_int_equal(bounds_ck_batch_axis(&m, ld, CK_FWD), BOUNDS_CK_BATCH_OUTPUTS_X);
     assert_int_equal(bounds_ck_batch_axis(&m, ld, CK_BWD_DATA), BOUNDS_CK_BATCH_OUTPUTS);
     assert_int_equal(bounds_ck_batch_axis(&m, ld, CK_FWD_PS), BOUNDS_CK_BATCH_NONE);
     assert_int_equal(bounds_ck_batch_axis(&m, lc, CK_BWD_W), BOUNDS_CK_BATCH_TERMS);
@@ -2254,12 +2254,19 @@ static void test_duplicate_samples_relations(void **state) {
         y[i] = (int32_t)(i % 10);
     }
     bounds_dup_groups(x, y, NB, per, &d);
-    assert_true(d.rho2 == (1024.0 * 1024.0 + 1024.0) / NB && d.gmax == 1024.0);
+    assert_true(d.rho2 == (1024.0 * 1024.0 + 1024.0) / NB && d.gmax == 1024.0 && d.rho2_x == d.rho2 && d.gmax_x == 1024.0);
     dup_step(&m, e, x, y, NB, vec, 0);
-    /* one label differs: its own group (image and label both compared) */
+    /* one label differs: its own group of image and label, not of image (a forward's copies) */
     y[1] = 4;
     bounds_dup_groups(x, y, NB, per, &d);
     assert_true(d.rho2 == (1023.0 * 1023.0 + 1 + 1024.0) / NB && d.gmax == 1023.0);
+    assert_true(d.rho2_x == (1024.0 * 1024.0 + 1024.0) / NB && d.gmax_x == 1024.0);
+    /* the forward's S by the image groups, the backward-data's by image and label: S' = S min(gmax, n rho2 S /
+     * A), here with A = NB (S_p = 1, S = 2): gmax the smaller */
+    assert_true(bounds_ck_dup_s(BOUNDS_CK_BATCH_OUTPUTS_X, 11, 0, NB, 2.0, NB, &d) == 1024.0 * 2.0);
+    assert_true(bounds_ck_dup_s(BOUNDS_CK_BATCH_OUTPUTS, 11, 0, NB, 2.0, NB, &d) == 1023.0 * 2.0);
+    /* A = NB S (every S_p = S): n rho2 S / A = rho2 the smaller */
+    assert_true(bounds_ck_dup_s(BOUNDS_CK_BATCH_OUTPUTS_X, 11, 0, NB, 2.0, NB * 2.0, &d) == d.rho2_x * 2.0);
     engine_free(e);
     free(x), free(p), free(y), free(vec);
 }

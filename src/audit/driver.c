@@ -1265,7 +1265,7 @@ static int step_checksums_at(audit *A, size_t nb, int stage) {
     uint64_t xd = stage == CK_STAGE_STEP
                       ? ck_digest(A->x, nb * (size_t)A->m.in_c * A->m.in_h * A->m.in_w) : 0;
     /* its groups of duplicate samples (the relations' sharper tier: bounds_ck_dup_s) */
-    bounds_dups dd = {1.0, 1.0};
+    bounds_dups dd = {1.0, 1.0, 1.0, 1.0};
     if (stage == CK_STAGE_STEP) bounds_dup_groups(A->x, A->y, nb, (size_t)A->m.in_c * A->m.in_h * A->m.in_w, &dd);
     for (int i = 0; i < r->n_engines; i++) {
         audit_engine *ae = &r->eng[i];

@@ -499,12 +499,14 @@ double bounds_sharp_factor_grouped(bound_rule r, size_t K, double rho2) {
     return gt < g ? gt / g : 1.0;
 }
 
-/* The groups of equal samples (image bits and label) of a batch of n
- * images of `per` floats: rho2 = sum_g G_g^2 / n (1 when all differ, n
- * when all are one) and gmax = max_g G_g.  A hash a sample, the samples
- * sorted by (hash, label), and each run of equal keys split by comparing
- * its members bit for bit with the run's groups' first members (a hash
- * collision of unequal images makes two groups, never one). */
+/* The groups of equal samples of a batch of n images of `per` floats:
+ * rho2 = sum_g G_g^2 / n (1 when all differ, n when all are one) and gmax
+ * = max_g G_g, of equal image bits and label (rho2, gmax) and of equal
+ * image bits whatever the label (rho2_x, gmax_x: a forward's copies).  A
+ * hash an image, the samples sorted by it, and each run of equal hashes
+ * split by comparing its members bit for bit with the run's groups' first
+ * members (a hash collision of unequal images makes two groups, never
+ * one), then by label. */
 typedef struct {
     uint64_t h;
     size_t i;
@@ -517,41 +519,50 @@ static int dup_key_cmp(const void *a, const void *b) {
 }
 
 void bounds_dup_groups(const float *x, const int32_t *y, size_t n, size_t per, bounds_dups *d) {
-    d->rho2 = 1.0, d->gmax = 1.0;
+    d->rho2 = d->gmax = d->rho2_x = d->gmax_x = 1.0;
     if (!x || n < 2) return;
     dup_key *k = malloc(n * sizeof *k);
-    size_t *rep = malloc(n * sizeof *rep), *cnt = malloc(n * sizeof *cnt);
-    if (!k || !rep || !cnt) { /* no memory: the widest grouping, never a false alarm */
-        free(k), free(rep), free(cnt);
-        d->rho2 = d->gmax = (double)n;
+    size_t *rep = malloc(4 * n * sizeof *rep), *cnt = rep ? rep + n : NULL, *lg = rep ? rep + 2 * n : NULL,
+           *lc = rep ? rep + 3 * n : NULL;
+    int32_t *ly = malloc(n * sizeof *ly);
+    if (!k || !rep || !ly) { /* no memory: the widest grouping, never a false alarm */
+        free(k), free(rep), free(ly);
+        d->rho2 = d->gmax = d->rho2_x = d->gmax_x = (double)n;
         return;
     }
     for (size_t i = 0; i < n; i++) {
-        uint64_t v = 1469598103934665603ull ^ (uint64_t)(y ? (uint32_t)y[i] : 0u);
+        uint64_t v = 1469598103934665603ull;
         const unsigned char *b = (const unsigned char *)(x + i * per);
         for (size_t j = 0; j < per * sizeof *x; j++) v = (v ^ b[j]) * 1099511628211ull;
         k[i].h = v, k[i].i = i;
     }
     qsort(k, n, sizeof *k, dup_key_cmp);
-    double s = 0, gm = 1;
+    double s = 0, gm = 1, sx = 0, gmx = 1; /* sums of integers below 2^53: exact */
     for (size_t a = 0, b; a < n; a = b) {
         for (b = a + 1; b < n && k[b].h == k[a].h; b++) {}
-        size_t ng = 0; /* the run's groups: rep[g] a first member, cnt[g] its size */
+        size_t ng = 0, nl = 0; /* the run's image groups (rep, cnt) and (image, label) groups (lg, ly, lc) */
         for (size_t r = a; r < b; r++) {
-            size_t i = k[r].i, g = 0;
-            while (g < ng && !((!y || y[rep[g]] == y[i]) && !memcmp(x + rep[g] * per, x + i * per, per * sizeof *x)))
-                g++;
+            size_t i = k[r].i, g = 0, l = 0;
+            while (g < ng && memcmp(x + rep[g] * per, x + i * per, per * sizeof *x)) g++;
             if (g == ng) rep[ng] = i, cnt[ng++] = 0;
             cnt[g]++;
+            int32_t yi = y ? y[i] : 0;
+            while (l < nl && !(lg[l] == g && ly[l] == yi)) l++;
+            if (l == nl) lg[nl] = g, ly[nl] = yi, lc[nl++] = 0;
+            lc[l]++;
         }
         for (size_t g = 0; g < ng; g++) {
-            s += (double)cnt[g] * (double)cnt[g]; /* exact: integers below 2^53 */
-            if ((double)cnt[g] > gm) gm = (double)cnt[g];
+            sx += (double)cnt[g] * (double)cnt[g];
+            gmx = (double)cnt[g] > gmx ? (double)cnt[g] : gmx;
+        }
+        for (size_t l = 0; l < nl; l++) {
+            s += (double)lc[l] * (double)lc[l];
+            gm = (double)lc[l] > gm ? (double)lc[l] : gm;
         }
     }
-    free(k), free(rep), free(cnt);
-    d->rho2 = s / (double)n;
-    d->gmax = gm;
+    free(k), free(rep), free(ly);
+    d->rho2 = s / (double)n, d->gmax = gm;
+    d->rho2_x = sx / (double)n, d->gmax_x = gmx;
 }
 
 double bounds_dup_rho2(const float *x, const int32_t *y, size_t n, size_t per) {
@@ -909,8 +920,11 @@ double bounds_ck_sharp_tol(size_t K, size_t P, int is_sum, double A, double Y, d
  *      or K - 1, equal when rho2 = 1.  Every output of the relation gets
  *      the same factor, weights (+-1, 1..t, |a_c b_t| <= 1) included, so
  *      sum_p w_p^2 (...) <= (n_r' / n_r) n_r S A: S' = S n_r' / n_r.
- *  (b) the batch in the outputs (BOUNDS_CK_BATCH_OUTPUTS: a dense layer's
- *      forward and backward-data relations, one output a sample, P = n):
+ *  (b) the batch in the outputs (a dense layer's forward and backward-data
+ *      relations, one output a sample, P = n; a forward's copies are the
+ *      samples of equal images whatever their labels, rho2_x and gmax_x:
+ *      BOUNDS_CK_BATCH_OUTPUTS_X; a backward's, of equal image and label
+ *      (dz depends on the label): BOUNDS_CK_BATCH_OUTPUTS):
  *      the copies' outputs come from equal operands and may round
  *      identically, so each of group g's n_r roundings is a block of G_g,
  *      bounded by G_g u (1 + gamma_n) S_g (S_g = S_p of each copy):
@@ -932,21 +946,24 @@ int bounds_ck_batch_axis(const model *m, int l, int phase) {
     case 13: /* CK_BWD_W_Z */
     case 17: /* CK_BWD_W_PEEK */
     case 22: /* CK_BWD_W_RND */ return BOUNDS_CK_BATCH_TERMS;
-    case 0:  /* CK_FWD */
+    case 0:  /* CK_FWD */ return ly->kind == LAYER_DENSE ? BOUNDS_CK_BATCH_OUTPUTS_X : BOUNDS_CK_BATCH_NONE;
     case 1:  /* CK_BWD_DATA */ return ly->kind == LAYER_DENSE ? BOUNDS_CK_BATCH_OUTPUTS : BOUNDS_CK_BATCH_NONE;
     }
     return BOUNDS_CK_BATCH_NONE;
 }
 
 double bounds_ck_dup_s(int axis, size_t K, int is_sum, size_t n, double S, double A, const bounds_dups *d) {
-    if (!d || !(d->rho2 > 1.0) || !(S > 0)) return S;
+    if (!d || !(S > 0)) return S;
+    double rho2 = axis == BOUNDS_CK_BATCH_OUTPUTS_X ? d->rho2_x : d->rho2;
+    double gmax = axis == BOUNDS_CK_BATCH_OUTPUTS_X ? d->gmax_x : d->gmax;
+    if (!(rho2 > 1.0)) return S;
     if (axis == BOUNDS_CK_BATCH_TERMS) {
-        double k = (double)K, nr = is_sum ? k - 1 : 2 * k - 1, nrg = is_sum ? k * d->rho2 - 1 : 2 * k * d->rho2 - 1;
+        double k = (double)K, nr = is_sum ? k - 1 : 2 * k - 1, nrg = is_sum ? k * rho2 - 1 : 2 * k * rho2 - 1;
         return nr >= 1 ? S * (nrg / nr) : S; /* a sum of one term: no rounding */
     }
-    if (axis == BOUNDS_CK_BATCH_OUTPUTS) {
-        double f = d->gmax;
-        if (A > 0) f = fmin(f, (double)n * d->rho2 * S / A);
+    if (axis == BOUNDS_CK_BATCH_OUTPUTS || axis == BOUNDS_CK_BATCH_OUTPUTS_X) {
+        double f = gmax;
+        if (A > 0) f = fmin(f, (double)n * rho2 * S / A);
         return f > 1.0 ? S * f : S;
     }
     return S;

@@ -184,7 +184,7 @@ static void judge_rel(const model *m, const ck_layout *L, const double *vec, siz
     size_t wi = 0, si = 0, bad = 0, sus = 0, sharper = 0, sui = 0;
     bounds_ck_coef cf;
     bounds_ck_prep(K, P, is_sum, u_in, &cf);
-    int axis = dups && dups->rho2 > 1.0 ? bounds_ck_batch_axis(m, l, ph) : BOUNDS_CK_BATCH_NONE;
+    int axis = dups && dups->rho2_x > 1.0 ? bounds_ck_batch_axis(m, l, ph) : BOUNDS_CK_BATCH_NONE;
     for (size_t i = 0; i < cnt; i++) {
         const double *e = r + CK_REL * i;
         double tol, st;

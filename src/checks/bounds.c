@@ -530,11 +530,16 @@ void bounds_dup_groups(const float *x, const int32_t *y, size_t n, size_t per, b
         d->rho2 = d->gmax = d->rho2_x = d->gmax_x = (double)n;
         return;
     }
-    for (size_t i = 0; i < n; i++) {
-        uint64_t v = 1469598103934665603ull;
-        const unsigned char *b = (const unsigned char *)(x + i * per);
-        for (size_t j = 0; j < per * sizeof *x; j++) v = (v ^ b[j]) * 1099511628211ull;
-        k[i].h = v, k[i].i = i;
+    for (size_t i = 0; i < n; i++) { /* a word at a time, four lanes (every step's batch) */
+        uint64_t v[4] = {1469598103934665603ull, 2, 3, 4};
+        for (size_t j = 0; j < per; j++) {
+            uint32_t w;
+            memcpy(&w, x + i * per + j, sizeof w);
+            v[j & 3] = (v[j & 3] ^ w) * 1099511628211ull;
+        }
+        uint64_t h = 0;
+        for (int q = 0; q < 4; q++) h = (h ^ v[q] ^ (v[q] >> 29)) * 0x9E3779B97F4A7C15ull;
+        k[i].h = h, k[i].i = i;
     }
     qsort(k, n, sizeof *k, dup_key_cmp);
     double s = 0, gm = 1, sx = 0, gmx = 1; /* sums of integers below 2^53: exact */

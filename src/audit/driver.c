@@ -1212,18 +1212,19 @@ static int ck_shares(const audit *A, int i) {
 /* Repeat j's hash-only reply against its first listing's (in A->ck_vec,
  * lead_ok: judged): equal headers and hashes, judged on that vector;
  * otherwise its own vector, asked for now, and from now on. */
-static int twin_stage(audit *A, int j, int lead_ok, size_t nb, int stage, const uint64_t *xd) {
+static int twin_stage(audit *A, int j, int lead_ok, size_t nb, int stage, const uint64_t *xd,
+                      const bounds_dups *dd) {
     audit_result *r = A->r;
     audit_engine *ae = &r->eng[j];
     long step = A->in_attr ? 0 : A->step;
-    int rc = every_step_stage(A->e[j], ae, &A->m, stage | CK_STAGE_HASH_ONLY, nb, A->y, xd, step, A->epoch,
+    int rc = every_step_stage(A->e[j], ae, &A->m, stage | CK_STAGE_HASH_ONLY, nb, A->y, xd, dd, step, A->epoch,
                               A->ck_vec2);
     if (rc) return rc;
     ck_layout L;
     ck_layout_make(&L, &A->m, nb);
     if (lead_ok && ck_get_u64(A->ck_vec2 + L.total) == ck_get_u64(A->ck_vec + L.total) &&
         memcmp(A->ck_vec2, A->ck_vec, CK_HDR * sizeof *A->ck_vec) == 0) {
-        rc = every_step_judge_shared(A->e[j], ae, &A->m, stage, nb, A->y, xd, step, A->epoch, A->ck_vec);
+        rc = every_step_judge_shared(A->e[j], ae, &A->m, stage, nb, A->y, xd, dd, step, A->epoch, A->ck_vec);
         if (!rc && stage == CK_STAGE_STEP)
             every_step_readback_loss(ae, &A->m, nb, A->ck_vec, A->losses[j], step, A->epoch);
         return rc;
@@ -1233,7 +1234,7 @@ static int twin_stage(audit *A, int j, int lead_ok, size_t nb, int stage, const 
     else
         snprintf(ae->ck_twin_off, sizeof ae->ck_twin_off, "its first listing's checks stopped at step %ld", A->step);
     if ((rc = every_step_send(A->e[j], ae, stage)) < 0) return rc;
-    rc = every_step_stage(A->e[j], ae, &A->m, stage, nb, A->y, xd, step, A->epoch, A->ck_vec2);
+    rc = every_step_stage(A->e[j], ae, &A->m, stage, nb, A->y, xd, dd, step, A->epoch, A->ck_vec2);
     if (!rc && stage == CK_STAGE_STEP)
         every_step_readback_loss(ae, &A->m, nb, A->ck_vec2, A->losses[j], step, A->epoch);
     return rc;
@@ -1263,6 +1264,9 @@ static int step_checksums_at(audit *A, size_t nb, int stage) {
     /* the digest of the images every engine was given, once */
     uint64_t xd = stage == CK_STAGE_STEP
                       ? ck_digest(A->x, nb * (size_t)A->m.in_c * A->m.in_h * A->m.in_w) : 0;
+    /* its groups of duplicate samples (the relations' sharper tier: bounds_ck_dup_s) */
+    bounds_dups dd = {1.0, 1.0, 1.0, 1.0};
+    if (stage == CK_STAGE_STEP) bounds_dup_groups(A->x, A->y, nb, (size_t)A->m.in_c * A->m.in_h * A->m.in_w, &dd);
     for (int i = 0; i < r->n_engines; i++) {
         audit_engine *ae = &r->eng[i];
         if (share[i]) continue;
@@ -1276,7 +1280,7 @@ static int step_checksums_at(audit *A, size_t nb, int stage) {
                 continue;
             }
             int rc = every_step_stage(A->e[i], ae, &A->m, stage | (lead[i] ? CK_STAGE_HASH : 0), nb, A->y, &xd,
-                                      A->in_attr ? 0 : A->step, A->epoch, A->ck_vec);
+                                      &dd, A->in_attr ? 0 : A->step, A->epoch, A->ck_vec);
             lead_ok = !rc && ae->ck_have;
             if (lead_ok && stage == CK_STAGE_STEP)
                 every_step_readback_loss(ae, &A->m, nb, A->ck_vec, A->losses[i], A->in_attr ? 0 : A->step, A->epoch);
@@ -1285,7 +1289,7 @@ static int step_checksums_at(audit *A, size_t nb, int stage) {
         /* its repeats, while A->ck_vec holds its vector */
         for (int j = i + 1; j < r->n_engines && lead[i]; j++) {
             if (!share[j] || r->eng[j].ck_twin_of != i || !A->active[j]) continue;
-            int rj = twin_stage(A, j, lead_ok, nb, stage, &xd);
+            int rj = twin_stage(A, j, lead_ok, nb, stage, &xd, &dd);
             if (rj && engine_gone(A, j)) continue;
             if (rj) return engine_err(rj, r->eng[j].label, "checksums");
         }
@@ -1759,7 +1763,9 @@ static int eval_checksums(void *ctx, engine *e, const float *x, const int32_t *l
     const model *m = &c->A->m;
     double t0 = ls_now();
     uint64_t xd = ck_digest(x, n * (size_t)m->in_c * m->in_h * m->in_w);
-    int rc = every_step_stage(e, c->ae, m, CK_STAGE_EVAL, n, labels, &xd, 0, c->A->epoch, c->A->ck_vec);
+    bounds_dups dd;
+    bounds_dup_groups(x, labels, n, (size_t)m->in_c * m->in_h * m->in_w, &dd);
+    int rc = every_step_stage(e, c->ae, m, CK_STAGE_EVAL, n, labels, &xd, &dd, 0, c->A->epoch, c->A->ck_vec);
     /* the logits the accuracy is counted from are those the checks judged */
     if (!rc) every_step_readback_logits(e, c->ae, m, n, c->A->ck_vec, logits, 0, c->A->epoch, 1);
     c->A->t_checks += ls_now() - t0;
@@ -1882,8 +1888,10 @@ static int recorded_eval_checksums(audit *A, int i, audit_engine *ae, int ep, si
         data_make_batch(&A->ds.test, NULL, b * B, nb, A->x, A->y);
         double t0 = ls_now();
         uint64_t xd = ck_digest(A->x, nb * (size_t)A->m.in_c * A->m.in_h * A->m.in_w);
+        bounds_dups dd;
+        bounds_dup_groups(A->x, A->y, nb, (size_t)A->m.in_c * A->m.in_h * A->m.in_w, &dd);
         int rc = engine_recorded_eval_at(A->e[i], ep, b);
-        if (!rc) rc = every_step_stage(A->e[i], ae, &A->m, CK_STAGE_EVAL, nb, A->y, &xd, 0, ep, A->ck_vec);
+        if (!rc) rc = every_step_stage(A->e[i], ae, &A->m, CK_STAGE_EVAL, nb, A->y, &xd, &dd, 0, ep, A->ck_vec);
         /* the recorded logits its accuracy is counted from, against its recorded checks */
         if (!rc && logits)
             every_step_readback_logits(A->e[i], ae, &A->m, nb, A->ck_vec, logits + b * B * (size_t)A->m.n_classes, 0,

@@ -126,7 +126,7 @@ int every_step_send(engine *e, audit_engine *ae, int stage) {
 }
 
 static int judge(engine *e, audit_engine *ae, const model *m, int stage, size_t n, const int32_t *y,
-                 const uint64_t *x_dig, long step, int epoch, const double *vec, double t0) {
+                 const uint64_t *x_dig, const bounds_dups *dups, long step, int epoch, const double *vec, double t0) {
     int rc;
     ck_verdict v;
     ck_verdict_init(&v);
@@ -168,7 +168,7 @@ static int judge(engine *e, audit_engine *ae, const model *m, int stage, size_t 
     /* the tolerance this engine's vectors are judged at: a recording's is its own file's claim */
     double u_in = every_step_declared_u_in(rs ? rs : ae->spec);
     if (u_in > ae->ck_u_in) ae->ck_u_in = u_in;
-    if ((rc = checksums_judge(m, vec, n, y, u_in, ext, &v))) return rc;
+    if ((rc = checksums_judge_dups(m, vec, n, y, u_in, ext, dups, &v))) return rc;
     ck_layout L;
     ck_layout_make(&L, m, n);
     if (stage != CK_STAGE_UPDATE && ae->ck_chain) checksums_continuity(m, ae->ck_dig, vec, n, ae->ck_seeded, &v);
@@ -186,7 +186,7 @@ static int judge(engine *e, audit_engine *ae, const model *m, int stage, size_t 
 }
 
 int every_step_stage(engine *e, audit_engine *ae, const model *m, int stage, size_t n, const int32_t *y,
-                     const uint64_t *x_dig, long step, int epoch, double *vec) {
+                     const uint64_t *x_dig, const bounds_dups *dups, long step, int epoch, double *vec) {
     if (!ae->ck_have) return LS_OK;
     double t0 = ae->ck_sent ? ae->ck_t_sent : ls_now();
     int rc = ae->ck_sent ? remote_checksums_recv(e, vec) : engine_checksums(e, stage, vec);
@@ -210,7 +210,7 @@ int every_step_stage(engine *e, audit_engine *ae, const model *m, int stage, siz
         ae->ck_s += ls_now() - t0;
         return LS_OK;
     }
-    return judge(e, ae, m, stage & CK_STAGE_MASK, n, y, x_dig, step, epoch, vec, t0);
+    return judge(e, ae, m, stage & CK_STAGE_MASK, n, y, x_dig, dups, step, epoch, vec, t0);
 }
 
 int every_step_readback_logits(engine *e, audit_engine *ae, const model *m, size_t n, const double *vec,
@@ -249,9 +249,10 @@ int every_step_readback_loss(audit_engine *ae, const model *m, size_t n, const d
 }
 
 int every_step_judge_shared(engine *e, audit_engine *ae, const model *m, int stage, size_t n, const int32_t *y,
-                            const uint64_t *x_dig, long step, int epoch, const double *lead_vec) {
+                            const uint64_t *x_dig, const bounds_dups *dups, long step, int epoch,
+                            const double *lead_vec) {
     if (!ae->ck_have) return LS_OK;
-    int rc = judge(e, ae, m, stage, n, y, x_dig, step, epoch, lead_vec, ls_now());
+    int rc = judge(e, ae, m, stage, n, y, x_dig, dups, step, epoch, lead_vec, ls_now());
     if (!rc && stage == CK_STAGE_STEP) ae->ck_twin_steps++;
     return rc;
 }

@@ -11,6 +11,7 @@
 #define LS_EVERY_STEP_H
 
 #include "audit/audit.h"
+#include "checks/bounds.h"
 
 /* Once per engine before the run: whether it has the op (a probe is not
  * needed: the first call says), the per-step ratio array for `total`
@@ -32,12 +33,13 @@ int every_step_send(engine *e, audit_engine *ae, int stage);
  * hash at vec[total]: vec holds total + 1 doubles) or CK_STAGE_HASH_ONLY
  * (the header and the hash only; nothing judged). */
 int every_step_stage(engine *e, audit_engine *ae, const model *m, int stage, size_t n, const int32_t *y,
-                     const uint64_t *x_dig, long step, int epoch, double *vec);
+                     const uint64_t *x_dig, const bounds_dups *dups, long step, int epoch, double *vec);
 /* A repeat judged on its first listing's vector lead_vec (the driver saw
  * their operand hashes and headers agree): the same judging, counted as
  * the repeat's (ck_twin_steps too). */
 int every_step_judge_shared(engine *e, audit_engine *ae, const model *m, int stage, size_t n, const int32_t *y,
-                            const uint64_t *x_dig, long step, int epoch, const double *lead_vec);
+                            const uint64_t *x_dig, const bounds_dups *dups, long step, int epoch,
+                            const double *lead_vec);
 /* The driver set the engine's state (sync/isolated broadcast, a state it
  * cannot digest): the next step starts a new continuity chain. */
 void every_step_break_chain(audit_engine *ae);

@@ -499,28 +499,81 @@ double bounds_sharp_factor_grouped(bound_rule r, size_t K, double rho2) {
     return gt < g ? gt / g : 1.0;
 }
 
-/* sum_g G_g^2 / n over the groups of equal samples (image bits and label)
- * of a batch of n images of `per` floats: 1 when all differ, n when all
- * are one.  A hash a sample, then equal hashes compared bit for bit. */
+/* The groups of equal samples of a batch of n images of `per` floats:
+ * rho2 = sum_g G_g^2 / n (1 when all differ, n when all are one) and gmax
+ * = max_g G_g, of equal image bits and label (rho2, gmax) and of equal
+ * image bits whatever the label (rho2_x, gmax_x: a forward's copies).  A
+ * hash an image, the samples sorted by it, and each run of equal hashes
+ * split by comparing its members bit for bit with the run's groups' first
+ * members (a hash collision of unequal images makes two groups, never
+ * one), then by label. */
+typedef struct {
+    uint64_t h;
+    size_t i;
+} dup_key;
+
+static int dup_key_cmp(const void *a, const void *b) {
+    const dup_key *p = a, *q = b;
+    if (p->h != q->h) return p->h < q->h ? -1 : 1;
+    return p->i < q->i ? -1 : p->i > q->i;
+}
+
+void bounds_dup_groups(const float *x, const int32_t *y, size_t n, size_t per, bounds_dups *d) {
+    d->rho2 = d->gmax = d->rho2_x = d->gmax_x = 1.0;
+    if (!x || n < 2) return;
+    dup_key *k = malloc(n * sizeof *k);
+    size_t *rep = malloc(4 * n * sizeof *rep), *cnt = rep ? rep + n : NULL, *lg = rep ? rep + 2 * n : NULL,
+           *lc = rep ? rep + 3 * n : NULL;
+    int32_t *ly = malloc(n * sizeof *ly);
+    if (!k || !rep || !ly) { /* no memory: the widest grouping, never a false alarm */
+        free(k), free(rep), free(ly);
+        d->rho2 = d->gmax = d->rho2_x = d->gmax_x = (double)n;
+        return;
+    }
+    for (size_t i = 0; i < n; i++) { /* a word at a time, four lanes (every step's batch) */
+        uint64_t v[4] = {1469598103934665603ull, 2, 3, 4};
+        for (size_t j = 0; j < per; j++) {
+            uint32_t w;
+            memcpy(&w, x + i * per + j, sizeof w);
+            v[j & 3] = (v[j & 3] ^ w) * 1099511628211ull;
+        }
+        uint64_t h = 0;
+        for (int q = 0; q < 4; q++) h = (h ^ v[q] ^ (v[q] >> 29)) * 0x9E3779B97F4A7C15ull;
+        k[i].h = h, k[i].i = i;
+    }
+    qsort(k, n, sizeof *k, dup_key_cmp);
+    double s = 0, gm = 1, sx = 0, gmx = 1; /* sums of integers below 2^53: exact */
+    for (size_t a = 0, b; a < n; a = b) {
+        for (b = a + 1; b < n && k[b].h == k[a].h; b++) {}
+        size_t ng = 0, nl = 0; /* the run's image groups (rep, cnt) and (image, label) groups (lg, ly, lc) */
+        for (size_t r = a; r < b; r++) {
+            size_t i = k[r].i, g = 0, l = 0;
+            while (g < ng && memcmp(x + rep[g] * per, x + i * per, per * sizeof *x)) g++;
+            if (g == ng) rep[ng] = i, cnt[ng++] = 0;
+            cnt[g]++;
+            int32_t yi = y ? y[i] : 0;
+            while (l < nl && !(lg[l] == g && ly[l] == yi)) l++;
+            if (l == nl) lg[nl] = g, ly[nl] = yi, lc[nl++] = 0;
+            lc[l]++;
+        }
+        for (size_t g = 0; g < ng; g++) {
+            sx += (double)cnt[g] * (double)cnt[g];
+            gmx = (double)cnt[g] > gmx ? (double)cnt[g] : gmx;
+        }
+        for (size_t l = 0; l < nl; l++) {
+            s += (double)lc[l] * (double)lc[l];
+            gm = (double)lc[l] > gm ? (double)lc[l] : gm;
+        }
+    }
+    free(k), free(rep), free(ly);
+    d->rho2 = s / (double)n, d->gmax = gm;
+    d->rho2_x = sx / (double)n, d->gmax_x = gmx;
+}
+
 double bounds_dup_rho2(const float *x, const int32_t *y, size_t n, size_t per) {
-    if (!x || n < 2) return 1.0;
-    uint64_t *h = malloc(n * sizeof *h);
-    if (!h) return (double)n; /* no memory: the widest grouping, never a false alarm */
-    for (size_t i = 0; i < n; i++) {
-        uint64_t v = 1469598103934665603ull ^ (uint64_t)(y ? (uint32_t)y[i] : 0u);
-        const unsigned char *b = (const unsigned char *)(x + i * per);
-        for (size_t k = 0; k < per * sizeof *x; k++) v = (v ^ b[k]) * 1099511628211ull;
-        h[i] = v;
-    }
-    double s = 0;
-    for (size_t i = 0; i < n; i++) {
-        size_t g = 0; /* the size of i's group: summed over its members, G_g^2 */
-        for (size_t j = 0; j < n; j++)
-            g += h[j] == h[i] && (!y || y[j] == y[i]) && !memcmp(x + i * per, x + j * per, per * sizeof *x);
-        s += (double)g;
-    }
-    free(h);
-    return s / (double)n;
+    bounds_dups d;
+    bounds_dup_groups(x, y, n, per, &d);
+    return d.rho2;
 }
 
 double bounds_sharp_alarm(bound_rule r, size_t K) {
@@ -840,4 +893,83 @@ double bounds_ck_sharp_tol(size_t K, size_t P, int is_sum, double A, double Y, d
     double w, s;
     bounds_ck_tols(&c, A, Y, S, &w, &s);
     return s;
+}
+
+/* ---- duplicate samples in the relations -------------------------------
+ * bounds_ck_sharp_tol counts every rounding of the relation's outputs as
+ * its own martingale difference.  A batch holding G_g copies of one sample
+ * (equal image and label: every layer's values of the copies are equal;
+ * dropout's masks may differ, and treating such copies as equal only
+ * widens) repeats roundings, which may then be fully correlated (a serial
+ * fp32 sum of n equal terms errs by ~n^2 u |t| / 4, not sqrt(n) n u |t|:
+ * bounds_sharp_factor_grouped).  The model kept is that one: the roundings
+ * attributable to the copies of one quantity form one block whose errors
+ * may be equal, |block| <= G_g x (one rounding's bound); the blocks are
+ * independent and mean-zero; Azuma-Hoeffding over the blocks keeps the
+ * per-relation probability exp(-lambda^2 / 2) (fewer, larger blocks).  Two
+ * kinds of relation repeat roundings (rho2 = sum_g G_g^2 / n, gmax =
+ * max_g G_g over the batch's groups; bounds_dup_groups):
+ *  (a) the batch in the terms (BOUNDS_CK_BATCH_TERMS: the backward-weights
+ *      and bias-gradient relations, each output a reduction of K = n OH OW
+ *      (dense: n) terms over the batch, 2 OH OW of its roundings a sample
+ *      (OH OW for a sum): the products of a sample's terms and the
+ *      additions that bring them in).  Output p's roundings fall into blocks, one a (group,
+ *      position, kind): products' blocks of G_g, additions' blocks of at
+ *      most G_g (the sum's very first term has none), each rounding
+ *      <= u (1 + gamma_n) S_p as before, so the sum of the blocks' squared
+ *      bounds is at most
+ *        dot: (2 OH OW sum_g G_g^2 - 1) (u (1 + gamma_n) S_p)^2 = (2 K rho2 - 1) (...)^2
+ *        sum:   (OH OW sum_g G_g^2 - 1) (...)^2                  = (K rho2 - 1) (...)^2
+ *      (a block of G - 1 additions: (G - 1)^2 <= G^2 - 1), i.e. n_r' =
+ *      2 K rho2 - 1 (dot) or K rho2 - 1 (sum) in place of n_r = 2 K - 1
+ *      or K - 1, equal when rho2 = 1.  Every output of the relation gets
+ *      the same factor, weights (+-1, 1..t, |a_c b_t| <= 1) included, so
+ *      sum_p w_p^2 (...) <= (n_r' / n_r) n_r S A: S' = S n_r' / n_r.
+ *  (b) the batch in the outputs (a dense layer's forward and backward-data
+ *      relations, one output a sample, P = n; a forward's copies are the
+ *      samples of equal images whatever their labels, rho2_x and gmax_x:
+ *      BOUNDS_CK_BATCH_OUTPUTS_X; a backward's, of equal image and label
+ *      (dz depends on the label): BOUNDS_CK_BATCH_OUTPUTS):
+ *      the copies' outputs come from equal operands and may round
+ *      identically, so each of group g's n_r roundings is a block of G_g,
+ *      bounded by G_g u (1 + gamma_n) S_g (S_g = S_p of each copy):
+ *        sum_g G_g^2 S_g^2 <= S sum_g G_g^2 S_g,
+ *        sum_g G_g^2 S_g <= gmax sum_g G_g S_g = gmax A,  and  <= S n rho2,
+ *      (S >= max_p S_p, A = sum_p S_p), so S' = S min(gmax, n rho2 S / A)
+ *      in place of S A's S; 1 x S when no two samples are equal.
+ * Other relations (per sample, per sample and channel) have no term nor
+ * output of two samples.  Without duplicates (rho2 = 1) S is returned
+ * as it was, bit for bit.  One sample repeated n times: (a) ~rho2 = n,
+ * the tiers coincide; (b) S' = n S, sum_p S_p^2 = n S^2 grouped n^2 S^2. */
+int bounds_ck_batch_axis(const model *m, int l, int phase) {
+    const layer *ly = &m->layers[l];
+    if (ly->kind != LAYER_CONV && ly->kind != LAYER_DENSE) return BOUNDS_CK_BATCH_NONE;
+    switch (phase) {
+    case 2:  /* CK_BWD_W */
+    case 3:  /* CK_BWD_B */
+    case 8:  /* CK_BWD_W_PW */
+    case 13: /* CK_BWD_W_Z */
+    case 17: /* CK_BWD_W_PEEK */
+    case 22: /* CK_BWD_W_RND */ return BOUNDS_CK_BATCH_TERMS;
+    case 0:  /* CK_FWD */ return ly->kind == LAYER_DENSE ? BOUNDS_CK_BATCH_OUTPUTS_X : BOUNDS_CK_BATCH_NONE;
+    case 1:  /* CK_BWD_DATA */ return ly->kind == LAYER_DENSE ? BOUNDS_CK_BATCH_OUTPUTS : BOUNDS_CK_BATCH_NONE;
+    }
+    return BOUNDS_CK_BATCH_NONE;
+}
+
+double bounds_ck_dup_s(int axis, size_t K, int is_sum, size_t n, double S, double A, const bounds_dups *d) {
+    if (!d || !(S > 0)) return S;
+    double rho2 = axis == BOUNDS_CK_BATCH_OUTPUTS_X ? d->rho2_x : d->rho2;
+    double gmax = axis == BOUNDS_CK_BATCH_OUTPUTS_X ? d->gmax_x : d->gmax;
+    if (!(rho2 > 1.0)) return S;
+    if (axis == BOUNDS_CK_BATCH_TERMS) {
+        double k = (double)K, nr = is_sum ? k - 1 : 2 * k - 1, nrg = is_sum ? k * rho2 - 1 : 2 * k * rho2 - 1;
+        return nr >= 1 ? S * (nrg / nr) : S; /* a sum of one term: no rounding */
+    }
+    if (axis == BOUNDS_CK_BATCH_OUTPUTS || axis == BOUNDS_CK_BATCH_OUTPUTS_X) {
+        double f = gmax;
+        if (A > 0) f = fmin(f, (double)n * rho2 * S / A);
+        return f > 1.0 ? S * f : S;
+    }
+    return S;
 }

@@ -182,6 +182,13 @@ double bounds_sharp_factor_grouped(bound_rule r, size_t K, double rho2);
 double bounds_sd_factor_grouped(bound_rule r, size_t K, double rho2);
 /* rho2 of a batch: n images of `per` floats, labels y (NULL: images only). */
 double bounds_dup_rho2(const float *x, const int32_t *y, size_t n, size_t per);
+/* A batch's groups of equal samples: rho2 = sum_g G_g^2 / n and gmax =
+ * max_g G_g (both 1 when no two are equal), of equal image and label
+ * (rho2, gmax) and of equal image whatever the label (rho2_x, gmax_x). */
+typedef struct {
+    double rho2, gmax, rho2_x, gmax_x;
+} bounds_dups;
+void bounds_dup_groups(const float *x, const int32_t *y, size_t n, size_t per, bounds_dups *d);
 /* The output channel of element i of tensor (kind, idx) is (i / *cdiv) %
  * *cmod (NCHW activations and their gradients: the channel; (O, ...)
  * weights and their gradients: the output row): the clusters of the sign
@@ -223,6 +230,16 @@ typedef struct {
 } bounds_ck_coef;
 void bounds_ck_prep(size_t K, size_t P, int is_sum, double u_in, bounds_ck_coef *c);
 void bounds_ck_tols(const bounds_ck_coef *c, double A, double Y, double S, double *worst, double *sharp);
+/* Duplicate samples in a relation (derived in bounds.c): where the batch
+ * runs in relation (layer l, phase) — its terms (backward-weights and
+ * bias-gradient relations), its outputs (a dense layer's backward-data
+ * relations over the batch; its forward's, grouped by image only) or
+ * neither — and the relation's
+ * S (its fourth field) widened for the batch's groups d (NULL, or rho2 <=
+ * 1: S itself, bit for bit), to be passed to bounds_ck_tols in its place. */
+enum { BOUNDS_CK_BATCH_NONE = 0, BOUNDS_CK_BATCH_TERMS = 1, BOUNDS_CK_BATCH_OUTPUTS = 2, BOUNDS_CK_BATCH_OUTPUTS_X = 3 };
+int bounds_ck_batch_axis(const model *m, int l, int phase);
+double bounds_ck_dup_s(int axis, size_t K, int is_sum, size_t n, double S, double A, const bounds_dups *d);
 /* Rounding an fp32 subnormal operand to TF32 or bf16, or flushing it to
  * zero, is an absolute error eta (bounds_lowp_eta: 2^-136 for TF32, 2^-126
  * for bf16; derivation in bounds.c), which the relative term u_in A does

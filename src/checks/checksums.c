@@ -174,7 +174,7 @@ static double lowp_operand_sum(const model *m, const ck_layout *L, const double 
 /* conv/dense relations of layer l, phase ph: the worst one is noted (and
  * every violating one counted), on both tiers. */
 static void judge_rel(const model *m, const ck_layout *L, const double *vec, size_t n, int l, int ph, ck_phase cph,
-                      double u_in, ck_verdict *o) {
+                      double u_in, const bounds_dups *dups, ck_verdict *o) {
     const layer *ly = &m->layers[l];
     size_t K, P, cnt = L->cnt[l][ph];
     int is_sum;
@@ -184,10 +184,13 @@ static void judge_rel(const model *m, const ck_layout *L, const double *vec, siz
     size_t wi = 0, si = 0, bad = 0, sus = 0, sharper = 0, sui = 0;
     bounds_ck_coef cf;
     bounds_ck_prep(K, P, is_sum, u_in, &cf);
+    int axis = dups && dups->rho2_x > 1.0 ? bounds_ck_batch_axis(m, l, ph) : BOUNDS_CK_BATCH_NONE;
     for (size_t i = 0; i < cnt; i++) {
         const double *e = r + CK_REL * i;
         double tol, st;
-        bounds_ck_tols(&cf, e[1], e[2], e[3], &tol, &st);
+        /* duplicate samples: the copies' roundings as one block (bounds_ck_dup_s); else S as recorded */
+        double Sd = axis ? bounds_ck_dup_s(axis, K, is_sum, n, e[3], e[1], dups) : e[3];
+        bounds_ck_tols(&cf, e[1], e[2], Sd, &tol, &st);
         if (u_in > 0) { /* subnormal operands (bounds_ck_lowp_abs); fp32: nothing added */
             double ab = bounds_ck_lowp_abs(&cf, lowp_operand_sum(m, L, vec, l, ph, i, K, P, e));
             tol += ab, st += ab;
@@ -404,6 +407,11 @@ static void judge_adam(const model *m, const ck_layout *L, const double *vec, in
 
 int checksums_judge(const model *m, const double *vec, size_t n, const int32_t *labels, double u_in, int per_sample,
                     ck_verdict *out) {
+    return checksums_judge_dups(m, vec, n, labels, u_in, per_sample, NULL, out);
+}
+
+int checksums_judge_dups(const model *m, const double *vec, size_t n, const int32_t *labels, double u_in,
+                         int per_sample, const bounds_dups *dups, ck_verdict *out) {
 
     ck_layout L;
     ck_layout_make(&L, m, n);
@@ -418,7 +426,7 @@ int checksums_judge(const model *m, const double *vec, size_t n, const int32_t *
         for (int ph = 0; ph < CK_NPHASE; ph++) {
             if (eval && ph != CK_FWD) continue;
             ck_phase cph = eval ? CKP_EVAL : map[ph];
-            if (L.is_rel[l]) judge_rel(m, &L, vec, n, l, ph, cph, u_in, out);
+            if (L.is_rel[l]) judge_rel(m, &L, vec, n, l, ph, cph, u_in, dups, out);
             else if (ph <= CK_BWD_DATA) judge_exact(m, &L, vec, l, ph, cph, out);
         }
         int ph_end = per_sample >= CK_BLOCKS_ALL   ? CK_NPHASE_ALL
@@ -439,7 +447,7 @@ int checksums_judge(const model *m, const double *vec, size_t n, const int32_t *
             int bw = ph == CK_BWD_W_PW || ph == CK_BWD_W_Z || ph == CK_BWD_W_PEEK || ph == CK_BWD_W_RND;
             if (!eval || (!bwd && !bw))
                 judge_rel(m, &L, vec, n, l, ph, eval ? CKP_EVAL : bw ? CKP_BWD_WEIGHTS : bwd ? CKP_BWD_DATA : CKP_FORWARD,
-                          u_in, out);
+                          u_in, dups, out);
         }
     }
     if (!eval) judge_logit_tie(m, &L, vec, n, out);

@@ -17,6 +17,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "checks/bounds.h"
 #include "engines/checksums.h"
 #include "model/model.h"
 
@@ -84,6 +85,12 @@ enum {
 };
 int checksums_judge(const model *m, const double *vec, size_t n, const int32_t *labels, double u_in, int per_sample,
                     ck_verdict *out);
+/* checksums_judge for a batch with duplicate samples (bounds_dup_groups
+ * of the images the stage was given; NULL: none, as checksums_judge):
+ * the sharper tier of the relations whose terms or outputs run over the
+ * batch counts the copies' roundings as correlated (bounds_ck_dup_s). */
+int checksums_judge_dups(const model *m, const double *vec, size_t n, const int32_t *labels, double u_in,
+                         int per_sample, const bounds_dups *dups, ck_verdict *out);
 
 /* Continuity: the digests of the state this stage computed with (vec of a
  * STEP or EVAL stage) against those the engine reported after the last

@@ -1464,7 +1464,59 @@ enum { CPU_FAULT_BELOW = 0, CPU_FAULT_DETECT = 1, CPU_FAULT_SUSPECT = 2, CPU_FAU
     X(FC2_BIAS_TWICE_FIRST_AFTER_EVAL, "fc2_bias_twice_first_after_eval", "op", "fc2", "forward", "smallcnn --limit-train 72 --limit-test 64 --epochs 2 --steps 10 --eval", \
       CPU_FAULT_DETECT, \
       "zoo attack 12: the first training step after an evaluation adds fc2's bias twice (an epilogue flag the evaluation left set, cleared by that step: a one-shot flag)", \
-      "as dropout_off_first_after_eval, in make run's model: measured PROBLEM 'the state it trains with is not the state it reports (first: fc2.act, after step 5)', phase state. FIXED (the same fix): measured PROBLEM at step 6, fc2 forward (fc2.act)")
+      "as dropout_off_first_after_eval, in make run's model: measured PROBLEM 'the state it trains with is not the state it reports (first: fc2.act, after step 5)', phase state. FIXED (the same fix): measured PROBLEM at step 6, fc2 forward (fc2.act)") \
+    X(ROUND_TZ_ALL, "round_tz_all", "op", "conv1|conv2|fc1|fc2|relu1|relu2|pool1|pool2|relu3|loss", "forward", "smallcnn --limit-train 72 --limit-test 64 --epochs 2 --steps 10 --eval", \
+      CPU_FAULT_SUSPECT, \
+      "zoo attack 13: every forward, loss, backward and update call runs with MXCSR rounding toward zero on every thread of the engine (restored on return)", \
+      "TBD") \
+    X(ROUND_UP_ALL, "round_up_all", "op", "conv1|conv2|fc1|fc2|relu1|relu2|pool1|pool2|relu3|loss", "forward", "smallcnn --limit-train 72 --limit-test 64 --epochs 2 --steps 10 --eval", \
+      CPU_FAULT_SUSPECT, \
+      "zoo attack 13: as round_tz_all, rounding upward (toward +inf)", \
+      "TBD") \
+    X(ROUND_TZ_STEP7, "round_tz_step7", "op", "conv1|conv2|fc1|fc2|relu1|relu2|pool1|pool2|relu3|loss", "forward", "smallcnn --limit-train 72 --limit-test 64 --epochs 2 --steps 10 --eval", \
+      CPU_FAULT_SUSPECT, \
+      "zoo attack 13: at training step 7 only, every call runs with MXCSR rounding toward zero on every thread", \
+      "TBD") \
+    X(THREAD1_ROUND_UP_STEP7, "thread1_round_up_step7", "op", "conv1|conv2|fc1|fc2|relu1|relu2|pool1|pool2|relu3|loss", "forward", "smallcnn --limit-train 72 --limit-test 64 --epochs 2 --steps 10 --eval", \
+      CPU_FAULT_SUSPECT, \
+      "zoo attack 13: at training step 7 only, OpenMP thread 1 of the 2-thread engine rounds upward (its MXCSR; thread 0 is right): a flaky core's share of every kernel", \
+      "TBD") \
+    X(THREAD1_ROUND_TZ_ALL, "thread1_round_tz_all", "op", "conv1|conv2|fc1|fc2|relu1|relu2|pool1|pool2|relu3|loss", "forward", "smallcnn --limit-train 72 --limit-test 64 --epochs 2 --steps 10 --eval", \
+      CPU_FAULT_SUSPECT, \
+      "zoo attack 13: for the whole run, OpenMP thread 1 of the 2-thread engine rounds toward zero (thread 0 is right)", \
+      "TBD") \
+    X(FTZ_DAZ_ALL, "ftz_daz_all", "op", "conv1|conv2|fc1|fc2|relu1|relu2|pool1|pool2|relu3|loss", "forward", "smallcnn --limit-train 72 --limit-test 64 --epochs 2 --steps 10 --eval", \
+      CPU_FAULT_BELOW, \
+      "zoo attack 13: every call runs with MXCSR flush-to-zero and denormals-are-zero on every thread", \
+      "TBD") \
+    X(GRAD_CLIP_ONCE, "grad_clip_once", "op", "conv1|conv2|fc1|fc2", "update", "smallcnn --limit-train 72 --limit-test 64 --epochs 2 --steps 10 --eval", \
+      CPU_FAULT_DETECT, \
+      "zoo attack 13: at step 7 only, clip_grad_norm_(max_norm = 0.5) runs silently before the update, scaling the gradient buffer in place", \
+      "TBD") \
+    X(GRAD_CLIP_LATE, "grad_clip_late", "op", "conv1|conv2|fc1|fc2", "update", "smallcnn --limit-train 72 --limit-test 64 --epochs 2 --steps 10 --eval", \
+      CPU_FAULT_DETECT, \
+      "zoo attack 13: from step 8 on, every step, clip_grad_norm_(max_norm = 0.5) before the update (in place)", \
+      "TBD") \
+    X(RELU_GRAD_AT_ZERO, "relu_grad_at_zero", "op", "relu1|relu2|pool1|pool2|conv1|conv2", "backward", "smallcnn --limit-train 72 --limit-test 64 --epochs 2 --steps 10 --eval", \
+      CPU_FAULT_DETECT, \
+      "zoo attack 13: the fused ReLU+max-pool passes the gradient where the arg-max input is exactly 0 (relu'(0) = 1, not 0)", \
+      "TBD") \
+    X(POOL_TIE_BOTH_ONCE, "pool_tie_both_once", "op", "pool1|pool2|relu1|relu2|conv1|conv2", "backward", "smallcnn --limit-train 72 --limit-test 64 --epochs 2 --steps 10 --eval", \
+      CPU_FAULT_DETECT, \
+      "zoo attack 13: at step 7 only, a max-pool window whose (positive) maximum appears at more than one position sends its gradient to each of them (double counting)", \
+      "TBD") \
+    X(ROUND_TZ_KERNELS_ALL, "round_tz_kernels_all", "op", "conv1|conv2|fc1|fc2|relu1|relu2|pool1|pool2|relu3|loss", "forward", "smallcnn --limit-train 72 --limit-test 64 --epochs 2 --steps 10 --eval", \
+      CPU_FAULT_SUSPECT, \
+      "zoo attack 13: every forward, loss and backward call (not the update) runs with MXCSR rounding toward zero on every thread", \
+      "TBD") \
+    X(ROUND_TZ_KERNELS_STEP7, "round_tz_kernels_step7", "op", "conv1|conv2|fc1|fc2|relu1|relu2|pool1|pool2|relu3|loss", "forward", "smallcnn --limit-train 72 --limit-test 64 --epochs 2 --steps 10 --eval", \
+      CPU_FAULT_SUSPECT, \
+      "zoo attack 13: at step 7 only, the forward, loss and backward calls (not the update) run with MXCSR rounding toward zero on every thread", \
+      "TBD") \
+    X(GRAD_UNSCALE_1000_ONCE, "grad_unscale_1000_once", "op", "conv1|conv2|fc1|fc2", "update", "smallcnn --limit-train 72 --limit-test 64 --epochs 2 --steps 10 --eval", \
+      CPU_FAULT_BELOW, \
+      "zoo attack 13: at step 7 only, every gradient goes through a loss scaler whose scale is not a power of two: g = fl(fl(g x 1000) / 1000), in place before the update", \
+      "TBD")
 
 #define CPU_FAULT_ENUM_(id, ...) CPU_FAULT_##id,
 enum { CPU_FAULT_NONE = 0, CPU_FAULT_LIST(CPU_FAULT_ENUM_) CPU_FAULT_COUNT };
@@ -1478,6 +1530,8 @@ enum { CPU_FAULT_NONE = 0, CPU_FAULT_LIST(CPU_FAULT_ENUM_) CPU_FAULT_COUNT };
  * it; every engine runs in its own process in an audit, and the calls of
  * one process are serial) */
 extern int cpu_fault_cur;
+/* the step of the engine's call that is running (zoo attack 13: the pool faults keyed on a step) */
+extern unsigned long long cpu_fault_step;
 #else
 #define CPU_FAULT_ONLY(...)
 #define CPU_FAULT_PICK(user, test) user

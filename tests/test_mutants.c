@@ -210,6 +210,49 @@ static void test_checksum_suspect(void **st) {
     }
 }
 
+/* Zoo attack 13: a fault that is on from the first step and within every worst case (the engine's forward and
+ * backward kernels round toward zero: MXCSR on every thread; Adam is right) is over the sharp tier at nearly every
+ * step, at one layer or another.  The checksum SUSPECT must name where it begins (the first step and stage over the
+ * sharp tier), as a PROBLEM names its first violation, not the worst relation of the run: before, measured, it
+ * named step 10, fc1 backward-weights (x2.24) for a fault over the sharp tier from step 1 on.  A fault confined to
+ * step 7 is named at step 7 either way. */
+static void test_checksum_suspect_first(void **st) {
+    if (!have_data()) skip();
+    static const struct {
+        const char *engine;
+        long step; /* the first step the fault is on */
+    } cases[] = {
+        {"cpu:fault=round_tz_kernels_all", 1},
+        {"cpu:fault=round_tz_kernels_step7", 7},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        audit_cfg c;
+        checks_only_cfg(&c, cases[i].engine, 72, 0, 2, AUDIT_FAIL_PROBLEM);
+        c.run.max_steps = 10;
+        audit_result r;
+        if (audit_run(&c, &r)) fail_msg("audit %s: %s", cases[i].engine, ls_errmsg());
+        const audit_engine *ae = &r.eng[0];
+        printf("  %-36s over the sharper tier only %ld: first at step %ld (%s), worst at step %ld (%s); %d "
+               "problem(s), %d suspect(s)\n", cases[i].engine, ae->ck_sus_checks, ae->ck_sus_first_step,
+               ae->ck_sus_first.what, ae->ck_sus_step, ae->ck_sus.what, r.problems, r.suspects);
+        if (!(ae->ck_sus_checks > 0 && ae->ck_viol_checks == 0 && r.problems == 0 && r.suspects == 1))
+            fail_msg("%s: want a checksum SUSPECT only", cases[i].engine);
+        assert_int_equal(ae->ck_sus_first_step, cases[i].step);
+        explain_list L = {0};
+        assert_int_equal(explain_run(&L, &r, &r.m), 0);
+        int named = 0;
+        for (int k = 0; k < L.n; k++)
+            if (L.f[k].severity == EXPLAIN_SUSPECT && strcmp(L.f[k].rule, "checksum-suspect") == 0) {
+                printf("    %s\n", L.f[k].title);
+                assert_int_equal(L.f[k].step, cases[i].step);
+                named = 1;
+            }
+        explain_list_free(&L);
+        if (!named) fail_msg("%s: no checksum-suspect finding", cases[i].engine);
+        audit_result_free(&r);
+    }
+}
+
 /* Faults in where the data goes, with no reference (only the every-step
  * checks judge): an engine that trains one step (7) or evaluates one batch
  * on the images of the batch before, writes two samples' fc1 outputs into
@@ -830,6 +873,7 @@ int main(void) {
         cmocka_unit_test(test_not_flagged),
         cmocka_unit_test(test_sharp_tier),
         cmocka_unit_test(test_checksum_suspect),
+        cmocka_unit_test(test_checksum_suspect_first),
         cmocka_unit_test(test_one_off_data_faults),
         cmocka_unit_test(test_restore_ignored),
         cmocka_unit_test(test_roundtrip_after_eval),

@@ -272,6 +272,13 @@ typedef struct {
     int ck_sus_eval_epoch;
     ck_violation ck_sus;     /* it: phase, layer, ratio to the sharp tolerance */
     double ck_sus_worst_ratio; /* ... and to the worst-case tolerance */
+    /* the first such relation in time (zoo attack 13: a fault that is on from step 1, e.g. rounding toward zero,
+     * is over the sharp tier at every step; its worst relation, at any step, says neither where nor when it
+     * began; the finding names this one, as a PROBLEM names its first violation) */
+    long ck_sus_first_step;  /* its step (0: in an evaluation) */
+    int ck_sus_first_eval_epoch;
+    ck_violation ck_sus_first; /* the worst relation of that step's first stage with one */
+    double ck_sus_first_worst_ratio;
     float *ck_step_sharp;    /* per drift step: the worst ratio to the sharp tolerance; NAN: not judged */
     unsigned char *ck_step_elem; /* per drift step: 1 where it was checked per element against the reference
                                   * (a shadow replay, an isolated or sync step): the headline's unchecked steps */

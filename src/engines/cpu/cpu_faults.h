@@ -1516,6 +1516,26 @@ enum { CPU_FAULT_BELOW = 0, CPU_FAULT_DETECT = 1, CPU_FAULT_SUSPECT = 2, CPU_FAU
     X(GRAD_UNSCALE_1000_ONCE, "grad_unscale_1000_once", "op", "conv1|conv2|fc1|fc2", "update", "smallcnn --limit-train 72 --limit-test 64 --epochs 2 --steps 10 --eval", \
       CPU_FAULT_BELOW, \
       "zoo attack 13: at step 7 only, every gradient goes through a loss scaler whose scale is not a power of two: g = fl(fl(g x 1000) / 1000), in place before the update", \
+      "TBD") \
+    X(PARTIAL_NEXT_FC1_FWD_SHORT, "partial_next_fc1_fwd_short", "op", "fc1", "forward", "smallcnn --limit-train 72 --limit-test 64 --epochs 2 --steps 10 --eval", \
+      CPU_FAULT_DETECT, \
+      "zoo attack 13: the first full batch after a partial one (step 6, after step 5's 8 images) runs fc1's forward over the partial batch's 8 rows only: rows 8..15 keep what the buffer held (a stale batch size in one layer)", \
+      "TBD") \
+    X(PARTIAL_NEXT_FC1_DW_SHORT, "partial_next_fc1_dw_short", "op", "fc1", "backward", "smallcnn --limit-train 72 --limit-test 64 --epochs 2 --steps 10 --eval", \
+      CPU_FAULT_DETECT, \
+      "zoo attack 13: the first full batch after a partial one (step 6) sums fc1's weight gradient over the partial batch's 8 samples only", \
+      "TBD") \
+    X(DATA_BRIGHT_FC1_SCALED, "data_bright_fc1_scaled", "op", "fc1", "forward", "smallcnn --limit-train 72 --limit-test 64 --epochs 2 --steps 10 --eval", \
+      CPU_FAULT_SUSPECT, \
+      "zoo attack 13: keyed on the data, not the step: a training image whose pixels (x / 255) sum above 440 (2 of the 72 images) has its fc1 outputs scaled by 1 + 2^-k (fault_k=K, default 16)", \
+      "TBD") \
+    X(EVAL_R1_LAST_IMAGE_FC1_SCALED, "eval_r1_last_image_fc1_scaled", "op", "fc1", "evaluation", "smallcnn --limit-train 72 --limit-test 64 --epochs 2 --steps 10 --eval", \
+      CPU_FAULT_SUSPECT, \
+      "zoo attack 13: in the first evaluation only (epoch 1, not the last), the last image of its fourth batch (test image 63, which the reference comparison of the last epoch does not reach either) has its fc1 outputs scaled by 1 + 2^-k (default 16)", \
+      "TBD") \
+    X(FTZ_DAZ_TINY_INPUT, "ftz_daz_tiny_input", "op", "conv1", "backward", "smallcnn --normalize 0,1e36 --limit-train 72 --limit-test 64 --epochs 2 --steps 10 --eval", \
+      CPU_FAULT_DETECT, \
+      "zoo attack 13: ftz_daz_all (MXCSR FTZ and DAZ on every thread) in a run whose images are subnormal (--normalize 0,1e36: x = pixel / 255 / 1e36, below 2^-126 for pixels up to 44)", \
       "TBD")
 
 #define CPU_FAULT_ENUM_(id, ...) CPU_FAULT_##id,

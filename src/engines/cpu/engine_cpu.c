@@ -1557,6 +1557,8 @@ typedef struct {
     int z12_fired;      /* zoo attack 12: this training step is the first after an evaluation (a one-shot flag) */
     int z12_copy;       /* zoo attack 12: this process's place among the engines of one audit created with the same
                          * repeat2_ fault (1, 2, ...; an instance counter: fault_copy_ordinal) */
+    size_t z13_prev_n;  /* zoo attack 13: the last training batch's size */
+    size_t z13_short;   /* zoo attack 13: this step is the first full batch after a partial one of this size (0: not) */
     int in_ck;          /* the engine's own checks are running (they read its tensors in place; the report faults
                          * of zoo attack 6 are in the copy-out to the caller only) */
 } fault_state;
@@ -5075,7 +5077,8 @@ static unsigned z13_csr_bits(const cpu_ctx *c, const fault_state *F, int trainin
     case CPU_FAULT_ROUND_TZ_ALL: return 0x6000;
     case CPU_FAULT_ROUND_UP_ALL: return 0x4000;
     case CPU_FAULT_ROUND_TZ_STEP7: return training && c->step == 7 ? 0x6000 : 0;
-    case CPU_FAULT_FTZ_DAZ_ALL: return 0x8040;
+    case CPU_FAULT_FTZ_DAZ_ALL:
+    case CPU_FAULT_FTZ_DAZ_TINY_INPUT: return 0x8040;
     case CPU_FAULT_THREAD1_ROUND_UP_STEP7: *thread = 1; return training && c->step == 7 ? 0x4000 : 0;
     case CPU_FAULT_THREAD1_ROUND_TZ_ALL: *thread = 1; return 0x6000;
     default: return 0;
@@ -5136,10 +5139,68 @@ static void z13_clip(engine *e, const adam_scalars *s) {
     c->params_ver++;
 }
 
+/* The data-keyed, evaluation and after-a-partial-batch faults of fc1's forward (c->x: the batch's images) */
+static int z13_fwd_before(engine *e, int l, int training) {
+    cpu_ctx *c = ctx_of(e);
+    fault_state *F = c->fault;
+    if (!F || !c->cur || !training || !fault_layer(c, l, "fc1")) return 0;
+    if (F->id == CPU_FAULT_PARTIAL_NEXT_FC1_FWD_SHORT && F->z13_short) return act_io(c, l, 0, F->b, 1);
+    return 0;
+}
+static int z13_fwd_after(engine *e, int l, int training) {
+    cpu_ctx *c = ctx_of(e);
+    fault_state *F = c->fault;
+    if (!F || !c->cur || !fault_layer(c, l, "fc1")) return 0;
+    const layer *ly = &c->m->layers[l];
+    size_t n = c->cur->n, out = layer_out_size(ly), img = (size_t)c->m->in_c * c->m->in_h * c->m->in_w;
+    int rc;
+    if (F->id == CPU_FAULT_PARTIAL_NEXT_FC1_FWD_SHORT && training && F->z13_short) {
+        /* the kernel ran over the partial batch's rows only: rows z13_short.. keep what the buffer held */
+        if ((rc = act_io(c, l, 0, F->a, 1))) return rc;
+        memcpy(F->b, F->a, F->z13_short * out * sizeof(float));
+        if (getenv("LS_FAULT_VERBOSE"))
+            fprintf(stderr, "partial_next_fc1_fwd_short: step %llu, rows %zu..%zu stale\n", (unsigned long long)c->step,
+                    F->z13_short, n - 1);
+        return act_io(c, l, 0, F->b, 0);
+    }
+    int bright = F->id == CPU_FAULT_DATA_BRIGHT_FC1_SCALED && training;
+    int ev = F->id == CPU_FAULT_EVAL_R1_LAST_IMAGE_FC1_SCALED && !training && F->in_eval && F->eval_round == 1 &&
+             F->eval_k == 3;
+    if (!bright && !ev) return 0;
+    if ((rc = act_io(c, l, 0, F->a, 1))) return rc;
+    int any = 0;
+    for (size_t i = 0; i < n; i++) {
+        double sum = 0;
+        for (size_t k = 0; k < img; k++) sum += c->x[i * img + k];
+        /* data_bright: an image brighter than 440 (pixel values / 255 summed: 2 of the first 72 training images,
+         * numbers 7 and 53, 451.7 and 450.0); eval_r1: the last image of the first evaluation's fourth batch */
+        if (bright ? sum > 440.0 : i == n - 1) {
+            for (size_t j = 0; j < out; j++) F->a[i * out + j] = (float)((double)F->a[i * out + j] * (1.0 + F->rel));
+            any = 1;
+            if (getenv("LS_FAULT_VERBOSE"))
+                fprintf(stderr, "%s: step %llu sample %zu (pixel sum %.1f)\n", bright ? "data_bright" : "eval_r1",
+                        (unsigned long long)c->step, i, sum);
+        }
+    }
+    return any ? act_io(c, l, 0, F->a, 0) : 0;
+}
+
 static int z13_forward_layer(engine *e, int l, int training) {
-    int in = z13_enter(e, training, 0), rc = fault_forward_layer(e, l, training);
+    int rc = z13_fwd_before(e, l, training);
+    if (rc) return rc;
+    int in = z13_enter(e, training, 0);
+    rc = fault_forward_layer(e, l, training);
     z13_leave(in);
-    return rc;
+    return rc ? rc : z13_fwd_after(e, l, training);
+}
+static int z13_set_batch(engine *e, const float *x, const int32_t *labels, size_t n, uint64_t step) {
+    cpu_ctx *c = ctx_of(e);
+    fault_state *F = c->fault;
+    if (F && step) {
+        F->z13_short = F->z13_prev_n && F->z13_prev_n < n ? F->z13_prev_n : 0;
+        F->z13_prev_n = n;
+    }
+    return fault_set_batch(e, x, labels, n, step);
 }
 static int z13_loss(engine *e, float *loss_out) {
     int in = z13_enter(e, 1, 0), rc = fault_loss(e, loss_out);
@@ -5149,6 +5210,25 @@ static int z13_loss(engine *e, float *loss_out) {
 static int z13_backward_layer(engine *e, int l) {
     int in = z13_enter(e, 1, 0), rc = fault_backward_layer(e, l);
     z13_leave(in);
+    cpu_ctx *c = ctx_of(e);
+    fault_state *F = c->fault;
+    if (!rc && F && c->cur && F->id == CPU_FAULT_PARTIAL_NEXT_FC1_DW_SHORT && F->z13_short && fault_layer(c, l, "fc1")) {
+        /* fc1's backward-weights summed the partial batch's z13_short samples only: the others' x dy taken out */
+        const layer *ly = &c->m->layers[l];
+        size_t in_sz = layer_in_size(ly), out = (size_t)ly->out_c, n = c->cur->n;
+        if ((rc = act_io(c, l - 1, 0, F->a, 1)) || (rc = act_io(c, l, 1, F->b, 1))) return rc;
+        float *g = c->grads + c->m->tensors[ly->w_tensor].offset;
+        for (size_t j = 0; j < out; j++)
+            for (size_t k = 0; k < in_sz; k++) {
+                double t = g[j * in_sz + k];
+                for (size_t r = F->z13_short; r < n; r++) t -= (double)F->b[r * out + j] * F->a[r * in_sz + k];
+                g[j * in_sz + k] = (float)t;
+            }
+        c->params_ver++;
+        if (getenv("LS_FAULT_VERBOSE"))
+            fprintf(stderr, "partial_next_fc1_dw_short: step %llu, %zu of %zu samples\n", (unsigned long long)c->step,
+                    F->z13_short, n);
+    }
     return rc;
 }
 static int z13_update(engine *e, const adam_scalars *s) {
@@ -5162,7 +5242,7 @@ static int z13_update(engine *e, const adam_scalars *s) {
 static const engine_i cpu_iface = {
     /* .name           = */ "cpu",
     /* .describe       = */ CPU_FAULT_PICK(cpu_describe, fault_describe),
-    /* .set_batch      = */ CPU_FAULT_PICK(cpu_set_batch, fault_set_batch),
+    /* .set_batch      = */ CPU_FAULT_PICK(cpu_set_batch, z13_set_batch),
     /* .forward_layer  = */ CPU_FAULT_PICK(cpu_forward_layer, z13_forward_layer),
     /* .loss           = */ CPU_FAULT_PICK(cpu_loss, z13_loss),
     /* .backward_layer = */ CPU_FAULT_PICK(cpu_backward_layer, z13_backward_layer),

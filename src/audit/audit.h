@@ -205,6 +205,10 @@ typedef struct {
                               * second instance after one inference pass from the reported state: the
                               * difference is what an evaluation leaves set, not the state (the training
                               * step's number; 0: none; rt_first names its first digest; zoo attack 12) */
+    long rt_partial_step;    /* the same, reproduced after one training step on a batch of the size of the
+                              * engine's step before (a partial batch), and after an inference pass as well when
+                              * rt_partial_eval: what a partial batch leaves set (zoo attack 13) */
+    int rt_partial_eval;
     long rt_input_step;      /* the first round trip whose step (the engine's or its second instance's)
                               * computed with other images than the batch it was given, 0: none (zoo attack 11) */
     char rt_none[200];       /* why the engine has no round trip (no second instance), "" when it has one */

@@ -1872,6 +1872,37 @@ static int rule_roundtrip(explain_list *L, const audit_result *r, const model *m
             snprintf(f->fix, sizeof f->fix, "A bug in %s: what the evaluation (inference mode) sets and the first "
                      "training step after it reads, at %s's %s.", ae->label, lay, ph);
         }
+        if (ae->available && !ae->is_ref && ae->rt_partial_step) {
+            /* zoo attack 13: the step after a partial batch, reproduced by the second instance after one */
+            explain_finding *f = add(L, "exact-check", EXPLAIN_PROBLEM);
+            if (!f) return LS_ENOMEM;
+            char lay[sizeof f->layer_name];
+            const char *ph = probe_digest_where(m, ae->rt_first, lay, sizeof lay);
+            const char *ev = ae->rt_partial_eval ? " and an evaluation" : "";
+            snprintf(f->a, sizeof f->a, "%s", ae->label);
+            snprintf(f->tensor, sizeof f->tensor, "%s", ae->rt_first);
+            snprintf(f->layer, sizeof f->layer, "%s (%s)", lay, ph);
+            snprintf(f->layer_name, sizeof f->layer_name, "%s", lay);
+            snprintf(f->phase, sizeof f->phase, "%s", ph);
+            f->step = ae->rt_partial_step;
+            f->ratio = INFINITY;
+            snprintf(f->title, sizeof f->title,
+                     "%s: its step %ld, after a partial batch%s, computes otherwise than the same step from the "
+                     "same state without one (first: %s, %s %s)", ae->label, ae->rt_partial_step, ev, ae->rt_first,
+                     lay, ph);
+            snprintf(f->cause, sizeof f->cause,
+                     "The state round trip's second instance, loaded with the state the engine reported, computes "
+                     "step %ld otherwise than the engine; after one training step on a batch of the size of the "
+                     "engine's step before (a partial batch)%s, and the reported state set back, it reproduces the "
+                     "engine's step bit for bit: not the state, but something the partial batch leaves set (a batch "
+                     "size, a row count, a plan) that the next full batch uses.", ae->rt_partial_step, ev);
+            snprintf(f->evidence, sizeof f->evidence,
+                     "step digests (each layer's output, the loss, gradients, parameters, m, v): the engine's and "
+                     "its second instance's after a partial batch equal bit for bit; its second instance's without "
+                     "one part at %s", ae->rt_first);
+            snprintf(f->fix, sizeof f->fix, "A bug in %s: what a partial batch sets and the first full batch after "
+                     "it reads, at %s's %s.", ae->label, lay, ph);
+        }
         if (ae->available && !ae->is_ref && ae->rt_input_step && m->n_layers > 0) {
             explain_finding *f = add(L, "exact-check", EXPLAIN_PROBLEM);
             if (!f) return LS_ENOMEM;
@@ -2276,6 +2307,11 @@ static void engine_verdict_words(engine_verdict *ev, const audit_result *r, cons
         ev->problem = 1;
         snprintf(ev->detail, sizeof ev->detail, "step %ld computed with other images than its batch (read back by "
                  "the state round trip)", ae->rt_input_step);
+    } else if (ae->rt_partial_step) {
+        snprintf(ev->verdict, sizeof ev->verdict, "after-partial mismatch");
+        ev->problem = 1;
+        snprintf(ev->detail, sizeof ev->detail, "its step %ld, after a partial batch, computes otherwise (%s)",
+                 ae->rt_partial_step, ae->rt_first);
     } else if (ae->rt_eval_step) {
         snprintf(ev->verdict, sizeof ev->verdict, "after-eval mismatch");
         ev->problem = 1;

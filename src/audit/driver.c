@@ -1556,9 +1556,9 @@ static int roundtrip(audit *A, size_t nb, int full) {
              * reports").  The clone runs one training step on a batch of that size, is set back to the reported
              * state, then runs the step (after an inference pass as well, the epoch's evaluation); bit for bit
              * the engine's: the partial batch's side effect, named at the first differing digest. */
-            for (int h = RT_AFTER_PARTIAL; !rc && !after_eval && !after_partial && h <= (RT_AFTER_PARTIAL | RT_AFTER_EVAL) &&
-                                           A->rt_prev_nb && A->rt_prev_nb < nb && A->step > 1;
-                 h++) {
+            int partial_before = A->rt_prev_nb && A->rt_prev_nb < nb && A->step > 1;
+            int last = RT_AFTER_PARTIAL | RT_AFTER_EVAL;
+            for (int h = RT_AFTER_PARTIAL; partial_before && !rc && !after_eval && !after_partial && h <= last; h++) {
                 rc = clone_step(A, i, nb, h, d + 3 * nd, buf, &bad3);
                 if (!rc && !bad3 && memcmp(d, d + 3 * nd, nd * sizeof *d) == 0) after_partial = h;
             }
@@ -1587,7 +1587,8 @@ static int roundtrip(audit *A, size_t nb, int full) {
         }
         if (k < nd && !ae->rt_fail_step && !ae->rt_eval_step && !ae->rt_partial_step) {
             if (after_eval) ae->rt_eval_step = A->step;
-            else if (after_partial) ae->rt_partial_step = A->step, ae->rt_partial_eval = (after_partial & RT_AFTER_EVAL) != 0;
+            else if (after_partial)
+                ae->rt_partial_step = A->step, ae->rt_partial_eval = (after_partial & RT_AFTER_EVAL) != 0;
             else ae->rt_fail_step = A->step;
             probe_name(m, k, ae->rt_first, sizeof ae->rt_first);
         }

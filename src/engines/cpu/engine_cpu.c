@@ -5132,7 +5132,8 @@ static void z13_clip(engine *e, const adam_scalars *s) {
     double ss = 0.0;
     for (size_t i = 0; i < c->m->n_params; i++) ss += (double)c->grads[i] * c->grads[i];
     double norm = sqrt(ss), mx = 0.5, coef = mx / (norm + 1e-6);
-    if (getenv("LS_FAULT_VERBOSE")) fprintf(stderr, "grad_clip: t %llu ||g|| %.6g max %.6g coef %.6g\n", (unsigned long long)s->t, norm, mx, coef);
+    if (getenv("LS_FAULT_VERBOSE"))
+        fprintf(stderr, "grad_clip: t %d ||g|| %.6g max %.6g coef %.6g\n", s->t, norm, mx, coef);
     if (coef >= 1.0) return;
     float cf = (float)coef;
     for (size_t i = 0; i < c->m->n_params; i++) c->grads[i] *= cf;
@@ -5212,7 +5213,8 @@ static int z13_backward_layer(engine *e, int l) {
     z13_leave(in);
     cpu_ctx *c = ctx_of(e);
     fault_state *F = c->fault;
-    if (!rc && F && c->cur && F->id == CPU_FAULT_PARTIAL_NEXT_FC1_DW_SHORT && F->z13_short && fault_layer(c, l, "fc1")) {
+    if (!rc && F && c->cur && F->id == CPU_FAULT_PARTIAL_NEXT_FC1_DW_SHORT && F->z13_short &&
+        fault_layer(c, l, "fc1")) {
         /* fc1's backward-weights summed the partial batch's z13_short samples only: the others' x dy taken out */
         const layer *ly = &c->m->layers[l];
         size_t in_sz = layer_in_size(ly), out = (size_t)ly->out_c, n = c->cur->n;

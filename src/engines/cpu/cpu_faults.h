@@ -1536,7 +1536,15 @@ enum { CPU_FAULT_BELOW = 0, CPU_FAULT_DETECT = 1, CPU_FAULT_SUSPECT = 2, CPU_FAU
     X(FTZ_DAZ_TINY_INPUT, "ftz_daz_tiny_input", "op", "conv1", "backward", "smallcnn --normalize 0,1e36 --limit-train 72 --limit-test 64 --epochs 2 --steps 10 --eval", \
       CPU_FAULT_DETECT, \
       "zoo attack 13: ftz_daz_all (MXCSR FTZ and DAZ on every thread) in a run whose images are subnormal (--normalize 0,1e36: x = pixel / 255 / 1e36, below 2^-126 for pixels up to 44)", \
-      "DAZ reads the subnormal images as 0: conv1's forward is within its bound (|b| dominates the tiny products) but its weight gradient sum dy x loses every product: measured PROBLEM at step 1, conv1 backward-weights, 49.2 (index-weighted relation 415); the clean engine with the same --normalize: ok")
+      "DAZ reads the subnormal images as 0: conv1's forward is within its bound (|b| dominates the tiny products) but its weight gradient sum dy x loses every product: measured PROBLEM at step 1, conv1 backward-weights, 49.2 (index-weighted relation 415); the clean engine with the same --normalize: ok") \
+    X(THREAD1_ROUND_UP_KERNELS_STEP7, "thread1_round_up_kernels_step7", "op", "conv1|conv2|fc1|fc2|relu1|relu2|pool1|pool2|relu3|loss", "forward", "smallcnn --limit-train 72 --limit-test 64 --epochs 2 --steps 10 --eval", \
+      CPU_FAULT_SUSPECT, \
+      "zoo attack 13: at step 7 only, OpenMP thread 1 of the 2-thread engine rounds upward in the forward, loss and backward kernels (not the update): a flaky core's share of one step's kernels", \
+      "thread 1 computes half of each kernel (static schedules); step 7 has only the every-step checks: measured SUSPECT at step 7, conv1 forward, x1.34 the sharper tier, 0.244 of the worst case (1 relation over); exit 0 under --fail-on problem") \
+    X(THREAD1_ROUND_UP_CONV2_BWD_STEP7, "thread1_round_up_conv2_bwd_step7", "op", "conv2|pool1", "backward", "smallcnn --limit-train 72 --limit-test 64 --epochs 2 --steps 10 --eval", \
+      CPU_FAULT_BLIND, \
+      "zoo attack 13: at step 7 only, OpenMP thread 1 rounds upward in conv2's backward call only (backward-data and backward-weights: thread 1's share of them)", \
+      "a known blind spot (zoo attack 13), kept measured: the error is one-signed, not small: against the clean engine at step 7, all 25088 elements of pool1.dact that thread 1 computes (samples 8..15) and 3492 of conv2's 4608 weight-gradient elements are larger, none smaller (up to 1.3e-2 relative where the sums cancel), but each every-step relation sums hundreds of them against a tolerance made of sum|terms| (and the position- and index-weighted ones alternate signs, cancelling a common shift): measured ok, worst ratio 0.336 (fc1, elsewhere) of the sharper tier. At a per-element step (attribution, shadow) the sign tests see such a shift at once (round_tz_kernels_all: pool1.dact away-from-zero z = -152, limit 6.99); at step 7 only a sign test over the relations' residuals would")
 
 #define CPU_FAULT_ENUM_(id, ...) CPU_FAULT_##id,
 enum { CPU_FAULT_NONE = 0, CPU_FAULT_LIST(CPU_FAULT_ENUM_) CPU_FAULT_COUNT };

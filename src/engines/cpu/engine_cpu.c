@@ -1558,6 +1558,7 @@ typedef struct {
     int z12_copy;       /* zoo attack 12: this process's place among the engines of one audit created with the same
                          * repeat2_ fault (1, 2, ...; an instance counter: fault_copy_ordinal) */
     size_t z13_prev_n;  /* zoo attack 13: the last training batch's size */
+    int z13_conv2_bwd;  /* zoo attack 13: conv2's backward call is running */
     size_t z13_short;   /* zoo attack 13: this step is the first full batch after a partial one of this size (0: not) */
     int in_ck;          /* the engine's own checks are running (they read its tensors in place; the report faults
                          * of zoo attack 6 are in the copy-out to the caller only) */
@@ -5081,6 +5082,10 @@ static unsigned z13_csr_bits(const cpu_ctx *c, const fault_state *F, int trainin
     case CPU_FAULT_FTZ_DAZ_TINY_INPUT: return 0x8040;
     case CPU_FAULT_THREAD1_ROUND_UP_STEP7: *thread = 1; return training && c->step == 7 ? 0x4000 : 0;
     case CPU_FAULT_THREAD1_ROUND_TZ_ALL: *thread = 1; return 0x6000;
+    case CPU_FAULT_THREAD1_ROUND_UP_KERNELS_STEP7: *thread = 1; return !upd && training && c->step == 7 ? 0x4000 : 0;
+    case CPU_FAULT_THREAD1_ROUND_UP_CONV2_BWD_STEP7: /* z13_backward_layer's call for conv2 only */
+        *thread = 1;
+        return !upd && training && c->step == 7 && F->z13_conv2_bwd ? 0x4000 : 0;
     default: return 0;
     }
 }
@@ -5209,10 +5214,12 @@ static int z13_loss(engine *e, float *loss_out) {
     return rc;
 }
 static int z13_backward_layer(engine *e, int l) {
-    int in = z13_enter(e, 1, 0), rc = fault_backward_layer(e, l);
-    z13_leave(in);
     cpu_ctx *c = ctx_of(e);
     fault_state *F = c->fault;
+    if (F) F->z13_conv2_bwd = fault_layer(c, l, "conv2");
+    int in = z13_enter(e, 1, 0), rc = fault_backward_layer(e, l);
+    z13_leave(in);
+    if (F) F->z13_conv2_bwd = 0;
     if (!rc && F && c->cur && F->id == CPU_FAULT_PARTIAL_NEXT_FC1_DW_SHORT && F->z13_short &&
         fault_layer(c, l, "fc1")) {
         /* fc1's backward-weights summed the partial batch's z13_short samples only: the others' x dy taken out */

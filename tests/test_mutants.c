@@ -211,6 +211,49 @@ static void test_checksum_suspect(void **st) {
     }
 }
 
+/* Zoo attack 13: a fault that is on from the first step and within every worst case (the engine's forward and
+ * backward kernels round toward zero: MXCSR on every thread; Adam is right) is over the sharp tier at nearly every
+ * step, at one layer or another.  The checksum SUSPECT must name where it begins (the first step and stage over the
+ * sharp tier), as a PROBLEM names its first violation, not the worst relation of the run: before, measured, it
+ * named step 10, fc1 backward-weights (x2.24) for a fault over the sharp tier from step 1 on.  A fault confined to
+ * step 7 is named at step 7 either way. */
+static void test_checksum_suspect_first(void **st) {
+    if (!have_data()) skip();
+    static const struct {
+        const char *engine;
+        long step; /* the first step the fault is on */
+    } cases[] = {
+        {"cpu:fault=round_tz_kernels_all", 1},
+        {"cpu:fault=round_tz_kernels_step7", 7},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        audit_cfg c;
+        checks_only_cfg(&c, cases[i].engine, 72, 0, 2, AUDIT_FAIL_PROBLEM);
+        c.run.max_steps = 10;
+        audit_result r;
+        if (audit_run(&c, &r)) fail_msg("audit %s: %s", cases[i].engine, ls_errmsg());
+        const audit_engine *ae = &r.eng[0];
+        printf("  %-36s over the sharper tier only %ld: first at step %ld (%s), worst at step %ld (%s); %d "
+               "problem(s), %d suspect(s)\n", cases[i].engine, ae->ck_sus_checks, ae->ck_sus_first_step,
+               ae->ck_sus_first.what, ae->ck_sus_step, ae->ck_sus.what, r.problems, r.suspects);
+        if (!(ae->ck_sus_checks > 0 && ae->ck_viol_checks == 0 && r.problems == 0 && r.suspects == 1))
+            fail_msg("%s: want a checksum SUSPECT only", cases[i].engine);
+        assert_int_equal(ae->ck_sus_first_step, cases[i].step);
+        explain_list L = {0};
+        assert_int_equal(explain_run(&L, &r, &r.m), 0);
+        int named = 0;
+        for (int k = 0; k < L.n; k++)
+            if (L.f[k].severity == EXPLAIN_SUSPECT && strcmp(L.f[k].rule, "checksum-suspect") == 0) {
+                printf("    %s\n", L.f[k].title);
+                assert_int_equal(L.f[k].step, cases[i].step);
+                named = 1;
+            }
+        explain_list_free(&L);
+        if (!named) fail_msg("%s: no checksum-suspect finding", cases[i].engine);
+        audit_result_free(&r);
+    }
+}
+
 /* Faults in where the data goes, with no reference (only the every-step
  * checks judge): an engine that trains one step (7) or evaluates one batch
  * on the images of the batch before, writes two samples' fc1 outputs into
@@ -550,11 +593,16 @@ static void test_roundtrip_after_eval_op(void **st) {
     if (!have_data()) skip();
     static const struct {
         const char *engines;
-        int after_eval; /* 1: named as the evaluation's side effect; 0: as the state */
+        int after_eval; /* 1: named as the evaluation's side effect; 2: as a partial batch's; 0: as the state */
         const char *first;
     } cases[] = {
         {"reference,cpu:fault=fc2_bias_twice_first_after_eval", 1, "fc2.act"},
         {"reference,cpu:fault=state_fc1_copy_stale", 0, "fc1.act"},
+        /* zoo attack 13: step 6 is the first full batch after step 5's partial one (and after an evaluation):
+         * fc1's weight gradient summed over the partial batch's 8 samples only is named after the partial batch,
+         * at fc1 backward, not as the state (before: "the state it trains with is not the state it reports",
+         * phase state, step 5, the zoo's first PROBLEM) */
+        {"reference,cpu:fault=partial_next_fc1_dw_short", 2, "fc1.weight.grad"},
     };
     for (size_t k = 0; k < sizeof cases / sizeof *cases; k++) {
         audit_cfg c;
@@ -563,12 +611,19 @@ static void test_roundtrip_after_eval_op(void **st) {
         audit_result r;
         if (audit_run(&c, &r)) fail_msg("audit: %s", ls_errmsg());
         const audit_engine *ae = &r.eng[1];
-        printf("  %s: round trip %ld check(s); after-evaluation mismatch at step %ld; state mismatch at step %ld "
-               "(first: %s)\n", cases[k].engines, ae->rt_checks, ae->rt_eval_step, ae->rt_fail_step, ae->rt_first);
-        if (cases[k].after_eval) {
+        printf("  %s: round trip %ld check(s); after-evaluation mismatch at step %ld; after-partial-batch mismatch "
+               "at step %ld; state mismatch at step %ld (first: %s)\n", cases[k].engines, ae->rt_checks,
+               ae->rt_eval_step, ae->rt_partial_step, ae->rt_fail_step, ae->rt_first);
+        if (cases[k].after_eval == 2) {
+            assert_int_equal(ae->rt_partial_step, 6);
+            assert_int_equal(ae->rt_eval_step, 0);
+            assert_int_equal(ae->rt_fail_step, 0);
+        } else if (cases[k].after_eval) {
             assert_int_equal(ae->rt_eval_step, 6);
+            assert_int_equal(ae->rt_partial_step, 0);
             assert_int_equal(ae->rt_fail_step, 0);
         } else {
+            assert_int_equal(ae->rt_partial_step, 0);
             assert_int_equal(ae->rt_eval_step, 0);
             assert_true(ae->rt_fail_step > 0);
         }
@@ -578,10 +633,16 @@ static void test_roundtrip_after_eval_op(void **st) {
         assert_int_equal(explain_run(&el, &r, &r.m), 0);
         int named = 0;
         for (int q = 0; q < el.n; q++)
-            named += cases[k].after_eval ? strcmp(el.f[q].phase, "forward") == 0 &&
+            named += cases[k].after_eval == 2 ? strcmp(el.f[q].phase, "backward") == 0 &&
+                                                    strcmp(el.f[q].layer_name, "fc1") == 0 && el.f[q].step == 6 &&
+                                                    strstr(el.f[q].title, "after a partial batch") != NULL &&
+                                                    strcmp(el.f[q].rule, "state-roundtrip") != 0
+                     : cases[k].after_eval ? strcmp(el.f[q].phase, "forward") == 0 &&
                                                strcmp(el.f[q].layer_name, "fc2") == 0 && el.f[q].step == 6 &&
                                                strstr(el.f[q].title, "after an evaluation") != NULL
                                          : strcmp(el.f[q].phase, "state") == 0;
+        for (int q = 0; q < el.n && cases[k].after_eval; q++) /* and nothing blames the state */
+            if (strcmp(el.f[q].phase, "state") == 0) fail_msg("%s: '%s'", cases[k].engines, el.f[q].title);
         assert_true(named >= 1);
         explain_list_free(&el);
         audit_result_free(&r);
@@ -872,6 +933,7 @@ int main(void) {
         cmocka_unit_test(test_not_flagged),
         cmocka_unit_test(test_sharp_tier),
         cmocka_unit_test(test_checksum_suspect),
+        cmocka_unit_test(test_checksum_suspect_first),
         cmocka_unit_test(test_one_off_data_faults),
         cmocka_unit_test(test_restore_ignored),
         cmocka_unit_test(test_roundtrip_after_eval),

@@ -205,6 +205,10 @@ typedef struct {
                               * second instance after one inference pass from the reported state: the
                               * difference is what an evaluation leaves set, not the state (the training
                               * step's number; 0: none; rt_first names its first digest; zoo attack 12) */
+    long rt_partial_step;    /* the same, reproduced after one training step on a batch of the size of the
+                              * engine's step before (a partial batch), and after an inference pass as well when
+                              * rt_partial_eval: what a partial batch leaves set (zoo attack 13) */
+    int rt_partial_eval;
     long rt_input_step;      /* the first round trip whose step (the engine's or its second instance's)
                               * computed with other images than the batch it was given, 0: none (zoo attack 11) */
     char rt_none[200];       /* why the engine has no round trip (no second instance), "" when it has one */
@@ -272,6 +276,13 @@ typedef struct {
     int ck_sus_eval_epoch;
     ck_violation ck_sus;     /* it: phase, layer, ratio to the sharp tolerance */
     double ck_sus_worst_ratio; /* ... and to the worst-case tolerance */
+    /* the first such relation in time (zoo attack 13: a fault that is on from step 1, e.g. rounding toward zero,
+     * is over the sharp tier at every step; its worst relation, at any step, says neither where nor when it
+     * began; the finding names this one, as a PROBLEM names its first violation) */
+    long ck_sus_first_step;  /* its step (0: in an evaluation) */
+    int ck_sus_first_eval_epoch;
+    ck_violation ck_sus_first; /* the worst relation of that step's first stage with one */
+    double ck_sus_first_worst_ratio;
     float *ck_step_sharp;    /* per drift step: the worst ratio to the sharp tolerance; NAN: not judged */
     unsigned char *ck_step_elem; /* per drift step: 1 where it was checked per element against the reference
                                   * (a shadow replay, an isolated or sync step): the headline's unchecked steps */

@@ -188,6 +188,7 @@ typedef struct {
      * whether this step is that check */
     engine *rt_clone[AUDIT_MAX_ENGINES];
     float *rt_state[AUDIT_MAX_ENGINES];
+    size_t rt_prev_nb; /* the batch size of the training step before this one (0: none yet) */
     int rt_owed[AUDIT_MAX_ENGINES], rt_now[AUDIT_MAX_ENGINES];
     uint32_t *perm;      /* this epoch's order */
     batch_order ord;
@@ -1406,13 +1407,23 @@ static int step_digest(audit *A, engine *e, size_t nb, float loss, uint64_t *dig
 }
 
 /* One run of this step on engine i's clone from the state the engine
- * reported before it (A->rt_state[i]: params, m, v). */
-static int clone_step(audit *A, int i, size_t nb, int after_eval, uint64_t *dig, float *buf, int *input_bad) {
+ * reported before it (A->rt_state[i]: params, m, v).  hist: the history
+ * replayed first, RT_AFTER_EVAL and/or RT_AFTER_PARTIAL. */
+enum { RT_AFTER_EVAL = 1, RT_AFTER_PARTIAL = 2 };
+static int clone_step(audit *A, int i, size_t nb, int hist, uint64_t *dig, float *buf, int *input_bad) {
     engine *c = A->rt_clone[i];
     size_t np = A->m.n_params;
     const float *st = A->rt_state[i];
     float loss = 0;
-    int rc = engine_set_tensor(c, (tensor_id){TENSOR_PARAMS, 0}, st);
+    int after_eval = hist & RT_AFTER_EVAL, rc = 0;
+    if (hist & RT_AFTER_PARTIAL) {
+        /* zoo attack 13: first one training step on a batch of the size the engine's step before had (a partial
+         * batch, smaller than this one: the first rt_prev_nb images of this batch), as the engine's history has;
+         * its state is then set back to the reported one below */
+        rc = engine_train_step(c, A->x, A->y, A->rt_prev_nb, (uint64_t)(A->step - 1), &A->cfg.run.adam,
+                               (int)(A->step - 1), &loss);
+    }
+    if (!rc) rc = engine_set_tensor(c, (tensor_id){TENSOR_PARAMS, 0}, st);
     if (!rc) rc = engine_set_tensor(c, (tensor_id){TENSOR_ADAM_M, 0}, st + np);
     if (!rc) rc = engine_set_tensor(c, (tensor_id){TENSOR_ADAM_V, 0}, st + 2 * np);
     /* after_eval: first one inference pass on the batch, as an evaluation makes (set_batch at step 0, forward
@@ -1526,8 +1537,9 @@ static int roundtrip(audit *A, size_t nb, int full) {
         for (int k = 1; k < 3 && !rc; k++) rc = clone_step(A, i, nb, 0, d + k * nd, buf, &bad[k]);
         size_t k = 0;
         while (k < nd && d[k] == d[nd + k]) k++;
-        int after_eval = 0;
+        int after_eval = 0, after_partial = 0;
         if (!rc && k < nd && !bad[0] && !bad[1] && !bad[2] && !ae->rt_fail_step && !ae->rt_eval_step &&
+            !ae->rt_partial_step &&
             memcmp(d + nd, d + 2 * nd, nd * sizeof *d) == 0) {
             /* The engine's step parted from the clone's.  Its cause is the state only if an inference pass
              * does not explain it: a fault keyed to "the first training step after an evaluation" (a mode,
@@ -1539,8 +1551,21 @@ static int roundtrip(audit *A, size_t nb, int full) {
              * at the layer and phase of the first differing digest; else the state.  Runs only where the
              * engine parted (never on a correct engine). */
             int bad3 = 0;
-            rc = clone_step(A, i, nb, 1, d + 3 * nd, buf, &bad3);
+            rc = clone_step(A, i, nb, RT_AFTER_EVAL, d + 3 * nd, buf, &bad3);
             after_eval = !rc && !bad3 && memcmp(d, d + 3 * nd, nd * sizeof *d) == 0;
+            /* Zoo attack 13: the same for a step that follows a partial batch (the last of an epoch, its own
+             * batch size): a fault keyed to "the first full batch after a partial one" (a batch size, a
+             * buffer's row count kept from it) fires in the engine and not in the clone, which never ran a
+             * partial batch (partial_next_fc1_dw_short read "the state it trains with is not the state it
+             * reports").  The clone runs one training step on a batch of that size, is set back to the reported
+             * state, then runs the step (after an inference pass as well, the epoch's evaluation); bit for bit
+             * the engine's: the partial batch's side effect, named at the first differing digest. */
+            int partial_before = A->rt_prev_nb && A->rt_prev_nb < nb && A->step > 1;
+            int last = RT_AFTER_PARTIAL | RT_AFTER_EVAL;
+            for (int h = RT_AFTER_PARTIAL; partial_before && !rc && !after_eval && !after_partial && h <= last; h++) {
+                rc = clone_step(A, i, nb, h, d + 3 * nd, buf, &bad3);
+                if (!rc && !bad3 && memcmp(d, d + 3 * nd, nd * sizeof *d) == 0) after_partial = h;
+            }
         }
         if (rc) {
             /* the clone is no part of the audited run: its failure ends its
@@ -1564,8 +1589,10 @@ static int roundtrip(audit *A, size_t nb, int full) {
             ae->rt_nondet++; /* the check needs a deterministic engine */
             continue;
         }
-        if (k < nd && !ae->rt_fail_step && !ae->rt_eval_step) {
+        if (k < nd && !ae->rt_fail_step && !ae->rt_eval_step && !ae->rt_partial_step) {
             if (after_eval) ae->rt_eval_step = A->step;
+            else if (after_partial)
+                ae->rt_partial_step = A->step, ae->rt_partial_eval = (after_partial & RT_AFTER_EVAL) != 0;
             else ae->rt_fail_step = A->step;
             probe_name(m, k, ae->rt_first, sizeof ae->rt_first);
         }
@@ -2227,6 +2254,7 @@ static int drift_step(audit *A, size_t s) {
         if ((rc = roundtrip(A, nb, full)) && !sweep_dead(A)) return rc;
         t_rt += ls_now() - tr;
     }
+    A->rt_prev_nb = nb;
     A->t_compare += t_rt;
     r->roundtrip_s += t_rt;
     /* a full flush each step: a write error shows at the step that met it,

@@ -99,6 +99,12 @@ static void record(audit_engine *ae, const model *m, const ck_verdict *v, long s
         }
     }
     if (v->n_sus) {
+        if (!ae->ck_sus_checks) { /* the first stage with a relation over the sharp tier only */
+            ae->ck_sus_first = v->sus;
+            ae->ck_sus_first_worst_ratio = v->sus_worst_ratio;
+            ae->ck_sus_first_step = eval ? 0 : step;
+            ae->ck_sus_first_eval_epoch = eval ? epoch + 1 : 0;
+        }
         if (!ae->ck_sus_checks || v->sus.ratio > ae->ck_sus.ratio) {
             ae->ck_sus = v->sus;
             ae->ck_sus_worst_ratio = v->sus_worst_ratio;

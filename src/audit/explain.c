@@ -1606,7 +1606,9 @@ static int rule_accuracy(explain_list *L, const audit_result *r, const model *m)
  * worst case, at some step, on the engine's own tensors: SUSPECT. */
 static int checksum_suspect(explain_list *L, const audit_result *r, const model *m, const audit_engine *ae) {
     char b1[32], b2[32], where[48];
-    const ck_violation *v = &ae->ck_sus;
+    /* v: the first relation over the sharp tier in time (where it begins), w: the worst (the evidence) */
+    const ck_violation *v = &ae->ck_sus_first, *w = &ae->ck_sus;
+    char wwhere[48];
     explain_finding *f = add(L, "checksum-suspect", EXPLAIN_SUSPECT);
     if (!f) return LS_ENOMEM;
     snprintf(f->a, sizeof f->a, "%s", ae->label);
@@ -1615,29 +1617,32 @@ static int checksum_suspect(explain_list *L, const audit_result *r, const model 
         snprintf(f->layer, sizeof f->layer, "%s (%s)", m->layers[v->layer].name, ck_phase_label(v->phase));
     }
     snprintf(f->phase, sizeof f->phase, "%s", ck_phase_coarse(v->phase));
-    f->step = ae->ck_sus_step;
+    f->step = ae->ck_sus_first_step;
     f->ratio = v->ratio;
-    if (ae->ck_sus_eval_epoch) snprintf(where, sizeof where, "the evaluation after epoch %d", ae->ck_sus_eval_epoch);
-    else snprintf(where, sizeof where, "step %ld", ae->ck_sus_step);
+    if (ae->ck_sus_first_eval_epoch)
+        snprintf(where, sizeof where, "the evaluation after epoch %d", ae->ck_sus_first_eval_epoch);
+    else snprintf(where, sizeof where, "step %ld", ae->ck_sus_first_step);
+    if (ae->ck_sus_eval_epoch) snprintf(wwhere, sizeof wwhere, "the evaluation after epoch %d", ae->ck_sus_eval_epoch);
+    else snprintf(wwhere, sizeof wwhere, "step %ld", ae->ck_sus_step);
     if (v->phase == CKP_UPDATE && isinf(v->ratio)) { /* the Adam re-check (checks/checksums.c, judge_adam) */
         snprintf(f->title, sizeof f->title, "%s: the Adam update at %s is not the engines' shared formula bit for bit, "
                  "but within fp32 rounding of it (SUSPECT: %s of the worst case; %s)", ae->label, where,
-                 fnum(b2, sizeof b2, ae->ck_sus_worst_ratio), v->what);
+                 fnum(b2, sizeof b2, ae->ck_sus_first_worst_ratio), v->what);
         snprintf(f->cause, sizeof f->cause,
                  "Every engine applies Adam as ops_adam_elem, word for word, so a clean engine re-done from its own "
                  "p, m, v and gradient matches bit for bit. %s differs, and the element furthest from it is within "
                  "the fp32 bound of the exact update (checks/bounds.c, bounds_adam): a legal evaluation of the same "
                  "update (fused multiply-adds, another order), or a fault no larger than rounding. Not a PROBLEM; "
                  "--fail-on suspect makes it one.", ae->label);
-        snprintf(f->evidence, sizeof f->evidence, "%ld step(s) with such an update; the worst: %s.", ae->ck_sus_checks,
-                 v->what);
+        snprintf(f->evidence, sizeof f->evidence, "%ld step(s) with such an update; the first at %s: %s; the worst, "
+                 "at %s: %s.", ae->ck_sus_checks, where, v->what, wwhere, w->what);
         snprintf(f->fix, sizeof f->fix, "If %s is meant to share lockstep's formula (cpu, cuda), look for a compiler's "
                  "contraction (-ffp-contract, nvcc --fmad) or a reordered update in it.", ae->label);
         return 0;
     }
     snprintf(f->title, sizeof f->title, "%s: every-step checksum beyond what fp32 rounding does in practice at %s, %s "
              "(SUSPECT: x%s the sharper tier, %s of the worst case)", ae->label, where, f->layer[0] ? f->layer : "?",
-             fnum(b1, sizeof b1, v->ratio), fnum(b2, sizeof b2, ae->ck_sus_worst_ratio));
+             fnum(b1, sizeof b1, v->ratio), fnum(b2, sizeof b2, ae->ck_sus_first_worst_ratio));
     snprintf(f->cause, sizeof f->cause,
              "On %s's own tensors, %s. The relation holds within the proven worst case but not within the sharper "
              "tier (checks/bounds.c, bounds_ck_sharp_tol: Azuma-Hoeffding over every rounding of the outputs it "
@@ -1646,8 +1651,9 @@ static int checksum_suspect(explain_list *L, const audit_result *r, const model 
              ae->label, v->what, bounds_ck_sharp_alarm());
     snprintf(f->evidence, sizeof f->evidence,
              "%ld step(s) or evaluation batch(es) with a relation over the sharper tier only; %ld relations judged "
-             "on a sharper tier than the worst case; the worst: %s (x%s the sharp tolerance, %s of the worst case).",
-             ae->ck_sus_checks, ae->ck_n_sharp, v->what, fnum(b1, sizeof b1, v->ratio),
+             "on a sharper tier than the worst case; the first at %s (above); the worst, at %s: %s (x%s the sharp "
+             "tolerance, %s of the worst case).",
+             ae->ck_sus_checks, ae->ck_n_sharp, where, wwhere, w->what, fnum(b1, sizeof b1, w->ratio),
              fnum(b2, sizeof b2, ae->ck_sus_worst_ratio));
     snprintf(f->fix, sizeof f->fix, "Audit that step in isolated mode (--attribution-steps covering it, or a "
                                     "recording) to see which elements of %s err; ablate %s's knobs one at a time.",
@@ -1865,6 +1871,37 @@ static int rule_roundtrip(explain_list *L, const audit_result *r, const model *m
                      "one part at %s", ae->rt_first);
             snprintf(f->fix, sizeof f->fix, "A bug in %s: what the evaluation (inference mode) sets and the first "
                      "training step after it reads, at %s's %s.", ae->label, lay, ph);
+        }
+        if (ae->available && !ae->is_ref && ae->rt_partial_step) {
+            /* zoo attack 13: the step after a partial batch, reproduced by the second instance after one */
+            explain_finding *f = add(L, "exact-check", EXPLAIN_PROBLEM);
+            if (!f) return LS_ENOMEM;
+            char lay[sizeof f->layer_name];
+            const char *ph = probe_digest_where(m, ae->rt_first, lay, sizeof lay);
+            const char *ev = ae->rt_partial_eval ? " and an evaluation" : "";
+            snprintf(f->a, sizeof f->a, "%s", ae->label);
+            snprintf(f->tensor, sizeof f->tensor, "%s", ae->rt_first);
+            snprintf(f->layer, sizeof f->layer, "%s (%s)", lay, ph);
+            snprintf(f->layer_name, sizeof f->layer_name, "%s", lay);
+            snprintf(f->phase, sizeof f->phase, "%s", ph);
+            f->step = ae->rt_partial_step;
+            f->ratio = INFINITY;
+            snprintf(f->title, sizeof f->title,
+                     "%s: its step %ld, after a partial batch%s, computes otherwise than the same step from the "
+                     "same state without one (first: %s, %s %s)", ae->label, ae->rt_partial_step, ev, ae->rt_first,
+                     lay, ph);
+            snprintf(f->cause, sizeof f->cause,
+                     "The state round trip's second instance, loaded with the state the engine reported, computes "
+                     "step %ld otherwise than the engine; after one training step on a batch of the size of the "
+                     "engine's step before (a partial batch)%s, and the reported state set back, it reproduces the "
+                     "engine's step bit for bit: not the state, but something the partial batch leaves set (a batch "
+                     "size, a row count, a plan) that the next full batch uses.", ae->rt_partial_step, ev);
+            snprintf(f->evidence, sizeof f->evidence,
+                     "step digests (each layer's output, the loss, gradients, parameters, m, v): the engine's and "
+                     "its second instance's after a partial batch equal bit for bit; its second instance's without "
+                     "one part at %s", ae->rt_first);
+            snprintf(f->fix, sizeof f->fix, "A bug in %s: what a partial batch sets and the first full batch after "
+                     "it reads, at %s's %s.", ae->label, lay, ph);
         }
         if (ae->available && !ae->is_ref && ae->rt_input_step && m->n_layers > 0) {
             explain_finding *f = add(L, "exact-check", EXPLAIN_PROBLEM);
@@ -2296,6 +2333,11 @@ static void engine_verdict_words(engine_verdict *ev, const audit_result *r, cons
         ev->problem = 1;
         snprintf(ev->detail, sizeof ev->detail, "step %ld computed with other images than its batch (read back by "
                  "the state round trip)", ae->rt_input_step);
+    } else if (ae->rt_partial_step) {
+        snprintf(ev->verdict, sizeof ev->verdict, "after-partial mismatch");
+        ev->problem = 1;
+        snprintf(ev->detail, sizeof ev->detail, "its step %ld, after a partial batch, computes otherwise (%s)",
+                 ae->rt_partial_step, ae->rt_first);
     } else if (ae->rt_eval_step) {
         snprintf(ev->verdict, sizeof ev->verdict, "after-eval mismatch");
         ev->problem = 1;
@@ -2312,15 +2354,17 @@ static void engine_verdict_words(engine_verdict *ev, const audit_result *r, cons
         snprintf(ev->verdict, sizeof ev->verdict, "SUSPECT");
         ev->suspect = 1;
         char where[32], b2[32];
-        if (ae->ck_sus_eval_epoch) snprintf(where, sizeof where, "evaluation, epoch %d", ae->ck_sus_eval_epoch);
-        else snprintf(where, sizeof where, "step %ld", ae->ck_sus_step);
-        if (ae->ck_sus.phase == CKP_UPDATE && isinf(ae->ck_sus.ratio))
+        /* where it begins (the first relation over the sharp tier), as a PROBLEM's detail names its first */
+        if (ae->ck_sus_first_eval_epoch)
+            snprintf(where, sizeof where, "evaluation, epoch %d", ae->ck_sus_first_eval_epoch);
+        else snprintf(where, sizeof where, "step %ld", ae->ck_sus_first_step);
+        if (ae->ck_sus_first.phase == CKP_UPDATE && isinf(ae->ck_sus_first.ratio))
             snprintf(ev->detail, sizeof ev->detail, "Adam update %s not the shared formula, %s of the worst case (%ld "
-                     "step(s))", where, fnum(b2, sizeof b2, ae->ck_sus_worst_ratio), ae->ck_sus_checks);
+                     "step(s))", where, fnum(b2, sizeof b2, ae->ck_sus_first_worst_ratio), ae->ck_sus_checks);
         else
             snprintf(ev->detail, sizeof ev->detail, "checksum %s, %s: x%s the sharper tier, %s of the worst case (%ld "
-                     "check(s))", where, ae->ck_sus.what, fnum(b1, sizeof b1, ae->ck_sus.ratio),
-                     fnum(b2, sizeof b2, ae->ck_sus_worst_ratio), ae->ck_sus_checks);
+                     "check(s))", where, ae->ck_sus_first.what, fnum(b1, sizeof b1, ae->ck_sus_first.ratio),
+                     fnum(b2, sizeof b2, ae->ck_sus_first_worst_ratio), ae->ck_sus_checks);
     } else if (ev->ref < 0) {
         snprintf(ev->verdict, sizeof ev->verdict, "unchecked");
         ev->unchecked = 1;

@@ -1468,7 +1468,87 @@ enum { CPU_FAULT_BELOW = 0, CPU_FAULT_DETECT = 1, CPU_FAULT_SUSPECT = 2, CPU_FAU
     X(FC1_FWD_ORDER_ALTERNATING, "fc1_fwd_order_alternating", "op", "fc1", "forward", "smallcnn --limit-train 72 --limit-test 64 --epochs 2 --steps 10 --eval", \
       CPU_FAULT_BELOW, \
       "a legal but nondeterministic engine: fc1's forward is a serial fp32 dot product per output, the inputs in order at even calls of the process and in reverse at odd ones (an order set by a run-time accident, as an atomics-based reduction's is)", \
-      "each call is a legal order (within gamma_K sum|w x| + |b|), so nothing may be blamed; the state round trip runs the step twice on its second instance, the two runs differ, and the check is inconclusive, never a state mismatch: it must say so (coverage line, report.md, run.json roundtrip_inconclusive; test_mutants: test_roundtrip_nondet)")
+      "each call is a legal order (within gamma_K sum|w x| + |b|), so nothing may be blamed; the state round trip runs the step twice on its second instance, the two runs differ, and the check is inconclusive, never a state mismatch: it must say so (coverage line, report.md, run.json roundtrip_inconclusive; test_mutants: test_roundtrip_nondet)") \
+    X(ROUND_TZ_ALL, "round_tz_all", "op", "conv1|conv2|fc1|fc2", "update", "smallcnn --limit-train 72 --limit-test 64 --epochs 2 --steps 10 --eval", \
+      CPU_FAULT_DETECT, \
+      "zoo attack 13: every forward, loss, backward and update call runs with MXCSR rounding toward zero on every thread of the engine (restored on return)", \
+      "a directed rounding errs by up to 1 ulp (2u) per operation, not u: the gamma_K bounds of the dot products absorb it (sharper tier: 18 relations over it, SUSPECT) but Adam's few-operation bound is built on u per rounding, and the every-step Adam re-check re-does the update in round-to-nearest: measured PROBLEM at step 1, conv1 update, 1.79 (worst: conv2.weight, 3654 elements differ, 1.92); per element vs the reference, every weight tensor 1.76 to 1.87x its bound") \
+    X(ROUND_UP_ALL, "round_up_all", "op", "conv1|conv2|fc1|fc2", "update", "smallcnn --limit-train 72 --limit-test 64 --epochs 2 --steps 10 --eval", \
+      CPU_FAULT_DETECT, \
+      "zoo attack 13: as round_tz_all, rounding upward (toward +inf)", \
+      "as round_tz_all: measured PROBLEM at step 1, conv1 update, 1.74 (fc1.weight: 75214 elements differ, 1.91); sharper tier 19 relations over it") \
+    X(ROUND_TZ_STEP7, "round_tz_step7", "op", "conv1|conv2|fc1|fc2", "update", "smallcnn --limit-train 72 --limit-test 64 --epochs 2 --steps 10 --eval", \
+      CPU_FAULT_DETECT, \
+      "zoo attack 13: at training step 7 only, every call runs with MXCSR rounding toward zero on every thread", \
+      "step 7 is sampled by the every-step checks only: the Adam re-check sees it, measured PROBLEM at step 7, fc1 update, 1.85 (74930 elements differ); the kernels' share is a SUSPECT there, conv1 forward x1.58 the sharper tier") \
+    X(THREAD1_ROUND_UP_STEP7, "thread1_round_up_step7", "op", "conv1|conv2|fc1|fc2", "update", "smallcnn --limit-train 72 --limit-test 64 --epochs 2 --steps 10 --eval", \
+      CPU_FAULT_DETECT, \
+      "zoo attack 13: at training step 7 only, OpenMP thread 1 of the 2-thread engine rounds upward (its MXCSR; thread 0 is right): a flaky core's share of every kernel", \
+      "thread 1 runs half of every kernel's work (static schedules) and half of the Adam loop: measured PROBLEM at step 7, fc2 update, 1.85 (538 elements of fc2.weight differ); sharper tier: conv1 forward x1.34 at step 7") \
+    X(THREAD1_ROUND_TZ_ALL, "thread1_round_tz_all", "op", "conv1|conv2|fc1|fc2", "update", "smallcnn --limit-train 72 --limit-test 64 --epochs 2 --steps 10 --eval", \
+      CPU_FAULT_DETECT, \
+      "zoo attack 13: for the whole run, OpenMP thread 1 of the 2-thread engine rounds toward zero (thread 0 is right)", \
+      "measured PROBLEM at step 1, fc2 update, 1.64 (fc1.weight: 39751 of 100352 elements differ, thread 1's half; round_tz_all: 75214); per element, SUSPECT sign tests at conv1.act x1.42, conv2.weight.grad x3.35, pool1.dact x11") \
+    X(FTZ_DAZ_ALL, "ftz_daz_all", "op", "conv1|conv2|fc1|fc2|relu1|relu2|pool1|pool2|relu3|loss", "forward", "smallcnn --limit-train 72 --limit-test 64 --epochs 2 --steps 10 --eval", \
+      CPU_FAULT_BELOW, \
+      "zoo attack 13: every call runs with MXCSR flush-to-zero and denormals-are-zero on every thread", \
+      "no effect in this run: no value the engine reads or makes is subnormal (FashionMNIST pixels are 0 or >= 1/255, weights, gradients, m and v stay far above 2^-126: counted, 0 subnormal g, m, v, p at every step), and the trained weights are byte for byte those of the clean run (--save, cmp): measured ok, worst ratio 0.323 as clean. With subnormal images it is a fault: ftz_daz_tiny_input") \
+    X(GRAD_CLIP_ONCE, "grad_clip_once", "op", "conv1|conv2|fc1|fc2", "update", "smallcnn --limit-train 72 --limit-test 64 --epochs 2 --steps 10 --eval", \
+      CPU_FAULT_DETECT, \
+      "zoo attack 13: at step 7 only, clip_grad_norm_(max_norm = 0.5) runs silently before the update, scaling the gradient buffer in place", \
+      "||g|| = 0.583 at step 7: every gradient scaled by 0.857 before Adam; the Adam re-check re-does the update from the gradient the step reported: measured PROBLEM at step 7, fc1 update, 1.47e6 (with max_norm = 1.0, PyTorch's usual, it would not clip here: no effect)") \
+    X(GRAD_CLIP_LATE, "grad_clip_late", "op", "conv1|conv2|fc1|fc2", "update", "smallcnn --limit-train 72 --limit-test 64 --epochs 2 --steps 10 --eval", \
+      CPU_FAULT_DETECT, \
+      "zoo attack 13: from step 8 on, every step, clip_grad_norm_(max_norm = 0.5) before the update (in place)", \
+      "||g|| = 0.637, 0.683, 1.55 at steps 8, 9, 10 (scaled by 0.785, 0.732, 0.322): measured PROBLEM at step 8, fc1 update, 2.12e6; per element vs the reference (step 10) every weight tensor ~1e6x") \
+    X(RELU_GRAD_AT_ZERO, "relu_grad_at_zero", "op", "relu1|relu2|pool1|pool2|conv1|conv2", "backward", "smallcnn --limit-train 72 --limit-test 64 --epochs 2 --steps 10 --eval", \
+      CPU_FAULT_BELOW, \
+      "zoo attack 13: the fused ReLU+max-pool passes the gradient where the arg-max input is exactly 0 (relu'(0) = 1, not 0)", \
+      "a fault, not a legal variant: relu'(0) is a convention, but every framework's is 0 (PyTorch threshold_backward, TensorFlow ReluGrad, JAX) and lockstep's ReLU backward is an exact rule; with 1 the gradient flows into units that were exactly 0, a different subgradient and a different training trajectory, not a rounding. No effect in this run: no arg-max input of a pool window is exactly 0 (conv outputs are bias + a sum, biases nonzero: 0 pass bits change, counted); measured ok. With the biases zeroed (--init of an exported state dict with its biases set to 0, so blank 3x3 patches give exactly 0) it fires 36210 times: measured PROBLEM at step 1, relu2 backward-data, exact check, 3032 elements (the clean engine from the same --init: ok)") \
+    X(POOL_TIE_BOTH_ONCE, "pool_tie_both_once", "op", "pool1|pool2|relu1|relu2|conv1|conv2", "backward", "smallcnn --limit-train 72 --limit-test 64 --epochs 2 --steps 10 --eval", \
+      CPU_FAULT_DETECT, \
+      "zoo attack 13: at step 7 only, a max-pool window whose (positive) maximum appears at more than one position sends its gradient to each of them (double counting)", \
+      "2587 extra routes in pool2 and 21406 in pool1 at step 7 (blank regions: a window of four equal positive values): routing is exact, measured PROBLEM at step 7, pool2 backward-data, exact check, 2141 elements") \
+    X(ROUND_TZ_KERNELS_ALL, "round_tz_kernels_all", "op", "conv1|conv2|fc1|fc2|relu1|relu2|pool1|pool2|relu3|loss", "forward", "smallcnn --limit-train 72 --limit-test 64 --epochs 2 --steps 10 --eval", \
+      CPU_FAULT_SUSPECT, \
+      "zoo attack 13: every forward, loss and backward call (not the update) runs with MXCSR rounding toward zero on every thread", \
+      "within every worst case (Adam is right, so no update check fires); biased, not independent: per element at steps 1 and 2 the away-from-zero sign tests fail (conv1.act x1.29, fc1.act x3.11, relu3.dact x3.92, pool1.dact z = -152 against 6.99): measured SUSPECT from step 1 (conv1 forward); every-step, 18 relations over the sharper tier, the first at step 1, fc1 backward-weights x1.75 (FIXED: the finding named the worst, step 10, x2.24, 0.458 of the worst case; test_checksum_suspect_first)") \
+    X(ROUND_TZ_KERNELS_STEP7, "round_tz_kernels_step7", "op", "conv1|conv2|fc1|fc2|relu1|relu2|pool1|pool2|relu3|loss", "forward", "smallcnn --limit-train 72 --limit-test 64 --epochs 2 --steps 10 --eval", \
+      CPU_FAULT_SUSPECT, \
+      "zoo attack 13: at step 7 only, the forward, loss and backward calls (not the update) run with MXCSR rounding toward zero on every thread", \
+      "step 7 has only the every-step checks: measured SUSPECT at step 7, conv1 forward, x1.58 the sharper tier, 0.264 of the worst case (12 of 256 relations over); exit 0 under --fail-on problem") \
+    X(GRAD_UNSCALE_1000_ONCE, "grad_unscale_1000_once", "op", "conv1|conv2|fc1|fc2", "update", "smallcnn --limit-train 72 --limit-test 64 --epochs 2 --steps 10 --eval", \
+      CPU_FAULT_DETECT, \
+      "zoo attack 13: at step 7 only, every gradient goes through a loss scaler whose scale is not a power of two: g = fl(fl(g x 1000) / 1000), in place before the update", \
+      "each g moves by at most an ulp or so (two roundings), but the Adam re-check re-does the update bit for bit from the gradient the step reported, before the rescale: measured PROBLEM at step 7, fc1 update, 1.57 (540 elements differ); a power-of-two scale (AMP's) would be exact and no fault") \
+    X(PARTIAL_NEXT_FC1_FWD_SHORT, "partial_next_fc1_fwd_short", "op", "fc1", "forward", "smallcnn --limit-train 72 --limit-test 64 --epochs 2 --steps 10 --eval", \
+      CPU_FAULT_DETECT, \
+      "zoo attack 13: the first full batch after a partial one (step 6, after step 5's 8 images) runs fc1's forward over the partial batch's 8 rows only: rows 8..15 keep what the buffer held (a stale batch size in one layer)", \
+      "rows 8..15 hold the evaluation's last batch (test images): the every-step fc1 forward relation, measured PROBLEM at step 6, fc1 forward, 2004. NOT FIXED: the round trip's 'the state it trains with is not the state it reports (first: fc1.act; reported after step 5)', phase state, ranks first (the zoo's first PROBLEM: fc1 state, WRONG): a stale buffer whose contents come from the evaluation cannot be reproduced on the second instance, so it cannot be told from a stale weight copy") \
+    X(PARTIAL_NEXT_FC1_DW_SHORT, "partial_next_fc1_dw_short", "op", "fc1", "backward", "smallcnn --limit-train 72 --limit-test 64 --epochs 2 --steps 10 --eval", \
+      CPU_FAULT_DETECT, \
+      "zoo attack 13: the first full batch after a partial one (step 6) sums fc1's weight gradient over the partial batch's 8 samples only", \
+      "half the batch's x dy left out: measured PROBLEM at step 6, fc1 backward-weights, 1.04e6. FIXED (driver.c roundtrip: the second instance replays a step of the partial size before the step; test_roundtrip_after_eval_op): the round trip's state finding (step 5, phase state) ranked first and named it fc1 state (WRONG); now 'its step 6, after a partial batch, computes otherwise than the same step from the same state without one (first: fc1.weight.grad, fc1 backward)'") \
+    X(DATA_BRIGHT_FC1_SCALED, "data_bright_fc1_scaled", "op", "fc1", "forward", "smallcnn --limit-train 72 --limit-test 64 --epochs 2 --steps 10 --eval", \
+      CPU_FAULT_BELOW, \
+      "zoo attack 13: keyed on the data, not the step: a training image whose pixels (x / 255) sum above 440 (2 of the 72 images) has its fc1 outputs scaled by 1 + 2^-k (fault_k=K, default 16)", \
+      "fires at steps 1, 5 and 7 (which step depends on the shuffle); 2^-16 |y| is within gamma_1569 (sum|w x| + |b|) ~ 2^-13.4 (...) everywhere and within the per-element sharper tier; 64 of 1024 elements shifted is no sign test's signal: measured ok at k = 16 and 14. k = 12: SUSPECT at step 5, fc1 forward, x2.0 the sharper tier; k = 10: PROBLEM at step 5, fc1 forward, 2.47 (step 1's firing, per element vs the reference, 2.5x, is the second finding: the every-step relation of that image stays within)") \
+    X(EVAL_R1_LAST_IMAGE_FC1_SCALED, "eval_r1_last_image_fc1_scaled", "op", "fc1", "evaluation", "smallcnn --limit-train 72 --limit-test 64 --epochs 2 --steps 10 --eval", \
+      CPU_FAULT_BELOW, \
+      "zoo attack 13: in the first evaluation only (epoch 1, not the last), the last image of its fourth batch (test image 63, which the reference comparison of the last epoch does not reach either) has its fc1 outputs scaled by 1 + 2^-k (default 16)", \
+      "the evaluation's every-batch fc1 relations see every image: measured ok at k = 16 and 14 (within them, as data_bright_fc1_scaled); k = 12: SUSPECT at the evaluation after epoch 1, fc1 evaluation, x2.31 the sharper tier; k = 10: PROBLEM there, 2.85") \
+    X(FTZ_DAZ_TINY_INPUT, "ftz_daz_tiny_input", "op", "conv1", "backward", "smallcnn --normalize 0,1e36 --limit-train 72 --limit-test 64 --epochs 2 --steps 10 --eval", \
+      CPU_FAULT_DETECT, \
+      "zoo attack 13: ftz_daz_all (MXCSR FTZ and DAZ on every thread) in a run whose images are subnormal (--normalize 0,1e36: x = pixel / 255 / 1e36, below 2^-126 for pixels up to 44)", \
+      "DAZ reads the subnormal images as 0: conv1's forward is within its bound (|b| dominates the tiny products) but its weight gradient sum dy x loses every product: measured PROBLEM at step 1, conv1 backward-weights, 49.2 (index-weighted relation 415); the clean engine with the same --normalize: ok") \
+    X(THREAD1_ROUND_UP_KERNELS_STEP7, "thread1_round_up_kernels_step7", "op", "conv1|conv2|fc1|fc2|relu1|relu2|pool1|pool2|relu3|loss", "forward", "smallcnn --limit-train 72 --limit-test 64 --epochs 2 --steps 10 --eval", \
+      CPU_FAULT_SUSPECT, \
+      "zoo attack 13: at step 7 only, OpenMP thread 1 of the 2-thread engine rounds upward in the forward, loss and backward kernels (not the update): a flaky core's share of one step's kernels", \
+      "thread 1 computes half of each kernel (static schedules); step 7 has only the every-step checks: measured SUSPECT at step 7, conv1 forward, x1.34 the sharper tier, 0.244 of the worst case (1 relation over); exit 0 under --fail-on problem") \
+    X(THREAD1_ROUND_UP_CONV2_BWD_STEP7, "thread1_round_up_conv2_bwd_step7", "op", "conv2|pool1", "backward", "smallcnn --limit-train 72 --limit-test 64 --epochs 2 --steps 10 --eval", \
+      CPU_FAULT_BLIND, \
+      "zoo attack 13: at step 7 only, OpenMP thread 1 rounds upward in conv2's backward call only (backward-data and backward-weights: thread 1's share of them)", \
+      "a known blind spot (zoo attack 13), kept measured: the error is one-signed, not small: against the clean engine at step 7, all 25088 elements of pool1.dact that thread 1 computes (samples 8..15) and 3492 of conv2's 4608 weight-gradient elements are larger, none smaller (up to 1.3e-2 relative where the sums cancel), but each every-step relation sums hundreds of them against a tolerance made of sum|terms| (and the position- and index-weighted ones alternate signs, cancelling a common shift): measured ok, worst ratio 0.336 (fc1, elsewhere) of the sharper tier. At a per-element step (attribution, shadow) the sign tests see such a shift at once (round_tz_kernels_all: pool1.dact away-from-zero z = -152, limit 6.99); at step 7 only a sign test over the relations' residuals would")
 
 #define CPU_FAULT_ENUM_(id, ...) CPU_FAULT_##id,
 enum { CPU_FAULT_NONE = 0, CPU_FAULT_LIST(CPU_FAULT_ENUM_) CPU_FAULT_COUNT };
@@ -1482,6 +1562,8 @@ enum { CPU_FAULT_NONE = 0, CPU_FAULT_LIST(CPU_FAULT_ENUM_) CPU_FAULT_COUNT };
  * it; every engine runs in its own process in an audit, and the calls of
  * one process are serial) */
 extern int cpu_fault_cur;
+/* the step of the engine's call that is running (zoo attack 13: the pool faults keyed on a step) */
+extern unsigned long long cpu_fault_step;
 #else
 #define CPU_FAULT_ONLY(...)
 #define CPU_FAULT_PICK(user, test) user

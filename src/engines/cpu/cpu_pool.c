@@ -16,6 +16,7 @@
 #include "engines/cpu/cpu_pool.h"
 
 #include <float.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -309,8 +310,36 @@ static void fault_fwd_plane(float *d, uint8_t *ix, const float *s, int relu, con
             }
 }
 
+/* zoo attack 13: the inputs of the forwards (pool_tie_both_once's backward finds a window's ties in the input its
+ * forward read, kept by the engine until the backward), by their index buffer */
+static struct { const uint8_t *idx; const float *in; } z13_pool_in[8];
+
+/* relu_grad_at_zero: the ReLU's pass bit set for x >= 0 (relu'(0) = 1), not x > 0: the arg-max's input */
+static void z13_fwd_plane(uint8_t *ix, const float *s, int relu, const cpu_pool_geom *g) {
+    const size_t B = g->blk, W = g->w;
+    if (!relu) return;
+    for (size_t oh = 0; oh < g->oh; oh++)
+        for (size_t ow = 0; ow < g->ow; ow++)
+            for (size_t c = 0; c < B; c++) {
+                const float *r0 = s + (2 * oh * W + 2 * ow) * B + c, *r1 = r0 + W * B;
+                float x[4] = {r0[0], r0[B], r1[0], r1[B]};
+                size_t o = (oh * g->ow + ow) * B + c;
+                if (x[ix[o] & CPU_POOL_POS_MASK] >= 0.0f) {
+                    if (!(ix[o] & CPU_POOL_RELU_PASS) && getenv("LS_FAULT_VERBOSE")) fprintf(stderr, "relu0 flip\n");
+                    ix[o] = (uint8_t)(ix[o] | CPU_POOL_RELU_PASS);
+                }
+            }
+}
+
 static void fault_pool_fwd(float *out, uint8_t *idx, const float *in, int relu, const cpu_pool_geom *g) {
     const size_t isz = g->h * g->w * g->blk, osz = g->oh * g->ow * g->blk, planes = g->n * g->cb;
+    if (cpu_fault_cur == CPU_FAULT_POOL_TIE_BOTH_ONCE) {
+        int k = 0;
+        while (k < 7 && z13_pool_in[k].idx && z13_pool_in[k].idx != idx) k++;
+        z13_pool_in[k].idx = idx, z13_pool_in[k].in = in;
+    }
+    if (cpu_fault_cur == CPU_FAULT_RELU_GRAD_AT_ZERO)
+        for (size_t pl = 0; pl < planes; pl++) z13_fwd_plane(idx + pl * osz, in + pl * isz, relu, g);
     if (cpu_fault_cur != CPU_FAULT_FUSED_RELU_NEG_WINDOW && cpu_fault_cur != CPU_FAULT_FUSED_RELU_PASS_ELEM0 &&
         cpu_fault_cur != CPU_FAULT_POOL_TIE_LAST)
         return;
@@ -319,8 +348,34 @@ static void fault_pool_fwd(float *out, uint8_t *idx, const float *in, int relu, 
 
 /* pool_grad_next: the gradient goes to the element after the arg-max */
 static void fault_pool_bwd(float *din, const float *dout, const uint8_t *idx, int relu, const cpu_pool_geom *g) {
-    if (cpu_fault_cur != CPU_FAULT_POOL_GRAD_NEXT) return;
     const size_t isz = g->h * g->w * g->blk, osz = g->oh * g->ow * g->blk, planes = g->n * g->cb;
+    if (cpu_fault_cur == CPU_FAULT_POOL_TIE_BOTH_ONCE && cpu_fault_step == 7) {
+        /* zoo attack 13: a window whose maximum appears at more than one position sends its gradient to each
+         * of them (double counting), at step 7 only */
+        const float *in = NULL;
+        for (int k = 0; k < 8; k++)
+            if (z13_pool_in[k].idx == idx) in = z13_pool_in[k].in;
+        if (!in) return;
+        const size_t B = g->blk, W = g->w;
+        size_t hits = 0;
+        for (size_t pl = 0; pl < planes; pl++)
+            for (size_t oh = 0; oh < g->oh; oh++)
+                for (size_t ow = 0; ow < g->ow; ow++)
+                    for (size_t c = 0; c < B; c++) {
+                        size_t off[4] = {(2 * oh * W + 2 * ow) * B + c, (2 * oh * W + 2 * ow + 1) * B + c,
+                                         ((2 * oh + 1) * W + 2 * ow) * B + c, ((2 * oh + 1) * W + 2 * ow + 1) * B + c};
+                        const float *s = in + pl * isz;
+                        size_t o = (oh * g->ow + ow) * B + c;
+                        unsigned pos = idx[pl * osz + o] & CPU_POOL_POS_MASK;
+                        float m = s[off[pos]];
+                        if (relu && !(m > 0.0f)) continue; /* the ReLU passes nothing */
+                        for (unsigned q = 0; q < 4; q++)
+                            if (q != pos && s[off[q]] == m) din[pl * isz + off[q]] += dout[pl * osz + o], hits++;
+                    }
+        if (getenv("LS_FAULT_VERBOSE")) fprintf(stderr, "pool_tie_both_once: %zu extra routes\n", hits);
+        return;
+    }
+    if (cpu_fault_cur != CPU_FAULT_POOL_GRAD_NEXT) return;
     for (size_t pl = 0; pl < planes; pl++) {
         uint8_t *ix = malloc(osz);
         if (!ix) return;

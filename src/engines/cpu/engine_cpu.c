@@ -52,6 +52,9 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <omp.h>
+#if LS_FAULTS && defined(__x86_64__)
+#include <xmmintrin.h> /* zoo attack 13: MXCSR */
+#endif
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -927,6 +930,7 @@ static cpu_ctx *ctx_of(engine *e) {
     cpu_ctx *c = e->ctx;
     omp_set_num_threads(c->threads); /* oneDNN and our loops both read it */
     CPU_FAULT_ONLY(cpu_fault_cur = c->fault ? *(int *)c->fault : 0;)
+    CPU_FAULT_ONLY(cpu_fault_step = c->step;) /* zoo attack 13: the per-plane pool faults keyed on a step */
     return c;
 }
 
@@ -1523,6 +1527,7 @@ static void cpu_free(engine *e) {
  * into build/lockstep. */
 
 int cpu_fault_cur;
+unsigned long long cpu_fault_step;
 
 #define FAULT_NAME_(id, name, ...) name,
 static const char *const fault_names[CPU_FAULT_COUNT] = {"none", CPU_FAULT_LIST(FAULT_NAME_)};
@@ -1552,6 +1557,9 @@ typedef struct {
     int z12_fired;      /* zoo attack 12: this training step is the first after an evaluation (a one-shot flag) */
     int z12_copy;       /* zoo attack 12: this process's place among the engines of one audit created with the same
                          * repeat2_ fault (1, 2, ...; an instance counter: fault_copy_ordinal) */
+    size_t z13_prev_n;  /* zoo attack 13: the last training batch's size */
+    int z13_conv2_bwd;  /* zoo attack 13: conv2's backward call is running */
+    size_t z13_short;   /* zoo attack 13: this step is the first full batch after a partial one of this size (0: not) */
     int in_ck;          /* the engine's own checks are running (they read its tensors in place; the report faults
                          * of zoo attack 6 are in the copy-out to the caller only) */
 } fault_state;
@@ -5065,16 +5073,203 @@ static int fault_set_tensor(engine *e, tensor_id t, const float *in) {
     if (t.kind == TENSOR_ADAM_V) memcpy(F->v_copy, in, bytes);
     return 0;
 }
+
+/* ---- zoo attack 13: the floating-point environment, gradient clipping ------------------------------------
+ * The rounding-mode faults: the engine's threads compute with MXCSR's rounding control (or FTZ/DAZ) set
+ * otherwise than round-to-nearest.  Set in an OpenMP parallel region on every thread of the engine's team
+ * (oneDNN's JIT kernels and our loops honour MXCSR), around each forward, loss, backward and update call, and
+ * restored on return, so the engine's own checks (fault_checksums) and reads run as they always do; on one
+ * thread only (z13_thread1_*: a flaky core's share of every kernel).  x86-64 only (elsewhere they do nothing). */
+#if defined(__x86_64__)
+static unsigned z13_csr_saved[1024];
+/* the MXCSR bits to set for this call: RC 01 down (0x2000), 10 up (0x4000), 11 toward zero (0x6000); FTZ
+ * 0x8000, DAZ 0x0040; thread: -1 every thread, else that one; 0: none */
+static unsigned z13_csr_bits(const cpu_ctx *c, const fault_state *F, int training, int upd, int *thread) {
+    *thread = -1;
+    switch (F->id) {
+    case CPU_FAULT_ROUND_TZ_KERNELS_ALL: return upd ? 0 : 0x6000;
+    case CPU_FAULT_ROUND_TZ_KERNELS_STEP7: return !upd && training && c->step == 7 ? 0x6000 : 0;
+    case CPU_FAULT_ROUND_TZ_ALL: return 0x6000;
+    case CPU_FAULT_ROUND_UP_ALL: return 0x4000;
+    case CPU_FAULT_ROUND_TZ_STEP7: return training && c->step == 7 ? 0x6000 : 0;
+    case CPU_FAULT_FTZ_DAZ_ALL:
+    case CPU_FAULT_FTZ_DAZ_TINY_INPUT: return 0x8040;
+    case CPU_FAULT_THREAD1_ROUND_UP_STEP7: *thread = 1; return training && c->step == 7 ? 0x4000 : 0;
+    case CPU_FAULT_THREAD1_ROUND_TZ_ALL: *thread = 1; return 0x6000;
+    case CPU_FAULT_THREAD1_ROUND_UP_KERNELS_STEP7: *thread = 1; return !upd && training && c->step == 7 ? 0x4000 : 0;
+    case CPU_FAULT_THREAD1_ROUND_UP_CONV2_BWD_STEP7: /* z13_backward_layer's call for conv2 only */
+        *thread = 1;
+        return !upd && training && c->step == 7 && F->z13_conv2_bwd ? 0x4000 : 0;
+    default: return 0;
+    }
+}
+static int z13_enter(engine *e, int training, int upd) {
+    cpu_ctx *c = ctx_of(e);
+    fault_state *F = c->fault;
+    if (!F) return 0;
+    int th;
+    unsigned bits = z13_csr_bits(c, F, training, upd, &th);
+    if (!bits) return 0;
+#pragma omp parallel
+    {
+        int t = omp_get_thread_num();
+        if (t < 1024) {
+            z13_csr_saved[t] = _mm_getcsr();
+            if (th < 0 || th == t) _mm_setcsr((z13_csr_saved[t] & ~0x6000u) | bits);
+        }
+    }
+    return 1;
+}
+static void z13_leave(int entered) {
+    if (!entered) return;
+#pragma omp parallel
+    {
+        int t = omp_get_thread_num();
+        if (t < 1024) _mm_setcsr(z13_csr_saved[t]);
+    }
+}
+#else
+static int z13_enter(engine *e, int training, int upd) { return (void)e, (void)training, (void)upd, 0; }
+static void z13_leave(int entered) { (void)entered; }
+#endif
+
+/* grad_clip_*: torch.nn.utils.clip_grad_norm_(params, max_norm) run silently before the optimizer's step: every
+ * gradient scaled in place by max_norm / (||g||_2 + 1e-6) where the global norm exceeds max_norm (PyTorch's
+ * formula), max_norm = 0.5 (the global norm at step 7 of the zoo's run is 0.583: a clip by 14%; PyTorch's
+ * common max_norm = 1.0 would not clip there at all) */
+static void z13_clip(engine *e, const adam_scalars *s) {
+    cpu_ctx *c = ctx_of(e);
+    fault_state *F = c->fault;
+    if (F->id == CPU_FAULT_GRAD_UNSCALE_1000_ONCE && s->t == 7) {
+        /* a loss scaler with a scale that is not a power of two: g = fl(fl(g * 1000) / 1000), in place */
+        for (size_t i = 0; i < c->m->n_params; i++) c->grads[i] = (c->grads[i] * 1000.0f) / 1000.0f;
+        c->params_ver++;
+        return;
+    }
+    int on = (F->id == CPU_FAULT_GRAD_CLIP_ONCE && s->t == 7) || (F->id == CPU_FAULT_GRAD_CLIP_LATE && s->t >= 8);
+    if (!on) return;
+    double ss = 0.0;
+    for (size_t i = 0; i < c->m->n_params; i++) ss += (double)c->grads[i] * c->grads[i];
+    double norm = sqrt(ss), mx = 0.5, coef = mx / (norm + 1e-6);
+    if (getenv("LS_FAULT_VERBOSE"))
+        fprintf(stderr, "grad_clip: t %d ||g|| %.6g max %.6g coef %.6g\n", s->t, norm, mx, coef);
+    if (coef >= 1.0) return;
+    float cf = (float)coef;
+    for (size_t i = 0; i < c->m->n_params; i++) c->grads[i] *= cf;
+    c->params_ver++;
+}
+
+/* The data-keyed, evaluation and after-a-partial-batch faults of fc1's forward (c->x: the batch's images) */
+static int z13_fwd_before(engine *e, int l, int training) {
+    cpu_ctx *c = ctx_of(e);
+    fault_state *F = c->fault;
+    if (!F || !c->cur || !training || !fault_layer(c, l, "fc1")) return 0;
+    if (F->id == CPU_FAULT_PARTIAL_NEXT_FC1_FWD_SHORT && F->z13_short) return act_io(c, l, 0, F->b, 1);
+    return 0;
+}
+static int z13_fwd_after(engine *e, int l, int training) {
+    cpu_ctx *c = ctx_of(e);
+    fault_state *F = c->fault;
+    if (!F || !c->cur || !fault_layer(c, l, "fc1")) return 0;
+    const layer *ly = &c->m->layers[l];
+    size_t n = c->cur->n, out = layer_out_size(ly), img = (size_t)c->m->in_c * c->m->in_h * c->m->in_w;
+    int rc;
+    if (F->id == CPU_FAULT_PARTIAL_NEXT_FC1_FWD_SHORT && training && F->z13_short) {
+        /* the kernel ran over the partial batch's rows only: rows z13_short.. keep what the buffer held */
+        if ((rc = act_io(c, l, 0, F->a, 1))) return rc;
+        memcpy(F->b, F->a, F->z13_short * out * sizeof(float));
+        if (getenv("LS_FAULT_VERBOSE"))
+            fprintf(stderr, "partial_next_fc1_fwd_short: step %llu, rows %zu..%zu stale\n", (unsigned long long)c->step,
+                    F->z13_short, n - 1);
+        return act_io(c, l, 0, F->b, 0);
+    }
+    int bright = F->id == CPU_FAULT_DATA_BRIGHT_FC1_SCALED && training;
+    int ev = F->id == CPU_FAULT_EVAL_R1_LAST_IMAGE_FC1_SCALED && !training && F->in_eval && F->eval_round == 1 &&
+             F->eval_k == 3;
+    if (!bright && !ev) return 0;
+    if ((rc = act_io(c, l, 0, F->a, 1))) return rc;
+    int any = 0;
+    for (size_t i = 0; i < n; i++) {
+        double sum = 0;
+        for (size_t k = 0; k < img; k++) sum += c->x[i * img + k];
+        /* data_bright: an image brighter than 440 (pixel values / 255 summed: 2 of the first 72 training images,
+         * numbers 7 and 53, 451.7 and 450.0); eval_r1: the last image of the first evaluation's fourth batch */
+        if (bright ? sum > 440.0 : i == n - 1) {
+            for (size_t j = 0; j < out; j++) F->a[i * out + j] = (float)((double)F->a[i * out + j] * (1.0 + F->rel));
+            any = 1;
+            if (getenv("LS_FAULT_VERBOSE"))
+                fprintf(stderr, "%s: step %llu sample %zu (pixel sum %.1f)\n", bright ? "data_bright" : "eval_r1",
+                        (unsigned long long)c->step, i, sum);
+        }
+    }
+    return any ? act_io(c, l, 0, F->a, 0) : 0;
+}
+
+static int z13_forward_layer(engine *e, int l, int training) {
+    int rc = z13_fwd_before(e, l, training);
+    if (rc) return rc;
+    int in = z13_enter(e, training, 0);
+    rc = fault_forward_layer(e, l, training);
+    z13_leave(in);
+    return rc ? rc : z13_fwd_after(e, l, training);
+}
+static int z13_set_batch(engine *e, const float *x, const int32_t *labels, size_t n, uint64_t step) {
+    cpu_ctx *c = ctx_of(e);
+    fault_state *F = c->fault;
+    if (F && step) {
+        F->z13_short = F->z13_prev_n && F->z13_prev_n < n ? F->z13_prev_n : 0;
+        F->z13_prev_n = n;
+    }
+    return fault_set_batch(e, x, labels, n, step);
+}
+static int z13_loss(engine *e, float *loss_out) {
+    int in = z13_enter(e, 1, 0), rc = fault_loss(e, loss_out);
+    z13_leave(in);
+    return rc;
+}
+static int z13_backward_layer(engine *e, int l) {
+    cpu_ctx *c = ctx_of(e);
+    fault_state *F = c->fault;
+    if (F) F->z13_conv2_bwd = fault_layer(c, l, "conv2");
+    int in = z13_enter(e, 1, 0), rc = fault_backward_layer(e, l);
+    z13_leave(in);
+    if (F) F->z13_conv2_bwd = 0;
+    if (!rc && F && c->cur && F->id == CPU_FAULT_PARTIAL_NEXT_FC1_DW_SHORT && F->z13_short &&
+        fault_layer(c, l, "fc1")) {
+        /* fc1's backward-weights summed the partial batch's z13_short samples only: the others' x dy taken out */
+        const layer *ly = &c->m->layers[l];
+        size_t in_sz = layer_in_size(ly), out = (size_t)ly->out_c, n = c->cur->n;
+        if ((rc = act_io(c, l - 1, 0, F->a, 1)) || (rc = act_io(c, l, 1, F->b, 1))) return rc;
+        float *g = c->grads + c->m->tensors[ly->w_tensor].offset;
+        for (size_t j = 0; j < out; j++)
+            for (size_t k = 0; k < in_sz; k++) {
+                double t = g[j * in_sz + k];
+                for (size_t r = F->z13_short; r < n; r++) t -= (double)F->b[r * out + j] * F->a[r * in_sz + k];
+                g[j * in_sz + k] = (float)t;
+            }
+        c->params_ver++;
+        if (getenv("LS_FAULT_VERBOSE"))
+            fprintf(stderr, "partial_next_fc1_dw_short: step %llu, %zu of %zu samples\n", (unsigned long long)c->step,
+                    F->z13_short, n);
+    }
+    return rc;
+}
+static int z13_update(engine *e, const adam_scalars *s) {
+    if (ctx_of(e)->fault) z13_clip(e, s);
+    int in = z13_enter(e, 1, 1), rc = fault_update(e, s);
+    z13_leave(in);
+    return rc;
+}
 #endif
 
 static const engine_i cpu_iface = {
     /* .name           = */ "cpu",
     /* .describe       = */ CPU_FAULT_PICK(cpu_describe, fault_describe),
-    /* .set_batch      = */ CPU_FAULT_PICK(cpu_set_batch, fault_set_batch),
-    /* .forward_layer  = */ CPU_FAULT_PICK(cpu_forward_layer, fault_forward_layer),
-    /* .loss           = */ CPU_FAULT_PICK(cpu_loss, fault_loss),
-    /* .backward_layer = */ CPU_FAULT_PICK(cpu_backward_layer, fault_backward_layer),
-    /* .update         = */ CPU_FAULT_PICK(cpu_update, fault_update),
+    /* .set_batch      = */ CPU_FAULT_PICK(cpu_set_batch, z13_set_batch),
+    /* .forward_layer  = */ CPU_FAULT_PICK(cpu_forward_layer, z13_forward_layer),
+    /* .loss           = */ CPU_FAULT_PICK(cpu_loss, z13_loss),
+    /* .backward_layer = */ CPU_FAULT_PICK(cpu_backward_layer, z13_backward_layer),
+    /* .update         = */ CPU_FAULT_PICK(cpu_update, z13_update),
     /* .get_tensor     = */ CPU_FAULT_PICK(cpu_get_tensor, fault_get_tensor),
     /* .set_tensor     = */ CPU_FAULT_PICK(cpu_set_tensor, fault_set_tensor),
     /* .get_tensor_f64 = */ NULL,

@@ -48,6 +48,7 @@
 #include "checks/checksums.h"
 #include "commands/audit_cmd.h"
 #include "model/model.h"
+#include "report/report.h"
 #include "base/util.h"
 
 static int have_data(void) {
@@ -250,6 +251,23 @@ static void test_checksum_suspect_first(void **st) {
             }
         explain_list_free(&L);
         if (!named) fail_msg("%s: no checksum-suspect finding", cases[i].engine);
+        /* run.json says it too: "first_suspect" at that step, beside "worst_suspect" */
+        char path[] = "/tmp/lk-sus-first-XXXXXX";
+        int fd = mkstemp(path);
+        assert_true(fd >= 0);
+        close(fd);
+        assert_int_equal(report_write_run_json(&r, path), 0);
+        FILE *jf = fopen(path, "rb");
+        assert_non_null(jf);
+        static char js[1 << 22];
+        size_t jn = fread(js, 1, sizeof js - 1, jf);
+        fclose(jf);
+        unlink(path);
+        js[jn] = 0;
+        char want[64];
+        snprintf(want, sizeof want, "\"first_suspect\": {\"step\": %ld,", cases[i].step);
+        assert_non_null(strstr(js, want));
+        assert_non_null(strstr(js, "\"worst_suspect\": {\"step\": "));
         audit_result_free(&r);
     }
 }

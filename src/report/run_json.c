@@ -263,6 +263,18 @@ static void json_checksums(lsbuf *b, const audit_result *r, const audit_engine *
         lsbuf_printf(b, ", \"what\": ");
         lsbuf_json_str(b, ae->ck_sus.what);
         lsbuf_printf(b, "}");
+        /* where it began (the finding's step: a shift on from step 1 has its worst anywhere) */
+        if (ae->ck_sus_first.what[0]) {
+            json_ck_where(b, r, "first_suspect", ae->ck_sus_first_step, ae->ck_sus_first_eval_epoch,
+                          &ae->ck_sus_first);
+            lsbuf_printf(b, ", \"sharp_ratio\": ");
+            lsbuf_json_num(b, ae->ck_sus_first.ratio);
+            lsbuf_printf(b, ", \"worst_case_ratio\": ");
+            lsbuf_json_num(b, ae->ck_sus_first_worst_ratio);
+            lsbuf_printf(b, ", \"what\": ");
+            lsbuf_json_str(b, ae->ck_sus_first.what);
+            lsbuf_printf(b, "}");
+        }
     }
     json_step_array(b, "sharp_ratio_per_step", ae->ck_step_sharp, ae->ck_total);
     lsbuf_printf(b, "}");

@@ -2134,6 +2134,22 @@ static void conv_bwd_data_sample(const conv_job *J, const ck_tls *W, size_t i) {
  * (backward-weights' BWD_W_PW), from X = the unsigned sum over channels,
  * each within (C + k k + 2) u64 of C k k *tot_a.  v: 5 h w + oh w
  * doubles of scratch. */
+/* one kernel tap's terms of a row of patch_sums' outputs: the outputs are
+ * other arrays than the planes read, and GCC did not vectorize the loop
+ * without being told (each q's operations are the same either way; so is
+ * sg om x, (sg om) x as C groups it) */
+static inline __attribute__((always_inline)) void patch_tap_row(double *restrict zr, double *restrict zra,
+                                                                double *restrict zp, const double *restrict xc,
+                                                                const double *restrict xca, const double *restrict xs,
+                                                                const double *restrict xsa, const double *restrict xg,
+                                                                int n, double so, double om, double cw) {
+    for (int q = 0; q < n; q++) {
+        zr[q] += xc[q] + so * xs[q];
+        zra[q] += xca[q] + om * xsa[q];
+        zp[q] += cw * xg[q];
+    }
+}
+
 CK_HOT static void patch_sums(const float *x, const ck_conv_dims *d, double *v, double *z, double *za, double *tot_a,
                        double *mx, double *zw, double *zwa) {
     size_t HW = (size_t)d->h * d->w, kk = (size_t)d->k * d->k;
@@ -2181,11 +2197,8 @@ CK_HOT static void patch_sums(const float *x, const ck_conv_dims *d, double *v, 
                                  *xs = X + (ptrdiff_t)rr * d->w + off, *xsa = Xa + (ptrdiff_t)rr * d->w + off,
                                  *xg = XS + (ptrdiff_t)rr * d->w + off;
                     double *zr = zw + (size_t)r * d->ow, *zra = zwa + (size_t)r * d->ow, *zp = z + (size_t)r * d->ow;
-                    for (int q = q0; q < q1; q++) {
-                        zr[q] += xc[q] + sg * om * xs[q];
-                        zra[q] += xca[q] + om * xsa[q];
-                        zp[q] += cw * xg[q];
-                    }
+                    patch_tap_row(zr + q0, zra + q0, zp + q0, xc + q0, xca + q0, xs + q0, xsa + q0, xg + q0,
+                                  q1 - q0, sg * om, om, cw);
                 }
             }
     }

@@ -1314,8 +1314,22 @@ CK_HOT static void rnd_rows16(const float *P, int R, int Q, int k, int pad, int 
 CK_HOT static void rnd_cols16(const double *u, int R, int k, int pad, int sg, const double *a, int na, double *g) {
     rnd_cols(u, 16, R, k, pad, sg, a, na, g);
 }
+/* rnd_plane2 with L = 16 in vectors, term for term (each lane's two sums
+ * add c v in the positions' order; c v is a product, then an addition: no
+ * contraction): GCC compiled the plain loop to scalar multiplies and adds */
 CK_HOT static void rnd_plane16x2(const float *y, size_t n, const double *wp0, const double *wp1, double *s0, double *s1) {
-    rnd_plane2(y, 16, n, wp0, wp1, s0, s1);
+    typedef double v8d __attribute__((vector_size(64)));
+    typedef float v8f __attribute__((vector_size(32)));
+    v8d a0 = {0}, a1 = {0}, b0 = {0}, b1 = {0};
+    for (size_t p = 0; p < n; p++) {
+        v8f lo, hi;
+        memcpy(&lo, y + p * 16, sizeof lo), memcpy(&hi, y + p * 16 + 8, sizeof hi);
+        v8d vl = __builtin_convertvector(lo, v8d), vh = __builtin_convertvector(hi, v8d);
+        double c0 = wp0[p], c1 = wp1[p];
+        v8d k0 = {c0, c0, c0, c0, c0, c0, c0, c0}, k1 = {c1, c1, c1, c1, c1, c1, c1, c1};
+        a0 += k0 * vl, a1 += k0 * vh, b0 += k1 * vl, b1 += k1 * vh;
+    }
+    memcpy(s0, &a0, sizeof a0), memcpy(s0 + 8, &a1, sizeof a1), memcpy(s1, &b0, sizeof b0), memcpy(s1 + 8, &b1, sizeof b1);
 }
 
 /* The weighted window sums of sample i's planes of v (C planes of R x Q):

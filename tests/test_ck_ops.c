@@ -476,6 +476,70 @@ static void test_zero_elements_as_kernels(void **st) {
     free_fx(&f);
 }
 
+/* The host's in-pass re-do of conv2's dW elements (redo_block) skips the
+ * terms whose dy is +-0 only where that leaves every sum as it is: with x
+ * finite.  One input of conv2 set to +Inf by hand (sample 0, channel 0,
+ * row and column 7: filter element (0, 0, 0) of every filter meets it at
+ * output position (8, 8), where most filters' dy is 0 after the ReLU and
+ * max-pool): that term is 0 Inf = NaN in the kernels' loop, and the
+ * host's BWD_W_PEEK and BWD_W_Z must be the same bits (NaN where the loop
+ * has it), on every vector path of the re-do. */
+static void test_redo_nonfinite_x(void **st) {
+    (void)st;
+    fx f;
+    one_step(&f);
+    int l = -1, convs = 0;
+    for (int k = 0; k < f.m.n_layers && l < 0; k++)
+        if (f.m.layers[k].kind == LAYER_CONV && ++convs == 2) l = k;
+    assert_true(l > 0);
+    const layer *ly = &f.m.layers[l];
+    float *x = f.act[l - 1], *dy = f.dact[l], *gw = f.g + f.m.tensors[ly->w_tensor].offset;
+    size_t HW = (size_t)ly->in_h * ly->in_w, row = f.m.tensors[ly->w_tensor].numel / (size_t)ly->out_c;
+    assert_int_equal(ly->pad, 1);
+    x[7 * (size_t)ly->in_w + 7] = INFINITY;
+    (void)HW;
+    assert_int_equal(engine_set_tensor(f.e, (tensor_id){TENSOR_ACT, l - 1}, x), 0);
+    const char *isa[] = {"avx512f", "avx2", "scalar"};
+    int paths = 0;
+    for (int k = 0; k < 3; k++) {
+        if (ck_redo_force_isa(isa[k])) continue;
+        paths++;
+        assert_int_equal(engine_checksums_host(f.e, CK_STAGE_STEP, f.vec), 0);
+        ck_rnd_key_t key = ck_rnd_key(ck_get_u64(f.vec + f.L.input_off), (long)f.vec[2], (int)f.vec[0]);
+        ck_conv_dims d = {ly->in_c, ly->in_h, ly->in_w, ly->out_c, ly->out_h, ly->out_w, ly->k, ly->pad};
+        size_t nan_peek = 0;
+        for (size_t oc = 0; oc < (size_t)ly->out_c; oc++) {
+            double want[4];
+            ck_conv_zero_filter(want, gw + oc * row, x, 1, dy, 1, NULL, NULL, &d, N, oc);
+            const double *got = f.vec + f.L.off[l][CK_BWD_W_Z] + CK_REL * oc;
+            if (memcmp(got, want, sizeof want))
+                fail_msg("%s filter %zu (%s): zero elements, host (%g %g %g %g), kernels' loop (%g %g %g %g)",
+                         ly->name, oc, isa[k], got[0], got[1], got[2], got[3], want[0], want[1], want[2], want[3]);
+            size_t t[CK_PEEK];
+            ck_peek_elems(t, gw + oc * row, row, key, l, oc);
+            ck_worst w;
+            ck_worst_init(&w);
+            for (size_t e = 0; e < CK_PEEK; e++) {
+                double R, A;
+                int sub = ck_conv_redo(x, 1, dy, 1, NULL, NULL, &d, N, oc, t[e], &R, &A);
+                ck_zero_keep(&w, gw[oc * row + t[e]], R, A, sub);
+            }
+            ck_worst_put(&w, want);
+            got = f.vec + f.L.off[l][CK_BWD_W_PEEK] + CK_REL * oc;
+            if (memcmp(got, want, sizeof want))
+                fail_msg("%s filter %zu (%s): sampled elements, host (%g %g %g %g), kernels' loop (%g %g %g %g)",
+                         ly->name, oc, isa[k], got[0], got[1], got[2], got[3], want[0], want[1], want[2], want[3]);
+            nan_peek += isnan(want[0]);
+        }
+        print_message("%s (%s): x with +Inf, host = the kernels' loop in every filter, %zu filters' sampled "
+                      "elements NaN\n", ly->name, isa[k], nan_peek);
+        assert_true(nan_peek >= 8);
+    }
+    assert_true(paths >= 1);
+    assert_true(ck_redo_force_isa("avx512f") == 0 || ck_redo_force_isa("avx2") == 0 || ck_redo_force_isa("scalar") == 0);
+    free_fx(&f);
+}
+
 /* Identical windows (engines/checksums.c, conv_groups): the relations'
  * S is S + E / A, E = sum over groups of G >= 2 identical, non-blank
  * windows of (G^2 - G) S_g^2, S_g = |b| + sum_c (sum_t |w|) max over the
@@ -607,6 +671,7 @@ int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_maxima),
         cmocka_unit_test(test_zero_elements_as_kernels),
+        cmocka_unit_test(test_redo_nonfinite_x),
         cmocka_unit_test(test_s_equals_host),
         cmocka_unit_test(test_index_weighted_as_kernels),
         cmocka_unit_test(test_signed_as_kernels),

@@ -1314,8 +1314,22 @@ CK_HOT static void rnd_rows16(const float *P, int R, int Q, int k, int pad, int 
 CK_HOT static void rnd_cols16(const double *u, int R, int k, int pad, int sg, const double *a, int na, double *g) {
     rnd_cols(u, 16, R, k, pad, sg, a, na, g);
 }
+/* rnd_plane2 with L = 16 in vectors, term for term (each lane's two sums
+ * add c v in the positions' order; c v is a product, then an addition: no
+ * contraction): GCC compiled the plain loop to scalar multiplies and adds */
 CK_HOT static void rnd_plane16x2(const float *y, size_t n, const double *wp0, const double *wp1, double *s0, double *s1) {
-    rnd_plane2(y, 16, n, wp0, wp1, s0, s1);
+    typedef double v8d __attribute__((vector_size(64)));
+    typedef float v8f __attribute__((vector_size(32)));
+    v8d a0 = {0}, a1 = {0}, b0 = {0}, b1 = {0};
+    for (size_t p = 0; p < n; p++) {
+        v8f lo, hi;
+        memcpy(&lo, y + p * 16, sizeof lo), memcpy(&hi, y + p * 16 + 8, sizeof hi);
+        v8d vl = __builtin_convertvector(lo, v8d), vh = __builtin_convertvector(hi, v8d);
+        double c0 = wp0[p], c1 = wp1[p];
+        v8d k0 = {c0, c0, c0, c0, c0, c0, c0, c0}, k1 = {c1, c1, c1, c1, c1, c1, c1, c1};
+        a0 += k0 * vl, a1 += k0 * vh, b0 += k1 * vl, b1 += k1 * vh;
+    }
+    memcpy(s0, &a0, sizeof a0), memcpy(s0 + 8, &a1, sizeof a1), memcpy(s1, &b0, sizeof b0), memcpy(s1 + 8, &b1, sizeof b1);
 }
 
 /* The weighted window sums of sample i's planes of v (C planes of R x Q):
@@ -2134,6 +2148,22 @@ static void conv_bwd_data_sample(const conv_job *J, const ck_tls *W, size_t i) {
  * (backward-weights' BWD_W_PW), from X = the unsigned sum over channels,
  * each within (C + k k + 2) u64 of C k k *tot_a.  v: 5 h w + oh w
  * doubles of scratch. */
+/* one kernel tap's terms of a row of patch_sums' outputs: the outputs are
+ * other arrays than the planes read, and GCC did not vectorize the loop
+ * without being told (each q's operations are the same either way; so is
+ * sg om x, (sg om) x as C groups it) */
+static inline __attribute__((always_inline)) void patch_tap_row(double *restrict zr, double *restrict zra,
+                                                                double *restrict zp, const double *restrict xc,
+                                                                const double *restrict xca, const double *restrict xs,
+                                                                const double *restrict xsa, const double *restrict xg,
+                                                                int n, double so, double om, double cw) {
+    for (int q = 0; q < n; q++) {
+        zr[q] += xc[q] + so * xs[q];
+        zra[q] += xca[q] + om * xsa[q];
+        zp[q] += cw * xg[q];
+    }
+}
+
 CK_HOT static void patch_sums(const float *x, const ck_conv_dims *d, double *v, double *z, double *za, double *tot_a,
                        double *mx, double *zw, double *zwa) {
     size_t HW = (size_t)d->h * d->w, kk = (size_t)d->k * d->k;
@@ -2181,11 +2211,8 @@ CK_HOT static void patch_sums(const float *x, const ck_conv_dims *d, double *v, 
                                  *xs = X + (ptrdiff_t)rr * d->w + off, *xsa = Xa + (ptrdiff_t)rr * d->w + off,
                                  *xg = XS + (ptrdiff_t)rr * d->w + off;
                     double *zr = zw + (size_t)r * d->ow, *zra = zwa + (size_t)r * d->ow, *zp = z + (size_t)r * d->ow;
-                    for (int q = q0; q < q1; q++) {
-                        zr[q] += xc[q] + sg * om * xs[q];
-                        zra[q] += xca[q] + om * xsa[q];
-                        zp[q] += cw * xg[q];
-                    }
+                    patch_tap_row(zr + q0, zra + q0, zp + q0, xc + q0, xca + q0, xs + q0, xsa + q0, xg + q0,
+                                  q1 - q0, sg * om, om, cw);
                 }
             }
     }
@@ -2496,10 +2523,92 @@ __attribute__((target("avx2"))) static void redo16_avx2(const float *g, size_t g
     }
 }
 
+/* All CK_NREDO re-done elements of sixteen filters at once, only over the
+ * terms whose dy is nonzero: positions in row-major order, and at each the
+ * lanes (filters) whose dy there is nonzero (not +-0; a NaN is nonzero),
+ * one 8-wide gather of x per such lane for its elements e (vector lanes e,
+ * masked as redo16_at's ok).  Each (lane, element) sum gets the same
+ * nonzero terms in the same order as redo16_at's; a term it leaves out is
+ * dy x with dy = +-0 and x finite (the caller checks the sample's x), i.e.
+ * +-0, and adding +-0 to a sum that started at +0 leaves it bit for bit
+ * (such a sum is never -0: x + (-x) = +0 when rounding to nearest), |t|
+ * likewise; the subnormal flag needs dy != 0.  dy is ~16% nonzero per
+ * lane after a ReLU and max-pool, so this gathers ~2.5 of 8 x values per
+ * position instead of 6 of 16 (redo16_avx512 once per element). */
+__attribute__((target("avx512f,avx512vl"))) static void redo16x_sparse_avx512(const float *g, size_t gps, size_t gls, int nl,
+                                                                      const float *xs, size_t xcb,
+                                                                      const ptrdiff_t (*xo)[16], const int (*kh)[16],
+                                                                      const int (*kw)[16],
+                                                                      const unsigned char (*on)[16], int h, int w,
+                                                                      int oh, int ow, double (*r)[16],
+                                                                      double (*a)[16], unsigned char (*sub)[16]) {
+    _Static_assert(CK_NREDO <= 8, "one 8-wide vector per lane");
+    __m256i vxo[16], vkh[16], vkw[16];
+    __mmask8 von[16], sm[16];
+    __m512d R[16], A[16];
+    for (int l = 0; l < 16; l++) {
+        int32_t x8[8] = {0}, h8[8] = {0}, w8[8] = {0};
+        unsigned m = 0;
+        for (int e = 0; e < CK_NREDO; e++) {
+            x8[e] = (int32_t)xo[e][l], h8[e] = kh[e][l], w8[e] = kw[e][l];
+            m |= (unsigned)(on[e][l] != 0 && l < nl) << e;
+        }
+        vxo[l] = _mm256_loadu_si256((const __m256i *)x8), vkh[l] = _mm256_loadu_si256((const __m256i *)h8);
+        vkw[l] = _mm256_loadu_si256((const __m256i *)w8), von[l] = (__mmask8)m, sm[l] = 0;
+        R[l] = _mm512_setzero_pd(), A[l] = R[l];
+    }
+    unsigned lanes = 0;
+    for (int l = 0; l < nl; l++) lanes |= (unsigned)(von[l] != 0) << l;
+    const __m256 zero = _mm256_setzero_ps(), tiny = _mm256_set1_ps(0x1p-126f);
+    const __m256i vh = _mm256_set1_epi32(h), vw = _mm256_set1_epi32(w);
+    const __m512i absm = _mm512_set1_epi32(0x7fffffff);
+    const int contiguous = gps == 16 && gls == 1 && nl == 16;
+    float gb[16] = {0};
+    for (int pr = 0; pr < oh; pr++)
+        for (int pc = 0; pc < ow; pc++) {
+            size_t p = (size_t)pr * (size_t)ow + (size_t)pc;
+            const float *gp = g + p * gps;
+            if (!contiguous) {
+                for (int l = 0; l < nl; l++) gb[l] = gp[(size_t)l * gls];
+                gp = gb;
+            }
+            __m512i gi = _mm512_loadu_si512(gp);
+            unsigned m = lanes & (unsigned)_mm512_test_epi32_mask(gi, absm);
+            if (!m) continue;
+            const __m256i pr8 = _mm256_set1_epi32(pr), pc8 = _mm256_set1_epi32(pc);
+            const int po = (int)(((ptrdiff_t)pr * w + pc) * (ptrdiff_t)xcb);
+            const __m256i po8 = _mm256_set1_epi32(po);
+            do {
+                int l = __builtin_ctz(m);
+                m &= m - 1;
+                __m256i ih = _mm256_add_epi32(vkh[l], pr8), iw = _mm256_add_epi32(vkw[l], pc8);
+                __mmask8 ok = von[l] & _mm256_cmplt_epu32_mask(ih, vh) & _mm256_cmplt_epu32_mask(iw, vw);
+                if (!ok) continue; /* every term +0: none added */
+                __m256 v = _mm256_mmask_i32gather_ps(zero, ok, _mm256_add_epi32(vxo[l], po8), xs, 4);
+                float gl = gp[l];
+                __m512d t = _mm512_maskz_mul_pd(ok, _mm512_set1_pd((double)gl), _mm512_cvtps_pd(v));
+                R[l] = _mm512_add_pd(R[l], t), A[l] = _mm512_add_pd(A[l], _mm512_abs_pd(t));
+                __mmask8 nz = _mm256_mask_cmp_ps_mask(ok, v, zero, _CMP_NEQ_UQ);
+                __mmask8 tn = fabsf(gl) < 0x1p-126f ? (__mmask8)0xff
+                                                     : _mm256_cmp_ps_mask(_mm256_andnot_ps(_mm256_set1_ps(-0.0f), v),
+                                                                          tiny, _CMP_LT_OQ);
+                sm[l] |= nz & tn;
+            } while (m);
+        }
+    for (int l = 0; l < nl; l++) {
+        double rr[8], aa[8];
+        _mm512_storeu_pd(rr, R[l]), _mm512_storeu_pd(aa, A[l]);
+        for (int e = 0; e < CK_NREDO; e++)
+            r[e][l] += rr[e], a[e][l] += aa[e], sub[e][l] |= (unsigned char)((sm[l] >> e) & 1);
+    }
+}
+
 enum { REDO_SCALAR, REDO_AVX2, REDO_AVX512 };
 static int redo_isa = -1; /* set once (a benign race: every thread computes the same) */
+static int redo_vl = -1;  /* AVX-512VL too (redo16x_sparse_avx512), likewise */
 static int redo_isa_best(void) {
     __builtin_cpu_init();
+    redo_vl = __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512vl");
     return __builtin_cpu_supports("avx512f") ? REDO_AVX512 : __builtin_cpu_supports("avx2") ? REDO_AVX2 : REDO_SCALAR;
 }
 #endif
@@ -2536,6 +2645,39 @@ static void redo16(const float *g, size_t gps, size_t gls, int nl, const float *
     redo16_at(g, gps, gls, nl, xs, xcb, xo, kh, kw, on, h, w, oh, ow, r, a, sub);
 }
 
+/* how many of lanes 0..nl-1 of positions 0..P-1 are nonzero (not +-0; a
+ * NaN is), lane l of position p at g[p gps + l gls] */
+CK_HOT static size_t nz_lanes(const float *g, size_t gps, size_t gls, size_t nl, size_t P) {
+    size_t n = 0;
+    if (gps == 16 && gls == 1 && nl == 16) { /* nChw16c: one run of P 16 floats (vectorizes) */
+        uint32_t c = 0;
+        for (size_t k = 0; k < P * 16; k++) {
+            uint32_t u;
+            memcpy(&u, g + k, sizeof u);
+            c += (u & 0x7fffffffu) != 0;
+        }
+        return c;
+    }
+    for (size_t p = 0; p < P; p++)
+        for (size_t l = 0; l < nl; l++) {
+            uint32_t u;
+            memcpy(&u, g + p * gps + l * gls, sizeof u);
+            n += (u & 0x7fffffffu) != 0;
+        }
+    return n;
+}
+
+/* no Inf or NaN among x[0..n-1] */
+CK_HOT static int finite_all(const float *x, size_t n) {
+    uint32_t bad = 0;
+    for (size_t k = 0; k < n; k++) {
+        uint32_t u;
+        memcpy(&u, x + k, sizeof u);
+        bad |= (uint32_t)((u & 0x7f800000u) == 0x7f800000u);
+    }
+    return !bad;
+}
+
 /* Sample i's terms of the re-done elements (conv_job.small) of filters
  * oc0..oc0+15 into their per-sample slots (part [8 + 3 e ..]: R, A,
  * subnormal); an element whose input channel or filter has no nonzero in
@@ -2564,12 +2706,33 @@ static void redo_block(const conv_job *J, size_t i, size_t oc0) {
             on[e][l] = 1, any[e] = 1;
         }
     const float *g = ck_plane(J->dyv.p, J->dyv.cb, OC, P, i, oc0);
+    size_t span = (C * HW > OC * P ? C * HW : OC * P) * 16;
+#ifdef CK_REDO_X86
+    /* every element at once over dy's nonzero terms (redo16x_sparse_avx512:
+     * the same sums) where dy is sparse and the sample's x finite */
+    if (redo_isa < 0) redo_isa = redo_isa_best();
+    if (redo_isa == REDO_AVX512 && redo_vl > 0 && span < ((size_t)1 << 30) &&
+        nz_lanes(g, dcb == 16 ? 16 : 1, dcb == 16 ? 1 : P, nl, P) * 4 <= P * 16 && finite_all(xs, C * HW)) {
+        double r[CK_NREDO][16] = {{0}}, a[CK_NREDO][16] = {{0}};
+        unsigned char sub[CK_NREDO][16] = {{0}};
+        redo16x_sparse_avx512(g, dcb == 16 ? 16 : 1, dcb == 16 ? 1 : P, (int)nl, xs, xcb,
+                              (const ptrdiff_t(*)[16])xo, (const int(*)[16])kh, (const int(*)[16])kw,
+                              (const unsigned char(*)[16])on, d->h, d->w, d->oh, d->ow, r, a, sub);
+        for (size_t e = 0; e < CK_NREDO; e++)
+            for (size_t l = 0; any[e] && l < nl; l++)
+                if (on[e][l]) {
+                    double *q = J->part + (i * (size_t)OC + oc0 + l) * CK_PART + 8 + 3 * e;
+                    q[0] = r[e][l], q[1] = a[e][l], q[2] = sub[e][l];
+                }
+        return;
+    }
+#endif
     for (size_t e = 0; e < CK_NREDO; e++) {
         if (!any[e]) continue;
         double r[16] = {0}, a[16] = {0};
         unsigned char sub[16] = {0};
         redo16(g, dcb == 16 ? 16 : 1, dcb == 16 ? 1 : P, (int)nl, xs, xcb, xo[e], kh[e], kw[e], on[e], d->h, d->w,
-               d->oh, d->ow, (C * HW > OC * P ? C * HW : OC * P) * 16, r, a, sub);
+               d->oh, d->ow, span, r, a, sub);
         for (size_t l = 0; l < nl; l++)
             if (on[e][l]) {
                 double *q = J->part + (i * (size_t)OC + oc0 + l) * CK_PART + 8 + 3 * e;
@@ -3619,14 +3782,10 @@ CK_HOT static void conv_wrnd_sample(const conv_job *J, size_t i, double *X) {
     size_t C = (size_t)d->c, OC = (size_t)d->oc, kk = (size_t)d->k * d->k, HW = (size_t)d->h * d->w;
     size_t OP = (size_t)d->oh * d->ow, xcb = (size_t)J->xv.cb, dcb = (size_t)J->dyv.cb;
     double *Xa = X + HW, *U = Xa + HW, *Ua = U + CK_RND_DRAWS * OP, *res = J->wres;
-    double mx = 0;
-    for (size_t c = 0; c < C; c++) {
-        const float *xp = ck_plane(J->xv.p, J->xv.cb, C, HW, i, c);
-        for (size_t q = 0; q < HW; q++) {
-            double v = fabs((double)xp[q * xcb]);
-            mx = v > mx ? v : mx;
-        }
-    }
+    /* max |x| over the sample (its C HW floats, in either layout): the
+     * same maximum as a plane-by-plane scan (no NaN is ever > it), in
+     * vectors; that scan was a chain of scalar maxima at stride xcb */
+    double mx = max_abs(J->xv.p + i * C * HW, C * HW);
     for (size_t dr = 0; dr < CK_RND_DRAWS; dr++) {
         const double *a = J->wab + dr * (C + kk), *b = a + C;
         for (size_t q = 0; q < HW; q++) X[q] = Xa[q] = 0;

@@ -1842,21 +1842,31 @@ static const char *probe_digest_where(const model *m, const char *name, char *la
     return grad ? "backward" : "update";
 }
 
+/* A round trip's step that the second instance reproduced after something the engine did before it (an
+ * evaluation, a partial batch): a PROBLEM at step, named at the layer and phase of the first differing digest
+ * (f->layer_name, f->phase); NULL when out of memory. */
+static explain_finding *rt_side_effect(explain_list *L, const audit_engine *ae, const model *m, long step) {
+    explain_finding *f = add(L, "exact-check", EXPLAIN_PROBLEM);
+    if (!f) return NULL;
+    char lay[sizeof f->layer_name];
+    const char *ph = probe_digest_where(m, ae->rt_first, lay, sizeof lay);
+    snprintf(f->a, sizeof f->a, "%s", ae->label);
+    snprintf(f->tensor, sizeof f->tensor, "%s", ae->rt_first);
+    snprintf(f->layer, sizeof f->layer, "%s (%s)", lay, ph);
+    snprintf(f->layer_name, sizeof f->layer_name, "%s", lay);
+    snprintf(f->phase, sizeof f->phase, "%s", ph);
+    f->step = step;
+    f->ratio = INFINITY;
+    return f;
+}
+
 static int rule_roundtrip(explain_list *L, const audit_result *r, const model *m) {
     for (int i = 0; i < r->n_engines; i++) {
         const audit_engine *ae = &r->eng[i];
         if (ae->available && !ae->is_ref && ae->rt_eval_step) {
-            explain_finding *f = add(L, "exact-check", EXPLAIN_PROBLEM);
+            explain_finding *f = rt_side_effect(L, ae, m, ae->rt_eval_step);
             if (!f) return LS_ENOMEM;
-            char lay[sizeof f->layer_name];
-            const char *ph = probe_digest_where(m, ae->rt_first, lay, sizeof lay);
-            snprintf(f->a, sizeof f->a, "%s", ae->label);
-            snprintf(f->tensor, sizeof f->tensor, "%s", ae->rt_first);
-            snprintf(f->layer, sizeof f->layer, "%s (%s)", lay, ph);
-            snprintf(f->layer_name, sizeof f->layer_name, "%s", lay);
-            snprintf(f->phase, sizeof f->phase, "%s", ph);
-            f->step = ae->rt_eval_step;
-            f->ratio = INFINITY;
+            const char *lay = f->layer_name, *ph = f->phase;
             snprintf(f->title, sizeof f->title,
                      "%s: its step %ld, after an evaluation, computes otherwise than the same step from the same "
                      "state without one (first: %s, %s %s)", ae->label, ae->rt_eval_step, ae->rt_first, lay, ph);
@@ -1874,18 +1884,10 @@ static int rule_roundtrip(explain_list *L, const audit_result *r, const model *m
         }
         if (ae->available && !ae->is_ref && ae->rt_partial_step) {
             /* zoo attack 13: the step after a partial batch, reproduced by the second instance after one */
-            explain_finding *f = add(L, "exact-check", EXPLAIN_PROBLEM);
+            explain_finding *f = rt_side_effect(L, ae, m, ae->rt_partial_step);
             if (!f) return LS_ENOMEM;
-            char lay[sizeof f->layer_name];
-            const char *ph = probe_digest_where(m, ae->rt_first, lay, sizeof lay);
+            const char *lay = f->layer_name, *ph = f->phase;
             const char *ev = ae->rt_partial_eval ? " and an evaluation" : "";
-            snprintf(f->a, sizeof f->a, "%s", ae->label);
-            snprintf(f->tensor, sizeof f->tensor, "%s", ae->rt_first);
-            snprintf(f->layer, sizeof f->layer, "%s (%s)", lay, ph);
-            snprintf(f->layer_name, sizeof f->layer_name, "%s", lay);
-            snprintf(f->phase, sizeof f->phase, "%s", ph);
-            f->step = ae->rt_partial_step;
-            f->ratio = INFINITY;
             snprintf(f->title, sizeof f->title,
                      "%s: its step %ld, after a partial batch%s, computes otherwise than the same step from the "
                      "same state without one (first: %s, %s %s)", ae->label, ae->rt_partial_step, ev, ae->rt_first,

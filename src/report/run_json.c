@@ -193,6 +193,19 @@ static void json_ck_where(lsbuf *b, const audit_result *r, const char *name, lon
     lsbuf_json_str(b, v->layer >= 0 && v->layer < r->m.n_layers ? r->m.layers[v->layer].name : "");
 }
 
+/* , "name": {where, "sharp_ratio", "worst_case_ratio", "what"}: a relation over the sharper tier */
+static void json_ck_suspect(lsbuf *b, const audit_result *r, const char *name, long step, int eval_epoch,
+                            const ck_violation *v, double worst_case_ratio) {
+    json_ck_where(b, r, name, step, eval_epoch, v);
+    lsbuf_printf(b, ", \"sharp_ratio\": ");
+    lsbuf_json_num(b, v->ratio);
+    lsbuf_printf(b, ", \"worst_case_ratio\": ");
+    lsbuf_json_num(b, worst_case_ratio);
+    lsbuf_printf(b, ", \"what\": ");
+    lsbuf_json_str(b, v->what);
+    lsbuf_printf(b, "}");
+}
+
 /* , "name": [v per drift step] (null: not judged) */
 static void json_step_array(lsbuf *b, const char *name, const float *v, long n) {
     lsbuf_printf(b, ", \"%s\": [", name);
@@ -255,26 +268,12 @@ static void json_checksums(lsbuf *b, const audit_result *r, const audit_engine *
     lsbuf_json_str(b, ae->ck_sharp_worst_what);
     lsbuf_printf(b, ", \"suspect_checks\": %ld", ae->ck_sus_checks);
     if (ae->ck_sus_checks) {
-        json_ck_where(b, r, "worst_suspect", ae->ck_sus_step, ae->ck_sus_eval_epoch, &ae->ck_sus);
-        lsbuf_printf(b, ", \"sharp_ratio\": ");
-        lsbuf_json_num(b, ae->ck_sus.ratio);
-        lsbuf_printf(b, ", \"worst_case_ratio\": ");
-        lsbuf_json_num(b, ae->ck_sus_worst_ratio);
-        lsbuf_printf(b, ", \"what\": ");
-        lsbuf_json_str(b, ae->ck_sus.what);
-        lsbuf_printf(b, "}");
+        json_ck_suspect(b, r, "worst_suspect", ae->ck_sus_step, ae->ck_sus_eval_epoch, &ae->ck_sus,
+                        ae->ck_sus_worst_ratio);
         /* where it began (the finding's step: a shift on from step 1 has its worst anywhere) */
-        if (ae->ck_sus_first.what[0]) {
-            json_ck_where(b, r, "first_suspect", ae->ck_sus_first_step, ae->ck_sus_first_eval_epoch,
-                          &ae->ck_sus_first);
-            lsbuf_printf(b, ", \"sharp_ratio\": ");
-            lsbuf_json_num(b, ae->ck_sus_first.ratio);
-            lsbuf_printf(b, ", \"worst_case_ratio\": ");
-            lsbuf_json_num(b, ae->ck_sus_first_worst_ratio);
-            lsbuf_printf(b, ", \"what\": ");
-            lsbuf_json_str(b, ae->ck_sus_first.what);
-            lsbuf_printf(b, "}");
-        }
+        if (ae->ck_sus_first.what[0])
+            json_ck_suspect(b, r, "first_suspect", ae->ck_sus_first_step, ae->ck_sus_first_eval_epoch,
+                            &ae->ck_sus_first, ae->ck_sus_first_worst_ratio);
     }
     json_step_array(b, "sharp_ratio_per_step", ae->ck_step_sharp, ae->ck_total);
     lsbuf_printf(b, "}");

@@ -2232,7 +2232,8 @@ static int rule_fp32_overflow(explain_list *L, const audit_result *r, const mode
                  "threshold 2^128 (1 - 2^-25), or an operand is already inf or NaN in fp32: some order of the "
                  "additions may overflow, giving +inf, -inf or NaN whatever the exact result's sign, and no "
                  "finite bound relates fp32 to the exact value (an exactness rule, relu or max-pool, with an inf "
-                 "or NaN operand: a select and a masked product differ there, both legal). The bound is infinite (no information; bounds.c, "
+                 "or NaN operand: a select and a masked product differ there, both legal). The bound is infinite "
+                 "(no information; bounds.c, "
                  "bounds_range_unbound) and these elements are counted as not judged.");
         snprintf(f->evidence, sizeof f->evidence,
                  "%ld element-check(s) over the checked steps, in %d tensor(s); the tensors' other elements were "
@@ -2451,8 +2452,9 @@ static void engine_verdict_words(engine_verdict *ev, const audit_result *r, cons
         ev->unchecked = 1;
         int norule = ev->n_compared - ev->n_bounded - ev->n_partial;
         if (ev->n_partial && norule)
-            snprintf(ev->detail, sizeof ev->detail, "%d of %d tensors have no rule; %d judged in part (%ld element-checks "
-                     "not judged: fp32 may overflow there)", norule, ev->n_compared, ev->n_partial, ev->n_unjudged);
+            snprintf(ev->detail, sizeof ev->detail,
+                     "%d of %d tensors have no rule; %d judged in part (%ld element-checks not judged: fp32 may "
+                     "overflow there)", norule, ev->n_compared, ev->n_partial, ev->n_unjudged);
         else if (ev->n_partial)
             snprintf(ev->detail, sizeof ev->detail, "%d of %d tensors judged in part: %ld element-check(s) not judged "
                      "(fp32 may overflow there)", ev->n_partial, ev->n_compared, ev->n_unjudged);

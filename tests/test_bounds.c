@@ -671,6 +671,14 @@ static void test_exact_nonfinite(void **state) {
     bounds_backward_data(bd, &t.m, 1, t.pf, dy, 1); /* its window: 2, 3, 6, 7 */
     for (size_t i = 0; i < n16; i++)
         assert_true(bd[i] == (i == 2 || i == 3 || i == 6 || i == 7 ? INFINITY : 0.0));
+    /* the loss of a row with an inf logit: no information on that row's dz
+     * nor on the batch loss; the other row keeps its finite bounds */
+    float z[2 * 3] = {1.0f, INFINITY, -2.0f, 0.5f, 0.25f, -1.0f};
+    int32_t y[2] = {0, 2};
+    double bl, bdz[6];
+    assert_int_equal(bounds_loss(z, y, 2, 3, &bl, bdz), 0);
+    assert_true(bl == INFINITY);
+    for (int j = 0; j < 3; j++) assert_true(bdz[j] == INFINITY && isfinite(bdz[3 + j]) && bdz[3 + j] > 0);
     free(t.pf);
 }
 

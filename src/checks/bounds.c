@@ -344,8 +344,21 @@ int bounds_loss(const float *z, const int32_t *y, size_t n, int C, double *bound
     double sum_err_r = 0, sum_abs_r = 0, u = U32;
     double *e = malloc(2 * (size_t)C * sizeof *e), *ee = e ? e + C : NULL;
     if (!e) return ls_err(LS_ENOMEM, "out of memory");
+    int nonfinite = 0;
     for (size_t i = 0; i < n; i++) {
         const float *zr = z + i * C;
+        /* a logit +-inf or NaN (fc2's fp32 output beyond fp32's range:
+         * bounds_range_unbound): z - mx is inf - inf = NaN in one order,
+         * exp(-inf) = 0 in another; no relation to the exact value is left
+         * (the running analysis above assumes finite operands).  The row's
+         * dz and the batch loss get no information (+inf: not judged) */
+        int fin = 1;
+        for (int j = 0; j < C; j++) fin &= isfinite(zr[j]) != 0;
+        if (!fin) {
+            for (int j = 0; j < C; j++) bound_dz[i * C + j] = INFINITY;
+            nonfinite = 1;
+            continue;
+        }
         double mx = zr[0];
         for (int j = 1; j < C; j++) mx = zr[j] > mx ? zr[j] : mx;
         double s = 0, es = 0;
@@ -376,6 +389,7 @@ int bounds_loss(const float *z, const int32_t *y, size_t n, int C, double *bound
     free(e);
     double loss = sum_abs_r / (double)n; /* r >= 0 up to rounding */
     *bound_loss = 1.01 * (sum_err_r / (double)n + compare_gamma(n) * sum_abs_r / (double)n + u * loss) + 0x1p-140;
+    if (nonfinite) *bound_loss = INFINITY;
     return 0;
 }
 

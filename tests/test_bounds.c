@@ -562,6 +562,126 @@ static void test_dot_bound_zero(void **state) {
     free(t.pf);
 }
 
+/* (e) fp32's range (bounds_range_unbound; found by the false-alarm hunt:
+ * `--normalize 0,1e-30 --lr 10`, fc2's exact outputs ~1e40, a false
+ * PROBLEM at fc2.act).  A dot product whose sum of |terms| S (1 + gamma_K)
+ * reaches 2^128 (1 - 2^-25) may overflow in a legal order, to +inf even
+ * where the exact result is negative: its bound must say nothing (+inf),
+ * and compare must count it as not judged, not over nor within.  Below
+ * that threshold the bound stays finite and still catches a fault. */
+static void test_dot_overflow_rule(void **state) {
+    tmodel t;
+    tmodel_init(&t, "input 5 1 1; dense 1; dense 2");
+    const layer *ly = &t.m.layers[0];
+    float *w = t.pf + t.m.tensors[ly->w_tensor].offset, *b = t.pf + t.m.tensors[ly->b_tensor].offset;
+    /* x = (2^127, 2^127, -2^127, -2^127, -2^127), w = 1, b = 0: exact -2^127 */
+    float x[5];
+    for (int i = 0; i < 5; i++) {
+        x[i] = i < 2 ? 0x1p127f : -0x1p127f;
+        w[i] = 1.0f;
+    }
+    b[0] = 0.0f;
+    /* a legal order: the positive products first overflow to +inf */
+    float c = b[0];
+    for (int i = 0; i < 5; i++) c = c + x[i] * w[i];
+    assert_true(c == INFINITY);
+    double ex = -0x1p127, bound;
+    bounds_forward(&bound, &t.m, 0, t.pf, x, 1);
+    assert_true(bound == INFINITY);
+    compare_stats st;
+    compare_f64(&st, &ex, &c, 1, &bound);
+    assert_int_equal(st.n_over_bound, 0);
+    assert_int_equal(st.n_unjudged, 1);
+    /* the same in the backward directions: dense backward-data over out = 1
+     * term each is exact (one product), so take backward-weights over a
+     * batch of 5 (dW = sum_n dy_n x_n, S = 5 2^127) */
+    {
+        float dy[5] = {1, 1, 1, 1, 1}, xb[5 * 5];
+        for (int n = 0; n < 5; n++)
+            for (int i = 0; i < 5; i++) xb[n * 5 + i] = n < 2 ? 0x1p127f : -0x1p127f;
+        double bw[5], bb[1];
+        bounds_backward_weights(bw, bb, &t.m, 0, xb, dy, 5);
+        for (int i = 0; i < 5; i++) assert_true(bw[i] == INFINITY);
+        assert_true(bb[0] < INFINITY); /* the bias gradient sums dy = 1s: finite, judged */
+    }
+    /* below the threshold: x = (2^125, 2^125, -2^125, -2^125, -2^125),
+     * S = 5 2^125 < 2^128 (1 - 2^-25) / (1 + gamma_6): finite bound, judged */
+    for (int i = 0; i < 5; i++) x[i] = i < 2 ? 0x1p125f : -0x1p125f;
+    bounds_forward(&bound, &t.m, 0, t.pf, x, 1);
+    assert_true(isfinite(bound) && bound > 0);
+    ex = -0x1p125;
+    c = -0x1p125f;
+    compare_f64(&st, &ex, &c, 1, &bound);
+    assert_int_equal(st.n_over_bound, 0);
+    assert_int_equal(st.n_unjudged, 0);
+    c = -0x1p124f; /* a fault: half the value */
+    compare_f64(&st, &ex, &c, 1, &bound);
+    assert_int_equal(st.n_over_bound, 1);
+    /* and +inf there is a fault too: no order of these terms overflows */
+    c = INFINITY;
+    compare_f64(&st, &ex, &c, 1, &bound);
+    assert_int_equal(st.n_over_bound, 1);
+    /* just past the edge: S (1 + gamma_6) >= T with S = 4 2^127 - ... :
+     * x = (2^127, 2^127 (1 - 2^-24) , 0, 0, 0): S = 2^128 - 2^103 = T */
+    x[0] = 0x1p127f;
+    x[1] = 0x1.fffffep126f;
+    x[2] = x[3] = x[4] = 0.0f;
+    bounds_forward(&bound, &t.m, 0, t.pf, x, 1);
+    assert_true(bound == INFINITY);
+    /* a non-finite operand: x = inf times w = 0 (a NaN product in double) */
+    for (int i = 0; i < 5; i++) x[i] = 1.0f;
+    x[2] = INFINITY;
+    w[2] = 0.0f;
+    bounds_forward(&bound, &t.m, 0, t.pf, x, 1);
+    assert_true(bound == INFINITY);
+    free(t.pf);
+}
+
+/* (f) the exactness rules with a non-finite operand: relu's select and a
+ * masked product differ on NaN and inf (NaN x 0 = NaN, a select gives 0),
+ * both legal: no information there (+inf), bound 0 elsewhere. */
+static void test_exact_nonfinite(void **state) {
+    tmodel t;
+    tmodel_init(&t, "input 1 4 4; relu; maxpool; flatten; dense 2");
+    size_t n16 = 16;
+    float v[16];
+    for (size_t i = 0; i < n16; i++) v[i] = (float)i - 7.5f;
+    v[3] = NAN;  /* relu: element 3; max-pool window (0, 1): elements 2, 3, 6, 7 */
+    v[12] = -INFINITY;
+    double bd[16];
+    bounds_forward(bd, &t.m, 0, t.pf, v, 1); /* relu forward */
+    for (size_t i = 0; i < n16; i++) assert_true(bd[i] == (i == 3 || i == 12 ? INFINITY : 0.0));
+    bounds_backward_data(bd, &t.m, 0, t.pf, v, 1); /* relu backward, dy = v */
+    for (size_t i = 0; i < n16; i++) assert_true(bd[i] == (i == 3 || i == 12 ? INFINITY : 0.0));
+    /* relu backward written as dy x [x > 0] gives NaN where a select gives 0:
+     * not judged, not a PROBLEM */
+    double ex[16];
+    float c[16];
+    for (size_t i = 0; i < n16; i++) {
+        ex[i] = i == 3 ? NAN : 0.0;
+        c[i] = i == 3 || i == 12 ? NAN : 0.0f;
+    }
+    compare_stats st;
+    compare_f64(&st, ex, c, n16, bd);
+    assert_int_equal(st.n_over_bound, 0);
+    assert_int_equal(st.n_unjudged, 2);
+    bounds_forward(bd, &t.m, 1, t.pf, v, 1); /* max-pool forward: 4 outputs */
+    for (size_t o = 0; o < 4; o++) assert_true(bd[o] == (o == 1 || o == 2 ? INFINITY : 0.0));
+    float dy[4] = {1, NAN, 1, 1};
+    bounds_backward_data(bd, &t.m, 1, t.pf, dy, 1); /* its window: 2, 3, 6, 7 */
+    for (size_t i = 0; i < n16; i++)
+        assert_true(bd[i] == (i == 2 || i == 3 || i == 6 || i == 7 ? INFINITY : 0.0));
+    /* the loss of a row with an inf logit: no information on that row's dz
+     * nor on the batch loss; the other row keeps its finite bounds */
+    float z[2 * 3] = {1.0f, INFINITY, -2.0f, 0.5f, 0.25f, -1.0f};
+    int32_t y[2] = {0, 2};
+    double bl, bdz[6];
+    assert_int_equal(bounds_loss(z, y, 2, 3, &bl, bdz), 0);
+    assert_true(bl == INFINITY);
+    for (int j = 0; j < 3; j++) assert_true(bdz[j] == INFINITY && isfinite(bdz[3 + j]) && bdz[3 + j] > 0);
+    free(t.pf);
+}
+
 /* ---- exact layers: relu, max-pool, flatten ------------------------------- */
 
 /* EXACT rule: bound 0 on every element forward and backward, an identical
@@ -1621,6 +1741,8 @@ int main(void) {
         cmocka_unit_test_setup(test_dot_bounds_subnormal, reseed),
         cmocka_unit_test_setup(test_dot_bound_tight, reseed),
         cmocka_unit_test_setup(test_dot_bound_zero, reseed),
+        cmocka_unit_test_setup(test_dot_overflow_rule, reseed),
+        cmocka_unit_test_setup(test_exact_nonfinite, reseed),
         cmocka_unit_test_setup(test_exact_layers, reseed),
         cmocka_unit_test_setup(test_dropout, reseed),
         cmocka_unit_test_setup(test_xent, reseed),

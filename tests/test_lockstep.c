@@ -433,6 +433,38 @@ static void test_adam_overflow_not_a_problem(void **st) {
     audit_result_free(&r);
 }
 
+/* Inputs scaled by 1e30 with lr 10 (--normalize 0,1e-30): at attribution
+ * step 2 fc2's exact outputs are ~1e40, beyond fp32's range; every fp32
+ * fc2.act is +-inf, and the NaN logits' backward is NaN.  A legal fp32 dot
+ * product there may overflow to either sign (bounds_range_unbound): those
+ * elements are not judged, counted, and said (the engine is "unchecked
+ * (partly)", an INFO finding), with no PROBLEM (before: fc2.act at ratio
+ * inf, then fc1.dact, fc2/fc1/conv2 weight gradients, conv2.dact,
+ * conv1.dact). */
+static void test_dot_overflow_not_a_problem(void **st) {
+    if (!have_data()) skip();
+    audit_cfg c;
+    small_cfg(&c, "reference,cpu", MODE_FREE, 16, 64);
+    assert_int_equal(run_parse_normalize(&c.run, "0,1e-30"), 0);
+    c.run.adam.lr = 10;
+    c.attribution_steps = 2;
+    c.eval = 0;
+    c.fail_on = AUDIT_FAIL_PROBLEM;
+    audit_result r;
+    if (audit_run(&c, &r)) fail_msg("audit: %s", ls_errmsg());
+    int pi = audit_pair_index(&r, "reference", "cpu"), s = audit_slot(&r, "fc2.act");
+    assert_true(pi >= 0 && s >= 0);
+    const audit_slot_stats *ss = &r.pair[pi].slot[s];
+    long unj = 0;
+    for (int k = 0; k < r.n_slots; k++) unj += r.pair[pi].slot[k].n_unjudged;
+    printf("      fc2.act: %ld element-check(s) not judged (all tensors: %ld); bound ratio %g; problems %d, "
+           "unchecked %d\n", ss->n_unjudged, unj, ss->max_bound_ratio, r.problems, r.unchecked);
+    assert_true(ss->n_unjudged > 0); /* the case is reached */
+    assert_int_equal(r.problems, 0);
+    assert_true(r.unchecked > 0); /* said: not judged is not ok */
+    audit_result_free(&r);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_isolated_bounds),         cmocka_unit_test(test_repeat_determinism),
@@ -440,6 +472,7 @@ int main(void) {
         cmocka_unit_test(test_cuda_skipped_or_run),     cmocka_unit_test(test_perturb_noise_floor),
         cmocka_unit_test(test_verdicts_and_gate),         cmocka_unit_test(test_audit_save),
         cmocka_unit_test(test_checksums_name_transform), cmocka_unit_test(test_adam_overflow_not_a_problem),
+        cmocka_unit_test(test_dot_overflow_not_a_problem),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

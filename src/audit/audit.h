@@ -116,6 +116,9 @@ typedef struct {
     double worst_ref, worst_cand, worst_bound; /* at the largest bound ratio */
     long n_range;            /* elements judged by fp32's range rule (Adam's fp32 v' overflowed: p' and v' must
                               * be ops_adam_elem's, bounds_adam_range), summed over checks */
+    long n_unjudged;         /* elements not judged: their bound is +inf (a legal fp32 evaluation may overflow
+                              * there, bounds_range_unbound), summed over checks */
+    long first_unjudged_step; /* 0: none */
     /* the sharper, probabilistic tier (checks/bounds.h, rounding_tests.h) at
      * the same checks: per element the ratio to the sharp bound, per tensor
      * and check the sign tests (bias) and the mean square (scale); any of

@@ -771,6 +771,8 @@ static void compare_slot_range(audit *A, int s, const double *bound, const unsig
             if (!A->in_attr && eb->ck_step_elem && A->step > 0 && A->step <= eb->ck_total) eb->ck_step_elem[A->step - 1] = 1;
             if (st.has_bound) {
                 ss->n_bounded++;
+                ss->n_unjudged += (long)st.n_unjudged;
+                if (st.n_unjudged && !ss->first_unjudged_step) ss->first_unjudged_step = A->step;
                 ss->n_over += (long)st.n_over_bound;
                 if (st.n_over_bound && !ss->first_over_step) ss->first_over_step = A->step;
                 if (st.max_bound_ratio > ss->max_bound_ratio || isnan(st.max_bound_ratio)) {

@@ -1045,8 +1045,13 @@ static int bound_within(explain_list *L, const audit_result *r, const model *m, 
     if (!f) return LS_ENOMEM;
     set_pair(f, r, pi);
     set_slot(f, r, m, worst);
-    snprintf(f->title, sizeof f->title, "%s: every bounded tensor is within the fp32 bound (max ratio %s)",
-             eb->label, fnum(b1, sizeof b1, p->slot[worst].max_bound_ratio));
+    long unj = 0;
+    for (int s = 0; s < r->n_slots; s++) unj += p->slot[s].n_unjudged > 0 ? p->slot[s].n_unjudged : 0;
+    char part[96] = "";
+    if (unj) /* bounds_range_unbound: not within, not judged (rule_fp32_overflow) */
+        snprintf(part, sizeof part, "; %ld element-check(s) not judged: fp32 may overflow there", unj);
+    snprintf(f->title, sizeof f->title, "%s: every bounded tensor is within the fp32 bound (max ratio %s)%s",
+             eb->label, fnum(b1, sizeof b1, p->slot[worst].max_bound_ratio), part);
     snprintf(f->cause, sizeof f->cause,
              "Given the same fp32 inputs as the exact reference (isolated mode), each layer's error is within "
              "the worst-case bound of fp32 arithmetic in some summation order.");
@@ -2195,6 +2200,53 @@ static int rule_fp32_range(explain_list *L, const audit_result *r, const model *
     return LS_OK;
 }
 
+/* Elements no bound judged because a legal fp32 evaluation may overflow
+ * there (bounds_range_unbound: sum |terms| (1 + gamma_K) >= 2^128 (1 -
+ * 2^-25), or a non-finite operand), counted and shown, one finding per
+ * pair: unjudged is not ok. */
+static int rule_fp32_overflow(explain_list *L, const audit_result *r, const model *m) {
+    for (int pi = 0; pi < r->n_pairs; pi++) {
+        const audit_pair *p = &r->pair[pi];
+        if (!r->eng[p->a].is_ref) continue;
+        long n = 0, step = 0;
+        int nt = 0, first = -1;
+        for (int s = 0; s < r->n_slots; s++) {
+            const audit_slot_stats *ss = &p->slot[s];
+            if (ss->n_unjudged <= 0) continue;
+            n += ss->n_unjudged;
+            nt++;
+            if (first < 0 || (ss->first_unjudged_step && ss->first_unjudged_step < step)) {
+                first = s;
+                step = ss->first_unjudged_step;
+            }
+        }
+        if (!n) continue;
+        explain_finding *f = add(L, "fp32-overflow", EXPLAIN_INFO);
+        if (!f) return LS_ENOMEM;
+        set_pair(f, r, pi);
+        set_slot(f, r, m, first);
+        snprintf(f->title, sizeof f->title,
+                 "%s vs %s: %ld element(s) of %d tensor(s) beyond fp32's range (a legal fp32 evaluation may "
+                 "overflow, or an operand is inf or NaN): not judged, not ok (first: %s, step %ld)",
+                 r->eng[p->b].label, r->eng[p->a].label, n, nt, r->slot_name[first], step);
+        snprintf(f->cause, sizeof f->cause,
+                 "There the dot product's or sum's sum of |terms| S times (1 + gamma_K) reaches fp32's overflow "
+                 "threshold 2^128 (1 - 2^-25), or an operand is already inf or NaN in fp32: some order of the "
+                 "additions may overflow, giving +inf, -inf or NaN whatever the exact result's sign, and no "
+                 "finite bound relates fp32 to the exact value (an exactness rule, relu or max-pool, with an inf "
+                 "or NaN operand: a select and a masked product differ there, both legal). The bound is infinite "
+                 "(no information; bounds.c, "
+                 "bounds_range_unbound) and these elements are counted as not judged.");
+        snprintf(f->evidence, sizeof f->evidence,
+                 "%ld element-check(s) over the checked steps, in %d tensor(s); the tensors' other elements were "
+                 "judged as usual.", n, nt);
+        snprintf(f->fix, sizeof f->fix, "%s",
+                 "Nothing to fix in the engine for these elements; the values are beyond what fp32 can hold: "
+                 "scale the inputs (--normalize) or the learning rate down to have them judged.");
+    }
+    return LS_OK;
+}
+
 /* Tensors checked on another kernel than the one that trains. */
 static int rule_other_path(explain_list *L, const audit_result *r) {
     for (int i = 0; i < r->n_engines; i++) {
@@ -2293,7 +2345,15 @@ static void engine_checks(engine_verdict *ev, const audit_result *r, int i) {
             ev->near_ties += ss->near_ties;
             ev->sub_ulp += ss->sub_ulp;
             if (ss->n_bounded < ss->n_check_steps) continue;
-            ev->n_bounded++;
+            /* elements no bound judged (fp32 may overflow there): the
+             * tensor is judged only in part, not counted as covered; its
+             * other elements' ratios still count toward the verdict */
+            if (ss->n_unjudged > 0) {
+                ev->n_partial++;
+                ev->n_unjudged += ss->n_unjudged;
+            } else {
+                ev->n_bounded++;
+            }
             if (ev->worst_slot < 0 || !(ss->max_bound_ratio <= ev->worst_ratio)) {
                 ev->worst_slot = s;
                 ev->worst_ratio = ss->max_bound_ratio;
@@ -2392,8 +2452,16 @@ static void engine_verdict_words(engine_verdict *ev, const audit_result *r, cons
     } else if (ev->n_bounded < ev->n_compared) {
         snprintf(ev->verdict, sizeof ev->verdict, "unchecked (partly)");
         ev->unchecked = 1;
-        snprintf(ev->detail, sizeof ev->detail, "%d of %d tensors have no rule", ev->n_compared - ev->n_bounded,
-                 ev->n_compared);
+        int norule = ev->n_compared - ev->n_bounded - ev->n_partial;
+        if (ev->n_partial && norule)
+            snprintf(ev->detail, sizeof ev->detail,
+                     "%d of %d tensors have no rule; %d judged in part (%ld element-checks not judged: fp32 may "
+                     "overflow there)", norule, ev->n_compared, ev->n_partial, ev->n_unjudged);
+        else if (ev->n_partial)
+            snprintf(ev->detail, sizeof ev->detail, "%d of %d tensors judged in part: %ld element-check(s) not judged "
+                     "(fp32 may overflow there)", ev->n_partial, ev->n_compared, ev->n_unjudged);
+        else
+            snprintf(ev->detail, sizeof ev->detail, "%d of %d tensors have no rule", norule, ev->n_compared);
     } else {
         snprintf(ev->verdict, sizeof ev->verdict, "within bound");
         if (ev->worst_slot >= 0)
@@ -2518,6 +2586,7 @@ int explain_run(explain_list *out, const audit_result *r, const model *m) {
     if (!rc) rc = rule_unchecked(out, r, m);
     if (!rc) rc = rule_decisions(out, r, m);
     if (!rc) rc = rule_fp32_range(out, r, m);
+    if (!rc) rc = rule_fp32_overflow(out, r, m);
     if (!rc) rc = rule_other_path(out, r);
     if (!rc) rc = rule_knob_fallback(out, r);
     if (!rc) rc = rule_pairs(out, r, m);

@@ -91,6 +91,9 @@ typedef struct {
     char verdict[24];
     int problem, unchecked;     /* counts toward --fail-on */
     int n_compared, n_bounded;  /* tensors compared at check steps; of which judged by a rule */
+    int n_partial;              /* of n_compared, not in n_bounded: tensors with a rule but elements whose bound is
+                                 * +inf (fp32 may overflow there, bounds_range_unbound): judged only in part */
+    long n_unjudged;            /* their element-checks not judged, summed */
     long check_steps;           /* steps on which it was checked */
     int worst_slot;             /* -1 when none */
     double worst_ratio;

@@ -118,6 +118,17 @@ static void drift_gaps(drift_gap *g, const audit_result *r) {
     }
 }
 
+/* engines unchecked only because some elements had no information (their
+ * bound +inf: fp32 may overflow there), every tensor with a rule */
+static int unjudged_only(const verdict_table *v) {
+    int n = 0;
+    for (int i = 0; i < v->n_eng; i++) {
+        const engine_verdict *ev = &v->e[i];
+        n += ev->unchecked && ev->ref >= 0 && ev->n_partial > 0 && ev->n_bounded + ev->n_partial == ev->n_compared;
+    }
+    return n;
+}
+
 void headline_make(headline *h, const audit_result *r, const verdict_table *v) {
     memset(h, 0, sizeof *h);
     missing_engines(h, r);
@@ -207,6 +218,10 @@ void headline_make(headline *h, const audit_result *r, const verdict_table *v) {
             snprintf(h->line, sizeof h->line, "VERDICT: not fully checked — no step of %d engine(s) was judged per "
                                               "element against the reference (this run had no attribution step and no "
                                               "shadow replay)%s (coverage below)", v->unchecked, ck_words);
+        else if (v->unchecked && unjudged_only(v) == v->unchecked)
+            /* every rule was there; some elements were beyond fp32's range (bounds_range_unbound) */
+            snprintf(h->line, sizeof h->line, "VERDICT: not fully checked — %d engine(s) had elements beyond fp32's "
+                                              "range that no bound could judge (unjudged is not ok)", v->unchecked);
         else if (v->unchecked)
             snprintf(h->line, sizeof h->line, "VERDICT: not fully checked — %d engine(s) had tensors no rule could "
                                               "judge (unchecked is not ok)", v->unchecked);

@@ -161,6 +161,89 @@ static void add_underflow(double *bound, size_t cnt, size_t K) {
         if (bound[i] > 0) bound[i] += a;
 }
 
+/* fp32's range in a dot product or a sum (found by the false-alarm hunt:
+ * images x1e30, `--normalize 0,1e-30 --lr 10`, made fc2's exact outputs
+ * ~1e40 at an attribution step; every fp32 engine's fc2.act was +-inf and
+ * 14 of 640 were a false PROBLEM, ratio inf).  Every bound above is the
+ * standard model fl(a op b) = (a op b)(1 + d), which holds only while each
+ * product and partial sum stays below fp32's overflow threshold
+ * T = 2^128 (1 - 2^-25) (FLT_MAX plus half its ulp: the least |x| that
+ * rounds to inf).  For a dot product (or sum) of K terms with
+ * S_p = sum |terms|, every computed product and partial sum has magnitude
+ * at most (1 + gamma_K) S_p in any order, while the model holds (Higham,
+ * 3.1: each partial sum errs by gamma_j of its own |terms|).  So where
+ * S_p (1 + gamma_K) < T no intermediate can reach T, no step overflows and
+ * the bound stands.  Where S_p (1 + gamma_K) >= T a legal order may
+ * overflow: put the positive products first and a partial sum reaches
+ * +inf even when the exact result is negative (or finite); +inf - inf is
+ * NaN.  There fp32 may legally give +inf, -inf or NaN whatever the exact
+ * result, and no finite bound says anything: the bound is +INFINITY (no
+ * information; compare.c judges nothing there and counts the element as
+ * not judged, never as within).  An operand that is non-finite itself (an
+ * input that rounded to inf in fp32, a NaN) makes S_p inf or NaN (0 x inf
+ * in double): the same.  The test is on the bound b = fl(g S_p) (g =
+ * gamma_K): S_p (1 + g) >= T iff b >= T g / (1 + g).  b carries the
+ * double summation's rounding, relative <= K 2^-53 < 2^-30 for any K
+ * here (K <= 2^23), so the threshold is lowered by 2^-24 relative: an
+ * element within 2^-24 of the edge counts as "may overflow" (never the
+ * other way).  g = 0 (a sum of one term: exact, it overflows only if the
+ * term is non-finite already) keeps only the non-finite test.  Products
+ * of two floats never overflow in double (< 2^256), so S_p is finite for
+ * finite operands.  Returns how many elements it marked. */
+#define FP32_OVF_T (0x1p128 * (1 - 0x1p-25))
+size_t bounds_range_unbound(double *bound, size_t cnt, double g) {
+    double lim = g > 0 && isfinite(g) ? FP32_OVF_T * (1 - 0x1p-24) * (g / (1 + g)) : INFINITY;
+    size_t k = 0;
+    for (size_t i = 0; i < cnt; i++)
+        if (!(bound[i] < lim)) {
+            bound[i] = INFINITY;
+            k++;
+        }
+    return k;
+}
+
+/* The exactness rules (relu, max-pool, dropout) with a non-finite operand
+ * (found on the same run: logits +-inf fed to the loss made every dz NaN,
+ * and oneDNN's relu and max-pool backward gave NaN where the reference's
+ * select gave 0, a false PROBLEM at fc1.dact, conv2.dact, conv1.dact).
+ * The rule "bitwise equal" presumes one fp32 result, which holds for
+ * finite operands: relu's x > 0 ? x : +0 and a masked product x m (m in
+ * {0, 1}) agree on every finite x.  On inf or NaN they do not (inf x 0 =
+ * NaN x 0 = NaN against a select's 0; max(NaN, 0) may be NaN or 0 by the
+ * operand order; a NaN in a 2x2 window leaves the arg-max to the
+ * comparison order), and each is a legal fp32 formulation.  So an output
+ * element with a non-finite operand gets bound +INFINITY, no information
+ * (counted as not judged), like a dot product that may overflow.  Copies
+ * (flatten) stay exact: a copy of inf or NaN is the same class.  What is
+ * not seen here: relu's and max-pool's backward also read the forward
+ * input, whose non-finite values are judged at the forward.
+ * elementwise: bound[i] = inf where in[i] is not finite. */
+static void nonfinite_elem(double *bound, const float *in, size_t cnt) {
+    for (size_t i = 0; i < cnt; i++)
+        if (!isfinite(in[i])) bound[i] = INFINITY;
+}
+
+/* max-pool 2x2 stride 2 (model.c): forward, an output element with a
+ * non-finite input in its window; backward-data, an input-gradient element
+ * whose window's dy is non-finite. */
+static void nonfinite_pool(double *bound, const float *v, const layer *ly, size_t n, int backward) {
+    size_t C = (size_t)ly->in_c, H = (size_t)ly->in_h, W = (size_t)ly->in_w, OH = (size_t)ly->out_h,
+           OW = (size_t)ly->out_w;
+    for (size_t nc = 0; nc < n * C; nc++)
+        for (size_t i = 0; i < OH; i++)
+            for (size_t j = 0; j < OW; j++) {
+                size_t w0 = nc * H * W + 2 * i * W + 2 * j, o = nc * OH * OW + i * OW + j;
+                size_t win[4] = {w0, w0 + 1, w0 + W, w0 + W + 1};
+                if (backward) {
+                    if (isfinite(v[o])) continue;
+                    for (int t = 0; t < 4; t++) bound[win[t]] = INFINITY;
+                } else {
+                    for (int t = 0; t < 4; t++)
+                        if (!isfinite(v[win[t]])) bound[o] = INFINITY;
+                }
+            }
+}
+
 void bounds_forward(double *bound, const model *m, int l, const float *pf, const float *x, size_t n) {
     const layer *ly = &m->layers[l];
     size_t out = n * layer_out_size(ly);
@@ -168,15 +251,20 @@ void bounds_forward(double *bound, const model *m, int l, const float *pf, const
         const model_tensor *w = &m->tensors[ly->w_tensor], *b = &m->tensors[ly->b_tensor];
         compare_bound_conv_fwd(bound, x, pf + w->offset, pf + b->offset, n, ly->in_c, ly->in_h, ly->in_w, ly->out_c,
                                ly->k, ly->pad);
+        bounds_range_unbound(bound, out, compare_gamma((size_t)ly->in_c * ly->k * ly->k + 1));
         add_underflow(bound, out, (size_t)ly->in_c * ly->k * ly->k + 1);
     } else if (ly->kind == LAYER_DENSE) {
         const model_tensor *w = &m->tensors[ly->w_tensor], *b = &m->tensors[ly->b_tensor];
         compare_bound_dense_fwd(bound, x, pf + w->offset, pf + b->offset, n, ly->in_c, ly->out_c);
+        bounds_range_unbound(bound, out, compare_gamma((size_t)ly->in_c + 1));
         add_underflow(bound, out, (size_t)ly->in_c + 1);
     } else if (ly->kind == LAYER_DROPOUT) {
         dropout_bound(bound, x, out, ly->p);
+        nonfinite_elem(bound, x, out);
     } else {
         memset(bound, 0, out * sizeof *bound); /* relu, max-pool, flatten: exact in fp32 */
+        if (ly->kind == LAYER_RELU) nonfinite_elem(bound, x, out);
+        else if (ly->kind == LAYER_MAXPOOL) nonfinite_pool(bound, x, ly, n, 0);
     }
 }
 
@@ -186,14 +274,20 @@ void bounds_backward_data(double *bound, const model *m, int l, const float *pf,
     if (ly->kind == LAYER_CONV) {
         compare_bound_conv_bwd_data(bound, dy, pf + m->tensors[ly->w_tensor].offset, n, ly->in_c, ly->in_h, ly->in_w,
                                     ly->out_c, ly->k, ly->pad);
+        bounds_range_unbound(bound, ni, compare_gamma((size_t)ly->out_c * ly->k * ly->k));
         add_underflow(bound, ni, (size_t)ly->out_c * ly->k * ly->k);
     } else if (ly->kind == LAYER_DENSE) {
         compare_bound_dense_bwd_data(bound, dy, pf + m->tensors[ly->w_tensor].offset, n, ly->in_c, ly->out_c);
+        bounds_range_unbound(bound, ni, compare_gamma((size_t)ly->out_c));
         add_underflow(bound, ni, (size_t)ly->out_c);
-    } else if (ly->kind == LAYER_DROPOUT)
+    } else if (ly->kind == LAYER_DROPOUT) {
         dropout_bound(bound, dy, ni, ly->p); /* same shape both ways */
-    else
+        nonfinite_elem(bound, dy, ni);
+    } else {
         memset(bound, 0, ni * sizeof *bound); /* relu, max-pool, flatten: exact */
+        if (ly->kind == LAYER_RELU) nonfinite_elem(bound, dy, ni);
+        else if (ly->kind == LAYER_MAXPOOL) nonfinite_pool(bound, dy, ly, n, 1);
+    }
 }
 
 void bounds_backward_weights(double *bound_w, double *bound_b, const model *m, int l, const float *x,
@@ -203,9 +297,14 @@ void bounds_backward_weights(double *bound_w, double *bound_b, const model *m, i
     if (ly->kind == LAYER_CONV) {
         compare_bound_conv_bwd_weights(bound_w, bound_b, x, dy, n, ly->in_c, ly->in_h, ly->in_w, ly->out_c, ly->k,
                                        ly->pad);
-        add_underflow(bound_w, m->tensors[ly->w_tensor].numel, n * (size_t)ly->out_h * ly->out_w);
+        size_t K = n * (size_t)ly->out_h * ly->out_w;
+        bounds_range_unbound(bound_w, m->tensors[ly->w_tensor].numel, compare_gamma(K));
+        if (bound_b) bounds_range_unbound(bound_b, (size_t)ly->out_c, compare_gamma(K ? K - 1 : 0));
+        add_underflow(bound_w, m->tensors[ly->w_tensor].numel, K);
     } else if (ly->kind == LAYER_DENSE) {
         compare_bound_dense_bwd_weights(bound_w, bound_b, x, dy, n, ly->in_c, ly->out_c);
+        bounds_range_unbound(bound_w, m->tensors[ly->w_tensor].numel, compare_gamma(n));
+        if (bound_b) bounds_range_unbound(bound_b, (size_t)ly->out_c, compare_gamma(n ? n - 1 : 0));
         add_underflow(bound_w, m->tensors[ly->w_tensor].numel, n);
     }
 }
@@ -245,8 +344,21 @@ int bounds_loss(const float *z, const int32_t *y, size_t n, int C, double *bound
     double sum_err_r = 0, sum_abs_r = 0, u = U32;
     double *e = malloc(2 * (size_t)C * sizeof *e), *ee = e ? e + C : NULL;
     if (!e) return ls_err(LS_ENOMEM, "out of memory");
+    int nonfinite = 0;
     for (size_t i = 0; i < n; i++) {
         const float *zr = z + i * C;
+        /* a logit +-inf or NaN (fc2's fp32 output beyond fp32's range:
+         * bounds_range_unbound): z - mx is inf - inf = NaN in one order,
+         * exp(-inf) = 0 in another; no relation to the exact value is left
+         * (the running analysis above assumes finite operands).  The row's
+         * dz and the batch loss get no information (+inf: not judged) */
+        int fin = 1;
+        for (int j = 0; j < C; j++) fin &= isfinite(zr[j]) != 0;
+        if (!fin) {
+            for (int j = 0; j < C; j++) bound_dz[i * C + j] = INFINITY;
+            nonfinite = 1;
+            continue;
+        }
         double mx = zr[0];
         for (int j = 1; j < C; j++) mx = zr[j] > mx ? zr[j] : mx;
         double s = 0, es = 0;
@@ -277,6 +389,7 @@ int bounds_loss(const float *z, const int32_t *y, size_t n, int C, double *bound
     free(e);
     double loss = sum_abs_r / (double)n; /* r >= 0 up to rounding */
     *bound_loss = 1.01 * (sum_err_r / (double)n + compare_gamma(n) * sum_abs_r / (double)n + u * loss) + 0x1p-140;
+    if (nonfinite) *bound_loss = INFINITY;
     return 0;
 }
 

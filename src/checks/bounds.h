@@ -101,6 +101,13 @@ size_t bounds_adam_range(const float *p, const float *m, const float *v, const f
 /* Where ovf[i]: ref[i] = want[i] (what fp32 must produce, replacing an
  * exact reference's value) and bound[i] = 0.  Returns how many. */
 size_t bounds_range_apply(double *ref, double *bound, const unsigned char *ovf, const float *want, size_t n);
+/* fp32's range in a dot product or sum: bound[i] = g S_i (g = gamma of
+ * the reduction, S_i its sum of |terms|) becomes +INFINITY, no
+ * information, where a legal fp32 evaluation may overflow: S_i (1 + g) >=
+ * 2^128 (1 - 2^-25), or an operand was non-finite (the bound inf or NaN).
+ * bounds_forward / _backward_data / _backward_weights apply it; compare.c
+ * counts such elements as not judged.  Returns how many it marked. */
+size_t bounds_range_unbound(double *bound, size_t cnt, double g);
 
 /* Evaluation pass: forward error propagated through layer l, err_out from
  * err_in (per element of the layer's input), the engine's own input x and

@@ -167,7 +167,8 @@ static inline __attribute__((always_inline)) void stats_finite(compare_stats *s,
  * rounding within fp32's range turns no finite value into Inf or NaN, so no
  * finite bound explains it (bounds.c gives an element whose fp32 result
  * leaves the range an exactness rule instead: Adam's overflowing v').  An
- * infinite bound (gamma_K with K u >= 1: no information) judges nothing. */
+ * infinite bound (gamma_K with K u >= 1, or bounds_range_unbound: fp32 may
+ * overflow there; no information) judges nothing: count_unjudged counts it. */
 static void stats_nonfinite(compare_stats *s, size_t i, int cr, int cc, const double *bound, double ref) {
     if (cr == cc) { /* both NaN (payloads ignored) or the same infinity */
         s->n_equal++;
@@ -192,6 +193,17 @@ static void stats_nonfinite(compare_stats *s, size_t i, int cr, int cc, const do
             }
         }
     }
+}
+
+/* The elements whose bound is +inf (bounds_range_unbound: a legal fp32
+ * evaluation may overflow there): stats_finite and stats_nonfinite let
+ * them pass (an infinite bound is never exceeded), so they are counted
+ * here, apart, for the audit to say they were not judged. */
+static void count_unjudged(compare_stats *s, const double *bound, size_t n) {
+    if (!bound) return;
+    size_t k = 0;
+    for (size_t i = 0; i < n; i++) k += bound[i] == INFINITY;
+    s->n_unjudged = k;
 }
 
 static inline __attribute__((always_inline)) void count_classes(compare_stats *s, int cr, int cc) {
@@ -471,6 +483,7 @@ void compare_f32_plain(compare_stats *out, const float *ref, const float *cand, 
     uint64_t hist[4][COMPARE_ULP_BINS] = {{0}};
     for (size_t i = 0; i < n; i++) f32_element(s, &a, &f, hist[i & 3], i, ref[i], cand[i], bound, n);
     f32_end(s, &a, &f, hist);
+    count_unjudged(s, bound, n);
     *out = st;
 }
 
@@ -503,6 +516,7 @@ void compare_f32(compare_stats *out, const float *ref, const float *cand, size_t
         }
     }
     f32_end(s, &a, &f, hist);
+    count_unjudged(s, bound, n);
     *out = st;
 }
 
@@ -528,6 +542,7 @@ void compare_f64(compare_stats *out, const double *ref, const float *cand, size_
     }
     add_hists(s, hist);
     stats_end(s, &a);
+    count_unjudged(s, bound, n);
     *out = st;
 }
 
@@ -651,7 +666,10 @@ void compare_stats_json_opt(lsbuf *b, const compare_stats *s, int with_hist) {
             lsbuf_printf(b, "null");
         else
             lsbuf_printf(b, "%zu", s->worst_bound_index);
-        lsbuf_printf(b, ",\"n_over\":%zu}", s->n_over_bound);
+        lsbuf_printf(b, ",\"n_over\":%zu", s->n_over_bound);
+        /* only when some: a normal run's lines keep their bytes */
+        if (s->n_unjudged) lsbuf_printf(b, ",\"n_unjudged\":%zu", s->n_unjudged);
+        lsbuf_printf(b, "}");
     }
     lsbuf_printf(b, "}");
 }

@@ -93,6 +93,8 @@ typedef struct {
     double mean_bound_ratio; /* over finite pairs with bound[i] > 0 */
     size_t worst_bound_index;
     size_t n_over_bound;     /* elements with |c - r| > bound[i] */
+    size_t n_unjudged;       /* elements whose bound is +inf: no information (fp32 may overflow there,
+                              * bounds_range_unbound), judged by nothing: neither over nor within */
 } compare_stats;
 
 /* Compare cand against an fp32 or a double reference.  bound may be NULL;

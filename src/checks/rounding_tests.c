@@ -203,7 +203,8 @@ static void finish(rounding_stats *st, double sum_z2, double c2max, double alpha
             memset(h, 0, sizeof h);                                                                                    \
             for (size_t i = c0; i < c1; i++) {                                                                         \
                 double r = REF(i), err = CAND(i) - r, w = worst[i];                                                    \
-                if (!(w > 0) || !isfinite(err)) continue;                                                              \
+                /* w = +inf: no information (bounds_range_unbound), not a sample */                                   \
+                if (!(w > 0 && w < INFINITY) || !isfinite(err)) continue;                                              \
                 double sharp = sharp_factor * w + (REF_U) * fabs(r), e = fabs(err);                                    \
                 n1++;                                                                                                  \
                 if (e > mx * sharp) mx = e / sharp, wi = i;                                                            \
@@ -232,7 +233,7 @@ static void finish(rounding_stats *st, double sum_z2, double c2max, double alpha
             size_t i = stride ? b * RT_BLOCK + k % RT_BLOCK : k;                                                       \
             if (stride && k % RT_BLOCK == RT_BLOCK - 1) b = (b + stride) % nblk;                                       \
             double r = REF(i), c = CAND(i), err = c - r;                                                               \
-            if (!(worst[i] > 0) || !isfinite(err) || (cap && seen(hash, cap, r, c))) continue;                        \
+            if (!(worst[i] > 0 && worst[i] < INFINITY) || !isfinite(err) || (cap && seen(hash, cap, r, c))) continue; \
             size_t cl = cmod > 1 ? (i / cdiv) % cmod % RT_CLUSTERS : 0;                                                \
             sampled(st, err, r, worst[i], sharp_factor, sd_factor, REF_U, cl, &sum_z2, &c2max);                       \
         }                                                                                                              \

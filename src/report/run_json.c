@@ -51,6 +51,10 @@ static void json_slot(lsbuf *b, const audit_result *r, const audit_slot_stats *s
                      ss->decisions, ss->flips, ss->near_ties, ss->sub_ulp);
         lsbuf_json_num(b, ss->flip_err_share);
         lsbuf_printf(b, ", \"flip_elements\": %ld", ss->flip_elems);
+        /* bounds_range_unbound: elements with no information (fp32 may overflow); only when some */
+        if (ss->n_unjudged)
+            lsbuf_printf(b, ", \"elements_not_judged\": %ld, \"first_not_judged_step\": %ld", ss->n_unjudged,
+                         ss->first_unjudged_step);
         if (ss->n_sharp) {
             /* the sharper tier (checks/bounds.h, rounding_tests.h) */
             lsbuf_printf(b, ", \"sharp\": {\"checks\": %ld, \"aggregate_checks\": %ld, \"max_ratio\": ",
@@ -96,6 +100,8 @@ static void json_engine_verdict(lsbuf *b, const audit_result *r, const engine_ve
                  ev->n_compared, ev->n_bounded, ev->check_steps);
     if (ev->worst_slot >= 0) lsbuf_json_str(b, r->slot_name[ev->worst_slot]);
     else lsbuf_printf(b, "null");
+    if (ev->n_partial) /* tensors judged in part (bounds_range_unbound); only when some */
+        lsbuf_printf(b, ", \"judged_in_part\": %d, \"elements_not_judged\": %ld", ev->n_partial, ev->n_unjudged);
     lsbuf_printf(b, ", \"worst_ratio\": ");
     lsbuf_json_num(b, ev->worst_slot >= 0 ? ev->worst_ratio : NAN);
     lsbuf_printf(b, ", \"worst_step\": %ld, \"decision_flips\": %ld, \"near_ties\": %ld, \"sub_ulp\": %ld, "

@@ -2771,7 +2771,8 @@ static int fault_fwd_edit_14(engine *e, int l, int training, int *done) {
         for (size_t j = 0; j < oc; j++) a[r * oc + j] = (float)((double)a[r * oc + j] * (1.0 + F->rel));
         return 1;
     }
-    if ((id == CPU_FAULT_B13_CONV2_LAST_SAMPLE_ONCE || id == CPU_FAULT_CONV2_COMPENSATING_ONCE) &&
+    if ((id == CPU_FAULT_B13_CONV2_LAST_SAMPLE_ONCE || id == CPU_FAULT_CONV2_COMPENSATING_ONCE ||
+         id == CPU_FAULT_CONV2_COMPENSATING_MID_ONCE) &&
         fault_layer(c, l, "conv2") && n > 1) {
         size_t per = layer_out_size(ly), hw = (size_t)ly->out_h * ly->out_w;
         if ((rc = act_io(c, l, 0, a, 1))) FAULT_ENDED(rc);
@@ -2787,6 +2788,8 @@ static int fault_fwd_edit_14(engine *e, int l, int training, int *done) {
              * fault_k = k, default 16) */
             size_t big = 0;
             for (size_t i = 1; i < hw; i++) big = fabsf(a[i]) > fabsf(a[big]) ? i : big;
+            if (id == CPU_FAULT_CONV2_COMPENSATING_MID_ONCE) /* not the largest: the first nonzero pair from the plane's middle */
+                for (big = hw / 2; big + 1 < hw && !(a[big] != 0 && a[per + big] != 0); big++) {}
             float m = fabsf(a[big]) < fabsf(a[per + big]) ? fabsf(a[big]) : fabsf(a[per + big]);
             int ex;
             frexpf(m, &ex);

@@ -4272,6 +4272,17 @@ static int fault_bwd_after_14(engine *e, int l, int *done) {
         float f = id == CPU_FAULT_FC1_DW_SCALED_LAST_STEP ? 1.0f + 0x1p-12f : 1.0f + 0x1p-10f;
         for (size_t i = 0; i < t->numel; i++) c->grads[t->offset + i] *= f;
     }
+    if (id == CPU_FAULT_CONVNET_FC1_DX_DROPPED_ONCE && c->step == 7 && l == c->m->n_layers - 1 && l >= 1 &&
+        c->m->layers[l - 1].kind == LAYER_DROPOUT && P->L[l].need_dsrc) {
+        /* fc1's input gradient doubled where drop1's mask dropped: drop1's backward zeroes those, so training is
+         * right; the wrong values are in the tensor fc1 computed (drop1.dact) only */
+        const layer *dl = &c->m->layers[l - 1];
+        size_t per = layer_out_size(dl);
+        if ((rc = act_io(c, l - 1, 1, a, 1))) FAULT_DONE(rc);
+        for (size_t i = 0; i < n * per; i++)
+            if (!rng_dropout_keep(e->seed, (uint32_t)c->step, (uint32_t)(l - 1), (uint32_t)i, dl->p)) a[i] *= 2.0f;
+        FAULT_DONE(act_io(c, l - 1, 1, a, 0));
+    }
     if (id == CPU_FAULT_CONV2_DW_COMPENSATING_ONCE && c->step == 7 && fault_layer(c, l, "conv2")) {
         /* +d and -d on the second and third largest |dW| of output channel 0 (not the largest, which a peek
          * relation re-does alone): the channel's sum is unchanged; d a power of two, 2^-5..2^-4 of the smaller
@@ -4849,6 +4860,14 @@ static void fault_update_after(engine *e, const adam_scalars *s, const adam_scal
                                                        : (float)((double)c->adam_m[i] * (1.0 + F->rel));
     } else if (id == CPU_FAULT_STATE_WEIGHTS_STALE) {
         c->params_ver--; /* the copies hold what they held: they look current */
+    } else if (id == CPU_FAULT_STATE_LAST_STEP_WEIGHTS_STALE && s->t == 10) {
+        /* zoo attack 14: every plan's blocked copies (the evaluation's too, which keep their own version) are
+         * marked current after the last update: they hold what they held */
+        for (int i = 0; i < c->n_plans; i++)
+            for (int l = 0; l < c->m->n_layers; l++) {
+                c->plans[i].L[l].w_fwd.ver = c->params_ver;
+                c->plans[i].L[l].w_bwd.ver = c->params_ver;
+            }
     } else if (id == CPU_FAULT_STATE_FC1_COPY_STALE) {
         for (int i = 0; i < c->n_plans; i++)
             for (int l = 0; l < c->m->n_layers; l++)

@@ -4283,19 +4283,21 @@ static int fault_bwd_after_14(engine *e, int l, int *done) {
             if (!rng_dropout_keep(e->seed, (uint32_t)c->step, (uint32_t)(l - 1), (uint32_t)i, dl->p)) a[i] *= 2.0f;
         FAULT_DONE(act_io(c, l - 1, 1, a, 0));
     }
-    if (id == CPU_FAULT_CONV2_DW_COMPENSATING_ONCE && c->step == 7 && fault_layer(c, l, "conv2")) {
-        /* +d and -d on the second and third largest |dW| of output channel 0 (not the largest, which a peek
-         * relation re-does alone): the channel's sum is unchanged; d a power of two, 2^-5..2^-4 of the smaller
+    if (((id == CPU_FAULT_CONV2_DW_COMPENSATING_ONCE && fault_layer(c, l, "conv2")) ||
+         (id == CPU_FAULT_FC1_DW_COMPENSATING_ONCE && fault_layer(c, l, "fc1"))) && c->step == 7) {
+        /* +d and -d on the second and third largest |dW| of output channel 0 (not the largest, the first or the
+         * last, which a peek relation re-does alone): the channel's sum is unchanged; d a power of two, 2^-5..2^-4 of the smaller
          * at fault_k = 16, 2^(11-k)..2^(12-k) at fault_k = k */
         const model_tensor *t = &c->m->tensors[ly->w_tensor];
-        size_t per = t->numel / (size_t)ly->out_c, i1 = 0, i2 = 0, i3 = 0;
-        float *g = c->grads + t->offset;
-        for (size_t i = 0; i < per; i++) {
+        size_t per = t->numel / (size_t)ly->out_c, top[3] = {0, 0, 0};
+        float *g = c->grads + t->offset, tv[3] = {-1.0f, -1.0f, -1.0f};
+        for (size_t i = 1; i + 1 < per; i++) { /* the three largest |dW| but the row's first and last (peeked) */
             float v = fabsf(g[i]);
-            if (v > fabsf(g[i1])) i3 = i2, i2 = i1, i1 = i;
-            else if (v > fabsf(g[i2]) || i2 == i1) i3 = i2, i2 = i;
-            else if (v > fabsf(g[i3]) || i3 == i2) i3 = i;
+            int k = v > tv[0] ? 0 : v > tv[1] ? 1 : v > tv[2] ? 2 : 3;
+            for (int q = 2; q > k; q--) tv[q] = tv[q - 1], top[q] = top[q - 1];
+            if (k < 3) tv[k] = v, top[k] = i;
         }
+        size_t i2 = top[1], i3 = top[2];
         int ex;
         frexpf(fminf(fabsf(g[i2]), fabsf(g[i3])), &ex);
         float d = ldexpf(1.0f, ex + 11 - (int)-log2(F->rel)); /* fault_k = 16: 2^(ex - 5) */

@@ -1548,7 +1548,75 @@ enum { CPU_FAULT_BELOW = 0, CPU_FAULT_DETECT = 1, CPU_FAULT_SUSPECT = 2, CPU_FAU
     X(THREAD1_ROUND_UP_CONV2_BWD_STEP7, "thread1_round_up_conv2_bwd_step7", "op", "conv2|pool1", "backward", "smallcnn --limit-train 72 --limit-test 64 --epochs 2 --steps 10 --eval", \
       CPU_FAULT_BLIND, \
       "zoo attack 13: at step 7 only, OpenMP thread 1 rounds upward in conv2's backward call only (backward-data and backward-weights: thread 1's share of them)", \
-      "a known blind spot (zoo attack 13), kept measured: the error is one-signed, not small: against the clean engine at step 7, all 25088 elements of pool1.dact that thread 1 computes (samples 8..15) and 3492 of conv2's 4608 weight-gradient elements are larger, none smaller (up to 1.3e-2 relative where the sums cancel), but each every-step relation sums hundreds of them against a tolerance made of sum|terms| (and the position- and index-weighted ones alternate signs, cancelling a common shift): measured ok, worst ratio 0.336 (fc1, elsewhere) of the sharper tier. At a per-element step (attribution, shadow) the sign tests see such a shift at once (round_tz_kernels_all: pool1.dact away-from-zero z = -152, limit 6.99); at step 7 only a sign test over the relations' residuals would")
+      "a known blind spot (zoo attack 13), kept measured: the error is one-signed, not small: against the clean engine at step 7, all 25088 elements of pool1.dact that thread 1 computes (samples 8..15) and 3492 of conv2's 4608 weight-gradient elements are larger, none smaller (up to 1.3e-2 relative where the sums cancel), but each every-step relation sums hundreds of them against a tolerance made of sum|terms| (and the position- and index-weighted ones alternate signs, cancelling a common shift): measured ok, worst ratio 0.336 (fc1, elsewhere) of the sharper tier. At a per-element step (attribution, shadow) the sign tests see such a shift at once (round_tz_kernels_all: pool1.dact away-from-zero z = -152, limit 6.99); at step 7 only a sign test over the relations' residuals would") \
+    X(CONVNET_CONV2_DW_SCALED_STEP9, "convnet_conv2_dw_scaled_step9", "op", "conv2", "backward", "mnist-convnet --limit-train 72 --limit-test 64 --epochs 2 --steps 10 --eval", \
+      CPU_FAULT_DETECT, \
+      "zoo attack 14: in mnist-convnet, at step 9 only, its last conv layer's (conv2, 64 x 32 x 3 x 3) weight gradient is scaled by 1 + 2^-10 after backward", \
+      "2^-10 relative on every element of a K = 16 x 121-product sum: measured PROBLEM at step 9, conv2 backward-weights, 8.38 (every-step; step 9 is sampled by nothing else)") \
+    X(CONVNET_DROPOUT_ON_LOGITS_ONCE, "convnet_dropout_on_logits_once", "op", "drop1|fc1", "forward", "mnist-convnet --limit-train 72 --limit-test 64 --epochs 2 --steps 10 --eval", \
+      CPU_FAULT_DETECT, \
+      "zoo attack 14: in mnist-convnet, at step 7 only, the right dropout mask is applied to the wrong layer's output: drop1 passes its input unchanged and fc1's logits get the mask (drop1's key, each row's first 10 elements, scaled by 2)", \
+      "dropout is an exact rule, re-done every step: measured PROBLEM at step 7, drop1 forward, exact check, 16798 elements not the re-computation (the logits' mask, fc1, is the consequence, not named first)") \
+    X(B13_CONV2_LAST_SAMPLE_ONCE, "b13_conv2_last_sample_once", "op", "conv2", "forward", "smallcnn --batch 13 --limit-train 72 --limit-test 64 --epochs 2 --steps 12 --eval", \
+      CPU_FAULT_DETECT, \
+      "zoo attack 14: batch 13 (72 = 5 x 13 + 7: 6 steps an epoch), at step 7 only, the last sample's conv2 plane 0, its largest element scaled by 1 + 2^-8", \
+      "2^-8 relative on one element of the odd batch's last sample (its largest, which the forward peek relation re-does alone): measured PROBLEM at step 7, conv2 forward, 166") \
+    X(FC1_DW_SCALED_LAST_STEP, "fc1_dw_scaled_last_step", "op", "fc1", "backward", "smallcnn --limit-train 72 --limit-test 64 --epochs 2 --steps 10 --eval", \
+      CPU_FAULT_DETECT, \
+      "zoo attack 14: at the run's very last step (10) only, fc1's weight gradient scaled by 1 + 2^-12 (the round trip cannot judge the last step)", \
+      "the last step has no round trip after it, but its every-step relations judge it: measured PROBLEM at step 10, fc1 backward-weights, 507 (and per element at the step-10 shadow replay, fc1.weight.grad 512x)") \
+    X(FC1_DW_USED_NOT_REPORTED_ONCE, "fc1_dw_used_not_reported_once", "op", "fc1", "update", "smallcnn --limit-train 72 --limit-test 64 --epochs 2 --steps 10 --eval", \
+      CPU_FAULT_DETECT, \
+      "zoo attack 14: at step 7 only, the update reads fc1's weight gradient scaled by 1 + 2^-12; the gradient the step reports (and its checksums) are right", \
+      "the Adam re-check re-does the update from the gradient the step reported: measured PROBLEM at step 7, fc1 update, 2705") \
+    X(FC1_DW_REPORTED_NOT_USED_STEP2, "fc1_dw_reported_not_used_step2", "op", "fc1", "backward", "smallcnn --limit-train 72 --limit-test 64 --epochs 2 --steps 10 --eval", \
+      CPU_FAULT_DETECT, \
+      "zoo attack 14: at step 2 only, the gradient read back (get_tensor) has fc1's weight gradient scaled by 1 + 2^-12; the update used the right one", \
+      "step 2 is an attribution step, its gradient read back and compared per element with the reference: measured PROBLEM, fc1 backward, fc1.weight.grad 256x the most fp32 rounding allows (no every-step finding: the engine's own checksums read the right buffer)") \
+    X(LOSS_VALUE_EPOCH_END_REL, "loss_value_epoch_end_rel", "op", "fc2|loss", "loss", "smallcnn --limit-train 72 --limit-test 64 --epochs 2 --steps 10 --eval", \
+      CPU_FAULT_DETECT, \
+      "zoo attack 14: the loss value reported at the last step of each epoch (5 and 10) only, scaled by 1 + 2^-12 (the gradient and the state are right)", \
+      "the loss read-back is compared with the value the checks judged: measured PROBLEM at step 5, fc2 loss, read-back (2.16161513 reported, 2.16108751 judged)") \
+    X(FC1_BIAS_LR_DRIFT, "fc1_bias_lr_drift", "op", "fc1", "update", "smallcnn --limit-train 72 --limit-test 64 --epochs 2 --steps 10 --eval", \
+      CPU_FAULT_DETECT, \
+      "zoo attack 14: from step 6 on, every step, fc1.bias's Adam step is scaled by 1 + 2^-k (fault_k=K, default 16): one tensor's learning rate drifts", \
+      "the Adam re-check is bit for bit: measured PROBLEM at step 6, fc1 update, 26.2 (k = 16); k = 20: 1.73 at step 6; k = 21: 1.01 at step 8; k = 22, 23, 24: SUSPECT at step 6, fc1.bias Adam not the shared formula bit for bit (8, 2, 1 elements, 0.72, 0.42, 0.42 of the worst case): a relative change 2^-22 of a step of ~1e-3 is below an ulp of most biases") \
+    X(CONV2_COMPENSATING_ONCE, "conv2_compensating_once", "op", "conv2", "forward", "smallcnn --limit-train 72 --limit-test 64 --epochs 2 --steps 10 --eval", \
+      CPU_FAULT_DETECT, \
+      "zoo attack 14: at step 7 only, +d on sample 0's largest conv2 plane-0 output and -d on sample 1's same element (d a power of two, 2^-7..2^-6 of the smaller): the batch sums are unchanged", \
+      "the batch-summed relations cancel, the per-sample and peek (largest output) relations do not: measured PROBLEM at step 7, conv2 forward, 271 (k = 16); k = 20: 16.9; k = 22 (d ~ 2^-13 relative): 4.24") \
+    X(ADAM_T_SKIP_PARTIAL, "adam_t_skip_partial", "op", "conv1|conv2|fc1|fc2", "update", "smallcnn --limit-train 72 --limit-test 64 --epochs 2 --steps 10 --eval", \
+      CPU_FAULT_DETECT, \
+      "zoo attack 14: Adam's step counter is not advanced by a partial batch: after step 5 (8 of 16 images) the bias corrections use t - 1", \
+      "the bias corrections of t - 1 change every step by ~1e-3 relative: measured PROBLEM at step 6, fc1 update, 87341 (the round trip's 'step 6, after a partial batch, computes otherwise' second; per element vs the reference at step 10, conv1.weight 10840x)") \
+    X(B13_FC1_LAST_ROW_REL, "b13_fc1_last_row_rel", "op", "fc1", "forward", "smallcnn --batch 13 --limit-train 72 --limit-test 64 --epochs 2 --steps 12 --eval", \
+      CPU_FAULT_BELOW, \
+      "zoo attack 14: batch 13, every step, the last sample's row of fc1's outputs scaled by 1 + 2^-k (fault_k=K, default 16; the 7-image partial batch's last row too)", \
+      "2^-16 |y| on one row of 13 is within gamma_1569 (sum|w x| + |b|), as data_bright_fc1_scaled: measured ok at k = 16 and 14; k = 12: SUSPECT at step 7, fc1 forward (every output of each sample), sample 12, x2.64 the sharper tier; k = 10: PROBLEM at step 7, fc1 forward, 3.27 - the odd batch's tail is judged as sharply as its head") \
+    X(B13_FC1_FIRST_ROW_REL, "b13_fc1_first_row_rel", "op", "fc1", "forward", "smallcnn --batch 13 --limit-train 72 --limit-test 64 --epochs 2 --steps 12 --eval", \
+      CPU_FAULT_BELOW, \
+      "zoo attack 14: as b13_fc1_last_row_rel for the batch's first sample (the comparison: is the odd batch's tail judged as sharply as its head?)", \
+      "as b13_fc1_last_row_rel: measured ok at k = 16 and 14; k = 12: SUSPECT at step 7, sample 0, x2.29; k = 10: PROBLEM at step 7, fc1 forward, 2.83") \
+    X(CONV2_DW_COMPENSATING_ONCE, "conv2_dw_compensating_once", "op", "conv2", "backward", "smallcnn --limit-train 72 --limit-test 64 --epochs 2 --steps 10 --eval", \
+      CPU_FAULT_BLIND, \
+      "zoo attack 14: at step 7 only, +d and -d on the second and third largest |conv2.weight.grad| of output channel 0, not its first or last (d a power of two, 2^-5..2^-4 of the smaller, 2^(11-k)..2^(12-k) at fault_k=K): the channel's sum is unchanged", \
+      "a known blind spot (zoo attack 14), kept measured: per element far beyond its bound, but at step 7 only the every-step relations judge it, and each either sums the pair away (the channel sum) or weighs it against the whole filter's sum|x dy| (index- and random-weighted), and the peek relation re-does the first, last, largest and 2 drawn elements of 144. Measured, default audit: SUSPECT at step 7, conv2 backward-weights, output channel 0, x6.83 the sharper tier, 0.356 of the worst case (exit 0 under --fail-on problem); k = 15: SUSPECT x13.7, 0.712; k = 14: PROBLEM 1.42; k = 13: PROBLEM 48.6; k = 17, 18: SUSPECT x3.42, x1.71; k = 19: ok, not flagged. Per element: with --audit-every 7 (step 7 a shadow replay) k = 19 is PROBLEM, conv2.weight.grad 1.32x the most fp32 rounding allows (so ~10.6x at k = 16); fired at step 2 instead, k = 16 is 14.9x (every-step 14.7 there). NOT FIXED: a sparse change of a few dW elements (2^-8 of them at k = 19) at a step no per-element check samples is PROBLEM only from ~2^-3 of the elements, SUSPECT from ~2^-7") \
+    X(CONV2_COMPENSATING_MID_ONCE, "conv2_compensating_mid_once", "op", "conv2", "forward", "smallcnn --limit-train 72 --limit-test 64 --epochs 2 --steps 10 --eval", \
+      CPU_FAULT_DETECT, \
+      "zoo attack 14: as conv2_compensating_once on an element that is not the plane's largest (the first nonzero pair from the middle of plane 0, position 98 on): +d on sample 0, -d on sample 1 (2^(9-k)..2^(10-k) of the smaller, fault_k=K, default 16)", \
+      "the batch sums cancel; each sample's own relations do not, and the pair is not the plane's largest (no peek relation re-does it): measured PROBLEM at step 7, conv2 forward (position-weighted), 1.02 (k = 16: d is 2^-7..2^-6 of the element, ~2^10 times its own gamma_145 bound); k = 12: 16.3, k = 10: 65.3; k = 17: SUSPECT x2.9 the sharper tier (row-alternating), 0.387 of the worst case; k = 18: SUSPECT x1.45, 0.194; k = 20: ok, not flagged (d ~ 2^-11 of the element, still ~2^6 times its own bound). The compensation costs nothing (the per-sample relations see each sample's change alone): the limit is that of one element's change at a step only the every-step relations judge, whose tolerance is a sum over a sample's whole channel") \
+    X(CONVNET_FC1_DX_DROPPED_ONCE, "convnet_fc1_dx_dropped_once", "op", "fc1", "backward", "mnist-convnet --limit-train 72 --limit-test 64 --epochs 2 --steps 10 --eval", \
+      CPU_FAULT_DETECT, \
+      "zoo attack 14: in mnist-convnet, at step 7 only, fc1's input gradient (drop1.dact) doubled where drop1's mask dropped: drop1's backward zeroes exactly those, so the training is right and only the tensor fc1 computed is wrong", \
+      "the relations judge the tensor fc1 computes, whatever happens to it next: measured PROBLEM at step 7, fc1 backward-data (every element of each sample), 1.66e6 (16 of 16 samples)") \
+    X(STATE_LAST_STEP_WEIGHTS_STALE, "state_last_step_weights_stale", "state", "conv1|conv2|fc1", "evaluation", "smallcnn --limit-train 72 --limit-test 64 --epochs 2 --steps 10 --eval", \
+      CPU_FAULT_DETECT, \
+      "zoo attack 14: after the run's very last update (step 10), every plan's blocked-layout weight copies are marked current (the evaluation plan's keep the weights of its last refresh): only the final evaluation and --save's read-back come after it. (Not bumping params_ver alone, as state_weights_stale does, has no effect here: the evaluation's plan keeps its own version and refreshes)", \
+      "the evaluation's every-batch relations re-do it from the weights the engine reports: measured PROBLEM at the evaluation after epoch 2, conv1 evaluation, 23432 (224 of 256 relations over); vs the reference, logits 123x the propagated bound (0 predictions differ)") \
+    X(FC1_DW_COMPENSATING_ONCE, "fc1_dw_compensating_once", "op", "fc1", "backward", "smallcnn --limit-train 72 --limit-test 64 --epochs 2 --steps 10 --eval", \
+      CPU_FAULT_DETECT, \
+      "zoo attack 14: conv2_dw_compensating_once for fc1 (dense): at step 7 only, +d and -d on the second and third largest |fc1.weight.grad| of output row 0 (3136 elements; d 2^(11-k)..2^(12-k) of the smaller, fault_k=K, default 16)", \
+      "the dense layer's relations keep it (the comparison for conv2_dw_compensating_once): measured PROBLEM at step 7, fc1 backward-weights, 20327 (k = 16, the peek relation); k = 19: 10.2, k = 22: 1.27 (both random-weighted, output 0); k = 26: ok. A dense dW row is judged ~2^7 more sharply than a conv filter (conv2: SUSPECT at k = 16, ok at k = 19)")
 
 #define CPU_FAULT_ENUM_(id, ...) CPU_FAULT_##id,
 enum { CPU_FAULT_NONE = 0, CPU_FAULT_LIST(CPU_FAULT_ENUM_) CPU_FAULT_COUNT };

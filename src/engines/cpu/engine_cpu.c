@@ -1560,6 +1560,7 @@ typedef struct {
     size_t z13_prev_n;  /* zoo attack 13: the last training batch's size */
     int z13_conv2_bwd;  /* zoo attack 13: conv2's backward call is running */
     size_t z13_short;   /* zoo attack 13: this step is the first full batch after a partial one of this size (0: not) */
+    int z14_partials;   /* zoo attack 14: partial-batch updates run (adam_t_skip_partial) */
     int in_ck;          /* the engine's own checks are running (they read its tensors in place; the report faults
                          * of zoo attack 6 are in the copy-out to the caller only) */
 } fault_state;
@@ -2740,6 +2741,67 @@ static size_t conv_window_products(const layer *ly, const float *x, const float 
     return q;
 }
 
+/* zoo attack 14: forward edits (mnist-convnet's dropout moved to the logits; an odd batch's last sample; two
+ * samples' compensating changes) */
+static int fault_fwd_edit_14(engine *e, int l, int training, int *done) {
+    FAULT_LOCALS;
+    if (!training || c->step != 7) return 0;
+    if (id == CPU_FAULT_CONVNET_DROPOUT_ON_LOGITS_ONCE && ly->kind == LAYER_DROPOUT) {
+        /* the mask is not applied here: drop1's output is its input */
+        if ((rc = act_io(c, l - 1, 0, a, 1))) FAULT_ENDED(rc);
+        return 1;
+    }
+    if (id == CPU_FAULT_CONVNET_DROPOUT_ON_LOGITS_ONCE && l == c->m->n_layers - 1 && l >= 1 &&
+        c->m->layers[l - 1].kind == LAYER_DROPOUT) {
+        /* ... it is applied to the logits instead: the right mask (drop1's key), its first out_c elements a row */
+        const layer *dl = &c->m->layers[l - 1];
+        size_t per = layer_out_size(dl), oc = (size_t)ly->out_c;
+        float scale = (float)(1.0 / (1.0 - (double)dl->p));
+        if ((rc = act_io(c, l, 0, a, 1))) FAULT_ENDED(rc);
+        for (size_t i = 0; i < n; i++)
+            for (size_t j = 0; j < oc; j++)
+                a[i * oc + j] = ops_dropout_fwd(a[i * oc + j], e->seed, (uint32_t)c->step, (uint32_t)(l - 1),
+                                                (uint32_t)(i * per + j), dl->p, scale);
+        return 1;
+    }
+    if ((id == CPU_FAULT_B13_FC1_LAST_ROW_REL || id == CPU_FAULT_B13_FC1_FIRST_ROW_REL) && fault_layer(c, l, "fc1")) {
+        /* one sample's row of fc1's outputs scaled by 1 + 2^-k: the batch's last (13th) or its first */
+        size_t oc = (size_t)ly->out_c, r = id == CPU_FAULT_B13_FC1_LAST_ROW_REL ? n - 1 : 0;
+        if ((rc = act_io(c, l, 0, a, 1))) FAULT_ENDED(rc);
+        for (size_t j = 0; j < oc; j++) a[r * oc + j] = (float)((double)a[r * oc + j] * (1.0 + F->rel));
+        return 1;
+    }
+    if ((id == CPU_FAULT_B13_CONV2_LAST_SAMPLE_ONCE || id == CPU_FAULT_CONV2_COMPENSATING_ONCE ||
+         id == CPU_FAULT_CONV2_COMPENSATING_MID_ONCE) &&
+        fault_layer(c, l, "conv2") && n > 1) {
+        size_t per = layer_out_size(ly), hw = (size_t)ly->out_h * ly->out_w;
+        if ((rc = act_io(c, l, 0, a, 1))) FAULT_ENDED(rc);
+        if (id == CPU_FAULT_B13_CONV2_LAST_SAMPLE_ONCE) {
+            /* the last sample of an odd batch: its plane 0's largest element scaled by 1 + 2^-8 */
+            float *s0 = a + (n - 1) * per;
+            size_t big = 0;
+            for (size_t i = 1; i < hw; i++) big = fabsf(s0[i]) > fabsf(s0[big]) ? i : big;
+            s0[big] = s0[big] * (1.0f + 0x1p-8f);
+        } else {
+            /* +d on sample 0's largest element of plane 0, -d on sample 1's same element: the batch sums
+             * of every per-channel relation are unchanged (d a power of two, 2^(9-k)..2^(10-k) of the smaller,
+             * fault_k = k, default 16) */
+            size_t big = 0;
+            for (size_t i = 1; i < hw; i++) big = fabsf(a[i]) > fabsf(a[big]) ? i : big;
+            if (id == CPU_FAULT_CONV2_COMPENSATING_MID_ONCE) /* not the largest: the first nonzero pair from the plane's middle */
+                for (big = hw / 2; big + 1 < hw && !(a[big] != 0 && a[per + big] != 0); big++) {}
+            float m = fabsf(a[big]) < fabsf(a[per + big]) ? fabsf(a[big]) : fabsf(a[per + big]);
+            int ex;
+            frexpf(m, &ex);
+            float d = ldexpf(1.0f, ex + 9 - (int)-log2(F->rel)); /* fault_k = 16: 2^(ex - 7) */
+            a[big] = a[big] + d;
+            a[per + big] = a[per + big] - d;
+        }
+        return 1;
+    }
+    return 0;
+}
+
 static int fault_fwd_legal(engine *e, int l, int training, int *done) {
     FAULT_LOCALS;
     (void)training;
@@ -2894,6 +2956,7 @@ static int fault_forward_layer(engine *e, int l, int training) {
     if ((r = fault_fwd_edit_8(e, l, training, &rc))) return r == 2 ? rc : act_io(c, l, 0, F->a, 0);
     if ((r = fault_fwd_edit_11(e, l, training, &rc))) return r == 2 ? rc : act_io(c, l, 0, F->a, 0);
     if ((r = fault_fwd_edit_12(e, l, training, &rc))) return r == 2 ? rc : act_io(c, l, 0, F->a, 0);
+    if ((r = fault_fwd_edit_14(e, l, training, &rc))) return r == 2 ? rc : act_io(c, l, 0, F->a, 0);
     if ((r = fault_fwd_legal(e, l, training, &rc))) return r == 2 ? rc : act_io(c, l, 0, F->a, 0);
     if ((r = fault_fwd_legal2(e, l, training, &rc))) return r == 2 ? rc : act_io(c, l, 0, F->a, 0);
     return 0;
@@ -3101,6 +3164,8 @@ static int fault_loss(engine *e, float *loss_out) {
     }
     if (F->id == CPU_FAULT_LOSS_VALUE_REL_EPOCH2 && c->step >= 6)
         *loss_out = c->loss = (float)((double)c->loss * (1.0 + F->rel * 0x1p4));
+    if (F->id == CPU_FAULT_LOSS_VALUE_EPOCH_END_REL && (c->step == 5 || c->step == 10))
+        *loss_out = (float)((double)*loss_out * (1.0 + 0x1p-12)); /* zoo attack 14: the report only */
     if (F->id == CPU_FAULT_LOSS_VALUE_REPORT_STALE_ONCE) {
         float now = *loss_out;
         if (c->step == 7) *loss_out = F->last_loss; /* the report only: c->loss is right */
@@ -4198,6 +4263,50 @@ static int fault_bwd_after_12(engine *e, int l, int *done) {
     return 0;
 }
 
+/* zoo attack 14: backward edits (a weight gradient scaled at one late step) */
+static int fault_bwd_after_14(engine *e, int l, int *done) {
+    FAULT_LOCALS;
+    if ((id == CPU_FAULT_CONVNET_CONV2_DW_SCALED_STEP9 && c->step == 9 && fault_layer(c, l, "conv2")) ||
+        (id == CPU_FAULT_FC1_DW_SCALED_LAST_STEP && c->step == 10 && fault_layer(c, l, "fc1"))) {
+        const model_tensor *t = &c->m->tensors[ly->w_tensor];
+        float f = id == CPU_FAULT_FC1_DW_SCALED_LAST_STEP ? 1.0f + 0x1p-12f : 1.0f + 0x1p-10f;
+        for (size_t i = 0; i < t->numel; i++) c->grads[t->offset + i] *= f;
+    }
+    if (id == CPU_FAULT_CONVNET_FC1_DX_DROPPED_ONCE && c->step == 7 && l == c->m->n_layers - 1 && l >= 1 &&
+        c->m->layers[l - 1].kind == LAYER_DROPOUT && P->L[l].need_dsrc) {
+        /* fc1's input gradient doubled where drop1's mask dropped: drop1's backward zeroes those, so training is
+         * right; the wrong values are in the tensor fc1 computed (drop1.dact) only */
+        const layer *dl = &c->m->layers[l - 1];
+        size_t per = layer_out_size(dl);
+        if ((rc = act_io(c, l - 1, 1, a, 1))) FAULT_DONE(rc);
+        for (size_t i = 0; i < n * per; i++)
+            if (!rng_dropout_keep(e->seed, (uint32_t)c->step, (uint32_t)(l - 1), (uint32_t)i, dl->p)) a[i] *= 2.0f;
+        FAULT_DONE(act_io(c, l - 1, 1, a, 0));
+    }
+    if (((id == CPU_FAULT_CONV2_DW_COMPENSATING_ONCE && fault_layer(c, l, "conv2")) ||
+         (id == CPU_FAULT_FC1_DW_COMPENSATING_ONCE && fault_layer(c, l, "fc1"))) && c->step == 7) {
+        /* +d and -d on the second and third largest |dW| of output channel 0 (not the largest, the first or the
+         * last, which a peek relation re-does alone): the channel's sum is unchanged; d a power of two, 2^-5..2^-4 of the smaller
+         * at fault_k = 16, 2^(11-k)..2^(12-k) at fault_k = k */
+        const model_tensor *t = &c->m->tensors[ly->w_tensor];
+        size_t per = t->numel / (size_t)ly->out_c, top[3] = {0, 0, 0};
+        float *g = c->grads + t->offset, tv[3] = {-1.0f, -1.0f, -1.0f};
+        for (size_t i = 1; i + 1 < per; i++) { /* the three largest |dW| but the row's first and last (peeked) */
+            float v = fabsf(g[i]);
+            int k = v > tv[0] ? 0 : v > tv[1] ? 1 : v > tv[2] ? 2 : 3;
+            for (int q = 2; q > k; q--) tv[q] = tv[q - 1], top[q] = top[q - 1];
+            if (k < 3) tv[k] = v, top[k] = i;
+        }
+        size_t i2 = top[1], i3 = top[2];
+        int ex;
+        frexpf(fminf(fabsf(g[i2]), fabsf(g[i3])), &ex);
+        float d = ldexpf(1.0f, ex + 11 - (int)-log2(F->rel)); /* fault_k = 16: 2^(ex - 5) */
+        g[i2] = g[i2] + d;
+        g[i3] = g[i3] - d;
+    }
+    return 0;
+}
+
 static int fault_bwd_after_8(engine *e, int l, int *done) {
     FAULT_LOCALS;
     const model_tensor *tw = ly->w_tensor >= 0 ? &c->m->tensors[ly->w_tensor] : NULL;
@@ -4483,6 +4592,7 @@ static int fault_backward_layer(engine *e, int l) {
     if (fault_bwd_after_7(e, l, &rc)) return rc;
     if (fault_bwd_after_8(e, l, &rc)) return rc;
     if (fault_bwd_after_12(e, l, &rc)) return rc;
+    if (fault_bwd_after_14(e, l, &rc)) return rc;
     if (F->id == CPU_FAULT_FC2_DB_SAME_LABEL_DROPPED_ONCE && c->step == 7 && fault_layer(c, l, "fc2")) {
         /* zoo attack 11: db leaves out the samples of the batch's most frequent label but its first */
         const layer *ly = &c->m->layers[l];
@@ -4752,6 +4862,14 @@ static void fault_update_after(engine *e, const adam_scalars *s, const adam_scal
                                                        : (float)((double)c->adam_m[i] * (1.0 + F->rel));
     } else if (id == CPU_FAULT_STATE_WEIGHTS_STALE) {
         c->params_ver--; /* the copies hold what they held: they look current */
+    } else if (id == CPU_FAULT_STATE_LAST_STEP_WEIGHTS_STALE && s->t == 10) {
+        /* zoo attack 14: every plan's blocked copies (the evaluation's too, which keep their own version) are
+         * marked current after the last update: they hold what they held */
+        for (int i = 0; i < c->n_plans; i++)
+            for (int l = 0; l < c->m->n_layers; l++) {
+                c->plans[i].L[l].w_fwd.ver = c->params_ver;
+                c->plans[i].L[l].w_bwd.ver = c->params_ver;
+            }
     } else if (id == CPU_FAULT_STATE_FC1_COPY_STALE) {
         for (int i = 0; i < c->n_plans; i++)
             for (int l = 0; l < c->m->n_layers; l++)
@@ -4845,6 +4963,43 @@ static int fault_adam_legal(engine *e, const adam_scalars *ap) {
     return 1;
 }
 
+/* zoo attack 14: the update of one tensor or one step (1: it ran the update) */
+static int fault_update_14(engine *e, const adam_scalars *s, adam_scalars *ap, int *done) {
+    cpu_ctx *c = ctx_of(e);
+    fault_state *F = c->fault;
+    const model *m = c->m;
+    if (F->id == CPU_FAULT_ADAM_T_SKIP_PARTIAL) {
+        /* the step counter is advanced by full batches only: after a partial one the bias corrections use t - 1 */
+        if (F->z14_partials) *ap = adam_make_scalars(&s->cfg, s->t - F->z14_partials);
+        if (c->cur && c->cur->n < e->max_batch) F->z14_partials++;
+        return 0;
+    }
+    int used = F->id == CPU_FAULT_FC1_DW_USED_NOT_REPORTED_ONCE && s->t == 7;
+    int drift = F->id == CPU_FAULT_FC1_BIAS_LR_DRIFT && s->t >= 6;
+    if (!used && !drift) return 0;
+    for (int l = 0; l < m->n_layers; l++) {
+        if (!fault_layer(c, l, "fc1")) continue;
+        const model_tensor *t = &m->tensors[used ? m->layers[l].w_tensor : m->layers[l].b_tensor];
+        float *g = c->grads + t->offset, *p = c->params + t->offset;
+        if (used) {
+            /* the update reads a gradient scaled by 1 + 2^-12; the buffer the step reports is right */
+            memcpy(F->dw_save, g, t->numel * sizeof *g);
+            for (size_t i = 0; i < t->numel; i++) g[i] *= 1.0f + 0x1p-12f;
+            *done = cpu_update(e, ap);
+            memcpy(g, F->dw_save, t->numel * sizeof *g);
+            return 1;
+        }
+        /* fc1.bias's step times 1 + 2^-k (fault_k), every step from step 6: a per-tensor learning rate */
+        memcpy(F->dw_save, p, t->numel * sizeof *p);
+        if ((*done = cpu_update(e, ap))) return 1;
+        float f = (float)F->rel;
+        for (size_t i = 0; i < t->numel; i++) p[i] = p[i] + (p[i] - F->dw_save[i]) * f;
+        c->params_ver++;
+        return 1;
+    }
+    return 0;
+}
+
 static int fault_update(engine *e, const adam_scalars *s) {
     cpu_ctx *c = ctx_of(e);
     fault_state *F = c->fault;
@@ -4859,6 +5014,7 @@ static int fault_update(engine *e, const adam_scalars *s) {
     if (fault_adam_stale_grad(e, s, &rc)) return rc;
     if (fault_adam_scalars(e, s, &a)) return 0; /* it ran the update itself */
     if (fault_adam_legal(e, &a)) return 0;
+    if (fault_update_14(e, s, &a, &rc)) return rc;
     if (fault_update_12(e, &a, &rc)) return rc;
     if (fault_update_around(e, s, &a, &rc)) return rc;
     if ((rc = cpu_update(e, &a))) return rc;
@@ -4979,6 +5135,14 @@ static int fault_get_tensor(engine *e, tensor_id t, float *out) {
         return 0;
     }
     int rc = cpu_get_tensor(e, t, out), L = c->m->n_layers;
+    if (!rc && F && !F->in_ck && F->id == CPU_FAULT_FC1_DW_REPORTED_NOT_USED_STEP2 && t.kind == TENSOR_GRADS &&
+        c->step == 2 && !F->in_eval)
+        for (int l = 0; l < L; l++)
+            if (fault_layer(c, l, "fc1")) {
+                /* zoo attack 14: the report of fc1's weight gradient scaled by 1 + 2^-12; the update used the right one */
+                const model_tensor *w = &c->m->tensors[c->m->layers[l].w_tensor];
+                for (size_t i = 0; i < w->numel; i++) out[w->offset + i] *= 1.0f + 0x1p-12f;
+            }
     if (!rc && F && !F->in_ck && F->id == CPU_FAULT_REPORT_POOL2_ACT_BF16 && t.kind == TENSOR_ACT && !F->in_eval &&
         c->cur && fault_layer(c, t.layer, "pool2")) {
         /* zoo attack 10: the report of pool2's training activations in bf16; the state is exact */

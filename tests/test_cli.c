@@ -231,7 +231,10 @@ static void test_input_types_and_options(void **st) {
             double t0 = ls_now_for_test();
             expect(args, 2, needle);
             double dt = ls_now_for_test() - t0;
-            if (dt > 1.0) fail_msg("lockstep %s: %.2f s to refuse a FIFO, want under a second", args, dt);
+            /* opening a FIFO with no writer blocks until one comes: a refusal that returns at all did not
+             * open it; the bound only keeps a slow path from passing (it was 1 s, which a loaded machine
+             * under ASan can miss for the start-up alone) */
+            if (dt > 20.0) fail_msg("lockstep %s: %.2f s to refuse a FIFO, want it before any read", args, dt);
             snprintf(args, sizeof args, "%s %s %s", cmds[k], opt, dir);
             snprintf(needle, sizeof needle, "%s %s: not a regular file (a directory)", opt, dir);
             expect(args, 2, needle);
@@ -266,11 +269,15 @@ static void test_empty_list_entries(void **st) {
         {"train --engine cpu: --steps 1 --limit-train 64", "engine spec 'cpu:': an empty knob"},
         {"audit --engines cpu,cpu:threads=1: --limit-train 64", "engine spec 'cpu:threads=1:': an empty knob"},
     };
+    /* refused before any work: with a data folder that does not exist, the
+     * message is still the list's or the spec's, not the data's (this was a
+     * 2-second timer, which a loaded machine under ASan missed, while the
+     * probe found two specs refused only after the data was read:
+     * `train --engine cpu:` and `audit --engines cpu,cpu:threads=1:`) */
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
-        double t0 = ls_now_for_test();
-        expect(cases[i][0], 2, cases[i][1]);
-        double dt = ls_now_for_test() - t0;
-        if (dt > 2.0) fail_msg("lockstep %s: %.2f s to refuse, want it before any work", cases[i][0], dt);
+        char cmd[400];
+        snprintf(cmd, sizeof cmd, "%s --data /nonexistent/lockstep-no-data", cases[i][0]);
+        expect(cmd, 2, cases[i][1]);
     }
 }
 

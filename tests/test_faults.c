@@ -556,7 +556,7 @@ static void test_group_sigterm_seed_loop(void **st) {
     /* the main run's two engines and their second instances (the state
      * round trip's), seen together with the idle seed job (a job not yet in
      * its class would pass for an engine) */
-    for (int i = 0; i < 500 && !(ne == 4 && idle_seen); i++) {
+    for (int i = 0; i < 3000 && !(ne == 4 && idle_seen); i++) {
         sleep_s(0.01);
         int nk = children(p, kids, 8);
         ne = idle_seen = 0;
@@ -571,7 +571,9 @@ static void test_group_sigterm_seed_loop(void **st) {
     /* a child at the normal priority that is not one of the main run's
      * engine processes: the seed loop's, after the main run */
     int seed_child = 0;
-    for (int i = 0; i < 6000 && !seed_child; i++) {
+    /* up to 5 minutes: the main run of 64 images takes seconds alone, ~60 s under ASan on a loaded 2-core
+     * machine (where 60 s was once too short) */
+    for (int i = 0; i < 30000 && !seed_child; i++) {
         sleep_s(0.01);
         int nk = children(p, kids, 8);
         for (int k = 0; k < nk; k++) {

@@ -210,6 +210,28 @@ static int blank_number(const char *cmd, const char *opt, const char *s) {
 }
 
 /* A number option's value; "lockstep CMD: OPT: expected ..." when it is not one in range. */
+/* The syntax of each engine spec in a comma-separated list (an empty knob,
+ * a knob that is not KEY=VALUE, too long), at parse time: refused before the
+ * data is read.  Names and knobs an engine does not know are its own to
+ * refuse, when it is created.  Returns 0, or 2 with the message printed. */
+static int specs_syntax(const char *cmd, const char *list) {
+    char buf[1024];
+    if (strlen(list) >= sizeof buf) return 0; /* too long for here: the audit's own checks say so */
+    snprintf(buf, sizeof buf, "%s", list);
+    char *save = NULL;
+    for (char *t = strtok_r(buf, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
+        while (*t == ' ') t++;
+        size_t n = strlen(t);
+        while (n && t[n - 1] == ' ') t[--n] = 0;
+        engine_spec sp;
+        if (*t && engine_spec_parse(&sp, t)) {
+            fprintf(stderr, "lockstep %s: %s\n", cmd, ls_errmsg());
+            return 2;
+        }
+    }
+    return 0;
+}
+
 static int parse_long(const char *cmd, const char *opt, const char *s, long lo, long hi, long *out) {
     if (blank_number(cmd, opt, s)) return -1;
     char *end;
@@ -578,7 +600,10 @@ static int parse_opts(int argc, char **argv, const char *cmd, run_cfg *c, audit_
             return 2;
         }
         switch (o) {
-        case OPT_ENGINE: c->engine = optarg; break;
+        case OPT_ENGINE:
+            if (specs_syntax(cmd, optarg)) return 2;
+            c->engine = optarg;
+            break;
         case OPT_MODEL: c->model = optarg; break;
         case OPT_DATA: c->data_dir = optarg; break;
         case OPT_EPOCHS: if (parse_long(cmd, name, optarg, 1, RUN_MAX_EPOCHS, &v)) return 2; c->epochs = (int)v; break;
@@ -600,6 +625,7 @@ static int parse_opts(int argc, char **argv, const char *cmd, run_cfg *c, audit_
                 fprintf(stderr, "lockstep %s: %s\n", cmd, ls_errmsg());
                 return 2;
             }
+            if (specs_syntax(cmd, optarg)) return 2;
             au->engines = optarg;
             break;
         case OPT_MODE: if (lockstep_mode_parse(optarg, &au->mode)) { fprintf(stderr, "lockstep audit: --mode: %s\n", ls_errmsg()); return 2; } break;
@@ -1089,6 +1115,8 @@ static int cmd_eval(int argc, char **argv) {
             x.engines = argv[++i];
             if (ls_check_list(a, "engine name", x.engines)) {
                 fprintf(stderr, "lockstep eval: %s\n", ls_errmsg());
+                st = 2;
+            } else if (specs_syntax("eval", x.engines)) {
                 st = 2;
             }
         } else if (strcmp(a, "--out") == 0) {

@@ -2719,6 +2719,8 @@ static int fault_fwd_edit_12(engine *e, int l, int training, int *done) {
 }
 
 enum { CONV_FWD_PAIRWISE, CONV_FWD_SORTED_DESC };
+enum { LS_DW_PAIRWISE, LS_DW_POSNEG };
+static void dense_dw_ordered(const layer *ly, const float *a, const float *x, size_t n, float *g, int how);
 static void conv_fwd_ordered(const layer *ly, const float *x, const float *w, const float *bias, size_t n, float *a,
                              int how);
 
@@ -2904,6 +2906,18 @@ static void conv_fwd_ordered(const layer *ly, const float *x, const float *w, co
                         *out = ls_sum_ordered(prod, q, LS_ORD_DESC);
                     }
                 }
+}
+
+/* A dense layer's weight gradient (n <= 4096 samples) with each element's n products a y in a legal order of its
+ * own: pairwise (fc1_dw_pairwise) or every positive term first, then every negative one (fc1_dw_posneg). */
+static void dense_dw_ordered(const layer *ly, const float *a, const float *x, size_t n, float *g, int how) {
+    size_t in = layer_in_size(ly), oc = (size_t)ly->out_c;
+    float prod[4096];
+    for (size_t j = 0; j < oc; j++)
+        for (size_t t = 0; t < in; t++) {
+            for (size_t s0 = 0; s0 < n; s0++) prod[s0] = a[s0 * oc + j] * x[s0 * in + t];
+            g[j * in + t] = how == LS_DW_PAIRWISE ? ls_pairwise(prod, n) : ls_sum_ordered(prod, n, LS_ORD_POSNEG);
+        }
 }
 
 static int fault_fwd_legal2(engine *e, int l, int training, int *done) {
@@ -4363,17 +4377,10 @@ static int fault_bwd_legal(engine *e, int l, int *done) {
         FAULT_DONE(act_io(c, l - 1, 1, x, 0));
     }
     if (id == CPU_FAULT_FC1_DW_PAIRWISE && fault_layer(c, l, "fc1")) {
-        size_t in = layer_in_size(ly), oc = (size_t)ly->out_c;
-        float prod[4096];
         if (n > 4096) return 0;
         if ((rc = cpu_backward_layer(e, l)) || (rc = act_io(c, l, 1, a, 1)) || (rc = act_io(c, l - 1, 0, x, 1)))
             FAULT_DONE(rc);
-        float *g = c->grads + tw->offset;
-        for (size_t j = 0; j < oc; j++)
-            for (size_t t = 0; t < in; t++) {
-                for (size_t s0 = 0; s0 < n; s0++) prod[s0] = a[s0 * oc + j] * x[s0 * in + t];
-                g[j * in + t] = ls_pairwise(prod, n);
-            }
+        dense_dw_ordered(ly, a, x, n, c->grads + tw->offset, LS_DW_PAIRWISE);
         FAULT_DONE(0);
     }
     if (id == CPU_FAULT_CONV2_DW_BLOCKED16 && fault_layer(c, l, "conv2")) {
@@ -4556,17 +4563,10 @@ static int fault_bwd_legal2(engine *e, int l, int *done) {
         FAULT_DONE(0);
     }
     if (id == CPU_FAULT_FC1_DW_POSNEG && fault_layer(c, l, "fc1")) {
-        size_t in = layer_in_size(ly), oc = (size_t)ly->out_c;
-        float prod[4096];
         if (n > 4096) return 0;
         if ((rc = cpu_backward_layer(e, l)) || (rc = act_io(c, l, 1, a, 1)) || (rc = act_io(c, l - 1, 0, x, 1)))
             FAULT_DONE(rc);
-        float *g = c->grads + tw->offset;
-        for (size_t j = 0; j < oc; j++)
-            for (size_t t = 0; t < in; t++) {
-                for (size_t s0 = 0; s0 < n; s0++) prod[s0] = a[s0 * oc + j] * x[s0 * in + t];
-                g[j * in + t] = ls_sum_ordered(prod, n, LS_ORD_POSNEG);
-            }
+        dense_dw_ordered(ly, a, x, n, c->grads + tw->offset, LS_DW_POSNEG);
         FAULT_DONE(0);
     }
     return 0;

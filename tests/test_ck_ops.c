@@ -388,6 +388,22 @@ static void test_s_equals_host(void **st) {
     free_fx(&f);
 }
 
+/* BWD_W_PEEK of conv filter oc as the kernels' loop gives it: the first, last, drawn and largest elements of its
+ * dW row, each re-done (ck_conv_redo) and the worst kept */
+static void conv_peek_expect(double want[4], const float *x, const float *dy, const ck_conv_dims *d, const float *gw,
+                             size_t row, ck_rnd_key_t key, int l, size_t oc) {
+    size_t t[CK_PEEK];
+    ck_peek_elems(t, gw + oc * row, row, key, l, oc);
+    ck_worst w;
+    ck_worst_init(&w);
+    for (size_t e = 0; e < CK_PEEK; e++) {
+        double R, A;
+        int sub = ck_conv_redo(x, 1, dy, 1, NULL, NULL, d, N, oc, t[e], &R, &A);
+        ck_zero_keep(&w, gw[oc * row + t[e]], R, A, sub);
+    }
+    ck_worst_put(&w, want);
+}
+
 /* The zero-element relations (BWD_W_Z) as the CUDA kernels compose them
  * (base/checksum_ops.h's loops over every sample and position, plain
  * layouts) equal the host's, bit for bit, for conv layers (whose host
@@ -447,16 +463,7 @@ static void test_zero_elements_as_kernels(void **st) {
             judged += want[1] > 0;
             if (ly->kind != LAYER_CONV) continue;
             /* BWD_W_PEEK: the first, last, drawn and largest elements, each re-done by the kernels' loop */
-            size_t t[CK_PEEK];
-            ck_peek_elems(t, gw + oc * row, row, key, l, oc);
-            ck_worst w;
-            ck_worst_init(&w);
-            for (size_t e = 0; e < CK_PEEK; e++) {
-                double R, A;
-                int sub = ck_conv_redo(x, 1, dy, 1, NULL, NULL, &d, N, oc, t[e], &R, &A);
-                ck_zero_keep(&w, gw[oc * row + t[e]], R, A, sub);
-            }
-            ck_worst_put(&w, want);
+            conv_peek_expect(want, x, dy, &d, gw, row, key, l, oc);
             got = f.vec + f.L.off[l][CK_BWD_W_PEEK] + CK_REL * oc;
             if (memcmp(got, want, sizeof want))
                 fail_msg("%s filter %zu (%s): sampled elements, host (%g %g %g %g), kernels' loop (%g %g %g %g)",
@@ -494,10 +501,9 @@ static void test_redo_nonfinite_x(void **st) {
     assert_true(l > 0);
     const layer *ly = &f.m.layers[l];
     float *x = f.act[l - 1], *dy = f.dact[l], *gw = f.g + f.m.tensors[ly->w_tensor].offset;
-    size_t HW = (size_t)ly->in_h * ly->in_w, row = f.m.tensors[ly->w_tensor].numel / (size_t)ly->out_c;
+    size_t row = f.m.tensors[ly->w_tensor].numel / (size_t)ly->out_c;
     assert_int_equal(ly->pad, 1);
     x[7 * (size_t)ly->in_w + 7] = INFINITY;
-    (void)HW;
     assert_int_equal(engine_set_tensor(f.e, (tensor_id){TENSOR_ACT, l - 1}, x), 0);
     const char *isa[] = {"avx512f", "avx2", "scalar"};
     int paths = 0;
@@ -515,16 +521,7 @@ static void test_redo_nonfinite_x(void **st) {
             if (memcmp(got, want, sizeof want))
                 fail_msg("%s filter %zu (%s): zero elements, host (%g %g %g %g), kernels' loop (%g %g %g %g)",
                          ly->name, oc, isa[k], got[0], got[1], got[2], got[3], want[0], want[1], want[2], want[3]);
-            size_t t[CK_PEEK];
-            ck_peek_elems(t, gw + oc * row, row, key, l, oc);
-            ck_worst w;
-            ck_worst_init(&w);
-            for (size_t e = 0; e < CK_PEEK; e++) {
-                double R, A;
-                int sub = ck_conv_redo(x, 1, dy, 1, NULL, NULL, &d, N, oc, t[e], &R, &A);
-                ck_zero_keep(&w, gw[oc * row + t[e]], R, A, sub);
-            }
-            ck_worst_put(&w, want);
+            conv_peek_expect(want, x, dy, &d, gw, row, key, l, oc);
             got = f.vec + f.L.off[l][CK_BWD_W_PEEK] + CK_REL * oc;
             if (memcmp(got, want, sizeof want))
                 fail_msg("%s filter %zu (%s): sampled elements, host (%g %g %g %g), kernels' loop (%g %g %g %g)",

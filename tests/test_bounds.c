@@ -382,7 +382,7 @@ static void check_param_layer(const char *tag, const tmodel *t, int l, const flo
     if (ly->kind == LAYER_CONV) gather_conv_bwd_data(&d, ly, dy, w, n);
     else gather_dense_bwd_data(&d, ly, dy, w, n);
     assert_int_equal(d.n_out, ni);
-    bounds_backward_data(bound, &t->m, l, t->pf, dy, n);
+    bounds_backward_data(bound, &t->m, l, t->pf, NULL, dy, n);
     snprintf(what, sizeof what, "%s %s backward-data", tag, ly->name);
     r = check_dotset(what, &d, bound, &fm);
     if (r > *legal_max) *legal_max = r;
@@ -651,7 +651,7 @@ static void test_exact_nonfinite(void **state) {
     double bd[16];
     bounds_forward(bd, &t.m, 0, t.pf, v, 1); /* relu forward */
     for (size_t i = 0; i < n16; i++) assert_true(bd[i] == (i == 3 || i == 12 ? INFINITY : 0.0));
-    bounds_backward_data(bd, &t.m, 0, t.pf, v, 1); /* relu backward, dy = v */
+    bounds_backward_data(bd, &t.m, 0, t.pf, NULL, v, 1); /* relu backward, dy = v */
     for (size_t i = 0; i < n16; i++) assert_true(bd[i] == (i == 3 || i == 12 ? INFINITY : 0.0));
     /* relu backward written as dy x [x > 0] gives NaN where a select gives 0:
      * not judged, not a PROBLEM */
@@ -668,9 +668,38 @@ static void test_exact_nonfinite(void **state) {
     bounds_forward(bd, &t.m, 1, t.pf, v, 1); /* max-pool forward: 4 outputs */
     for (size_t o = 0; o < 4; o++) assert_true(bd[o] == (o == 1 || o == 2 ? INFINITY : 0.0));
     float dy[4] = {1, NAN, 1, 1};
-    bounds_backward_data(bd, &t.m, 1, t.pf, dy, 1); /* its window: 2, 3, 6, 7 */
+    bounds_backward_data(bd, &t.m, 1, t.pf, NULL, dy, 1); /* its window: 2, 3, 6, 7 */
     for (size_t i = 0; i < n16; i++)
         assert_true(bd[i] == (i == 2 || i == 3 || i == 6 || i == 7 ? INFINITY : 0.0));
+    /* relu's and max-pool's backward decide on the forward input x: with a
+     * finite dy, relu's x > 0 ? dy : 0 and PyTorch's x <= 0 ? 0 : dy part
+     * where x is NaN (and where x = -inf, read through the forward output
+     * y, +0 or NaN); +inf is the same both ways and stays judged */
+    float xr[16], dyr[16];
+    for (size_t i = 0; i < n16; i++) {
+        xr[i] = (float)i - 7.5f;
+        dyr[i] = 0.25f * (float)i + 1.0f;
+    }
+    xr[3] = NAN;
+    xr[12] = -INFINITY;
+    xr[13] = INFINITY;
+    bounds_backward_data(bd, &t.m, 0, t.pf, xr, dyr, 1);
+    for (size_t i = 0; i < n16; i++) assert_true(bd[i] == (i == 3 || i == 12 ? INFINITY : 0.0));
+    for (size_t i = 0; i < n16; i++) {
+        ex[i] = xr[i] > 0 ? (double)dyr[i] : 0.0;  /* select */
+        c[i] = xr[i] <= 0 ? 0.0f : dyr[i];         /* threshold_backward */
+    }
+    compare_f64(&st, ex, c, n16, bd);
+    assert_int_equal(st.n_over_bound, 0);
+    assert_int_equal(st.n_unjudged, 2);
+    /* max-pool: a NaN in window (0, 0) (elements 0, 1, 4, 5) leaves its arg-max to the scan's comparison;
+     * +inf in window (1, 1) (10, 11, 14, 15) is its max in any scan */
+    xr[3] = 1.0f, xr[12] = 1.0f, xr[13] = 1.0f;
+    xr[4] = NAN;
+    xr[15] = INFINITY;
+    float dyp[4] = {1, 2, 3, 4};
+    bounds_backward_data(bd, &t.m, 1, t.pf, xr, dyp, 1);
+    for (size_t i = 0; i < n16; i++) assert_true(bd[i] == (i == 0 || i == 1 || i == 4 || i == 5 ? INFINITY : 0.0));
     /* the loss of a row with an inf logit: no information on that row's dz
      * nor on the batch loss; the other row keeps its finite bounds */
     float z[2 * 3] = {1.0f, INFINITY, -2.0f, 0.5f, 0.25f, -1.0f};
@@ -710,7 +739,7 @@ static void test_exact_layers(void **state) {
         assert_true(max_ratio(ex, c, no, bound) == 0.0);
         c[no - 1] = nextafterf(c[no - 1], INFINITY);
         assert_true(isinf(max_ratio(ex, c, no, bound)));
-        bounds_backward_data(bound, &t.m, l, t.pf, dy, n);
+        bounds_backward_data(bound, &t.m, l, t.pf, x, dy, n); /* a finite forward input: exact */
         for (size_t i = 0; i < ni; i++) assert_true(bound[i] == 0.0);
         free(x);
         free(dy);
@@ -761,7 +790,7 @@ static double check_dropout(float pv, double *fault_min, size_t *n_kept, double 
     *normal_max = 0;
     for (int dir = 0; dir < 2; dir++) {
         if (dir == 0) bounds_forward(bound, &t.m, l, t.pf, x, n);
-        else bounds_backward_data(bound, &t.m, l, t.pf, x, n);
+        else bounds_backward_data(bound, &t.m, l, t.pf, NULL, x, n);
         for (size_t i = 0; i < cnt; i++) {
             int keep = rng_dropout_keep(seed, 7, (uint32_t)l, (uint32_t)i, p);
             if (dir == 0) *n_kept += (size_t)keep;

@@ -1062,7 +1062,13 @@ static int backward_compare(audit *A, int l, size_t nb, const float *dy) {
     int rc, bounded = A->bounded_step;
     if (model_grad_in(m, l)) { /* not the image's gradient (after leading flattens: none computes it) */
         if ((rc = fetch_all(A, (tensor_id){TENSOR_DACT, l - 1}))) return rc;
-        if (bounded) bounds_backward_data(A->bound, m, l, A->pf, dy, nb);
+        /* relu and max-pool decide on their forward input: the fed engine's ACT[l-1] (l >= 1 here) */
+        const float *xf = NULL;
+        if (bounded && (ly->kind == LAYER_RELU || ly->kind == LAYER_MAXPOOL)) {
+            if ((rc = engine_get_tensor(A->e[A->feed_src], (tensor_id){TENSOR_ACT, l - 1}, A->lead))) return rc;
+            xf = A->lead;
+        }
+        if (bounded) bounds_backward_data(A->bound, m, l, A->pf, xf, dy, nb);
         compare_slot(A, A->slot_dact[l - 1], bounded ? A->bound : NULL);
     }
     if (ly->w_tensor < 0) return 0;

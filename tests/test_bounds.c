@@ -637,6 +637,44 @@ static void test_dot_overflow_rule(void **state) {
     free(t.pf);
 }
 
+/* (e') the evaluation's propagated bound (bounds_eval_layer) under the same
+ * rule: where a legal order of a layer's dot product overflows, the logit's
+ * bound is +inf (not judged), and it stays +inf, never NaN, through a later
+ * layer, a weight 0 included (0 x inf is NaN in fp32 too); a finite input
+ * keeps its finite bound. */
+static void test_eval_overflow_rule(void **state) {
+    (void)state;
+    tmodel t;
+    tmodel_init(&t, "input 5 1 1; dense 2; dense 2");
+    const layer *l0 = &t.m.layers[0], *l1 = &t.m.layers[1];
+    float *w0 = t.pf + t.m.tensors[l0->w_tensor].offset, *b0 = t.pf + t.m.tensors[l0->b_tensor].offset;
+    float *w1 = t.pf + t.m.tensors[l1->w_tensor].offset, *b1 = t.pf + t.m.tensors[l1->b_tensor].offset;
+    /* two samples: sample 0 the overflow test's x (exact -2^127, a legal order +inf), sample 1 small */
+    float x[2 * 5];
+    for (int i = 0; i < 5; i++) {
+        x[i] = i < 2 ? 0x1p127f : -0x1p127f;
+        x[5 + i] = 0.5f * (float)(i + 1);
+        w0[i] = 1.0f;     /* output 0: sum of x */
+        w0[5 + i] = 0.0f; /* output 1: 0 x x, exactly 0 */
+    }
+    b0[0] = b0[1] = 0.0f;
+    w1[0] = 0.0f, w1[1] = 1.0f; /* logit 0 = 0 y0 + y1: the +inf input error against a weight 0 */
+    w1[2] = 1.0f, w1[3] = 1.0f;
+    b1[0] = b1[1] = 0.0f;
+    double e0[2 * 5] = {0}, e1[2 * 2], e2[2 * 2], tmp[2 * 2];
+    float errf[2 * 5];
+    bounds_eval_layer(&t.m, 0, t.pf, x, e0, e1, errf, tmp, 2);
+    assert_true(e1[0] == INFINITY); /* sample 0, output 0: S (1 + gamma_6) >= T */
+    assert_true(e1[1] == 0.0);      /* every product exactly 0 (and no underflow term: bound 0) */
+    assert_true(isfinite(e1[2]) && e1[2] > 0 && e1[3] == 0.0);
+    /* the next layer from the engine's fp32 y~ = (+inf, 0) (the legal overflow) and (7.5, 0) */
+    float y[2 * 2] = {INFINITY, 0.0f, 7.5f, 0.0f};
+    bounds_eval_layer(&t.m, 1, t.pf, y, e1, e2, errf, tmp, 2);
+    for (int j = 0; j < 2; j++) assert_true(e2[j] == INFINITY); /* not NaN: 0 x inf in logit 0 */
+    for (int j = 0; j < 2; j++) assert_true(isfinite(e2[2 + j]));
+    free(t.pf);
+}
+
 /* (f) the exactness rules with a non-finite operand: relu's select and a
  * masked product differ on NaN and inf (NaN x 0 = NaN, a select gives 0),
  * both legal: no information there (+inf), bound 0 elsewhere. */
@@ -1771,6 +1809,7 @@ int main(void) {
         cmocka_unit_test_setup(test_dot_bound_tight, reseed),
         cmocka_unit_test_setup(test_dot_bound_zero, reseed),
         cmocka_unit_test_setup(test_dot_overflow_rule, reseed),
+        cmocka_unit_test(test_eval_overflow_rule),
         cmocka_unit_test_setup(test_exact_nonfinite, reseed),
         cmocka_unit_test_setup(test_exact_layers, reseed),
         cmocka_unit_test_setup(test_dropout, reseed),

@@ -1098,6 +1098,64 @@ static void test_earliest_problem_first(void **st) {
     free_result(r);
 }
 
+/* The evaluation against the reference with logits whose propagated bound
+ * is +inf (bounds_eval_layer: fp32 may overflow on the way): counted as a
+ * tensor judged in part, the engine "unchecked (partly)", an INFO finding
+ * fp32-overflow at the evaluation, the eval-vs-reference finding says how
+ * many were not judged; all of them: no "within" claimed. */
+static void test_eval_unjudged_counted(void **st) {
+    (void)st;
+    audit_result *r = new_result();
+    int ref = add_engine(r, "reference", "reference", REF_DESC, 1);
+    int a = add_engine(r, "cpu", "cpu", CPU_DESC("2", "direct", "jit:avx512_core"), 0);
+    audit_pair *p = add_pair(r, ref, a);
+    for (int s = 0; s < r->n_slots; s++) {
+        p->slot[s].n_check_steps = p->slot[s].n_bounded = 2;
+        p->slot[s].max_bound_ratio = 0.25;
+    }
+    r->n_classes = 10;
+    audit_engine *ae = &r->eng[a];
+    ae->ev_ref_images = 4;
+    ae->ev_ref_epoch = 1;
+    ae->ev_ref_worst = 0.5;
+    ae->ev_ref_unjudged = 7;
+    verdict_table v;
+    explain_verdicts(&v, r, &M);
+    assert_int_equal(v.n_eng, 1);
+    assert_string_equal(v.e[0].verdict, "unchecked (partly)");
+    assert_int_equal(v.e[0].n_compared, r->n_slots + 1);
+    assert_int_equal(v.e[0].n_partial, 1);
+    assert_int_equal(v.e[0].n_unjudged, 7);
+    explain_list L;
+    assert_int_equal(explain_run(&L, r, &M), 0);
+    const explain_finding *f = NULL;
+    for (int i = 0; i < L.n; i++)
+        if (strcmp(L.f[i].rule, "fp32-overflow") == 0 && strcmp(L.f[i].phase, "evaluation") == 0) f = &L.f[i];
+    assert_non_null(f);
+    assert_int_equal(f->severity, EXPLAIN_INFO);
+    if (!strstr(f->title, "7 of 40 logit(s)")) fail_msg("title: %s", f->title);
+    f = find(&L, "eval-vs-reference", NULL, NULL);
+    assert_non_null(f);
+    assert_int_equal(f->severity, EXPLAIN_OK);
+    if (!strstr(f->title, "7 logit(s) not judged")) fail_msg("title: %s", f->title);
+    explain_list_free(&L);
+    /* every logit not judged: nothing within */
+    ae->ev_ref_unjudged = 40;
+    ae->ev_ref_worst = 0;
+    assert_int_equal(explain_run(&L, r, &M), 0);
+    f = find(&L, "eval-vs-reference", NULL, NULL);
+    assert_non_null(f);
+    assert_int_equal(f->severity, EXPLAIN_INFO);
+    assert_null(strstr(f->title, "within"));
+    explain_list_free(&L);
+    /* none: as before (the coverage is the training tensors') */
+    ae->ev_ref_unjudged = 0;
+    explain_verdicts(&v, r, &M);
+    assert_string_equal(v.e[0].verdict, "within bound");
+    assert_int_equal(v.e[0].n_compared, r->n_slots);
+    free_result(r);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_threads_reduction_order), cmocka_unit_test(test_bound_exceeded_causes),
@@ -1113,6 +1171,7 @@ int main(void) {
         cmocka_unit_test(test_unchecked_without_reference_steps),
         cmocka_unit_test(test_ok_names_unchecked_drift),
         cmocka_unit_test(test_earliest_problem_first),
+        cmocka_unit_test(test_eval_unjudged_counted),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

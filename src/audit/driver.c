@@ -1849,10 +1849,14 @@ static int eval_ref_batch(audit *A, int i, int R, size_t s0, size_t nb, audit_en
         int bz = 0, br = 0;
         for (int j = 0; j < C; j++) {
             size_t q = k * C + j;
-            double d = fabs((double)A->fb[i][q] - A->db[R][q]);
-            double ratio = err[q] > 0 ? d / err[q] : (d == 0 ? 0 : INFINITY);
-            if (ratio > ae->ev_ref_worst || ratio != ratio) ae->ev_ref_worst = ratio != ratio ? INFINITY : ratio;
-            ae->ev_ref_over += ratio > 1;
+            if (isinf(err[q])) /* no information (fp32 may overflow on the way): not judged, counted */
+                ae->ev_ref_unjudged++;
+            else {
+                double d = fabs((double)A->fb[i][q] - A->db[R][q]);
+                double ratio = err[q] > 0 ? d / err[q] : (d == 0 ? 0 : INFINITY);
+                if (ratio > ae->ev_ref_worst || ratio != ratio) ae->ev_ref_worst = ratio != ratio ? INFINITY : ratio;
+                ae->ev_ref_over += ratio > 1;
+            }
             if (A->fb[i][q] > A->fb[i][k * C + bz]) bz = j;
             if (A->db[R][q] > A->db[R][k * C + br]) br = j;
         }
@@ -1875,6 +1879,7 @@ static int eval_vs_reference(audit *A) {
         audit_engine *ae = &r->eng[i];
         if (!ae->available || ae->is_ref || ae->failed) continue;
         ae->ev_ref_images = 0, ae->ev_ref_worst = 0, ae->ev_ref_over = 0, ae->ev_ref_pred_diff = 0;
+        ae->ev_ref_unjudged = 0;
         ae->ev_ref_tie_bad = 0, ae->ev_ref_tie_first = 0;
         /* the tie needs a deterministic forward: the host cpu engine (a repeat of it is judged bit for bit
          * too); a device's algorithms may not be */

@@ -1802,7 +1802,9 @@ static int rule_eval_ref(explain_list *L, const audit_result *r) {
         const audit_engine *ae = &r->eng[i];
         if (!ae->available || ae->is_ref || !ae->ev_ref_images) continue;
         int bad = !(ae->ev_ref_worst <= 1);
-        explain_finding *f = add(L, "eval-vs-reference", bad ? EXPLAIN_PROBLEM : EXPLAIN_OK);
+        /* every logit's bound +inf (fp32 may overflow on the way): nothing was judged, nothing is within */
+        int none = !bad && ae->ev_ref_unjudged >= ae->ev_ref_images * r->n_classes;
+        explain_finding *f = add(L, "eval-vs-reference", bad ? EXPLAIN_PROBLEM : none ? EXPLAIN_INFO : EXPLAIN_OK);
         if (!f) return LS_ENOMEM;
         snprintf(f->a, sizeof f->a, "%s", ae->label);
         snprintf(f->phase, sizeof f->phase, "evaluation");
@@ -1810,16 +1812,26 @@ static int rule_eval_ref(explain_list *L, const audit_result *r) {
         f->step = r->total_steps; /* after the last step: a checksum finding of an evaluation sorts first */
         f->when = eval_when(r, ae->ev_ref_epoch);
         f->ratio = ae->ev_ref_worst;
-        snprintf(f->title, sizeof f->title, "%s: evaluation after epoch %d %s the reference's (%ld test images: worst "
-                 "logit ratio %s to the propagated bound, %ld prediction(s) differ)", ae->label, ae->ev_ref_epoch,
-                 bad ? "EXCEEDS the bound against" : "within the bound of", ae->ev_ref_images,
-                 fnum(b1, sizeof b1, ae->ev_ref_worst), ae->ev_ref_pred_diff);
+        char unj[96] = "";
+        if (ae->ev_ref_unjudged) /* bounds_eval_layer's +inf: not within, not judged (rule_fp32_overflow) */
+            snprintf(unj, sizeof unj, "; %ld logit(s) not judged: fp32 may overflow there", ae->ev_ref_unjudged);
+        if (none)
+            snprintf(f->title, sizeof f->title, "%s: evaluation after epoch %d not judged against the reference's: "
+                     "every logit of its %ld test images is beyond fp32's range on the way (%ld prediction(s) differ)",
+                     ae->label, ae->ev_ref_epoch, ae->ev_ref_images, ae->ev_ref_pred_diff);
+        else
+            snprintf(f->title, sizeof f->title, "%s: evaluation after epoch %d %s the reference's (%ld test images: "
+                     "worst logit ratio %s to the propagated bound, %ld prediction(s) differ%s)", ae->label,
+                     ae->ev_ref_epoch, bad ? "EXCEEDS the bound against" : "within the bound of", ae->ev_ref_images,
+                     fnum(b1, sizeof b1, ae->ev_ref_worst), ae->ev_ref_pred_diff, unj);
         snprintf(f->cause, sizeof f->cause, "%s", bad ? "The logits the engine reports for evaluation are not what "
                  "fp32 rounding of its own weights and inputs allows: its evaluation path computes something else "
-                 "(training mode, another kernel, a stale copy)." : "The accuracy it reports is trusted to this extent.");
+                 "(training mode, another kernel, a stale copy)." : none ? "No bound relates its logits to the exact "
+                 "ones (fp32-overflow, below): the accuracy it reports is not checked." : "The accuracy it reports "
+                 "is trusted to this extent.");
         snprintf(f->evidence, sizeof f->evidence, "%ld of %ld logits over their bound (bounds_eval_layer, the "
-                 "forward error propagated from the engine's own layer inputs).", ae->ev_ref_over,
-                 ae->ev_ref_images * r->n_classes);
+                 "forward error propagated from the engine's own layer inputs)%s.", ae->ev_ref_over,
+                 ae->ev_ref_images * r->n_classes, ae->ev_ref_unjudged ? "; the logits not judged are not in it" : "");
         if (!ae->ev_ref_tie_bad) continue;
         f = add(L, "exact-check", EXPLAIN_PROBLEM);
         if (!f) return LS_ENOMEM;
@@ -2272,6 +2284,35 @@ static int rule_fp32_overflow(explain_list *L, const audit_result *r, const mode
                  "Nothing to fix in the engine for these elements; the values are beyond what fp32 can hold: "
                  "scale the inputs (--normalize) or the learning rate down to have them judged.");
     }
+    /* the evaluation against the reference: its logits' propagated bounds (bounds_eval_layer) */
+    for (int i = 0; i < r->n_engines; i++) {
+        const audit_engine *ae = &r->eng[i];
+        if (!ae->available || ae->is_ref || !ae->ev_ref_images || ae->ev_ref_unjudged <= 0) continue;
+        explain_finding *f = add(L, "fp32-overflow", EXPLAIN_INFO);
+        if (!f) return LS_ENOMEM;
+        snprintf(f->a, sizeof f->a, "%s", ae->label);
+        snprintf(f->phase, sizeof f->phase, "evaluation");
+        snprintf(f->layer_name, sizeof f->layer_name, "%s", m->layers[m->n_layers - 1].name); /* the logits */
+        f->step = r->total_steps;
+        f->when = eval_when(r, ae->ev_ref_epoch);
+        snprintf(f->title, sizeof f->title,
+                 "%s: %ld of %ld logit(s) of the evaluation after epoch %d beyond fp32's range on the way (a legal "
+                 "fp32 evaluation may overflow in some layer): not judged against the reference, not ok",
+                 ae->label, ae->ev_ref_unjudged, ae->ev_ref_images * r->n_classes, ae->ev_ref_epoch);
+        snprintf(f->cause, sizeof f->cause,
+                 "The evaluation's bound carries the forward error from layer to layer (bounds_eval_layer); in some "
+                 "layer a dot product's sum of |terms| S times (1 + gamma_K) reaches fp32's overflow threshold "
+                 "2^128 (1 - 2^-25), or an input is already inf or NaN: an order of the additions may overflow, and "
+                 "from there no finite bound relates the logit to the exact one. Its bound is infinite (no "
+                 "information; bounds.c, bounds_range_unbound) and the logit is counted as not judged.");
+        snprintf(f->evidence, sizeof f->evidence,
+                 "%ld of %ld logits (%ld test images) not judged; the other logits were judged as usual (worst ratio "
+                 "%.3g, %ld over).", ae->ev_ref_unjudged, ae->ev_ref_images * r->n_classes, ae->ev_ref_images,
+                 ae->ev_ref_worst, ae->ev_ref_over);
+        snprintf(f->fix, sizeof f->fix, "%s",
+                 "Nothing to fix in the engine for these logits; the values are beyond what fp32 can hold: scale the "
+                 "inputs (--normalize) or the learning rate down to have them judged.");
+    }
     return LS_OK;
 }
 
@@ -2388,6 +2429,15 @@ static void engine_checks(engine_verdict *ev, const audit_result *r, int i) {
                 ev->worst_step = ss->worst_ratio_step;
             }
         }
+    }
+    /* the evaluation's logits against the reference with some not judged (fp32 may overflow on the way,
+     * bounds_eval_layer): one more tensor compared, judged in part, as a training tensor is; only then (a
+     * normal run's coverage is the training tensors') */
+    const audit_engine *ae = &r->eng[i];
+    if (ae->ev_ref_images && ae->ev_ref_unjudged > 0) {
+        ev->n_compared++;
+        ev->n_partial++;
+        ev->n_unjudged += ae->ev_ref_unjudged;
     }
 }
 

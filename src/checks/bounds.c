@@ -536,7 +536,10 @@ void bounds_adam(const float *p, const float *m, const float *v, const float *g,
  *   |fl(W x~ + b) - (W x + b)| <= |W| err_in + gamma_{K+1} (|W||x~| + |b|),
  * exact in the sense of a bound (not first order).  relu and flatten are
  * 1-Lipschitz elementwise; a 2x2 max is 1-Lipschitz in the max norm of its
- * window; dropout is the identity in evaluation. */
+ * window; dropout is the identity in evaluation.  Where fp32 may overflow
+ * (bounds_range_unbound) err_out is +INFINITY, and it stays so through
+ * every later layer (inf x |w| = inf; 0 x inf: +INFINITY, see below): the
+ * caller counts such logits as not judged. */
 void bounds_eval_layer(const model *m, int l, const float *pf, const float *x, const double *err_in, double *err_out,
                        float *errf, double *tmp, size_t n) {
     const layer *ly = &m->layers[l];
@@ -557,8 +560,23 @@ void bounds_eval_layer(const model *m, int l, const float *pf, const float *x, c
             compare_bound_dense_fwd(err_out, x, w, b, n, ly->in_c, ly->out_c);
             compare_bound_dense_fwd(tmp, errf, w, NULL, n, ly->in_c, ly->out_c);
         }
+        /* fp32's range (bounds_range_unbound): the rounding term is the
+         * forward bound of y = W x~ + b from the engine's own x~, whose
+         * standard model holds only while no product or partial sum of
+         * this order reaches 2^128 (1 - 2^-25); where sum |W||x~| + |b|
+         * times (1 + gamma_{K+1}) may, a legal evaluation may give +-inf or
+         * NaN whatever the exact logit: +INFINITY, no information */
+        bounds_range_unbound(err_out, no, compare_gamma(K + 1));
         double g = compare_gamma(K);
-        for (size_t i = 0; i < no; i++) err_out[i] += (tmp[i] / g) * (1 + 0x1p-40);
+        for (size_t i = 0; i < no; i++) {
+            err_out[i] += (tmp[i] / g) * (1 + 0x1p-40);
+            /* an input error of +inf (no information: that input may be
+             * +-inf or NaN in a legal fp32 evaluation) times a weight 0 is
+             * NaN in double; in fp32 0 x inf is NaN too, so the output has
+             * no information either: +INFINITY, never NaN (a NaN bound
+             * would read as an infinite ratio, or vanish in fmax) */
+            if (err_out[i] != err_out[i]) err_out[i] = INFINITY;
+        }
         add_underflow(err_out, no, K + 1); /* products of x~ and W that underflow */
     } else if (ly->kind == LAYER_MAXPOOL) {
         size_t C = (size_t)ly->in_c, H = (size_t)ly->in_h, W = (size_t)ly->in_w, OH = (size_t)ly->out_h,

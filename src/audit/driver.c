@@ -1828,6 +1828,16 @@ static int eval_ref_batch(audit *A, int i, int R, size_t s0, size_t nb, audit_en
         if (l > 0) {
             if ((rc = engine_get_tensor(e, (tensor_id){TENSOR_ACT, l - 1}, A->fb[i]))) return rc;
             xin = A->fb[i];
+            /* an input inf or NaN where its propagated bound is finite: every legal fp32 evaluation up to here
+             * stays within that bound of the finite exact value (where one may overflow the bound is +inf,
+             * bounds_range_unbound), so this one is over it - and the +inf it makes downstream would leave the
+             * logits unjudged: judged here, ratio inf */
+            size_t ni = nb * layer_in_size(&m->layers[l]);
+            for (size_t q = 0; q < ni; q++)
+                if (!isfinite(xin[q]) && isfinite(err[q])) {
+                    ae->ev_ref_inner++;
+                    ae->ev_ref_worst = INFINITY;
+                }
         }
         bounds_eval_layer(m, l, A->pf, xin, err, err2, A->lead, A->bound3, nb);
         double *t = err;
@@ -1879,7 +1889,7 @@ static int eval_vs_reference(audit *A) {
         audit_engine *ae = &r->eng[i];
         if (!ae->available || ae->is_ref || ae->failed) continue;
         ae->ev_ref_images = 0, ae->ev_ref_worst = 0, ae->ev_ref_over = 0, ae->ev_ref_pred_diff = 0;
-        ae->ev_ref_unjudged = 0;
+        ae->ev_ref_unjudged = 0, ae->ev_ref_inner = 0;
         ae->ev_ref_tie_bad = 0, ae->ev_ref_tie_first = 0;
         /* the tie needs a deterministic forward: the host cpu engine (a repeat of it is judged bit for bit
          * too); a device's algorithms may not be */

@@ -1832,6 +1832,9 @@ static int rule_eval_ref(explain_list *L, const audit_result *r) {
         snprintf(f->evidence, sizeof f->evidence, "%ld of %ld logits over their bound (bounds_eval_layer, the "
                  "forward error propagated from the engine's own layer inputs)%s.", ae->ev_ref_over,
                  ae->ev_ref_images * r->n_classes, ae->ev_ref_unjudged ? "; the logits not judged are not in it" : "");
+        if (ae->ev_ref_inner)
+            cat(f->evidence, sizeof f->evidence, " %ld layer input(s) inf or NaN where their propagated bound is "
+                "finite (the exact value is finite): over it, ratio inf.", ae->ev_ref_inner);
         if (!ae->ev_ref_tie_bad) continue;
         f = add(L, "exact-check", EXPLAIN_PROBLEM);
         if (!f) return LS_ENOMEM;

@@ -382,7 +382,7 @@ static void check_param_layer(const char *tag, const tmodel *t, int l, const flo
     if (ly->kind == LAYER_CONV) gather_conv_bwd_data(&d, ly, dy, w, n);
     else gather_dense_bwd_data(&d, ly, dy, w, n);
     assert_int_equal(d.n_out, ni);
-    bounds_backward_data(bound, &t->m, l, t->pf, dy, n);
+    bounds_backward_data(bound, &t->m, l, t->pf, NULL, dy, n);
     snprintf(what, sizeof what, "%s %s backward-data", tag, ly->name);
     r = check_dotset(what, &d, bound, &fm);
     if (r > *legal_max) *legal_max = r;
@@ -637,6 +637,44 @@ static void test_dot_overflow_rule(void **state) {
     free(t.pf);
 }
 
+/* (e') the evaluation's propagated bound (bounds_eval_layer) under the same
+ * rule: where a legal order of a layer's dot product overflows, the logit's
+ * bound is +inf (not judged), and it stays +inf, never NaN, through a later
+ * layer, a weight 0 included (0 x inf is NaN in fp32 too); a finite input
+ * keeps its finite bound. */
+static void test_eval_overflow_rule(void **state) {
+    (void)state;
+    tmodel t;
+    tmodel_init(&t, "input 5 1 1; dense 2; dense 2");
+    const layer *l0 = &t.m.layers[0], *l1 = &t.m.layers[1];
+    float *w0 = t.pf + t.m.tensors[l0->w_tensor].offset, *b0 = t.pf + t.m.tensors[l0->b_tensor].offset;
+    float *w1 = t.pf + t.m.tensors[l1->w_tensor].offset, *b1 = t.pf + t.m.tensors[l1->b_tensor].offset;
+    /* two samples: sample 0 the overflow test's x (exact -2^127, a legal order +inf), sample 1 small */
+    float x[2 * 5];
+    for (int i = 0; i < 5; i++) {
+        x[i] = i < 2 ? 0x1p127f : -0x1p127f;
+        x[5 + i] = 0.5f * (float)(i + 1);
+        w0[i] = 1.0f;     /* output 0: sum of x */
+        w0[5 + i] = 0.0f; /* output 1: 0 x x, exactly 0 */
+    }
+    b0[0] = b0[1] = 0.0f;
+    w1[0] = 0.0f, w1[1] = 1.0f; /* logit 0 = 0 y0 + y1: the +inf input error against a weight 0 */
+    w1[2] = 1.0f, w1[3] = 1.0f;
+    b1[0] = b1[1] = 0.0f;
+    double e0[2 * 5] = {0}, e1[2 * 2], e2[2 * 2], tmp[2 * 2];
+    float errf[2 * 5];
+    bounds_eval_layer(&t.m, 0, t.pf, x, e0, e1, errf, tmp, 2);
+    assert_true(e1[0] == INFINITY); /* sample 0, output 0: S (1 + gamma_6) >= T */
+    assert_true(e1[1] == 0.0);      /* every product exactly 0 (and no underflow term: bound 0) */
+    assert_true(isfinite(e1[2]) && e1[2] > 0 && e1[3] == 0.0);
+    /* the next layer from the engine's fp32 y~ = (+inf, 0) (the legal overflow) and (7.5, 0) */
+    float y[2 * 2] = {INFINITY, 0.0f, 7.5f, 0.0f};
+    bounds_eval_layer(&t.m, 1, t.pf, y, e1, e2, errf, tmp, 2);
+    for (int j = 0; j < 2; j++) assert_true(e2[j] == INFINITY); /* not NaN: 0 x inf in logit 0 */
+    for (int j = 0; j < 2; j++) assert_true(isfinite(e2[2 + j]));
+    free(t.pf);
+}
+
 /* (f) the exactness rules with a non-finite operand: relu's select and a
  * masked product differ on NaN and inf (NaN x 0 = NaN, a select gives 0),
  * both legal: no information there (+inf), bound 0 elsewhere. */
@@ -651,7 +689,7 @@ static void test_exact_nonfinite(void **state) {
     double bd[16];
     bounds_forward(bd, &t.m, 0, t.pf, v, 1); /* relu forward */
     for (size_t i = 0; i < n16; i++) assert_true(bd[i] == (i == 3 || i == 12 ? INFINITY : 0.0));
-    bounds_backward_data(bd, &t.m, 0, t.pf, v, 1); /* relu backward, dy = v */
+    bounds_backward_data(bd, &t.m, 0, t.pf, NULL, v, 1); /* relu backward, dy = v */
     for (size_t i = 0; i < n16; i++) assert_true(bd[i] == (i == 3 || i == 12 ? INFINITY : 0.0));
     /* relu backward written as dy x [x > 0] gives NaN where a select gives 0:
      * not judged, not a PROBLEM */
@@ -668,9 +706,38 @@ static void test_exact_nonfinite(void **state) {
     bounds_forward(bd, &t.m, 1, t.pf, v, 1); /* max-pool forward: 4 outputs */
     for (size_t o = 0; o < 4; o++) assert_true(bd[o] == (o == 1 || o == 2 ? INFINITY : 0.0));
     float dy[4] = {1, NAN, 1, 1};
-    bounds_backward_data(bd, &t.m, 1, t.pf, dy, 1); /* its window: 2, 3, 6, 7 */
+    bounds_backward_data(bd, &t.m, 1, t.pf, NULL, dy, 1); /* its window: 2, 3, 6, 7 */
     for (size_t i = 0; i < n16; i++)
         assert_true(bd[i] == (i == 2 || i == 3 || i == 6 || i == 7 ? INFINITY : 0.0));
+    /* relu's and max-pool's backward decide on the forward input x: with a
+     * finite dy, relu's x > 0 ? dy : 0 and PyTorch's x <= 0 ? 0 : dy part
+     * where x is NaN (and where x = -inf, read through the forward output
+     * y, +0 or NaN); +inf is the same both ways and stays judged */
+    float xr[16], dyr[16];
+    for (size_t i = 0; i < n16; i++) {
+        xr[i] = (float)i - 7.5f;
+        dyr[i] = 0.25f * (float)i + 1.0f;
+    }
+    xr[3] = NAN;
+    xr[12] = -INFINITY;
+    xr[13] = INFINITY;
+    bounds_backward_data(bd, &t.m, 0, t.pf, xr, dyr, 1);
+    for (size_t i = 0; i < n16; i++) assert_true(bd[i] == (i == 3 || i == 12 ? INFINITY : 0.0));
+    for (size_t i = 0; i < n16; i++) {
+        ex[i] = xr[i] > 0 ? (double)dyr[i] : 0.0;  /* select */
+        c[i] = xr[i] <= 0 ? 0.0f : dyr[i];         /* threshold_backward */
+    }
+    compare_f64(&st, ex, c, n16, bd);
+    assert_int_equal(st.n_over_bound, 0);
+    assert_int_equal(st.n_unjudged, 2);
+    /* max-pool: a NaN in window (0, 0) (elements 0, 1, 4, 5) leaves its arg-max to the scan's comparison;
+     * +inf in window (1, 1) (10, 11, 14, 15) is its max in any scan */
+    xr[3] = 1.0f, xr[12] = 1.0f, xr[13] = 1.0f;
+    xr[4] = NAN;
+    xr[15] = INFINITY;
+    float dyp[4] = {1, 2, 3, 4};
+    bounds_backward_data(bd, &t.m, 1, t.pf, xr, dyp, 1);
+    for (size_t i = 0; i < n16; i++) assert_true(bd[i] == (i == 0 || i == 1 || i == 4 || i == 5 ? INFINITY : 0.0));
     /* the loss of a row with an inf logit: no information on that row's dz
      * nor on the batch loss; the other row keeps its finite bounds */
     float z[2 * 3] = {1.0f, INFINITY, -2.0f, 0.5f, 0.25f, -1.0f};
@@ -710,7 +777,7 @@ static void test_exact_layers(void **state) {
         assert_true(max_ratio(ex, c, no, bound) == 0.0);
         c[no - 1] = nextafterf(c[no - 1], INFINITY);
         assert_true(isinf(max_ratio(ex, c, no, bound)));
-        bounds_backward_data(bound, &t.m, l, t.pf, dy, n);
+        bounds_backward_data(bound, &t.m, l, t.pf, x, dy, n); /* a finite forward input: exact */
         for (size_t i = 0; i < ni; i++) assert_true(bound[i] == 0.0);
         free(x);
         free(dy);
@@ -761,7 +828,7 @@ static double check_dropout(float pv, double *fault_min, size_t *n_kept, double 
     *normal_max = 0;
     for (int dir = 0; dir < 2; dir++) {
         if (dir == 0) bounds_forward(bound, &t.m, l, t.pf, x, n);
-        else bounds_backward_data(bound, &t.m, l, t.pf, x, n);
+        else bounds_backward_data(bound, &t.m, l, t.pf, NULL, x, n);
         for (size_t i = 0; i < cnt; i++) {
             int keep = rng_dropout_keep(seed, 7, (uint32_t)l, (uint32_t)i, p);
             if (dir == 0) *n_kept += (size_t)keep;
@@ -1742,6 +1809,7 @@ int main(void) {
         cmocka_unit_test_setup(test_dot_bound_tight, reseed),
         cmocka_unit_test_setup(test_dot_bound_zero, reseed),
         cmocka_unit_test_setup(test_dot_overflow_rule, reseed),
+        cmocka_unit_test(test_eval_overflow_rule),
         cmocka_unit_test_setup(test_exact_nonfinite, reseed),
         cmocka_unit_test_setup(test_exact_layers, reseed),
         cmocka_unit_test_setup(test_dropout, reseed),

@@ -1071,7 +1071,7 @@ static target target_backward_data_ph(fx *f, int l, int ph) {
     double *b = malloc(t.numel * 8);
     uint8_t *ok = calloc(t.numel, 1);
     assert_non_null(b), assert_non_null(ok);
-    bounds_backward_data(b, &f->m, l, f->p, dy, N);
+    bounds_backward_data(b, &f->m, l, f->p, NULL, dy, N);
     float *px = NULL;
     if (ly->kind == LAYER_DENSE) {
         assert_true(prev->kind == LAYER_RELU);

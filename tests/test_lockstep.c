@@ -465,6 +465,37 @@ static void test_dot_overflow_not_a_problem(void **st) {
     audit_result_free(&r);
 }
 
+/* The evaluation against the reference where a legal fp32 evaluation may
+ * overflow (images x ~2.5e38: conv1's sums of |w x| reach 2^128): its logits'
+ * propagated bounds are +inf (bounds_eval_layer), counted as not judged, none
+ * over; run.json and the verdict say so (test_report: the words). */
+static void test_eval_overflow_not_judged(void **st) {
+    (void)st;
+    if (!have_data()) skip();
+    audit_cfg c;
+    small_cfg(&c, "reference,cpu", MODE_FREE, 16, 32);
+    assert_int_equal(run_parse_normalize(&c.run, "-2,1e-38"), 0);
+    c.run.adam.lr = 1e-9;
+    c.run.limit_test = 32;
+    c.attribution_steps = 1;
+    c.eval = 1;
+    audit_result r;
+    if (audit_run(&c, &r)) fail_msg("audit: %s", ls_errmsg());
+    int e = -1;
+    for (int i = 0; i < r.n_engines; i++)
+        if (!r.eng[i].is_ref) e = i;
+    assert_true(e >= 0);
+    const audit_engine *ae = &r.eng[e];
+    printf("      evaluation vs the reference: %ld images, %ld logits not judged, %ld over, worst ratio %g\n",
+           ae->ev_ref_images, ae->ev_ref_unjudged, ae->ev_ref_over, ae->ev_ref_worst);
+    assert_true(ae->ev_ref_images > 0);
+    assert_true(ae->ev_ref_unjudged > 0); /* the case is reached, and counted */
+    assert_int_equal(ae->ev_ref_over, 0);
+    assert_int_equal(ae->ev_ref_inner, 0); /* the inputs that are inf are where the bound is +inf too */
+    assert_true(ae->ev_ref_worst <= 1);
+    audit_result_free(&r);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_isolated_bounds),         cmocka_unit_test(test_repeat_determinism),
@@ -472,7 +503,7 @@ int main(void) {
         cmocka_unit_test(test_cuda_skipped_or_run),     cmocka_unit_test(test_perturb_noise_floor),
         cmocka_unit_test(test_verdicts_and_gate),         cmocka_unit_test(test_audit_save),
         cmocka_unit_test(test_checksums_name_transform), cmocka_unit_test(test_adam_overflow_not_a_problem),
-        cmocka_unit_test(test_dot_overflow_not_a_problem),
+        cmocka_unit_test(test_dot_overflow_not_a_problem), cmocka_unit_test(test_eval_overflow_not_judged),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -1019,6 +1019,143 @@ static void test_ok_names_unchecked_drift(void **st) {
     free_result(r);
 }
 
+/* The first finding is read as where the fault begins: among one engine's
+ * PROBLEMs the earliest in the run comes first, whatever the rule order
+ * (every-step checksums before the per-element bounds).  cpu: a checksum
+ * violation at step 2, a per-element excess at conv2 first over its bound at
+ * step 1 (worst at step 2), a state round trip that failed at step 2 (the
+ * state read before it, after step 1), an evaluation checksum (after the last
+ * step); a second engine's checksum at step 4 keeps its place. */
+static void test_earliest_problem_first(void **st) {
+    audit_result *r = new_result();
+    int ref = add_engine(r, "reference", "reference", REF_DESC, 1);
+    int a = add_engine(r, "cpu", "cpu", CPU_DESC("2", "direct", "jit:avx512_core"), 0);
+    int b = add_engine(r, "cpu:threads=1", "cpu:threads=1", CPU_DESC("1", "direct", "jit:avx512_core"), 0);
+    audit_pair *p = add_pair(r, ref, a);
+    int sc = audit_slot(r, "conv2.act");
+    differ(r, p, "conv2.act", 1, 1e5);
+    p->slot[sc].max_bound_ratio = 50;
+    p->slot[sc].n_bounded = p->slot[sc].n_check_steps = 2;
+    p->slot[sc].n_over = 3;
+    p->slot[sc].first_over_step = 1;
+    p->slot[sc].worst_ratio_step = 2;
+    audit_engine *ea = &r->eng[a], *eb = &r->eng[b];
+    ea->ck_steps = ea->ck_viol_checks = 1;
+    ea->ck_first_step = 2;
+    int fc1 = 0;
+    while (fc1 < M.n_layers && strcmp(M.layers[fc1].name, "fc1") != 0) fc1++;
+    assert_true(fc1 < M.n_layers);
+    ea->ck_first.layer = fc1;
+    ea->ck_first.phase = CKP_FORWARD;
+    ea->ck_first.ratio = 4;
+    snprintf(ea->ck_first.what, sizeof ea->ck_first.what, "fc1 forward, sample 2");
+    eb->ck_steps = eb->ck_viol_checks = 1;
+    eb->ck_first_step = 4;
+    eb->ck_first.layer = fc1;
+    eb->ck_first.phase = CKP_FORWARD;
+    eb->ck_first.ratio = 2;
+    snprintf(eb->ck_first.what, sizeof eb->ck_first.what, "fc1 forward, sample 1");
+    explain_list L;
+    assert_int_equal(explain_run(&L, r, &M), 0);
+    assert_true(L.n >= 3);
+    /* the rule order would have cpu's checksum (step 2) first, then cpu:threads=1's, then the bound (which
+     * began at step 1: its worst step, 2, alone would tie with the checksum and keep the rule order) */
+    assert_int_equal(L.f[0].pair, 0); /* the per-element finding (by its error's signature: reduced precision) */
+    assert_string_equal(L.f[0].layer, "conv2 (forward)");
+    assert_int_equal(L.f[0].step, 2); /* the step it names stays the worst's */
+    assert_string_equal(L.f[1].rule, "checksum");
+    assert_string_equal(L.f[1].a, "cpu:threads=1"); /* the other engine's place */
+    assert_string_equal(L.f[2].rule, "checksum");
+    assert_string_equal(L.f[2].a, "cpu");
+    explain_list_free(&L);
+
+    /* the state cpu trained step 2 with was not the one it reported after step 1: before step 2's checksum,
+     * after the excess at step 1 */
+    ea->rt_checks = 1;
+    ea->rt_fail_step = 2;
+    snprintf(ea->rt_first, sizeof ea->rt_first, "fc1.weight");
+    assert_int_equal(explain_run(&L, r, &M), 0);
+    assert_int_equal(L.f[0].pair, 0);
+    assert_string_equal(L.f[1].a, "cpu:threads=1");
+    assert_string_equal(L.f[2].rule, "state-roundtrip");
+    assert_string_equal(L.f[3].rule, "checksum");
+    assert_string_equal(L.f[3].a, "cpu");
+    explain_list_free(&L);
+
+    /* cpu's checksum violation in the evaluation after epoch 1 (the whole run here: 4 steps, the epoch's
+     * length not known; its step is 0): after every step, not before them */
+    ea->ck_first_step = 0;
+    ea->ck_first_eval_epoch = 1;
+    ea->ck_first.phase = CKP_EVAL;
+    assert_int_equal(explain_run(&L, r, &M), 0);
+    assert_int_equal(L.f[0].pair, 0);
+    assert_string_equal(L.f[1].a, "cpu:threads=1");
+    assert_string_equal(L.f[2].rule, "state-roundtrip");
+    assert_string_equal(L.f[3].rule, "checksum");
+    assert_string_equal(L.f[3].a, "cpu");
+    assert_non_null(strstr(L.f[3].title, "evaluation after epoch 1"));
+    explain_list_free(&L);
+    free_result(r);
+}
+
+/* The evaluation against the reference with logits whose propagated bound
+ * is +inf (bounds_eval_layer: fp32 may overflow on the way): counted as a
+ * tensor judged in part, the engine "unchecked (partly)", an INFO finding
+ * fp32-overflow at the evaluation, the eval-vs-reference finding says how
+ * many were not judged; all of them: no "within" claimed. */
+static void test_eval_unjudged_counted(void **st) {
+    (void)st;
+    audit_result *r = new_result();
+    int ref = add_engine(r, "reference", "reference", REF_DESC, 1);
+    int a = add_engine(r, "cpu", "cpu", CPU_DESC("2", "direct", "jit:avx512_core"), 0);
+    audit_pair *p = add_pair(r, ref, a);
+    for (int s = 0; s < r->n_slots; s++) {
+        p->slot[s].n_check_steps = p->slot[s].n_bounded = 2;
+        p->slot[s].max_bound_ratio = 0.25;
+    }
+    r->n_classes = 10;
+    audit_engine *ae = &r->eng[a];
+    ae->ev_ref_images = 4;
+    ae->ev_ref_epoch = 1;
+    ae->ev_ref_worst = 0.5;
+    ae->ev_ref_unjudged = 7;
+    verdict_table v;
+    explain_verdicts(&v, r, &M);
+    assert_int_equal(v.n_eng, 1);
+    assert_string_equal(v.e[0].verdict, "unchecked (partly)");
+    assert_int_equal(v.e[0].n_compared, r->n_slots + 1);
+    assert_int_equal(v.e[0].n_partial, 1);
+    assert_int_equal(v.e[0].n_unjudged, 7);
+    explain_list L;
+    assert_int_equal(explain_run(&L, r, &M), 0);
+    const explain_finding *f = NULL;
+    for (int i = 0; i < L.n; i++)
+        if (strcmp(L.f[i].rule, "fp32-overflow") == 0 && strcmp(L.f[i].phase, "evaluation") == 0) f = &L.f[i];
+    assert_non_null(f);
+    assert_int_equal(f->severity, EXPLAIN_INFO);
+    if (!strstr(f->title, "7 of 40 logit(s)")) fail_msg("title: %s", f->title);
+    f = find(&L, "eval-vs-reference", NULL, NULL);
+    assert_non_null(f);
+    assert_int_equal(f->severity, EXPLAIN_OK);
+    if (!strstr(f->title, "7 logit(s) not judged")) fail_msg("title: %s", f->title);
+    explain_list_free(&L);
+    /* every logit not judged: nothing within */
+    ae->ev_ref_unjudged = 40;
+    ae->ev_ref_worst = 0;
+    assert_int_equal(explain_run(&L, r, &M), 0);
+    f = find(&L, "eval-vs-reference", NULL, NULL);
+    assert_non_null(f);
+    assert_int_equal(f->severity, EXPLAIN_INFO);
+    assert_null(strstr(f->title, "within"));
+    explain_list_free(&L);
+    /* none: as before (the coverage is the training tensors') */
+    ae->ev_ref_unjudged = 0;
+    explain_verdicts(&v, r, &M);
+    assert_string_equal(v.e[0].verdict, "within bound");
+    assert_int_equal(v.e[0].n_compared, r->n_slots);
+    free_result(r);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_threads_reduction_order), cmocka_unit_test(test_bound_exceeded_causes),
@@ -1033,6 +1170,8 @@ int main(void) {
         cmocka_unit_test(test_pair_table_aligned),
         cmocka_unit_test(test_unchecked_without_reference_steps),
         cmocka_unit_test(test_ok_names_unchecked_drift),
+        cmocka_unit_test(test_earliest_problem_first),
+        cmocka_unit_test(test_eval_unjudged_counted),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -297,6 +297,10 @@ typedef struct {
     int ev_ref_epoch;        /* 1-based */
     double ev_ref_worst;     /* worst |z - z_ref| / propagated bound */
     long ev_ref_over;        /* logits over their bound */
+    long ev_ref_unjudged;    /* logits whose propagated bound is +inf (a legal fp32 evaluation may overflow on the
+                              * way, bounds_eval_layer): not judged, not within */
+    long ev_ref_inner;       /* layer inputs inf or NaN where their propagated bound is finite: over it (the exact
+                              * value is finite), ratio inf - a fault the logits' +inf bounds would not show */
     long ev_ref_pred_diff;   /* images whose predicted class differs from the reference's */
     int ev_ref_tie_on;       /* the comparison pass's logits tied bit for bit to the last evaluation's (a
                               * deterministic engine: cpu) */

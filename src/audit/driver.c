@@ -1062,7 +1062,13 @@ static int backward_compare(audit *A, int l, size_t nb, const float *dy) {
     int rc, bounded = A->bounded_step;
     if (model_grad_in(m, l)) { /* not the image's gradient (after leading flattens: none computes it) */
         if ((rc = fetch_all(A, (tensor_id){TENSOR_DACT, l - 1}))) return rc;
-        if (bounded) bounds_backward_data(A->bound, m, l, A->pf, dy, nb);
+        /* relu and max-pool decide on their forward input: the fed engine's ACT[l-1] (l >= 1 here) */
+        const float *xf = NULL;
+        if (bounded && (ly->kind == LAYER_RELU || ly->kind == LAYER_MAXPOOL)) {
+            if ((rc = engine_get_tensor(A->e[A->feed_src], (tensor_id){TENSOR_ACT, l - 1}, A->lead))) return rc;
+            xf = A->lead;
+        }
+        if (bounded) bounds_backward_data(A->bound, m, l, A->pf, xf, dy, nb);
         compare_slot(A, A->slot_dact[l - 1], bounded ? A->bound : NULL);
     }
     if (ly->w_tensor < 0) return 0;
@@ -1822,6 +1828,16 @@ static int eval_ref_batch(audit *A, int i, int R, size_t s0, size_t nb, audit_en
         if (l > 0) {
             if ((rc = engine_get_tensor(e, (tensor_id){TENSOR_ACT, l - 1}, A->fb[i]))) return rc;
             xin = A->fb[i];
+            /* an input inf or NaN where its propagated bound is finite: every legal fp32 evaluation up to here
+             * stays within that bound of the finite exact value (where one may overflow the bound is +inf,
+             * bounds_range_unbound), so this one is over it - and the +inf it makes downstream would leave the
+             * logits unjudged: judged here, ratio inf */
+            size_t ni = nb * layer_in_size(&m->layers[l]);
+            for (size_t q = 0; q < ni; q++)
+                if (!isfinite(xin[q]) && isfinite(err[q])) {
+                    ae->ev_ref_inner++;
+                    ae->ev_ref_worst = INFINITY;
+                }
         }
         bounds_eval_layer(m, l, A->pf, xin, err, err2, A->lead, A->bound3, nb);
         double *t = err;
@@ -1843,10 +1859,14 @@ static int eval_ref_batch(audit *A, int i, int R, size_t s0, size_t nb, audit_en
         int bz = 0, br = 0;
         for (int j = 0; j < C; j++) {
             size_t q = k * C + j;
-            double d = fabs((double)A->fb[i][q] - A->db[R][q]);
-            double ratio = err[q] > 0 ? d / err[q] : (d == 0 ? 0 : INFINITY);
-            if (ratio > ae->ev_ref_worst || ratio != ratio) ae->ev_ref_worst = ratio != ratio ? INFINITY : ratio;
-            ae->ev_ref_over += ratio > 1;
+            if (isinf(err[q])) /* no information (fp32 may overflow on the way): not judged, counted */
+                ae->ev_ref_unjudged++;
+            else {
+                double d = fabs((double)A->fb[i][q] - A->db[R][q]);
+                double ratio = err[q] > 0 ? d / err[q] : (d == 0 ? 0 : INFINITY);
+                if (ratio > ae->ev_ref_worst || ratio != ratio) ae->ev_ref_worst = ratio != ratio ? INFINITY : ratio;
+                ae->ev_ref_over += ratio > 1;
+            }
             if (A->fb[i][q] > A->fb[i][k * C + bz]) bz = j;
             if (A->db[R][q] > A->db[R][k * C + br]) br = j;
         }
@@ -1869,6 +1889,7 @@ static int eval_vs_reference(audit *A) {
         audit_engine *ae = &r->eng[i];
         if (!ae->available || ae->is_ref || ae->failed) continue;
         ae->ev_ref_images = 0, ae->ev_ref_worst = 0, ae->ev_ref_over = 0, ae->ev_ref_pred_diff = 0;
+        ae->ev_ref_unjudged = 0, ae->ev_ref_inner = 0;
         ae->ev_ref_tie_bad = 0, ae->ev_ref_tie_first = 0;
         /* the tie needs a deterministic forward: the host cpu engine (a repeat of it is judged bit for bit
          * too); a device's algorithms may not be */

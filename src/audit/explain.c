@@ -469,6 +469,20 @@ static void set_pair(explain_finding *f, const audit_result *r, int pi) {
     snprintf(f->b, sizeof f->b, "%s", r->eng[r->pair[pi].b].label);
 }
 
+/* explain_finding.when of the evaluation after epoch `epoch` (1-based):
+ * after that epoch's last training step, before the next epoch's first
+ * (the driver evaluates between them); the run's last step when the
+ * epoch's length is not known (a result not from the driver) or the run
+ * stopped inside it (--steps) */
+static double eval_when(const audit_result *r, int epoch) {
+    size_t n = r->cfg.run.limit_train && r->cfg.run.limit_train < r->ds.train.n ? r->cfg.run.limit_train
+                                                                                 : r->ds.train.n;
+    long spe = r->cfg.run.batch ? (long)steps_per_epoch(n, r->cfg.run.batch) : 0;
+    long last = spe > 0 && epoch > 0 ? (long)epoch * spe : r->total_steps;
+    if (last > r->total_steps || last <= 0) last = r->total_steps;
+    return (double)last + 0.5;
+}
+
 static void set_slot(explain_finding *f, const audit_result *r, const model *m, int s) {
     if (s < 0) return;
     snprintf(f->tensor, sizeof f->tensor, "%s", r->slot_name[s]);
@@ -999,6 +1013,15 @@ static void bound_finish(explain_finding *f, const audit_result *r, const model 
     set_pair(f, r, pi);
     set_slot(f, r, m, s);
     f->step = ss->worst_ratio_step ? ss->worst_ratio_step : ss->worst_step;
+    /* where it begins (the order, explain_run): the first step any tensor it names was over its bound
+     * (the signature finding names the whole engine); f->step stays the worst's, which the title's ratio is */
+    long first = 0;
+    for (int t = 0; t < r->n_slots; t++) {
+        int how2, l2 = slot_layer(r, m, t, &how2);
+        long fo = p->slot[t].first_over_step;
+        if ((l2 == l || strcmp(f->rule, "reduced-precision") == 0) && fo > 0 && (!first || fo < first)) first = fo;
+    }
+    f->when = (double)(first ? first : f->step);
     f->ratio = q;
     char lp[24] = "";
     int how;
@@ -1623,6 +1646,7 @@ static int checksum_suspect(explain_list *L, const audit_result *r, const model 
     }
     snprintf(f->phase, sizeof f->phase, "%s", ck_phase_coarse(v->phase));
     f->step = ae->ck_sus_first_step;
+    f->when = ae->ck_sus_first_eval_epoch ? eval_when(r, ae->ck_sus_first_eval_epoch) : (double)f->step;
     f->ratio = v->ratio;
     if (ae->ck_sus_first_eval_epoch)
         snprintf(where, sizeof where, "the evaluation after epoch %d", ae->ck_sus_first_eval_epoch);
@@ -1684,6 +1708,7 @@ static int rule_checksums(explain_list *L, const audit_result *r, const model *m
         }
         snprintf(f->phase, sizeof f->phase, "%s", ck_phase_coarse(v->phase));
         f->step = ae->ck_first_step > 0 ? ae->ck_first_step : 0;
+        f->when = ae->ck_first_eval_epoch ? eval_when(r, ae->ck_first_eval_epoch) : (double)f->step;
         f->ratio = v->ratio;
         char where[48];
         if (ae->ck_first_eval_epoch) snprintf(where, sizeof where, "the evaluation after epoch %d", ae->ck_first_eval_epoch);
@@ -1777,23 +1802,39 @@ static int rule_eval_ref(explain_list *L, const audit_result *r) {
         const audit_engine *ae = &r->eng[i];
         if (!ae->available || ae->is_ref || !ae->ev_ref_images) continue;
         int bad = !(ae->ev_ref_worst <= 1);
-        explain_finding *f = add(L, "eval-vs-reference", bad ? EXPLAIN_PROBLEM : EXPLAIN_OK);
+        /* every logit's bound +inf (fp32 may overflow on the way): nothing was judged, nothing is within */
+        int none = !bad && ae->ev_ref_unjudged >= ae->ev_ref_images * r->n_classes;
+        explain_finding *f = add(L, "eval-vs-reference", bad ? EXPLAIN_PROBLEM : none ? EXPLAIN_INFO : EXPLAIN_OK);
         if (!f) return LS_ENOMEM;
         snprintf(f->a, sizeof f->a, "%s", ae->label);
         snprintf(f->phase, sizeof f->phase, "evaluation");
         snprintf(f->layer_name, sizeof f->layer_name, "%s", r->m.layers[r->m.n_layers - 1].name); /* the logits */
         f->step = r->total_steps; /* after the last step: a checksum finding of an evaluation sorts first */
+        f->when = eval_when(r, ae->ev_ref_epoch);
         f->ratio = ae->ev_ref_worst;
-        snprintf(f->title, sizeof f->title, "%s: evaluation after epoch %d %s the reference's (%ld test images: worst "
-                 "logit ratio %s to the propagated bound, %ld prediction(s) differ)", ae->label, ae->ev_ref_epoch,
-                 bad ? "EXCEEDS the bound against" : "within the bound of", ae->ev_ref_images,
-                 fnum(b1, sizeof b1, ae->ev_ref_worst), ae->ev_ref_pred_diff);
+        char unj[96] = "";
+        if (ae->ev_ref_unjudged) /* bounds_eval_layer's +inf: not within, not judged (rule_fp32_overflow) */
+            snprintf(unj, sizeof unj, "; %ld logit(s) not judged: fp32 may overflow there", ae->ev_ref_unjudged);
+        if (none)
+            snprintf(f->title, sizeof f->title, "%s: evaluation after epoch %d not judged against the reference's: "
+                     "every logit of its %ld test images is beyond fp32's range on the way (%ld prediction(s) differ)",
+                     ae->label, ae->ev_ref_epoch, ae->ev_ref_images, ae->ev_ref_pred_diff);
+        else
+            snprintf(f->title, sizeof f->title, "%s: evaluation after epoch %d %s the reference's (%ld test images: "
+                     "worst logit ratio %s to the propagated bound, %ld prediction(s) differ%s)", ae->label,
+                     ae->ev_ref_epoch, bad ? "EXCEEDS the bound against" : "within the bound of", ae->ev_ref_images,
+                     fnum(b1, sizeof b1, ae->ev_ref_worst), ae->ev_ref_pred_diff, unj);
         snprintf(f->cause, sizeof f->cause, "%s", bad ? "The logits the engine reports for evaluation are not what "
                  "fp32 rounding of its own weights and inputs allows: its evaluation path computes something else "
-                 "(training mode, another kernel, a stale copy)." : "The accuracy it reports is trusted to this extent.");
+                 "(training mode, another kernel, a stale copy)." : none ? "No bound relates its logits to the exact "
+                 "ones (fp32-overflow, below): the accuracy it reports is not checked." : "The accuracy it reports "
+                 "is trusted to this extent.");
         snprintf(f->evidence, sizeof f->evidence, "%ld of %ld logits over their bound (bounds_eval_layer, the "
-                 "forward error propagated from the engine's own layer inputs).", ae->ev_ref_over,
-                 ae->ev_ref_images * r->n_classes);
+                 "forward error propagated from the engine's own layer inputs)%s.", ae->ev_ref_over,
+                 ae->ev_ref_images * r->n_classes, ae->ev_ref_unjudged ? "; the logits not judged are not in it" : "");
+        if (ae->ev_ref_inner)
+            cat(f->evidence, sizeof f->evidence, " %ld layer input(s) inf or NaN where their propagated bound is "
+                "finite (the exact value is finite): over it, ratio inf.", ae->ev_ref_inner);
         if (!ae->ev_ref_tie_bad) continue;
         f = add(L, "exact-check", EXPLAIN_PROBLEM);
         if (!f) return LS_ENOMEM;
@@ -1802,6 +1843,7 @@ static int rule_eval_ref(explain_list *L, const audit_result *r) {
         snprintf(f->layer_name, sizeof f->layer_name, "%s", r->m.layers[r->m.n_layers - 1].name);
         snprintf(f->layer, sizeof f->layer, "%s (evaluation)", f->layer_name);
         f->step = r->total_steps;
+        f->when = eval_when(r, ae->ev_ref_epoch);
         f->ratio = INFINITY;
         snprintf(f->title, sizeof f->title, "%s: the evaluation after epoch %d that its accuracy was counted from is "
                  "not the one compared with the reference: %ld of %ld test images' logits differ bit for bit between "
@@ -1971,6 +2013,7 @@ static int rule_roundtrip(explain_list *L, const audit_result *r, const model *m
          * is not the one step N trained from; phase "state" ranks it after
          * step N - 1's update, before anything step N computes */
         f->step = ae->rt_fail_step - 1;
+        f->when = (double)ae->rt_fail_step - 0.25; /* after step N - 1's evaluation (+ 0.5), before step N */
         snprintf(f->title, sizeof f->title, "%s: the state it trains with is not the state it reports (first: %s; "
                                             "the state reported after step %ld, trained with at step %ld)",
                  ae->label, ae->rt_first, ae->rt_fail_step - 1, ae->rt_fail_step);
@@ -2244,6 +2287,35 @@ static int rule_fp32_overflow(explain_list *L, const audit_result *r, const mode
                  "Nothing to fix in the engine for these elements; the values are beyond what fp32 can hold: "
                  "scale the inputs (--normalize) or the learning rate down to have them judged.");
     }
+    /* the evaluation against the reference: its logits' propagated bounds (bounds_eval_layer) */
+    for (int i = 0; i < r->n_engines; i++) {
+        const audit_engine *ae = &r->eng[i];
+        if (!ae->available || ae->is_ref || !ae->ev_ref_images || ae->ev_ref_unjudged <= 0) continue;
+        explain_finding *f = add(L, "fp32-overflow", EXPLAIN_INFO);
+        if (!f) return LS_ENOMEM;
+        snprintf(f->a, sizeof f->a, "%s", ae->label);
+        snprintf(f->phase, sizeof f->phase, "evaluation");
+        snprintf(f->layer_name, sizeof f->layer_name, "%s", m->layers[m->n_layers - 1].name); /* the logits */
+        f->step = r->total_steps;
+        f->when = eval_when(r, ae->ev_ref_epoch);
+        snprintf(f->title, sizeof f->title,
+                 "%s: %ld of %ld logit(s) of the evaluation after epoch %d beyond fp32's range on the way (a legal "
+                 "fp32 evaluation may overflow in some layer): not judged against the reference, not ok",
+                 ae->label, ae->ev_ref_unjudged, ae->ev_ref_images * r->n_classes, ae->ev_ref_epoch);
+        snprintf(f->cause, sizeof f->cause,
+                 "The evaluation's bound carries the forward error from layer to layer (bounds_eval_layer); in some "
+                 "layer a dot product's sum of |terms| S times (1 + gamma_K) reaches fp32's overflow threshold "
+                 "2^128 (1 - 2^-25), or an input is already inf or NaN: an order of the additions may overflow, and "
+                 "from there no finite bound relates the logit to the exact one. Its bound is infinite (no "
+                 "information; bounds.c, bounds_range_unbound) and the logit is counted as not judged.");
+        snprintf(f->evidence, sizeof f->evidence,
+                 "%ld of %ld logits (%ld test images) not judged; the other logits were judged as usual (worst ratio "
+                 "%.3g, %ld over).", ae->ev_ref_unjudged, ae->ev_ref_images * r->n_classes, ae->ev_ref_images,
+                 ae->ev_ref_worst, ae->ev_ref_over);
+        snprintf(f->fix, sizeof f->fix, "%s",
+                 "Nothing to fix in the engine for these logits; the values are beyond what fp32 can hold: scale the "
+                 "inputs (--normalize) or the learning rate down to have them judged.");
+    }
     return LS_OK;
 }
 
@@ -2360,6 +2432,15 @@ static void engine_checks(engine_verdict *ev, const audit_result *r, int i) {
                 ev->worst_step = ss->worst_ratio_step;
             }
         }
+    }
+    /* the evaluation's logits against the reference with some not judged (fp32 may overflow on the way,
+     * bounds_eval_layer): one more tensor compared, judged in part, as a training tensor is; only then (a
+     * normal run's coverage is the training tensors') */
+    const audit_engine *ae = &r->eng[i];
+    if (ae->ev_ref_images && ae->ev_ref_unjudged > 0) {
+        ev->n_compared++;
+        ev->n_partial++;
+        ev->n_unjudged += ae->ev_ref_unjudged;
     }
 }
 
@@ -2573,6 +2654,72 @@ void explain_verdicts(verdict_table *v, const audit_result *r, const model *m) {
     }
 }
 
+/* The engine a finding is about, for the order: the engine judged against a reference (pair b), a
+ * repeat pair's first run, an engine's own finding (a), or the pair itself ("a\tb") when neither side is
+ * a reference. */
+static void finding_engine(const explain_finding *f, const audit_result *r, char *key, size_t cap) {
+    if (f->pair >= 0 && f->pair < r->n_pairs) {
+        const audit_pair *p = &r->pair[f->pair];
+        if (r->eng[p->a].is_ref) snprintf(key, cap, "%s", r->eng[p->b].label);
+        else if (r->eng[p->b].repeat_of == p->a) snprintf(key, cap, "%s", r->eng[p->a].label);
+        else snprintf(key, cap, "%s\t%s", r->eng[p->a].label, r->eng[p->b].label);
+    } else snprintf(key, cap, "%s", f->a);
+}
+
+static double finding_when(const explain_finding *f) { return f->when > 0 ? f->when : (double)f->step; }
+
+/* Among one engine's PROBLEMs, the earliest in the run first: the first
+ * finding is read as where the fault begins, and the rule order alone
+ * (every-step checksums before the per-element bounds) put a checksum
+ * violation at a later step before the same engine's per-element excess at
+ * an earlier one (an attribution step or a shadow replay, where the fault
+ * first fired but stayed within the relations).  Each engine's PROBLEMs keep the
+ * places they have (the engines' interleaving is the rule order's) and are
+ * sorted, stably, by when into them: equal whens (an attribution step and
+ * the drift step of the same number, a checksum violation of an evaluation
+ * and the evaluation-vs-reference finding) keep the rule order.  A finding
+ * with no step (when 0: about the whole run) comes first. */
+static void order_problems(explain_list *L, const audit_result *r) {
+    int n = 0;
+    while (n < L->n && L->f[n].severity == EXPLAIN_PROBLEM) n++;
+    unsigned char *done = calloc((size_t)n + 1, 1);
+    int *pos = malloc(((size_t)n + 1) * sizeof *pos);
+    explain_finding *grp = malloc(((size_t)n + 1) * sizeof *grp);
+    if (!done || !pos || !grp) { /* out of memory: the rule order stands */
+        free(done);
+        free(pos);
+        free(grp);
+        return;
+    }
+    char ki[sizeof L->f[0].a * 2 + 2], kj[sizeof ki];
+    for (int i = 0; i < n; i++) {
+        if (done[i]) continue;
+        finding_engine(&L->f[i], r, ki, sizeof ki);
+        int k = 0;
+        for (int j = i; j < n; j++) {
+            if (done[j]) continue;
+            finding_engine(&L->f[j], r, kj, sizeof kj);
+            if (strcmp(ki, kj) != 0) continue;
+            done[j] = 1;
+            pos[k] = j;
+            grp[k++] = L->f[j];
+        }
+        for (int a = 1; a < k; a++) { /* insertion: stable */
+            explain_finding t = grp[a];
+            int b = a - 1;
+            while (b >= 0 && finding_when(&grp[b]) > finding_when(&t)) {
+                grp[b + 1] = grp[b];
+                b--;
+            }
+            grp[b + 1] = t;
+        }
+        for (int a = 0; a < k; a++) L->f[pos[a]] = grp[a];
+    }
+    free(done);
+    free(pos);
+    free(grp);
+}
+
 int explain_run(explain_list *out, const audit_result *r, const model *m) {
     memset(out, 0, sizeof *out);
     int rc = rule_skipped(out, r);
@@ -2606,6 +2753,7 @@ int explain_run(explain_list *out, const audit_result *r, const model *m) {
         }
         out->f[j + 1] = t;
     }
+    order_problems(out, r);
     return LS_OK;
 }
 

@@ -65,6 +65,10 @@ typedef struct {
     char phase[12];         /* "forward", "loss", "backward", "update", or "" */
     char tensor[40];        /* "conv2.weight.grad", or "" */
     long step;              /* first step concerned, 0 when none */
+    double when;            /* where what it reports begins in the run, for the order only (explain_run): step k
+                             * (an attribution step or a shadow replay carries its step) is k, the evaluation after
+                             * epoch e is that epoch's last step + 0.5, the state read before step k is k - 0.25;
+                             * 0: not set (its step is used) */
     double ratio;           /* the bound ratio (or growth factor) the finding rests on; NAN when none */
     char title[300];        /* one line */
     char cause[700];
@@ -140,7 +144,9 @@ typedef struct {
 void explain_verdicts(verdict_table *v, const audit_result *r, const model *m);
 
 /* Apply every rule to r (m: the audited model, for layer names and roles).
- * Findings are ordered by severity (problems first), then by rule order.
+ * Findings are ordered by severity (problems first); among one engine's
+ * PROBLEMs the earliest in the run first (explain_finding.when); then by
+ * rule order.
  * Returns 0, or LS_ENOMEM. */
 int explain_run(explain_list *out, const audit_result *r, const model *m);
 void explain_list_free(explain_list *l);

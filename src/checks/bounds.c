@@ -214,9 +214,9 @@ size_t bounds_range_unbound(double *bound, size_t cnt, double g) {
  * comparison order), and each is a legal fp32 formulation.  So an output
  * element with a non-finite operand gets bound +INFINITY, no information
  * (counted as not judged), like a dot product that may overflow.  Copies
- * (flatten) stay exact: a copy of inf or NaN is the same class.  What is
- * not seen here: relu's and max-pool's backward also read the forward
- * input, whose non-finite values are judged at the forward.
+ * (flatten) stay exact: a copy of inf or NaN is the same class.  relu's
+ * and max-pool's backward also read the forward input x: see
+ * nan_input_elem and nan_input_pool.
  * elementwise: bound[i] = inf where in[i] is not finite. */
 static void nonfinite_elem(double *bound, const float *in, size_t cnt) {
     for (size_t i = 0; i < cnt; i++)
@@ -244,6 +244,46 @@ static void nonfinite_pool(double *bound, const float *v, const layer *ly, size_
             }
 }
 
+/* relu's and max-pool's backward with a NaN (relu: or -inf) in the
+ * forward input x.  Each decides by a comparison on x, and a comparison
+ * with NaN is false both ways, so two legal ways of writing one decision
+ * part there: relu's
+ * backward as x > 0 ? dy : 0 (oneDNN's s > 0 ? dd : dd * alpha, alpha =
+ * 0) passes 0 where x is NaN, as x <= 0 ? 0 : dy (PyTorch's
+ * threshold_backward) passes dy; max-pool's arg-max scan as v > best takes
+ * a NaN only as the window's first element, as !(v <= best) takes the
+ * first NaN anywhere (and then any element after it), so which of the
+ * window's four input-gradient elements gets dy depends on how the scan is
+ * written.  Both are fp32 code of the same operation; the exactness rule
+ * presumes one result, so those elements get +INFINITY (no information:
+ * counted as not judged, never as within).  relu's backward may decide
+ * on its own forward output y instead of x (y > 0 ? dy : 0), and for
+ * x = -inf the forward rule above admits y = +0 (a select) and y = NaN (a
+ * masked product, -inf x 0): where x is -inf the decision parts the same
+ * way.  +inf stays judged (y = +inf both ways, and +inf > 0 whichever is
+ * read), as does +-inf in a max-pool window: it compares like a finite
+ * value, a window's ties (inf with inf) are broken as finite ties are (the
+ * first max wins, bounds.h), so every scan finds the same arg-max. */
+static void nan_input_elem(double *bound, const float *x, size_t cnt) {
+    for (size_t i = 0; i < cnt; i++)
+        if (isnan(x[i]) || x[i] == -INFINITY) bound[i] = INFINITY;
+}
+
+static void nan_input_pool(double *bound, const float *x, const layer *ly, size_t n) {
+    size_t C = (size_t)ly->in_c, H = (size_t)ly->in_h, W = (size_t)ly->in_w, OH = (size_t)ly->out_h,
+           OW = (size_t)ly->out_w;
+    for (size_t nc = 0; nc < n * C; nc++)
+        for (size_t i = 0; i < OH; i++)
+            for (size_t j = 0; j < OW; j++) {
+                size_t w0 = nc * H * W + 2 * i * W + 2 * j;
+                size_t win[4] = {w0, w0 + 1, w0 + W, w0 + W + 1};
+                int nan = 0;
+                for (int t = 0; t < 4; t++) nan |= isnan(x[win[t]]);
+                if (nan)
+                    for (int t = 0; t < 4; t++) bound[win[t]] = INFINITY;
+            }
+}
+
 void bounds_forward(double *bound, const model *m, int l, const float *pf, const float *x, size_t n) {
     const layer *ly = &m->layers[l];
     size_t out = n * layer_out_size(ly);
@@ -268,7 +308,8 @@ void bounds_forward(double *bound, const model *m, int l, const float *pf, const
     }
 }
 
-void bounds_backward_data(double *bound, const model *m, int l, const float *pf, const float *dy, size_t n) {
+void bounds_backward_data(double *bound, const model *m, int l, const float *pf, const float *x, const float *dy,
+                          size_t n) {
     const layer *ly = &m->layers[l];
     size_t ni = n * layer_in_size(ly);
     if (ly->kind == LAYER_CONV) {
@@ -285,8 +326,13 @@ void bounds_backward_data(double *bound, const model *m, int l, const float *pf,
         nonfinite_elem(bound, dy, ni);
     } else {
         memset(bound, 0, ni * sizeof *bound); /* relu, max-pool, flatten: exact */
-        if (ly->kind == LAYER_RELU) nonfinite_elem(bound, dy, ni);
-        else if (ly->kind == LAYER_MAXPOOL) nonfinite_pool(bound, dy, ly, n, 1);
+        if (ly->kind == LAYER_RELU) {
+            nonfinite_elem(bound, dy, ni);
+            if (x) nan_input_elem(bound, x, ni);
+        } else if (ly->kind == LAYER_MAXPOOL) {
+            nonfinite_pool(bound, dy, ly, n, 1);
+            if (x) nan_input_pool(bound, x, ly, n);
+        }
     }
 }
 
@@ -490,7 +536,10 @@ void bounds_adam(const float *p, const float *m, const float *v, const float *g,
  *   |fl(W x~ + b) - (W x + b)| <= |W| err_in + gamma_{K+1} (|W||x~| + |b|),
  * exact in the sense of a bound (not first order).  relu and flatten are
  * 1-Lipschitz elementwise; a 2x2 max is 1-Lipschitz in the max norm of its
- * window; dropout is the identity in evaluation. */
+ * window; dropout is the identity in evaluation.  Where fp32 may overflow
+ * (bounds_range_unbound) err_out is +INFINITY, and it stays so through
+ * every later layer (inf x |w| = inf; 0 x inf: +INFINITY, see below): the
+ * caller counts such logits as not judged. */
 void bounds_eval_layer(const model *m, int l, const float *pf, const float *x, const double *err_in, double *err_out,
                        float *errf, double *tmp, size_t n) {
     const layer *ly = &m->layers[l];
@@ -511,8 +560,23 @@ void bounds_eval_layer(const model *m, int l, const float *pf, const float *x, c
             compare_bound_dense_fwd(err_out, x, w, b, n, ly->in_c, ly->out_c);
             compare_bound_dense_fwd(tmp, errf, w, NULL, n, ly->in_c, ly->out_c);
         }
+        /* fp32's range (bounds_range_unbound): the rounding term is the
+         * forward bound of y = W x~ + b from the engine's own x~, whose
+         * standard model holds only while no product or partial sum of
+         * this order reaches 2^128 (1 - 2^-25); where sum |W||x~| + |b|
+         * times (1 + gamma_{K+1}) may, a legal evaluation may give +-inf or
+         * NaN whatever the exact logit: +INFINITY, no information */
+        bounds_range_unbound(err_out, no, compare_gamma(K + 1));
         double g = compare_gamma(K);
-        for (size_t i = 0; i < no; i++) err_out[i] += (tmp[i] / g) * (1 + 0x1p-40);
+        for (size_t i = 0; i < no; i++) {
+            err_out[i] += (tmp[i] / g) * (1 + 0x1p-40);
+            /* an input error of +inf (no information: that input may be
+             * +-inf or NaN in a legal fp32 evaluation) times a weight 0 is
+             * NaN in double; in fp32 0 x inf is NaN too, so the output has
+             * no information either: +INFINITY, never NaN (a NaN bound
+             * would read as an infinite ratio, or vanish in fmax) */
+            if (err_out[i] != err_out[i]) err_out[i] = INFINITY;
+        }
         add_underflow(err_out, no, K + 1); /* products of x~ and W that underflow */
     } else if (ly->kind == LAYER_MAXPOOL) {
         size_t C = (size_t)ly->in_c, H = (size_t)ly->in_h, W = (size_t)ly->in_w, OH = (size_t)ly->out_h,

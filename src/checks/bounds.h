@@ -71,8 +71,12 @@ bound_rule bounds_rule_of(const model *m, tensor_kind kind, int layer, char *des
 void bounds_forward(double *bound, const model *m, int l, const float *pf, const float *x, size_t n);
 
 /* DACT[l-1] from DACT[l] = dy (n, out_size) through layer l: bound
- * (n, in_size).  EXACT layers get 0 (dropout: 2u |dy| / (1-p)). */
-void bounds_backward_data(double *bound, const model *m, int l, const float *pf, const float *dy, size_t n);
+ * (n, in_size).  EXACT layers get 0 (dropout: 2u |dy| / (1-p)).  x (n,
+ * in_size): the layer's forward input, which relu's and max-pool's backward
+ * read (a NaN there, for relu -inf too: no information, +inf); NULL when not known (then only
+ * dy's non-finite values are seen). */
+void bounds_backward_data(double *bound, const model *m, int l, const float *pf, const float *x, const float *dy,
+                          size_t n);
 
 /* Weight and bias gradients of layer l (conv or dense) from its input x and
  * dy: bound_w (the weight tensor's numel), bound_b (the bias's). */

@@ -917,7 +917,13 @@ static int replay_backward(checker *K, run_state *R, replay_bufs *B, uint32_t st
         double *bd = NULL;
         if (K->bounded) {
             bd = B->bound;
-            bounds_backward_data(bd, m, l, B->pf, dy, nb);
+            /* relu and max-pool read their forward input: the golden's ACT[l-1] (l >= 1 here) */
+            const float *xin = NULL;
+            if (ly->kind == LAYER_RELU || ly->kind == LAYER_MAXPOOL) {
+                NEED(st, l - 1, TENSOR_ACT, lp->name);
+                xin = g->values;
+            }
+            bounds_backward_data(bd, m, l, B->pf, xin, dy, nb);
         }
         TRY(judge(K, gdx, R->tmp, act_shape(lp, nb, B->shape), B->shape, bd));
     }

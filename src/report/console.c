@@ -219,7 +219,10 @@ void report_print_coverage(FILE *f, const audit_result *r, const verdict_table *
             fprintf(f, "\n  %-*s   evaluation vs the reference (epoch %d, %ld images): worst logit ratio %s, %ld "
                        "prediction(s) differ", lw, "", ae->ev_ref_epoch, ae->ev_ref_images,
                     ls_fmt_num(b1, sizeof b1, ae->ev_ref_worst, "-"), ae->ev_ref_pred_diff);
-        else if (ae->ev_ref_why[0])
+        if (ae->ev_ref_images && ae->ev_ref_unjudged)
+            fprintf(f, "; %ld of %ld logits not judged (fp32 may overflow there)", ae->ev_ref_unjudged,
+                    ae->ev_ref_images * r->n_classes);
+        else if (!ae->ev_ref_images && ae->ev_ref_why[0])
             fprintf(f, "\n  %-*s   evaluation vs the reference: not measured (%s)", lw, "", ae->ev_ref_why);
         /* the state round trip: a line only where some of it was inconclusive or off (report.md and run.json
          * always say it) */

@@ -289,6 +289,10 @@ static void json_checksums(lsbuf *b, const audit_result *r, const audit_engine *
     lsbuf_printf(b, ", \"logits_over\": %ld, \"predictions_differ\": %ld, \"why_not\": ", ae->ev_ref_over,
                  ae->ev_ref_pred_diff);
     lsbuf_json_str(b, ae->ev_ref_why);
+    if (ae->ev_ref_unjudged) /* fp32 may overflow on the way (bounds_eval_layer); only when some */
+        lsbuf_printf(b, ", \"elements_not_judged\": %ld", ae->ev_ref_unjudged);
+    if (ae->ev_ref_inner) /* layer inputs inf or NaN within a finite bound: over it; only when some */
+        lsbuf_printf(b, ", \"inputs_nonfinite_over\": %ld", ae->ev_ref_inner);
     lsbuf_printf(b, "}");
     json_step_array(b, "worst_ratio_per_step", ae->ck_step_ratio, ae->ck_total);
     lsbuf_printf(b, "}");

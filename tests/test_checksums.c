@@ -754,6 +754,45 @@ static void test_worst_violation_first(void **s) {
     teardown(&f);
 }
 
+/* Two of one step's operations wrong, the one computed first with the
+ * smaller ratio: fc1's forward (one output moved by ~2 P times its bound)
+ * and fc1's weight gradient (one element moved by 1e3 P times its bound),
+ * as zoo attack 15's fc1_flatten_nhwc_all (a consistent NHWC flatten in
+ * all of fc1's operations: forward 2017, backward-weights 5.9e13).  v[0],
+ * which a finding names, is the first wrong tensor in compute order, the
+ * forward; worst_* keeps the largest ratio.  Before zoo attack 15, v[0] was
+ * the largest ratio: backward-weights. */
+static void test_first_computed_violation_named(void **s) {
+    (void)s;
+    fx f;
+    setup(&f, "smallcnn", 0);
+    int fc1 = first_layer_of(&f.m, LAYER_DENSE, 0);
+    step_to_checks(&f, 1);
+    bump_forward(&f, fc1, 2.0);
+    bump_weight_grad(&f, fc1, 1e3);
+    assert_int_equal(engine_checksums(f.e, CK_STAGE_STEP, f.vec), 0);
+    ck_verdict v = judge(&f, f.vec);
+    int kept = v.n_viol < CK_MAX_VIOL ? v.n_viol : CK_MAX_VIOL;
+    for (int k = 0; k < kept; k++) print_message("  %d: %s (ratio %g)\n", k, v.v[k].what, v.v[k].ratio);
+    print_message("  worst: %s (ratio %g), %d violation(s)\n", v.worst_what, v.worst_ratio, v.n_viol);
+    assert_true(v.n_viol >= 2);
+    assert_int_equal(v.v[0].layer, fc1);
+    assert_int_equal(v.v[0].phase, CKP_FORWARD);
+    assert_true(v.v[0].ratio > 1);
+    assert_int_equal(v.worst_layer, fc1);
+    assert_int_equal(v.worst_phase, CKP_BWD_WEIGHTS);
+    assert_true(v.worst_ratio > 100 * v.v[0].ratio);
+    /* the rest in compute order too: nothing kept after a backward is computed before it (here the
+     * forward's own relations fill the CK_MAX_VIOL kept) */
+    int seen_bwd = 0;
+    for (int k = 0; k < kept; k++) {
+        int bwd = v.v[k].phase == CKP_BWD_DATA || v.v[k].phase == CKP_BWD_WEIGHTS;
+        assert_true(bwd || !seen_bwd);
+        seen_bwd |= bwd;
+    }
+    teardown(&f);
+}
+
 /* Infinite ratios tie (an exact re-check; a NaN or Inf, which every
  * relation computed after it reads as an operand): of those, v[0] is the
  * one computed first in the step (forward upwards, loss, backward
@@ -2282,6 +2321,7 @@ int main(void) {
         cmocka_unit_test(test_clean_convnet),
         cmocka_unit_test(test_fault_forward),
         cmocka_unit_test(test_worst_violation_first),
+        cmocka_unit_test(test_first_computed_violation_named),
         cmocka_unit_test(test_infinite_ties_compute_order),
         cmocka_unit_test(test_infinite_ties_across_continuity),
         cmocka_unit_test(test_output_element_own_bound),

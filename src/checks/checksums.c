@@ -150,6 +150,9 @@ static const char *unit_name(const layer *ly, int phase) {
 static const char *block_name(const layer *ly, int ph) {
     if (ph == CK_BWD_W_Z && (ly->kind == LAYER_DENSE || ly->kind == LAYER_CONV))
         return "backward-weights (zero and smallest elements)";
+    /* a dense row's every element, since zoo attack 15 (engines/checksums.c dense_peek; a conv filter's first,
+     * last, largest and sampled ones; a recording or a CUDA engine's dense rows: the five as before) */
+    if (ph == CK_BWD_W_PEEK && ly->kind == LAYER_DENSE) return "backward-weights (re-done elements of each row)";
     return ck_phase_name(ph);
 }
 

@@ -716,8 +716,10 @@ static void test_readback_tied(void **s) {
 
 /* Two faults in one step, a small one in the second conv layer's weight
  * gradient and a large one in the dense layer's (after it in the layout):
- * the verdict's violations come largest first (a finding names the step's
- * worst relation, not the first in layout order), the conv one among them.
+ * the verdict's violations come in compute order, the largest first
+ * within one place of the step (a finding names the first wrong tensor,
+ * not the first in layout order: the dense layer's backward runs before
+ * the conv layer's), the conv one among them.
  * (Weight gradients: nothing downstream of them is judged in this stage,
  * so each fault shows only in its own layer's relations.) */
 static void test_worst_violation_first(void **s) {

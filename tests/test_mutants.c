@@ -323,13 +323,15 @@ static void test_one_off_data_faults(void **st) {
          CKP_BWD_DATA},
         /* a SUSPECT until the dense rows took four sign patterns (ck_iw_dense);
          * then the random-weighted rows (BWD_W_RND) saw it most (66 of
-         * 128); now each row's largest |dW| re-done on its own does */
-        {"cpu:fault=fc1_dw_lane02_swapped_once", 7, 0, "fc1", "fc1 backward-weights (first, last, largest and sampled elements)",
+         * 128); then each row's largest |dW| re-done on its own did; since
+         * zoo attack 15 every element of a dense row is re-done (the name
+         * says so) */
+        {"cpu:fault=fc1_dw_lane02_swapped_once", 7, 0, "fc1", "fc1 backward-weights (re-done elements of each row)",
          CKP_BWD_WEIGHTS},
         /* the third attack's faults that a check catches at step 7 (the
          * halves swap: most by the random-weighted rows (65 of 128), then
          * by each row's largest |dW| re-done on its own) */
-        {"cpu:fault=fc1_dw_halves_swapped_once", 7, 0, "fc1", "fc1 backward-weights (first, last, largest and sampled elements)",
+        {"cpu:fault=fc1_dw_halves_swapped_once", 7, 0, "fc1", "fc1 backward-weights (re-done elements of each row)",
          CKP_BWD_WEIGHTS},
         {"cpu:fault=conv2_pool_near_tie_swap_once", 7, 0, "conv2", "conv2 forward (first, last, largest and sampled outputs)", CKP_FORWARD},
         {"cpu:fault=fc1_fwd_tail_samples_crossed_once", 7, 0, "fc1",

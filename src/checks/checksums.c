@@ -61,9 +61,20 @@ static int computed_before(ck_phase ph, int layer, const ck_violation *prev) {
 }
 
 /* Judge one relation or re-check; a violation is kept among the
- * CK_MAX_VIOL largest ratios, largest first (of equal ratios, the one
- * computed first in the step, else the earlier noted: step_order): v[0]
- * is the worst, and a user reads that one first.
+ * CK_MAX_VIOL first: of two that step_order places at different points of
+ * the step (forward upwards, loss, backward downwards), the one computed
+ * first, whatever the ratios; else the larger ratio (of equal ratios, the
+ * one computed first, else the earlier noted).  v[0] is what a finding
+ * names: the first wrong tensor of the step, as the zoo defines a fault's
+ * layer and phase.  Each relation re-does one operation from the tensors
+ * it was given, so a wrong tensor breaks only its own operation's
+ * relations (a NaN or Inf aside, which ties at infinity and was ordered
+ * so already), and two violations in different places of one step are two
+ * operations gone wrong: the later may well have the larger ratio (zoo
+ * attack 15's fc1_flatten_nhwc_all, a consistent NHWC flatten in all
+ * three of fc1's operations: its forward 2017, its backward-weights' zero
+ * elements 5.9e13, which named backward-weights for a fault whose first
+ * wrong tensor is fc1's output).  The worst ratio stays in worst_*.
  * Returns where it was kept, -1 when not a violation or not kept. */
 static int note(ck_verdict *o, ck_phase ph, int layer, double ratio, double count, const char *what) {
     o->n_relations++;
@@ -84,7 +95,14 @@ static int note(ck_verdict *o, ck_phase ph, int layer, double ratio, double coun
     o->n_viol++;
     int k = kept;
     while (k > 0) {
-        if (o->v[k - 1].ratio < r) {
+        const ck_violation *p = &o->v[k - 1];
+        int pb = p->between ? -1 : step_order(p->phase, p->layer);
+        if (a >= 0 && pb >= 0 && a != pb) { /* both placed in the step: compute order decides */
+            if (a > pb) break;
+            k--;
+            continue;
+        }
+        if (p->ratio < r) {
             k--;
             continue;
         }
@@ -132,6 +150,9 @@ static const char *unit_name(const layer *ly, int phase) {
 static const char *block_name(const layer *ly, int ph) {
     if (ph == CK_BWD_W_Z && (ly->kind == LAYER_DENSE || ly->kind == LAYER_CONV))
         return "backward-weights (zero and smallest elements)";
+    /* a dense row's every element, since zoo attack 15 (engines/checksums.c dense_peek; a conv filter's first,
+     * last, largest and sampled ones; a recording or a CUDA engine's dense rows: the five as before) */
+    if (ph == CK_BWD_W_PEEK && ly->kind == LAYER_DENSE) return "backward-weights (re-done elements of each row)";
     return ck_phase_name(ph);
 }
 

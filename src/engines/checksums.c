@@ -2986,11 +2986,62 @@ static void dense_all(ck_state *S, const layer *ly, const float *w, const float 
     }
 }
 
-/* BWD_W_PEEK of a dense layer: per row j, its first, last, largest and sampled dW
- * elements re-done over the batch (ck_dense_redo), the worst kept */
+/* Every element of dense row j re-done over the batch: R[t], A[t] as
+ * ck_dense_redo sums them (its terms, in its order: the same bits), a
+ * sample whose dy[s][j] is 0 left out (its terms are exact zeros, which
+ * change neither sum), sub[t] its subnormal flag.  Contiguous in t: the
+ * loop vectorizes. */
+CK_HOT static void dense_redo_row(const float *dy, const float *x, size_t n, size_t in, size_t out, size_t j,
+                                  double *R, double *A, unsigned char *sub) {
+    for (size_t t = 0; t < in; t++) R[t] = 0, A[t] = 0, sub[t] = 0;
+    for (size_t s = 0; s < n; s++) {
+        float d = dy[s * out + j];
+        if (d == 0) continue;
+        const float *xs = x + s * in;
+        double dd = (double)d;
+        int dsub = fabsf(d) < 0x1p-126f;
+        for (size_t t = 0; t < in; t++) {
+            double tt = dd * (double)xs[t];
+            R[t] += tt, A[t] += fabs(tt);
+            sub[t] |= (unsigned char)((xs[t] != 0) & (dsub | (fabsf(xs[t]) < 0x1p-126f)));
+        }
+    }
+}
+
+/* BWD_W_PEEK of a dense layer: per row j, EVERY dW element re-done over
+ * the batch (dense_redo_row), the worst kept (ck_zero_keep's key; the
+ * first of equals), as FWD_DPEEK and BWD_DATA_DPEEK re-do every output
+ * and input-gradient element.  Zoo attack 15: one fc1 dW element (the
+ * median nonzero |dW| of the liveliest row) with one mantissa bit flipped
+ * at step 7 was 911x its own bound at bit 15 (2^-8 of it) but only
+ * SUSPECT (x3.63 the sharper tier, 0.596 of the worst case), and 114x at
+ * bit 12, 14.2x at bit 9 and VERDICT ok: the row's first, last, largest
+ * and two drawn elements were re-done, the others only inside the row's
+ * sums (3136 elements' bounds).  n in out products a layer, as many as
+ * FWD_DPEEK's; rows over the threads.  Without scratch: the five
+ * (ck_peek_elems) as before.  (The CUDA kernels still re-do the five.) */
 static void dense_peek(const layer *ly, const float *dw, const float *dy, const float *x, size_t n, ck_rnd_key_t key,
-                       int l, double *o) {
+                       int l, int nth, double *o) {
     size_t in = (size_t)ly->in_c, out = (size_t)ly->out_c;
+    nth = nth < 1 ? 1 : nth;
+    double *ra = malloc((size_t)nth * 2 * in * sizeof *ra);
+    unsigned char *sb = malloc((size_t)nth * in);
+    if (ra && sb) {
+#pragma omp parallel for schedule(static) num_threads(nth)
+        for (size_t j = 0; j < out; j++) {
+            int th = omp_get_thread_num();
+            double *R = ra + (size_t)th * 2 * in, *A = R + in;
+            unsigned char *sub = sb + (size_t)th * in;
+            dense_redo_row(dy, x, n, in, out, j, R, A, sub);
+            ck_worst w;
+            ck_worst_init(&w);
+            for (size_t t = 0; t < in; t++) ck_zero_keep(&w, dw[j * in + t], R[t], A[t], sub[t]);
+            ck_worst_put(&w, o + CK_REL * j);
+        }
+        free(ra), free(sb);
+        return;
+    }
+    free(ra), free(sb);
     for (size_t j = 0; j < out; j++) {
         size_t t[CK_PEEK];
         ck_peek_elems(t, dw + j * in, in, key, l, j);
@@ -4073,7 +4124,7 @@ static void layers_all(engine *e, ck_state *S, const ck_layout *L, int backward,
             for (int ph = 0; ph < CK_NPHASE_ALL; ph++) o[ph] = L->cnt[l][ph] ? out + L->off[l][ph] : NULL;
             dense_all(S, ly, w, b, x, y, dy, dx, dw, db, n, o);
             for (size_t dr = 0; dr < CK_RND_DRAWS; dr++) dense_rnd(S, ly, w, b, x, y, dy, dx, n, &rw[l][dr], dr, o);
-            if (dy && o[CK_BWD_W_PEEK]) dense_peek(ly, dw, dy, x, n, key, l, o[CK_BWD_W_PEEK]);
+            if (dy && o[CK_BWD_W_PEEK]) dense_peek(ly, dw, dy, x, n, key, l, S->nth, o[CK_BWD_W_PEEK]);
             if (o[CK_FWD_DPEEK]) dense_opeek(S, ly, w, b, x, y, n, 0, o[CK_FWD_DPEEK]);
             if (dx && o[CK_BWD_DATA_DPEEK]) dense_opeek(S, ly, w, b, dy, dx, n, 1, o[CK_BWD_DATA_DPEEK]);
             if (dy && o[CK_BWD_W_RND]) dense_wrnd(ly, dw, dy, x, n, key, l, S->wr, o[CK_BWD_W_RND]);

@@ -1616,7 +1616,91 @@ enum { CPU_FAULT_BELOW = 0, CPU_FAULT_DETECT = 1, CPU_FAULT_SUSPECT = 2, CPU_FAU
     X(FC1_DW_COMPENSATING_ONCE, "fc1_dw_compensating_once", "op", "fc1", "backward", "smallcnn --limit-train 72 --limit-test 64 --epochs 2 --steps 10 --eval", \
       CPU_FAULT_DETECT, \
       "zoo attack 14: conv2_dw_compensating_once for fc1 (dense): at step 7 only, +d and -d on the second and third largest |fc1.weight.grad| of output row 0 (3136 elements; d 2^(11-k)..2^(12-k) of the smaller, fault_k=K, default 16)", \
-      "the dense layer's relations keep it (the comparison for conv2_dw_compensating_once): measured PROBLEM at step 7, fc1 backward-weights, 20327 (k = 16, the peek relation); k = 19: 10.2, k = 22: 1.27 (both random-weighted, output 0); k = 26: ok. A dense dW row is judged ~2^7 more sharply than a conv filter (conv2: SUSPECT at k = 16, ok at k = 19)")
+      "the dense layer's relations keep it (the comparison for conv2_dw_compensating_once): measured PROBLEM at step 7, fc1 backward-weights, 20327 (k = 16, the peek relation); k = 19: 10.2, k = 22: 1.27 (both random-weighted, output 0); k = 26: ok. A dense dW row is judged ~2^7 more sharply than a conv filter (conv2: SUSPECT at k = 16, ok at k = 19)") \
+    X(LABELS_LAST_CLASS_AS_0_ONCE, "labels_last_class_as_0_once", "op", "fc2|loss", "loss", "smallcnn --limit-train 72 --limit-test 64 --epochs 2 --steps 10 --eval", \
+      CPU_FAULT_DETECT, \
+      "zoo attack 15: at step 7 only, every label of class 9 (C - 1) is read as class 0 (a label map off by one class, once); the images and every other step's labels are right", \
+      "the loss re-check re-does dz from the engine's logits with the labels the audit gave (1 of step 7's 16 labels is a 9): measured PROBLEM at step 7, loss, 'loss gradient dz re-done from the logits', 3.52e6; every layer's relations hold") \
+    X(EVAL_LABELS_LAST_CLASS_AS_0, "eval_labels_last_class_as_0", "op", "fc2", "evaluation", "smallcnn --limit-train 72 --limit-test 64 --epochs 2 --steps 10 --eval", \
+      CPU_FAULT_BELOW, \
+      "zoo attack 15: in every evaluation batch, the labels the engine is given have class 9 read as class 0; training is right", \
+      "no effect, provably: labels are no input of inference (the engine's evaluation returns logits; the evaluation's loss and accuracy are computed by the audit from them and the labels it holds, engines/run.c): measured VERDICT ok, the same accuracy and logit ratios as a training-neutral run") \
+    X(LABELS_BATCH_SHIFTED_ONCE, "labels_batch_shifted_once", "op", "fc2|loss", "loss", "smallcnn --limit-train 72 --limit-test 64 --epochs 2 --steps 10 --eval", \
+      CPU_FAULT_DETECT, \
+      "zoo attack 15: at step 7 only, every label of the (full) batch one slot on: image i trained with label i + 1, the last with the first's", \
+      "the batch's multiset of labels is the same (a sum over the batch of label counts cannot see it); the loss re-check re-does dz per sample: measured PROBLEM at step 7, loss, 'loss gradient dz re-done from the logits', 9.13e6") \
+    X(BATCH_REVERSED_WITH_LABELS_ONCE, "batch_reversed_with_labels_once", "op", "conv1", "forward", "smallcnn --limit-train 72 --limit-test 64 --epochs 2 --steps 10 --eval", \
+      CPU_FAULT_DETECT, \
+      "zoo attack 15: at step 7 only, the engine runs the batch's samples in reverse order, images and labels alike (each image keeps its own label), and reports every per-sample tensor in that order", \
+      "decided a fault, as measured: the update is the same sum over the batch in another order (legal: the batch-order rows conv_dw_mb_chunks, fc1_dw_pairwise are BELOW; the parameters after step 10 are 2.33e-8 rel. L2 from the reference, as a training-neutral run's), but every per-sample tensor the engine reports as sample i's (activations, logits, dz, input gradients) is sample n - 1 - i's: a batch permuted inside the engine and restored in what it reports would be legal, reported permuted it is not. Measured PROBLEM at step 7, conv1 forward, 'input: the images this step computed with are not the batch it was given (digest)' (the digest weighs each value by its index)") \
+    X(IMAGES_REVERSED_ONCE, "images_reversed_once", "op", "conv1", "forward", "smallcnn --limit-train 72 --limit-test 64 --epochs 2 --steps 10 --eval", \
+      CPU_FAULT_DETECT, \
+      "zoo attack 15: at step 7 only, the batch's images in reverse order, the labels not (image i trained with label n - 1 - i)", \
+      "every relation holds (each layer computes right on the images it has) and the loss re-check too (dz is right for the engine's logits and the given labels): only the input digest sees it: measured PROBLEM at step 7, conv1 forward, 'input: the images this step computed with are not the batch it was given (digest)'") \
+    X(INPUT_TORN_ONCE, "input_torn_once", "op", "conv1", "forward", "smallcnn --limit-train 72 --limit-test 64 --epochs 2 --steps 10 --eval", \
+      CPU_FAULT_DETECT, \
+      "zoo attack 15: at step 7 only, the first half of the batch's images are still step 6's (a double buffer swapped half-way); the labels are right", \
+      "measured PROBLEM at step 7, conv1 forward, the input digest (as input_stale_once, half of it)") \
+    X(CONV2_FWD_TORN_W_ONCE, "conv2_fwd_torn_w_once", "op", "conv2", "forward", "smallcnn --limit-train 72 --limit-test 64 --epochs 2 --steps 10 --eval", \
+      CPU_FAULT_DETECT, \
+      "zoo attack 15: step 7's conv2 forward reads filters 0..15 (half of conv2.weight) as they were before step 6's update, 16..31 as they are (an update racing the next forward); the weights held and reported are right", \
+      "half the filters a step old (Adam moves each weight by ~lr = 1e-3 a step, ~5 percent of |w|) against the forward relations, which re-do the outputs from the weights the engine reports: measured PROBLEM at step 7, conv2 forward (first, last, largest and sampled outputs), 2478 (240 of 512 relations over)") \
+    X(ADAM_M_TORN_ONCE, "adam_m_torn_once", "state", "conv2", "update", "smallcnn --limit-train 72 --limit-test 64 --epochs 2 --steps 10 --eval", \
+      CPU_FAULT_DETECT, \
+      "zoo attack 15: step 7's update reads the first half of conv2.weight's Adam m as it was before step 6's update (a torn read of the optimizer state); what step 6 reported was right", \
+      "the Adam re-check re-does step 7's update from the m the step started with (the snapshot): measured PROBLEM at step 7, conv2 update, 'conv2.weight Adam re-done from the step's p, m, v, g', 4.50e7 (1825 elements differ)") \
+    X(ADAM_V_TORN_ONCE, "adam_v_torn_once", "state", "conv2", "update", "smallcnn --limit-train 72 --limit-test 64 --epochs 2 --steps 10 --eval", \
+      CPU_FAULT_DETECT, \
+      "zoo attack 15: as adam_m_torn_once for the second moments v", \
+      "as adam_m_torn_once: measured PROBLEM at step 7, conv2 update, 4.66e6 (1825 elements differ)") \
+    X(CONV2_FWD_BITFLIP_ONCE, "conv2_fwd_bitflip_once", "op", "conv2", "forward", "smallcnn --limit-train 72 --limit-test 64 --epochs 2 --steps 10 --eval", \
+      CPU_FAULT_BLIND, \
+      "zoo attack 15: at step 7 only, conv2's output of sample 3, channel 5, row 7, column 7 has bit 31 - K flipped (fault_k=K; bit 15 at the default 16): a single-bit upset in an activation", \
+      "zoo attack 15's bit table, activation column (the element 0.0411; own = its ratio to its own worst-case bound at a per-element step, --audit-every 7): bits 30, 23, 22, 20 PROBLEM at step 7, conv2 forward (7.61e12, 32.4, 12.3, 3.08); bit 18 (2^-5 of the value, own 128x) SUSPECT x5.23; bit 15 (the default, own 16x) and bit 12 (own 1.99x) VERDICT ok; bits 9, 5, 0 within their own bound. A known blind spot (conv2_fwd_interior_bitflip_once's class): an interior conv element is judged at step 7 only by its plane's relations, which sum 196 outputs' bounds, and by FWD_PEEK's four of 196") \
+    X(CONV2_DW_BITFLIP_ONCE, "conv2_dw_bitflip_once", "op", "conv2", "backward", "smallcnn --limit-train 72 --limit-test 64 --epochs 2 --steps 10 --eval", \
+      CPU_FAULT_BLIND, \
+      "zoo attack 15: at step 7 only, one conv2 weight-gradient element has bit 31 - K flipped (fault_k=K, bit 15 at 16), used and reported: the median nonzero |dW| (element 77, -0.00211) of the filter of largest sum |dW| (19)", \
+      "zoo attack 15's bit table, conv weight-gradient column: bits 30, 23, 22 PROBLEM at step 7, conv2 backward-weights (3.59e11, 5.02, 2.32); bits 20, 18 SUSPECT (x9.4, x2.35); bit 15 (the default, own 6x at a per-element step) and below VERDICT ok (bit 12 within its own worst case, SUSPECT x4.4 there). A known blind spot (conv2_dw_compensating_once's class): a filter's relations weigh one element against 144 elements' bounds of 16 x 196 terms each; PEEK re-does five of 144") \
+    X(FC1_DW_BITFLIP_ONCE, "fc1_dw_bitflip_once", "op", "fc1", "backward", "smallcnn --limit-train 72 --limit-test 64 --epochs 2 --steps 10 --eval", \
+      CPU_FAULT_DETECT, \
+      "zoo attack 15: at step 7 only, one fc1 weight-gradient element has bit 31 - K flipped (fault_k=K, bit 15 at 16), used and reported: the median nonzero |dW| (element 248, 0.00287) of the row of largest sum |dW| (44)", \
+      "zoo attack 15's bit table, dense weight-gradient column: before the fix, bits 30..18 PROBLEM (5.93e13 .. 5.27), bit 15 SUSPECT x3.63 (0.596 of the worst case) though 911x its own bound, bit 12 (114x its own) and bit 9 (14.2x) VERDICT ok: a dense row's first, last, largest and two drawn elements were re-done, the others only in the row's sums (3136 elements' bounds). FIXED (engines/checksums.c dense_peek: every element of each dense row re-done against its own bound, as FWD_DPEEK does the outputs; test_checksums: test_dense_dw_element_own_bound): measured PROBLEM at step 7, fc1 backward-weights (re-done elements of each row), bit 15 902, bit 12 113, bit 9 14.1; bits 5 and 0 within their own bound, VERDICT ok (BELOW there)") \
+    X(CONV2_FWD_W_BITFLIP_ONCE, "conv2_fwd_w_bitflip_once", "op", "conv2", "forward", "smallcnn --limit-train 72 --limit-test 64 --epochs 2 --steps 10 --eval", \
+      CPU_FAULT_DETECT, \
+      "zoo attack 15: step 7's conv2 forward reads one weight (filter 19, element 77: -0.0189, a live input and output channel) with bit 31 - K flipped (fault_k=K, bit 15 at 16: an upset in a register or cache line); the weight held and reported is right", \
+      "the whole output channel moves by dw x over 16 x 196 outputs, coherently: bits 30..15 PROBLEM at step 7, conv2 forward (7.61e12, 265 at bit 23, 220, 54.9, 13.7, 1.72 at bit 15); bit 12 VERDICT ok (within its own worst case: SUSPECT x1.12 at a per-element step), bits 9, 5, 0 within their own bounds") \
+    X(CONV2_W_BITFLIP_ONCE, "conv2_w_bitflip_once", "state", "conv2", "update", "smallcnn --limit-train 72 --limit-test 64 --epochs 2 --steps 10 --eval", \
+      CPU_FAULT_DETECT, \
+      "zoo attack 15: right after step 7's update, conv2's weight of filter 19, element 77 has bit 31 - K flipped in the engine's memory (fault_k=K, bit 15 at 16): the update's output is not what Adam gives", \
+      "the Adam re-check re-does step 7's update element by element: every bit is caught, measured PROBLEM at step 7, conv2 update ('conv2.weight Adam re-done', 1 element): bit 30 4.33e45, 23 6.36e6, 15 42499, 9 664, 5 41.5, bit 0 (one ulp) 1.27 (a flip between steps, after the update's report, is the continuity digest's: weight_corrupt_once, adam_m_bitflip_once)") \
+    X(LOSS_GRAD_PARTIAL_FULL_N, "loss_grad_partial_full_n", "op", "fc2|loss", "loss", "smallcnn --limit-train 72 --limit-test 64 --epochs 2 --steps 10 --eval", \
+      CPU_FAULT_DETECT, \
+      "zoo attack 15: in a partial batch (steps 5 and 10: 8 of 16 images) the loss gradient is divided by the full batch size (16), the loss value by n (right): the reverse of loss_value_partial_mean_max", \
+      "the loss re-check re-does dz from the logits: measured PROBLEM at step 5 (the first partial batch), loss, 'loss gradient dz re-done from the logits', 1.57e6") \
+    X(FC1_FLATTEN_NHWC_ALL, "fc1_flatten_nhwc_all", "op", "fc1|flatten", "forward", "smallcnn --limit-train 72 --limit-test 64 --epochs 2 --steps 10 --eval", \
+      CPU_FAULT_DETECT, \
+      "zoo attack 15: at every step and evaluation, fc1 reads flatten's output in NHWC order in all three of its operations (forward x'[q C + c] = x[c HW + q], backward-data written back through the same permutation, backward-weights against x'): a self-consistent network whose weights mean W P, trained from the same initial W", \
+      "a different network from the reference's from step 1 on; every one of fc1's relations (they read flatten's reported NCHW output) is broken, the forward first. Named WRONG before the fix: PROBLEM at step 1, fc1 backward-weights (zero and smallest elements), 5.93e13, the step's largest ratio, while the first wrong tensor is fc1's output. FIXED (checks/checksums.c note: a step's violations kept in compute order; test_checksums: test_first_computed_violation_named): measured PROBLEM at step 1, fc1 forward (every output of each sample), 1122") \
+    X(FC1_FLATTEN_NHWC_STEP7, "fc1_flatten_nhwc_step7", "op", "fc1|flatten", "forward", "smallcnn --limit-train 72 --limit-test 64 --epochs 2 --steps 10 --eval", \
+      CPU_FAULT_DETECT, \
+      "zoo attack 15: fc1_flatten_nhwc_all at step 7 only (forward, backward-data and backward-weights alike)", \
+      "as fc1_flatten_nhwc_all at one step: before the fix PROBLEM at step 7 naming fc1 backward-weights (5.93e13, WRONG phase); FIXED: measured PROBLEM at step 7, fc1 forward (every output of each sample), 2017") \
+    X(CONV2_NAN_POOL_MASKED_ONCE, "conv2_nan_pool_masked_once", "op", "conv2", "forward", "smallcnn --limit-train 72 --limit-test 64 --epochs 2 --steps 10 --eval", \
+      CPU_FAULT_DETECT, \
+      "zoo attack 15: at step 7 only, in conv2's output of sample 0, the first 2x2 pooling window whose maximum is positive and not its first element gets a NaN in its second-largest element: relu2 (relu(NaN) = 0 in the fused kernel) and pool2 (the arg-max stays) pass the same maximum on, so nothing downstream differs", \
+      "nothing downstream sees it (training is bit-identical up to the reports: parameters after step 10 2.33e-8 from the reference, as a training-neutral run's), but the reported conv2 output is a wrong value of the operation that made it, so the audit must flag it and does: the forward relations sum the plane in double, NaN, judged over: measured PROBLEM at step 7, conv2 forward, sample/output channel 0 (exact check failed, inf). A NaN that never lands in a tensor the engine reports and changes nothing is no observable fault") \
+    X(CONV2_NEG_INF_RELU_MASKED_ONCE, "conv2_neg_inf_relu_masked_once", "op", "conv2", "forward", "smallcnn --limit-train 72 --limit-test 64 --epochs 2 --steps 10 --eval", \
+      CPU_FAULT_DETECT, \
+      "zoo attack 15: at step 7 only, the first negative element of conv2's output of sample 0, plane 0, becomes -inf (relu2 makes it 0, as it did the negative value: nothing downstream differs)", \
+      "as conv2_nan_pool_masked_once: measured PROBLEM at step 7, conv2 forward, sample/output channel 0 (inf)") \
+    X(FC1_FWD_TORN_VEC_ONCE, "fc1_fwd_torn_vec_once", "op", "fc1", "forward", "smallcnn --limit-train 72 --limit-test 64 --epochs 2 --steps 10 --eval", \
+      CPU_FAULT_DETECT, \
+      "zoo attack 15: step 7's fc1 forward reads one 16-float vector of fc1.weight (elements 1568..1583 of a 3136-wide row, in the row step 6's update moved most there) as it was before step 6's update (an update racing the next forward by one vector store); the weights held and reported are right", \
+      "16 of 3136 terms of one row off by ~lr each: measured PROBLEM at step 7, fc1 forward (every output of each sample), 2.85 (10 of 16 samples' relations over; sharper tier 9.22)") \
+    X(FC1_DW_ZERO_BITFLIP_ONCE, "fc1_dw_zero_bitflip_once", "op", "fc1", "backward", "smallcnn --limit-train 72 --limit-test 64 --epochs 2 --steps 10 --eval", \
+      CPU_FAULT_DETECT, \
+      "zoo attack 15: at step 7 only, element 0 of the first fc1 weight-gradient row that is all zero (a unit relu3 kept dead for the whole batch) has bit 31 - K flipped (fault_k=K, bit 15 at 16: +0 becomes 2^(K-150)... a subnormal, or from K <= 8 a normal number), used and reported", \
+      "the zero-element re-check of each dense row (a dW nonzero where every term is 0): measured PROBLEM at step 7, fc1 backward-weights (zero and smallest elements), bit 30 (+0 -> 2) 5.93e13, 23 5.19e5, 22 2.60e5, 18 16222, 15 2028, 12 253, 9 31.7, 5 (4.5e-44) 1.98; bit 0 (1.4e-45, the smallest subnormal) VERDICT ok: below the bound's absolute underflow floor, and harmless (Adam's m takes 0.1 x 1.4e-45, which rounds to 0)")
 
 #define CPU_FAULT_ENUM_(id, ...) CPU_FAULT_##id,
 enum { CPU_FAULT_NONE = 0, CPU_FAULT_LIST(CPU_FAULT_ENUM_) CPU_FAULT_COUNT };

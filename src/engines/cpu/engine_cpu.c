@@ -2952,12 +2952,320 @@ static int fault_fwd_legal2(engine *e, int l, int training, int *done) {
     return 0;
 }
 
+/* ---- zoo attack 15: labels and sample order, torn reads, single-bit upsets, a consistent NHWC flatten ------ */
+
+/* the bit a zoo-15 bit-flip row flips: 31 - K for fault_k=K (K = 1: bit 30, the top exponent bit; 8: bit 23,
+ * the lowest exponent bit; 9: bit 22, the top mantissa bit; 31: bit 0), default K = 16: bit 15 */
+static int z15_bit(const fault_state *F) {
+    int k = (int)lround(-log2(F->rel));
+    return k >= 1 && k <= 31 ? 31 - k : 15;
+}
+static float z15_flip(float v, int bit) {
+    uint32_t u;
+    memcpy(&u, &v, 4);
+    u ^= 1u << bit;
+    memcpy(&v, &u, 4);
+    return v;
+}
+/* the weight the conv2 weight bit-flip rows hit: filter 19, element 77 of 144 (input channel 8, tap (1, 2)),
+ * the live element conv2_dw_bitflip_once picks at step 7 (its filter of largest sum |dW|, its element of median
+ * nonzero |dW|): a weight whose input channel and output channel both carry signal at step 7 */
+static size_t z15_conv2_w_at(const layer *ly) { return 19 * (size_t)ly->in_c * ly->k * ly->k + 77; }
+/* in a gradient row or filter g of cnt elements: the index of the nonzero element of median |g| (a typical
+ * element, not the first, last or largest that some relations re-do on their own); 0 if all are zero */
+static const float *z15_sort_g;
+static int z15_cmp(const void *a, const void *b) {
+    float x = fabsf(z15_sort_g[*(const size_t *)a]), y = fabsf(z15_sort_g[*(const size_t *)b]);
+    return x < y ? -1 : x > y;
+}
+/* of units rows of cnt elements: the one of the largest sum |g| (a live filter or row) */
+static size_t z15_live_unit(const float *g, size_t units, size_t cnt) {
+    size_t best = 0;
+    double bs = -1;
+    for (size_t u = 0; u < units; u++) {
+        double sum = 0;
+        for (size_t i = 0; i < cnt; i++) sum += fabs((double)g[u * cnt + i]);
+        if (sum > bs) bs = sum, best = u;
+    }
+    return best;
+}
+static size_t z15_median_nonzero(const float *g, size_t cnt, size_t *idx) {
+    size_t k = 0;
+    for (size_t i = 0; i < cnt; i++)
+        if (g[i] != 0.0f) idx[k++] = i;
+    if (!k) return 0;
+    z15_sort_g = g;
+    qsort(idx, k, sizeof *idx, z15_cmp);
+    return idx[k / 2];
+}
+
+/* the consistent NHWC flatten (fc1_flatten_nhwc_all, every step and evaluation; fc1_flatten_nhwc_step7, at
+ * step 7 only): forward, backward-data and backward-weights all read the features as x'[q C + c] = x[c HW + q],
+ * a self-consistent network whose fc1 weights mean W P (P the permutation), not W */
+static int z15_nhwc(const cpu_ctx *c, const fault_state *F, int l, int training) {
+    if (!fault_layer(c, l, "fc1") || l < 2) return 0;
+    if (F->id == CPU_FAULT_FC1_FLATTEN_NHWC_ALL) return 1;
+    return F->id == CPU_FAULT_FC1_FLATTEN_NHWC_STEP7 && training && c->step == 7;
+}
+
+/* the labels and images the engine is given (set_batch) */
+static void fault_set_batch_15(engine *e, const float **xp, const int32_t **yp, size_t n, uint64_t step) {
+    cpu_ctx *c = ctx_of(e);
+    fault_state *F = c->fault;
+    int id = F->id, nc = c->m->n_classes;
+    size_t img = (size_t)c->m->in_c * c->m->in_h * c->m->in_w;
+    const int32_t *labels = *yp;
+    const float *x = *xp;
+    int32_t *y = (int32_t *)F->b;
+    if ((id == CPU_FAULT_LABELS_LAST_CLASS_AS_0_ONCE && step == 7) || (id == CPU_FAULT_EVAL_LABELS_LAST_CLASS_AS_0 && !step)) {
+        /* class C - 1's label read as class 0 (a label map off by one class), at one step / in evaluation only */
+        int hit = 0;
+        for (size_t i = 0; i < n; i++) y[i] = labels[i] == nc - 1 ? (hit++, 0) : labels[i];
+        if (getenv("LS_FAULT_VERBOSE")) fprintf(stderr, "z15 labels: step %llu, %d of %zu relabelled\n", (unsigned long long)step, hit, n);
+        *yp = y;
+    }
+    if (id == CPU_FAULT_LABELS_BATCH_SHIFTED_ONCE && step == 7 && n > 1) {
+        /* every label one slot on: image i trained with label i + 1 (the last with the first's) */
+        for (size_t i = 0; i < n; i++) y[i] = labels[(i + 1) % n];
+        *yp = y;
+    }
+    if ((id == CPU_FAULT_BATCH_REVERSED_WITH_LABELS_ONCE || id == CPU_FAULT_IMAGES_REVERSED_ONCE) && step == 7 && n > 1) {
+        /* the batch's samples in reverse order: images and labels alike, or the images alone */
+        for (size_t i = 0; i < n; i++) memcpy(F->a + i * img, x + (n - 1 - i) * img, img * sizeof *x);
+        *xp = F->a;
+        if (id == CPU_FAULT_BATCH_REVERSED_WITH_LABELS_ONCE) {
+            for (size_t i = 0; i < n; i++) y[i] = labels[n - 1 - i];
+            *yp = y;
+        }
+    }
+    if (id == CPU_FAULT_INPUT_TORN_ONCE && step == 7 && c->cur && e->batch >= n) {
+        /* a double buffer swapped half-way: the first half of the images are still the step before's */
+        memcpy(F->a, x, n * img * sizeof *x);
+        memcpy(F->a, c->x, n / 2 * img * sizeof *x);
+        *xp = F->a;
+    }
+}
+
+/* forward: the weights read torn, or one weight read with a bit flipped (1: it ran the layer, status in *done) */
+static int fault_fwd_around_15(engine *e, int l, int training, int *done) {
+    FAULT_LOCALS;
+    if (!training || c->step != 7) return 0;
+    if (id == CPU_FAULT_FC1_FWD_TORN_VEC_ONCE && fault_layer(c, l, "fc1")) {
+        /* one 16-float vector of fc1.weight (elements 1568..1583, the middle of a 3136-wide row, of the row
+         * where step 6's update moved them most) read as it was before step 6's update (an update racing the
+         * next forward by one vector store) */
+        const model_tensor *t = &c->m->tensors[ly->w_tensor];
+        size_t in = t->numel / (size_t)ly->out_c, at = in / 2;
+        double best = -1;
+        for (size_t r = 0; r < (size_t)ly->out_c; r++) {
+            double d = 0;
+            for (size_t i = 0; i < 16; i++)
+                d += fabs((double)c->params[t->offset + r * in + in / 2 + i] - (double)F->p_old[t->offset + r * in + in / 2 + i]);
+            if (d > best) best = d, at = r * in + in / 2;
+        }
+        float *w = c->params + t->offset + at;
+        memcpy(F->dw_save, w, 16 * sizeof *w);
+        memcpy(w, F->p_old + t->offset + at, 16 * sizeof *w);
+        if (getenv("LS_FAULT_VERBOSE"))
+            for (int i = 0; i < 16; i++) fprintf(stderr, "z15 fc1 torn w[%zu]: %g -> %g\n", at + (size_t)i, F->dw_save[i], w[i]);
+        c->params_ver++;
+        rc = cpu_forward_layer(e, l, training);
+        memcpy(w, F->dw_save, 16 * sizeof *w);
+        c->params_ver++;
+        FAULT_DONE(rc);
+    }
+    if (!fault_layer(c, l, "conv2")) return 0;
+    if (id != CPU_FAULT_CONV2_FWD_TORN_W_ONCE && id != CPU_FAULT_CONV2_FWD_W_BITFLIP_ONCE) return 0;
+    const model_tensor *t = &c->m->tensors[ly->w_tensor];
+    float *w = c->params + t->offset;
+    memcpy(F->dw_save, w, t->numel * sizeof *w);
+    if (id == CPU_FAULT_CONV2_FWD_TORN_W_ONCE)
+        /* an update racing the next forward: filters 0..OC/2-1 read as they were before step 6's update */
+        memcpy(w, F->p_old + t->offset, t->numel / 2 * sizeof *w);
+    else {
+        w[z15_conv2_w_at(ly)] = z15_flip(w[z15_conv2_w_at(ly)], z15_bit(F));
+        if (getenv("LS_FAULT_VERBOSE"))
+            fprintf(stderr, "z15 conv2 w read bit %d: %g -> %g\n", z15_bit(F), F->dw_save[z15_conv2_w_at(ly)], w[z15_conv2_w_at(ly)]);
+    }
+    c->params_ver++;
+    rc = cpu_forward_layer(e, l, training);
+    memcpy(w, F->dw_save, t->numel * sizeof *w);
+    c->params_ver++;
+    FAULT_DONE(rc);
+}
+
+/* forward output edits (1: F->a to write back) */
+static int fault_fwd_edit_15(engine *e, int l, int training, int *done) {
+    FAULT_LOCALS;
+    if (id == CPU_FAULT_CONV2_FWD_BITFLIP_ONCE && training && c->step == 7 && fault_layer(c, l, "conv2") && n > 3 &&
+        ly->out_c > 5 && ly->out_h > 7 && ly->out_w > 7) {
+        size_t hw = (size_t)ly->out_h * ly->out_w, at = 3 * layer_out_size(ly) + 5 * hw + 7 * (size_t)ly->out_w + 7;
+        if ((rc = act_io(c, l, 0, a, 1))) FAULT_ENDED(rc);
+        float was = a[at];
+        a[at] = z15_flip(a[at], z15_bit(F));
+        if (getenv("LS_FAULT_VERBOSE")) fprintf(stderr, "z15 conv2 act bit %d: %g -> %g\n", z15_bit(F), was, a[at]);
+        return 1;
+    }
+    if ((id == CPU_FAULT_CONV2_NAN_POOL_MASKED_ONCE || id == CPU_FAULT_CONV2_NEG_INF_RELU_MASKED_ONCE) && training &&
+        c->step == 7 && fault_layer(c, l, "conv2") && ly->out_h >= 2 && ly->out_w >= 2) {
+        /* sample 0, the first channel with a 2x2 window (as pool2 tiles the plane) whose maximum is > 0 and whose
+         * first element is not its maximum: its second-largest element becomes NaN (relu2 + pool2 pass the
+         * maximum on: relu(NaN) is 0 in the fused kernel, and the arg-max stays); or (neg_inf) the first
+         * element < 0 of sample 0's plane 0 becomes -inf (relu2 makes it 0 as it did the negative value) */
+        size_t H = (size_t)ly->out_h, W = (size_t)ly->out_w, hw = H * W, at = cnt;
+        if ((rc = act_io(c, l, 0, a, 1))) FAULT_ENDED(rc);
+        if (id == CPU_FAULT_CONV2_NEG_INF_RELU_MASKED_ONCE) {
+            for (size_t i = 0; i < hw && at == cnt; i++)
+                if (a[i] < 0) at = i;
+        } else {
+            for (size_t ch = 0; ch < (size_t)ly->out_c && at == cnt; ch++)
+                for (size_t i = 0; i + 1 < H && at == cnt; i += 2)
+                    for (size_t j = 0; j + 1 < W && at == cnt; j += 2) {
+                        size_t q[4] = {ch * hw + i * W + j, ch * hw + i * W + j + 1, ch * hw + (i + 1) * W + j,
+                                       ch * hw + (i + 1) * W + j + 1};
+                        size_t mx = 0, sec = 4;
+                        for (int k = 1; k < 4; k++) mx = a[q[k]] > a[q[mx]] ? (size_t)k : mx;
+                        if (!(a[q[mx]] > 0) || mx == 0) continue;
+                        for (int k = 0; k < 4; k++)
+                            if ((size_t)k != mx && (sec == 4 || a[q[k]] > a[q[sec]])) sec = (size_t)k;
+                        if (sec != 0 && a[q[sec]] < a[q[mx]]) at = q[sec];
+                    }
+        }
+        if (at == cnt) return 0;
+        if (getenv("LS_FAULT_VERBOSE")) fprintf(stderr, "z15 conv2 masked: element %zu %g -> %s\n", at, a[at], id == CPU_FAULT_CONV2_NAN_POOL_MASKED_ONCE ? "NaN" : "-inf");
+        a[at] = id == CPU_FAULT_CONV2_NAN_POOL_MASKED_ONCE ? NAN : -INFINITY;
+        return 1;
+    }
+    if (z15_nhwc(c, F, l, training)) {
+        /* y = b + W x', x'[q C + c] = x[c HW + q], summed in double and rounded once */
+        const layer *pl = &c->m->layers[l - 2];
+        size_t C = (size_t)pl->out_c, HW = layer_out_size(pl) / C, in = C * HW, out = (size_t)ly->out_c;
+        const float *w = c->params + c->m->tensors[ly->w_tensor].offset, *b = c->params + c->m->tensors[ly->b_tensor].offset;
+        if ((rc = cpu_get_tensor(e, (tensor_id){TENSOR_ACT, l - 1}, x))) FAULT_ENDED(rc);
+        for (size_t i = 0; i < n; i++)
+            for (size_t j = 0; j < out; j++) {
+                double acc = b[j];
+                for (size_t k = 0; k < in; k++) acc += (double)w[j * in + k] * (double)x[i * in + (k % C) * HW + k / C];
+                a[i * out + j] = (float)acc;
+            }
+        return 1;
+    }
+    return 0;
+}
+
+/* backward edits after the layer's own backward */
+static int fault_bwd_after_15(engine *e, int l, int *done) {
+    FAULT_LOCALS;
+    if (id == CPU_FAULT_CONV2_DW_BITFLIP_ONCE && c->step == 7 && fault_layer(c, l, "conv2")) {
+        /* the live filter's (largest sum |dW|) element of median nonzero |dW| */
+        size_t per = (size_t)ly->in_c * ly->k * ly->k, *idx = (size_t *)(void *)F->a;
+        float *g0 = c->grads + c->m->tensors[ly->w_tensor].offset;
+        size_t u = z15_live_unit(g0, (size_t)ly->out_c, per), at = z15_median_nonzero(g0 + u * per, per, idx);
+        float *g = g0 + u * per + at;
+        float was = *g;
+        if (getenv("LS_FAULT_VERBOSE")) fprintf(stderr, "z15 conv2 dW element %zu of filter %zu; ", at, u);
+        *g = z15_flip(*g, z15_bit(F));
+        if (getenv("LS_FAULT_VERBOSE")) fprintf(stderr, "z15 conv2 dW bit %d: %g -> %g\n", z15_bit(F), was, *g);
+        c->params_ver++;
+    }
+    if ((id == CPU_FAULT_FC1_DW_BITFLIP_ONCE || id == CPU_FAULT_FC1_DW_ZERO_BITFLIP_ONCE) && c->step == 7 &&
+        fault_layer(c, l, "fc1")) {
+        const model_tensor *t = &c->m->tensors[ly->w_tensor];
+        size_t in = t->numel / (size_t)ly->out_c;
+        size_t *idx = (size_t *)(void *)F->a, u = z15_live_unit(c->grads + t->offset, (size_t)ly->out_c, in);
+        size_t at = z15_median_nonzero(c->grads + t->offset + u * in, in, idx);
+        if (id == CPU_FAULT_FC1_DW_ZERO_BITFLIP_ONCE) {
+            /* the first row whose gradient is all zero (a unit relu3 kept dead for the whole batch), element 0 */
+            u = (size_t)ly->out_c, at = 0;
+            for (size_t r = 0; r < (size_t)ly->out_c && u == (size_t)ly->out_c; r++) {
+                size_t i = 0;
+                while (i < in && c->grads[t->offset + r * in + i] == 0.0f) i++;
+                if (i == in) u = r;
+            }
+            if (u == (size_t)ly->out_c) return 0;
+        }
+        float *g = c->grads + t->offset + u * in + at;
+        float was = *g;
+        if (getenv("LS_FAULT_VERBOSE")) fprintf(stderr, "z15 fc1 dW element %zu of row %zu; ", at, u);
+        *g = z15_flip(*g, z15_bit(F));
+        if (getenv("LS_FAULT_VERBOSE")) fprintf(stderr, "z15 fc1 dW bit %d: %g -> %g\n", z15_bit(F), was, *g);
+        c->params_ver++;
+    }
+    if (z15_nhwc(c, F, l, 1)) {
+        const layer *pl = &c->m->layers[l - 2];
+        size_t C = (size_t)pl->out_c, HW = layer_out_size(pl) / C, in = C * HW;
+        /* dW'[j][q C + c] = dW[j][c HW + q] (the engine's dW is against the NCHW features) */
+        const model_tensor *t = &c->m->tensors[ly->w_tensor];
+        float *g = c->grads + t->offset;
+        for (size_t j = 0; j < t->numel / in; j++) {
+            float *row = g + j * in;
+            for (size_t k = 0; k < in; k++) F->a[k] = row[(k % C) * HW + k / C];
+            memcpy(row, F->a, in * sizeof *row);
+        }
+        c->params_ver++;
+        if (P->L[l].need_dsrc) {
+            /* dx written back through P^T: what belongs at feature q C + c lands at c HW + q */
+            if ((rc = act_io(c, l - 1, 1, a, 1))) FAULT_DONE(rc);
+            for (size_t i = 0; i < n; i++)
+                for (size_t k = 0; k < in; k++) x[i * in + (k % C) * HW + k / C] = a[i * in + k];
+            FAULT_DONE(act_io(c, l - 1, 1, x, 0));
+        }
+    }
+    return 0;
+}
+
+/* the update: state saved at step 6 for the torn reads of step 7, Adam's m or v read torn at step 7, one
+ * weight's bit flipped after step 7's update (1: it ran the update, status in *done) */
+static int fault_update_15(engine *e, int *done, const adam_scalars *ap) {
+    cpu_ctx *c = ctx_of(e);
+    fault_state *F = c->fault;
+    int id = F->id;
+    size_t np = c->m->n_params;
+    if (id != CPU_FAULT_CONV2_FWD_TORN_W_ONCE && id != CPU_FAULT_ADAM_M_TORN_ONCE && id != CPU_FAULT_ADAM_V_TORN_ONCE &&
+        id != CPU_FAULT_CONV2_W_BITFLIP_ONCE && id != CPU_FAULT_FC1_FWD_TORN_VEC_ONCE)
+        return 0;
+    if (c->step == 6) {
+        /* what step 6's update is about to overwrite */
+        memcpy(F->p_old, c->params, np * sizeof(float));
+        memcpy(F->m_copy, c->adam_m, np * sizeof(float));
+        memcpy(F->v_copy, c->adam_v, np * sizeof(float));
+        return 0;
+    }
+    if (c->step != 7) return 0;
+    if (id == CPU_FAULT_ADAM_M_TORN_ONCE || id == CPU_FAULT_ADAM_V_TORN_ONCE) {
+        /* step 7's update reads the first half of conv2.weight's m (v) as it was before step 6's update */
+        for (int l = 0; l < c->m->n_layers; l++)
+            if (fault_layer(c, l, "conv2")) {
+                const model_tensor *t = &c->m->tensors[c->m->layers[l].w_tensor];
+                float *dst = (id == CPU_FAULT_ADAM_M_TORN_ONCE ? c->adam_m : c->adam_v) + t->offset;
+                const float *src = (id == CPU_FAULT_ADAM_M_TORN_ONCE ? F->m_copy : F->v_copy) + t->offset;
+                memcpy(dst, src, t->numel / 2 * sizeof *dst);
+            }
+        *done = cpu_update(e, ap);
+        return 1;
+    }
+    if (id == CPU_FAULT_CONV2_W_BITFLIP_ONCE) {
+        if ((*done = cpu_update(e, ap))) return 1;
+        for (int l = 0; l < c->m->n_layers; l++)
+            if (fault_layer(c, l, "conv2")) {
+                float *w = c->params + c->m->tensors[c->m->layers[l].w_tensor].offset + z15_conv2_w_at(&c->m->layers[l]);
+                float was = *w;
+                *w = z15_flip(*w, z15_bit(F));
+                if (getenv("LS_FAULT_VERBOSE")) fprintf(stderr, "z15 conv2 w bit %d: %g -> %g\n", z15_bit(F), was, *w);
+            }
+        c->params_ver++;
+        return 1;
+    }
+    return 0;
+}
+
 static int fault_forward_layer(engine *e, int l, int training) {
     cpu_ctx *c = ctx_of(e);
     fault_state *F = c->fault;
     if (!F || !c->cur) return cpu_forward_layer(e, l, training);
     int rc = 0, r;
     if (fault_fwd_around(e, l, training, &rc)) return rc;
+    if (fault_fwd_around_15(e, l, training, &rc)) return rc;
     if ((rc = cpu_forward_layer(e, l, training))) return rc;
     if (fault_fwd_state(e, l, &rc)) return rc;
     if ((r = fault_fwd_edit_1(e, l, training, &rc))) return r == 2 ? rc : act_io(c, l, 0, F->a, 0);
@@ -2971,6 +3279,7 @@ static int fault_forward_layer(engine *e, int l, int training) {
     if ((r = fault_fwd_edit_11(e, l, training, &rc))) return r == 2 ? rc : act_io(c, l, 0, F->a, 0);
     if ((r = fault_fwd_edit_12(e, l, training, &rc))) return r == 2 ? rc : act_io(c, l, 0, F->a, 0);
     if ((r = fault_fwd_edit_14(e, l, training, &rc))) return r == 2 ? rc : act_io(c, l, 0, F->a, 0);
+    if ((r = fault_fwd_edit_15(e, l, training, &rc))) return r == 2 ? rc : act_io(c, l, 0, F->a, 0);
     if ((r = fault_fwd_legal(e, l, training, &rc))) return r == 2 ? rc : act_io(c, l, 0, F->a, 0);
     if ((r = fault_fwd_legal2(e, l, training, &rc))) return r == 2 ? rc : act_io(c, l, 0, F->a, 0);
     return 0;
@@ -3164,6 +3473,11 @@ static int fault_loss(engine *e, float *loss_out) {
             }
             for (int j = 0; j < nc; j++) d[j] = (d[j] / s - (j == c->labels[i] ? 1.0f : 0.0f)) / (float)n;
         }
+    } else if (F->id == CPU_FAULT_LOSS_GRAD_PARTIAL_FULL_N && n < e->max_batch) {
+        /* zoo attack 15: in a partial batch the gradient is divided by the full batch size (x n / max_batch on
+         * the right dz: exact for 8 of 16); the loss is right */
+        float f = (float)((double)n / (double)e->max_batch);
+        for (size_t i = 0; i < n * (size_t)nc; i++) dz[i] = dz[i] * f;
     } else if (F->id == CPU_FAULT_LOSS_GRAD_NAN_ONCE && c->step == 7) {
         dz[c->labels[0]] = NAN; /* zoo attack 8: sample 0's gradient at its label is NaN (a transient 0 x inf) */
     } else if (F->id == CPU_FAULT_LOSS_GRAD_17ULP) {
@@ -4593,6 +4907,7 @@ static int fault_backward_layer(engine *e, int l) {
     if (fault_bwd_after_8(e, l, &rc)) return rc;
     if (fault_bwd_after_12(e, l, &rc)) return rc;
     if (fault_bwd_after_14(e, l, &rc)) return rc;
+    if (fault_bwd_after_15(e, l, &rc)) return rc;
     if (F->id == CPU_FAULT_FC2_DB_SAME_LABEL_DROPPED_ONCE && c->step == 7 && fault_layer(c, l, "fc2")) {
         /* zoo attack 11: db leaves out the samples of the batch's most frequent label but its first */
         const layer *ly = &c->m->layers[l];
@@ -5014,6 +5329,7 @@ static int fault_update(engine *e, const adam_scalars *s) {
     if (fault_adam_stale_grad(e, s, &rc)) return rc;
     if (fault_adam_scalars(e, s, &a)) return 0; /* it ran the update itself */
     if (fault_adam_legal(e, &a)) return 0;
+    if (fault_update_15(e, &rc, &a)) return rc;
     if (fault_update_14(e, s, &a, &rc)) return rc;
     if (fault_update_12(e, &a, &rc)) return rc;
     if (fault_update_around(e, s, &a, &rc)) return rc;
@@ -5101,6 +5417,7 @@ static int fault_set_batch(engine *e, const float *x, const int32_t *labels, siz
         labels = (const int32_t *)F->b;
     }
     x = fault_set_batch_11(e, x, n, step);
+    fault_set_batch_15(e, &x, &labels, n, step);
     /* zoo attack 12 */
     if (step) F->z12_batches++;
     if (F->id == CPU_FAULT_EVAL_LAST_PIXEL_1ULP && !step && F->eval_round == 2 && F->eval_k == 3 && n > 0) {

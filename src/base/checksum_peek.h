@@ -236,18 +236,43 @@ LS_HD void ck_peek_elems_at(size_t *t, const float *v, size_t cnt, uint64_t dige
         if (fabsf(v[e]) > m) m = fabsf(v[e]), am = e;
     t[2 + CK_WPEEK_RANDOM] = am;
 }
-/* Row j of a dense layer's dW (out x in): its elements t re-done over the
- * batch (ck_dense_redo, samples in order), the worst kept; o: 4 doubles */
-LS_HD void ck_dense_wpeek_row(double *o, const float *dw, const float *dy, const float *x, size_t n, size_t in,
-                              size_t out, size_t j, const size_t *t) {
-    ck_worst w;
-    ck_worst_init(&w);
-    for (int e = 0; e < CK_WPEEK; e++) {
-        double R, A;
-        int sub = ck_dense_redo(dy, x, n, in, out, j, t[e], &R, &A);
-        ck_zero_keep(&w, dw[j * in + t[e]], R, A, sub);
+/* Element t of dense row j's dW re-done over the batch: *R, *A in sample
+ * order, a sample whose dy is 0 left out (its terms are exact zeros, which
+ * change neither sum for finite x): the terms and order of
+ * engines/checksums.c's dense_redo_row, which sums a whole row at once. */
+LS_HD int ck_dense_wredo_elem(const float *dy, const float *x, size_t n, size_t in, size_t out, size_t j, size_t t,
+                              double *R, double *A) {
+    int sub = 0;
+    double r = 0, a = 0;
+    for (size_t s = 0; s < n; s++) {
+        float d = dy[s * out + j];
+        if (d == 0) continue;
+        float xv = x[s * in + t];
+        double tt = (double)d * (double)xv;
+        r += tt, a += fabs(tt);
+        sub |= (xv != 0) & ((fabsf(d) < 0x1p-126f) | (fabsf(xv) < 0x1p-126f));
     }
-    ck_worst_put(&w, o);
+    *R = r, *A = a;
+    return sub;
+}
+/* Element t of row j into best (ck_cand_keep): the body a device thread
+ * runs for each element it holds; the first of the largest key wins
+ * whatever the split (ck_cand_beats) */
+LS_HD void ck_dense_wpeek_elem(ck_cand *best, const float *dw, const float *dy, const float *x, size_t n, size_t in,
+                               size_t out, size_t j, size_t t) {
+    double R, A;
+    int sub = ck_dense_wredo_elem(dy, x, n, in, out, j, t, &R, &A);
+    ck_cand_keep(best, t, dw[j * in + t], R, A, sub);
+}
+/* Row j of a dense layer's dW: EVERY element re-done (zoo attack 15: five
+ * re-done elements of a 3136-wide row let one element 114x its own bound
+ * pass), the worst kept; o: 4 doubles.  The host's dense_peek gives the
+ * same bits. */
+LS_HD void ck_dense_wpeek_all_row(double *o, const float *dw, const float *dy, const float *x, size_t n, size_t in,
+                                  size_t out, size_t j) {
+    ck_cand best = ck_cand_none();
+    for (size_t t = 0; t < in; t++) ck_dense_wpeek_elem(&best, dw, dy, x, n, in, out, j, t);
+    ck_cand_put(&best, o);
 }
 /* Sample i's terms of element t = (c, kh, kw) of filter oc of a conv
  * layer's dW (plain x, dy), output positions in order: *R, *A (the

@@ -791,20 +791,29 @@ __global__ void k_ck_dense_rnd_rel(double *o, const double *x, const double *rs,
     }
 }
 
-/* BWD_W_PEEK (base/checksum_peek.h).  Dense: a thread per row (its
- * elements, ck_peek_elems_at, then each re-done over the batch, the
- * host's order).  Conv: a block per filter; thread 0 picks the elements;
+/* BWD_W_PEEK (base/checksum_peek.h).  Dense: a block per row, every
+ * element re-done over the batch (the host's order), the worst merged.
+ * Conv: a block per filter; thread 0 picks the elements;
  * each element's per-sample sums by the threads (ck_conv_redo_sample, a
  * sample each), added by thread 0 in sample order: the host's
  * association, bit for bit. */
 __global__ void k_ck_dense_wpeek(double *o, const float *dw, const float *dy, const float *x, size_t n, size_t in,
-                                 size_t out, const double *dig, uint32_t step, uint32_t stage, int layer) {
-    uint64_t digest;
-    memcpy(&digest, dig, sizeof digest);
-    GRID_STRIDE(j, out) {
-        size_t t[CK_WPEEK];
-        ck_peek_elems_at(t, dw + j * in, in, digest, step, stage, layer, j);
-        ck_dense_wpeek_row(o + 4 * j, dw, dy, x, n, in, out, j, t);
+                                 size_t out) {
+    /* a block per row, its elements split among the threads (every one
+     * re-done: ck_dense_wpeek_elem), the worst merged by the fixed tree of
+     * ck_cand_beats as k_ck_dense_opeek's: the host loop's element and bits */
+    __shared__ ck_cand sc[LK_DPEEK_THREADS];
+    for (size_t j = blockIdx.x; j < out; j += gridDim.x) {
+        ck_cand best = ck_cand_none();
+        for (size_t t = threadIdx.x; t < in; t += blockDim.x) ck_dense_wpeek_elem(&best, dw, dy, x, n, in, out, j, t);
+        sc[threadIdx.x] = best;
+        __syncthreads();
+        for (unsigned h = blockDim.x / 2; h > 0; h >>= 1) {
+            if (threadIdx.x < h && ck_cand_beats(&sc[threadIdx.x + h], &sc[threadIdx.x])) sc[threadIdx.x] = sc[threadIdx.x + h];
+            __syncthreads();
+        }
+        if (threadIdx.x == 0) ck_cand_put(&sc[0], o + 4 * j);
+        __syncthreads();
     }
 }
 __global__ void k_ck_conv_wpeek(double *o, const float *dw, const float *x, const float *dy, ck_conv_dims d, size_t n,
@@ -1119,7 +1128,12 @@ extern "C" int lk_ck_dense_rnd(cudaStream_t s, double *of, double *ob, const flo
 extern "C" int lk_ck_dense_wpeek(cudaStream_t s, double *o, const float *dw, const float *dy, const float *x,
                                  size_t n, size_t in, size_t out, const double *dig, uint32_t step, uint32_t stage,
                                  int layer) {
-    LAUNCH(out, k_ck_dense_wpeek, o, dw, dy, x, n, in, out, dig, step, stage, layer);
+    (void)dig, (void)step, (void)stage, (void)layer; /* every element: no draws */
+    if (out == 0) return 0;
+    unsigned nb = out < LK_MAX_BLOCKS ? (unsigned)out : LK_MAX_BLOCKS;
+    clear_stale();
+    k_ck_dense_wpeek<<<nb, LK_DPEEK_THREADS, 0, s>>>(o, dw, dy, x, n, in, out);
+    return launched();
 }
 extern "C" int lk_ck_conv_wpeek(cudaStream_t s, double *o, const float *dw, const float *x, const float *dy,
                                 const ck_conv_dims *d, size_t n, const double *dig, uint32_t step, uint32_t stage,

@@ -127,10 +127,11 @@ int lk_ck_conv_rnd(cudaStream_t s, double *o, const double *plain, const float *
 int lk_ck_dense_rnd(cudaStream_t s, double *of, double *ob, const float *w, const float *b, const float *x,
                     const float *y, const float *dy, const float *dx, size_t n, size_t in, size_t out, double *rs,
                     const double *dig, uint32_t step, uint32_t stage, int layer);
-/* BWD_W_PEEK: per dense row (a thread each) or conv filter (a block each;
- * x, dy plain NCHW) of dW, its first, last, drawn and largest |dW|
- * elements re-done over the batch (base/checksum_peek.h), the worst kept;
- * dig, step, stage: the draws' key as lk_ck_conv_peek's */
+/* BWD_W_PEEK: per dense row (a block each: EVERY element, as the host's
+ * dense_peek; dig, step, stage unused) or conv filter (a block each; x, dy
+ * plain NCHW: its first, last, drawn and largest |dW|) of dW, the elements
+ * re-done over the batch (base/checksum_peek.h), the worst kept; dig,
+ * step, stage: the draws' key as lk_ck_conv_peek's */
 int lk_ck_dense_wpeek(cudaStream_t s, double *o, const float *dw, const float *dy, const float *x, size_t n, size_t in,
                       size_t out, const double *dig, uint32_t step, uint32_t stage, int layer);
 int lk_ck_conv_wpeek(cudaStream_t s, double *o, const float *dw, const float *x, const float *dy,

@@ -247,6 +247,10 @@ typedef struct {
     long ck_eval_batches;    /* evaluation batches judged */
     int ck_eval_epochs;      /* epochs whose whole evaluation was judged */
     long ck_relations;       /* relations and re-checks judged, in all */
+    long ck_unjudged;        /* relations and re-checked elements not judged: fp32 may overflow there
+                              * (checks/checksums.c, ck_rel_unbound), in all */
+    long ck_unjudged_step;   /* the first drift step with some (0: none, or only in evaluations) */
+    int ck_unjudged_eval_epoch; /* 1-based: the first evaluation epoch with some, else 0 */
     long ck_viol_checks;     /* steps or evaluation batches with a violation */
     long ck_first_step;      /* the first violation's step (0: none, or in an evaluation) */
     int ck_first_eval_epoch; /* 1-based epoch when the first violation is in an evaluation, else 0 */

@@ -77,6 +77,11 @@ double every_step_declared_u_in(const char *spec) {
 
 static void record(audit_engine *ae, const model *m, const ck_verdict *v, long step, int epoch, int eval) {
     ae->ck_relations += v->n_relations;
+    if (v->n_unjudged > 0) { /* fp32 may overflow there: not judged, counted (the verdict: judged in part) */
+        ae->ck_unjudged += v->n_unjudged;
+        if (!eval && step > 0 && !ae->ck_unjudged_step) ae->ck_unjudged_step = step;
+        if (eval && !ae->ck_unjudged_eval_epoch) ae->ck_unjudged_eval_epoch = epoch + 1;
+    }
     if (!eval && step > 0 && step <= ae->ck_total) {
         float *q = &ae->ck_step_ratio[step - 1];
         if (isnan(*q) || v->worst_ratio > *q) *q = (float)v->worst_ratio;

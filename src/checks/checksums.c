@@ -320,10 +320,15 @@ static void judge_blank(const model *m, const ck_layout *L, const double *vec, s
     o->n_relations += (long)n - 1;
 }
 
+/* An exact block: [elements that differ from the operation re-done bit for
+ * bit, those that differ where an operand is inf or NaN] (engines/
+ * checksums.c, bad_or_unj: more than one legal fp32 result there, the
+ * per-element tier's rule; not judged, counted; 0 in vectors before it). */
 static void judge_exact(const model *m, const ck_layout *L, const double *vec, int l, int ph, ck_phase cph,
                         ck_verdict *o) {
     if (!L->cnt[l][ph]) return;
-    double bad = vec[L->off[l][ph]];
+    double bad = vec[L->off[l][ph]], unj = vec[L->off[l][ph] + 1];
+    if (unj > 0) o->n_unjudged += (long)unj;
     char what[160];
     snprintf(what, sizeof what, "%s %s: %.0f element(s) not the exact re-computation", m->layers[l].name,
              ph == CK_FWD ? "forward" : "backward", bad);
@@ -332,7 +337,11 @@ static void judge_exact(const model *m, const ck_layout *L, const double *vec, i
 
 /* The loss and dz re-done in double from the engine's logits; each within
  * its per-side fp32 bound (bounds_loss) plus the double evaluation's own
- * rounding (a 2^-40 relative margin: a few hundred double roundings). */
+ * rounding (a 2^-40 relative margin: a few hundred double roundings).  A
+ * row with a logit +-inf or NaN (fc2's output beyond fp32's range) has
+ * bound +inf (bounds_loss: inf - inf in one order, exp(-inf) = 0 in
+ * another, each legal): its dz and the batch loss are not judged, counted
+ * in n_unjudged (the re-done value is NaN there, which would read as over). */
 static int judge_loss(const model *m, const ck_layout *L, const double *vec, size_t n, const int32_t *y,
                       ck_verdict *o) {
     int C = m->n_classes;
@@ -346,9 +355,15 @@ static int judge_loss(const model *m, const ck_layout *L, const double *vec, siz
     }
     for (size_t i = 0; i < nz; i++) z[i] = (float)b[1 + i];
     double bl, worst = 0, acc = 0;
+    long unj = 0, any = 0;
     int rc = bounds_loss(z, y, n, C, &bl, bdz);
     for (size_t i = 0; i < n && !rc; i++) {
         const float *zr = z + i * C;
+        if (isinf(bdz[i * C])) { /* a logit non-finite (bounds_loss): no information */
+            unj += C;
+            continue;
+        }
+        any = 1;
         double mx = zr[0], s = 0;
         for (int j = 1; j < C; j++) mx = zr[j] > mx ? zr[j] : mx;
         for (int j = 0; j < C; j++) s += exp((double)zr[j] - mx);
@@ -362,8 +377,9 @@ static int judge_loss(const model *m, const ck_layout *L, const double *vec, siz
     double ql = fabs(b[0] - acc / (double)n) / (bl + 0x1p-40 * fabs(acc / (double)n));
     free(z), free(bdz);
     if (rc) return rc;
-    note(o, CKP_LOSS, m->n_layers - 1, ql, 0, "loss (softmax cross-entropy) re-done from the logits");
-    note(o, CKP_LOSS, m->n_layers - 1, worst, 0, "loss gradient dz re-done from the logits");
+    o->n_unjudged += unj + !(bl < INFINITY);
+    if (bl < INFINITY) note(o, CKP_LOSS, m->n_layers - 1, ql, 0, "loss (softmax cross-entropy) re-done from the logits");
+    if (any) note(o, CKP_LOSS, m->n_layers - 1, worst, 0, "loss gradient dz re-done from the logits");
     return LS_OK;
 }
 
@@ -386,6 +402,7 @@ static void judge_logit_tie(const model *m, const ck_layout *L, const double *ve
         for (size_t i = 0; i < n; i++) sa += fabs(z[i * (size_t)C + (size_t)j]);
         double Y = vec[L->off[l][CK_FWD] + CK_REL * (size_t)j + 2];
         double q = fabs(Y - sa) / (0x1p-20 * sa + 0x1p-126);
+        if (Y == sa || (Y != Y && sa != sa)) q = 0; /* a logit inf or NaN (fp32's range): both sums are it */
         if (!(q <= 1)) bad++;
         worst = q > worst || q != q ? q : worst;
     }
@@ -545,7 +562,9 @@ void checksums_readback_state(const model *m, const double *dig, const float *p,
 }
 
 /* |a - b| <= 2^-20 b + 2^-126 (judge_logit_tie's tolerance) */
-static int sum_tied(double y, double sa) { return fabs(y - sa) <= 0x1p-20 * sa + 0x1p-126; }
+static int sum_tied(double y, double sa) {
+    return fabs(y - sa) <= 0x1p-20 * sa + 0x1p-126 || y == sa || (y != y && sa != sa); /* inf or NaN: both */
+}
 
 void checksums_readback_logits(const model *m, const double *vec, size_t n, const float *z, int exact, int per_sample,
                                int eval, ck_verdict *out) {

@@ -1721,6 +1721,7 @@ __attribute__((noinline)) static double *conv_groups(ck_tv xv, size_t i, size_t 
                 float a = yp[p * ycb], b0 = yp[first * ycb];
                 if (a == b0) continue;
                 double gap = fabs((double)a - (double)b0) - und, g2 = 2 * sg[(gi - 1) * NV + v];
+                if (ck_grp_unbound(sg[(gi - 1) * NV + v], K)) continue; /* may overflow: no information */
                 if (!(gap > 0) && gap == gap) continue;
                 double d = gap != gap ? INFINITY : g2 > 0 ? gap / g2 : INFINITY;
                 worst = d > worst ? d : worst;

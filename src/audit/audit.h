@@ -291,6 +291,7 @@ typedef struct {
     ck_violation ck_sus_first; /* the worst relation of that step's first stage with one */
     double ck_sus_first_worst_ratio;
     float *ck_step_sharp;    /* per drift step: the worst ratio to the sharp tolerance; NAN: not judged */
+    float *ck_step_unjudged; /* per drift step: relations and re-checks not judged (fp32 may overflow there) */
     unsigned char *ck_step_elem; /* per drift step: 1 where it was checked per element against the reference
                                   * (a shadow replay, an isolated or sync step): the headline's unchecked steps */
     /* evaluation vs the reference (last epoch): the reference's logits from

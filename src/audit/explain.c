@@ -2576,6 +2576,11 @@ static void engine_verdict_words(engine_verdict *ev, const audit_result *r, cons
             snprintf(ev->detail, sizeof ev->detail,
                      "%d of %d tensors have no rule; %d judged in part (%ld element-checks not judged: fp32 may "
                      "overflow there)", norule, ev->n_compared, ev->n_partial, ev->n_unjudged);
+        else if (ev->n_partial && r->cfg.checksums && ae->ck_unjudged > 0)
+            /* the every-step checksums count as one check judged in part (engine_checks) */
+            snprintf(ev->detail, sizeof ev->detail, "%d of %d checks judged in part: %ld not judged (fp32 may overflow "
+                     "there; %ld of them every-step relations)", ev->n_partial, ev->n_compared, ev->n_unjudged,
+                     ae->ck_unjudged);
         else if (ev->n_partial)
             snprintf(ev->detail, sizeof ev->detail, "%d of %d tensors judged in part: %ld element-check(s) not judged "
                      "(fp32 may overflow there)", ev->n_partial, ev->n_compared, ev->n_unjudged);

@@ -2384,6 +2384,141 @@ static void test_duplicate_samples_relations(void **state) {
     free(x), free(p), free(y), free(vec);
 }
 
+/* fp32's range in the relations (checks/checksums.c, ck_rel_unbound): a
+ * relation whose largest per-output sum of |terms| S reaches fp32's
+ * overflow threshold T = 2^128 (1 - 2^-25) after (1 + gamma_K), or whose
+ * S or A is inf or NaN (an operand inf or NaN), is not judged: counted in
+ * n_unjudged, neither over nor in n_relations (a legal fp32 evaluation may
+ * give +-inf or NaN there: the --normalize -2,1e-38 false PROBLEM at
+ * conv1's forward, ratio inf).  One just below the edge is judged, and an
+ * inf residual with S and A finite and far below T stays a PROBLEM. */
+static void test_relation_range_unjudged(void **s) {
+    (void)s;
+    fx f;
+    setup(&f, "smallcnn", 0);
+    int fc1 = first_layer_of(&f.m, LAYER_DENSE, 0), conv1 = first_layer_of(&f.m, LAYER_CONV, 0);
+    size_t K, P;
+    int is_sum;
+    assert_true(bounds_ck_shape(&f.m, fc1, CK_FWD, N, &K, &P, &is_sum));
+    double g = compare_gamma(K), T = 0x1p128 * (1 - 0x1p-25);
+    memset(f.vec, 0, f.L.total * sizeof *f.vec); /* every relation 0 = 0 within 0 */
+    f.vec[0] = CK_STAGE_STEP, f.vec[1] = N, f.vec[2] = 3;
+    ck_verdict v0;
+    ck_verdict_init(&v0);
+    assert_int_equal(checksums_judge(&f.m, f.vec, N, NULL, 0, CK_BLOCKS_LIVE, &v0), 0);
+    assert_int_equal(v0.n_viol, 0);
+    assert_int_equal(v0.n_unjudged, 0);
+    double *e = f.vec + f.L.off[fc1][CK_FWD];
+    /* relation 0: S past the edge, residual inf (an output +inf, the exact one finite) */
+    e[0] = INFINITY, e[1] = 1e30, e[2] = INFINITY, e[3] = T / (1 + g) * (1 + 0x1p-20);
+    /* relation 1: just below the edge, residual 0: judged, within */
+    e[CK_REL + 1] = 1, e[CK_REL + 3] = T / (1 + g) * (1 - 0x1p-18);
+    /* relation 2: an operand NaN (A NaN, S finite: max_abs passes a NaN over) */
+    e[2 * CK_REL] = NAN, e[2 * CK_REL + 1] = NAN, e[2 * CK_REL + 3] = 1;
+    /* relation 3: an operand inf (S inf) */
+    e[3 * CK_REL] = NAN, e[3 * CK_REL + 1] = INFINITY, e[3 * CK_REL + 3] = INFINITY;
+    /* conv1's forward, the repro's kind: S over the range (K = C k k + 1) */
+    double *c = f.vec + f.L.off[conv1][CK_FWD];
+    c[0] = -INFINITY, c[1] = 0x1p127, c[3] = 0x1p128;
+    ck_verdict v;
+    ck_verdict_init(&v);
+    assert_int_equal(checksums_judge(&f.m, f.vec, N, NULL, 0, CK_BLOCKS_LIVE, &v), 0);
+    for (int k = 0; k < v.n_viol && k < CK_MAX_VIOL; k++) print_message("  %d: %s (ratio %g)\n", k, v.v[k].what, v.v[k].ratio);
+    assert_int_equal(v.n_viol, 0);
+    assert_int_equal(v.n_unjudged, 4);
+    assert_int_equal(v.n_relations, v0.n_relations - 4);
+    assert_true(v.worst_ratio <= 1.0);
+    /* an inf residual where S and A are finite and far below T: a wrong result, PROBLEM */
+    e[CK_REL] = INFINITY;
+    e[CK_REL + 3] = 1e30;
+    ck_verdict_init(&v);
+    assert_int_equal(checksums_judge(&f.m, f.vec, N, NULL, 0, CK_BLOCKS_LIVE, &v), 0);
+    assert_int_equal(v.n_viol, 1);
+    assert_true(isinf(v.v[0].ratio));
+    assert_int_equal(v.v[0].layer, fc1);
+    assert_int_equal(v.n_unjudged, 4);
+    teardown(&f);
+}
+
+/* The exact blocks with an operand inf or NaN (base/checksum_ops.h,
+ * ck_relu_free; engines/checksums.c, bad_or_unj): relu(-inf) is +0 by a
+ * select and NaN by a masked product (-inf x 0), both legal fp32, so an
+ * element that differs from the re-done one there is counted apart (the
+ * block's second double: not judged), while one that differs with a
+ * finite operand stays a difference. */
+static void test_exact_nonfinite_unjudged(void **s) {
+    (void)s;
+    fx f;
+    setup(&f, "mnist-convnet", 0);
+    int r = first_layer_of(&f.m, LAYER_RELU, 0);
+    assert_true(r > 0);
+    step_to_checks(&f, 1);
+    size_t no = N * layer_out_size(&f.m.layers[r]);
+    float *x = malloc(no * 4), *y = malloc(no * 4);
+    assert_int_equal(engine_get_tensor(f.e, (tensor_id){TENSOR_ACT, r - 1}, x), 0);
+    assert_int_equal(engine_get_tensor(f.e, (tensor_id){TENSOR_ACT, r}, y), 0);
+    size_t i = 0, k;
+    while (y[i] <= 0) i++;
+    k = i + 1;
+    while (y[k] <= 0) k++;
+    x[i] = -INFINITY, y[i] = NAN; /* a masked product's relu: legal, not unique */
+    y[k] = 2 * y[k];              /* finite operand, wrong result */
+    assert_int_equal(engine_set_tensor(f.e, (tensor_id){TENSOR_ACT, r - 1}, x), 0);
+    assert_int_equal(engine_set_tensor(f.e, (tensor_id){TENSOR_ACT, r}, y), 0);
+    assert_int_equal(engine_checksums(f.e, CK_STAGE_STEP, f.vec), 0);
+    const double *b = f.vec + f.L.off[r][CK_FWD];
+    print_message("  relu forward block: %g differ, %g not judged\n", b[0], b[1]);
+    assert_true(b[0] == 1 && b[1] == 1);
+    /* the judge: the second double counted as not judged, the first a difference (the block alone: conv's
+     * relations see the -inf too) */
+    memset(f.vec, 0, f.L.total * sizeof *f.vec);
+    f.vec[0] = CK_STAGE_STEP, f.vec[1] = N, f.vec[2] = 1;
+    f.vec[f.L.off[r][CK_FWD] + 1] = 3;
+    ck_verdict v;
+    ck_verdict_init(&v);
+    assert_int_equal(checksums_judge(&f.m, f.vec, N, NULL, 0, CK_BLOCKS_LIVE, &v), 0);
+    assert_int_equal(v.n_viol, 0);
+    assert_int_equal(v.n_unjudged, 3);
+    f.vec[f.L.off[r][CK_FWD]] = 1;
+    ck_verdict_init(&v);
+    assert_int_equal(checksums_judge(&f.m, f.vec, N, NULL, 0, CK_BLOCKS_LIVE, &v), 0);
+    assert_int_equal(v.n_viol, 1);
+    assert_int_equal(v.v[0].layer, r);
+    free(x), free(y);
+    teardown(&f);
+}
+
+/* The loss block with a logit +-inf (bounds_loss: the row's dz and the
+ * batch loss +inf, no information): the loss and the row's dz are not
+ * judged, counted; the other rows' dz are judged as before. */
+static void test_loss_nonfinite_unjudged(void **s) {
+    (void)s;
+    fx f;
+    setup(&f, "smallcnn", 0);
+    step_to_checks(&f, 1);
+    int C = f.m.n_classes;
+    double *b = f.vec + f.L.loss_off;
+    b[1 + 3 * (size_t)C] = INFINITY; /* sample 3's first logit */
+    b[0] = NAN;                      /* the loss re-done from it: NaN in some order */
+    for (int j = 0; j < C; j++) b[1 + N * (size_t)C + 3 * (size_t)C + j] = NAN;
+    ck_verdict v;
+    ck_verdict_init(&v);
+    assert_int_equal(checksums_judge(&f.m, f.vec, N, f.y, 0, CK_BLOCKS_LIVE, &v), 0);
+    for (int k = 0; k < v.n_viol && k < CK_MAX_VIOL; k++) print_message("  %d: %s (ratio %g)\n", k, v.v[k].what, v.v[k].ratio);
+    int loss = 0;
+    for (int k = 0; k < v.n_viol && k < CK_MAX_VIOL; k++) loss |= v.v[k].phase == CKP_LOSS;
+    assert_false(loss);
+    assert_int_equal(v.n_unjudged, C + 1);
+    /* another row's dz off: still judged */
+    b[1 + N * (size_t)C + 5 * (size_t)C] += 1;
+    ck_verdict_init(&v);
+    assert_int_equal(checksums_judge(&f.m, f.vec, N, f.y, 0, CK_BLOCKS_LIVE, &v), 0);
+    loss = 0;
+    for (int k = 0; k < v.n_viol && k < CK_MAX_VIOL; k++) loss |= v.v[k].phase == CKP_LOSS;
+    assert_true(loss);
+    teardown(&f);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_clean_remote),
@@ -2418,6 +2553,9 @@ int main(void) {
         cmocka_unit_test(test_fault_fused_pair),
         cmocka_unit_test(test_sharp_tier),
         cmocka_unit_test(test_duplicate_samples_relations),
+        cmocka_unit_test(test_relation_range_unjudged),
+        cmocka_unit_test(test_exact_nonfinite_unjudged),
+        cmocka_unit_test(test_loss_nonfinite_unjudged),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -496,6 +496,41 @@ static void test_eval_overflow_not_judged(void **st) {
     audit_result_free(&r);
 }
 
+/* The same run's every-step checksums (checks/checksums.c, ck_rel_unbound;
+ * the exact blocks' and the loss's non-finite operands): conv1's exact
+ * outputs pass FLT_MAX, so +-inf is the only correct fp32 result there;
+ * the relations whose outputs may overflow are not judged, counted, and
+ * none is a violation (before: conv1 forward ratio inf, a false PROBLEM).
+ * The verdict counts them as judged in part. */
+static void test_checksum_overflow_not_judged(void **st) {
+    (void)st;
+    if (!have_data()) skip();
+    audit_cfg c;
+    small_cfg(&c, "reference,cpu", MODE_FREE, 16, 32);
+    assert_int_equal(run_parse_normalize(&c.run, "-2,1e-38"), 0);
+    c.run.adam.lr = 1e-9;
+    c.run.limit_test = 32;
+    c.attribution_steps = 1;
+    c.eval = 1;
+    audit_result r;
+    if (audit_run(&c, &r)) fail_msg("audit: %s", ls_errmsg());
+    int e = -1;
+    for (int i = 0; i < r.n_engines; i++)
+        if (!r.eng[i].is_ref) e = i;
+    assert_true(e >= 0);
+    const audit_engine *ae = &r.eng[e];
+    printf("      every-step checksums: %ld steps, %ld relations judged, %ld not judged (first step %ld), %ld violated, "
+           "worst %g (%s)\n", ae->ck_steps, ae->ck_relations, ae->ck_unjudged, ae->ck_unjudged_step,
+           ae->ck_viol_checks, ae->ck_worst, ae->ck_worst_what);
+    assert_true(ae->ck_steps > 0);
+    assert_true(ae->ck_unjudged > 0); /* the case is reached, and counted */
+    assert_true(ae->ck_unjudged_step >= 1);
+    assert_true(ae->ck_relations > 0); /* the rest is judged */
+    assert_int_equal(ae->ck_viol_checks, 0);
+    assert_true(ae->ck_worst <= 1);
+    audit_result_free(&r);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_isolated_bounds),         cmocka_unit_test(test_repeat_determinism),
@@ -504,6 +539,7 @@ int main(void) {
         cmocka_unit_test(test_verdicts_and_gate),         cmocka_unit_test(test_audit_save),
         cmocka_unit_test(test_checksums_name_transform), cmocka_unit_test(test_adam_overflow_not_a_problem),
         cmocka_unit_test(test_dot_overflow_not_a_problem), cmocka_unit_test(test_eval_overflow_not_judged),
+        cmocka_unit_test(test_checksum_overflow_not_judged),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -1156,6 +1156,55 @@ static void test_eval_unjudged_counted(void **st) {
     free_result(r);
 }
 
+/* Every-step checksum relations not judged (fp32 may overflow there:
+ * checks/checksums.c, ck_rel_unbound): the engine is judged in part
+ * ("unchecked (partly)", one more check compared), an INFO fp32-overflow
+ * finding says how many, and the headline is "not fully checked", not ok;
+ * none: as before. */
+static void test_checksums_unjudged_counted(void **st) {
+    (void)st;
+    audit_result *r = new_result();
+    int ref = add_engine(r, "reference", "reference", REF_DESC, 1);
+    int a = add_engine(r, "cpu", "cpu", CPU_DESC("2", "direct", "jit:avx512_core"), 0);
+    audit_pair *p = add_pair(r, ref, a);
+    for (int s = 0; s < r->n_slots; s++) {
+        p->slot[s].n_check_steps = p->slot[s].n_bounded = 2;
+        p->slot[s].max_bound_ratio = 0.25;
+    }
+    r->cfg.checksums = 1;
+    audit_engine *ae = &r->eng[a];
+    ae->ck_have = 1;
+    ae->ck_steps = 2;
+    ae->ck_relations = 100;
+    ae->ck_worst = 0.2;
+    ae->ck_unjudged = 9;
+    ae->ck_unjudged_step = 1;
+    verdict_table v;
+    explain_verdicts(&v, r, &M);
+    assert_string_equal(v.e[0].verdict, "unchecked (partly)");
+    assert_int_equal(v.e[0].n_compared, r->n_slots + 1);
+    assert_int_equal(v.e[0].n_partial, 1);
+    assert_int_equal(v.e[0].n_unjudged, 9);
+    headline h;
+    headline_make(&h, r, &v);
+    if (!strstr(h.line, "not fully checked")) fail_msg("headline: %s", h.line);
+    explain_list L;
+    assert_int_equal(explain_run(&L, r, &M), 0);
+    const explain_finding *f = NULL;
+    for (int i = 0; i < L.n; i++)
+        if (strcmp(L.f[i].rule, "fp32-overflow") == 0 && strstr(L.f[i].title, "every-step checksum")) f = &L.f[i];
+    assert_non_null(f);
+    assert_int_equal(f->severity, EXPLAIN_INFO);
+    if (!strstr(f->title, "9 every-step checksum relation(s)") || !strstr(f->title, "step 1"))
+        fail_msg("title: %s", f->title);
+    explain_list_free(&L);
+    ae->ck_unjudged = 0, ae->ck_unjudged_step = 0;
+    explain_verdicts(&v, r, &M);
+    assert_string_equal(v.e[0].verdict, "within bound");
+    assert_int_equal(v.e[0].n_compared, r->n_slots);
+    free_result(r);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_threads_reduction_order), cmocka_unit_test(test_bound_exceeded_causes),
@@ -1172,6 +1221,7 @@ int main(void) {
         cmocka_unit_test(test_ok_names_unchecked_drift),
         cmocka_unit_test(test_earliest_problem_first),
         cmocka_unit_test(test_eval_unjudged_counted),
+        cmocka_unit_test(test_checksums_unjudged_counted),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -247,6 +247,10 @@ typedef struct {
     long ck_eval_batches;    /* evaluation batches judged */
     int ck_eval_epochs;      /* epochs whose whole evaluation was judged */
     long ck_relations;       /* relations and re-checks judged, in all */
+    long ck_unjudged;        /* relations and re-checked elements not judged: fp32 may overflow there
+                              * (checks/checksums.c, ck_rel_unbound), in all */
+    long ck_unjudged_step;   /* the first drift step with some (0: none, or only in evaluations) */
+    int ck_unjudged_eval_epoch; /* 1-based: the first evaluation epoch with some, else 0 */
     long ck_viol_checks;     /* steps or evaluation batches with a violation */
     long ck_first_step;      /* the first violation's step (0: none, or in an evaluation) */
     int ck_first_eval_epoch; /* 1-based epoch when the first violation is in an evaluation, else 0 */
@@ -287,6 +291,7 @@ typedef struct {
     ck_violation ck_sus_first; /* the worst relation of that step's first stage with one */
     double ck_sus_first_worst_ratio;
     float *ck_step_sharp;    /* per drift step: the worst ratio to the sharp tolerance; NAN: not judged */
+    float *ck_step_unjudged; /* per drift step: relations and re-checks not judged (fp32 may overflow there) */
     unsigned char *ck_step_elem; /* per drift step: 1 where it was checked per element against the reference
                                   * (a shadow replay, an isolated or sync step): the headline's unchecked steps */
     /* evaluation vs the reference (last epoch): the reference's logits from

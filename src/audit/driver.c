@@ -1757,6 +1757,7 @@ void audit_result_free(audit_result *r) {
         free(r->eng[i].tsamples);
         free(r->eng[i].ck_step_ratio);
         free(r->eng[i].ck_step_sharp);
+        free(r->eng[i].ck_step_unjudged);
         free(r->eng[i].ck_step_elem);
     }
     free(r->test_labels);

@@ -24,6 +24,9 @@ int every_step_init(audit_engine *ae, long total) {
     free(ae->ck_step_sharp);
     ae->ck_step_sharp = ls_malloc((size_t)(total > 0 ? total : 1) * sizeof *ae->ck_step_sharp);
     if (!ae->ck_step_sharp) return LS_ENOMEM;
+    free(ae->ck_step_unjudged);
+    ae->ck_step_unjudged = ls_calloc((size_t)(total > 0 ? total : 1), sizeof *ae->ck_step_unjudged);
+    if (!ae->ck_step_unjudged) return LS_ENOMEM;
     free(ae->ck_step_elem);
     ae->ck_step_elem = ls_calloc((size_t)(total > 0 ? total : 1), 1);
     if (!ae->ck_step_elem) return LS_ENOMEM;
@@ -77,6 +80,13 @@ double every_step_declared_u_in(const char *spec) {
 
 static void record(audit_engine *ae, const model *m, const ck_verdict *v, long step, int epoch, int eval) {
     ae->ck_relations += v->n_relations;
+    if (v->n_unjudged > 0) { /* fp32 may overflow there: not judged, counted (the verdict: judged in part) */
+        ae->ck_unjudged += v->n_unjudged;
+        if (!eval && step > 0 && !ae->ck_unjudged_step) ae->ck_unjudged_step = step;
+        if (!eval && step > 0 && step <= ae->ck_total && ae->ck_step_unjudged)
+            ae->ck_step_unjudged[step - 1] += (float)v->n_unjudged;
+        if (eval && !ae->ck_unjudged_eval_epoch) ae->ck_unjudged_eval_epoch = epoch + 1;
+    }
     if (!eval && step > 0 && step <= ae->ck_total) {
         float *q = &ae->ck_step_ratio[step - 1];
         if (isnan(*q) || v->worst_ratio > *q) *q = (float)v->worst_ratio;

@@ -2316,6 +2316,37 @@ static int rule_fp32_overflow(explain_list *L, const audit_result *r, const mode
                  "Nothing to fix in the engine for these logits; the values are beyond what fp32 can hold: scale the "
                  "inputs (--normalize) or the learning rate down to have them judged.");
     }
+    /* the every-step checksums: relations whose outputs may overflow (checks/checksums.c, ck_rel_unbound) */
+    for (int i = 0; i < r->n_engines; i++) {
+        const audit_engine *ae = &r->eng[i];
+        if (!ae->available || ae->is_ref || !r->cfg.checksums || ae->ck_unjudged <= 0) continue;
+        explain_finding *f = add(L, "fp32-overflow", EXPLAIN_INFO);
+        if (!f) return LS_ENOMEM;
+        snprintf(f->a, sizeof f->a, "%s", ae->label);
+        snprintf(f->phase, sizeof f->phase, "%s", ae->ck_unjudged_step ? "step" : "evaluation");
+        f->step = ae->ck_unjudged_step;
+        f->when = ae->ck_unjudged_step ? (double)ae->ck_unjudged_step : eval_when(r, ae->ck_unjudged_eval_epoch);
+        char where[48];
+        if (ae->ck_unjudged_step) snprintf(where, sizeof where, "step %ld", ae->ck_unjudged_step);
+        else snprintf(where, sizeof where, "the evaluation after epoch %d", ae->ck_unjudged_eval_epoch);
+        snprintf(f->title, sizeof f->title,
+                 "%s: %ld every-step checksum relation(s) and re-check(s) beyond fp32's range (a legal fp32 "
+                 "evaluation may overflow there): not judged, not ok (first at %s)", ae->label, ae->ck_unjudged, where);
+        snprintf(f->cause, sizeof f->cause,
+                 "A relation sums fp32 outputs whose largest sum of |terms| S (the vector's fourth field) times (1 + "
+                 "gamma_K) reaches fp32's overflow threshold 2^128 (1 - 2^-25), or an operand is already inf or NaN: "
+                 "an order of the additions may overflow, and a legal result is +-inf or NaN whatever the exact one, "
+                 "so no tolerance relates the sides (an exact re-check with an inf or NaN operand: relu, max-pool, "
+                 "dropout or the loss have more than one legal fp32 result there). These are counted as not "
+                 "judged (checks/checksums.c, ck_rel_unbound), neither within nor over.");
+        snprintf(f->evidence, sizeof f->evidence,
+                 "%ld not judged over %ld training step(s) and %ld evaluation batch(es); %ld relations and re-checks "
+                 "judged as usual (worst ratio %.3g).", ae->ck_unjudged, ae->ck_steps, ae->ck_eval_batches,
+                 ae->ck_relations, ae->ck_worst);
+        snprintf(f->fix, sizeof f->fix, "%s",
+                 "Nothing to fix in the engine for these; the values are beyond what fp32 can hold: scale the "
+                 "inputs (--normalize) or the learning rate down to have them judged.");
+    }
     return LS_OK;
 }
 
@@ -2442,6 +2473,13 @@ static void engine_checks(engine_verdict *ev, const audit_result *r, int i) {
         ev->n_partial++;
         ev->n_unjudged += ae->ev_ref_unjudged;
     }
+    /* the every-step checksums with relations not judged (fp32 may overflow there, checks/checksums.c's
+     * ck_rel_unbound): as above, one more check judged in part, only then */
+    if (r->cfg.checksums && ae->ck_unjudged > 0) {
+        ev->n_compared++;
+        ev->n_partial++;
+        ev->n_unjudged += ae->ck_unjudged;
+    }
 }
 
 /* the engine's verdict in one word and its detail */
@@ -2538,6 +2576,11 @@ static void engine_verdict_words(engine_verdict *ev, const audit_result *r, cons
             snprintf(ev->detail, sizeof ev->detail,
                      "%d of %d tensors have no rule; %d judged in part (%ld element-checks not judged: fp32 may "
                      "overflow there)", norule, ev->n_compared, ev->n_partial, ev->n_unjudged);
+        else if (ev->n_partial && r->cfg.checksums && ae->ck_unjudged > 0)
+            /* the every-step checksums count as one check judged in part (engine_checks) */
+            snprintf(ev->detail, sizeof ev->detail, "%d of %d checks judged in part: %ld not judged (fp32 may overflow "
+                     "there; %ld of them every-step relations)", ev->n_partial, ev->n_compared, ev->n_unjudged,
+                     ae->ck_unjudged);
         else if (ev->n_partial)
             snprintf(ev->detail, sizeof ev->detail, "%d of %d tensors judged in part: %ld element-check(s) not judged "
                      "(fp32 may overflow there)", ev->n_partial, ev->n_compared, ev->n_unjudged);

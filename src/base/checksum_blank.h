@@ -218,6 +218,19 @@ LS_HD double ck_grp_e(size_t ng, const double *f, const double *gmx, double over
     return e;
 }
 
+/* fp32's range for a group of identical windows (checks/checksums.c,
+ * ck_rel_unbound, which has the derivation): where S_g (1 + gamma_K) may
+ * reach 2^128 (1 - 2^-25), or S_g is inf or NaN (an operand inf or NaN),
+ * a legal evaluation may overflow in one twin's order and not in
+ * another's, so the twins' gap carries no information and is not judged.
+ * No count of its own: the plane's forward relation, whose S >= S_g (the
+ * same |b| + sum over taps of |w| times each channel's max|x|, over the
+ * whole plane), is then beyond the range too and counted not judged. */
+LS_HD int ck_grp_unbound(double sg, double K) {
+    double g = K * 0x1p-24 / (1 - K * 0x1p-24);
+    return !(sg * (1 + g) < 0x1p128 * (1 - 0x1p-25) * (1 - 0x1p-21));
+}
+
 /* One output p's share of the entry (acc[0] count, acc[1] worst |y - b|,
  * acc[2] blank positions, acc[3] the identical windows' worst): xs the
  * sample's input planes, ys its output planes (OC x P), key its window
@@ -241,7 +254,8 @@ LS_HD void ck_blank_output(double *acc, const float *xs, const float *ys, const 
     for (size_t v = 0; v < OC; v++) {
         float a = ys[v * P + p], b0 = ys[v * P + f];
         if (a == b0) continue;
-        double gap = fabs((double)a - (double)b0) - und, g2 = 2 * ck_grp_sg(xs, w, b, d, f, v);
+        double sg = ck_grp_sg(xs, w, b, d, f, v), gap = fabs((double)a - (double)b0) - und, g2 = 2 * sg;
+        if (ck_grp_unbound(sg, K)) continue; /* may overflow: no information */
         if (!(gap > 0) && gap == gap) continue;
         double dd = gap != gap ? INFINITY : g2 > 0 ? gap / g2 : INFINITY;
         acc[3] = dd > acc[3] ? dd : acc[3];

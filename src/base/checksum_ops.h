@@ -707,6 +707,39 @@ LS_HD int ck_dropout_bwd_bad(float dy, float dx, uint64_t seed, uint32_t step, u
     return rng_dropout_keep(seed, step, layer, el, p) ? ck_dropout_kept_bad(dy, dx, p, scale) : ck_bits_differ(0.0f, dx);
 }
 
+/* Operands inf or NaN: 1 where an element-wise result has more than one
+ * legal fp32 value (checks/bounds.c's per-element rules, nonfinite_elem,
+ * nan_input_elem, nonfinite_pool, nan_input_pool, and their derivation:
+ * a select and a masked product differ on inf or NaN, inf x 0 = NaN
+ * against 0, and a comparison with NaN is false both ways, so the arg-max
+ * or relu's decision depends on how the scan is written).  An element
+ * that differs from the re-done one there is not judged (counted apart,
+ * the exact block's second double), never a difference.  Flatten's copy
+ * stays exact.  v - v is 0 exactly for every finite v, NaN for inf and
+ * NaN (no isfinite: the same code on the device). */
+LS_HD int ck_nonfinite(float v) { return !(v - v == 0.0f); }
+/* relu: forward, x its input; backward, x the forward input, dy the output
+ * gradient (a NaN or -inf x: relu(x) may be +0 or NaN, and the decision
+ * x > 0 against x <= 0 parts) */
+LS_HD int ck_relu_free(float x, float dy, int backward) {
+    return backward ? ck_nonfinite(dy) | (x != x) | (x == -INFINITY) : ck_nonfinite(x);
+}
+/* dropout in training (x: forward input, or backward dy): a dropped inf or
+ * NaN is +0 by a select, NaN by a masked product */
+LS_HD int ck_dropout_free(float v, int training) { return training && ck_nonfinite(v); }
+/* one 2x2 max-pool window at output (i, j) of a plane of width w, its
+ * elements st floats apart: forward, an element inf or NaN (relu = 1: the
+ * fused pair's relu input, whose relu may be NaN); backward, dy inf or NaN
+ * or an element NaN (relu: or -inf) */
+LS_HD int ck_pool_free(const float *x, int w, int i, int j, float dy, int backward, int relu, size_t st) {
+    size_t o = (size_t)(2 * i * w + 2 * j) * st, r = (size_t)w * st;
+    float v[4] = {x[o], x[o + st], x[o + r], x[o + r + st]};
+    int f = backward ? ck_nonfinite(dy) : 0;
+    for (int k = 0; k < 4; k++)
+        f |= backward ? (v[k] != v[k]) | (relu && v[k] == -INFINITY) : ck_nonfinite(v[k]);
+    return f;
+}
+
 /* One 2x2 window of a (h, w) plane at output (i, j): 1 where the output y
  * is not the window's maximum; for the backward, with dy its gradient and
  * dx (h, w) the engine's input gradient, the first maximum (row-major)

@@ -192,8 +192,44 @@ static double lowp_operand_sum(const model *m, const ck_layout *L, const double 
     return M;
 }
 
+/* fp32's range in a relation (the per-element tier's rule, checks/bounds.c:
+ * bounds_range_unbound and its derivation).  Every relation of a conv or
+ * dense block relates fp32 outputs, each a dot product (or a sum) of at
+ * most K terms, and its tolerance rests on the standard model for each of
+ * them, which holds only while no product or partial sum reaches fp32's
+ * overflow threshold T = 2^128 (1 - 2^-25): in any order each stays below
+ * (1 + g) S_p, S_p the output's sum of |terms| (Higham 3.1), g = gamma_K
+ * (gamma_{K-1} for a sum; with declared rounded operands, cf->ga = (1 +
+ * gamma)(1 + u_in)^2 - 1, the rounded terms' growth).  The vector's fourth
+ * field S is an upper bound on max_p S_p over the relation's outputs
+ * (base/checksum_ops.h, ck_rel; engines/checksums.c computes it per
+ * block: a conv forward |b| + sum_c (sum_taps |w|) max|x_c|, backward-data
+ * sum_o (sum_taps |w|) max|dy_o|, backward-weights sum_n (sum_pos |dy_nj|)
+ * max|x_n|; a dense layer's row or column sums of |W| times max|x| (or
+ * max|dy|) plus |b|, backward-weights (sum_i |dy_ij|) max|x| (times in for
+ * the index-weighted one: larger still); the one-element blocks (zero,
+ * peek) and the bias sum S = A, the element's own sum; conv_groups' S' = S
+ * + E / A of identical windows is larger again): each max|.| bounds every
+ * element it stands for, so S >= S_p for every output of the relation,
+ * and S (1 + g) < T means no legal evaluation of any of them overflowed.
+ * Where S (1 + g) >= T (lowered by 2^-21 relative: S is summed in double,
+ * K 2^-53 < 2^-30 relative, and a recording stores it rounded down to
+ * fp32, 2^-23; the margin only ever adds "may overflow"), or S or A is
+ * inf or NaN (an operand inf or NaN: max|.| is inf, or |w| NaN in A; the
+ * NaN case: max_abs passes a NaN over, A does not), a legal fp32 result
+ * may be +-inf or NaN whatever the exact one: the relation carries no
+ * information and is not judged (counted in n_unjudged), never within
+ * and never over.  A residual inf or NaN with S and A finite and S below
+ * the threshold stays judged: no legal order overflows there, so that is
+ * a wrong result (a fault writing inf), ratio inf. */
+#define CK_FP32_OVF_T (0x1p128 * (1 - 0x1p-25))
+static int ck_rel_unbound(double ga, const double *e) {
+    return !(e[3] * (1 + ga) < CK_FP32_OVF_T * (1 - 0x1p-21)) || !(fabs(e[1]) < INFINITY);
+}
+
 /* conv/dense relations of layer l, phase ph: the worst one is noted (and
- * every violating one counted), on both tiers. */
+ * every violating one counted), on both tiers; a relation that may
+ * overflow (ck_rel_unbound) is counted as not judged. */
 static void judge_rel(const model *m, const ck_layout *L, const double *vec, size_t n, int l, int ph, ck_phase cph,
                       double u_in, const bounds_dups *dups, ck_verdict *o) {
     const layer *ly = &m->layers[l];
@@ -202,12 +238,16 @@ static void judge_rel(const model *m, const ck_layout *L, const double *vec, siz
     if (!cnt || !bounds_ck_shape(m, l, ph, n, &K, &P, &is_sum)) return;
     const double *r = vec + L->off[l][ph];
     double worst = -1, wsharp = -1, sus_q = -1, sus_w = 0;
-    size_t wi = 0, si = 0, bad = 0, sus = 0, sharper = 0, sui = 0;
+    size_t wi = 0, si = 0, bad = 0, sus = 0, sharper = 0, sui = 0, unj = 0;
     bounds_ck_coef cf;
     bounds_ck_prep(K, P, is_sum, u_in, &cf);
     int axis = dups && dups->rho2_x > 1.0 ? bounds_ck_batch_axis(m, l, ph) : BOUNDS_CK_BATCH_NONE;
     for (size_t i = 0; i < cnt; i++) {
         const double *e = r + CK_REL * i;
+        if (ck_rel_unbound(cf.ga, e)) { /* fp32 may overflow there: no information */
+            unj++;
+            continue;
+        }
         double tol, st;
         /* duplicate samples: the copies' roundings as one block (bounds_ck_dup_s); else S as recorded */
         double Sd = axis ? bounds_ck_dup_s(axis, K, is_sum, n, e[3], e[1], dups) : e[3];
@@ -238,8 +278,10 @@ static void judge_rel(const model *m, const ck_layout *L, const double *vec, siz
     if (trace < 0) trace = getenv("LOCKSTEP_CK_TRACE") && getenv("LOCKSTEP_CK_TRACE")[0] == '1';
     if (trace) fprintf(stderr, "ck-trace\t%s %s\t%.6g\t%.6g\n", ly->name, block_name(ly, ph), worst, wsharp);
     snprintf(what, sizeof what, "%s %s, %s %zu (%zu of %zu relations over)", ly->name, block_name(ly, ph),
-             unit_name(ly, ph), wi / dv, bad, cnt);
-    o->n_relations += (long)cnt - 1;
+             unit_name(ly, ph), wi / dv, bad, cnt - unj);
+    o->n_unjudged += (long)unj;
+    if (unj == cnt) return; /* none judged: nothing to note */
+    o->n_relations += (long)(cnt - unj) - 1;
     note(o, cph, l, worst, 0, what);
     o->n_sharp += (long)sharper;
     if (wsharp > o->worst_sharp || !o->worst_sharp_what[0]) {
@@ -299,10 +341,15 @@ static void judge_blank(const model *m, const ck_layout *L, const double *vec, s
     o->n_relations += (long)n - 1;
 }
 
+/* An exact block: [elements that differ from the operation re-done bit for
+ * bit, those that differ where an operand is inf or NaN] (engines/
+ * checksums.c, bad_or_unj: more than one legal fp32 result there, the
+ * per-element tier's rule; not judged, counted; 0 in vectors before it). */
 static void judge_exact(const model *m, const ck_layout *L, const double *vec, int l, int ph, ck_phase cph,
                         ck_verdict *o) {
     if (!L->cnt[l][ph]) return;
-    double bad = vec[L->off[l][ph]];
+    double bad = vec[L->off[l][ph]], unj = vec[L->off[l][ph] + 1];
+    if (unj > 0) o->n_unjudged += (long)unj;
     char what[160];
     snprintf(what, sizeof what, "%s %s: %.0f element(s) not the exact re-computation", m->layers[l].name,
              ph == CK_FWD ? "forward" : "backward", bad);
@@ -311,7 +358,11 @@ static void judge_exact(const model *m, const ck_layout *L, const double *vec, i
 
 /* The loss and dz re-done in double from the engine's logits; each within
  * its per-side fp32 bound (bounds_loss) plus the double evaluation's own
- * rounding (a 2^-40 relative margin: a few hundred double roundings). */
+ * rounding (a 2^-40 relative margin: a few hundred double roundings).  A
+ * row with a logit +-inf or NaN (fc2's output beyond fp32's range) has
+ * bound +inf (bounds_loss: inf - inf in one order, exp(-inf) = 0 in
+ * another, each legal): its dz and the batch loss are not judged, counted
+ * in n_unjudged (the re-done value is NaN there, which would read as over). */
 static int judge_loss(const model *m, const ck_layout *L, const double *vec, size_t n, const int32_t *y,
                       ck_verdict *o) {
     int C = m->n_classes;
@@ -325,9 +376,15 @@ static int judge_loss(const model *m, const ck_layout *L, const double *vec, siz
     }
     for (size_t i = 0; i < nz; i++) z[i] = (float)b[1 + i];
     double bl, worst = 0, acc = 0;
+    long unj = 0, any = 0;
     int rc = bounds_loss(z, y, n, C, &bl, bdz);
     for (size_t i = 0; i < n && !rc; i++) {
         const float *zr = z + i * C;
+        if (isinf(bdz[i * C])) { /* a logit non-finite (bounds_loss): no information */
+            unj += C;
+            continue;
+        }
+        any = 1;
         double mx = zr[0], s = 0;
         for (int j = 1; j < C; j++) mx = zr[j] > mx ? zr[j] : mx;
         for (int j = 0; j < C; j++) s += exp((double)zr[j] - mx);
@@ -341,8 +398,9 @@ static int judge_loss(const model *m, const ck_layout *L, const double *vec, siz
     double ql = fabs(b[0] - acc / (double)n) / (bl + 0x1p-40 * fabs(acc / (double)n));
     free(z), free(bdz);
     if (rc) return rc;
-    note(o, CKP_LOSS, m->n_layers - 1, ql, 0, "loss (softmax cross-entropy) re-done from the logits");
-    note(o, CKP_LOSS, m->n_layers - 1, worst, 0, "loss gradient dz re-done from the logits");
+    o->n_unjudged += unj + !(bl < INFINITY);
+    if (bl < INFINITY) note(o, CKP_LOSS, m->n_layers - 1, ql, 0, "loss (softmax cross-entropy) re-done from the logits");
+    if (any) note(o, CKP_LOSS, m->n_layers - 1, worst, 0, "loss gradient dz re-done from the logits");
     return LS_OK;
 }
 
@@ -365,6 +423,7 @@ static void judge_logit_tie(const model *m, const ck_layout *L, const double *ve
         for (size_t i = 0; i < n; i++) sa += fabs(z[i * (size_t)C + (size_t)j]);
         double Y = vec[L->off[l][CK_FWD] + CK_REL * (size_t)j + 2];
         double q = fabs(Y - sa) / (0x1p-20 * sa + 0x1p-126);
+        if (Y == sa || (Y != Y && sa != sa)) q = 0; /* a logit inf or NaN (fp32's range): both sums are it */
         if (!(q <= 1)) bad++;
         worst = q > worst || q != q ? q : worst;
     }
@@ -524,7 +583,9 @@ void checksums_readback_state(const model *m, const double *dig, const float *p,
 }
 
 /* |a - b| <= 2^-20 b + 2^-126 (judge_logit_tie's tolerance) */
-static int sum_tied(double y, double sa) { return fabs(y - sa) <= 0x1p-20 * sa + 0x1p-126; }
+static int sum_tied(double y, double sa) {
+    return fabs(y - sa) <= 0x1p-20 * sa + 0x1p-126 || y == sa || (y != y && sa != sa); /* inf or NaN: both */
+}
 
 void checksums_readback_logits(const model *m, const double *vec, size_t n, const float *z, int exact, int per_sample,
                                int eval, ck_verdict *out) {

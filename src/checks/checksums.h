@@ -54,6 +54,11 @@ typedef struct {
     int n_sus;            /* relations over the sharp tolerance, within the worst case */
     ck_violation sus;     /* the worst of them (phase, layer, ratio to the sharp tolerance) */
     double sus_worst_ratio; /* ... and its ratio to the worst-case tolerance */
+    /* relations (and re-checked elements) not judged: a legal fp32
+     * evaluation may overflow there (checksums.c, ck_rel_unbound; the
+     * per-element tier's bounds_range_unbound): neither within nor over,
+     * not in n_relations */
+    long n_unjudged;
 } ck_verdict;
 
 void ck_verdict_init(ck_verdict *v);

@@ -1721,6 +1721,7 @@ __attribute__((noinline)) static double *conv_groups(ck_tv xv, size_t i, size_t 
                 float a = yp[p * ycb], b0 = yp[first * ycb];
                 if (a == b0) continue;
                 double gap = fabs((double)a - (double)b0) - und, g2 = 2 * sg[(gi - 1) * NV + v];
+                if (ck_grp_unbound(sg[(gi - 1) * NV + v], K)) continue; /* may overflow: no information */
                 if (!(gap > 0) && gap == gap) continue;
                 double d = gap != gap ? INFINITY : g2 > 0 ? gap / g2 : INFINITY;
                 worst = d > worst ? d : worst;
@@ -3317,8 +3318,21 @@ CK_HOT static unsigned pool_row_bwd(const float *x0, const float *x1, const floa
 /* The exact rule at window (i, j) of an (., w) plane whose elements lie
  * st floats apart (1 plain, 16 in nChw16c): ck_pool_bad's, or with relu
  * its fused form (above). */
-static int pool_bad_exact(const float *x, int w, int i, int j, float y, const float *dx, float dy, int backward,
-                          int relu, size_t st) {
+/* An exact re-check's count: 1 a differing element (window), CK_UNJ one
+ * that differs where an operand is inf or NaN (base/checksum_ops.h,
+ * ck_*_free: more than one legal fp32 result, not judged), summed in one
+ * size_t (one OpenMP reduction); ck_put_exact splits it into the block's
+ * two doubles.  Counted only where a fast count found something: a normal
+ * run's vector is what it was. */
+#define CK_UNJ ((size_t)1 << 40)
+static inline size_t bad_or_unj(int bad, int free) { return bad ? (free ? CK_UNJ : 1) : 0; }
+static void ck_put_exact(double *o, size_t enc) {
+    o[0] = (double)(enc % CK_UNJ);
+    o[1] = (double)(enc / CK_UNJ);
+}
+
+static int pool_bad_exact1(const float *x, int w, int i, int j, float y, const float *dx, float dy, int backward,
+                           int relu, size_t st) {
     if (!relu) return ck_pool_bad(x, w, i, j, y, dx, dy, backward); /* plain only */
     size_t o[4] = {(size_t)(2 * i * w + 2 * j), (size_t)(2 * i * w + 2 * j + 1), (size_t)((2 * i + 1) * w + 2 * j),
                    (size_t)((2 * i + 1) * w + 2 * j + 1)};
@@ -3332,6 +3346,11 @@ static int pool_bad_exact(const float *x, int w, int i, int j, float y, const fl
     int bad = 0;
     for (int k = 0; k < 4; k++) bad |= ck_bits_differ(k == am && x[o[k] * st] > 0 ? dy : 0.0f, dx[o[k] * st]);
     return bad;
+}
+static size_t pool_bad_exact(const float *x, int w, int i, int j, float y, const float *dx, float dy, int backward,
+                             int relu, size_t st) {
+    int b = pool_bad_exact1(x, w, i, j, y, dx, dy, backward, relu, st);
+    return bad_or_unj(b, b && ck_pool_free(x, w, i, j, dy, backward, relu, st));
 }
 
 /* A fused pair in nChw16c: the 16 channels of a block are the lanes, so
@@ -3405,7 +3424,7 @@ static size_t pool16_exact(const layer *ly, const float *x, const float *y, cons
             for (int i = 0; i < oh; i++)
                 for (int j = 0; j < ow; j++) {
                     size_t o = ((size_t)i * ow + j) * 16 + (size_t)k;
-                    bad += (size_t)pool_bad_exact(xp, w, i, j, backward ? 0 : y[pb * P + o], dp,
+                    bad += pool_bad_exact(xp, w, i, j, backward ? 0 : y[pb * P + o], dp,
                                                   backward ? dy[pb * P + o] : 0, backward, 1, 16);
                 }
             if (!backward) continue;
@@ -3426,7 +3445,7 @@ static size_t pool_fwd_exact(const layer *ly, const float *x, const float *y, si
     for (ptrdiff_t nc = 0; nc < (ptrdiff_t)(n * ly->in_c); nc++)
         for (int i = 0; i < ly->out_h; i++)
             for (int j = 0; j < ly->out_w; j++)
-                bad += (size_t)pool_bad_exact(x + nc * HW, w, i, j, y[nc * P + i * ow + j], NULL, 0, 0, relu, 1);
+                bad += pool_bad_exact(x + nc * HW, w, i, j, y[nc * P + i * ow + j], NULL, 0, 0, relu, 1);
     return bad;
 }
 
@@ -3439,7 +3458,7 @@ static size_t pool_bwd_exact(const layer *ly, const float *x, const float *dy, c
         const float *d = dx + nc * HW;
         for (int i = 0; i < ly->out_h; i++)
             for (int j = 0; j < ly->out_w; j++)
-                bad += (size_t)pool_bad_exact(x + nc * HW, w, i, j, 0, d, dy[nc * P + i * ow + j], 1, relu, 1);
+                bad += pool_bad_exact(x + nc * HW, w, i, j, 0, d, dy[nc * P + i * ow + j], 1, relu, 1);
         for (int r = 0; r < ly->in_h; r++)
             for (int q = r >= eh ? 0 : ew; q < ly->in_w; q++) bad += (size_t)ck_bits_differ(0.0f, d[r * ly->in_w + q]);
     }
@@ -3566,47 +3585,53 @@ static size_t count_ne(const float *a, const float *b, ptrdiff_t cnt, int nth) {
 }
 
 static size_t relu_fwd_count(const float *x, const float *y, ptrdiff_t cnt, int nth) {
-    return par_count(relu_fwd_chunk, x, y, NULL, (size_t)cnt, nth);
+    size_t bad = par_count(relu_fwd_chunk, x, y, NULL, (size_t)cnt, nth);
+    if (!bad) return 0;
+    bad = 0; /* again, those with an operand inf or NaN apart (bad_or_unj) */
+#pragma omp parallel for schedule(static) reduction(+ : bad) num_threads(nth)
+    for (ptrdiff_t i = 0; i < cnt; i++) bad += bad_or_unj(ck_relu_fwd_bad(x[i], y[i]), ck_relu_free(x[i], 0, 0));
+    return bad;
 }
 
-static size_t relu_bwd_count(const float *y, const float *dy, const float *dx, ptrdiff_t cnt, int nth) {
+static size_t relu_bwd_count(const float *x, const float *y, const float *dy, const float *dx, ptrdiff_t cnt, int nth) {
     size_t bad = par_count(relu_bwd_chunk, y, dy, dx, (size_t)cnt, nth);
     if (!bad) return 0;
     bad = 0;
 #pragma omp parallel for schedule(static) reduction(+ : bad) num_threads(nth)
-    for (ptrdiff_t i = 0; i < cnt; i++) bad += (size_t)ck_relu_bwd_bad(y[i], dy[i], dx[i]);
+    for (ptrdiff_t i = 0; i < cnt; i++)
+        bad += bad_or_unj(ck_relu_bwd_bad(y[i], dy[i], dx[i]), ck_relu_free(x[i], dy[i], 1));
     return bad;
 }
 
-static double elem_fwd(engine *e, const layer *ly, int l, const float *x, const float *y, size_t n, int training,
+/* elem_fwd, elem_bwd: bad_or_unj's encoded count (ck_put_exact) */
+static size_t elem_fwd(engine *e, const layer *ly, int l, const float *x, const float *y, size_t n, int training,
                        int nth) {
     ptrdiff_t cnt = (ptrdiff_t)(n * layer_out_size(ly));
     size_t bad = 0;
-    if (ly->kind == LAYER_MAXPOOL) return (double)pool_fwd_bad(ly, x, y, n, nth, 0);
-    if (ly->kind == LAYER_RELU) return (double)relu_fwd_count(x, y, cnt, nth);
-    if (ly->kind == LAYER_FLATTEN) return (double)count_ne(x, y, cnt, nth);
+    if (ly->kind == LAYER_MAXPOOL) return pool_fwd_bad(ly, x, y, n, nth, 0);
+    if (ly->kind == LAYER_RELU) return relu_fwd_count(x, y, cnt, nth);
+    if (ly->kind == LAYER_FLATTEN) return count_ne(x, y, cnt, nth);
     float scale = (float)(1.0 / (1.0 - (double)ly->p));
 #pragma omp parallel for schedule(static) reduction(+ : bad) num_threads(nth)
     for (ptrdiff_t i = 0; i < cnt; i++)
-        bad += (size_t)ck_dropout_fwd_bad(x[i], y[i], training, e->seed, (uint32_t)e->step, (uint32_t)l, (uint32_t)i,
-                                          ly->p, scale);
-    return (double)bad;
+        bad += bad_or_unj(ck_dropout_fwd_bad(x[i], y[i], training, e->seed, (uint32_t)e->step, (uint32_t)l,
+                                             (uint32_t)i, ly->p, scale), ck_dropout_free(x[i], training));
+    return bad;
 }
 
-static double elem_bwd(engine *e, const layer *ly, int l, const float *x, const float *y, const float *dy,
+static size_t elem_bwd(engine *e, const layer *ly, int l, const float *x, const float *y, const float *dy,
                        const float *dx, size_t n, int nth) {
     ptrdiff_t cnt = (ptrdiff_t)(n * layer_out_size(ly));
     size_t bad = 0;
-    if (ly->kind == LAYER_MAXPOOL) return (double)pool_bwd_bad(ly, x, dy, dx, n, nth, 0);
-    if (ly->kind == LAYER_RELU) return (double)relu_bwd_count(y, dy, dx, cnt, nth);
-    if (ly->kind == LAYER_FLATTEN) return (double)count_ne(dy, dx, cnt, nth);
+    if (ly->kind == LAYER_MAXPOOL) return pool_bwd_bad(ly, x, dy, dx, n, nth, 0);
+    if (ly->kind == LAYER_RELU) return relu_bwd_count(x, y, dy, dx, cnt, nth);
+    if (ly->kind == LAYER_FLATTEN) return count_ne(dy, dx, cnt, nth);
     float scale = (float)(1.0 / (1.0 - (double)ly->p));
 #pragma omp parallel for schedule(static) reduction(+ : bad) num_threads(nth)
     for (ptrdiff_t i = 0; i < cnt; i++)
-        bad += (size_t)ck_dropout_bwd_bad(dy[i], dx[i], e->seed, (uint32_t)e->step, (uint32_t)l, (uint32_t)i, ly->p,
-                                          scale);
-    (void)x;
-    return (double)bad;
+        bad += bad_or_unj(ck_dropout_bwd_bad(dy[i], dx[i], e->seed, (uint32_t)e->step, (uint32_t)l, (uint32_t)i,
+                                             ly->p, scale), ck_dropout_free(dy[i], 1));
+    return bad;
 }
 
 /* ---- stages ------------------------------------------------------------- */
@@ -4078,11 +4103,11 @@ static void samples_pass(engine *e, ck_state *S, const ck_layout *L, int backwar
         for (int t = 0; t < S->nth; t++) f += S->cnt[(size_t)t * CK_CNT_STRIDE + 2 * l], b += S->cnt[(size_t)t * CK_CNT_STRIDE + 2 * l + 1];
         const layer *pl = &m->layers[l + 1];
         ck_tv x = S->view[0][l - 1], y = S->view[0][l + 1], dy = S->view[1][l + 1], dx = S->view[1][l - 1];
-        double fd = f ? (double)pair_exact(pl, x, y, dy, dx, n, S->nth, 0) : 0;
-        out[L->off[l][CK_FWD]] = out[L->off[l + 1][CK_FWD]] = fd;
+        size_t fd = f ? pair_exact(pl, x, y, dy, dx, n, S->nth, 0) : 0;
+        ck_put_exact(out + L->off[l][CK_FWD], fd), ck_put_exact(out + L->off[l + 1][CK_FWD], fd);
         if (!c->backward) continue;
-        double bd = b ? (double)pair_exact(pl, x, y, dy, dx, n, S->nth, 1) : 0;
-        out[L->off[l][CK_BWD_DATA]] = out[L->off[l + 1][CK_BWD_DATA]] = bd;
+        size_t bd = b ? pair_exact(pl, x, y, dy, dx, n, S->nth, 1) : 0;
+        ck_put_exact(out + L->off[l][CK_BWD_DATA], bd), ck_put_exact(out + L->off[l + 1][CK_BWD_DATA], bd);
     }
 done:
     for (int k = 0; k < nj; k++) free((void *)J[k].small);
@@ -4120,8 +4145,8 @@ static void layers_all(engine *e, ck_state *S, const ck_layout *L, int backward,
             if (dy && o[CK_BWD_W_RND]) dense_wrnd(ly, dw, dy, x, n, key, l, S->wr, o[CK_BWD_W_RND]);
             continue;
         }
-        out[L->off[l][CK_FWD]] = elem_fwd(e, ly, l, x, y, n, training, S->nth);
-        if (dx) out[L->off[l][CK_BWD_DATA]] = elem_bwd(e, ly, l, x, y, dy, dx, n, S->nth);
+        ck_put_exact(out + L->off[l][CK_FWD], elem_fwd(e, ly, l, x, y, n, training, S->nth));
+        if (dx) ck_put_exact(out + L->off[l][CK_BWD_DATA], elem_bwd(e, ly, l, x, y, dy, dx, n, S->nth));
     }
 }
 

@@ -195,9 +195,11 @@ void report_print_coverage(FILE *f, const audit_result *r, const verdict_table *
         else if (!ae->ck_have) fprintf(f, "no every-step checksums (%s)", ae->ck_none);
         else
             fprintf(f, "%s by checksums (%ld of %ld, evaluation %d of %d epochs)",
-                    ae->ck_steps == all && all ? "every drift step checked" : "drift steps checked", ae->ck_steps,
+                    ae->ck_steps == all && all && !ae->ck_unjudged ? "every drift step checked" : "drift steps checked", ae->ck_steps,
                     all, ae->ck_eval_epochs, r->cfg.eval ? r->epochs_done : 0);
         if (r->cfg.checksums && ae->ck_have && ae->ck_partial[0]) fprintf(f, " — partly: %s", ae->ck_partial);
+        if (r->cfg.checksums && ae->ck_unjudged) /* not full coverage: some relations said nothing */
+            fprintf(f, "; %ld relation(s) not judged (fp32 may overflow there)", ae->ck_unjudged);
         if (r->cfg.checksums && ae->ck_have && ae->recorded)
             fprintf(f, " (vectors as recorded: computed on the recording machine, each tied to its step's logits; "
                        "not authenticated)");
@@ -239,8 +241,9 @@ void report_print_coverage(FILE *f, const audit_result *r, const verdict_table *
         if (row || ae->repeat_of < 0 || ae->is_ref || !ae->available || !r->cfg.checksums || !ae->ck_have) continue;
         long all = every_step_of_steps(r, ae);
         fprintf(f, "  %-*s %s by checksums (%ld of %ld, evaluation %d of %d epochs)", lw, ae->label,
-                ae->ck_steps == all && all ? "every drift step checked" : "drift steps checked", ae->ck_steps, all,
+                ae->ck_steps == all && all && !ae->ck_unjudged ? "every drift step checked" : "drift steps checked", ae->ck_steps, all,
                 ae->ck_eval_epochs, r->cfg.eval ? r->epochs_done : 0);
+        if (ae->ck_unjudged) fprintf(f, "; %ld relation(s) not judged (fp32 may overflow there)", ae->ck_unjudged);
         if (ae->ck_twin_of >= 0 && ae->ck_twin_steps)
             fprintf(f, "; %ld judged on %s's vector (every operand hashed equal)", ae->ck_twin_steps,
                     r->eng[ae->ck_twin_of].label);

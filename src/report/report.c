@@ -1159,6 +1159,9 @@ static void sec_checksums(doc *d, const ctx *x) {
                  ae->ck_eval_batches, ae->ck_eval_epochs,
                  ae->ck_relations, fnum(b1, sizeof b1, ae->ck_worst), ae->ck_worst_what, ae->ck_viol_checks, ae->ck_s);
         if (ae->ck_have && ae->ck_partial[0]) para(d, "%s: not every relation judged: %s.", ae->label, ae->ck_partial);
+        if (r->cfg.checksums && ae->ck_unjudged)
+            para(d, "%s: %ld relation(s) and re-checked element(s) not judged: fp32 may overflow there (a legal "
+                    "evaluation may give inf or NaN; checks/checksums.c, ck_rel_unbound).", ae->label, ae->ck_unjudged);
         char rtw[400];
         every_step_roundtrip_words(r, ae, rtw, sizeof rtw);
         if (rtw[0]) para(d, "%s: %s.", ae->label, rtw);

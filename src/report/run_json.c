@@ -241,6 +241,11 @@ static void json_checksums(lsbuf *b, const audit_result *r, const audit_engine *
         lsbuf_printf(b, ", \"why_not\": ");
         lsbuf_json_str(b, ae->ck_none);
     }
+    if (ae->ck_unjudged) /* fp32 may overflow there (checks/checksums.c, ck_rel_unbound); only when some */
+        lsbuf_printf(b, ", \"relations_not_judged\": %ld, \"first_not_judged_step\": %ld, "
+                        "\"first_not_judged_eval_epoch\": %d", ae->ck_unjudged, ae->ck_unjudged_step,
+                     ae->ck_unjudged_eval_epoch);
+    if (ae->ck_unjudged) json_step_array(b, "relations_not_judged_per_step", ae->ck_step_unjudged, ae->ck_total);
     if (ae->ck_have && ae->ck_partial[0]) {
         lsbuf_printf(b, ", \"partial\": ");
         lsbuf_json_str(b, ae->ck_partial);

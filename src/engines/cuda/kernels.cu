@@ -550,7 +550,9 @@ __global__ void k_ck_dense_sample(double *o, const float *lhs, const float *x, c
     GRID_STRIDE(p, n) ck_dense_sample(o + 4 * p, lhs + p * nl, nl, x + p * nx, nx, cs, csa, lw, b);
 }
 
-/* element-wise re-checks: *bad += elements that differ (exact integers in a double) */
+/* element-wise re-checks: *bad += elements that differ (exact integers in a
+ * double), bad[1] += those of them with an operand inf or NaN instead
+ * (base/checksum_ops.h's ck_*_free: not judged), as the host's */
 __global__ void k_ck_elem(double *bad, int kind, int backward, int training, const float *x, const float *y,
                           const float *dy, const float *dx, size_t count, uint64_t seed, uint32_t step, uint32_t layer,
                           float p, float scale) {
@@ -560,7 +562,10 @@ __global__ void k_ck_elem(double *bad, int kind, int backward, int training, con
         else if (kind == 1) b = backward ? ck_bits_differ(dy[i], dx[i]) : ck_bits_differ(x[i], y[i]);
         else b = backward ? ck_dropout_bwd_bad(dy[i], dx[i], seed, step, layer, (uint32_t)i, p, scale)
                           : ck_dropout_fwd_bad(x[i], y[i], training, seed, step, layer, (uint32_t)i, p, scale);
-        if (b) atomicAdd(bad, 1.0);
+        if (!b) continue;
+        int f = kind == 0 ? ck_relu_free(x[i], backward ? dy[i] : 0.0f, backward)
+                : kind == 2 ? ck_dropout_free(backward ? dy[i] : x[i], backward || training) : 0;
+        atomicAdd(bad + (f ? 1 : 0), 1.0);
     }
 }
 
@@ -570,14 +575,15 @@ __global__ void k_ck_pool(double *bad, const float *x, const float *y, const flo
     GRID_STRIDE(r, planes * HW) {
         size_t pl = r / HW;
         int rr = (int)(r % HW) / w, qq = (int)(r % HW) % w;
-        int b = 0;
+        int b = 0, f = 0;
         if (rr >= 2 * oh || qq >= 2 * ow) b = backward && ck_bits_differ(0.0f, dx[r]); /* a floor-pooled edge */
         else if (rr % 2 == 0 && qq % 2 == 0) {
             size_t o = pl * P + (size_t)(rr / 2) * ow + qq / 2;
             b = ck_pool_bad(x + pl * HW, w, rr / 2, qq / 2, backward ? 0.0f : y[o], backward ? dx + pl * HW : NULL,
                             backward ? dy[o] : 0.0f, backward);
+            f = b && ck_pool_free(x + pl * HW, w, rr / 2, qq / 2, backward ? dy[o] : 0.0f, backward, 0, 1);
         }
-        if (b) atomicAdd(bad, 1.0);
+        if (b) atomicAdd(bad + (f ? 1 : 0), 1.0); /* bad[1]: not judged (an operand inf or NaN) */
     }
 }
 

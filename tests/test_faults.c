@@ -124,6 +124,21 @@ static void sleep_s(double s) {
     nanosleep(&ts, NULL);
 }
 
+/* CPU seconds (user + system) process p has used so far; -1 if it is gone. */
+static double cpu_seconds(pid_t p) {
+    char path[64], buf[1024];
+    snprintf(path, sizeof path, "/proc/%d/stat", (int)p);
+    FILE *f = fopen(path, "r");
+    if (!f) return -1;
+    size_t n = fread(buf, 1, sizeof buf - 1, f);
+    fclose(f);
+    buf[n] = 0;
+    const char *s = strrchr(buf, ')'); /* the name may hold spaces: fields count from after it */
+    unsigned long ut = 0, stt = 0;
+    if (!s || sscanf(s + 1, " %*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %lu %lu", &ut, &stt) != 2) return -1;
+    return (double)(ut + stt) / (double)sysconf(_SC_CLK_TCK);
+}
+
 /* The engine children of p once it has forked `want` of them (polled for
  * up to `polls` x 10 ms); how many there are then. */
 static int wait_children(pid_t p, long *kids, int cap, int want, int polls) {
@@ -655,8 +670,11 @@ static void test_reference_killed_in_attribution(void **st) {
     pid_t p = spawn(log, argv);
     long kids[4];
     assert_int_equal(wait_children(p, kids, 4, 2, 1000), 2);
-    sleep_s(1.0); /* inside the reference's first attribution step (seconds long) */
     long ref = kids[0] < kids[1] ? kids[0] : kids[1]; /* created first */
+    /* inside the reference's first attribution step (seconds of CPU): its process has computed for 0.3 s.
+     * A fixed 1 s wait was too short on a loaded machine (CI beside a false-alarm run): the reference was
+     * killed before its first step, "died before the first step", and the test failed */
+    for (int i = 0; i < 6000 && cpu_seconds((pid_t)ref) < 0.3; i++) sleep_s(0.01);
     assert_int_equal(kill((pid_t)ref, SIGKILL), 0);
     int status;
     assert_int_equal(waitpid(p, &status, 0), p);

@@ -667,18 +667,28 @@ static void test_reference_killed_in_attribution(void **st) {
     snprintf(log, sizeof log, "%s/refkill.log", g_dir);
     char *argv[] = {"lockstep", "audit", "--engines", "reference,cpu", "--limit-train", "1024", "--limit-test", "64",
                     "--epochs", "1", "--out", out, NULL};
-    pid_t p = spawn(log, argv);
-    long kids[4];
-    assert_int_equal(wait_children(p, kids, 4, 2, 1000), 2);
-    long ref = kids[0] < kids[1] ? kids[0] : kids[1]; /* created first */
-    /* inside the reference's first attribution step (seconds of CPU): its process has computed for 0.3 s.
-     * A fixed 1 s wait was too short on a loaded machine (CI beside a false-alarm run): the reference was
-     * killed before its first step, "died before the first step", and the test failed */
-    for (int i = 0; i < 6000 && cpu_seconds((pid_t)ref) < 0.3; i++) sleep_s(0.01);
-    assert_int_equal(kill((pid_t)ref, SIGKILL), 0);
-    int status;
-    assert_int_equal(waitpid(p, &status, 0), p);
-    char *text = slurp(log);
+    /* Kill the reference inside its first attribution step (seconds of CPU): once its process has
+     * computed for `need` seconds.  Its set-up before step 1 (engine creation, the initial parameters in
+     * MPFR) costs CPU too, more under ASan; a fixed 1 s wait, then a fixed 0.3 s of its CPU, landed before
+     * the first step on a loaded machine and under ASan ("died before the first step").  Then the run is
+     * repeated with twice the CPU, up to 5 times (0.3 .. 4.8 s, well inside the two attribution steps). */
+    char *text = NULL;
+    int status = 0;
+    int try = 0;
+    for (double need = 0.3; need < 5; need *= 2, try++) {
+        free(text);
+        snprintf(out, sizeof out, "%s/refkill%d", g_dir, try); /* argv holds out: a fresh folder each run */
+        pid_t p = spawn(log, argv);
+        long kids[4];
+        assert_int_equal(wait_children(p, kids, 4, 2, 1000), 2);
+        long ref = kids[0] < kids[1] ? kids[0] : kids[1]; /* created first */
+        for (int i = 0; i < 12000 && cpu_seconds((pid_t)ref) < need; i++) sleep_s(0.01);
+        assert_int_equal(kill((pid_t)ref, SIGKILL), 0);
+        assert_int_equal(waitpid(p, &status, 0), p);
+        text = slurp(log);
+        if (!strstr(text, "engine reference died before the first step")) break;
+        print_message("killed before the first step at %.1f s of the reference's CPU: again with more\n", need);
+    }
     if (!WIFEXITED(status) || WEXITSTATUS(status) != 2 || !strstr(text, "engine reference died at attribution step"))
         fail_msg("status 0x%x; output:\n%s", status, text);
     long a = -1, b = -1, x = -1, y = -1;

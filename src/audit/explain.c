@@ -1808,7 +1808,8 @@ static int rule_eval_ref(explain_list *L, const audit_result *r) {
         if (!f) return LS_ENOMEM;
         snprintf(f->a, sizeof f->a, "%s", ae->label);
         snprintf(f->phase, sizeof f->phase, "evaluation");
-        snprintf(f->layer_name, sizeof f->layer_name, "%s", r->m.layers[r->m.n_layers - 1].name); /* the logits */
+        if (r->m.n_layers > 0) /* the logits' layer (a run without a model, as the report tests build, has none) */
+            snprintf(f->layer_name, sizeof f->layer_name, "%s", r->m.layers[r->m.n_layers - 1].name);
         f->step = r->total_steps; /* after the last step: a checksum finding of an evaluation sorts first */
         f->when = eval_when(r, ae->ev_ref_epoch);
         f->ratio = ae->ev_ref_worst;
@@ -1840,7 +1841,7 @@ static int rule_eval_ref(explain_list *L, const audit_result *r) {
         if (!f) return LS_ENOMEM;
         snprintf(f->a, sizeof f->a, "%s", ae->label);
         snprintf(f->phase, sizeof f->phase, "evaluation");
-        snprintf(f->layer_name, sizeof f->layer_name, "%s", r->m.layers[r->m.n_layers - 1].name);
+        if (r->m.n_layers > 0) snprintf(f->layer_name, sizeof f->layer_name, "%s", r->m.layers[r->m.n_layers - 1].name);
         snprintf(f->layer, sizeof f->layer, "%s (evaluation)", f->layer_name);
         f->step = r->total_steps;
         f->when = eval_when(r, ae->ev_ref_epoch);
@@ -2295,7 +2296,8 @@ static int rule_fp32_overflow(explain_list *L, const audit_result *r, const mode
         if (!f) return LS_ENOMEM;
         snprintf(f->a, sizeof f->a, "%s", ae->label);
         snprintf(f->phase, sizeof f->phase, "evaluation");
-        snprintf(f->layer_name, sizeof f->layer_name, "%s", m->layers[m->n_layers - 1].name); /* the logits */
+        if (m->n_layers > 0) /* the logits */
+            snprintf(f->layer_name, sizeof f->layer_name, "%s", m->layers[m->n_layers - 1].name);
         f->step = r->total_steps;
         f->when = eval_when(r, ae->ev_ref_epoch);
         snprintf(f->title, sizeof f->title,

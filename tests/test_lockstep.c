@@ -465,13 +465,10 @@ static void test_dot_overflow_not_a_problem(void **st) {
     audit_result_free(&r);
 }
 
-/* The evaluation against the reference where a legal fp32 evaluation may
- * overflow (images x ~2.5e38: conv1's sums of |w x| reach 2^128): its logits'
- * propagated bounds are +inf (bounds_eval_layer), counted as not judged, none
- * over; run.json and the verdict say so (test_report: the words). */
-static void test_eval_overflow_not_judged(void **st) {
-    (void)st;
-    if (!have_data()) skip();
+/* The audit of images x ~2.5e38 (`--normalize -2,1e-38 --lr 1e-9`, 32
+ * images, batch 16, 32 test images, 1 attribution step, evaluation) with
+ * reference,cpu, into r; returns the cpu engine's index. */
+static int overflow_run(audit_result *r) {
     audit_cfg c;
     small_cfg(&c, "reference,cpu", MODE_FREE, 16, 32);
     assert_int_equal(run_parse_normalize(&c.run, "-2,1e-38"), 0);
@@ -479,12 +476,23 @@ static void test_eval_overflow_not_judged(void **st) {
     c.run.limit_test = 32;
     c.attribution_steps = 1;
     c.eval = 1;
-    audit_result r;
-    if (audit_run(&c, &r)) fail_msg("audit: %s", ls_errmsg());
+    if (audit_run(&c, r)) fail_msg("audit: %s", ls_errmsg());
     int e = -1;
-    for (int i = 0; i < r.n_engines; i++)
-        if (!r.eng[i].is_ref) e = i;
+    for (int i = 0; i < r->n_engines; i++)
+        if (!r->eng[i].is_ref) e = i;
     assert_true(e >= 0);
+    return e;
+}
+
+/* The evaluation against the reference where a legal fp32 evaluation may
+ * overflow (images x ~2.5e38: conv1's sums of |w x| reach 2^128): its logits'
+ * propagated bounds are +inf (bounds_eval_layer), counted as not judged, none
+ * over; run.json and the verdict say so (test_report: the words). */
+static void test_eval_overflow_not_judged(void **st) {
+    (void)st;
+    if (!have_data()) skip();
+    audit_result r;
+    int e = overflow_run(&r);
     const audit_engine *ae = &r.eng[e];
     printf("      evaluation vs the reference: %ld images, %ld logits not judged, %ld over, worst ratio %g\n",
            ae->ev_ref_images, ae->ev_ref_unjudged, ae->ev_ref_over, ae->ev_ref_worst);
@@ -505,19 +513,8 @@ static void test_eval_overflow_not_judged(void **st) {
 static void test_checksum_overflow_not_judged(void **st) {
     (void)st;
     if (!have_data()) skip();
-    audit_cfg c;
-    small_cfg(&c, "reference,cpu", MODE_FREE, 16, 32);
-    assert_int_equal(run_parse_normalize(&c.run, "-2,1e-38"), 0);
-    c.run.adam.lr = 1e-9;
-    c.run.limit_test = 32;
-    c.attribution_steps = 1;
-    c.eval = 1;
     audit_result r;
-    if (audit_run(&c, &r)) fail_msg("audit: %s", ls_errmsg());
-    int e = -1;
-    for (int i = 0; i < r.n_engines; i++)
-        if (!r.eng[i].is_ref) e = i;
-    assert_true(e >= 0);
+    int e = overflow_run(&r);
     const audit_engine *ae = &r.eng[e];
     printf("      every-step checksums: %ld steps, %ld relations judged, %ld not judged (first step %ld), %ld violated, "
            "worst %g (%s)\n", ae->ck_steps, ae->ck_relations, ae->ck_unjudged, ae->ck_unjudged_step,

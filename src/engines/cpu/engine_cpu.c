@@ -2636,6 +2636,26 @@ static float ls_lanes(float *lane, size_t nl) {
 }
 
 /* zoo attack 12's forward faults (the output of layer l in F->a when it returns 1) */
+/* fc1's forward reading flatten's output (layer l - 1, of the layer l - 2
+ * before it) in NHWC order while its weights are NCHW: y = b + W x',
+ * x'[q C + c] = x[c HW + q], summed in double and rounded once (a legal
+ * order: only the reading order of x is the fault); x, a: n rows of
+ * scratch.  0, or get_tensor's status. */
+static int fc1_fwd_nhwc(engine *e, const cpu_ctx *c, int l, size_t n, float *x, float *a) {
+    const layer *ly = &c->m->layers[l], *pl = &c->m->layers[l - 2];
+    size_t C = (size_t)pl->out_c, HW = layer_out_size(pl) / C, in = C * HW, out = (size_t)ly->out_c;
+    const float *w = c->params + c->m->tensors[ly->w_tensor].offset, *b = c->params + c->m->tensors[ly->b_tensor].offset;
+    int rc = cpu_get_tensor(e, (tensor_id){TENSOR_ACT, l - 1}, x);
+    if (rc) return rc;
+    for (size_t i = 0; i < n; i++)
+        for (size_t j = 0; j < out; j++) {
+            double acc = b[j];
+            for (size_t k = 0; k < in; k++) acc += (double)w[j * in + k] * (double)x[i * in + (k % C) * HW + k / C];
+            a[i * out + j] = (float)acc;
+        }
+    return 0;
+}
+
 static int fault_fwd_edit_12(engine *e, int l, int training, int *done) {
     FAULT_LOCALS;
     if (!training) F->z12_after_eval = 1;
@@ -2703,16 +2723,7 @@ static int fault_fwd_edit_12(engine *e, int l, int training, int *done) {
     if (id == CPU_FAULT_FC1_FWD_FLATTEN_NHWC_ONCE && training && c->step == 7 && fault_layer(c, l, "fc1") && l >= 2) {
         /* y = b + W x' with x'[q C + c] = x[c HW + q]: summed in double and rounded once (a legal order: only the
          * reading order of x is the fault) */
-        const layer *pl = &c->m->layers[l - 2];
-        size_t C = (size_t)pl->out_c, HW = layer_out_size(pl) / C, in = C * HW, out = (size_t)ly->out_c;
-        const float *w = c->params + c->m->tensors[ly->w_tensor].offset, *b = c->params + c->m->tensors[ly->b_tensor].offset;
-        if ((rc = cpu_get_tensor(e, (tensor_id){TENSOR_ACT, l - 1}, x))) FAULT_ENDED(rc);
-        for (size_t i = 0; i < n; i++)
-            for (size_t j = 0; j < out; j++) {
-                double acc = b[j];
-                for (size_t k = 0; k < in; k++) acc += (double)w[j * in + k] * (double)x[i * in + (k % C) * HW + k / C];
-                a[i * out + j] = (float)acc;
-            }
+        if ((rc = fc1_fwd_nhwc(e, c, l, n, x, a))) FAULT_ENDED(rc);
         return 1;
     }
     return 0;
@@ -3138,16 +3149,7 @@ static int fault_fwd_edit_15(engine *e, int l, int training, int *done) {
     }
     if (z15_nhwc(c, F, l, training)) {
         /* y = b + W x', x'[q C + c] = x[c HW + q], summed in double and rounded once */
-        const layer *pl = &c->m->layers[l - 2];
-        size_t C = (size_t)pl->out_c, HW = layer_out_size(pl) / C, in = C * HW, out = (size_t)ly->out_c;
-        const float *w = c->params + c->m->tensors[ly->w_tensor].offset, *b = c->params + c->m->tensors[ly->b_tensor].offset;
-        if ((rc = cpu_get_tensor(e, (tensor_id){TENSOR_ACT, l - 1}, x))) FAULT_ENDED(rc);
-        for (size_t i = 0; i < n; i++)
-            for (size_t j = 0; j < out; j++) {
-                double acc = b[j];
-                for (size_t k = 0; k < in; k++) acc += (double)w[j * in + k] * (double)x[i * in + (k % C) * HW + k / C];
-                a[i * out + j] = (float)acc;
-            }
+        if ((rc = fc1_fwd_nhwc(e, c, l, n, x, a))) FAULT_ENDED(rc);
         return 1;
     }
     return 0;

@@ -1098,6 +1098,20 @@ static void test_earliest_problem_first(void **st) {
     free_result(r);
 }
 
+/* A reference and a cpu engine whose every tensor was judged within its
+ * bound (0.25) at 2 steps; *a: the cpu engine's index. */
+static audit_result *ref_cpu_within(int *a) {
+    audit_result *r = new_result();
+    int ref = add_engine(r, "reference", "reference", REF_DESC, 1);
+    *a = add_engine(r, "cpu", "cpu", CPU_DESC("2", "direct", "jit:avx512_core"), 0);
+    audit_pair *p = add_pair(r, ref, *a);
+    for (int s = 0; s < r->n_slots; s++) {
+        p->slot[s].n_check_steps = p->slot[s].n_bounded = 2;
+        p->slot[s].max_bound_ratio = 0.25;
+    }
+    return r;
+}
+
 /* The evaluation against the reference with logits whose propagated bound
  * is +inf (bounds_eval_layer: fp32 may overflow on the way): counted as a
  * tensor judged in part, the engine "unchecked (partly)", an INFO finding
@@ -1105,14 +1119,8 @@ static void test_earliest_problem_first(void **st) {
  * many were not judged; all of them: no "within" claimed. */
 static void test_eval_unjudged_counted(void **st) {
     (void)st;
-    audit_result *r = new_result();
-    int ref = add_engine(r, "reference", "reference", REF_DESC, 1);
-    int a = add_engine(r, "cpu", "cpu", CPU_DESC("2", "direct", "jit:avx512_core"), 0);
-    audit_pair *p = add_pair(r, ref, a);
-    for (int s = 0; s < r->n_slots; s++) {
-        p->slot[s].n_check_steps = p->slot[s].n_bounded = 2;
-        p->slot[s].max_bound_ratio = 0.25;
-    }
+    int a;
+    audit_result *r = ref_cpu_within(&a);
     r->n_classes = 10;
     audit_engine *ae = &r->eng[a];
     ae->ev_ref_images = 4;
@@ -1163,14 +1171,8 @@ static void test_eval_unjudged_counted(void **st) {
  * none: as before. */
 static void test_checksums_unjudged_counted(void **st) {
     (void)st;
-    audit_result *r = new_result();
-    int ref = add_engine(r, "reference", "reference", REF_DESC, 1);
-    int a = add_engine(r, "cpu", "cpu", CPU_DESC("2", "direct", "jit:avx512_core"), 0);
-    audit_pair *p = add_pair(r, ref, a);
-    for (int s = 0; s < r->n_slots; s++) {
-        p->slot[s].n_check_steps = p->slot[s].n_bounded = 2;
-        p->slot[s].max_bound_ratio = 0.25;
-    }
+    int a;
+    audit_result *r = ref_cpu_within(&a);
     r->cfg.checksums = 1;
     audit_engine *ae = &r->eng[a];
     ae->ck_have = 1;

@@ -147,6 +147,72 @@ static void run_clean(const char *model_name, int remote) {
 
 /* through remote.c's IPC first: forking needs a process with no thread pool yet */
 static void test_clean_remote(void **s) { (void)s; run_clean("mnist-convnet", 1); }
+
+/* The per-block margins (ck_block_margin: how much of each tolerance
+ * rounding used, per layer and block of relations) agree with the verdict
+ * they come from: every relation block of the vector is counted with all
+ * its relations, the largest block ratio on each tier is the verdict's
+ * worst, and merging two stages adds the counts and keeps the larger
+ * ratios (a NaN as +inf).  A clean smallcnn step, then the same step with
+ * one conv2 forward relation's residual moved to 0.5 of its tolerance's
+ * scale: that block, and only that one, takes the larger ratio. */
+static void test_block_margins(void **s) {
+    (void)s;
+    fx f;
+    setup(&f, "smallcnn", 0);
+    step_to_checks(&f, 1);
+    ck_verdict v = judge(&f, f.vec);
+    assert_clean(&v, "step");
+    double mw = -1, ms = -1;
+    long nrel = 0;
+    int nblk = 0;
+    for (int l = 0; l < f.m.n_layers; l++)
+        for (int ph = 0; ph < CK_NPHASE_ALL; ph++) {
+            const ck_block_margin *bm = &v.blk[l][ph];
+            if (!bm->n) continue;
+            nblk++;
+            assert_true(f.L.is_rel[l] && f.L.cnt[l][ph] > 0);
+            assert_int_equal(bm->n, (long)f.L.cnt[l][ph]); /* a clean step: every relation judged */
+            assert_true(bm->worst >= 0 && bm->sharp >= 0 && bm->worst <= bm->sharp * (1 + 1e-6));
+            mw = fmax(mw, bm->worst), ms = fmax(ms, bm->sharp);
+            nrel += bm->n;
+            assert_non_null(ck_block_name(&f.m, l, ph));
+        }
+    assert_true(nblk >= 20);
+    assert_true(nrel <= v.n_relations);
+    assert_float_equal(mw, (float)v.worst_ratio, 0);
+    assert_float_equal(ms, (float)v.worst_sharp, 0);
+    /* the first conv2 forward relation's residual to its worst-case tolerance's 0.5 */
+    int l2 = 3;
+    assert_int_equal(f.m.layers[l2].kind, LAYER_CONV);
+    double *e = f.vec + f.L.off[l2][CK_FWD];
+    bounds_ck_coef cf;
+    size_t K, P;
+    int is_sum;
+    assert_true(bounds_ck_shape(&f.m, l2, CK_FWD, N, &K, &P, &is_sum));
+    bounds_ck_prep(K, P, is_sum, 0, &cf);
+    double tol, st;
+    bounds_ck_tols(&cf, e[1], e[2], e[3], &tol, &st);
+    e[0] = 0.5 * tol;
+    ck_verdict w = judge(&f, f.vec);
+    assert_float_equal(w.blk[l2][CK_FWD].worst, (float)0.5, 1e-6);
+    assert_true(w.blk[l2][CK_FWD].sharp > v.blk[l2][CK_FWD].sharp);
+    for (int l = 0; l < f.m.n_layers; l++)
+        for (int ph = 0; ph < CK_NPHASE_ALL; ph++)
+            if (l != l2 || ph != CK_FWD) assert_memory_equal(&w.blk[l][ph], &v.blk[l][ph], sizeof v.blk[l][ph]);
+    /* merging: counts add, the larger ratio stays, NaN reads +inf */
+    ck_block_margin acc[MODEL_MAX_LAYERS][CK_NPHASE_ALL];
+    ck_margins_init(acc);
+    ck_margins_merge(acc, (const ck_block_margin(*)[CK_NPHASE_ALL])v.blk, f.m.n_layers);
+    ck_margins_merge(acc, (const ck_block_margin(*)[CK_NPHASE_ALL])w.blk, f.m.n_layers);
+    assert_int_equal(acc[l2][CK_FWD].n, 2 * v.blk[l2][CK_FWD].n);
+    assert_float_equal(acc[l2][CK_FWD].worst, w.blk[l2][CK_FWD].worst, 0);
+    w.blk[l2][CK_FWD].sharp = NAN;
+    ck_margins_merge(acc, (const ck_block_margin(*)[CK_NPHASE_ALL])w.blk, f.m.n_layers);
+    assert_true(isinf(acc[l2][CK_FWD].sharp));
+    teardown(&f);
+}
+
 static void test_clean_smallcnn(void **s) { (void)s; run_clean("smallcnn", 0); }
 static void test_clean_convnet(void **s) { (void)s; run_clean("mnist-convnet", 0); }
 
@@ -2525,6 +2591,7 @@ int main(void) {
         cmocka_unit_test(test_tolerance),
         cmocka_unit_test(test_subnormal_twin_operands),
         cmocka_unit_test(test_clean_smallcnn),
+        cmocka_unit_test(test_block_margins),
         cmocka_unit_test(test_operand_hash_pairs),
         cmocka_unit_test(test_operand_hash),
         cmocka_unit_test(test_clean_convnet),

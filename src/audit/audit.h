@@ -275,6 +275,8 @@ typedef struct {
     char ck_twin_off[96];    /* why sharing stopped, when not a disagreement (the first listing failed) */
     /* the relations' sharper tier (checks/checksums.h): SUSPECT, not PROBLEM */
     long ck_n_sharp;         /* relations judged on a sharper tier than the worst case */
+    ck_block_margin ck_blk[MODEL_MAX_LAYERS][CK_NPHASE_ALL]; /* per block of relations, over the run (training and
+                                                               * evaluation): the worst ratio to each tier */
     double ck_sharp_worst;   /* their largest ratio to the sharp tolerance */
     long ck_sharp_worst_step;
     char ck_sharp_worst_what[160];

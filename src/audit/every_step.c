@@ -16,6 +16,7 @@
 int every_step_init(audit_engine *ae, long total) {
     ae->ck_have = 1;
     ae->ck_worst = 0;
+    ck_margins_init(ae->ck_blk);
     ae->ck_total = total;
     ae->ck_twin_of = -1, ae->ck_twin_on = 0, ae->ck_twin_steps = ae->ck_twin_split = 0, ae->ck_twin_off[0] = 0;
     free(ae->ck_step_ratio);
@@ -97,6 +98,7 @@ static void record(audit_engine *ae, const model *m, const ck_verdict *v, long s
         snprintf(ae->ck_worst_what, sizeof ae->ck_worst_what, "%s", v->worst_what);
     }
     ae->ck_n_sharp += v->n_sharp;
+    ck_margins_merge(ae->ck_blk, (const ck_block_margin(*)[CK_NPHASE_ALL])v->blk, m->n_layers);
     if (v->worst_sharp_what[0]) {
         if (!eval && step > 0 && step <= ae->ck_total) {
             float *q = &ae->ck_step_sharp[step - 1];

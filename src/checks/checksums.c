@@ -30,10 +30,29 @@ const char *ck_phase_coarse(ck_phase p) {
     return p < CKP_N ? n[p] : "?";
 }
 
+void ck_margins_init(ck_block_margin (*into)[CK_NPHASE_ALL]) {
+    for (int l = 0; l < MODEL_MAX_LAYERS; l++)
+        for (int ph = 0; ph < CK_NPHASE_ALL; ph++) into[l][ph] = (ck_block_margin){-1, -1, 0};
+}
+
+void ck_margins_merge(ck_block_margin (*into)[CK_NPHASE_ALL], const ck_block_margin (*from)[CK_NPHASE_ALL],
+                      int n_layers) {
+    for (int l = 0; l < n_layers && l < MODEL_MAX_LAYERS; l++)
+        for (int ph = 0; ph < CK_NPHASE_ALL; ph++) {
+            const ck_block_margin *f = &from[l][ph];
+            ck_block_margin *t = &into[l][ph];
+            if (!f->n) continue;
+            t->n += f->n;
+            if (f->worst > t->worst || f->worst != f->worst) t->worst = f->worst != f->worst ? INFINITY : f->worst;
+            if (f->sharp > t->sharp || f->sharp != f->sharp) t->sharp = f->sharp != f->sharp ? INFINITY : f->sharp;
+        }
+}
+
 void ck_verdict_init(ck_verdict *v) {
     memset(v, 0, sizeof *v);
     v->worst_layer = -1;
     v->sus.layer = -1;
+    ck_margins_init(v->blk);
 }
 
 /* A violation's place in the step's compute order, for ties (-1: not
@@ -155,6 +174,8 @@ static const char *block_name(const layer *ly, int ph) {
     if (ph == CK_BWD_W_PEEK && ly->kind == LAYER_DENSE) return "backward-weights (re-done elements of each row)";
     return ck_phase_name(ph);
 }
+
+const char *ck_block_name(const model *m, int l, int ph) { return block_name(&m->layers[l], ph); }
 
 /* M of bounds_ck_lowp_abs for relation i of layer l, phase ph: a bound on
  * the sum over the relation's terms dy x (weighted as its A is) of |dy| +
@@ -283,6 +304,10 @@ static void judge_rel(const model *m, const ck_layout *L, const double *vec, siz
     if (unj == cnt) return; /* none judged: nothing to note */
     o->n_relations += (long)(cnt - unj) - 1;
     note(o, cph, l, worst, 0, what);
+    ck_block_margin *bm = &o->blk[l][ph]; /* NaN ratios are +inf here (q, qs) */
+    bm->n += (long)(cnt - unj);
+    if (worst > bm->worst) bm->worst = (float)worst;
+    if (wsharp > bm->sharp) bm->sharp = (float)wsharp;
     o->n_sharp += (long)sharper;
     if (wsharp > o->worst_sharp || !o->worst_sharp_what[0]) {
         o->worst_sharp = wsharp;

@@ -37,6 +37,17 @@ typedef struct {
     char what[160];     /* "conv2 backward-weights, output channel 3", "fc1.weight Adam (p, m, v)" */
 } ck_violation;
 
+/* One block of relations (a layer's CK_ phase of engines/checksums.h):
+ * the largest ratio to each tier over every relation of it judged, and
+ * how many were.  On a clean run that is how much of each tolerance fp32
+ * rounding used: a fault must move a relation by about 1 / (that ratio)
+ * times what rounding did to be seen (README, "How sharp the checks
+ * are").  -1: none judged. */
+typedef struct {
+    float worst, sharp;
+    long n;
+} ck_block_margin;
+
 #define CK_MAX_VIOL 4
 typedef struct {
     double worst_ratio;   /* over every relation judged (a failed exact re-check: INFINITY) */
@@ -59,7 +70,17 @@ typedef struct {
      * per-element tier's bounds_range_unbound): neither within nor over,
      * not in n_relations */
     long n_unjudged;
+    /* per block of relations (judge_rel's; exact re-checks have no margin) */
+    ck_block_margin blk[MODEL_MAX_LAYERS][CK_NPHASE_ALL];
 } ck_verdict;
+
+/* a block's name in words ("backward-weights (zero and smallest elements)") */
+const char *ck_block_name(const model *m, int l, int ph);
+/* into[l][ph] takes from's worst of each tier and adds its count, for every block of m's layers */
+void ck_margins_merge(ck_block_margin (*into)[CK_NPHASE_ALL], const ck_block_margin (*from)[CK_NPHASE_ALL],
+                      int n_layers);
+/* into: -1, -1, 0 everywhere */
+void ck_margins_init(ck_block_margin (*into)[CK_NPHASE_ALL]);
 
 void ck_verdict_init(ck_verdict *v);
 

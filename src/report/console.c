@@ -217,6 +217,25 @@ void report_print_coverage(FILE *f, const audit_result *r, const verdict_table *
                     ae->ck_n_sharp, ls_fmt_num(b2, sizeof b2, ae->ck_sharp_worst, "-"), ae->ck_sharp_worst_what,
                     ae->ck_sus_checks);
         }
+        if (ae->ck_have && r->cfg.checksums && ae->ck_n_sharp && r->cfg.verbose) {
+            /* the blocks' margins (checks/checksums.h): the loosest and the tightest on the sharper tier */
+            int ll = -1, lp = 0, tl = -1, tp = 0;
+            for (int l = 0; l < r->m.n_layers; l++)
+                for (int ph = 0; ph < CK_NPHASE_ALL; ph++) {
+                    const ck_block_margin *bm = &ae->ck_blk[l][ph];
+                    if (!bm->n || !(bm->sharp >= 0)) continue;
+                    if (ll < 0 || bm->sharp < ae->ck_blk[ll][lp].sharp) ll = l, lp = ph;
+                    if (tl < 0 || bm->sharp > ae->ck_blk[tl][tp].sharp) tl = l, tp = ph;
+                }
+            if (ll >= 0) {
+                char b3[32], b4[32];
+                fprintf(f, "\n  %-*s   share of the sharper tier rounding used, per block of relations: least %s (%s %s), "
+                           "most %s (%s %s); every block: report.md, run.json checksums.blocks", lw, "",
+                        ls_fmt_num(b3, sizeof b3, ae->ck_blk[ll][lp].sharp, "-"), r->m.layers[ll].name,
+                        ck_block_name(&r->m, ll, lp), ls_fmt_num(b4, sizeof b4, ae->ck_blk[tl][tp].sharp, "-"),
+                        r->m.layers[tl].name, ck_block_name(&r->m, tl, tp));
+            }
+        }
         if (ae->ev_ref_images)
             fprintf(f, "\n  %-*s   evaluation vs the reference (epoch %d, %ld images): worst logit ratio %s, %ld "
                        "prediction(s) differ", lw, "", ae->ev_ref_epoch, ae->ev_ref_images,

@@ -1548,6 +1548,61 @@ static void sec_sharp_margin(doc *d, const ctx *x) {
     }
 }
 
+/* The every-step relations, per block: how much of each tolerance this
+ * run's rounding used (checks/checksums.h ck_block_margin), per engine
+ * with checks.  The reciprocal is the headroom: a fault must move a
+ * relation about that many times more than rounding did to be seen. */
+static void sec_ck_margin(doc *d, const ctx *x) {
+    const audit_result *r = x->r;
+    if (!x->c->checksums) return;
+    int idx[AUDIT_MAX_ENGINES], ne = 0;
+    for (int i = 0; i < r->n_engines && ne < 6; i++) {
+        const audit_engine *ae = &r->eng[i];
+        long any = 0;
+        for (int l = 0; l < r->m.n_layers; l++)
+            for (int ph = 0; ph < CK_NPHASE_ALL; ph++) any += ae->ck_blk[l][ph].n;
+        if (ae->ck_have && any) idx[ne++] = i;
+    }
+    if (!ne) return;
+    heading(d, 3, "ck-margin", "Every-step relations: how much of each tolerance rounding used");
+    para(d, "Per block of relations, over every step and evaluation batch: the largest |residual| / tolerance on the "
+            "sharper tier (SUSPECT over 1) for each engine, and on the worst-case tier (PROBLEM over 1) the largest "
+            "over these engines. 1 / that ratio is the headroom: a fault must move a relation about that many times "
+            "more than this run's rounding did to be seen there (README, \"How sharp the checks are\").");
+    const char *H[3 + AUDIT_MAX_ENGINES];
+    char hb[AUDIT_MAX_ENGINES][80];
+    H[0] = "Layer";
+    H[1] = "Relations";
+    for (int k = 0; k < ne; k++) {
+        snprintf(hb[k], sizeof hb[k], "%s: sharper tier", r->eng[idx[k]].label);
+        H[2 + k] = hb[k];
+    }
+    H[2 + ne] = "Worst case (max)";
+    table_begin(d, 3 + ne, H);
+    char cb[AUDIT_MAX_ENGINES][32], wb[32];
+    for (int l = 0; l < r->m.n_layers; l++)
+        for (int ph = 0; ph < CK_NPHASE_ALL; ph++) {
+            double w = -1;
+            int any = 0;
+            for (int k = 0; k < ne; k++) {
+                const ck_block_margin *bm = &r->eng[idx[k]].ck_blk[l][ph];
+                any |= bm->n > 0;
+                if (bm->n && bm->worst > w) w = bm->worst;
+                if (bm->n) fnum(cb[k], sizeof cb[k], bm->sharp);
+                else snprintf(cb[k], sizeof cb[k], "–");
+            }
+            if (!any) continue;
+            fnum(wb, sizeof wb, w);
+            const char *cells[3 + AUDIT_MAX_ENGINES];
+            cells[0] = r->m.layers[l].name;
+            cells[1] = ck_block_name(&r->m, l, ph);
+            for (int k = 0; k < ne; k++) cells[2 + k] = cb[k];
+            cells[2 + ne] = wb;
+            table_row(d, cells);
+        }
+    table_end(d);
+}
+
 /* The sharper tier (checks/bounds.h): per tensor vs the reference, the
  * ratio to each tier and the aggregate tests' scores: how much margin the
  * check has on this model (a score >= 1 is SUSPECT). */
@@ -1688,6 +1743,7 @@ static int build(doc *d, const ctx *x) {
     fold_begin(d, "Accuracy per epoch, every-step checksums, time per layer (median and spread), memory");
     sec_accuracy(d, x);
     sec_checksums(d, x);
+    sec_ck_margin(d, x);
     sec_timing(d, x);
     fold_end(d);
     fold_begin(d, "Divergence: parameters per step, relative error per layer");

@@ -288,6 +288,25 @@ static void json_checksums(lsbuf *b, const audit_result *r, const audit_engine *
     }
     json_step_array(b, "sharp_ratio_per_step", ae->ck_step_sharp, ae->ck_total);
     lsbuf_printf(b, "}");
+    /* per block of relations over the run: how much of each tolerance rounding used (checks/checksums.h) */
+    lsbuf_printf(b, ", \"blocks\": [");
+    int first = 1;
+    for (int l = 0; l < r->m.n_layers; l++)
+        for (int ph = 0; ph < CK_NPHASE_ALL; ph++) {
+            const ck_block_margin *bm = &ae->ck_blk[l][ph];
+            if (!bm->n) continue;
+            lsbuf_printf(b, "%s{\"layer\": ", first ? "" : ", ");
+            lsbuf_json_str(b, r->m.layers[l].name);
+            lsbuf_printf(b, ", \"block\": ");
+            lsbuf_json_str(b, ck_block_name(&r->m, l, ph));
+            lsbuf_printf(b, ", \"relations\": %ld, \"worst_case_ratio\": ", bm->n);
+            lsbuf_json_num(b, bm->worst);
+            lsbuf_printf(b, ", \"sharp_ratio\": ");
+            lsbuf_json_num(b, bm->sharp);
+            lsbuf_printf(b, "}");
+            first = 0;
+        }
+    lsbuf_printf(b, "]");
     lsbuf_printf(b, ", \"eval_vs_reference\": {\"images\": %ld, \"epoch\": %d, \"worst_ratio\": ", ae->ev_ref_images,
                  ae->ev_ref_epoch);
     lsbuf_json_num(b, ae->ev_ref_images ? ae->ev_ref_worst : NAN);

@@ -228,6 +228,22 @@ static int ck_rel_unbound(double ga, const double *e) {
     return !(e[3] * (1 + ga) < CK_FP32_OVF_T * (1 - 0x1p-21)) || !(fabs(e[1]) < INFINITY);
 }
 
+/* Whether a SUSPECT of (ph, layer), ratio q (sign: the sign test's)
+ * takes o->sus, the one a finding names: the larger ratio, as before the
+ * sign test; where one of the two is the sign test's, whose ratio is |z|
+ * over its limit and not comparable, the one computed first in the step
+ * (step_order: the first wrong tensor, as note() orders PROBLEMs;
+ * thread1_round_up_kernels_step7's conv1 forward over the sharper tier,
+ * not fc1 backward-data's sign test), else the larger ratio. */
+static int sus_replaces(const ck_verdict *o, ck_phase ph, int layer, double q, int sign) {
+    if (!o->n_sus) return 1;
+    if (sign || o->sus.sign_test) {
+        int a = step_order(ph, layer), b = step_order(o->sus.phase, o->sus.layer);
+        if (a >= 0 && b >= 0 && a != b) return a < b;
+    }
+    return q > o->sus.ratio;
+}
+
 /* ---- the sign test over a block's residuals ------------------------------
  * The two tiers above judge each relation alone, against a tolerance that
  * sums its outputs' bounds.  A fault that is one-signed but small in each
@@ -396,11 +412,12 @@ static void judge_sign(const model *m, const double *vec, int l, int ph, ck_phas
              "negative)", ly->name, block_name(ly, ph), sg->m, z, lim, (sg->m + sg->S) / 2, (sg->m - sg->S) / 2);
     if (q > o->worst_sign) o->worst_sign = q, snprintf(o->worst_sign_what, sizeof o->worst_sign_what, "%s", what);
     if (!(q > 1)) return;
-    if (!o->n_sus || q > o->sus.ratio) {
+    if (sus_replaces(o, cph, l, q, 1)) {
         o->sus.phase = cph;
         o->sus.layer = l;
         o->sus.ratio = q;
         o->sus.count = sg->m;
+        o->sus.sign_test = 1;
         o->sus_worst_ratio = worst;
         snprintf(o->sus.what, sizeof o->sus.what, "%s", what);
     }
@@ -472,11 +489,12 @@ static void judge_rel(const model *m, const ck_layout *L, const double *vec, siz
         snprintf(o->worst_sharp_what, sizeof o->worst_sharp_what, "%s %s, %s %zu", ly->name, block_name(ly, ph),
                  unit_name(ly, ph), si / dv);
     }
-    if (sus && (!o->n_sus || sus_q > o->sus.ratio)) {
+    if (sus && sus_replaces(o, cph, l, sus_q, 0)) {
         o->sus.phase = cph;
         o->sus.layer = l;
         o->sus.ratio = sus_q;
         o->sus.count = (double)sus;
+        o->sus.sign_test = 0;
         o->sus_worst_ratio = sus_w;
         snprintf(o->sus.what, sizeof o->sus.what, "%s %s, %s %zu (%zu of %zu over the sharp tier)", ly->name,
                  block_name(ly, ph), unit_name(ly, ph), sui / dv, sus, cnt);
@@ -652,6 +670,7 @@ static void judge_adam(const model *m, const ck_layout *L, const double *vec, in
                 o->sus.phase = CKP_UPDATE;
                 o->sus.layer = m->tensors[t].layer;
                 o->sus.ratio = INFINITY; /* the sharp tier of a shared formula: bit for bit */
+                o->sus.sign_test = 0;
                 o->sus.count = bad;
                 o->sus_worst_ratio = r;
                 snprintf(o->sus.what, sizeof o->sus.what, "%s", what);

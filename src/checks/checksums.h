@@ -34,6 +34,7 @@ typedef struct {
     double ratio;       /* |residual| / tolerance; INFINITY: an exact re-check failed */
     double count;       /* exact re-checks: elements that differ (0 for relations) */
     int between;        /* continuity: the state changed between the last update and this step (not in it) */
+    int sign_test;      /* a SUSPECT of the sign test over a block (ratio: |z| / its limit), not of one relation */
     char what[160];     /* "conv2 backward-weights, output channel 3", "fc1.weight Adam (p, m, v)" */
 } ck_violation;
 

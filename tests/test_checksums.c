@@ -2352,6 +2352,85 @@ static void test_sharp_tier(void **s) {
     teardown(&f);
 }
 
+/* The sign test over a block's residuals (checks/checksums.c, judge_sign):
+ * a clean step's vector with one block's residuals rewritten, magnitudes
+ * kept (every relation stays within both tiers: only the signs move).
+ * All positive in conv2's backward-data (a core rounding upward over its
+ * share, zoo attack 13's thread1_round_up_conv2_bwd_step7): SUSPECT naming
+ * that block, z = sqrt(m) against the limit; random signs in the same
+ * block: not flagged; all positive in conv2's position-weighted forward
+ * (weights +-(p + 1): a common shift cancels, no sign test there) or judged as a
+ * reduced-precision engine's (u_in > 0: truncation is not mean-zero): not
+ * flagged.  Without the sign test the first is not flagged either (every
+ * relation within both tiers): the case the sign test exists for. */
+static ck_verdict sign_judge(fx *f, const double *vec, double u_in) {
+    ck_verdict v;
+    ck_verdict_init(&v);
+    assert_int_equal(checksums_judge(&f->m, vec, N, f->y, u_in, CK_BLOCKS_LIVE, &v), 0);
+    return v;
+}
+
+/* vec with block (l, ph)'s residuals given signs: +1 all positive, 0 random (Philox, seed) */
+static double *signed_copy(fx *f, int l, int ph, int all_pos, uint32_t seed) {
+    double *c = malloc(f->L.total * sizeof *c);
+    assert_non_null(c);
+    memcpy(c, f->vec, f->L.total * sizeof *c);
+    double *r = c + f->L.off[l][ph];
+    for (size_t i = 0; i < f->L.cnt[l][ph]; i++) {
+        double a = fabs(r[CK_REL * i]);
+        r[CK_REL * i] = all_pos || rng_u32(seed, (uint32_t)i, 0, 0, 9) & 1 ? a : -a;
+    }
+    return c;
+}
+
+static void test_sign_test_residuals(void **s) {
+    (void)s;
+    fx f;
+    setup(&f, "smallcnn", 0);
+    step_to_checks(&f, 1);
+    ck_verdict v = sign_judge(&f, f.vec, 0);
+    assert_clean(&v, "step");
+    assert_int_equal(v.n_sus, 0);
+    printf("sign test, clean step: worst |z| / limit %.3f (%s)\n", v.worst_sign, v.worst_sign_what);
+    assert_true(v.worst_sign > 0 && v.worst_sign < 1); /* judged, within the limit */
+    int l = first_layer_of(&f.m, LAYER_CONV, 1); /* conv2 */
+    double *pos = signed_copy(&f, l, CK_BWD_DATA, 1, 0);
+    v = sign_judge(&f, pos, 0);
+    printf("sign test, conv2 backward-data all positive: %d SUSPECT: %s (x%.3g, %.3g of the worst case)\n", v.n_sus,
+           v.n_sus ? v.sus.what : "-", v.sus.ratio, v.sus_worst_ratio);
+    assert_int_equal(v.n_viol, 0);
+    assert_true(v.worst_sharp <= 1.0); /* every relation within the sharper tier: only the sign test sees it */
+    assert_true(v.n_sus >= 1);
+    assert_int_equal(v.sus.layer, l);
+    assert_int_equal(v.sus.phase, CKP_BWD_DATA);
+    assert_non_null(strstr(v.sus.what, "conv2 backward-data: sign test over "));
+    assert_true(v.sus.ratio > 1.0 && v.sus_worst_ratio < 1.0);
+    /* a reduced-precision engine's: no sign test (its worst case, the relations within it) */
+    v = sign_judge(&f, pos, 0x1p-10);
+    assert_int_equal(v.n_viol, 0);
+    assert_int_equal(v.n_sus, 0);
+    free(pos);
+    /* random signs, several draws: within the limit */
+    for (uint32_t seed = 1; seed <= 8; seed++) {
+        double *rnd = signed_copy(&f, l, CK_BWD_DATA, 0, seed);
+        v = sign_judge(&f, rnd, 0);
+        if (v.n_sus) fprintf(stderr, "random signs, draw %u: %s\n", seed, v.sus.what);
+        assert_int_equal(v.n_viol, 0);
+        assert_int_equal(v.n_sus, 0);
+        assert_true(v.worst_sign < 1.0);
+        free(rnd);
+    }
+    /* conv2's position-weighted forward relations weight each output by +-(position + 1) (its 1024
+     * relations all positive would be z = 32 if it were tested): a common shift cancels, not sign-tested */
+    assert_true(f.L.cnt[l][CK_FWD_PW] > 64); /* sqrt(m) over the limit, were it tested */
+    double *bw = signed_copy(&f, l, CK_FWD_PW, 1, 0);
+    v = sign_judge(&f, bw, 0);
+    assert_int_equal(v.n_viol, 0);
+    assert_int_equal(v.n_sus, 0);
+    free(bw);
+    teardown(&f);
+}
+
 /* Duplicate samples (bounds.c, bounds_ck_dup_s): a batch of NB copies of
  * one image and label.  Each backward-weights and bias relation sums NB
  * equal terms an output, serially over the batch in a GEMM's K loop, whose
@@ -2619,6 +2698,7 @@ int main(void) {
         cmocka_unit_test(test_fault_exact_and_continuity),
         cmocka_unit_test(test_fault_fused_pair),
         cmocka_unit_test(test_sharp_tier),
+        cmocka_unit_test(test_sign_test_residuals),
         cmocka_unit_test(test_duplicate_samples_relations),
         cmocka_unit_test(test_relation_range_unjudged),
         cmocka_unit_test(test_exact_nonfinite_unjudged),

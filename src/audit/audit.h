@@ -285,6 +285,11 @@ typedef struct {
     int ck_sus_eval_epoch;
     ck_violation ck_sus;     /* it: phase, layer, ratio to the sharp tolerance */
     double ck_sus_worst_ratio; /* ... and to the worst-case tolerance */
+    /* the sign test over the relations' residuals (checks/checksums.c, judge_sign): its largest |z| / limit in any
+     * block (the margin of a legal engine; over 1 is a SUSPECT above), where, and which block; 0: none judged */
+    double ck_sign_worst;
+    long ck_sign_worst_step;  /* 0: in an evaluation */
+    char ck_sign_worst_what[160];
     /* the first such relation in time (zoo attack 13: a fault that is on from step 1, e.g. rounding toward zero,
      * is over the sharp tier at every step; its worst relation, at any step, says neither where nor when it
      * began; the finding names this one, as a PROBLEM names its first violation) */

@@ -110,6 +110,11 @@ static void record(audit_engine *ae, const model *m, const ck_verdict *v, long s
             snprintf(ae->ck_sharp_worst_what, sizeof ae->ck_sharp_worst_what, "%s", v->worst_sharp_what);
         }
     }
+    if (v->worst_sign > ae->ck_sign_worst) {
+        ae->ck_sign_worst = v->worst_sign;
+        ae->ck_sign_worst_step = eval ? 0 : step;
+        snprintf(ae->ck_sign_worst_what, sizeof ae->ck_sign_worst_what, "%s", v->worst_sign_what);
+    }
     if (v->n_sus) {
         if (!ae->ck_sus_checks) { /* the first stage with a relation over the sharp tier only */
             ae->ck_sus_first = v->sus;

@@ -1669,6 +1669,28 @@ static int checksum_suspect(explain_list *L, const audit_result *r, const model 
                  "contraction (-ffp-contract, nvcc --fmad) or a reordered update in it.", ae->label);
         return 0;
     }
+    if (v->sign_test) { /* the sign test over a block's residuals (checks/checksums.c, judge_sign) */
+        snprintf(f->title, sizeof f->title, "%s: every-step checksum residuals one-signed beyond what unbiased fp32 "
+                 "rounding does at %s, %s (SUSPECT: x%s the sign test's limit; every relation within %s of the worst "
+                 "case)", ae->label, where, f->layer[0] ? f->layer : "?", fnum(b1, sizeof b1, v->ratio),
+                 fnum(b2, sizeof b2, ae->ck_sus_first_worst_ratio));
+        snprintf(f->cause, sizeof f->cause,
+                 "On %s's own tensors, %s. Each relation of that block holds within its worst case, but their "
+                 "residuals lean one way: round-to-nearest errs up as often as down, and the sign test over the "
+                 "block (checks/checksums.c, judge_sign: false alarm <= 1e-9 per block under unbiased rounding, "
+                 "variance robust to relations of one channel alike) says these do not. A rounding mode other "
+                 "than to nearest (a core or thread rounding upward or toward zero), or a one-sided error no "
+                 "larger than rounding.", ae->label, v->what);
+        snprintf(f->evidence, sizeof f->evidence,
+                 "%ld step(s) or evaluation batch(es) with a check over the sharper tier or the sign test's limit; "
+                 "the first at %s (above); the worst, at %s: %s (x%s its limit, %s of the worst case).",
+                 ae->ck_sus_checks, where, wwhere, w->what, fnum(b1, sizeof b1, w->ratio),
+                 fnum(b2, sizeof b2, ae->ck_sus_worst_ratio));
+        snprintf(f->fix, sizeof f->fix, "Audit that step in isolated mode (--attribution-steps covering it, or a "
+                 "recording): the per-element sign tests name the tensor whose errors lean; check %s's rounding mode "
+                 "(MXCSR, fesetround) on every thread, and ablate its knobs one at a time.", ae->label);
+        return LS_OK;
+    }
     snprintf(f->title, sizeof f->title, "%s: every-step checksum beyond what fp32 rounding does in practice at %s, %s "
              "(SUSPECT: x%s the sharper tier, %s of the worst case)", ae->label, where, f->layer[0] ? f->layer : "?",
              fnum(b1, sizeof b1, v->ratio), fnum(b2, sizeof b2, ae->ck_sus_first_worst_ratio));
@@ -2544,6 +2566,10 @@ static void engine_verdict_words(engine_verdict *ev, const audit_result *r, cons
         if (ae->ck_sus_first.phase == CKP_UPDATE && isinf(ae->ck_sus_first.ratio))
             snprintf(ev->detail, sizeof ev->detail, "Adam update %s not the shared formula, %s of the worst case (%ld "
                      "step(s))", where, fnum(b2, sizeof b2, ae->ck_sus_first_worst_ratio), ae->ck_sus_checks);
+        else if (ae->ck_sus_first.sign_test) /* checks/checksums.c, judge_sign */
+            snprintf(ev->detail, sizeof ev->detail, "checksum %s, %s: x%s the sign test's limit, %s of the worst "
+                     "case (%ld)", where, ae->ck_sus_first.what, fnum(b1, sizeof b1, ae->ck_sus_first.ratio),
+                     fnum(b2, sizeof b2, ae->ck_sus_first_worst_ratio), ae->ck_sus_checks);
         else
             snprintf(ev->detail, sizeof ev->detail, "checksum %s, %s: x%s the sharper tier, %s of the worst case (%ld "
                      "check(s))", where, ae->ck_sus_first.what, fnum(b1, sizeof b1, ae->ck_sus_first.ratio),

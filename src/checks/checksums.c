@@ -53,6 +53,7 @@ void ck_verdict_init(ck_verdict *v) {
     v->worst_layer = -1;
     v->sus.layer = -1;
     ck_margins_init(v->blk);
+    v->worst_sign = -1;
 }
 
 /* A violation's place in the step's compute order, for ties (-1: not
@@ -248,6 +249,202 @@ static int ck_rel_unbound(double ga, const double *e) {
     return !(e[3] * (1 + ga) < CK_FP32_OVF_T * (1 - 0x1p-21)) || !(fabs(e[1]) < INFINITY);
 }
 
+/* Whether a SUSPECT of (ph, layer), ratio q (sign: the sign test's)
+ * takes o->sus, the one a finding names: the larger ratio, as before the
+ * sign test; where one of the two is the sign test's, whose ratio is |z|
+ * over its limit and not comparable, the one computed first in the step
+ * (step_order: the first wrong tensor, as note() orders PROBLEMs;
+ * thread1_round_up_kernels_step7's conv1 forward over the sharper tier,
+ * not fc1 backward-data's sign test), else the larger ratio. */
+static int sus_replaces(const ck_verdict *o, ck_phase ph, int layer, double q, int sign) {
+    if (!o->n_sus) return 1;
+    if (sign || o->sus.sign_test) {
+        int a = step_order(ph, layer), b = step_order(o->sus.phase, o->sus.layer);
+        if (a >= 0 && b >= 0 && a != b) return a < b;
+    }
+    return q > o->sus.ratio;
+}
+
+/* ---- the sign test over a block's residuals ------------------------------
+ * The two tiers above judge each relation alone, against a tolerance that
+ * sums its outputs' bounds.  A fault that is one-signed but small in each
+ * output (a core rounding upward, zoo attack 13's thread1_round_up_*:
+ * every error of its share positive, each relation over hundreds of them
+ * within 0.34 of its sharper tier) keeps every relation; it moves the
+ * residuals' signs, all of them the same way.  The per-element sign tests
+ * (rounding_tests.c) see such a shift, but only at the steps the audit
+ * compares per element; this is the same test over the relations, at
+ * every step and evaluation batch.
+ *
+ * Which blocks.  A relation's residual is R = lhs - rhs, the outputs'
+ * computed sum against the exact map of the summed inputs, so R is the
+ * weighted sum of the outputs' errors (plus the double evaluation's,
+ * below); its sign is the sign of the error sum only where every weight is
+ * +1.  Those are (bounds_ck_shape's numbers):
+ *   conv FWD, BWD_DATA: per (sample, channel), a plane's outputs summed;
+ *   conv BWD_B, dense BWD_B: one bias-gradient element each;
+ *   dense FWD, BWD_DATA: per output (input feature), summed over the batch;
+ *   dense BWD_W: a row of dW summed unsigned (engines/checksums.c,
+ *     dense_all);
+ *   dense BWD_DATA_PS: per sample, its input gradient summed.
+ * Not: a conv's BWD_W (signs ck_cw, (-1)^(c + kh + kw): a common shift
+ *   cancels), the position-, index- and random-weighted and alternating
+ *   blocks (weights of both signs, or 1..P: the same), BWD_W_Z (a zero
+ *   element's residual is minus its exact value, whose sign is the
+ *   data's, not the rounding's), the PEEK blocks (one element each, the
+ *   worst of several kept by |ratio|: the plain block's outputs again, its
+ *   signs no new information), BLANK (exact), and a dense layer's
+ *   FWD_PS, though its weights are +1: every sample's relation there
+ *   shares one error, the outputs' partial sums over inputs that are
+ *   equal in every sample (the features a blank region of the image gives
+ *   through the conv layers: identical windows again), so its signs move
+ *   together within a step; measured on the legal run below, fc1's
+ *   per-sample forward z has an rms of 1.82 over its 90 stages (every other
+ *   block's 0.8 to 1.2), a design effect of 3.3 that nothing inside one
+ *   block can estimate (the plain FWD block, one relation an output over
+ *   the batch, holds the shared part once per output: rms 0.95).
+ *
+ * The statistic.  Under the sharper tier's model (bounds.c: each rounding
+ * a mean-zero delta, symmetric given the data) a residual is as likely
+ * positive as negative.  Among the m residuals of a block with |R| above
+ * the double evaluation's own bound dbl (Y + A) (bounds_ck_tols: below it
+ * R is not fp32 rounding; exact zeros are no sign), S = n_pos - n_neg; for
+ * independent signs Hoeffding gives P(|S| >= t sqrt(m)) <= 2 exp(-t^2 / 2).
+ * Signs are not all independent, and where they are not is measured
+ * (LOCKSTEP_CK_SIGN_TRACE=1 on the legal run `lockstep audit --engines
+ * reference,cpu,cpu:threads=1,cpu:perturb=1,cpu:layout=plain,
+ * cpu:algo=direct --limit-train 4096 --limit-test 512 --epochs 1`, 90
+ * stages of five engines, batch 256): conv1's and conv2's forward blocks reach z = 23
+ * and 27 counted as independent, their relations of one output channel
+ * alike in every sample (identical windows over blank regions,
+ * conv_groups: one rounding, the same in every sample); the between-
+ * channel design effect there is up to 128, the between-sample one 1.3
+ * at most.  So a conv block's variance is cluster-robust over its
+ * channels (rounding_tests.c's rule: var(S) = max(m, C/(C-1) sum_c (S_c -
+ * m_c S / m)^2), a shift common to every channel not inflating it; with
+ * it those blocks' |z| is 3.4 at most).  Not over its samples: a core's
+ * share of a kernel is a set of samples (OpenMP's static schedule over
+ * the batch), so a fault's shift is the between-sample spread itself, and
+ * that variance would hide it (thread1_round_up_conv2_bwd_step7: conv2
+ * backward-data z = 9.4 with channel clusters, 5.2 with sample clusters,
+ * design effect 3.2, where legal runs give 1.3).  Duplicate images
+ * (bounds_dups: G_g copies of one image give G_g equal signs, var =
+ * sum_g G_g^2 = rho2 n per relation a sample) floor the per-sample
+ * blocks' variance at m rho2_x (rho2 for backward-data: the copies'
+ * gradients are alike only with equal labels) instead of m: the channel
+ * clusters see the copies' likeness only where the channels' signs differ
+ * (a batch of 2048 copies whose 16 channels all shift one way, a chance
+ * of 2^-15, has no between-channel spread).  The blocks whose relations
+ * each run over the batch (dense FWD, BWD_DATA, BWD_W, the biases) are
+ * different outputs' roundings: m.  z = S / sqrt(var).  Measured, its rms
+ * over the legal run's stages is 0.8 to 1.2 in every block tested (the
+ * conv blocks' 1.2: the between-sample dependence, design effect <= 1.3,
+ * that the channel clusters leave).
+ *
+ * The limit.  A main-job run judges ~1000 stages x up to 15 such blocks
+ * (smallcnn: conv1 2, conv2 3, fc1 and fc2 5 each) x 4 engines, ~6e4 block
+ * tests; at CK_SIGN_ALPHA = 1e-9 a block, a whole run false-alarms with
+ * probability < 1e-4: limit = sqrt(2 ln(2 / alpha)) = 6.54 (Hoeffding's t
+ * at alpha, the per-element sign tests' rule).  The robust variance is an
+ * approximation with few channels (16 and 32 here), as rounding_tests.h
+ * says of its own; the legal runs' measured margin backs it.  A block of
+ * m relations cannot exceed sqrt(m), so one of fewer than 43 (the conv
+ * biases, fc2's 10 outputs) never fires: those stay the per-element
+ * tests'.  Over the limit: SUSPECT (every relation within its worst case,
+ * their signs beyond what unbiased rounding does).  Reduced-precision
+ * engines (u_in > 0) get no sign test: their operand rounding may be
+ * truncation, which is not mean-zero (the sharper tier keeps their worst
+ * case for the same reason). */
+#define CK_SIGN_ALPHA 1e-9
+#define CK_SIGN_CL 512 /* channel clusters, folded to this many */
+typedef struct {
+    size_t per;        /* clusters: conv relations a sample (its channels); 0: none */
+    double m, S, rho2; /* signs counted, their sum; the duplicates' floor (m rho2) */
+    double cs[CK_SIGN_CL], cm[CK_SIGN_CL]; /* per channel: sum, count */
+} ck_sign;
+
+/* 1 when block (l, ph) of a batch of n is one whose residual has the sign
+ * of its outputs' error sum (above), with sg set up; 0 otherwise */
+static int sign_begin(const model *m, int l, int ph, size_t n, size_t cnt, double u_in, const bounds_dups *dups,
+                      ck_sign *sg) {
+    const layer *ly = &m->layers[l];
+    if (u_in > 0 || !cnt || !n) return 0;
+    int conv = ly->kind == LAYER_CONV, dense = ly->kind == LAYER_DENSE;
+    size_t per = 0;
+    double rho2 = 1;
+    if (conv && (ph == CK_FWD || ph == CK_BWD_DATA)) {
+        per = cnt / n;
+        if (dups) rho2 = ph == CK_FWD ? dups->rho2_x : dups->rho2;
+    } else if (dense && ph == CK_BWD_DATA_PS) {
+        if (dups) rho2 = dups->rho2;
+    } else if (!(ph == CK_BWD_B && (conv || dense)) && !(dense && (ph == CK_FWD || ph == CK_BWD_DATA || ph == CK_BWD_W)))
+        return 0;
+    sg->per = per;
+    sg->m = sg->S = 0;
+    sg->rho2 = rho2 > 1 ? rho2 : 1;
+    if (per) memset(sg->cs, 0, sizeof sg->cs), memset(sg->cm, 0, sizeof sg->cm);
+    return 1;
+}
+
+static void sign_add(ck_sign *sg, size_t i, const double *e, double dbl) {
+    double R = e[0];
+    if (!(fabs(R) > dbl * (e[2] + e[1]))) return; /* 0, within the double evaluation's rounding, or NaN */
+    double s = R > 0 ? 1 : -1;
+    sg->m++, sg->S += s;
+    if (!sg->per) return;
+    size_t c = i % sg->per % CK_SIGN_CL;
+    sg->cs[c] += s, sg->cm[c]++;
+}
+
+/* var(S) of the block (above); *deff: its ratio to m */
+static double sign_var(const ck_sign *sg, double *deff) {
+    double v = sg->m * sg->rho2, vs = 0, C = 0;
+    for (size_t c = 0; sg->per && c < CK_SIGN_CL; c++) {
+        if (!sg->cm[c]) continue;
+        double d = sg->cs[c] - sg->cm[c] / sg->m * sg->S;
+        vs += d * d;
+        C++;
+    }
+    if (C > 1) v = fmax(v, C / (C - 1) * vs);
+    *deff = sg->m > 0 ? v / sg->m : 1;
+    return v;
+}
+
+double checksums_sign_limit(void) { return sqrt(2 * log(2 / CK_SIGN_ALPHA)); }
+
+/* The sign test of block (l, ph) from its counts: over the limit, a
+ * SUSPECT (o->sus, as the sharper tier's; its ratio |z| / limit, its
+ * ratio to the worst case the block's worst relation's, below 1 or the
+ * block is a PROBLEM already).  LOCKSTEP_CK_SIGN_TRACE=1: one line a
+ * block on stderr (how tests/EVIDENCE.md's margins were measured). */
+static void judge_sign(const model *m, const double *vec, int l, int ph, ck_phase cph, const ck_sign *sg,
+                       double worst, ck_verdict *o) {
+    if (!(sg->m > 0)) return;
+    const layer *ly = &m->layers[l];
+    double deff, z = sg->S / sqrt(sign_var(sg, &deff)), lim = checksums_sign_limit(), q = fabs(z) / lim;
+    static int trace = -1;
+    if (trace < 0) trace = getenv("LOCKSTEP_CK_SIGN_TRACE") && getenv("LOCKSTEP_CK_SIGN_TRACE")[0] == '1';
+    if (trace)
+        fprintf(stderr, "ck-sign\t%s %s\t%s\tstep %.0f\tm %.0f S %.0f\tz %.3f\tindep %.3f\tq %.3f\tdeff %.3f\n",
+                ly->name, block_name(ly, ph), ck_phase_label(cph), vec[2], sg->m, sg->S, z, sg->S / sqrt(sg->m), q,
+                deff);
+    char what[160];
+    snprintf(what, sizeof what, "%s %s: sign test over %.0f relations: z = %.3g, limit %.3g (%.0f positive, %.0f "
+             "negative)", ly->name, block_name(ly, ph), sg->m, z, lim, (sg->m + sg->S) / 2, (sg->m - sg->S) / 2);
+    if (q > o->worst_sign) o->worst_sign = q, snprintf(o->worst_sign_what, sizeof o->worst_sign_what, "%s", what);
+    if (!(q > 1)) return;
+    if (sus_replaces(o, cph, l, q, 1)) {
+        o->sus.phase = cph;
+        o->sus.layer = l;
+        o->sus.ratio = q;
+        o->sus.count = sg->m;
+        o->sus.sign_test = 1;
+        o->sus_worst_ratio = worst;
+        snprintf(o->sus.what, sizeof o->sus.what, "%s", what);
+    }
+    o->n_sus++;
+}
+
 /* conv/dense relations of layer l, phase ph: the worst one is noted (and
  * every violating one counted), on both tiers; a relation that may
  * overflow (ck_rel_unbound) is counted as not judged. */
@@ -263,12 +460,15 @@ static void judge_rel(const model *m, const ck_layout *L, const double *vec, siz
     bounds_ck_coef cf;
     bounds_ck_prep(K, P, is_sum, u_in, &cf);
     int axis = dups && dups->rho2_x > 1.0 ? bounds_ck_batch_axis(m, l, ph) : BOUNDS_CK_BATCH_NONE;
+    ck_sign sg[1]; /* the sign test's counts (8 KiB) */
+    int sgn = sign_begin(m, l, ph, n, cnt, u_in, dups, sg);
     for (size_t i = 0; i < cnt; i++) {
         const double *e = r + CK_REL * i;
         if (ck_rel_unbound(cf.ga, e)) { /* fp32 may overflow there: no information */
             unj++;
             continue;
         }
+        if (sgn) sign_add(sg, i, e, cf.dbl);
         double tol, st;
         /* duplicate samples: the copies' roundings as one block (bounds_ck_dup_s); else S as recorded */
         double Sd = axis ? bounds_ck_dup_s(axis, K, is_sum, n, e[3], e[1], dups) : e[3];
@@ -314,16 +514,18 @@ static void judge_rel(const model *m, const ck_layout *L, const double *vec, siz
         snprintf(o->worst_sharp_what, sizeof o->worst_sharp_what, "%s %s, %s %zu", ly->name, block_name(ly, ph),
                  unit_name(ly, ph), si / dv);
     }
-    if (sus && (!o->n_sus || sus_q > o->sus.ratio)) {
+    if (sus && sus_replaces(o, cph, l, sus_q, 0)) {
         o->sus.phase = cph;
         o->sus.layer = l;
         o->sus.ratio = sus_q;
         o->sus.count = (double)sus;
+        o->sus.sign_test = 0;
         o->sus_worst_ratio = sus_w;
         snprintf(o->sus.what, sizeof o->sus.what, "%s %s, %s %zu (%zu of %zu over the sharp tier)", ly->name,
                  block_name(ly, ph), unit_name(ly, ph), sui / dv, sus, cnt);
     }
     o->n_sus += (int)sus;
+    if (sgn) judge_sign(m, vec, l, ph, cph, sg, worst, o);
 }
 
 /* A conv layer's blank-window outputs (FWD_BLANK): exact, per sample
@@ -493,6 +695,7 @@ static void judge_adam(const model *m, const ck_layout *L, const double *vec, in
                 o->sus.phase = CKP_UPDATE;
                 o->sus.layer = m->tensors[t].layer;
                 o->sus.ratio = INFINITY; /* the sharp tier of a shared formula: bit for bit */
+                o->sus.sign_test = 0;
                 o->sus.count = bad;
                 o->sus_worst_ratio = r;
                 snprintf(o->sus.what, sizeof o->sus.what, "%s", what);

@@ -34,6 +34,7 @@ typedef struct {
     double ratio;       /* |residual| / tolerance; INFINITY: an exact re-check failed */
     double count;       /* exact re-checks: elements that differ (0 for relations) */
     int between;        /* continuity: the state changed between the last update and this step (not in it) */
+    int sign_test;      /* a SUSPECT of the sign test over a block (ratio: |z| / its limit), not of one relation */
     char what[160];     /* "conv2 backward-weights, output channel 3", "fc1.weight Adam (p, m, v)" */
 } ck_violation;
 
@@ -65,6 +66,10 @@ typedef struct {
     int n_sus;            /* relations over the sharp tolerance, within the worst case */
     ck_violation sus;     /* the worst of them (phase, layer, ratio to the sharp tolerance) */
     double sus_worst_ratio; /* ... and its ratio to the worst-case tolerance */
+    /* the sign test over the blocks' residuals (checksums.c, judge_sign):
+     * the largest |z| / limit of any block judged (-1: none), and which */
+    double worst_sign;
+    char worst_sign_what[160];
     /* relations (and re-checked elements) not judged: a legal fp32
      * evaluation may overflow there (checksums.c, ck_rel_unbound; the
      * per-element tier's bounds_range_unbound): neither within nor over,
@@ -117,6 +122,11 @@ int checksums_judge(const model *m, const double *vec, size_t n, const int32_t *
  * batch counts the copies' roundings as correlated (bounds_ck_dup_s). */
 int checksums_judge_dups(const model *m, const double *vec, size_t n, const int32_t *labels, double u_in,
                          int per_sample, const bounds_dups *dups, ck_verdict *out);
+
+/* The sign test over a block's residuals (checks/checksums.c derives it):
+ * |z| over this limit (sqrt(2 ln(2 / 1e-9)) = 6.54) is a SUSPECT, the
+ * block's ratio |z| / limit in sus. */
+double checksums_sign_limit(void);
 
 /* Continuity: the digests of the state this stage computed with (vec of a
  * STEP or EVAL stage) against those the engine reported after the last

@@ -277,6 +277,13 @@ static void json_checksums(lsbuf *b, const audit_result *r, const audit_engine *
     lsbuf_json_num(b, ae->ck_sharp_worst_what[0] ? ae->ck_sharp_worst : NAN);
     lsbuf_printf(b, ", \"worst_step\": %ld, \"worst\": ", ae->ck_sharp_worst_step);
     lsbuf_json_str(b, ae->ck_sharp_worst_what);
+    /* the sign test over the blocks' residuals (checks/checksums.c): its limit, the largest |z| / limit */
+    lsbuf_printf(b, ", \"sign_limit\": ");
+    lsbuf_json_num(b, checksums_sign_limit());
+    lsbuf_printf(b, ", \"sign_worst_ratio\": ");
+    lsbuf_json_num(b, ae->ck_sign_worst_what[0] ? ae->ck_sign_worst : NAN);
+    lsbuf_printf(b, ", \"sign_worst_step\": %ld, \"sign_worst\": ", ae->ck_sign_worst_step);
+    lsbuf_json_str(b, ae->ck_sign_worst_what);
     lsbuf_printf(b, ", \"suspect_checks\": %ld", ae->ck_sus_checks);
     if (ae->ck_sus_checks) {
         json_ck_suspect(b, r, "worst_suspect", ae->ck_sus_step, ae->ck_sus_eval_epoch, &ae->ck_sus,

@@ -108,6 +108,12 @@ static void record(audit_engine *ae, const model *m, const ck_verdict *v, long s
             snprintf(ae->ck_sharp_worst_what, sizeof ae->ck_sharp_worst_what, "%s", v->worst_sharp_what);
         }
     }
+    if (v->n_legal) {
+        if (!ae->ck_legal_updates++) {
+            ae->ck_legal_step = step;
+            snprintf(ae->ck_legal_what, sizeof ae->ck_legal_what, "%s", v->legal_what);
+        }
+    }
     if (v->n_sus) {
         if (!ae->ck_sus_checks) { /* the first stage with a relation over the sharp tier only */
             ae->ck_sus_first = v->sus;

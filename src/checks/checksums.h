@@ -59,6 +59,11 @@ typedef struct {
      * per-element tier's bounds_range_unbound): neither within nor over,
      * not in n_relations */
     long n_unjudged;
+    /* the Adam re-check's tensors whose differing elements are all one
+     * named legal order's, bit for bit (base/adam_orders.h): ok, said here
+     * (not a violation, not a SUSPECT); the first, in words */
+    int n_legal;
+    char legal_what[160];
 } ck_verdict;
 
 void ck_verdict_init(ck_verdict *v);

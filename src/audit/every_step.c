@@ -108,8 +108,9 @@ static void record(audit_engine *ae, const model *m, const ck_verdict *v, long s
             snprintf(ae->ck_sharp_worst_what, sizeof ae->ck_sharp_worst_what, "%s", v->worst_sharp_what);
         }
     }
-    if (v->n_legal) {
-        if (!ae->ck_legal_updates++) {
+    if (v->n_legal) { /* the tensor with the most elements in a named order (the first steps' few match several) */
+        if (!ae->ck_legal_updates++ || v->legal_count > ae->ck_legal_count) {
+            ae->ck_legal_count = v->legal_count;
             ae->ck_legal_step = step;
             snprintf(ae->ck_legal_what, sizeof ae->ck_legal_what, "%s", v->legal_what);
         }

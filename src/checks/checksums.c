@@ -468,12 +468,18 @@ static void judge_adam(const model *m, const ck_layout *L, const double *vec, in
         unsigned orders = 0;
         if (live) adam_orders_unpack(el[0], &orders);
         if (bad > 0 && orders) { /* every differing element is one named legal order's, bit for bit */
-            int k = 0;
+            int k = 0, more = -1;
             while (!(orders >> k & 1u)) k++;
-            snprintf(what, sizeof what, "%s Adam: %.0f element(s) in %s's order, bit for bit (a recognised legal order)",
-                     m->tensors[t].name, bad, adam_order_name(k));
+            for (unsigned b = orders; b; b &= b - 1) more++;
+            char also[48] = "";
+            if (more) snprintf(also, sizeof also, "; %d other named order(s) agree", more);
+            snprintf(what, sizeof what, "%s Adam: %.0f element(s) in %s's order, bit for bit (a recognised legal order%s)",
+                     m->tensors[t].name, bad, adam_order_name(k), also);
             note(o, CKP_UPDATE, m->tensors[t].layer, 0.0, 0, what);
-            if (!o->n_legal++) snprintf(o->legal_what, sizeof o->legal_what, "%s", what);
+            if (!o->n_legal++ || bad > o->legal_count) { /* the tensor with the most such elements */
+                o->legal_count = bad;
+                snprintf(o->legal_what, sizeof o->legal_what, "%s", what);
+            }
             continue;
         }
         double r = bad > 0 && live ? adam_elem_ratio(sc, el) : INFINITY;

@@ -61,8 +61,10 @@ typedef struct {
     long n_unjudged;
     /* the Adam re-check's tensors whose differing elements are all one
      * named legal order's, bit for bit (base/adam_orders.h): ok, said here
-     * (not a violation, not a SUSPECT); the first, in words */
+     * (not a violation, not a SUSPECT); the one with the most such
+     * elements, in words, and their count */
     int n_legal;
+    double legal_count;
     char legal_what[160];
 } ck_verdict;
 

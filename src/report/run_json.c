@@ -281,7 +281,7 @@ static void json_checksums(lsbuf *b, const audit_result *r, const audit_engine *
     /* the Adam re-check's named legal orders (base/adam_orders.h): ok, bit for bit */
     lsbuf_printf(b, ", \"adam_legal_order_updates\": %ld", ae->ck_legal_updates);
     if (ae->ck_legal_updates) {
-        lsbuf_printf(b, ", \"adam_legal_order_first_step\": %ld, \"adam_legal_order_first\": ", ae->ck_legal_step);
+        lsbuf_printf(b, ", \"adam_legal_order_largest_step\": %ld, \"adam_legal_order_largest\": ", ae->ck_legal_step);
         lsbuf_json_str(b, ae->ck_legal_what);
     }
     if (ae->ck_sus_checks) {

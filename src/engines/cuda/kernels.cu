@@ -624,6 +624,18 @@ __global__ void k_ck_adam(double *out, double *far, const float *p0, const float
         }
     }
 }
+/* The named orders' pass over every element of a tensor with a difference
+ * (out[0] > 0; none: it returns at once), as the host's adam_recheck:
+ * far[2] |= the orders an element is not */
+__global__ void k_ck_adam_orders(const double *out, double *far, const float *p0, const float *m0, const float *v0,
+                                 const float *g, const float *p, const float *m, const float *v, size_t count,
+                                 adam_order_sc osc) {
+    if (out[0] == 0.0) return;
+    GRID_STRIDE(i, count) {
+        unsigned no = ~adam_orders_match(p0[i], m0[i], v0[i], g[i], osc.s, p[i], m[i], v[i]) & ADAM_ORDER_ALL;
+        if (no) atomicOr((unsigned long long *)(far + 2), (unsigned long long)no);
+    }
+}
 /* ADAMW's pick, pass 2: far[1] = ~i of the first element at far[0]'s
  * ratio (atomicMax on ~i: the smallest i; never 0 for i < 2^64 - 1, so 0
  * is "no element differs") */
@@ -1272,6 +1284,8 @@ extern "C" int lk_ck_adam(cudaStream_t s, double *out, double *far, const float 
     clear_stale();
     k_ck_adam<<<nb, LK_THREADS, 0, s>>>(out, far, p0, m0, v0, g, p, m, v, count, b1, omb1, b2, omb2, step_size,
                                         bc2_sqrt, eps, osc);
+    if ((rc = launched())) return rc;
+    k_ck_adam_orders<<<nb, LK_THREADS, 0, s>>>(out, far, p0, m0, v0, g, p, m, v, count, osc);
     if ((rc = launched())) return rc;
     k_ck_adam_first<<<nb, LK_THREADS, 0, s>>>(far, p0, m0, v0, g, p, m, v, count, b1, omb1, b2, omb2, step_size,
                                               bc2_sqrt, eps);

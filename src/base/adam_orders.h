@@ -66,6 +66,15 @@
  *                m = fmaf(1 - b1, g, b1 m), v = fmaf(1 - b2, g g, b2 v) (which
  *                product a compiler fuses is its choice).
  *
+ * The zoo's legal rows (engines/cpu/cpu_faults.h: adam_pytorch_lerp,
+ * adam_addcdiv_order, adam_capturable, adam_textbook_mhat,
+ * adam_fma_contracted, written apart from this file) are each recognised
+ * as their own order.  torch-cpu-fma and torch-cuda rest on a reading of
+ * ATen's sources (Lerp.h's lerp_vec, the CUDA functors, div_true's
+ * reciprocal) and of what the compilers contract; no PyTorch build has
+ * been run against them here: an engine they miss is bounded as before
+ * (SUSPECT within the bound), never called wrong by them.
+ *
  * LS_HD (base/rng.h): the cuda engine's re-check kernels call it too.
  * Not here: the loops, the per-tensor AND (the re-checks), the judging
  * (checks/checksums.c judge_adam).

@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/adam_orders.h"
 #include "base/checksum_blank.h"
 #include "base/checksum_peek.h"
 #include "base/checksum_rnd.h"
@@ -480,7 +481,8 @@ static inline size_t expect_wrnd(const model *m, const double *v, size_t n, cons
 
 /* An UPDATE vector's ADAM counts and ADAMW entries against the host loop
  * (ops_adam_elem re-done from the step's p0, m0, v0 and g, then
- * base/checksum_peek.h's ck_adam_far_ratio and ck_adam_far_put) over the
+ * base/checksum_peek.h's ck_adam_far_ratio and ck_adam_far_put, the first
+ * double packed with base/adam_orders.h's mask) over the
  * state after the update (p, mo, v), bit for bit; a the step's scalars.
  * Returns the elements that differ. */
 static inline size_t expect_adamw(const model *m, const double *vec, size_t n, const adam_scalars *a, const float *p0,
@@ -498,6 +500,10 @@ static inline size_t expect_adamw(const model *m, const double *vec, size_t n, c
         size_t o = T->offset, bad = 0;
         double far = -1;
         size_t at = 0;
+        unsigned orders = ADAM_ORDER_ALL; /* the named legal orders (base/adam_orders.h) of every differing element */
+        float osc[ADAM_ORDER_NSC];
+        memcpy(osc, sc, sizeof sc);
+        adam_order_scalars(a->cfg.lr, a->cfg.beta1, a->cfg.beta2, a->t, osc + CK_ADAMW_HDR);
         for (size_t i = 0; i < T->numel; i++) {
             float rp = p0[o + i], rm = m0[o + i], rv = v0[o + i];
             ops_adam_elem(&rp, &rm, &rv, g[o + i], a->beta1, a->one_minus_beta1, a->beta2, a->one_minus_beta2,
@@ -505,10 +511,14 @@ static inline size_t expect_adamw(const model *m, const double *vec, size_t n, c
             double r = ck_adam_far_ratio(rp, rm, rv, p0[o + i], m0[o + i], v0[o + i], g[o + i], p[o + i], mo[o + i],
                                          v[o + i], sc);
             bad += r >= 0;
+            if (r >= 0) orders &= adam_orders_match(p0[o + i], m0[o + i], v0[o + i], g[o + i], osc, p[o + i], mo[o + i], v[o + i]);
             if (r > far) far = r, at = i;
         }
         double want[CK_ADAMW_PER];
         ck_adam_far_put(want, far >= 0, at, p0 + o, m0 + o, v0 + o, g + o, p + o, mo + o, v + o);
+        for (size_t i = 0; far >= 0 && i < T->numel; i++) /* then every element of a tensor that differs */
+            orders &= adam_orders_match(p0[o + i], m0[o + i], v0[o + i], g[o + i], osc, p[o + i], mo[o + i], v[o + i]);
+        if (far >= 0) want[0] = adam_orders_pack(want[0], orders);
         const double *got = vec + L.adamw_off + CK_ADAMW_HDR + CK_ADAMW_PER * (size_t)t;
         if (memcmp(got, want, sizeof want))
             fail_msg("%s ADAMW: vector (%g %g %g %g %g %g %g %g), the host loop (%g %g %g %g %g %g %g %g)", T->name,

@@ -24,6 +24,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "base/adam_orders.h"
 #include "base/checksum_ops.h"
 #include "base/lowp.h"
 #include "base/ops_elem.h"
@@ -1908,12 +1909,14 @@ static void test_fault_exact_and_continuity(void **s) {
     teardown(&f);
 }
 
-/* The Adam re-check against a legal evaluation of the same update (zoo
- * attack 7, adam_fma_contracted): the three multiply-adds contracted to
- * fused ones.  Elements differ from ops_adam_elem's by an ulp, within the
- * fp32 bound of the exact update: SUSPECT (not the engines' shared
- * formula), never a PROBLEM; one m element 1% off is a PROBLEM, and so
- * is any difference judged without ADAMW (a recording's level). */
+/* The Adam re-check against a legal evaluation of the same update that is
+ * none of base/adam_orders.h's named orders: p', m', v' each the exact
+ * update (double) rounded once (zoo attack 7 used adam_fma_contracted
+ * here; that one is now a named order: test_adam_named_order).  Elements
+ * differ from ops_adam_elem's by an ulp, within the fp32 bound of the
+ * exact update: SUSPECT (not the engines' shared formula), never a
+ * PROBLEM; one m element 1% off is a PROBLEM, and so is any difference
+ * judged without ADAMW (a recording's level). */
 static void test_adam_legal_variant(void **s) {
     (void)s;
     fx f;
@@ -1934,19 +1937,18 @@ static void test_adam_legal_variant(void **s) {
     assert_non_null(p1), assert_non_null(m1), assert_non_null(v1);
     assert_int_equal(engine_get_tensor(f.e, (tensor_id){TENSOR_PARAMS, 0}, p1), 0);
     for (size_t i = 0; i < np; i++) {
-        float mn = fmaf(a.beta1, m[i], a.one_minus_beta1 * g[i]);
-        float vn = fmaf(a.beta2, v[i], a.one_minus_beta2 * (g[i] * g[i]));
-        float den = sqrtf(vn) / a.bc2_sqrt + a.eps;
-        float pn = fmaf(-a.step_size, mn / den, p[i]);
+        double me = (double)a.beta1 * m[i] + (double)a.one_minus_beta1 * g[i];
+        double ve = (double)a.beta2 * v[i] + (double)a.one_minus_beta2 * ((double)g[i] * g[i]);
+        float pn = (float)((double)p[i] - (double)a.step_size * (me / (sqrt(ve) / (double)a.bc2_sqrt + (double)a.eps)));
         differ += pn != p1[i];
-        p[i] = pn, m[i] = mn, v[i] = vn;
+        p[i] = pn, m[i] = (float)me, v[i] = (float)ve;
     }
     assert_int_equal(engine_set_tensor(f.e, (tensor_id){TENSOR_PARAMS, 0}, p), 0);
     assert_int_equal(engine_set_tensor(f.e, (tensor_id){TENSOR_ADAM_M, 0}, m), 0);
     assert_int_equal(engine_set_tensor(f.e, (tensor_id){TENSOR_ADAM_V, 0}, v), 0);
     assert_int_equal(engine_checksums(f.e, CK_STAGE_UPDATE, f.post), 0);
     ck_verdict vd = judge(&f, f.post);
-    print_message("  FMA-contracted Adam: %zu of %zu parameters differ from ops_adam_elem's; %d violation(s), "
+    print_message("  correctly rounded Adam: %zu of %zu parameters differ from ops_adam_elem's; %d violation(s), "
                   "%d SUSPECT: %s\n", differ, np, vd.n_viol, vd.n_sus, vd.n_sus ? vd.sus.what : "-");
     assert_true(differ > 0);
     assert_int_equal(vd.n_viol, 0);
@@ -1974,6 +1976,186 @@ static void test_adam_legal_variant(void **s) {
     assert_true(vd.n_viol >= 1);
     assert_int_equal(vd.v[0].phase, CKP_UPDATE);
     assert_true(vd.v[0].ratio > 1);
+    free(p), free(m), free(v), free(g), free(p1), free(m1), free(v1);
+    teardown(&f);
+}
+
+/* PyTorch's single-tensor Adam order (torch/optim/adam.py: m.lerp_(g, 1 -
+ * b1), v.mul_(b2).addcmul_(g, g, value=1 - b2), p.addcdiv_(m, den,
+ * value=-step) with ATen's functors as written), transcribed here apart
+ * from base/adam_orders.h */
+static void test_torch_lerp_elem(const adam_scalars *a, float *p, float *m, float *v, float g) {
+    float mn = *m + a->one_minus_beta1 * (g - *m); /* weight 0.1 < 0.5 */
+    float v1 = a->beta2 * *v;
+    float vn = v1 + (a->one_minus_beta2 * g) * g;
+    float den = sqrtf(vn) / a->bc2_sqrt + a->eps;
+    *p = *p + (-a->step_size) * (mn / den);
+    *m = mn, *v = vn;
+}
+/* ops_adam_elem with its multiply-adds fused (what -ffp-contract=fast makes
+ * of it) */
+static void test_fma_elem(const adam_scalars *a, float *p, float *m, float *v, float g) {
+    float mn = fmaf(a->beta1, *m, a->one_minus_beta1 * g);
+    float vn = fmaf(a->beta2, *v, a->one_minus_beta2 * (g * g));
+    float den = sqrtf(vn) / a->bc2_sqrt + a->eps;
+    *p = fmaf(-a->step_size, mn / den, *p);
+    *m = mn, *v = vn;
+}
+
+/* tensor t's named-order mask in an UPDATE vector (base/adam_orders.h) */
+static unsigned orders_of(fx *f, const double *vec, int t) {
+    unsigned mk = 0;
+    adam_orders_unpack(vec[f->L.adamw_off + CK_ADAMW_HDR + CK_ADAMW_PER * (size_t)t], &mk);
+    return mk;
+}
+
+/* One step's update redone: every element by elem, except element `odd`
+ * (if < np) by odd_elem (NULL: elem's, then p' one ulp up); the vector of
+ * the re-check over it in f->post. */
+typedef void (*adam_elem_fn)(const adam_scalars *, float *, float *, float *, float);
+static void update_as(fx *f, uint64_t step, adam_elem_fn elem, size_t odd, adam_elem_fn odd_elem) {
+    adam_cfg cfg = adam_default();
+    adam_scalars a = adam_make_scalars(&cfg, (int)step);
+    size_t np = f->m.n_params;
+    float *p = malloc(np * 4), *m = malloc(np * 4), *v = malloc(np * 4), *g = malloc(np * 4);
+    assert_non_null(p), assert_non_null(m), assert_non_null(v), assert_non_null(g);
+    step_to_checks(f, step);
+    assert_int_equal(engine_get_tensor(f->e, (tensor_id){TENSOR_PARAMS, 0}, p), 0);
+    assert_int_equal(engine_get_tensor(f->e, (tensor_id){TENSOR_ADAM_M, 0}, m), 0);
+    assert_int_equal(engine_get_tensor(f->e, (tensor_id){TENSOR_ADAM_V, 0}, v), 0);
+    assert_int_equal(engine_get_tensor(f->e, (tensor_id){TENSOR_GRADS, 0}, g), 0);
+    assert_int_equal(engine_update(f->e, &cfg, (int)step), 0);
+    for (size_t i = 0; i < np; i++) {
+        (i == odd && odd_elem ? odd_elem : elem)(&a, &p[i], &m[i], &v[i], g[i]);
+        if (i == odd && !odd_elem) p[i] = nextafterf(p[i], INFINITY);
+    }
+    assert_int_equal(engine_set_tensor(f->e, (tensor_id){TENSOR_PARAMS, 0}, p), 0);
+    assert_int_equal(engine_set_tensor(f->e, (tensor_id){TENSOR_ADAM_M, 0}, m), 0);
+    assert_int_equal(engine_set_tensor(f->e, (tensor_id){TENSOR_ADAM_V, 0}, v), 0);
+    assert_int_equal(engine_checksums(f->e, CK_STAGE_UPDATE, f->post), 0);
+    free(p), free(m), free(v), free(g);
+}
+
+/* The named legal Adam orders (base/adam_orders.h) recognised bit for bit:
+ * an update in PyTorch's single-tensor order, or FMA-contracted, is ok
+ * (no SUSPECT, no violation; the tensors' masks name the order); the same
+ * with one element of fc1.weight one ulp off in p is not (that element
+ * is no order's: fc1.weight's mask is cleared, the other tensors keep
+ * theirs); and a tensor whose elements follow two different orders (one
+ * element FMA-contracted among PyTorch-order ones, where the two differ)
+ * has its mask cleared: SUSPECT, as before the orders; and the engine's
+ * own update with one m' one ulp off where that value is a named order's
+ * (for that element alone) is not recognised: the order must reproduce
+ * every element of the tensor. */
+static void test_adam_named_order(void **s) {
+    (void)s;
+    fx f;
+    setup(&f, "smallcnn", 0);
+    int fc1 = -1;
+    for (int t = 0; t < f.m.n_tensors; t++)
+        if (strcmp(f.m.tensors[t].name, "fc1.weight") == 0) fc1 = t;
+    assert_true(fc1 >= 0);
+    const model_tensor *T = &f.m.tensors[fc1];
+    static const struct {
+        adam_elem_fn fn;
+        int order;
+    } cases[2] = {{test_torch_lerp_elem, ADAM_ORDER_TORCH_LERP}, {test_fma_elem, ADAM_ORDER_FMA}};
+    uint64_t step = 1;
+    for (int c = 0; c < 2; c++) {
+        update_as(&f, step++, cases[c].fn, (size_t)-1, NULL);
+        ck_verdict vd = judge(&f, f.post);
+        double differ = 0;
+        for (int t = 0; t < f.m.n_tensors; t++) {
+            double bad = f.post[f.L.adam_off + 2 * (size_t)t];
+            differ += bad;
+            if (bad > 0) assert_true(orders_of(&f, f.post, t) >> cases[c].order & 1u);
+        }
+        print_message("  %s: %.0f elements not ops_adam_elem's; %d violation(s), %d SUSPECT; %s\n",
+                      adam_order_name(cases[c].order), differ, vd.n_viol, vd.n_sus, vd.worst_what);
+        assert_true(f.post[f.L.adam_off + 2 * (size_t)fc1] > 100); /* many of fc1.weight's differ */
+        assert_int_equal(vd.n_viol, 0);
+        assert_int_equal(vd.n_sus, 0);
+        assert_non_null(strstr(vd.worst_what, "bit for bit (a recognised legal order"));
+        /* the same order with one element one ulp off: not ok */
+        update_as(&f, step++, cases[c].fn, T->offset + T->numel / 2, NULL);
+        vd = judge(&f, f.post);
+        print_message("    one p' of fc1.weight one ulp off: %d violation(s), %d SUSPECT: %s\n", vd.n_viol, vd.n_sus,
+                      vd.n_viol ? vd.v[0].what : vd.n_sus ? vd.sus.what : "-");
+        assert_int_equal(orders_of(&f, f.post, fc1), 0);
+        assert_true(vd.n_viol + vd.n_sus >= 1);
+        const char *what = vd.n_viol ? vd.v[0].what : vd.sus.what;
+        assert_non_null(strstr(what, "fc1.weight"));
+        for (int t = 0; t < f.m.n_tensors; t++)
+            if (t != fc1 && f.post[f.L.adam_off + 2 * (size_t)t] > 0)
+                assert_true(orders_of(&f, f.post, t) >> cases[c].order & 1u);
+    }
+    /* two orders in one tensor: an element where FMA-contracted and PyTorch's order differ, FMA's */
+    adam_cfg cfg = adam_default();
+    adam_scalars a = adam_make_scalars(&cfg, (int)step);
+    size_t np = f.m.n_params, odd = np;
+    float *p = malloc(np * 4), *m = malloc(np * 4), *v = malloc(np * 4), *g = malloc(np * 4);
+    assert_non_null(p), assert_non_null(m), assert_non_null(v), assert_non_null(g);
+    step_to_checks(&f, step);
+    assert_int_equal(engine_get_tensor(f.e, (tensor_id){TENSOR_PARAMS, 0}, p), 0);
+    assert_int_equal(engine_get_tensor(f.e, (tensor_id){TENSOR_ADAM_M, 0}, m), 0);
+    assert_int_equal(engine_get_tensor(f.e, (tensor_id){TENSOR_ADAM_V, 0}, v), 0);
+    assert_int_equal(engine_get_tensor(f.e, (tensor_id){TENSOR_GRADS, 0}, g), 0);
+    for (size_t i = T->offset; i < T->offset + T->numel && odd == np; i++) {
+        float p1 = p[i], m1 = m[i], v1 = v[i], p2 = p[i], m2 = m[i], v2 = v[i], p3 = p[i], m3 = m[i], v3 = v[i];
+        test_torch_lerp_elem(&a, &p1, &m1, &v1, g[i]);
+        test_fma_elem(&a, &p2, &m2, &v2, g[i]);
+        ops_adam_elem(&p3, &m3, &v3, g[i], a.beta1, a.one_minus_beta1, a.beta2, a.one_minus_beta2, a.step_size,
+                      a.bc2_sqrt, a.eps);
+        /* FMA's differs from PyTorch's and from ops_adam_elem's (else the re-check does not see it) */
+        if ((p1 != p2 || m1 != m2 || v1 != v2) && (p3 != p2 || m3 != m2 || v3 != v2)) odd = i;
+    }
+    free(p), free(m), free(v), free(g);
+    assert_true(odd < np);
+    update_as(&f, step, test_torch_lerp_elem, odd, test_fma_elem);
+    ck_verdict vd = judge(&f, f.post);
+    print_message("  PyTorch's order with element %zu FMA-contracted: %d violation(s), %d SUSPECT: %s (mask %#x)\n",
+                  odd - T->offset, vd.n_viol, vd.n_sus, vd.n_sus ? vd.sus.what : "-", orders_of(&f, f.post, fc1));
+    assert_int_equal(orders_of(&f, f.post, fc1), 0);
+    assert_int_equal(vd.n_viol, 0);
+    assert_true(vd.n_sus >= 1);
+    assert_non_null(strstr(vd.sus.what, "fc1.weight"));
+    /* the engine's own update (ops_adam_elem) with one m' of fc1.weight one ulp off where that value is some
+     * named order's for that element (~22% of elements): alone among the differing elements it matches, but the
+     * order must reproduce every element of the tensor, and the others are ops_adam_elem's, not that order's */
+    step++;
+    a = adam_make_scalars(&cfg, (int)step);
+    p = malloc(np * 4), m = malloc(np * 4), v = malloc(np * 4), g = malloc(np * 4);
+    float *p1 = malloc(np * 4), *m1 = malloc(np * 4), *v1 = malloc(np * 4);
+    assert_true(p && m && v && g && p1 && m1 && v1);
+    step_to_checks(&f, step);
+    assert_int_equal(engine_get_tensor(f.e, (tensor_id){TENSOR_PARAMS, 0}, p), 0);
+    assert_int_equal(engine_get_tensor(f.e, (tensor_id){TENSOR_ADAM_M, 0}, m), 0);
+    assert_int_equal(engine_get_tensor(f.e, (tensor_id){TENSOR_ADAM_V, 0}, v), 0);
+    assert_int_equal(engine_get_tensor(f.e, (tensor_id){TENSOR_GRADS, 0}, g), 0);
+    assert_int_equal(engine_update(f.e, &cfg, (int)step), 0);
+    assert_int_equal(engine_get_tensor(f.e, (tensor_id){TENSOR_PARAMS, 0}, p1), 0);
+    assert_int_equal(engine_get_tensor(f.e, (tensor_id){TENSOR_ADAM_M, 0}, m1), 0);
+    assert_int_equal(engine_get_tensor(f.e, (tensor_id){TENSOR_ADAM_V, 0}, v1), 0);
+    float osc[ADAM_ORDER_NSC] = {a.beta1, a.one_minus_beta1, a.beta2, a.one_minus_beta2, a.step_size, a.bc2_sqrt, a.eps};
+    adam_order_scalars(cfg.lr, cfg.beta1, cfg.beta2, a.t, osc + CK_ADAMW_HDR);
+    odd = np;
+    unsigned alone = 0;
+    for (size_t i = T->offset; i < T->offset + T->numel && odd == np; i++)
+        for (int d = 0; d < 2 && odd == np; d++) {
+            float mo = nextafterf(m1[i], d ? INFINITY : -INFINITY);
+            alone = adam_orders_match(p[i], m[i], v[i], g[i], osc, p1[i], mo, v1[i]);
+            if (alone) odd = i, m1[i] = mo;
+        }
+    assert_true(odd < np);
+    assert_int_equal(engine_set_tensor(f.e, (tensor_id){TENSOR_ADAM_M, 0}, m1), 0);
+    assert_int_equal(engine_checksums(f.e, CK_STAGE_UPDATE, f.post), 0);
+    vd = judge(&f, f.post);
+    print_message("  the engine's own update, m' of element %zu one ulp off (alone, named orders %#x's value): %d "
+                  "violation(s), %d SUSPECT: %s\n", odd - T->offset, alone, vd.n_viol, vd.n_sus,
+                  vd.n_viol ? vd.v[0].what : vd.n_sus ? vd.sus.what : "-");
+    assert_int_equal(f.post[f.L.adam_off + 2 * (size_t)fc1], 1);
+    assert_int_equal(orders_of(&f, f.post, fc1), 0);
+    assert_true(vd.n_viol + vd.n_sus >= 1);
     free(p), free(m), free(v), free(g), free(p1), free(m1), free(v1);
     teardown(&f);
 }
@@ -2683,7 +2865,7 @@ int main(void) {
         cmocka_unit_test(test_output_element_own_bound),
         cmocka_unit_test(test_identical_windows_apart),
         cmocka_unit_test(test_dense_output_element_own_bound), cmocka_unit_test(test_adam_legal_variant),
-        cmocka_unit_test(test_adam_worst_element_carried),
+        cmocka_unit_test(test_adam_worst_element_carried), cmocka_unit_test(test_adam_named_order),
         cmocka_unit_test(test_vector_tied_to_logits), cmocka_unit_test(test_readback_tied), cmocka_unit_test(test_weight_grad_null_patterns),
         cmocka_unit_test(test_mlp_flatten_first),
         cmocka_unit_test(test_fault_weight_grad),

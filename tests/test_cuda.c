@@ -873,7 +873,10 @@ static void test_blocks_mnist_convnet(void **st) {
 /* ADAMW: a cpu engine's update, then three p and one m element moved by
  * a few ulps (set_tensor): its UPDATE vector's ADAM counts and ADAMW
  * entries are the host loop's (the body k_ck_adam and k_ck_adam_far run)
- * bit for bit, and the judge bounds the furthest element. */
+ * bit for bit, and the judge bounds the furthest element.  Step 3: the
+ * update redone FMA-contracted (a named legal order, base/adam_orders.h):
+ * ADAMW's first doubles carry the mask of named orders packed with the
+ * index, as the host loop's, and the judge says ok. */
 static void test_adamw_host(void **st) {
     (void)st;
     enum { N = 16 };
@@ -893,7 +896,7 @@ static void test_adamw_host(void **st) {
     model_init_params(&m, p0, 42);
     assert_int_equal(engine_set_params(e, p0), 0);
     adam_cfg a = adam_default();
-    for (uint32_t step = 1; step <= 2; step++) {
+    for (uint32_t step = 1; step <= 3; step++) {
         blank_batch(x, y, N, in, step);
         assert_int_equal(engine_set_batch(e, x, y, N, step), 0);
         assert_int_equal(engine_forward(e, 1), 0);
@@ -911,9 +914,29 @@ static void test_adamw_host(void **st) {
             assert_int_equal(engine_set_tensor(e, (tensor_id){TENSOR_PARAMS, 0}, p), 0);
             assert_int_equal(engine_set_tensor(e, (tensor_id){TENSOR_ADAM_M, 0}, mo), 0);
         }
+        if (step == 3) { /* every element FMA-contracted */
+            const adam_scalars *s = &e->last_adam;
+            for (size_t i = 0; i < np; i++) {
+                mo[i] = fmaf(s->beta1, m0[i], s->one_minus_beta1 * g[i]);
+                v[i] = fmaf(s->beta2, v0[i], s->one_minus_beta2 * (g[i] * g[i]));
+                p[i] = fmaf(-s->step_size, mo[i] / (sqrtf(v[i]) / s->bc2_sqrt + s->eps), p0[i]);
+            }
+            for (int k = 0; k < 3; k++) assert_int_equal(engine_set_tensor(e, (tensor_id){kinds[k], 0}, p + k * np), 0);
+        }
         assert_int_equal(engine_checksums(e, CK_STAGE_UPDATE, vec), 0);
         size_t bad = expect_adamw(&m, vec, N, &e->last_adam, p0, m0, v0, g, p, mo, v);
-        assert_int_equal(bad, step == 2 ? 4 : 0);
+        if (step == 3) {
+            unsigned mk = 0, all = ADAM_ORDER_ALL;
+            for (int t = 0; t < m.n_tensors; t++)
+                if (vec[L.adam_off + 2 * (size_t)t] > 0) {
+                    adam_orders_unpack(vec[L.adamw_off + CK_ADAMW_HDR + CK_ADAMW_PER * (size_t)t], &mk);
+                    all &= mk;
+                }
+            print_message("Adam FMA-contracted: %zu elements differ, the named orders every tensor agrees on %#x\n", bad,
+                          all);
+            assert_true(bad > 0);
+            assert_true(all >> ADAM_ORDER_FMA & 1u);
+        } else assert_int_equal(bad, step == 2 ? 4 : 0);
         ck_verdict cv;
         ck_verdict_init(&cv);
         assert_int_equal(checksums_judge(&m, vec, N, y, 0, CK_BLOCKS_LIVE, &cv), 0);
@@ -922,6 +945,7 @@ static void test_adamw_host(void **st) {
             print_message("Adam, 4 elements moved by 1-2 ulps: ADAM and ADAMW as the host loop's bit for bit; %s\n",
                           cv.n_viol ? cv.v[0].what : cv.sus.what);
         } else assert_int_equal(cv.n_viol + cv.n_sus, 0);
+        if (step == 3) assert_true(cv.n_legal >= 1);
     }
     engine_free(e);
     free(x), free(st7), free(vec);

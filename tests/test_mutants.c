@@ -183,6 +183,9 @@ static void test_checksum_suspect(void **st) {
         {"cpu:fault=conv2_fwd_rel:fault_k=17", 1},
         {"cpu:fault=conv2_fwd_rel:fault_k=16", 2},
         {"cpu:threads=1", 0},
+        /* PyTorch's own Adam order: a named legal order (base/adam_orders.h), ok bit for bit, said as such; it
+         * was a SUSPECT at every update before the named orders */
+        {"cpu:fault=adam_pytorch_lerp", 0},
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         char engines[96];
@@ -206,6 +209,12 @@ static void test_checksum_suspect(void **st) {
             assert_string_equal(r.m.layers[ae->ck_first.layer].name, "conv2");
         } else if (ae->ck_viol_checks || ae->ck_sus_checks || r.suspects || r.problems) {
             fail_msg("%s: legal, yet flagged", engines);
+        }
+        if (strstr(engines, "adam_pytorch_lerp")) {
+            printf("  %-36s Adam in a named legal order at %ld update(s): %s\n", engines, ae->ck_legal_updates,
+                   ae->ck_legal_what);
+            assert_true(ae->ck_legal_updates == ae->ck_steps); /* every update */
+            assert_non_null(strstr(ae->ck_legal_what, "in PyTorch's single-tensor Adam's order, bit for bit"));
         }
         assert_int_equal(r.gate, cases[i].want ? 1 : 0);
         audit_result_free(&r);
@@ -348,6 +357,8 @@ static void test_one_off_data_faults(void **st) {
          "fc1 forward (every output of each sample)", CKP_FORWARD},
         {"cpu:fault=conv1_nan_dead_window_once", 7, 0, "conv1", "conv1 forward", CKP_FORWARD},
         {"cpu:fault=adam_v_inf_once", 7, 0, "fc1", "fc1.weight Adam re-done", CKP_UPDATE},
+        /* one ulp inside a recognised legal order (PyTorch's): no order's, so bounded as before */
+        {"cpu:fault=adam_pytorch_lerp_1ulp_once", 7, 0, "fc1", "fc1.weight Adam re-done", CKP_UPDATE},
         {"cpu:fault=conv1_dw_last_sample_dropped_once", 7, 0, "conv1", "conv1 backward-weights", CKP_BWD_WEIGHTS},
         /* Winograd tiles with one transform-domain value wrong: blind
          * spots until the row-alternating relations */

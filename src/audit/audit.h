@@ -297,6 +297,12 @@ typedef struct {
     int ck_sus_first_eval_epoch;
     ck_violation ck_sus_first; /* the worst relation of that step's first stage with one */
     double ck_sus_first_worst_ratio;
+    /* updates whose Adam re-check found tensors in a named legal order (base/adam_orders.h), bit for bit: ok,
+     * said in the coverage line; the tensor with the most such elements, in words, their count, and its step */
+    long ck_legal_updates;
+    double ck_legal_count;
+    long ck_legal_step;
+    char ck_legal_what[160];
     float *ck_step_sharp;    /* per drift step: the worst ratio to the sharp tolerance; NAN: not judged */
     float *ck_step_unjudged; /* per drift step: relations and re-checks not judged (fp32 may overflow there) */
     unsigned char *ck_step_elem; /* per drift step: 1 where it was checked per element against the reference

@@ -115,6 +115,13 @@ static void record(audit_engine *ae, const model *m, const ck_verdict *v, long s
         ae->ck_sign_worst_step = eval ? 0 : step;
         snprintf(ae->ck_sign_worst_what, sizeof ae->ck_sign_worst_what, "%s", v->worst_sign_what);
     }
+    if (v->n_legal) { /* the tensor with the most elements in a named order (the first steps' few match several) */
+        if (!ae->ck_legal_updates++ || v->legal_count > ae->ck_legal_count) {
+            ae->ck_legal_count = v->legal_count;
+            ae->ck_legal_step = step;
+            snprintf(ae->ck_legal_what, sizeof ae->ck_legal_what, "%s", v->legal_what);
+        }
+    }
     if (v->n_sus) {
         if (!ae->ck_sus_checks) { /* the first stage with a relation over the sharp tier only */
             ae->ck_sus_first = v->sus;

@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "base/adam_bound.h"
+#include "base/adam_orders.h"
 #include "base/util.h"
 #include "checks/bounds.h"
 #include "checks/compare.h"
@@ -673,7 +674,12 @@ static void judge_logit_tie(const model *m, const ck_layout *L, const double *ve
  * (FMA-contracted, another order; zoo attack 7's adam_fma_contracted: 0.96
  * of it with the worst element carried, zoo attack 10's adam_pytorch_lerp
  * 0.95), not the engines' shared formula: SUSPECT.  Beyond them, or
- * without ADAMW (a recording made before it): PROBLEM. */
+ * without ADAMW (a recording made before it): PROBLEM.  Before the bound,
+ * the named legal orders (base/adam_orders.h): a tensor whose differing
+ * elements are all one named order's, bit for bit (the mask ADAMW packs
+ * with the index), is ok, said as such (ck_verdict.n_legal, legal_what);
+ * one element that is no order's (a fault inside such an engine) clears
+ * the mask, and the tensor is bounded as before. */
 static double adam_elem_ratio(const double *sc, const double *el) {
     return ops_adam_elem_ratio((float)el[1], (float)el[2], (float)el[3], (float)el[4], (float)sc[0], (float)sc[1],
                                (float)sc[2], (float)sc[3], (float)sc[4], (float)sc[5], (float)sc[6], el[5], el[6], el[7]);
@@ -686,6 +692,23 @@ static void judge_adam(const model *m, const ck_layout *L, const double *vec, in
         double bad = vec[L->adam_off + 2 * t];
         char what[160];
         const double *el = sc + CK_ADAMW_HDR + CK_ADAMW_PER * (size_t)t;
+        unsigned orders = 0;
+        if (live) adam_orders_unpack(el[0], &orders);
+        if (bad > 0 && orders) { /* every differing element is one named legal order's, bit for bit */
+            int k = 0, more = -1;
+            while (!(orders >> k & 1u)) k++;
+            for (unsigned b = orders; b; b &= b - 1) more++;
+            char also[48] = "";
+            if (more) snprintf(also, sizeof also, "; %d other named order(s) agree", more);
+            snprintf(what, sizeof what, "%s Adam: %.0f element(s) in %s's order, bit for bit (a recognised legal order%s)",
+                     m->tensors[t].name, bad, adam_order_name(k), also);
+            note(o, CKP_UPDATE, m->tensors[t].layer, 0.0, 0, what);
+            if (!o->n_legal++ || bad > o->legal_count) { /* the tensor with the most such elements */
+                o->legal_count = bad;
+                snprintf(o->legal_what, sizeof o->legal_what, "%s", what);
+            }
+            continue;
+        }
         double r = bad > 0 && live ? adam_elem_ratio(sc, el) : INFINITY;
         if (bad > 0 && r <= 1) { /* within the bound: not the shared formula, a legal evaluation of the update */
             snprintf(what, sizeof what, "%s Adam: %.0f element(s) not the shared formula bit for bit, the furthest "

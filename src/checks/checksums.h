@@ -77,6 +77,13 @@ typedef struct {
     long n_unjudged;
     /* per block of relations (judge_rel's; exact re-checks have no margin) */
     ck_block_margin blk[MODEL_MAX_LAYERS][CK_NPHASE_ALL];
+    /* the Adam re-check's tensors whose differing elements are all one
+     * named legal order's, bit for bit (base/adam_orders.h): ok, said here
+     * (not a violation, not a SUSPECT); the one with the most such
+     * elements, in words, and their count */
+    int n_legal;
+    double legal_count;
+    char legal_what[160];
 } ck_verdict;
 
 /* a block's name in words ("backward-weights (zero and smallest elements)") */

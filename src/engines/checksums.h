@@ -210,7 +210,13 @@ typedef struct {
  * order's many-ulp difference where the bound is wide hid a few-ulp
  * violation elsewhere), its
  * p, m, v before the update, g, and p, m, v as the engine wrote them (all
- * 0 where none differs). */
+ * 0 where none differs).  The index is packed with the mask of the named
+ * legal orders (base/adam_orders.h: PyTorch's, Kingma and Ba's, the
+ * FMA-contracted shared formula, ...) that reproduce EVERY differing
+ * element's p, m and v of the tensor bit for bit: index + 2^32 mask
+ * (adam_orders_pack; only differing elements pay for it, and a clean
+ * engine's entry stays all 0: the vector is bit-identical to the one
+ * before the mask). */
 enum { CK_ADAMW_HDR = 7, CK_ADAMW_PER = 8 };
 
 void ck_layout_make(ck_layout *L, const model *m, size_t n);

@@ -236,6 +236,9 @@ void report_print_coverage(FILE *f, const audit_result *r, const verdict_table *
                         r->m.layers[tl].name, ck_block_name(&r->m, tl, tp));
             }
         }
+        if (ae->ck_have && r->cfg.checksums && ae->ck_legal_updates)
+            fprintf(f, "\n  %-*s   Adam in a recognised legal order at %ld update(s), bit for bit (ok; the largest, step "
+                       "%ld: %s)", lw, "", ae->ck_legal_updates, ae->ck_legal_step, ae->ck_legal_what);
         if (ae->ev_ref_images)
             fprintf(f, "\n  %-*s   evaluation vs the reference (epoch %d, %ld images): worst logit ratio %s, %ld "
                        "prediction(s) differ", lw, "", ae->ev_ref_epoch, ae->ev_ref_images,

@@ -285,6 +285,12 @@ static void json_checksums(lsbuf *b, const audit_result *r, const audit_engine *
     lsbuf_printf(b, ", \"sign_worst_step\": %ld, \"sign_worst\": ", ae->ck_sign_worst_step);
     lsbuf_json_str(b, ae->ck_sign_worst_what);
     lsbuf_printf(b, ", \"suspect_checks\": %ld", ae->ck_sus_checks);
+    /* the Adam re-check's named legal orders (base/adam_orders.h): ok, bit for bit */
+    lsbuf_printf(b, ", \"adam_legal_order_updates\": %ld", ae->ck_legal_updates);
+    if (ae->ck_legal_updates) {
+        lsbuf_printf(b, ", \"adam_legal_order_largest_step\": %ld, \"adam_legal_order_largest\": ", ae->ck_legal_step);
+        lsbuf_json_str(b, ae->ck_legal_what);
+    }
     if (ae->ck_sus_checks) {
         json_ck_suspect(b, r, "worst_suspect", ae->ck_sus_step, ae->ck_sus_eval_epoch, &ae->ck_sus,
                         ae->ck_sus_worst_ratio);

@@ -5055,6 +5055,7 @@ static int fault_adam_scalars(engine *e, const adam_scalars *s, adam_scalars *ap
         if (F->eval_round > 0) a = adam_make_scalars(&s->cfg, s->t + 1);
         break;
     case CPU_FAULT_ADAM_PYTORCH_LERP:
+    case CPU_FAULT_ADAM_PYTORCH_LERP_1ULP_ONCE:
         /* zoo attack 10, a legal variant: torch.optim.Adam's order: m.lerp_(g, 1 - b1) (weight < 0.5: m + w (g -
          * m)), v.mul_(b2).addcmul_(g, g, value=1 - b2) (b2 v + ((1 - b2) g) g), p.addcdiv_(m, den, -step) */
         for (size_t i = 0; i < np; i++) {
@@ -5066,6 +5067,12 @@ static int fault_adam_scalars(engine *e, const adam_scalars *s, adam_scalars *ap
             c->adam_m[i] = mn;
             c->adam_v[i] = vn;
         }
+        if (id == CPU_FAULT_ADAM_PYTORCH_LERP_1ULP_ONCE && s->t == 7) /* one element of one tensor, one ulp */
+            for (int l = 0; l < c->m->n_layers; l++)
+                if (fault_layer(c, l, "fc1")) {
+                    float *p = &c->params[c->m->tensors[c->m->layers[l].w_tensor].offset + 1568];
+                    *p = nextafterf(*p, INFINITY);
+                }
         c->params_ver++;
         return 1;
     case CPU_FAULT_STATE_ADAM_M_COPY: memcpy(c->adam_m, F->m_copy, np * sizeof(float)); break;

@@ -925,6 +925,9 @@ static int ck_update(engine *e, cuda_ctx *c, const ck_layout *L) {
     int rc = 0;
     const adam_scalars *a = &e->last_adam;
     if (!c->ck_snap) return ls_err(LS_EINVAL, "%s: checksums after an update with no step before", e->spec.spec);
+    /* the named legal orders' scalars (base/adam_orders.h), as engines/checksums.c adam_recheck makes them */
+    adam_order_sc osc = {{a->beta1, a->one_minus_beta1, a->beta2, a->one_minus_beta2, a->step_size, a->bc2_sqrt, a->eps}};
+    adam_order_scalars(a->cfg.lr, a->cfg.beta1, a->cfg.beta2, a->t, osc.s + CK_ADAMW_HDR);
     for (int t = 0; t < e->m->n_tensors; t++) {
         const model_tensor *T = &e->m->tensors[t];
         size_t o = T->offset;
@@ -932,7 +935,7 @@ static int ck_update(engine *e, cuda_ctx *c, const ck_layout *L) {
                             c->ck_vec + L->adamw_off + CK_ADAMW_HDR + CK_ADAMW_PER * (size_t)t, c->ck_p0 + o,
                             c->ck_m0 + o, c->ck_v0 + o, c->grads + o, c->params + o, c->adam_m + o, c->adam_v + o,
                             T->numel, a->beta1, a->one_minus_beta1, a->beta2, a->one_minus_beta2, a->step_size,
-                            a->bc2_sqrt, a->eps));
+                            a->bc2_sqrt, a->eps, osc));
     }
     c->ck_snap = 0;
     rc = ck_digests(e, c, L, c->params, c->adam_m, c->adam_v);

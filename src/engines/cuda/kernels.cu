@@ -14,6 +14,7 @@
 extern "C" {
 #include "engines/cuda/cuda_policy.h"
 #include "base/ops_elem.h"
+#include "base/adam_orders.h"
 #include "base/checksum_ops.h"
 #include "base/checksum_peek.h"
 #include "base/checksum_rnd.h"
@@ -602,9 +603,11 @@ __global__ void k_ck_digest(unsigned long long *out, const float *x, size_t coun
  * of a differing element to its bound (base/checksum_peek.h's
  * ck_adam_far_ratio, its bits by atomicMax: ADAMW's pick, pass 1) */
 #define LK_ADAM_SC const float sc[7] = {b1, omb1, b2, omb2, step_size, bc2_sqrt, eps}
+/* far[2]: the named orders (base/adam_orders.h) some differing element is
+ * not, bit for bit (atomicOr of each one's complement: the host's AND) */
 __global__ void k_ck_adam(double *out, double *far, const float *p0, const float *m0, const float *v0, const float *g,
                           const float *p, const float *m, const float *v, size_t count, float b1, float omb1,
-                          float b2, float omb2, float step_size, float bc2_sqrt, float eps) {
+                          float b2, float omb2, float step_size, float bc2_sqrt, float eps, adam_order_sc osc) {
     LK_ADAM_SC;
     GRID_STRIDE(i, count) {
         float pp = p0[i], mm = m0[i], vv = v0[i];
@@ -616,7 +619,21 @@ __global__ void k_ck_adam(double *out, double *far, const float *p0, const float
             atomicMax((unsigned long long *)(out + 1), (unsigned long long)__double_as_longlong(dd));
             double r = ck_adam_far_ratio(pp, mm, vv, p0[i], m0[i], v0[i], g[i], p[i], m[i], v[i], sc);
             atomicMax((unsigned long long *)far, (unsigned long long)__double_as_longlong(r));
+            unsigned no = ~adam_orders_match(p0[i], m0[i], v0[i], g[i], osc.s, p[i], m[i], v[i]) & ADAM_ORDER_ALL;
+            if (no) atomicOr((unsigned long long *)(far + 2), (unsigned long long)no);
         }
+    }
+}
+/* The named orders' pass over every element of a tensor with a difference
+ * (out[0] > 0; none: it returns at once), as the host's adam_recheck:
+ * far[2] |= the orders an element is not */
+__global__ void k_ck_adam_orders(const double *out, double *far, const float *p0, const float *m0, const float *v0,
+                                 const float *g, const float *p, const float *m, const float *v, size_t count,
+                                 adam_order_sc osc) {
+    if (out[0] == 0.0) return;
+    GRID_STRIDE(i, count) {
+        unsigned no = ~adam_orders_match(p0[i], m0[i], v0[i], g[i], osc.s, p[i], m[i], v[i]) & ADAM_ORDER_ALL;
+        if (no) atomicOr((unsigned long long *)(far + 2), (unsigned long long)no);
     }
 }
 /* ADAMW's pick, pass 2: far[1] = ~i of the first element at far[0]'s
@@ -640,7 +657,9 @@ __global__ void k_ck_adam_far(double *far, const float *p0, const float *m0, con
                               const float *p, const float *m, const float *v) {
     if (blockIdx.x || threadIdx.x) return;
     unsigned long long ni = (unsigned long long)__double_as_longlong(far[1]);
+    unsigned orders = ADAM_ORDER_ALL & ~(unsigned)(unsigned long long)__double_as_longlong(far[2]);
     ck_adam_far_put(far, ni != 0, (size_t)~ni, p0, m0, v0, g, p, m, v);
+    if (ni != 0) far[0] = adam_orders_pack(far[0], orders); /* the named orders, as the host's adam_recheck */
 }
 
 /* FWD_DPEEK / BWD_DATA_DPEEK: a block per sample, its elements split
@@ -1257,13 +1276,16 @@ extern "C" int lk_ck_digest(cudaStream_t s, double *slot, const float *x, size_t
 }
 extern "C" int lk_ck_adam(cudaStream_t s, double *out, double *far, const float *p0, const float *m0,
                           const float *v0, const float *g, const float *p, const float *m, const float *v, size_t count,
-                          float b1, float omb1, float b2, float omb2, float step_size, float bc2_sqrt, float eps) {
+                          float b1, float omb1, float b2, float omb2, float step_size, float bc2_sqrt, float eps,
+                          adam_order_sc osc) {
     unsigned nb = cp_grid_blocks(count, LK_THREADS, LK_MAX_BLOCKS);
     int rc;
     if (nb == 0) return 0;
     clear_stale();
     k_ck_adam<<<nb, LK_THREADS, 0, s>>>(out, far, p0, m0, v0, g, p, m, v, count, b1, omb1, b2, omb2, step_size,
-                                        bc2_sqrt, eps);
+                                        bc2_sqrt, eps, osc);
+    if ((rc = launched())) return rc;
+    k_ck_adam_orders<<<nb, LK_THREADS, 0, s>>>(out, far, p0, m0, v0, g, p, m, v, count, osc);
     if ((rc = launched())) return rc;
     k_ck_adam_first<<<nb, LK_THREADS, 0, s>>>(far, p0, m0, v0, g, p, m, v, count, b1, omb1, b2, omb2, step_size,
                                               bc2_sqrt, eps);

@@ -18,6 +18,7 @@
 
 #include <cuda_runtime_api.h>
 
+#include "base/adam_orders.h"
 #include "base/checksum_ops.h"
 
 #ifdef __cplusplus
@@ -189,10 +190,13 @@ int lk_ck_digest(cudaStream_t s, double *slot, const float *x, size_t count);
  * largest |difference|); far: its ADAMW entry (CK_ADAMW_PER doubles,
  * zeroed by the caller): the element furthest over its bound, the first
  * of equals (base/checksum_peek.h's ck_adam_far_ratio, by two atomicMax
- * passes, then ck_adam_far_put), as the host's loop picks it */
+ * passes, then ck_adam_far_put), as the host's loop picks it, its first
+ * double packed with the named orders (base/adam_orders.h) every
+ * differing element is bit for bit, and where one differs every element
+ * (k_ck_adam_orders; osc: their scalars), as the host's */
 int lk_ck_adam(cudaStream_t s, double *out, double *far, const float *p0, const float *m0, const float *v0,
                const float *g, const float *p, const float *m, const float *v, size_t count, float b1, float omb1,
-               float b2, float omb2, float step_size, float bc2_sqrt, float eps);
+               float b2, float omb2, float step_size, float bc2_sqrt, float eps, adam_order_sc osc);
 
 /* For tests: the vendor and portable exp/log of ops_elem.h on the device. */
 int lk_test_expf_logf(cudaStream_t s, float *exp_out, float *log_out, const float *x,

@@ -1700,7 +1700,59 @@ enum { CPU_FAULT_BELOW = 0, CPU_FAULT_DETECT = 1, CPU_FAULT_SUSPECT = 2, CPU_FAU
     X(FC1_DW_ZERO_BITFLIP_ONCE, "fc1_dw_zero_bitflip_once", "op", "fc1", "backward", "smallcnn --limit-train 72 --limit-test 64 --epochs 2 --steps 10 --eval", \
       CPU_FAULT_DETECT, \
       "zoo attack 15: at step 7 only, element 0 of the first fc1 weight-gradient row that is all zero (a unit relu3 kept dead for the whole batch) has bit 31 - K flipped (fault_k=K, bit 15 at 16: +0 becomes 2^(K-150)... a subnormal, or from K <= 8 a normal number), used and reported", \
-      "the zero-element re-check of each dense row (a dW nonzero where every term is 0): measured PROBLEM at step 7, fc1 backward-weights (zero and smallest elements), bit 30 (+0 -> 2) 5.93e13, 23 5.19e5, 22 2.60e5, 18 16222, 15 2028, 12 253, 9 31.7, 5 (4.5e-44) 1.98; bit 0 (1.4e-45, the smallest subnormal) VERDICT ok: below the bound's absolute underflow floor, and harmless (Adam's m takes 0.1 x 1.4e-45, which rounds to 0)")
+      "the zero-element re-check of each dense row (a dW nonzero where every term is 0): measured PROBLEM at step 7, fc1 backward-weights (zero and smallest elements), bit 30 (+0 -> 2) 5.93e13, 23 5.19e5, 22 2.60e5, 18 16222, 15 2028, 12 253, 9 31.7, 5 (4.5e-44) 1.98; bit 0 (1.4e-45, the smallest subnormal) VERDICT ok: below the bound's absolute underflow floor, and harmless (Adam's m takes 0.1 x 1.4e-45, which rounds to 0)") \
+    X(ADAM_P_FROZEN_ONCE, "adam_p_frozen_once", "op", "fc1", "update", "smallcnn --limit-train 72 --limit-test 64 --epochs 2 --steps 10 --eval", \
+      CPU_FAULT_DETECT, \
+      "zoo attack 16: at step 7 only, fc1.bias is not moved (its p kept) while its m and v are updated as usual (a parameter write-back skipped for one tensor)", \
+      "the Adam re-check re-does p from the step's own p, m, v, g: measured PROBLEM at step 7, fc1 update, 1.59e6 (57 of 64 elements of fc1.bias differ, up to 6.7e-4)") \
+    X(ADAM_MV_DROPPED_ONCE, "adam_mv_dropped_once", "op", "conv2", "update", "smallcnn --limit-train 72 --limit-test 64 --epochs 2 --steps 10 --eval", \
+      CPU_FAULT_DETECT, \
+      "zoo attack 16: at step 7 only, conv2.weight is moved right but its new m and v are not stored (they keep step 6's: a fused kernel's state write-back skipped)", \
+      "the Adam re-check compares the m and v the update leaves with those re-done: measured PROBLEM at step 7, conv2 update, 8.31e6 (3,769 elements)") \
+    X(ADAM_DEN_OLD_V_ONCE, "adam_den_old_v_once", "op", "conv1|conv2|fc1|fc2", "update", "smallcnn --limit-train 72 --limit-test 64 --epochs 2 --steps 10 --eval", \
+      CPU_FAULT_DETECT, \
+      "zoo attack 16: at step 7 only, the step's denominator takes v from before its update, sqrt(v_{t-1}) / bc2 + eps, with m_t in the numerator (two lines of the update in the wrong order); m and v stored right", \
+      "m_t / sqrt(v_{t-1}) for m_t / sqrt(v_t): a relative change of ~(1 - b2)(g^2/v - 1)/2 at least, and a step of lr m / eps where v was 0 (a unit's first gradient): measured PROBLEM at step 7, fc1 update, 2.26e11 (80,686 elements, up to 85.5)") \
+    X(ADAM_EPS_KERAS, "adam_eps_keras", "op", "conv1|conv2|fc1|fc2", "update", "smallcnn --limit-train 72 --limit-test 64 --epochs 2 --steps 10 --eval", \
+      CPU_FAULT_DETECT, \
+      "zoo attack 16: every update uses eps = 1e-7 (Keras's default) for the configured 1e-8", \
+      "the engine takes the driver's scalars; the re-check uses the configured eps: eps / (sqrt(v)/bc2) is ~1e-4 of the step where |g| ~ 1e-4: measured PROBLEM at step 1, fc1 update, 5.86e5 (per element at the attribution steps: conv1.weight 3935x, fc1.weight 1.15e6x)") \
+    X(LABELS_OUT_OF_RANGE_ONCE, "labels_out_of_range_once", "op", "fc2|loss", "loss", "smallcnn --limit-train 72 --limit-test 64 --epochs 2 --steps 10 --eval", \
+      CPU_FAULT_DETECT, \
+      "zoo attack 16: at step 7 only, the first sample of class 9 that is not the batch's last has its label read as 10 (label + 1 with no wrap: an out-of-range class, which the data loader refuses and the engine does not check): the engine's loss reads z[10] (the next row's first logit) and subtracts 1 nowhere", \
+      "lockstep re-does the loss and dz from the logits with the labels it gave (the loader refuses a label >= n_classes: test_data): that row's dz lacks its -1: measured PROBLEM at step 7, fc2 loss, 3.26e6") \
+    X(RELU3_BWD_PREV_MASK_ONCE, "relu3_bwd_prev_mask_once", "op", "relu3|fc1", "backward", "smallcnn --limit-train 72 --limit-test 64 --epochs 2 --steps 10 --eval", \
+      CPU_FAULT_DETECT, \
+      "zoo attack 16: at step 7 only, relu3's backward passes the gradient where step 6's relu3 output was > 0 (a mask buffer from the step before); forward is right", \
+      "ReLU backward is exact: measured PROBLEM at step 7, relu3 backward-data, 33 elements not the exact re-computation") \
+    X(FC1_DX_STALE_W_ONCE, "fc1_dx_stale_w_once", "op", "fc1|flatten|pool2", "backward", "smallcnn --limit-train 72 --limit-test 64 --epochs 2 --steps 10 --eval", \
+      CPU_FAULT_DETECT, \
+      "zoo attack 16: at step 7 only, fc1's backward-data uses fc1's weights from before step 6's update (a weight copy for the transposed GEMM refreshed one step late); forward and backward-weights are right", \
+      "W changed by ~lr per weight: measured PROBLEM at step 7, fc1 backward-data, 21,485 (16 of 16 samples' relations over)") \
+    X(CONV2_DW_THREAD_SHARE_TWICE_ONCE, "conv2_dw_thread_share_twice_once", "op", "conv2", "backward", "smallcnn --limit-train 72 --limit-test 64 --epochs 2 --steps 10 --eval", \
+      CPU_FAULT_DETECT, \
+      "zoo attack 16: at step 7 only, conv2's weight gradient has the second thread's partial sum (samples n/2..n-1) added twice in the reduction; db and dx are right", \
+      "half the batch's gradient again: measured PROBLEM at step 7, conv2 backward-weights, 5,296 (12 of 32 filters' zero/smallest-element relations over)") \
+    X(CONV2_DB_PREV_DY_ONCE, "conv2_db_prev_dy_once", "op", "conv2", "backward", "smallcnn --limit-train 72 --limit-test 64 --epochs 2 --steps 10 --eval", \
+      CPU_FAULT_DETECT, \
+      "zoo attack 16: at step 7 only, conv2's bias gradient is summed from step 6's output gradient (a stale dy buffer for the bias reduction); dW and dx are right", \
+      "another step's sums: measured PROBLEM at step 7, conv2 backward-weights (the bias relation), 2,230 (31 of 32 channels over)") \
+    X(INPUT_ZERO_IMAGE_ONCE, "input_zero_image_once", "op", "conv1", "forward", "smallcnn --limit-train 72 --limit-test 64 --epochs 2 --steps 10 --eval", \
+      CPU_FAULT_DETECT, \
+      "zoo attack 16: at step 7 only, sample 5's image is all zeros (a loader's short read into a zeroed buffer, in a full batch); the labels are right", \
+      "the input digest (the images the engine computed with against the batch it was given): measured PROBLEM at step 7, conv1 forward") \
+    X(INPUT_NORMALIZED_TWICE_ONCE, "input_normalized_twice_once", "op", "conv1", "forward", "smallcnn --limit-train 72 --limit-test 64 --epochs 2 --steps 10 --eval", \
+      CPU_FAULT_DETECT, \
+      "zoo attack 16: at step 7 only, the batch's images are normalized a second time, x' = (x - 0.2860) / 0.3530 (a transform listed twice)", \
+      "the input digest: measured PROBLEM at step 7, conv1 forward") \
+    X(EVAL_POOL1_TRAIN_ARGMAX, "eval_pool1_train_argmax", "op", "pool1|relu1|conv1", "evaluation", "smallcnn --limit-train 72 --limit-test 64 --epochs 2 --steps 10 --eval", \
+      CPU_FAULT_DETECT, \
+      "zoo attack 16: in every evaluation, pool1's output is gathered at the arg-max positions the last training forward found (sample i's windows from training sample i mod n): a stale max-pool index buffer used in inference", \
+      "max-pool is exact (the fused pair's check names its ReLU half): measured PROBLEM at the evaluation after epoch 1, relu1 evaluation, 9,865 elements; the last evaluation against the reference 89.8") \
+    X(CONV2_DW_TAIL4_DROPPED_ONCE, "conv2_dw_tail4_dropped_once", "op", "conv2", "backward", "smallcnn --limit-train 72 --limit-test 64 --epochs 2 --steps 10 --eval", \
+      CPU_FAULT_DETECT, \
+      "zoo attack 16: at step 7 only, conv2's backward-weights leaves out the last 4 output positions of every plane (14 x 14 = 196 = 12 x 16 + 4: the remainder of a 16-wide vector loop over positions), every sample; db and dx are right", \
+      "4 of 196 positions, ~2% of each element's terms: measured PROBLEM at step 7, conv2 backward-weights, 85.6 (the first/last/largest/sampled elements re-done; 20 of 32 filters over; index-weighted relation x891 the sharper tier)")
 
 #define CPU_FAULT_ENUM_(id, ...) CPU_FAULT_##id,
 enum { CPU_FAULT_NONE = 0, CPU_FAULT_LIST(CPU_FAULT_ENUM_) CPU_FAULT_COUNT };

@@ -1752,7 +1752,15 @@ enum { CPU_FAULT_BELOW = 0, CPU_FAULT_DETECT = 1, CPU_FAULT_SUSPECT = 2, CPU_FAU
     X(CONV2_DW_TAIL4_DROPPED_ONCE, "conv2_dw_tail4_dropped_once", "op", "conv2", "backward", "smallcnn --limit-train 72 --limit-test 64 --epochs 2 --steps 10 --eval", \
       CPU_FAULT_DETECT, \
       "zoo attack 16: at step 7 only, conv2's backward-weights leaves out the last 4 output positions of every plane (14 x 14 = 196 = 12 x 16 + 4: the remainder of a 16-wide vector loop over positions), every sample; db and dx are right", \
-      "4 of 196 positions, ~2% of each element's terms: measured PROBLEM at step 7, conv2 backward-weights, 85.6 (the first/last/largest/sampled elements re-done; 20 of 32 filters over; index-weighted relation x891 the sharper tier)")
+      "4 of 196 positions, ~2% of each element's terms: measured PROBLEM at step 7, conv2 backward-weights, 85.6 (the first/last/largest/sampled elements re-done; 20 of 32 filters over; index-weighted relation x891 the sharper tier)") \
+    X(RELU3_BWD_PREV_MASK_STEP2, "relu3_bwd_prev_mask_step2", "op", "relu3|fc1", "backward", "smallcnn --limit-train 72 --limit-test 64 --epochs 2 --steps 10 --eval", \
+      CPU_FAULT_DETECT, \
+      "zoo attack 16: relu3_bwd_prev_mask_once at step 2 (the mask of step 1's relu3 output): the step whose state round trip follows the first fully compared step", \
+      "ReLU backward is exact: measured PROBLEM at step 2, relu3 backward-data, 325 elements (and per element at the attribution step, fc1.dact). Before zoo attack 16's change the first PROBLEM read 'the state it trains with is not the state it reports (the state reported after step 1, trained with at step 2)': the round trip's second instance never ran step 1, so the fault (keyed on a buffer step 1 left) fired in the engine only; a violated operation that reads no parameter, m or v at the round trip's step now makes the round trip inconclusive there (explain.c; test_mutants: test_roundtrip_op_step)") \
+    X(CONV2_DB_PREV_DY_STEP2, "conv2_db_prev_dy_step2", "op", "conv2", "backward", "smallcnn --limit-train 72 --limit-test 64 --epochs 2 --steps 10 --eval", \
+      CPU_FAULT_DETECT, \
+      "zoo attack 16: conv2_db_prev_dy_once at step 2 (conv2's bias gradient from step 1's dy)", \
+      "measured PROBLEM at step 2, conv2 backward-weights (the bias relation), 3,630 (per element at the attribution step: conv2.bias.grad 3,667x); before zoo attack 16's change named as the state (after step 1, first: conv2.bias.grad), as relu3_bwd_prev_mask_step2")
 
 #define CPU_FAULT_ENUM_(id, ...) CPU_FAULT_##id,
 enum { CPU_FAULT_NONE = 0, CPU_FAULT_LIST(CPU_FAULT_ENUM_) CPU_FAULT_COUNT };

@@ -3269,6 +3269,14 @@ static int fault_update_15(engine *e, int *done, const adam_scalars *ap) {
 
 /* ---- zoo attack 16: optimizer bookkeeping, stale buffers, a thread's share twice, data, a stale pool index ---- */
 
+/* the step a zoo-16 one-off fires at: 2 for the *_step2 rows (the step after the first round-tripped one), else
+ * 7 (LS_FAULT_STEP=K moves it, for exploring other steps by hand; no row sets it) */
+static uint64_t z16_at(const fault_state *F) {
+    if (F->id == CPU_FAULT_RELU3_BWD_PREV_MASK_STEP2 || F->id == CPU_FAULT_CONV2_DB_PREV_DY_STEP2) return 2;
+    const char *v = getenv("LS_FAULT_STEP");
+    return v && atoi(v) > 1 ? (uint64_t)atoi(v) : 7;
+}
+
 static int z16_layer(const cpu_ctx *c, const char *name) {
     for (int l = 0; l < c->m->n_layers; l++)
         if (fault_layer(c, l, name)) return l;
@@ -3281,7 +3289,7 @@ static void fault_set_batch_16(engine *e, const float **xp, const int32_t **yp, 
     fault_state *F = c->fault;
     int id = F->id, nc = c->m->n_classes;
     size_t img = (size_t)c->m->in_c * c->m->in_h * c->m->in_w;
-    if (step != 7) return;
+    if (step != z16_at(F)) return;
     if (id == CPU_FAULT_LABELS_OUT_OF_RANGE_ONCE && n > 1) {
         /* label + 1 with no wrap for the first sample of class C - 1 that is not the last (the engine's loss then
          * reads z[C], the next row's first logit, inside the buffer) */
@@ -3307,7 +3315,7 @@ static void fault_set_batch_16(engine *e, const float **xp, const int32_t **yp, 
 /* forward output edits (1: F->a to write back) and what the faults keep of a forward */
 static int fault_fwd_edit_16(engine *e, int l, int training, int *done) {
     FAULT_LOCALS;
-    if (id == CPU_FAULT_RELU3_BWD_PREV_MASK_ONCE && training && c->step == 6 && fault_layer(c, l, "relu3")) {
+    if ((id == CPU_FAULT_RELU3_BWD_PREV_MASK_ONCE || id == CPU_FAULT_RELU3_BWD_PREV_MASK_STEP2) && training && c->step == z16_at(F) - 1 && fault_layer(c, l, "relu3")) {
         /* keep step 6's relu3 output (the mask the faulty backward of step 7 reads) */
         if (!F->z16 && !(F->z16 = ls_malloc(e->max_batch * layer_out_size(ly) * sizeof(float)))) FAULT_ENDED(LS_ENOMEM);
         if ((rc = act_io(c, l, 0, F->z16, 1))) FAULT_ENDED(rc);
@@ -3357,14 +3365,14 @@ static int fault_fwd_edit_16(engine *e, int l, int training, int *done) {
 /* backward edits after the layer's own backward */
 static int fault_bwd_after_16(engine *e, int l, int *done) {
     FAULT_LOCALS;
-    if (id == CPU_FAULT_RELU3_BWD_PREV_MASK_ONCE && c->step == 7 && fault_layer(c, l, "relu3") && F->z16 &&
+    if ((id == CPU_FAULT_RELU3_BWD_PREV_MASK_ONCE || id == CPU_FAULT_RELU3_BWD_PREV_MASK_STEP2) && c->step == z16_at(F) && fault_layer(c, l, "relu3") && F->z16 &&
         F->z16_n >= n && P->L[l].need_dsrc) {
         /* dx = dy where step 6's relu3 output was > 0 */
         if ((rc = act_io(c, l, 1, a, 1))) FAULT_DONE(rc);
         for (size_t i = 0; i < cnt; i++) x[i] = F->z16[i] > 0.0f ? a[i] : 0.0f;
         FAULT_DONE(act_io(c, l - 1, 1, x, 0));
     }
-    if (id == CPU_FAULT_FC1_DX_STALE_W_ONCE && c->step == 7 && fault_layer(c, l, "fc1") && P->L[l].need_dsrc) {
+    if (id == CPU_FAULT_FC1_DX_STALE_W_ONCE && c->step == z16_at(F) && fault_layer(c, l, "fc1") && P->L[l].need_dsrc) {
         /* dx = W_old^T dy, W_old the weights before step 6's update (a serial fp32 dot product a feature) */
         const float *w = F->p_old + c->m->tensors[ly->w_tensor].offset;
         size_t in = layer_in_size(ly), oc = (size_t)ly->out_c;
@@ -3377,22 +3385,22 @@ static int fault_bwd_after_16(engine *e, int l, int *done) {
             }
         FAULT_DONE(act_io(c, l - 1, 1, x, 0));
     }
-    if (id == CPU_FAULT_CONV2_DB_PREV_DY_ONCE && (c->step == 6 || c->step == 7) && fault_layer(c, l, "conv2") &&
+    if ((id == CPU_FAULT_CONV2_DB_PREV_DY_ONCE || id == CPU_FAULT_CONV2_DB_PREV_DY_STEP2) && (c->step == z16_at(F) - 1 || c->step == z16_at(F)) && fault_layer(c, l, "conv2") &&
         ly->b_tensor >= 0) {
         const model_tensor *tb = &c->m->tensors[ly->b_tensor];
         float *db = c->grads + tb->offset;
-        if (c->step == 6) {
+        if (c->step == z16_at(F) - 1) {
             if (!F->z16 && !(F->z16 = ls_malloc(tb->numel * sizeof(float)))) FAULT_DONE(LS_ENOMEM);
             memcpy(F->z16, db, tb->numel * sizeof *db); /* the sums of step 6's dy */
             F->z16_n = n;
-        } else if (F->z16 && F->z16_n == n) {
+        } else if (F->z16) {
             memcpy(db, F->z16, tb->numel * sizeof *db);
             c->params_ver++;
         }
         return 0;
     }
     if ((id == CPU_FAULT_CONV2_DW_THREAD_SHARE_TWICE_ONCE || id == CPU_FAULT_CONV2_DW_TAIL4_DROPPED_ONCE) &&
-        c->step == 7 && fault_layer(c, l, "conv2") && n > 1) {
+        c->step == z16_at(F) && fault_layer(c, l, "conv2") && n > 1) {
         /* thread share: the second thread's partial (samples n/2 .. n-1, all positions) added once more; tail:
          * the last 4 output positions of each plane (H W = 196 = 12 x 16 + 4, the remainder of a 16-wide vector
          * loop over positions) left out, every sample (a serial fp32 partial sum, added or taken away) */
@@ -3435,7 +3443,7 @@ static int fault_update_16(engine *e, const adam_scalars *s, adam_scalars *ap, i
         ap->eps = 1e-7f;
         return 0;
     }
-    if (s->t != 7) return 0;
+    if ((uint64_t)s->t != z16_at(F)) return 0;
     if (id == CPU_FAULT_ADAM_P_FROZEN_ONCE || id == CPU_FAULT_ADAM_MV_DROPPED_ONCE) {
         int l = z16_layer(c, id == CPU_FAULT_ADAM_P_FROZEN_ONCE ? "fc1" : "conv2");
         if (l < 0) return 0;

@@ -669,6 +669,57 @@ static void test_roundtrip_after_eval_op(void **st) {
     }
 }
 
+/* Zoo attack 16: a fault at step N that reads a buffer the step before left (relu3's backward with step 1's mask,
+ * conv2's bias gradient summed from step 1's dy) fires in the engine, which ran step N - 1, and not in the round
+ * trip's second instance, which did not; at step 2 (the round trip after the first fully compared step) it read
+ * "the state it trains with is not the state it reports (the state reported after step 1)", a PROBLEM ranked
+ * before the step-2 operation the every-step checks found wrong.  The engine's step 2 broke its own relations,
+ * so it is not what a correct engine computes from any state: the round trip is now inconclusive there (an INFO
+ * finding), and the first PROBLEM is the operation, at its layer, phase and step.  Fails without the change in
+ * explain.c (the first PROBLEM then has phase "state"). */
+static void test_roundtrip_op_step(void **st) {
+    (void)st;
+    if (!have_data()) skip();
+    static const struct {
+        const char *engines, *layer;
+    } cases[] = {
+        {"reference,cpu:fault=relu3_bwd_prev_mask_step2", "relu3"},
+        {"reference,cpu:fault=conv2_db_prev_dy_step2", "conv2"},
+    };
+    for (size_t k = 0; k < sizeof cases / sizeof *cases; k++) {
+        audit_cfg c;
+        checks_only_cfg(&c, cases[k].engines, 72, 64, 2, AUDIT_FAIL_PROBLEM);
+        c.attribution_steps = 2;
+        audit_result r;
+        if (audit_run(&c, &r)) fail_msg("audit: %s", ls_errmsg());
+        const audit_engine *ae = &r.eng[1];
+        printf("  %s: round trip %ld check(s), parted at step %ld (first: %s); every-step violation first at step "
+               "%ld\n", cases[k].engines, ae->rt_checks, ae->rt_fail_step, ae->rt_first, ae->ck_first_step);
+        /* the round trip did part at step 2 (what this test is about), and the every-step checks saw step 2 */
+        assert_int_equal(ae->rt_fail_step, 2);
+        assert_int_equal(ae->ck_first_step, 2);
+        assert_int_equal(r.gate, 1);
+        explain_list el = {0};
+        assert_int_equal(explain_run(&el, &r, &r.m), 0);
+        int first = -1, inconclusive = 0;
+        for (int q = 0; q < el.n; q++) {
+            if (el.f[q].severity == EXPLAIN_PROBLEM && strcmp(el.f[q].phase, "state") == 0)
+                fail_msg("%s: '%s'", cases[k].engines, el.f[q].title);
+            if (el.f[q].severity == EXPLAIN_PROBLEM && first < 0) first = q;
+            inconclusive += el.f[q].severity == EXPLAIN_INFO && strcmp(el.f[q].rule, "state-roundtrip") == 0 &&
+                            strstr(el.f[q].title, "inconclusive") != NULL;
+        }
+        assert_true(first >= 0);
+        printf("  first PROBLEM: %s\n", el.f[first].title);
+        assert_string_equal(el.f[first].layer_name, cases[k].layer);
+        assert_string_equal(el.f[first].phase, "backward");
+        assert_int_equal(el.f[first].step, 2);
+        assert_int_equal(inconclusive, 1);
+        explain_list_free(&el);
+        audit_result_free(&r);
+    }
+}
+
 /* A legal but nondeterministic engine (fc1_fwd_order_alternating: fc1's
  * forward sums in order at even calls, in reverse at odd ones) is judged
  * ok by every check, and its state round trips are inconclusive, never a
@@ -961,6 +1012,7 @@ int main(void) {
         cmocka_unit_test(test_roundtrip_unperturbed),
         cmocka_unit_test(test_roundtrip_sees_stale_copy),
         cmocka_unit_test(test_roundtrip_after_eval_op),
+        cmocka_unit_test(test_roundtrip_op_step),
         cmocka_unit_test(test_roundtrip_nondet),
         cmocka_unit_test(test_eval_ref_tie),
         cmocka_unit_test(test_claimed_transform_one_off),

@@ -294,6 +294,11 @@ typedef struct {
     float *ck_step_unjudged; /* per drift step: relations and re-checks not judged (fp32 may overflow there) */
     unsigned char *ck_step_elem; /* per drift step: 1 where it was checked per element against the reference
                                   * (a shadow replay, an isolated or sync step): the headline's unchecked steps */
+    unsigned char *ck_step_op; /* per drift step: 1 where its every-step checks found wrong one of the step's own
+                                * operations that reads no parameter, m or v (a ReLU, pool, dropout or flatten, the
+                                * loss, a weight or bias gradient: a relation re-done from the step's own tensors,
+                                * not a continuity break between steps): no state can make such an operation wrong,
+                                * so the state round trip judged at that step proves nothing about the state */
     /* evaluation vs the reference (last epoch): the reference's logits from
      * this engine's weights for the first ev_ref_images test images,
      * against the engine's, bounded by the propagated forward error */

@@ -1759,6 +1759,7 @@ void audit_result_free(audit_result *r) {
         free(r->eng[i].ck_step_sharp);
         free(r->eng[i].ck_step_unjudged);
         free(r->eng[i].ck_step_elem);
+        free(r->eng[i].ck_step_op);
     }
     free(r->test_labels);
     for (int pi = 0; pi < r->n_pairs; pi++) {

@@ -1760,7 +1760,19 @@ enum { CPU_FAULT_BELOW = 0, CPU_FAULT_DETECT = 1, CPU_FAULT_SUSPECT = 2, CPU_FAU
     X(CONV2_DB_PREV_DY_STEP2, "conv2_db_prev_dy_step2", "op", "conv2", "backward", "smallcnn --limit-train 72 --limit-test 64 --epochs 2 --steps 10 --eval", \
       CPU_FAULT_DETECT, \
       "zoo attack 16: conv2_db_prev_dy_once at step 2 (conv2's bias gradient from step 1's dy)", \
-      "measured PROBLEM at step 2, conv2 backward-weights (the bias relation), 3,630 (per element at the attribution step: conv2.bias.grad 3,667x); before zoo attack 16's change named as the state (after step 1, first: conv2.bias.grad), as relu3_bwd_prev_mask_step2")
+      "measured PROBLEM at step 2, conv2 backward-weights (the bias relation), 3,630 (per element at the attribution step: conv2.bias.grad 3,667x); before zoo attack 16's change named as the state (after step 1, first: conv2.bias.grad), as relu3_bwd_prev_mask_step2") \
+    X(CONV2_FWD_PREV_X_ONCE, "conv2_fwd_prev_x_once", "op", "conv2", "forward", "smallcnn --limit-train 72 --limit-test 64 --epochs 2 --steps 10 --eval", \
+      CPU_FAULT_DETECT, \
+      "zoo attack 16: at step 7 only, conv2's forward computes from the pool1 output step 6 left (a stale input buffer; the current weights and bias), the pool1 output reported is step 7's", \
+      "conv2's forward relation re-done from the pool1 output reported: measured PROBLEM at step 7, conv2 forward, 1.23e5") \
+    X(CONV2_FWD_PREV_X_STEP2, "conv2_fwd_prev_x_step2", "op", "conv2", "forward", "smallcnn --limit-train 72 --limit-test 64 --epochs 2 --steps 10 --eval", \
+      CPU_FAULT_DETECT, \
+      "zoo attack 16: conv2_fwd_prev_x_once at step 2 (step 1's pool1 output): the step the first state round trip judges, in an operation that reads the weights", \
+      "measured PROBLEM at step 2, conv2 forward, 1.01e5 (every-step), and 'its step 2 computes otherwise than the same step from the same state unless step 1 ran before it (first: conv2.act, conv2 forward)'. Before zoo attack 16's RT_AFTER_PREV probe (driver.c, roundtrip) the first PROBLEM read 'the state it trains with is not the state it reports (the state reported after step 1, trained with at step 2)': a forward relation is one a stale weight copy breaks too, so the relation alone does not decide; the round trip's second instance now replays step 1 from the state reported before it, is set back, and reproduces the engine's step 2 bit for bit (test_mutants: test_roundtrip_op_step)") \
+    X(CONV2_DB_TWO_BACK_STEP6, "conv2_db_two_back_step6", "op", "conv2", "backward", "smallcnn --limit-train 72 --limit-test 64 --epochs 2 --steps 10 --eval", \
+      CPU_FAULT_DETECT, \
+      "zoo attack 16: at step 6 only (the round trip after the partial step 5), conv2's bias gradient is step 4's (a ring of three gradient buffers read one slot off): a history two steps back, which no replay of the step before reproduces", \
+      "measured PROBLEM at step 6, conv2 backward-weights (the bias relation), 1,301. The round trip at step 6 parts, and neither an inference pass, a partial batch nor a replay of step 5 reproduces the engine: before zoo attack 16 it read 'the state it trains with is not the state it reports (after step 5)'; now step 6's violated bias relation (an operation that reads no parameter, m or v) makes the round trip inconclusive there (an INFO finding; test_mutants: test_roundtrip_op_step)")
 
 #define CPU_FAULT_ENUM_(id, ...) CPU_FAULT_##id,
 enum { CPU_FAULT_NONE = 0, CPU_FAULT_LIST(CPU_FAULT_ENUM_) CPU_FAULT_COUNT };

@@ -3272,7 +3272,10 @@ static int fault_update_15(engine *e, int *done, const adam_scalars *ap) {
 /* the step a zoo-16 one-off fires at: 2 for the *_step2 rows (the step after the first round-tripped one), else
  * 7 (LS_FAULT_STEP=K moves it, for exploring other steps by hand; no row sets it) */
 static uint64_t z16_at(const fault_state *F) {
-    if (F->id == CPU_FAULT_RELU3_BWD_PREV_MASK_STEP2 || F->id == CPU_FAULT_CONV2_DB_PREV_DY_STEP2) return 2;
+    if (F->id == CPU_FAULT_RELU3_BWD_PREV_MASK_STEP2 || F->id == CPU_FAULT_CONV2_DB_PREV_DY_STEP2 ||
+        F->id == CPU_FAULT_CONV2_FWD_PREV_X_STEP2)
+        return 2;
+    if (F->id == CPU_FAULT_CONV2_DB_TWO_BACK_STEP6) return 6;
     const char *v = getenv("LS_FAULT_STEP");
     return v && atoi(v) > 1 ? (uint64_t)atoi(v) : 7;
 }
@@ -3320,6 +3323,22 @@ static int fault_fwd_edit_16(engine *e, int l, int training, int *done) {
         if (!F->z16 && !(F->z16 = ls_malloc(e->max_batch * layer_out_size(ly) * sizeof(float)))) FAULT_ENDED(LS_ENOMEM);
         if ((rc = act_io(c, l, 0, F->z16, 1))) FAULT_ENDED(rc);
         F->z16_n = n;
+        return 0;
+    }
+    if ((id == CPU_FAULT_CONV2_FWD_PREV_X_ONCE || id == CPU_FAULT_CONV2_FWD_PREV_X_STEP2) && training) {
+        /* conv2's forward reads the pool1 output the step before left (a stale input buffer): kept at the step
+         * before, used at the step (a pairwise sum a output, with the current weights and bias) */
+        if (fault_layer(c, l, "pool1") && c->step == z16_at(F) - 1) {
+            if (!F->z16 && !(F->z16 = ls_malloc(e->max_batch * layer_out_size(ly) * sizeof(float)))) FAULT_ENDED(LS_ENOMEM);
+            if ((rc = act_io(c, l, 0, F->z16, 1))) FAULT_ENDED(rc);
+            F->z16_n = n;
+            return 0;
+        }
+        if (fault_layer(c, l, "conv2") && c->step == z16_at(F) && F->z16 && F->z16_n >= n && ly->b_tensor >= 0) {
+            conv_fwd_ordered(ly, F->z16, c->params + c->m->tensors[ly->w_tensor].offset,
+                             c->params + c->m->tensors[ly->b_tensor].offset, n, a, CONV_FWD_PAIRWISE);
+            return 1;
+        }
         return 0;
     }
     if (id == CPU_FAULT_EVAL_POOL1_TRAIN_ARGMAX && fault_layer(c, l, "pool1") && l >= 2 && ly->kind == LAYER_MAXPOOL) {
@@ -3385,11 +3404,16 @@ static int fault_bwd_after_16(engine *e, int l, int *done) {
             }
         FAULT_DONE(act_io(c, l - 1, 1, x, 0));
     }
-    if ((id == CPU_FAULT_CONV2_DB_PREV_DY_ONCE || id == CPU_FAULT_CONV2_DB_PREV_DY_STEP2) && (c->step == z16_at(F) - 1 || c->step == z16_at(F)) && fault_layer(c, l, "conv2") &&
-        ly->b_tensor >= 0) {
+    if ((id == CPU_FAULT_CONV2_DB_PREV_DY_ONCE || id == CPU_FAULT_CONV2_DB_PREV_DY_STEP2 ||
+         id == CPU_FAULT_CONV2_DB_TWO_BACK_STEP6) &&
+        fault_layer(c, l, "conv2") && ly->b_tensor >= 0) {
+        /* the bias gradient of the step before (two steps before for the _two_back_ row: a ring of three
+         * buffers, read one slot off) */
+        uint64_t lag = id == CPU_FAULT_CONV2_DB_TWO_BACK_STEP6 ? 2 : 1;
+        if (c->step != z16_at(F) - lag && c->step != z16_at(F)) return 0;
         const model_tensor *tb = &c->m->tensors[ly->b_tensor];
         float *db = c->grads + tb->offset;
-        if (c->step == z16_at(F) - 1) {
+        if (c->step == z16_at(F) - lag) {
             if (!F->z16 && !(F->z16 = ls_malloc(tb->numel * sizeof(float)))) FAULT_DONE(LS_ENOMEM);
             memcpy(F->z16, db, tb->numel * sizeof *db); /* the sums of step 6's dy */
             F->z16_n = n;

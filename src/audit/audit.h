@@ -212,6 +212,9 @@ typedef struct {
                               * engine's step before (a partial batch), and after an inference pass as well when
                               * rt_partial_eval: what a partial batch leaves set (zoo attack 13) */
     int rt_partial_eval;
+    long rt_prev_step;       /* the same, reproduced after the second instance replayed the step before (from the
+                              * state the engine reported before it, on its batch): what that step leaves in the
+                              * engine (a buffer, a mask) and this one reads (zoo attack 16) */
     long rt_input_step;      /* the first round trip whose step (the engine's or its second instance's)
                               * computed with other images than the batch it was given, 0: none (zoo attack 11) */
     char rt_none[200];       /* why the engine has no round trip (no second instance), "" when it has one */

@@ -1930,6 +1930,33 @@ static int rule_roundtrip(explain_list *L, const audit_result *r, const model *m
             snprintf(f->fix, sizeof f->fix, "A bug in %s: what the evaluation (inference mode) sets and the first "
                      "training step after it reads, at %s's %s.", ae->label, lay, ph);
         }
+        if (ae->available && !ae->is_ref && ae->rt_prev_step &&
+            !(ae->ck_step_op && ae->rt_prev_step <= ae->ck_total && ae->ck_step_op[ae->rt_prev_step - 1])) {
+            /* zoo attack 16: reproduced by the second instance after it replayed the step before (where the
+             * every-step checks found wrong an operation of that step that reads no state, their finding names it
+             * better: the digests name a backward fault at the first gradient in tensor order, not where it
+             * began) */
+            explain_finding *f = rt_side_effect(L, ae, m, ae->rt_prev_step);
+            if (!f) return LS_ENOMEM;
+            const char *lay = f->layer_name, *ph = f->phase;
+            snprintf(f->title, sizeof f->title,
+                     "%s: its step %ld computes otherwise than the same step from the same state unless step %ld ran "
+                     "before it (first: %s, %s %s)", ae->label, ae->rt_prev_step, ae->rt_prev_step - 1, ae->rt_first,
+                     lay, ph);
+            snprintf(f->cause, sizeof f->cause,
+                     "The state round trip's second instance, loaded with the state the engine reported, computes "
+                     "step %ld otherwise than the engine; after it replays step %ld (from the state reported before "
+                     "it, on its batch) and is set back to the reported state, it reproduces the engine's step bit "
+                     "for bit: not the state, but something step %ld leaves (a buffer, a mask, an input copy) that "
+                     "step %ld reads.", ae->rt_prev_step, ae->rt_prev_step - 1, ae->rt_prev_step - 1,
+                     ae->rt_prev_step);
+            snprintf(f->evidence, sizeof f->evidence,
+                     "step digests (each layer's output, the loss, gradients, parameters, m, v): the engine's and "
+                     "its second instance's after the replayed step equal bit for bit; its second instance's without "
+                     "it part at %s", ae->rt_first);
+            snprintf(f->fix, sizeof f->fix, "A bug in %s: a buffer the step before leaves and the next step reads "
+                     "instead of its own, at %s's %s.", ae->label, lay, ph);
+        }
         if (ae->available && !ae->is_ref && ae->rt_partial_step) {
             /* zoo attack 13: the step after a partial batch, reproduced by the second instance after one */
             explain_finding *f = rt_side_effect(L, ae, m, ae->rt_partial_step);
@@ -2552,6 +2579,11 @@ static void engine_verdict_words(engine_verdict *ev, const audit_result *r, cons
         ev->problem = 1;
         snprintf(ev->detail, sizeof ev->detail, "step %ld computed with other images than its batch (read back by "
                  "the state round trip)", ae->rt_input_step);
+    } else if (ae->rt_prev_step) {
+        snprintf(ev->verdict, sizeof ev->verdict, "after-step mismatch");
+        ev->problem = 1;
+        snprintf(ev->detail, sizeof ev->detail, "its step %ld computes otherwise unless step %ld ran before it (%s)",
+                 ae->rt_prev_step, ae->rt_prev_step - 1, ae->rt_first);
     } else if (ae->rt_partial_step) {
         snprintf(ev->verdict, sizeof ev->verdict, "after-partial mismatch");
         ev->problem = 1;

@@ -261,8 +261,12 @@ def findings_of(run, label, severity, order):
             continue
         # a state round-trip finding names a tensor and no layer
         lay = f.get("layer") or layer_of(f.get("tensor") or "")
+        # an infinite ratio (an exact rule broken) is null in JSON: inf here, so two findings that tie up to
+        # the ratio still compare (zoo attack 16: an exact-check and a bound-exceeded finding at one tensor)
+        ratio = f.get("ratio")
         res.append((f.get("step") or 0, PH.get(f.get("phase"), 9), order.get(f.get("tensor"), 999),
-                    lay, f.get("phase") or "", f.get("tensor") or "", f.get("ratio"), f.get("rule") or ""))
+                    lay, f.get("phase") or "", f.get("tensor") or "", float("inf") if ratio is None else ratio,
+                    f.get("rule") or ""))
     return res
 
 def suspects(run, label):

@@ -690,6 +690,67 @@ static void test_roundtrip_after_eval_op(void **st) {
     }
 }
 
+/* Zoo attack 16: a fault at step N that reads a buffer an earlier step left (relu3's backward with step 1's mask,
+ * conv2's bias gradient from step 1's dy, conv2's forward on step 1's pool1 output) fires in the engine, which ran
+ * that step, and not in the round trip's second instance, which did not: at step 2 (the round trip after the
+ * first fully compared step) it read "the state it trains with is not the state it reports (the state reported
+ * after step 1)", a PROBLEM ranked before the step-2 operation that went wrong.  Now the second instance first
+ * replays the step before (from the state the engine reported before it, on its batch) and is set back to the
+ * reported state: it reproduces the engine's step bit for bit (rt_prev_step), and the operation is named (by the
+ * every-step finding, or at the first differing digest).  A history the replay does not reproduce (conv2's bias
+ * gradient from two steps back, at step 6) leaves the round trip parted; where step N's every-step checks found
+ * wrong an operation that reads no parameter, m or v, no state explains it: the round trip is inconclusive (an
+ * INFO finding), and the operation's finding is the first PROBLEM.  Fails without the RT_AFTER_PREV probe
+ * (driver.c) and the inconclusive rule (every_step.c, explain.c): the first PROBLEM then has phase "state". */
+static void test_roundtrip_op_step(void **st) {
+    (void)st;
+    if (!have_data()) skip();
+    static const struct {
+        const char *engines, *layer, *phase;
+        long step;
+        int replayed; /* 1: reproduced after the replayed step before (rt_prev_step); 0: inconclusive */
+    } cases[] = {
+        {"reference,cpu:fault=relu3_bwd_prev_mask_step2", "relu3", "backward", 2, 1},
+        {"reference,cpu:fault=conv2_db_prev_dy_step2", "conv2", "backward", 2, 1},
+        {"reference,cpu:fault=conv2_fwd_prev_x_step2", "conv2", "forward", 2, 1},
+        {"reference,cpu:fault=conv2_db_two_back_step6", "conv2", "backward", 6, 0},
+    };
+    for (size_t k = 0; k < sizeof cases / sizeof *cases; k++) {
+        audit_cfg c;
+        checks_only_cfg(&c, cases[k].engines, 72, 64, 2, AUDIT_FAIL_PROBLEM);
+        c.attribution_steps = 2;
+        audit_result r;
+        if (audit_run(&c, &r)) fail_msg("audit: %s", ls_errmsg());
+        const audit_engine *ae = &r.eng[1];
+        printf("  %s: round trip %ld check(s), parted at step %ld, reproduced after the step before at step %ld "
+               "(first: %s); every-step violation first at step %ld\n", cases[k].engines, ae->rt_checks,
+               ae->rt_fail_step, ae->rt_prev_step, ae->rt_first, ae->ck_first_step);
+        /* the round trip parted at the fault's step (what this test is about); the every-step checks saw it */
+        assert_int_equal(cases[k].replayed ? ae->rt_prev_step : ae->rt_fail_step, cases[k].step);
+        assert_int_equal(cases[k].replayed ? ae->rt_fail_step : ae->rt_prev_step, 0);
+        assert_int_equal(ae->ck_first_step, cases[k].step);
+        assert_int_equal(r.gate, 1);
+        explain_list el = {0};
+        assert_int_equal(explain_run(&el, &r, &r.m), 0);
+        int first = -1, inconclusive = 0;
+        for (int q = 0; q < el.n; q++) {
+            if (el.f[q].severity == EXPLAIN_PROBLEM && strcmp(el.f[q].phase, "state") == 0)
+                fail_msg("%s: '%s'", cases[k].engines, el.f[q].title);
+            if (el.f[q].severity == EXPLAIN_PROBLEM && first < 0) first = q;
+            inconclusive += el.f[q].severity == EXPLAIN_INFO && strcmp(el.f[q].rule, "state-roundtrip") == 0 &&
+                            strstr(el.f[q].title, "inconclusive") != NULL;
+        }
+        assert_true(first >= 0);
+        printf("  first PROBLEM: %s\n", el.f[first].title);
+        assert_string_equal(el.f[first].layer_name, cases[k].layer);
+        assert_string_equal(el.f[first].phase, cases[k].phase);
+        assert_int_equal(el.f[first].step, cases[k].step);
+        assert_int_equal(inconclusive, !cases[k].replayed);
+        explain_list_free(&el);
+        audit_result_free(&r);
+    }
+}
+
 /* A legal but nondeterministic engine (fc1_fwd_order_alternating: fc1's
  * forward sums in order at even calls, in reverse at odd ones) is judged
  * ok by every check, and its state round trips are inconclusive, never a
@@ -982,6 +1043,7 @@ int main(void) {
         cmocka_unit_test(test_roundtrip_unperturbed),
         cmocka_unit_test(test_roundtrip_sees_stale_copy),
         cmocka_unit_test(test_roundtrip_after_eval_op),
+        cmocka_unit_test(test_roundtrip_op_step),
         cmocka_unit_test(test_roundtrip_nondet),
         cmocka_unit_test(test_eval_ref_tie),
         cmocka_unit_test(test_claimed_transform_one_off),

@@ -212,6 +212,9 @@ typedef struct {
                               * engine's step before (a partial batch), and after an inference pass as well when
                               * rt_partial_eval: what a partial batch leaves set (zoo attack 13) */
     int rt_partial_eval;
+    long rt_prev_step;       /* the same, reproduced after the second instance replayed the step before (from the
+                              * state the engine reported before it, on its batch): what that step leaves in the
+                              * engine (a buffer, a mask) and this one reads (zoo attack 16) */
     long rt_input_step;      /* the first round trip whose step (the engine's or its second instance's)
                               * computed with other images than the batch it was given, 0: none (zoo attack 11) */
     char rt_none[200];       /* why the engine has no round trip (no second instance), "" when it has one */
@@ -307,6 +310,11 @@ typedef struct {
     float *ck_step_unjudged; /* per drift step: relations and re-checks not judged (fp32 may overflow there) */
     unsigned char *ck_step_elem; /* per drift step: 1 where it was checked per element against the reference
                                   * (a shadow replay, an isolated or sync step): the headline's unchecked steps */
+    unsigned char *ck_step_op; /* per drift step: 1 where its every-step checks found wrong one of the step's own
+                                * operations that reads no parameter, m or v (a ReLU, pool, dropout or flatten, the
+                                * loss, a weight or bias gradient: a relation re-done from the step's own tensors,
+                                * not a continuity break between steps): no state can make such an operation wrong,
+                                * so the state round trip judged at that step proves nothing about the state */
     /* evaluation vs the reference (last epoch): the reference's logits from
      * this engine's weights for the first ev_ref_images test images,
      * against the engine's, bounded by the propagated forward error */

@@ -189,6 +189,20 @@ typedef struct {
     engine *rt_clone[AUDIT_MAX_ENGINES];
     float *rt_state[AUDIT_MAX_ENGINES];
     size_t rt_prev_nb; /* the batch size of the training step before this one (0: none yet) */
+    /* zoo attack 16: the fully compared step a round trip follows, as the engine ran it: the state each engine
+     * with a second instance reported before it (params, m, v), its batch, size and number (0: none kept) */
+    float *rt_pstate[AUDIT_MAX_ENGINES];
+    float *rt_px;
+    int32_t *rt_py;
+    size_t rt_pnb;
+    long rt_pstep;
+    /* ... and the same kept before this step (a fully compared one), which become those after its own round trip
+     * is judged (two fully compared steps in a row: the round trip of the second replays the first) */
+    float *rt_qstate[AUDIT_MAX_ENGINES];
+    float *rt_qx;
+    int32_t *rt_qy;
+    size_t rt_qnb;
+    long rt_qstep;
     int rt_owed[AUDIT_MAX_ENGINES], rt_now[AUDIT_MAX_ENGINES];
     uint32_t *perm;      /* this epoch's order */
     batch_order ord;
@@ -1417,14 +1431,26 @@ static int step_digest(audit *A, engine *e, size_t nb, float loss, uint64_t *dig
 /* One run of this step on engine i's clone from the state the engine
  * reported before it (A->rt_state[i]: params, m, v).  hist: the history
  * replayed first, RT_AFTER_EVAL and/or RT_AFTER_PARTIAL. */
-enum { RT_AFTER_EVAL = 1, RT_AFTER_PARTIAL = 2 };
+enum { RT_AFTER_EVAL = 1, RT_AFTER_PARTIAL = 2, RT_AFTER_PREV = 4 };
 static int clone_step(audit *A, int i, size_t nb, int hist, uint64_t *dig, float *buf, int *input_bad) {
     engine *c = A->rt_clone[i];
     size_t np = A->m.n_params;
     const float *st = A->rt_state[i];
     float loss = 0;
     int after_eval = hist & RT_AFTER_EVAL, rc = 0;
-    if (hist & RT_AFTER_PARTIAL) {
+    if (hist & RT_AFTER_PREV) {
+        /* zoo attack 16: first the step before (a fully compared one, run by the engine as a plain step) from
+         * the state the engine reported before it, on its batch: what that step leaves in the engine (a buffer,
+         * a mask, an input copy) is then in the clone too; its state is set back to the reported one below */
+        const float *ps = A->rt_pstate[i];
+        rc = engine_set_tensor(c, (tensor_id){TENSOR_PARAMS, 0}, ps);
+        if (!rc) rc = engine_set_tensor(c, (tensor_id){TENSOR_ADAM_M, 0}, ps + np);
+        if (!rc) rc = engine_set_tensor(c, (tensor_id){TENSOR_ADAM_V, 0}, ps + 2 * np);
+        if (!rc)
+            rc = engine_train_step(c, A->rt_px, A->rt_py, A->rt_pnb, (uint64_t)A->rt_pstep, &A->cfg.run.adam,
+                                   (int)A->rt_pstep, &loss);
+    }
+    if (!rc && (hist & RT_AFTER_PARTIAL)) {
         /* zoo attack 13: first one training step on a batch of the size the engine's step before had (a partial
          * batch, smaller than this one: the first rt_prev_nb images of this batch), as the engine's history has;
          * its state is then set back to the reported one below */
@@ -1499,10 +1525,31 @@ static void make_clones(audit *A, const engine_opts *eo) {
 /* Before a drift step: each engine owed a round trip whose step this is
  * a plain one has the state it reports read (the step is then judged by
  * roundtrip()). */
-static int roundtrip_before(audit *A, int full) {
+static int roundtrip_before(audit *A, size_t nb, int full) {
     audit_result *r = A->r;
     size_t np = A->m.n_params;
     int plain = !full || A->mode_now == MODE_FREE;
+    A->rt_qstep = 0;
+    for (int i = 0; i < r->n_engines && full && plain && A->step > 0; i++) {
+        /* zoo attack 16: this step owes the next a round trip; keep what the clone needs to replay it */
+        if (!A->rt_clone[i] || !A->active[i]) continue;
+        size_t nin = tensor_numel(&A->m, (tensor_id){TENSOR_INPUT, 0}, A->cfg.run.batch);
+        if (!A->rt_qstate[i] && !(A->rt_qstate[i] = ls_malloc(3 * np * sizeof(float)))) return LS_ENOMEM;
+        if (!A->rt_qx && !(A->rt_qx = ls_malloc(nin * sizeof(float)))) return LS_ENOMEM;
+        if (!A->rt_qy && !(A->rt_qy = ls_malloc(A->cfg.run.batch * sizeof(int32_t)))) return LS_ENOMEM;
+        float *st = A->rt_qstate[i];
+        int rc = engine_get_tensor(A->e[i], (tensor_id){TENSOR_PARAMS, 0}, st);
+        if (!rc) rc = engine_get_tensor(A->e[i], (tensor_id){TENSOR_ADAM_M, 0}, st + np);
+        if (!rc) rc = engine_get_tensor(A->e[i], (tensor_id){TENSOR_ADAM_V, 0}, st + 2 * np);
+        if (rc && engine_gone(A, i)) continue;
+        if (rc) return engine_err(rc, r->eng[i].label, "state round-trip check");
+        A->rt_qstep = A->step;
+    }
+    if (A->rt_qstep == A->step && A->step > 0) {
+        memcpy(A->rt_qx, A->x, tensor_numel(&A->m, (tensor_id){TENSOR_INPUT, 0}, nb) * sizeof(float));
+        memcpy(A->rt_qy, A->y, nb * sizeof(int32_t));
+        A->rt_qnb = nb;
+    }
     for (int i = 0; i < r->n_engines; i++) {
         A->rt_now[i] = 0;
         if (!A->rt_owed[i] || !A->rt_clone[i] || !A->active[i] || !plain) continue;
@@ -1545,9 +1592,9 @@ static int roundtrip(audit *A, size_t nb, int full) {
         for (int k = 1; k < 3 && !rc; k++) rc = clone_step(A, i, nb, 0, d + k * nd, buf, &bad[k]);
         size_t k = 0;
         while (k < nd && d[k] == d[nd + k]) k++;
-        int after_eval = 0, after_partial = 0;
+        int after_eval = 0, after_partial = 0, after_prev = 0;
         if (!rc && k < nd && !bad[0] && !bad[1] && !bad[2] && !ae->rt_fail_step && !ae->rt_eval_step &&
-            !ae->rt_partial_step &&
+            !ae->rt_partial_step && !ae->rt_prev_step &&
             memcmp(d + nd, d + 2 * nd, nd * sizeof *d) == 0) {
             /* The engine's step parted from the clone's.  Its cause is the state only if an inference pass
              * does not explain it: a fault keyed to "the first training step after an evaluation" (a mode,
@@ -1574,6 +1621,21 @@ static int roundtrip(audit *A, size_t nb, int full) {
                 rc = clone_step(A, i, nb, h, d + 3 * nd, buf, &bad3);
                 if (!rc && !bad3 && memcmp(d, d + 3 * nd, nd * sizeof *d) == 0) after_partial = h;
             }
+            /* Zoo attack 16: a fault that reads what the step before left (a buffer not refreshed: conv2's forward
+             * on step 1's pool1 output, relu3's backward with step 1's mask) fires in the engine, which ran that
+             * step, and not in the clone, which never did: it read "the state it trains with is not the state it
+             * reports".  The clone replays the step before (a fully compared one, which the engine ran as a plain
+             * step) from the state the engine reported before it, on its batch, is set back to the reported state,
+             * then runs this step (after an inference pass as well, for an epoch's evaluation between them); bit
+             * for bit the engine's: the previous step's side effect, named at the first differing digest.  A stale
+             * weight or moment copy is not reproduced: setting the reported state refreshes the clone's copies. */
+            int prev_kept = A->rt_pstep > 0 && A->rt_pstep == A->step - 1 && A->rt_pstate[i];
+            for (int h = RT_AFTER_PREV; prev_kept && !rc && !after_eval && !after_partial && !after_prev &&
+                                        h <= (RT_AFTER_PREV | RT_AFTER_EVAL);
+                 h += RT_AFTER_EVAL) {
+                rc = clone_step(A, i, nb, h, d + 3 * nd, buf, &bad3);
+                if (!rc && !bad3 && memcmp(d, d + 3 * nd, nd * sizeof *d) == 0) after_prev = h;
+            }
         }
         if (rc) {
             /* the clone is no part of the audited run: its failure ends its
@@ -1597,8 +1659,9 @@ static int roundtrip(audit *A, size_t nb, int full) {
             ae->rt_nondet++; /* the check needs a deterministic engine */
             continue;
         }
-        if (k < nd && !ae->rt_fail_step && !ae->rt_eval_step && !ae->rt_partial_step) {
+        if (k < nd && !ae->rt_fail_step && !ae->rt_eval_step && !ae->rt_partial_step && !ae->rt_prev_step) {
             if (after_eval) ae->rt_eval_step = A->step;
+            else if (after_prev) ae->rt_prev_step = A->step;
             else if (after_partial)
                 ae->rt_partial_step = A->step, ae->rt_partial_eval = (after_partial & RT_AFTER_EVAL) != 0;
             else ae->rt_fail_step = A->step;
@@ -1759,6 +1822,7 @@ void audit_result_free(audit_result *r) {
         free(r->eng[i].ck_step_sharp);
         free(r->eng[i].ck_step_unjudged);
         free(r->eng[i].ck_step_elem);
+        free(r->eng[i].ck_step_op);
     }
     free(r->test_labels);
     for (int pi = 0; pi < r->n_pairs; pi++) {
@@ -2266,7 +2330,7 @@ static int drift_step(audit *A, size_t s) {
      * this one (an epoch's first step comes after its evaluation: a fault
      * keyed to that is met by the training step itself) */
     double tr = ls_now();
-    if ((rc = roundtrip_before(A, full))) return rc;
+    if ((rc = roundtrip_before(A, nb, full))) return rc;
     double t_rt = ls_now() - tr;
     if ((rc = step_once(A, nb, full))) {
         /* a dead engine abandons this step, not the run; the survivors did not finish it either */
@@ -2279,6 +2343,17 @@ static int drift_step(audit *A, size_t s) {
         t_rt += ls_now() - tr;
     }
     A->rt_prev_nb = nb;
+    if (A->rt_qstep == A->step) {
+        /* what was kept before this step is now the step before the next one's (zoo attack 16) */
+        for (int i = 0; i < AUDIT_MAX_ENGINES; i++) {
+            float *tmp = A->rt_pstate[i];
+            A->rt_pstate[i] = A->rt_qstate[i], A->rt_qstate[i] = tmp;
+        }
+        float *tx = A->rt_px;
+        int32_t *ty = A->rt_py;
+        A->rt_px = A->rt_qx, A->rt_py = A->rt_qy, A->rt_qx = tx, A->rt_qy = ty;
+        A->rt_pnb = A->rt_qnb, A->rt_pstep = A->rt_qstep;
+    }
     A->t_compare += t_rt;
     r->roundtrip_s += t_rt;
     /* a full flush each step: a write error shows at the step that met it,
@@ -2480,6 +2555,8 @@ static void audit_free(audit *A) {
         engine_free(A->e[i]);
         engine_free(A->rt_clone[i]);
         free(A->rt_state[i]);
+        free(A->rt_pstate[i]);
+        free(A->rt_qstate[i]);
         free(A->fb[i]);
         free(A->db[i]);
     }
@@ -2487,6 +2564,10 @@ static void audit_free(audit *A) {
     free(A->pf);
     free(A->x);
     free(A->y);
+    free(A->rt_px);
+    free(A->rt_py);
+    free(A->rt_qx);
+    free(A->rt_qy);
     free(A->bound);
     free(A->bound2);
     free(A->bound3);

@@ -31,6 +31,9 @@ int every_step_init(audit_engine *ae, long total) {
     free(ae->ck_step_elem);
     ae->ck_step_elem = ls_calloc((size_t)(total > 0 ? total : 1), 1);
     if (!ae->ck_step_elem) return LS_ENOMEM;
+    free(ae->ck_step_op);
+    ae->ck_step_op = ls_calloc((size_t)(total > 0 ? total : 1), 1);
+    if (!ae->ck_step_op) return LS_ENOMEM;
     for (long k = 0; k < total; k++) ae->ck_step_ratio[k] = ae->ck_step_sharp[k] = NAN;
     return LS_OK;
 }
@@ -139,6 +142,19 @@ static void record(audit_engine *ae, const model *m, const ck_verdict *v, long s
     }
     if (!v->n_viol) return;
     ae->ck_viol_checks++;
+    if (!eval && step > 0 && step <= ae->ck_total && ae->ck_step_op) {
+        int kept = v->n_viol < CK_MAX_VIOL ? (int)v->n_viol : CK_MAX_VIOL;
+        for (int j = 0; j < kept; j++) {
+            const ck_violation *w = &v->v[j];
+            /* forward and backward-data of a layer with weights read W and b, the update p, m and v: a state the
+             * engine holds apart from what it reports (a stale weight copy) breaks those, and the round trip's
+             * "state" is the better name there; the others read none of it */
+            int reads_state = w->phase == CKP_UPDATE ||
+                              ((w->phase == CKP_FORWARD || w->phase == CKP_BWD_DATA) && w->layer >= 0 &&
+                               w->layer < m->n_layers && m->layers[w->layer].w_tensor >= 0);
+            if (!w->between && !reads_state && w->phase != CKP_EVAL) ae->ck_step_op[step - 1] = 1;
+        }
+    }
     if (ae->ck_first_step || ae->ck_first_eval_epoch) return;
     ae->ck_first = v->v[0];
     ae->ck_first_step = step;

@@ -1952,6 +1952,33 @@ static int rule_roundtrip(explain_list *L, const audit_result *r, const model *m
             snprintf(f->fix, sizeof f->fix, "A bug in %s: what the evaluation (inference mode) sets and the first "
                      "training step after it reads, at %s's %s.", ae->label, lay, ph);
         }
+        if (ae->available && !ae->is_ref && ae->rt_prev_step &&
+            !(ae->ck_step_op && ae->rt_prev_step <= ae->ck_total && ae->ck_step_op[ae->rt_prev_step - 1])) {
+            /* zoo attack 16: reproduced by the second instance after it replayed the step before (where the
+             * every-step checks found wrong an operation of that step that reads no state, their finding names it
+             * better: the digests name a backward fault at the first gradient in tensor order, not where it
+             * began) */
+            explain_finding *f = rt_side_effect(L, ae, m, ae->rt_prev_step);
+            if (!f) return LS_ENOMEM;
+            const char *lay = f->layer_name, *ph = f->phase;
+            snprintf(f->title, sizeof f->title,
+                     "%s: its step %ld computes otherwise than the same step from the same state unless step %ld ran "
+                     "before it (first: %s, %s %s)", ae->label, ae->rt_prev_step, ae->rt_prev_step - 1, ae->rt_first,
+                     lay, ph);
+            snprintf(f->cause, sizeof f->cause,
+                     "The state round trip's second instance, loaded with the state the engine reported, computes "
+                     "step %ld otherwise than the engine; after it replays step %ld (from the state reported before "
+                     "it, on its batch) and is set back to the reported state, it reproduces the engine's step bit "
+                     "for bit: not the state, but something step %ld leaves (a buffer, a mask, an input copy) that "
+                     "step %ld reads.", ae->rt_prev_step, ae->rt_prev_step - 1, ae->rt_prev_step - 1,
+                     ae->rt_prev_step);
+            snprintf(f->evidence, sizeof f->evidence,
+                     "step digests (each layer's output, the loss, gradients, parameters, m, v): the engine's and "
+                     "its second instance's after the replayed step equal bit for bit; its second instance's without "
+                     "it part at %s", ae->rt_first);
+            snprintf(f->fix, sizeof f->fix, "A bug in %s: a buffer the step before leaves and the next step reads "
+                     "instead of its own, at %s's %s.", ae->label, lay, ph);
+        }
         if (ae->available && !ae->is_ref && ae->rt_partial_step) {
             /* zoo attack 13: the step after a partial batch, reproduced by the second instance after one */
             explain_finding *f = rt_side_effect(L, ae, m, ae->rt_partial_step);
@@ -2026,6 +2053,42 @@ static int rule_roundtrip(explain_list *L, const audit_result *r, const model *m
                      "how far two runs part.", ae->label);
         }
         if (!ae->available || ae->is_ref || !ae->rt_fail_step) continue;
+        if (ae->ck_step_op && ae->rt_fail_step >= 1 && ae->rt_fail_step <= ae->ck_total &&
+            ae->ck_step_op[ae->rt_fail_step - 1]) {
+            /* zoo attack 16: the round trip compares the engine's step N with a second instance's step N from the
+             * state reported before it; it blames that state only if the engine's step N is what a correct
+             * engine computes from some state.  Where step N's own every-step checks found wrong an operation
+             * that reads no parameter, m or v (ck_step_op: a ReLU, pool, dropout, the loss, a weight or bias
+             * gradient, re-done from the step's own tensors), no state explains it: the mismatch is that
+             * operation's, which its own finding names at its layer, phase and step.  (A forward, backward-data
+             * or update violation is left to the round trip: a stale weight or moment copy breaks exactly those,
+             * and "the state" names its cause.)  A fault that reads a buffer the step before left (relu3's backward with
+             * step 1's mask, conv2's bias gradient from step 1's dy, at step 2: relu3_bwd_prev_mask_step2,
+             * conv2_db_prev_dy_step2) fires in the engine, which ran step 1, and not in the second instance, which
+             * did not, and read "the state it trains with is not the state it reports (the state reported after
+             * step 1)", ranked before the step-2 operation that went wrong.  The round trip stays counted; it
+             * judged nothing about the state there. */
+            explain_finding *f = add(L, "state-roundtrip", EXPLAIN_INFO);
+            if (!f) return LS_ENOMEM;
+            snprintf(f->a, sizeof f->a, "%s", ae->label);
+            snprintf(f->tensor, sizeof f->tensor, "%s", ae->rt_first);
+            snprintf(f->phase, sizeof f->phase, "state");
+            f->step = ae->rt_fail_step;
+            snprintf(f->title, sizeof f->title,
+                     "%s: the state round trip at step %ld is inconclusive: step %ld's own every-step checks found "
+                     "wrong an operation that reads no parameter, m or v (first differing: %s)", ae->label, ae->rt_fail_step,
+                     ae->rt_fail_step, ae->rt_first);
+            snprintf(f->cause, sizeof f->cause,
+                     "A second instance of %s loaded with the state the engine reported before step %ld computes that "
+                     "step otherwise than the engine; but the engine's step %ld broke a relation or exact rule of an "
+                     "operation that reads no parameter, m or v (the every-step finding), so it is not what a correct "
+                     "engine computes from any state, and the mismatch says nothing about the state.", ae->label, ae->rt_fail_step, ae->rt_fail_step);
+            snprintf(f->evidence, sizeof f->evidence,
+                     "%ld round-trip check(s); at step %ld the first differing digest is %s, and the every-step checks "
+                     "of that step were violated", ae->rt_checks, ae->rt_fail_step, ae->rt_first);
+            snprintf(f->fix, sizeof f->fix, "See the every-step finding of step %ld.", ae->rt_fail_step);
+            continue;
+        }
         explain_finding *f = add(L, "state-roundtrip", EXPLAIN_PROBLEM);
         if (!f) return LS_ENOMEM;
         snprintf(f->a, sizeof f->a, "%s", ae->label);
@@ -2538,6 +2601,11 @@ static void engine_verdict_words(engine_verdict *ev, const audit_result *r, cons
         ev->problem = 1;
         snprintf(ev->detail, sizeof ev->detail, "step %ld computed with other images than its batch (read back by "
                  "the state round trip)", ae->rt_input_step);
+    } else if (ae->rt_prev_step) {
+        snprintf(ev->verdict, sizeof ev->verdict, "after-step mismatch");
+        ev->problem = 1;
+        snprintf(ev->detail, sizeof ev->detail, "its step %ld computes otherwise unless step %ld ran before it (%s)",
+                 ae->rt_prev_step, ae->rt_prev_step - 1, ae->rt_first);
     } else if (ae->rt_partial_step) {
         snprintf(ev->verdict, sizeof ev->verdict, "after-partial mismatch");
         ev->problem = 1;

@@ -1704,7 +1704,79 @@ enum { CPU_FAULT_BELOW = 0, CPU_FAULT_DETECT = 1, CPU_FAULT_SUSPECT = 2, CPU_FAU
     X(ADAM_PYTORCH_LERP_1ULP_ONCE, "adam_pytorch_lerp_1ulp_once", "op", "fc1", "update", "smallcnn --limit-train 72 --limit-test 64 --epochs 2 --steps 10 --eval", \
       CPU_FAULT_DETECT, \
       "a fault inside a recognised legal order: every update in PyTorch's single-tensor order (adam_pytorch_lerp's, recognised bit for bit by the named orders of base/adam_orders.h), and at step 7 only the p' of fc1.weight's element 1568 written one ulp up", \
-      "the element is no named order's (one ulp from the order its neighbours follow), so fc1.weight's mask of orders is cleared at step 7 and the tensor is bounded as before the orders: measured PROBLEM at step 7, fc1 update, 'fc1.weight Adam re-done from the step's p, m, v, g: 29128 element(s) differ (... the furthest 1.61 of its bound)', exit 1 under --fail-on problem; the other tensors at step 7, and every tensor at the other nine updates, read ok in PyTorch's single-tensor order (coverage line 'Adam in a recognised legal order at 10 update(s)')")
+      "the element is no named order's (one ulp from the order its neighbours follow), so fc1.weight's mask of orders is cleared at step 7 and the tensor is bounded as before the orders: measured PROBLEM at step 7, fc1 update, 'fc1.weight Adam re-done from the step's p, m, v, g: 29128 element(s) differ (... the furthest 1.61 of its bound)', exit 1 under --fail-on problem; the other tensors at step 7, and every tensor at the other nine updates, read ok in PyTorch's single-tensor order (coverage line 'Adam in a recognised legal order at 10 update(s)')") \
+    X(ADAM_P_FROZEN_ONCE, "adam_p_frozen_once", "op", "fc1", "update", "smallcnn --limit-train 72 --limit-test 64 --epochs 2 --steps 10 --eval", \
+      CPU_FAULT_DETECT, \
+      "zoo attack 16: at step 7 only, fc1.bias is not moved (its p kept) while its m and v are updated as usual (a parameter write-back skipped for one tensor)", \
+      "the Adam re-check re-does p from the step's own p, m, v, g: measured PROBLEM at step 7, fc1 update, 1.59e6 (57 of 64 elements of fc1.bias differ, up to 6.7e-4)") \
+    X(ADAM_MV_DROPPED_ONCE, "adam_mv_dropped_once", "op", "conv2", "update", "smallcnn --limit-train 72 --limit-test 64 --epochs 2 --steps 10 --eval", \
+      CPU_FAULT_DETECT, \
+      "zoo attack 16: at step 7 only, conv2.weight is moved right but its new m and v are not stored (they keep step 6's: a fused kernel's state write-back skipped)", \
+      "the Adam re-check compares the m and v the update leaves with those re-done: measured PROBLEM at step 7, conv2 update, 8.31e6 (3,769 elements)") \
+    X(ADAM_DEN_OLD_V_ONCE, "adam_den_old_v_once", "op", "conv1|conv2|fc1|fc2", "update", "smallcnn --limit-train 72 --limit-test 64 --epochs 2 --steps 10 --eval", \
+      CPU_FAULT_DETECT, \
+      "zoo attack 16: at step 7 only, the step's denominator takes v from before its update, sqrt(v_{t-1}) / bc2 + eps, with m_t in the numerator (two lines of the update in the wrong order); m and v stored right", \
+      "m_t / sqrt(v_{t-1}) for m_t / sqrt(v_t): a relative change of ~(1 - b2)(g^2/v - 1)/2 at least, and a step of lr m / eps where v was 0 (a unit's first gradient): measured PROBLEM at step 7, fc1 update, 2.26e11 (80,686 elements, up to 85.5)") \
+    X(ADAM_EPS_KERAS, "adam_eps_keras", "op", "conv1|conv2|fc1|fc2", "update", "smallcnn --limit-train 72 --limit-test 64 --epochs 2 --steps 10 --eval", \
+      CPU_FAULT_DETECT, \
+      "zoo attack 16: every update uses eps = 1e-7 (Keras's default) for the configured 1e-8", \
+      "the engine takes the driver's scalars; the re-check uses the configured eps: eps / (sqrt(v)/bc2) is ~1e-4 of the step where |g| ~ 1e-4: measured PROBLEM at step 1, fc1 update, 5.86e5 (per element at the attribution steps: conv1.weight 3935x, fc1.weight 1.15e6x)") \
+    X(LABELS_OUT_OF_RANGE_ONCE, "labels_out_of_range_once", "op", "fc2|loss", "loss", "smallcnn --limit-train 72 --limit-test 64 --epochs 2 --steps 10 --eval", \
+      CPU_FAULT_DETECT, \
+      "zoo attack 16: at step 7 only, the first sample of class 9 that is not the batch's last has its label read as 10 (label + 1 with no wrap: an out-of-range class, which the data loader refuses and the engine does not check): the engine's loss reads z[10] (the next row's first logit) and subtracts 1 nowhere", \
+      "lockstep re-does the loss and dz from the logits with the labels it gave (the loader refuses a label >= n_classes: test_data): that row's dz lacks its -1: measured PROBLEM at step 7, fc2 loss, 3.26e6") \
+    X(RELU3_BWD_PREV_MASK_ONCE, "relu3_bwd_prev_mask_once", "op", "relu3|fc1", "backward", "smallcnn --limit-train 72 --limit-test 64 --epochs 2 --steps 10 --eval", \
+      CPU_FAULT_DETECT, \
+      "zoo attack 16: at step 7 only, relu3's backward passes the gradient where step 6's relu3 output was > 0 (a mask buffer from the step before); forward is right", \
+      "ReLU backward is exact: measured PROBLEM at step 7, relu3 backward-data, 33 elements not the exact re-computation") \
+    X(FC1_DX_STALE_W_ONCE, "fc1_dx_stale_w_once", "op", "fc1|flatten|pool2", "backward", "smallcnn --limit-train 72 --limit-test 64 --epochs 2 --steps 10 --eval", \
+      CPU_FAULT_DETECT, \
+      "zoo attack 16: at step 7 only, fc1's backward-data uses fc1's weights from before step 6's update (a weight copy for the transposed GEMM refreshed one step late); forward and backward-weights are right", \
+      "W changed by ~lr per weight: measured PROBLEM at step 7, fc1 backward-data, 21,485 (16 of 16 samples' relations over)") \
+    X(CONV2_DW_THREAD_SHARE_TWICE_ONCE, "conv2_dw_thread_share_twice_once", "op", "conv2", "backward", "smallcnn --limit-train 72 --limit-test 64 --epochs 2 --steps 10 --eval", \
+      CPU_FAULT_DETECT, \
+      "zoo attack 16: at step 7 only, conv2's weight gradient has the second thread's partial sum (samples n/2..n-1) added twice in the reduction; db and dx are right", \
+      "half the batch's gradient again: measured PROBLEM at step 7, conv2 backward-weights, 5,296 (12 of 32 filters' zero/smallest-element relations over)") \
+    X(CONV2_DB_PREV_DY_ONCE, "conv2_db_prev_dy_once", "op", "conv2", "backward", "smallcnn --limit-train 72 --limit-test 64 --epochs 2 --steps 10 --eval", \
+      CPU_FAULT_DETECT, \
+      "zoo attack 16: at step 7 only, conv2's bias gradient is summed from step 6's output gradient (a stale dy buffer for the bias reduction); dW and dx are right", \
+      "another step's sums: measured PROBLEM at step 7, conv2 backward-weights (the bias relation), 2,230 (31 of 32 channels over)") \
+    X(INPUT_ZERO_IMAGE_ONCE, "input_zero_image_once", "op", "conv1", "forward", "smallcnn --limit-train 72 --limit-test 64 --epochs 2 --steps 10 --eval", \
+      CPU_FAULT_DETECT, \
+      "zoo attack 16: at step 7 only, sample 5's image is all zeros (a loader's short read into a zeroed buffer, in a full batch); the labels are right", \
+      "the input digest (the images the engine computed with against the batch it was given): measured PROBLEM at step 7, conv1 forward") \
+    X(INPUT_NORMALIZED_TWICE_ONCE, "input_normalized_twice_once", "op", "conv1", "forward", "smallcnn --limit-train 72 --limit-test 64 --epochs 2 --steps 10 --eval", \
+      CPU_FAULT_DETECT, \
+      "zoo attack 16: at step 7 only, the batch's images are normalized a second time, x' = (x - 0.2860) / 0.3530 (a transform listed twice)", \
+      "the input digest: measured PROBLEM at step 7, conv1 forward") \
+    X(EVAL_POOL1_TRAIN_ARGMAX, "eval_pool1_train_argmax", "op", "pool1|relu1|conv1", "evaluation", "smallcnn --limit-train 72 --limit-test 64 --epochs 2 --steps 10 --eval", \
+      CPU_FAULT_DETECT, \
+      "zoo attack 16: in every evaluation, pool1's output is gathered at the arg-max positions the last training forward found (sample i's windows from training sample i mod n): a stale max-pool index buffer used in inference", \
+      "max-pool is exact (the fused pair's check names its ReLU half): measured PROBLEM at the evaluation after epoch 1, relu1 evaluation, 9,865 elements; the last evaluation against the reference 89.8") \
+    X(CONV2_DW_TAIL4_DROPPED_ONCE, "conv2_dw_tail4_dropped_once", "op", "conv2", "backward", "smallcnn --limit-train 72 --limit-test 64 --epochs 2 --steps 10 --eval", \
+      CPU_FAULT_DETECT, \
+      "zoo attack 16: at step 7 only, conv2's backward-weights leaves out the last 4 output positions of every plane (14 x 14 = 196 = 12 x 16 + 4: the remainder of a 16-wide vector loop over positions), every sample; db and dx are right", \
+      "4 of 196 positions, ~2% of each element's terms: measured PROBLEM at step 7, conv2 backward-weights, 85.6 (the first/last/largest/sampled elements re-done; 20 of 32 filters over; index-weighted relation x891 the sharper tier)") \
+    X(RELU3_BWD_PREV_MASK_STEP2, "relu3_bwd_prev_mask_step2", "op", "relu3|fc1", "backward", "smallcnn --limit-train 72 --limit-test 64 --epochs 2 --steps 10 --eval", \
+      CPU_FAULT_DETECT, \
+      "zoo attack 16: relu3_bwd_prev_mask_once at step 2 (the mask of step 1's relu3 output): the step whose state round trip follows the first fully compared step", \
+      "ReLU backward is exact: measured PROBLEM at step 2, relu3 backward-data, 325 elements (and per element at the attribution step, fc1.dact). Before zoo attack 16's change the first PROBLEM read 'the state it trains with is not the state it reports (the state reported after step 1, trained with at step 2)': the round trip's second instance never ran step 1, so the fault (keyed on a buffer step 1 left) fired in the engine only; a violated operation that reads no parameter, m or v at the round trip's step now makes the round trip inconclusive there (explain.c; test_mutants: test_roundtrip_op_step)") \
+    X(CONV2_DB_PREV_DY_STEP2, "conv2_db_prev_dy_step2", "op", "conv2", "backward", "smallcnn --limit-train 72 --limit-test 64 --epochs 2 --steps 10 --eval", \
+      CPU_FAULT_DETECT, \
+      "zoo attack 16: conv2_db_prev_dy_once at step 2 (conv2's bias gradient from step 1's dy)", \
+      "measured PROBLEM at step 2, conv2 backward-weights (the bias relation), 3,630 (per element at the attribution step: conv2.bias.grad 3,667x); before zoo attack 16's change named as the state (after step 1, first: conv2.bias.grad), as relu3_bwd_prev_mask_step2") \
+    X(CONV2_FWD_PREV_X_ONCE, "conv2_fwd_prev_x_once", "op", "conv2", "forward", "smallcnn --limit-train 72 --limit-test 64 --epochs 2 --steps 10 --eval", \
+      CPU_FAULT_DETECT, \
+      "zoo attack 16: at step 7 only, conv2's forward computes from the pool1 output step 6 left (a stale input buffer; the current weights and bias), the pool1 output reported is step 7's", \
+      "conv2's forward relation re-done from the pool1 output reported: measured PROBLEM at step 7, conv2 forward, 1.23e5") \
+    X(CONV2_FWD_PREV_X_STEP2, "conv2_fwd_prev_x_step2", "op", "conv2", "forward", "smallcnn --limit-train 72 --limit-test 64 --epochs 2 --steps 10 --eval", \
+      CPU_FAULT_DETECT, \
+      "zoo attack 16: conv2_fwd_prev_x_once at step 2 (step 1's pool1 output): the step the first state round trip judges, in an operation that reads the weights", \
+      "measured PROBLEM at step 2, conv2 forward, 1.01e5 (every-step), and 'its step 2 computes otherwise than the same step from the same state unless step 1 ran before it (first: conv2.act, conv2 forward)'. Before zoo attack 16's RT_AFTER_PREV probe (driver.c, roundtrip) the first PROBLEM read 'the state it trains with is not the state it reports (the state reported after step 1, trained with at step 2)': a forward relation is one a stale weight copy breaks too, so the relation alone does not decide; the round trip's second instance now replays step 1 from the state reported before it, is set back, and reproduces the engine's step 2 bit for bit (test_mutants: test_roundtrip_op_step)") \
+    X(CONV2_DB_TWO_BACK_STEP6, "conv2_db_two_back_step6", "op", "conv2", "backward", "smallcnn --limit-train 72 --limit-test 64 --epochs 2 --steps 10 --eval", \
+      CPU_FAULT_DETECT, \
+      "zoo attack 16: at step 6 only (the round trip after the partial step 5), conv2's bias gradient is step 4's (a ring of three gradient buffers read one slot off): a history two steps back, which no replay of the step before reproduces", \
+      "measured PROBLEM at step 6, conv2 backward-weights (the bias relation), 1,301. The round trip at step 6 parts, and neither an inference pass, a partial batch nor a replay of step 5 reproduces the engine: before zoo attack 16 it read 'the state it trains with is not the state it reports (after step 5)'; now step 6's violated bias relation (an operation that reads no parameter, m or v) makes the round trip inconclusive there (an INFO finding; test_mutants: test_roundtrip_op_step)")
 
 #define CPU_FAULT_ENUM_(id, ...) CPU_FAULT_##id,
 enum { CPU_FAULT_NONE = 0, CPU_FAULT_LIST(CPU_FAULT_ENUM_) CPU_FAULT_COUNT };

@@ -1561,6 +1561,9 @@ typedef struct {
     int z13_conv2_bwd;  /* zoo attack 13: conv2's backward call is running */
     size_t z13_short;   /* zoo attack 13: this step is the first full batch after a partial one of this size (0: not) */
     int z14_partials;   /* zoo attack 14: partial-batch updates run (adam_t_skip_partial) */
+    float *z16;         /* zoo attack 16: relu3's step-6 output, conv2's step-6 db (lazily allocated) */
+    uint8_t *z16_arg;   /* zoo attack 16: pool1's arg-maxes (0..3 a window) of the last training forward */
+    size_t z16_n;       /* zoo attack 16: that forward's batch size */
     int in_ck;          /* the engine's own checks are running (they read its tensors in place; the report faults
                          * of zoo attack 6 are in the copy-out to the caller only) */
 } fault_state;
@@ -1581,6 +1584,8 @@ static void fault_free(void *p) {
     free(F->p_old);
     free(F->p_cur);
     free(F->z11);
+    free(F->z16);
+    free(F->z16_arg);
     for (int l = 0; l < MODEL_MAX_LAYERS; l++) free(F->pidx_save[l]);
     free(F);
 }
@@ -3261,6 +3266,245 @@ static int fault_update_15(engine *e, int *done, const adam_scalars *ap) {
     return 0;
 }
 
+
+/* ---- zoo attack 16: optimizer bookkeeping, stale buffers, a thread's share twice, data, a stale pool index ---- */
+
+/* the step a zoo-16 one-off fires at: 2 for the *_step2 rows (the step after the first round-tripped one), else
+ * 7 (LS_FAULT_STEP=K moves it, for exploring other steps by hand; no row sets it) */
+static uint64_t z16_at(const fault_state *F) {
+    if (F->id == CPU_FAULT_RELU3_BWD_PREV_MASK_STEP2 || F->id == CPU_FAULT_CONV2_DB_PREV_DY_STEP2 ||
+        F->id == CPU_FAULT_CONV2_FWD_PREV_X_STEP2)
+        return 2;
+    if (F->id == CPU_FAULT_CONV2_DB_TWO_BACK_STEP6) return 6;
+    const char *v = getenv("LS_FAULT_STEP");
+    return v && atoi(v) > 1 ? (uint64_t)atoi(v) : 7;
+}
+
+static int z16_layer(const cpu_ctx *c, const char *name) {
+    for (int l = 0; l < c->m->n_layers; l++)
+        if (fault_layer(c, l, name)) return l;
+    return -1;
+}
+
+/* the images and labels the engine is given */
+static void fault_set_batch_16(engine *e, const float **xp, const int32_t **yp, size_t n, uint64_t step) {
+    cpu_ctx *c = ctx_of(e);
+    fault_state *F = c->fault;
+    int id = F->id, nc = c->m->n_classes;
+    size_t img = (size_t)c->m->in_c * c->m->in_h * c->m->in_w;
+    if (step != z16_at(F)) return;
+    if (id == CPU_FAULT_LABELS_OUT_OF_RANGE_ONCE && n > 1) {
+        /* label + 1 with no wrap for the first sample of class C - 1 that is not the last (the engine's loss then
+         * reads z[C], the next row's first logit, inside the buffer) */
+        int32_t *y = (int32_t *)F->b;
+        memcpy(y, *yp, n * sizeof *y);
+        for (size_t i = 0; i + 1 < n; i++)
+            if (y[i] == nc - 1) {
+                y[i] = nc;
+                if (getenv("LS_FAULT_VERBOSE")) fprintf(stderr, "z16 label of sample %zu: %d -> %d\n", i, nc - 1, nc);
+                break;
+            }
+        *yp = y;
+    }
+    if ((id == CPU_FAULT_INPUT_ZERO_IMAGE_ONCE && n > 5) || id == CPU_FAULT_INPUT_NORMALIZED_TWICE_ONCE) {
+        memcpy(F->a, *xp, n * img * sizeof(float));
+        if (id == CPU_FAULT_INPUT_ZERO_IMAGE_ONCE) memset(F->a + 5 * img, 0, img * sizeof(float));
+        else
+            for (size_t i = 0; i < n * img; i++) F->a[i] = (F->a[i] - 0.2860f) / 0.3530f;
+        *xp = F->a;
+    }
+}
+
+/* forward output edits (1: F->a to write back) and what the faults keep of a forward */
+static int fault_fwd_edit_16(engine *e, int l, int training, int *done) {
+    FAULT_LOCALS;
+    if ((id == CPU_FAULT_RELU3_BWD_PREV_MASK_ONCE || id == CPU_FAULT_RELU3_BWD_PREV_MASK_STEP2) && training && c->step == z16_at(F) - 1 && fault_layer(c, l, "relu3")) {
+        /* keep step 6's relu3 output (the mask the faulty backward of step 7 reads) */
+        if (!F->z16 && !(F->z16 = ls_malloc(e->max_batch * layer_out_size(ly) * sizeof(float)))) FAULT_ENDED(LS_ENOMEM);
+        if ((rc = act_io(c, l, 0, F->z16, 1))) FAULT_ENDED(rc);
+        F->z16_n = n;
+        return 0;
+    }
+    if ((id == CPU_FAULT_CONV2_FWD_PREV_X_ONCE || id == CPU_FAULT_CONV2_FWD_PREV_X_STEP2) && training) {
+        /* conv2's forward reads the pool1 output the step before left (a stale input buffer): kept at the step
+         * before, used at the step (a pairwise sum a output, with the current weights and bias) */
+        if (fault_layer(c, l, "pool1") && c->step == z16_at(F) - 1) {
+            if (!F->z16 && !(F->z16 = ls_malloc(e->max_batch * layer_out_size(ly) * sizeof(float)))) FAULT_ENDED(LS_ENOMEM);
+            if ((rc = act_io(c, l, 0, F->z16, 1))) FAULT_ENDED(rc);
+            F->z16_n = n;
+            return 0;
+        }
+        if (fault_layer(c, l, "conv2") && c->step == z16_at(F) && F->z16 && F->z16_n >= n && ly->b_tensor >= 0) {
+            conv_fwd_ordered(ly, F->z16, c->params + c->m->tensors[ly->w_tensor].offset,
+                             c->params + c->m->tensors[ly->b_tensor].offset, n, a, CONV_FWD_PAIRWISE);
+            return 1;
+        }
+        return 0;
+    }
+    if (id == CPU_FAULT_EVAL_POOL1_TRAIN_ARGMAX && fault_layer(c, l, "pool1") && l >= 2 && ly->kind == LAYER_MAXPOOL) {
+        const layer *cl = &c->m->layers[l - 2];
+        size_t C = (size_t)ly->out_c, OH = (size_t)ly->out_h, OW = (size_t)ly->out_w, IW = (size_t)cl->out_w,
+               IH = (size_t)cl->out_h, per = C * OH * OW;
+        if (!F->z16_arg && !(F->z16_arg = ls_malloc(e->max_batch * per))) FAULT_ENDED(LS_ENOMEM);
+        if ((rc = act_io(c, l - 2, 0, x, 1))) FAULT_ENDED(rc); /* conv1's output, plain NCHW */
+        if (training) {
+            /* the arg-max of each window (first of ties), as the training pool's index buffer holds it */
+            for (size_t s0 = 0; s0 < n; s0++)
+                for (size_t ch = 0; ch < C; ch++)
+                    for (size_t i = 0; i < OH; i++)
+                        for (size_t j = 0; j < OW; j++) {
+                            const float *pl = x + (s0 * C + ch) * IH * IW;
+                            int best = 0;
+                            float bv = pl[2 * i * IW + 2 * j];
+                            for (int q = 1; q < 4; q++) {
+                                float v = pl[(2 * i + (size_t)(q >> 1)) * IW + 2 * j + (size_t)(q & 1)];
+                                if (v > bv) bv = v, best = q;
+                            }
+                            F->z16_arg[s0 * per + (ch * OH + i) * OW + j] = (uint8_t)best;
+                        }
+            F->z16_n = n;
+            return 0;
+        }
+        if (!F->z16_n) return 0;
+        /* inference: relu(x) at the training positions, not the window's maximum */
+        for (size_t s0 = 0; s0 < n; s0++)
+            for (size_t ch = 0; ch < C; ch++)
+                for (size_t i = 0; i < OH; i++)
+                    for (size_t j = 0; j < OW; j++) {
+                        const float *pl = x + (s0 * C + ch) * IH * IW;
+                        int q = F->z16_arg[(s0 % F->z16_n) * per + (ch * OH + i) * OW + j];
+                        float v = pl[(2 * i + (size_t)(q >> 1)) * IW + 2 * j + (size_t)(q & 1)];
+                        a[s0 * per + (ch * OH + i) * OW + j] = v > 0.0f ? v : 0.0f;
+                    }
+        return 1;
+    }
+    return 0;
+}
+
+/* backward edits after the layer's own backward */
+static int fault_bwd_after_16(engine *e, int l, int *done) {
+    FAULT_LOCALS;
+    if ((id == CPU_FAULT_RELU3_BWD_PREV_MASK_ONCE || id == CPU_FAULT_RELU3_BWD_PREV_MASK_STEP2) && c->step == z16_at(F) && fault_layer(c, l, "relu3") && F->z16 &&
+        F->z16_n >= n && P->L[l].need_dsrc) {
+        /* dx = dy where step 6's relu3 output was > 0 */
+        if ((rc = act_io(c, l, 1, a, 1))) FAULT_DONE(rc);
+        for (size_t i = 0; i < cnt; i++) x[i] = F->z16[i] > 0.0f ? a[i] : 0.0f;
+        FAULT_DONE(act_io(c, l - 1, 1, x, 0));
+    }
+    if (id == CPU_FAULT_FC1_DX_STALE_W_ONCE && c->step == z16_at(F) && fault_layer(c, l, "fc1") && P->L[l].need_dsrc) {
+        /* dx = W_old^T dy, W_old the weights before step 6's update (a serial fp32 dot product a feature) */
+        const float *w = F->p_old + c->m->tensors[ly->w_tensor].offset;
+        size_t in = layer_in_size(ly), oc = (size_t)ly->out_c;
+        if ((rc = act_io(c, l, 1, a, 1))) FAULT_DONE(rc);
+        for (size_t s0 = 0; s0 < n; s0++)
+            for (size_t t = 0; t < in; t++) {
+                float acc = 0.0f;
+                for (size_t j = 0; j < oc; j++) acc = acc + w[j * in + t] * a[s0 * oc + j];
+                x[s0 * in + t] = acc;
+            }
+        FAULT_DONE(act_io(c, l - 1, 1, x, 0));
+    }
+    if ((id == CPU_FAULT_CONV2_DB_PREV_DY_ONCE || id == CPU_FAULT_CONV2_DB_PREV_DY_STEP2 ||
+         id == CPU_FAULT_CONV2_DB_TWO_BACK_STEP6) &&
+        fault_layer(c, l, "conv2") && ly->b_tensor >= 0) {
+        /* the bias gradient of the step before (two steps before for the _two_back_ row: a ring of three
+         * buffers, read one slot off) */
+        uint64_t lag = id == CPU_FAULT_CONV2_DB_TWO_BACK_STEP6 ? 2 : 1;
+        if (c->step != z16_at(F) - lag && c->step != z16_at(F)) return 0;
+        const model_tensor *tb = &c->m->tensors[ly->b_tensor];
+        float *db = c->grads + tb->offset;
+        if (c->step == z16_at(F) - lag) {
+            if (!F->z16 && !(F->z16 = ls_malloc(tb->numel * sizeof(float)))) FAULT_DONE(LS_ENOMEM);
+            memcpy(F->z16, db, tb->numel * sizeof *db); /* the sums of step 6's dy */
+            F->z16_n = n;
+        } else if (F->z16) {
+            memcpy(db, F->z16, tb->numel * sizeof *db);
+            c->params_ver++;
+        }
+        return 0;
+    }
+    if ((id == CPU_FAULT_CONV2_DW_THREAD_SHARE_TWICE_ONCE || id == CPU_FAULT_CONV2_DW_TAIL4_DROPPED_ONCE) &&
+        c->step == z16_at(F) && fault_layer(c, l, "conv2") && n > 1) {
+        /* thread share: the second thread's partial (samples n/2 .. n-1, all positions) added once more; tail:
+         * the last 4 output positions of each plane (H W = 196 = 12 x 16 + 4, the remainder of a 16-wide vector
+         * loop over positions) left out, every sample (a serial fp32 partial sum, added or taken away) */
+        size_t C = (size_t)ly->in_c, IH = (size_t)ly->in_h, IW = (size_t)ly->in_w, H = (size_t)ly->out_h,
+               W = (size_t)ly->out_w, OC = (size_t)ly->out_c, k = (size_t)ly->k;
+        int tail = id == CPU_FAULT_CONV2_DW_TAIL4_DROPPED_ONCE;
+        size_t s_from = tail ? 0 : n / 2, q_from = tail ? (H * W / 16) * 16 : 0;
+        if (tail && q_from == H * W) return 0;
+        if ((rc = act_io(c, l, 1, a, 1)) || (rc = act_io(c, l - 1, 0, x, 1))) FAULT_DONE(rc);
+        float *g = c->grads + c->m->tensors[ly->w_tensor].offset;
+        for (size_t oc = 0; oc < OC; oc++)
+            for (size_t ch = 0; ch < C; ch++)
+                for (size_t kh = 0; kh < k; kh++)
+                    for (size_t kw = 0; kw < k; kw++) {
+                        float acc = 0.0f;
+                        for (size_t s0 = s_from; s0 < n; s0++)
+                            for (size_t q = q_from; q < H * W; q++) {
+                                size_t i = q / W, j = q % W;
+                                long ih = (long)i + (long)kh - ly->pad, iw = (long)j + (long)kw - ly->pad;
+                                if (ih < 0 || iw < 0 || ih >= (long)IH || iw >= (long)IW) continue;
+                                acc = acc + a[((s0 * OC + oc) * H + i) * W + j] *
+                                                x[((s0 * C + ch) * IH + (size_t)ih) * IW + (size_t)iw];
+                            }
+                        size_t at = ((oc * C + ch) * k + kh) * k + kw;
+                        g[at] = tail ? g[at] - acc : g[at] + acc;
+                    }
+        c->params_ver++;
+        return 0;
+    }
+    return 0;
+}
+
+/* the update (1: it ran the update, status in *done) */
+static int fault_update_16(engine *e, const adam_scalars *s, adam_scalars *ap, int *done) {
+    cpu_ctx *c = ctx_of(e);
+    fault_state *F = c->fault;
+    int id = F->id;
+    size_t np = c->m->n_params;
+    if (id == CPU_FAULT_ADAM_EPS_KERAS) {
+        ap->eps = 1e-7f;
+        return 0;
+    }
+    if ((uint64_t)s->t != z16_at(F)) return 0;
+    if (id == CPU_FAULT_ADAM_P_FROZEN_ONCE || id == CPU_FAULT_ADAM_MV_DROPPED_ONCE) {
+        int l = z16_layer(c, id == CPU_FAULT_ADAM_P_FROZEN_ONCE ? "fc1" : "conv2");
+        if (l < 0) return 0;
+        const layer *ly = &c->m->layers[l];
+        const model_tensor *t = &c->m->tensors[id == CPU_FAULT_ADAM_P_FROZEN_ONCE ? ly->b_tensor : ly->w_tensor];
+        size_t o = t->offset, k = t->numel;
+        memcpy(F->p_copy + o, c->params + o, k * sizeof(float));
+        memcpy(F->m_copy + o, c->adam_m + o, k * sizeof(float));
+        memcpy(F->v_copy + o, c->adam_v + o, k * sizeof(float));
+        if ((*done = cpu_update(e, ap))) return 1;
+        if (id == CPU_FAULT_ADAM_P_FROZEN_ONCE) {
+            memcpy(c->params + o, F->p_copy + o, k * sizeof(float)); /* p not written back; m and v are */
+        } else {
+            memcpy(c->adam_m + o, F->m_copy + o, k * sizeof(float)); /* m and v not written back; p is */
+            memcpy(c->adam_v + o, F->v_copy + o, k * sizeof(float));
+        }
+        c->params_ver++;
+        return 1;
+    }
+    if (id == CPU_FAULT_ADAM_DEN_OLD_V_ONCE) {
+        adam_scalars a = *ap;
+        for (size_t i = 0; i < np; i++) {
+            float g = c->grads[i], vo = c->adam_v[i];
+            float mn = a.beta1 * c->adam_m[i] + a.one_minus_beta1 * g;
+            float vn = a.beta2 * vo + a.one_minus_beta2 * (g * g);
+            float den = sqrtf(vo) / a.bc2_sqrt + a.eps; /* v before its update */
+            c->params[i] = c->params[i] - a.step_size * (mn / den);
+            c->adam_m[i] = mn;
+            c->adam_v[i] = vn;
+        }
+        c->params_ver++;
+        *done = 0;
+        return 1;
+    }
+    return 0;
+}
+
 static int fault_forward_layer(engine *e, int l, int training) {
     cpu_ctx *c = ctx_of(e);
     fault_state *F = c->fault;
@@ -3282,6 +3526,7 @@ static int fault_forward_layer(engine *e, int l, int training) {
     if ((r = fault_fwd_edit_12(e, l, training, &rc))) return r == 2 ? rc : act_io(c, l, 0, F->a, 0);
     if ((r = fault_fwd_edit_14(e, l, training, &rc))) return r == 2 ? rc : act_io(c, l, 0, F->a, 0);
     if ((r = fault_fwd_edit_15(e, l, training, &rc))) return r == 2 ? rc : act_io(c, l, 0, F->a, 0);
+    if ((r = fault_fwd_edit_16(e, l, training, &rc))) return r == 2 ? rc : act_io(c, l, 0, F->a, 0);
     if ((r = fault_fwd_legal(e, l, training, &rc))) return r == 2 ? rc : act_io(c, l, 0, F->a, 0);
     if ((r = fault_fwd_legal2(e, l, training, &rc))) return r == 2 ? rc : act_io(c, l, 0, F->a, 0);
     return 0;
@@ -4910,6 +5155,7 @@ static int fault_backward_layer(engine *e, int l) {
     if (fault_bwd_after_12(e, l, &rc)) return rc;
     if (fault_bwd_after_14(e, l, &rc)) return rc;
     if (fault_bwd_after_15(e, l, &rc)) return rc;
+    if (fault_bwd_after_16(e, l, &rc)) return rc;
     if (F->id == CPU_FAULT_FC2_DB_SAME_LABEL_DROPPED_ONCE && c->step == 7 && fault_layer(c, l, "fc2")) {
         /* zoo attack 11: db leaves out the samples of the batch's most frequent label but its first */
         const layer *ly = &c->m->layers[l];
@@ -5330,7 +5576,8 @@ static int fault_update(engine *e, const adam_scalars *s) {
     if (!F) return cpu_update(e, s);
     if (F->id == CPU_FAULT_ADAM_SKIP_PARTIAL_BATCH && c->cur && c->cur->n < e->max_batch) return 0;
     F->updates++;
-    if (F->id == CPU_FAULT_EVAL_FC2_PRE_UPDATE_WEIGHTS || F->id == CPU_FAULT_CONV2_DX_SLICE_STALE_W_ONCE)
+    if (F->id == CPU_FAULT_EVAL_FC2_PRE_UPDATE_WEIGHTS || F->id == CPU_FAULT_CONV2_DX_SLICE_STALE_W_ONCE ||
+        F->id == CPU_FAULT_FC1_DX_STALE_W_ONCE)
         memcpy(F->p_old, c->params, c->m->n_params * sizeof(float)); /* zoo attack 10: the weights before it */
     if (F->id == CPU_FAULT_ADAM_V_USED_STALE_STEP8) return fault_update_11(e, s);
     adam_scalars a = *s;
@@ -5338,6 +5585,7 @@ static int fault_update(engine *e, const adam_scalars *s) {
     if (fault_adam_stale_grad(e, s, &rc)) return rc;
     if (fault_adam_scalars(e, s, &a)) return 0; /* it ran the update itself */
     if (fault_adam_legal(e, &a)) return 0;
+    if (fault_update_16(e, s, &a, &rc)) return rc;
     if (fault_update_15(e, &rc, &a)) return rc;
     if (fault_update_14(e, s, &a, &rc)) return rc;
     if (fault_update_12(e, &a, &rc)) return rc;
@@ -5427,6 +5675,7 @@ static int fault_set_batch(engine *e, const float *x, const int32_t *labels, siz
     }
     x = fault_set_batch_11(e, x, n, step);
     fault_set_batch_15(e, &x, &labels, n, step);
+    fault_set_batch_16(e, &x, &labels, n, step);
     /* zoo attack 12 */
     if (step) F->z12_batches++;
     if (F->id == CPU_FAULT_EVAL_LAST_PIXEL_1ULP && !step && F->eval_round == 2 && F->eval_k == 3 && n > 0) {

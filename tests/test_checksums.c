@@ -99,6 +99,15 @@ static void assert_clean(const ck_verdict *v, const char *where) {
     assert_true(v->worst_ratio <= 1.0);
 }
 
+/* smallcnn's fixture after a clean step 1, its STEP vector judged: no violation */
+static ck_verdict clean_step1(fx *f) {
+    setup(f, "smallcnn", 0);
+    step_to_checks(f, 1);
+    ck_verdict v = judge(f, f->vec);
+    assert_clean(&v, "step");
+    return v;
+}
+
 /* The checks read the engine's own buffers (engine_i.ck_view: nChw16c
  * samples made plain per sample, fused pairs in channel lanes) and judge a
  * fused ReLU + max-pool as one operation (ck_fused): on clean tensors the
@@ -160,10 +169,7 @@ static void test_clean_remote(void **s) { (void)s; run_clean("mnist-convnet", 1)
 static void test_block_margins(void **s) {
     (void)s;
     fx f;
-    setup(&f, "smallcnn", 0);
-    step_to_checks(&f, 1);
-    ck_verdict v = judge(&f, f.vec);
-    assert_clean(&v, "step");
+    ck_verdict v = clean_step1(&f);
     double mw = -1, ms = -1;
     long nrel = 0;
     int nblk = 0;
@@ -2482,10 +2488,7 @@ static void test_subnormal_twin_operands(void **s) {
 static void test_sharp_tier(void **s) {
     (void)s;
     fx f;
-    setup(&f, "smallcnn", 0);
-    step_to_checks(&f, 1);
-    ck_verdict v = judge(&f, f.vec);
-    assert_clean(&v, "step");
+    ck_verdict v = clean_step1(&f);
     assert_int_equal(v.n_sus, 0);
     assert_true(v.n_sharp > 0);
     assert_true(v.worst_sharp <= 1.0);

@@ -139,6 +139,15 @@ static void checks_only_cfg(audit_cfg *c, const char *engines, size_t limit_trai
     c->out = NULL;
 }
 
+/* The round-trip rows' audit: the zoo's 10-step setup (72 images, batch
+ * 16, 2 epochs, 64 test images), --fail-on problem, 2 attribution steps */
+static void roundtrip_audit(const char *engines, audit_result *r) {
+    audit_cfg c;
+    checks_only_cfg(&c, engines, 72, 64, 2, AUDIT_FAIL_PROBLEM);
+    c.attribution_steps = 2;
+    if (audit_run(&c, r)) fail_msg("audit: %s", ls_errmsg());
+}
+
 /* The sharper tier: within the worst case but a shift that independent
  * rounding does not make; and no false alarm on legal variants. */
 static void test_sharp_tier(void **st) {
@@ -646,11 +655,8 @@ static void test_roundtrip_after_eval_op(void **st) {
         {"reference,cpu:fault=partial_next_fc1_dw_short", 2, "fc1.weight.grad"},
     };
     for (size_t k = 0; k < sizeof cases / sizeof *cases; k++) {
-        audit_cfg c;
-        checks_only_cfg(&c, cases[k].engines, 72, 64, 2, AUDIT_FAIL_PROBLEM);
-        c.attribution_steps = 2;
         audit_result r;
-        if (audit_run(&c, &r)) fail_msg("audit: %s", ls_errmsg());
+        roundtrip_audit(cases[k].engines, &r);
         const audit_engine *ae = &r.eng[1];
         printf("  %s: round trip %ld check(s); after-evaluation mismatch at step %ld; after-partial-batch mismatch "
                "at step %ld; state mismatch at step %ld (first: %s)\n", cases[k].engines, ae->rt_checks,
@@ -716,11 +722,8 @@ static void test_roundtrip_op_step(void **st) {
         {"reference,cpu:fault=conv2_db_two_back_step6", "conv2", "backward", 6, 0},
     };
     for (size_t k = 0; k < sizeof cases / sizeof *cases; k++) {
-        audit_cfg c;
-        checks_only_cfg(&c, cases[k].engines, 72, 64, 2, AUDIT_FAIL_PROBLEM);
-        c.attribution_steps = 2;
         audit_result r;
-        if (audit_run(&c, &r)) fail_msg("audit: %s", ls_errmsg());
+        roundtrip_audit(cases[k].engines, &r);
         const audit_engine *ae = &r.eng[1];
         printf("  %s: round trip %ld check(s), parted at step %ld, reproduced after the step before at step %ld "
                "(first: %s); every-step violation first at step %ld\n", cases[k].engines, ae->rt_checks,

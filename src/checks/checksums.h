@@ -131,7 +131,7 @@ int checksums_judge_dups(const model *m, const double *vec, size_t n, const int3
                          int per_sample, const bounds_dups *dups, ck_verdict *out);
 
 /* The sign test over a block's residuals (checks/checksums.c derives it):
- * |z| over this limit (sqrt(2 ln(2 / 1e-12)) = 7.43) is a SUSPECT, the
+ * |z| over this limit (sqrt(2 ln(2 / 1e-12)) = 7.53) is a SUSPECT, the
  * block's ratio |z| / limit in sus. */
 double checksums_sign_limit(void);
 

@@ -1522,6 +1522,14 @@ static void make_clones(audit *A, const engine_opts *eo) {
     }
 }
 
+/* The state an engine reports (parameters, Adam m, v) into st (3 np floats) */
+static int get_state3(engine *e, float *st, size_t np) {
+    int rc = engine_get_tensor(e, (tensor_id){TENSOR_PARAMS, 0}, st);
+    if (!rc) rc = engine_get_tensor(e, (tensor_id){TENSOR_ADAM_M, 0}, st + np);
+    if (!rc) rc = engine_get_tensor(e, (tensor_id){TENSOR_ADAM_V, 0}, st + 2 * np);
+    return rc;
+}
+
 /* Before a drift step: each engine owed a round trip whose step this is
  * a plain one has the state it reports read (the step is then judged by
  * roundtrip()). */
@@ -1538,9 +1546,7 @@ static int roundtrip_before(audit *A, size_t nb, int full) {
         if (!A->rt_qx && !(A->rt_qx = ls_malloc(nin * sizeof(float)))) return LS_ENOMEM;
         if (!A->rt_qy && !(A->rt_qy = ls_malloc(A->cfg.run.batch * sizeof(int32_t)))) return LS_ENOMEM;
         float *st = A->rt_qstate[i];
-        int rc = engine_get_tensor(A->e[i], (tensor_id){TENSOR_PARAMS, 0}, st);
-        if (!rc) rc = engine_get_tensor(A->e[i], (tensor_id){TENSOR_ADAM_M, 0}, st + np);
-        if (!rc) rc = engine_get_tensor(A->e[i], (tensor_id){TENSOR_ADAM_V, 0}, st + 2 * np);
+        int rc = get_state3(A->e[i], st, np);
         if (rc && engine_gone(A, i)) continue;
         if (rc) return engine_err(rc, r->eng[i].label, "state round-trip check");
         A->rt_qstep = A->step;
@@ -1555,9 +1561,7 @@ static int roundtrip_before(audit *A, size_t nb, int full) {
         if (!A->rt_owed[i] || !A->rt_clone[i] || !A->active[i] || !plain) continue;
         if (!A->rt_state[i] && !(A->rt_state[i] = ls_malloc(3 * np * sizeof(float)))) return LS_ENOMEM;
         float *st = A->rt_state[i];
-        int rc = engine_get_tensor(A->e[i], (tensor_id){TENSOR_PARAMS, 0}, st);
-        if (!rc) rc = engine_get_tensor(A->e[i], (tensor_id){TENSOR_ADAM_M, 0}, st + np);
-        if (!rc) rc = engine_get_tensor(A->e[i], (tensor_id){TENSOR_ADAM_V, 0}, st + 2 * np);
+        int rc = get_state3(A->e[i], st, np);
         if (rc && engine_gone(A, i)) continue;
         if (rc) return engine_err(rc, r->eng[i].label, "state round-trip check");
         A->rt_now[i] = 1;

@@ -3042,7 +3042,8 @@ static void dense_peek(const ck_state *S, const layer *ly, const float *dw, cons
         }
         return;
     }
-    /* (unreachable with state_get's caps) the same elements and bits, a column at a time (base/checksum_peek.h, the device's loop) */
+    /* (unreachable with state_get's caps) the same elements and bits, a column at a time
+     * (base/checksum_peek.h, the device's loop) */
     for (size_t j = 0; j < out; j++) ck_dense_wpeek_all_row(o + CK_REL * j, dw, dy, x, n, in, out, j);
 }
 

@@ -1428,6 +1428,22 @@ static int step_digest(audit *A, engine *e, size_t nb, float loss, uint64_t *dig
     return rc;
 }
 
+/* The state an engine reports (parameters, Adam m, v) into st (3 np floats) */
+static int get_state3(engine *e, float *st, size_t np) {
+    int rc = engine_get_tensor(e, (tensor_id){TENSOR_PARAMS, 0}, st);
+    if (!rc) rc = engine_get_tensor(e, (tensor_id){TENSOR_ADAM_M, 0}, st + np);
+    if (!rc) rc = engine_get_tensor(e, (tensor_id){TENSOR_ADAM_V, 0}, st + 2 * np);
+    return rc;
+}
+
+/* ... and st set as an engine's state */
+static int set_state3(engine *e, const float *st, size_t np) {
+    int rc = engine_set_tensor(e, (tensor_id){TENSOR_PARAMS, 0}, st);
+    if (!rc) rc = engine_set_tensor(e, (tensor_id){TENSOR_ADAM_M, 0}, st + np);
+    if (!rc) rc = engine_set_tensor(e, (tensor_id){TENSOR_ADAM_V, 0}, st + 2 * np);
+    return rc;
+}
+
 /* One run of this step on engine i's clone from the state the engine
  * reported before it (A->rt_state[i]: params, m, v).  hist: the history
  * replayed first, RT_AFTER_EVAL and/or RT_AFTER_PARTIAL. */
@@ -1443,9 +1459,7 @@ static int clone_step(audit *A, int i, size_t nb, int hist, uint64_t *dig, float
          * the state the engine reported before it, on its batch: what that step leaves in the engine (a buffer,
          * a mask, an input copy) is then in the clone too; its state is set back to the reported one below */
         const float *ps = A->rt_pstate[i];
-        rc = engine_set_tensor(c, (tensor_id){TENSOR_PARAMS, 0}, ps);
-        if (!rc) rc = engine_set_tensor(c, (tensor_id){TENSOR_ADAM_M, 0}, ps + np);
-        if (!rc) rc = engine_set_tensor(c, (tensor_id){TENSOR_ADAM_V, 0}, ps + 2 * np);
+        rc = set_state3(c, ps, np);
         if (!rc)
             rc = engine_train_step(c, A->rt_px, A->rt_py, A->rt_pnb, (uint64_t)A->rt_pstep, &A->cfg.run.adam,
                                    (int)A->rt_pstep, &loss);
@@ -1457,9 +1471,7 @@ static int clone_step(audit *A, int i, size_t nb, int hist, uint64_t *dig, float
         rc = engine_train_step(c, A->x, A->y, A->rt_prev_nb, (uint64_t)(A->step - 1), &A->cfg.run.adam,
                                (int)(A->step - 1), &loss);
     }
-    if (!rc) rc = engine_set_tensor(c, (tensor_id){TENSOR_PARAMS, 0}, st);
-    if (!rc) rc = engine_set_tensor(c, (tensor_id){TENSOR_ADAM_M, 0}, st + np);
-    if (!rc) rc = engine_set_tensor(c, (tensor_id){TENSOR_ADAM_V, 0}, st + 2 * np);
+    if (!rc) rc = set_state3(c, st, np);
     /* after_eval: first one inference pass on the batch, as an evaluation makes (set_batch at step 0, forward
      * in inference mode) */
     if (!rc && after_eval) rc = engine_set_batch(c, A->x, A->y, nb, 0);
@@ -1520,14 +1532,6 @@ static void make_clones(audit *A, const engine_opts *eo) {
             clone_drop(A, i, why);
         }
     }
-}
-
-/* The state an engine reports (parameters, Adam m, v) into st (3 np floats) */
-static int get_state3(engine *e, float *st, size_t np) {
-    int rc = engine_get_tensor(e, (tensor_id){TENSOR_PARAMS, 0}, st);
-    if (!rc) rc = engine_get_tensor(e, (tensor_id){TENSOR_ADAM_M, 0}, st + np);
-    if (!rc) rc = engine_get_tensor(e, (tensor_id){TENSOR_ADAM_V, 0}, st + 2 * np);
-    return rc;
 }
 
 /* Before a drift step: each engine owed a round trip whose step this is

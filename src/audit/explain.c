@@ -1677,8 +1677,8 @@ static int checksum_suspect(explain_list *L, const audit_result *r, const model 
         snprintf(f->cause, sizeof f->cause,
                  "On %s's own tensors, %s. Each relation of that block holds within its worst case, but their "
                  "residuals lean one way: round-to-nearest errs up as often as down, and the sign test over the "
-                 "block (checks/checksums.c, judge_sign: false alarm <= 1e-9 per block under unbiased rounding, "
-                 "variance robust to relations of one channel alike) says these do not. A rounding mode other "
+                 "block (checks/checksums.c, judge_sign: false alarm <= 1e-12 per block nominal under unbiased "
+                 "rounding, variance robust to relations of one channel alike) says these do not. A rounding mode other "
                  "than to nearest (a core or thread rounding upward or toward zero), or a one-sided error no "
                  "larger than rounding.", ae->label, v->what);
         snprintf(f->evidence, sizeof f->evidence,

@@ -2008,6 +2008,18 @@ static void test_fma_elem(const adam_scalars *a, float *p, float *m, float *v, f
     *m = mn, *v = vn;
 }
 
+/* torch.optim.Adam of PyTorch 1.x on ATen's CPU kernels (1.13.1, AVX2):
+ * exp_avg.mul_(b1).add_(g, alpha=1 - b1) with add's fmadd(g, alpha, m);
+ * exp_avg_sq.mul_(b2).addcmul_(g, g, value=1 - b2) with its multiply-add
+ * contracted; addcdiv_ as p + ((-step) m) / den */
+static void test_torch1_elem(const adam_scalars *a, float *p, float *m, float *v, float g) {
+    float mn = fmaf(g, a->one_minus_beta1, a->beta1 * *m);
+    float vn = fmaf(a->one_minus_beta2 * g, g, a->beta2 * *v);
+    float den = sqrtf(vn) / a->bc2_sqrt + a->eps;
+    *p = *p + ((-a->step_size) * mn) / den;
+    *m = mn, *v = vn;
+}
+
 /* tensor t's named-order mask in an UPDATE vector (base/adam_orders.h) */
 static unsigned orders_of(fx *f, const double *vec, int t) {
     unsigned mk = 0;
@@ -2065,9 +2077,11 @@ static void test_adam_named_order(void **s) {
     static const struct {
         adam_elem_fn fn;
         int order;
-    } cases[2] = {{test_torch_lerp_elem, ADAM_ORDER_TORCH_LERP}, {test_fma_elem, ADAM_ORDER_FMA}};
+    } cases[3] = {{test_torch_lerp_elem, ADAM_ORDER_TORCH_LERP},
+                  {test_fma_elem, ADAM_ORDER_FMA},
+                  {test_torch1_elem, ADAM_ORDER_TORCH1_CPU}};
     uint64_t step = 1;
-    for (int c = 0; c < 2; c++) {
+    for (int c = 0; c < 3; c++) {
         update_as(&f, step++, cases[c].fn, (size_t)-1, NULL);
         ck_verdict vd = judge(&f, f.post);
         double differ = 0;

@@ -195,6 +195,9 @@ static void test_checksum_suspect(void **st) {
         /* PyTorch's own Adam order: a named legal order (base/adam_orders.h), ok bit for bit, said as such; it
          * was a SUSPECT at every update before the named orders */
         {"cpu:fault=adam_pytorch_lerp", 0},
+        /* PyTorch 1.13's, as measured against that build (test_train test_torch_adam_orders): no named order
+         * reproduced it before torch1-cpu (a SUSPECT wherever an element differs) */
+        {"cpu:fault=adam_pytorch113", 0},
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         char engines[96];
@@ -219,11 +222,14 @@ static void test_checksum_suspect(void **st) {
         } else if (ae->ck_viol_checks || ae->ck_sus_checks || r.suspects || r.problems) {
             fail_msg("%s: legal, yet flagged", engines);
         }
-        if (strstr(engines, "adam_pytorch_lerp")) {
+        if (strstr(engines, "adam_pytorch")) {
             printf("  %-36s Adam in a named legal order at %ld update(s): %s\n", engines, ae->ck_legal_updates,
                    ae->ck_legal_what);
             assert_true(ae->ck_legal_updates == ae->ck_steps); /* every update */
-            assert_non_null(strstr(ae->ck_legal_what, "in PyTorch's single-tensor Adam's order, bit for bit"));
+            /* the finding names the first order of the mask; at step 1 (m = v = 0) PyTorch 1.13's order agrees
+             * with the 2.x CPU ones, so only the lerp order's name is pinned */
+            assert_non_null(strstr(ae->ck_legal_what, strstr(engines, "113") ? "bit for bit (a recognised legal order"
+                                                                           : "in PyTorch's single-tensor Adam's order, bit for bit"));
         }
         assert_int_equal(r.gate, cases[i].want ? 1 : 0);
         audit_result_free(&r);

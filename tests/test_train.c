@@ -18,8 +18,10 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "base/adam_orders.h"
 #include "formats/safetensors.h"
 #include "model/model.h"
+#include "model/tensor.h"
 #include "base/util.h"
 
 #define DATA "/usr/share/datasets/fashion-mnist"
@@ -380,6 +382,67 @@ static void test_torch_step1(void **st) {
                         g_root, g_bin, g_dir), 0);
 }
 
+/* PyTorch's own Adam, as the installed build runs it (scripts/
+ * torch_adam_orders.py: torch.optim.Adam with foreach=False and True, and,
+ * where the build is 1.x, PyTorch 2.x's single-tensor Adam written with the
+ * build's ops), is a named legal order (base/adam_orders.h) on every
+ * element of every step, with lockstep's own scalars (adam_make_scalars,
+ * adam_order_scalars): an engine that runs PyTorch's Adam is recognised bit
+ * for bit by the every-step Adam re-check, not left a SUSPECT.  Measured on
+ * Debian's python3-torch 1.13.1 (CPU capability AVX2): variants 0 and 1 are
+ * torch1-cpu and no other order, variant 2 torch-cpu-fma and no other;
+ * before torch1-cpu was named, 0 and 1 matched no order (their m is
+ * fma-alt's, their v torch-cpu-fma's). */
+static void test_torch_adam_orders(void **st) {
+    const char *py = find_torch();
+    if (!py) {
+        print_message("      skipped: `import torch` fails in python3 (apt-get install python3-torch to run it)\n");
+        skip();
+    }
+    char path[PATH_MAX + 32];
+    snprintf(path, sizeof path, "%s/adam_orders.bin", g_dir);
+    assert_int_equal(sh("%s %s/scripts/torch_adam_orders.py %s", py, g_root, path), 0);
+    FILE *f = fopen(path, "rb");
+    assert_non_null(f);
+    static const char *what[3] = {"torch.optim.Adam(foreach=False)", "torch.optim.Adam(foreach=True)",
+                                  "PyTorch 2.x's single-tensor Adam in this build's ops"};
+    unsigned both[3] = {ADAM_ORDER_ALL, ADAM_ORDER_ALL, ADAM_ORDER_ALL};
+    size_t elems[3] = {0};
+    int32_t hd[4];
+    double hp[4];
+    while (fread(hd, sizeof *hd, 4, f) == 4) {
+        assert_int_equal(fread(hp, sizeof *hp, 4, f), 4);
+        int var = hd[0], t = hd[2];
+        size_t n = (size_t)hd[1];
+        assert_true(var >= 0 && var < 3 && hd[1] > 0 && hd[1] < (1 << 24) && t >= 1);
+        float *a = malloc(7 * n * sizeof *a);
+        assert_non_null(a);
+        assert_int_equal(fread(a, sizeof *a, 7 * n, f), 7 * n);
+        adam_cfg cfg = {hp[0], hp[1], hp[2], hp[3]};
+        adam_scalars s = adam_make_scalars(&cfg, t);
+        float osc[ADAM_ORDER_NSC] = {s.beta1, s.one_minus_beta1, s.beta2, s.one_minus_beta2, s.step_size, s.bc2_sqrt,
+                                     s.eps};
+        adam_order_scalars(cfg.lr, cfg.beta1, cfg.beta2, t, osc + 7);
+        const float *p0 = a, *m0 = a + n, *v0 = a + 2 * n, *g = a + 3 * n, *p = a + 4 * n, *m = a + 5 * n,
+                    *v = a + 6 * n;
+        for (size_t i = 0; i < n; i++) both[var] &= adam_orders_match(p0[i], m0[i], v0[i], g[i], osc, p[i], m[i], v[i]);
+        elems[var] += n;
+        free(a);
+    }
+    fclose(f);
+    for (int k = 0; k < 3; k++) {
+        if (!elems[k]) continue; /* variant 2 is not written by a 2.x build */
+        char names[600] = "";
+        for (int o = 0; o < ADAM_ORDER_COUNT; o++)
+            if (both[k] >> o & 1u)
+                snprintf(names + strlen(names), sizeof names - strlen(names), "%s%s", *names ? "; " : "",
+                         adam_order_name(o));
+        print_message("      %s, %zu element-steps: %s\n", what[k], elems[k], *names ? names : "NO named order");
+        assert_true(both[k] != 0);
+    }
+    assert_true(elems[0] > 0 && elems[1] > 0);
+}
+
 static int setup(void **st) {
     ssize_t n = readlink("/proc/self/exe", g_bin, sizeof g_bin - 32);
     if (n <= 0) return -1;
@@ -411,6 +474,7 @@ int main(void) {
         cmocka_unit_test(test_eval),
         cmocka_unit_test(test_state_dict),
         cmocka_unit_test(test_torch_step1),
+        cmocka_unit_test(test_torch_adam_orders),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }

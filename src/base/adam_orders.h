@@ -65,14 +65,29 @@
  *   fma-alt      the same with the other product of each sum fused:
  *                m = fmaf(1 - b1, g, b1 m), v = fmaf(1 - b2, g g, b2 v) (which
  *                product a compiler fuses is its choice).
+ *   torch1-cpu   PyTorch 1.x torch.optim.Adam on ATen's CPU kernels,
+ *                measured bit for bit against a real build (Debian's
+ *                python3-torch 1.13.1, CPU capability AVX2; foreach=False and
+ *                True alike: scripts/torch_adam_orders.py, tests/test_train.c
+ *                test_torch_adam_orders): exp_avg.mul_(beta1).add_(grad,
+ *                alpha=1 - beta1), and ATen's add is fmadd(other, alpha,
+ *                self): m = fmaf(1 - b1, g, b1 m); exp_avg_sq.mul_(beta2)
+ *                .addcmul_(grad, grad, value=1 - b2) contracted: v =
+ *                fmaf((1 - b2) g, g, b2 v); den = sqrt(v) / bc2_sqrt + eps;
+ *                p + ((-step) m) / den (addcdiv's CPU order).  None of the
+ *                orders above is it: m is fma-alt's, v torch-cpu-fma's.
  *
  * The zoo's legal rows (engines/cpu/cpu_faults.h: adam_pytorch_lerp,
  * adam_addcdiv_order, adam_capturable, adam_textbook_mhat,
- * adam_fma_contracted, written apart from this file) are each recognised
- * as their own order.  torch-cpu-fma and torch-cuda rest on a reading of
- * ATen's sources (Lerp.h's lerp_vec, the CUDA functors, div_true's
- * reciprocal) and of what the compilers contract; no PyTorch build has
- * been run against them here: an engine they miss is bounded as before
+ * adam_fma_contracted, adam_pytorch113, written apart from this file) are
+ * each recognised as their own order.  Measured against PyTorch 1.13.1
+ * (AVX2) here: its own Adam is torch1-cpu on every element (no other
+ * order), and PyTorch 2.x's single-tensor Adam written with that build's
+ * ops (lerp_, mul_, addcmul_, sqrt, /, add_, addcdiv_) is torch-cpu-fma on
+ * every element, which confirms that reading of ATen's CPU kernels (1.13's;
+ * 2.x's own build is not installed here).  torch-cuda rests on a reading of
+ * the CUDA functors and div_true's reciprocal and of nvcc's contraction;
+ * no device has run it: an engine an order misses is bounded as before
  * (SUSPECT within the bound), never called wrong by them.
  *
  * LS_HD (base/rng.h): the cuda engine's re-check kernels call it too.
@@ -96,6 +111,7 @@ enum {
     ADAM_ORDER_TEXTBOOK,
     ADAM_ORDER_FMA,
     ADAM_ORDER_FMA_ALT,
+    ADAM_ORDER_TORCH1_CPU, /* appended: the bits before it keep their meaning in recorded masks */
     ADAM_ORDER_COUNT
 };
 /* every order's bit */
@@ -171,6 +187,16 @@ LS_HD void adam_order_elem(int k, float *p, float *m, float *v, float g, const f
             float u = sm / den;
             pn = *p + u;
         }
+    } else if (k == ADAM_ORDER_TORCH1_CPU) { /* mul_ then add_ (fmadd), mul_ then addcmul_ (contracted), addcdiv_ */
+        float m1 = b1 * *m, v1 = b2 * *v, sg = omb2 * g;
+        mn = fmaf(omb1, g, m1);
+        vn = fmaf(sg, g, v1);
+        float sq = sqrtf(vn);
+        float den = sq / bc2s;
+        den = den + eps;
+        float sm = (-step) * mn;
+        float u = sm / den;
+        pn = *p + u;
     } else if (k == ADAM_ORDER_FMA || k == ADAM_ORDER_FMA_ALT) {
         float gg = g * g;
         if (k == ADAM_ORDER_FMA) {
@@ -260,6 +286,7 @@ static inline const char *adam_order_name(int k) {
     case ADAM_ORDER_TEXTBOOK: return "Kingma and Ba's Algorithm 1";
     case ADAM_ORDER_FMA: return "the shared formula FMA-contracted";
     case ADAM_ORDER_FMA_ALT: return "the shared formula FMA-contracted (other products)";
+    case ADAM_ORDER_TORCH1_CPU: return "PyTorch 1.x's CPU Adam (measured on 1.13)";
     default: return "?";
     }
 }

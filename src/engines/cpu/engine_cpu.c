@@ -5321,6 +5321,22 @@ static int fault_adam_scalars(engine *e, const adam_scalars *s, adam_scalars *ap
                 }
         c->params_ver++;
         return 1;
+    case CPU_FAULT_ADAM_PYTORCH113:
+        /* a legal variant: PyTorch 1.13's torch.optim.Adam on ATen's CPU kernels: exp_avg.mul_(b1).add_(g,
+         * alpha=1 - b1) (add's fmadd), exp_avg_sq.mul_(b2).addcmul_(g, g, value=1 - b2) (contracted),
+         * p.addcdiv_(m, den, -step) (p + ((-step) m) / den) */
+        for (size_t i = 0; i < np; i++) {
+            float g = c->grads[i];
+            float m1 = a.beta1 * c->adam_m[i], v1 = b2_mul(a.beta2, c->adam_v[i]);
+            float mn = fmaf(g, a.one_minus_beta1, m1);
+            float vn = fmaf(a.one_minus_beta2 * g, g, v1);
+            float den = sqrtf(vn) / a.bc2_sqrt + a.eps;
+            c->params[i] = c->params[i] + ((-a.step_size) * mn) / den;
+            c->adam_m[i] = mn;
+            c->adam_v[i] = vn;
+        }
+        c->params_ver++;
+        return 1;
     case CPU_FAULT_STATE_ADAM_M_COPY: memcpy(c->adam_m, F->m_copy, np * sizeof(float)); break;
     case CPU_FAULT_STATE_ADAM_V_COPY: memcpy(c->adam_v, F->v_copy, np * sizeof(float)); break;
     }

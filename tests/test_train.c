@@ -383,6 +383,22 @@ static void test_torch_step1(void **st) {
                         g_root, g_bin, g_dir), 0);
 }
 
+/* scripts/torch_NAME.py run by the python3 that imports torch, its file
+ * opened; NULL (the caller skips) where none does */
+static FILE *torch_written(const char *name) {
+    const char *py = find_torch();
+    if (!py) {
+        print_message("      skipped: `import torch` fails in python3 (apt-get install python3-torch to run it)\n");
+        return NULL;
+    }
+    char path[PATH_MAX + 64];
+    snprintf(path, sizeof path, "%s/%s.bin", g_dir, name);
+    assert_int_equal(sh("%s %s/scripts/torch_%s.py %s", py, g_root, name, path), 0);
+    FILE *f = fopen(path, "rb");
+    assert_non_null(f);
+    return f;
+}
+
 /* PyTorch's own Adam, as the installed build runs it (scripts/
  * torch_adam_orders.py: torch.optim.Adam with foreach=False and True, and,
  * where the build is 1.x, PyTorch 2.x's single-tensor Adam written with the
@@ -395,16 +411,8 @@ static void test_torch_step1(void **st) {
  * before torch1-cpu was named, 0 and 1 matched no order (their m is
  * fma-alt's, their v torch-cpu-fma's). */
 static void test_torch_adam_orders(void **st) {
-    const char *py = find_torch();
-    if (!py) {
-        print_message("      skipped: `import torch` fails in python3 (apt-get install python3-torch to run it)\n");
-        skip();
-    }
-    char path[PATH_MAX + 32];
-    snprintf(path, sizeof path, "%s/adam_orders.bin", g_dir);
-    assert_int_equal(sh("%s %s/scripts/torch_adam_orders.py %s", py, g_root, path), 0);
-    FILE *f = fopen(path, "rb");
-    assert_non_null(f);
+    FILE *f = torch_written("adam_orders");
+    if (!f) skip();
     static const char *what[3] = {"torch.optim.Adam(foreach=False)", "torch.optim.Adam(foreach=True)",
                                   "PyTorch 2.x's single-tensor Adam in this build's ops"};
     unsigned both[3] = {ADAM_ORDER_ALL, ADAM_ORDER_ALL, ADAM_ORDER_ALL};
@@ -453,16 +461,8 @@ static void test_torch_adam_orders(void **st) {
  * loss is PyTorch's is not blamed.  Measured on 1.13.1: the gradients'
  * worst 0.81 of their bound (p_j ~ 1e-31 rows), the loss's 0.01. */
 static void test_torch_xent(void **st) {
-    const char *py = find_torch();
-    if (!py) {
-        print_message("      skipped: `import torch` fails in python3 (apt-get install python3-torch to run it)\n");
-        skip();
-    }
-    char path[PATH_MAX + 32];
-    snprintf(path, sizeof path, "%s/xent.bin", g_dir);
-    assert_int_equal(sh("%s %s/scripts/torch_xent.py %s", py, g_root, path), 0);
-    FILE *f = fopen(path, "rb");
-    assert_non_null(f);
+    FILE *f = torch_written("xent");
+    if (!f) skip();
     int32_t hd[4];
     int batches = 0;
     double worst_dz = 0, worst_loss = 0;

@@ -150,6 +150,21 @@ LS_HD float adam_order_lerp_fma(float m, float g, float w, int cuda) {
     return fmaf(w - 1.0f, d, g);
 }
 
+/* den = sqrt(v) / bc2_sqrt + eps, each operation rounded once (the orders
+ * that divide by the Python scalar; torch-cuda multiplies by its
+ * reciprocal) */
+LS_HD float adam_order_den(float vn, float bc2s, float eps) {
+    float sq = sqrtf(vn);
+    float den = sq / bc2s;
+    return den + eps;
+}
+/* ATen's CPU addcdiv p + (value m) / den with value = -step */
+LS_HD float adam_order_addcdiv(float p, float mn, float den, float step) {
+    float sm = (-step) * mn;
+    float u = sm / den;
+    return p + u;
+}
+
 /* Order k's update of one element from (p, m, v) and g with the scalars sc
  * (ADAM_ORDER_NSC floats, above), in place. */
 LS_HD void adam_order_elem(int k, float *p, float *m, float *v, float g, const float *sc) {
@@ -183,20 +198,13 @@ LS_HD void adam_order_elem(int k, float *p, float *m, float *v, float g, const f
             float q = mn / den;
             pn = fmaf(ns, q, *p);
         } else {
-            float sm = ns * mn;
-            float u = sm / den;
-            pn = *p + u;
+            pn = adam_order_addcdiv(*p, mn, den, step);
         }
     } else if (k == ADAM_ORDER_TORCH1_CPU) { /* mul_ then add_ (fmadd), mul_ then addcmul_ (contracted), addcdiv_ */
         float m1 = b1 * *m, v1 = b2 * *v, sg = omb2 * g;
         mn = fmaf(omb1, g, m1);
         vn = fmaf(sg, g, v1);
-        float sq = sqrtf(vn);
-        float den = sq / bc2s;
-        den = den + eps;
-        float sm = (-step) * mn;
-        float u = sm / den;
-        pn = *p + u;
+        pn = adam_order_addcdiv(*p, mn, adam_order_den(vn, bc2s, eps), step);
     } else if (k == ADAM_ORDER_FMA || k == ADAM_ORDER_FMA_ALT) {
         float gg = g * g;
         if (k == ADAM_ORDER_FMA) {
@@ -208,10 +216,7 @@ LS_HD void adam_order_elem(int k, float *p, float *m, float *v, float g, const f
             mn = fmaf(omb1, g, m1);
             vn = fmaf(omb2, gg, v1);
         }
-        float sq = sqrtf(vn);
-        float den = sq / bc2s;
-        den = den + eps;
-        float q = mn / den;
+        float q = mn / adam_order_den(vn, bc2s, eps);
         pn = fmaf(-step, q, *p);
     } else { /* ops_adam_elem's m and v */
         float m1 = b1 * *m, m2 = omb1 * g;
@@ -220,12 +225,7 @@ LS_HD void adam_order_elem(int k, float *p, float *m, float *v, float g, const f
         float v2 = omb2 * gg;
         vn = v1 + v2;
         if (k == ADAM_ORDER_ADDCDIV) {
-            float sq = sqrtf(vn);
-            float den = sq / bc2s;
-            den = den + eps;
-            float sm = (-step) * mn;
-            float u = sm / den;
-            pn = *p + u;
+            pn = adam_order_addcdiv(*p, mn, adam_order_den(vn, bc2s, eps), step);
         } else if (k == ADAM_ORDER_CAPTURABLE) {
             float sn = -step;
             float bs = bc2s * sn;  /* torch._foreach_mul(bias_correction2_sqrt, step_size) */

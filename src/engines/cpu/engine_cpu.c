@@ -926,10 +926,15 @@ static int plan_get(cpu_ctx *c, size_t n, plan **out) {
 
 /* ---- the engine table ------------------------------------------------------ */
 
+#if LS_FAULTS
+static int z17_pool_fault(const cpu_ctx *c, int cur);
+#endif
+
 static cpu_ctx *ctx_of(engine *e) {
     cpu_ctx *c = e->ctx;
     omp_set_num_threads(c->threads); /* oneDNN and our loops both read it */
     CPU_FAULT_ONLY(cpu_fault_cur = c->fault ? *(int *)c->fault : 0;)
+    CPU_FAULT_ONLY(cpu_fault_cur = z17_pool_fault(c, cpu_fault_cur);) /* zoo attack 17: a repeat's second copy */
     CPU_FAULT_ONLY(cpu_fault_step = c->step;) /* zoo attack 13: the per-plane pool faults keyed on a step */
     return c;
 }
@@ -3505,6 +3510,274 @@ static int fault_update_16(engine *e, const adam_scalars *s, adam_scalars *ap, i
     return 0;
 }
 
+/* ---- zoo attack 17: faults aimed at the checker's own assumptions ---------- */
+
+/* The pool fault a call runs with (ctx_of): repeat2_pool_tie_last_step7 is pool_tie_last in the second copy at
+ * step 7 only */
+static int z17_pool_fault(const cpu_ctx *c, int cur) {
+    const fault_state *F = c->fault;
+    if (F && F->id == CPU_FAULT_REPEAT2_POOL_TIE_LAST_STEP7)
+        return F->z12_copy == 2 && c->step == 7 ? CPU_FAULT_POOL_TIE_LAST : 0;
+    return cur;
+}
+
+/* Solves the nr x nr system A d = r (row-major, partial pivoting) in place; 0 when singular. */
+static int z17_solve(double *A, double *r, int nr) {
+    for (int k = 0; k < nr; k++) {
+        int pv = k;
+        for (int i = k + 1; i < nr; i++)
+            if (fabs(A[i * nr + k]) > fabs(A[pv * nr + k])) pv = i;
+        if (!(fabs(A[pv * nr + k]) > 1e-300)) return 0;
+        if (pv != k) {
+            for (int j = 0; j < nr; j++) {
+                double t = A[k * nr + j];
+                A[k * nr + j] = A[pv * nr + j], A[pv * nr + j] = t;
+            }
+            double t = r[k];
+            r[k] = r[pv], r[pv] = t;
+        }
+        for (int i = k + 1; i < nr; i++) {
+            double f = A[i * nr + k] / A[k * nr + k];
+            for (int j = k; j < nr; j++) A[i * nr + j] -= f * A[k * nr + j];
+            r[i] -= f * r[k];
+        }
+    }
+    for (int k = nr - 1; k >= 0; k--) {
+        double t = r[k];
+        for (int j = k + 1; j < nr; j++) t -= A[k * nr + j] * r[j];
+        r[k] = t / A[k * nr + k];
+    }
+    return 1;
+}
+
+/* conv2_fwd_{draw,fixed}_orthogonal_*: in one conv2 output plane (sample 3, channel 5), a change d of nq elements
+ * that every linear relation of the plane weighs to zero: the plain sum (1), the position-weighted one
+ * ((-1)^(i+j) (W i + j + 1)), the row- and column-alternating ones ((-1)^i, (-1)^j) and, for the draw_ row, the
+ * two random-weighted ones (a[i] b[j], drawn as engines/checksums.c draws them: Philox keyed by the digest of the
+ * images, the step and the stage, all of which the engine holds before it computes).  The elements: interior,
+ * value unique in the plane (a window alone: no identical-windows group, not blank), not the plane's first, last,
+ * largest or drawn one (FWD_PEEK), in order of |y|, smallest first; d scaled to 2^-2 of the plane's largest |y|
+ * (less where an element would reach the largest). */
+static int z17_orthogonal(engine *e, cpu_ctx *c, fault_state *F, int l, size_t n, float *a) {
+    const layer *ly = &c->m->layers[l];
+    int draws = F->id != CPU_FAULT_CONV2_FWD_FIXED_ORTHOGONAL_ONCE;
+    size_t H = (size_t)ly->out_h, W = (size_t)ly->out_w, P = H * W, s0 = 3, oc = 5;
+    if (n <= s0 || (size_t)ly->out_c <= oc || H < 8 || W < 8) return 0;
+    int rc = act_io(c, l, 0, a, 1);
+    if (rc) return -rc;
+    float *y = a + (s0 * (size_t)ly->out_c + oc) * P;
+    size_t img = (size_t)c->m->in_c * c->m->in_h * c->m->in_w;
+    ck_rnd_key_t key = ck_rnd_key(ck_digest(c->x, n * img), (long)e->step, CK_STAGE_STEP);
+    double ra[CK_RND_DRAWS][64], cb[CK_RND_DRAWS][64];
+    if (H > 64 || W > 64) return 0;
+    for (int dr = 0; dr < CK_RND_DRAWS; dr++)
+        ck_rnd_weights(ra[dr], H, key, l, 4 * dr), ck_rnd_weights(cb[dr], W, key, l, 4 * dr + 1);
+    size_t drawn[CK_OPEEK_RANDOM];
+    ck_plane_draw(drawn, P, key, l, s0 * (size_t)ly->out_c + oc, 0);
+    size_t big = 0;
+    for (size_t p = 1; p < P; p++) big = y[p] > y[big] ? p : big;
+    double ymax = 0;
+    for (size_t p = 0; p < P; p++) ymax = fmax(ymax, fabs((double)y[p]));
+    enum { NF = 6 };
+    int nf = draws ? NF : 4, nq = nf + 1;
+    size_t q[NF + 1];
+    int got = 0;
+    /* candidates by |y|, smallest first (a selection: nq passes) */
+    unsigned char *used = (unsigned char *)F->b;
+    memset(used, 0, P);
+    while (got < nq) {
+        size_t best = P;
+        for (size_t p = 0; p < P; p++) {
+            size_t i = p / W, j = p % W;
+            if (used[p] || i < 2 || j < 2 || i + 2 >= H || j + 2 >= W || p == big) continue;
+            int skip = 0;
+            for (int k = 0; k < CK_OPEEK_RANDOM; k++) skip |= drawn[k] == p;
+            for (size_t o = 0; o < P && !skip; o++) skip |= o != p && y[o] == y[p];
+            if (skip || !(fabs((double)y[p]) > 0)) continue;
+            if (best == P || fabs((double)y[p]) < fabs((double)y[best])) best = p;
+        }
+        if (best == P) return 0;
+        used[best] = 1, q[got++] = best;
+    }
+    /* the null vector: d[nq - 1] = 1, the others from the nf x nf system */
+    double M[NF * NF], r[NF], d[NF + 1];
+    for (int f = 0; f < nf; f++) {
+        for (int k = 0; k < nq; k++) {
+            size_t i = q[k] / W, j = q[k] % W;
+            double v = f == 0   ? 1.0
+                       : f == 1 ? ((i + j) & 1 ? -1.0 : 1.0) * (double)(W * i + j + 1)
+                       : f == 2 ? (i & 1 ? -1.0 : 1.0)
+                       : f == 3 ? (j & 1 ? -1.0 : 1.0)
+                                : ra[f - 4][i] * cb[f - 4][j];
+            if (k < nf) M[f * nf + k] = v;
+            else r[f] = -v;
+        }
+    }
+    if (!z17_solve(M, r, nf)) return 0;
+    double dm = 1;
+    for (int k = 0; k < nf; k++) d[k] = r[k], dm = fmax(dm, fabs(r[k]));
+    d[nf] = 1;
+    double sc = 0.25 * ymax / dm;
+    for (int k = 0; k < nq; k++) /* no element reaches the plane's largest */
+        while ((double)y[q[k]] + sc * d[k] >= 0.9 * (double)y[big] && sc > 0) sc *= 0.5;
+    for (int k = 0; k < nq; k++) {
+        float was = y[q[k]];
+        y[q[k]] = (float)((double)y[q[k]] + sc * d[k]);
+        if (getenv("LS_FAULT_VERBOSE"))
+            fprintf(stderr, "z17 orthogonal (%s): step %llu plane (%zu, %zu) element %zu (%zu, %zu): %g -> %g\n",
+                    draws ? "draws too" : "fixed weights", (unsigned long long)e->step, s0, oc, q[k], q[k] / W, q[k] % W,
+                    (double)was, (double)y[q[k]]);
+    }
+    if (getenv("LS_FAULT_VERBOSE")) {
+        double res[NF] = {0};
+        for (int f = 0; f < nf; f++)
+            for (int k = 0; k < nq; k++) {
+                size_t i = q[k] / W, j = q[k] % W;
+                double v = f == 0 ? 1.0 : f == 1 ? ((i + j) & 1 ? -1.0 : 1.0) * (double)(W * i + j + 1)
+                         : f == 2 ? (i & 1 ? -1.0 : 1.0) : f == 3 ? (j & 1 ? -1.0 : 1.0) : ra[f - 4][i] * cb[f - 4][j];
+                res[f] += v * sc * d[k];
+            }
+        fprintf(stderr, "z17 orthogonal: plane max |y| %g, |d| up to %g; weighted sums of d:", ymax, sc * dm);
+        for (int f = 0; f < nf; f++) fprintf(stderr, " %.3g", res[f]);
+        fprintf(stderr, "\n");
+    }
+    return 1;
+}
+
+/* conv2_fwd_ocblock0_round_up_*: conv2's forward run a second time with MXCSR rounding upward on every thread,
+ * its output channels 0..15 (the first 16-channel block: one thread's share of a kernel parallel over output-channel
+ * blocks) taken from that run, the others from the round-to-nearest one (in F->a).  x86-64 only. */
+static int z17_ocblock_round_up(engine *e, cpu_ctx *c, int l, int training, size_t n, float *a, float *x) {
+#if defined(__x86_64__)
+    static unsigned saved[1024];
+    const layer *ly = &c->m->layers[l];
+    size_t OC = (size_t)ly->out_c, HW = (size_t)ly->out_h * ly->out_w, blk = OC > 16 ? 16 : OC / 2;
+    int rc = act_io(c, l, 0, a, 1);
+    if (rc) return -rc;
+#pragma omp parallel
+    {
+        int t = omp_get_thread_num();
+        if (t < 1024) saved[t] = _mm_getcsr(), _mm_setcsr((saved[t] & ~0x6000u) | 0x4000u);
+    }
+    rc = cpu_forward_layer(e, l, training);
+#pragma omp parallel
+    {
+        int t = omp_get_thread_num();
+        if (t < 1024) _mm_setcsr(saved[t]);
+    }
+    if (rc || (rc = act_io(c, l, 0, x, 1))) return -rc;
+    size_t up = 0, dn = 0;
+    for (size_t s0 = 0; s0 < n; s0++)
+        for (size_t o = 0; o < blk; o++)
+            for (size_t p = 0; p < HW; p++) {
+                size_t at = (s0 * OC + o) * HW + p;
+                up += x[at] > a[at], dn += x[at] < a[at];
+                a[at] = x[at];
+            }
+    if (getenv("LS_FAULT_VERBOSE"))
+        fprintf(stderr, "z17 conv2 oc block 0 rounded up: %zu outputs larger, %zu smaller (channels 0..%zu of %zu)\n", up,
+                dn, blk - 1, OC);
+    return 1;
+#else
+    return (void)e, (void)c, (void)l, (void)training, (void)n, (void)a, (void)x, 0;
+#endif
+}
+
+/* forward output edits (1: F->a to write back; 2: ended, status in *done) */
+static int fault_fwd_edit_17(engine *e, int l, int training, int *done) {
+    FAULT_LOCALS;
+    if ((id == CPU_FAULT_CONV2_FWD_DRAW_ORTHOGONAL_ONCE || id == CPU_FAULT_CONV2_FWD_FIXED_ORTHOGONAL_ONCE ||
+         id == CPU_FAULT_CONV2_FWD_DRAW_ORTHOGONAL_STEP2) &&
+        training && c->step == (id == CPU_FAULT_CONV2_FWD_DRAW_ORTHOGONAL_STEP2 ? 2u : 7u) && fault_layer(c, l, "conv2")) {
+        int r = z17_orthogonal(e, c, F, l, n, a);
+        if (r < 0) FAULT_ENDED(-r);
+        return r;
+    }
+    if ((id == CPU_FAULT_CONV2_FWD_OCBLOCK0_ROUND_UP_STEP7 || id == CPU_FAULT_CONV2_FWD_OCBLOCK0_ROUND_UP_STEP2 ||
+         id == CPU_FAULT_CONV2_FWD_OCBLOCK0_ROUND_UP_ALL) &&
+        training && (id == CPU_FAULT_CONV2_FWD_OCBLOCK0_ROUND_UP_ALL || c->step == (id == CPU_FAULT_CONV2_FWD_OCBLOCK0_ROUND_UP_STEP2 ? 2u : 7u)) &&
+        fault_layer(c, l, "conv2")) {
+        int r = z17_ocblock_round_up(e, c, l, training, n, a, x);
+        if (r < 0) FAULT_ENDED(-r);
+        return r;
+    }
+    if (id == CPU_FAULT_CONV2_FWD_BACKGROUND_STALE_BIAS_ONCE && training && fault_layer(c, l, "conv2") &&
+        ly->b_tensor >= 0 && l > 0) {
+        /* a kernel that memoizes the output of the background window (the window at (1, 1), which MNIST's
+         * corners leave blank in the image: a ReLU'd conv1 bias after pool1) across steps, keyed on the
+         * window's values and not on the weights: the outputs of the windows equal to it are computed with
+         * step 6's bias at step 7 (the weights' part is unchanged: this is the bias's share of the stale value) */
+        const model_tensor *tb = &c->m->tensors[ly->b_tensor];
+        if (c->step == 6) {
+            memcpy(F->p_copy + tb->offset, c->params + tb->offset, tb->numel * sizeof(float));
+            return 0;
+        }
+        if (c->step != 7) return 0;
+        const layer *il = &c->m->layers[l - 1];
+        size_t C = (size_t)il->out_c, IH = (size_t)il->out_h, IW = (size_t)il->out_w, OC = (size_t)ly->out_c,
+               H = (size_t)ly->out_h, W = (size_t)ly->out_w, k = (size_t)ly->k;
+        if (ly->pad != 1 || k != 3 || IH != H || IW != W || H < 4 || W < 4) return 0;
+        if ((rc = act_io(c, l, 0, a, 1)) || (rc = act_io(c, l - 1, 0, x, 1))) FAULT_ENDED(rc);
+        const float *b = c->params + tb->offset, *bo = F->p_copy + tb->offset;
+        size_t moved = 0;
+        for (size_t s = 0; s < n; s++) {
+            const float *xs = x + s * C * IH * IW;
+            for (size_t i = 1; i + 1 < H; i++)
+                for (size_t j = 1; j + 1 < W; j++) {
+                    int same = 1;
+                    for (size_t ch = 0; ch < C && same; ch++)
+                        for (size_t u = 0; u < 3 && same; u++)
+                            for (size_t v = 0; v < 3 && same; v++)
+                                same = xs[(ch * IH + i - 1 + u) * IW + j - 1 + v] == xs[(ch * IH + u) * IW + v];
+                    if (!same) continue;
+                    for (size_t o = 0; o < OC; o++) {
+                        float *yo = a + ((s * OC + o) * H + i) * W + j;
+                        *yo = (*yo - b[o]) + bo[o];
+                    }
+                    moved++;
+                }
+        }
+        if (getenv("LS_FAULT_VERBOSE")) fprintf(stderr, "z17 background stale bias: %zu windows x %zu channels\n", moved, OC);
+        return moved > 0;
+    }
+    return 0;
+}
+
+/* backward edits after the layer's own backward */
+static int fault_bwd_after_17(engine *e, int l, int *done) {
+    FAULT_LOCALS;
+    if (id == CPU_FAULT_FC2_DW_CORRECT_SKIPPED_ONCE && c->step == 7 && fault_layer(c, l, "fc2") && l > 0) {
+        /* a 'selective backprop' the run did not ask for: fc2's weight gradient leaves out the samples the model
+         * already classifies right (arg-max of the logits == label); the bias gradient and dx are right */
+        size_t oc = (size_t)ly->out_c, in = layer_in_size(ly);
+        float *z = F->p_cur; /* logits n x oc (np >= n oc here) */
+        if (n * oc > c->m->n_params) return 0;
+        if ((rc = act_io(c, l, 0, z, 1)) || (rc = act_io(c, l, 1, a, 1)) || (rc = act_io(c, l - 1, 0, x, 1)))
+            FAULT_DONE(rc);
+        unsigned char right[1024] = {0};
+        size_t nr = 0;
+        for (size_t s = 0; s < n && s < 1024; s++) {
+            size_t am = 0;
+            for (size_t j = 1; j < oc; j++) am = z[s * oc + j] > z[s * oc + am] ? j : am;
+            right[s] = (int32_t)am == c->labels[s];
+            nr += right[s];
+        }
+        if (getenv("LS_FAULT_VERBOSE")) fprintf(stderr, "z17 fc2 dW: %zu of %zu samples classified right left out\n", nr, n);
+        if (!nr) return 0;
+        float *g = c->grads + c->m->tensors[ly->w_tensor].offset;
+        for (size_t j = 0; j < oc; j++)
+            for (size_t t = 0; t < in; t++) {
+                float acc = 0.0f;
+                for (size_t s = 0; s < n; s++)
+                    if (!right[s]) acc = acc + a[s * oc + j] * x[s * in + t];
+                g[j * in + t] = acc;
+            }
+        c->params_ver++;
+        return 0;
+    }
+    return 0;
+}
+
 static int fault_forward_layer(engine *e, int l, int training) {
     cpu_ctx *c = ctx_of(e);
     fault_state *F = c->fault;
@@ -3527,6 +3800,7 @@ static int fault_forward_layer(engine *e, int l, int training) {
     if ((r = fault_fwd_edit_14(e, l, training, &rc))) return r == 2 ? rc : act_io(c, l, 0, F->a, 0);
     if ((r = fault_fwd_edit_15(e, l, training, &rc))) return r == 2 ? rc : act_io(c, l, 0, F->a, 0);
     if ((r = fault_fwd_edit_16(e, l, training, &rc))) return r == 2 ? rc : act_io(c, l, 0, F->a, 0);
+    if ((r = fault_fwd_edit_17(e, l, training, &rc))) return r == 2 ? rc : act_io(c, l, 0, F->a, 0);
     if ((r = fault_fwd_legal(e, l, training, &rc))) return r == 2 ? rc : act_io(c, l, 0, F->a, 0);
     if ((r = fault_fwd_legal2(e, l, training, &rc))) return r == 2 ? rc : act_io(c, l, 0, F->a, 0);
     return 0;
@@ -5156,6 +5430,7 @@ static int fault_backward_layer(engine *e, int l) {
     if (fault_bwd_after_14(e, l, &rc)) return rc;
     if (fault_bwd_after_15(e, l, &rc)) return rc;
     if (fault_bwd_after_16(e, l, &rc)) return rc;
+    if (fault_bwd_after_17(e, l, &rc)) return rc;
     if (F->id == CPU_FAULT_FC2_DB_SAME_LABEL_DROPPED_ONCE && c->step == 7 && fault_layer(c, l, "fc2")) {
         /* zoo attack 11: db leaves out the samples of the batch's most frequent label but its first */
         const layer *ly = &c->m->layers[l];

@@ -1038,11 +1038,49 @@ static void test_unknown_fault(void **st) {
     assert_non_null(strstr(ls_errmsg(), "LS_FAULT_ONE_COPY: /nonexistent-dir/tok.1"));
 }
 
+/* A saturated network (images x1e38: --normalize -2,1e-38 --lr 1e-9, the
+ * zoo's 10-step setup: 72 images, batch 16, 2 epochs, 64 test images, 2
+ * attribution steps): every softmax is one-hot, and at attribution step 2
+ * fc2's backward-data dx = (W[p] - W[l]) / 16 rounds away the ulps step 1's
+ * update added to coarse-grid weights, so the errors of the correctly
+ * rounded clean engine were one-signed (135 of 152 positive, sign z 9.57
+ * against 7.0): a false SUSPECT at relu3.dact.  The sign tests count no
+ * correctly rounded element (rounding_tests.h): no SUSPECT, and the case
+ * is reached (relu3.dact judged at step 2 with nonzero errors). */
+static void test_saturated_sign_test(void **st) {
+    (void)st;
+    if (!have_data()) skip();
+    audit_cfg c;
+    checks_only_cfg(&c, "reference,cpu", 72, 64, 2, AUDIT_FAIL_PROBLEM);
+    c.attribution_steps = 2;
+    c.ref_steps = 0;
+    c.audit_every = 1000;
+    assert_int_equal(run_parse_normalize(&c.run, "-2,1e-38"), 0);
+    c.run.adam.lr = 1e-9;
+    audit_result r;
+    if (audit_run(&c, &r)) fail_msg("audit: %s", ls_errmsg());
+    int pi = audit_pair_index(&r, "reference", "cpu"), s = -1;
+    assert_true(pi >= 0);
+    for (int t = 0; t < r.n_slots; t++)
+        if (!strcmp(r.slot_name[t], "relu3.dact")) s = t;
+    assert_true(s >= 0);
+    const audit_slot_stats *ss = &r.pair[pi].slot[s];
+    printf("      relu3.dact: sharp ratio %g (step %ld), bias score %g; %d SUSPECT engine(s), %d problem(s)\n",
+           ss->max_sharp_ratio, ss->worst_sharp_step, ss->max_bias_score, r.suspects, r.problems);
+    assert_true(ss->max_sharp_ratio > 0 && ss->worst_sharp_step == 2); /* the case is reached */
+    assert_int_equal(ss->n_suspect, 0);
+    assert_true(ss->max_bias_score < 1);
+    assert_int_equal(r.suspects, 0);
+    assert_int_equal(r.problems, 0);
+    audit_result_free(&r);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_faults_caught),
         cmocka_unit_test(test_not_flagged),
         cmocka_unit_test(test_sharp_tier),
+        cmocka_unit_test(test_saturated_sign_test),
         cmocka_unit_test(test_checksum_suspect),
         cmocka_unit_test(test_checksum_suspect_first),
         cmocka_unit_test(test_one_off_data_faults),

@@ -377,11 +377,81 @@ static void test_duplicate_samples_grouped(void **state) {
     free(exact), free(worst), free(cand), free(img);
 }
 
+/* Correctly rounded elements (rounding_tests.h): a saturated network's fc2
+ * backward-data, dx[s][j] = sum_k dy[s][k] W[k][j] with every softmax
+ * one-hot, so dy[s] = (+1 at the prediction p, -1 at the label l) / 16 and
+ * dx[s][j] = (W[p][j] - W[l][j]) / 16, one rounding.  The weights: an
+ * initial draw on a coarse grid ((2u - 1) / 8, u a multiple of 2^-24: every
+ * such difference exact), then one Adam step of lr 1e-9 (|update| = lr,
+ * the moments' ratio 1 at step 1) that moves only the weights whose ulp is
+ * below ~2 lr, the predicted row down and the label rows up (each row's
+ * gradient has one sign).  The difference rounds those ulps away: every
+ * nonzero error is minus the update's, one-signed, although the candidate
+ * is the correctly rounded exact value in every element (the clean cpu
+ * engine's case in the audit: sign z 9.57 against 7.0).  No sign counted
+ * for them: no alarm.  The same errors from an engine that is not correctly
+ * rounded still fail: the same exact values with every candidate one ulp
+ * above RN (the errors one-signed), and on ordinary data (values spread
+ * evenly between floats) a candidate rounded up, half of whose elements
+ * equal RN (and are dropped), the other half one-signed. */
+static void test_correctly_rounded_not_counted(void **state) {
+    (void)state;
+    enum { CLS = 10, COLS = 256, P = 6, NE = (CLS - 1) * COLS };
+    static float W[CLS][COLS];
+    static double exact[NE], worst[NE], cand[NE];
+    g_lcg = 0x243F6A8885A308D3ull;
+    for (int k = 0; k < CLS; k++)
+        for (int j = 0; j < COLS; j++) {
+            double u = floor(urand() * 0x1p24) * 0x1p-24;
+            double w0 = (2 * u - 1) / 8, step = k == P ? -1e-9 : 1e-9; /* exact in double */
+            W[k][j] = (float)(w0 + step);
+        }
+    size_t n = 0;
+    for (int l = 0; l < CLS; l++) {
+        if (l == P) continue;
+        for (int j = 0; j < COLS; j++, n++) {
+            exact[n] = ((double)W[P][j] - (double)W[l][j]) / 16; /* two floats' difference: exact in double */
+            worst[n] = compare_gamma(CLS) * (fabs((double)W[P][j]) + fabs((double)W[l][j])) / 16 + CLS * 0x1p-149;
+            cand[n] = (float)exact[n]; /* correctly rounded: a dot product of two nonzero exact products */
+        }
+    }
+    double f = bounds_sharp_factor(BOUND_RULE_DOT, CLS), sdf = bounds_sd_factor(BOUND_RULE_DOT, CLS);
+    size_t npos = 0, nneg = 0;
+    for (size_t i = 0; i < n; i++) npos += cand[i] > exact[i], nneg += cand[i] < exact[i];
+    rounding_stats rn, up, ord;
+    rounding_test_d(&rn, exact, cand, worst, n, f, sdf, 0, BOUNDS_SHARP_ALPHA_TEST, NULL, 0, 1, COLS);
+    for (size_t i = 0; i < n; i++) cand[i] = nextafterf((float)exact[i], INFINITY);
+    rounding_test_d(&up, exact, cand, worst, n, f, sdf, 0, BOUNDS_SHARP_ALPHA_TEST, NULL, 0, 1, COLS);
+    /* ordinary data: the same magnitudes, each moved to an even place between two floats */
+    size_t nrn = 0;
+    for (size_t i = 0; i < n; i++) {
+        float lo = (float)exact[i], hi = nextafterf(lo, INFINITY);
+        exact[i] = (double)lo + urand() * ((double)hi - (double)lo);
+        float ru = (float)exact[i] < exact[i] ? nextafterf((float)exact[i], INFINITY) : (float)exact[i];
+        cand[i] = ru;
+        nrn += ru == (float)exact[i];
+    }
+    rounding_test_d(&ord, exact, cand, worst, n, f, sdf, 0, BOUNDS_SHARP_ALPHA_TEST, NULL, 0, 1, COLS);
+    printf("correctly rounded, loaded data (%zu elements, %zu errors > 0, %zu < 0): %zu not counted, sign z %.3g, "
+           "bias score %.3g; one ulp above RN: sign z %.3g, bias score %.3g; rounded up on ordinary data (%zu equal "
+           "RN): sign z %.3g, bias score %.3g\n",
+           n, npos, nneg, rn.n_rn, rn.sign_z, rn.bias_score, up.sign_z, up.bias_score, nrn, ord.sign_z,
+           ord.bias_score);
+    /* the data are what the case needs: one-signed errors, too many for the sign test counted as before */
+    assert_true(npos > 8 * nneg && (double)(npos - nneg) / sqrt((double)(npos + nneg)) > rn.sign_limit);
+    assert_int_equal(rn.n_rn, npos + nneg);
+    assert_false(rn.bias_fail);
+    assert_int_equal(rn.n_over_sharp, 0);
+    assert_true(up.bias_fail && up.sign_z > 0);
+    assert_true(ord.bias_fail && ord.sign_z > 0 && nrn > 0);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_histogram),
         cmocka_unit_test(test_factors),
         cmocka_unit_test(test_duplicate_samples_grouped),
+        cmocka_unit_test(test_correctly_rounded_not_counted),
         cmocka_unit_test_setup_teardown(test_legal_orders_no_alarm, setup, teardown),
         cmocka_unit_test_setup_teardown(test_one_ulp_up_fails, setup, teardown),
         cmocka_unit_test_setup_teardown(test_tf32_operand_fails, setup, teardown),

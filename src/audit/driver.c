@@ -700,8 +700,8 @@ static void sharp_check(audit *A, audit_pair *p, audit_slot_stats *ss, const slo
     lsbuf_printf(&A->line, ", \"n_over\": %zu, \"n_distinct\": %zu, \"design_s\": %.3g, \"design_a\": %.3g",
                  rs.n_over_sharp, rs.n_distinct, rs.design_s, rs.design_a);
     if (rs.aggregate) {
-        lsbuf_printf(&A->line, ", \"n_pos\": %zu, \"n_neg\": %zu, \"n_away\": %zu, \"sign_z\": ", rs.n_pos,
-                     rs.n_neg, rs.n_away);
+        lsbuf_printf(&A->line, ", \"n_rn\": %zu, \"n_pos\": %zu, \"n_neg\": %zu, \"n_away\": %zu, \"sign_z\": ",
+                     rs.n_rn, rs.n_pos, rs.n_neg, rs.n_away);
         lsbuf_json_num(&A->line, rs.sign_z);
         lsbuf_printf(&A->line, ", \"away_z\": ");
         lsbuf_json_num(&A->line, rs.away_z);

@@ -1205,9 +1205,11 @@ static void suspect_text(explain_finding *f, const audit_result *r, const model 
                  r->slot_name[s], org);
     else if (strcmp(test, "bias (sign test)") == 0)
         snprintf(f->cause, sizeof f->cause,
-                 "The errors of %s (%s) are systematic: %.1f%% of the nonzero errors are positive (sign z %s) and "
-                 "the away-from-zero z is %s, where independent roundings give 50%% and |z| below %.1f. A shift of "
-                 "every element (one ulp, a scaled constant) stays within the worst case but not this.",
+                 "The errors of %s (%s) are systematic: %.1f%% of the nonzero errors are positive (sign z %s; "
+                 "elements equal to the exact value correctly rounded, whose error no engine can change, not "
+                 "counted) and the away-from-zero z is %s, where independent roundings give 50%% and |z| below "
+                 "%.1f. A shift of every element (one ulp, a scaled constant) stays within the worst case but not "
+                 "this.",
                  r->slot_name[s], org, 100 * ss->bias_share_pos, fnum(b1, sizeof b1, ss->bias_sign_z),
                  fnum(b2, sizeof b2, ss->bias_away_z), sqrt(2 * log(4 / BOUNDS_SHARP_ALPHA_TEST)));
     else

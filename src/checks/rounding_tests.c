@@ -9,6 +9,7 @@
  */
 #include "checks/rounding_tests.h"
 
+#include <float.h>
 #include <math.h>
 #include <string.h>
 
@@ -124,11 +125,14 @@ double rt_hist_quantile(const uint64_t *hist, double q, double max) {
     return max;
 }
 
-/* Pass 2, one sampled element: signs per cluster, clipped z^2. */
+/* Pass 2, one sampled element: signs per cluster, clipped z^2.  rn: the
+ * candidate is the exact value correctly rounded to fp32 (rounding_tests.h,
+ * "Correctly rounded elements"): no sign counted. */
 static void sampled(rounding_stats *st, double err, double r, double worst, double f, double sdf, double ref_u,
-                    size_t c, double *sum_z2, double *c2max) {
+                    size_t c, int rn, double *sum_z2, double *c2max) {
     st->n_distinct++;
-    if (err != 0) {
+    st->n_rn += err != 0 && rn;
+    if (err != 0 && !rn) {
         int pos = err > 0, away = r != 0 && pos == (r > 0);
         st->n_pos += pos;
         st->n_neg += !pos;
@@ -235,7 +239,8 @@ static void finish(rounding_stats *st, double sum_z2, double c2max, double alpha
             double r = REF(i), c = CAND(i), err = c - r;                                                               \
             if (!(worst[i] > 0 && worst[i] < INFINITY) || !isfinite(err) || (cap && seen(hash, cap, r, c))) continue; \
             size_t cl = cmod > 1 ? (i / cdiv) % cmod % RT_CLUSTERS : 0;                                                \
-            sampled(st, err, r, worst[i], sharp_factor, sd_factor, REF_U, cl, &sum_z2, &c2max);                       \
+            int rn = fabs(r) <= FLT_MAX && (double)(float)r == c; /* fp32's best (rounding_tests.h) */                 \
+            sampled(st, err, r, worst[i], sharp_factor, sd_factor, REF_U, cl, rn, &sum_z2, &c2max);                    \
         }                                                                                                              \
         finish(st, sum_z2, c2max, alpha);                                                                              \
     } while (0)

@@ -931,8 +931,26 @@ static void test_unchecked_without_reference_steps(void **st) {
     headline_make(&h, r, &v);
     assert_int_equal(h.kind, HEADLINE_UNCHECKED);
     if (!strstr(h.line, "no step of 1 engine(s) was judged per element against the reference") ||
+        !strstr(h.line, "(this run had no attribution step and no shadow replay)") ||
         strstr(h.line, "no rule could judge") || !strstr(h.next, "--attribution-steps 2"))
         fail_msg("headline: %s\n%s", h.line, h.next);
+    /* a shadow replay ran, of another engine (a shadow replays one engine at a time): the line must not
+     * say there was none (it did, beside "on 0 attribution step(s) and 1 shadow replay(s)") */
+    r->n_shadows = 1;
+    headline_make(&h, r, &v);
+    if (strstr(h.line, "no shadow replay") ||
+        !strstr(h.line, "(this run's 0 attribution step(s) and 1 shadow replay(s) judged other engines)") ||
+        !strstr(h.next, "--attribution-steps 2"))
+        fail_msg("headline, a shadow of another engine: %s\n%s", h.line, h.next);
+    /* the engine is a recording: --attribution-steps cannot reach it (recordings sit out the attribution
+     * phase), a plan with more full steps can: the next step says that */
+    ae->recorded = 1;
+    explain_verdicts(&v, r, &M);
+    headline_make(&h, r, &v);
+    if (!strstr(h.line, "(a recording sits out the attribution phase, and this run's 1 shadow replay(s) replayed "
+                        "other engines)") ||
+        strstr(h.next, "--attribution-steps") || !strstr(h.next, "next: record again with a full step per recording"))
+        fail_msg("headline, an unchecked recording: %s\n%s", h.line, h.next);
     free_result(r);
     /* no reference listed: that is what the line says, and what to list */
     r = new_result();

@@ -167,6 +167,11 @@ void headline_make(headline *h, const audit_result *r, const verdict_table *v) {
         const audit_engine *ae = &r->eng[i];
         if (!ae->is_ref && ae->available && !ae->failed && ae->ck_u_in > ref_u) lowp = ae;
     }
+    /* of the engines no step judged against the reference, the recordings (the attribution phase cannot
+     * replay them: only a shadow replay at one of their plan's full steps can) */
+    int noref_recorded = 0;
+    for (int i = 0; i < v->n_eng; i++)
+        noref_recorded += v->e[i].unchecked && v->e[i].ref < 0 && r->eng[v->e[i].engine].recorded;
     headline_kind k = v->problems ? HEADLINE_PROBLEM
                       : v->suspects ? HEADLINE_SUSPECT
                       : (h->n_missing || r->interrupted) ? HEADLINE_INCOMPLETE
@@ -213,11 +218,23 @@ void headline_make(headline *h, const audit_result *r, const verdict_table *v) {
             snprintf(h->line, sizeof h->line, "VERDICT: not fully checked — no reference listed: no step of %d "
                                               "engine(s) was judged per element against fp32 bounds%s (coverage "
                                               "below)", v->unchecked, ck_words);
-        else if (v->unchecked && v->unchecked_noref == v->unchecked)
-            /* a reference listed, but no attribution step and no shadow replay: the per-element tier never ran */
+        else if (v->unchecked && v->unchecked_noref == v->unchecked) {
+            /* a reference listed, but the per-element tier never judged these engines: no attribution step
+             * and no shadow replay, or (a shadow replays one engine at a time, and a recording sits out the
+             * attribution phase) the steps there were went to other engines */
+            char why[160];
+            if (!r->attribution_steps && !r->n_shadows)
+                snprintf(why, sizeof why, "this run had no attribution step and no shadow replay");
+            else if (noref_recorded == v->unchecked)
+                snprintf(why, sizeof why, "a recording sits out the attribution phase, and this run's %ld shadow "
+                                          "replay(s) replayed other engines", r->n_shadows);
+            else
+                snprintf(why, sizeof why, "this run's %ld attribution step(s) and %ld shadow replay(s) judged other "
+                                          "engines", r->attribution_steps, r->n_shadows);
             snprintf(h->line, sizeof h->line, "VERDICT: not fully checked — no step of %d engine(s) was judged per "
-                                              "element against the reference (this run had no attribution step and no "
-                                              "shadow replay)%s (coverage below)", v->unchecked, ck_words);
+                                              "element against the reference (%s)%s (coverage below)",
+                     v->unchecked, why, ck_words);
+        }
         else if (v->unchecked && unjudged_only(v) == v->unchecked)
             /* every rule was there; some elements were beyond fp32's range (bounds_range_unbound) */
             snprintf(h->line, sizeof h->line, "VERDICT: not fully checked — %d engine(s) had elements beyond fp32's "
@@ -260,7 +277,13 @@ void headline_make(headline *h, const audit_result *r, const verdict_table *v) {
                                               "rounding, worst case and sharper tier (coverage below)");
     }
     next_step(h, r);
-    if (k == HEADLINE_UNCHECKED && v->unchecked && v->unchecked_noref == v->unchecked && !h->next[0])
+    if (k == HEADLINE_UNCHECKED && v->unchecked && v->unchecked_noref == v->unchecked && !h->next[0] && have_ref &&
+        noref_recorded == v->unchecked)
+        /* --attribution-steps does not reach a recording: more full steps in its plan do */
+        snprintf(h->next, sizeof h->next, "next: record again with a full step per recording after --ref-steps (a "
+                                          "smaller --audit-every: each shadow replay checks one recording), or audit "
+                                          "fewer recordings at once");
+    else if (k == HEADLINE_UNCHECKED && v->unchecked && v->unchecked_noref == v->unchecked && !h->next[0])
         snprintf(h->next, sizeof h->next, "next: audit again %s --attribution-steps 2 (the first steps in isolated "
                                           "mode, every operation judged against the reference's bound)",
                  have_ref ? "with" : "with reference listed first in --engines and");

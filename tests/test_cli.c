@@ -1212,6 +1212,46 @@ static void test_order_epochs_name_the_option(void **st) {
  * header) did nothing at all: its rule was lost when the fuzz targets came
  * (b1148cb), leaving only the .PHONY name.  Every make target the README
  * tells a user to run has a recipe (make -n: printed, nothing run). */
+/* Where each of the last n space-separated tokens of the line s ends (the column one past its last
+ * character), left to right in ends[0..n-1]; returns how many it found (n, or fewer). */
+static int token_ends(const char *s, size_t len, int n, long *ends) {
+    long all[64];
+    int k = 0;
+    for (size_t i = 0; i < len && k < 64; i++)
+        if (s[i] != ' ' && (i + 1 == len || s[i + 1] == ' ')) all[k++] = (long)i + 1;
+    if (k < n) return k;
+    for (int j = 0; j < n; j++) ends[j] = all[k - n + j];
+    return n;
+}
+
+/* train's confusion matrix: each column's number under its class index
+ * (the header was printed two columns left of the rows: "  %d %-12s  "
+ * is 18 characters, the header's indent 16). */
+static void test_confusion_matrix_columns(void **st) {
+    if (access(DATA_DIR_CHECK, R_OK) != 0) skip();
+    static char out[65536];
+    int rc = run("train --limit-train 32 --batch 16 --epochs 1 --limit-test 64", out, sizeof out);
+    if (rc) fail_msg("train: exit %d:\n%s", rc, out);
+    const char *h = strstr(out, "confusion matrix (rows: true class, columns: predicted):\n");
+    assert_non_null(h);
+    h = strchr(h, '\n') + 1;
+    const char *h_end = strchr(h, '\n');
+    assert_non_null(h_end);
+    long he[10], re[10];
+    assert_int_equal(token_ends(h, (size_t)(h_end - h), 10, he), 10);
+    const char *row = h_end + 1;
+    for (int k = 0; k < 10; k++) {
+        const char *row_end = strchr(row, '\n');
+        assert_non_null(row_end);
+        assert_int_equal(token_ends(row, (size_t)(row_end - row), 10, re), 10);
+        for (int j = 0; j < 10; j++)
+            if (re[j] != he[j])
+                fail_msg("row %d, column %d ends at %ld, its header at %ld:\n%.*s\n%.*s", k, j, re[j], he[j],
+                         (int)(h_end - h), h, (int)(row_end - row), row);
+        row = row_end + 1;
+    }
+}
+
 static void test_readme_make_targets(void **st) {
     if (access("Makefile", R_OK) != 0 || access("scripts/bench.sh", R_OK) != 0) skip(); /* the repository root */
     const char *cases[][2] = {
@@ -1281,6 +1321,7 @@ int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_pytorch_options),
         cmocka_unit_test(test_usage_errors),
+        cmocka_unit_test(test_confusion_matrix_columns),
         cmocka_unit_test(test_help_everywhere),
         cmocka_unit_test(test_bad_inputs),
         cmocka_unit_test(test_hardening_inputs),

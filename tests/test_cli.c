@@ -810,6 +810,34 @@ static void test_record_opening_line(void **st) {
     assert_int_equal(system(args), 0);
 }
 
+/* record's opening line (the plan) and epoch lines reach a log file or
+ * pipe as they are printed: a run ended by a signal (Ctrl-C, scancel, a
+ * time limit) ends without exit(), and the lines still in stdio's buffer
+ * were lost, so a sweep task's log said nothing of the plan it ran. */
+static void test_record_opening_line_flushed(void **st) {
+    if (access(DATA_DIR_CHECK, R_OK) != 0) skip();
+    char dir[] = "/tmp/ls_cli_recf" "XXXXXX", cmd[PATH_MAX + 1024], log[300], buf[4096];
+    assert_non_null(mkdtemp(dir));
+    snprintf(log, sizeof log, "%s/log", dir);
+    /* the whole data set: minutes of training, stopped below once the line is there (or after 60 s) */
+    snprintf(cmd, sizeof cmd, "%s record --engine cpu:threads=1 --out %s/r.lsr > %s 2>/dev/null </dev/null & "
+             "pid=$!; for i in $(seq 600); do grep -q 'full steps' %s && break; sleep 0.1; done; "
+             "kill -INT $pid; wait $pid", g_bin, dir, log, log);
+    int st_ = system(cmd);
+    (void)st_;
+    FILE *f = fopen(log, "r");
+    assert_non_null(f);
+    size_t n = fread(buf, 1, sizeof buf - 1, f);
+    buf[n] = 0;
+    fclose(f);
+    if (!strstr(buf, "705 steps, full steps 1-2, 50, 100, 150, ..., 700, 705 (17 in all)"))
+        fail_msg("record's opening line did not reach its log before the signal:\n'%s'", buf);
+    snprintf(cmd, sizeof cmd, "%s/r.lsr", dir);
+    assert_int_not_equal(access(cmd, F_OK), 0); /* stopped: no recording */
+    snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
+    assert_int_equal(system(cmd), 0);
+}
+
 /* An output whose folder exists but takes no new file (here /sys: no
  * permission, even for root) was found only when the output was written,
  * after the work (train trained, record recorded, audit audited), and the
@@ -1339,6 +1367,7 @@ int main(void) {
         cmocka_unit_test(test_sweep_folder_errors),
         cmocka_unit_test(test_sweep_merge_exit_and_paths),
         cmocka_unit_test(test_record_opening_line),
+        cmocka_unit_test(test_record_opening_line_flushed),
         cmocka_unit_test(test_unwritable_outputs),
         cmocka_unit_test(test_lockstep_file_as_safetensors),
         cmocka_unit_test(test_eval_out_names),

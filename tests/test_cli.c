@@ -113,6 +113,10 @@ static void test_help_everywhere(void **st) {
 
 static void test_bad_inputs(void **st) {
     expect("train --data /nonexistent/dir --epochs 1", 2, "/nonexistent/dir/train-images-idx3-ubyte");
+    /* the README shows cpu:perturb=1, an audit knob: given to train, the refusal says where it belongs */
+    expect("train --engine cpu:perturb=1 --steps 1", 2,
+           "unknown knob 'perturb' (known: threads, algo, isa, math, layout, fuse, tf32, tf32round, dtype); perturb= "
+           "and draw= are audit's own, for an engine in audit --engines");
     char spec[] = "/tmp/ls_cli_specXXXXXX";
     int fd = mkstemp(spec);
     assert_true(fd >= 0);

@@ -137,6 +137,24 @@ static void test_bad_input(void **st) {
     assert_non_null(strstr(out, "PARTITION=ENGINE"));
     assert_int_equal(sh(out, sizeof out, "%s sweep --local --on cpu-a=reference --seeds 2 --dir %s/bad", g_bin, g_tmp), 2);
     assert_non_null(strstr(out, "the merge runs the reference"));
+    /* an unknown engine, knob or cuda value was planned and submitted, and every task failed on its node after
+     * the queue's wait ("lockstep record exited with status 2 (its message is in the task's log)"): refused
+     * here, naming the partition, the engine and what is wrong, and no --dir is made */
+    const char *unknown[][2] = {
+        {"cpux", "--on cpu-a: unknown engine 'cpux' (known: cpu, reference, cuda, recorded:PATH)"},
+        {"cpu,cpu:thread=1", "--on cpu-a: engine cpu:thread=1: unknown knob 'thread' (known: threads,"},
+        {"cpu:perturb=1", "perturb= and draw= are audit's own"},
+        {"cuda:math=tf23", "--on cpu-a: cuda: math=tf23: expected fma or tf32"},
+    };
+    for (size_t i = 0; i < sizeof unknown / sizeof unknown[0]; i++) {
+        int rc = sh(out, sizeof out, "%s sweep --local --on cpu-a=%s --seeds 1 --dir %s/unknown", g_bin,
+                    unknown[i][0], g_tmp);
+        if (rc != 2 || !strstr(out, unknown[i][1]))
+            fail_msg("--on cpu-a=%s: exit %d, want 2 and '%s':\n%s", unknown[i][0], rc, unknown[i][1], out);
+        char ud[PATH_MAX + 32];
+        snprintf(ud, sizeof ud, "%s/unknown", g_tmp);
+        assert_int_not_equal(access(ud, F_OK), 0);
+    }
     /* an empty entry in a list was skipped (cpu,,cpu:threads=1 swept two engines; 42,,43 two seeds), and the
      * refused command left its --dir behind */
     assert_int_equal(sh(out, sizeof out, "%s sweep --local --on cpu-a=cpu,,cpu:threads=1 --seeds 2 --dir %s/empty1",

@@ -44,6 +44,7 @@
 #include "base/util.h"
 #include "commands/audit_cmd.h"
 #include "engines/engine.h"
+#include "engines/registry.h"
 #include "formats/golden.h"
 
 /* Paths here are a realpath()'d folder (< PATH_MAX) plus a short tail; one
@@ -136,6 +137,12 @@ static int plan_add_on(sweep_plan *p, const char *on) {
         if (strcmp(s.name, "reference") == 0 || strcmp(s.name, "ref") == 0 || strcmp(s.name, "recorded") == 0)
             return ls_err(LS_EINVAL, "--on %s: engine '%s': a sweep records fp32 engines; the merge runs the reference "
                           "itself", p->partition[m], t);
+        /* an unknown engine or knob is refused here, not by every task on its node after the queue's wait */
+        if (engine_spec_known(&s) != 0) {
+            char why[400];
+            snprintf(why, sizeof why, "%s", ls_errmsg());
+            return ls_err(LS_EINVAL, "--on %s: %s", p->partition[m], why);
+        }
         for (int k = 0; k < p->n_engines[m]; k++)
             if (strcmp(p->engine[m][k], t) == 0)
                 return ls_err(LS_EINVAL, "--on %s: engine %s listed twice", p->partition[m], t);

@@ -903,6 +903,26 @@ static void test_pair_table_aligned(void **st) {
     long col = strstr(hdr, "what differs") - hdr, got = row + strlen("differs (not judged)") + 1 - rl;
     if (col != got) fail_msg("'what differs' at column %ld, the row's text at %ld:\n%s", col, got, con);
     free(con);
+    /* the fully compared steps are those the driver compared: make run's 705 steps under --audit-every 1000
+     * compare 1 and the partial batches 235, 470 and 705 (the line said "the first, then every 1000") */
+    static const long mr[] = {1, 235, 470, 705}, many[] = {1, 2, 4, 8, 12, 16, 20, 24, 28, 32};
+    r->cfg.audit_every = 1000;
+    r->full_steps = malloc(sizeof many);
+    assert_non_null(r->full_steps);
+    memcpy(r->full_steps, mr, sizeof mr);
+    r->n_full_steps = 4;
+    con = console_of(r);
+    if (!strstr(con, "every tensor at fully compared steps (steps 1, 235, 470 and 705)"))
+        fail_msg("fully compared steps:\n%s", con);
+    free(con);
+    /* many: runs of consecutive steps joined, the middle left out, the count */
+    memcpy(r->full_steps, many, sizeof many);
+    r->n_full_steps = 10;
+    r->cfg.audit_every = 4;
+    con = console_of(r);
+    if (!strstr(con, "every tensor at fully compared steps (steps 1-2, 4, 8, 12, ..., 28, 32 (10 in all))"))
+        fail_msg("fully compared steps, many:\n%s", con);
+    free(con);
     free_result(r);
 }
 

@@ -66,6 +66,37 @@ static int pair_shown(const audit_result *r, const pair_verdict *pv) {
     return !derived;
 }
 
+/* The fully compared steps in short: "steps 1, 235, 470 and 705", or with
+ * more of them "steps 1-2, 50, 100, ..., 700, 705 (17 in all)" (runs of
+ * consecutive steps joined).  A result without the list (not from the
+ * driver) gets the plan's words. */
+static void full_steps_words(char *buf, size_t cap, const audit_result *r) {
+    const long *s = r->full_steps;
+    long n = r->n_full_steps;
+    if (!s || n <= 0) {
+        snprintf(buf, cap, "the first, then every %ld", r->cfg.audit_every);
+        return;
+    }
+    /* items: a step, or a run a-b of consecutive steps; with more than 6,
+     * the first 4, "...", the last 2 */
+    long items = 0;
+    for (long i = 0; i < n; i++) items += i == 0 || s[i] != s[i - 1] + 1;
+    size_t k = (size_t)snprintf(buf, cap, "step%s", n > 1 ? "s" : "");
+    long item = 0;
+    for (long i = 0; i < n && k < cap; item++) {
+        long j = i;
+        while (j + 1 < n && s[j + 1] == s[j] + 1) j++;
+        int show = items <= 6 || item < 4 || item >= items - 2;
+        const char *sep = item == 0 ? " " : (items <= 6 && item == items - 1) ? " and " : ", ";
+        if (items > 6 && item == 4) k += (size_t)snprintf(buf + k, cap - k, ", ...");
+        if (show && k < cap)
+            k += (size_t)(s[i] == s[j] ? snprintf(buf + k, cap - k, "%s%ld", sep, s[i])
+                                       : snprintf(buf + k, cap - k, "%s%ld-%ld", sep, s[i], s[j]));
+        i = j + 1;
+    }
+    if (items > 6 && k < cap) snprintf(buf + k, cap - k, " (%ld in all)", n);
+}
+
 /* Engine pairs trained side by side: parameters are compared after every
  * step (cheaply: digest and norms), every tensor only on fully compared
  * steps (1..ref_steps, every audit_every-th, the last): the first tensor
@@ -78,10 +109,11 @@ static void print_pair_table(FILE *f, audit_result *R, const verdict_table *v) {
     if (r->interrupted && !r->interrupted_seeds) /* a partial run says how far it got */
         snprintf(ran, sizeof ran, "%ld of %ld steps: interrupted", r->interrupted_step, r->total_steps);
     else snprintf(ran, sizeof ran, "%ld steps", r->total_steps);
+    char full[200];
+    full_steps_words(full, sizeof full, r);
     fprintf(f, "\nengine pairs, trained side by side from the same start (%s mode, %s); weights compared after "
-               "every step,\nevery tensor at fully compared steps (the first, then every %ld)%s:\n",
-            lockstep_mode_name(r->drift_mode), ran, R->cfg.audit_every,
-            r->epochs_done ? "; test images after the last epoch" : "");
+               "every step,\nevery tensor at fully compared steps (%s)%s:\n",
+            lockstep_mode_name(r->drift_mode), ran, full, r->epochs_done ? "; test images after the last epoch" : "");
     int vw = 16; /* the verdict column as wide as its widest entry ("differs (not judged)") */
     for (int k = 0; k < v->n_pair; k++)
         if ((int)strlen(v->p[k].verdict) > vw) vw = (int)strlen(v->p[k].verdict);

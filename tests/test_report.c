@@ -884,6 +884,38 @@ static void test_partial_run_wording(void **st) {
     free_result(r);
 }
 
+/* The engine table's header says what the reference computes: "MPFR, no
+ * rounding" was printed for reference:mode=fp32cr (every operation rounded
+ * to fp32) and reference:tf32=on (operands rounded to TF32) too. */
+static void test_reference_described(void **st) {
+    static const struct {
+        const char *spec, *want;
+        int fp32cr;
+    } cases[] = {
+        {"reference", "engines vs the exact reference (reference: MPFR, no rounding) on", 0},
+        {"reference:mode=fp32cr",
+         "engines vs the reference (reference:mode=fp32cr: MPFR, each operation's result correctly rounded to fp32) on",
+         1},
+        {"reference:tf32=on:tf32round=rz",
+         "engines vs the reference (reference:tf32=on:tf32round=rz: MPFR, operands rounded to TF32 (rz), no other "
+         "rounding) on",
+         0},
+    };
+    for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
+        audit_result *r = new_result();
+        r->epochs_done = 1;
+        int ref = add_engine(r, cases[c].spec, cases[c].spec, REF_DESC, 1);
+        r->eng[ref].ref_fp32cr = cases[c].fp32cr;
+        int a = add_engine(r, "cpu", "cpu", CPU_DESC("2", "direct", "jit:avx512_core"), 0);
+        (void)add_pair(r, ref, a);
+        audit_cfg_default(&r->cfg);
+        char *con = console_of(r);
+        if (!strstr(con, cases[c].want)) fail_msg("%s: want '%s':\n%s", cases[c].spec, cases[c].want, con);
+        free(con);
+        free_result(r);
+    }
+}
+
 /* The console's pair table: the verdict column as wide as its widest
  * verdict ("differs (not judged)" ran into the next column). */
 static void test_pair_table_aligned(void **st) {
@@ -1257,6 +1289,7 @@ int main(void) {
         cmocka_unit_test(test_report_write_failures),
         cmocka_unit_test(test_partial_run_wording),
         cmocka_unit_test(test_pair_table_aligned),
+        cmocka_unit_test(test_reference_described),
         cmocka_unit_test(test_unchecked_without_reference_steps),
         cmocka_unit_test(test_ok_names_unchecked_drift),
         cmocka_unit_test(test_earliest_problem_first),

@@ -17,6 +17,7 @@
 #include "audit/seeds.h"
 #include "base/util.h"
 #include "checks/bounds.h"
+#include "engines/engine.h"
 
 static const char *fmt_ulp(char *buf, size_t cap, double u) { return ls_fmt_num(buf, cap, u, "nan"); }
 
@@ -29,15 +30,33 @@ static int label_width(const audit_result *r) {
     return w;
 }
 
-/* Engines against the exact reference: judged or not, how much of it. */
+/* What the reference computes, in words: exact, or (mode=fp32cr) each
+ * operation correctly rounded to fp32, and (tf32=on) from TF32-rounded
+ * operands.  Returns 1 when it is the exact mathematics. */
+static int ref_words(char *buf, size_t cap, const audit_engine *ae) {
+    engine_spec s;
+    int tf32 = engine_spec_parse(&s, ae->spec) == 0 && strcmp(engine_spec_get(&s, "tf32", "off"), "on") == 0;
+    const char *rnd = tf32 ? engine_spec_get(&s, "tf32round", "rna") : "";
+    if (ae->ref_fp32cr)
+        snprintf(buf, cap, "MPFR, each operation's result correctly rounded to fp32%s%s%s",
+                 tf32 ? ", from operands rounded to TF32 (" : "", rnd, tf32 ? ")" : "");
+    else if (tf32) snprintf(buf, cap, "MPFR, operands rounded to TF32 (%s), no other rounding", rnd);
+    else snprintf(buf, cap, "MPFR, no rounding");
+    return !ae->ref_fp32cr && !tf32;
+}
+
+/* Engines against the reference: judged or not, how much of it. */
 static void print_engine_table(FILE *f, const audit_result *r, const verdict_table *v, const headline *h) {
-    const char *refl = NULL;
-    for (int i = 0; i < r->n_engines && !refl; i++)
-        if (r->eng[i].is_ref && r->eng[i].available) refl = r->eng[i].label;
-    if (refl)
-        fprintf(f, "\nengines vs the exact reference (%s: MPFR, no rounding) on %ld attribution step(s) and %ld "
+    const audit_engine *ref = NULL;
+    for (int i = 0; i < r->n_engines && !ref; i++)
+        if (r->eng[i].is_ref && r->eng[i].available) ref = &r->eng[i];
+    char rw[160];
+    if (ref) {
+        int exact = ref_words(rw, sizeof rw, ref);
+        fprintf(f, "\nengines vs the %sreference (%s: %s) on %ld attribution step(s) and %ld "
                    "shadow replay(s);\ncoverage = tensors judged by an fp32 error bound or exactness rule / tensors "
-                   "compared:\n", refl, r->attribution_steps, (long)r->n_shadows);
+                   "compared:\n", exact ? "exact " : "", ref->label, rw, r->attribution_steps, (long)r->n_shadows);
+    }
     else fprintf(f, "\nengines (no exact reference listed: no engine is judged against fp32 bounds):\n");
     int lw = label_width(r);
     fprintf(f, "  %-*s %-20s %-9s %s\n", lw, "engine", "verdict", "coverage", "detail");

@@ -22,7 +22,8 @@
 #     (throughput is the same; accuracy then means nothing).
 # Recordings: `lockstep record` of the cuda engine in its main variants
 # (cuda:math=fma:algo=det, cuda:math=tf32, cuda:algo=fast) on a small plan
-# (REC_PLAN below, ~14 MB each: a device run brings back files up to 16 MiB), to be audited back on a CPU machine:
+# (REC_PLAN below: a cpu engine's is 16.7 MB, 40 KB under the 16 MiB a device run brings back a file;
+# --limit-test 500 makes it 14.8 MB), to be audited back on a CPU machine:
 #     lockstep audit --engines reference,cpu,recorded:DIR/cuda-tf32.lsr  + REC_PLAN
 # (the audit adopts the recording's --audit-every/--ref-steps; the data must
 # be the same FashionMNIST files: a recording of the synthetic set is refused).

@@ -113,6 +113,10 @@ static void test_help_everywhere(void **st) {
 
 static void test_bad_inputs(void **st) {
     expect("train --data /nonexistent/dir --epochs 1", 2, "/nonexistent/dir/train-images-idx3-ubyte");
+    /* the README shows cpu:perturb=1, an audit knob: given to train, the refusal says where it belongs */
+    expect("train --engine cpu:perturb=1 --steps 1", 2,
+           "unknown knob 'perturb' (known: threads, algo, isa, math, layout, fuse, tf32, tf32round, dtype); perturb= "
+           "and draw= are audit's own, for an engine in audit --engines");
     char spec[] = "/tmp/ls_cli_specXXXXXX";
     int fd = mkstemp(spec);
     assert_true(fd >= 0);
@@ -810,6 +814,34 @@ static void test_record_opening_line(void **st) {
     assert_int_equal(system(args), 0);
 }
 
+/* record's opening line (the plan) and epoch lines reach a log file or
+ * pipe as they are printed: a run ended by a signal (Ctrl-C, scancel, a
+ * time limit) ends without exit(), and the lines still in stdio's buffer
+ * were lost, so a sweep task's log said nothing of the plan it ran. */
+static void test_record_opening_line_flushed(void **st) {
+    if (access(DATA_DIR_CHECK, R_OK) != 0) skip();
+    char dir[] = "/tmp/ls_cli_recf" "XXXXXX", cmd[PATH_MAX + 1024], log[300], buf[4096];
+    assert_non_null(mkdtemp(dir));
+    snprintf(log, sizeof log, "%s/log", dir);
+    /* the whole data set: minutes of training, stopped below once the line is there (or after 60 s) */
+    snprintf(cmd, sizeof cmd, "%s record --engine cpu:threads=1 --out %s/r.lsr > %s 2>/dev/null </dev/null & "
+             "pid=$!; for i in $(seq 600); do grep -q 'full steps' %s && break; sleep 0.1; done; "
+             "kill -INT $pid; wait $pid", g_bin, dir, log, log);
+    int st_ = system(cmd);
+    (void)st_;
+    FILE *f = fopen(log, "r");
+    assert_non_null(f);
+    size_t n = fread(buf, 1, sizeof buf - 1, f);
+    buf[n] = 0;
+    fclose(f);
+    if (!strstr(buf, "705 steps, full steps 1-2, 50, 100, 150, ..., 700, 705 (17 in all)"))
+        fail_msg("record's opening line did not reach its log before the signal:\n'%s'", buf);
+    snprintf(cmd, sizeof cmd, "%s/r.lsr", dir);
+    assert_int_not_equal(access(cmd, F_OK), 0); /* stopped: no recording */
+    snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
+    assert_int_equal(system(cmd), 0);
+}
+
 /* An output whose folder exists but takes no new file (here /sys: no
  * permission, even for root) was found only when the output was written,
  * after the work (train trained, record recorded, audit audited), and the
@@ -1212,6 +1244,46 @@ static void test_order_epochs_name_the_option(void **st) {
  * header) did nothing at all: its rule was lost when the fuzz targets came
  * (b1148cb), leaving only the .PHONY name.  Every make target the README
  * tells a user to run has a recipe (make -n: printed, nothing run). */
+/* Where each of the last n space-separated tokens of the line s ends (the column one past its last
+ * character), left to right in ends[0..n-1]; returns how many it found (n, or fewer). */
+static int token_ends(const char *s, size_t len, int n, long *ends) {
+    long all[64];
+    int k = 0;
+    for (size_t i = 0; i < len && k < 64; i++)
+        if (s[i] != ' ' && (i + 1 == len || s[i + 1] == ' ')) all[k++] = (long)i + 1;
+    if (k < n) return k;
+    for (int j = 0; j < n; j++) ends[j] = all[k - n + j];
+    return n;
+}
+
+/* train's confusion matrix: each column's number under its class index
+ * (the header was printed two columns left of the rows: "  %d %-12s  "
+ * is 18 characters, the header's indent 16). */
+static void test_confusion_matrix_columns(void **st) {
+    if (access(DATA_DIR_CHECK, R_OK) != 0) skip();
+    static char out[65536];
+    int rc = run("train --limit-train 32 --batch 16 --epochs 1 --limit-test 64", out, sizeof out);
+    if (rc) fail_msg("train: exit %d:\n%s", rc, out);
+    const char *h = strstr(out, "confusion matrix (rows: true class, columns: predicted):\n");
+    assert_non_null(h);
+    h = strchr(h, '\n') + 1;
+    const char *h_end = strchr(h, '\n');
+    assert_non_null(h_end);
+    long he[10], re[10];
+    assert_int_equal(token_ends(h, (size_t)(h_end - h), 10, he), 10);
+    const char *row = h_end + 1;
+    for (int k = 0; k < 10; k++) {
+        const char *row_end = strchr(row, '\n');
+        assert_non_null(row_end);
+        assert_int_equal(token_ends(row, (size_t)(row_end - row), 10, re), 10);
+        for (int j = 0; j < 10; j++)
+            if (re[j] != he[j])
+                fail_msg("row %d, column %d ends at %ld, its header at %ld:\n%.*s\n%.*s", k, j, re[j], he[j],
+                         (int)(h_end - h), h, (int)(row_end - row), row);
+        row = row_end + 1;
+    }
+}
+
 static void test_readme_make_targets(void **st) {
     if (access("Makefile", R_OK) != 0 || access("scripts/bench.sh", R_OK) != 0) skip(); /* the repository root */
     const char *cases[][2] = {
@@ -1281,6 +1353,7 @@ int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_pytorch_options),
         cmocka_unit_test(test_usage_errors),
+        cmocka_unit_test(test_confusion_matrix_columns),
         cmocka_unit_test(test_help_everywhere),
         cmocka_unit_test(test_bad_inputs),
         cmocka_unit_test(test_hardening_inputs),
@@ -1298,6 +1371,7 @@ int main(void) {
         cmocka_unit_test(test_sweep_folder_errors),
         cmocka_unit_test(test_sweep_merge_exit_and_paths),
         cmocka_unit_test(test_record_opening_line),
+        cmocka_unit_test(test_record_opening_line_flushed),
         cmocka_unit_test(test_unwritable_outputs),
         cmocka_unit_test(test_lockstep_file_as_safetensors),
         cmocka_unit_test(test_eval_out_names),

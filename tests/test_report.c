@@ -884,6 +884,38 @@ static void test_partial_run_wording(void **st) {
     free_result(r);
 }
 
+/* The engine table's header says what the reference computes: "MPFR, no
+ * rounding" was printed for reference:mode=fp32cr (every operation rounded
+ * to fp32) and reference:tf32=on (operands rounded to TF32) too. */
+static void test_reference_described(void **st) {
+    static const struct {
+        const char *spec, *want;
+        int fp32cr;
+    } cases[] = {
+        {"reference", "engines vs the exact reference (reference: MPFR, no rounding) on", 0},
+        {"reference:mode=fp32cr",
+         "engines vs the reference (reference:mode=fp32cr: MPFR, each operation's result correctly rounded to fp32) on",
+         1},
+        {"reference:tf32=on:tf32round=rz",
+         "engines vs the reference (reference:tf32=on:tf32round=rz: MPFR, operands rounded to TF32 (rz), no other "
+         "rounding) on",
+         0},
+    };
+    for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
+        audit_result *r = new_result();
+        r->epochs_done = 1;
+        int ref = add_engine(r, cases[c].spec, cases[c].spec, REF_DESC, 1);
+        r->eng[ref].ref_fp32cr = cases[c].fp32cr;
+        int a = add_engine(r, "cpu", "cpu", CPU_DESC("2", "direct", "jit:avx512_core"), 0);
+        (void)add_pair(r, ref, a);
+        audit_cfg_default(&r->cfg);
+        char *con = console_of(r);
+        if (!strstr(con, cases[c].want)) fail_msg("%s: want '%s':\n%s", cases[c].spec, cases[c].want, con);
+        free(con);
+        free_result(r);
+    }
+}
+
 /* The console's pair table: the verdict column as wide as its widest
  * verdict ("differs (not judged)" ran into the next column). */
 static void test_pair_table_aligned(void **st) {
@@ -902,6 +934,26 @@ static void test_pair_table_aligned(void **st) {
     while (rl > con && rl[-1] != '\n') rl--;
     long col = strstr(hdr, "what differs") - hdr, got = row + strlen("differs (not judged)") + 1 - rl;
     if (col != got) fail_msg("'what differs' at column %ld, the row's text at %ld:\n%s", col, got, con);
+    free(con);
+    /* the fully compared steps are those the driver compared: make run's 705 steps under --audit-every 1000
+     * compare 1 and the partial batches 235, 470 and 705 (the line said "the first, then every 1000") */
+    static const long mr[] = {1, 235, 470, 705}, many[] = {1, 2, 4, 8, 12, 16, 20, 24, 28, 32};
+    r->cfg.audit_every = 1000;
+    r->full_steps = malloc(sizeof many);
+    assert_non_null(r->full_steps);
+    memcpy(r->full_steps, mr, sizeof mr);
+    r->n_full_steps = 4;
+    con = console_of(r);
+    if (!strstr(con, "every tensor at fully compared steps (steps 1, 235, 470 and 705)"))
+        fail_msg("fully compared steps:\n%s", con);
+    free(con);
+    /* many: runs of consecutive steps joined, the middle left out, the count */
+    memcpy(r->full_steps, many, sizeof many);
+    r->n_full_steps = 10;
+    r->cfg.audit_every = 4;
+    con = console_of(r);
+    if (!strstr(con, "every tensor at fully compared steps (steps 1-2, 4, 8, 12, ..., 28, 32 (10 in all))"))
+        fail_msg("fully compared steps, many:\n%s", con);
     free(con);
     free_result(r);
 }
@@ -931,8 +983,26 @@ static void test_unchecked_without_reference_steps(void **st) {
     headline_make(&h, r, &v);
     assert_int_equal(h.kind, HEADLINE_UNCHECKED);
     if (!strstr(h.line, "no step of 1 engine(s) was judged per element against the reference") ||
+        !strstr(h.line, "(this run had no attribution step and no shadow replay)") ||
         strstr(h.line, "no rule could judge") || !strstr(h.next, "--attribution-steps 2"))
         fail_msg("headline: %s\n%s", h.line, h.next);
+    /* a shadow replay ran, of another engine (a shadow replays one engine at a time): the line must not
+     * say there was none (it did, beside "on 0 attribution step(s) and 1 shadow replay(s)") */
+    r->n_shadows = 1;
+    headline_make(&h, r, &v);
+    if (strstr(h.line, "no shadow replay") ||
+        !strstr(h.line, "(this run's 0 attribution step(s) and 1 shadow replay(s) judged other engines)") ||
+        !strstr(h.next, "--attribution-steps 2"))
+        fail_msg("headline, a shadow of another engine: %s\n%s", h.line, h.next);
+    /* the engine is a recording: --attribution-steps cannot reach it (recordings sit out the attribution
+     * phase), a plan with more full steps can: the next step says that */
+    ae->recorded = 1;
+    explain_verdicts(&v, r, &M);
+    headline_make(&h, r, &v);
+    if (!strstr(h.line, "(a recording sits out the attribution phase, and this run's 1 shadow replay(s) replayed "
+                        "other engines)") ||
+        strstr(h.next, "--attribution-steps") || !strstr(h.next, "next: record again with a full step per recording"))
+        fail_msg("headline, an unchecked recording: %s\n%s", h.line, h.next);
     free_result(r);
     /* no reference listed: that is what the line says, and what to list */
     r = new_result();
@@ -1219,6 +1289,7 @@ int main(void) {
         cmocka_unit_test(test_report_write_failures),
         cmocka_unit_test(test_partial_run_wording),
         cmocka_unit_test(test_pair_table_aligned),
+        cmocka_unit_test(test_reference_described),
         cmocka_unit_test(test_unchecked_without_reference_steps),
         cmocka_unit_test(test_ok_names_unchecked_drift),
         cmocka_unit_test(test_earliest_problem_first),

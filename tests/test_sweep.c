@@ -137,6 +137,24 @@ static void test_bad_input(void **st) {
     assert_non_null(strstr(out, "PARTITION=ENGINE"));
     assert_int_equal(sh(out, sizeof out, "%s sweep --local --on cpu-a=reference --seeds 2 --dir %s/bad", g_bin, g_tmp), 2);
     assert_non_null(strstr(out, "the merge runs the reference"));
+    /* an unknown engine, knob or cuda value was planned and submitted, and every task failed on its node after
+     * the queue's wait ("lockstep record exited with status 2 (its message is in the task's log)"): refused
+     * here, naming the partition, the engine and what is wrong, and no --dir is made */
+    const char *unknown[][2] = {
+        {"cpux", "--on cpu-a: unknown engine 'cpux' (known: cpu, reference, cuda, recorded:PATH)"},
+        {"cpu,cpu:thread=1", "--on cpu-a: engine cpu:thread=1: unknown knob 'thread' (known: threads,"},
+        {"cpu:perturb=1", "perturb= and draw= are audit's own"},
+        {"cuda:math=tf23", "--on cpu-a: cuda: math=tf23: expected fma or tf32"},
+    };
+    for (size_t i = 0; i < sizeof unknown / sizeof unknown[0]; i++) {
+        int rc = sh(out, sizeof out, "%s sweep --local --on cpu-a=%s --seeds 1 --dir %s/unknown", g_bin,
+                    unknown[i][0], g_tmp);
+        if (rc != 2 || !strstr(out, unknown[i][1]))
+            fail_msg("--on cpu-a=%s: exit %d, want 2 and '%s':\n%s", unknown[i][0], rc, unknown[i][1], out);
+        char ud[PATH_MAX + 32];
+        snprintf(ud, sizeof ud, "%s/unknown", g_tmp);
+        assert_int_not_equal(access(ud, F_OK), 0);
+    }
     /* an empty entry in a list was skipped (cpu,,cpu:threads=1 swept two engines; 42,,43 two seeds), and the
      * refused command left its --dir behind */
     assert_int_equal(sh(out, sizeof out, "%s sweep --local --on cpu-a=cpu,,cpu:threads=1 --seeds 2 --dir %s/empty1",
@@ -466,10 +484,41 @@ static void test_local_small(void **st) {
         fail_msg("want the merge refused (exit 2) naming the recording and both engines; exit %d:\n%s", rc, out);
 }
 
+/* The report's note on shadow replays counts the steps the audit shadows:
+ * with recordings, every --audit-every-th step after --ref-steps and the
+ * recordings' full steps the driver adds for a recording not yet
+ * shadowed (here steps 1 and 2), not the partial batches.  Two steps,
+ * --audit-every 50, three recordings: two shadow replays, one recording
+ * unchecked; the note said 0 and "3 recording(s) per seed are not
+ * replayed" while the seed's audit replayed two. */
+static void test_note_counts_the_last_shadow(void **st) {
+    if (access(DATA_DEFAULT_DIR "/train-images-idx3-ubyte.gz", R_OK) != 0) {
+        skip();
+        return;
+    }
+    char out[1 << 15], path[PATH_MAX], buf[1 << 15];
+    const char *plan = "--on a=cpu:threads=1,cpu:threads=2 --on b=cpu:threads=1 --seeds 1 --limit-train 32 "
+                       "--limit-test 16 --batch 16 --epochs 1 --ref-steps 0 --audit-every 50";
+    int rc = sh(out, sizeof out, "%s sweep --local --jobs 2 %s --dir %s/note", g_bin, plan, g_tmp);
+    if (rc) fprintf(stderr, "%s\n", out);
+    assert_int_equal(rc, 0);
+    snprintf(path, sizeof path, "%s/note/report/seed-42/run.json", g_tmp);
+    char *json = malloc(1 << 22);
+    assert_non_null(json);
+    assert_int_equal(read_file(path, json, 1 << 22), 0);
+    if (!strstr(json, "\"shadow_replays\": 2,")) fail_msg("want the seed's audit to shadow twice");
+    free(json);
+    snprintf(path, sizeof path, "%s/note/report/report.md", g_tmp);
+    assert_int_equal(read_file(path, buf, sizeof buf), 0);
+    if (!strstr(buf, "Note: 2 shadow replay(s) per seed") || !strstr(buf, "1 recording(s) per seed are not replayed"))
+        fail_msg("want the note to count the audit's two shadow replays:\n%s", buf);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_bad_input),
         cmocka_unit_test(test_local_small),
+        cmocka_unit_test(test_note_counts_the_last_shadow),
         cmocka_unit_test(test_slurm_end_to_end),
     };
     return cmocka_run_group_tests(tests, group_setup, group_teardown);

@@ -375,6 +375,8 @@ typedef struct {
     model m;
     dataset ds;              /* owned: freed by audit_result_free */
     long n_shadows;          /* shadow replays run */
+    long *full_steps;        /* the drift steps fully compared (every tensor), in order; NULL when none kept */
+    long n_full_steps;
     long last_step;          /* the last step run */
     char jsonl_path[1024];   /* steps.jsonl.gz (with cfg.out_dir), complete under jsonl_tmp */
     char jsonl_tmp[1100];    /* until the command renames it into place; "" when none */

@@ -1833,6 +1833,7 @@ void audit_result_free(audit_result *r) {
         free(r->eng[i].ck_step_op);
     }
     free(r->test_labels);
+    free(r->full_steps);
     for (int pi = 0; pi < r->n_pairs; pi++) {
         free(r->pair[pi].mcnemar_class);
         free(r->pair[pi].param_rel_l2);
@@ -2326,6 +2327,12 @@ static int drift_step(audit *A, size_t s) {
     int shadow = A->cfg.audit_every > 0 && (A->step % A->cfg.audit_every == 0 || (nb < rc_->batch && !with_rec));
     shadow |= recording_owes_shadow(A);
     int full = A->step <= (A->cfg.ref_steps > 1 ? A->cfg.ref_steps : 1) || shadow || A->step == A->total;
+    if (full) { /* the console says which steps were (a partial batch is one, beside every audit_every-th) */
+        long *fs = realloc(r->full_steps, (size_t)(r->n_full_steps + 1) * sizeof *fs);
+        if (!fs) return LS_ENOMEM;
+        r->full_steps = fs;
+        r->full_steps[r->n_full_steps++] = A->step;
+    }
     for (int i = 0; i < r->n_engines; i++) {
         A->active[i] = r->eng[i].available && !r->eng[i].failed &&
                        (!r->eng[i].is_ref || A->step <= A->cfg.ref_steps || shadow);

@@ -129,6 +129,44 @@ static int unjudged_only(const verdict_table *v) {
     return n;
 }
 
+/* Of the engines no step judged against the reference, the recordings (the
+ * attribution phase cannot replay them: only a shadow replay at one of
+ * their plan's full steps can). */
+static int noref_recordings(const audit_result *r, const verdict_table *v) {
+    int n = 0;
+    for (int i = 0; i < v->n_eng; i++) n += v->e[i].unchecked && v->e[i].ref < 0 && r->eng[v->e[i].engine].recorded;
+    return n;
+}
+
+/* Why a reference listed never judged these engines per element: no
+ * attribution step and no shadow replay, or (a shadow replays one engine
+ * at a time, and a recording sits out the attribution phase) the steps
+ * there were went to other engines. */
+static void noref_why(char *why, size_t cap, const audit_result *r, const verdict_table *v) {
+    if (!r->attribution_steps && !r->n_shadows)
+        snprintf(why, cap, "this run had no attribution step and no shadow replay");
+    else if (noref_recordings(r, v) == v->unchecked)
+        snprintf(why, cap, "a recording sits out the attribution phase, and this run's %ld shadow replay(s) "
+                           "replayed other engines", r->n_shadows);
+    else
+        snprintf(why, cap, "this run's %ld attribution step(s) and %ld shadow replay(s) judged other engines",
+                 r->attribution_steps, r->n_shadows);
+}
+
+/* What to run when a reference judged no step of the unchecked engines:
+ * --attribution-steps 2, which does not reach a recording (more full
+ * steps in its plan do). */
+static void noref_next(headline *h, int have_ref, int recordings) {
+    if (recordings)
+        snprintf(h->next, sizeof h->next, "next: record again with a full step per recording after --ref-steps (a "
+                                          "smaller --audit-every: each shadow replay checks one recording), or audit "
+                                          "fewer recordings at once");
+    else
+        snprintf(h->next, sizeof h->next, "next: audit again %s --attribution-steps 2 (the first steps in isolated "
+                                          "mode, every operation judged against the reference's bound)",
+                 have_ref ? "with" : "with reference listed first in --engines and");
+}
+
 void headline_make(headline *h, const audit_result *r, const verdict_table *v) {
     memset(h, 0, sizeof *h);
     missing_engines(h, r);
@@ -213,11 +251,13 @@ void headline_make(headline *h, const audit_result *r, const verdict_table *v) {
             snprintf(h->line, sizeof h->line, "VERDICT: not fully checked — no reference listed: no step of %d "
                                               "engine(s) was judged per element against fp32 bounds%s (coverage "
                                               "below)", v->unchecked, ck_words);
-        else if (v->unchecked && v->unchecked_noref == v->unchecked)
-            /* a reference listed, but no attribution step and no shadow replay: the per-element tier never ran */
+        else if (v->unchecked && v->unchecked_noref == v->unchecked) {
+            char why[160];
+            noref_why(why, sizeof why, r, v);
             snprintf(h->line, sizeof h->line, "VERDICT: not fully checked — no step of %d engine(s) was judged per "
-                                              "element against the reference (this run had no attribution step and no "
-                                              "shadow replay)%s (coverage below)", v->unchecked, ck_words);
+                                              "element against the reference (%s)%s (coverage below)",
+                     v->unchecked, why, ck_words);
+        }
         else if (v->unchecked && unjudged_only(v) == v->unchecked)
             /* every rule was there; some elements were beyond fp32's range (bounds_range_unbound) */
             snprintf(h->line, sizeof h->line, "VERDICT: not fully checked — %d engine(s) had elements beyond fp32's "
@@ -261,7 +301,5 @@ void headline_make(headline *h, const audit_result *r, const verdict_table *v) {
     }
     next_step(h, r);
     if (k == HEADLINE_UNCHECKED && v->unchecked && v->unchecked_noref == v->unchecked && !h->next[0])
-        snprintf(h->next, sizeof h->next, "next: audit again %s --attribution-steps 2 (the first steps in isolated "
-                                          "mode, every operation judged against the reference's bound)",
-                 have_ref ? "with" : "with reference listed first in --engines and");
+        noref_next(h, have_ref, have_ref && noref_recordings(r, v) == v->unchecked);
 }

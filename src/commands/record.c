@@ -420,6 +420,7 @@ static int record_open(record_run *r) {
         fprintf(c->out, "record %s: %s, %s, %d epoch(s) of %zu images, batch %zu, seed %llu, %ld steps, full steps %s, "
                 "checksum vectors: %s\n", c->out_path, r->spec, r->m.name, rc_->epochs, r->n_train, rc_->batch,
                 (unsigned long long)rc_->seed, r->total, full, r->ck_what);
+        fflush(c->out); /* a log file or pipe keeps it if a signal ends the run (it ends without exit()) */
     }
     return 0;
 }
@@ -565,6 +566,7 @@ static int record_eval_epoch(record_run *r, int ep, double train_s, size_t image
     if (c->out)
         fprintf(c->out, "epoch %d: %.3f s training (%.0f images/s), test accuracy %.2f%%, loss %.4f\n", ep + 1,
                 train_s, train_s > 0 ? images / train_s : 0.0, 100.0 * correct / n_test, loss_sum / n_test);
+    if (c->out) fflush(c->out);
     return 0;
 }
 

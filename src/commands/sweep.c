@@ -44,6 +44,7 @@
 #include "base/util.h"
 #include "commands/audit_cmd.h"
 #include "engines/engine.h"
+#include "engines/registry.h"
 #include "formats/golden.h"
 
 /* Paths here are a realpath()'d folder (< PATH_MAX) plus a short tail; one
@@ -136,6 +137,12 @@ static int plan_add_on(sweep_plan *p, const char *on) {
         if (strcmp(s.name, "reference") == 0 || strcmp(s.name, "ref") == 0 || strcmp(s.name, "recorded") == 0)
             return ls_err(LS_EINVAL, "--on %s: engine '%s': a sweep records fp32 engines; the merge runs the reference "
                           "itself", p->partition[m], t);
+        /* an unknown engine or knob is refused here, not by every task on its node after the queue's wait */
+        if (engine_spec_known(&s) != 0) {
+            char why[400];
+            snprintf(why, sizeof why, "%s", ls_errmsg());
+            return ls_err(LS_EINVAL, "--on %s: %s", p->partition[m], why);
+        }
         for (int k = 0; k < p->n_engines[m]; k++)
             if (strcmp(p->engine[m][k], t) == 0)
                 return ls_err(LS_EINVAL, "--on %s: engine %s listed twice", p->partition[m], t);
@@ -1259,21 +1266,28 @@ static int merge_audits(const sweep_plan *p, const char *dir, const char *tmp, l
     int rc = runs && map ? 0 : LS_ENOMEM;
     lsbuf_printf(md, "\n## Verdicts per seed (reference + every recording of the seed, free mode, shadow replays)\n");
     /* the reference shadows one recording per shadow step, in turn: with
-     * fewer shadow steps than recordings some stay unchecked (and say so) */
-    long total = 0, shadows = 0;
-    for (int e = 0; e < p->epochs; e++) {
-        long n_train = p->limit_train, spe = (n_train + p->batch - 1) / p->batch;
-        for (long k = 0; k < spe; k++) {
-            total++;
-            int partial = k == spe - 1 && n_train % p->batch;
-            shadows += total > p->ref_steps && ((p->audit_every > 0 && total % p->audit_every == 0) || partial);
+     * fewer shadow steps than recordings some stay unchecked (and say so).
+     * The driver's rule with recordings (driver.c drift_step and
+     * recording_owes_shadow), step by step after ref_steps: every
+     * audit_every-th step, and a full step of the recordings' plan (the
+     * first when ref_steps is 0, the last) once the full steps left are no
+     * more than the recordings not yet shadowed; never a partial batch (a
+     * recording holds no tensors there) */
+    long total = p->epochs * ((p->limit_train + p->batch - 1) / p->batch), shadows = 0, owed = n_eng,
+         ae = p->audit_every;
+    for (long k = p->ref_steps + 1; k <= total; k++) {
+        int full = k == 1 || (ae > 0 && k % ae == 0) || k == total;
+        long left = (ae > 0 ? total / ae - (k - 1) / ae : 0) + (ae <= 0 || total % ae ? 1 : 0);
+        if ((ae > 0 && k % ae == 0) || (owed > 0 && full && owed >= left)) {
+            shadows++;
+            owed -= owed > 0;
         }
     }
-    if (p->limit_train && shadows < n_eng)
-        lsbuf_printf(md, "\nNote: %ld shadow replay(s) per seed (steps after %ld, every %ld-th) for %d recordings: "
-                     "%ld recording(s) per seed are not replayed by the reference and stay unchecked (lower "
-                     "--audit-every or train longer).\n", shadows, p->ref_steps, p->audit_every, n_eng,
-                     n_eng - shadows);
+    if (p->limit_train && owed > 0)
+        lsbuf_printf(md, "\nNote: %ld shadow replay(s) per seed (after step %ld: every %ld-th step, and full steps "
+                     "near the end while a recording is owed one) for %d recordings: %ld recording(s) per seed are not "
+                     "replayed by the reference and stay unchecked (lower --audit-every or train longer).\n",
+                     shadows, p->ref_steps, ae, n_eng, owed);
     for (int s = 0; s < p->n_seeds && !rc; s++) {
         seeds[s] = (uint64_t)p->seed[s];
         char list[2048] = "reference", odir[PATH_MAX], shown[PATH_MAX + 32];

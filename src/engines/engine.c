@@ -75,7 +75,10 @@ int engine_spec_check(const engine_spec *s, const char *const *allowed) {
                 strncat(list, *a, sizeof list - strlen(list) - 2);
                 if (a[1]) strncat(list, ", ", sizeof list - strlen(list) - 1);
             }
-            return ls_err(LS_EINVAL, "engine %s: unknown knob '%s' (known: %s)", s->spec, s->key[i], list);
+            /* the audit's own knobs reach no engine: name where they belong (the README shows cpu:perturb=1) */
+            int audit_knob = strcmp(s->key[i], "perturb") == 0 || strcmp(s->key[i], "draw") == 0;
+            return ls_err(LS_EINVAL, "engine %s: unknown knob '%s' (known: %s)%s", s->spec, s->key[i], list,
+                          audit_knob ? "; perturb= and draw= are audit's own, for an engine in audit --engines" : "");
         }
     }
     return LS_OK;

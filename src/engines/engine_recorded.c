@@ -361,6 +361,18 @@ static const engine_i RECORDED_IFACE = {
     /* .ck_view  = */ NULL,
 };
 
+/* The options that make this run the recording's (its plan, --audit-every
+ * and --ref-steps, is adopted): one refusal names every one, where field
+ * by field took a try each (gpu-check's recordings differ from the
+ * defaults in four). */
+static void recorded_run_options(const recording *r, char *buf, size_t cap) {
+    const char *nz = golden_provenance_get(r->gf, "data.normalize"), *lr = golden_provenance_get(r->gf, "lr");
+    int norm = nz && strcmp(nz, "none") != 0, lr_set = lr && strcmp(lr, "0.001") != 0;
+    snprintf(buf, cap, "--seed %llu --batch %zu --epochs %d --limit-train %zu --limit-test %zu%s%s%s%s",
+             (unsigned long long)r->seed, r->batch, r->epochs, r->limit_train, r->limit_test,
+             norm ? " --normalize " : "", norm ? nz : "", lr_set ? " --lr " : "", lr_set ? lr : "");
+}
+
 int engine_recorded_create(engine *e, const engine_spec *s) {
     const char *path = s->spec + 9; /* after "recorded:" */
     if (strncmp(s->spec, "recorded:", 9) != 0 || !*path)
@@ -382,8 +394,10 @@ int engine_recorded_create(engine *e, const engine_spec *s) {
         rc = ls_err(LS_EINVAL, "recorded with model %s (hash %s), this run has model %s (hash %s) (field: model)",
                     mn ? mn : "?", mh ? mh : "?", e->m->name, now);
     } else if (r->batch > e->max_batch) {
-        rc = ls_err(LS_EINVAL, "recorded with batch %zu, this run has batch %zu (field: batch)", r->batch,
-                    e->max_batch);
+        char opts[256];
+        recorded_run_options(r, opts, sizeof opts);
+        rc = ls_err(LS_EINVAL, "recorded with batch %zu, this run has batch %zu (field: batch); the recording's run: %s",
+                    r->batch, e->max_batch, opts);
     } else {
         rc = recording_validate(r, e->m, recording_ck_geom_of); /* the contents, before any of it is read */
     }
@@ -408,8 +422,10 @@ static void data_key_name(char *out, size_t cap, const char *path) {
 }
 
 static int field_differs(const recording *r, const char *field, const char *was, const char *now) {
-    return ls_err(LS_EINVAL, "recorded:%s: recorded with %s %s, this run has %s %s (field: %s)", r->path, field, was,
-                  field, now, field);
+    char opts[256];
+    recorded_run_options(r, opts, sizeof opts);
+    return ls_err(LS_EINVAL, "recorded:%s: recorded with %s %s, this run has %s %s (field: %s); the recording's run: %s",
+                  r->path, field, was, field, now, field, opts);
 }
 
 int recording_check_run(const recording *r, const run_cfg *c, const model *m, const dataset *ds, long total_steps) {

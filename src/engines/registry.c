@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "base/util.h"
+#include "engines/cuda/cuda_policy.h"
 
 #if LS_HAVE_CUDA
 /* The CUDA engine lives in liblockstep_cuda.so next to the executable (or
@@ -49,6 +50,17 @@ static int cuda_create(engine *e, const engine_spec *s) {
     return fn(e, s);
 }
 #endif
+
+int engine_spec_known(const engine_spec *s) {
+    if (strcmp(s->name, "cpu") == 0) return engine_spec_check(s, engine_cpu_knobs());
+    if (strcmp(s->name, "cuda") == 0) {
+        cp_opts o;
+        return cp_opts_parse(&o, s);
+    }
+    if (strcmp(s->name, "reference") == 0 || strcmp(s->name, "ref") == 0 || strcmp(s->name, "recorded") == 0)
+        return LS_OK;
+    return ls_err(LS_EINVAL, "unknown engine '%s' (known: cpu, reference, cuda, recorded:PATH)", s->name);
+}
 
 int engine_create(engine **out, const char *spec_text, const model *m, const engine_opts *o) {
     *out = NULL;

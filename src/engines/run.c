@@ -178,11 +178,14 @@ void eval_print_confusion(FILE *f, const char *data_dir, const eval_result *r) {
         fprintf(f, "  %d %-12s %5ld / %5ld  %6.2f%%\n", k, class_name(data_dir, C, k, b1, sizeof b1),
                 r->confusion[(size_t)k * C + k], tot, tot ? 100.0 * r->confusion[(size_t)k * C + k] / tot : 0.0);
     }
-    fprintf(f, "\nconfusion matrix (rows: true class, columns: predicted):\n%-16s", "");
+    /* the rows' label "  K NAME  " and the header's indent the same width, so
+     * that each count stands under its class index */
+    int w = snprintf(NULL, 0, "%d", C > 1 ? C - 1 : 0);
+    fprintf(f, "\nconfusion matrix (rows: true class, columns: predicted):\n%*s", 2 + w + 1 + 12 + 2, "");
     for (int j = 0; j < C; j++) fprintf(f, "%6d", j);
     fprintf(f, "\n");
     for (int k = 0; k < C; k++) {
-        fprintf(f, "  %d %-12s  ", k, class_name(data_dir, C, k, b1, sizeof b1));
+        fprintf(f, "  %*d %-12s  ", w, k, class_name(data_dir, C, k, b1, sizeof b1));
         for (int j = 0; j < C; j++) fprintf(f, "%6ld", r->confusion[(size_t)k * C + j]);
         fprintf(f, "\n");
     }

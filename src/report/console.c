@@ -17,6 +17,7 @@
 #include "audit/seeds.h"
 #include "base/util.h"
 #include "checks/bounds.h"
+#include "engines/engine.h"
 
 static const char *fmt_ulp(char *buf, size_t cap, double u) { return ls_fmt_num(buf, cap, u, "nan"); }
 
@@ -29,15 +30,33 @@ static int label_width(const audit_result *r) {
     return w;
 }
 
-/* Engines against the exact reference: judged or not, how much of it. */
+/* What the reference computes, in words: exact, or (mode=fp32cr) each
+ * operation correctly rounded to fp32, and (tf32=on) from TF32-rounded
+ * operands.  Returns 1 when it is the exact mathematics. */
+static int ref_words(char *buf, size_t cap, const audit_engine *ae) {
+    engine_spec s;
+    int tf32 = engine_spec_parse(&s, ae->spec) == 0 && strcmp(engine_spec_get(&s, "tf32", "off"), "on") == 0;
+    const char *rnd = tf32 ? engine_spec_get(&s, "tf32round", "rna") : "";
+    if (ae->ref_fp32cr)
+        snprintf(buf, cap, "MPFR, each operation's result correctly rounded to fp32%s%s%s",
+                 tf32 ? ", from operands rounded to TF32 (" : "", rnd, tf32 ? ")" : "");
+    else if (tf32) snprintf(buf, cap, "MPFR, operands rounded to TF32 (%s), no other rounding", rnd);
+    else snprintf(buf, cap, "MPFR, no rounding");
+    return !ae->ref_fp32cr && !tf32;
+}
+
+/* Engines against the reference: judged or not, how much of it. */
 static void print_engine_table(FILE *f, const audit_result *r, const verdict_table *v, const headline *h) {
-    const char *refl = NULL;
-    for (int i = 0; i < r->n_engines && !refl; i++)
-        if (r->eng[i].is_ref && r->eng[i].available) refl = r->eng[i].label;
-    if (refl)
-        fprintf(f, "\nengines vs the exact reference (%s: MPFR, no rounding) on %ld attribution step(s) and %ld "
+    const audit_engine *ref = NULL;
+    for (int i = 0; i < r->n_engines && !ref; i++)
+        if (r->eng[i].is_ref && r->eng[i].available) ref = &r->eng[i];
+    char rw[160];
+    if (ref) {
+        int exact = ref_words(rw, sizeof rw, ref);
+        fprintf(f, "\nengines vs the %sreference (%s: %s) on %ld attribution step(s) and %ld "
                    "shadow replay(s);\ncoverage = tensors judged by an fp32 error bound or exactness rule / tensors "
-                   "compared:\n", refl, r->attribution_steps, (long)r->n_shadows);
+                   "compared:\n", exact ? "exact " : "", ref->label, rw, r->attribution_steps, (long)r->n_shadows);
+    }
     else fprintf(f, "\nengines (no exact reference listed: no engine is judged against fp32 bounds):\n");
     int lw = label_width(r);
     fprintf(f, "  %-*s %-20s %-9s %s\n", lw, "engine", "verdict", "coverage", "detail");
@@ -66,6 +85,37 @@ static int pair_shown(const audit_result *r, const pair_verdict *pv) {
     return !derived;
 }
 
+/* The fully compared steps in short: "steps 1, 235, 470 and 705", or with
+ * more of them "steps 1-2, 50, 100, ..., 700, 705 (17 in all)" (runs of
+ * consecutive steps joined).  A result without the list (not from the
+ * driver) gets the plan's words. */
+static void full_steps_words(char *buf, size_t cap, const audit_result *r) {
+    const long *s = r->full_steps;
+    long n = r->n_full_steps;
+    if (!s || n <= 0) {
+        snprintf(buf, cap, "the first, then every %ld", r->cfg.audit_every);
+        return;
+    }
+    /* items: a step, or a run a-b of consecutive steps; with more than 6,
+     * the first 4, "...", the last 2 */
+    long items = 0;
+    for (long i = 0; i < n; i++) items += i == 0 || s[i] != s[i - 1] + 1;
+    size_t k = (size_t)snprintf(buf, cap, "step%s", n > 1 ? "s" : "");
+    long item = 0;
+    for (long i = 0; i < n && k < cap; item++) {
+        long j = i;
+        while (j + 1 < n && s[j + 1] == s[j] + 1) j++;
+        int show = items <= 6 || item < 4 || item >= items - 2;
+        const char *sep = item == 0 ? " " : (items <= 6 && item == items - 1) ? " and " : ", ";
+        if (items > 6 && item == 4) k += (size_t)snprintf(buf + k, cap - k, ", ...");
+        if (show && k < cap)
+            k += (size_t)(s[i] == s[j] ? snprintf(buf + k, cap - k, "%s%ld", sep, s[i])
+                                       : snprintf(buf + k, cap - k, "%s%ld-%ld", sep, s[i], s[j]));
+        i = j + 1;
+    }
+    if (items > 6 && k < cap) snprintf(buf + k, cap - k, " (%ld in all)", n);
+}
+
 /* Engine pairs trained side by side: parameters are compared after every
  * step (cheaply: digest and norms), every tensor only on fully compared
  * steps (1..ref_steps, every audit_every-th, the last): the first tensor
@@ -78,10 +128,11 @@ static void print_pair_table(FILE *f, audit_result *R, const verdict_table *v) {
     if (r->interrupted && !r->interrupted_seeds) /* a partial run says how far it got */
         snprintf(ran, sizeof ran, "%ld of %ld steps: interrupted", r->interrupted_step, r->total_steps);
     else snprintf(ran, sizeof ran, "%ld steps", r->total_steps);
+    char full[200];
+    full_steps_words(full, sizeof full, r);
     fprintf(f, "\nengine pairs, trained side by side from the same start (%s mode, %s); weights compared after "
-               "every step,\nevery tensor at fully compared steps (the first, then every %ld)%s:\n",
-            lockstep_mode_name(r->drift_mode), ran, R->cfg.audit_every,
-            r->epochs_done ? "; test images after the last epoch" : "");
+               "every step,\nevery tensor at fully compared steps (%s)%s:\n",
+            lockstep_mode_name(r->drift_mode), ran, full, r->epochs_done ? "; test images after the last epoch" : "");
     int vw = 16; /* the verdict column as wide as its widest entry ("differs (not judged)") */
     for (int k = 0; k < v->n_pair; k++)
         if ((int)strlen(v->p[k].verdict) > vw) vw = (int)strlen(v->p[k].verdict);

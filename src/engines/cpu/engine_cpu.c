@@ -6390,10 +6390,13 @@ static int lowp_check_bf16(void) {
     return 0;
 }
 
+static const char *const CPU_KNOBS[] = {"threads", "algo", "isa", "math", "layout", "fuse", "tf32", "tf32round",
+                                        "dtype", CPU_FAULT_ONLY("fault", "fault_k",) NULL};
+
+const char *const *engine_cpu_knobs(void) { return CPU_KNOBS; }
+
 int engine_cpu_create(engine *e, const engine_spec *s) {
-    static const char *const knobs[] = {"threads", "algo", "isa", "math", "layout", "fuse", "tf32", "tf32round", "dtype",
-                                        CPU_FAULT_ONLY("fault", "fault_k",) NULL};
-    int rc = engine_spec_check(s, knobs);
+    int rc = engine_spec_check(s, CPU_KNOBS);
     if (rc) return rc;
     const model *m = e->m;
     cpu_ctx *c = ls_calloc(1, sizeof *c);

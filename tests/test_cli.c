@@ -129,6 +129,9 @@ static void test_bad_inputs(void **st) {
     expect(args, 2, needle);
     unlink(spec);
     expect("train --engine cpu:bogus=1 --limit-train 16 --epochs 1", 2, "unknown knob 'bogus'");
+    /* a knob's value refused reads as its name refused: spec, value, knob, choices */
+    expect("train --engine cpu:algo=foo --steps 1", 2,
+           "lockstep train: engine cpu:algo=foo: unknown value 'foo' for knob algo (known: direct, winograd, auto)");
     expect("train --engine tpu --limit-train 16 --epochs 1", 2, "unknown engine 'tpu'");
     expect("audit --engines cpu --limit-train 16 --batch 16 --epochs 1 --no-eval --out /proc/no/such/dir", 2,
            "/proc/no/such/dir");

@@ -7,6 +7,7 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <cmocka.h>
+#include <dirent.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -129,6 +130,9 @@ static void test_bad_inputs(void **st) {
     expect(args, 2, needle);
     unlink(spec);
     expect("train --engine cpu:bogus=1 --limit-train 16 --epochs 1", 2, "unknown knob 'bogus'");
+    /* a knob's value refused reads as its name refused: spec, value, knob, choices */
+    expect("train --engine cpu:algo=foo --steps 1", 2,
+           "lockstep train: engine cpu:algo=foo: unknown value 'foo' for knob algo (known: direct, winograd, auto)");
     expect("train --engine tpu --limit-train 16 --epochs 1", 2, "unknown engine 'tpu'");
     expect("audit --engines cpu --limit-train 16 --batch 16 --epochs 1 --no-eval --out /proc/no/such/dir", 2,
            "/proc/no/such/dir");
@@ -1159,6 +1163,59 @@ static void test_record_disk_space(void **st) {
     assert_int_equal(system(cmd), 0);
 }
 
+/* A spec whose last dense is wider than the data's classes (dense 64 on
+ * FashionMNIST's 10) trained a 64-class head without a word.  Every
+ * command that takes --model with data refuses it: exit 2, the message
+ * names --model's file, the layer and both numbers, and nothing is
+ * written (sweep: no --dir made); the same spec with dense 10 is taken. */
+static void test_head_wider_than_classes(void **st) {
+    if (access(DATA_DIR_CHECK, R_OK) != 0) skip();
+    char dir[] = "/tmp/ls_cli_headXXXXXX", args[2048], needle[1024], w[256];
+    assert_non_null(mkdtemp(dir));
+    char out[PATH_MAX];
+    snprintf(out, sizeof out, "%s/out", dir);
+    assert_int_equal(mkdir(out, 0700), 0);
+    const char *spec = tmp_text(5, "input 1 28 28\nflatten\ndense 32\nrelu\ndense 64\n");
+    /* weights to evaluate: eval refuses the model, not the file */
+    snprintf(w, sizeof w, "%s/w.safetensors", dir);
+    snprintf(args, sizeof args, "train --steps 1 --limit-train 16 --limit-test 16 --batch 16 --epochs 1 --save %s", w);
+    expect(args, 0, "wrote");
+    const char *cmds[] = {"train --steps 1 --save %s/w.st --json %s/t.json",
+                          "audit --engines reference,cpu --epochs 1 --out %s/audit%s",
+                          "golden record --out %s/g.lsg%s",
+                          "record --engine cpu --epochs 1 --out %s/r.lsr%s",
+                          "export --engine cpu --step 1 --out %s/e.st%s",
+                          "export --engine cpu --state-dict --step 1 --out %s/s.st%s",
+                          "eval --out %s/e.npy%s --init ",
+                          "sweep --local --on a=cpu --seeds 1 --epochs 1 --dir %s/sweep%s"};
+    snprintf(needle, sizeof needle,
+             "--model %s: the last layer, fc2 (dense 64), gives 64 logits, but the labels of "
+             "/usr/share/datasets/fashion-mnist run 0..9 (10 classes): 54 logits would name no class; make the last "
+             "layer dense 10", spec);
+    for (size_t i = 0; i < sizeof cmds / sizeof cmds[0]; i++) {
+        char cmd[512];
+        snprintf(cmd, sizeof cmd, cmds[i], out, i == 0 ? out : "");
+        int ev = strncmp(cmd, "eval", 4) == 0; /* (eval trains nothing: no --limit-train) */
+        snprintf(args, sizeof args, "%s%s --model %s%s --limit-test 16 --batch 16", cmd, ev ? w : "", spec,
+                 ev ? "" : " --limit-train 16");
+        expect(args, 2, needle);
+        DIR *d = opendir(out);
+        assert_non_null(d);
+        for (struct dirent *e; (e = readdir(d));)
+            if (e->d_name[0] != '.') fail_msg("lockstep %s wrote %s/%s", args, out, e->d_name);
+        closedir(d);
+    }
+    /* dense 10: the same commands take it (train as the witness) */
+    const char *ok = tmp_text(6, "input 1 28 28\nflatten\ndense 32\nrelu\ndense 10\n");
+    snprintf(args, sizeof args, "train --steps 1 --limit-train 16 --limit-test 16 --batch 16 --epochs 1 --model %s",
+             ok);
+    expect(args, 0, NULL);
+    unlink(spec);
+    unlink(ok);
+    snprintf(args, sizeof args, "rm -rf %s", dir);
+    assert_int_equal(system(args), 0);
+}
+
 /* Found trying the commands as a new user: a file given as --data spoke of
  * "FILE/train-images-idx3-ubyte: Not a directory"; a bad --order file and
  * golden record's and record's bad --out named the file but not the option.
@@ -1382,6 +1439,7 @@ int main(void) {
         cmocka_unit_test(test_golden_record_disk_space),
         cmocka_unit_test(test_record_disk_space),
         cmocka_unit_test(test_user_tryout_messages),
+        cmocka_unit_test(test_head_wider_than_classes),
         cmocka_unit_test(test_equals_form),
         cmocka_unit_test(test_order_epochs_name_the_option),
         cmocka_unit_test(test_readme_make_targets),

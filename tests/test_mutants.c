@@ -1025,7 +1025,7 @@ static void test_unknown_fault(void **st) {
     engine *e = NULL;
     engine_opts o = {1, 4, 0};
     assert_int_not_equal(engine_create(&e, "cpu:fault=no_such_fault", &m, &o), 0);
-    assert_non_null(strstr(ls_errmsg(), "unknown fault 'no_such_fault'"));
+    assert_non_null(strstr(ls_errmsg(), "unknown value 'no_such_fault' for knob fault"));
     assert_int_equal(engine_create(&e, "cpu:fault=pool_tie_last", &m, &o), 0);
     engine_free(e);
     /* LS_FAULT_ONE_COPY naming a place no token can be made: the error names it */

@@ -1277,6 +1277,57 @@ static void test_checksums_unjudged_counted(void **st) {
     free_result(r);
 }
 
+/* The coverage line of the sharper tier says SUSPECT only where some
+ * check is over it within the worst case ("0 check(s) over it within the
+ * worst case (SUSPECT)" read as if the engine were SUSPECT); none over:
+ * "none over it"; over it only beyond the worst case (the worst-case
+ * tier's, on the line above): none counted here, and said so. */
+static char *sharp_line(audit_result *r) {
+    char *con = console_of(r);
+    char *l = strstr(con, "sharper tier (1000 relations)");
+    if (!l) fail_msg("console:\n%s", con);
+    char *e = strchr(l, '\n');
+    if (e) *e = 0;
+    memmove(con, l, strlen(l) + 1);
+    return con;
+}
+
+static void test_sharp_line_suspect_only_when_over(void **st) {
+    (void)st;
+    int a;
+    audit_result *r = ref_cpu_within(&a);
+    r->cfg.checksums = 1;
+    audit_engine *ae = &r->eng[a];
+    ae->ck_have = 1;
+    ae->ck_steps = 4;
+    ae->ck_relations = 100;
+    ae->ck_worst = 0.5;
+    snprintf(ae->ck_worst_what, sizeof ae->ck_worst_what, "fc2 backward-data");
+    ae->ck_n_sharp = 1000;
+    ae->ck_sharp_worst = 0.559;
+    snprintf(ae->ck_sharp_worst_what, sizeof ae->ck_sharp_worst_what, "fc2 backward-data, sample 77");
+    char *l = sharp_line(r);
+    if (strstr(l, "SUSPECT") || !strstr(l, "worst ratio 0.559 (fc2 backward-data, sample 77), none over it") ||
+        strstr(l, "within the worst case"))
+        fail_msg("none over: %s", l);
+    free(l);
+    ae->ck_sharp_worst = 2.5;
+    ae->ck_sus_checks = 3;
+    l = sharp_line(r);
+    if (!strstr(l, "worst ratio 2.5 (fc2 backward-data, sample 77), 3 check(s) over it within the worst case: SUSPECT"))
+        fail_msg("3 over: %s", l);
+    free(l);
+    ae->ck_sus_checks = 0;
+    ae->ck_worst = ae->ck_sharp_worst = 1.04e6;
+    ae->ck_viol_checks = 1;
+    l = sharp_line(r);
+    if (strstr(l, "SUSPECT") || !strstr(l, "none over it within the worst case (those beyond the worst case: the line "
+                                           "above)"))
+        fail_msg("over beyond the worst case only: %s", l);
+    free(l);
+    free_result(r);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_threads_reduction_order), cmocka_unit_test(test_bound_exceeded_causes),
@@ -1295,6 +1346,7 @@ int main(void) {
         cmocka_unit_test(test_earliest_problem_first),
         cmocka_unit_test(test_eval_unjudged_counted),
         cmocka_unit_test(test_checksums_unjudged_counted),
+        cmocka_unit_test(test_sharp_line_suspect_only_when_over),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -649,6 +649,63 @@ static void test_headline_kinds(void **st) {
     free(r);
 }
 
+/* The incomplete screen's next step keeps the user's --engines list: an
+ * engine listed twice (the determinism pair cpu,cpu) stays twice, a
+ * driver knob (perturb=1) stays in its label, and only the missing cuda
+ * engine is replaced, in its place, by its recording; two missing cuda
+ * engines get a recording each; under --repeat 2 the repeats are the
+ * flag's, not the list's. */
+static void test_next_step_keeps_engine_list(void **st) {
+    (void)st;
+    audit_result *r = calloc(1, sizeof *r);
+    assert_non_null(r);
+    /* --engines reference,cpu,cuda,cpu,cpu:threads=1,cpu:perturb=1 */
+    const char *lab[] = {"reference", "cpu", "cuda", "cpu#2", "cpu:threads=1", "cpu:perturb=1"};
+    const char *spec[] = {"reference", "cpu", "cuda", "cpu", "cpu:threads=1", "cpu"};
+    for (int i = 0; i < 6; i++) {
+        audit_engine *e = &r->eng[r->n_engines++];
+        snprintf(e->label, sizeof e->label, "%s", lab[i]);
+        snprintf(e->spec, sizeof e->spec, "%s", spec[i]);
+        e->available = i != 2;
+        e->repeat_of = i == 3 ? 1 : -1;
+        e->is_ref = i == 0;
+    }
+    snprintf(r->eng[2].skip_reason, sizeof r->eng[2].skip_reason, "cuda: unavailable (no NVIDIA driver is loaded)");
+    r->cfg.repeat = 1;
+    verdict_table v;
+    memset(&v, 0, sizeof v);
+    headline h;
+    headline_make(&h, r, &v);
+    assert_int_equal(h.kind, HEADLINE_INCOMPLETE);
+    const char *want = "then here: --engines reference,cpu,recorded:FILE.lsr,cpu,cpu:threads=1,cpu:perturb=1";
+    if (!strstr(h.next, want) || strstr(h.next, want)[strlen(want)] != 0) fail_msg("next: %s", h.next);
+    /* a second cuda engine missing: a recording each */
+    snprintf(r->eng[4].spec, sizeof r->eng[4].spec, "cuda:math=tf32");
+    snprintf(r->eng[4].label, sizeof r->eng[4].label, "cuda:math=tf32");
+    r->eng[4].available = 0;
+    headline_make(&h, r, &v);
+    want = "then here: --engines reference,cpu,recorded:FILE1.lsr,cpu,recorded:FILE2.lsr,cpu:perturb=1";
+    if (!strstr(h.next, want) || strstr(h.next, want)[strlen(want)] != 0) fail_msg("next: %s", h.next);
+    /* --repeat 2: every engine's copy is the flag's, not listed again */
+    r->cfg.repeat = 2;
+    headline_make(&h, r, &v);
+    want = "then here: --engines reference,cpu,recorded:FILE1.lsr,recorded:FILE2.lsr,cpu:perturb=1";
+    if (!strstr(h.next, want) || strstr(h.next, want)[strlen(want)] != 0) fail_msg("next: %s", h.next);
+    /* a cpu engine that died: audit without it, the pair kept */
+    r->cfg.repeat = 1;
+    r->eng[2].available = r->eng[4].available = 1;
+    snprintf(r->eng[2].spec, sizeof r->eng[2].spec, "cpu:algo=winograd");
+    snprintf(r->eng[2].label, sizeof r->eng[2].label, "cpu:algo=winograd");
+    snprintf(r->eng[4].spec, sizeof r->eng[4].spec, "cpu:threads=1");
+    snprintf(r->eng[4].label, sizeof r->eng[4].label, "cpu:threads=1");
+    r->eng[2].failed = 1;
+    snprintf(r->eng[2].fail_reason, sizeof r->eng[2].fail_reason, "died at drift step 2 (signal 9, Killed)");
+    headline_make(&h, r, &v);
+    want = "or audit without it: --engines reference,cpu,cpu,cpu:threads=1,cpu:perturb=1";
+    if (!strstr(h.next, want) || strstr(h.next, want)[strlen(want)] != 0) fail_msg("next: %s", h.next);
+    free(r);
+}
+
 /* --fail-on incomplete: exit 1 when a listed engine did not run. */
 static void test_fail_on_incomplete(void **st) {
     (void)st;
@@ -727,6 +784,7 @@ static void test_checker_catches_defects(void **st) {
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_headline_kinds),
+        cmocka_unit_test(test_next_step_keeps_engine_list),
         cmocka_unit_test(test_checker_catches_defects),
         cmocka_unit_test(test_charts_match_run_json),
         cmocka_unit_test(test_sharp_margin_matches_run_json),

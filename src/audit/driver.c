@@ -2101,6 +2101,7 @@ static int audit_setup(audit *A) {
     if ((rc = check_audit_memory(A))) return rc;
     if ((rc = dataset_load_shape(&A->ds, rc_->data_dir, A->m.n_classes, A->m.in_h, A->m.in_w))) return rc;
     run_apply_normalize(rc_, &A->ds);
+    if ((rc = run_check_classes(rc_, &A->m, &A->ds))) return rc;
     run_note_limits(rc_, &A->ds, "audit");
     if (A->ds.train.rows != A->m.in_h || A->ds.train.cols != A->m.in_w || A->m.in_c != 1)
         return ls_err(LS_EINVAL, "%s: images are %dx%d but model %s expects %dx%dx%d", A->ds.train.images_path,

@@ -46,18 +46,35 @@ static void missing_list(const headline *h, const audit_result *r, char *buf, si
     }
 }
 
-/* The engines that did run, as --engines spells them, then recorded:FILE. */
+/* The user's --engines list, as it spells them (a repeat of an engine
+ * listed twice kept: cpu,cpu is the determinism pair), without the engines
+ * that did not run; with gpu, each missing cuda engine is replaced, in its
+ * place, by its recording (FILE.lsr; FILE1.lsr, FILE2.lsr, ... for several).
+ * Under --repeat 2 the repeats are that flag's, not the list's. */
 static void next_step(headline *h, const audit_result *r) {
-    int gpu = 0;
-    for (int k = 0; k < h->n_missing; k++) gpu |= strncmp(r->eng[h->missing[k]].spec, "cuda", 4) == 0;
+    int gpu = 0, n_rec = 0; /* missing cuda engines; those of them first listed (one recording each) */
+    for (int k = 0; k < h->n_missing; k++) {
+        const audit_engine *me = &r->eng[h->missing[k]];
+        gpu += strncmp(me->spec, "cuda", 4) == 0;
+        n_rec += strncmp(me->spec, "cuda", 4) == 0 && me->repeat_of < 0;
+    }
     char ran[400];
     size_t n = 0;
     ran[0] = 0;
+    int rec = 0;
     for (int i = 0; i < r->n_engines && n < sizeof ran; i++) {
         const audit_engine *ae = &r->eng[i];
-        if (!ae->available || ae->failed || ae->repeat_of >= 0) continue;
-        /* the label: a driver knob (perturb=1) is not in the spec */
-        int w = snprintf(ran + n, sizeof ran - n, "%s%s", n ? "," : "", ae->label);
+        if (ae->repeat_of >= 0 && r->cfg.repeat > 1) continue;
+        const audit_engine *first = ae->repeat_of >= 0 ? &r->eng[ae->repeat_of] : ae;
+        int w;
+        if (ae->available && !ae->failed) /* the label: a driver knob (perturb=1) is not in the spec */
+            w = snprintf(ran + n, sizeof ran - n, "%s%s", n ? "," : "", first->label);
+        else if (gpu && ae->repeat_of < 0 && strncmp(ae->spec, "cuda", 4) == 0) {
+            char num[16] = "";
+            if (n_rec > 1) snprintf(num, sizeof num, "%d", ++rec);
+            w = snprintf(ran + n, sizeof ran - n, "%srecorded:FILE%s.lsr", n ? "," : "", num);
+        } else
+            continue;
         if (w < 0) break;
         n += (size_t)w;
     }
@@ -65,7 +82,7 @@ static void next_step(headline *h, const audit_result *r) {
     for (int k = 0; k < h->n_missing; k++) not_run += !r->eng[h->missing[k]].available;
     if (gpu)
         snprintf(h->next, sizeof h->next, "next: run scripts/gpu-check.sh on a GPU machine (it records the cuda "
-                                          "engine), then here: --engines %s,recorded:FILE.lsr", ran);
+                                          "engine), then here: --engines %s", ran);
     else if (h->n_missing && !not_run) /* it can run here: it died (see == failures) */
         snprintf(h->next, sizeof h->next, "next: audit again (an engine died during this run: see the failures), "
                                           "or audit without it: --engines %s", ran);

@@ -96,6 +96,7 @@ static int eval_setup(eval_ctx *t) {
     if ((rc = model_build(&t->m, c->model))) return ls_err_option(rc, "--model", c->model);
     if ((rc = dataset_load_shape(&t->ds, c->data_dir, t->m.n_classes, t->m.in_h, t->m.in_w))) return rc;
     run_apply_normalize(c, &t->ds);
+    if ((rc = run_check_classes(c, &t->m, &t->ds))) return rc;
     run_note_limits(c, &t->ds, "eval");
     const model *m = &t->m;
     t->n = c->limit_test && c->limit_test < t->ds.test.n ? c->limit_test : t->ds.test.n;

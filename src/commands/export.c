@@ -423,6 +423,7 @@ static int export_live(const export_cfg *c, st_writer *w, char *spec, size_t spe
     if ((rc = model_build(&m, rc_->model))) return ls_err_option(rc, "--model", rc_->model);
     if ((rc = dataset_load(&ds, rc_->data_dir, m.n_classes))) return rc;
     run_apply_normalize(rc_, &ds);
+    if ((rc = run_check_classes(rc_, &m, &ds))) goto done;
     run_note_limits(rc_, &ds, "export");
     if (ds.train.rows != m.in_h || ds.train.cols != m.in_w || m.in_c != 1) {
         rc = ls_err(LS_EINVAL, "%s: images are %dx%d but model %s expects %dx%dx%d", ds.train.images_path,

@@ -498,6 +498,7 @@ int golden_record_run(const golden_record_cfg *c) {
     if (!c->out_path || !*c->out_path) return ls_err(LS_EINVAL, "--out FILE is required");
     if ((rc = model_build(&r.m, c->run.model))) return ls_err_option(rc, "--model", c->run.model);
     if ((rc = run_state_open(&r, &c->run, c->run.engine))) goto done;
+    if ((rc = run_check_classes(&c->run, &r.m, &r.ds))) goto done;
     run_note_limits(&c->run, &r.ds, "golden record");
     if ((rc = record_check_plan(c, &r))) goto done;
     /* a --steps whose golden cannot fit is refused now, not after filling

@@ -650,6 +650,7 @@ int recording_record_run(const recording_cfg *c) {
     if ((rc = model_build(&r.m, rc_->model))) return ls_err_option(rc, "--model", rc_->model);
     if ((rc = dataset_load(&r.ds, rc_->data_dir, r.m.n_classes))) return rc;
     run_apply_normalize(rc_, &r.ds);
+    if ((rc = run_check_classes(rc_, &r.m, &r.ds))) goto done;
     run_note_limits(rc_, &r.ds, "record");
     if ((rc = record_prepare(&r))) goto done;
     if ((rc = record_check_disk(&r))) goto done;

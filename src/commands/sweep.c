@@ -45,6 +45,7 @@
 #include "commands/audit_cmd.h"
 #include "engines/engine.h"
 #include "engines/registry.h"
+#include "engines/run.h"
 #include "formats/golden.h"
 
 /* Paths here are a realpath()'d folder (< PATH_MAX) plus a short tail; one
@@ -216,6 +217,23 @@ static int plan_from_cfg(sweep_plan *p, const sweep_cfg *c) {
     for (int i = 0; i < c->n_on; i++)
         if ((rc = plan_add_on(p, c->on[i]))) return rc;
     return plan_seeds(p, c->seeds ? c->seeds : "1", (long long)c->run.seed);
+}
+
+/* The model against the data, as each task's record would judge it
+ * (run_check_classes): a logits layer wider than the data's classes is
+ * refused here, before DIR is made, not once per task in the logs. */
+static int plan_check_model(const sweep_cfg *c) {
+    model *m = ls_malloc(sizeof *m);
+    if (!m) return LS_ENOMEM;
+    dataset ds;
+    memset(&ds, 0, sizeof ds);
+    int rc = model_build(m, c->run.model);
+    if (rc) rc = ls_err_option(rc, "--model", c->run.model);
+    else if (!(rc = dataset_load_shape(&ds, c->run.data_dir, m->n_classes, m->in_h, m->in_w)))
+        rc = run_check_classes(&c->run, m, &ds);
+    dataset_free(&ds);
+    free(m);
+    return rc;
 }
 
 static void plan_json(lsbuf *b, const sweep_plan *p) {
@@ -1871,7 +1889,7 @@ int sweep_main(sweep_cfg *c) {
     int rc;
     /* a bad --on or --seeds is refused before DIR is created: an empty
      * folder left behind by a typo would look like a sweep */
-    if (c->action == SWEEP_SUBMIT && ((rc = plan_from_cfg(p, c)) || mkdirs(c->dir))) {
+    if (c->action == SWEEP_SUBMIT && ((rc = plan_from_cfg(p, c)) || (rc = plan_check_model(c)) || mkdirs(c->dir))) {
         fprintf(stderr, "lockstep sweep: %s\n", ls_errmsg());
         free(p);
         return 2;

@@ -178,6 +178,7 @@ static int train_setup(train_ctx *t) {
     if ((rc = train_check_memory(&t->m, c->batch))) return rc;
     if ((rc = dataset_load_shape(&t->ds, c->data_dir, t->m.n_classes, t->m.in_h, t->m.in_w))) return rc;
     run_apply_normalize(c, &t->ds);
+    if ((rc = run_check_classes(c, &t->m, &t->ds))) return rc;
     run_note_limits(c, &t->ds, "train");
     const model *m = &t->m;
     if (t->ds.train.rows != m->in_h || t->ds.train.cols != m->in_w || m->in_c != 1)

@@ -74,6 +74,16 @@ void run_note_limits(const run_cfg *c, const dataset *ds, const char *cmd) {
                     cmd, opt[i], lim[i], have[i], what[i], have[i]);
 }
 
+int run_check_classes(const run_cfg *c, const model *m, const dataset *ds) {
+    int dc = dataset_n_classes(ds);
+    if (dc < 1 || m->n_classes <= dc || m->n_layers < 1) return LS_OK;
+    const layer *last = &m->layers[m->n_layers - 1];
+    return ls_err(LS_EINVAL, "--model %s: the last layer, %s (dense %d), gives %d logits, but the labels of %s run "
+                  "0..%d (%d classes): %d logits would name no class; make the last layer dense %d",
+                  c->model ? c->model : m->name, last->name, last->out_c, m->n_classes, ds->dir, dc - 1, dc,
+                  m->n_classes - dc, dc);
+}
+
 const char *class_name(const char *data_dir, int n_classes, int k, char *buf, size_t cap) {
     if (n_classes == 10 && data_dir && strstr(data_dir, "fashion")) return FASHION_NAMES[k];
     snprintf(buf, cap, "%d", k);

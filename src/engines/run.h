@@ -59,6 +59,14 @@ void run_apply_normalize(const run_cfg *c, dataset *ds);
 void run_note_limits(const run_cfg *c, const dataset *ds, const char *cmd);
 /* No such note from this process (a seed loop's audit: the main one says it). */
 void run_note_limits_mute(void);
+/* The logits layer against the data's classes (dataset_n_classes): a last
+ * dense wider than them (dense 64 on FashionMNIST's 10) is refused,
+ * LS_EINVAL naming --model, the layer and both numbers.  No use needs the
+ * extra logits: no label names them, so the loss only pushes them down
+ * while the accuracy counts them as classes; a wider layer to exercise is
+ * a hidden dense before the logits.  (Narrower: the loader refused a label
+ * at or above the model's classes already.) */
+int run_check_classes(const run_cfg *c, const model *m, const dataset *ds);
 
 /* Class names for a data set (FashionMNIST's when the directory says
  * fashion and there are 10 classes; else "0", "1", ...). */

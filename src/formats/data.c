@@ -410,6 +410,15 @@ fail:
     return rc;
 }
 
+int dataset_n_classes(const dataset *d) {
+    int top = -1;
+    const idx_set *sets[2] = {&d->train, &d->test};
+    for (int k = 0; k < 2; k++)
+        for (size_t i = 0; i < sets[k]->n; i++)
+            if (sets[k]->labels[i] > top) top = sets[k]->labels[i];
+    return top + 1;
+}
+
 void dataset_free(dataset *d) {
     if (!d) return;
     idx_free(&d->train);

@@ -52,6 +52,10 @@ int dataset_load_shape(dataset *d, const char *dir, int n_classes, int rows, int
  * once (sub_ then div_). */
 void dataset_set_normalize(dataset *d, float mean, float std);
 void dataset_free(dataset *d);
+/* The data's classes as its labels say (IDX has no class count): one more
+ * than the largest label of the training and the test files, all of them
+ * (whatever --limit-train reads); 0 for no labels. */
+int dataset_n_classes(const dataset *d);
 
 /* Convert samples idx[0..n-1] of `s` to fp32 (x / 255.0f) into x, labels
  * into y.  idx NULL means samples first..first+n-1. */

@@ -263,10 +263,15 @@ void report_print_coverage(FILE *f, const audit_result *r, const verdict_table *
                     ae->ck_worst_what);
         if (ae->ck_have && r->cfg.checksums && ae->ck_n_sharp) {
             char b2[32];
-            fprintf(f, "\n  %-*s   sharper tier (%ld relations): worst ratio %s (%s), %ld check(s) over it within the "
-                       "worst case (SUSPECT)", lw, "",
-                    ae->ck_n_sharp, ls_fmt_num(b2, sizeof b2, ae->ck_sharp_worst, "-"), ae->ck_sharp_worst_what,
-                    ae->ck_sus_checks);
+            fprintf(f, "\n  %-*s   sharper tier (%ld relations): worst ratio %s (%s), ", lw, "", ae->ck_n_sharp,
+                    ls_fmt_num(b2, sizeof b2, ae->ck_sharp_worst, "-"), ae->ck_sharp_worst_what);
+            /* "SUSPECT" only where some check is; none over reads as nothing wrong, and relations over it
+             * beyond the worst case too are the worst-case tier's (the line above), not counted here */
+            if (ae->ck_sus_checks)
+                fprintf(f, "%ld check(s) over it within the worst case: SUSPECT", ae->ck_sus_checks);
+            else if (ae->ck_sharp_worst > 1)
+                fprintf(f, "none over it within the worst case (those beyond the worst case: the line above)");
+            else fprintf(f, "none over it");
         }
         if (ae->ck_have && r->cfg.checksums && ae->ck_n_sharp && r->cfg.verbose) {
             /* the blocks' margins (checks/checksums.h): the loosest and the tightest on the sharper tier */

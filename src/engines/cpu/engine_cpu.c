@@ -1625,7 +1625,9 @@ static int fault_init(cpu_ctx *c, const engine_spec *s, size_t max_batch) {
     int id = 0;
     for (int i = 1; i < CPU_FAULT_COUNT; i++)
         if (strcmp(v, fault_names[i]) == 0) id = i;
-    if (!id) return ls_err(LS_EINVAL, "cpu: unknown fault '%s' (the zoo is in src/cpu_faults.h)", v);
+    if (!id)
+        return ls_err(LS_EINVAL, "engine %s: unknown value '%s' for knob fault (known: the zoo's names, "
+                      "src/engines/cpu/cpu_faults.h)", s->spec, v);
     /* LS_FAULT_ONE_COPY=PATH[,N]: the fault is on in one engine only, the
      * N-th (default 1st) of all the processes given PATH to be created
      * (each takes the first free PATH.1, PATH.2, ...), off in the others: a
@@ -1659,7 +1661,8 @@ static int fault_init(cpu_ctx *c, const engine_spec *s, size_t max_batch) {
     long kv = strtol(k, &end, 10);
     if (*end || kv < 1 || kv > 60) {
         fault_free(F);
-        return ls_err(LS_EINVAL, "cpu: fault_k=%s: an integer 1..60 (the relative perturbation 2^-k)", k);
+        return ls_err(LS_EINVAL, "engine %s: bad value '%s' for knob fault_k (expected an integer 1..60: the "
+                      "relative perturbation 2^-k)", s->spec, k);
     }
     F->rel = ldexp(1.0, (int)-kv);
     F->a = alloc_aligned(max_batch * widest * sizeof(float));
@@ -6329,14 +6332,14 @@ static const struct {
 
 /* The ISA cap is process-global and settable once, before oneDNN's first
  * primitive; a second engine may ask for the same cap again, nothing else. */
-static int apply_isa(const char *name) {
+static int apply_isa(const engine_spec *s, const char *name) {
     static int applied = -1; /* index into isa_names */
     int k = -1;
     for (size_t i = 0; i < LS_ARRAY_LEN(isa_names); i++)
         if (strcmp(isa_names[i].name, name) == 0) k = (int)i;
     if (k < 0)
-        return ls_err(LS_EINVAL, "cpu: unknown isa '%s' (known: all, sse41, avx, avx2, avx2_vnni, avx512_core, "
-                      "avx512_core_vnni, avx512_core_bf16, avx512_core_amx)", name);
+        return ls_err(LS_EINVAL, "engine %s: unknown value '%s' for knob isa (known: all, sse41, avx, avx2, "
+                      "avx2_vnni, avx512_core, avx512_core_vnni, avx512_core_bf16, avx512_core_amx)", s->spec, name);
     if (applied == k) return 0;
     if (applied >= 0 || dnnl_set_max_cpu_isa(isa_names[k].isa) != dnnl_success)
         return ls_err(LS_EUNAVAIL, "cpu: unavailable (isa=%s cannot be applied: oneDNN sets its ISA cap once per "
@@ -6350,7 +6353,8 @@ static int apply_isa(const char *name) {
 }
 
 /* Knob `key` (def when absent) as its index in `names` (NULL-terminated);
- * any other value is an error that lists the choices. */
+ * any other value is an error that lists the choices, worded as
+ * engine_spec_check's unknown knob is (engine.c). */
 static int knob_choice(const engine_spec *s, const char *key, const char *def, const char *const *names, int *out) {
     const char *v = engine_spec_get(s, key, def);
     char known[128] = "";
@@ -6361,7 +6365,7 @@ static int knob_choice(const engine_spec *s, const char *key, const char *def, c
         }
         snprintf(known + strlen(known), sizeof known - strlen(known), "%s%s", i ? ", " : "", names[i]);
     }
-    return ls_err(LS_EINVAL, "cpu: %s=%s (known: %s)", key, v, known);
+    return ls_err(LS_EINVAL, "engine %s: unknown value '%s' for knob %s (known: %s)", s->spec, v, key, known);
 }
 
 /* tf32=off|on, tf32round=rna|rne|rz (default rna: what NVIDIA's libraries
@@ -6374,7 +6378,11 @@ static int lowp_knobs(cpu_ctx *c, const engine_spec *s) {
     const char *rm = engine_spec_get(s, "tf32round", NULL);
     c->tf32_mode = LOWP_RNA;
     if (rm && !c->tf32) return ls_err(LS_EINVAL, "cpu: tf32round=%s needs tf32=on", rm);
-    if (rm && (rc = lowp_round_parse(rm, "cpu: tf32round", &c->tf32_mode))) return rc;
+    const char *rounds[LOWP_N + 1] = {NULL};
+    for (int i = 0; i < LOWP_N; i++) rounds[i] = lowp_round_name((lowp_round)i);
+    int ri = LOWP_RNA;
+    if (rm && (rc = knob_choice(s, "tf32round", "rna", rounds, &ri))) return rc;
+    c->tf32_mode = (lowp_round)ri;
     if (c->tf32 && c->bf16) return ls_err(LS_EINVAL, "cpu: tf32=on and dtype=bf16 exclude each other");
     return 0;
 }
@@ -6411,7 +6419,8 @@ int engine_cpu_create(engine *e, const engine_spec *s) {
         char *end;
         long t = strtol(tv, &end, 10);
         if (*end || t < 1 || t > 1024) {
-            rc = ls_err(LS_EINVAL, "cpu: threads=%s is not a count from 1 to 1024", tv);
+            rc = ls_err(LS_EINVAL, "engine %s: bad value '%s' for knob threads (expected a count from 1 to 1024)",
+                        s->spec, tv);
             goto cleanup;
         }
         c->threads = (int)t;
@@ -6435,7 +6444,7 @@ int engine_cpu_create(engine *e, const engine_spec *s) {
     const char *isa = engine_spec_get(s, "isa", NULL);
     if (isa) {
         snprintf(c->isa_req, sizeof c->isa_req, "%s", isa);
-        if ((rc = apply_isa(isa))) goto cleanup;
+        if ((rc = apply_isa(s, isa))) goto cleanup;
         /* our fused kernels keep under the same cap (process-global too);
          * not for the bits, which no path changes, but so that an isa=avx2
          * run executes what an AVX2 machine would */

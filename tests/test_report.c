@@ -1234,6 +1234,18 @@ static void test_eval_unjudged_counted(void **st) {
     free_result(r);
 }
 
+/* engine a of r with every-step checks on: `steps` steps checked, 100
+ * relations, the worst at `worst` of its tolerance */
+static audit_engine *ck_on(audit_result *r, int a, long steps, double worst) {
+    r->cfg.checksums = 1;
+    audit_engine *ae = &r->eng[a];
+    ae->ck_have = 1;
+    ae->ck_steps = steps;
+    ae->ck_relations = 100;
+    ae->ck_worst = worst;
+    return ae;
+}
+
 /* Every-step checksum relations not judged (fp32 may overflow there:
  * checks/checksums.c, ck_rel_unbound): the engine is judged in part
  * ("unchecked (partly)", one more check compared), an INFO fp32-overflow
@@ -1243,12 +1255,7 @@ static void test_checksums_unjudged_counted(void **st) {
     (void)st;
     int a;
     audit_result *r = ref_cpu_within(&a);
-    r->cfg.checksums = 1;
-    audit_engine *ae = &r->eng[a];
-    ae->ck_have = 1;
-    ae->ck_steps = 2;
-    ae->ck_relations = 100;
-    ae->ck_worst = 0.2;
+    audit_engine *ae = ck_on(r, a, 2, 0.2);
     ae->ck_unjudged = 9;
     ae->ck_unjudged_step = 1;
     verdict_table v;
@@ -1296,12 +1303,7 @@ static void test_sharp_line_suspect_only_when_over(void **st) {
     (void)st;
     int a;
     audit_result *r = ref_cpu_within(&a);
-    r->cfg.checksums = 1;
-    audit_engine *ae = &r->eng[a];
-    ae->ck_have = 1;
-    ae->ck_steps = 4;
-    ae->ck_relations = 100;
-    ae->ck_worst = 0.5;
+    audit_engine *ae = ck_on(r, a, 4, 0.5);
     snprintf(ae->ck_worst_what, sizeof ae->ck_worst_what, "fc2 backward-data");
     ae->ck_n_sharp = 1000;
     ae->ck_sharp_worst = 0.559;

@@ -6216,6 +6216,25 @@ static int z13_fwd_after(engine *e, int l, int training) {
                     F->z13_short, n - 1);
         return act_io(c, l, 0, F->b, 0);
     }
+    if ((F->id == CPU_FAULT_FC1_FWD_F64_RU_ROWS4_STEP2 || F->id == CPU_FAULT_FC1_FWD_F64_RU_STEP2) && training &&
+        c->step == 2) {
+        /* zoo attack 18: rows 0..R-1 summed in double (b + sum w x, products exact, the sum's error ~2^-40
+         * relative) and narrowed upward: RU(exact) but where the double sum sits within its error of a float */
+        const layer *pl = &c->m->layers[l - 2];
+        size_t in = layer_out_size(pl), R = F->id == CPU_FAULT_FC1_FWD_F64_RU_ROWS4_STEP2 && n > 4 ? 4 : n;
+        const float *w = c->params + c->m->tensors[ly->w_tensor].offset, *b = c->params + c->m->tensors[ly->b_tensor].offset;
+        if ((rc = act_io(c, l, 0, F->a, 1))) return rc;
+        if ((rc = cpu_get_tensor(e, (tensor_id){TENSOR_ACT, l - 1}, F->b))) return rc;
+        for (size_t i = 0; i < R; i++)
+            for (size_t j = 0; j < out; j++) {
+                double acc = b[j];
+                for (size_t k = 0; k < in; k++) acc += (double)w[j * in + k] * (double)F->b[i * in + k];
+                float f = (float)acc;
+                if ((double)f < acc) f = nextafterf(f, INFINITY);
+                F->a[i * out + j] = f;
+            }
+        return act_io(c, l, 0, F->a, 0);
+    }
     int bright = F->id == CPU_FAULT_DATA_BRIGHT_FC1_SCALED && training;
     int ev = F->id == CPU_FAULT_EVAL_R1_LAST_IMAGE_FC1_SCALED && !training && F->in_eval && F->eval_round == 1 &&
              F->eval_k == 3;

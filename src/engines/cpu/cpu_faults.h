@@ -1824,7 +1824,19 @@ enum { CPU_FAULT_BELOW = 0, CPU_FAULT_DETECT = 1, CPU_FAULT_SUSPECT = 2, CPU_FAU
     X(FC1_FWD_F64_RU_STEP2, "fc1_fwd_f64_ru_step2", "op", "fc1", "forward", "smallcnn --limit-train 72 --limit-test 64 --epochs 2 --steps 10 --eval", \
       CPU_FAULT_SUSPECT, \
       "zoo attack 18: fc1_fwd_f64_ru_rows4_step2 on every row of step 2's batch (all 1024 outputs RU(exact))", \
-      "measured SUSPECT at step 2, fc1.act's per-element sign test z 22.3 (498 positive, 0 negative, 526 correctly rounded not counted); 32.0 with the correctly-rounded rule reverted (1024 of 1024 positive)")
+      "measured SUSPECT at step 2, fc1.act's per-element sign test z 22.3 (498 positive, 0 negative, 526 correctly rounded not counted); 32.0 with the correctly-rounded rule reverted (1024 of 1024 positive)") \
+    X(FC1_FWD_F64_ROW0_1ULP_STEP2, "fc1_fwd_f64_row0_1ulp_step2", "op", "fc1", "forward", "smallcnn --limit-train 72 --limit-test 64 --epochs 2 --steps 10 --eval", \
+      CPU_FAULT_SUSPECT, \
+      "zoo attack 18: at step 2 only, fc1's forward accumulated in fp64 and rounded to nearest (correctly rounded but where the double sum sits within 2^-40 of a tie), and sample 0's 64 outputs (of 1024) then moved one ulp up: a correctly rounded kernel with one row's epilogue off by an ulp", \
+      "measured SUSPECT at step 2, fc1.act's per-element sign test z 8.00 against 6.99: 64 positive, 0 negative, 960 correctly rounded not counted. Seen because of the correctly-rounded rule (rounding_tests.h, commit 0babb6d): with it reverted the same run is ok, z 3.06 (561 of 1024 positive: the 64 shifted elements among 960 coin flips). The rule's gain: an engine correctly rounded almost everywhere has only its faulty elements counted") \
+    X(ADAM_FC2_BIAS_M_1ULP_ALL, "adam_fc2_bias_m_1ulp_all", "op", "fc2", "update", "smallcnn --limit-train 72 --limit-test 64 --epochs 2 --steps 10 --eval", \
+      CPU_FAULT_SUSPECT, \
+      "zoo attack 18: the shared Adam formula, and at every update the m' of fc2.bias's last element (of 10) written one ulp up: the smallest tensor, where the chance that a named order agrees with the shared formula on the other nine elements and gives that m' on this one is the largest (bench_adam_order_chance: m' 2.3% per state at 10 elements)", \
+      "measured SUSPECT at all 10 updates ('Adam update step 1 not the shared formula, 0.49 of the worst case (10 step(s))'): at no update of this run did a named order both give the moved m' and agree with the shared formula on fc2.bias's other nine elements (p', m' and v'); bench_adam_order_chance's random states put that chance at 2.3% an update for m' at 10 elements") \
+    X(ADAM_TAIL8_FMA, "adam_tail8_fma", "op", "fc2", "update", "smallcnn --limit-train 72 --limit-test 64 --epochs 2 --steps 10 --eval", \
+      CPU_FAULT_SUSPECT, \
+      "zoo attack 18: an update whose 8-wide vector body is ops_adam_elem and whose scalar remainder (numel mod 8 elements per tensor) is the fma order (base/adam_orders.h: the remainder loop built with contraction): two orders within one tensor, fc2.bias's last 2 of 10 (every other SmallCNN tensor is a multiple of 8)", \
+      "measured SUSPECT ('Adam update step 3 not the shared formula, 0.193 of the worst case (6 step(s))'): the two remainder elements differ from the shared formula at 6 of the 10 updates (t 3, 4, 7, 8, 9, 10; LS_FAULT_VERBOSE), and at each of those the fma order differs from it on 1 to 5 of the 8 body elements, so the tensor is no single order and its mask is empty; at t 1, 2, 5, 6 the fma order's two remainder values are the shared formula's (no difference, nothing to see). A tensor mixes undetectably only where the second order agrees with the first on every element the first computed: measured never, here")
 
 #define CPU_FAULT_ENUM_(id, ...) CPU_FAULT_##id,
 enum { CPU_FAULT_NONE = 0, CPU_FAULT_LIST(CPU_FAULT_ENUM_) CPU_FAULT_COUNT };

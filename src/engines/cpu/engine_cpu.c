@@ -5599,6 +5599,39 @@ static int fault_adam_scalars(engine *e, const adam_scalars *s, adam_scalars *ap
                 }
         c->params_ver++;
         return 1;
+    case CPU_FAULT_ADAM_TORCH1_DENSE_ONLY:
+        /* zoo attack 18: torch1-cpu's order (as adam_pytorch113 below) on the dense layers' tensors, the shared
+         * formula on the others: two orders across tensors, each tensor one (legal) */
+        for (int l = 0; l < c->m->n_layers; l++) {
+            const layer *ly = &c->m->layers[l];
+            int tt[2] = {ly->w_tensor, ly->b_tensor};
+            for (int k = 0; k < 2; k++) {
+                if (tt[k] < 0 || (ly->kind != LAYER_DENSE && ly->kind != LAYER_CONV)) continue;
+                const model_tensor *T = &c->m->tensors[tt[k]];
+                for (size_t i = T->offset; i < T->offset + T->numel; i++) {
+                    float g = c->grads[i];
+                    if (ly->kind != LAYER_DENSE) {
+                        ops_adam_elem(&c->params[i], &c->adam_m[i], &c->adam_v[i], g, a.beta1, a.one_minus_beta1,
+                                      a.beta2, a.one_minus_beta2, a.step_size, a.bc2_sqrt, a.eps);
+                        continue;
+                    }
+                    float m1 = a.beta1 * c->adam_m[i], v1 = b2_mul(a.beta2, c->adam_v[i]);
+                    float mn = fmaf(g, a.one_minus_beta1, m1);
+                    float vn = fmaf(a.one_minus_beta2 * g, g, v1);
+                    float den = sqrtf(vn) / a.bc2_sqrt + a.eps;
+                    c->params[i] = c->params[i] + ((-a.step_size) * mn) / den;
+                    c->adam_m[i] = mn;
+                    c->adam_v[i] = vn;
+                }
+            }
+        }
+        c->params_ver++;
+        return 1;
+    case CPU_FAULT_ADAM_TORCH1_ODD_STEPS:
+        /* zoo attack 18: torch1-cpu's order at odd updates, the shared formula at even ones (a dispatcher that
+         * picks its kernel per call): every tensor one order at each update, the order changing with t */
+        if (s->t % 2 == 0) break;
+        /* fall through */
     case CPU_FAULT_ADAM_PYTORCH113:
         /* a legal variant: PyTorch 1.13's torch.optim.Adam on ATen's CPU kernels: exp_avg.mul_(b1).add_(g,
          * alpha=1 - b1) (add's fmadd), exp_avg_sq.mul_(b2).addcmul_(g, g, value=1 - b2) (contracted),

@@ -1216,6 +1216,42 @@ static void test_head_wider_than_classes(void **st) {
     assert_int_equal(system(args), 0);
 }
 
+/* zoo attack 18: data whose labels are all 0 (one class: a one-class slice
+ * written out as its own IDX files).  run_check_classes refused every model
+ * (right: any logits layer is wider than one class) but told the user to
+ * "make the last layer dense 1", which the spec parser refuses (a logits
+ * layer needs at least 2 classes).  The message now says that no logits
+ * layer fits these labels; dense 1 is not offered. */
+static void test_one_class_data(void **st) {
+    char dir[] = "/tmp/ls_cli_oneXXXXXX", path[PATH_MAX], args[2048], needle[1024];
+    assert_non_null(mkdtemp(dir));
+    const char *pre[2] = {"train", "t10k"};
+    for (int k = 0; k < 2; k++) {
+        unsigned char hdr[16] = {0, 0, 8, 3, 0, 0, 0, 16, 0, 0, 0, 28, 0, 0, 0, 28}, img[16 * 784] = {0};
+        for (size_t i = 0; i < sizeof img; i++) img[i] = (unsigned char)(i * 37 % 251);
+        snprintf(path, sizeof path, "%s/%s-images-idx3-ubyte", dir, pre[k]);
+        FILE *f = fopen(path, "wb");
+        assert_non_null(f);
+        assert_int_equal(fwrite(hdr, 1, 16, f), 16);
+        assert_int_equal(fwrite(img, 1, sizeof img, f), sizeof img);
+        assert_int_equal(fclose(f), 0);
+        unsigned char lh[8] = {0, 0, 8, 1, 0, 0, 0, 16}, lab[16] = {0};
+        snprintf(path, sizeof path, "%s/%s-labels-idx1-ubyte", dir, pre[k]);
+        assert_non_null(f = fopen(path, "wb"));
+        assert_int_equal(fwrite(lh, 1, 8, f), 8);
+        assert_int_equal(fwrite(lab, 1, 16, f), 16);
+        assert_int_equal(fclose(f), 0);
+    }
+    snprintf(args, sizeof args, "train --data %s --limit-train 16 --limit-test 16 --batch 16 --epochs 1 --steps 1", dir);
+    snprintf(needle, sizeof needle,
+             "--model smallcnn: the labels of %s are all 0 (one class): no logits layer fits them (the last layer, "
+             "fc2 (dense 10), gives 10 logits; a logits layer needs at least 2 classes)",
+             dir);
+    expect(args, 2, needle);
+    snprintf(args, sizeof args, "rm -rf %s", dir);
+    assert_int_equal(system(args), 0);
+}
+
 /* Found trying the commands as a new user: a file given as --data spoke of
  * "FILE/train-images-idx3-ubyte: Not a directory"; a bad --order file and
  * golden record's and record's bad --out named the file but not the option.
@@ -1440,6 +1476,7 @@ int main(void) {
         cmocka_unit_test(test_record_disk_space),
         cmocka_unit_test(test_user_tryout_messages),
         cmocka_unit_test(test_head_wider_than_classes),
+        cmocka_unit_test(test_one_class_data),
         cmocka_unit_test(test_equals_form),
         cmocka_unit_test(test_order_epochs_name_the_option),
         cmocka_unit_test(test_readme_make_targets),

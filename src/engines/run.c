@@ -78,6 +78,10 @@ int run_check_classes(const run_cfg *c, const model *m, const dataset *ds) {
     int dc = dataset_n_classes(ds);
     if (dc < 1 || m->n_classes <= dc || m->n_layers < 1) return LS_OK;
     const layer *last = &m->layers[m->n_layers - 1];
+    if (dc < 2) /* one class: no logits layer fits (model.c: a logits layer needs at least 2), dense 1 included */
+        return ls_err(LS_EINVAL, "--model %s: the labels of %s are all 0 (one class): no logits layer fits them "
+                      "(the last layer, %s (dense %d), gives %d logits; a logits layer needs at least 2 classes)",
+                      c->model ? c->model : m->name, ds->dir, last->name, last->out_c, m->n_classes);
     return ls_err(LS_EINVAL, "--model %s: the last layer, %s (dense %d), gives %d logits, but the labels of %s run "
                   "0..%d (%d classes): %d logits would name no class; make the last layer dense %d",
                   c->model ? c->model : m->name, last->name, last->out_c, m->n_classes, ds->dir, dc - 1, dc,

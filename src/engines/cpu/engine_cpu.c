@@ -5599,6 +5599,39 @@ static int fault_adam_scalars(engine *e, const adam_scalars *s, adam_scalars *ap
                 }
         c->params_ver++;
         return 1;
+    case CPU_FAULT_ADAM_TORCH1_DENSE_ONLY:
+        /* zoo attack 18: torch1-cpu's order (as adam_pytorch113 below) on the dense layers' tensors, the shared
+         * formula on the others: two orders across tensors, each tensor one (legal) */
+        for (int l = 0; l < c->m->n_layers; l++) {
+            const layer *ly = &c->m->layers[l];
+            int tt[2] = {ly->w_tensor, ly->b_tensor};
+            for (int k = 0; k < 2; k++) {
+                if (tt[k] < 0 || (ly->kind != LAYER_DENSE && ly->kind != LAYER_CONV)) continue;
+                const model_tensor *T = &c->m->tensors[tt[k]];
+                for (size_t i = T->offset; i < T->offset + T->numel; i++) {
+                    float g = c->grads[i];
+                    if (ly->kind != LAYER_DENSE) {
+                        ops_adam_elem(&c->params[i], &c->adam_m[i], &c->adam_v[i], g, a.beta1, a.one_minus_beta1,
+                                      a.beta2, a.one_minus_beta2, a.step_size, a.bc2_sqrt, a.eps);
+                        continue;
+                    }
+                    float m1 = a.beta1 * c->adam_m[i], v1 = b2_mul(a.beta2, c->adam_v[i]);
+                    float mn = fmaf(g, a.one_minus_beta1, m1);
+                    float vn = fmaf(a.one_minus_beta2 * g, g, v1);
+                    float den = sqrtf(vn) / a.bc2_sqrt + a.eps;
+                    c->params[i] = c->params[i] + ((-a.step_size) * mn) / den;
+                    c->adam_m[i] = mn;
+                    c->adam_v[i] = vn;
+                }
+            }
+        }
+        c->params_ver++;
+        return 1;
+    case CPU_FAULT_ADAM_TORCH1_ODD_STEPS:
+        /* zoo attack 18: torch1-cpu's order at odd updates, the shared formula at even ones (a dispatcher that
+         * picks its kernel per call): every tensor one order at each update, the order changing with t */
+        if (s->t % 2 == 0) break;
+        /* fall through */
     case CPU_FAULT_ADAM_PYTORCH113:
         /* a legal variant: PyTorch 1.13's torch.optim.Adam on ATen's CPU kernels: exp_avg.mul_(b1).add_(g,
          * alpha=1 - b1) (add's fmadd), exp_avg_sq.mul_(b2).addcmul_(g, g, value=1 - b2) (contracted),
@@ -5612,6 +5645,51 @@ static int fault_adam_scalars(engine *e, const adam_scalars *s, adam_scalars *ap
             c->params[i] = c->params[i] + ((-a.step_size) * mn) / den;
             c->adam_m[i] = mn;
             c->adam_v[i] = vn;
+        }
+        c->params_ver++;
+        return 1;
+    case CPU_FAULT_ADAM_FC2_BIAS_M_1ULP_ALL:
+        /* zoo attack 18: ops_adam_elem, and at every update the m' of fc2.bias's last element one ulp up (a
+         * 10-element tensor: where a named order agrees with ops_adam_elem on the other 9 and gives that m' on
+         * this one, the tensor reads as that order) */
+        for (size_t i = 0; i < np; i++)
+            ops_adam_elem(&c->params[i], &c->adam_m[i], &c->adam_v[i], c->grads[i], a.beta1, a.one_minus_beta1,
+                          a.beta2, a.one_minus_beta2, a.step_size, a.bc2_sqrt, a.eps);
+        for (int l = 0; l < c->m->n_layers; l++)
+            if (fault_layer(c, l, "fc2")) {
+                const model_tensor *T = &c->m->tensors[c->m->layers[l].b_tensor];
+                float *m = &c->adam_m[T->offset + T->numel - 1];
+                *m = nextafterf(*m, INFINITY);
+            }
+        c->params_ver++;
+        return 1;
+    case CPU_FAULT_ADAM_TAIL8_FMA:
+        /* zoo attack 18: a vectorised update whose 8-wide body is ops_adam_elem and whose scalar remainder loop
+         * (numel mod 8 elements per tensor; SmallCNN: fc2.bias's last 2 of 10) is ops_adam_elem contracted (the
+         * fma order of base/adam_orders.h: a remainder in another translation unit built with
+         * -ffp-contract=fast).  Two orders within one tensor. */
+        for (int t = 0; t < c->m->n_tensors; t++) {
+            const model_tensor *T = &c->m->tensors[t];
+            size_t body = T->numel - T->numel % 8;
+            int tail_diff = 0, body_diff = 0;
+            for (size_t k = 0; k < T->numel; k++) {
+                size_t i = T->offset + k;
+                float g = c->grads[i], p0 = c->params[i], m0 = c->adam_m[i], v0 = c->adam_v[i];
+                float p = p0, m = m0, v = v0;
+                ops_adam_elem(&p, &m, &v, g, a.beta1, a.one_minus_beta1, a.beta2, a.one_minus_beta2, a.step_size,
+                              a.bc2_sqrt, a.eps);
+                float mf = fmaf(a.beta1, m0, a.one_minus_beta1 * g);
+                float vf = fmaf(a.beta2, v0, a.one_minus_beta2 * (g * g));
+                float pf = fmaf(-a.step_size, mf / (sqrtf(vf) / a.bc2_sqrt + a.eps), p0);
+                int d = pf != p || mf != m || vf != v;
+                if (k >= body) tail_diff += d, p = pf, m = mf, v = vf;
+                else body_diff += d;
+                c->params[i] = p, c->adam_m[i] = m, c->adam_v[i] = v;
+            }
+            if (body < T->numel && getenv("LS_FAULT_VERBOSE"))
+                fprintf(stderr, "adam_tail8_fma: t %d tensor %d (%zu): tail elements off ops_adam_elem %d of %zu, "
+                                "body elements where fma differs %d of %zu\n",
+                        s->t, t, T->numel, tail_diff, T->numel - body, body_diff, body);
         }
         c->params_ver++;
         return 1;
@@ -6215,6 +6293,27 @@ static int z13_fwd_after(engine *e, int l, int training) {
             fprintf(stderr, "partial_next_fc1_fwd_short: step %llu, rows %zu..%zu stale\n", (unsigned long long)c->step,
                     F->z13_short, n - 1);
         return act_io(c, l, 0, F->b, 0);
+    }
+    if ((F->id == CPU_FAULT_FC1_FWD_F64_RU_ROWS4_STEP2 || F->id == CPU_FAULT_FC1_FWD_F64_RU_STEP2 ||
+         F->id == CPU_FAULT_FC1_FWD_F64_ROW0_1ULP_STEP2) &&
+        training && c->step == 2) {
+        /* zoo attack 18: rows 0..R-1 summed in double (b + sum w x, products exact, the sum's error ~2^-40
+         * relative) and narrowed upward: RU(exact) but where the double sum sits within its error of a float */
+        const layer *pl = &c->m->layers[l - 2];
+        size_t in = layer_out_size(pl), R = F->id == CPU_FAULT_FC1_FWD_F64_RU_ROWS4_STEP2 && n > 4 ? 4 : n;
+        int rn = F->id == CPU_FAULT_FC1_FWD_F64_ROW0_1ULP_STEP2; /* every row RN, row 0 then one ulp up */
+        const float *w = c->params + c->m->tensors[ly->w_tensor].offset, *b = c->params + c->m->tensors[ly->b_tensor].offset;
+        if ((rc = act_io(c, l, 0, F->a, 1))) return rc;
+        if ((rc = cpu_get_tensor(e, (tensor_id){TENSOR_ACT, l - 1}, F->b))) return rc;
+        for (size_t i = 0; i < R; i++)
+            for (size_t j = 0; j < out; j++) {
+                double acc = b[j];
+                for (size_t k = 0; k < in; k++) acc += (double)w[j * in + k] * (double)F->b[i * in + k];
+                float f = (float)acc;
+                if (rn ? i == 0 : (double)f < acc) f = nextafterf(f, INFINITY);
+                F->a[i * out + j] = f;
+            }
+        return act_io(c, l, 0, F->a, 0);
     }
     int bright = F->id == CPU_FAULT_DATA_BRIGHT_FC1_SCALED && training;
     int ev = F->id == CPU_FAULT_EVAL_R1_LAST_IMAGE_FC1_SCALED && !training && F->in_eval && F->eval_round == 1 &&

@@ -5491,6 +5491,19 @@ static int fault_adam_stale_grad(engine *e, const adam_scalars *s, int *done) {
 }
 
 static float b2_mul(float b2, float v) { return b2 * v; }
+/* a legal order (the zoo's adam_pytorch113 and its kin, written apart from
+ * base/adam_orders.h): PyTorch 1.13's torch.optim.Adam on ATen's CPU
+ * kernels, exp_avg.mul_(b1).add_(g, alpha=1 - b1) (add's fmadd),
+ * exp_avg_sq.mul_(b2).addcmul_(g, g, value=1 - b2) (contracted),
+ * p.addcdiv_(m, den, -step) as p + ((-step) m) / den */
+static void torch1_adam_elem(const adam_scalars *a, float *p, float *m, float *v, float g) {
+    float m1 = a->beta1 * *m, v1 = b2_mul(a->beta2, *v);
+    float mn = fmaf(g, a->one_minus_beta1, m1);
+    float vn = fmaf(a->one_minus_beta2 * g, g, v1);
+    float den = sqrtf(vn) / a->bc2_sqrt + a->eps;
+    *p = *p + ((-a->step_size) * mn) / den;
+    *m = mn, *v = vn;
+}
 
 static int fault_adam_scalars(engine *e, const adam_scalars *s, adam_scalars *ap) {
     cpu_ctx *c = ctx_of(e);
@@ -5615,13 +5628,7 @@ static int fault_adam_scalars(engine *e, const adam_scalars *s, adam_scalars *ap
                                       a.beta2, a.one_minus_beta2, a.step_size, a.bc2_sqrt, a.eps);
                         continue;
                     }
-                    float m1 = a.beta1 * c->adam_m[i], v1 = b2_mul(a.beta2, c->adam_v[i]);
-                    float mn = fmaf(g, a.one_minus_beta1, m1);
-                    float vn = fmaf(a.one_minus_beta2 * g, g, v1);
-                    float den = sqrtf(vn) / a.bc2_sqrt + a.eps;
-                    c->params[i] = c->params[i] + ((-a.step_size) * mn) / den;
-                    c->adam_m[i] = mn;
-                    c->adam_v[i] = vn;
+                    torch1_adam_elem(&a, &c->params[i], &c->adam_m[i], &c->adam_v[i], g);
                 }
             }
         }
@@ -5637,14 +5644,7 @@ static int fault_adam_scalars(engine *e, const adam_scalars *s, adam_scalars *ap
          * alpha=1 - b1) (add's fmadd), exp_avg_sq.mul_(b2).addcmul_(g, g, value=1 - b2) (contracted),
          * p.addcdiv_(m, den, -step) (p + ((-step) m) / den) */
         for (size_t i = 0; i < np; i++) {
-            float g = c->grads[i];
-            float m1 = a.beta1 * c->adam_m[i], v1 = b2_mul(a.beta2, c->adam_v[i]);
-            float mn = fmaf(g, a.one_minus_beta1, m1);
-            float vn = fmaf(a.one_minus_beta2 * g, g, v1);
-            float den = sqrtf(vn) / a.bc2_sqrt + a.eps;
-            c->params[i] = c->params[i] + ((-a.step_size) * mn) / den;
-            c->adam_m[i] = mn;
-            c->adam_v[i] = vn;
+            torch1_adam_elem(&a, &c->params[i], &c->adam_m[i], &c->adam_v[i], c->grads[i]);
         }
         c->params_ver++;
         return 1;

@@ -2209,9 +2209,13 @@ static int open_steps_jsonl(audit *A) {
     snprintf(rj, sizeof rj, "%s/run.json", A->cfg.out_dir);
     if ((rc = ls_check_output_path(A->jsonl_path)) || (rc = ls_check_output_path(rj))) return rc;
     unlink(A->jsonl_tmp); /* "x": never write through what was left under the temporary name */
+    ls_tmp_register(A->jsonl_tmp); /* before it exists: no moment when a signal would leave it */
     int fd = open(A->jsonl_tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
-    if (fd < 0) return ls_err(LS_EIO, "%s: cannot create: %s", A->jsonl_tmp, strerror(errno));
-    ls_tmp_register(A->jsonl_tmp);
+    if (fd < 0) {
+        int e = errno;
+        ls_tmp_unregister(A->jsonl_tmp);
+        return ls_err(LS_EIO, "%s: cannot create: %s", A->jsonl_tmp, strerror(e));
+    }
     A->jsonl_fd = fd;
     A->jsonl = gzdopen(fd, "wb6");
     if (!A->jsonl) {

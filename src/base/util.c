@@ -277,9 +277,13 @@ int ls_write_file_atomic(const char *path, const void *data, size_t len) {
     /* O_EXCL after removing a stale temporary of ours: never write through
      * a symlink or FIFO someone left under the temporary name */
     unlink(tmp);
+    ls_tmp_register(tmp); /* before it exists: no moment when a signal would leave it */
     int fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
-    if (fd < 0) return ls_err(LS_EIO, "%s: cannot create: %s", tmp, strerror(errno));
-    ls_tmp_register(tmp);
+    if (fd < 0) {
+        int e = errno;
+        ls_tmp_unregister(tmp);
+        return ls_err(LS_EIO, "%s: cannot create: %s", tmp, strerror(e));
+    }
     const char *p = data;
     size_t left = len;
     while (left > 0) {

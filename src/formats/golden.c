@@ -312,12 +312,16 @@ int golden_writer_open(golden_writer **out, const char *path, const golden_prov 
     /* w+: close() reads the file back to compute the checksum; x: never
      * write through what was left under the temporary name */
     remove(w->tmp);
+    /* registered before it exists: a signal between the two would
+     * otherwise leave it (the handler's unlink of a name not yet created
+     * is harmless); removed if SIGINT/SIGTERM kill the recording */
+    ls_tmp_register(w->tmp);
     w->f = fopen(w->tmp, "w+bx");
     if (!w->f) {
         rc = ls_err(LS_EIO, "%s: cannot create: %s", w->tmp, strerror(errno));
+        ls_tmp_unregister(w->tmp);
         goto cleanup;
     }
-    ls_tmp_register(w->tmp); /* removed if SIGINT/SIGTERM kill the recording */
     rc = writer_put(w, hb.s, hb.len);
     if (rc) goto cleanup;
     CHECK_Z(deflateInit(&w->z, Z_DEFAULT_COMPRESSION));

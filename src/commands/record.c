@@ -197,7 +197,7 @@ typedef struct {
     size_t n_train, n_test, spe, in, C;
     long total, step, state_at; /* state_at: the last step whose "after" state is recorded */
     struct sigaction old[3];
-    int sigs[3], handlers;
+    int sigs[3], handlers, blocked;
     sigset_t block, prev;
 } record_run;
 
@@ -393,16 +393,11 @@ static int record_open(record_run *r) {
     if ((rc = golden_build_provenance(&r->prov, rc_, r->total, &r->m, &r->ds, r->e, r->spec))) return rc;
     r->desc = engine_describe(r->e);
     if ((rc = add_plan_prov(&r->prov, c, r->total, r->desc, r->ck_what))) return rc;
-    /* the signals wait while the temporary file is created and its name
-     * handed to the handler: no window in which it could be left behind */
-    sigemptyset(&r->block);
-    for (int i = 0; i < 3; i++) sigaddset(&r->block, r->sigs[i]);
-    sigprocmask(SIG_BLOCK, &r->block, &r->prev);
+    /* the signals have waited since the run began (recording_record_run):
+     * the temporary file is created and its name handed to the handler
+     * before any thread can take one */
     rc = golden_writer_open(&r->R.w, c->out_path, &r->prov);
-    if (rc) {
-        sigprocmask(SIG_SETMASK, &r->prev, NULL);
-        return rc;
-    }
+    if (rc) return rc;
     snprintf(g_tmp_path, sizeof g_tmp_path, "%s", golden_writer_tmp_path(r->R.w));
     g_tmp_set = 1;
     for (int i = 0; i < 3; i++) {
@@ -414,6 +409,7 @@ static int record_open(record_run *r) {
     }
     r->handlers = 1;
     sigprocmask(SIG_SETMASK, &r->prev, NULL);
+    r->blocked = 0;
     if (c->out) {
         char full[192];
         full_steps_summary(full, sizeof full, r->total, c->ref_steps, c->audit_every);
@@ -616,6 +612,7 @@ static void record_cleanup(record_run *r, int rc) {
     }
     if (r->handlers)
         for (int i = 0; i < 3; i++) sigaction(r->sigs[i], &r->old[i], NULL);
+    if (r->blocked) sigprocmask(SIG_SETMASK, &r->prev, NULL); /* an error before the file existed */
     free(r->desc);
     golden_prov_free(&r->prov);
     order_free(&r->ord);
@@ -647,8 +644,22 @@ int recording_record_run(const recording_cfg *c) {
     if (!c->out_path) return ls_err(LS_EINVAL, "--out FILE is required");
     if (rc_->epochs < 1 || rc_->epochs > 64) return ls_err(LS_EINVAL, "--epochs must be in 1..64");
     if (c->audit_every < 0 || c->ref_steps < 0) return ls_err(LS_EINVAL, "--audit-every and --ref-steps must be >= 0");
-    if ((rc = model_build(&r.m, rc_->model))) return ls_err_option(rc, "--model", rc_->model);
-    if ((rc = dataset_load(&r.ds, rc_->data_dir, r.m.n_classes))) return rc;
+    /* The signals wait from here until the handlers that remove the
+     * temporary file are in place (record_open).  sigprocmask masks this
+     * thread only: an engine's worker threads (OpenMP) started before that
+     * would take a process-directed SIGINT with the default action while
+     * the file already exists and leave it behind (seen once under ASan,
+     * test_faults test_record_interrupted).  Threads inherit the mask, so
+     * blocking before the engine is created closes that window. */
+    sigemptyset(&r.block);
+    for (int i = 0; i < 3; i++) sigaddset(&r.block, r.sigs[i]);
+    sigprocmask(SIG_BLOCK, &r.block, &r.prev);
+    r.blocked = 1;
+    if ((rc = model_build(&r.m, rc_->model))) {
+        rc = ls_err_option(rc, "--model", rc_->model);
+        goto done;
+    }
+    if ((rc = dataset_load(&r.ds, rc_->data_dir, r.m.n_classes))) goto done;
     run_apply_normalize(rc_, &r.ds);
     if ((rc = run_check_classes(rc_, &r.m, &r.ds))) goto done;
     run_note_limits(rc_, &r.ds, "record");

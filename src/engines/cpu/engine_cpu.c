@@ -3816,7 +3816,8 @@ static int fault_fwd_edit_19(engine *e, int l, int training, int *done) {
                     u % ly->out_c, at % hw, z15_bit(F), was, a[at]);
         return 1;
     }
-    if (id == CPU_FAULT_FC2_OUT_1ULP_STEP7 && training && c->step == 7 && fault_layer(c, l, "fc2")) {
+    if (((id == CPU_FAULT_FC2_OUT_1ULP_STEP7 && training && c->step == 7) || (id == CPU_FAULT_EVAL_FC2_OUT_1ULP && !training)) &&
+        fault_layer(c, l, "fc2")) {
         if ((rc = act_io(c, l, 0, a, 1))) FAULT_ENDED(rc);
         for (size_t i = 0; i < cnt; i++) a[i] = nextafterf(a[i], INFINITY);
         return 1;

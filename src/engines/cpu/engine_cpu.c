@@ -3908,6 +3908,49 @@ static int fault_bwd_after_19(engine *e, int l, int *done) {
     return 0;
 }
 
+/* backward calls a fault replaces (1: it ran the layer's backward, its status in *done) */
+static int fault_bwd_before_19(engine *e, int l, int *done) {
+    FAULT_LOCALS;
+    if ((id == CPU_FAULT_CONV2_DW_ROUND_UP_STEP7 && c->step == 7) || id == CPU_FAULT_CONV2_DW_ROUND_UP_ALL) {
+        if (!fault_layer(c, l, "conv2")) return 0;
+#if defined(__x86_64__)
+        /* backward-weights on cores whose MXCSR rounds upward (a primitive of its own on its own threads), the
+         * rest of the layer's backward (backward-data, the bias) rounding to nearest: the layer's backward run
+         * with every thread's MXCSR rounding upward, its weight gradient kept, then run again as it is */
+        static unsigned saved[1024];
+        const model_tensor *tw = &c->m->tensors[ly->w_tensor];
+#pragma omp parallel
+        {
+            int t = omp_get_thread_num();
+            if (t < 1024) saved[t] = _mm_getcsr(), _mm_setcsr((saved[t] & ~0x6000u) | 0x4000u);
+        }
+        rc = cpu_backward_layer(e, l);
+#pragma omp parallel
+        {
+            int t = omp_get_thread_num();
+            if (t < 1024) _mm_setcsr(saved[t]);
+        }
+        if (rc) FAULT_DONE(rc);
+        memcpy(F->dw_save, c->grads + tw->offset, tw->numel * sizeof(float));
+        if ((rc = cpu_backward_layer(e, l))) FAULT_DONE(rc);
+        size_t up = 0, dn = 0;
+        for (size_t i = 0; i < tw->numel; i++) {
+            float r = c->grads[tw->offset + i], u = F->dw_save[i];
+            up += u > r, dn += u < r;
+        }
+        if (getenv("LS_FAULT_VERBOSE"))
+            fprintf(stderr, "z19 conv2 dW round-up, step %llu: %zu of %zu elements above round-to-nearest's, %zu below\n",
+                    (unsigned long long)c->step, up, (size_t)tw->numel, dn);
+        memcpy(c->grads + tw->offset, F->dw_save, tw->numel * sizeof(float));
+        c->params_ver++;
+        FAULT_DONE(0);
+#else
+        return 0;
+#endif
+    }
+    return 0;
+}
+
 static int fault_forward_layer(engine *e, int l, int training) {
     cpu_ctx *c = ctx_of(e);
     fault_state *F = c->fault;
@@ -5546,6 +5589,7 @@ static int fault_backward_layer(engine *e, int l) {
     if (fault_bwd_before_1(e, l, &rc)) return rc;
     if (fault_bwd_before_2(e, l, &rc)) return rc;
     if (fault_bwd_before_3(e, l, &rc)) return rc;
+    if (fault_bwd_before_19(e, l, &rc)) return rc;
     if (fault_bwd_legal(e, l, &rc)) return rc;
     if (fault_bwd_legal2(e, l, &rc)) return rc;
     if ((rc = cpu_backward_layer(e, l))) return rc;

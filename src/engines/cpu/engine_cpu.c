@@ -3781,6 +3781,176 @@ static int fault_bwd_after_17(engine *e, int l, int *done) {
     return 0;
 }
 
+/* ---- zoo attack 19: the coverage map's thin cells ---------------------------------------------------------
+ * The every-step vector judges a conv layer's outputs, input gradients and weight gradients through sums (per
+ * plane, per filter) plus a few re-done elements; a conv bias gradient per element but, with fewer than 57
+ * relations a block, never by the sign test; the logits per element (FWD_DPEEK) but fc2's blocks, 10 and n
+ * relations, never by the sign test either.  These rows put one wrong value in each such cell at step 7 (a
+ * step only the every-step checks see), or a one-signed rounding where only a sign test could. */
+/* in a plain buffer of units planes of hw elements: the live plane's (largest sum |v|) element of median nonzero
+ * |v|, moved off the plane's first and last element (re-done by the PEEK blocks on their own); cnt if none */
+static size_t z19_typical(const float *v, size_t units, size_t hw, size_t *idx, size_t *unit) {
+    size_t u = z15_live_unit(v, units, hw), k = 0;
+    for (size_t i = 0; i < hw; i++)
+        if (v[u * hw + i] != 0.0f) idx[k++] = i;
+    *unit = u;
+    if (!k) return units * hw;
+    z15_sort_g = v + u * hw;
+    qsort(idx, k, sizeof *idx, z15_cmp);
+    size_t m = k / 2;
+    while (m > 0 && (idx[m] == 0 || idx[m] == hw - 1)) m--;
+    return u * hw + idx[m];
+}
+
+static int fault_fwd_edit_19(engine *e, int l, int training, int *done) {
+    FAULT_LOCALS;
+    if (id == CPU_FAULT_CONV1_FWD_BITFLIP_ONCE && training && c->step == 7 && fault_layer(c, l, "conv1")) {
+        size_t hw = (size_t)ly->out_h * ly->out_w, u, *idx = (size_t *)(void *)x;
+        if ((rc = act_io(c, l, 0, a, 1))) FAULT_ENDED(rc);
+        size_t at = z19_typical(a, n * (size_t)ly->out_c, hw, idx, &u);
+        if (at >= cnt) return 0;
+        float was = a[at];
+        a[at] = z15_flip(a[at], z15_bit(F));
+        if (getenv("LS_FAULT_VERBOSE"))
+            fprintf(stderr, "z19 conv1 act: sample %zu channel %zu element %zu bit %d: %g -> %g\n", u / ly->out_c,
+                    u % ly->out_c, at % hw, z15_bit(F), was, a[at]);
+        return 1;
+    }
+    if (((id == CPU_FAULT_FC2_OUT_1ULP_STEP7 && training && c->step == 7) || (id == CPU_FAULT_EVAL_FC2_OUT_1ULP && !training)) &&
+        fault_layer(c, l, "fc2")) {
+        if ((rc = act_io(c, l, 0, a, 1))) FAULT_ENDED(rc);
+        for (size_t i = 0; i < cnt; i++) a[i] = nextafterf(a[i], INFINITY);
+        return 1;
+    }
+    return 0;
+}
+
+/* backward edits after the layer's own backward */
+static int fault_bwd_after_19(engine *e, int l, int *done) {
+    FAULT_LOCALS;
+    if ((id == CPU_FAULT_CONV2_DX_BITFLIP_ONCE || id == CPU_FAULT_CONV2_DX_BITFLIP_STEP2 ||
+         id == CPU_FAULT_CONV2_DX_LOST_TAP_ONCE) &&
+        c->step == (id == CPU_FAULT_CONV2_DX_BITFLIP_STEP2 ? 2u : 7u) && fault_layer(c, l, "conv2") && l > 0 &&
+        ly->k == 3 && ly->pad == 1) {
+        /* conv2's input gradient (pool1's DACT), the live plane's typical element */
+        size_t C = (size_t)ly->in_c, H = (size_t)ly->in_h, W = (size_t)ly->in_w, hw = H * W, OC = (size_t)ly->out_c;
+        size_t u, *idx = (size_t *)(void *)F->p_cur;
+        if ((rc = act_io(c, l - 1, 1, a, 1))) FAULT_DONE(rc);
+        size_t at = z19_typical(a, n * C, hw, idx, &u);
+        if (at >= n * C * hw) return 0;
+        float was = a[at];
+        if (id != CPU_FAULT_CONV2_DX_LOST_TAP_ONCE) {
+            a[at] = z15_flip(a[at], z15_bit(F));
+        } else {
+            /* a lost update in a racy scatter-add (col2im): of the 9 per-tap partial sums sum_oc w dy this element
+             * receives, the first nonzero one (taps in (kh, kw) order) never lands */
+            size_t s = u / C, ch = u % C, i = at % hw / W, j = at % W;
+            const float *w = c->params + c->m->tensors[ly->w_tensor].offset;
+            if ((rc = act_io(c, l, 1, x, 1))) FAULT_DONE(rc);
+            float part = 0.0f;
+            int tap = -1;
+            for (int kh = 0; kh < 3 && tap < 0; kh++)
+                for (int kw = 0; kw < 3 && tap < 0; kw++) {
+                    long p = (long)i - kh + 1, q = (long)j - kw + 1;
+                    if (p < 0 || q < 0 || p >= (long)ly->out_h || q >= (long)ly->out_w) continue;
+                    float acc = 0.0f;
+                    for (size_t o = 0; o < OC; o++)
+                        acc += w[((o * C + ch) * 3 + (size_t)kh) * 3 + (size_t)kw] *
+                               x[((s * OC + o) * (size_t)ly->out_h + (size_t)p) * (size_t)ly->out_w + (size_t)q];
+                    if (acc != 0.0f) part = acc, tap = kh * 3 + kw;
+                }
+            if (tap < 0) return 0;
+            a[at] = a[at] - part;
+            if (getenv("LS_FAULT_VERBOSE")) fprintf(stderr, "z19 conv2 dx lost tap %d: partial %g; ", tap, part);
+        }
+        if (getenv("LS_FAULT_VERBOSE"))
+            fprintf(stderr, "z19 conv2 dx: sample %zu channel %zu element %zu (bit %d): %g -> %g\n", u / C, u % C,
+                    at % hw, z15_bit(F), was, a[at]);
+        FAULT_DONE(act_io(c, l - 1, 1, a, 0));
+    }
+    if ((id == CPU_FAULT_CONV1_DW_BITFLIP_ONCE && fault_layer(c, l, "conv1")) ||
+        (id == CPU_FAULT_CONV2_DB_BITFLIP_ONCE && fault_layer(c, l, "conv2"))) {
+        if (c->step != 7) return 0;
+        int bias = id == CPU_FAULT_CONV2_DB_BITFLIP_ONCE;
+        const model_tensor *t = &c->m->tensors[bias ? ly->b_tensor : ly->w_tensor];
+        size_t per = bias ? t->numel : t->numel / (size_t)ly->out_c, units = bias ? 1 : (size_t)ly->out_c, u;
+        float *g = c->grads + t->offset;
+        size_t at = z19_typical(g, units, per, (size_t *)(void *)a, &u);
+        if (at >= t->numel) return 0;
+        float was = g[at];
+        g[at] = z15_flip(g[at], z15_bit(F));
+        if (getenv("LS_FAULT_VERBOSE"))
+            fprintf(stderr, "z19 %s.%s grad element %zu (unit %zu) bit %d: %g -> %g\n", ly->name, bias ? "bias" : "weight",
+                    at, u, z15_bit(F), was, g[at]);
+        c->params_ver++;
+        return 0;
+    }
+    if (id == CPU_FAULT_CONV_DB_ROUND_UP_ALL && ly->kind == LAYER_CONV && ly->b_tensor >= 0) {
+#if defined(__x86_64__)
+        /* the bias reduction on a core whose MXCSR rounds upward: serial fp32 sums (samples outer, positions
+         * inner), as db_serial_fp32 (a legal order) does them rounding to nearest */
+        const model_tensor *tb = &c->m->tensors[ly->b_tensor];
+        size_t oc = (size_t)ly->out_c, hw = (size_t)ly->out_h * ly->out_w;
+        if ((rc = act_io(c, l, 1, a, 1))) FAULT_DONE(rc);
+        unsigned csr = _mm_getcsr();
+        _mm_setcsr((csr & ~0x6000u) | 0x4000u);
+        for (size_t o = 0; o < oc; o++) {
+            volatile float acc = 0.0f;
+            for (size_t s0 = 0; s0 < n; s0++)
+                for (size_t q = 0; q < hw; q++) acc = acc + a[(s0 * oc + o) * hw + q];
+            c->grads[tb->offset + o] = acc;
+        }
+        _mm_setcsr(csr);
+        c->params_ver++;
+#endif
+        return 0;
+    }
+    return 0;
+}
+
+/* backward calls a fault replaces (1: it ran the layer's backward, its status in *done) */
+static int fault_bwd_before_19(engine *e, int l, int *done) {
+    FAULT_LOCALS;
+    if ((id == CPU_FAULT_CONV2_DW_ROUND_UP_STEP7 && c->step == 7) || id == CPU_FAULT_CONV2_DW_ROUND_UP_ALL) {
+        if (!fault_layer(c, l, "conv2")) return 0;
+#if defined(__x86_64__)
+        /* backward-weights on cores whose MXCSR rounds upward (a primitive of its own on its own threads), the
+         * rest of the layer's backward (backward-data, the bias) rounding to nearest: the layer's backward run
+         * with every thread's MXCSR rounding upward, its weight gradient kept, then run again as it is */
+        static unsigned saved[1024];
+        const model_tensor *tw = &c->m->tensors[ly->w_tensor];
+#pragma omp parallel
+        {
+            int t = omp_get_thread_num();
+            if (t < 1024) saved[t] = _mm_getcsr(), _mm_setcsr((saved[t] & ~0x6000u) | 0x4000u);
+        }
+        rc = cpu_backward_layer(e, l);
+#pragma omp parallel
+        {
+            int t = omp_get_thread_num();
+            if (t < 1024) _mm_setcsr(saved[t]);
+        }
+        if (rc) FAULT_DONE(rc);
+        memcpy(F->dw_save, c->grads + tw->offset, tw->numel * sizeof(float));
+        if ((rc = cpu_backward_layer(e, l))) FAULT_DONE(rc);
+        size_t up = 0, dn = 0;
+        for (size_t i = 0; i < tw->numel; i++) {
+            float r = c->grads[tw->offset + i], u = F->dw_save[i];
+            up += u > r, dn += u < r;
+        }
+        if (getenv("LS_FAULT_VERBOSE"))
+            fprintf(stderr, "z19 conv2 dW round-up, step %llu: %zu of %zu elements above round-to-nearest's, %zu below\n",
+                    (unsigned long long)c->step, up, (size_t)tw->numel, dn);
+        memcpy(c->grads + tw->offset, F->dw_save, tw->numel * sizeof(float));
+        c->params_ver++;
+        FAULT_DONE(0);
+#else
+        return 0;
+#endif
+    }
+    return 0;
+}
+
 static int fault_forward_layer(engine *e, int l, int training) {
     cpu_ctx *c = ctx_of(e);
     fault_state *F = c->fault;
@@ -3804,6 +3974,7 @@ static int fault_forward_layer(engine *e, int l, int training) {
     if ((r = fault_fwd_edit_15(e, l, training, &rc))) return r == 2 ? rc : act_io(c, l, 0, F->a, 0);
     if ((r = fault_fwd_edit_16(e, l, training, &rc))) return r == 2 ? rc : act_io(c, l, 0, F->a, 0);
     if ((r = fault_fwd_edit_17(e, l, training, &rc))) return r == 2 ? rc : act_io(c, l, 0, F->a, 0);
+    if ((r = fault_fwd_edit_19(e, l, training, &rc))) return r == 2 ? rc : act_io(c, l, 0, F->a, 0);
     if ((r = fault_fwd_legal(e, l, training, &rc))) return r == 2 ? rc : act_io(c, l, 0, F->a, 0);
     if ((r = fault_fwd_legal2(e, l, training, &rc))) return r == 2 ? rc : act_io(c, l, 0, F->a, 0);
     return 0;
@@ -5418,6 +5589,7 @@ static int fault_backward_layer(engine *e, int l) {
     if (fault_bwd_before_1(e, l, &rc)) return rc;
     if (fault_bwd_before_2(e, l, &rc)) return rc;
     if (fault_bwd_before_3(e, l, &rc)) return rc;
+    if (fault_bwd_before_19(e, l, &rc)) return rc;
     if (fault_bwd_legal(e, l, &rc)) return rc;
     if (fault_bwd_legal2(e, l, &rc)) return rc;
     if ((rc = cpu_backward_layer(e, l))) return rc;
@@ -5434,6 +5606,7 @@ static int fault_backward_layer(engine *e, int l) {
     if (fault_bwd_after_15(e, l, &rc)) return rc;
     if (fault_bwd_after_16(e, l, &rc)) return rc;
     if (fault_bwd_after_17(e, l, &rc)) return rc;
+    if (fault_bwd_after_19(e, l, &rc)) return rc;
     if (F->id == CPU_FAULT_FC2_DB_SAME_LABEL_DROPPED_ONCE && c->step == 7 && fault_layer(c, l, "fc2")) {
         /* zoo attack 11: db leaves out the samples of the batch's most frequent label but its first */
         const layer *ly = &c->m->layers[l];

@@ -144,7 +144,7 @@ static void test_bad_input(void **st) {
         {"cpux", "--on cpu-a: unknown engine 'cpux' (known: cpu, reference, cuda, recorded:PATH)"},
         {"cpu,cpu:thread=1", "--on cpu-a: engine cpu:thread=1: unknown knob 'thread' (known: threads,"},
         {"cpu:perturb=1", "perturb= and draw= are audit's own"},
-        {"cuda:math=tf23", "--on cpu-a: cuda: math=tf23: expected fma or tf32"},
+        {"cuda:math=tf23", "--on cpu-a: engine cuda:math=tf23: unknown value 'tf23' for knob math (known: fma, tf32)"},
     };
     for (size_t i = 0; i < sizeof unknown / sizeof unknown[0]; i++) {
         int rc = sh(out, sizeof out, "%s sweep --local --on cpu-a=%s --seeds 1 --dir %s/unknown", g_bin,

@@ -1077,7 +1077,8 @@ static void test_knobs(void **st) {
     /* a bad value worded as every engine's (engine.c engine_spec_choice, engine_cpu.c's threads=): it said
      * "reference: mode must be exact or fp32cr, got 'fast'" */
     static const char *bad[][2] = {
-        {"reference:mode=fast", "engine reference:mode=fast: unknown value 'fast' for knob mode (known: exact, fp32cr)"},
+        {"reference:mode=fast",
+         "engine reference:mode=fast: unknown value 'fast' for knob mode (known: exact, fp32cr)"},
         {"reference:tf32=yes", "engine reference:tf32=yes: unknown value 'yes' for knob tf32 (known: off, on)"},
         {"reference:tf32=on:tf32round=up",
          "engine reference:tf32=on:tf32round=up: unknown value 'up' for knob tf32round (known: rna, rne, rz)"},

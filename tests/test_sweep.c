@@ -532,7 +532,8 @@ static void test_note_counts_the_last_shadow(void **st) {
             snprintf(names + strlen(names), sizeof names - strlen(names), "%s%s", n_zero++ ? ", " : "", labels[t]);
     }
     free(json);
-    if (unrep != n_zero) fail_msg("run.json: recordings_not_replayed %ld, %d recording(s) with shadow_replays 0", unrep, n_zero);
+    if (unrep != n_zero)
+        fail_msg("run.json: recordings_not_replayed %ld, %d recording(s) with shadow_replays 0", unrep, n_zero);
     /* this plan, as the driver runs it (the rule's case the note once missed) */
     if (shadows != 2 || unrep != 1)
         fail_msg("want the seed's audit to shadow twice and leave one recording: %ld, %ld", shadows, unrep);

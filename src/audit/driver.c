@@ -953,8 +953,8 @@ static int recording_owes_shadow(audit *A) {
     int owed = 0, first = -1, have_ref = 0;
     for (int i = 0; i < r->n_engines; i++) {
         have_ref |= r->eng[i].available && r->eng[i].is_ref && !r->eng[i].failed;
-        if (!r->eng[i].available || !r->eng[i].recorded || r->eng[i].failed || r->eng[i].shadows || !recorded_full(A, i))
-            continue;
+        const audit_engine *ae = &r->eng[i];
+        if (!ae->available || !ae->recorded || ae->failed || ae->shadows || !recorded_full(A, i)) continue;
         owed++;
         if (first < 0) first = i;
     }
@@ -2538,7 +2538,8 @@ static int hand_over(audit *A, double t_start) {
     r->n_shadows = A->n_shadows;
     r->recordings_unreplayed = 0;
     for (int i = 0; i < r->n_engines; i++)
-        r->recordings_unreplayed += r->eng[i].recorded && r->eng[i].available && !r->eng[i].failed && !r->eng[i].shadows;
+        r->recordings_unreplayed += r->eng[i].recorded && r->eng[i].available && !r->eng[i].failed &&
+                                    !r->eng[i].shadows;
     r->last_step = A->step;
     if (A->cfg.out_dir) {
         errno = 0;

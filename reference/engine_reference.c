@@ -1320,29 +1320,33 @@ static int ref_parse_opts(const engine_spec *s, ref_opts *o) {
     static const char *const allowed[] = {"mode", "prec", "threads", "tf32", "tf32round", NULL};
     int rc = engine_spec_check(s, allowed);
     if (rc) return rc;
-    const char *mode = engine_spec_get(s, "mode", "exact");
     long prec, threads;
+    /* one wording for a knob's bad value on every engine (engine_cpu.c's threads=, engine.c
+     * engine_spec_choice) */
     if (parse_int(engine_spec_get(s, "prec", "128"), 24, 1 << 16, &prec))
-        return ls_err(LS_EINVAL, "reference: prec must be an integer in 24..65536 bits, got '%s'",
-                      engine_spec_get(s, "prec", ""));
+        return ls_err(LS_EINVAL, "engine %s: bad value '%s' for knob prec (expected a count of bits from 24 to 65536)",
+                      s->spec, engine_spec_get(s, "prec", ""));
     if (parse_int(engine_spec_get(s, "threads", "2"), 1, 1024, &threads))
-        return ls_err(LS_EINVAL, "reference: threads must be an integer in 1..1024, got '%s'",
-                      engine_spec_get(s, "threads", ""));
+        return ls_err(LS_EINVAL, "engine %s: bad value '%s' for knob threads (expected a count from 1 to 1024)",
+                      s->spec, engine_spec_get(s, "threads", ""));
     /* MPFR keeps its exponent range, flags and caches per thread only when
      * built thread-safe (TLS); otherwise the engine must stay on one thread */
     if (threads > 1 && !mpfr_buildopt_tls_p())
         return ls_err(LS_EUNAVAIL, "reference: this MPFR is not thread-safe (no TLS); use threads=1");
-    int md;
-    if (strcmp(mode, "exact") == 0) md = REF_EXACT;
-    else if (strcmp(mode, "fp32cr") == 0) md = REF_FP32CR;
-    else return ls_err(LS_EINVAL, "reference: mode must be exact or fp32cr, got '%s'", mode);
-    const char *tf = engine_spec_get(s, "tf32", "off"), *tr = engine_spec_get(s, "tf32round", NULL);
-    if (strcmp(tf, "on") != 0 && strcmp(tf, "off") != 0)
-        return ls_err(LS_EINVAL, "reference: tf32 must be on or off, got '%s'", tf);
-    int tf32 = strcmp(tf, "on") == 0;
-    lowp_round tmode = LOWP_RNA;
+    /* the index is the mode: names in REF_EXACT, REF_FP32CR order */
+    _Static_assert(REF_EXACT == 0 && REF_FP32CR == 1, "modes[] is indexed by the mode");
+    static const char *const modes[] = {"exact", "fp32cr", NULL}, *const offon[] = {"off", "on", NULL};
+    int md, tf32;
+    if ((rc = engine_spec_choice(s, "mode", "exact", modes, &md)) ||
+        (rc = engine_spec_choice(s, "tf32", "off", offon, &tf32)))
+        return rc;
+    const char *tr = engine_spec_get(s, "tf32round", NULL);
     if (tr && !tf32) return ls_err(LS_EINVAL, "reference: tf32round=%s needs tf32=on", tr);
-    if (tr && (rc = lowp_round_parse(tr, "reference: tf32round", &tmode))) return rc;
+    const char *rounds[LOWP_N + 1] = {NULL};
+    for (int i = 0; i < LOWP_N; i++) rounds[i] = lowp_round_name((lowp_round)i);
+    int ri = LOWP_RNA;
+    if (tr && (rc = engine_spec_choice(s, "tf32round", "rna", rounds, &ri))) return rc;
+    lowp_round tmode = (lowp_round)ri;
     o->md = md;
     o->tf32 = tf32;
     o->tmode = tmode;

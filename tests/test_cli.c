@@ -586,6 +586,75 @@ static void test_no_abbreviations(void **st) {
     assert_int_not_equal(access("/tmp/ls_cli_never_sweep", F_OK), 0);
 }
 
+/* A knob's bad value, on every engine, in every command that makes one:
+ * one wording, "engine SPEC: unknown value 'V' for knob K (known: ...)"
+ * naming every known value (a number's range: "bad value 'V' for knob K
+ * (expected ...)"), exit 2, nothing written.  The reference said
+ * "reference: mode must be exact or fp32cr, got 'fast'" and the cuda engine
+ * "cuda: math=tf23: expected fma or tf32"; a sweep planned a cpu spec with
+ * an unknown value and every task failed on its node. */
+static void test_knob_value_errors(void **st) {
+    if (access(DATA_DIR_CHECK, R_OK) != 0) skip();
+    const char *S = "--limit-train 16 --batch 16 --epochs 1";
+    const char *cases[][2] = {
+        {"record --engine reference:mode=fast --out /tmp/ls_cli_knob.lsr",
+         "lockstep record: engine reference:mode=fast: unknown value 'fast' for knob mode (known: exact, fp32cr)\n"},
+        {"audit --ref-mode fast --engines reference,cpu --out /tmp/ls_cli_knob_audit",
+         "lockstep audit: engine reference:mode=fast: unknown value 'fast' for knob mode (known: exact, fp32cr)\n"},
+        {"audit --engines reference:tf32=yes,cpu --out /tmp/ls_cli_knob_audit",
+         "lockstep audit: engine reference:tf32=yes: unknown value 'yes' for knob tf32 (known: off, on)\n"},
+        {"train --engine reference:tf32=on:tf32round=up --steps 1 --json /tmp/ls_cli_knob.json",
+         "lockstep train: engine reference:tf32=on:tf32round=up: unknown value 'up' for knob tf32round (known: rna, "
+         "rne, rz)\n"},
+        {"export --engine reference:prec=8 --step 1 --out /tmp/ls_cli_knob.st",
+         "lockstep export: engine reference:prec=8: bad value '8' for knob prec (expected a count of bits from 24 to "
+         "65536)\n"},
+        {"golden record --engine reference:threads=0 --out /tmp/ls_cli_knob.lsg",
+         "lockstep golden record: engine reference:threads=0: bad value '0' for knob threads (expected a count from 1 "
+         "to 1024)\n"},
+        /* the cuda engine's knobs are parsed before any device is looked for: the same here, GPU or not */
+        {"record --engine cuda:algo=fastest --out /tmp/ls_cli_knob.lsr",
+         "lockstep record: engine cuda:algo=fastest: unknown value 'fastest' for knob algo (known: det, fast)\n"},
+        {"audit --engines reference,cuda:math=tf23 --out /tmp/ls_cli_knob_audit",
+         "lockstep audit: engine cuda:math=tf23: unknown value 'tf23' for knob math (known: fma, tf32)\n"},
+        {"train --engine cuda:timing=yes --steps 1 --json /tmp/ls_cli_knob.json",
+         "lockstep train: engine cuda:timing=yes: unknown value 'yes' for knob timing (known: 1, 0)\n"},
+        {"golden record --engine cuda:ws=12MiB --out /tmp/ls_cli_knob.lsg",
+         "lockstep golden record: engine cuda:ws=12MiB: bad value '12MiB' for knob ws (expected a workspace limit in "
+         "MiB, 0 to 65536)\n"},
+        {"export --engine cuda:conv=fft --step 1 --out /tmp/ls_cli_knob.st",
+         "lockstep export: engine cuda:conv=fft: unknown value 'fft' for knob conv (known: any, gemm)\n"},
+        {"golden record --engine cpu:algo=fft --out /tmp/ls_cli_knob.lsg",
+         "lockstep golden record: engine cpu:algo=fft: unknown value 'fft' for knob algo (known: direct, winograd, "
+         "auto)\n"},
+        /* a sweep refuses at plan time what each task would have refused on its node */
+        {"sweep --local --on a=cpu:algo=fft --seeds 1 --dir /tmp/ls_cli_knob_sweep",
+         "lockstep sweep: --on a: engine cpu:algo=fft: unknown value 'fft' for knob algo (known: direct, winograd, "
+         "auto)\n"},
+        {"sweep --local --on a=cpu:isa=avx9 --seeds 1 --dir /tmp/ls_cli_knob_sweep",
+         "lockstep sweep: --on a: engine cpu:isa=avx9: unknown value 'avx9' for knob isa (known: all, sse41, avx, "
+         "avx2, avx2_vnni, avx512_core, avx512_core_vnni, avx512_core_bf16, avx512_core_amx)\n"},
+        {"sweep --local --on a=cuda:pool=maybe --seeds 1 --dir /tmp/ls_cli_knob_sweep",
+         "lockstep sweep: --on a: engine cuda:pool=maybe: unknown value 'maybe' for knob pool (known: det, fast)\n"},
+    };
+    const char *never[] = {"/tmp/ls_cli_knob.lsr", "/tmp/ls_cli_knob_audit", "/tmp/ls_cli_knob.json",
+                           "/tmp/ls_cli_knob.st", "/tmp/ls_cli_knob.lsg", "/tmp/ls_cli_knob_sweep"};
+    for (size_t i = 0; i < sizeof never / sizeof never[0]; i++) {
+        char rm[128];
+        snprintf(rm, sizeof rm, "rm -rf %s", never[i]);
+        assert_int_equal(system(rm), 0);
+    }
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        char args[512];
+        /* golden record and sweep take no --epochs */
+        int small = strncmp(cases[i][0], "sweep", 5) && strncmp(cases[i][0], "golden", 6);
+        snprintf(args, sizeof args, "%s%s%s", cases[i][0], small ? " " : "", small ? S : "");
+        expect(args, 2, cases[i][1]);
+        for (size_t k = 0; k < sizeof never / sizeof never[0]; k++)
+            if (access(never[k], F_OK) == 0) fail_msg("lockstep %s: refused, and wrote %s", args, never[k]);
+    }
+}
+
 /* --threads N beside an engine spec with threads=K: the spec's K won
  * without a word (`train --engine cpu:threads=1 --threads 4` ran on one
  * thread).  One engine: refused, both named.  A list: --threads is for the
@@ -1459,6 +1528,7 @@ int main(void) {
         cmocka_unit_test(test_audit_order_checked_first),
         cmocka_unit_test(test_no_abbreviations),
         cmocka_unit_test(test_threads_and_spec),
+        cmocka_unit_test(test_knob_value_errors),
         cmocka_unit_test(test_ref_options_and_spec),
         cmocka_unit_test(test_ref_options_in_lists),
         cmocka_unit_test(test_sweep_folder_errors),

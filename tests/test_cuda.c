@@ -95,16 +95,37 @@ static void test_opts(void **st) {
     assert_int_equal(o.gemm_only, 0);
     assert_int_equal(o.algo, CP_ALGO_DET);
 
+    /* every knob's bad value worded as the other engines' (engine.c engine_spec_choice, engine_cpu.c's
+     * threads=): the whole message, every known value named (it said "cuda: math=fp16: expected fma or tf32") */
     static const char *bad[][2] = {
-        {"cuda:math=fp16", "math=fp16"}, {"cuda:algo=fastest", "algo=fastest"},
-        {"cuda:expm=glibc", "expm=glibc"}, {"cuda:ws=-1", "ws=-1"}, {"cuda:ws=12MiB", "ws=12MiB"},
-        {"cuda:device=x", "device=x"}, {"cuda:pool=maybe", "pool=maybe"}, {"cuda:threads=2", "threads"},
+        {"cuda:math=fp16", "engine cuda:math=fp16: unknown value 'fp16' for knob math (known: fma, tf32)"},
+        {"cuda:algo=fastest", "engine cuda:algo=fastest: unknown value 'fastest' for knob algo (known: det, fast)"},
+        {"cuda:expm=glibc", "engine cuda:expm=glibc: unknown value 'glibc' for knob expm (known: vendor, portable)"},
+        {"cuda:pool=maybe", "engine cuda:pool=maybe: unknown value 'maybe' for knob pool (known: det, fast)"},
+        {"cuda:algo=fast:pool=maybe", "engine cuda:algo=fast:pool=maybe: unknown value 'maybe' for knob pool (known: "
+                                      "det, fast)"},
+        {"cuda:conv=fft", "engine cuda:conv=fft: unknown value 'fft' for knob conv (known: any, gemm)"},
+        {"cuda:timing=yes", "engine cuda:timing=yes: unknown value 'yes' for knob timing (known: 1, 0)"},
+        {"cuda:ws=-1", "engine cuda:ws=-1: bad value '-1' for knob ws (expected a workspace limit in MiB, 0 to 65536)"},
+        {"cuda:ws=12MiB", "engine cuda:ws=12MiB: bad value '12MiB' for knob ws (expected a workspace limit in MiB, 0 "
+                          "to 65536)"},
+        {"cuda:device=x", "engine cuda:device=x: bad value 'x' for knob device (expected a device index from 0 to "
+                          "1024)"},
+        {"cuda:threads=2", "engine cuda:threads=2: unknown knob 'threads' (known: math, algo, pool, expm, conv, ws, "
+                           "device, timing)"},
     };
     for (size_t i = 0; i < LS_ARRAY_LEN(bad); i++) {
         s = spec_of(bad[i][0]);
         assert_int_equal(cp_opts_parse(&o, &s), LS_EINVAL);
-        if (!strstr(ls_errmsg(), bad[i][1])) fail_msg("%s: message '%s' does not name %s", bad[i][0], ls_errmsg(), bad[i][1]);
+        if (strcmp(ls_errmsg(), bad[i][1])) fail_msg("%s: message '%s', want '%s'", bad[i][0], ls_errmsg(), bad[i][1]);
     }
+    /* the values the old parser took still parse to the same options */
+    s = spec_of("cuda:pool=fast:timing=1:expm=vendor:conv=gemm:algo=det:math=fma");
+    assert_int_equal(cp_opts_parse(&o, &s), 0);
+    assert_int_equal(o.pool_det, 0);
+    assert_int_equal(o.timing, 1);
+    assert_int_equal(o.portable_exp, 0);
+    assert_int_equal(o.gemm_only, 1);
 }
 
 /* ---- algorithm policy ------------------------------------------------- */
@@ -429,14 +450,15 @@ static void test_create_or_unavailable(void **st) {
         free(d);
         engine_free(e);
     }
-#if LS_HAVE_CUDA
-    /* knob errors are reported whether or not there is a device (a build
-     * without CUDA reports only that, whatever the knobs) */
+    /* knob errors are reported whether or not there is a device, and in a
+     * build without CUDA too (the registry parses the knobs first), worded
+     * as every engine's: the value, the knob, every known value */
     rc = engine_create(&e, "cuda:math=fp64", &m, &eo);
     assert_int_equal(rc, LS_EINVAL);
-    assert_non_null(strstr(ls_errmsg(), "math=fp64"));
-#else
-    rc = engine_create(&e, "cuda:math=fp64", &m, &eo);
+    assert_null(e);
+    assert_string_equal(ls_errmsg(), "engine cuda:math=fp64: unknown value 'fp64' for knob math (known: fma, tf32)");
+#if !LS_HAVE_CUDA
+    rc = engine_create(&e, "cuda:math=tf32", &m, &eo);
     assert_int_equal(rc, LS_EUNAVAIL);
     assert_non_null(strstr(ls_errmsg(), "built without CUDA"));
 #endif

@@ -613,8 +613,10 @@ static void test_twin_knobs(void **state) {
         {"cpu:tf32=on:tf32round=up", "unknown value 'up' for knob tf32round (known: rna, rne, rz)"},
         {"cpu:tf32=on:dtype=bf16", "exclude each other"},
         {"cpu:dtype=f16", "unknown value 'f16' for knob dtype"},
-        {"reference:tf32=1", "tf32 must be on or off"},
+        {"reference:tf32=1", "engine reference:tf32=1: unknown value '1' for knob tf32 (known: off, on)"},
         {"reference:tf32round=rz", "needs tf32=on"},
+        {"reference:tf32=on:tf32round=up",
+         "engine reference:tf32=on:tf32round=up: unknown value 'up' for knob tf32round (known: rna, rne, rz)"},
     };
     for (size_t i = 0; i < LS_ARRAY_LEN(bad); i++) {
         assert_int_equal(engine_create(&e, bad[i].spec, &f->m, &o), LS_EINVAL);

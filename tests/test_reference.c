@@ -1074,11 +1074,26 @@ static void test_knobs(void **st) {
     assert_int_equal(model_build(&m, "smallcnn"), 0);
     engine *e = NULL;
     engine_opts o = {42, 2, 0};
-    assert_int_equal(engine_create(&e, "reference:mode=fast", &m, &o), LS_EINVAL);
-    assert_non_null(strstr(ls_errmsg(), "mode"));
-    assert_int_equal(engine_create(&e, "reference:prec=8", &m, &o), LS_EINVAL);
-    assert_int_equal(engine_create(&e, "reference:threads=0", &m, &o), LS_EINVAL);
-    assert_int_equal(engine_create(&e, "reference:colour=red", &m, &o), LS_EINVAL);
+    /* a bad value worded as every engine's (engine.c engine_spec_choice, engine_cpu.c's threads=): it said
+     * "reference: mode must be exact or fp32cr, got 'fast'" */
+    static const char *bad[][2] = {
+        {"reference:mode=fast",
+         "engine reference:mode=fast: unknown value 'fast' for knob mode (known: exact, fp32cr)"},
+        {"reference:tf32=yes", "engine reference:tf32=yes: unknown value 'yes' for knob tf32 (known: off, on)"},
+        {"reference:tf32=on:tf32round=up",
+         "engine reference:tf32=on:tf32round=up: unknown value 'up' for knob tf32round (known: rna, rne, rz)"},
+        {"reference:prec=8", "engine reference:prec=8: bad value '8' for knob prec (expected a count of bits from 24 "
+                             "to 65536)"},
+        {"reference:threads=0", "engine reference:threads=0: bad value '0' for knob threads (expected a count from 1 "
+                                "to 1024)"},
+        {"reference:colour=red", "engine reference:colour=red: unknown knob 'colour' (known: mode, prec, threads, "
+                                 "tf32, tf32round)"},
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        assert_int_equal(engine_create(&e, bad[i][0], &m, &o), LS_EINVAL);
+        assert_null(e);
+        if (strcmp(ls_errmsg(), bad[i][1])) fail_msg("%s: '%s', want '%s'", bad[i][0], ls_errmsg(), bad[i][1]);
+    }
     assert_int_equal(engine_create(&e, "reference:mode=fp32cr:threads=1", &m, &o), 0);
     char *d = engine_describe(e);
     assert_non_null(d);

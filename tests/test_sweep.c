@@ -144,7 +144,7 @@ static void test_bad_input(void **st) {
         {"cpux", "--on cpu-a: unknown engine 'cpux' (known: cpu, reference, cuda, recorded:PATH)"},
         {"cpu,cpu:thread=1", "--on cpu-a: engine cpu:thread=1: unknown knob 'thread' (known: threads,"},
         {"cpu:perturb=1", "perturb= and draw= are audit's own"},
-        {"cuda:math=tf23", "--on cpu-a: cuda: math=tf23: expected fma or tf32"},
+        {"cuda:math=tf23", "--on cpu-a: engine cuda:math=tf23: unknown value 'tf23' for knob math (known: fma, tf32)"},
     };
     for (size_t i = 0; i < sizeof unknown / sizeof unknown[0]; i++) {
         int rc = sh(out, sizeof out, "%s sweep --local --on cpu-a=%s --seeds 1 --dir %s/unknown", g_bin,
@@ -442,7 +442,7 @@ static void test_local_small(void **st) {
     assert_non_null(strstr(buf, "## Significance across 2 seeds"));
     assert_non_null(strstr(buf, "| a/cpu:threads=1 vs b/cpu:threads=1 |"));
     /* one shadow replay for two recordings per seed: said, and one stays unchecked */
-    assert_non_null(strstr(buf, "1 shadow replay(s) per seed"));
+    assert_non_null(strstr(buf, "seed 42: 1 shadow replay(s) for 2 recordings, 1 recording(s) not replayed"));
     snprintf(path, sizeof path, "%s/small/report/verdicts.txt", g_tmp);
     assert_int_equal(read_file(path, buf, sizeof buf), 0);
     assert_non_null(strstr(buf, "seed 42 engine a/cpu:threads=1: within bound"));
@@ -484,21 +484,29 @@ static void test_local_small(void **st) {
         fail_msg("want the merge refused (exit 2) naming the recording and both engines; exit %d:\n%s", rc, out);
 }
 
-/* The report's note on shadow replays counts the steps the audit shadows:
- * with recordings, every --audit-every-th step after --ref-steps and the
- * recordings' full steps the driver adds for a recording not yet
- * shadowed (here steps 1 and 2), not the partial batches.  Two steps,
- * --audit-every 50, three recordings: two shadow replays, one recording
- * unchecked; the note said 0 and "3 recording(s) per seed are not
- * replayed" while the seed's audit replayed two. */
+/* A number after `key` in s (from its first occurrence), or -1. */
+static long json_long_after(const char *s, const char *key) {
+    const char *k = s ? strstr(s, key) : NULL;
+    return k ? strtol(k + strlen(key), NULL, 10) : -1;
+}
+
+/* The report's note on shadow replays is each seed's audit's own count,
+ * not a copy of the driver's rule (driver.c recording_owes_shadow): the
+ * sweep's statement and the audit's run.json must agree.  Two steps,
+ * --audit-every 50, three recordings: the driver shadows steps 1 and 2
+ * (full steps near the end while a recording is owed one, not the partial
+ * batches), two shadow replays, one recording not replayed.  Once the
+ * note said 0 and "3 recording(s) per seed are not replayed" while the
+ * seed's audit replayed two (a re-derived rule that had drifted). */
 static void test_note_counts_the_last_shadow(void **st) {
     if (access(DATA_DEFAULT_DIR "/train-images-idx3-ubyte.gz", R_OK) != 0) {
         skip();
         return;
     }
-    char out[1 << 15], path[PATH_MAX], buf[1 << 15];
+    char out[1 << 15], path[PATH_MAX], buf[1 << 15], want[1024];
     const char *plan = "--on a=cpu:threads=1,cpu:threads=2 --on b=cpu:threads=1 --seeds 1 --limit-train 32 "
                        "--limit-test 16 --batch 16 --epochs 1 --ref-steps 0 --audit-every 50";
+    const char *labels[] = {"a/cpu:threads=1", "a/cpu:threads=2", "b/cpu:threads=1"};
     int rc = sh(out, sizeof out, "%s sweep --local --jobs 2 %s --dir %s/note", g_bin, plan, g_tmp);
     if (rc) fprintf(stderr, "%s\n", out);
     assert_int_equal(rc, 0);
@@ -506,12 +514,39 @@ static void test_note_counts_the_last_shadow(void **st) {
     char *json = malloc(1 << 22);
     assert_non_null(json);
     assert_int_equal(read_file(path, json, 1 << 22), 0);
-    if (!strstr(json, "\"shadow_replays\": 2,")) fail_msg("want the seed's audit to shadow twice");
+    /* the audit's own counts: the run's (its line of run.json), and each recording's */
+    const char *run_line = strstr(json, "\n  \"attribution_steps\": ");
+    if (!run_line) fail_msg("run.json: no run-level attribution_steps line");
+    long shadows = json_long_after(run_line, "\"shadow_replays\": "),
+         unrep = json_long_after(run_line, "\"recordings_not_replayed\": ");
+    int n_zero = 0;
+    char names[512] = "";
+    for (int t = 0; t < 3; t++) {
+        char key[160];
+        snprintf(key, sizeof key, "\"label\": \"recorded:rec/%s/42.lsr\"", labels[t]);
+        const char *e = strstr(json, key);
+        if (!e) fail_msg("run.json: no engine %s", key);
+        long own = json_long_after(e, "\"shadow_replays\": ");
+        if (own < 0) fail_msg("run.json: engine %s has no shadow_replays", labels[t]);
+        if (own == 0)
+            snprintf(names + strlen(names), sizeof names - strlen(names), "%s%s", n_zero++ ? ", " : "", labels[t]);
+    }
     free(json);
+    if (unrep != n_zero)
+        fail_msg("run.json: recordings_not_replayed %ld, %d recording(s) with shadow_replays 0", unrep, n_zero);
+    /* this plan, as the driver runs it (the rule's case the note once missed) */
+    if (shadows != 2 || unrep != 1)
+        fail_msg("want the seed's audit to shadow twice and leave one recording: %ld, %ld", shadows, unrep);
+    /* the sweep's statement: the audit's numbers, and its recordings by name */
+    snprintf(want, sizeof want, "seed 42: %ld shadow replay(s) for 3 recordings, %ld recording(s) not replayed by the "
+             "reference (%s)", shadows, unrep, names);
     snprintf(path, sizeof path, "%s/note/report/report.md", g_tmp);
     assert_int_equal(read_file(path, buf, sizeof buf), 0);
-    if (!strstr(buf, "Note: 2 shadow replay(s) per seed") || !strstr(buf, "1 recording(s) per seed are not replayed"))
-        fail_msg("want the note to count the audit's two shadow replays:\n%s", buf);
+    const char *note = strstr(buf, "\nNote: shadow replays as each seed's audit ran them");
+    if (!note || !strstr(note, want)) fail_msg("want the note to say the audit's own counts, '%s':\n%s", want, buf);
+    /* said where the audits' results are merged: after the seed's verdicts */
+    const char *sec = strstr(buf, "### seed 42");
+    if (!sec || note < sec) fail_msg("want the note after seed 42's verdicts:\n%s", buf);
 }
 
 int main(void) {

@@ -223,6 +223,8 @@ typedef struct {
     int perturb_draw;        /* draw=D: which random direction (0: the default one) */
     char skip_reason[512];
     int recorded;            /* a recording (recorded:PATH): played back, free mode only */
+    long shadows;            /* shadow replays started from its state (free mode: the reference replayed its step
+                              * per element); a recording with none was never replayed by the reference */
     char *describe;
     long steps_run;
     double train_s[64];      /* per epoch: time in this engine's training calls + batch making */
@@ -375,6 +377,8 @@ typedef struct {
     model m;
     dataset ds;              /* owned: freed by audit_result_free */
     long n_shadows;          /* shadow replays run */
+    int recordings_unreplayed; /* recordings that ran to the end with no shadow replay (eng[i].shadows == 0): the
+                                * reference replayed none of their steps (driver.c recording_owes_shadow) */
     long *full_steps;        /* the drift steps fully compared (every tensor), in order; NULL when none kept */
     long n_full_steps;
     long last_step;          /* the last step run */

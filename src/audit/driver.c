@@ -157,7 +157,6 @@ typedef struct {
     int feed_src;           /* engine whose layer inputs are fed (-1: none) */
     int feed_all;           /* fed to every engine (isolated) or to the references only (shadow replay) */
     int n_shadows;          /* shadow replays so far (the source rotates over the fp32 engines) */
-    int shadowed[AUDIT_MAX_ENGINES]; /* shadow replays started from engine i's state */
     int force_pick;         /* this step's shadow must start from this recording (-1: the rotation) */
     const char *plan_from;  /* the recording whose plan the audit adopted (NULL: none) */
     float *pm, *pv;         /* the fed engine's Adam state at the start of the step */
@@ -954,8 +953,8 @@ static int recording_owes_shadow(audit *A) {
     int owed = 0, first = -1, have_ref = 0;
     for (int i = 0; i < r->n_engines; i++) {
         have_ref |= r->eng[i].available && r->eng[i].is_ref && !r->eng[i].failed;
-        if (!r->eng[i].available || !r->eng[i].recorded || r->eng[i].failed || A->shadowed[i] || !recorded_full(A, i))
-            continue;
+        const audit_engine *ae = &r->eng[i];
+        if (!ae->available || !ae->recorded || ae->failed || ae->shadows || !recorded_full(A, i)) continue;
         owed++;
         if (first < 0) first = i;
     }
@@ -988,7 +987,7 @@ static int shadow_setup(audit *A, int with_ref) {
             if (A->active[i] && !r->eng[i].is_ref && r->eng[i].recorded == !pass && k++ == want) pick = i;
     if (A->force_pick >= 0) pick = A->force_pick;
     A->force_pick = -1;
-    if (pick >= 0) A->shadowed[pick]++;
+    if (pick >= 0) r->eng[pick].shadows++;
     A->n_shadows++;
     for (int i = 0; i < E && pick >= 0; i++)
         if (A->active[i] && r->eng[i].is_ref && (rc = copy_state(A, pick, i)))
@@ -2541,6 +2540,10 @@ static int hand_over(audit *A, double t_start) {
     r->cfg = A->cfg;
     r->m = A->m;
     r->n_shadows = A->n_shadows;
+    r->recordings_unreplayed = 0;
+    for (int i = 0; i < r->n_engines; i++)
+        r->recordings_unreplayed += r->eng[i].recorded && r->eng[i].available && !r->eng[i].failed &&
+                                    !r->eng[i].shadows;
     r->last_step = A->step;
     if (A->cfg.out_dir) {
         errno = 0;

@@ -1284,28 +1284,14 @@ static int merge_audits(const sweep_plan *p, const char *dir, const char *tmp, l
     int rc = runs && map ? 0 : LS_ENOMEM;
     lsbuf_printf(md, "\n## Verdicts per seed (reference + every recording of the seed, free mode, shadow replays)\n");
     /* the reference shadows one recording per shadow step, in turn: with
-     * fewer shadow steps than recordings some stay unchecked (and say so).
-     * The driver's rule with recordings (driver.c drift_step and
-     * recording_owes_shadow), step by step after ref_steps: every
-     * audit_every-th step, and a full step of the recordings' plan (the
-     * first when ref_steps is 0, the last) once the full steps left are no
-     * more than the recordings not yet shadowed; never a partial batch (a
-     * recording holds no tensors there) */
-    long total = p->epochs * ((p->limit_train + p->batch - 1) / p->batch), shadows = 0, owed = n_eng,
-         ae = p->audit_every;
-    for (long k = p->ref_steps + 1; k <= total; k++) {
-        int full = k == 1 || (ae > 0 && k % ae == 0) || k == total;
-        long left = (ae > 0 ? total / ae - (k - 1) / ae : 0) + (ae <= 0 || total % ae ? 1 : 0);
-        if ((ae > 0 && k % ae == 0) || (owed > 0 && full && owed >= left)) {
-            shadows++;
-            owed -= owed > 0;
-        }
-    }
-    if (p->limit_train && owed > 0)
-        lsbuf_printf(md, "\nNote: %ld shadow replay(s) per seed (after step %ld: every %ld-th step, and full steps "
-                     "near the end while a recording is owed one) for %d recordings: %ld recording(s) per seed are not "
-                     "replayed by the reference and stay unchecked (lower --audit-every or train longer).\n",
-                     shadows, p->ref_steps, ae, n_eng, owed);
+     * fewer shadow steps than recordings some stay unchecked.  How many is
+     * each seed's audit's own count (audit_result recordings_unreplayed,
+     * eng[i].shadows: run.json's recordings_not_replayed and the engines'
+     * shadow_replays), said after the audits ran, not re-derived here from
+     * the driver's rule (driver.c recording_owes_shadow) */
+    lsbuf unrep;
+    lsbuf_init(&unrep);
+    int any_unrep = 0;
     for (int s = 0; s < p->n_seeds && !rc; s++) {
         seeds[s] = (uint64_t)p->seed[s];
         char list[2048] = "reference", odir[PATH_MAX], shown[PATH_MAX + 32];
@@ -1352,7 +1338,25 @@ static int merge_audits(const sweep_plan *p, const char *dir, const char *tmp, l
                 if (strcmp(runs[s]->eng[i].label, want) == 0 && !runs[s]->eng[i].failed) map[s][t] = i;
         }
         merge_seed_verdicts(md, vt, runs[s], p->seed[s], problems, not_ok, found);
+        const audit_result *rs = runs[s];
+        lsbuf_printf(&unrep, "%sseed %lld: %ld shadow replay(s) for %d recordings, %d recording(s) not replayed by the "
+                     "reference", s ? "; " : "", p->seed[s], rs->n_shadows, n_eng, rs->recordings_unreplayed);
+        for (int t = 0, k = 0; t < n_eng; t++)
+            if (map[s][t] >= 0 && !rs->eng[map[s][t]].shadows)
+                lsbuf_printf(&unrep, "%s%s", k++ ? ", " : " (", labels[t]);
+        lsbuf_printf(&unrep, "%s", rs->recordings_unreplayed ? ")" : "");
+        any_unrep |= rs->recordings_unreplayed > 0;
+        if (out)
+            fprintf(out, "sweep merge: seed %lld: %ld shadow replay(s); %d of %d recordings not replayed by the "
+                    "reference\n", p->seed[s], rs->n_shadows, rs->recordings_unreplayed, n_eng);
     }
+    if (!rc && any_unrep)
+        lsbuf_printf(md, "\nNote: shadow replays as each seed's audit ran them (after step %ld: every %ld-th step, and "
+                     "full steps near the end while a recording is owed one; its run.json: shadow_replays, "
+                     "recordings_not_replayed): %s. A recording not replayed is unchecked per element (lower "
+                     "--audit-every or train longer).\n", p->ref_steps, p->audit_every, unrep.s ? unrep.s : "");
+    if (!rc && unrep.failed) rc = LS_ENOMEM;
+    lsbuf_free(&unrep);
     seeds_result *R = rc ? NULL : ls_calloc(1, sizeof *R);
     if (!rc && !R) rc = LS_ENOMEM;
     if (!rc && !(rc = seeds_from_audits(R, (const audit_result *const *)runs, p->n_seeds, seeds, labels, n_eng, map))) {

@@ -84,6 +84,19 @@ int engine_spec_check(const engine_spec *s, const char *const *allowed) {
     return LS_OK;
 }
 
+int engine_spec_choice(const engine_spec *s, const char *key, const char *def, const char *const *names, int *out) {
+    const char *v = engine_spec_get(s, key, def);
+    char known[256] = "";
+    for (int i = 0; names[i]; i++) {
+        if (strcmp(v, names[i]) == 0) {
+            *out = i;
+            return LS_OK;
+        }
+        snprintf(known + strlen(known), sizeof known - strlen(known), "%s%s", i ? ", " : "", names[i]);
+    }
+    return ls_err(LS_EINVAL, "engine %s: unknown value '%s' for knob %s (known: %s)", s->spec, v, key, known);
+}
+
 /* ---- creation ---------------------------------------------------------- */
 
 void engine_free(engine *e) {

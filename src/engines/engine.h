@@ -99,6 +99,11 @@ int engine_spec_parse(engine_spec *s, const char *text);
 const char *engine_spec_get(const engine_spec *s, const char *key, const char *def);
 /* Fails with a message naming the first knob not in `allowed` (NULL-terminated). */
 int engine_spec_check(const engine_spec *s, const char *const *allowed);
+/* Knob `key` (`def` when absent) as its index in `names` (NULL-terminated)
+ * into *out; any other value fails (LS_EINVAL) with one wording for every
+ * engine: "engine SPEC: unknown value 'V' for knob K (known: a, b, ...)",
+ * naming every known value. */
+int engine_spec_choice(const engine_spec *s, const char *key, const char *def, const char *const *names, int *out);
 
 struct engine {
     const engine_i *iface;

@@ -52,7 +52,7 @@ static int cuda_create(engine *e, const engine_spec *s) {
 #endif
 
 int engine_spec_known(const engine_spec *s) {
-    if (strcmp(s->name, "cpu") == 0) return engine_spec_check(s, engine_cpu_knobs());
+    if (strcmp(s->name, "cpu") == 0) return engine_cpu_knobs_check(s);
     if (strcmp(s->name, "cuda") == 0) {
         cp_opts o;
         return cp_opts_parse(&o, s);
@@ -81,10 +81,16 @@ int engine_create(engine **out, const char *spec_text, const model *m, const eng
     } else if (strcmp(e->spec.name, "reference") == 0 || strcmp(e->spec.name, "ref") == 0) {
         rc = engine_reference_create(e, &e->spec);
     } else if (strcmp(e->spec.name, "cuda") == 0) {
+        /* its knobs first, host code in every build: a bad value is a usage error (exit 2) whether or not
+         * there is a device or a CUDA build, worded as every engine's (engine_spec_choice) */
+        cp_opts co;
+        rc = cp_opts_parse(&co, &e->spec);
 #if LS_HAVE_CUDA
-        rc = cuda_create(e, &e->spec);
+        if (!rc) rc = cuda_create(e, &e->spec);
 #else
-        rc = ls_err(LS_EUNAVAIL, "cuda: unavailable (built without CUDA: no nvcc/cuDNN at build time, or make CUDA=0)");
+        if (!rc)
+            rc = ls_err(LS_EUNAVAIL, "cuda: unavailable (built without CUDA: no nvcc/cuDNN at build time, or make "
+                        "CUDA=0)");
 #endif
     } else if (strcmp(e->spec.name, "recorded") == 0) {
         rc = engine_recorded_create(e, &e->spec);

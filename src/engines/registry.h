@@ -13,18 +13,20 @@
  * unavailable (reason)").  The model must outlive the engine. */
 int engine_create(engine **out, const char *spec_text, const model *m, const engine_opts *o);
 
-/* The spec names a known engine, with knobs it takes: what can be checked
- * where the engine does not run (a sweep's plan, submitted from a node
- * that has neither the task's GPU nor its ISA).  A cuda spec's values are
- * checked too (its host-side parser); a cpu spec's values are checked
- * when the engine is made (the ISA a value asks for is the task node's);
- * a reference or recording is not looked into. */
+/* The spec names a known engine, with knobs it takes and values they
+ * know: what can be checked where the engine does not run (a sweep's
+ * plan, submitted from a node that has neither the task's GPU nor its
+ * ISA).  A cuda spec's values by its host-side parser, a cpu spec's by
+ * names and ranges (whether the node reaches the ISA a value asks for is
+ * checked when the engine is made, there); a reference or recording is
+ * not looked into. */
 int engine_spec_known(const engine_spec *s);
 
 /* Constructors, one per engine (engine_create dispatches on the name). */
 int engine_cpu_create(engine *e, const engine_spec *s);
-/* the knobs engine_cpu_create takes, NULL-terminated */
-const char *const *engine_cpu_knobs(void);
+/* The knobs engine_cpu_create takes, and their values (names and ranges:
+ * nothing is made or applied), checked as it checks them. */
+int engine_cpu_knobs_check(const engine_spec *s);
 int engine_cuda_create(engine *e, const engine_spec *s);
 int engine_reference_create(engine *e, const engine_spec *s);
 /* "recorded:PATH" (the whole rest of the spec is the path, no knobs): a

@@ -339,8 +339,9 @@ static void json_verdicts(lsbuf *b, audit_result *R) {
     audit_result *r = R;
     verdict_table v;
     explain_verdicts(&v, r, &R->m);
-    lsbuf_printf(b, "  \"attribution_steps\": %ld, \"shadow_replays\": %ld, \"drift_mode\": \"%s\",\n",
-                 r->attribution_steps, R->n_shadows, lockstep_mode_name(r->drift_mode));
+    lsbuf_printf(b, "  \"attribution_steps\": %ld, \"shadow_replays\": %ld, \"recordings_not_replayed\": %d, "
+                    "\"drift_mode\": \"%s\",\n",
+                 r->attribution_steps, R->n_shadows, r->recordings_unreplayed, lockstep_mode_name(r->drift_mode));
     headline h;
     headline_make(&h, r, &v);
     lsbuf_printf(b, "  \"verdict\": {\"kind\": \"%s\", \"problems\": %d, \"unchecked\": %d, \"nondeterministic\": %d, "
@@ -433,8 +434,9 @@ static void json_engine(lsbuf *b, const audit_result *r, int i) {
         lsbuf_json_str(b, ae->fail_reason);
         lsbuf_printf(b, ", \"failed_step\": %ld", ae->failed_step);
     }
-    lsbuf_printf(b, ", \"reference\": %s, \"steps_run\": %ld, \"describe\": %s", ae->is_ref ? "true" : "false",
-                 ae->steps_run, ae->describe && ae->describe[0] == '{' ? ae->describe : "null");
+    lsbuf_printf(b, ", \"reference\": %s, \"steps_run\": %ld, \"shadow_replays\": %ld, \"describe\": %s",
+                 ae->is_ref ? "true" : "false", ae->steps_run, ae->shadows,
+                 ae->describe && ae->describe[0] == '{' ? ae->describe : "null");
     lsbuf_printf(b, ", \"epochs\": [");
     for (int ep = 0; ep < r->epochs_done; ep++) {
         lsbuf_printf(b, "%s{\"epoch\": %d, \"train_seconds\": ", ep ? ", " : "", ep + 1);

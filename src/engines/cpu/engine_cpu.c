@@ -145,6 +145,7 @@ typedef struct {
     int threads, portable, blocked;
     dnnl_alg_kind_t alg;
     char algo_name[16], isa_req[32];
+    int isa_k; /* isa_req's index in isa_names */
     const model *m;
     dnnl_engine_t eng;
     dnnl_stream_t stream;
@@ -6602,16 +6603,20 @@ static const struct {
     {"avx512_core_amx", dnnl_cpu_isa_avx512_core_amx},
 };
 
+/* Knob isa's value as its index in isa_names (worded as every engine's
+ * bad value, engine_spec_choice); a name only: whether this CPU reaches it
+ * is apply_isa's (the node the engine runs on). */
+static int isa_index(const engine_spec *s, int *k) {
+    const char *names[LS_ARRAY_LEN(isa_names) + 1] = {NULL};
+    for (size_t i = 0; i < LS_ARRAY_LEN(isa_names); i++) names[i] = isa_names[i].name;
+    return engine_spec_choice(s, "isa", "all", names, k);
+}
+
 /* The ISA cap is process-global and settable once, before oneDNN's first
  * primitive; a second engine may ask for the same cap again, nothing else. */
-static int apply_isa(const engine_spec *s, const char *name) {
+static int apply_isa(int k) {
     static int applied = -1; /* index into isa_names */
-    int k = -1;
-    for (size_t i = 0; i < LS_ARRAY_LEN(isa_names); i++)
-        if (strcmp(isa_names[i].name, name) == 0) k = (int)i;
-    if (k < 0)
-        return ls_err(LS_EINVAL, "engine %s: unknown value '%s' for knob isa (known: all, sse41, avx, avx2, "
-                      "avx2_vnni, avx512_core, avx512_core_vnni, avx512_core_bf16, avx512_core_amx)", s->spec, name);
+    const char *name = isa_names[k].name;
     if (applied == k) return 0;
     if (applied >= 0 || dnnl_set_max_cpu_isa(isa_names[k].isa) != dnnl_success)
         return ls_err(LS_EUNAVAIL, "cpu: unavailable (isa=%s cannot be applied: oneDNN sets its ISA cap once per "
@@ -6624,28 +6629,13 @@ static int apply_isa(const engine_spec *s, const char *name) {
     return 0;
 }
 
-/* Knob `key` (def when absent) as its index in `names` (NULL-terminated);
- * any other value is an error that lists the choices, worded as
- * engine_spec_check's unknown knob is (engine.c). */
-static int knob_choice(const engine_spec *s, const char *key, const char *def, const char *const *names, int *out) {
-    const char *v = engine_spec_get(s, key, def);
-    char known[128] = "";
-    for (int i = 0; names[i]; i++) {
-        if (strcmp(v, names[i]) == 0) {
-            *out = i;
-            return 0;
-        }
-        snprintf(known + strlen(known), sizeof known - strlen(known), "%s%s", i ? ", " : "", names[i]);
-    }
-    return ls_err(LS_EINVAL, "engine %s: unknown value '%s' for knob %s (known: %s)", s->spec, v, key, known);
-}
-
 /* tf32=off|on, tf32round=rna|rne|rz (default rna: what NVIDIA's libraries
  * do as far as we could find, lowp.c), dtype=f32|bf16. */
 static int lowp_knobs(cpu_ctx *c, const engine_spec *s) {
     static const char *const offon[] = {"off", "on", NULL}, *const dtypes[] = {"f32", "bf16", NULL};
     int rc;
-    if ((rc = knob_choice(s, "tf32", "off", offon, &c->tf32)) || (rc = knob_choice(s, "dtype", "f32", dtypes, &c->bf16)))
+    if ((rc = engine_spec_choice(s, "tf32", "off", offon, &c->tf32)) ||
+        (rc = engine_spec_choice(s, "dtype", "f32", dtypes, &c->bf16)))
         return rc;
     const char *rm = engine_spec_get(s, "tf32round", NULL);
     c->tf32_mode = LOWP_RNA;
@@ -6653,7 +6643,7 @@ static int lowp_knobs(cpu_ctx *c, const engine_spec *s) {
     const char *rounds[LOWP_N + 1] = {NULL};
     for (int i = 0; i < LOWP_N; i++) rounds[i] = lowp_round_name((lowp_round)i);
     int ri = LOWP_RNA;
-    if (rm && (rc = knob_choice(s, "tf32round", "rna", rounds, &ri))) return rc;
+    if (rm && (rc = engine_spec_choice(s, "tf32round", "rna", rounds, &ri))) return rc;
     c->tf32_mode = (lowp_round)ri;
     if (c->tf32 && c->bf16) return ls_err(LS_EINVAL, "cpu: tf32=on and dtype=bf16 exclude each other");
     return 0;
@@ -6673,28 +6663,21 @@ static int lowp_check_bf16(void) {
 static const char *const CPU_KNOBS[] = {"threads", "algo", "isa", "math", "layout", "fuse", "tf32", "tf32round",
                                         "dtype", CPU_FAULT_ONLY("fault", "fault_k",) NULL};
 
-const char *const *engine_cpu_knobs(void) { return CPU_KNOBS; }
-
-int engine_cpu_create(engine *e, const engine_spec *s) {
-    int rc = engine_spec_check(s, CPU_KNOBS);
-    if (rc) return rc;
-    const model *m = e->m;
-    cpu_ctx *c = ls_calloc(1, sizeof *c);
-    if (!c) return LS_ENOMEM;
-    c->m = m;
-    c->params_ver = 1;
-
+/* The knobs' values into c (threads, algo, math, layout, fuse, the low
+ * precision knobs, the ISA asked for): names and ranges only, nothing made
+ * or applied, so that a spec can be checked where the engine does not run
+ * (engine_cpu_knobs_check). */
+static int cpu_knobs_parse(cpu_ctx *c, const engine_spec *s) {
+    int rc;
     int procs = omp_get_num_procs();
     c->threads = procs < 2 ? procs : 2;
     const char *tv = engine_spec_get(s, "threads", NULL);
     if (tv) {
         char *end;
         long t = strtol(tv, &end, 10);
-        if (*end || t < 1 || t > 1024) {
-            rc = ls_err(LS_EINVAL, "engine %s: bad value '%s' for knob threads (expected a count from 1 to 1024)",
-                        s->spec, tv);
-            goto cleanup;
-        }
+        if (*end || t < 1 || t > 1024)
+            return ls_err(LS_EINVAL, "engine %s: bad value '%s' for knob threads (expected a count from 1 to 1024)",
+                          s->spec, tv);
         c->threads = (int)t;
     }
     static const char *const algos[] = {"direct", "winograd", "auto", NULL};
@@ -6705,23 +6688,49 @@ int engine_cpu_create(engine *e, const engine_spec *s) {
      * bits as off, which runs oneDNN's two primitives */
     static const char *const fuses[] = {"off", "on", NULL};
     int ai;
-    if ((rc = knob_choice(s, "algo", "direct", algos, &ai)) ||
-        (rc = knob_choice(s, "math", "vendor", maths, &c->portable)) ||
-        (rc = knob_choice(s, "layout", "blocked", layouts, &c->blocked)) ||
-        (rc = knob_choice(s, "fuse", "on", fuses, &c->fuse)))
-        goto cleanup;
+    if ((rc = engine_spec_choice(s, "algo", "direct", algos, &ai)) ||
+        (rc = engine_spec_choice(s, "math", "vendor", maths, &c->portable)) ||
+        (rc = engine_spec_choice(s, "layout", "blocked", layouts, &c->blocked)) ||
+        (rc = engine_spec_choice(s, "fuse", "on", fuses, &c->fuse)))
+        return rc;
     c->alg = alg_kinds[ai];
     snprintf(c->algo_name, sizeof c->algo_name, "%s", algos[ai]);
-    if ((rc = lowp_knobs(c, s))) goto cleanup;
+    if ((rc = lowp_knobs(c, s))) return rc;
     const char *isa = engine_spec_get(s, "isa", NULL);
     if (isa) {
+        if ((rc = isa_index(s, &c->isa_k))) return rc;
         snprintf(c->isa_req, sizeof c->isa_req, "%s", isa);
-        if ((rc = apply_isa(s, isa))) goto cleanup;
+    }
+    return 0;
+}
+
+int engine_cpu_knobs_check(const engine_spec *s) {
+    int rc = engine_spec_check(s, CPU_KNOBS);
+    if (rc) return rc;
+    cpu_ctx *c = ls_calloc(1, sizeof *c);
+    if (!c) return LS_ENOMEM;
+    rc = cpu_knobs_parse(c, s);
+    free(c);
+    return rc;
+}
+
+int engine_cpu_create(engine *e, const engine_spec *s) {
+    int rc = engine_spec_check(s, CPU_KNOBS);
+    if (rc) return rc;
+    const model *m = e->m;
+    cpu_ctx *c = ls_calloc(1, sizeof *c);
+    if (!c) return LS_ENOMEM;
+    c->m = m;
+    c->params_ver = 1;
+
+    if ((rc = cpu_knobs_parse(c, s))) goto cleanup;
+    if (c->isa_req[0]) {
+        if ((rc = apply_isa(c->isa_k))) goto cleanup;
         /* our fused kernels keep under the same cap (process-global too);
          * not for the bits, which no path changes, but so that an isa=avx2
          * run executes what an AVX2 machine would */
-        if (strncmp(isa, "avx2", 4) == 0) cpu_pool_force_isa("avx2");
-        else if (strcmp(isa, "sse41") == 0 || strcmp(isa, "avx") == 0) cpu_pool_force_isa("scalar");
+        if (strncmp(c->isa_req, "avx2", 4) == 0) cpu_pool_force_isa("avx2");
+        else if (strcmp(c->isa_req, "sse41") == 0 || strcmp(c->isa_req, "avx") == 0) cpu_pool_force_isa("scalar");
     }
 
     if (c->bf16 && (rc = lowp_check_bf16())) goto cleanup;

@@ -25,53 +25,48 @@ int cp_opts_parse(cp_opts *o, const engine_spec *s) {
     if (rc) return rc;
     memset(o, 0, sizeof *o);
 
-    const char *v = engine_spec_get(s, "math", "fma");
-    if (!strcmp(v, "fma")) o->math = CP_MODE_FMA;
-    else if (!strcmp(v, "tf32")) o->math = CP_MODE_TF32;
-    else return ls_err(LS_EINVAL, "cuda: math=%s: expected fma or tf32", v);
-
-    v = engine_spec_get(s, "algo", "det");
-    if (!strcmp(v, "det")) o->algo = CP_ALGO_DET;
-    else if (!strcmp(v, "fast")) o->algo = CP_ALGO_FAST;
-    else return ls_err(LS_EINVAL, "cuda: algo=%s: expected det or fast", v);
-
-    v = engine_spec_get(s, "pool", o->algo == CP_ALGO_DET ? "det" : "fast");
-    if (!strcmp(v, "det")) o->pool_det = 1;
-    else if (!strcmp(v, "fast")) o->pool_det = 0;
-    else return ls_err(LS_EINVAL, "cuda: pool=%s: expected det or fast", v);
-
-    v = engine_spec_get(s, "expm", "vendor");
-    if (!strcmp(v, "vendor")) o->portable_exp = 0;
-    else if (!strcmp(v, "portable")) o->portable_exp = 1;
-    else return ls_err(LS_EINVAL, "cuda: expm=%s: expected vendor or portable", v);
+    /* valued knobs: one wording on every engine (engine.c engine_spec_choice, naming every known value) */
+    static const char *const maths[] = {"fma", "tf32", NULL}, *const algos[] = {"det", "fast", NULL},
+                             *const pools[] = {"det", "fast", NULL}, *const expms[] = {"vendor", "portable", NULL},
+                             *const convs[] = {"any", "gemm", NULL}, *const timings[] = {"1", "0", NULL};
+    _Static_assert(CP_MODE_FMA == 0 && CP_MODE_TF32 == 1 && CP_ALGO_DET == 0 && CP_ALGO_FAST == 1,
+                   "maths[] and algos[] are indexed by the enums");
+    int math, algo, pool, timing;
+    if ((rc = engine_spec_choice(s, "math", "fma", maths, &math)) ||
+        (rc = engine_spec_choice(s, "algo", "det", algos, &algo)))
+        return rc;
+    o->math = (cp_math_mode)math;
+    o->algo = (cp_algo_policy)algo;
+    /* pool and conv default after algo: det's exact-sum paths, fast's whatever cuDNN ranks */
+    if ((rc = engine_spec_choice(s, "pool", o->algo == CP_ALGO_DET ? "det" : "fast", pools, &pool)) ||
+        (rc = engine_spec_choice(s, "expm", "vendor", expms, &o->portable_exp)))
+        return rc;
+    o->pool_det = pool == 0;
 
     /* algo=det is also the exact-sum path: no FFT or Winograd, whose
      * transforms round (an FFT dW of a dead tap comes out ~1e-12, not 0:
      * seen on an H200, cuDNN 9.19); algo=fast takes whatever cuDNN ranks */
-    v = engine_spec_get(s, "conv", o->algo == CP_ALGO_DET ? "gemm" : "any");
-    if (!strcmp(v, "any")) o->gemm_only = 0;
-    else if (!strcmp(v, "gemm")) o->gemm_only = 1;
-    else return ls_err(LS_EINVAL, "cuda: conv=%s: expected any or gemm", v);
+    if ((rc = engine_spec_choice(s, "conv", o->algo == CP_ALGO_DET ? "gemm" : "any", convs, &o->gemm_only))) return rc;
 
     char *end;
-    v = engine_spec_get(s, "ws", "64");
+    const char *v = engine_spec_get(s, "ws", "64");
     errno = 0;
     unsigned long mib = strtoul(v, &end, 10);
     if (errno || end == v || *end || v[0] == '-' || mib > 65536)
-        return ls_err(LS_EINVAL, "cuda: ws=%s: expected a workspace limit in MiB, 0..65536", v);
+        return ls_err(LS_EINVAL, "engine %s: bad value '%s' for knob ws (expected a workspace limit in MiB, 0 to "
+                      "65536)", s->spec, v);
     o->ws_limit = (size_t)mib << 20;
 
     v = engine_spec_get(s, "device", "0");
     errno = 0;
     long dev = strtol(v, &end, 10);
     if (errno || end == v || *end || dev < 0 || dev > 1024)
-        return ls_err(LS_EINVAL, "cuda: device=%s: expected a device index", v);
+        return ls_err(LS_EINVAL, "engine %s: bad value '%s' for knob device (expected a device index from 0 to 1024)",
+                      s->spec, v);
     o->device = (int)dev;
 
-    v = engine_spec_get(s, "timing", "1");
-    if (!strcmp(v, "1")) o->timing = 1;
-    else if (!strcmp(v, "0")) o->timing = 0;
-    else return ls_err(LS_EINVAL, "cuda: timing=%s: expected 1 or 0", v);
+    if ((rc = engine_spec_choice(s, "timing", "1", timings, &timing))) return rc;
+    o->timing = timing == 0;
     return 0;
 }
 

@@ -1341,10 +1341,11 @@ static int merge_audits(const sweep_plan *p, const char *dir, const char *tmp, l
         const audit_result *rs = runs[s];
         lsbuf_printf(&unrep, "%sseed %lld: %ld shadow replay(s) for %d recordings, %d recording(s) not replayed by the "
                      "reference", s ? "; " : "", p->seed[s], rs->n_shadows, n_eng, rs->recordings_unreplayed);
-        for (int t = 0, k = 0; t < n_eng; t++)
-            if (map[s][t] >= 0 && !rs->eng[map[s][t]].shadows)
-                lsbuf_printf(&unrep, "%s%s", k++ ? ", " : " (", labels[t]);
-        lsbuf_printf(&unrep, "%s", rs->recordings_unreplayed ? ")" : "");
+        int named = 0; /* the parenthesis closes what it opened (a failed recording is not named) */
+        for (int t = 0; t < n_eng; t++)
+            if (rs->recordings_unreplayed && map[s][t] >= 0 && !rs->eng[map[s][t]].shadows)
+                lsbuf_printf(&unrep, "%s%s", named++ ? ", " : " (", labels[t]);
+        lsbuf_printf(&unrep, "%s", named ? ")" : "");
         any_unrep |= rs->recordings_unreplayed > 0;
         if (out)
             fprintf(out, "sweep merge: seed %lld: %ld shadow replay(s); %d of %d recordings not replayed by the "

@@ -624,6 +624,8 @@ typedef struct {
     char label[96];
     size_t n, n_fail;
     double max_ulp, max_abs, max_ratio; /* max_ratio: |diff| / tolerance, -1 when unbounded */
+    double scale_ulp;                   /* max |diff| in ULPs of the record's largest |golden| (compare.h) */
+    size_t n_zero_sign;                 /* +0 vs -0 pairs */
     double sharp_ratio;                 /* |diff| / sharp tolerance (checks/bounds.h), -1 when not judged */
     int suspect;                        /* the sharper tier failed (within the worst case) */
 } sum_row;
@@ -729,6 +731,8 @@ static int judge(checker *K, const golden_record *r, const float *cur, int ndim,
     row->n = r->count;
     row->n_fail = res.n_fail;
     row->max_ulp = res.stats.max_ulp;
+    row->scale_ulp = res.stats.scale_ulp;
+    row->n_zero_sign = res.stats.n_zero_sign;
     row->max_abs = res.stats.max_abs;
     row->max_ratio = res.stats.has_bound ? res.stats.max_bound_ratio / K->pol.bound_scale : -1;
     row->sharp_ratio = K->bounded && res.pass ? sharp_record(K, r, cur, bound, &row->suspect) : -1;
@@ -760,22 +764,35 @@ static int judge(checker *K, const golden_record *r, const float *cur, int ndim,
 static void print_table(checker *K, int flagged) {
     FILE *f = K->cfg->out;
     if (!f) return;
-    say(f, "%s%s:\n  %-44s %9s %8s %10s %11s %9s %9s\n",
+    /* The ULP column: under ulp:N the policy's own measure, the ordinal
+     * distance; else the error in ULPs of the record's largest value
+     * (ULP@max, compare.h's scale_ulp).  The ordinal distance of a pair
+     * across zero counts every float in between (0 vs 1e-8 is ~8e8
+     * "ULP"): a number that measured nothing but where the zeros are. */
+    int ordinal = K->pol.kind == GOLDEN_POLICY_ULP;
+    say(f, "%s (%s%s):\n  %-44s %9s %8s %10s %11s %9s %9s\n",
         flagged ? "records outside the policy (!) or SUSPECT (?)" : "per-tensor summary",
-        K->bounded ? " (ratio = max |diff| / tolerance; sharp: the same against the sharper tier)" : "", "record",
-        "values", "failed", "max ULP", "max |diff|", "ratio", "sharp");
+        ordinal ? "max ULP = the largest ULP distance, the policy's measure"
+                : "ULP@max = max |diff| in ULPs of the record's largest |golden| value",
+        K->bounded ? "; ratio = max |diff| / tolerance; sharp: the same against the sharper tier" : "", "record",
+        "values", "failed", ordinal ? "max ULP" : "ULP@max", "max |diff|", "ratio", "sharp");
     for (size_t i = 0; i < K->n_rows; i++) {
         const sum_row *r = &K->rows[i];
         if (flagged && !r->n_fail && !r->suspect) continue;
         char ratio[32] = "-";
         if (r->max_ratio >= 0) snprintf(ratio, sizeof ratio, "%.3g", r->max_ratio);
         char ulp[32];
-        if (isinf(r->max_ulp)) snprintf(ulp, sizeof ulp, "inf");
-        else snprintf(ulp, sizeof ulp, "%.0f", r->max_ulp);
+        double u = ordinal ? r->max_ulp : r->scale_ulp;
+        if (isinf(u)) snprintf(ulp, sizeof ulp, "inf");
+        else snprintf(ulp, sizeof ulp, ordinal ? "%.0f" : "%.3g", u);
+        char diff[32];
+        /* failures with no |diff| at all are signed zeros (exact policy) */
+        if (r->n_fail && r->max_abs == 0 && r->n_zero_sign) snprintf(diff, sizeof diff, "+0 vs -0");
+        else snprintf(diff, sizeof diff, "%.3g", r->max_abs);
         char sharp[32] = "-";
         if (r->sharp_ratio >= 0) snprintf(sharp, sizeof sharp, "%.3g", r->sharp_ratio);
-        say(f, "%s %-44s %9zu %8zu %10s %11.3g %9s %9s\n", r->n_fail ? "!" : r->suspect ? "?" : " ", r->label, r->n,
-            r->n_fail, ulp, r->max_abs, ratio, sharp);
+        say(f, "%s %-44s %9zu %8zu %10s %11s %9s %9s\n", r->n_fail ? "!" : r->suspect ? "?" : " ", r->label, r->n,
+            r->n_fail, ulp, diff, ratio, sharp);
     }
 }
 

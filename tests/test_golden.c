@@ -721,6 +721,39 @@ static void test_auto_policy(void **state) {
     golden_file_free(gf);
 }
 
+/* Two long values that differ far in (engine.algorithms of a cpu golden
+ * replayed with algo=winograd, ~300 bytes each, differing at conv2) were
+ * cut at 60 bytes from their starts: the clause showed the same prefix
+ * twice.  It shows each from a little before the first difference. */
+static void test_auto_policy_long_values(void **state) {
+    (void)state;
+    const char *was = "conv1.fwd=jit:avx512_core/convolution_direct;conv1.bwd_weights=jit:avx512_core/"
+                      "convolution_direct;conv2.fwd=jit:avx512_core/convolution_direct";
+    const char *now = "conv1.fwd=jit:avx512_core/convolution_direct;conv1.bwd_weights=jit:avx512_core/"
+                      "convolution_direct;conv2.fwd=jit_wino_4x3:avx512_core/convolution_winograd";
+    golden_prov a, b;
+    golden_prov_init(&a);
+    golden_prov_init(&b);
+    assert_int_equal(golden_prov_set(&a, "engine.algorithms", was), 0);
+    assert_int_equal(golden_prov_set(&b, "engine.algorithms", now), 0);
+    golden_policy asked, used;
+    golden_policy_parse(&asked, "auto");
+    char why[512];
+    golden_policy_resolve(&used, &asked, &a, &b, why, sizeof why);
+    assert_int_equal(used.kind, GOLDEN_POLICY_BOUND);
+    const char *w = strstr(why, "algorithms differs: ");
+    assert_non_null(w);
+    const char *vs = strstr(w, " vs ");
+    assert_non_null(vs);
+    /* each side shows where they differ */
+    if (!strstr(w, "conv2.fwd=jit:avx512_core") || !strstr(vs, "conv2.fwd=jit_wino_4x3")) fail_msg("%s", why);
+    assert_string_equal(why, "auto → bound: algorithms differs: ...direct;conv2.fwd=jit:avx512_core/"
+                             "convolution_direct vs ...direct;conv2.fwd=jit_wino_4x3:avx512_core/"
+                             "convolution_winogr...");
+    golden_prov_free(&a);
+    golden_prov_free(&b);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_round_trip),
@@ -736,6 +769,7 @@ int main(void) {
         cmocka_unit_test(test_damage_behind_checksum),
         cmocka_unit_test(test_policy_parse),
         cmocka_unit_test(test_auto_policy),
+        cmocka_unit_test(test_auto_policy_long_values),
     };
     return cmocka_run_group_tests(tests, group_setup, group_teardown);
 }

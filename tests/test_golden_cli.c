@@ -593,6 +593,31 @@ static void test_huge_batch_refused(void **state) {
     free(out);
 }
 
+/* The auto policy's line listed every difference: a cpu golden replayed
+ * by the reference made one line of 1,000 characters cut mid-word, with
+ * --verbose too.  The first screen lists three and counts the rest;
+ * --verbose lists them all, uncut. */
+static void test_policy_line_short_then_verbose(void **state) {
+    (void)state;
+    NEED_DATA();
+    char *out;
+    /* the fixture is cpu:threads=1; winograd: engine spec, algo.conv2.{fwd,bwd_data,bwd_weights}, algorithms */
+    int rc = run_check(g_cpu, "cpu:threads=1:algo=winograd", "auto", &out);
+    assert_true(rc == GOLDEN_PASS || rc == GOLDEN_REGRESSION);
+    const char *p = strstr(out, "\npolicy bound (auto: engine spec differs: ");
+    const char *e = p ? strchr(p + 1, '\n') : NULL;
+    const char *m = p ? strstr(p, "; and 2 more difference(s): --verbose lists them)\n") : NULL;
+    if (!p || !m || m > e) fail_msg("want three differences and '2 more':\n%s", out);
+    free(out);
+    rc = run_check_v(g_cpu, "cpu:threads=1:algo=winograd", "auto", 1, &out);
+    assert_true(rc == GOLDEN_PASS || rc == GOLDEN_REGRESSION);
+    p = strstr(out, "\npolicy bound (auto: engine spec differs: ");
+    e = p ? strchr(p + 1, '\n') : NULL;
+    const char *a = p ? strstr(p, "; algorithms differs: ...") : NULL;
+    if (!p || !a || a > e || strstr(out, "more difference") || e[-1] != ')') fail_msg("--verbose: want all five:\n%s", out);
+    free(out);
+}
+
 static void test_bound_holds_across_engines(void **state) {
     (void)state;
     NEED_DATA();
@@ -652,6 +677,7 @@ int main(void) {
         cmocka_unit_test(test_verdict_first),
         cmocka_unit_test(test_table_ulp_and_signed_zero),
         cmocka_unit_test(test_provenance_mismatch_switches_to_bound),
+        cmocka_unit_test(test_policy_line_short_then_verbose),
         cmocka_unit_test(test_data_crc_mismatch_is_unusable),
         cmocka_unit_test(test_bound_holds_across_engines),
         cmocka_unit_test(test_bad_prediction_is_unusable),

@@ -93,10 +93,21 @@ static const char *key_label(const char *key) {
     return key;
 }
 
-/* one "label differs: a vs b" clause; long values are cut to 60 bytes */
+/* one "label differs: a vs b" clause; long values are cut to 60 bytes,
+ * from a little before where they first differ: two 300-byte algorithm
+ * lists that differ at conv2 read "conv1.fwd=...;conv1.bwd_weigh... vs
+ * conv1.fwd=...;conv1.bwd_weigh...", the same text twice */
 static void diff_clause(lsbuf *b, const char *key, const char *was, const char *now) {
-    lsbuf_printf(b, "%s%s differs: %.60s%s vs %.60s%s", b->len ? "; " : "", key_label(key), was ? was : "(absent)",
-                 was && strlen(was) > 60 ? "..." : "", now ? now : "(absent)", now && strlen(now) > 60 ? "..." : "");
+    size_t skip = 0;
+    if (was && now && (strlen(was) > 60 || strlen(now) > 60)) {
+        size_t p = 0;
+        while (was[p] && was[p] == now[p]) p++;
+        skip = p > 20 ? p - 20 : 0;
+    }
+    const char *a = was ? was + skip : "(absent)", *c = now ? now + skip : "(absent)";
+    const char *lead = skip ? "..." : "";
+    lsbuf_printf(b, "%s%s differs: %s%.60s%s vs %s%.60s%s", b->len ? "; " : "", key_label(key), lead, a,
+                 strlen(a) > 60 ? "..." : "", lead, c, strlen(c) > 60 ? "..." : "");
 }
 
 void golden_policy_resolve(golden_policy *out, const golden_policy *asked, const golden_prov *recorded,

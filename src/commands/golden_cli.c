@@ -1347,8 +1347,13 @@ static int check_summary(checker *K, const golden_check_cfg *cfg, double t0) {
  * b)".  golden_policy_resolve's reason repeats the policy ("policy bound (asked)",
  * "auto → bound: ..."), which after "policy bound — " read as a stutter: only
  * its why is kept. */
+/* Without --verbose at most POLICY_SHOWN differences are listed, then how
+ * many more: a golden of cpu replayed by the reference had 28, one line of
+ * 1,000 characters cut mid-word ("...vs lockstep:cp)") even with --verbose. */
+enum { POLICY_SHOWN = 3 };
+
 static const char *policy_line(char *buf, size_t cap, const golden_policy *used, const golden_policy *asked,
-                               const char *reason) {
+                               const char *reason, int verbose) {
     char pb[32];
     golden_policy_str(used, pb, sizeof pb);
     if (asked->kind != GOLDEN_POLICY_AUTO) {
@@ -1356,7 +1361,21 @@ static const char *policy_line(char *buf, size_t cap, const golden_policy *used,
         return buf;
     }
     const char *why = strstr(reason, ": ");
-    snprintf(buf, cap, "policy %s (auto: %s)", pb, strncmp(reason, "auto ", 5) == 0 && why ? why + 2 : reason);
+    why = strncmp(reason, "auto ", 5) == 0 && why ? why + 2 : reason;
+    /* the clauses are "; "-separated (golden_policy_resolve) */
+    const char *cut = NULL, *q = why;
+    int n = 1, more = 0;
+    while ((q = strstr(q, "; ")) != NULL) {
+        if (n == POLICY_SHOWN) cut = q;
+        if (n >= POLICY_SHOWN) more++;
+        n++;
+        q += 2;
+    }
+    if (verbose || !cut)
+        snprintf(buf, cap, "policy %s (auto: %s)", pb, why);
+    else
+        snprintf(buf, cap, "policy %s (auto: %.*s; and %d more difference(s): --verbose lists them)", pb,
+                 (int)(cut - why), why, more);
     return buf;
 }
 
@@ -1387,14 +1406,14 @@ int golden_check_run(const golden_check_cfg *cfg) {
     if ((rc = check_data_digests(gf, &R.ds))) goto done;
     if ((rc = run_state_open(&R, &c, c.engine))) goto done;
     if ((rc = build_prov(&cur, &c, steps, &R.m, &R.ds, R.e, R.spec))) goto done;
-    char reason[1024], line[1200];
+    char reason[16384], line[16512];
     golden_policy_resolve(&K.pol, &asked, &gf->prov, &cur, reason, sizeof reason);
     K.bounded = K.pol.kind == GOLDEN_POLICY_BOUND;
     /* "engine cpu (recorded with cpu)" said the engine twice */
     int same = strcmp(R.spec, espec) == 0;
     say(cfg->out, "golden check %s: %s, engine %s (%s%s), %ld step(s) of batch %zu, %zu test images\n", gf->path,
         R.m.name, R.spec, same ? "as recorded" : "recorded with ", same ? "" : espec, steps, R.B, R.n_test);
-    say(cfg->out, "%s\n", policy_line(line, sizeof line, &K.pol, &asked, reason));
+    say(cfg->out, "%s\n", policy_line(line, sizeof line, &K.pol, &asked, reason, cfg->verbose));
     say(cfg->out, "data %s: the 4 files match their recorded crc32\n", c.data_dir);
 
     K.m = &R.m;

@@ -1412,6 +1412,25 @@ static void test_cuda_object_header_deps(void **st) {
     }
 }
 
+/* `golden check g.lsg --batch 8` (a CI user pinning a golden made with
+ * another batch) said "unexpected argument '--batch'", as for a typo; it
+ * names why (the run is the file's) and the options golden check has, and
+ * an abbreviation is answered as everywhere else ("did you mean"). */
+static void test_golden_check_run_options(void **st) {
+    (void)st;
+    const char *opts[] = {"--batch 8", "--seed 7", "--model mnist-convnet", "--steps 1", "--limit-train 64",
+                          "--epochs=2"};
+    for (size_t i = 0; i < sizeof opts / sizeof *opts; i++) {
+        char args[128];
+        snprintf(args, sizeof args, "golden check /nonexistent/g.lsg %s", opts[i]);
+        expect(args, 2, "cannot be given: golden check replays the run the golden file records");
+        expect(args, 2, "its options are --engine, --policy, --data and --verbose");
+    }
+    expect("golden check /nonexistent/g.lsg --pol exact", 2,
+           "unknown option '--pol' (options are not abbreviated); did you mean --policy?");
+    expect("golden check /nonexistent/g.lsg --frob", 2, "unexpected argument '--frob'");
+}
+
 /* --opt=value worked for the options getopt parses but not for those a
  * command parses by itself: `record --out=r.lsr` and `eval --out=F` said
  * "option --out is not for this command", `golden check --policy=exact`
@@ -1478,6 +1497,7 @@ int main(void) {
         cmocka_unit_test(test_head_wider_than_classes),
         cmocka_unit_test(test_one_class_data),
         cmocka_unit_test(test_equals_form),
+        cmocka_unit_test(test_golden_check_run_options),
         cmocka_unit_test(test_order_epochs_name_the_option),
         cmocka_unit_test(test_readme_make_targets),
         cmocka_unit_test(test_cuda_object_header_deps),

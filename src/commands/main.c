@@ -978,6 +978,27 @@ static int cmd_sweep(int argc, char **argv) {
     return st >= 0 ? st : sweep_main(&s);
 }
 
+/* A run option of train/record (`--batch`, `--seed`, ...; TRAIN_OPTS,
+ * given whole): golden check takes the run from the file. */
+static int golden_check_run_option(const char *name) {
+    static const char *const own[] = {"engine", "data", "verbose", "help", "policy"};
+    for (size_t i = 0; i < LS_ARRAY_LEN(own); i++)
+        if (strcmp(name, own[i]) == 0) return 0;
+    for (int j = 0; TRAIN_OPTS[j].name; j++)
+        if (strcmp(name, TRAIN_OPTS[j].name) == 0) return 1;
+    return 0;
+}
+
+/* The golden check option that `name` abbreviates (`--pol`), or NULL. */
+static const char *golden_check_prefix(const char *name) {
+    static const char *const own[] = {"engine", "policy", "data", "verbose"};
+    size_t n = strlen(name);
+    if (!n) return NULL;
+    for (size_t i = 0; i < LS_ARRAY_LEN(own); i++)
+        if (strncmp(own[i], name, n) == 0 && own[i][n]) return own[i];
+    return NULL;
+}
+
 static int cmd_golden_check(int argc, char **argv) {
     golden_check_cfg g;
     golden_check_cfg_default(&g);
@@ -999,6 +1020,17 @@ static int cmd_golden_check(int argc, char **argv) {
         } else if (strcmp(a, "--help") == 0) {
             usage(stdout); /* `golden check --help` said "unexpected argument" */
             return 0;
+        } else if (a[0] == '-' && a[1] == '-' && golden_check_run_option(a + 2)) {
+            /* `golden check g.lsg --batch 8` said only "unexpected argument":
+             * the run is the file's, and golden check says so */
+            fprintf(stderr, "lockstep golden check: %s cannot be given: golden check replays the run the golden file "
+                    "records (its model, seed, batch, steps, image limits, --init/--order/--normalize and engine "
+                    "knobs); its options are --engine, --policy, --data and --verbose (see lockstep --help)\n", a);
+            return 2;
+        } else if (a[0] == '-' && a[1] == '-' && golden_check_prefix(a + 2)) {
+            fprintf(stderr, "lockstep golden check: unknown option '%s' (options are not abbreviated); did you mean "
+                    "--%s?\n", a, golden_check_prefix(a + 2));
+            return 2;
         } else if (a[0] == '-' || g.path) {
             fprintf(stderr, "lockstep golden check: unexpected argument '%s' (see lockstep --help)\n", a);
             return 2;

@@ -486,6 +486,27 @@ static double golden_raw_bytes(const run_state *r, long steps) {
     return (double)steps * per_step + (double)r->n_test * ((double)m->n_classes + 1) * 4 + 2 * head;
 }
 
+/* Whether the engine of a provenance is the exact reference (engine.name
+ * reference, engine.math holding mode=exact): it carries values beyond
+ * fp32 from one operation to the next, which a golden keeps only rounded.
+ * golden check replays each operation from the golden's fp32 values, so a
+ * golden of it is not bit-reproducible by its own engine: `golden record
+ * --engine reference` then `golden check` on the same machine was a
+ * REGRESSION of 88810 values (batch 4, 1 step) under the exact policy
+ * auto picks, with no word of why. */
+static int exact_reference(const char *name, const char *math) {
+    if (!name || !math || strcmp(name, "reference") != 0) return 0;
+    for (const char *p = math; (p = strstr(p, "mode=exact")) != NULL; p++)
+        if ((p == math || p[-1] == ',') && (p[10] == 0 || p[10] == ',')) return 1;
+    return 0;
+}
+
+#define EXACT_REF_NOTE                                                                                               \
+    "carries values beyond fp32 from one operation to the next; a golden holds them rounded "    \
+    "to fp32 and golden check replays each operation from those, so the replay can differ from the recorded "        \
+    "values in the last bits: --policy exact cannot hold for such a golden, --policy bound judges it (to pin bits, " \
+    "record --engine reference:mode=fp32cr)"
+
 int golden_record_run(const golden_record_cfg *c) {
     run_state r;
     memset(&r, 0, sizeof r);
@@ -520,6 +541,8 @@ int golden_record_run(const golden_record_cfg *c) {
     if ((rc = golden_writer_open(&w, c->out_path, &prov))) goto done;
     say(c->out, "golden record: %s, engine %s, %ld step(s) of batch %zu, %zu test images -> %s\n", r.m.name, r.spec,
         c->steps, r.B, r.n_test, c->out_path);
+    if (exact_reference(golden_prov_get(&prov, "engine.name"), golden_prov_get(&prov, "engine.math")))
+        say(c->out, "note: the exact reference %s\n", EXACT_REF_NOTE);
 
     const model *m = &r.m;
     int L = m->n_layers;
@@ -1414,6 +1437,9 @@ int golden_check_run(const golden_check_cfg *cfg) {
     say(cfg->out, "golden check %s: %s, engine %s (%s%s), %ld step(s) of batch %zu, %zu test images\n", gf->path,
         R.m.name, R.spec, same ? "as recorded" : "recorded with ", same ? "" : espec, steps, R.B, R.n_test);
     say(cfg->out, "%s\n", policy_line(line, sizeof line, &K.pol, &asked, reason, cfg->verbose));
+    if (K.pol.kind == GOLDEN_POLICY_EXACT &&
+        exact_reference(golden_provenance_get(gf, "engine.name"), golden_provenance_get(gf, "engine.math")))
+        say(cfg->out, "note: this golden's engine, the exact reference, %s\n", EXACT_REF_NOTE);
     say(cfg->out, "data %s: the 4 files match their recorded crc32\n", c.data_dir);
 
     K.m = &R.m;

@@ -1481,6 +1481,50 @@ static void test_cuda_object_header_deps(void **st) {
     }
 }
 
+/* `golden check g.lsg --batch 8` (a CI user pinning a golden made with
+ * another batch) said "unexpected argument '--batch'", as for a typo; it
+ * names why (the run is the file's) and the options golden check has, and
+ * an abbreviation is answered as everywhere else ("did you mean"). */
+static void test_golden_check_run_options(void **st) {
+    (void)st;
+    const char *opts[] = {"--batch 8", "--seed 7", "--model mnist-convnet", "--steps 1", "--limit-train 64",
+                          "--epochs=2"};
+    for (size_t i = 0; i < sizeof opts / sizeof *opts; i++) {
+        char args[128];
+        snprintf(args, sizeof args, "golden check /nonexistent/g.lsg %s", opts[i]);
+        expect(args, 2, "cannot be given: golden check replays the run the golden file records");
+        expect(args, 2, "its options are --engine, --policy, --data and --verbose");
+    }
+    expect("golden check /nonexistent/g.lsg --pol exact", 2,
+           "unknown option '--pol' (options are not abbreviated); did you mean --policy?");
+    expect("golden check /nonexistent/g.lsg --frob", 2, "unexpected argument '--frob'");
+}
+
+/* audit --verbose's accuracy table printed "nan" in its "warm s" column
+ * for a one-epoch run, and called the last epoch's time "warm" where
+ * report.md means the mean of the epochs after the first. */
+static void test_verbose_warm_column(void **st) {
+    (void)st;
+    if (access("/usr/share/datasets/fashion-mnist/train-images-idx3-ubyte.gz", R_OK) != 0) skip();
+    static char out[65536];
+    char dir[64];
+    snprintf(dir, sizeof dir, "/tmp/ls_cli_warm.%d", (int)getpid());
+    char args[256];
+    snprintf(args, sizeof args, "audit --engines cpu,cpu:threads=1 --limit-train 64 --batch 16 --limit-test 32 "
+             "--epochs 1 --ref-steps 0 --verbose --out %s", dir);
+    int rc = run(args, out, sizeof out);
+    char rm[128];
+    snprintf(rm, sizeof rm, "rm -rf %s", dir);
+    if (system(rm) != 0) print_message("could not remove %s\n", dir);
+    if (rc != 0) fail_msg("exit %d:\n%s", rc, out);
+    const char *t = strstr(out, "cold s   warm s");
+    if (!t) fail_msg("no accuracy table:\n%s", out);
+    const char *e = strstr(t, "\n\n");
+    const char *nan = strstr(t, "nan");
+    if (nan && (!e || nan < e)) fail_msg("'nan' in the table:\n%.*s", e ? (int)(e - t) : 400, t);
+    assert_non_null(strstr(out, "cold: epoch 1, warm: the mean of the later epochs"));
+}
+
 /* --opt=value worked for the options getopt parses but not for those a
  * command parses by itself: `record --out=r.lsr` and `eval --out=F` said
  * "option --out is not for this command", `golden check --policy=exact`
@@ -1548,6 +1592,8 @@ int main(void) {
         cmocka_unit_test(test_head_wider_than_classes),
         cmocka_unit_test(test_one_class_data),
         cmocka_unit_test(test_equals_form),
+        cmocka_unit_test(test_golden_check_run_options),
+        cmocka_unit_test(test_verbose_warm_column),
         cmocka_unit_test(test_order_epochs_name_the_option),
         cmocka_unit_test(test_readme_make_targets),
         cmocka_unit_test(test_cuda_object_header_deps),

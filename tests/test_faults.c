@@ -416,6 +416,46 @@ static void test_record_interrupted(void **st) {
 }
 
 
+/* `golden check` writes nothing, but a SIGINT during its replay ended it
+ * without a word (exit 130 after "data ...: the 4 files match"): it says
+ * so, and still dies of the signal. */
+static void test_golden_check_interrupted(void **st) {
+    (void)st;
+    if (!have_data()) skip();
+    char gpath[128], log[160];
+    snprintf(gpath, sizeof gpath, "%s/chk.lsg", g_dir);
+    snprintf(log, sizeof log, "%s/chk.log", g_dir);
+    char cmd[PATH_MAX + 256];
+    snprintf(cmd, sizeof cmd, "%s golden record --out %s --steps 1 --batch 4 --limit-train 64 --limit-test 256 "
+             ">/dev/null 2>&1", g_bin, gpath);
+    assert_int_equal(system(cmd), 0);
+    /* the reference's replay: seconds (its 256 test images) */
+    char *argv[] = {"lockstep", "golden", "check", gpath, "--engine", "reference", NULL};
+    pid_t p = spawn(log, argv);
+    char *text = NULL;
+    for (int i = 0; i < 2000; i++) {
+        free(text);
+        text = slurp(log);
+        if (text && strstr(text, "\ndata ")) break;
+        sleep_s(0.01);
+    }
+    if (!text || !strstr(text, "\ndata ")) fail_msg("golden check did not start its replay:\n%s", text ? text : "");
+    free(text);
+    kill(p, SIGINT);
+    int status;
+    assert_int_equal(waitpid(p, &status, 0), p);
+    text = slurp(log);
+    assert_non_null(text);
+    if (strstr(text, "PASS") || strstr(text, "REGRESSION")) {
+        print_message("      the replay ended before the signal: nothing to judge\n");
+        free(text);
+        return;
+    }
+    assert_true(WIFSIGNALED(status) && WTERMSIG(status) == SIGINT);
+    if (!strstr(text, "lockstep golden check: stopped by a signal before its verdict")) fail_msg("output:\n%s", text);
+    free(text);
+}
+
 /* ---- issue 25: report sets whole or marked, one writer, group signals ---- */
 
 static int exists(const char *dir, const char *name) {
@@ -798,6 +838,7 @@ int main(void) {
         cmocka_unit_test(test_write_error_stops_the_run),
         cmocka_unit_test(test_golden_record_interrupted),
         cmocka_unit_test(test_record_interrupted),
+        cmocka_unit_test(test_golden_check_interrupted),
         cmocka_unit_test(test_reference_killed_in_attribution),
         cmocka_unit_test(test_last_engine_killed_in_drift),
         cmocka_unit_test(test_save_readback_refused),

@@ -375,6 +375,73 @@ static void test_one_ulp_regression(void **state) {
     golden_file_free(gf);
 }
 
+/* A mismatch across zero (a zero, or opposite signs) has an ordinal ULP
+ * distance that counts every float down to 0 (0 vs -2.18e-11 read "767557632
+ * ULP" in `golden check --engine cpu:algo=winograd`): the line says |diff|
+ * and "across zero" instead, unless the policy judges by ULPs; +0 vs -0
+ * says so; under bound a tolerance of 0 is said, not dropped. */
+static void test_mismatch_across_zero(void **state) {
+    (void)state;
+    golden_file *gf;
+    assert_int_equal(golden_read(&gf, g_good), 0);
+    const golden_record *r0 = golden_find(gf, 1, 2, 1);
+    assert_non_null(r0);
+    golden_record rec = *r0, *r = &rec; /* the record with golden values set below */
+    float *gv = malloc(r->count * sizeof(float)), *cur = malloc(r->count * sizeof(float));
+    assert_non_null(gv);
+    assert_non_null(cur);
+    memcpy(gv, r0->values, r->count * sizeof(float));
+    rec.values = gv;
+    gv[5] = 0.0f;
+    gv[6] = 0.0f;
+    gv[9] = 0.25f;
+    memcpy(cur, r->values, r->count * sizeof(float));
+    cur[5] = -2.18278728e-11f; /* 0 vs a tiny value */
+    cur[6] = -0.0f;            /* +0 vs -0 */
+    cur[9] = -0.25f;           /* a sign change */
+    golden_policy exact, ulp, bound;
+    assert_int_equal(golden_policy_parse(&exact, "exact"), 0);
+    assert_int_equal(golden_policy_parse(&ulp, "ulp:4"), 0);
+    assert_int_equal(golden_policy_parse(&bound, "bound"), 0);
+    golden_result res;
+    assert_int_equal(golden_compare_record(&res, r, cur, r->count, &exact, NULL), 0);
+    assert_int_equal(res.n_shown, 3);
+    const char *want[3] = {"golden 0 (0x00000000), new -2.18278728e-11 (0xadc00000), |diff| 2.18e-11, across zero "
+                           "(no ULP count)",
+                           "golden 0 (0x00000000), new -0 (0x80000000), +0 vs -0",
+                           "golden 0.25 (0x3e800000), new -0.25 (0xbe800000), |diff| 0.5, across zero (no ULP count)"};
+    for (int i = 0; i < 3; i++) {
+        lsbuf b;
+        lsbuf_init(&b);
+        golden_mismatch_str(&b, r, &res.shown[i]);
+        if (!strstr(b.s, want[i])) print_message("%s\n", b.s);
+        assert_non_null(strstr(b.s, want[i]));
+        assert_null(strstr(b.s, " ULP,")); /* no ordinal count */
+        lsbuf_free(&b);
+    }
+    /* ulp:N judges by the ordinal distance: the count stays */
+    assert_int_equal(golden_compare_record(&res, r, cur, r->count, &ulp, NULL), 0);
+    assert_int_equal(res.n_shown, 2); /* +0 vs -0 is 0 ULP apart */
+    lsbuf b;
+    lsbuf_init(&b);
+    golden_mismatch_str(&b, r, &res.shown[0]);
+    assert_non_null(strstr(b.s, "(0xadc00000), 767557632 ULP"));
+    lsbuf_free(&b);
+    /* bound, tolerance 0 at index 5: said */
+    double *bd = calloc(r->count, sizeof(double));
+    assert_non_null(bd);
+    assert_int_equal(golden_compare_record(&res, r, cur, r->count, &bound, bd), 0);
+    lsbuf_init(&b);
+    golden_mismatch_str(&b, r, &res.shown[0]);
+    assert_non_null(strstr(b.s, "across zero (no ULP count) (|diff| 2.18e-11 > tolerance 0: fp32 gives this value "
+                                "exactly)"));
+    lsbuf_free(&b);
+    free(bd);
+    free(cur);
+    free(gv);
+    golden_file_free(gf);
+}
+
 /* ---- damage ----------------------------------------------------------------- */
 
 static void test_missing(void **state) {
@@ -654,12 +721,46 @@ static void test_auto_policy(void **state) {
     golden_file_free(gf);
 }
 
+/* Two long values that differ far in (engine.algorithms of a cpu golden
+ * replayed with algo=winograd, ~300 bytes each, differing at conv2) were
+ * cut at 60 bytes from their starts: the clause showed the same prefix
+ * twice.  It shows each from a little before the first difference. */
+static void test_auto_policy_long_values(void **state) {
+    (void)state;
+    const char *was = "conv1.fwd=jit:avx512_core/convolution_direct;conv1.bwd_weights=jit:avx512_core/"
+                      "convolution_direct;conv2.fwd=jit:avx512_core/convolution_direct";
+    const char *now = "conv1.fwd=jit:avx512_core/convolution_direct;conv1.bwd_weights=jit:avx512_core/"
+                      "convolution_direct;conv2.fwd=jit_wino_4x3:avx512_core/convolution_winograd";
+    golden_prov a, b;
+    golden_prov_init(&a);
+    golden_prov_init(&b);
+    assert_int_equal(golden_prov_set(&a, "engine.algorithms", was), 0);
+    assert_int_equal(golden_prov_set(&b, "engine.algorithms", now), 0);
+    golden_policy asked, used;
+    golden_policy_parse(&asked, "auto");
+    char why[512];
+    golden_policy_resolve(&used, &asked, &a, &b, why, sizeof why);
+    assert_int_equal(used.kind, GOLDEN_POLICY_BOUND);
+    const char *w = strstr(why, "algorithms differs: ");
+    assert_non_null(w);
+    const char *vs = strstr(w, " vs ");
+    assert_non_null(vs);
+    /* each side shows where they differ */
+    if (!strstr(w, "conv2.fwd=jit:avx512_core") || !strstr(vs, "conv2.fwd=jit_wino_4x3")) fail_msg("%s", why);
+    assert_string_equal(why, "auto → bound: algorithms differs: ...direct;conv2.fwd=jit:avx512_core/"
+                             "convolution_direct vs ...direct;conv2.fwd=jit_wino_4x3:avx512_core/"
+                             "convolution_winogr...");
+    golden_prov_free(&a);
+    golden_prov_free(&b);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_round_trip),
         cmocka_unit_test(test_deterministic_bytes),
         cmocka_unit_test(test_abort_leaves_nothing),
         cmocka_unit_test(test_one_ulp_regression),
+        cmocka_unit_test(test_mismatch_across_zero),
         cmocka_unit_test(test_missing),
         cmocka_unit_test(test_truncation),
         cmocka_unit_test(test_flipped_bytes),
@@ -668,6 +769,7 @@ int main(void) {
         cmocka_unit_test(test_damage_behind_checksum),
         cmocka_unit_test(test_policy_parse),
         cmocka_unit_test(test_auto_policy),
+        cmocka_unit_test(test_auto_policy_long_values),
     };
     return cmocka_run_group_tests(tests, group_setup, group_teardown);
 }

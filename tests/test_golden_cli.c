@@ -89,6 +89,8 @@ static int record(const char *path, const char *engine, long steps, size_t batch
 /* Re-write golden `src` to `dst` through the writer API: provenance key
  * `key` set to `val` (when key is not NULL), and value `index` of the first
  * record matching (step, layer, kind) moved one ULP up (when step > 0). */
+static void (*g_edit)(float *v, size_t n); /* when set, rewrite() applies it to the record instead */
+
 static void rewrite(const char *src, const char *dst, const char *key, const char *val, uint32_t step, int32_t layer,
                     unsigned kind, size_t index) {
     golden_file *gf;
@@ -107,7 +109,8 @@ static void rewrite(const char *src, const char *dst, const char *key, const cha
         memcpy(v, r->values, r->count * sizeof *v);
         if (step && !done && r->step == step && r->layer == layer && r->kind == kind) {
             assert_true(index < r->count);
-            v[index] = nextafterf(v[index], INFINITY);
+            if (g_edit) g_edit(v, r->count);
+            else v[index] = nextafterf(v[index], INFINITY);
             done = 1;
         }
         assert_int_equal(golden_writer_add(w, r->step, r->layer, r->kind, r->name, r->ndim, r->shape, v), 0);
@@ -299,6 +302,82 @@ static void test_verdict_first(void **state) {
         strncmp(last_line(out), "REGRESSION: ", 12) != 0)
         fail_msg("want REGRESSION, the first mismatches, the flagged rows and the --verbose hint, REGRESSION again "
                  "last:\n%s", out);
+    free(out);
+}
+
+/* g_edit hooks: the record's first zero made -0, or 1e-30 */
+static void edit_neg_zero(float *v, size_t n) {
+    for (size_t i = 0; i < n; i++)
+        if (v[i] == 0) {
+            v[i] = -0.0f;
+            return;
+        }
+    fail_msg("no zero in the record");
+}
+
+static void edit_tiny(float *v, size_t n) {
+    for (size_t i = 0; i < n; i++)
+        if (v[i] == 0) {
+            v[i] = 1e-30f;
+            return;
+        }
+    fail_msg("no zero in the record");
+}
+
+/* The flagged row of `label` in out: its ULP column and max |diff| column
+ * as text (the columns after values and failed). */
+static void row_cols(const char *out, const char *label, char *ulp, char *diff) {
+    const char *r = strstr(out, label);
+    if (!r || sscanf(r + strlen(label), " %*u %*u %31s %31s", ulp, diff) != 2)
+        fail_msg("no row '%s' in:\n%s", label, out);
+}
+
+/* The table's numbers mean something: a zero made 1e-30 is ~2.3e8 floats
+ * away by the ordinal count (the "max ULP" column said so, and 810024960
+ * for conv2's weight gradient under winograd, whose |diff| was 1e-8), so
+ * outside ulp:N the column is the error in ULPs of the record's largest
+ * value (ULP@max); a record failing only on +0 vs -0 says so where it
+ * said "max |diff| 0". */
+static void test_table_ulp_and_signed_zero(void **state) {
+    (void)state;
+    NEED_DATA();
+    char bad[160], *out, ulp[32], diff[32];
+    snprintf(bad, sizeof bad, "%s/tiny_relu.lsg", g_dir);
+    g_edit = edit_tiny;
+    rewrite(g_cpu, bad, NULL, NULL, 1, 1 /* relu1 */, 1 /* act */, 0);
+    g_edit = NULL;
+    assert_int_equal(run_check(bad, NULL, "exact", &out), GOLDEN_REGRESSION);
+    if (!strstr(out, "ULP@max = max |diff| in ULPs of the record's largest |golden| value")) fail_msg("%s", out);
+    row_cols(out, "\n! step 1 layer 1 (relu1) act ", ulp, diff);
+    char *end;
+    double u = strtod(ulp, &end);
+    if (*end || !(u < 1)) fail_msg("ULP column '%s' for a 1e-30 error at a scale of ~1: want < 1\n%s", ulp, out);
+    assert_non_null(strstr(out, "across zero (no ULP count)"));
+    free(out);
+    /* ulp:N: the ordinal count is the policy's measure, and stays */
+    assert_int_equal(run_check(bad, NULL, "ulp:4", &out), GOLDEN_REGRESSION);
+    assert_non_null(strstr(out, "max ULP = the largest ULP distance, the policy's measure"));
+    row_cols(out, "\n! step 1 layer 1 (relu1) act ", ulp, diff);
+    float t = 1e-30f;
+    uint32_t tb;
+    memcpy(&tb, &t, 4);
+    char want[32];
+    snprintf(want, sizeof want, "%u", (unsigned)tb);
+    if (strcmp(ulp, want) != 0) fail_msg("ulp:4: want the ordinal count %s, got %s\n%s", want, ulp, out);
+    free(out);
+
+    snprintf(bad, sizeof bad, "%s/negzero_relu.lsg", g_dir);
+    g_edit = edit_neg_zero;
+    rewrite(g_cpu, bad, NULL, NULL, 1, 1 /* relu1 */, 1 /* act */, 0);
+    g_edit = NULL;
+    assert_int_equal(run_check(bad, NULL, "exact", &out), GOLDEN_REGRESSION);
+    if (!strstr(out, "\n! step 1 layer 1 (relu1) act ")) fail_msg("%s", out);
+    /* "+0 vs -0" spans two words: the row's text after its label */
+    const char *r = strstr(out, "\n! step 1 layer 1 (relu1) act ");
+    const char *nl = strchr(r + 1, '\n');
+    const char *z = strstr(r, "+0 vs -0");
+    if (!z || z > nl) fail_msg("want the row to say +0 vs -0:\n%s", out);
+    assert_non_null(strstr(out, "new -0 (0x80000000), +0 vs -0"));
     free(out);
 }
 
@@ -514,6 +593,57 @@ static void test_huge_batch_refused(void **state) {
     free(out);
 }
 
+/* The auto policy's line listed every difference: a cpu golden replayed
+ * by the reference made one line of 1,000 characters cut mid-word, with
+ * --verbose too.  The first screen lists three and counts the rest;
+ * --verbose lists them all, uncut. */
+static void test_policy_line_short_then_verbose(void **state) {
+    (void)state;
+    NEED_DATA();
+    char *out;
+    /* the fixture is cpu:threads=1; winograd: engine spec, algo.conv2.{fwd,bwd_data,bwd_weights}, algorithms */
+    int rc = run_check(g_cpu, "cpu:threads=1:algo=winograd", "auto", &out);
+    assert_true(rc == GOLDEN_PASS || rc == GOLDEN_REGRESSION);
+    const char *p = strstr(out, "\npolicy bound (auto: engine spec differs: ");
+    const char *e = p ? strchr(p + 1, '\n') : NULL;
+    const char *m = p ? strstr(p, "; and 2 more difference(s): --verbose lists them)\n") : NULL;
+    if (!p || !m || m > e) fail_msg("want three differences and '2 more':\n%s", out);
+    free(out);
+    rc = run_check_v(g_cpu, "cpu:threads=1:algo=winograd", "auto", 1, &out);
+    assert_true(rc == GOLDEN_PASS || rc == GOLDEN_REGRESSION);
+    p = strstr(out, "\npolicy bound (auto: engine spec differs: ");
+    e = p ? strchr(p + 1, '\n') : NULL;
+    const char *a = p ? strstr(p, "; algorithms differs: ...") : NULL;
+    if (!p || !a || a > e || strstr(out, "more difference") || e[-1] != ')') fail_msg("--verbose: want all five:\n%s", out);
+    free(out);
+}
+
+/* A golden of the exact reference (`golden record --engine reference`, its
+ * default mode) failed its own check on the same machine: auto picks exact,
+ * and the replay, which starts each operation from the golden's fp32
+ * values, cannot give the bits the engine got from its values beyond fp32.
+ * The check says so under exact; a golden of the fp32cr reference (bits
+ * reproducible) gets no such note. */
+static void test_exact_reference_golden_note(void **state) {
+    (void)state;
+    NEED_DATA();
+    char g[160], *out;
+    snprintf(g, sizeof g, "%s/exactref.lsg", g_dir);
+    assert_int_equal(record(g, "reference", 1, 2, 16), 0);
+    int rc = run_check(g, NULL, "auto", &out);
+    assert_true(rc == GOLDEN_PASS || rc == GOLDEN_REGRESSION);
+    if (!strstr(out, "\npolicy exact (auto: ") ||
+        !strstr(out, "\nnote: this golden's engine, the exact reference, carries values beyond fp32"))
+        fail_msg("want the note under exact:\n%s", out);
+    free(out);
+    assert_int_equal(run_check(g, NULL, "bound", &out), GOLDEN_PASS);
+    assert_null(strstr(out, "note:"));
+    free(out);
+    assert_int_equal(run_check(g_ref, NULL, "auto", &out), GOLDEN_PASS);
+    assert_null(strstr(out, "note:"));
+    free(out);
+}
+
 static void test_bound_holds_across_engines(void **state) {
     (void)state;
     NEED_DATA();
@@ -571,7 +701,10 @@ int main(void) {
         cmocka_unit_test(test_damage_is_unusable),
         cmocka_unit_test(test_error_keeps_earlier_mismatches),
         cmocka_unit_test(test_verdict_first),
+        cmocka_unit_test(test_table_ulp_and_signed_zero),
         cmocka_unit_test(test_provenance_mismatch_switches_to_bound),
+        cmocka_unit_test(test_policy_line_short_then_verbose),
+        cmocka_unit_test(test_exact_reference_golden_note),
         cmocka_unit_test(test_data_crc_mismatch_is_unusable),
         cmocka_unit_test(test_bound_holds_across_engines),
         cmocka_unit_test(test_bad_prediction_is_unusable),

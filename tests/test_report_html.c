@@ -677,19 +677,30 @@ static void test_next_step_keeps_engine_list(void **st) {
     headline h;
     headline_make(&h, r, &v);
     assert_int_equal(h.kind, HEADLINE_INCOMPLETE);
-    const char *want = "then here: --engines reference,cpu,recorded:FILE.lsr,cpu,cpu:threads=1,cpu:perturb=1";
+    const char *want = "then here, on that plan: --engines reference,cpu,recorded:FILE.lsr,cpu,cpu:threads=1,cpu:perturb=1 " GPU_CHECK_PLAN;
     if (!strstr(h.next, want) || strstr(h.next, want)[strlen(want)] != 0) fail_msg("next: %s", h.next);
+    /* the plan named is the one scripts/gpu-check.sh records on (its REC_PLAN, less what the audit takes from the
+     * recording): after `make run` the line gave the engines only, and the audit it led to was refused
+     * ("recorded with batch 16, this run has batch 256") */
+    char cmd[PATH_MAX + 160], line[512] = "";
+    snprintf(cmd, sizeof cmd, "grep -m1 '^REC_PLAN=(' '%s/scripts/gpu-check.sh'", g_root);
+    FILE *p = popen(cmd, "r");
+    assert_non_null(p);
+    if (!fgets(line, sizeof line, p)) line[0] = 0;
+    pclose(p);
+    if (strncmp(line, "REC_PLAN=(" GPU_CHECK_PLAN " --audit-every ", strlen("REC_PLAN=(" GPU_CHECK_PLAN " --audit-every ")))
+        fail_msg("scripts/gpu-check.sh's plan '%s' is not GPU_CHECK_PLAN '%s'", line, GPU_CHECK_PLAN);
     /* a second cuda engine missing: a recording each */
     snprintf(r->eng[4].spec, sizeof r->eng[4].spec, "cuda:math=tf32");
     snprintf(r->eng[4].label, sizeof r->eng[4].label, "cuda:math=tf32");
     r->eng[4].available = 0;
     headline_make(&h, r, &v);
-    want = "then here: --engines reference,cpu,recorded:FILE1.lsr,cpu,recorded:FILE2.lsr,cpu:perturb=1";
+    want = "then here, on that plan: --engines reference,cpu,recorded:FILE1.lsr,cpu,recorded:FILE2.lsr,cpu:perturb=1 " GPU_CHECK_PLAN;
     if (!strstr(h.next, want) || strstr(h.next, want)[strlen(want)] != 0) fail_msg("next: %s", h.next);
     /* --repeat 2: every engine's copy is the flag's, not listed again */
     r->cfg.repeat = 2;
     headline_make(&h, r, &v);
-    want = "then here: --engines reference,cpu,recorded:FILE1.lsr,recorded:FILE2.lsr,cpu:perturb=1";
+    want = "then here, on that plan: --engines reference,cpu,recorded:FILE1.lsr,recorded:FILE2.lsr,cpu:perturb=1 " GPU_CHECK_PLAN;
     if (!strstr(h.next, want) || strstr(h.next, want)[strlen(want)] != 0) fail_msg("next: %s", h.next);
     /* a cpu engine that died: audit without it, the pair kept */
     r->cfg.repeat = 1;

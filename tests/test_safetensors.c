@@ -447,6 +447,53 @@ static void test_cli_export(void **st) {
     assert_int_equal(sh("test -e %s/x.st", d), 1);
 }
 
+/* export from a recording: the tensors a golden's export has, under the
+ * same names and shapes, bit for bit the live replay's.  It wrote the
+ * recording's own layout: `step1/all` (every parameter flat), layer
+ * outputs (n, features), `step1/layer-1/labels` as F32 and the checksum
+ * vectors; a step the recording holds no tensors of gave input and labels
+ * only.  Now those are refused, naming the full steps. */
+static void test_cli_export_recording(void **st) {
+    (void)st;
+    if (!have_data()) skip();
+    const char *d = g_dir;
+    assert_int_equal(sh("%s record --engine cpu:threads=1 --out %s/r.lsr --batch 8 --limit-train 64 --limit-test 16 "
+                        "--epochs 1 --ref-steps 1 --audit-every 1000 >/dev/null", g_bin, d), 0);
+    assert_int_equal(sh("%s export %s/r.lsr --step 8 --out %s/er.st >/dev/null", g_bin, d, d), 0);
+    assert_int_equal(sh("%s export --engine cpu:threads=1 --step 8 --batch 8 --limit-train 64 --epochs 1 --out %s/el8.st "
+                        ">/dev/null", g_bin, d), 0);
+    char p1[PATH_MAX], p2[PATH_MAX];
+    snprintf(p1, sizeof p1, "%s/er.st", d);
+    snprintf(p2, sizeof p2, "%s/el8.st", d);
+    st_file r, l;
+    assert_int_equal(st_read(&r, p1), 0);
+    assert_int_equal(st_read(&l, p2), 0);
+    /* every tensor of the live export is in the recording's, the same bits, dtype and shape */
+    for (size_t i = 0; i < l.n; i++) {
+        const st_tensor *t = st_find(&r, l.t[i].name);
+        if (!t) fail_msg("%s: in the live export, not in the recording's", l.t[i].name);
+        if (t->dtype != l.t[i].dtype || t->ndim != l.t[i].ndim ||
+            memcmp(t->shape, l.t[i].shape, (size_t)t->ndim * sizeof *t->shape) ||
+            t->end - t->begin != l.t[i].end - l.t[i].begin || memcmp(t->data, l.t[i].data, t->end - t->begin))
+            fail_msg("%s differs between the recording's export and the live replay", t->name);
+    }
+    assert_int_equal(l.n, 2 + 10 + 1 + 10 + 32);
+    /* and nothing of the recording's own layout */
+    for (size_t i = 0; i < r.n; i++)
+        if (strstr(r.t[i].name, "/all") || strstr(r.t[i].name, "layer-1") || strstr(r.t[i].name, "ck_"))
+            fail_msg("%s: the recording's own layout exported", r.t[i].name);
+    assert_int_equal(st_find(&r, "step8/batch_index")->dtype, ST_I64);
+    assert_non_null(st_find(&r, "step8/test/logits")); /* the epoch's last step */
+    st_free(&r);
+    st_free(&l);
+    char out[PATH_MAX];
+    snprintf(out, sizeof out, "%s/out.txt", d);
+    assert_int_equal(sh("%s export %s/r.lsr --step 4 --out %s/x4.st > %s 2>&1", g_bin, d, d, out), 2);
+    assert_int_equal(sh("grep -q 'step 4 is not one the recording holds tensors of: it records every tensor at its full '"
+                        "'steps (1,8)' %s", out), 0);
+    assert_int_equal(sh("test -e %s/x4.st", d), 1);
+}
+
 /* a python3 that can import `module`, or NULL */
 static const char *find_python(const char *module) {
     static const char *cands[] = {"python3", "/usr/bin/python3"};
@@ -516,6 +563,7 @@ int main(void) {
         cmocka_unit_test(test_writer_roundtrip), cmocka_unit_test(test_params),
         cmocka_unit_test(test_order_parse),   cmocka_unit_test(test_cli_roundtrip),
         cmocka_unit_test(test_cli_golden_audit), cmocka_unit_test(test_cli_export),
+        cmocka_unit_test(test_cli_export_recording),
         cmocka_unit_test(test_numpy_check),
         cmocka_unit_test(test_torch_roundtrip),
     };

@@ -292,6 +292,10 @@ static void test_eval(void **st) {
     assert_non_null(st_find(&f, "cpu:threads=1/predictions"));
     assert_non_null(st_find(&f, "labels"));
     st_free(&f);
+    /* the same engine twice: bitwise identical logits, said as such (it read "max |diff| 0 (0 of max |logit|),
+     * 0 of 400 over the forward error bound (max |diff| / bound 0): consistent with fp32 rounding") */
+    assert_int_equal(ls("eval --init w.st --engines cpu:threads=1,cpu:threads=1 --limit-test 40 --batch 20"), 0);
+    out_has("  logits: bitwise identical (all 400)");
     /* bad input, before any engine runs */
     assert_int_equal(ls("eval --engine cpu"), 2);
     out_has("eval: --init W.safetensors is required");

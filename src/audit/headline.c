@@ -80,9 +80,16 @@ static void next_step(headline *h, const audit_result *r) {
     }
     int not_run = 0; /* missing for good (unavailable here), not failed during the run */
     for (int k = 0; k < h->n_missing; k++) not_run += !r->eng[h->missing[k]].available;
+    /* gpu-check.sh records on a plan of its own (REC_PLAN there: small
+     * enough to come back from a device run); the audit of a recording must
+     * be that run, so the line gives its options: `--engines ...,recorded:
+     * FILE.lsr` alone, after `make run`, was refused ("recorded with batch
+     * 16, this run has batch 256").  --audit-every and --ref-steps come from
+     * the recording.  tests/test_report_html.c holds this to REC_PLAN. */
     if (gpu)
         snprintf(h->next, sizeof h->next, "next: run scripts/gpu-check.sh on a GPU machine (it records the cuda "
-                                          "engine), then here: --engines %s", ran);
+                                          "engine on its own plan), then here, on that plan: --engines %s "
+                                          GPU_CHECK_PLAN, ran);
     else if (h->n_missing && !not_run) /* it can run here: it died (see == failures) */
         snprintf(h->next, sizeof h->next, "next: audit again (an engine died during this run: see the failures), "
                                           "or audit without it: --engines %s", ran);

@@ -17,6 +17,11 @@
 #ifndef LS_HEADLINE_H
 #define LS_HEADLINE_H
 
+/* The run options of scripts/gpu-check.sh's recordings (its REC_PLAN,
+ * without --audit-every and --ref-steps, which an audit takes from the
+ * recording): the plan the next step after a run without a GPU names. */
+#define GPU_CHECK_PLAN "--batch 16 --limit-train 512 --epochs 1 --limit-test 1000"
+
 #include "audit/audit.h"
 #include "audit/explain.h"
 #include "audit/reason.h"
@@ -30,7 +35,7 @@ typedef struct {
     const char *word;           /* "PROBLEM", "SUSPECT", "incomplete", "not fully checked", "ok" */
     const char *css;            /* the HTML class of the verdict box */
     char line[400];             /* "VERDICT: incomplete — cuda was not run: <short reason>" */
-    char next[400];             /* the next step, one line ("" when none) */
+    char next[640];             /* the next step, one line ("" when none) */
     int n_missing;              /* engines listed that did not run */
     int missing[AUDIT_MAX_ENGINES];
     char short_reason[AUDIT_MAX_ENGINES][HEADLINE_SHORT]; /* per engine index, <= 100 chars */

@@ -93,10 +93,21 @@ static const char *key_label(const char *key) {
     return key;
 }
 
-/* one "label differs: a vs b" clause; long values are cut to 60 bytes */
+/* one "label differs: a vs b" clause; long values are cut to 60 bytes,
+ * from a little before where they first differ: two 300-byte algorithm
+ * lists that differ at conv2 read "conv1.fwd=...;conv1.bwd_weigh... vs
+ * conv1.fwd=...;conv1.bwd_weigh...", the same text twice */
 static void diff_clause(lsbuf *b, const char *key, const char *was, const char *now) {
-    lsbuf_printf(b, "%s%s differs: %.60s%s vs %.60s%s", b->len ? "; " : "", key_label(key), was ? was : "(absent)",
-                 was && strlen(was) > 60 ? "..." : "", now ? now : "(absent)", now && strlen(now) > 60 ? "..." : "");
+    size_t skip = 0;
+    if (was && now && (strlen(was) > 60 || strlen(now) > 60)) {
+        size_t p = 0;
+        while (was[p] && was[p] == now[p]) p++;
+        skip = p > 20 ? p - 20 : 0;
+    }
+    const char *a = was ? was + skip : "(absent)", *c = now ? now + skip : "(absent)";
+    const char *lead = skip ? "..." : "";
+    lsbuf_printf(b, "%s%s differs: %s%.60s%s vs %s%.60s%s", b->len ? "; " : "", key_label(key), lead, a,
+                 strlen(a) > 60 ? "..." : "", lead, c, strlen(c) > 60 ? "..." : "");
 }
 
 void golden_policy_resolve(golden_policy *out, const golden_policy *asked, const golden_prov *recorded,
@@ -171,11 +182,19 @@ int golden_compare_record(golden_result *res, const golden_record *rec, const fl
             m->current = c;
             m->ulp = compare_ulp_f32(g, c);
             m->bound = b ? pol->bound_scale * b[i] : 0.0;
+            m->bounded = b != NULL;
+            m->by_ulp = !b && pol->kind != GOLDEN_POLICY_EXACT;
         }
         res->n_fail++;
     }
     res->pass = res->n_fail == 0;
     return 0;
+}
+
+static unsigned f32_bits(float f) {
+    uint32_t u;
+    memcpy(&u, &f, 4);
+    return (unsigned)u;
 }
 
 void golden_mismatch_str(lsbuf *b, const golden_record *rec, const golden_mismatch *m) {
@@ -188,6 +207,24 @@ void golden_mismatch_str(lsbuf *b, const golden_record *rec, const golden_mismat
                    rec->kind == TENSOR_ADAM_V;
     compare_coords_str(b, m->index, rec->ndim, rec->shape, compare_dim_names(rec->ndim, is_param));
     lsbuf_printf(b, ": ");
-    compare_pair_str(b, "golden", (double)m->golden, 1, "new", m->current);
-    if (m->bound > 0) lsbuf_printf(b, " (|diff| %.3g > tolerance %.3g)", fabs((double)m->current - m->golden), m->bound);
+    double d = fabs((double)m->current - m->golden);
+    int finite = isfinite(m->golden) && isfinite(m->current);
+    if (finite && m->golden == 0 && m->current == 0) {
+        /* only the sign of zero differs (exact policy): no ULP, no |diff| */
+        lsbuf_printf(b, "golden %g (0x%08x), new %g (0x%08x), +0 vs -0", (double)m->golden,
+                     f32_bits(m->golden), (double)m->current, f32_bits(m->current));
+    } else if (finite && !m->by_ulp && (m->golden == 0 || m->current == 0 || signbit(m->golden) != signbit(m->current))) {
+        lsbuf_printf(b, "golden %.9g (0x%08x), new %.9g (0x%08x), ", (double)m->golden, f32_bits(m->golden),
+                     (double)m->current, f32_bits(m->current));
+        if (m->bounded) lsbuf_printf(b, "across zero (no ULP count)"); /* |diff| follows with the tolerance */
+        else lsbuf_printf(b, "|diff| %.3g, across zero (no ULP count)", d);
+    } else {
+        compare_pair_str(b, "golden", (double)m->golden, 1, "new", m->current);
+    }
+    if (m->bounded && finite) {
+        if (m->bound > 0)
+            lsbuf_printf(b, " (|diff| %.3g > tolerance %.3g)", d, m->bound);
+        else
+            lsbuf_printf(b, " (|diff| %.3g > tolerance 0: fp32 gives this value exactly)", d);
+    }
 }

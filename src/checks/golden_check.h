@@ -53,6 +53,8 @@ typedef struct {
     float golden, current;
     double ulp; /* compare_ulp_f32(golden, current): inf for a NaN/Inf mismatch */
     double bound; /* the tolerance bound at this index (BOUND policy), else 0 */
+    int bounded;  /* judged against bound (BOUND policy with a bound array): the tolerance is said, 0 included */
+    int by_ulp;   /* judged by ULP distance (ULP policy, or BOUND without a bound array): the count is said always */
 } golden_mismatch;
 
 typedef struct {
@@ -71,7 +73,13 @@ int golden_compare_record(golden_result *res, const golden_record *rec, const fl
                           const golden_policy *pol, const double *bound);
 
 /* "step 3 layer 2 (conv2) act [1234]: golden 0.123456791 (0x3dfcd6ea), new 0.123456784 (0x3dfcd6e9), 1 ULP"
- * appended to b (no newline). */
+ * appended to b (no newline).  The ULP count is said where it measures
+ * something: not for +0 vs -0 ("+0 vs -0"), nor, unless the policy judges
+ * by it (ulp:N), for a pair with a zero or opposite signs, whose ordinal
+ * distance runs through every float down to 0 (0 vs 1e-11 is ~7.7e8
+ * "ULP"): "|diff| 1e-11, across zero (no ULP count)".  Under bound the
+ * tolerance follows, 0 included ("tolerance 0: fp32 gives this value
+ * exactly"). */
 void golden_mismatch_str(lsbuf *b, const golden_record *rec, const golden_mismatch *m);
 
 #endif

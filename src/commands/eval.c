@@ -218,7 +218,9 @@ static void print_comparison(const eval_ctx *t, int k, const compare_stats *st, 
     size_t nd = 0;
     for (size_t i = 0; i < t->n; i++) nd += a->r.pred[i] != b->r.pred[i];
     fprintf(f, "\n%s vs %s: predictions differ on %zu of %zu images\n", b->spec, a->spec, nd, t->n);
-    if (bounded)
+    if (st->n && st->n_equal == st->n) /* said as such: "max |diff| 0 (0 of max |logit|) ... bound 0" told less */
+        fprintf(f, "  logits: bitwise identical (all %zu)\n", st->n);
+    else if (bounded)
         fprintf(f, "  logits: max |diff| %.3g (%.3g of max |logit|), %zu of %zu over the forward error bound "
                 "(max |diff| / bound %.3g)%s\n", st->max_abs, st->rel_to_max, st->n_over_bound, st->n,
                 st->max_bound_ratio, st->n_over_bound ? ": NOT consistent with fp32 rounding" : ": consistent with fp32 rounding");

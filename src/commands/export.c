@@ -162,13 +162,95 @@ done:
     return rc;
 }
 
+/* A recording's record of step S in the names and shapes of a golden's
+ * export (README, "Bring your own run"): a recording keeps parameters,
+ * gradients and Adam's moments as one flat buffer named `all`, layer
+ * outputs as (n, features), labels and batch indices as fp32 integers,
+ * and per-step internals (the step record, checksum vectors; FORMAT.md).
+ * Exported as they were, `export r.lsr --step 1` wrote `step1/all`,
+ * `step1/conv1/act` of shape (16, 12544), `step1/layer-1/labels` (F32)
+ * and `step1/layer-1/ck_step`.  Now: every parameter tensor by its name
+ * and shape, layer outputs (n, C, H, W), labels and batch indices int64;
+ * the internals are left out.  *done: 1 when the record was handled (written
+ * or left out on purpose), 0 to write it as a golden's. */
+static int export_recording_record(st_writer *w, const model *m, const golden_record *r, long S, int *done,
+                                   size_t *n_tensors) {
+    char name[320];
+    *done = 1;
+    switch (r->kind) {
+    case GOLDEN_KIND_STEP:
+    case GOLDEN_KIND_EPOCH:
+    case GOLDEN_KIND_TIMING:
+    case GOLDEN_KIND_CK_STEP:
+    case GOLDEN_KIND_CK_UPDATE:
+    case GOLDEN_KIND_CK_EVAL: return 0; /* the recording's own bookkeeping */
+    case GOLDEN_KIND_LABELS:
+    case GOLDEN_KIND_BATCH_INDEX: {
+        int64_t *v = malloc((r->count ? r->count : 1) * sizeof *v);
+        if (!v) return ls_err(LS_ENOMEM, "out of memory");
+        for (size_t i = 0; i < r->count; i++) v[i] = (int64_t)r->values[i]; /* integers, checked when read */
+        snprintf(name, sizeof name, "step%ld/%s", S, r->kind == GOLDEN_KIND_LABELS ? "labels" : "batch_index");
+        size_t n = r->count;
+        int rc = st_writer_add(w, name, ST_I64, 1, &n, v);
+        free(v);
+        ++*n_tensors;
+        return rc;
+    }
+    case TENSOR_PARAMS:
+    case TENSOR_GRADS:
+    case TENSOR_ADAM_M:
+    case TENSOR_ADAM_V: {
+        if (r->count != m->n_params) break;
+        const char *suffix = r->kind == TENSOR_GRADS ? "/grad" : r->kind == TENSOR_ADAM_M ? "/adam_m"
+                             : r->kind == TENSOR_ADAM_V ? "/adam_v" : "";
+        for (int t = 0; t < m->n_tensors; t++) {
+            const model_tensor *mt = &m->tensors[t];
+            size_t sh[4];
+            for (int d = 0; d < mt->ndim; d++) sh[d] = (size_t)mt->shape[d];
+            snprintf(name, sizeof name, "step%ld/%s%s", S, mt->name, suffix);
+            int rc = st_writer_add(w, name, ST_F32, mt->ndim, sh, r->values + mt->offset);
+            if (rc) return rc;
+        }
+        ++*n_tensors;
+        return 0;
+    }
+    case TENSOR_ACT:
+    case TENSOR_DACT: {
+        if (r->layer < 0 || r->layer >= m->n_layers || r->ndim < 1) break;
+        const layer *l = &m->layers[r->layer];
+        size_t n = r->shape[0];
+        if (n * layer_out_size(l) != r->count) break;
+        size_t sh[4] = {n, (size_t)l->out_c, (size_t)l->out_h, (size_t)l->out_w};
+        int nd = l->out_h == 1 && l->out_w == 1 ? 2 : 4;
+        snprintf(name, sizeof name, "step%ld/%s/%s", S, r->name, r->kind == TENSOR_ACT ? "act" : "dact");
+        ++*n_tensors;
+        return st_writer_add(w, name, ST_F32, nd, sh, r->values);
+    }
+    default: break;
+    }
+    *done = 0;
+    return 0;
+}
+
 static int export_golden(const export_cfg *c, st_writer *w) {
     golden_file *gf = NULL;
     int rc = golden_read(&gf, c->source);
     if (rc) return rc;
     char name[320], kb[16];
-    size_t n = 0;
+    size_t n = 0, n_tensors = 0;
     long S = c->step;
+    const char *kind = golden_provenance_get(gf, "kind");
+    int is_rec = kind && strcmp(kind, "recording") == 0;
+    model m;
+    if (is_rec) {
+        const char *spec = golden_provenance_get(gf, "model.spec");
+        if (!spec || model_parse_spec(&m, spec, "model.spec")) {
+            rc = ls_err(LS_EFORMAT, "%s: a recording without a usable model.spec: %s", c->source,
+                        spec ? ls_errmsg() : "absent");
+            golden_file_free(gf);
+            return rc;
+        }
+    }
     if (S == EXPORT_STEP_UNSET) {
         long last = 0;
         for (size_t i = 0; i < gf->n_records; i++)
@@ -180,6 +262,15 @@ static int export_golden(const export_cfg *c, st_writer *w) {
     for (size_t i = 0; i < gf->n_records && !rc; i++) {
         const golden_record *r = &gf->records[i];
         if (r->step != (uint32_t)S) continue;
+        if (is_rec) {
+            int done;
+            rc = export_recording_record(w, &m, r, S, &done, &n_tensors);
+            if (done) {
+                n++;
+                continue;
+            }
+        }
+        n_tensors++;
         switch (r->kind) {
         case TENSOR_INPUT: snprintf(name, sizeof name, "step%ld/input", S); break;
         case TENSOR_ACT: snprintf(name, sizeof name, "step%ld/%s/act", S, r->name); break;
@@ -205,6 +296,13 @@ static int export_golden(const export_cfg *c, st_writer *w) {
         }
         rc = st_writer_add(w, name, ST_F32, nd, sh, r->values);
         n++;
+    }
+    if (!rc && is_rec && n_tensors == 0) {
+        /* every step has its step record: only some hold tensors */
+        const char *full = golden_provenance_get(gf, "plan.full_steps");
+        rc = ls_err(LS_EINVAL, "%s: step %ld is not one the recording holds tensors of: it records every tensor at "
+                    "its full steps (%s) and the state after the step before each", c->source, S,
+                    full ? full : "plan.full_steps absent");
     }
     if (!rc && n == 0) {
         long last = 0;

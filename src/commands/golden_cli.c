@@ -486,6 +486,27 @@ static double golden_raw_bytes(const run_state *r, long steps) {
     return (double)steps * per_step + (double)r->n_test * ((double)m->n_classes + 1) * 4 + 2 * head;
 }
 
+/* Whether the engine of a provenance is the exact reference (engine.name
+ * reference, engine.math holding mode=exact): it carries values beyond
+ * fp32 from one operation to the next, which a golden keeps only rounded.
+ * golden check replays each operation from the golden's fp32 values, so a
+ * golden of it is not bit-reproducible by its own engine: `golden record
+ * --engine reference` then `golden check` on the same machine was a
+ * REGRESSION of 88810 values (batch 4, 1 step) under the exact policy
+ * auto picks, with no word of why. */
+static int exact_reference(const char *name, const char *math) {
+    if (!name || !math || strcmp(name, "reference") != 0) return 0;
+    for (const char *p = math; (p = strstr(p, "mode=exact")) != NULL; p++)
+        if ((p == math || p[-1] == ',') && (p[10] == 0 || p[10] == ',')) return 1;
+    return 0;
+}
+
+#define EXACT_REF_NOTE                                                                                               \
+    "carries values beyond fp32 from one operation to the next; a golden holds them rounded "    \
+    "to fp32 and golden check replays each operation from those, so the replay can differ from the recorded "        \
+    "values in the last bits: --policy exact cannot hold for such a golden, --policy bound judges it (to pin bits, " \
+    "record --engine reference:mode=fp32cr)"
+
 int golden_record_run(const golden_record_cfg *c) {
     run_state r;
     memset(&r, 0, sizeof r);
@@ -520,6 +541,8 @@ int golden_record_run(const golden_record_cfg *c) {
     if ((rc = golden_writer_open(&w, c->out_path, &prov))) goto done;
     say(c->out, "golden record: %s, engine %s, %ld step(s) of batch %zu, %zu test images -> %s\n", r.m.name, r.spec,
         c->steps, r.B, r.n_test, c->out_path);
+    if (exact_reference(golden_prov_get(&prov, "engine.name"), golden_prov_get(&prov, "engine.math")))
+        say(c->out, "note: the exact reference %s\n", EXACT_REF_NOTE);
 
     const model *m = &r.m;
     int L = m->n_layers;
@@ -624,6 +647,8 @@ typedef struct {
     char label[96];
     size_t n, n_fail;
     double max_ulp, max_abs, max_ratio; /* max_ratio: |diff| / tolerance, -1 when unbounded */
+    double scale_ulp;                   /* max |diff| in ULPs of the record's largest |golden| (compare.h) */
+    size_t n_zero_sign;                 /* +0 vs -0 pairs */
     double sharp_ratio;                 /* |diff| / sharp tolerance (checks/bounds.h), -1 when not judged */
     int suspect;                        /* the sharper tier failed (within the worst case) */
 } sum_row;
@@ -729,6 +754,8 @@ static int judge(checker *K, const golden_record *r, const float *cur, int ndim,
     row->n = r->count;
     row->n_fail = res.n_fail;
     row->max_ulp = res.stats.max_ulp;
+    row->scale_ulp = res.stats.scale_ulp;
+    row->n_zero_sign = res.stats.n_zero_sign;
     row->max_abs = res.stats.max_abs;
     row->max_ratio = res.stats.has_bound ? res.stats.max_bound_ratio / K->pol.bound_scale : -1;
     row->sharp_ratio = K->bounded && res.pass ? sharp_record(K, r, cur, bound, &row->suspect) : -1;
@@ -760,22 +787,35 @@ static int judge(checker *K, const golden_record *r, const float *cur, int ndim,
 static void print_table(checker *K, int flagged) {
     FILE *f = K->cfg->out;
     if (!f) return;
-    say(f, "%s%s:\n  %-44s %9s %8s %10s %11s %9s %9s\n",
+    /* The ULP column: under ulp:N the policy's own measure, the ordinal
+     * distance; else the error in ULPs of the record's largest value
+     * (ULP@max, compare.h's scale_ulp).  The ordinal distance of a pair
+     * across zero counts every float in between (0 vs 1e-8 is ~8e8
+     * "ULP"): a number that measured nothing but where the zeros are. */
+    int ordinal = K->pol.kind == GOLDEN_POLICY_ULP;
+    say(f, "%s (%s%s):\n  %-44s %9s %8s %10s %11s %9s %9s\n",
         flagged ? "records outside the policy (!) or SUSPECT (?)" : "per-tensor summary",
-        K->bounded ? " (ratio = max |diff| / tolerance; sharp: the same against the sharper tier)" : "", "record",
-        "values", "failed", "max ULP", "max |diff|", "ratio", "sharp");
+        ordinal ? "max ULP = the largest ULP distance, the policy's measure"
+                : "ULP@max = max |diff| in ULPs of the record's largest |golden| value",
+        K->bounded ? "; ratio = max |diff| / tolerance; sharp: the same against the sharper tier" : "", "record",
+        "values", "failed", ordinal ? "max ULP" : "ULP@max", "max |diff|", "ratio", "sharp");
     for (size_t i = 0; i < K->n_rows; i++) {
         const sum_row *r = &K->rows[i];
         if (flagged && !r->n_fail && !r->suspect) continue;
         char ratio[32] = "-";
         if (r->max_ratio >= 0) snprintf(ratio, sizeof ratio, "%.3g", r->max_ratio);
         char ulp[32];
-        if (isinf(r->max_ulp)) snprintf(ulp, sizeof ulp, "inf");
-        else snprintf(ulp, sizeof ulp, "%.0f", r->max_ulp);
+        double u = ordinal ? r->max_ulp : r->scale_ulp;
+        if (isinf(u)) snprintf(ulp, sizeof ulp, "inf");
+        else snprintf(ulp, sizeof ulp, ordinal ? "%.0f" : "%.3g", u);
+        char diff[32];
+        /* failures with no |diff| at all are signed zeros (exact policy) */
+        if (r->n_fail && r->max_abs == 0 && r->n_zero_sign) snprintf(diff, sizeof diff, "+0 vs -0");
+        else snprintf(diff, sizeof diff, "%.3g", r->max_abs);
         char sharp[32] = "-";
         if (r->sharp_ratio >= 0) snprintf(sharp, sizeof sharp, "%.3g", r->sharp_ratio);
-        say(f, "%s %-44s %9zu %8zu %10s %11.3g %9s %9s\n", r->n_fail ? "!" : r->suspect ? "?" : " ", r->label, r->n,
-            r->n_fail, ulp, r->max_abs, ratio, sharp);
+        say(f, "%s %-44s %9zu %8zu %10s %11s %9s %9s\n", r->n_fail ? "!" : r->suspect ? "?" : " ", r->label, r->n,
+            r->n_fail, ulp, diff, ratio, sharp);
     }
 }
 
@@ -1330,8 +1370,13 @@ static int check_summary(checker *K, const golden_check_cfg *cfg, double t0) {
  * b)".  golden_policy_resolve's reason repeats the policy ("policy bound (asked)",
  * "auto → bound: ..."), which after "policy bound — " read as a stutter: only
  * its why is kept. */
+/* Without --verbose at most POLICY_SHOWN differences are listed, then how
+ * many more: a golden of cpu replayed by the reference had 28, one line of
+ * 1,000 characters cut mid-word ("...vs lockstep:cp)") even with --verbose. */
+enum { POLICY_SHOWN = 3 };
+
 static const char *policy_line(char *buf, size_t cap, const golden_policy *used, const golden_policy *asked,
-                               const char *reason) {
+                               const char *reason, int verbose) {
     char pb[32];
     golden_policy_str(used, pb, sizeof pb);
     if (asked->kind != GOLDEN_POLICY_AUTO) {
@@ -1339,7 +1384,21 @@ static const char *policy_line(char *buf, size_t cap, const golden_policy *used,
         return buf;
     }
     const char *why = strstr(reason, ": ");
-    snprintf(buf, cap, "policy %s (auto: %s)", pb, strncmp(reason, "auto ", 5) == 0 && why ? why + 2 : reason);
+    why = strncmp(reason, "auto ", 5) == 0 && why ? why + 2 : reason;
+    /* the clauses are "; "-separated (golden_policy_resolve) */
+    const char *cut = NULL, *q = why;
+    int n = 1, more = 0;
+    while ((q = strstr(q, "; ")) != NULL) {
+        if (n == POLICY_SHOWN) cut = q;
+        if (n >= POLICY_SHOWN) more++;
+        n++;
+        q += 2;
+    }
+    if (verbose || !cut)
+        snprintf(buf, cap, "policy %s (auto: %s)", pb, why);
+    else
+        snprintf(buf, cap, "policy %s (auto: %.*s; and %d more difference(s): --verbose lists them)", pb,
+                 (int)(cut - why), why, more);
     return buf;
 }
 
@@ -1370,14 +1429,17 @@ int golden_check_run(const golden_check_cfg *cfg) {
     if ((rc = check_data_digests(gf, &R.ds))) goto done;
     if ((rc = run_state_open(&R, &c, c.engine))) goto done;
     if ((rc = build_prov(&cur, &c, steps, &R.m, &R.ds, R.e, R.spec))) goto done;
-    char reason[1024], line[1200];
+    char reason[16384], line[16512];
     golden_policy_resolve(&K.pol, &asked, &gf->prov, &cur, reason, sizeof reason);
     K.bounded = K.pol.kind == GOLDEN_POLICY_BOUND;
     /* "engine cpu (recorded with cpu)" said the engine twice */
     int same = strcmp(R.spec, espec) == 0;
     say(cfg->out, "golden check %s: %s, engine %s (%s%s), %ld step(s) of batch %zu, %zu test images\n", gf->path,
         R.m.name, R.spec, same ? "as recorded" : "recorded with ", same ? "" : espec, steps, R.B, R.n_test);
-    say(cfg->out, "%s\n", policy_line(line, sizeof line, &K.pol, &asked, reason));
+    say(cfg->out, "%s\n", policy_line(line, sizeof line, &K.pol, &asked, reason, cfg->verbose));
+    if (K.pol.kind == GOLDEN_POLICY_EXACT &&
+        exact_reference(golden_provenance_get(gf, "engine.name"), golden_provenance_get(gf, "engine.math")))
+        say(cfg->out, "note: this golden's engine, the exact reference, %s\n", EXACT_REF_NOTE);
     say(cfg->out, "data %s: the 4 files match their recorded crc32\n", c.data_dir);
 
     K.m = &R.m;

@@ -978,6 +978,40 @@ static int cmd_sweep(int argc, char **argv) {
     return st >= 0 ? st : sweep_main(&s);
 }
 
+/* golden check writes no file, but a Ctrl-C during a replay (the
+ * reference's takes seconds to minutes) ended it without a word, exit 130
+ * after "data ...: the 4 files match": a CI log's tail read as if the check
+ * had hung up.  Said now, then the signal's own death (130/143). */
+static void golden_check_on_signal(int sig) {
+    static const char msg[] = "\nlockstep golden check: stopped by a signal before its verdict: nothing was "
+                              "checked to the end (it writes no file)\n";
+    ssize_t w = write(2, msg, sizeof msg - 1); /* async-signal-safe, as signal and raise */
+    (void)w;
+    signal(sig, SIG_DFL);
+    raise(sig);
+}
+
+/* A run option of train/record (`--batch`, `--seed`, ...; TRAIN_OPTS,
+ * given whole): golden check takes the run from the file. */
+static int golden_check_run_option(const char *name) {
+    static const char *const own[] = {"engine", "data", "verbose", "help", "policy"};
+    for (size_t i = 0; i < LS_ARRAY_LEN(own); i++)
+        if (strcmp(name, own[i]) == 0) return 0;
+    for (int j = 0; TRAIN_OPTS[j].name; j++)
+        if (strcmp(name, TRAIN_OPTS[j].name) == 0) return 1;
+    return 0;
+}
+
+/* The golden check option that `name` abbreviates (`--pol`), or NULL. */
+static const char *golden_check_prefix(const char *name) {
+    static const char *const own[] = {"engine", "policy", "data", "verbose"};
+    size_t n = strlen(name);
+    if (!n) return NULL;
+    for (size_t i = 0; i < LS_ARRAY_LEN(own); i++)
+        if (strncmp(own[i], name, n) == 0 && own[i][n]) return own[i];
+    return NULL;
+}
+
 static int cmd_golden_check(int argc, char **argv) {
     golden_check_cfg g;
     golden_check_cfg_default(&g);
@@ -999,6 +1033,17 @@ static int cmd_golden_check(int argc, char **argv) {
         } else if (strcmp(a, "--help") == 0) {
             usage(stdout); /* `golden check --help` said "unexpected argument" */
             return 0;
+        } else if (a[0] == '-' && a[1] == '-' && golden_check_run_option(a + 2)) {
+            /* `golden check g.lsg --batch 8` said only "unexpected argument":
+             * the run is the file's, and golden check says so */
+            fprintf(stderr, "lockstep golden check: %s cannot be given: golden check replays the run the golden file "
+                    "records (its model, seed, batch, steps, image limits, --init/--order/--normalize and engine "
+                    "knobs); its options are --engine, --policy, --data and --verbose (see lockstep --help)\n", a);
+            return 2;
+        } else if (a[0] == '-' && a[1] == '-' && golden_check_prefix(a + 2)) {
+            fprintf(stderr, "lockstep golden check: unknown option '%s' (options are not abbreviated); did you mean "
+                    "--%s?\n", a, golden_check_prefix(a + 2));
+            return 2;
         } else if (a[0] == '-' || g.path) {
             fprintf(stderr, "lockstep golden check: unexpected argument '%s' (see lockstep --help)\n", a);
             return 2;
@@ -1011,6 +1056,12 @@ static int cmd_golden_check(int argc, char **argv) {
         return 2;
     }
     if (data_not_a_dir("golden check", g.data_dir)) return 2;
+    struct sigaction sa;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = golden_check_on_signal;
+    sigemptyset(&sa.sa_mask);
+    sigaction(SIGINT, &sa, NULL);
+    sigaction(SIGTERM, &sa, NULL);
     return golden_check_run(&g);
 }
 

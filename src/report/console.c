@@ -424,7 +424,8 @@ void report_print_summary(audit_result *R) {
         else fprintf(f, "  %-26s ran %ld steps\n", ae->label, ae->steps_run);
     }
     if (r->epochs_done > 0 && R->cfg.eval) {
-        fprintf(f, "\n== test accuracy per epoch (and training time: batch making + forward + loss + backward + update)\n");
+        fprintf(f, "\n== test accuracy per epoch (and training time: batch making + forward + loss + backward + update;\n"
+                   "   cold: epoch 1, warm: the mean of the later epochs)\n");
         fprintf(f, "  %-26s", "engine");
         for (int ep = 0; ep < r->epochs_done; ep++) fprintf(f, "   epoch %d", ep + 1);
         fprintf(f, "   cold s   warm s   images/s (last)   peak MiB\n");
@@ -436,9 +437,17 @@ void report_print_summary(audit_result *R) {
                 if (isnan(ae->test_acc[ep])) fprintf(f, "  %8s", "failed");
                 else fprintf(f, "  %7.2f%%", 100 * ae->test_acc[ep]);
             int last = r->epochs_done - 1;
-            double warm = r->epochs_done > 1 ? ae->train_s[last] : NAN;
-            fprintf(f, "  %7.2f  %7.2f  %12.0f  %12.1f\n", ae->train_s[0], warm, ae->images[last] / ae->train_s[last],
-                    ae->peak_rss / 1048576.0);
+            /* warm: the mean of the epochs after the first, as report.md
+             * says (this table gave the last epoch's); with one epoch there
+             * is none, "-" (it printed "nan") */
+            char warm[32] = "-", ips[32] = "-";
+            if (r->epochs_done > 1) {
+                double w = 0;
+                for (int ep = 1; ep < r->epochs_done; ep++) w += ae->train_s[ep];
+                snprintf(warm, sizeof warm, "%.2f", w / (r->epochs_done - 1));
+            }
+            if (ae->train_s[last] > 0) snprintf(ips, sizeof ips, "%.0f", ae->images[last] / ae->train_s[last]);
+            fprintf(f, "  %7.2f  %7s  %12s  %12.1f\n", ae->train_s[0], warm, ips, ae->peak_rss / 1048576.0);
         }
         for (int pi = 0; pi < r->n_pairs; pi++) {
             const audit_pair *p = &r->pair[pi];

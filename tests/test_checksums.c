@@ -2630,6 +2630,97 @@ static void test_sign_test_residuals(void **s) {
     teardown(&f);
 }
 
+/* The sign test over a conv layer's re-done dW elements (checks/checksums.c,
+ * judge_dw_sign): per filter BWD_W_PEEK's element and BWD_W_Z's (its
+ * smallest nonzero), each an fp32 element v against its dot product in
+ * double.  A clean step's vector with conv2's 2 x 32 entries rewritten as
+ * elements v = 0.01 (1 + oc / 64) (PEEK) and 0.75 of that (Z), A = 0.1,
+ * each residual r a given number of ulps of v: every one well within both
+ * tiers (gamma_K A with K = N 196 terms is ~4e4 ulps of v).  All +3 ulps
+ * (a kernel rounding dW upward, zoo attack 19's conv2_dw_round_up_step7):
+ * SUSPECT naming conv2's re-done elements, z = sqrt(64) = 8 over the
+ * limit 7.53; all +0.45 ulp (each element may be the exact value
+ * correctly rounded: its error the data's representation error, the
+ * per-element tests' rule): not counted, not flagged; +0.55 ulp (certainly
+ * not correctly rounded): counted, flagged; random signs at 3 ulps: not
+ * flagged; the Z entries the PEEK ones again (|v| equal: one element re-done
+ * twice) or zero elements (r = minus the exact value: the data's sign):
+ * counted once or not at all, 32 relations, sqrt(32) under the limit;
+ * judged as a reduced-precision engine's (u_in > 0): no sign test.
+ * Before judge_dw_sign no sign test ran over a conv's dW: the all-positive
+ * vector was not flagged (every relation within both tiers). */
+static double *dw_signed_copy(fx *f, int l, double ulps, int random, int z_mode) {
+    double *c = malloc(f->L.total * sizeof *c);
+    assert_non_null(c);
+    memcpy(c, f->vec, f->L.total * sizeof *c);
+    size_t OC = f->L.cnt[l][CK_BWD_W_PEEK];
+    assert_true(OC == 32 && f->L.cnt[l][CK_BWD_W_Z] == OC);
+    for (size_t oc = 0; oc < OC; oc++)
+        for (int k = 0; k < 2; k++) {
+            double *e = c + f->L.off[l][k ? CK_BWD_W_Z : CK_BWD_W_PEEK] + CK_REL * oc;
+            float v = (float)(0.01 * (1 + (double)oc / 64) * (k && z_mode != 1 ? 0.75 : 1.0));
+            int ex;
+            (void)frexpf(v, &ex);
+            double ulp = ldexp(1.0, ex - 24), sg = random && rng_u32(5, (uint32_t)oc, (uint32_t)k, 0, 9) & 1 ? -1 : 1;
+            e[0] = sg * ulps * ulp, e[1] = 0.1, e[2] = v, e[3] = 0.1;
+            if (k && z_mode == 2) e[0] = -1e-9, e[2] = 0; /* a zero element: R = its exact value */
+        }
+    return c;
+}
+
+static void test_dw_sign_test(void **s) {
+    (void)s;
+    fx f;
+    setup(&f, "smallcnn", 0);
+    step_to_checks(&f, 1);
+    int l = first_layer_of(&f.m, LAYER_CONV, 1); /* conv2 */
+    ck_verdict v = sign_judge(&f, f.vec, 0);
+    assert_clean(&v, "step");
+    assert_int_equal(v.n_sus, 0);
+    /* all +3 ulps: 64 counted, z = 8 */
+    double *c = dw_signed_copy(&f, l, 3, 0, 0);
+    v = sign_judge(&f, c, 0);
+    printf("dW sign test, conv2's re-done elements all +3 ulps: %d SUSPECT: %s (x%.3g, %.3g of the worst case)\n",
+           v.n_sus, v.n_sus ? v.sus.what : "-", v.sus.ratio, v.sus_worst_ratio);
+    assert_int_equal(v.n_viol, 0);
+    assert_true(v.worst_sharp <= 1.0); /* every relation within the sharper tier: only the signs */
+    assert_true(v.n_sus >= 1);
+    assert_int_equal(v.sus.layer, l);
+    assert_int_equal(v.sus.phase, CKP_BWD_WEIGHTS);
+    assert_true(v.sus.sign_test);
+    assert_non_null(strstr(v.sus.what, "conv2 backward-weights (re-done elements): sign test over 64 relations"));
+    assert_true(fabs(v.sus.ratio - 8 / checksums_sign_limit()) < 1e-9 && v.sus_worst_ratio < 1.0);
+    v = sign_judge(&f, c, 0x1p-10); /* reduced precision: no sign test */
+    assert_int_equal(v.n_sus, 0);
+    free(c);
+    /* +0.45 ulp: possibly correctly rounded, none counted; +0.55: certainly not, all counted */
+    c = dw_signed_copy(&f, l, 0.45, 0, 0);
+    v = sign_judge(&f, c, 0);
+    assert_int_equal(v.n_viol, 0);
+    assert_int_equal(v.n_sus, 0);
+    free(c);
+    c = dw_signed_copy(&f, l, 0.55, 0, 0);
+    v = sign_judge(&f, c, 0);
+    assert_true(v.n_sus >= 1 && v.sus.sign_test && v.sus.layer == l);
+    free(c);
+    /* random signs */
+    c = dw_signed_copy(&f, l, 3, 1, 0);
+    v = sign_judge(&f, c, 0);
+    printf("dW sign test, random signs: worst |z| / limit %.3f (%s)\n", v.worst_sign, v.worst_sign_what);
+    assert_int_equal(v.n_sus, 0);
+    free(c);
+    /* the Z entries the PEEK ones again, or zero elements: 32 counted, sqrt(32) < the limit */
+    for (int zm = 1; zm <= 2; zm++) {
+        c = dw_signed_copy(&f, l, 3, 0, zm);
+        v = sign_judge(&f, c, 0);
+        assert_int_equal(v.n_viol, 0);
+        assert_int_equal(v.n_sus, 0);
+        assert_non_null(strstr(v.worst_sign_what, "sign test over 32 relations"));
+        free(c);
+    }
+    teardown(&f);
+}
+
 /* Duplicate samples (bounds.c, bounds_ck_dup_s): a batch of NB copies of
  * one image and label.  Each backward-weights and bias relation sums NB
  * equal terms an output, serially over the batch in a GEMM's K loop, whose
@@ -2898,6 +2989,7 @@ int main(void) {
         cmocka_unit_test(test_fault_fused_pair),
         cmocka_unit_test(test_sharp_tier),
         cmocka_unit_test(test_sign_test_residuals),
+        cmocka_unit_test(test_dw_sign_test),
         cmocka_unit_test(test_duplicate_samples_relations),
         cmocka_unit_test(test_relation_range_unjudged),
         cmocka_unit_test(test_exact_nonfinite_unjudged),

@@ -406,6 +406,15 @@ static void test_cli_golden_audit(void **st) {
     assert_int_equal(sh("grep -q 'recorded with --order .*o64.txt of crc32' %s", out), 0);
 }
 
+/* d/a and d/b read as safetensors (the two exports a test compares) */
+static void read_two(const char *d, const char *a, const char *b, st_file *x, st_file *y) {
+    char p1[PATH_MAX], p2[PATH_MAX];
+    snprintf(p1, sizeof p1, "%s/%s", d, a);
+    snprintf(p2, sizeof p2, "%s/%s", d, b);
+    assert_int_equal(st_read(x, p1), 0);
+    assert_int_equal(st_read(y, p2), 0);
+}
+
 /* export from a golden equals the live replay of the same engine, bit for
  * bit, its batch included */
 static void test_cli_export(void **st) {
@@ -416,12 +425,8 @@ static void test_cli_export(void **st) {
     assert_int_equal(sh("%s export %s/g.lsg --step 2 --out %s/eg.st >/dev/null", g_bin, d, d), 0);
     assert_int_equal(sh("%s export --engine cpu:threads=1 --step 2 --batch 8 --limit-train 64 --out %s/el.st >/dev/null",
                         g_bin, d), 0);
-    char p1[PATH_MAX], p2[PATH_MAX];
-    snprintf(p1, sizeof p1, "%s/eg.st", d);
-    snprintf(p2, sizeof p2, "%s/el.st", d);
     st_file g, l;
-    assert_int_equal(st_read(&g, p1), 0);
-    assert_int_equal(st_read(&l, p2), 0);
+    read_two(d, "eg.st", "el.st", &g, &l);
     size_t common = 0;
     for (size_t i = 0; i < g.n; i++) {
         const st_tensor *t = st_find(&l, g.t[i].name);
@@ -462,12 +467,8 @@ static void test_cli_export_recording(void **st) {
     assert_int_equal(sh("%s export %s/r.lsr --step 8 --out %s/er.st >/dev/null", g_bin, d, d), 0);
     assert_int_equal(sh("%s export --engine cpu:threads=1 --step 8 --batch 8 --limit-train 64 --epochs 1 --out %s/el8.st "
                         ">/dev/null", g_bin, d), 0);
-    char p1[PATH_MAX], p2[PATH_MAX];
-    snprintf(p1, sizeof p1, "%s/er.st", d);
-    snprintf(p2, sizeof p2, "%s/el8.st", d);
     st_file r, l;
-    assert_int_equal(st_read(&r, p1), 0);
-    assert_int_equal(st_read(&l, p2), 0);
+    read_two(d, "er.st", "el8.st", &r, &l);
     /* every tensor of the live export is in the recording's, the same bits, dtype and shape */
     for (size_t i = 0; i < l.n; i++) {
         const st_tensor *t = st_find(&r, l.t[i].name);

@@ -123,6 +123,11 @@ typedef struct {
     dnnl_primitive_t to_plain, from_plain;     /* NULL when is_plain */
     dnnl_memory_t tmp_plain;                   /* dropout backward into a blocked DACT */
     char alg[64];                              /* conv algorithm actually used */
+    /* backward-weights' own copy of its input, in the layout its kernel
+     * takes, where that differs from the input's (see build_linear) */
+    dnnl_memory_t bw_src;
+    float *bw_src_buf;
+    dnnl_primitive_t bw_src_reo;
     int fused;                                 /* ReLU l + max-pool l+1 run as one (cpu_pool.h) */
     cpu_pool_geom pg;                          /* the max-pool's shape, when fused */
     /* tf32=on / dtype=bf16: the rounded operand copies (LP_* slots) and,
@@ -385,9 +390,11 @@ static void plan_free(plan *P) {
         warg_free(&L->w_fwd);
         warg_free(&L->w_bwd);
         warg_free(&L->dw);
-        dnnl_memory_t ms[] = {L->ws, L->w_user, L->b_user, L->dw_user, L->db_user, L->tmp_plain};
+        dnnl_memory_t ms[] = {L->ws, L->w_user, L->b_user, L->dw_user, L->db_user, L->tmp_plain, L->bw_src};
         for (size_t i = 0; i < LS_ARRAY_LEN(ms); i++)
             if (ms[i]) dnnl_memory_destroy(ms[i]);
+        if (L->bw_src_reo) dnnl_primitive_destroy(L->bw_src_reo);
+        free(L->bw_src_buf);
         if (!L->alias) {
             if (L->act) dnnl_memory_destroy(L->act);
             if (L->dact) dnnl_memory_destroy(L->dact);
@@ -450,6 +457,52 @@ cleanup:
 
 static const dnnl_memory_desc_t *qmd(const cprim *p, dnnl_query_t q) {
     return dnnl_primitive_desc_query_md(p->pd, q, 0);
+}
+
+/* oneDNN 2.6 has no JIT backward-weights kernel for AVX2 that reads a
+ * 1-channel image in NCHW next to an nChw8c gradient: it falls back to
+ * ref:any, measured at ~450 ms for conv1 at batch 64 on a 2-core AMD EPYC
+ * without AVX-512 (the whole training step ~10 ms on AVX-512 machines,
+ * where jit:avx512 takes NCHW).  Its AVX2 kernel takes the input as
+ * nChw8c: when the first choice is a reference kernel and one with the
+ * input in a layout of the library's choosing is not, backward-weights
+ * gets its own copy of the input in that layout, refilled by a reorder
+ * before each use (a copy with zero padding channels: no arithmetic).
+ * The sums of dW are then the JIT kernel's order instead of the reference
+ * kernel's: an implementation choice, as every other layout choice here.
+ * AVX-512 machines keep their first choice, so their results do not move. */
+static int bwd_w_own_src(cpu_ctx *c, player *L, dnnl_alg_kind_t alg, const dnnl_memory_desc_t *smd,
+                         const dnnl_memory_desc_t *w_md, const dnnl_memory_desc_t *b_md, const dnnl_dims_t st,
+                         const dnnl_dims_t pad) {
+    int rc = 0;
+    const char *first = NULL;
+    if (dnnl_primitive_desc_query(L->bwd_w.pd, dnnl_query_impl_info_str, 0, &first) != dnnl_success || !first || strncmp(first, "ref", 3) != 0 || smd->ndims != 4) return 0;
+    dnnl_memory_desc_t any;
+    dnnl_convolution_desc_t bwd;
+    dnnl_primitive_desc_t pd = NULL;
+    CHECK_DNNL(dnnl_memory_desc_init_by_tag(&any, 4, smd->dims, dnnl_f32, dnnl_format_tag_any));
+    CHECK_DNNL(dnnl_convolution_backward_weights_desc_init(&bwd, alg, &any, w_md, b_md, &L->md, st, pad, pad));
+    if (dnnl_primitive_desc_create(&pd, &bwd, c->attr, c->eng, L->fwd.pd) != dnnl_success) return 0;
+    const char *alt = NULL;
+    const dnnl_memory_desc_t *amd = dnnl_primitive_desc_query_md(pd, dnnl_query_src_md, 0);
+    if (dnnl_primitive_desc_query(pd, dnnl_query_impl_info_str, 0, &alt) != dnnl_success || !alt ||
+        strncmp(alt, "ref", 3) == 0 || !amd || dnnl_memory_desc_equal(amd, smd)) {
+        dnnl_primitive_desc_destroy(pd);
+        return 0;
+    }
+    L->bw_src_buf = alloc_aligned(dnnl_memory_desc_get_size(amd));
+    if (!L->bw_src_buf) {
+        dnnl_primitive_desc_destroy(pd);
+        return LS_ENOMEM;
+    }
+    CHECK_DNNL(dnnl_memory_create(&L->bw_src, amd, c->eng, L->bw_src_buf));
+    if ((rc = make_reorder(c, &L->bw_src_reo, smd, amd))) goto cleanup;
+    dnnl_primitive_desc_destroy(L->bwd_w.pd);
+    L->bwd_w.pd = pd;
+    pd = NULL;
+cleanup:
+    if (pd) dnnl_primitive_desc_destroy(pd);
+    return rc;
 }
 
 /* Convolution (k x k, stride 1, pad p, bias) or inner product (bias):
@@ -525,6 +578,7 @@ static int build_linear(cpu_ctx *c, plan *P, int l, const dnnl_memory_desc_t *sm
         if (rc) return rc;
         CHECK_DNNL(dnnl_convolution_backward_weights_desc_init(&bwd, alg, smd, &w_md, &b_md, &L->md, st, pad, pad));
         CHECK_DNNL(dnnl_primitive_desc_create(&L->bwd_w.pd, &bwd, c->attr, c->eng, L->fwd.pd));
+        if (c->blocked && (rc = bwd_w_own_src(c, L, alg, smd, &w_md, &b_md, st, pad))) return rc;
         if (L->need_dsrc) {
             CHECK_DNNL(dnnl_convolution_backward_data_desc_init(&bdd, alg, smd, &w_md, &L->md, st, pad, pad));
             CHECK_DNNL(dnnl_primitive_desc_create(&L->bwd_data.pd, &bdd, c->attr, c->eng, L->fwd.pd));
@@ -727,7 +781,12 @@ static int lowp_linear_bwd(cpu_ctx *c, plan *P, int l, dnnl_memory_t sact, dnnl_
     player *L = &P->L[l];
     int ks = c->bf16 ? LP_SRC_W : LP_SRC, kd = c->bf16 ? LP_DY_D : LP_DY, rc;
     if ((rc = lowp_fill(c, L, l, ks, sact)) || (rc = lowp_fill(c, L, l, LP_DY, L->dact))) return rc;
-    dnnl_exec_arg_t a[5] = {{DNNL_ARG_SRC, L->lp_mem[ks]}, {DNNL_ARG_DIFF_DST, L->lp_mem[LP_DY]},
+    dnnl_memory_t bsrc = L->lp_mem[ks];
+    if (L->bw_src_reo) { /* tf32 on AVX2 (bwd_w_own_src): the rounded input, copied to the kernel's layout */
+        if ((rc = reorder(c, L->bw_src_reo, bsrc, L->bw_src))) return rc;
+        bsrc = L->bw_src;
+    }
+    dnnl_exec_arg_t a[5] = {{DNNL_ARG_SRC, bsrc}, {DNNL_ARG_DIFF_DST, L->lp_mem[LP_DY]},
                             {DNNL_ARG_DIFF_WEIGHTS, L->dw.mem}, {DNNL_ARG_DIFF_BIAS, L->db_user}};
     if ((rc = exec(c, &L->bwd_w, 4, a))) return rc;
     if (L->dw.reorder && (rc = reorder(c, L->dw.reorder, L->dw.mem, L->dw_user))) return rc;
@@ -1190,6 +1249,10 @@ static int cpu_backward_layer(engine *e, int l) {
     case LAYER_DENSE:
         /* GRADS of this layer are overwritten (=, not +=) */
         if (c->tf32 || c->bf16) return lowp_linear_bwd(c, P, l, sact, sdact);
+        if (L->bw_src_reo) {
+            if ((rc = reorder(c, L->bw_src_reo, sact, L->bw_src))) return rc;
+            sact = L->bw_src;
+        }
         a[0] = (dnnl_exec_arg_t){DNNL_ARG_SRC, sact};
         a[1] = (dnnl_exec_arg_t){DNNL_ARG_DIFF_DST, L->dact};
         a[2] = (dnnl_exec_arg_t){DNNL_ARG_DIFF_WEIGHTS, L->dw.mem};
@@ -1402,10 +1465,17 @@ static char *cpu_describe(engine *e) {
     lsbuf_printf(&b, ",\"threads\":%d,\"fpmath\":\"%s\",\"algo\":\"%s\",\"layout\":\"%s\",\"math\":\"%s\"",
                  c->threads, dnnl_fpmath_mode2str(fm), algo, c->blocked ? "blocked" : "plain",
                  c->portable ? "portable" : "vendor");
+    /* oneDNN 2.6's Winograd kernels are all AVX-512 (jit_avx512_core_f32_wino_conv_*,
+     * jit_avx512_common_convolution_winograd): an AVX2 machine has none */
+    const char *isa_now = dnnl_cpu_isa2str(dnnl_get_effective_cpu_isa());
+    int wino_isa = isa_now && strstr(isa_now, "avx512") != NULL;
     if (algo != c->algo_name)
         lsbuf_printf(&b, ",\"algo_requested\":\"%s\",\"algo_note\":\"%s unimplemented here for every "
-                         "convolution (%s): ran direct\"", c->algo_name, c->algo_name,
-                     c->bf16 ? "dtype=bf16: its convolutions always run direct" : "layout or shapes");
+                         "convolution (%s%s): ran direct\"", c->algo_name, c->algo_name,
+                     c->bf16 ? "dtype=bf16: its convolutions always run direct"
+                     : wino_isa ? "layout or shapes"
+                                : "oneDNN 2.6 has Winograd kernels for AVX-512 only; this CPU runs ",
+                     c->bf16 || wino_isa ? "" : isa_now);
     lsbuf_printf(&b, ",\"fuse\":\"%s\"", c->fuse ? "on" : "off");
     lsbuf_printf(&b, ",\"tf32\":\"%s\",\"dtype\":\"%s\"", c->tf32 ? "on" : "off", c->bf16 ? "bf16" : "f32");
     if (c->tf32) lsbuf_printf(&b, ",\"tf32round\":\"%s\"", lowp_round_name(c->tf32_mode));

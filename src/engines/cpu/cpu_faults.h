@@ -1888,7 +1888,63 @@ enum { CPU_FAULT_BELOW = 0, CPU_FAULT_DETECT = 1, CPU_FAULT_SUSPECT = 2, CPU_FAU
     X(CONV2_DW_ROUND_UP_ALL, "conv2_dw_round_up_all", "op", "conv2", "backward", "smallcnn --limit-train 72 --limit-test 64 --epochs 2 --steps 10 --eval", \
       CPU_FAULT_SUSPECT, \
       "zoo attack 19: conv2_dw_round_up_step7 at every training step", \
-      "measured SUSPECT: at step 1 (an attribution step) conv2.weight.grad's per-element sign test x8.56 its limit (sign z 59.8, every nonzero error positive), 0.0224 of the worst case (the clean run's 0.00199), normwise 1.42e-5 from the exact value (clean 3.96e-7); and every step, the sign test over conv2's re-done dW elements (checks/checksums.c, judge_dw_sign) at 3 of the 10 steps: 5, 6 and 9, 58-60 counted, all positive, z 7.62-7.75, x1.01-1.03 its limit (the checksum finding names step 5); at the other seven 46-56, all positive, z 6.78-7.48, under the limit (z = sqrt(m) needs m >= 57)")
+      "measured SUSPECT: at step 1 (an attribution step) conv2.weight.grad's per-element sign test x8.56 its limit (sign z 59.8, every nonzero error positive), 0.0224 of the worst case (the clean run's 0.00199), normwise 1.42e-5 from the exact value (clean 3.96e-7); and every step, the sign test over conv2's re-done dW elements (checks/checksums.c, judge_dw_sign) at 3 of the 10 steps: 5, 6 and 9, 58-60 counted, all positive, z 7.62-7.75, x1.01-1.03 its limit (the checksum finding names step 5); at the other seven 46-56, all positive, z 6.78-7.48, under the limit (z = sqrt(m) needs m >= 57)") \
+    X(CONV2_FWD_OC_PAIR_SWAP_ONCE, "conv2_fwd_oc_pair_swap_once", "op", "conv2", "forward", "smallcnn --limit-train 72 --limit-test 64 --epochs 2 --steps 10 --eval", \
+      CPU_FAULT_DETECT, \
+      "zoo attack 20: at step 7 only, two output planes of one sample of conv2 exchanged (a channel permutation), the pair of unequal planes whose plain sums are closest of all samples' pairs", \
+      "measured PROBLEM at step 7, conv2 forward, 36,612 (the re-done first, last, largest and sampled outputs); every conv2 forward block is over its bound on its own: row-alternating 2,350, column-alternating 457, position-weighted 215, random-weighted 143, plain 14.1. The closest pair (sample 0, channels 2 and 6: plane sums 36.8334 and 36.8165) still differs by 0.017 in its plain sum, 14x that relation's bound: planes of two filters differ everywhere, so no choice of pair hides from the relations that sum them") \
+    X(CONV2_BIAS_TWICE_ONE_ELEMENT_ONCE, "conv2_bias_twice_one_element_once", "op", "conv2", "forward", "smallcnn --limit-train 72 --limit-test 64 --epochs 2 --steps 10 --eval", \
+      CPU_FAULT_DETECT, \
+      "zoo attack 20: at step 7 only, one conv2 output (the live plane's element of median nonzero |y|) adds its channel's bias a second time", \
+      "measured PROBLEM at step 7, conv2 forward, 43.7 (plain, row- and column-alternating alike; position-weighted 22.2, random-weighted 19.0): sample 0, channel 3, element 49, -0.33389 -> -0.397153 (b = -0.0633); an extra |b| on one element of a 196-element plane, which a plane relation sees from P = 196x the element's own bound") \
+    X(CONV2_DX_PAD_WRAP_ONCE, "conv2_dx_pad_wrap_once", "op", "conv2|pool1", "backward", "smallcnn --limit-train 72 --limit-test 64 --epochs 2 --steps 10 --eval", \
+      CPU_FAULT_DETECT, \
+      "zoo attack 20: at step 7 only, conv2's backward-data with a flat bound check (col2im): a tap whose output column is off the right (left) edge reads the next (previous) output row's first (last) column instead of the zero padding; only the input gradient's edge columns change", \
+      "measured PROBLEM at step 7, conv2 backward-data, 25,769 (the re-done elements: a plane's first and last are edge elements), and every plain (603), column-alternating (489), position-weighted (400), row-alternating (369) and random-weighted (306) relation block over its bound, 256 of 256 planes: 7,168 edge elements changed (14 rows x 2 edges a plane), the largest wrapped partial 2.5e-4") \
+    X(CONV2_DX_LINE_STALE_ONCE, "conv2_dx_line_stale_once", "op", "conv2|pool1", "backward", "smallcnn --limit-train 72 --limit-test 64 --epochs 2 --steps 10 --eval", \
+      CPU_FAULT_DETECT, \
+      "zoo attack 20: at step 7 only, one 64-byte line (16 floats of the plain buffer) of conv2's input gradient keeps step 6's values (a lost write-back); of the lines that change, the one of median sum |change|", \
+      "measured PROBLEM at step 7, conv2 backward-data (position-weighted), 512 (column-alternating 304, row-alternating 200, plain 85.5, random-weighted 70.6): line 1,953 (sample 9, channel 15, elements 84..99), sum |change| 2.4e-3. Every line changes from one step to the next (3,136 of 3,136: other images), so the one of smallest change is not small: fault_k=K takes the line at quantile K/32 of the 3,136 by sum |change| (default 16: the median; K = 1: the 98th smallest): K = 1 329 (plain), 2 6,693 (re-done elements), 4 463, 8 649") \
+    X(CONV2_DW_BORDER_DROPPED_ONCE, "conv2_dw_border_dropped_once", "op", "conv2", "backward", "smallcnn --limit-train 72 --limit-test 64 --epochs 2 --steps 10 --eval", \
+      CPU_FAULT_DETECT, \
+      "zoo attack 20: at step 7 only, conv2's weight gradient summed over the output positions whose 3x3 window lies inside the image (\"valid\"): the border ring's products, 52 of 196 positions a plane, left out", \
+      "measured PROBLEM at step 7, conv2 backward-weights, 5,296 (the zero and smallest elements, and the re-done first, last, largest and sampled ones, tied at 5,295.918: the very ratio conv2_dw_tiny_flushed_once gets, so it reflects the bound's shape, not this fault's size), index-weighted 1,210, random-weighted 115, plain 53.2; the largest element change 5.1e-3: the border ring is 52 of 196 positions, its products about a quarter of every sum") \
+    X(CONV1_DB_HALF_BATCH_DOUBLED_ONCE, "conv1_db_half_batch_doubled_once", "op", "conv1", "backward", "smallcnn --limit-train 72 --limit-test 64 --epochs 2 --steps 10 --eval", \
+      CPU_FAULT_DETECT, \
+      "zoo attack 20: at step 7 only, conv1's bias gradient estimated from the first half of the batch, doubled", \
+      "measured PROBLEM at step 7, conv1 backward-weights (bias), 1,323 (14 of 16 channels over; e.g. channel 0, -0.00528 -> 0.00167, its sign flipped): each bias-gradient element is its own relation, and half a batch's sum differs from the other half's by the order of the sum itself, far over gamma_K sum|dy|; the conv biases' thin cell (zoo attack 19) is thin for ulps, not for a sampling error") \
+    X(CONV2_DB_PARTIAL_STALE_ROWS, "conv2_db_partial_stale_rows", "op", "conv2", "backward", "smallcnn --limit-train 72 --limit-test 64 --epochs 2 --steps 10 --eval", \
+      CPU_FAULT_DETECT, \
+      "zoo attack 20: conv2's bias gradient summed over max_batch rows of its output-gradient buffer: in a partial batch (steps 5 and 10) the rows past n add the last full batch's", \
+      "measured PROBLEM at step 5 (the first partial batch), conv2 backward-weights (bias), 3,101 (31 of 32 channels over; channel 3 is dead, its stale rows 0): the 8 stale rows add 0.0011 to -0.0061 to elements of ~0.037") \
+    X(DROPOUT_PARTIAL_MASK_RIGHT_ALIGNED, "dropout_partial_mask_right_aligned", "op", "drop1", "forward", "mnist-convnet --limit-train 72 --limit-test 64 --epochs 2 --steps 10 --eval", \
+      CPU_FAULT_DETECT, \
+      "zoo attack 20: in a partial batch only, dropout's mask (forward and backward alike) drawn for the batch's rows placed at the end of a max_batch buffer (element index + (max_batch - n) x features)", \
+      "measured PROBLEM at step 5 (the first partial batch), drop1 forward: 4,106 elements not the exact re-computation (the every-step exact re-check draws the mask from Philox with the batch's own element indices), and drop1.act at step 5's shadow replay (ratio inf: an exact rule); the full batches are right") \
+    X(EVAL_FIRST_CONV2_W_TF32, "eval_first_conv2_w_tf32", "op", "conv2", "evaluation", "smallcnn --limit-train 72 --limit-test 64 --epochs 2 --steps 10 --eval", \
+      CPU_FAULT_DETECT, \
+      "zoo attack 20: in the first evaluation only (epoch 1: no reference compares it), conv2 multiplies by its weights rounded to TF32 (an inference path with TF32 left allowed); training and the last evaluation are right", \
+      "measured PROBLEM at the evaluation after epoch 1, conv2 evaluation, 14.3 (the re-done first, last, largest and sampled outputs; the plain relation 9.64, its sharper tier 75.6; 512 of 512 relations over): the evaluation's conv2 relations are the training's (conv2_fwd_w_tf32, at an attribution step, is 17.7). The evaluation against the reference (epoch 2 only) sees nothing here: 1.02e-4, as the clean run") \
+    X(LOSS_CLASS0_WEIGHTED, "loss_class0_weighted", "op", "fc2|loss", "loss", "smallcnn --limit-train 72 --limit-test 64 --epochs 2 --steps 10 --eval", \
+      CPU_FAULT_DETECT, \
+      "zoo attack 20: at every step, the samples of class 0 weighted 1 + 2^-k (fault_k, default 16) in the loss and its gradient, the batch still divided by n (a class weight left set)", \
+      "measured PROBLEM at step 1, fc2 loss (dz re-done from the logits), 41.2 (the loss value 3.22x at the attribution step). fault_k sweep: k = 20 PROBLEM 2.59, k = 21 1.33, k = 22 ok (0.803 of the bound), k = 23 ok (0.433): a class weight within 2^-22 of 1 (2 to 4 ulps) is inside the loss rule's few-ulp worst case, which has no sign test (as loss_grad_1ulp)") \
+    X(ADAM_LR_SCALED_PARTIAL, "adam_lr_scaled_partial", "op", "conv1|conv2|fc1|fc2", "update", "smallcnn --limit-train 72 --limit-test 64 --epochs 2 --steps 10 --eval", \
+      CPU_FAULT_DETECT, \
+      "zoo attack 20: in a partial batch only (steps 5 and 10), Adam's step scaled by n / max_batch (1/2 here: a linear-scaling rule nobody configured)", \
+      "measured PROBLEM at step 5 (the first partial batch), fc1 update, 9.91e5 (78,736 elements of fc1.weight differ, up to 5.0e-4): Adam is re-done at every step from the step's p, m, v, g and the scalars the engine is given; step 5's shadow replay names every weight tensor too (6.2e5-7.1e5x)") \
+    X(FC1_FWD_F64_SR_ALL, "fc1_fwd_f64_sr_all", "op", "fc1", "forward", "smallcnn --limit-train 72 --limit-test 64 --epochs 2 --steps 10 --eval", \
+      CPU_FAULT_BELOW, \
+      "zoo attack 20, a legal variant: every fc1 output (training and evaluation) summed in fp64 and rounded to fp32 stochastically (the float above with probability (v - lo) / ulp; keyed on step and element, so deterministic)", \
+      "legal: each result is one of the two floats around the exact value, within one ulp, far inside fc1's gamma_1569 bound, and unbiased (the expected result is the exact value). Measured VERDICT ok, worst ratio 0.349 (the clean run's 0.316, same options); fc1.act at the attribution and shadow steps 1, 2, 5, 10: at most 1 ulp from exact (clean: 2,658 ulps at step 1), 774 of 1,024 equal to RN(ref) at step 1, sign z -0.85, -0.58, 1.78, 0.17 (clean -0.50, -1.63, 0.42, 0.40; limit 6.99)") \
+    X(FC1_FWD_F64_SR_BIASED_ALL, "fc1_fwd_f64_sr_biased_all", "op", "fc1", "forward", "smallcnn --limit-train 72 --limit-test 64 --epochs 2 --steps 10 --eval", \
+      CPU_FAULT_SUSPECT, \
+      "zoo attack 20: fc1_fwd_f64_sr_all with a biased random source: u from [0, 1/2) (its top bit stuck at 0), so up with probability min(1, 2 frac): every result that is not round-to-nearest's lies above it", \
+      "measured SUSPECT at step 1: fc1.act's per-element sign test x2.23 its limit (243 counted, all positive: z 15.6 against 6.99; 781 of 1,024 equal RN(ref)), and the every-step sign test over fc1's 64 forward relations x1.06 (all positive); every value within 1 ulp of exact, within the worst case") \
+    X(FC1_FWD_F64_SR_BIASED_STEP7, "fc1_fwd_f64_sr_biased_step7", "op", "fc1", "forward", "smallcnn --limit-train 72 --limit-test 64 --epochs 2 --steps 10 --eval", \
+      CPU_FAULT_SUSPECT, \
+      "zoo attack 20: fc1_fwd_f64_sr_biased_all at step 7 only (the other steps the engine's own fc1)", \
+      "measured SUSPECT at step 7, fc1 forward: the every-step sign test over fc1's forward relations, 64 of 64 positive, z = 8.00 against the limit 7.53, x1.06, every relation within 1.35e-4 of its worst case (the other steps |z| <= 1.75; LOCKSTEP_CK_SIGN_TRACE=1). About a quarter of the outputs lie one ulp above round-to-nearest's. Narrow: 64 unanimous relations are the most this block can show (z = sqrt(m)); a block of fewer than 57 would not reach the limit (zoo attack 19), so the same fault in a layer of fewer outputs is blind")
 
 #define CPU_FAULT_ENUM_(id, ...) CPU_FAULT_##id,
 enum { CPU_FAULT_NONE = 0, CPU_FAULT_LIST(CPU_FAULT_ENUM_) CPU_FAULT_COUNT };

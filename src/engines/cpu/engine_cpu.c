@@ -4176,6 +4176,16 @@ static int fault_bwd_after_20(engine *e, int l, int *done) {
         }
         FAULT_DONE(act_io(c, l - 1, 1, a, 0));
     }
+    if (((id == CPU_FAULT_CONV2_DX_NOISE_STEP7 && c->step == 7) || id == CPU_FAULT_CONV2_DX_NOISE_ALL) && conv2 &&
+        l > 0) {
+        /* zero-mean noise: every element of conv2's input gradient times 1 + 2^-k (2u - 1), u uniform in [0, 1)
+         * keyed on the step and the element (an approximate, unbiased backward-data) */
+        size_t m = n * layer_out_size(&c->m->layers[l - 1]);
+        if ((rc = act_io(c, l - 1, 1, a, 1))) FAULT_DONE(rc);
+        for (size_t i = 0; i < m; i++)
+            a[i] = (float)((double)a[i] * (1.0 + F->rel * (2.0 * z20_unif(c->step, i) - 1.0)));
+        FAULT_DONE(act_io(c, l - 1, 1, a, 0));
+    }
     if (id == CPU_FAULT_CONV2_DW_BORDER_DROPPED_ONCE && c->step == 7 && conv2 && k3p1) {
         /* backward-weights over the output positions whose window lies inside the image only ("valid"): the
          * border ring's products, the ones that meet the padding, left out */

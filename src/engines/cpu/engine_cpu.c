@@ -1640,6 +1640,8 @@ typedef struct {
     float *z16;         /* zoo attack 16: relu3's step-6 output, conv2's step-6 db (lazily allocated) */
     uint8_t *z16_arg;   /* zoo attack 16: pool1's arg-maxes (0..3 a window) of the last training forward */
     size_t z16_n;       /* zoo attack 16: that forward's batch size */
+    float *z20;         /* zoo attack 20: a saved tensor of an earlier step (lazily allocated, z20_cap floats) */
+    size_t z20_cap, z20_n; /* its capacity and the batch size it was saved at (0: nothing saved) */
     int in_ck;          /* the engine's own checks are running (they read its tensors in place; the report faults
                          * of zoo attack 6 are in the copy-out to the caller only) */
 } fault_state;
@@ -1662,6 +1664,7 @@ static void fault_free(void *p) {
     free(F->z11);
     free(F->z16);
     free(F->z16_arg);
+    free(F->z20);
     for (int l = 0; l < MODEL_MAX_LAYERS; l++) free(F->pidx_save[l]);
     free(F);
 }
@@ -4022,6 +4025,304 @@ static int fault_bwd_before_19(engine *e, int l, int *done) {
     return 0;
 }
 
+/* ---- zoo attack 20: borders and padding, a channel permutation, a lost write-back, partial-batch-only and
+ * first-evaluation-only faults, a class weight, stochastic rounding ------------------------------------------ */
+/* a scratch buffer of cnt floats kept across steps (F->z20; z20_n: the batch size it was saved at) */
+static float *z20_buf(fault_state *F, size_t cnt) {
+    if (F->z20_cap < cnt) {
+        free(F->z20);
+        F->z20 = malloc(cnt * sizeof(float));
+        F->z20_cap = F->z20 ? cnt : 0;
+        F->z20_n = 0;
+    }
+    return F->z20;
+}
+
+/* a keyed uniform in [0, 1) (splitmix64 of key and index): the random bits of fc1_fwd_f64_sr_all */
+static double z20_unif(uint64_t key, uint64_t i) {
+    uint64_t z = key * 0x9E3779B97F4A7C15ull ^ (i + 0x632BE59BD9B4E019ull);
+    z += 0x9E3779B97F4A7C15ull;
+    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+    z ^= z >> 31;
+    return (double)(z >> 11) * 0x1p-53;
+}
+
+/* v rounded to fp32 stochastically: the float above with probability (v - lo) / (hi - lo), else the one below
+ * (unbiased; at most one ulp from v, where round-to-nearest is half an ulp) */
+static float z20_sr(double v, double u) {
+    float f = (float)v;
+    if ((double)f == v || !isfinite(f)) return f;
+    float lo = (double)f < v ? f : nextafterf(f, -INFINITY), hi = (double)f < v ? nextafterf(f, INFINITY) : f;
+    return u < (v - (double)lo) / ((double)hi - (double)lo) ? hi : lo;
+}
+
+static const double *z20_sort_d;
+static int z20_cmp(const void *p, const void *q) {
+    double a = z20_sort_d[*(const size_t *)p], b = z20_sort_d[*(const size_t *)q];
+    return a < b ? -1 : a > b;
+}
+
+/* forward calls a fault replaces */
+static int fault_fwd_around_20(engine *e, int l, int training, int *done) {
+    FAULT_LOCALS;
+    if (id == CPU_FAULT_EVAL_FIRST_CONV2_W_TF32 && !training && F->in_eval && F->eval_round == 1 &&
+        fault_layer(c, l, "conv2")) {
+        /* the first evaluation's conv2 on weights rounded to TF32 (an inference path with TF32 left allowed) */
+        fault_edit_weights(c, l, 3, F->dw_save);
+        rc = cpu_forward_layer(e, l, training);
+        fault_edit_weights(c, l, 0, F->dw_save);
+        FAULT_DONE(rc);
+    }
+    return 0;
+}
+
+/* forward edits after the layer's own forward (1: F->a is the output to write back) */
+static int fault_fwd_edit_20(engine *e, int l, int training, int *done) {
+    FAULT_LOCALS;
+    if ((id == CPU_FAULT_CONV2_FWD_OC_PAIR_SWAP_ONCE || id == CPU_FAULT_CONV2_BIAS_TWICE_ONE_ELEMENT_ONCE) &&
+        training && c->step == 7 && fault_layer(c, l, "conv2") && ly->b_tensor >= 0) {
+        size_t OC = (size_t)ly->out_c, hw = (size_t)ly->out_h * ly->out_w;
+        if ((rc = act_io(c, l, 0, a, 1))) FAULT_ENDED(rc);
+        if (id == CPU_FAULT_CONV2_BIAS_TWICE_ONE_ELEMENT_ONCE) {
+            /* the live plane's typical element gets its channel's bias a second time */
+            size_t u, *idx = (size_t *)(void *)x;
+            size_t at = z19_typical(a, n * OC, hw, idx, &u);
+            if (at >= cnt) return 0;
+            const float *b = c->params + c->m->tensors[ly->b_tensor].offset;
+            float was = a[at];
+            a[at] = a[at] + b[u % OC];
+            if (getenv("LS_FAULT_VERBOSE"))
+                fprintf(stderr, "z20 conv2 bias twice: sample %zu channel %zu element %zu: %g -> %g (b %g)\n", u / OC,
+                        u % OC, at % hw, was, a[at], b[u % OC]);
+            return 1;
+        }
+        /* of all (sample, o < o') with unequal planes, the pair whose plain sums are closest: exchanged */
+        double *S = (double *)(void *)x, best = INFINITY;
+        size_t bs = 0, bo = 0, bp = 0;
+        for (size_t u = 0; u < n * OC; u++) {
+            S[u] = 0;
+            for (size_t i = 0; i < hw; i++) S[u] += (double)a[u * hw + i];
+        }
+        for (size_t s0 = 0; s0 < n; s0++)
+            for (size_t o = 0; o < OC; o++)
+                for (size_t q = o + 1; q < OC; q++) {
+                    double d = fabs(S[s0 * OC + o] - S[s0 * OC + q]);
+                    if (d < best && memcmp(a + (s0 * OC + o) * hw, a + (s0 * OC + q) * hw, hw * sizeof *a))
+                        best = d, bs = s0, bo = o, bp = q;
+                }
+        if (!isfinite(best)) return 0;
+        float *P0 = a + (bs * OC + bo) * hw, *P1 = a + (bs * OC + bp) * hw;
+        for (size_t i = 0; i < hw; i++) {
+            float t = P0[i];
+            P0[i] = P1[i], P1[i] = t;
+        }
+        if (getenv("LS_FAULT_VERBOSE"))
+            fprintf(stderr, "z20 conv2 planes swapped: sample %zu channels %zu and %zu, sums %.9g and %.9g\n", bs, bo,
+                    bp, S[bs * OC + bo], S[bs * OC + bp]);
+        return 1;
+    }
+    if ((id == CPU_FAULT_FC1_FWD_F64_SR_ALL || id == CPU_FAULT_FC1_FWD_F64_SR_BIASED_ALL ||
+         (id == CPU_FAULT_FC1_FWD_F64_SR_BIASED_STEP7 && training && c->step == 7)) &&
+        fault_layer(c, l, "fc1")) {
+        /* a legal variant: every fc1 output summed in fp64 and rounded to fp32 stochastically, keyed on the
+         * step and the element (deterministic: a second instance and a second pass give the same bits); the
+         * biased rows draw u from [0, 1/2) instead of [0, 1): up with probability min(1, 2 frac), a stochastic
+         * rounding unit whose random bits lost their top bit */
+        int biased = id != CPU_FAULT_FC1_FWD_F64_SR_ALL;
+        const float *w = c->params + c->m->tensors[ly->w_tensor].offset;
+        const float *bias = ly->b_tensor >= 0 ? c->params + c->m->tensors[ly->b_tensor].offset : NULL;
+        size_t in = layer_in_size(ly), oc = (size_t)ly->out_c;
+        uint64_t key = c->step * 2 + (training ? 0 : 1);
+        if ((rc = act_io(c, l - 1, 0, x, 1))) FAULT_ENDED(rc);
+        for (size_t s0 = 0; s0 < n; s0++)
+            for (size_t j = 0; j < oc; j++) {
+                const float *wr = w + j * in, *xr = x + s0 * in;
+                double acc = bias ? (double)bias[j] : 0.0;
+                for (size_t t = 0; t < in; t++) acc += (double)wr[t] * (double)xr[t];
+                double u = z20_unif(key, s0 * oc + j);
+                a[s0 * oc + j] = z20_sr(acc, biased ? u * 0.5 : u);
+            }
+        return 1;
+    }
+    if (id == CPU_FAULT_DROPOUT_PARTIAL_MASK_RIGHT_ALIGNED && training && ly->kind == LAYER_DROPOUT &&
+        n < e->max_batch) {
+        /* a partial batch's mask drawn for its rows placed at the end of a max_batch buffer */
+        size_t off = (e->max_batch - n) * layer_out_size(ly);
+        float scale = (float)(1.0 / (1.0 - (double)ly->p));
+        if ((rc = act_io(c, l - 1, 0, x, 1))) FAULT_ENDED(rc);
+        for (size_t i = 0; i < cnt; i++)
+            a[i] = ops_dropout_fwd(x[i], e->seed, (uint32_t)c->step, (uint32_t)l, (uint32_t)(i + off), ly->p, scale);
+        return 1;
+    }
+    return 0;
+}
+
+/* backward calls a fault replaces */
+static int fault_bwd_before_20(engine *e, int l, int *done) {
+    FAULT_LOCALS;
+    if (id == CPU_FAULT_DROPOUT_PARTIAL_MASK_RIGHT_ALIGNED && ly->kind == LAYER_DROPOUT && P->L[l].need_dsrc &&
+        n < e->max_batch) {
+        size_t off = (e->max_batch - n) * layer_out_size(ly);
+        float scale = (float)(1.0 / (1.0 - (double)ly->p));
+        if ((rc = act_io(c, l, 1, a, 1))) FAULT_DONE(rc);
+        for (size_t i = 0; i < cnt; i++)
+            x[i] = ops_dropout_bwd(a[i], e->seed, (uint32_t)c->step, (uint32_t)l, (uint32_t)(i + off), ly->p, scale);
+        FAULT_DONE(act_io(c, l - 1, 1, x, 0));
+    }
+    return 0;
+}
+
+/* backward edits after the layer's own backward */
+static int fault_bwd_after_20(engine *e, int l, int *done) {
+    FAULT_LOCALS;
+    if (!fault_layer(c, l, "conv1") && !fault_layer(c, l, "conv2")) return 0;
+    size_t OC = (size_t)ly->out_c, OH = (size_t)ly->out_h, OW = (size_t)ly->out_w, hw = OH * OW;
+    size_t C = (size_t)ly->in_c, H = (size_t)ly->in_h, W = (size_t)ly->in_w;
+    int conv2 = fault_layer(c, l, "conv2"), k3p1 = ly->k == 3 && ly->pad == 1 && H == OH && W == OW && l > 0;
+    if (id == CPU_FAULT_CONV2_DX_PAD_WRAP_ONCE && c->step == 7 && conv2 && k3p1) {
+        /* col2im with a flat bound check: a tap whose output column is off the right (left) edge reads the next
+         * (previous) output row's first (last) column instead of the zero padding */
+        const float *w = c->params + c->m->tensors[ly->w_tensor].offset;
+        if ((rc = act_io(c, l - 1, 1, a, 1)) || (rc = act_io(c, l, 1, x, 1))) FAULT_DONE(rc);
+        size_t touched = 0;
+        double most = 0;
+        for (size_t s0 = 0; s0 < n; s0++)
+            for (size_t ch = 0; ch < C; ch++)
+                for (size_t i = 0; i < H; i++)
+                    for (int right = 0; right < 2; right++) {
+                        size_t j = right ? W - 1 : 0, kw = right ? 0 : 2, qc = right ? 0 : OW - 1;
+                        double add = 0;
+                        for (size_t kh = 0; kh < 3; kh++) {
+                            long pr = (long)i - (long)kh + 1 + (right ? 1 : -1);
+                            if (pr < 0 || pr >= (long)OH) continue;
+                            for (size_t o = 0; o < OC; o++)
+                                add += (double)w[((o * C + ch) * 3 + kh) * 3 + kw] *
+                                       (double)x[((s0 * OC + o) * OH + (size_t)pr) * OW + qc];
+                        }
+                        float *d = a + ((s0 * C + ch) * H + i) * W + j;
+                        if (add != 0) touched++, most = fmax(most, fabs(add)), *d = (float)((double)*d + add);
+                    }
+        if (getenv("LS_FAULT_VERBOSE"))
+            fprintf(stderr, "z20 conv2 dx pad wrap: %zu edge elements changed, largest wrapped partial %g\n", touched,
+                    most);
+        FAULT_DONE(act_io(c, l - 1, 1, a, 0));
+    }
+    if (id == CPU_FAULT_CONV2_DX_LINE_STALE_ONCE && (c->step == 6 || c->step == 7) && conv2 && l > 0) {
+        /* a lost write-back: one 64-byte line (16 floats of the plain buffer) of conv2's input gradient keeps
+         * step 6's values at step 7; of the lines that change, the one of median sum |change| */
+        size_t m = n * layer_out_size(&c->m->layers[l - 1]), lines = m / 16;
+        float *old = z20_buf(F, m);
+        if (!old) FAULT_DONE(LS_ENOMEM);
+        if ((rc = act_io(c, l - 1, 1, a, 1))) FAULT_DONE(rc);
+        if (c->step == 6) {
+            memcpy(old, a, m * sizeof *a);
+            F->z20_n = n;
+            return 0;
+        }
+        if (F->z20_n != n || !lines) return 0;
+        double *d = (double *)(void *)x;
+        size_t *idx = (size_t *)(void *)(d + lines), k = 0;
+        for (size_t L = 0; L < lines; L++) {
+            d[L] = 0;
+            for (size_t i = 0; i < 16; i++) d[L] += fabs((double)a[L * 16 + i] - (double)old[L * 16 + i]);
+            if (d[L] > 0) idx[k++] = L;
+        }
+        if (!k) return 0;
+        z20_sort_d = d;
+        qsort(idx, k, sizeof *idx, z20_cmp);
+        int q = 31 - z15_bit(F); /* fault_k (1..31, default 16): the line at rank (k - 1) q / 32 */
+        size_t L = idx[(k - 1) * (size_t)(q > 32 ? 32 : q) / 32];
+        double mx = 0;
+        for (size_t i = 0; i < 16; i++) mx = fmax(mx, fabs((double)a[L * 16 + i]));
+        memcpy(a + L * 16, old + L * 16, 16 * sizeof *a);
+        if (getenv("LS_FAULT_VERBOSE")) {
+            size_t p0 = L * 16 / (H * W) * (H * W), big = p0;
+            for (size_t i = p0; i < p0 + H * W; i++) big = fabsf(a[i]) > fabsf(a[big]) ? i : big;
+            fprintf(stderr, "z20 conv2 dx line %zu of %zu (sample %zu, channel %zu, element %zu..): sum |change| %g, "
+                    "largest |dx| in it %g; %zu lines change; the plane's largest |dx| now element %zu (%g)\n", L,
+                    lines, L * 16 / (C * H * W), L * 16 / (H * W) % C, L * 16 % (H * W), d[L], mx, k, big - p0,
+                    a[big]);
+        }
+        FAULT_DONE(act_io(c, l - 1, 1, a, 0));
+    }
+    if (((id == CPU_FAULT_CONV2_DX_NOISE_STEP7 && c->step == 7) || id == CPU_FAULT_CONV2_DX_NOISE_ALL) && conv2 &&
+        l > 0) {
+        /* zero-mean noise: every element of conv2's input gradient times 1 + 2^-k (2u - 1), u uniform in [0, 1)
+         * keyed on the step and the element (an approximate, unbiased backward-data) */
+        size_t m = n * layer_out_size(&c->m->layers[l - 1]);
+        if ((rc = act_io(c, l - 1, 1, a, 1))) FAULT_DONE(rc);
+        for (size_t i = 0; i < m; i++)
+            a[i] = (float)((double)a[i] * (1.0 + F->rel * (2.0 * z20_unif(c->step, i) - 1.0)));
+        FAULT_DONE(act_io(c, l - 1, 1, a, 0));
+    }
+    if (id == CPU_FAULT_CONV2_DW_BORDER_DROPPED_ONCE && c->step == 7 && conv2 && k3p1) {
+        /* backward-weights over the output positions whose window lies inside the image only ("valid"): the
+         * border ring's products, the ones that meet the padding, left out */
+        const model_tensor *tw = &c->m->tensors[ly->w_tensor];
+        float *g = c->grads + tw->offset;
+        if ((rc = act_io(c, l, 1, a, 1)) || (rc = act_io(c, l - 1, 0, x, 1))) FAULT_DONE(rc);
+        double most = 0;
+        for (size_t o = 0; o < OC; o++)
+            for (size_t ch = 0; ch < C; ch++)
+                for (size_t kh = 0; kh < 3; kh++)
+                    for (size_t kw = 0; kw < 3; kw++) {
+                        double acc = 0;
+                        for (size_t s0 = 0; s0 < n; s0++)
+                            for (size_t p = 1; p + 1 < OH; p++)
+                                for (size_t q = 1; q + 1 < OW; q++)
+                                    acc += (double)a[((s0 * OC + o) * OH + p) * OW + q] *
+                                           (double)x[((s0 * C + ch) * H + p + kh - 1) * W + q + kw - 1];
+                        float *gg = g + ((o * C + ch) * 3 + kh) * 3 + kw;
+                        most = fmax(most, fabs(acc - (double)*gg));
+                        *gg = (float)acc;
+                    }
+        if (getenv("LS_FAULT_VERBOSE")) fprintf(stderr, "z20 conv2 dW valid-only: largest change %g\n", most);
+        c->params_ver++;
+        FAULT_DONE(0);
+    }
+    if (id == CPU_FAULT_CONV1_DB_HALF_BATCH_DOUBLED_ONCE && c->step == 7 && !conv2 && ly->b_tensor >= 0 && n >= 2) {
+        /* conv1's bias gradient estimated from the batch's first half, doubled */
+        float *db = c->grads + c->m->tensors[ly->b_tensor].offset;
+        if ((rc = act_io(c, l, 1, a, 1))) FAULT_DONE(rc);
+        for (size_t o = 0; o < OC; o++) {
+            double acc = 0;
+            for (size_t s0 = 0; s0 < n / 2; s0++)
+                for (size_t q = 0; q < hw; q++) acc += (double)a[(s0 * OC + o) * hw + q];
+            if (getenv("LS_FAULT_VERBOSE") && o < 4)
+                fprintf(stderr, "z20 conv1 db[%zu]: %g -> %g\n", o, db[o], 2 * acc);
+            db[o] = (float)(2 * acc);
+        }
+        c->params_ver++;
+        FAULT_DONE(0);
+    }
+    if (id == CPU_FAULT_CONV2_DB_PARTIAL_STALE_ROWS && conv2 && ly->b_tensor >= 0) {
+        /* the bias gradient summed over max_batch rows of the output-gradient buffer: in a partial batch the rows
+         * past n hold the last full batch's */
+        size_t N = e->max_batch, per = layer_out_size(ly);
+        float *keep = z20_buf(F, N * per), *db = c->grads + c->m->tensors[ly->b_tensor].offset;
+        if (!keep) FAULT_DONE(LS_ENOMEM);
+        if ((rc = act_io(c, l, 1, a, 1))) FAULT_DONE(rc);
+        if (n == N) {
+            memcpy(keep, a, N * per * sizeof *a);
+            F->z20_n = N;
+        } else if (F->z20_n == N) {
+            for (size_t o = 0; o < OC; o++) {
+                double acc = 0;
+                for (size_t s0 = n; s0 < N; s0++)
+                    for (size_t q = 0; q < hw; q++) acc += (double)keep[(s0 * OC + o) * hw + q];
+                if (getenv("LS_FAULT_VERBOSE") && o < 4)
+                    fprintf(stderr, "z20 conv2 db[%zu] step %llu: %g + stale %g\n", o, (unsigned long long)c->step,
+                            db[o], acc);
+                db[o] = (float)((double)db[o] + acc);
+            }
+            c->params_ver++;
+        }
+        return 0;
+    }
+    return 0;
+}
+
 static int fault_forward_layer(engine *e, int l, int training) {
     cpu_ctx *c = ctx_of(e);
     fault_state *F = c->fault;
@@ -4029,6 +4330,7 @@ static int fault_forward_layer(engine *e, int l, int training) {
     int rc = 0, r;
     if (fault_fwd_around(e, l, training, &rc)) return rc;
     if (fault_fwd_around_15(e, l, training, &rc)) return rc;
+    if (fault_fwd_around_20(e, l, training, &rc)) return rc;
     if ((rc = cpu_forward_layer(e, l, training))) return rc;
     if (fault_fwd_state(e, l, &rc)) return rc;
     if ((r = fault_fwd_edit_1(e, l, training, &rc))) return r == 2 ? rc : act_io(c, l, 0, F->a, 0);
@@ -4046,6 +4348,7 @@ static int fault_forward_layer(engine *e, int l, int training) {
     if ((r = fault_fwd_edit_16(e, l, training, &rc))) return r == 2 ? rc : act_io(c, l, 0, F->a, 0);
     if ((r = fault_fwd_edit_17(e, l, training, &rc))) return r == 2 ? rc : act_io(c, l, 0, F->a, 0);
     if ((r = fault_fwd_edit_19(e, l, training, &rc))) return r == 2 ? rc : act_io(c, l, 0, F->a, 0);
+    if ((r = fault_fwd_edit_20(e, l, training, &rc))) return r == 2 ? rc : act_io(c, l, 0, F->a, 0);
     if ((r = fault_fwd_legal(e, l, training, &rc))) return r == 2 ? rc : act_io(c, l, 0, F->a, 0);
     if ((r = fault_fwd_legal2(e, l, training, &rc))) return r == 2 ? rc : act_io(c, l, 0, F->a, 0);
     return 0;
@@ -4244,6 +4547,17 @@ static int fault_loss(engine *e, float *loss_out) {
          * the right dz: exact for 8 of 16); the loss is right */
         float f = (float)((double)n / (double)e->max_batch);
         for (size_t i = 0; i < n * (size_t)nc; i++) dz[i] = dz[i] * f;
+    } else if (F->id == CPU_FAULT_LOSS_CLASS0_WEIGHTED) {
+        /* zoo attack 20: class 0's samples weighted 1 + 2^-k (fault_k) in the loss and its gradient, the batch
+         * still divided by n (a class weight left set) */
+        float inv = 1.0f / (float)n;
+        double acc = 0.0;
+        for (size_t i = 0; i < n; i++) {
+            double wi = c->labels[i] == 0 ? 1.0 + F->rel : 1.0;
+            acc += wi * (double)ops_softmax_xent_row(z + i * nc, nc, c->labels[i], (float)((double)inv * wi),
+                                                     c->portable, dz + i * nc);
+        }
+        c->loss = *loss_out = (float)(acc / (double)n);
     } else if (F->id == CPU_FAULT_LOSS_GRAD_NAN_ONCE && c->step == 7) {
         dz[c->labels[0]] = NAN; /* zoo attack 8: sample 0's gradient at its label is NaN (a transient 0 x inf) */
     } else if (F->id == CPU_FAULT_LOSS_GRAD_17ULP) {
@@ -5661,6 +5975,7 @@ static int fault_backward_layer(engine *e, int l) {
     if (fault_bwd_before_2(e, l, &rc)) return rc;
     if (fault_bwd_before_3(e, l, &rc)) return rc;
     if (fault_bwd_before_19(e, l, &rc)) return rc;
+    if (fault_bwd_before_20(e, l, &rc)) return rc;
     if (fault_bwd_legal(e, l, &rc)) return rc;
     if (fault_bwd_legal2(e, l, &rc)) return rc;
     if ((rc = cpu_backward_layer(e, l))) return rc;
@@ -5678,6 +5993,7 @@ static int fault_backward_layer(engine *e, int l) {
     if (fault_bwd_after_16(e, l, &rc)) return rc;
     if (fault_bwd_after_17(e, l, &rc)) return rc;
     if (fault_bwd_after_19(e, l, &rc)) return rc;
+    if (fault_bwd_after_20(e, l, &rc)) return rc;
     if (F->id == CPU_FAULT_FC2_DB_SAME_LABEL_DROPPED_ONCE && c->step == 7 && fault_layer(c, l, "fc2")) {
         /* zoo attack 11: db leaves out the samples of the batch's most frequent label but its first */
         const layer *ly = &c->m->layers[l];
@@ -5822,6 +6138,11 @@ static int fault_adam_scalars(engine *e, const adam_scalars *s, adam_scalars *ap
          * right until the caller restores an earlier state and trains again (the drift phase after the
          * attribution steps), then ahead by the updates before the restore */
         if ((long)s->t != F->updates) a = adam_make_scalars(&s->cfg, (int)F->updates);
+        break;
+    case CPU_FAULT_ADAM_LR_SCALED_PARTIAL:
+        /* zoo attack 20: a partial batch's step scaled by n / max_batch (a linear-scaling rule nobody asked for) */
+        if (c->cur && c->cur->n < e->max_batch)
+            a.step_size = (float)((double)s->step_size * (double)c->cur->n / (double)e->max_batch);
         break;
     case CPU_FAULT_ADAM_LR_WARMUP_ONCE:
         if (s->t == 7) a.step_size = s->step_size * 0.5f; /* a scheduler factor nobody configured */

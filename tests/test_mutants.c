@@ -396,8 +396,13 @@ static void test_one_off_data_faults(void **st) {
         {"cpu:fault=fc1_dw_tiny_to_subnormal_once", 7, 0, "fc1", "fc1 backward-weights (zero and smallest elements)",
          CKP_BWD_WEIGHTS},
         /* conv2's tiny gradients flushed: a blind spot until the conv
-         * zero-element relations */
-        {"cpu:fault=conv2_dw_tiny_flushed_once", 7, 0, "conv2", "conv2 backward-weights (zero and smallest elements)",
+         * zero-element relations.  The check named is either re-do: when
+         * a flushed element is also one the peek re-does (first, last,
+         * largest or drawn), both see that element against the same bound,
+         * the ratios are equal (5,295.9 on an AVX2 machine at 03623aa,
+         * where conv1's ref:any kernel gave other sums upstream; zoo attack
+         * 20) and the stage names the first in the vector's order */
+        {"cpu:fault=conv2_dw_tiny_flushed_once", 7, 0, "conv2", "conv2 backward-weights (",
          CKP_BWD_WEIGHTS},
         /* an FFT's scale-sized noise in conv2's dW: a blind spot until each
          * filter's smallest nonzero was re-done (seen on an H200: cuDNN's FFT) */

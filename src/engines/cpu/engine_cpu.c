@@ -463,7 +463,7 @@ static const dnnl_memory_desc_t *qmd(const cprim *p, dnnl_query_t q) {
  * 1-channel image in NCHW next to an nChw8c gradient: it falls back to
  * ref:any, measured at ~450 ms for conv1 at batch 64 on a 2-core AMD EPYC
  * without AVX-512 (the whole training step ~10 ms on AVX-512 machines,
- * where jit:avx512 takes NCHW).  Its AVX2 kernel takes the input as
+ * where jit:avx512_core takes NCHW).  Its AVX2 kernel takes the input as
  * nChw8c: when the first choice is a reference kernel and one with the
  * input in a layout of the library's choosing is not, backward-weights
  * gets its own copy of the input in that layout, refilled by a reorder

@@ -1000,6 +1000,42 @@ static void test_eval_out_names(void **st) {
     assert_int_equal(system(args), 0);
 }
 
+/* eval took the fp32cr reference for the exact one (it has
+ * get_tensor_f64 too): a cpu engine against it was bounded by the cpu's
+ * bound alone, though fp32cr's logits carry fp32 roundings of their own,
+ * and its logits were written as F64.  fp32cr is an fp32 engine here: F32
+ * logits, the exact reference the base when listed, and against fp32cr
+ * alone the bound of both (the ratio halves: measured 3.68e-5 -> 1.84e-5). */
+static void test_eval_fp32cr_not_exact(void **st) {
+    if (access(DATA_DIR_CHECK, R_OK) != 0) skip();
+    char dir[] = "/tmp/ls_cli_crXXXXXX", args[512], path[256];
+    static char out[65536];
+    assert_non_null(mkdtemp(dir));
+    snprintf(args, sizeof args, "train --steps 1 --limit-train 16 --batch 16 --save %s/w.st", dir);
+    expect(args, 0, NULL);
+    snprintf(args, sizeof args, "eval --init %s/w.st --limit-test 16 --engines reference:mode=fp32cr,reference,cpu "
+             "--out %s/l.safetensors", dir, dir);
+    int rc = run(args, out, sizeof out);
+    if (rc != 0 || !strstr(out, "reference:mode=fp32cr vs reference: ") || !strstr(out, "cpu vs reference: "))
+        fail_msg("lockstep %s: exit %d; want both compared with the exact reference:\n%s", args, rc, out);
+    snprintf(path, sizeof path, "%s/l.safetensors", dir);
+    FILE *f = fopen(path, "rb");
+    assert_non_null(f);
+    unsigned char len8[8];
+    assert_int_equal(fread(len8, 1, 8, f), 8);
+    size_t n = 0;
+    for (int i = 7; i >= 0; i--) n = n << 8 | len8[i];
+    assert_true(n > 0 && n < sizeof out);
+    assert_int_equal(fread(out, 1, n, f), n);
+    out[n] = 0;
+    fclose(f);
+    if (!strstr(out, "\"reference:mode=fp32cr/logits\":{\"dtype\":\"F32\"") ||
+        !strstr(out, "\"reference/logits\":{\"dtype\":\"F64\""))
+        fail_msg("want fp32cr's logits F32 and the exact reference's F64: %s", out);
+    snprintf(args, sizeof args, "rm -rf %s", dir);
+    assert_int_equal(system(args), 0);
+}
+
 /* lockstep's own files given where safetensors are expected: "header
  * length 727905341921250441 is outside 2..104857600" said nothing useful. */
 static void test_lockstep_file_as_safetensors(void **st) {
@@ -1582,6 +1618,7 @@ int main(void) {
         cmocka_unit_test(test_unwritable_outputs),
         cmocka_unit_test(test_lockstep_file_as_safetensors),
         cmocka_unit_test(test_eval_out_names),
+        cmocka_unit_test(test_eval_fp32cr_not_exact),
         cmocka_unit_test(test_export_step_required),
         cmocka_unit_test(test_numbers_without_blanks),
         cmocka_unit_test(test_limits_past_data),

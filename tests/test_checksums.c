@@ -2721,6 +2721,97 @@ static void test_dw_sign_test(void **s) {
     teardown(&f);
 }
 
+/* The conv layers' bias blocks pooled (checks/checksums.c,
+ * judge_bias_pool): a clean step's vector with conv1's and conv2's bias
+ * residuals rewritten, magnitudes kept (every relation within both tiers).
+ * All positive in both (zoo attack 19's conv_db_round_up_all: the bias
+ * reductions rounding upward): each block alone reaches z = sqrt(m),
+ * sqrt(16) and sqrt(32), under the limit 7.53, so before the pooled test
+ * nothing flagged it; pooled, m of m positive has the exact two-sided tail
+ * 2^-(m-1), under alpha 1e-12 from m = 41 (44 here): SUSPECT, its ratio
+ * sqrt(ln p / ln alpha).  One of them negative: under alpha from m = 47
+ * (2 x 48 / 2^47 = 6.8e-13; 44 here: 5.1e-12, not flagged); two (8.4e-12
+ * at m = 48): not flagged.  Random signs,
+ * several draws; conv2 all positive with conv1 random; and a
+ * reduced-precision engine's (u_in > 0): not flagged. */
+static double *bias_signed_copy(fx *f, int all_pos, int n_neg, uint32_t seed, double *m_out) {
+    double *c = malloc(f->L.total * sizeof *c);
+    assert_non_null(c);
+    memcpy(c, f->vec, f->L.total * sizeof *c);
+    double m = 0;
+    int neg = 0;
+    for (int l = 0; l < f->m.n_layers; l++) {
+        if (f->m.layers[l].kind != LAYER_CONV) continue;
+        double *r = c + f->L.off[l][CK_BWD_B];
+        int pos_here = all_pos == 1 || (all_pos == 2 && l > 0); /* 2: conv2 (not the first layer) only */
+        for (size_t i = 0; i < f->L.cnt[l][CK_BWD_B]; i++) {
+            double a = fabs(r[CK_REL * i]);
+            int p = pos_here ? 1 : (int)(rng_u32(seed, (uint32_t)i, (uint32_t)l, 0, 9) & 1);
+            if (a > 0 && p && neg < n_neg) p = 0, neg++;
+            r[CK_REL * i] = p ? a : -a;
+            m += a > 0;
+        }
+    }
+    *m_out = m;
+    return c;
+}
+
+static void test_bias_pool_sign_test(void **s) {
+    (void)s;
+    fx f;
+    setup(&f, "smallcnn", 0);
+    step_to_checks(&f, 1);
+    ck_verdict v = sign_judge(&f, f.vec, 0);
+    assert_clean(&v, "step");
+    assert_int_equal(v.n_sus, 0);
+    int l1 = first_layer_of(&f.m, LAYER_CONV, 0), l2 = first_layer_of(&f.m, LAYER_CONV, l1 + 1);
+    assert_true(f.L.cnt[l1][CK_BWD_B] == 16 && f.L.cnt[l2][CK_BWD_B] == 32);
+    /* all positive: m of m (the clean step's nonzero residuals; each far above the double floor) */
+    double m;
+    double *c = bias_signed_copy(&f, 1, 0, 0, &m);
+    v = sign_judge(&f, c, 0);
+    printf("bias pool, conv1 and conv2 bias all positive (m %.0f): %d SUSPECT: %s (x%.3g, %.3g of the worst case)\n",
+           m, v.n_sus, v.n_sus ? v.sus.what : "-", v.sus.ratio, v.sus_worst_ratio);
+    assert_true(m >= 41 && m <= 48); /* 44 here (four zero: no sign) */
+    assert_int_equal(v.n_viol, 0);
+    assert_true(v.worst_sharp <= 1.0); /* every relation within the sharper tier: only the signs */
+    assert_true(v.n_sus >= 1 && v.sus.sign_test);
+    assert_int_equal(v.sus.phase, CKP_BWD_WEIGHTS);
+    assert_true(v.sus.layer == l1 || v.sus.layer == l2);
+    char want_what[96];
+    snprintf(want_what, sizeof want_what, "the conv layers' bias gradients: exact sign test over %.0f relations", m);
+    assert_non_null(strstr(v.sus.what, want_what));
+    double want = sqrt(log(ldexp(1.0, 1 - (int)m)) / log(1e-12)); /* p = 2 x 2^-m */
+    assert_true(fabs(v.sus.ratio - want) < 1e-9 && v.sus_worst_ratio < 1.0);
+    v = sign_judge(&f, c, 0x1p-10); /* reduced precision: no sign test */
+    assert_int_equal(v.n_sus, 0);
+    free(c);
+    /* one negative: p = 2 (1 + m) 2^-m, under alpha at m >= 47; two: over it at m <= 48 */
+    c = bias_signed_copy(&f, 1, 1, 0, &m);
+    v = sign_judge(&f, c, 0);
+    assert_true((v.n_sus >= 1) == (m >= 47));
+    free(c);
+    c = bias_signed_copy(&f, 1, 2, 0, &m);
+    v = sign_judge(&f, c, 0);
+    assert_int_equal(v.n_sus, 0);
+    assert_non_null(strstr(v.worst_sign_what, "bias gradients: exact sign test"));
+    free(c);
+    /* conv2 alone all positive (p = 2^-31 at best, times conv1's random half), random signs */
+    c = bias_signed_copy(&f, 2, 0, 3, &m);
+    v = sign_judge(&f, c, 0);
+    assert_int_equal(v.n_sus, 0);
+    free(c);
+    for (uint32_t seed = 1; seed <= 8; seed++) {
+        c = bias_signed_copy(&f, 0, 0, seed, &m);
+        v = sign_judge(&f, c, 0);
+        assert_int_equal(v.n_viol, 0);
+        assert_int_equal(v.n_sus, 0);
+        assert_true(v.worst_sign < 1.0);
+        free(c);
+    }
+    teardown(&f);
+}
+
 /* Duplicate samples (bounds.c, bounds_ck_dup_s): a batch of NB copies of
  * one image and label.  Each backward-weights and bias relation sums NB
  * equal terms an output, serially over the batch in a GEMM's K loop, whose
@@ -2990,6 +3081,7 @@ int main(void) {
         cmocka_unit_test(test_sharp_tier),
         cmocka_unit_test(test_sign_test_residuals),
         cmocka_unit_test(test_dw_sign_test),
+        cmocka_unit_test(test_bias_pool_sign_test),
         cmocka_unit_test(test_duplicate_samples_relations),
         cmocka_unit_test(test_relation_range_unjudged),
         cmocka_unit_test(test_exact_nonfinite_unjudged),

@@ -11,6 +11,7 @@
 
 #include "base/adam_bound.h"
 #include "base/adam_orders.h"
+#include "base/stats.h"
 #include "base/util.h"
 #include "checks/bounds.h"
 #include "checks/compare.h"
@@ -361,7 +362,8 @@ static int sus_replaces(const ck_verdict *o, ck_phase ph, int layer, double q, i
  * an approximation with few channels (16 and 32 here), as rounding_tests.h
  * says of its own.  A block of m relations cannot exceed sqrt(m), so one of
  * fewer than 57 (the conv biases, fc2's 10 outputs) never fires: those
- * stay the per-element tests'.  Over the limit: SUSPECT (every relation within its worst case,
+ * stay the per-element tests' (the conv biases are also pooled over a
+ * step's conv layers under an exact tail: judge_bias_pool).  Over the limit: SUSPECT (every relation within its worst case,
  * their signs beyond what unbiased rounding does).  Reduced-precision
  * engines (u_in > 0) get no sign test: their operand rounding may be
  * truncation, which is not mean-zero (the sharper tier keeps their worst
@@ -423,6 +425,24 @@ static double sign_var(const ck_sign *sg, double *deff) {
 
 double checksums_sign_limit(void) { return sqrt(2 * log(2 / CK_SIGN_ALPHA)); }
 
+/* A sign test's outcome (judge_sign, judge_bias_pool): q its ratio to
+ * the limit (worst_sign keeps the largest), over 1 a SUSPECT of m signs
+ * whose relations' worst ratio to the worst case is worst. */
+static void sign_verdict(ck_verdict *o, ck_phase cph, int l, double q, double m, double worst, const char *what) {
+    if (q > o->worst_sign) o->worst_sign = q, snprintf(o->worst_sign_what, sizeof o->worst_sign_what, "%s", what);
+    if (!(q > 1)) return;
+    if (sus_replaces(o, cph, l, q, 1)) {
+        o->sus.phase = cph;
+        o->sus.layer = l;
+        o->sus.ratio = q;
+        o->sus.count = m;
+        o->sus.sign_test = 1;
+        o->sus_worst_ratio = worst;
+        snprintf(o->sus.what, sizeof o->sus.what, "%s", what);
+    }
+    o->n_sus++;
+}
+
 /* The sign test of block (l, ph) from its counts: over the limit, a
  * SUSPECT (o->sus, as the sharper tier's; its ratio |z| / limit, its
  * ratio to the worst case the block's worst relation's, below 1 or the
@@ -442,25 +462,112 @@ static void judge_sign(const model *m, const double *vec, int l, int ph, ck_phas
     char what[160];
     snprintf(what, sizeof what, "%s %s: sign test over %.0f relations: z = %.3g, limit %.3g (%.0f positive, %.0f "
              "negative)", ly->name, name, sg->m, z, lim, (sg->m + sg->S) / 2, (sg->m - sg->S) / 2);
-    if (q > o->worst_sign) o->worst_sign = q, snprintf(o->worst_sign_what, sizeof o->worst_sign_what, "%s", what);
-    if (!(q > 1)) return;
-    if (sus_replaces(o, cph, l, q, 1)) {
-        o->sus.phase = cph;
-        o->sus.layer = l;
-        o->sus.ratio = q;
-        o->sus.count = sg->m;
-        o->sus.sign_test = 1;
-        o->sus_worst_ratio = worst;
-        snprintf(o->sus.what, sizeof o->sus.what, "%s", what);
-    }
-    o->n_sus++;
+    sign_verdict(o, cph, l, q, sg->m, worst, what);
+}
+
+/* The conv layers' bias-gradient blocks of a step, pooled: an exact sign
+ * test.  A conv bias block holds one relation an output channel (16 and
+ * 32 in smallcnn), each an fp32 sum of N x positions dy terms against its
+ * double re-computation, so a reduction rounding one way (zoo attack 19's
+ * conv_db_round_up_all: the serial bias sum under MXCSR round-up) makes
+ * every residual positive yet reaches z = sqrt(m), 3.6 and 5.6, under the
+ * limit (judge_sign: m < 57 never fires), and every relation stays within
+ * its sharper tier (gamma_K sum|dy| over thousands of terms that cancel).
+ * Pooled over a step's conv bias blocks (the signs judge_sign counted,
+ * sign_add's rule: |R| above the double evaluation's bound, not 0): m =
+ * 44-48 here.  The statistic is the exact two-sided binomial tail of the
+ * pooled counts (stats_mcnemar_p: p = 2 P[Bin(m, 1/2) <= min(pos, neg)]),
+ * not Hoeffding's bound, which at m = 44 cannot pass 2 exp(-22) = 5.6e-10;
+ * the limit is the sign tests' alpha, 1e-12, so at m = 44-46 only
+ * unanimity fires (2^-43 = 1.1e-13; 43 of 44: 5.1e-12 does not), at m =
+ * 47-48 one dissent may, and m <= 40 never does.  Its ratio
+ * (sign_tail_q) is sqrt(ln p / ln alpha), the |z| / limit of judge_sign's
+ * scale.  Only the steps' conv bias blocks: a channel's bias relation is
+ * the plain sum of its dy, unsigned, and different channels' sums are
+ * different reductions whose roundings are not shared (no identical
+ * windows across channels: the conv blocks' cluster unit); fp32 engines
+ * only (sign_begin: u_in > 0 has no sign test).
+ *
+ * The false alarm.  Unanimity over 44 signs needs them dependent; per
+ * stage, nothing in one vector can estimate that, so it is measured
+ * (LOCKSTEP_CK_SIGN_TRACE=1: a "conv biases (pooled)" line a step).  Legal,
+ * `lockstep audit --engines reference,cpu,cpu:threads=1,cpu:algo=direct,
+ * cpu:perturb=1,cpu:math=portable --seed 44 --batch 64 --limit-train 9600
+ * --epochs 1` (750 engine-stages, 4 distinct computations): the pooled z
+ * = S / sqrt(m) has rms 0.93-0.99 per engine (a design effect <= 1: no
+ * dependence to speak of), its largest |z| 3.13, the smallest exact p
+ * 2.5e-3 (33 of 45; q 0.47), the lag-1 autocorrelation over steps -0.05 to
+ * 0.01; the blocks lean (conv1 +0.036 of its signs on average, conv2
+ * +0.017), which multiplies a unanimity's chance by (1 + lean)^m a block, 2.8
+ * at most here.  A step is not pooled with the next: the leans persist
+ * (the same engine's conv1 run-level z +1.66 over 150 steps, ~3.6 over a
+ * main job's 705), so a run-level count would pass its limit on a long
+ * enough legal run, and a per-step test does not accumulate them.
+ * With --normalize 1,1 (batch 256, cpu and cpu:threads=1, 60 steps):
+ * rms 0.90 and 1.16 (threads=1's lag-1 0.26), largest |z| 3.43, smallest
+ * p 8.2e-4 (34 of 45; q 0.51).  scripts/false-alarms.sh 43 shortened
+ * (FA_ARGS="--limit-train 5120 --epochs 1": every legal variant, 20
+ * steps): none, p >= 0.023.  Over 1,000 distinct legal engine-stages of
+ * these runs the count of stages at p <= 0.01, 0.003, 0.001 was 6, 3, 1
+ * where independent signs give 6.6, 2.0, 0.7 (whole main-job runs not
+ * measured: tests/EVIDENCE.md, "Conv bias gradients, pooled").  The zoo's 13 legal variants and
+ * its legal bias orders (db_serial_fp32: the fault's own order rounding
+ * to nearest, db_double_sum, db_kahan) over their 10 steps: p >= 0.013
+ * (mnist-convnet, m 79), q <= 0.40 (isa=avx512_core not run on this
+ * host: AVX2 only).  A model of what the rms allows, each
+ * stage's signs leaning lambda ~ N(0.036, tau^2) with 1 + (m - 1) tau^2 =
+ * 1.35 (the largest measured design effect): a false alarm <= 2.4e-10 a
+ * stage (m 44-48), ~4e-6 over a main-job seed's ~2e4 engine-stages; at a
+ * design effect of 2, never measured, it would be 1.5e-7 a stage.
+ * Power: conv_db_round_up_all 44 of 44 (45 of 45) at every step of the
+ * zoo's 10, p 1.1e-13 (5.7e-14), x1.04 (1.05): the margin is thin, a
+ * step with m <= 40 counted, or one dissent at m <= 46, passes. */
+typedef struct {
+    double m, S;                   /* signs counted over the pooled blocks, their sum */
+    double ml[MODEL_MAX_LAYERS], Sl[MODEL_MAX_LAYERS]; /* per layer */
+    double worst;                  /* the pooled relations' worst ratio to the worst case */
+    int blocks;
+} ck_bias_pool;
+
+static void bias_pool_add(ck_bias_pool *bp, int l, const ck_sign *sg, double worst) {
+    if (!(sg->m > 0) || l < 0 || l >= MODEL_MAX_LAYERS) return;
+    bp->m += sg->m, bp->S += sg->S, bp->blocks++;
+    bp->ml[l] += sg->m, bp->Sl[l] += sg->S;
+    if (worst > bp->worst) bp->worst = worst;
+}
+
+/* q of an exact two-sided tail p: sqrt(ln p / ln alpha), the ratio of the
+ * z whose exp(-z^2 / 2) is p to the one whose is alpha (judge_sign's
+ * |z| / limit but for Hoeffding's factor 2: 1 at p = alpha, 0 at p = 1) */
+static double sign_tail_q(double p) {
+    if (!(p < 1)) return 0;
+    if (!(p > 0)) p = 0x1p-1074; /* m beyond ~1070 unanimous: the double's smallest */
+    return sqrt(log(p) / log(CK_SIGN_ALPHA));
+}
+
+static void judge_bias_pool(const model *m, const double *vec, const ck_bias_pool *bp, ck_verdict *o) {
+    if (!(bp->m > 0)) return;
+    long pos = lround((bp->m + bp->S) / 2), neg = lround((bp->m - bp->S) / 2);
+    double p = stats_mcnemar_p(pos, neg), q = sign_tail_q(p);
+    int l = -1; /* the layer named: the block leaning furthest the pooled way */
+    for (int k = 0; k < m->n_layers && k < MODEL_MAX_LAYERS; k++)
+        if (bp->ml[k] > 0 && (l < 0 || bp->Sl[k] * (bp->S < 0 ? -1 : 1) > bp->Sl[l] * (bp->S < 0 ? -1 : 1))) l = k;
+    static int trace = -1;
+    if (trace < 0) trace = getenv("LOCKSTEP_CK_SIGN_TRACE") && getenv("LOCKSTEP_CK_SIGN_TRACE")[0] == '1';
+    if (trace)
+        fprintf(stderr, "ck-sign\tconv biases (pooled)\t%s\tstep %.0f\tm %.0f S %.0f\tp %.3g\tblocks %d\tq %.3f\n",
+                ck_phase_label(CKP_BWD_WEIGHTS), vec[2], bp->m, bp->S, p, bp->blocks, q);
+    char what[160];
+    snprintf(what, sizeof what, "the conv layers' bias gradients: exact sign test over %.0f relations of %d blocks: "
+             "p = %.2g, limit %.2g (%ld positive, %ld negative)", bp->m, bp->blocks, p, CK_SIGN_ALPHA, pos, neg);
+    sign_verdict(o, CKP_BWD_WEIGHTS, l, q, bp->m, bp->worst, what);
 }
 
 /* conv/dense relations of layer l, phase ph: the worst one is noted (and
  * every violating one counted), on both tiers; a relation that may
  * overflow (ck_rel_unbound) is counted as not judged. */
 static void judge_rel(const model *m, const ck_layout *L, const double *vec, size_t n, int l, int ph, ck_phase cph,
-                      double u_in, const bounds_dups *dups, ck_verdict *o) {
+                      double u_in, const bounds_dups *dups, ck_bias_pool *bp, ck_verdict *o) {
     const layer *ly = &m->layers[l];
     size_t K, P, cnt = L->cnt[l][ph];
     int is_sum;
@@ -537,6 +644,7 @@ static void judge_rel(const model *m, const ck_layout *L, const double *vec, siz
     }
     o->n_sus += (int)sus;
     if (sgn) judge_sign(m, vec, l, ph, cph, sg, worst, NULL, o);
+    if (sgn && bp && ph == CK_BWD_B && ly->kind == LAYER_CONV) bias_pool_add(bp, l, sg, worst);
 }
 
 /* The sign of a re-done dW element's residual (a BWD_W_PEEK or BWD_W_Z
@@ -851,12 +959,13 @@ int checksums_judge_dups(const model *m, const double *vec, size_t n, const int3
         return LS_OK;
     }
     int eval = stage == CK_STAGE_EVAL;
+    ck_bias_pool bp = {0}; /* the conv layers' bias blocks' signs, pooled (judge_bias_pool) */
     for (int l = 0; l < m->n_layers; l++) {
         static const ck_phase map[CK_NPHASE] = {CKP_FORWARD, CKP_BWD_DATA, CKP_BWD_WEIGHTS, CKP_BWD_WEIGHTS};
         for (int ph = 0; ph < CK_NPHASE; ph++) {
             if (eval && ph != CK_FWD) continue;
             ck_phase cph = eval ? CKP_EVAL : map[ph];
-            if (L.is_rel[l]) judge_rel(m, &L, vec, n, l, ph, cph, u_in, dups, out);
+            if (L.is_rel[l]) judge_rel(m, &L, vec, n, l, ph, cph, u_in, dups, eval ? NULL : &bp, out);
             else if (ph <= CK_BWD_DATA) judge_exact(m, &L, vec, l, ph, cph, out);
         }
         int ph_end = per_sample >= CK_BLOCKS_ALL   ? CK_NPHASE_ALL
@@ -877,11 +986,12 @@ int checksums_judge_dups(const model *m, const double *vec, size_t n, const int3
             int bw = ph == CK_BWD_W_PW || ph == CK_BWD_W_Z || ph == CK_BWD_W_PEEK || ph == CK_BWD_W_RND;
             if (!eval || (!bwd && !bw))
                 judge_rel(m, &L, vec, n, l, ph, eval ? CKP_EVAL : bw ? CKP_BWD_WEIGHTS : bwd ? CKP_BWD_DATA : CKP_FORWARD,
-                          u_in, dups, out);
+                          u_in, dups, NULL, out);
         }
         /* the re-done dW elements' signs (after both blocks' own judgements; fp32 engines only, as sign_begin) */
         if (!eval && u_in <= 0 && ph_end > CK_BWD_W_PEEK) judge_dw_sign(m, &L, vec, n, l, out);
     }
+    if (!eval) judge_bias_pool(m, vec, &bp, out);
     if (!eval) judge_logit_tie(m, &L, vec, n, out);
     return eval || !labels ? LS_OK : judge_loss(m, &L, vec, n, labels, out);
 }

@@ -1680,8 +1680,8 @@ static int checksum_suspect(explain_list *L, const audit_result *r, const model 
                  "On %s's own tensors, %s. Each relation of that block holds within its worst case, but their "
                  "residuals lean one way: round-to-nearest errs up as often as down, and the sign test over the "
                  "block (checks/checksums.c, judge_sign: false alarm <= 1e-12 per block nominal under unbiased "
-                 "rounding, variance robust to relations of one channel alike; for the conv biases, too few a "
-                 "block, judge_bias_pool's exact binomial tail over a step's bias blocks pooled) says these do not. A rounding mode other "
+                 "rounding, variance robust to relations of one channel alike; the conv biases: a step's "
+                 "blocks pooled, judge_bias_pool) says these do not. A rounding mode other "
                  "than to nearest (a core or thread rounding upward or toward zero), or a one-sided error no "
                  "larger than rounding.", ae->label, v->what);
         snprintf(f->evidence, sizeof f->evidence,

@@ -71,7 +71,7 @@ typedef struct {
                              * 0: not set (its step is used) */
     double ratio;           /* the bound ratio (or growth factor) the finding rests on; NAN when none */
     char title[300];        /* one line */
-    char cause[700];
+    char cause[800];
     char evidence[1200];
     char fix[800];
 } explain_finding;

@@ -776,16 +776,22 @@ static int lowp_linear_fwd(cpu_ctx *c, plan *P, int l, dnnl_memory_t sact) {
     return exec(c, &L->fwd, 4, a);
 }
 
+/* backward-weights' input: *src, or, where bwd_w_own_src gave the kernel
+ * its own layout, *src copied into it (the copy then replaces *src) */
+static int bwd_w_src(cpu_ctx *c, player *L, dnnl_memory_t *src) {
+    if (!L->bw_src_reo) return 0;
+    int rc = reorder(c, L->bw_src_reo, *src, L->bw_src);
+    if (!rc) *src = L->bw_src;
+    return rc;
+}
+
 /* Backward (weights, bias, and data unless the input is the image). */
 static int lowp_linear_bwd(cpu_ctx *c, plan *P, int l, dnnl_memory_t sact, dnnl_memory_t sdact) {
     player *L = &P->L[l];
     int ks = c->bf16 ? LP_SRC_W : LP_SRC, kd = c->bf16 ? LP_DY_D : LP_DY, rc;
     if ((rc = lowp_fill(c, L, l, ks, sact)) || (rc = lowp_fill(c, L, l, LP_DY, L->dact))) return rc;
     dnnl_memory_t bsrc = L->lp_mem[ks];
-    if (L->bw_src_reo) { /* tf32 on AVX2 (bwd_w_own_src): the rounded input, copied to the kernel's layout */
-        if ((rc = reorder(c, L->bw_src_reo, bsrc, L->bw_src))) return rc;
-        bsrc = L->bw_src;
-    }
+    if ((rc = bwd_w_src(c, L, &bsrc))) return rc; /* tf32 on AVX2: the rounded input, in the kernel's layout */
     dnnl_exec_arg_t a[5] = {{DNNL_ARG_SRC, bsrc}, {DNNL_ARG_DIFF_DST, L->lp_mem[LP_DY]},
                             {DNNL_ARG_DIFF_WEIGHTS, L->dw.mem}, {DNNL_ARG_DIFF_BIAS, L->db_user}};
     if ((rc = exec(c, &L->bwd_w, 4, a))) return rc;
@@ -1249,10 +1255,7 @@ static int cpu_backward_layer(engine *e, int l) {
     case LAYER_DENSE:
         /* GRADS of this layer are overwritten (=, not +=) */
         if (c->tf32 || c->bf16) return lowp_linear_bwd(c, P, l, sact, sdact);
-        if (L->bw_src_reo) {
-            if ((rc = reorder(c, L->bw_src_reo, sact, L->bw_src))) return rc;
-            sact = L->bw_src;
-        }
+        if ((rc = bwd_w_src(c, L, &sact))) return rc;
         a[0] = (dnnl_exec_arg_t){DNNL_ARG_SRC, sact};
         a[1] = (dnnl_exec_arg_t){DNNL_ARG_DIFF_DST, L->dact};
         a[2] = (dnnl_exec_arg_t){DNNL_ARG_DIFF_WEIGHTS, L->dw.mem};

@@ -83,6 +83,13 @@ ALLCFLAGS := $(BASEFLAGS) $(OPT) $(CFLAGS) $(SANFLAGS)
 OBJ  := $(SRC_C:%.c=$(BUILD)/%.o)
 BINS := $(BUILD)/lockstep
 TESTS := $(TEST_C:tests/%.c=$(BUILD)/tests/%)
+# the order make test starts them in (scripts/run-tests.sh runs two at
+# once): the slowest first, by their times in a quiet normal pass on a
+# 2-core machine (test_mutants ~160 s, test_sweep ~100 s, ... ~15 s), so
+# the last to start are short and the two cores end together
+SLOW_TESTS := test_mutants test_sweep test_cli test_recording test_train test_faults test_report_html \
+              test_lockstep test_recording_check test_golden_cli test_safetensors test_seeds
+slow_first = $(foreach t,$(SLOW_TESTS),$(filter $(1)/tests/$(t),$(2))) $(filter-out $(SLOW_TESTS:%=$(1)/tests/%),$(2))
 # every committed fuzz corpus replayed through its harness (gcc; CMocka)
 REPLAYS := $(FUZZ_C:tests/fuzz/%.c=$(BUILD)/tests/replay_%)
 BENCHES := $(BENCH_C:tests/%.c=$(BUILD)/tests/%)
@@ -212,11 +219,15 @@ bench: deps
 	@$(MAKE) --no-print-directory all $(BENCHES)
 	bash scripts/bench.sh
 
+# make test's builds use every core unless make was given -j itself (the
+# ASan build, 92 compilations, ran on one core of two before)
+NPROC := $(shell nproc 2>/dev/null || echo 1)
+PAR = $(if $(filter -j%,$(MAKEFLAGS)),,-j$(NPROC))
 test: deps-test
 	python3 scripts/check-layers.py
-	@$(MAKE) --no-print-directory all $(TESTS) $(REPLAYS)
+	@$(MAKE) $(PAR) --no-print-directory all $(TESTS) $(REPLAYS)
 	python3 scripts/check-layers.py --objects $(BUILD)
-	bash scripts/run-tests.sh $(TESTS) $(REPLAYS)
+	bash scripts/run-tests.sh $(call slow_first,$(BUILD),$(TESTS)) $(REPLAYS)
 	@$(MAKE) --no-print-directory test-sanitize
 
 # The suite again, built with AddressSanitizer and UndefinedBehaviorSanitizer
@@ -236,8 +247,8 @@ SANITIZE := -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-r
 ASAN_ENV := ASAN_OPTIONS=detect_leaks=0:abort_on_error=1:allocator_may_return_null=1 \
             UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 OMP_WAIT_POLICY=passive
 test-sanitize:
-	@$(MAKE) --no-print-directory BUILD=$(ASAN_BUILD) CUDA=0 SANFLAGS='$(SANITIZE)' all tests
-	$(ASAN_ENV) bash scripts/run-tests.sh $(TEST_C:tests/%.c=$(ASAN_BUILD)/tests/%) \
+	@$(MAKE) $(PAR) --no-print-directory BUILD=$(ASAN_BUILD) CUDA=0 SANFLAGS='$(SANITIZE)' all tests
+	$(ASAN_ENV) bash scripts/run-tests.sh $(call slow_first,$(ASAN_BUILD),$(TEST_C:tests/%.c=$(ASAN_BUILD)/tests/%)) \
 	    $(FUZZ_C:tests/fuzz/%.c=$(ASAN_BUILD)/tests/replay_%)
 
 # libFuzzer: every src/ object built by clang with the fuzzer's coverage

@@ -4394,9 +4394,12 @@ static int fault_fwd_edit_21(engine *e, int l, int training, int *done) {
                 float *y = a + (s0 * OC + u) * hw + i;
                 *y = (float)((double)*y - (double)b[u] + (double)F->z21[u]);
             }
-        if (getenv("LS_FAULT_VERBOSE"))
-            fprintf(stderr, "z21 conv2 stale bias: channel %zu, b %.9g (step 6: %.9g, moved %g)\n", u, b[u],
-                    F->z21[u], (double)b[u] - F->z21[u]);
+        if (getenv("LS_FAULT_VERBOSE")) {
+            fprintf(stderr, "z21 conv2 stale bias: channel %zu, b %.9g (step 6: %.9g, moved %g); every channel's move:",
+                    u, b[u], F->z21[u], (double)b[u] - F->z21[u]);
+            for (size_t o = 0; o < OC; o++) fprintf(stderr, " %.3g", (double)b[o] - F->z21[o]);
+            fprintf(stderr, "\n");
+        }
         return 1;
     }
     if (id == CPU_FAULT_CONV1_FWD_IMAGE_SHIFT_ONCE && training && c->step == 7 && l == 0 &&

@@ -1645,6 +1645,12 @@ typedef struct {
     size_t z16_n;       /* zoo attack 16: that forward's batch size */
     float *z20;         /* zoo attack 20: a saved tensor of an earlier step (lazily allocated, z20_cap floats) */
     size_t z20_cap, z20_n; /* its capacity and the batch size it was saved at (0: nothing saved) */
+    float *z21;         /* zoo attack 21: conv2's step-6 bias (lazily allocated, z21_cap floats) */
+    size_t z21_cap, z21_prev_n; /* its capacity; the last training loss's batch size */
+    float z21_T;        /* zoo attack 21: conv2_fwd_clip_above_step1_max's threshold */
+    int z21_T_set, z21_eval, z21_swapped; /* T recorded; an evaluation batch since the last new step; the
+                                           * evaluation's step-ahead weights are in c->params */
+    unsigned long long z21_last_step; /* the last training step a loss ran at */
     int in_ck;          /* the engine's own checks are running (they read its tensors in place; the report faults
                          * of zoo attack 6 are in the copy-out to the caller only) */
 } fault_state;
@@ -1668,6 +1674,7 @@ static void fault_free(void *p) {
     free(F->z16);
     free(F->z16_arg);
     free(F->z20);
+    free(F->z21);
     for (int l = 0; l < MODEL_MAX_LAYERS; l++) free(F->pidx_save[l]);
     free(F);
 }
@@ -4034,6 +4041,7 @@ static int fault_bwd_before_19(engine *e, int l, int *done) {
 static float *z20_buf(fault_state *F, size_t cnt) {
     if (F->z20_cap < cnt) {
         free(F->z20);
+    free(F->z21);
         F->z20 = malloc(cnt * sizeof(float));
         F->z20_cap = F->z20 ? cnt : 0;
         F->z20_n = 0;
@@ -4326,6 +4334,236 @@ static int fault_bwd_after_20(engine *e, int l, int *done) {
     return 0;
 }
 
+/* ---- zoo attack 21: a data-dependent clip, an epoch boundary, a stale bias channel, a sample counted twice,
+ * an evaluation one update ahead, a shifted image, a label-keyed fault, Adam in fp64 (legal) and with
+ * stochastic rounding --------------------------------------------------------------------------------------- */
+/* forward edits after the layer's own forward (1: F->a is the output to write back) */
+static int fault_fwd_edit_21(engine *e, int l, int training, int *done) {
+    FAULT_LOCALS;
+    if (id == CPU_FAULT_EVAL_FIRST_WEIGHTS_STEP_AHEAD && !training && F->z21_swapped && l == c->m->n_layers - 1) {
+        /* the batch ran on the weights one update ahead; the current ones are back for the checks and reports */
+        memcpy(c->params, F->p_cur, c->m->n_params * sizeof(float));
+        c->params_ver++;
+        F->z21_swapped = 0;
+        return 0;
+    }
+    if (id == CPU_FAULT_CONV2_FWD_CLIP_ABOVE_STEP1_MAX && training && fault_layer(c, l, "conv2")) {
+        /* a ReLU6-like clip at T, the largest conv2 output of step 1 (recorded at the first step 1 seen) */
+        if ((rc = act_io(c, l, 0, a, 1))) FAULT_ENDED(rc);
+        if (!F->z21_T_set) {
+            if (c->step != 1) return 0;
+            float mx = -INFINITY;
+            for (size_t i = 0; i < cnt; i++) mx = a[i] > mx ? a[i] : mx;
+            F->z21_T = mx, F->z21_T_set = 1;
+            if (getenv("LS_FAULT_VERBOSE")) fprintf(stderr, "z21 conv2 clip: T = %.9g (step 1's largest)\n", mx);
+            return 0;
+        }
+        size_t k = 0;
+        double most = 0;
+        for (size_t i = 0; i < cnt; i++)
+            if (a[i] > F->z21_T) most = fmax(most, (double)a[i] - F->z21_T), a[i] = F->z21_T, k++;
+        if (getenv("LS_FAULT_VERBOSE"))
+            fprintf(stderr, "z21 conv2 clip, step %llu: %zu of %zu outputs above T = %.9g, the most by %g\n",
+                    (unsigned long long)c->step, k, cnt, F->z21_T, most);
+        return k > 0;
+    }
+    if (id == CPU_FAULT_CONV2_FWD_STALE_BIAS_CHANNEL_ONCE && training && (c->step == 6 || c->step == 7) &&
+        fault_layer(c, l, "conv2") && ly->b_tensor >= 0) {
+        /* step 7: one output channel's bias read from step 6's copy, the channel whose bias moved least */
+        size_t OC = (size_t)ly->out_c, hw = (size_t)ly->out_h * ly->out_w;
+        const float *b = c->params + c->m->tensors[ly->b_tensor].offset;
+        if (F->z21_cap < OC) {
+            free(F->z21);
+            F->z21 = malloc(OC * sizeof(float));
+            F->z21_cap = F->z21 ? OC : 0;
+            if (!F->z21) FAULT_ENDED(LS_ENOMEM);
+        }
+        if (c->step == 6) {
+            memcpy(F->z21, b, OC * sizeof *b);
+            F->z21_T_set = 6; /* step 6's bias is saved */
+            return 0;
+        }
+        if (F->z21_T_set != 6) return 0;
+        size_t u = OC;
+        for (size_t o = 0; o < OC; o++)
+            if (b[o] != F->z21[o] && (u == OC || fabsf(b[o] - F->z21[o]) < fabsf(b[u] - F->z21[u]))) u = o;
+        if (u == OC) return 0;
+        if ((rc = act_io(c, l, 0, a, 1))) FAULT_ENDED(rc);
+        for (size_t s0 = 0; s0 < n; s0++)
+            for (size_t i = 0; i < hw; i++) {
+                float *y = a + (s0 * OC + u) * hw + i;
+                *y = (float)((double)*y - (double)b[u] + (double)F->z21[u]);
+            }
+        if (getenv("LS_FAULT_VERBOSE")) {
+            fprintf(stderr, "z21 conv2 stale bias: channel %zu, b %.9g (step 6: %.9g, moved %g); every channel's move:",
+                    u, b[u], F->z21[u], (double)b[u] - F->z21[u]);
+            for (size_t o = 0; o < OC; o++) fprintf(stderr, " %.3g", (double)b[o] - F->z21[o]);
+            fprintf(stderr, "\n");
+        }
+        return 1;
+    }
+    if (id == CPU_FAULT_CONV1_FWD_IMAGE_SHIFT_ONCE && training && c->step == 7 && l == 0 &&
+        fault_layer(c, l, "conv1") && ly->k == 3 && ly->pad == 1 && n > 3) {
+        /* sample 3's conv1 output from its image shifted one pixel right (column 0 replicated), in fp64 */
+        size_t OC = (size_t)ly->out_c, C = (size_t)ly->in_c, H = (size_t)ly->in_h, W = (size_t)ly->in_w;
+        size_t OH = (size_t)ly->out_h, OW = (size_t)ly->out_w, s3 = 3;
+        const float *w = c->params + c->m->tensors[ly->w_tensor].offset;
+        const float *b = ly->b_tensor >= 0 ? c->params + c->m->tensors[ly->b_tensor].offset : NULL;
+        if ((rc = act_io(c, l, 0, a, 1))) FAULT_ENDED(rc);
+        double most = 0;
+        for (size_t o = 0; o < OC; o++)
+            for (size_t i = 0; i < OH; i++)
+                for (size_t j = 0; j < OW; j++) {
+                    double acc = b ? (double)b[o] : 0.0;
+                    for (size_t ch = 0; ch < C; ch++)
+                        for (size_t kh = 0; kh < 3; kh++)
+                            for (size_t kw = 0; kw < 3; kw++) {
+                                long r = (long)i + (long)kh - 1, q = (long)j + (long)kw - 1;
+                                if (r < 0 || r >= (long)H || q < 0 || q >= (long)W) continue;
+                                long qs = q > 0 ? q - 1 : 0; /* the shifted image's column q is column q - 1 */
+                                acc += (double)w[((o * C + ch) * 3 + kh) * 3 + kw] *
+                                       (double)c->x[((s3 * C + ch) * H + (size_t)r) * W + (size_t)qs];
+                            }
+                    float *y = a + ((s3 * OC + o) * OH + i) * OW + j;
+                    most = fmax(most, fabs(acc - (double)*y));
+                    *y = (float)acc;
+                }
+        if (getenv("LS_FAULT_VERBOSE"))
+            fprintf(stderr, "z21 conv1 image shift: sample 3, largest output change %g\n", most);
+        return 1;
+    }
+    return 0;
+}
+
+/* backward edits after the layer's own backward */
+static int fault_bwd_after_21(engine *e, int l, int *done) {
+    FAULT_LOCALS;
+    if (id == CPU_FAULT_CONV2_DX_LABEL7_REL && fault_layer(c, l, "conv2") && l > 0) {
+        /* the input gradient of the samples labelled 7 times 1 + 2^-k */
+        size_t per = layer_out_size(&c->m->layers[l - 1]), k = 0;
+        for (size_t s0 = 0; s0 < n; s0++) k += c->labels[s0] == 7;
+        if (getenv("LS_FAULT_VERBOSE"))
+            fprintf(stderr, "z21 conv2 dx label 7, step %llu: %zu of %zu samples\n", (unsigned long long)c->step,
+                    k, n);
+        if (!k) return 0;
+        if ((rc = act_io(c, l - 1, 1, a, 1))) FAULT_DONE(rc);
+        for (size_t s0 = 0; s0 < n; s0++)
+            if (c->labels[s0] == 7)
+                for (size_t i = 0; i < per; i++) a[s0 * per + i] = (float)((double)a[s0 * per + i] * (1.0 + F->rel));
+        FAULT_DONE(act_io(c, l - 1, 1, a, 0));
+    }
+    if (id == CPU_FAULT_CONV2_DW_SAMPLE_DUP_DROP_ONCE && c->step == 7 && fault_layer(c, l, "conv2") && l > 0 &&
+        ly->k == 3 && ly->pad == 1 && n >= 2) {
+        /* dW with sample sa counted twice and sb left out: g += dW_sa - dW_sb, the closest pair (sum |diff|) */
+        size_t OC = (size_t)ly->out_c, OH = (size_t)ly->out_h, OW = (size_t)ly->out_w;
+        size_t C = (size_t)ly->in_c, H = (size_t)ly->in_h, W = (size_t)ly->in_w;
+        const model_tensor *tw = &c->m->tensors[ly->w_tensor];
+        size_t nw = tw->numel;
+        double *per = malloc(n * nw * sizeof *per);
+        if (!per) FAULT_DONE(LS_ENOMEM);
+        if ((rc = act_io(c, l, 1, a, 1)) || (rc = act_io(c, l - 1, 0, x, 1))) {
+            free(per);
+            FAULT_DONE(rc);
+        }
+        for (size_t s0 = 0; s0 < n; s0++)
+            for (size_t o = 0; o < OC; o++)
+                for (size_t ch = 0; ch < C; ch++)
+                    for (size_t kh = 0; kh < 3; kh++)
+                        for (size_t kw = 0; kw < 3; kw++) {
+                            double acc = 0;
+                            for (size_t p = 0; p < OH; p++) {
+                                long r = (long)p + (long)kh - 1;
+                                if (r < 0 || r >= (long)H) continue;
+                                for (size_t q = 0; q < OW; q++) {
+                                    long cc = (long)q + (long)kw - 1;
+                                    if (cc < 0 || cc >= (long)W) continue;
+                                    acc += (double)a[((s0 * OC + o) * OH + p) * OW + q] *
+                                           (double)x[((s0 * C + ch) * H + (size_t)r) * W + (size_t)cc];
+                                }
+                            }
+                            per[s0 * nw + ((o * C + ch) * 3 + kh) * 3 + kw] = acc;
+                        }
+        double best = INFINITY;
+        size_t sa = 0, sb = 1;
+        for (size_t i = 0; i < n; i++)
+            for (size_t j = 0; j < n; j++) {
+                if (i == j) continue;
+                double d = 0;
+                for (size_t t = 0; t < nw; t++) d += fabs(per[i * nw + t] - per[j * nw + t]);
+                if (d > 0 && d < best) best = d, sa = i, sb = j;
+            }
+        float *g = c->grads + tw->offset;
+        double most = 0, gsum = 0;
+        for (size_t t = 0; t < nw; t++) {
+            double add = per[sa * nw + t] - per[sb * nw + t];
+            most = fmax(most, fabs(add)), gsum += fabs((double)g[t]);
+            g[t] = (float)((double)g[t] + add);
+        }
+        free(per);
+        if (getenv("LS_FAULT_VERBOSE"))
+            fprintf(stderr, "z21 conv2 dW: sample %zu twice, %zu left out: sum |diff| %g (sum |dW| %g), largest %g\n",
+                    sa, sb, best, gsum, most);
+        c->params_ver++;
+        FAULT_DONE(0);
+    }
+    return 0;
+}
+
+/* loss_inv_n_carried_epoch2: after cpu_loss, the first new training step after an evaluation divides by the
+ * previous training batch's size */
+static void fault_loss_21(engine *e, fault_state *F, const float *z, float *dz, size_t n, int nc, float *loss_out) {
+    cpu_ctx *c = ctx_of(e);
+    unsigned long long st = c->step;
+    if (st < F->z21_last_step) F->z21_last_step = 0, F->z21_eval = 0; /* a restart (the drift phase) */
+    if (st > F->z21_last_step) {
+        size_t pn = F->z21_prev_n;
+        if (F->z21_eval && pn && pn != n) {
+            float inv = 1.0f / (float)pn;
+            double acc = 0.0;
+            for (size_t i = 0; i < n; i++)
+                acc += (double)ops_softmax_xent_row(z + i * nc, nc, c->labels[i], inv, c->portable, dz + i * nc);
+            if (getenv("LS_FAULT_VERBOSE"))
+                fprintf(stderr, "z21 loss 1/n carried: step %llu, n %zu divided by %zu: loss %g -> %g\n", st, n, pn,
+                        c->loss, acc / (double)pn);
+            c->loss = *loss_out = (float)(acc / (double)pn);
+        }
+        F->z21_eval = 0, F->z21_last_step = st;
+    }
+    F->z21_prev_n = n;
+}
+
+/* Adam in fp64 from the fp32 operands and scalars, each result rounded once (adam_f64_all, legal), or p'
+ * rounded stochastically (adam_p_sr_all); 1: it ran the update */
+static int fault_adam_21(engine *e, const adam_scalars *ap) {
+    cpu_ctx *c = ctx_of(e);
+    int id = ((fault_state *)c->fault)->id;
+    if (id != CPU_FAULT_ADAM_F64_ALL && id != CPU_FAULT_ADAM_P_SR_ALL) return 0;
+    size_t np = c->m->n_params, off = 0, up = 0, far = 0;
+    double b1 = ap->beta1, omb1 = ap->one_minus_beta1, b2 = ap->beta2, omb2 = ap->one_minus_beta2;
+    double step = ap->step_size, bc = ap->bc2_sqrt, eps = ap->eps;
+    uint64_t key = (uint64_t)ap->t * 0x100000001B3ull + 0x21;
+    for (size_t i = 0; i < np; i++) {
+        double g = c->grads[i];
+        double mn = b1 * (double)c->adam_m[i] + omb1 * g;
+        double vn = b2 * (double)c->adam_v[i] + omb2 * (g * g);
+        double pn = (double)c->params[i] - step * (mn / (sqrt(vn) / bc + eps));
+        float rn = (float)pn, p1 = rn;
+        if (id == CPU_FAULT_ADAM_P_SR_ALL) {
+            p1 = z20_sr(pn, z20_unif(key, i));
+            off += p1 != rn, up += p1 != rn && (double)p1 > pn;
+            far += fabs((double)p1 - pn) > 0.5 * fabs((double)nextafterf(p1, INFINITY) - (double)p1);
+        }
+        c->params[i] = p1;
+        c->adam_m[i] = (float)mn;
+        c->adam_v[i] = (float)vn;
+    }
+    if (getenv("LS_FAULT_VERBOSE") && id == CPU_FAULT_ADAM_P_SR_ALL)
+        fprintf(stderr, "z21 adam SR, t %d: %zu of %zu p' off round-to-nearest (%zu above), %zu over half an ulp\n",
+                ap->t, off, np, up, far);
+    c->params_ver++;
+    return 1;
+}
+
 static int fault_forward_layer(engine *e, int l, int training) {
     cpu_ctx *c = ctx_of(e);
     fault_state *F = c->fault;
@@ -4352,6 +4590,7 @@ static int fault_forward_layer(engine *e, int l, int training) {
     if ((r = fault_fwd_edit_17(e, l, training, &rc))) return r == 2 ? rc : act_io(c, l, 0, F->a, 0);
     if ((r = fault_fwd_edit_19(e, l, training, &rc))) return r == 2 ? rc : act_io(c, l, 0, F->a, 0);
     if ((r = fault_fwd_edit_20(e, l, training, &rc))) return r == 2 ? rc : act_io(c, l, 0, F->a, 0);
+    if ((r = fault_fwd_edit_21(e, l, training, &rc))) return r == 2 ? rc : act_io(c, l, 0, F->a, 0);
     if ((r = fault_fwd_legal(e, l, training, &rc))) return r == 2 ? rc : act_io(c, l, 0, F->a, 0);
     if ((r = fault_fwd_legal2(e, l, training, &rc))) return r == 2 ? rc : act_io(c, l, 0, F->a, 0);
     return 0;
@@ -4575,6 +4814,7 @@ static int fault_loss(engine *e, float *loss_out) {
     }
     if (F->id == CPU_FAULT_LOSS_VALUE_REL_EPOCH2 && c->step >= 6)
         *loss_out = c->loss = (float)((double)c->loss * (1.0 + F->rel * 0x1p4));
+    if (F->id == CPU_FAULT_LOSS_INV_N_CARRIED_EPOCH2) fault_loss_21(e, F, z, dz, n, nc, loss_out);
     if (F->id == CPU_FAULT_LOSS_VALUE_EPOCH_END_REL && (c->step == 5 || c->step == 10))
         *loss_out = (float)((double)*loss_out * (1.0 + 0x1p-12)); /* zoo attack 14: the report only */
     if (F->id == CPU_FAULT_LOSS_VALUE_REPORT_STALE_ONCE) {
@@ -5997,6 +6237,7 @@ static int fault_backward_layer(engine *e, int l) {
     if (fault_bwd_after_17(e, l, &rc)) return rc;
     if (fault_bwd_after_19(e, l, &rc)) return rc;
     if (fault_bwd_after_20(e, l, &rc)) return rc;
+    if (fault_bwd_after_21(e, l, &rc)) return rc;
     if (F->id == CPU_FAULT_FC2_DB_SAME_LABEL_DROPPED_ONCE && c->step == 7 && fault_layer(c, l, "fc2")) {
         /* zoo attack 11: db leaves out the samples of the batch's most frequent label but its first */
         const layer *ly = &c->m->layers[l];
@@ -6517,7 +6758,7 @@ static int fault_update(engine *e, const adam_scalars *s) {
     if (F->id == CPU_FAULT_ADAM_SKIP_PARTIAL_BATCH && c->cur && c->cur->n < e->max_batch) return 0;
     F->updates++;
     if (F->id == CPU_FAULT_EVAL_FC2_PRE_UPDATE_WEIGHTS || F->id == CPU_FAULT_CONV2_DX_SLICE_STALE_W_ONCE ||
-        F->id == CPU_FAULT_FC1_DX_STALE_W_ONCE)
+        F->id == CPU_FAULT_FC1_DX_STALE_W_ONCE || F->id == CPU_FAULT_EVAL_FIRST_WEIGHTS_STEP_AHEAD)
         memcpy(F->p_old, c->params, c->m->n_params * sizeof(float)); /* zoo attack 10: the weights before it */
     if (F->id == CPU_FAULT_ADAM_V_USED_STALE_STEP8) return fault_update_11(e, s);
     adam_scalars a = *s;
@@ -6525,6 +6766,7 @@ static int fault_update(engine *e, const adam_scalars *s) {
     if (fault_adam_stale_grad(e, s, &rc)) return rc;
     if (fault_adam_scalars(e, s, &a)) return 0; /* it ran the update itself */
     if (fault_adam_legal(e, &a)) return 0;
+    if (fault_adam_21(e, &a)) return 0;
     if (fault_update_16(e, s, &a, &rc)) return rc;
     if (fault_update_15(e, &rc, &a)) return rc;
     if (fault_update_14(e, s, &a, &rc)) return rc;
@@ -6612,6 +6854,23 @@ static int fault_set_batch(engine *e, const float *x, const int32_t *labels, siz
     if (F->id == CPU_FAULT_LABELS_STALE_ONCE && step == 7 && c->cur && e->batch >= n) {
         memcpy(F->b, c->labels, n * sizeof *labels);
         labels = (const int32_t *)F->b;
+    }
+    if (!step) F->z21_eval = 1;
+    if (F->id == CPU_FAULT_EVAL_FIRST_WEIGHTS_STEP_AHEAD && !step && F->eval_round == 1 && F->updates > 0 &&
+        !F->z21_swapped) {
+        /* zoo attack 21: the first evaluation on weights one update ahead (the last update applied again) */
+        size_t np = c->m->n_params;
+        double most = 0;
+        memcpy(F->p_cur, c->params, np * sizeof(float));
+        for (size_t i = 0; i < np; i++) {
+            c->params[i] = F->p_cur[i] + (F->p_cur[i] - F->p_old[i]);
+            most = fmax(most, fabs((double)c->params[i] - (double)F->p_cur[i]));
+        }
+        c->params_ver++;
+        F->z21_swapped = 1;
+        if (getenv("LS_FAULT_VERBOSE"))
+            fprintf(stderr, "z21 eval step ahead: round %d batch %d, largest weight change %g\n", F->eval_round,
+                    F->eval_k, most);
     }
     x = fault_set_batch_11(e, x, n, step);
     fault_set_batch_15(e, &x, &labels, n, step);

@@ -25,7 +25,7 @@ NVCC    ?= $(CUDA_HOME)/bin/nvcc
 
 NUMFLAGS := -ffp-contract=off -fno-fast-math
 BASEFLAGS := -std=c11 -D_GNU_SOURCE -Wall -Wextra -Wno-unused-parameter -fopenmp -MMD -MP -Isrc -Ireference $(NUMFLAGS)
-LDLIBS  := -ldnnl -lmpfr -lgmp -ljansson -lz -lm -lpthread -ldl -fopenmp -rdynamic $(SANFLAGS)
+LDLIBS  := -ldnnl -lmpfr -lgmp -ljansson -lz -ldeflate -lm -lpthread -ldl -fopenmp -rdynamic $(SANFLAGS)
 
 # CUDA is built when nvcc and cuDNN are found, unless CUDA=0.
 ifeq ($(CUDA),0)

@@ -11,7 +11,7 @@ cd "$(dirname "$0")/.."
 grep -qx '/.gpu-carry/' .git/info/exclude 2>/dev/null || echo '/.gpu-carry/' >>.git/info/exclude
 mkdir -p .gpu-carry/debs
 (cd .gpu-carry/debs && apt-get download libdnnl2 libdnnl-dev libmpfr6 libmpfr-dev libgmp10 libgmp-dev \
-    libgmpxx4ldbl libcmocka0 libcmocka-dev zlib1g-dev ocl-icd-libopencl1 libjansson4 libjansson-dev)
+    libgmpxx4ldbl libcmocka0 libcmocka-dev zlib1g-dev libdeflate0 libdeflate-dev ocl-icd-libopencl1 libjansson4 libjansson-dev)
 src=/usr/share/datasets/fashion-mnist
 if [ -d "$src" ]; then
     mkdir -p .gpu-carry/fashion-mnist

@@ -4,7 +4,7 @@
 # network.  The CUDA toolkit is not installed here (it is large and not in
 # Debian's main archive); the build uses it when nvcc and cuDNN are found.
 set -euo pipefail
-pkgs=(libdnnl-dev libmpfr-dev libgmp-dev libcmocka-dev zlib1g-dev libjansson-dev dataset-fashion-mnist pkg-config
+pkgs=(libdnnl-dev libmpfr-dev libgmp-dev libcmocka-dev zlib1g-dev libdeflate-dev libjansson-dev dataset-fashion-mnist pkg-config
       slurm-wlm munge)  # slurm-wlm, munge: the one-node Slurm of test_sweep (scripts/slurm-local.sh)
 # `install-deps.sh test` (make test): also Chromium, which test_report_html
 # renders report.html in (scripts/check-report.sh), and Debian's PyTorch

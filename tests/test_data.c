@@ -204,6 +204,7 @@ static void test_good_plain(void **state) {
     idx_set s;
     assert_int_equal(idx_load(&s, ip, lp, 10), 0);
     check_good_set(&s, &im, &lb);
+    assert_int_equal(idx_last_reader(), IDX_READER_PLAIN);
     assert_string_equal(s.images_path, ip);
     assert_string_equal(s.labels_path, lp);
     idx_free(&s);
@@ -220,6 +221,36 @@ static void test_good_gzip(void **state) {
     assert_int_equal(idx_load(&s, ip, lp, 10), 0);
     /* the same crcs as the plain files: they describe the contents */
     check_good_set(&s, &im, &lb);
+    /* a well-formed single-member file: inflated by libdeflate */
+    assert_int_equal(idx_last_reader(), IDX_READER_LIBDEFLATE);
+    idx_free(&s);
+    free(im.b);
+    free(lb.b);
+}
+
+/* Two gzip members one after the other (what `cat a.gz b.gz` makes; zlib
+ * reads on into the second): the fast reader declines them and zlib's
+ * reads them, to the same bytes and crcs as one member or a plain file. */
+static void test_gzip_two_members(void **state) {
+    bytes im = make_images(0x00000803, GN, GR, GC), lb = make_labels(0x00000801, GN, 10);
+    const bytes *src[2] = {&im, &lb};
+    const char *name[2] = {"two-images.gz", "two-labels.gz"}, *path[2];
+    for (int k = 0; k < 2; k++) {
+        size_t cut = src[k]->len / 3;
+        bytes a = gzip_bytes(src[k]->b, cut), b = gzip_bytes(src[k]->b + cut, src[k]->len - cut);
+        uint8_t *ab = malloc(a.len + b.len);
+        assert_non_null(ab);
+        memcpy(ab, a.b, a.len);
+        memcpy(ab + a.len, b.b, b.len);
+        path[k] = write_plain(name[k], ab, a.len + b.len);
+        free(ab);
+        free(a.b);
+        free(b.b);
+    }
+    idx_set s;
+    assert_int_equal(idx_load(&s, path[0], path[1], 10), 0);
+    check_good_set(&s, &im, &lb);
+    assert_int_equal(idx_last_reader(), IDX_READER_ZLIB);
     idx_free(&s);
     free(im.b);
     free(lb.b);
@@ -564,6 +595,24 @@ static void test_fashion_mnist(void **state) {
     }
     print_message("crc32: train images %08x labels %08x, test images %08x labels %08x\n", ds.train.images_crc,
                   ds.train.labels_crc, ds.test.images_crc, ds.test.labels_crc);
+    /* read by libdeflate (the last file, t10k's labels), and the crc each
+     * set reports is the CRC-32 its gzip member carries (the file's
+     * trailer, written by whoever compressed it) */
+    assert_int_equal(idx_last_reader(), IDX_READER_LIBDEFLATE);
+    const char *base[4] = {"train-images-idx3-ubyte", "train-labels-idx1-ubyte", "t10k-images-idx3-ubyte",
+                           "t10k-labels-idx1-ubyte"};
+    uint32_t got[4] = {ds.train.images_crc, ds.train.labels_crc, ds.test.images_crc, ds.test.labels_crc};
+    for (int k = 0; k < 4; k++) {
+        snprintf(p, sizeof p, "%s/%s.gz", DATA_DEFAULT_DIR, base[k]);
+        FILE *f = fopen(p, "rb");
+        assert_non_null(f);
+        uint8_t t[8];
+        assert_int_equal(fseek(f, -8, SEEK_END), 0);
+        assert_int_equal(fread(t, 1, 8, f), 8);
+        fclose(f);
+        uint32_t trailer = (uint32_t)t[0] | (uint32_t)t[1] << 8 | (uint32_t)t[2] << 16 | (uint32_t)t[3] << 24;
+        assert_int_equal(got[k], trailer);
+    }
     dataset_free(&ds);
 }
 
@@ -622,7 +671,7 @@ static void test_make_batch(void **state) {
 
 int main(void) {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_good_plain),         cmocka_unit_test(test_good_gzip),
+        cmocka_unit_test(test_good_plain),         cmocka_unit_test(test_good_gzip), cmocka_unit_test(test_gzip_two_members),
         cmocka_unit_test(test_truncated_header),   cmocka_unit_test(test_truncated_data),
         cmocka_unit_test(test_truncated_gzip),     cmocka_unit_test(test_wrong_magic),
         cmocka_unit_test(test_wrong_ndims),        cmocka_unit_test(test_bad_sides),

@@ -15,6 +15,16 @@
  * kept, so a golden file or report can say exactly which data it ran on,
  * whether the data came gzipped or not.
  *
+ * Speed: a well-formed gzip file is first read whole and inflated by
+ * libdeflate (read_idx_fast), ~2.5x zlib's inflate here (the 26 MB
+ * FashionMNIST training images: 0.12 s against 0.30 s; a whole data set
+ * load 0.36 s was ~70% of a short audit's time).  Every check above is made
+ * there too; anything in doubt (not gzip, several gzip members, a size or
+ * header that does not add up, any libdeflate error, memory) discards it
+ * and the zlib reader below reads the file again from the start and says
+ * what is wrong, so the messages are the zlib reader's alone, and both
+ * readers give the same bytes and crc for a good file (test_data).
+ *
  * Every early exit frees what was allocated and closes the file; after a
  * failed idx_load() the set is zeroed and idx_free() on it is harmless.
  *
@@ -31,6 +41,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <libdeflate.h>
 #include <zlib.h>
 
 #define IDX_MAGIC_IMAGES 0x00000803u /* u8 elements, 3 dimensions (n, rows, cols) */
@@ -237,6 +248,83 @@ static int read_idx_payload(gzFile gz, const char *path, uint8_t *data, size_t l
     return LS_OK;
 }
 
+/* How the last read_idx() of this process read its file (data.h). */
+static int g_last_reader = IDX_READER_NONE;
+int idx_last_reader(void) { return g_last_reader; }
+
+/* The whole of fd (size bytes) into a new buffer; NULL on any failure. */
+static uint8_t *slurp(int fd, size_t size) {
+    uint8_t *b = ls_malloc(size ? size : 1);
+    size_t got = 0;
+    while (b && got < size) {
+        ssize_t r = read(fd, b + got, size - got);
+        if (r < 0 && errno == EINTR) continue;
+        if (r <= 0) {
+            free(b);
+            return NULL;
+        }
+        got += (size_t)r;
+    }
+    return b;
+}
+
+/* A well-formed single-member gzip IDX file, inflated by libdeflate: 1 with
+ * *out filled (as the zlib reader would fill it), else 0 with nothing
+ * allocated, nothing reported and *out untouched: the caller then reads
+ * with zlib, which says what is wrong (the header comment). */
+static int read_idx_fast(idx_raw *out, const char *path, int ndims, int want_rows, int want_cols) {
+    size_t size = 0;
+    int fd = ls_open_regular(path, &size);
+    if (fd < 0) {
+        ls_err_clear(); /* the zlib reader opens it again and reports */
+        return 0;
+    }
+    uint8_t *in = NULL, *buf = NULL;
+    struct libdeflate_decompressor *d = NULL;
+    int ok = 0;
+    size_t hlen = 4 + 4 * (size_t)ndims;
+    /* gzip: 10-byte header, deflate data, crc32 and ISIZE (the size mod 2^32) */
+    if (size < 18 || size > ((size_t)1 << 31)) goto done;
+    in = slurp(fd, size);
+    if (!in || in[0] != 0x1f || in[1] != 0x8b) goto done;
+    size_t isize = (size_t)in[size - 4] | (size_t)in[size - 3] << 8 | (size_t)in[size - 2] << 16 |
+                   (size_t)in[size - 1] << 24;
+    if (isize < hlen || (double)isize > 1032.0 * (double)size) goto done;
+    buf = ls_malloc(isize);
+    d = libdeflate_alloc_decompressor();
+    if (!buf || !d) goto done;
+    size_t in_used = 0, got = 0;
+    if (libdeflate_gzip_decompress_ex(d, in, size, buf, isize, &in_used, &got) != LIBDEFLATE_SUCCESS ||
+        in_used != size || got != isize)
+        goto done;
+    /* read_idx_magic's and read_idx_dims' checks, on the bytes */
+    if (be32(buf) != (ndims == 3 ? IDX_MAGIC_IMAGES : IDX_MAGIC_LABELS)) goto done;
+    size_t len = 1;
+    uint32_t dims[3] = {0, 0, 0};
+    for (int i = 0; i < ndims; i++) len *= dims[i] = be32(buf + 4 + 4 * i);
+    if (dims[0] == 0) goto done;
+    if (ndims == 3 && (dims[1] == 0 || dims[1] > IDX_MAX_SIDE || dims[2] == 0 || dims[2] > IDX_MAX_SIDE)) goto done;
+    if (ndims == 3 && want_rows > 0 && (dims[1] != (uint32_t)want_rows || dims[2] != (uint32_t)want_cols)) goto done;
+    if (len != isize - hlen) goto done; /* truncated or trailing data */
+    memset(out, 0, sizeof *out);
+    out->crc = (uint32_t)libdeflate_crc32(0, buf, isize); /* CRC-32 of header + data, as crc32_z */
+    memcpy(out->dims, dims, sizeof dims);
+    out->ndims = ndims;
+    memmove(buf, buf + hlen, len);
+    uint8_t *shrunk = realloc(buf, len);
+    out->data = shrunk ? shrunk : buf;
+    out->len = len;
+    buf = NULL;
+    ok = 1;
+    g_last_reader = IDX_READER_LIBDEFLATE;
+done:
+    if (d) libdeflate_free_decompressor(d);
+    free(buf);
+    free(in);
+    close(fd);
+    return ok;
+}
+
 /*
  * Read one IDX file of unsigned bytes with `ndims` dimensions.
  * `what` names the payload in messages ("pixel data", "label data").
@@ -248,6 +336,7 @@ static int read_idx_payload(gzFile gz, const char *path, uint8_t *data, size_t l
  * On error out->data is NULL and nothing is left open.
  */
 static int read_idx(idx_raw *out, const char *path, int ndims, const char *what, int want_rows, int want_cols) {
+    if (read_idx_fast(out, path, ndims, want_rows, want_cols)) return LS_OK;
     memset(out, 0, sizeof *out);
     uint8_t *data = NULL;
     size_t file_size = 0, len = 0;
@@ -277,6 +366,7 @@ static int read_idx(idx_raw *out, const char *path, int ndims, const char *what,
     out->data = data;
     out->len = len;
     data = NULL;
+    g_last_reader = is_gzip ? IDX_READER_ZLIB : IDX_READER_PLAIN;
 
 cleanup:
     free(data);

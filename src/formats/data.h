@@ -40,6 +40,11 @@ int idx_load(idx_set *s, const char *images_path, const char *labels_path, int n
  * anything for them (rows 0: any shape). */
 int idx_load_shape(idx_set *s, const char *images_path, const char *labels_path, int n_classes, int rows, int cols);
 void idx_free(idx_set *s);
+/* Which reader read the last file this process loaded successfully:
+ * libdeflate (a well-formed single-member gzip file), zlib (any other gzip
+ * file: several members, junk after the last), plain; for tests. */
+enum { IDX_READER_NONE = 0, IDX_READER_LIBDEFLATE, IDX_READER_ZLIB, IDX_READER_PLAIN };
+int idx_last_reader(void);
 
 /* Load DIR/{train,t10k}-{images-idx3,labels-idx1}-ubyte[.gz] (the .gz is
  * tried first, then the plain name). */

@@ -285,8 +285,12 @@ static int read_idx_fast(idx_raw *out, const char *path, int ndims, int want_row
     size_t hlen = 4 + 4 * (size_t)ndims;
     /* gzip: 10-byte header, deflate data, crc32 and ISIZE (the size mod 2^32) */
     if (size < 18 || size > ((size_t)1 << 31)) goto done;
+    /* a plain IDX file is the zlib reader's (a plain read there): look at
+     * the magic before reading the whole file, not read it twice */
+    uint8_t mg[2];
+    if (pread(fd, mg, 2, 0) != 2 || mg[0] != 0x1f || mg[1] != 0x8b) goto done;
     in = slurp(fd, size);
-    if (!in || in[0] != 0x1f || in[1] != 0x8b) goto done;
+    if (!in) goto done;
     size_t isize = (size_t)in[size - 4] | (size_t)in[size - 3] << 8 | (size_t)in[size - 2] << 16 |
                    (size_t)in[size - 1] << 24;
     if (isize < hlen || (double)isize > 1032.0 * (double)size) goto done;

@@ -32,13 +32,17 @@
 # Environment: LOCKSTEP_FAULTS (binary, default build/lockstep-faults),
 # MUTANTS_ONLY (comma-separated fault or variant names), MUTANTS_MODES
 # (default "free sync isolated default"; also "attrib"), MUTANTS_OUT (keep the runs there),
-# MUTANTS_JOBS (parallel audits, default 2), MUTANTS_REJUDGE=1 (judge the
+# MUTANTS_JOBS (parallel audits, default 2), MUTANTS_DEFAULT_ARGS (more
+# options for the default mode), MUTANTS_REJUDGE=1 (judge the
 # runs already in MUTANTS_OUT again, run nothing), DATA (the IDX directory).
 # Needs python3 to read the JSON.
 set -u
 cd "$(dirname "$0")/.."
 BIN=${LOCKSTEP_FAULTS:-build/lockstep-faults}
 MODES=${MUTANTS_MODES:-free sync isolated default}
+# MUTANTS_DEFAULT_ARGS: more options for the default mode's audits (e.g.
+# "--complete-every 10": what the zoo loses on light steps; README)
+export DEFAULT_EXTRA=${MUTANTS_DEFAULT_ARGS:-}
 JOBS=${MUTANTS_JOBS:-2}
 ONLY=${MUTANTS_ONLY:-}
 [ -x "$BIN" ] || { echo "mutants: $BIN not built (make $BIN)" >&2; exit 2; }
@@ -160,7 +164,7 @@ run_one() {
     # verdict, only the significance tables); attrib: the same with the
     # reference in the drift phase too
     case "$mode" in
-        default) margs=(--attribution-steps 2 --ref-steps 0 --audit-every 1000 --fail-on problem) ;;
+        default) margs=(--attribution-steps 2 --ref-steps 0 --audit-every 1000 --fail-on problem $DEFAULT_EXTRA) ;;
         attrib) margs=(--attribution-steps 2) ;;
         *) margs=(--mode "$mode") ;;
     esac

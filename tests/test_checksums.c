@@ -2325,7 +2325,7 @@ static void test_operand_hash(void **s) {
     ls_err_clear();
     /* bad stages: a flag on an evaluation, both flags, an unknown flag */
     static const int bad[] = {CK_STAGE_EVAL | CK_STAGE_HASH, CK_STAGE_STEP | CK_STAGE_HASH | CK_STAGE_HASH_ONLY,
-                              CK_STAGE_STEP | 64};
+                              CK_STAGE_STEP | 128, CK_STAGE_EVAL | CK_STAGE_LIGHT, CK_STAGE_UPDATE | CK_STAGE_LIGHT};
     for (size_t k = 0; k < sizeof bad / sizeof bad[0]; k++) {
         assert_int_equal(engine_checksums(f.e, bad[k], h), LS_EINVAL);
         assert_non_null(strstr(ls_errmsg(), "checksums: bad stage"));
@@ -2346,6 +2346,57 @@ static int viol_at(const ck_verdict *v, int l0, int l1, int phase) {
     for (int k = 0; k < v->n_viol; k++)
         if ((v->v[k].layer == l0 || v->v[k].layer == l1) && (int)v->v[k].phase == phase) return 1;
     return 0;
+}
+
+/* A light step (CK_STAGE_LIGHT, --complete-every K): the plain relations'
+ * blocks, the element-wise ones, LOSS, DIGEST and INPUT are bit for bit
+ * the complete vector's, every block after INPUT is 0 (not computed),
+ * judged at CK_BLOCKS_BASE it holds, and a conv output element 1.0 off is
+ * still caught at its forward relation; with the operand hash too. */
+static void test_light_step(void **s) {
+    (void)s;
+    fx f;
+    setup(&f, "smallcnn", 0);
+    double *lv = calloc(f.L.total + 1, sizeof *lv), *h = calloc(f.L.total + 1, sizeof *h);
+    assert_non_null(lv), assert_non_null(h);
+    step_to_checks(&f, 1);
+    assert_int_equal(engine_checksums(f.e, CK_STAGE_STEP | CK_STAGE_LIGHT, lv), 0);
+    size_t base_end = f.L.input_off + 1;
+    assert_memory_equal(lv, f.vec, base_end * sizeof *lv);
+    size_t nz = 0;
+    for (size_t k = base_end; k < f.L.total; k++) nz += lv[k] != 0;
+    assert_int_equal(nz, 0);
+    for (size_t k = base_end; k < f.L.adamw_off; k++) nz += f.vec[k] != 0;
+    assert_true(nz > 0); /* the complete vector has them */
+    ck_verdict v;
+    ck_verdict_init(&v);
+    assert_int_equal(checksums_judge(&f.m, lv, N, f.y, 0, CK_BLOCKS_BASE, &v), 0);
+    assert_clean(&v, "light step");
+    long light_rel = v.n_relations;
+    v = judge(&f, f.vec);
+    print_message("  relations judged: light %ld, complete %ld\n", light_rel, v.n_relations);
+    assert_true(light_rel < v.n_relations);
+    /* with the operand hash: the same light vector, the same hash as the complete call's */
+    assert_int_equal(engine_checksums(f.e, CK_STAGE_STEP | CK_STAGE_LIGHT | CK_STAGE_HASH, h), 0);
+    assert_memory_equal(h, lv, f.L.total * sizeof *h);
+    uint64_t lh = ck_get_u64(h + f.L.total);
+    assert_int_equal(engine_checksums(f.e, CK_STAGE_STEP | CK_STAGE_HASH, h), 0);
+    assert_true(ck_get_u64(h + f.L.total) == lh);
+    /* one conv2 output element 1.0 off: the light vector's forward relation */
+    int c2 = first_layer_of(&f.m, LAYER_CONV, 1);
+    size_t no = N * layer_out_size(&f.m.layers[c2]);
+    float *y = malloc(no * sizeof *y);
+    assert_non_null(y);
+    assert_int_equal(engine_get_tensor(f.e, (tensor_id){TENSOR_ACT, c2}, y), 0);
+    y[no / 3] += 1.0f;
+    assert_int_equal(engine_set_tensor(f.e, (tensor_id){TENSOR_ACT, c2}, y), 0);
+    assert_int_equal(engine_checksums(f.e, CK_STAGE_STEP | CK_STAGE_LIGHT, lv), 0);
+    ck_verdict_init(&v);
+    assert_int_equal(checksums_judge(&f.m, lv, N, f.y, 0, CK_BLOCKS_BASE, &v), 0);
+    assert_true(v.n_viol > 0);
+    assert_true(viol_at(&v, c2, c2, CKP_FORWARD));
+    free(y), free(lv), free(h);
+    teardown(&f);
 }
 
 static void test_fault_fused_pair(void **s) {
@@ -3054,6 +3105,7 @@ int main(void) {
         cmocka_unit_test(test_block_margins),
         cmocka_unit_test(test_operand_hash_pairs),
         cmocka_unit_test(test_operand_hash),
+        cmocka_unit_test(test_light_step),
         cmocka_unit_test(test_clean_convnet),
         cmocka_unit_test(test_fault_forward),
         cmocka_unit_test(test_worst_violation_first),

@@ -1561,6 +1561,39 @@ static void test_verbose_warm_column(void **st) {
     assert_non_null(strstr(out, "cold: epoch 1, warm: the mean of the later epochs"));
 }
 
+/* --complete-every K: the verdict's first line says how many steps were
+ * light, the coverage line and run.json count them, and a bad K is an
+ * error naming the option. */
+static void test_complete_every(void **st) {
+    (void)st;
+    expect("audit --engines cpu --complete-every 0", 2, "--complete-every");
+    expect("audit --engines cpu --complete-every x", 2, "--complete-every");
+    if (access(DATA_DIR_CHECK, R_OK) != 0) skip();
+    static char out[65536];
+    char dir[64], args[256];
+    snprintf(dir, sizeof dir, "/tmp/ls_cli_light.%d", (int)getpid());
+    /* 72 images, batch 16: steps 1-4, 5 (partial), 6-9, 10 (partial, last): 7 light unless drawn */
+    snprintf(args, sizeof args, "audit --engines reference,cpu --ref-steps 0 --audit-every 1000 --limit-train 72 --batch 16 "
+             "--limit-test 32 --epochs 2 --complete-every 1000 --fail-on problem --out %s", dir);
+    int rc = run(args, out, sizeof out);
+    char path[128], js[1 << 16];
+    snprintf(path, sizeof path, "%s/run.json", dir);
+    FILE *f = fopen(path, "r");
+    size_t n = f ? fread(js, 1, sizeof js - 1, f) : 0;
+    if (f) fclose(f);
+    js[n] = 0;
+    char rm[128];
+    snprintf(rm, sizeof rm, "rm -rf %s", dir);
+    if (system(rm) != 0) print_message("could not remove %s\n", dir);
+    if (rc != 0) fail_msg("exit %d:\n%s", rc, out);
+    if (!strstr(out, "VERDICT: ok — every engine listed ran, every step (7 of 10 by the plain relations only: "
+                     "--complete-every 1000) and evaluation was checked"))
+        fail_msg("verdict line:\n%s", out);
+    if (!strstr(out, "every drift step checked by checksums (10 of 10, evaluation 2 of 2 epochs); 7 of them light"))
+        fail_msg("coverage line:\n%s", out);
+    if (!strstr(js, "\"steps_light\": 7, \"complete_every\": 1000")) fail_msg("run.json:\n%.2000s", js);
+}
+
 /* --opt=value worked for the options getopt parses but not for those a
  * command parses by itself: `record --out=r.lsr` and `eval --out=F` said
  * "option --out is not for this command", `golden check --policy=exact`
@@ -1629,6 +1662,7 @@ int main(void) {
         cmocka_unit_test(test_head_wider_than_classes),
         cmocka_unit_test(test_one_class_data),
         cmocka_unit_test(test_equals_form),
+        cmocka_unit_test(test_complete_every),
         cmocka_unit_test(test_golden_check_run_options),
         cmocka_unit_test(test_verbose_warm_column),
         cmocka_unit_test(test_order_epochs_name_the_option),

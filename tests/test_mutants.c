@@ -985,6 +985,34 @@ static void test_repeat_shares(void **st) {
     assert_int_equal(rmdir(dir), 0);
 }
 
+/* Light steps (--complete-every K, here 1000: steps 1, 5 and 10 complete,
+ * the zoo's 10-step setup's partial batches and last step; the other seven
+ * light): every step is still judged, the clean engine passes, and a
+ * conv2 output doubled once at step 7 (act_corrupt_once), a light step,
+ * is caught there by the plain forward relation. */
+static void test_light_steps(void **st) {
+    if (!have_data()) skip();
+    for (int k = 0; k < 2; k++) {
+        const char *engines = k ? "cpu:fault=act_corrupt_once" : "cpu";
+        audit_cfg c;
+        checks_only_cfg(&c, engines, 72, 64, 2, AUDIT_FAIL_PROBLEM);
+        c.complete_every = 1000;
+        audit_result r;
+        if (audit_run(&c, &r)) fail_msg("audit %s: %s", engines, ls_errmsg());
+        const audit_engine *ae = &r.eng[0];
+        printf("  %s: %ld steps judged, %ld light, %ld violation(s), the first at step %ld, gate %d\n", engines,
+               ae->ck_steps, ae->ck_light_steps, ae->ck_viol_checks, ae->ck_first_step, r.gate);
+        assert_int_equal(ae->ck_steps, 10);
+        assert_int_equal(ae->ck_light_steps, 7);
+        assert_int_equal(ae->ck_eval_batches, 8);
+        for (long s = 0; s < 10; s++) assert_false(isnan(ae->ck_step_ratio[s])); /* every step judged */
+        assert_int_equal(ae->ck_viol_checks, k);
+        assert_int_equal(ae->ck_first_step, k ? 7 : 0);
+        assert_int_equal(r.gate, k);
+        audit_result_free(&r);
+    }
+}
+
 /* Faults that must be flagged, at the tensor the faulted layer computes
  * first (forward order, then backward order). */
 static void test_faults_caught(void **st) {
@@ -1100,6 +1128,7 @@ int main(void) {
         cmocka_unit_test(test_eval_ref_tie),
         cmocka_unit_test(test_claimed_transform_one_off),
         cmocka_unit_test(test_repeat_shares),
+        cmocka_unit_test(test_light_steps),
         cmocka_unit_test(test_repeat_own_problem),
         cmocka_unit_test(test_no_checksums_clean),
         cmocka_unit_test(test_unknown_fault),

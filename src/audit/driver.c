@@ -103,6 +103,7 @@ void audit_cfg_default(audit_cfg *c) {
     c->eval = 1;
     c->roundtrip = 1;
     c->checksums = 1;
+    c->complete_every = 1;
     c->out = stdout;
 }
 
@@ -1247,7 +1248,7 @@ static int twin_stage(audit *A, int j, int lead_ok, size_t nb, int stage, const 
     if (lead_ok && ck_get_u64(A->ck_vec2 + L.total) == ck_get_u64(A->ck_vec + L.total) &&
         memcmp(A->ck_vec2, A->ck_vec, CK_HDR * sizeof *A->ck_vec) == 0) {
         rc = every_step_judge_shared(A->e[j], ae, &A->m, stage, nb, A->y, xd, dd, step, A->epoch, A->ck_vec);
-        if (!rc && stage == CK_STAGE_STEP)
+        if (!rc && (stage & CK_STAGE_MASK) == CK_STAGE_STEP)
             every_step_readback_loss(ae, &A->m, nb, A->ck_vec, A->losses[j], step, A->epoch);
         return rc;
     }
@@ -1257,7 +1258,7 @@ static int twin_stage(audit *A, int j, int lead_ok, size_t nb, int stage, const 
         snprintf(ae->ck_twin_off, sizeof ae->ck_twin_off, "its first listing's checks stopped at step %ld", A->step);
     if ((rc = every_step_send(A->e[j], ae, stage)) < 0) return rc;
     rc = every_step_stage(A->e[j], ae, &A->m, stage, nb, A->y, xd, dd, step, A->epoch, A->ck_vec2);
-    if (!rc && stage == CK_STAGE_STEP)
+    if (!rc && (stage & CK_STAGE_MASK) == CK_STAGE_STEP)
         every_step_readback_loss(ae, &A->m, nb, A->ck_vec2, A->losses[j], step, A->epoch);
     return rc;
 }
@@ -1284,11 +1285,11 @@ static int step_checksums_at(audit *A, size_t nb, int stage) {
         if (rc) return engine_err(rc, ae->label, "checksums");
     }
     /* the digest of the images every engine was given, once */
-    uint64_t xd = stage == CK_STAGE_STEP
+    uint64_t xd = (stage & CK_STAGE_MASK) == CK_STAGE_STEP
                       ? ck_digest(A->x, nb * (size_t)A->m.in_c * A->m.in_h * A->m.in_w) : 0;
     /* its groups of duplicate samples (the relations' sharper tier: bounds_ck_dup_s) */
     bounds_dups dd = {1.0, 1.0, 1.0, 1.0};
-    if (stage == CK_STAGE_STEP) bounds_dup_groups(A->x, A->y, nb, (size_t)A->m.in_c * A->m.in_h * A->m.in_w, &dd);
+    if ((stage & CK_STAGE_MASK) == CK_STAGE_STEP) bounds_dup_groups(A->x, A->y, nb, (size_t)A->m.in_c * A->m.in_h * A->m.in_w, &dd);
     for (int i = 0; i < r->n_engines; i++) {
         audit_engine *ae = &r->eng[i];
         if (share[i]) continue;
@@ -1297,14 +1298,14 @@ static int step_checksums_at(audit *A, size_t nb, int stage) {
         int lead_ok = 0;
         if (A->active[i] && !ae->is_ref && ae->ck_have) {
             if (ck_fed(A, i)) {
-                if (stage == CK_STAGE_STEP && !A->in_attr) ae->ck_skipped++; /* attribution: counted apart */
+                if ((stage & CK_STAGE_MASK) == CK_STAGE_STEP && !A->in_attr) ae->ck_skipped++; /* attribution: counted apart */
                 every_step_break_chain(ae);
                 continue;
             }
             int rc = every_step_stage(A->e[i], ae, &A->m, stage | (lead[i] ? CK_STAGE_HASH : 0), nb, A->y, &xd,
                                       &dd, A->in_attr ? 0 : A->step, A->epoch, A->ck_vec);
             lead_ok = !rc && ae->ck_have;
-            if (lead_ok && stage == CK_STAGE_STEP)
+            if (lead_ok && (stage & CK_STAGE_MASK) == CK_STAGE_STEP)
                 every_step_readback_loss(ae, &A->m, nb, A->ck_vec, A->losses[i], A->in_attr ? 0 : A->step, A->epoch);
             if (rc && !engine_gone(A, i)) return engine_err(rc, ae->label, "checksums");
         }
@@ -1319,10 +1320,25 @@ static int step_checksums_at(audit *A, size_t nb, int stage) {
     return 0;
 }
 
+/* --complete-every K (audit.h): whether the drift step's STEP vector is
+ * complete (every relation) rather than light (the plain relations:
+ * CK_STAGE_LIGHT).  Complete: K <= 1, the attribution phase, step 1, the
+ * last step, a partial batch, and each other step with probability 1/K,
+ * drawn from the run's seed and the step (base/rng.h, stream
+ * RNG_STREAM_CK with a counter no vector's random weights use: theirs
+ * is keyed by the batch's digest, stage < 2^4), not on a fixed stride, so
+ * a fault with a period does not fall between complete steps for ever. */
+static int ck_complete_step(const audit *A, size_t nb) {
+    long K = A->cfg.complete_every;
+    if (K <= 1 || A->in_attr || A->step <= 1 || A->step >= A->total || nb != A->cfg.run.batch) return 1;
+    return rng_u32(A->cfg.run.seed, 0, (uint32_t)A->step, 0xFFFFFFFFu, RNG_STREAM_CK) % (uint32_t)K == 0;
+}
+
 /* step_checksums_at, its wall time counted (the run's cost line) */
 static int step_checksums(audit *A, size_t nb, int stage) {
     if (!A->cfg.checksums) return 0;
     double t0 = ls_now();
+    if (stage == CK_STAGE_STEP && !ck_complete_step(A, nb)) stage |= CK_STAGE_LIGHT;
     int rc = step_checksums_at(A, nb, stage);
     A->t_checks += ls_now() - t0;
     return rc;

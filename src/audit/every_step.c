@@ -171,9 +171,14 @@ int every_step_send(engine *e, audit_engine *ae, int stage) {
     return LS_OK;
 }
 
-static int judge(engine *e, audit_engine *ae, const model *m, int stage, size_t n, const int32_t *y,
+static int judge(engine *e, audit_engine *ae, const model *m, int stage_flags, size_t n, const int32_t *y,
                  const uint64_t *x_dig, const bounds_dups *dups, long step, int epoch, const double *vec, double t0) {
-    int rc;
+    int rc, stage = stage_flags & CK_STAGE_MASK;
+    /* a light step (CK_STAGE_LIGHT: --complete-every K): the plain
+     * relations, element-wise blocks, loss, digests and the input digest
+     * are judged, the blocks after INPUT are not (whatever the engine put
+     * there: cuda and a recording compute them whole) */
+    int light = stage == CK_STAGE_STEP && (stage_flags & CK_STAGE_LIGHT);
     ck_verdict v;
     ck_verdict_init(&v);
     /* a recording declares its precision in its own spec, not in "recorded:PATH" */
@@ -214,7 +219,7 @@ static int judge(engine *e, audit_engine *ae, const model *m, int stage, size_t 
     /* the tolerance this engine's vectors are judged at: a recording's is its own file's claim */
     double u_in = every_step_declared_u_in(rs ? rs : ae->spec);
     if (u_in > ae->ck_u_in) ae->ck_u_in = u_in;
-    if ((rc = checksums_judge_dups(m, vec, n, y, u_in, ext, dups, &v))) return rc;
+    if ((rc = checksums_judge_dups(m, vec, n, y, u_in, light ? CK_BLOCKS_BASE : ext, dups, &v))) return rc;
     ck_layout L;
     ck_layout_make(&L, m, n);
     if (stage != CK_STAGE_UPDATE && ae->ck_chain) checksums_continuity(m, ae->ck_dig, vec, n, ae->ck_seeded, &v);
@@ -226,7 +231,7 @@ static int judge(engine *e, audit_engine *ae, const model *m, int stage, size_t 
     int eval = stage == CK_STAGE_EVAL;
     record(ae, m, &v, step, epoch, eval);
     if (eval) ae->ck_eval_batches++;
-    else if (stage == CK_STAGE_STEP) ae->ck_steps++;
+    else if (stage == CK_STAGE_STEP) ae->ck_steps++, ae->ck_light_steps += light;
     ae->ck_s += ls_now() - t0;
     return LS_OK;
 }
@@ -256,7 +261,7 @@ int every_step_stage(engine *e, audit_engine *ae, const model *m, int stage, siz
         ae->ck_s += ls_now() - t0;
         return LS_OK;
     }
-    return judge(e, ae, m, stage & CK_STAGE_MASK, n, y, x_dig, dups, step, epoch, vec, t0);
+    return judge(e, ae, m, stage & (CK_STAGE_MASK | CK_STAGE_LIGHT), n, y, x_dig, dups, step, epoch, vec, t0);
 }
 
 int every_step_readback_logits(engine *e, audit_engine *ae, const model *m, size_t n, const double *vec,
@@ -299,6 +304,6 @@ int every_step_judge_shared(engine *e, audit_engine *ae, const model *m, int sta
                             const double *lead_vec) {
     if (!ae->ck_have) return LS_OK;
     int rc = judge(e, ae, m, stage, n, y, x_dig, dups, step, epoch, lead_vec, ls_now());
-    if (!rc && stage == CK_STAGE_STEP) ae->ck_twin_steps++;
+    if (!rc && (stage & CK_STAGE_MASK) == CK_STAGE_STEP) ae->ck_twin_steps++;
     return rc;
 }

@@ -313,15 +313,27 @@ void headline_make(headline *h, const audit_result *r, const verdict_table *v) {
                      gap.label, steps, evals, more, gap.why[0] ? ": " : "", gap.why);
         }
         break;
-    default:
+    default: {
+        /* light steps (--complete-every K): "checked" says by what */
+        long light = 0, all = 0;
+        for (int i = 0; i < r->n_engines; i++) {
+            const audit_engine *ae = &r->eng[i];
+            if (ae->is_ref || !ae->available || ae->ck_light_steps <= light) continue;
+            light = ae->ck_light_steps, all = every_step_of_steps(r, ae);
+        }
+        char lt[160] = "";
+        if (light)
+            snprintf(lt, sizeof lt, " (%ld of %ld by the plain relations only: --complete-every %ld)", light, all,
+                     r->cfg.complete_every);
         if (r->cfg.eval)
-            snprintf(h->line, sizeof h->line, "VERDICT: ok — every engine listed ran, every step and evaluation was "
+            snprintf(h->line, sizeof h->line, "VERDICT: ok — every engine listed ran, every step%s and evaluation was "
                                               "checked, and every difference is consistent with fp32 rounding, worst "
-                                              "case and sharper tier (coverage below)");
+                                              "case and sharper tier (coverage below)", lt);
         else /* "and evaluation" would claim a check of something that did not run */
-            snprintf(h->line, sizeof h->line, "VERDICT: ok — every engine listed ran, every step was checked (no "
+            snprintf(h->line, sizeof h->line, "VERDICT: ok — every engine listed ran, every step%s was checked (no "
                                               "evaluation: --no-eval), and every difference is consistent with fp32 "
-                                              "rounding, worst case and sharper tier (coverage below)");
+                                              "rounding, worst case and sharper tier (coverage below)", lt);
+    }
     }
     next_step(h, r);
     if (k == HEADLINE_UNCHECKED && v->unchecked && v->unchecked_noref == v->unchecked && !h->next[0])

@@ -128,6 +128,10 @@ static void usage(FILE *f) {
             "                      listed; 0: no attribution phase, reported as less coverage)\n"
             "  --no-roundtrip      skip the state round-trip check of each fp32 engine at compared steps\n"
             "  --no-checksums      skip the every-step checksums (reported as such; for measuring their cost)\n"
+            "  --complete-every K  every relation of the every-step checks at ~1 drift step in K (drawn from the\n"
+            "                      seed; step 1, the last step and partial batches always), the plain\n"
+            "                      relations only at the others: cheaper, and faults at one step or in\n"
+            "                      one element may pass there (README, \"Light steps\"; default 1: all)\n"
             "  --no-share          a repeat (an engine listed twice) computes its own checksum vector at every\n"
             "                      step (default: it hashes the vector's operands, and is judged on its first\n"
             "                      listing's vector wherever the two hashes agree; its own from the first\n"
@@ -264,7 +268,7 @@ enum {
     OPT_LIMIT_TRAIN, OPT_LIMIT_TEST, OPT_STEPS, OPT_JSON, OPT_REF_MODE, OPT_REF_PREC, OPT_HELP,
     OPT_INIT, OPT_ORDER, OPT_SAVE, OPT_SAVE_OPT, OPT_NORMALIZE,
     OPT_ENGINES, OPT_MODE, OPT_REF_STEPS, OPT_AUDIT_EVERY, OPT_REPEAT, OPT_OUT, OPT_NO_EVAL,
-    OPT_ATTR_STEPS, OPT_NO_ROUNDTRIP, OPT_NO_CHECKSUMS, OPT_NO_SHARE, OPT_EVAL, OPT_VERBOSE, OPT_FAIL_ON,
+    OPT_ATTR_STEPS, OPT_COMPLETE_EVERY, OPT_NO_ROUNDTRIP, OPT_NO_CHECKSUMS, OPT_NO_SHARE, OPT_EVAL, OPT_VERBOSE, OPT_FAIL_ON,
     OPT_SEEDS, OPT_JOBS, OPT_FLOOR_DRAWS, OPT_ENGINE_TIMEOUT,
 };
 
@@ -282,7 +286,7 @@ static const struct option TRAIN_OPTS[] = {
     {"out", required_argument, 0, OPT_OUT},             {"no-eval", no_argument, 0, OPT_NO_EVAL},
     {"init", required_argument, 0, OPT_INIT},           {"order", required_argument, 0, OPT_ORDER},
     {"save", required_argument, 0, OPT_SAVE},           {"save-optimizer", no_argument, 0, OPT_SAVE_OPT},
-    {"attribution-steps", required_argument, 0, OPT_ATTR_STEPS}, {"no-roundtrip", no_argument, 0, OPT_NO_ROUNDTRIP},
+    {"attribution-steps", required_argument, 0, OPT_ATTR_STEPS}, {"complete-every", required_argument, 0, OPT_COMPLETE_EVERY}, {"no-roundtrip", no_argument, 0, OPT_NO_ROUNDTRIP},
     {"no-checksums", no_argument, 0, OPT_NO_CHECKSUMS}, {"no-share", no_argument, 0, OPT_NO_SHARE},
     {"eval", no_argument, 0, OPT_EVAL},
     {"verbose", no_argument, 0, OPT_VERBOSE},           {"fail-on", required_argument, 0, OPT_FAIL_ON},
@@ -653,6 +657,7 @@ static int parse_opts(int argc, char **argv, const char *cmd, run_cfg *c, audit_
             }
             break;
         case OPT_ATTR_STEPS: if (parse_long(cmd, name, optarg, 0, 1000000, &v)) return 2; au->attribution_steps = v; break;
+        case OPT_COMPLETE_EVERY: if (parse_long(cmd, name, optarg, 1, 1000000, &v)) return 2; au->complete_every = v; break;
         case OPT_NO_ROUNDTRIP: au->roundtrip = 0; break;
         case OPT_NO_CHECKSUMS: au->checksums = 0; break;
         case OPT_NO_SHARE: au->ck_no_share = 1; break;

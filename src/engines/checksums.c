@@ -2802,6 +2802,7 @@ static void conv_bwd_w_finish(const conv_job *J, size_t n) {
          * index-weighted patch sums; the weights (at most C k k) scale the
          * Y term and S */
         double lw, lwa;
+        if (!J->o[CK_BWD_W_PW]) continue; /* a light step's (CK_STAGE_LIGHT) */
         wsum_lanes(J->dw + oc * ckk, ckk, J->d.k, &lw, &lwa);
         put_rel(J->o[CK_BWD_W_PW] + CK_REL * oc, lw, lwa + 2.0 * (double)ckk * r[4], r[6], r[7], (double)ckk * r[5]);
     }
@@ -3994,8 +3995,8 @@ static void conv_wrnd_finish(const conv_job *J, size_t n) {
         }
 }
 
-static void samples_pass(engine *e, ck_state *S, const ck_layout *L, int backward, ck_rndw (*rw)[CK_RND_DRAWS],
-                         ck_rnd_key_t key, double *out) {
+static void samples_pass(engine *e, ck_state *S, const ck_layout *L, int backward, int light,
+                         ck_rndw (*rw)[CK_RND_DRAWS], ck_rnd_key_t key, double *out) {
     const model *m = e->m;
     size_t n = e->batch;
     conv_job J[MODEL_MAX_LAYERS];
@@ -4020,7 +4021,8 @@ static void samples_pass(engine *e, ck_state *S, const ck_layout *L, int backwar
             j->xv = l ? S->view[0][l - 1] : (ck_tv){S->input, 1}, j->yv = S->view[0][l];
             j->dyv = backward ? S->view[1][l] : (ck_tv){NULL, 0};
             j->dxv = backward && model_grad_in(m, l) ? S->view[1][l - 1] : (ck_tv){NULL, 0};
-            for (int ph = 0; ph < CK_NPHASE_ALL; ph++) j->o[ph] = L->cnt[l][ph] ? out + L->off[l][ph] : NULL;
+            for (int ph = 0; ph < CK_NPHASE_ALL; ph++)
+                j->o[ph] = L->cnt[l][ph] && (ph < CK_NPHASE || !light) ? out + L->off[l][ph] : NULL;
             j->wf = cw, j->wb = cw + ckk * OC + d.c * OC, j->part = part;
             j->xnz = nzp, j->dynz = nzp + n * (size_t)d.c;
             j->wpf = cw + 2 * (ckk * OC + d.c * OC), j->wpb = j->wpf + ckk * OC, j->key = key, j->layer = l;
@@ -4116,13 +4118,15 @@ done:
 /* Every layer's checks: conv layers and fused pairs sample by sample
  * (samples_pass), then dense and unfused element-wise layers, which read
  * plain copies, a layer at a time. */
-static void layers_all(engine *e, ck_state *S, const ck_layout *L, int backward, int training, double *out) {
+static void layers_all(engine *e, ck_state *S, const ck_layout *L, int backward, int training, int light,
+                       double *out) {
     const model *m = e->m;
     size_t n = e->batch;
     ck_rndw rw[MODEL_MAX_LAYERS][CK_RND_DRAWS];
     ck_rnd_key_t key = ck_rnd_key(ck_get_u64(out + L->input_off), (long)out[2], (int)out[0]);
-    rnd_prepare(m, S, key, rw);
-    samples_pass(e, S, L, backward, rw, key, out);
+    if (light) memset(rw, 0, sizeof rw); /* no random-weighted block read */
+    else rnd_prepare(m, S, key, rw);
+    samples_pass(e, S, L, backward, light, rw, key, out);
     for (int l = 0; l < m->n_layers; l++) {
         const layer *ly = &m->layers[l];
         if (ly->kind == LAYER_CONV) continue;
@@ -4136,7 +4140,8 @@ static void layers_all(engine *e, ck_state *S, const ck_layout *L, int backward,
             const float *w = S->p + m->tensors[ly->w_tensor].offset, *b = S->p + m->tensors[ly->b_tensor].offset;
             const float *dw = S->g + m->tensors[ly->w_tensor].offset, *db = S->g + m->tensors[ly->b_tensor].offset;
             double *o[CK_NPHASE_ALL];
-            for (int ph = 0; ph < CK_NPHASE_ALL; ph++) o[ph] = L->cnt[l][ph] ? out + L->off[l][ph] : NULL;
+            for (int ph = 0; ph < CK_NPHASE_ALL; ph++)
+                o[ph] = L->cnt[l][ph] && (ph < CK_NPHASE || !light) ? out + L->off[l][ph] : NULL;
             dense_all(S, ly, w, b, x, y, dy, dx, dw, db, n, o);
             for (size_t dr = 0; dr < CK_RND_DRAWS; dr++) dense_rnd(S, ly, w, b, x, y, dy, dx, n, &rw[l][dr], dr, o);
             if (dy && o[CK_BWD_W_PEEK]) dense_peek(S, ly, dw, dy, x, n, o[CK_BWD_W_PEEK]);
@@ -4362,6 +4367,9 @@ int engine_checksums_host(engine *e, int stage_flags, double *out) {
     const engine_i *I = e->iface;
     int stage = stage_flags & CK_STAGE_MASK, only = !!(stage_flags & CK_STAGE_HASH_ONLY);
     int hash = only || (stage_flags & CK_STAGE_HASH);
+    /* a light step (engine.h): the plain relations' blocks only, the
+     * rest left 0 */
+    int light = !!(stage_flags & CK_STAGE_LIGHT);
     ck_state *S;
     int rc = state_get(e, &S);
     if (rc) return rc;
@@ -4391,7 +4399,7 @@ int engine_checksums_host(engine *e, int stage_flags, double *out) {
     if ((rc = fetch(e, S, backward))) return rc;
     if (!only) {
         ck_put_u64(out + L.input_off, ck_digest(S->input, e->batch * (size_t)m->in_c * m->in_h * m->in_w));
-        layers_all(e, S, &L, backward, backward, out);
+        layers_all(e, S, &L, backward, backward, light, out);
     }
     if (!backward) {
         if (hash && (rc = operand_hash(e, S, stage, 0, out + L.total))) return rc;

@@ -242,8 +242,10 @@ int engine_set_tensor(engine *e, tensor_id t, const float *in) {
 int engine_checksums(engine *e, int stage, double *out) {
     if (!e->iface->checksums) return ls_err(LS_EUNAVAIL, "%s: no every-step checksums", e->spec.spec);
     int st = stage & CK_STAGE_MASK, fl = stage & ~CK_STAGE_MASK;
-    if (st < CK_STAGE_STEP || st > CK_STAGE_EVAL || (fl & ~(CK_STAGE_HASH | CK_STAGE_HASH_ONLY)) ||
-        fl == (CK_STAGE_HASH | CK_STAGE_HASH_ONLY) || (fl && st == CK_STAGE_EVAL))
+    int hf = fl & ~CK_STAGE_LIGHT;
+    if (st < CK_STAGE_STEP || st > CK_STAGE_EVAL || (hf & ~(CK_STAGE_HASH | CK_STAGE_HASH_ONLY)) ||
+        hf == (CK_STAGE_HASH | CK_STAGE_HASH_ONLY) || (fl && st == CK_STAGE_EVAL) ||
+        ((fl & CK_STAGE_LIGHT) && st != CK_STAGE_STEP))
         return ls_err(LS_EINVAL, "checksums: bad stage %d", stage);
     return e->iface->checksums(e, stage, out);
 }

@@ -297,6 +297,7 @@ int engine_recorded_eval_at(engine *e, int epoch, size_t batch) {
 static int rec_checksums(engine *e, int stage, double *out) {
     rec_ctx *c = e->ctx;
     const recording *r = c->rec;
+    stage &= ~CK_STAGE_LIGHT; /* the recorded vector, whole (judged as light: engine.h) */
     if (stage & ~CK_STAGE_MASK) return ls_err(LS_EINVAL, "recorded:%s: no operand hash (checksums stage %d)", r->path, stage);
     if (!r->has_checksums) {
         const char *ck = golden_provenance_get(r->gf, "plan.checksums");

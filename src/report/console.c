@@ -248,6 +248,9 @@ void report_print_coverage(FILE *f, const audit_result *r, const verdict_table *
             fprintf(f, "%s by checksums (%ld of %ld, evaluation %d of %d epochs)",
                     ae->ck_steps == all && all && !ae->ck_unjudged ? "every drift step checked" : "drift steps checked", ae->ck_steps,
                     all, ae->ck_eval_epochs, r->cfg.eval ? r->epochs_done : 0);
+        if (r->cfg.checksums && ae->ck_light_steps)
+            fprintf(f, "; %ld of them light, the plain relations only (--complete-every %ld), every relation at %ld",
+                    ae->ck_light_steps, r->cfg.complete_every, ae->ck_steps - ae->ck_light_steps);
         if (r->cfg.checksums && ae->ck_have && ae->ck_partial[0]) fprintf(f, " — partly: %s", ae->ck_partial);
         if (r->cfg.checksums && ae->ck_unjudged) /* not full coverage: some relations said nothing */
             fprintf(f, "; %ld relation(s) not judged (fp32 may overflow there)", ae->ck_unjudged);
@@ -321,6 +324,8 @@ void report_print_coverage(FILE *f, const audit_result *r, const verdict_table *
         fprintf(f, "  %-*s %s by checksums (%ld of %ld, evaluation %d of %d epochs)", lw, ae->label,
                 ae->ck_steps == all && all && !ae->ck_unjudged ? "every drift step checked" : "drift steps checked", ae->ck_steps, all,
                 ae->ck_eval_epochs, r->cfg.eval ? r->epochs_done : 0);
+        if (ae->ck_light_steps)
+            fprintf(f, "; %ld of them light (--complete-every %ld)", ae->ck_light_steps, r->cfg.complete_every);
         if (ae->ck_unjudged) fprintf(f, "; %ld relation(s) not judged (fp32 may overflow there)", ae->ck_unjudged);
         if (ae->ck_twin_of >= 0 && ae->ck_twin_steps)
             fprintf(f, "; %ld judged on %s's vector (every operand hashed equal)", ae->ck_twin_steps,

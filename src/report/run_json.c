@@ -233,6 +233,8 @@ static void json_checksums(lsbuf *b, const audit_result *r, const audit_engine *
                  ae->recorded ? 0L : r->attribution_steps, ae->ck_eval_batches, ae->ck_eval_epochs, r->cfg.eval ? r->epochs_done : 0,
                  ae->ck_relations, ae->ck_viol_checks);
     lsbuf_json_num(b, ae->ck_s);
+    lsbuf_printf(b, ", \"steps_light\": %ld, \"complete_every\": %ld", ae->ck_light_steps,
+                 r->cfg.complete_every > 1 ? r->cfg.complete_every : 1);
     lsbuf_printf(b, ", \"worst_ratio\": ");
     lsbuf_json_num(b, ae->ck_relations ? ae->ck_worst : NAN);
     lsbuf_printf(b, ", \"worst\": ");

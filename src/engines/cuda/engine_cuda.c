@@ -948,7 +948,9 @@ static int cu_checksums(engine *e, int stage, double *out) {
     const model *m = e->m;
     int rc = 0;
     /* no operand hash on the device yet: a repeat of a cuda engine is
-     * checked in full (the driver asks only host engines for it) */
+     * checked in full (the driver asks only host engines for it); a light
+     * step's vector is computed whole (judged as light: engine.h) */
+    stage &= ~CK_STAGE_LIGHT;
     if (stage & ~CK_STAGE_MASK) return ls_err(LS_EINVAL, "%s: no operand hash (checksums stage %d)", e->spec.spec, stage);
     size_t n = c->n ? c->n : e->max_batch, np = m->n_params * sizeof(float);
     ck_layout L, Lmax;

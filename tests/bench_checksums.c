@@ -2,13 +2,14 @@
  * bench_checksums.c — the cost of the every-step checksums against a
  * training step, in one process (no IPC): the cpu engine, SmallCNN, batch
  * 256 by default.  Prints medians over R rounds of: a training step, the
- * STEP-stage vector, the UPDATE-stage vector.
+ * STEP-stage vector, the UPDATE-stage vector, a light step's STEP vector.
  *   build/tests/bench_checksums [engine] [batch] [rounds] [dump]
  * With dump, the last round's STEP and UPDATE vectors are written there
  * as raw doubles (to compare two implementations of the same vectors).
  * BENCH_MODEL=mnist-convnet picks the other built-in model; BENCH_CK_THREADS=K
  * runs the checks on K threads; BENCH_CK_REPEAT=K times the STEP vector K
- * more times on the last step, alone (to profile the checks).
+ * more times on the last step, alone (to profile the checks; BENCH_CK_LIGHT=1: the
+ * light vector).
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -109,12 +110,13 @@ int main(int argc, char **argv) {
     int32_t *y = malloc(n * sizeof *y);
     ck_layout L;
     ck_layout_make(&L, &m, n);
-    double *v = malloc(2 * L.total * sizeof *v), *ts = malloc(5 * (size_t)R * sizeof *ts);
+    double *v = malloc(2 * L.total * sizeof *v), *ts = malloc(6 * (size_t)R * sizeof *ts);
+    double *lv = malloc(L.total * sizeof *lv); /* a light step's STEP vector (--complete-every: CK_STAGE_LIGHT) */
     double *hv = malloc((L.total + 1) * sizeof *hv); /* a repeat's hash-only STEP (engine.h) */
     float *copies[2 * MODEL_MAX_LAYERS] = {0};
     int fnth = o.ck_threads > 0 ? o.ck_threads : omp_get_num_procs() < 8 ? omp_get_num_procs() : 8;
     size_t fbytes = 0;
-    if (!x || !p || !y || !v || !ts || !hv) return 1;
+    if (!x || !p || !y || !v || !ts || !hv || !lv) return 1;
     for (size_t i = 0; i < n * 784; i++) x[i] = rng_uniform(5, (uint32_t)i, 0, 0, 3);
     for (size_t i = 0; i < n; i++) y[i] = (int32_t)(i % 10);
     model_init_params(&m, p, 1);
@@ -131,6 +133,9 @@ int main(int argc, char **argv) {
         /* the floor first, on this step's tensors as the STEP vector finds
          * them (after it, they would be warm from the vector's own reads) */
         if (!rc) ts[3 * R + r] = floor_pass(e, &m, n, fnth, copies, &fbytes);
+        double tl = ls_now();
+        if (!rc) rc = engine_checksums(e, CK_STAGE_STEP | CK_STAGE_LIGHT, lv);
+        ts[5 * R + r] = ls_now() - tl;
         double t1b = ls_now();
         if (!rc) rc = engine_checksums(e, CK_STAGE_STEP, v);
         double t2 = ls_now();
@@ -162,9 +167,11 @@ int main(int argc, char **argv) {
     const char *rep = getenv("BENCH_CK_REPEAT");
     int K = rep ? atoi(rep) : 0;
     double *kt = K > 0 ? malloc((size_t)K * sizeof *kt) : NULL;
+    const char *rl = getenv("BENCH_CK_LIGHT"); /* =1: the light vector there instead (to profile it) */
+    int rstage = CK_STAGE_STEP | (rl && *rl == '1' ? CK_STAGE_LIGHT : 0);
     for (int k = 0; k < K && kt && !rc; k++) {
         double k0 = ls_now();
-        rc = engine_checksums(e, CK_STAGE_STEP, v);
+        rc = engine_checksums(e, rstage, rstage == CK_STAGE_STEP ? v : lv);
         kt[k] = ls_now() - k0;
     }
     if (kt) qsort(kt, (size_t)K, sizeof *kt, cmp);
@@ -177,7 +184,7 @@ int main(int argc, char **argv) {
         rc = checksums_judge(&m, v, n, y, 0, CK_BLOCKS_ALL, &cv);
     }
     double jt = (ls_now() - j0) / J;
-    for (int k = 0; k < 5; k++) qsort(ts + k * R, (size_t)R, sizeof *ts, cmp);
+    for (int k = 0; k < 6; k++) qsort(ts + k * R, (size_t)R, sizeof *ts, cmp);
     double st = ts[R / 2], c1 = ts[R + R / 2], c2 = ts[2 * R + R / 2], fl = ts[3 * R + R / 2];
     printf("%s, batch %zu, median of %d: training step %.1f ms, checksums STEP %.1f ms + UPDATE %.1f ms (%.0f%% of the step); "
            "judging the STEP vector %.2f ms\n",
@@ -188,10 +195,12 @@ int main(int argc, char **argv) {
     if (!no_hash)
         printf("a repeat's STEP stage when it shares its first listing's vector (CK_STAGE_HASH_ONLY: the operand "
                "hash): %.2f ms (%.0f%% of the step)\n", 1e3 * ts[4 * R + R / 2], 100 * ts[4 * R + R / 2] / st);
+    printf("a light step's STEP vector (--complete-every K: the plain relations only): %.1f ms (%.0f%% of the step)\n",
+           1e3 * ts[5 * R + R / 2], 100 * ts[5 * R + R / 2] / st);
     if (kt) printf("STEP vector alone, again on the last step: median of %d %.1f ms\n", K, 1e3 * kt[K / 2]);
     free(kt);
     engine_free(e);
     for (int k = 0; k < 2 * MODEL_MAX_LAYERS; k++) free(copies[k]);
-    free(x), free(p), free(y), free(v), free(ts), free(hv);
+    free(x), free(p), free(y), free(v), free(ts), free(hv), free(lv);
     return 0;
 }

@@ -175,9 +175,11 @@ static int judge(engine *e, audit_engine *ae, const model *m, int stage_flags, s
                  const uint64_t *x_dig, const bounds_dups *dups, long step, int epoch, const double *vec, double t0) {
     int rc, stage = stage_flags & CK_STAGE_MASK;
     /* a light step (CK_STAGE_LIGHT: --complete-every K): the plain
-     * relations, element-wise blocks, loss, digests and the input digest
-     * are judged, the blocks after INPUT are not (whatever the engine put
-     * there: cuda and a recording compute them whole) */
+     * relations, element-wise blocks, loss, digests, the input digest and
+     * the dense layers' other blocks but the every-output re-dos are
+     * judged, the rest not (whatever the engine put there: cuda and a
+     * recording compute them whole); a recording older than some of
+     * those blocks: the plain relations only */
     int light = stage == CK_STAGE_STEP && (stage_flags & CK_STAGE_LIGHT);
     ck_verdict v;
     ck_verdict_init(&v);
@@ -219,7 +221,8 @@ static int judge(engine *e, audit_engine *ae, const model *m, int stage_flags, s
     /* the tolerance this engine's vectors are judged at: a recording's is its own file's claim */
     double u_in = every_step_declared_u_in(rs ? rs : ae->spec);
     if (u_in > ae->ck_u_in) ae->ck_u_in = u_in;
-    if ((rc = checksums_judge_dups(m, vec, n, y, u_in, light ? CK_BLOCKS_BASE : ext, dups, &v))) return rc;
+    if ((rc = checksums_judge_dups(m, vec, n, y, u_in, light ? (ext >= CK_BLOCKS_ALL ? CK_BLOCKS_LIGHT : CK_BLOCKS_BASE) : ext,
+                                   dups, &v))) return rc;
     ck_layout L;
     ck_layout_make(&L, m, n);
     if (stage != CK_STAGE_UPDATE && ae->ck_chain) checksums_continuity(m, ae->ck_dig, vec, n, ae->ck_seeded, &v);

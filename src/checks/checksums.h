@@ -119,7 +119,11 @@ enum {
      * (engines/checksums.h), never recorded: its Adam differences are
      * bounded (within bounds_adam: SUSPECT, not the engines' shared
      * formula; beyond: PROBLEM); without it any difference is a PROBLEM */
-    CK_BLOCKS_LIVE = 8
+    CK_BLOCKS_LIVE = 8,
+    /* a light step's STEP vector (CK_STAGE_LIGHT, engines/engine.h): a conv
+     * layer's plain relations only, a dense layer's all but the
+     * every-output re-dos (engines/checksums.h, ck_light_dense_phase) */
+    CK_BLOCKS_LIGHT = 9
 };
 int checksums_judge(const model *m, const double *vec, size_t n, const int32_t *labels, double u_in, int per_sample,
                     ck_verdict *out);

@@ -4124,8 +4124,7 @@ static void layers_all(engine *e, ck_state *S, const ck_layout *L, int backward,
     size_t n = e->batch;
     ck_rndw rw[MODEL_MAX_LAYERS][CK_RND_DRAWS];
     ck_rnd_key_t key = ck_rnd_key(ck_get_u64(out + L->input_off), (long)out[2], (int)out[0]);
-    if (light) memset(rw, 0, sizeof rw); /* no random-weighted block read */
-    else rnd_prepare(m, S, key, rw);
+    rnd_prepare(m, S, key, rw); /* (a light step's dense random-weighted relations read them too) */
     samples_pass(e, S, L, backward, light, rw, key, out);
     for (int l = 0; l < m->n_layers; l++) {
         const layer *ly = &m->layers[l];
@@ -4141,7 +4140,7 @@ static void layers_all(engine *e, ck_state *S, const ck_layout *L, int backward,
             const float *dw = S->g + m->tensors[ly->w_tensor].offset, *db = S->g + m->tensors[ly->b_tensor].offset;
             double *o[CK_NPHASE_ALL];
             for (int ph = 0; ph < CK_NPHASE_ALL; ph++)
-                o[ph] = L->cnt[l][ph] && (ph < CK_NPHASE || !light) ? out + L->off[l][ph] : NULL;
+                o[ph] = L->cnt[l][ph] && (!light || ck_light_dense_phase(ph)) ? out + L->off[l][ph] : NULL;
             dense_all(S, ly, w, b, x, y, dy, dx, dw, db, n, o);
             for (size_t dr = 0; dr < CK_RND_DRAWS; dr++) dense_rnd(S, ly, w, b, x, y, dy, dx, n, &rw[l][dr], dr, o);
             if (dy && o[CK_BWD_W_PEEK]) dense_peek(S, ly, dw, dy, x, n, o[CK_BWD_W_PEEK]);

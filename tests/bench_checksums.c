@@ -195,7 +195,7 @@ int main(int argc, char **argv) {
     if (!no_hash)
         printf("a repeat's STEP stage when it shares its first listing's vector (CK_STAGE_HASH_ONLY: the operand "
                "hash): %.2f ms (%.0f%% of the step)\n", 1e3 * ts[4 * R + R / 2], 100 * ts[4 * R + R / 2] / st);
-    printf("a light step's STEP vector (--complete-every K: the plain relations only): %.1f ms (%.0f%% of the step)\n",
+    printf("a light step's STEP vector (--complete-every K: the conv layers' plain relations only): %.1f ms (%.0f%% of the step)\n",
            1e3 * ts[5 * R + R / 2], 100 * ts[5 * R + R / 2] / st);
     if (kt) printf("STEP vector alone, again on the last step: median of %d %.1f ms\n", K, 1e3 * kt[K / 2]);
     free(kt);

@@ -73,7 +73,7 @@ typedef struct {
     int checksums;        /* every-step checksums of every engine that has them (default 1) */
     int ck_no_share;      /* --no-share: a repeat computes its own vector at every step (every_step.h) */
     long complete_every;  /* --complete-every K (default 1: every step complete): K > 1, a drift step's
-                           * checksum vector is light (CK_STAGE_LIGHT: the plain relations only) except at
+                           * checksum vector is light (CK_STAGE_LIGHT: the conv layers' plain relations only) except at
                            * step 1, the last step, a partial batch's steps and ~1 in K drawn
                            * (driver.c ck_complete_step) */
     int verbose;          /* the whole evidence on stdout, not only the verdict screen */
@@ -252,7 +252,7 @@ typedef struct {
     double ck_u_in;          /* the operand rounding its vectors were judged at (0: fp32; a recording's: what its
                               * own engine.spec declares) */
     long ck_steps;           /* training steps judged by checksums */
-    long ck_light_steps;     /* of them, light steps (--complete-every K: the plain relations only) */
+    long ck_light_steps;     /* of them, light steps (--complete-every K: CK_STAGE_LIGHT) */
     long ck_skipped;         /* training steps not judged (fed inputs: checked per element instead) */
     long ck_eval_batches;    /* evaluation batches judged */
     int ck_eval_epochs;      /* epochs whose whole evaluation was judged */

@@ -323,7 +323,7 @@ void headline_make(headline *h, const audit_result *r, const verdict_table *v) {
         }
         char lt[160] = "";
         if (light)
-            snprintf(lt, sizeof lt, " (%ld of %ld by the plain relations only: --complete-every %ld)", light, all,
+            snprintf(lt, sizeof lt, " (%ld of %ld light, the conv layers' plain relations only: --complete-every %ld)", light, all,
                      r->cfg.complete_every);
         if (r->cfg.eval)
             snprintf(h->line, sizeof h->line, "VERDICT: ok — every engine listed ran, every step%s and evaluation was "

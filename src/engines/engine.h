@@ -46,9 +46,11 @@ enum { CK_STAGE_STEP = 1, CK_STAGE_UPDATE = 2, CK_STAGE_EVAL = 3 };
  * would), for a repeat of an engine whose vector it can share when the
  * hashes agree.  out then holds ck_layout.total + 1 doubles. */
 enum { CK_STAGE_MASK = 15, CK_STAGE_HASH = 16, CK_STAGE_HASH_ONLY = 32 };
-/* CK_STAGE_LIGHT (STEP only, any engine): the plain relations only — each
- * layer's FWD, BWD_DATA, BWD_W, BWD_B blocks, the element-wise blocks, LOSS,
- * DIGEST and INPUT; the blocks after INPUT may be left 0 (the host's are;
+/* CK_STAGE_LIGHT (STEP only, any engine): each layer's plain FWD,
+ * BWD_DATA, BWD_W, BWD_B blocks, the element-wise blocks, LOSS, DIGEST,
+ * INPUT and the dense layers' blocks after INPUT but the every-output
+ * re-dos (engines/checksums.h, ck_light_dense_phase); the other blocks after
+ * INPUT may be left 0 (the host's are;
  * an engine that computes them anyway is judged as if it had not).  The
  * audit's light steps (--complete-every K: audit.h); the cuda and recorded
  * engines ignore it. */

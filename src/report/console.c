@@ -249,7 +249,8 @@ void report_print_coverage(FILE *f, const audit_result *r, const verdict_table *
                     ae->ck_steps == all && all && !ae->ck_unjudged ? "every drift step checked" : "drift steps checked", ae->ck_steps,
                     all, ae->ck_eval_epochs, r->cfg.eval ? r->epochs_done : 0);
         if (r->cfg.checksums && ae->ck_light_steps)
-            fprintf(f, "; %ld of them light, the plain relations only (--complete-every %ld), every relation at %ld",
+            fprintf(f, "; %ld of them light, the conv layers' plain relations only (--complete-every %ld), every "
+                       "relation at %ld",
                     ae->ck_light_steps, r->cfg.complete_every, ae->ck_steps - ae->ck_light_steps);
         if (r->cfg.checksums && ae->ck_have && ae->ck_partial[0]) fprintf(f, " — partly: %s", ae->ck_partial);
         if (r->cfg.checksums && ae->ck_unjudged) /* not full coverage: some relations said nothing */

@@ -1159,8 +1159,9 @@ static void sec_checksums(doc *d, const ctx *x) {
                  ae->ck_eval_batches, ae->ck_eval_epochs,
                  ae->ck_relations, fnum(b1, sizeof b1, ae->ck_worst), ae->ck_worst_what, ae->ck_viol_checks, ae->ck_s);
         if (ae->ck_have && ae->ck_light_steps)
-            para(d, "%s: %ld of those drift steps light (--complete-every %ld): the plain relations, the element-wise "
-                    "re-checks, the loss, the update and continuity only; every relation at the other %ld.",
+            para(d, "%s: %ld of those drift steps light (--complete-every %ld): the conv layers' plain relations, the "
+                    "dense layers' relations but their every-output re-dos, the element-wise re-checks, the loss, "
+                    "the update, continuity and the input digest only; every relation at the other %ld.",
                  ae->label, ae->ck_light_steps, r->cfg.complete_every, ae->ck_steps - ae->ck_light_steps);
         if (ae->ck_have && ae->ck_partial[0]) para(d, "%s: not every relation judged: %s.", ae->label, ae->ck_partial);
         if (r->cfg.checksums && ae->ck_unjudged)

@@ -2372,7 +2372,7 @@ static void test_light_step(void **s) {
         for (int ph = CK_FWD_PS; ph < CK_NPHASE_ALL; ph++) {
             size_t o = f.L.off[l][ph], c = f.L.cnt[l][ph] * (f.L.is_rel[l] ? CK_REL : 2);
             if (!c) continue;
-            if (f.m.layers[l].kind == LAYER_DENSE && ck_light_dense_phase(ph)) {
+            if (ck_light_keeps(&f.m.layers[l], ph)) {
                 assert_memory_equal(lv + o, f.vec + o, c * sizeof *lv);
                 kept += c;
             } else

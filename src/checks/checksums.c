@@ -968,9 +968,8 @@ int checksums_judge_dups(const model *m, const double *vec, size_t n, const int3
             if (L.is_rel[l]) judge_rel(m, &L, vec, n, l, ph, cph, u_in, dups, eval ? NULL : &bp, out);
             else if (ph <= CK_BWD_DATA) judge_exact(m, &L, vec, l, ph, cph, out);
         }
-        int light = per_sample == CK_BLOCKS_LIGHT, conv = m->layers[l].kind == LAYER_CONV;
-        int ph_end = light                         ? (conv ? 0 : CK_NPHASE_ALL)
-                     : per_sample >= CK_BLOCKS_ALL   ? CK_NPHASE_ALL
+        int light = per_sample == CK_BLOCKS_LIGHT;
+        int ph_end = per_sample >= CK_BLOCKS_ALL   ? CK_NPHASE_ALL
                      : per_sample == CK_BLOCKS_D   ? CK_NPHASE_D
                      : per_sample == CK_BLOCKS_P   ? CK_NPHASE_P
                      : per_sample == CK_BLOCKS_R   ? CK_NPHASE_R
@@ -979,7 +978,7 @@ int checksums_judge_dups(const model *m, const double *vec, size_t n, const int3
                      : per_sample == CK_BLOCKS_EXT ? CK_NPHASE_EXT
                                                    : 0;
         for (int ph = CK_FWD_PS; ph < ph_end; ph++) {
-            if (light && !ck_light_dense_phase(ph)) continue;
+            if (light && !ck_light_keeps(&m->layers[l], ph)) continue;
             if (ph == CK_FWD_BLANK) {
                 judge_blank(m, &L, vec, n, l, eval ? CKP_EVAL : CKP_FORWARD, u_in, out);
                 continue;
@@ -992,7 +991,8 @@ int checksums_judge_dups(const model *m, const double *vec, size_t n, const int3
                           u_in, dups, NULL, out);
         }
         /* the re-done dW elements' signs (after both blocks' own judgements; fp32 engines only, as sign_begin) */
-        if (!eval && u_in <= 0 && ph_end > CK_BWD_W_PEEK) judge_dw_sign(m, &L, vec, n, l, out);
+        if (!eval && u_in <= 0 && ph_end > CK_BWD_W_PEEK && (!light || ck_light_keeps(&m->layers[l], CK_BWD_W_PEEK)))
+            judge_dw_sign(m, &L, vec, n, l, out);
     }
     if (!eval) judge_bias_pool(m, vec, &bp, out);
     if (!eval) judge_logit_tie(m, &L, vec, n, out);

@@ -122,7 +122,7 @@ enum {
     CK_BLOCKS_LIVE = 8,
     /* a light step's STEP vector (CK_STAGE_LIGHT, engines/engine.h): a conv
      * layer's plain relations only, a dense layer's all but the
-     * every-output re-dos (engines/checksums.h, ck_light_dense_phase) */
+     * every-output re-dos (engines/checksums.h, ck_light_keeps) */
     CK_BLOCKS_LIGHT = 9
 };
 int checksums_judge(const model *m, const double *vec, size_t n, const int32_t *labels, double u_in, int per_sample,

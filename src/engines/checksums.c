@@ -4022,7 +4022,7 @@ static void samples_pass(engine *e, ck_state *S, const ck_layout *L, int backwar
             j->dyv = backward ? S->view[1][l] : (ck_tv){NULL, 0};
             j->dxv = backward && model_grad_in(m, l) ? S->view[1][l - 1] : (ck_tv){NULL, 0};
             for (int ph = 0; ph < CK_NPHASE_ALL; ph++)
-                j->o[ph] = L->cnt[l][ph] && (ph < CK_NPHASE || !light) ? out + L->off[l][ph] : NULL;
+                j->o[ph] = L->cnt[l][ph] && (!light || ck_light_keeps(ly, ph)) ? out + L->off[l][ph] : NULL;
             j->wf = cw, j->wb = cw + ckk * OC + d.c * OC, j->part = part;
             j->xnz = nzp, j->dynz = nzp + n * (size_t)d.c;
             j->wpf = cw + 2 * (ckk * OC + d.c * OC), j->wpb = j->wpf + ckk * OC, j->key = key, j->layer = l;
@@ -4140,7 +4140,7 @@ static void layers_all(engine *e, ck_state *S, const ck_layout *L, int backward,
             const float *dw = S->g + m->tensors[ly->w_tensor].offset, *db = S->g + m->tensors[ly->b_tensor].offset;
             double *o[CK_NPHASE_ALL];
             for (int ph = 0; ph < CK_NPHASE_ALL; ph++)
-                o[ph] = L->cnt[l][ph] && (!light || ck_light_dense_phase(ph)) ? out + L->off[l][ph] : NULL;
+                o[ph] = L->cnt[l][ph] && (!light || ck_light_keeps(ly, ph)) ? out + L->off[l][ph] : NULL;
             dense_all(S, ly, w, b, x, y, dy, dx, dw, db, n, o);
             for (size_t dr = 0; dr < CK_RND_DRAWS; dr++) dense_rnd(S, ly, w, b, x, y, dy, dx, n, &rw[l][dr], dr, o);
             if (dy && o[CK_BWD_W_PEEK]) dense_peek(S, ly, dw, dy, x, n, o[CK_BWD_W_PEEK]);
@@ -4366,8 +4366,8 @@ int engine_checksums_host(engine *e, int stage_flags, double *out) {
     const engine_i *I = e->iface;
     int stage = stage_flags & CK_STAGE_MASK, only = !!(stage_flags & CK_STAGE_HASH_ONLY);
     int hash = only || (stage_flags & CK_STAGE_HASH);
-    /* a light step (engine.h): the plain relations' blocks only, the
-     * rest left 0 */
+    /* a light step (engine.h): the blocks ck_light_keeps names, the rest
+     * left 0 */
     int light = !!(stage_flags & CK_STAGE_LIGHT);
     ck_state *S;
     int rc = state_get(e, &S);

@@ -178,11 +178,14 @@ enum { CK_BWD_W_RND = CK_NPHASE_D, CK_NPHASE_ALL };
  * the zoo's rectangle faults went from 9.3x over to 0.76 between two
  * draws; two make such a miss ~1/4 as likely. */
 enum { CK_RND_DRAWS = 2 };
-/* A light step's dense blocks (CK_STAGE_LIGHT, engine.h): a dense layer is
- * small beside the conv layers, so a light step keeps all its relations
- * but the every-output re-dos (FWD_DPEEK, BWD_DATA_DPEEK: a matrix product
- * in double); a conv layer keeps the plain ones (ph < CK_NPHASE) only. */
-static inline int ck_light_dense_phase(int ph) { return ph != CK_FWD_DPEEK && ph != CK_BWD_DATA_DPEEK; }
+/* The blocks a light step computes (CK_STAGE_LIGHT, engine.h) and the
+ * judge reads (CK_BLOCKS_LIGHT), one rule for both: every layer's plain
+ * ones (ph < CK_NPHASE); a dense layer, small beside the conv layers, all
+ * its others too but the every-output re-dos (FWD_DPEEK, BWD_DATA_DPEEK: a
+ * matrix product in double). */
+static inline int ck_light_keeps(const layer *ly, int ph) {
+    return ph < CK_NPHASE || (ly->kind == LAYER_DENSE && ph != CK_FWD_DPEEK && ph != CK_BWD_DATA_DPEEK);
+}
 enum { CK_HDR = 3, CK_REL = 4 };
 
 typedef struct {

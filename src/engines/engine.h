@@ -49,7 +49,7 @@ enum { CK_STAGE_MASK = 15, CK_STAGE_HASH = 16, CK_STAGE_HASH_ONLY = 32 };
 /* CK_STAGE_LIGHT (STEP only, any engine): each layer's plain FWD,
  * BWD_DATA, BWD_W, BWD_B blocks, the element-wise blocks, LOSS, DIGEST,
  * INPUT and the dense layers' blocks after INPUT but the every-output
- * re-dos (engines/checksums.h, ck_light_dense_phase); the other blocks after
+ * re-dos (engines/checksums.h, ck_light_keeps); the other blocks after
  * INPUT may be left 0 (the host's are;
  * an engine that computes them anyway is judged as if it had not).  The
  * audit's light steps (--complete-every K: audit.h); the cuda and recorded

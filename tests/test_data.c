@@ -616,6 +616,104 @@ static void test_fashion_mnist(void **state) {
     dataset_free(&ds);
 }
 
+/* ---- the decompressed copy (data.c: the cache) ---------------------------- */
+
+/* The one copy in dir (not a temporary), into out; 0 if none, -1 if more. */
+static int cache_file(const char *dir, char *out, size_t cap) {
+    DIR *d = opendir(dir);
+    if (!d) return 0;
+    int n = 0;
+    struct dirent *e;
+    while ((e = readdir(d)))
+        if (!strncmp(e->d_name, "idx-", 4)) {
+            n = strstr(e->d_name, ".tmp.") || n ? -1 : 1;
+            snprintf(out, cap, "%s/%s", dir, e->d_name);
+        }
+    closedir(d);
+    return n;
+}
+
+/* 1400 28x28 images (1.1 MB: over the 1 MiB a copy needs), gzipped. */
+#define CN 1400
+static void load_big(const char *ip, const char *lp, const bytes *im, int want_reader) {
+    idx_set s;
+    int rc = idx_load(&s, ip, lp, 10);
+    if (rc) print_error("%s\n", ls_errmsg());
+    assert_int_equal(rc, 0);
+    assert_int_equal(s.n, CN);
+    assert_memory_equal(s.images, im->b + 16, (size_t)CN * 28 * 28);
+    assert_int_equal(s.images_crc, (uint32_t)crc32_z(crc32_z(0, NULL, 0), im->b, im->len));
+    /* the images file is the first read, so the reader of the labels
+     * (small: never copied) is what idx_last_reader says; the images'
+     * reader shows as whether they lie in a mapping */
+    assert_int_equal(s.images_map != NULL, want_reader == IDX_READER_CACHE);
+    assert_null(s.labels_map);
+    idx_free(&s);
+    assert_zeroed(&s);
+}
+
+/* A large gzip file is inflated once and copied; the next load maps the
+ * copy: the same bytes and crc.  A copy whose bytes were damaged, that
+ * was cut short, or that belongs to the file as it was before it was
+ * rewritten is not used (and is written again); LOCKSTEP_CACHE=off writes
+ * none; a cache that cannot be written costs nothing but the time. */
+static void test_cache_copy(void **state) {
+    char cdir[700], cf[1400];
+    snprintf(cdir, sizeof cdir, "%s/cache", g_dir);
+    setenv("LOCKSTEP_CACHE", cdir, 1);
+    bytes im = make_images(0x00000803, CN, 28, 28), lb = make_labels(0x00000801, CN, 10);
+    const char *ip0 = write_gz("big-images.gz", im.b, im.len);
+    char ip[600], lp[600];
+    snprintf(ip, sizeof ip, "%s", ip0);
+    snprintf(lp, sizeof lp, "%s", write_gz("big-labels.gz", lb.b, lb.len));
+    assert_int_equal(cache_file(cdir, cf, sizeof cf), 0);
+    load_big(ip, lp, &im, IDX_READER_LIBDEFLATE); /* inflated, and copied */
+    assert_int_equal(cache_file(cdir, cf, sizeof cf), 1);
+    struct stat st;
+    assert_int_equal(stat(cf, &st), 0);
+    assert_int_equal((size_t)st.st_size, 64 + im.len);
+    load_big(ip, lp, &im, IDX_READER_CACHE); /* mapped */
+
+    /* one byte of the copy's pixels changed: its CRC-32 no longer matches
+     * the gzip trailer's; inflated again, and the copy rewritten */
+    FILE *f = fopen(cf, "r+b");
+    assert_non_null(f);
+    assert_int_equal(fseek(f, 64 + 16 + 1000, SEEK_SET), 0);
+    assert_int_equal(fputc(pix(1000) ^ 0x40, f), pix(1000) ^ 0x40);
+    assert_int_equal(fclose(f), 0);
+    load_big(ip, lp, &im, IDX_READER_LIBDEFLATE);
+    load_big(ip, lp, &im, IDX_READER_CACHE);
+
+    /* cut short */
+    assert_int_equal(truncate(cf, 64 + (off_t)im.len - 1), 0);
+    load_big(ip, lp, &im, IDX_READER_LIBDEFLATE);
+    load_big(ip, lp, &im, IDX_READER_CACHE);
+
+    /* the gzip file rewritten with other pixels: the old copy is not the
+     * file's any more (size, inode, time or trailer differ) */
+    bytes im2 = make_images(0x00000803, CN, 28, 28);
+    for (size_t k = 16; k < im2.len; k += 97) im2.b[k] ^= 0x11;
+    unlink(ip);
+    write_gz("big-images.gz", im2.b, im2.len);
+    load_big(ip, lp, &im2, IDX_READER_LIBDEFLATE);
+    load_big(ip, lp, &im2, IDX_READER_CACHE);
+    assert_int_equal(cache_file(cdir, cf, sizeof cf), 1); /* one copy per file, replaced */
+
+    /* off: nothing read from or written to the cache */
+    setenv("LOCKSTEP_CACHE", "off", 1);
+    load_big(ip, lp, &im2, IDX_READER_LIBDEFLATE);
+    /* a cache directory that cannot be made (under a regular file) */
+    char bad[800];
+    snprintf(bad, sizeof bad, "%s/cache-under", lp);
+    setenv("LOCKSTEP_CACHE", bad, 1);
+    load_big(ip, lp, &im2, IDX_READER_LIBDEFLATE);
+    load_big(ip, lp, &im2, IDX_READER_LIBDEFLATE);
+    unsetenv("LOCKSTEP_CACHE");
+    free(im.b);
+    free(im2.b);
+    free(lb.b);
+}
+
 /* ---- data_make_batch ---------------------------------------------------- */
 
 static void test_make_batch(void **state) {
@@ -681,6 +779,7 @@ int main(void) {
         cmocka_unit_test(test_long_path),          cmocka_unit_test(test_dataset_other_sizes),
         cmocka_unit_test(test_dataset_missing),    cmocka_unit_test(test_fashion_mnist),
         cmocka_unit_test(test_make_batch),         cmocka_unit_test(test_shape_checked_before_allocating),
+        cmocka_unit_test(test_cache_copy),
     };
     return cmocka_run_group_tests(tests, group_setup, group_teardown);
 }

@@ -21,8 +21,10 @@
 typedef struct {
     size_t n;
     int rows, cols;
-    uint8_t *images; /* n * rows * cols */
+    uint8_t *images; /* n * rows * cols (read-only when mapped) */
     uint8_t *labels; /* n */
+    void *images_map, *labels_map; /* the cache's mapped copies they lie in (data.c), or NULL: malloc'd */
+    size_t images_map_len, labels_map_len;
     char images_path[512], labels_path[512];
     uint32_t images_crc, labels_crc; /* crc32 of the decompressed files */
     int normalize;                   /* --normalize: data_make_batch yields (x/255 - mean) / std */
@@ -42,8 +44,11 @@ int idx_load_shape(idx_set *s, const char *images_path, const char *labels_path,
 void idx_free(idx_set *s);
 /* Which reader read the last file this process loaded successfully:
  * libdeflate (a well-formed single-member gzip file), zlib (any other gzip
- * file: several members, junk after the last), plain; for tests. */
-enum { IDX_READER_NONE = 0, IDX_READER_LIBDEFLATE, IDX_READER_ZLIB, IDX_READER_PLAIN };
+ * file: several members, junk after the last), plain, or the cache (the
+ * checked decompressed copy of a well-formed gzip file of at least 1 MiB,
+ * mapped: $LOCKSTEP_CACHE, else $XDG_CACHE_HOME/lockstep, else
+ * ~/.cache/lockstep; LOCKSTEP_CACHE=off for none); for tests. */
+enum { IDX_READER_NONE = 0, IDX_READER_LIBDEFLATE, IDX_READER_ZLIB, IDX_READER_PLAIN, IDX_READER_CACHE };
 int idx_last_reader(void);
 
 /* Load DIR/{train,t10k}-{images-idx3,labels-idx1}-ubyte[.gz] (the .gz is

@@ -1062,6 +1062,19 @@ static void test_ok_names_unchecked_drift(void **st) {
     assert_int_equal(h.kind, HEADLINE_OK);
     if (!strstr(h.line, "VERDICT: ok — every engine listed ran, every step was checked (no evaluation: --no-eval)"))
         fail_msg("headline: %s", h.line);
+    /* cpu:algo=winograd on a CPU without oneDNN's Winograd kernels ran direct (describe()'s algo_requested):
+     * it ran, but not what was listed, and the ok line says so on the first screen */
+    char *plain_desc = ae->describe;
+    ae->describe = strdup("{\"engine\":\"cpu\",\"algo\":\"direct\",\"algo_requested\":\"winograd\"}");
+    snprintf(ae->label, sizeof ae->label, "cpu:algo=winograd");
+    headline_make(&h, r, &v);
+    assert_int_equal(h.kind, HEADLINE_OK);
+    if (!strstr(h.line, "VERDICT: ok — every engine listed ran (cpu:algo=winograd as direct: no winograd kernel here, "
+                        "see the note), every step was checked"))
+        fail_msg("fallback: headline: %s", h.line);
+    free(ae->describe);
+    ae->describe = plain_desc;
+    snprintf(ae->label, sizeof ae->label, "cpu");
     /* its checks stopped at step 2 (LS_EUNAVAIL); a shadow replay checked step 4: steps 2-3 unchecked */
     ae->ck_steps = 1, ae->ck_have = 0;
     ae->ck_step_ratio[1] = ae->ck_step_ratio[2] = ae->ck_step_ratio[3] = NAN;

@@ -321,18 +321,35 @@ void headline_make(headline *h, const audit_result *r, const verdict_table *v) {
             if (ae->is_ref || !ae->available || ae->ck_light_steps <= light) continue;
             light = ae->ck_light_steps, all = every_step_of_steps(r, ae);
         }
+        /* an engine that ran another algorithm than its knob asked for
+         * (cpu:algo=winograd where oneDNN has no Winograd kernel: explain.c's
+         * knob-fallback note) did run, but not what was listed: the line
+         * says so, so that nobody reads this ok as Winograd's */
+        char fb[160] = "";
+        int n_fb = 0;
+        for (int i = 0; i < r->n_engines; i++) {
+            const audit_engine *ae = &r->eng[i];
+            char req[32], ran[32];
+            if (ae->is_ref || !ae->available || !ae->describe ||
+                explain_json_get(ae->describe, "algo_requested", req, sizeof req) != 0 ||
+                explain_json_get(ae->describe, "algo", ran, sizeof ran) != 0)
+                continue;
+            if (!n_fb++)
+                snprintf(fb, sizeof fb, " (%.60s as %.16s: no %.16s kernel here, see the note)", ae->label, ran, req);
+        }
+        if (n_fb > 1) snprintf(fb, sizeof fb, " (%d of them ran another algorithm than asked: see the notes)", n_fb);
         char lt[160] = "";
         if (light)
             snprintf(lt, sizeof lt, " (%ld of %ld light, the conv layers' plain relations only: --complete-every %ld)", light, all,
                      r->cfg.complete_every);
         if (r->cfg.eval)
-            snprintf(h->line, sizeof h->line, "VERDICT: ok — every engine listed ran, every step%s and evaluation was "
-                                              "checked, and every difference is consistent with fp32 rounding, worst "
-                                              "case and sharper tier (coverage below)", lt);
+            snprintf(h->line, sizeof h->line, "VERDICT: ok — every engine listed ran%s, every step%s and evaluation "
+                                              "was checked, and every difference is consistent with fp32 rounding, "
+                                              "worst case and sharper tier (coverage below)", fb, lt);
         else /* "and evaluation" would claim a check of something that did not run */
-            snprintf(h->line, sizeof h->line, "VERDICT: ok — every engine listed ran, every step%s was checked (no "
+            snprintf(h->line, sizeof h->line, "VERDICT: ok — every engine listed ran%s, every step%s was checked (no "
                                               "evaluation: --no-eval), and every difference is consistent with fp32 "
-                                              "rounding, worst case and sharper tier (coverage below)", lt);
+                                              "rounding, worst case and sharper tier (coverage below)", fb, lt);
     }
     }
     next_step(h, r);

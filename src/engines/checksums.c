@@ -3136,6 +3136,41 @@ __attribute__((target("avx512f"))) static void dpeek_block_avx512(const float *w
 }
 #endif
 
+#ifdef CK_REDO_X86
+/* dpeek_block in AVX2 intrinsics, the block in two halves of 16 elements
+ * (eight ymm accumulators each; the whole block's sixteen and their
+ * temporaries would not fit the sixteen registers): each element's chain
+ * is the same, its terms in order, a product then an addition (no
+ * contraction; avx2 has no FMA), so the bits are dpeek_block's.  GCC's
+ * avx2 clone of the vector-extension code above kept every chain on the
+ * stack and moved halves of vectors through general registers (perf
+ * annotate: vpinsrq, mov 0xe8(%rsp)); it was 18% of the STEP vector on an
+ * AVX2-only EPYC. */
+_Static_assert(DPEEK_BLK == 32, "dpeek_block_avx2: two halves of four 4-double chains");
+__attribute__((target("avx2"))) static void dpeek_block_avx2(const float *wt, size_t ldw, const uint32_t *nzk,
+                                                             const double *nzx, size_t nnz, double *R, double *A) {
+    const __m256d absm = _mm256_castsi256_pd(_mm256_set1_epi64x(LLONG_MAX));
+    for (int h = 0; h < 2; h++) {
+        __m256d r0 = _mm256_setzero_pd(), r1 = r0, r2 = r0, r3 = r0, a0 = r0, a1 = r0, a2 = r0, a3 = r0;
+        const float *w0 = wt + 16 * h;
+        for (size_t q = 0; q < nnz; q++) {
+            const float *wc = w0 + (size_t)nzk[q] * ldw;
+            __m256d xd = _mm256_set1_pd(nzx[q]);
+            __m256d p0 = _mm256_mul_pd(_mm256_cvtps_pd(_mm_loadu_ps(wc)), xd);
+            __m256d p1 = _mm256_mul_pd(_mm256_cvtps_pd(_mm_loadu_ps(wc + 4)), xd);
+            __m256d p2 = _mm256_mul_pd(_mm256_cvtps_pd(_mm_loadu_ps(wc + 8)), xd);
+            __m256d p3 = _mm256_mul_pd(_mm256_cvtps_pd(_mm_loadu_ps(wc + 12)), xd);
+            r0 = _mm256_add_pd(r0, p0), r1 = _mm256_add_pd(r1, p1), r2 = _mm256_add_pd(r2, p2), r3 = _mm256_add_pd(r3, p3);
+            a0 = _mm256_add_pd(a0, _mm256_and_pd(p0, absm)), a1 = _mm256_add_pd(a1, _mm256_and_pd(p1, absm));
+            a2 = _mm256_add_pd(a2, _mm256_and_pd(p2, absm)), a3 = _mm256_add_pd(a3, _mm256_and_pd(p3, absm));
+        }
+        double *rh = R + 16 * h, *ah = A + 16 * h;
+        _mm256_storeu_pd(rh, r0), _mm256_storeu_pd(rh + 4, r1), _mm256_storeu_pd(rh + 8, r2), _mm256_storeu_pd(rh + 12, r3);
+        _mm256_storeu_pd(ah, a0), _mm256_storeu_pd(ah + 4, a1), _mm256_storeu_pd(ah + 8, a2), _mm256_storeu_pd(ah + 12, a3);
+    }
+}
+#endif
+
 static void dense_opeek(ck_state *S, const layer *ly, const float *w, const float *b, const float *src,
                         const float *dst, size_t n, int bwd, double *o) {
     size_t in = (size_t)ly->in_c, out = (size_t)ly->out_c;
@@ -3169,6 +3204,9 @@ static void dense_opeek(ck_state *S, const layer *ly, const float *w, const floa
             if (redo_isa == REDO_AVX512)
                 for (size_t e0 = 0; e0 < nd; e0 += DPEEK_BLK)
                     dpeek_block_avx512(wt + e0, ldw, nzk, nzx, nnz, R + e0, A + e0);
+            else if (redo_isa == REDO_AVX2)
+                for (size_t e0 = 0; e0 < nd; e0 += DPEEK_BLK)
+                    dpeek_block_avx2(wt + e0, ldw, nzk, nzx, nnz, R + e0, A + e0);
             else
 #endif
                 for (size_t e0 = 0; e0 < nd; e0 += DPEEK_BLK)

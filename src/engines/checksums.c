@@ -1977,6 +1977,16 @@ CK_HOT static int redo_elem(ck_tv src, size_t i, size_t nc, int hs, int ws, int 
                         sl[l] |= (tt != 0) & ((fabs(w) < 0x1p-126) | (fabs(v) < 0x1p-126));
                     }
                 }
+            } else if (src.cb == 1 && nc % 16 == 0) {
+                /* plain (the host's NCHW copies): channel c0 + l in lane l, at stride HWs, each lane's terms
+                 * in the order of c as below, without the per-channel ck_plane and c % 16 */
+                const float *xp = base + pos;
+                for (size_t c0 = 0; c0 < nc; c0 += 16)
+                    for (int l = 0; l < 16; l++) {
+                        double v = xp[(c0 + (size_t)l) * HWs], w = wt[c0 + (size_t)l], tt = w * v;
+                        t16[l] += tt, a16[l] += fabs(tt);
+                        s16[l] |= (tt != 0) & ((fabs(w) < 0x1p-126) | (fabs(v) < 0x1p-126));
+                    }
             } else {
                 for (size_t c = 0; c < nc; c++) {
                     double v = *(ck_plane(src.p, src.cb, nc, HWs, i, c) + pos * (size_t)src.cb), w = wt[c], tt = w * v;

@@ -1439,24 +1439,42 @@ static void conv_prep(conv_job *J, const float *w) {
  * for bit; in the same pass ck_rows_alt's row- and column-alternating sums
  * (sr, sc), term for term in its order (the row's (-1)^j sum is the one
  * ck_rows_w takes) */
-CK_HOT static void rows_w16(const float *y, int h, int w, double *s, double *sa, double *sr, double *sc) {
+/* L lanes (channels) at once, lane l's element (i, j) at y[(i w + j) ps +
+ * l ls]: rows_w16 (ps 16, ls 1), nChw8c's blocks (8, 1), 16 plain planes
+ * (1, HW); inlined with constants, so each vectorizes over the lanes */
+static inline __attribute__((always_inline)) void rows_wl(const float *y, int h, int w, size_t ps, size_t ls, int L,
+                                                          double *s, double *sa, double *sr, double *sc) {
     double t[16] = {0}, ta[16] = {0}, tr[16] = {0}, tc[16] = {0};
     for (int i = 0; i < h; i++) {
         double ri[16] = {0}, ra[16] = {0}, qi[16] = {0}, qa[16] = {0}, pi[16] = {0};
         for (int j = 0; j < w; j++) {
             double sg = ck_pw_sign(0, j);
-            for (int l = 0; l < 16; l++) {
-                double v = y[((size_t)i * w + j) * 16 + l], sv = sg * v;
+            for (int l = 0; l < L; l++) {
+                double v = y[((size_t)i * w + j) * ps + (size_t)l * ls], sv = sg * v;
                 ri[l] += sv, ra[l] += fabs(v), pi[l] += v;
                 qi[l] += (double)(j + 1) * sv, qa[l] += (double)(j + 1) * fabs(v);
             }
         }
         double si = ck_pw_sign(i, 0);
-        for (int l = 0; l < 16; l++)
+        for (int l = 0; l < L; l++)
             t[l] += si * ((double)w * i * ri[l] + qi[l]), ta[l] += (double)w * i * ra[l] + qa[l], tr[l] += si * pi[l],
                 tc[l] += ri[l];
     }
-    for (int l = 0; l < 16; l++) s[l] = t[l], sa[l] = ta[l], sr[l] = tr[l], sc[l] = tc[l];
+    for (int l = 0; l < L; l++) s[l] = t[l], sa[l] = ta[l], sr[l] = tr[l], sc[l] = tc[l];
+}
+
+CK_HOT static void rows_w16(const float *y, int h, int w, double *s, double *sa, double *sr, double *sc) {
+    rows_wl(y, h, w, 16, 1, 16, s, sa, sr, sc);
+}
+
+/* the same for nChw8c's block planes (h, w, 8), and for 16 plain planes
+ * of HW at once (their per-plane loops were ~10% of the STEP vector on an
+ * AVX2 EPYC: serial chains, two passes) */
+CK_HOT static void rows_w8(const float *y, int h, int w, double *s, double *sa, double *sr, double *sc) {
+    rows_wl(y, h, w, 8, 1, 8, s, sa, sr, sc);
+}
+CK_HOT static void rows_w16_plain(const float *y, int h, int w, double *s, double *sa, double *sr, double *sc) {
+    rows_wl(y, h, w, 1, (size_t)h * (size_t)w, 16, s, sa, sr, sc);
 }
 
 /* The position-weighted sums of C planes (h, w) of a sample (s[c], sa[c]:
@@ -1469,6 +1487,16 @@ static void rows_weighted_of(ck_tv v, size_t i, size_t C, int h, int w, double *
     if (v.cb == 16) {
         for (size_t cb = 0; cb < C / 16; cb++)
             rows_w16(x + cb * 16 * HW, h, w, s + cb * 16, sa + cb * 16, sr + cb * 16, sc + cb * 16);
+        return;
+    }
+    if (v.cb == 8 && C % 8 == 0) {
+        for (size_t cb = 0; cb < C / 8; cb++)
+            rows_w8(x + cb * 8 * HW, h, w, s + cb * 8, sa + cb * 8, sr + cb * 8, sc + cb * 8);
+        return;
+    }
+    if (v.cb == 1 && C % 16 == 0) {
+        for (size_t c0 = 0; c0 < C; c0 += 16)
+            rows_w16_plain(x + c0 * HW, h, w, s + c0, sa + c0, sr + c0, sc + c0);
         return;
     }
     for (size_t c = 0; c < C; c++) {

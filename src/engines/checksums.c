@@ -2589,6 +2589,17 @@ __attribute__((target("avx2"))) static void redo16_avx2(const float *g, size_t g
  * likewise; the subnormal flag needs dy != 0.  dy is ~16% nonzero per
  * lane after a ReLU and max-pool, so this gathers ~2.5 of 8 x values per
  * position instead of 6 of 16 (redo16_avx512 once per element). */
+/* dy's 16 lanes at position p (lane l at g[p gps + l gls]) as 16
+ * contiguous floats: in place for nChw16c, else copied into gb */
+static inline __attribute__((always_inline)) const float *redo_lanes_at(const float *g, size_t p, size_t gps,
+                                                                        size_t gls, int nl, int contiguous,
+                                                                        float *gb) {
+    const float *gp = g + p * gps;
+    if (contiguous) return gp;
+    for (int l = 0; l < nl; l++) gb[l] = gp[(size_t)l * gls];
+    return gb;
+}
+
 __attribute__((target("avx512f,avx512vl"))) static void redo16x_sparse_avx512(const float *g, size_t gps, size_t gls, int nl,
                                                                       const float *xs, size_t xcb,
                                                                       const ptrdiff_t (*xo)[16], const int (*kh)[16],
@@ -2620,12 +2631,7 @@ __attribute__((target("avx512f,avx512vl"))) static void redo16x_sparse_avx512(co
     float gb[16] = {0};
     for (int pr = 0; pr < oh; pr++)
         for (int pc = 0; pc < ow; pc++) {
-            size_t p = (size_t)pr * (size_t)ow + (size_t)pc;
-            const float *gp = g + p * gps;
-            if (!contiguous) {
-                for (int l = 0; l < nl; l++) gb[l] = gp[(size_t)l * gls];
-                gp = gb;
-            }
+            const float *gp = redo_lanes_at(g, (size_t)pr * (size_t)ow + (size_t)pc, gps, gls, nl, contiguous, gb);
             __m512i gi = _mm512_loadu_si512(gp);
             unsigned m = lanes & (unsigned)_mm512_test_epi32_mask(gi, absm);
             if (!m) continue;
@@ -2696,12 +2702,7 @@ __attribute__((target("avx2"))) static void redo16x_sparse_avx2(const float *g, 
     float gb[16] = {0};
     for (int pr = 0; pr < oh; pr++)
         for (int pc = 0; pc < ow; pc++) {
-            size_t p = (size_t)pr * (size_t)ow + (size_t)pc;
-            const float *gp = g + p * gps;
-            if (!contiguous) {
-                for (int l = 0; l < nl; l++) gb[l] = gp[(size_t)l * gls];
-                gp = gb;
-            }
+            const float *gp = redo_lanes_at(g, (size_t)pr * (size_t)ow + (size_t)pc, gps, gls, nl, contiguous, gb);
             __m256i g0 = _mm256_and_si256(_mm256_loadu_si256((const __m256i *)gp), absi);
             __m256i g1 = _mm256_and_si256(_mm256_loadu_si256((const __m256i *)(gp + 8)), absi);
             unsigned z = (unsigned)_mm256_movemask_ps(_mm256_castsi256_ps(_mm256_cmpeq_epi32(g0, zi))) |

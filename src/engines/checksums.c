@@ -1440,8 +1440,8 @@ static void conv_prep(conv_job *J, const float *w) {
  * (sr, sc), term for term in its order (the row's (-1)^j sum is the one
  * ck_rows_w takes) */
 /* L lanes (channels) at once, lane l's element (i, j) at y[(i w + j) ps +
- * l ls]: rows_w16 (ps 16, ls 1), nChw8c's blocks (8, 1), 16 plain planes
- * (1, HW); inlined with constants, so each vectorizes over the lanes */
+ * l ls]: rows_w16 (ps 16, ls 1), 16 plain planes (1, HW); inlined with
+ * constants, so each vectorizes over the lanes */
 static inline __attribute__((always_inline)) void rows_wl(const float *y, int h, int w, size_t ps, size_t ls, int L,
                                                           double *s, double *sa, double *sr, double *sc) {
     double t[16] = {0}, ta[16] = {0}, tr[16] = {0}, tc[16] = {0};
@@ -1467,12 +1467,9 @@ CK_HOT static void rows_w16(const float *y, int h, int w, double *s, double *sa,
     rows_wl(y, h, w, 16, 1, 16, s, sa, sr, sc);
 }
 
-/* the same for nChw8c's block planes (h, w, 8), and for 16 plain planes
- * of HW at once (their per-plane loops were ~10% of the STEP vector on an
- * AVX2 EPYC: serial chains, two passes) */
-CK_HOT static void rows_w8(const float *y, int h, int w, double *s, double *sa, double *sr, double *sc) {
-    rows_wl(y, h, w, 8, 1, 8, s, sa, sr, sc);
-}
+/* the same for 16 plain planes of HW at once (the host's plain copies:
+ * their per-plane loops were ~10% of the STEP vector on an AVX2 EPYC,
+ * serial chains, two passes) */
 CK_HOT static void rows_w16_plain(const float *y, int h, int w, double *s, double *sa, double *sr, double *sc) {
     rows_wl(y, h, w, 1, (size_t)h * (size_t)w, 16, s, sa, sr, sc);
 }
@@ -1487,11 +1484,6 @@ static void rows_weighted_of(ck_tv v, size_t i, size_t C, int h, int w, double *
     if (v.cb == 16) {
         for (size_t cb = 0; cb < C / 16; cb++)
             rows_w16(x + cb * 16 * HW, h, w, s + cb * 16, sa + cb * 16, sr + cb * 16, sc + cb * 16);
-        return;
-    }
-    if (v.cb == 8 && C % 8 == 0) {
-        for (size_t cb = 0; cb < C / 8; cb++)
-            rows_w8(x + cb * 8 * HW, h, w, s + cb * 8, sa + cb * 8, sr + cb * 8, sc + cb * 8);
         return;
     }
     if (v.cb == 1 && C % 16 == 0) {
@@ -1973,7 +1965,7 @@ CK_HOT static int redo_elem(ck_tv src, size_t i, size_t nc, int hs, int ws, int 
     }
     double t16[16] = {0}, a16[16] = {0}, rr = 0, aa = 0;
     int s16[16] = {0};
-    int blk = src.cb == 16 && nc % 16 == 0, blk8 = src.cb == 8 && nc % 8 == 0;
+    int blk = src.cb == 16 && nc % 16 == 0;
     for (int kh = 0; kh < k; kh++) {
         int y = r + sg * (kh - pad);
         if (y < 0 || y >= hs) continue;
@@ -1989,20 +1981,6 @@ CK_HOT static int redo_elem(ck_tv src, size_t i, size_t nc, int hs, int ws, int 
                         double v = xp[l], w = wt[b * 16 + l], tt = w * v;
                         t16[l] += tt, a16[l] += fabs(tt);
                         s16[l] |= (tt != 0) & ((fabs(w) < 0x1p-126) | (fabs(v) < 0x1p-126));
-                    }
-                }
-            } else if (blk8) {
-                /* nChw8c (oneDNN below AVX-512): channel 8b + l in lane 8 (b mod 2) + l, each lane's terms in
-                 * the order of c as below (the per-channel loop's ck_plane and stride were ~8% of the STEP
-                 * vector on an AVX2 EPYC) */
-                for (size_t b = 0; b < nc / 8; b++) {
-                    const float *xp = base + b * HWs * 8 + pos * 8;
-                    double *tl = t16 + (b & 1) * 8, *al = a16 + (b & 1) * 8;
-                    int *sl = s16 + (b & 1) * 8;
-                    for (int l = 0; l < 8; l++) {
-                        double v = xp[l], w = wt[b * 8 + l], tt = w * v;
-                        tl[l] += tt, al[l] += fabs(tt);
-                        sl[l] |= (tt != 0) & ((fabs(w) < 0x1p-126) | (fabs(v) < 0x1p-126));
                     }
                 }
             } else if (src.cb == 1 && nc % 16 == 0) {
@@ -4058,22 +4036,22 @@ __attribute__((target("avx512f"))) static void wrnd_block16_avx512(const float *
 }
 #endif
 
-/* conv_wrnd_sample's sums for 8 filters at once, filter l's element p at
- * g0[l ls + p ps]: G_l = sum_p |g|, then per draw R_l = sum_p g U[p],
- * A_l = sum_p |g| Ua[p], each in the order of p (the per-filter loop's
- * order, lanes independent); res: the 8 filters' (R, A, G mx) per draw. */
-static inline __attribute__((always_inline)) void wrnd_lanes8(const float *g0, size_t ls, size_t ps, size_t OP,
-                                                              const double *U, const double *Ua, double mx,
-                                                              double *res) {
+/* conv_wrnd_sample's sums for 8 plain filter planes at once, filter l's
+ * element p at g0[l OP + p]: G_l = sum_p |g|, then per draw R_l = sum_p g
+ * U[p], A_l = sum_p |g| Ua[p], each in the order of p (the per-filter
+ * loop's order, lanes independent); res: the 8 filters' (R, A, G mx) per
+ * draw. */
+static inline __attribute__((always_inline)) void wrnd_lanes8(const float *g0, size_t OP, const double *U,
+                                                              const double *Ua, double mx, double *res) {
     double R[8 * CK_RND_DRAWS] = {0}, A[8 * CK_RND_DRAWS] = {0}, G[8] = {0};
     for (size_t p = 0; p < OP; p++)
-        for (size_t l = 0; l < 8; l++) G[l] += fabs((double)g0[l * ls + p * ps]);
+        for (size_t l = 0; l < 8; l++) G[l] += fabs((double)g0[l * OP + p]);
     for (size_t dr = 0; dr < CK_RND_DRAWS; dr++) {
         const double *u = U + dr * OP, *ua = Ua + dr * OP;
         double *r = R + dr * 8, *a = A + dr * 8;
         for (size_t p = 0; p < OP; p++)
             for (size_t l = 0; l < 8; l++) {
-                double gv = g0[l * ls + p * ps];
+                double gv = g0[l * OP + p];
                 r[l] += gv * u[p], a[l] += fabs(gv) * ua[p];
             }
     }
@@ -4150,15 +4128,14 @@ CK_HOT static void conv_wrnd_sample(const conv_job *J, size_t i, double *X) {
         }
         return;
     }
-    if ((dcb == 8 || dcb == 1) && OC % 8 == 0) {
-        /* nChw8c (oneDNN below AVX-512) or the host's plain copy: 8 filters at a time as lanes, each lane's
-         * sums (G, then R and A per draw) in the order of p as the loop below adds them, so the same bits;
-         * that loop's three serial chains per filter were ~9% of the STEP vector on an AVX2 EPYC */
-        for (size_t ob = 0; ob < OC / 8; ob++) {
-            const float *g0 = ck_plane(J->dyv.p, J->dyv.cb, OC, OP, i, ob * 8);
-            if (dcb == 8) wrnd_lanes8(g0, 1, 8, OP, U, Ua, mx, res + 3 * (i * OC + ob * 8) * CK_RND_DRAWS);
-            else wrnd_lanes8(g0, OP, 1, OP, U, Ua, mx, res + 3 * (i * OC + ob * 8) * CK_RND_DRAWS);
-        }
+    if (dcb == 1 && OC % 8 == 0) {
+        /* the host's plain copy (every layout but nChw16c: oneDNN's nChw8c on AVX2): 8 filters at a time as
+         * lanes, each lane's sums (G, then R and A per draw) in the order of p as the loop below adds them,
+         * so the same bits; that loop's three serial chains per filter were ~9% of the STEP vector on an
+         * AVX2 EPYC */
+        for (size_t ob = 0; ob < OC / 8; ob++)
+            wrnd_lanes8(ck_plane(J->dyv.p, 1, OC, OP, i, ob * 8), OP, U, Ua, mx,
+                        res + 3 * (i * OC + ob * 8) * CK_RND_DRAWS);
         return;
     }
     for (size_t o = 0; o < OC; o++) {

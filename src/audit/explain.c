@@ -2464,13 +2464,16 @@ static int rule_other_path(explain_list *L, const audit_result *r) {
  * Winograd kernel for any convolution (a plain layout, a 1-channel input)
  * runs direct; the engine says so (describe()'s "algo_requested"), and so
  * does the audit, so that nobody reads an ok as Winograd's. */
+int explain_algo_fallback(const audit_engine *ae, char *req, size_t rcap, char *ran, size_t ncap) {
+    return ae->available && ae->describe && explain_json_get(ae->describe, "algo_requested", req, rcap) == 0 &&
+           explain_json_get(ae->describe, "algo", ran, ncap) == 0;
+}
+
 static int rule_knob_fallback(explain_list *L, const audit_result *r) {
     for (int i = 0; i < r->n_engines; i++) {
         const audit_engine *ae = &r->eng[i];
         char req[32], ran[32];
-        if (!ae->available || !ae->describe || explain_json_get(ae->describe, "algo_requested", req, sizeof req) != 0 ||
-            explain_json_get(ae->describe, "algo", ran, sizeof ran) != 0)
-            continue;
+        if (!explain_algo_fallback(ae, req, sizeof req, ran, sizeof ran)) continue;
         explain_finding *f = add(L, "knob-fallback", EXPLAIN_INFO);
         if (!f) return LS_ENOMEM;
         snprintf(f->a, sizeof f->a, "%s", ae->label);

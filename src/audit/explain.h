@@ -164,6 +164,11 @@ const char *explain_slot_origin(const audit_result *r, const model *m, int s, ch
  * when absent, not a scalar, or the text is malformed.  For the report's
  * environment table. */
 int explain_json_get(const char *json, const char *key, char *buf, size_t cap);
+/* 1 when engine ae ran another algorithm than its knob asked for
+ * (describe()'s "algo_requested" beside "algo": cpu:algo=winograd run
+ * direct where oneDNN has no Winograd kernel), with both names; else 0.
+ * The knob-fallback note and the ok verdict line read it. */
+int explain_algo_fallback(const audit_engine *ae, char *req, size_t rcap, char *ran, size_t ncap);
 
 /* The kernels describe() names for one layer, "fwd K; bwd_data K; ...",
  * into buf (cpu: layers[]; cuda: the first plan's layers[], algo names).

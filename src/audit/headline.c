@@ -330,10 +330,7 @@ void headline_make(headline *h, const audit_result *r, const verdict_table *v) {
         for (int i = 0; i < r->n_engines; i++) {
             const audit_engine *ae = &r->eng[i];
             char req[32], ran[32];
-            if (ae->is_ref || !ae->available || !ae->describe ||
-                explain_json_get(ae->describe, "algo_requested", req, sizeof req) != 0 ||
-                explain_json_get(ae->describe, "algo", ran, sizeof ran) != 0)
-                continue;
+            if (ae->is_ref || !explain_algo_fallback(ae, req, sizeof req, ran, sizeof ran)) continue;
             if (!n_fb++)
                 snprintf(fb, sizeof fb, " (%.60s as %.16s: no %.16s kernel here, see the note)", ae->label, ran, req);
         }

@@ -60,45 +60,55 @@ static inline void xacc_mac(xacc *a, const xfl *x, const xfl *y) {
     /* the exact 256-bit product p of the significands */
     unsigned __int128 ll = (unsigned __int128)x->lo * y->lo, lh = (unsigned __int128)x->lo * y->hi;
     unsigned __int128 hl = (unsigned __int128)x->hi * y->lo, hh = (unsigned __int128)x->hi * y->hi;
-    uint64_t p[4];
-    p[0] = (uint64_t)ll;
+    /* in scalars, not arrays indexed by the shift: an indexed local array
+     * lives on the stack (and under AddressSanitizer gets its redzones
+     * poisoned and cleared at every call: 26% of an ASan reference audit) */
+    uint64_t p0 = (uint64_t)ll;
     unsigned __int128 t = (ll >> 64) + (uint64_t)lh + (uint64_t)hl;
-    p[1] = (uint64_t)t;
+    uint64_t p1 = (uint64_t)t;
     t = (t >> 64) + (lh >> 64) + (hl >> 64) + (uint64_t)hh;
-    p[2] = (uint64_t)t;
-    p[3] = (uint64_t)((hh >> 64) + (t >> 64));
+    uint64_t p2 = (uint64_t)t;
+    uint64_t p3 = (uint64_t)((hh >> 64) + (t >> 64));
     /* value p * 2^(ex + ey); in window units shift right by s = L - ex - ey */
     int s = a->L - x->e - y->e;
     if (s >= 256) return; /* entirely below the window: < 2^L, within the bound */
-    uint64_t r[4];
-    if (s <= 0) { /* cannot happen (s >= bitlen(K) + 1 by xacc_init); kept for safety */
-        for (int i = 0; i < 4; i++) r[i] = p[i];
-    } else {
-        int q = s >> 6, b = s & 63;
-        for (int i = 0; i < 4; i++) {
-            uint64_t lo = i + q < 4 ? p[i + q] : 0, hi = i + q + 1 < 4 ? p[i + q + 1] : 0;
-            r[i] = b ? (lo >> b) | (hi << (64 - b)) : lo;
+    /* r = p >> s (s <= 0 cannot happen: s >= bitlen(K) + 1 by xacc_init;
+     * kept for safety as no shift) */
+    uint64_t r0 = p0, r1 = p1, r2 = p2, r3 = p3;
+    if (s > 0) {
+        int b = s & 63;
+        switch (s >> 6) { /* whole limbs first */
+        case 0: break;
+        case 1: r0 = p1; r1 = p2; r2 = p3; r3 = 0; break;
+        case 2: r0 = p2; r1 = p3; r2 = 0; r3 = 0; break;
+        default: r0 = p3; r1 = 0; r2 = 0; r3 = 0; break;
+        }
+        if (b) {
+            r0 = (r0 >> b) | (r1 << (64 - b));
+            r1 = (r1 >> b) | (r2 << (64 - b));
+            r2 = (r2 >> b) | (r3 << (64 - b));
+            r3 = r3 >> b;
         }
     }
     unsigned __int128 c;
     if (x->neg == y->neg) {
-        c = (unsigned __int128)a->w[0] + r[0];
+        c = (unsigned __int128)a->w[0] + r0;
         a->w[0] = (uint64_t)c;
-        c = (unsigned __int128)a->w[1] + r[1] + (uint64_t)(c >> 64);
+        c = (unsigned __int128)a->w[1] + r1 + (uint64_t)(c >> 64);
         a->w[1] = (uint64_t)c;
-        c = (unsigned __int128)a->w[2] + r[2] + (uint64_t)(c >> 64);
+        c = (unsigned __int128)a->w[2] + r2 + (uint64_t)(c >> 64);
         a->w[2] = (uint64_t)c;
-        a->w[3] = a->w[3] + r[3] + (uint64_t)(c >> 64);
+        a->w[3] = a->w[3] + r3 + (uint64_t)(c >> 64);
     } else {
         /* subtracting the truncated magnitude: the sum moves toward -inf
          * relative to exact, by less than 2^L, the same bound */
-        c = (unsigned __int128)a->w[0] - r[0];
+        c = (unsigned __int128)a->w[0] - r0;
         a->w[0] = (uint64_t)c;
-        c = (unsigned __int128)a->w[1] - r[1] - (uint64_t)((c >> 64) & 1);
+        c = (unsigned __int128)a->w[1] - r1 - (uint64_t)((c >> 64) & 1);
         a->w[1] = (uint64_t)c;
-        c = (unsigned __int128)a->w[2] - r[2] - (uint64_t)((c >> 64) & 1);
+        c = (unsigned __int128)a->w[2] - r2 - (uint64_t)((c >> 64) & 1);
         a->w[2] = (uint64_t)c;
-        a->w[3] = a->w[3] - r[3] - (uint64_t)((c >> 64) & 1);
+        a->w[3] = a->w[3] - r3 - (uint64_t)((c >> 64) & 1);
     }
 }
 

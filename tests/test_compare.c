@@ -545,6 +545,62 @@ static void assert_close(double got, double want) {
     if (!(fabs(got - want) <= 1e-12 * fabs(want))) fail_msg("bound %.17g, naive %.17g", got, want);
 }
 
+/* compare_bound_conv_fwd adds each element's terms in the order i, p, q
+ * and gives the bits of the plain sum that skips the padding (naive_conv_fwd
+ * above), whatever the shape, with zeros, infinities, NaN and values
+ * over many binades in x, w and b: its register form reads a zero-padded
+ * |x| (a finite weight times a pad adds +0, which changes no sum) and a
+ * channel with a non-finite weight takes the tap-skipping form.  NaN is
+ * compared as NaN: its sign depends on the order of a commutative add's
+ * operands, which the bound does not fix. */
+static float rnd_wide(int special) {
+    double u = rnd01();
+    if (special && u < 0.02) {
+        static const float sp[] = {INFINITY, -INFINITY, NAN, 0.0f, -0.0f, 0x1p-149f, 3.4e38f};
+        return sp[(int)(rnd01() * 7) % 7];
+    }
+    if (u < 0.15) return 0.0f;
+    return ldexpf(rnd_sym(), (int)(rnd01() * 40) - 20);
+}
+
+static void test_bound_conv_fwd_bitwise(void **state) {
+    (void)state;
+    long compared = 0;
+    for (int it = 0; it < 300; it++) {
+        int n = 1 + (int)(rnd01() * 3), c = 1 + (int)(rnd01() * 4), h = 1 + (int)(rnd01() * 11),
+            wd = 1 + (int)(rnd01() * 11), oc = 1 + (int)(rnd01() * 4), k = 1 + (int)(rnd01() * 5) % 5,
+            pad = (int)(rnd01() * 3) % 3;
+        if (h + 2 * pad < k || wd + 2 * pad < k) continue;
+        int oh = h + 2 * pad - k + 1, ow = wd + 2 * pad - k + 1, special = it % 3 == 0;
+        float *x = malloc(sizeof *x * n * c * h * wd), *w = malloc(sizeof *w * oc * c * k * k), b[4];
+        double *bf = malloc(sizeof *bf * n * oc * oh * ow);
+        assert_true(x && w && bf);
+        for (int i = 0; i < n * c * h * wd; i++) x[i] = rnd_wide(special);
+        for (int i = 0; i < oc * c * k * k; i++) w[i] = rnd_wide(special);
+        for (int i = 0; i < oc; i++) b[i] = rnd_wide(special);
+        for (int wb = 0; wb < 2; wb++) {
+            compare_bound_conv_fwd(bf, x, w, wb ? b : NULL, n, c, h, wd, oc, k, pad);
+            double g = compare_gamma((size_t)c * k * k + (size_t)wb);
+            for (int ni = 0; ni < n; ni++)
+                for (int o = 0; o < oc; o++)
+                    for (int y = 0; y < oh; y++)
+                        for (int xo = 0; xo < ow; xo++) {
+                            double got = bf[((ni * oc + o) * oh + y) * ow + xo],
+                                   want = g * naive_conv_fwd(x, w, wb ? b : NULL, c, h, wd, k, pad, ni, o, y, xo);
+                            if (!(isnan(got) && isnan(want)) && memcmp(&got, &want, sizeof got) != 0)
+                                fail_msg("case %d (n %d c %d %dx%d oc %d k %d pad %d, bias %d) at (%d,%d,%d,%d): "
+                                         "%a, the plain sum %a", it, n, c, h, wd, oc, k, pad, wb, ni, o, y, xo, got,
+                                         want);
+                            compared++;
+                        }
+        }
+        free(x);
+        free(w);
+        free(bf);
+    }
+    assert_true(compared > 10000);
+}
+
 static void test_bound_conv_vs_naive(void **state) {
     const int n = 2, c = 3, h = 5, wd = 4, oc = 2;
     int cases[3][2] = {{3, 1}, {3, 0}, {2, 1}}; /* (k, pad) */
@@ -841,6 +897,7 @@ int main(void) {
         cmocka_unit_test(test_gamma),               cmocka_unit_test(test_bound_ratio_fp32_dot),
         cmocka_unit_test(test_bound_ratio_tf32),    cmocka_unit_test(test_bound_zero),
         cmocka_unit_test(test_bound_conv_by_hand),  cmocka_unit_test(test_bound_conv_vs_naive),
+        cmocka_unit_test(test_bound_conv_fwd_bitwise),
         cmocka_unit_test(test_bound_dense_vs_naive), cmocka_unit_test(test_bound_holds_for_fp32_conv),
         cmocka_unit_test(test_bound_thread_independent),
         cmocka_unit_test(test_json),

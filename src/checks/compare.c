@@ -869,7 +869,7 @@ void compare_bound_conv_bwd_data(double *bound, const float *dy, const float *wt
 }
 
 /* sum |a[j] b[j]| over j < m with four interleaved partial sums */
-static double abs_dot4(const float *a, const float *b, size_t m) {
+static inline __attribute__((always_inline)) double abs_dot4(const float *a, const float *b, size_t m) {
     double s0 = 0, s1 = 0, s2 = 0, s3 = 0;
     size_t j = 0;
     for (; j + 4 <= m; j += 4) {
@@ -882,7 +882,7 @@ static double abs_dot4(const float *a, const float *b, size_t m) {
     return (s0 + s1) + (s2 + s3);
 }
 
-void compare_bound_conv_bwd_weights(double *bound_dw, double *bound_db, const float *x, const float *dy,
+CMP_HOT void compare_bound_conv_bwd_weights(double *bound_dw, double *bound_db, const float *x, const float *dy,
                                     size_t n, size_t c, size_t h, size_t w, size_t oc, size_t k, size_t pad) {
     size_t oh = h + 2 * pad - k + 1, ow = w + 2 * pad - k + 1;
     size_t kk = n * oh * ow;
@@ -922,7 +922,7 @@ void compare_bound_conv_bwd_weights(double *bound_dw, double *bound_db, const fl
     }
 }
 
-void compare_bound_dense_fwd(double *bound, const float *x, const float *wt, const float *bias,
+CMP_HOT void compare_bound_dense_fwd(double *bound, const float *x, const float *wt, const float *bias,
                              size_t n, size_t in, size_t out) {
     double g = compare_gamma(in + (bias ? 1 : 0));
     // x is (n,in), wt is (out,in), bound is (n,out)

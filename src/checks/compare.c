@@ -714,6 +714,28 @@ static void valid_range(size_t p, size_t pad, size_t in, size_t out, size_t *lo,
  * straightforward form.
  */
 
+/* One output plane += the k x k taps of one input channel, tap by tap
+ * over the whole plane, skipping the taps that fall in the padding: the
+ * form for a channel whose weights are not all finite (below) and for no
+ * memory to spare. */
+static void bound_taps_skip(double *plane, const float *xp, const float *wq, size_t h, size_t w, size_t oh,
+                            size_t ow, size_t k, size_t pad) {
+    for (size_t p = 0; p < k; p++) {
+        size_t y0, y1;
+        valid_range(p, pad, h, oh, &y0, &y1);
+        for (size_t q = 0; q < k; q++) {
+            size_t x0, x1;
+            valid_range(q, pad, w, ow, &x0, &x1);
+            double a = fabs((double)wq[p * k + q]);
+            for (size_t y = y0; y < y1; y++) {
+                double *po = plane + y * ow;
+                const float *pi = xp + (y + p - pad) * w; /* input row y + p - pad */
+                for (size_t xo = x0; xo < x1; xo++) po[xo] += a * fabs((double)pi[xo + q - pad]);
+            }
+        }
+    }
+}
+
 /* One output plane += the k x k taps of one input channel, every element
  * adding its terms in the order p, q in registers (a padded input: ax is
  * (h + 2 pad) x (w + 2 pad), zero outside the image).  A tap that falls in
@@ -774,20 +796,7 @@ CMP_HOT static void bound_conv_fwd_sample(double *bound, double *ax, const float
                 bound_taps(plane, ax, a, oh, ow, wp, k);
                 continue;
             }
-            for (size_t p = 0; p < k; p++) {
-                size_t y0, y1;
-                valid_range(p, pad, h, oh, &y0, &y1);
-                for (size_t q = 0; q < k; q++) {
-                    size_t x0, x1;
-                    valid_range(q, pad, w, ow, &x0, &x1);
-                    double aw = fabs((double)wq[p * k + q]);
-                    for (size_t y = y0; y < y1; y++) {
-                        double *po = plane + y * ow;
-                        const double *pi = ax + (y + p) * wp; /* input row y + p - pad, padded */
-                        for (size_t xo = x0; xo < x1; xo++) po[xo] += aw * pi[xo + q];
-                    }
-                }
-            }
+            bound_taps_skip(plane, xp, wq, h, w, oh, ow, k, pad);
         }
     }
     for (size_t j = 0; j < oc * oh * ow; j++) bound[j] *= g;
@@ -806,32 +815,15 @@ void compare_bound_conv_fwd(double *bound, const float *x, const float *wt, cons
         return;
     }
     /* no memory for one plane: the same sums, |x| converted where it is read */
-    for (size_t ni = 0; ni < n; ni++) {
+    for (size_t ni = 0; ni < n; ni++)
         for (size_t o = 0; o < oc; o++) {
             double *plane = bound + (ni * oc + o) * oh * ow;
             double b0 = bias ? fabs((double)bias[o]) : 0.0;
             for (size_t j = 0; j < oh * ow; j++) plane[j] = b0;
-            for (size_t i = 0; i < c; i++) {
-                const float *xp = x + (ni * c + i) * h * w;
-                const float *wp = wt + (o * c + i) * k * k;
-                for (size_t p = 0; p < k; p++) {
-                    size_t y0, y1;
-                    valid_range(p, pad, h, oh, &y0, &y1);
-                    for (size_t q = 0; q < k; q++) {
-                        size_t x0, x1;
-                        valid_range(q, pad, w, ow, &x0, &x1);
-                        double a = fabs((double)wp[p * k + q]);
-                        for (size_t y = y0; y < y1; y++) {
-                            double *po = plane + y * ow;
-                            const float *pi = xp + (y + p - pad) * w; /* input row y + p - pad */
-                            for (size_t xo = x0; xo < x1; xo++) po[xo] += a * fabs((double)pi[xo + q - pad]);
-                        }
-                    }
-                }
-            }
+            for (size_t i = 0; i < c; i++)
+                bound_taps_skip(plane, x + (ni * c + i) * h * w, wt + (o * c + i) * k * k, h, w, oh, ow, k, pad);
             for (size_t j = 0; j < oh * ow; j++) plane[j] *= g;
         }
-    }
 }
 
 void compare_bound_conv_bwd_data(double *bound, const float *dy, const float *wt,

@@ -675,6 +675,53 @@ static void test_eval_overflow_rule(void **state) {
     free(t.pf);
 }
 
+/* (e'') the input bound rounded up to fp32 (bounds_eval_layer's errf, the
+ * |W| err term's operand) and the max-pool's window max, against libm's
+ * nextafterf and fmax that they replaced (bit patterns, not calls): every
+ * edge of the bit-increment form — +0, -0, the least and largest
+ * subnormals, FLT_MAX and a double just above it, +inf, NaN, values that
+ * round down, up and exactly to float — and NaN in a window. */
+static void test_eval_round_up_and_pool(void **state) {
+    (void)state;
+    tmodel t;
+    tmodel_init(&t, "input 4 2 2; maxpool; flatten; dense 2");
+    enum { N = 24 };
+    double ein[N * 4];
+    const double v[N] = {0.0, -0.0, 0x1p-149, 0x1p-150, 0x1.8p-150, 0x1p-160, 0x1.fffffcp-127, 0x1p-126,
+                         1.0, 1.0 + 0x1p-30, 1.0 - 0x1p-30, 3.0, 0.1, 1e-30, 1e30, 0x1.fffffep127,
+                         0x1.fffffep127 + 0x1p100, 0x1.ffffffp127, 0x1p200, INFINITY, NAN, 0x1p-24, 5e-324,
+                         0x1.fffffffffffffp-1};
+    for (int i = 0; i < N * 4; i++) ein[i] = v[(i * 7 + i / N) % N];
+    /* the dense layer reads errf: 4 samples of 4 inputs (its K) through layer 2 */
+    const layer *d = &t.m.layers[2];
+    size_t n = N, ni = n * layer_in_size(d), no = n * layer_out_size(d);
+    double *eo = calloc(no, sizeof *eo), *tmp = calloc(no, sizeof *tmp);
+    float *errf = calloc(ni, sizeof *errf), *xin = calloc(ni, sizeof *xin);
+    assert_non_null(eo), assert_non_null(tmp), assert_non_null(errf), assert_non_null(xin);
+    bounds_eval_layer(&t.m, 2, t.pf, xin, ein, eo, errf, tmp, n);
+    for (size_t i = 0; i < ni; i++) {
+        float f = (float)ein[i];
+        float want = (double)f < ein[i] ? nextafterf(f, INFINITY) : f;
+        uint32_t a, b;
+        memcpy(&a, &errf[i], 4), memcpy(&b, &want, 4);
+        if (a != b) fail_msg("input bound %a: errf %a (0x%08x), nextafterf's %a (0x%08x)", ein[i], errf[i], a, want, b);
+    }
+    /* the pool (layer 0): each 2x2 window of 4 channels, NaN among them */
+    double pin[N * 4 * 4], pout[N * 4];
+    for (int i = 0; i < N * 16; i++) pin[i] = v[(i * 5 + i / 3) % N];
+    for (int w = 0; w < 16; w++) /* the first 16 windows: NaN at each subset of the four places */
+        for (int k = 0; k < 4; k++) pin[4 * w + k] = (w >> k) & 1 ? NAN : (double)(k + 1) * (w & 1 ? 0.5 : 2);
+    bounds_eval_layer(&t.m, 0, t.pf, xin, pin, pout, errf, tmp, N);
+    for (int w = 0; w < N * 4; w++) {
+        const double *e0 = pin + 4 * w;
+        double want = fmax(fmax(e0[0], e0[1]), fmax(e0[2], e0[3]));
+        if (memcmp(&want, &pout[w], sizeof want) != 0 && !(want != want && pout[w] != pout[w]))
+            fail_msg("window %d (%a %a %a %a): %a, fmax's %a", w, e0[0], e0[1], e0[2], e0[3], pout[w], want);
+    }
+    free(eo), free(tmp), free(errf), free(xin);
+    free(t.pf);
+}
+
 /* (f) the exactness rules with a non-finite operand: relu's select and a
  * masked product differ on NaN and inf (NaN x 0 = NaN, a select gives 0),
  * both legal: no information there (+inf), bound 0 elsewhere. */
@@ -1810,6 +1857,7 @@ int main(void) {
         cmocka_unit_test_setup(test_dot_bound_zero, reseed),
         cmocka_unit_test_setup(test_dot_overflow_rule, reseed),
         cmocka_unit_test(test_eval_overflow_rule),
+        cmocka_unit_test(test_eval_round_up_and_pool),
         cmocka_unit_test_setup(test_exact_nonfinite, reseed),
         cmocka_unit_test_setup(test_exact_layers, reseed),
         cmocka_unit_test_setup(test_dropout, reseed),

@@ -540,6 +540,25 @@ void bounds_adam(const float *p, const float *m, const float *v, const float *g,
  * (bounds_range_unbound) err_out is +INFINITY, and it stays so through
  * every later layer (inf x |w| = inf; 0 x inf: +INFINITY, see below): the
  * caller counts such logits as not judged. */
+/* nextafterf(f, +inf) for f >= +0 and below +inf: the next bit pattern
+ * (+0 -> 2^-149, FLT_MAX -> +inf), without libm's call (~9% of a
+ * two-engine eval's time); anything else goes to nextafterf itself */
+static inline float next_up(float f) {
+    if (!(f >= 0) || f == INFINITY) return nextafterf(f, INFINITY);
+    uint32_t b;
+    memcpy(&b, &f, sizeof b);
+    if (b == 0x80000000u) b = 0; /* -0 >= 0: its next up is +2^-149, as +0's */
+    b++;
+    memcpy(&f, &b, sizeof f);
+    return f;
+}
+
+/* fmax without the call: b when a is NaN, a when b is (as fmax); the
+ * bounds here are >= +0 (never -0), so which zero is not a question */
+static inline double max_nan(double a, double b) {
+    return (a > b || b != b) ? a : b;
+}
+
 void bounds_eval_layer(const model *m, int l, const float *pf, const float *x, const double *err_in, double *err_out,
                        float *errf, double *tmp, size_t n) {
     const layer *ly = &m->layers[l];
@@ -547,7 +566,7 @@ void bounds_eval_layer(const model *m, int l, const float *pf, const float *x, c
     if (ly->kind == LAYER_CONV || ly->kind == LAYER_DENSE) {
         for (size_t i = 0; i < ni; i++) {
             float f = (float)err_in[i];
-            errf[i] = (double)f < err_in[i] ? nextafterf(f, INFINITY) : f; /* rounded up */
+            errf[i] = (double)f < err_in[i] ? next_up(f) : f; /* rounded up */
         }
         const float *w = pf + m->tensors[ly->w_tensor].offset, *b = pf + m->tensors[ly->b_tensor].offset;
         size_t K;
@@ -585,7 +604,7 @@ void bounds_eval_layer(const model *m, int l, const float *pf, const float *x, c
             for (size_t i = 0; i < OH; i++)
                 for (size_t j = 0; j < OW; j++) {
                     const double *e0 = err_in + nc * H * W + 2 * i * W + 2 * j;
-                    double mx = fmax(fmax(e0[0], e0[1]), fmax(e0[W], e0[W + 1]));
+                    double mx = max_nan(max_nan(e0[0], e0[1]), max_nan(e0[W], e0[W + 1]));
                     err_out[nc * OH * OW + i * OW + j] = mx;
                 }
     } else {

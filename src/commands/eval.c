@@ -14,6 +14,8 @@
 #include "commands/eval.h"
 
 #include <math.h>
+#include <pthread.h>
+#include <sched.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -23,6 +25,7 @@
 #include "formats/safetensors.h"
 
 #define EVAL_MAX_ENGINES 8
+#define EVAL_BOUND_THREADS 8 /* at most, for the bound (eval_bound_layer) */
 #define EVAL_LIST_DIFFS 20 /* differing predictions listed on the screen (all are in --json and --out) */
 
 typedef struct {
@@ -47,6 +50,7 @@ typedef struct {
     int n_eng;
     eval_eng eng[EVAL_MAX_ENGINES];
     int base;       /* the engine the others are compared with: the first reference, else the first */
+    int bound_threads; /* the bound's threads: the CPUs this process may use, at most EVAL_BOUND_THREADS */
 } eval_ctx;
 
 void eval_cfg_default(eval_cfg *c) {
@@ -105,6 +109,10 @@ static int eval_setup(eval_ctx *t) {
     t->C = m->n_classes;
     t->B = c->batch;
     t->in = (size_t)m->in_c * m->in_h * m->in_w;
+    /* --threads N: N for the bound too; else every CPU this process may use */
+    cpu_set_t cs;
+    int cpus = c->threads > 0 ? c->threads : sched_getaffinity(0, sizeof cs, &cs) == 0 ? CPU_COUNT(&cs) : 1;
+    t->bound_threads = cpus < 1 ? 1 : cpus > EVAL_BOUND_THREADS ? EVAL_BOUND_THREADS : cpus;
     t->widest = t->in;
     for (int l = 0; l < m->n_layers; l++)
         if (layer_out_size(&m->layers[l]) > t->widest) t->widest = layer_out_size(&m->layers[l]);
@@ -140,6 +148,53 @@ static int eval_setup(eval_ctx *t) {
     return LS_OK;
 }
 
+/* bounds_eval_layer over a batch, its samples split among threads.  A
+ * sample's bound depends on that sample's input and input bound only (the
+ * sums run within a sample, in the same order whatever the batch), so the
+ * split changes no bit of it; it took the two-engine eval's time from the
+ * bound's one core to all of them (eval_engine_run runs the engines one at
+ * a time, so the engine is idle meanwhile).  pthreads, not OpenMP: compare.c
+ * is built without OpenMP, and a process that forks engines later must not
+ * hold a libgomp pool (the Makefile). */
+typedef struct {
+    const model *m;
+    int l;
+    const float *pf, *x;
+    const double *err_in;
+    double *err_out, *tmp;
+    float *errf;
+    size_t n;
+} bound_part;
+
+static void *bound_part_run(void *arg) {
+    const bound_part *b = arg;
+    bounds_eval_layer(b->m, b->l, b->pf, b->x, b->err_in, b->err_out, b->errf, b->tmp, b->n);
+    return NULL;
+}
+
+static void eval_bound_layer(const eval_ctx *t, int l, const float *x, const double *err_in, double *err_out,
+                             size_t nb) {
+    const layer *ly = &t->m.layers[l];
+    size_t si = layer_in_size(ly), so = layer_out_size(ly);
+    size_t T = (size_t)t->bound_threads < nb ? (size_t)t->bound_threads : nb;
+    if (T < 1) T = 1;
+    bound_part part[EVAL_BOUND_THREADS];
+    pthread_t th[EVAL_BOUND_THREADS];
+    int started[EVAL_BOUND_THREADS] = {0};
+    for (size_t k = 0, s0 = 0; k < T; k++) {
+        size_t c = nb / T + (k < nb % T);
+        part[k] = (bound_part){&t->m, l, t->params, x + s0 * si, err_in + s0 * si, err_out + s0 * so,
+                               t->tmp + s0 * so, t->errf + s0 * si, c};
+        s0 += c;
+    }
+    for (size_t k = 1; k < T; k++) started[k] = pthread_create(&th[k], NULL, bound_part_run, &part[k]) == 0;
+    bound_part_run(&part[0]);
+    for (size_t k = 1; k < T; k++) {
+        if (started[k]) pthread_join(th[k], NULL);
+        else bound_part_run(&part[k]); /* no thread to be had: the same work on this one */
+    }
+}
+
 /* One batch through engine k, layer by layer, the bound carried along
  * where a comparison will read it (g->err: two engines or more; alone, an
  * engine's bound went unread and was ~95% of an eval's time: 11.4 s of
@@ -154,7 +209,7 @@ static int eval_batch(eval_ctx *t, eval_eng *g, size_t s, size_t nb) {
         if ((rc = engine_forward_layer(g->e, l, 0))) return rc;
         if (!g->err) continue;
         if ((rc = engine_get_tensor(g->e, (tensor_id){TENSOR_ACT, l}, t->act[l & 1]))) return rc;
-        bounds_eval_layer(m, l, t->params, xin, t->err[cur], t->err[!cur], t->errf, t->tmp, nb);
+        eval_bound_layer(t, l, xin, t->err[cur], t->err[!cur], nb);
         cur = !cur;
         xin = t->act[l & 1];
     }

@@ -4564,6 +4564,340 @@ static int fault_adam_21(engine *e, const adam_scalars *ap) {
     return 1;
 }
 
+/* ---- zoo attack 22 ----------------------------------------------------------
+ * Sign-symmetric directed rounding (two threads whose MXCSR round in opposite
+ * directions: each relation one-signed, the signs cancelling inside every
+ * channel cluster or over the pooled bias blocks), an operand read wrong in
+ * flight (memory right), a dz row with two classes exchanged, a reduction
+ * buffer carried from the step before. */
+#define Z22_RU 0x4000u
+#define Z22_RD 0x2000u
+static int z22_verbose(void) { const char *v = getenv("LS_FAULT_VERBOSE"); return v ? (v[0] == '2' ? 2 : 1) : 0; }
+
+/* conv2's forward of samples [0, n/2) under MXCSR round-up, [n/2, n) round-down: serial fp32 (taps c, kh, kw,
+ * then + b), into a (plain NCHW), x its input */
+static void z22_conv_fwd_rurd(const cpu_ctx *c, const layer *ly, const float *x, float *a, size_t n) {
+#if defined(__x86_64__)
+    size_t OC = (size_t)ly->out_c, C = (size_t)ly->in_c, H = (size_t)ly->in_h, W = (size_t)ly->in_w;
+    size_t OH = (size_t)ly->out_h, OW = (size_t)ly->out_w;
+    const float *w = c->params + c->m->tensors[ly->w_tensor].offset;
+    const float *b = ly->b_tensor >= 0 ? c->params + c->m->tensors[ly->b_tensor].offset : NULL;
+    unsigned csr = _mm_getcsr();
+    for (size_t s0 = 0; s0 < n; s0++) {
+        _mm_setcsr((csr & ~0x6000u) | (s0 < n / 2 ? Z22_RU : Z22_RD));
+        for (size_t o = 0; o < OC; o++)
+            for (size_t i = 0; i < OH; i++)
+                for (size_t j = 0; j < OW; j++) {
+                    volatile float acc = 0.0f;
+                    for (size_t ch = 0; ch < C; ch++)
+                        for (size_t kh = 0; kh < 3; kh++)
+                            for (size_t kw = 0; kw < 3; kw++) {
+                                long r = (long)i + (long)kh - 1, q = (long)j + (long)kw - 1;
+                                if (r < 0 || r >= (long)H || q < 0 || q >= (long)W) continue;
+                                volatile float pr = w[((o * C + ch) * 3 + kh) * 3 + kw] *
+                                                    x[((s0 * C + ch) * H + (size_t)r) * W + (size_t)q];
+                                acc = acc + pr;
+                            }
+                    if (b) acc = acc + b[o];
+                    a[((s0 * OC + o) * OH + i) * OW + j] = acc;
+                }
+    }
+    _mm_setcsr(csr);
+#else
+    (void)c, (void)ly, (void)x, (void)a, (void)n;
+#endif
+}
+
+/* conv2's backward-data the same way: dx (plain) from dy (plain), taps oc, kh, kw */
+static void z22_conv_dx_rurd(const cpu_ctx *c, const layer *ly, const float *dy, float *dx, size_t n) {
+#if defined(__x86_64__)
+    size_t OC = (size_t)ly->out_c, C = (size_t)ly->in_c, H = (size_t)ly->in_h, W = (size_t)ly->in_w;
+    size_t OH = (size_t)ly->out_h, OW = (size_t)ly->out_w;
+    const float *w = c->params + c->m->tensors[ly->w_tensor].offset;
+    unsigned csr = _mm_getcsr();
+    for (size_t s0 = 0; s0 < n; s0++) {
+        _mm_setcsr((csr & ~0x6000u) | (s0 < n / 2 ? Z22_RU : Z22_RD));
+        for (size_t ch = 0; ch < C; ch++)
+            for (size_t i = 0; i < H; i++)
+                for (size_t j = 0; j < W; j++) {
+                    volatile float acc = 0.0f;
+                    for (size_t o = 0; o < OC; o++)
+                        for (size_t kh = 0; kh < 3; kh++)
+                            for (size_t kw = 0; kw < 3; kw++) {
+                                long p = (long)i - (long)kh + 1, q = (long)j - (long)kw + 1;
+                                if (p < 0 || p >= (long)OH || q < 0 || q >= (long)OW) continue;
+                                volatile float pr = w[((o * C + ch) * 3 + kh) * 3 + kw] *
+                                                    dy[((s0 * OC + o) * OH + (size_t)p) * OW + (size_t)q];
+                                acc = acc + pr;
+                            }
+                    dx[((s0 * C + ch) * H + i) * W + j] = acc;
+                }
+    }
+    _mm_setcsr(csr);
+#else
+    (void)c, (void)ly, (void)dy, (void)dx, (void)n;
+#endif
+}
+
+
+/* verbose only: errors of `y` (conv2's output, or its input gradient with dx = 1) against the exact fp64
+ * value, per element as a fraction of its own worst-case bound gamma_K sum|terms| (K = the terms, + 1 for the
+ * bias); and per (sample, channel) plane the sum of errors (a plain relation's residual) over the sum of bounds
+ * (its worst-case tolerance); the share of positive errors in each half of the batch */
+static void z22_err_stats(const cpu_ctx *c, const layer *ly, const float *in, const float *y, size_t n, int dx,
+                          const char *tag) {
+    size_t OC = (size_t)ly->out_c, C = (size_t)ly->in_c, H = (size_t)ly->in_h, W = (size_t)ly->in_w;
+    size_t OH = (size_t)ly->out_h, OW = (size_t)ly->out_w;
+    const float *w = c->params + c->m->tensors[ly->w_tensor].offset;
+    const float *b = !dx && ly->b_tensor >= 0 ? c->params + c->m->tensors[ly->b_tensor].offset : NULL;
+    size_t planes = dx ? C : OC, PH = dx ? H : OH, PW = dx ? W : OW, red = dx ? OC : C;
+    double K = (double)red * 9 + (b ? 1 : 0), u = 0x1p-24, g = K * u / (1 - K * u);
+    double most = 0, rms = 0, cntd = 0, prel = 0, pos[2] = {0, 0}, nz[2] = {0, 0};
+    for (size_t s0 = 0; s0 < n; s0++)
+        for (size_t pl = 0; pl < planes; pl++) {
+            double rsum = 0, bsum = 0;
+            for (size_t i = 0; i < PH; i++)
+                for (size_t j = 0; j < PW; j++) {
+                    double ex = b ? (double)b[pl] : 0.0, ab = b ? fabs((double)b[pl]) : 0.0;
+                    for (size_t r = 0; r < red; r++)
+                        for (size_t kh = 0; kh < 3; kh++)
+                            for (size_t kw = 0; kw < 3; kw++) {
+                                long p, q;
+                                double t;
+                                if (dx) {
+                                    p = (long)i - (long)kh + 1, q = (long)j - (long)kw + 1;
+                                    if (p < 0 || p >= (long)OH || q < 0 || q >= (long)OW) continue;
+                                    t = (double)w[((r * C + pl) * 3 + kh) * 3 + kw] *
+                                        (double)in[((s0 * OC + r) * OH + (size_t)p) * OW + (size_t)q];
+                                } else {
+                                    p = (long)i + (long)kh - 1, q = (long)j + (long)kw - 1;
+                                    if (p < 0 || p >= (long)H || q < 0 || q >= (long)W) continue;
+                                    t = (double)w[((pl * C + r) * 3 + kh) * 3 + kw] *
+                                        (double)in[((s0 * C + r) * H + (size_t)p) * W + (size_t)q];
+                                }
+                                ex += t, ab += fabs(t);
+                            }
+                    double e = (double)y[((s0 * planes + pl) * PH + i) * PW + j] - ex, bd = g * ab;
+                    rsum += e, bsum += bd;
+                    if (bd > 0) most = fmax(most, fabs(e) / bd), rms += (e / bd) * (e / bd), cntd++;
+                    if (e != 0) nz[s0 >= n / 2]++, pos[s0 >= n / 2] += e > 0;
+                }
+            if (bsum > 0) prel = fmax(prel, fabs(rsum) / bsum);
+        }
+    fprintf(stderr, "z22 %s: per element, error / own bound: largest %.4g, rms %.4g; plane sums: largest "
+            "|sum err| / sum bounds %.4g; positive errors: %.0f of %.0f (first half), %.0f of %.0f (second)\n",
+            tag, most, sqrt(rms / fmax(cntd, 1)), prel, pos[0], nz[0], pos[1], nz[1]);
+}
+
+/* the largest |new - old| over cnt floats, in units of the old value's ulp (for the verbose lines) */
+static double z22_most_ulps(const float *nw, const float *old, size_t cnt, double *most_abs) {
+    double mu = 0, ma = 0;
+    for (size_t i = 0; i < cnt; i++) {
+        double d = fabs((double)nw[i] - (double)old[i]);
+        double ulp = fabs((double)nextafterf(old[i], INFINITY) - (double)old[i]);
+        ma = fmax(ma, d);
+        if (ulp > 0) mu = fmax(mu, d / ulp);
+    }
+    if (most_abs) *most_abs = ma;
+    return mu;
+}
+
+/* conv2's forward of sample 5 with one interior input element read with a bit flipped (in a register: memory
+ * keeps the right value, which backward-data and backward-weights read); a: conv2's output (plain), x: its
+ * input.  The element: of sample 5's interior inputs that are positive (pool1's outputs), the median by value.
+ * Bit 34 - fault_k (default 18: 2^-5 of the value). 1: it edited a. */
+static int z22_x_read_flip(const cpu_ctx *c, const fault_state *F, const layer *ly, const float *x, float *a,
+                           size_t n, const char *tag) {
+    size_t OC = (size_t)ly->out_c, C = (size_t)ly->in_c, H = (size_t)ly->in_h, W = (size_t)ly->in_w;
+    size_t OH = (size_t)ly->out_h, OW = (size_t)ly->out_w, s5 = 5;
+    if (n <= s5 || H < 3 || W < 3) return 0;
+    size_t *idx = (size_t *)(void *)F->p_cur, k = 0;
+    for (size_t ch = 0; ch < C; ch++)
+        for (size_t i = 1; i + 1 < H; i++)
+            for (size_t j = 1; j + 1 < W; j++) {
+                size_t at = ((s5 * C + ch) * H + i) * W + j;
+                if (x[at] > 0.0f) idx[k++] = at;
+            }
+    if (!k) return 0;
+    z15_sort_g = x;
+    qsort(idx, k, sizeof *idx, z15_cmp);
+    size_t at = idx[k / 2], ch = at / (H * W) % C, i = at % (H * W) / W, j = at % W;
+    int kk = (int)lround(-log2(F->rel)), bit = 34 - kk;
+    if (bit < 0 || bit > 30) bit = 18;
+    float xr = z15_flip(x[at], bit);
+    double d = (double)xr - (double)x[at], most = 0;
+    const float *w = c->params + c->m->tensors[ly->w_tensor].offset;
+    size_t touched = 0;
+    for (size_t o = 0; o < OC; o++)
+        for (size_t kh = 0; kh < 3; kh++)
+            for (size_t kw = 0; kw < 3; kw++) {
+                long p = (long)i - (long)kh + 1, q = (long)j - (long)kw + 1;
+                if (p < 0 || p >= (long)OH || q < 0 || q >= (long)OW) continue;
+                float *y = a + ((s5 * OC + o) * OH + (size_t)p) * OW + (size_t)q;
+                double add = (double)w[((o * C + ch) * 3 + kh) * 3 + kw] * d;
+                most = fmax(most, fabs(add));
+                *y = (float)((double)*y + add);
+                touched++;
+            }
+    if (z22_verbose())
+        fprintf(stderr, "z22 %s: sample 5 channel %zu (%zu,%zu) of conv2's input read as %.9g for %.9g (bit %d), "
+                "%zu outputs moved, the most by %g\n", tag, ch, i, j, xr, x[at], bit, touched, most);
+    return 1;
+}
+
+static int fault_fwd_edit_22(engine *e, int l, int training, int *done) {
+    FAULT_LOCALS;
+    if (!fault_layer(c, l, "conv2") || l == 0 || ly->k != 3 || ly->pad != 1) return 0;
+    int ev_first = !training && F->in_eval && F->eval_round == 1 && F->eval_k == 0;
+    if ((id == CPU_FAULT_CONV2_FWD_X_READ_FLIP_STEP7 && training && c->step == 7) ||
+        (id == CPU_FAULT_EVAL_CONV2_FWD_X_READ_FLIP_FIRST && ev_first)) {
+        if ((rc = act_io(c, l, 0, a, 1)) || (rc = act_io(c, l - 1, 0, x, 1))) FAULT_ENDED(rc);
+        return z22_x_read_flip(c, F, ly, x, a, n, training ? "conv2 x read flip, step 7" : "eval conv2 x read flip");
+    }
+    if (id == CPU_FAULT_CONV2_FWD_RURD_HALVES_STEP7 && training && c->step == 7) {
+        if ((rc = act_io(c, l, 0, a, 1)) || (rc = act_io(c, l - 1, 0, x, 1))) FAULT_ENDED(rc);
+        float *old = z20_buf(F, cnt);
+        if (!old) FAULT_ENDED(LS_ENOMEM);
+        memcpy(old, a, cnt * sizeof *a);
+        z22_conv_fwd_rurd(c, ly, x, a, n);
+        if (z22_verbose()) {
+            double ma, mu = z22_most_ulps(a, old, cnt, &ma);
+            fprintf(stderr, "z22 conv2 fwd RU/RD halves, step 7: largest change %g (%.0f ulps) from the engine's\n",
+                    ma, mu);
+            z22_err_stats(c, ly, x, old, n, 0, "conv2 fwd, the engine's own (RN)");
+            z22_err_stats(c, ly, x, a, n, 0, "conv2 fwd, RU/RD halves");
+        }
+        return 1;
+    }
+    return 0;
+}
+
+static int fault_bwd_after_22(engine *e, int l, int *done) {
+    FAULT_LOCALS;
+    int conv2 = fault_layer(c, l, "conv2") && l > 0 && ly->k == 3 && ly->pad == 1;
+    if (id == CPU_FAULT_CONV2_DX_RURD_HALVES_STEP7 && c->step == 7 && conv2) {
+        size_t m = n * layer_out_size(&c->m->layers[l - 1]);
+        if ((rc = act_io(c, l - 1, 1, a, 1)) || (rc = act_io(c, l, 1, x, 1))) FAULT_DONE(rc);
+        float *old = z20_buf(F, m);
+        if (!old) FAULT_DONE(LS_ENOMEM);
+        memcpy(old, a, m * sizeof *a);
+        z22_conv_dx_rurd(c, ly, x, a, n);
+        if (z22_verbose()) {
+            double ma, mu = z22_most_ulps(a, old, m, &ma);
+            fprintf(stderr, "z22 conv2 dx RU/RD halves, step 7: largest change %g (%.0f ulps) from the engine's\n",
+                    ma, mu);
+            z22_err_stats(c, ly, x, old, n, 1, "conv2 dx, the engine's own (RN)");
+            z22_err_stats(c, ly, x, a, n, 1, "conv2 dx, RU/RD halves");
+        }
+        FAULT_DONE(act_io(c, l - 1, 1, a, 0));
+    }
+    if (id == CPU_FAULT_CONV_DB_RURD_ALTERNATE_ALL && ly->kind == LAYER_CONV && ly->b_tensor >= 0) {
+#if defined(__x86_64__)
+        /* the bias reduction on two cores whose MXCSR round in opposite directions, the channels dealt out
+         * round-robin: even channels upward, odd downward (serial fp32: samples outer, positions inner) */
+        const model_tensor *tb = &c->m->tensors[ly->b_tensor];
+        size_t oc = (size_t)ly->out_c, hw = (size_t)ly->out_h * ly->out_w;
+        if ((rc = act_io(c, l, 1, a, 1))) FAULT_DONE(rc);
+        unsigned csr = _mm_getcsr();
+        double mu = 0, me = 0;
+        for (size_t o = 0; o < oc; o++) {
+            _mm_setcsr((csr & ~0x6000u) | (o % 2 == 0 ? Z22_RU : Z22_RD));
+            volatile float acc = 0.0f;
+            for (size_t s0 = 0; s0 < n; s0++)
+                for (size_t q = 0; q < hw; q++) acc = acc + a[(s0 * oc + o) * hw + q];
+            _mm_setcsr(csr);
+            float was = c->grads[tb->offset + o];
+            double ex = 0, ab = 0, K = (double)n * hw, bd;
+            for (size_t s0 = 0; s0 < n; s0++)
+                for (size_t q = 0; q < hw; q++) ex += a[(s0 * oc + o) * hw + q], ab += fabs(a[(s0 * oc + o) * hw + q]);
+            bd = K * 0x1p-24 / (1 - K * 0x1p-24) * ab;
+            if (bd > 0) mu = fmax(mu, fabs((double)acc - ex) / bd), me = fmax(me, fabs((double)was - ex) / bd);
+            if (z22_verbose() > 1)
+                fprintf(stderr, "  db[%zu]: exact %.9g, fault err %.3g (%.4g of the bound), engine err %.3g\n", o, ex,
+                        (double)acc - ex, bd > 0 ? ((double)acc - ex) / bd : 0.0, (double)was - ex);
+            c->grads[tb->offset + o] = acc;
+        }
+        _mm_setcsr(csr);
+        if (z22_verbose())
+            fprintf(stderr, "z22 %s db RU/RD alternate, step %llu: %zu channels, largest error / own worst-case bound "
+                    "%.4g (the engine's own RN sum: %.4g)\n", ly->name, (unsigned long long)c->step, oc, mu, me);
+        c->params_ver++;
+#endif
+        return 0;
+    }
+    if (id == CPU_FAULT_CONV2_DW_HALF_PARTIAL_CARRIED_STEP7 && (c->step == 6 || c->step == 7) && conv2) {
+        /* a per-thread reduction buffer not cleared between steps: the second thread's partial dW (samples
+         * n/2..n-1) of step 6 is added into step 7's dW */
+        size_t OC = (size_t)ly->out_c, OH = (size_t)ly->out_h, OW = (size_t)ly->out_w;
+        size_t C = (size_t)ly->in_c, H = (size_t)ly->in_h, W = (size_t)ly->in_w;
+        const model_tensor *tw = &c->m->tensors[ly->w_tensor];
+        size_t nw = tw->numel;
+        float *part = z20_buf(F, nw);
+        if (!part) FAULT_DONE(LS_ENOMEM);
+        float *g = c->grads + tw->offset;
+        if (c->step == 7) {
+            if (F->z20_n == 0) return 0;
+            double most = 0, gs = 0, ps = 0;
+            for (size_t t = 0; t < nw; t++)
+                most = fmax(most, fabs(part[t])), gs += fabs(g[t]), ps += fabs(part[t]), g[t] = g[t] + part[t];
+            if (z22_verbose())
+                fprintf(stderr, "z22 conv2 dW, step 7: step 6's partial (samples %zu..) added: sum |partial| %g "
+                        "(sum |dW| %g), largest %g\n", F->z20_n / 2, ps, gs, most);
+            F->z20_n = 0;
+            c->params_ver++;
+            return 0;
+        }
+        if ((rc = act_io(c, l, 1, a, 1)) || (rc = act_io(c, l - 1, 0, x, 1))) FAULT_DONE(rc);
+        for (size_t o = 0; o < OC; o++)
+            for (size_t ch = 0; ch < C; ch++)
+                for (size_t kh = 0; kh < 3; kh++)
+                    for (size_t kw = 0; kw < 3; kw++) {
+                        float acc = 0.0f;
+                        for (size_t s0 = n / 2; s0 < n; s0++)
+                            for (size_t p = 0; p < OH; p++) {
+                                long r = (long)p + (long)kh - 1;
+                                if (r < 0 || r >= (long)H) continue;
+                                for (size_t q = 0; q < OW; q++) {
+                                    long cc = (long)q + (long)kw - 1;
+                                    if (cc < 0 || cc >= (long)W) continue;
+                                    acc += a[((s0 * OC + o) * OH + p) * OW + q] *
+                                           x[((s0 * C + ch) * H + (size_t)r) * W + (size_t)cc];
+                                }
+                            }
+                        part[((o * C + ch) * 3 + kh) * 3 + kw] = acc;
+                    }
+        F->z20_n = n;
+        return 0;
+    }
+    return 0;
+}
+
+/* loss_grad_row_classes_swapped_step7: after cpu_loss at step 7, two non-label classes' gradients exchanged in
+ * one sample's row (an off-by-one class gather): of every sample's pairs, the closest pair more than 2^-10
+ * apart relative to the larger */
+static void fault_loss_22(engine *e, fault_state *F, float *dz, size_t n, int nc) {
+    cpu_ctx *c = ctx_of(e);
+    if (F->id != CPU_FAULT_LOSS_GRAD_ROW_CLASSES_SWAPPED_STEP7 || c->step != 7) return;
+    size_t bi = n;
+    int bj = 0, bk = 0;
+    double best = INFINITY;
+    for (size_t i = 0; i < n; i++)
+        for (int j = 0; j < nc; j++)
+            for (int k = j + 1; k < nc; k++) {
+                if (j == c->labels[i] || k == c->labels[i]) continue;
+                double a = dz[i * nc + j], b = dz[i * nc + k], d = fabs(a - b);
+                if (d > 0x1p-10 * fmax(fabs(a), fabs(b)) && d < best) best = d, bi = i, bj = j, bk = k;
+            }
+    if (bi == n) return;
+    float t = dz[bi * nc + bj];
+    dz[bi * nc + bj] = dz[bi * nc + bk];
+    dz[bi * nc + bk] = t;
+    if (z22_verbose())
+        fprintf(stderr, "z22 dz row swap, step 7: sample %zu (label %d), classes %d and %d: %.9g <-> %.9g (%g apart, "
+                "%.0f ulps)\n", bi, c->labels[bi], bj, bk, dz[bi * nc + bk], dz[bi * nc + bj], best,
+                best / fabs((double)nextafterf(t, INFINITY) - (double)t));
+}
+
 static int fault_forward_layer(engine *e, int l, int training) {
     cpu_ctx *c = ctx_of(e);
     fault_state *F = c->fault;
@@ -4591,6 +4925,7 @@ static int fault_forward_layer(engine *e, int l, int training) {
     if ((r = fault_fwd_edit_19(e, l, training, &rc))) return r == 2 ? rc : act_io(c, l, 0, F->a, 0);
     if ((r = fault_fwd_edit_20(e, l, training, &rc))) return r == 2 ? rc : act_io(c, l, 0, F->a, 0);
     if ((r = fault_fwd_edit_21(e, l, training, &rc))) return r == 2 ? rc : act_io(c, l, 0, F->a, 0);
+    if ((r = fault_fwd_edit_22(e, l, training, &rc))) return r == 2 ? rc : act_io(c, l, 0, F->a, 0);
     if ((r = fault_fwd_legal(e, l, training, &rc))) return r == 2 ? rc : act_io(c, l, 0, F->a, 0);
     if ((r = fault_fwd_legal2(e, l, training, &rc))) return r == 2 ? rc : act_io(c, l, 0, F->a, 0);
     return 0;
@@ -4815,6 +5150,7 @@ static int fault_loss(engine *e, float *loss_out) {
     if (F->id == CPU_FAULT_LOSS_VALUE_REL_EPOCH2 && c->step >= 6)
         *loss_out = c->loss = (float)((double)c->loss * (1.0 + F->rel * 0x1p4));
     if (F->id == CPU_FAULT_LOSS_INV_N_CARRIED_EPOCH2) fault_loss_21(e, F, z, dz, n, nc, loss_out);
+    fault_loss_22(e, F, dz, n, nc);
     if (F->id == CPU_FAULT_LOSS_VALUE_EPOCH_END_REL && (c->step == 5 || c->step == 10))
         *loss_out = (float)((double)*loss_out * (1.0 + 0x1p-12)); /* zoo attack 14: the report only */
     if (F->id == CPU_FAULT_LOSS_VALUE_REPORT_STALE_ONCE) {
@@ -6238,6 +6574,7 @@ static int fault_backward_layer(engine *e, int l) {
     if (fault_bwd_after_19(e, l, &rc)) return rc;
     if (fault_bwd_after_20(e, l, &rc)) return rc;
     if (fault_bwd_after_21(e, l, &rc)) return rc;
+    if (fault_bwd_after_22(e, l, &rc)) return rc;
     if (F->id == CPU_FAULT_FC2_DB_SAME_LABEL_DROPPED_ONCE && c->step == 7 && fault_layer(c, l, "fc2")) {
         /* zoo attack 11: db leaves out the samples of the batch's most frequent label but its first */
         const layer *ly = &c->m->layers[l];

@@ -4745,6 +4745,61 @@ static int z22_x_read_flip(const cpu_ctx *c, const fault_state *F, const layer *
     return 1;
 }
 
+
+/* fc1_fwd_rurd_halves_step7: fc1's forward at step 7, serial fp32 (b added last) under MXCSR round-up for
+ * samples [0, n/2) and round-down for [n/2, n) */
+static int z22_fc1_fwd_rurd(engine *e, int l, int training) {
+    cpu_ctx *c = ctx_of(e);
+    fault_state *F = c->fault;
+    if (!F || F->id != CPU_FAULT_FC1_FWD_RURD_HALVES_STEP7 || !training || c->step != 7 || !fault_layer(c, l, "fc1"))
+        return 0;
+#if defined(__x86_64__)
+    const layer *ly = &c->m->layers[l];
+    size_t n = c->cur->n, out = (size_t)ly->out_c, in = c->m->tensors[ly->w_tensor].numel / out;
+    const float *w = c->params + c->m->tensors[ly->w_tensor].offset, *b = c->params + c->m->tensors[ly->b_tensor].offset;
+    int rc;
+    if ((rc = act_io(c, l, 0, F->a, 1))) return rc;
+    if ((rc = cpu_get_tensor(e, (tensor_id){TENSOR_ACT, l - 1}, F->b))) return rc;
+    unsigned csr = _mm_getcsr();
+    double most = 0, rms = 0, eng = 0, pos[2] = {0, 0}, nz[2] = {0, 0};
+    double K = (double)in + 1, g = K * 0x1p-24 / (1 - K * 0x1p-24);
+    for (size_t i = 0; i < n; i++) {
+        _mm_setcsr((csr & ~0x6000u) | (i < n / 2 ? Z22_RU : Z22_RD));
+        for (size_t j = 0; j < out; j++) {
+            volatile float acc = 0.0f;
+            for (size_t k = 0; k < in; k++) {
+                volatile float pr = w[j * in + k] * F->b[i * in + k];
+                acc = acc + pr;
+            }
+            acc = acc + b[j];
+            float y = acc;
+            _mm_setcsr(csr);
+            if (z22_verbose()) {
+                double ex = b[j], ab = fabs((double)b[j]);
+                for (size_t k = 0; k < in; k++) {
+                    double t = (double)w[j * in + k] * (double)F->b[i * in + k];
+                    ex += t, ab += fabs(t);
+                }
+                double bd = g * ab, er = (double)y - ex;
+                if (bd > 0) most = fmax(most, fabs(er) / bd), rms += (er / bd) * (er / bd),
+                            eng = fmax(eng, fabs((double)F->a[i * out + j] - ex) / bd);
+                if (er != 0) nz[i >= n / 2]++, pos[i >= n / 2] += er > 0;
+            }
+            _mm_setcsr((csr & ~0x6000u) | (i < n / 2 ? Z22_RU : Z22_RD));
+            F->a[i * out + j] = y;
+        }
+    }
+    _mm_setcsr(csr);
+    if (z22_verbose())
+        fprintf(stderr, "z22 fc1 fwd RU/RD halves, step 7: per element, error / own bound: largest %.4g (the engine's "
+                "RN: %.4g), rms %.4g; positive errors %.0f of %.0f (first half), %.0f of %.0f (second)\n", most, eng,
+                sqrt(rms / (double)(n * out)), pos[0], nz[0], pos[1], nz[1]);
+    return act_io(c, l, 0, F->a, 0);
+#else
+    return 0;
+#endif
+}
+
 static int fault_fwd_edit_22(engine *e, int l, int training, int *done) {
     FAULT_LOCALS;
     if (!fault_layer(c, l, "conv2") || l == 0 || ly->k != 3 || ly->pad != 1) return 0;
@@ -4775,7 +4830,8 @@ static int fault_fwd_edit_22(engine *e, int l, int training, int *done) {
 static int fault_bwd_after_22(engine *e, int l, int *done) {
     FAULT_LOCALS;
     int conv2 = fault_layer(c, l, "conv2") && l > 0 && ly->k == 3 && ly->pad == 1;
-    if (id == CPU_FAULT_CONV2_DX_RURD_HALVES_STEP7 && c->step == 7 && conv2) {
+    if (((id == CPU_FAULT_CONV2_DX_RURD_HALVES_STEP7 && c->step == 7) ||
+         (id == CPU_FAULT_CONV2_DX_RURD_HALVES_STEP2 && c->step == 2)) && conv2) {
         size_t m = n * layer_out_size(&c->m->layers[l - 1]);
         if ((rc = act_io(c, l - 1, 1, a, 1)) || (rc = act_io(c, l, 1, x, 1))) FAULT_DONE(rc);
         float *old = z20_buf(F, m);
@@ -4784,8 +4840,8 @@ static int fault_bwd_after_22(engine *e, int l, int *done) {
         z22_conv_dx_rurd(c, ly, x, a, n);
         if (z22_verbose()) {
             double ma, mu = z22_most_ulps(a, old, m, &ma);
-            fprintf(stderr, "z22 conv2 dx RU/RD halves, step 7: largest change %g (%.0f ulps) from the engine's\n",
-                    ma, mu);
+            fprintf(stderr, "z22 conv2 dx RU/RD halves, step %llu: largest change %g (%.0f ulps) from the engine's\n",
+                    (unsigned long long)c->step, ma, mu);
             z22_err_stats(c, ly, x, old, n, 1, "conv2 dx, the engine's own (RN)");
             z22_err_stats(c, ly, x, a, n, 1, "conv2 dx, RU/RD halves");
         }
@@ -4926,6 +4982,7 @@ static int fault_forward_layer(engine *e, int l, int training) {
     if ((r = fault_fwd_edit_20(e, l, training, &rc))) return r == 2 ? rc : act_io(c, l, 0, F->a, 0);
     if ((r = fault_fwd_edit_21(e, l, training, &rc))) return r == 2 ? rc : act_io(c, l, 0, F->a, 0);
     if ((r = fault_fwd_edit_22(e, l, training, &rc))) return r == 2 ? rc : act_io(c, l, 0, F->a, 0);
+    if (F->id == CPU_FAULT_FC1_FWD_RURD_HALVES_STEP7) return z22_fc1_fwd_rurd(e, l, training);
     if ((r = fault_fwd_legal(e, l, training, &rc))) return r == 2 ? rc : act_io(c, l, 0, F->a, 0);
     if ((r = fault_fwd_legal2(e, l, training, &rc))) return r == 2 ? rc : act_io(c, l, 0, F->a, 0);
     return 0;

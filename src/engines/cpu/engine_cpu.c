@@ -4574,9 +4574,11 @@ static int fault_adam_21(engine *e, const adam_scalars *ap) {
 #define Z22_RD 0x2000u
 static int z22_verbose(void) { const char *v = getenv("LS_FAULT_VERBOSE"); return v ? (v[0] == '2' ? 2 : 1) : 0; }
 
-/* conv2's forward of samples [0, n/2) under MXCSR round-up, [n/2, n) round-down: serial fp32 (taps c, kh, kw,
- * then + b), into a (plain NCHW), x its input */
-static void z22_conv_fwd_rurd(const cpu_ctx *c, const layer *ly, const float *x, float *a, size_t n) {
+/* conv2's forward of samples [0, n/2) under MXCSR round-up, [n/2, n) round-down (rows: of every plane's rows
+ * [0, OH/2) round-up, [OH/2, OH) round-down, a spatial split; rows 2: even rows round-up, odd ones round-down,
+ * a schedule(static, 1) over rows): serial fp32 (taps c, kh, kw, then + b), into a
+ * (plain NCHW), x its input */
+static void z22_conv_fwd_rurd(const cpu_ctx *c, const layer *ly, const float *x, float *a, size_t n, int rows) {
 #if defined(__x86_64__)
     size_t OC = (size_t)ly->out_c, C = (size_t)ly->in_c, H = (size_t)ly->in_h, W = (size_t)ly->in_w;
     size_t OH = (size_t)ly->out_h, OW = (size_t)ly->out_w;
@@ -4588,6 +4590,7 @@ static void z22_conv_fwd_rurd(const cpu_ctx *c, const layer *ly, const float *x,
         for (size_t o = 0; o < OC; o++)
             for (size_t i = 0; i < OH; i++)
                 for (size_t j = 0; j < OW; j++) {
+                    if (rows) _mm_setcsr((csr & ~0x6000u) | ((rows == 1 ? i < OH / 2 : i % 2 == 0) ? Z22_RU : Z22_RD));
                     volatile float acc = 0.0f;
                     for (size_t ch = 0; ch < C; ch++)
                         for (size_t kh = 0; kh < 3; kh++)
@@ -4809,16 +4812,20 @@ static int fault_fwd_edit_22(engine *e, int l, int training, int *done) {
         if ((rc = act_io(c, l, 0, a, 1)) || (rc = act_io(c, l - 1, 0, x, 1))) FAULT_ENDED(rc);
         return z22_x_read_flip(c, F, ly, x, a, n, training ? "conv2 x read flip, step 7" : "eval conv2 x read flip");
     }
-    if (id == CPU_FAULT_CONV2_FWD_RURD_HALVES_STEP7 && training && c->step == 7) {
+    if ((id == CPU_FAULT_CONV2_FWD_RURD_HALVES_STEP7 && training && c->step == 7) ||
+        id == CPU_FAULT_CONV2_FWD_RURD_ROW_HALVES_ALL || id == CPU_FAULT_CONV2_FWD_RURD_ROWS_INTERLEAVED_ALL) {
         if ((rc = act_io(c, l, 0, a, 1)) || (rc = act_io(c, l - 1, 0, x, 1))) FAULT_ENDED(rc);
         float *old = z20_buf(F, cnt);
         if (!old) FAULT_ENDED(LS_ENOMEM);
         memcpy(old, a, cnt * sizeof *a);
-        z22_conv_fwd_rurd(c, ly, x, a, n);
+        z22_conv_fwd_rurd(c, ly, x, a, n, id == CPU_FAULT_CONV2_FWD_RURD_ROW_HALVES_ALL ? 1 :
+                                          id == CPU_FAULT_CONV2_FWD_RURD_ROWS_INTERLEAVED_ALL ? 2 : 0);
         if (z22_verbose()) {
             double ma, mu = z22_most_ulps(a, old, cnt, &ma);
-            fprintf(stderr, "z22 conv2 fwd RU/RD halves, step 7: largest change %g (%.0f ulps) from the engine's\n",
-                    ma, mu);
+            fprintf(stderr, "z22 conv2 fwd RU/RD %s, step %llu%s: largest change %g (%.0f ulps) from the engine's\n",
+                    id == CPU_FAULT_CONV2_FWD_RURD_ROW_HALVES_ALL ? "row halves" :
+                    id == CPU_FAULT_CONV2_FWD_RURD_ROWS_INTERLEAVED_ALL ? "rows interleaved" : "halves",
+                    (unsigned long long)c->step, training ? "" : " (evaluation)", ma, mu);
             z22_err_stats(c, ly, x, old, n, 0, "conv2 fwd, the engine's own (RN)");
             z22_err_stats(c, ly, x, a, n, 0, "conv2 fwd, RU/RD halves");
         }

@@ -4041,7 +4041,6 @@ static int fault_bwd_before_19(engine *e, int l, int *done) {
 static float *z20_buf(fault_state *F, size_t cnt) {
     if (F->z20_cap < cnt) {
         free(F->z20);
-    free(F->z21);
         F->z20 = malloc(cnt * sizeof(float));
         F->z20_cap = F->z20 ? cnt : 0;
         F->z20_n = 0;

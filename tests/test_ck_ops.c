@@ -664,6 +664,46 @@ static void test_identical_windows(void **st) {
     }
 }
 
+/* ck_digest's AVX2 path (4 lanes, 64-bit products from 32-bit ones) is
+ * the plain loop's sum to the bit: every length 0..70 (the 4-wide body and
+ * each tail), unaligned starts, a long buffer past 2^16 elements, and
+ * floats of every kind (random bit patterns: NaN payloads, infinities,
+ * subnormals, -0), against ck_digest_term summed here. */
+static void test_digest_avx2(void **st) {
+    (void)st;
+    if (ck_digest_force_avx2(1) != 0) {
+        ck_digest_force_avx2(0);
+        skip(); /* no AVX2 on this CPU: only the plain loop runs */
+    }
+    enum { DN = 70000 };
+    float *x = malloc((DN + 3) * sizeof *x);
+    assert_non_null(x);
+    uint64_t r = 0x243F6A8885A308D3ull;
+    for (size_t i = 0; i < DN + 3; i++) {
+        r = r * 6364136223846793005ull + 1442695040888963407ull;
+        uint32_t b = (uint32_t)(r >> 32);
+        memcpy(&x[i], &b, 4);
+    }
+    size_t lens[80], nl = 0;
+    for (size_t n = 0; n <= 70; n++) lens[nl++] = n;
+    lens[nl++] = 65537, lens[nl++] = DN;
+    for (size_t k = 0; k < nl; k++)
+        for (size_t off = 0; off < 4; off++) {
+            size_t n = lens[k];
+            if (n + off > DN + 3) continue;
+            uint64_t want = 0;
+            for (size_t i = 0; i < n; i++) want += ck_digest_term(x[off + i], i);
+            assert_int_equal(ck_digest_force_avx2(1), 0);
+            uint64_t a = ck_digest(x + off, n);
+            assert_int_equal(ck_digest_force_avx2(0), 0);
+            uint64_t p = ck_digest(x + off, n);
+            if (a != want || p != want)
+                fail_msg("n %zu, offset %zu: avx2 %016llx, plain %016llx, the terms' sum %016llx", n, off,
+                         (unsigned long long)a, (unsigned long long)p, (unsigned long long)want);
+        }
+    free(x);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_maxima),
@@ -674,6 +714,7 @@ int main(void) {
         cmocka_unit_test(test_signed_as_kernels),
         cmocka_unit_test(test_position_weighted_as_kernels),
         cmocka_unit_test(test_identical_windows),
+        cmocka_unit_test(test_digest_avx2),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

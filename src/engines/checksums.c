@@ -99,15 +99,84 @@ uint64_t ck_get_u64(const double *slot) {
 void ck_put_u64(double *slot, uint64_t v) { memcpy(slot, &v, 8); }
 
 /* Integer arithmetic mod 2^64 in any order gives the same sum, so the
- * clones (64-bit multiplies in vectors need AVX-512DQ: x86-64-v4) differ
- * only in speed. */
+ * clones (64-bit multiplies in vectors need AVX-512DQ: x86-64-v4) and the
+ * AVX2 path below differ only in speed. */
 #if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__) && !defined(__SANITIZE_ADDRESS__)
 __attribute__((target_clones("arch=x86-64-v4", "default")))
 #endif
-uint64_t ck_digest(const float *x, size_t n) {
+static uint64_t ck_digest_plain(const float *x, size_t n) {
     uint64_t s = 0;
     for (size_t i = 0; i < n; i++) s += ck_digest_term(x[i], i);
     return s;
+}
+
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+#include <immintrin.h>
+#define CK_DIGEST_AVX2 1
+/* a * c mod 2^64 per lane from 32 x 32 -> 64-bit products (AVX2 has no
+ * 64-bit multiply): a_lo c_lo + ((a_hi c_lo + a_lo c_hi) << 32), the
+ * a_hi c_hi term being a multiple of 2^64 */
+__attribute__((target("avx2"))) static inline __m256i mul64c(__m256i a, __m256i clo, __m256i chi) {
+    __m256i lo = _mm256_mul_epu32(a, clo);
+    __m256i cross = _mm256_add_epi64(_mm256_mul_epu32(_mm256_srli_epi64(a, 32), clo), _mm256_mul_epu32(a, chi));
+    return _mm256_add_epi64(lo, _mm256_slli_epi64(cross, 32));
+}
+
+/* ck_digest_term of four elements a step, the lanes' sums added at the
+ * end (mod 2^64: any order).  On a CPU with AVX2 but not AVX-512DQ (the
+ * x86-64-v4 clone's), where the plain loop ran scalar: ~8% of a small
+ * audit's time before (zoo-sized, 2-core AVX2 EPYC). */
+__attribute__((target("avx2"))) static uint64_t ck_digest_avx2(const float *x, size_t n) {
+    const uint64_t K = 0x9E3779B97F4A7C15ull, C1 = 0xBF58476D1CE4E5B9ull, C2 = 0x94D049BB133111EBull;
+    const __m256i c1lo = _mm256_set1_epi64x((long long)(C1 & 0xffffffffu)), c1hi = _mm256_set1_epi64x((long long)(C1 >> 32));
+    const __m256i c2lo = _mm256_set1_epi64x((long long)(C2 & 0xffffffffu)), c2hi = _mm256_set1_epi64x((long long)(C2 >> 32));
+    __m256i idx = _mm256_set_epi64x(3, 2, 1, 0);
+    __m256i kv = _mm256_set_epi64x((long long)(K * 4), (long long)(K * 3), (long long)(K * 2), (long long)K);
+    const __m256i four = _mm256_set1_epi64x(4), k4 = _mm256_set1_epi64x((long long)(K * 4));
+    __m256i acc = _mm256_setzero_si256();
+    size_t i = 0;
+    for (; i + 4 <= n; i += 4) {
+        __m256i b = _mm256_cvtepu32_epi64(_mm_loadu_si128((const __m128i *)(const void *)(x + i)));
+        __m256i z = _mm256_add_epi64(_mm256_or_si256(b, _mm256_slli_epi64(idx, 32)), kv); /* (b | i << 32) + K (i + 1) */
+        z = mul64c(_mm256_xor_si256(z, _mm256_srli_epi64(z, 30)), c1lo, c1hi);
+        z = mul64c(_mm256_xor_si256(z, _mm256_srli_epi64(z, 27)), c2lo, c2hi);
+        acc = _mm256_add_epi64(acc, _mm256_xor_si256(z, _mm256_srli_epi64(z, 31)));
+        idx = _mm256_add_epi64(idx, four);
+        kv = _mm256_add_epi64(kv, k4);
+    }
+    uint64_t lane[4];
+    _mm256_storeu_si256((__m256i *)(void *)lane, acc);
+    uint64_t s = lane[0] + lane[1] + lane[2] + lane[3];
+    for (; i < n; i++) s += ck_digest_term(x[i], i);
+    return s;
+}
+
+static int ck_digest_isa = -1; /* 1: the AVX2 path; set once (a benign race: every thread computes the same) */
+#endif
+
+/* 1: ck_digest's AVX2 path from here on (where the CPU has it), 0: the
+ * plain loop (its clones); for the test that compares them */
+int ck_digest_force_avx2(int on) {
+#ifdef CK_DIGEST_AVX2
+    __builtin_cpu_init();
+    if (on && !__builtin_cpu_supports("avx2")) return -1;
+    ck_digest_isa = on;
+    return 0;
+#else
+    return on ? -1 : 0;
+#endif
+}
+
+uint64_t ck_digest(const float *x, size_t n) {
+#ifdef CK_DIGEST_AVX2
+    if (ck_digest_isa < 0) {
+        __builtin_cpu_init();
+        /* the x86-64-v4 clone of the plain loop where AVX-512DQ is there */
+        ck_digest_isa = __builtin_cpu_supports("avx2") && !__builtin_cpu_supports("avx512dq");
+    }
+    if (ck_digest_isa) return ck_digest_avx2(x, n);
+#endif
+    return ck_digest_plain(x, n);
 }
 
 /* layer l's blocks ph0..ph1-1 of CK_REL-wide entries placed from at, in

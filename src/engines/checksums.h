@@ -234,6 +234,10 @@ void ck_put_u64(double *slot, uint64_t v);
 
 /* The order-independent digest of a float buffer (checksum_ops.h's terms). */
 uint64_t ck_digest(const float *x, size_t n);
+/* 1: ck_digest takes its AVX2 path from here on (-1 where the CPU has no
+ * AVX2), 0: the plain loop (its clones); the same sums either way (a test
+ * compares them) */
+int ck_digest_force_avx2(int on);
 /* The operand hash's sum over one buffer (a repeat's CK_STAGE_HASH_ONLY
  * folds one per tensor it would read), on one thread: for tests. */
 uint64_t ck_operand_hash_buf(const float *x, size_t n);

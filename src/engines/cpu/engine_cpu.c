@@ -3865,6 +3865,22 @@ static int fault_bwd_after_17(engine *e, int l, int *done) {
     return 0;
 }
 
+#if defined(__x86_64__)
+/* conv bias gradient o of a (n samples of oc planes of hw) reduced serially in fp32 (samples outer,
+ * positions inner, as db_serial_fp32, a legal order, does it rounding to nearest) with MXCSR's rounding
+ * control set to mode (0x4000 upward, 0x2000 downward) for the sum: conv_db_round_up_all and
+ * conv_db_rurd_alternate_all */
+static float db_serial_mode(const float *a, size_t n, size_t oc, size_t hw, size_t o, unsigned mode) {
+    unsigned csr = _mm_getcsr();
+    _mm_setcsr((csr & ~0x6000u) | mode);
+    volatile float acc = 0.0f;
+    for (size_t s0 = 0; s0 < n; s0++)
+        for (size_t q = 0; q < hw; q++) acc = acc + a[(s0 * oc + o) * hw + q];
+    _mm_setcsr(csr);
+    return acc;
+}
+#endif
+
 /* ---- zoo attack 19: the coverage map's thin cells ---------------------------------------------------------
  * The every-step vector judges a conv layer's outputs, input gradients and weight gradients through sums (per
  * plane, per filter) plus a few re-done elements; a conv bias gradient per element but, with fewer than 57
@@ -3976,15 +3992,7 @@ static int fault_bwd_after_19(engine *e, int l, int *done) {
         const model_tensor *tb = &c->m->tensors[ly->b_tensor];
         size_t oc = (size_t)ly->out_c, hw = (size_t)ly->out_h * ly->out_w;
         if ((rc = act_io(c, l, 1, a, 1))) FAULT_DONE(rc);
-        unsigned csr = _mm_getcsr();
-        _mm_setcsr((csr & ~0x6000u) | 0x4000u);
-        for (size_t o = 0; o < oc; o++) {
-            volatile float acc = 0.0f;
-            for (size_t s0 = 0; s0 < n; s0++)
-                for (size_t q = 0; q < hw; q++) acc = acc + a[(s0 * oc + o) * hw + q];
-            c->grads[tb->offset + o] = acc;
-        }
-        _mm_setcsr(csr);
+        for (size_t o = 0; o < oc; o++) c->grads[tb->offset + o] = db_serial_mode(a, n, oc, hw, o, 0x4000u);
         c->params_ver++;
 #endif
         return 0;
@@ -4860,14 +4868,9 @@ static int fault_bwd_after_22(engine *e, int l, int *done) {
         const model_tensor *tb = &c->m->tensors[ly->b_tensor];
         size_t oc = (size_t)ly->out_c, hw = (size_t)ly->out_h * ly->out_w;
         if ((rc = act_io(c, l, 1, a, 1))) FAULT_DONE(rc);
-        unsigned csr = _mm_getcsr();
         double mu = 0, me = 0;
         for (size_t o = 0; o < oc; o++) {
-            _mm_setcsr((csr & ~0x6000u) | (o % 2 == 0 ? Z22_RU : Z22_RD));
-            volatile float acc = 0.0f;
-            for (size_t s0 = 0; s0 < n; s0++)
-                for (size_t q = 0; q < hw; q++) acc = acc + a[(s0 * oc + o) * hw + q];
-            _mm_setcsr(csr);
+            float acc = db_serial_mode(a, n, oc, hw, o, o % 2 == 0 ? Z22_RU : Z22_RD);
             float was = c->grads[tb->offset + o];
             double ex = 0, ab = 0, K = (double)n * hw, bd;
             for (size_t s0 = 0; s0 < n; s0++)
@@ -4879,7 +4882,6 @@ static int fault_bwd_after_22(engine *e, int l, int *done) {
                         (double)acc - ex, bd > 0 ? ((double)acc - ex) / bd : 0.0, (double)was - ex);
             c->grads[tb->offset + o] = acc;
         }
-        _mm_setcsr(csr);
         if (z22_verbose())
             fprintf(stderr, "z22 %s db RU/RD alternate, step %llu: %zu channels, largest error / own worst-case bound "
                     "%.4g (the engine's own RN sum: %.4g)\n", ly->name, (unsigned long long)c->step, oc, mu, me);

@@ -529,17 +529,6 @@ void bounds_adam(const float *p, const float *m, const float *v, const float *g,
                             a->step_size, a->bc2_sqrt, a->eps, vs_exact, &bp[i], &bm[i], &bv[i]);
 }
 
-/* Forward error propagated through one layer of the eval pass: err_out
- * from err_in (per element of the layer's input), the engine's own input x
- * and the parameters pf.  For y = W x + b computed in fp32 from an input
- * within err_in of the exact one:
- *   |fl(W x~ + b) - (W x + b)| <= |W| err_in + gamma_{K+1} (|W||x~| + |b|),
- * exact in the sense of a bound (not first order).  relu and flatten are
- * 1-Lipschitz elementwise; a 2x2 max is 1-Lipschitz in the max norm of its
- * window; dropout is the identity in evaluation.  Where fp32 may overflow
- * (bounds_range_unbound) err_out is +INFINITY, and it stays so through
- * every later layer (inf x |w| = inf; 0 x inf: +INFINITY, see below): the
- * caller counts such logits as not judged. */
 /* nextafterf(f, +inf) for f >= +0 and below +inf: the next bit pattern
  * (+0 -> 2^-149, FLT_MAX -> +inf), without libm's call (~9% of a
  * two-engine eval's time); anything else goes to nextafterf itself */
@@ -559,6 +548,17 @@ static inline double max_nan(double a, double b) {
     return (a > b || b != b) ? a : b;
 }
 
+/* Forward error propagated through one layer of the eval pass: err_out
+ * from err_in (per element of the layer's input), the engine's own input x
+ * and the parameters pf.  For y = W x + b computed in fp32 from an input
+ * within err_in of the exact one:
+ *   |fl(W x~ + b) - (W x + b)| <= |W| err_in + gamma_{K+1} (|W||x~| + |b|),
+ * exact in the sense of a bound (not first order).  relu and flatten are
+ * 1-Lipschitz elementwise; a 2x2 max is 1-Lipschitz in the max norm of its
+ * window; dropout is the identity in evaluation.  Where fp32 may overflow
+ * (bounds_range_unbound) err_out is +INFINITY, and it stays so through
+ * every later layer (inf x |w| = inf; 0 x inf: +INFINITY, see below): the
+ * caller counts such logits as not judged. */
 void bounds_eval_layer(const model *m, int l, const float *pf, const float *x, const double *err_in, double *err_out,
                        float *errf, double *tmp, size_t n) {
     const layer *ly = &m->layers[l];

@@ -2695,6 +2695,85 @@ static void test_sign_test_residuals(void **s) {
     teardown(&f);
 }
 
+/* The batch's halves against each other, and the alternating relations
+ * (checks/checksums.c, judge_sign; zoo attack 22's blind spots): a clean
+ * step's vector with one block's residual signs rewritten, magnitudes
+ * kept.  conv2's backward-data positive in samples 0..N/2-1 and negative in
+ * N/2..N-1 (two threads rounding in opposite directions, by samples): the
+ * whole block's count is exactly balanced (the plain sign test cannot see
+ * it), the halves' difference is D = m: SUSPECT naming the halves' test.
+ * conv2's row-alternating forward relations all positive (even rows
+ * rounding up, odd rows down): SUSPECT naming that block.  A sign that is
+ * its channel's in every sample (identical windows over a blank region,
+ * the legal dependence the channel clusters are for): neither test flags
+ * it, in the plain block or the alternating one.  Reduced precision: no
+ * sign test of either kind. */
+static double *signed_by(fx *f, int l, int ph, int mode, uint32_t seed) {
+    double *c = malloc(f->L.total * sizeof *c);
+    assert_non_null(c);
+    memcpy(c, f->vec, f->L.total * sizeof *c);
+    double *r = c + f->L.off[l][ph];
+    size_t cnt = f->L.cnt[l][ph], per = cnt / N;
+    for (size_t i = 0; i < cnt; i++) {
+        double a = fabs(r[CK_REL * i]);
+        size_t smp = i / per, ch = i % per;
+        int pos = mode == 0 ? smp < N / 2 : rng_u32(seed, (uint32_t)ch, 0, 0, 9) & 1; /* 0 halves, 1 by channel */
+        r[CK_REL * i] = pos ? a : -a;
+    }
+    return c;
+}
+
+static void test_halves_and_alternating_sign_tests(void **s) {
+    (void)s;
+    fx f;
+    setup(&f, "smallcnn", 0);
+    step_to_checks(&f, 1);
+    int l = first_layer_of(&f.m, LAYER_CONV, 1); /* conv2 */
+    double *h = signed_by(&f, l, CK_BWD_DATA, 0, 0);
+    ck_verdict v = sign_judge(&f, h, 0);
+    printf("halves' sign test, conv2 backward-data + then -: %d SUSPECT: %s (x%.3g, %.3g of the worst case)\n",
+           v.n_sus, v.n_sus ? v.sus.what : "-", v.sus.ratio, v.sus_worst_ratio);
+    assert_int_equal(v.n_viol, 0);
+    assert_true(v.worst_sharp <= 1.0);
+    assert_true(v.n_sus >= 1 && v.sus.sign_test);
+    assert_int_equal(v.sus.layer, l);
+    assert_int_equal(v.sus.phase, CKP_BWD_DATA);
+    assert_non_null(strstr(v.sus.what, "conv2 backward-data: halves' sign test over "));
+    assert_true(v.sus.ratio > 1.0 && v.sus_worst_ratio < 1.0);
+    v = sign_judge(&f, h, 0x1p-10);
+    assert_int_equal(v.n_sus, 0);
+    free(h);
+    h = signed_by(&f, l, CK_FWD_RA, 0, 0); /* the same split in the row-alternating forward relations */
+    v = sign_judge(&f, h, 0);
+    assert_true(v.n_sus >= 1 && v.sus.sign_test && v.sus.phase == CKP_FORWARD);
+    assert_non_null(strstr(v.sus.what, "halves' sign test"));
+    free(h);
+    /* the row-alternating forward relations all positive (signed_copy: every relation within both tiers) */
+    assert_true(f.L.cnt[l][CK_FWD_RA] > 64);
+    double *ra = signed_copy(&f, l, CK_FWD_RA, 1, 0);
+    v = sign_judge(&f, ra, 0);
+    printf("sign test, conv2 row-alternating forward all positive: %d SUSPECT: %s (x%.3g)\n", v.n_sus,
+           v.n_sus ? v.sus.what : "-", v.sus.ratio);
+    assert_int_equal(v.n_viol, 0);
+    assert_true(v.n_sus >= 1 && v.sus.sign_test);
+    assert_int_equal(v.sus.layer, l);
+    assert_int_equal(v.sus.phase, CKP_FORWARD);
+    assert_non_null(strstr(v.sus.what, "(row-alternating): sign test over "));
+    free(ra);
+    /* a channel's sign in every sample, several draws: no test flags it */
+    static const int phs[] = {CK_FWD, CK_BWD_DATA, CK_FWD_RA, CK_FWD_CA, CK_BWD_DATA_RA, CK_BWD_DATA_CA};
+    for (size_t k = 0; k < sizeof phs / sizeof *phs; k++)
+        for (uint32_t seed = 1; seed <= 4; seed++) {
+            double *ch = signed_by(&f, l, phs[k], 1, seed);
+            v = sign_judge(&f, ch, 0);
+            if (v.n_sus) fprintf(stderr, "by channel, block %d, draw %u: %s\n", phs[k], seed, v.sus.what);
+            assert_int_equal(v.n_viol, 0);
+            assert_int_equal(v.n_sus, 0);
+            free(ch);
+        }
+    teardown(&f);
+}
+
 /* The sign test over a conv layer's re-done dW elements (checks/checksums.c,
  * judge_dw_sign): per filter BWD_W_PEEK's element and BWD_W_Z's (its
  * smallest nonzero), each an fp32 element v against its dot product in
@@ -3147,6 +3226,7 @@ int main(void) {
         cmocka_unit_test(test_sharp_tier),
         cmocka_unit_test(test_sign_test_residuals),
         cmocka_unit_test(test_dw_sign_test),
+        cmocka_unit_test(test_halves_and_alternating_sign_tests),
         cmocka_unit_test(test_bias_pool_sign_test),
         cmocka_unit_test(test_duplicate_samples_relations),
         cmocka_unit_test(test_relation_range_unjudged),

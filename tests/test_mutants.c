@@ -269,12 +269,20 @@ static void test_checksum_suspect_first(void **st) {
         const char *engine;
         long step;         /* the first step the fault is on */
         const char *sign;  /* the layer the sign test over the relations' residuals names (NULL: not it) */
+        ck_phase phase;    /* and its phase */
+        const char *what;  /* and what the finding says of the test */
     } cases[] = {
-        {"cpu:fault=round_tz_kernels_all", 1, NULL},
-        {"cpu:fault=round_tz_kernels_step7", 7, NULL},
+        {"cpu:fault=round_tz_kernels_all", 1, NULL, 0, NULL},
+        {"cpu:fault=round_tz_kernels_step7", 7, NULL, 0, NULL},
         /* a core rounding upward in conv2's backward at step 7: every relation within 0.34 of its sharper tier,
          * its residuals' signs not (checks/checksums.c, judge_sign); a known blind spot before it, VERDICT ok */
-        {"cpu:fault=thread1_round_up_conv2_bwd_step7", 7, "conv2"},
+        {"cpu:fault=thread1_round_up_conv2_bwd_step7", 7, "conv2", CKP_BWD_DATA, "backward-data: sign test over"},
+        /* zoo attack 22: two cores rounding in opposite directions, by sample halves (the whole block's signs
+         * balanced: the halves' test) and by alternate rows (the plain relations' too: the row-alternating
+         * relations' test); known blind spots before those, VERDICT ok */
+        {"cpu:fault=conv2_dx_rurd_halves_step7", 7, "conv2", CKP_BWD_DATA, "backward-data: halves' sign test over"},
+        {"cpu:fault=conv2_fwd_rurd_rows_interleaved_all", 1, "conv2", CKP_FORWARD,
+         "forward (row-alternating): sign test over"},
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         audit_cfg c;
@@ -292,7 +300,9 @@ static void test_checksum_suspect_first(void **st) {
         assert_int_equal(ae->ck_sus_first.sign_test, cases[i].sign != NULL);
         if (cases[i].sign) {
             assert_string_equal(r.m.layers[ae->ck_sus_first.layer].name, cases[i].sign);
-            assert_int_equal(ae->ck_sus_first.phase, CKP_BWD_DATA);
+            assert_int_equal(ae->ck_sus_first.phase, cases[i].phase);
+            if (!strstr(ae->ck_sus_first.what, cases[i].what))
+                fail_msg("%s: want '%s' in '%s'", cases[i].engine, cases[i].what, ae->ck_sus_first.what);
         }
         explain_list L = {0};
         assert_int_equal(explain_run(&L, &r, &r.m), 0);

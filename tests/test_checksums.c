@@ -2701,7 +2701,9 @@ static void test_sign_test_residuals(void **s) {
  * kept.  conv2's backward-data positive in samples 0..N/2-1 and negative in
  * N/2..N-1 (two threads rounding in opposite directions, by samples): the
  * whole block's count is exactly balanced (the plain sign test cannot see
- * it), the halves' difference is D = m: SUSPECT naming the halves' test.
+ * it), the halves' difference is D = m: SUSPECT naming the halves' test;
+ * split in quarters up, down, up, down (four cores), the halves balance
+ * too, and the alternate quarters' test names it.
  * conv2's row-alternating forward relations all positive (even rows
  * rounding up, odd rows down): SUSPECT naming that block.  A sign that is
  * its channel's in every sample (identical windows over a blank region,
@@ -2717,7 +2719,8 @@ static double *signed_by(fx *f, int l, int ph, int mode, uint32_t seed) {
     for (size_t i = 0; i < cnt; i++) {
         double a = fabs(r[CK_REL * i]);
         size_t smp = i / per, ch = i % per;
-        int pos = mode == 0 ? smp < N / 2 : rng_u32(seed, (uint32_t)ch, 0, 0, 9) & 1; /* 0 halves, 1 by channel */
+        /* 0: halves; 1: by channel; 2: alternate quarters (+ - + -), every half balanced */
+        int pos = mode == 0 ? smp < N / 2 : mode == 2 ? smp / (N / 4) % 2 == 0 : rng_u32(seed, (uint32_t)ch, 0, 0, 9) & 1;
         r[CK_REL * i] = pos ? a : -a;
     }
     return c;
@@ -2743,7 +2746,15 @@ static void test_halves_and_alternating_sign_tests(void **s) {
     v = sign_judge(&f, h, 0x1p-10);
     assert_int_equal(v.n_sus, 0);
     free(h);
-    h = signed_by(&f, l, CK_FWD_RA, 0, 0); /* the same split in the row-alternating forward relations */
+    /* four cores, up, down, up, down: the halves balanced too; the alternate quarters' test sees it */
+    h = signed_by(&f, l, CK_FWD, 2, 0);
+    v = sign_judge(&f, h, 0);
+    printf("alternate quarters, conv2 forward + - + -: %d SUSPECT: %s (x%.3g)\n", v.n_sus, v.n_sus ? v.sus.what : "-",
+           v.sus.ratio);
+    assert_true(v.n_sus >= 1 && v.sus.sign_test && v.sus.layer == l && v.sus.phase == CKP_FORWARD);
+    assert_non_null(strstr(v.sus.what, "conv2 forward: sign test of alternate quarters over "));
+    free(h);
+    h = signed_by(&f, l, CK_FWD_RA, 0, 0); /* the halves' split in the row-alternating forward relations */
     v = sign_judge(&f, h, 0);
     assert_true(v.n_sus >= 1 && v.sus.sign_test && v.sus.phase == CKP_FORWARD);
     assert_non_null(strstr(v.sus.what, "halves' sign test"));

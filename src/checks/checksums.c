@@ -358,13 +358,17 @@ static int sus_replaces(const ck_verdict *o, ck_phase ph, int layer, double q, i
  * that the channel clusters leave).
  *
  * The halves.  A conv block's signs are also tested half against half:
- * D = S(samples 0..h-1) - S(samples n-h..n-1), h = n/2 (a middle sample of
+ * D = S(samples 0..h-1) - S(samples h..2h-1), h = n/2 (the last sample of
  * an odd batch left out), var(D) by the same channel clusters over each
  * channel's difference (sign_halves_var).  A core's share of a kernel is a
  * contiguous set of samples, so two cores rounding in opposite directions
  * (zoo attack 22's conv2_fwd_rurd_halves_step7, conv2_dx_rurd_halves_step7
  * and _step2) leave S = 0 exactly, every channel cluster balanced, and make
- * D = m.  A sign a channel keeps in every sample (the identical windows
+ * D = m.  The same for alternate quarters and alternate eighths (the batch
+ * in 4 or 8 blocks of n >> k samples, even blocks against odd, the n mod
+ * 2^k left over out): four or eight cores whose directions alternate core
+ * by core balance every half (conv2_fwd_rurd_quarters_step7); a pattern
+ * that balances all three (up, down, down, up) is not seen.  A sign a channel keeps in every sample (the identical windows
  * above, the dependence the channel clusters exist for) cancels in D, and
  * the samples are shuffled, so the halves are exchangeable: D is mean-zero
  * with at most S's variance (signs equicorrelated at rho: var(D) = m (1 -
@@ -405,16 +409,18 @@ static int sus_replaces(const ck_verdict *o, ck_phase ph, int layer, double q, i
  * case for the same reason). */
 #define CK_SIGN_ALPHA 1e-12
 #define CK_SIGN_CL 512 /* channel clusters, folded to this many */
+#define CK_SIGN_ALT 3  /* sample blocks: halves, alternate quarters, alternate eighths */
 typedef struct {
     size_t per;        /* clusters: conv relations a sample (its channels); 0: none */
     double m, S, rho2; /* signs counted, their sum; the duplicates' floor (m rho2) */
     double cs[CK_SIGN_CL], cm[CK_SIGN_CL]; /* per channel: sum, count */
-    /* the halves' difference (sign_halves_var, below): samples [0, h) count +1, [n - h, n) -1, a middle one
-     * (n odd) not at all; conv blocks only (per > 0) */
-    size_t n, h;
-    int halves_only; /* a dense FWD_PS: the halves' test alone (below) */
-    double hm, D, m0, S0, m1, S1;
-    double ds[CK_SIGN_CL], dm[CK_SIGN_CL];
+    /* the alternate blocks' differences (sign_halves_var, below): for k = 1..CK_SIGN_ALT the batch in 2^k
+     * blocks of bs[k] = n >> k samples, even blocks +1, odd ones -1, the n - 2^k bs[k] samples left over not
+     * at all (k = 1: the halves); per > 0 only */
+    size_t n, bs[CK_SIGN_ALT + 1];
+    int halves_only; /* a dense FWD_PS: these tests alone (below) */
+    double hm[CK_SIGN_ALT + 1], D[CK_SIGN_ALT + 1], m0[CK_SIGN_ALT + 1], S0[CK_SIGN_ALT + 1];
+    double ds[CK_SIGN_ALT + 1][CK_SIGN_CL], dm[CK_SIGN_ALT + 1][CK_SIGN_CL];
 } ck_sign;
 
 /* 1 when block (l, ph) of a batch of n is one whose residual has the sign
@@ -440,8 +446,11 @@ static int sign_begin(const model *m, int l, int ph, size_t n, size_t cnt, doubl
     sg->halves_only = dense && ph == CK_FWD_PS;
     sg->m = sg->S = 0;
     sg->rho2 = rho2 > 1 ? rho2 : 1;
-    sg->n = n, sg->h = per ? n / 2 : 0;
-    sg->hm = sg->D = sg->m0 = sg->S0 = sg->m1 = sg->S1 = 0;
+    sg->n = n;
+    for (int k = 1; k <= CK_SIGN_ALT; k++) {
+        sg->bs[k] = per ? n >> k : 0;
+        sg->hm[k] = sg->D[k] = sg->m0[k] = sg->S0[k] = 0;
+    }
     if (per) {
         memset(sg->cs, 0, sizeof sg->cs), memset(sg->cm, 0, sizeof sg->cm);
         memset(sg->ds, 0, sizeof sg->ds), memset(sg->dm, 0, sizeof sg->dm);
@@ -458,8 +467,13 @@ static void sign_add(ck_sign *sg, size_t i, const double *e, double dbl) {
     size_t c = i % sg->per % CK_SIGN_CL;
     sg->cs[c] += s, sg->cm[c]++;
     size_t smp = i / sg->per;
-    if (smp < sg->h) sg->m0++, sg->S0 += s, sg->hm++, sg->D += s, sg->ds[c] += s, sg->dm[c]++;
-    else if (smp >= sg->n - sg->h) sg->m1++, sg->S1 += s, sg->hm++, sg->D -= s, sg->ds[c] -= s, sg->dm[c]++;
+    for (int k = 1; k <= CK_SIGN_ALT && sg->bs[k]; k++) {
+        size_t b = smp / sg->bs[k];
+        if (b >> k) continue; /* past the 2^k whole blocks */
+        double w = b & 1 ? -s : s;
+        sg->hm[k]++, sg->D[k] += w, sg->ds[k][c] += w, sg->dm[k][c]++;
+        if (!(b & 1)) sg->m0[k]++, sg->S0[k] += s;
+    }
 }
 
 /* var(S) of the block (above); *deff: its ratio to m */
@@ -478,16 +492,16 @@ static double sign_var(const ck_sign *sg, double *deff) {
 
 /* var(D) of the halves' difference: as sign_var's, over the channels' differences (each relation's sign
  * enters D at +-1, so independent signs give hm; a shift common to every channel does not inflate it) */
-static double sign_halves_var(const ck_sign *sg, double *deff) {
-    double v = sg->hm * sg->rho2, vs = 0, C = 0;
+static double sign_halves_var(const ck_sign *sg, int k, double *deff) {
+    double v = sg->hm[k] * sg->rho2, vs = 0, C = 0;
     for (size_t c = 0; c < CK_SIGN_CL; c++) {
-        if (!sg->dm[c]) continue;
-        double d = sg->ds[c] - sg->dm[c] / sg->hm * sg->D;
+        if (!sg->dm[k][c]) continue;
+        double d = sg->ds[k][c] - sg->dm[k][c] / sg->hm[k] * sg->D[k];
         vs += d * d;
         C++;
     }
     if (C > 1) v = fmax(v, C / (C - 1) * vs);
-    *deff = sg->hm > 0 ? v / sg->hm : 1;
+    *deff = sg->hm[k] > 0 ? v / sg->hm[k] : 1;
     return v;
 }
 
@@ -534,16 +548,28 @@ static void judge_sign(const model *m, const double *vec, int l, int ph, ck_phas
                  "negative)", ly->name, name, sg->m, z, lim, (sg->m + sg->S) / 2, (sg->m - sg->S) / 2);
         sign_verdict(o, cph, l, q, sg->m, worst, what);
     }
-    /* the batch's halves against each other (per > 0: a conv block, a dense per-sample one) */
-    if (!(sg->m0 > 0 && sg->m1 > 0)) return;
-    z = sg->D / sqrt(sign_halves_var(sg, &deff)), q = fabs(z) / lim;
-    if (trace)
-        fprintf(stderr, "ck-sign\t%s %s halves\t%s\tstep %.0f\tm %.0f S %.0f\tz %.3f\tindep %.3f\tq %.3f\tdeff %.3f\n",
-                ly->name, name, ck_phase_label(cph), vec[2], sg->hm, sg->D, z, sg->D / sqrt(sg->hm), q, deff);
-    snprintf(what, sizeof what, "%s %s: halves' sign test over %.0f relations: z = %.3g, limit %.3g (samples < %zu: "
-             "%.0f of %.0f positive; >= %zu: %.0f of %.0f)", ly->name, name, sg->hm, z, lim, sg->h, (sg->m0 + sg->S0) / 2,
-             sg->m0, sg->n - sg->h, (sg->m1 + sg->S1) / 2, sg->m1);
-    sign_verdict(o, cph, l, q, sg->hm, worst, what);
+    /* the batch's alternate blocks against each other (per > 0: a conv block, a dense per-sample one) */
+    static const char *const kname[CK_SIGN_ALT + 1] = {"", "halves", "quarters", "eighths"};
+    for (int k = 1; k <= CK_SIGN_ALT; k++) {
+        double m0 = sg->m0[k], m1 = sg->hm[k] - m0, S0 = sg->S0[k], S1 = S0 - sg->D[k];
+        if (!(m0 > 0 && m1 > 0)) continue;
+        z = sg->D[k] / sqrt(sign_halves_var(sg, k, &deff)), q = fabs(z) / lim;
+        if (trace)
+            fprintf(stderr, "ck-sign\t%s %s blocks%d\t%s\tstep %.0f\tm %.0f S %.0f\tz %.3f\tindep %.3f\tq %.3f\tdeff "
+                    "%.3f\n", ly->name, name, 1 << k, ck_phase_label(cph), vec[2], sg->hm[k], sg->D[k], z,
+                    sg->D[k] / sqrt(sg->hm[k]), q, deff);
+        /* (what fits 160 characters: "conv2 backward-data (column-alternating): sign test of alternate eighths
+         * over 8192 relations: z = 90.5, limit 7.53 (even 4096 of 4096 positive, odd 0 of 4096)") */
+        if (k == 1)
+            snprintf(what, sizeof what, "%s %s: halves' sign test over %.0f relations: z = %.3g, limit %.3g (first half "
+                     "%.0f of %.0f positive, second %.0f of %.0f)", ly->name, name, sg->hm[k], z, lim, (m0 + S0) / 2, m0,
+                     (m1 + S1) / 2, m1);
+        else
+            snprintf(what, sizeof what, "%s %s: sign test of alternate %s over %.0f relations: z = %.3g, limit %.3g (even "
+                     "%.0f of %.0f positive, odd %.0f of %.0f)", ly->name, name, kname[k], sg->hm[k], z, lim, (m0 + S0) / 2,
+                     m0, (m1 + S1) / 2, m1);
+        sign_verdict(o, cph, l, q, sg->hm[k], worst, what);
+    }
 }
 
 /* The conv layers' bias-gradient blocks of a step, pooled: an exact sign

@@ -311,6 +311,10 @@ static void test_checksum_suspect_first(void **st) {
             if (L.f[k].severity == EXPLAIN_SUSPECT && strcmp(L.f[k].rule, "checksum-suspect") == 0) {
                 printf("    %s\n", L.f[k].title);
                 assert_int_equal(L.f[k].step, cases[i].step);
+                /* the halves' test: the finding says the shares lean opposite ways, not the block one way */
+                int shares = cases[i].what && strstr(cases[i].what, "halves'") != NULL;
+                assert_int_equal(strstr(L.f[k].title, "by sample share") != NULL, shares);
+                assert_int_equal(strstr(L.f[k].cause, "the other way in the other") != NULL, shares);
                 named = 1;
             }
         explain_list_free(&L);

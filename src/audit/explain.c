@@ -1672,18 +1672,33 @@ static int checksum_suspect(explain_list *L, const audit_result *r, const model 
         return 0;
     }
     if (v->sign_test) { /* the sign test over a block's residuals (checks/checksums.c, judge_sign) */
+        /* the batch's halves or alternate blocks against each other: the shares lean opposite ways */
+        int shares = strstr(v->what, "halves' sign test") || strstr(v->what, "sign test of alternate");
         snprintf(f->title, sizeof f->title, "%s: every-step checksum residuals one-signed beyond what unbiased fp32 "
-                 "rounding does at %s, %s (SUSPECT: x%s the sign test's limit; every relation within %s of the worst "
-                 "case)", ae->label, where, f->layer[0] ? f->layer : "?", fnum(b1, sizeof b1, v->ratio),
+                 "rounding does%s at %s, %s (SUSPECT: x%s the sign test's limit; every relation within %s of the worst "
+                 "case)", ae->label, shares ? ", by sample share," : "", where,
+                 f->layer[0] ? f->layer : "?", fnum(b1, sizeof b1, v->ratio),
                  fnum(b2, sizeof b2, ae->ck_sus_first_worst_ratio));
-        snprintf(f->cause, sizeof f->cause,
-                 "On %s's own tensors, %s. Each relation of that block holds within its worst case, but their "
-                 "residuals lean one way: round-to-nearest errs up as often as down, and the sign test over the "
-                 "block (checks/checksums.c, judge_sign: false alarm <= 1e-12 per block nominal under unbiased "
-                 "rounding, variance robust to relations of one channel alike; the conv biases: a step's "
-                 "blocks pooled, judge_bias_pool) says these do not. A rounding mode other "
-                 "than to nearest (a core or thread rounding upward or toward zero), or a one-sided error no "
-                 "larger than rounding.", ae->label, v->what);
+        if (shares)
+            snprintf(f->cause, sizeof f->cause,
+                     "On %s's own tensors, %s. Each relation of that block holds within its worst case, but their "
+                     "residuals lean one way in one share of the batch's samples (runs of consecutive samples: the "
+                     "halves, or alternate quarters or eighths) and the other way in the other, so that the whole "
+                     "block's count balances: round-to-nearest errs up as often as down in every share, and the "
+                     "sign test of the shares' difference (checks/checksums.c, judge_sign: false alarm <= 1e-12 per "
+                     "test nominal under unbiased rounding, variance robust to relations of one channel alike) says "
+                     "these do not. Cores set to opposite rounding modes (each core's share of a kernel is a run of "
+                     "samples), or a one-sided error no larger than rounding in part of the batch.", ae->label,
+                     v->what);
+        else
+            snprintf(f->cause, sizeof f->cause,
+                     "On %s's own tensors, %s. Each relation of that block holds within its worst case, but their "
+                     "residuals lean one way: round-to-nearest errs up as often as down, and the sign test over the "
+                     "block (checks/checksums.c, judge_sign: false alarm <= 1e-12 per block nominal under unbiased "
+                     "rounding, variance robust to relations of one channel alike; the conv biases: a step's "
+                     "blocks pooled, judge_bias_pool) says these do not. A rounding mode other "
+                     "than to nearest (a core or thread rounding upward or toward zero), or a one-sided error no "
+                     "larger than rounding.", ae->label, v->what);
         snprintf(f->evidence, sizeof f->evidence,
                  "%ld step(s) or evaluation batch(es) with a check over the sharper tier or the sign test's limit; "
                  "the first at %s (above); the worst, at %s: %s (x%s its limit, %s of the worst case).",
@@ -2919,7 +2934,8 @@ void explain_print(FILE *f, const audit_result *r, const model *m) {
     for (int i = 0; i < L.n; i++) {
         const explain_finding *x = &L.f[i];
         fprintf(f, "  [%s] %s\n", SEV[x->severity], x->title);
-        if (x->layer[0]) fprintf(f, "      where:    %s, %s\n", x->tensor, x->layer);
+        /* (an every-step check's finding names a layer and no tensor: no leading ", ") */
+        if (x->layer[0]) fprintf(f, "      where:    %s%s%s\n", x->tensor, x->tensor[0] ? ", " : "", x->layer);
         fprintf(f, "      cause:    %s\n      evidence: %s\n      fix:      %s\n", x->cause, x->evidence, x->fix);
     }
     explain_list_free(&L);

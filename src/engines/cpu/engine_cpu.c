@@ -4583,8 +4583,8 @@ static int z22_verbose(void) { const char *v = getenv("LS_FAULT_VERBOSE"); retur
 
 /* conv2's forward of samples [0, n/2) under MXCSR round-up, [n/2, n) round-down (rows: of every plane's rows
  * [0, OH/2) round-up, [OH/2, OH) round-down, a spatial split; rows 2: even rows round-up, odd ones round-down,
- * a schedule(static, 1) over rows): serial fp32 (taps c, kh, kw, then + b), into a
- * (plain NCHW), x its input */
+ * a schedule(static, 1) over rows; rows 3: by samples again, in quarters, up, down, up, down: four cores):
+ * serial fp32 (taps c, kh, kw, then + b), into a (plain NCHW), x its input */
 static void z22_conv_fwd_rurd(const cpu_ctx *c, const layer *ly, const float *x, float *a, size_t n, int rows) {
 #if defined(__x86_64__)
     size_t OC = (size_t)ly->out_c, C = (size_t)ly->in_c, H = (size_t)ly->in_h, W = (size_t)ly->in_w;
@@ -4598,7 +4598,8 @@ static void z22_conv_fwd_rurd(const cpu_ctx *c, const layer *ly, const float *x,
         for (size_t o = 0; o < OC; o++)
             for (size_t i = 0; i < OH; i++)
                 for (size_t j = 0; j < OW; j++) {
-                    if (rows == 1 || rows == 2) _mm_setcsr((csr & ~0x6000u) | ((rows == 1 ? i < OH / 2 : i % 2 == 0) ? Z22_RU : Z22_RD));
+                    if (rows == 1 || rows == 2)
+                        _mm_setcsr((csr & ~0x6000u) | ((rows == 1 ? i < OH / 2 : i % 2 == 0) ? Z22_RU : Z22_RD));
                     volatile float acc = 0.0f;
                     for (size_t ch = 0; ch < C; ch++)
                         for (size_t kh = 0; kh < 3; kh++)
@@ -4833,7 +4834,9 @@ static int fault_fwd_edit_22(engine *e, int l, int training, int *done) {
             double ma, mu = z22_most_ulps(a, old, cnt, &ma);
             fprintf(stderr, "z22 conv2 fwd RU/RD %s, step %llu%s: largest change %g (%.0f ulps) from the engine's\n",
                     id == CPU_FAULT_CONV2_FWD_RURD_ROW_HALVES_ALL ? "row halves" :
-                    id == CPU_FAULT_CONV2_FWD_RURD_ROWS_INTERLEAVED_ALL ? "rows interleaved" : quarters ? "quarters" : "halves",
+                    id == CPU_FAULT_CONV2_FWD_RURD_ROWS_INTERLEAVED_ALL ? "rows interleaved"
+                    : quarters                                              ? "quarters"
+                                                                            : "halves",
                     (unsigned long long)c->step, training ? "" : " (evaluation)", ma, mu);
             z22_err_stats(c, ly, x, old, n, 0, "conv2 fwd, the engine's own (RN)");
             z22_err_stats(c, ly, x, a, n, 0, "conv2 fwd, RU/RD halves");

@@ -426,6 +426,23 @@ typedef struct {
     double ds[CK_SIGN_ALT + 1][CK_SIGN_CL], dm[CK_SIGN_ALT + 1][CK_SIGN_CL];
 } ck_sign;
 
+/* counts of no sign yet: per relations a sample (clusters), a batch of n
+ * samples (0: no alternate blocks) */
+static void sign_reset(ck_sign *sg, size_t per, size_t n, double rho2) {
+    sg->per = per;
+    sg->halves_only = 0;
+    sg->m = sg->S = 0;
+    sg->rho2 = rho2 > 1 ? rho2 : 1;
+    sg->n = n;
+    sg->bs[0] = 0;
+    for (int k = 1; k <= CK_SIGN_ALT; k++) sg->bs[k] = n >> k;
+    for (int k = 0; k <= CK_SIGN_ALT; k++) sg->hm[k] = sg->D[k] = sg->m0[k] = sg->S0[k] = 0;
+    if (per) {
+        memset(sg->cs, 0, sizeof sg->cs), memset(sg->cm, 0, sizeof sg->cm);
+        memset(sg->ds, 0, sizeof sg->ds), memset(sg->dm, 0, sizeof sg->dm);
+    }
+}
+
 /* 1 when block (l, ph) of a batch of n is one whose residual has the sign
  * of its outputs' error sum (above), with sg set up; 0 otherwise */
 static int sign_begin(const model *m, int l, int ph, size_t n, size_t cnt, double u_in, const bounds_dups *dups,
@@ -445,19 +462,8 @@ static int sign_begin(const model *m, int l, int ph, size_t n, size_t cnt, doubl
         if (dups) rho2 = ph == CK_FWD_PS ? dups->rho2_x : dups->rho2;
     } else if (!(ph == CK_BWD_B && (conv || dense)) && !(dense && (ph == CK_FWD || ph == CK_BWD_DATA || ph == CK_BWD_W)))
         return 0;
-    sg->per = per;
+    sign_reset(sg, per, per ? n : 0, rho2);
     sg->halves_only = dense && ph == CK_FWD_PS;
-    sg->m = sg->S = 0;
-    sg->rho2 = rho2 > 1 ? rho2 : 1;
-    sg->n = n;
-    for (int k = 1; k <= CK_SIGN_ALT; k++) {
-        sg->bs[k] = per ? n >> k : 0;
-        sg->hm[k] = sg->D[k] = sg->m0[k] = sg->S0[k] = 0;
-    }
-    if (per) {
-        memset(sg->cs, 0, sizeof sg->cs), memset(sg->cm, 0, sizeof sg->cm);
-        memset(sg->ds, 0, sizeof sg->ds), memset(sg->dm, 0, sizeof sg->dm);
-    }
     return 1;
 }
 
@@ -690,7 +696,7 @@ static void judge_rel(const model *m, const ck_layout *L, const double *vec, siz
     bounds_ck_coef cf;
     bounds_ck_prep(K, P, is_sum, u_in, &cf);
     int axis = dups && dups->rho2_x > 1.0 ? bounds_ck_batch_axis(m, l, ph) : BOUNDS_CK_BATCH_NONE;
-    ck_sign sg[1]; /* the sign test's counts (8 KiB) */
+    ck_sign sg[1]; /* the sign test's counts (40 KiB) */
     int sgn = sign_begin(m, l, ph, n, cnt, u_in, dups, sg);
     for (size_t i = 0; i < cnt; i++) {
         const double *e = r + CK_REL * i;
@@ -820,8 +826,7 @@ static void judge_dw_sign(const model *m, const ck_layout *L, const double *vec,
     size_t OC = L->cnt[l][CK_BWD_W_PEEK];
     if (ly->kind != LAYER_CONV || !OC || L->cnt[l][CK_BWD_W_Z] != OC || OC > CK_SIGN_CL) return;
     ck_sign sg[1];
-    sg->per = OC, sg->m = sg->S = 0, sg->rho2 = 1;
-    memset(sg->cs, 0, sizeof sg->cs), memset(sg->cm, 0, sizeof sg->cm);
+    sign_reset(sg, OC, 0, 1); /* clusters by filter; no alternate blocks (one count a filter, not a sample's) */
     double worst = 0;
     static const int phs[2] = {CK_BWD_W_PEEK, CK_BWD_W_Z};
     for (int k = 0; k < 2; k++) {

@@ -71,7 +71,7 @@ typedef struct {
                              * 0: not set (its step is used) */
     double ratio;           /* the bound ratio (or growth factor) the finding rests on; NAN when none */
     char title[300];        /* one line */
-    char cause[800];
+    char cause[1200];      /* room for a 160-character check description in a ~800-character text */
     char evidence[1200];
     char fix[800];
 } explain_finding;

@@ -2703,7 +2703,9 @@ static void test_sign_test_residuals(void **s) {
  * whole block's count is exactly balanced (the plain sign test cannot see
  * it), the halves' difference is D = m: SUSPECT naming the halves' test;
  * split in quarters up, down, up, down (four cores), the halves balance
- * too, and the alternate quarters' test names it.
+ * too, and the alternate quarters' test names it; up, down, down, up
+ * balances both, and their product's test (eighths ++----++) names it;
+ * every split of the eighths four against four is flagged.
  * conv2's row-alternating forward relations all positive (even rows
  * rounding up, odd rows down): SUSPECT naming that block.  A sign that is
  * its channel's in every sample (identical windows over a blank region,
@@ -2719,8 +2721,12 @@ static double *signed_by(fx *f, int l, int ph, int mode, uint32_t seed) {
     for (size_t i = 0; i < cnt; i++) {
         double a = fabs(r[CK_REL * i]);
         size_t smp = i / per, ch = i % per;
-        /* 0: halves; 1: by channel; 2: alternate quarters (+ - + -), every half balanced */
-        int pos = mode == 0 ? smp < N / 2 : mode == 2 ? smp / (N / 4) % 2 == 0 : rng_u32(seed, (uint32_t)ch, 0, 0, 9) & 1;
+        /* 0: halves; 1: by channel; 2: alternate quarters (+ - + -), every half balanced; 3: the eighths by the
+         * bits of seed (bit e: eighth e positive) */
+        int pos = mode == 0   ? smp < N / 2
+                  : mode == 2 ? smp / (N / 4) % 2 == 0
+                  : mode == 3 ? (int)(seed >> (smp / (N / 8)) & 1)
+                              : (int)(rng_u32(seed, (uint32_t)ch, 0, 0, 9) & 1);
         r[CK_REL * i] = pos ? a : -a;
     }
     return c;
@@ -2754,6 +2760,30 @@ static void test_halves_and_alternating_sign_tests(void **s) {
     assert_true(v.n_sus >= 1 && v.sus.sign_test && v.sus.layer == l && v.sus.phase == CKP_FORWARD);
     assert_non_null(strstr(v.sus.what, "conv2 forward: sign test of alternate quarters over "));
     free(h);
+    /* four cores up, down, down, up: the halves and the alternate quarters balanced; the product of the two sees it */
+    h = signed_by(&f, l, CK_FWD, 3, 0xC3);
+    v = sign_judge(&f, h, 0);
+    printf("quarters up, down, down, up, conv2 forward: %d SUSPECT: %s (x%.3g)\n", v.n_sus, v.n_sus ? v.sus.what : "-",
+           v.sus.ratio);
+    assert_true(v.n_sus >= 1 && v.sus.sign_test && v.sus.layer == l && v.sus.phase == CKP_FORWARD);
+    assert_non_null(strstr(v.sus.what, "conv2 forward: sign test of eighths ++----++ over "));
+    free(h);
+    /* every split of the eighths four up, four down: one of the seven tests has |D| >= m / sqrt(7) (Parseval over
+     * the Walsh functions of order 8), z >= sqrt(1024 / 7) = 12.1 here: each is flagged, as a share test */
+    int splits = 0;
+    for (uint32_t p = 0; p < 256; p++) {
+        if (__builtin_popcount(p) != 4 || !(p & 1)) continue; /* each split once (eighth 0 positive) */
+        h = signed_by(&f, l, CK_BWD_DATA, 3, p);
+        v = sign_judge(&f, h, 0);
+        if (!(v.n_sus >= 1 && v.sus.sign_test && v.sus.layer == l))
+            fprintf(stderr, "split 0x%02x of the eighths: not flagged (%d SUSPECT)\n", (unsigned)p, v.n_sus);
+        assert_true(v.n_sus >= 1 && v.sus.sign_test && v.sus.layer == l && v.sus.phase == CKP_BWD_DATA);
+        assert_true(strstr(v.sus.what, "halves' sign test") || strstr(v.sus.what, "sign test of alternate") ||
+                    strstr(v.sus.what, "sign test of eighths"));
+        free(h);
+        splits++;
+    }
+    assert_int_equal(splits, 35);
     h = signed_by(&f, l, CK_FWD_RA, 0, 0); /* the halves' split in the row-alternating forward relations */
     v = sign_judge(&f, h, 0);
     assert_true(v.n_sus >= 1 && v.sus.sign_test && v.sus.phase == CKP_FORWARD);

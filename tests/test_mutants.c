@@ -283,6 +283,9 @@ static void test_checksum_suspect_first(void **st) {
         {"cpu:fault=conv2_dx_rurd_halves_step7", 7, "conv2", CKP_BWD_DATA, "backward-data: halves' sign test over"},
         {"cpu:fault=conv2_fwd_rurd_rows_interleaved_all", 1, "conv2", CKP_FORWARD,
          "forward (row-alternating): sign test over"},
+        /* four cores up, down, down, up: the halves and the alternate quarters balanced; their product's test */
+        {"cpu:fault=conv2_fwd_rurd_quarters_uddu_step7", 7, "conv2", CKP_FORWARD,
+         "forward: sign test of eighths ++----++ over"},
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         audit_cfg c;
@@ -312,7 +315,7 @@ static void test_checksum_suspect_first(void **st) {
                 printf("    %s\n", L.f[k].title);
                 assert_int_equal(L.f[k].step, cases[i].step);
                 /* the halves' test: the finding says the shares lean opposite ways, not the block one way */
-                int shares = cases[i].what && strstr(cases[i].what, "halves'") != NULL;
+                int shares = cases[i].what && (strstr(cases[i].what, "halves'") || strstr(cases[i].what, "eighths"));
                 assert_int_equal(strstr(L.f[k].title, "by sample share") != NULL, shares);
                 assert_int_equal(strstr(L.f[k].cause, "the other way in the other") != NULL, shares);
                 named = 1;

@@ -1673,7 +1673,8 @@ static int checksum_suspect(explain_list *L, const audit_result *r, const model 
     }
     if (v->sign_test) { /* the sign test over a block's residuals (checks/checksums.c, judge_sign) */
         /* the batch's halves or alternate blocks against each other: the shares lean opposite ways */
-        int shares = strstr(v->what, "halves' sign test") || strstr(v->what, "sign test of alternate");
+        int shares = strstr(v->what, "halves' sign test") || strstr(v->what, "sign test of alternate") ||
+                     strstr(v->what, "sign test of eighths");
         snprintf(f->title, sizeof f->title, "%s: every-step checksum residuals one-signed beyond what unbiased fp32 "
                  "rounding does%s at %s, %s (SUSPECT: x%s the sign test's limit; every relation within %s of the worst "
                  "case)", ae->label, shares ? ", by sample share," : "", where,
@@ -1683,7 +1684,8 @@ static int checksum_suspect(explain_list *L, const audit_result *r, const model 
             snprintf(f->cause, sizeof f->cause,
                      "On %s's own tensors, %s. Each relation of that block holds within its worst case, but their "
                      "residuals lean one way in one share of the batch's samples (runs of consecutive samples: the "
-                     "halves, or alternate quarters or eighths) and the other way in the other, so that the whole "
+                     "halves, alternate quarters or eighths, or eighths in another pattern of four against four) "
+                     "and the other way in the other, so that the whole "
                      "block's count balances: round-to-nearest errs up as often as down in every share, and the "
                      "sign test of the shares' difference (checks/checksums.c, judge_sign: false alarm <= 1e-12 per "
                      "test nominal under unbiased rounding, variance robust to relations of one channel alike) says "

@@ -367,8 +367,14 @@ static int sus_replaces(const ck_verdict *o, ck_phase ph, int layer, double q, i
  * D = m.  The same for alternate quarters and alternate eighths (the batch
  * in 4 or 8 blocks of n >> k samples, even blocks against odd, the n mod
  * 2^k left over out): four or eight cores whose directions alternate core
- * by core balance every half (conv2_fwd_rurd_quarters_step7); a pattern
- * that balances all three (up, down, down, up) is not seen.  A sign a
+ * by core balance every half (conv2_fwd_rurd_quarters_step7).  And the
+ * four products of those three over the eighths (up, down, down, up by
+ * quarters is halves x alternate quarters: conv2_fwd_rurd_quarters_uddu_step7):
+ * the seven are the Walsh functions of order 8 but the constant, so any
+ * split of the eighths four against four, whose pattern is a sum of them
+ * with squared coefficients summing to 1 (Parseval), has |D_k| >= m /
+ * sqrt(7) in one of them: z >= sqrt(m / 7) for a split every sign of which
+ * follows it (test_checksums).  A sign a
  * channel keeps in every sample (the identical windows above, the
  * dependence the channel clusters exist for) cancels in D, and the samples
  * are shuffled, so the blocks are exchangeable: D is mean-zero with at
@@ -413,6 +419,7 @@ static int sus_replaces(const ck_verdict *o, ck_phase ph, int layer, double q, i
 #define CK_SIGN_ALPHA 1e-12
 #define CK_SIGN_CL 512 /* channel clusters, folded to this many */
 #define CK_SIGN_ALT 3  /* sample blocks: halves, alternate quarters, alternate eighths */
+#define CK_SIGN_NT 7   /* those three and their four products over the eighths (sign_add) */
 typedef struct {
     size_t per;        /* clusters: conv relations a sample (its channels); 0: none */
     double m, S, rho2; /* signs counted, their sum; the duplicates' floor (m rho2) */
@@ -422,8 +429,9 @@ typedef struct {
      * at all (k = 1: the halves); per > 0 only */
     size_t n, bs[CK_SIGN_ALT + 1];
     int halves_only; /* a dense FWD_PS: these tests alone (below) */
-    double hm[CK_SIGN_ALT + 1], D[CK_SIGN_ALT + 1], m0[CK_SIGN_ALT + 1], S0[CK_SIGN_ALT + 1];
-    double ds[CK_SIGN_ALT + 1][CK_SIGN_CL], dm[CK_SIGN_ALT + 1][CK_SIGN_CL];
+    /* k = 1..CK_SIGN_ALT as above, k = CK_SIGN_ALT + 1..CK_SIGN_NT the products (sign_add) */
+    double hm[CK_SIGN_NT + 1], D[CK_SIGN_NT + 1], m0[CK_SIGN_NT + 1], S0[CK_SIGN_NT + 1];
+    double ds[CK_SIGN_NT + 1][CK_SIGN_CL], dm[CK_SIGN_NT + 1][CK_SIGN_CL];
 } ck_sign;
 
 /* counts of no sign yet: per relations a sample (clusters), a batch of n
@@ -436,7 +444,7 @@ static void sign_reset(ck_sign *sg, size_t per, size_t n, double rho2) {
     sg->n = n;
     sg->bs[0] = 0;
     for (int k = 1; k <= CK_SIGN_ALT; k++) sg->bs[k] = n >> k;
-    for (int k = 0; k <= CK_SIGN_ALT; k++) sg->hm[k] = sg->D[k] = sg->m0[k] = sg->S0[k] = 0;
+    for (int k = 0; k <= CK_SIGN_NT; k++) sg->hm[k] = sg->D[k] = sg->m0[k] = sg->S0[k] = 0;
     if (per) {
         memset(sg->cs, 0, sizeof sg->cs), memset(sg->cm, 0, sizeof sg->cm);
         memset(sg->ds, 0, sizeof sg->ds), memset(sg->dm, 0, sizeof sg->dm);
@@ -482,6 +490,21 @@ static void sign_add(ck_sign *sg, size_t i, const double *e, double dbl) {
         double w = b & 1 ? -s : s;
         sg->hm[k]++, sg->D[k] += w, sg->ds[k][c] += w, sg->dm[k][c]++;
         if (!(b & 1)) sg->m0[k]++, sg->S0[k] += s;
+    }
+    /* the products over the eighths ei = 0..7 (bits: ei >> 2 the half, ei >> 1 & 1 the quarter's parity, ei & 1
+     * the eighth's): k = 4 half x quarter (+ + - - - - + +, quarters up, down, down, up), 5 half x eighth, 6
+     * quarter x eighth, 7 all three; with the three above, the Walsh functions of order 8 but the constant: a
+     * split of the eighths four against four is a sum of them (the comment above judge_sign's limit) */
+    if (!sg->bs[CK_SIGN_ALT]) return;
+    size_t ei = smp / sg->bs[CK_SIGN_ALT];
+    if (ei >> CK_SIGN_ALT) return;
+    unsigned h = (unsigned)(ei >> 2) & 1, q = (unsigned)(ei >> 1) & 1, o = (unsigned)ei & 1;
+    const unsigned par[4] = {h ^ q, h ^ o, q ^ o, h ^ q ^ o};
+    for (int j = 0; j < 4; j++) {
+        int k = CK_SIGN_ALT + 1 + j;
+        double w = par[j] ? -s : s;
+        sg->hm[k]++, sg->D[k] += w, sg->ds[k][c] += w, sg->dm[k][c]++;
+        if (!par[j]) sg->m0[k]++, sg->S0[k] += s;
     }
 }
 
@@ -559,14 +582,16 @@ static void judge_sign(const model *m, const double *vec, int l, int ph, ck_phas
         sign_verdict(o, cph, l, q, sg->m, worst, what);
     }
     /* the batch's alternate blocks against each other (per > 0: a conv block, a dense per-sample one) */
-    static const char *const kname[CK_SIGN_ALT + 1] = {"", "halves", "quarters", "eighths"};
-    for (int k = 1; k <= CK_SIGN_ALT; k++) {
+    static const char *const kname[CK_SIGN_NT + 1] = {"",         "halves",   "quarters", "eighths",
+                                                      "++----++", "+-+--+-+", "+--++--+", "+--+-++-"};
+    for (int k = 1; k <= CK_SIGN_NT; k++) {
         double m0 = sg->m0[k], m1 = sg->hm[k] - m0, S0 = sg->S0[k], S1 = S0 - sg->D[k];
         if (!(m0 > 0 && m1 > 0)) continue;
         z = sg->D[k] / sqrt(sign_halves_var(sg, k, &deff)), q = fabs(z) / lim;
         if (trace)
-            fprintf(stderr, "ck-sign\t%s %s blocks%d\t%s\tstep %.0f\tm %.0f S %.0f\tz %.3f\tindep %.3f\tq %.3f\tdeff "
-                    "%.3f\n", ly->name, name, 1 << k, ck_phase_label(cph), vec[2], sg->hm[k], sg->D[k], z,
+            fprintf(stderr, "ck-sign\t%s %s blocks%d%s%s\t%s\tstep %.0f\tm %.0f S %.0f\tz %.3f\tindep %.3f\tq %.3f\t"
+                    "deff %.3f\n", ly->name, name, k <= CK_SIGN_ALT ? 1 << k : 8, k <= CK_SIGN_ALT ? "" : " ",
+                    k <= CK_SIGN_ALT ? "" : kname[k], ck_phase_label(cph), vec[2], sg->hm[k], sg->D[k], z,
                     sg->D[k] / sqrt(sg->hm[k]), q, deff);
         /* (what fits 160 characters: "conv2 backward-data (column-alternating): sign test of alternate eighths
          * over 8192 relations: z = 90.5, limit 7.53 (even 4096 of 4096 positive, odd 0 of 4096)") */
@@ -575,10 +600,14 @@ static void judge_sign(const model *m, const double *vec, int l, int ph, ck_phas
             snprintf(what, sizeof what, "%s %s: halves' sign test over %.0f relations: z = %.3g, limit %.3g "
                      "(first half %.0f of %.0f positive, second %.0f of %.0f)", ly->name, name, sg->hm[k], z, lim,
                      p0, m0, p1, m1);
-        else
+        else if (k <= CK_SIGN_ALT)
             snprintf(what, sizeof what, "%s %s: sign test of alternate %s over %.0f relations: z = %.3g, limit "
                      "%.3g (even %.0f of %.0f positive, odd %.0f of %.0f)", ly->name, name, kname[k], sg->hm[k], z,
                      lim, p0, m0, p1, m1);
+        else
+            snprintf(what, sizeof what, "%s %s: sign test of eighths %s over %.0f relations: z = %.3g, limit %.3g "
+                     "(+ %.0f of %.0f positive, - %.0f of %.0f)", ly->name, name, kname[k], sg->hm[k], z, lim, p0, m0,
+                     p1, m1);
         sign_verdict(o, cph, l, q, sg->hm[k], worst, what);
     }
 }
@@ -696,7 +725,7 @@ static void judge_rel(const model *m, const ck_layout *L, const double *vec, siz
     bounds_ck_coef cf;
     bounds_ck_prep(K, P, is_sum, u_in, &cf);
     int axis = dups && dups->rho2_x > 1.0 ? bounds_ck_batch_axis(m, l, ph) : BOUNDS_CK_BATCH_NONE;
-    ck_sign sg[1]; /* the sign test's counts (40 KiB) */
+    ck_sign sg[1]; /* the sign test's counts (74 KiB) */
     int sgn = sign_begin(m, l, ph, n, cnt, u_in, dups, sg);
     for (size_t i = 0; i < cnt; i++) {
         const double *e = r + CK_REL * i;

@@ -4592,9 +4592,12 @@ static void z22_conv_fwd_rurd(const cpu_ctx *c, const layer *ly, const float *x,
     const float *w = c->params + c->m->tensors[ly->w_tensor].offset;
     const float *b = ly->b_tensor >= 0 ? c->params + c->m->tensors[ly->b_tensor].offset : NULL;
     unsigned csr = _mm_getcsr();
-    size_t qs = n / 4 ? n / 4 : 1; /* rows == 3: four cores, a quarter of the samples each, up, down, up, down */
+    /* rows == 3: four cores, a quarter of the samples each, up, down, up, down; rows == 4: up, down, down, up */
+    size_t qs = n / 4 ? n / 4 : 1;
     for (size_t s0 = 0; s0 < n; s0++) {
-        _mm_setcsr((csr & ~0x6000u) | ((rows == 3 ? s0 / qs % 2 == 0 : s0 < n / 2) ? Z22_RU : Z22_RD));
+        size_t qi = s0 / qs;
+        int up = rows == 3 ? qi % 2 == 0 : rows == 4 ? qi == 0 || qi >= 3 : s0 < n / 2;
+        _mm_setcsr((csr & ~0x6000u) | (up ? Z22_RU : Z22_RD));
         for (size_t o = 0; o < OC; o++)
             for (size_t i = 0; i < OH; i++)
                 for (size_t j = 0; j < OW; j++) {
@@ -4822,20 +4825,23 @@ static int fault_fwd_edit_22(engine *e, int l, int training, int *done) {
         return z22_x_read_flip(c, F, ly, x, a, n, training ? "conv2 x read flip, step 7" : "eval conv2 x read flip");
     }
     int quarters = id == CPU_FAULT_CONV2_FWD_RURD_QUARTERS_STEP7 && training && c->step == 7;
-    if ((id == CPU_FAULT_CONV2_FWD_RURD_HALVES_STEP7 && training && c->step == 7) || quarters ||
+    int uddu = id == CPU_FAULT_CONV2_FWD_RURD_QUARTERS_UDDU_STEP7 && training && c->step == 7;
+    if ((id == CPU_FAULT_CONV2_FWD_RURD_HALVES_STEP7 && training && c->step == 7) || quarters || uddu ||
         id == CPU_FAULT_CONV2_FWD_RURD_ROW_HALVES_ALL || id == CPU_FAULT_CONV2_FWD_RURD_ROWS_INTERLEAVED_ALL) {
         if ((rc = act_io(c, l, 0, a, 1)) || (rc = act_io(c, l - 1, 0, x, 1))) FAULT_ENDED(rc);
         float *old = z20_buf(F, cnt);
         if (!old) FAULT_ENDED(LS_ENOMEM);
         memcpy(old, a, cnt * sizeof *a);
         z22_conv_fwd_rurd(c, ly, x, a, n, id == CPU_FAULT_CONV2_FWD_RURD_ROW_HALVES_ALL ? 1 :
-                                          id == CPU_FAULT_CONV2_FWD_RURD_ROWS_INTERLEAVED_ALL ? 2 : quarters ? 3 : 0);
+                                          id == CPU_FAULT_CONV2_FWD_RURD_ROWS_INTERLEAVED_ALL ? 2 : quarters ? 3
+                                          : uddu ? 4 : 0);
         if (z22_verbose()) {
             double ma, mu = z22_most_ulps(a, old, cnt, &ma);
             fprintf(stderr, "z22 conv2 fwd RU/RD %s, step %llu%s: largest change %g (%.0f ulps) from the engine's\n",
                     id == CPU_FAULT_CONV2_FWD_RURD_ROW_HALVES_ALL ? "row halves" :
                     id == CPU_FAULT_CONV2_FWD_RURD_ROWS_INTERLEAVED_ALL ? "rows interleaved"
                     : quarters                                              ? "quarters"
+                    : uddu                                                  ? "quarters up, down, down, up"
                                                                             : "halves",
                     (unsigned long long)c->step, training ? "" : " (evaluation)", ma, mu);
             z22_err_stats(c, ly, x, old, n, 0, "conv2 fwd, the engine's own (RN)");

@@ -2732,6 +2732,17 @@ static double *signed_by(fx *f, int l, int ph, int mode, uint32_t seed) {
     return c;
 }
 
+/* conv layer l's forward relations signed by signed_by(mode, seed): a SUSPECT of the sign tests, naming want */
+static void share_flagged(fx *f, int l, int mode, uint32_t seed, const char *want) {
+    double *h = signed_by(f, l, CK_FWD, mode, seed);
+    ck_verdict v = sign_judge(f, h, 0);
+    printf("conv2 forward, signs split (mode %d, 0x%02x): %d SUSPECT: %s (x%.3g)\n", mode, (unsigned)seed, v.n_sus,
+           v.n_sus ? v.sus.what : "-", v.sus.ratio);
+    assert_true(v.n_sus >= 1 && v.sus.sign_test && v.sus.layer == l && v.sus.phase == CKP_FORWARD);
+    assert_non_null(strstr(v.sus.what, want));
+    free(h);
+}
+
 static void test_halves_and_alternating_sign_tests(void **s) {
     (void)s;
     fx f;
@@ -2753,23 +2764,11 @@ static void test_halves_and_alternating_sign_tests(void **s) {
     assert_int_equal(v.n_sus, 0);
     free(h);
     /* four cores, up, down, up, down: the halves balanced too; the alternate quarters' test sees it */
-    h = signed_by(&f, l, CK_FWD, 2, 0);
-    v = sign_judge(&f, h, 0);
-    printf("alternate quarters, conv2 forward + - + -: %d SUSPECT: %s (x%.3g)\n", v.n_sus, v.n_sus ? v.sus.what : "-",
-           v.sus.ratio);
-    assert_true(v.n_sus >= 1 && v.sus.sign_test && v.sus.layer == l && v.sus.phase == CKP_FORWARD);
-    assert_non_null(strstr(v.sus.what, "conv2 forward: sign test of alternate quarters over "));
-    free(h);
+    share_flagged(&f, l, 2, 0, "conv2 forward: sign test of alternate quarters over ");
     /* four cores up, down, down, up: the halves and the alternate quarters balanced; the product of the two sees it */
-    h = signed_by(&f, l, CK_FWD, 3, 0xC3);
-    v = sign_judge(&f, h, 0);
-    printf("quarters up, down, down, up, conv2 forward: %d SUSPECT: %s (x%.3g)\n", v.n_sus, v.n_sus ? v.sus.what : "-",
-           v.sus.ratio);
-    assert_true(v.n_sus >= 1 && v.sus.sign_test && v.sus.layer == l && v.sus.phase == CKP_FORWARD);
-    assert_non_null(strstr(v.sus.what, "conv2 forward: sign test of eighths ++----++ over "));
-    free(h);
+    share_flagged(&f, l, 3, 0xC3, "conv2 forward: sign test of eighths ++----++ over ");
     /* every split of the eighths four up, four down: one of the seven tests has |D| >= m / sqrt(7) (Parseval over
-     * the Walsh functions of order 8), z >= sqrt(1024 / 7) = 12.1 here: each is flagged, as a share test */
+     * the Walsh functions of order 8), z >= sqrt(512 / 7) = 8.6 here: each is flagged, as a share test */
     int splits = 0;
     for (uint32_t p = 0; p < 256; p++) {
         if (__builtin_popcount(p) != 4 || !(p & 1)) continue; /* each split once (eighth 0 positive) */

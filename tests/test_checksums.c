@@ -2915,7 +2915,10 @@ static void test_dw_sign_test(void **s) {
  * 2^-(m-1), under alpha 1e-12 from m = 41 (44 here): SUSPECT, its ratio
  * sqrt(ln p / ln alpha).  One of them negative: under alpha from m = 47
  * (2 x 48 / 2^47 = 6.8e-13; 44 here: 5.1e-12, not flagged); two (8.4e-12
- * at m = 48): not flagged.  Random signs,
+ * at m = 48): not flagged.  Positive in alternate channels and negative
+ * in the others, or positive in each layer's first half of its channels:
+ * the pooled count balances, the channel contrasts' tail is 2^-(m-1):
+ * SUSPECT naming the contrast.  Random signs,
  * several draws; conv2 all positive with conv1 random; and a
  * reduced-precision engine's (u_in > 0): not flagged. */
 static double *bias_signed_copy(fx *f, int all_pos, int n_neg, uint32_t seed, double *m_out) {
@@ -2928,9 +2931,14 @@ static double *bias_signed_copy(fx *f, int all_pos, int n_neg, uint32_t seed, do
         if (f->m.layers[l].kind != LAYER_CONV) continue;
         double *r = c + f->L.off[l][CK_BWD_B];
         int pos_here = all_pos == 1 || (all_pos == 2 && l > 0); /* 2: conv2 (not the first layer) only */
-        for (size_t i = 0; i < f->L.cnt[l][CK_BWD_B]; i++) {
+        size_t nc = f->L.cnt[l][CK_BWD_B];
+        for (size_t i = 0; i < nc; i++) {
             double a = fabs(r[CK_REL * i]);
-            int p = pos_here ? 1 : (int)(rng_u32(seed, (uint32_t)i, (uint32_t)l, 0, 9) & 1);
+            /* 3: even channels positive, odd negative; 4: each layer's first half of its channels positive */
+            int p = all_pos == 3 ? !(i & 1)
+                    : all_pos == 4 ? i < nc / 2
+                    : pos_here     ? 1
+                                   : (int)(rng_u32(seed, (uint32_t)i, (uint32_t)l, 0, 9) & 1);
             if (a > 0 && p && neg < n_neg) p = 0, neg++;
             r[CK_REL * i] = p ? a : -a;
             m += a > 0;
@@ -2980,6 +2988,21 @@ static void test_bias_pool_sign_test(void **s) {
     assert_int_equal(v.n_sus, 0);
     assert_non_null(strstr(v.worst_sign_what, "bias gradients: exact sign test"));
     free(c);
+    /* two cores rounding in opposite directions, each a share of the channels: the pooled count balanced, the
+     * channel contrasts' exact tail 2^-(m-1) (zoo attack 22's conv_db_rurd_alternate_all) */
+    static const char *const contrast[2] = {"channels alternating", "halves of the channels"};
+    for (int k = 0; k < 2; k++) {
+        c = bias_signed_copy(&f, 3 + k, 0, 0, &m);
+        v = sign_judge(&f, c, 0);
+        printf("bias pool, %s (m %.0f): %d SUSPECT: %s (x%.3g)\n", contrast[k], m, v.n_sus,
+               v.n_sus ? v.sus.what : "-", v.sus.ratio);
+        assert_int_equal(v.n_viol, 0);
+        assert_true(v.n_sus >= 1 && v.sus.sign_test && v.sus.phase == CKP_BWD_WEIGHTS);
+        snprintf(want_what, sizeof want_what, "bias gradients, %s: exact sign test over %.0f relations", contrast[k], m);
+        assert_non_null(strstr(v.sus.what, want_what));
+        assert_true(fabs(v.sus.ratio - want) < 1e-9);
+        free(c);
+    }
     /* conv2 alone all positive (p = 2^-31 at best, times conv1's random half), random signs */
     c = bias_signed_copy(&f, 2, 0, 3, &m);
     v = sign_judge(&f, c, 0);

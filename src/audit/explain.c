@@ -1675,9 +1675,11 @@ static int checksum_suspect(explain_list *L, const audit_result *r, const model 
         /* the batch's halves or alternate blocks against each other: the shares lean opposite ways */
         int shares = strstr(v->what, "halves' sign test") || strstr(v->what, "sign test of alternate") ||
                      strstr(v->what, "sign test of eighths");
+        /* the conv biases' channel contrasts (judge_bias_pool): shares of the channels lean opposite ways */
+        int chans = strstr(v->what, "channels alternating") || strstr(v->what, "halves of the channels");
         snprintf(f->title, sizeof f->title, "%s: every-step checksum residuals one-signed beyond what unbiased fp32 "
                  "rounding does%s at %s, %s (SUSPECT: x%s the sign test's limit; every relation within %s of the worst "
-                 "case)", ae->label, shares ? ", by sample share," : "", where,
+                 "case)", ae->label, shares ? ", by sample share," : chans ? ", by channel share," : "", where,
                  f->layer[0] ? f->layer : "?", fnum(b1, sizeof b1, v->ratio),
                  fnum(b2, sizeof b2, ae->ck_sus_first_worst_ratio));
         if (shares)
@@ -1692,6 +1694,16 @@ static int checksum_suspect(explain_list *L, const audit_result *r, const model 
                      "these do not. Cores set to opposite rounding modes (each core's share of a kernel is a run of "
                      "samples), or a one-sided error no larger than rounding in part of the batch.", ae->label,
                      v->what);
+        else if (chans)
+            snprintf(f->cause, sizeof f->cause,
+                     "On %s's own tensors, %s. Each conv bias-gradient relation holds within its worst case, but "
+                     "their residuals lean one way in one share of the output channels (alternate channels, or each "
+                     "layer's first half of its channels) and the other way in the other, so that the count over "
+                     "all of them balances: round-to-nearest errs up as often as down in every channel, and the "
+                     "exact sign test of the contrast (checks/checksums.c, judge_bias_pool: false alarm <= 1e-12 a "
+                     "step under unbiased rounding) says these do not. Cores set to opposite rounding modes, each "
+                     "reducing a share of the channels, or a one-sided error no larger than rounding in some "
+                     "channels.", ae->label, v->what);
         else
             snprintf(f->cause, sizeof f->cause,
                      "On %s's own tensors, %s. Each relation of that block holds within its worst case, but their "

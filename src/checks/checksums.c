@@ -455,6 +455,12 @@ typedef struct {
     /* k = 1..CK_SIGN_ALT as above, k = CK_SIGN_ALT + 1..CK_SIGN_NT the products (sign_add) */
     double hm[CK_SIGN_NT + 1], D[CK_SIGN_NT + 1], m0[CK_SIGN_NT + 1], S0[CK_SIGN_NT + 1];
     double ds[CK_SIGN_NT + 1][CK_SIGN_CL], dm[CK_SIGN_NT + 1][CK_SIGN_CL];
+    /* a conv bias block (nch relations, one a channel; 0: other blocks): the channel contrasts judge_bias_pool
+     * pools, j = 0 alternate channels (even +1, odd -1), j = 1 the halves of the channels (the first nch / 2
+     * +1, the next nch / 2 -1, the middle one of an odd nch out): counted, their sum, the +1 ones' count, sum
+     * (hc: cm is the channel sums' name above) */
+    size_t nch;
+    double hc[2], cD[2], cm0[2], cS0[2];
 } ck_sign;
 
 /* counts of no sign yet: per relations a sample (clusters), a batch of n
@@ -468,6 +474,8 @@ static void sign_reset(ck_sign *sg, size_t per, size_t n, double rho2) {
     sg->bs[0] = 0;
     for (int k = 1; k <= CK_SIGN_ALT; k++) sg->bs[k] = n >> k;
     for (int k = 0; k <= CK_SIGN_NT; k++) sg->hm[k] = sg->D[k] = sg->m0[k] = sg->S0[k] = 0;
+    sg->nch = 0;
+    for (int j = 0; j < 2; j++) sg->hc[j] = sg->cD[j] = sg->cm0[j] = sg->cS0[j] = 0;
     if (per) {
         memset(sg->cs, 0, sizeof sg->cs), memset(sg->cm, 0, sizeof sg->cm);
         memset(sg->ds, 0, sizeof sg->ds), memset(sg->dm, 0, sizeof sg->dm);
@@ -495,6 +503,7 @@ static int sign_begin(const model *m, int l, int ph, size_t n, size_t cnt, doubl
         return 0;
     sign_reset(sg, per, per ? n : 0, rho2);
     sg->halves_only = (dense && ph == CK_FWD_PS) || (conv && ph == CK_FWD);
+    if (conv && ph == CK_BWD_B) sg->nch = cnt;
     return 1;
 }
 
@@ -503,6 +512,12 @@ static void sign_add(ck_sign *sg, size_t i, const double *e, double dbl) {
     if (!(fabs(R) > dbl * (e[2] + e[1]))) return; /* 0, within the double evaluation's rounding, or NaN */
     double s = R > 0 ? 1 : -1;
     sg->m++, sg->S += s;
+    for (size_t j = 0, h = sg->nch / 2; sg->nch && j < 2; j++) {
+        int plus = j == 0 ? !(i & 1) : i < h;
+        if (j == 1 && i >= 2 * h) continue; /* an odd count's middle channel */
+        sg->hc[j]++, sg->cD[j] += plus ? s : -s;
+        if (plus) sg->cm0[j]++, sg->cS0[j] += s;
+    }
     if (!sg->per) return;
     size_t c = i % sg->per % CK_SIGN_CL;
     sg->cs[c] += s, sg->cm[c]++;
@@ -691,18 +706,39 @@ static void judge_sign(const model *m, const double *vec, int l, int ph, ck_phas
  * design effect of 2, never measured, it would be 1.5e-7 a stage.
  * Power: conv_db_round_up_all 44 of 44 (45 of 45) at every step of the
  * zoo's 10, p 1.1e-13 (5.7e-14), x1.04 (1.05): the margin is thin, a
- * step with m <= 40 counted, or one dissent at m <= 46, passes. */
+ * step with m <= 40 counted, or one dissent at m <= 46, passes.
+ *
+ * Channels split between cores.  Two cores rounding in opposite
+ * directions, each reducing a share of the channels (dealt round-robin:
+ * zoo attack 22's conv_db_rurd_alternate_all; or in contiguous blocks, as
+ * the ocblock faults split conv2's forward), balance the count above (22
+ * up, 22 down: p 0.88).  So the same exact tail is also taken over w_c
+ * s_c for two channel contrasts, pooled the same way: alternate channels
+ * (w = +1 even, -1 odd) and each layer's halves of its channels (+1 the
+ * first, -1 the second).  Under unbiased rounding w_c s_c is as likely +1
+ * as s_c is, the channels' sums being different reductions; a block's
+ * lean (above) enters with + and - weights in equal numbers, so it
+ * cancels in the mean and leaves the count a sum of Bernoullis of mean
+ * 1/2 with unequal p, whose tails are no heavier than the binomial's: the
+ * tail stays exact or conservative.  conv_db_rurd_alternate_all: see the
+ * zoo row. */
 typedef struct {
     double m, S;                   /* signs counted over the pooled blocks, their sum */
     double ml[MODEL_MAX_LAYERS], Sl[MODEL_MAX_LAYERS]; /* per layer */
     double worst;                  /* the pooled relations' worst ratio to the worst case */
     int blocks;
+    /* the channel contrasts (ck_sign's hc, cD, cm0, cS0), pooled, and cD per layer */
+    double cm[2], cD[2], cm0[2], cS0[2], cDl[2][MODEL_MAX_LAYERS];
 } ck_bias_pool;
 
 static void bias_pool_add(ck_bias_pool *bp, int l, const ck_sign *sg, double worst) {
     if (!(sg->m > 0) || l < 0 || l >= MODEL_MAX_LAYERS) return;
     bp->m += sg->m, bp->S += sg->S, bp->blocks++;
     bp->ml[l] += sg->m, bp->Sl[l] += sg->S;
+    for (int j = 0; j < 2; j++) {
+        bp->cm[j] += sg->hc[j], bp->cD[j] += sg->cD[j], bp->cm0[j] += sg->cm0[j], bp->cS0[j] += sg->cS0[j];
+        bp->cDl[j][l] += sg->cD[j];
+    }
     if (worst > bp->worst) bp->worst = worst;
 }
 
@@ -731,6 +767,26 @@ static void judge_bias_pool(const model *m, const double *vec, const ck_bias_poo
     snprintf(what, sizeof what, "the conv layers' bias gradients: exact sign test over %.0f relations of %d blocks: "
              "p = %.2g, limit %.2g (%ld positive, %ld negative)", bp->m, bp->blocks, p, CK_SIGN_ALPHA, pos, neg);
     sign_verdict(o, CKP_BWD_WEIGHTS, l, q, bp->m, bp->worst, what);
+    /* the channel contrasts (above): the same exact tail over w_c s_c */
+    static const char *const cname[2] = {"channels alternating", "halves of the channels"};
+    for (int j = 0; j < 2; j++) {
+        double cm = bp->cm[j], m0 = bp->cm0[j], m1 = cm - m0, S0 = bp->cS0[j], S1 = S0 - bp->cD[j];
+        if (!(m0 > 0 && m1 > 0)) continue;
+        long cp = lround((cm + bp->cD[j]) / 2), cn = lround((cm - bp->cD[j]) / 2);
+        double pj = stats_mcnemar_p(cp, cn), qj = sign_tail_q(pj);
+        int lj = -1; /* the layer named: the one contributing most the contrast's way */
+        for (int k = 0; k < m->n_layers && k < MODEL_MAX_LAYERS; k++)
+            if (bp->ml[k] > 0 &&
+                (lj < 0 || bp->cDl[j][k] * (bp->cD[j] < 0 ? -1 : 1) > bp->cDl[j][lj] * (bp->cD[j] < 0 ? -1 : 1)))
+                lj = k;
+        if (trace)
+            fprintf(stderr, "ck-sign\tconv biases (pooled) %s\t%s\tstep %.0f\tm %.0f S %.0f\tp %.3g\tblocks %d\tq "
+                    "%.3f\n", cname[j], ck_phase_label(CKP_BWD_WEIGHTS), vec[2], cm, bp->cD[j], pj, bp->blocks, qj);
+        snprintf(what, sizeof what, "the conv layers' bias gradients, %s: exact sign test over %.0f relations: p = "
+                 "%.2g, limit %.2g (%s %.0f of %.0f positive, %s %.0f of %.0f)", cname[j], cm, pj, CK_SIGN_ALPHA,
+                 j ? "first" : "even", (m0 + S0) / 2, m0, j ? "second" : "odd", (m1 + S1) / 2, m1);
+        sign_verdict(o, CKP_BWD_WEIGHTS, lj, qj, cm, bp->worst, what);
+    }
 }
 
 /* conv/dense relations of layer l, phase ph: the worst one is noted (and

@@ -2710,7 +2710,9 @@ static void test_sign_test_residuals(void **s) {
  * rounding up, odd rows down): SUSPECT naming that block.  A sign that is
  * its channel's in every sample (identical windows over a blank region,
  * the legal dependence the channel clusters are for): neither test flags
- * it, in the plain block or the alternating one.  Reduced precision: no
+ * it, in the plain block or the alternating one, and the forward blocks'
+ * channel gate holds even 31 of conv2's 32 channels alike, every sample
+ * alike in each (all 32: SUSPECT; conv1's 16: never).  Reduced precision: no
  * sign test of either kind. */
 static double *signed_by(fx *f, int l, int ph, int mode, uint32_t seed) {
     double *c = malloc(f->L.total * sizeof *c);
@@ -2722,10 +2724,11 @@ static double *signed_by(fx *f, int l, int ph, int mode, uint32_t seed) {
         double a = fabs(r[CK_REL * i]);
         size_t smp = i / per, ch = i % per;
         /* 0: halves; 1: by channel; 2: alternate quarters (+ - + -), every half balanced; 3: the eighths by the
-         * bits of seed (bit e: eighth e positive) */
+         * bits of seed (bit e: eighth e positive); 4: by channel, channel ch positive where bit ch % 32 of seed is */
         int pos = mode == 0   ? smp < N / 2
                   : mode == 2 ? smp / (N / 4) % 2 == 0
                   : mode == 3 ? (int)(seed >> (smp / (N / 8)) & 1)
+                  : mode == 4 ? (int)(seed >> (ch % 32) & 1)
                               : (int)(rng_u32(seed, (uint32_t)ch, 0, 0, 9) & 1);
         r[CK_REL * i] = pos ? a : -a;
     }
@@ -2800,6 +2803,30 @@ static void test_halves_and_alternating_sign_tests(void **s) {
     assert_int_equal(v.sus.phase, CKP_FORWARD);
     assert_non_null(strstr(v.sus.what, "(row-alternating): sign test over "));
     free(ra);
+    /* the channel gate (checks/checksums.c, judge_sign): every channel one sign in every sample (a background's
+     * rounding), 31 of conv2's 32 up: the clusters' z = 15, twice the limit, but 31 of 32 channels alike is p =
+     * 1.5e-8 over the gate's 1e-9: not flagged; all 32 up (2^-31 = 4.7e-10): SUSPECT, naming the channels;
+     * conv1's 16 all up (2^-15): never */
+    int l1 = first_layer_of(&f.m, LAYER_CONV, 0);
+    static const int fwds[] = {CK_FWD, CK_FWD_RA, CK_FWD_CA};
+    for (size_t k = 0; k < 3; k++) {
+        double *g = signed_by(&f, l, fwds[k], 4, 0xFFFFFFFEu);
+        v = sign_judge(&f, g, 0);
+        if (v.n_sus) fprintf(stderr, "31 of 32 channels up, block %d: %s\n", fwds[k], v.sus.what);
+        assert_int_equal(v.n_sus, 0);
+        free(g);
+        g = signed_by(&f, l, fwds[k], 4, 0xFFFFFFFFu);
+        v = sign_judge(&f, g, 0);
+        printf("all 32 channels up, conv2 block %d: %d SUSPECT: %s (x%.3g)\n", fwds[k], v.n_sus,
+               v.n_sus ? v.sus.what : "-", v.sus.ratio);
+        assert_true(v.n_sus >= 1 && v.sus.sign_test && v.sus.layer == l && v.sus.phase == CKP_FORWARD);
+        assert_non_null(strstr(v.sus.what, "; channels 32 up, 0 down: p 4.7e-10, limit 1e-09)"));
+        free(g);
+        g = signed_by(&f, l1, fwds[k], 4, 0xFFFFFFFFu);
+        v = sign_judge(&f, g, 0);
+        assert_int_equal(v.n_sus, 0);
+        free(g);
+    }
     /* a channel's sign in every sample, several draws: no test flags it */
     static const int phs[] = {CK_FWD, CK_BWD_DATA, CK_FWD_RA, CK_FWD_CA, CK_BWD_DATA_RA, CK_BWD_DATA_CA};
     for (size_t k = 0; k < sizeof phs / sizeof *phs; k++)

@@ -2874,7 +2874,7 @@ static double *dw_signed_copy(fx *f, int l, double ulps, int random, int z_mode)
             (void)frexpf(v, &ex);
             double ulp = ldexp(1.0, ex - 24), sg = random && rng_u32(5, (uint32_t)oc, (uint32_t)k, 0, 9) & 1 ? -1 : 1;
             e[0] = sg * ulps * ulp, e[1] = 0.1, e[2] = v, e[3] = 0.1;
-            if (k && z_mode == 2) e[0] = -1e-9, e[2] = 0; /* a zero element: R = its exact value */
+            if (k && (z_mode == 2 || (z_mode == 3 && oc < 16))) e[0] = -1e-9, e[2] = 0; /* a zero element: R exact */
         }
     return c;
 }
@@ -2920,15 +2920,25 @@ static void test_dw_sign_test(void **s) {
     printf("dW sign test, random signs: worst |z| / limit %.3f (%s)\n", v.worst_sign, v.worst_sign_what);
     assert_int_equal(v.n_sus, 0);
     free(c);
-    /* the Z entries the PEEK ones again, or zero elements: 32 counted, sqrt(32) < the limit */
+    /* the Z entries the PEEK ones again, or zero elements: 32 counted, sqrt(32) < the limit, and the exact tail
+     * 2^-31 over alpha 1e-12 (its ratio 0.88, the worst) */
     for (int zm = 1; zm <= 2; zm++) {
         c = dw_signed_copy(&f, l, 3, 0, zm);
         v = sign_judge(&f, c, 0);
         assert_int_equal(v.n_viol, 0);
         assert_int_equal(v.n_sus, 0);
-        assert_non_null(strstr(v.worst_sign_what, "sign test over 32 relations"));
+        assert_non_null(strstr(v.worst_sign_what, "(re-done elements): exact sign test over 32 elements"));
         free(c);
     }
+    /* 48 counted (half the filters' Z elements zero), all positive: z = sqrt(48) = 6.93 under the limit, the exact
+     * tail 2^-47 under alpha, its 32 filters all up (4.7e-10 under the gate's 1e-9): SUSPECT at the gate's ratio */
+    c = dw_signed_copy(&f, l, 3, 0, 3);
+    v = sign_judge(&f, c, 0);
+    printf("dW sign test, 48 of 48 up: %d SUSPECT: %s (x%.4g)\n", v.n_sus, v.n_sus ? v.sus.what : "-", v.sus.ratio);
+    assert_true(v.n_sus >= 1 && v.sus.sign_test && v.sus.layer == l && v.sus.phase == CKP_BWD_WEIGHTS);
+    assert_non_null(strstr(v.sus.what, "conv2 backward-weights (re-done elements): exact sign test over 48 elements"));
+    assert_true(fabs(v.sus.ratio - sqrt(log(ldexp(1.0, -31)) / log(1e-9))) < 1e-9);
+    free(c);
     teardown(&f);
 }
 

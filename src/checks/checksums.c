@@ -589,6 +589,16 @@ static double sign_halves_var(const ck_sign *sg, int k, double *deff) {
 
 double checksums_sign_limit(void) { return sqrt(2 * log(2 / CK_SIGN_ALPHA)); }
 
+/* q of an exact two-sided tail p against alpha: sqrt(ln p / ln alpha),
+ * the ratio of the z whose exp(-z^2 / 2) is p to the one whose is alpha
+ * (judge_sign's |z| / limit but for Hoeffding's factor 2: 1 at p = alpha,
+ * 0 at p = 1) */
+static double tail_q(double p, double alpha) {
+    if (!(p < 1)) return 0;
+    if (!(p > 0)) p = 0x1p-1074; /* m beyond ~1070 unanimous: the double's smallest */
+    return sqrt(log(p) / log(alpha));
+}
+
 /* A sign test's outcome (judge_sign, judge_bias_pool): q its ratio to
  * the limit (worst_sign keeps the largest), over 1 a SUSPECT of m signs
  * whose relations' worst ratio to the worst case is worst. */
@@ -628,7 +638,7 @@ static void judge_sign(const model *m, const double *vec, int l, int ph, ck_phas
         if (sg->chgate) {
             for (size_t c = 0; c < CK_SIGN_CL; c++) kp += sg->cs[c] > 0, kn += sg->cs[c] < 0;
             pc = stats_mcnemar_p(kp, kn);
-            double qc = pc < 1 ? sqrt(log(pc > 0 ? pc : 0x1p-1074) / log(CK_SIGN_CH_ALPHA)) : 0;
+            double qc = tail_q(pc, CK_SIGN_CH_ALPHA);
             if (qc < q) q = qc;
         }
         if (trace)
@@ -771,14 +781,8 @@ static void bias_pool_add(ck_bias_pool *bp, int l, const ck_sign *sg, double wor
     if (worst > bp->worst) bp->worst = worst;
 }
 
-/* q of an exact two-sided tail p: sqrt(ln p / ln alpha), the ratio of the
- * z whose exp(-z^2 / 2) is p to the one whose is alpha (judge_sign's
- * |z| / limit but for Hoeffding's factor 2: 1 at p = alpha, 0 at p = 1) */
-static double sign_tail_q(double p) {
-    if (!(p < 1)) return 0;
-    if (!(p > 0)) p = 0x1p-1074; /* m beyond ~1070 unanimous: the double's smallest */
-    return sqrt(log(p) / log(CK_SIGN_ALPHA));
-}
+/* q of an exact two-sided tail p against the sign tests' alpha (tail_q) */
+static double sign_tail_q(double p) { return tail_q(p, CK_SIGN_ALPHA); }
 
 static void judge_bias_pool(const model *m, const double *vec, const ck_bias_pool *bp, ck_verdict *o) {
     if (!(bp->m > 0)) return;
@@ -957,7 +961,21 @@ static int dw_elem_sign(const double *e, double dbl) {
  * batch 16) 46-60 counted, all positive, z 6.78-7.75, over the limit at
  * steps 5, 6 and 9 (x1.03); conv2_dw_round_up_step7 47 of 47 positive,
  * z 6.86 (x0.91; batch 256: 54 of 54, 7.35, x0.98): one step of it is
- * under the limit while the vector holds this few. */
+ * under the limit while the vector holds this few.
+ *
+ * So the same counts also get an exact two-sided binomial tail (as the
+ * pooled conv biases: p = 2^-46 for 47 of 47, under alpha 1e-12 where z =
+ * sqrt(47) = 6.86 is not), valid while the elements' signs are
+ * independent, gated as the conv forward counts are by an exact sign test
+ * over the filters (each filter's sign that of its sum; p <= 1e-9), valid
+ * under any dependence within a filter (two taps of one filter over a
+ * constant background sum nearly the same products): conv1's 16 filters
+ * never pass it, conv2's 32 with 30 or more one way and none the other
+ * (31 of 31: 9.3e-10).  conv2_dw_round_up_step7: 47 of 47, p 1.4e-14,
+ * filters 31 up, 0 down, p 9.3e-10: SUSPECT at x1.002 of the gate, the
+ * thinnest catch in the zoo.  Legal, over a whole main-job run of every
+ * legal variant (false-alarms.sh 42 at bb420f0's trace, 15,510 blocks):
+ * the smallest tail p 1.0e-4 (conv1) and 6.2e-4 (conv2), before the gate. */
 static void judge_dw_sign(const model *m, const ck_layout *L, const double *vec, size_t n, int l, ck_verdict *o) {
     const layer *ly = &m->layers[l];
     size_t OC = L->cnt[l][CK_BWD_W_PEEK];
@@ -988,6 +1006,25 @@ static void judge_dw_sign(const model *m, const ck_layout *L, const double *vec,
         }
     }
     judge_sign(m, vec, l, CK_BWD_W_PEEK, CKP_BWD_WEIGHTS, sg, worst, "backward-weights (re-done elements)", o);
+    /* the exact tail over the elements, gated by the filters (above) */
+    if (!(sg->m > 0)) return;
+    long pos = lround((sg->m + sg->S) / 2), neg = lround((sg->m - sg->S) / 2), kp = 0, kn = 0;
+    for (size_t c = 0; c < CK_SIGN_CL; c++) kp += sg->cs[c] > 0, kn += sg->cs[c] < 0;
+    double p = stats_mcnemar_p(pos, neg), pc = stats_mcnemar_p(kp, kn);
+    double q = tail_q(p, CK_SIGN_ALPHA), qc = tail_q(pc, CK_SIGN_CH_ALPHA);
+    if (qc < q) q = qc;
+    static int trace = -1;
+    if (trace < 0) trace = getenv("LOCKSTEP_CK_SIGN_TRACE") && getenv("LOCKSTEP_CK_SIGN_TRACE")[0] == '1';
+    if (trace)
+        fprintf(stderr, "ck-sign\t%s backward-weights (re-done elements) exact\t%s\tstep %.0f\tm %.0f S %.0f\tp %.3g\t"
+                "filters %ld/%ld p %.3g\tq %.3f\n", ly->name, ck_phase_label(CKP_BWD_WEIGHTS), vec[2], sg->m, sg->S, p,
+                kp, kn, pc, q);
+    char what[224]; /* (sign_verdict keeps 159: "conv2 backward-weights (re-done elements): exact sign test over 64
+                     * elements: p = 1.1e-19, limit 1e-12 (64 up, 0 down; filters 32 up, 0 down: p 4.7e-10)") */
+    snprintf(what, sizeof what, "%s backward-weights (re-done elements): exact sign test over %.0f elements: p = %.2g, "
+             "limit %.2g (%.0f up, %.0f down; filters %.0f up, %.0f down: p %.2g)", ly->name, sg->m, p, CK_SIGN_ALPHA,
+             (double)pos, (double)neg, (double)kp, (double)kn, pc);
+    sign_verdict(o, CKP_BWD_WEIGHTS, l, q, sg->m, worst, what);
 }
 
 /* A conv layer's blank-window outputs (FWD_BLANK): exact, per sample

@@ -4,6 +4,7 @@
  * are not regular files (a rename would replace a FIFO, a device or a
  * symlink); inputs refuse FIFOs before open() can block on them.
  */
+#include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -122,8 +123,23 @@ static void test_disk_free_unknown(void **st) {
     assert_int_equal(ls_disk_free("/proc/x", &avail, dir, sizeof dir), -1);
 }
 
+/* ls_fmt_num: a ratio just over or under 1 is not printed as "1" (a
+ * SUSPECT at 1.0017 of its limit read "x1 the sign test's limit") */
+static void test_fmt_num_near_one(void **st) {
+    (void)st;
+    char b[48];
+    static const struct {
+        double v;
+        const char *want;
+    } c[] = {{1.0017151885, "1.0017"}, {0.99962, "0.9996"}, {1.0, "1"}, {-1.002, "-1.0020"}, {1.006, "1.01"},
+             {0.994, "0.994"}, {1.5, "1.5"}, {0.005, "5.00e-03"}, {NAN, "nan"}, {123.4, "123"}};
+    for (size_t i = 0; i < sizeof c / sizeof c[0]; i++)
+        assert_string_equal(ls_fmt_num(b, sizeof b, c[i].v, "nan"), c[i].want);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_fmt_num_near_one),
         cmocka_unit_test(test_err_prefix),
         cmocka_unit_test(test_output_targets_refused),
         cmocka_unit_test(test_input_fifo_refused),

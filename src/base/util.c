@@ -408,6 +408,9 @@ const char *ls_fmt_num(char *buf, size_t cap, double v, const char *nan_text) {
     else if (isinf(v)) snprintf(buf, cap, "%sinf", v < 0 ? "-" : "");
     else if (v == 0) snprintf(buf, cap, "0");
     else if (fabs(v) < 0.01 || fabs(v) >= 1e5) snprintf(buf, cap, "%.2e", v);
+    /* a ratio within half a percent of 1 but not 1 keeps four decimals: 1.0017 over a limit, 0.9996 within a
+     * bound, not both "1" */
+    else if (fabs(v) >= 0.995 && fabs(v) < 1.005 && fabs(v) != 1) snprintf(buf, cap, "%.4f", v);
     else if (fabs(v) < 100) snprintf(buf, cap, "%.3g", v);
     else snprintf(buf, cap, "%.0f", v);
     return buf;

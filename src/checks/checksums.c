@@ -599,6 +599,16 @@ static double tail_q(double p, double alpha) {
     return sqrt(log(p) / log(alpha));
 }
 
+/* The channel gate (judge_sign's conv forward counts, judge_dw_sign's
+ * filters): *kp, *kn the clusters whose sign sum leans each way, *pc their
+ * exact two-sided tail; returns its q against CK_SIGN_CH_ALPHA */
+static double channel_gate(const ck_sign *sg, long *kp, long *kn, double *pc) {
+    *kp = *kn = 0;
+    for (size_t c = 0; c < CK_SIGN_CL; c++) *kp += sg->cs[c] > 0, *kn += sg->cs[c] < 0;
+    *pc = stats_mcnemar_p(*kp, *kn);
+    return tail_q(*pc, CK_SIGN_CH_ALPHA);
+}
+
 /* A sign test's outcome (judge_sign, judge_bias_pool): q its ratio to
  * the limit (worst_sign keeps the largest), over 1 a SUSPECT of m signs
  * whose relations' worst ratio to the worst case is worst. */
@@ -636,9 +646,7 @@ static void judge_sign(const model *m, const double *vec, int l, int ph, ck_phas
         long kp = 0, kn = 0; /* the channel gate (above): channels leaning each way, their exact tail */
         double pc = 0;
         if (sg->chgate) {
-            for (size_t c = 0; c < CK_SIGN_CL; c++) kp += sg->cs[c] > 0, kn += sg->cs[c] < 0;
-            pc = stats_mcnemar_p(kp, kn);
-            double qc = tail_q(pc, CK_SIGN_CH_ALPHA);
+            double qc = channel_gate(sg, &kp, &kn, &pc);
             if (qc < q) q = qc;
         }
         if (trace)
@@ -784,13 +792,21 @@ static void bias_pool_add(ck_bias_pool *bp, int l, const ck_sign *sg, double wor
 /* q of an exact two-sided tail p against the sign tests' alpha (tail_q) */
 static double sign_tail_q(double p) { return tail_q(p, CK_SIGN_ALPHA); }
 
+/* the layer a pooled count names: of the layers with signs (ml > 0), the
+ * one whose share d[k] leans furthest the pooled sum's way (tot) */
+static int lean_layer(const model *m, const double *ml, const double *d, double tot) {
+    int l = -1;
+    double w = tot < 0 ? -1 : 1;
+    for (int k = 0; k < m->n_layers && k < MODEL_MAX_LAYERS; k++)
+        if (ml[k] > 0 && (l < 0 || d[k] * w > d[l] * w)) l = k;
+    return l;
+}
+
 static void judge_bias_pool(const model *m, const double *vec, const ck_bias_pool *bp, ck_verdict *o) {
     if (!(bp->m > 0)) return;
     long pos = lround((bp->m + bp->S) / 2), neg = lround((bp->m - bp->S) / 2);
     double p = stats_mcnemar_p(pos, neg), q = sign_tail_q(p);
-    int l = -1; /* the layer named: the block leaning furthest the pooled way */
-    for (int k = 0; k < m->n_layers && k < MODEL_MAX_LAYERS; k++)
-        if (bp->ml[k] > 0 && (l < 0 || bp->Sl[k] * (bp->S < 0 ? -1 : 1) > bp->Sl[l] * (bp->S < 0 ? -1 : 1))) l = k;
+    int l = lean_layer(m, bp->ml, bp->Sl, bp->S); /* the block leaning furthest the pooled way */
     static int trace = -1;
     if (trace < 0) trace = getenv("LOCKSTEP_CK_SIGN_TRACE") && getenv("LOCKSTEP_CK_SIGN_TRACE")[0] == '1';
     if (trace)
@@ -807,11 +823,7 @@ static void judge_bias_pool(const model *m, const double *vec, const ck_bias_poo
         if (!(m0 > 0 && m1 > 0)) continue;
         long cp = lround((cm + bp->cD[j]) / 2), cn = lround((cm - bp->cD[j]) / 2);
         double pj = stats_mcnemar_p(cp, cn), qj = sign_tail_q(pj);
-        int lj = -1; /* the layer named: the one contributing most the contrast's way */
-        for (int k = 0; k < m->n_layers && k < MODEL_MAX_LAYERS; k++)
-            if (bp->ml[k] > 0 &&
-                (lj < 0 || bp->cDl[j][k] * (bp->cD[j] < 0 ? -1 : 1) > bp->cDl[j][lj] * (bp->cD[j] < 0 ? -1 : 1)))
-                lj = k;
+        int lj = lean_layer(m, bp->ml, bp->cDl[j], bp->cD[j]); /* the one contributing most the contrast's way */
         if (trace)
             fprintf(stderr, "ck-sign\tconv biases (pooled) %s\t%s\tstep %.0f\tm %.0f S %.0f\tp %.3g\tblocks %d\tq "
                     "%.3f\n", cname[j], ck_phase_label(CKP_BWD_WEIGHTS), vec[2], cm, bp->cD[j], pj, bp->blocks, qj);
@@ -1008,10 +1020,8 @@ static void judge_dw_sign(const model *m, const ck_layout *L, const double *vec,
     judge_sign(m, vec, l, CK_BWD_W_PEEK, CKP_BWD_WEIGHTS, sg, worst, "backward-weights (re-done elements)", o);
     /* the exact tail over the elements, gated by the filters (above) */
     if (!(sg->m > 0)) return;
-    long pos = lround((sg->m + sg->S) / 2), neg = lround((sg->m - sg->S) / 2), kp = 0, kn = 0;
-    for (size_t c = 0; c < CK_SIGN_CL; c++) kp += sg->cs[c] > 0, kn += sg->cs[c] < 0;
-    double p = stats_mcnemar_p(pos, neg), pc = stats_mcnemar_p(kp, kn);
-    double q = tail_q(p, CK_SIGN_ALPHA), qc = tail_q(pc, CK_SIGN_CH_ALPHA);
+    long pos = lround((sg->m + sg->S) / 2), neg = lround((sg->m - sg->S) / 2), kp, kn;
+    double p = stats_mcnemar_p(pos, neg), pc, qc = channel_gate(sg, &kp, &kn, &pc), q = tail_q(p, CK_SIGN_ALPHA);
     if (qc < q) q = qc;
     static int trace = -1;
     if (trace < 0) trace = getenv("LOCKSTEP_CK_SIGN_TRACE") && getenv("LOCKSTEP_CK_SIGN_TRACE")[0] == '1';

@@ -172,6 +172,34 @@ static void test_threads_reduction_order(void **st) {
     /* the reference pairs are within bound */
     assert_non_null(find(&L, "within-bound", "reference", "cpu"));
     explain_list_free(&L);
+    /* the pairs' verdicts: threads alone are "ordering only"; the noise-floor engine (cpu moved 1 ulp) against
+     * cpu is the noise floor, and against cpu:threads=1 differs in threads and in its start: not "ordering only" */
+    int c3 = add_engine(r, "cpu:perturb=1", "cpu", CPU_DESC("2", "direct", "jit:avx512_core"), 0);
+    r->eng[c3].perturb_ulps = 1;
+    audit_pair *r3 = add_pair(r, ref, c3);
+    r3->slot[s].max_bound_ratio = 0.5;
+    differ(r, r3, "conv1.act", 1, 10);
+    audit_pair *n3 = add_pair(r, c2, c3), *m3 = add_pair(r, c1, c3);
+    differ(r, n3, "conv1.act", 1, 3);
+    differ(r, m3, "conv1.act", 1, 3);
+    for (int k = 0; k < r->n_slots; k++) /* every tensor the reference compared judged within its bound */
+        for (audit_pair **q = (audit_pair *[]){r1, r2, r3, NULL}; *q; q++) {
+            (*q)->slot[k].max_bound_ratio = 0.5;
+            (*q)->slot[k].n_check_steps = (*q)->slot[k].n_bounded = 1;
+        }
+    verdict_table v;
+    explain_verdicts(&v, r, &M);
+    int seen = 0;
+    for (int k = 0; k < v.n_pair; k++) {
+        const audit_pair *q = &r->pair[v.p[k].pair];
+        const char *want = q == p ? "ordering only" : q == n3 ? "noise floor" : q == m3 ? "ordering + noise floor" : NULL;
+        if (!want) continue;
+        seen++;
+        if (strcmp(v.p[k].verdict, want) != 0)
+            fail_msg("pair %s vs %s: verdict '%s', want '%s'", r->eng[q->a].label, r->eng[q->b].label, v.p[k].verdict,
+                     want);
+    }
+    assert_int_equal(seen, 3);
     free_result(r);
 }
 

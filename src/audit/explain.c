@@ -2772,7 +2772,10 @@ static void pair_verdict_of(pair_verdict *pv, const verdict_table *v, const audi
     } else if (va && vb && (va->problem || vb->problem)) {
         snprintf(pv->verdict, sizeof pv->verdict, "beyond bound");
     } else if (va && vb && va->ref >= 0 && vb->ref >= 0 && !va->unchecked && !vb->unchecked) {
-        snprintf(pv->verdict, sizeof pv->verdict, "ordering only");
+        /* the two started from other weights (one moved K ulps, the other
+         * not, or by another K): not the ordering alone */
+        int start = r->eng[p->a].perturb_ulps != r->eng[p->b].perturb_ulps;
+        snprintf(pv->verdict, sizeof pv->verdict, start ? "ordering + noise floor" : "ordering only");
     } else {
         snprintf(pv->verdict, sizeof pv->verdict, "differs (not judged)");
     }

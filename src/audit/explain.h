@@ -87,7 +87,8 @@ typedef struct {
  * (where, by how much), "unchecked" (compared but with no rule, or never
  * checked), "state mismatch" (the state round-trip failed).  Per engine
  * pair: "bitwise identical", "ordering only" (they differ, and both are
- * within bound vs the reference), "beyond bound", "nondeterministic" (a
+ * within bound vs the reference), "ordering + noise floor" (the same, but
+ * one of them started from weights moved by perturb=K), "beyond bound", "nondeterministic" (a
  * repeat pair not bitwise equal), "deterministic" (a repeat pair bitwise
  * equal), "noise floor" (the perturb=K pair), "differs (not judged)". */
 typedef struct {

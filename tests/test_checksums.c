@@ -3216,6 +3216,62 @@ static void test_relation_range_unjudged(void **s) {
  * element that differs from the re-done one there is counted apart (the
  * block's second double: not judged), while one that differs with a
  * finite operand stays a difference. */
+/* A count or magnitude field that is not a number never reads as ok (a corrupted live vector: NaN > 0 is
+ * false, so a NaN count was a block "each exact" at ratio 0, and an inf Y made a relation's tolerance inf):
+ * blank windows' count, an exact block's count, a tensor's Adam count, a bounded relation's Y. */
+static ck_verdict zero_vector_judged(fx *f, int stage, void (*poke)(fx *, double *), int blocks) {
+    memset(f->vec, 0, f->L.total * sizeof *f->vec);
+    f->vec[0] = stage, f->vec[1] = N, f->vec[2] = 3;
+    if (poke) poke(f, f->vec);
+    ck_verdict v;
+    ck_verdict_init(&v);
+    assert_int_equal(checksums_judge(&f->m, f->vec, N, NULL, 0, blocks, &v), 0);
+    return v;
+}
+static void poke_blank(fx *f, double *v) { v[f->L.off[first_layer_of(&f->m, LAYER_CONV, 0)][CK_FWD_BLANK]] = NAN; }
+static void poke_blank_neg(fx *f, double *v) { /* +1 and -1 must not cancel */
+    size_t o = f->L.off[first_layer_of(&f->m, LAYER_CONV, 0)][CK_FWD_BLANK];
+    v[o] = 1, v[o + CK_REL] = -1;
+}
+static void poke_exact(fx *f, double *v) { v[f->L.off[first_layer_of(&f->m, LAYER_RELU, 0)][CK_FWD]] = NAN; }
+static void poke_adam(fx *f, double *v) { v[f->L.adam_off] = NAN; }
+static void poke_rel_far(fx *f, double *v) {
+    double *e = v + f->L.off[first_layer_of(&f->m, LAYER_DENSE, 0)][CK_FWD];
+    e[0] = 1, e[1] = 1, e[2] = 0, e[3] = 1; /* R = A: far over gamma_K A */
+}
+static void poke_rel_y_inf(fx *f, double *v) {
+    poke_rel_far(f, v);
+    v[f->L.off[first_layer_of(&f->m, LAYER_DENSE, 0)][CK_FWD] + 2] = INFINITY;
+}
+static void test_nonfinite_count_never_ok(void **s) {
+    (void)s;
+    fx f;
+    memset(&f, 0, sizeof f);
+    assert_int_equal(model_build(&f.m, "smallcnn"), 0);
+    ck_layout_make(&f.L, &f.m, N);
+    f.vec = calloc(f.L.total, sizeof *f.vec);
+    assert_non_null(f.vec);
+    assert_int_equal(zero_vector_judged(&f, CK_STAGE_STEP, NULL, CK_BLOCKS_LIVE).n_viol, 0);
+    assert_int_equal(zero_vector_judged(&f, CK_STAGE_UPDATE, NULL, CK_BLOCKS_ALL).n_viol, 0);
+    struct {
+        const char *what;
+        int stage, blocks;
+        void (*poke)(fx *, double *);
+    } c[] = {{"blank windows' count NaN", CK_STAGE_STEP, CK_BLOCKS_LIVE, poke_blank},
+             {"blank windows' counts +1 and -1", CK_STAGE_STEP, CK_BLOCKS_LIVE, poke_blank_neg},
+             {"ReLU forward's count NaN", CK_STAGE_STEP, CK_BLOCKS_LIVE, poke_exact},
+             {"Adam's count NaN (a recording's vector)", CK_STAGE_UPDATE, CK_BLOCKS_ALL, poke_adam},
+             {"fc1 forward relation far over", CK_STAGE_STEP, CK_BLOCKS_LIVE, poke_rel_far},
+             {"the same relation, Y = +inf", CK_STAGE_STEP, CK_BLOCKS_LIVE, poke_rel_y_inf}};
+    for (size_t k = 0; k < sizeof c / sizeof c[0]; k++) {
+        ck_verdict v = zero_vector_judged(&f, c[k].stage, c[k].poke, c[k].blocks);
+        print_message("  %s: %d violation(s), worst %g%s%s\n", c[k].what, v.n_viol, v.worst_ratio,
+                      v.n_viol ? ": " : "", v.n_viol ? v.v[0].what : "");
+        if (v.n_viol < 1 || !(v.worst_ratio > 1)) fail_msg("%s read as ok", c[k].what);
+    }
+    free(f.vec);
+}
+
 static void test_exact_nonfinite_unjudged(void **s) {
     (void)s;
     fx f;
@@ -3331,6 +3387,7 @@ int main(void) {
         cmocka_unit_test(test_duplicate_samples_relations),
         cmocka_unit_test(test_relation_range_unjudged),
         cmocka_unit_test(test_exact_nonfinite_unjudged),
+        cmocka_unit_test(test_nonfinite_count_never_ok),
         cmocka_unit_test(test_loss_nonfinite_unjudged),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -870,6 +870,9 @@ static void judge_rel(const model *m, const ck_layout *L, const double *vec, siz
         double qs = st > 0 ? fabs(e[0]) / st : (e[0] == 0 ? 0 : INFINITY);
         if (q != q) q = INFINITY;
         if (qs != qs) qs = INFINITY;
+        /* Y (sum |outputs|) inf or NaN where S and A are finite and below fp32's range (ck_rel_unbound): an
+         * output no legal order makes, a wrong result (an inf Y made tol inf: ratio 0, read as within) */
+        if (!(fabs(e[2]) < INFINITY)) q = qs = INFINITY;
         sharper += st < tol;
         if (q > 1) bad++;
         else if (qs > 1) {
@@ -1054,21 +1057,21 @@ static void judge_blank(const model *m, const ck_layout *L, const double *vec, s
     size_t first = n, gi = n, gbad = 0;
     for (size_t i = 0; i < n; i++) {
         const double *e = r + CK_REL * i;
-        if (e[0] > 0 && first == n) first = i;
-        bad += e[0], pos += e[2];
+        if (!(e[0] == 0) && first == n) first = i;
+        bad += fabs(e[0]), pos += e[2]; /* a count: NaN (or < 0) is none, never ok (NaN > 0 is false) */
         worst = e[1] > worst || e[1] != e[1] ? e[1] : worst;
         double q = e[3] != e[3] ? INFINITY : e[3] / gk;
         if (q > 1) gbad++;
         if (q > gq) gq = q, gi = i;
     }
     char what[160];
-    if (bad > 0)
+    if (!(bad == 0))
         snprintf(what, sizeof what, "%s's %.0f output(s) of all-zero windows are not exactly its bias (first in "
                  "sample %zu, up to %.3g off)", ly->name, bad, first, worst);
     else
         snprintf(what, sizeof what, "%s's %.0f output(s) of all-zero windows, each exactly its bias",
                  ly->name, pos);
-    note(o, cph, l, bad > 0 ? INFINITY : 0.0, bad, what);
+    note(o, cph, l, !(bad == 0) ? INFINITY : 0.0, bad, what);
     if (gi < n) {
         snprintf(what, sizeof what, "%s forward (outputs of identical windows), sample %zu (%zu of %zu samples over)",
                  ly->name, gi, gbad, n);
@@ -1085,11 +1088,12 @@ static void judge_exact(const model *m, const ck_layout *L, const double *vec, i
                         ck_verdict *o) {
     if (!L->cnt[l][ph]) return;
     double bad = vec[L->off[l][ph]], unj = vec[L->off[l][ph] + 1];
-    if (unj > 0) o->n_unjudged += (long)unj;
+    if (unj > 0 && unj < 1e15) o->n_unjudged += (long)unj; /* (long)inf is undefined */
+    else if (!(unj <= 0)) bad = NAN;                        /* a count that is no count: never ok */
     char what[160];
     snprintf(what, sizeof what, "%s %s: %.0f element(s) not the exact re-computation", m->layers[l].name,
              ph == CK_FWD ? "forward" : "backward", bad);
-    note(o, cph, l, bad > 0 ? INFINITY : 0.0, bad, what);
+    note(o, cph, l, !(bad == 0) ? INFINITY : 0.0, bad, what); /* a NaN count is no count: never ok */
 }
 
 /* The loss and dz re-done in double from the engine's logits; each within
@@ -1199,6 +1203,12 @@ static void judge_adam(const model *m, const ck_layout *L, const double *vec, in
     for (int t = 0; t < m->n_tensors; t++) {
         double bad = vec[L->adam_off + 2 * t];
         char what[160];
+        if (!(bad >= 0 && bad < INFINITY)) { /* a count NaN, inf or < 0: no count, never ok (NaN > 0 is false) */
+            snprintf(what, sizeof what, "%s Adam re-done from the step's p, m, v, g: the count of differing elements "
+                     "is %g", m->tensors[t].name, bad);
+            note(o, CKP_UPDATE, m->tensors[t].layer, INFINITY, 0, what);
+            continue;
+        }
         const double *el = sc + CK_ADAMW_HDR + CK_ADAMW_PER * (size_t)t;
         unsigned orders = 0;
         if (live) adam_orders_unpack(el[0], &orders);
@@ -1254,7 +1264,8 @@ int checksums_judge_dups(const model *m, const double *vec, size_t n, const int3
 
     ck_layout L;
     ck_layout_make(&L, m, n);
-    int stage = (int)vec[0];
+    /* the stage as a number (a NaN or huge vec[0]: (int) would be undefined; no stage then, judged as STEP) */
+    int stage = vec[0] == CK_STAGE_UPDATE ? CK_STAGE_UPDATE : vec[0] == CK_STAGE_EVAL ? CK_STAGE_EVAL : CK_STAGE_STEP;
     if (stage == CK_STAGE_UPDATE) {
         judge_adam(m, &L, vec, per_sample, out);
         return LS_OK;

@@ -285,6 +285,7 @@ static void test_hints(void **st) {
     assert_non_null(strstr(cp_cuda_hint(35), "driver"));
     assert_non_null(strstr(cp_cuda_hint(100), "no CUDA-capable device"));
     assert_non_null(strstr(cp_cuda_hint(209), "sm_80"));
+    assert_non_null(strstr(cp_cuda_hint(98), "sm_80"));
     assert_null(cp_cuda_hint(0));
     assert_null(cp_cuda_hint(12345));
 }

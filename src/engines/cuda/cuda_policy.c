@@ -220,6 +220,7 @@ const char *cp_cuda_hint(int e) {
     case 46: return "every device is busy or in exclusive-process mode";
     case 3: return "the driver failed to initialise (check dmesg and nvidia-smi)";
     case 2: return "out of device memory";
+    case 98: /* cudaErrorInvalidDeviceFunction: what some runtimes answer for a kernel with no image */
     case 209: return "this binary has no code for this GPU's architecture (built for sm_80, sm_90 and compute_90 PTX)";
     case 222: return "the driver is too old for this binary's PTX";
     case 802: return "the system is not ready (fabric manager not running?)";

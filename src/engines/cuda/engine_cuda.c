@@ -1375,6 +1375,11 @@ int engine_cuda_create(engine *e, const engine_spec *s) {
     size_t mfree = 0, mtotal = 0;
     err = cudaMemGetInfo(&mfree, &mtotal); /* creates the context */
     if (err != cudaSuccess) return unavailable("cudaMemGetInfo", err);
+    /* a GPU this build has no code for (sm_7x) or a driver too old for its
+     * PTX: unavailable here, not an LS_ELIB at the first step's first
+     * kernel, which ended the whole audit */
+    err = (cudaError_t)lk_probe();
+    if (err != cudaSuccess) return unavailable("loading lockstep's kernels", err);
 
     c = calloc(1, sizeof *c);
     if (!c) return ls_err(LS_ENOMEM, "cuda: out of host memory");

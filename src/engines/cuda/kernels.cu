@@ -193,6 +193,17 @@ extern "C" int lk_adam(cudaStream_t s, float *p, float *m, float *v, const float
     LAUNCH(count, k_adam, p, m, v, g, count, b1, omb1, b2, omb2, step_size, bc2_sqrt, eps);
 }
 
+/* Whether this device can run this file's code: the attributes of one
+ * kernel load its module (sm_80 or sm_90 code, or the compute_90 PTX
+ * compiled by the driver); a device with none (compute capability 7.x,
+ * a driver too old for the PTX) answers here, at creation, and not at the
+ * first launch of a training step. */
+extern "C" int lk_probe(void) {
+    struct cudaFuncAttributes a;
+    clear_stale();
+    return (int)cudaFuncGetAttributes(&a, (const void *)k_bias_add);
+}
+
 extern "C" int lk_u8_to_f32(cudaStream_t s, float *y, const uint8_t *x, size_t count) {
     LAUNCH(count, k_u8_to_f32, y, x, count);
 }

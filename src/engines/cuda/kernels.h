@@ -25,6 +25,11 @@
 extern "C" {
 #endif
 
+/* 0 when this device can run the kernels below (their module loads),
+ * else the CUDA error: cudaErrorNoKernelImageForDevice on a GPU this
+ * build has no code for, cudaErrorUnsupportedPtxVersion for a driver too
+ * old for its PTX. */
+int lk_probe(void);
 /* y (n,c,hw) += b (c), in place; dense layers pass hw = 1. */
 int lk_bias_add(cudaStream_t s, float *y, const float *b, size_t n, size_t c, size_t hw);
 /* db (c) = sum over n and hw of dy (n,c,hw); one block per channel, each

@@ -1181,20 +1181,21 @@ static void cu_free(engine *e) {
                     c->ck_pms[l] / (double)c->ck_pcalls);
         fprintf(stderr, "\n");
     }
-    if (c->ck_prof)
-        for (int l = 0; l < e->m->n_layers + 2; l++) cudaEventDestroy(c->ck_pev[l]);
+    /* every event made, also those of a creation that failed part-way (calloc: the others NULL) */
+    for (int l = 0; l < e->m->n_layers + 2; l++)
+        if (c->ck_pev[l]) cudaEventDestroy(c->ck_pev[l]);
     for (int i = 0; i < N_PLANS; i++) plan_destroy(&c->plans[i]);
     for (int l = 0; l < MODEL_MAX_LAYERS; l++) {
         if (c->filt[l]) cudnnDestroyFilterDescriptor(c->filt[l]);
         dev_free(c, (void **)&c->act[l], act_bytes(e, l));
         dev_free(c, (void **)&c->dact[l], act_bytes(e, l));
-        if (c->events_made)
-            for (int d = 0; d < DIR_N; d++)
-                for (int k = 0; k < 2; k++) cudaEventDestroy(c->ev[l][d][k]);
+        for (int d = 0; d < DIR_N; d++)
+            for (int k = 0; k < 2; k++)
+                if (c->ev[l][d][k]) cudaEventDestroy(c->ev[l][d][k]);
     }
-    if (c->events_made)
-        for (int k = 0; k < 2; k++)
-            for (int j = 0; j < 2; j++) cudaEventDestroy(c->ev_misc[k][j]);
+    for (int k = 0; k < 2; k++)
+        for (int j = 0; j < 2; j++)
+            if (c->ev_misc[k][j]) cudaEventDestroy(c->ev_misc[k][j]);
     if (c->pool) cudnnDestroyPoolingDescriptor(c->pool);
     size_t np = e->m->n_params * sizeof(float);
     dev_free(c, (void **)&c->params, np);

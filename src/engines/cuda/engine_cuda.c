@@ -1391,7 +1391,17 @@ int engine_cuda_create(engine *e, const engine_spec *s) {
     c->mem_total = mtotal;
     c->used_before = mtotal - mfree;
 
-    if ((rc = create_handles(c, &o))) goto done;
+    /* cuDNN or cuBLAS that cannot start on this device (a library the
+     * driver does not support, a missing sub-library): the engine is
+     * unavailable, with the library's words, and the audit goes on */
+    if ((rc = create_handles(c, &o))) {
+        char why[400];
+        const char *msg = ls_errmsg();
+        snprintf(why, sizeof why, "%s", strncmp(msg, "cuda: ", 6) == 0 ? msg + 6 : msg);
+        ls_err(LS_EUNAVAIL, "cuda: unavailable (cuDNN or cuBLAS did not start: %s)", why);
+        rc = LS_EUNAVAIL;
+        goto done;
+    }
 
     if ((rc = alloc_buffers(e, c))) goto done;
 

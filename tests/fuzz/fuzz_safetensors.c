@@ -54,8 +54,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
                                   : order_parse_text((const char *)p, n, "fuzz", &v, &rows, &cols);
         fuzz_last_rc = rc;
         if (rc == 0) {
-            volatile int64_t sink = 0;
-            for (size_t i = 0; i < rows * cols; i++) sink += v[i]; /* every value readable */
+            /* unsigned: a sum of int64 values read from the input overflows */
+            volatile uint64_t sink = 0;
+            for (size_t i = 0; i < rows * cols; i++) sink += (uint64_t)v[i]; /* every value readable */
             (void)sink;
         }
         free(v);

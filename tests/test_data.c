@@ -689,6 +689,18 @@ static void test_cache_copy(void **state) {
     load_big(ip, lp, &im, IDX_READER_LIBDEFLATE);
     load_big(ip, lp, &im, IDX_READER_CACHE);
 
+    /* a copy someone else could have written or could rewrite (group- or
+     * world-writable, another owner) is not used, whatever its CRC-32 (four
+     * bytes restore any CRC-32): inflated again, and the copy rewritten */
+    assert_int_equal(chmod(cf, 0664), 0);
+    load_big(ip, lp, &im, IDX_READER_LIBDEFLATE);
+    load_big(ip, lp, &im, IDX_READER_CACHE);
+    if (geteuid() == 0) {
+        assert_int_equal(chown(cf, 65534, 65534), 0);
+        load_big(ip, lp, &im, IDX_READER_LIBDEFLATE);
+        load_big(ip, lp, &im, IDX_READER_CACHE);
+    }
+
     /* the gzip file rewritten with other pixels: the old copy is not the
      * file's any more (size, inode, time or trailer differ) */
     bytes im2 = make_images(0x00000803, CN, 28, 28);

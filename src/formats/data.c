@@ -337,7 +337,11 @@ static uint8_t *idx_cache_map(const char *cpath, const uint8_t head[IDX_CACHE_HE
     struct stat cs;
     uint8_t h[IDX_CACHE_HEAD];
     void *m = MAP_FAILED;
-    if (fstat(fd, &cs) == 0 && S_ISREG(cs.st_mode) && (uint64_t)cs.st_size == IDX_CACHE_HEAD + (uint64_t)isize &&
+    /* only a copy this user wrote and nobody else can rewrite: CRC-32 is no
+     * defence against a forged copy (4 bytes restore any CRC), and a copy
+     * someone else owns could also be rewritten in place after the check */
+    if (fstat(fd, &cs) == 0 && S_ISREG(cs.st_mode) && cs.st_uid == geteuid() && !(cs.st_mode & (S_IWGRP | S_IWOTH)) &&
+        (uint64_t)cs.st_size == IDX_CACHE_HEAD + (uint64_t)isize &&
         pread(fd, h, IDX_CACHE_HEAD, 0) == IDX_CACHE_HEAD && !memcmp(h, head, IDX_CACHE_HEAD))
         m = mmap(NULL, IDX_CACHE_HEAD + isize, PROT_READ, MAP_PRIVATE, fd, 0);
     close(fd);

@@ -241,6 +241,55 @@ static void test_params(void **st) {
     free(q);
 }
 
+/* optim.batch / optim.n_train: a whole number or absent.  1e300 or nan
+ * made the conversion to long undefined (UBSan: outside the range of
+ * 'long'), and a negative or fractional one turned run_resume's batch
+ * check off or rounded it. */
+static void test_optim_meta_counts(void **st) {
+    model m;
+    assert_int_equal(model_build(&m, "smallcnn"), 0);
+    float *p = calloc(m.n_params, sizeof *p), *am = malloc(m.n_params * sizeof *am), *av = malloc(m.n_params * sizeof *av);
+    assert_true(p && am && av);
+    char path[PATH_MAX];
+    snprintf(path, sizeof path, "%s/optim-meta.safetensors", g_dir);
+    const char *batch[] = {"64", "1e300", "nan", "-5", "2.5", "inf"};
+    for (size_t c = 0; c < LS_ARRAY_LEN(batch); c++) {
+        st_writer *w;
+        assert_int_equal(st_writer_new(&w), 0);
+        for (int pass = 0; pass < 3; pass++)
+            for (int ti = 0; ti < m.n_tensors; ti++) {
+                const model_tensor *t = &m.tensors[ti];
+                size_t sh[4];
+                for (int d = 0; d < t->ndim; d++) sh[d] = (size_t)t->shape[d];
+                char nm[160];
+                if (pass == 0) snprintf(nm, sizeof nm, "%s", t->name);
+                else snprintf(nm, sizeof nm, "optim/%s/%s", t->name, pass == 1 ? "exp_avg" : "exp_avg_sq");
+                assert_int_equal(st_writer_add(w, nm, ST_F32, t->ndim, sh, p + t->offset), 0);
+            }
+        const char *meta[][2] = {{"optim.step", "3"},   {"optim.lr", "0.001"}, {"optim.beta1", "0.9"},
+                                 {"optim.beta2", "0.999"}, {"optim.eps", "1e-08"}, {"optim.batch", batch[c]},
+                                 {"optim.n_train", "256"}};
+        for (size_t k = 0; k < LS_ARRAY_LEN(meta); k++) assert_int_equal(st_writer_meta(w, meta[k][0], meta[k][1]), 0);
+        assert_int_equal(st_writer_write(w, path), 0);
+        st_writer_free(w);
+        st_optim_in o;
+        int rc = st_load_optim(&m, path, am, av, &o);
+        if (c == 0) {
+            assert_int_equal(rc, 0);
+            assert_int_equal(o.present, 1);
+            assert_int_equal(o.batch, 64);
+            assert_int_equal(o.n_train, 256);
+        } else {
+            assert_int_equal(rc, LS_EFORMAT);
+            if (!strstr(ls_errmsg(), "\"optim.batch\"") || !strstr(ls_errmsg(), path))
+                fail_msg("optim.batch = %s: message '%s' lacks the key or the path", batch[c], ls_errmsg());
+        }
+    }
+    free(p);
+    free(am);
+    free(av);
+}
+
 static void test_order_parse(void **st) {
     int64_t *v;
     size_t r, c;
@@ -562,7 +611,7 @@ int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_parse_valid),   cmocka_unit_test(test_parse_malformed),
         cmocka_unit_test(test_writer_roundtrip), cmocka_unit_test(test_params),
-        cmocka_unit_test(test_order_parse),   cmocka_unit_test(test_cli_roundtrip),
+        cmocka_unit_test(test_optim_meta_counts), cmocka_unit_test(test_order_parse),   cmocka_unit_test(test_cli_roundtrip),
         cmocka_unit_test(test_cli_golden_audit), cmocka_unit_test(test_cli_export),
         cmocka_unit_test(test_cli_export_recording),
         cmocka_unit_test(test_numpy_check),

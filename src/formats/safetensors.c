@@ -97,8 +97,9 @@ static int parse_entry(st_tensor *t, const char *name, const json_t *v, size_t d
     for (int d = 0; d < t->ndim; d++) {
         if (json_u64(json_array_get(sh, (size_t)d), UINT32_MAX, &t->shape[d]))
             return ls_err(LS_EFORMAT, "%s: tensor \"%s\": shape[%d] is not an integer in 0..2^32-1", fn, name, d);
-        numel *= t->shape[d];
-        if (numel > data_len) numel = (uint64_t)data_len + 1; /* saturate: the size check below fails */
+        /* saturate (the size check below fails) before the product can wrap */
+        if (t->shape[d] && numel > ((uint64_t)data_len + 1) / t->shape[d]) numel = (uint64_t)data_len + 1;
+        else numel *= t->shape[d];
     }
     uint64_t b, e;
     if (!json_is_array(off) || json_array_size(off) != 2 || json_u64(json_array_get(off, 0), INT64_MAX, &b) ||
@@ -579,10 +580,22 @@ int st_load_optim(const model *m, const char *path, float *mbuf, float *vbuf, st
             rc = ls_err(LS_EFORMAT, "%s: has Adam state but no number in metadata \"%s\"", path, keys[i]);
             goto done;
         }
-    out->present = 1;
     out->step = (long)step;
-    out->batch = meta_num(&f, "optim.batch", &x) == 0 ? (long)x : -1;
-    out->n_train = meta_num(&f, "optim.n_train", &x) == 0 ? (long)x : -1;
+    /* absent: -1 (not recorded); present: a whole number, else converting
+     * it to long is undefined (1e300, nan) and a negative one would turn
+     * run_resume's batch check off */
+    const char *counts[] = {"optim.batch", "optim.n_train"};
+    long *cdst[] = {&out->batch, &out->n_train};
+    for (size_t i = 0; i < LS_ARRAY_LEN(counts); i++) {
+        int r = meta_num(&f, counts[i], &x);
+        if (r == -1) *cdst[i] = -1;
+        else if (r || !(x >= 1 && x <= 1e15) || x != floor(x)) {
+            rc = ls_err(LS_EFORMAT, "%s: metadata \"%s\" = \"%s\": want a whole number in 1..1e15", path, counts[i],
+                        st_meta(&f, counts[i]));
+            goto done;
+        } else *cdst[i] = (long)x;
+    }
+    out->present = 1;
 done:
     st_free(&f);
     return rc;

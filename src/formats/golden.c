@@ -132,17 +132,11 @@ static char *dup_n(const char *s, size_t n) {
     return d;
 }
 
-/* key and value as byte ranges (the reader's path); no checks on the value */
-static int prov_set_n(golden_prov *p, const char *key, size_t klen, const char *val, size_t vlen) {
+/* A new entry at the end, without looking for the key (the reader's path:
+ * parse_prov finds duplicates once, sorted); no checks on the value. */
+static int prov_append_n(golden_prov *p, const char *key, size_t klen, const char *val, size_t vlen) {
     char *v = dup_n(val, vlen);
     if (!v) return LS_ENOMEM;
-    for (size_t i = 0; i < p->n; i++) {
-        if (strlen(p->key[i]) == klen && memcmp(p->key[i], key, klen) == 0) {
-            free(p->val[i]);
-            p->val[i] = v;
-            return 0;
-        }
-    }
     if (p->n == p->cap) {
         size_t cap = p->cap ? 2 * p->cap : 16;
         char **k2 = realloc(p->key, cap * sizeof *k2);
@@ -165,6 +159,20 @@ static int prov_set_n(golden_prov *p, const char *key, size_t klen, const char *
 nomem:
     free(v);
     return ls_err(LS_ENOMEM, "out of memory for provenance");
+}
+
+/* key and value as byte ranges; replaces the value of an existing key */
+static int prov_set_n(golden_prov *p, const char *key, size_t klen, const char *val, size_t vlen) {
+    for (size_t i = 0; i < p->n; i++) {
+        if (strlen(p->key[i]) == klen && memcmp(p->key[i], key, klen) == 0) {
+            char *v = dup_n(val, vlen);
+            if (!v) return LS_ENOMEM;
+            free(p->val[i]);
+            p->val[i] = v;
+            return 0;
+        }
+    }
+    return prov_append_n(p, key, klen, val, vlen);
 }
 
 int golden_prov_set(golden_prov *p, const char *key, const char *val) {
@@ -479,6 +487,24 @@ int golden_writer_close(golden_writer *w, int commit) {
 
 /* ---- reader -------------------------------------------------------------- */
 
+static int cmp_str_ptr(const void *a, const void *b) { return strcmp(*(char *const *)a, *(char *const *)b); }
+
+/* No key twice: sorted once, O(n log n) (a search per entry made a file of
+ * many keys cost quadratic time before any other check). */
+static int prov_unique(const golden_prov *prov, const char *path) {
+    if (prov->n < 2) return 0;
+    char **k = malloc(prov->n * sizeof *k);
+    if (!k) return ls_err(LS_ENOMEM, "out of memory for provenance");
+    memcpy(k, prov->key, prov->n * sizeof *k);
+    qsort(k, prov->n, sizeof *k, cmp_str_ptr);
+    int rc = 0;
+    for (size_t i = 1; i < prov->n && !rc; i++)
+        if (strcmp(k[i - 1], k[i]) == 0)
+            rc = ls_err(LS_EFORMAT, "%s: provenance key \"%s\" appears twice: corrupt", path, k[i]);
+    free(k);
+    return rc;
+}
+
 /* The provenance block buf[HEADER_BYTES, end): n entries, each bounds-checked. */
 static int parse_prov(golden_prov *prov, const unsigned char *buf, size_t end, uint32_t n, const char *path) {
     size_t off = HEADER_BYTES;
@@ -495,12 +521,9 @@ static int parse_prov(golden_prov *prov, const unsigned char *buf, size_t end, u
         if (vl > end - off || memchr(buf + off, 0, vl)) break;
         const char *val = (const char *)buf + off;
         off += vl;
-        size_t before = prov->n;
-        int rc = prov_set_n(prov, key, kl, val, vl);
+        int rc = prov_append_n(prov, key, kl, val, vl);
         if (rc) return rc;
-        if (prov->n == before)
-            return ls_err(LS_EFORMAT, "%s: provenance key \"%.*s\" appears twice: corrupt", path, (int)kl, key);
-        if (i + 1 == n && off == end) return 0;
+        if (i + 1 == n && off == end) return prov_unique(prov, path);
     }
     if (n == 0 && off == end) return 0;
     return ls_err(LS_EFORMAT, "%s: provenance block malformed near byte %zu: corrupt", path, off);
@@ -641,6 +664,15 @@ static int parse_record_head(golden_record *r, const unsigned char *h, size_t le
     return 0;
 }
 
+/* by (step, layer, kind), then position in the file (the first one wins) */
+static int rec_key_cmp(const void *a, const void *b) {
+    const golden_record *x = *(const golden_record *const *)a, *y = *(const golden_record *const *)b;
+    if (x->step != y->step) return x->step < y->step ? -1 : 1;
+    if (x->layer != y->layer) return x->layer < y->layer ? -1 : 1;
+    if (x->kind != y->kind) return x->kind < y->kind ? -1 : 1;
+    return x < y ? -1 : x > y;
+}
+
 /* Split the inflated stream into its n_records records: each header, its
  * printable name and the values whose crc32 it carries, into gf. */
 static int parse_records(golden_file *gf, const unsigned char *raw, uint64_t raw_bytes, uint64_t n_records,
@@ -683,6 +715,12 @@ static int parse_records(golden_file *gf, const unsigned char *raw, uint64_t raw
     if (nrec != n_records)
         return ls_err(LS_EFORMAT, "%s: %zu records, the footer says %llu: corrupt", path, nrec,
                       (unsigned long long)n_records);
+    /* golden_find's index: a scan per look-up made a reader that looks up
+     * every step (recording_open) quadratic in the records */
+    gf->index = ls_malloc((nrec ? nrec : 1) * sizeof *gf->index);
+    if (!gf->index) return LS_ENOMEM;
+    for (size_t i = 0; i < nrec; i++) gf->index[i] = &gf->records[i];
+    qsort(gf->index, nrec, sizeof *gf->index, rec_key_cmp);
     gf->n_records = nrec;
     gf->raw_bytes = raw_bytes;
     return 0;
@@ -779,6 +817,7 @@ cleanup:
 void golden_file_free(golden_file *gf) {
     if (!gf) return;
     golden_prov_free(&gf->prov);
+    free(gf->index);
     free(gf->records);
     free(gf->values);
     free(gf);
@@ -787,11 +826,17 @@ void golden_file_free(golden_file *gf) {
 const char *golden_provenance_get(const golden_file *gf, const char *key) { return golden_prov_get(&gf->prov, key); }
 
 const golden_record *golden_find(const golden_file *gf, uint32_t step, int32_t layer, unsigned kind) {
-    for (size_t i = 0; i < gf->n_records; i++) {
-        const golden_record *r = &gf->records[i];
-        if (r->step == step && r->layer == layer && r->kind == kind) return r;
+    size_t lo = 0, hi = gf->n_records; /* the first index entry not below the key */
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        const golden_record *r = gf->index[mid];
+        int below = r->step != step ? r->step < step : r->layer != layer ? r->layer < layer : r->kind < kind;
+        if (below) lo = mid + 1;
+        else hi = mid;
     }
-    return NULL;
+    if (lo == gf->n_records) return NULL;
+    const golden_record *r = gf->index[lo];
+    return r->step == step && r->layer == layer && r->kind == kind ? r : NULL;
 }
 
 int golden_verdict(int rc) {

@@ -115,6 +115,7 @@ typedef struct {
     golden_prov prov;
     size_t n_records;
     golden_record *records; /* in file order */
+    const golden_record **index; /* the records by (step, layer, kind), then file order: golden_find */
     float *values;          /* one buffer behind every record's values */
     size_t file_bytes, raw_bytes;
 } golden_file;

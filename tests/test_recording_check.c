@@ -236,6 +236,8 @@ static const edit_case CASES[] = {
     {"negative adam_v", TENSOR_ADAM_V, 1, -1, set_value, -1, 3, 0, 0, 0, "step 1 adam_v", "adam_v"},
     {"NaN loss record", TENSOR_LOSS, 4, -1, set_value, NAN, 0, 0, 0, 0, "step 4 loss", "loss"},
     {"NaN step loss", GOLDEN_KIND_STEP, 5, -1, set_value, NAN, 0, 0, 0, 0, "step 5 step", "loss"},
+    {"epoch 0.5", GOLDEN_KIND_STEP, 5, -1, set_value, 0.5, 11, 0, 0, 0, "step 5 step", "epoch"},
+    {"batch of 7.5", GOLDEN_KIND_STEP, 6, -1, set_value, 7.5, 10, 0, 0, 0, "step 6 step", "batch"},
     {"NaN activation", TENSOR_ACT, 1, 0, set_value, NAN, 17, 0, 0, 0, "step 1 layer 0", "act"},
     {"Inf dact", TENSOR_DACT, 2, 1, set_value, -INFINITY, 0, 0, 0, 0, "step 2 layer 1", "dact"},
     {"NaN gradient", TENSOR_GRADS, 8, -1, set_value, NAN, 100, 0, 0, 0, "step 8 grads", "grads"},

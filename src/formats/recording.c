@@ -286,9 +286,18 @@ int recording_open(recording **out, const char *path) {
         s->loss = g->values[0];
         s->params_l2 = g->values[1];
         float nb = g->values[10], ep = g->values[11];
-        if (recording_digest_get(g->values + 2, &s->params_digest) || recording_digest_get(g->values + 6, &s->batch_digest) ||
-            !(nb >= 1 && nb <= (float)r->batch) || !(ep >= 0 && ep < (float)r->epochs)) {
-            rc = ls_err(LS_EFORMAT, "%s: step %ld: malformed step record", path, k);
+        /* whole numbers in range (an epoch 0.5 was cut to 0 and passed) */
+        int bad_nb = !(nb >= 1 && nb <= (float)r->batch && nb == floorf(nb));
+        int bad_ep = !(ep >= 0 && ep < (float)r->epochs && ep == floorf(ep));
+        const char *field = recording_digest_get(g->values + 2, &s->params_digest) ? "params_digest"
+                            : recording_digest_get(g->values + 6, &s->batch_digest) ? "batch_digest"
+                            : bad_nb ? "batch" : bad_ep ? "epoch" : NULL;
+        if (field) {
+            char val[48] = "";
+            if (strcmp(field, "batch") == 0 || strcmp(field, "epoch") == 0)
+                snprintf(val, sizeof val, " %.9g", (double)(field[0] == 'b' ? nb : ep));
+            rc = ls_err(LS_EFORMAT, "%s: step %ld step: malformed step record: %s%s (field: %s)", path, k, field, val,
+                        field);
             goto fail;
         }
         s->batch = (size_t)nb;

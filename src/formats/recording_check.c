@@ -52,8 +52,7 @@ typedef struct {
     const recording *r;
     const model *m;
     size_t spe;     /* steps per epoch */
-    uint8_t *seen;  /* limit_train flags: batch indices met in the current epoch */
-    int seen_epoch;
+    uint32_t *seen; /* limit_train entries: the epoch + 1 a batch index was last met in (0: never) */
     recording_ck_geom_fn ck_geom; /* engines/checksums.h's layout (NULL: refuse checksum records) */
 } vctx;
 
@@ -110,16 +109,14 @@ static int check_batch_index(vctx *v, const golden_record *g, int ep) {
     const recording *r = v->r;
     int rc = want_values(r, g, "batch_index", 0, (double)r->limit_train - 1, 1);
     if (rc) return rc;
-    if (v->seen_epoch != ep) {
-        memset(v->seen, 0, r->limit_train);
-        v->seen_epoch = ep;
-    }
+    /* by epoch, not by a reset when the epoch changes: records in file
+     * order need not be in step order (epoch 1, 2, then 1 again escaped) */
     for (size_t i = 0; i < g->count; i++) {
         size_t x = (size_t)g->values[i];
-        if (v->seen[x])
+        if (v->seen[x] == (uint32_t)ep + 1)
             return bad(r, g, "batch_index", "value %zu: index %zu appears twice in epoch %d (an epoch is a "
                        "permutation of the training set)", i, x, ep + 1);
-        v->seen[x] = 1;
+        v->seen[x] = (uint32_t)ep + 1;
     }
     return 0;
 }
@@ -525,10 +522,10 @@ static int check_records(vctx *v) {
 }
 
 int recording_validate(const recording *r, const model *m, recording_ck_geom_fn ck_geom) {
-    vctx v = {r, m, (r->limit_train + r->batch - 1) / r->batch, NULL, -1, ck_geom};
+    vctx v = {r, m, (r->limit_train + r->batch - 1) / r->batch, NULL, ck_geom};
     int rc = check_provenance(&v);
     if (rc) return rc;
-    if (!(v.seen = calloc(r->limit_train, 1))) return LS_ENOMEM;
+    if (!(v.seen = calloc(r->limit_train, sizeof *v.seen))) return LS_ENOMEM;
     if (!(rc = check_unique(r)) && !(rc = check_step_records(&v)) && !(rc = check_records(&v)))
         for (long k = 1; k <= r->total_steps && !rc; k++)
             if (r->steps[k].full) rc = check_full_step(&v, k);

@@ -16,6 +16,7 @@
 #include "engines/engine.h"
 #include "base/ops_elem.h"
 #include "base/util.h"
+#include "report/report.h"
 
 static void adam_apply(float *p, float *m, float *v, float g, const adam_scalars *a) {
     ops_adam_elem(p, m, v, g, a->beta1, a->one_minus_beta1, a->beta2, a->one_minus_beta2, a->step_size, a->bc2_sqrt,
@@ -156,11 +157,30 @@ static void test_ulp_and_json(void **st) {
     lsbuf_free(&b);
 }
 
+/* A label or message cut mid-character by a fixed buffer ("recorded:/…é"
+ * whose last 'é' lost its second byte) must not make run.json, steps.jsonl
+ * or report.html invalid UTF-8: the stray byte is U+FFFD, whole characters
+ * pass unchanged. */
+static void test_json_html_cut_utf8(void **st) {
+    lsbuf b;
+    lsbuf_init(&b);
+    lsbuf_json_str(&b, "x\xc3\xa9\xc3"); /* "xé" and the first byte of another é */
+    assert_string_equal(b.s, "\"x\xc3\xa9\\ufffd\"");
+    b.len = 0;
+    lsbuf_json_str(&b, "\xa9\xe2\x82 \xf0\x9f\x98\x80\xc0\xaf"); /* stray, cut 3-byte, 4-byte, overlong */
+    assert_string_equal(b.s, "\"\\ufffd\\ufffd\\ufffd \xf0\x9f\x98\x80\\ufffd\\ufffd\"");
+    b.len = 0;
+    report_html_escape(&b, "<\xc3\xa9\xc3");
+    assert_string_equal(b.s, "&lt;\xc3\xa9\xef\xbf\xbd");
+    lsbuf_free(&b);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_adam_by_hand),  cmocka_unit_test(test_softmax_row),
         cmocka_unit_test(test_portable_math), cmocka_unit_test(test_dropout),
         cmocka_unit_test(test_ulp_and_json),
+        cmocka_unit_test(test_json_html_cut_utf8),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -197,7 +197,7 @@ typedef struct {
 } audit_pair;
 
 typedef struct {
-    char label[80];          /* the spec, with "#2" for a repeat */
+    char label[136];         /* the spec (any length make_engines accepts: spec's), with "#2" for a repeat */
     char spec[128];
     int is_ref, available, repeat_of; /* repeat_of: index of the first run, or -1 */
     int perturb_ulps;        /* perturb=K: initial weights moved K ulps each (0: none) */

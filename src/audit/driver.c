@@ -355,6 +355,9 @@ static int make_engines(audit *A) {
             ae->recorded = strncmp(tok, "recorded:", 9) == 0;
             if (ae->recorded && strlen(tok) >= sizeof ae->spec)
                 return ls_err(LS_EINVAL, "engine %s: path too long (at most %zu characters)", tok, sizeof ae->spec - 10);
+            /* the label is the engine's name everywhere (repeats, a sweep's map): never cut */
+            if (strlen(tok) >= sizeof ae->spec)
+                return ls_err(LS_EINVAL, "engine %s: spec too long (at most %zu characters)", tok, sizeof ae->spec - 1);
             if (ae->recorded) snprintf(ae->spec, sizeof ae->spec, "%s", tok);
             else spec_with_threads(ae->spec, sizeof ae->spec, tok, A->cfg.run.threads);
             if (rep == 0) snprintf(ae->label, sizeof ae->label, "%s", tok);

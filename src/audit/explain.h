@@ -59,7 +59,7 @@ typedef struct {
     char rule[32];          /* "knob", "bound-exceeded", ... (see above) */
     explain_severity severity;
     int pair;               /* index into audit_result.pair, or -1 */
-    char a[80], b[80];      /* engine labels ("" when not about a pair) */
+    char a[136], b[136];    /* engine labels ("" when not about a pair) */
     char layer[48];         /* "conv2 (backward-weights)", or "" */
     char layer_name[16];    /* "conv2" (the layer that computed the tensor), or "" */
     char phase[12];         /* "forward", "loss", "backward", "update", or "" */

@@ -56,7 +56,7 @@ typedef struct {
 } seeds_cfg;
 
 typedef struct {
-    char label[80];             /* the engine as listed (draw=.. added per seed is not in it) */
+    char label[136];            /* the engine as listed (draw=.. added per seed is not in it) */
     int perturbed;              /* a noise-floor copy (perturb=K) */
     int available;              /* ran in every seed */
     double acc[SEEDS_MAX][SEEDS_MAX_EPOCHS]; /* [seed][epoch] */

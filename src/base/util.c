@@ -362,9 +362,27 @@ void lsbuf_printf(lsbuf *b, const char *fmt, ...) {
     b->len += (size_t)n;
 }
 
+size_t ls_utf8_seq_len(const unsigned char *p) {
+    unsigned c = p[0];
+    size_t n = c < 0x80 ? 1 : c >= 0xc2 && c <= 0xdf ? 2 : c >= 0xe0 && c <= 0xef ? 3 : c >= 0xf0 && c <= 0xf4 ? 4 : 0;
+    if (n <= 1) return n;
+    for (size_t k = 1; k < n; k++)
+        if ((p[k] & 0xc0) != 0x80) return 0; /* also the string's end: a character cut by a truncation */
+    unsigned c1 = p[1];
+    if ((c == 0xe0 && c1 < 0xa0) || (c == 0xed && c1 > 0x9f) || (c == 0xf0 && c1 < 0x90) || (c == 0xf4 && c1 > 0x8f))
+        return 0; /* overlong, a surrogate, or past U+10FFFF */
+    return n;
+}
+
 void lsbuf_json_str(lsbuf *b, const char *s) {
     lsbuf_put(b, "\"", 1);
     for (const unsigned char *p = (const unsigned char *)(s ? s : ""); *p; p++) {
+        if (*p >= 0x80) { /* JSON is UTF-8: a byte that starts no whole character (a string cut mid-character) is U+FFFD */
+            size_t n = ls_utf8_seq_len(p);
+            if (n) lsbuf_put(b, (const char *)p, n), p += n - 1;
+            else lsbuf_put(b, "\\ufffd", 6);
+            continue;
+        }
         switch (*p) {
         case '"': lsbuf_put(b, "\\\"", 2); break;
         case '\\': lsbuf_put(b, "\\\\", 2); break;

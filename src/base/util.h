@@ -128,6 +128,11 @@ void lsbuf_free(lsbuf *b);
 void lsbuf_printf(lsbuf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 void lsbuf_put(lsbuf *b, const char *s, size_t n);
 /* Append s as a JSON string literal, quotes and escapes included. */
+/* Length of the UTF-8 character at p (1 for ASCII), or 0 where p starts
+ * none: a stray continuation byte, an overlong or surrogate form, or a
+ * character cut short by a truncation (its tail is missing). */
+size_t ls_utf8_seq_len(const unsigned char *p);
+/* s as a JSON string; bytes that start no whole UTF-8 character are written as \ufffd. */
 void lsbuf_json_str(lsbuf *b, const char *s);
 /* Append a double as JSON: shortest round-trip text, or null for NaN/Inf. */
 void lsbuf_json_num(lsbuf *b, double v);

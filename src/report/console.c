@@ -151,7 +151,7 @@ static void print_pair_table(FILE *f, audit_result *R, const verdict_table *v) {
             hidden++;
             continue;
         }
-        char nm[96], fd[96] = "weights equal at every step", apart[40] = "", tail[80] = "";
+        char nm[2 * sizeof r->eng[0].label + 8], fd[96] = "weights equal at every step", apart[40] = "", tail[80] = "";
         /* equal over no compared step is no claim (an engine that failed before the first) */
         const char *wn = isnan(pv->end_rel_l2) ? "weights not compared after any step" : "weights never";
         if (isnan(pv->end_rel_l2)) snprintf(fd, sizeof fd, "%s", wn);
@@ -171,7 +171,7 @@ static void print_pair_table(FILE *f, audit_result *R, const verdict_table *v) {
             snprintf(tail, sizeof tail, "; %ld of %zu test images flipped, accuracy gap %+.2f points", pv->flips,
                      r->n_test, pv->acc_gap);
         /* a pair with an engine that died: compared only while both ran */
-        char dead[160] = "";
+        char dead[sizeof r->eng[0].label + 96] = "";
         const audit_engine *ea = &r->eng[p->a], *eb = &r->eng[p->b];
         if (ea->failed || eb->failed) {
             const audit_engine *d = ea->failed && (!eb->failed || ea->failed_step <= eb->failed_step) ? ea : eb;

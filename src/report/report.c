@@ -28,8 +28,24 @@
 
 /* ---- escaping ---------------------------------------------------------- */
 
+/* A byte that starts no whole UTF-8 character (a label or message cut
+ * mid-character by a fixed buffer) is U+FFFD: the document stays UTF-8.
+ * Returns 1 where *pp was such a byte or a whole multi-byte character,
+ * written and stepped over (p left on its last byte). */
+static int put_utf8(lsbuf *b, const char **pp) {
+    const unsigned char *p = (const unsigned char *)*pp;
+    if (*p < 0x80) return 0;
+    size_t n = ls_utf8_seq_len(p);
+    if (n) {
+        lsbuf_put(b, *pp, n);
+        *pp += n - 1;
+    } else lsbuf_put(b, "\xef\xbf\xbd", 3);
+    return 1;
+}
+
 void report_html_escape(lsbuf *b, const char *s) {
     for (const char *p = s ? s : ""; *p; p++) {
+        if (put_utf8(b, &p)) continue;
         switch (*p) {
         case '&': lsbuf_put(b, "&amp;", 5); break;
         case '<': lsbuf_put(b, "&lt;", 4); break;
@@ -51,6 +67,7 @@ static void md_escape(lsbuf *b, const char *s) {
     const char *p0 = s ? s : "";
     for (const char *p = p0; *p; p++) {
         char prev = p > p0 ? p[-1] : ' ', next = p[1];
+        if (put_utf8(b, &p)) continue;
         switch (*p) {
         case '_':
             if (md_word(prev) && md_word(next)) lsbuf_put(b, p, 1);

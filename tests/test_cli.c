@@ -219,6 +219,44 @@ static void test_hardening_inputs(void **st) {
     assert_null(strstr(out, "engine bogus: engine bogus"));
 }
 
+/* Engine labels are never cut: two recordings whose recorded:PATH specs
+ * (up to 127 characters) share their first 79 bytes were given one label,
+ * read as an engine and its repeat, and their pair judged as run-to-run
+ * determinism; the cut also split a UTF-8 character, making run.json
+ * invalid.  A tiny model, one recording copied: the pair is two engines. */
+static void test_long_recorded_labels(void **st) {
+    char dir[] = "/tmp/ls_cli_lbl_XXXXXX";
+    assert_non_null(mkdtemp(dir));
+    char sub[256], a[320], b[320], args[1400], cmd[700];
+    /* the shared part: 90 bytes with two-byte characters across byte 79 */
+    snprintf(sub, sizeof sub, "%s/%s", dir, "\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9"
+                                            "\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9"
+                                            "\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9"
+                                            "\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9");
+    assert_int_equal(mkdir(sub, 0755), 0);
+    snprintf(a, sizeof a, "%s/a.lsr", sub);
+    snprintf(b, sizeof b, "%s/b.lsr", sub);
+    assert_true(strlen("recorded:") + strlen(a) > 80 && strlen("recorded:") + strlen(a) < 128);
+    const char *spec = tmp_text(5, "input 1 28 28\nconv 2 3\nrelu\nmaxpool\nflatten\ndense 10\n");
+    const char *plan = "--batch 16 --limit-train 32 --limit-test 16 --epochs 1";
+    snprintf(args, sizeof args, "record --engine cpu:threads=1 --model %s %s --out '%s'", spec, plan, a);
+    expect(args, 0, NULL);
+    snprintf(cmd, sizeof cmd, "cp '%s' '%s'", a, b);
+    assert_int_equal(system(cmd), 0);
+    snprintf(args, sizeof args, "audit --engines 'recorded:%s,recorded:%s' --model %s %s --out '%s/r'", a, b, spec,
+             plan, dir);
+    static char out[65536];
+    int rc = run(args, out, sizeof out);
+    if (rc != 0) fail_msg("audit: exit %d\n%s", rc, out);
+    if (strstr(out, "deterministic") || strstr(out, "#2")) fail_msg("two recordings read as one repeated:\n%s", out);
+    snprintf(cmd, sizeof cmd, "python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); "
+                              "l=[e[\"label\"] for e in d[\"engines\"]]; sys.exit(len(set(l))!=2)' '%s/r/run.json'",
+             dir);
+    if (system(cmd) != 0) fail_msg("run.json: invalid, or the two engines' labels not two:\n%s", out);
+    snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
+    assert_int_equal(system(cmd), 0);
+}
+
 /* FIFOs as inputs blocked forever in open(); FIFOs, devices and symlinks
  * as outputs were replaced by regular files. */
 /* Issue 25: --init and --order on a FIFO blocked forever; on a directory
@@ -1629,6 +1667,7 @@ int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_pytorch_options),
         cmocka_unit_test(test_usage_errors),
+        cmocka_unit_test(test_long_recorded_labels),
         cmocka_unit_test(test_confusion_matrix_columns),
         cmocka_unit_test(test_help_everywhere),
         cmocka_unit_test(test_bad_inputs),

@@ -333,6 +333,39 @@ static void test_spread_paired(void **st) {
     assert_int_equal(p.indistinguishable, 1);
     assert_true(p.lo < 0 && p.hi > 0);
 
+    /* indistinguishable: the words give the interval itself (lo..hi), not
+     * a "gap under the half-width goes unseen" power claim.  Gaps 0.01,
+     * -0.01, 0.005: mean 0.005/3, so lo..hi is not symmetric about 0 */
+    stats_seed_verdict(buf, sizeof buf, &p, "cpu", "cuda");
+    char want[64];
+    snprintf(want, sizeof want, "95%% interval %+.2f..%+.2f", 100 * p.lo, 100 * p.hi);
+    assert_non_null(strstr(buf, want));
+    assert_null(strstr(buf, "unseen"));
+
+    /* an engine that failed in seed 2: NaN accuracy, no verdict (was
+     * "cuda better by nan +- nan points") */
+    double bn[3] = {0.84, NAN, 0.862};
+    stats_paired_of(&p, a, bn, 3);
+    assert_int_equal(p.indistinguishable, -1);
+    assert_true(isnan(p.mean) && isnan(p.half_width));
+    stats_seed_verdict(buf, sizeof buf, &p, "cpu", "cuda");
+    assert_non_null(strstr(buf, "no verdict"));
+    assert_null(strstr(buf, "nan"));
+    assert_null(strstr(buf, "better"));
+    /* and its spread: NaN throughout, not a min/max over the other seeds */
+    stats_spread_of(&s, bn, 3);
+    assert_true(isnan(s.mean) && isnan(s.sd) && isnan(s.min) && isnan(s.max));
+
+    /* the same nonzero gap (one image of 10000) in both seeds: sd 0, a
+     * t-interval of width 0 is no 95% statement (was "A better by 0.01 +-
+     * 0.00 points") */
+    double e1[2] = {0.8621, 0.8781}, e2[2] = {0.8620, 0.8780};
+    stats_paired_of(&p, e1, e2, 2);
+    assert_int_equal(p.indistinguishable, -1);
+    stats_seed_verdict(buf, sizeof buf, &p, "A", "B");
+    assert_non_null(strstr(buf, "no verdict"));
+    assert_null(strstr(buf, "better"));
+
     /* one seed: no verdict */
     stats_paired_of(&p, a, b, 1);
     assert_int_equal(p.indistinguishable, -1);

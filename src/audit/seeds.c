@@ -145,7 +145,11 @@ static void put_result(lsbuf *b, int rc, const char *msg, double wall, double cp
         put(b, r->test_labels, n);
         for (int t = 0; t < n_map; t++) {
             const audit_engine *ae = map[t] >= 0 ? &r->eng[map[t]] : NULL;
-            int ok = ae && ae->available && ae->pred_epoch && ae->logits;
+            /* an engine that died part-way stays `available` with its later
+             * epochs unevaluated: accuracy NaN, predictions the calloc's
+             * zeros (class 0 for every image), logits an earlier epoch's;
+             * none of that is this seed's result */
+            int ok = ae && ae->available && !ae->failed && ae->pred_epoch && ae->logits;
             put_i64(b, ok);
             put_i64(b, ae ? ae->perturb_ulps : 0);
             put_str(b, ae ? ae->spec : "");

@@ -269,6 +269,8 @@ void stats_spread_of(stats_spread *s, const double *v, int n) {
     s->mean = s->sd = s->min = s->max = NAN;
     if (n < 1) return;
     double sum = 0, mn = v[0], mx = v[0];
+    for (int i = 0; i < n; i++)
+        if (isnan(v[i])) return; /* a missing value (an engine that failed): no spread, min and max included */
     for (int i = 0; i < n; i++) {
         sum += v[i];
         mn = v[i] < mn ? v[i] : mn;
@@ -310,6 +312,11 @@ void stats_paired_of(stats_paired *p, const double *acc_a, const double *acc_b, 
     p->mean = p->sd = p->half_width = p->lo = p->hi = p->unpaired_sd = NAN;
     p->indistinguishable = -1;
     if (n < 1) return;
+    /* a missing accuracy (an engine that failed in some seed): no gap, no
+     * verdict (NaN compares false, so lo <= 0 <= hi would read "not
+     * indistinguishable" and the verdict "B better by nan") */
+    for (int i = 0; i < n; i++)
+        if (isnan(acc_a[i]) || isnan(acc_b[i])) return;
     double sum = 0;
     for (int i = 0; i < n; i++) sum += acc_a[i] - acc_b[i];
     p->mean = sum / n;
@@ -327,19 +334,29 @@ void stats_paired_of(stats_paired *p, const double *acc_a, const double *acc_b, 
     p->lo = p->mean - p->half_width;
     p->hi = p->mean + p->half_width;
     p->indistinguishable = p->lo <= 0 && 0 <= p->hi;
+    /* the same nonzero gap in every seed (accuracies count whole images, so
+     * this happens: one image more for A in each of 2 seeds): sd 0 makes a
+     * t-interval of width 0, which is not 95% confidence but a degenerate
+     * sample; no verdict (a sign test over N seeds cannot go below 2^(1-N)) */
+    if (p->mean != 0 && p->half_width <= 1e-12) p->indistinguishable = -1;
 }
 
 const char *stats_seed_verdict(char *buf, size_t cap, const stats_paired *p, const char *a, const char *b) {
-    if (p->n < 2 || p->indistinguishable < 0) {
+    if (p->n < 2) {
         snprintf(buf, cap, "%s vs %s: one seed, no verdict (needs --seeds N >= 2)", a, b);
+    } else if (p->indistinguishable < 0 && isnan(p->mean)) {
+        snprintf(buf, cap, "%s vs %s: no verdict (an accuracy is missing in some seed: an engine failed)", a, b);
+    } else if (p->indistinguishable < 0) {
+        snprintf(buf, cap, "%s vs %s: no verdict: the same gap %+.2f points in every one of %d seeds (no spread, so "
+                 "no t-interval)", a, b, 100 * p->mean, p->n);
     } else if (p->indistinguishable && p->mean == 0 && p->half_width == 0) {
         /* every seed gave both engines the same accuracy: no spread to test against */
         snprintf(buf, cap, "%s vs %s: indistinguishable: the same test accuracy in every one of %d seeds (gap exactly 0)", a, b, p->n);
     } else if (p->indistinguishable) {
         snprintf(buf, cap,
                  "%s vs %s: indistinguishable (paired gap %+.2f +- %.2f points over %d seeds, 95%% "
-                 "interval; a real gap smaller than %.2f points would go unseen with %d seeds)",
-                 a, b, 100 * p->mean, 100 * p->half_width, p->n, 100 * p->half_width, p->n);
+                 "interval %+.2f..%+.2f: a real gap outside it is unlikely, one inside it is not ruled out)",
+                 a, b, 100 * p->mean, 100 * p->half_width, p->n, 100 * p->lo, 100 * p->hi);
     } else {
         const char *better = p->mean > 0 ? a : b;
         snprintf(buf, cap, "%s vs %s: %s better by %.2f +- %.2f points (paired over %d seeds)", a, b, better,

@@ -158,17 +158,22 @@ typedef struct {
     double half_width;       /* t975(n-1) * sd / sqrt(n): 95% interval mean +- half_width */
     double lo, hi;
     double unpaired_sd;      /* sd of acc_a over seeds (seed-to-seed spread), for contrast */
-    int indistinguishable;   /* 1 when lo <= 0 <= hi (or n < 2: no verdict possible, then -1) */
+    int indistinguishable;   /* 1 when lo <= 0 <= hi; -1 (no verdict) for n < 2, a NaN accuracy, or the
+                              * same nonzero gap in every seed (sd 0: no t-interval) */
 } stats_paired;
 
 void stats_paired_of(stats_paired *p, const double *acc_a, const double *acc_b, int n);
 
 /* The verdict in words, written to buf: "A vs B: indistinguishable (paired
- * gap +0.03 +- 0.12 points over 5 seeds; a gap under 0.12 points cannot be
- * told from zero with 5 seeds)" or "A vs B: A better by 0.31 +- 0.10 points
- * (paired over 5 seeds)", with the engines' labels; +- is the 95%
- * half-width.  Accuracies are fractions; points are percent.  n < 2:
- * "A vs B: one seed, no verdict (needs --seeds N >= 2)".  Returns buf. */
+ * gap +0.03 +- 0.12 points over 5 seeds, 95% interval -0.09..+0.15: a real
+ * gap outside it is unlikely, one inside it is not ruled out)" or "A vs B:
+ * A better by 0.31 +- 0.10 points (paired over 5 seeds)", with the engines'
+ * labels; +- is the 95% half-width.  The interval is not a power statement:
+ * a real gap the size of the half-width is missed ~40% of the time (N = 3),
+ * and 80% power needs ~1.3x it.  Accuracies are fractions; points are
+ * percent.  n < 2: "A vs B: one seed, no verdict (needs --seeds N >= 2)";
+ * a NaN accuracy or a gap with no spread: "no verdict" and why.  Returns
+ * buf. */
 const char *stats_seed_verdict(char *buf, size_t cap, const stats_paired *p, const char *a, const char *b);
 
 /* ---- noise floor with a spread ----------------------------------------- */

@@ -33,6 +33,7 @@
 #include "audit/every_step.h"
 #include "audit/explain.h"
 #include "audit/headline.h"
+#include "commands/audit_cmd.h"
 #include "report/report.h"
 
 /* ---- a constructed audit -------------------------------------------------- */
@@ -1115,6 +1116,25 @@ static void test_ok_names_unchecked_drift(void **st) {
     ae->ck_step_elem[3] = 0;
     headline_make(&h, r, &v);
     if (!strstr(h.line, "nothing checked cpu's drift steps 2-4 (3 of 4)")) fail_msg("no shadow: headline: %s", h.line);
+    /* --fail-on unchecked gates on those steps whatever kind the line took: a SUSPECT elsewhere (another
+     * engine's sharper tier) or an engine that did not run outranks "not fully checked" on the line, and
+     * the gate exited 0 with steps 2-4 judged by nothing (reference,cpu:fault=ck_lost_step7_act_corrupt_step8,
+     * cpu:fault=fc1_out_1ulp --fail-on unchecked: VERDICT SUSPECT, exit 0) */
+    assert_true(audit_conditions(r, &v, &h) & AUDIT_FAIL_UNCHECKED);
+    v.suspects = 1;
+    headline_make(&h, r, &v);
+    assert_int_equal(h.kind, HEADLINE_SUSPECT);
+    assert_true(audit_conditions(r, &v, &h) & AUDIT_FAIL_UNCHECKED);
+    v.suspects = 0, v.problems = 1;
+    headline_make(&h, r, &v);
+    assert_int_equal(h.kind, HEADLINE_PROBLEM);
+    assert_true(audit_conditions(r, &v, &h) & AUDIT_FAIL_UNCHECKED);
+    v.problems = 0;
+    r->interrupted = 1, r->interrupted_step = 4;
+    headline_make(&h, r, &v);
+    assert_int_equal(h.kind, HEADLINE_INCOMPLETE);
+    assert_true(audit_conditions(r, &v, &h) & AUDIT_FAIL_UNCHECKED);
+    r->interrupted = 0, r->interrupted_step = 0;
     /* an evaluation its checks did not judge */
     ae->ck_steps = 4, ae->ck_have = 1, ae->ck_none[0] = 0;
     for (int k = 0; k < 4; k++) ae->ck_step_ratio[k] = 0.1f;
@@ -1127,6 +1147,7 @@ static void test_ok_names_unchecked_drift(void **st) {
     for (int k = 0; k < 4; k++) ae->ck_step_elem[k] = 1;
     headline_make(&h, r, &v);
     if (!strstr(h.line, "VERDICT: ok — every engine listed ran")) fail_msg("isolated: headline: %s", h.line);
+    assert_false(audit_conditions(r, &v, &h) & AUDIT_FAIL_UNCHECKED);
     free_result(r);
 }
 

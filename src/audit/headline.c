@@ -229,6 +229,7 @@ void headline_make(headline *h, const audit_result *r, const verdict_table *v) {
         const audit_engine *ae = &r->eng[i];
         if (!ae->is_ref && ae->available && !ae->failed && ae->ck_u_in > ref_u) lowp = ae;
     }
+    h->unchecked = v->unchecked || gap.engines || lowp;
     headline_kind k = v->problems ? HEADLINE_PROBLEM
                       : v->suspects ? HEADLINE_SUSPECT
                       : (h->n_missing || r->interrupted) ? HEADLINE_INCOMPLETE

@@ -36,6 +36,10 @@ typedef struct {
     const char *css;            /* the HTML class of the verdict box */
     char line[400];             /* "VERDICT: incomplete — cuda was not run: <short reason>" */
     char next[640];             /* the next step, one line ("" when none) */
+    int unchecked;              /* something not fully checked (a tensor no rule judged, a drift step or an
+                                 * evaluation nothing checked, a reduced-precision judging), whatever kind
+                                 * the line took: --fail-on unchecked gates on it under PROBLEM, SUSPECT and
+                                 * incomplete too */
     int n_missing;              /* engines listed that did not run */
     int missing[AUDIT_MAX_ENGINES];
     char short_reason[AUDIT_MAX_ENGINES][HEADLINE_SHORT]; /* per engine index, <= 100 chars */

@@ -166,7 +166,7 @@ static int seed_loop(audit_result *r, seeds_early *early) {
 unsigned audit_conditions(const audit_result *r, const verdict_table *vt, const headline *h) {
     return (vt->problems ? AUDIT_FAIL_PROBLEM : 0u) | (h->n_missing || r->interrupted ? AUDIT_FAIL_INCOMPLETE : 0u) |
            (vt->suspects ? AUDIT_FAIL_SUSPECT : 0u) |
-           (vt->unchecked || h->kind == HEADLINE_UNCHECKED ? AUDIT_FAIL_UNCHECKED : 0u) |
+           (vt->unchecked || h->unchecked || h->kind == HEADLINE_UNCHECKED ? AUDIT_FAIL_UNCHECKED : 0u) |
            (vt->nondet ? AUDIT_FAIL_NONDET : 0u);
 }
 

@@ -34,6 +34,7 @@
 #include "audit/explain.h"
 #include "audit/headline.h"
 #include "commands/audit_cmd.h"
+#include "engines/engine.h"
 #include "report/report.h"
 
 /* ---- a constructed audit -------------------------------------------------- */
@@ -1151,6 +1152,43 @@ static void test_ok_names_unchecked_drift(void **st) {
     free_result(r);
 }
 
+/* Checks that stop answering at a step's update (LS_EUNAVAIL there): the step's STEP vector was judged,
+ * its update never (nor by the next step's continuity, which no vector judges), so the step is not
+ * counted as checked.  It was: a cpu engine whose checks answered LS_EUNAVAIL from step 7's update on
+ * read 'STOPPED after 7 of 10 drift steps' and 'nothing checked ... drift steps 8-9 (2 of 10)'. */
+static void test_ck_stop_at_update_uncounts_step(void **st) {
+    static const engine_i none = {0}; /* no checksums entry: LS_EUNAVAIL */
+    engine e;
+    memset(&e, 0, sizeof e);
+    e.iface = &none;
+    snprintf(e.spec.spec, sizeof e.spec.spec, "cpu");
+    audit_engine *ae = calloc(1, sizeof *ae);
+    assert_non_null(ae);
+    assert_int_equal(every_step_init(ae, 4), 0);
+    ae->ck_steps = 3;
+    for (int k = 0; k < 3; k++) ae->ck_step_ratio[k] = 0.1f;
+    double vec[4] = {0};
+    assert_int_equal(every_step_stage(&e, ae, &M, CK_STAGE_UPDATE, 1, NULL, NULL, NULL, 3, 0, vec), 0);
+    assert_int_equal(ae->ck_have, 0);
+    assert_int_equal(ae->ck_steps, 2);
+    assert_true(isnan(ae->ck_step_ratio[2]));
+    assert_false(isnan(ae->ck_step_ratio[1]));
+    if (!strstr(ae->ck_none, "they stopped answering at step 3's update")) fail_msg("ck_none: %s", ae->ck_none);
+    /* at a STEP stage the steps before it stay counted */
+    assert_int_equal(every_step_init(ae, 4), 0);
+    ae->ck_steps = 2;
+    for (int k = 0; k < 2; k++) ae->ck_step_ratio[k] = 0.1f;
+    assert_int_equal(every_step_stage(&e, ae, &M, CK_STAGE_STEP, 1, NULL, NULL, NULL, 3, 0, vec), 0);
+    assert_int_equal(ae->ck_steps, 2);
+    assert_false(isnan(ae->ck_step_ratio[1]));
+    free(ae->ck_step_ratio);
+    free(ae->ck_step_sharp);
+    free(ae->ck_step_unjudged);
+    free(ae->ck_step_elem);
+    free(ae->ck_step_op);
+    free(ae);
+}
+
 /* The first finding is read as where the fault begins: among one engine's
  * PROBLEMs the earliest in the run comes first, whatever the rule order
  * (every-step checksums before the per-element bounds).  cpu: a checksum
@@ -1407,6 +1445,7 @@ int main(void) {
         cmocka_unit_test(test_reference_described),
         cmocka_unit_test(test_unchecked_without_reference_steps),
         cmocka_unit_test(test_ok_names_unchecked_drift),
+        cmocka_unit_test(test_ck_stop_at_update_uncounts_step),
         cmocka_unit_test(test_earliest_problem_first),
         cmocka_unit_test(test_eval_unjudged_counted),
         cmocka_unit_test(test_checksums_unjudged_counted),

@@ -253,6 +253,7 @@ typedef struct {
                               * own engine.spec declares) */
     long ck_steps;           /* training steps judged by checksums */
     long ck_light_steps;     /* of them, light steps (--complete-every K: CK_STAGE_LIGHT) */
+    int ck_last_light;       /* the last STEP vector judged was light (every_step.c: a step un-counted) */
     long ck_skipped;         /* training steps not judged (fed inputs: checked per element instead) */
     long ck_eval_batches;    /* evaluation batches judged */
     int ck_eval_epochs;      /* epochs whose whole evaluation was judged */

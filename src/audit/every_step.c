@@ -234,7 +234,7 @@ static int judge(engine *e, audit_engine *ae, const model *m, int stage_flags, s
     int eval = stage == CK_STAGE_EVAL;
     record(ae, m, &v, step, epoch, eval);
     if (eval) ae->ck_eval_batches++;
-    else if (stage == CK_STAGE_STEP) ae->ck_steps++, ae->ck_light_steps += light;
+    else if (stage == CK_STAGE_STEP) ae->ck_steps++, ae->ck_light_steps += light, ae->ck_last_light = light;
     ae->ck_s += ls_now() - t0;
     return LS_OK;
 }
@@ -250,10 +250,18 @@ int every_step_stage(engine *e, audit_engine *ae, const model *m, int stage, siz
          * answering: either way the rest of the run is unchecked by them,
          * and the verdict says "not fully checked" (headline.c) */
         ae->ck_have = 0;
+        /* at a drift step's update: its STEP vector was judged, its update never (nor by the next step's
+         * continuity, which no vector will judge): the step is not checked, and not counted as such */
+        if ((stage & CK_STAGE_MASK) == CK_STAGE_UPDATE && step > 0 && step <= ae->ck_total && ae->ck_step_ratio &&
+            !isnan(ae->ck_step_ratio[step - 1])) {
+            ae->ck_step_ratio[step - 1] = NAN;
+            if (ae->ck_steps > 0) ae->ck_steps--, ae->ck_light_steps -= ae->ck_last_light;
+        }
         if (ae->ck_steps || ae->ck_eval_batches)
-            snprintf(ae->ck_none, sizeof ae->ck_none, "they stopped answering at %s %ld: %s",
+            snprintf(ae->ck_none, sizeof ae->ck_none, "they stopped answering at %s %ld%s: %s",
                      (stage & CK_STAGE_MASK) == CK_STAGE_EVAL ? "the evaluation of epoch" : "step",
-                     (stage & CK_STAGE_MASK) == CK_STAGE_EVAL ? (long)epoch + 1 : step, ls_errmsg());
+                     (stage & CK_STAGE_MASK) == CK_STAGE_EVAL ? (long)epoch + 1 : step,
+                     (stage & CK_STAGE_MASK) == CK_STAGE_UPDATE ? "'s update" : "", ls_errmsg());
         else
             snprintf(ae->ck_none, sizeof ae->ck_none, "%s", ls_errmsg());
         ls_err_clear();

@@ -2102,7 +2102,8 @@ static int evaluate(audit *A) {
             return LS_ENOMEM;
         stats_mcnemar_fill(&p->mcnemar[ep], p->mcnemar_class + (size_t)ep * C, a->pred, b->pred, r->test_labels, n, C);
     }
-    if (ep == A->cfg.run.epochs - 1 && A->cfg.checksums) return eval_vs_reference(A);
+    /* the last epoch the run reaches (--steps may end it before --epochs does) */
+    if ((ep == A->cfg.run.epochs - 1 || A->step >= A->total) && A->cfg.checksums) return eval_vs_reference(A);
     return LS_OK;
 }
 

@@ -1149,6 +1149,12 @@ static void test_ok_names_unchecked_drift(void **st) {
     headline_make(&h, r, &v);
     if (!strstr(h.line, "VERDICT: ok — every engine listed ran")) fail_msg("isolated: headline: %s", h.line);
     assert_false(audit_conditions(r, &v, &h) & AUDIT_FAIL_UNCHECKED);
+    /* --steps 0: no drift step, no epoch ended, nothing evaluated: "and evaluation was checked" claimed a
+     * check of something that did not run */
+    r->cfg.eval = 1, r->epochs_done = 0, r->last_step = 0;
+    headline_make(&h, r, &v);
+    if (strstr(h.line, "and evaluation was checked") || !strstr(h.line, "(no evaluation: no drift step ran)"))
+        fail_msg("--steps 0: headline: %s", h.line);
     free_result(r);
 }
 

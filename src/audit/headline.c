@@ -340,14 +340,16 @@ void headline_make(headline *h, const audit_result *r, const verdict_table *v) {
         if (light)
             snprintf(lt, sizeof lt, " (%ld of %ld light, the conv layers' plain relations only: --complete-every %ld)", light, all,
                      r->cfg.complete_every);
-        if (r->cfg.eval)
+        if (r->cfg.eval && r->epochs_done > 0)
             snprintf(h->line, sizeof h->line, "VERDICT: ok — every engine listed ran%s, every step%s and evaluation "
                                               "was checked, and every difference is consistent with fp32 rounding, "
                                               "worst case and sharper tier (coverage below)", fb, lt);
-        else /* "and evaluation" would claim a check of something that did not run */
+        else /* "and evaluation" would claim a check of something that did not run (--no-eval, or --steps 0:
+              * no epoch ended, none evaluated) */
             snprintf(h->line, sizeof h->line, "VERDICT: ok — every engine listed ran%s, every step%s was checked (no "
-                                              "evaluation: --no-eval), and every difference is consistent with fp32 "
-                                              "rounding, worst case and sharper tier (coverage below)", fb, lt);
+                                              "evaluation: %s), and every difference is consistent with fp32 "
+                                              "rounding, worst case and sharper tier (coverage below)", fb, lt,
+                     r->cfg.eval ? "no drift step ran" : "--no-eval");
     }
     }
     next_step(h, r);

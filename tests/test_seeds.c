@@ -335,6 +335,34 @@ static void test_started_with_audit(void **st) {
     free(pr);
 }
 
+/* An engine that gave no result in one seed's audit (it died part-way) is
+ * left out of the spread and the pairs, and the table says so (it was
+ * dropped without a word). */
+static void test_left_out_engine_said(void **st) {
+    (void)st;
+    seeds_result *r = calloc(1, sizeof *r);
+    assert_non_null(r);
+    r->n_seeds = 3, r->epochs = 1, r->seed0 = 42, r->jobs = 2, r->n_engines = 2;
+    for (int j = 0; j < 3; j++) r->job_cpu_s[j] = 1.0;
+    snprintf(r->eng[0].label, sizeof r->eng[0].label, "cpu");
+    r->eng[0].available = 1, r->eng[0].missing_seed = -1;
+    for (int s = 0; s < 3; s++) r->eng[0].acc[s][0] = 0.86;
+    stats_spread_of(&r->eng[0].spread[0], (double[]){0.86, 0.86, 0.86}, 3);
+    snprintf(r->eng[1].label, sizeof r->eng[1].label, "cpu:threads=1");
+    r->eng[1].available = 0, r->eng[1].missing_seed = 1;
+    char *txt = NULL;
+    size_t tn = 0;
+    FILE *mf = open_memstream(&txt, &tn);
+    assert_non_null(mf);
+    seeds_print(mf, r);
+    fclose(mf);
+    print_message("%s", txt);
+    if (!strstr(txt, "cpu:threads=1") || !strstr(txt, "left out: seed 43's audit gave no result for it"))
+        fail_msg("the engine left out is not said:\n%s", txt);
+    free(txt);
+    free(r);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_identical_indistinguishable),
@@ -342,6 +370,7 @@ int main(void) {
         cmocka_unit_test(test_audit_pair_stats),
         cmocka_unit_test(test_prior_is_seed0),
         cmocka_unit_test(test_started_with_audit),
+        cmocka_unit_test(test_left_out_engine_said),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -394,7 +394,11 @@ static void agg_engines(seeds_result *R, job_out *jo, char tokens[][256], int n_
         snprintf(se->label, sizeof se->label, "%s", tokens[i]);
         se->perturbed = j0->e[i].perturb > 0;
         se->available = 1;
-        for (int s = 0; s < N; s++) se->available &= jo[s].e[i].available;
+        se->missing_seed = -1;
+        for (int s = 0; s < N; s++) {
+            if (!jo[s].e[i].available && se->missing_seed < 0) se->missing_seed = s;
+            se->available &= jo[s].e[i].available;
+        }
         if (!se->available) continue;
         for (int s = 0; s < N; s++) {
             memcpy(se->acc[s], jo[s].e[i].acc, (size_t)E * sizeof(double));
@@ -1203,7 +1207,13 @@ void seeds_print(FILE *f, const seeds_result *r) {
     fprintf(f, "  %-28s accuracy after epoch %d over seeds: mean  sd  [min, max] (points)\n", "engine", r->epochs);
     for (int i = 0; i < r->n_engines; i++) {
         const seeds_engine *e = &r->eng[i];
-        if (!e->available) continue; /* skipped engines are listed with the verdicts */
+        if (!e->available) { /* said, not dropped without a word (an engine that died in one seed's audit) */
+            if (e->missing_seed >= 0)
+                fprintf(f, "  %-28s left out: seed %llu's audit gave no result for it (it did not run, or died "
+                        "part-way); no spread, no pairs\n", e->label,
+                        (unsigned long long)(r->seed0 + (uint64_t)e->missing_seed));
+            continue;
+        }
         const stats_spread *s = &e->spread[last];
         fprintf(f, "  %-28s %s%%  %s  [%s, %s]\n", e->label, pct(b1, sizeof b1, s->mean), pct(b2, sizeof b2, s->sd),
                 pct(b3, sizeof b3, s->min), pct(b4, sizeof b4, s->max));

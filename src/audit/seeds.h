@@ -59,6 +59,8 @@ typedef struct {
     char label[136];            /* the engine as listed (draw=.. added per seed is not in it) */
     int perturbed;              /* a noise-floor copy (perturb=K) */
     int available;              /* ran in every seed */
+    int missing_seed;           /* not available: the first seed (as an offset from seed0) whose audit did not
+                                 * give its result (it did not run, or died part-way); -1: none */
     double acc[SEEDS_MAX][SEEDS_MAX_EPOCHS]; /* [seed][epoch] */
     stats_spread spread[SEEDS_MAX_EPOCHS];   /* per epoch, over seeds */
     uint8_t *pred[SEEDS_MAX];   /* per seed: [epoch * n_test + image] */

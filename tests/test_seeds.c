@@ -31,6 +31,17 @@ static void small_cfg(audit_cfg *c, const char *engines) {
     c->out = NULL;
 }
 
+/* seeds_print's text (free it) */
+static char *printed(const seeds_result *r) {
+    char *txt = NULL;
+    size_t tn = 0;
+    FILE *mf = open_memstream(&txt, &tn);
+    assert_non_null(mf);
+    seeds_print(mf, r);
+    fclose(mf);
+    return txt;
+}
+
 /* cpu:threads=1 and cpu:threads=1:algo=direct are the same engine (direct
  * is the default algorithm), spelled twice so the audit accepts both: the
  * same kernels on the same inputs give the same bits, so every paired gap
@@ -111,12 +122,7 @@ static void test_identical_indistinguishable(void **st) {
     /* the loop's own runs are not checked at every step: said, not implied */
     assert_non_null(strstr(b.s, "\"loop_runs_checked\": {\"every_step_checksums\": false, \"reference\": false}"));
     lsbuf_free(&b);
-    char *txt = NULL;
-    size_t tn = 0;
-    FILE *mf = open_memstream(&txt, &tn);
-    assert_non_null(mf);
-    seeds_print(mf, r);
-    fclose(mf);
+    char *txt = printed(r);
     assert_non_null(strstr(txt, "their steps are unchecked"));
     free(txt);
     seeds_result_free(r);
@@ -350,12 +356,7 @@ static void test_left_out_engine_said(void **st) {
     stats_spread_of(&r->eng[0].spread[0], (double[]){0.86, 0.86, 0.86}, 3);
     snprintf(r->eng[1].label, sizeof r->eng[1].label, "cpu:threads=1");
     r->eng[1].available = 0, r->eng[1].missing_seed = 1;
-    char *txt = NULL;
-    size_t tn = 0;
-    FILE *mf = open_memstream(&txt, &tn);
-    assert_non_null(mf);
-    seeds_print(mf, r);
-    fclose(mf);
+    char *txt = printed(r);
     print_message("%s", txt);
     if (!strstr(txt, "cpu:threads=1") || !strstr(txt, "left out: seed 43's audit gave no result for it"))
         fail_msg("the engine left out is not said:\n%s", txt);

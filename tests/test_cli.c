@@ -1115,6 +1115,35 @@ static void test_sweep_folder_errors(void **st) {
     assert_int_equal(system(args), 0);
 }
 
+/* --steps N ending the run before its last epoch: the evaluation against
+ * the reference ran only at epoch --epochs - 1, so with --epochs 2 --steps
+ * 3 (5 steps an epoch) it never ran and nothing said so, under VERDICT ok.
+ * It runs at the last epoch the run reaches (406d8a0): the coverage line
+ * and run.json name epoch 1 and its 64 images. */
+static void test_steps_eval_vs_reference(void **st) {
+    if (access(DATA_DIR_CHECK, R_OK) != 0) skip();
+    char dir[] = "/tmp/ls_cli_stepsXXXXXX", args[512], path[256];
+    static char out[65536];
+    assert_non_null(mkdtemp(dir));
+    snprintf(args, sizeof args,
+             "audit --engines reference,cpu --batch 16 --limit-train 72 --limit-test 64 --epochs 2 --steps 3 --out %s/r",
+             dir);
+    int rc = run(args, out, sizeof out);
+    if (rc != 0) fail_msg("lockstep %s: exit %d:\n%s", args, rc, out);
+    if (!strstr(out, "evaluation vs the reference (epoch 1, 64 images)"))
+        fail_msg("lockstep %s: no evaluation vs the reference at epoch 1:\n%s", args, out);
+    snprintf(path, sizeof path, "%s/r/run.json", dir);
+    FILE *f = fopen(path, "r");
+    assert_non_null(f);
+    size_t n = fread(out, 1, sizeof out - 1, f);
+    out[n] = 0;
+    fclose(f);
+    if (!strstr(out, "\"eval_vs_reference\": {\"images\": 64, \"epoch\": 1,"))
+        fail_msg("%s: cpu's eval_vs_reference does not name epoch 1's 64 images", path);
+    snprintf(args, sizeof args, "rm -rf %s", dir);
+    assert_int_equal(system(args), 0);
+}
+
 /* `export FILE.lsg --out x` without --step exported step 1 without a word
  * (and a live export replayed to step 1): the README and --help give --step
  * S in every form and document no default.  Refused naming --step and the
@@ -1708,6 +1737,7 @@ int main(void) {
         cmocka_unit_test(test_order_epochs_name_the_option),
         cmocka_unit_test(test_readme_make_targets),
         cmocka_unit_test(test_cuda_object_header_deps),
+        cmocka_unit_test(test_steps_eval_vs_reference),
     };
     return cmocka_run_group_tests(tests, setup, NULL);
 }

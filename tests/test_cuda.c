@@ -360,6 +360,62 @@ static void test_ck_policy(void **st) {
     assert_int_equal(drop, 1);
 }
 
+/* The blank and identical windows' scratch (cp_ck_blank): the layout
+ * lk_ck_conv_grp and lk_ck_blank carve it into (cp_ck_grp_layout, the one
+ * function both kernels' hosts and cp_ck_blank use) has its regions in
+ * order, apart, 8-byte aligned where they hold u64 or doubles, and ends
+ * within cp_ck_blank for every conv layer, direction and batch size (an
+ * odd n makes the u32 region's count odd: its rounding up to whole u64).
+ * Before, the size and the kernels' pointer arithmetic were two copies
+ * that only reading kept in agreement. */
+static void check_grp_layout(const model *m, size_t n) {
+    size_t total = cp_ck_blank(m, n);
+    for (int l = 0; l < m->n_layers; l++) {
+        const layer *ly = &m->layers[l];
+        if (ly->kind != LAYER_CONV) continue;
+        size_t HW = (size_t)ly->in_h * ly->in_w, P = (size_t)ly->out_h * ly->out_w;
+        for (int bwd = 0; bwd < 2; bwd++) {
+            size_t hws = bwd ? P : HW, po = bwd ? HW : P;
+            size_t nu = (size_t)(bwd ? ly->out_c : ly->in_c), nv = (size_t)(bwd ? ly->in_c : ly->out_c);
+            cp_grp_layout g = cp_ck_grp_layout(n, hws, po, nu, nv);
+            assert_int_equal(g.hpos, 0);
+            assert_int_equal(g.key, g.hpos + 8 * n * hws);
+            assert_int_equal(g.fm, g.key + 8 * n * po);
+            assert_int_equal(g.cnt, g.fm + 4 * n * po);
+            assert_int_equal(g.first, g.cnt + 4 * n * po);
+            assert_int_equal(g.ng, g.first + 4 * n * CK_GRP_EXACT);
+            assert_true(g.ng + 4 * n <= g.f && g.f < g.ng + 4 * n + 8); /* ng's n u32, then at most 4 bytes' pad */
+            assert_int_equal(g.f % 8, 0);
+            assert_int_equal(g.over, g.f + 8 * n * CK_GRP_EXACT);
+            assert_int_equal(g.gmx, g.over + 8 * n);
+            assert_int_equal(g.coef, g.gmx + 8 * n * CK_GRP_EXACT * nu);
+            assert_int_equal(g.end, g.coef + 8 * nu * nv);
+            if (g.end > total)
+                fail_msg("layer %s %s, n %zu: the layout needs %zu bytes, cp_ck_blank gives %zu", ly->name,
+                         bwd ? "backward-data" : "forward", n, g.end, total);
+        }
+    }
+}
+
+static void test_ck_blank_layout(void **st) {
+    (void)st;
+    model m, d;
+    assert_int_equal(model_build(&m, "smallcnn"), 0);
+    assert_int_equal(model_build(&d, "mnist-convnet"), 0);
+    /* SmallCNN at 256, worked by hand: conv1's backward-data (dy's 28 x 28
+     * windows over the 28 x 28 input positions, 16 source channels, 1
+     * result channel) is the largest: hashes 8 n (784 + 784) = 3211264;
+     * u32s 2 n 784 + 16 n + n = 405760, as 202880 u64 = 1623040; doubles
+     * 16 n + n + 16 n 16 + 16 1 = 69904, 559232 bytes; 5393536 in all
+     * (conv1 forward 4902016, conv2 2309120 backward-data) */
+    assert_int_equal(cp_ck_blank(&m, 256), 5393536);
+    size_t ns[] = {1, 7, 16, 255, 256};
+    for (size_t i = 0; i < sizeof ns / sizeof ns[0]; i++) {
+        check_grp_layout(&m, ns[i]);
+        check_grp_layout(&d, ns[i]);
+    }
+}
+
 /* A fake device allocator for cp_alloc_all: fails the fail_at-th call
  * (1-based; 0 never), counts what is live, and says what release() got. */
 typedef struct {
@@ -1756,7 +1812,8 @@ int main(void) {
         cmocka_unit_test(test_opts),          cmocka_unit_test(test_pick),
         cmocka_unit_test(test_algo_names),    cmocka_unit_test(test_dims_smallcnn),
         cmocka_unit_test(test_grid),          cmocka_unit_test(test_hints),
-        cmocka_unit_test(test_ck_policy),     cmocka_unit_test(test_create_or_unavailable),
+        cmocka_unit_test(test_ck_policy),     cmocka_unit_test(test_ck_blank_layout),
+        cmocka_unit_test(test_create_or_unavailable),
         cmocka_unit_test(test_alloc_all_or_none),
         cmocka_unit_test(test_dev_elementwise), cmocka_unit_test(test_dev_vs_cpu),
         cmocka_unit_test(test_dev_train),     cmocka_unit_test(test_dev_checksums),

@@ -270,6 +270,23 @@ size_t cp_ck_rnd(const model *m, size_t n) {
     return mx;
 }
 
+cp_grp_layout cp_ck_grp_layout(size_t n, size_t hws, size_t po, size_t nu, size_t nv) {
+    cp_grp_layout g;
+    size_t u32s = 2 * n * po + n * CK_GRP_EXACT + n; /* fm, cnt, first, ng */
+    g.hpos = 0;
+    g.key = g.hpos + 8 * n * hws;
+    g.fm = g.key + 8 * n * po;
+    g.cnt = g.fm + 4 * n * po;
+    g.first = g.cnt + 4 * n * po;
+    g.ng = g.first + 4 * n * CK_GRP_EXACT;
+    g.f = g.fm + 8 * ((u32s + 1) / 2); /* the u32 region rounded up to whole u64 */
+    g.over = g.f + 8 * n * CK_GRP_EXACT;
+    g.gmx = g.over + 8 * n;
+    g.coef = g.gmx + 8 * n * CK_GRP_EXACT * nu;
+    g.end = g.coef + 8 * nu * nv;
+    return g;
+}
+
 size_t cp_ck_blank(const model *m, size_t n) {
     size_t mx = 8;
     for (int l = 0; l < m->n_layers; l++) {
@@ -277,11 +294,8 @@ size_t cp_ck_blank(const model *m, size_t n) {
         if (ly->kind != LAYER_CONV) continue;
         size_t HW = (size_t)ly->in_h * ly->in_w, P = (size_t)ly->out_h * ly->out_w;
         size_t C = (size_t)ly->in_c, OC = (size_t)ly->out_c;
-        for (int bwd = 0; bwd < 2; bwd++) { /* lk_ck_conv_grp's layout (FWD_BLANK's is its first part) */
-            size_t hw = bwd ? P : HW, po = bwd ? HW : P, nu = bwd ? OC : C;
-            size_t u32s = 2 * n * po + n * CK_GRP_EXACT + n;
-            size_t t = 8 * n * (hw + po) + 8 * ((u32s + 1) / 2) + 8 * (n * CK_GRP_EXACT + n + n * CK_GRP_EXACT * nu) +
-                       8 * C * OC;
+        for (int bwd = 0; bwd < 2; bwd++) { /* lk_ck_conv_grp's layout (lk_ck_blank's is its first part) */
+            size_t t = cp_ck_grp_layout(n, bwd ? P : HW, bwd ? HW : P, bwd ? OC : C, bwd ? C : OC).end;
             mx = t > mx ? t : mx;
         }
     }

@@ -146,6 +146,19 @@ size_t cp_ck_rnd(const model *m, size_t n);
  * n CK_GRP_EXACT window maxima per source channel (8) and the layer's
  * C OC sums of |w| (8); the largest */
 size_t cp_ck_blank(const model *m, size_t n);
+/* The layout of that scratch for one conv layer and direction, the one
+ * lk_ck_conv_grp and lk_ck_blank carve it into (byte offsets from its
+ * start): hws source positions a sample (forward: the input's h w;
+ * backward-data: the output's oh ow), po windows a sample (the other
+ * one), nu source and nv result channels (forward C, OC; backward-data
+ * OC, C).  u64 hashes hpos (n hws) and key (n po); u32 fm and cnt (n po
+ * each), first (n CK_GRP_EXACT), ng (n); doubles f (n CK_GRP_EXACT), over
+ * (n), gmx (n CK_GRP_EXACT nu), coef (nu nv); end: the bytes used.  Every
+ * u64 and double region starts 8-byte aligned. */
+typedef struct {
+    size_t hpos, key, fm, cnt, first, ng, f, over, gmx, coef, end;
+} cp_grp_layout;
+cp_grp_layout cp_ck_grp_layout(size_t n, size_t hws, size_t po, size_t nu, size_t nv);
 int cp_ck_elem_kind(const layer *l);
 
 /* ---- all-or-nothing allocation -------------------------------------------

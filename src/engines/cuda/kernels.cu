@@ -1192,8 +1192,9 @@ extern "C" int lk_ck_conv_wpeek(cudaStream_t s, double *o, const float *dw, cons
 static int grp_keys(cudaStream_t s, void *scr, const float *src, size_t NU, int hs, int ws, int ow, size_t Po, int k,
                     int o, size_t n) {
     size_t HWs = (size_t)hs * ws;
-    uint64_t *hpos = (uint64_t *)scr, *key = hpos + n * HWs;
-    uint32_t *fm = (uint32_t *)(key + n * Po);
+    cp_grp_layout g = cp_ck_grp_layout(n, HWs, Po, NU, 0); /* the hashes and firsts only: nv is not used */
+    uint64_t *hpos = (uint64_t *)((char *)scr + g.hpos), *key = (uint64_t *)((char *)scr + g.key);
+    uint32_t *fm = (uint32_t *)((char *)scr + g.fm);
     int rc;
     k_ck_grp_pos<<<cp_grid_blocks(n * HWs, LK_THREADS, LK_MAX_BLOCKS), LK_THREADS, 0, s>>>(hpos, src, NU, HWs, n);
     if ((rc = launched())) return rc;
@@ -1206,8 +1207,9 @@ static int grp_keys(cudaStream_t s, void *scr, const float *src, size_t NU, int 
 extern "C" int lk_ck_blank(cudaStream_t s, double *o, const float *x, const float *y, const float *w,
                            const float *b, const ck_conv_dims *d, size_t n, void *scr, int keyed) {
     size_t HW = (size_t)d->h * d->w, P = (size_t)d->oh * d->ow;
-    uint64_t *hpos = (uint64_t *)scr, *key = hpos + n * HW;
-    uint32_t *fm = (uint32_t *)(key + n * P);
+    cp_grp_layout g = cp_ck_grp_layout(n, HW, P, (size_t)d->c, (size_t)d->oc); /* lk_ck_conv_grp's forward */
+    uint64_t *key = (uint64_t *)((char *)scr + g.key);
+    uint32_t *fm = (uint32_t *)((char *)scr + g.fm);
     int rc;
     if (n == 0 || P == 0) return 0;
     clear_stale();
@@ -1226,11 +1228,12 @@ extern "C" int lk_ck_conv_grp(cudaStream_t s, double *o, double *opw, double *or
     if (n == 0 || Po == 0 || HWs == 0) return 0;
     clear_stale();
     if ((rc = grp_keys(s, scr, src, NU, hs, ws, ow, Po, d->k, off, n))) return rc;
-    uint32_t *fm = (uint32_t *)((uint64_t *)scr + n * (HWs + Po)), *cnt = fm + n * Po, *first = cnt + n * Po;
-    uint32_t *ng = first + n * CK_GRP_EXACT;
-    size_t u32s = 2 * n * Po + n * CK_GRP_EXACT + n;
-    double *f = (double *)((uint64_t *)scr + n * (HWs + Po) + (u32s + 1) / 2), *over = f + n * CK_GRP_EXACT;
-    double *gmx = over + n, *coef = gmx + n * CK_GRP_EXACT * NU;
+    cp_grp_layout g = cp_ck_grp_layout(n, HWs, Po, NU, NV);
+    char *sb = (char *)scr;
+    uint32_t *fm = (uint32_t *)(sb + g.fm), *cnt = (uint32_t *)(sb + g.cnt), *first = (uint32_t *)(sb + g.first);
+    uint32_t *ng = (uint32_t *)(sb + g.ng);
+    double *f = (double *)(sb + g.f), *over = (double *)(sb + g.over);
+    double *gmx = (double *)(sb + g.gmx), *coef = (double *)(sb + g.coef);
     LK_GO(n, k_ck_grp_list, first, f, ng, over, fm, cnt, Po, n);
     LK_GO(n * CK_GRP_EXACT * NU, k_ck_grp_mx, gmx, src, first, ng, NU, hs, ws, ow, d->k, off, n);
     LK_GO(NU * NV, k_ck_grp_wsum, coef, w, *d, bwd);

@@ -253,6 +253,15 @@ static void test_long_recorded_labels(void **st) {
                               "l=[e[\"label\"] for e in d[\"engines\"]]; sys.exit(len(set(l))!=2)' '%s/r/run.json'",
              dir);
     if (system(cmd) != 0) fail_msg("run.json: invalid, or the two engines' labels not two:\n%s", out);
+    /* nor are pair names: "A vs B" (~270 bytes here) was cut at 120-200
+     * bytes in report.md's tables and headings and at 300 in a finding's
+     * title; every heading and table row of the pair names both whole */
+    snprintf(cmd, sizeof cmd,
+             "python3 -c 'import sys; t=open(sys.argv[1],encoding=\"utf-8\").read(); a,b=sys.argv[2:]; "
+             "n=t.count(a+\" vs \"+b)+t.count(b+\" vs \"+a); c=t.count(\".lsr vs \"); "
+             "sys.exit(0 if n>=3 and n==c else 1)' '%s/r/report.md' 'recorded:%s' 'recorded:%s'",
+             dir, a, b);
+    if (system(cmd) != 0) fail_msg("report.md: a pair name cut short, or fewer than 3 of them (%s/r)", dir);
     snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
     assert_int_equal(system(cmd), 0);
 }

@@ -51,6 +51,12 @@
 #include "base/stats.h"
 #include "engines/run.h"
 
+/* An engine's label (its spec, any length make_engines accepts, and "#2"
+ * for a repeat) and a pair's name ("a vs b"): buffers of these sizes never
+ * cut one. */
+#define AUDIT_LABEL_BYTES 136
+#define AUDIT_PAIR_NAME_BYTES (2 * AUDIT_LABEL_BYTES + 8)
+
 typedef enum { MODE_FREE, MODE_SYNC, MODE_ISOLATED } lockstep_mode;
 const char *lockstep_mode_name(lockstep_mode m);
 int lockstep_mode_parse(const char *s, lockstep_mode *out);
@@ -197,7 +203,7 @@ typedef struct {
 } audit_pair;
 
 typedef struct {
-    char label[136];         /* the spec (any length make_engines accepts: spec's), with "#2" for a repeat */
+    char label[AUDIT_LABEL_BYTES]; /* the spec (any length make_engines accepts: spec's), with "#2" for a repeat */
     char spec[128];
     int is_ref, available, repeat_of; /* repeat_of: index of the first run, or -1 */
     int perturb_ulps;        /* perturb=K: initial weights moved K ulps each (0: none) */

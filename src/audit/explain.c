@@ -1549,7 +1549,7 @@ static int rule_accuracy(explain_list *L, const audit_result *r, const model *m)
     }
     /* the noise floor: pairs that differ only by perturb=K */
     long d0 = -1, g0 = 0;
-    char floor_name[200] = "";
+    char floor_name[AUDIT_PAIR_NAME_BYTES] = "";
     for (int pi = 0; pi < r->n_pairs; pi++) {
         const audit_pair *p = &r->pair[pi];
         if (!is_noise_pair(r, p) || !r->eng[p->a].confusion || !r->eng[p->b].confusion) continue;

@@ -59,7 +59,7 @@ typedef struct {
     char rule[32];          /* "knob", "bound-exceeded", ... (see above) */
     explain_severity severity;
     int pair;               /* index into audit_result.pair, or -1 */
-    char a[136], b[136];    /* engine labels ("" when not about a pair) */
+    char a[AUDIT_LABEL_BYTES], b[AUDIT_LABEL_BYTES];    /* engine labels ("" when not about a pair) */
     char layer[48];         /* "conv2 (backward-weights)", or "" */
     char layer_name[16];    /* "conv2" (the layer that computed the tensor), or "" */
     char phase[12];         /* "forward", "loss", "backward", "update", or "" */
@@ -70,7 +70,7 @@ typedef struct {
                              * epoch e is that epoch's last step + 0.5, the state read before step k is k - 0.25;
                              * 0: not set (its step is used) */
     double ratio;           /* the bound ratio (or growth factor) the finding rests on; NAN when none */
-    char title[300];        /* one line */
+    char title[640];        /* one line (two labels of AUDIT_LABEL_BYTES fit, with its words) */
     char cause[1200];      /* room for a 160-character check description in a ~800-character text */
     char evidence[1200];
     char fix[800];

@@ -1040,7 +1040,8 @@ int seeds_run(const audit_cfg *base, const seeds_cfg *sc, const audit_result *pr
         seeds_early_free(early);
         return rc;
     }
-    snprintf(out->floor_engine, sizeof out->floor_engine, "%.79s", partner);
+    /* a spec (at most 127 bytes: make_engines) fits a label whole */
+    snprintf(out->floor_engine, sizeof out->floor_engine, "%.*s", (int)sizeof out->floor_engine - 1, partner);
     /* the jobs list every engine (see job_set), unless leaving one out
      * changed the floor: then the loop's own list, as the early jobs
      * (which have the whole list) cannot be kept */

@@ -56,7 +56,7 @@ typedef struct {
 } seeds_cfg;
 
 typedef struct {
-    char label[136];            /* the engine as listed (draw=.. added per seed is not in it) */
+    char label[AUDIT_LABEL_BYTES];            /* the engine as listed (draw=.. added per seed is not in it) */
     int perturbed;              /* a noise-floor copy (perturb=K) */
     int available;              /* ran in every seed */
     int missing_seed;           /* not available: the first seed (as an offset from seed0) whose audit did not
@@ -108,7 +108,7 @@ typedef struct seeds_result {
     double floor_flips_draw[2 * SEEDS_MAX], floor_gap_draw[2 * SEEDS_MAX];
     stats_floor floor_flips, floor_gap; /* flips; |accuracy gap| as a fraction */
     double *band_lo, *band_hi;  /* per step over the floor draws' rel-L2 curves (NaN: none) */
-    char floor_engine[80];      /* the engine whose perturbed copy gives the floor ("" if none) */
+    char floor_engine[AUDIT_LABEL_BYTES];      /* the engine whose perturbed copy gives the floor ("" if none) */
     double wall_s;              /* the whole loop (from seeds_start when it started early) */
     int early;                  /* its audits started with the main audit (seeds_start), at idle priority */
     double after_audit_from;    /* (early) when the main audit was over, ls_now() */

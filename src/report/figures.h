@@ -18,7 +18,7 @@
 
 typedef struct {
     int ns, nc;
-    char series[FIG_MAX_SERIES][180];
+    char series[FIG_MAX_SERIES][AUDIT_PAIR_NAME_BYTES];
     char cats[FIG_MAX_CATS][48];
     const char *fmt;               /* printf format of one value ("%.2f") */
     double v[FIG_MAX_SERIES * FIG_MAX_CATS];

@@ -777,7 +777,7 @@ static void gap_mcnemar(doc *d, const seeds_result *S) {
     for (int pi = 0; pi < S->n_pairs; pi++) {
         const seeds_pair *p = &S->pair[pi];
         if (p->floor_pair) continue;
-        char nm[180], c1[24], c2[24], c3[24], c4[24], c5[24], c6[64], c7[64];
+        char nm[AUDIT_PAIR_NAME_BYTES], c1[24], c2[24], c3[24], c4[24], c5[24], c6[64], c7[64];
         snprintf(nm, sizeof nm, "%s vs %s", S->eng[p->a].label, S->eng[p->b].label);
         for (int sd = 0; sd < N; sd++) {
             const stats_mcnemar *mc = &p->mcnemar[sd][last];
@@ -825,7 +825,7 @@ static void gap_margins(doc *d, const seeds_result *S) {
             *fig_at(&f, 0, k) = mb.flipped_pct[k];
             *fig_at(&f, 1, k) = mb.all_pct[k];
         }
-        char nm[2][200], cnt[2][32], cells[2][SEEDS_MARGIN_BINS][32];
+        char nm[2][AUDIT_PAIR_NAME_BYTES + 16], cnt[2][32], cells[2][SEEDS_MARGIN_BINS][32];
         snprintf(nm[0], sizeof nm[0], "%s vs %s: flipped", ea->label, eb->label);
         snprintf(nm[1], sizeof nm[1], "%s: all images", ea->label);
         snprintf(cnt[0], sizeof cnt[0], "%ld", mb.n_flipped);
@@ -861,7 +861,7 @@ static void gap_band(doc *d, const seeds_result *S) {
         table_begin(d, 3, HB);
         const char *names[AUDIT_MAX_PAIRS + 2];
         double *ys[AUDIT_MAX_PAIRS + 2];
-        static char nb[AUDIT_MAX_PAIRS][180];
+        static char nb[AUDIT_MAX_PAIRS][AUDIT_PAIR_NAME_BYTES];
         int ns = 0;
         names[ns] = "noise band (max)";
         ys[ns++] = S->band_hi;
@@ -1012,7 +1012,7 @@ static void verdict_box(doc *d, const ctx *x, const verdict_table *vt) {
 
 static void sec_verdicts(doc *d, const ctx *x) {
     const audit_result *r = x->r;
-    char b1[32], b2[32], b3[32], c1[120], c2[120], c3[160], c4[64], c5[64], c6[64], c7[64];
+    char b1[32], b2[32], b3[32], c1[AUDIT_PAIR_NAME_BYTES], c2[120], c3[160], c4[64], c5[64], c6[64], c7[64];
     heading(d, 2, "verdicts", "Verdicts");
     verdict_table vt;
     explain_verdicts(&vt, r, x->m);
@@ -1043,7 +1043,7 @@ static void sec_verdicts(doc *d, const ctx *x) {
         for (int k = 0; k < vt.n_pair; k++) {
             const pair_verdict *pv = &vt.p[k];
             const audit_pair *p = &r->pair[pv->pair];
-            char nm[180], fd[96] = "never", e1[32] = "–", e2[32] = "–", e3[32] = "–";
+            char nm[AUDIT_PAIR_NAME_BYTES], fd[96] = "never", e1[32] = "–", e2[32] = "–", e3[32] = "–";
             if (isnan(pv->end_rel_l2)) snprintf(fd, sizeof fd, "not compared after any step");
             snprintf(nm, sizeof nm, "%s vs %s", r->eng[p->a].label, r->eng[p->b].label);
             if (pv->first_diff_step && pv->first_slot >= 0)
@@ -1389,7 +1389,7 @@ static void sec_divergence(doc *d, const ctx *x) {
     }
     const char *names[AUDIT_MAX_PAIRS];
     double *ys[AUDIT_MAX_PAIRS];
-    static char nb[AUDIT_MAX_PAIRS][170];
+    static char nb[AUDIT_MAX_PAIRS][AUDIT_PAIR_NAME_BYTES];
     for (int pi = 0; pi < r->n_pairs; pi++) {
         snprintf(nb[pi], sizeof nb[pi], "%s vs %s", r->eng[r->pair[pi].b].label, r->eng[r->pair[pi].a].label);
         names[pi] = nb[pi];
@@ -1482,7 +1482,7 @@ static void sec_tensors(doc *d, const ctx *x) {
                                     "Max rel. err.", "Bound ratio", "Min % equal", "First unequal step"};
     for (int pi = 0; pi < r->n_pairs; pi++) {
         const audit_pair *p = &r->pair[pi];
-        char t[200];
+        char t[AUDIT_PAIR_NAME_BYTES];
         snprintf(t, sizeof t, "%s vs %s", r->eng[p->b].label, r->eng[p->a].label);
         heading(d, 4, "pair", t);
         /* no table of zeros, no table twice: a bitwise-equal pair in one
@@ -1545,7 +1545,7 @@ static void sec_sharp_margin(doc *d, const ctx *x) {
         int rows = 0;
         for (int k = 0; k < AUDIT_SK_N; k++) rows += p->sharp_kind[k].checks > 0;
         if (!rows) continue;
-        char t[200];
+        char t[AUDIT_PAIR_NAME_BYTES];
         snprintf(t, sizeof t, "%s vs %s", r->eng[p->b].label, r->eng[p->a].label);
         heading(d, 4, "margin-pair", t);
         table_begin(d, 11, H);
@@ -1649,7 +1649,7 @@ static void sec_sharp(doc *d, const ctx *x) {
         int rows = 0;
         for (int s = 0; s < r->n_slots; s++) rows += p->slot[s].n_sharp > 0;
         if (!rows) continue;
-        char t[200];
+        char t[AUDIT_PAIR_NAME_BYTES];
         snprintf(t, sizeof t, "%s vs %s", r->eng[p->b].label, r->eng[p->a].label);
         heading(d, 4, "pair", t);
         table_begin(d, 8, H);

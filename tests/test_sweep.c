@@ -484,6 +484,31 @@ static void test_local_small(void **st) {
         fail_msg("want the merge refused (exit 2) naming the recording and both engines; exit %d:\n%s", rc, out);
 }
 
+/* Many tasks that all fail: the local backend returned the number of
+ * failed tasks as the command's status, so 128 failures read as "stopped
+ * by signal 0" and 256 as exit 0 (8 bits), with the merge skipped: no
+ * report, no verdict, a sweep that audited nothing passing.  Here rec/M
+ * is a file, so every task fails at once: exit 1, the merged verdict
+ * incomplete over all 256. */
+static void test_local_many_failed(void **st) {
+    if (access(DATA_DEFAULT_DIR "/train-images-idx3-ubyte.gz", R_OK) != 0) {
+        skip();
+        return;
+    }
+    static char out[1 << 18]; /* --status: a line per task */
+    char path[PATH_MAX], buf[1 << 15];
+    assert_int_equal(sh(NULL, 0, "mkdir -p %s/many/rec && touch %s/many/rec/a %s/many/rec/b %s/many/rec/c %s/many/rec/d",
+                        g_tmp, g_tmp, g_tmp, g_tmp, g_tmp), 0);
+    int rc = sh(out, sizeof out, "%s sweep --local --jobs 8 --on a=cpu:threads=1 --on b=cpu:threads=1 --on c=cpu:threads=1 "
+                "--on d=cpu:threads=1 --seeds 64 --limit-train 16 --limit-test 50 --batch 16 --epochs 1 --dir %s/many",
+                g_bin, g_tmp);
+    snprintf(path, sizeof path, "%s/many/report/verdict.txt", g_tmp);
+    if (rc != 1 || read_file(path, buf, sizeof buf) != 0)
+        fail_msg("256 failed tasks: exit %d (want 1), a verdict: %s\n%.2000s", rc, access(path, R_OK) ? "none" : "yes",
+                 out);
+    assert_non_null(strstr(buf, "incomplete: 256 of 256 tasks have no recording"));
+}
+
 /* A number after `key` in s (from its first occurrence), or -1. */
 static long json_long_after(const char *s, const char *key) {
     const char *k = s ? strstr(s, key) : NULL;
@@ -554,7 +579,10 @@ int main(void) {
         cmocka_unit_test(test_bad_input),
         cmocka_unit_test(test_local_small),
         cmocka_unit_test(test_note_counts_the_last_shadow),
+        cmocka_unit_test(test_local_many_failed),
         cmocka_unit_test(test_slurm_end_to_end),
     };
+    /* SWEEP_TEST_FILTER=test_local_*: the tests whose names match (cmocka's * and ? wildcards) */
+    if (getenv("SWEEP_TEST_FILTER")) cmocka_set_test_filter(getenv("SWEEP_TEST_FILTER"));
     return cmocka_run_group_tests(tests, group_setup, group_teardown);
 }

@@ -1035,11 +1035,15 @@ static pid_t local_start(const char *dir, int id, const char *exe) {
 
 /* Run the missing tasks J at a time, each through the task wrapper.  A
  * first SIGINT/SIGTERM stops starting tasks and passes SIGTERM to the
- * running ones (their recordings are removed, their state says why). */
+ * running ones (their recordings are removed, their state says why).
+ * Returns 0 when every task was started and ended (the merge says which
+ * failed), 128 + N when stopped by signal N, or an error.  It returned the
+ * number of failed tasks once: 128 of them read as "stopped by a signal"
+ * and skipped the merge, 256 exited 0 with no report at all. */
 static int local_run(const sweep_plan *p, const char *dir, const task_status *ts, int jobs, FILE *out) {
     char exe[PATH_MAX];
     self_exe(exe, sizeof exe);
-    int n = plan_n_tasks(p), next = 0, running = 0, failed = 0, forwarded = 0;
+    int n = plan_n_tasks(p), next = 0, running = 0, forwarded = 0;
     pid_t pid[64] = {0};
     int pid_task[64];
     if (jobs > 64) jobs = 64;
@@ -1074,7 +1078,6 @@ static int local_run(const sweep_plan *p, const char *dir, const task_status *ts
                 pid[s] = 0;
                 running--;
                 int ok = WIFEXITED(st) && WEXITSTATUS(st) == 0;
-                failed += !ok;
                 if (out) {
                     char name[200];
                     task_name(name, sizeof name, p, pid_task[s]);
@@ -1083,7 +1086,7 @@ static int local_run(const sweep_plan *p, const char *dir, const task_status *ts
             }
     }
     if (ls_stop_signal()) return 128 + ls_stop_signal();
-    return failed;
+    return 0;
 }
 
 /* ---- the merge --------------------------------------------------------------- */
@@ -1833,7 +1836,7 @@ static int submit(const sweep_cfg *c, const char *dir, sweep_plan *p) {
         }
     } else if (!rc) {
         rc = local_run(p, dir, ts, c->jobs, c->out);
-        if (rc >= 0 && rc < 128) {
+        if (rc == 0) {
             char cwd[PATH_MAX];
             if (!getcwd(cwd, sizeof cwd)) cwd[0] = 0;
             if (chdir(dir) != 0) rc = ls_err(LS_EIO, "%s: cannot enter: %s", dir, strerror(errno));

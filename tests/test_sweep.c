@@ -487,9 +487,11 @@ static void test_local_small(void **st) {
 /* Many tasks that all fail: the local backend returned the number of
  * failed tasks as the command's status, so 128 failures read as "stopped
  * by signal 0" and 256 as exit 0 (8 bits), with the merge skipped: no
- * report, no verdict, a sweep that audited nothing passing.  Here rec/M
- * is a file, so every task fails at once: exit 1, the merged verdict
- * incomplete over all 256. */
+ * report, no verdict, a sweep that audited nothing passing.  And a task
+ * that failed in its wrapper before its state file (its recording's
+ * folder could not be made) was reported "missing: never run".  Here
+ * rec/M is a file, so every task fails at once: exit 1, the merged
+ * verdict incomplete over all 256, each task failed with the reason. */
 static void test_local_many_failed(void **st) {
     if (access(DATA_DEFAULT_DIR "/train-images-idx3-ubyte.gz", R_OK) != 0) {
         skip();
@@ -507,6 +509,10 @@ static void test_local_many_failed(void **st) {
         fail_msg("256 failed tasks: exit %d (want 1), a verdict: %s\n%.2000s", rc, access(path, R_OK) ? "none" : "yes",
                  out);
     assert_non_null(strstr(buf, "incomplete: 256 of 256 tasks have no recording"));
+    assert_non_null(strstr(buf, "task 0 (a, cpu:threads=1, seed 42): failed: the task wrapper: "));
+    assert_int_equal(sh(out, sizeof out, "%s sweep --status %s/many", g_bin, g_tmp), 0);
+    if (!strstr(out, "failed 256,") || !strstr(out, "rec/d/cpu:threads=1: cannot create: Not a directory"))
+        fail_msg("--status: want every task failed, with the wrapper's reason:\n%s", out + strlen(out) / 2);
 }
 
 /* A number after `key` in s (from its first occurrence), or -1. */

@@ -729,9 +729,6 @@ static int task_run(const sweep_plan *p, const char *dir, int id, FILE *log) {
     task_name(name, sizeof name, p, id);
     snprintf(out, sizeof out, "%s/%s", dir, rec);
     int rc;
-    *strrchr(rec, '/') = 0;
-    snprintf(sdir, sizeof sdir, "%s/%s", dir, rec);
-    if ((rc = mkdirs(sdir))) return rc;
     snprintf(sdir, sizeof sdir, "%s/state", dir);
     if ((rc = mkdirs(sdir))) return rc;
     self_exe(exe, sizeof exe);
@@ -749,6 +746,19 @@ static int task_run(const sweep_plan *p, const char *dir, int id, FILE *log) {
     sf.wall_s = sf.wrap_s = NAN;
     double t0 = ls_now();
     if ((rc = state_write(dir, id, &sf))) return rc;
+    /* the recording's folder after the state file: a task that fails here
+     * ran and failed (its state says why), it was not "never run" */
+    *strrchr(rec, '/') = 0;
+    snprintf(sdir, sizeof sdir, "%s/%s", dir, rec);
+    if ((rc = mkdirs(sdir))) {
+        char why[256];
+        snprintf(why, sizeof why, "%s", ls_errmsg());
+        snprintf(sf.state, sizeof sf.state, "failed");
+        snprintf(sf.reason, sizeof sf.reason, "the task wrapper: %s", why);
+        sf.wrap_s = ls_now() - t0;
+        state_write(dir, id, &sf);
+        return ls_err(rc, "%s", why);
+    }
     if (log) fprintf(log, "sweep: %s on %s (job %s): %s\n", name, sf.node, sf.job, out);
     fflush(NULL);
     /* the handlers are in place before the child exists: no window in

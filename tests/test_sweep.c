@@ -16,7 +16,9 @@
  *     is incomplete naming task 0; the same command again runs that task
  *     only, and its merge job is cancelled while it audits -> report/ is the
  *     old one, whole; the same command once more -> complete, with verdicts
- *     per seed and the significance section per machine type;
+ *     per seed and the significance section per machine type; --wait whose
+ *     merge job is cancelled -> exit 1 naming the job, not the earlier
+ *     report's "complete"; --wait whose merge refuses a recording -> exit 2;
  *   - the local backend (--local --jobs 2) on the same plan in another
  *     folder: every recording bitwise the same as Slurm's (sweep_recordings_same:
  *     every tensor and step record, every provenance key but the date and
@@ -383,6 +385,21 @@ static void test_slurm_end_to_end(void **st) {
         fail_msg("--wait --fail-on: exit %d, want %d (summary.json: %.80s):\n%s", rc, any, fl, out);
     assert_int_equal(wait_idle(60), 0);
 
+    /* 3b. --wait whose merge job is cancelled: report/ stays the earlier merge's ("complete"), and the waiter
+     * printed that verdict as this sweep's and exited 0; now it says the merge job ended without a report */
+    char prev[40];
+    last_merge(d1, prev, sizeof prev);
+    rc = sh(out, sizeof out, "%s sweep --slurm --wait %s --dir %s & w=$!; for i in $(seq 600); do "
+            "j=$(awk '$1==\"merge\" {m=$2} END {print m}' %s/slurm/jobs.tsv); [ \"$j\" != %s ] && break; sleep 0.1; "
+            "done; scancel \"$j\"; wait $w", g_bin, PLAN, d1, d1, prev);
+    if (rc != 1 || !strstr(out, "lockstep sweep: incomplete: merge job ") || !strstr(out, " ended CANCELLED") ||
+        strstr(out, "sweep: complete"))
+        fail_msg("--wait, merge job cancelled: exit %d, want 1 and 'merge job J ended CANCELLED':\n%s", rc, out);
+    assert_int_equal(wait_idle(60), 0);
+    snprintf(path, sizeof path, "%s/report/verdict.txt", d1);
+    assert_int_equal(read_file(path, buf, sizeof buf), 0);
+    assert_non_null(strstr(buf, "complete: 8 recordings")); /* the earlier report, whole */
+
     /* 4. the local backend: the same recordings, the same verdicts */
     t0 = ls_now();
     rc = sh(out, sizeof out, "%s sweep --local --jobs 2 %s --dir %s", g_bin, PLAN, d2);
@@ -420,6 +437,16 @@ static void test_slurm_end_to_end(void **st) {
     rc = sh(out, sizeof out, "%s sweep --slurm --wait --fail-on unchecked %s --dir %s", g_bin, PLAN, d1);
     if (rc != 1 || !strstr(out, "lockstep sweep: exit 1: --fail-on: a merged seed's audit found unchecked"))
         fail_msg("--wait --fail-on unchecked: exit %d, want 1:\n%s", rc, out);
+    assert_int_equal(wait_idle(60), 0);
+    /* 6. --wait whose merge job refuses its input (another engine's recording in a slot): exit 2 naming the job
+     * and its log, not the earlier report's verdict */
+    rc = sh(out, sizeof out, "%s record --engine cpu:threads=2 --seed 43 --limit-train 64 --limit-test 100 --batch 16 "
+            "--epochs 1 --ref-steps 0 --audit-every 1 --out '%s/rec/cpu-b/cpu:threads=1/43.lsr'", g_bin, d1);
+    if (rc) fail_msg("record: %s", out);
+    rc = sh(out, sizeof out, "%s sweep --slurm --wait %s --dir %s", g_bin, PLAN, d1);
+    if (rc != 2 || !strstr(out, " ended FAILED (exit code 2:0") || !strstr(out, "the merge refused its input") ||
+        strstr(out, "sweep: complete"))
+        fail_msg("--wait, merge job refused its input: exit %d, want 2 and 'ended FAILED (exit code 2:0':\n%s", rc, out);
     assert_int_equal(wait_idle(60), 0);
 }
 

@@ -1509,6 +1509,9 @@ static int merge_here(const sweep_plan *p, const char *dir, unsigned fail_on, FI
          * reads it (the merge ran in a Slurm job, without the option) */
         lsbuf_printf(&sj, ", \"found\": ");
         conditions_words(&sj, found, 1);
+        /* which Slurm job wrote this report: --wait checks that it is the merge it waited for */
+        lsbuf_printf(&sj, ", \"merge_job\": ");
+        lsbuf_json_str(&sj, getenv("SLURM_JOB_ID") ? getenv("SLURM_JOB_ID") : "");
         lsbuf_printf(&sj, ", \"tasks\": [");
         for (int id = 0; id < n; id++) {
             char rec[PATH_MAX];
@@ -1769,6 +1772,39 @@ static int plan_settle(const sweep_cfg *c, sweep_plan *p) {
     return rc;
 }
 
+/* --slurm --wait: whether report/ is the one merge job `job` wrote (its
+ * summary.json's "merge_job").  A merge job that was cancelled, timed out
+ * or failed leaves report/ as an earlier merge left it, and the waiter
+ * printed that report's verdict as this sweep's ('complete', exit 0, after
+ * scancel of the merge).  Returns 0 when it is; else, with Slurm's word on
+ * the job, 2 when the merge exited 2 (bad input: its log says which) and 1
+ * (incomplete: nothing was audited by it) otherwise. */
+static int waited_report_is(const char *dir, const char *job) {
+    char path[PATH_MAX];
+    snprintf(path, sizeof path, "%s/report/summary.json", dir);
+    json_t *root = json_load_file(path, 0, NULL);
+    json_t *mj = root ? json_object_get(root, "merge_job") : NULL;
+    int same = json_is_string(mj) && strcmp(json_string_value(mj), job) == 0;
+    json_decref(root);
+    if (same) return 0;
+    static char out[8192];
+    char state[32] = "", exitcode[16] = "", reason[128] = "";
+    char *argv[] = {"scontrol", "-o", "show", "job", (char *)job, NULL};
+    if (run_capture(argv, out, sizeof out) == 0) {
+        field(out, "JobState", state, sizeof state);
+        field(out, "ExitCode", exitcode, sizeof exitcode);
+        field(out, "Reason", reason, sizeof reason);
+    }
+    int why = reason[0] && strcmp(reason, "None"), refused = strncmp(exitcode, "2:", 2) == 0;
+    fprintf(stderr, "lockstep sweep: %smerge job %s ended %s%s%s%s%s%s without writing report/ (%s %s/log/merge.%s.out); "
+            "report/ is %s, not this sweep's verdict%s\n", refused ? "" : "incomplete: ", job,
+            state[0] ? state : "(Slurm no longer knows it)", exitcode[0] ? " (exit code " : "", exitcode,
+            why ? ", reason " : "", why ? reason : "", exitcode[0] ? ")" : "",
+            refused ? "the merge refused its input, its message is in" : "see", dir, job,
+            access(path, F_OK) == 0 ? "an earlier merge's" : "absent", refused ? "" : "; submit the same command again");
+    return refused ? 2 : 1;
+}
+
 /* --slurm --wait --fail-on: the merge ran in its Slurm job, which gates on
  * nothing; its report/summary.json says what it found ("found", audit's
  * words).  Returns 0, 1 (gated), or an error. */
@@ -1832,6 +1868,7 @@ static int submit(const sweep_cfg *c, const char *dir, sweep_plan *p) {
             close(lockfd);
             lockfd = -1;
             rc = slurm_wait(merge_job);
+            if (!rc) rc = waited_report_is(dir, merge_job);
             if (!rc) {
                 char path[PATH_MAX], line[4096] = "";
                 snprintf(path, sizeof path, "%s/report/verdict.txt", dir);

@@ -9,6 +9,8 @@
  *     naming the field (batch), and the folder's plan is left as it was;
  *   - a real one-node Slurm (scripts/slurm-local.sh: slurmctld + slurmd +
  *     munged, partitions cpu-a and cpu-b standing in for two machine types):
+ *     a plan with a partition Slurm does not have -> exit 2, and the array
+ *     submitted before the refusal is cancelled (none runs without a merge);
  *     2 machines x 2 engines (cpu, cpu:threads=1) x 2 seeds of tiny runs
  *     submitted as job arrays with a merge job; the first task is cancelled
  *     with scancel while it writes its recording -> no file, temporary or
@@ -299,6 +301,16 @@ static void test_slurm_end_to_end(void **st) {
     char d1[PATH_MAX], d2[PATH_MAX], path[PATH_MAX], job[40], buf[1 << 15];
     snprintf(d1, sizeof d1, "%s/slurm", g_tmp);
     snprintf(d2, sizeof d2, "%s/local", g_tmp);
+    /* 0. an sbatch refused part way (no partition nopart): the array already submitted for cpu-a ran without
+     * a merge job, and the error did not say so; now it is cancelled, and the message says which */
+    rc = sh(out, sizeof out, "%s sweep --slurm --on cpu-a=cpu:threads=1 --on nopart=cpu:threads=1 --seeds 1 "
+            "--limit-train 16 --limit-test 50 --batch 16 --epochs 1 --dir %s/badpart", g_bin, g_tmp);
+    if (rc != 2 || !strstr(out, "nopart") || !strstr(out, "; cancelled what this command had submitted (job array "))
+        fail_msg("a partition that does not exist: exit %d, want 2, naming it and what was cancelled:\n%s", rc, out);
+    assert_int_equal(wait_idle(60), 0);
+    assert_int_equal(sh(out, sizeof out, "%s sweep --status %s/badpart", g_bin, g_tmp), 0);
+    if (!strstr(out, "done 0,") || !strstr(out, "cancelled 1,") || !strstr(out, "missing 1"))
+        fail_msg("after the refused submission: want nothing done, cpu-a's task cancelled:\n%s", out);
     /* 1. submit; cancel task 0 while it writes its recording */
     t0 = ls_now();
     assert_int_equal(sh(out, sizeof out, "%s sweep --slurm %s --dir %s", g_bin, PLAN, d1), 0);

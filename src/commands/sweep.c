@@ -910,6 +910,8 @@ static int sbatch(char **argv, char *job, size_t cap, FILE *dry) {
         return 0;
     }
     int st = run_capture(argv, out, sizeof out);
+    size_t ol = strlen(out);
+    while (ol && isspace((unsigned char)out[ol - 1])) out[--ol] = 0;
     if (st != 0) return ls_err(LS_EIO, "sbatch failed (status %d): %s", st, out);
     size_t n = strspn(out, "0123456789");
     if (!n || n >= cap) return ls_err(LS_EIO, "sbatch: no job id in its answer '%s'", out);
@@ -919,6 +921,34 @@ static int sbatch(char **argv, char *job, size_t cap, FILE *dry) {
 }
 
 static int in_flight(task_state s) { return s == TS_PENDING || s == TS_RUNNING; }
+
+/* A submission that failed part way (an sbatch refused: a partition that
+ * does not exist, say): the arrays this call had
+ * already submitted are cancelled, so that none runs without a merge job
+ * and the error is the whole outcome.  They stay in jobs.tsv: --status
+ * says cancelled, and the same command again submits them.  Returns rc,
+ * its message extended with what was cancelled. */
+static int unsubmit(int rc, char mine[][40], int n_mine) {
+    if (!n_mine) return rc;
+    char why[1024], ids[512] = "", out[2048];
+    snprintf(why, sizeof why, "%s", ls_errmsg());
+    char *argv[SWEEP_MAX_MACHINES * SWEEP_MAX_ENGINES + 2];
+    int k = 0;
+    argv[k++] = "scancel";
+    for (int i = 0; i < n_mine; i++) {
+        argv[k++] = mine[i];
+        snprintf(ids + strlen(ids), sizeof ids - strlen(ids), "%s%s", i ? ", " : "", mine[i]);
+    }
+    argv[k] = NULL;
+    int st = run_capture(argv, out, sizeof out);
+    out[strcspn(out, "\n")] = 0;
+    if (st == 0)
+        return ls_err(rc, "%s; cancelled what this command had submitted (job array%s %s), so that nothing runs without "
+                      "a merge job: fix the cause and submit the same command again", why, n_mine > 1 ? "s" : "", ids);
+    return ls_err(rc, "%s; the job array%s %s submitted before it could not be cancelled (scancel: %s): they run without "
+                  "a merge job; scancel them, or fix the cause and submit the same command again", why,
+                  n_mine > 1 ? "s" : "", ids, st < 0 ? "could not run" : out);
+}
 
 static int slurm_submit(const sweep_plan *p, const char *dir, const task_status *ts, const slurm_view *v,
                         const sweep_cfg *c, char *merge_job, size_t mcap, int *n_new) {
@@ -941,7 +971,8 @@ static int slurm_submit(const sweep_plan *p, const char *dir, const task_status 
         if (!v->r[i].is_merge && !is_final(v->r[i].state) && !strstr(dep, v->r[i].job))
             dl += (size_t)snprintf(dep + dl, sizeof dep - dl, ":%s", v->r[i].job);
     *n_new = 0;
-    int done_group[SWEEP_MAX_TASKS] = {0};
+    int done_group[SWEEP_MAX_TASKS] = {0}, n_mine = 0;
+    char mine[SWEEP_MAX_MACHINES * SWEEP_MAX_ENGINES][40]; /* the arrays this call submitted */
     for (int id = 0; id < n; id++) {
         if (ts[id].st == TS_DONE || in_flight(ts[id].st) || done_group[id]) continue;
         sweep_task t = plan_task(p, id);
@@ -978,8 +1009,10 @@ static int slurm_submit(const sweep_plan *p, const char *dir, const task_status 
         argv[k++] = a_out;
         argv[k++] = a_script;
         argv[k] = NULL;
-        if ((rc = sbatch(argv, job, sizeof job, c->dry_run ? c->out : NULL))) return rc;
-        if (!c->dry_run && (rc = append_line(jobs, "array %s %s %s\n", job, p->partition[t.machine], list))) return rc;
+        if ((rc = sbatch(argv, job, sizeof job, c->dry_run ? c->out : NULL))) return unsubmit(rc, mine, n_mine);
+        if (!c->dry_run && n_mine < (int)LS_ARRAY_LEN(mine)) snprintf(mine[n_mine++], sizeof mine[0], "%s", job);
+        if (!c->dry_run && (rc = append_line(jobs, "array %s %s %s\n", job, p->partition[t.machine], list)))
+            return unsubmit(rc, mine, n_mine);
         if (c->out) fprintf(c->out, "sweep: %s job array %s on %s: tasks %s (%d cpus%s each)\n",
                             c->dry_run ? "would submit" : "submitted", job,
                             p->partition[t.machine], list, cpus, gpus ? ", 1 gpu" : "");
@@ -998,7 +1031,7 @@ static int slurm_submit(const sweep_plan *p, const char *dir, const task_status 
     char *argv[] = {"sbatch", "--parsable", "--job-name=lockstep-sweep-merge", a_part, "--cpus-per-task=1",
                     a_out, strchr(dep, ':') ? a_dep : a_script, a_script, NULL};
     if (!strchr(dep, ':')) argv[7] = NULL;
-    if ((rc = sbatch(argv, merge_job, mcap, c->dry_run ? c->out : NULL))) return rc;
+    if ((rc = sbatch(argv, merge_job, mcap, c->dry_run ? c->out : NULL))) return unsubmit(rc, mine, n_mine);
     if (c->dry_run) {
         merge_job[0] = 0; /* nothing to wait for */
         return 0;

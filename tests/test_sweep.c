@@ -4,8 +4,8 @@
  *   - resources: --dry-run shows --gres=gpu:1 for cuda, --cpus-per-task=N
  *     for threads=N, one array per (partition, resources), the merge's
  *     afterany dependency on every array;
- *   - bad input: a malformed --on, a reference engine, no folder: exit 2
- *     naming the problem; a different plan in an existing folder is refused
+ *   - bad input: a malformed --on, a reference engine, no folder, --slurm
+ *     without sbatch on PATH: exit 2 naming the problem; a different plan in an existing folder is refused
  *     naming the field (batch), and the folder's plan is left as it was;
  *   - a real one-node Slurm (scripts/slurm-local.sh: slurmctld + slurmd +
  *     munged, partitions cpu-a and cpu-b standing in for two machine types):
@@ -189,6 +189,13 @@ static void test_bad_input(void **st) {
     assert_int_equal(sh(out, sizeof out, "%s sweep --local --on cpu-a=cpu", g_bin), 2);
     assert_non_null(strstr(out, "--dir"));
     assert_int_equal(sh(out, sizeof out, "%s sweep --status %s/nothing-here", g_bin, g_tmp), 2);
+    /* --slurm without Slurm's clients: "sbatch failed (status 127): " and nothing more, after the folder and
+     * its plan were made; now said, and no folder */
+    assert_int_equal(sh(out, sizeof out, "PATH=/nonexistent %s sweep --slurm --on cpu-a=cpu --seeds 1 --dir %s/noslurm",
+                        g_bin, g_tmp), 2);
+    assert_non_null(strstr(out, "lockstep sweep: --slurm: sbatch is not on PATH"));
+    snprintf(dir, sizeof dir, "%s/noslurm", g_tmp);
+    assert_int_not_equal(access(dir, F_OK), 0);
     /* resources follow from the engine: a GPU for cuda, the cores of threads=N (no Slurm needed to see it) */
     assert_int_equal(sh(out, sizeof out, "%s sweep --slurm --dry-run --on gpu-x=cuda,cpu:threads=3 --seeds 42,43 "
                         "--limit-train 64 --dir %s/dry", g_bin, g_tmp), 0);

@@ -1971,6 +1971,13 @@ int sweep_main(sweep_cfg *c) {
                 "so the merge runs in a Slurm job; add --wait (or --local to run it here)\n");
         return 2;
     }
+    /* --slurm where Slurm's clients are not installed: said before the folder is made (the sbatch that could
+     * not run said "sbatch failed (status 127): " and nothing else, after the plan was written) */
+    if (c->action == SWEEP_SUBMIT && c->backend == SWEEP_SLURM && !c->dry_run && !on_path("sbatch")) {
+        fprintf(stderr, "lockstep sweep: --slurm: sbatch is not on PATH (Slurm's client commands are not installed "
+                "here, or PATH does not reach them); --local runs the tasks on this machine\n");
+        return 2;
+    }
     char dir[PATH_MAX];
     sweep_plan *p = ls_malloc(sizeof *p);
     if (!p) return 2;

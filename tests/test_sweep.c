@@ -11,6 +11,8 @@
  *     munged, partitions cpu-a and cpu-b standing in for two machine types):
  *     a plan with a partition Slurm does not have -> exit 2, and the array
  *     submitted before the refusal is cancelled (none runs without a merge);
+ *     arrays cancelled by name while pending -> the merged verdict names
+ *     each task cancelled (not "never run");
  *     2 machines x 2 engines (cpu, cpu:threads=1) x 2 seeds of tiny runs
  *     submitted as job arrays with a merge job; the first task is cancelled
  *     with scancel while it writes its recording -> no file, temporary or
@@ -318,6 +320,25 @@ static void test_slurm_end_to_end(void **st) {
     assert_int_equal(sh(out, sizeof out, "%s sweep --status %s/badpart", g_bin, g_tmp), 0);
     if (!strstr(out, "done 0,") || !strstr(out, "cancelled 1,") || !strstr(out, "missing 1"))
         fail_msg("after the refused submission: want nothing done, cpu-a's task cancelled:\n%s", out);
+    /* 0b. the sweep's arrays cancelled by name (scancel --name, as one cancels a whole sweep) while pending
+     * (an exclusive job holds the node): Slurm keeps one record per array, ArrayTaskId=4294967294; --status and the merge said "missing: never run (... no record of the
+     * task)"; now each task is cancelled, with Slurm's words */
+    char blocker[64];
+    assert_int_equal(sh(blocker, sizeof blocker, "sbatch --parsable --exclusive --partition=cpu-a --job-name=blocker "
+                        "--output=/dev/null --wrap 'sleep 300'"), 0);
+    blocker[strcspn(blocker, "\n")] = 0;
+    rc = sh(out, sizeof out, "%s sweep --slurm --on cpu-a=cpu:threads=1 --on cpu-b=cpu:threads=1 --seeds 2 "
+            "--limit-train 16 --limit-test 50 --batch 16 --epochs 1 --dir %s/pending && scancel --name=lockstep-sweep",
+            g_bin, g_tmp);
+    sh(NULL, 0, "scancel %s", blocker);
+    if (rc) fail_msg("submit and scancel: %s", out);
+    snprintf(path, sizeof path, "%s/pending/report/verdict.txt", g_tmp);
+    assert_int_equal(wait_for(path, NULL, 120), 0);
+    assert_int_equal(wait_idle(60), 0);
+    assert_int_equal(read_file(path, buf, sizeof buf), 0);
+    if (!strstr(buf, "task 0 (cpu-a, cpu:threads=1, seed 42): cancelled: Slurm: CANCELLED") ||
+        !strstr(buf, "task 3 (cpu-b, cpu:threads=1, seed 43): cancelled: Slurm: CANCELLED") || strstr(buf, "never run"))
+        fail_msg("arrays cancelled while pending: want each task cancelled in the merged verdict:\n%s", buf);
     /* 1. submit; cancel task 0 while it writes its recording */
     t0 = ls_now();
     assert_int_equal(sh(out, sizeof out, "%s sweep --slurm %s --dir %s", g_bin, PLAN, d1), 0);

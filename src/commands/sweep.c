@@ -533,6 +533,7 @@ typedef struct {
     char state[32], reason[128], exitcode[16], node[64];
     int task;          /* -1: a record for a range (pending tasks) */
     char range[256];   /* ArrayTaskId as printed ("0-3%2", "5") */
+    int whole;         /* the record of a whole array (range: its tasks from jobs.tsv) */
 } slurm_rec;
 
 typedef struct {
@@ -591,8 +592,8 @@ static void slurm_query(const char *dir, slurm_view *v) {
     char line[1024];
     static char out[1 << 18];
     while (fgets(line, sizeof line, f)) {
-        char kind[16], job[40];
-        if (sscanf(line, "%15s %39s", kind, job) != 2) continue;
+        char kind[16], job[40], part[64], list[256] = "";
+        if (sscanf(line, "%15s %39s %63s %255s", kind, job, part, list) < 2) continue;
         char *argv[] = {"scontrol", "-o", "show", "job", job, NULL};
         if (run_capture(argv, out, sizeof out) != 0) continue; /* forgotten (MinJobAge) or no controller */
         char *save = NULL;
@@ -606,6 +607,14 @@ static void slurm_query(const char *dir, slurm_view *v) {
             field(l, "ExitCode", r->exitcode, sizeof r->exitcode);
             field(l, "NodeList", r->node, sizeof r->node);
             field(l, "ArrayTaskId", r->range, sizeof r->range);
+            /* an array cancelled whole while pending is one record with ArrayTaskId=4294967294 (Slurm's
+             * NO_VAL - 1), not its range: its tasks are the ones submitted in it (jobs.tsv); read as a
+             * task number it matched none, and --status and the merge said "never run, no record" */
+            if (!r->is_merge && list[0] && (!r->range[0] || strspn(r->range, "0123456789") == strlen(r->range)) &&
+                strtoul(r->range, NULL, 10) > (unsigned long)SWEEP_MAX_TASKS) {
+                snprintf(r->range, sizeof r->range, "%s", list);
+                r->whole = 1;
+            }
             if (!r->state[0]) continue;
             if (r->is_merge) {
                 v->merge_in_flight = !is_final(r->state);
@@ -620,7 +629,14 @@ static void slurm_query(const char *dir, slurm_view *v) {
 /* The newest Slurm record of task id, or NULL. */
 static const slurm_rec *slurm_find(const slurm_view *v, int id) {
     for (int i = v->n - 1; i >= 0; i--)
-        if (!v->r[i].is_merge && v->r[i].range[0] && in_range(v->r[i].range, id)) return &v->r[i];
+        if (!v->r[i].is_merge && v->r[i].range[0] && in_range(v->r[i].range, id)) {
+            /* a task's own record in the same array says more than the whole array's */
+            for (int k = v->n - 1; v->r[i].whole && k >= 0; k--)
+                if (!v->r[k].whole && !v->r[k].is_merge && !strcmp(v->r[k].job, v->r[i].job) && v->r[k].range[0] &&
+                    in_range(v->r[k].range, id))
+                    return &v->r[k];
+            return &v->r[i];
+        }
     return NULL;
 }
 

@@ -23,6 +23,8 @@
  *     per seed and the significance section per machine type; --wait whose
  *     merge job is cancelled -> exit 1 naming the job, not the earlier
  *     report's "complete"; --wait whose merge refuses a recording -> exit 2;
+ *     a folder named with a space, a quote and a '%' -> complete, its logs
+ *     in its log/;
  *   - the local backend (--local --jobs 2) on the same plan in another
  *     folder: every recording bitwise the same as Slurm's (sweep_recordings_same:
  *     every tensor and step record, every provenance key but the date and
@@ -198,6 +200,10 @@ static void test_bad_input(void **st) {
     assert_non_null(strstr(out, "lockstep sweep: --slurm: sbatch is not on PATH"));
     snprintf(dir, sizeof dir, "%s/noslurm", g_tmp);
     assert_int_not_equal(access(dir, F_OK), 0);
+    /* a folder name with a quote: the job scripts are shell that parses (without Slurm: --dry-run writes them) */
+    assert_int_equal(sh(out, sizeof out, "%s sweep --slurm --dry-run --on cpu-a=cpu --seeds 1 --limit-train 64 "
+                        "--dir \"%s/it's dry\" && sh -n \"%s/it's dry/slurm/task.sh\" && "
+                        "sh -n \"%s/it's dry/slurm/merge.sh\"", g_bin, g_tmp, g_tmp, g_tmp), 0);
     /* resources follow from the engine: a GPU for cuda, the cores of threads=N (no Slurm needed to see it) */
     assert_int_equal(sh(out, sizeof out, "%s sweep --slurm --dry-run --on gpu-x=cuda,cpu:threads=3 --seeds 42,43 "
                         "--limit-train 64 --dir %s/dry", g_bin, g_tmp), 0);
@@ -487,6 +493,16 @@ static void test_slurm_end_to_end(void **st) {
     if (rc != 2 || !strstr(out, " ended FAILED (exit code 2:0") || !strstr(out, "the merge refused its input") ||
         strstr(out, "sweep: complete"))
         fail_msg("--wait, merge job refused its input: exit %d, want 2 and 'ended FAILED (exit code 2:0':\n%s", rc, out);
+    assert_int_equal(wait_idle(60), 0);
+    /* 7. a folder whose name has a space, a quote and a '%': the job scripts quoted it '...' (a syntax error
+     * in every task and the merge) and --output took its '%a' for Slurm's pattern (JobLaunchFailure) */
+    rc = sh(out, sizeof out, "%s sweep --slurm --wait --on cpu-a=cpu:threads=1 --seeds 1 --limit-train 16 --limit-test 50 "
+            "--batch 16 --epochs 1 --ref-steps 0 --audit-every 1 --dir \"%s/odd it's 50%%a\"", g_bin, g_tmp);
+    if (rc != 0 || !strstr(out, "sweep: complete: 1 recordings"))
+        fail_msg("a folder named \"odd it's 50%%a\": exit %d, want 0 and complete:\n%s", rc, out);
+    assert_int_equal(sh(out, sizeof out, "ls \"%s/odd it's 50%%a/log\"", g_tmp), 0);
+    if (!strstr(out, "task-0.") || !strstr(out, "merge."))
+        fail_msg("want the task's and the merge's logs in the folder's log/:\n%s", out);
     assert_int_equal(wait_idle(60), 0);
 }
 

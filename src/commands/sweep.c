@@ -907,6 +907,36 @@ static int append_line(const char *path, const char *fmt, ...) {
     return bad ? ls_err(LS_EIO, "%s: write failed", path) : 0;
 }
 
+/* s as one shell word in single quotes ('\'' for a quote inside): the
+ * folder and the binary are the user's paths, spaces and quotes allowed. */
+static void sh_quote(char *out, size_t cap, const char *s) {
+    size_t n = 0;
+    if (cap < 3) {
+        if (cap) out[0] = 0;
+        return;
+    }
+    out[n++] = '\'';
+    for (; *s && n + 6 < cap; s++) {
+        if (*s == '\'') {
+            memcpy(out + n, "'\\''", 4);
+            n += 4;
+        } else out[n++] = *s;
+    }
+    out[n++] = '\'';
+    out[n] = 0;
+}
+
+/* path for sbatch --output, where % starts a pattern (%j, %a, ...): a '%'
+ * of the folder's own name doubled ("%%", Slurm's literal '%'). */
+static void slurm_escape(char *out, size_t cap, const char *s) {
+    size_t n = 0;
+    for (; *s && n + 3 < cap; s++) {
+        if (*s == '%') out[n++] = '%';
+        out[n++] = *s;
+    }
+    if (cap) out[n < cap ? n : cap - 1] = 0;
+}
+
 static int write_script(const char *path, const char *body) {
     int rc = ls_write_file_atomic(path, body, strlen(body));
     if (!rc && chmod(path, 0755) != 0) rc = ls_err(LS_EIO, "%s: chmod: %s", path, strerror(errno));
@@ -968,17 +998,25 @@ static int unsubmit(int rc, char mine[][40], int n_mine) {
 
 static int slurm_submit(const sweep_plan *p, const char *dir, const task_status *ts, const slurm_view *v,
                         const sweep_cfg *c, char *merge_job, size_t mcap, int *n_new) {
-    char exe[PATH_MAX], path[PATH_MAX], body[4096], jobs[PATH_MAX];
+    char exe[PATH_MAX], path[PATH_MAX], body[4 * PATH_MAX + 256], jobs[PATH_MAX];
     int rc, n = plan_n_tasks(p);
     self_exe(exe, sizeof exe);
     snprintf(jobs, sizeof jobs, "%s/slurm/jobs.tsv", dir);
     snprintf(path, sizeof path, "%s/slurm/task.sh", dir);
-    snprintf(body, sizeof body, "#!/bin/sh\n# lockstep sweep: one task of %s/plan.json (the array index is the task)\n"
-             "exec '%s' sweep --task \"$SLURM_ARRAY_TASK_ID\" --dir '%s'\n", dir, exe, dir);
+    /* quoted: a quote in the folder's name made a script that every task and the merge failed to parse; and
+     * a '%' in it was a pattern in --output (the logs went to another folder) */
+    char q_exe[2 * PATH_MAX], q_dir[2 * PATH_MAX], e_dir[2 * PATH_MAX];
+    slurm_escape(e_dir, sizeof e_dir, dir);
+    sh_quote(q_exe, sizeof q_exe, exe);
+    sh_quote(q_dir, sizeof q_dir, dir);
+    if (strchr(dir, '\n') || strchr(exe, '\n'))
+        return ls_err(LS_EINVAL, "%s: a folder name with a line break cannot go into a job script", dir);
+    snprintf(body, sizeof body, "#!/bin/sh\n# lockstep sweep: one task of this folder's plan.json (the array index is "
+             "the task)\nexec %s sweep --task \"$SLURM_ARRAY_TASK_ID\" --dir %s\n", q_exe, q_dir);
     if ((rc = write_script(path, body))) return rc;
     snprintf(path, sizeof path, "%s/slurm/merge.sh", dir);
-    snprintf(body, sizeof body, "#!/bin/sh\n# lockstep sweep: audit the recordings of %s into its report/\n"
-             "exec '%s' sweep --merge '%s'\n", dir, exe, dir);
+    snprintf(body, sizeof body, "#!/bin/sh\n# lockstep sweep: audit this folder's recordings into its report/\n"
+             "exec %s sweep --merge %s\n", q_exe, q_dir);
     if ((rc = write_script(path, body))) return rc;
     char dep[2048] = "afterany";
     size_t dl = strlen(dep);
@@ -1005,11 +1043,11 @@ static int slurm_submit(const sweep_plan *p, const char *dir, const task_status 
             ll += (size_t)snprintf(list + ll, sizeof list - ll, "%s%d", ll ? "," : "", k);
             (*n_new)++;
         }
-        char a_part[96], a_arr[2100], a_cpu[48], a_out[PATH_MAX + 32], a_time[96], a_script[PATH_MAX], job[40];
+        char a_part[96], a_arr[2100], a_cpu[48], a_out[2 * PATH_MAX + 32], a_time[96], a_script[PATH_MAX], job[40];
         snprintf(a_part, sizeof a_part, "--partition=%s", p->partition[t.machine]);
         snprintf(a_arr, sizeof a_arr, "--array=%s", list);
         snprintf(a_cpu, sizeof a_cpu, "--cpus-per-task=%d", cpus);
-        snprintf(a_out, sizeof a_out, "--output=%s/log/task-%%a.%%A.out", dir);
+        snprintf(a_out, sizeof a_out, "--output=%s/log/task-%%a.%%A.out", e_dir);
         snprintf(a_time, sizeof a_time, "--time=%s", c->time_limit ? c->time_limit : "");
         snprintf(a_script, sizeof a_script, "%s/slurm/task.sh", dir);
         char *argv[16];
@@ -1039,10 +1077,10 @@ static int slurm_submit(const sweep_plan *p, const char *dir, const task_status 
         if (c->out) fprintf(c->out, "sweep: nothing to submit; merge job %s is in flight\n", merge_job);
         return 0;
     }
-    char a_part[96], a_dep[2100], a_out[PATH_MAX + 32], a_script[PATH_MAX];
+    char a_part[96], a_dep[2100], a_out[2 * PATH_MAX + 32], a_script[PATH_MAX];
     snprintf(a_part, sizeof a_part, "--partition=%s", p->partition[0]);
     snprintf(a_dep, sizeof a_dep, "--dependency=%s", dep);
-    snprintf(a_out, sizeof a_out, "--output=%s/log/merge.%%j.out", dir);
+    snprintf(a_out, sizeof a_out, "--output=%s/log/merge.%%j.out", e_dir);
     snprintf(a_script, sizeof a_script, "%s/slurm/merge.sh", dir);
     char *argv[] = {"sbatch", "--parsable", "--job-name=lockstep-sweep-merge", a_part, "--cpus-per-task=1",
                     a_out, strchr(dep, ':') ? a_dep : a_script, a_script, NULL};

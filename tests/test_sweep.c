@@ -234,6 +234,16 @@ static void test_bad_input(void **st) {
     sh(NULL, 0, "sed -i 's/\"version\": 1/\"version\": 9/' %s", plan);
     assert_int_equal(sh(out, sizeof out, "%s sweep --status %s/p1", g_bin, g_tmp), 2);
     assert_non_null(strstr(out, "field 'version' is 9"));
+    /* a seed twice (two tasks of one recording), a negative seed, one past 2^63 (read as 2^63 - 1) were taken */
+    const char *bad_seeds[] = {"42, 42", "42, -5", "99999999999999999999"};
+    for (size_t i = 0; i < sizeof bad_seeds / sizeof bad_seeds[0]; i++) {
+        sh(NULL, 0, "sed -i -e 's/\"version\": 9/\"version\": 1/' -e 's/\"seeds\": \\[.*\\]/\"seeds\": [%s]/' %s",
+           bad_seeds[i], plan);
+        int rc = sh(out, sizeof out, "grep -F '\"seeds\": [%s]' %s && %s sweep --status %s/p1", bad_seeds[i], plan,
+                    g_bin, g_tmp);
+        if (rc != 2 || !strstr(out, "plan.json: line 14: bad value for field 'seeds'"))
+            fail_msg("plan.json with seeds [%s]: exit %d, want 2 naming the field:\n%s", bad_seeds[i], rc, out);
+    }
 }
 
 /* The Slurm job id of the array that holds task id (DIR/slurm/jobs.tsv), or "" */

@@ -306,10 +306,16 @@ static int plan_field(sweep_plan *p, const char *key, char *v, int *magic) {
     v[n - 1] = 0;
     char *save = NULL;
     if (strcmp(key, "seeds") == 0) {
+        /* as --seeds takes them: a seed twice made two tasks of one recording (and its seed audited twice), a
+         * negative one or one past 2^63 (taken as 2^63 - 1) is no seed --seeds gives */
         for (char *t = strtok_r(v + 1, ", ", &save); t; t = strtok_r(NULL, ", ", &save)) {
             if (p->n_seeds >= SWEEP_MAX_SEEDS) return -1;
-            p->seed[p->n_seeds++] = strtoll(t, &end, 10);
-            if (*end) return -1;
+            errno = 0;
+            long long x = strtoll(t, &end, 10);
+            if (*end || end == t || errno || x < 0) return -1;
+            for (int i = 0; i < p->n_seeds; i++)
+                if (p->seed[i] == x) return -1;
+            p->seed[p->n_seeds++] = x;
         }
         return p->n_seeds ? 0 : -1;
     }

@@ -392,6 +392,67 @@ static void test_partial_batch_recording(void **st) {
     if (rc != 0 || !strstr(out, "within bound")) fail_msg("exit %d:\n%s", rc, out);
 }
 
+/* A batch index twice in epoch 1 of a 2-epoch recording, its record written
+ * after epoch 2's: step 2's first index made step 1's, with its image,
+ * label and batch digest made to match (so the data agrees, only the
+ * permutation check can tell), and step 2's BATCH_INDEX record moved to
+ * the end of the file.  The check used to reset its flags whenever the
+ * epoch changed in file order (1, 2, then 1 again) and passed it. */
+static void test_index_twice_across_epochs(void **st) {
+    NEED();
+    char path[160], bad[160], args[1024], out[16384], slice[320];
+    snprintf(path, sizeof path, "%s/two-epochs.lsr", g_dir);
+    snprintf(bad, sizeof bad, "%s/two-epochs-twice.lsr", g_dir);
+    snprintf(slice, sizeof slice, "%.*s --epochs 2", (int)(strstr(SLICE, " --epochs") - SLICE), SLICE);
+    /* full at 1, 2, 4, 8 (epoch 1) and 12, 16 (epoch 2) */
+    snprintf(args, sizeof args, "record --engine cpu:threads=1 --out %s %s --audit-every 4 --ref-steps 2", path, slice);
+    if (run(args, out, sizeof out) != 0) fail_msg("record: %s", out);
+    golden_file *gf;
+    if (golden_read(&gf, path)) fail_msg("%s", ls_errmsg());
+    const golden_record *i1 = golden_find(gf, 1, -1, K_INDEX), *i2 = golden_find(gf, 2, -1, K_INDEX),
+                        *x1 = golden_find(gf, 1, -1, TENSOR_INPUT), *x2 = golden_find(gf, 2, -1, TENSOR_INPUT),
+                        *y1 = golden_find(gf, 1, -1, K_LABELS), *y2 = golden_find(gf, 2, -1, K_LABELS);
+    assert_true(i1 && i2 && x1 && x2 && y1 && y2 && golden_find(gf, 12, -1, K_INDEX));
+    size_t in = x2->count / y2->count;
+    float *px = malloc(x2->count * sizeof *px), idx[64], lab_f[64];
+    int32_t lab[64];
+    assert_true(px && y2->count <= 64);
+    memcpy(px, x2->values, x2->count * sizeof *px);
+    memcpy(px, x1->values, in * sizeof *px); /* image 0 of step 1 */
+    memcpy(idx, i2->values, i2->count * sizeof *idx);
+    idx[0] = i1->values[0];
+    memcpy(lab_f, y2->values, y2->count * sizeof *lab_f);
+    lab_f[0] = y1->values[0];
+    for (size_t i = 0; i < y2->count; i++) lab[i] = (int32_t)lab_f[i];
+    uint64_t d = recording_batch_digest(px, lab, y2->count, in);
+    golden_prov prov;
+    golden_prov_init(&prov);
+    for (size_t i = 0; i < gf->prov.n; i++) assert_int_equal(golden_prov_set(&prov, gf->prov.key[i], gf->prov.val[i]), 0);
+    golden_writer *w;
+    assert_int_equal(golden_writer_open(&w, bad, &prov), 0);
+    for (size_t i = 0; i <= gf->n_records; i++) {
+        const golden_record *g = i < gf->n_records ? &gf->records[i] : i2; /* step 2's index last */
+        if (g == i2 && i < gf->n_records) continue;
+        const float *v = g == i2 ? idx : g == x2 ? px : g == y2 ? lab_f : g->values;
+        float sv[12];
+        if (g->kind == GOLDEN_KIND_STEP && g->step == 2) {
+            memcpy(sv, g->values, sizeof sv);
+            recording_digest_put(sv + 6, d);
+            v = sv;
+        }
+        assert_int_equal(golden_writer_add(w, g->step, g->layer, g->kind, g->name, g->ndim, g->shape, v), 0);
+    }
+    assert_int_equal(golden_writer_close(w, 1), 0);
+    golden_prov_free(&prov);
+    golden_file_free(gf);
+    free(px);
+    snprintf(args, sizeof args, "audit --engines reference,recorded:%s %s", bad, slice);
+    int rc = run(args, out, sizeof out);
+    if (rc != 2 || !strstr(out, bad) || !strstr(out, "step 2 batch_index") || !strstr(out, "field batch_index") ||
+        !strstr(out, "appears twice in epoch 1"))
+        fail_msg("exit %d, want 2 naming step 2's batch_index, an index twice in epoch 1:\n%s", rc, out);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_impossible_contents_refused),
@@ -399,6 +460,7 @@ int main(void) {
         cmocka_unit_test(test_untouched_audits_the_same),
         cmocka_unit_test(test_default_plan_shadowed),
         cmocka_unit_test(test_partial_batch_recording),
+        cmocka_unit_test(test_index_twice_across_epochs),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }

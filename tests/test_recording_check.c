@@ -453,6 +453,28 @@ static void test_index_twice_across_epochs(void **st) {
         fail_msg("exit %d, want 2 naming step 2's batch_index, an index twice in epoch 1:\n%s", rc, out);
 }
 
+/* A recording cut short by --steps, audited without it: the refusal's "the
+ * recording's run: ..." are the options that audit it (it left --steps
+ * out, and the audit run as it said was refused again). */
+static void test_steps_in_the_recordings_run(void **st) {
+    NEED();
+    char path[160], args[1024], out[16384], slice[320];
+    snprintf(path, sizeof path, "%s/steps5.lsr", g_dir);
+    int pre = (int)(strstr(SLICE, " --batch") - SLICE); /* "--model FILE" */
+    snprintf(slice, sizeof slice, "%.*s --batch 8 --limit-train 64 --limit-test 16 --epochs 2", pre, SLICE);
+    snprintf(args, sizeof args, "record --engine cpu:threads=1 --out %s %s --steps 5", path, slice);
+    if (run(args, out, sizeof out) != 0) fail_msg("record: %s", out);
+    snprintf(args, sizeof args, "audit --engines reference,recorded:%s %s", path, slice);
+    int rc = run(args, out, sizeof out);
+    const char *hint = strstr(out, "the recording's run: ");
+    if (rc != 2 || !strstr(out, "(field: steps)") || !hint) fail_msg("exit %d, want 2 naming steps:\n%s", rc, out);
+    hint += strlen("the recording's run: ");
+    snprintf(args, sizeof args, "audit --engines reference,recorded:%s %.*s %.*s", path, pre, SLICE,
+             (int)strcspn(hint, "\n"), hint);
+    rc = run(args, out, sizeof out);
+    if (rc != 0 || !strstr(out, "VERDICT: ok")) fail_msg("the recording's run as the refusal gave it: exit %d:\n%s", rc, out);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_impossible_contents_refused),
@@ -461,6 +483,7 @@ int main(void) {
         cmocka_unit_test(test_default_plan_shadowed),
         cmocka_unit_test(test_partial_batch_recording),
         cmocka_unit_test(test_index_twice_across_epochs),
+        cmocka_unit_test(test_steps_in_the_recordings_run),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }

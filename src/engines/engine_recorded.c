@@ -369,9 +369,13 @@ static const engine_i RECORDED_IFACE = {
 static void recorded_run_options(const recording *r, char *buf, size_t cap) {
     const char *nz = golden_provenance_get(r->gf, "data.normalize"), *lr = golden_provenance_get(r->gf, "lr");
     int norm = nz && strcmp(nz, "none") != 0, lr_set = lr && strcmp(lr, "0.001") != 0;
-    snprintf(buf, cap, "--seed %llu --batch %zu --epochs %d --limit-train %zu --limit-test %zu%s%s%s%s",
+    /* a run cut short by --steps: without it the audit run as said was refused again (field: steps) */
+    long all = (long)((r->limit_train + r->batch - 1) / r->batch) * r->epochs;
+    char steps[32] = "";
+    if (r->total_steps < all) snprintf(steps, sizeof steps, " --steps %ld", r->total_steps);
+    snprintf(buf, cap, "--seed %llu --batch %zu --epochs %d --limit-train %zu --limit-test %zu%s%s%s%s%s",
              (unsigned long long)r->seed, r->batch, r->epochs, r->limit_train, r->limit_test,
-             norm ? " --normalize " : "", norm ? nz : "", lr_set ? " --lr " : "", lr_set ? lr : "");
+             norm ? " --normalize " : "", norm ? nz : "", lr_set ? " --lr " : "", lr_set ? lr : "", steps);
 }
 
 int engine_recorded_create(engine *e, const engine_spec *s) {

@@ -475,6 +475,43 @@ static void test_steps_in_the_recordings_run(void **st) {
     if (rc != 0 || !strstr(out, "VERDICT: ok")) fail_msg("the recording's run as the refusal gave it: exit %d:\n%s", rc, out);
 }
 
+/* Counts a file's provenance claims, under a 2 GB address-space limit: the
+ * refusal names the file and the field, whatever the count.  It was "out
+ * of memory allocating 100000001 x 48 bytes" (plan.total_steps 1e8: no
+ * file, no field) and an empty message (limit_train 1e9: the batch-index
+ * check's 4 GB of flags, LS_ENOMEM with no text).  Not under ASan: its
+ * shadow memory needs more address space than any such limit leaves. */
+static void test_huge_counts_named(void **st) {
+    NEED();
+#if defined(__SANITIZE_ADDRESS__)
+    skip();
+#endif
+    static const struct {
+        const char *key, *val, *want;
+    } cases[] = {
+        {NULL, NULL, "(field: seed)"}, /* the control: a refusal that needs nothing big, under the limit */
+        {"plan.total_steps", "100000000", "plan.total_steps"},
+        {"limit_train", "1000000000", "limit_train"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+        char bad[192], cmd[PATH_MAX + 1024], out[16384];
+        snprintf(bad, sizeof bad, "%s/huge%zu.lsr", g_dir, i);
+        edit_case c = {cases[i].want, 0, 0, 0, NULL, 0, 0, 0, cases[i].key, cases[i].val, "", ""};
+        rewrite(g_rec, bad, &c);
+        snprintf(cmd, sizeof cmd, "ulimit -v 2000000; exec timeout 120 %s audit --engines recorded:%s %s%s 2>&1 "
+                 "</dev/null", g_bin, bad, SLICE, cases[i].key ? "" : " --seed 7");
+        FILE *p = popen(cmd, "r");
+        assert_non_null(p);
+        size_t n = fread(out, 1, sizeof out - 1, p);
+        out[n] = 0;
+        int st_ = pclose(p), rc = WIFEXITED(st_) ? WEXITSTATUS(st_) : -1;
+        if (rc != 2 || !strstr(out, bad) || !strstr(out, cases[i].want))
+            fail_msg("%s = %s: exit %d, want 2 naming the file and %s:\n%s", cases[i].key ? cases[i].key : "(none)",
+                     cases[i].val ? cases[i].val : "", rc, cases[i].want, out);
+        unlink(bad);
+    }
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_impossible_contents_refused),
@@ -484,6 +521,7 @@ int main(void) {
         cmocka_unit_test(test_partial_batch_recording),
         cmocka_unit_test(test_index_twice_across_epochs),
         cmocka_unit_test(test_steps_in_the_recordings_run),
+        cmocka_unit_test(test_huge_counts_named),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }

@@ -269,7 +269,15 @@ int recording_open(recording **out, const char *path) {
     r->has_checksums = r->ck_ext || (ck && strcmp(ck, "step,update,eval") == 0);
 
     /* the per-step index: every step 1..total has its STEP record, and a
-     * step said to be full has its tensors */
+     * step said to be full has its tensors; a step record each, so no
+     * more steps than records (1e8 from a small file was "out of memory
+     * allocating 100000001 x 48 bytes" under a memory limit, naming nothing) */
+    if ((size_t)r->total_steps > r->gf->n_records) {
+        rc = ls_err(LS_EFORMAT, "%s: provenance plan.total_steps = %ld, but the file holds %zu records (a step record "
+                    "per step): truncated or not a recording (field: plan.total_steps)", path, r->total_steps,
+                    r->gf->n_records);
+        goto fail;
+    }
     r->steps = ls_calloc((size_t)r->total_steps + 1, sizeof *r->steps);
     if (!r->steps) {
         rc = LS_ENOMEM;

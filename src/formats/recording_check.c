@@ -52,7 +52,6 @@ typedef struct {
     const recording *r;
     const model *m;
     size_t spe;     /* steps per epoch */
-    uint32_t *seen; /* limit_train entries: the epoch + 1 a batch index was last met in (0: never) */
     recording_ck_geom_fn ck_geom; /* engines/checksums.h's layout (NULL: refuse checksum records) */
 } vctx;
 
@@ -104,21 +103,51 @@ static int want_values(const recording *r, const golden_record *g, const char *f
     return 0;
 }
 
-/* A batch's training-set indices: never twice in one epoch. */
-static int check_batch_index(vctx *v, const golden_record *g, int ep) {
+/* A recorded batch index: its epoch, its value, where it is in the file. */
+typedef struct {
+    uint32_t ep, x;
+    size_t rec, pos;
+} index_at;
+
+static int index_at_cmp(const void *a, const void *b) {
+    const index_at *p = a, *q = b;
+    if (p->ep != q->ep) return p->ep < q->ep ? -1 : 1;
+    if (p->x != q->x) return p->x < q->x ? -1 : 1;
+    if (p->rec != q->rec) return p->rec < q->rec ? -1 : 1;
+    return p->pos < q->pos ? -1 : p->pos > q->pos;
+}
+
+/* Batch indices never twice in one epoch (an epoch is a permutation), by
+ * epoch whatever the records' order (epoch 1, 2, then 1 again escaped a
+ * reset at each change), found by sorting what the file holds: a flag
+ * per training image took limit_train entries, 4 GB for a provenance
+ * limit_train of 1e9, and failed with no message under a memory limit.
+ * After check_records: every value an integer in 0..limit_train-1. */
+static int check_index_epochs(const vctx *v) {
     const recording *r = v->r;
-    int rc = want_values(r, g, "batch_index", 0, (double)r->limit_train - 1, 1);
-    if (rc) return rc;
-    /* by epoch, not by a reset when the epoch changes: records in file
-     * order need not be in step order (epoch 1, 2, then 1 again escaped) */
-    for (size_t i = 0; i < g->count; i++) {
-        size_t x = (size_t)g->values[i];
-        if (v->seen[x] == (uint32_t)ep + 1)
-            return bad(r, g, "batch_index", "value %zu: index %zu appears twice in epoch %d (an epoch is a "
-                       "permutation of the training set)", i, x, ep + 1);
-        v->seen[x] = (uint32_t)ep + 1;
+    const golden_file *gf = r->gf;
+    size_t n = 0, k = 0;
+    for (size_t i = 0; i < gf->n_records; i++)
+        if (gf->records[i].kind == GOLDEN_KIND_BATCH_INDEX) n += gf->records[i].count;
+    if (n < 2) return 0;
+    index_at *a = malloc(n * sizeof *a);
+    if (!a) return ls_err(LS_ENOMEM, "%s: out of memory for its %zu batch indices", r->path, n);
+    for (size_t i = 0; i < gf->n_records; i++) {
+        const golden_record *g = &gf->records[i];
+        if (g->kind != GOLDEN_KIND_BATCH_INDEX) continue;
+        size_t nb;
+        int ep;
+        step_plan(v, g->step, &nb, &ep);
+        for (size_t j = 0; j < g->count; j++) a[k++] = (index_at){(uint32_t)ep, (uint32_t)g->values[j], i, j};
     }
-    return 0;
+    qsort(a, n, sizeof *a, index_at_cmp);
+    int rc = 0;
+    for (size_t i = 1; i < n && !rc; i++) /* a[i]: the later of the two in the file */
+        if (a[i].ep == a[i - 1].ep && a[i].x == a[i - 1].x)
+            rc = bad(r, &gf->records[a[i].rec], "batch_index", "value %zu: index %u appears twice in epoch %u (an "
+                     "epoch is a permutation of the training set)", a[i].pos, (unsigned)a[i].x, (unsigned)a[i].ep + 1);
+    free(a);
+    return rc;
 }
 
 /* The inputs' range: [0, 1] (x/255 in fp32), or its image under the
@@ -153,7 +182,7 @@ static int check_step_record(vctx *v, const golden_record *g) {
         return want_values(r, g, "labels", 0, m->n_classes - 1, 1);
     case GOLDEN_KIND_BATCH_INDEX:
         if ((rc = want_shape(r, g, 1, nb, 0, 0, 0))) return rc;
-        return check_batch_index(v, g, ep);
+        return want_values(r, g, "batch_index", 0, (double)r->limit_train - 1, 1); /* twice: check_index_epochs */
     case TENSOR_ACT:
     case TENSOR_DACT:
         if ((rc = want_shape(r, g, 2, nb, layer_out_size(&m->layers[g->layer]), 0, 0))) return rc;
@@ -522,16 +551,15 @@ static int check_records(vctx *v) {
 }
 
 int recording_validate(const recording *r, const model *m, recording_ck_geom_fn ck_geom) {
-    vctx v = {r, m, (r->limit_train + r->batch - 1) / r->batch, NULL, ck_geom};
+    vctx v = {r, m, (r->limit_train + r->batch - 1) / r->batch, ck_geom};
     int rc = check_provenance(&v);
     if (rc) return rc;
-    if (!(v.seen = calloc(r->limit_train, sizeof *v.seen))) return LS_ENOMEM;
-    if (!(rc = check_unique(r)) && !(rc = check_step_records(&v)) && !(rc = check_records(&v)))
+    if (!(rc = check_unique(r)) && !(rc = check_step_records(&v)) && !(rc = check_records(&v)) &&
+        !(rc = check_index_epochs(&v)))
         for (long k = 1; k <= r->total_steps && !rc; k++)
             if (r->steps[k].full) rc = check_full_step(&v, k);
     if (!rc) rc = check_epochs(&v);
     if (!rc) rc = check_ck_count(&v);
-    free(v.seen);
     return rc;
 }
 

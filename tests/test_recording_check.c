@@ -228,6 +228,10 @@ static const edit_case CASES[] = {
     {"a step recorded twice", GOLDEN_KIND_STEP, 3, -1, twice, 0, 0, 3, 0, 0, "step 3 step", "step"},
     {"step 9 of 8", GOLDEN_KIND_STEP, 8, -1, twice, 0, 0, 9, 0, 0, "step 9 step", "step"},
     {"provenance steps 9 of 8", 0, 0, 0, NULL, 0, 0, 0, "steps", "9", "provenance steps", "steps"},
+    /* a seed that is not a number: it read as 0 ("recorded with seed 0", "--seed 0"), "42abc" as 42 */
+    {"provenance seed abc", 0, 0, 0, NULL, 0, 0, 0, "seed", "abc", "provenance seed", "seed"},
+    {"provenance seed 42abc", 0, 0, 0, NULL, 0, 0, 0, "seed", "42abc", "provenance seed", "seed"},
+    {"provenance seed -1", 0, 0, 0, NULL, 0, 0, 0, "seed", "-1", "provenance seed", "seed"},
     {"one pixel changed", TENSOR_INPUT, 1, -1, set_value, 0.5, 400, 0, 0, 0, "step 1 input", "input"},
     /* NaN and infinity in parameters, losses, activations */
     {"NaN parameter", TENSOR_PARAMS, 2, -1, set_value, NAN, 10, 0, 0, 0, "step 2 params", "params"},

@@ -253,7 +253,16 @@ int recording_open(recording **out, const char *path) {
         rc = ls_err(LS_EFORMAT, "%s: provenance lacks seed: not a complete recording", path);
         goto fail;
     }
-    r->seed = strtoull(sd, NULL, 10);
+    /* digits only, as record writes it: "abc" read as 0 ("recorded with
+     * seed 0", "--seed 0"), "42abc" as 42, "-1" as 2^64-1 */
+    char *end;
+    errno = 0;
+    r->seed = strtoull(sd, &end, 10);
+    if (*sd < '0' || *sd > '9' || *end || errno) {
+        rc = ls_err(LS_EFORMAT, "%s: provenance seed = \"%s\": want an integer in 0..%llu (field: seed)", path, sd,
+                    (unsigned long long)UINT64_MAX);
+        goto fail;
+    }
     const char *fs = golden_provenance_get(r->gf, "plan.full_steps");
     snprintf(r->full_steps, sizeof r->full_steps, "%s", fs ? fs : "?");
     /* absent (an older recording) or "none (...)": no checksum vectors */

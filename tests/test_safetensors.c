@@ -27,6 +27,7 @@
 #include "formats/order.h"
 #include "base/rng.h"
 #include "formats/safetensors.h"
+#include "formats/golden.h"
 #include "base/util.h"
 
 #if defined(__SANITIZE_ADDRESS__)
@@ -542,6 +543,40 @@ static void test_cli_export_recording(void **st) {
     assert_int_equal(sh("grep -q 'step 4 is not one the recording holds tensors of: it records every tensor at its full '"
                         "'steps (1,8)' %s", out), 0);
     assert_int_equal(sh("test -e %s/x4.st", d), 1);
+    /* a label or batch index that is no integer (a file its CRCs call
+     * intact, edited): exported as INT64_MIN, exit 0 (a float-to-int
+     * conversion out of range: undefined) */
+    static const struct {
+        unsigned kind;
+        float v;
+        const char *want;
+    } edits[] = {{GOLDEN_KIND_LABELS, NAN, "step 8 labels"}, {GOLDEN_KIND_BATCH_INDEX, 1e30f, "step 8 batch_index"},
+                 {GOLDEN_KIND_LABELS, -1, "step 8 labels"}};
+    for (size_t k = 0; k < LS_ARRAY_LEN(edits); k++) {
+        golden_file *gf;
+        char src[PATH_MAX], bad[PATH_MAX];
+        snprintf(src, sizeof src, "%s/r.lsr", d);
+        snprintf(bad, sizeof bad, "%s/bad%zu.lsr", d, k);
+        if (golden_read(&gf, src)) fail_msg("%s", ls_errmsg());
+        golden_writer *w;
+        assert_int_equal(golden_writer_open(&w, bad, &gf->prov), 0);
+        for (size_t i = 0; i < gf->n_records; i++) {
+            const golden_record *g = &gf->records[i];
+            float *v = malloc((g->count ? g->count : 1) * sizeof *v);
+            memcpy(v, g->values, g->count * sizeof *v);
+            if (g->kind == edits[k].kind && g->step == 8) v[2] = edits[k].v;
+            assert_int_equal(golden_writer_add(w, g->step, g->layer, g->kind, g->name, g->ndim, g->shape, v), 0);
+            free(v);
+        }
+        assert_int_equal(golden_writer_close(w, 1), 0);
+        golden_file_free(gf);
+        assert_int_equal(sh("%s export %s --step 8 --out %s/xb.st > %s 2>&1", g_bin, bad, d, out), 2);
+        if (sh("grep -q '%s: record %s: value 2 is ' %s", bad, edits[k].want, out) != 0) {
+            sh("cat %s", out);
+            fail_msg("edit %zu: the message does not name the file, %s and its value 2", k, edits[k].want);
+        }
+        assert_int_equal(sh("test -e %s/xb.st", d), 1);
+    }
 }
 
 /* a python3 that can import `module`, or NULL */

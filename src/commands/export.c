@@ -174,7 +174,7 @@ done:
  * the internals are left out.  *done: 1 when the record was handled (written
  * or left out on purpose), 0 to write it as a golden's. */
 static int export_recording_record(st_writer *w, const model *m, const golden_record *r, long S, int *done,
-                                   size_t *n_tensors) {
+                                   size_t *n_tensors, const char *path) {
     char name[320];
     *done = 1;
     switch (r->kind) {
@@ -186,9 +186,18 @@ static int export_recording_record(st_writer *w, const model *m, const golden_re
     case GOLDEN_KIND_CK_EVAL: return 0; /* the recording's own bookkeeping */
     case GOLDEN_KIND_LABELS:
     case GOLDEN_KIND_BATCH_INDEX: {
+        /* integers >= 0, checked here: golden_read checks the container
+         * only (NaN became INT64_MIN, exit 0: a conversion out of range) */
+        for (size_t i = 0; i < r->count; i++)
+            if (!(r->values[i] >= 0 && r->values[i] < 0x1p31f && r->values[i] == floorf(r->values[i]))) {
+                char lab[128];
+                golden_record_label(r, lab, sizeof lab);
+                return ls_err(LS_EFORMAT, "%s: record %s: value %zu is %.9g: want an integer in 0..2^31-1", path, lab,
+                              i, (double)r->values[i]);
+            }
         int64_t *v = malloc((r->count ? r->count : 1) * sizeof *v);
         if (!v) return ls_err(LS_ENOMEM, "out of memory");
-        for (size_t i = 0; i < r->count; i++) v[i] = (int64_t)r->values[i]; /* integers, checked when read */
+        for (size_t i = 0; i < r->count; i++) v[i] = (int64_t)r->values[i];
         snprintf(name, sizeof name, "step%ld/%s", S, r->kind == GOLDEN_KIND_LABELS ? "labels" : "batch_index");
         size_t n = r->count;
         int rc = st_writer_add(w, name, ST_I64, 1, &n, v);
@@ -264,7 +273,7 @@ static int export_golden(const export_cfg *c, st_writer *w) {
         if (r->step != (uint32_t)S) continue;
         if (is_rec) {
             int done;
-            rc = export_recording_record(w, &m, r, S, &done, &n_tensors);
+            rc = export_recording_record(w, &m, r, S, &done, &n_tensors, c->source);
             if (done) {
                 n++;
                 continue;

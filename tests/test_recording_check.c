@@ -555,6 +555,23 @@ static void test_vectors_stop_early(void **st) {
                                          rc, out);
 }
 
+/* A plan.checksums this lockstep does not know (a later lockstep's blocks
+ * after wrnd): the refusal said "plan.checksums says the recording has
+ * none", which the file does not say; now it quotes it. */
+static void test_unknown_checksum_blocks(void **st) {
+    NEED();
+    static const char later[] = "step,update,eval,all-blocks,alt,zero,rand,peek,dpeek,wrnd,later";
+    char bad[192], args[512], out[16384];
+    snprintf(bad, sizeof bad, "%s/later-blocks.lsr", g_dir);
+    edit_case c = {"later blocks", 0, 0, 0, NULL, 0, 0, 0, "plan.checksums", later, "step 1 ck_step", "kind"};
+    rewrite(g_rec, bad, &c);
+    expect_refused(&c, bad);
+    snprintf(args, sizeof args, "audit --engines recorded:%s %s", bad, SLICE);
+    run(args, out, sizeof out);
+    if (strstr(out, "says the recording has none") || !strstr(out, later))
+        fail_msg("the message does not quote plan.checksums:\n%s", out);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_impossible_contents_refused),
@@ -566,6 +583,7 @@ int main(void) {
         cmocka_unit_test(test_steps_in_the_recordings_run),
         cmocka_unit_test(test_huge_counts_named),
         cmocka_unit_test(test_vectors_stop_early),
+        cmocka_unit_test(test_unknown_checksum_blocks),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }

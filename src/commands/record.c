@@ -232,7 +232,8 @@ static int record_prepare_checksums(record_run *r) {
      * and the conv layers' output-element ones, ",dpeek": and the dense
      * layers', ",wrnd": and the random-weighted backward-weights ones
      * (every engine computes them, cuda's on the device; an older
-     * lockstep reads such a recording as one without vectors) */
+     * lockstep refuses such a recording: a plan.checksums it does not
+     * know, with vectors in the file, is not one without them) */
     r->ck_ext = 7;
     snprintf(r->ck_what, sizeof r->ck_what, "step,update,eval,all-blocks,alt,zero%s",
              r->ck_ext == 7 ? ",rand,peek,dpeek,wrnd" : "");

@@ -472,8 +472,14 @@ static int check_ck_values(const vctx *v, const golden_record *g, const recordin
  * its batch, its header, its values. */
 static int check_ck_record(const vctx *v, const golden_record *g) {
     const recording *r = v->r;
-    if (!r->has_checksums)
+    if (!r->has_checksums) { /* none, absent, or blocks this lockstep does not know (it said "none" to those too) */
+        const char *ck = golden_provenance_get(r->gf, "plan.checksums");
+        if (ck && strncmp(ck, "none", 4) != 0)
+            return bad(r, g, "kind", "a checksum vector, but provenance plan.checksums = \"%.160s\" is not a set of "
+                       "vectors this lockstep reads (a later lockstep's recording? record --no-checksums makes one "
+                       "without)", ck);
         return bad(r, g, "kind", "a checksum vector, but provenance plan.checksums says the recording has none");
+    }
     if (!v->ck_geom) return bad(r, g, "kind", "a checksum vector, and no layout to check it against");
     int stage = g->kind == GOLDEN_KIND_CK_STEP ? REC_CK_STEP : g->kind == GOLDEN_KIND_CK_UPDATE ? REC_CK_UPDATE
                                                                                              : REC_CK_EVAL;

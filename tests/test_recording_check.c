@@ -457,26 +457,42 @@ static void test_index_twice_across_epochs(void **st) {
         fail_msg("exit %d, want 2 naming step 2's batch_index, an index twice in epoch 1:\n%s", rc, out);
 }
 
-/* A recording cut short by --steps, audited without it: the refusal's "the
- * recording's run: ..." are the options that audit it (it left --steps
- * out, and the audit run as it said was refused again). */
+/* A recording cut short by --steps, and one made from --init weights
+ * with a --order file, audited without them: the refusal's "the
+ * recording's run: ..." are the options that audit it (it left --steps,
+ * --init and --order out, and the audit run as it said was refused again). */
 static void test_steps_in_the_recordings_run(void **st) {
     NEED();
-    char path[160], args[1024], out[16384], slice[320];
-    snprintf(path, sizeof path, "%s/steps5.lsr", g_dir);
+    char path[160], args[2048], out[16384], slice[320], init[160], order[160], extra[512];
     int pre = (int)(strstr(SLICE, " --batch") - SLICE); /* "--model FILE" */
     snprintf(slice, sizeof slice, "%.*s --batch 8 --limit-train 64 --limit-test 16 --epochs 2", pre, SLICE);
-    snprintf(args, sizeof args, "record --engine cpu:threads=1 --out %s %s --steps 5", path, slice);
-    if (run(args, out, sizeof out) != 0) fail_msg("record: %s", out);
-    snprintf(args, sizeof args, "audit --engines reference,recorded:%s %s", path, slice);
-    int rc = run(args, out, sizeof out);
-    const char *hint = strstr(out, "the recording's run: ");
-    if (rc != 2 || !strstr(out, "(field: steps)") || !hint) fail_msg("exit %d, want 2 naming steps:\n%s", rc, out);
-    hint += strlen("the recording's run: ");
-    snprintf(args, sizeof args, "audit --engines reference,recorded:%s %.*s %.*s", path, pre, SLICE,
-             (int)strcspn(hint, "\n"), hint);
-    rc = run(args, out, sizeof out);
-    if (rc != 0 || !strstr(out, "VERDICT: ok")) fail_msg("the recording's run as the refusal gave it: exit %d:\n%s", rc, out);
+    snprintf(init, sizeof init, "%s/w.st", g_dir);
+    snprintf(order, sizeof order, "%s/order.txt", g_dir);
+    snprintf(args, sizeof args, "export --engine cpu:threads=1 --state-dict --step 1 --out %s %s", init, slice);
+    if (run(args, out, sizeof out) != 0) fail_msg("export: %s", out);
+    FILE *f = fopen(order, "w");
+    assert_non_null(f);
+    for (int ep = 0; ep < 2; ep++)
+        for (int i = 0; i < 64; i++) fprintf(f, "%d%c", ep ? i : 63 - i, i == 63 ? '\n' : ' ');
+    assert_int_equal(fclose(f), 0);
+    for (int k = 0; k < 2; k++) {
+        snprintf(path, sizeof path, "%s/hint%d.lsr", g_dir, k);
+        if (k == 0) snprintf(extra, sizeof extra, "--steps 5");
+        else snprintf(extra, sizeof extra, "--init %s --order %s", init, order);
+        snprintf(args, sizeof args, "record --engine cpu:threads=1 --out %s %s %s", path, slice, extra);
+        if (run(args, out, sizeof out) != 0) fail_msg("record: %s", out);
+        snprintf(args, sizeof args, "audit --engines reference,recorded:%s %s", path, slice);
+        int rc = run(args, out, sizeof out);
+        const char *hint = strstr(out, "the recording's run: ");
+        if (rc != 2 || !strstr(out, k ? "(field: init)" : "(field: steps)") || !hint)
+            fail_msg("%s: exit %d, want 2 naming the field:\n%s", extra, rc, out);
+        hint += strlen("the recording's run: ");
+        snprintf(args, sizeof args, "audit --engines reference,recorded:%s %.*s %.*s", path, pre, SLICE,
+                 (int)strcspn(hint, "\n"), hint);
+        rc = run(args, out, sizeof out);
+        if (rc != 0 || !strstr(out, "VERDICT: ok"))
+            fail_msg("%s: the recording's run as the refusal gave it: exit %d:\n%s", extra, rc, out);
+    }
 }
 
 /* Counts a file's provenance claims, under a 2 GB address-space limit: the

@@ -373,9 +373,12 @@ static void recorded_run_options(const recording *r, char *buf, size_t cap) {
     long all = (long)((r->limit_train + r->batch - 1) / r->batch) * r->epochs;
     char steps[32] = "";
     if (r->total_steps < all) snprintf(steps, sizeof steps, " --steps %ld", r->total_steps);
-    snprintf(buf, cap, "--seed %llu --batch %zu --epochs %d --limit-train %zu --limit-test %zu%s%s%s%s%s",
+    /* and its --init and --order files, by the paths it was recorded with (refused as field init or order) */
+    const char *in = golden_provenance_get(r->gf, "init.file"), *od = golden_provenance_get(r->gf, "order.file");
+    snprintf(buf, cap, "--seed %llu --batch %zu --epochs %d --limit-train %zu --limit-test %zu%s%s%s%s%s%s%s%s%s",
              (unsigned long long)r->seed, r->batch, r->epochs, r->limit_train, r->limit_test,
-             norm ? " --normalize " : "", norm ? nz : "", lr_set ? " --lr " : "", lr_set ? lr : "", steps);
+             norm ? " --normalize " : "", norm ? nz : "", lr_set ? " --lr " : "", lr_set ? lr : "", steps,
+             in ? " --init " : "", in ? in : "", od ? " --order " : "", od ? od : "");
 }
 
 int engine_recorded_create(engine *e, const engine_spec *s) {
@@ -399,7 +402,7 @@ int engine_recorded_create(engine *e, const engine_spec *s) {
         rc = ls_err(LS_EINVAL, "recorded with model %s (hash %s), this run has model %s (hash %s) (field: model)",
                     mn ? mn : "?", mh ? mh : "?", e->m->name, now);
     } else if (r->batch > e->max_batch) {
-        char opts[256];
+        char opts[768];
         recorded_run_options(r, opts, sizeof opts);
         rc = ls_err(LS_EINVAL, "recorded with batch %zu, this run has batch %zu (field: batch); the recording's run: %s",
                     r->batch, e->max_batch, opts);
@@ -427,7 +430,7 @@ static void data_key_name(char *out, size_t cap, const char *path) {
 }
 
 static int field_differs(const recording *r, const char *field, const char *was, const char *now) {
-    char opts[256];
+    char opts[768];
     recorded_run_options(r, opts, sizeof opts);
     return ls_err(LS_EINVAL, "recorded:%s: recorded with %s %s, this run has %s %s (field: %s); the recording's run: %s",
                   r->path, field, was, field, now, field, opts);

@@ -28,6 +28,8 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <jansson.h>
+
 #include "formats/golden.h"
 #include "formats/data.h"
 #include "formats/recording.h"
@@ -588,6 +590,30 @@ static void test_unknown_checksum_blocks(void **st) {
         fail_msg("the message does not quote plan.checksums:\n%s", out);
 }
 
+/* The recorded engine's describe() splices provenance engine.describe, the
+ * recording machine's JSON, into its own: cut short, or an object with a
+ * tab inside its braces, it made run.json invalid JSON (the audit exit 0,
+ * verdict ok). */
+static void test_describe_keeps_run_json_valid(void **st) {
+    NEED();
+    static const char *const descs[] = {"{\"x\": 1, \"y\": [", "{\t}", "not json"};
+    for (size_t i = 0; i < sizeof descs / sizeof *descs; i++) {
+        char bad[192], dir[192], json[256], args[768], out[16384];
+        snprintf(bad, sizeof bad, "%s/describe%zu.lsr", g_dir, i);
+        snprintf(dir, sizeof dir, "%s/describe%zu.out", g_dir, i);
+        snprintf(json, sizeof json, "%s/run.json", dir);
+        edit_case c = {"describe", 0, 0, 0, NULL, 0, 0, 0, "engine.describe", descs[i], "", ""};
+        rewrite(g_rec, bad, &c);
+        snprintf(args, sizeof args, "audit --engines reference,recorded:%s %s --out %s", bad, SLICE, dir);
+        int rc = run(args, out, sizeof out);
+        if (rc != 0) fail_msg("engine.describe '%s': exit %d:\n%s", descs[i], rc, out);
+        json_error_t e;
+        json_t *j = json_load_file(json, 0, &e);
+        if (!j) fail_msg("engine.describe '%s': run.json is not JSON: %s (line %d)", descs[i], e.text, e.line);
+        json_decref(j);
+    }
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_impossible_contents_refused),
@@ -600,6 +626,7 @@ int main(void) {
         cmocka_unit_test(test_huge_counts_named),
         cmocka_unit_test(test_vectors_stop_early),
         cmocka_unit_test(test_unknown_checksum_blocks),
+        cmocka_unit_test(test_describe_keeps_run_json_valid),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }

@@ -34,6 +34,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <jansson.h>
+
 #include "engines/checksums.h"
 #include "engines/engine.h"
 #include "engines/registry.h"
@@ -90,15 +92,24 @@ static char *rec_describe(engine *e) {
     lsbuf_printf(&b, ", \"full_steps\": ");
     lsbuf_json_str(&b, c->rec->full_steps);
     lsbuf_printf(&b, "}");
-    /* the recorded object's members follow ours */
-    if (d && d[0] == '{') {
-        const char *p = d + 1;
-        while (*p == ' ' || *p == '\n') p++;
+    /* the recorded object's members follow ours, as the file has them
+     * once jansson has read it as one JSON object (a cut-short object, or
+     * a tab after its '{', made run.json invalid); anything else is kept
+     * as a string */
+    json_t *j = d ? json_loads(d, 0, NULL) : NULL;
+    if (j && json_is_object(j)) {
+        const char *p = d + strspn(d, " \t\r\n") + 1;
+        p += strspn(p, " \t\r\n");
         if (*p != '}') lsbuf_printf(&b, ", %s", p);
         else lsbuf_printf(&b, "}");
+    } else if (d) {
+        lsbuf_printf(&b, ", \"engine.describe\": ");
+        lsbuf_json_str(&b, d);
+        lsbuf_printf(&b, "}");
     } else {
         lsbuf_printf(&b, "}");
     }
+    json_decref(j);
     if (b.failed) {
         lsbuf_free(&b);
         return NULL;

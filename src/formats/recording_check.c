@@ -472,7 +472,7 @@ static int check_ck_values(const vctx *v, const golden_record *g, const recordin
  * its batch, its header, its values. */
 static int check_ck_record(const vctx *v, const golden_record *g) {
     const recording *r = v->r;
-    if (!r->has_checksums) { /* none, absent, or blocks this lockstep does not know (it said "none" to those too) */
+    if (!r->has_checksums) { /* plan.checksums none, absent, or a list of blocks this lockstep does not know */
         const char *ck = golden_provenance_get(r->gf, "plan.checksums");
         if (ck && strncmp(ck, "none", 4) != 0)
             return bad(r, g, "kind", "a checksum vector, but provenance plan.checksums = \"%.160s\" is not a set of "

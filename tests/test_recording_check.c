@@ -226,6 +226,8 @@ static const edit_case CASES[] = {
     {"5 predictions of 64", K_PRED, 8, -1, shorten, 0, 5, 0, 0, 0, "step 8 predictions", "shape"},
     {"empty timing", GOLDEN_KIND_TIMING, 8, -1, shorten, 0, 0, 0, 0, 0, "step 8 timing", "shape"},
     {"short timing", GOLDEN_KIND_TIMING, 8, -1, shorten, 0, 5, 0, 0, 0, "step 8 timing", "shape"},
+    /* 1e14 MiB: its bytes (1e20) past size_t, converted anyway (undefined: run.json said 0 bytes) */
+    {"peak RSS of 1e14 MiB", GOLDEN_KIND_TIMING, 8, -1, set_from_end, 1e14, 1, 0, 0, 0, "step 8 timing", "timing"},
     {"2-D parameters", TENSOR_PARAMS, 2, -1, two_d, 0, 0, 0, 0, 0, "step 2 params", "shape"},
     {"a step recorded twice", GOLDEN_KIND_STEP, 3, -1, twice, 0, 0, 3, 0, 0, "step 3 step", "step"},
     {"step 9 of 8", GOLDEN_KIND_STEP, 8, -1, twice, 0, 0, 9, 0, 0, "step 9 step", "step"},

@@ -356,7 +356,8 @@ int recording_open(recording **out, const char *path) {
             r->timing.set_batch_s = t[2];
             r->timing.get_s = t[3];
             r->timing.set_s = t[4];
-            r->peak_rss = (size_t)(as_count(t[5]) * 1048576.0);
+            /* MiB; beyond 2^40 (refused by recording_validate) its bytes could pass size_t: not converted */
+            r->peak_rss = as_count(t[5]) <= 0x1p40 ? (size_t)(as_count(t[5]) * 1048576.0) : 0;
             r->has_timing = 1;
         }
     }

@@ -369,6 +369,9 @@ static int check_timing(const vctx *v, const golden_record *g) {
     for (int l = 0; l < v->m->n_layers && !rc; l++)
         if (g->values[4 * l + 1] != floorf(g->values[4 * l + 1]) || g->values[4 * l + 3] != floorf(g->values[4 * l + 3]))
             rc = bad(r, g, "timing", "layer %d: a call count that is not an integer", l);
+    /* the peak RSS in MiB: its bytes must fit (1e14 MiB was converted anyway, undefined: run.json said 0) */
+    if (!rc && g->values[g->count - 1] > 0x1p40f)
+        rc = bad(r, g, "timing", "peak RSS %g MiB: want at most 2^40", (double)g->values[g->count - 1]);
     return rc;
 }
 

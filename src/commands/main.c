@@ -1315,6 +1315,13 @@ int main(int argc, char **argv) {
      * heap, and the heap's top kept. */
     mallopt(M_MMAP_THRESHOLD, 32 << 20);
     mallopt(M_TRIM_THRESHOLD, 1 << 30);
+    /* A write past a file size limit (ulimit -f) or into a closed pipe
+     * (`audit ... | head`) killed the run without a word, its temporaries
+     * left and its report lost.  Ignored, the write fails with EFBIG or
+     * EPIPE, which every writer reports: the file and the reason, or
+     * "error writing standard output" (finish_stdout). */
+    signal(SIGXFSZ, SIG_IGN);
+    signal(SIGPIPE, SIG_IGN);
     int ac, n_alloc;
     char **store;
     char **av = split_long_values(argc, argv, &ac, &store, &n_alloc);

@@ -296,12 +296,14 @@ static void test_engine_killed_at_random_step(void **st) {
     }
 }
 
-/* SIGINT and SIGTERM stop the audit at a step boundary: 130/143, the
- * partial outputs written and marked interrupted, no temporary file. */
+/* SIGINT, SIGTERM and SIGHUP stop the audit at a step boundary:
+ * 130/143/129, the partial outputs written and marked interrupted, no
+ * temporary file.  (SIGHUP, a closed terminal, killed it without a word,
+ * steps.jsonl.gz.tmp.PID left and no report.) */
 static void test_audit_interrupted(void **st) {
     if (!have_data()) skip();
-    int sigs[2] = {SIGINT, SIGTERM};
-    for (int k = 0; k < 2; k++) {
+    int sigs[3] = {SIGINT, SIGTERM, SIGHUP};
+    for (int k = 0; k < 3; k++) {
         char out[128], log[160];
         snprintf(out, sizeof out, "%s/int%d", g_dir, k);
         snprintf(log, sizeof log, "%s/int%d.log", g_dir, k);
@@ -612,34 +614,38 @@ static pid_t spawn_group(const char *log, char *const argv[]) {
  * report said "FAILED: died at step N (signal 15)" for each. */
 static void test_group_sigterm_main_run(void **st) {
     if (!have_data()) skip();
-    char out[128], log[160];
-    snprintf(out, sizeof out, "%s/grp", g_dir);
-    snprintf(log, sizeof log, "%s/grp.log", g_dir);
-    char *argv[] = {"lockstep", AUDIT_ARGS(out), NULL};
-    pid_t p = spawn_group(log, argv);
-    long kids[4];
-    for (int i = 0; i < 200 && children(p, kids, 4) < 2; i++) sleep_s(0.01);
-    wait_for_steps(out);
-    sleep_s(0.3 * rand() / (double)RAND_MAX);
-    kill(-p, SIGTERM);
-    int status;
-    assert_int_equal(waitpid(p, &status, 0), p);
-    char *text = slurp(log);
-    if (!WIFEXITED(status) || WEXITSTATUS(status) != 143)
-        fail_msg("want exit 143; %s %d:\n%s", WIFEXITED(status) ? "exit" : "signal",
-                 WIFEXITED(status) ? WEXITSTATUS(status) : WTERMSIG(status), text);
-    if (strstr(text, "FAILED") || strstr(text, "died at step")) fail_msg("an engine was blamed:\n%s", text);
-    assert_non_null(strstr(text, "INTERRUPTED at step"));
-    char rj[200];
-    snprintf(rj, sizeof rj, "%s/run.json", out);
-    char *json = slurp(rj);
-    assert_non_null(json);
-    assert_non_null(strstr(json, "\"interrupted\": true"));
-    assert_non_null(strstr(json, "\"engines_failed\": 0"));
-    assert_false(exists(out, "INCOMPLETE"));
-    assert_int_equal(count_tmp(out), 0);
-    free(json);
-    free(text);
+    /* and SIGHUP: what a closed terminal's shell sends its jobs' groups */
+    int sigs[2] = {SIGTERM, SIGHUP};
+    for (int k = 0; k < 2; k++) {
+        char out[128], log[160];
+        snprintf(out, sizeof out, "%s/grp%d", g_dir, k);
+        snprintf(log, sizeof log, "%s/grp%d.log", g_dir, k);
+        char *argv[] = {"lockstep", AUDIT_ARGS(out), NULL};
+        pid_t p = spawn_group(log, argv);
+        long kids[4];
+        for (int i = 0; i < 200 && children(p, kids, 4) < 2; i++) sleep_s(0.01);
+        wait_for_steps(out);
+        sleep_s(0.3 * rand() / (double)RAND_MAX);
+        kill(-p, sigs[k]);
+        int status;
+        assert_int_equal(waitpid(p, &status, 0), p);
+        char *text = slurp(log);
+        if (!WIFEXITED(status) || WEXITSTATUS(status) != 128 + sigs[k])
+            fail_msg("want exit %d; %s %d:\n%s", 128 + sigs[k], WIFEXITED(status) ? "exit" : "signal",
+                     WIFEXITED(status) ? WEXITSTATUS(status) : WTERMSIG(status), text);
+        if (strstr(text, "FAILED") || strstr(text, "died at step")) fail_msg("an engine was blamed:\n%s", text);
+        assert_non_null(strstr(text, "INTERRUPTED at step"));
+        char rj[200];
+        snprintf(rj, sizeof rj, "%s/run.json", out);
+        char *json = slurp(rj);
+        assert_non_null(json);
+        assert_non_null(strstr(json, "\"interrupted\": true"));
+        assert_non_null(strstr(json, "\"engines_failed\": 0"));
+        assert_false(exists(out, "INCOMPLETE"));
+        assert_int_equal(count_tmp(out), 0);
+        free(json);
+        free(text);
+    }
 }
 
 /* The same signal after the main run finished, during the seed loop:

@@ -656,6 +656,7 @@ static int start_job(const audit_cfg *base, const job_def *jd, running_job *rj, 
          * it dies first the kernel does */
         signal(SIGINT, SIG_IGN);
         signal(SIGTERM, SIG_IGN);
+        signal(SIGHUP, SIG_IGN);
         prctl(PR_SET_PDEATHSIG, SIGKILL);
         if (getppid() != parent) _exit(0);
         /* started alongside the main audit: Linux's idle scheduling class,

@@ -264,6 +264,9 @@ void ls_signals_install(int cooperative) {
     sa.sa_flags = SA_RESTART;
     sigaction(SIGINT, &sa, NULL);
     sigaction(SIGTERM, &sa, NULL);
+    /* a closed terminal or a dropped ssh session: a stop like the others
+     * (it died of the signal, without a word, its temporaries left) */
+    sigaction(SIGHUP, &sa, NULL);
 }
 
 int ls_stop_signal(void) { return stop_sig; }

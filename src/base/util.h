@@ -104,11 +104,11 @@ int ls_check_memory(size_t bytes, const char *what);
 int ls_disk_free(const char *path, double *avail, char *dir, size_t cap);
 
 /* ---- signals and temporary files --------------------------------------
- * ls_signals_install() sets handlers for SIGINT and SIGTERM.  cooperative:
+ * ls_signals_install() sets handlers for SIGINT, SIGTERM and SIGHUP.  cooperative:
  * the first signal only records itself (ls_stop_signal()) and the program
  * stops at its next safe point; a second one, or any when not cooperative,
  * removes every registered temporary file and dies of the signal (so the
- * shell sees 130/143).  Only the installing process acts on the registry:
+ * shell sees 130/143/129).  Only the installing process acts on the registry:
  * a forked engine child never removes its parent's files. */
 void ls_signals_install(int cooperative);
 int ls_stop_signal(void); /* 0, or the signal received */

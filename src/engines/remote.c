@@ -455,6 +455,7 @@ int remote_engine_create(engine **out, const char *spec, const model *m, const e
          * the kernel kills us (PDEATHSIG) */
         signal(SIGINT, SIG_IGN);
         signal(SIGTERM, SIG_IGN);
+        signal(SIGHUP, SIG_IGN); /* a hangup: the shell sends it to every job's group */
         prctl(PR_SET_PDEATHSIG, SIGKILL);
         if (getppid() != parent) _exit(0); /* the parent died before prctl */
         serve(sv[1], c, spec, m, o);

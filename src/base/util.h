@@ -108,7 +108,9 @@ int ls_disk_free(const char *path, double *avail, char *dir, size_t cap);
  * the first signal only records itself (ls_stop_signal()) and the program
  * stops at its next safe point; a second one, or any when not cooperative,
  * removes every registered temporary file and dies of the signal (so the
- * shell sees 130/143/129).  Only the installing process acts on the registry:
+ * shell sees 130/143/129).  The first signal sent again by the same
+ * process within 0.5 s is not a second one (`timeout` signals the process,
+ * then its group).  Only the installing process acts on the registry:
  * a forked engine child never removes its parent's files. */
 void ls_signals_install(int cooperative);
 int ls_stop_signal(void); /* 0, or the signal received */

@@ -338,6 +338,43 @@ static void test_audit_interrupted(void **st) {
     }
 }
 
+/* SIGINT during the last epoch's evaluation, where no step boundary
+ * follows: it said "stopping at the next step boundary, then writing the
+ * partial report", then wrote a report marked whole and exited 0.  Now
+ * 130 and marked interrupted (after the last step).  One step of 64
+ * images, then 4000 test images: the signal goes when the engine has used
+ * 0.5 s of CPU, well past the step (a sanitizer build's step may reach
+ * it: then the stop is at the step boundary, the same outcome). */
+static void test_audit_interrupted_in_last_evaluation(void **st) {
+    if (!have_data()) skip();
+    char out[128], log[160];
+    snprintf(out, sizeof out, "%s/inteval", g_dir);
+    snprintf(log, sizeof log, "%s/inteval.log", g_dir);
+    char *argv[] = {"lockstep", "audit", "--engines", "cpu:threads=1", "--limit-train", "64", "--batch", "64",
+                    "--limit-test", "4000", "--epochs", "1", "--no-roundtrip", "--out", out, NULL};
+    pid_t p = spawn(log, argv);
+    long kids[2];
+    assert_int_equal(wait_children(p, kids, 2, 1, 1000), 1);
+    for (int i = 0; i < 12000 && cpu_seconds((pid_t)kids[0]) < 0.5; i++) sleep_s(0.01);
+    assert_true(cpu_seconds((pid_t)kids[0]) >= 0.5); /* still running: the evaluation is not over */
+    kill(p, SIGINT);
+    int status;
+    assert_int_equal(waitpid(p, &status, 0), p);
+    char *text = slurp(log);
+    if (!WIFEXITED(status) || WEXITSTATUS(status) != 130)
+        fail_msg("want exit 130; %s %d:\n%s", WIFEXITED(status) ? "exit" : "signal",
+                 WIFEXITED(status) ? WEXITSTATUS(status) : WTERMSIG(status), text);
+    assert_non_null(strstr(text, "INTERRUPTED at step 1 of 1"));
+    char rj[200];
+    snprintf(rj, sizeof rj, "%s/run.json", out);
+    char *json = slurp(rj);
+    assert_non_null(json);
+    assert_non_null(strstr(json, "\"interrupted\": true"));
+    assert_int_equal(count_tmp(out), 0);
+    free(json);
+    free(text);
+}
+
 /* A full disk (simulated with a file size limit: writes fail with EFBIG
  * as they would with ENOSPC): reported at once with the reason, the run
  * stopped, nothing left behind.  No `trap '' XFSZ` before `ulimit -f` (as
@@ -924,6 +961,7 @@ int main(void) {
         cmocka_unit_test(test_engine_killed_at_random_step),
         cmocka_unit_test(test_audit_interrupted),
         cmocka_unit_test(test_audit_second_signal),
+        cmocka_unit_test(test_audit_interrupted_in_last_evaluation),
         cmocka_unit_test(test_audit_timeout_signal),
         cmocka_unit_test(test_write_error_stops_the_run),
         cmocka_unit_test(test_audit_stdout_closed),

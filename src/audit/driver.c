@@ -2462,6 +2462,13 @@ static int drift_phase(audit *A) {
         if (alive_engines(A) == 0) break;
         if ((rc = drift_epoch_end(A))) return rc;
     }
+    /* a stop during the last epoch's evaluation finds no step boundary
+     * after it: the run went on to a report marked whole and exit 0, after
+     * "stopping ..., then writing the partial report" had been said */
+    if (ls_stop_signal() && !r->interrupted) {
+        r->interrupted = ls_stop_signal();
+        r->interrupted_step = A->step;
+    }
     return 0;
 }
 

@@ -40,7 +40,8 @@ static int run(const char *args, char *out, size_t cap) {
 
 static void expect(const char *args, int code, const char *needle) {
     /* whole usage text: a shorter buffer closes the pipe early and the
-     * program dies of SIGPIPE (exit 141) instead of exiting 2 */
+     * program's write fails (EPIPE: it ignores SIGPIPE), exit 2 with
+     * "error writing standard output" instead of the code expected */
     static char out[65536];
     int rc = run(args, out, sizeof out);
     if (rc != code) fail_msg("lockstep %s: exit %d, expected %d; output:\n%s", args, rc, code, out);

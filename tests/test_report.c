@@ -818,6 +818,29 @@ static char *console_of(audit_result *r) {
     return text;
 }
 
+/* Every engine listed died (both children of cpu,cpu:threads=1 killed at
+ * step 16): the next line advised "or audit without it: --engines " with
+ * nothing after it. */
+static void test_all_engines_died_next_line(void **st) {
+    audit_cfg c;
+    audit_result *r = report_result(&c);
+    r->cfg = c;
+    r->n_engines = 3; /* reference, cpu, cpu:threads=1: the cuda one left out */
+    for (int i = 0; i < r->n_engines; i++) {
+        r->eng[i].failed = 1;
+        r->eng[i].failed_step = 16;
+        snprintf(r->eng[i].fail_reason, sizeof r->eng[i].fail_reason, "died at step 16 (signal 9, Killed)");
+    }
+    r->n_failed = 3;
+    verdict_table vt;
+    explain_verdicts(&vt, r, &M);
+    headline h;
+    headline_make(&h, r, &vt);
+    if (strstr(h.next, "--engines") || !strstr(h.next, "every engine listed died"))
+        fail_msg("next: %s", h.next);
+    free_result(r);
+}
+
 static void test_partial_run_wording(void **st) {
     audit_cfg c;
     audit_result *r = report_result(&c);
@@ -1446,6 +1469,7 @@ int main(void) {
         cmocka_unit_test(test_repeats_not_duplicated),    cmocka_unit_test(test_json_reader),
         cmocka_unit_test(test_report_files),
         cmocka_unit_test(test_report_write_failures),
+        cmocka_unit_test(test_all_engines_died_next_line),
         cmocka_unit_test(test_partial_run_wording),
         cmocka_unit_test(test_pair_table_aligned),
         cmocka_unit_test(test_reference_described),

@@ -90,6 +90,9 @@ static void next_step(headline *h, const audit_result *r) {
         snprintf(h->next, sizeof h->next, "next: run scripts/gpu-check.sh on a GPU machine (it records the cuda "
                                           "engine on its own plan), then here, on that plan: --engines %s "
                                           GPU_CHECK_PLAN, ran);
+    else if (h->n_missing && !not_run && !ran[0]) /* nothing left to list: "--engines " alone was no advice */
+        snprintf(h->next, sizeof h->next, "next: audit again (every engine listed died during this run: see the "
+                                          "failures)");
     else if (h->n_missing && !not_run) /* it can run here: it died (see == failures) */
         snprintf(h->next, sizeof h->next, "next: audit again (an engine died during this run: see the failures), "
                                           "or audit without it: --engines %s", ran);

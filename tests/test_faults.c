@@ -375,6 +375,40 @@ static void test_audit_interrupted_in_last_evaluation(void **st) {
     free(text);
 }
 
+/* An engine killed in the last evaluation (0.5 s of CPU into 4000 test
+ * images after one step): the audit said "died at step 1", as if that
+ * step had been cut short, and the pair "weights equal at every step;
+ * ... failed at step 1: compared up to step 0 only"; step 1 ran whole and
+ * was compared.  Now "died in the evaluation after step 1", exit 2, the
+ * other engine evaluated. */
+static void test_engine_killed_in_evaluation(void **st) {
+    if (!have_data()) skip();
+    char out[128], log[160];
+    snprintf(out, sizeof out, "%s/evalkill", g_dir);
+    snprintf(log, sizeof log, "%s/evalkill.log", g_dir);
+    char *argv[] = {"lockstep", "audit", "--engines", "cpu:threads=1,cpu:threads=1", "--limit-train", "64", "--batch",
+                    "64", "--limit-test", "4000", "--epochs", "1", "--no-roundtrip", "--out", out, NULL};
+    pid_t p = spawn(log, argv);
+    long kids[2];
+    assert_int_equal(wait_children(p, kids, 2, 2, 1000), 2);
+    long victim = kids[0] < kids[1] ? kids[1] : kids[0]; /* created second */
+    for (int i = 0; i < 12000 && cpu_seconds((pid_t)victim) < 0.5; i++) sleep_s(0.01);
+    assert_int_equal(kill((pid_t)victim, SIGKILL), 0);
+    int status;
+    assert_int_equal(waitpid(p, &status, 0), p);
+    char *text = slurp(log);
+    if (!WIFEXITED(status) || WEXITSTATUS(status) != 2 || !strstr(text, "died in the evaluation after step 1"))
+        fail_msg("want exit 2 and \"died in the evaluation after step 1\"; %s %d:\n%s", WIFEXITED(status) ? "exit" : "signal",
+                 WIFEXITED(status) ? WEXITSTATUS(status) : WTERMSIG(status), text);
+    assert_non_null(strstr(text, "cpu:threads=1#2 failed (not evaluated)"));
+    /* the pair: step 1 was compared ("weights equal at every step"), never "up to step 0 only" */
+    if (strstr(text, "compared up to step 0") ||
+        !strstr(text, "failed in the evaluation after step 1: compared up to step 1"))
+        fail_msg("the pair line:\n%s", text);
+    assert_int_equal(count_tmp(out), 0);
+    free(text);
+}
+
 /* A full disk (simulated with a file size limit: writes fail with EFBIG
  * as they would with ENOSPC): reported at once with the reason, the run
  * stopped, nothing left behind.  No `trap '' XFSZ` before `ulimit -f` (as
@@ -962,6 +996,7 @@ int main(void) {
         cmocka_unit_test(test_audit_interrupted),
         cmocka_unit_test(test_audit_second_signal),
         cmocka_unit_test(test_audit_interrupted_in_last_evaluation),
+        cmocka_unit_test(test_engine_killed_in_evaluation),
         cmocka_unit_test(test_audit_timeout_signal),
         cmocka_unit_test(test_write_error_stops_the_run),
         cmocka_unit_test(test_audit_stdout_closed),

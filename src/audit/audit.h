@@ -349,6 +349,7 @@ typedef struct {
     int failed;              /* its process died (or hung) during the run: left out from failed_step on */
     long failed_step;
     int failed_in_attr;      /* failed_step is an attribution step (no drift step ran with it) */
+    int failed_in_eval;      /* it died in the evaluation after failed_step (that step ran whole) */
     char fail_reason[256];   /* "died at step 2 (signal 9, Killed)" */
 } audit_engine;
 

@@ -154,6 +154,7 @@ typedef struct {
     int write_errno; /* first write error on steps.jsonl (the run stops at the step's end) */
     lockstep_mode mode_now; /* isolated in the attribution phase, else cfg.mode */
     int in_attr;            /* in the attribution phase */
+    int in_eval;            /* in an epoch's evaluation (after step `step`) */
     int bounded_step;       /* this step's comparisons with a reference are checks */
     int feed_src;           /* engine whose layer inputs are fed (-1: none) */
     int feed_all;           /* fed to every engine (isolated) or to the references only (shadow replay) */
@@ -243,9 +244,12 @@ static int engine_gone(audit *A, int i) {
     ae->failed = 1;
     ae->failed_step = A->step;
     ae->failed_in_attr = A->in_attr;
+    ae->failed_in_eval = A->in_eval;
     char when[48] = "before the first step";
-    /* the phase too: attribution step 2 is not drift step 2 */
-    if (A->step > 0) snprintf(when, sizeof when, "at %sstep %ld", A->in_attr ? "attribution " : "", A->step);
+    /* the phase too: attribution step 2 is not drift step 2, and a death in
+     * the evaluation is after its step, not in it */
+    if (A->in_eval) snprintf(when, sizeof when, "in the evaluation after step %ld", A->step);
+    else if (A->step > 0) snprintf(when, sizeof when, "at %sstep %ld", A->in_attr ? "attribution " : "", A->step);
     snprintf(ae->fail_reason, sizeof ae->fail_reason, "%s %s (%s)",
              strncmp(why, "no reply", 8) == 0 ? "stopped answering" : "died", when, why);
     A->active[i] = 0;
@@ -2423,7 +2427,10 @@ static int drift_epoch_end(audit *A) {
         }
     }
     r->epochs_done = A->epoch + 1;
-    if (A->cfg.eval && (rc = evaluate(A))) return rc;
+    A->in_eval = 1;
+    rc = A->cfg.eval ? evaluate(A) : 0;
+    A->in_eval = 0;
+    if (rc) return rc;
     if (out && A->cfg.eval) {
         fprintf(out, "epoch %d:", A->epoch + 1);
         for (int i = 0; i < r->n_engines; i++)

@@ -177,6 +177,9 @@ static void print_pair_table(FILE *f, audit_result *R, const verdict_table *v) {
             const audit_engine *d = ea->failed && (!eb->failed || ea->failed_step <= eb->failed_step) ? ea : eb;
             if (d->failed_in_attr)
                 snprintf(dead, sizeof dead, "; %s failed in the attribution phase: no drift step compared", d->label);
+            else if (d->failed_in_eval)
+                snprintf(dead, sizeof dead, "; %s failed in the evaluation after step %ld: compared up to step %ld",
+                         d->label, d->failed_step, d->failed_step);
             else
                 snprintf(dead, sizeof dead, "; %s failed at step %ld: compared up to step %ld only", d->label,
                          d->failed_step, d->failed_step - 1);

@@ -247,7 +247,7 @@ static void test_engine_killed_at_random_step(void **st) {
         char *argv[] = {"lockstep", AUDIT_ARGS(out), NULL};
         pid_t p = spawn(log, argv);
         long kids[4];
-        assert_int_equal(wait_children(p, kids, 4, 2, 200), 2);
+        assert_true(wait_children(p, kids, 4, 2, 200) >= 2); /* the engines; their second instances may follow */
         wait_for_steps(out);
         /* the 64 steps take ~1-2 s here (several times that under ASan);
          * a kill within 0.5 s of the first step lands anywhere in the first
@@ -882,7 +882,7 @@ static void test_reference_killed_in_attribution(void **st) {
         snprintf(out, sizeof out, "%s/refkill%d", g_dir, try); /* argv holds out: a fresh folder each run */
         pid_t p = spawn(log, argv);
         long kids[4];
-        assert_int_equal(wait_children(p, kids, 4, 2, 1000), 2);
+        assert_true(wait_children(p, kids, 4, 2, 1000) >= 2); /* the engines first; the second instance may follow */
         long ref = kids[0] < kids[1] ? kids[0] : kids[1]; /* created first */
         for (int i = 0; i < 12000 && cpu_seconds((pid_t)ref) < need; i++) sleep_s(0.01);
         assert_int_equal(kill((pid_t)ref, SIGKILL), 0);
@@ -920,7 +920,7 @@ static void test_last_engine_killed_in_drift(void **st) {
                     "--batch", "32", "--epochs", "1", "--out", out, NULL};
     pid_t p = spawn(log, argv);
     long kids[4];
-    assert_int_equal(wait_children(p, kids, 4, 2, 1000), 2);
+    assert_true(wait_children(p, kids, 4, 2, 1000) >= 2); /* the engines first; the second instance may follow */
     wait_for_steps(out); /* the attribution steps are done, the drift under way */
     sleep_s(0.3 * rand() / (double)RAND_MAX);
     long cpu = kids[0] < kids[1] ? kids[1] : kids[0]; /* created second */

@@ -1651,6 +1651,8 @@ typedef struct {
     int z21_T_set, z21_eval, z21_swapped; /* T recorded; an evaluation batch since the last new step; the
                                            * evaluation's step-ahead weights are in c->params */
     unsigned long long z21_last_step; /* the last training step a loss ran at */
+    adam_cfg z23_cfg;   /* zoo attack 23: the last update's Adam settings (fc2_dx_post_update_w_once) */
+    int z23_cfg_set;
     int in_ck;          /* the engine's own checks are running (they read its tensors in place; the report faults
                          * of zoo attack 6 are in the copy-out to the caller only) */
 } fault_state;
@@ -4973,6 +4975,293 @@ static void fault_loss_22(engine *e, fault_state *F, float *dz, size_t n, int nc
                 best / fabs((double)nextafterf(t, INFINITY) - (double)t));
 }
 
+/* ---- zoo attack 23 ----------------------------------------------------------
+ * An optimizer state kept in bf16, a bias gradient and a weight gradient that
+ * read the tensor on the wrong side of a ReLU, a floor-pooled edge that keeps
+ * the activation an in-place backward overwrote, a checkpointed recompute
+ * that redraws the dropout mask, the softmax's maximum over the wrong axis,
+ * backward-data on the weights one Adam step ahead (the update fused into
+ * backward-weights), a channel-wise dropout where element-wise was asked. */
+static int z23_verbose(void) { return getenv("LS_FAULT_VERBOSE") != NULL; }
+
+/* convnet_dropout_channelwise: the mask key of element i of a flattened (C, hw) sample: its channel, so a whole
+ * channel is kept or dropped (Dropout2d's granularity); per (sample, channel), as a Dropout2d draws */
+static uint32_t z23_channel_key(size_t i, size_t per, size_t hw, size_t C) {
+    return (uint32_t)((i / per) * C + (i % per) / hw);
+}
+
+/* the (C, hw) of the spatial tensor a dropout after a flatten sees (0: the fault does not apply) */
+static int z23_drop_shape(const cpu_ctx *c, int l, size_t *C, size_t *hw) {
+    if (l < 2 || c->m->layers[l].kind != LAYER_DROPOUT || c->m->layers[l - 1].kind != LAYER_FLATTEN) return 0;
+    const layer *s = &c->m->layers[l - 2];
+    *C = (size_t)s->out_c;
+    *hw = (size_t)s->out_h * s->out_w;
+    return *C > 1 && *hw > 1;
+}
+
+/* forward edits after the layer's own forward (1: F->a is the output to write back) */
+static int fault_fwd_edit_23(engine *e, int l, int training, int *done) {
+    FAULT_LOCALS;
+    if (id == CPU_FAULT_FC1_FWD_SPLITK_TF32_STEP7 && training && c->step == 7 && fault_layer(c, l, "fc1")) {
+        /* a split-K GEMM (two halves of K, each summed in double here) whose partial sums go through a TF32
+         * workspace (to nearest even) before the final fp32 add; the bias added last, in fp32 */
+        size_t in = layer_in_size(ly), out = (size_t)ly->out_c, h = in / 2;
+        const float *w = c->params + c->m->tensors[ly->w_tensor].offset;
+        const float *b = ly->b_tensor >= 0 ? c->params + c->m->tensors[ly->b_tensor].offset : NULL;
+        if ((rc = act_io(c, l - 1, 0, x, 1)) || (rc = act_io(c, l, 0, a, 1))) FAULT_ENDED(rc);
+        double most = 0, ex = 0;
+        for (size_t s0 = 0; s0 < n; s0++)
+            for (size_t j = 0; j < out; j++) {
+                double p0 = 0, p1 = 0, sa = 0;
+                for (size_t k = 0; k < in; k++) {
+                    double t = (double)w[j * in + k] * (double)x[s0 * in + k];
+                    if (k < h) p0 += t;
+                    else p1 += t;
+                    sa += fabs(t);
+                }
+                float y = lowp_round_tf32((float)p0, LOWP_RNE) + lowp_round_tf32((float)p1, LOWP_RNE);
+                if (b) y = y + b[j];
+                double exact = p0 + p1 + (b ? (double)b[j] : 0.0);
+                double r = fabs((double)y - exact) / (((double)in + 1) * 0x1p-24 * (sa + (b ? fabs((double)b[j]) : 0)));
+                most = fmax(most, r), ex += r;
+                a[s0 * out + j] = y;
+            }
+        if (z23_verbose())
+            fprintf(stderr, "z23 fc1 split-K tf32, step %llu: error / gamma_K bound at most %.4g, mean %.4g\n",
+                    (unsigned long long)c->step, most, ex / (double)(n * out));
+        return 1;
+    }
+    size_t C, hw;
+    if (id == CPU_FAULT_CONVNET_DROPOUT_CHANNELWISE && training && z23_drop_shape(c, l, &C, &hw)) {
+        size_t per = layer_out_size(ly);
+        float scale = (float)(1.0 / (1.0 - (double)ly->p));
+        if ((rc = cpu_get_tensor(e, (tensor_id){TENSOR_ACT, l - 1}, x))) FAULT_ENDED(rc);
+        for (size_t i = 0; i < cnt; i++)
+            a[i] = ops_dropout_fwd(x[i], e->seed, (uint32_t)c->step, (uint32_t)l, z23_channel_key(i, per, hw, C),
+                                   ly->p, scale);
+        return 1;
+    }
+    return 0;
+}
+
+/* backward edits before the layer's own backward (its input gradient as it will read it) */
+static int fault_bwd_before_23(engine *e, int l, int *done) {
+    FAULT_LOCALS;
+    if (id == CPU_FAULT_CONVNET_POOL2_EDGE_DY_FROM_ACT && fault_layer(c, l, "conv2") && l + 2 < c->m->n_layers &&
+        c->m->layers[l + 2].kind == LAYER_MAXPOOL && (ly->out_h % 2 || ly->out_w % 2)) {
+        /* an in-place ReLU + max-pool backward over conv2's activation buffer writes the pooled windows only:
+         * the floor-pooled edge (the last row and column of an odd plane) keeps the activation */
+        size_t OC = (size_t)ly->out_c, H = (size_t)ly->out_h, W = (size_t)ly->out_w, k = 0;
+        if ((rc = act_io(c, l, 1, a, 1)) || (rc = act_io(c, l, 0, x, 1))) FAULT_DONE(rc);
+        double most = 0;
+        for (size_t p = 0; p < n * OC; p++)
+            for (size_t i = 0; i < H; i++)
+                for (size_t j = 0; j < W; j++)
+                    if ((H % 2 && i == H - 1) || (W % 2 && j == W - 1)) {
+                        size_t q = (p * H + i) * W + j;
+                        k += a[q] != x[q];
+                        most = fmax(most, fabs((double)x[q] - (double)a[q]));
+                        a[q] = x[q];
+                    }
+        if (z23_verbose())
+            fprintf(stderr, "z23 conv2 edge dy from act, step %llu: %zu of %zu edge elements changed, the most by %g\n",
+                    (unsigned long long)c->step, k, n * OC * (H + W - 1), most);
+        if ((rc = act_io(c, l, 1, a, 0))) FAULT_DONE(rc);
+    }
+    return 0;
+}
+
+/* fc2_dx_post_update_w_once: fc2's weights after this step's Adam update (F->z23_cfg: the last update's settings,
+ * the step's scalars made as the host makes them), into out (numel floats) */
+static void z23_weights_ahead(const cpu_ctx *c, const fault_state *F, const model_tensor *t, float *out) {
+    adam_scalars s = adam_make_scalars(&F->z23_cfg, (int)c->step);
+    for (size_t i = 0; i < t->numel; i++) {
+        float p = c->params[t->offset + i], m = c->adam_m[t->offset + i], v = c->adam_v[t->offset + i];
+        ops_adam_elem(&p, &m, &v, c->grads[t->offset + i], s.beta1, s.one_minus_beta1, s.beta2, s.one_minus_beta2,
+                      s.step_size, s.bc2_sqrt, s.eps);
+        out[i] = p;
+    }
+}
+
+/* backward edits after the layer's own backward */
+static int fault_bwd_after_23(engine *e, int l, int *done) {
+    FAULT_LOCALS;
+    if (id == CPU_FAULT_FC1_DB_PRE_RELU_MASK_ONCE && c->step == 7 && fault_layer(c, l, "fc1") &&
+        l + 1 < c->m->n_layers && c->m->layers[l + 1].kind == LAYER_RELU && ly->b_tensor >= 0) {
+        /* fc1's bias gradient summed from relu3's output gradient (fc2's dx), not its input gradient: a bias-gradient
+         * epilogue that reads the GEMM's operand before the ReLU mask */
+        size_t oc = (size_t)ly->out_c, k = 0;
+        float *db = c->grads + c->m->tensors[ly->b_tensor].offset;
+        if ((rc = act_io(c, l + 1, 1, a, 1)) || (rc = act_io(c, l, 1, x, 1))) FAULT_DONE(rc);
+        for (size_t i = 0; i < n * oc; i++) k += a[i] != x[i];
+        double most = 0;
+        for (size_t j = 0; j < oc; j++) {
+            float acc = 0.0f;
+            for (size_t s0 = 0; s0 < n; s0++) acc += a[s0 * oc + j];
+            most = fmax(most, fabs((double)acc - (double)db[j]));
+            db[j] = acc;
+        }
+        if (z23_verbose())
+            fprintf(stderr, "z23 fc1 db pre-mask: %zu of %zu dy elements masked by relu3, db moved by %g at most\n", k,
+                    n * oc, most);
+        FAULT_DONE(0);
+    }
+    if (id == CPU_FAULT_FC2_DW_PRE_RELU_X_ONCE && c->step == 7 && fault_layer(c, l, "fc2") && l >= 2 &&
+        c->m->layers[l - 1].kind == LAYER_RELU) {
+        /* fc2's weight gradient with x = fc1's output (relu3's input: the pre-activation a fused dense + ReLU
+         * saved) for relu3's output */
+        size_t in = layer_in_size(ly), oc = (size_t)ly->out_c, k = 0;
+        float *dw = c->grads + c->m->tensors[ly->w_tensor].offset;
+        if ((rc = act_io(c, l, 1, a, 1)) || (rc = act_io(c, l - 2, 0, x, 1))) FAULT_DONE(rc);
+        for (size_t i = 0; i < n * in; i++) k += !(x[i] > 0.0f);
+        double most = 0;
+        for (size_t j = 0; j < oc; j++)
+            for (size_t t = 0; t < in; t++) {
+                float acc = 0.0f;
+                for (size_t s0 = 0; s0 < n; s0++) acc += a[s0 * oc + j] * x[s0 * in + t];
+                most = fmax(most, fabs((double)acc - (double)dw[j * in + t]));
+                dw[j * in + t] = acc;
+            }
+        if (z23_verbose())
+            fprintf(stderr, "z23 fc2 dW pre-relu x: %zu of %zu x elements <= 0 (relu3 zeroed them), dW moved by %g at most\n",
+                    k, n * in, most);
+        FAULT_DONE(0);
+    }
+    if (id == CPU_FAULT_CONVNET_FC1_DW_RECOMPUTE_MASK_ONCE && c->step == 7 && fault_layer(c, l, "fc1") && l >= 2 &&
+        c->m->layers[l - 1].kind == LAYER_DROPOUT) {
+        /* activation checkpointing: fc1's backward-weights recomputes its input (the dropout's output) from the
+         * dropout's input, with the mask of step + 1 (the generator advanced since the forward) */
+        const layer *dl = &c->m->layers[l - 1];
+        size_t in = layer_in_size(ly), oc = (size_t)ly->out_c, k = 0;
+        float scale = (float)(1.0 / (1.0 - (double)dl->p));
+        float *dw = c->grads + c->m->tensors[ly->w_tensor].offset, *xr = F->p_old;
+        if (n * in > c->m->n_params) return 0; /* F->p_old holds n_params floats */
+        if ((rc = act_io(c, l, 1, a, 1)) || (rc = cpu_get_tensor(e, (tensor_id){TENSOR_ACT, l - 2}, x))) FAULT_DONE(rc);
+        for (size_t i = 0; i < n * in; i++) {
+            xr[i] = ops_dropout_fwd(x[i], e->seed, (uint32_t)c->step + 1, (uint32_t)(l - 1), (uint32_t)i, dl->p, scale);
+            k += xr[i] != ops_dropout_fwd(x[i], e->seed, (uint32_t)c->step, (uint32_t)(l - 1), (uint32_t)i, dl->p, scale);
+        }
+        double most = 0;
+        for (size_t j = 0; j < oc; j++)
+            for (size_t t = 0; t < in; t++) {
+                float acc = 0.0f;
+                for (size_t s0 = 0; s0 < n; s0++) acc += a[s0 * oc + j] * xr[s0 * in + t];
+                most = fmax(most, fabs((double)acc - (double)dw[j * in + t]));
+                dw[j * in + t] = acc;
+            }
+        if (z23_verbose())
+            fprintf(stderr, "z23 fc1 dW recompute: %zu of %zu recomputed inputs differ, dW moved by %g at most\n", k,
+                    n * in, most);
+        FAULT_DONE(0);
+    }
+    if (id == CPU_FAULT_FC2_DX_POST_UPDATE_W_ONCE && c->step == 7 && F->z23_cfg_set && fault_layer(c, l, "fc2") &&
+        l > 0) {
+        /* backward-data with the weights this step's update will give (the update fused into backward-weights,
+         * run before backward-data); dx in double, rounded once */
+        const model_tensor *tw = &c->m->tensors[ly->w_tensor];
+        size_t in = layer_in_size(ly), oc = (size_t)ly->out_c;
+        float *wn = F->p_old;
+        z23_weights_ahead(c, F, tw, wn);
+        if ((rc = act_io(c, l, 1, a, 1)) || (rc = act_io(c, l - 1, 1, x, 1))) FAULT_DONE(rc);
+        double most = 0, wmost = 0;
+        for (size_t i = 0; i < tw->numel; i++) wmost = fmax(wmost, fabs((double)wn[i] - (double)c->params[tw->offset + i]));
+        for (size_t s0 = 0; s0 < n; s0++)
+            for (size_t t = 0; t < in; t++) {
+                double acc = 0;
+                for (size_t j = 0; j < oc; j++) acc += (double)a[s0 * oc + j] * (double)wn[j * in + t];
+                most = fmax(most, fabs(acc - (double)x[s0 * in + t]));
+                x[s0 * in + t] = (float)acc;
+            }
+        if (z23_verbose())
+            fprintf(stderr, "z23 fc2 dx on the weights ahead: weights moved by %g at most, dx by %g\n", wmost, most);
+        FAULT_DONE(act_io(c, l - 1, 1, x, 0));
+    }
+    if (id == CPU_FAULT_CONV2_DX_PARTIAL_LAST_SAMPLE_STALE && fault_layer(c, l, "conv2") && l > 0) {
+        /* a partial batch's backward-data loop one sample short: its last sample's input gradient is what the
+         * last full batch left in the buffer at that row (F->z20: every full batch's dx kept) */
+        size_t per = layer_in_size(ly);
+        float *keep = z20_buf(F, e->max_batch * per);
+        if (!keep) FAULT_DONE(LS_ENOMEM);
+        if (n == e->max_batch) {
+            F->z20_n = n;
+            FAULT_DONE(act_io(c, l - 1, 1, keep, 1));
+        }
+        if (F->z20_n != e->max_batch || n < 1) return 0;
+        if ((rc = act_io(c, l - 1, 1, a, 1))) FAULT_DONE(rc);
+        double most = 0, big = 0;
+        for (size_t i = 0; i < per; i++) {
+            size_t q = (n - 1) * per + i;
+            most = fmax(most, fabs((double)keep[q] - (double)a[q])), big = fmax(big, fabs((double)a[q]));
+            a[q] = keep[q];
+        }
+        if (z23_verbose())
+            fprintf(stderr, "z23 conv2 dx partial: step %llu, sample %zu of %zu stale, largest change %g (largest |dx| %g)\n",
+                    (unsigned long long)c->step, n - 1, n, most, big);
+        FAULT_DONE(act_io(c, l - 1, 1, a, 0));
+    }
+    size_t C, hw;
+    if (id == CPU_FAULT_CONVNET_DROPOUT_CHANNELWISE && P->L[l].need_dsrc && z23_drop_shape(c, l, &C, &hw)) {
+        size_t per = layer_out_size(ly);
+        float scale = (float)(1.0 / (1.0 - (double)ly->p));
+        if ((rc = act_io(c, l, 1, a, 1))) FAULT_DONE(rc);
+        for (size_t i = 0; i < cnt; i++)
+            x[i] = ops_dropout_bwd(a[i], e->seed, (uint32_t)c->step, (uint32_t)l, z23_channel_key(i, per, hw, C),
+                                   ly->p, scale);
+        FAULT_DONE(act_io(c, l - 1, 1, x, 0));
+    }
+    return 0;
+}
+
+/* loss_max_over_batch: after cpu_loss, every row's softmax shifted by the batch's largest logit, not its own
+ * (ops_softmax_xent_row's order otherwise): a reduction over the wrong axis of an invariant-looking shift */
+static void fault_loss_23(engine *e, fault_state *F, const float *z, float *dz, size_t n, int nc, float *loss_out) {
+    cpu_ctx *c = ctx_of(e);
+    if (F->id != CPU_FAULT_LOSS_MAX_OVER_BATCH) return;
+    int pt = c->portable;
+    float inv = 1.0f / (float)n, mx = z[0];
+    for (size_t i = 0; i < n * (size_t)nc; i++) mx = z[i] > mx ? z[i] : mx;
+    double acc = 0.0, most = 0;
+    for (size_t i = 0; i < n; i++) {
+        const float *zr = z + i * nc;
+        float *d = dz + i * nc, s = 0.0f, rmx = zr[0];
+        for (int j = 1; j < nc; j++) rmx = zr[j] > rmx ? zr[j] : rmx;
+        most = fmax(most, (double)mx - (double)rmx);
+        for (int j = 0; j < nc; j++) {
+            float ex = pt ? ops_portable_expf(zr[j] - mx) : expf(zr[j] - mx);
+            d[j] = ex;
+            s = s + ex;
+        }
+        for (int j = 0; j < nc; j++) d[j] = (d[j] / s - (j == c->labels[i] ? 1.0f : 0.0f)) * inv;
+        float ls = pt ? ops_portable_logf(s) : logf(s);
+        acc += (double)(ls - (zr[c->labels[i]] - mx));
+    }
+    if (z23_verbose())
+        fprintf(stderr, "z23 softmax batch max, step %llu: %g, up to %g above a row's own\n", (unsigned long long)c->step,
+                (double)mx, most);
+    c->loss = *loss_out = (float)(acc / (double)n);
+}
+
+/* adam_v_bf16_state: the engine's update, then v stored rounded to bf16 (the step used v' in fp32); 1: it ran
+ * the update (its status in *done).  Every update keeps its settings for fc2_dx_post_update_w_once. */
+static int fault_update_23(engine *e, const adam_scalars *s, const adam_scalars *ap, int *done) {
+    cpu_ctx *c = ctx_of(e);
+    fault_state *F = c->fault;
+    F->z23_cfg = s->cfg, F->z23_cfg_set = 1;
+    if (F->id != CPU_FAULT_ADAM_V_BF16_STATE) return 0;
+    int rc = cpu_update(e, ap);
+    if (rc) FAULT_DONE(rc);
+    size_t np = c->m->n_params, k = 0;
+    double most = 0;
+    for (size_t i = 0; i < np; i++) {
+        float r = lowp_round_bf16(c->adam_v[i], LOWP_RNE);
+        k += r != c->adam_v[i];
+        if (c->adam_v[i] > 0) most = fmax(most, fabs((double)r / (double)c->adam_v[i] - 1.0));
+        c->adam_v[i] = r;
+    }
+    if (z23_verbose()) fprintf(stderr, "z23 adam v bf16, t %d: %zu of %zu v changed, %g relative at most\n", ap->t, k, np, most);
+    FAULT_DONE(0);
+}
+
 static int fault_forward_layer(engine *e, int l, int training) {
     cpu_ctx *c = ctx_of(e);
     fault_state *F = c->fault;
@@ -5001,6 +5290,7 @@ static int fault_forward_layer(engine *e, int l, int training) {
     if ((r = fault_fwd_edit_20(e, l, training, &rc))) return r == 2 ? rc : act_io(c, l, 0, F->a, 0);
     if ((r = fault_fwd_edit_21(e, l, training, &rc))) return r == 2 ? rc : act_io(c, l, 0, F->a, 0);
     if ((r = fault_fwd_edit_22(e, l, training, &rc))) return r == 2 ? rc : act_io(c, l, 0, F->a, 0);
+    if ((r = fault_fwd_edit_23(e, l, training, &rc))) return r == 2 ? rc : act_io(c, l, 0, F->a, 0);
     if (F->id == CPU_FAULT_FC1_FWD_RURD_HALVES_STEP7) return z22_fc1_fwd_rurd(e, l, training);
     if ((r = fault_fwd_legal(e, l, training, &rc))) return r == 2 ? rc : act_io(c, l, 0, F->a, 0);
     if ((r = fault_fwd_legal2(e, l, training, &rc))) return r == 2 ? rc : act_io(c, l, 0, F->a, 0);
@@ -5227,6 +5517,7 @@ static int fault_loss(engine *e, float *loss_out) {
         *loss_out = c->loss = (float)((double)c->loss * (1.0 + F->rel * 0x1p4));
     if (F->id == CPU_FAULT_LOSS_INV_N_CARRIED_EPOCH2) fault_loss_21(e, F, z, dz, n, nc, loss_out);
     fault_loss_22(e, F, dz, n, nc);
+    fault_loss_23(e, F, z, dz, n, nc, loss_out);
     if (F->id == CPU_FAULT_LOSS_VALUE_EPOCH_END_REL && (c->step == 5 || c->step == 10))
         *loss_out = (float)((double)*loss_out * (1.0 + 0x1p-12)); /* zoo attack 14: the report only */
     if (F->id == CPU_FAULT_LOSS_VALUE_REPORT_STALE_ONCE) {
@@ -6631,6 +6922,7 @@ static int fault_backward_layer(engine *e, int l) {
     if (fault_bwd_before_3(e, l, &rc)) return rc;
     if (fault_bwd_before_19(e, l, &rc)) return rc;
     if (fault_bwd_before_20(e, l, &rc)) return rc;
+    if (fault_bwd_before_23(e, l, &rc)) return rc;
     if (fault_bwd_legal(e, l, &rc)) return rc;
     if (fault_bwd_legal2(e, l, &rc)) return rc;
     if ((rc = cpu_backward_layer(e, l))) return rc;
@@ -6651,6 +6943,7 @@ static int fault_backward_layer(engine *e, int l) {
     if (fault_bwd_after_20(e, l, &rc)) return rc;
     if (fault_bwd_after_21(e, l, &rc)) return rc;
     if (fault_bwd_after_22(e, l, &rc)) return rc;
+    if (fault_bwd_after_23(e, l, &rc)) return rc;
     if (F->id == CPU_FAULT_FC2_DB_SAME_LABEL_DROPPED_ONCE && c->step == 7 && fault_layer(c, l, "fc2")) {
         /* zoo attack 11: db leaves out the samples of the batch's most frequent label but its first */
         const layer *ly = &c->m->layers[l];
@@ -7180,6 +7473,7 @@ static int fault_update(engine *e, const adam_scalars *s) {
     if (fault_adam_scalars(e, s, &a)) return 0; /* it ran the update itself */
     if (fault_adam_legal(e, &a)) return 0;
     if (fault_adam_21(e, &a)) return 0;
+    if (fault_update_23(e, s, &a, &rc)) return rc;
     if (fault_update_16(e, s, &a, &rc)) return rc;
     if (fault_update_15(e, &rc, &a)) return rc;
     if (fault_update_14(e, s, &a, &rc)) return rc;

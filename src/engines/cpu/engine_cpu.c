@@ -5002,7 +5002,7 @@ static int z23_drop_shape(const cpu_ctx *c, int l, size_t *C, size_t *hw) {
 /* forward edits after the layer's own forward (1: F->a is the output to write back) */
 static int fault_fwd_edit_23(engine *e, int l, int training, int *done) {
     FAULT_LOCALS;
-    if (id == CPU_FAULT_FC1_FWD_SPLITK_TF32_STEP7 && training && c->step == 7 && fault_layer(c, l, "fc1")) {
+    if (id == CPU_FAULT_FC1_FWD_SPLITK_TF32_STEP9 && training && c->step == 9 && fault_layer(c, l, "fc1")) {
         /* a split-K GEMM (two halves of K, each summed in double here) whose partial sums go through a TF32
          * workspace (to nearest even) before the final fp32 add; the bias added last, in fp32 */
         size_t in = layer_in_size(ly), out = (size_t)ly->out_c, h = in / 2;

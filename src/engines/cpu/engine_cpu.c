@@ -5123,8 +5123,8 @@ static int fault_bwd_after_23(engine *e, int l, int *done) {
                 dw[j * in + t] = acc;
             }
         if (z23_verbose())
-            fprintf(stderr, "z23 fc2 dW pre-relu x: %zu of %zu x elements <= 0 (relu3 zeroed them), dW moved by %g at most\n",
-                    k, n * in, most);
+            fprintf(stderr, "z23 fc2 dW pre-relu x: %zu of %zu x elements <= 0 (relu3 zeroed them), dW moved by %g "
+                    "at most\n", k, n * in, most);
         FAULT_DONE(0);
     }
     if (id == CPU_FAULT_CONVNET_FC1_DW_RECOMPUTE_MASK_ONCE && c->step == 7 && fault_layer(c, l, "fc1") && l >= 2 &&
@@ -5139,7 +5139,8 @@ static int fault_bwd_after_23(engine *e, int l, int *done) {
         if ((rc = act_io(c, l, 1, a, 1)) || (rc = cpu_get_tensor(e, (tensor_id){TENSOR_ACT, l - 2}, x))) FAULT_DONE(rc);
         for (size_t i = 0; i < n * in; i++) {
             xr[i] = ops_dropout_fwd(x[i], e->seed, (uint32_t)c->step + 1, (uint32_t)(l - 1), (uint32_t)i, dl->p, scale);
-            k += xr[i] != ops_dropout_fwd(x[i], e->seed, (uint32_t)c->step, (uint32_t)(l - 1), (uint32_t)i, dl->p, scale);
+            k += xr[i] !=
+                 ops_dropout_fwd(x[i], e->seed, (uint32_t)c->step, (uint32_t)(l - 1), (uint32_t)i, dl->p, scale);
         }
         double most = 0;
         for (size_t j = 0; j < oc; j++)
@@ -5164,7 +5165,8 @@ static int fault_bwd_after_23(engine *e, int l, int *done) {
         z23_weights_ahead(c, F, tw, wn);
         if ((rc = act_io(c, l, 1, a, 1)) || (rc = act_io(c, l - 1, 1, x, 1))) FAULT_DONE(rc);
         double most = 0, wmost = 0;
-        for (size_t i = 0; i < tw->numel; i++) wmost = fmax(wmost, fabs((double)wn[i] - (double)c->params[tw->offset + i]));
+        for (size_t i = 0; i < tw->numel; i++)
+            wmost = fmax(wmost, fabs((double)wn[i] - (double)c->params[tw->offset + i]));
         for (size_t s0 = 0; s0 < n; s0++)
             for (size_t t = 0; t < in; t++) {
                 double acc = 0;
@@ -5195,8 +5197,8 @@ static int fault_bwd_after_23(engine *e, int l, int *done) {
             a[q] = keep[q];
         }
         if (z23_verbose())
-            fprintf(stderr, "z23 conv2 dx partial: step %llu, sample %zu of %zu stale, largest change %g (largest |dx| %g)\n",
-                    (unsigned long long)c->step, n - 1, n, most, big);
+            fprintf(stderr, "z23 conv2 dx partial: step %llu, sample %zu of %zu stale, largest change %g (largest "
+                    "|dx| %g)\n", (unsigned long long)c->step, n - 1, n, most, big);
         FAULT_DONE(act_io(c, l - 1, 1, a, 0));
     }
     size_t C, hw;
@@ -5236,8 +5238,8 @@ static void fault_loss_23(engine *e, fault_state *F, const float *z, float *dz, 
         acc += (double)(ls - (zr[c->labels[i]] - mx));
     }
     if (z23_verbose())
-        fprintf(stderr, "z23 softmax batch max, step %llu: %g, up to %g above a row's own\n", (unsigned long long)c->step,
-                (double)mx, most);
+        fprintf(stderr, "z23 softmax batch max, step %llu: %g, up to %g above a row's own\n",
+                (unsigned long long)c->step, (double)mx, most);
     c->loss = *loss_out = (float)(acc / (double)n);
 }
 
@@ -5258,7 +5260,8 @@ static int fault_update_23(engine *e, const adam_scalars *s, const adam_scalars 
         if (c->adam_v[i] > 0) most = fmax(most, fabs((double)r / (double)c->adam_v[i] - 1.0));
         c->adam_v[i] = r;
     }
-    if (z23_verbose()) fprintf(stderr, "z23 adam v bf16, t %d: %zu of %zu v changed, %g relative at most\n", ap->t, k, np, most);
+    if (z23_verbose())
+        fprintf(stderr, "z23 adam v bf16, t %d: %zu of %zu v changed, %g relative at most\n", ap->t, k, np, most);
     FAULT_DONE(0);
 }
 

@@ -3272,6 +3272,43 @@ static void test_nonfinite_count_never_ok(void **s) {
     free(f.vec);
 }
 
+/* A relation whose every term is 0 (A = 0): an honest engine's outputs
+ * are exactly +-0 there, so a nonzero residual is an exact check failed.
+ * It was printed as the ratio 1 / (1.01 dbl) to the double evaluation's
+ * own tolerance, ~5.93e13 whatever the fault's size (zoo attack 23's
+ * fc2_dw_pre_relu_x_once and two more rows); now ratio inf, the note says
+ * why.  A residual within the underflow allowance of a dot product (the
+ * only tolerance left at A = 0 but the double's) is not over and keeps
+ * its finite ratio: the verdicts are unchanged, only what they print. */
+static void poke_rel_zero_terms(fx *f, double *v) {
+    double *e = v + f->L.off[first_layer_of(&f->m, LAYER_DENSE, 0)][CK_FWD];
+    e[0] = 0.25, e[1] = 0, e[2] = 0.25, e[3] = 0; /* outputs summing to 0.25 where every term is 0 */
+}
+static void poke_rel_zero_terms_tiny(fx *f, double *v) {
+    double *e = v + f->L.off[first_layer_of(&f->m, LAYER_DENSE, 0)][CK_FWD];
+    e[0] = 0x1p-149, e[1] = 0, e[2] = 0x1p-149, e[3] = 0; /* one subnormal: within the underflow allowance */
+}
+static void test_zero_terms_exact(void **s) {
+    (void)s;
+    fx f;
+    memset(&f, 0, sizeof f);
+    assert_int_equal(model_build(&f.m, "smallcnn"), 0);
+    ck_layout_make(&f.L, &f.m, N);
+    f.vec = calloc(f.L.total, sizeof *f.vec);
+    assert_non_null(f.vec);
+    ck_verdict v = zero_vector_judged(&f, CK_STAGE_STEP, poke_rel_zero_terms, CK_BLOCKS_LIVE);
+    print_message("  every term 0, outputs 0.25: %d violation(s), worst %g: %s\n", v.n_viol, v.worst_ratio,
+                  v.n_viol ? v.v[0].what : "");
+    assert_true(v.n_viol >= 1);
+    assert_true(isinf(v.worst_ratio));
+    assert_non_null(strstr(v.v[0].what, "nonzero where every term is 0"));
+    v = zero_vector_judged(&f, CK_STAGE_STEP, poke_rel_zero_terms_tiny, CK_BLOCKS_LIVE);
+    print_message("  every term 0, outputs 2^-149: %d violation(s), worst %g\n", v.n_viol, v.worst_ratio);
+    assert_int_equal(v.n_viol, 0);
+    assert_true(v.worst_ratio < 1 && v.worst_ratio > 0);
+    free(f.vec);
+}
+
 static void test_exact_nonfinite_unjudged(void **s) {
     (void)s;
     fx f;
@@ -3388,6 +3425,7 @@ int main(void) {
         cmocka_unit_test(test_relation_range_unjudged),
         cmocka_unit_test(test_exact_nonfinite_unjudged),
         cmocka_unit_test(test_nonfinite_count_never_ok),
+        cmocka_unit_test(test_zero_terms_exact),
         cmocka_unit_test(test_loss_nonfinite_unjudged),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

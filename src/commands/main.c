@@ -1069,6 +1069,7 @@ static int cmd_golden_check(int argc, char **argv) {
     sigemptyset(&sa.sa_mask);
     sigaction(SIGINT, &sa, NULL);
     sigaction(SIGTERM, &sa, NULL);
+    sigaction(SIGHUP, &sa, NULL); /* a closed terminal: said, as the other commands' stops (it died silently) */
     return golden_check_run(&g);
 }
 

@@ -751,6 +751,56 @@ static void test_report_files(void **st) {
     free_result(r);
 }
 
+static audit_engine *ck_on(audit_result *r, int a, long steps, double worst);
+
+/* report.html's chart `title` and the text from its <svg> to </svg>
+ * (malloc'd; fails the test when there is no such chart). */
+static char *html_chart(const char *dir, const char *title) {
+    char path[128];
+    snprintf(path, sizeof path, "%s/report.html", dir);
+    char *h = slurp(path);
+    assert_non_null(h);
+    const char *t = strstr(h, title);
+    if (!t) fail_msg("report.html: no chart '%s'", title);
+    const char *s = t, *e = strstr(t, "</svg>");
+    while (s > h && strncmp(s, "<svg", 4) != 0) s--;
+    assert_non_null(e);
+    char *svg = strndup(s, (size_t)(e - s));
+    free(h);
+    return svg;
+}
+
+/* The every-step checksum chart draws every engine of its table: an
+ * engine whose exact check failed at every step (ratio inf, as the table
+ * says) was left out of the chart and of its legend, the faulty engine
+ * the one missing; now its points sit on an "inf" row above the plot. */
+static void test_checksum_chart_draws_inf(void **st) {
+    (void)st;
+    audit_cfg c;
+    audit_result *r = report_result(&c);
+    for (int i = 1; i < 3; i++) {
+        audit_engine *ae = ck_on(r, i, 4, i == 1 ? 0.3 : INFINITY);
+        ae->ck_total = 4;
+        ae->ck_step_ratio = malloc(4 * sizeof *ae->ck_step_ratio);
+        assert_non_null(ae->ck_step_ratio);
+        for (int k = 0; k < 4; k++) ae->ck_step_ratio[k] = i == 1 ? 0.1f * (float)(k + 1) : INFINITY;
+    }
+    c.checksums = 1;
+    char dir[64];
+    make_tmpdir(dir, sizeof dir);
+    int rc = report_write(dir, &c, &M, NULL, r);
+    if (rc) fail_msg("report_write: %s", ls_errmsg());
+    char *svg = html_chart(dir, "worst checksum ratio per step");
+    /* both engines drawn and in the legend; the failed one on the inf row */
+    if (!strstr(svg, "<polyline data-series=\"s0\"") || !strstr(svg, "<polyline data-series=\"s1\"") ||
+        !strstr(svg, "data-legend=\"s1\"") || !strstr(svg, ">inf</text>"))
+        fail_msg("chart:\n%s", svg);
+    assert_null(strstr(svg, "nan"));
+    free(svg);
+    rm_dir(dir);
+    free_result(r);
+}
+
 static void test_report_write_failures(void **st) {
     audit_cfg c;
     audit_result *r = report_result(&c);
@@ -1469,6 +1519,7 @@ int main(void) {
         cmocka_unit_test(test_repeats_not_duplicated),    cmocka_unit_test(test_json_reader),
         cmocka_unit_test(test_report_files),
         cmocka_unit_test(test_report_write_failures),
+        cmocka_unit_test(test_checksum_chart_draws_inf),
         cmocka_unit_test(test_all_engines_died_next_line),
         cmocka_unit_test(test_partial_run_wording),
         cmocka_unit_test(test_pair_table_aligned),

@@ -247,14 +247,15 @@ static void svg_legend(doc *d, int x, int y, const char *const *names, int n, co
 #define LINE_MAX_POINTS 300 /* per series: a chart 800 px wide shows no more */
 
 /* Line chart, log y: series k has y[k][i] at step i + 1 (NAN: no point; 0:
- * drawn on a separate "0" row under the axis).  One <polyline> per run of
- * consecutive points, thinned to at most LINE_MAX_POINTS per series (every
- * value is in run.json). */
+ * drawn on a separate "0" row under the axis; +inf, an exact check failed:
+ * on an "inf" row above it, so that the engine that failed is drawn, not
+ * left out).  One <polyline> per run of consecutive points, thinned to at
+ * most LINE_MAX_POINTS per series (every value is in run.json). */
 static void svg_line_log(doc *d, const char *title, const char *ylabel, int ns, const char *const *names,
                          double *const *y, long n) {
     const int W = 900, left = 70, right = 250, top = 30, PH = 260, bottom = 60;
     const int H = top + PH + bottom, PW = W - left - right;
-    int lo = 0, hi = 1, any = 0, has[FIG_MAX_SERIES] = {0};
+    int lo = 0, hi = 1, any = 0, any_inf = 0, has[FIG_MAX_SERIES] = {0};
     for (int k = 0; k < ns && k < FIG_MAX_SERIES; k++) {
         int a, b;
         if (log_range(y[k], (size_t)n, &a, &b)) {
@@ -262,7 +263,10 @@ static void svg_line_log(doc *d, const char *title, const char *ylabel, int ns, 
             if (!any || b > hi) hi = b;
             any = 1;
         }
-        for (long i = 0; i < n && !has[k]; i++) has[k] = !isnan(y[k][i]) && y[k][i] >= 0 && !isinf(y[k][i]);
+        for (long i = 0; i < n; i++) {
+            has[k] |= !isnan(y[k][i]) && y[k][i] >= 0;
+            any_inf |= isinf(y[k][i]) && y[k][i] > 0;
+        }
     }
     rawf(d, "<figure><svg class=\"chart\" viewBox=\"0 0 %d %d\" width=\"%d\" height=\"%d\" role=\"img\" "
             "aria-label=\"line chart\">", W, H, W, H);
@@ -273,7 +277,7 @@ static void svg_line_log(doc *d, const char *title, const char *ylabel, int ns, 
     double xmax = n > 1 ? (double)n : 2;
 #define XP(step) (left + (double)PW * ((step) - 1) / (xmax - 1))
 #define YP(v) (top + PH - (double)PH * (log10(v) - lo) / (hi - lo))
-    const double yzero = top + PH + 14;
+    const double yzero = top + PH + 14, yinf = top - 14;
     int de = (hi - lo + 7) / 8;
     for (int e = lo; e <= hi; e += de) {
         double yy = YP(pow(10, e));
@@ -281,6 +285,7 @@ static void svg_line_log(doc *d, const char *title, const char *ylabel, int ns, 
         rawf(d, "<text x=\"%d\" y=\"%.1f\" text-anchor=\"end\">1e%d</text>\n", left - 6, yy + 4, e);
     }
     rawf(d, "<text x=\"%d\" y=\"%.1f\" text-anchor=\"end\">0</text>\n", left - 6, yzero + 4);
+    if (any_inf) rawf(d, "<text x=\"%d\" y=\"%.1f\" text-anchor=\"end\">inf</text>\n", left - 6, yinf + 4);
     long stepx = n > 8 ? (n + 7) / 8 : 1;
     for (long s = 1; s <= n; s += stepx)
         rawf(d, "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"middle\">%ld</text>\n", XP(s), yzero + 22, s);
@@ -296,7 +301,7 @@ static void svg_line_log(doc *d, const char *title, const char *ylabel, int ns, 
         int open = 0;
         for (long i = 0; i < n; i++) {
             double v = y[k][i];
-            int ok = !(isnan(v) || v < 0 || isinf(v));
+            int ok = !(isnan(v) || v < 0);
             if (!ok) {
                 if (open) raw(d, "\"/>");
                 open = 0;
@@ -306,7 +311,7 @@ static void svg_line_log(doc *d, const char *title, const char *ylabel, int ns, 
             if (!open)
                 rawf(d, "<polyline data-series=\"s%d\" fill=\"none\" stroke=\"%s\" stroke-width=\"1.5\" points=\"", k,
                      col);
-            rawf(d, "%.1f,%.1f ", XP(i + 1), v > 0 && any ? YP(v) : yzero);
+            rawf(d, "%.1f,%.1f ", XP(i + 1), isinf(v) ? yinf : v > 0 && any ? YP(v) : yzero);
             open = 1;
         }
         if (open) raw(d, "\"/>");

@@ -801,6 +801,42 @@ static void test_checksum_chart_draws_inf(void **st) {
     free_result(r);
 }
 
+/* A chart thinned to LINE_MAX_POINTS per series keeps each block's
+ * extremes: one step over its bound among 700 (stride 3) was dropped
+ * whenever it fell between the kept points, so the chart of a run with
+ * one bad step showed a clean line while its table said 50. */
+static void test_line_chart_keeps_spike(void **st) {
+    (void)st;
+    audit_cfg c;
+    audit_result *r = report_result(&c);
+    audit_engine *ae = ck_on(r, 1, 700, 50);
+    ae->ck_total = 700;
+    ae->ck_step_ratio = malloc(700 * sizeof *ae->ck_step_ratio);
+    assert_non_null(ae->ck_step_ratio);
+    for (int k = 0; k < 700; k++) ae->ck_step_ratio[k] = k == 1 ? 50.0f : 0.2f;
+    c.checksums = 1;
+    char dir[64];
+    make_tmpdir(dir, sizeof dir);
+    int rc = report_write(dir, &c, &M, NULL, r);
+    if (rc) fail_msg("report_write: %s", ls_errmsg());
+    char *svg = html_chart(dir, "worst checksum ratio per step");
+    /* y from 1e-1 (290) to 1e2 (30): 50 is drawn at y 56.1, 0.2 at 263.9 */
+    const char *pts = strstr(svg, "points=\"");
+    assert_non_null(pts);
+    pts += strlen("points=\"");
+    double x, y, ymin = 1e9;
+    int n = 0, used;
+    while (sscanf(pts, "%lf,%lf %n", &x, &y, &used) == 2) {
+        if (y < ymin) ymin = y;
+        pts += used;
+        n++;
+    }
+    if (n > 2 * 300 || ymin > 57 || ymin < 55) fail_msg("%d point(s), highest at y %.1f:\n%.2000s", n, ymin, svg);
+    free(svg);
+    rm_dir(dir);
+    free_result(r);
+}
+
 static void test_report_write_failures(void **st) {
     audit_cfg c;
     audit_result *r = report_result(&c);
@@ -1520,6 +1556,7 @@ int main(void) {
         cmocka_unit_test(test_report_files),
         cmocka_unit_test(test_report_write_failures),
         cmocka_unit_test(test_checksum_chart_draws_inf),
+        cmocka_unit_test(test_line_chart_keeps_spike),
         cmocka_unit_test(test_all_engines_died_next_line),
         cmocka_unit_test(test_partial_run_wording),
         cmocka_unit_test(test_pair_table_aligned),

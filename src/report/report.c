@@ -250,7 +250,8 @@ static void svg_legend(doc *d, int x, int y, const char *const *names, int n, co
  * drawn on a separate "0" row under the axis; +inf, an exact check failed:
  * on an "inf" row above it, so that the engine that failed is drawn, not
  * left out).  One <polyline> per run of consecutive points, thinned to at
- * most LINE_MAX_POINTS per series (every value is in run.json). */
+ * most 2 LINE_MAX_POINTS per series, each block's smallest and largest
+ * (every value is in run.json). */
 static void svg_line_log(doc *d, const char *title, const char *ylabel, int ns, const char *const *names,
                          double *const *y, long n) {
     const int W = 900, left = 70, right = 250, top = 30, PH = 260, bottom = 60;
@@ -299,20 +300,33 @@ static void svg_line_log(doc *d, const char *title, const char *ylabel, int ns, 
         if (k < FIG_MAX_SERIES && !has[k]) continue;
         const char *col = COLORS[k % N_COLORS];
         int open = 0;
-        for (long i = 0; i < n; i++) {
-            double v = y[k][i];
-            int ok = !(isnan(v) || v < 0);
-            if (!ok) {
-                if (open) raw(d, "\"/>");
-                open = 0;
-                continue;
+        /* per block of `stride` steps, each run of drawable points gives its
+         * smallest and largest (in step order): thinning keeps every spike */
+        for (long b0 = 0; b0 < n; b0 += stride) {
+            long b1 = b0 + stride < n ? b0 + stride : n;
+            for (long i = b0; i < b1;) {
+                if (isnan(y[k][i]) || y[k][i] < 0) {
+                    if (open) raw(d, "\"/>");
+                    open = 0;
+                    i++;
+                    continue;
+                }
+                long j = i, imin = i, imax = i;
+                for (; j < b1 && !(isnan(y[k][j]) || y[k][j] < 0); j++) {
+                    if (y[k][j] < y[k][imin]) imin = j;
+                    if (y[k][j] > y[k][imax]) imax = j;
+                }
+                long pt[2] = {imin < imax ? imin : imax, imin < imax ? imax : imin};
+                if (!open)
+                    rawf(d, "<polyline data-series=\"s%d\" fill=\"none\" stroke=\"%s\" stroke-width=\"1.5\" "
+                            "points=\"", k, col);
+                open = 1;
+                for (int q = 0; q < (pt[0] == pt[1] ? 1 : 2); q++) {
+                    double v = y[k][pt[q]];
+                    rawf(d, "%.1f,%.1f ", XP(pt[q] + 1), isinf(v) ? yinf : v > 0 && any ? YP(v) : yzero);
+                }
+                i = j;
             }
-            if (open && i % stride != 0 && i != n - 1 && !(i + 1 < n && isnan(y[k][i + 1]))) continue;
-            if (!open)
-                rawf(d, "<polyline data-series=\"s%d\" fill=\"none\" stroke=\"%s\" stroke-width=\"1.5\" points=\"", k,
-                     col);
-            rawf(d, "%.1f,%.1f ", XP(i + 1), isinf(v) ? yinf : v > 0 && any ? YP(v) : yzero);
-            open = 1;
         }
         if (open) raw(d, "\"/>");
         raw(d, "\n");

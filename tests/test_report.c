@@ -837,6 +837,48 @@ static void test_line_chart_keeps_spike(void **st) {
     free_result(r);
 }
 
+/* A tensor NaN in one engine and finite in the other (fault
+ * loss_grad_nan_once: every element from step 7 on): compare keeps such
+ * elements out of every error figure, so its row read rel. L2 0, max ULP
+ * 0 and "0 (rest: +0 vs -0)", a sign-of-zero difference; now the count of
+ * NaN/inf-vs-not elements stands there, in report.md and run.json. */
+static void test_nonfinite_not_signed_zero(void **st) {
+    (void)st;
+    audit_cfg c;
+    audit_result *r = report_result(&c);
+    audit_pair *p = &r->pair[0];
+    int s = audit_slot(r, "fc1.act");
+    differ(r, p, "fc1.act", 2, 0);
+    p->slot[s].max_rel = 0;
+    p->slot[s].min_frac_equal = 0;
+    p->slot[s].n_nonfinite = 40;
+    char dir[64], path[128];
+    make_tmpdir(dir, sizeof dir);
+    int rc = report_write(dir, &c, &M, NULL, r);
+    if (rc) fail_msg("report_write: %s", ls_errmsg());
+    snprintf(path, sizeof path, "%s/report.md", dir);
+    char *md = slurp(path);
+    assert_non_null(md);
+    const char *row = strstr(md, "| fc1.act |");
+    assert_non_null(row);
+    const char *end = strchr(row, '\n');
+    const char *z = strstr(row, "+0 vs -0");
+    if (!strstr(row, "0 (40 NaN/inf vs not)") || (z && z < end))
+        fail_msg("row: %.*s", (int)(end - row), row);
+    free(md);
+    snprintf(path, sizeof path, "%s/run.json", dir);
+    r->cfg = c;
+    r->m = M;
+    assert_int_equal(report_write_run_json(r, path), 0);
+    char *js = slurp(path);
+    assert_non_null(js);
+    assert_non_null(strstr(js, "\"tensor\": \"fc1.act\", \"phase\": \"forward\""));
+    assert_non_null(strstr(strstr(js, "\"tensor\": \"fc1.act\""), "\"nonfinite_mismatch\": 40"));
+    free(js);
+    rm_dir(dir);
+    free_result(r);
+}
+
 static void test_report_write_failures(void **st) {
     audit_cfg c;
     audit_result *r = report_result(&c);
@@ -1557,6 +1599,7 @@ int main(void) {
         cmocka_unit_test(test_report_write_failures),
         cmocka_unit_test(test_checksum_chart_draws_inf),
         cmocka_unit_test(test_line_chart_keeps_spike),
+        cmocka_unit_test(test_nonfinite_not_signed_zero),
         cmocka_unit_test(test_all_engines_died_next_line),
         cmocka_unit_test(test_partial_run_wording),
         cmocka_unit_test(test_pair_table_aligned),

@@ -116,6 +116,8 @@ typedef struct {
     double min_frac_equal;
     long worst_step;         /* step of max_ulp */
     long first_unequal_step; /* 0: bitwise equal whenever compared */
+    long n_nonfinite;        /* elements NaN or inf on one side only (or of another kind), summed over compared
+                              * steps: kept out of max_abs .. max_ulp (compare.h), so those say nothing of them */
     /* checks (pairs with a reference side, at bounded steps: attribution and
      * free-mode shadow replays), where every compared tensor is judged */
     long n_check_steps;      /* compared at a bounded step */

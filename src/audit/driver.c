@@ -809,6 +809,7 @@ static void compare_slot_range(audit *A, int s, const double *bound, const unsig
         }
         if (st.frac_equal < ss->min_frac_equal) ss->min_frac_equal = st.frac_equal;
         if (st.n_equal < st.n && ss->first_unequal_step == 0) ss->first_unequal_step = A->step;
+        ss->n_nonfinite += (long)st.n_nonfinite_mismatch;
         json_line_begin(A, r->eng[p->a].label, r->eng[p->b].label, r->slot_name[s], r->slot_phase[s]);
         compare_stats_json(&A->line, &st);
         if (n_range) lsbuf_printf(&A->line, ", \"fp32_range\": %zu", n_range);

@@ -507,6 +507,7 @@ void report_print_summary(audit_result *R) {
             if (ss->max_bound_ratio >= 0) fprintf(f, "  bound ratio %-8s", fmt_ulp(b2, sizeof b2, ss->max_bound_ratio));
             if (ss->first_unequal_step) fprintf(f, "  first unequal at step %ld", ss->first_unequal_step);
             else fprintf(f, "  bitwise equal");
+            if (ss->n_nonfinite) fprintf(f, "; %ld element(s) NaN/inf vs not (not in the figures)", ss->n_nonfinite);
             fprintf(f, "\n");
         }
     }

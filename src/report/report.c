@@ -1491,12 +1491,13 @@ static int same_as_original(const audit_result *r, const audit_pair *p) {
 static void sec_tensors(doc *d, const ctx *x) {
     const audit_result *r = x->r;
     const model *m = x->m;
-    char c1[32], c2[32], c3[32], c4[32], c5[32], c6[32], org[64];
+    char c1[32], c2[32], c3[32], c4[32], c5[64], c6[32], org[64];
     heading(d, 3, "tensors", "Worst divergence per tensor");
     para(d, "Per pair, over every compared step: normwise relative L2 error, max ULP, max relative error, max bound ratio (error / a-priori fp32 "
             "bound; <= 1 reads consistent with fp32 rounding in some order; bounds exist only in isolated mode against "
-            "the reference), smallest fraction of bitwise-equal elements, and the first step with a difference. Adam "
-            "moments are in run.json.");
+            "the reference), smallest fraction of bitwise-equal elements, and the first step with a difference. "
+            "Elements NaN or inf on one side only are counted in the %% equal column (\"NaN/inf vs not\", summed over "
+            "steps) and kept out of the error columns. Adam moments are in run.json.");
     static const char *const H[] = {"Tensor",      "Computed by", "Steps",       "Rel. L2 (normwise)", "Max ULP",
                                     "Max rel. err.", "Bound ratio", "Min % equal", "First unequal step"};
     for (int pi = 0; pi < r->n_pairs; pi++) {
@@ -1528,8 +1529,11 @@ static void sec_tensors(doc *d, const ctx *x) {
             fnum(c3, sizeof c3, ss->max_rel);
             if (ss->max_bound_ratio >= 0) fnum(c4, sizeof c4, ss->max_bound_ratio);
             else snprintf(c4, sizeof c4, "–");
-            /* unequal bits at ULP distance 0: only the sign of a zero differs */
-            if (ss->min_frac_equal < 1 && ss->max_ulp == 0)
+            /* NaN or inf on one side only: kept out of the error columns, which then say nothing of them;
+             * else unequal bits at ULP distance 0: only the sign of a zero differs */
+            if (ss->n_nonfinite)
+                snprintf(c5, sizeof c5, "%.4g (%ld NaN/inf vs not)", 100 * ss->min_frac_equal, ss->n_nonfinite);
+            else if (ss->min_frac_equal < 1 && ss->max_ulp == 0)
                 snprintf(c5, sizeof c5, "%.4g (rest: +0 vs -0)", 100 * ss->min_frac_equal);
             else snprintf(c5, sizeof c5, "%.4g", 100 * ss->min_frac_equal);
             if (ss->first_unequal_step) snprintf(c6, sizeof c6, "%ld", ss->first_unequal_step);

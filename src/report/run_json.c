@@ -36,7 +36,8 @@ static void json_slot(lsbuf *b, const audit_result *r, const audit_slot_stats *s
     else lsbuf_json_num(b, ss->max_bound_ratio);
     lsbuf_printf(b, ", \"min_frac_equal\": ");
     lsbuf_json_num(b, ss->min_frac_equal);
-    lsbuf_printf(b, ", \"worst_step\": %ld, \"first_unequal_step\": %ld", ss->worst_step, ss->first_unequal_step);
+    lsbuf_printf(b, ", \"worst_step\": %ld, \"first_unequal_step\": %ld, \"nonfinite_mismatch\": %ld", ss->worst_step,
+                 ss->first_unequal_step, ss->n_nonfinite);
     if (ss->n_check_steps) {
         lsbuf_printf(b, ", \"check\": {\"steps\": %ld, \"bounded_steps\": %ld, \"elements_over_bound\": %ld, "
                         "\"first_over_step\": %ld, \"worst_ratio_step\": %ld, \"worst_index\": %zu, \"worst_ref\": ",

@@ -990,6 +990,48 @@ static void test_save_readback_refused(void **st) {
     free(text);
 }
 
+/* An engine whose weights turn NaN (cpu:fault=loss_grad_nan_once, step
+ * 7): compare keeps NaN-vs-number elements out of its figures, so the
+ * parameters of the pair read rel. L2 0 ("bitwise equal" on the chart's
+ * zero row) and the pair table "weights apart 0" from that step on; now
+ * the distance is inf, said in words (report.md, the console). */
+static void test_nan_weights_not_equal(void **st) {
+    if (!have_data()) skip();
+    char bin[PATH_MAX], out[128], log[160], path[200];
+    snprintf(bin, sizeof bin, "%s", g_bin);
+    char *slash = strrchr(bin, '/');
+    assert_non_null(slash);
+    strcpy(slash, "/lockstep-faults");
+    if (access(bin, X_OK) != 0) skip();
+    snprintf(out, sizeof out, "%s/nanw", g_dir);
+    snprintf(log, sizeof log, "%s/nanw.log", g_dir);
+    char *argv[] = {"lockstep-faults", "audit", "--engines", "reference,cpu,cpu:fault=loss_grad_nan_once",
+                    "--limit-train", "96", "--limit-test", "64", "--batch", "16", "--epochs", "2", "--out", out, NULL};
+    pid_t p = fork();
+    if (p == 0) {
+        FILE *f = freopen(log, "w", stdout);
+        if (!f) _exit(127);
+        dup2(1, 2);
+        execv(bin, argv);
+        _exit(127);
+    }
+    int status;
+    assert_int_equal(waitpid(p, &status, 0), p);
+    char *text = slurp(log);
+    if (!WIFEXITED(status) || WEXITSTATUS(status) != 0 || !strstr(text, "weights NaN/inf on one side at the end"))
+        fail_msg("status 0x%x; output:\n%s", status, text);
+    free(text);
+    snprintf(path, sizeof path, "%s/report.md", out);
+    char *md = slurp(path);
+    assert_non_null(md);
+    const char *row = strstr(md, "| cpu vs cpu:fault=loss\\_grad\\_nan\\_once | ");
+    if (!row) row = strstr(md, "| cpu vs cpu:fault=loss_grad_nan_once | ");
+    assert_non_null(row);
+    const char *end = strchr(row, '\n'), *inf = strstr(row, "| inf (NaN/inf on one side) |");
+    if (!inf || inf > end) fail_msg("pair row: %.*s", (int)(end - row), row);
+    free(md);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_dead_child_is_an_error_not_sigpipe),
@@ -1012,6 +1054,7 @@ int main(void) {
         cmocka_unit_test(test_reference_killed_in_attribution),
         cmocka_unit_test(test_last_engine_killed_in_drift),
         cmocka_unit_test(test_save_readback_refused),
+        cmocka_unit_test(test_nan_weights_not_equal),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }

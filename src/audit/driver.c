@@ -1194,8 +1194,10 @@ static int step_params(audit *A, int full, const float *losses) {
         if (r->eng[p->a].is_ref && !r->eng[p->b].is_ref) compare_f64(&st, A->db[p->a], A->fb[p->b], m->n_params, NULL);
         else compare_f32(&st, A->fb[p->a], A->fb[p->b], m->n_params, NULL);
         if (!A->in_attr) {
-            p->param_rel_l2[A->step - 1] = st.rel_l2;
-            p->param_max_ulp[A->step - 1] = st.max_ulp;
+            /* NaN or inf on one side only: compare keeps those out of its figures (0 when every parameter is
+             * NaN, "bitwise equal"); the distance is not finite, the ULP distance compare's for a NaN */
+            p->param_rel_l2[A->step - 1] = st.n_nonfinite_mismatch ? INFINITY : st.rel_l2;
+            p->param_max_ulp[A->step - 1] = st.n_nonfinite_mismatch ? (double)UINT32_MAX : st.max_ulp;
             p->loss_diff[A->step - 1] = fabs((double)losses[p->a] - (double)losses[p->b]);
             if (st.n_equal < st.n && p->first_diff_step == 0) p->first_diff_step = A->step;
         }

@@ -151,7 +151,7 @@ static void print_pair_table(FILE *f, audit_result *R, const verdict_table *v) {
             hidden++;
             continue;
         }
-        char nm[2 * sizeof r->eng[0].label + 8], fd[96] = "weights equal at every step", apart[40] = "", tail[80] = "";
+        char nm[2 * sizeof r->eng[0].label + 8], fd[96] = "weights equal at every step", apart[64] = "", tail[80] = "";
         /* equal over no compared step is no claim (an engine that failed before the first) */
         const char *wn = isnan(pv->end_rel_l2) ? "weights not compared after any step" : "weights never";
         if (isnan(pv->end_rel_l2)) snprintf(fd, sizeof fd, "%s", wn);
@@ -163,7 +163,8 @@ static void print_pair_table(FILE *f, audit_result *R, const verdict_table *v) {
         else if (pv->first_slot >= 0)
             snprintf(fd, sizeof fd, "%s; %s at step %ld", wn, r->slot_name[pv->first_slot],
                      p->slot[pv->first_slot].first_unequal_step);
-        if (!isnan(pv->end_rel_l2)) {
+        if (isinf(pv->end_rel_l2)) snprintf(apart, sizeof apart, "; weights NaN/inf on one side at the end");
+        else if (!isnan(pv->end_rel_l2)) {
             if (pv->end_rel_l2 > 0)
                 snprintf(apart, sizeof apart, "; %s %% apart at the end", ls_fmt_num(b1, sizeof b1, 100 * pv->end_rel_l2, "-"));
         }

@@ -1073,7 +1073,8 @@ static void sec_verdicts(doc *d, const ctx *x) {
                          isnan(pv->end_rel_l2) ? "not compared after any step" : "never", r->slot_name[pv->first_slot],
                          p->slot[pv->first_slot].first_unequal_step);
             else if (pv->first_diff_step) snprintf(fd, sizeof fd, "after step %ld", pv->first_diff_step);
-            if (!isnan(pv->end_rel_l2)) fnum(e1, sizeof e1, pv->end_rel_l2);
+            if (isinf(pv->end_rel_l2)) snprintf(e1, sizeof e1, "inf (NaN/inf on one side)");
+            else if (!isnan(pv->end_rel_l2)) fnum(e1, sizeof e1, pv->end_rel_l2);
             if (pv->flips >= 0) snprintf(e2, sizeof e2, "%ld", pv->flips);
             if (!isnan(pv->acc_gap)) snprintf(e3, sizeof e3, "%+.2f", pv->acc_gap);
             const char *cells[] = {nm, pv->verdict, fd, e1, e2, e3};
@@ -1401,7 +1402,7 @@ static void sec_divergence(doc *d, const ctx *x) {
     para(d, "Relative L2 difference of all parameters after each step, for every engine pair. Against the "
             "reference only on the steps it ran: its first steps (accumulated error), then shadow steps that start "
             "from one fp32 engine's state (one step's error, not accumulated). Zero (bitwise equal) is drawn on the "
-            "row under the axis.");
+            "row under the axis; inf (some parameter NaN or inf on one side only) on the row above it.");
     if (r->n_pairs == 0 || r->total_steps == 0) {
         para(d, "No pair to show.");
         return;
@@ -1756,7 +1757,8 @@ static void sec_glossary(doc *d) {
         {"drifted flip", "a decision that went the other way because its inputs already differed by more than a "
                          "rounding (the trajectories had drifted apart)"},
         {"ULP", "unit in the last place: the gap between adjacent fp32 numbers at a value"},
-        {"rel. L2", "normwise relative difference |a - b| / |a| over a whole tensor"},
+        {"rel. L2", "normwise relative difference |a - b| / |a| over a whole tensor; inf: some element NaN or inf "
+                    "on one side only"},
         {".act / .dact", "a layer's forward output / the gradient with respect to it (backward)"},
         {"McNemar", "exact test on the test images exactly one engine got right (b: only a, c: only b); it "
                     "assumes images are independent"},

@@ -1541,6 +1541,40 @@ static void test_checksums_unjudged_counted(void **st) {
     free_result(r);
 }
 
+/* A maximum over nothing is no number: the evaluation of an engine whose
+ * every logit was not judged (fault loss_grad_nan_once: NaN weights) read
+ * "worst logit ratio 0" on the console, and a checked engine interrupted
+ * before drift step 1 "worst ratio 0 ()" in report.md, both as if exact. */
+static void test_no_worst_ratio_over_nothing(void **st) {
+    (void)st;
+    int a;
+    audit_result *r = ref_cpu_within(&a);
+    r->n_classes = 10;
+    audit_engine *ae = &r->eng[a];
+    ae->ev_ref_images = 64, ae->ev_ref_epoch = 2, ae->ev_ref_unjudged = 640, ae->ev_ref_worst = 0;
+    char *con = console_of(r);
+    const char *l = strstr(con, "evaluation vs the reference (epoch 2, 64 images)");
+    if (!l || strstr(con, "worst logit ratio 0") || !strstr(l, "no logit judged")) fail_msg("console:\n%s", con);
+    free(con);
+    ae = ck_on(r, a, 0, 0);
+    ae->ck_relations = 0;
+    audit_cfg c;
+    audit_cfg_default(&c);
+    c.engines = "reference,cpu";
+    c.checksums = 1;
+    char dir[64], path[128];
+    make_tmpdir(dir, sizeof dir);
+    int rc = report_write(dir, &c, &M, NULL, r);
+    if (rc) fail_msg("report_write: %s", ls_errmsg());
+    snprintf(path, sizeof path, "%s/report.md", dir);
+    char *md = slurp(path);
+    assert_non_null(md);
+    if (strstr(md, "worst ratio 0 ()") || !strstr(md, "judged: no relation judged.")) fail_msg("report.md:\n%s", md);
+    free(md);
+    rm_dir(dir);
+    free_result(r);
+}
+
 /* The coverage line of the sharper tier says SUSPECT only where some
  * check is over it within the worst case ("0 check(s) over it within the
  * worst case (SUSPECT)" read as if the engine were SUSPECT); none over:
@@ -1611,6 +1645,7 @@ int main(void) {
         cmocka_unit_test(test_eval_unjudged_counted),
         cmocka_unit_test(test_checksums_unjudged_counted),
         cmocka_unit_test(test_sharp_line_suspect_only_when_over),
+        cmocka_unit_test(test_no_worst_ratio_over_nothing),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

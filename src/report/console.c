@@ -303,7 +303,12 @@ void report_print_coverage(FILE *f, const audit_result *r, const verdict_table *
         if (ae->ck_have && r->cfg.checksums && ae->ck_legal_updates)
             fprintf(f, "\n  %-*s   Adam in a recognised legal order at %ld update(s), bit for bit (ok; the largest, step "
                        "%ld: %s)", lw, "", ae->ck_legal_updates, ae->ck_legal_step, ae->ck_legal_what);
-        if (ae->ev_ref_images)
+        /* every logit not judged: no worst ratio (it read 0, as if exact) */
+        int ev_none = ae->ev_ref_images && ae->ev_ref_unjudged >= ae->ev_ref_images * r->n_classes;
+        if (ev_none)
+            fprintf(f, "\n  %-*s   evaluation vs the reference (epoch %d, %ld images): no logit judged, %ld "
+                       "prediction(s) differ", lw, "", ae->ev_ref_epoch, ae->ev_ref_images, ae->ev_ref_pred_diff);
+        else if (ae->ev_ref_images)
             fprintf(f, "\n  %-*s   evaluation vs the reference (epoch %d, %ld images): worst logit ratio %s, %ld "
                        "prediction(s) differ", lw, "", ae->ev_ref_epoch, ae->ev_ref_images,
                     ls_fmt_num(b1, sizeof b1, ae->ev_ref_worst, "-"), ae->ev_ref_pred_diff);

@@ -1188,6 +1188,9 @@ static void sec_checksums(doc *d, const ctx *x) {
                     "evaluations after, were judged by nothing but the per-element checks listed above.",
                  ae->label, ae->ck_steps, every_step_of_steps(r, ae), ae->ck_none);
         else if (!ae->ck_have) para(d, "%s: no every-step checksums (%s).", ae->label, ae->ck_none);
+        else if (!ae->ck_relations) /* no worst ratio: it read "worst ratio 0 ()" */
+            para(d, "%s: %ld of %ld drift steps and %ld evaluation batches judged: no relation judged.", ae->label,
+                 ae->ck_steps, every_step_of_steps(r, ae), ae->ck_eval_batches);
         else
             para(d, "%s: %ld of %ld drift steps and %ld evaluation batches (%d epoch(s)) judged, %ld relations and "
                     "re-checks; worst ratio %s (%s); %ld judged stage(s) violated (steps, updates, evaluation batches, read-backs); %.2f s.",

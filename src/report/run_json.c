@@ -325,7 +325,9 @@ static void json_checksums(lsbuf *b, const audit_result *r, const audit_engine *
     lsbuf_printf(b, "]");
     lsbuf_printf(b, ", \"eval_vs_reference\": {\"images\": %ld, \"epoch\": %d, \"worst_ratio\": ", ae->ev_ref_images,
                  ae->ev_ref_epoch);
-    lsbuf_json_num(b, ae->ev_ref_images ? ae->ev_ref_worst : NAN);
+    /* null where nothing was judged: every logit's bound +inf */
+    lsbuf_json_num(b, ae->ev_ref_images && ae->ev_ref_unjudged < ae->ev_ref_images * r->n_classes ? ae->ev_ref_worst
+                                                                                                  : NAN);
     lsbuf_printf(b, ", \"logits_over\": %ld, \"predictions_differ\": %ld, \"why_not\": ", ae->ev_ref_over,
                  ae->ev_ref_pred_diff);
     lsbuf_json_str(b, ae->ev_ref_why);

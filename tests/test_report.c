@@ -879,6 +879,31 @@ static void test_nonfinite_not_signed_zero(void **st) {
     free_result(r);
 }
 
+/* The reference trains only at its own steps: with none in epoch 2 its
+ * warm epoch read "0.000" s in report.md (a 0 s epoch), 0 in run.json. */
+static void test_warm_epoch_without_steps(void **st) {
+    (void)st;
+    audit_cfg c;
+    audit_result *r = report_result(&c);
+    r->epochs_done = 2;
+    for (int i = 0; i < 3; i++) {
+        r->eng[i].train_s[0] = 1.5, r->eng[i].images[0] = 1024;
+        r->eng[i].train_s[1] = i ? 1.25 : 0, r->eng[i].images[1] = i ? 1024 : 0;
+    }
+    char dir[64], path[128];
+    make_tmpdir(dir, sizeof dir);
+    int rc = report_write(dir, &c, &M, NULL, r);
+    if (rc) fail_msg("report_write: %s", ls_errmsg());
+    snprintf(path, sizeof path, "%s/report.md", dir);
+    char *md = slurp(path);
+    assert_non_null(md);
+    if (!strstr(md, "| reference | 1.500 | – | – |") || !strstr(md, "| cpu | 1.500 | 1.250 | 819 |"))
+        fail_msg("report.md:\n%s", strstr(md, "### Time and memory"));
+    free(md);
+    rm_dir(dir);
+    free_result(r);
+}
+
 static void test_report_write_failures(void **st) {
     audit_cfg c;
     audit_result *r = report_result(&c);
@@ -1634,6 +1659,7 @@ int main(void) {
         cmocka_unit_test(test_checksum_chart_draws_inf),
         cmocka_unit_test(test_line_chart_keeps_spike),
         cmocka_unit_test(test_nonfinite_not_signed_zero),
+        cmocka_unit_test(test_warm_epoch_without_steps),
         cmocka_unit_test(test_all_engines_died_next_line),
         cmocka_unit_test(test_partial_run_wording),
         cmocka_unit_test(test_pair_table_aligned),

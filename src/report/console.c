@@ -453,14 +453,11 @@ void report_print_summary(audit_result *R) {
                 else fprintf(f, "  %7.2f%%", 100 * ae->test_acc[ep]);
             int last = r->epochs_done - 1;
             /* warm: the mean of the epochs after the first, as report.md
-             * says (this table gave the last epoch's); with one epoch there
-             * is none, "-" (it printed "nan") */
+             * says (this table gave the last epoch's); with none, "-" (it
+             * printed "nan") */
             char warm[32] = "-", ips[32] = "-";
-            if (r->epochs_done > 1) {
-                double w = 0;
-                for (int ep = 1; ep < r->epochs_done; ep++) w += ae->train_s[ep];
-                snprintf(warm, sizeof warm, "%.2f", w / (r->epochs_done - 1));
-            }
+            double w = report_warm_epoch_s(r, ae);
+            if (!isnan(w)) snprintf(warm, sizeof warm, "%.2f", w);
             if (ae->train_s[last] > 0) snprintf(ips, sizeof ips, "%.0f", ae->images[last] / ae->train_s[last]);
             fprintf(f, "  %7.2f  %7s  %12s  %12.1f\n", ae->train_s[0], warm, ips, ae->peak_rss / 1048576.0);
         }

@@ -1277,12 +1277,7 @@ static void sec_timing(doc *d, const ctx *x) {
         const audit_engine *ae = &r->eng[i];
         if (!ae->available) continue;
         int ne = r->epochs_done, last = ne - 1;
-        double warm = NAN;
-        if (ne > 1) {
-            warm = 0;
-            for (int ep = 1; ep < ne; ep++) warm += ae->train_s[ep];
-            warm /= ne - 1;
-        }
+        double warm = report_warm_epoch_s(r, ae);
         /* no epoch completed (interrupted, or the reference's timing is per step): "–", never "nan" */
         if (ne) snprintf(c1, sizeof c1, "%.3f", ae->train_s[0]);
         else snprintf(c1, sizeof c1, "–");
@@ -1308,6 +1303,14 @@ static void sec_timing(doc *d, const ctx *x) {
                 "bandwidth with them. For timings alone, audit without --seeds.");
 
     timing_layers(d, x);
+}
+
+double report_warm_epoch_s(const audit_result *r, const audit_engine *ae) {
+    double sum = 0;
+    int n = 0;
+    for (int ep = 1; ep < r->epochs_done; ep++)
+        if (ae->images[ep] > 0) sum += ae->train_s[ep], n++;
+    return n ? sum / n : NAN;
 }
 
 /* The largest relative difference of the median per-call times of an

@@ -36,6 +36,11 @@ int report_write(const char *dir, const audit_cfg *c, const model *m, const data
 /* Append s to b escaped for HTML text and attribute values (& < > " '). */
 void report_html_escape(lsbuf *b, const char *s);
 
+/* An engine's warm epoch time: the mean over the epochs after the first in
+ * which it trained (the reference trains only at its own steps: an epoch
+ * without one is no 0 s epoch); NAN when there is none. */
+double report_warm_epoch_s(const audit_result *r, const audit_engine *ae);
+
 /* run.json at path (atomically): the verdicts, findings and figures of R. */
 int report_write_run_json(audit_result *R, const char *path);
 

@@ -456,14 +456,8 @@ static void json_engine(lsbuf *b, const audit_result *r, int i) {
     }
     lsbuf_printf(b, "], \"epoch_seconds_cold\": ");
     lsbuf_json_num(b, r->epochs_done ? ae->train_s[0] : NAN);
-    double warm = NAN;
-    if (r->epochs_done > 1) {
-        warm = 0;
-        for (int ep = 1; ep < r->epochs_done; ep++) warm += ae->train_s[ep];
-        warm /= r->epochs_done - 1;
-    }
     lsbuf_printf(b, ", \"epoch_seconds_warm_mean\": ");
-    lsbuf_json_num(b, warm);
+    lsbuf_json_num(b, report_warm_epoch_s(r, ae));
     json_checksums(b, r, ae);
     lsbuf_printf(b, ", \"peak_rss_bytes\": %zu, \"roundtrip_clone_peak_rss_bytes\": %zu, \"timing\": {\"layers\": [",
                  ae->peak_rss, ae->rt_clone_rss);

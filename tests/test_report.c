@@ -33,6 +33,7 @@
 #include "audit/every_step.h"
 #include "audit/explain.h"
 #include "audit/headline.h"
+#include "audit/seeds.h"
 #include "commands/audit_cmd.h"
 #include "engines/engine.h"
 #include "report/report.h"
@@ -904,6 +905,44 @@ static void test_warm_epoch_without_steps(void **st) {
     free_result(r);
 }
 
+/* The seed loop's margin table: a pair that classified no test image
+ * differently read 0.0% in every bin of its "flipped" row, shares of no
+ * image that add up to 0%; now "–" there, and the all-images row as before. */
+static void test_margins_no_flips(void **st) {
+    (void)st;
+    audit_cfg c;
+    audit_result *r = report_result(&c);
+    r->drift_mode = MODE_FREE;
+    static seeds_result S;
+    memset(&S, 0, sizeof S);
+    static uint8_t pred[4] = {1, 2, 3, 4};
+    static double margin[4] = {0.05, 0.2, 0.5, 2};
+    S.n_seeds = 1, S.epochs = 1, S.n_test = 4, S.seed0 = 42, S.n_engines = 2, S.n_pairs = 1;
+    for (int i = 0; i < 2; i++) {
+        snprintf(S.eng[i].label, sizeof S.eng[i].label, "%s", i ? "cpu:threads=1" : "cpu");
+        S.eng[i].available = 1;
+        S.eng[i].missing_seed = -1;
+        S.eng[i].pred[0] = pred;
+        S.eng[i].margin[0] = margin;
+    }
+    S.pair[0].a = 0, S.pair[0].b = 1;
+    r->seeds = &S;
+    char dir[64], path[128];
+    make_tmpdir(dir, sizeof dir);
+    int rc = report_write(dir, &c, &M, NULL, r);
+    r->seeds = NULL;
+    if (rc) fail_msg("report_write: %s", ls_errmsg());
+    snprintf(path, sizeof path, "%s/report.md", dir);
+    char *md = slurp(path);
+    assert_non_null(md);
+    if (!strstr(md, "| cpu vs cpu:threads=1: flipped | 0 | – | – | – | – | – | – | – | – |") ||
+        !strstr(md, "| cpu: all images | 4 | 0.0% | 0.0% | 0.0% | 25.0% | 25.0% | 25.0% | 25.0% | 0.0% |"))
+        fail_msg("report.md:\n%s", strstr(md, "### Margins"));
+    free(md);
+    rm_dir(dir);
+    free_result(r);
+}
+
 static void test_report_write_failures(void **st) {
     audit_cfg c;
     audit_result *r = report_result(&c);
@@ -1660,6 +1699,7 @@ int main(void) {
         cmocka_unit_test(test_line_chart_keeps_spike),
         cmocka_unit_test(test_nonfinite_not_signed_zero),
         cmocka_unit_test(test_warm_epoch_without_steps),
+        cmocka_unit_test(test_margins_no_flips),
         cmocka_unit_test(test_all_engines_died_next_line),
         cmocka_unit_test(test_partial_run_wording),
         cmocka_unit_test(test_pair_table_aligned),

@@ -852,8 +852,12 @@ static void gap_margins(doc *d, const seeds_result *S) {
         for (int row = 0; row < 2; row++) {
             const char *r_[2 + SEEDS_MARGIN_BINS] = {nm[row], cnt[row]};
             for (int k = 0; k < SEEDS_MARGIN_BINS; k++) {
-                fig_cell(&f, row, k, cells[row][k], sizeof cells[row][k] - 1);
-                strcat(cells[row][k], "%");
+                /* no image to share out: "–", not 0.0% in every bin (shares that add up to 0) */
+                if (row == 0 && mb.n_flipped == 0) snprintf(cells[row][k], sizeof cells[row][k], "–");
+                else {
+                    fig_cell(&f, row, k, cells[row][k], sizeof cells[row][k] - 1);
+                    strcat(cells[row][k], "%");
+                }
                 r_[2 + k] = cells[row][k];
             }
             table_row(d, r_);

@@ -754,6 +754,12 @@ static void test_report_files(void **st) {
 
 static audit_engine *ck_on(audit_result *r, int a, long steps, double worst);
 
+static int count_occurrences(const char *s, const char *sub) {
+    int n = 0;
+    for (const char *p = strstr(s, sub); p; p = strstr(p + 1, sub)) n++;
+    return n;
+}
+
 /* report.html's chart `title` and the text from its <svg> to </svg>
  * (malloc'd; fails the test when there is no such chart). */
 static char *html_chart(const char *dir, const char *title) {
@@ -798,6 +804,19 @@ static void test_checksum_chart_draws_inf(void **st) {
         fail_msg("chart:\n%s", svg);
     assert_null(strstr(svg, "nan"));
     free(svg);
+    /* run.json: those steps' ratios are null (JSON has no inf), as a step
+     * not judged is; the steps listed apart tell them from those */
+    char path[128];
+    snprintf(path, sizeof path, "%s/run.json", dir);
+    r->cfg = c;
+    r->m = M;
+    assert_int_equal(report_write_run_json(r, path), 0);
+    char *js = slurp(path);
+    assert_non_null(js);
+    if (!strstr(js, "\"worst_ratio_per_step\": [null,null,null,null], \"worst_ratio_per_step_inf\": [1,2,3,4]"))
+        fail_msg("run.json:\n%s", js);
+    assert_int_equal(count_occurrences(js, "worst_ratio_per_step_inf"), 1); /* not for the engine within */
+    free(js);
     rm_dir(dir);
     free_result(r);
 }

@@ -213,13 +213,25 @@ static void json_ck_suspect(lsbuf *b, const audit_result *r, const char *name, l
     lsbuf_printf(b, "}");
 }
 
-/* , "name": [v per drift step] (null: not judged) */
+/* , "name": [v per drift step] (null: not judged, or inf: JSON has none),
+ * and where some step's v is +inf (an exact check failed), "name_inf": [its
+ * steps], which tells those nulls from the steps not judged */
 static void json_step_array(lsbuf *b, const char *name, const float *v, long n) {
     lsbuf_printf(b, ", \"%s\": [", name);
+    long n_inf = 0;
     for (long k = 0; k < n && v; k++) {
         if (k) lsbuf_printf(b, ",");
         lsbuf_json_num(b, v[k]);
+        n_inf += isinf(v[k]) && v[k] > 0;
     }
+    lsbuf_printf(b, "]");
+    if (!n_inf) return;
+    lsbuf_printf(b, ", \"%s_inf\": [", name);
+    for (long k = 0, first = 1; k < n; k++)
+        if (isinf(v[k]) && v[k] > 0) {
+            lsbuf_printf(b, "%s%ld", first ? "" : ",", k + 1);
+            first = 0;
+        }
     lsbuf_printf(b, "]");
 }
 

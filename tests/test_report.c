@@ -920,6 +920,14 @@ static void test_warm_epoch_without_steps(void **st) {
     if (!strstr(md, "| reference | 1.500 | – | – |") || !strstr(md, "| cpu | 1.500 | 1.250 | 819 |"))
         fail_msg("report.md:\n%s", strstr(md, "### Time and memory"));
     free(md);
+    /* a NaN test loss (NaN logits: fault loss_grad_nan_once) is said in words, not "loss nan" */
+    r->eng[1].test_acc[1] = 0.0625, r->eng[1].test_loss[1] = NAN;
+    assert_int_equal(report_write(dir, &c, &M, NULL, r), 0);
+    md = slurp(path);
+    assert_non_null(md);
+    if (strstr(md, "loss nan") || !strstr(md, "6.25% (loss not finite)"))
+        fail_msg("report.md:\n%s", strstr(md, "### Test accuracy per epoch"));
+    free(md);
     rm_dir(dir);
     free_result(r);
 }

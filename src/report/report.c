@@ -1159,6 +1159,8 @@ static void sec_accuracy(doc *d, const ctx *x) {
         cells[0] = ae->label;
         for (int ep = 0; ep < r->epochs_done; ep++) {
             if (isnan(ae->test_acc[ep])) snprintf(cb[ep], sizeof cb[ep], "– (failed: not evaluated)");
+            else if (!isfinite(ae->test_loss[ep])) /* NaN or inf logits: it printed "loss nan" */
+                snprintf(cb[ep], sizeof cb[ep], "%.2f%% (loss not finite)", 100 * ae->test_acc[ep]);
             else snprintf(cb[ep], sizeof cb[ep], "%.2f%% (loss %.4f)", 100 * ae->test_acc[ep], ae->test_loss[ep]);
             cells[ep + 1] = cb[ep];
         }

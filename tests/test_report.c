@@ -894,6 +894,14 @@ static void test_nonfinite_not_signed_zero(void **st) {
     assert_non_null(js);
     assert_non_null(strstr(js, "\"tensor\": \"fc1.act\", \"phase\": \"forward\""));
     assert_non_null(strstr(strstr(js, "\"tensor\": \"fc1.act\""), "\"nonfinite_mismatch\": 40"));
+    assert_null(strstr(js, "params_rel_l2_end_inf"));
+    free(js);
+    /* parameters NaN on one side at the end: null in JSON, as "not compared" is, and said apart */
+    p->param_rel_l2[3] = INFINITY;
+    assert_int_equal(report_write_run_json(r, path), 0);
+    js = slurp(path);
+    assert_non_null(js);
+    if (!strstr(js, "\"params_rel_l2_end\": null, \"params_rel_l2_end_inf\": true")) fail_msg("run.json:\n%s", js);
     free(js);
     rm_dir(dir);
     free_result(r);

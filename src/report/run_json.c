@@ -151,6 +151,8 @@ static void json_pair_verdict(lsbuf *b, const audit_result *r, const pair_verdic
     else lsbuf_printf(b, "null");
     lsbuf_printf(b, ", \"params_rel_l2_end\": ");
     lsbuf_json_num(b, pv->end_rel_l2);
+    /* null is also "not compared after any step": inf (parameters NaN or inf on one side only) says so */
+    if (isinf(pv->end_rel_l2)) lsbuf_printf(b, ", \"params_rel_l2_end_inf\": true");
     lsbuf_printf(b, ", \"test_flips\": %ld, \"accuracy_gap_points\": ", pv->flips);
     lsbuf_json_num(b, pv->acc_gap);
     lsbuf_printf(b, ", \"noise_band_exit_step\": %ld, \"noise_band_factor\": ", pv->band_exit_step);

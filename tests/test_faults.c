@@ -105,6 +105,32 @@ static pid_t spawn(const char *log, char *const argv[]) {
     return p;
 }
 
+/* The process ended with exit code `code` and, when `needle` is given,
+ * said it; else fails with how it ended and what it wrote. */
+static void expect_exit(int status, int code, const char *needle, const char *text) {
+    if (WIFEXITED(status) && WEXITSTATUS(status) == code && (!needle || strstr(text, needle))) return;
+    fail_msg("want exit %d%s%s%s; %s %d:\n%s", code, needle ? " and \"" : "", needle ? needle : "", needle ? "\"" : "",
+             WIFEXITED(status) ? "exit" : "signal", WIFEXITED(status) ? WEXITSTATUS(status) : WTERMSIG(status), text);
+}
+
+/* out/run.json holds every string given (NULL-terminated); fails naming
+ * the first that is missing, or the file when there is none. */
+static void run_json_says(const char *out, ...) {
+    char rj[200];
+    snprintf(rj, sizeof rj, "%s/run.json", out);
+    char *json = slurp(rj);
+    if (!json) fail_msg("%s: none (the run's report was lost)", rj);
+    va_list ap;
+    va_start(ap, out);
+    for (const char *n = va_arg(ap, const char *); n; n = va_arg(ap, const char *))
+        if (!strstr(json, n)) {
+            va_end(ap);
+            fail_msg("%s lacks '%s'", rj, n);
+        }
+    va_end(ap);
+    free(json);
+}
+
 /* The engine children of process p (up to cap), once it has forked them. */
 static int children(pid_t p, long *out, int cap) {
     char path[64], buf[512];
@@ -323,12 +349,8 @@ static void test_audit_interrupted(void **st) {
         /* said when the signal came, not only at the end: a step can take minutes */
         assert_non_null(strstr(text, "lockstep: stopping at the next step boundary"));
         assert_int_equal(count_tmp(out), 0);
+        run_json_says(out, "\"interrupted\": true", NULL);
         char rj[200];
-        snprintf(rj, sizeof rj, "%s/run.json", out);
-        char *json = slurp(rj);
-        assert_non_null(json);
-        assert_non_null(strstr(json, "\"interrupted\": true"));
-        free(json);
         snprintf(rj, sizeof rj, "%s/report.md", out);
         char *md = slurp(rj);
         assert_non_null(md);
@@ -361,17 +383,10 @@ static void test_audit_interrupted_in_last_evaluation(void **st) {
     int status;
     assert_int_equal(waitpid(p, &status, 0), p);
     char *text = slurp(log);
-    if (!WIFEXITED(status) || WEXITSTATUS(status) != 130)
-        fail_msg("want exit 130; %s %d:\n%s", WIFEXITED(status) ? "exit" : "signal",
-                 WIFEXITED(status) ? WEXITSTATUS(status) : WTERMSIG(status), text);
+    expect_exit(status, 130, NULL, text);
     assert_non_null(strstr(text, "INTERRUPTED at step 1 of 1"));
-    char rj[200];
-    snprintf(rj, sizeof rj, "%s/run.json", out);
-    char *json = slurp(rj);
-    assert_non_null(json);
-    assert_non_null(strstr(json, "\"interrupted\": true"));
+    run_json_says(out, "\"interrupted\": true", NULL);
     assert_int_equal(count_tmp(out), 0);
-    free(json);
     free(text);
 }
 
@@ -397,9 +412,7 @@ static void test_engine_killed_in_evaluation(void **st) {
     int status;
     assert_int_equal(waitpid(p, &status, 0), p);
     char *text = slurp(log);
-    if (!WIFEXITED(status) || WEXITSTATUS(status) != 2 || !strstr(text, "died in the evaluation after step 1"))
-        fail_msg("want exit 2 and \"died in the evaluation after step 1\"; %s %d:\n%s", WIFEXITED(status) ? "exit" : "signal",
-                 WIFEXITED(status) ? WEXITSTATUS(status) : WTERMSIG(status), text);
+    expect_exit(status, 2, "died in the evaluation after step 1", text);
     assert_non_null(strstr(text, "cpu:threads=1#2 failed (not evaluated)"));
     /* the pair: step 1 was compared ("weights equal at every step"), never "up to step 0 only" */
     if (strstr(text, "compared up to step 0") ||
@@ -631,9 +644,7 @@ static void test_audit_stdout_closed(void **st) {
     int status;
     assert_int_equal(waitpid(p, &status, 0), p);
     char *text = slurp(log);
-    if (!WIFEXITED(status) || WEXITSTATUS(status) != 2 || !strstr(text, "error writing standard output"))
-        fail_msg("want exit 2 and the lost output said; %s %d:\n%s", WIFEXITED(status) ? "exit" : "signal",
-                 WIFEXITED(status) ? WEXITSTATUS(status) : WTERMSIG(status), text);
+    expect_exit(status, 2, "error writing standard output", text);
     assert_true(exists(out, "run.json") && exists(out, "report.html") && exists(out, "steps.jsonl.gz"));
     assert_false(exists(out, "INCOMPLETE"));
     assert_int_equal(count_tmp(out), 0);
@@ -707,20 +718,12 @@ static void test_group_sigterm_main_run(void **st) {
         int status;
         assert_int_equal(waitpid(p, &status, 0), p);
         char *text = slurp(log);
-        if (!WIFEXITED(status) || WEXITSTATUS(status) != 128 + sigs[k])
-            fail_msg("want exit %d; %s %d:\n%s", 128 + sigs[k], WIFEXITED(status) ? "exit" : "signal",
-                     WIFEXITED(status) ? WEXITSTATUS(status) : WTERMSIG(status), text);
+        expect_exit(status, 128 + sigs[k], NULL, text);
         if (strstr(text, "FAILED") || strstr(text, "died at step")) fail_msg("an engine was blamed:\n%s", text);
         assert_non_null(strstr(text, "INTERRUPTED at step"));
-        char rj[200];
-        snprintf(rj, sizeof rj, "%s/run.json", out);
-        char *json = slurp(rj);
-        assert_non_null(json);
-        assert_non_null(strstr(json, "\"interrupted\": true"));
-        assert_non_null(strstr(json, "\"engines_failed\": 0"));
+        run_json_says(out, "\"interrupted\": true", "\"engines_failed\": 0", NULL);
         assert_false(exists(out, "INCOMPLETE"));
         assert_int_equal(count_tmp(out), 0);
-        free(json);
         free(text);
     }
 }
@@ -775,9 +778,7 @@ static void test_group_sigterm_seed_loop(void **st) {
     int status;
     assert_int_equal(waitpid(p, &status, 0), p);
     char *text = slurp(log);
-    if (!WIFEXITED(status) || WEXITSTATUS(status) != 143)
-        fail_msg("want exit 143; %s %d:\n%s", WIFEXITED(status) ? "exit" : "signal",
-                 WIFEXITED(status) ? WEXITSTATUS(status) : WTERMSIG(status), text);
+    expect_exit(status, 143, NULL, text);
     if (strstr(text, "FAILED") || strstr(text, "no result")) fail_msg("an engine or job was blamed:\n%s", text);
     assert_non_null(strstr(text, "INTERRUPTED in the seed loop"));
     char rj[200];
@@ -852,9 +853,8 @@ static void test_audit_timeout_signal(void **st) {
     int status;
     assert_int_equal(waitpid(p, &status, 0), p);
     char *text = slurp(log);
-    if (!WIFEXITED(status) || WEXITSTATUS(status) != 130 || strstr(text, "second signal: stopped"))
-        fail_msg("want exit 130 and the partial report; %s %d:\n%s", WIFEXITED(status) ? "exit" : "signal",
-                 WIFEXITED(status) ? WEXITSTATUS(status) : WTERMSIG(status), text);
+    expect_exit(status, 130, NULL, text);
+    if (strstr(text, "second signal: stopped")) fail_msg("want the partial report, not a second signal's stop:\n%s", text);
     assert_non_null(strstr(text, "INTERRUPTED at step"));
     assert_true(exists(out, "run.json") && exists(out, "report.html"));
     assert_false(exists(out, "INCOMPLETE"));
@@ -941,12 +941,7 @@ static void test_last_engine_killed_in_drift(void **st) {
     if (strstr(text, "going on with the other engines")) fail_msg("promised to go on with a reference alone:\n%s", text);
     assert_non_null(strstr(text, "VERDICT: incomplete"));
     if (strstr(text, "PROBLEM")) fail_msg("a dead engine made a PROBLEM:\n%s", text);
-    char rj[200];
-    snprintf(rj, sizeof rj, "%s/run.json", out);
-    char *json = slurp(rj);
-    assert_non_null(json);
-    assert_non_null(strstr(json, "\"engines_failed\": 1"));
-    free(json);
+    run_json_says(out, "\"engines_failed\": 1", NULL);
     assert_int_equal(count_tmp(out), 0);
     free(text);
 }

@@ -714,6 +714,9 @@ static void sharp_check(audit *A, audit_pair *p, audit_slot_stats *ss, const slo
         lsbuf_json_num(&A->line, rs.away_z);
         lsbuf_printf(&A->line, ", \"sign_limit\": ");
         lsbuf_json_num(&A->line, rs.sign_limit);
+        /* too few channels for the sign tests (rounding_tests.h): z recorded, not judged */
+        lsbuf_printf(&A->line, ", \"sign_clusters\": %zu, \"sign_judged\": %s", rs.n_clusters,
+                     rs.bias_judged ? "true" : "false");
         lsbuf_printf(&A->line, ", \"mean_square\": ");
         lsbuf_json_num(&A->line, rs.ms);
         lsbuf_printf(&A->line, ", \"ms_limit\": ");

@@ -149,10 +149,13 @@ static void sampled(rounding_stats *st, double err, double r, double worst, doub
 }
 
 /* The aggregate statistics from the counts.  c2max: the largest clip, the
- * range Bernstein's bound needs (every z^2 term lies in [0, c2max]). */
-static void finish(rounding_stats *st, double sum_z2, double c2max, double alpha) {
+ * range Bernstein's bound needs (every z^2 term lies in [0, c2max]).
+ * clustered: the tensor has channels (cmod >= 1), whose sign tests need
+ * RT_MIN_CLUSTERS of them (rounding_tests.h, "Too few clusters"). */
+static void finish(rounding_stats *st, double sum_z2, double c2max, double alpha, int clustered) {
     if (!st->aggregate || !st->n_distinct) return;
     double m = (double)(st->n_pos + st->n_neg);
+    st->bias_judged = 1;
     if (m > 0) {
         double S = (double)st->n_pos - (double)st->n_neg, A = 2 * (double)st->n_away - m;
         double vs = 0, va = 0, C = 0;
@@ -169,8 +172,11 @@ static void finish(rounding_stats *st, double sum_z2, double c2max, double alpha
         st->design_a = va / m;
         st->sign_z = S / sqrt(vs);
         st->away_z = A / sqrt(va);
+        st->n_clusters = (size_t)C;
+        /* z kept for the record; no judgement from fewer channels than the robust variance needs */
+        st->bias_judged = !clustered || C >= RT_MIN_CLUSTERS;
         double w = fmax(fabs(st->sign_z), fabs(st->away_z));
-        st->sign_p = fmin(1.0, 4 * exp(-w * w / 2));
+        if (st->bias_judged) st->sign_p = fmin(1.0, 4 * exp(-w * w / 2));
     }
     double n = (double)st->n_distinct, L = log(1 / alpha);
     st->ms = sum_z2 / n;
@@ -181,7 +187,7 @@ static void finish(rounding_stats *st, double sum_z2, double c2max, double alpha
         double t = st->ms - 1;
         st->ms_p = fmin(1.0, exp(-n * t * t / (2 * c2max * (1 + t / 3))));
     }
-    st->bias_score = fmax(fabs(st->sign_z), fabs(st->away_z)) / st->sign_limit;
+    st->bias_score = st->bias_judged ? fmax(fabs(st->sign_z), fabs(st->away_z)) / st->sign_limit : 0;
     st->scale_score = st->ms / st->ms_limit;
     st->bias_fail = st->bias_score >= 1;
     st->scale_fail = st->scale_score >= 1;
@@ -242,7 +248,7 @@ static void finish(rounding_stats *st, double sum_z2, double c2max, double alpha
             int rn = fabs(r) <= FLT_MAX && (double)(float)r == c; /* fp32's best (rounding_tests.h) */                 \
             sampled(st, err, r, worst[i], sharp_factor, sd_factor, REF_U, cl, rn, &sum_z2, &c2max);                    \
         }                                                                                                              \
-        finish(st, sum_z2, c2max, alpha);                                                                              \
+        finish(st, sum_z2, c2max, alpha, cmod >= 1);                                                                   \
     } while (0)
 
 void rounding_test_f64(rounding_stats *st, const double *ref, const float *cand, const double *worst, size_t n,

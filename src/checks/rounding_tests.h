@@ -51,6 +51,32 @@
  * allowed (asymptotically in C: with few channels it is an approximation,
  * which the legal variants' measured margin backs: tests/EVIDENCE.md,
  * "Two tiers").
+ * Too few clusters: with C clusters the robust variance has C - 1 degrees
+ * of freedom, and S / sqrt(var S) is about Student's t with C - 1 (the
+ * usual small-sample reference for cluster-robust tests, Cameron & Miller,
+ * J. Human Resources 2015).  Where the dependence within a channel is
+ * strong and every channel happens to lean the same way (probability
+ * 2^(1-C) when each leans either way alike), the spread about the shares
+ * is small, var S falls to the floor m, and S / sqrt(m) is the channels'
+ * common lean, far beyond the limit: the test is then the independent one
+ * the shared roundings break.  With C = 1 there is no spread at all.  The
+ * bound that holds for any dependence within a cluster (Hoeffding over
+ * the clusters, S_c in [-m_c, m_c]: var S <= sum_c m_c^2 >= m^2 / C) can
+ * reach the limit L only when sqrt(C) > L, C >= 50, so it gives nothing
+ * either.  The sign tests are therefore not judged (bias_judged 0, score
+ * 0) where fewer than RT_MIN_CLUSTERS clusters hold a counted sign and the
+ * tensor has a channel structure (cmod >= 1): t with 7 degrees of freedom
+ * exceeds L = 7.0 with probability 2e-4 even under total dependence within
+ * a channel (t with 1: 0.09, t with 3: 6e-3).  Measured: a legal cpu engine
+ * (every thread count and layout) on a first conv of 1, 2 or 3 filters, or
+ * a dense layer of 1 or 2 outputs, over images normalized to a nonzero
+ * background (--normalize 0.2860,0.3530: the constant -0.81 in every
+ * blank pixel; the windows and batch sums that share its products share
+ * their roundings) was SUSPECT by a sign test in 15 of 20 runs (sign z up
+ * to 27, 3.9x the limit); 4 and 8 filters in none of 9.  A shift in such a
+ * small layer is left to the worst-case tier, the per-element sharp bound
+ * and the mean-square test.  A tensor without a structure (cmod 0: the
+ * tests' simulations of independent errors) keeps the independent m.
  * Correctly rounded elements: where the candidate is the exact value
  * rounded to nearest fp32 (RN(ref), the best any fp32 engine can give),
  * its error RN(ref) - ref is the output's representation error, fixed by
@@ -94,6 +120,8 @@
 #include <stdint.h>
 
 #define RT_CLUSTERS 1024
+/* Fewer occupied clusters than this: the sign tests are not judged (above) */
+#define RT_MIN_CLUSTERS 8
 /* The aggregate tests judge at most RT_SAMPLE elements per tensor, a
  * fixed subset spread over it (1024 blocks of 64 contiguous elements,
  * rounding_tests.c; the per-element sharp ratio sees every element): over
@@ -122,6 +150,8 @@ typedef struct {
     size_t n_over_sharp;      /* elements over the sharp bound */
     uint64_t hist[RT_HIST_N]; /* the n elements' ratios, bucketed (RT_HIST_*) */
     int aggregate;            /* 1 when the aggregate tests ran (a reduction rule) */
+    int bias_judged;          /* 1 when the sign tests judged (aggregate, and RT_MIN_CLUSTERS where clustered) */
+    size_t n_clusters;        /* clusters that hold a counted sign (C) */
     size_t n_rn;              /* nonzero errors of correctly rounded elements: no sign counted */
     size_t n_pos, n_neg;      /* signs of the other nonzero errors */
     size_t n_away;            /* ... of which away from zero (sign of the error = sign of ref) */
@@ -152,8 +182,10 @@ double rt_hist_quantile(const uint64_t *hist, double q, double max);
  * hash: caller scratch of hash_cap words (a power of two >= 2 min(n,
  * RT_SAMPLE)), for the
  * duplicates; NULL counts every element.  cdiv, cmod: element i's cluster
- * (output channel) is (i / cdiv) % cmod; cmod 0 or 1: one cluster (then
- * the independent variance m). */
+ * (output channel) is (i / cdiv) % cmod; cmod 0: no channel structure, one
+ * cluster with the independent variance m; cmod >= 1: the tensor's
+ * channels, whose sign tests are not judged with fewer than
+ * RT_MIN_CLUSTERS of them holding a counted sign (cmod 1: never). */
 void rounding_test_f64(rounding_stats *st, const double *ref, const float *cand, const double *worst, size_t n,
                        double sharp_factor, double sd_factor, double ref_u, double alpha, uint64_t *hash,
                        size_t hash_cap, size_t cdiv, size_t cmod);

@@ -108,6 +108,36 @@ static void test_isolated_bounds(void **st) {
     audit_result_free(&r);
 }
 
+/* Isolated mode past --ref-steps: the last step (3) is fully compared but
+ * the reference no longer runs, so the leader is cpu.  Fed cpu's inputs,
+ * cpu:threads=1's checksums were skipped (as where the reference judges
+ * per element) and nothing judged its step 3: "not fully checked -
+ * nothing checked cpu:threads=1's drift step 3" on a run where everything
+ * ran (smallcnn, any model).  Every drift step of every fp32 engine must
+ * be judged by its checksums or per element against the reference. */
+static void test_isolated_past_ref_steps_checked(void **st) {
+    if (!have_data()) skip();
+    audit_cfg c;
+    small_cfg(&c, "reference,cpu,cpu:threads=1", MODE_ISOLATED, 16, 48);
+    c.ref_steps = 2;
+    c.eval = 0;
+    audit_result r;
+    if (audit_run(&c, &r)) fail_msg("audit: %s", ls_errmsg());
+    assert_int_equal(r.total_steps, 3);
+    for (int i = 0; i < r.n_engines; i++) {
+        const audit_engine *ae = &r.eng[i];
+        if (ae->is_ref) continue;
+        assert_non_null(ae->ck_step_ratio);
+        assert_int_equal(ae->ck_total, 3);
+        for (long k = 0; k < ae->ck_total; k++) {
+            int ck = !isnan(ae->ck_step_ratio[k]), el = ae->ck_step_elem && ae->ck_step_elem[k];
+            if (!ck && !el) fail_msg("%s: drift step %ld judged by nothing", ae->label, k + 1);
+        }
+    }
+    assert_int_equal(r.problems, 0);
+    audit_result_free(&r);
+}
+
 /* --repeat 2: the same engine twice is bitwise equal on every tensor. */
 static void test_repeat_determinism(void **st) {
     if (!have_data()) skip();
@@ -543,6 +573,7 @@ static void test_checksum_overflow_not_judged(void **st) {
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_isolated_bounds),         cmocka_unit_test(test_repeat_determinism),
+        cmocka_unit_test(test_isolated_past_ref_steps_checked),
         cmocka_unit_test(test_free_grows_sync_does_not), cmocka_unit_test(test_bad_engines),
         cmocka_unit_test(test_cuda_skipped_or_run),     cmocka_unit_test(test_perturb_noise_floor),
         cmocka_unit_test(test_verdicts_and_gate),         cmocka_unit_test(test_audit_save),

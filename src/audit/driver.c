@@ -1363,9 +1363,15 @@ static int step_checksums(audit *A, size_t nb, int stage) {
 static int step_once(audit *A, size_t nb, int full) {
     audit_result *r = A->r;
     int E = r->n_engines, rc = 0;
-    int iso = full && A->mode_now == MODE_ISOLATED;
     int with_ref = 0;
     for (int i = 0; i < E; i++) with_ref |= A->active[i] && r->eng[i].is_ref;
+    /* isolated feeding only from a reference (the leader while one runs):
+     * a fed engine's checksums are skipped (ck_fed) because the reference
+     * judges the step per element instead; fed by an fp32 leader (a full
+     * step after --ref-steps, or no reference listed) nothing would judge
+     * it, so such a step is a sync step (the state set, the layers the
+     * engine's own) and its checksums run */
+    int iso = full && A->mode_now == MODE_ISOLATED && with_ref;
     A->died = 0;
     if ((rc = shadow_setup(A, with_ref))) return rc;
     /* who feeds whom: isolated mode feeds every engine the leader's inputs;

@@ -3056,6 +3056,69 @@ static void test_bias_pool_sign_test(void **s) {
     teardown(&f);
 }
 
+/* Copies of one computation from different images (checks/checksums.c,
+ * judge_rel): a hidden dense 1 behind a ReLU that is 0 for every sample
+ * (its weights 0, its bias -1) gives fc2 the same input, logits, softmax
+ * and dy in every sample of one label, so fc2's per-sample backward-data
+ * relations are one relation 64 times, bit for bit.  Its sign counted 64
+ * times is z = 8, over the limit 7.53 (the false SUSPECT of `flatten;
+ * dense 1; relu; dense 10` at batch 256, --normalize 0.5,0.1: z = -9 and
+ * -11.8 on legal engines); counted once it says nothing.  The same residuals made distinct (each scaled by
+ * 1 + i 2^-20, still one-signed, within every tolerance) are still a
+ * SUSPECT: the test still sees a shift of every sample. */
+static void test_dense_ps_copies_count_once(void **state) {
+    (void)state;
+    enum { NB = 64 };
+    model m;
+    assert_int_equal(model_parse_spec(&m, "input 1 28 28; flatten; dense 1; relu; dense 10", "narrow"), 0);
+    engine *e = NULL;
+    engine_opts o = {.seed = 42, .max_batch = NB};
+    assert_int_equal(engine_create(&e, "cpu", &m, &o), 0);
+    float *p = malloc(m.n_params * sizeof *p), *x = malloc((size_t)NB * 784 * sizeof *x);
+    int32_t y[NB];
+    assert_non_null(p), assert_non_null(x);
+    model_init_params(&m, p, 42);
+    const model_tensor *w1 = &m.tensors[m.layers[1].w_tensor], *b1 = &m.tensors[m.layers[1].b_tensor];
+    for (size_t i = 0; i < w1->numel; i++) p[w1->offset + i] = 0.0f;
+    p[b1->offset] = -1.0f; /* relu(0 x - 1) = 0: every sample's hidden unit dead */
+    assert_int_equal(engine_set_params(e, p), 0);
+    for (size_t i = 0; i < (size_t)NB * 784; i++) x[i] = rng_uniform(7, (uint32_t)i, 1, 0, 3);
+    for (int i = 0; i < NB; i++) y[i] = 3;
+    ck_layout L;
+    ck_layout_make(&L, &m, NB);
+    double *vec = calloc(L.total, sizeof *vec);
+    assert_non_null(vec);
+    assert_int_equal(engine_set_batch(e, x, y, NB, 1), 0);
+    assert_int_equal(engine_forward(e, 1), 0);
+    assert_int_equal(engine_loss(e, NULL), 0);
+    assert_int_equal(engine_backward(e), 0);
+    assert_int_equal(engine_checksums(e, CK_STAGE_STEP, vec), 0);
+    int fc2 = 3;
+    assert_int_equal(m.layers[fc2].kind, LAYER_DENSE);
+    double *r = vec + L.off[fc2][CK_BWD_DATA_PS];
+    size_t cnt = L.cnt[fc2][CK_BWD_DATA_PS], same = 0;
+    assert_int_equal(cnt, NB);
+    for (size_t i = 0; i < cnt; i++) same += memcmp(r + CK_REL * i, r, CK_REL * sizeof *r) == 0;
+    /* the case is reached: 64 copies, a nonzero residual, sqrt(64) over the limit were they counted apart */
+    printf("fc2 backward-data per sample: %zu of %zu relations one copy, R = %.3g\n", same, cnt, r[0]);
+    assert_int_equal(same, cnt);
+    assert_true(r[0] != 0 && sqrt((double)cnt) > checksums_sign_limit());
+    ck_verdict v;
+    ck_verdict_init(&v);
+    assert_int_equal(checksums_judge(&m, vec, NB, y, 0, CK_BLOCKS_LIVE, &v), 0);
+    if (v.n_sus) fprintf(stderr, "copies: %s\n", v.sus.what);
+    assert_int_equal(v.n_viol, 0);
+    assert_int_equal(v.n_sus, 0);
+    for (size_t i = 0; i < cnt; i++) r[CK_REL * i] *= 1 + (double)i * 0x1p-20;
+    ck_verdict_init(&v);
+    assert_int_equal(checksums_judge(&m, vec, NB, y, 0, CK_BLOCKS_LIVE, &v), 0);
+    printf("the same residuals made distinct: %d SUSPECT: %s\n", v.n_sus, v.n_sus ? v.sus.what : "-");
+    assert_int_equal(v.n_viol, 0);
+    assert_true(v.n_sus >= 1 && v.sus.sign_test && v.sus.layer == fc2);
+    free(vec), free(p), free(x);
+    engine_free(e);
+}
+
 /* Duplicate samples (bounds.c, bounds_ck_dup_s): a batch of NB copies of
  * one image and label.  Each backward-weights and bias relation sums NB
  * equal terms an output, serially over the batch in a GEMM's K loop, whose
@@ -3422,6 +3485,7 @@ int main(void) {
         cmocka_unit_test(test_halves_and_alternating_sign_tests),
         cmocka_unit_test(test_bias_pool_sign_test),
         cmocka_unit_test(test_duplicate_samples_relations),
+        cmocka_unit_test(test_dense_ps_copies_count_once),
         cmocka_unit_test(test_relation_range_unjudged),
         cmocka_unit_test(test_exact_nonfinite_unjudged),
         cmocka_unit_test(test_nonfinite_count_never_ok),

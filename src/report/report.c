@@ -317,14 +317,24 @@ static void svg_line_log(doc *d, const char *title, const char *ylabel, int ns, 
                     if (y[k][j] > y[k][imax]) imax = j;
                 }
                 long pt[2] = {imin < imax ? imin : imax, imin < imax ? imax : imin};
+                double yc[2];
+                for (int q = 0; q < 2; q++) {
+                    double v = y[k][pt[q]];
+                    yc[q] = isinf(v) ? yinf : v > 0 && any ? YP(v) : yzero;
+                }
+                /* both within a pixel of each other: one point, the block's
+                 * largest (a smooth curve's blocks, most of them: the file
+                 * stays within its size budget; a spike is many pixels) */
+                int two = pt[0] != pt[1] && fabs(yc[0] - yc[1]) >= 1.0;
+                if (!two) {
+                    if (pt[1] == imax) yc[0] = yc[1];
+                    pt[0] = imax;
+                }
                 if (!open)
                     rawf(d, "<polyline data-series=\"s%d\" fill=\"none\" stroke=\"%s\" stroke-width=\"1.5\" "
                             "points=\"", k, col);
                 open = 1;
-                for (int q = 0; q < (pt[0] == pt[1] ? 1 : 2); q++) {
-                    double v = y[k][pt[q]];
-                    rawf(d, "%.1f,%.1f ", XP(pt[q] + 1), isinf(v) ? yinf : v > 0 && any ? YP(v) : yzero);
-                }
+                for (int q = 0; q < (two ? 2 : 1); q++) rawf(d, "%.1f,%.1f ", XP(pt[q] + 1), yc[q]);
                 i = j;
             }
         }

@@ -15,6 +15,7 @@
 #include "base/util.h"
 #include "checks/bounds.h"
 #include "checks/compare.h"
+#include "checks/rounding_tests.h"
 
 /* bounds_ck_shape takes the phases by number */
 _Static_assert(CK_BWD_W_PW == 8 && CK_FWD_RA == 9 && CK_BWD_DATA_CA == 12 && CK_BWD_W_Z == 13 && CK_FWD_RND == 14 &&
@@ -838,8 +839,8 @@ static void judge_bias_pool(const model *m, const double *vec, const ck_bias_poo
  * every violating one counted), on both tiers; a relation that may
  * overflow (ck_rel_unbound) is counted as not judged. */
 /* 1 when relation e (CK_REL doubles) was seen before in this block, bit
- * for bit (linear probing over a 64-bit mix of its words; key 0 is the
- * empty slot): judge_rel's copies of one computation. */
+ * for bit (a 64-bit mix of its words in rt_set_seen's set):
+ * judge_rel's copies of one computation. */
 static int rel_seen(uint64_t *h, size_t cap, const double *e) {
     uint64_t k = 0x9E3779B97F4A7C15ull;
     for (int j = 0; j < CK_REL; j++) {
@@ -848,14 +849,7 @@ static int rel_seen(uint64_t *h, size_t cap, const double *e) {
         k = (k ^ w) * 0xBF58476D1CE4E5B9ull;
         k ^= k >> 31;
     }
-    if (!k) k = 1;
-    for (size_t i = (size_t)k & (cap - 1);; i = (i + 1) & (cap - 1)) {
-        if (h[i] == k) return 1;
-        if (!h[i]) {
-            h[i] = k;
-            return 0;
-        }
-    }
+    return rt_set_seen(h, cap, k);
 }
 
 static void judge_rel(const model *m, const ck_layout *L, const double *vec, size_t n, int l, int ph, ck_phase cph,

@@ -32,6 +32,10 @@ static int seen(uint64_t *h, size_t cap, double r, double c) {
     k ^= k >> 31;
     k *= 0x94D049BB133111EBull;
     k ^= k >> 29;
+    return rt_set_seen(h, cap, k);
+}
+
+int rt_set_seen(uint64_t *h, size_t cap, uint64_t k) {
     if (!k) k = 1;
     for (size_t i = (size_t)k & (cap - 1);; i = (i + 1) & (cap - 1)) {
         if (h[i] == k) return 1;

@@ -174,6 +174,12 @@ typedef struct {
  * -1 when hist is empty. */
 double rt_hist_quantile(const uint64_t *hist, double q, double max);
 
+/* A set of 64-bit keys in h (cap words, a power of two, zeroed; linear
+ * probing; key 0 stands as 1): 1 when k was in it, else 0 and k added.
+ * The duplicates of the per-element tests and of the every-step sign
+ * tests (checks/checksums.c) both count a copy once through it. */
+int rt_set_seen(uint64_t *h, size_t cap, uint64_t k);
+
 /* Judge cand against the exact ref, element i with worst-case bound
  * worst[i] (>= 0): sharp bound sharp_factor x worst[i] + ref_u |ref[i]|,
  * sigma_i^2 = (sd_factor x worst[i])^2 + (ref_u ref[i])^2 (ref_u: the

@@ -3282,6 +3282,14 @@ static void test_relation_range_unjudged(void **s) {
 /* A count or magnitude field that is not a number never reads as ok (a corrupted live vector: NaN > 0 is
  * false, so a NaN count was a block "each exact" at ratio 0, and an inf Y made a relation's tolerance inf):
  * blank windows' count, an exact block's count, a tensor's Adam count, a bounded relation's Y. */
+/* SmallCNN's layout and a zeroed vector, no engine: the judge alone */
+static void fx_vector_only(fx *f) {
+    memset(f, 0, sizeof *f);
+    assert_int_equal(model_build(&f->m, "smallcnn"), 0);
+    ck_layout_make(&f->L, &f->m, N);
+    f->vec = calloc(f->L.total, sizeof *f->vec);
+    assert_non_null(f->vec);
+}
 static ck_verdict zero_vector_judged(fx *f, int stage, void (*poke)(fx *, double *), int blocks) {
     memset(f->vec, 0, f->L.total * sizeof *f->vec);
     f->vec[0] = stage, f->vec[1] = N, f->vec[2] = 3;
@@ -3309,11 +3317,7 @@ static void poke_rel_y_inf(fx *f, double *v) {
 static void test_nonfinite_count_never_ok(void **s) {
     (void)s;
     fx f;
-    memset(&f, 0, sizeof f);
-    assert_int_equal(model_build(&f.m, "smallcnn"), 0);
-    ck_layout_make(&f.L, &f.m, N);
-    f.vec = calloc(f.L.total, sizeof *f.vec);
-    assert_non_null(f.vec);
+    fx_vector_only(&f);
     assert_int_equal(zero_vector_judged(&f, CK_STAGE_STEP, NULL, CK_BLOCKS_LIVE).n_viol, 0);
     assert_int_equal(zero_vector_judged(&f, CK_STAGE_UPDATE, NULL, CK_BLOCKS_ALL).n_viol, 0);
     struct {
@@ -3354,11 +3358,7 @@ static void poke_rel_zero_terms_tiny(fx *f, double *v) {
 static void test_zero_terms_exact(void **s) {
     (void)s;
     fx f;
-    memset(&f, 0, sizeof f);
-    assert_int_equal(model_build(&f.m, "smallcnn"), 0);
-    ck_layout_make(&f.L, &f.m, N);
-    f.vec = calloc(f.L.total, sizeof *f.vec);
-    assert_non_null(f.vec);
+    fx_vector_only(&f);
     ck_verdict v = zero_vector_judged(&f, CK_STAGE_STEP, poke_rel_zero_terms, CK_BLOCKS_LIVE);
     print_message("  every term 0, outputs 0.25: %d violation(s), worst %g: %s\n", v.n_viol, v.worst_ratio,
                   v.n_viol ? v.v[0].what : "");
